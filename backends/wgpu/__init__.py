@@ -1,0 +1,45 @@
+"""The wgpu backend (wgpu-py): WebGPU compute on Vulkan, Metal or D3D12.
+
+Importing this package does not import wgpu; ``WgpuComputeContext`` is loaded on
+first use.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+
+from forge.registry import BackendEntry
+
+__all__ = ["WgpuComputeContext", "entry"]
+
+
+@functools.lru_cache(maxsize=None)
+def _availability() -> tuple[bool, str]:
+    if importlib.util.find_spec("wgpu") is None:
+        return False, "wgpu-py is not installed (pip install wgpu)"
+    from ._device import probe_adapter
+
+    return probe_adapter()
+
+
+def _open(**options):
+    from ._context import WgpuComputeContext
+
+    return WgpuComputeContext(**options)
+
+
+def __getattr__(name: str):
+    if name == "WgpuComputeContext":
+        from ._context import WgpuComputeContext
+
+        return WgpuComputeContext
+    raise AttributeError(name)
+
+
+entry = BackendEntry(
+    name="wgpu",
+    open=_open,
+    availability=_availability,
+    description="WebGPU through wgpu-py (Vulkan/Metal/D3D12), timestamp-query timing",
+)

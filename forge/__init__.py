@@ -1,0 +1,30 @@
+"""kernel-forge: describe a compute kernel once, run it on every backend, and get a
+verdict you can trust.
+
+``forge`` holds everything that needs no GPU: the value types, schedules, the slab
+allocator, kernel descriptions, errors, the plugin registry and the CLI. It imports
+neither ``backends`` nor ``oracle``, and never ``cuda`` or ``wgpu``.
+"""
+
+from .allocator import SlabAllocator
+from .errors import (AllocationError, CompileError, ContextClosed, DeviceLost, ForgeError,
+                     GpuUnavailable, GpuValidation, InvalidArgument, OracleMismatch,
+                     UnsupportedFeature)
+from .kernel import TARGETS, Access, BufferSpec, KernelSpec
+from .registry import (BackendEntry, PluginWarning, available_backends, backend_names,
+                       default_backend, get_kernel, list_kernels, open_context, refresh)
+from .schedule import Schedule
+from .types import (SCALAR_TYPES, AdapterConstraints, AdapterIdentity, BindingUsage,
+                    BufferView, MemoryTopology, ScalarType, SlabLayout, scalar_type)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Access", "AdapterConstraints", "AdapterIdentity", "AllocationError", "BackendEntry",
+    "BindingUsage", "BufferSpec", "BufferView", "CompileError", "ContextClosed",
+    "DeviceLost", "ForgeError", "GpuUnavailable", "GpuValidation", "InvalidArgument",
+    "KernelSpec", "MemoryTopology", "OracleMismatch", "PluginWarning", "SCALAR_TYPES",
+    "ScalarType", "Schedule", "SlabAllocator", "SlabLayout", "TARGETS",
+    "UnsupportedFeature", "available_backends", "backend_names", "default_backend",
+    "get_kernel", "list_kernels", "open_context", "refresh", "scalar_type", "__version__",
+]

@@ -1,0 +1,82 @@
+"""The ForgeError hierarchy (DESIGN.md section 7).
+
+Every failure the project reports is a ``ForgeError``. Each subclass also derives from
+the builtin exception a caller would naturally catch (``GpuUnavailable`` is an
+``ImportError``, ``AllocationError`` a ``MemoryError``...), so code written against
+plain Python exceptions keeps working.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ForgeError",
+    "GpuUnavailable",
+    "GpuValidation",
+    "AllocationError",
+    "InvalidArgument",
+    "CompileError",
+    "DeviceLost",
+    "UnsupportedFeature",
+    "ContextClosed",
+    "OracleMismatch",
+]
+
+
+class ForgeError(Exception):
+    """Root of every error kernel-forge raises."""
+
+
+class GpuUnavailable(ForgeError, ImportError):
+    """A backend cannot run here: its library, driver or device is missing."""
+
+
+class GpuValidation(ForgeError, ValueError):
+    """The GPU API rejected a call (a wgpu validation error, a bad launch config)."""
+
+
+class AllocationError(ForgeError, MemoryError):
+    """A slab request cannot be served (over capacity, would lap the read head), or a
+    view is not a live allocation of this context (stale, foreign, out of the slab)."""
+
+
+class InvalidArgument(ForgeError, ValueError):
+    """An argument does not fit the call: a buffer list that does not match the kernel,
+    data of the wrong size, an output array of the wrong dtype."""
+
+
+class CompileError(ForgeError):
+    """A kernel failed to compile; carries the source, target, options and compiler log."""
+
+    def __init__(self, message: str, *, source: str = "", target: str = "",
+                 options: tuple[str, ...] = (), log: str = "") -> None:
+        super().__init__(message)
+        self.source = source
+        self.target = target
+        self.options = tuple(options)
+        self.log = log
+
+    def __str__(self) -> str:
+        text = super().__str__()
+        if self.log:
+            text += "\n--- compiler log ---\n" + self.log.rstrip()
+        return text
+
+
+class DeviceLost(ForgeError, RuntimeError):
+    """The device is gone (destroyed, reset, or a sticky fault); open a new context."""
+
+
+class UnsupportedFeature(ForgeError, NotImplementedError):
+    """The adapter or backend lacks what was asked for (a limit, a feature, a target)."""
+
+
+class ContextClosed(ForgeError, ValueError):
+    """A context was used after ``close()`` (a ValueError, like I/O on a closed file)."""
+
+
+class OracleMismatch(ForgeError, AssertionError):
+    """A kernel's output disagrees with the reference beyond tolerance."""
+
+    def __init__(self, message: str, *, report: object = None) -> None:
+        super().__init__(message)
+        self.report = report

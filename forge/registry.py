@@ -1,0 +1,209 @@
+"""The plugin registry: backends and kernel libraries (DESIGN.md section 5).
+
+Built-in backends and kernels are known directly, so a source tree works without
+installing anything; the entry-point groups ``forge.backends`` and ``forge.kernels``
+add third-party ones. Discovery runs once and is cached (``refresh()`` starts over);
+a plugin that fails to load warns and is skipped; an unknown name raises and lists
+what is installed. A backend's entry is cheap: asking whether it is available should
+not import its heavy library when that can be avoided.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+import warnings
+from dataclasses import dataclass, replace
+from importlib import metadata
+from typing import Any, Callable, Iterable
+
+from .errors import GpuUnavailable, InvalidArgument
+from .kernel import KernelSpec
+
+__all__ = [
+    "BackendEntry",
+    "PluginWarning",
+    "backend_entries",
+    "backend_names",
+    "available_backends",
+    "default_backend",
+    "open_context",
+    "get_kernel",
+    "list_kernels",
+    "refresh",
+    "BACKEND_GROUP",
+    "KERNEL_GROUP",
+]
+
+BACKEND_GROUP = "forge.backends"
+KERNEL_GROUP = "forge.kernels"
+
+# Built-ins, as "module:attribute", imported only when the registry is first used.
+_BUILTIN_BACKENDS = {
+    "reference": "backends.reference:entry",
+    "wgpu": "backends.wgpu:entry",
+    "cuda": "backends.cuda:entry",
+}
+_BUILTIN_KERNELS = ("forge.kernels:builtin_kernels",)
+# Without FORGE_BACKEND, the first available of these is the default.
+_PREFERENCE = ("cuda", "wgpu", "reference")
+
+
+class PluginWarning(UserWarning):
+    """A plugin could not be loaded and was skipped."""
+
+
+@dataclass(frozen=True)
+class BackendEntry:
+    """What the registry knows of a backend without opening it.
+
+    ``availability()`` returns ``(ok, reason)``: when not ok, the reason says what is
+    missing. ``open(**options)`` returns an ``OracleContext``.
+    """
+
+    name: str
+    open: Callable[..., Any]
+    availability: Callable[[], tuple[bool, str]]
+    description: str = ""
+    origin: str = "built-in"
+
+
+def _load(reference: str) -> Any:
+    module, _, attribute = reference.partition(":")
+    obj = importlib.import_module(module)
+    for part in filter(None, attribute.split(".")):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _entry_points(group: str) -> list[metadata.EntryPoint]:
+    return sorted(metadata.entry_points(group=group), key=lambda ep: ep.name)
+
+
+def _origin(ep: metadata.EntryPoint) -> str:
+    dist = getattr(ep, "dist", None)
+    return f"{dist.name} {dist.version}" if dist is not None else ep.value
+
+
+def _as_backend_entry(obj: Any, name: str, origin: str) -> BackendEntry:
+    if isinstance(obj, BackendEntry):
+        return replace(obj, origin=origin)
+    missing = [a for a in ("open", "availability") if not callable(getattr(obj, a, None))]
+    if missing:
+        raise TypeError(f"backend entry {name!r} lacks callable {', '.join(missing)}")
+    return BackendEntry(getattr(obj, "name", name), obj.open, obj.availability,
+                        getattr(obj, "description", ""), origin)
+
+
+@functools.lru_cache(maxsize=None)
+def backend_entries() -> dict[str, BackendEntry]:
+    """Every known backend by name: built-ins first, then entry points."""
+    entries = {name: _as_backend_entry(_load(ref), name, "built-in")
+               for name, ref in _BUILTIN_BACKENDS.items()}
+    for ep in _entry_points(BACKEND_GROUP):
+        if ep.name in entries:
+            warnings.warn(f"backend plugin {ep.name!r} from {_origin(ep)} is shadowed by "
+                          "a backend of the same name and was skipped", PluginWarning,
+                          stacklevel=2)
+            continue
+        try:
+            entries[ep.name] = _as_backend_entry(ep.load(), ep.name, _origin(ep))
+        except Exception as exc:  # a broken plugin must not break the tool
+            warnings.warn(f"backend plugin {ep.name!r} ({ep.value}) failed to load and was "
+                          f"skipped: {type(exc).__name__}: {exc}", PluginWarning, stacklevel=2)
+    return entries
+
+
+def backend_names() -> list[str]:
+    return list(backend_entries())
+
+
+def _entry(name: str) -> BackendEntry:
+    entries = backend_entries()
+    if name not in entries:
+        raise InvalidArgument(f"unknown backend {name!r}; installed: {', '.join(entries)}")
+    return entries[name]
+
+
+@functools.lru_cache(maxsize=None)
+def _availability(name: str) -> tuple[bool, str]:
+    try:
+        ok, reason = _entry(name).availability()
+    except Exception as exc:
+        return False, f"availability check failed: {type(exc).__name__}: {exc}"
+    return bool(ok), str(reason)
+
+
+def available_backends() -> dict[str, tuple[bool, str]]:
+    """``{name: (ok, reason)}`` for every known backend (cached; see ``refresh``)."""
+    return {name: _availability(name) for name in backend_entries()}
+
+
+def default_backend() -> str:
+    """``FORGE_BACKEND`` when set, else the first available of cuda, wgpu, reference."""
+    chosen = os.environ.get("FORGE_BACKEND")
+    if chosen:
+        _entry(chosen)
+        return chosen
+    return next(n for n in _PREFERENCE if _availability(n)[0])
+
+
+def open_context(name: str | None = None, **options: Any):
+    """Open a context of backend ``name`` (default: ``default_backend()``)."""
+    name = name or default_backend()
+    entry = _entry(name)
+    ok, reason = _availability(name)
+    if not ok:
+        raise GpuUnavailable(f"backend {name!r} is not available: {reason}")
+    return entry.open(**options)
+
+
+def _kernels_from(obj: Any) -> Iterable[KernelSpec]:
+    kernels = obj() if callable(obj) else obj
+    for kernel in kernels:
+        if not isinstance(kernel, KernelSpec):
+            raise TypeError(f"expected KernelSpec, got {type(kernel).__name__}")
+        yield kernel
+
+
+@functools.lru_cache(maxsize=None)
+def _kernel_table() -> dict[str, KernelSpec]:
+    table: dict[str, KernelSpec] = {}
+    for ref in _BUILTIN_KERNELS:
+        for kernel in _kernels_from(_load(ref)):
+            table[kernel.id] = kernel
+    for ep in _entry_points(KERNEL_GROUP):
+        try:
+            found = list(_kernels_from(ep.load()))
+        except Exception as exc:
+            warnings.warn(f"kernel plugin {ep.name!r} ({ep.value}) failed to load and was "
+                          f"skipped: {type(exc).__name__}: {exc}", PluginWarning, stacklevel=2)
+            continue
+        for kernel in found:
+            if kernel.id in table:
+                warnings.warn(f"kernel {kernel.id!r} from plugin {ep.name!r} is shadowed "
+                              "by a kernel of the same id and was skipped", PluginWarning,
+                              stacklevel=2)
+            else:
+                table[kernel.id] = kernel
+    return table
+
+
+def list_kernels() -> list[KernelSpec]:
+    """Every known kernel, sorted by id."""
+    return [table_kernel for _, table_kernel in sorted(_kernel_table().items())]
+
+
+def get_kernel(name: str) -> KernelSpec:
+    table = _kernel_table()
+    if name not in table:
+        raise InvalidArgument(f"unknown kernel {name!r}; known: {', '.join(sorted(table))}")
+    return table[name]
+
+
+def refresh() -> None:
+    """Forget what discovery found; the next call looks again."""
+    backend_entries.cache_clear()
+    _availability.cache_clear()
+    _kernel_table.cache_clear()

@@ -1,0 +1,131 @@
+"""``Schedule``: how a kernel's work is laid out on the device, and the check that the
+adapter can run it (DESIGN.md section 3)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+
+from .errors import InvalidArgument, UnsupportedFeature
+from .types import AdapterConstraints
+
+__all__ = ["Schedule"]
+
+_VECTOR_WIDTHS = (1, 2, 4)
+# Short keys of the textual form ("wg=128,ipt=4,vec=4"), used by the CLI and headers.
+_KEYS = {"wg": "workgroup_size", "ipt": "items_per_invocation", "vec": "vector_width",
+         "tile": "tile", "grid": "max_workgroups"}
+
+
+def _as_dims(value: "int | tuple[int, ...]") -> tuple[int, int, int]:
+    dims = (value,) if isinstance(value, int) else tuple(value)
+    if not 1 <= len(dims) <= 3:
+        raise InvalidArgument(f"workgroup size needs 1 to 3 dimensions, got {value!r}")
+    return tuple(dims) + (1,) * (3 - len(dims))  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class Schedule:
+    """Workgroup size, items per invocation, vector width, tile sizes and an optional
+    grid cap (``max_workgroups``: the kernel then strides over the rest)."""
+
+    workgroup_size: tuple[int, int, int] = (64, 1, 1)
+    items_per_invocation: int = 1
+    vector_width: int = 1
+    tile: tuple[int, ...] | None = None
+    max_workgroups: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "workgroup_size", _as_dims(self.workgroup_size))
+        if self.tile is not None:
+            object.__setattr__(self, "tile", tuple(int(t) for t in self.tile))
+        if any(d < 1 for d in self.workgroup_size):
+            raise InvalidArgument(f"workgroup size must be positive, got {self.workgroup_size}")
+        if self.items_per_invocation < 1:
+            raise InvalidArgument(f"items per invocation must be >= 1, got {self.items_per_invocation}")
+        if self.vector_width not in _VECTOR_WIDTHS:
+            raise InvalidArgument(f"vector width must be one of {_VECTOR_WIDTHS}, got {self.vector_width}")
+        if self.tile is not None and any(t < 1 for t in self.tile):
+            raise InvalidArgument(f"tile sizes must be positive, got {self.tile}")
+        if self.max_workgroups is not None and self.max_workgroups < 1:
+            raise InvalidArgument(f"max_workgroups must be >= 1, got {self.max_workgroups}")
+
+    @property
+    def invocations(self) -> int:
+        """Invocations (threads) per workgroup."""
+        x, y, z = self.workgroup_size
+        return x * y * z
+
+    @property
+    def elements_per_workgroup(self) -> int:
+        """Elements one workgroup covers in a 1-D dispatch."""
+        return self.invocations * self.items_per_invocation * self.vector_width
+
+    def dispatch_workgroups(self, element_count: int,
+                            max_per_dimension: int = 65535) -> tuple[int, int, int]:
+        """Workgroups for a 1-D problem of ``element_count`` elements.
+
+        A count over ``max_per_dimension`` spills into y (kernels linearise the
+        workgroup id as ``y * num_workgroups.x + x``); ``max_workgroups`` caps the total.
+        """
+        if element_count < 0:
+            raise InvalidArgument(f"element count must be >= 0, got {element_count}")
+        total = max(1, math.ceil(element_count / self.elements_per_workgroup))
+        if self.max_workgroups is not None:
+            total = min(total, self.max_workgroups)
+        if total <= max_per_dimension:
+            return (total, 1, 1)
+        y = math.ceil(total / max_per_dimension)
+        if y > max_per_dimension:
+            raise UnsupportedFeature(
+                f"{element_count} elements need {total} workgroups, more than "
+                f"max_workgroups_per_dimension={max_per_dimension} squared")
+        return (math.ceil(total / y), y, 1)
+
+    def check(self, constraints: AdapterConstraints) -> None:
+        """Raise ``UnsupportedFeature`` naming the first adapter limit this breaks."""
+        for axis, (want, limit) in enumerate(zip(self.workgroup_size, constraints.max_workgroup_size)):
+            if want > limit:
+                raise UnsupportedFeature(
+                    f"workgroup size {self.workgroup_size} exceeds max_workgroup_size"
+                    f"[{'xyz'[axis]}]={limit}")
+        if self.invocations > constraints.max_invocations_per_workgroup:
+            raise UnsupportedFeature(
+                f"workgroup of {self.invocations} invocations exceeds "
+                f"max_invocations_per_workgroup={constraints.max_invocations_per_workgroup}")
+
+    def with_(self, **changes) -> "Schedule":
+        """A copy with some fields changed."""
+        return replace(self, **changes)
+
+    def __str__(self) -> str:
+        x, y, z = self.workgroup_size
+        wg = str(x) if (y, z) == (1, 1) else f"{x}x{y}" if z == 1 else f"{x}x{y}x{z}"
+        parts = [f"wg={wg}", f"ipt={self.items_per_invocation}", f"vec={self.vector_width}"]
+        if self.tile is not None:
+            parts.append("tile=" + "x".join(map(str, self.tile)))
+        if self.max_workgroups is not None:
+            parts.append(f"grid={self.max_workgroups}")
+        return ",".join(parts)
+
+    @classmethod
+    def parse(cls, text: str) -> "Schedule":
+        """Parse the textual form, e.g. ``"wg=128,ipt=4,vec=4"`` or ``"wg=16x16,tile=64x64x8"``."""
+        values: dict[str, object] = {}
+        for part in filter(None, (p.strip() for p in text.split(","))):
+            key, sep, raw = part.partition("=")
+            if not sep or key.strip() not in _KEYS:
+                raise InvalidArgument(
+                    f"bad schedule item {part!r} in {text!r}; use keys {', '.join(_KEYS)}")
+            try:
+                numbers = tuple(int(v) for v in raw.strip().split("x"))
+            except ValueError:
+                raise InvalidArgument(f"bad number in schedule item {part!r}") from None
+            name = _KEYS[key.strip()]
+            if name in ("workgroup_size", "tile"):
+                values[name] = numbers
+            elif len(numbers) != 1:
+                raise InvalidArgument(f"schedule item {part!r} takes one number")
+            else:
+                values[name] = numbers[0]
+        return cls(**values)  # type: ignore[arg-type]

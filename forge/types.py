@@ -1,0 +1,209 @@
+"""Core value types shared by every layer: binding usage, buffer views, memory
+topology, and what an adapter is and can do (DESIGN.md section 2)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field, fields
+
+import numpy as np
+
+from .errors import InvalidArgument
+
+__all__ = [
+    "BindingUsage",
+    "BufferView",
+    "SlabLayout",
+    "MemoryTopology",
+    "AdapterIdentity",
+    "AdapterConstraints",
+    "ScalarType",
+    "SCALAR_TYPES",
+    "scalar_type",
+]
+
+
+class BindingUsage(enum.Enum):
+    """How a kernel binds a view. WebGPU forbids binding one buffer as read-write and
+    as anything else in the same dispatch, so backends may keep usages in separate
+    slabs; ``STORAGE_READ_RESIDENT`` marks upload-once data that survives
+    ``clear_transient_allocations``."""
+
+    STORAGE_READ = "storage_read"
+    STORAGE_READ_WRITE = "storage_read_write"
+    UNIFORM = "uniform"
+    STORAGE_READ_RESIDENT = "storage_read_resident"
+
+
+@dataclass(frozen=True)
+class BufferView:
+    """A sub-range of one of a context's slabs.
+
+    ``offset`` and ``length_bytes`` locate it inside slab ``slab``; ``binding`` and
+    ``group`` say where a kernel sees it. ``owner`` and ``position`` identify the
+    allocation (which allocator issued it, and where on its ring), so a context can
+    refuse views that are stale, foreign or forged.
+    """
+
+    offset: int
+    length_bytes: int
+    binding: int
+    group: int = 0
+    usage: BindingUsage = BindingUsage.STORAGE_READ
+    slab: int = field(default=0, repr=False)
+    owner: int = field(default=0, repr=False)
+    position: int = field(default=-1, repr=False)
+
+    @property
+    def end(self) -> int:
+        """One past the last byte, as an offset in the slab."""
+        return self.offset + self.length_bytes
+
+
+@dataclass(frozen=True)
+class SlabLayout:
+    """One slab of a topology: the usages it backs, its share of the capacity, and
+    whether ``clear`` recycles it (resident slabs are reset only explicitly)."""
+
+    name: str
+    usages: frozenset[BindingUsage]
+    share: int = 1
+    recycled: bool = True
+
+
+@dataclass(frozen=True)
+class MemoryTopology:
+    """How a context's capacity is split into slabs by binding usage."""
+
+    slabs: tuple[SlabLayout, ...]
+
+    def __post_init__(self) -> None:
+        seen: set[BindingUsage] = set()
+        for slab in self.slabs:
+            if slab.share <= 0:
+                raise ValueError(f"slab {slab.name!r}: share must be positive")
+            if seen & slab.usages:
+                raise ValueError(f"usage {sorted(u.name for u in seen & slab.usages)} "
+                                 "is backed by two slabs")
+            seen |= slab.usages
+        missing = set(BindingUsage) - seen
+        if missing:
+            raise ValueError(f"no slab backs {sorted(u.name for u in missing)}")
+
+    def slab_index(self, usage: BindingUsage) -> int:
+        """The index of the slab that backs ``usage``."""
+        for i, slab in enumerate(self.slabs):
+            if usage in slab.usages:
+                return i
+        raise AssertionError("unreachable: __post_init__ covers every usage")
+
+    @classmethod
+    def unified(cls) -> "MemoryTopology":
+        """One recycled slab backs every usage (CUDA, the reference backend)."""
+        return cls((SlabLayout("device", frozenset(BindingUsage)),))
+
+    @classmethod
+    def split_by_usage(cls, read: int = 2, read_write: int = 2,
+                       resident: int = 1) -> "MemoryTopology":
+        """Read-only and uniform views in one slab, read-write views in another,
+        resident views in a third that ``clear`` never recycles (wgpu)."""
+        return cls((
+            SlabLayout("read", frozenset({BindingUsage.STORAGE_READ, BindingUsage.UNIFORM}), read),
+            SlabLayout("read_write", frozenset({BindingUsage.STORAGE_READ_WRITE}), read_write),
+            SlabLayout("resident", frozenset({BindingUsage.STORAGE_READ_RESIDENT}), resident,
+                       recycled=False),
+        ))
+
+
+@dataclass(frozen=True)
+class AdapterIdentity:
+    """Which device a context runs on, as its driver names it."""
+
+    name: str
+    vendor_id: int
+    device_id: int
+    device_type: str
+    backend: str
+    driver: str
+    driver_info: str
+    architecture: str = ""
+
+    def as_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class AdapterConstraints:
+    """Limits and capabilities read from the real device; schedules are checked
+    against them before anything is compiled. ``None`` means the backend cannot tell."""
+
+    max_workgroup_size: tuple[int, int, int]
+    max_invocations_per_workgroup: int
+    max_workgroups_per_dimension: tuple[int, int, int]
+    max_workgroup_storage_bytes: int
+    max_storage_binding_size: int
+    max_buffer_size: int
+    min_storage_offset_alignment: int = 1
+    min_uniform_offset_alignment: int = 1
+    max_uniform_binding_size: int | None = None
+    max_bindings_per_group: int | None = None
+    subgroups: bool = False
+    subgroup_size: tuple[int, int] | None = None
+    warp_size: int | None = None
+    shader_f16: bool = False
+    shader_f64: bool = False
+    cooperative_matrix: bool = False
+    timestamp_query: bool = False
+    multiprocessor_count: int | None = None
+    l2_cache_bytes: int | None = None
+    total_memory_bytes: int | None = None
+
+    def as_dict(self) -> dict:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def supports(self, feature: str) -> bool:
+        """Whether a kernel needing ``feature`` can run: a scalar type name (``"f16"``,
+        ``"f64"``...) or one of ``"subgroups"``, ``"cooperative_matrix"``,
+        ``"timestamp_query"``."""
+        flags = {"f16": self.shader_f16, "f64": self.shader_f64, "subgroups": self.subgroups,
+                 "cooperative_matrix": self.cooperative_matrix,
+                 "timestamp_query": self.timestamp_query}
+        if feature in flags:
+            return flags[feature]
+        return feature in SCALAR_TYPES
+
+
+@dataclass(frozen=True)
+class ScalarType:
+    """A scalar element type and its spelling in each target language."""
+
+    name: str
+    numpy: np.dtype
+    wgsl: str
+    cuda: str
+
+    @property
+    def size(self) -> int:
+        return self.numpy.itemsize
+
+
+SCALAR_TYPES: dict[str, ScalarType] = {
+    t.name: t
+    for t in (
+        ScalarType("f32", np.dtype(np.float32), "f32", "float"),
+        ScalarType("f64", np.dtype(np.float64), "f64", "double"),
+        ScalarType("f16", np.dtype(np.float16), "f16", "__half"),
+        ScalarType("i32", np.dtype(np.int32), "i32", "int"),
+        ScalarType("u32", np.dtype(np.uint32), "u32", "unsigned int"),
+    )
+}
+
+
+def scalar_type(name: "str | ScalarType") -> ScalarType:
+    """Look up a scalar type by name; raises ``InvalidArgument`` listing the known ones."""
+    if isinstance(name, ScalarType):
+        return name
+    try:
+        return SCALAR_TYPES[name]
+    except KeyError:
+        raise InvalidArgument(f"unknown scalar type {name!r}; known: {', '.join(SCALAR_TYPES)}") from None

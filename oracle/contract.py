@@ -1,0 +1,112 @@
+"""``OracleContext``: the one hardware surface the generic oracle drives
+(DESIGN.md section 2).
+
+Every backend implements it; the oracle, the tuner and the CLI reach a device only
+through these members. An incomplete backend fails at construction (abstract base).
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Sequence
+
+import numpy as np
+
+from forge.kernel import KernelSpec
+from forge.schedule import Schedule
+from forge.types import AdapterConstraints, AdapterIdentity, BindingUsage, BufferView
+
+__all__ = ["OracleContext", "TIMING_SOURCES"]
+
+TIMING_SOURCES = ("gpu-timestamp", "cuda-event", "host-wall-clock")
+
+
+class OracleContext(abc.ABC):
+    """A device (or the host) that can hold buffers and run kernels.
+
+    Memory comes from slabs carved by a ``forge.SlabAllocator``; views are transient
+    until ``clear_transient_allocations`` releases them. All failures are
+    ``forge.ForgeError`` subclasses; after ``close()`` every call raises
+    ``ContextClosed``, after a device loss ``DeviceLost``.
+    """
+
+    #: Registry name of the backend (``"cuda"``, ``"wgpu"``, ``"reference"``...).
+    backend_name: str = ""
+
+    # -- memory --------------------------------------------------------------------
+    @abc.abstractmethod
+    def allocate_and_write(self, data, binding: int, group: int = 0,
+                           usage: BindingUsage = BindingUsage.STORAGE_READ) -> BufferView:
+        """Take a transient range of the slab backing ``usage`` and upload ``data``
+        (bytes-like or numpy array) into it."""
+
+    @abc.abstractmethod
+    def allocate_transient(self, size_bytes: int, binding: int, group: int = 0,
+                           usage: BindingUsage = BindingUsage.STORAGE_READ) -> BufferView:
+        """Take an uninitialised transient range of ``size_bytes``."""
+
+    @abc.abstractmethod
+    def write_view(self, view: BufferView, data) -> None:
+        """Overwrite the start of an existing view with ``data`` (at most its length)."""
+
+    @abc.abstractmethod
+    def read_buffer_f32(self, view: BufferView) -> np.ndarray:
+        """The view's bytes as a new float32 array (waits for device work on it)."""
+
+    @abc.abstractmethod
+    def read_buffer_f64(self, view: BufferView) -> np.ndarray:
+        """The view's bytes as a new float64 array."""
+
+    @abc.abstractmethod
+    def read_buffer_u32_into(self, view: BufferView, out: np.ndarray) -> None:
+        """Copy the first ``out.size`` u32 words of the view into ``out`` (a writable,
+        contiguous uint32 array), allocating nothing."""
+
+    @abc.abstractmethod
+    def clear_transient_allocations(self) -> None:
+        """Release every transient range, after the device work on them completed."""
+
+    # -- kernels -------------------------------------------------------------------
+    @abc.abstractmethod
+    def run_kernel(self, kernel: KernelSpec, schedule: Schedule,
+                   buffers: Sequence[BufferView], element_count: int,
+                   warmups: int = 0, samples: int = 1) -> list[int]:
+        """Compile ``kernel`` for this backend (cached), dispatch it ``warmups`` times
+        untimed then ``samples`` times timed; return each sample's nanoseconds."""
+
+    # -- identity ------------------------------------------------------------------
+    @property
+    @abc.abstractmethod
+    def adapter(self) -> AdapterIdentity:
+        """Name, vendor, device, driver and backend of the device."""
+
+    @property
+    @abc.abstractmethod
+    def constraints(self) -> AdapterConstraints:
+        """Limits and capabilities read from the device."""
+
+    @property
+    @abc.abstractmethod
+    def timestamp_supported(self) -> bool:
+        """Whether samples are timed on the device rather than on the host clock."""
+
+    @property
+    @abc.abstractmethod
+    def timing_source(self) -> str:
+        """One of ``TIMING_SOURCES``; recorded with every result."""
+
+    # -- lifetime ------------------------------------------------------------------
+    @abc.abstractmethod
+    def close(self) -> None:
+        """Release the device resources; idempotent."""
+
+    @property
+    @abc.abstractmethod
+    def closed(self) -> bool:
+        """Whether ``close()`` has been called."""
+
+    def __enter__(self) -> "OracleContext":
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        self.close()

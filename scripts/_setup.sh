@@ -1,0 +1,89 @@
+# Shared set-up for scripts/kforge and scripts/test; sourced, not run (DEVELOPERS.md).
+# Creates .venv when missing, installs the project with its test extras when
+# pyproject.toml changed, and installs Mesa's software Vulkan driver (lavapipe) when no
+# Vulkan driver is present and we may (root, or CI=true); otherwise prints the command.
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+VENV="$ROOT/.venv"
+PYTHON="${PYTHON:-python3}"
+
+say() { printf 'kforge-setup: %s\n' "$*" >&2; }
+
+may_install_system() { [ "$(id -u)" = 0 ] || [ "${CI:-}" = "true" ]; }
+
+as_root() {
+  if [ "$(id -u)" = 0 ]; then "$@"; else sudo -n "$@"; fi
+}
+
+apt_install() {
+  say "installing $* through apt"
+  as_root apt-get update -qq
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+need_python() {
+  if ! command -v "$PYTHON" >/dev/null 2>&1; then
+    say "no $PYTHON found; install Python 3.10 or newer"; exit 1
+  fi
+  if ! "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 10))'; then
+    say "$("$PYTHON" --version) is too old; kernel-forge needs Python 3.10 or newer"; exit 1
+  fi
+}
+
+make_venv() {
+  [ -x "$VENV/bin/python" ] && return 0
+  if ! "$PYTHON" -c 'import ensurepip, venv' >/dev/null 2>&1; then
+    # Debian and Ubuntu ship venv's pip bootstrap separately.
+    local pkg="python3-venv"
+    if may_install_system; then apt_install "$pkg"
+    else say "Python's venv module is missing; run: sudo apt-get install -y $pkg"; exit 1; fi
+  fi
+  say "creating $VENV"
+  "$PYTHON" -m venv "$VENV"
+  "$VENV/bin/python" -m pip install -q --upgrade pip
+}
+
+install_project() {
+  local stamp="$VENV/.kernel-forge-installed" want
+  want="$(cat "$ROOT/pyproject.toml" "$@" 2>/dev/null | "$VENV/bin/python" -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())')"
+  [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
+  say "installing kernel-forge (editable) with its test extras"
+  "$VENV/bin/python" -m pip install -q -e "$ROOT[test]"
+  local extra
+  for extra in "$@"; do
+    "$VENV/bin/python" -m pip install -q -e "$(dirname "$extra")"
+  done
+  echo "$want" > "$stamp"
+}
+
+have_vulkan_driver() {
+  [ -n "${VK_ICD_FILENAMES:-}${VK_DRIVER_FILES:-}" ] && return 0
+  ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1' || return 1
+  local dir
+  for dir in /usr/share/vulkan/icd.d /etc/vulkan/icd.d /usr/local/share/vulkan/icd.d; do
+    compgen -G "$dir/*.json" >/dev/null && return 0
+  done
+  return 1
+}
+
+ensure_vulkan() {
+  have_vulkan_driver && return 0
+  if may_install_system; then
+    apt_install mesa-vulkan-drivers libvulkan1
+  else
+    say "no Vulkan driver found: the wgpu backend will be unavailable. To run it on the"
+    say "CPU with Mesa's lavapipe, run: sudo apt-get install -y mesa-vulkan-drivers libvulkan1"
+  fi
+}
+
+setup_project() {
+  need_python
+  make_venv
+  install_project "$@"
+  ensure_vulkan
+  # Mesa's window-system probe complains when this is unset; compute needs no display.
+  if [ -z "${XDG_RUNTIME_DIR:-}" ]; then
+    XDG_RUNTIME_DIR="$(mktemp -d)"; export XDG_RUNTIME_DIR
+  fi
+}

@@ -1,0 +1,236 @@
+"""SlabAllocator: unit cases and property-based tests against a simple model."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from forge import (AllocationError, BindingUsage, InvalidArgument, MemoryTopology,
+                   SlabAllocator)
+
+RW = BindingUsage.STORAGE_READ_WRITE
+
+
+def test_capacity_is_floored_to_the_alignment():
+    assert SlabAllocator(1000, alignment=256).capacity == 768
+
+
+def test_start_offsets_are_aligned():
+    alloc = SlabAllocator(4096, alignment=256)
+    offsets = [alloc.allocate_transient(size, 0).offset for size in (10, 300, 1, 256)]
+    assert offsets == [0, 256, 768, 1024]
+
+
+def test_wrap_pads_the_tail_and_restarts_at_zero():
+    alloc = SlabAllocator(1024, alignment=256)
+    first = alloc.allocate_transient(700, 0)
+    alloc.advance_read_head(first.end)
+    second = alloc.allocate_transient(400, 0)  # 768 + 400 > 1024: wraps
+    assert second.offset == 0
+    assert alloc.used_bytes() == (1024 - 700) + 400  # the padded tail counts as used
+
+
+def test_request_over_capacity_is_refused():
+    alloc = SlabAllocator(1024)
+    with pytest.raises(AllocationError, match="exceed the capacity"):
+        alloc.allocate_transient(1025, 0)
+
+
+def test_lapping_the_read_head_is_refused_and_changes_nothing():
+    alloc = SlabAllocator(1024, alignment=256)
+    views = [alloc.allocate_transient(256, 0) for _ in range(4)]
+    with pytest.raises(AllocationError, match="lap the read head"):
+        alloc.allocate_transient(1, 0)
+    assert alloc.used_bytes() == 1024
+    for view in views:
+        alloc.check_live(view)
+
+
+def test_zero_and_negative_sizes_are_invalid_arguments():
+    alloc = SlabAllocator(1024)
+    for size in (0, -4):
+        with pytest.raises(InvalidArgument, match="non-empty"):
+            alloc.allocate_transient(size, 0)
+    with pytest.raises(InvalidArgument, match="int"):
+        alloc.allocate_transient(4.0, 0)
+
+
+def test_clear_releases_views_and_stale_views_are_refused():
+    alloc = SlabAllocator(4096)
+    view = alloc.allocate_transient(64, 0)
+    alloc.clear()
+    with pytest.raises(AllocationError, match="no longer live"):
+        alloc.check_live(view)
+    assert alloc.used_bytes() == 0
+
+
+def test_views_of_another_allocator_or_forged_views_are_refused():
+    a, b = SlabAllocator(4096), SlabAllocator(4096)
+    view = a.allocate_transient(64, 0)
+    with pytest.raises(AllocationError, match="not allocated by this context"):
+        b.check_live(view)
+    from dataclasses import replace
+    with pytest.raises(AllocationError, match="does not match"):
+        a.check_live(replace(view, length_bytes=128))
+
+
+def test_restore_checkpoint_undoes_later_allocations_only():
+    alloc = SlabAllocator(4096, alignment=256)
+    kept = alloc.allocate_transient(100, 0)
+    mark = alloc.write_checkpoint()
+    undone = alloc.allocate_transient(100, 1)
+    alloc.restore_checkpoint(mark)
+    alloc.check_live(kept)
+    with pytest.raises(AllocationError):
+        alloc.check_live(undone)
+    again = alloc.allocate_transient(100, 1)
+    assert again.offset == undone.offset
+
+
+def test_restore_checkpoint_refuses_released_or_future_checkpoints():
+    alloc = SlabAllocator(4096)
+    mark = alloc.write_checkpoint()
+    alloc.allocate_transient(100, 0)
+    alloc.clear()
+    with pytest.raises(AllocationError, match="cannot be restored"):
+        alloc.restore_checkpoint(mark)
+    with pytest.raises(AllocationError, match="cannot be restored"):
+        alloc.restore_checkpoint(alloc.write_checkpoint() + 1)
+
+
+def test_advance_read_head_releases_through_an_offset():
+    alloc = SlabAllocator(4096, alignment=256)
+    a = alloc.allocate_transient(256, 0)
+    b = alloc.allocate_transient(256, 0)
+    alloc.advance_read_head(a.end)
+    with pytest.raises(AllocationError):
+        alloc.check_live(a)
+    alloc.check_live(b)
+    with pytest.raises(AllocationError, match="not inside the live region"):
+        alloc.advance_read_head(2048)
+
+
+def test_release_reports_the_highest_fence_of_what_it_frees():
+    alloc = SlabAllocator(4096, alignment=256)
+    a = alloc.allocate_transient(256, 0)
+    b = alloc.allocate_transient(256, 0)
+    alloc.mark_used(a, 3)
+    alloc.mark_used(b, 7)
+    assert alloc.advance_read_head(a.end) == 3
+    assert alloc.clear() == 7
+
+
+def test_split_topology_routes_usages_to_their_slabs():
+    alloc = SlabAllocator(5 * 1024, alignment=256, topology=MemoryTopology.split_by_usage())
+    read = alloc.allocate_transient(64, 0, usage=BindingUsage.STORAGE_READ)
+    uniform = alloc.allocate_transient(16, 1, usage=BindingUsage.UNIFORM)
+    rw = alloc.allocate_transient(64, 2, usage=RW)
+    resident = alloc.allocate_transient(64, 3, usage=BindingUsage.STORAGE_READ_RESIDENT)
+    assert read.slab == uniform.slab != rw.slab != resident.slab
+    alloc.clear()
+    alloc.check_live(resident)  # the resident slab is not recycled by clear
+    with pytest.raises(AllocationError):
+        alloc.check_live(rw)
+    alloc.clear([resident.slab])
+    with pytest.raises(AllocationError):
+        alloc.check_live(resident)
+
+
+def test_topology_must_back_every_usage_once():
+    from forge import SlabLayout
+    with pytest.raises(ValueError, match="no slab backs"):
+        MemoryTopology((SlabLayout("only", frozenset({BindingUsage.UNIFORM})),))
+
+
+class RingModel(RuleBasedStateMachine):
+    """Drives the allocator with random requests and releases, and checks it against a
+    model of the ring: absolute read and write heads, and the live views in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.alignment = 64
+        self.alloc = SlabAllocator(4096 + 100, alignment=self.alignment)
+        self.capacity = self.alloc.capacity
+        self.read = self.write = 0
+        self.live = []  # views in allocation order
+
+    def _model_place(self, size):
+        start = -(-self.write // self.alignment) * self.alignment
+        if start % self.capacity + size > self.capacity:
+            start = -(-start // self.capacity) * self.capacity
+        return start, start + size
+
+    @rule(size=st.integers(1, 1500))
+    def allocate(self, size):
+        start, end = self._model_place(size)
+        if end - self.read > self.capacity:
+            with pytest.raises(AllocationError):
+                self.alloc.allocate_transient(size, 0)
+            return
+        view = self.alloc.allocate_transient(size, 0)
+        assert view.offset == start % self.capacity
+        self.write = end
+        self.live.append(view)
+
+    @precondition(lambda self: self.live)
+    @rule(data=st.data())
+    def release_prefix(self, data):
+        k = data.draw(st.integers(1, len(self.live)))
+        last = self.live[k - 1]
+        self.alloc.advance_read_head(last.end)
+        self.read = last.position + last.length_bytes
+        released, self.live = self.live[:k], self.live[k:]
+        for view in released:
+            with pytest.raises(AllocationError):
+                self.alloc.check_live(view)
+
+    @rule()
+    def checkpoint_roundtrip(self):
+        mark = self.alloc.write_checkpoint()
+        start, end = self._model_place(32)
+        if end - self.read <= self.capacity:
+            view = self.alloc.allocate_transient(32, 0)
+            self.alloc.restore_checkpoint(mark)
+            with pytest.raises(AllocationError):
+                self.alloc.check_live(view)
+        assert self.alloc.write_checkpoint() == mark
+
+    @rule()
+    def clear(self):
+        self.alloc.clear()
+        self.read = self.write
+        self.live = []
+
+    @invariant()
+    def live_views_are_aligned_inside_the_slab_and_disjoint(self):
+        spans = sorted((v.offset, v.end) for v in self.live)
+        for start, end in spans:
+            assert start % self.alignment == 0
+            assert 0 <= start < end <= self.capacity
+        for (_, end), (start, _) in zip(spans, spans[1:]):
+            assert end <= start
+        for view in self.live:
+            self.alloc.check_live(view)
+        assert self.alloc.used_bytes() == self.write - self.read <= self.capacity
+
+
+TestRingModel = RingModel.TestCase
+TestRingModel.settings = settings(max_examples=200, stateful_step_count=60, deadline=None)
+
+
+def test_sustained_run_with_a_few_allocations_in_flight_never_fails():
+    alloc = SlabAllocator(1 << 20, alignment=256)
+    rng = random.Random(1234)
+    in_flight = []
+    for _ in range(100_000):
+        view = alloc.allocate_transient(rng.randint(1, 64 << 10), 0)
+        in_flight.append(view)
+        if len(in_flight) > 4:
+            done = in_flight.pop(0)
+            alloc.advance_read_head(done.end)
+    assert alloc.write_checkpoint() == 100_000
+    assert alloc.live_views() == 4

@@ -1,0 +1,37 @@
+"""The kforge command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from forge.cli import main
+
+
+def test_list_backends_json_names_every_backend_with_availability(capsys):
+    assert main(["list-backends", "--json"]) == 0
+    rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)}
+    assert {"reference", "wgpu", "cuda"} <= set(rows)
+    assert rows["reference"]["available"] is True
+    assert all(row["reason"] for row in rows.values())
+
+
+def test_list_backends_table_shows_reasons():
+    out = subprocess.run([sys.executable, "-m", "forge", "list-backends"], capture_output=True,
+                         text=True, check=True).stdout
+    for name in ("reference", "wgpu", "cuda"):
+        assert name in out
+    assert "numpy on the host" in out
+
+
+def test_list_kernels_lists_builtin_kernels(capsys):
+    assert main(["list-kernels", "--json"]) == 0
+    rows = {row["id"]: row for row in json.loads(capsys.readouterr().out)}
+    assert rows["raw_affine"]["targets"] == ["wgsl", "cuda"]
+    assert len(rows["raw_affine"]["semantic_hash"]) == 64
+
+
+def test_unknown_command_exits_with_usage_error():
+    result = subprocess.run([sys.executable, "-m", "forge", "bogus"], capture_output=True, text=True)
+    assert result.returncode == 2 and "invalid choice" in result.stderr

@@ -1,0 +1,131 @@
+"""KernelSpec and BufferSpec: layout, uniforms, argument checks, hashing."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from forge import (Access, BindingUsage, BufferSpec, BufferView, InvalidArgument,
+                   KernelSpec, Schedule, UnsupportedFeature, get_kernel)
+
+
+def _kernel(**changes) -> KernelSpec:
+    spec = dict(id="k", entry_point="k",
+                buffers=(BufferSpec(0, "f32", "read", name="x"),
+                         BufferSpec(1, "f32", "read_write", name="y", count=lambda n: 2 * n),
+                         BufferSpec.uniform(2, (("scale", "f32"), ("step", "f64"), ("n", "u32")))),
+                sources={"wgsl": "@workgroup_size(${wg_x}) fn ${entry}() {} // $$"},
+                reference=lambda x, y, p: None, params=lambda n: {"n": n},
+                defaults={"scale": 1.5, "step": 0.25})
+    spec.update(changes)
+    return KernelSpec(**spec)
+
+
+def test_buffers_are_kept_in_group_then_binding_order():
+    k = _kernel(buffers=(BufferSpec(1, group=1), BufferSpec(3), BufferSpec(0, group=1)))
+    assert [(b.group, b.binding) for b in k.buffers] == [(0, 3), (1, 0), (1, 1)]
+
+
+def test_uniform_record_uses_natural_alignment_padded_to_16_bytes():
+    dtype = _kernel().uniform.record_dtype
+    assert [dtype.fields[n][1] for n in ("scale", "step", "n")] == [0, 8, 16]
+    assert dtype.itemsize == 32
+
+
+def test_pack_uniform_merges_defaults_derived_fields_and_values():
+    record = _kernel().pack_uniform(10, scale=3.0)
+    assert record["scale"][0] == 3.0 and record["step"][0] == 0.25 and record["n"][0] == 10
+    with pytest.raises(InvalidArgument, match="unknown uniform fields"):
+        _kernel().pack_uniform(10, bogus=1)
+    with pytest.raises(InvalidArgument, match="have no value"):
+        _kernel(defaults={}).pack_uniform(10)
+
+
+def test_element_counts_follow_the_problem_size():
+    k = _kernel()
+    assert [b.byte_size(10) for b in k.buffers] == [40, 80, 32]
+
+
+def test_source_templates_substitute_the_schedule():
+    text = _kernel().source("wgsl", Schedule(128))
+    assert text == "@workgroup_size(128) fn k() {} // $"
+    with pytest.raises(UnsupportedFeature, match="no cuda source"):
+        _kernel().source("cuda", Schedule())
+
+
+def _views(k, size, **override):
+    views = [BufferView(0, b.byte_size(size), b.binding, b.group,
+                        b.access.default_usage) for b in k.buffers]
+    for index, view in override.items():
+        views[int(index[1:])] = view
+    return views
+
+
+def test_check_buffers_accepts_matching_views():
+    k = _kernel()
+    k.check_buffers(_views(k, 10), 10)
+
+
+@pytest.mark.parametrize("override, message", [
+    ({"b0": BufferView(0, 40, 5)}, "binding 0, but the view is at group 0 binding 5"),
+    ({"b1": BufferView(0, 80, 1, 0, BindingUsage.STORAGE_READ)}, "cannot be bound there"),
+    ({"b1": BufferView(0, 79, 1, 0, BindingUsage.STORAGE_READ_WRITE)}, "needs 80 bytes"),
+    ({"b2": BufferView(0, 32, 2, 0, BindingUsage.STORAGE_READ)}, "cannot be bound there"),
+])
+def test_check_buffers_names_the_mismatch(override, message):
+    k = _kernel()
+    with pytest.raises(InvalidArgument, match=message):
+        k.check_buffers(_views(k, 10, **override), 10)
+
+
+def test_check_buffers_counts_views():
+    k = _kernel()
+    with pytest.raises(InvalidArgument, match="binds 3 buffers, got 2"):
+        k.check_buffers(_views(k, 10)[:2], 10)
+
+
+def test_resident_views_may_be_bound_as_read_only_storage():
+    assert Access.READ.accepts(BindingUsage.STORAGE_READ_RESIDENT)
+    assert not Access.READ_WRITE.accepts(BindingUsage.STORAGE_READ_RESIDENT)
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"buffers": (BufferSpec(0), BufferSpec(0))}, "share a"),
+    ({"sources": {"metal": ""}}, "unknown targets"),
+    ({"entry_point": "not an identifier"}, "identifier"),
+])
+def test_malformed_kernels_are_refused(changes, message):
+    with pytest.raises(InvalidArgument, match=message):
+        _kernel(**changes)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"element": "f8"}, "unknown scalar type"),
+    ({"access": "write"}, "access must be one of"),
+    ({"access": "uniform"}, "needs named scalar fields"),
+])
+def test_malformed_buffers_are_refused(kwargs, message):
+    with pytest.raises(InvalidArgument, match=message):
+        BufferSpec(0, **kwargs)
+
+
+def test_semantic_hash_changes_with_meaning_and_not_with_process():
+    k = get_kernel("raw_affine")
+    assert k.semantic_hash != _kernel().semantic_hash
+    code = "import forge; print(forge.get_kernel('raw_affine').semantic_hash)"
+    hashes = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True, env={**os.environ, "PYTHONHASHSEED": seed}).stdout.strip()
+              for seed in ("1", "2")}
+    assert hashes == {k.semantic_hash}
+
+
+def test_reference_runs_in_place():
+    k = get_kernel("raw_affine")
+    x = np.arange(4, dtype=np.float32)
+    y = np.zeros(4, np.float32)
+    k.run_reference([x, y, k.pack_uniform(4, a=3.0, b=1.0)[0]])
+    assert y.tolist() == [1.0, 4.0, 7.0, 10.0]

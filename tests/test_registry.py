@@ -1,0 +1,101 @@
+"""The plugin registry: built-ins, entry points, broken plugins, defaults."""
+
+from __future__ import annotations
+
+import importlib.metadata as metadata
+import warnings
+
+import pytest
+
+import forge
+from forge import GpuUnavailable, InvalidArgument, PluginWarning, registry
+
+
+@pytest.fixture(autouse=True)
+def _fresh_registry():
+    registry.refresh()
+    yield
+    registry.refresh()
+
+
+def test_builtin_backends_are_known_without_installation():
+    names = registry.backend_names()
+    assert names[:3] == ["reference", "wgpu", "cuda"]
+    assert all(registry.backend_entries()[n].origin == "built-in" for n in names[:3])
+
+
+def test_every_backend_reports_availability_with_a_reason():
+    status = forge.available_backends()
+    assert status["reference"] == (True, "numpy on the host")
+    for name, (ok, reason) in status.items():
+        assert isinstance(ok, bool) and reason, name
+
+
+def test_unknown_backend_raises_and_lists_what_is_installed():
+    with pytest.raises(InvalidArgument, match=r"unknown backend 'nope'; installed: reference, wgpu, cuda"):
+        forge.open_context("nope")
+
+
+def test_unknown_kernel_raises_and_lists_the_known_ones():
+    with pytest.raises(InvalidArgument, match="raw_affine"):
+        forge.get_kernel("nope")
+
+
+def test_forge_backend_picks_the_default(monkeypatch):
+    monkeypatch.setenv("FORGE_BACKEND", "reference")
+    assert forge.default_backend() == "reference"
+    with forge.open_context() as ctx:
+        assert ctx.backend_name == "reference"
+    monkeypatch.setenv("FORGE_BACKEND", "nope")
+    with pytest.raises(InvalidArgument, match="unknown backend"):
+        forge.default_backend()
+
+
+def test_unavailable_backend_raises_gpu_unavailable_with_the_reason(monkeypatch):
+    entry = registry.BackendEntry("ghost", lambda **o: None, lambda: (False, "no ghost device"))
+    monkeypatch.setitem(registry.backend_entries(), "ghost", entry)
+    with pytest.raises(GpuUnavailable, match="no ghost device"):
+        forge.open_context("ghost")
+
+
+def test_plugin_distribution_adds_a_backend_and_a_kernel():
+    # tests/plugins/forge_demo_plugin is installed by ./scripts/test; this must fail,
+    # not skip, when it is missing.
+    dists = {ep.dist.name for ep in metadata.entry_points(group="forge.backends") if ep.dist}
+    assert "forge-demo-plugin" in dists, "run ./scripts/test: it installs the demo plugin"
+    assert registry.backend_entries()["demo"].origin.startswith("forge-demo-plugin")
+    kernel = forge.get_kernel("demo_square")
+    assert kernel in forge.list_kernels()
+    with forge.open_context("demo") as ctx:
+        assert ctx.backend_name == "demo"
+
+
+def test_broken_plugin_warns_and_is_skipped(monkeypatch):
+    real = registry._entry_points
+
+    def with_broken(group):
+        broken = metadata.EntryPoint("broken", "forge_no_such_module:entry", group)
+        return real(group) + [broken]
+
+    monkeypatch.setattr(registry, "_entry_points", with_broken)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        names = registry.backend_names()
+        kernels = forge.list_kernels()
+    assert "broken" not in names and "reference" in names
+    assert kernels, "built-in kernels still load"
+    messages = [str(w.message) for w in caught if issubclass(w.category, PluginWarning)]
+    assert any("backend plugin 'broken'" in m and "ModuleNotFoundError" in m for m in messages)
+    assert any("kernel plugin 'broken'" in m for m in messages)
+
+
+def test_discovery_is_cached_until_refresh(monkeypatch):
+    calls = []
+    real = registry._entry_points
+    monkeypatch.setattr(registry, "_entry_points", lambda g: calls.append(g) or real(g))
+    registry.backend_names()
+    registry.backend_names()
+    assert calls.count("forge.backends") == 1
+    registry.refresh()
+    registry.backend_names()
+    assert calls.count("forge.backends") == 2
