@@ -150,6 +150,14 @@ class KernelSpec:
     place. ``params(size)`` derives uniform fields from the problem size (e.g. the
     element count ``n``) and ``defaults`` gives the rest their usual values.
     ``grid(schedule, size)`` overrides the 1-D dispatch geometry.
+
+    What the oracle needs to judge it: ``domain`` maps an input buffer's name to the
+    closed value range the kernel is defined on (inputs are drawn inside it);
+    ``nonfinite_inputs`` says whether NaN and +-Inf inputs are in the kernel's contract
+    (then a backend must propagate them as numpy does); ``tolerance`` overrides the
+    oracle's default tolerances (keys: a dtype name, or ``"backend:NAME"``);
+    ``test_sizes`` are the problem sizes checked by default (include one that is not a
+    multiple of any tile).
     """
 
     id: str
@@ -165,6 +173,10 @@ class KernelSpec:
     schedules: tuple[Schedule, ...] = (Schedule(),)
     requires: frozenset[str] = frozenset()
     tags: tuple[str, ...] = ()
+    domain: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    nonfinite_inputs: bool = True
+    tolerance: Mapping[str, Any] = field(default_factory=dict)
+    test_sizes: tuple[int, ...] = (1000, 4099)
 
     def __post_init__(self) -> None:
         if not self.id or not self.entry_point.isidentifier():
@@ -184,6 +196,11 @@ class KernelSpec:
         object.__setattr__(self, "sources", dict(self.sources))
         object.__setattr__(self, "schedules", tuple(self.schedules) or (Schedule(),))
         object.__setattr__(self, "requires", frozenset(self.requires))
+        names = {b.name for b in buffers}
+        unknown_domain = set(self.domain) - names
+        if unknown_domain:
+            raise InvalidArgument(f"kernel {self.id}: domain names unknown buffers "
+                                  f"{sorted(unknown_domain)}")
 
     def __repr__(self) -> str:
         return f"KernelSpec({self.id!r}, v{self.version}, targets={list(self.targets)})"
@@ -212,7 +229,9 @@ class KernelSpec:
                 "buffers": [b.describe() for b in self.buffers],
                 "sources": {t: self.sources[t] for t in sorted(self.sources)},
                 "defaults": {k: self.defaults[k] for k in sorted(self.defaults)},
-                "requires": sorted(self.requires)}
+                "requires": sorted(self.requires),
+                "domain": {k: list(self.domain[k]) for k in sorted(self.domain)},
+                "nonfinite_inputs": self.nonfinite_inputs}
 
     @cached_property
     def semantic_hash(self) -> str:
