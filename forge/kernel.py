@@ -69,7 +69,9 @@ class BufferSpec:
 
     ``count(size)`` gives the element count for a problem of ``size`` (default: the
     size itself). A uniform buffer (``access="uniform"``) lists its named scalar
-    ``fields`` instead and holds one record.
+    ``fields`` instead and holds one record. ``inout`` marks a read-write buffer whose
+    initial contents the kernel reads (``C`` in ``C = alpha*A@B + beta*C``): the oracle
+    fills it with inputs instead of poison.
     """
 
     binding: int
@@ -79,6 +81,7 @@ class BufferSpec:
     name: str = ""
     count: Callable[[int], int] | None = field(default=None, compare=False)
     fields: tuple[tuple[str, str], ...] = ()
+    inout: bool = False
 
     def __post_init__(self) -> None:
         try:
@@ -96,6 +99,8 @@ class BufferSpec:
                 scalar_type(t)
         elif self.fields:
             raise InvalidArgument(f"buffer {self.binding}: only a uniform buffer has fields")
+        if self.inout and self.access is not Access.READ_WRITE:
+            raise InvalidArgument(f"buffer {self.binding}: only a read_write buffer is inout")
 
     @classmethod
     def uniform(cls, binding: int, fields: Sequence[tuple[str, str]], group: int = 0,
@@ -137,7 +142,8 @@ class BufferSpec:
     def describe(self) -> dict:
         """A JSON-able description, part of the kernel's semantic hash."""
         return {"binding": self.binding, "group": self.group, "element": self.element,
-                "access": self.access.value, "name": self.name, "fields": list(self.fields)}
+                "access": self.access.value, "name": self.name, "fields": list(self.fields),
+                "inout": self.inout}
 
 
 @dataclass(frozen=True, eq=False)
