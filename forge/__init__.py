@@ -15,7 +15,8 @@ from .registry import (BackendEntry, PluginWarning, available_backends, backend_
                        default_backend, get_kernel, list_kernels, open_context, refresh)
 from .schedule import Schedule
 from .types import (SCALAR_TYPES, AdapterConstraints, AdapterIdentity, BindingUsage,
-                    BufferView, MemoryTopology, ScalarType, SlabLayout, scalar_type)
+                    BufferView, MemoryTopology, ScalarType, SlabLayout, ValidationLevel,
+                    scalar_type)
 
 __version__ = "0.1.0"
 
@@ -25,6 +26,6 @@ __all__ = [
     "DeviceLost", "ForgeError", "GpuUnavailable", "GpuValidation", "InvalidArgument",
     "KernelSpec", "MemoryTopology", "OracleMismatch", "PluginWarning", "SCALAR_TYPES",
     "ScalarType", "Schedule", "SlabAllocator", "SlabLayout", "TARGETS",
-    "UnsupportedFeature", "available_backends", "backend_names", "default_backend",
+    "UnsupportedFeature", "ValidationLevel", "available_backends", "backend_names", "default_backend",
     "get_kernel", "list_kernels", "open_context", "refresh", "scalar_type", "__version__",
 ]

@@ -20,6 +20,7 @@ __all__ = [
     "ScalarType",
     "SCALAR_TYPES",
     "scalar_type",
+    "ValidationLevel",
 ]
 
 
@@ -33,6 +34,19 @@ class BindingUsage(enum.Enum):
     STORAGE_READ_WRITE = "storage_read_write"
     UNIFORM = "uniform"
     STORAGE_READ_RESIDENT = "storage_read_resident"
+
+
+class ValidationLevel(enum.IntEnum):
+    """How far a kernel's generated code has been proven, in order. No level implies a
+    later one: naga accepting WGSL says nothing about whether it computes the right thing."""
+
+    NONE = 0
+    GENERATED = 1          # the emitter produced source
+    VALIDATED = 2          # naga (WGSL) or NVRTC (CUDA C) accepted it; needs no GPU
+    PIPELINE_CREATED = 3   # a device built a pipeline / loaded a module from it
+    ORACLE_VERIFIED = 4    # its outputs matched the reference within tolerance
+    PROFILED = 5           # timed on a device with a recorded timing source
+    CERTIFIED = 6          # a certification manifest records all of the above
 
 
 @dataclass(frozen=True)
