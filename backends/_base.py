@@ -290,14 +290,6 @@ class SlabContext(OracleContext):
                 raise UnsupportedFeature(
                     f"kernel {kernel.id} binding {spec.binding}: a view of "
                     f"{view.length_bytes} bytes exceeds the binding limit of {limit}")
-        seen: set[tuple[int, int]] = set()
-        for view in views:
-            if view.usage is BindingUsage.STORAGE_READ_WRITE:
-                key = (view.slab, view.position)
-                if key in seen:
-                    raise InvalidArgument(f"kernel {kernel.id}: one read-write view is "
-                                          "bound twice in one dispatch")
-                seen.add(key)
         workgroups = kernel.workgroups(schedule, element_count,
                                        constraints.max_workgroups_per_dimension[0])
         for axis, (count, limit) in enumerate(
