@@ -1,6 +1,7 @@
 """The wgpu backend (wgpu-py): WebGPU compute on Vulkan, Metal or D3D12.
 
-Importing this package does not import wgpu; ``WgpuComputeContext`` is loaded on
+Importing this package does not import wgpu; ``WgpuComputeContext`` and
+``validate_wgsl`` (naga through wgpu, raising ``forge.CompileError``) are loaded on
 first use.
 """
 
@@ -11,7 +12,7 @@ import importlib.util
 
 from forge.registry import BackendEntry
 
-__all__ = ["WgpuComputeContext", "entry"]
+__all__ = ["WgpuComputeContext", "validate_wgsl", "entry"]
 
 
 @functools.lru_cache(maxsize=None)
@@ -34,7 +35,11 @@ def __getattr__(name: str):
         from ._context import WgpuComputeContext
 
         return WgpuComputeContext
-    raise AttributeError(name)
+    if name == "validate_wgsl":
+        from ._device import validate_wgsl
+
+        return validate_wgsl
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 entry = BackendEntry(

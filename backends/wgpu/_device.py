@@ -1,0 +1,183 @@
+"""Adapters and devices of wgpu-py, and the one point where wgpu's failures become
+``ForgeError``s.
+
+Loaded only on use: importing ``backends.wgpu`` does not import this module (it imports
+wgpu). ``probe_adapter`` answers the registry's availability question;
+``validate_wgsl`` runs naga (through wgpu) on a cached default device, for
+``kforge validate`` and the IR tests.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import threading
+from typing import Iterator
+
+import wgpu
+from wgpu.backends.wgpu_native._api import ffi, libf
+
+from forge.errors import (AllocationError, CompileError, DeviceLost, GpuUnavailable,
+                          GpuValidation, InvalidArgument)
+
+__all__ = [
+    "probe_adapter",
+    "validate_wgsl",
+    "select_adapter",
+    "adapter_summary",
+    "optional_features",
+    "request_device",
+    "subgroup_sizes",
+    "translate_errors",
+    "is_device_lost",
+]
+
+#: Optional features a context asks for whenever the adapter offers them: f16/f64 and
+#: subgroup shaders, cooperative matrices, and timestamp queries for sample timing.
+OPTIONAL_FEATURES = ("shader-f16", "shader-f64", "subgroup", "cooperative-matrix",
+                     "timestamp-query")
+
+# wgpu-native reports every call on a lost or destroyed device as a validation error
+# carrying one of these phrases (and its device-lost callback only logs).
+_LOST_MARKERS = ("device is lost", "device lost", "device was lost", "device is invalid",
+                 "device has been destroyed", "device is destroyed")
+
+
+def select_adapter(power_preference: str = "high-performance",
+                   adapter_index: int | None = None):
+    """The adapter a context runs on: by index into ``enumerate_adapters`` when given,
+    else wgpu's choice for ``power_preference``. Raises ``GpuUnavailable`` when none."""
+    if power_preference not in ("high-performance", "low-power"):
+        raise InvalidArgument(f"power_preference must be 'high-performance' or "
+                              f"'low-power', got {power_preference!r}")
+    if adapter_index is not None:
+        if not isinstance(adapter_index, int) or isinstance(adapter_index, bool):
+            raise InvalidArgument(f"adapter_index must be an int, got {adapter_index!r}")
+        adapters = wgpu.gpu.enumerate_adapters_sync()
+        if not 0 <= adapter_index < len(adapters):
+            listing = "; ".join(f"{i}: {adapter_summary(a)}" for i, a in enumerate(adapters))
+            raise GpuUnavailable(f"no wgpu adapter {adapter_index}; there are "
+                                 f"{len(adapters)}: {listing or 'none'}")
+        return adapters[adapter_index]
+    try:
+        return wgpu.gpu.request_adapter_sync(power_preference=power_preference)
+    except Exception as exc:  # wgpu raises RuntimeError, or others for a missing driver
+        raise GpuUnavailable(f"wgpu found no adapter: {exc}") from exc
+
+
+def adapter_summary(adapter) -> str:
+    """``"llvmpipe (LLVM 15.0.6, 256 bits), Vulkan, CPU"``: device, backend, type."""
+    info = adapter.info
+    name = info.get("device") or info.get("description") or info.get("vendor") or "unknown"
+    return f"{name}, {info.get('backend_type', '?')}, {info.get('adapter_type', '?')}"
+
+
+def probe_adapter() -> tuple[bool, str]:
+    """Whether wgpu can run here, with the adapter it would use or why not."""
+    try:
+        return True, adapter_summary(select_adapter())
+    except GpuUnavailable as exc:
+        return False, str(exc)
+    except Exception as exc:  # a broken driver must not break the registry
+        return False, f"wgpu failed to find an adapter: {type(exc).__name__}: {exc}"
+
+
+def optional_features(adapter, timestamps: bool = True) -> list[str]:
+    """The OPTIONAL_FEATURES the adapter offers (without timestamp-query unless
+    ``timestamps``)."""
+    offered = set(adapter.features)
+    return [f for f in OPTIONAL_FEATURES
+            if f in offered and (timestamps or f != "timestamp-query")]
+
+
+def request_device(adapter, features: list[str]):
+    """A device with ``features`` and every limit at the adapter's maximum, so that
+    large buffers and bindings work (WebGPU's defaults cap bindings at 128 MiB)."""
+    limits = {name: value for name, value in adapter.limits.items() if value is not None}
+    try:
+        return adapter.request_device_sync(label="kernel-forge",
+                                           required_features=list(features),
+                                           required_limits=limits)
+    except Exception as exc:
+        raise GpuUnavailable(f"{adapter_summary(adapter)} refused a device with "
+                             f"features {features}: {exc}") from exc
+
+
+def subgroup_sizes(adapter) -> tuple[int, int] | None:
+    """(min, max) subgroup size read from wgpu-native's adapter info (wgpu-py 0.32's
+    ``adapter.info`` drops these fields), or None when the adapter does not say."""
+    c_info = ffi.new("WGPUAdapterInfo *")
+    try:
+        libf.wgpuAdapterGetInfo(adapter._internal, c_info)
+        low, high = int(c_info.subgroupMinSize), int(c_info.subgroupMaxSize)
+    except Exception:
+        return None
+    finally:
+        libf.wgpuAdapterInfoFreeMembers(c_info[0])
+    return (low, high) if 0 < low <= high else None
+
+
+def is_device_lost(message: str) -> bool:
+    """Whether a wgpu error message says the device is gone."""
+    text = message.lower()
+    return any(marker in text for marker in _LOST_MARKERS)
+
+
+def _message(exc: BaseException) -> str:
+    return str(exc).strip() or type(exc).__name__
+
+
+@contextlib.contextmanager
+def translate_errors(what: str) -> Iterator[None]:
+    """Turn wgpu's exceptions raised while doing ``what`` into ForgeErrors: a lost
+    device into ``DeviceLost``, out-of-memory into ``AllocationError``, any other
+    validation error into ``GpuValidation``, all with wgpu's message."""
+    try:
+        yield
+    except wgpu.GPUError as exc:
+        message = _message(exc)
+        if is_device_lost(message):
+            raise DeviceLost(f"{what}: {message}") from exc
+        if isinstance(exc, wgpu.GPUOutOfMemoryError):
+            raise AllocationError(f"{what}: the device is out of memory: {message}") from exc
+        raise GpuValidation(f"{what}: wgpu rejected it: {message}") from exc
+
+
+def compile_error(exc: BaseException, source: str, what: str) -> CompileError:
+    """A ``CompileError`` carrying naga's (or wgpu's) message as the log."""
+    return CompileError(f"{what}: wgpu rejected the WGSL", source=source, target="wgsl",
+                        log=_message(exc))
+
+
+# -- validation (naga through wgpu) -------------------------------------------------
+
+_validation_lock = threading.Lock()
+
+
+@functools.lru_cache(maxsize=1)
+def _validation_device():
+    adapter = select_adapter()
+    return request_device(adapter, optional_features(adapter, timestamps=False))
+
+
+def validate_wgsl(source: str, entry_point: str | None = None) -> None:
+    """Run naga on ``source`` (shader module creation, and a compute pipeline for
+    ``entry_point`` when given) on a cached default device. Raises ``CompileError``
+    (target ``"wgsl"``, naga's message as ``log``) when rejected, ``GpuUnavailable``
+    when wgpu has no adapter here."""
+    if not isinstance(source, str):
+        raise InvalidArgument(f"WGSL source must be a str, got {type(source).__name__}")
+    device = _validation_device()
+    what = f"validating WGSL{f' entry point {entry_point!r}' if entry_point else ''}"
+    with _validation_lock:
+        try:
+            module = device.create_shader_module(label="kforge-validate", code=source)
+            if entry_point is not None:
+                device.create_compute_pipeline(
+                    label="kforge-validate", layout="auto",
+                    compute={"module": module, "entry_point": entry_point})
+        except wgpu.GPUError as exc:
+            if is_device_lost(_message(exc)):
+                _validation_device.cache_clear()
+                raise DeviceLost(f"{what}: {_message(exc)}") from exc
+            raise compile_error(exc, source, what) from exc
