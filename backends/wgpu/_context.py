@@ -1,0 +1,460 @@
+"""``WgpuComputeContext``: the OracleContext contract on wgpu-py (WebGPU on Vulkan,
+Metal or D3D12), built on ``SlabContext``.
+
+Each slab of the topology is one device buffer. By default read-only storage and
+uniform views share one, read-write views have another and resident views a third,
+because WebGPU forbids binding one buffer as writable storage and as anything else in
+the same dispatch. Samples are timed with compute-pass timestamp writes when the
+device has ``timestamp-query`` (ticks scaled by the queue's timestamp period), else on
+the host clock. Submissions are tracked by wgpu-native's submission index, so a fence
+waits for exactly the work it names.
+"""
+
+from __future__ import annotations
+
+import collections
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import wgpu
+from wgpu.backends.wgpu_native import ffi, lib
+from wgpu.backends.wgpu_native._api import libf  # error-capturing calls, for what wgpu-py does not wrap
+
+from forge.allocator import SlabAllocator
+from forge.errors import AllocationError, DeviceLost, InvalidArgument, UnsupportedFeature
+from forge.kernel import Access, KernelSpec
+from forge.schedule import Schedule
+from forge.types import (AdapterConstraints, AdapterIdentity, BindingUsage, BufferView,
+                         MemoryTopology)
+
+from .._base import Launch, SlabContext, _api
+from ._device import (adapter_summary, compile_error, is_device_lost, optional_features,
+                      request_device, select_adapter, subgroup_sizes, translate_errors)
+
+__all__ = ["WgpuComputeContext"]
+
+_BINDING_TYPES = {Access.READ: "read-only-storage", Access.READ_WRITE: "storage",
+                  Access.UNIFORM: "uniform"}
+_MAX_BATCH = 256                # timed samples per submit (two queries each)
+_STAGING_CAP = 64 << 20         # largest readback chunk, bytes
+_BIND_GROUP_CACHE = 64          # bind-group sets kept per pipeline
+_SLAB_USAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
+_MAP_USAGE = wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
+
+
+def _align4(n: int) -> int:
+    return (n + 3) & ~3
+
+
+@dataclass
+class _Pipeline:
+    """A compiled kernel: its pipeline, its explicit bind group layouts (one per group
+    index), and the bind groups made for the view sets it has run on."""
+
+    pipeline: Any
+    layouts: tuple
+    bindings: tuple[tuple[int, int], ...]   # (group, binding) per buffer, in view order
+    bind_groups: dict = field(default_factory=dict)
+
+
+class WgpuComputeContext(SlabContext):
+    """WebGPU compute through wgpu-py; see the module docstring.
+
+    ``power_preference`` or ``adapter_index`` (into ``wgpu.gpu.enumerate_adapters``)
+    picks the adapter; ``timestamps=False`` forces host-clock timing; ``topology``
+    overrides the usage split (``MemoryTopology.split_by_usage()`` by default).
+    """
+
+    backend_name = "wgpu"
+    target = "wgsl"
+
+    def __init__(self, capacity_bytes: int = 64 << 20, *,
+                 power_preference: str = "high-performance", adapter_index: int | None = None,
+                 timestamps: bool = True, topology: MemoryTopology | None = None) -> None:
+        if not isinstance(capacity_bytes, int) or capacity_bytes <= 0:
+            raise InvalidArgument(f"capacity_bytes must be a positive int, got {capacity_bytes!r}")
+        adapter = select_adapter(power_preference, adapter_index)
+        features = optional_features(adapter, timestamps=bool(timestamps))
+        device = request_device(adapter, features)
+        limits = device.limits
+        alignment = max(4, limits["min-storage-buffer-offset-alignment"],
+                        limits["min-uniform-buffer-offset-alignment"])
+        super().__init__(SlabAllocator(capacity_bytes, alignment,
+                                       topology or MemoryTopology.split_by_usage()))
+        self._device = device
+        self._queue = device.queue
+        self._adapter = self._identity(adapter)
+        self._constraints = self._read_constraints(adapter, device)
+        self._timestamps = "timestamp-query" in device.features
+        self._period_ns = float(lib.wgpuQueueGetTimestampPeriod(self._queue._internal))
+        self._last_index = 0        # wgpu-native submission index of our last submit
+        self._completed_index = 0   # every submission up to here is known complete
+        self._done_fence = 0
+        self._pending: collections.deque[tuple[int, int]] = collections.deque()
+        self._staging = None
+        self._slabs = self._create_slabs()
+        if self._timestamps:
+            self._create_timestamp_resources()
+
+    # -- identity ------------------------------------------------------------------
+    @staticmethod
+    def _identity(adapter) -> AdapterIdentity:
+        info = adapter.info
+        native = ".".join(map(str, wgpu.backends.wgpu_native.lib_version_info))
+        return AdapterIdentity(
+            name=info.get("device") or adapter_summary(adapter),
+            vendor_id=int(info.get("vendor_id", 0)), device_id=int(info.get("device_id", 0)),
+            device_type=str(info.get("adapter_type", "unknown")),
+            backend=str(info.get("backend_type", "unknown")),
+            driver=info.get("vendor") or "unknown",
+            driver_info=f"{info.get('description') or 'no driver info'}; wgpu-native "
+                        f"{native}; wgpu-py {wgpu.__version__}",
+            architecture=info.get("architecture") or "")
+
+    @staticmethod
+    def _read_constraints(adapter, device) -> AdapterConstraints:
+        limits, features = device.limits, set(device.features)
+        return AdapterConstraints(
+            max_workgroup_size=(limits["max-compute-workgroup-size-x"],
+                                limits["max-compute-workgroup-size-y"],
+                                limits["max-compute-workgroup-size-z"]),
+            max_invocations_per_workgroup=limits["max-compute-invocations-per-workgroup"],
+            max_workgroups_per_dimension=(limits["max-compute-workgroups-per-dimension"],) * 3,
+            max_workgroup_storage_bytes=limits["max-compute-workgroup-storage-size"],
+            max_storage_binding_size=limits["max-storage-buffer-binding-size"],
+            max_buffer_size=limits["max-buffer-size"],
+            min_storage_offset_alignment=limits["min-storage-buffer-offset-alignment"],
+            min_uniform_offset_alignment=limits["min-uniform-buffer-offset-alignment"],
+            max_uniform_binding_size=limits["max-uniform-buffer-binding-size"],
+            max_bindings_per_group=limits["max-bindings-per-bind-group"],
+            subgroups="subgroup" in features,
+            subgroup_size=subgroup_sizes(adapter) if "subgroup" in features else None,
+            shader_f16="shader-f16" in features, shader_f64="shader-f64" in features,
+            cooperative_matrix="cooperative-matrix" in features,
+            timestamp_query="timestamp-query" in features)
+
+    @property
+    def adapter(self) -> AdapterIdentity:
+        return self._adapter
+
+    @property
+    def constraints(self) -> AdapterConstraints:
+        return self._constraints
+
+    @property
+    def timestamp_supported(self) -> bool:
+        return self._timestamps
+
+    @property
+    def timing_source(self) -> str:
+        return "gpu-timestamp" if self._timestamps else "host-wall-clock"
+
+    @property
+    def timestamp_period_ns(self) -> float:
+        """Nanoseconds per timestamp tick, as the queue reports it."""
+        return self._period_ns
+
+    @property
+    def device(self):
+        """The raw ``wgpu.GPUDevice``, for interop and fault-injection tests."""
+        if self._closed:
+            self._check_usable()
+        return self._device
+
+    def slab_buffer(self, slab: int):
+        """The ``wgpu.GPUBuffer`` backing slab ``slab`` (views carry their slab index)."""
+        self._check_usable()
+        if not 0 <= slab < len(self._slabs):
+            raise InvalidArgument(f"no slab {slab}; this context has {len(self._slabs)}")
+        return self._slabs[slab]
+
+    @_api
+    def clear_resident(self) -> None:
+        """Release every resident view (those ``clear_transient_allocations`` keeps),
+        after the device work that used them completed."""
+        kept = [i for i, s in enumerate(self._allocator.topology.slabs) if not s.recycled]
+        self._wait(self._allocator.clear(kept))
+
+    def _check_usable(self) -> None:
+        # wgpu-py 0.32 stops a device's poll thread exactly when destroy() is called and
+        # exposes no other loss state (device.lost is unimplemented), so look there too.
+        if (self._lost is None and not self._closed and self._device is not None
+                and getattr(self._device, "_poller", True) is None):
+            self._lost = "the device was destroyed"
+        super()._check_usable()
+
+    # -- resources -----------------------------------------------------------------
+    def _create_slabs(self) -> list:
+        limit = self._constraints.max_buffer_size
+        slabs = []
+        for i, layout in enumerate(self._allocator.topology.slabs):
+            size = self._allocator.slab_capacity(i)
+            if size > limit:
+                raise AllocationError(
+                    f"slab {layout.name!r} needs {size} bytes, over the adapter's "
+                    f"max_buffer_size of {limit}; ask for a smaller capacity")
+            usage = _SLAB_USAGE
+            if BindingUsage.UNIFORM in layout.usages:
+                usage |= wgpu.BufferUsage.UNIFORM
+            with translate_errors(f"creating slab {layout.name!r} of {size} bytes"):
+                slabs.append(self._device.create_buffer(label=f"kforge-{layout.name}",
+                                                        size=size, usage=usage))
+        return slabs
+
+    def _create_timestamp_resources(self) -> None:
+        count = 2 * _MAX_BATCH
+        with translate_errors("creating timestamp queries"):
+            self._query_set = self._device.create_query_set(type="timestamp", count=count)
+            self._resolve = self._device.create_buffer(
+                size=8 * count, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC)
+            self._ticks_staging = self._device.create_buffer(size=8 * count, usage=_MAP_USAGE)
+        self._ticks = np.zeros(count, np.uint64)
+        self._ts_writes = [{"query_set": self._query_set, "beginning_of_pass_write_index": 2 * i,
+                            "end_of_pass_write_index": 2 * i + 1} for i in range(_MAX_BATCH)]
+
+    def _staging_for(self, span: int):
+        """A persistent MAP_READ buffer of at least ``span`` bytes (grown on demand)."""
+        if self._staging is None or self._staging.size < span:
+            if self._staging is not None:
+                self._staging.destroy()
+                self._staging = None
+            size = max(span, min(1 << 20, _STAGING_CAP))
+            self._staging = self._device.create_buffer(label="kforge-staging", size=size,
+                                                       usage=_MAP_USAGE)
+        return self._staging
+
+    def _release(self) -> None:
+        device, self._device = self._device, None
+        buffers = self._slabs + [self._staging, getattr(self, "_resolve", None),
+                                 getattr(self, "_ticks_staging", None)]
+        self._slabs, self._staging, self._pending = [], None, collections.deque()
+        for buffer in buffers:
+            if buffer is not None:
+                try:
+                    buffer.destroy()  # free device memory now rather than at GC
+                except wgpu.GPUError:
+                    pass  # already gone with its device; nothing left to free
+
+    # -- submission tracking -------------------------------------------------------
+    def _submit(self, command_buffer) -> None:
+        handles = ffi.new("WGPUCommandBuffer[]", [command_buffer._internal])
+        self._last_index = int(libf.wgpuQueueSubmitForIndex(self._queue._internal, 1, handles))
+
+    def _complete_through(self, index: int) -> None:
+        """Block until submission ``index`` (and every earlier one) has completed."""
+        if index <= self._completed_index:
+            return
+        with translate_errors("waiting for the device"):
+            libf.wgpuDevicePoll(self._device._internal, True,
+                                ffi.new("WGPUSubmissionIndex *", index))
+        self._completed_index = index
+
+    def _signal(self, fence: int) -> None:
+        self._pending.append((fence, self._last_index))
+
+    def _wait(self, fence: int) -> None:
+        if not isinstance(fence, (int, np.integer)) or isinstance(fence, bool):
+            raise InvalidArgument(f"a fence is an int, got {fence!r}")
+        if fence <= self._done_fence:
+            return
+        if fence > self._fence:
+            raise InvalidArgument(f"fence {fence} was never handed out (the last is {self._fence})")
+        index = 0
+        while self._pending and self._pending[0][0] <= fence:
+            index = self._pending.popleft()[1]
+        self._complete_through(index)
+        self._done_fence = int(fence)
+
+    # -- bytes ---------------------------------------------------------------------
+    def _write(self, view: BufferView, data: memoryview) -> None:
+        buffer = self._checked_slab(view)
+        size = data.nbytes
+        body = size & ~3  # queue writes move whole 4-byte words
+        with translate_errors(f"writing {size} bytes to {view}"):
+            if body:
+                self._queue.write_buffer(buffer, view.offset, data, 0, body)
+            if size > body:
+                word = bytearray(4)
+                if view.offset + size < view.end:  # keep the view's bytes after the data
+                    self._copy_out(buffer, view.offset + body, memoryview(word))
+                word[:size - body] = data[body:]
+                self._queue.write_buffer(buffer, view.offset + body, word, 0, 4)
+
+    def _read_into(self, view: BufferView, out: memoryview) -> None:
+        buffer = self._checked_slab(view)
+        with translate_errors(f"reading {out.nbytes} bytes of {view}"):
+            for start in range(0, out.nbytes, _STAGING_CAP):
+                chunk = out[start:start + _STAGING_CAP]
+                self._copy_out(buffer, view.offset + start, chunk)
+
+    def _copy_out(self, buffer, offset: int, sink: memoryview) -> None:
+        """Copy ``sink.nbytes`` bytes at ``offset`` of ``buffer`` into ``sink`` through
+        the persistent staging buffer (the copy is queued after all earlier work)."""
+        span = _align4(sink.nbytes)
+        staging = self._staging_for(span)
+        encoder = self._device.create_command_encoder()
+        encoder.copy_buffer_to_buffer(buffer, offset, staging, 0, span)
+        self._submit(encoder.finish())
+        self._map_into(staging, span, sink)
+
+    def _map_into(self, staging, span: int, sink: memoryview) -> None:
+        try:
+            staging.map_async("READ", 0, span).sync_wait()
+        except RuntimeError as exc:  # wgpu-py reports a failed map as RuntimeError
+            if is_device_lost(str(exc)):
+                raise DeviceLost(f"mapping a readback buffer: {exc}") from exc
+            raise
+        try:
+            sink[:] = staging.read_mapped(0, span, copy=False)[:sink.nbytes]
+        finally:
+            staging.unmap()
+        self._completed_index = max(self._completed_index, self._last_index)
+
+    def _checked_slab(self, view: BufferView):
+        """The slab buffer of ``view``, after checks that keep out-of-range, misaligned
+        or zero-size ranges from ever reaching wgpu (a zero-size binding aborts the
+        process in wgpu-py 0.32)."""
+        if not 0 <= view.slab < len(self._slabs) or (
+                self._allocator.topology.slab_index(view.usage) != view.slab):
+            raise AllocationError(f"{view} does not belong to a slab of this context")
+        buffer = self._slabs[view.slab]
+        if view.length_bytes <= 0:
+            raise InvalidArgument(f"{view} is empty; wgpu cannot bind or copy zero bytes")
+        if view.offset % self._allocator.alignment or view.offset < 0:
+            raise AllocationError(f"{view} is not aligned to {self._allocator.alignment} bytes")
+        if view.offset + _align4(view.length_bytes) > buffer.size:
+            raise AllocationError(f"{view} reaches past the end of its slab "
+                                  f"({buffer.size} bytes)")
+        return buffer
+
+    # -- kernels -------------------------------------------------------------------
+    def _compile(self, kernel: KernelSpec, schedule: Schedule, source: str) -> _Pipeline:
+        groups = self._group_entries(kernel)
+        what = f"compiling kernel {kernel.id} under {schedule}"
+        try:
+            module = self._device.create_shader_module(label=kernel.id, code=source)
+            layouts = tuple(self._device.create_bind_group_layout(entries=entries)
+                            for entries in groups)
+            pipeline = self._device.create_compute_pipeline(
+                label=kernel.id,
+                layout=self._device.create_pipeline_layout(bind_group_layouts=layouts),
+                compute={"module": module, "entry_point": kernel.entry_point})
+        except wgpu.GPUError as exc:
+            if is_device_lost(str(exc)):
+                raise DeviceLost(f"{what}: {exc}") from exc
+            raise compile_error(exc, source, what) from exc
+        return _Pipeline(pipeline, layouts, tuple((b.group, b.binding) for b in kernel.buffers))
+
+    def _group_entries(self, kernel: KernelSpec) -> list[list[dict]]:
+        """Explicit bind group layout entries by access, one list per group index;
+        refuses layouts over the device's limits before wgpu sees them."""
+        limits = self._device.limits
+        count = max((b.group for b in kernel.buffers), default=-1) + 1
+        if count > limits["max-bind-groups"]:
+            raise UnsupportedFeature(f"kernel {kernel.id} uses {count} bind groups; the "
+                                     f"device allows {limits['max-bind-groups']}")
+        uniforms = sum(b.access is Access.UNIFORM for b in kernel.buffers)
+        storage = len(kernel.buffers) - uniforms
+        if storage > limits["max-storage-buffers-per-shader-stage"]:
+            raise UnsupportedFeature(
+                f"kernel {kernel.id} binds {storage} storage buffers; the device allows "
+                f"{limits['max-storage-buffers-per-shader-stage']} per shader stage")
+        groups: list[list[dict]] = [[] for _ in range(count)]
+        for spec in kernel.buffers:
+            groups[spec.group].append({"binding": spec.binding,
+                                       "visibility": wgpu.ShaderStage.COMPUTE,
+                                       "buffer": {"type": _BINDING_TYPES[spec.access]}})
+        return groups
+
+    def _bind_groups(self, compiled: _Pipeline, views: tuple[BufferView, ...]) -> tuple:
+        """The bind groups for ``views`` (cached per pipeline: the slabs never move)."""
+        key = tuple((v.slab, v.offset, v.length_bytes) for v in views)
+        groups = compiled.bind_groups.get(key)
+        if groups is not None:
+            return groups
+        entries: list[list[dict]] = [[] for _ in compiled.layouts]
+        for view, (group, binding) in zip(views, compiled.bindings):
+            buffer = self._checked_slab(view)
+            entries[group].append({"binding": binding, "resource": {
+                "buffer": buffer, "offset": view.offset, "size": _align4(view.length_bytes)}})
+        with translate_errors("creating bind groups"):
+            groups = tuple(self._device.create_bind_group(layout=layout, entries=group)
+                           for layout, group in zip(compiled.layouts, entries))
+        if len(compiled.bind_groups) >= _BIND_GROUP_CACHE:
+            compiled.bind_groups.pop(next(iter(compiled.bind_groups)))
+        compiled.bind_groups[key] = groups
+        return groups
+
+    @staticmethod
+    def _encode(encoder, compiled: _Pipeline, groups: tuple, workgroups, repeat: int = 1,
+                timestamp_writes: dict | None = None) -> None:
+        """One compute pass running the dispatch ``repeat`` times."""
+        compute = encoder.begin_compute_pass(timestamp_writes=timestamp_writes)
+        compute.set_pipeline(compiled.pipeline)
+        for index, group in enumerate(groups):
+            compute.set_bind_group(index, group)
+        for _ in range(repeat):
+            compute.dispatch_workgroups(*workgroups)
+        compute.end()
+
+    def _enqueue(self, compiled: _Pipeline, launch: Launch) -> None:
+        groups = self._bind_groups(compiled, launch.views)
+        with translate_errors(f"dispatching kernel {launch.kernel.id}"):
+            encoder = self._device.create_command_encoder()
+            self._encode(encoder, compiled, groups, launch.workgroups)
+            self._submit(encoder.finish())
+
+    def _launch(self, compiled: _Pipeline, launch: Launch, warmups: int,
+                samples: int) -> list[int]:
+        groups = self._bind_groups(compiled, launch.views)
+        with translate_errors(f"running kernel {launch.kernel.id}"):
+            if self._timestamps:
+                return self._timed_on_device(compiled, groups, launch.workgroups, warmups, samples)
+            return self._timed_on_host(compiled, groups, launch.workgroups, warmups, samples)
+
+    def _timed_on_device(self, compiled, groups, workgroups, warmups, samples) -> list[int]:
+        """Warmups in one untimed pass, then one timestamped pass per sample, up to
+        ``_MAX_BATCH`` samples per submit; ticks scaled by the timestamp period."""
+        times: list[int] = []
+        encoder = self._device.create_command_encoder()
+        if warmups:
+            self._encode(encoder, compiled, groups, workgroups, repeat=warmups)
+        while len(times) < samples:
+            batch = min(samples - len(times), _MAX_BATCH)
+            for i in range(batch):
+                self._encode(encoder, compiled, groups, workgroups,
+                             timestamp_writes=self._ts_writes[i])
+            encoder.resolve_query_set(self._query_set, 0, 2 * batch, self._resolve, 0)
+            encoder.copy_buffer_to_buffer(self._resolve, 0, self._ticks_staging, 0, 16 * batch)
+            self._submit(encoder.finish())
+            ticks = self._ticks[:2 * batch]
+            self._map_into(self._ticks_staging, 16 * batch, memoryview(ticks).cast("B"))
+            times.extend(self._ticks_to_ns(ticks))
+            encoder = self._device.create_command_encoder()
+        return times
+
+    def _ticks_to_ns(self, ticks: np.ndarray) -> list[int]:
+        # Pairs (begin, end) per pass. A pass at or below the timer's resolution reads
+        # as one tick: a zero would claim the kernel took no time at all.
+        elapsed = (ticks[1::2].astype(np.int64) - ticks[0::2].astype(np.int64)) * self._period_ns
+        resolution = max(1, round(self._period_ns))
+        return [max(resolution, round(t)) for t in elapsed.tolist()]
+
+    def _timed_on_host(self, compiled, groups, workgroups, warmups, samples) -> list[int]:
+        """Host clock around encode, submit and completion of each sample."""
+        if warmups:
+            encoder = self._device.create_command_encoder()
+            self._encode(encoder, compiled, groups, workgroups, repeat=warmups)
+            self._submit(encoder.finish())
+            self._complete_through(self._last_index)
+        times = []
+        for _ in range(samples):
+            start = time.perf_counter_ns()
+            encoder = self._device.create_command_encoder()
+            self._encode(encoder, compiled, groups, workgroups)
+            self._submit(encoder.finish())
+            self._complete_through(self._last_index)
+            times.append(max(1, time.perf_counter_ns() - start))
+        return times
