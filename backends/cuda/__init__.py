@@ -1,7 +1,7 @@
 """The CUDA backend (cuda-python: driver API + NVRTC).
 
 Importing this package does not import cuda; ``CudaComputeContext`` and the NVRTC
-compiler are loaded on first use.
+compiler (``compile_cuda``, which needs no GPU) are loaded on first use.
 """
 
 from __future__ import annotations
@@ -11,7 +11,17 @@ import importlib.util
 
 from forge.registry import BackendEntry
 
-__all__ = ["CudaComputeContext", "CapturedCudaGraph", "entry"]
+__all__ = ["CudaComputeContext", "CapturedCudaGraph", "compile_cuda", "compile_stats",
+           "nvrtc_version", "entry"]
+
+# Public name -> (internal module, attribute), imported on first access.
+_LAZY = {
+    "CudaComputeContext": ("_context", "CudaComputeContext"),
+    "CapturedCudaGraph": ("_context", "CapturedCudaGraph"),
+    "compile_cuda": ("_nvrtc", "compile_cuda"),
+    "compile_stats": ("_nvrtc", "STATS"),
+    "nvrtc_version": ("_nvrtc", "nvrtc_version"),
+}
 
 
 @functools.lru_cache(maxsize=None)
@@ -30,11 +40,10 @@ def _open(**options):
 
 
 def __getattr__(name: str):
-    if name in ("CudaComputeContext", "CapturedCudaGraph"):
-        from . import _context
-
-        return getattr(_context, name)
-    raise AttributeError(name)
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attribute = _LAZY[name]
+    return getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
 
 
 entry = BackendEntry(

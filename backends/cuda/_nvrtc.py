@@ -1,0 +1,254 @@
+"""NVRTC: CUDA C to a cubin or PTX image, with no GPU needed, behind an on-disk cache.
+
+The cache is keyed by the source, entry point, options, architecture, output kind and
+NVRTC version. Entries are written atomically (a temporary file renamed into place) and
+carry a sha256 of their payload, so a torn or corrupt file is a miss, never a bad
+module. ``STATS`` counts NVRTC runs and cache hits, so tests can prove a hit.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import re
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from forge.errors import CompileError, GpuUnavailable, InvalidArgument, UnsupportedFeature
+
+from ._driver import check, default_arch, error_for
+
+__all__ = ["compile_cuda", "nvrtc_version", "supported_archs", "cache_dir", "CompileStats",
+           "STATS", "OUTPUTS"]
+
+OUTPUTS = ("cubin", "ptx")
+_MAGIC = b"KFNVRTC1"  # cache file header; bump when the file layout changes
+_ARCH = re.compile(r"^(sm|compute)_(\d+)([af]?)$")
+
+
+@dataclass
+class CompileStats:
+    """Process-wide counters of the compile cache."""
+
+    compiles: int = 0     # NVRTC runs (successful or not)
+    disk_hits: int = 0    # images served from the disk cache
+    disk_writes: int = 0  # images written to the disk cache
+    disk_errors: int = 0  # corrupt entries skipped and writes that failed
+
+    def snapshot(self) -> dict:
+        return asdict(self)
+
+
+STATS = CompileStats()
+
+
+def _nvrtc():
+    """The cuda.bindings NVRTC module, with a missing library as ``GpuUnavailable``."""
+    try:
+        from cuda.bindings import nvrtc
+    except ImportError as exc:
+        raise GpuUnavailable(f"cuda-python is not installed ({exc}); "
+                             "pip install cuda-bindings nvidia-cuda-nvrtc") from exc
+    return nvrtc
+
+
+@functools.lru_cache(maxsize=None)
+def nvrtc_version() -> tuple[int, int]:
+    """NVRTC's (major, minor); ``GpuUnavailable`` when libnvrtc cannot be loaded."""
+    nvrtc = _nvrtc()
+    try:
+        result = nvrtc.nvrtcVersion()
+    except (RuntimeError, OSError) as exc:  # cuda.pathfinder could not find libnvrtc
+        raise GpuUnavailable(f"the NVRTC library was not found ({exc}); "
+                             "pip install nvidia-cuda-nvrtc") from exc
+    major, minor = check(result, "nvrtcVersion")
+    return int(major), int(minor)
+
+
+@functools.lru_cache(maxsize=None)
+def supported_archs() -> tuple[int, ...]:
+    """The architectures this NVRTC can target, as numbers (``90`` for sm_90)."""
+    nvrtc_version()
+    return tuple(int(a) for a in check(_nvrtc().nvrtcGetSupportedArchs(),
+                                       "nvrtcGetSupportedArchs"))
+
+
+def cache_dir() -> Path:
+    """Where compiled images are kept: ``$FORGE_CACHE_DIR/nvrtc``, else
+    ``~/.cache/kernel-forge/nvrtc``."""
+    root = os.environ.get("FORGE_CACHE_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "kernel-forge")
+    return Path(root) / "nvrtc"
+
+
+@functools.lru_cache(maxsize=None)
+def include_options() -> tuple[str, ...]:
+    """``-I`` for the CUDA headers (``cuda_fp16.h`` and friends) when a toolkit or
+    header wheel is installed; NVRTC itself ships none. Empty when none is found."""
+    candidates = []
+    try:
+        from cuda import pathfinder
+
+        found = pathfinder.find_nvidia_header_directory("cudart")
+        if found:
+            candidates.append(found)
+    except Exception:  # an older pathfinder without header lookup, or none found
+        pass
+    for env in ("CUDA_HOME", "CUDA_PATH"):
+        if os.environ.get(env):
+            candidates.append(os.path.join(os.environ[env], "include"))
+    candidates.append("/usr/local/cuda/include")
+    for directory in candidates:
+        if os.path.isfile(os.path.join(directory, "cuda_fp16.h")):
+            return (f"--include-path={directory}",)
+    return ()
+
+
+def _checked_arch(arch: str, output: str) -> str:
+    match = _ARCH.match(arch) if isinstance(arch, str) else None
+    if match is None:
+        raise InvalidArgument(f"arch must look like 'sm_90' or 'compute_90', got {arch!r}")
+    if output == "cubin" and match.group(1) != "sm":
+        raise InvalidArgument(f"a cubin needs a real architecture (sm_XX), got {arch!r}; "
+                              "use output='ptx' for a virtual one")
+    supported = supported_archs()
+    if int(match.group(2)) not in supported:
+        major, minor = nvrtc_version()
+        raise UnsupportedFeature(
+            f"NVRTC {major}.{minor} cannot target {arch}; it supports "
+            f"{', '.join(f'sm_{a}' for a in supported)}")
+    return arch
+
+
+def _cache_key(source: str, entry_point: str, arch: str, output: str,
+               options: tuple[str, ...]) -> str:
+    text = json.dumps({"source": source, "entry": entry_point, "arch": arch, "output": output,
+                       "options": list(options), "nvrtc": list(nvrtc_version()),
+                       "format": _MAGIC.decode()}, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _load(path: Path) -> bytes | None:
+    try:
+        blob = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError:
+        STATS.disk_errors += 1
+        return None
+    head, digest, payload = blob[:len(_MAGIC)], blob[len(_MAGIC):len(_MAGIC) + 32], blob[len(_MAGIC) + 32:]
+    if head != _MAGIC or hashlib.sha256(payload).digest() != digest or not payload:
+        STATS.disk_errors += 1
+        return None
+    return payload
+
+
+def _store(path: Path, image: bytes) -> None:
+    """Write atomically: a reader sees the old entry, no entry, or the whole new one."""
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            f.write(_MAGIC + hashlib.sha256(image).digest() + image)
+        os.replace(tmp, path)
+        tmp = None
+        STATS.disk_writes += 1
+    except OSError:  # a read-only or full cache directory costs a recompile, nothing more
+        STATS.disk_errors += 1
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+def _log(nvrtc, program) -> str:
+    size = check(nvrtc.nvrtcGetProgramLogSize(program), "nvrtcGetProgramLogSize")
+    if size <= 1:
+        return ""
+    buffer = bytearray(size)
+    check(nvrtc.nvrtcGetProgramLog(program, buffer), "nvrtcGetProgramLog")
+    return bytes(buffer).rstrip(b"\0").decode(errors="replace")
+
+
+def _image(nvrtc, program, output: str) -> bytes:
+    get_size, get = ((nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN) if output == "cubin"
+                     else (nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX))
+    size = check(get_size(program), get_size.__name__)
+    buffer = bytearray(size)
+    check(get(program, buffer), get.__name__)
+    return bytes(buffer)  # PTX keeps its terminating NUL, as cuModuleLoadData wants
+
+
+def _summary(log: str) -> str:
+    """The first error line of an NVRTC log, for the exception's one-line message."""
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    return next((line for line in lines if "error" in line), lines[0] if lines else "no log")
+
+
+def _run_nvrtc(source: str, entry_point: str, arch: str, output: str,
+               options: tuple[str, ...]) -> bytes:
+    nvrtc = _nvrtc()
+    program = check(nvrtc.nvrtcCreateProgram(source.encode(), f"{entry_point}.cu".encode(),
+                                             0, [], []), "nvrtcCreateProgram")
+    try:
+        encoded = [o.encode() for o in options]
+        result = nvrtc.nvrtcCompileProgram(program, len(encoded), encoded)
+        STATS.compiles += 1
+        log = _log(nvrtc, program)
+        if result[0]:
+            error = error_for(result[0], "nvrtcCompileProgram")
+            if not isinstance(error, CompileError):
+                raise error
+            raise CompileError(
+                f"NVRTC could not compile {entry_point!r} for {arch} "
+                f"({result[0].name}): {_summary(log)}",
+                source=source, target="cuda", options=options, log=log)
+        image = _image(nvrtc, program, output)
+    finally:
+        nvrtc.nvrtcDestroyProgram(program)
+    if not _has_entry(image, entry_point, output):
+        raise CompileError(
+            f"entry point {entry_point!r} is not in the compiled {output}: declare it "
+            f"extern \"C\" __global__ (C++ names are mangled)",
+            source=source, target="cuda", options=options, log=log)
+    return image
+
+
+def _has_entry(image: bytes, entry_point: str, output: str) -> bool:
+    if output == "ptx":
+        return re.search(rb"\.entry\s+" + re.escape(entry_point.encode()) + rb"\s*\(",
+                         image) is not None
+    return b".text." + entry_point.encode() + b"\0" in image
+
+
+def compile_cuda(source: str, entry_point: str, arch: str | None = None,
+                 output: str = "cubin", options: tuple[str, ...] = ()) -> bytes:
+    """Compile CUDA C ``source`` with NVRTC and return the image (cubin bytes, or PTX
+    text with its terminating NUL). ``arch`` is ``"sm_XX"`` or (PTX only)
+    ``"compute_XX"``; by default the current device's, or ``sm_90`` with no GPU.
+    Served from the disk cache when the same compile was done before, in any process.
+    Raises ``CompileError`` carrying the NVRTC log, the source and the options."""
+    if not isinstance(source, str) or not source.strip():
+        raise InvalidArgument("source must be non-empty CUDA C text")
+    if not isinstance(entry_point, str) or not entry_point.isidentifier():
+        raise InvalidArgument(f"entry_point must be an identifier, got {entry_point!r}")
+    if output not in OUTPUTS:
+        raise InvalidArgument(f"output must be one of {OUTPUTS}, got {output!r}")
+    if isinstance(options, str) or not all(isinstance(o, str) for o in options):
+        raise InvalidArgument(f"options must be a sequence of strings, got {options!r}")
+    arch = _checked_arch(arch or default_arch(), output)
+    full = (f"--gpu-architecture={arch}", *include_options(), *options)
+    path = cache_dir() / f"{_cache_key(source, entry_point, arch, output, full)}.{output}"
+    image = _load(path)
+    if image is not None:
+        STATS.disk_hits += 1
+        return image
+    image = _run_nvrtc(source, entry_point, arch, output, full)
+    _store(path, image)
+    return image
