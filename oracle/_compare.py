@@ -1,0 +1,224 @@
+"""``compare(got, want, tolerance) -> Comparison``: the tolerance comparison every
+verdict rests on.
+
+Checks run in a fixed order and stop at the first that fails structurally: shape,
+dtype, then element by element the non-finite pattern (NaN, +-Inf, and -0.0 when the
+policy asks) and finally values, measured as absolute, relative and ULP distance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from forge.errors import InvalidArgument
+
+from ._tolerance import Tolerance, default_tolerance, dtype_name
+
+__all__ = ["compare", "Comparison", "Mismatch", "ulp_distance"]
+
+_SHOWN = 8  # first mismatches and largest errors kept in a report
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """One element that failed: where, what came back, what was expected, and why."""
+
+    index: tuple[int, ...]
+    got: Any
+    want: Any
+    kind: str            # "value", "nan", "inf", "finite", "signed zero"
+    abs_error: float = float("nan")
+    rel_error: float = float("nan")
+    ulp: int | None = None
+
+    def describe(self) -> str:
+        where = ",".join(map(str, self.index))
+        text = f"[{where}] got {_fmt(self.got)} want {_fmt(self.want)}"
+        if self.kind == "value":
+            return text + f" (abs {self.abs_error:.3g}, rel {self.rel_error:.3g}, ulp {self.ulp})"
+        return text + f" ({self.kind})"
+
+    def as_dict(self) -> dict:
+        return {"index": list(self.index), "got": _json_number(self.got),
+                "want": _json_number(self.want), "kind": self.kind,
+                "abs_error": _json_number(self.abs_error),
+                "rel_error": _json_number(self.rel_error), "ulp": self.ulp}
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """The outcome of ``compare``. ``reason`` names the first structural failure
+    (``"shape"``, ``"dtype"``) or is ``""``; element failures are counted in
+    ``mismatches`` (of which ``nonfinite_mismatches`` disagree in NaN/Inf/zero-sign
+    pattern) and listed in ``first_mismatches`` (in index order) and ``largest`` (by
+    ULP, then absolute error). Error maxima cover elements finite on both sides."""
+
+    passed: bool
+    tolerance: Tolerance
+    shape: tuple[tuple[int, ...], tuple[int, ...]]
+    dtype: tuple[str, str]
+    count: int = 0
+    reason: str = ""
+    mismatches: int = 0
+    nonfinite_mismatches: int = 0
+    max_abs: float = 0.0
+    max_rel: float = 0.0
+    max_ulp: int = 0
+    first_mismatches: tuple[Mismatch, ...] = ()
+    largest: tuple[Mismatch, ...] = field(default=(), repr=False)
+
+    def __bool__(self) -> bool:
+        return self.passed
+
+    def report(self, label: str = "output") -> str:
+        """A readable account: verdict, error maxima, first mismatches, largest errors."""
+        if self.reason == "shape":
+            return f"{label}: shape differs: got {self.shape[0]}, want {self.shape[1]}"
+        if self.reason == "dtype":
+            return f"{label}: dtype differs: got {self.dtype[0]}, want {self.dtype[1]}"
+        verdict = "ok" if self.passed else f"MISMATCH in {self.mismatches} of {self.count} elements"
+        lines = [f"{label}: {verdict} ({self.dtype[1]}, {self.tolerance.describe()})",
+                 f"  max abs {self.max_abs:.3g}  max rel {self.max_rel:.3g}  max ulp {self.max_ulp}"]
+        if self.nonfinite_mismatches:
+            lines.append(f"  {self.nonfinite_mismatches} elements differ in their non-finite "
+                         "pattern (NaN / Inf / zero sign)")
+        if self.first_mismatches:
+            lines.append("  first mismatches:")
+            lines += [f"    {m.describe()}" for m in self.first_mismatches]
+        if self.largest and not self.passed:
+            lines.append("  largest errors:")
+            lines += [f"    {m.describe()}" for m in self.largest]
+        return "\n".join(lines)
+
+    def as_dict(self) -> dict:
+        return {"passed": self.passed, "reason": self.reason, "count": self.count,
+                "shape": [list(s) for s in self.shape], "dtype": list(self.dtype),
+                "mismatches": self.mismatches, "nonfinite_mismatches": self.nonfinite_mismatches,
+                "max_abs": _json_number(self.max_abs), "max_rel": _json_number(self.max_rel),
+                "max_ulp": self.max_ulp, "tolerance": self.tolerance.as_dict(),
+                "first_mismatches": [m.as_dict() for m in self.first_mismatches],
+                "largest": [m.as_dict() for m in self.largest]}
+
+
+def _fmt(value: Any) -> str:
+    # numpy prints the shortest text that round-trips in the value's own precision.
+    return str(value)
+
+
+def _json_number(value: Any) -> Any:
+    """A JSON-safe number: NaN and +-Inf become strings, numpy scalars Python ones."""
+    if isinstance(value, (float, np.floating)):
+        value = float(value)
+        return value if np.isfinite(value) else str(value)
+    if isinstance(value, np.integer):
+        return int(value)
+    return value
+
+
+_INT_OF_FLOAT = {2: np.int16, 4: np.int32, 8: np.int64}
+
+
+def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """How many representable values lie between ``a`` and ``b`` (same float dtype),
+    as uint64; -0.0 and +0.0 are 0 apart. Meaningless for NaN."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype != b.dtype or a.dtype.kind != "f":
+        raise InvalidArgument(f"ulp_distance needs two arrays of one float dtype, got "
+                              f"{a.dtype} and {b.dtype}")
+    ints = _INT_OF_FLOAT[a.dtype.itemsize]
+    magnitude_mask = np.iinfo(ints).max
+
+    def signed_rank(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        bits = x.view(ints).astype(np.int64)
+        negative = bits < 0
+        return negative, (bits & magnitude_mask).astype(np.uint64)
+
+    neg_a, mag_a = signed_rank(a)
+    neg_b, mag_b = signed_rank(b)
+    same = neg_a == neg_b
+    # Same sign: distance of magnitudes; opposite signs: both distances to zero added.
+    return np.where(same, np.where(mag_a > mag_b, mag_a - mag_b, mag_b - mag_a), mag_a + mag_b)
+
+
+def _flush(x: np.ndarray) -> np.ndarray:
+    tiny = np.finfo(x.dtype).tiny
+    subnormal = (x != 0) & (np.abs(x) < tiny)
+    if not subnormal.any():
+        return x
+    return np.where(subnormal, np.copysign(np.zeros_like(x), x), x)
+
+
+def _pattern_mismatch(g: np.ndarray, w: np.ndarray, tol: Tolerance) -> np.ndarray:
+    """Per element, the non-finite class it disagrees on ("" where none)."""
+    kinds = np.full(g.shape, "", dtype=object)
+    g_nan, w_nan = np.isnan(g), np.isnan(w)
+    nan_bad = (g_nan != w_nan) | ((g_nan | w_nan) if tol.nan == "forbid" else False)
+    g_inf, w_inf = np.isinf(g), np.isinf(w)
+    inf_bad = ~nan_bad & ~g_nan & ~w_nan & (g_inf | w_inf) & (g != w)
+    kinds[nan_bad] = "nan"
+    kinds[inf_bad] = "inf"
+    if tol.signed_zeros:
+        zero_bad = (g == 0) & (w == 0) & (np.signbit(g) != np.signbit(w))
+        kinds[zero_bad] = "signed zero"
+    return kinds
+
+
+def _errors(g: np.ndarray, w: np.ndarray, finite: np.ndarray):
+    """Absolute, relative and ULP distance over the elements finite on both sides."""
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        g64, w64 = g.astype(np.float64), w.astype(np.float64)  # signalling NaNs: no warning
+        abs_err = np.where(finite, np.abs(g64 - w64), 0.0)
+        rel_err = np.where(abs_err == 0, 0.0, abs_err / np.abs(w64))
+    if g.dtype.kind == "f":
+        ulp = np.where(finite, ulp_distance(g, w), np.uint64(0))
+    else:
+        ulp = abs_err.astype(np.uint64)
+    return abs_err, rel_err, ulp
+
+
+def _mismatch(i: int, shape, g, w, kind, abs_err, rel_err, ulp) -> Mismatch:
+    index = tuple(int(x) for x in np.unravel_index(i, shape))
+    return Mismatch(index, g[i], w[i], kind,
+                    float(abs_err[i]), float(rel_err[i]), int(ulp[i]))
+
+
+def compare(got: Any, want: Any, tolerance: "Tolerance | dict | None" = None) -> Comparison:
+    """Compare ``got`` with ``want`` (array-likes) under ``tolerance`` (a Tolerance,
+    or overrides merged into the default for ``want``'s dtype)."""
+    got, want = np.asarray(got), np.asarray(want)
+    tol = default_tolerance(want.dtype).merged(tolerance)
+    shapes = (tuple(got.shape), tuple(want.shape))
+    dtypes = (dtype_name(got.dtype), dtype_name(want.dtype))
+    base = dict(tolerance=tol, shape=shapes, dtype=dtypes)
+    if shapes[0] != shapes[1]:
+        return Comparison(False, reason="shape", **base)
+    if got.dtype != want.dtype:
+        return Comparison(False, reason="dtype", **base)
+    if want.dtype.kind not in "fiub":
+        raise InvalidArgument(f"compare handles float, integer and bool arrays, got {want.dtype}")
+    g, w = got.reshape(-1), want.reshape(-1)
+    floating = w.dtype.kind == "f"
+    if floating and tol.flush_subnormals:
+        g, w = _flush(g), _flush(w)
+    kinds = _pattern_mismatch(g, w, tol) if floating else np.full(g.shape, "", dtype=object)
+    finite = (np.isfinite(g) & np.isfinite(w)) if floating else np.ones(g.shape, bool)
+    abs_err, rel_err, ulp = _errors(g, w, finite)
+    with np.errstate(over="ignore", invalid="ignore"):
+        within = (abs_err <= tol.atol + tol.rtol * np.abs(w.astype(np.float64))) | (ulp <= tol.ulp)
+    value_bad = finite & ~within & (kinds == "")
+    kinds[value_bad] = "value"
+    bad = np.flatnonzero(kinds != "")
+    args = (got.shape, g, w)
+    first = tuple(_mismatch(i, *args, kinds[i], abs_err, rel_err, ulp) for i in bad[:_SHOWN])
+    ranked = np.flatnonzero(value_bad if value_bad.any() else finite & (abs_err > 0))
+    order = np.lexsort((-abs_err[ranked], -ulp[ranked].astype(np.float64)))[:_SHOWN]
+    largest = tuple(_mismatch(i, *args, kinds[i] or "value", abs_err, rel_err, ulp)
+                    for i in ranked[order])
+    return Comparison(
+        passed=bad.size == 0, count=int(g.size), mismatches=int(bad.size),
+        nonfinite_mismatches=int(bad.size - value_bad.sum()),
+        max_abs=float(abs_err.max(initial=0.0)), max_rel=float(rel_err.max(initial=0.0)),
+        max_ulp=int(ulp.max(initial=0)), first_mismatches=first, largest=largest, **base)
