@@ -37,7 +37,8 @@ __all__ = ["WgpuComputeContext"]
 
 _BINDING_TYPES = {Access.READ: "read-only-storage", Access.READ_WRITE: "storage",
                   Access.UNIFORM: "uniform"}
-_MAX_BATCH = 256                # timed samples per submit (two queries each)
+_MAX_BATCH = 256                # timed samples per readback (two queries each)
+_SUBMIT_EVERY = 16              # timed passes per submit
 _STAGING_CAP = 64 << 20         # largest readback chunk, bytes
 _BIND_GROUP_CACHE = 64          # bind-group sets kept per pipeline
 _SLAB_USAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
@@ -301,7 +302,9 @@ class WgpuComputeContext(SlabContext):
 
     def _map_into(self, staging, span: int, sink: memoryview) -> None:
         try:
-            staging.map_async("READ", 0, span).sync_wait()
+            # The copy into ``staging`` was just submitted, so wgpu-py's plain "READ"
+            # mode would only add an empty submit (its guard for mapping before any).
+            staging.map_async("READ_NOSYNC", 0, span).sync_wait()
         except RuntimeError as exc:  # wgpu-py reports a failed map as RuntimeError
             if is_device_lost(str(exc)):
                 raise DeviceLost(f"mapping a readback buffer: {exc}") from exc
@@ -415,8 +418,9 @@ class WgpuComputeContext(SlabContext):
             return self._timed_on_host(compiled, groups, launch.workgroups, warmups, samples)
 
     def _timed_on_device(self, compiled, groups, workgroups, warmups, samples) -> list[int]:
-        """Warmups in one untimed pass, then one timestamped pass per sample, up to
-        ``_MAX_BATCH`` samples per submit; ticks scaled by the timestamp period."""
+        """Warmups in one untimed pass, then one timestamped pass per sample. Passes go
+        out ``_SUBMIT_EVERY`` at a time so the device runs while the host encodes; the
+        ticks of up to ``_MAX_BATCH`` samples are resolved and read back at once."""
         times: list[int] = []
         encoder = self._device.create_command_encoder()
         if warmups:
@@ -426,6 +430,9 @@ class WgpuComputeContext(SlabContext):
             for i in range(batch):
                 self._encode(encoder, compiled, groups, workgroups,
                              timestamp_writes=self._ts_writes[i])
+                if i % _SUBMIT_EVERY == _SUBMIT_EVERY - 1 and i != batch - 1:
+                    self._submit(encoder.finish())
+                    encoder = self._device.create_command_encoder()
             encoder.resolve_query_set(self._query_set, 0, 2 * batch, self._resolve, 0)
             encoder.copy_buffer_to_buffer(self._resolve, 0, self._ticks_staging, 0, 16 * batch)
             self._submit(encoder.finish())
