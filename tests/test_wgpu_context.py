@@ -311,6 +311,14 @@ def test_timestamps_of_a_long_kernel_agree_with_the_host_clock(ctx):
     assert sum(times) >= 0.5 * host, (times, host)
 
 
+def test_ticks_are_scaled_by_the_timestamp_period(ctx, monkeypatch):
+    monkeypatch.setattr(ctx, "_period_ns", 2.5)  # e.g. a 400 MHz timer
+    ticks = np.array([100, 104, 7, 7, 2**40, 2**40 + 1000], np.uint64)
+    assert ctx._ticks_to_ns(ticks) == [10, 2, 2500]  # an empty pass reads as one tick
+    with pytest.raises(forge.GpuValidation, match="backwards"):
+        ctx._ticks_to_ns(np.array([10, 9], np.uint64))
+
+
 def test_forced_host_clock_fallback_says_so_and_still_times(request):
     require_available(request.config, "wgpu")
     with forge.open_context("wgpu", timestamps=False) as ctx:

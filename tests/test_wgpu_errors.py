@@ -165,6 +165,9 @@ def test_element_counts_beyond_the_dispatch_limits_are_unsupported(env):
         env.ctx.run_kernel(wide, Schedule(64), [env.y], N)
     with pytest.raises(UnsupportedFeature, match="workgroups"):
         env.ctx.dispatch(wide, Schedule(64), [env.y], N)
+    negative = _fill(grid=lambda schedule, n: (-1, 1, 1), kernel_id="test_wgpu_negative")
+    with pytest.raises(InvalidArgument, match="workgroups"):
+        env.ctx.run_kernel(negative, Schedule(64), [env.y], N)
     env.assert_healthy()
 
 

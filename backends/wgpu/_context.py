@@ -20,10 +20,13 @@ from typing import Any
 import numpy as np
 import wgpu
 from wgpu.backends.wgpu_native import ffi, lib
-from wgpu.backends.wgpu_native._api import libf  # error-capturing calls, for what wgpu-py does not wrap
+# libf: wgpu-native's functions wrapped to raise wgpu's errors; used for what wgpu-py
+# 0.32 does not expose (submission indices, polling for one, the timestamp period).
+from wgpu.backends.wgpu_native._api import libf
 
 from forge.allocator import SlabAllocator
-from forge.errors import AllocationError, DeviceLost, InvalidArgument, UnsupportedFeature
+from forge.errors import (AllocationError, DeviceLost, GpuValidation, InvalidArgument,
+                          UnsupportedFeature)
 from forge.kernel import Access, KernelSpec
 from forge.schedule import Schedule
 from forge.types import (AdapterConstraints, AdapterIdentity, BindingUsage, BufferView,
@@ -58,6 +61,19 @@ class _Pipeline:
     layouts: tuple
     bindings: tuple[tuple[int, int], ...]   # (group, binding) per buffer, in view order
     bind_groups: dict = field(default_factory=dict)
+
+
+@dataclass
+class _Timestamps:
+    """Timestamp queries for ``_MAX_BATCH`` passes, where they resolve to, the mapped
+    buffer they are read through, the host array they land in, and each pass's
+    ``timestamp_writes`` (built once: they are the same for every run)."""
+
+    query_set: Any
+    resolve: Any
+    staging: Any
+    ticks: np.ndarray
+    writes: tuple[dict, ...]
 
 
 class WgpuComputeContext(SlabContext):
@@ -96,8 +112,7 @@ class WgpuComputeContext(SlabContext):
         self._pending: collections.deque[tuple[int, int]] = collections.deque()
         self._staging = None
         self._slabs = self._create_slabs()
-        if self._timestamps:
-            self._create_timestamp_resources()
+        self._ts = self._create_timestamp_resources() if self._timestamps else None
 
     # -- identity ------------------------------------------------------------------
     @staticmethod
@@ -204,16 +219,16 @@ class WgpuComputeContext(SlabContext):
                                                         size=size, usage=usage))
         return slabs
 
-    def _create_timestamp_resources(self) -> None:
+    def _create_timestamp_resources(self) -> "_Timestamps":
         count = 2 * _MAX_BATCH
         with translate_errors("creating timestamp queries"):
-            self._query_set = self._device.create_query_set(type="timestamp", count=count)
-            self._resolve = self._device.create_buffer(
+            query_set = self._device.create_query_set(type="timestamp", count=count)
+            resolve = self._device.create_buffer(
                 size=8 * count, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC)
-            self._ticks_staging = self._device.create_buffer(size=8 * count, usage=_MAP_USAGE)
-        self._ticks = np.zeros(count, np.uint64)
-        self._ts_writes = [{"query_set": self._query_set, "beginning_of_pass_write_index": 2 * i,
-                            "end_of_pass_write_index": 2 * i + 1} for i in range(_MAX_BATCH)]
+            staging = self._device.create_buffer(size=8 * count, usage=_MAP_USAGE)
+        writes = tuple({"query_set": query_set, "beginning_of_pass_write_index": 2 * i,
+                        "end_of_pass_write_index": 2 * i + 1} for i in range(_MAX_BATCH))
+        return _Timestamps(query_set, resolve, staging, np.zeros(count, np.uint64), writes)
 
     def _staging_for(self, span: int):
         """A persistent MAP_READ buffer of at least ``span`` bytes (grown on demand)."""
@@ -227,16 +242,16 @@ class WgpuComputeContext(SlabContext):
         return self._staging
 
     def _release(self) -> None:
-        device, self._device = self._device, None
-        buffers = self._slabs + [self._staging, getattr(self, "_resolve", None),
-                                 getattr(self, "_ticks_staging", None)]
-        self._slabs, self._staging, self._pending = [], None, collections.deque()
-        for buffer in buffers:
-            if buffer is not None:
-                try:
-                    buffer.destroy()  # free device memory now rather than at GC
-                except wgpu.GPUError:
-                    pass  # already gone with its device; nothing left to free
+        buffers = [*self._slabs, self._staging]
+        if self._ts is not None:
+            buffers += [self._ts.resolve, self._ts.staging]
+        self._device = self._queue = self._staging = self._ts = None
+        self._slabs, self._pending = [], collections.deque()
+        for buffer in filter(None, buffers):
+            try:
+                buffer.destroy()  # free device memory now rather than at GC
+            except wgpu.GPUError:
+                pass  # already gone with its device; nothing left to free
 
     # -- submission tracking -------------------------------------------------------
     def _submit(self, command_buffer) -> None:
@@ -402,7 +417,15 @@ class WgpuComputeContext(SlabContext):
             compute.dispatch_workgroups(*workgroups)
         compute.end()
 
+    @staticmethod
+    def _check_workgroups(launch: Launch) -> None:
+        # cffi would raise OverflowError on the way to a uint32; say what was wrong.
+        if any(not 0 <= count < 2**32 for count in launch.workgroups):
+            raise InvalidArgument(f"kernel {launch.kernel.id} asks for {launch.workgroups} "
+                                  "workgroups; each count must be >= 0")
+
     def _enqueue(self, compiled: _Pipeline, launch: Launch) -> None:
+        self._check_workgroups(launch)
         groups = self._bind_groups(compiled, launch.views)
         with translate_errors(f"dispatching kernel {launch.kernel.id}"):
             encoder = self._device.create_command_encoder()
@@ -411,6 +434,7 @@ class WgpuComputeContext(SlabContext):
 
     def _launch(self, compiled: _Pipeline, launch: Launch, warmups: int,
                 samples: int) -> list[int]:
+        self._check_workgroups(launch)
         groups = self._bind_groups(compiled, launch.views)
         with translate_errors(f"running kernel {launch.kernel.id}"):
             if self._timestamps:
@@ -421,7 +445,7 @@ class WgpuComputeContext(SlabContext):
         """Warmups in one untimed pass, then one timestamped pass per sample. Passes go
         out ``_SUBMIT_EVERY`` at a time so the device runs while the host encodes; the
         ticks of up to ``_MAX_BATCH`` samples are resolved and read back at once."""
-        times: list[int] = []
+        ts, times = self._ts, []
         encoder = self._device.create_command_encoder()
         if warmups:
             self._encode(encoder, compiled, groups, workgroups, repeat=warmups)
@@ -429,25 +453,28 @@ class WgpuComputeContext(SlabContext):
             batch = min(samples - len(times), _MAX_BATCH)
             for i in range(batch):
                 self._encode(encoder, compiled, groups, workgroups,
-                             timestamp_writes=self._ts_writes[i])
+                             timestamp_writes=ts.writes[i])
                 if i % _SUBMIT_EVERY == _SUBMIT_EVERY - 1 and i != batch - 1:
                     self._submit(encoder.finish())
                     encoder = self._device.create_command_encoder()
-            encoder.resolve_query_set(self._query_set, 0, 2 * batch, self._resolve, 0)
-            encoder.copy_buffer_to_buffer(self._resolve, 0, self._ticks_staging, 0, 16 * batch)
+            encoder.resolve_query_set(ts.query_set, 0, 2 * batch, ts.resolve, 0)
+            encoder.copy_buffer_to_buffer(ts.resolve, 0, ts.staging, 0, 16 * batch)
             self._submit(encoder.finish())
-            ticks = self._ticks[:2 * batch]
-            self._map_into(self._ticks_staging, 16 * batch, memoryview(ticks).cast("B"))
+            ticks = ts.ticks[:2 * batch]
+            self._map_into(ts.staging, 16 * batch, memoryview(ticks).cast("B"))
             times.extend(self._ticks_to_ns(ticks))
             encoder = self._device.create_command_encoder()
         return times
 
     def _ticks_to_ns(self, ticks: np.ndarray) -> list[int]:
-        # Pairs (begin, end) per pass. A pass at or below the timer's resolution reads
-        # as one tick: a zero would claim the kernel took no time at all.
-        elapsed = (ticks[1::2].astype(np.int64) - ticks[0::2].astype(np.int64)) * self._period_ns
+        """Per-pass nanoseconds from (begin, end) tick pairs. A pass at or below the
+        timer's resolution reads as one tick: a zero would claim it took no time."""
+        elapsed = ticks[1::2].astype(np.int64) - ticks[0::2].astype(np.int64)
+        if elapsed.min() < 0:
+            raise GpuValidation(f"the device's timestamps ran backwards within a pass "
+                                f"({elapsed.min()} ticks); its timings cannot be trusted")
         resolution = max(1, round(self._period_ns))
-        return [max(resolution, round(t)) for t in elapsed.tolist()]
+        return [max(resolution, round(t * self._period_ns)) for t in elapsed.tolist()]
 
     def _timed_on_host(self, compiled, groups, workgroups, warmups, samples) -> list[int]:
         """Host clock around encode, submit and completion of each sample."""
