@@ -105,6 +105,8 @@ class WgpuComputeContext(SlabContext):
         self._adapter = self._identity(adapter)
         self._constraints = self._read_constraints(adapter, device)
         self._timestamps = "timestamp-query" in device.features
+        # wgpu-native resolves raw ticks (unless the instance enables automatic
+        # timestamp normalisation, which wgpu-py does not): ns = ticks * this period.
         self._period_ns = float(lib.wgpuQueueGetTimestampPeriod(self._queue._internal))
         self._last_index = 0        # wgpu-native submission index of our last submit
         self._completed_index = 0   # every submission up to here is known complete

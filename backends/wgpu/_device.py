@@ -29,7 +29,9 @@ __all__ = [
     "request_device",
     "subgroup_sizes",
     "translate_errors",
+    "compile_error",
     "is_device_lost",
+    "OPTIONAL_FEATURES",
 ]
 
 #: Optional features a context asks for whenever the adapter offers them: f16/f64 and
