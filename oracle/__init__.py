@@ -8,7 +8,7 @@ from ._certify import Certification, cache_dir, canonical_json, certificate_key,
 from ._compare import Comparison, Mismatch, compare, ulp_distance
 from ._cross_check import CrossCheck, PairCheck, cross_check
 from ._evaluate import (DEFAULT_GUARD, REFERENCE_BACKEND, Evaluation, Expected, OutputCheck,
-                        Timing, choose_schedule, evaluate, evaluate_case, expected_outputs)
+                        Timing, choose_schedule, evaluate, format_duration, evaluate_case, expected_outputs)
 from ._inputs import FAMILIES, Case, make_case
 from ._tolerance import DEFAULT_TOLERANCES, Tolerance, default_tolerance, resolve_tolerance
 from ._tune import Candidate, TuneResult, declare_winner, schedule_space, tune
@@ -17,7 +17,7 @@ from .contract import TIMING_SOURCES, OracleContext
 __all__ = [
     "OracleContext", "TIMING_SOURCES",
     "evaluate", "Evaluation", "OutputCheck", "Timing", "evaluate_case", "expected_outputs",
-    "Expected", "choose_schedule", "REFERENCE_BACKEND", "DEFAULT_GUARD",
+    "Expected", "choose_schedule", "format_duration", "REFERENCE_BACKEND", "DEFAULT_GUARD",
     "compare", "Comparison", "Mismatch", "ulp_distance",
     "Tolerance", "DEFAULT_TOLERANCES", "default_tolerance", "resolve_tolerance",
     "make_case", "Case", "FAMILIES",

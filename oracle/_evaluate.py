@@ -33,7 +33,7 @@ from ._inputs import POISON_INPUT, POISON_OUTPUT, Case, buffer_label, make_case,
 from ._tolerance import resolve_tolerance
 
 __all__ = ["evaluate", "Evaluation", "OutputCheck", "Timing", "Expected", "expected_outputs",
-           "evaluate_case", "choose_schedule", "REFERENCE_BACKEND", "DEFAULT_GUARD"]
+           "evaluate_case", "choose_schedule", "format_duration", "REFERENCE_BACKEND", "DEFAULT_GUARD"]
 
 #: The backend whose numpy meaning defines what every kernel must compute.
 REFERENCE_BACKEND = "reference"
@@ -73,15 +73,16 @@ class Timing:
         return self._q(75) - self._q(25)
 
     def describe(self) -> str:
-        return (f"median {_duration(self.median)}, min {_duration(self.min)}, "
-                f"p95 {_duration(self.p95)}, {self.count} samples, {self.source}")
+        return (f"median {format_duration(self.median)}, min {format_duration(self.min)}, "
+                f"p95 {format_duration(self.p95)}, {self.count} samples, {self.source}")
 
     def as_dict(self) -> dict:
         return {"min_ns": self.min, "median_ns": self.median, "p95_ns": self.p95,
                 "count": self.count, "source": self.source, "samples_ns": list(self.samples_ns)}
 
 
-def _duration(ns: float) -> str:
+def format_duration(ns: float) -> str:
+    """Nanoseconds as a short human figure ("12.3 us"); "-" when not measured."""
     if not np.isfinite(ns):
         return "-"
     for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):

@@ -23,7 +23,7 @@ from forge.errors import ForgeError, InvalidArgument
 from forge.kernel import KernelSpec
 from forge.schedule import Schedule
 
-from ._evaluate import DEFAULT_GUARD, Evaluation, Timing, _duration, evaluate_case, expected_outputs
+from ._evaluate import DEFAULT_GUARD, Evaluation, Timing, format_duration, evaluate_case, expected_outputs
 from ._inputs import make_case
 
 __all__ = ["tune", "TuneResult", "Candidate", "schedule_space", "declare_winner"]
@@ -80,7 +80,7 @@ class TuneResult:
                  + (" (dry run: nothing was run)" if self.dry_run else ""),
                  self.conclusion]
         for c in self.candidates:
-            timing = f"median {_duration(c.median)}" if c.timing else ""
+            timing = f"median {format_duration(c.median)}" if c.timing else ""
             lines.append(f"  {str(c.schedule):<28} {c.status:<10} {timing:<18} {c.reason}")
         return "\n".join(lines)
 
@@ -148,8 +148,8 @@ def declare_winner(best: Candidate, runner_up: Candidate | None) -> tuple[bool, 
         return False, f"only {best.schedule} ran correctly: nothing to beat, no winner declared"
     lead = runner_up.median - best.median
     noise = max(best.timing.iqr, runner_up.timing.iqr)
-    text = (f"lead of {_duration(lead)} over {runner_up.schedule} "
-            f"(noise: interquartile range {_duration(noise)})")
+    text = (f"lead of {format_duration(lead)} over {runner_up.schedule} "
+            f"(noise: interquartile range {format_duration(noise)})")
     if lead > noise:
         return True, f"winner {best.schedule}: {text}"
     return False, f"no winner: {best.schedule} is fastest by median but its {text} is within noise"

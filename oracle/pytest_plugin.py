@@ -1,10 +1,24 @@
-"""The kernel-forge pytest plugin (entry point ``pytest11``).
+"""The kernel-forge pytest plugin (entry point ``pytest11``), for this project and for
+users testing their own kernels.
 
 - ``--require-backend NAME`` (repeatable): a missing backend NAME fails the tests
   that need it instead of skipping them (used on the GPU machine).
 - ``forge_backend_name``: a test taking it runs once per known backend, installed or
   not; ``forge_context`` opens that backend, and an unavailable one is SKIPPED with its
   reason, never passed.
+- ``forge_oracle``: a callable ``forge_oracle(kernel, **options)`` that runs the oracle
+  (``oracle.evaluate`` on ``forge_context``, same options) and fails the test with the
+  full mismatch report when the kernel is wrong. A kernel the backend cannot run (no
+  source for it, a missing feature) is skipped with the reason, or fails under
+  ``--require-backend``. It returns the ``oracle.Evaluation``.
+- ``assert_kernel_matches(ctx, kernel, **options)``: the same check for any open
+  context, usable without the fixtures.
+
+Example, in a user's test file (the plugin is active once kernel-forge is installed)::
+
+    def test_my_kernel(forge_oracle):
+        evaluation = forge_oracle(MY_KERNEL, size=4099)
+        assert evaluation.max_ulp <= 2
 """
 
 from __future__ import annotations
@@ -13,7 +27,10 @@ import pytest
 
 from forge import registry
 
-__all__ = ["pytest_addoption", "pytest_generate_tests", "forge_context"]
+from ._evaluate import evaluate
+
+__all__ = ["pytest_addoption", "pytest_generate_tests", "forge_context", "forge_oracle",
+           "require_available", "assert_kernel_matches"]
 
 
 def pytest_addoption(parser) -> None:
@@ -54,3 +71,30 @@ def forge_context(request, forge_backend_name):
         yield ctx
     finally:
         ctx.close()
+
+
+def assert_kernel_matches(ctx, kernel, *, config=None, **options):
+    """Run ``oracle.evaluate(ctx, kernel, **options)``; fail the test with its report
+    unless the kernel passed. An ``unsupported`` verdict skips with the reason (fails
+    when ``config`` is given and the backend is named by ``--require-backend``)."""
+    evaluation = evaluate(ctx, kernel, **options)
+    if evaluation.verdict == "unsupported":
+        message = f"{kernel.id} cannot run on {ctx.backend_name}: {evaluation.error}"
+        required = config.getoption("--require-backend") if config is not None else []
+        if ctx.backend_name in required:
+            pytest.fail(message + " (required by --require-backend)", pytrace=False)
+        pytest.skip(message)
+    if not evaluation.passed:
+        pytest.fail(evaluation.report(), pytrace=False)
+    return evaluation
+
+
+@pytest.fixture
+def forge_oracle(request, forge_context):
+    """``check(kernel, **options)``: the oracle on this test's backend; see the module
+    docstring."""
+
+    def check(kernel, **options):
+        return assert_kernel_matches(forge_context, kernel, config=request.config, **options)
+
+    return check

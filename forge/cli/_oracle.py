@@ -1,0 +1,245 @@
+"""``kforge check``, ``kforge certify``, ``kforge tune`` and ``kforge profile-hardware``:
+the commands that drive the oracle. The oracle is imported inside each command, so
+``import forge`` never loads it."""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from typing import Iterator
+
+from .. import registry
+from ..errors import ForgeError, InvalidArgument, OracleMismatch
+from ..schedule import Schedule
+from ._output import add_json_flag, console, print_json, print_table
+
+_FAILING = ("mismatch", "error")
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "check", help="every kernel on every available backend against the numpy reference")
+    parser.add_argument("kernels", nargs="*", metavar="KERNEL", help="kernel ids (default: all)")
+    _add_backend_flag(parser, "backends to check (repeatable; default: every available one)")
+    parser.add_argument("--size", type=int, help="problem size (default: each kernel's first test size)")
+    _add_run_flags(parser, samples=5)
+    add_json_flag(parser)
+    parser.set_defaults(run=_check)
+
+    parser = subparsers.add_parser(
+        "certify", help="certify kernels and keep a manifest (reused when nothing changed)")
+    parser.add_argument("kernels", nargs="*", metavar="KERNEL", help="kernel ids (default: all)")
+    _add_backend_flag(parser, "backends to certify on (repeatable; default: every available one)")
+    parser.add_argument("--schedule", type=Schedule.parse, help="schedule, e.g. wg=128,ipt=4")
+    parser.add_argument("--force", action="store_true", help="certify again even if a manifest matches")
+    parser.add_argument("--cache-dir", help="cache root (default: $FORGE_CACHE_DIR or ~/.cache/kernel-forge)")
+    _add_run_flags(parser, samples=5)
+    add_json_flag(parser)
+    parser.set_defaults(run=_certify)
+
+    parser = subparsers.add_parser("tune", help="search a kernel's schedules for the fastest correct one")
+    parser.add_argument("kernel", metavar="KERNEL")
+    parser.add_argument("--backend", help="backend to tune on (default: the default backend)")
+    parser.add_argument("--size", type=int, help="problem size (default: the kernel's last test size)")
+    parser.add_argument("--schedule", dest="space", action="append", type=Schedule.parse,
+                        help="a candidate schedule (repeatable; default: the generated space)")
+    parser.add_argument("--dry-run", action="store_true", help="show the pruned space and run nothing")
+    _add_run_flags(parser, samples=5)
+    add_json_flag(parser)
+    parser.set_defaults(run=_tune)
+
+    parser = subparsers.add_parser(
+        "profile-hardware", help="adapter identity and constraints of each available backend")
+    _add_backend_flag(parser, "backends to describe (repeatable; default: every available one)")
+    add_json_flag(parser)
+    parser.set_defaults(run=_profile_hardware)
+
+
+def _add_backend_flag(parser, text: str) -> None:
+    parser.add_argument("--backend", dest="backends", action="append", metavar="NAME", help=text)
+
+
+def _add_run_flags(parser, samples: int) -> None:
+    parser.add_argument("--seed", type=int, default=0, help="input seed (default 0)")
+    parser.add_argument("--samples", type=int, default=samples,
+                        help=f"timed runs per evaluation (default {samples})")
+
+
+def _kernels(names):
+    return [registry.get_kernel(n) for n in names] if names else registry.list_kernels()
+
+
+def _backends(names) -> tuple[list[str], dict[str, str]]:
+    """Available backends to use and the unavailable ones with why; a backend the user
+    named explicitly must be available."""
+    status = registry.available_backends()
+    for name in names or ():
+        if name not in status:
+            raise InvalidArgument(f"unknown backend {name!r}; installed: {', '.join(status)}")
+        if not status[name][0]:
+            raise ForgeError(f"backend {name!r} is not available: {status[name][1]}")
+    chosen = names or list(status)
+    return ([n for n in chosen if status[n][0]],
+            {n: status[n][1] for n in chosen if not status[n][0]})
+
+
+@contextlib.contextmanager
+def _progress(total: int, quiet: bool) -> Iterator:
+    """A progress bar on stderr (nothing when ``quiet``); yields ``advance(text)``."""
+    if quiet:
+        yield lambda text: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  console=console(stderr=True), transient=True) as progress:
+        task = progress.add_task("starting", total=total)
+        yield lambda text: progress.update(task, advance=1, description=text)
+
+
+def _ulp(ev) -> str:
+    return "-" if ev.max_ulp is None else str(ev.max_ulp)
+
+
+# -- check ---------------------------------------------------------------------------------
+def _check_rows(results) -> list[tuple]:
+    from oracle import format_duration
+
+    rows = []
+    for result in results:
+        for name, ev in result.evaluations.items():
+            timing = ev.timing
+            note = ev.problems[0] if ev.problems else ""
+            rows.append((result.kernel.id, name, ev.verdict.upper() if ev.verdict in _FAILING
+                         else ev.verdict, _ulp(ev),
+                         "-" if ev.max_abs is None else f"{ev.max_abs:.3g}",
+                         format_duration(timing.median) if timing else "-",
+                         timing.source if timing else "-", note.split("\n")[0][:100]))
+    return rows
+
+
+def _check(args) -> int:
+    from oracle import cross_check
+
+    kernels = _kernels(args.kernels)
+    names, unavailable = _backends(args.backends)
+    results = []
+    with _progress(len(kernels) * len(names), args.json) as advance:
+        for kernel in kernels:
+            results.append(cross_check(
+                kernel, names, args.size, args.seed, samples=args.samples,
+                on_result=lambda name, ev, k=kernel: advance(f"{k.id} on {name}: {ev.verdict}")))
+    failed = [(r, n, ev) for r in results for n, ev in r.evaluations.items()
+              if ev.verdict in _FAILING]
+    if args.json:
+        print_json({"passed": not failed, "unavailable": unavailable,
+                    "results": [r.as_dict() for r in results]})
+        return 1 if failed else 0
+    skipped = "; ".join(f"{n}: {why}" for n, why in unavailable.items())
+    print_table("kforge check: each backend against the numpy reference",
+                ["kernel", "backend", "verdict", "max ulp", "max abs err", "median",
+                 "timing", "note"], _check_rows(results),
+                caption=f"not available: {skipped}" if skipped else None)
+    for result, name, ev in failed:
+        print(f"\n{ev.report()}", file=sys.stderr)
+    for result in results:
+        if not result.passed:
+            print(f"{result.kernel.id}: {result.verdict()}", file=sys.stderr)
+    summary = (f"{len(failed)} of {sum(len(r.evaluations) for r in results)} evaluations failed"
+               if failed else f"all {sum(len(r.evaluations) for r in results)} evaluations passed "
+               "or are unsupported where shown")
+    console().print(summary)
+    return 1 if failed else 0
+
+
+# -- certify -------------------------------------------------------------------------------
+def _certify_one(ctx, kernel, args) -> dict:
+    from oracle import certify
+
+    row = {"kernel": kernel.id, "backend": ctx.backend_name}
+    try:
+        cert = certify(ctx, kernel, args.schedule, seed=args.seed, samples=args.samples,
+                       cache=args.cache_dir, force=args.force)
+    except OracleMismatch as exc:
+        failures = exc.report or []
+        unsupported = failures and all(ev.verdict == "unsupported" for ev in failures)
+        row.update(result="unsupported" if unsupported else "FAILED",
+                   detail=failures[0].problems[0] if failures and failures[0].problems else str(exc),
+                   report=str(exc))
+        return row
+    row.update(result="reused" if cert.reused else "certified",
+               schedule=cert.manifest["key"]["schedule"], key_hash=cert.key_hash,
+               path=str(cert.path), detail="")
+    return row
+
+
+def _certify(args) -> int:
+    kernels = _kernels(args.kernels)
+    names, unavailable = _backends(args.backends)
+    rows = []
+    with _progress(len(kernels) * len(names), args.json) as advance:
+        for name in names:
+            with registry.open_context(name) as ctx:
+                for kernel in kernels:
+                    rows.append(_certify_one(ctx, kernel, args))
+                    advance(f"{kernel.id} on {name}: {rows[-1]['result']}")
+    failed = [r for r in rows if r["result"] == "FAILED"]
+    if args.json:
+        print_json({"passed": not failed, "unavailable": unavailable, "results": rows})
+        return 1 if failed else 0
+    print_table("kforge certify", ["kernel", "backend", "result", "schedule", "manifest", "detail"],
+                [(r["kernel"], r["backend"], r["result"], r.get("schedule", "-"),
+                  r.get("path", "-"), r["detail"].split("\n")[0][:100]) for r in rows],
+                caption="not available: " + "; ".join(f"{n}: {w}" for n, w in unavailable.items())
+                if unavailable else None)
+    for row in failed:
+        print(f"\n{row['report']}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+# -- tune ----------------------------------------------------------------------------------
+def _tune(args) -> int:
+    from oracle import format_duration, tune
+
+    kernel = registry.get_kernel(args.kernel)
+    backend = args.backend or registry.default_backend()
+    _backends([backend])
+    with registry.open_context(backend) as ctx:
+        adapter = ctx.adapter.name
+        with _progress(1, args.json or args.dry_run) as advance:
+            result = tune(ctx, kernel, size=args.size, space=args.space, seed=args.seed,
+                          samples=args.samples, dry_run=args.dry_run,
+                          on_progress=lambda c: advance(f"{c.schedule}: {c.status}"))
+    if args.json:
+        print_json(result.as_dict())
+        return 0
+    rows = [(str(c.schedule), c.status, format_duration(c.median) if c.timing else "-",
+             str(c.timing.count) if c.timing else "-", c.reason) for c in result.candidates]
+    print_table(f"kforge tune {kernel.id} on {backend} ({adapter}), size {result.size}"
+                + (" - dry run" if args.dry_run else ""),
+                ["schedule", "status", "median", "samples", "reason"], rows,
+                caption=result.conclusion)
+    return 0
+
+
+# -- profile-hardware ----------------------------------------------------------------------
+def _profile_hardware(args) -> int:
+    names, unavailable = _backends(args.backends)
+    profiles = {}
+    for name in names:
+        with registry.open_context(name) as ctx:
+            profiles[name] = {"adapter": ctx.adapter.as_dict(),
+                              "constraints": ctx.constraints.as_dict(),
+                              "timing_source": ctx.timing_source,
+                              "timestamp_supported": ctx.timestamp_supported}
+    if args.json:
+        print_json({"backends": profiles, "unavailable": unavailable})
+        return 0
+    for name, profile in profiles.items():
+        rows = [(f"adapter.{k}", v) for k, v in profile["adapter"].items()]
+        rows += [(k, v) for k, v in profile["constraints"].items()]
+        rows += [("timing_source", profile["timing_source"])]
+        print_table(f"{name}", ["property", "value"], rows)
+    for name, why in unavailable.items():
+        console().print(f"{name}: not available: {why}")
+    return 0
