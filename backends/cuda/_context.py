@@ -1,0 +1,700 @@
+"""``CudaComputeContext``: the OracleContext contract and the whole seed API
+(../shared/seed/CudaComputeContext.txt) on the CUDA driver through cuda-python, built
+on ``SlabContext``.
+
+One device slab (one ``cuMemAlloc``) is carved by the slab allocator; one non-blocking
+compute stream runs copies and kernels in order; a second stream, created on the first
+``write_view_prefetch``, uploads while the compute stream works, and ``join_prefetch``
+orders the compute stream after it through an event. Fences are events recorded on the
+compute stream, so releasing views waits for exactly the work that used them. Kernels
+compile with NVRTC for the device's own architecture and load once per context (the
+``SlabContext`` pipeline cache is the module cache). Samples are timed with CUDA events,
+one per sample boundary. The context is not thread-safe: use it from one thread at a time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import collections
+import itertools
+import types
+import weakref
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from forge.allocator import SlabAllocator
+from forge.errors import AllocationError, CompileError, InvalidArgument, UnsupportedFeature
+from forge.kernel import Access, KernelSpec
+from forge.schedule import Schedule
+from forge.types import (AdapterConstraints, AdapterIdentity, BindingUsage, BufferView,
+                         MemoryTopology)
+
+from .._base import Launch, SlabContext, _api
+from ._driver import (DeviceInfo, PrimaryContext, call, check, device_info, driver,
+                      kernel_driver_version, pci_device_id)
+from ._memory import Staging, pinned_empty
+from ._nvrtc import compile_cuda, nvrtc_version, supported_archs
+
+__all__ = ["CudaComputeContext", "CapturedCudaGraph", "LoadedKernel"]
+
+_NON_BLOCKING = driver.CUstream_flags.CU_STREAM_NON_BLOCKING
+_TIMING = driver.CUevent_flags.CU_EVENT_DEFAULT
+_NO_TIMING = driver.CUevent_flags.CU_EVENT_DISABLE_TIMING
+_THREAD_LOCAL = driver.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
+_RELAXED = driver.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED
+_NVIDIA = 0x10DE
+_PARAM_SPACE = 4096       # kernel parameter bytes every architecture and driver accepts
+_POLL_AFTER = 64          # pending fence events before completed ones are collected
+_graph_keys = itertools.count(1)
+
+
+def _quietly(function, *args):
+    """Call a driver function during teardown, where failures are expected (a context
+    that hit a sticky error fails every call) and nothing can be done about them."""
+    try:
+        return function(*args)
+    except Exception:
+        return None
+
+
+class LoadedKernel(NamedTuple):
+    """A module-cache entry: the seed's (CudaFunction, CudaModule, KernelSpec), plus
+    which image was loaded (``"cubin sm_90"``, or ``"ptx compute_90"`` when NVRTC cannot
+    emit SASS for the device and the driver JIT-compiles PTX)."""
+
+    function: Any
+    module: Any
+    kernel: KernelSpec
+    image: str
+
+
+class _Resources:
+    """Every native handle of one context, freed in one place: by ``close()``, or by a
+    finalizer when a context is dropped unclosed."""
+
+    def __init__(self, ordinal: int) -> None:
+        self.primary = PrimaryContext(ordinal)
+        self.slab = 0
+        self.streams: list = []
+        self.events: list = []
+        self.modules: list = []
+        self.graphs: dict[int, tuple] = {}
+        self.staging: Staging | None = None
+        self.stream_compute = None
+        self.capturing = None   # the stream being captured, if any
+
+    def stream(self):
+        self.streams.append(call(driver.cuStreamCreate, _NON_BLOCKING))
+        return self.streams[-1]
+
+    def event(self, timing: bool = False):
+        self.events.append(call(driver.cuEventCreate, _TIMING if timing else _NO_TIMING))
+        return self.events[-1]
+
+    def destroy_graph(self, key: int) -> None:
+        handles = self.graphs.pop(key, None)
+        if handles is not None and not self.primary.released:
+            _quietly(driver.cuCtxSetCurrent, self.primary.handle)
+            _quietly(driver.cuGraphExecDestroy, handles[1])
+            _quietly(driver.cuGraphDestroy, handles[0])
+
+    def release(self) -> None:
+        if self.primary.released:
+            return
+        _quietly(driver.cuCtxSetCurrent, self.primary.handle)
+        if self.capturing is not None:
+            ended = _quietly(driver.cuStreamEndCapture, self.capturing)
+            if ended is not None and not ended[0]:
+                _quietly(driver.cuGraphDestroy, ended[1])
+        for stream in self.streams:
+            _quietly(driver.cuStreamSynchronize, stream)
+        for key in list(self.graphs):
+            self.destroy_graph(key)
+        for module in self.modules:
+            _quietly(driver.cuModuleUnload, module)
+        for event in self.events:
+            _quietly(driver.cuEventDestroy, event)
+        if self.staging is not None:
+            self.staging.release()
+        for stream in self.streams:
+            _quietly(driver.cuStreamDestroy, stream)
+        if self.slab:
+            _quietly(driver.cuMemFree, self.slab)
+        self.streams, self.events, self.modules = [], [], []
+        self.primary.release()
+
+
+@dataclass
+class _Capture:
+    """What a graph capture in progress has recorded."""
+
+    views: list = field(default_factory=list)
+    launches: int = 0
+
+
+class CapturedCudaGraph:
+    """The dispatches made between ``begin_graph_capture`` and ``end_graph_capture``,
+    instantiated and uploaded; ``ctx.launch_graph(graph)`` replays them on the stream
+    they were captured on. Uniform blocks are captured by value, as they were then.
+    ``close()`` frees it (closing its context does too)."""
+
+    def __init__(self, ctx: "CudaComputeContext", graph, executable, capture: _Capture) -> None:
+        self._owner = weakref.ref(ctx)
+        self._stream = ctx._res.stream_compute
+        self._graph, self._exec = graph, executable
+        self.views: tuple[BufferView, ...] = tuple(dict.fromkeys(capture.views))
+        self.launches = capture.launches
+        key = next(_graph_keys)
+        ctx._res.graphs[key] = (graph, executable)
+        self._finalizer = weakref.finalize(self, ctx._res.destroy_graph, key)
+
+    @property
+    def closed(self) -> bool:
+        return not self._finalizer.alive
+
+    @property
+    def node_count(self) -> int:
+        """Nodes in the captured graph (one per captured launch)."""
+        if self.closed:
+            raise InvalidArgument("this graph was closed")
+        return int(call(driver.cuGraphGetNodes, self._graph)[-1])
+
+    def close(self) -> None:
+        self._finalizer()
+
+    def __repr__(self) -> str:
+        state = "closed" if self.closed else f"{self.launches} launches"
+        return f"<CapturedCudaGraph {state}>"
+
+
+def _identity(info: DeviceInfo) -> AdapterIdentity:
+    import cuda.bindings
+
+    major, minor = info.driver_version
+    kernel_driver = kernel_driver_version()
+    nvrtc = ".".join(map(str, nvrtc_version()))
+    return AdapterIdentity(
+        name=info.name, vendor_id=_NVIDIA, device_id=pci_device_id(info),
+        device_type="integrated-gpu" if info.attributes["INTEGRATED"] else "discrete-gpu",
+        backend="cuda",
+        driver=f"NVIDIA {kernel_driver}" if kernel_driver else f"CUDA driver {major}.{minor}",
+        driver_info=(f"CUDA driver API {major}.{minor}; PCI {info.pci_bus_id}; "
+                     f"UUID {info.uuid or 'unknown'}; cuda-bindings "
+                     f"{getattr(cuda.bindings, '__version__', '?')}; NVRTC {nvrtc}"),
+        architecture=info.arch)
+
+
+def _constraints(info: DeviceInfo, capacity: int, alignment: int) -> AdapterConstraints:
+    a = info.attributes
+    warp = a["WARP_SIZE"]
+    return AdapterConstraints(
+        max_workgroup_size=(a["MAX_BLOCK_DIM_X"], a["MAX_BLOCK_DIM_Y"], a["MAX_BLOCK_DIM_Z"]),
+        max_invocations_per_workgroup=a["MAX_THREADS_PER_BLOCK"],
+        max_workgroups_per_dimension=(a["MAX_GRID_DIM_X"], a["MAX_GRID_DIM_Y"],
+                                      a["MAX_GRID_DIM_Z"]),
+        # Kernels use static shared memory only, whose limit is the non-opt-in one.
+        max_workgroup_storage_bytes=a["MAX_SHARED_MEMORY_PER_BLOCK"],
+        max_storage_binding_size=capacity,
+        max_buffer_size=capacity,
+        min_storage_offset_alignment=alignment,
+        min_uniform_offset_alignment=alignment,
+        max_uniform_binding_size=_PARAM_SPACE,
+        subgroups=True, subgroup_size=(warp, warp), warp_size=warp,
+        shader_f16=True, shader_f64=True,
+        cooperative_matrix=info.compute_capability >= (7, 0),
+        timestamp_query=True,
+        multiprocessor_count=a["MULTIPROCESSOR_COUNT"],
+        l2_cache_bytes=a["L2_CACHE_SIZE"],
+        total_memory_bytes=info.total_memory)
+
+
+class CudaComputeContext(SlabContext):
+    """CUDA compute on device ``device``; see the module docstring.
+
+    ``capacity_bytes`` is the size of the one device slab. Host copies of pageable
+    memory go through ``staging_buffers`` pinned buffers of ``staging_chunk_bytes``;
+    arrays from ``pinned_empty`` skip them.
+    """
+
+    backend_name = "cuda"
+    target = "cuda"
+
+    def __init__(self, capacity_bytes: int = 256 << 20, device: int = 0, *,
+                 alignment: int = 256, staging_chunk_bytes: int = 16 << 20,
+                 staging_buffers: int = 4) -> None:
+        if not isinstance(capacity_bytes, int) or isinstance(capacity_bytes, bool) \
+                or capacity_bytes <= 0:
+            raise InvalidArgument(f"capacity_bytes must be a positive int, got {capacity_bytes!r}")
+        if not isinstance(device, int) or device < 0:
+            raise InvalidArgument(f"device must be an ordinal >= 0, got {device!r}")
+        if staging_chunk_bytes < 4096 or staging_buffers < 2:
+            raise InvalidArgument("staging needs at least 2 buffers of at least 4096 bytes")
+        super().__init__(SlabAllocator(capacity_bytes, alignment, MemoryTopology.unified()))
+        self._info = device_info(device)
+        capacity = self._allocator.capacity
+        res = self._res = _Resources(device)
+        self._finalizer = weakref.finalize(self, res.release)
+        try:
+            res.primary.make_current()
+            try:
+                res.slab = int(call(driver.cuMemAlloc, capacity))
+            except AllocationError as exc:
+                raise AllocationError(f"cannot allocate a device slab of {capacity} bytes on "
+                                      f"{self._info.name}: {exc}") from None
+            res.stream_compute = res.stream()
+            res.staging = Staging(device, min(staging_chunk_bytes, capacity), staging_buffers)
+            self._write_done = res.event()   # after the last compute-stream upload
+            self._adapter = _identity(self._info)
+        except BaseException:
+            self._finalizer()
+            raise
+        self._constraints = _constraints(self._info, capacity, alignment)
+        self._prefetch = None
+        self._prefetch_done = None
+        self._prefetch_unjoined = False  # the compute stream has not waited for it yet
+        self._prefetch_busy = False      # the host has not seen it complete yet
+        self._pending: collections.deque = collections.deque()  # (fence, event), in order
+        self._spare_events: list = []
+        self._timing_events: list = []
+        self._done_fence = 0
+        self._dirty = False              # compute-stream work since the host last waited
+        self._capture: _Capture | None = None
+        self._uniforms: dict[int, tuple[BufferView, bytearray]] = {}
+        self.module_loads = 0            # cuModuleLoadData calls, for tests and benchmarks
+
+    # -- identity ------------------------------------------------------------------
+    @property
+    def adapter(self) -> AdapterIdentity:
+        return self._adapter
+
+    @property
+    def constraints(self) -> AdapterConstraints:
+        return self._constraints
+
+    @property
+    def timestamp_supported(self) -> bool:
+        return True
+
+    @property
+    def timing_source(self) -> str:
+        return "cuda-event"
+
+    @property
+    def device_info(self) -> DeviceInfo:
+        return self._info
+
+    # -- the seed's fields -----------------------------------------------------------
+    @property
+    def ctx(self):
+        """The device's primary ``CUcontext`` (shared with other users of the device)."""
+        self._check_usable()
+        return self._res.primary.handle
+
+    @property
+    def stream(self):
+        """The compute ``CUstream``."""
+        self._check_usable()
+        return self._res.stream_compute
+
+    @property
+    def prefetch_stream(self):
+        """The prefetch ``CUstream``, or None until the first ``write_view_prefetch``."""
+        self._check_usable()
+        return self._prefetch
+
+    @property
+    def slab(self) -> int:
+        """The device address of the slab; a view lives at ``slab + view.offset``."""
+        self._check_usable()
+        return self._res.slab
+
+    @property
+    def module_cache(self):
+        """Loaded kernels by (source sha256, entry point), read-only."""
+        return types.MappingProxyType(self._pipelines)
+
+    # -- host memory ---------------------------------------------------------------
+    @_api
+    def pinned_empty(self, shape, dtype=np.float32) -> np.ndarray:
+        """An uninitialised array in pinned host memory. Writes from it and reads into
+        it are DMA'd directly, skipping staging; a write is asynchronous, so leave the
+        array unchanged until the device has consumed it (a read, ``synchronize()``)."""
+        return pinned_empty(self._info.ordinal, shape, dtype)
+
+    # -- synchronisation -----------------------------------------------------------
+    @_api
+    def synchronize(self) -> None:
+        """Block until everything enqueued on both streams (copies included) is done."""
+        self._refuse_during_capture("synchronize")
+        self._synchronize()
+
+    def _synchronize(self) -> None:
+        self._res.primary.make_current()
+        for stream in (self._res.stream_compute, self._prefetch):
+            if stream is not None:
+                call(driver.cuStreamSynchronize, stream)
+        self._prefetch_busy = False
+        self._all_complete()
+
+    def _all_complete(self, fence: int | None = None) -> None:
+        """Record that all compute-stream work up to now is done (the host waited)."""
+        self._spare_events.extend(event for _, event in self._pending)
+        self._pending.clear()
+        self._done_fence = max(self._done_fence, self._fence if fence is None else fence)
+        self._dirty = False
+
+    def _signal(self, fence: int) -> None:
+        if self._capture is not None or not self._dirty:
+            # Nothing of this fence is running: captured work runs only when its graph
+            # is launched, and a stream the host just waited for has finished.
+            self._all_complete(fence)
+            return
+        event = self._spare_events.pop() if self._spare_events else self._res.event()
+        call(driver.cuEventRecord, event, self._res.stream_compute)
+        self._pending.append((fence, event))
+        if len(self._pending) > _POLL_AFTER:
+            self._collect_completed()
+
+    def _collect_completed(self) -> None:
+        while self._pending:
+            fence, event = self._pending[0]
+            result = driver.cuEventQuery(event)
+            if getattr(result[0], "name", "") == "CUDA_ERROR_NOT_READY":
+                return
+            check(result, "cuEventQuery")
+            self._pending.popleft()
+            self._spare_events.append(event)
+            self._done_fence = max(self._done_fence, fence)
+
+    def _wait(self, fence: int) -> None:
+        if not isinstance(fence, (int, np.integer)) or isinstance(fence, bool):
+            raise InvalidArgument(f"a fence is an int, got {fence!r}")
+        if fence > self._fence:
+            raise InvalidArgument(f"fence {fence} was never handed out (the last is {self._fence})")
+        self._forget_released_uniforms()
+        self._res.primary.make_current()
+        if self._prefetch_busy:
+            call(driver.cuEventSynchronize, self._prefetch_done)
+            self._prefetch_busy = False
+        if fence <= self._done_fence:
+            return
+        reached = []
+        while self._pending and self._pending[0][0] <= fence:
+            reached.append(self._pending.popleft())
+        if reached:
+            call(driver.cuEventSynchronize, reached[-1][1])  # in-order stream: all earlier too
+            self._spare_events.extend(event for _, event in reached)
+        self._done_fence = int(fence)
+
+    def _refuse_during_capture(self, what: str) -> None:
+        if self._capture is not None:
+            raise InvalidArgument(
+                f"{what} is not possible during a graph capture (it copies or waits, which "
+                "a capture cannot hold); only dispatch() is captured. Call "
+                "end_graph_capture() first")
+
+    # -- bytes ---------------------------------------------------------------------
+    @_api
+    def allocate_and_write(self, data, binding: int, group: int = 0,
+                           usage: BindingUsage = BindingUsage.STORAGE_READ) -> BufferView:
+        self._refuse_during_capture("allocate_and_write")  # before the allocation is made
+        return super().allocate_and_write(data, binding, group, usage)
+
+    def _write(self, view: BufferView, data: memoryview) -> None:
+        self._refuse_during_capture("writing a view")
+        res = self._res
+        res.primary.make_current()
+        self._join_prefetch()  # a prefetch into the same bytes must land first
+        res.staging.upload(res.slab + view.offset, data, res.stream_compute)
+        call(driver.cuEventRecord, self._write_done, res.stream_compute)
+        self._dirty = True
+        self._remember_uniform(view, data)
+
+    @_api
+    def write_view_prefetch(self, view: BufferView, data) -> None:
+        """Overwrite the start of ``view`` with ``data`` on the prefetch stream, which
+        overlaps with compute on the compute stream. Call ``join_prefetch`` before
+        launching a kernel that reads it (reads and writes join on their own)."""
+        self._refuse_during_capture("write_view_prefetch")
+        payload = self._checked_payload(view, data)
+        res = self._res
+        res.primary.make_current()
+        if self._prefetch is None:
+            self._prefetch_done = res.event()
+            self._prefetch = res.stream()
+        # After earlier compute-stream uploads (the view's first contents, say), but not
+        # after the kernels enqueued since: that is the overlap this stream is for.
+        call(driver.cuStreamWaitEvent, self._prefetch, self._write_done, 0)
+        res.staging.upload(res.slab + view.offset, payload, self._prefetch)
+        call(driver.cuEventRecord, self._prefetch_done, self._prefetch)
+        self._prefetch_unjoined = self._prefetch_busy = True
+        self._remember_uniform(view, payload)
+
+    @_api
+    def join_prefetch(self) -> None:
+        """Make the compute stream wait for all prefetch-stream work so far, on the
+        device (the host does not wait)."""
+        self._res.primary.make_current()
+        self._join_prefetch()
+
+    def _join_prefetch(self) -> None:
+        if self._prefetch_unjoined:
+            call(driver.cuStreamWaitEvent, self._res.stream_compute, self._prefetch_done, 0)
+            self._prefetch_unjoined = False
+
+    def _read_into(self, view: BufferView, out: memoryview) -> None:
+        self._refuse_during_capture("reading a view")
+        res = self._res
+        res.primary.make_current()
+        self._join_prefetch()
+        res.staging.download(out, res.slab + view.offset, res.stream_compute)
+        self._all_complete()  # the download waited for everything before it
+
+    def _remember_uniform(self, view: BufferView, data: memoryview) -> None:
+        """Keep the host copy of a uniform view's bytes: kernels take them by value."""
+        if view.usage is not BindingUsage.UNIFORM:
+            return
+        entry = self._uniforms.get(view.position)
+        if entry is None or entry[0] != view:
+            if data.nbytes < view.length_bytes:
+                self._uniforms.pop(view.position, None)  # the rest is only on the device
+                return
+            entry = (view, bytearray(view.length_bytes))
+            self._uniforms[view.position] = entry
+        entry[1][:data.nbytes] = data
+
+    def _uniform_bytes(self, view: BufferView) -> bytearray:
+        entry = self._uniforms.get(view.position)
+        if entry is None or entry[0] != view:
+            raw = bytearray(view.length_bytes)
+            self._read_into(view, memoryview(raw))
+            entry = self._uniforms[view.position] = (view, raw)
+        return entry[1]
+
+    def _forget_released_uniforms(self) -> None:
+        for position, (view, _) in list(self._uniforms.items()):
+            try:
+                self._allocator.check_live(view)
+            except AllocationError:
+                del self._uniforms[position]
+
+    # -- kernels -------------------------------------------------------------------
+    def _compile(self, kernel: KernelSpec, schedule: Schedule, source: str) -> LoadedKernel:
+        arch, output = self._target()
+        image = compile_cuda(source, kernel.entry_point, arch, output)
+        res = self._res
+        res.primary.make_current()
+        with self._unsafe_calls_allowed():
+            try:
+                module = call(driver.cuModuleLoadData, image)
+            except CompileError as exc:
+                raise CompileError(f"kernel {kernel.id}: {exc}", source=source, target="cuda",
+                                   options=(f"--gpu-architecture={arch}",), log=str(exc)) from None
+        res.modules.append(module)
+        self.module_loads += 1
+        function = call(driver.cuModuleGetFunction, module, kernel.entry_point.encode())
+        _check_parameters(kernel, function, source)
+        return LoadedKernel(function, module, kernel, f"{output} {arch}")
+
+    def _target(self) -> tuple[str, str]:
+        """(arch, output): a cubin for the device when NVRTC can target it, else PTX
+        for the newest virtual architecture at or below it, for the driver to JIT."""
+        major, minor = self._info.compute_capability
+        number = major * 10 + minor
+        supported = supported_archs()
+        if number in supported:
+            return f"sm_{number}", "cubin"
+        below = [a for a in supported if a <= number]
+        if not below:
+            raise UnsupportedFeature(f"NVRTC {nvrtc_version()} cannot target {self._info.arch} "
+                                     f"({self._info.name}) or any architecture below it")
+        return f"compute_{max(below)}", "ptx"
+
+    @contextlib.contextmanager
+    def _unsafe_calls_allowed(self):
+        """Let this thread make calls a thread-local capture forbids (a module load)."""
+        if self._capture is None:
+            yield
+            return
+        mode = call(driver.cuThreadExchangeStreamCaptureMode, _RELAXED)
+        try:
+            yield
+        finally:
+            call(driver.cuThreadExchangeStreamCaptureMode, mode)
+
+    def _arguments(self, launch: Launch) -> tuple[int, tuple]:
+        """The ``void**`` kernel arguments, packed once per launch: storage views as
+        device pointers and the uniform block by value, in (group, binding) order.
+        Returns its address and the objects that must outlive the launch call."""
+        holders = []
+        for view, spec in zip(launch.views, launch.kernel.buffers):
+            if spec.access is Access.UNIFORM:
+                raw = self._uniform_bytes(view)
+                holders.append((ctypes.c_char * len(raw)).from_buffer_copy(raw))
+            else:
+                holders.append(ctypes.c_uint64(self._res.slab + view.offset))
+        pointers = (ctypes.c_void_p * max(1, len(holders)))(
+            *[ctypes.addressof(h) for h in holders])
+        return ctypes.addressof(pointers), (pointers, holders)
+
+    def _launch_arguments(self, compiled: LoadedKernel, launch: Launch) -> tuple[tuple, tuple]:
+        """The full ``cuLaunchKernel`` argument tuple and what must stay alive for it."""
+        if 0 in launch.workgroups:
+            raise InvalidArgument(f"kernel {launch.kernel.id} at {launch.element_count} "
+                                  f"elements dispatches no workgroups ({launch.workgroups})")
+        params, keep = self._arguments(launch)
+        self._res.primary.make_current()
+        self._join_prefetch()
+        return (compiled.function, *launch.workgroups, *launch.schedule.workgroup_size, 0,
+                self._res.stream_compute, params, 0), keep
+
+    def _launch(self, compiled: LoadedKernel, launch: Launch, warmups: int,
+                samples: int) -> list[int]:
+        self._refuse_during_capture("run_kernel (it waits to time its samples)")
+        args, keep = self._launch_arguments(compiled, launch)
+        events = self._events_for(samples + 1)
+        stream = self._res.stream_compute
+        launch_kernel, record = driver.cuLaunchKernel, driver.cuEventRecord
+        what = _describe_launch(launch)
+        self._dirty = True
+        for _ in range(warmups):
+            result = launch_kernel(*args)
+            if result[0]:
+                check(result, what)
+        check(record(events[0], stream), "cuEventRecord")
+        # One event per sample boundary: sample i is the time between events i and i+1.
+        for event in events[1:samples + 1]:
+            result = launch_kernel(*args)
+            if result[0]:
+                check(result, what)
+            result = record(event, stream)
+            if result[0]:
+                check(result, "cuEventRecord")
+        call(driver.cuEventSynchronize, events[samples])
+        self._all_complete()
+        del keep
+        elapsed = driver.cuEventElapsedTime
+        # The event clock ticks every ~0.5 us; no sample is reported shorter than 1 ns.
+        return [max(1, round(check(elapsed(a, b), "cuEventElapsedTime") * 1e6))
+                for a, b in zip(events[:samples], events[1:samples + 1])]
+
+    def _events_for(self, count: int) -> list:
+        while len(self._timing_events) < count:
+            self._timing_events.append(self._res.event(timing=True))
+        return self._timing_events
+
+    def _enqueue(self, compiled: LoadedKernel, launch: Launch) -> None:
+        args, keep = self._launch_arguments(compiled, launch)
+        check(driver.cuLaunchKernel(*args), _describe_launch(launch))
+        del keep
+        if self._capture is not None:
+            self._capture.views.extend(launch.views)
+            self._capture.launches += 1
+        else:
+            self._dirty = True
+
+    # -- graphs --------------------------------------------------------------------
+    @_api
+    def begin_graph_capture(self) -> None:
+        """Begin thread-local capture on the compute stream: until
+        ``end_graph_capture``, ``dispatch`` records launches into a graph instead of
+        running them. Waits for the work already enqueued first."""
+        if self._capture is not None:
+            raise InvalidArgument("a graph capture is already in progress on this context")
+        self._synchronize()
+        call(driver.cuStreamBeginCapture, self._res.stream_compute, _THREAD_LOCAL)
+        self._capture = _Capture()
+        self._res.capturing = self._res.stream_compute
+
+    @_api
+    def end_graph_capture(self) -> CapturedCudaGraph:
+        """Finish the capture, instantiate and upload the graph."""
+        if self._capture is None:
+            raise InvalidArgument("no graph capture is in progress; call "
+                                  "begin_graph_capture() first")
+        capture, self._capture = self._capture, None
+        res = self._res
+        res.capturing = None
+        res.primary.make_current()
+        graph = call(driver.cuStreamEndCapture, res.stream_compute)
+        try:
+            executable = call(driver.cuGraphInstantiate, graph, 0)
+        except BaseException:
+            _quietly(driver.cuGraphDestroy, graph)
+            raise
+        captured = CapturedCudaGraph(self, graph, executable, capture)
+        try:
+            call(driver.cuGraphUpload, executable, res.stream_compute)
+        except BaseException:
+            captured.close()
+            raise
+        self._dirty = True
+        return captured
+
+    @_api
+    def launch_graph(self, graph: CapturedCudaGraph) -> int:
+        """Enqueue one replay of ``graph``; returns its fence, like ``dispatch``."""
+        if not isinstance(graph, CapturedCudaGraph):
+            raise InvalidArgument(f"expected a CapturedCudaGraph, got {type(graph).__name__}")
+        if graph._owner() is not self:
+            raise InvalidArgument("this graph was captured on another context")
+        if graph.closed:
+            raise InvalidArgument("this graph was closed")
+        self._refuse_during_capture("launch_graph")
+        for view in graph.views:
+            try:
+                self._allocator.check_live(view)
+            except AllocationError as exc:
+                raise AllocationError(f"the graph uses a view released since its capture, "
+                                      f"so replaying it would overwrite reused memory: {exc}") from None
+        self._res.primary.make_current()
+        self._join_prefetch()
+        call(driver.cuGraphLaunch, graph._exec, graph._stream)
+        self._dirty = True
+        return self._after_submit(graph)  # it needs only the views, which graphs have
+
+    # -- lifetime ------------------------------------------------------------------
+    def _release(self) -> None:
+        self._capture = None
+        self._uniforms.clear()
+        self._pending.clear()
+        self._spare_events, self._timing_events = [], []
+        self._finalizer()
+
+
+def _describe_launch(launch: Launch) -> str:
+    return (f"cuLaunchKernel({launch.kernel.id}, grid={launch.workgroups}, "
+            f"block={launch.schedule.workgroup_size})")
+
+
+def _check_parameters(kernel: KernelSpec, function, source: str) -> None:
+    """Refuse an entry point whose parameters cannot take the kernel's buffers (a wrong
+    count or size would read garbage on the device), where the driver can tell."""
+    try:
+        result = driver.cuFuncGetParamCount(function)
+    except Exception:  # an older binding or driver without the query
+        return
+    if result[0]:
+        return
+    count = int(result[1])
+    calling = ("storage buffers as 8-byte device pointers and the uniform block by value, "
+               "in (group, binding) order")
+    if count != len(kernel.buffers):
+        raise CompileError(f"kernel {kernel.id}: CUDA entry point {kernel.entry_point} takes "
+                           f"{count} parameters, but the kernel binds {len(kernel.buffers)} "
+                           f"buffers ({calling})", source=source, target="cuda")
+    for index, spec in enumerate(kernel.buffers):
+        result = driver.cuFuncGetParamInfo(function, index)
+        if result[0]:
+            return
+        size = int(result[2])
+        limit = spec.record_dtype.itemsize if spec.access is Access.UNIFORM else 8
+        if size > limit or (spec.access is not Access.UNIFORM and size != 8):
+            raise CompileError(
+                f"kernel {kernel.id}: parameter {index} ({spec.name or spec.binding}) of "
+                f"{kernel.entry_point} is {size} bytes; expected "
+                f"{'at most ' + str(limit) if spec.access is Access.UNIFORM else limit} "
+                f"({calling})", source=source, target="cuda")

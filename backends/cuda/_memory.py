@@ -1,0 +1,233 @@
+"""Pinned host memory and the staged copies between host and device.
+
+The DMA engines read and write only page-locked (pinned) host memory at full speed;
+from pageable memory the driver stages through a small buffer of its own at a fraction
+of it (7.6 against 55 GB/s measured on the H200, PERFORMANCE.md). So a copy of a
+pageable array goes through a ring of pinned staging buffers: the host copies chunk
+k+1 into one buffer, with several threads, while the DMA engine moves chunk k out of
+another. Arrays from ``pinned_empty`` are pinned already and are DMA'd directly.
+"""
+
+from __future__ import annotations
+
+import bisect
+import concurrent.futures
+import ctypes
+import os
+import threading
+import weakref
+
+import numpy as np
+
+from ._driver import PrimaryContext, call, driver
+
+__all__ = ["PinnedAllocation", "pinned_empty", "pinned_address", "Staging", "parallel_copy"]
+
+_PORTABLE = 0x01             # CU_MEMHOSTALLOC_PORTABLE: pinned for every context
+_PARALLEL_MIN = 4 << 20      # below this one thread copies faster than a hand-off
+_PART_MIN = 1 << 20          # the smallest piece worth a thread
+_MAX_THREADS = 8             # past this, host memory bandwidth is the limit anyway
+
+# Pinned ranges handed out by ``pinned_empty``: sorted start addresses, and start -> end.
+_pinned_lock = threading.Lock()
+_pinned_starts: list[int] = []
+_pinned_ends: dict[int, int] = {}
+
+
+def _free_pinned(primary: PrimaryContext, pointer: int) -> None:
+    with _pinned_lock:
+        if pointer in _pinned_ends:
+            del _pinned_ends[pointer]
+            _pinned_starts.pop(bisect.bisect_left(_pinned_starts, pointer))
+    try:
+        primary.make_current()
+        driver.cuMemFreeHost(pointer)
+    except Exception:  # a dead driver at shutdown: the process is freeing everything anyway
+        pass
+    primary.release()
+
+
+class PinnedAllocation:
+    """``nbytes`` of pinned host memory, freed when the object is collected (or by
+    ``free()``). It holds its own retain of the device's primary context, so the
+    memory stays valid after the context that made it is closed."""
+
+    def __init__(self, ordinal: int, nbytes: int, *, register: bool = False) -> None:
+        self.nbytes = int(nbytes)
+        primary = PrimaryContext(ordinal)
+        try:
+            primary.make_current()
+            self.pointer = int(call(driver.cuMemHostAlloc, max(1, self.nbytes), _PORTABLE))
+        except BaseException:
+            primary.release()
+            raise
+        self._finalizer = weakref.finalize(self, _free_pinned, primary, self.pointer)
+        if register:
+            with _pinned_lock:
+                bisect.insort(_pinned_starts, self.pointer)
+                _pinned_ends[self.pointer] = self.pointer + self.nbytes
+
+    def array(self, count: int | None = None, dtype=np.uint8) -> np.ndarray:
+        """A numpy view of the memory that keeps this allocation alive."""
+        raw = (ctypes.c_char * self.nbytes).from_address(self.pointer)
+        raw._owner = self  # the array's base chain ends here, so the memory outlives it
+        return np.frombuffer(raw, dtype=dtype, count=-1 if count is None else count)
+
+    def free(self) -> None:
+        self._finalizer()
+
+
+def pinned_empty(ordinal: int, shape, dtype=np.float32) -> np.ndarray:
+    """An uninitialised array in pinned memory, which copies to and from the device
+    without staging. It keeps its memory (and the device's primary context) alive for
+    as long as the array or any view of it lives."""
+    dtype = np.dtype(dtype)
+    shape = (shape,) if isinstance(shape, (int, np.integer)) else tuple(shape)
+    count = int(np.prod(shape, dtype=np.int64))
+    allocation = PinnedAllocation(ordinal, count * dtype.itemsize, register=True)
+    return allocation.array(count, dtype).reshape(shape)
+
+
+def pinned_address(data: memoryview) -> int | None:
+    """The address of ``data`` when all of it lies in memory from ``pinned_empty``."""
+    if data.nbytes == 0 or not _pinned_starts:
+        return None
+    address = np.frombuffer(data, np.uint8).ctypes.data
+    with _pinned_lock:
+        i = bisect.bisect_right(_pinned_starts, address) - 1
+        if i >= 0 and address + data.nbytes <= _pinned_ends[_pinned_starts[i]]:
+            return address
+    return None
+
+
+_pool: concurrent.futures.ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _threads() -> int:
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count() or 1
+    return max(1, min(_MAX_THREADS, cores))
+
+
+def parallel_copy(dst: np.ndarray, src: np.ndarray) -> None:
+    """``dst[:] = src`` for equal-size uint8 arrays, split over threads when large:
+    numpy releases the GIL while it copies, and one core cannot feed a DMA engine."""
+    global _pool
+    n = dst.size
+    parts = min(_threads(), n // _PART_MIN)
+    if n < _PARALLEL_MIN or parts < 2:
+        np.copyto(dst, src)
+        return
+    with _pool_lock:
+        if _pool is None:
+            _pool = concurrent.futures.ThreadPoolExecutor(_threads() - 1,
+                                                          thread_name_prefix="kforge-copy")
+    step = (-(-n // parts) + 4095) // 4096 * 4096  # page-aligned pieces
+    bounds = [(a, min(a + step, n)) for a in range(0, n, step)]
+    futures = [_pool.submit(np.copyto, dst[a:b], src[a:b]) for a, b in bounds[1:]]
+    a, b = bounds[0]
+    np.copyto(dst[a:b], src[a:b])
+    for future in futures:
+        future.result()
+
+
+class _Buffer:
+    """One staging buffer and the event recorded after the last DMA that used it."""
+
+    def __init__(self, ordinal: int, nbytes: int) -> None:
+        self.memory = PinnedAllocation(ordinal, nbytes)
+        self.bytes = self.memory.array()
+        self.event = call(driver.cuEventCreate, driver.CUevent_flags.CU_EVENT_DISABLE_TIMING)
+        self.recorded = False
+
+    def wait(self) -> None:
+        """Block until the DMA that last used this buffer is done."""
+        if self.recorded:
+            call(driver.cuEventSynchronize, self.event)
+            self.recorded = False
+
+    def done_on(self, stream) -> None:
+        call(driver.cuEventRecord, self.event, stream)
+        self.recorded = True
+
+    def release(self) -> None:
+        try:
+            driver.cuEventDestroy(self.event)
+        except Exception:  # a dead context frees its events itself
+            pass
+        self.memory.free()
+
+
+class Staging:
+    """A ring of ``count`` pinned buffers of ``chunk_bytes``, created on first use,
+    through which pageable host memory is copied to and from the device."""
+
+    def __init__(self, ordinal: int, chunk_bytes: int = 16 << 20, count: int = 4) -> None:
+        self.ordinal = ordinal
+        self.chunk = int(chunk_bytes)
+        self.count = int(count)
+        self._buffers: list[_Buffer] = []
+        self._next = 0
+
+    def _acquire(self) -> _Buffer:
+        """The next buffer of the ring, once no DMA uses it any more."""
+        if len(self._buffers) < self.count:
+            self._buffers.append(_Buffer(self.ordinal, self.chunk))
+            return self._buffers[-1]
+        buffer = self._buffers[self._next]
+        self._next = (self._next + 1) % self.count
+        buffer.wait()
+        return buffer
+
+    def upload(self, device_pointer: int, data: memoryview, stream) -> None:
+        """Enqueue a copy of ``data`` to ``device_pointer`` on ``stream``. On return
+        ``data`` may be reused: its bytes are in staging or already on the device."""
+        direct = pinned_address(data)
+        if direct is not None:
+            call(driver.cuMemcpyHtoDAsync, device_pointer, direct, data.nbytes, stream)
+            return
+        source = np.frombuffer(data, np.uint8)
+        for start in range(0, source.size, self.chunk):
+            piece = source[start:start + self.chunk]
+            buffer = self._acquire()
+            parallel_copy(buffer.bytes[:piece.size], piece)
+            call(driver.cuMemcpyHtoDAsync, device_pointer + start, buffer.memory.pointer,
+                 piece.size, stream)
+            buffer.done_on(stream)
+
+    def download(self, out: memoryview, device_pointer: int, stream) -> None:
+        """Copy ``out.nbytes`` bytes at ``device_pointer`` into ``out`` after the work
+        already on ``stream``, and wait for them: the host copy of one chunk overlaps
+        the DMA of the next ones."""
+        direct = pinned_address(out)
+        if direct is not None:
+            call(driver.cuMemcpyDtoHAsync, direct, device_pointer, out.nbytes, stream)
+            call(driver.cuStreamSynchronize, stream)
+            return
+        sink = np.frombuffer(out, np.uint8)
+        in_flight: list[tuple[_Buffer, int, int]] = []
+        for start in range(0, sink.size, self.chunk):
+            if len(in_flight) == self.count:
+                self._drain(in_flight.pop(0), sink)
+            size = min(self.chunk, sink.size - start)
+            buffer = self._acquire()
+            call(driver.cuMemcpyDtoHAsync, buffer.memory.pointer, device_pointer + start,
+                 size, stream)
+            buffer.done_on(stream)
+            in_flight.append((buffer, start, size))
+        for item in in_flight:
+            self._drain(item, sink)
+
+    @staticmethod
+    def _drain(item: tuple[_Buffer, int, int], sink: np.ndarray) -> None:
+        buffer, start, size = item
+        buffer.wait()
+        parallel_copy(sink[start:start + size], buffer.bytes[:size])
+
+    def release(self) -> None:
+        buffers, self._buffers = self._buffers, []
+        for buffer in buffers:
+            buffer.release()

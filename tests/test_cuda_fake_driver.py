@@ -1,0 +1,486 @@
+"""A simulated CUDA driver, so the CUDA backend's own logic (fences, staging through
+pinned memory, argument packing, graph capture, loss and recovery) runs in CI, where
+there is no GPU. Passing here proves that logic, never the GPU: the same test bodies
+run on the real device in tests/test_cuda_context.py (``--require-backend cuda``).
+
+The simulation is strict where the real driver is: copies must name pinned host memory
+and device memory inside an allocation, a sticky error fails every call until the
+primary context's last retain is released, a thread-local capture refuses copies,
+waits and module loads, and kernel arguments are copied when the launch is made.
+Stream operations run at once, in order; kernels are Python functions registered by
+entry-point name, reading their arguments through the ``void**`` array like a GPU.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import itertools
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import pytest
+
+from cuda.bindings import driver as real
+
+R = real.CUresult
+OK = R.CUDA_SUCCESS
+Kernel = Callable[[list, tuple, tuple], None]  # (argument bytes, grid, block)
+
+ATTRIBUTES = {
+    "MAX_THREADS_PER_BLOCK": 1024, "MAX_BLOCK_DIM_X": 1024, "MAX_BLOCK_DIM_Y": 1024,
+    "MAX_BLOCK_DIM_Z": 64, "MAX_GRID_DIM_X": 2**31 - 1, "MAX_GRID_DIM_Y": 65535,
+    "MAX_GRID_DIM_Z": 65535, "MAX_SHARED_MEMORY_PER_BLOCK": 49152, "WARP_SIZE": 32,
+    "MULTIPROCESSOR_COUNT": 132, "L2_CACHE_SIZE": 50 << 20, "PCI_BUS_ID": 0x19,
+    "PCI_DEVICE_ID": 0, "PCI_DOMAIN_ID": 0, "INTEGRATED": 0, "ASYNC_ENGINE_COUNT": 3,
+    "COMPUTE_CAPABILITY_MAJOR": 9, "COMPUTE_CAPABILITY_MINOR": 0,
+}
+
+
+def f32(blob: bytes, offset: int = 0) -> float:
+    return float(np.frombuffer(blob, np.float32, 1, offset)[0])
+
+
+def u32(blob: bytes, offset: int = 0) -> int:
+    return int(np.frombuffer(blob, np.uint32, 1, offset)[0])
+
+
+def ptr(blob: bytes) -> int:
+    return int(np.frombuffer(blob, np.uint64, 1)[0])
+
+
+def device_array(address: int, count: int, dtype) -> np.ndarray:
+    dtype = np.dtype(dtype)
+    raw = (ctypes.c_char * (count * dtype.itemsize)).from_address(address)
+    return np.frombuffer(raw, dtype)
+
+
+def _affine(args, grid, block):
+    n = u32(args[2], 8)
+    x, y = device_array(ptr(args[0]), n, np.float32), device_array(ptr(args[1]), n, np.float32)
+    y[:] = np.float32(f32(args[2], 0)) * x + np.float32(f32(args[2], 4))
+
+
+def _square(args, grid, block):
+    n = u32(args[2])
+    x, y = device_array(ptr(args[0]), n, np.float32), device_array(ptr(args[1]), n, np.float32)
+    y[:] = x * x
+
+
+# Entry point -> (kernel, parameter sizes). Tests add their own.
+KERNELS: dict[str, tuple[Kernel, tuple[int, ...]]] = {
+    "raw_affine": (_affine, (8, 8, 12)),
+    "demo_square": (_square, (8, 8, 4)),
+}
+
+
+class _Handle:
+    _ids = itertools.count(0x1000)
+
+    def __init__(self, kind: str, **state) -> None:
+        self.kind, self.id = kind, next(self._ids)
+        self.__dict__.update(state)
+
+    def __repr__(self) -> str:
+        return f"<fake {self.kind} {self.id:#x}>"
+
+
+@dataclass
+class _Launch:
+    kernel: Kernel
+    grid: tuple
+    block: tuple
+    args: list
+
+
+@dataclass
+class _Context:
+    generation: int
+    sticky: object = None   # the CUresult every call returns once the context faulted
+    device_memory: dict = field(default_factory=dict)   # address -> ctypes buffer
+
+
+class FakeDriver:
+    """The subset of ``cuda.bindings.driver`` the backend uses; see the module docstring."""
+
+    CUresult = R
+    CUdevice_attribute = real.CUdevice_attribute
+    CUstream_flags = real.CUstream_flags
+    CUevent_flags = real.CUevent_flags
+    CUstreamCaptureMode = real.CUstreamCaptureMode
+
+    def __init__(self, total_memory: int = 8 << 30) -> None:
+        self.total_memory = total_memory
+        self.retains = 0
+        self.generations = itertools.count(1)
+        self.context: _Context | None = None
+        self.current = None
+        self.host_memory: dict[int, ctypes.Array] = {}
+        self.clock_ns = 0
+        self.capture_mode = real.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_GLOBAL
+        self.capturing = None            # the stream under capture, if any
+        self.calls: dict[str, int] = {}  # per function, for tests that count
+        self.kernels = dict(KERNELS)
+
+    # -- helpers -------------------------------------------------------------------
+    def _count(self, name: str) -> None:
+        self.calls[name] = self.calls.get(name, 0) + 1
+
+    def _usable(self):
+        """The error a call in the current context returns, or None."""
+        if self.context is None or self.current is None or self.current.generation != \
+                self.context.generation:
+            return R.CUDA_ERROR_INVALID_CONTEXT
+        return self.context.sticky
+
+    def _in_capture(self, stream=None) -> bool:
+        """Whether a call is refused because this thread is capturing (thread-local
+        mode), and if so invalidate the capture as the driver does."""
+        if self.capturing is None:
+            return False
+        relaxed = self.capture_mode == real.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED
+        if stream is None and relaxed:
+            return False
+        self.capturing.graph.invalidated = True
+        return True
+
+    @staticmethod
+    def _inside(memory: dict, address: int, size: int) -> bool:
+        for start, buffer in memory.items():
+            if start <= address and address + size <= start + ctypes.sizeof(buffer):
+                return True
+        return False
+
+    # -- device and context --------------------------------------------------------
+    def cuInit(self, flags):
+        return (OK,)
+
+    def cuGetErrorString(self, err):
+        return (OK, f"simulated {err.name}".encode())
+
+    def cuDeviceGetCount(self):
+        return (OK, 1)
+
+    def cuDeviceGet(self, ordinal):
+        return (OK, 0) if ordinal == 0 else (R.CUDA_ERROR_INVALID_DEVICE, None)
+
+    def cuDeviceGetName(self, length, device):
+        return (OK, b"Simulated H200\0\0\0")
+
+    def cuDeviceGetAttribute(self, attribute, device):
+        return (OK, ATTRIBUTES[attribute.name.replace("CU_DEVICE_ATTRIBUTE_", "")])
+
+    def cuDriverGetVersion(self):
+        return (OK, 13000)
+
+    def cuDeviceGetPCIBusId(self, length, device):
+        return (OK, b"0000:19:00.0\0")
+
+    def cuDeviceGetUuid(self, device):
+        return (OK, type("Uuid", (), {"bytes": bytes(range(16))})())
+
+    def cuDeviceTotalMem(self, device):
+        return (OK, self.total_memory)
+
+    def cuDevicePrimaryCtxRetain(self, device):
+        if self.retains == 0:
+            self.context = _Context(next(self.generations))
+        self.retains += 1
+        return (OK, _Handle("context", generation=self.context.generation))
+
+    def cuDevicePrimaryCtxRelease(self, device):
+        if self.retains == 0:
+            return (R.CUDA_ERROR_INVALID_CONTEXT,)
+        self.retains -= 1
+        if self.retains == 0:   # the last retain destroys the context, faults and all
+            self.context = None
+        return (OK,)
+
+    def cuCtxSetCurrent(self, ctx):
+        self.current = ctx
+        return (OK,)
+
+    # -- memory --------------------------------------------------------------------
+    def cuMemAlloc(self, size):
+        err = self._usable()
+        if err:
+            return (err, None)
+        if self._in_capture():
+            return (R.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, None)
+        if size > self.total_memory:
+            return (R.CUDA_ERROR_OUT_OF_MEMORY, None)
+        buffer = (ctypes.c_char * size)()
+        self.context.device_memory[ctypes.addressof(buffer)] = buffer
+        return (OK, real.CUdeviceptr(ctypes.addressof(buffer)))
+
+    def cuMemFree(self, pointer):
+        err = self._usable()
+        if err:
+            return (err,)
+        return (OK,) if self.context.device_memory.pop(int(pointer), None) is not None \
+            else (R.CUDA_ERROR_INVALID_VALUE,)
+
+    def cuMemHostAlloc(self, size, flags):
+        err = self._usable()
+        if err:
+            return (err, None)
+        buffer = (ctypes.c_char * size)()
+        self.host_memory[ctypes.addressof(buffer)] = buffer
+        return (OK, ctypes.addressof(buffer))
+
+    def cuMemFreeHost(self, pointer):
+        return (OK,) if self.host_memory.pop(int(pointer), None) is not None \
+            else (R.CUDA_ERROR_INVALID_VALUE,)
+
+    def _copy(self, name, dst, src, size, stream, to_device: bool):
+        self._count(name)
+        err = self._usable()
+        if err:
+            return (err,)
+        if self._in_capture(stream):
+            return (R.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
+        device, host = (int(dst), int(src)) if to_device else (int(src), int(dst))
+        if not self._inside(self.context.device_memory, device, size):
+            return (R.CUDA_ERROR_INVALID_VALUE,)
+        if not self._inside(self.host_memory, host, size):
+            # The backend promises DMA from pinned memory only: pageable is a bug here.
+            return (R.CUDA_ERROR_INVALID_VALUE,)
+        ctypes.memmove(int(dst), int(src), size)
+        return (OK,)
+
+    def cuMemcpyHtoDAsync(self, dst, src, size, stream):
+        return self._copy("cuMemcpyHtoDAsync", dst, src, size, stream, True)
+
+    def cuMemcpyDtoHAsync(self, dst, src, size, stream):
+        return self._copy("cuMemcpyDtoHAsync", dst, src, size, stream, False)
+
+    # -- streams and events --------------------------------------------------------
+    def cuStreamCreate(self, flags):
+        err = self._usable()
+        return (err, None) if err else (OK, _Handle("stream", graph=None))
+
+    def cuStreamDestroy(self, stream):
+        return (OK,)
+
+    def cuStreamSynchronize(self, stream):
+        self._count("cuStreamSynchronize")
+        err = self._usable()
+        if err:
+            return (err,)
+        if self.capturing is stream:
+            self._in_capture(stream)
+            return (R.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
+        return (OK,)
+
+    def cuStreamWaitEvent(self, stream, event, flags):
+        self._count("cuStreamWaitEvent")
+        return (self._usable() or OK,)
+
+    def cuEventCreate(self, flags):
+        err = self._usable()
+        timing = int(flags) & int(real.CUevent_flags.CU_EVENT_DISABLE_TIMING) == 0
+        return (err, None) if err else (OK, _Handle("event", timing=timing, time=None,
+                                                     captured=False))
+
+    def cuEventDestroy(self, event):
+        return (OK,)
+
+    def cuEventRecord(self, event, stream):
+        self._count("cuEventRecord")
+        err = self._usable()
+        if err:
+            return (err,)
+        event.captured = self.capturing is stream
+        event.time = self.clock_ns
+        return (OK,)
+
+    def cuEventSynchronize(self, event):
+        self._count("cuEventSynchronize")
+        err = self._usable()
+        if err:
+            return (err,)
+        return (R.CUDA_ERROR_CAPTURED_EVENT,) if event.captured else (OK,)
+
+    def cuEventQuery(self, event):
+        return self.cuEventSynchronize(event)
+
+    def cuEventElapsedTime(self, start, end):
+        if not (start.timing and end.timing) or start.time is None or end.time is None:
+            return (R.CUDA_ERROR_INVALID_HANDLE, None)
+        return (OK, (end.time - start.time) / 1e6)
+
+    # -- modules and launches ------------------------------------------------------
+    def cuModuleLoadData(self, image):
+        self._count("cuModuleLoadData")
+        err = self._usable()
+        if err:
+            return (err, None)
+        if self._in_capture():
+            return (R.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, None)
+        image = bytes(image)
+        if image[:4] == b"\x7fELF":
+            names = re.findall(rb"\.text\.([A-Za-z_][A-Za-z0-9_]*)\0", image)
+        else:
+            names = re.findall(rb"\.entry\s+([A-Za-z_][A-Za-z0-9_]*)\s*\(", image)
+        if not names:
+            return (R.CUDA_ERROR_INVALID_IMAGE, None)
+        return (OK, _Handle("module", names={n.decode() for n in names}))
+
+    def cuModuleUnload(self, module):
+        return (OK,)
+
+    def cuModuleGetFunction(self, module, name):
+        name = name.decode()
+        if name not in module.names or name not in self.kernels:
+            return (R.CUDA_ERROR_NOT_FOUND, None)
+        kernel, sizes = self.kernels[name]
+        return (OK, _Handle("function", name=name, kernel=kernel, sizes=sizes))
+
+    def cuFuncGetParamCount(self, function):
+        return (OK, len(function.sizes))
+
+    def cuFuncGetParamInfo(self, function, index):
+        if not 0 <= index < len(function.sizes):
+            return (R.CUDA_ERROR_INVALID_VALUE, None, None)
+        return (OK, sum(function.sizes[:index]), function.sizes[index])
+
+    def cuLaunchKernel(self, function, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        self._count("cuLaunchKernel")
+        err = self._usable()
+        if err:
+            return (err,)
+        grid, block = (gx, gy, gz), (bx, by, bz)
+        if min(grid + block) < 1 or bx * by * bz > ATTRIBUTES["MAX_THREADS_PER_BLOCK"] \
+                or bz > ATTRIBUTES["MAX_BLOCK_DIM_Z"]:
+            return (R.CUDA_ERROR_INVALID_VALUE,)
+        pointers = (ctypes.c_void_p * len(function.sizes)).from_address(int(params))
+        # Arguments are copied now, as the driver does: the caller may free them next.
+        args = [ctypes.string_at(p, size) for p, size in zip(pointers, function.sizes)]
+        launch = _Launch(function.kernel, grid, block, args)
+        if self.capturing is stream:
+            stream.graph.launches.append(launch)
+        else:
+            self._run(launch)
+        return (OK,)
+
+    def _run(self, launch: _Launch) -> None:
+        if self.context.sticky is None:
+            launch.kernel(launch.args, launch.grid, launch.block)
+        self.clock_ns += 1000 + int(np.prod(launch.grid) * np.prod(launch.block)) // 64
+
+    def fault(self, error=R.CUDA_ERROR_ILLEGAL_ADDRESS) -> None:
+        """What a kernel touching an illegal address does: the context is faulted."""
+        self.context.sticky = error
+
+    # -- graphs --------------------------------------------------------------------
+    def cuThreadExchangeStreamCaptureMode(self, mode):
+        previous, self.capture_mode = self.capture_mode, mode
+        return (OK, previous)
+
+    def cuStreamBeginCapture(self, stream, mode):
+        err = self._usable()
+        if err:
+            return (err,)
+        if self.capturing is not None:
+            return (R.CUDA_ERROR_ILLEGAL_STATE,)
+        stream.graph = _Handle("graph", launches=[], invalidated=False)
+        self.capturing, self.capture_mode = stream, mode
+        return (OK,)
+
+    def cuStreamEndCapture(self, stream):
+        if self.capturing is not stream:
+            return (R.CUDA_ERROR_ILLEGAL_STATE, None)
+        graph, stream.graph, self.capturing = stream.graph, None, None
+        if graph.invalidated:
+            return (R.CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, None)
+        return (OK, graph)
+
+    def cuGraphInstantiate(self, graph, flags):
+        return (OK, _Handle("exec", launches=list(graph.launches)))
+
+    def cuGraphUpload(self, executable, stream):
+        return (self._usable() or OK,)
+
+    def cuGraphLaunch(self, executable, stream):
+        self._count("cuGraphLaunch")
+        err = self._usable()
+        if err:
+            return (err,)
+        for launch in executable.launches:
+            self._run(launch)
+        return (OK,)
+
+    def cuGraphGetNodes(self, graph, count=0):
+        return (OK, [], len(graph.launches))
+
+    def cuGraphExecDestroy(self, executable):
+        return (OK,)
+
+    def cuGraphDestroy(self, graph):
+        return (OK,)
+
+
+def install(monkeypatch) -> FakeDriver:
+    """Route the CUDA backend's driver calls to a new ``FakeDriver``."""
+    from backends.cuda import _context, _driver, _memory
+
+    fake = FakeDriver()
+    for module in (_driver, _context, _memory):
+        monkeypatch.setattr(module, "driver", fake)
+    _driver.default_arch.cache_clear()
+    return fake
+
+
+@pytest.fixture
+def fake_driver(monkeypatch):
+    from backends.cuda import _driver
+
+    gc.collect()  # objects of earlier tests must not meet the fake in their finalizers
+    fake = install(monkeypatch)
+    yield fake
+    gc.collect()  # run finalizers of this test's objects while the fake is installed
+    _driver.default_arch.cache_clear()
+
+
+def pytest_configure(config):
+    """Plugin entry (``-p tests.test_cuda_fake_driver`` with FORGE_CUDA_SIMULATED=1):
+    the whole pytest session sees the ``cuda`` backend on the simulated driver."""
+    if os.environ.get("FORGE_CUDA_SIMULATED") == "1":
+        install(pytest.MonkeyPatch())
+
+
+def test_the_fake_reads_arguments_through_the_void_pointer_array(fake_driver):
+    from backends.cuda import CudaComputeContext
+    import forge
+
+    with CudaComputeContext(1 << 20) as ctx:
+        x = np.arange(10, dtype=np.float32)
+        kernel = forge.get_kernel("raw_affine")
+        views = [ctx.allocate_and_write(x, 0),
+                 ctx.allocate_transient(x.nbytes, 1, usage=forge.BindingUsage.STORAGE_READ_WRITE),
+                 ctx.allocate_and_write(kernel.pack_uniform(10, a=3.0, b=1.0), 2,
+                                        usage=forge.BindingUsage.UNIFORM)]
+        ctx.run_kernel(kernel, forge.Schedule(64), views, 10)
+        assert ctx.read_buffer_f32(views[1]).tolist() == (3 * x + 1).tolist()
+    assert fake_driver.retains == 0, "closing the context must release its primary context"
+
+
+def test_the_shared_suites_pass_on_the_simulated_driver(tmp_path):
+    """The conformance and bad-input suites, on ``cuda`` over the simulated driver, in a
+    subprocess (the simulation is installed for its whole session)."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, FORGE_CUDA_SIMULATED="1", FORGE_CACHE_DIR=str(tmp_path),
+               PYTHONPATH=root)
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "tests.test_cuda_fake_driver",
+         "-p", "no:cacheprovider", "tests/conformance", "tests/reliability", "-k", "cuda",
+         "--require-backend", "cuda"],
+        cwd=root, env=env, capture_output=True, text=True, timeout=600)
+    summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+    assert "passed" in summary and "skipped" not in summary and "deselected" in summary, summary
