@@ -2,8 +2,9 @@
 in blocks of edge-case families, always inside the kernel's declared domain.
 
 Families: ``normal`` (moderate values), ``zeros`` (+0.0 and -0.0), ``negatives``,
-``large`` and ``tiny`` magnitudes, ``subnormal``, ``nonfinite`` (NaN always, +-Inf
-where the domain is unbounded; only when ``kernel.nonfinite_inputs``), and ``mixed``
+``large`` and ``tiny`` magnitudes, ``subnormal``, ``nonfinite`` (only when
+``kernel.nonfinite_inputs``: +-Inf where the domain reaches them, NaN only for a buffer
+with no declared domain, since NaN lies inside no range), and ``mixed``
 (each element picked from the other families). Families are contiguous blocks, so a
 kernel that reduces rows also sees whole rows of zeros or of negatives. A family that
 does not meet the domain is left out and its block stays ``normal``.
@@ -107,7 +108,8 @@ def _magnitude_sample(rng, n, lo_mag, hi_mag, signs, domain):
     return out
 
 
-def _float_family(rng, family: str, n: int, dtype: np.dtype, domain, nonfinite: bool):
+def _float_family(rng, family: str, n: int, dtype: np.dtype, domain, nonfinite: bool,
+                  nan: bool = True):
     info = np.finfo(dtype)
     lo, hi = domain
     if family == "normal":
@@ -122,8 +124,8 @@ def _float_family(rng, family: str, n: int, dtype: np.dtype, domain, nonfinite: 
     if family == "nonfinite":
         if not nonfinite:
             return None
-        choices = [np.nan] + [v for v in (np.inf, -np.inf) if lo <= v <= hi]
-        return rng.choice(np.array(choices), n)
+        choices = [np.nan] * nan + [v for v in (np.inf, -np.inf) if lo <= v <= hi]
+        return rng.choice(np.array(choices), n) if choices else None
     ranges = {
         "negatives": (1e-2, 1e2, (-1,)),
         "large": (10.0 ** _LARGE[dtype.itemsize][0], 10.0 ** _LARGE[dtype.itemsize][1], (1, -1)),
@@ -151,9 +153,9 @@ def _int_family(rng, family: str, n: int, dtype: np.dtype, domain):
     return values
 
 
-def _family(rng, family, n, dtype, domain, nonfinite):
+def _family(rng, family, n, dtype, domain, nonfinite, nan=True):
     if dtype.kind == "f":
-        values = _float_family(rng, family, n, dtype, domain, nonfinite)
+        values = _float_family(rng, family, n, dtype, domain, nonfinite, nan)
         return None if values is None else values.astype(dtype)
     values = _int_family(rng, family, n, dtype, domain)
     return None if values is None else values.astype(dtype)
@@ -161,12 +163,13 @@ def _family(rng, family, n, dtype, domain, nonfinite):
 
 def _fill(spec: BufferSpec, count: int, rng, kernel: KernelSpec):
     dtype = spec.dtype
+    declared = spec.name in kernel.domain
     domain = tuple(float(v) for v in kernel.domain.get(spec.name, (-np.inf, np.inf)))
     if domain[0] > domain[1]:
         raise InvalidArgument(f"kernel {kernel.id}: domain of {spec.name!r} is empty: {domain}")
 
     def draw(family: str, n: int):
-        return _family(rng, family, n, dtype, domain, kernel.nonfinite_inputs)
+        return _family(rng, family, n, dtype, domain, kernel.nonfinite_inputs, not declared)
 
     present = [f for f in _SPECIAL if draw(f, 1) is not None]
     blocks = _blocks(count, present + ["mixed"])

@@ -135,11 +135,10 @@ def _check(args) -> int:
         print_json({"passed": not failed, "unavailable": unavailable,
                     "results": [r.as_dict() for r in results]})
         return 1 if failed else 0
-    skipped = "; ".join(f"{n}: {why}" for n, why in unavailable.items())
     print_table("kforge check: each backend against the numpy reference",
                 ["kernel", "backend", "verdict", "max ulp", "max abs err", "median",
-                 "timing", "note"], _check_rows(results),
-                caption=f"not available: {skipped}" if skipped else None)
+                 "timing", "note"], _check_rows(results))
+    _print_unavailable(unavailable)
     for result, name, ev in failed:
         print(f"\n{ev.report()}", file=sys.stderr)
     for result in results:
@@ -148,8 +147,13 @@ def _check(args) -> int:
     summary = (f"{len(failed)} of {sum(len(r.evaluations) for r in results)} evaluations failed"
                if failed else f"all {sum(len(r.evaluations) for r in results)} evaluations passed "
                "or are unsupported where shown")
-    console().print(summary)
+    print(summary)
     return 1 if failed else 0
+
+
+def _print_unavailable(unavailable: dict[str, str]) -> None:
+    for name, why in unavailable.items():
+        print(f"{name}: not available: {why}")
 
 
 # -- certify -------------------------------------------------------------------------------
@@ -189,9 +193,8 @@ def _certify(args) -> int:
         return 1 if failed else 0
     print_table("kforge certify", ["kernel", "backend", "result", "schedule", "manifest", "detail"],
                 [(r["kernel"], r["backend"], r["result"], r.get("schedule", "-"),
-                  r.get("path", "-"), r["detail"].split("\n")[0][:100]) for r in rows],
-                caption="not available: " + "; ".join(f"{n}: {w}" for n, w in unavailable.items())
-                if unavailable else None)
+                  r.get("path", "-"), r["detail"].split("\n")[0][:100]) for r in rows])
+    _print_unavailable(unavailable)
     for row in failed:
         print(f"\n{row['report']}", file=sys.stderr)
     return 1 if failed else 0
@@ -217,8 +220,8 @@ def _tune(args) -> int:
              str(c.timing.count) if c.timing else "-", c.reason) for c in result.candidates]
     print_table(f"kforge tune {kernel.id} on {backend} ({adapter}), size {result.size}"
                 + (" - dry run" if args.dry_run else ""),
-                ["schedule", "status", "median", "samples", "reason"], rows,
-                caption=result.conclusion)
+                ["schedule", "status", "median", "samples", "reason"], rows)
+    print(result.conclusion)
     return 0
 
 
@@ -240,6 +243,5 @@ def _profile_hardware(args) -> int:
         rows += [(k, v) for k, v in profile["constraints"].items()]
         rows += [("timing_source", profile["timing_source"])]
         print_table(f"{name}", ["property", "value"], rows)
-    for name, why in unavailable.items():
-        console().print(f"{name}: not available: {why}")
+    _print_unavailable(unavailable)
     return 0

@@ -240,11 +240,13 @@ WRONG_IDENTITY = _pair(
     nonfinite_inputs=False, test_sizes=(4000,))
 
 # -- 7. shared memory read without a barrier --------------------------------------------------
-# Each workgroup of 64 swaps the halves of its block through shared memory. The upper
-# half spins (a multiply by a runtime 1.0 the compiler cannot remove) before storing its
-# slot, so without the barrier the lower half reads those slots before they are written
-# and gets whatever the shared memory held. Where invocations of a workgroup run
-# subgroup by subgroup until a barrier (lavapipe), the read always comes first.
+# Each workgroup of 64 swaps the halves of its block through shared memory. Every slot
+# first holds a sentinel (behind a barrier both versions keep, so stale shared memory
+# from an earlier run, which may hold the very values expected, cannot hide the race);
+# the upper half then spins (a multiply by a runtime 1.0 the compiler cannot remove)
+# before storing its slot, so without the second barrier the lower half reads the
+# sentinel. Where a workgroup runs subgroup by subgroup up to each barrier (lavapipe),
+# the early read always comes first; on CUDA the spin makes it all but certain.
 _SWAP_WGSL = """\
 struct Params { n: u32, spin: u32, one: f32 }
 """ + _WGSL_HEAD.replace("@XACCESS@", "read") + """
@@ -254,6 +256,8 @@ var<workgroup> tile: array<f32, 64>;
 fn ${entry}(""" + _WGSL_IDS + """) {
     let base = (wg.y * groups.x + wg.x) * 64u;
     let i = base + lid;
+    tile[lid] = -3.0e38;
+    workgroupBarrier();
     var v = 0.0;
     if (i < p.n) { v = x[i]; }
     if (lid >= 32u) {
@@ -273,6 +277,8 @@ extern "C" __global__ void ${entry}(const float* x, float* y, const Params p) {
     __shared__ float tile[64];
     """ + _CUDA_INDEX + """    const unsigned long long base = block * 64;
     const unsigned long long i = base + lid;
+    tile[lid] = -3.0e38f;
+    __syncthreads();
     float v = 0.0f;
     if (i < p.n) v = x[i];
     if (lid >= 32) {

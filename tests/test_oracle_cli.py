@@ -1,0 +1,126 @@
+"""``kforge check``, ``certify``, ``tune`` and ``profile-hardware``, run in process."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import forge
+from forge import registry
+from forge.cli import main
+from oracle.pytest_plugin import require_available
+from tests.oracle_broken import CASES
+
+
+def _run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture
+def extra_kernels(monkeypatch):
+    """Make kernels that are not built in reachable by id from the CLI."""
+    table: dict = {}
+    original = registry.get_kernel
+    monkeypatch.setattr(registry, "get_kernel", lambda name: table.get(name) or original(name))
+    return table
+
+
+def test_check_json_reports_every_backend_against_the_reference(capsys):
+    code, out, _ = _run(capsys, "check", "raw_affine", "--backend", "reference", "--json",
+                        "--samples", "2")
+    data = json.loads(out)
+    assert code == 0 and data["passed"] is True
+    (result,) = data["results"]
+    ev = result["evaluations"]["reference"]
+    assert ev["verdict"] == "pass" and ev["max_ulp"] == 0 and ev["timing"]["count"] == 2
+
+
+def test_check_prints_one_table_and_exits_zero_when_all_agree(capsys):
+    code, out, _ = _run(capsys, "check", "--samples", "1")
+    assert code == 0
+    for kernel in forge.list_kernels():
+        assert kernel.id in out
+    for name, (ok, _) in forge.available_backends().items():
+        assert name in out
+    assert "max ulp" in out and "timing" in out and "evaluations passed" in out
+
+
+def test_check_exits_nonzero_and_explains_a_mismatch(capsys, extra_kernels):
+    clobbering = CASES["inputs_overwritten"].broken_reference
+    extra_kernels[clobbering.id] = clobbering
+    code, out, err = _run(capsys, "check", clobbering.id, "--backend", "reference")
+    assert code == 1
+    assert "MISMATCH" in out and "input modified" in err
+
+
+def test_check_names_a_diverging_gpu_backend(capsys, extra_kernels, request):
+    require_available(request.config, "wgpu")
+    broken = CASES["missing_guard"].broken
+    extra_kernels[broken.id] = broken
+    code, out, err = _run(capsys, "check", broken.id, "--backend", "reference",
+                          "--backend", "wgpu", "--samples", "1")
+    assert code == 1 and "diverging from the reference: wgpu" in err
+    assert "written past the end" in err
+
+
+def test_check_refuses_unknown_or_unavailable_backends(capsys):
+    code, _, err = _run(capsys, "check", "--backend", "no-such")
+    assert code == 2 and "unknown backend" in err
+    missing = [n for n, (ok, _) in forge.available_backends().items() if not ok]
+    if missing:
+        code, _, err = _run(capsys, "check", "--backend", missing[0])
+        assert code == 2 and "not available" in err
+
+
+def test_certify_writes_then_reuses(capsys, tmp_path):
+    args = ("certify", "raw_affine", "--backend", "reference", "--cache-dir", str(tmp_path),
+            "--samples", "2", "--json")
+    code, out, _ = _run(capsys, *args)
+    first = json.loads(out)["results"][0]
+    assert code == 0 and first["result"] == "certified"
+    code, out, _ = _run(capsys, *args)
+    second = json.loads(out)["results"][0]
+    assert code == 0 and second["result"] == "reused" and second["path"] == first["path"]
+    code, out, _ = _run(capsys, *args[:-1])
+    assert code == 0 and "reused" in out
+
+
+def test_certify_fails_a_wrong_kernel(capsys, tmp_path, extra_kernels):
+    clobbering = CASES["inputs_overwritten"].broken_reference
+    extra_kernels[clobbering.id] = clobbering
+    code, out, err = _run(capsys, "certify", clobbering.id, "--backend", "reference",
+                          "--cache-dir", str(tmp_path))
+    assert code == 1 and "FAILED" in out and "cannot be certified" in err
+
+
+def test_tune_dry_run_shows_what_was_pruned_and_why(capsys):
+    code, out, _ = _run(capsys, "tune", "raw_affine", "--backend", "reference", "--dry-run",
+                        "--schedule", "wg=64", "--schedule", "wg=4096", "--json")
+    data = json.loads(out)
+    assert code == 0 and data["dry_run"]
+    statuses = {c["schedule"]: (c["status"], c["reason"]) for c in data["candidates"]}
+    assert statuses["wg=64,ipt=1,vec=1"] == ("candidate", "")
+    assert statuses["wg=4096,ipt=1,vec=1"][0] == "pruned"
+    assert "max_workgroup_size" in statuses["wg=4096,ipt=1,vec=1"][1]
+
+
+def test_tune_runs_and_concludes(capsys):
+    code, out, _ = _run(capsys, "tune", "raw_affine", "--backend", "reference",
+                        "--schedule", "wg=64", "--samples", "3")
+    assert code == 0 and "finalist" in out and "no winner declared" in out
+
+
+def test_profile_hardware_describes_each_available_backend(capsys):
+    code, out, _ = _run(capsys, "profile-hardware", "--json")
+    data = json.loads(out)
+    status = forge.available_backends()
+    assert code == 0 and set(data["backends"]) == {n for n, (ok, _) in status.items() if ok}
+    ref = data["backends"]["reference"]
+    assert ref["adapter"]["backend"] == "reference" and ref["timing_source"] == "host-wall-clock"
+    assert ref["constraints"]["max_invocations_per_workgroup"] >= 64
+    assert set(data["unavailable"]) == {n for n, (ok, _) in status.items() if not ok}
+    code, out, _ = _run(capsys, "profile-hardware", "--backend", "reference")
+    assert code == 0 and "max_workgroup_size" in out and "adapter.name" in out

@@ -1,0 +1,60 @@
+"""``oracle.cross_check``: one set of inputs on every backend, each judged against the
+reference and compared pairwise; the report names the backend that diverges."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import forge
+import oracle
+from forge import InvalidArgument
+from oracle.pytest_plugin import require_available
+from tests.oracle_broken import CASES
+
+AFFINE = forge.get_kernel("raw_affine")
+
+
+def test_every_available_backend_runs_the_same_inputs_and_agrees():
+    result = oracle.cross_check(AFFINE, samples=1)
+    status = forge.available_backends()
+    assert set(result.evaluations) == {n for n, (ok, _) in status.items() if ok}
+    assert set(result.skipped) == {n for n, (ok, _) in status.items() if not ok}
+    assert {ev.input_hash for ev in result.evaluations.values()} == {result.input_hash}
+    assert result.passed and result.diverging == [], result.report()
+    n = len(result.evaluations)
+    assert len(result.pairs) == n * (n - 1) // 2 and all(p.agree for p in result.pairs)
+    assert "agree with the reference" in result.verdict()
+    json.dumps(result.as_dict())
+
+
+def test_the_diverging_backend_is_named(request):
+    require_available(request.config, "wgpu")
+    broken = CASES["missing_guard"].broken
+    seen = []
+    result = oracle.cross_check(broken, ["reference", "wgpu"], samples=1,
+                                on_result=lambda name, ev: seen.append(name))
+    assert seen == ["reference", "wgpu"]
+    assert result.diverging == ["wgpu"] and not result.passed
+    assert result.verdict() == "diverging from the reference: wgpu"
+    assert "wgpu" in result.report() and "written past the end" in result.report()
+
+
+def test_backends_agreeing_against_the_reference_put_the_reference_under_suspicion():
+    """Two backends that match each other but not the reference point at the reference
+    (or a shared emitter bug), not at the backends; shown with hand-made results."""
+    result = oracle.CrossCheck(AFFINE, 10, 0, "hash")
+    for name in ("reference", "gpu_a", "gpu_b"):
+        ev = oracle.Evaluation(AFFINE, name, None, AFFINE.schedules[0], 10, 0, "hash", "ref")
+        ev.verdict = "pass" if name == "reference" else "mismatch"
+        result.evaluations[name] = ev
+    result.pairs = [oracle.PairCheck("gpu_a", "gpu_b", {}),
+                    oracle.PairCheck("reference", "gpu_a", {"y": oracle.compare([1.0], [2.0])})]
+    assert result.diverging == ["gpu_a", "gpu_b"]
+    assert "suspect the reference" in result.verdict()
+
+
+def test_unknown_backends_are_refused_with_the_installed_list():
+    with pytest.raises(InvalidArgument, match="installed"):
+        oracle.cross_check(AFFINE, ["reference", "no-such-backend"])

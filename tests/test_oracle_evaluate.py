@@ -1,0 +1,160 @@
+"""``oracle.evaluate``: a correct kernel passes on every backend with the evidence
+recorded; the judging machinery (poison, guard elements, input read-back, the
+second look after the timed runs, tolerances) is proved with numpy functions that
+are wrong on purpose, judged against the correct meaning."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+
+import forge
+import oracle
+from forge import InvalidArgument, OracleMismatch, Schedule, ValidationLevel
+from oracle.pytest_plugin import require_available
+
+AFFINE = forge.get_kernel("raw_affine")
+
+
+def _twin(function, name: str, **changes):
+    """raw_affine with another numpy meaning (its own id, so no cache confuses them)."""
+    return dataclasses.replace(AFFINE, id=f"affine_{name}", reference=function, **changes)
+
+
+def _affine(x, y, p):
+    y[:] = np.float32(p["a"]) * x + np.float32(p["b"])
+
+
+@pytest.fixture
+def reference():
+    with forge.open_context("reference") as ctx:
+        yield ctx
+
+
+def test_a_correct_kernel_passes_with_its_evidence_recorded(forge_context):
+    ctx = forge_context
+    ev = oracle.evaluate(ctx, AFFINE, size=4099, seed=5, warmups=1, samples=4)
+    assert ev.passed and ev.verdict == "pass", ev.report()
+    assert ev.level is ValidationLevel.PROFILED
+    assert ev.input_hash == oracle.make_case(AFFINE, 4099, 5).input_hash
+    assert ev.max_ulp is not None and ev.max_ulp <= 4
+    assert ev.outputs["y"].unwritten == 0 and ev.outputs["y"].past_end == 0
+    assert ev.timing.count == 4 and ev.timing.source == ctx.timing_source
+    assert 0 < ev.timing.min <= ev.timing.median <= ev.timing.p95
+    assert ev.schedule == AFFINE.schedules[0] and ev.adapter == ctx.adapter
+    text = ev.report()
+    assert "raw_affine" in text and ctx.backend_name in text and "PASS" in text
+    json.dumps(ev.as_dict())
+
+
+def test_without_samples_nothing_is_timed_and_the_level_stops_at_verified(reference):
+    ev = oracle.evaluate(reference, AFFINE, samples=0)
+    assert ev.passed and ev.timing is None and ev.level is ValidationLevel.ORACLE_VERIFIED
+
+
+def test_evaluation_releases_its_views_and_leaves_the_context_usable(reference):
+    oracle.evaluate(reference, AFFINE, samples=2)
+    assert reference.allocator.live_views() == 0
+    view = reference.allocate_and_write(np.arange(4, dtype=np.float32), 0)
+    assert reference.read_buffer_f32(view).tolist() == [0, 1, 2, 3]
+
+
+def test_unwritten_elements_are_found_by_their_poison(reference):
+    def even_only(x, y, p):
+        y[::2] = np.float32(p["a"]) * x[::2] + np.float32(p["b"])
+
+    ev = oracle.evaluate(reference, _twin(even_only, "even"), truth=AFFINE, samples=0)
+    assert ev.verdict == "mismatch"
+    assert ev.outputs["y"].unwritten == 500 and ev.outputs["y"].first_unwritten == 1
+    assert any("never written" in p for p in ev.problems)
+
+
+def test_an_input_changed_by_the_kernel_is_reported(reference):
+    def clobber(x, y, p):
+        _affine(x, y, p)
+        x[10:20] = 123.0
+
+    ev = oracle.evaluate(reference, _twin(clobber, "clobber"), truth=AFFINE, samples=0)
+    assert ev.verdict == "mismatch" and ev.inputs_modified == {"x": 10}
+    assert ev.outputs["y"].comparison.passed  # the output itself was right
+
+
+def test_a_kernel_wrong_only_on_later_runs_is_caught_after_the_timed_runs(reference):
+    calls = []
+
+    def drifting(x, y, p):
+        calls.append(1)
+        _affine(x, y, p)
+        if len(calls) > 1:
+            y[7] += 1.0
+
+    ev = oracle.evaluate(reference, _twin(drifting, "drift"), truth=AFFINE, samples=3)
+    check = ev.outputs["y"]
+    assert check.comparison.passed and not check.later.passed and not ev.passed
+    assert check.later.first_mismatches[0].index == (7,)
+    assert any("after the timed runs" in p for p in ev.problems)
+
+
+def test_tolerance_comes_from_defaults_kernel_backend_and_caller(reference):
+    def sloppy(x, y, p):  # relative error 1e-4: outside the f32 default
+        _affine(x, y, p)
+        y *= np.float32(1 + 1e-4)
+
+    kernel = _twin(sloppy, "sloppy")
+    assert not oracle.evaluate(reference, kernel, truth=AFFINE, samples=0).passed
+    assert oracle.evaluate(reference, kernel, truth=AFFINE, samples=0,
+                           tolerance={"rtol": 1e-3}).passed
+    widened = _twin(sloppy, "sloppy_ok", tolerance={"backend:reference": {"rtol": 1e-3}})
+    ev = oracle.evaluate(reference, widened, truth=AFFINE, samples=0)
+    assert ev.passed and ev.outputs["y"].comparison.tolerance.rtol == 1e-3
+
+
+def test_raise_for_failure_carries_the_report(reference):
+    def zeros(x, y, p):
+        y[:] = 0
+
+    with pytest.raises(OracleMismatch, match="MISMATCH") as info:
+        oracle.assert_matches_reference(reference, _twin(zeros, "zeros"), truth=AFFINE, samples=0)
+    assert isinstance(info.value, AssertionError) and info.value.report.verdict == "mismatch"
+    assert oracle.assert_matches_reference(reference, AFFINE, samples=0).passed
+
+
+def test_a_truth_with_other_buffers_is_refused(reference):
+    other = forge.get_kernel("demo_square")
+    with pytest.raises(InvalidArgument, match="same interface"):
+        oracle.evaluate(reference, AFFINE, truth=other)
+
+
+def test_backend_failures_become_verdicts_not_exceptions(request):
+    require_available(request.config, "wgpu")
+    with forge.open_context("wgpu") as ctx:
+        cuda_only = dataclasses.replace(AFFINE, id="affine_cuda_only",
+                                        sources={"cuda": AFFINE.sources["cuda"]})
+        ev = oracle.evaluate(ctx, cuda_only, samples=0)
+        assert ev.verdict == "unsupported" and "no wgsl source" in ev.error
+        assert ev.level is ValidationLevel.NONE
+        bad = dataclasses.replace(AFFINE, id="affine_bad_wgsl",
+                                  sources={"wgsl": AFFINE.sources["wgsl"].replace("p.b", "p.q")})
+        ev = oracle.evaluate(ctx, bad, samples=0)
+        assert ev.verdict == "error" and ev.error_type == "CompileError"
+        assert ev.level is ValidationLevel.GENERATED
+        too_big = oracle.evaluate(ctx, AFFINE, Schedule(4096), samples=0)
+        assert too_big.verdict == "unsupported" and "max_workgroup_size" in too_big.error
+        assert oracle.evaluate(ctx, AFFINE, samples=0).passed  # the context still works
+
+
+def test_a_closed_context_is_an_error_verdict():
+    ctx = forge.open_context("reference")
+    ctx.close()
+    ev = oracle.evaluate(ctx, AFFINE, samples=0)
+    assert ev.verdict == "error" and ev.error_type == "ContextClosed"
+
+
+def test_bad_arguments_are_refused(reference):
+    with pytest.raises(InvalidArgument):
+        oracle.evaluate(reference, "raw_affine")
+    with pytest.raises(InvalidArgument, match="warmups"):
+        oracle.evaluate(reference, AFFINE, samples=-1)

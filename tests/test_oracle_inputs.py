@@ -1,0 +1,116 @@
+"""The oracle's test vectors: reproducible from the seed, edge-case families in blocks,
+always inside the kernel's domain, non-finite values only where the kernel allows."""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import forge
+from forge import Access, BufferSpec, InvalidArgument, KernelSpec
+from oracle import make_case
+
+AFFINE = forge.get_kernel("raw_affine")
+
+
+def _kernel(**changes) -> KernelSpec:
+    base = dict(id="inputs_probe", entry_point="probe",
+                buffers=(BufferSpec(0, "f32", Access.READ, name="x"),
+                         BufferSpec(1, "f64", Access.READ, name="w"),
+                         BufferSpec(2, "i32", Access.READ, name="k"),
+                         BufferSpec(3, "f32", Access.READ_WRITE, name="c", inout=True),
+                         BufferSpec(4, "f32", Access.READ_WRITE, name="out")),
+                reference=lambda *a: None)
+    base.update(changes)
+    return KernelSpec(**base)
+
+
+def _families(case, label):
+    return {family: case.arrays[label][start:stop] for family, start, stop in case.layout[label]}
+
+
+def test_same_seed_same_bytes_and_hash_different_seed_different():
+    a, b, c = make_case(AFFINE, 4099, 7), make_case(AFFINE, 4099, 7), make_case(AFFINE, 4099, 8)
+    assert a.input_hash == b.input_hash and a.arrays["x"].tobytes() == b.arrays["x"].tobytes()
+    assert c.input_hash != a.input_hash
+
+
+def test_inputs_are_identical_in_another_process():
+    code = ("import forge, oracle; print(oracle.make_case(forge.get_kernel('raw_affine'), "
+            "4099, 3).input_hash)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         env={"PYTHONHASHSEED": "123", "PATH": ""})
+    assert out.stdout.strip() == make_case(AFFINE, 4099, 3).input_hash
+
+
+def test_every_family_appears_as_a_block_of_the_right_kind():
+    case = make_case(AFFINE, 10_000, 0)
+    fam = _families(case, "x")
+    assert set(fam) == {"normal", "zeros", "negatives", "large", "tiny", "subnormal",
+                        "nonfinite", "mixed"}
+    assert np.all(fam["zeros"] == 0) and np.signbit(fam["zeros"]).any()
+    assert np.all(fam["negatives"] < 0)
+    assert np.all(np.abs(fam["large"]) >= 1e4)
+    tiny = np.finfo(np.float32).tiny
+    assert np.all((np.abs(fam["tiny"]) >= tiny) & (np.abs(fam["tiny"]) < 1e-30))
+    assert np.all((np.abs(fam["subnormal"]) < tiny) & (fam["subnormal"] != 0))
+    assert np.isnan(fam["nonfinite"]).any() and np.isposinf(fam["nonfinite"]).any()
+    assert np.isneginf(fam["nonfinite"]).any()
+    assert len(fam["normal"]) >= 5000 and np.all(np.abs(fam["normal"]) <= 4)
+
+
+def test_each_buffer_gets_its_own_values_and_type():
+    case = make_case(_kernel(), 2000, 0)
+    assert set(case.arrays) == {"x", "w", "k", "c"}  # outputs are poisoned, not filled
+    assert case.arrays["w"].dtype == np.float64 and case.arrays["k"].dtype == np.int32
+    assert not np.array_equal(case.arrays["x"], case.arrays["c"])
+    assert np.all(np.abs(_families(case, "k")["large"]) >= 2**20)
+
+
+def test_values_stay_inside_the_domain_and_families_outside_it_are_left_out():
+    kernel = _kernel(domain={"x": (0.5, 8.0), "w": (-1.0, 0.0), "k": (0, 9)})
+    case = make_case(kernel, 5000, 1)
+    x, w, k = case.arrays["x"], case.arrays["w"], case.arrays["k"]
+    assert x.min() >= 0.5 and x.max() <= 8.0 and not np.isnan(x).any()
+    assert w.min() >= -1.0 and w.max() <= 0.0
+    assert k.min() >= 0 and k.max() <= 9
+    assert {f for f, _, _ in case.layout["x"]} == {"normal", "mixed"}
+    assert "negatives" in {f for f, _, _ in case.layout["w"]}
+
+
+def test_non_finite_inputs_only_where_the_kernel_allows_them():
+    case = make_case(_kernel(nonfinite_inputs=False), 5000, 0)
+    for label in ("x", "w", "c"):
+        assert np.isfinite(case.arrays[label]).all(), label
+    bounded = make_case(_kernel(domain={"x": (-1.0, np.inf)}), 5000, 0)
+    x = bounded.arrays["x"]
+    # a declared domain holds +inf but no NaN (NaN lies inside no range)
+    assert not np.isnan(x).any() and np.isposinf(x).any() and not np.isneginf(x).any()
+    assert np.isnan(bounded.arrays["w"]).any()  # w declares no domain
+
+
+def test_tiny_problems_still_get_inputs():
+    for size in (0, 1, 3, 17):
+        case = make_case(AFFINE, size, 0)
+        assert case.arrays["x"].shape == (size,)
+
+
+def test_uniform_block_comes_from_the_kernel_and_can_be_overridden():
+    case = make_case(AFFINE, 100, 0, uniform={"a": -3.0})
+    assert case.uniform["a"][0] == -3.0 and case.uniform["n"][0] == 100
+    assert case.input_hash != make_case(AFFINE, 100, 0).input_hash
+    with pytest.raises(InvalidArgument, match="unknown uniform fields"):
+        make_case(AFFINE, 100, 0, uniform={"z": 1})
+
+
+def test_bad_sizes_seeds_and_domains_are_refused():
+    with pytest.raises(InvalidArgument, match="size"):
+        make_case(AFFINE, -1)
+    with pytest.raises(InvalidArgument, match="seed"):
+        make_case(AFFINE, 10, seed=-2)
+    with pytest.raises(InvalidArgument, match="empty"):
+        make_case(dataclasses.replace(AFFINE, id="empty_domain", domain={"x": (1.0, 0.0)}), 10)
