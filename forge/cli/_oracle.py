@@ -132,9 +132,7 @@ def _check(args) -> int:
     failed = [(r, n, ev) for r in results for n, ev in r.evaluations.items()
               if ev.verdict in _FAILING]
     if args.json:
-        print_json({"passed": not failed, "unavailable": unavailable,
-                    "results": [r.as_dict() for r in results]})
-        return 1 if failed else 0
+        return _json_verdict(failed, unavailable, [r.as_dict() for r in results])
     print_table("kforge check: each backend against the numpy reference",
                 ["kernel", "backend", "verdict", "max ulp", "max abs err", "median",
                  "timing", "note"], _check_rows(results))
@@ -148,6 +146,11 @@ def _check(args) -> int:
                if failed else f"all {sum(len(r.evaluations) for r in results)} evaluations passed "
                "or are unsupported where shown")
     print(summary)
+    return 1 if failed else 0
+
+
+def _json_verdict(failed: list, unavailable: dict[str, str], results: list) -> int:
+    print_json({"passed": not failed, "unavailable": unavailable, "results": results})
     return 1 if failed else 0
 
 
@@ -189,8 +192,7 @@ def _certify(args) -> int:
                     advance(f"{kernel.id} on {name}: {rows[-1]['result']}")
     failed = [r for r in rows if r["result"] == "FAILED"]
     if args.json:
-        print_json({"passed": not failed, "unavailable": unavailable, "results": rows})
-        return 1 if failed else 0
+        return _json_verdict(failed, unavailable, rows)
     print_table("kforge certify", ["kernel", "backend", "result", "schedule", "manifest", "detail"],
                 [(r["kernel"], r["backend"], r["result"], r.get("schedule", "-"),
                   r.get("path", "-"), r["detail"].split("\n")[0][:100]) for r in rows])
