@@ -19,7 +19,7 @@ import weakref
 
 import numpy as np
 
-from ._driver import PrimaryContext, call, driver
+from ._driver import PrimaryContext, call, check, driver
 
 __all__ = ["PinnedAllocation", "pinned_empty", "pinned_address", "Staging", "parallel_copy"]
 
@@ -142,6 +142,19 @@ class _Buffer:
         self.bytes = self.memory.array()
         self.event = call(driver.cuEventCreate, driver.CUevent_flags.CU_EVENT_DISABLE_TIMING)
         self.recorded = False
+        self.held = False  # holds downloaded bytes not yet copied out
+
+    def idle(self) -> bool:
+        """Whether no DMA uses the buffer any more (asks the driver, does not wait)."""
+        if self.held:
+            return False
+        if self.recorded:
+            result = driver.cuEventQuery(self.event)
+            if getattr(result[0], "name", "") == "CUDA_ERROR_NOT_READY":
+                return False
+            check(result, "cuEventQuery")
+            self.recorded = False
+        return True
 
     def wait(self) -> None:
         """Block until the DMA that last used this buffer is done."""
@@ -162,8 +175,9 @@ class _Buffer:
 
 
 class Staging:
-    """A ring of ``count`` pinned buffers of ``chunk_bytes``, created on first use,
-    through which pageable host memory is copied to and from the device."""
+    """Up to ``count`` pinned buffers of ``chunk_bytes``, through which pageable host
+    memory is copied to and from the device. A buffer is made only when every existing
+    one is busy, so small transfers keep to one buffer and large ones pipeline."""
 
     def __init__(self, ordinal: int, chunk_bytes: int = 16 << 20, count: int = 4) -> None:
         self.ordinal = ordinal
@@ -173,14 +187,23 @@ class Staging:
         self._next = 0
 
     def _acquire(self) -> _Buffer:
-        """The next buffer of the ring, once no DMA uses it any more."""
+        """An idle buffer: a free one, else a new one, else the next in turn once its
+        DMA is done."""
+        for _ in range(len(self._buffers)):
+            buffer = self._buffers[self._next]
+            self._next = (self._next + 1) % len(self._buffers)
+            if buffer.idle():
+                return buffer
         if len(self._buffers) < self.count:
             self._buffers.append(_Buffer(self.ordinal, self.chunk))
             return self._buffers[-1]
-        buffer = self._buffers[self._next]
-        self._next = (self._next + 1) % self.count
-        buffer.wait()
-        return buffer
+        for _ in range(len(self._buffers)):
+            buffer = self._buffers[self._next]
+            self._next = (self._next + 1) % len(self._buffers)
+            if not buffer.held:
+                buffer.wait()
+                return buffer
+        raise AssertionError("unreachable: a download holds at most count - 1 buffers")
 
     def upload(self, device_pointer: int, data: memoryview, stream) -> None:
         """Enqueue a copy of ``data`` to ``device_pointer`` on ``stream``. On return
@@ -209,23 +232,29 @@ class Staging:
             return
         sink = np.frombuffer(out, np.uint8)
         in_flight: list[tuple[_Buffer, int, int]] = []
-        for start in range(0, sink.size, self.chunk):
-            if len(in_flight) == self.count:
+        try:
+            for start in range(0, sink.size, self.chunk):
+                if len(in_flight) == self.count:
+                    self._drain(in_flight.pop(0), sink)
+                size = min(self.chunk, sink.size - start)
+                buffer = self._acquire()
+                buffer.held = True
+                in_flight.append((buffer, start, size))
+                call(driver.cuMemcpyDtoHAsync, buffer.memory.pointer, device_pointer + start,
+                     size, stream)
+                buffer.done_on(stream)
+            while in_flight:
                 self._drain(in_flight.pop(0), sink)
-            size = min(self.chunk, sink.size - start)
-            buffer = self._acquire()
-            call(driver.cuMemcpyDtoHAsync, buffer.memory.pointer, device_pointer + start,
-                 size, stream)
-            buffer.done_on(stream)
-            in_flight.append((buffer, start, size))
-        for item in in_flight:
-            self._drain(item, sink)
+        finally:
+            for buffer, _, _ in in_flight:
+                buffer.held = False
 
     @staticmethod
     def _drain(item: tuple[_Buffer, int, int], sink: np.ndarray) -> None:
         buffer, start, size = item
         buffer.wait()
         parallel_copy(sink[start:start + size], buffer.bytes[:size])
+        buffer.held = False
 
     def release(self) -> None:
         buffers, self._buffers = self._buffers, []
