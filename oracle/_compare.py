@@ -151,18 +151,23 @@ def _flush(x: np.ndarray) -> np.ndarray:
     return np.where(subnormal, np.copysign(np.zeros_like(x), x), x)
 
 
+# Per-element mismatch codes (a byte each, so large outputs stay cheap to judge).
+_KINDS = ("", "nan", "inf", "signed zero", "value")
+_NAN, _INF, _ZERO, _VALUE = 1, 2, 3, 4
+
+
 def _pattern_mismatch(g: np.ndarray, w: np.ndarray, tol: Tolerance) -> np.ndarray:
-    """Per element, the non-finite class it disagrees on ("" where none)."""
-    kinds = np.full(g.shape, "", dtype=object)
+    """Per element, the code of the non-finite class it disagrees on (0 where none)."""
+    kinds = np.zeros(g.shape, np.uint8)
+    if g.dtype.kind != "f":
+        return kinds
     g_nan, w_nan = np.isnan(g), np.isnan(w)
     nan_bad = (g_nan != w_nan) | ((g_nan | w_nan) if tol.nan == "forbid" else False)
-    g_inf, w_inf = np.isinf(g), np.isinf(w)
-    inf_bad = ~nan_bad & ~g_nan & ~w_nan & (g_inf | w_inf) & (g != w)
-    kinds[nan_bad] = "nan"
-    kinds[inf_bad] = "inf"
+    inf_bad = ~nan_bad & ~g_nan & ~w_nan & (np.isinf(g) | np.isinf(w)) & (g != w)
+    kinds[nan_bad] = _NAN
+    kinds[inf_bad] = _INF
     if tol.signed_zeros:
-        zero_bad = (g == 0) & (w == 0) & (np.signbit(g) != np.signbit(w))
-        kinds[zero_bad] = "signed zero"
+        kinds[(g == 0) & (w == 0) & (np.signbit(g) != np.signbit(w))] = _ZERO
     return kinds
 
 
@@ -181,8 +186,16 @@ def _errors(g: np.ndarray, w: np.ndarray, finite: np.ndarray):
 
 def _mismatch(i: int, shape, g, w, kind, abs_err, rel_err, ulp) -> Mismatch:
     index = tuple(int(x) for x in np.unravel_index(i, shape))
-    return Mismatch(index, g[i], w[i], kind,
+    return Mismatch(index, g[i], w[i], _KINDS[kind],
                     float(abs_err[i]), float(rel_err[i]), int(ulp[i]))
+
+
+def _largest(mask: np.ndarray, abs_err: np.ndarray, ulp: np.ndarray) -> np.ndarray:
+    """Indices of the largest errors under ``mask``, by ULP then absolute error."""
+    ranked = np.flatnonzero(mask)
+    if ranked.size > _SHOWN:  # select before sorting: outputs may hold 10^8 elements
+        ranked = ranked[np.argpartition(-ulp[ranked].astype(np.float64), _SHOWN)[:_SHOWN]]
+    return ranked[np.lexsort((-abs_err[ranked], -ulp[ranked].astype(np.float64)))]
 
 
 def compare(got: Any, want: Any, tolerance: "Tolerance | dict | None" = None) -> Comparison:
@@ -203,20 +216,19 @@ def compare(got: Any, want: Any, tolerance: "Tolerance | dict | None" = None) ->
     floating = w.dtype.kind == "f"
     if floating and tol.flush_subnormals:
         g, w = _flush(g), _flush(w)
-    kinds = _pattern_mismatch(g, w, tol) if floating else np.full(g.shape, "", dtype=object)
+    kinds = _pattern_mismatch(g, w, tol)
     finite = (np.isfinite(g) & np.isfinite(w)) if floating else np.ones(g.shape, bool)
     abs_err, rel_err, ulp = _errors(g, w, finite)
     with np.errstate(over="ignore", invalid="ignore"):
         within = (abs_err <= tol.atol + tol.rtol * np.abs(w.astype(np.float64))) | (ulp <= tol.ulp)
-    value_bad = finite & ~within & (kinds == "")
-    kinds[value_bad] = "value"
-    bad = np.flatnonzero(kinds != "")
+    value_bad = finite & ~within & (kinds == 0)
+    kinds[value_bad] = _VALUE
+    bad = np.flatnonzero(kinds)
     args = (got.shape, g, w)
     first = tuple(_mismatch(i, *args, kinds[i], abs_err, rel_err, ulp) for i in bad[:_SHOWN])
-    ranked = np.flatnonzero(value_bad if value_bad.any() else finite & (abs_err > 0))
-    order = np.lexsort((-abs_err[ranked], -ulp[ranked].astype(np.float64)))[:_SHOWN]
-    largest = tuple(_mismatch(i, *args, kinds[i] or "value", abs_err, rel_err, ulp)
-                    for i in ranked[order])
+    largest = tuple(_mismatch(i, *args, _VALUE, abs_err, rel_err, ulp)
+                    for i in _largest(value_bad if value_bad.any() else finite & (abs_err > 0),
+                                      abs_err, ulp))
     return Comparison(
         passed=bad.size == 0, count=int(g.size), mismatches=int(bad.size),
         nonfinite_mismatches=int(bad.size - value_bad.sum()),

@@ -135,8 +135,7 @@ def _prune(ctx, kernel: KernelSpec, candidates: list[Candidate], size: int) -> N
             first, first_dims = seen[source]
             c.status = "pruned"
             c.reason = (f"duplicate of {first.schedule}" if dims == first_dims else
-                        f"same source as {first.schedule} with another dispatch: the kernel "
-                        "does not use the parameter that differs")
+                        f"unused parameter: same source as {first.schedule}, another dispatch")
             continue
         seen[source] = (c, dims)
 

@@ -84,8 +84,9 @@ def _backends(names) -> tuple[list[str], dict[str, str]]:
 
 
 @contextlib.contextmanager
-def _progress(total: int, quiet: bool) -> Iterator:
-    """A progress bar on stderr (nothing when ``quiet``); yields ``advance(text)``."""
+def _progress(total: int | None, quiet: bool) -> Iterator:
+    """A progress bar on stderr (nothing when ``quiet``; open-ended when ``total`` is
+    None); yields ``advance(text)``."""
     if quiet:
         yield lambda text: None
         return
@@ -211,18 +212,24 @@ def _tune(args) -> int:
     _backends([backend])
     with registry.open_context(backend) as ctx:
         adapter = ctx.adapter.name
-        with _progress(1, args.json or args.dry_run) as advance:
+        with _progress(None, args.json or args.dry_run) as advance:
             result = tune(ctx, kernel, size=args.size, space=args.space, seed=args.seed,
                           samples=args.samples, dry_run=args.dry_run,
                           on_progress=lambda c: advance(f"{c.schedule}: {c.status}"))
     if args.json:
         print_json(result.as_dict())
         return 0
-    rows = [(str(c.schedule), c.status, format_duration(c.median) if c.timing else "-",
-             str(c.timing.count) if c.timing else "-", c.reason) for c in result.candidates]
-    print_table(f"kforge tune {kernel.id} on {backend} ({adapter}), size {result.size}"
-                + (" - dry run" if args.dry_run else ""),
-                ["schedule", "status", "median", "samples", "reason"], rows)
+    title = f"kforge tune {kernel.id} on {backend} ({adapter}), size {result.size}"
+    measured = [c for c in result.candidates if c.status != "pruned"]
+    if measured:
+        print_table(title + (" - dry run" if args.dry_run else ""),
+                    ["schedule", "status", "median", "samples", "reason"],
+                    [(str(c.schedule), c.status, format_duration(c.median) if c.timing else "-",
+                      str(c.timing.count) if c.timing else "-", c.reason) for c in measured])
+    pruned = result.by_status("pruned")
+    if pruned:
+        print_table(f"pruned before running ({len(pruned)})", ["schedule", "why"],
+                    [(str(c.schedule), c.reason) for c in pruned])
     print(result.conclusion)
     return 0
 
