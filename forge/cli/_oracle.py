@@ -134,9 +134,12 @@ def _check(args) -> int:
               if ev.verdict in _FAILING]
     if args.json:
         return _json_verdict(failed, unavailable, [r.as_dict() for r in results])
-    print_table("kforge check: each backend against the numpy reference",
-                ["kernel", "backend", "verdict", "max ulp", "max abs err", "median",
-                 "timing", "note"], _check_rows(results))
+    columns = ["kernel", "backend", "verdict", "max ulp", "max abs err", "median", "timing",
+               "note"]
+    rows = _check_rows(results)
+    if not any(row[-1] for row in rows):  # no notes: no empty column
+        columns, rows = columns[:-1], [row[:-1] for row in rows]
+    print_table("kforge check: each backend against the numpy reference", columns, rows)
     _print_unavailable(unavailable)
     for result, name, ev in failed:
         print(f"\n{ev.report()}", file=sys.stderr)
