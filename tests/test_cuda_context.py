@@ -46,11 +46,18 @@ extern "C" __global__ void ${entry}(float* out, const Params p) {
     if (threadIdx.x == 0 && blockIdx.x == 0) out[0] = 1.0f;
 }
 """
-SPIN = KernelSpec(
-    id="test_spin", entry_point="test_spin",
-    buffers=(BufferSpec(0, "f32", Access.READ_WRITE, name="out", count=lambda n: 1),
-             BufferSpec.uniform(1, (("kcycles", "u32"),))),
-    sources={"cuda": _SPIN_CUDA}, grid=lambda schedule, size: (1, 1, 1))
+
+
+def _single_block_kernel(name: str, source: str, field: str) -> KernelSpec:
+    """A CUDA-only test kernel of one block: one float output and one u32 parameter."""
+    return KernelSpec(
+        id=name, entry_point=name,
+        buffers=(BufferSpec(0, "f32", Access.READ_WRITE, name="out", count=lambda n: 1),
+                 BufferSpec.uniform(1, ((field, "u32"),))),
+        sources={"cuda": source}, grid=lambda schedule, size: (1, 1, 1))
+
+
+SPIN = _single_block_kernel("test_spin", _SPIN_CUDA, "kcycles")
 
 # Stores through an address taken from the uniform block (0x10: never mapped), which
 # is an illegal address the compiler cannot see coming.
@@ -61,11 +68,7 @@ extern "C" __global__ void ${entry}(float* out, const Params p) {
     *bad = out[0];
 }
 """
-OOB = KernelSpec(
-    id="test_oob_write", entry_point="test_oob_write",
-    buffers=(BufferSpec(0, "f32", Access.READ_WRITE, name="out", count=lambda n: 1),
-             BufferSpec.uniform(1, (("address", "u32"),))),
-    sources={"cuda": _OOB_CUDA}, grid=lambda schedule, size: (1, 1, 1))
+OOB = _single_block_kernel("test_oob_write", _OOB_CUDA, "address")
 
 # An entry point with two parameters, where the kernel binds three buffers.
 _SHORT_CUDA = """\

@@ -2,6 +2,11 @@
 
 Importing this package does not import cuda; ``CudaComputeContext`` and the NVRTC
 compiler (``compile_cuda``, which needs no GPU) are loaded on first use.
+
+Inside: ``_driver`` (the CUresult/nvrtcResult translation point, device probing, the
+primary context), ``_nvrtc`` (compiles and their disk cache), ``_memory`` (pinned
+memory and staged copies), ``_context`` (the context and captured graphs), and
+``_bench`` (``python -m backends.cuda._bench``: the PERFORMANCE.md figures on a GPU).
 """
 
 from __future__ import annotations

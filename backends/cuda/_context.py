@@ -493,10 +493,10 @@ class CudaComputeContext(SlabContext):
             except CompileError as exc:
                 raise CompileError(f"kernel {kernel.id}: {exc}", source=source, target="cuda",
                                    options=(f"--gpu-architecture={arch}",), log=str(exc)) from None
-        res.modules.append(module)
-        self.module_loads += 1
-        function = call(driver.cuModuleGetFunction, module, kernel.entry_point.encode())
-        _check_parameters(kernel, function, source)
+            res.modules.append(module)
+            self.module_loads += 1
+            function = call(driver.cuModuleGetFunction, module, kernel.entry_point.encode())
+            _check_parameters(kernel, function, source)
         return LoadedKernel(function, module, kernel, f"{output} {arch}")
 
     def _target(self) -> tuple[str, str]:
