@@ -235,6 +235,9 @@ class CudaComputeContext(SlabContext):
         super().__init__(SlabAllocator(capacity_bytes, alignment, MemoryTopology.unified()))
         self._info = device_info(device)
         capacity = self._allocator.capacity
+        if capacity > self._info.total_memory:
+            raise AllocationError(f"cannot allocate a device slab of {capacity} bytes on "
+                                  f"{self._info.name}: it has {self._info.total_memory} in all")
         res = self._res = _Resources(device)
         self._finalizer = weakref.finalize(self, res.release)
         try:
