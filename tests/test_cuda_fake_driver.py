@@ -126,6 +126,7 @@ class FakeDriver:
         self.capturing = None            # the stream under capture, if any
         self.calls: dict[str, int] = {}  # per function, for tests that count
         self.kernels = dict(KERNELS)
+        self.missing_kernel = ""
 
     # -- helpers -------------------------------------------------------------------
     def _count(self, name: str) -> None:
@@ -161,6 +162,10 @@ class FakeDriver:
         return (OK,)
 
     def cuGetErrorString(self, err):
+        if err == R.CUDA_ERROR_NOT_FOUND and self.missing_kernel:
+            return (OK, f"the simulated driver has no Python model of kernel "
+                        f"{self.missing_kernel!r}: add one to KERNELS in "
+                        f"tests/test_cuda_fake_driver.py".encode())
         return (OK, f"simulated {err.name}".encode())
 
     def cuDeviceGetCount(self):
@@ -337,6 +342,7 @@ class FakeDriver:
     def cuModuleGetFunction(self, module, name):
         name = name.decode()
         if name not in module.names or name not in self.kernels:
+            self.missing_kernel = name
             return (R.CUDA_ERROR_NOT_FOUND, None)
         kernel, sizes = self.kernels[name]
         return (OK, _Handle("function", name=name, kernel=kernel, sizes=sizes))
