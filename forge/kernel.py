@@ -3,8 +3,10 @@
 
 A kernel names its buffers (binding, group, element type, access), an optional uniform
 block of named scalar fields, and how each buffer's element count follows from the
-problem size. Its body is given as raw sources per target (templates over the
-schedule) plus a numpy reference function that writes the outputs in place.
+problem size. Its body is either an IR ``body`` (``forge.ir``), which ``forge.emit``
+lowers to every target and the IR evaluator runs with numpy, or raw sources per target
+(templates over the schedule) plus a numpy reference function that writes the outputs
+in place.
 
 Calling convention shared by every backend, and by hand-written sources:
 - buffers are bound in (group, binding) order; a WGSL source declares them with
@@ -164,6 +166,11 @@ class KernelSpec:
     oracle's default tolerances (keys: a dtype name, or ``"backend:NAME"``);
     ``test_sizes`` are the problem sizes checked by default (include one that is not a
     multiple of any tile).
+
+    ``body`` is an IR pattern (build one with ``forge.ir.kernel``); such a kernel has
+    source for every target and its CPU meaning for free. ``schedule_roles`` marks some
+    ``schedules`` by their text (``str(schedule)``): ``"big-gpu"`` for schedules tuned
+    for large devices, the rest are portable ``"baseline"`` schedules.
     """
 
     id: str
@@ -183,8 +190,15 @@ class KernelSpec:
     nonfinite_inputs: bool = True
     tolerance: Mapping[str, Any] = field(default_factory=dict)
     test_sizes: tuple[int, ...] = (1000, 4099)
+    body: Any = None
+    schedule_roles: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        if self.body is not None and self.sources:
+            raise InvalidArgument(f"kernel {self.id}: give an IR body or raw sources, not both")
+        if self.body is not None and self.reference is not None:
+            raise InvalidArgument(f"kernel {self.id}: an IR body is its own reference; "
+                                  "drop reference=")
         if not self.id or not self.entry_point.isidentifier():
             raise InvalidArgument(f"kernel needs an id and an identifier entry point, "
                                   f"got {self.id!r}, {self.entry_point!r}")
@@ -202,6 +216,7 @@ class KernelSpec:
         object.__setattr__(self, "sources", dict(self.sources))
         object.__setattr__(self, "schedules", tuple(self.schedules) or (Schedule(),))
         object.__setattr__(self, "requires", frozenset(self.requires))
+        object.__setattr__(self, "schedule_roles", dict(self.schedule_roles))
         names = {b.name for b in buffers}
         unknown_domain = set(self.domain) - names
         if unknown_domain:
@@ -214,7 +229,9 @@ class KernelSpec:
     # -- description ---------------------------------------------------------------
     @property
     def targets(self) -> tuple[str, ...]:
-        """The targets this kernel has source for."""
+        """The targets this kernel has source for (every target for an IR kernel)."""
+        if self.body is not None:
+            return TARGETS
         return tuple(t for t in TARGETS if t in self.sources)
 
     @property
@@ -231,13 +248,20 @@ class KernelSpec:
 
     def describe(self) -> dict:
         """Everything that defines the kernel's meaning, as JSON-able data."""
-        return {"id": self.id, "entry_point": self.entry_point, "version": self.version,
-                "buffers": [b.describe() for b in self.buffers],
-                "sources": {t: self.sources[t] for t in sorted(self.sources)},
-                "defaults": {k: self.defaults[k] for k in sorted(self.defaults)},
-                "requires": sorted(self.requires),
-                "domain": {k: list(self.domain[k]) for k in sorted(self.domain)},
-                "nonfinite_inputs": self.nonfinite_inputs}
+        described = {"id": self.id, "entry_point": self.entry_point, "version": self.version,
+                     "buffers": [b.describe() for b in self.buffers],
+                     "sources": {t: self.sources[t] for t in sorted(self.sources)},
+                     "defaults": {k: self.defaults[k] for k in sorted(self.defaults)},
+                     "requires": sorted(self.requires),
+                     "domain": {k: list(self.domain[k]) for k in sorted(self.domain)},
+                     "nonfinite_inputs": self.nonfinite_inputs}
+        if self.body is not None:
+            described["body"] = self.body.describe()
+        return described
+
+    def schedule_role(self, schedule: Schedule) -> str:
+        """``"baseline"`` (portable) unless ``schedule_roles`` says otherwise."""
+        return self.schedule_roles.get(str(schedule), "baseline")
 
     @cached_property
     def semantic_hash(self) -> str:
@@ -248,7 +272,11 @@ class KernelSpec:
 
     # -- lowering ------------------------------------------------------------------
     def source(self, target: str, schedule: Schedule) -> str:
-        """The source text for ``target`` under ``schedule``."""
+        """The source text for ``target`` under ``schedule`` (emitted, for an IR body)."""
+        if self.body is not None:
+            from .emit import emit
+
+            return emit(self, schedule, target)
         if target not in self.sources:
             raise UnsupportedFeature(
                 f"kernel {self.id} has no {target} source (it has: "
@@ -265,6 +293,10 @@ class KernelSpec:
     def workgroups(self, schedule: Schedule, size: int,
                    max_per_dimension: int = 65535) -> tuple[int, int, int]:
         """How many workgroups a dispatch of problem ``size`` needs."""
+        if self.grid is None and self.body is not None:
+            from .emit import workgroups
+
+            return workgroups(self, schedule, size, max_per_dimension)
         if self.grid is not None:
             dims = tuple(int(d) for d in self.grid(schedule, size))
             if any(d > max_per_dimension for d in dims):
@@ -274,13 +306,35 @@ class KernelSpec:
             return dims  # type: ignore[return-value]
         return schedule.dispatch_workgroups(size, max_per_dimension)
 
+    def check_schedule(self, schedule: Schedule, constraints: Any = None,
+                       target: str | None = None) -> None:
+        """Raise ``UnsupportedFeature`` (naming the reason) unless ``schedule`` can run
+        this kernel: the adapter's limits when ``constraints`` are given, and for an IR
+        kernel the pattern's own rules and its workgroup storage (on ``target``, or on
+        every target)."""
+        if constraints is not None:
+            schedule.check(constraints)
+        if self.body is not None:
+            from .emit import check
+
+            check(self, schedule, target, constraints)
+
     @property
     def has_reference(self) -> bool:
-        return self.reference is not None
+        return self.reference is not None or self.body is not None
 
     def run_reference(self, arrays: Sequence[Any]) -> None:
         """Evaluate the kernel's numpy meaning over ``arrays`` (buffers in (group,
         binding) order, each trimmed to its element count; the uniform as a record)."""
+        if self.body is not None:
+            if len(arrays) != len(self.buffers):
+                raise InvalidArgument(f"kernel {self.id} has {len(self.buffers)} buffers, "
+                                      f"got {len(arrays)} arrays")
+            named = {spec.name: array for spec, array in zip(self.buffers, arrays)
+                     if spec.access is not Access.UNIFORM}
+            uniform = arrays[[b.access for b in self.buffers].index(Access.UNIFORM)]
+            self.body.evaluate(named, uniform)
+            return
         if self.reference is None:
             raise UnsupportedFeature(f"kernel {self.id} has no CPU reference")
         self.reference(*arrays)

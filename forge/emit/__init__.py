@@ -1,0 +1,116 @@
+"""Emitters: IR kernels to WGSL and CUDA C (DESIGN.md section 3).
+
+``emit(kernel, schedule, target)`` is pure and byte-deterministic: the same kernel,
+schedule, target and ``EMITTER_VERSION`` give the same text in any process. The source
+opens with a header naming the kernel id, semantic hash, schedule and emitter version,
+and carries comments back to the IR it came from. A schedule the kernel cannot be
+lowered under is refused before anything is emitted (``ScheduleRefused``, with the
+reason); ``check`` runs those rules alone, e.g. for a tuner.
+"""
+
+from __future__ import annotations
+
+import functools
+
+from ..errors import InvalidArgument, UnsupportedFeature
+from ..schedule import Schedule
+from . import _map, _matmul, _rows, _transpose
+from ._code import EMITTER_VERSION, Emission, ScheduleRefused, used_ops
+from ._dialect import DIALECTS, Unsupported
+
+__all__ = ["emit", "check", "workgroups", "workgroup_storage_bytes", "EMITTER_VERSION",
+           "ScheduleRefused", "TARGETS", "STORAGE_LIMITS"]
+
+TARGETS = ("wgsl", "cuda")
+_LOWERINGS = {"map": _map, "rows": _rows, "matmul": _matmul, "transpose": _transpose}
+#: Workgroup storage a target guarantees without asking: WebGPU's default
+#: maxComputeWorkgroupStorageSize, and CUDA's limit on static __shared__ memory (the
+#: generated kernels use no dynamic shared memory).
+STORAGE_LIMITS = {"wgsl": 16384, "cuda": 48 * 1024}
+_CUDA_MAX_THREADS = 1024
+
+
+def _body_of(kernel):
+    body = getattr(kernel, "body", None)
+    if body is None:
+        raise InvalidArgument(f"kernel {getattr(kernel, 'id', kernel)!r} has no IR body; "
+                              "raw-source kernels are not emitted")
+    return body
+
+
+def _targets(target: str | None) -> tuple[str, ...]:
+    if target is None:
+        return TARGETS
+    if target not in TARGETS:
+        raise InvalidArgument(f"unknown target {target!r}; known: {', '.join(TARGETS)}")
+    return (target,)
+
+
+def workgroup_storage_bytes(kernel, schedule: Schedule, target: str) -> int:
+    """Workgroup (shared) memory the kernel's ``target`` source declares."""
+    body = _body_of(kernel)
+    lowering = _LOWERINGS[body.kind]
+    lowering.check(body, schedule, target)
+    return lowering.storage_bytes(body, schedule, _targets(target)[0])
+
+
+def check(kernel, schedule: Schedule, target: str | None = None, constraints=None) -> None:
+    """Raise ``ScheduleRefused`` (an ``UnsupportedFeature``) with the reason unless
+    ``kernel`` can be lowered under ``schedule`` for ``target`` (default: every target):
+    the pattern's rules, the operations the target has, and workgroup storage against
+    ``constraints`` (or ``STORAGE_LIMITS``)."""
+    if not isinstance(schedule, Schedule):
+        raise InvalidArgument(f"expected a Schedule, got {type(schedule).__name__}")
+    body = _body_of(kernel)
+    lowering = _LOWERINGS[body.kind]
+    lowering.check(body, schedule, None)
+    for name in _targets(target):
+        lowering.check(body, schedule, name)
+        try:
+            DIALECTS[name].check_ops(used_ops(body))
+        except Unsupported as exc:
+            raise UnsupportedFeature(f"kernel {kernel.id}: {exc}") from None
+        if name == "cuda" and schedule.invocations > _CUDA_MAX_THREADS:
+            raise ScheduleRefused(f"a CUDA block holds at most {_CUDA_MAX_THREADS} threads; "
+                                  f"the workgroup {schedule.workgroup_size} has {schedule.invocations}")
+        limit = STORAGE_LIMITS[name]
+        if constraints is not None:
+            limit = min(limit, constraints.max_workgroup_storage_bytes)
+        need = lowering.storage_bytes(body, schedule, name)
+        if need > limit:
+            raise ScheduleRefused(f"kernel {kernel.id} under {schedule} needs {need} bytes of "
+                                  f"workgroup storage on {name}, over the limit of {limit}")
+
+
+def emit(kernel, schedule: Schedule, target: str) -> str:
+    """The ``target`` source ("wgsl" or "cuda") of IR kernel ``kernel`` under
+    ``schedule``."""
+    _targets(target)
+    check(kernel, schedule, target)
+    return _emit(kernel, schedule, target)
+
+
+@functools.lru_cache(maxsize=256)
+def _emit(kernel, schedule: Schedule, target: str) -> str:
+    # Backends ask for the source on every dispatch to find their pipeline; the text
+    # depends only on these arguments, so it is made once.
+    emission = Emission(kernel, schedule, DIALECTS[target])
+    _LOWERINGS[kernel.body.kind].lower(emission)
+    return emission.module()
+
+
+def workgroups(kernel, schedule: Schedule, size: int,
+               max_per_dimension: int = 65535) -> tuple[int, int, int]:
+    """The dispatch geometry of ``kernel`` at problem ``size``: the pattern's workgroup
+    count, capped by ``schedule.max_workgroups`` (the kernel grid-strides over the rest)
+    and spilled into y past ``max_per_dimension``."""
+    body = _body_of(kernel)
+    lowering = _LOWERINGS[body.kind]
+    lowering.check(body, schedule, None)
+    if size < 0:
+        raise InvalidArgument(f"problem size must be >= 0, got {size}")
+    total = lowering.workgroup_count(body, schedule, body.dims(size))
+    # A one-invocation schedule with the same cap turns a workgroup count into the
+    # capped, spilled geometry Schedule.dispatch_workgroups computes.
+    return Schedule(1, max_workgroups=schedule.max_workgroups).dispatch_workgroups(
+        total, max_per_dimension)

@@ -1,0 +1,318 @@
+"""The pieces every lowering shares: an indenting code writer, the SSA emission of IR
+expressions (each subexpression once, hoisted to the loop level where it is invariant),
+chunked vector loads and stores with scalar tails, and the module scaffolding (header,
+uniform struct, buffer declarations, entry point)."""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Iterable, Iterator
+
+from ..errors import UnsupportedFeature
+from ..ir import Expr
+from ..ir._expr import LEAVES, walk
+from ..schedule import Schedule
+from ._dialect import Dialect
+
+__all__ = ["Code", "Values", "Emission", "EMITTER_VERSION", "ScheduleRefused", "plus"]
+
+
+class ScheduleRefused(UnsupportedFeature):
+    """A schedule (or schedule and layout) this kernel cannot be lowered under; the
+    message says why. Raised before any source is emitted."""
+
+EMITTER_VERSION = 1
+_COMMENT_WIDTH = 72
+
+
+class Code:
+    """Lines of source with indentation."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.depth = 0
+
+    def line(self, text: str = "") -> None:
+        self.lines.append("    " * self.depth + text if text else "")
+
+    def comment(self, text: str) -> None:
+        self.line(f"// {text}")
+
+    @contextmanager
+    def block(self, header: "str | list[str]") -> Iterator[None]:
+        """``header`` (ending in ``{``), an indented body, then ``}``."""
+        for text in [header] if isinstance(header, str) else header:
+            self.line(text)
+        self.depth += 1
+        try:
+            yield
+        finally:
+            self.depth -= 1
+            self.line("}")
+
+    def otherwise(self) -> None:
+        """Inside ``block``: close the if-branch and open its else-branch."""
+        self.depth -= 1
+        self.line("} else {")
+        self.depth += 1
+
+    def text(self) -> str:
+        return "\n".join(self.lines) + "\n"
+
+
+def plus(base: str, offset: int) -> str:
+    """``base + offset`` as u32 index text (``base`` alone for offset 0)."""
+    if offset == 0:
+        return base
+    return f"{offset}u" if base == "0u" else f"{base} + {offset}u"
+
+
+def short(expr: Expr) -> str:
+    text = str(expr)
+    return text if len(text) <= _COMMENT_WIDTH else text[:_COMMENT_WIDTH - 3] + "..."
+
+
+class Values:
+    """SSA emission: ``get(expr)`` returns the text of ``expr``'s value, emitting a
+    ``let`` for each subexpression not yet available. Leaves (loads, params, indices)
+    and row reductions are ``bind``-ed by the lowering."""
+
+    def __init__(self, dialect: Dialect, code: Code) -> None:
+        self.d = dialect
+        self.code = code
+        self.env: dict[tuple, str] = {}
+        self._count = 0
+
+    def fresh(self, stem: str = "t") -> str:
+        self._count += 1
+        return f"fg_{stem}{self._count}"
+
+    @contextmanager
+    def scope(self) -> Iterator[None]:
+        """Values emitted inside are forgotten after (they went out of scope)."""
+        saved = dict(self.env)
+        try:
+            yield
+        finally:
+            self.env = saved
+
+    def bind(self, expr: Expr, text: str) -> None:
+        self.env[expr.key] = text
+
+    def get(self, expr: Expr) -> str:
+        if expr.op == "const":
+            return self.d.literal(expr.attr[0], expr.dtype)
+        found = self.env.get(expr.key)
+        if found is not None:
+            return found
+        if expr.op in LEAVES or expr.op == "reduce":
+            raise AssertionError(f"lowering bug: {expr} is not bound here")
+        args = [self.get(a) for a in expr.args]
+        name = self.fresh()
+        self.code.line(f"{self.d.let(name, expr.dtype, self.d.op(expr, args))}  // {short(expr)}")
+        self.env[expr.key] = name
+        return name
+
+    def hoist(self, exprs: Iterable[Expr], scopes: tuple[str, ...]) -> None:
+        """Emit now every subexpression of ``exprs`` that varies only over ``scopes``
+        and whose row reductions are already bound: loop-invariant code motion."""
+        for expr in exprs:
+            for node in walk(expr):
+                if node.op in LEAVES or node.op == "reduce" or node.key in self.env:
+                    continue
+                if node.scope in scopes and all(r.key in self.env for r in walk(node)
+                                                if r.op == "reduce"):
+                    self.get(node)
+
+
+class Emission:
+    """One kernel being lowered for one target under one schedule."""
+
+    def __init__(self, kernel, schedule: Schedule, dialect: Dialect) -> None:
+        self.kernel = kernel
+        self.body = kernel.body
+        self.schedule = schedule
+        self.d = dialect
+        self.code = Code()
+        self.values = Values(dialect, self.code)
+        self._shared: list[str] = []
+        self.decls = {decl.name: decl for decl in self.body.buffers()}
+        self.code.depth = 1
+
+    # -- building blocks -------------------------------------------------------------
+    def shared(self, name: str, dtype: str, size: int) -> str:
+        """Declare workgroup memory of ``size`` values of ``dtype``."""
+        self._shared.append(self.d.shared(name, dtype, size))
+        return name
+
+    def wide(self, name: str, text: str) -> str:
+        """A let of index type wide enough for whole-buffer offsets."""
+        self.code.line(self.d.let_wide(name, text))
+        return name
+
+    def uniform(self, name: str) -> str:
+        """The text of uniform field ``name``."""
+        return self.d.uniform(name, dict(self.kernel.uniform.fields)[name])
+
+    def bind_uniforms(self) -> None:
+        for name, dtype in self.kernel.uniform.fields:
+            self.values.bind(Expr("param", dtype, attr=(name,)), self.d.uniform(name, dtype))
+
+    def let(self, name: str, dtype: str, text: str) -> str:
+        self.code.line(self.d.let(name, dtype, text))
+        return name
+
+    def ceil_div(self, value: str, divisor: int) -> str:
+        """``ceil(value / divisor)`` in u32 without overflowing near 2**32."""
+        if divisor == 1:
+            return value
+        extra = self.d.select(f"{value} % {divisor}u != 0u", "1u", "0u")
+        return f"({value} / {divisor}u + {extra})"
+
+    def vec_ok(self, buffers: Iterable[str], width: int, extra: str = "") -> str | None:
+        """A bool value: every buffer is aligned for ``width``-wide vector access
+        (CUDA, 32-bit elements); None when vector loads are not used."""
+        names = [b for b in buffers if self.d.vector(self.decls[b].dtype, width)]
+        if not names or width == 1:
+            return None
+        mask = 4 * width - 1  # bytes: 32-bit elements
+        pointers = " | ".join(f"(unsigned long long){b}" for b in names)
+        text = f"(({pointers}) & {mask}ull) == 0ull"
+        return self.let(self.values.fresh("vec_ok"), "bool", f"{text}{extra}")
+
+    # -- chunks ------------------------------------------------------------------------
+    def load_chunk(self, buffer: str, dest: str, dest_base: str, index: str, pos: str,
+                   limit: str, width: int, vec_ok: str | None) -> None:
+        """``dest[dest_base + l] = buffer[index + l]`` for each lane ``l`` with
+        ``pos + l < limit``: one vector load when the whole chunk is in range and
+        aligned, else scalar loads."""
+        dtype = self.decls[buffer].dtype
+        d = self.d
+
+        def lane(i: int) -> str:
+            return f"{dest}[{plus(dest_base, i)}] = {d.load(buffer, plus(index, i), dtype)};"
+        self._chunk(dtype, width, pos, limit, vec_ok, lane,
+                    lambda vt, parts: [f"const {vt} fg_q = *reinterpret_cast<const {vt}*>(&{buffer}[{index}]);"]
+                    + [f"{dest}[{plus(dest_base, i)}] = fg_q.{p};" for i, p in enumerate(parts)])
+
+    def store_chunk(self, buffer: str, src: str, src_base: str, index: str, pos: str,
+                    limit: str, width: int, vec_ok: str | None) -> None:
+        """``buffer[index + l] = src[src_base + l]`` for the lanes in range."""
+        dtype = self.decls[buffer].dtype
+        d = self.d
+
+        def lane(i: int) -> str:
+            return d.store(buffer, plus(index, i), dtype, f"{src}[{plus(src_base, i)}]")
+
+        def vector(vt: str, parts: list[str]) -> list[str]:
+            values = ", ".join(f"{src}[{plus(src_base, i)}]" for i in range(len(parts)))
+            return [f"*reinterpret_cast<{vt}*>(&{buffer}[{index}]) = make_{vt}({values});"]
+        self._chunk(dtype, width, pos, limit, vec_ok, lane, vector)
+
+    def _chunk(self, dtype, width, pos, limit, vec_ok, lane, vector) -> None:
+        code = self.code
+        if width == 1:
+            with code.block(f"if ({pos} < {limit}) {{"):
+                code.line(lane(0))
+            return
+        vt = self.d.vector(dtype, width) if vec_ok else None
+        full = f"{pos} + {width}u <= {limit}"
+        with code.block(f"if ({vec_ok} && {full}) {{" if vt else f"if ({full}) {{"):
+            if vt:
+                for text in vector(vt, list("xyzw"[:width])):
+                    code.line(text)
+            else:
+                for i in range(width):
+                    code.line(lane(i))
+            code.otherwise()
+            for i in range(width):
+                code.line(f"if ({plus(pos, i)} < {limit}) {{ {lane(i)} }}")
+
+    # -- the module --------------------------------------------------------------------
+    def header(self, target: str) -> list[str]:
+        k, body = self.kernel, self.body
+        shape = ", ".join(f"{name}={rule}" for name, rule in body.shape)
+        lines = [f"kernel-forge generated {target} source (forge.emit, emitter version "
+                 f"{EMITTER_VERSION}); do not edit",
+                 f"kernel: {k.id} v{k.version}, entry point {k.entry_point}",
+                 f"semantic hash: {k.semantic_hash}",
+                 f"schedule: {self.schedule}",
+                 f"pattern: {body.kind} ({shape})",
+                 "IR:"]
+        lines += [f"  {text}" for text in body_summary(body)]
+        return [f"// {line}".rstrip() for line in lines]
+
+    def module(self) -> str:
+        """The whole source: header, declarations, helpers and the entry point."""
+        ops = used_ops(self.body)
+        if self.d.target == "wgsl":
+            return self._wgsl(ops)
+        return self._cuda(ops)
+
+    def _wgsl(self, ops) -> str:
+        k = self.kernel
+        out = self.header("WGSL")
+        if self.body.uses("f16"):
+            out += ["enable f16;"]
+        out += ["", "struct fg_Params {"]
+        out += [f"    {name}: {dtype}," for name, dtype in k.uniform.fields] + ["}", ""]
+        for b in k.buffers:
+            if b.access.value == "uniform":
+                out.append(f"@group({b.group}) @binding({b.binding}) var<uniform> fg_p: fg_Params;")
+            else:
+                mode = "read" if b.access.value == "read" else "read_write"
+                out.append(f"@group({b.group}) @binding({b.binding}) var<storage, {mode}> "
+                           f"{b.name}: array<{b.element}>;")
+        out += self._shared
+        helpers = self.d.helpers(ops)
+        if helpers:
+            out += ["", helpers.rstrip()]
+        x, y, z = self.schedule.workgroup_size
+        out += ["", f"@compute @workgroup_size({x}, {y}, {z})",
+                f"fn {k.entry_point}(@builtin(workgroup_id) fg_wid: vec3<u32>,",
+                "        @builtin(num_workgroups) fg_nwg: vec3<u32>,",
+                "        @builtin(local_invocation_id) fg_lid3: vec3<u32>,",
+                "        @builtin(local_invocation_index) fg_lidx: u32) {"]
+        return "\n".join(out) + "\n" + self.code.text() + "}\n"
+
+    def _cuda(self, ops) -> str:
+        k, d = self.kernel, self.d
+        out = self.header("CUDA C")
+        out += ["", "struct __align__(16) fg_Params {"]
+        out += [f"    {d.storage(dtype)} {name};" for name, dtype in k.uniform.fields] + ["};"]
+        helpers = d.helpers(ops)
+        if helpers:
+            out += ["", helpers.rstrip()]
+        params = []
+        for b in k.buffers:
+            if b.access.value == "uniform":
+                params.append("const fg_Params fg_p")
+            else:
+                const = "const " if b.access.value == "read" else ""
+                params.append(f"{const}{d.storage(b.element)}* __restrict__ {b.name}")
+        x, y, z = self.schedule.workgroup_size
+        out += ["", f"extern \"C\" __global__ void __launch_bounds__({x * y * z}) "
+                    f"{k.entry_point}(", "        " + ",\n        ".join(params) + ") {"]
+        lidx = "threadIdx.x" + (f" + {x}u * threadIdx.y" if y > 1 else "") + (
+            f" + {x * y}u * threadIdx.z" if z > 1 else "")
+        out += [f"    const unsigned int fg_lidx = {lidx};"]
+        out += [f"    {decl}" for decl in self._shared]
+        return "\n".join(out) + "\n" + self.code.text() + "}\n"
+
+
+def used_ops(body) -> set[tuple[str, str]]:
+    """(operation, dtype) pairs the body computes, for helpers and target checks."""
+    return {(node.op, node.dtype) for e in body.expressions() for node in walk(e)
+            if node.op not in LEAVES}
+
+
+def body_summary(body) -> list[str]:
+    """The IR a source came from, one line per output, for headers and comments."""
+    if body.kind in ("map", "rows"):
+        layouts = dict(getattr(body, "layouts", ()))
+        return [f"{name}{'[row]' if layouts.get(name) == 'rows' else ''} = {expr}"
+                for name, expr in body.outputs]
+    if body.kind == "matmul":
+        return [f"c = alpha * a @ b + beta * c ({body.dtype}; a {body.a_layout}-major, "
+                f"b {body.b_layout}-major; c not read when beta == 0)"]
+    return [f"y = transpose(x) ({body.dtype})"]

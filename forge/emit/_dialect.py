@@ -1,0 +1,381 @@
+"""How each target spells types, literals, operations, loops and kernel scaffolding.
+
+The lowerings write one program shape for both targets through these objects, so a
+pattern is lowered once. CUDA C has no half type without ``cuda_fp16.h`` (which NVRTC
+does not ship), so on CUDA an f16 value lives in a ``float`` that is rounded to half
+after every operation (PTX ``cvt``), and f16 buffers hold ``unsigned short`` bits: the
+same rounding numpy's float16 arithmetic does.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..ir import Expr
+from ..ir._expr import FLOATS
+from ._approx import f32_literal, wgsl_helper
+
+__all__ = ["Dialect", "WGSL", "CUDA", "DIALECTS", "Unsupported"]
+
+
+class Unsupported(Exception):
+    """An operation the target cannot express (turned into UnsupportedFeature)."""
+
+
+_BINARY_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "lt": "<", "le": "<=",
+                   "gt": ">", "ge": ">=", "eq": "==", "ne": "!=", "and": "&&", "or": "||"}
+_ROUNDED = ("add", "sub", "mul", "div", "sqrt", "rsqrt", "exp", "log", "tanh", "erf",
+            "sigmoid")
+_NONFINITE_BITS = {"f32": {"inf": "0x7f800000", "-inf": "0xff800000", "nan": "0x7fc00000"},
+                   "f64": {"inf": "0x7ff0000000000000", "-inf": "0xfff0000000000000",
+                           "nan": "0x7ff8000000000000"}}
+
+
+def _nonfinite_name(value: float) -> str | None:
+    if math.isnan(value):
+        return "nan"
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    return None
+
+
+def _f64_literal(value: float) -> str:
+    text = repr(float(value))
+    return text if any(ch in text for ch in ".e") else text + ".0"
+
+
+def _f16_text(value: float) -> str:
+    text = np.format_float_scientific(np.float16(value), unique=True, trim="0", exp_digits=2)
+    mantissa, _, exponent = text.partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"
+    return f"{mantissa}e{exponent}" if int(exponent) else mantissa
+
+
+class Dialect:
+    """The spelling of one target; see WGSL and CUDA."""
+
+    target = ""
+    u32 = ""      # the index type
+    wide = ""     # grid-stride loop counters (64-bit where the target has it)
+    barrier = ""
+    local_x = local_y = local_index = group_linear = group_count = ""
+
+    # -- types and literals --------------------------------------------------------
+    def scalar(self, dtype: str) -> str:
+        raise NotImplementedError
+
+    def storage(self, dtype: str) -> str:
+        return self.scalar(dtype)
+
+    def literal(self, value, dtype: str) -> str:
+        if dtype == "bool":
+            return "true" if value else "false"
+        if dtype in FLOATS:
+            special = _nonfinite_name(float(value))
+            if special is not None:
+                return self._nonfinite(special, dtype)
+            return self._float_literal(float(value), dtype)
+        return self._int_literal(int(value), dtype)
+
+    def _float_literal(self, value: float, dtype: str) -> str:
+        raise NotImplementedError
+
+    def _int_literal(self, value: int, dtype: str) -> str:
+        raise NotImplementedError
+
+    def _nonfinite(self, name: str, dtype: str) -> str:
+        raise NotImplementedError
+
+    # -- declarations and statements -----------------------------------------------
+    def let(self, name: str, dtype: str, text: str) -> str:
+        raise NotImplementedError
+
+    def var(self, name: str, dtype: str, text: str) -> str:
+        raise NotImplementedError
+
+    def let_wide(self, name: str, text: str) -> str:
+        """A let of the wide index type."""
+        return self.let(name, "u32", text)
+
+    def widen(self, text: str) -> str:
+        """A u32 value as the wide index type."""
+        return text
+
+    def narrow(self, text: str) -> str:
+        """A wide index value as u32."""
+        return text
+
+    def array(self, name: str, dtype: str, size: int) -> str:
+        raise NotImplementedError
+
+    def loop(self, var: str, start: str, stop: str, step: str, *, unroll: bool = False,
+             wide: bool = False) -> list[str]:
+        raise NotImplementedError
+
+    def shared(self, name: str, dtype: str, size: int) -> str:
+        raise NotImplementedError
+
+    # -- memory ----------------------------------------------------------------------
+    def load(self, buffer: str, index: str, dtype: str) -> str:
+        return f"{buffer}[{index}]"
+
+    def store(self, buffer: str, index: str, dtype: str, value: str) -> str:
+        return f"{buffer}[{index}] = {value};"
+
+    def uniform(self, field: str, dtype: str) -> str:
+        return f"fg_p.{field}"
+
+    def vector(self, dtype: str, width: int) -> str | None:
+        """The vector type for ``width``-wide loads and stores of ``dtype``, or None
+        when loads stay scalar."""
+        return None
+
+    # -- operations --------------------------------------------------------------------
+    def op(self, e: Expr, args: list[str]) -> str:
+        """The text of ``e`` applied to the value texts ``args``."""
+        if e.op in _BINARY_SYMBOLS:
+            return f"({args[0]} {_BINARY_SYMBOLS[e.op]} {args[1]})"
+        if e.op == "neg":
+            return f"(-{args[0]})"
+        if e.op == "not":
+            return f"(!{args[0]})"
+        if e.op == "select":
+            return self.select(*args)
+        if e.op == "cast":
+            return self.cast(args[0], e.args[0].dtype, e.dtype)
+        return self.function(e.op, e.dtype, args)
+
+    def select(self, cond: str, if_true: str, if_false: str) -> str:
+        raise NotImplementedError
+
+    def cast(self, text: str, source: str, target: str) -> str:
+        raise NotImplementedError
+
+    def function(self, name: str, dtype: str, args: list[str]) -> str:
+        raise NotImplementedError
+
+    def combine(self, op: str, dtype: str, a: str, b: str) -> str:
+        """The reduction step ``op`` ("sum" or "max") of two values."""
+        return self.op(Expr("add" if op == "sum" else "max", dtype), [a, b])
+
+    def helpers(self, ops: set[tuple[str, str]]) -> str:
+        """Helper functions for the (op, dtype) pairs a kernel uses."""
+        return ""
+
+    def check_ops(self, ops: set[tuple[str, str]]) -> None:
+        """Raise ``Unsupported`` for an operation the target lacks."""
+
+
+class WGSL(Dialect):
+    target = "wgsl"
+    u32 = "u32"
+    wide = "u32"
+    barrier = "workgroupBarrier();"
+    local_x, local_y, local_index = "fg_lid3.x", "fg_lid3.y", "fg_lidx"
+    group_linear = "(fg_wid.y * fg_nwg.x + fg_wid.x)"
+    group_count = "(fg_nwg.x * fg_nwg.y)"
+
+    _HELPERS = {"tanh": "fg_tanh_f32", "erf": "fg_erf_f32", "sigmoid": "fg_sigmoid_f32"}
+    _BUILTINS = {"sqrt": "sqrt", "rsqrt": "inverseSqrt", "exp": "exp", "log": "log",
+                 "abs": "abs", "min": "min", "max": "max"}
+    # naga lowers these through GLSL.std.450, which has them only for 16 and 32-bit floats.
+    _NO_F64 = ("sqrt", "rsqrt", "exp", "log", "tanh", "erf", "sigmoid")
+
+    def scalar(self, dtype: str) -> str:
+        return dtype
+
+    def _float_literal(self, value: float, dtype: str) -> str:
+        if dtype == "f32":
+            return f32_literal(value)
+        if dtype == "f16":
+            return _f16_text(value) + "h"
+        return _f64_literal(value) + "lf"
+
+    def _int_literal(self, value: int, dtype: str) -> str:
+        if dtype == "i32" and value == -2**31:
+            return "(-2147483647i - 1i)"
+        return f"{value}{'i' if dtype == 'i32' else 'u'}"
+
+    def _nonfinite(self, name: str, dtype: str) -> str:
+        bits = f"bitcast<f32>({_NONFINITE_BITS['f32'][name]}u)"
+        return bits if dtype == "f32" else f"{dtype}({bits})"
+
+    def let(self, name: str, dtype: str, text: str) -> str:
+        return f"let {name}: {dtype} = {text};"
+
+    def var(self, name: str, dtype: str, text: str) -> str:
+        return f"var {name}: {dtype} = {text};"
+
+    def array(self, name: str, dtype: str, size: int) -> str:
+        return f"var {name}: array<{dtype}, {size}>;"
+
+    def loop(self, var, start, stop, step, *, unroll=False, wide=False) -> list[str]:
+        return [f"for (var {var}: u32 = {start}; {var} < {stop}; {var} += {step}) {{"]
+
+    def shared(self, name: str, dtype: str, size: int) -> str:
+        return f"var<workgroup> {name}: array<{dtype}, {size}>;"
+
+    def select(self, cond, if_true, if_false) -> str:
+        return f"select({if_false}, {if_true}, {cond})"
+
+    def cast(self, text: str, source: str, target: str) -> str:
+        if source in ("f32", "f64") and target in ("i32", "u32"):
+            # Saturate and send NaN to 0 explicitly: WGSL leaves NaN unspecified.
+            low, high = ((-2147483648.0, 2147483520.0) if target == "i32"
+                         else (0.0, 4294967040.0))
+            lo, hi = self.literal(low, source), self.literal(high, source)
+            zero = self.literal(0, target)
+            return f"select({target}(clamp({text}, {lo}, {hi})), {zero}, {text} != {text})"
+        if source == "f16" and target in ("i32", "u32"):
+            zero = self.literal(0, target)
+            clamped = f"max({text}, 0.0h)" if target == "u32" else text
+            return f"select({target}({clamped}), {zero}, {text} != {text})"
+        return f"{target}({text})"
+
+    def function(self, name: str, dtype: str, args: list[str]) -> str:
+        if name in self._HELPERS:
+            call = f"{self._HELPERS[name]}({', '.join(args) if dtype == 'f32' else 'f32(' + args[0] + ')'})"
+            return call if dtype == "f32" else f"{dtype}({call})"
+        return f"{self._BUILTINS[name]}({', '.join(args)})"
+
+    def check_ops(self, ops: set[tuple[str, str]]) -> None:
+        for name, dtype in sorted(ops):
+            if dtype == "f64" and name in self._NO_F64:
+                raise Unsupported(f"WGSL has no f64 {name} (naga lowers it through "
+                                  "GLSL.std.450, which has it for 16 and 32-bit floats only)")
+
+    def helpers(self, ops: set[tuple[str, str]]) -> str:
+        names = sorted({name for name, _ in ops if name in self._HELPERS})
+        return "\n".join(wgsl_helper(name) for name in names)
+
+
+class CUDA(Dialect):
+    target = "cuda"
+    u32 = "unsigned int"
+    wide = "unsigned long long"
+    barrier = "__syncthreads();"
+    local_x, local_y = "threadIdx.x", "threadIdx.y"
+    local_index = "fg_lidx"
+    group_linear = "(blockIdx.y * gridDim.x + blockIdx.x)"
+    group_count = "(gridDim.x * gridDim.y)"
+
+    _TYPES = {"bool": "bool", "f16": "float", "f32": "float", "f64": "double", "i32": "int",
+              "u32": "unsigned int"}
+    _STORAGE = {**_TYPES, "f16": "unsigned short"}
+    _FLOAT = {"sqrt": ("sqrtf", "sqrt"), "rsqrt": ("rsqrtf", "rsqrt"), "exp": ("expf", "exp"),
+              "log": ("logf", "log"), "tanh": ("tanhf", "tanh"), "erf": ("erff", "erf"),
+              "sigmoid": ("fg_sigmoid_f32", "fg_sigmoid_f64"), "abs": ("fabsf", "fabs"),
+              "min": ("fminf", "fmin"), "max": ("fmaxf", "fmax")}
+    _VECTORS = {"f32": "float", "i32": "int", "u32": "uint"}
+
+    def scalar(self, dtype: str) -> str:
+        return self._TYPES[dtype]
+
+    def storage(self, dtype: str) -> str:
+        return self._STORAGE[dtype]
+
+    def _float_literal(self, value: float, dtype: str) -> str:
+        if dtype == "f64":
+            return _f64_literal(value)
+        return f32_literal(float(np.float16(value)) if dtype == "f16" else value)
+
+    def _int_literal(self, value: int, dtype: str) -> str:
+        if dtype == "i32":
+            return "(-2147483647 - 1)" if value == -2**31 else str(value)
+        return f"{value}u"
+
+    def _nonfinite(self, name: str, dtype: str) -> str:
+        if dtype == "f64":
+            return f"__longlong_as_double({_NONFINITE_BITS['f64'][name]}ll)"
+        return f"__int_as_float((int){_NONFINITE_BITS['f32'][name]}u)"
+
+    def let(self, name: str, dtype: str, text: str) -> str:
+        return f"const {self._TYPES[dtype]} {name} = {text};"
+
+    def var(self, name: str, dtype: str, text: str) -> str:
+        return f"{self._TYPES[dtype]} {name} = {text};"
+
+    def array(self, name: str, dtype: str, size: int) -> str:
+        return f"{self._TYPES[dtype]} {name}[{size}] = {{}};"
+
+    def let_wide(self, name: str, text: str) -> str:
+        return f"const unsigned long long {name} = {text};"
+
+    def widen(self, text: str) -> str:
+        return f"(unsigned long long)({text})"
+
+    def narrow(self, text: str) -> str:
+        return f"(unsigned int)({text})"
+
+    def loop(self, var, start, stop, step, *, unroll=False, wide=False) -> list[str]:
+        kind = self.wide if wide else self.u32
+        header = f"for ({kind} {var} = {start}; {var} < {stop}; {var} += {step}) {{"
+        return (["#pragma unroll"] if unroll else []) + [header]
+
+    def shared(self, name: str, dtype: str, size: int) -> str:
+        return f"__shared__ __align__(16) {self._TYPES[dtype]} {name}[{size}];"
+
+    def load(self, buffer: str, index: str, dtype: str) -> str:
+        text = f"{buffer}[{index}]"
+        return f"fg_h2f({text})" if dtype == "f16" else text
+
+    def store(self, buffer: str, index: str, dtype: str, value: str) -> str:
+        return f"{buffer}[{index}] = {'fg_f2h(' + value + ')' if dtype == 'f16' else value};"
+
+    def uniform(self, field: str, dtype: str) -> str:
+        return f"fg_h2f(fg_p.{field})" if dtype == "f16" else f"fg_p.{field}"
+
+    def vector(self, dtype: str, width: int) -> str | None:
+        if width == 1 or dtype not in self._VECTORS:
+            return None
+        return f"{self._VECTORS[dtype]}{width}"
+
+    def op(self, e: Expr, args: list[str]) -> str:
+        text = super().op(e, args)
+        return f"fg_rh({text})" if e.dtype == "f16" and e.op in _ROUNDED else text
+
+    def select(self, cond, if_true, if_false) -> str:
+        return f"({cond} ? {if_true} : {if_false})"
+
+    def cast(self, text: str, source: str, target: str) -> str:
+        if source in FLOATS and target in ("i32", "u32"):
+            # cvt.rzi saturates and sends NaN to 0, matching the IR's cast.
+            kind = "double" if source == "f64" else "float"
+            return f"__{kind}2{'int' if target == 'i32' else 'uint'}_rz({text})"
+        if target == "f16":
+            return f"fg_rh((float)({text}))"
+        return f"(({self._TYPES[target]})({text}))"
+
+    def function(self, name: str, dtype: str, args: list[str]) -> str:
+        if dtype in FLOATS:
+            spelled = self._FLOAT[name][1 if dtype == "f64" else 0]
+        else:
+            spelled = name  # abs, min, max of int and unsigned int
+        return f"{spelled}({', '.join(args)})"
+
+    def helpers(self, ops: set[tuple[str, str]]) -> str:
+        parts = []
+        if any(dtype == "f16" for _, dtype in ops):
+            parts.append(
+                "// f16 values live in float, rounded to half after each operation;\n"
+                "// f16 buffers hold the half bits (NVRTC ships no cuda_fp16.h).\n"
+                "__device__ __forceinline__ float fg_h2f(unsigned short h) {\n"
+                "    float f; asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h)); return f;\n"
+                "}\n"
+                "__device__ __forceinline__ unsigned short fg_f2h(float f) {\n"
+                "    unsigned short h; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f)); return h;\n"
+                "}\n"
+                "__device__ __forceinline__ float fg_rh(float f) { return fg_h2f(fg_f2h(f)); }\n")
+        if any(name == "sigmoid" and dtype != "f64" for name, dtype in ops):
+            parts.append("__device__ __forceinline__ float fg_sigmoid_f32(float x) {\n"
+                         "    return 1.0f / (1.0f + expf(-x));\n}\n")
+        if ("sigmoid", "f64") in ops:
+            parts.append("__device__ __forceinline__ double fg_sigmoid_f64(double x) {\n"
+                         "    return 1.0 / (1.0 + exp(-x));\n}\n")
+        return "\n".join(parts)
+
+
+DIALECTS = {"wgsl": WGSL(), "cuda": CUDA()}

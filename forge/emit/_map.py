@@ -1,0 +1,76 @@
+"""Lowering of ``map``: a grid-stride loop over chunks of ``vector_width`` consecutive
+elements; each invocation loads ``items_per_invocation`` chunks (all loads first, for
+memory-level parallelism), then computes and stores them. On CUDA a whole, aligned
+chunk of 32-bit elements moves as one float4/float2 (int4, uint4...) and the rest
+lane by lane; WGSL cannot view an ``array<f32>`` binding as vectors, so its lanes are
+scalar loads the driver may merge."""
+
+from __future__ import annotations
+
+from ..ir import index
+from ._code import Emission, ScheduleRefused
+
+__all__ = ["check", "storage_bytes", "workgroup_count", "lower"]
+
+_INDEX = index()
+
+
+def check(body, schedule, target: str) -> None:
+    if schedule.tile is not None:
+        raise ScheduleRefused(f"a map takes no tile (got tile={'x'.join(map(str, schedule.tile))}): "
+                              "use items per invocation and vector width")
+
+
+def storage_bytes(body, schedule, target: str) -> int:
+    return 0
+
+
+def workgroup_count(body, schedule, dims) -> int:
+    return -(-dims["n"] // schedule.elements_per_workgroup)
+
+
+def lower(em: Emission) -> None:
+    body, s, d, code, v = em.body, em.schedule, em.d, em.code, em.values
+    threads, items, width = s.invocations, s.items_per_invocation, s.vector_width
+    em.bind_uniforms()
+    exprs = body.expressions()
+    v.hoist(exprs, ("uniform",))
+    loads = body.loads()
+    n = em.uniform("n")
+    chunks = em.let("fg_chunks", "u32", em.ceil_div(n, width))
+    vec_ok = em.vec_ok(list(loads) + [name for name, _ in body.outputs], width)
+    per_group = threads * items
+    slot = "fg_k" if width == 1 else f"fg_k * {width}u"
+    code.comment(f"each workgroup takes {per_group} chunks of {width} per pass; "
+                 "grid-stride over the rest")
+    with code.block(d.loop("fg_first", f"{d.widen(d.group_linear)} * {per_group}u", chunks,
+                           f"{d.widen(d.group_count)} * {per_group}u", wide=True)):
+        for name, load in loads.items():
+            code.line(d.array(f"fg_v_{name}", load.dtype, items * width))
+
+        def each_chunk(inner) -> None:
+            with code.block(d.loop("fg_k", "0u", f"{items}u", "1u", unroll=True)):
+                j = em.wide(v.fresh("j"), f"fg_first + fg_k * {threads}u + fg_lidx")
+                with code.block(f"if ({j} < {chunks}) {{"):
+                    inner(j, j if width == 1 else f"{j} * {width}u")
+
+        def load(j: str, first: str) -> None:
+            for name in loads:
+                em.load_chunk(name, f"fg_v_{name}", slot, first, first, n, width, vec_ok)
+
+        def compute(j: str, first: str) -> None:
+            for name, expr in body.outputs:
+                code.line(d.array(f"fg_o_{name}", expr.dtype, width))
+            for lane in range(width):
+                with v.scope():
+                    for name, load_expr in loads.items():
+                        v.bind(load_expr, f"fg_v_{name}[{slot if not lane else slot + f' + {lane}u'}]")
+                    v.bind(_INDEX, d.narrow(first if not lane else f"{first} + {lane}u"))
+                    for name, expr in body.outputs:
+                        code.line(f"fg_o_{name}[{lane}u] = {v.get(expr)};")
+            for name, _ in body.outputs:
+                em.store_chunk(name, f"fg_o_{name}", "0u", first, first, n, width, vec_ok)
+
+        code.comment("load every chunk first, then compute and store")
+        each_chunk(load)
+        each_chunk(compute)

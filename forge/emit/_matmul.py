@@ -1,0 +1,258 @@
+"""Lowering of ``matmul``: shared-memory tiles with register blocking.
+
+``tile = (BM, BN, BK[, stages])`` with workgroup ``(WX, WY)``: a workgroup computes a
+BM x BN block of ``c``, each invocation a TM x TN micro-tile (TM = BM / WY,
+TN = BN / WX) held in registers. Per step of BK along k, the workgroup stages the A and
+B tiles through registers into shared memory, A stored transposed (``as[k][m]``) so
+both operands are read along m and n; loads move ``vector_width`` consecutive elements
+along each operand's contiguous dimension (float4 on CUDA when aligned). With
+``stages = 2`` the next tile's global loads are issued before the current tile is
+computed (register prefetch), hiding their latency behind the FMAs. Out-of-range rows
+and columns are zero-filled on load and skipped on store, so any m, n, k work.
+
+A micro-tile's rows and columns come in vectors of ``vector_width`` spread WY*vec and
+WX*vec apart, so neighbouring invocations read neighbouring shared-memory vectors
+(no bank conflicts) and store neighbouring vectors of ``c``. The portable baseline
+``tile=16x16x16`` on a 16x16 workgroup is the classic one-element-per-invocation
+tiling; ``tile=128x128x8x2, vec=4`` is the big-GPU schedule.
+"""
+
+from __future__ import annotations
+
+from ._code import Emission, ScheduleRefused
+
+__all__ = ["check", "storage_bytes", "workgroup_count", "lower"]
+
+_MAX_ACCUMULATORS = 256
+
+
+def _geometry(schedule) -> tuple[int, int, int, int, int, int, int, int]:
+    """(BM, BN, BK, stages, WX, WY, TM, TN); the tile must be checked first."""
+    bm, bn, bk, *rest = schedule.tile
+    wx, wy, _ = schedule.workgroup_size
+    return bm, bn, bk, (rest[0] if rest else 1), wx, wy, bm // wy, bn // wx
+
+
+def check(body, schedule, target: str | None) -> None:
+    if schedule.tile is None or len(schedule.tile) not in (3, 4):
+        raise ScheduleRefused("a matmul needs tile=BMxBNxBK (or BMxBNxBKxSTAGES), e.g. "
+                              "tile=64x64x8 on a 16x16 workgroup")
+    bm, bn, bk, stages, wx, wy, tm, tn = _geometry(schedule)
+    v = schedule.vector_width
+    if schedule.workgroup_size[2] != 1:
+        raise ScheduleRefused(f"a matmul workgroup is 2-D (WX x WY), got {schedule.workgroup_size}")
+    if schedule.items_per_invocation != 1:
+        raise ScheduleRefused("a matmul's work per invocation is its TM x TN micro-tile "
+                              "(tile / workgroup); items per invocation must be 1")
+    if stages not in (1, 2):
+        raise ScheduleRefused(f"matmul stages must be 1 or 2 (register prefetch), got {stages}")
+    if bm % wy or bn % wx:
+        raise ScheduleRefused(f"tile {bm}x{bn} must split evenly over the {wx}x{wy} workgroup "
+                              f"(BM % WY == 0 and BN % WX == 0)")
+    if tm % v or tn % v:
+        raise ScheduleRefused(f"each invocation's {tm}x{tn} micro-tile is read and stored in "
+                              f"vectors of {v}; TM and TN must be multiples of the vector width")
+    if tm * tn > _MAX_ACCUMULATORS:
+        raise ScheduleRefused(f"a {tm}x{tn} micro-tile needs {tm * tn} accumulators per "
+                              f"invocation, over {_MAX_ACCUMULATORS}: it would spill registers")
+    for operand, layout, contiguous, extent in _operands(body, bm, bn, bk):
+        if extent % v:
+            raise ScheduleRefused(
+                f"{operand} is {layout}-major, so its tile is loaded along "
+                f"{'k' if contiguous == 'k' else ('m' if operand == 'a' else 'n')} in vectors "
+                f"of {v}; that tile extent ({extent}) must be a multiple of the vector width")
+
+
+def _operands(body, bm: int, bn: int, bk: int):
+    """(name, layout, contiguous dim, tile extent along it) for a and b."""
+    a_contig = "k" if body.a_layout == "row" else "outer"
+    b_contig = "k" if body.b_layout == "col" else "outer"
+    return [("a", body.a_layout, a_contig, bk if a_contig == "k" else bm),
+            ("b", body.b_layout, b_contig, bk if b_contig == "k" else bn)]
+
+
+def storage_bytes(body, schedule, target: str) -> int:
+    bm, bn, bk, *_ = _geometry(schedule)
+    return (bm + bn) * bk * (8 if body.dtype == "f64" else 4)
+
+
+def workgroup_count(body, schedule, dims) -> int:
+    bm, bn, *_ = _geometry(schedule)
+    return -(-dims["m"] // bm) * -(-dims["n"] // bn)
+
+
+class _MatmulLowering:
+    def __init__(self, em: Emission) -> None:
+        self.em = em
+        self.body = em.body
+        (self.bm, self.bn, self.bk, self.stages, self.wx, self.wy,
+         self.tm, self.tn) = _geometry(em.schedule)
+        self.v = em.schedule.vector_width
+        self.threads = self.wx * self.wy
+        self.dtype = self.body.dtype
+        self.m, self.n, self.k = (em.uniform(d) for d in ("m", "n", "k"))
+
+    def lower(self) -> None:
+        em, d, code = self.em, self.em.d, self.em.code
+        em.let("fg_tx", "u32", d.local_x)
+        em.let("fg_ty", "u32", d.local_y)
+        em.shared("fg_as", self.dtype, self.bk * self.bm)
+        em.shared("fg_bs", self.dtype, self.bk * self.bn)
+        tiles_n = em.let("fg_tiles_n", "u32", em.ceil_div(self.n, self.bn))
+        tiles = em.let("fg_tiles", "u32", f"{em.ceil_div(self.m, self.bm)} * {tiles_n}")
+        self.vec_ok = {
+            "a": em.vec_ok(["a"], self.v, f" && {self._contiguous_extent('a')} % {self.v}u == 0u"),
+            "b": em.vec_ok(["b"], self.v, f" && {self._contiguous_extent('b')} % {self.v}u == 0u"),
+            "c": em.vec_ok(["c"], self.v, f" && {self.n} % {self.v}u == 0u"),
+        }
+        code.comment(f"{self.bm}x{self.bn} block of c per workgroup, {self.tm}x{self.tn} per "
+                     f"invocation, k in steps of {self.bk}"
+                     + (", next tile prefetched into registers" if self.stages == 2 else ""))
+        with code.block(d.loop("fg_tile", d.widen(d.group_linear), tiles,
+                               d.widen(d.group_count), wide=True)):
+            em.let("fg_m0", "u32", f"{d.narrow('fg_tile')} / {tiles_n} * {self.bm}u")
+            em.let("fg_n0", "u32", f"{d.narrow('fg_tile')} % {tiles_n} * {self.bn}u")
+            code.line(d.array("fg_acc", self.dtype, self.tm * self.tn))
+            for name in ("a", "b"):
+                code.line(d.array(f"fg_r{name}", self.dtype, self._slots(name) * self.v))
+            if self.stages == 2:
+                self._load_global("0u")
+            with code.block(d.loop("fg_k0", "0u", self.k, f"{self.bk}u")):
+                if self.stages == 1:
+                    self._load_global("fg_k0")
+                self._store_shared()
+                code.line(d.barrier)
+                if self.stages == 2:
+                    with code.block(f"if (fg_k0 + {self.bk}u < {self.k}) {{"):
+                        self._load_global(f"fg_k0 + {self.bk}u")
+                self._compute()
+                code.line(d.barrier)
+            self._epilogue()
+
+    # -- operand tiles -----------------------------------------------------------------
+    def _contiguous_extent(self, name: str) -> str:
+        """The dimension an operand's rows run along in memory."""
+        contiguous = dict((o, c) for o, _, c, _ in _operands(self.body, self.bm, self.bn, self.bk))[name]
+        if contiguous == "k":
+            return self.k
+        return self.m if name == "a" else self.n
+
+    def _tile(self, name: str) -> tuple[str, int, str, str]:
+        """(contiguous, tile outer extent, global outer size, outer origin)."""
+        contiguous = dict((o, c) for o, _, c, _ in _operands(self.body, self.bm, self.bn, self.bk))[name]
+        if name == "a":
+            return contiguous, self.bm, self.m, "fg_m0"
+        return contiguous, self.bn, self.n, "fg_n0"
+
+    def _slots(self, name: str) -> int:
+        """Vector loads per invocation for operand ``name``'s tile."""
+        _, outer, _, _ = self._tile(name)
+        return -(-(outer * self.bk // self.v) // self.threads)
+
+    def _slot_coordinates(self, name: str, slot: str) -> tuple[str, str]:
+        """(outer, k) position in the tile of the first element of vector ``slot``."""
+        contiguous, outer, _, _ = self._tile(name)
+        if contiguous == "k":
+            per_line = self.bk // self.v
+            return f"{slot} / {per_line}u", f"{slot} % {per_line}u * {self.v}u"
+        per_line = outer // self.v
+        return f"{slot} % {per_line}u * {self.v}u", f"{slot} / {per_line}u"
+
+    def _load_global(self, k0: str) -> None:
+        em, d, code = self.em, self.em.d, self.em.code
+        for name in ("a", "b"):
+            contiguous, outer, size, origin = self._tile(name)
+            total = outer * self.bk // self.v
+            for it in range(self._slots(name)):
+                slot = em.let(em.values.fresh("s"), "u32", f"{it * self.threads}u + fg_lidx")
+                o, k = self._slot_coordinates(name, slot)
+                go = em.let(em.values.fresh("go"), "u32", f"{origin} + {o}")
+                gk = em.let(em.values.fresh("gk"), "u32", f"{k0} + {k}")
+                dest = f"fg_r{name}"
+                for lane in range(self.v):
+                    code.line(f"{dest}[{it * self.v + lane}u] = {d.literal(0, self.dtype)};")
+                if contiguous == "k":
+                    guard, pos, limit = f"{go} < {size}", gk, self.k
+                    index = f"{d.widen(go)} * {self.k} + {gk}"
+                else:
+                    guard, pos, limit = f"{gk} < {self.k}", go, size
+                    index = f"{d.widen(gk)} * {size} + {go}"
+                in_tile = f"{slot} < {total}u && " if total % self.threads else ""
+                with code.block(f"if ({in_tile}{guard}) {{"):
+                    em.load_chunk(name, dest, f"{it * self.v}u", index, pos, limit, self.v,
+                                  self.vec_ok[name])
+
+    def _store_shared(self) -> None:
+        em, code = self.em, self.em.code
+        for name in ("a", "b"):
+            contiguous, outer, _, _ = self._tile(name)
+            total = outer * self.bk // self.v
+            shared = f"fg_{name}s"
+            for it in range(self._slots(name)):
+                slot = em.let(em.values.fresh("s"), "u32", f"{it * self.threads}u + fg_lidx")
+                o, k = self._slot_coordinates(name, slot)
+                guard = f"if ({slot} < {total}u) {{" if total % self.threads else None
+                lines = []
+                for lane in range(self.v):
+                    if contiguous == "k":
+                        where = f"({k} + {lane}u) * {outer}u + {o}"
+                    else:
+                        where = f"({k}) * {outer}u + {o} + {lane}u"
+                    lines.append(f"{shared}[{where}] = fg_r{name}[{it * self.v + lane}u];")
+                if guard:
+                    with code.block(guard):
+                        for line in lines:
+                            code.line(line)
+                else:
+                    for line in lines:
+                        code.line(line)
+
+    # -- the FMAs ------------------------------------------------------------------------
+    def _local(self, index: str, across: int, lane_group: str) -> str:
+        """Position in the block of micro-tile element ``index`` (vectors of v spread
+        ``across * v`` apart, ``lane_group`` = fg_tx or fg_ty)."""
+        v = self.v
+        if v == 1:
+            return f"{index} * {across}u + {lane_group}"
+        return f"{index} / {v}u * {across * v}u + {lane_group} * {v}u + {index} % {v}u"
+
+    def _compute(self) -> None:
+        em, d, code = self.em, self.em.d, self.em.code
+        with code.block(d.loop("fg_kk", "0u", f"{self.bk}u", "1u", unroll=True)):
+            code.line(d.array("fg_fa", self.dtype, self.tm))
+            code.line(d.array("fg_fb", self.dtype, self.tn))
+            with code.block(d.loop("fg_i", "0u", f"{self.tm}u", "1u", unroll=True)):
+                code.line(f"fg_fa[fg_i] = fg_as[fg_kk * {self.bm}u + "
+                          f"{self._local('fg_i', self.wy, 'fg_ty')}];")
+            with code.block(d.loop("fg_j", "0u", f"{self.tn}u", "1u", unroll=True)):
+                code.line(f"fg_fb[fg_j] = fg_bs[fg_kk * {self.bn}u + "
+                          f"{self._local('fg_j', self.wx, 'fg_tx')}];")
+            with code.block(d.loop("fg_i", "0u", f"{self.tm}u", "1u", unroll=True)):
+                with code.block(d.loop("fg_j", "0u", f"{self.tn}u", "1u", unroll=True)):
+                    code.line(f"fg_acc[fg_i * {self.tn}u + fg_j] += fg_fa[fg_i] * fg_fb[fg_j];")
+
+    def _epilogue(self) -> None:
+        em, d, code = self.em, self.em.d, self.em.code
+        alpha, beta = em.uniform("alpha"), em.uniform("beta")
+        zero = d.literal(0, self.dtype)
+        code.comment("c = alpha * acc + beta * c; c is not read when beta == 0")
+        with code.block(d.loop("fg_i", "0u", f"{self.tm}u", "1u", unroll=True)):
+            m = em.let("fg_m", "u32", f"fg_m0 + {self._local('fg_i', self.wy, 'fg_ty')}")
+            with code.block(f"if ({m} < {self.m}) {{"):
+                with code.block(d.loop("fg_g", "0u", f"{self.tn // self.v}u", "1u", unroll=True)):
+                    n = em.let("fg_n", "u32", f"fg_n0 + fg_g * {self.wx * self.v}u + fg_tx * {self.v}u")
+                    index = f"{d.widen(m)} * {self.n} + {n}"
+                    code.line(d.array("fg_out", self.dtype, self.v))
+                    code.line(d.array("fg_old", self.dtype, self.v))
+                    for lane in range(self.v):
+                        acc = f"fg_acc[fg_i * {self.tn}u + fg_g * {self.v}u + {lane}u]"
+                        code.line(f"fg_out[{lane}u] = {alpha} * {acc};")
+                    with code.block(f"if ({beta} != {zero}) {{"):
+                        em.load_chunk("c", "fg_old", "0u", index, n, self.n, self.v, self.vec_ok["c"])
+                        for lane in range(self.v):
+                            code.line(f"fg_out[{lane}u] = fg_out[{lane}u] + {beta} * fg_old[{lane}u];")
+                    em.store_chunk("c", "fg_out", "0u", index, n, self.n, self.v, self.vec_ok["c"])
+
+
+def lower(em: Emission) -> None:
+    _MatmulLowering(em).lower()

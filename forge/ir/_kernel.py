@@ -1,0 +1,121 @@
+"""``ir.kernel``: an IR body plus its metadata, as a ``KernelSpec`` every backend runs.
+
+Bindings follow from the body: inputs first (the ``inputs=`` order, then first use),
+then outputs, then the uniform block (user parameters in first-use order, then the
+problem dimensions), all in group 0.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Mapping, Sequence
+
+from ..kernel import Access, BufferSpec, KernelSpec
+from ..schedule import Schedule
+from ._expr import IRError, _name
+from ._patterns import Body, BufferDecl
+
+__all__ = ["kernel", "with_shape", "BASELINE_SCHEDULES"]
+
+#: Portable schedules per pattern (<= 256 invocations, <= 16 KiB workgroup storage),
+#: used when a kernel names none.
+BASELINE_SCHEDULES: dict[str, tuple[Schedule, ...]] = {
+    "map": (Schedule(64), Schedule(256, items_per_invocation=4)),
+    "rows": (Schedule((64, 1), items_per_invocation=4), Schedule((32, 4), items_per_invocation=2)),
+    "matmul": (Schedule((16, 16), tile=(16, 16, 16)),
+               Schedule((16, 16), vector_width=4, tile=(64, 64, 8))),
+    "transpose": (Schedule((32, 8), tile=(32, 32)), Schedule((16, 16), tile=(16, 16))),
+}
+
+
+class _Dims:
+    """``params`` of an IR kernel: the problem dimensions for a size."""
+
+    def __init__(self, body: Body) -> None:
+        self.body = body
+
+    def __call__(self, size: int) -> dict[str, int]:
+        return self.body.dims(size)
+
+
+class _Count:
+    """``BufferSpec.count`` of an IR buffer: its element count for a size."""
+
+    def __init__(self, body: Body, decl: BufferDecl) -> None:
+        self.body, self.decl = body, decl
+
+    def __call__(self, size: int) -> int:
+        return self.decl.count(self.body.dims(size))
+
+
+def _buffer_specs(body: Body) -> tuple[BufferSpec, ...]:
+    specs = []
+    for binding, decl in enumerate(body.buffers()):
+        access = Access.READ_WRITE if decl.output else Access.READ
+        specs.append(BufferSpec(binding, decl.dtype, access, name=decl.name,
+                                count=_Count(body, decl), inout=decl.inout))
+    fields = body.params() + [(name, "u32") for name in body.dim_names]
+    specs.append(BufferSpec.uniform(len(specs), fields))
+    return tuple(specs)
+
+
+def kernel(id: str, body: Body, *, entry_point: str | None = None,
+           inputs: Sequence[str] | None = None, shape: Mapping[str, Any] | None = None,
+           defaults: Mapping[str, Any] | None = None, description: str = "",
+           schedules: Sequence[Schedule] | None = None,
+           schedule_roles: Mapping[str, str] | None = None, tags: Sequence[str] = (),
+           domain: Mapping[str, tuple[float, float]] | None = None,
+           nonfinite_inputs: bool = True, tolerance: Mapping[str, Any] | None = None,
+           test_sizes: Sequence[int] | None = None, requires: Sequence[str] = (),
+           version: int = 1) -> KernelSpec:
+    """A ``KernelSpec`` with IR ``body``: emitted for WGSL and CUDA C, evaluated with
+    numpy by the reference backend.
+
+    ``inputs`` fixes the binding order of input buffers; ``shape`` sets how dimensions
+    follow the problem size (``{"rows": 4096, "cols": ir.SIZE}``); ``defaults`` gives
+    every user parameter its usual value (the oracle runs with them). ``schedules``
+    (default: the pattern's portable baselines) are checked by the oracle;
+    ``schedule_roles`` marks some, by their text, e.g. ``{"wg=256,ipt=4,vec=4":
+    "big-gpu"}``. The entry point defaults to ``<id>_kernel`` (a kernel named ``exp``
+    must not shadow WGSL's ``exp``). The remaining arguments are ``KernelSpec``'s.
+    """
+    if not isinstance(body, Body):
+        raise IRError(f"kernel {id!r}: body must be an IR pattern (ir.map, ir.rows, "
+                      f"ir.matmul, ir.transpose), got {type(body).__name__}")
+    if inputs is not None:
+        body = body.with_input_order(inputs)
+    if shape:
+        body = body.with_shape(**shape)
+    params = [name for name, _ in body.params()]
+    clash = set(params) & set(body.dim_names)
+    if clash:
+        raise IRError(f"kernel {id!r}: {sorted(clash)} name both a param and a dimension")
+    defaults = dict(defaults or {})
+    missing = [name for name in params if name not in defaults]
+    if missing:
+        raise IRError(f"kernel {id!r}: params {missing} have no default; give "
+                      f"defaults={{{', '.join(repr(m) + ': ...' for m in missing)}}}")
+    unknown = sorted(set(defaults) - set(params))
+    if unknown:
+        raise IRError(f"kernel {id!r}: defaults name {unknown}, which are not params of the "
+                      f"body (its params: {params}; dimensions come from the size)")
+    needs = {t for t in ("f16", "f64") if body.uses(t)} | set(requires)
+    # The entry point shares WGSL's namespace with builtins ("exp", "tanh"...).
+    entry = _name(entry_point or f"{id}_kernel", "entry point")
+    return KernelSpec(
+        id=id, entry_point=entry, buffers=_buffer_specs(body), body=body,
+        version=version, description=description, params=_Dims(body), defaults=defaults,
+        schedules=tuple(schedules or BASELINE_SCHEDULES[body.kind]),
+        schedule_roles=dict(schedule_roles or {}), requires=frozenset(needs),
+        tags=("ir", body.kind, *tags), domain=dict(domain or {}),
+        nonfinite_inputs=nonfinite_inputs, tolerance=dict(tolerance or {}),
+        test_sizes=tuple(test_sizes) if test_sizes else KernelSpec.test_sizes)
+
+
+def with_shape(spec: KernelSpec, **rules: Any) -> KernelSpec:
+    """``spec`` with other dimension rules, e.g. ``with_shape(softmax, rows=4096)`` for a
+    4096-row benchmark; the semantic hash changes with the shape."""
+    if spec.body is None:
+        raise IRError(f"kernel {spec.id} has no IR body to reshape")
+    body = spec.body.with_shape(**rules)
+    return dataclasses.replace(spec, body=body, buffers=_buffer_specs(body), params=_Dims(body))

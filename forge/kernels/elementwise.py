@@ -1,0 +1,81 @@
+"""Elementwise IR kernels (``ir.map``): affine, axpy, add, mul, fma, relu, gelu,
+sigmoid, tanh, exp.
+
+Schedules: two portable baselines, and two marked ``big-gpu`` (float4 chunks,
+grid-stride) meant for memory-bound throughput on large devices (PERFORMANCE.md P1/P2).
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import ir
+from ..kernel import KernelSpec
+from ..schedule import Schedule
+
+__all__ = ["KERNELS", "SCHEDULES", "SCHEDULE_ROLES"]
+
+SCHEDULES = (
+    Schedule(64),
+    Schedule(256, items_per_invocation=4),
+    Schedule(256, items_per_invocation=4, vector_width=4),
+    Schedule(256, items_per_invocation=2, vector_width=4, max_workgroups=4224),
+)
+SCHEDULE_ROLES = {str(s): "big-gpu" for s in SCHEDULES[2:]}
+_TEST_SIZES = (1, 1000, 4099)
+
+# WGSL guarantees exp only to 3 + 2*|x| ulp (WGSL spec, "Floating point accuracy"), so
+# kernels built on exp draw inputs from a bounded domain and allow that bound on wgpu.
+_EXP_DOMAIN = 20.0
+_WGSL_EXP_ULP = 3 + 2 * int(_EXP_DOMAIN)
+
+x, y, z = ir.input("x"), ir.input("y"), ir.input("z")
+
+
+def _kernel(id: str, body, description: str, **options) -> KernelSpec:
+    options.setdefault("test_sizes", _TEST_SIZES)
+    return ir.kernel(id, body, description=description, schedules=SCHEDULES,
+                     schedule_roles=SCHEDULE_ROLES, tags=("elementwise",), **options)
+
+
+AFFINE = _kernel("affine", ir.map(y=ir.param("a") * x + ir.param("b")), "y = a*x + b",
+                 defaults={"a": 2.0, "b": 0.5})
+
+AXPY = _kernel("axpy", ir.map(y=ir.param("a") * x + y), "y = a*x + y (y is read and written)",
+               inputs=("x",), defaults={"a": -1.5})
+
+ADD = _kernel("add", ir.map(z=x + y), "z = x + y")
+
+MUL = _kernel("mul", ir.map(z=x * y), "z = x * y")
+
+FMA = _kernel("fma", ir.map(w=x * y + z), "w = x*y + z (contraction to one rounding allowed)")
+
+RELU = _kernel("relu", ir.map(y=ir.select(x < 0.0, 0.0, x)),
+               "y = max(x, 0), NaN propagated (select(x < 0, 0, x))")
+
+GELU = _kernel(
+    "gelu", ir.map(y=0.5 * x * (1.0 + ir.erf(x * (1.0 / math.sqrt(2.0))))),
+    "y = x/2 * (1 + erf(x/sqrt(2))) (exact GELU)",
+    # 1 + erf(x/sqrt2) cancels for negative x: the error of erf near -1 (2 ulp of 1 on
+    # CUDA, 1.5 on the WGSL approximation) becomes an absolute error of about
+    # |x| * 1.2e-7 in y, which atol covers for the |x| <= 8 where it is not exactly 0.
+    tolerance={"f32": {"atol": 2e-6, "ulp": 8}},
+    nonfinite_inputs=False)
+
+SIGMOID = _kernel(
+    "sigmoid", ir.map(y=ir.sigmoid(x)), "y = 1 / (1 + exp(-x))",
+    domain={"x": (-_EXP_DOMAIN, _EXP_DOMAIN)},
+    tolerance={"f32": {"ulp": 6}, "backend:wgpu": {"ulp": _WGSL_EXP_ULP + 3}})
+
+TANH = _kernel(
+    "tanh", ir.map(y=ir.tanh(x)), "y = tanh(x)",
+    # CUDA tanhf: 2 ulp. WGSL: the fg_tanh_f32 approximation (1.8 ulp with an exact exp)
+    # plus exp's error at 2|x| <= 18, which the 1 - 2/(e + 1) form damps to a few ulp.
+    tolerance={"backend:wgpu": {"ulp": 10}})
+
+EXP = _kernel(
+    "exp", ir.map(y=ir.exp(x)), "y = exp(x)",
+    domain={"x": (-_EXP_DOMAIN, _EXP_DOMAIN)},
+    tolerance={"backend:wgpu": {"ulp": _WGSL_EXP_ULP}})
+
+KERNELS = (AFFINE, AXPY, ADD, MUL, FMA, RELU, GELU, SIGMOID, TANH, EXP)

@@ -1,0 +1,116 @@
+"""Row kernels (``ir.rows``): softmax, log_softmax, rmsnorm, layernorm, row_sum,
+row_max and gemv.
+
+The problem size is the row length (``cols``); the row count is fixed per kernel (37,
+not a multiple of any workgroup) and can be changed with ``ir.with_shape(kernel,
+rows=...)``. Schedules: two portable baselines that sweep the row in a loop, and
+``big-gpu`` schedules whose ``wg * ipt * vec`` columns hold a whole row in registers
+(one read and one write per element, PERFORMANCE.md P3) up to 4096 and 8192 columns.
+"""
+
+from __future__ import annotations
+
+from .. import ir
+from ..kernel import KernelSpec
+from ..schedule import Schedule
+
+__all__ = ["KERNELS", "SCHEDULES", "SCHEDULE_ROLES"]
+
+SCHEDULES = (
+    Schedule((64, 1), items_per_invocation=4),
+    Schedule((32, 4), items_per_invocation=2),
+    Schedule((256, 1), items_per_invocation=4, vector_width=4),
+    Schedule((256, 1), items_per_invocation=8, vector_width=4),
+)
+SCHEDULE_ROLES = {str(s): "big-gpu" for s in SCHEDULES[2:]}
+GEMV_SCHEDULES = (
+    Schedule((32, 4)),
+    Schedule((64, 1), items_per_invocation=4),
+    Schedule((32, 8), items_per_invocation=4, vector_width=4),
+)
+_TEST_SIZES = (1, 100, 1000, 4099)
+# Sums over a row of up to 4099 values: float32 partial sums in a different order than
+# the float64 reference. Their error scales with the sum of |terms|, which the oracle's
+# elementwise tolerance cannot see, so inputs stay in a moderate domain and the
+# budgets below cover the observed error with a wide margin.
+_SUM_DOMAIN = (-8.0, 8.0)
+
+x = ir.input("x")
+cols_f32 = ir.dim("cols", "f32")
+
+
+def _kernel(id: str, body, description: str, **options) -> KernelSpec:
+    options.setdefault("test_sizes", _TEST_SIZES)
+    options.setdefault("schedules", SCHEDULES)
+    options.setdefault("schedule_roles", SCHEDULE_ROLES)
+    return ir.kernel(id, body, description=description, tags=("reduction",), **options)
+
+
+def _softmax_parts():
+    shifted = x - ir.row_max(x)
+    return shifted, ir.row_sum(ir.exp(shifted))
+
+
+_shifted, _total = _softmax_parts()
+
+SOFTMAX = _kernel(
+    "softmax", ir.rows(y=ir.exp(_shifted) / _total),
+    "y = exp(x - max) / sum(exp(x - max)) along each row",
+    # WGSL exp: 3 + 2|x - max| ulp; outputs far below 1 are covered by atol.
+    tolerance={"f32": {"rtol": 2e-5, "atol": 1e-6}, "backend:wgpu": {"rtol": 1e-4}},
+    nonfinite_inputs=False)
+
+LOG_SOFTMAX = _kernel(
+    "log_softmax", ir.rows(y=_shifted - ir.log(_total)),
+    "y = x - max - log(sum(exp(x - max))) along each row",
+    # log of the row sum (in [1, cols]) is good to an absolute 2^-21 on WGSL.
+    tolerance={"f32": {"rtol": 2e-5, "atol": 4e-6}},
+    nonfinite_inputs=False)
+
+# Per-column weights stay moderate: an output's absolute error scales with them.
+_WEIGHT_DOMAIN = (-8.0, 8.0)
+_w = ir.input("w", layout="cols")
+RMSNORM = _kernel(
+    "rmsnorm",
+    ir.rows(y=x * ir.rsqrt(ir.row_sum(x * x) / cols_f32 + ir.param("eps")) * _w),
+    "y = x / sqrt(mean(x^2) + eps) * w, w one weight per column",
+    defaults={"eps": 1e-6}, domain={"x": (-1e4, 1e4), "w": _WEIGHT_DOMAIN},
+    tolerance={"f32": {"rtol": 2e-5, "atol": 1e-6}}, nonfinite_inputs=False)
+
+_mean = ir.row_sum(x) / cols_f32
+_centred = x - _mean
+_rstd = ir.rsqrt(ir.row_sum(_centred * _centred) / cols_f32 + ir.param("eps"))
+LAYERNORM = _kernel(
+    "layernorm",
+    ir.rows(y=_centred * _rstd * ir.input("gamma", layout="cols") + ir.input("beta", layout="cols")),
+    "y = (x - mean) / sqrt(var + eps) * gamma + beta along each row (two-pass variance)",
+    defaults={"eps": 1e-5},
+    domain={"x": (-1e3, 1e3), "gamma": _WEIGHT_DOMAIN, "beta": _WEIGHT_DOMAIN},
+    # x - mean cancels for elements near the mean: the mean's float32 error (relative to
+    # mean|x|) becomes an absolute error of y in units of one standard deviation.
+    tolerance={"f32": {"rtol": 1e-4, "atol": 2e-5}}, nonfinite_inputs=False)
+
+ROW_SUM = _kernel(
+    "row_sum", ir.rows(total=ir.row_sum(x)), "total[r] = sum of row r",
+    domain={"x": _SUM_DOMAIN}, tolerance={"f32": {"rtol": 1e-4, "atol": 2e-4}},
+    nonfinite_inputs=False)
+
+ROW_MAX = _kernel(
+    "row_max", ir.rows(peak=ir.row_max(x)), "peak[r] = max of row r (NaN ignored)",
+    tolerance={"f32": {"ulp": 0, "rtol": 0.0, "atol": 0.0}})
+
+_a, _v, _y = ir.input("a"), ir.input("x", layout="cols"), ir.input("y", layout="rows")
+_alpha, _beta = ir.param("alpha"), ir.param("beta")
+_product = _alpha * ir.row_sum(_a * _v)
+GEMV = _kernel(
+    "gemv",
+    ir.rows(y=ir.select(ir.eq(_beta, 0.0), _product, _product + _beta * _y)),
+    "y = alpha * a @ x + beta * y (y not used when beta == 0), a of rows x cols",
+    inputs=("a", "x"), shape={"rows": ir.SIZE, "cols": ir.SIZE},
+    defaults={"alpha": 1.5, "beta": 0.5}, schedules=GEMV_SCHEDULES,
+    schedule_roles={str(GEMV_SCHEDULES[2]): "big-gpu"},
+    domain={"a": _SUM_DOMAIN, "x": _SUM_DOMAIN, "y": _SUM_DOMAIN},
+    tolerance={"f32": {"rtol": 1e-4, "atol": 2e-4}}, test_sizes=(1, 67, 300),
+    nonfinite_inputs=False)
+
+KERNELS = (SOFTMAX, LOG_SOFTMAX, RMSNORM, LAYERNORM, ROW_SUM, ROW_MAX, GEMV)
