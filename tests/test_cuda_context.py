@@ -134,8 +134,17 @@ def _affine_views(ctx, x, a=2.0, b=0.5):
             ctx.allocate_and_write(AFFINE.pack_uniform(x.size, a=a, b=b), 2, usage=UNIFORM)]
 
 
-def _expected(x, a, b):
-    return np.float32(a) * x + np.float32(b)
+def _assert_affine(got, x, a, b, err_msg=""):
+    """``got`` is a*x + b in float32, fused (one rounding, as NVRTC contracts it) or not
+    (two roundings): within one ulp of the product plus one of the result of the exact
+    value."""
+    a32, b32 = np.float32(a), np.float32(b)
+    exact = np.float64(a32) * x.astype(np.float64) + np.float64(b32)
+    bound = (np.spacing(np.abs(a32 * x)).astype(np.float64)
+             + np.spacing(np.abs(exact).astype(np.float32)).astype(np.float64))
+    error = np.abs(got.astype(np.float64) - exact)
+    assert np.all(error <= bound), (
+        f"{err_msg} a*x+b off by more than 2 ulp at {np.flatnonzero(error > bound)[:5]}")
 
 
 # -- identity -------------------------------------------------------------------------
@@ -225,7 +234,7 @@ def test_a_prefetched_write_is_seen_by_kernels_after_join(ctx):
     assert ctx.prefetch_stream is not None
     ctx.join_prefetch()
     ctx.run_kernel(AFFINE, Schedule(64), views, x.size)
-    np.testing.assert_array_equal(ctx.read_buffer_f32(views[1]), _expected(x * 2, 3.0, 1.0))
+    _assert_affine(ctx.read_buffer_f32(views[1]), x * 2, 3.0, 1.0)
     ctx.write_view_prefetch(views[0], x * 4)  # a read joins on its own
     np.testing.assert_array_equal(ctx.read_buffer_f32(views[0]), x * 4)
 
@@ -297,7 +306,7 @@ def test_a_captured_graph_replays_like_direct_launches(ctx):
     _dispatch_all(ctx, source, outputs, uniforms, x.size)
     direct = [ctx.read_buffer_f32(v) for v in outputs]
     for i, got in enumerate(direct):
-        np.testing.assert_array_equal(got, _expected(x, i - 3.5, 0.25 * i))
+        _assert_affine(got, x, i - 3.5, 0.25 * i)
     for v in outputs:
         ctx.write_view(v, np.zeros_like(x))
     ctx.begin_graph_capture()
@@ -315,7 +324,7 @@ def test_a_captured_graph_replays_like_direct_launches(ctx):
     ctx.write_view(uniforms[0], AFFINE.pack_uniform(x.size, a=100.0, b=100.0))
     ctx.launch_graph(graph)
     ctx.launch_graph(graph)
-    np.testing.assert_array_equal(ctx.read_buffer_f32(outputs[0]), _expected(x * 2, -3.5, 0.0))
+    _assert_affine(ctx.read_buffer_f32(outputs[0]), x * 2, -3.5, 0.0)
     graph.close()
     with pytest.raises(InvalidArgument, match="closed"):
         ctx.launch_graph(graph)
@@ -328,7 +337,7 @@ def test_a_kernel_first_compiled_inside_a_capture_works(ctx):
     ctx.dispatch(AFFINE, Schedule(128), views, x.size)  # compiles and loads mid-capture
     graph = ctx.end_graph_capture()
     ctx.launch_graph(graph)
-    np.testing.assert_array_equal(ctx.read_buffer_f32(views[1]), _expected(x, -2.0, 3.0))
+    _assert_affine(ctx.read_buffer_f32(views[1]), x, -2.0, 3.0)
 
 
 def test_a_capture_refuses_copies_and_waits_and_the_context_survives(ctx):
@@ -349,7 +358,7 @@ def test_a_capture_refuses_copies_and_waits_and_the_context_survives(ctx):
         ctx.end_graph_capture()
     assert graph.launches == 0
     ctx.run_kernel(AFFINE, Schedule(64), views, x.size)
-    np.testing.assert_array_equal(ctx.read_buffer_f32(views[1]), _expected(x, 2.0, 0.5))
+    _assert_affine(ctx.read_buffer_f32(views[1]), x, 2.0, 0.5)
 
 
 def test_a_graph_over_released_views_refuses_to_replay(open_ctx):
@@ -439,10 +448,10 @@ def test_uniform_blocks_go_by_value_from_the_host_copy_or_the_device(ctx):
     record = AFFINE.pack_uniform(x.size, a=-1.0, b=1.0)
     ctx.write_view(views[2], record.tobytes()[:4])  # only field a changes
     ctx.run_kernel(AFFINE, Schedule(64), views, x.size)
-    np.testing.assert_array_equal(ctx.read_buffer_f32(views[1]), _expected(x, -1.0, 1.0))
+    _assert_affine(ctx.read_buffer_f32(views[1]), x, -1.0, 1.0)
     ctx._uniforms.clear()  # no host copy: the launch reads the block from the device
     ctx.run_kernel(AFFINE, Schedule(64), views, x.size)
-    np.testing.assert_array_equal(ctx.read_buffer_f32(views[1]), _expected(x, -1.0, 1.0))
+    _assert_affine(ctx.read_buffer_f32(views[1]), x, -1.0, 1.0)
     fresh = ctx.allocate_transient(16, 2, usage=UNIFORM)
     ctx.write_view(fresh, AFFINE.pack_uniform(x.size, a=0.5, b=0.0))
     ctx.run_kernel(AFFINE, Schedule(64), [views[0], views[1], fresh], x.size)
@@ -506,9 +515,11 @@ def test_an_illegal_address_loses_the_context_and_a_fresh_one_works(mode, open_c
     _lose_and_recover(open_ctx)
 
 
-def _lose_and_recover(open_ctx) -> dict:
+def _lose_and_recover(open_ctx, strict: bool = True) -> dict:
     """Fault a context, check every later call is DeviceLost, then open a fresh one.
-    Returns what happened, for the subprocess variant to report."""
+    Returns what happened, for the subprocess variant to report. With ``strict`` off, a
+    driver that refuses a fresh context in the faulted process is reported, not raised
+    (the caller then proves recovery in a new process)."""
     ctx = open_ctx(4 << 20)
     view = ctx.allocate_and_write(np.ones(4, np.float32), 0)
     out = ctx.allocate_transient(4, 0, usage=RW)
@@ -523,12 +534,17 @@ def _lose_and_recover(open_ctx) -> dict:
         with pytest.raises(DeviceLost):
             call()
     ctx.close()
-    fresh = open_ctx(4 << 20)
+    try:
+        fresh = open_ctx(4 << 20)
+    except DeviceLost as exc:
+        if strict:
+            raise
+        return {"lost": ctx.lost, "fresh_ok": False, "fresh_error": str(exc)}
     x = np.arange(100, dtype=np.float32)
     views = _affine_views(fresh, x, a=2.0, b=0.5)
     fresh.run_kernel(AFFINE, Schedule(64), views, x.size)
     got = fresh.read_buffer_f32(views[1])
-    np.testing.assert_array_equal(got, _expected(x, 2.0, 0.5))
+    _assert_affine(got, x, 2.0, 0.5)
     return {"lost": ctx.lost, "fresh_ok": True}
 
 
@@ -541,8 +557,23 @@ opened = []
 def open_ctx(capacity, **kw):
     opened.append(CudaComputeContext(capacity, **kw))
     return opened[-1]
-result = _lose_and_recover(open_ctx)
+result = _lose_and_recover(open_ctx, strict=False)
 print(json.dumps(result))
+"""
+
+_FRESH_PROCESS = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import numpy as np
+from tests.test_cuda_context import _affine_views, _assert_affine, AFFINE
+from backends.cuda import CudaComputeContext
+from forge import Schedule
+with CudaComputeContext(4 << 20) as ctx:
+    x = np.arange(100, dtype=np.float32)
+    views = _affine_views(ctx, x, a=2.0, b=0.5)
+    ctx.run_kernel(AFFINE, Schedule(64), views, x.size)
+    _assert_affine(ctx.read_buffer_f32(views[1]), x, 2.0, 0.5)
+print("fresh process ok")
 """
 
 
@@ -557,7 +588,15 @@ def test_gpu_illegal_address_in_a_subprocess(request, tmp_path):
     assert result.returncode == 0, (
         f"the loss-and-recovery run failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}")
     report = json.loads(result.stdout.strip().splitlines()[-1])
-    assert report["fresh_ok"] and "ILLEGAL_ADDRESS" in report["lost"], report
+    assert "ILLEGAL_ADDRESS" in report["lost"], report
+    if not report["fresh_ok"]:
+        # The driver keeps the fault for the rest of that process (CUDA documents sticky
+        # errors so); recovery is then a new process, which must work.
+        fresh = subprocess.run([sys.executable, "-c", _FRESH_PROCESS, str(ROOT)], env=env,
+                               capture_output=True, text=True, timeout=300, cwd=ROOT)
+        assert fresh.returncode == 0 and "fresh process ok" in fresh.stdout, (
+            f"in-process recovery failed ({report['fresh_error']}) and so did a new "
+            f"process:\n{fresh.stdout[-2000:]}\n{fresh.stderr[-2000:]}")
 
 
 def test_closed_context_refuses_the_cuda_only_calls(ctx):

@@ -353,9 +353,10 @@ def test_identity_and_constraints_come_from_the_real_adapter(ctx):
         assert value == device.limits[limit] == adapter.limits[limit], limit  # all granted
     offered = set(adapter.features)
     for feature, flag in [("shader-f16", c.shader_f16), ("shader-f64", c.shader_f64),
-                          ("subgroup", c.subgroups), ("timestamp-query", c.timestamp_query),
-                          ("cooperative-matrix", c.cooperative_matrix)]:
+                          ("subgroup", c.subgroups), ("timestamp-query", c.timestamp_query)]:
         assert flag == (feature in offered) == (feature in device.features), feature
+    # Experimental in wgpu-native 0.32: never requested, so never usable here.
+    assert not c.cooperative_matrix and "cooperative-matrix" not in device.features
 
 
 def test_an_adapter_can_be_chosen_by_index_and_a_bad_index_lists_them(request):

@@ -85,6 +85,7 @@ class _Resources:
         self.staging: Staging | None = None
         self.stream_compute = None
         self.capturing = None   # the stream being captured, if any
+        self.faulted = False    # a sticky error hit: reset the primary context on release
 
     def stream(self):
         self.streams.append(call(driver.cuStreamCreate, _NON_BLOCKING))
@@ -124,7 +125,7 @@ class _Resources:
         if self.slab:
             _quietly(driver.cuMemFree, self.slab)
         self.streams, self.events, self.modules = [], [], []
-        self.primary.release()
+        self.primary.release(reset=self.faulted)
 
 
 @dataclass
@@ -661,6 +662,7 @@ class CudaComputeContext(SlabContext):
 
     # -- lifetime ------------------------------------------------------------------
     def _release(self) -> None:
+        self._res.faulted = self._lost is not None
         self._capture = None
         self._uniforms.clear()
         self._pending.clear()

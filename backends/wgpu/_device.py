@@ -35,9 +35,10 @@ __all__ = [
 ]
 
 #: Optional features a context asks for whenever the adapter offers them: f16/f64 and
-#: subgroup shaders, cooperative matrices, and timestamp queries for sample timing.
-OPTIONAL_FEATURES = ("shader-f16", "shader-f64", "subgroup", "cooperative-matrix",
-                     "timestamp-query")
+#: subgroup shaders, and timestamp queries for sample timing. Cooperative matrices are
+#: reported from the adapter but not requested: wgpu-native 0.32 treats them as
+#: experimental and refuses the device (seen on the H200 through Vulkan).
+OPTIONAL_FEATURES = ("shader-f16", "shader-f64", "subgroup", "timestamp-query")
 
 # wgpu-native reports every call on a lost or destroyed device as a validation error
 # carrying one of these phrases (and its device-lost callback only logs).
