@@ -12,11 +12,11 @@ import sys
 from typing import Sequence
 
 from ..errors import ForgeError
-from . import _listing, _oracle
+from . import _codegen, _listing, _oracle
 
 __all__ = ["main", "build_parser"]
 
-_COMMAND_MODULES = (_listing, _oracle)
+_COMMAND_MODULES = (_listing, _oracle, _codegen)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -222,17 +222,16 @@ class WGSL(Dialect):
         return f"select({if_false}, {if_true}, {cond})"
 
     def cast(self, text: str, source: str, target: str) -> str:
-        if source in ("f32", "f64") and target in ("i32", "u32"):
-            # Saturate and send NaN to 0 explicitly: WGSL leaves NaN unspecified.
-            low, high = ((-2147483648.0, 2147483520.0) if target == "i32"
-                         else (0.0, 4294967040.0))
-            lo, hi = self.literal(low, source), self.literal(high, source)
-            zero = self.literal(0, target)
-            return f"select({target}(clamp({text}, {lo}, {hi})), {zero}, {text} != {text})"
-        if source == "f16" and target in ("i32", "u32"):
-            zero = self.literal(0, target)
-            clamped = f"max({text}, 0.0h)" if target == "u32" else text
-            return f"select({target}({clamped}), {zero}, {text} != {text})"
+        if source in FLOATS and target in ("i32", "u32"):
+            # Saturate explicitly: WGSL's own conversion clamps to the range both types
+            # can represent (+-65504 from f16, 2^31 - 128 from f32), not to the integer's.
+            if source == "f16":
+                text, source = f"f32({text})", "f32"
+            lowest, highest = (-2**31, 2**31 - 1) if target == "i32" else (0, 2**32 - 1)
+            above = f"{text} >= {self.literal(float(highest + 1), source)}"
+            below = f"{text} < {self.literal(float(lowest), source)}"
+            inner = f"select({target}({text}), {self.literal(highest, target)}, {above})"
+            return f"select({inner}, {self.literal(lowest, target)}, {below})"
         return f"{target}({text})"
 
     def function(self, name: str, dtype: str, args: list[str]) -> str:

@@ -19,7 +19,7 @@ tiling; ``tile=128x128x8x2, vec=4`` is the big-GPU schedule.
 
 from __future__ import annotations
 
-from ._code import Emission, ScheduleRefused
+from ._code import Emission, ScheduleRefused, plus
 
 __all__ = ["check", "storage_bytes", "workgroup_count", "lower"]
 
@@ -195,9 +195,9 @@ class _MatmulLowering:
                 lines = []
                 for lane in range(self.v):
                     if contiguous == "k":
-                        where = f"({k} + {lane}u) * {outer}u + {o}"
+                        where = f"({plus(k, lane)}) * {outer}u + {o}"
                     else:
-                        where = f"({k}) * {outer}u + {o} + {lane}u"
+                        where = f"({k}) * {outer}u + {plus(o, lane)}"
                     lines.append(f"{shared}[{where}] = fg_r{name}[{it * self.v + lane}u];")
                 if guard:
                     with code.block(guard):

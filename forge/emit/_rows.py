@@ -36,19 +36,46 @@ def check(body, schedule, target: str | None) -> None:
                               "so wg_x must be a power of two")
 
 
-def _widest_level(body) -> int:
-    return max((len(level) for level in body.reductions()), default=0)
+def accumulator(dtype: str) -> str:
+    """The dtype a reduction accumulates in: f16 sums run in f32 (rounded once at the
+    end, as the float64 reference is), everything else in its own dtype."""
+    return "f32" if dtype == "f16" else dtype
+
+
+def _slots(level: list[Expr]) -> list[int]:
+    """Each reduction's index among the level's reductions of its accumulator dtype."""
+    seen: dict[str, int] = {}
+    slots = []
+    for r in level:
+        t = accumulator(r.dtype)
+        slots.append(seen.get(t, 0))
+        seen[t] = slots[-1] + 1
+    return slots
+
+
+def _widest(body) -> dict[str, int]:
+    """Per accumulator dtype, the most reductions of that dtype in one level."""
+    widest: dict[str, int] = {}
+    for level in body.reductions():
+        for r, slot in zip(level, _slots(level)):
+            t = accumulator(r.dtype)
+            widest[t] = max(widest.get(t, 0), slot + 1)
+    return widest
+
+
+def _per_row(x: int, target: str) -> int:
+    """Shared slots one row needs per reduction: the whole tree on WGSL, one per warp
+    on CUDA (none when a row is one warp or less)."""
+    if target == "wgsl":
+        return x
+    return x // _WARP if x > _WARP else 0
 
 
 def storage_bytes(body, schedule, target: str) -> int:
     x, y, _ = schedule.workgroup_size
-    per_row = x if target == "wgsl" else (x // _WARP if x > _WARP else 0)
-    size = max((_value_size(r.dtype) for level in body.reductions() for r in level), default=4)
-    return _widest_level(body) * y * per_row * size
-
-
-def _value_size(dtype: str) -> int:
-    return 8 if dtype == "f64" else 4
+    per_row = _per_row(x, target)
+    return sum(count * y * per_row * (8 if t == "f64" else 4)
+               for t, count in _widest(body).items())
 
 
 def workgroup_count(body, schedule, dims) -> int:
@@ -56,11 +83,12 @@ def workgroup_count(body, schedule, dims) -> int:
 
 
 def _identity(em: Emission, reduction: Expr) -> str:
+    t = accumulator(reduction.dtype)
     if reduction.attr[0] == "sum":
-        return em.d.literal(0, reduction.dtype)
-    if reduction.dtype in ("i32", "u32"):
-        return em.d.literal(-2**31 if reduction.dtype == "i32" else 0, reduction.dtype)
-    return em.d.literal(float("-inf"), reduction.dtype)
+        return em.d.literal(0, t)
+    if t in ("i32", "u32"):
+        return em.d.literal(-2**31 if t == "i32" else 0, t)
+    return em.d.literal(float("-inf"), t)
 
 
 def _matrix_loads(exprs) -> dict[str, Expr]:
@@ -89,7 +117,6 @@ class _RowLowering:
                                if self.body.output_layout(n) == "matrix"]
         self.row_outputs = [n for n in self.outputs if n not in self.matrix_outputs]
         self.vec_ok: str | None = None
-        self.red: str | None = None
 
     # -- the kernel ----------------------------------------------------------------------
     def lower(self) -> None:
@@ -122,13 +149,10 @@ class _RowLowering:
                 self._passes(one_pass=False)
 
     def _declare_reduction_memory(self) -> None:
-        widest = _widest_level(self.body)
-        if not widest:
-            return
-        dtype = next(r.dtype for level in self.body.reductions() for r in level)
-        per_row = self.x if self.em.d.target == "wgsl" else self.x // _WARP
-        if per_row > 1 or self.em.d.target == "wgsl":
-            self.red = self.em.shared("fg_red", dtype, widest * self.y * per_row)
+        per_row = _per_row(self.x, self.em.d.target)
+        for t, count in sorted(_widest(self.body).items()):
+            if per_row:
+                self.em.shared(f"fg_red_{t}", t, count * self.y * per_row)
 
     def _passes(self, one_pass: bool) -> None:
         em, d, code, v = self.em, self.em.d, self.em.code, self.em.values
@@ -139,13 +163,20 @@ class _RowLowering:
                 v.hoist([r.args[0] for r in level], ("uniform", "row"))
                 accs = [v.fresh("acc") for _ in level]
                 for acc, r in zip(accs, level):
-                    code.line(d.var(acc, r.dtype, _identity(em, r)))
+                    code.line(d.var(acc, accumulator(r.dtype), _identity(em, r)))
 
                 def accumulate(lane: int, level=level, accs=accs) -> None:
                     for acc, r in zip(accs, level):
-                        code.line(f"{acc} = {d.combine(r.attr[0], r.dtype, acc, v.get(r.args[0]))};")
+                        t = accumulator(r.dtype)
+                        value = v.get(r.args[0])
+                        if t != r.dtype:
+                            value = d.cast(value, r.dtype, t)
+                        code.line(f"{acc} = {d.combine(r.attr[0], t, acc, value)};")
                 self._sweep(one_pass, [r.args[0] for r in level], accumulate)
                 for r, result in zip(level, self._reduce(level, accs)):
+                    if accumulator(r.dtype) != r.dtype:
+                        result = em.let(v.fresh("r"), r.dtype,
+                                        d.cast(result, accumulator(r.dtype), r.dtype))
                     v.bind(r, result)
             v.hoist(self.body.expressions(), ("uniform", "row"))
             if self.row_outputs:
@@ -223,9 +254,12 @@ class _RowLowering:
     def _reduce_wgsl(self, level: list[Expr], accs: list[str]) -> list[str]:
         em, d, code, v = self.em, self.em.d, self.em.code, self.em.values
         plane = self.y * self.x
+        slots = _slots(level)
 
         def slot(j: int, offset: str = "") -> str:
-            return f"{self.red}[{j * plane}u + fg_ty * {self.x}u + fg_tx{offset}]"
+            r = level[j]
+            return (f"fg_red_{accumulator(r.dtype)}[{slots[j] * plane}u + fg_ty * {self.x}u"
+                    f" + fg_tx{offset}]")
         for j, acc in enumerate(accs):
             code.line(f"{slot(j)} = {acc};")
         code.line(d.barrier)
@@ -233,17 +267,19 @@ class _RowLowering:
         while stride:
             with code.block(f"if (fg_tx < {stride}u) {{"):
                 for j, r in enumerate(level):
-                    combined = d.combine(r.attr[0], r.dtype, slot(j), slot(j, f" + {stride}u"))
+                    combined = d.combine(r.attr[0], accumulator(r.dtype), slot(j),
+                                         slot(j, f" + {stride}u"))
                     code.line(f"{slot(j)} = {combined};")
             code.line(d.barrier)
             stride //= 2
-        results = [em.let(v.fresh("r"), r.dtype, f"{self.red}[{j * plane}u + fg_ty * {self.x}u]")
+        results = [em.let(v.fresh("r"), accumulator(r.dtype),
+                          f"fg_red_{accumulator(r.dtype)}[{slots[j] * plane}u + fg_ty * {self.x}u]")
                    for j, r in enumerate(level)]
         code.line(d.barrier)
         return results
 
     def _reduce_cuda(self, level: list[Expr], accs: list[str]) -> list[str]:
-        em, d, code, v = self.em, self.em.d, self.em.code, self.em.values
+        d, code, v = self.em.d, self.em.code, self.em.values
         threads = self.x * self.y
         width = min(self.x, _WARP)
         if threads % _WARP:
@@ -256,24 +292,28 @@ class _RowLowering:
         while offset:
             for acc, r in zip(accs, level):
                 other = f"__shfl_xor_sync({mask}, {acc}, {offset}, {width})"
-                code.line(f"{acc} = {d.combine(r.attr[0], r.dtype, acc, other)};")
+                code.line(f"{acc} = {d.combine(r.attr[0], accumulator(r.dtype), acc, other)};")
             offset //= 2
         if self.x <= _WARP:
             return accs
         warps = self.x // _WARP
         plane = self.y * warps
+        slots = _slots(level)
+
+        def shared(j: int, extra: str = "") -> str:
+            t = accumulator(level[j].dtype)
+            return f"fg_red_{t}[{slots[j] * plane}u + fg_ty * {warps}u{extra}]"
         with code.block("if ((fg_tx & 31u) == 0u) {"):
             for j, acc in enumerate(accs):
-                code.line(f"{self.red}[{j * plane}u + fg_ty * {warps}u + fg_tx / 32u] = {acc};")
+                code.line(f"{shared(j, ' + fg_tx / 32u')} = {acc};")
         code.line(d.barrier)
         results = []
         for j, r in enumerate(level):
-            first = f"{self.red}[{j * plane}u + fg_ty * {warps}u]"
+            t = accumulator(r.dtype)
             result = v.fresh("r")
-            code.line(d.var(result, r.dtype, first))
+            code.line(d.var(result, t, shared(j)))
             for w in range(1, warps):
-                other = f"{self.red}[{j * plane}u + fg_ty * {warps}u + {w}u]"
-                code.line(f"{result} = {d.combine(r.attr[0], r.dtype, result, other)};")
+                code.line(f"{result} = {d.combine(r.attr[0], t, result, shared(j, f' + {w}u'))};")
             results.append(result)
         code.line(d.barrier)
         return results

@@ -353,7 +353,9 @@ sigmoid = _float_function("sigmoid")
 
 def cast(a: Any, dtype: str) -> Expr:
     """``a`` converted to ``dtype``. Float to integer rounds toward zero and saturates
-    (NaN becomes 0); integer to integer reinterprets the 32 bits; bool becomes 0 or 1."""
+    (NaN becomes 0 in numpy and CUDA C; WGSL leaves a NaN's conversion unspecified, so
+    such kernels should not declare non-finite inputs); integer to integer reinterprets
+    the 32 bits; bool becomes 0 or 1."""
     _check_dtype(dtype)
     a = as_expr(a, dtype)
     if dtype == "bool":
@@ -431,7 +433,7 @@ _RESERVED = frozenset("""
     double enum extern float goto inline int long register short signed sizeof static
     template this typedef union unsigned void volatile namespace new delete operator private
     public protected virtual abs min max exp log sqrt tanh erf select fma dot clamp sign
-    floor ceil round trunc pow exp2 log2 inverseSqrt rsqrt sin cos tan main half
+    floor ceil round trunc pow exp2 log2 inverseSqrt rsqrt sin cos tan main half params
     threadIdx blockIdx blockDim gridDim warpSize
 """.split())
 
