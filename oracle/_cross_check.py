@@ -137,10 +137,11 @@ def cross_check(kernel: KernelSpec, backends: Iterable[str] | None = None,
                 guard: int = DEFAULT_GUARD, on_result: Callable[[str, Evaluation], None] | None = None,
                 open_options: dict[str, dict] | None = None) -> CrossCheck:
     """Evaluate ``kernel`` on every available backend of ``backends`` (default: all
-    known) with one set of inputs and one reference run, then compare the backends
+    known) with one set of inputs (``size`` defaults to the kernel's largest test size)
+    and one reference run, then compare the backends
     pairwise. Unavailable backends are listed in ``skipped`` with their reason.
     ``on_result(name, evaluation)`` is called as each backend finishes (progress)."""
-    size = kernel.test_sizes[0] if size is None else size
+    size = max(kernel.test_sizes) if size is None else size
     names, skipped = _backend_list(backends)
     case = make_case(kernel, size, seed)
     expected = expected_outputs(case)

@@ -451,7 +451,7 @@ def evaluate(ctx, kernel: KernelSpec, schedule: Schedule | None = None, size: in
              uniform: Mapping[str, Any] | None = None, guard: int = DEFAULT_GUARD) -> Evaluation:
     """Run ``kernel`` on ``ctx`` and judge it against the reference backend.
 
-    ``size`` defaults to the kernel's first test size; ``schedule`` to its first
+    ``size`` defaults to the kernel's largest test size; ``schedule`` to its first
     schedule the context admits. Inputs are drawn from ``seed`` (see ``make_case``);
     ``uniform`` overrides uniform fields. ``tolerance`` (a Tolerance, or fields flat or
     keyed by dtype) is merged over the defaults and the kernel's overrides.
@@ -462,7 +462,7 @@ def evaluate(ctx, kernel: KernelSpec, schedule: Schedule | None = None, size: in
     unless the device was lost."""
     if not isinstance(kernel, KernelSpec):
         raise InvalidArgument(f"expected a KernelSpec, got {type(kernel).__name__}")
-    size = kernel.test_sizes[0] if size is None else size
+    size = max(kernel.test_sizes) if size is None else size
     case = make_case(kernel, size, seed, uniform)
     expected = expected_outputs(case, truth, reference)
     return evaluate_case(ctx, expected, schedule, warmups=warmups, samples=samples,

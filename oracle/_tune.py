@@ -197,13 +197,13 @@ def tune(ctx, kernel: KernelSpec, *, size: int | None = None,
          reopen: Callable[[], Any] | None = None, guard: int = DEFAULT_GUARD,
          on_progress: Callable[[Candidate], None] | None = None) -> TuneResult:
     """Search ``space`` (default ``schedule_space(kernel)``) for the fastest correct
-    schedule of ``kernel`` on ``ctx`` at ``size`` (default: its last test size).
+    schedule of ``kernel`` on ``ctx`` at ``size`` (default: its largest test size).
     ``dry_run`` prunes and returns without running anything. ``reopen`` opens a fresh
     context after a device loss (default: ``forge.open_context(ctx.backend_name)``);
     contexts the tuner opened are closed before it returns, ``ctx`` is left open."""
     if samples < 2:
         raise InvalidArgument(f"tuning needs samples >= 2 to measure noise, got {samples}")
-    size = kernel.test_sizes[-1] if size is None else size
+    size = max(kernel.test_sizes) if size is None else size
     candidates = [Candidate(s) for s in (schedule_space(kernel) if space is None else space)]
     result = TuneResult(kernel, ctx.backend_name, size, candidates, dry_run=dry_run)
     _prune(ctx, kernel, candidates, size)

@@ -33,9 +33,14 @@ def test_check_json_reports_every_backend_against_the_reference(capsys):
                         "--samples", "2")
     data = json.loads(out)
     assert code == 0 and data["passed"] is True
-    (result,) = data["results"]
-    ev = result["evaluations"]["reference"]
-    assert ev["verdict"] == "pass" and ev["max_ulp"] == 0 and ev["timing"]["count"] == 2
+    kernel = forge.get_kernel("raw_affine")
+    assert [r["size"] for r in data["results"]] == list(kernel.test_sizes)  # every test size
+    for result in data["results"]:
+        ev = result["evaluations"]["reference"]
+        assert ev["verdict"] == "pass" and ev["max_ulp"] == 0 and ev["timing"]["count"] == 2
+    code, out, _ = _run(capsys, "check", "raw_affine", "--backend", "reference", "--json",
+                        "--size", "77")
+    assert code == 0 and [r["size"] for r in json.loads(out)["results"]] == [77]
 
 
 def test_check_prints_one_table_and_exits_zero_when_all_agree(capsys):

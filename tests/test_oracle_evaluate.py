@@ -66,7 +66,7 @@ def test_unwritten_elements_are_found_by_their_poison(reference):
     def even_only(x, y, p):
         y[::2] = np.float32(p["a"]) * x[::2] + np.float32(p["b"])
 
-    ev = oracle.evaluate(reference, _twin(even_only, "even"), truth=AFFINE, samples=0)
+    ev = oracle.evaluate(reference, _twin(even_only, "even"), size=1000, truth=AFFINE, samples=0)
     assert ev.verdict == "mismatch"
     assert ev.outputs["y"].unwritten == 500 and ev.outputs["y"].first_unwritten == 1
     assert any("never written" in p for p in ev.problems)

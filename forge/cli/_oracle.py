@@ -21,7 +21,7 @@ def register(subparsers) -> None:
         "check", help="every kernel on every available backend against the numpy reference")
     parser.add_argument("kernels", nargs="*", metavar="KERNEL", help="kernel ids (default: all)")
     _add_backend_flag(parser, "backends to check (repeatable; default: every available one)")
-    parser.add_argument("--size", type=int, help="problem size (default: each kernel's first test size)")
+    parser.add_argument("--size", type=int, help="problem size (default: every test size of each kernel)")
     _add_run_flags(parser, samples=5)
     add_json_flag(parser)
     parser.set_defaults(run=_check)
@@ -40,7 +40,7 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser("tune", help="search a kernel's schedules for the fastest correct one")
     parser.add_argument("kernel", metavar="KERNEL")
     parser.add_argument("--backend", help="backend to tune on (default: the default backend)")
-    parser.add_argument("--size", type=int, help="problem size (default: the kernel's last test size)")
+    parser.add_argument("--size", type=int, help="problem size (default: the kernel's largest test size)")
     parser.add_argument("--schedule", dest="space", action="append", type=Schedule.parse,
                         help="a candidate schedule (repeatable; default: the generated space)")
     parser.add_argument("--dry-run", action="store_true", help="show the pruned space and run nothing")
@@ -98,25 +98,39 @@ def _progress(total: int | None, quiet: bool) -> Iterator:
         yield lambda text: progress.update(task, advance=1, description=text)
 
 
-def _ulp(ev) -> str:
-    return "-" if ev.max_ulp is None else str(ev.max_ulp)
-
-
 # -- check ---------------------------------------------------------------------------------
-def _check_rows(results) -> list[tuple]:
+_SEVERITY = ("error", "mismatch", "unsupported", "pass")  # worst first
+
+
+def _check_row(kernel_id: str, backend: str, evaluations: list) -> tuple:
+    """One table row for a kernel on a backend, over every size checked: the worst
+    verdict, the largest errors, the time at the largest size that was timed."""
     from oracle import format_duration
 
-    rows = []
+    worst = min(evaluations, key=lambda ev: _SEVERITY.index(ev.verdict))
+    ulps = [ev.max_ulp for ev in evaluations if ev.max_ulp is not None]
+    errors = [ev.max_abs for ev in evaluations if ev.max_abs is not None]
+    timed = [ev for ev in evaluations if ev.timing is not None]
+    last = max(timed, key=lambda ev: ev.size) if timed else None
+    note = f"size {worst.size}: {worst.problems[0]}" if worst.problems else ""
+    verdict = worst.verdict.upper() if worst.verdict in _FAILING else worst.verdict
+    return (kernel_id, backend, verdict, ",".join(str(ev.size) for ev in evaluations),
+            str(max(ulps)) if ulps else "-", f"{max(errors):.3g}" if errors else "-",
+            format_duration(last.timing.median) if last else "-",
+            last.timing.source if last else "-", note.split("\n")[0][:100])
+
+
+def _check_table(results) -> None:
+    by_pair: dict[tuple[str, str], list] = {}
     for result in results:
         for name, ev in result.evaluations.items():
-            timing = ev.timing
-            note = ev.problems[0] if ev.problems else ""
-            rows.append((result.kernel.id, name, ev.verdict.upper() if ev.verdict in _FAILING
-                         else ev.verdict, _ulp(ev),
-                         "-" if ev.max_abs is None else f"{ev.max_abs:.3g}",
-                         format_duration(timing.median) if timing else "-",
-                         timing.source if timing else "-", note.split("\n")[0][:100]))
-    return rows
+            by_pair.setdefault((result.kernel.id, name), []).append(ev)
+    rows = [_check_row(k, b, evs) for (k, b), evs in by_pair.items()]
+    columns = ["kernel", "backend", "verdict", "sizes", "max ulp", "max abs err",
+               "median (largest size)", "timing", "note"]
+    if not any(row[-1] for row in rows):  # no notes: no empty column
+        columns, rows = columns[:-1], [row[:-1] for row in rows]
+    print_table("kforge check: each backend against the numpy reference", columns, rows)
 
 
 def _check(args) -> int:
@@ -124,32 +138,27 @@ def _check(args) -> int:
 
     kernels = _kernels(args.kernels)
     names, unavailable = _backends(args.backends)
+    plan = [(k, size) for k in kernels for size in ([args.size] if args.size else k.test_sizes)]
     results = []
-    with _progress(len(kernels) * len(names), args.json) as advance:
-        for kernel in kernels:
+    with _progress(len(plan) * len(names), args.json) as advance:
+        for kernel, size in plan:
             results.append(cross_check(
-                kernel, names, args.size, args.seed, samples=args.samples,
-                on_result=lambda name, ev, k=kernel: advance(f"{k.id} on {name}: {ev.verdict}")))
-    failed = [(r, n, ev) for r in results for n, ev in r.evaluations.items()
-              if ev.verdict in _FAILING]
+                kernel, names, size, args.seed, samples=args.samples,
+                on_result=lambda name, ev, k=kernel: advance(f"{k.id} at {ev.size} on {name}: "
+                                                              f"{ev.verdict}")))
+    failed = [ev for r in results for ev in r.evaluations.values() if ev.verdict in _FAILING]
     if args.json:
         return _json_verdict(failed, unavailable, [r.as_dict() for r in results])
-    columns = ["kernel", "backend", "verdict", "max ulp", "max abs err", "median", "timing",
-               "note"]
-    rows = _check_rows(results)
-    if not any(row[-1] for row in rows):  # no notes: no empty column
-        columns, rows = columns[:-1], [row[:-1] for row in rows]
-    print_table("kforge check: each backend against the numpy reference", columns, rows)
+    _check_table(results)
     _print_unavailable(unavailable)
-    for result, name, ev in failed:
+    for ev in failed:
         print(f"\n{ev.report()}", file=sys.stderr)
     for result in results:
         if not result.passed:
-            print(f"{result.kernel.id}: {result.verdict()}", file=sys.stderr)
-    summary = (f"{len(failed)} of {sum(len(r.evaluations) for r in results)} evaluations failed"
-               if failed else f"all {sum(len(r.evaluations) for r in results)} evaluations passed "
-               "or are unsupported where shown")
-    print(summary)
+            print(f"{result.kernel.id} at size {result.size}: {result.verdict()}", file=sys.stderr)
+    total = sum(len(r.evaluations) for r in results)
+    print(f"{len(failed)} of {total} evaluations failed" if failed else
+          f"all {total} evaluations passed, or are unsupported where shown")
     return 1 if failed else 0
 
 
