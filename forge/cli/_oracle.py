@@ -126,11 +126,16 @@ def _check_table(results) -> None:
         for name, ev in result.evaluations.items():
             by_pair.setdefault((result.kernel.id, name), []).append(ev)
     rows = [_check_row(k, b, evs) for (k, b), evs in by_pair.items()]
-    columns = ["kernel", "backend", "verdict", "sizes", "max ulp", "max abs err",
-               "median (largest size)", "timing", "note"]
-    if not any(row[-1] for row in rows):  # no notes: no empty column
+    _table("kforge check: each backend against the numpy reference",
+           ["kernel", "backend", "verdict", "sizes", "max ulp", "max abs err",
+            "median (largest size)", "timing", "note"], rows)
+
+
+def _table(title: str, columns: list[str], rows: list[tuple]) -> None:
+    """A table whose last column (notes, reasons) is left out when every row's is empty."""
+    if rows and not any(row[-1] for row in rows):
         columns, rows = columns[:-1], [row[:-1] for row in rows]
-    print_table("kforge check: each backend against the numpy reference", columns, rows)
+    print_table(title, columns, rows)
 
 
 def _check(args) -> int:
@@ -206,9 +211,9 @@ def _certify(args) -> int:
     failed = [r for r in rows if r["result"] == "FAILED"]
     if args.json:
         return _json_verdict(failed, unavailable, rows)
-    print_table("kforge certify", ["kernel", "backend", "result", "schedule", "manifest", "detail"],
-                [(r["kernel"], r["backend"], r["result"], r.get("schedule", "-"),
-                  r.get("path", "-"), r["detail"].split("\n")[0][:100]) for r in rows])
+    _table("kforge certify", ["kernel", "backend", "result", "schedule", "manifest", "detail"],
+           [(r["kernel"], r["backend"], r["result"], r.get("schedule", "-"),
+             r.get("path", "-"), r["detail"].split("\n")[0][:100]) for r in rows])
     _print_unavailable(unavailable)
     for row in failed:
         print(f"\n{row['report']}", file=sys.stderr)
@@ -234,10 +239,10 @@ def _tune(args) -> int:
     title = f"kforge tune {kernel.id} on {backend} ({adapter}), size {result.size}"
     measured = [c for c in result.candidates if c.status != "pruned"]
     if measured:
-        print_table(title + (" - dry run" if args.dry_run else ""),
-                    ["schedule", "status", "median", "samples", "reason"],
-                    [(str(c.schedule), c.status, format_duration(c.median) if c.timing else "-",
-                      str(c.timing.count) if c.timing else "-", c.reason) for c in measured])
+        _table(title + (" - dry run" if args.dry_run else ""),
+               ["schedule", "status", "median", "samples", "reason"],
+               [(str(c.schedule), c.status, format_duration(c.median) if c.timing else "-",
+                 str(c.timing.count) if c.timing else "-", c.reason) for c in measured])
     pruned = result.by_status("pruned")
     if pruned:
         print_table(f"pruned before running ({len(pruned)})", ["schedule", "why"],
