@@ -2,10 +2,12 @@
 verdict you can trust.
 
 ``forge`` holds everything that needs no GPU: the value types, schedules, the slab
-allocator, kernel descriptions, errors, the plugin registry and the CLI. It imports
+allocator, kernel descriptions, the kernel IR (``forge.ir``) and its emitters
+(``forge.emit(kernel, schedule, target)``), errors, the plugin registry and the CLI. It imports
 neither ``backends`` nor ``oracle``, and never ``cuda`` or ``wgpu``.
 """
 
+from . import emit, ir
 from .allocator import SlabAllocator
 from .errors import (AllocationError, CompileError, ContextClosed, DeviceLost, ForgeError,
                      GpuUnavailable, GpuValidation, InvalidArgument, OracleMismatch,
@@ -28,4 +30,5 @@ __all__ = [
     "ScalarType", "Schedule", "SlabAllocator", "SlabLayout", "TARGETS",
     "UnsupportedFeature", "ValidationLevel", "available_backends", "backend_names", "default_backend",
     "get_kernel", "list_kernels", "open_context", "refresh", "scalar_type", "__version__",
+    "emit", "ir",
 ]

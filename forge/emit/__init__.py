@@ -1,6 +1,7 @@
 """Emitters: IR kernels to WGSL and CUDA C (DESIGN.md section 3).
 
-``emit(kernel, schedule, target)`` is pure and byte-deterministic: the same kernel,
+``forge.emit(kernel, schedule, target)`` (the module is callable; ``forge.emit.emit``
+is the same function) is pure and byte-deterministic: the same kernel,
 schedule, target and ``EMITTER_VERSION`` give the same text in any process. The source
 opens with a header naming the kernel id, semantic hash, schedule and emitter version,
 and carries comments back to the IR it came from. A schedule the kernel cannot be
@@ -11,6 +12,8 @@ reason); ``check`` runs those rules alone, e.g. for a tuner.
 from __future__ import annotations
 
 import functools
+import sys
+import types
 
 from ..errors import InvalidArgument, UnsupportedFeature
 from ..schedule import Schedule
@@ -114,3 +117,14 @@ def workgroups(kernel, schedule: Schedule, size: int,
     # capped, spilled geometry Schedule.dispatch_workgroups computes.
     return Schedule(1, max_workgroups=schedule.max_workgroups).dispatch_workgroups(
         total, max_per_dimension)
+
+
+class _CallableModule(types.ModuleType):
+    """Lets ``forge.emit(kernel, schedule, target)`` call ``emit`` while
+    ``forge.emit.check`` and the rest stay module attributes."""
+
+    def __call__(self, kernel, schedule: Schedule, target: str) -> str:
+        return emit(kernel, schedule, target)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -210,7 +210,9 @@ class WGSL(Dialect):
         return f"var {name}: {dtype} = {text};"
 
     def array(self, name: str, dtype: str, size: int) -> str:
-        return f"var {name}: array<{dtype}, {size}>;"
+        # The explicit zero initializer matters: naga zero-fills a local declared
+        # without one only once, at function entry, not each time a loop reaches it.
+        return f"var {name}: array<{dtype}, {size}> = array<{dtype}, {size}>();"
 
     def loop(self, var, start, stop, step, *, unroll=False, wide=False) -> list[str]:
         return [f"for (var {var}: u32 = {start}; {var} < {stop}; {var} += {step}) {{"]

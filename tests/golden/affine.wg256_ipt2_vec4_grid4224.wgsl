@@ -24,7 +24,7 @@ fn affine_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
     let fg_chunks: u32 = (fg_p.n / 4u + select(0u, 1u, fg_p.n % 4u != 0u));
     // each workgroup takes 512 chunks of 4 per pass; grid-stride over the rest
     for (var fg_first: u32 = (fg_wid.y * fg_nwg.x + fg_wid.x) * 512u; fg_first < fg_chunks; fg_first += (fg_nwg.x * fg_nwg.y) * 512u) {
-        var fg_v_x: array<f32, 8>;
+        var fg_v_x: array<f32, 8> = array<f32, 8>();
         // load every chunk first, then compute and store
         for (var fg_k: u32 = 0u; fg_k < 2u; fg_k += 1u) {
             let fg_j1: u32 = fg_first + fg_k * 256u + fg_lidx;
@@ -45,7 +45,7 @@ fn affine_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
         for (var fg_k: u32 = 0u; fg_k < 2u; fg_k += 1u) {
             let fg_j2: u32 = fg_first + fg_k * 256u + fg_lidx;
             if (fg_j2 < fg_chunks) {
-                var fg_o_y: array<f32, 4>;
+                var fg_o_y: array<f32, 4> = array<f32, 4>();
                 let fg_t3: f32 = (fg_p.a * fg_v_x[fg_k * 4u]);  // (a * x)
                 let fg_t4: f32 = (fg_t3 + fg_p.b);  // ((a * x) + b)
                 fg_o_y[0u] = fg_t4;

@@ -34,9 +34,9 @@ fn gemm_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
     for (var fg_tile: u32 = (fg_wid.y * fg_nwg.x + fg_wid.x); fg_tile < fg_tiles; fg_tile += (fg_nwg.x * fg_nwg.y)) {
         let fg_m0: u32 = fg_tile / fg_tiles_n * 64u;
         let fg_n0: u32 = fg_tile % fg_tiles_n * 64u;
-        var fg_acc: array<f32, 16>;
-        var fg_ra: array<f32, 4>;
-        var fg_rb: array<f32, 4>;
+        var fg_acc: array<f32, 16> = array<f32, 16>();
+        var fg_ra: array<f32, 4> = array<f32, 4>();
+        var fg_rb: array<f32, 4> = array<f32, 4>();
         for (var fg_k0: u32 = 0u; fg_k0 < fg_p.k; fg_k0 += 8u) {
             let fg_s1: u32 = 0u + fg_lidx;
             let fg_go2: u32 = fg_m0 + fg_s1 / 2u;
@@ -94,8 +94,8 @@ fn gemm_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
             }
             workgroupBarrier();
             for (var fg_kk: u32 = 0u; fg_kk < 8u; fg_kk += 1u) {
-                var fg_fa: array<f32, 4>;
-                var fg_fb: array<f32, 4>;
+                var fg_fa: array<f32, 4> = array<f32, 4>();
+                var fg_fb: array<f32, 4> = array<f32, 4>();
                 for (var fg_i: u32 = 0u; fg_i < 4u; fg_i += 1u) {
                     fg_fa[fg_i] = fg_as[fg_kk * 64u + fg_i / 4u * 64u + fg_ty * 4u + fg_i % 4u];
                 }
@@ -116,8 +116,8 @@ fn gemm_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
             if (fg_m < fg_p.m) {
                 for (var fg_g: u32 = 0u; fg_g < 1u; fg_g += 1u) {
                     let fg_n: u32 = fg_n0 + fg_g * 64u + fg_tx * 4u;
-                    var fg_out: array<f32, 4>;
-                    var fg_old: array<f32, 4>;
+                    var fg_out: array<f32, 4> = array<f32, 4>();
+                    var fg_old: array<f32, 4> = array<f32, 4>();
                     fg_out[0u] = fg_p.alpha * fg_acc[fg_i * 4u + fg_g * 4u + 0u];
                     fg_out[1u] = fg_p.alpha * fg_acc[fg_i * 4u + fg_g * 4u + 1u];
                     fg_out[2u] = fg_p.alpha * fg_acc[fg_i * 4u + fg_g * 4u + 2u];

@@ -32,7 +32,7 @@ fn softmax_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
         let fg_base: u32 = fg_rowc * fg_p.cols;
         if (fg_p.cols <= 64u) {
             // one pass: the row lives in registers
-            var fg_v_x: array<f32, 2>;
+            var fg_v_x: array<f32, 2> = array<f32, 2>();
             for (var fg_k: u32 = 0u; fg_k < 2u; fg_k += 1u) {
                 let fg_c1: u32 = 0u + (fg_k * 32u + fg_tx) * 1u;
                 if (fg_c1 < fg_p.cols) {
@@ -105,7 +105,7 @@ fn softmax_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
             workgroupBarrier();
             for (var fg_k: u32 = 0u; fg_k < 2u; fg_k += 1u) {
                 let fg_c10: u32 = 0u + (fg_k * 32u + fg_tx) * 1u;
-                var fg_o_y: array<f32, 1>;
+                var fg_o_y: array<f32, 1> = array<f32, 1>();
                 if (fg_c10 < fg_p.cols) {
                     let fg_t11: f32 = (fg_v_x[fg_k * 1u] - fg_r4);  // (x - row_max(x))
                     let fg_t12: f32 = exp(fg_t11);  // exp((x - row_max(x)))
@@ -122,7 +122,7 @@ fn softmax_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
             // looped: each level sweeps the row again
             var fg_acc14: f32 = bitcast<f32>(0xff800000u);
             for (var fg_off: u32 = 0u; fg_off < fg_p.cols; fg_off += 64u) {
-                var fg_v_x: array<f32, 2>;
+                var fg_v_x: array<f32, 2> = array<f32, 2>();
                 for (var fg_k: u32 = 0u; fg_k < 2u; fg_k += 1u) {
                     let fg_c15: u32 = fg_off + (fg_k * 32u + fg_tx) * 1u;
                     if (fg_c15 < fg_p.cols) {
@@ -162,7 +162,7 @@ fn softmax_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
             workgroupBarrier();
             var fg_acc18: f32 = 0.0f;
             for (var fg_off: u32 = 0u; fg_off < fg_p.cols; fg_off += 64u) {
-                var fg_v_x: array<f32, 2>;
+                var fg_v_x: array<f32, 2> = array<f32, 2>();
                 for (var fg_k: u32 = 0u; fg_k < 2u; fg_k += 1u) {
                     let fg_c19: u32 = fg_off + (fg_k * 32u + fg_tx) * 1u;
                     if (fg_c19 < fg_p.cols) {
@@ -203,7 +203,7 @@ fn softmax_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
             let fg_r23: f32 = fg_red_f32[0u + fg_ty * 32u];
             workgroupBarrier();
             for (var fg_off: u32 = 0u; fg_off < fg_p.cols; fg_off += 64u) {
-                var fg_v_x: array<f32, 2>;
+                var fg_v_x: array<f32, 2> = array<f32, 2>();
                 for (var fg_k: u32 = 0u; fg_k < 2u; fg_k += 1u) {
                     let fg_c24: u32 = fg_off + (fg_k * 32u + fg_tx) * 1u;
                     if (fg_c24 < fg_p.cols) {
@@ -212,7 +212,7 @@ fn softmax_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
                 }
                 for (var fg_k: u32 = 0u; fg_k < 2u; fg_k += 1u) {
                     let fg_c25: u32 = fg_off + (fg_k * 32u + fg_tx) * 1u;
-                    var fg_o_y: array<f32, 1>;
+                    var fg_o_y: array<f32, 1> = array<f32, 1>();
                     if (fg_c25 < fg_p.cols) {
                         let fg_t26: f32 = (fg_v_x[fg_k * 1u] - fg_r17);  // (x - row_max(x))
                         let fg_t27: f32 = exp(fg_t26);  // exp((x - row_max(x)))

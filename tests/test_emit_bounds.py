@@ -1,0 +1,87 @@
+"""Bounds guards: at sizes that are not multiples of any tile, vector width or
+workgroup, and with the grid capped so kernels grid-stride, generated kernels write
+every output element and nothing past the end (sentinels after each output stay
+intact). Runs on wgpu (lavapipe in CI) and CUDA (GPU machine)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import forge
+from forge import Access, BindingUsage, Schedule, ir
+from oracle.pytest_plugin import require_available
+
+SENTINEL = np.float32(-12345.5)
+_PAD = 67
+
+
+def _gemm(a_layout="row", b_layout="row"):
+    return ir.kernel(f"gemm_{a_layout}_{b_layout}", ir.matmul(a_layout=a_layout, b_layout=b_layout),
+                     defaults={"alpha": 1.25, "beta": -0.5})
+
+
+CASES = [
+    ("affine", Schedule(64, items_per_invocation=2, vector_width=4, max_workgroups=3), (4097, 4098, 4099)),
+    ("axpy", Schedule(32, vector_width=2), (1, 63, 65)),
+    ("softmax", Schedule((32, 4), items_per_invocation=2, vector_width=4, max_workgroups=2), (250, 257, 1001)),
+    ("row_sum", Schedule((16, 3), items_per_invocation=3, vector_width=2), (1, 95, 97)),
+    ("gemv", Schedule((32, 8), items_per_invocation=4, vector_width=4, max_workgroups=2), (5, 67)),
+    ("gemm", Schedule((16, 16), vector_width=4, tile=(64, 64, 8), max_workgroups=2), (1, 67)),
+    ("gemm", Schedule((16, 16), vector_width=4, tile=(128, 128, 8, 2)), (67, 130)),
+    ("transpose", Schedule((32, 8), tile=(32, 32), max_workgroups=3), (1, 67)),
+]
+
+
+def _kernels():
+    yield from ((forge.get_kernel(name), s, sizes) for name, s, sizes in CASES)
+    for layouts in (("col", "row"), ("row", "col"), ("col", "col")):
+        yield _gemm(*layouts), Schedule((16, 16), vector_width=4, tile=(64, 64, 8)), (67,)
+
+
+_ALL = list(_kernels())
+
+
+@pytest.fixture(scope="module", params=["wgpu", "cuda"])
+def ctx(request):
+    require_available(request.config, request.param)
+    context = forge.open_context(request.param)
+    yield context
+    context.close()
+
+
+def _run(ctx, kernel, schedule, size, rng):
+    """Run with random inputs and sentinel-padded outputs; returns (outputs with their
+    padding, what the reference computes)."""
+    views, reference, outputs = [], [], {}
+    for spec in kernel.buffers:
+        if spec.access is Access.UNIFORM:
+            record = kernel.pack_uniform(size)
+            views.append(ctx.allocate_and_write(record, spec.binding, usage=BindingUsage.UNIFORM))
+            reference.append(record[0])
+            continue
+        values = rng.uniform(-1, 1, spec.element_count(size)).astype(np.float32)
+        if spec.access is Access.READ_WRITE:
+            padded = np.concatenate([values if spec.inout else np.zeros_like(values),
+                                     np.full(_PAD, SENTINEL)])
+            views.append(ctx.allocate_and_write(padded, spec.binding,
+                                                usage=BindingUsage.STORAGE_READ_WRITE))
+            outputs[spec.name] = (views[-1], padded[:values.size].copy())
+            reference.append(outputs[spec.name][1])
+        else:
+            views.append(ctx.allocate_and_write(values, spec.binding))
+            reference.append(values)
+    ctx.run_kernel(kernel, schedule, views, size)
+    kernel.run_reference(reference)
+    return {name: (ctx.read_buffer_f32(view), want) for name, (view, want) in outputs.items()}
+
+
+@pytest.mark.parametrize("kernel, schedule, sizes", _ALL, ids=[f"{k.id}-{s}" for k, s, _ in _ALL])
+def test_outputs_are_complete_and_nothing_is_written_past_them(ctx, kernel, schedule, sizes):
+    rng = np.random.default_rng(11)
+    for size in sizes:
+        for name, (got, want) in _run(ctx, kernel, schedule, size, rng).items():
+            assert np.all(got[want.size:] == SENTINEL), f"{kernel.id} wrote past {name} at size {size}"
+            np.testing.assert_allclose(got[:want.size], want, rtol=1e-4, atol=1e-5,
+                                       err_msg=f"{kernel.id} {name} at size {size}")
+        ctx.clear_transient_allocations()
