@@ -20,6 +20,7 @@ import os
 import re
 import subprocess
 import sys
+import weakref
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -81,10 +82,16 @@ KERNELS: dict[str, tuple[Kernel, tuple[int, ...]]] = {
 
 class _Handle:
     _ids = itertools.count(0x1000)
+    live: "weakref.WeakValueDictionary[int, _Handle]" = weakref.WeakValueDictionary()
 
     def __init__(self, kind: str, **state) -> None:
         self.kind, self.id = kind, next(self._ids)
         self.__dict__.update(state)
+        _Handle.live[self.id] = self
+
+    def __int__(self) -> int:
+        """The raw handle value, as ``int(CUstream)`` gives it: what a C caller holds."""
+        return self.id
 
     def __repr__(self) -> str:
         return f"<fake {self.kind} {self.id:#x}>"
@@ -127,6 +134,9 @@ class FakeDriver:
         self.calls: dict[str, int] = {}  # per function, for tests that count
         self.kernels = dict(KERNELS)
         self.missing_kernel = ""
+        self.native_entry_points = True  # False: cuGetProcAddress finds nothing
+        self.callback_errors: list[BaseException] = []
+        self._callbacks: dict[str, object] = {}
 
     # -- helpers -------------------------------------------------------------------
     def _count(self, name: str) -> None:
@@ -382,6 +392,43 @@ class FakeDriver:
     def fault(self, error=R.CUDA_ERROR_ILLEGAL_ADDRESS) -> None:
         """What a kernel touching an illegal address does: the context is faulted."""
         self.context.sticky = error
+
+    # -- entry points for C callers (backends/cuda/_native.py) -------------------------
+    def cuGetProcAddress(self, symbol, version, flags):
+        """C function pointers into this simulation, so the backend's ctypes launch
+        path runs here too; handles cross the boundary as their ids (``int(handle)``)."""
+        from backends.cuda._native import _PROTOTYPES
+
+        name = symbol.decode()
+        body = getattr(self, "_native_" + name, None)
+        if not self.native_entry_points or body is None or name not in _PROTOTYPES:
+            return (OK, 0, real.CUdriverProcAddressQueryResult.CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND)
+        if name not in self._callbacks:
+            def entry(*args, body=body):
+                try:
+                    return int(body(*args))
+                except BaseException as exc:  # a C caller cannot see it: fail loudly
+                    self.callback_errors.append(exc)
+                    return int(R.CUDA_ERROR_UNKNOWN)
+            self._callbacks[name] = _PROTOTYPES[name](entry)
+        pointer = ctypes.cast(self._callbacks[name], ctypes.c_void_p).value
+        return (OK, pointer, real.CUdriverProcAddressQueryResult.CU_GET_PROC_ADDRESS_SUCCESS)
+
+    def _native_cuLaunchKernel(self, f, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
+        return self.cuLaunchKernel(_Handle.live[f], gx, gy, gz, bx, by, bz, shared,
+                                   _Handle.live[stream], params, extra)[0]
+
+    def _native_cuEventRecord(self, event, stream):
+        return self.cuEventRecord(_Handle.live[event], _Handle.live[stream])[0]
+
+    def _native_cuEventElapsedTime(self, out, start, end):
+        result = self.cuEventElapsedTime(_Handle.live[start], _Handle.live[end])
+        if not result[0]:
+            out[0] = result[1]
+        return result[0]
+
+    def _native_cuGraphLaunch(self, executable, stream):
+        return self.cuGraphLaunch(_Handle.live[executable], _Handle.live[stream])[0]
 
     # -- graphs --------------------------------------------------------------------
     def cuThreadExchangeStreamCaptureMode(self, mode):

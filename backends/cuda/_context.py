@@ -36,6 +36,7 @@ from .._base import Launch, SlabContext, _api
 from ._driver import (DeviceInfo, PrimaryContext, call, check, device_info, driver,
                       kernel_driver_version, pci_device_id)
 from ._memory import Staging, pinned_empty
+from ._native import driver_calls
 from ._nvrtc import compile_cuda, nvrtc_version, supported_archs
 
 __all__ = ["CudaComputeContext", "CapturedCudaGraph", "LoadedKernel"]
@@ -216,7 +217,8 @@ class CudaComputeContext(SlabContext):
     """CUDA compute on device ``device``; see the module docstring.
 
     ``capacity_bytes`` is the size of the one device slab. Host copies of pageable
-    memory go through ``staging_buffers`` pinned buffers of ``staging_chunk_bytes``;
+    memory go through ``staging_buffers`` pinned buffers of ``staging_chunk_bytes``,
+    filled by ``staging_threads`` host threads (default: one per core, up to 8);
     arrays from ``pinned_empty`` skip them.
     """
 
@@ -225,7 +227,7 @@ class CudaComputeContext(SlabContext):
 
     def __init__(self, capacity_bytes: int = 256 << 20, device: int = 0, *,
                  alignment: int = 256, staging_chunk_bytes: int = 16 << 20,
-                 staging_buffers: int = 4) -> None:
+                 staging_buffers: int = 4, staging_threads: int | None = None) -> None:
         if not isinstance(capacity_bytes, int) or isinstance(capacity_bytes, bool) \
                 or capacity_bytes <= 0:
             raise InvalidArgument(f"capacity_bytes must be a positive int, got {capacity_bytes!r}")
@@ -233,6 +235,9 @@ class CudaComputeContext(SlabContext):
             raise InvalidArgument(f"device must be an ordinal >= 0, got {device!r}")
         if staging_chunk_bytes < 4096 or staging_buffers < 2:
             raise InvalidArgument("staging needs at least 2 buffers of at least 4096 bytes")
+        if staging_threads is not None and (not isinstance(staging_threads, int)
+                                            or staging_threads < 1):
+            raise InvalidArgument(f"staging_threads must be an int >= 1, got {staging_threads!r}")
         super().__init__(SlabAllocator(capacity_bytes, alignment, MemoryTopology.unified()))
         self._info = device_info(device)
         capacity = self._allocator.capacity
@@ -249,9 +254,12 @@ class CudaComputeContext(SlabContext):
                 raise AllocationError(f"cannot allocate a device slab of {capacity} bytes on "
                                       f"{self._info.name}: {exc}") from None
             res.stream_compute = res.stream()
-            res.staging = Staging(device, min(staging_chunk_bytes, capacity), staging_buffers)
+            res.staging = Staging(device, min(staging_chunk_bytes, capacity), staging_buffers,
+                                  staging_threads)
             self._write_done = res.event()   # after the last compute-stream upload
             self._adapter = _identity(self._info)
+            major, minor = self._info.driver_version
+            self._calls = driver_calls(major * 1000 + minor * 10)
         except BaseException:
             self._finalizer()
             raise
@@ -262,7 +270,7 @@ class CudaComputeContext(SlabContext):
         self._prefetch_busy = False      # the host has not seen it complete yet
         self._pending: collections.deque = collections.deque()  # (fence, event), in order
         self._spare_events: list = []
-        self._timing_events: list = []
+        self._timing_events: list = []   # (event, its handle for self._calls)
         self._done_fence = 0
         self._dirty = False              # compute-stream work since the host last waited
         self._capture: _Capture | None = None
@@ -545,54 +553,71 @@ class CudaComputeContext(SlabContext):
         return ctypes.addressof(pointers), (pointers, holders)
 
     def _launch_arguments(self, compiled: LoadedKernel, launch: Launch) -> tuple[tuple, tuple]:
-        """The full ``cuLaunchKernel`` argument tuple and what must stay alive for it."""
+        """``self._calls.launch``'s argument tuple, converted once, and what must stay
+        alive for it."""
         if 0 in launch.workgroups:
             raise InvalidArgument(f"kernel {launch.kernel.id} at {launch.element_count} "
                                   f"elements dispatches no workgroups ({launch.workgroups})")
         params, keep = self._arguments(launch)
         self._res.primary.make_current()
         self._join_prefetch()
-        return (compiled.function, *launch.workgroups, *launch.schedule.workgroup_size, 0,
-                self._res.stream_compute, params, 0), keep
+        return self._calls.launch_args(compiled.function, launch.workgroups,
+                                       launch.schedule.workgroup_size, 0,
+                                       self._res.stream_compute, params), keep
+
+    @property
+    def launch_path(self) -> str:
+        """How launches reach the driver: ``"native"`` (libcuda's entry points through
+        ctypes, arguments converted once) or ``"cuda.bindings"`` (the fallback)."""
+        return self._calls.path
 
     def _launch(self, compiled: LoadedKernel, launch: Launch, warmups: int,
                 samples: int) -> list[int]:
         self._refuse_during_capture("run_kernel (it waits to time its samples)")
         args, keep = self._launch_arguments(compiled, launch)
-        events = self._events_for(samples + 1)
-        stream = self._res.stream_compute
-        launch_kernel, record = driver.cuLaunchKernel, driver.cuEventRecord
+        calls = self._calls
+        events = [handle for _, handle in self._events_for(samples + 1)]
+        stream = calls.handle(self._res.stream_compute)
+        launch_kernel, record, fail = calls.launch, calls.record, calls.fail
         what = _describe_launch(launch)
         self._dirty = True
         for _ in range(warmups):
-            result = launch_kernel(*args)
-            if result[0]:
-                check(result, what)
-        check(record(events[0], stream), "cuEventRecord")
+            code = launch_kernel(*args)
+            if code:
+                raise fail(code, what)
+        code = record(events[0], stream)
+        if code:
+            raise fail(code, "cuEventRecord")
         # One event per sample boundary: sample i is the time between events i and i+1.
+        # This loop is the harness's cost per sample (PERFORMANCE.md P5): one launch and
+        # one record, each a direct call with arguments converted above.
         for event in events[1:samples + 1]:
-            result = launch_kernel(*args)
-            if result[0]:
-                check(result, what)
-            result = record(event, stream)
-            if result[0]:
-                check(result, "cuEventRecord")
-        call(driver.cuEventSynchronize, events[samples])
+            code = launch_kernel(*args)
+            if code:
+                raise fail(code, what)
+            code = record(event, stream)
+            if code:
+                raise fail(code, "cuEventRecord")
+        call(driver.cuEventSynchronize, self._timing_events[samples][0])
         self._all_complete()
         del keep
-        elapsed = driver.cuEventElapsedTime
+        elapsed = calls.elapsed_ms
         # The event clock ticks every ~0.5 us; no sample is reported shorter than 1 ns.
-        return [max(1, round(check(elapsed(a, b), "cuEventElapsedTime") * 1e6))
+        return [max(1, round(elapsed(a, b) * 1e6))
                 for a, b in zip(events[:samples], events[1:samples + 1])]
 
     def _events_for(self, count: int) -> list:
+        """At least ``count`` timing events, each with its handle for ``self._calls``."""
         while len(self._timing_events) < count:
-            self._timing_events.append(self._res.event(timing=True))
+            event = self._res.event(timing=True)
+            self._timing_events.append((event, self._calls.handle(event)))
         return self._timing_events
 
     def _enqueue(self, compiled: LoadedKernel, launch: Launch) -> None:
         args, keep = self._launch_arguments(compiled, launch)
-        check(driver.cuLaunchKernel(*args), _describe_launch(launch))
+        code = self._calls.launch(*args)
+        if code:
+            raise self._calls.fail(code, _describe_launch(launch))
         del keep
         if self._capture is not None:
             self._capture.views.extend(launch.views)
@@ -656,7 +681,7 @@ class CudaComputeContext(SlabContext):
                                       f"so replaying it would overwrite reused memory: {exc}") from None
         self._res.primary.make_current()
         self._join_prefetch()
-        call(driver.cuGraphLaunch, graph._exec, graph._stream)
+        self._calls.graph_launch(graph._exec, graph._stream)
         self._dirty = True
         return self._after_submit(graph)  # it needs only the views, which graphs have
 

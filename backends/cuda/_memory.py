@@ -21,7 +21,8 @@ import numpy as np
 
 from ._driver import PrimaryContext, call, check, driver
 
-__all__ = ["PinnedAllocation", "pinned_empty", "pinned_address", "Staging", "parallel_copy"]
+__all__ = ["PinnedAllocation", "pinned_empty", "pinned_address", "Staging", "Copier",
+           "default_threads"]
 
 _PORTABLE = 0x01             # CU_MEMHOSTALLOC_PORTABLE: pinned for every context
 _PARALLEL_MIN = 4 << 20      # below this one thread copies faster than a hand-off
@@ -100,38 +101,66 @@ def pinned_address(data: memoryview) -> int | None:
     return None
 
 
-_pool: concurrent.futures.ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
-
-
-def _threads() -> int:
+def _cores() -> int:
     try:
-        cores = len(os.sched_getaffinity(0))
+        return len(os.sched_getaffinity(0))
     except AttributeError:
-        cores = os.cpu_count() or 1
-    return max(1, min(_MAX_THREADS, cores))
+        return os.cpu_count() or 1
 
 
-def parallel_copy(dst: np.ndarray, src: np.ndarray) -> None:
-    """``dst[:] = src`` for equal-size uint8 arrays, split over threads when large:
-    numpy releases the GIL while it copies, and one core cannot feed a DMA engine."""
-    global _pool
-    n = dst.size
-    parts = min(_threads(), n // _PART_MIN)
-    if n < _PARALLEL_MIN or parts < 2:
-        np.copyto(dst, src)
-        return
-    with _pool_lock:
-        if _pool is None:
-            _pool = concurrent.futures.ThreadPoolExecutor(_threads() - 1,
-                                                          thread_name_prefix="kforge-copy")
-    step = (-(-n // parts) + 4095) // 4096 * 4096  # page-aligned pieces
-    bounds = [(a, min(a + step, n)) for a in range(0, n, step)]
-    futures = [_pool.submit(np.copyto, dst[a:b], src[a:b]) for a, b in bounds[1:]]
-    a, b = bounds[0]
-    np.copyto(dst[a:b], src[a:b])
+def default_threads() -> int:
+    """Host threads a staged copy uses by default: every core, up to ``_MAX_THREADS``."""
+    return max(1, min(_MAX_THREADS, _cores()))
+
+
+class Copier:
+    """Copies between host arrays in page-aligned parts on ``threads`` pool threads:
+    numpy releases the GIL while it copies, and one core cannot feed a DMA engine.
+    ``start`` returns without waiting, so a caller can queue the next copy while this
+    one runs, and the threads never idle at a barrier between chunks."""
+
+    def __init__(self, threads: int | None = None) -> None:
+        self.threads = default_threads() if threads is None else int(threads)
+        if self.threads < 1:
+            raise ValueError(f"a copier needs at least one thread, got {threads}")
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+
+    def start(self, dst: np.ndarray, src: np.ndarray) -> list:
+        """Begin ``dst[:] = src`` (equal-size uint8 arrays); returns the futures to wait
+        for (none when the copy was small enough to make at once)."""
+        n = dst.size
+        parts = min(self.threads, n // _PART_MIN)
+        if n < _PARALLEL_MIN or parts < 2:
+            np.copyto(dst, src)
+            return []
+        if self._pool is None:
+            self._pool = concurrent.futures.ThreadPoolExecutor(
+                self.threads, thread_name_prefix="kforge-copy")
+        step = (-(-n // parts) + 4095) // 4096 * 4096  # page-aligned pieces
+        return [self._pool.submit(np.copyto, dst[a:a + step], src[a:a + step])
+                for a in range(0, n, step)]
+
+    def copy(self, dst: np.ndarray, src: np.ndarray) -> None:
+        """``dst[:] = src``, waited for."""
+        _finish(self.start(dst, src))
+
+    def close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)
+
+
+def _finish(futures: list) -> None:
+    """Wait for every future (all of them, even after one failed), then raise the first
+    failure: a part still running must not outlive the buffers it writes."""
+    failure = None
     for future in futures:
-        future.result()
+        try:
+            future.result()
+        except BaseException as exc:
+            failure = failure or exc
+    if failure is not None:
+        raise failure
 
 
 class _Buffer:
@@ -142,7 +171,7 @@ class _Buffer:
         self.bytes = self.memory.array()
         self.event = call(driver.cuEventCreate, driver.CUevent_flags.CU_EVENT_DISABLE_TIMING)
         self.recorded = False
-        self.held = False  # holds downloaded bytes not yet copied out
+        self.held = False  # in use by the host: being filled, or holding downloaded bytes
 
     def idle(self) -> bool:
         """Whether no DMA uses the buffer any more (asks the driver, does not wait)."""
@@ -176,13 +205,16 @@ class _Buffer:
 
 class Staging:
     """Up to ``count`` pinned buffers of ``chunk_bytes``, through which pageable host
-    memory is copied to and from the device. A buffer is made only when every existing
-    one is busy, so small transfers keep to one buffer and large ones pipeline."""
+    memory is copied to and from the device, with host copies on ``threads`` threads.
+    A buffer is made only when every existing one is busy, so small transfers keep to
+    one buffer and large ones pipeline."""
 
-    def __init__(self, ordinal: int, chunk_bytes: int = 16 << 20, count: int = 4) -> None:
+    def __init__(self, ordinal: int, chunk_bytes: int = 16 << 20, count: int = 4,
+                 threads: int | None = None) -> None:
         self.ordinal = ordinal
         self.chunk = int(chunk_bytes)
         self.count = int(count)
+        self.copier = Copier(threads)
         self._buffers: list[_Buffer] = []
         self._next = 0
 
@@ -203,23 +235,52 @@ class Staging:
             if not buffer.held:
                 buffer.wait()
                 return buffer
-        raise AssertionError("unreachable: a download holds at most count - 1 buffers")
+        raise AssertionError("unreachable: a copy holds at most count - 1 buffers")
 
     def upload(self, device_pointer: int, data: memoryview, stream) -> None:
         """Enqueue a copy of ``data`` to ``device_pointer`` on ``stream``. On return
-        ``data`` may be reused: its bytes are in staging or already on the device."""
+        ``data`` may be reused: its bytes are in staging or already on the device.
+
+        Up to ``count - 1`` chunks are being copied into staging at once (their parts
+        queued on the copier's threads), and each one's DMA is enqueued as soon as it is
+        complete, in order, while the next ones are still being copied."""
         direct = pinned_address(data)
         if direct is not None:
             call(driver.cuMemcpyHtoDAsync, device_pointer, direct, data.nbytes, stream)
             return
         source = np.frombuffer(data, np.uint8)
-        for start in range(0, source.size, self.chunk):
-            piece = source[start:start + self.chunk]
-            buffer = self._acquire()
-            parallel_copy(buffer.bytes[:piece.size], piece)
+        filling: list[tuple[_Buffer, int, int, list]] = []  # oldest first
+        try:
+            for start in range(0, source.size, self.chunk):
+                if len(filling) == self.count - 1:
+                    self._send(filling.pop(0), device_pointer, stream)
+                size = min(self.chunk, source.size - start)
+                buffer = self._acquire()
+                buffer.held = True
+                filling.append((buffer, start, size, []))
+                filling[-1][3].extend(
+                    self.copier.start(buffer.bytes[:size], source[start:start + size]))
+            while filling:
+                self._send(filling.pop(0), device_pointer, stream)
+        finally:
+            for buffer, _, _, futures in filling:  # after a failure: let the copies end
+                try:
+                    _finish(futures)
+                except BaseException:
+                    pass
+                buffer.held = False
+
+    @staticmethod
+    def _send(item: tuple, device_pointer: int, stream) -> None:
+        """Enqueue the DMA of one staged chunk once its host copy is complete."""
+        buffer, start, size, futures = item
+        try:
+            _finish(futures)
             call(driver.cuMemcpyHtoDAsync, device_pointer + start, buffer.memory.pointer,
-                 piece.size, stream)
+                 size, stream)
             buffer.done_on(stream)
+        finally:
+            buffer.held = False
 
     def download(self, out: memoryview, device_pointer: int, stream) -> None:
         """Copy ``out.nbytes`` bytes at ``device_pointer`` into ``out`` after the work
@@ -249,14 +310,14 @@ class Staging:
             for buffer, _, _ in in_flight:
                 buffer.held = False
 
-    @staticmethod
-    def _drain(item: tuple[_Buffer, int, int], sink: np.ndarray) -> None:
+    def _drain(self, item: tuple[_Buffer, int, int], sink: np.ndarray) -> None:
         buffer, start, size = item
         buffer.wait()
-        parallel_copy(sink[start:start + size], buffer.bytes[:size])
+        self.copier.copy(sink[start:start + size], buffer.bytes[:size])
         buffer.held = False
 
     def release(self) -> None:
+        self.copier.close()
         buffers, self._buffers = self._buffers, []
         for buffer in buffers:
             buffer.release()
