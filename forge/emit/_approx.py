@@ -5,7 +5,7 @@ WGSL has no ``erf``, and its ``tanh`` may be computed as ``sinh/cosh`` (NaN past
 helpers instead:
 
 - ``tanh``: ``x + x*s*P(s)`` with ``s = x*x`` below |x| = 0.55 (P of degree 4), else
-  ``sign(x) * (1 - 2/(exp(2*min(|x|, 9)) + 1))`` (tanh(9) rounds to 1 in float32);
+  ``sign(x) * (1 - 2/(exp(2*min(|x|, 10)) + 1))`` (tanh(10) rounds to 1 in float32);
 - ``erf``: ``x + x*R(s)`` up to |x| = 1 (R of degree 6), else
   ``sign(x) * (1 - exp(Q(min(|x|, 4))))`` with Q of degree 9 fitted to ``log(erfc)``
   (erfc(4) is below half an ulp of 1).
@@ -28,7 +28,7 @@ import numpy as np
 __all__ = ["TANH_SMALL", "ERF_SMALL", "ERF_LARGE", "wgsl_helper", "float32_model",
            "fit_coefficients", "f32_literal"]
 
-TANH_SPLIT, TANH_CLAMP = 0.55, 9.0
+TANH_SPLIT, TANH_CLAMP = 0.55, 10.0
 ERF_SPLIT, ERF_CLAMP = 1.0, 4.0
 
 TANH_SMALL = (-0.3333333134651184, 0.1333310604095459, -0.05390826612710953,
@@ -103,8 +103,8 @@ def float32_model(name: str, x: np.ndarray) -> np.ndarray:
     the device's), to measure the approximation itself."""
     x = np.asarray(x, np.float32)
     a = np.abs(x)
-    s = x * x
     with np.errstate(all="ignore"):
+        s = x * x
         if name == "tanh":
             small = x + x * s * _horner32(TANH_SMALL, s)
             e = np.exp(np.float32(2) * np.minimum(a, np.float32(TANH_CLAMP)))

@@ -70,7 +70,7 @@ SIGMOID = _kernel(
 TANH = _kernel(
     "tanh", ir.map(y=ir.tanh(x)), "y = tanh(x)",
     # CUDA tanhf: 2 ulp. WGSL: the fg_tanh_f32 approximation (1.8 ulp with an exact exp)
-    # plus exp's error at 2|x| <= 18, which the 1 - 2/(e + 1) form damps to a few ulp.
+    # plus exp's error at 2|x| <= 20, which the 1 - 2/(e + 1) form damps to a few ulp.
     tolerance={"backend:wgpu": {"ulp": 10}})
 
 EXP = _kernel(

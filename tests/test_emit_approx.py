@@ -1,0 +1,99 @@
+"""The WGSL tanh and erf approximations (forge/emit/_approx.py): their float32 error,
+their non-finite behaviour, what a real WGSL implementation computes with them, and
+the float literals every emitter prints."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import forge
+from forge import Schedule, ir
+from forge.emit._approx import f32_literal, float32_model, wgsl_helper
+from forge.emit._dialect import CUDA, WGSL
+from forge.ir import erf64
+from oracle.pytest_plugin import require_available
+
+TRUTH = {"tanh": np.tanh, "erf": erf64}
+GRID = np.concatenate([np.linspace(-12, 12, 400_001), np.geomspace(1e-30, 12, 20_001),
+                       -np.geomspace(1e-30, 12, 20_001)]).astype(np.float32)
+
+
+def _ulps(got: np.ndarray, want: np.ndarray) -> np.ndarray:
+    """Distance in units of the float32 spacing at the true value."""
+    spacing = np.spacing(np.abs(want.astype(np.float32))).astype(np.float64)
+    return np.abs(got.astype(np.float64) - want) / spacing
+
+
+@pytest.mark.parametrize("name", ["tanh", "erf"])
+def test_the_approximation_is_within_two_ulp_with_an_exact_exp(name):
+    want = TRUTH[name](GRID.astype(np.float64))
+    assert _ulps(float32_model(name, GRID), want).max() <= 2.0
+
+
+@pytest.mark.parametrize("name", ["tanh", "erf"])
+def test_the_approximation_saturates_and_propagates_nan(name):
+    out = float32_model(name, np.array([np.inf, -np.inf, 1e30, -1e30, np.nan, 0.0, -0.0], np.float32))
+    assert out[:4].tolist() == [1.0, -1.0, 1.0, -1.0]
+    assert np.isnan(out[4]) and out[5] == 0.0 and out[6] == 0.0
+
+
+def test_the_helpers_are_only_emitted_where_used():
+    plain = forge.emit(ir.kernel("p", ir.map(y=ir.input("x") * 2.0)), Schedule(64), "wgsl")
+    assert "fg_tanh_f32" not in plain and "fg_erf_f32" not in plain
+    both = forge.emit(ir.kernel("q", ir.map(y=ir.tanh(ir.input("x")) + ir.erf(ir.input("x")))),
+                      Schedule(64), "wgsl")
+    assert wgsl_helper("tanh") in both and wgsl_helper("erf") in both
+    assert "tanhf(" in forge.emit(forge.get_kernel("tanh"), Schedule(64), "cuda")
+
+
+def test_on_a_real_wgsl_implementation_the_error_stays_small(request):
+    """On the adapter at hand (lavapipe in CI), tanh and erf through the emitted helpers:
+    their own <= 2 ulp plus what the device's exp adds."""
+    require_available(request.config, "wgpu")
+    x = ir.input("x")
+    kernel = ir.kernel("approx_probe", ir.map(t=ir.tanh(x), e=ir.erf(x)))
+    size = GRID.size
+    with forge.open_context("wgpu", capacity_bytes=64 << 20) as ctx:
+        views = [ctx.allocate_and_write(GRID, 0),
+                 ctx.allocate_transient(GRID.nbytes, 1, usage=forge.BindingUsage.STORAGE_READ_WRITE),
+                 ctx.allocate_transient(GRID.nbytes, 2, usage=forge.BindingUsage.STORAGE_READ_WRITE),
+                 ctx.allocate_and_write(kernel.pack_uniform(size), 3, usage=forge.BindingUsage.UNIFORM)]
+        ctx.run_kernel(kernel, Schedule(256, items_per_invocation=4), views, size)
+        got = {"tanh": ctx.read_buffer_f32(views[1]), "erf": ctx.read_buffer_f32(views[2])}
+    for name, values in got.items():
+        worst = _ulps(values, TRUTH[name](GRID.astype(np.float64))).max()
+        assert worst <= 8, f"{name}: {worst} ulp on {ctx.adapter.name}"
+
+
+_FLOATS = st.floats(width=32, allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_FLOATS)
+def test_float32_literals_round_trip(value):
+    text = f32_literal(value)
+    assert text.endswith("f")
+    assert np.float32(float(text[:-1])) == np.float32(value)
+    assert WGSL().literal(value, "f32") == CUDA().literal(value, "f32") == text
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.floats(allow_nan=False, allow_infinity=False))
+def test_float64_and_float16_literals_round_trip(value):
+    wgsl64 = WGSL().literal(value, "f64")
+    assert wgsl64.endswith("lf") and float(wgsl64[:-2]) == value
+    assert float(CUDA().literal(value, "f64")) == value
+    with np.errstate(over="ignore"):
+        half = np.float16(value)
+    if np.isfinite(half):
+        assert np.float16(float(WGSL().literal(value, "f16")[:-1])) == half
+
+
+def test_non_finite_and_extreme_integer_literals_are_spelled_without_literals():
+    assert WGSL().literal(float("inf"), "f32") == "bitcast<f32>(0x7f800000u)"
+    assert CUDA().literal(float("-inf"), "f32") == "__int_as_float((int)0xff800000u)"
+    assert WGSL().literal(-2**31, "i32") == "(-2147483647i - 1i)"
+    assert CUDA().literal(-2**31, "i32") == "(-2147483647 - 1)"
