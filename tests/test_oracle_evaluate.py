@@ -158,3 +158,41 @@ def test_bad_arguments_are_refused(reference):
         oracle.evaluate(reference, "raw_affine")
     with pytest.raises(InvalidArgument, match="warmups"):
         oracle.evaluate(reference, AFFINE, samples=-1)
+
+
+_TWICE_I32 = """\
+struct Params { n: u32 }
+@group(0) @binding(0) var<storage, read> x: array<i32>;
+@group(0) @binding(1) var<storage, read_write> y: array<i32>;
+@group(0) @binding(2) var<uniform> p: Params;
+
+@compute @workgroup_size(${wg_x})
+fn ${entry}(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
+            @builtin(local_invocation_index) lid: u32) {
+    let i = (wg.y * groups.x + wg.x) * ${wg_x}u + lid;
+    if (i < p.n) { y[i] = x[i] * @FACTOR@; }
+}
+"""
+
+
+def _twice(x, y, p):
+    y[:] = x * np.int32(2)  # wraps on overflow, as WGSL's i32 does
+
+
+@pytest.mark.parametrize("factor,passes", [("2", True), ("3", False)])
+def test_integer_buffers_are_judged_exactly(request, factor, passes):
+    require_available(request.config, "wgpu")
+    kernel = forge.KernelSpec(
+        id=f"twice_i32_{factor}", entry_point="twice",
+        buffers=(forge.BufferSpec(0, "i32", "read", name="x"),
+                 forge.BufferSpec(1, "i32", "read_write", name="y"),
+                 forge.BufferSpec.uniform(2, (("n", "u32"),))),
+        sources={"wgsl": _TWICE_I32.replace("@FACTOR@", factor)}, reference=_twice,
+        params=lambda n: {"n": n}, test_sizes=(999,))
+    with forge.open_context("wgpu") as ctx:
+        ev = oracle.evaluate(ctx, kernel, samples=1)
+    assert ev.passed is passes, ev.report()
+    assert ev.outputs["y"].comparison.tolerance.ulp == 0
+    if not passes:  # every nonzero input doubles instead of tripling (zeros agree)
+        x = oracle.make_case(kernel, 999, 0).arrays["x"]
+        assert ev.outputs["y"].comparison.mismatches == np.count_nonzero(x)

@@ -114,3 +114,13 @@ def test_the_generated_space_keeps_the_kernels_own_schedules_first():
 def test_too_few_samples_to_measure_noise_are_refused():
     with pytest.raises(InvalidArgument, match="samples"):
         oracle.tune(ReferenceContext(), AFFINE, samples=1)
+
+
+def test_after_a_device_loss_the_default_reopen_asks_the_registry():
+    lose = Schedule(128)
+    ctx = _ScheduleSensitive(lose_on=lose)  # backend_name "reference": reopened from the registry
+    result = oracle.tune(ctx, AFFINE, space=[Schedule(64), lose, Schedule(32)], size=2000,
+                         samples=2)
+    by = {c.schedule: c for c in result.candidates}
+    assert by[lose].status == "lost" and result.contexts_opened == 1
+    assert by[Schedule(32)].timing is not None  # measured on the fresh context
