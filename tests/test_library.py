@@ -65,21 +65,18 @@ FORMULAS = {
 }
 
 
-def test_the_library_holds_every_kernel_of_the_issue_with_two_schedules_or_more():
+def test_the_library_holds_every_kernel_of_the_issue_with_two_baseline_schedules():
     ids = {k.id for k in IR_KERNELS}
     assert set(LIBRARY) <= ids
     for kernel in IR_KERNELS:
-        assert len(kernel.schedules) >= 2, kernel.id
-        assert any(kernel.schedule_role(s) == "baseline" for s in kernel.schedules)
+        baselines = [s for s in kernel.schedules if kernel.schedule_role(s) == "baseline"]
+        assert len(baselines) >= 2, kernel.id
         for schedule in kernel.schedules:  # portable: any WebGPU adapter can run them
             assert schedule.invocations <= 256
             assert forge.emit.workgroup_storage_bytes(kernel, schedule, "wgsl") <= 16384
-        assert any(_not_a_multiple(kernel, s) for s in kernel.test_sizes), kernel.id
-
-
-def _not_a_multiple(kernel, size) -> bool:
-    dims = kernel.body.dims(size)
-    return any(d % 4 for d in dims.values())
+        # at the default size of kforge check some dimension is odd: a multiple of no
+        # vector width, workgroup or tile, so the bounds guards are exercised
+        assert any(d % 2 for d in kernel.body.dims(kernel.test_sizes[0]).values()), kernel.id
 
 
 def _inputs(kernel, size, rng) -> dict[str, np.ndarray]:

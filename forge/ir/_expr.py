@@ -254,38 +254,22 @@ def _binary(op: str, a: Any, b: Any) -> Expr:
     return Expr(op, "bool" if op in COMPARISONS else a.dtype, (a, b))
 
 
-def eq(a: Any, b: Any) -> Expr:
-    """``a == b`` as an IR comparison (a bool expression)."""
-    return _binary("eq", a, b)
+def _binary_function(op: str, doc: str):
+    def function(a: Any, b: Any) -> Expr:
+        return _binary(op, a, b)
+    function.__name__ = {"and": "logical_and", "or": "logical_or"}.get(op, op)
+    function.__doc__ = doc
+    return function
 
 
-def ne(a: Any, b: Any) -> Expr:
-    """``a != b`` as an IR comparison."""
-    return _binary("ne", a, b)
-
-
-def lt(a: Any, b: Any) -> Expr:
-    return _binary("lt", a, b)
-
-
-def le(a: Any, b: Any) -> Expr:
-    return _binary("le", a, b)
-
-
-def gt(a: Any, b: Any) -> Expr:
-    return _binary("gt", a, b)
-
-
-def ge(a: Any, b: Any) -> Expr:
-    return _binary("ge", a, b)
-
-
-def logical_and(a: Any, b: Any) -> Expr:
-    return _binary("and", a, b)
-
-
-def logical_or(a: Any, b: Any) -> Expr:
-    return _binary("or", a, b)
+eq = _binary_function("eq", "``a == b`` as an IR comparison (a bool expression).")
+ne = _binary_function("ne", "``a != b`` as an IR comparison.")
+lt = _binary_function("lt", "``a < b`` (also written ``a < b``).")
+le = _binary_function("le", "``a <= b``.")
+gt = _binary_function("gt", "``a > b``.")
+ge = _binary_function("ge", "``a >= b``.")
+logical_and = _binary_function("and", "Both bools (also written ``a & b``).")
+logical_or = _binary_function("or", "Either bool (also written ``a | b``).")
 
 
 def logical_not(a: Expr) -> Expr:

@@ -224,23 +224,14 @@ def _sorted_outputs(outputs: Mapping[str, Expr]) -> tuple[tuple[str, Expr], ...]
     return tuple(outputs.items())
 
 
-# -- map ---------------------------------------------------------------------------------
+# -- patterns of named output expressions ------------------------------------------------
 @dataclass(frozen=True, eq=False)
-class Map(Body):
-    """Elementwise: ``outputs[name][i] = expr`` at every element ``i < n``."""
+class _Outputs(Body):
+    """A pattern whose outputs are named expressions (``map`` and ``rows``)."""
 
     outputs: tuple[tuple[str, Expr], ...] = ()
-    kind = "map"
 
-    def __post_init__(self) -> None:
-        for name, expr in self.outputs:
-            for node in walk(expr):
-                if node.op in ("row", "col", "reduce"):
-                    raise IRError(f"output {name!r} uses {node} in a map; rows, columns and "
-                                  "row reductions belong to ir.rows")
-                if node.op == "load" and node.attr[1] is not None:
-                    raise IRError(f"buffer {node.attr[0]!r}: a map has no layouts "
-                                  f"(got layout={node.attr[1]!r})")
+    def _check_buffers(self) -> None:
         loads, _ = _collect(dict(self.outputs), self.dim_names)
         self._ordered(loads)
         _check_inout(dict(self.outputs), loads)
@@ -254,16 +245,47 @@ class Map(Body):
     def params(self) -> list[tuple[str, str]]:
         return _collect(dict(self.outputs), self.dim_names)[1]
 
+    def _layout_of(self, name: str, load: Expr | None) -> str:
+        raise NotImplementedError
+
     def buffers(self) -> list[BufferDecl]:
         loads = self.loads()
         outs = dict(self.outputs)
-        decls = [BufferDecl(n, loads[n].dtype, False, False, ("n",))
-                 for n in self._ordered(loads) if n not in outs]
-        decls += [BufferDecl(n, e.dtype, True, n in loads, ("n",)) for n, e in self.outputs]
-        return decls
+
+        def decl(name: str, dtype: str, output: bool) -> BufferDecl:
+            layout = self._layout_of(name, loads.get(name))
+            return BufferDecl(name, dtype, output, output and name in loads,
+                              _EXTENT[layout], layout)
+        return ([decl(n, loads[n].dtype, False) for n in self._ordered(loads) if n not in outs]
+                + [decl(n, e.dtype, True) for n, e in self.outputs])
 
     def _describe(self) -> dict:
         return {"outputs": [[n, e.describe()] for n, e in self.outputs]}
+
+
+_EXTENT = {"n": ("n",), "matrix": ("rows", "cols"), "rows": ("rows",), "cols": ("cols",)}
+
+
+# -- map ---------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class Map(_Outputs):
+    """Elementwise: ``outputs[name][i] = expr`` at every element ``i < n``."""
+
+    kind = "map"
+
+    def __post_init__(self) -> None:
+        for name, expr in self.outputs:
+            for node in walk(expr):
+                if node.op in ("row", "col", "reduce"):
+                    raise IRError(f"output {name!r} uses {node} in a map; rows, columns and "
+                                  "row reductions belong to ir.rows")
+                if node.op == "load" and node.attr[1] is not None:
+                    raise IRError(f"buffer {node.attr[0]!r}: a map has no layouts "
+                                  f"(got layout={node.attr[1]!r})")
+        self._check_buffers()
+
+    def _layout_of(self, name: str, load: Expr | None) -> str:
+        return "n"
 
     def evaluate(self, arrays: Mapping[str, np.ndarray], uniform: Any) -> None:
         n = int(uniform["n"])
@@ -294,20 +316,15 @@ def map(**outputs: Expr) -> Map:  # noqa: A001 - the IR pattern
 
 
 # -- rows --------------------------------------------------------------------------------
-_ROW_LAYOUTS = ("matrix", "rows", "cols")
-_EXTENT = {"matrix": ("rows", "cols"), "rows": ("rows",), "cols": ("cols",)}
-
-
 def _layout(load: Expr) -> str:
     return load.attr[1] or "matrix"
 
 
 @dataclass(frozen=True, eq=False)
-class Rows(Body):
+class Rows(_Outputs):
     """Per-row work on a ``rows x cols`` matrix: each output is either a matrix
     (``out[r, c] = expr``) or one value per row (``out[r] = expr`` of row reductions)."""
 
-    outputs: tuple[tuple[str, Expr], ...] = ()
     layouts: tuple[tuple[str, str], ...] = ()
     kind = "rows"
 
@@ -334,35 +351,18 @@ class Rows(Body):
                               "matrix output")
             layouts[name] = layout
         object.__setattr__(self, "layouts", tuple((n, layouts[n]) for n, _ in self.outputs))
-        loads, _ = _collect(dict(self.outputs), self.dim_names)
-        self._ordered(loads)
-        _check_inout(dict(self.outputs), loads)
+        self._check_buffers()
+        loads = self.loads()
         for name, layout in self.layouts:
             if name in loads and _layout(loads[name]) != layout:
                 raise IRError(f"output {name!r} is a {layout} buffer but is read with "
                               f"layout={_layout(loads[name])!r}")
 
-    def expressions(self) -> list[Expr]:
-        return [e for _, e in self.outputs]
-
-    def loads(self) -> dict[str, Expr]:
-        return _collect(dict(self.outputs), self.dim_names)[0]
-
-    def params(self) -> list[tuple[str, str]]:
-        return _collect(dict(self.outputs), self.dim_names)[1]
-
     def output_layout(self, name: str) -> str:
         return dict(self.layouts)[name]
 
-    def buffers(self) -> list[BufferDecl]:
-        loads = self.loads()
-        outs = dict(self.outputs)
-        decls = [BufferDecl(n, loads[n].dtype, False, False, _EXTENT[_layout(loads[n])],
-                            _layout(loads[n]))
-                 for n in self._ordered(loads) if n not in outs]
-        decls += [BufferDecl(n, e.dtype, True, n in loads, _EXTENT[self.output_layout(n)],
-                             self.output_layout(n)) for n, e in self.outputs]
-        return decls
+    def _layout_of(self, name: str, load: Expr | None) -> str:
+        return self.output_layout(name) if name in dict(self.outputs) else _layout(load)
 
     def reductions(self) -> list[list[Expr]]:
         """The row reductions grouped by level: a level's reductions use only those of
@@ -380,8 +380,7 @@ class Rows(Body):
         return [[r for r in order if levels[r.key] == level] for level in range(1, depth + 1)]
 
     def _describe(self) -> dict:
-        return {"outputs": [[n, e.describe()] for n, e in self.outputs],
-                "layouts": [list(item) for item in self.layouts]}
+        return {**super()._describe(), "layouts": [list(item) for item in self.layouts]}
 
     def evaluate(self, arrays: Mapping[str, np.ndarray], uniform: Any) -> None:
         nrows, ncols = int(uniform["rows"]), int(uniform["cols"])
