@@ -63,6 +63,13 @@ def _add_run_flags(parser, samples: int) -> None:
     parser.add_argument("--seed", type=int, default=0, help="input seed (default 0)")
     parser.add_argument("--samples", type=int, default=samples,
                         help=f"timed runs per evaluation (default {samples})")
+    parser.add_argument("--capacity-mib", type=int, metavar="MIB",
+                        help="memory each context opens with (default: the backend's); "
+                             "large sizes need more")
+
+
+def _open_options(args) -> dict:
+    return {} if args.capacity_mib is None else {"capacity_bytes": args.capacity_mib << 20}
 
 
 def _kernels(names):
@@ -149,6 +156,7 @@ def _check(args) -> int:
         for kernel, size in plan:
             results.append(cross_check(
                 kernel, names, size, args.seed, samples=args.samples,
+                open_options={name: _open_options(args) for name in names},
                 on_result=lambda name, ev, k=kernel: advance(f"{k.id} at {ev.size} on {name}: "
                                                               f"{ev.verdict}")))
     failed = [ev for r in results for ev in r.evaluations.values() if ev.verdict in _FAILING]
@@ -204,7 +212,7 @@ def _certify(args) -> int:
     rows = []
     with _progress(len(kernels) * len(names), args.json) as advance:
         for name in names:
-            with registry.open_context(name) as ctx:
+            with registry.open_context(name, **_open_options(args)) as ctx:
                 for kernel in kernels:
                     rows.append(_certify_one(ctx, kernel, args))
                     advance(f"{kernel.id} on {name}: {rows[-1]['result']}")
@@ -227,11 +235,12 @@ def _tune(args) -> int:
     kernel = registry.get_kernel(args.kernel)
     backend = args.backend or registry.default_backend()
     _backends([backend])
-    with registry.open_context(backend) as ctx:
+    with registry.open_context(backend, **_open_options(args)) as ctx:
         adapter = ctx.adapter.name
         with _progress(None, args.json or args.dry_run) as advance:
             result = tune(ctx, kernel, size=args.size, space=args.space, seed=args.seed,
                           samples=args.samples, dry_run=args.dry_run,
+                          reopen=lambda: registry.open_context(backend, **_open_options(args)),
                           on_progress=lambda c: advance(f"{c.schedule}: {c.status}"))
     if args.json:
         print_json(result.as_dict())
