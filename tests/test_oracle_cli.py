@@ -129,3 +129,13 @@ def test_profile_hardware_describes_each_available_backend(capsys):
     assert set(data["unavailable"]) == {n for n, (ok, _) in status.items() if not ok}
     code, out, _ = _run(capsys, "profile-hardware", "--backend", "reference")
     assert code == 0 and "max_workgroup_size" in out and "adapter.name" in out
+
+
+def test_capacity_option_lets_large_sizes_run(capsys):
+    args = ("check", "raw_affine", "--backend", "reference", "--size", "9000000",
+            "--samples", "1", "--json")
+    code, out, _ = _run(capsys, *args)  # 72 MB of buffers: over the default 64 MiB
+    ev = json.loads(out)["results"][0]["evaluations"]["reference"]
+    assert code == 1 and ev["error_type"] == "AllocationError"
+    code, out, _ = _run(capsys, *args, "--capacity-mib", "256")
+    assert code == 0 and json.loads(out)["passed"]
