@@ -74,8 +74,8 @@ def check(kernel, schedule: Schedule, target: str | None = None, constraints=Non
         except Unsupported as exc:
             raise UnsupportedFeature(f"kernel {kernel.id}: {exc}") from None
         if name == "cuda" and schedule.invocations > _CUDA_MAX_THREADS:
-            raise ScheduleRefused(f"a CUDA block holds at most {_CUDA_MAX_THREADS} threads; "
-                                  f"the workgroup {schedule.workgroup_size} has {schedule.invocations}")
+            raise ScheduleRefused(f"a CUDA block holds at most {_CUDA_MAX_THREADS} threads; the "
+                                  f"workgroup {schedule.workgroup_size} has {schedule.invocations}")
         limit = STORAGE_LIMITS[name]
         if constraints is not None:
             limit = min(limit, constraints.max_workgroup_storage_bytes)

@@ -12,10 +12,11 @@ helpers instead:
 
 Both propagate NaN through the polynomial branch, which a NaN takes because it fails the
 branch comparison (an explicit ``x != x`` test is unreliable: WGSL implementations may
-assume there are no NaNs and fold it away). Evaluated in float32 with an exact ``exp`` their error is at most
-2 ulp (``tests/test_emit_approx.py`` measures it); WGSL's own ``exp`` may add up to
-``3 + 2*|arg|`` ulp of its result, which the oracle's tolerance for these kernels on
-wgpu allows for. CUDA C uses ``tanhf``/``erff`` (2 ulp, CUDA C Programming Guide).
+assume there are no NaNs and fold it away). Evaluated in float32 with an exact ``exp``
+their error is at most 2 ulp (``tests/test_emit_approx.py`` measures it); WGSL's own
+``exp`` may add up to ``3 + 2*|arg|`` ulp of its result, which the oracle's tolerance for
+these kernels on wgpu allows for. CUDA C uses ``tanhf``/``erff`` (2 ulp, CUDA C
+Programming Guide).
 
 The coefficients are least-squares fits on Chebyshev nodes against the float64
 evaluator; ``python -m forge.emit._approx`` fits and prints them again.

@@ -191,9 +191,10 @@ class Emission:
 
         def lane(i: int) -> str:
             return f"{dest}[{plus(dest_base, i)}] = {d.load(buffer, plus(index, i), dtype)};"
-        self._chunk(dtype, width, pos, limit, vec_ok, lane,
-                    lambda vt, parts: [f"const {vt} fg_q = *reinterpret_cast<const {vt}*>(&{buffer}[{index}]);"]
+        def vector(vt: str, parts: list[str]) -> list[str]:
+            return ([f"const {vt} fg_q = *reinterpret_cast<const {vt}*>(&{buffer}[{index}]);"]
                     + [f"{dest}[{plus(dest_base, i)}] = fg_q.{p};" for i, p in enumerate(parts)])
+        self._chunk(dtype, width, pos, limit, vec_ok, lane, vector)
 
     def store_chunk(self, buffer: str, src: str, src_base: str, index: str, pos: str,
                     limit: str, width: int, vec_ok: str | None) -> None:

@@ -237,8 +237,9 @@ class WGSL(Dialect):
         return f"{target}({text})"
 
     def function(self, name: str, dtype: str, args: list[str]) -> str:
-        if name in self._HELPERS:
-            call = f"{self._HELPERS[name]}({', '.join(args) if dtype == 'f32' else 'f32(' + args[0] + ')'})"
+        if name in self._HELPERS:  # float32 helpers; an f16 argument goes through f32
+            argument = args[0] if dtype == "f32" else f"f32({args[0]})"
+            call = f"{self._HELPERS[name]}({argument})"
             return call if dtype == "f32" else f"{dtype}({call})"
         return f"{self._BUILTINS[name]}({', '.join(args)})"
 
@@ -367,7 +368,9 @@ class CUDA(Dialect):
                 "    float f; asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h)); return f;\n"
                 "}\n"
                 "__device__ __forceinline__ unsigned short fg_f2h(float f) {\n"
-                "    unsigned short h; asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f)); return h;\n"
+                "    unsigned short h;\n"
+                "    asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f));\n"
+                "    return h;\n"
                 "}\n"
                 "__device__ __forceinline__ float fg_rh(float f) { return fg_h2f(fg_f2h(f)); }\n")
         if any(name == "sigmoid" and dtype != "f64" for name, dtype in ops):

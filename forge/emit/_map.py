@@ -8,7 +8,7 @@ scalar loads the driver may merge."""
 from __future__ import annotations
 
 from ..ir import index
-from ._code import Emission, ScheduleRefused
+from ._code import Emission, ScheduleRefused, plus
 
 __all__ = ["check", "storage_bytes", "workgroup_count", "lower"]
 
@@ -17,8 +17,9 @@ _INDEX = index()
 
 def check(body, schedule, target: str) -> None:
     if schedule.tile is not None:
-        raise ScheduleRefused(f"a map takes no tile (got tile={'x'.join(map(str, schedule.tile))}): "
-                              "use items per invocation and vector width")
+        tile = "x".join(map(str, schedule.tile))
+        raise ScheduleRefused(f"a map takes no tile (got tile={tile}): use items per "
+                              "invocation and vector width")
 
 
 def storage_bytes(body, schedule, target: str) -> int:
@@ -64,7 +65,7 @@ def lower(em: Emission) -> None:
             for lane in range(width):
                 with v.scope():
                     for name, load_expr in loads.items():
-                        v.bind(load_expr, f"fg_v_{name}[{slot if not lane else slot + f' + {lane}u'}]")
+                        v.bind(load_expr, f"fg_v_{name}[{plus(slot, lane)}]")
                     v.bind(_INDEX, d.narrow(first if not lane else f"{first} + {lane}u"))
                     for name, expr in body.outputs:
                         code.line(f"fg_o_{name}[{lane}u] = {v.get(expr)};")

@@ -130,16 +130,20 @@ class _MatmulLowering:
             self._epilogue()
 
     # -- operand tiles -----------------------------------------------------------------
+    def _contiguous(self, name: str) -> str:
+        """``"k"`` or ``"outer"``: the dimension along which operand ``name`` is stored
+        contiguously."""
+        return {o: c for o, _, c, _ in _operands(self.body, self.bm, self.bn, self.bk)}[name]
+
     def _contiguous_extent(self, name: str) -> str:
         """The dimension an operand's rows run along in memory."""
-        contiguous = dict((o, c) for o, _, c, _ in _operands(self.body, self.bm, self.bn, self.bk))[name]
-        if contiguous == "k":
+        if self._contiguous(name) == "k":
             return self.k
         return self.m if name == "a" else self.n
 
     def _tile(self, name: str) -> tuple[str, int, str, str]:
         """(contiguous, tile outer extent, global outer size, outer origin)."""
-        contiguous = dict((o, c) for o, _, c, _ in _operands(self.body, self.bm, self.bn, self.bk))[name]
+        contiguous = self._contiguous(name)
         if name == "a":
             return contiguous, self.bm, self.m, "fg_m0"
         return contiguous, self.bn, self.n, "fg_n0"
@@ -240,7 +244,8 @@ class _MatmulLowering:
             m = em.let("fg_m", "u32", f"fg_m0 + {self._local('fg_i', self.wy, 'fg_ty')}")
             with code.block(f"if ({m} < {self.m}) {{"):
                 with code.block(d.loop("fg_g", "0u", f"{self.tn // self.v}u", "1u", unroll=True)):
-                    n = em.let("fg_n", "u32", f"fg_n0 + fg_g * {self.wx * self.v}u + fg_tx * {self.v}u")
+                    n = em.let("fg_n", "u32",
+                               f"fg_n0 + fg_g * {self.wx * self.v}u + fg_tx * {self.v}u")
                     index = f"{d.widen(m)} * {self.n} + {n}"
                     code.line(d.array("fg_out", self.dtype, self.v))
                     code.line(d.array("fg_old", self.dtype, self.v))
@@ -248,9 +253,11 @@ class _MatmulLowering:
                         acc = f"fg_acc[fg_i * {self.tn}u + fg_g * {self.v}u + {lane}u]"
                         code.line(f"fg_out[{lane}u] = {alpha} * {acc};")
                     with code.block(f"if ({beta} != {zero}) {{"):
-                        em.load_chunk("c", "fg_old", "0u", index, n, self.n, self.v, self.vec_ok["c"])
+                        em.load_chunk("c", "fg_old", "0u", index, n, self.n, self.v,
+                                      self.vec_ok["c"])
                         for lane in range(self.v):
-                            code.line(f"fg_out[{lane}u] = fg_out[{lane}u] + {beta} * fg_old[{lane}u];")
+                            code.line(f"fg_out[{lane}u] = fg_out[{lane}u] + "
+                                      f"{beta} * fg_old[{lane}u];")
                     em.store_chunk("c", "fg_out", "0u", index, n, self.n, self.v, self.vec_ok["c"])
 
 

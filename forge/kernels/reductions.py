@@ -85,7 +85,8 @@ _centred = x - _mean
 _rstd = ir.rsqrt(ir.row_sum(_centred * _centred) / cols_f32 + ir.param("eps"))
 LAYERNORM = _kernel(
     "layernorm",
-    ir.rows(y=_centred * _rstd * ir.input("gamma", layout="cols") + ir.input("beta", layout="cols")),
+    ir.rows(y=_centred * _rstd * ir.input("gamma", layout="cols")
+            + ir.input("beta", layout="cols")),
     "y = (x - mean) / sqrt(var + eps) * gamma + beta along each row (two-pass variance)",
     defaults={"eps": 1e-5},
     domain={"x": (-1e3, 1e3), "gamma": _WEIGHT_DOMAIN, "beta": _WEIGHT_DOMAIN},
