@@ -5,8 +5,9 @@ compiler (``compile_cuda``, which needs no GPU) are loaded on first use.
 
 Inside: ``_driver`` (the CUresult/nvrtcResult translation point, device probing, the
 primary context), ``_nvrtc`` (compiles and their disk cache), ``_memory`` (pinned
-memory and staged copies), ``_context`` (the context and captured graphs), and
-``_bench`` (``python -m backends.cuda._bench``: the PERFORMANCE.md figures on a GPU).
+memory and staged copies), ``_native`` (the per-launch driver calls through ctypes),
+and ``_context`` (the context and captured graphs). Its speed is measured by the
+repository's ``python -m bench`` (PERFORMANCE.md).
 """
 
 from __future__ import annotations

@@ -1,0 +1,119 @@
+"""``python -m bench``: every PERFORMANCE.md target (P1 to P8) measured against its
+baseline in one process, as a table on stdout; progress on stderr; ``--json`` and
+``--markdown`` keep the run for BENCHMARKS.md."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime
+import importlib.metadata
+import os
+import platform
+import sys
+import time
+from typing import Callable
+
+from ._env import Bench, Sizes
+from ._report import Row, failed_row, markdown_section, summary, text_table, to_json
+
+__all__ = ["SECTIONS", "main", "select"]
+
+
+def _sections() -> dict[str, Callable[[Bench], list[Row]]]:
+    from ._compile import p8
+    from ._cuda import p1, p3, p4
+    from ._harness import p5, p7
+    from ._wgpu import p2, p6
+
+    return {"P1": p1, "P2": p2, "P3": p3, "P4": p4, "P5": p5, "P6": p6, "P7": p7, "P8": p8}
+
+
+SECTIONS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8")
+_LIBRARIES = ("numpy", "cuda-bindings", "nvidia-cuda-nvrtc", "wgpu", "torch")
+
+
+def select(only: str | None) -> list[str]:
+    """The targets ``--only`` names (``"P1,P3"``, any case), in run order; all by default.
+    ``ValueError`` names an unknown one."""
+    if not only:
+        return list(SECTIONS)
+    wanted = {part.strip().upper() for part in only.split(",") if part.strip()}
+    unknown = sorted(wanted - set(SECTIONS))
+    if unknown:
+        raise ValueError(f"unknown targets {unknown}; choose from {', '.join(SECTIONS)}")
+    return [t for t in SECTIONS if t in wanted]
+
+
+def _versions() -> dict[str, str]:
+    found = {}
+    for name in _LIBRARIES:
+        try:
+            found[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return found
+
+
+def _meta(env: Bench, argv: list[str], seconds: float) -> dict:
+    cuda = env.cuda_adapter()
+    return {
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "host": platform.node(), "cpus": os.cpu_count(), "python": platform.python_version(),
+        "versions": _versions(), "cuda_device": cuda,
+        "wgpu_adapter": env.memo("wgpu adapter", dict),
+        "command": " ".join(["python -m bench", *argv]), "seconds": seconds,
+        "sizes": dataclasses.asdict(env.sizes),
+    }
+
+
+def run(env: Bench, targets: list[str]) -> list[Row]:
+    """Every section in ``targets``; a section that raises becomes one error row."""
+    sections = _sections()
+    rows: list[Row] = []
+    for target in targets:
+        start = time.perf_counter()
+        env.progress(f"{target}: start")
+        try:
+            rows.extend(sections[target](env))
+        except Exception as exc:  # noqa: BLE001 - recorded, the next section runs
+            rows.append(failed_row(target, "section", exc))
+        env.progress(f"{target}: done in {time.perf_counter() - start:.1f} s")
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
+    parser.add_argument("--only", help="comma-separated targets to run, e.g. P1,P3")
+    parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer samples")
+    parser.add_argument("--rounds", type=int, help="baseline/ours alternations per figure")
+    parser.add_argument("--json", metavar="PATH", help="write the rows and run facts as JSON")
+    parser.add_argument("--markdown", metavar="PATH",
+                        help="write a BENCHMARKS.md section for this run")
+    args = parser.parse_args(argv)
+    try:
+        targets = select(args.only)
+    except ValueError as exc:
+        parser.error(str(exc))
+    sizes = Sizes.quick() if args.quick else Sizes()
+    if args.rounds is not None:
+        if args.rounds < 1:
+            parser.error("--rounds must be at least 1")
+        sizes = dataclasses.replace(sizes, rounds=args.rounds)
+    env = Bench(sizes)
+    start = time.perf_counter()
+    try:
+        rows = run(env, targets)
+        meta = _meta(env, argv, time.perf_counter() - start)
+    finally:
+        env.close()
+    print(text_table(rows))
+    print(summary(rows))
+    if args.json:
+        with open(args.json, "w") as f:
+            f.write(to_json(meta, rows) + "\n")
+    if args.markdown:
+        with open(args.markdown, "w") as f:
+            f.write(markdown_section(meta, rows))
+    return 0

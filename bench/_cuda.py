@@ -1,0 +1,223 @@
+"""P1, P3, P4: generated kernels on CUDA against baselines measured in the same run
+(cuMemcpyDtoD of the same buffers for the memory-bound ones, cuBLAS float32 through
+torch for gemm). Each kernel's schedules are swept, the best is re-measured in turn
+with its baseline, and its output is checked against the kernel's numpy meaning."""
+
+from __future__ import annotations
+
+import forge
+from forge import ir
+
+from ._env import Bench
+from ._report import (Goal, Row, bandwidth_gbps, format_bytes, gemm_flops, guarded,
+                      memory_bound_bytes, rows_bytes, tflops)
+from ._timing import CudaTimer, alternate, median, torch_seconds
+from ._workload import (TF32_SUSPECT, best, bind_views, check_gemm_output,
+                        check_map_output, check_rows_output, gemm_error, gemm_schedules,
+                        host_array, map_schedules, output_index, rows_schedules, sweep)
+
+__all__ = ["p1", "p3", "p4", "copy_gbps"]
+
+_MAP_KERNELS = ("affine", "add")
+_ROW_KERNELS = ("softmax", "rmsnorm")
+
+
+def _kernel_gbps(env: Bench, ctx, kernel, views, size: int, moved: int):
+    """A function of a schedule: the kernel's median bandwidth over ``env`` samples."""
+    s = env.sizes
+
+    def figure(schedule) -> float:
+        ns = ctx.run_kernel(kernel, schedule, views, size, warmups=s.warmups, samples=s.samples)
+        return bandwidth_gbps(moved, median(ns) * 1e-9)
+    return figure
+
+
+def copy_gbps(env: Bench, ctx, timer: CudaTimer, source, target, nbytes: int):
+    """A function measuring cuMemcpyDtoDAsync of ``nbytes`` from view ``source`` to
+    view ``target`` on the context's stream: bytes read + written per second."""
+    from backends.cuda._driver import call, driver
+
+    def enqueue() -> None:
+        call(driver.cuMemcpyDtoDAsync, ctx.slab + target.offset, ctx.slab + source.offset,
+             nbytes, ctx.stream)
+
+    def figure() -> float:
+        seconds = timer.seconds(enqueue, env.sizes.warmups, env.sizes.samples)
+        return bandwidth_gbps(2 * nbytes, median(seconds))
+    return figure
+
+
+def _final(env: Bench, baseline, ours) -> tuple[float, float, dict]:
+    """Baseline and ours re-measured in turn; their medians and every value."""
+    values = alternate({"baseline": baseline, "ours": ours}, env.sizes.rounds)
+    return median(values["baseline"]), median(values["ours"]), values
+
+
+def _sweep_note(tried: list[dict], winner: dict) -> str:
+    refused = sum("error" in t for t in tried)
+    return (f"best of {len(tried) - refused} schedules ({refused} refused): {winner['schedule']} "
+            f"({winner['role']})")
+
+
+# -- P1 ---------------------------------------------------------------------------------
+def p1(env: Bench) -> list[Row]:
+    return [row for name in _MAP_KERNELS
+            for row in guarded("P1", f"{name} on CUDA", lambda name=name: _p1_kernel(env, name))]
+
+
+def _p1_kernel(env: Bench, name: str) -> Row:
+    ctx = env.cuda()
+    kernel = forge.get_kernel(name)
+    n = env.sizes.buffer_bytes // 4
+    data = {spec.name: host_array(n, seed=i) for i, spec in enumerate(kernel.inputs)}
+    env.progress(f"P1 {name}: {format_bytes(n * 4)} per buffer")
+    views = bind_views(ctx, kernel, n, data)
+    out = views[output_index(kernel)]
+    timer = CudaTimer(ctx)
+    try:
+        copy = copy_gbps(env, ctx, timer, views[0], out, n * 4)
+        ours = _kernel_gbps(env, ctx, kernel, views, n, memory_bound_bytes(kernel, n))
+        schedules = map_schedules(kernel, ctx.constraints.multiprocessor_count)
+        tried = sweep(kernel, schedules, ours, ctx.constraints, "cuda", env.progress)
+        winner = best(tried)
+        schedule = forge.Schedule.parse(winner["schedule"])
+        base, mine, values = _final(env, copy, lambda: ours(schedule))
+    finally:
+        timer.close()
+    error = check_map_output(kernel, data, ctx.read_buffer_f32(out), dict(kernel.defaults))
+    return Row("P1", f"{name} {format_bytes(n * 4)}/buffer, CUDA",
+               f"cuMemcpyDtoD {format_bytes(n * 4)}", base, mine, "GB/s", Goal(">=", 0.92),
+               notes=f"{_sweep_note(tried, winner)}; output checked (max rel err {error:.1e})",
+               raw={"candidates": tried, "rounds": values, "bytes_moved": memory_bound_bytes(kernel, n)})
+
+
+# -- P3 ---------------------------------------------------------------------------------
+def p3(env: Bench) -> list[Row]:
+    rows = [row for name in _ROW_KERNELS
+            for row in guarded("P3", f"{name} on CUDA", lambda name=name: _p3_kernel(env, name))]
+    return rows + guarded("P3", "torch softmax (reference)", lambda: _p3_torch(env))
+
+
+def _p3_data(env: Bench, kernel) -> dict:
+    s = env.sizes
+    # x spreads exp() over a wide range; the per-column weights stay moderate.
+    return {spec.name: host_array(spec.element_count(s.cols), 10 + i,
+                                  *((-4.0, 4.0) if spec.name == "x" else (-1.0, 1.0)))
+            for i, spec in enumerate(kernel.inputs)}
+
+
+def _p3_kernel(env: Bench, name: str) -> Row:
+    ctx = env.cuda()
+    s = env.sizes
+    kernel = ir.with_shape(forge.get_kernel(name), rows=s.rows)
+    data = _p3_data(env, kernel)
+    env.progress(f"P3 {name}: {s.rows} x {s.cols} float32")
+    views = bind_views(ctx, kernel, s.cols, data)
+    out = views[output_index(kernel)]
+    moved = rows_bytes(s.rows, s.cols)
+    timer = CudaTimer(ctx)
+    try:
+        copy = copy_gbps(env, ctx, timer, views[0], out, s.rows * s.cols * 4)
+        ours = _kernel_gbps(env, ctx, kernel, views, s.cols, moved)
+        tried = sweep(kernel, rows_schedules(kernel, s.cols, cuda=True), ours, ctx.constraints,
+                      "cuda", env.progress)
+        winner = best(tried)
+        schedule = forge.Schedule.parse(winner["schedule"])
+        base, mine, values = _final(env, copy, lambda: ours(schedule))
+    finally:
+        timer.close()
+    error = check_rows_output(lambda r: ir.with_shape(forge.get_kernel(name), rows=r), data,
+                              ctx.read_buffer_f32(out), s.rows, s.cols, dict(kernel.defaults))
+    return Row("P3", f"{name} {s.rows}x{s.cols} f32, CUDA",
+               "cuMemcpyDtoD same bytes", base, mine, "GB/s", Goal(">=", 0.85),
+               notes=(f"{_sweep_note(tried, winner)}; one read + one write per element; "
+                      f"output checked (max rel err {error:.1e})"),
+               raw={"candidates": tried, "rounds": values, "bytes_counted": moved})
+
+
+def _p3_torch(env: Bench) -> Row:
+    """torch's softmax on the same shape against the same copy, for reference."""
+    torch = env.torch()
+    ctx = env.cuda()
+    s = env.sizes
+    kernel = ir.with_shape(forge.get_kernel("softmax"), rows=s.rows)
+    views = bind_views(ctx, kernel, s.cols, _p3_data(env, kernel))
+    timer = CudaTimer(ctx)
+    try:
+        copy = copy_gbps(env, ctx, timer, views[0], views[1], s.rows * s.cols * 4)
+        x = torch.empty((s.rows, s.cols), device="cuda").uniform_(-4.0, 4.0)
+
+        def theirs() -> float:
+            seconds = torch_seconds(torch, lambda: torch.softmax(x, dim=-1), s.warmups, s.samples)
+            return bandwidth_gbps(rows_bytes(s.rows, s.cols), median(seconds))
+        base, mine, values = _final(env, copy, theirs)
+    finally:
+        timer.close()
+    return Row("P3", f"torch.softmax {s.rows}x{s.cols} f32 (reference)", "cuMemcpyDtoD same bytes",
+               base, mine, "GB/s", None, notes=f"torch {torch.__version__}; PERFORMANCE.md: 0.61",
+               raw={"rounds": values})
+
+
+# -- P4 ---------------------------------------------------------------------------------
+def p4(env: Bench) -> list[Row]:
+    return guarded("P4", "gemm on CUDA", lambda: _p4(env))
+
+
+def _torch_fp32(torch) -> str:
+    """Turn TF32 off for torch's float32 matmuls; say how it is set."""
+    matmul = torch.backends.cuda.matmul
+    if hasattr(matmul, "fp32_precision"):  # torch >= 2.9: the old flag is deprecated
+        matmul.fp32_precision = "ieee"
+        return f"fp32_precision={matmul.fp32_precision!r}"
+    matmul.allow_tf32 = False
+    return f"allow_tf32={matmul.allow_tf32}"
+
+
+def _p4(env: Bench) -> Row:
+    ctx = env.cuda()
+    size = env.sizes.gemm
+    kernel = forge.get_kernel("gemm")
+    a, b = host_array(size * size, seed=20), host_array(size * size, seed=21)
+    data = {"a": a, "b": b, "c": host_array(size * size, seed=22)}
+    params = {"alpha": 1.0, "beta": 0.0}  # c = a @ b, what torch.matmul computes
+    env.progress(f"P4 gemm {size}^3 float32")
+    views = bind_views(ctx, kernel, size, data, **params)
+    flops = gemm_flops(size, size, size)
+    s = env.sizes
+
+    def ours(schedule) -> float:
+        ns = ctx.run_kernel(kernel, schedule, views, size, warmups=s.warmups, samples=s.samples)
+        return tflops(flops, median(ns) * 1e-9)
+
+    tried = sweep(kernel, gemm_schedules(kernel, cuda=True), ours, ctx.constraints, "cuda",
+                  env.progress)
+    winner = best(tried)
+    schedule = forge.Schedule.parse(winner["schedule"])
+    error = check_gemm_output(a, b, ctx.read_buffer_f32(views[output_index(kernel)]), size)
+    try:
+        torch = env.torch()
+    except ImportError as exc:
+        mine = median(ours(schedule) for _ in range(s.rounds))
+        return Row("P4", f"gemm {size}^3 f32, CUDA", "torch.matmul f32 (TF32 off)", None, mine,
+                   "TFLOP/s", Goal(">=", 0.7), error=f"no baseline: {exc}",
+                   notes=_sweep_note(tried, winner), raw={"candidates": tried})
+    setting = _torch_fp32(torch)
+    ta = torch.from_numpy(a.reshape(size, size)).cuda()
+    tb = torch.from_numpy(b.reshape(size, size)).cuda()
+    tc = torch.empty_like(ta)
+    torch_error = gemm_error(a, b, torch.matmul(ta, tb).cpu().numpy(), size)
+    if torch_error > TF32_SUSPECT:
+        raise AssertionError(f"torch.matmul ({setting}) has a relative error of "
+                             f"{torch_error:.1e}: it rounds to TF32, so it is not the float32 "
+                             "baseline P4 compares with")
+
+    def theirs() -> float:
+        seconds = torch_seconds(torch, lambda: torch.matmul(ta, tb, out=tc), s.warmups, s.samples)
+        return tflops(flops, median(seconds))
+
+    base, mine, values = _final(env, theirs, lambda: ours(schedule))
+    return Row("P4", f"gemm {size}^3 f32, CUDA", "torch.matmul f32 (TF32 off)", base, mine,
+               "TFLOP/s", Goal(">=", 0.7),
+               notes=(f"{_sweep_note(tried, winner)}; output checked (max rel err {error:.1e}); "
+                      f"torch {setting}, its max rel err {torch_error:.1e} (TF32 ~3e-4)"),
+               raw={"candidates": tried, "rounds": values, "flops": flops})

@@ -1,0 +1,154 @@
+"""The benchmark's sections run end to end and fill their rows: the CUDA ones on the
+simulated driver (which runs each IR kernel through its numpy meaning), the wgpu ones
+on whatever adapter wgpu has here (lavapipe in CI). This proves the bench's plumbing
+(views, sweeps, output checks, baselines, rows), never a speed: the figures are not
+asserted on, and the simulated clock is not a GPU's. The real run is ``python -m
+bench`` on the GPU machine."""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+import pytest
+
+import forge
+from oracle.pytest_plugin import require_available
+
+from bench._env import Bench, Sizes
+from tests.test_cuda_fake_driver import OK, device_array, fake_driver, ptr  # noqa: F401
+
+TINY = Sizes(buffer_bytes=1 << 20, rows=8, cols=2048, gemm=64, transfer_bytes=8 << 20,
+             launch_samples=20, warmups=1, samples=2, rounds=1)
+
+
+def _model(kernel):
+    """A simulated-driver kernel running IR ``kernel``'s numpy meaning on the buffers its
+    arguments point at (dimensions read from the uniform block passed by value)."""
+    body = kernel.body
+    record = kernel.uniform.record_dtype
+
+    def run(args, grid, block):
+        uniform = np.frombuffer(args[-1].ljust(record.itemsize, b"\0"), record, 1)[0]
+        dims = {name: int(uniform[name]) for name in body.dim_names}
+        arrays = [device_array(ptr(arg), decl.count(dims), forge.scalar_type(decl.dtype).numpy)
+                  for arg, decl in zip(args, body.buffers())]
+        kernel.run_reference(arrays + [uniform])
+    return run, (8,) * len(body.buffers()) + (record.itemsize,)
+
+
+def _simulate(fake, *names):
+    for name in names:
+        kernel = forge.get_kernel(name)
+        fake.kernels[kernel.entry_point] = _model(kernel)
+
+    def copy_device_to_device(dst, src, size, stream):
+        ctypes.memmove(int(dst), int(src), size)
+        fake.clock_ns += 1 + size // 1000
+        return (OK,)
+    fake.cuMemcpyDtoDAsync = copy_device_to_device
+
+
+@pytest.fixture
+def bench(fake_driver):  # noqa: F811
+    _simulate(fake_driver, "affine", "add", "softmax", "rmsnorm", "gemm")
+    env = Bench(TINY, log=open("/dev/null", "w"))
+    yield env
+    env.close()
+
+
+def _no_errors(rows, allowed=()):
+    errors = [(r.what, r.error) for r in rows if r.error and not any(a in r.error for a in allowed)]
+    assert not errors, errors
+
+
+def test_p1_sweeps_checks_and_compares_with_the_copy(bench):
+    from bench._cuda import p1
+
+    rows = p1(bench)
+    _no_errors(rows)
+    assert [r.what.split()[0] for r in rows] == ["affine", "add"]
+    for row in rows:
+        assert row.baseline_value > 0 and row.ours > 0 and row.met is not None
+        assert "output checked" in row.notes
+        assert len(row.raw["candidates"]) > len(forge.get_kernel("affine").schedules)
+
+
+def test_p3_and_p4_run_their_kernels_and_say_when_torch_is_missing(bench):
+    from bench._cuda import p3, p4
+
+    rows = p3(bench) + p4(bench)
+    _no_errors(rows, allowed=("torch",))
+    softmax, rmsnorm = rows[0], rows[1]
+    assert softmax.ours > 0 and rmsnorm.ours > 0 and softmax.goal.bound == 0.85
+    gemm = rows[-1]
+    assert gemm.target == "P4" and gemm.ours > 0
+    assert gemm.error == "" or "torch" in gemm.error
+
+
+def test_p5_and_p7_measure_the_harness_against_bare_driver_calls(bench):
+    from bench._harness import p5, p7
+
+    rows = p5(bench) + p7(bench)
+    _no_errors(rows)
+    launch, graph = rows[0], rows[1]
+    assert launch.raw["samples"] == TINY.launch_samples and "native path" in launch.notes
+    assert graph.goal.on == "ours" and graph.ours > 0
+    uploads = [r for r in rows if r.target == "P7" and r.goal is not None]
+    assert len(uploads) == 4 and all(r.ours > 0 and r.baseline_value > 0 for r in uploads)
+    bound = next(r for r in rows if "host memcpy" in r.what)
+    assert set(bound.raw["by_threads"]) >= {1, 2, 4, 8, 16}
+
+
+def test_p8_finds_nothing_compiled_on_a_second_run_in_the_same_process(bench):
+    from bench._compile import _same_process_row
+
+    row = _same_process_row(bench, "cuda", bench.cuda())
+    assert row.ours == 0 and row.met is True
+    assert row.baseline_value >= 2, "the first run compiled (or read the disk cache) and loaded"
+
+
+def test_a_failing_section_becomes_an_error_row_and_the_run_goes_on(fake_driver):  # noqa: F811
+    from bench._cli import run
+
+    env = Bench(TINY, log=open("/dev/null", "w"))
+    try:
+        rows = run(env, ["P1", "P4"])  # no simulated models of the kernels: both fail
+    finally:
+        env.close()
+    assert [r.target for r in rows] == ["P1", "P1", "P4"]
+    assert all(r.verdict == "error" and "no Python model" in r.error for r in rows)
+
+
+# -- wgpu --------------------------------------------------------------------------------
+def test_p6_and_p8_run_on_the_wgpu_adapter_here(request):
+    require_available(request.config, "wgpu")
+    from bench._wgpu import p6
+    from bench._compile import p8
+
+    env = Bench(TINY, log=open("/dev/null", "w"))
+    try:
+        rows = p6(env)
+        p8_rows = [r for r in p8(env) if "wgpu" in r.what]
+    finally:
+        env.close()
+    _no_errors(rows + p8_rows)
+    assert rows[0].baseline_value > 0 and rows[0].ours > 0
+    same, new = p8_rows
+    assert same.ours == 0 and same.met is True
+    assert new.raw["cold"]["first"]["pipeline_misses"] == 1
+
+
+def test_p2_runs_on_wgpu_and_says_when_there_is_no_cuda_copy(request):
+    require_available(request.config, "wgpu")
+    from bench._wgpu import p2
+
+    env = Bench(TINY, log=open("/dev/null", "w"))
+    try:
+        rows = p2(env)
+    finally:
+        env.close()
+    kernels = [r for r in rows if r.goal is not None]
+    assert len(kernels) == 2 and all(r.ours > 0 and "output checked" in r.notes for r in kernels)
+    for row in rows:
+        assert row.baseline_value is not None or "no CUDA copy" in row.error
