@@ -12,9 +12,10 @@ from ._env import Bench
 from ._report import (Goal, Row, bandwidth_gbps, format_bytes, gemm_flops, guarded,
                       memory_bound_bytes, rows_bytes, tflops)
 from ._timing import CudaTimer, alternate, median, torch_seconds
-from ._workload import (TF32_SUSPECT, best, bind_views, check_gemm_output,
-                        check_map_output, check_rows_output, gemm_error, gemm_schedules,
-                        host_array, map_schedules, output_index, rows_schedules, sweep)
+from ._workload import (TF32_SUSPECT, bind_views, check_gemm_output, check_map_output,
+                        check_rows_output, device_seconds, gemm_error, gemm_schedules,
+                        host_array, map_schedules, output_index, rows_schedules, sweep_best,
+                        sweep_note)
 
 __all__ = ["p1", "p3", "p4", "copy_gbps"]
 
@@ -23,13 +24,9 @@ _ROW_KERNELS = ("softmax", "rmsnorm")
 
 
 def _kernel_gbps(env: Bench, ctx, kernel, views, size: int, moved: int):
-    """A function of a schedule: the kernel's median bandwidth over ``env`` samples."""
-    s = env.sizes
-
-    def figure(schedule) -> float:
-        ns = ctx.run_kernel(kernel, schedule, views, size, warmups=s.warmups, samples=s.samples)
-        return bandwidth_gbps(moved, median(ns) * 1e-9)
-    return figure
+    """A function of a schedule: the kernel's bandwidth, moving ``moved`` bytes."""
+    seconds = device_seconds(ctx, kernel, views, size, env.sizes)
+    return lambda schedule: bandwidth_gbps(moved, seconds(schedule))
 
 
 def copy_gbps(env: Bench, ctx, timer: CudaTimer, source, target, nbytes: int):
@@ -53,12 +50,6 @@ def _final(env: Bench, baseline, ours) -> tuple[float, float, dict]:
     return median(values["baseline"]), median(values["ours"]), values
 
 
-def _sweep_note(tried: list[dict], winner: dict) -> str:
-    refused = sum("error" in t for t in tried)
-    return (f"best of {len(tried) - refused} schedules ({refused} refused): {winner['schedule']} "
-            f"({winner['role']})")
-
-
 # -- P1 ---------------------------------------------------------------------------------
 def p1(env: Bench) -> list[Row]:
     return [row for name in _MAP_KERNELS
@@ -78,16 +69,15 @@ def _p1_kernel(env: Bench, name: str) -> Row:
         copy = copy_gbps(env, ctx, timer, views[0], out, n * 4)
         ours = _kernel_gbps(env, ctx, kernel, views, n, memory_bound_bytes(kernel, n))
         schedules = map_schedules(kernel, ctx.constraints.multiprocessor_count)
-        tried = sweep(kernel, schedules, ours, ctx.constraints, "cuda", env.progress)
-        winner = best(tried)
-        schedule = forge.Schedule.parse(winner["schedule"])
+        tried, winner, schedule = sweep_best(kernel, schedules, ours, ctx.constraints, "cuda",
+                                             env.progress)
         base, mine, values = _final(env, copy, lambda: ours(schedule))
     finally:
         timer.close()
     error = check_map_output(kernel, data, ctx.read_buffer_f32(out), dict(kernel.defaults))
     return Row("P1", f"{name} {format_bytes(n * 4)}/buffer, CUDA",
                f"cuMemcpyDtoD {format_bytes(n * 4)}", base, mine, "GB/s", Goal(">=", 0.92),
-               notes=f"{_sweep_note(tried, winner)}; output checked (max rel err {error:.1e})",
+               notes=f"{sweep_note(tried, winner)}; output checked (max rel err {error:.1e})",
                raw={"candidates": tried, "rounds": values, "bytes_moved": memory_bound_bytes(kernel, n)})
 
 
@@ -119,10 +109,8 @@ def _p3_kernel(env: Bench, name: str) -> Row:
     try:
         copy = copy_gbps(env, ctx, timer, views[0], out, s.rows * s.cols * 4)
         ours = _kernel_gbps(env, ctx, kernel, views, s.cols, moved)
-        tried = sweep(kernel, rows_schedules(kernel, s.cols, cuda=True), ours, ctx.constraints,
-                      "cuda", env.progress)
-        winner = best(tried)
-        schedule = forge.Schedule.parse(winner["schedule"])
+        tried, winner, schedule = sweep_best(kernel, rows_schedules(kernel, s.cols, cuda=True),
+                                             ours, ctx.constraints, "cuda", env.progress)
         base, mine, values = _final(env, copy, lambda: ours(schedule))
     finally:
         timer.close()
@@ -130,7 +118,7 @@ def _p3_kernel(env: Bench, name: str) -> Row:
                               ctx.read_buffer_f32(out), s.rows, s.cols, dict(kernel.defaults))
     return Row("P3", f"{name} {s.rows}x{s.cols} f32, CUDA",
                "cuMemcpyDtoD same bytes", base, mine, "GB/s", Goal(">=", 0.85),
-               notes=(f"{_sweep_note(tried, winner)}; one read + one write per element; "
+               notes=(f"{sweep_note(tried, winner)}; one read + one write per element; "
                       f"output checked (max rel err {error:.1e})"),
                raw={"candidates": tried, "rounds": values, "bytes_counted": moved})
 
@@ -184,15 +172,13 @@ def _p4(env: Bench) -> Row:
     views = bind_views(ctx, kernel, size, data, **params)
     flops = gemm_flops(size, size, size)
     s = env.sizes
+    seconds = device_seconds(ctx, kernel, views, size, s)
 
     def ours(schedule) -> float:
-        ns = ctx.run_kernel(kernel, schedule, views, size, warmups=s.warmups, samples=s.samples)
-        return tflops(flops, median(ns) * 1e-9)
+        return tflops(flops, seconds(schedule))
 
-    tried = sweep(kernel, gemm_schedules(kernel, cuda=True), ours, ctx.constraints, "cuda",
-                  env.progress)
-    winner = best(tried)
-    schedule = forge.Schedule.parse(winner["schedule"])
+    tried, winner, schedule = sweep_best(kernel, gemm_schedules(kernel, cuda=True), ours,
+                                         ctx.constraints, "cuda", env.progress)
     error = check_gemm_output(a, b, ctx.read_buffer_f32(views[output_index(kernel)]), size)
     try:
         torch = env.torch()
@@ -200,7 +186,7 @@ def _p4(env: Bench) -> Row:
         mine = median(ours(schedule) for _ in range(s.rounds))
         return Row("P4", f"gemm {size}^3 f32, CUDA", "torch.matmul f32 (TF32 off)", None, mine,
                    "TFLOP/s", Goal(">=", 0.7), error=f"no baseline: {exc}",
-                   notes=_sweep_note(tried, winner), raw={"candidates": tried})
+                   notes=sweep_note(tried, winner), raw={"candidates": tried})
     setting = _torch_fp32(torch)
     ta = torch.from_numpy(a.reshape(size, size)).cuda()
     tb = torch.from_numpy(b.reshape(size, size)).cuda()
@@ -218,6 +204,6 @@ def _p4(env: Bench) -> Row:
     base, mine, values = _final(env, theirs, lambda: ours(schedule))
     return Row("P4", f"gemm {size}^3 f32, CUDA", "torch.matmul f32 (TF32 off)", base, mine,
                "TFLOP/s", Goal(">=", 0.7),
-               notes=(f"{_sweep_note(tried, winner)}; output checked (max rel err {error:.1e}); "
+               notes=(f"{sweep_note(tried, winner)}; output checked (max rel err {error:.1e}); "
                       f"torch {setting}, its max rel err {torch_error:.1e} (TF32 ~3e-4)"),
                raw={"candidates": tried, "rounds": values, "flops": flops})

@@ -18,7 +18,7 @@ from forge import Schedule
 from ._env import Bench
 from ._report import MIB, Goal, Row, bandwidth_gbps, failed_row, format_bytes, guarded
 from ._timing import CudaTimer, alternate, host_seconds, median
-from ._workload import bind_views, host_array
+from ._workload import bind_views, host_array, host_seconds_per_sample
 
 __all__ = ["p5", "p7"]
 
@@ -98,9 +98,7 @@ def _p5_samples(env: Bench) -> Row:
     native_args = native.launch_args(function, grid, block, 0, ctx.stream, params)
 
     def harness() -> float:
-        start = time.perf_counter()
-        ctx.run_kernel(kernel, schedule, views, _TINY, samples=count)
-        return (time.perf_counter() - start) / count
+        return host_seconds_per_sample(ctx, kernel, schedule, views, _TINY, count)
 
     env.progress(f"P5: {count} launches per figure, {env.sizes.rounds} rounds")
     values = alternate({"raw": lambda: _bindings_loop(ctx, count, bindings_args),
@@ -239,9 +237,9 @@ class _Transfers:
 
     def upload_rows(self) -> list[Row]:
         ctx = self.ctx
-        staging = ctx._res.staging
-        staged = (f"staged: {staging.chunk // MIB} MiB chunks x {staging.count} pinned "
-                  f"buffers, {staging.copier.threads} copy threads")
+        staging = ctx.staging_settings
+        staged = (f"staged: {format_bytes(staging['chunk_bytes'])} chunks x "
+                  f"{staging['buffers']} pinned buffers, {staging['threads']} copy threads")
         rows = []
         for source, label, notes in ((self.pageable, "pageable numpy", staged),
                                      (self.pinned, "ctx.pinned_empty", "DMA'd directly")):

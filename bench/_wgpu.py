@@ -14,8 +14,9 @@ from ._env import Bench
 from ._report import (MIB, Goal, Row, bandwidth_gbps, format_bytes, guarded,
                       memory_bound_bytes)
 from ._timing import CudaTimer, alternate, host_seconds, median
-from ._workload import (best, bind_views, check_map_output, host_array, map_schedules,
-                        output_index, sweep)
+from ._workload import (bind_views, check_map_output, device_seconds, host_array,
+                        host_seconds_per_sample, map_schedules, output_index, sweep_best,
+                        sweep_note)
 
 __all__ = ["p2", "p6", "open_wgpu", "wgpu_buffer_bytes"]
 
@@ -111,28 +112,23 @@ def _p2_kernel(env: Bench, ctx, name: str, nbytes: int, baseline) -> Row:
     data = {spec.name: host_array(n, seed=i) for i, spec in enumerate(kernel.inputs)}
     views = bind_views(ctx, kernel, n, data)
     moved = memory_bound_bytes(kernel, n)
-    s = env.sizes
+    seconds = device_seconds(ctx, kernel, views, n, env.sizes)
 
     def ours(schedule) -> float:
-        ns = ctx.run_kernel(kernel, schedule, views, n, warmups=s.warmups, samples=s.samples)
-        return bandwidth_gbps(moved, median(ns) * 1e-9)
+        return bandwidth_gbps(moved, seconds(schedule))
 
     multiprocessors = None
     if not isinstance(baseline, Exception):
         multiprocessors = env.cuda().constraints.multiprocessor_count
-    tried = sweep(kernel, map_schedules(kernel, multiprocessors), ours, ctx.constraints, "wgsl",
-                  env.progress)
-    winner = best(tried)
-    schedule = Schedule.parse(winner["schedule"])
+    tried, winner, schedule = sweep_best(kernel, map_schedules(kernel, multiprocessors), ours,
+                                         ctx.constraints, "wgsl", env.progress)
     base, mine, values, error = _with_baseline(env, baseline, lambda: ours(schedule))
     checked = check_map_output(kernel, data, ctx.read_buffer_f32(views[output_index(kernel)]),
                                dict(kernel.defaults))
-    refused = sum("error" in t for t in tried)
     return Row("P2", f"{name} {format_bytes(nbytes)}/buffer, wgpu", "CUDA cuMemcpyDtoD same size",
                base, mine, "GB/s", Goal(">=", 0.88), error=error,
-               notes=(f"{_adapter_note(ctx)}, {ctx.timing_source}; best of "
-                      f"{len(tried) - refused} schedules ({refused} refused): {winner['schedule']} "
-                      f"({winner['role']}); output checked (max rel err {checked:.1e})"),
+               notes=(f"{_adapter_note(ctx)}, {ctx.timing_source}; {sweep_note(tried, winner)}; "
+                      f"output checked (max rel err {checked:.1e})"),
                raw={"candidates": tried, "rounds": values})
 
 
@@ -219,9 +215,7 @@ def _p6(env: Bench) -> Row:
         bare = _BareLoop(ctx, kernel, schedule, x)
 
         def harness() -> float:
-            start = time.perf_counter()
-            ctx.run_kernel(kernel, schedule, views, _TINY, samples=count)
-            return (time.perf_counter() - start) / count
+            return host_seconds_per_sample(ctx, kernel, schedule, views, _TINY, count)
 
         try:
             env.progress(f"P6: {count} dispatches per figure on {_adapter_note(ctx)}")

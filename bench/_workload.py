@@ -5,6 +5,7 @@ wrong kernel must not count)."""
 
 from __future__ import annotations
 
+import time
 from typing import Callable, Sequence
 
 import numpy as np
@@ -13,7 +14,8 @@ from forge import BindingUsage, Schedule
 from forge.kernel import Access
 
 __all__ = ["host_array", "bind_views", "output_index", "map_schedules", "rows_schedules",
-           "gemm_schedules", "sweep", "best", "max_relative_error", "check_map_output",
+           "gemm_schedules", "device_seconds", "host_seconds_per_sample", "sweep", "best",
+           "sweep_best", "sweep_note", "max_relative_error", "check_map_output",
            "check_rows_output", "gemm_error", "check_gemm_output", "TF32_SUSPECT"]
 
 _BLOCK = 1 << 20
@@ -98,6 +100,41 @@ def gemm_schedules(kernel, cuda: bool) -> list[Schedule]:
                  Schedule((16, 8), vector_width=4, tile=(128, 128, 8, 2)),
                  Schedule((32, 8), vector_width=4, tile=(128, 128, 8, 2))]
     return _unique([*kernel.schedules, *extra])
+
+
+def device_seconds(ctx, kernel, views, size: int, sizes) -> Callable[[Schedule], float]:
+    """A function of a schedule: the median device seconds of one dispatch, over
+    ``sizes.samples`` samples timed by the backend (CUDA events, wgpu timestamps)."""
+    def seconds(schedule: Schedule) -> float:
+        ns = ctx.run_kernel(kernel, schedule, views, size, warmups=sizes.warmups,
+                            samples=sizes.samples)
+        return float(np.median(ns)) * 1e-9
+    return seconds
+
+
+def host_seconds_per_sample(ctx, kernel, schedule: Schedule, views, size: int,
+                            count: int) -> float:
+    """Host seconds per sample of ``run_kernel(..., samples=count)``, everything in:
+    what the harness costs around each dispatch (P5, P6)."""
+    start = time.perf_counter()
+    ctx.run_kernel(kernel, schedule, views, size, samples=count)
+    return (time.perf_counter() - start) / count
+
+
+def sweep_best(kernel, schedules: Sequence[Schedule], figure: Callable[[Schedule], float],
+               constraints, target: str,
+               progress: Callable[[str], None]) -> tuple[list[dict], dict, Schedule]:
+    """``sweep``, then its winner: (every entry, the best one, its schedule)."""
+    tried = sweep(kernel, schedules, figure, constraints, target, progress)
+    winner = best(tried)
+    return tried, winner, Schedule.parse(winner["schedule"])
+
+
+def sweep_note(tried: list[dict], winner: dict) -> str:
+    """What a row's notes say about its sweep."""
+    refused = sum("error" in t for t in tried)
+    return (f"best of {len(tried) - refused} schedules ({refused} refused): "
+            f"{winner['schedule']} ({winner['role']})")
 
 
 def sweep(kernel, schedules: Sequence[Schedule], figure: Callable[[Schedule], float],

@@ -324,6 +324,13 @@ class CudaComputeContext(SlabContext):
         return self._res.slab
 
     @property
+    def staging_settings(self) -> dict:
+        """How pageable host memory is staged: chunk bytes, pinned buffers, copy threads."""
+        staging = self._res.staging
+        return {"chunk_bytes": staging.chunk, "buffers": staging.count,
+                "threads": staging.copier.threads}
+
+    @property
     def module_cache(self):
         """Loaded kernels by (source sha256, entry point), read-only."""
         return types.MappingProxyType(self._pipelines)
