@@ -133,3 +133,12 @@ def test_workgroups_follow_each_pattern():
     assert gemm.workgroups(Schedule((16, 16), tile=(64, 64, 8)), 130) == (9, 1, 1)
     transpose = forge.get_kernel("transpose")
     assert transpose.workgroups(Schedule((32, 8), tile=(32, 32)), 67) == (9, 1, 1)  # 67 x 70
+
+
+def test_the_package_examples_run():
+    import doctest
+
+    import forge.ir
+
+    failures, tried = doctest.testmod(forge.ir, optionflags=doctest.ELLIPSIS)
+    assert tried >= 8 and failures == 0

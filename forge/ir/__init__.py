@@ -1,16 +1,21 @@
 """The kernel IR: describe a kernel once, get WGSL, CUDA C and its numpy meaning.
 
-A kernel is a pattern over typed expressions::
+A kernel is a pattern over typed expressions:
 
-    from forge import ir
-
-    x = ir.input("x")
-    a, b = ir.param("a"), ir.param("b")
-    affine = ir.kernel("affine", ir.map(y=a * x + b), defaults={"a": 2.0, "b": 0.5})
-
-    m = ir.row_max(x)
-    e = ir.exp(x - m)
-    softmax = ir.kernel("softmax", ir.rows(y=e / ir.row_sum(e)))
+>>> from forge import Schedule, ir
+>>> x = ir.input("x")
+>>> a, b = ir.param("a"), ir.param("b")
+>>> affine = ir.kernel("affine", ir.map(y=a * x + b), defaults={"a": 2.0, "b": 0.5})
+>>> [b.name for b in affine.buffers]
+['x', 'y', 'params']
+>>> e = ir.exp(x - ir.row_max(x))
+>>> softmax = ir.kernel("softmax", ir.rows(y=e / ir.row_sum(e)))
+>>> print(softmax.source("cuda", Schedule((256, 1), items_per_invocation=4)).splitlines()[6])
+//   y = (exp((x - row_max(x))) / row_sum(exp((x - row_max(x)))))
+>>> x + ir.dim("n")
+Traceback (most recent call last):
+...
+forge.ir._expr.IRTypeError: cannot add f32 and u32 (in x and n): the IR never converts implicitly; cast one side, e.g. ir.cast(n, 'f32')
 
 Patterns: ``map`` (elementwise), ``rows`` (row reductions and per-row/per-element
 outputs), ``matmul`` and ``transpose``. ``forge.emit`` lowers them under a
