@@ -221,7 +221,7 @@ class _MatmulLowering:
         return f"{index} / {v}u * {across * v}u + {lane_group} * {v}u + {index} % {v}u"
 
     def _compute(self) -> None:
-        em, d, code = self.em, self.em.d, self.em.code
+        d, code = self.em.d, self.em.code
         with code.block(d.loop("fg_kk", "0u", f"{self.bk}u", "1u", unroll=True)):
             code.line(d.array("fg_fa", self.dtype, self.tm))
             code.line(d.array("fg_fb", self.dtype, self.tn))

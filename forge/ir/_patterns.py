@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from ._eval import NUMPY_DTYPES, Evaluator, as_dtype
-from ._expr import FLOATS, Expr, IRError, IRTypeError, _name, walk
+from ._expr import Expr, IRError, IRTypeError, _name, walk
 
 __all__ = ["SizeRule", "SIZE", "BufferDecl", "Body", "Map", "Rows", "Matmul", "Transpose",
            "map", "rows", "matmul", "transpose"]
