@@ -67,8 +67,8 @@ def _same_process_row(env: Bench, backend: str, ctx) -> Row:
     first, second = _runs(ctx)
     return Row("P8", f"second run, same process, {backend}", "first run's compiles + loads",
                _work(first), _work(second), "compiles", Goal("==", 0, on="ours"),
-               notes=(f"first run {first['ms']:.1f} ms {_describe(first)}; second {second['ms']:.2f} "
-                      f"ms {_describe(second)}"),
+               notes=(f"first run {first['ms']:.1f} ms {_describe(first)}; "
+                      f"second {second['ms']:.2f} ms {_describe(second)}"),
                raw={"first": first, "second": second})
 
 
@@ -92,9 +92,9 @@ def _new_process_rows(env: Bench, backend: str) -> list[Row]:
     with tempfile.TemporaryDirectory(prefix="kforge-bench-cache-") as cache:
         env.progress(f"P8: two new {backend} processes on an empty disk cache")
         cold, warm = _child(backend, cache), _child(backend, cache)
-    notes = (f"first process: open {cold['open_ms']:.0f} ms, first run {cold['first']['ms']:.1f} ms "
-             f"{_describe(cold['first'])}; second process: open {warm['open_ms']:.0f} ms, first "
-             f"run {warm['first']['ms']:.1f} ms {_describe(warm['first'])}")
+    notes = "; ".join(
+        f"{label} process: open {run['open_ms']:.0f} ms, first run {run['first']['ms']:.1f} ms "
+        f"{_describe(run['first'])}" for label, run in (("first", cold), ("second", warm)))
     if backend == "cuda":
         return [Row("P8", "first run in a new process, warm disk cache, cuda",
                     "NVRTC compiles, empty cache", cold["first"].get("compiles", 0),
