@@ -183,14 +183,22 @@ class _BareLoop:
                      for i, b in enumerate(buffers)])
         self.buffers = buffers
         self.workgroups = kernel.workgroups(schedule, _TINY)
+        self.timestamps = None
+        if "timestamp-query" in device.features:
+            self.queries = device.create_query_set(type="timestamp", count=2)
+            self.timestamps = {"query_set": self.queries, "beginning_of_pass_write_index": 0,
+                               "end_of_pass_write_index": 1}
 
-    def per_dispatch(self, count: int) -> float:
+    def per_dispatch(self, count: int, timed: bool = False) -> float:
+        """Host seconds per dispatch of ``count``; ``timed`` adds timestamp writes to
+        each pass, as ``run_kernel`` does (never read back: the cost of taking them)."""
         device, pipeline, group, workgroups = (self.device, self.pipeline, self.bind_group,
                                                self.workgroups)
+        writes = self.timestamps if timed else None
         start = time.perf_counter()
         for _ in range(count):
             encoder = device.create_command_encoder()
-            compute = encoder.begin_compute_pass()
+            compute = encoder.begin_compute_pass(timestamp_writes=writes)
             compute.set_pipeline(pipeline)
             compute.set_bind_group(0, group)
             compute.dispatch_workgroups(*workgroups)
@@ -202,6 +210,8 @@ class _BareLoop:
     def release(self) -> None:
         for buffer in self.buffers:
             buffer.destroy()
+        if self.timestamps is not None:
+            self.queries.destroy()
 
 
 def _p6(env: Bench) -> Row:
@@ -219,15 +229,19 @@ def _p6(env: Bench) -> Row:
 
         try:
             env.progress(f"P6: {count} dispatches per figure on {_adapter_note(ctx)}")
-            values = alternate({"raw": lambda: bare.per_dispatch(count), "harness": harness},
-                               env.sizes.rounds)
+            figures = {"raw": lambda: bare.per_dispatch(count), "harness": harness}
+            if bare.timestamps is not None:
+                figures["raw_timed"] = lambda: bare.per_dispatch(count, timed=True)
+            values = alternate(figures, env.sizes.rounds)
         finally:
             bare.release()
         adapter, timing = _adapter_note(ctx), ctx.timing_source
     raw, ours = median(values["raw"]) * 1e6, median(values["harness"]) * 1e6
+    timed = (f"; the bare loop with timestamp writes in each pass: "
+             f"{median(values['raw_timed']) * 1e6:.1f} us" if "raw_timed" in values else "")
     return Row("P6", "run_kernel per sample, tiny kernel, wgpu",
                "wgpu-py encode + submit per dispatch", raw, ours, "us", Goal("<=", 1.2),
                notes=(f"{adapter}, {timing}; run_kernel encodes a timestamped pass per sample "
-                      "and submits 16 at a time"),
+                      f"and submits 16 at a time{timed}"),
                raw={"rounds_us": {k: [v * 1e6 for v in vs] for k, vs in values.items()},
                     "samples": count})
