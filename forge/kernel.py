@@ -25,6 +25,7 @@ import enum
 import hashlib
 import json
 import string
+import types
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Callable, Mapping, Sequence
@@ -40,6 +41,43 @@ __all__ = ["Access", "BufferSpec", "KernelSpec", "TARGETS"]
 TARGETS = ("wgsl", "cuda")
 
 _UNIFORM_ALIGN = 16  # a WGSL uniform block's size rounds up to 16 bytes
+
+
+def _code_digest(code: types.CodeType) -> list:
+    parts: list = [code.co_name, code.co_code.hex(), list(code.co_names)]
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            parts.append(_code_digest(const))
+        elif isinstance(const, frozenset):  # its repr order follows the hash seed
+            parts.append(sorted(map(repr, const)))
+        else:
+            parts.append(repr(const))
+    return parts
+
+
+def _value_digest(value: Any) -> Any:
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return repr(value)
+    if isinstance(value, (tuple, list)):
+        return [_value_digest(v) for v in value]
+    if callable(value):
+        return callable_digest(value)
+    return type(value).__qualname__  # an object whose repr may carry its address
+
+
+def callable_digest(function: Callable | None) -> str | None:
+    """A digest of what a Python function computes: its code, constants, defaults and
+    captured values, equal in every process of one Python version. Functions are part
+    of a kernel's meaning (its numpy reference, its geometry), so they are in its hash."""
+    if function is None:
+        return None
+    code = getattr(function, "__code__", None)
+    if code is None:
+        return f"{type(function).__module__}.{type(function).__qualname__}"
+    cells = [_value_digest(c.cell_contents) for c in (function.__closure__ or ())]
+    data = [function.__module__, function.__qualname__, _code_digest(code), cells,
+            _value_digest(function.__defaults__)]
+    return hashlib.sha256(json.dumps(data).encode()).hexdigest()[:16]
 
 
 class Access(enum.Enum):
@@ -145,7 +183,7 @@ class BufferSpec:
         """A JSON-able description, part of the kernel's semantic hash."""
         return {"binding": self.binding, "group": self.group, "element": self.element,
                 "access": self.access.value, "name": self.name, "fields": list(self.fields),
-                "inout": self.inout}
+                "inout": self.inout, "count": callable_digest(self.count)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -257,6 +295,10 @@ class KernelSpec:
                      "nonfinite_inputs": self.nonfinite_inputs}
         if self.body is not None:
             described["body"] = self.body.describe()
+        for name in ("reference", "params", "grid"):
+            digest = callable_digest(getattr(self, name))
+            if digest is not None:
+                described[name] = digest
         return described
 
     def schedule_role(self, schedule: Schedule) -> str:

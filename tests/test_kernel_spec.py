@@ -129,3 +129,28 @@ def test_reference_runs_in_place():
     y = np.zeros(4, np.float32)
     k.run_reference([x, y, k.pack_uniform(4, a=3.0, b=1.0)[0]])
     assert y.tolist() == [1.0, 4.0, 7.0, 10.0]
+
+
+def test_kernels_that_differ_only_in_their_numpy_function_differ_in_hash_and_run():
+    import forge as _forge
+
+    def halve(x, y, p):
+        y[:] = x / 2
+
+    def double(x, y, p):
+        y[:] = x * 2
+
+    base = _forge.get_kernel("demo_square")
+    kernels = [KernelSpec(id="same", entry_point="same", buffers=base.buffers,
+                          reference=fn, params=base.params) for fn in (halve, double)]
+    assert kernels[0].semantic_hash != kernels[1].semantic_hash
+    with _forge.open_context("reference") as ctx:
+        x = np.full(8, 4.0, np.float32)
+        results = []
+        for kernel in kernels:
+            views = [ctx.allocate_and_write(x, 0),
+                     ctx.allocate_transient(32, 1, usage=BindingUsage.STORAGE_READ_WRITE),
+                     ctx.allocate_and_write(kernel.pack_uniform(8), 2, usage=BindingUsage.UNIFORM)]
+            ctx.run_kernel(kernel, Schedule(), views, 8)
+            results.append(ctx.read_buffer_f32(views[1])[0])
+    assert results == [2.0, 8.0]

@@ -1,6 +1,6 @@
 // kernel-forge generated CUDA C source (forge.emit, emitter version 1); do not edit
 // kernel: affine v1, entry point affine_kernel
-// semantic hash: d52d424e935fe31a90fb7ee55c53376de8f655824c1f1879056b740ad17ae224
+// semantic hash: 9b19cc26ca8175a2d78aaeedb8090b7175ade8fdf56f4a67a1c644ebc7e514d5
 // schedule: wg=256,ipt=2,vec=4,grid=4224
 // pattern: map (n=size)
 // IR:

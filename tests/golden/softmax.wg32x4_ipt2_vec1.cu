@@ -1,6 +1,6 @@
 // kernel-forge generated CUDA C source (forge.emit, emitter version 1); do not edit
 // kernel: softmax v1, entry point softmax_kernel
-// semantic hash: 629ad615e588ec1aded69ffed974640ac4402353f316ae1e9d4663a625cf778e
+// semantic hash: 47f18ea1aa095da7080c10f11f5f5a91c7f3861c0984dae386f21822a58345c9
 // schedule: wg=32x4,ipt=2,vec=1
 // pattern: rows (rows=37, cols=size)
 // IR:

@@ -1,6 +1,6 @@
 // kernel-forge generated CUDA C source (forge.emit, emitter version 1); do not edit
 // kernel: transpose v1, entry point transpose_kernel
-// semantic hash: 5c70261bd9b6dabf0b4b64c3066ff11a86bb34e3f406f9a5c759967e6c858c5b
+// semantic hash: dcb7d5713727aa3cfbae93c6bbb692e3b7bab4ae138244ff0bced42e18c50875
 // schedule: wg=32x8,ipt=1,vec=1,tile=32x32
 // pattern: transpose (rows=size, cols=size+3)
 // IR:
