@@ -185,7 +185,10 @@ def test_resident_views_survive_clear_until_clear_resident(ctx):
         ctx.read_buffer_f32(resident)
     reused = ctx.allocate_and_write(np.full(4, 9, np.float32), 1, usage=RESIDENT)
     assert ctx.read_buffer_f32(reused).tolist() == [9.0] * 4
-    assert ctx.allocator.used_bytes(reused.slab) == reused.length_bytes  # the rest was freed
+    # The rest was freed: all that is in use is the new view and the padding that
+    # aligns its start.
+    used = ctx.allocator.used_bytes(reused.slab)
+    assert reused.length_bytes <= used < reused.length_bytes + ctx.allocator.alignment
 
 
 def test_allocator_alignment_is_the_devices_offset_alignment(ctx):
