@@ -171,6 +171,14 @@ class AdapterConstraints:
     multiprocessor_count: int | None = None
     l2_cache_bytes: int | None = None
     total_memory_bytes: int | None = None
+    #: Float operations may treat subnormal inputs and results as zero of the same sign
+    #: (WGSL allows it; CUDA only under ``-ftz``), so a correct kernel may return what
+    #: the computation gives on inputs with subnormals flushed.
+    subnormals_may_flush: bool = False
+    #: Overflow, infinities and NaNs may be assumed absent while the kernel runs, so an
+    #: element whose exact result is not finite holds an indeterminate value (WGSL's
+    #: finite math assumption); such elements cannot be judged.
+    nonfinite_indeterminate: bool = False
 
     def as_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}

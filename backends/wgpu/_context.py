@@ -151,7 +151,13 @@ class WgpuComputeContext(SlabContext):
             subgroup_size=subgroup_sizes(adapter) if "subgroup" in features else None,
             shader_f16="shader-f16" in features, shader_f64="shader-f64" in features,
             cooperative_matrix="cooperative-matrix" in features,
-            timestamp_query="timestamp-query" in features)
+            timestamp_query="timestamp-query" in features,
+            # WGSL spec, 15.7.2 "Differences from IEEE-754"
+            # (https://www.w3.org/TR/WGSL/#differences-from-ieee754): inputs and outputs
+            # of float operations may be flushed to zero, and implementations may assume
+            # overflow, infinities and NaNs are not present (the result is then an
+            # indeterminate value). Any WGSL device may do both; lavapipe happens not to.
+            subnormals_may_flush=True, nonfinite_indeterminate=True)
 
     @property
     def adapter(self) -> AdapterIdentity:
