@@ -4,6 +4,12 @@ verdict rests on.
 Checks run in a fixed order and stop at the first that fails structurally: shape,
 dtype, then element by element the non-finite pattern (NaN, +-Inf, and -0.0 when the
 policy asks) and finally values, measured as absolute, relative and ULP distance.
+
+Two documented departures from IEEE-754 are judged by masking, never by wider
+tolerances (a backend declares them in its ``AdapterConstraints``): where subnormals may
+be flushed, an element may match a second expectation, computed on flushed inputs;
+where non-finite results are indeterminate, elements whose expected value is not finite
+are not judged. Every other element stays as strictly judged as before.
 """
 
 from __future__ import annotations
@@ -17,9 +23,13 @@ from forge.errors import InvalidArgument
 
 from ._tolerance import Tolerance, default_tolerance, dtype_name
 
-__all__ = ["compare", "Comparison", "Mismatch", "ulp_distance"]
+__all__ = ["compare", "Comparison", "Mismatch", "ulp_distance", "element_matches",
+           "flush_subnormals", "nonfinite_expected", "MASKED_NONFINITE"]
 
 _SHOWN = 8  # first mismatches and largest errors kept in a report
+
+#: Why elements of a backend with indeterminate non-finite results are not judged.
+MASKED_NONFINITE = "non-finite results are indeterminate in WGSL"
 
 
 @dataclass(frozen=True)
@@ -54,7 +64,9 @@ class Comparison:
     (``"shape"``, ``"dtype"``) or is ``""``; element failures are counted in
     ``mismatches`` (of which ``nonfinite_mismatches`` disagree in NaN/Inf/zero-sign
     pattern) and listed in ``first_mismatches`` (in index order) and ``largest`` (by
-    ULP, then absolute error). Error maxima cover elements finite on both sides."""
+    ULP, then absolute error). Error maxima cover judged elements finite on both sides.
+    ``masked`` elements were not judged (``MASKED_NONFINITE``); ``flushed`` elements
+    matched only the expectation computed with subnormals flushed to zero."""
 
     passed: bool
     tolerance: Tolerance
@@ -69,6 +81,8 @@ class Comparison:
     max_ulp: int = 0
     first_mismatches: tuple[Mismatch, ...] = ()
     largest: tuple[Mismatch, ...] = field(default=(), repr=False)
+    masked: int = 0
+    flushed: int = 0
 
     def __bool__(self) -> bool:
         return self.passed
@@ -85,6 +99,11 @@ class Comparison:
         if self.nonfinite_mismatches:
             lines.append(f"  {self.nonfinite_mismatches} elements differ in their non-finite "
                          "pattern (NaN / Inf / zero sign)")
+        if self.masked:
+            lines.append(f"  masked: {MASKED_NONFINITE} ({self.masked} elements not judged)")
+        if self.flushed:
+            lines.append(f"  {self.flushed} elements match only the expectation with "
+                         "subnormals flushed to zero")
         if self.first_mismatches:
             lines.append("  first mismatches:")
             lines += [f"    {m.describe()}" for m in self.first_mismatches]
@@ -98,7 +117,8 @@ class Comparison:
                 "shape": [list(s) for s in self.shape], "dtype": list(self.dtype),
                 "mismatches": self.mismatches, "nonfinite_mismatches": self.nonfinite_mismatches,
                 "max_abs": _json_number(self.max_abs), "max_rel": _json_number(self.max_rel),
-                "max_ulp": self.max_ulp, "tolerance": self.tolerance.as_dict(),
+                "max_ulp": self.max_ulp, "masked": self.masked, "flushed": self.flushed,
+                "tolerance": self.tolerance.as_dict(),
                 "first_mismatches": [m.as_dict() for m in self.first_mismatches],
                 "largest": [m.as_dict() for m in self.largest]}
 
@@ -143,12 +163,32 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(same, np.where(mag_a > mag_b, mag_a - mag_b, mag_b - mag_a), mag_a + mag_b)
 
 
-def _flush(x: np.ndarray) -> np.ndarray:
-    tiny = np.finfo(x.dtype).tiny
-    subnormal = (x != 0) & (np.abs(x) < tiny)
+def flush_subnormals(x: np.ndarray) -> np.ndarray:
+    """``x`` with every subnormal replaced by a zero of its sign (``x`` itself when it
+    holds none, or is not a float array; a record's float fields are flushed)."""
+    x = np.asarray(x)
+    if x.dtype.names:
+        out = x.copy()
+        for name in x.dtype.names:
+            out[name] = flush_subnormals(x[name])
+        return out
+    if x.dtype.kind != "f":
+        return x
+    subnormal = (x != 0) & (np.abs(x) < np.finfo(x.dtype).tiny)
     if not subnormal.any():
         return x
     return np.where(subnormal, np.copysign(np.zeros_like(x), x), x)
+
+
+def nonfinite_expected(*expectations: "np.ndarray | None") -> np.ndarray:
+    """Elements not finite in any of ``expectations`` (same shape; None ones skipped):
+    those a backend with indeterminate non-finite results cannot be judged on."""
+    present = [np.asarray(e) for e in expectations if e is not None]
+    mask = np.zeros(present[0].shape, bool)
+    for e in present:
+        if e.dtype.kind == "f":
+            mask |= ~np.isfinite(e)
+    return mask
 
 
 # Per-element mismatch codes (a byte each, so large outputs stay cheap to judge).
@@ -198,9 +238,46 @@ def _largest(mask: np.ndarray, abs_err: np.ndarray, ulp: np.ndarray) -> np.ndarr
     return ranked[np.lexsort((-abs_err[ranked], -ulp[ranked].astype(np.float64)))]
 
 
-def compare(got: Any, want: Any, tolerance: "Tolerance | dict | None" = None) -> Comparison:
+def _judge(g: np.ndarray, w: np.ndarray, tol: Tolerance):
+    """Per element of flat ``g`` against ``w``: both as compared (subnormals flushed
+    when the tolerance says so), the mismatch code, finiteness and the error measures."""
+    if w.dtype.kind == "f" and tol.flush_subnormals:
+        g, w = flush_subnormals(g), flush_subnormals(w)
+    kinds = _pattern_mismatch(g, w, tol)
+    finite = (np.isfinite(g) & np.isfinite(w)) if w.dtype.kind == "f" else np.ones(g.shape, bool)
+    abs_err, rel_err, ulp = _errors(g, w, finite)
+    with np.errstate(over="ignore", invalid="ignore"):
+        within = (abs_err <= tol.atol + tol.rtol * np.abs(w.astype(np.float64))) | (ulp <= tol.ulp)
+    kinds[finite & ~within & (kinds == 0)] = _VALUE
+    return g, w, kinds, finite, abs_err, rel_err, ulp
+
+
+def element_matches(got: Any, want: Any, tolerance: "Tolerance | dict | None" = None) -> np.ndarray:
+    """Per element (flat), whether ``got`` matches ``want`` under ``tolerance``: what
+    ``compare`` counts, without the report."""
+    got, want = np.asarray(got), np.asarray(want)
+    tol = default_tolerance(want.dtype).merged(tolerance)
+    return _judge(got.reshape(-1), want.reshape(-1), tol)[2] == 0
+
+
+def _same_layout(name: str, array: np.ndarray, want: np.ndarray, dtype=None) -> np.ndarray:
+    if array.shape != want.shape or (dtype is not None and array.dtype != dtype):
+        raise InvalidArgument(f"compare: {name} must have the shape and dtype of want "
+                              f"({want.shape}, {dtype or want.dtype}), got "
+                              f"({array.shape}, {array.dtype})")
+    return array.reshape(-1)
+
+
+def compare(got: Any, want: Any, tolerance: "Tolerance | dict | None" = None, *,
+            flushed: Any = None, indeterminate: Any = None) -> Comparison:
     """Compare ``got`` with ``want`` (array-likes) under ``tolerance`` (a Tolerance,
-    or overrides merged into the default for ``want``'s dtype)."""
+    or overrides merged into the default for ``want``'s dtype).
+
+    ``flushed``: what a backend that flushes subnormals computes (``want``'s shape and
+    dtype); an element matching it instead of ``want`` is accepted and counted in
+    ``flushed``. ``indeterminate``: a boolean mask of elements the backend's semantics
+    leave indeterminate (see ``nonfinite_expected``); they are not judged and are
+    counted in ``masked``. Without both, judging is IEEE-strict."""
     got, want = np.asarray(got), np.asarray(want)
     tol = default_tolerance(want.dtype).merged(tolerance)
     shapes = (tuple(got.shape), tuple(want.shape))
@@ -212,17 +289,23 @@ def compare(got: Any, want: Any, tolerance: "Tolerance | dict | None" = None) ->
         return Comparison(False, reason="dtype", **base)
     if want.dtype.kind not in "fiub":
         raise InvalidArgument(f"compare handles float, integer and bool arrays, got {want.dtype}")
-    g, w = got.reshape(-1), want.reshape(-1)
-    floating = w.dtype.kind == "f"
-    if floating and tol.flush_subnormals:
-        g, w = _flush(g), _flush(w)
-    kinds = _pattern_mismatch(g, w, tol)
-    finite = (np.isfinite(g) & np.isfinite(w)) if floating else np.ones(g.shape, bool)
-    abs_err, rel_err, ulp = _errors(g, w, finite)
-    with np.errstate(over="ignore", invalid="ignore"):
-        within = (abs_err <= tol.atol + tol.rtol * np.abs(w.astype(np.float64))) | (ulp <= tol.ulp)
-    value_bad = finite & ~within & (kinds == 0)
-    kinds[value_bad] = _VALUE
+    skip = (np.zeros(want.size, bool) if indeterminate is None else
+            _same_layout("indeterminate", np.asarray(indeterminate), want, np.dtype(bool)))
+    g, w, kinds, finite, abs_err, rel_err, ulp = _judge(got.reshape(-1), want.reshape(-1), tol)
+    use_flushed = np.zeros(g.shape, bool)
+    if flushed is not None:
+        f = _same_layout("flushed", np.asarray(flushed), want, want.dtype)
+        _, f, kinds_f, finite_f, abs_f, rel_f, ulp_f = _judge(g, f, tol)
+        use_flushed = (kinds != 0) & (kinds_f == 0) & ~skip
+        # An element accepted on the flushed expectation is measured against it.
+        kinds[use_flushed] = 0
+        w, finite, abs_err, rel_err, ulp = (np.where(use_flushed, b, a) for a, b in (
+            (w, f), (finite, finite_f), (abs_err, abs_f), (rel_err, rel_f), (ulp, ulp_f)))
+    kinds[skip] = 0
+    finite = finite & ~skip
+    abs_err, rel_err, ulp = (np.where(skip, np.zeros((), a.dtype), a)
+                             for a in (abs_err, rel_err, ulp))
+    value_bad = kinds == _VALUE
     bad = np.flatnonzero(kinds)
     args = (got.shape, g, w)
     first = tuple(_mismatch(i, *args, kinds[i], abs_err, rel_err, ulp) for i in bad[:_SHOWN])
@@ -233,4 +316,5 @@ def compare(got: Any, want: Any, tolerance: "Tolerance | dict | None" = None) ->
         passed=bad.size == 0, count=int(g.size), mismatches=int(bad.size),
         nonfinite_mismatches=int(bad.size - value_bad.sum()),
         max_abs=float(abs_err.max(initial=0.0)), max_rel=float(rel_err.max(initial=0.0)),
-        max_ulp=int(ulp.max(initial=0)), first_mismatches=first, largest=largest, **base)
+        max_ulp=int(ulp.max(initial=0)), first_mismatches=first, largest=largest,
+        masked=int(skip.sum()), flushed=int(use_flushed.sum()), **base)

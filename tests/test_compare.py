@@ -11,6 +11,8 @@ from hypothesis.extra import numpy as hnp
 
 from forge import InvalidArgument
 from oracle import Tolerance, compare, default_tolerance, resolve_tolerance, ulp_distance
+from oracle._compare import (MASKED_NONFINITE, element_matches, flush_subnormals,
+                             nonfinite_expected)
 
 F32, F64, F16 = np.float32, np.float64, np.float16
 EXACT = {"atol": 0.0, "rtol": 0.0, "ulp": 0}
@@ -135,6 +137,97 @@ def test_ulp_distance_refuses_mixed_or_integer_dtypes():
         ulp_distance(np.zeros(2, F32), np.zeros(2, F64))
     with pytest.raises(InvalidArgument):
         ulp_distance(np.zeros(2, np.int32), np.zeros(2, np.int32))
+
+
+# -- declared departures from IEEE-754: masked elements, the flushed expectation ------------
+def test_nonfinite_expected_elements_are_masked_only_when_asked():
+    want = np.array([np.inf, np.nan, -np.inf, 1.0], F32)
+    got = np.array([0.0, 0.0, 7.0, 1.0], F32)   # what a finite-math device may leave
+    strict = compare(got, want)
+    assert not strict.passed and strict.nonfinite_mismatches == 3 and strict.masked == 0
+    masked = compare(got, want, indeterminate=nonfinite_expected(want))
+    assert masked.passed and masked.masked == 3 and masked.mismatches == 0, masked.report()
+    assert f"masked: {MASKED_NONFINITE} (3 elements not judged)" in masked.report()
+    assert masked.as_dict()["masked"] == 3
+
+
+def test_a_wrong_element_beside_masked_ones_still_fails():
+    want = np.array([np.inf, 6.0, 2.0, 3.0], F32)
+    got = np.array([0.0, _next(6.0, steps=1000), np.nan, np.inf], F32)
+    result = compare(got, want, indeterminate=nonfinite_expected(want))
+    assert not result.passed and result.masked == 1
+    assert [(m.index, m.kind) for m in result.first_mismatches] == [((1,), "value"), ((2,), "nan"),
+                                                                    ((3,), "inf")]
+    assert result.max_ulp == 1000  # a masked element adds nothing to the maxima
+
+
+def test_an_element_may_match_the_flushed_expectation_instead():
+    # mul on an H200: (-1e-39) * 6.49e7 is -6.49e-32, but the device flushed the
+    # subnormal input and returned -0.0; under an exact tolerance only the flushed
+    # expectation explains it.
+    want = np.array([F32(-1e-39) * F32(6.49e7), 6.0], F32)
+    flushed = np.array([-0.0, 6.0], F32)
+    got = np.array([-0.0, 6.0], F32)
+    assert not compare(got, want, EXACT).passed
+    result = compare(got, want, EXACT, flushed=flushed)
+    assert result.passed and result.flushed == 1 and result.max_abs == 0, result.report()
+    assert "1 elements match only the expectation with subnormals flushed" in result.report()
+    both = compare(want, want, EXACT, flushed=flushed)  # matching want needs no flush
+    assert both.passed and both.flushed == 0
+
+
+def test_an_element_matching_neither_expectation_fails_against_want():
+    want = np.array([0.3, 6.0], F32)
+    flushed = np.array([0.0, 6.0], F32)
+    got = np.array([0.5, 6.0], F32)
+    result = compare(got, want, flushed=flushed)
+    assert not result.passed and result.flushed == 0
+    assert result.first_mismatches[0].want == F32(0.3)
+
+
+def test_a_flushed_nan_explains_zero_times_inf():
+    # subnormal * inf: numpy says inf, a flushing device computes 0 * inf = NaN.
+    want, flushed, got = (np.array([v], F32) for v in (np.inf, np.nan, np.nan))
+    assert not compare(got, want).passed
+    assert compare(got, want, flushed=flushed).flushed == 1
+
+
+def test_flushed_and_indeterminate_must_have_the_layout_of_want():
+    want = np.zeros(3, F32)
+    with pytest.raises(InvalidArgument, match="flushed"):
+        compare(want, want, flushed=np.zeros(4, F32))
+    with pytest.raises(InvalidArgument, match="flushed"):
+        compare(want, want, flushed=np.zeros(3, F64))
+    with pytest.raises(InvalidArgument, match="indeterminate"):
+        compare(want, want, indeterminate=np.zeros(2, bool))
+
+
+def test_flush_subnormals_keeps_the_sign_and_every_other_value():
+    sub = np.finfo(F32).smallest_subnormal
+    x = np.array([-sub, sub, np.finfo(F32).tiny, -2.0, np.nan, np.inf], F32)
+    out = flush_subnormals(x)
+    assert out[:2].tolist() == [0.0, 0.0] and np.signbit(out[:2]).tolist() == [True, False]
+    np.testing.assert_array_equal(out[2:], x[2:])
+    ints = np.arange(3, dtype=np.int32)
+    assert flush_subnormals(ints) is ints
+    record = np.zeros(1, [("a", F32), ("n", np.uint32)])
+    record["a"], record["n"] = -sub, 5
+    flushed = flush_subnormals(record)
+    assert flushed["a"][0] == 0 and np.signbit(flushed["a"][0]) and flushed["n"][0] == 5
+
+
+def test_nonfinite_expected_unites_every_expectation_given():
+    want = np.array([np.inf, 1.0, 2.0], F32)
+    flushed = np.array([np.inf, np.nan, 2.0], F32)
+    assert nonfinite_expected(want).tolist() == [True, False, False]
+    assert nonfinite_expected(want, flushed).tolist() == [True, True, False]
+    assert nonfinite_expected(want, None).tolist() == [True, False, False]
+
+
+def test_element_matches_agrees_with_compare():
+    want = np.array([1.0, 2.0, np.nan], F32)
+    got = np.array([1.0, 2.5, np.nan], F32)
+    assert element_matches(got, want).tolist() == [True, False, True]
 
 
 # -- tolerances -------------------------------------------------------------------------------
