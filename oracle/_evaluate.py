@@ -12,12 +12,16 @@ How a run is judged:
 - inputs and the uniform block are read back and must be byte-for-byte unchanged;
 - outputs are compared with the reference's under the resolved tolerance; after the
   timed runs they are compared again (unless a buffer is ``inout``, whose contents
-  legitimately change with every run), which catches races that show up only later.
+  legitimately change with every run), which catches races that show up only later;
+- a backend whose constraints say subnormals may flush may also match the reference run
+  on inputs with subnormals flushed to zero; one whose constraints say non-finite
+  results are indeterminate is not judged where the expected value is not finite
+  (WGSL allows both); every other backend is judged by IEEE-754.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -28,12 +32,12 @@ from forge.kernel import Access, BufferSpec, KernelSpec
 from forge.schedule import Schedule
 from forge.types import AdapterIdentity, ValidationLevel
 
-from ._compare import Comparison, compare
+from ._compare import Comparison, compare, flush_subnormals, nonfinite_expected
 from ._inputs import POISON_INPUT, POISON_OUTPUT, Case, buffer_label, make_case, poison
 from ._tolerance import resolve_tolerance
 
 __all__ = ["evaluate", "Evaluation", "OutputCheck", "Timing", "Expected", "expected_outputs",
-           "evaluate_case", "choose_schedule", "format_duration", "REFERENCE_BACKEND", "DEFAULT_GUARD"]
+           "FloatSemantics", "evaluate_case", "choose_schedule", "format_duration", "REFERENCE_BACKEND", "DEFAULT_GUARD"]
 
 #: The backend whose numpy meaning defines what every kernel must compute.
 REFERENCE_BACKEND = "reference"
@@ -100,6 +104,52 @@ class Expected:
     truth: KernelSpec
     outputs: dict[str, np.ndarray]
     reference: str
+    _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def flushed(self) -> dict[str, np.ndarray]:
+        """What a device that flushes subnormals computes: the reference run on the
+        inputs with subnormals flushed to zero (sign kept), its subnormal results
+        flushed too. Computed on first use, then shared like ``outputs``."""
+        if "flushed" not in self._cache:
+            self._cache["flushed"] = _flushed_outputs(self)
+        return self._cache["flushed"]
+
+
+@dataclass(frozen=True)
+class FloatSemantics:
+    """The departures from IEEE-754 a backend declares in its ``AdapterConstraints``,
+    which the oracle judges by masking, never by wider tolerances."""
+
+    subnormals_may_flush: bool = False
+    nonfinite_indeterminate: bool = False
+
+    @classmethod
+    def of(cls, constraints) -> "FloatSemantics":
+        return cls(bool(getattr(constraints, "subnormals_may_flush", False)),
+                   bool(getattr(constraints, "nonfinite_indeterminate", False)))
+
+    def either(self, other: "FloatSemantics") -> "FloatSemantics":
+        """What judging two backends against each other must allow."""
+        return FloatSemantics(self.subnormals_may_flush or other.subnormals_may_flush,
+                              self.nonfinite_indeterminate or other.nonfinite_indeterminate)
+
+    def flushed(self, expected: Expected, label: str) -> np.ndarray | None:
+        return expected.flushed()[label] if self.subnormals_may_flush else None
+
+    def indeterminate(self, expected: Expected, label: str) -> np.ndarray | None:
+        """The elements of output ``label`` these semantics leave unjudged (or None)."""
+        if not self.nonfinite_indeterminate:
+            return None
+        return nonfinite_expected(expected.outputs[label], self.flushed(expected, label))
+
+    def judging(self, expected: Expected, label: str) -> dict:
+        """``compare``'s keyword arguments for output ``label``."""
+        return {"flushed": self.flushed(expected, label),
+                "indeterminate": self.indeterminate(expected, label)}
+
+    def as_dict(self) -> dict:
+        return {"subnormals_may_flush": self.subnormals_may_flush,
+                "nonfinite_indeterminate": self.nonfinite_indeterminate}
 
 
 @dataclass(frozen=True)
@@ -165,6 +215,7 @@ class Evaluation:
     timing: Timing | None = None
     got: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     counts: dict[str, int] = field(default_factory=dict, repr=False)
+    semantics: FloatSemantics = field(default_factory=FloatSemantics)
 
     @property
     def passed(self) -> bool:
@@ -231,6 +282,7 @@ class Evaluation:
                                 "later": v.later.as_dict() if v.later else None}
                             for k, v in self.outputs.items()},
                 "inputs_modified": dict(self.inputs_modified),
+                "float_semantics": self.semantics.as_dict(),
                 "timing": self.timing.as_dict() if self.timing else None}
 
 
@@ -320,6 +372,19 @@ def expected_outputs(case: Case, truth: KernelSpec | None = None, reference=None
             ctx.clear_transient_allocations()
 
 
+def _flushed_outputs(expected: Expected) -> dict[str, np.ndarray]:
+    case = expected.case
+    arrays = {label: flush_subnormals(a) for label, a in case.arrays.items()}
+    uniform = None if case.uniform is None else flush_subnormals(case.uniform)
+    changed = (any(a is not case.arrays[label] for label, a in arrays.items())
+               or (uniform is not None and uniform.tobytes() != case.uniform.tobytes()))
+    outputs = expected.outputs
+    if changed:  # without subnormal inputs only the results can differ
+        flushed_case = replace(case, arrays=arrays, uniform=uniform)
+        outputs = expected_outputs(flushed_case, expected.truth).outputs
+    return {label: flush_subnormals(out) for label, out in outputs.items()}
+
+
 # -- judging -------------------------------------------------------------------------
 def choose_schedule(ctx, kernel: KernelSpec) -> Schedule:
     """The kernel's first schedule the context's constraints admit (else its first)."""
@@ -332,9 +397,10 @@ def choose_schedule(ctx, kernel: KernelSpec) -> Schedule:
     return kernel.schedules[0]
 
 
-def _check_output(slot: _Slot, raw: np.ndarray, want: np.ndarray, tolerance) -> OutputCheck:
+def _check_output(slot: _Slot, raw: np.ndarray, want: np.ndarray, tolerance,
+                  judging: dict) -> OutputCheck:
     got, tail = raw[:slot.count], raw[slot.count:]
-    comparison = compare(got, want, tolerance)
+    comparison = compare(got, want, tolerance, **judging)
     outside = np.flatnonzero(_bits(tail) != _bits(poison(tail.dtype, 1))[0])
     unwritten = np.empty(0, np.int64)
     if not slot.spec.inout:
@@ -352,7 +418,8 @@ def _judge(ev: Evaluation, ctx, slots, views, expected: Expected, tolerances) ->
             ev.got[slot.label] = raw[:slot.count].copy()
             ev.counts[slot.label] = slot.count
             ev.outputs[slot.label] = _check_output(slot, raw, expected.outputs[slot.label],
-                                                   tolerances[slot.label])
+                                                   tolerances[slot.label],
+                                                   ev.semantics.judging(expected, slot.label))
         else:
             width = slot.data.dtype.itemsize
             changed = int(np.count_nonzero(
@@ -370,7 +437,8 @@ def _recheck(ev: Evaluation, ctx, slots, views, expected: Expected, tolerances) 
         if slot.is_output:
             again = _read(ctx, view, slot.data.dtype)[:slot.count]
             check = ev.outputs[slot.label]
-            later = compare(again, expected.outputs[slot.label], tolerances[slot.label])
+            later = compare(again, expected.outputs[slot.label], tolerances[slot.label],
+                            **ev.semantics.judging(expected, slot.label))
             ev.outputs[slot.label] = OutputCheck(**{**check.__dict__, "later": later})
 
 
@@ -412,6 +480,7 @@ def evaluate_case(ctx, expected: Expected, schedule: Schedule | None = None, *,
                   for s in kernel.outputs}
     try:
         ev.adapter = ctx.adapter
+        ev.semantics = FloatSemantics.of(ctx.constraints)
         slots = _slots(kernel, case, guard, ctx.constraints.max_storage_binding_size)
         views = _upload(ctx, slots)
         with np.errstate(all="ignore"):  # a host backend meets the edge cases too
