@@ -27,6 +27,7 @@ import forge
 import oracle
 from oracle.pytest_plugin import require_available
 from tests.oracle_broken import CASES
+from tests.test_oracle_float_semantics import WGSL, Declaring
 
 GPU_BACKENDS = ("wgpu", "cuda")
 
@@ -60,12 +61,17 @@ def test_broken_kernel_is_judged_wrong_and_its_twin_right(request, backend, name
         _assert_found(oracle.evaluate(ctx, case.broken, samples=2), finding)
 
 
+@pytest.mark.parametrize("semantics", ["ieee", "wgsl"])
 @pytest.mark.parametrize("name", [n for n, c in CASES.items() if c.broken_reference is not None])
-def test_broken_numpy_meaning_is_judged_wrong_on_the_reference(name):
+def test_broken_numpy_meaning_is_judged_wrong_on_the_reference(name, semantics):
+    """Also with WGSL's float semantics declared: masking non-finite results and
+    accepting flushed subnormals must hide none of these defects."""
     case = CASES[name]
     with forge.open_context("reference") as ctx:
-        assert oracle.evaluate(ctx, case.good, samples=2).passed
-        ev = oracle.evaluate(ctx, case.broken_reference, truth=case.good, samples=2)
+        judged = ctx if semantics == "ieee" else Declaring(ctx, **WGSL)
+        assert oracle.evaluate(judged, case.good, samples=2).passed
+        ev = oracle.evaluate(judged, case.broken_reference, truth=case.good, samples=2)
+        assert ev.semantics.subnormals_may_flush is (semantics == "wgsl")
         _assert_found(ev, case.reference_finding)
 
 
