@@ -4,6 +4,6 @@
 backends may use it too. Importing this package imports neither cuda nor wgpu.
 """
 
-from ._base import Launch, SlabContext, as_bytes
+from ._base import Launch, SlabContext, as_bytes, poll_until
 
-__all__ = ["SlabContext", "Launch", "as_bytes"]
+__all__ = ["SlabContext", "Launch", "as_bytes", "poll_until"]

@@ -20,19 +20,21 @@ from __future__ import annotations
 import abc
 import functools
 import hashlib
+import time
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
 from forge.allocator import SlabAllocator
-from forge.errors import ContextClosed, DeviceLost, InvalidArgument, UnsupportedFeature
+from forge.errors import (ContextClosed, DeviceLost, InvalidArgument, KernelTimeout,
+                          UnsupportedFeature)
 from forge.kernel import Access, KernelSpec
 from forge.schedule import Schedule
 from forge.types import BindingUsage, BufferView
 from oracle.contract import OracleContext
 
-__all__ = ["SlabContext", "Launch", "as_bytes"]
+__all__ = ["SlabContext", "Launch", "as_bytes", "poll_until"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +61,20 @@ def as_bytes(data: Any) -> memoryview:
     if not view.c_contiguous:
         raise InvalidArgument("data must be C-contiguous")
     return view.cast("B") if view.format != "B" or view.ndim != 1 else view
+
+
+def poll_until(done: Callable[[], bool], timeout_s: float, what: str) -> None:
+    """Poll ``done()`` until it is true, sleeping a little longer each time (20 us up to
+    1 ms, so short waits stay short); past ``timeout_s`` raise ``KernelTimeout``. For
+    backends whose blocking waits cannot be bounded."""
+    deadline = time.monotonic() + timeout_s
+    pause = 20e-6
+    while not done():
+        if time.monotonic() >= deadline:
+            raise KernelTimeout(f"{what} did not finish within timeout_s={timeout_s:g} s; "
+                                "the device may still be running it, so the context is lost")
+        time.sleep(pause)
+        pause = min(pause * 2, 1e-3)
 
 
 def _api(method):

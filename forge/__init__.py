@@ -10,7 +10,7 @@ neither ``backends`` nor ``oracle``, and never ``cuda`` or ``wgpu``.
 from . import emit, ir
 from .allocator import SlabAllocator
 from .errors import (AllocationError, CompileError, ContextClosed, DeviceLost, ForgeError,
-                     GpuUnavailable, GpuValidation, InvalidArgument, OracleMismatch,
+                     GpuUnavailable, GpuValidation, InvalidArgument, KernelTimeout, OracleMismatch,
                      UnsupportedFeature)
 from .kernel import TARGETS, Access, BufferSpec, KernelSpec
 from .registry import (BackendEntry, PluginWarning, available_backends, backend_names,
@@ -26,7 +26,7 @@ __all__ = [
     "Access", "AdapterConstraints", "AdapterIdentity", "AllocationError", "BackendEntry",
     "BindingUsage", "BufferSpec", "BufferView", "CompileError", "ContextClosed",
     "DeviceLost", "ForgeError", "GpuUnavailable", "GpuValidation", "InvalidArgument",
-    "KernelSpec", "MemoryTopology", "OracleMismatch", "PluginWarning", "SCALAR_TYPES",
+    "KernelSpec", "KernelTimeout", "MemoryTopology", "OracleMismatch", "PluginWarning", "SCALAR_TYPES",
     "ScalarType", "Schedule", "SlabAllocator", "SlabLayout", "TARGETS",
     "UnsupportedFeature", "ValidationLevel", "available_backends", "backend_names", "default_backend",
     "get_kernel", "list_kernels", "open_context", "refresh", "scalar_type", "__version__",

@@ -16,6 +16,7 @@ __all__ = [
     "InvalidArgument",
     "CompileError",
     "DeviceLost",
+    "KernelTimeout",
     "UnsupportedFeature",
     "ContextClosed",
     "OracleMismatch",
@@ -64,6 +65,11 @@ class CompileError(ForgeError):
 
 class DeviceLost(ForgeError, RuntimeError):
     """The device is gone (destroyed, reset, or a sticky fault); open a new context."""
+
+
+class KernelTimeout(DeviceLost, TimeoutError):
+    """Device work ran past the context's ``timeout_s``. The context is lost: the device
+    may still be running the work, so nothing it holds can be trusted or reused."""
 
 
 class UnsupportedFeature(ForgeError, NotImplementedError):

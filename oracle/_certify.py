@@ -27,7 +27,7 @@ from forge.errors import ForgeError, InvalidArgument, OracleMismatch
 from forge.kernel import KernelSpec
 from forge.schedule import Schedule
 
-from ._evaluate import Evaluation, choose_schedule, evaluate
+from ._evaluate import DEFAULT_TIMEOUT_S, Evaluation, choose_schedule, evaluate
 
 __all__ = ["certify", "Certification", "certificate_key", "find_certificate", "cache_dir",
            "canonical_json", "MANIFEST_FORMAT"]
@@ -166,7 +166,8 @@ def _summary(ev: Evaluation) -> dict:
 def certify(ctx, kernel: KernelSpec, schedule: Schedule | None = None, *,
             sizes: Sequence[int] | None = None, seed: int = 0, samples: int = 5,
             cache: str | os.PathLike | None = None, force: bool = False,
-            tolerance: Any = None, reference=None) -> Certification:
+            tolerance: Any = None, reference=None,
+            timeout_s: float | None = DEFAULT_TIMEOUT_S) -> Certification:
     """Certify ``kernel`` under ``schedule`` (default: its first the context admits) on
     ``ctx``: reuse a matching manifest unless ``force``, else evaluate at every size of
     ``sizes`` (default: the kernel's test sizes) and write the manifest. Raises
@@ -181,7 +182,8 @@ def certify(ctx, kernel: KernelSpec, schedule: Schedule | None = None, *,
     if not sizes:
         raise InvalidArgument("certify needs at least one size")
     evaluations = tuple(evaluate(ctx, kernel, schedule, size, seed, samples=samples,
-                                 tolerance=tolerance, reference=reference) for size in sizes)
+                                 tolerance=tolerance, reference=reference, timeout_s=timeout_s)
+                        for size in sizes)
     failed = [ev for ev in evaluations if not ev.passed]
     if failed:
         raise OracleMismatch(f"{kernel.id} cannot be certified under {schedule} on "

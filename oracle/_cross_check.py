@@ -22,7 +22,7 @@ from forge.kernel import KernelSpec
 from forge.schedule import Schedule
 
 from ._compare import Comparison, compare, element_matches
-from ._evaluate import (DEFAULT_GUARD, REFERENCE_BACKEND, Evaluation, Expected, evaluate_case,
+from ._evaluate import (DEFAULT_GUARD, DEFAULT_TIMEOUT_S, REFERENCE_BACKEND, Evaluation, Expected, evaluate_case,
                         expected_outputs)
 from ._inputs import buffer_label, make_case
 from ._tolerance import resolve_tolerance
@@ -181,7 +181,8 @@ def cross_check(kernel: KernelSpec, backends: Iterable[str] | None = None,
                 size: int | None = None, seed: int = 0, *, schedule: Schedule | None = None,
                 warmups: int = 1, samples: int = 5, tolerance: Any = None,
                 guard: int = DEFAULT_GUARD, on_result: Callable[[str, Evaluation], None] | None = None,
-                open_options: dict[str, dict] | None = None) -> CrossCheck:
+                open_options: dict[str, dict] | None = None,
+                timeout_s: float | None = DEFAULT_TIMEOUT_S) -> CrossCheck:
     """Evaluate ``kernel`` on every available backend of ``backends`` (default: all
     known) with one set of inputs (``size`` defaults to the kernel's largest test size)
     and one reference run, then compare the backends
@@ -200,7 +201,7 @@ def cross_check(kernel: KernelSpec, backends: Iterable[str] | None = None,
             continue
         try:
             ev = evaluate_case(ctx, expected, schedule, warmups=warmups, samples=samples,
-                               tolerance=tolerance, guard=guard)
+                               tolerance=tolerance, guard=guard, timeout_s=timeout_s)
         finally:
             ctx.close()
         result.evaluations[name] = ev

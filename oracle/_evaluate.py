@@ -27,7 +27,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 import forge
-from forge.errors import CompileError, ForgeError, InvalidArgument, OracleMismatch, UnsupportedFeature
+from forge.errors import (CompileError, DeviceLost, ForgeError, InvalidArgument, KernelTimeout,
+                          OracleMismatch, UnsupportedFeature)
 from forge.kernel import Access, BufferSpec, KernelSpec
 from forge.schedule import Schedule
 from forge.types import AdapterIdentity, ValidationLevel
@@ -37,12 +38,16 @@ from ._inputs import POISON_INPUT, POISON_OUTPUT, Case, buffer_label, make_case,
 from ._tolerance import resolve_tolerance
 
 __all__ = ["evaluate", "Evaluation", "OutputCheck", "Timing", "Expected", "expected_outputs",
-           "FloatSemantics", "evaluate_case", "choose_schedule", "format_duration", "REFERENCE_BACKEND", "DEFAULT_GUARD"]
+           "FloatSemantics", "evaluate_case", "choose_schedule", "format_duration", "REFERENCE_BACKEND", "DEFAULT_GUARD",
+           "DEFAULT_TIMEOUT_S"]
 
 #: The backend whose numpy meaning defines what every kernel must compute.
 REFERENCE_BACKEND = "reference"
 #: Elements bound past the end of each storage buffer to catch out-of-bounds access.
 DEFAULT_GUARD = 1024
+# Seconds any one wait for the device may take before the verdict is "timeout": far
+# beyond any test-sized kernel, short enough that a hung kernel is reported.
+DEFAULT_TIMEOUT_S = 60.0
 
 
 @dataclass(frozen=True)
@@ -195,8 +200,9 @@ class Evaluation:
     """The verdict on one kernel, on one context, at one size and seed.
 
     ``verdict`` is ``"pass"``, ``"mismatch"`` (wrong output, unwritten or out-of-bounds
-    elements, modified inputs), ``"error"`` (the backend raised) or ``"unsupported"``
-    (the kernel cannot run there: no source for it, a missing feature, a limit)."""
+    elements, modified inputs), ``"error"`` (the backend raised), ``"timeout"`` (a wait
+    for the device ran past ``timeout_s``) or ``"unsupported"`` (the kernel cannot run
+    there: no source for it, a missing feature, a limit)."""
 
     kernel: KernelSpec
     backend: str
@@ -216,6 +222,7 @@ class Evaluation:
     got: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     counts: dict[str, int] = field(default_factory=dict, repr=False)
     semantics: FloatSemantics = field(default_factory=FloatSemantics)
+    lost: bool = False  # the context was lost (device loss, timeout): open a new one
 
     @property
     def passed(self) -> bool:
@@ -454,7 +461,9 @@ def _source_level(ctx, kernel: KernelSpec, schedule: Schedule) -> ValidationLeve
 
 
 def _fail(ev: Evaluation, ctx, exc: ForgeError) -> None:
-    ev.verdict = "unsupported" if isinstance(exc, UnsupportedFeature) else "error"
+    ev.verdict = ("unsupported" if isinstance(exc, UnsupportedFeature) else
+                  "timeout" if isinstance(exc, KernelTimeout) else "error")
+    ev.lost = isinstance(exc, DeviceLost)
     ev.error_type = type(exc).__name__
     ev.error = f"{ev.error_type}: {exc}"
     if isinstance(exc, CompileError) or ev.level < ValidationLevel.PIPELINE_CREATED:
@@ -463,10 +472,13 @@ def _fail(ev: Evaluation, ctx, exc: ForgeError) -> None:
 
 def evaluate_case(ctx, expected: Expected, schedule: Schedule | None = None, *,
                   warmups: int = 1, samples: int = 5, tolerance: Any = None,
-                  guard: int = DEFAULT_GUARD) -> Evaluation:
+                  guard: int = DEFAULT_GUARD,
+                  timeout_s: float | None = DEFAULT_TIMEOUT_S) -> Evaluation:
     """Judge the case's kernel on ``ctx`` against precomputed ``expected`` outputs;
     the building block of evaluate, cross_check and tune. Every transient allocation
-    of ``ctx`` is released when it returns."""
+    of ``ctx`` is released when it returns. Each wait for the device is bounded by
+    ``timeout_s`` (None: unbounded); past it the verdict is ``"timeout"`` and the
+    context is lost (``Evaluation.lost``), since the device may still be running."""
     case = expected.case
     kernel = case.kernel
     if warmups < 0 or samples < 0 or guard < 0:
@@ -478,6 +490,7 @@ def evaluate_case(ctx, expected: Expected, schedule: Schedule | None = None, *,
     tolerances = {buffer_label(s): resolve_tolerance(s.dtype, kernel.tolerance,
                                                      ctx.backend_name, tolerance)
                   for s in kernel.outputs}
+    previous_timeout, ctx.timeout_s = ctx.timeout_s, timeout_s
     try:
         ev.adapter = ctx.adapter
         ev.semantics = FloatSemantics.of(ctx.constraints)
@@ -495,6 +508,7 @@ def evaluate_case(ctx, expected: Expected, schedule: Schedule | None = None, *,
         _fail(ev, ctx, exc)
         return ev
     finally:
+        ctx.timeout_s = previous_timeout
         _release(ctx)
     _settle(ev)
     return ev
@@ -517,7 +531,8 @@ def _settle(ev: Evaluation) -> None:
 def evaluate(ctx, kernel: KernelSpec, schedule: Schedule | None = None, size: int | None = None,
              seed: int = 0, warmups: int = 1, samples: int = 5, tolerance: Any = None, *,
              reference=None, truth: KernelSpec | None = None,
-             uniform: Mapping[str, Any] | None = None, guard: int = DEFAULT_GUARD) -> Evaluation:
+             uniform: Mapping[str, Any] | None = None, guard: int = DEFAULT_GUARD,
+             timeout_s: float | None = DEFAULT_TIMEOUT_S) -> Evaluation:
     """Run ``kernel`` on ``ctx`` and judge it against the reference backend.
 
     ``size`` defaults to the kernel's largest test size; ``schedule`` to its first
@@ -528,11 +543,13 @@ def evaluate(ctx, kernel: KernelSpec, schedule: Schedule | None = None, size: in
     same buffers whose CPU meaning defines the expected output (default: ``kernel``).
     ``warmups`` untimed and ``samples`` timed runs follow the judged run (``samples=0``:
     no timing). Errors of the backend become the verdict; the context is left usable
-    unless the device was lost."""
+    unless the device was lost. ``timeout_s`` bounds each wait for the device
+    (default ``DEFAULT_TIMEOUT_S``; None: unbounded): a kernel that runs longer gets
+    the verdict ``"timeout"`` instead of hanging the caller, and the context is lost."""
     if not isinstance(kernel, KernelSpec):
         raise InvalidArgument(f"expected a KernelSpec, got {type(kernel).__name__}")
     size = max(kernel.test_sizes) if size is None else size
     case = make_case(kernel, size, seed, uniform)
     expected = expected_outputs(case, truth, reference)
     return evaluate_case(ctx, expected, schedule, warmups=warmups, samples=samples,
-                         tolerance=tolerance, guard=guard)
+                         tolerance=tolerance, guard=guard, timeout_s=timeout_s)

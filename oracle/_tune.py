@@ -23,7 +23,7 @@ from forge.errors import ForgeError, InvalidArgument
 from forge.kernel import KernelSpec
 from forge.schedule import Schedule
 
-from ._evaluate import DEFAULT_GUARD, Evaluation, Timing, format_duration, evaluate_case, expected_outputs
+from ._evaluate import DEFAULT_GUARD, DEFAULT_TIMEOUT_S, Evaluation, Timing, format_duration, evaluate_case, expected_outputs
 from ._inputs import make_case
 
 __all__ = ["tune", "TuneResult", "Candidate", "schedule_space", "declare_winner"]
@@ -37,8 +37,8 @@ VECTOR_WIDTHS = (1, 2, 4)
 class Candidate:
     """One schedule and what became of it: ``status`` is ``pruned`` (never run),
     ``wrong`` (failed the oracle), ``error`` (the backend raised), ``lost`` (the device
-    was lost running it), ``eliminated`` (slower half in ``round``), ``finalist``, or
-    ``winner``."""
+    was lost running it), ``timeout`` (it ran past ``timeout_s``), ``eliminated``
+    (slower half in ``round``), ``finalist``, or ``winner``."""
 
     schedule: Schedule
     status: str = "candidate"
@@ -157,9 +157,11 @@ def declare_winner(best: Candidate, runner_up: Candidate | None) -> tuple[bool, 
 class _Search:
     """The measuring half of the tuner: one context (replaced when lost), one case."""
 
-    def __init__(self, ctx, expected, reopen, warmups, tolerance, guard, on_progress):
+    def __init__(self, ctx, expected, reopen, warmups, tolerance, guard, on_progress,
+                 timeout_s):
         self.ctx, self.expected, self.reopen = ctx, expected, reopen
         self.warmups, self.tolerance, self.guard = warmups, tolerance, guard
+        self.timeout_s = timeout_s
         self.on_progress = on_progress
         self.opened: list[Any] = []
 
@@ -167,13 +169,15 @@ class _Search:
         survivors = []
         for c in alive:
             ev = evaluate_case(self.ctx, self.expected, c.schedule, warmups=self.warmups,
-                               samples=samples, tolerance=self.tolerance, guard=self.guard)
+                               samples=samples, tolerance=self.tolerance, guard=self.guard,
+                               timeout_s=self.timeout_s)
             c.evaluation, c.round = ev, round_
             if ev.passed:
                 c.timing = ev.timing
                 survivors.append(c)
-            elif ev.error_type == "DeviceLost":
-                c.status, c.reason = "lost", f"device lost: {ev.error}; continued on a fresh context"
+            elif ev.lost:
+                c.status = "timeout" if ev.verdict == "timeout" else "lost"
+                c.reason = f"{ev.error}; continued on a fresh context"
                 self._replace_context()
             else:
                 c.status = "wrong" if ev.verdict == "mismatch" else "error"
@@ -195,7 +199,8 @@ def tune(ctx, kernel: KernelSpec, *, size: int | None = None,
          space: Iterable[Schedule] | None = None, seed: int = 0, samples: int = 5,
          warmups: int = 1, dry_run: bool = False, tolerance: Any = None,
          reopen: Callable[[], Any] | None = None, guard: int = DEFAULT_GUARD,
-         on_progress: Callable[[Candidate], None] | None = None) -> TuneResult:
+         on_progress: Callable[[Candidate], None] | None = None,
+         timeout_s: float | None = DEFAULT_TIMEOUT_S) -> TuneResult:
     """Search ``space`` (default ``schedule_space(kernel)``) for the fastest correct
     schedule of ``kernel`` on ``ctx`` at ``size`` (default: its largest test size).
     ``dry_run`` prunes and returns without running anything. ``reopen`` opens a fresh
@@ -213,7 +218,7 @@ def tune(ctx, kernel: KernelSpec, *, size: int | None = None,
         return result
     expected = expected_outputs(make_case(kernel, size, seed))
     search = _Search(ctx, expected, reopen or (lambda: forge.open_context(ctx.backend_name)),
-                     warmups, tolerance, guard, on_progress)
+                     warmups, tolerance, guard, on_progress, timeout_s)
     try:
         _halve(search, alive, samples, result)
     finally:

@@ -33,6 +33,12 @@ class OracleContext(abc.ABC):
     #: Registry name of the backend (``"cuda"``, ``"wgpu"``, ``"reference"``...).
     backend_name: str = ""
 
+    #: Bound in seconds on any one wait for device work (None: wait as long as it
+    #: takes). A wait past it raises ``forge.KernelTimeout`` and the context is lost.
+    #: Backends that run kernels on the calling thread (the numpy reference) cannot
+    #: interrupt them and ignore it.
+    timeout_s: float | None = None
+
     # -- memory --------------------------------------------------------------------
     @abc.abstractmethod
     def allocate_and_write(self, data, binding: int, group: int = 0,

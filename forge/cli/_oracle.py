@@ -13,7 +13,7 @@ from ..errors import ForgeError, InvalidArgument, OracleMismatch
 from ..schedule import Schedule
 from ._output import add_json_flag, console, print_json, print_table
 
-_FAILING = ("mismatch", "error")
+_FAILING = ("mismatch", "error", "timeout")
 
 
 def register(subparsers) -> None:
@@ -66,6 +66,9 @@ def _add_run_flags(parser, samples: int) -> None:
     parser.add_argument("--capacity-mib", type=int, metavar="MIB",
                         help="memory each context opens with (default: the backend's); "
                              "large sizes need more")
+    parser.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                        help="bound on each wait for the device; a kernel that runs "
+                             "longer is reported as 'timeout' (default 60)")
 
 
 def _open_options(args) -> dict:
@@ -157,6 +160,7 @@ def _check(args) -> int:
             results.append(cross_check(
                 kernel, names, size, args.seed, samples=args.samples,
                 open_options={name: _open_options(args) for name in names},
+                timeout_s=args.timeout,
                 on_result=lambda name, ev, k=kernel: advance(f"{k.id} at {ev.size} on {name}: "
                                                               f"{ev.verdict}")))
     failed = [ev for r in results for ev in r.evaluations.values() if ev.verdict in _FAILING]
@@ -192,7 +196,7 @@ def _certify_one(ctx, kernel, args) -> dict:
     row = {"kernel": kernel.id, "backend": ctx.backend_name}
     try:
         cert = certify(ctx, kernel, args.schedule, seed=args.seed, samples=args.samples,
-                       cache=args.cache_dir, force=args.force)
+                       cache=args.cache_dir, force=args.force, timeout_s=args.timeout)
     except OracleMismatch as exc:
         failures = exc.report or []
         unsupported = failures and all(ev.verdict == "unsupported" for ev in failures)
@@ -241,7 +245,8 @@ def _tune(args) -> int:
             result = tune(ctx, kernel, size=args.size, space=args.space, seed=args.seed,
                           samples=args.samples, dry_run=args.dry_run,
                           reopen=lambda: registry.open_context(backend, **_open_options(args)),
-                          on_progress=lambda c: advance(f"{c.schedule}: {c.status}"))
+                          on_progress=lambda c: advance(f"{c.schedule}: {c.status}"),
+                          timeout_s=args.timeout)
     if args.json:
         print_json(result.as_dict())
         return 0
