@@ -23,6 +23,10 @@ def _gemm(a_layout="row", b_layout="row"):
 
 CASES = [
     ("affine", Schedule(64, items_per_invocation=2, vector_width=4, max_workgroups=3), (4097, 4098, 4099)),
+    # WGSL declares these buffers as arrays of vec4 (vec2): views of n % 4 != 0 floats
+    # are bound rounded up to whole vectors, the tail goes by component
+    ("add", Schedule(64, items_per_invocation=2, vector_width=4, max_workgroups=3), (1, 2, 3, 4098)),
+    ("axpy", Schedule(64, items_per_invocation=2, vector_width=4), (5, 6, 7)),
     ("axpy", Schedule(32, vector_width=2), (1, 63, 65)),
     ("softmax", Schedule((32, 4), items_per_invocation=2, vector_width=4, max_workgroups=2), (250, 257, 1001)),
     ("row_sum", Schedule((16, 3), items_per_invocation=3, vector_width=2), (1, 95, 97)),

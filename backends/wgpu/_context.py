@@ -52,6 +52,10 @@ def _align4(n: int) -> int:
     return (n + 3) & ~3
 
 
+def _align16(n: int) -> int:
+    return (n + 15) & ~15
+
+
 @dataclass
 class _Pipeline:
     """A compiled kernel: its pipeline, its explicit bind group layouts (one per group
@@ -404,7 +408,7 @@ class WgpuComputeContext(SlabContext):
         for view, (group, binding) in zip(views, compiled.bindings):
             buffer = self._checked_slab(view)
             entries[group].append({"binding": binding, "resource": {
-                "buffer": buffer, "offset": view.offset, "size": _align4(view.length_bytes)}})
+                "buffer": buffer, "offset": view.offset, "size": self._binding_size(view, buffer)}})
         with translate_errors("creating bind groups"):
             groups = tuple(self._device.create_bind_group(layout=layout, entries=group)
                            for layout, group in zip(compiled.layouts, entries))
@@ -412,6 +416,22 @@ class WgpuComputeContext(SlabContext):
             compiled.bind_groups.pop(next(iter(compiled.bind_groups)))
         compiled.bind_groups[key] = groups
         return groups
+
+    def _binding_size(self, view: BufferView, buffer) -> int:
+        """Bytes bound for ``view``: rounded up to whole 16-byte vectors, so that a
+        kernel declaring the buffer as ``array<vec4<f32>>`` reaches its last, partial
+        vector. Views start on 16-byte boundaries (the allocator's alignment, at least
+        the adapter's uniform offset alignment) and slabs end on one, so the rounded
+        range only adds padding no view owns and stays inside the slab; when that or
+        the binding limit does not allow it, whole 4-byte words, as WebGPU requires."""
+        size = _align16(view.length_bytes)
+        limit = (self._constraints.max_uniform_binding_size
+                 if view.usage is BindingUsage.UNIFORM
+                 else self._constraints.max_storage_binding_size)
+        if (self._allocator.alignment % 16 or view.offset + size > buffer.size
+                or (limit is not None and size > limit)):
+            return _align4(view.length_bytes)
+        return size
 
     @staticmethod
     def _encode(encoder, compiled: _Pipeline, groups: tuple, workgroups, repeat: int = 1,

@@ -21,7 +21,7 @@ class ScheduleRefused(UnsupportedFeature):
     """A schedule (or schedule and layout) this kernel cannot be lowered under; the
     message says why. Raised before any source is emitted."""
 
-EMITTER_VERSION = 1
+EMITTER_VERSION = 2
 _COMMENT_WIDTH = 72
 
 
@@ -137,6 +137,7 @@ class Emission:
         self.values = Values(dialect, self.code)
         self._shared: list[str] = []
         self.decls = {decl.name: decl for decl in self.body.buffers()}
+        self.vector_arrays: dict[str, int] = {}  # WGSL buffers declared as vectors
         self.code.depth = 1
 
     # -- building blocks -------------------------------------------------------------
@@ -173,58 +174,100 @@ class Emission:
         """A bool value: every buffer is aligned for ``width``-wide vector access
         (CUDA, 32-bit elements); None when vector loads are not used."""
         names = [b for b in buffers if self.d.vector(self.decls[b].dtype, width)]
-        if not names or width == 1:
+        if not names or width == 1 or not self.d.pointer_vectors:
             return None
         mask = 4 * width - 1  # bytes: 32-bit elements
         pointers = " | ".join(f"(unsigned long long){b}" for b in names)
         text = f"(({pointers}) & {mask}ull) == 0ull"
         return self.let(self.values.fresh("vec_ok"), "bool", f"{text}{extra}")
 
+    def vectorize(self, buffers: Iterable[str], width: int) -> None:
+        """On WGSL, declare ``buffers`` of 32-bit elements as arrays of ``width``-vectors:
+        WGSL cannot view an ``array<f32>`` as vectors, and a whole chunk should move as
+        one vector. The wgpu backend binds views rounded up to 16 bytes, so the last,
+        partial vector of a buffer lies inside its binding."""
+        if self.d.pointer_vectors or width == 1:
+            return
+        for name in buffers:
+            if self.d.vector(self.decls[name].dtype, width):
+                self.vector_arrays[name] = width
+
+    def unrolled(self, var: str, count: int, body) -> None:
+        """``body()`` for ``var`` = 0 .. ``count`` - 1: a loop the compiler unrolls on
+        CUDA; on WGSL, which has no unroll hint, written out ``count`` times with ``var``
+        a constant, so that indices into local arrays are constants the driver can keep
+        in registers."""
+        code, v = self.code, self.values
+        if self.d.pointer_vectors:
+            with code.block(self.d.loop(var, "0u", f"{count}u", "1u", unroll=True)), v.scope():
+                body()
+            return
+        for k in range(count):
+            with code.block("{"), v.scope():
+                code.line(f"const {var}: u32 = {k}u;")
+                body()
+
     # -- chunks ------------------------------------------------------------------------
     def load_chunk(self, buffer: str, dest: str, dest_base: str, index: str, pos: str,
-                   limit: str, width: int, vec_ok: str | None) -> None:
+                   limit: str, width: int, vec_ok: str | None, vindex: str = "") -> None:
         """``dest[dest_base + l] = buffer[index + l]`` for each lane ``l`` with
-        ``pos + l < limit``: one vector load when the whole chunk is in range and
-        aligned, else scalar loads."""
+        ``pos + l < limit``: one vector load when the whole chunk is in range (and, on
+        CUDA, aligned), else lane by lane. A buffer declared as vectors
+        (``vectorize``) is addressed by its vector index ``vindex`` (``index / width``)
+        and its lanes are components of that vector."""
         dtype = self.decls[buffer].dtype
         d = self.d
-
-        def lane(i: int) -> str:
-            return f"{dest}[{plus(dest_base, i)}] = {d.load(buffer, plus(index, i), dtype)};"
-        def vector(vt: str, parts: list[str]) -> list[str]:
-            return ([f"const {vt} fg_q = *reinterpret_cast<const {vt}*>(&{buffer}[{index}]);"]
-                    + [f"{dest}[{plus(dest_base, i)}] = fg_q.{p};" for i, p in enumerate(parts)])
-        self._chunk(dtype, width, pos, limit, vec_ok, lane, vector)
+        parts = "xyzw"[:width]
+        if buffer in self.vector_arrays:
+            element = f"{buffer}[{vindex}]"
+            whole = [d.let("fg_q", f"vec{width}<{dtype}>", element)]
+            whole += [f"{dest}[{plus(dest_base, i)}] = fg_q.{p};" for i, p in enumerate(parts)]
+            self._chunk(width, pos, limit, lambda i: f"{dest}[{plus(dest_base, i)}] = "
+                        f"{element}.{parts[i]};", whole, None)
+            return
+        whole = None
+        vt = d.vector(dtype, width)
+        if vt and vec_ok:
+            whole = ([f"const {vt} fg_q = *reinterpret_cast<const {vt}*>(&{buffer}[{index}]);"]
+                     + [f"{dest}[{plus(dest_base, i)}] = fg_q.{p};" for i, p in enumerate(parts)])
+        self._chunk(width, pos, limit, lambda i: f"{dest}[{plus(dest_base, i)}] = "
+                    f"{d.load(buffer, plus(index, i), dtype)};", whole, vec_ok)
 
     def store_chunk(self, buffer: str, src: str, src_base: str, index: str, pos: str,
-                    limit: str, width: int, vec_ok: str | None) -> None:
-        """``buffer[index + l] = src[src_base + l]`` for the lanes in range."""
+                    limit: str, width: int, vec_ok: str | None, vindex: str = "") -> None:
+        """``buffer[index + l] = src[src_base + l]`` for the lanes in range; a tail
+        writes only its own lanes (through the vector's components for a buffer
+        declared as vectors)."""
         dtype = self.decls[buffer].dtype
         d = self.d
+        values = [f"{src}[{plus(src_base, i)}]" for i in range(width)]
+        if buffer in self.vector_arrays:
+            element, parts = f"{buffer}[{vindex}]", "xyzw"[:width]
+            whole = [f"{element} = {d.vector(dtype, width)}({', '.join(values)});"]
+            self._chunk(width, pos, limit, lambda i: f"{element}.{parts[i]} = {values[i]};",
+                        whole, None)
+            return
+        whole = None
+        vt = d.vector(dtype, width)
+        if vt and vec_ok:
+            whole = [f"*reinterpret_cast<{vt}*>(&{buffer}[{index}]) = "
+                     f"make_{vt}({', '.join(values)});"]
+        self._chunk(width, pos, limit, lambda i: d.store(buffer, plus(index, i), dtype,
+                                                         values[i]), whole, vec_ok)
 
-        def lane(i: int) -> str:
-            return d.store(buffer, plus(index, i), dtype, f"{src}[{plus(src_base, i)}]")
-
-        def vector(vt: str, parts: list[str]) -> list[str]:
-            values = ", ".join(f"{src}[{plus(src_base, i)}]" for i in range(len(parts)))
-            return [f"*reinterpret_cast<{vt}*>(&{buffer}[{index}]) = make_{vt}({values});"]
-        self._chunk(dtype, width, pos, limit, vec_ok, lane, vector)
-
-    def _chunk(self, dtype, width, pos, limit, vec_ok, lane, vector) -> None:
+    def _chunk(self, width: int, pos: str, limit: str, lane, whole: list[str] | None,
+               vec_ok: str | None) -> None:
+        """``whole`` (or every ``lane(i)``) when the chunk at ``pos`` is entirely below
+        ``limit`` (and ``vec_ok``), else each ``lane(i)`` guarded by its position."""
         code = self.code
         if width == 1:
             with code.block(f"if ({pos} < {limit}) {{"):
                 code.line(lane(0))
             return
-        vt = self.d.vector(dtype, width) if vec_ok else None
         full = f"{pos} + {width}u <= {limit}"
-        with code.block(f"if ({vec_ok} && {full}) {{" if vt else f"if ({full}) {{"):
-            if vt:
-                for text in vector(vt, list("xyzw"[:width])):
-                    code.line(text)
-            else:
-                for i in range(width):
-                    code.line(lane(i))
+        with code.block(f"if ({vec_ok} && {full}) {{" if whole and vec_ok else f"if ({full}) {{"):
+            for text in whole or [lane(i) for i in range(width)]:
+                code.line(text)
             code.otherwise()
             for i in range(width):
                 code.line(f"if ({plus(pos, i)} < {limit}) {{ {lane(i)} }}")
@@ -257,13 +300,18 @@ class Emission:
             out += ["enable f16;"]
         out += ["", "struct fg_Params {"]
         out += [f"    {name}: {dtype}," for name, dtype in k.uniform.fields] + ["}", ""]
+        if self.vector_arrays:
+            out.append(f"// {', '.join(self.vector_arrays)}: arrays of vectors, bound rounded up to "
+                       "whole vectors; a partial last chunk goes lane by lane")
         for b in k.buffers:
             if b.access.value == "uniform":
                 out.append(f"@group({b.group}) @binding({b.binding}) var<uniform> fg_p: fg_Params;")
             else:
                 mode = "read" if b.access.value == "read" else "read_write"
+                width = self.vector_arrays.get(b.name)
+                element = self.d.vector(b.element, width) if width else b.element
                 out.append(f"@group({b.group}) @binding({b.binding}) var<storage, {mode}> "
-                           f"{b.name}: array<{b.element}>;")
+                           f"{b.name}: array<{element}>;")
         out += self._shared
         helpers = self.d.helpers(ops)
         if helpers:

@@ -58,6 +58,8 @@ class Dialect:
     """The spelling of one target; see WGSL and CUDA."""
 
     target = ""
+    pointer_vectors = False  # vector loads reinterpret an aligned element pointer (CUDA)
+    _VECTORS: dict[str, str] = {}  # dtypes with vector types: their element's spelling
     u32 = ""      # the index type
     wide = ""     # grid-stride loop counters (64-bit where the target has it)
     barrier = ""
@@ -131,7 +133,12 @@ class Dialect:
     def vector(self, dtype: str, width: int) -> str | None:
         """The vector type for ``width``-wide loads and stores of ``dtype``, or None
         when loads stay scalar."""
-        return None
+        if width == 1 or dtype not in self._VECTORS:
+            return None
+        return self._vector(self._VECTORS[dtype], width)
+
+    def _vector(self, element: str, width: int) -> str:
+        raise NotImplementedError
 
     # -- operations --------------------------------------------------------------------
     def op(self, e: Expr, args: list[str]) -> str:
@@ -220,6 +227,11 @@ class WGSL(Dialect):
     def shared(self, name: str, dtype: str, size: int) -> str:
         return f"var<workgroup> {name}: array<{dtype}, {size}>;"
 
+    _VECTORS = {"f32": "f32", "i32": "i32", "u32": "u32"}
+
+    def _vector(self, element: str, width: int) -> str:
+        return f"vec{width}<{element}>"
+
     def select(self, cond, if_true, if_false) -> str:
         return f"select({if_false}, {if_true}, {cond})"
 
@@ -256,6 +268,7 @@ class WGSL(Dialect):
 
 class CUDA(Dialect):
     target = "cuda"
+    pointer_vectors = True
     u32 = "unsigned int"
     wide = "unsigned long long"
     barrier = "__syncthreads();"
@@ -330,10 +343,8 @@ class CUDA(Dialect):
     def uniform(self, field: str, dtype: str) -> str:
         return f"fg_h2f(fg_p.{field})" if dtype == "f16" else f"fg_p.{field}"
 
-    def vector(self, dtype: str, width: int) -> str | None:
-        if width == 1 or dtype not in self._VECTORS:
-            return None
-        return f"{self._VECTORS[dtype]}{width}"
+    def _vector(self, element: str, width: int) -> str:
+        return f"{element}{width}"
 
     def op(self, e: Expr, args: list[str]) -> str:
         text = super().op(e, args)

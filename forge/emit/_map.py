@@ -1,9 +1,13 @@
 """Lowering of ``map``: a grid-stride loop over chunks of ``vector_width`` consecutive
 elements; each invocation loads ``items_per_invocation`` chunks (all loads first, for
-memory-level parallelism), then computes and stores them. On CUDA a whole, aligned
-chunk of 32-bit elements moves as one float4/float2 (int4, uint4...) and the rest
-lane by lane; WGSL cannot view an ``array<f32>`` binding as vectors, so its lanes are
-scalar loads the driver may merge."""
+memory-level parallelism), then computes and stores them. A whole chunk of 32-bit
+elements moves as one vector and a partial last chunk lane by lane: on CUDA a
+float4/float2 (int4, uint4...) through an aligned pointer; on WGSL, which cannot view
+an ``array<f32>`` as vectors, the buffers are declared as arrays of ``vec4<f32>``
+(``vec2``...) and a partial chunk is read and written by component (on Vulkan a
+component store writes only that component's bytes; the WGSL spec allows it to write
+back the whole vector, whose other components, past ``n`` and written by no other
+invocation, then keep their values)."""
 
 from __future__ import annotations
 
@@ -39,7 +43,9 @@ def lower(em: Emission) -> None:
     loads = body.loads()
     n = em.uniform("n")
     chunks = em.let("fg_chunks", "u32", em.ceil_div(n, width))
-    vec_ok = em.vec_ok(list(loads) + [name for name, _ in body.outputs], width)
+    buffers = list(loads) + [name for name, _ in body.outputs]
+    vec_ok = em.vec_ok(buffers, width)
+    em.vectorize(buffers, width)
     per_group = threads * items
     slot = "fg_k" if width == 1 else f"fg_k * {width}u"
     code.comment(f"each workgroup takes {per_group} chunks of {width} per pass; "
@@ -50,14 +56,15 @@ def lower(em: Emission) -> None:
             code.line(d.array(f"fg_v_{name}", load.dtype, items * width))
 
         def each_chunk(inner) -> None:
-            with code.block(d.loop("fg_k", "0u", f"{items}u", "1u", unroll=True)):
+            def chunk() -> None:
                 j = em.wide(v.fresh("j"), f"fg_first + fg_k * {threads}u + fg_lidx")
                 with code.block(f"if ({j} < {chunks}) {{"):
                     inner(j, j if width == 1 else f"{j} * {width}u")
+            em.unrolled("fg_k", items, chunk)
 
         def load(j: str, first: str) -> None:
             for name in loads:
-                em.load_chunk(name, f"fg_v_{name}", slot, first, first, n, width, vec_ok)
+                em.load_chunk(name, f"fg_v_{name}", slot, first, first, n, width, vec_ok, j)
 
         def compute(j: str, first: str) -> None:
             for name, expr in body.outputs:
@@ -70,7 +77,7 @@ def lower(em: Emission) -> None:
                     for name, expr in body.outputs:
                         code.line(f"fg_o_{name}[{lane}u] = {v.get(expr)};")
             for name, _ in body.outputs:
-                em.store_chunk(name, f"fg_o_{name}", "0u", first, first, n, width, vec_ok)
+                em.store_chunk(name, f"fg_o_{name}", "0u", first, first, n, width, vec_ok, j)
 
         code.comment("load every chunk first, then compute and store")
         each_chunk(load)

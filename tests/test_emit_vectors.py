@@ -1,0 +1,77 @@
+"""WGSL map kernels move whole chunks as vectors: under a schedule of vector width 2 or
+4, buffers of 32-bit elements are declared as arrays of ``vec2``/``vec4`` (WGSL cannot
+view an ``array<f32>`` as vectors), a full chunk is one vector load or store, and a
+partial last chunk is read and written component by component. Tail correctness on the
+device (sizes that are not multiples of the width, bytes past ``n`` kept) is proved in
+tests/test_emit_bounds.py."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import forge
+from forge import Schedule, ir
+
+
+def _declarations(source: str) -> dict[str, str]:
+    return dict(re.findall(r"var<storage, \w+> (\w+): array<(.+)>;", source))
+
+
+@pytest.mark.parametrize("width, element", [(1, "f32"), (2, "vec2<f32>"), (4, "vec4<f32>")])
+def test_map_buffers_are_declared_as_vectors_of_the_schedule_width(width, element):
+    source = forge.get_kernel("add").source("wgsl", Schedule(64, items_per_invocation=2,
+                                                             vector_width=width))
+    assert _declarations(source) == {"x": element, "y": element, "z": element}
+
+
+def test_a_whole_chunk_is_one_vector_access_and_a_tail_goes_by_component():
+    source = forge.get_kernel("axpy").source("wgsl", Schedule(64, vector_width=4))
+    body = source[source.index("fn axpy_kernel"):]
+    assert re.search(r"let fg_q: vec4<f32> = x\[(fg_j\d+)\];", body)
+    assert re.search(r"\by\[(fg_j\d+)\] = vec4<f32>\(", body)
+    # the tail: one guarded component store per lane, never a whole-vector store
+    tail = re.findall(r"if \((fg_j\d+) \* 4u( \+ \du)? < fg_p\.n\) \{ y\[\1\]\.([xyzw]) = ", body)
+    assert [lane for *_, lane in tail] == list("xyzw")
+    # no scalar indexing of a vector array
+    assert not re.search(r"\b[xy]\[fg_j\d+ \* 4u", body)
+
+
+def test_only_32_bit_buffers_become_vectors():
+    h = ir.input("h", "f16")
+    kernel = ir.kernel("half_to_int", ir.map(i=ir.cast(h, "i32"), y=h * 2.0))
+    source = kernel.source("wgsl", Schedule(64, vector_width=4))
+    assert _declarations(source) == {"h": "f16", "i": "vec4<i32>", "y": "f16"}
+
+
+def test_other_patterns_and_cuda_keep_scalar_declarations():
+    rows = forge.get_kernel("softmax").source("wgsl", Schedule((64, 1), items_per_invocation=2,
+                                                               vector_width=4))
+    assert set(_declarations(rows).values()) == {"f32"}
+    cuda = forge.get_kernel("add").source("cuda", Schedule(64, vector_width=4))
+    assert "const float* __restrict__ x" in cuda and "float4" in cuda
+
+
+def test_unrolled_chunks_index_local_arrays_with_constants_on_wgsl():
+    source = forge.get_kernel("affine").source("wgsl", Schedule(64, items_per_invocation=3,
+                                                                vector_width=4))
+    assert re.findall(r"const fg_k: u32 = (\d)u;", source) == ["0", "1", "2"] * 2
+    assert "for (var fg_k" not in source
+
+
+def test_wgpu_binds_views_rounded_up_to_whole_vectors(request):
+    """The contract the vector declarations rely on: a view of any length is bound
+    rounded up to 16 bytes (padding before the next view), never past its slab."""
+    from oracle.pytest_plugin import require_available
+
+    require_available(request.config, "wgpu")
+    with forge.open_context("wgpu", capacity_bytes=1 << 20) as ctx:
+        for length in (4, 8, 12, 16, 20, 16392):
+            view = ctx.allocate_transient(length, 0)
+            assert ctx._binding_size(view, ctx.slab_buffer(view.slab)) == -(-length // 16) * 16
+    with forge.open_context("wgpu", capacity_bytes=1 << 20) as ctx:
+        slab = ctx._allocator.slab_capacity(0)
+        view = ctx.allocate_transient(slab - 12, 0)  # ends 12 bytes before the slab's end
+        assert ctx._binding_size(view, ctx.slab_buffer(view.slab)) == slab
+        assert view.offset + slab <= ctx.slab_buffer(view.slab).size
