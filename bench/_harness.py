@@ -1,6 +1,7 @@
 """P5 and P7: what the CUDA harness adds on the host. P5: ``run_kernel``'s cost per
-sample on a tiny kernel against a bare cuda.bindings launch loop, and graph replay
-per kernel; P7: uploads of a large array against a pinned DMA, with the host's own
+sample on a tiny kernel against a bare cuda.bindings launch loop (the row: a launch
+timed before, which replays its cached graph; the first and second timings of a
+launch, direct and capturing, in its notes), and graph replay per kernel; P7: uploads of a large array against a pinned DMA, with the host's own
 copy bandwidth (what bounds an upload from pageable memory) measured alongside."""
 
 from __future__ import annotations
@@ -70,50 +71,69 @@ def _bindings_loop(ctx, count: int, args: tuple) -> float:
     return (time.perf_counter() - start) / count
 
 
-def _native_loop(ctx, count: int, native, args: tuple) -> float:
-    """The same through libcuda's entry point with ctypes (no event records): the
-    driver's own cost with the least Python around it."""
+def _elapsed_read_us(ctx, count: int) -> float:
+    """Host microseconds of one checked cuEventElapsedTime through cuda.bindings, the
+    read run_kernel makes per sample."""
     from backends.cuda._driver import call, driver
 
-    launch = native.launch
-    start = time.perf_counter()
-    for _ in range(count):
-        code = launch(*args)
-        if code:
-            raise native.fail(code, "cuLaunchKernel")
-    call(driver.cuStreamSynchronize, ctx.stream)
-    return (time.perf_counter() - start) / count
+    events = [call(driver.cuEventCreate, driver.CUevent_flags.CU_EVENT_DEFAULT) for _ in "ab"]
+    try:
+        for event in events:
+            call(driver.cuEventRecord, event, ctx.stream)
+        call(driver.cuEventSynchronize, events[1])
+        elapsed, (a, b) = driver.cuEventElapsedTime, events
+        start = time.perf_counter()
+        for _ in range(count):
+            err, _ms = elapsed(a, b)
+            if err:
+                raise RuntimeError(f"cuEventElapsedTime failed: {err!r}")
+        return (time.perf_counter() - start) / count * 1e6
+    finally:
+        for event in events:
+            call(driver.cuEventDestroy, event)
 
 
 def _p5_samples(env: Bench) -> Row:
-    from backends.cuda._native import driver_calls
-
     ctx = env.cuda()
     kernel, schedule, views = _tiny(ctx)
     function, grid, block, params, keep = _raw_launch(ctx, kernel, schedule, views)
-    count = env.sizes.launch_samples
+    count, rounds = env.sizes.launch_samples, env.sizes.rounds
     bindings_args = (function, *grid, *block, 0, ctx.stream, params, 0)
-    major, minor = ctx.device_info.driver_version
-    native = driver_calls(major * 1000 + minor * 10)
-    native_args = native.launch_args(function, grid, block, 0, ctx.stream, params)
 
-    def harness() -> float:
-        return host_seconds_per_sample(ctx, kernel, schedule, views, _TINY, count)
+    def harness(on=views) -> float:
+        return host_seconds_per_sample(ctx, kernel, schedule, on, _TINY, count)
 
-    env.progress(f"P5: {count} launches per figure, {env.sizes.rounds} rounds")
+    env.progress(f"P5: {count} launches per figure, {rounds} rounds")
+    # The first and second timing of a launch, on fresh views (a new launch) each round.
+    first, second = [], []
+    for _ in range(rounds):
+        fresh = bind_views(ctx, kernel, _TINY, {"x": host_array(_TINY, 31)})
+        first.append(harness(fresh))
+        second.append(harness(fresh))
+    harness(), harness()  # the steady state: this launch's graph is built
+    captures = ctx.sample_graph_captures
     values = alternate({"raw": lambda: _bindings_loop(ctx, count, bindings_args),
-                        "raw_native": lambda: _native_loop(ctx, count, native, native_args),
-                        "harness": harness}, env.sizes.rounds)
+                        "harness": harness}, rounds)
+    if ctx.sample_graph_captures != captures:
+        raise AssertionError("the steady-state rounds built a graph again: the cache missed")
+    device = float(np.median(ctx.run_kernel(kernel, schedule, views, _TINY, samples=count))) / 1e3
+    read = _elapsed_read_us(ctx, count)
     del keep
-    raw, floor, ours = (median(values[k]) * 1e6 for k in ("raw", "raw_native", "harness"))
+    raw, ours = (median(values[k]) * 1e6 for k in ("raw", "harness"))
+    once, twice = median(first) * 1e6, median(second) * 1e6
     return Row("P5", "run_kernel per sample, tiny kernel, CUDA",
                "cuda.bindings cuLaunchKernel loop, args packed once", raw, ours, "us",
                Goal("<=", 1.2),
-               notes=(f"per sample: one launch + one event record ({ctx.launch_path} path) and "
-                      f"one elapsed-time read; a bare ctypes launch loop ({native.path}, no event "
-                      f"records) takes {floor:.2f} us"),
+               notes=(f"steady state (a launch timed before): one cuGraphLaunch of a cached "
+                      f"graph of the {count} launches + event records, then {count} elapsed-"
+                      f"time reads ({read:.2f} us each); device time per sample {device:.2f} us "
+                      f"(median). First timing of a launch: {once:.2f} us/sample (direct: a "
+                      f"launch + a record per sample); second: {twice:.2f} us/sample (captures "
+                      f"and instantiates the graph, then replays it)"),
                raw={"rounds_us": {k: [v * 1e6 for v in vs] for k, vs in values.items()},
-                    "samples": count})
+                    "first_call_us": [v * 1e6 for v in first],
+                    "second_call_us": [v * 1e6 for v in second],
+                    "elapsed_read_us": read, "device_sample_us": device, "samples": count})
 
 
 def _raw_graph(ctx, function, grid, block, params):

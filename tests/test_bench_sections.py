@@ -92,7 +92,8 @@ def test_p5_and_p7_measure_the_harness_against_bare_driver_calls(bench):
     rows = p5(bench) + p7(bench)
     _no_errors(rows)
     launch, graph = rows[0], rows[1]
-    assert launch.raw["samples"] == TINY.launch_samples and "native path" in launch.notes
+    assert launch.raw["samples"] == TINY.launch_samples and "cached graph" in launch.notes
+    assert len(launch.raw["first_call_us"]) == len(launch.raw["second_call_us"]) == TINY.rounds
     assert graph.goal.on == "ours" and graph.ours > 0
     uploads = [r for r in rows if r.target == "P7" and r.goal is not None]
     assert len(uploads) == 4 and all(r.ours > 0 and r.baseline_value > 0 for r in uploads)

@@ -6,9 +6,11 @@ run on the real device in tests/test_cuda_context.py (``--require-backend cuda``
 The simulation is strict where the real driver is: copies must name pinned host memory
 and device memory inside an allocation, a sticky error fails every call until the
 primary context's last retain is released, a thread-local capture refuses copies,
-waits and module loads, and kernel arguments are copied when the launch is made.
-Stream operations run at once, in order; kernels are Python functions registered by
-entry-point name, reading their arguments through the ``void**`` array like a GPU.
+waits and module loads, a plain event record in a capture makes an event nobody may
+wait for (only ``CU_EVENT_RECORD_EXTERNAL`` captures an event record node), a destroyed
+executable graph cannot be launched, and kernel arguments are copied when the launch is
+made. Stream operations run at once, in order; kernels are Python functions registered
+by entry-point name, reading their arguments through the ``void**`` array like a GPU.
 """
 
 from __future__ import annotations
@@ -119,6 +121,7 @@ class FakeDriver:
     CUdevice_attribute = real.CUdevice_attribute
     CUstream_flags = real.CUstream_flags
     CUevent_flags = real.CUevent_flags
+    CUevent_record_flags = real.CUevent_record_flags
     CUstreamCaptureMode = real.CUstreamCaptureMode
 
     def __init__(self, total_memory: int = 8 << 30) -> None:
@@ -134,9 +137,12 @@ class FakeDriver:
         self.calls: dict[str, int] = {}  # per function, for tests that count
         self.kernels = dict(KERNELS)
         self.missing_kernel = ""
-        self.native_entry_points = True  # False: cuGetProcAddress finds nothing
-        self.callback_errors: list[BaseException] = []
-        self._callbacks: dict[str, object] = {}
+        self.live_executables: set[int] = set()  # instantiated graphs not yet destroyed
+        # True: an event recorded on a stream stays "not ready" for cuEventElapsedTime until
+        # the host waits for it (or a later one), like a GPU still running the work.
+        self.lazy_events = False
+        self._recorded = itertools.count()
+        self._completed = -1   # events recorded up to this count have completed
 
     # -- helpers -------------------------------------------------------------------
     def _count(self, name: str) -> None:
@@ -306,25 +312,48 @@ class FakeDriver:
         return (OK,)
 
     def cuEventRecord(self, event, stream):
-        self._count("cuEventRecord")
+        return self.cuEventRecordWithFlags(event, stream, 0, "cuEventRecord")
+
+    def cuEventRecordWithFlags(self, event, stream, flags, name="cuEventRecordWithFlags"):
+        self._count(name)
         err = self._usable()
         if err:
             return (err,)
-        event.captured = self.capturing is stream
-        event.time = self.clock_ns
+        external = int(flags) & int(real.CUevent_record_flags.CU_EVENT_RECORD_EXTERNAL)
+        if self.capturing is stream and external:
+            stream.graph.nodes.append(event)   # recorded each time the graph runs
+        elif external:
+            return (R.CUDA_ERROR_INVALID_VALUE,)  # "invalid outside of stream capture"
+        else:
+            event.captured = self.capturing is stream
+            self._stamp(event)
         return (OK,)
+
+    def _stamp(self, event) -> None:
+        """An event reached on the stream: its time, and its place in stream order."""
+        event.time, event.order = self.clock_ns, next(self._recorded)
+        if not self.lazy_events:
+            self._completed = event.order
 
     def cuEventSynchronize(self, event):
         self._count("cuEventSynchronize")
         err = self._usable()
         if err:
             return (err,)
-        return (R.CUDA_ERROR_CAPTURED_EVENT,) if event.captured else (OK,)
+        if event.captured:
+            return (R.CUDA_ERROR_CAPTURED_EVENT,)
+        self._completed = max(self._completed, getattr(event, "order", -1))
+        return (OK,)
 
     def cuEventQuery(self, event):
         return self.cuEventSynchronize(event)
 
     def cuEventElapsedTime(self, start, end):
+        self._count("cuEventElapsedTime")
+        if start.captured or end.captured:
+            return (R.CUDA_ERROR_INVALID_HANDLE, None)
+        if max(getattr(start, "order", -1), getattr(end, "order", -1)) > self._completed:
+            return (R.CUDA_ERROR_NOT_READY, None)
         if not (start.timing and end.timing) or start.time is None or end.time is None:
             return (R.CUDA_ERROR_INVALID_HANDLE, None)
         return (OK, (end.time - start.time) / 1e6)
@@ -379,7 +408,7 @@ class FakeDriver:
         args = [ctypes.string_at(p, size) for p, size in zip(pointers, function.sizes)]
         launch = _Launch(function.kernel, grid, block, args)
         if self.capturing is stream:
-            stream.graph.launches.append(launch)
+            stream.graph.nodes.append(launch)
         else:
             self._run(launch)
         return (OK,)
@@ -393,43 +422,6 @@ class FakeDriver:
         """What a kernel touching an illegal address does: the context is faulted."""
         self.context.sticky = error
 
-    # -- entry points for C callers (backends/cuda/_native.py) -------------------------
-    def cuGetProcAddress(self, symbol, version, flags):
-        """C function pointers into this simulation, so the backend's ctypes launch
-        path runs here too; handles cross the boundary as their ids (``int(handle)``)."""
-        from backends.cuda._native import _PROTOTYPES
-
-        name = symbol.decode()
-        body = getattr(self, "_native_" + name, None)
-        if not self.native_entry_points or body is None or name not in _PROTOTYPES:
-            return (OK, 0, real.CUdriverProcAddressQueryResult.CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND)
-        if name not in self._callbacks:
-            def entry(*args, body=body):
-                try:
-                    return int(body(*args))
-                except BaseException as exc:  # a C caller cannot see it: fail loudly
-                    self.callback_errors.append(exc)
-                    return int(R.CUDA_ERROR_UNKNOWN)
-            self._callbacks[name] = _PROTOTYPES[name](entry)
-        pointer = ctypes.cast(self._callbacks[name], ctypes.c_void_p).value
-        return (OK, pointer, real.CUdriverProcAddressQueryResult.CU_GET_PROC_ADDRESS_SUCCESS)
-
-    def _native_cuLaunchKernel(self, f, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
-        return self.cuLaunchKernel(_Handle.live[f], gx, gy, gz, bx, by, bz, shared,
-                                   _Handle.live[stream], params, extra)[0]
-
-    def _native_cuEventRecord(self, event, stream):
-        return self.cuEventRecord(_Handle.live[event], _Handle.live[stream])[0]
-
-    def _native_cuEventElapsedTime(self, out, start, end):
-        result = self.cuEventElapsedTime(_Handle.live[start], _Handle.live[end])
-        if not result[0]:
-            out[0] = result[1]
-        return result[0]
-
-    def _native_cuGraphLaunch(self, executable, stream):
-        return self.cuGraphLaunch(_Handle.live[executable], _Handle.live[stream])[0]
-
     # -- graphs --------------------------------------------------------------------
     def cuThreadExchangeStreamCaptureMode(self, mode):
         previous, self.capture_mode = self.capture_mode, mode
@@ -441,7 +433,7 @@ class FakeDriver:
             return (err,)
         if self.capturing is not None:
             return (R.CUDA_ERROR_ILLEGAL_STATE,)
-        stream.graph = _Handle("graph", launches=[], invalidated=False)
+        stream.graph = _Handle("graph", nodes=[], invalidated=False)
         self.capturing, self.capture_mode = stream, mode
         return (OK,)
 
@@ -454,7 +446,10 @@ class FakeDriver:
         return (OK, graph)
 
     def cuGraphInstantiate(self, graph, flags):
-        return (OK, _Handle("exec", launches=list(graph.launches)))
+        self._count("cuGraphInstantiate")
+        executable = _Handle("exec", nodes=list(graph.nodes))
+        self.live_executables.add(executable.id)
+        return (OK, executable)
 
     def cuGraphUpload(self, executable, stream):
         return (self._usable() or OK,)
@@ -464,14 +459,23 @@ class FakeDriver:
         err = self._usable()
         if err:
             return (err,)
-        for launch in executable.launches:
-            self._run(launch)
+        if executable.id not in self.live_executables:
+            return (R.CUDA_ERROR_INVALID_HANDLE,)
+        for node in executable.nodes:
+            if isinstance(node, _Launch):
+                self._run(node)
+            else:  # an event record node
+                node.captured = False
+                self._stamp(node)
         return (OK,)
 
     def cuGraphGetNodes(self, graph, count=0):
-        return (OK, [], len(graph.launches))
+        return (OK, [], len(graph.nodes))
 
     def cuGraphExecDestroy(self, executable):
+        if executable.id not in self.live_executables:
+            return (R.CUDA_ERROR_INVALID_VALUE,)
+        self.live_executables.discard(executable.id)
         return (OK,)
 
     def cuGraphDestroy(self, graph):

@@ -5,8 +5,8 @@ compiler (``compile_cuda``, which needs no GPU) are loaded on first use.
 
 Inside: ``_driver`` (the CUresult/nvrtcResult translation point, device probing, the
 primary context), ``_nvrtc`` (compiles and their disk cache), ``_memory`` (pinned
-memory and staged copies), ``_native`` (the per-launch driver calls through ctypes),
-and ``_context`` (the context and captured graphs). Its speed is measured by the
+memory and staged copies), and ``_context`` (the context, captured graphs, and the
+cached graphs that replay ``run_kernel``'s timed samples). Its speed is measured by the
 repository's ``python -m bench`` (PERFORMANCE.md).
 """
 

@@ -9,7 +9,8 @@ orders the compute stream after it through an event. Fences are events recorded 
 compute stream, so releasing views waits for exactly the work that used them. Kernels
 compile with NVRTC for the device's own architecture and load once per context (the
 ``SlabContext`` pipeline cache is the module cache). Samples are timed with CUDA events,
-one per sample boundary. The context is not thread-safe: use it from one thread at a time.
+one per sample boundary; a launch timed a second time replays a cached CUDA graph of its
+samples (see ``launch_path``). The context is not thread-safe: use it from one thread at a time.
 """
 
 from __future__ import annotations
@@ -34,9 +35,8 @@ from forge.types import (AdapterConstraints, AdapterIdentity, BindingUsage, Buff
 
 from .._base import Launch, SlabContext, _api
 from ._driver import (DeviceInfo, PrimaryContext, call, check, device_info, driver,
-                      kernel_driver_version, pci_device_id)
+                      error_for, kernel_driver_version, pci_device_id)
 from ._memory import Staging, pinned_empty
-from ._native import driver_calls
 from ._nvrtc import compile_cuda, nvrtc_version, supported_archs
 
 __all__ = ["CudaComputeContext", "CapturedCudaGraph", "LoadedKernel"]
@@ -46,9 +46,17 @@ _TIMING = driver.CUevent_flags.CU_EVENT_DEFAULT
 _NO_TIMING = driver.CUevent_flags.CU_EVENT_DISABLE_TIMING
 _THREAD_LOCAL = driver.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
 _RELAXED = driver.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED
+# Records an event record node when captured (a plain record in a capture only orders
+# streams, and its event can be neither waited for nor timed).
+_EXTERNAL = driver.CUevent_record_flags.CU_EVENT_RECORD_EXTERNAL
+_NOT_READY = driver.CUresult.CUDA_ERROR_NOT_READY
 _NVIDIA = 0x10DE
 _PARAM_SPACE = 4096       # kernel parameter bytes every architecture and driver accepts
 _POLL_AFTER = 64          # pending fence events before completed ones are collected
+_GRAPH_SAMPLES = 4096     # samples per timed chunk (one graph); more run chunk by chunk
+_TIMED_CACHE = 8          # timed launches remembered, each with its graph once it repeats
+# (the launch_path docstring quotes both numbers)
+_LAUNCH_PATHS = ("graph", "direct")
 _graph_keys = itertools.count(1)
 
 
@@ -96,6 +104,42 @@ class _Resources:
         self.events.append(call(driver.cuEventCreate, _TIMING if timing else _NO_TIMING))
         return self.events[-1]
 
+    def begin_capture(self, stream) -> None:
+        """Begin a thread-local capture of ``stream`` (remembered, so that a failure or
+        ``release`` can end it)."""
+        call(driver.cuStreamBeginCapture, stream, _THREAD_LOCAL)
+        self.capturing = stream
+
+    def end_capture(self):
+        """End the capture in progress: the captured graph, which the caller owns."""
+        stream, self.capturing = self.capturing, None
+        return call(driver.cuStreamEndCapture, stream)
+
+    def abort_capture(self) -> None:
+        """End the capture in progress, if any, and drop what it recorded."""
+        stream, self.capturing = self.capturing, None
+        if stream is not None:
+            ended = _quietly(driver.cuStreamEndCapture, stream)
+            if ended is not None and not ended[0]:
+                _quietly(driver.cuGraphDestroy, ended[1])
+
+    def instantiate(self, graph, stream) -> tuple[int, Any]:
+        """Instantiate ``graph`` and upload it for ``stream``; from here on it is owned
+        here. Returns its key in ``graphs`` (for ``destroy_graph``) and the executable."""
+        try:
+            executable = call(driver.cuGraphInstantiate, graph, 0)
+        except BaseException:
+            _quietly(driver.cuGraphDestroy, graph)
+            raise
+        key = next(_graph_keys)
+        self.graphs[key] = (graph, executable)
+        try:
+            call(driver.cuGraphUpload, executable, stream)
+        except BaseException:
+            self.destroy_graph(key)
+            raise
+        return key, executable
+
     def destroy_graph(self, key: int) -> None:
         handles = self.graphs.pop(key, None)
         if handles is not None and not self.primary.released:
@@ -107,10 +151,7 @@ class _Resources:
         if self.primary.released:
             return
         _quietly(driver.cuCtxSetCurrent, self.primary.handle)
-        if self.capturing is not None:
-            ended = _quietly(driver.cuStreamEndCapture, self.capturing)
-            if ended is not None and not ended[0]:
-                _quietly(driver.cuGraphDestroy, ended[1])
+        self.abort_capture()
         for stream in self.streams:
             _quietly(driver.cuStreamSynchronize, stream)
         for key in list(self.graphs):
@@ -137,21 +178,32 @@ class _Capture:
     launches: int = 0
 
 
+@dataclass
+class _TimedLaunch:
+    """A launch ``run_kernel`` has timed, keyed by everything the launch passes to the
+    driver: the views it was made with, and from its second timing on the graph of
+    its samples (``graph``: the key in ``_Resources.graphs``)."""
+
+    views: tuple
+    graph: int | None = None
+    executable: Any = None
+
+
 class CapturedCudaGraph:
     """The dispatches made between ``begin_graph_capture`` and ``end_graph_capture``,
     instantiated and uploaded; ``ctx.launch_graph(graph)`` replays them on the stream
     they were captured on. Uniform blocks are captured by value, as they were then.
     ``close()`` frees it (closing its context does too)."""
 
-    def __init__(self, ctx: "CudaComputeContext", graph, executable, capture: _Capture) -> None:
+    def __init__(self, ctx: "CudaComputeContext", graph, capture: _Capture) -> None:
+        res = ctx._res
+        key, self._exec = res.instantiate(graph, res.stream_compute)
         self._owner = weakref.ref(ctx)
-        self._stream = ctx._res.stream_compute
-        self._graph, self._exec = graph, executable
+        self._stream = res.stream_compute
+        self._graph = graph
         self.views: tuple[BufferView, ...] = tuple(dict.fromkeys(capture.views))
         self.launches = capture.launches
-        key = next(_graph_keys)
-        ctx._res.graphs[key] = (graph, executable)
-        self._finalizer = weakref.finalize(self, ctx._res.destroy_graph, key)
+        self._finalizer = weakref.finalize(self, res.destroy_graph, key)
 
     @property
     def closed(self) -> bool:
@@ -219,7 +271,8 @@ class CudaComputeContext(SlabContext):
     ``capacity_bytes`` is the size of the one device slab. Host copies of pageable
     memory go through ``staging_buffers`` pinned buffers of ``staging_chunk_bytes``,
     filled by ``staging_threads`` host threads (default: one per core, up to 8);
-    arrays from ``pinned_empty`` skip them.
+    arrays from ``pinned_empty`` skip them. ``launch_path`` (``"graph"`` or ``"direct"``)
+    picks how ``run_kernel`` launches its timed samples; the property says what each does.
     """
 
     backend_name = "cuda"
@@ -227,7 +280,8 @@ class CudaComputeContext(SlabContext):
 
     def __init__(self, capacity_bytes: int = 256 << 20, device: int = 0, *,
                  alignment: int = 256, staging_chunk_bytes: int = 16 << 20,
-                 staging_buffers: int = 4, staging_threads: int | None = None) -> None:
+                 staging_buffers: int = 4, staging_threads: int | None = None,
+                 launch_path: str = "graph") -> None:
         if not isinstance(capacity_bytes, int) or isinstance(capacity_bytes, bool) \
                 or capacity_bytes <= 0:
             raise InvalidArgument(f"capacity_bytes must be a positive int, got {capacity_bytes!r}")
@@ -238,6 +292,8 @@ class CudaComputeContext(SlabContext):
         if staging_threads is not None and (not isinstance(staging_threads, int)
                                             or staging_threads < 1):
             raise InvalidArgument(f"staging_threads must be an int >= 1, got {staging_threads!r}")
+        if launch_path not in _LAUNCH_PATHS:
+            raise InvalidArgument(f"launch_path must be one of {_LAUNCH_PATHS}, got {launch_path!r}")
         super().__init__(SlabAllocator(capacity_bytes, alignment, MemoryTopology.unified()))
         self._info = device_info(device)
         capacity = self._allocator.capacity
@@ -258,8 +314,6 @@ class CudaComputeContext(SlabContext):
                                   staging_threads)
             self._write_done = res.event()   # after the last compute-stream upload
             self._adapter = _identity(self._info)
-            major, minor = self._info.driver_version
-            self._calls = driver_calls(major * 1000 + minor * 10)
         except BaseException:
             self._finalizer()
             raise
@@ -270,7 +324,11 @@ class CudaComputeContext(SlabContext):
         self._prefetch_busy = False      # the host has not seen it complete yet
         self._pending: collections.deque = collections.deque()  # (fence, event), in order
         self._spare_events: list = []
-        self._timing_events: list = []   # (event, its handle for self._calls)
+        self._timing_events: list = []   # one per sample boundary of a chunk, reused
+        self._launch_path = launch_path
+        self._timed: collections.OrderedDict[tuple, _TimedLaunch] = collections.OrderedDict()
+        self.sample_graph_captures = 0   # timed-sample graphs built (for tests, benchmarks)
+        self.sample_graph_replays = 0    # ... and replayed
         self._done_fence = 0
         self._dirty = False              # compute-stream work since the host last waited
         self._capture: _Capture | None = None
@@ -393,7 +451,7 @@ class CudaComputeContext(SlabContext):
             raise InvalidArgument(f"a fence is an int, got {fence!r}")
         if fence > self._fence:
             raise InvalidArgument(f"fence {fence} was never handed out (the last is {self._fence})")
-        self._forget_released_uniforms()
+        self._forget_released()
         self._res.primary.make_current()
         if self._prefetch_busy:
             call(driver.cuEventSynchronize, self._prefetch_done)
@@ -493,12 +551,22 @@ class CudaComputeContext(SlabContext):
             entry = self._uniforms[view.position] = (view, raw)
         return entry[1]
 
-    def _forget_released_uniforms(self) -> None:
+    def _forget_released(self) -> None:
+        """Drop what refers to released views: host copies of uniforms, and timed
+        launches with their graphs (so no graph outlives the memory it names)."""
         for position, (view, _) in list(self._uniforms.items()):
-            try:
-                self._allocator.check_live(view)
-            except AllocationError:
+            if not self._live(view):
                 del self._uniforms[position]
+        for key, entry in list(self._timed.items()):
+            if not all(map(self._live, entry.views)):
+                self._forget_timed(key)
+
+    def _live(self, view: BufferView) -> bool:
+        try:
+            self._allocator.check_live(view)
+        except AllocationError:
+            return False
+        return True
 
     # -- kernels -------------------------------------------------------------------
     def _compile(self, kernel: KernelSpec, schedule: Schedule, source: str) -> LoadedKernel:
@@ -544,10 +612,11 @@ class CudaComputeContext(SlabContext):
         finally:
             call(driver.cuThreadExchangeStreamCaptureMode, mode)
 
-    def _arguments(self, launch: Launch) -> tuple[int, tuple]:
+    def _arguments(self, launch: Launch) -> tuple[int, bytes, tuple]:
         """The ``void**`` kernel arguments, packed once per launch: storage views as
         device pointers and the uniform block by value, in (group, binding) order.
-        Returns its address and the objects that must outlive the launch call."""
+        Returns its address, the argument bytes it points at, and the objects that must
+        outlive the launch call."""
         holders = []
         for view, spec in zip(launch.views, launch.kernel.buffers):
             if spec.access is Access.UNIFORM:
@@ -557,74 +626,157 @@ class CudaComputeContext(SlabContext):
                 holders.append(ctypes.c_uint64(self._res.slab + view.offset))
         pointers = (ctypes.c_void_p * max(1, len(holders)))(
             *[ctypes.addressof(h) for h in holders])
-        return ctypes.addressof(pointers), (pointers, holders)
+        return ctypes.addressof(pointers), b"".join(map(bytes, holders)), (pointers, holders)
 
-    def _launch_arguments(self, compiled: LoadedKernel, launch: Launch) -> tuple[tuple, tuple]:
-        """``self._calls.launch``'s argument tuple, converted once, and what must stay
-        alive for it."""
+    def _launch_arguments(self, compiled: LoadedKernel,
+                          launch: Launch) -> tuple[tuple, tuple, tuple]:
+        """``cuLaunchKernel``'s arguments, packed once; the launch's identity (function,
+        argument bytes, grid, block, stream: everything a graph of it holds); and what
+        must stay alive while it is launched."""
         if 0 in launch.workgroups:
             raise InvalidArgument(f"kernel {launch.kernel.id} at {launch.element_count} "
                                   f"elements dispatches no workgroups ({launch.workgroups})")
-        params, keep = self._arguments(launch)
-        self._res.primary.make_current()
+        params, data, keep = self._arguments(launch)
+        res = self._res
+        res.primary.make_current()
         self._join_prefetch()
-        return self._calls.launch_args(compiled.function, launch.workgroups,
-                                       launch.schedule.workgroup_size, 0,
-                                       self._res.stream_compute, params), keep
+        block = launch.schedule.workgroup_size
+        args = (compiled.function, *launch.workgroups, *block, 0, res.stream_compute, params, 0)
+        identity = (int(compiled.function), data, launch.workgroups, block,
+                    int(res.stream_compute))
+        return args, identity, keep
 
     @property
     def launch_path(self) -> str:
-        """How launches reach the driver: ``"native"`` (libcuda's entry points through
-        ctypes, arguments converted once) or ``"cuda.bindings"`` (the fallback)."""
-        return self._calls.path
+        """How ``run_kernel`` launches its timed samples. ``"graph"`` (the default): the
+        first time a launch is timed, one ``cuLaunchKernel`` and one ``cuEventRecord``
+        per sample; from its second time on (same kernel, argument bytes, grid, block
+        and sample count), one replay of a CUDA graph of exactly those launches and
+        records. The second call captures and instantiates that graph, so it costs more
+        than the first; the graph is kept until one of its views is released, or until
+        it is no longer among the eight launches timed last. Samples of more than 4096
+        run as chunks of at most 4096, each its own launch as far as this goes.
+        ``"direct"``: always one launch and one record per sample."""
+        return self._launch_path
 
     def _launch(self, compiled: LoadedKernel, launch: Launch, warmups: int,
                 samples: int) -> list[int]:
+        """Warm-ups as plain launches, then the samples in chunks of at most
+        ``_GRAPH_SAMPLES``. Every sample is one launch between two events."""
         self._refuse_during_capture("run_kernel (it waits to time its samples)")
-        args, keep = self._launch_arguments(compiled, launch)
-        calls = self._calls
-        events = [handle for _, handle in self._events_for(samples + 1)]
-        stream = calls.handle(self._res.stream_compute)
-        launch_kernel, record, fail = calls.launch, calls.record, calls.fail
+        args, identity, keep = self._launch_arguments(compiled, launch)
         what = _describe_launch(launch)
         self._dirty = True
-        for _ in range(warmups):
-            code = launch_kernel(*args)
-            if code:
-                raise fail(code, what)
-        code = record(events[0], stream)
-        if code:
-            raise fail(code, "cuEventRecord")
-        # One event per sample boundary: sample i is the time between events i and i+1.
-        # This loop is the harness's cost per sample (PERFORMANCE.md P5): one launch and
-        # one record, each a direct call with arguments converted above.
-        for event in events[1:samples + 1]:
-            code = launch_kernel(*args)
-            if code:
-                raise fail(code, what)
-            code = record(event, stream)
-            if code:
-                raise fail(code, "cuEventRecord")
-        call(driver.cuEventSynchronize, self._timing_events[samples][0])
-        self._all_complete()
+        self._launch_direct(args, warmups, what)
+        times: list[int] = []
+        while len(times) < samples:
+            count = min(samples - len(times), _GRAPH_SAMPLES)
+            times += self._timed_chunk(args, (*identity, count), launch.views, count, what)
         del keep
-        elapsed = calls.elapsed_ms
-        # The event clock ticks every ~0.5 us; no sample is reported shorter than 1 ns.
-        return [max(1, round(elapsed(a, b) * 1e6))
-                for a, b in zip(events[:samples], events[1:samples + 1])]
+        self._all_complete()
+        return times
+
+    def _timed_chunk(self, args: tuple, key: tuple, views: tuple, count: int,
+                     what: str) -> list[int]:
+        """``count`` samples, directly or by replaying their graph (PERFORMANCE.md P5:
+        a replay is one host call where direct samples are two each); then their times."""
+        events = self._events_for(count + 1)
+        executable = self._sample_graph(args, key, views, count, what)
+        if executable is None:
+            self._enqueue_samples(args, events, count, what, driver.cuEventRecord)
+        else:
+            call(driver.cuGraphLaunch, executable, self._res.stream_compute)
+            self.sample_graph_replays += 1
+        return self._elapsed_ns(events, count)
+
+    def _sample_graph(self, args: tuple, key: tuple, views: tuple, count: int, what: str):
+        """The executable graph of ``key``'s samples, or None to launch them directly:
+        on the direct path, and the first time a launch is timed (the oracle and the
+        tuner time most launches once, on views they then release, where capturing
+        would cost without ever paying back)."""
+        if self._launch_path != "graph":
+            return None
+        entry = self._timed.get(key)
+        if entry is None:
+            self._timed[key] = _TimedLaunch(views)
+            if len(self._timed) > _TIMED_CACHE:
+                self._forget_timed(next(iter(self._timed)))
+            return None
+        self._timed.move_to_end(key)
+        if entry.executable is None:
+            entry.graph, entry.executable = self._capture_samples(args, count, what)
+            self.sample_graph_captures += 1
+        return entry.executable
+
+    def _capture_samples(self, args: tuple, count: int, what: str) -> tuple[int, Any]:
+        """Capture ``count`` samples, with event record nodes where a direct run records
+        events, into a graph; instantiated and uploaded, owned by ``self._res``."""
+        res = self._res
+        stream = res.stream_compute
+        res.begin_capture(stream)
+        try:
+            self._enqueue_samples(args, self._timing_events, count, what, _record_node)
+            graph = res.end_capture()
+        except BaseException:
+            res.abort_capture()  # the stream must not stay in capture mode
+            raise
+        return res.instantiate(graph, stream)
+
+    def _forget_timed(self, key: tuple) -> None:
+        entry = self._timed.pop(key)
+        if entry.graph is not None:
+            self._res.destroy_graph(entry.graph)
+
+    def _enqueue_samples(self, args: tuple, events: list, count: int, what: str,
+                         record) -> None:
+        """Record event 0, then per sample one launch and one ``record`` of the next
+        event: sample i is the time between events i and i + 1."""
+        launch, stream = driver.cuLaunchKernel, self._res.stream_compute
+        err, = record(events[0], stream)
+        if err:
+            raise error_for(err, "cuEventRecord")
+        for event in events[1:count + 1]:
+            err, = launch(*args)
+            if err:
+                raise error_for(err, what)
+            err, = record(event, stream)
+            if err:
+                raise error_for(err, "cuEventRecord")
+
+    @staticmethod
+    def _launch_direct(args: tuple, count: int, what: str) -> None:
+        launch = driver.cuLaunchKernel
+        for _ in range(count):
+            err, = launch(*args)
+            if err:
+                raise error_for(err, what)
+
+    @staticmethod
+    def _elapsed_ns(events: list, count: int) -> list[int]:
+        """Each of ``count`` samples in nanoseconds, read as soon as it has completed, so
+        the reads overlap the samples still running (the event clock ticks every ~0.5
+        us; no sample is reported shorter than 1 ns). The last read waited for the run."""
+        elapsed = driver.cuEventElapsedTime
+        times = []
+        for start, end in zip(events, events[1:count + 1]):
+            err, ms = elapsed(start, end)
+            if err == _NOT_READY:
+                call(driver.cuEventSynchronize, end)  # and so ``start``, before it
+                err, ms = elapsed(start, end)
+            if err:
+                raise error_for(err, "cuEventElapsedTime")
+            times.append(max(1, round(ms * 1e6)))
+        return times
 
     def _events_for(self, count: int) -> list:
-        """At least ``count`` timing events, each with its handle for ``self._calls``."""
+        """At least ``count`` timing events."""
         while len(self._timing_events) < count:
-            event = self._res.event(timing=True)
-            self._timing_events.append((event, self._calls.handle(event)))
+            self._timing_events.append(self._res.event(timing=True))
         return self._timing_events
 
     def _enqueue(self, compiled: LoadedKernel, launch: Launch) -> None:
-        args, keep = self._launch_arguments(compiled, launch)
-        code = self._calls.launch(*args)
-        if code:
-            raise self._calls.fail(code, _describe_launch(launch))
+        args, _, keep = self._launch_arguments(compiled, launch)
+        self._launch_direct(args, 1, _describe_launch(launch))
         del keep
         if self._capture is not None:
             self._capture.views.extend(launch.views)
@@ -641,9 +793,8 @@ class CudaComputeContext(SlabContext):
         if self._capture is not None:
             raise InvalidArgument("a graph capture is already in progress on this context")
         self._synchronize()
-        call(driver.cuStreamBeginCapture, self._res.stream_compute, _THREAD_LOCAL)
+        self._res.begin_capture(self._res.stream_compute)
         self._capture = _Capture()
-        self._res.capturing = self._res.stream_compute
 
     @_api
     def end_graph_capture(self) -> CapturedCudaGraph:
@@ -652,21 +803,8 @@ class CudaComputeContext(SlabContext):
             raise InvalidArgument("no graph capture is in progress; call "
                                   "begin_graph_capture() first")
         capture, self._capture = self._capture, None
-        res = self._res
-        res.capturing = None
-        res.primary.make_current()
-        graph = call(driver.cuStreamEndCapture, res.stream_compute)
-        try:
-            executable = call(driver.cuGraphInstantiate, graph, 0)
-        except BaseException:
-            _quietly(driver.cuGraphDestroy, graph)
-            raise
-        captured = CapturedCudaGraph(self, graph, executable, capture)
-        try:
-            call(driver.cuGraphUpload, executable, res.stream_compute)
-        except BaseException:
-            captured.close()
-            raise
+        self._res.primary.make_current()
+        captured = CapturedCudaGraph(self, self._res.end_capture(), capture)
         self._dirty = True
         return captured
 
@@ -688,7 +826,7 @@ class CudaComputeContext(SlabContext):
                                       f"so replaying it would overwrite reused memory: {exc}") from None
         self._res.primary.make_current()
         self._join_prefetch()
-        self._calls.graph_launch(graph._exec, graph._stream)
+        call(driver.cuGraphLaunch, graph._exec, graph._stream)
         self._dirty = True
         return self._after_submit(graph)  # it needs only the views, which graphs have
 
@@ -699,7 +837,13 @@ class CudaComputeContext(SlabContext):
         self._uniforms.clear()
         self._pending.clear()
         self._spare_events, self._timing_events = [], []
+        self._timed.clear()  # their graphs go with the context's other handles
         self._finalizer()
+
+
+def _record_node(event, stream):
+    """Record ``event`` in a capture of ``stream`` as an event record node."""
+    return driver.cuEventRecordWithFlags(event, stream, _EXTERNAL)
 
 
 def _describe_launch(launch: Launch) -> str:
