@@ -24,7 +24,8 @@ from forge import (BindingUsage, BufferSpec, DeviceLost, InvalidArgument, Kernel
                    Schedule, UnsupportedFeature)
 from forge.kernel import Access
 
-from tests.test_cuda_context import _assert_affine, mode, open_ctx  # noqa: F401  (fixtures)
+from tests.test_cuda_context import (_affine_views, _assert_affine, mode,  # noqa: F401
+                                     open_ctx)
 from tests.test_cuda_fake_driver import R, device_array, fake_driver, ptr, u32  # noqa: F401
 
 AFFINE = forge.get_kernel("raw_affine")
@@ -59,12 +60,6 @@ def fake(mode, request):  # noqa: F811
     if simulated is not None:
         simulated.kernels["test_accumulate"] = (_accumulate, (8, 8, 4))
     return simulated
-
-
-def _affine_views(ctx, x, a=3.0, b=1.0):
-    return [ctx.allocate_and_write(x, 0), ctx.allocate_transient(x.nbytes, 1, usage=RW),
-            ctx.allocate_and_write(AFFINE.pack_uniform(x.size, a=a, b=b), 2,
-                                   usage=BindingUsage.UNIFORM)]
 
 
 def _accumulate_views(ctx, x):
@@ -184,7 +179,7 @@ def test_the_cache_keeps_the_most_recently_timed_launches(fake, open_ctx, monkey
     monkeypatch.setattr(_context, "_TIMED_CACHE", 3)
     ctx = open_ctx()
     x = np.arange(64, dtype=np.float32)
-    views = _affine_views(ctx, x)
+    views = _affine_views(ctx, x, a=3.0, b=1.0)
     for samples in range(1, 6):  # five launches, each timed twice: five graphs built
         for _ in range(2):
             ctx.run_kernel(AFFINE, Schedule(64), views, x.size, samples=samples)
@@ -234,7 +229,7 @@ def test_samples_are_timed_per_launch_by_events(fake_driver, path):  # noqa: F81
 
     with CudaComputeContext(1 << 20, launch_path=path) as ctx:
         x = np.arange(100, dtype=np.float32)
-        views = _affine_views(ctx, x)
+        views = _affine_views(ctx, x, a=3.0, b=1.0)
         launched = []
         for _ in range(3):
             before = fake_driver.calls.get("cuLaunchKernel", 0)
@@ -259,7 +254,7 @@ def test_each_sample_is_read_once_it_completes(fake_driver, path):  # noqa: F811
     fake_driver.lazy_events = True
     with CudaComputeContext(1 << 20, launch_path=path) as ctx:
         x = np.arange(100, dtype=np.float32)
-        views = _affine_views(ctx, x)
+        views = _affine_views(ctx, x, a=3.0, b=1.0)
         for _ in range(3):
             waits = fake_driver.calls.get("cuEventSynchronize", 0)
             assert ctx.run_kernel(AFFINE, Schedule(64), views, x.size, samples=6) == [1002] * 6
@@ -272,7 +267,7 @@ def test_the_graph_holds_a_launch_and_an_event_record_node_per_sample(fake_drive
 
     with CudaComputeContext(1 << 20) as ctx:
         x = np.arange(10, dtype=np.float32)
-        views = _affine_views(ctx, x)
+        views = _affine_views(ctx, x, a=3.0, b=1.0)
         for _ in range(2):
             ctx.run_kernel(AFFINE, Schedule(64), views, x.size, samples=4)
         (entry,) = ctx._timed.values()
@@ -289,7 +284,7 @@ def test_a_failed_launch_is_a_typed_error(fake_driver, path):  # noqa: F811
     ctx = CudaComputeContext(1 << 20, launch_path=path)
     try:
         x = np.ones(10, np.float32)
-        views = _affine_views(ctx, x)
+        views = _affine_views(ctx, x, a=3.0, b=1.0)
         for _ in range(2):  # the graph path has its graph after two
             ctx.run_kernel(AFFINE, Schedule(64), views, x.size, samples=3)
         fake_driver.fault()  # an illegal address: every later call fails with it
