@@ -1,8 +1,9 @@
 """P5 and P7: what the CUDA harness adds on the host. P5: ``run_kernel``'s cost per
 sample on a tiny kernel against a bare cuda.bindings launch loop (the row: a launch
 timed before, which replays its cached graph; the first and second timings of a
-launch, direct and capturing, in its notes), and graph replay per kernel; P7: uploads of a large array against a pinned DMA, with the host's own
-copy bandwidth (what bounds an upload from pageable memory) measured alongside."""
+launch, direct and capturing, in its notes), and graph replay per kernel; P7:
+uploads of a large array against a pinned DMA, with the host's own copy bandwidth
+(what bounds an upload from pageable memory) measured alongside."""
 
 from __future__ import annotations
 

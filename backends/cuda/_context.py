@@ -293,7 +293,8 @@ class CudaComputeContext(SlabContext):
                                             or staging_threads < 1):
             raise InvalidArgument(f"staging_threads must be an int >= 1, got {staging_threads!r}")
         if launch_path not in _LAUNCH_PATHS:
-            raise InvalidArgument(f"launch_path must be one of {_LAUNCH_PATHS}, got {launch_path!r}")
+            raise InvalidArgument(f"launch_path must be one of {_LAUNCH_PATHS}, "
+                                  f"got {launch_path!r}")
         super().__init__(SlabAllocator(capacity_bytes, alignment, MemoryTopology.unified()))
         self._info = device_info(device)
         capacity = self._allocator.capacity
