@@ -86,7 +86,8 @@ def _api(method):
         try:
             return method(self, *args, **kwargs)
         except DeviceLost as exc:
-            self._lost = self._lost or str(exc)
+            if self._lost is None:
+                self._lost, self._lost_error = str(exc), exc
             raise
     return wrapper
 
@@ -101,6 +102,7 @@ class SlabContext(OracleContext):
         self._allocator = allocator
         self._closed = False
         self._lost: str | None = None
+        self._lost_error: DeviceLost | None = None  # what lost it (a KernelTimeout...)
         self._pipelines: dict[tuple[str, str], Any] = {}
         self._fence = 0          # last fence handed out; fences count submissions
         self.compile_count = 0   # pipeline-cache misses, for tests and benchmarks

@@ -141,6 +141,10 @@ class FakeDriver:
         # True: an event recorded on a stream stays "not ready" for cuEventElapsedTime until
         # the host waits for it (or a later one), like a GPU still running the work.
         self.lazy_events = False
+        # True: work enqueued from now on never finishes (a kernel in an endless loop):
+        # queries say "not ready" and a blocking wait fails the test, since on a GPU it
+        # would never return.
+        self.hung = False
         self._recorded = itertools.count()
         self._completed = -1   # events recorded up to this count have completed
 
@@ -296,6 +300,8 @@ class FakeDriver:
         if self.capturing is stream:
             self._in_capture(stream)
             return (R.CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED,)
+        if self.hung:
+            raise AssertionError("cuStreamSynchronize on a hung device would never return")
         return (OK,)
 
     def cuStreamWaitEvent(self, stream, event, flags):
@@ -342,11 +348,18 @@ class FakeDriver:
             return (err,)
         if event.captured:
             return (R.CUDA_ERROR_CAPTURED_EVENT,)
+        if self._never_ready(event):
+            raise AssertionError("cuEventSynchronize on a hung device would never return")
         self._completed = max(self._completed, getattr(event, "order", -1))
         return (OK,)
 
     def cuEventQuery(self, event):
+        if self._never_ready(event):
+            return (R.CUDA_ERROR_NOT_READY,)
         return self.cuEventSynchronize(event)
+
+    def _never_ready(self, event) -> bool:
+        return self.hung and getattr(event, "order", -1) > self._completed
 
     def cuEventElapsedTime(self, start, end):
         self._count("cuEventElapsedTime")

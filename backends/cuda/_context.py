@@ -27,13 +27,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from forge.allocator import SlabAllocator
-from forge.errors import AllocationError, CompileError, InvalidArgument, UnsupportedFeature
+from forge.errors import (AllocationError, CompileError, InvalidArgument, KernelTimeout,
+                          UnsupportedFeature)
 from forge.kernel import Access, KernelSpec
 from forge.schedule import Schedule
 from forge.types import (AdapterConstraints, AdapterIdentity, BindingUsage, BufferView,
                          MemoryTopology)
 
-from .._base import Launch, SlabContext, _api
+from .._base import Launch, SlabContext, _api, poll_until
 from ._driver import (DeviceInfo, PrimaryContext, call, check, device_info, driver,
                       error_for, kernel_driver_version, pci_device_id)
 from ._memory import Staging, pinned_empty
@@ -93,12 +94,20 @@ class _Resources:
         self.graphs: dict[int, tuple] = {}
         self.staging: Staging | None = None
         self.stream_compute = None
+        self._waiter = None       # an event for bounded waits, made on first use
         self.capturing = None   # the stream being captured, if any
         self.faulted = False    # a sticky error hit: reset the primary context on release
 
     def stream(self):
         self.streams.append(call(driver.cuStreamCreate, _NON_BLOCKING))
         return self.streams[-1]
+
+    @property
+    def waiter(self):
+        """An event to record on a stream and poll, for waits bounded by a timeout."""
+        if self._waiter is None:
+            self._waiter = self.event()
+        return self._waiter
 
     def event(self, timing: bool = False):
         self.events.append(call(driver.cuEventCreate, _TIMING if timing else _NO_TIMING))
@@ -412,8 +421,13 @@ class CudaComputeContext(SlabContext):
     def _synchronize(self) -> None:
         self._res.primary.make_current()
         for stream in (self._res.stream_compute, self._prefetch):
-            if stream is not None:
+            if stream is None:
+                continue
+            if self.timeout_s is None:
                 call(driver.cuStreamSynchronize, stream)
+            else:
+                call(driver.cuEventRecord, self._res.waiter, stream)
+                self._block_on(self._res.waiter, "waiting for the device")
         self._prefetch_busy = False
         self._all_complete()
 
@@ -455,7 +469,7 @@ class CudaComputeContext(SlabContext):
         self._forget_released()
         self._res.primary.make_current()
         if self._prefetch_busy:
-            call(driver.cuEventSynchronize, self._prefetch_done)
+            self._block_on(self._prefetch_done, "waiting for the prefetch stream")
             self._prefetch_busy = False
         if fence <= self._done_fence:
             return
@@ -463,9 +477,24 @@ class CudaComputeContext(SlabContext):
         while self._pending and self._pending[0][0] <= fence:
             reached.append(self._pending.popleft())
         if reached:
-            call(driver.cuEventSynchronize, reached[-1][1])  # in-order stream: all earlier too
+            self._block_on(reached[-1][1], f"waiting for fence {fence}")  # in-order: all earlier too
             self._spare_events.extend(event for _, event in reached)
         self._done_fence = int(fence)
+
+    def _block_on(self, event, what: str) -> None:
+        """Wait for ``event``: blocking, or polled and bounded by ``timeout_s`` (the
+        driver's own waits cannot be bounded)."""
+        if self.timeout_s is None:
+            call(driver.cuEventSynchronize, event)
+            return
+
+        def done() -> bool:
+            result = driver.cuEventQuery(event)
+            if result[0] == _NOT_READY:
+                return False
+            check(result, "cuEventQuery")
+            return True
+        poll_until(done, self.timeout_s, what)
 
     def _refuse_during_capture(self, what: str) -> None:
         if self._capture is not None:
@@ -528,6 +557,11 @@ class CudaComputeContext(SlabContext):
         res = self._res
         res.primary.make_current()
         self._join_prefetch()
+        if self.timeout_s is not None and self._dirty:
+            # The download below blocks in the driver: first wait, bounded, for the
+            # work it would queue behind.
+            call(driver.cuEventRecord, res.waiter, res.stream_compute)
+            self._block_on(res.waiter, f"reading {view}")
         res.staging.download(out, res.slab + view.offset, res.stream_compute)
         self._all_complete()  # the download waited for everything before it
 
@@ -752,8 +786,7 @@ class CudaComputeContext(SlabContext):
             if err:
                 raise error_for(err, what)
 
-    @staticmethod
-    def _elapsed_ns(events: list, count: int) -> list[int]:
+    def _elapsed_ns(self, events: list, count: int) -> list[int]:
         """Each of ``count`` samples in nanoseconds, read as soon as it has completed, so
         the reads overlap the samples still running (the event clock ticks every ~0.5
         us; no sample is reported shorter than 1 ns). The last read waited for the run."""
@@ -762,7 +795,7 @@ class CudaComputeContext(SlabContext):
         for start, end in zip(events, events[1:count + 1]):
             err, ms = elapsed(start, end)
             if err == _NOT_READY:
-                call(driver.cuEventSynchronize, end)  # and so ``start``, before it
+                self._block_on(end, "waiting for a timed sample")  # and ``start`` before it
                 err, ms = elapsed(start, end)
             if err:
                 raise error_for(err, "cuEventElapsedTime")
@@ -833,6 +866,11 @@ class CudaComputeContext(SlabContext):
 
     # -- lifetime ------------------------------------------------------------------
     def _release(self) -> None:
+        if isinstance(self._lost_error, KernelTimeout):
+            # The device may still be running the kernel: waiting for streams or freeing
+            # memory now could block for as long, so the handles stay with the process.
+            self._finalizer.detach()
+            return
         self._res.faulted = self._lost is not None
         self._capture = None
         self._uniforms.clear()

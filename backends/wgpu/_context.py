@@ -32,7 +32,7 @@ from forge.schedule import Schedule
 from forge.types import (AdapterConstraints, AdapterIdentity, BindingUsage, BufferView,
                          MemoryTopology)
 
-from .._base import Launch, SlabContext, _api
+from .._base import Launch, SlabContext, _api, poll_until
 from ._device import (adapter_summary, compile_error, is_device_lost, optional_features,
                       request_device, select_adapter, subgroup_sizes, translate_errors)
 
@@ -271,13 +271,41 @@ class WgpuComputeContext(SlabContext):
         self._last_index = int(libf.wgpuQueueSubmitForIndex(self._queue._internal, 1, handles))
 
     def _complete_through(self, index: int) -> None:
-        """Block until submission ``index`` (and every earlier one) has completed."""
+        """Block until submission ``index`` (and every earlier one) has completed. Under
+        ``timeout_s`` the device is polled without blocking until its queue is empty
+        (wgpu-native's blocking poll cannot be bounded), which covers ``index``."""
         if index <= self._completed_index:
             return
         with translate_errors("waiting for the device"):
-            libf.wgpuDevicePoll(self._device._internal, True,
-                                ffi.new("WGPUSubmissionIndex *", index))
+            if self.timeout_s is None:
+                libf.wgpuDevicePoll(self._device._internal, True,
+                                    ffi.new("WGPUSubmissionIndex *", index))
+            else:
+                self._poll_until_idle(f"submission {index}")
         self._completed_index = index
+
+    def _poll_until_idle(self, what: str) -> None:
+        """Poll, without blocking, until all work submitted so far is done (its
+        work-done callback fired), giving up after ``timeout_s``. wgpu-native 29's
+        non-blocking poll does not say whether the queue is empty (its return value
+        is not a usable bool), hence the callback."""
+        done: list[int] = []
+
+        @ffi.callback("void(WGPUQueueWorkDoneStatus, WGPUStringView, void *, void *)")
+        def work_done(status, _message, _userdata1, _userdata2):
+            done.append(int(status))
+
+        info = ffi.new("WGPUQueueWorkDoneCallbackInfo *", {
+            "mode": lib.WGPUCallbackMode_AllowProcessEvents, "callback": work_done})
+        libf.wgpuQueueOnSubmittedWorkDone(self._queue._internal, info[0])
+        device = self._device._internal
+
+        def idle() -> bool:
+            libf.wgpuDevicePoll(device, False, ffi.NULL)  # runs the callback when due
+            return bool(done)
+        poll_until(idle, self.timeout_s, what)
+        if done[0] != lib.WGPUQueueWorkDoneStatus_Success:
+            raise DeviceLost(f"{what}: the queue reported work-done status {done[0]}")
 
     def _signal(self, fence: int) -> None:
         self._pending.append((fence, self._last_index))
@@ -328,6 +356,8 @@ class WgpuComputeContext(SlabContext):
         self._map_into(staging, span, sink)
 
     def _map_into(self, staging, span: int, sink: memoryview) -> None:
+        if self.timeout_s is not None:
+            self._complete_through(self._last_index)  # mapping blocks without a bound
         try:
             # The copy into ``staging`` was just submitted, so wgpu-py's plain "READ"
             # mode would only add an empty submit (its guard for mapping before any).
