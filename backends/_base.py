@@ -31,7 +31,7 @@ from forge.errors import (ContextClosed, DeviceLost, InvalidArgument, KernelTime
                           UnsupportedFeature)
 from forge.kernel import Access, KernelSpec
 from forge.schedule import Schedule
-from forge.types import BindingUsage, BufferView
+from forge.types import AdapterConstraints, AdapterIdentity, BindingUsage, BufferView
 from oracle.contract import OracleContext
 
 __all__ = ["SlabContext", "Launch", "as_bytes", "poll_until"]
@@ -131,6 +131,24 @@ class SlabContext(OracleContext):
 
     @abc.abstractmethod
     def _release(self) -> None: ...
+
+    # -- identity ------------------------------------------------------------------
+    # A backend sets ``_adapter`` and ``_constraints`` when it opens, and says how it
+    # times samples through ``timing_source``.
+    _adapter: AdapterIdentity
+    _constraints: AdapterConstraints
+
+    @property
+    def adapter(self) -> AdapterIdentity:
+        return self._adapter
+
+    @property
+    def constraints(self) -> AdapterConstraints:
+        return self._constraints
+
+    @property
+    def timestamp_supported(self) -> bool:
+        return self.timing_source != "host-wall-clock"
 
     # -- state ---------------------------------------------------------------------
     @property

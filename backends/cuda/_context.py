@@ -347,18 +347,6 @@ class CudaComputeContext(SlabContext):
 
     # -- identity ------------------------------------------------------------------
     @property
-    def adapter(self) -> AdapterIdentity:
-        return self._adapter
-
-    @property
-    def constraints(self) -> AdapterConstraints:
-        return self._constraints
-
-    @property
-    def timestamp_supported(self) -> bool:
-        return True
-
-    @property
     def timing_source(self) -> str:
         return "cuda-event"
 

@@ -45,18 +45,6 @@ class ReferenceContext(SlabContext):
             min_uniform_offset_alignment=alignment, shader_f16=True, shader_f64=True)
 
     @property
-    def adapter(self) -> AdapterIdentity:
-        return self._adapter
-
-    @property
-    def constraints(self) -> AdapterConstraints:
-        return self._constraints
-
-    @property
-    def timestamp_supported(self) -> bool:
-        return False
-
-    @property
     def timing_source(self) -> str:
         return "host-wall-clock"
 

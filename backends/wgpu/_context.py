@@ -164,18 +164,6 @@ class WgpuComputeContext(SlabContext):
             subnormals_may_flush=True, nonfinite_indeterminate=True)
 
     @property
-    def adapter(self) -> AdapterIdentity:
-        return self._adapter
-
-    @property
-    def constraints(self) -> AdapterConstraints:
-        return self._constraints
-
-    @property
-    def timestamp_supported(self) -> bool:
-        return self._timestamps
-
-    @property
     def timing_source(self) -> str:
         return "gpu-timestamp" if self._timestamps else "host-wall-clock"
 
