@@ -14,7 +14,7 @@ from ..ir._expr import LEAVES, walk
 from ..schedule import Schedule
 from ._dialect import Dialect
 
-__all__ = ["Code", "Values", "Emission", "EMITTER_VERSION", "ScheduleRefused", "plus"]
+__all__ = ["Code", "Values", "Emission", "EMITTER_VERSION", "ScheduleRefused", "plus", "short"]
 
 
 class ScheduleRefused(UnsupportedFeature):
@@ -209,10 +209,10 @@ class Emission:
 
     # -- chunks ------------------------------------------------------------------------
     def load_chunk(self, buffer: str, dest: str, dest_base: str, index: str, pos: str,
-                   limit: str, width: int, vec_ok: str | None, vindex: str = "") -> None:
+                   limit: str | None, width: int, vec_ok: str | None, vindex: str = "") -> None:
         """``dest[dest_base + l] = buffer[index + l]`` for each lane ``l`` with
-        ``pos + l < limit``: one vector load when the whole chunk is in range (and, on
-        CUDA, aligned), else lane by lane. A buffer declared as vectors
+        ``pos + l < limit`` (every lane when ``limit`` is None): one vector load when
+        the whole chunk is in range (and, on CUDA, aligned), else lane by lane. A buffer declared as vectors
         (``vectorize``) is addressed by its vector index ``vindex`` (``index / width``)
         and its lanes are components of that vector."""
         dtype = self.decls[buffer].dtype
@@ -234,7 +234,7 @@ class Emission:
                     f"{d.load(buffer, plus(index, i), dtype)};", whole, vec_ok)
 
     def store_chunk(self, buffer: str, src: str, src_base: str, index: str, pos: str,
-                    limit: str, width: int, vec_ok: str | None, vindex: str = "") -> None:
+                    limit: str | None, width: int, vec_ok: str | None, vindex: str = "") -> None:
         """``buffer[index + l] = src[src_base + l]`` for the lanes in range; a tail
         writes only its own lanes (through the vector's components for a buffer
         declared as vectors)."""
@@ -255,11 +255,24 @@ class Emission:
         self._chunk(width, pos, limit, lambda i: d.store(buffer, plus(index, i), dtype,
                                                          values[i]), whole, vec_ok)
 
-    def _chunk(self, width: int, pos: str, limit: str, lane, whole: list[str] | None,
-               vec_ok: str | None) -> None:
+    def _chunk(self, width: int, pos: str, limit: str | None, lane,
+               whole: list[str] | None, vec_ok: str | None) -> None:
         """``whole`` (or every ``lane(i)``) when the chunk at ``pos`` is entirely below
-        ``limit`` (and ``vec_ok``), else each ``lane(i)`` guarded by its position."""
+        ``limit`` (and ``vec_ok``), else each ``lane(i)`` guarded by its position. A
+        ``limit`` of None says the caller knows the chunk is in range."""
         code = self.code
+        if limit is None:
+            if whole and vec_ok:
+                with code.block(f"if ({vec_ok}) {{"):
+                    for text in whole:
+                        code.line(text)
+                    code.otherwise()
+                    for i in range(width):
+                        code.line(lane(i))
+                return
+            for text in whole or [lane(i) for i in range(width)]:
+                code.line(text)
+            return
         if width == 1:
             with code.block(f"if ({pos} < {limit}) {{"):
                 code.line(lane(0))

@@ -6,16 +6,31 @@ per sweep, so a sweep covers ``CAP = wg_x * ipt * vec`` columns. When the row fi
 (``cols <= CAP``) the kernel takes the one-pass path: the row is loaded into registers
 once and every reduction level and the outputs are computed from them, so memory sees
 one read and one write per element. Longer rows take the looped path, which re-reads
-the row for each level. Reductions finish across the row with warp shuffles and one
-shared-memory step on CUDA, and a shared-memory tree on WGSL (``wg_x`` is a power of
-two for that).
+the row for each level.
+
+Reductions finish across the row with warp shuffles on CUDA: within each warp, then
+(rows wider than a warp) every warp reads the per-warp partials, one per lane, and
+shuffles them again, so a level costs one ``__syncthreads``; the partials alternate
+between two halves of shared memory so that the next level may write while a slow warp
+still reads. WGSL reduces through a shared-memory tree (``wg_x`` is a power of two).
+
+A ``row_max(a)`` level followed by a ``row_sum(exp(a - row_max(a)))`` level (softmax,
+log_softmax) is one online level: each invocation keeps its own maximum ``m`` and
+``s = sum(exp(a - m))``, and partials merge as ``(max(m1, m2), s1 * exp(m1 - M) + ...)``,
+so the row is swept once for both. On the one-pass path each ``exp(a - m)`` is kept
+in registers and ``exp(a - M)`` becomes ``exp(a - m) * exp(m - M)`` (``/ S`` folded
+into that per-invocation factor), so an element costs one ``exp``. This reassociates:
+a few ulp more than the two-level form, far inside the kernels' tolerances.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Callable
+
 from ..ir import Expr, col, row
 from ..ir._expr import walk
-from ._code import Emission, ScheduleRefused
+from ._code import Emission, ScheduleRefused, short
 
 __all__ = ["check", "storage_bytes", "workgroup_count", "lower"]
 
@@ -42,49 +57,101 @@ def accumulator(dtype: str) -> str:
     return "f32" if dtype == "f16" else dtype
 
 
-def _slots(level: list[Expr]) -> list[int]:
-    """Each reduction's index among the level's reductions of its accumulator dtype."""
+# -- levels ------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Online:
+    """``peak = row_max(a)`` and ``total = row_sum(exp(a - peak))`` reduced together."""
+
+    peak: Expr
+    total: Expr
+
+    @property
+    def arg(self) -> Expr:
+        return self.peak.args[0]
+
+    @property
+    def shifted_exp(self) -> Expr:
+        return self.total.args[0]
+
+
+def _online(first: list[Expr], second: list[Expr]) -> _Online | None:
+    """The online pair when level ``first`` is one f32 ``row_max(a)`` and ``second`` one
+    ``row_sum(exp(a - row_max(a)))``; None otherwise."""
+    if len(first) != 1 or len(second) != 1:
+        return None
+    peak, total = first[0], second[0]
+    if (peak.attr[0], total.attr[0], peak.dtype) != ("max", "sum", "f32"):
+        return None
+    e = total.args[0]
+    if e.op != "exp" or e.args[0].op != "sub":
+        return None
+    a, m = e.args[0].args
+    return _Online(peak, total) if (a.key, m.key) == (peak.args[0].key, peak.key) else None
+
+
+def _levels(body) -> list[list]:
+    """The reduction levels, each a list of reductions, with an online pair standing
+    alone in the level that replaces its two."""
+    levels, out = body.reductions(), []
+    while levels:
+        pair = _online(levels[0], levels[1]) if len(levels) > 1 else None
+        out.append([pair] if pair else levels[0])
+        levels = levels[2:] if pair else levels[1:]
+    return out
+
+
+def _parts(item, target: str) -> list[str]:
+    """Accumulator dtypes one level item keeps in shared memory at once: the online pair
+    is a (max, sum) partial on CUDA and two trees in turn on WGSL."""
+    if isinstance(item, _Online):
+        return ["f32", "f32"] if target == "cuda" else ["f32"]
+    return [accumulator(item.dtype)]
+
+
+def _slots(level: list, target: str) -> list[list[int]]:
+    """Each item's parts' indices among the level's parts of the same dtype."""
     seen: dict[str, int] = {}
     slots = []
-    for r in level:
-        t = accumulator(r.dtype)
-        slots.append(seen.get(t, 0))
-        seen[t] = slots[-1] + 1
+    for item in level:
+        mine = []
+        for t in _parts(item, target):
+            mine.append(seen.get(t, 0))
+            seen[t] = mine[-1] + 1
+        slots.append(mine)
     return slots
 
 
-def _widest(body) -> dict[str, int]:
-    """Per accumulator dtype, the most reductions of that dtype in one level."""
+def _widest(body, target: str) -> dict[str, int]:
+    """Per accumulator dtype, the most parts of that dtype in one level."""
     widest: dict[str, int] = {}
-    for level in body.reductions():
-        for r, slot in zip(level, _slots(level)):
-            t = accumulator(r.dtype)
-            widest[t] = max(widest.get(t, 0), slot + 1)
+    for level in _levels(body):
+        for item, slots in zip(level, _slots(level, target)):
+            for t, slot in zip(_parts(item, target), slots):
+                widest[t] = max(widest.get(t, 0), slot + 1)
     return widest
 
 
 def _per_row(x: int, target: str) -> int:
-    """Shared slots one row needs per reduction: the whole tree on WGSL, one per warp
-    on CUDA (none when a row is one warp or less)."""
+    """Shared slots one row needs per part: the whole tree on WGSL, one per warp and
+    two halves on CUDA (none when a row is one warp or less)."""
     if target == "wgsl":
         return x
-    return x // _WARP if x > _WARP else 0
+    return 2 * (x // _WARP) if x > _WARP else 0
 
 
 def storage_bytes(body, schedule, target: str) -> int:
     x, y, _ = schedule.workgroup_size
     per_row = _per_row(x, target)
     return sum(count * y * per_row * (8 if t == "f64" else 4)
-               for t, count in _widest(body).items())
+               for t, count in _widest(body, target).items())
 
 
 def workgroup_count(body, schedule, dims) -> int:
     return -(-dims["rows"] // schedule.workgroup_size[1])
 
 
-def _identity(em: Emission, reduction: Expr) -> str:
-    t = accumulator(reduction.dtype)
-    if reduction.attr[0] == "sum":
+def _identity(em: Emission, op: str, t: str) -> str:
+    if op == "sum":
         return em.d.literal(0, t)
     if t in ("i32", "u32"):
         return em.d.literal(-2**31 if t == "i32" else 0, t)
@@ -98,6 +165,19 @@ def _matrix_loads(exprs) -> dict[str, Expr]:
             if node.op == "load" and (node.attr[1] or "matrix") == "matrix":
                 found.setdefault(node.attr[0], node)
     return found
+
+
+def _outside_reductions(exprs) -> set[tuple]:
+    """Keys of the nodes of ``exprs`` reached without entering a row reduction."""
+    seen: set[tuple] = set()
+    stack = list(exprs)
+    while stack:
+        node = stack.pop()
+        if node.key not in seen:
+            seen.add(node.key)
+            if node.op != "reduce":
+                stack.extend(node.args)
+    return seen
 
 
 class _RowLowering:
@@ -117,6 +197,11 @@ class _RowLowering:
                                if self.body.output_layout(n) == "matrix"]
         self.row_outputs = [n for n in self.outputs if n not in self.matrix_outputs]
         self.vec_ok: str | None = None
+        self.limit: str | None = self.cols  # None: every column of a sweep is in range
+        self.target = em.d.target
+        self.neg_inf = em.d.literal(float("-inf"), "f32")
+        # (expression, its value's text from a register slot) bound at every column
+        self.lane_values: list[tuple[Expr, Callable[[str], str]]] = []
 
     # -- the kernel ----------------------------------------------------------------------
     def lower(self) -> None:
@@ -141,43 +226,39 @@ class _RowLowering:
             for name, load in self.body.loads().items():
                 if load.attr[1] == "rows":
                     v.bind(load, d.load(name, "fg_rowc", load.dtype))
-            with code.block(f"if ({self.cols} <= {self.cap}u) {{"):
-                code.comment("one pass: the row lives in registers")
-                self._passes(one_pass=True)
+            with code.block(f"if ({self.cols} == {self.cap}u) {{"):
+                code.comment("one pass, the row exactly fills the registers: no bounds checks")
+                self._passes(one_pass=True, exact=True)
                 code.otherwise()
-                code.comment("looped: each level sweeps the row again")
-                self._passes(one_pass=False)
+                with code.block(f"if ({self.cols} < {self.cap}u) {{"):
+                    code.comment("one pass: the row lives in registers")
+                    self._passes(one_pass=True)
+                    code.otherwise()
+                    code.comment("looped: each level sweeps the row again")
+                    self._passes(one_pass=False)
 
     def _declare_reduction_memory(self) -> None:
-        per_row = _per_row(self.x, self.em.d.target)
-        for t, count in sorted(_widest(self.body).items()):
+        per_row = _per_row(self.x, self.target)
+        widest = sorted(_widest(self.body, self.target).items())
+        for t, count in widest:
             if per_row:
                 self.em.shared(f"fg_red_{t}", t, count * self.y * per_row)
+        if per_row and widest and self.target == "cuda":
+            # which half of the partials the next block-wide reduction writes
+            self.em.code.line(self.em.d.var("fg_half", "u32", "0u"))
 
-    def _passes(self, one_pass: bool) -> None:
-        em, d, code, v = self.em, self.em.d, self.em.code, self.em.values
+    def _passes(self, one_pass: bool, exact: bool = False) -> None:
+        d, code, v = self.em.d, self.em.code, self.em.values
+        self.lane_values = []
+        self.limit = None if exact else self.cols
         with v.scope():
             if one_pass:
                 self._load_block("0u", list(self.matrix))
-            for level in self.body.reductions():
-                v.hoist([r.args[0] for r in level], ("uniform", "row"))
-                accs = [v.fresh("acc") for _ in level]
-                for acc, r in zip(accs, level):
-                    code.line(d.var(acc, accumulator(r.dtype), _identity(em, r)))
-
-                def accumulate(lane: int, level=level, accs=accs) -> None:
-                    for acc, r in zip(accs, level):
-                        t = accumulator(r.dtype)
-                        value = v.get(r.args[0])
-                        if t != r.dtype:
-                            value = d.cast(value, r.dtype, t)
-                        code.line(f"{acc} = {d.combine(r.attr[0], t, acc, value)};")
-                self._sweep(one_pass, [r.args[0] for r in level], accumulate)
-                for r, result in zip(level, self._reduce(level, accs)):
-                    if accumulator(r.dtype) != r.dtype:
-                        result = em.let(v.fresh("r"), r.dtype,
-                                        d.cast(result, accumulator(r.dtype), r.dtype))
-                    v.bind(r, result)
+            for level in _levels(self.body):
+                if isinstance(level[0], _Online):
+                    self._online_level(level[0], one_pass)
+                else:
+                    self._plain_level(level, one_pass)
             v.hoist(self.body.expressions(), ("uniform", "row"))
             if self.row_outputs:
                 with code.block("if (fg_active && fg_tx == 0u) {"):
@@ -188,77 +269,186 @@ class _RowLowering:
                 self._sweep(one_pass, [self.outputs[n] for n in self.matrix_outputs],
                             self._compute_outputs, store=True)
 
+    def _plain_level(self, level: list[Expr], one_pass: bool) -> None:
+        em, d, code, v = self.em, self.em.d, self.em.code, self.em.values
+        v.hoist([r.args[0] for r in level], ("uniform", "row"))
+        accs = [v.fresh("acc") for _ in level]
+        for acc, r in zip(accs, level):
+            t = accumulator(r.dtype)
+            code.line(d.var(acc, t, _identity(em, r.attr[0], t)))
+
+        def accumulate(lane: int, slot: str) -> None:
+            for acc, r in zip(accs, level):
+                t = accumulator(r.dtype)
+                value = v.get(r.args[0])
+                if t != r.dtype:
+                    value = d.cast(value, r.dtype, t)
+                code.line(f"{acc} = {d.combine(r.attr[0], t, acc, value)};")
+        self._sweep(one_pass, [r.args[0] for r in level], accumulate)
+        specs = [(r.attr[0], accumulator(r.dtype)) for r in level]
+        for r, result in zip(level, self._reduce(level, specs, accs)):
+            if accumulator(r.dtype) != r.dtype:
+                result = em.let(v.fresh("r"), r.dtype,
+                                d.cast(result, accumulator(r.dtype), r.dtype))
+            v.bind(r, result)
+
+    # -- the online (max, sum of exp) level --------------------------------------------
+    def _safe(self, m: str) -> str:
+        """``m``, or 0 where it is -inf (no finite value yet), as a shift for exp."""
+        return self.em.d.select(f"{m} == {self.neg_inf}", self.em.d.literal(0.0, "f32"), m)
+
+    def _factor(self, m: str, peak: str) -> str:
+        """``exp(m - peak)`` for a partial of maximum ``m`` under a maximum ``peak >= m``:
+        exactly 1 when they are equal, 0 for an empty partial (-inf)."""
+        d = self.em.d
+        scaled = d.select(f"{m} == {self.neg_inf}", d.literal(0.0, "f32"),
+                          d.function("exp", "f32", [f"({m} - {peak})"]))
+        return d.select(f"{m} == {peak}", d.literal(1.0, "f32"), scaled)
+
+    def _online_level(self, pair: _Online, one_pass: bool) -> None:
+        em, d, code, v = self.em, self.em.d, self.em.code, self.em.values
+        v.hoist([pair.arg], ("uniform", "row"))
+        m, s = v.fresh("m"), v.fresh("s")
+        code.comment(f"{short(pair.peak)} and {short(pair.total)} online: one sweep")
+        code.line(d.var(m, "f32", self.neg_inf))
+        code.line(d.var(s, "f32", d.literal(0.0, "f32")))
+        later = _outside_reductions([e for _, e in self.body.outputs] + [
+            r.args[0] for level in _levels(self.body) for r in level
+            if not isinstance(r, _Online)])
+        fold = Expr("div", "f32", (pair.shifted_exp, pair.total))
+        keep = one_pass and bool({pair.shifted_exp.key, fold.key} & later)
+        kept = v.fresh("e")
+        if keep:
+            code.line(d.array(kept, "f32", self.items * self.width))
+
+        def block(base: str) -> None:
+            # the block's maximum first, then s rescaled to it once, not per element
+            top = m if one_pass else v.fresh("top")
+            if not one_pass:
+                code.line(d.var(top, "f32", self.neg_inf))
+            self._process(base, lambda lane, slot: code.line(
+                f"{top} = {d.combine('max', 'f32', top, v.get(pair.arg))};"))
+            if not one_pass:
+                top = em.let(v.fresh("top"), "f32", d.combine("max", "f32", m, top))
+                code.line(f"{s} = {s} * {self._factor(m, top)};")
+                code.line(f"{m} = {top};")
+            shift = em.let(v.fresh("shift"), "f32", self._safe(m))
+
+            def add(lane: int, slot: str) -> None:
+                e = em.let(v.fresh("t"), "f32",
+                           d.function("exp", "f32", [f"({v.get(pair.arg)} - {shift})"]))
+                code.line(f"{s} = {s} + {e};")
+                if keep:
+                    code.line(f"{kept}[{slot}] = {e};")
+            self._process(base, add)
+        self._blocks(one_pass, list(_matrix_loads([pair.arg])), block)
+        peak, total = self._reduce_online(pair, m, s)
+        v.bind(pair.peak, peak)
+        v.bind(pair.total, total)
+        if keep:
+            own = em.let(v.fresh("f"), "f32", self._factor(m, peak))
+            self.lane_values.append((pair.shifted_exp, lambda slot: f"({kept}[{slot}] * {own})"))
+            if fold.key in later:
+                over = em.let(v.fresh("g"), "f32", f"({own} / {total})")
+                self.lane_values.append((fold, lambda slot: f"({kept}[{slot}] * {over})"))
+
     # -- sweeps over the row -----------------------------------------------------------
-    def _sweep(self, one_pass: bool, exprs: list[Expr], element, store: bool = False) -> None:
-        """Run ``element(lane)`` at every column of the row (registers bound), storing
-        the matrix outputs chunk by chunk when ``store``."""
-        d, code = self.em.d, self.em.code
+    def _blocks(self, one_pass: bool, names: list[str], body) -> None:
+        """``body(base)`` for each block of ``CAP`` columns in registers: the row
+        already loaded (one pass), or a loop that loads ``names`` block by block."""
         if one_pass:
-            self._process("0u", element, store)
+            body("0u")
             return
-        needed = list(_matrix_loads(exprs))
-        with code.block(d.loop("fg_off", "0u", self.cols, f"{self.cap}u")):
-            self._load_block("fg_off", needed)
-            self._process("fg_off", element, store)
+        with self.em.code.block(self.em.d.loop("fg_off", "0u", self.cols, f"{self.cap}u")):
+            self._load_block("fg_off", names)
+            body("fg_off")
+
+    def _sweep(self, one_pass: bool, exprs: list[Expr], element, store: bool = False) -> None:
+        """Run ``element(lane, slot)`` at every column of the row (registers bound),
+        storing the matrix outputs chunk by chunk when ``store``."""
+        self._blocks(one_pass, list(_matrix_loads(exprs)),
+                     lambda base: self._process(base, element, store))
 
     def _chunk_start(self, base: str) -> str:
         return self.em.let(self.em.values.fresh("c"), "u32",
                            f"{base} + (fg_k * {self.x}u + fg_tx) * {self.width}u")
 
     def _load_block(self, base: str, names: list[str]) -> None:
-        em, d, code = self.em, self.em.d, self.em.code
+        em, d = self.em, self.em.d
         for name in names:
-            code.line(d.array(f"fg_v_{name}", self.matrix[name].dtype, self.items * self.width))
+            em.code.line(d.array(f"fg_v_{name}", self.matrix[name].dtype, self.items * self.width))
         if not names:
             return
-        with code.block(d.loop("fg_k", "0u", f"{self.items}u", "1u", unroll=True)):
+
+        def chunk() -> None:
             c0 = self._chunk_start(base)
             for name in names:
                 em.load_chunk(name, f"fg_v_{name}", f"fg_k * {self.width}u", f"fg_base + {c0}",
-                              c0, self.cols, self.width, self.vec_ok)
+                              c0, self.limit, self.width, self.vec_ok)
+        em.unrolled("fg_k", self.items, chunk)
 
-    def _process(self, base: str, element, store: bool) -> None:
+    def _process(self, base: str, element, store: bool = False) -> None:
         em, d, code, v = self.em, self.em.d, self.em.code, self.em.values
-        with code.block(d.loop("fg_k", "0u", f"{self.items}u", "1u", unroll=True)):
+
+        def chunk() -> None:
             c0 = self._chunk_start(base)
             if store:
                 for name in self.matrix_outputs:
                     code.line(d.array(f"fg_o_{name}", self.outputs[name].dtype, self.width))
             for lane in range(self.width):
                 column = c0 if lane == 0 else f"{c0} + {lane}u"
-                with code.block(f"if ({column} < {self.cols}) {{"), v.scope():
+                guard = "{" if self.limit is None else f"if ({column} < {self.limit}) {{"
+                with code.block(guard), v.scope():
                     slot = f"fg_k * {self.width}u" + (f" + {lane}u" if lane else "")
                     for name, load in self.matrix.items():
                         v.bind(load, f"fg_v_{name}[{slot}]")
                     for name, load in self.body.loads().items():
                         if load.attr[1] == "cols":
                             v.bind(load, d.load(name, column, load.dtype))
+                    for expr, text in self.lane_values:
+                        v.bind(expr, text(slot))
                     v.bind(_COL, column)
-                    element(lane)
+                    element(lane, slot)
             if store:
                 with code.block("if (fg_active) {"):
                     for name in self.matrix_outputs:
                         em.store_chunk(name, f"fg_o_{name}", "0u", f"fg_base + {c0}", c0,
-                                       self.cols, self.width, self.vec_ok)
+                                       self.limit, self.width, self.vec_ok)
+        em.unrolled("fg_k", self.items, chunk)
 
-    def _compute_outputs(self, lane: int) -> None:
+    def _compute_outputs(self, lane: int, slot: str) -> None:
         for name in self.matrix_outputs:
             self.em.code.line(f"fg_o_{name}[{lane}u] = {self.em.values.get(self.outputs[name])};")
 
     # -- reduction across the row --------------------------------------------------------
-    def _reduce(self, level: list[Expr], accs: list[str]) -> list[str]:
-        if self.em.d.target == "cuda":
-            return self._reduce_cuda(level, accs)
-        return self._reduce_wgsl(level, accs)
+    def _reduce(self, level: list, specs: list[tuple[str, str]], accs: list[str]) -> list[str]:
+        """The row's reductions ``specs`` ((op, accumulator dtype) each) of the
+        invocations' ``accs``; ``level`` names the shared-memory slots."""
+        if self.target == "cuda":
+            stages = [self._stage(op, t) for op, t in specs]
+            return [r[0] for r in self._reduce_cuda(level, [[a] for a in accs], stages)]
+        return self._tree(_slots(level, "wgsl"), specs, accs)
 
-    def _reduce_wgsl(self, level: list[Expr], accs: list[str]) -> list[str]:
+    def _reduce_online(self, pair: _Online, m: str, s: str) -> tuple[str, str]:
+        """The row's maximum and sum of exp(x - maximum), from each invocation's ``m``
+        and ``s = sum(exp(x - m))`` (relative to 0 where ``m`` is -inf)."""
+        em, v = self.em, self.em.values
+        if self.target == "cuda":
+            peak, total = self._reduce_cuda([pair], [[m, s]], [self._online_stage])[0]
+            return peak, total
+        peak, = self._tree([[0]], [("max", "f32")], [m])
+        scaled = em.let(v.fresh("s"), "f32", f"{s} * {self._factor(m, peak)}")
+        total, = self._tree([[0]], [("sum", "f32")], [scaled])
+        return peak, total
+
+    def _tree(self, slots: list[list[int]], specs: list[tuple[str, str]],
+              accs: list[str]) -> list[str]:
+        """WGSL: a shared-memory tree over the row's ``wg_x`` invocations."""
         em, d, code, v = self.em, self.em.d, self.em.code, self.em.values
         plane = self.y * self.x
-        slots = _slots(level)
 
         def slot(j: int, offset: str = "") -> str:
-            r = level[j]
-            return (f"fg_red_{accumulator(r.dtype)}[{slots[j] * plane}u + fg_ty * {self.x}u"
+            return (f"fg_red_{specs[j][1]}[{slots[j][0] * plane}u + fg_ty * {self.x}u"
                     f" + fg_tx{offset}]")
         for j, acc in enumerate(accs):
             code.line(f"{slot(j)} = {acc};")
@@ -266,19 +456,50 @@ class _RowLowering:
         stride = self.x // 2
         while stride:
             with code.block(f"if (fg_tx < {stride}u) {{"):
-                for j, r in enumerate(level):
-                    combined = d.combine(r.attr[0], accumulator(r.dtype), slot(j),
-                                         slot(j, f" + {stride}u"))
-                    code.line(f"{slot(j)} = {combined};")
+                for j, (op, t) in enumerate(specs):
+                    code.line(f"{slot(j)} = {d.combine(op, t, slot(j), slot(j, f' + {stride}u'))};")
             code.line(d.barrier)
             stride //= 2
-        results = [em.let(v.fresh("r"), accumulator(r.dtype),
-                          f"fg_red_{accumulator(r.dtype)}[{slots[j] * plane}u + fg_ty * {self.x}u]")
-                   for j, r in enumerate(level)]
+        results = [em.let(v.fresh("r"), t,
+                          f"fg_red_{t}[{slots[j][0] * plane}u + fg_ty * {self.x}u]")
+                   for j, (_, t) in enumerate(specs)]
         code.line(d.barrier)
         return results
 
-    def _reduce_cuda(self, level: list[Expr], accs: list[str]) -> list[str]:
+    # CUDA: a stage turns each invocation's values of one item into the item's result
+    # over the lanes that shuffle together (``offsets``), in every one of those lanes.
+    def _stage(self, op: str, t: str):
+        def stage(values: list[str], offsets: list[int], width: int, mask: str) -> list[str]:
+            d, v = self.em.d, self.em.values
+            acc = v.fresh("acc")
+            self.em.code.line(d.var(acc, t, values[0]))
+            self._butterfly(acc, op, t, offsets, width, mask)
+            return [acc]
+        return stage
+
+    def _online_stage(self, values: list[str], offsets: list[int], width: int,
+                      mask: str) -> list[str]:
+        em, d, v = self.em, self.em.d, self.em.values
+        m, s = values
+        peak, total = v.fresh("peak"), v.fresh("total")
+        em.code.line(d.var(peak, "f32", m))
+        self._butterfly(peak, "max", "f32", offsets, width, mask)
+        em.code.line(d.var(total, "f32", f"{s} * {self._factor(m, peak)}"))
+        self._butterfly(total, "sum", "f32", offsets, width, mask)
+        return [peak, total]
+
+    def _butterfly(self, acc: str, op: str, t: str, offsets: list[int], width: int,
+                   mask: str) -> None:
+        # xor pairs combine the same two values in both lanes, so every lane ends with
+        # the same bits
+        for offset in offsets:
+            other = f"__shfl_xor_sync({mask}, {acc}, {offset}, {width})"
+            self.em.code.line(f"{acc} = {self.em.d.combine(op, t, acc, other)};")
+
+    def _reduce_cuda(self, level: list, values: list[list[str]], stages) -> list[list[str]]:
+        """Each item's ``stage`` within warps; then, for rows wider than a warp, the
+        per-warp partials go through shared memory (one ``__syncthreads``) and every
+        warp runs the stage again on them, one partial per lane."""
         d, code, v = self.em.d, self.em.code, self.em.values
         threads = self.x * self.y
         width = min(self.x, _WARP)
@@ -288,35 +509,34 @@ class _RowLowering:
             mask = "(fg_lanes >= 32u ? 0xffffffffu : ((1u << fg_lanes) - 1u))"
         else:
             mask = "0xffffffffu"
-        offset = width // 2
-        while offset:
-            for acc, r in zip(accs, level):
-                other = f"__shfl_xor_sync({mask}, {acc}, {offset}, {width})"
-                code.line(f"{acc} = {d.combine(r.attr[0], accumulator(r.dtype), acc, other)};")
-            offset //= 2
+        offsets = [width >> i for i in range(1, width.bit_length())]
+        partials = [stage(vals, offsets, width, mask) for stage, vals in zip(stages, values)]
         if self.x <= _WARP:
-            return accs
+            return partials
         warps = self.x // _WARP
         plane = self.y * warps
-        slots = _slots(level)
+        widest = _widest(self.body, "cuda")
 
-        def shared(j: int, extra: str = "") -> str:
-            t = accumulator(level[j].dtype)
-            return f"fg_red_{t}[{slots[j] * plane}u + fg_ty * {warps}u{extra}]"
+        def shared(item: int, part: int, lane: str) -> str:
+            t = _parts(level[item], "cuda")[part]
+            base = _slots(level, "cuda")[item][part] * plane
+            return (f"fg_red_{t}[fg_half * {widest[t] * plane}u + {base}u + fg_ty * {warps}u"
+                    f" + {lane}]")
         with code.block("if ((fg_tx & 31u) == 0u) {"):
-            for j, acc in enumerate(accs):
-                code.line(f"{shared(j, ' + fg_tx / 32u')} = {acc};")
+            for i, parts in enumerate(partials):
+                for p, value in enumerate(parts):
+                    code.line(f"{shared(i, p, 'fg_tx / 32u')} = {value};")
         code.line(d.barrier)
-        results = []
-        for j, r in enumerate(level):
-            t = accumulator(r.dtype)
-            result = v.fresh("r")
-            code.line(d.var(result, t, shared(j)))
-            for w in range(1, warps):
-                code.line(f"{result} = {d.combine(r.attr[0], t, result, shared(j, f' + {w}u'))};")
-            results.append(result)
-        code.line(d.barrier)
-        return results
+        lane = f"(fg_tx & {warps - 1}u)"
+        gathered = []
+        for i, parts in enumerate(partials):
+            types = _parts(level[i], "cuda")
+            gathered.append([self.em.let(v.fresh("w"), types[p], shared(i, p, lane))
+                             for p in range(len(parts))])
+        code.line("fg_half ^= 1u;")
+        block_offsets = [warps >> i for i in range(1, warps.bit_length())]
+        return [stage(vals, block_offsets, _WARP, "0xffffffffu")
+                for stage, vals in zip(stages, gathered)]
 
 
 def lower(em: Emission) -> None:

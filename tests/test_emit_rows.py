@@ -1,0 +1,109 @@
+"""Row reductions: a ``row_max`` level followed by ``row_sum(exp(x - row_max(x)))`` is
+reduced online in one level (one sweep, one exp per element on the one-pass path), a
+CUDA level costs one ``__syncthreads``, and the results keep the reference's meaning:
+on the device at sizes below, at and past what the registers hold
+(tests/test_emit_bounds.py), for a look-alike that must not be fused, and for masked
+rows (-inf entries) where the backend computes with IEEE infinities."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import forge
+from forge import BindingUsage, Schedule, ir
+from forge.emit._rows import _levels, _Online
+from tests.test_emit_bounds import ctx  # noqa: F401 - the fixture: a wgpu, then a CUDA context
+
+x = ir.input("x")
+# exp(2x - max) is not exp(a - max(a)): its sum cannot be rescaled from x's maximum
+NOT_ONLINE = ir.kernel("exp_twice", ir.rows(y=ir.exp(x * 2.0 - ir.row_max(x))
+                                            / ir.row_sum(ir.exp(x * 2.0 - ir.row_max(x)))),
+                       domain={"x": (-3.0, 3.0)}, tolerance={"f32": {"rtol": 2e-5, "atol": 1e-6}},
+                       nonfinite_inputs=False)
+
+
+@pytest.mark.parametrize("kernel_id, shapes", [
+    ("softmax", ["online"]), ("log_softmax", ["online"]), ("rmsnorm", ["plain"]),
+    ("layernorm", ["plain", "plain"]), ("row_max", ["plain"])])
+def test_max_then_sum_of_exp_is_one_online_level(kernel_id, shapes):
+    levels = _levels(forge.get_kernel(kernel_id).body)
+    assert [("online" if isinstance(level[0], _Online) else "plain") for level in levels] == shapes
+
+
+def test_a_sum_of_a_different_exp_stays_two_levels():
+    assert [len(level) for level in _levels(NOT_ONLINE.body)] == [1, 1]
+    assert not any(isinstance(item, _Online) for level in _levels(NOT_ONLINE.body)
+                   for item in level)
+
+
+@pytest.mark.parametrize("kernel_id", ["softmax", "log_softmax", "rmsnorm", "layernorm", "gemv"])
+def test_a_cuda_reduction_level_costs_one_barrier_per_path(kernel_id):
+    kernel = forge.get_kernel(kernel_id)
+    wide = Schedule((256, 1), items_per_invocation=2, vector_width=4)
+    source = kernel.source("cuda", wide)
+    paths = 3  # the row exactly in registers, shorter, longer (looped)
+    assert source.count("__syncthreads();") == paths * len(_levels(kernel.body))
+    narrow = Schedule((32, 8), items_per_invocation=2)  # a row is one warp: shuffles only
+    assert "__syncthreads" not in kernel.source("cuda", narrow)
+
+
+def test_the_one_pass_softmax_divides_once_per_invocation_not_per_element():
+    source = forge.get_kernel("softmax").source("cuda", Schedule((256, 1), vector_width=4))
+    exact = source[source.index("no bounds checks"):source.index("the row lives in registers")]
+    # exp(m - M) / S once, then a multiply per element (other divisions are integer)
+    assert len(re.findall(r" / fg_\w+\)", exact)) == 1
+    assert exact.count("expf(") == 4 + 3  # one per lane of the chunk; three per invocation
+
+
+def _run(ctx, kernel, schedule, data: np.ndarray) -> np.ndarray:
+    rows, cols = data.shape
+    k = ir.with_shape(kernel, rows=rows)
+    x_view = ctx.allocate_and_write(data.ravel(), 0)
+    y_view = ctx.allocate_transient(data.nbytes, 1, usage=BindingUsage.STORAGE_READ_WRITE)
+    uniform = ctx.allocate_and_write(k.pack_uniform(cols), 2, usage=BindingUsage.UNIFORM)
+    ctx.run_kernel(k, schedule, [x_view, y_view, uniform], cols)
+    return ctx.read_buffer_f32(y_view).reshape(rows, cols)
+
+
+def _want(kernel, data: np.ndarray) -> np.ndarray:
+    rows, cols = data.shape
+    k = ir.with_shape(kernel, rows=rows)
+    arrays = [data.ravel().copy(), np.zeros(data.size, np.float32), k.pack_uniform(cols)[0]]
+    k.run_reference(arrays)
+    return arrays[1].reshape(rows, cols)
+
+
+# one pass with the row exactly in registers, shorter, and the looped path
+SCHEDULES = [Schedule((64, 2), items_per_invocation=2, vector_width=4),
+             Schedule((32, 4), items_per_invocation=1)]
+
+
+@pytest.mark.parametrize("cols", [512, 300])
+@pytest.mark.parametrize("schedule", SCHEDULES, ids=str)
+def test_an_exp_that_is_not_online_keeps_its_meaning(ctx, schedule, cols):
+    data = np.random.default_rng(3).uniform(-3, 3, (5, cols)).astype(np.float32)
+    np.testing.assert_allclose(_run(ctx, NOT_ONLINE, schedule, data), _want(NOT_ONLINE, data),
+                               rtol=1e-4, atol=1e-6)
+
+
+@pytest.mark.parametrize("kernel_id", ["softmax", "log_softmax"])
+@pytest.mark.parametrize("cols", [512, 300])
+@pytest.mark.parametrize("schedule", SCHEDULES, ids=str)
+def test_masked_rows_match_the_reference(ctx, kernel_id, schedule, cols):
+    """-inf entries (a mask), a fully masked row, a row whose first half (whole
+    invocations' worth) is masked, and huge negative values, as the reference computes
+    them (a fully masked row is NaN there: -inf - -inf)."""
+    if ctx.constraints.nonfinite_indeterminate:
+        pytest.skip(f"{ctx.backend_name} may assume no infinities (WGSL 15.7.2), so masked "
+                    "rows have no defined result there")
+    data = np.random.default_rng(5).uniform(-3, 3, (5, cols)).astype(np.float32)
+    data[0, ::3] = -np.inf
+    data[1, :] = -np.inf
+    data[2, :cols // 2] = -np.inf
+    data[3, :] = -1e30
+    kernel = forge.get_kernel(kernel_id)
+    np.testing.assert_allclose(_run(ctx, kernel, schedule, data), _want(kernel, data),
+                               rtol=1e-5, atol=1e-6, equal_nan=True)
