@@ -107,3 +107,34 @@ def test_masked_rows_match_the_reference(ctx, kernel_id, schedule, cols):
     kernel = forge.get_kernel(kernel_id)
     np.testing.assert_allclose(_run(ctx, kernel, schedule, data), _want(kernel, data),
                                rtol=1e-5, atol=1e-6, equal_nan=True)
+
+
+def _ptxas_report(source: str) -> str:
+    """ptxas's resource report (``-v``) for ``source`` compiled by NVRTC for sm_90."""
+    from cuda.bindings import nvrtc
+
+    err, program = nvrtc.nvrtcCreateProgram(source.encode(), b"k.cu", 0, [], [])
+    assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS
+    try:
+        options = [b"--gpu-architecture=sm_90", b"--ptxas-options=-v"]
+        assert nvrtc.nvrtcCompileProgram(program, len(options), options)[0] == \
+            nvrtc.nvrtcResult.NVRTC_SUCCESS
+        size = nvrtc.nvrtcGetProgramLogSize(program)[1]
+        log = bytearray(size)
+        nvrtc.nvrtcGetProgramLog(program, log)
+        return log.decode(errors="replace")
+    finally:
+        nvrtc.nvrtcDestroyProgram(program)
+
+
+_BIG_ROWS = [(k, s) for k in ("softmax", "log_softmax", "rmsnorm", "layernorm", "row_sum", "row_max")
+             for s in forge.get_kernel(k).schedules if forge.get_kernel(k).schedule_role(s) == "big-gpu"]
+
+
+@pytest.mark.parametrize("kernel_id, schedule", _BIG_ROWS, ids=[f"{k}-{s}" for k, s in _BIG_ROWS])
+def test_big_gpu_row_schedules_keep_the_row_in_registers_without_spills(kernel_id, schedule):
+    kernel = forge.get_kernel(kernel_id)
+    report = _ptxas_report(kernel.source("cuda", schedule))
+    spills = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report)
+    assert spills is not None, report
+    assert spills.groups() == ("0", "0"), f"{kernel_id} under {schedule} spills:\n{report}"
