@@ -30,8 +30,9 @@ GEMV_SCHEDULES = (
 )
 # The first size (row length) is what `kforge check` uses by default, the last what the
 # tuner times: 1001 takes the looped path of the baselines and the one-pass path of the
-# big-gpu schedules, 4099 is just past their 4096-column registers.
-_TEST_SIZES = (1001, 1, 100, 4099)
+# big-gpu schedules, 4096 exactly fills the first one's registers (the path without
+# bounds checks), 4099 is just past them.
+_TEST_SIZES = (1001, 1, 100, 4096, 4099)
 # Sums over a row of up to 4099 values: float32 partial sums in a different order than
 # the float64 reference. Their error scales with the sum of |terms|, which the oracle's
 # elementwise tolerance cannot see, so inputs stay in a moderate domain and the
