@@ -96,7 +96,6 @@ class _Resources:
         self.stream_compute = None
         self._waiter = None       # an event for bounded waits, made on first use
         self.capturing = None   # the stream being captured, if any
-        self.faulted = False    # a sticky error hit: reset the primary context on release
 
     def stream(self):
         self.streams.append(call(driver.cuStreamCreate, _NON_BLOCKING))
@@ -176,7 +175,7 @@ class _Resources:
         if self.slab:
             _quietly(driver.cuMemFree, self.slab)
         self.streams, self.events, self.modules = [], [], []
-        self.primary.release(reset=self.faulted)
+        self.primary.release()
 
 
 @dataclass
@@ -859,7 +858,6 @@ class CudaComputeContext(SlabContext):
             # memory now could block for as long, so the handles stay with the process.
             self._finalizer.detach()
             return
-        self._res.faulted = self._lost is not None
         self._capture = None
         self._uniforms.clear()
         self._pending.clear()

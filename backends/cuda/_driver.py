@@ -233,14 +233,9 @@ def default_arch() -> str:
         return "sm_90"
 
 
-def _release_primary(device, reset: list) -> None:
+def _release_primary(device) -> None:
     try:
         driver.cuDevicePrimaryCtxRelease(device)
-        if reset:
-            # After a sticky fault the context is unusable for everyone in the process;
-            # a reset destroys it even if another retain (a leak, another library) would
-            # keep it alive, so the next retain gets a clean one.
-            driver.cuDevicePrimaryCtxReset(device)
     except Exception:  # interpreter shutdown or a dead driver: nothing left to free
         pass
 
@@ -256,8 +251,7 @@ class PrimaryContext:
         self.ordinal = ordinal
         self.device = call(driver.cuDeviceGet, ordinal)
         self.handle = call(driver.cuDevicePrimaryCtxRetain, self.device)
-        self._reset: list = []   # non-empty: reset the context when released
-        self._finalizer = weakref.finalize(self, _release_primary, self.device, self._reset)
+        self._finalizer = weakref.finalize(self, _release_primary, self.device)
 
     def make_current(self) -> None:
         """Bind the context to the calling thread (cheap when it already is)."""
@@ -267,8 +261,9 @@ class PrimaryContext:
     def released(self) -> bool:
         return not self._finalizer.alive
 
-    def release(self, reset: bool = False) -> None:
-        """Give the retain back; ``reset`` also destroys the context (after a fault)."""
-        if reset:
-            self._reset.append(True)
+    def release(self) -> None:
+        """Give the retain back. The driver destroys the context with the last one, so a
+        context that hit a sticky fault is gone once nothing holds it any more; it is
+        never reset under other holders (pinned arrays, other contexts), whose handles a
+        reset would leave dangling (a reset here crashed the H200 run in a finalizer)."""
         self._finalizer()
