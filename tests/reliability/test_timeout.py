@@ -12,16 +12,21 @@ import forge
 import oracle
 from forge import Access, BufferSpec, KernelSpec, KernelTimeout, Schedule
 from oracle.pytest_plugin import require_available
+# The simulated CUDA driver, installed for one test and collected before it goes: its
+# objects must never meet the real driver in a finalizer (that crashed the H200 run).
+from tests.test_cuda_fake_driver import fake_driver  # noqa: F401
 
 _A, _C = 1664525, 1013904223  # a 32-bit linear congruential step
 
+# The inner trip count comes from the uniform: with a constant one NVRTC folds the
+# 4096 steps into one multiply-add (seen on the H200), and nothing spins.
 _INNER = 4096
 # lavapipe (llvmpipe) silently stops an invocation's loops after 65535 iterations in
 # all, so there the work is spread over many invocations instead of a long loop.
 _CAPPED_OUTER = 15
 
 _WGSL = """\
-struct Params { outer: u32, n: u32 }
+struct Params { outer: u32, inner: u32, n: u32 }
 @group(0) @binding(0) var<storage, read_write> y: array<u32>;
 @group(0) @binding(1) var<uniform> p: Params;
 
@@ -31,19 +36,19 @@ fn spin(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) groups: v
     let i = (wg.y * groups.x + wg.x) * 64u + lid;
     var acc = 0u;
     for (var j = 0u; j < p.outer; j++) {
-        for (var k = 0u; k < 4096u; k++) { acc = acc * 1664525u + 1013904223u; }
+        for (var k = 0u; k < p.inner; k++) { acc = acc * 1664525u + 1013904223u; }
     }
     if (i < p.n) { y[i] = acc; }
 }
 """
 
 _CUDA = """\
-struct Params { unsigned int outer; unsigned int n; };
+struct Params { unsigned int outer; unsigned int inner; unsigned int n; };
 extern "C" __global__ void spin(unsigned int* y, const Params p) {
     const unsigned long long i = ((unsigned long long)blockIdx.y * gridDim.x + blockIdx.x) * 64u + threadIdx.x;
     unsigned int acc = 0u;
     for (unsigned int j = 0; j < p.outer; ++j) {
-        for (unsigned int k = 0; k < 4096u; ++k) { acc = acc * 1664525u + 1013904223u; }
+        for (unsigned int k = 0; k < p.inner; ++k) { acc = acc * 1664525u + 1013904223u; }
     }
     if (i < p.n) y[i] = acc;
 }
@@ -69,9 +74,10 @@ def _closed_form(y, p):
 SPIN = KernelSpec(
     id="spin", entry_point="spin", description="a dependent loop of `iters` steps",
     buffers=(BufferSpec(0, "u32", Access.READ_WRITE, name="y"),
-             BufferSpec.uniform(1, (("outer", "u32"), ("n", "u32")))),
+             BufferSpec.uniform(1, (("outer", "u32"), ("inner", "u32"), ("n", "u32")))),
     sources={"wgsl": _WGSL, "cuda": _CUDA}, reference=_closed_form,
-    params=lambda n: {"n": n}, defaults={"outer": 8}, schedules=(Schedule(64),),
+    params=lambda n: {"n": n}, defaults={"outer": 8, "inner": _INNER},
+    schedules=(Schedule(64),),
     test_sizes=(1,))
 
 
@@ -128,15 +134,13 @@ def test_kernel_timeout_is_a_device_loss_and_a_timeout_error():
     assert issubclass(KernelTimeout, TimeoutError)
 
 
-def test_cuda_waits_are_polled_and_bounded_on_a_device_that_never_finishes(monkeypatch):
+def test_cuda_waits_are_polled_and_bounded_on_a_device_that_never_finishes(fake_driver):
     """On the simulated driver (CI): once the device hangs, every wait the context makes
     under a timeout is a poll that gives up, never a blocking call (the fake fails the
     test on one), and closing the lost context does not wait for the device."""
-    from tests.test_cuda_fake_driver import install
-
     from backends.cuda import CudaComputeContext
 
-    fake = install(monkeypatch)
+    fake = fake_driver
     fake.lazy_events = True
     ctx = CudaComputeContext(1 << 20)
     kernel = forge.get_kernel("raw_affine")
@@ -154,3 +158,4 @@ def test_cuda_waits_are_polled_and_bounded_on_a_device_that_never_finishes(monke
         ctx.read_buffer_f32(views[1])
     ctx.close()  # must not wait for the hung device
     fake.hung = False
+    del ctx, views
