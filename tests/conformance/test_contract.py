@@ -4,6 +4,8 @@ backend. An unavailable backend is SKIPPED with its reason (or fails under
 
 from __future__ import annotations
 
+import tracemalloc
+
 import numpy as np
 import pytest
 
@@ -57,6 +59,23 @@ def test_u32_readback_fills_the_callers_array_prefix(forge_context):
     for bad in (np.zeros(4, np.float32), np.zeros(17, np.uint32), np.zeros(8, np.uint32)[::2]):
         with pytest.raises(InvalidArgument):
             ctx.read_buffer_u32_into(view, bad)
+
+
+def test_u32_readback_into_the_callers_array_allocates_no_array(forge_context):
+    ctx = forge_context
+    words = np.arange(1 << 20, dtype=np.uint32)  # 4 MiB
+    view = ctx.allocate_and_write(words, 0)
+    out = np.zeros_like(words)
+    ctx.read_buffer_u32_into(view, out)  # lazily made staging exists from here on
+    out[:] = 0
+    tracemalloc.start()
+    try:
+        ctx.read_buffer_u32_into(view, out)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    np.testing.assert_array_equal(out, words)
+    assert peak < 64 << 10, f"reading 4 MiB into a given array traced {peak} bytes"
 
 
 def test_view_offsets_respect_the_adapter_alignment(forge_context):
