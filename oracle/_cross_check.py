@@ -29,6 +29,8 @@ from ._tolerance import resolve_tolerance
 
 __all__ = ["cross_check", "CrossCheck", "PairCheck"]
 
+_FAILING = ("mismatch", "error", "timeout")
+
 
 @dataclass(frozen=True)
 class PairCheck:
@@ -79,8 +81,9 @@ class CrossCheck:
 
     @property
     def diverging(self) -> list[str]:
-        """Backends whose outputs disagree with the reference (mismatch or error)."""
-        return [n for n, e in self.evaluations.items() if e.verdict in ("mismatch", "error")]
+        """Backends that did not reproduce the reference: wrong output, an error, or a
+        kernel that ran past the timeout."""
+        return [n for n, e in self.evaluations.items() if e.verdict in _FAILING]
 
     @property
     def passed(self) -> bool:

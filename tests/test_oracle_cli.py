@@ -89,6 +89,26 @@ def test_check_catches_every_broken_kernel_on_wgpu(capsys, extra_kernels, reques
             assert verdicts & {"mismatch", "error"} and data["passed"] is False, data
 
 
+def test_check_reports_a_timeout_as_a_failure(capsys, monkeypatch):
+    """A kernel that ran past the timeout fails the check and is named in the table
+    (shown with a hand-made result: a real one takes a device that can hang)."""
+    import oracle
+
+    def timed_out(kernel, names, size, seed, on_result, **options):
+        result = oracle.CrossCheck(kernel, size, seed, "hash")
+        ev = oracle.Evaluation(kernel, "reference", None, kernel.schedules[0], size, seed,
+                               "hash", "ref", verdict="timeout",
+                               error="KernelTimeout: device work ran past timeout_s=0.25")
+        result.evaluations["reference"] = ev
+        on_result("reference", ev)
+        return result
+
+    monkeypatch.setattr(oracle, "cross_check", timed_out)
+    code, out, err = _run(capsys, "check", "raw_affine", "--backend", "reference", "--size", "10")
+    assert code == 1 and "TIMEOUT" in out and "1 of 1 evaluations failed" in out
+    assert "timeout_s=0.25" in err
+
+
 def test_check_refuses_unknown_or_unavailable_backends(capsys):
     code, _, err = _run(capsys, "check", "--backend", "no-such")
     assert code == 2 and "unknown backend" in err

@@ -55,6 +55,15 @@ def test_backends_agreeing_against_the_reference_put_the_reference_under_suspici
     assert "suspect the reference" in result.verdict()
 
 
+def test_a_backend_that_timed_out_diverges():
+    result = oracle.CrossCheck(AFFINE, 10, 0, "hash")
+    for name, verdict in (("reference", "pass"), ("gpu", "timeout")):
+        result.evaluations[name] = oracle.Evaluation(
+            AFFINE, name, None, AFFINE.schedules[0], 10, 0, "hash", "ref", verdict=verdict)
+    assert result.diverging == ["gpu"] and not result.passed
+    assert result.verdict() == "diverging from the reference: gpu"
+
+
 def test_unknown_backends_are_refused_with_the_installed_list():
     with pytest.raises(InvalidArgument, match="installed"):
         oracle.cross_check(AFFINE, ["reference", "no-such-backend"])

@@ -109,7 +109,7 @@ def _progress(total: int | None, quiet: bool) -> Iterator:
 
 
 # -- check ---------------------------------------------------------------------------------
-_SEVERITY = ("error", "mismatch", "unsupported", "pass")  # worst first
+_SEVERITY = ("error", "timeout", "mismatch", "unsupported", "pass")  # worst first
 
 
 def _check_row(kernel_id: str, backend: str, evaluations: list) -> tuple:
