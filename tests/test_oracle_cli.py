@@ -150,6 +150,14 @@ def test_tune_dry_run_shows_what_was_pruned_and_why(capsys):
     assert "max_workgroup_size" in statuses["wg=4096,ipt=1,vec=1"][1]
 
 
+@pytest.mark.parametrize("command", ["tune", "certify"])
+def test_a_malformed_schedule_is_a_usage_error_with_the_reason(capsys, command):
+    with pytest.raises(SystemExit) as exit_info:
+        main([command, "raw_affine", "--schedule", "wg=0"])
+    assert exit_info.value.code == 2
+    assert "workgroup size must be positive" in capsys.readouterr().err
+
+
 def test_tune_runs_and_concludes(capsys):
     code, out, _ = _run(capsys, "tune", "raw_affine", "--backend", "reference",
                         "--schedule", "wg=64", "--samples", "3")

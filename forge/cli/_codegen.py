@@ -8,7 +8,6 @@ the validators are imported when the command runs, so ``import forge`` stays lig
 
 from __future__ import annotations
 
-import argparse
 from dataclasses import dataclass
 
 from .. import registry
@@ -16,22 +15,14 @@ from ..errors import CompileError, ForgeError, GpuUnavailable
 from ..kernel import TARGETS, KernelSpec
 from ..schedule import Schedule
 from ..types import ValidationLevel
-from ._oracle import _progress as progress
-from ._output import add_json_flag, print_json, print_table
-
-
-def _schedule(text: str) -> Schedule:
-    try:
-        return Schedule.parse(text)
-    except ForgeError as exc:  # argparse would replace the reason with "invalid value"
-        raise argparse.ArgumentTypeError(str(exc)) from None
+from ._output import add_json_flag, print_json, print_table, progress, schedule_arg
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("generate", help="print a kernel's source for a target")
     parser.add_argument("kernel", metavar="KERNEL")
     parser.add_argument("--target", required=True, choices=TARGETS)
-    parser.add_argument("--schedule", type=_schedule,
+    parser.add_argument("--schedule", type=schedule_arg,
                         help="e.g. wg=128,ipt=4,vec=4 (default: the kernel's first schedule)")
     parser.set_defaults(run=_generate)
 
@@ -40,7 +31,7 @@ def register(subparsers) -> None:
     parser.add_argument("kernels", nargs="*", metavar="KERNEL", help="kernel ids (default: all)")
     parser.add_argument("--target", dest="targets", action="append", choices=TARGETS,
                         help="target to validate (repeatable; default: every target)")
-    parser.add_argument("--schedule", type=_schedule,
+    parser.add_argument("--schedule", type=schedule_arg,
                         help="validate under this schedule only (default: each kernel's schedules)")
     add_json_flag(parser)
     parser.set_defaults(run=_validate)

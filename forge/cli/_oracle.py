@@ -4,14 +4,11 @@ the commands that drive the oracle. The oracle is imported inside each command, 
 
 from __future__ import annotations
 
-import contextlib
 import sys
-from typing import Iterator
 
 from .. import registry
-from ..errors import ForgeError, InvalidArgument, OracleMismatch
-from ..schedule import Schedule
-from ._output import add_json_flag, console, print_json, print_table
+from ..errors import GpuUnavailable, InvalidArgument, OracleMismatch
+from ._output import add_json_flag, print_json, print_table, progress, schedule_arg
 
 _FAILING = ("mismatch", "error", "timeout")
 
@@ -30,7 +27,7 @@ def register(subparsers) -> None:
         "certify", help="certify kernels and keep a manifest (reused when nothing changed)")
     parser.add_argument("kernels", nargs="*", metavar="KERNEL", help="kernel ids (default: all)")
     _add_backend_flag(parser, "backends to certify on (repeatable; default: every available one)")
-    parser.add_argument("--schedule", type=Schedule.parse, help="schedule, e.g. wg=128,ipt=4")
+    parser.add_argument("--schedule", type=schedule_arg, help="schedule, e.g. wg=128,ipt=4")
     parser.add_argument("--force", action="store_true", help="certify again even if a manifest matches")
     parser.add_argument("--cache-dir", help="cache root (default: $FORGE_CACHE_DIR or ~/.cache/kernel-forge)")
     _add_run_flags(parser, samples=5)
@@ -41,7 +38,7 @@ def register(subparsers) -> None:
     parser.add_argument("kernel", metavar="KERNEL")
     parser.add_argument("--backend", help="backend to tune on (default: the default backend)")
     parser.add_argument("--size", type=int, help="problem size (default: the kernel's largest test size)")
-    parser.add_argument("--schedule", dest="space", action="append", type=Schedule.parse,
+    parser.add_argument("--schedule", dest="space", action="append", type=schedule_arg,
                         help="a candidate schedule (repeatable; default: the generated space)")
     parser.add_argument("--dry-run", action="store_true", help="show the pruned space and run nothing")
     _add_run_flags(parser, samples=5)
@@ -87,25 +84,10 @@ def _backends(names) -> tuple[list[str], dict[str, str]]:
         if name not in status:
             raise InvalidArgument(f"unknown backend {name!r}; installed: {', '.join(status)}")
         if not status[name][0]:
-            raise ForgeError(f"backend {name!r} is not available: {status[name][1]}")
+            raise GpuUnavailable(f"backend {name!r} is not available: {status[name][1]}")
     chosen = names or list(status)
     return ([n for n in chosen if status[n][0]],
             {n: status[n][1] for n in chosen if not status[n][0]})
-
-
-@contextlib.contextmanager
-def _progress(total: int | None, quiet: bool) -> Iterator:
-    """A progress bar on stderr (nothing when ``quiet``; open-ended when ``total`` is
-    None); yields ``advance(text)``."""
-    if quiet:
-        yield lambda text: None
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  console=console(stderr=True), transient=True) as progress:
-        task = progress.add_task("starting", total=total)
-        yield lambda text: progress.update(task, advance=1, description=text)
 
 
 # -- check ---------------------------------------------------------------------------------
@@ -155,7 +137,7 @@ def _check(args) -> int:
     names, unavailable = _backends(args.backends)
     plan = [(k, size) for k in kernels for size in ([args.size] if args.size else k.test_sizes)]
     results = []
-    with _progress(len(plan) * len(names), args.json) as advance:
+    with progress(len(plan) * len(names), args.json) as advance:
         for kernel, size in plan:
             results.append(cross_check(
                 kernel, names, size, args.seed, samples=args.samples,
@@ -214,7 +196,7 @@ def _certify(args) -> int:
     kernels = _kernels(args.kernels)
     names, unavailable = _backends(args.backends)
     rows = []
-    with _progress(len(kernels) * len(names), args.json) as advance:
+    with progress(len(kernels) * len(names), args.json) as advance:
         for name in names:
             with registry.open_context(name, **_open_options(args)) as ctx:
                 for kernel in kernels:
@@ -241,7 +223,7 @@ def _tune(args) -> int:
     _backends([backend])
     with registry.open_context(backend, **_open_options(args)) as ctx:
         adapter = ctx.adapter.name
-        with _progress(None, args.json or args.dry_run) as advance:
+        with progress(None, args.json or args.dry_run) as advance:
             result = tune(ctx, kernel, size=args.size, space=args.space, seed=args.seed,
                           samples=args.samples, dry_run=args.dry_run,
                           reopen=lambda: registry.open_context(backend, **_open_options(args)),

@@ -1,15 +1,21 @@
-"""Printing for the CLI: rich tables for people, JSON for machines."""
+"""What every CLI command shares: rich tables for people, JSON for machines, a progress
+bar, and schedule arguments."""
 
 from __future__ import annotations
 
+import argparse
+import contextlib
 import json
 import sys
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from rich.console import Console
 from rich.table import Table
 
-__all__ = ["print_json", "print_table", "add_json_flag", "console"]
+from ..errors import ForgeError
+from ..schedule import Schedule
+
+__all__ = ["print_json", "print_table", "add_json_flag", "console", "progress", "schedule_arg"]
 
 
 def console(stderr: bool = False) -> Console:
@@ -33,3 +39,26 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]
     for row in rows:
         table.add_row(*("" if cell is None else str(cell) for cell in row))
     console().print(table)
+
+
+@contextlib.contextmanager
+def progress(total: int | None, quiet: bool) -> Iterator:
+    """A progress bar on stderr (nothing when ``quiet``; open-ended when ``total`` is
+    None); yields ``advance(text)``."""
+    if quiet:
+        yield lambda text: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  console=console(stderr=True), transient=True) as bar:
+        task = bar.add_task("starting", total=total)
+        yield lambda text: bar.update(task, advance=1, description=text)
+
+
+def schedule_arg(text: str) -> Schedule:
+    """``Schedule.parse`` as an argparse type that keeps the reason for a bad schedule."""
+    try:
+        return Schedule.parse(text)
+    except ForgeError as exc:  # argparse would replace the reason with "invalid value"
+        raise argparse.ArgumentTypeError(str(exc)) from None
