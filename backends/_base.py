@@ -8,7 +8,8 @@ of a handful of primitives a backend provides:
 - ``_compile(kernel, schedule, source)``: build what ``_launch`` runs (cached here);
 - ``_launch(compiled, launch, warmups, samples)``: run and time on the device;
 - ``_enqueue(compiled, launch)``: one untimed dispatch, not waited for;
-- ``_signal(fence)`` / ``_wait(fence)``: mark and wait for completion of device work;
+- ``_signal(fence)`` / ``_wait(fence)``: mark and wait for completion of device work
+  (``_wait`` gets only fences that were handed out: ``wait`` checks them);
 - ``_release()``: free native resources (called once by ``close()``).
 
 A primitive that sees the device die raises ``DeviceLost``; the context then marks
@@ -291,7 +292,13 @@ class SlabContext(OracleContext):
     @_api
     def wait(self, fence: int | None = None) -> None:
         """Block until the work of ``fence`` (default: all submitted work) completed."""
-        self._wait(self._fence if fence is None else fence)
+        if fence is None:
+            fence = self._fence
+        elif not isinstance(fence, (int, np.integer)) or isinstance(fence, bool):
+            raise InvalidArgument(f"a fence is an int, got {fence!r}")
+        elif fence > self._fence:
+            raise InvalidArgument(f"fence {fence} was never handed out (the last is {self._fence})")
+        self._wait(fence)
 
     def _after_submit(self, launch: Launch) -> int:
         self._fence += 1

@@ -299,12 +299,8 @@ class WgpuComputeContext(SlabContext):
         self._pending.append((fence, self._last_index))
 
     def _wait(self, fence: int) -> None:
-        if not isinstance(fence, (int, np.integer)) or isinstance(fence, bool):
-            raise InvalidArgument(f"a fence is an int, got {fence!r}")
         if fence <= self._done_fence:
             return
-        if fence > self._fence:
-            raise InvalidArgument(f"fence {fence} was never handed out (the last is {self._fence})")
         index = 0
         while self._pending and self._pending[0][0] <= fence:
             index = self._pending.popleft()[1]
