@@ -13,8 +13,9 @@ from .errors import (AllocationError, CompileError, ContextClosed, DeviceLost, F
                      GpuUnavailable, GpuValidation, InvalidArgument, KernelTimeout, OracleMismatch,
                      UnsupportedFeature)
 from .kernel import TARGETS, Access, BufferSpec, KernelSpec
-from .registry import (BackendEntry, PluginWarning, available_backends, backend_names,
-                       default_backend, get_kernel, list_kernels, open_context, refresh)
+from .registry import (BACKEND_GROUP, KERNEL_GROUP, BackendEntry, PluginWarning,
+                       available_backends, backend_entries, backend_names, default_backend,
+                       get_kernel, list_kernels, open_context, refresh)
 from .schedule import Schedule
 from .types import (SCALAR_TYPES, AdapterConstraints, AdapterIdentity, BindingUsage,
                     BufferView, MemoryTopology, ScalarType, SlabLayout, ValidationLevel,
@@ -26,9 +27,9 @@ __all__ = [
     "Access", "AdapterConstraints", "AdapterIdentity", "AllocationError", "BackendEntry",
     "BindingUsage", "BufferSpec", "BufferView", "CompileError", "ContextClosed",
     "DeviceLost", "ForgeError", "GpuUnavailable", "GpuValidation", "InvalidArgument",
-    "KernelSpec", "KernelTimeout", "MemoryTopology", "OracleMismatch", "PluginWarning", "SCALAR_TYPES",
-    "ScalarType", "Schedule", "SlabAllocator", "SlabLayout", "TARGETS",
-    "UnsupportedFeature", "ValidationLevel", "available_backends", "backend_names", "default_backend",
-    "get_kernel", "list_kernels", "open_context", "refresh", "scalar_type", "__version__",
-    "emit", "ir",
+    "KernelSpec", "KernelTimeout", "MemoryTopology", "OracleMismatch", "PluginWarning",
+    "SCALAR_TYPES", "ScalarType", "Schedule", "SlabAllocator", "SlabLayout", "TARGETS",
+    "UnsupportedFeature", "ValidationLevel", "available_backends", "backend_entries",
+    "backend_names", "default_backend", "get_kernel", "list_kernels", "open_context", "refresh",
+    "scalar_type", "BACKEND_GROUP", "KERNEL_GROUP", "__version__", "emit", "ir",
 ]

@@ -61,11 +61,11 @@ def _value_digest(value: Any) -> Any:
     if isinstance(value, (tuple, list)):
         return [_value_digest(v) for v in value]
     if callable(value):
-        return callable_digest(value)
+        return _callable_digest(value)
     return type(value).__qualname__  # an object whose repr may carry its address
 
 
-def callable_digest(function: Callable | None) -> str | None:
+def _callable_digest(function: Callable | None) -> str | None:
     """A digest of what a Python function computes: its code, constants, defaults and
     captured values, equal in every process of one Python version. Functions are part
     of a kernel's meaning (its numpy reference, its geometry), so they are in its hash."""
@@ -183,7 +183,7 @@ class BufferSpec:
         """A JSON-able description, part of the kernel's semantic hash."""
         return {"binding": self.binding, "group": self.group, "element": self.element,
                 "access": self.access.value, "name": self.name, "fields": list(self.fields),
-                "inout": self.inout, "count": callable_digest(self.count)}
+                "inout": self.inout, "count": _callable_digest(self.count)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -296,7 +296,7 @@ class KernelSpec:
         if self.body is not None:
             described["body"] = self.body.describe()
         for name in ("reference", "params", "grid"):
-            digest = callable_digest(getattr(self, name))
+            digest = _callable_digest(getattr(self, name))
             if digest is not None:
                 described[name] = digest
         return described

@@ -4,11 +4,14 @@ tuner and certification manifests. It reaches hardware only through
 ``OracleContext`` and the registry, and never names a backend (the numpy reference
 is the oracle's own truth)."""
 
-from ._certify import Certification, cache_dir, canonical_json, certificate_key, certify, find_certificate
-from ._compare import Comparison, Mismatch, compare, ulp_distance
+from ._certify import (MANIFEST_FORMAT, Certification, cache_dir, canonical_json, certificate_key,
+                       certify, find_certificate)
+from ._compare import (MASKED_NONFINITE, Comparison, Mismatch, compare, element_matches,
+                       flush_subnormals, nonfinite_expected, ulp_distance)
 from ._cross_check import CrossCheck, PairCheck, cross_check
-from ._evaluate import (DEFAULT_GUARD, REFERENCE_BACKEND, Evaluation, Expected, OutputCheck,
-                        Timing, choose_schedule, evaluate, format_duration, evaluate_case, expected_outputs)
+from ._evaluate import (DEFAULT_GUARD, DEFAULT_TIMEOUT_S, REFERENCE_BACKEND, Evaluation, Expected,
+                        FloatSemantics, OutputCheck, Timing, choose_schedule, evaluate,
+                        evaluate_case, expected_outputs, format_duration)
 from ._inputs import FAMILIES, Case, make_case
 from ._tolerance import DEFAULT_TOLERANCES, Tolerance, default_tolerance, resolve_tolerance
 from ._tune import Candidate, TuneResult, declare_winner, schedule_space, tune
@@ -17,14 +20,16 @@ from .contract import TIMING_SOURCES, OracleContext
 __all__ = [
     "OracleContext", "TIMING_SOURCES",
     "evaluate", "Evaluation", "OutputCheck", "Timing", "evaluate_case", "expected_outputs",
-    "Expected", "choose_schedule", "format_duration", "REFERENCE_BACKEND", "DEFAULT_GUARD",
-    "compare", "Comparison", "Mismatch", "ulp_distance",
+    "Expected", "FloatSemantics", "choose_schedule", "format_duration", "REFERENCE_BACKEND",
+    "DEFAULT_GUARD", "DEFAULT_TIMEOUT_S",
+    "compare", "Comparison", "Mismatch", "ulp_distance", "element_matches", "flush_subnormals",
+    "nonfinite_expected", "MASKED_NONFINITE",
     "Tolerance", "DEFAULT_TOLERANCES", "default_tolerance", "resolve_tolerance",
     "make_case", "Case", "FAMILIES",
     "cross_check", "CrossCheck", "PairCheck",
     "tune", "TuneResult", "Candidate", "schedule_space", "declare_winner",
     "certify", "Certification", "find_certificate", "certificate_key", "cache_dir",
-    "canonical_json",
+    "canonical_json", "MANIFEST_FORMAT",
     "assert_matches_reference",
 ]
 

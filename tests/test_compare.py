@@ -10,9 +10,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from forge import InvalidArgument
-from oracle import Tolerance, compare, default_tolerance, resolve_tolerance, ulp_distance
-from oracle._compare import (MASKED_NONFINITE, element_matches, flush_subnormals,
-                             nonfinite_expected)
+from oracle import (MASKED_NONFINITE, Tolerance, compare, default_tolerance, element_matches,
+                    flush_subnormals, nonfinite_expected, resolve_tolerance, ulp_distance)
 
 F32, F64, F16 = np.float32, np.float64, np.float16
 EXACT = {"atol": 0.0, "rtol": 0.0, "ulp": 0}

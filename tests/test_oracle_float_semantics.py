@@ -18,9 +18,8 @@ import pytest
 
 import forge
 import oracle
-from oracle._compare import MASKED_NONFINITE, flush_subnormals
+from oracle import MASKED_NONFINITE, FloatSemantics, flush_subnormals
 from oracle._cross_check import _pairs
-from oracle._evaluate import FloatSemantics
 from oracle.pytest_plugin import require_available
 
 F32 = np.float32
