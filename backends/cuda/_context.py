@@ -441,7 +441,7 @@ class CudaComputeContext(SlabContext):
         while self._pending:
             fence, event = self._pending[0]
             result = driver.cuEventQuery(event)
-            if getattr(result[0], "name", "") == "CUDA_ERROR_NOT_READY":
+            if result[0] == _NOT_READY:
                 return
             check(result, "cuEventQuery")
             self._pending.popleft()

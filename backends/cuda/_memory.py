@@ -28,6 +28,7 @@ _PORTABLE = 0x01             # CU_MEMHOSTALLOC_PORTABLE: pinned for every contex
 _PARALLEL_MIN = 4 << 20      # below this one thread copies faster than a hand-off
 _PART_MIN = 1 << 20          # the smallest piece worth a thread
 _MAX_THREADS = 8             # past this, host memory bandwidth is the limit anyway
+_NOT_READY = driver.CUresult.CUDA_ERROR_NOT_READY
 
 # Pinned ranges handed out by ``pinned_empty``: sorted start addresses, and start -> end.
 _pinned_lock = threading.Lock()
@@ -179,7 +180,7 @@ class _Buffer:
             return False
         if self.recorded:
             result = driver.cuEventQuery(self.event)
-            if getattr(result[0], "name", "") == "CUDA_ERROR_NOT_READY":
+            if result[0] == _NOT_READY:
                 return False
             check(result, "cuEventQuery")
             self.recorded = False
