@@ -446,7 +446,7 @@ def _recheck(ev: Evaluation, ctx, slots, views, expected: Expected, tolerances) 
             check = ev.outputs[slot.label]
             later = compare(again, expected.outputs[slot.label], tolerances[slot.label],
                             **ev.semantics.judging(expected, slot.label))
-            ev.outputs[slot.label] = OutputCheck(**{**check.__dict__, "later": later})
+            ev.outputs[slot.label] = replace(check, later=later)
 
 
 def _source_level(ctx, kernel: KernelSpec, schedule: Schedule) -> ValidationLevel:

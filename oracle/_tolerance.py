@@ -15,6 +15,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from forge.errors import InvalidArgument
+from forge.types import SCALAR_TYPES
 
 __all__ = ["Tolerance", "DEFAULT_TOLERANCES", "default_tolerance", "resolve_tolerance",
            "dtype_name"]
@@ -102,8 +103,7 @@ DEFAULT_TOLERANCES: dict[str, Tolerance] = {
     "u32": Tolerance(),
 }
 
-_NUMPY_NAMES = {"float16": "f16", "float32": "f32", "float64": "f64", "int32": "i32",
-                "uint32": "u32"}
+_NUMPY_NAMES = {t.numpy.name: t.name for t in SCALAR_TYPES.values()}
 
 
 def dtype_name(dtype: Any) -> str:
@@ -124,7 +124,7 @@ def _per_dtype(value: Any, dtype: str, where: str) -> Any:
     if not isinstance(value, Mapping):
         raise InvalidArgument(f"{where}: expected a Tolerance or a mapping, got "
                               f"{type(value).__name__}")
-    if value and all(k in DEFAULT_TOLERANCES or k in _NUMPY_NAMES.values() for k in value):
+    if value and all(k in DEFAULT_TOLERANCES for k in value):
         return value.get(dtype)
     return value
 
