@@ -146,8 +146,11 @@ def find_certificate(ctx, kernel: KernelSpec, schedule: Schedule | None = None,
     file that does not hold exactly the expected key (damaged, or a hash collision)
     is ignored."""
     schedule = schedule or choose_schedule(ctx, kernel)
-    key = certificate_key(ctx, kernel, schedule)
-    path = _path(cache_dir(cache), key)
+    return _stored(cache_dir(cache), certificate_key(ctx, kernel, schedule))
+
+
+def _stored(root: Path, key: dict) -> Certification | None:
+    path = _path(root, key)
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -171,11 +174,13 @@ def certify(ctx, kernel: KernelSpec, schedule: Schedule | None = None, *,
     """Certify ``kernel`` under ``schedule`` (default: its first the context admits) on
     ``ctx``: reuse a matching manifest unless ``force``, else evaluate at every size of
     ``sizes`` (default: the kernel's test sizes) and write the manifest. Raises
-    ``OracleMismatch`` (with the reports) when any evaluation fails; nothing is
-    written then."""
+    ``UnsupportedFeature`` when the backend cannot generate the kernel's source, and
+    ``OracleMismatch`` (with the reports) when any evaluation fails; nothing is written
+    then."""
     schedule = schedule or choose_schedule(ctx, kernel)
+    root, key = cache_dir(cache), certificate_key(ctx, kernel, schedule)
     if not force:
-        found = find_certificate(ctx, kernel, schedule, cache)
+        found = _stored(root, key)
         if found is not None:
             return found
     sizes = tuple(kernel.test_sizes if sizes is None else sizes)
@@ -189,13 +194,12 @@ def certify(ctx, kernel: KernelSpec, schedule: Schedule | None = None, *,
         raise OracleMismatch(f"{kernel.id} cannot be certified under {schedule} on "
                              f"{ctx.backend_name}:\n" + "\n".join(ev.report() for ev in failed),
                              report=failed)
-    key = certificate_key(ctx, kernel, schedule)
     manifest = {"key": key, "key_hash": _key_hash(key), "level": "CERTIFIED",
                 "created": datetime.datetime.now(datetime.timezone.utc).isoformat(
                     timespec="seconds"),
                 "timing_source": ctx.timing_source,
                 "evaluations": [_summary(ev) for ev in evaluations]}
-    path = _path(cache_dir(cache), key)
+    path = _path(root, key)
     try:
         _write_atomically(path, canonical_json(manifest) + "\n")
     except OSError as exc:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import pytest
@@ -137,6 +138,22 @@ def test_certify_fails_a_wrong_kernel(capsys, tmp_path, extra_kernels):
     code, out, err = _run(capsys, "certify", clobbering.id, "--backend", "reference",
                           "--cache-dir", str(tmp_path))
     assert code == 1 and "FAILED" in out and "cannot be certified" in err
+
+
+def test_certify_reports_a_kernel_the_backend_cannot_generate_as_unsupported(
+        capsys, tmp_path, extra_kernels, request):
+    require_available(request.config, "wgpu")
+    affine = forge.get_kernel("raw_affine")
+    cuda_only = dataclasses.replace(affine, id="cuda_only",
+                                    sources={"cuda": affine.sources["cuda"]})
+    extra_kernels[cuda_only.id] = cuda_only
+    for force in ((), ("--force",)):
+        code, out, _ = _run(capsys, "certify", cuda_only.id, "raw_affine", "--backend", "wgpu",
+                            "--cache-dir", str(tmp_path), "--samples", "2", "--json", *force)
+        rows = {r["kernel"]: r for r in json.loads(out)["results"]}
+        assert code == 0 and rows["cuda_only"]["result"] == "unsupported", out
+        assert "no wgsl source" in rows["cuda_only"]["detail"]
+        assert rows["raw_affine"]["result"] in ("certified", "reused")
 
 
 def test_tune_dry_run_shows_what_was_pruned_and_why(capsys):

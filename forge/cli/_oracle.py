@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 
 from .. import registry
-from ..errors import GpuUnavailable, InvalidArgument, OracleMismatch
+from ..errors import GpuUnavailable, InvalidArgument, OracleMismatch, UnsupportedFeature
 from ._output import add_json_flag, print_json, print_table, progress, schedule_arg
 
 _FAILING = ("mismatch", "error", "timeout")
@@ -179,6 +179,9 @@ def _certify_one(ctx, kernel, args) -> dict:
     try:
         cert = certify(ctx, kernel, args.schedule, seed=args.seed, samples=args.samples,
                        cache=args.cache_dir, force=args.force, timeout_s=args.timeout)
+    except UnsupportedFeature as exc:  # the backend cannot even generate the source
+        row.update(result="unsupported", detail=str(exc), report=str(exc))
+        return row
     except OracleMismatch as exc:
         failures = exc.report or []
         unsupported = failures and all(ev.verdict == "unsupported" for ev in failures)
