@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
-import os
 import time
 
 import numpy as np
@@ -275,11 +274,11 @@ class _Transfers:
     def host_copy_row(self) -> Row:
         """The host's own copy bandwidth from pageable into pinned memory, by threads:
         an upload from pageable memory cannot beat it."""
-        from backends.cuda._memory import Copier
+        from backends.cuda._memory import Copier, host_cores
 
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        cores = host_cores()
         by_threads = {}
-        for threads in sorted({1, 2, 4, 8, 16, cores or 1}):
+        for threads in sorted({1, 2, 4, 8, 16, cores}):
             copier = Copier(threads)
             try:
                 by_threads[threads] = self.gbps(lambda c=copier: c.copy(self.pinned, self.pageable))

@@ -22,7 +22,7 @@ import numpy as np
 from ._driver import PrimaryContext, call, check, driver
 
 __all__ = ["PinnedAllocation", "pinned_empty", "pinned_address", "Staging", "Copier",
-           "default_threads"]
+           "default_threads", "host_cores"]
 
 _PORTABLE = 0x01             # CU_MEMHOSTALLOC_PORTABLE: pinned for every context
 _PARALLEL_MIN = 4 << 20      # below this one thread copies faster than a hand-off
@@ -102,7 +102,8 @@ def pinned_address(data: memoryview) -> int | None:
     return None
 
 
-def _cores() -> int:
+def host_cores() -> int:
+    """The cores this process may run on."""
     try:
         return len(os.sched_getaffinity(0))
     except AttributeError:
@@ -111,7 +112,7 @@ def _cores() -> int:
 
 def default_threads() -> int:
     """Host threads a staged copy uses by default: every core, up to ``_MAX_THREADS``."""
-    return max(1, min(_MAX_THREADS, _cores()))
+    return max(1, min(_MAX_THREADS, host_cores()))
 
 
 class Copier:
