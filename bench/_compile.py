@@ -63,7 +63,7 @@ def _work(run: dict) -> int:
     return sum(run.get(k, 0) for k in keys)
 
 
-def _same_process_row(env: Bench, backend: str, ctx) -> Row:
+def _same_process_row(backend: str, ctx) -> Row:
     first, second = _runs(ctx)
     return Row("P8", f"second run, same process, {backend}", "first run's compiles + loads",
                _work(first), _work(second), "compiles", Goal("==", 0, on="ours"),
@@ -111,10 +111,10 @@ def p8(env: Bench) -> list[Row]:
         from ._wgpu import open_wgpu
 
         with open_wgpu() as ctx:
-            return _same_process_row(env, "wgpu", ctx)
+            return _same_process_row("wgpu", ctx)
 
     return (guarded("P8", "second run, same process, cuda",
-                    lambda: _same_process_row(env, "cuda", env.cuda()))
+                    lambda: _same_process_row("cuda", env.cuda()))
             + guarded("P8", "new process, cuda", lambda: _new_process_rows(env, "cuda"))
             + guarded("P8", "second run, same process, wgpu", wgpu_same)
             + guarded("P8", "new process, wgpu", lambda: _new_process_rows(env, "wgpu")))

@@ -45,8 +45,7 @@ class Goal:
         return value == self.bound
 
     def __str__(self) -> str:
-        subject = "ratio" if self.on == "ratio" else "ours"
-        return f"{subject} {self.op} {self.bound:g}"
+        return f"{self.on} {self.op} {self.bound:g}"
 
 
 @dataclass

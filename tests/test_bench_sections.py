@@ -8,6 +8,7 @@ bench`` on the GPU machine."""
 from __future__ import annotations
 
 import ctypes
+import io
 
 import numpy as np
 import pytest
@@ -52,7 +53,7 @@ def _simulate(fake, *names):
 @pytest.fixture
 def bench(fake_driver):  # noqa: F811
     _simulate(fake_driver, "affine", "add", "softmax", "rmsnorm", "gemm")
-    env = Bench(TINY, log=open("/dev/null", "w"))
+    env = Bench(TINY, log=io.StringIO())
     yield env
     env.close()
 
@@ -104,7 +105,7 @@ def test_p5_and_p7_measure_the_harness_against_bare_driver_calls(bench):
 def test_p8_finds_nothing_compiled_on_a_second_run_in_the_same_process(bench):
     from bench._compile import _same_process_row
 
-    row = _same_process_row(bench, "cuda", bench.cuda())
+    row = _same_process_row("cuda", bench.cuda())
     assert row.ours == 0 and row.met is True
     assert row.baseline_value >= 2, "the first run compiled (or read the disk cache) and loaded"
 
@@ -112,7 +113,7 @@ def test_p8_finds_nothing_compiled_on_a_second_run_in_the_same_process(bench):
 def test_a_failing_section_becomes_an_error_row_and_the_run_goes_on(fake_driver):  # noqa: F811
     from bench._cli import run
 
-    env = Bench(TINY, log=open("/dev/null", "w"))
+    env = Bench(TINY, log=io.StringIO())
     try:
         rows = run(env, ["P1", "P4"])  # no simulated models of the kernels: both fail
     finally:
@@ -127,7 +128,7 @@ def test_p6_and_p8_run_on_the_wgpu_adapter_here(request):
     from bench._wgpu import p6
     from bench._compile import p8
 
-    env = Bench(TINY, log=open("/dev/null", "w"))
+    env = Bench(TINY, log=io.StringIO())
     try:
         rows = p6(env)
         p8_rows = [r for r in p8(env) if "wgpu" in r.what]
@@ -144,7 +145,7 @@ def test_p2_runs_on_wgpu_and_says_when_there_is_no_cuda_copy(request):
     require_available(request.config, "wgpu")
     from bench._wgpu import p2
 
-    env = Bench(TINY, log=open("/dev/null", "w"))
+    env = Bench(TINY, log=io.StringIO())
     try:
         rows = p2(env)
     finally:
