@@ -135,7 +135,6 @@ def test_a_second_run_compiles_nothing(forge_context):
 def test_async_dispatches_complete_before_their_views_are_released(forge_context):
     ctx = forge_context
     x = np.arange(4096, dtype=np.float32)
-    kernel = forge.get_kernel("raw_affine")
     outputs = []
     for i in range(8):
         kernel, views = _affine_views(ctx, x, a=float(i), b=1.0)

@@ -72,7 +72,7 @@ def _kernel_variant(**changes) -> KernelSpec:
 _BROKEN_SOURCES = {"wgsl": "fn raw_affine( { this is not WGSL",
                    "cuda": 'extern "C" __global__ void raw_affine( { this is not CUDA'}
 
-# (id, call, expected error, message fragment, applies(ctx) or None)
+# (id, call, expected error, message fragment)
 CASES: list[tuple[str, Callable[[Env], object], type, str]] = [
     # allocation
     ("alloc-zero", lambda e: e.ctx.allocate_transient(0, 0), InvalidArgument, "non-empty"),

@@ -8,7 +8,6 @@ import gc
 import weakref
 
 import numpy as np
-import pytest
 
 import forge
 from forge import BindingUsage, Schedule
