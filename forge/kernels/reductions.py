@@ -28,10 +28,10 @@ GEMV_SCHEDULES = (
     Schedule((64, 1), items_per_invocation=4),
     Schedule((32, 8), items_per_invocation=4, vector_width=4),
 )
-# The first size (row length) is what `kforge check` uses by default, the last what the
-# tuner times: 1001 takes the looped path of the baselines and the one-pass path of the
-# big-gpu schedules, 4096 exactly fills the first one's registers (the path without
-# bounds checks), 4099 is just past them.
+# Row lengths: `kforge check` runs every one; `oracle.evaluate`, `cross_check` and the
+# tuner default to the last, the largest. 1001 takes the looped path of the baselines
+# and the one-pass path of the big-gpu schedules, 4096 exactly fills the first one's
+# registers (the path without bounds checks), 4099 is just past them.
 _TEST_SIZES = (1001, 1, 100, 4096, 4099)
 # Sums over a row of up to 4099 values: float32 partial sums in a different order than
 # the float64 reference. Their error scales with the sum of |terms|, which the oracle's
