@@ -16,6 +16,7 @@ import sys
 import types
 
 from ..errors import InvalidArgument, UnsupportedFeature
+from ..kernel import TARGETS
 from ..schedule import Schedule
 from . import _map, _matmul, _rows, _transpose
 from ._code import EMITTER_VERSION, Emission, ScheduleRefused, used_ops
@@ -24,7 +25,6 @@ from ._dialect import DIALECTS, Unsupported
 __all__ = ["emit", "check", "workgroups", "workgroup_storage_bytes", "EMITTER_VERSION",
            "ScheduleRefused", "TARGETS", "STORAGE_LIMITS"]
 
-TARGETS = ("wgsl", "cuda")
 _LOWERINGS = {"map": _map, "rows": _rows, "matmul": _matmul, "transpose": _transpose}
 #: Workgroup storage a target guarantees without asking: WebGPU's default
 #: maxComputeWorkgroupStorageSize, and CUDA's limit on static __shared__ memory (the
