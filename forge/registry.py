@@ -144,9 +144,15 @@ def default_backend() -> str:
     """``FORGE_BACKEND`` when set, else the first available of cuda, wgpu, reference."""
     chosen = os.environ.get("FORGE_BACKEND")
     if chosen:
-        _entry(chosen)
+        if chosen not in backend_entries():
+            raise InvalidArgument(f"FORGE_BACKEND names an unknown backend {chosen!r}; "
+                                  f"installed: {', '.join(backend_entries())}")
         return chosen
-    return next(n for n in _PREFERENCE if _availability(n)[0])
+    for name in _PREFERENCE:
+        if _availability(name)[0]:
+            return name
+    raise GpuUnavailable("no backend is available: " + "; ".join(
+        f"{name}: {_availability(name)[1]}" for name in _PREFERENCE))
 
 
 def open_context(name: str | None = None, **options: Any):

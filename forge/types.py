@@ -95,14 +95,14 @@ class MemoryTopology:
         seen: set[BindingUsage] = set()
         for slab in self.slabs:
             if slab.share <= 0:
-                raise ValueError(f"slab {slab.name!r}: share must be positive")
+                raise InvalidArgument(f"slab {slab.name!r}: share must be positive")
             if seen & slab.usages:
-                raise ValueError(f"usage {sorted(u.name for u in seen & slab.usages)} "
+                raise InvalidArgument(f"usage {sorted(u.name for u in seen & slab.usages)} "
                                  "is backed by two slabs")
             seen |= slab.usages
         missing = set(BindingUsage) - seen
         if missing:
-            raise ValueError(f"no slab backs {sorted(u.name for u in missing)}")
+            raise InvalidArgument(f"no slab backs {sorted(u.name for u in missing)}")
 
     def slab_index(self, usage: BindingUsage) -> int:
         """The index of the slab that backs ``usage``."""

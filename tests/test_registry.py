@@ -51,6 +51,13 @@ def test_forge_backend_picks_the_default(monkeypatch):
         forge.default_backend()
 
 
+def test_without_any_available_backend_the_default_says_why_for_each(monkeypatch):
+    monkeypatch.delenv("FORGE_BACKEND", raising=False)
+    monkeypatch.setattr(registry, "_availability", lambda name: (False, f"no {name} here"))
+    with pytest.raises(GpuUnavailable, match="cuda: no cuda here; wgpu: no wgpu here"):
+        forge.default_backend()
+
+
 def test_unavailable_backend_raises_gpu_unavailable_with_the_reason(monkeypatch):
     entry = registry.BackendEntry("ghost", lambda **o: None, lambda: (False, "no ghost device"))
     monkeypatch.setitem(registry.backend_entries(), "ghost", entry)
