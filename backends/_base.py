@@ -335,6 +335,9 @@ class SlabContext(OracleContext):
                     f"{view.length_bytes} bytes exceeds the binding limit of {limit}")
         workgroups = kernel.workgroups(schedule, element_count,
                                        constraints.max_workgroups_per_dimension[0])
+        if min(workgroups) < 0:  # a kernel's own grid function got it wrong
+            raise InvalidArgument(f"kernel {kernel.id} asks for {workgroups} workgroups; "
+                                  "each count must be >= 0")
         for axis, (count, limit) in enumerate(
                 zip(workgroups, constraints.max_workgroups_per_dimension)):
             if count > limit:

@@ -463,6 +463,19 @@ def test_an_entry_point_that_cannot_take_the_buffers_is_a_compile_error(mode, ct
     assert ctx.read_buffer_f32(views[1]).tolist() == [2.5] * 64
 
 
+def test_a_grid_of_no_or_negative_workgroups_is_refused_before_the_driver(ctx):
+    x = np.ones(64, np.float32)
+    views = _affine_views(ctx, x)
+    for grid, fragment in (((0, 1, 1), "no workgroups"), ((-1, 1, 1), ">= 0")):
+        bad = KernelSpec(id=f"test_grid_{grid[0]}", entry_point="raw_affine",
+                         buffers=AFFINE.buffers, sources=AFFINE.sources,
+                         grid=lambda schedule, size, grid=grid: grid)
+        with pytest.raises(InvalidArgument, match=fragment):
+            ctx.run_kernel(bad, Schedule(64), views, x.size)
+    ctx.run_kernel(AFFINE, Schedule(64), views, x.size)
+    assert ctx.read_buffer_f32(views[1]).tolist() == [2.5] * 64
+
+
 # -- lifetime and loss ------------------------------------------------------------------
 def test_an_unclosed_context_is_freed_by_its_finalizer(mode, open_ctx, request):
     if mode != "simulated":

@@ -459,15 +459,7 @@ class WgpuComputeContext(SlabContext):
             compute.dispatch_workgroups(*workgroups)
         compute.end()
 
-    @staticmethod
-    def _check_workgroups(launch: Launch) -> None:
-        # cffi would raise OverflowError on the way to a uint32; say what was wrong.
-        if any(not 0 <= count < 2**32 for count in launch.workgroups):
-            raise InvalidArgument(f"kernel {launch.kernel.id} asks for {launch.workgroups} "
-                                  "workgroups; each count must be >= 0")
-
     def _enqueue(self, compiled: _Pipeline, launch: Launch) -> None:
-        self._check_workgroups(launch)
         groups = self._bind_groups(compiled, launch.views)
         with translate_errors(f"dispatching kernel {launch.kernel.id}"):
             encoder = self._device.create_command_encoder()
@@ -476,7 +468,6 @@ class WgpuComputeContext(SlabContext):
 
     def _launch(self, compiled: _Pipeline, launch: Launch, warmups: int,
                 samples: int) -> list[int]:
-        self._check_workgroups(launch)
         groups = self._bind_groups(compiled, launch.views)
         with translate_errors(f"running kernel {launch.kernel.id}"):
             if self._timestamps:
