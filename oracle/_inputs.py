@@ -154,10 +154,8 @@ def _int_family(rng, family: str, n: int, dtype: np.dtype, domain):
 
 
 def _family(rng, family, n, dtype, domain, nonfinite, nan=True):
-    if dtype.kind == "f":
-        values = _float_family(rng, family, n, dtype, domain, nonfinite, nan)
-        return None if values is None else values.astype(dtype)
-    values = _int_family(rng, family, n, dtype, domain)
+    values = (_float_family(rng, family, n, dtype, domain, nonfinite, nan) if dtype.kind == "f"
+              else _int_family(rng, family, n, dtype, domain))
     return None if values is None else values.astype(dtype)
 
 

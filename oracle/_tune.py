@@ -35,10 +35,11 @@ VECTOR_WIDTHS = (1, 2, 4)
 
 @dataclass
 class Candidate:
-    """One schedule and what became of it: ``status`` is ``pruned`` (never run),
-    ``wrong`` (failed the oracle), ``error`` (the backend raised), ``lost`` (the device
-    was lost running it), ``timeout`` (it ran past ``timeout_s``), ``eliminated``
-    (slower half in ``round``), ``finalist``, or ``winner``."""
+    """One schedule and what became of it: ``status`` is ``candidate`` (not decided
+    yet, or kept by a dry run), ``pruned`` (never run), ``wrong`` (failed the oracle),
+    ``error`` (the backend raised), ``lost`` (the device was lost running it),
+    ``timeout`` (it ran past ``timeout_s``), ``eliminated`` (slower half in ``round``),
+    ``finalist``, or ``winner``."""
 
     schedule: Schedule
     status: str = "candidate"
