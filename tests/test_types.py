@@ -58,9 +58,13 @@ def test_schedule_text_form_round_trips():
     assert Schedule.parse("wg=128").workgroup_size == (128, 1, 1)
 
 
-@pytest.mark.parametrize("text", ["wg=0", "vec=3", "ipt=0", "bogus=1", "wg", "wg=a"])
-def test_bad_schedules_are_refused_with_the_reason(text):
-    with pytest.raises(InvalidArgument):
+@pytest.mark.parametrize("text, reason", [
+    ("wg=0", "workgroup size must be positive"), ("vec=3", "vector width must be one of"),
+    ("ipt=0", "items per invocation must be >= 1"), ("bogus=1", "bad schedule item 'bogus=1'"),
+    ("wg", "bad schedule item 'wg'"), ("wg=a", "bad number in schedule item 'wg=a'"),
+])
+def test_bad_schedules_are_refused_with_the_reason(text, reason):
+    with pytest.raises(InvalidArgument, match=reason):
         Schedule.parse(text)
 
 
