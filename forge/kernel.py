@@ -334,11 +334,8 @@ class KernelSpec:
 
     def workgroups(self, schedule: Schedule, size: int,
                    max_per_dimension: int = 65535) -> tuple[int, int, int]:
-        """How many workgroups a dispatch of problem ``size`` needs."""
-        if self.grid is None and self.body is not None:
-            from .emit import workgroups
-
-            return workgroups(self, schedule, size, max_per_dimension)
+        """How many workgroups a dispatch of problem ``size`` needs: ``grid`` when the
+        kernel has one, else its IR pattern's geometry, else a 1-D dispatch."""
         if self.grid is not None:
             dims = tuple(int(d) for d in self.grid(schedule, size))
             if any(d > max_per_dimension for d in dims):
@@ -346,6 +343,10 @@ class KernelSpec:
                     f"kernel {self.id} at size {size} needs {dims} workgroups, over "
                     f"max_workgroups_per_dimension={max_per_dimension}")
             return dims  # type: ignore[return-value]
+        if self.body is not None:
+            from .emit import workgroups
+
+            return workgroups(self, schedule, size, max_per_dimension)
         return schedule.dispatch_workgroups(size, max_per_dimension)
 
     def check_schedule(self, schedule: Schedule, constraints: Any = None,
