@@ -22,6 +22,7 @@ import abc
 import functools
 import hashlib
 import time
+import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Sequence
 
@@ -105,6 +106,9 @@ class SlabContext(OracleContext):
         self._lost: str | None = None
         self._lost_error: DeviceLost | None = None  # what lost it (a KernelTimeout...)
         self._pipelines: dict[tuple[str, str], Any] = {}
+        # kernel -> {schedule: compiled}, so that a repeated dispatch finds its pipeline
+        # without generating and hashing its source again (kernels compare by identity).
+        self._by_kernel: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._fence = 0          # last fence handed out; fences count submissions
         self.compile_count = 0   # pipeline-cache misses, for tests and benchmarks
 
@@ -177,6 +181,7 @@ class SlabContext(OracleContext):
             return
         self._closed = True
         self._pipelines.clear()
+        self._by_kernel.clear()
         self._release()
 
     def __repr__(self) -> str:
@@ -354,6 +359,9 @@ class SlabContext(OracleContext):
 
     def _pipeline(self, kernel: KernelSpec, schedule: Schedule) -> Any:
         """The compiled kernel, from the cache keyed by (source hash, entry point)."""
+        known = self._by_kernel.get(kernel)
+        if known is not None and schedule in known:
+            return known[schedule]
         source = self.kernel_source(kernel, schedule)
         key = (hashlib.sha256(source.encode()).hexdigest(), kernel.entry_point)
         compiled = self._pipelines.get(key)
@@ -361,5 +369,6 @@ class SlabContext(OracleContext):
             compiled = self._compile(kernel, schedule, source)
             self.compile_count += 1
             self._pipelines[key] = compiled
+        self._by_kernel.setdefault(kernel, {})[schedule] = compiled
         return compiled
 

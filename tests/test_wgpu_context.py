@@ -245,6 +245,27 @@ def test_the_pipeline_cache_compiles_each_source_once(ctx):
     assert ctx.read_buffer_f32(views[1]).tolist() == [float(_COLS)] * rows
 
 
+def test_a_repeated_run_does_not_make_its_source_again_and_a_copy_shares_the_pipeline(
+        ctx, monkeypatch):
+    from dataclasses import replace
+
+    rows = 4
+    views = [ctx.allocate_and_write(np.ones(rows * _COLS, np.float32), 0),
+             ctx.allocate_transient(rows * 4, 1, usage=RW),
+             ctx.allocate_and_write(ROW_SUM.pack_uniform(rows), 2, usage=UNIFORM)]
+    made = []
+    source = ctx.kernel_source
+    monkeypatch.setattr(ctx, "kernel_source", lambda *a: made.append(a) or source(*a))
+    before = ctx.compile_count
+    for _ in range(3):
+        ctx.run_kernel(ROW_SUM, Schedule(64), views, rows)
+    assert len(made) == 1 and ctx.compile_count == before + 1
+    copy = replace(ROW_SUM)  # another object, the same source: the same pipeline
+    ctx.run_kernel(copy, Schedule(64), views, rows)
+    assert len(made) == 2 and ctx.compile_count == before + 1
+    assert ctx.read_buffer_f32(views[1]).tolist() == [float(_COLS)] * rows
+
+
 def test_dispatch_fences_complete_in_order_and_wait_needs_a_real_fence(ctx):
     n = 2048
     y = ctx.allocate_transient(n * 4, 0, usage=RW)
