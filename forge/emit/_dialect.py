@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from ..ir import Expr
-from ..ir._expr import FLOATS
+from ..ir._expr import BINARY, FLOATS
 from ._approx import f32_literal, wgsl_helper
 
 __all__ = ["Dialect", "WGSL", "CUDA", "DIALECTS", "Unsupported"]
@@ -24,8 +24,8 @@ class Unsupported(Exception):
     """An operation the target cannot express (turned into UnsupportedFeature)."""
 
 
-_BINARY_SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "div": "/", "lt": "<", "le": "<=",
-                   "gt": ">", "ge": ">=", "eq": "==", "ne": "!=", "and": "&&", "or": "||"}
+# The IR's infix operators (min and max are functions in both targets).
+_BINARY_SYMBOLS = {op: symbol for op, symbol in BINARY.items() if symbol}
 _ROUNDED = ("add", "sub", "mul", "div", "sqrt", "rsqrt", "exp", "log", "tanh", "erf",
             "sigmoid")
 _NONFINITE_BITS = {"f32": {"inf": "0x7f800000", "-inf": "0xff800000", "nan": "0x7fc00000"},
