@@ -377,8 +377,12 @@ def test_a_pipelined_upload_sends_each_chunk_once_in_order(fake_driver):  # noqa
         np.testing.assert_array_equal(ctx.read_buffer_u32(view), data[::-1])
 
 
-def test_staging_threads_must_be_positive(fake_driver):  # noqa: F811
+def test_bad_staging_settings_are_refused_saying_what_was_given(fake_driver):  # noqa: F811
     from backends.cuda import CudaComputeContext
 
     with pytest.raises(forge.InvalidArgument, match="staging_threads"):
         CudaComputeContext(1 << 20, staging_threads=0)
+    with pytest.raises(forge.InvalidArgument, match="staging_buffers=1 of"):
+        CudaComputeContext(1 << 20, staging_buffers=1)
+    with pytest.raises(forge.InvalidArgument, match="staging_chunk_bytes=1024"):
+        CudaComputeContext(1 << 20, staging_chunk_bytes=1024)

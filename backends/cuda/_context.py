@@ -296,7 +296,9 @@ class CudaComputeContext(SlabContext):
         if not isinstance(device, int) or device < 0:
             raise InvalidArgument(f"device must be an ordinal >= 0, got {device!r}")
         if staging_chunk_bytes < 4096 or staging_buffers < 2:
-            raise InvalidArgument("staging needs at least 2 buffers of at least 4096 bytes")
+            raise InvalidArgument(f"staging needs at least 2 buffers of at least 4096 bytes, "
+                                  f"got staging_buffers={staging_buffers!r} of "
+                                  f"staging_chunk_bytes={staging_chunk_bytes!r}")
         if staging_threads is not None and (not isinstance(staging_threads, int)
                                             or staging_threads < 1):
             raise InvalidArgument(f"staging_threads must be an int >= 1, got {staging_threads!r}")
