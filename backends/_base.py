@@ -61,7 +61,8 @@ def as_bytes(data: Any) -> memoryview:
         raise InvalidArgument(
             f"expected bytes-like data or a numpy array, got {type(data).__name__}") from None
     if not view.c_contiguous:
-        raise InvalidArgument("data must be C-contiguous")
+        raise InvalidArgument(f"data must be C-contiguous, got shape {view.shape} with "
+                              f"strides {view.strides}")
     return view.cast("B") if view.format != "B" or view.ndim != 1 else view
 
 
@@ -244,7 +245,9 @@ class SlabContext(OracleContext):
             raise InvalidArgument(f"out must be a numpy uint32 array, got "
                                   f"{getattr(out, 'dtype', type(out).__name__)}")
         if not (out.flags.c_contiguous and out.flags.writeable):
-            raise InvalidArgument("out must be C-contiguous and writable")
+            raise InvalidArgument(f"out must be C-contiguous and writable, got "
+                                  f"C-contiguous={out.flags.c_contiguous}, "
+                                  f"writable={out.flags.writeable}")
         if out.nbytes > view.length_bytes:
             raise InvalidArgument(f"out holds {out.nbytes} bytes, the view only "
                                   f"{view.length_bytes}")
