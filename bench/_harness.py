@@ -136,7 +136,7 @@ def _p5_samples(env: Bench) -> Row:
                     "elapsed_read_us": read, "device_sample_us": device, "samples": count})
 
 
-def _raw_graph(ctx, function, grid, block, params):
+def _raw_graph(function, grid, block, params):
     """The same 100 launches captured with bare driver calls on a stream of our own."""
     from backends.cuda._driver import call, driver
 
@@ -162,7 +162,7 @@ def _p5_graph(env: Bench) -> Row:
         ctx.dispatch(kernel, schedule, views, _TINY)
     graph = ctx.end_graph_capture()
     function, grid, block, params, keep = _raw_launch(ctx, kernel, schedule, views)
-    stream, raw_graph, raw_exec = _raw_graph(ctx, function, grid, block, params)
+    stream, raw_graph, raw_exec = _raw_graph(function, grid, block, params)
     timer = CudaTimer(ctx)
     s = env.sizes
     per_kernel = _GRAPH_KERNELS * _GRAPH_REPLAYS
