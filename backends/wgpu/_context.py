@@ -496,7 +496,8 @@ class WgpuComputeContext(SlabContext):
             ticks = ts.ticks[:2 * batch]
             self._map_into(ts.staging, 16 * batch, memoryview(ticks).cast("B"))
             times.extend(self._ticks_to_ns(ticks))
-            encoder = self._device.create_command_encoder()
+            if len(times) < samples:
+                encoder = self._device.create_command_encoder()
         return times
 
     def _ticks_to_ns(self, ticks: np.ndarray) -> list[int]:
