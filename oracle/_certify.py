@@ -74,9 +74,7 @@ def _library_versions() -> dict[str, str]:
 
 
 def _source_hash(ctx, kernel: KernelSpec, schedule: Schedule) -> str:
-    source_of = getattr(ctx, "kernel_source", None)
-    text = source_of(kernel, schedule) if source_of else canonical_json(kernel.describe())
-    return hashlib.sha256(text.encode()).hexdigest()
+    return hashlib.sha256(ctx.kernel_source(kernel, schedule).encode()).hexdigest()
 
 
 def certificate_key(ctx, kernel: KernelSpec, schedule: Schedule) -> dict:

@@ -450,14 +450,11 @@ def _recheck(ev: Evaluation, ctx, slots, views, expected: Expected, tolerances) 
 
 
 def _source_level(ctx, kernel: KernelSpec, schedule: Schedule) -> ValidationLevel:
-    source = getattr(ctx, "kernel_source", None)
     try:
-        if source is not None:
-            source(kernel, schedule)
-            return ValidationLevel.GENERATED
+        ctx.kernel_source(kernel, schedule)
     except ForgeError:
-        pass
-    return ValidationLevel.NONE
+        return ValidationLevel.NONE
+    return ValidationLevel.GENERATED
 
 
 def _fail(ev: Evaluation, ctx, exc: ForgeError) -> None:

@@ -120,7 +120,6 @@ def schedule_space(kernel: KernelSpec, workgroup_sizes: Sequence[int] = WORKGROU
 def _prune(ctx, kernel: KernelSpec, candidates: list[Candidate], size: int) -> None:
     constraints = ctx.constraints
     missing = sorted(f for f in kernel.requires if not constraints.supports(f))
-    source_of = getattr(ctx, "kernel_source", None)
     seen: dict[str, tuple[Candidate, tuple]] = {}
     for c in candidates:
         try:
@@ -128,7 +127,7 @@ def _prune(ctx, kernel: KernelSpec, candidates: list[Candidate], size: int) -> N
                 raise forge.UnsupportedFeature(f"the adapter lacks {', '.join(missing)}")
             c.schedule.check(constraints)
             dims = kernel.workgroups(c.schedule, size, constraints.max_workgroups_per_dimension[0])
-            source = source_of(kernel, c.schedule) if source_of else str(c.schedule)
+            source = ctx.kernel_source(kernel, c.schedule)
         except ForgeError as exc:
             c.status, c.reason = "pruned", f"{type(exc).__name__}: {exc}"
             continue

@@ -80,6 +80,13 @@ class OracleContext(abc.ABC):
         """Compile ``kernel`` for this backend (cached), dispatch it ``warmups`` times
         untimed then ``samples`` times timed; return each sample's nanoseconds."""
 
+    def kernel_source(self, kernel: KernelSpec, schedule: Schedule) -> str:
+        """The text this backend compiles for ``kernel`` under ``schedule``: its hash goes
+        into certificates, and schedules with identical text are one tuning candidate.
+        Raises ``UnsupportedFeature`` when the kernel has nothing for this backend. A
+        backend that compiles nothing describes what it runs instead (this default)."""
+        return f"{kernel.semantic_hash} {schedule}"
+
     # -- identity ------------------------------------------------------------------
     @property
     @abc.abstractmethod
