@@ -335,8 +335,7 @@ class SlabContext(OracleContext):
         schedule.check(constraints)
         for view, spec in zip(views, kernel.buffers):
             self._allocator.check_live(view)
-            limit = (constraints.max_uniform_binding_size if spec.access is Access.UNIFORM
-                     else constraints.max_storage_binding_size)
+            limit = constraints.binding_limit(spec.access is Access.UNIFORM)
             if limit is not None and view.length_bytes > limit:
                 raise UnsupportedFeature(
                     f"kernel {kernel.id} binding {spec.binding}: a view of "

@@ -183,6 +183,10 @@ class AdapterConstraints:
     def as_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
+    def binding_limit(self, uniform: bool) -> int | None:
+        """The most bytes one binding may span: uniform or storage (None: unknown)."""
+        return self.max_uniform_binding_size if uniform else self.max_storage_binding_size
+
     def supports(self, feature: str) -> bool:
         """Whether a kernel needing ``feature`` can run: a scalar type name (``"f16"``,
         ``"f64"``...) or one of ``"subgroups"``, ``"cooperative_matrix"``,

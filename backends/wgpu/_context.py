@@ -439,9 +439,7 @@ class WgpuComputeContext(SlabContext):
         range only adds padding no view owns and stays inside the slab; when that or
         the binding limit does not allow it, whole 4-byte words, as WebGPU requires."""
         size = _align16(view.length_bytes)
-        limit = (self._constraints.max_uniform_binding_size
-                 if view.usage is BindingUsage.UNIFORM
-                 else self._constraints.max_storage_binding_size)
+        limit = self._constraints.binding_limit(view.usage is BindingUsage.UNIFORM)
         if (self._allocator.alignment % 16 or view.offset + size > buffer.size
                 or (limit is not None and size > limit)):
             return _align4(view.length_bytes)
