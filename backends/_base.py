@@ -34,7 +34,7 @@ from forge.errors import (ContextClosed, DeviceLost, InvalidArgument, KernelTime
 from forge.kernel import Access, KernelSpec
 from forge.schedule import Schedule
 from forge.types import AdapterConstraints, AdapterIdentity, BindingUsage, BufferView
-from oracle.contract import OracleContext
+from forge.contract import OracleContext
 
 __all__ = ["SlabContext", "Launch", "as_bytes", "poll_until"]
 

@@ -1,7 +1,8 @@
-"""``python -m forge``: the kforge command line."""
+"""``python -m forge``: a thin launcher of the ``kforge`` command line (the one module of
+``forge`` that reaches above it; ``python -m kforge`` is the same)."""
 
 import sys
 
-from .cli import main
+from kforge import main
 
 sys.exit(main())

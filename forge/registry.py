@@ -1,23 +1,24 @@
-"""The plugin registry: backends and kernel libraries (DESIGN.md section 5).
+"""The plugin registry: backends and kernel libraries (docs/DESIGN.md section 5).
 
-Built-in backends and kernels are known directly, so a source tree works without
-installing anything; the entry-point groups ``forge.backends`` and ``forge.kernels``
-add third-party ones. Discovery runs once and is cached (``refresh()`` starts over);
-a plugin that fails to load warns and is skipped; an unknown name raises and lists
-what is installed. A backend's entry is cheap: asking whether it is available should
-not import its heavy library when that can be avoided.
+Every backend and kernel library, the built-in ones included, is found through the
+entry-point groups ``forge.backends`` and ``forge.kernels`` (the project's own are
+declared in its ``pyproject.toml``, so it must be installed, at least editable): this
+module names none of them. Discovery runs once and is cached (``refresh()`` starts
+over, availability included); a plugin that fails to load warns and is skipped; an
+unknown name raises and lists what is installed. A backend's entry is cheap: asking
+whether it is available should not import its heavy library when that can be avoided.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib
 import os
 import warnings
 from dataclasses import dataclass, replace
 from importlib import metadata
 from typing import Any, Callable, Iterable
 
+from .contract import OracleContext
 from .errors import GpuUnavailable, InvalidArgument
 from .kernel import KernelSpec
 
@@ -39,15 +40,6 @@ __all__ = [
 BACKEND_GROUP = "forge.backends"
 KERNEL_GROUP = "forge.kernels"
 
-# Built-ins, as "module:attribute", imported only when the registry is first used.
-_BUILTIN_BACKENDS = {
-    "reference": "backends.reference:entry",
-    "wgpu": "backends.wgpu:entry",
-    "cuda": "backends.cuda:entry",
-}
-_BUILTIN_KERNELS = ("forge.kernels:builtin_kernels",)
-# Without FORGE_BACKEND, the first available of these is the default.
-_PREFERENCE = ("cuda", "wgpu", "reference")
 
 
 class PluginWarning(UserWarning):
@@ -59,22 +51,20 @@ class BackendEntry:
     """What the registry knows of a backend without opening it.
 
     ``availability()`` returns ``(ok, reason)``: when not ok, the reason says what is
-    missing. ``open(**options)`` returns an ``OracleContext``.
+    missing. ``open(**options)`` returns an ``OracleContext``. ``preference`` ranks
+    backends for ``default_backend`` (the highest available one wins) and orders
+    listings (lowest first). ``device_code``: the backend runs kernels as device code
+    that can fault or hang (the oracle then runs it in worker processes by default);
+    False for host backends such as the numpy reference.
     """
 
     name: str
-    open: Callable[..., Any]
+    open: Callable[..., "OracleContext"]
     availability: Callable[[], tuple[bool, str]]
     description: str = ""
-    origin: str = "built-in"
-
-
-def _load(reference: str) -> Any:
-    module, _, attribute = reference.partition(":")
-    obj = importlib.import_module(module)
-    for part in filter(None, attribute.split(".")):
-        obj = getattr(obj, part)
-    return obj
+    origin: str = ""
+    preference: int = 0
+    device_code: bool = True
 
 
 def _entry_points(group: str) -> list[metadata.EntryPoint]:
@@ -93,14 +83,15 @@ def _as_backend_entry(obj: Any, name: str, origin: str) -> BackendEntry:
     if missing:
         raise TypeError(f"backend entry {name!r} lacks callable {', '.join(missing)}")
     return BackendEntry(getattr(obj, "name", name), obj.open, obj.availability,
-                        getattr(obj, "description", ""), origin)
+                        getattr(obj, "description", ""), origin,
+                        int(getattr(obj, "preference", 0)),
+                        bool(getattr(obj, "device_code", True)))
 
 
 @functools.lru_cache(maxsize=None)
 def backend_entries() -> dict[str, BackendEntry]:
-    """Every known backend by name: built-ins first, then entry points."""
-    entries = {name: _as_backend_entry(_load(ref), name, "built-in")
-               for name, ref in _BUILTIN_BACKENDS.items()}
+    """Every installed backend by name, lowest ``preference`` first (then by name)."""
+    entries: dict[str, BackendEntry] = {}
     for ep in _entry_points(BACKEND_GROUP):
         if ep.name in entries:
             warnings.warn(f"backend plugin {ep.name!r} from {_origin(ep)} is shadowed by "
@@ -112,7 +103,7 @@ def backend_entries() -> dict[str, BackendEntry]:
         except Exception as exc:  # a broken plugin must not break the tool
             warnings.warn(f"backend plugin {ep.name!r} ({ep.value}) failed to load and was "
                           f"skipped: {type(exc).__name__}: {exc}", PluginWarning, stacklevel=2)
-    return entries
+    return dict(sorted(entries.items(), key=lambda item: (item[1].preference, item[0])))
 
 
 def backend_names() -> list[str]:
@@ -141,21 +132,22 @@ def available_backends() -> dict[str, tuple[bool, str]]:
 
 
 def default_backend() -> str:
-    """``FORGE_BACKEND`` when set, else the first available of cuda, wgpu, reference."""
+    """``FORGE_BACKEND`` when set, else the available backend of highest preference."""
     chosen = os.environ.get("FORGE_BACKEND")
     if chosen:
         if chosen not in backend_entries():
             raise InvalidArgument(f"FORGE_BACKEND names an unknown backend {chosen!r}; "
                                   f"installed: {', '.join(backend_entries())}")
         return chosen
-    for name in _PREFERENCE:
-        if _availability(name)[0]:
-            return name
+    ranked = sorted(backend_entries().values(), key=lambda e: -e.preference)
+    for entry in ranked:
+        if _availability(entry.name)[0]:
+            return entry.name
     raise GpuUnavailable("no backend is available: " + "; ".join(
-        f"{name}: {_availability(name)[1]}" for name in _PREFERENCE))
+        f"{e.name}: {_availability(e.name)[1]}" for e in ranked))
 
 
-def open_context(name: str | None = None, **options: Any):
+def open_context(name: str | None = None, **options: Any) -> OracleContext:
     """Open a context of backend ``name`` (default: ``default_backend()``)."""
     name = name or default_backend()
     entry = _entry(name)
@@ -176,9 +168,6 @@ def _kernels_from(obj: Any) -> Iterable[KernelSpec]:
 @functools.lru_cache(maxsize=None)
 def _kernel_table() -> dict[str, KernelSpec]:
     table: dict[str, KernelSpec] = {}
-    for ref in _BUILTIN_KERNELS:
-        for kernel in _kernels_from(_load(ref)):
-            table[kernel.id] = kernel
     for ep in _entry_points(KERNEL_GROUP):
         try:
             found = list(_kernels_from(ep.load()))

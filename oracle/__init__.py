@@ -15,7 +15,7 @@ from ._evaluate import (DEFAULT_GUARD, DEFAULT_TIMEOUT_S, REFERENCE_BACKEND, Eva
 from ._inputs import FAMILIES, Case, make_case
 from ._tolerance import DEFAULT_TOLERANCES, Tolerance, default_tolerance, resolve_tolerance
 from ._tune import Candidate, TuneResult, declare_winner, schedule_space, tune
-from .contract import TIMING_SOURCES, OracleContext
+from forge.contract import TIMING_SOURCES, OracleContext
 
 __all__ = [
     "OracleContext", "TIMING_SOURCES",

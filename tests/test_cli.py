@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from forge.cli import main
+from kforge import main
 
 
 def test_list_backends_json_names_every_backend_with_availability(capsys):

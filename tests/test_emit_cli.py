@@ -8,7 +8,7 @@ import pytest
 
 import forge
 from forge import Schedule
-from forge.cli import main
+from kforge import main
 from oracle.pytest_plugin import require_available
 
 

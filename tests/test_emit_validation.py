@@ -9,7 +9,7 @@ import pytest
 
 import forge
 from forge import Schedule, UnsupportedFeature, ValidationLevel, ir
-from forge.cli._codegen import validate_source
+from kforge._codegen import validate_source
 from oracle.pytest_plugin import require_available
 
 _JOBS = [(k, s) for k in forge.list_kernels() for s in k.schedules]

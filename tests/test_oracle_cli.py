@@ -9,7 +9,7 @@ import pytest
 
 import forge
 from forge import registry
-from forge.cli import main
+from kforge import main
 from oracle.pytest_plugin import require_available
 from tests.oracle_broken import CASES
 

@@ -12,7 +12,6 @@ repository's ``python -m bench`` (PERFORMANCE.md).
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 
 from forge.registry import BackendEntry
@@ -30,7 +29,6 @@ _LAZY = {
 }
 
 
-@functools.lru_cache(maxsize=None)
 def _availability() -> tuple[bool, str]:
     if importlib.util.find_spec("cuda") is None or importlib.util.find_spec("cuda.bindings") is None:
         return False, "cuda-python is not installed (pip install cuda-bindings)"
@@ -56,5 +54,6 @@ entry = BackendEntry(
     name="cuda",
     open=_open,
     availability=_availability,
+    preference=30,
     description="CUDA driver API + NVRTC through cuda-python, CUDA-event timing",
 )

@@ -16,4 +16,6 @@ entry = BackendEntry(
     open=_open,
     availability=lambda: (True, "numpy on the host"),
     description="numpy evaluation of each kernel's CPU meaning (host wall clock)",
+    preference=-10,
+    device_code=False,
 )

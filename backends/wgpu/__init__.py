@@ -7,7 +7,6 @@ first use.
 
 from __future__ import annotations
 
-import functools
 import importlib.util
 
 from forge.registry import BackendEntry
@@ -15,7 +14,6 @@ from forge.registry import BackendEntry
 __all__ = ["WgpuComputeContext", "validate_wgsl", "entry"]
 
 
-@functools.lru_cache(maxsize=None)
 def _availability() -> tuple[bool, str]:
     if importlib.util.find_spec("wgpu") is None:
         return False, "wgpu-py is not installed (pip install wgpu)"
@@ -46,5 +44,6 @@ entry = BackendEntry(
     name="wgpu",
     open=_open,
     availability=_availability,
+    preference=20,
     description="WebGPU through wgpu-py (Vulkan/Metal/D3D12), timestamp-query timing",
 )

@@ -18,6 +18,7 @@ backend = BackendEntry(
     open=lambda **options: DemoContext(**options),
     availability=lambda: (True, "host memory, from the forge-demo-plugin distribution"),
     description="test plugin backend",
+    device_code=False,  # a host backend: nothing to isolate
 )
 
 _WGSL = """\

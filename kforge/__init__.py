@@ -11,7 +11,7 @@ import argparse
 import sys
 from typing import Sequence
 
-from ..errors import ForgeError
+from forge.errors import ForgeError
 from . import _codegen, _listing, _oracle
 
 __all__ = ["main", "build_parser"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import registry
+from forge import registry
 from ._output import add_json_flag, print_json, print_table
 
 

@@ -12,8 +12,8 @@ from typing import Any, Iterator, Sequence
 from rich.console import Console
 from rich.table import Table
 
-from ..errors import ForgeError
-from ..schedule import Schedule
+from forge.errors import ForgeError
+from forge.schedule import Schedule
 
 __all__ = ["print_json", "print_table", "add_json_flag", "console", "progress", "schedule_arg"]
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .. import registry
-from ..errors import CompileError, ForgeError, GpuUnavailable
-from ..kernel import TARGETS, KernelSpec
-from ..schedule import Schedule
-from ..types import ValidationLevel
+from forge import registry
+from forge.errors import CompileError, ForgeError, GpuUnavailable
+from forge.kernel import TARGETS, KernelSpec
+from forge.schedule import Schedule
+from forge.types import ValidationLevel
 from ._output import add_json_flag, print_json, print_table, progress, schedule_arg
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import sys
 
-from .. import registry
-from ..errors import GpuUnavailable, InvalidArgument, OracleMismatch, UnsupportedFeature
+from forge import registry
+from forge.errors import GpuUnavailable, InvalidArgument, OracleMismatch, UnsupportedFeature
 from ._output import add_json_flag, print_json, print_table, progress, schedule_arg
 
 _FAILING = ("mismatch", "error", "timeout")

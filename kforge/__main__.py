@@ -1,0 +1,7 @@
+"""``python -m kforge``: the kforge command line."""
+
+import sys
+
+from . import main
+
+sys.exit(main())
