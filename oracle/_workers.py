@@ -19,6 +19,7 @@ stops them when it stops.
 from __future__ import annotations
 
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -37,7 +38,8 @@ __all__ = ["WorkerRunner", "CRASHED", "worker_command"]
 #: ``ErrorInfo.type`` of an evaluation whose worker process died.
 CRASHED = "WorkerCrashed"
 _START_TIMEOUT = 120.0     # seconds a worker may take to import and open its context
-_DEADLINE_MARGIN = 60.0    # beyond the waits a plan bounds: uploads, compiles, reads
+_DEADLINE_WAITS = 3        # a plan's bounded waits: the judged run, the samples, the rerun
+_DEADLINE_MARGIN = 20.0    # beyond them: uploads, compiles, reads
 
 
 def worker_command() -> list[str]:
@@ -82,13 +84,18 @@ class _Worker:
     def request(self, message: Any, deadline: float | None) -> Any:
         """Send ``message`` and return the answer; raises ``EOFError`` when the worker
         died, ``TimeoutError`` when it did not answer within ``deadline`` seconds."""
+        return self.request_bytes(pickle.dumps(message), deadline)
+
+    def request_bytes(self, message: bytes, deadline: float | None) -> Any:
+        """``request`` of a message pickled already."""
         try:
-            self.send.send(message)
-            if not self.recv.poll(deadline):
-                raise TimeoutError
-            return self.recv.recv()
+            self.send.send_bytes(message)
+            answered = self.recv.poll(deadline)
+            if answered:
+                return self.recv.recv()
         except (BrokenPipeError, ConnectionResetError, OSError) as exc:
             raise EOFError(str(exc)) from exc
+        raise TimeoutError(f"no answer within {deadline} s")
 
     def died(self) -> str:
         """Why the process ended (its signal or exit status), after it did."""
@@ -164,7 +171,7 @@ class WorkerRunner(Runner):
         bound = plan.timeout_s if isinstance(plan.timeout_s, (int, float)) else self.timeout_s
         if bound is None:
             return None
-        return 4 * float(bound) + _DEADLINE_MARGIN
+        return _DEADLINE_WAITS * float(bound) + _DEADLINE_MARGIN
 
     def execute(self, plan: Plan) -> Outcome:
         if self._worker is None:
@@ -177,7 +184,15 @@ class WorkerRunner(Runner):
         worker = self._worker
         assert worker is not None
         try:
-            answer = worker.request(("run", plan), self._deadline(plan))
+            message = pickle.dumps(("run", plan))
+        except (pickle.PicklingError, AttributeError, TypeError) as exc:
+            return Outcome(error=ErrorInfo("InvalidArgument", f"kernel {plan.kernel.id} cannot be "
+                                           f"sent to a worker process ({exc}): the {self.name} "
+                                           "backend runs its numpy meaning there, so its "
+                                           "functions must be importable module-level ones; or "
+                                           "run in this process (isolate=False, --no-isolate)"))
+        try:
+            answer = worker.request_bytes(message, self._deadline(plan))
         except TimeoutError:
             self._replace()
             return Outcome(error=ErrorInfo("KernelTimeout", f"the {self.name} worker did not "
