@@ -795,7 +795,8 @@ class KernelSpec:
         overrides = tuple((k, resolve(v, schedule, size, f"kernel {self.id} override {k}"))
                           for k, v in self.overrides.items()) if target == "wgsl" else ()
         if not self.launches:
-            return (Step(self.entry_point, self.workgroups(schedule, size, max_per_dimension),
+            return (Step(self._entry(self.entry_point, schedule, size),
+                         self.workgroups(schedule, size, max_per_dimension),
                          schedule.workgroup_size,
                          self._shared(self.shared_bytes, schedule, size),
                          self._cuda_arguments(self.entry_point, self.arguments, target, source),
@@ -815,11 +816,16 @@ class KernelSpec:
                           f"{dispatch.entry_point}", max_per_dimension)
                     if dispatch.grid is not None else
                     own.dispatch_workgroups(int(size), max_per_dimension))
-            steps.append(Step(dispatch.entry_point, grid, own.workgroup_size,
+            steps.append(Step(self._entry(dispatch.entry_point, own, size), grid, own.workgroup_size,
                               self._shared(dispatch.shared_bytes, own, size),
                               self._cuda_arguments(dispatch.entry_point, dispatch.arguments,
                                                    target, source), overrides))
         return tuple(steps)
+
+    def _entry(self, entry: str, schedule: Schedule, size: Any) -> str:
+        """An entry point with its template values filled (a C++ instantiation such as
+        ``"scale<float, {{wg_x}}>"``)."""
+        return self.render(entry, schedule, size) if self.template and "{" in entry else entry
 
     def _shared(self, value: Any, schedule: Schedule, size: Any) -> int:
         if value is None:
@@ -1148,6 +1154,7 @@ def _entry_name(entry: str) -> bool:
     if entry.isidentifier():
         return True
     return bool(re.match(r"^[A-Za-z_][\w:]*\s*(<.*>)?$", entry.strip()))
+
 
 
 def _grid(value: Any, schedule: Schedule, size: Any, what: str,

@@ -16,14 +16,15 @@ import importlib.util
 
 from forge.registry import BackendEntry
 
-__all__ = ["CudaComputeContext", "CapturedCudaGraph", "compile_cuda", "compile_stats",
-           "nvrtc_version", "entry"]
+__all__ = ["CudaComputeContext", "CapturedCudaGraph", "compile_cuda", "compile_module",
+           "compile_stats", "nvrtc_version", "entry"]
 
 # Public name -> (internal module, attribute), imported on first access.
 _LAZY = {
     "CudaComputeContext": ("_context", "CudaComputeContext"),
     "CapturedCudaGraph": ("_context", "CapturedCudaGraph"),
     "compile_cuda": ("_nvrtc", "compile_cuda"),
+    "compile_module": ("_nvrtc", "compile_module"),
     "compile_stats": ("_nvrtc", "STATS"),
     "nvrtc_version": ("_nvrtc", "nvrtc_version"),
 }
