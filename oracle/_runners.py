@@ -18,7 +18,7 @@ from typing import Any, Iterable, Mapping
 
 from forge import registry
 from forge.contract import OracleContext
-from forge.errors import ForgeError, InvalidArgument
+from forge.errors import ForgeError, GpuUnavailable, InvalidArgument
 
 from ._plan import BackendInfo, ErrorInfo, Outcome, Plan, execute
 
@@ -109,7 +109,7 @@ class Session:
         if name in self._runners:
             return self._runners[name]
         if name in self._failed:
-            raise ForgeError(self._failed[name])
+            raise GpuUnavailable(self._failed[name])
         options = self.open_options.get(name, {})
         try:
             if self.isolated(name):
@@ -125,6 +125,28 @@ class Session:
             raise
         self._runners[name] = runner
         return runner
+
+    def start(self, names: Iterable[str]) -> None:
+        """Start the workers of backends ``names`` now, all at once, so their imports
+        and context opening overlap each other and the caller's own work; in-process
+        backends open on first use. A backend that cannot start says so when its runner
+        is asked for."""
+        for name in names:
+            if name not in self._runners and name not in self._failed and self.isolated(name):
+                try:
+                    self.runner(name)
+                except ForgeError:
+                    pass  # remembered in _failed; runner() raises it again when asked
+
+    def opened(self, name: str) -> tuple[bool, str]:
+        """Whether backend ``name`` opened here (its worker reported ready), and why not."""
+        try:
+            self.runner(name).info
+        except ForgeError as exc:
+            self._runners.pop(name, None)
+            self._failed.setdefault(name, f"{type(exc).__name__}: {exc}")
+            return False, self._failed[name]
+        return True, ""
 
     def runners(self) -> Iterable[Runner]:
         return list(self._runners.values())

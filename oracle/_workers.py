@@ -132,10 +132,14 @@ class WorkerRunner(Runner):
         self._worker: _Worker | None = None
         self._info: BackendInfo | None = None
         self.restarts = 0
-        self._start()
+        self._launch()
 
     @property
     def info(self) -> BackendInfo:
+        """The backend's identity, once its worker has opened the context (waits for it
+        the first time; raises the ``ForgeError`` that stopped it)."""
+        if self._info is None:
+            self._ready()
         assert self._info is not None
         return self._info
 
@@ -143,12 +147,27 @@ class WorkerRunner(Runner):
     def log_path(self) -> str:
         return self._log.name
 
-    def _start(self) -> None:
+    def _launch(self) -> None:
+        """Start a worker and ask it to open its context, without waiting: the driver
+        goes on with its own work while the worker imports and opens."""
         worker = _Worker(self.prefix, self._log.name)
         try:
-            answer = worker.request(("open", self.name, self.options, self.timeout_s),
-                                    _START_TIMEOUT)
-        except (EOFError, TimeoutError):
+            worker.send.send(("open", self.name, self.options, self.timeout_s))
+        except OSError:
+            pass  # it died already: _ready says why
+        self._starting = worker
+
+    def _ready(self) -> None:
+        """Wait for the worker started by ``_launch`` to open its context."""
+        worker, self._starting = self._starting, None
+        if worker is None:
+            self._launch()
+            worker, self._starting = self._starting, None
+        try:
+            if not worker.recv.poll(_START_TIMEOUT):
+                raise TimeoutError
+            answer = worker.recv.recv()
+        except (EOFError, OSError, TimeoutError):
             why = worker.died()
             worker.stop()
             raise GpuUnavailable(f"the {self.name} worker process did not start ({why}): "
@@ -176,8 +195,9 @@ class WorkerRunner(Runner):
     def execute(self, plan: Plan) -> Outcome:
         if self._worker is None:
             try:
-                self._start()
-                self.restarts += 1
+                replacing = self._info is not None
+                self._ready()
+                self.restarts += replacing
             except ForgeError as exc:
                 return Outcome(error=ErrorInfo(type(exc).__name__, f"the {self.name} worker "
                                                f"could not be replaced: {exc}", lost=True))
@@ -212,12 +232,17 @@ class WorkerRunner(Runner):
         return outcome
 
     def _replace(self) -> None:
+        """Stop the worker and start its replacement at once (it opens meanwhile)."""
         if self._worker is not None:
             self._worker.stop()
             self._worker = None
+        self._launch()
 
     def close(self) -> None:
         worker, self._worker = self._worker, None
+        starting, self._starting = getattr(self, "_starting", None), None
+        if starting is not None:
+            starting.stop()
         if worker is not None:
             try:
                 worker.send.send(("close",))

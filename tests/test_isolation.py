@@ -38,8 +38,14 @@ GOOD, CRASH, LOSE, HANG = _kernel(), _kernel("fault:crash"), _kernel("fault:lose
 
 
 @pytest.fixture(autouse=True)
-def _faulty(request):
+def _faulty(request, monkeypatch):
+    """The demo plugin's fault-injecting backend, registered for these tests only."""
+    monkeypatch.setenv("FORGE_EXTRA_BACKENDS", "forge_demo_plugin:faulty_backend")
+    forge.registry.refresh()
     require_available(request.config, BACKEND)
+    yield
+    monkeypatch.undo()
+    forge.registry.refresh()
 
 
 def _verdicts(session, kernels):
