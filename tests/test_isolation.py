@@ -108,7 +108,7 @@ def test_a_kernel_that_cannot_be_pickled_is_an_error_naming_why():
 def test_workers_are_gone_after_the_session_closes():
     session = Session(timeout_s=30)
     runner = session.runner(BACKEND)
-    process = runner._worker.process
     assert oracle.evaluate(runner, GOOD, size=10, samples=0).passed
+    process = runner._worker.process
     session.close()
     assert process.poll() is not None
