@@ -1123,7 +1123,7 @@ class KernelSpec:
                          for s in steps) if self.launches else ()
         first = steps[0]
         return KernelSpec(
-            id=self.id, entry_point=self.entry_point, buffers=buffers,
+            id=self.id, entry_point=first.entry_point, buffers=buffers,
             sources={target: source} if source is not None else {},
             description=self.description, grid=None if self.launches else _Fixed(first.workgroups),
             schedules=(schedule,), requires=self.features(target, source),
