@@ -1,4 +1,4 @@
-"""``python -m bench``: every PERFORMANCE.md target (P1 to P8) measured against its
+"""``python -m bench``: every docs/PERFORMANCE.md target (P1 to P8) measured against its
 baseline in one process, as a table on stdout; progress on stderr; ``--json`` and
 ``--markdown`` keep the run for BENCHMARKS.md."""
 
