@@ -123,8 +123,8 @@ def test_check_refuses_unknown_or_unavailable_backends(capsys, monkeypatch):
                                   device_code=False)  # opened here, where the patch is
     monkeypatch.setitem(registry.backend_entries(), "ghost", ghost)
     code, out, err = _run(capsys, "check", "--backend", "ghost")
-    assert code == 1 and "ghost: ERROR: asked for with --backend but not available: " \
-        "no ghost device" in out
+    assert code == 1 and "ghost: ERROR: asked for with --backend but not available: " in out
+    assert "no ghost device" in out
     assert "no evaluation ran" in out
 
 
