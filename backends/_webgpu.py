@@ -1,0 +1,136 @@
+"""WebGPU's rules, shared by the backends that speak it: ``wgpu`` (wgpu-py, naga) and
+``browser`` (Chromium, Dawn and Tint).
+
+Pure Python over plain values (limit names, view ranges, timestamp pairs): nothing
+here imports wgpu or playwright. Each backend turns what these functions decide into
+its own API calls, so that a rule (which binding type an access gets, how many bytes a
+view binds, which view ranges are refused) changes in one place for both.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Mapping, Sequence
+
+import numpy as np
+
+from forge.errors import AllocationError, GpuValidation, InvalidArgument, UnsupportedFeature
+from forge.kernel import Access, KernelSpec
+from forge.types import AdapterConstraints, BindingUsage, BufferView, MemoryTopology
+
+__all__ = ["BINDING_TYPES", "kebab_limits", "constraints_from_limits", "layout_groups",
+           "binding_size", "check_view", "durations_ns", "align4"]
+
+#: The bind group layout's buffer binding type for each access of a kernel buffer.
+BINDING_TYPES = {Access.READ: "read-only-storage", Access.READ_WRITE: "storage",
+                 Access.UNIFORM: "uniform"}
+
+
+def align4(n: int) -> int:
+    """``n`` rounded up to whole 4-byte words (WebGPU copies and bindings move words)."""
+    return (n + 3) & ~3
+
+
+def _align16(n: int) -> int:
+    return (n + 15) & ~15
+
+
+def kebab_limits(limits: Mapping[str, int]) -> dict[str, int]:
+    """The JavaScript spelling of limit names (``maxBufferSize``) in the spelling
+    wgpu-py uses (``max-buffer-size``), so that one reader serves both."""
+    return {re.sub(r"[A-Z]", lambda m: "-" + m.group(0).lower(), name): value
+            for name, value in limits.items()}
+
+
+def constraints_from_limits(limits: Mapping[str, int], *, subgroups: bool,
+                            subgroup_size: tuple[int, int] | None, shader_f16: bool,
+                            shader_f64: bool, cooperative_matrix: bool,
+                            timestamp_query: bool) -> AdapterConstraints:
+    """``AdapterConstraints`` from a WebGPU device's limits (wgpu-py's kebab-case
+    names) and the optional features it was given."""
+    return AdapterConstraints(
+        max_workgroup_size=(limits["max-compute-workgroup-size-x"],
+                            limits["max-compute-workgroup-size-y"],
+                            limits["max-compute-workgroup-size-z"]),
+        max_invocations_per_workgroup=limits["max-compute-invocations-per-workgroup"],
+        max_workgroups_per_dimension=(limits["max-compute-workgroups-per-dimension"],) * 3,
+        max_workgroup_storage_bytes=limits["max-compute-workgroup-storage-size"],
+        max_storage_binding_size=limits["max-storage-buffer-binding-size"],
+        max_buffer_size=limits["max-buffer-size"],
+        min_storage_offset_alignment=limits["min-storage-buffer-offset-alignment"],
+        min_uniform_offset_alignment=limits["min-uniform-buffer-offset-alignment"],
+        max_uniform_binding_size=limits["max-uniform-buffer-binding-size"],
+        max_bindings_per_group=limits["max-bindings-per-bind-group"],
+        subgroups=subgroups, subgroup_size=subgroup_size if subgroups else None,
+        shader_f16=shader_f16, shader_f64=shader_f64,
+        cooperative_matrix=cooperative_matrix, timestamp_query=timestamp_query,
+        # WGSL spec, 15.7.2 "Differences from IEEE-754"
+        # (https://www.w3.org/TR/WGSL/#differences-from-ieee754): inputs and outputs
+        # of float operations may be flushed to zero, and implementations may assume
+        # overflow, infinities and NaNs are not present (the result is then an
+        # indeterminate value). Any WGSL device may do both; lavapipe happens not to.
+        subnormals_may_flush=True, nonfinite_indeterminate=True)
+
+
+def layout_groups(kernel: KernelSpec, limits: Mapping[str, int]) -> list[list[tuple[int, str]]]:
+    """The explicit bind group layouts of ``kernel``: per group index, its (binding,
+    binding type) entries. Refuses layouts over the device's limits (kebab-case names)
+    before the device sees them."""
+    count = max((b.group for b in kernel.buffers), default=-1) + 1
+    if count > limits["max-bind-groups"]:
+        raise UnsupportedFeature(f"kernel {kernel.id} uses {count} bind groups; the "
+                                 f"device allows {limits['max-bind-groups']}")
+    uniforms = sum(b.access is Access.UNIFORM for b in kernel.buffers)
+    storage = len(kernel.buffers) - uniforms
+    if storage > limits["max-storage-buffers-per-shader-stage"]:
+        raise UnsupportedFeature(
+            f"kernel {kernel.id} binds {storage} storage buffers; the device allows "
+            f"{limits['max-storage-buffers-per-shader-stage']} per shader stage")
+    groups: list[list[tuple[int, str]]] = [[] for _ in range(count)]
+    for spec in kernel.buffers:
+        groups[spec.group].append((spec.binding, BINDING_TYPES[spec.access]))
+    return groups
+
+
+def binding_size(view: BufferView, slab_size: int, alignment: int,
+                 constraints: AdapterConstraints) -> int:
+    """Bytes bound for ``view``: rounded up to whole 16-byte vectors, so that a kernel
+    declaring the buffer as ``array<vec4<f32>>`` reaches its last, partial vector.
+    Views start on 16-byte boundaries (the allocator's ``alignment``, at least the
+    adapter's uniform offset alignment) and slabs end on one, so the rounded range only
+    adds padding no view owns and stays inside the slab; when that or the binding limit
+    does not allow it, whole 4-byte words, as WebGPU requires."""
+    size = _align16(view.length_bytes)
+    limit = constraints.binding_limit(view.usage is BindingUsage.UNIFORM)
+    if (alignment % 16 or view.offset + size > slab_size
+            or (limit is not None and size > limit)):
+        return align4(view.length_bytes)
+    return size
+
+
+def check_view(view: BufferView, topology: MemoryTopology, alignment: int,
+               slab_sizes: Sequence[int]) -> None:
+    """Refuse a view range that must never reach the device: of another slab than its
+    usage's, empty (a zero-size binding aborts the process in wgpu-py 0.32),
+    misaligned, or reaching past the end of its slab."""
+    if not 0 <= view.slab < len(slab_sizes) or topology.slab_index(view.usage) != view.slab:
+        raise AllocationError(f"{view} does not belong to a slab of this context")
+    if view.length_bytes <= 0:
+        raise InvalidArgument(f"{view} is empty; WebGPU cannot bind or copy zero bytes")
+    if view.offset % alignment or view.offset < 0:
+        raise AllocationError(f"{view} is not aligned to {alignment} bytes")
+    if view.offset + align4(view.length_bytes) > slab_sizes[view.slab]:
+        raise AllocationError(f"{view} reaches past the end of its slab "
+                              f"({slab_sizes[view.slab]} bytes)")
+
+
+def durations_ns(begin: np.ndarray, end: np.ndarray, period_ns: float) -> list[int]:
+    """Per-pass nanoseconds from the begin and end timestamps (in ticks of
+    ``period_ns``) of each pass. A pass at or below the timer's resolution reads as one
+    tick: a zero would claim it took no time."""
+    elapsed = np.asarray(end, np.int64) - np.asarray(begin, np.int64)
+    if elapsed.min() < 0:
+        raise GpuValidation(f"the device's timestamps ran backwards within a pass "
+                            f"({elapsed.min()} ticks); its timings cannot be trusted")
+    resolution = max(1, round(period_ns))
+    return [max(resolution, round(t * period_ns)) for t in elapsed.tolist()]
