@@ -1,4 +1,4 @@
-// kernel-forge generated CUDA C source (forge.emit, emitter version 2); do not edit
+// kernel-forge generated CUDA C source (forge.emit, emitter version 3); do not edit
 // kernel: affine v1, entry point affine_kernel
 // semantic hash: 9b19cc26ca8175a2d78aaeedb8090b7175ade8fdf56f4a67a1c644ebc7e514d5
 // schedule: wg=256,ipt=2,vec=4,grid=4224

@@ -1,4 +1,4 @@
-// kernel-forge generated WGSL source (forge.emit, emitter version 2); do not edit
+// kernel-forge generated WGSL source (forge.emit, emitter version 3); do not edit
 // kernel: gemm v1, entry point gemm_kernel
 // semantic hash: 31e0ac249889c2945e4791e34b5264f4faf50f2d763ccc5396afd0aec251c797
 // schedule: wg=16x16,ipt=1,vec=4,tile=64x64x8

@@ -1,4 +1,4 @@
-// kernel-forge generated CUDA C source (forge.emit, emitter version 2); do not edit
+// kernel-forge generated CUDA C source (forge.emit, emitter version 3); do not edit
 // kernel: softmax v1, entry point softmax_kernel
 // semantic hash: 47f18ea1aa095da7080c10f11f5f5a91c7f3861c0984dae386f21822a58345c9
 // schedule: wg=32x4,ipt=2,vec=1

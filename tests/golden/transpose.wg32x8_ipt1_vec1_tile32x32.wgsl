@@ -1,4 +1,4 @@
-// kernel-forge generated WGSL source (forge.emit, emitter version 2); do not edit
+// kernel-forge generated WGSL source (forge.emit, emitter version 3); do not edit
 // kernel: transpose v1, entry point transpose_kernel
 // semantic hash: dcb7d5713727aa3cfbae93c6bbb692e3b7bab4ae138244ff0bced42e18c50875
 // schedule: wg=32x8,ipt=1,vec=1,tile=32x32
