@@ -100,4 +100,9 @@ def test_non_finite_and_extreme_integer_literals_are_spelled_without_literals():
     assert "fg_f32_from_bits" not in WGSL().helpers(set(), "x = 1.0f;")
     assert CUDA().literal(float("-inf"), "f32") == "__int_as_float((int)0xff800000u)"
     assert WGSL().literal(-2**31, "i32") == "(-2147483647i - 1i)"
+    # the largest float32, spelled so that its decimal is not beyond it (Tint refuses
+    # 3.4028235e+38f), and reading back exactly
+    largest = WGSL().literal(float(np.finfo(np.float32).max), "f32")
+    assert largest == "3.4028234663852886e+38f"
+    assert np.float32(float(largest[:-1])) == np.finfo(np.float32).max
     assert CUDA().literal(-2**31, "i32") == "(-2147483647 - 1)"
