@@ -14,12 +14,13 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from forge.allocator import SlabAllocator
 from forge.errors import AllocationError, GpuValidation, InvalidArgument, UnsupportedFeature
 from forge.kernel import Access, KernelSpec
 from forge.types import AdapterConstraints, BindingUsage, BufferView, MemoryTopology
 
 __all__ = ["BINDING_TYPES", "kebab_limits", "constraints_from_limits", "layout_groups",
-           "binding_size", "check_view", "durations_ns", "align4"]
+           "slab_sizes", "binding_size", "check_view", "durations_ns", "align4"]
 
 #: The bind group layout's buffer binding type for each access of a kernel buffer.
 BINDING_TYPES = {Access.READ: "read-only-storage", Access.READ_WRITE: "storage",
@@ -90,6 +91,20 @@ def layout_groups(kernel: KernelSpec, limits: Mapping[str, int]) -> list[list[tu
     for spec in kernel.buffers:
         groups[spec.group].append((spec.binding, BINDING_TYPES[spec.access]))
     return groups
+
+
+def slab_sizes(allocator: SlabAllocator, max_buffer_size: int) -> list[tuple[int, bool]]:
+    """(bytes, whether it backs uniform views) of each slab's buffer, refusing a slab
+    over the adapter's largest buffer before anything is created."""
+    sizes = []
+    for i, layout in enumerate(allocator.topology.slabs):
+        size = allocator.slab_capacity(i)
+        if size > max_buffer_size:
+            raise AllocationError(
+                f"slab {layout.name!r} needs {size} bytes, over the adapter's "
+                f"max_buffer_size of {max_buffer_size}; ask for a smaller capacity")
+        sizes.append((size, BindingUsage.UNIFORM in layout.usages))
+    return sizes
 
 
 def binding_size(view: BufferView, slab_size: int, alignment: int,

@@ -18,15 +18,15 @@ from importlib import metadata
 from itertools import count
 
 from forge.allocator import SlabAllocator
-from forge.errors import AllocationError, ForgeError, InvalidArgument
+from forge.errors import ForgeError, InvalidArgument
 from forge.kernel import KernelSpec
 from forge.schedule import Schedule
-from forge.types import (AdapterConstraints, AdapterIdentity, BindingUsage, BufferView,
+from forge.types import (AdapterConstraints, AdapterIdentity, BufferView,
                          MemoryTopology)
 
 from .._base import Launch, SlabContext, _api
 from .._webgpu import (align4, binding_size, check_view, constraints_from_limits,
-                       durations_ns, kebab_limits, layout_groups)
+                       durations_ns, kebab_limits, layout_groups, slab_sizes)
 from ._page import Command, Page
 
 __all__ = ["BrowserComputeContext"]
@@ -161,15 +161,12 @@ class BrowserComputeContext(SlabContext):
 
     def _create_slabs(self) -> list[tuple[str, int]]:
         """(id, size) of each slab's buffer."""
-        limit, slabs = self._constraints.max_buffer_size, []
-        for i, layout in enumerate(self._allocator.topology.slabs):
-            size = self._allocator.slab_capacity(i)
-            if size > limit:
-                raise AllocationError(
-                    f"slab {layout.name!r} needs {size} bytes, over the adapter's "
-                    f"max_buffer_size of {limit}; ask for a smaller capacity")
-            usage = _SLAB_USAGE + (("uniform",) if BindingUsage.UNIFORM in layout.usages else ())
-            slabs.append((self._buffer(size, usage, f"slab {layout.name!r}"), size))
+        slabs = []
+        for i, (size, uniform) in enumerate(slab_sizes(self._allocator,
+                                                       self._constraints.max_buffer_size)):
+            usage = _SLAB_USAGE + (("uniform",) if uniform else ())
+            name = self._allocator.topology.slabs[i].name
+            slabs.append((self._buffer(size, usage, f"slab {name!r}"), size))
         return slabs
 
     def _create_timestamp_resources(self) -> dict | None:

@@ -25,15 +25,15 @@ from wgpu.backends.wgpu_native import ffi, lib
 from wgpu.backends.wgpu_native._api import libf
 
 from forge.allocator import SlabAllocator
-from forge.errors import AllocationError, DeviceLost, InvalidArgument
+from forge.errors import DeviceLost, InvalidArgument
 from forge.kernel import KernelSpec
 from forge.schedule import Schedule
-from forge.types import (AdapterConstraints, AdapterIdentity, BindingUsage, BufferView,
+from forge.types import (AdapterConstraints, AdapterIdentity, BufferView,
                          MemoryTopology)
 
 from .._base import Launch, SlabContext, _api, poll_until
 from .._webgpu import (align4, binding_size, check_view, constraints_from_limits,
-                       durations_ns, layout_groups)
+                       durations_ns, layout_groups, slab_sizes)
 from ._device import (adapter_summary, compile_error, is_device_lost, optional_features,
                       request_device, select_adapter, subgroup_sizes, translate_errors)
 
@@ -176,19 +176,13 @@ class WgpuComputeContext(SlabContext):
 
     # -- resources -----------------------------------------------------------------
     def _create_slabs(self) -> list:
-        limit = self._constraints.max_buffer_size
         slabs = []
-        for i, layout in enumerate(self._allocator.topology.slabs):
-            size = self._allocator.slab_capacity(i)
-            if size > limit:
-                raise AllocationError(
-                    f"slab {layout.name!r} needs {size} bytes, over the adapter's "
-                    f"max_buffer_size of {limit}; ask for a smaller capacity")
-            usage = _SLAB_USAGE
-            if BindingUsage.UNIFORM in layout.usages:
-                usage |= wgpu.BufferUsage.UNIFORM
-            with translate_errors(f"creating slab {layout.name!r} of {size} bytes"):
-                slabs.append(self._device.create_buffer(label=f"kforge-{layout.name}",
+        for i, (size, uniform) in enumerate(slab_sizes(self._allocator,
+                                                       self._constraints.max_buffer_size)):
+            name = self._allocator.topology.slabs[i].name
+            usage = _SLAB_USAGE | (wgpu.BufferUsage.UNIFORM if uniform else 0)
+            with translate_errors(f"creating slab {name!r} of {size} bytes"):
+                slabs.append(self._device.create_buffer(label=f"kforge-{name}",
                                                         size=size, usage=usage))
         return slabs
 
