@@ -3,15 +3,18 @@
 ``missing()`` answers, without importing Playwright or starting anything, what is
 absent (Playwright for Python, a Chromium executable) with the command that installs
 it. ``shared_browser()`` is the process's Chromium, launched through Playwright on
-first use and kept for the contexts that follow (each context gets its own incognito
-browser context and page, so launching, about a second, is paid once); a browser that
-died is launched again. It belongs to the thread and process that launched it, as
-Playwright's synchronous API requires.
+first use and kept for the contexts that follow, so launching (about a second) is paid
+once; a browser that died is launched again. ``open_tab()`` gives a context its tab:
+one a closed context gave back (``give_back_tab``), navigated to the new page, or a new
+incognito one (starting a renderer costs about a quarter of a second). All of it
+belongs to the thread and process that launched it, as Playwright's synchronous API
+requires.
 """
 
 from __future__ import annotations
 
 import atexit
+import functools
 import importlib.util
 import os
 import shutil
@@ -21,7 +24,7 @@ from pathlib import Path
 from forge.errors import GpuUnavailable
 
 __all__ = ["CHROMIUM_FLAGS", "INSTALL_PLAYWRIGHT", "INSTALL_CHROMIUM", "chromium_path",
-           "missing", "shared_browser", "live_browsers"]
+           "missing", "shared_browser", "open_tab", "give_back_tab", "close_tab", "live_tabs"]
 
 #: Chromium's command line. WebGPU needs --enable-unsafe-webgpu on Linux and the Vulkan
 #: feature (with no GPU, Dawn then runs on its built-in SwiftShader). The Dawn toggle
@@ -72,13 +75,14 @@ def missing() -> str | None:
 
 
 class _Session:
-    """One Playwright driver and the Chromium it launched."""
+    """One Playwright driver, the Chromium it launched, and its idle tabs."""
 
     def __init__(self) -> None:
         from playwright.sync_api import sync_playwright
 
         executable = chromium_path()
         self.playwright = sync_playwright().start()
+        self.idle: list = []   # (browser context, page) pairs a closed context gave back
         try:
             self.browser = self.playwright.chromium.launch(
                 executable_path=executable, args=list(CHROMIUM_FLAGS), headless=True)
@@ -98,11 +102,12 @@ class _Session:
 
 _sessions: dict[tuple[int, int], _Session] = {}
 _lock = threading.Lock()
+_IDLE_TABS = 2  # tabs kept for the next contexts: a new tab starts a renderer (~0.25 s)
 
 
-def shared_browser(relaunch: bool = False):
-    """This thread's Chromium (a ``playwright.sync_api.Browser``), launched when there
-    is none, it died, or ``relaunch``. Raises ``GpuUnavailable`` when it cannot start."""
+def _session(relaunch: bool = False) -> _Session:
+    """This thread's session, launched when there is none, it died, or ``relaunch``.
+    Raises ``GpuUnavailable`` when Chromium cannot start."""
     problem = missing()
     if problem:
         raise GpuUnavailable(problem)
@@ -120,13 +125,75 @@ def shared_browser(relaunch: bool = False):
                                  f"Playwright: {type(exc).__name__}: {exc}") from exc
         with _lock:
             _sessions[key] = session
-    return session.browser
+    return session
 
 
-def live_browsers() -> int:
-    """Chromium processes this process holds (for leak tests)."""
+def shared_browser(relaunch: bool = False):
+    """This thread's Chromium (a ``playwright.sync_api.Browser``); see ``_session``."""
+    return _session(relaunch).browser
+
+
+def _detached(function):
+    """``function`` run in a greenlet of its own. Playwright keeps the frame that made
+    its last call (and so all that its callers hold, a context among them) until its
+    next call; a call made in a fresh greenlet shows it a frame that holds nothing but
+    the call's own arguments, so a closed context is freed at once."""
+    @functools.wraps(function)
+    def run(*args):
+        import greenlet  # Playwright's own dependency, loaded with it
+
+        return greenlet.greenlet(function).switch(*args)
+    return run
+
+
+@_detached
+def open_tab(url: str, relaunch: bool = False):
+    """(browser context, page) showing ``url``: an idle tab of this thread's Chromium
+    (navigating unloads what it showed), else a new incognito one."""
+    session = _session(relaunch)
+    while session.idle:
+        context, page = session.idle.pop()
+        if not page.is_closed():
+            break
+        close_tab(context)
+    else:
+        context = session.browser.new_context()
+        page = context.new_page()
+    try:
+        page.goto(url, wait_until="commit")
+    except BaseException:
+        close_tab(context)
+        raise
+    return context, page
+
+
+def give_back_tab(context, page) -> None:
+    """Keep a healthy tab for the next context, or close it."""
     with _lock:
-        return sum(1 for (pid, _), s in _sessions.items() if pid == os.getpid() and s.alive())
+        session = _sessions.get((os.getpid(), threading.get_ident()))
+    if (session is not None and session.alive() and len(session.idle) < _IDLE_TABS
+            and not page.is_closed() and page.context is context):
+        session.idle.append((context, page))
+    else:
+        close_tab(context)
+
+
+def live_tabs() -> int:
+    """Tabs of this thread's Chromium, idle ones included (for leak tests)."""
+    with _lock:
+        session = _sessions.get((os.getpid(), threading.get_ident()))
+    if session is None or not session.alive():
+        return 0
+    return sum(len(context.pages) for context in session.browser.contexts)
+
+
+@_detached
+def close_tab(context) -> None:
+    """Close a tab's browser context (and its page), whatever state it is in."""
+    try:
+        context.close()
+    except Exception:  # noqa: BLE001 - a crashed page or browser has nothing to close
+        pass
 
 
 def _close_quietly(session: _Session) -> None:

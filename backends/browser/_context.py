@@ -91,6 +91,7 @@ class BrowserComputeContext(SlabContext):
             self._staging: tuple[str, int] | None = None
             self._slabs = self._create_slabs()
             self._timestamps = self._create_timestamp_resources()
+            self._page.flush()  # the buffers exist (or their errors are raised) from here
         except BaseException:
             self._page.close()
             raise
@@ -154,9 +155,10 @@ class BrowserComputeContext(SlabContext):
         return f"{kind}{next(self._ids)}"
 
     def _buffer(self, size: int, usage, what: str) -> str:
+        """A new GPU buffer's id; created with the next message (its errors come then)."""
         buffer = self._new_id("buffer")
-        self._page.call(Command("createBuffer", {"id": buffer, "size": size, "usage": list(usage)},
-                                f"creating {what} of {size} bytes"))
+        self._page.defer(Command("createBuffer", {"id": buffer, "size": size, "usage": list(usage)},
+                                 f"creating {what} of {size} bytes"))
         return buffer
 
     def _create_slabs(self) -> list[tuple[str, int]]:
@@ -175,8 +177,8 @@ class BrowserComputeContext(SlabContext):
         if not self._constraints.timestamp_query:
             return None
         queries = self._new_id("queries")
-        self._page.call(Command("createQuerySet", {"id": queries, "count": 2 * _MAX_BATCH},
-                                "creating timestamp queries"))
+        self._page.defer(Command("createQuerySet", {"id": queries, "count": 2 * _MAX_BATCH},
+                                 "creating timestamp queries"))
         timestamps = {"queries": queries, "submitEvery": _SUBMIT_EVERY,
                       "resolve": self._buffer(16 * _MAX_BATCH, ("query-resolve", "copy-src"),
                                               "a timestamp resolve buffer"),
@@ -197,7 +199,7 @@ class BrowserComputeContext(SlabContext):
         return self._staging[0]
 
     def _release(self) -> None:
-        self._page.close()
+        self._page.close(reuse_tab=self._lost is None)
 
     # -- completion ----------------------------------------------------------------
     def _signal(self, fence: int) -> None:
@@ -325,6 +327,6 @@ def probe() -> tuple[bool, str]:
     try:
         identity = BrowserComputeContext._identity(page.info, page.browser_version)
     finally:
-        page.close()
+        page.close(reuse_tab=True)  # the first context opens faster on it
     return True, f"{identity.name}, {identity.backend}, {identity.device_type}, " \
                  f"Chromium {page.browser_version}"

@@ -21,7 +21,7 @@ from forge.errors import (AllocationError, CompileError, DeviceLost, ForgeError,
                           GpuUnavailable, GpuValidation, KernelTimeout)
 
 from ._channel import Channel
-from ._chromium import shared_browser
+from ._chromium import close_tab, give_back_tab, open_tab
 from ._server import LoopbackServer
 
 __all__ = ["Page", "Command", "INLINE_LIMIT", "compile_log"]
@@ -78,11 +78,8 @@ class Page:
         self.timeout_s: float | None = None
         self.server = LoopbackServer()
         try:
-            browser = shared_browser(relaunch)
-            self.browser_version = browser.version
-            self._context = browser.new_context()
-            self.tab = self._context.new_page()
-            self.tab.goto(self.server.url, wait_until="commit")
+            self._context, self.tab = open_tab(self.server.url, relaunch)
+            self.browser_version = self._context.browser.version
             self._channel = Channel(self.server.channel(_CONNECT_S))
         except queue.Empty:
             self.close()
@@ -95,17 +92,18 @@ class Page:
             raise GpuUnavailable(f"Chromium could not open the page: "
                                  f"{type(exc).__name__}: {exc}") from exc
 
-    def close(self) -> None:
-        """Close the channel, the tab and the server; never waits for the device."""
+    def close(self, reuse_tab: bool = False) -> None:
+        """Close the channel and the server, and the tab unless ``reuse_tab`` (a healthy
+        page: the next context's page replaces it); never waits for the device."""
         channel, self._channel = self._channel, None
         context, self._context = self._context, None
         if channel is not None:
-            channel.close()
+            channel.close()  # the page destroys its device when its channel closes
         try:
-            if context is not None:
-                context.close()
-        except Exception:  # noqa: BLE001 - a crashed page or browser has nothing to close
-            pass
+            if context is not None and reuse_tab:
+                give_back_tab(context, self.tab)
+            elif context is not None:
+                close_tab(context)
         finally:
             self.server.close()
 

@@ -24,15 +24,23 @@ import socket
 import threading
 from importlib import resources
 
-__all__ = ["LoopbackServer"]
+__all__ = ["LoopbackServer", "live_servers"]
 
 _WEBSOCKET_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"  # RFC 6455, section 1.3
 _IDLE_S = 600.0  # a keep-alive connection idle this long is dropped
+
+_open_servers = 0   # servers started and not yet closed, for leak tests
+_count_lock = threading.Lock()
 
 _PAGE = """<!doctype html>
 <html><head><meta charset="utf-8"><title>kernel-forge</title>
 <script type="module" src="kforge.js"></script></head><body></body></html>
 """
+
+
+def live_servers() -> int:
+    """Servers started and not yet closed in this process."""
+    return _open_servers
 
 
 class LoopbackServer:
@@ -54,6 +62,14 @@ class LoopbackServer:
         self._thread = threading.Thread(target=self._accept, name=f"kforge-server-{self.port}",
                                         daemon=True)
         self._thread.start()
+        self._closed = False
+        self._count(+1)
+
+    @staticmethod
+    def _count(change: int) -> None:
+        global _open_servers
+        with _count_lock:
+            _open_servers += change
 
     # -- what the context uses -----------------------------------------------------
     def channel(self, timeout_s: float) -> socket.socket:
@@ -85,6 +101,10 @@ class LoopbackServer:
 
     def close(self) -> None:
         """Stop listening and drop every connection (the threads then end)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._count(-1)
         try:
             self._listener.shutdown(socket.SHUT_RDWR)
         except OSError:

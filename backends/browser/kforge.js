@@ -35,24 +35,17 @@ function usageFlags(names) {
   return names.reduce((flags, name) => flags | GPUBufferUsage[name.toUpperCase().replace("-", "_")], 0);
 }
 
-// Run fn with validation, out-of-memory and internal error scopes pushed, and raise
-// the first error WebGPU reports for it.
-async function scoped(fn) {
-  const device = state.device;
-  device.pushErrorScope("internal");
-  device.pushErrorScope("out-of-memory");
-  device.pushErrorScope("validation");
-  let result, thrown = null;
-  try { result = await fn(); } catch (e) { thrown = e; }
-  const validation = await device.popErrorScope();
-  const oom = await device.popErrorScope();
-  const internal = await device.popErrorScope();
-  if (state.lost) throw lostFailure();
-  if (thrown) throw thrown;
-  if (validation) throw new Failure("validation", validation.message);
-  if (oom) throw new Failure("out-of-memory", oom.message);
-  if (internal) throw new Failure("internal", internal.message);
-  return result;
+// Error scopes around one command: pushed before it runs; popped (all three at once,
+// so that one round trip to the GPU process answers them) only at the end of the
+// message, so that a message of many commands waits for the GPU process once.
+const SCOPES = ["validation", "out-of-memory", "internal"];
+
+function pushScopes() {
+  for (const filter of [...SCOPES].reverse()) state.device.pushErrorScope(filter);
+}
+
+function popScopes() {
+  return Promise.all(SCOPES.map(() => state.device.popErrorScope()));
 }
 
 function lostFailure() {
@@ -110,11 +103,11 @@ const ops = {
   },
 
   createBuffer({ id, size, usage }) {
-    return scoped(() => { state.objects.set(id, state.device.createBuffer({ label: id, size, usage: usageFlags(usage) })); });
+    state.objects.set(id, state.device.createBuffer({ label: id, size, usage: usageFlags(usage) }));
   },
 
   createQuerySet({ id, count }) {
-    return scoped(() => { state.objects.set(id, state.device.createQuerySet({ type: "timestamp", count })); });
+    state.objects.set(id, state.device.createQuerySet({ type: "timestamp", count }));
   },
 
   // Destroy (buffers, query sets) or drop (everything else) objects by id.
@@ -133,32 +126,28 @@ const ops = {
     const data = url ? await fetched(url) : inline;
     if (data.length !== size) throw new Failure("page", `write of ${size} bytes got ${data.length}`);
     const target = object(buffer);
-    return scoped(async () => {
-      const body = size & ~3;
-      if (body) state.device.queue.writeBuffer(target, offset, data, 0, body);
-      if (size > body) {
-        const word = new Uint8Array(4);
-        if (keepTail) {
-          copyToStaging(target, offset + body, object(staging), 4);
-          await mappedBytes(object(staging), 4, (bytes) => word.set(bytes));
-        }
-        word.set(data.subarray(body));
-        state.device.queue.writeBuffer(target, offset + body, word);
+    const body = size & ~3;
+    if (body) state.device.queue.writeBuffer(target, offset, data, 0, body);
+    if (size > body) {
+      const word = new Uint8Array(4);
+      if (keepTail) {
+        copyToStaging(target, offset + body, object(staging), 4);
+        await mappedBytes(object(staging), 4, (bytes) => word.set(bytes));
       }
-    });
+      word.set(data.subarray(body));
+      state.device.queue.writeBuffer(target, offset + body, word);
+    }
   },
 
   // `size` bytes at `offset`, copied through `staging` (after all earlier work), into
   // the reply (`inline`) or posted to `url`.
   async read({ buffer, offset, size, staging, url }) {
-    return scoped(async () => {
-      copyToStaging(object(buffer), offset, object(staging), size);
-      return mappedBytes(object(staging), size, async (bytes) => {
-        if (!url) return { inline: bytes.slice() };
-        const response = await fetch(url, { method: "POST", body: new Blob([bytes]) });
-        if (!response.ok) throw new Failure("page", `posting to ${url}: HTTP ${response.status}`);
-        return {};
-      });
+    copyToStaging(object(buffer), offset, object(staging), size);
+    return mappedBytes(object(staging), size, async (bytes) => {
+      if (!url) return { inline: bytes.slice() };
+      const response = await fetch(url, { method: "POST", body: new Blob([bytes]) });
+      if (!response.ok) throw new Failure("page", `posting to ${url}: HTTP ${response.status}`);
+      return {};
     });
   },
 
@@ -172,28 +161,24 @@ const ops = {
     if (messages.some((m) => m.type === "error")) {
       throw new Failure("compile", "Tint rejected the WGSL", { messages });
     }
-    await scoped(() => {
-      const groups = layouts.map((entries) => device.createBindGroupLayout({
-        entries: entries.map(([binding, type]) => ({
-          binding, visibility: GPUShaderStage.COMPUTE, buffer: { type } })) }));
-      const compute = { module, entryPoint };
-      if (constants) compute.constants = constants;
-      const pipeline = device.createComputePipeline({
-        label, layout: device.createPipelineLayout({ bindGroupLayouts: groups }), compute });
-      state.objects.set(id, { pipeline, groups });
-    });
+    const groups = layouts.map((entries) => device.createBindGroupLayout({
+      entries: entries.map(([binding, type]) => ({
+        binding, visibility: GPUShaderStage.COMPUTE, buffer: { type } })) }));
+    const compute = { module, entryPoint };
+    if (constants) compute.constants = constants;
+    const pipeline = device.createComputePipeline({
+      label, layout: device.createPipelineLayout({ bindGroupLayouts: groups }), compute });
+    state.objects.set(id, { pipeline, groups });
     return { messages };
   },
 
   // A bind group of `pipeline`'s layout `group`: entries [binding, buffer, offset, size].
   bindGroup({ id, pipeline, group, entries }) {
-    return scoped(() => {
-      state.objects.set(id, state.device.createBindGroup({
-        layout: object(pipeline).groups[group],
-        entries: entries.map(([binding, buffer, offset, size]) => ({
-          binding, resource: { buffer: object(buffer), offset, size } })),
-      }));
-    });
+    state.objects.set(id, state.device.createBindGroup({
+      layout: object(pipeline).groups[group],
+      entries: entries.map(([binding, buffer, offset, size]) => ({
+        binding, resource: { buffer: object(buffer), offset, size } })),
+    }));
   },
 
   // The dispatch list `items` ([pipeline, [bind groups], [x, y, z]]) in compute passes:
@@ -202,59 +187,17 @@ const ops = {
   // read through `staging`; submits every `submitEvery` passes), "host"
   // (performance.now() around submit and completion of each pass) or none (no wait).
   async run({ items, repeat, samples, timing, queries, resolve, staging, submitEvery }) {
-    return scoped(async () => {
-      const device = state.device;
-      const resolved = items.map(([pipeline, groups, workgroups]) =>
-        [object(pipeline).pipeline, groups.map(object), workgroups]);
-      const encodePass = (encoder, times, timestampWrites) => {
-        const pass = encoder.beginComputePass(timestampWrites ? { timestampWrites } : {});
-        for (let r = 0; r < times; r++) {
-          for (const [pipeline, groups, [x, y, z]] of resolved) {
-            pass.setPipeline(pipeline);
-            groups.forEach((group, index) => pass.setBindGroup(index, group));
-            pass.dispatchWorkgroups(x, y, z);
-          }
-        }
-        pass.end();
-      };
-      let encoder = device.createCommandEncoder();
-      if (repeat) encodePass(encoder, repeat, null);
-      if (timing === "host") {
-        device.queue.submit([encoder.finish()]);
-        await device.queue.onSubmittedWorkDone();
-        const host = [];
-        for (let i = 0; i < samples; i++) {
-          const start = performance.now();
-          encoder = device.createCommandEncoder();
-          encodePass(encoder, 1, null);
-          device.queue.submit([encoder.finish()]);
-          await device.queue.onSubmittedWorkDone();
-          host.push(performance.now() - start);
-        }
-        return { host };
-      }
-      if (timing !== "device") {
-        device.queue.submit([encoder.finish()]);
-        return {};
-      }
-      const querySet = object(queries);
-      for (let i = 0; i < samples; i++) {
-        encodePass(encoder, 1, { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 });
-        if (i % submitEvery === submitEvery - 1 && i !== samples - 1) {
-          device.queue.submit([encoder.finish()]);
-          encoder = device.createCommandEncoder();
-        }
-      }
-      encoder.resolveQuerySet(querySet, 0, 2 * samples, object(resolve), 0);
-      encoder.copyBufferToBuffer(object(resolve), 0, object(staging), 0, 16 * samples);
-      device.queue.submit([encoder.finish()]);
-      return mappedBytes(object(staging), 16 * samples, (bytes) => {
-        const ticks = new BigUint64Array(bytes.buffer, bytes.byteOffset, 2 * samples);
-        const begin = [], end = [];
-        for (let i = 0; i < samples; i++) { begin.push(Number(ticks[2 * i])); end.push(Number(ticks[2 * i + 1])); }
-        return { begin, end };
-      });
-    });
+    const encoder = state.device.createCommandEncoder();
+    const dispatches = items.map(([pipeline, groups, workgroups]) =>
+      [object(pipeline).pipeline, groups.map(object), workgroups]);
+    if (repeat) encodePass(encoder, dispatches, repeat, null);
+    if (timing === "host") return hostTimed(encoder, dispatches, samples);
+    if (timing === "device") {
+      return deviceTimed(encoder, dispatches, samples, submitEvery,
+                         object(queries), object(resolve), object(staging));
+    }
+    state.device.queue.submit([encoder.finish()]);
+    return {};
   },
 
   // Completion: resolves once every submission made so far has finished.
@@ -263,6 +206,58 @@ const ops = {
   },
 };
 
+function encodePass(encoder, dispatches, times, timestampWrites) {
+  const pass = encoder.beginComputePass(timestampWrites ? { timestampWrites } : {});
+  for (let r = 0; r < times; r++) {
+    for (const [pipeline, groups, [x, y, z]] of dispatches) {
+      pass.setPipeline(pipeline);
+      groups.forEach((group, index) => pass.setBindGroup(index, group));
+      pass.dispatchWorkgroups(x, y, z);
+    }
+  }
+  pass.end();
+}
+
+async function hostTimed(encoder, dispatches, samples) {
+  const queue = state.device.queue;
+  queue.submit([encoder.finish()]);
+  await queue.onSubmittedWorkDone();
+  const host = [];
+  for (let i = 0; i < samples; i++) {
+    const start = performance.now();
+    const timed = state.device.createCommandEncoder();
+    encodePass(timed, dispatches, 1, null);
+    queue.submit([timed.finish()]);
+    await queue.onSubmittedWorkDone();
+    host.push(performance.now() - start);
+  }
+  return { host };
+}
+
+async function deviceTimed(encoder, dispatches, samples, submitEvery, querySet, resolve, staging) {
+  const queue = state.device.queue;
+  for (let i = 0; i < samples; i++) {
+    encodePass(encoder, dispatches, 1,
+               { querySet, beginningOfPassWriteIndex: 2 * i, endOfPassWriteIndex: 2 * i + 1 });
+    if (i % submitEvery === submitEvery - 1 && i !== samples - 1) {
+      queue.submit([encoder.finish()]);
+      encoder = state.device.createCommandEncoder();
+    }
+  }
+  encoder.resolveQuerySet(querySet, 0, 2 * samples, resolve, 0);
+  encoder.copyBufferToBuffer(resolve, 0, staging, 0, 16 * samples);
+  queue.submit([encoder.finish()]);
+  return mappedBytes(staging, 16 * samples, (bytes) => {
+    const ticks = new BigUint64Array(bytes.buffer, bytes.byteOffset, 2 * samples);
+    const begin = [], end = [];
+    for (let i = 0; i < samples; i++) {
+      begin.push(Number(ticks[2 * i]));
+      end.push(Number(ticks[2 * i + 1]));
+    }
+    return { begin, end };
+  });
+}
+
 function describe(error) {
   if (error instanceof Failure) return { kind: error.kind, message: error.message, ...error.details };
   if (state.lost) return { kind: "lost", message: lostFailure().message };
@@ -270,41 +265,64 @@ function describe(error) {
 }
 
 async function handle(buffer) {
+  const started = performance.now();
   const header = new DataView(buffer).getUint32(0, true);
   const { commands } = JSON.parse(new TextDecoder().decode(new Uint8Array(buffer, 4, header)));
   let at = 4 + header;
-  const results = [];
-  const payloads = [];
+  const results = [], payloads = [], scopes = [];
   let error = null;
-  for (let index = 0; index < commands.length; index++) {
+  for (let index = 0; index < commands.length && !error; index++) {
     const command = commands[index];
     const inline = command.inline ? new Uint8Array(buffer, at, command.inline) : null;
     at += command.inline || 0;
+    const scoped = state.device !== null && !state.lost;
+    if (scoped) pushScopes();
     try {
-      if (state.lost && command.op !== "release") throw lostFailure();
-      const op = ops[command.op];
-      if (!op) throw new Failure("page", `unknown operation ${command.op}`);
-      let result = (await op(command, inline)) || {};
-      if (result.inline) {
-        payloads.push(result.inline);
-        result = { ...result, inline: result.inline.length };
-      }
-      results.push(result);
+      results.push(await runCommand(command, inline, payloads));
     } catch (e) {
       // A loss shows in failed calls before the device.lost promise settles.
       if (!(e instanceof Failure) && state.device && !state.lost) await Promise.race([state.device.lost, sleep(100)]);
       error = { index, op: command.op, ...describe(e) };
-      break;
     }
+    if (scoped) scopes.push([index, command.op, popScopes()]);
   }
-  const json = new TextEncoder().encode(JSON.stringify({ results, error }));
+  // WebGPU's own report wins, unless this page already typed the same command's failure
+  // (Tint's messages say more than the shader module's validation error).
+  const reported = await firstScopeError(scopes);
+  if (reported && (!error || reported.index < error.index || error.kind === "page")) error = reported;
+  send({ results, error, pageMs: performance.now() - started }, payloads);
+}
+
+async function runCommand(command, inline, payloads) {
+  if (state.lost && command.op !== "release") throw lostFailure();
+  const op = ops[command.op];
+  if (!op) throw new Failure("page", `unknown operation ${command.op}`);
+  const result = (await op(command, inline)) || {};
+  if (!result.inline) return result;
+  payloads.push(result.inline);
+  return { ...result, inline: result.inline.length };
+}
+
+// The error WebGPU reported for the earliest command of the message, if any.
+async function firstScopeError(scopes) {
+  for (const [index, op, popped] of scopes) {
+    const errors = await popped;
+    const found = errors.findIndex((e) => e !== null);
+    if (state.lost) return { index, op, kind: "lost", message: lostFailure().message };
+    if (found >= 0) return { index, op, kind: SCOPES[found], message: errors[found].message };
+  }
+  return null;
+}
+
+function send(reply, payloads) {
+  const json = new TextEncoder().encode(JSON.stringify(reply));
   const total = 4 + json.length + payloads.reduce((n, p) => n + p.length, 0);
-  const reply = new Uint8Array(total);
-  new DataView(reply.buffer).setUint32(0, json.length, true);
-  reply.set(json, 4);
+  const message = new Uint8Array(total);
+  new DataView(message.buffer).setUint32(0, json.length, true);
+  message.set(json, 4);
   let offset = 4 + json.length;
-  for (const payload of payloads) { reply.set(payload, offset); offset += payload.length; }
-  state.ws.send(reply);
+  for (const payload of payloads) { message.set(payload, offset); offset += payload.length; }
+  state.ws.send(message);
 }
 
 function connect() {
