@@ -154,3 +154,23 @@ def test_p2_runs_on_wgpu_and_says_when_there_is_no_cuda_copy(request):
     assert len(kernels) == 2 and all(r.ours > 0 and "output checked" in r.notes for r in kernels)
     for row in rows:
         assert row.baseline_value is not None or "no CUDA copy" in row.error
+
+
+# -- browser -----------------------------------------------------------------------------
+def test_b1_measures_the_browser_beside_wgpu(request):
+    require_available(request.config, "browser")
+    require_available(request.config, "wgpu")
+    from bench._browser import b1
+
+    env = Bench(TINY, log=io.StringIO())
+    try:
+        rows = b1(env)
+    finally:
+        env.close()
+    _no_errors(rows)
+    assert all(r.target == "B1" and r.baseline_value > 0 and r.ours > 0 for r in rows)
+    transfers = [r for r in rows if r.unit == "MB/s"]
+    assert len(transfers) == 4 and all("checked equal" in r.notes for r in transfers)
+    over_http = [r for r in transfers if r.goal is not None]  # 8 MiB: over HTTP
+    assert len(over_http) == 2 and all(r.goal.bound == 200 for r in over_http)
+    assert rows[0].raw["first_ms"] > 0

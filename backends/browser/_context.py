@@ -27,19 +27,15 @@ from forge.types import (AdapterConstraints, AdapterIdentity, BufferView,
 from .._base import Launch, SlabContext, _api
 from .._webgpu import (align4, binding_size, check_view, constraints_from_limits,
                        durations_ns, kebab_limits, layout_groups, slab_sizes)
-from ._page import Command, Page
+from ._page import INLINE_LIMIT, READ_PART, Command, Page
 
 __all__ = ["BrowserComputeContext"]
 
 _FEATURES = ("shader-f16", "subgroups", "timestamp-query")
 _MAX_BATCH = 256                # timed samples per readback (two queries each)
 _SUBMIT_EVERY = 16              # timed passes per submit
-_STAGING_CAP = 64 << 20         # largest readback chunk, bytes
 _BIND_GROUP_CACHE = 64          # bind-group sets kept per pipeline
 _SLAB_USAGE = ("storage", "copy-src", "copy-dst")
-# Writes up to this size are copied and deferred to the next message; larger ones are
-# sent at once (their bytes are served to the page without a copy).
-_INLINE_DEFER = 1 << 20
 # Timestamps all on multiples of this many nanoseconds are taken as quantized.
 _QUANTUM_NS = 1024
 
@@ -229,20 +225,19 @@ class BrowserComputeContext(SlabContext):
                                     "keepTail": keep_tail,
                                     "staging": self._staging_for(4) if keep_tail else None},
                           f"writing {size} bytes to {view}", payload=data)
-        if size > _INLINE_DEFER:
+        if size > INLINE_LIMIT:
             self._page.call(command)   # fetched from the server before this returns
-        else:
+        else:  # rides along with the next message
             command.payload = memoryview(bytes(data))  # the caller may reuse its buffer
             self._page.defer(command)
 
     def _read_into(self, view: BufferView, out: memoryview) -> None:
         buffer = self._checked_slab(view)
-        staging = self._staging_for(min(align4(out.nbytes), _STAGING_CAP))
-        for start in range(0, out.nbytes, _STAGING_CAP):
-            chunk = out[start:start + _STAGING_CAP]
-            self._page.call(Command("read", {"buffer": buffer, "offset": view.offset + start,
-                                             "size": chunk.nbytes, "staging": staging},
-                                    f"reading {chunk.nbytes} bytes of {view}", sink=chunk))
+        # Inline readbacks are one part, those over HTTP parts of READ_PART bytes.
+        staging = self._staging_for(align4(min(out.nbytes, max(INLINE_LIMIT, READ_PART))))
+        self._page.call(Command("read", {"buffer": buffer, "offset": view.offset,
+                                         "size": out.nbytes, "staging": staging},
+                                f"reading {out.nbytes} bytes of {view}", sink=out))
         self._completed()  # the readback was queued after every submission
 
     # -- kernels -------------------------------------------------------------------

@@ -71,6 +71,11 @@ function copyToStaging(buffer, offset, staging, size) {
   state.device.queue.submit([encoder.finish()]);
 }
 
+async function post(url, body) {
+  const response = await fetch(url, { method: "POST", body });
+  if (!response.ok) throw new Failure("page", `posting to ${url}: HTTP ${response.status}`);
+}
+
 async function fetched(url) {
   const response = await fetch(url, { cache: "no-store" });
   if (!response.ok) throw new Failure("page", `fetching ${url}: HTTP ${response.status}`);
@@ -140,15 +145,22 @@ const ops = {
   },
 
   // `size` bytes at `offset`, copied through `staging` (after all earlier work), into
-  // the reply (`inline`) or posted to `url`.
-  async read({ buffer, offset, size, staging, url }) {
-    copyToStaging(object(buffer), offset, object(staging), size);
-    return mappedBytes(object(staging), size, async (bytes) => {
-      if (!url) return { inline: bytes.slice() };
-      const response = await fetch(url, { method: "POST", body: new Blob([bytes]) });
-      if (!response.ok) throw new Failure("page", `posting to ${url}: HTTP ${response.status}`);
-      return {};
-    });
+  // the reply (`inline`), or posted in parts (`posts`: [url, start, size]): each part is
+  // mapped while the ones before it are still being posted.
+  async read({ buffer, offset, size, staging, posts }) {
+    const source = object(buffer), stage = object(staging);
+    if (!posts) {
+      copyToStaging(source, offset, stage, size);
+      return mappedBytes(stage, size, (bytes) => ({ inline: bytes.slice() }));
+    }
+    const uploads = [];
+    for (const [url, start, length] of posts) {
+      copyToStaging(source, offset + start, stage, length);
+      const body = await mappedBytes(stage, length, (bytes) => new Blob([bytes]));
+      uploads.push(post(url, body));
+    }
+    await Promise.all(uploads);
+    return {};
   },
 
   // A shader module (Tint's messages checked), explicit bind group layouts from
