@@ -126,11 +126,6 @@ class BrowserComputeContext(SlabContext):
         self._check_usable()
         return self._page.tab
 
-    @property
-    def server_url(self) -> str:
-        """The page's address on the loopback server (it carries the secret)."""
-        return self._page.server.url
-
     @_api
     def clear_resident(self) -> None:
         """Release every resident view (those ``clear_transient_allocations`` keeps),

@@ -32,7 +32,7 @@ function object(id) {
 }
 
 function usageFlags(names) {
-  return names.reduce((flags, name) => flags | GPUBufferUsage[name.toUpperCase().replace("-", "_")], 0);
+  return names.reduce((flags, name) => flags | GPUBufferUsage[name.toUpperCase().replaceAll("-", "_")], 0);
 }
 
 // Error scopes around one command: pushed before it runs; popped (all three at once,
@@ -54,7 +54,8 @@ function lostFailure() {
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// A buffer mapped for reading, its first `size` bytes copied out, then unmapped.
+// `sink(bytes)` on the first `size` bytes of `staging`, mapped for reading (and
+// unmapped after: sink copies what it keeps).
 async function mappedBytes(staging, size, sink) {
   const span = (size + 3) & ~3;
   await staging.mapAsync(GPUMapMode.READ, 0, span);
