@@ -81,19 +81,21 @@ def test_bulk_transfers_are_served_once_and_only_to_their_own_path():
 def test_the_page_loads_nothing_from_anywhere_but_its_server(request):
     require_available(request.config, "browser")
     server = LoopbackServer()
-    context = _chromium.shared_browser().new_context()
-    try:
+    requested = []
+
+    def load(browser):  # on Playwright's thread
+        context = browser.new_context()
         tab = context.new_page()
-        requested = []
         tab.on("request", lambda r: requested.append(r.url))
-        response = tab.goto(server.url)
+        return context, tab.goto(server.url).headers["content-security-policy"]
+    context, policy = _chromium.in_browser(load, _chromium.shared_browser())
+    try:
         server.channel(30).close()  # the page connected its channel
-        policy = response.headers["content-security-policy"]
         assert "default-src 'none'" in policy and "script-src 'self'" in policy
         origin = f"http://{server.host}:{server.port}/{server.secret}/"
         assert requested and all(url.startswith(origin) for url in requested), requested
     finally:
-        context.close()
+        _chromium.close_tab(context)
         server.close()
 
 
@@ -202,16 +204,16 @@ def _fault_then_fresh_context_works(ctx, fault) -> None:
 
 
 def test_a_destroyed_device_loses_the_context_and_a_fresh_one_works(ctx):
-    _fault_then_fresh_context_works(ctx, lambda c: c.page.evaluate(
-        "async () => { kforge.device.destroy(); await kforge.device.lost; }"))
+    _fault_then_fresh_context_works(ctx, lambda c: c.in_page(lambda page: page.evaluate(
+        "async () => { kforge.device.destroy(); await kforge.device.lost; }")))
 
 
 def test_a_crashed_renderer_loses_the_context_and_a_fresh_one_works(ctx):
     def crash(c):
         # Killed from outside, as a crash would end it (CDP's Page.crash can leave
         # Playwright waiting for an answer that never comes).
-        session = c.page.context.browser.new_browser_cdp_session()
-        processes = session.send("SystemInfo.getProcessInfo")["processInfo"]
+        processes = c.in_page(lambda page: page.context.browser.new_browser_cdp_session()
+                              .send("SystemInfo.getProcessInfo"))["processInfo"]
         renderers = [p["id"] for p in processes if p["type"] == "renderer"]
         assert renderers, processes
         for pid in renderers:
@@ -221,8 +223,10 @@ def test_a_crashed_renderer_loses_the_context_and_a_fresh_one_works(ctx):
 
 def test_a_crashed_gpu_process_loses_the_context_and_a_fresh_one_works(ctx):
     def crash(c):
-        c.page.context.browser.new_browser_cdp_session().send("Browser.crashGpuProcess")
-        c.page.evaluate("() => kforge.device.lost")  # Chromium reports the loss
+        def in_page(page):
+            page.context.browser.new_browser_cdp_session().send("Browser.crashGpuProcess")
+            page.evaluate("() => kforge.device.lost")  # Chromium reports the loss
+        c.in_page(in_page)
     _fault_then_fresh_context_works(ctx, crash)
 
 

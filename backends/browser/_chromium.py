@@ -2,29 +2,30 @@
 
 ``missing()`` answers, without importing Playwright or starting anything, what is
 absent (Playwright for Python, a Chromium executable) with the command that installs
-it. ``shared_browser()`` is the process's Chromium, launched through Playwright on
-first use and kept for the contexts that follow, so launching (about a second) is paid
-once; a browser that died is launched again. ``open_tab()`` gives a context its tab:
+it. Everything else runs on one thread per process that Playwright has to itself
+(``in_browser``; see ``_PlaywrightThread`` for why): the process's Chromium, launched
+on first use and kept for the contexts that follow, so launching (about a second) is
+paid once, and launched again when it died; and the tabs contexts get (``open_tab``):
 one a closed context gave back (``give_back_tab``), navigated to the new page, or a new
-incognito one (starting a renderer costs about a quarter of a second). All of it
-belongs to the thread and process that launched it, as Playwright's synchronous API
-requires.
+incognito one (starting a renderer costs about a quarter of a second).
 """
 
 from __future__ import annotations
 
 import atexit
-import functools
 import importlib.util
 import os
+import queue
 import shutil
 import threading
 from pathlib import Path
+from typing import Callable
 
 from forge.errors import GpuUnavailable
 
 __all__ = ["CHROMIUM_FLAGS", "INSTALL_PLAYWRIGHT", "INSTALL_CHROMIUM", "chromium_path",
-           "missing", "shared_browser", "open_tab", "give_back_tab", "close_tab", "live_tabs"]
+           "missing", "in_browser", "shared_browser", "open_tab", "give_back_tab", "close_tab",
+           "live_tabs"]
 
 #: Chromium's command line. WebGPU needs --enable-unsafe-webgpu on Linux and the Vulkan
 #: feature (with no GPU, Dawn then runs on its built-in SwiftShader). The Dawn toggle
@@ -100,96 +101,149 @@ class _Session:
             self.playwright.stop()
 
 
-_sessions: dict[tuple[int, int], _Session] = {}
+class _PlaywrightThread:
+    """The thread Playwright lives in, one per process, running the calls handed to it
+    in order. Playwright's synchronous API may not be shared between threads, marks its
+    thread's asyncio loop as running between calls (wgpu-py then queues its callbacks on
+    that loop, where they wait for the next Playwright call, and ``asyncio.run`` fails),
+    and keeps the frame of its last call (and all its callers hold) alive: in a thread
+    of its own, none of that reaches the caller's."""
+
+    def __init__(self) -> None:
+        self.pid = os.getpid()
+        self.session: _Session | None = None   # touched only on the thread
+        self._calls: queue.SimpleQueue = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._serve, name="kforge-playwright",
+                                        daemon=True)
+        self._thread.start()
+
+    def run(self, function: Callable, *args):
+        if threading.current_thread() is self._thread:
+            return function(*args)
+        reply: queue.SimpleQueue = queue.SimpleQueue()
+        self._calls.put((function, args, reply))
+        ok, value = reply.get()
+        if ok:
+            return value
+        raise value
+
+    def _serve(self) -> None:
+        while True:
+            function, args, reply = self._calls.get()
+            if function is None:
+                return
+            try:
+                reply.put((True, function(*args)))
+            except BaseException as exc:  # noqa: BLE001 - raised again in the caller
+                reply.put((False, exc))
+            del function, args, reply  # hold nothing of a finished call
+
+    def stop(self) -> None:
+        """Close the browser and end the thread (at exit)."""
+        def close() -> None:
+            session, self.session = self.session, None
+            if session is not None:
+                _close_quietly(session)
+        self.run(close)
+        self._calls.put((None, (), None))
+        self._thread.join(timeout=10)
+
+
+_thread: _PlaywrightThread | None = None
 _lock = threading.Lock()
 _IDLE_TABS = 2  # tabs kept for the next contexts: a new tab starts a renderer (~0.25 s)
 
 
+def in_browser(function: Callable, *args):
+    """``function(*args)`` run on the Playwright thread (started on first use); every
+    use of a Playwright object goes through here. Raises what it raises."""
+    global _thread
+    with _lock:
+        if _thread is None or _thread.pid != os.getpid():  # a forked child starts its own
+            _thread = _PlaywrightThread()
+        thread = _thread
+    return thread.run(function, *args)
+
+
 def _session(relaunch: bool = False) -> _Session:
-    """This thread's session, launched when there is none, it died, or ``relaunch``.
-    Raises ``GpuUnavailable`` when Chromium cannot start."""
+    """The Playwright thread's session, launched when there is none, it died, or
+    ``relaunch``. Raises ``GpuUnavailable`` when Chromium cannot start."""
     problem = missing()
     if problem:
         raise GpuUnavailable(problem)
-    key = (os.getpid(), threading.get_ident())  # a forked child never uses its parent's
-    with _lock:
-        session = _sessions.get(key)
+    holder = _thread
+    session = holder.session
     if session is not None and (relaunch or not session.alive()):
+        holder.session = None
         _close_quietly(session)
         session = None
     if session is None:
         try:
-            session = _Session()
+            session = holder.session = _Session()
         except Exception as exc:
             raise GpuUnavailable(f"Chromium ({chromium_path()}) did not start through "
                                  f"Playwright: {type(exc).__name__}: {exc}") from exc
-        with _lock:
-            _sessions[key] = session
     return session
 
 
 def shared_browser(relaunch: bool = False):
-    """This thread's Chromium (a ``playwright.sync_api.Browser``); see ``_session``."""
-    return _session(relaunch).browser
+    """The process's Chromium (a ``playwright.sync_api.Browser``, to be used only in
+    ``in_browser``); see ``_session``."""
+    return in_browser(lambda: _session(relaunch).browser)
 
 
-def _detached(function):
-    """``function`` run in a greenlet of its own. Playwright keeps the frame that made
-    its last call (and so all that its callers hold, a context among them) until its
-    next call; a call made in a fresh greenlet shows it a frame that holds nothing but
-    the call's own arguments, so a closed context is freed at once."""
-    @functools.wraps(function)
-    def run(*args):
-        import greenlet  # Playwright's own dependency, loaded with it
-
-        return greenlet.greenlet(function).switch(*args)
-    return run
-
-
-@_detached
 def open_tab(url: str, relaunch: bool = False):
-    """(browser context, page) showing ``url``: an idle tab of this thread's Chromium
+    """(browser context, page, Chromium's version) showing ``url``: an idle tab
     (navigating unloads what it showed), else a new incognito one."""
+    return in_browser(_open_tab, url, relaunch)
+
+
+def _open_tab(url: str, relaunch: bool):
     session = _session(relaunch)
     while session.idle:
         context, page = session.idle.pop()
         if not page.is_closed():
             break
-        close_tab(context)
+        _close_context(context)
     else:
         context = session.browser.new_context()
         page = context.new_page()
     try:
         page.goto(url, wait_until="commit")
     except BaseException:
-        close_tab(context)
+        _close_context(context)
         raise
-    return context, page
+    return context, page, session.browser.version
 
 
 def give_back_tab(context, page) -> None:
     """Keep a healthy tab for the next context, or close it."""
-    with _lock:
-        session = _sessions.get((os.getpid(), threading.get_ident()))
-    if (session is not None and session.alive() and len(session.idle) < _IDLE_TABS
-            and not page.is_closed() and page.context is context):
-        session.idle.append((context, page))
-    else:
-        close_tab(context)
+    def give_back() -> None:
+        session = _thread.session
+        if (session is not None and session.alive() and len(session.idle) < _IDLE_TABS
+                and not page.is_closed() and page.context is context):
+            session.idle.append((context, page))
+        else:
+            _close_context(context)
+    in_browser(give_back)
+
+
+def close_tab(context) -> None:
+    """Close a tab's browser context (and its page), whatever state it is in."""
+    in_browser(_close_context, context)
 
 
 def live_tabs() -> int:
-    """Tabs of this thread's Chromium, idle ones included (for leak tests)."""
-    with _lock:
-        session = _sessions.get((os.getpid(), threading.get_ident()))
-    if session is None or not session.alive():
-        return 0
-    return sum(len(context.pages) for context in session.browser.contexts)
+    """Tabs of the process's Chromium, idle ones included (for leak tests)."""
+    def count() -> int:
+        session = _thread.session
+        if session is None or not session.alive():
+            return 0
+        return sum(len(context.pages) for context in session.browser.contexts)
+    return in_browser(count)
 
 
-@_detached
-def close_tab(context) -> None:
-    """Close a tab's browser context (and its page), whatever state it is in."""
+def _close_context(context) -> None:
     try:
         context.close()
     except Exception:  # noqa: BLE001 - a crashed page or browser has nothing to close
@@ -205,8 +259,6 @@ def _close_quietly(session: _Session) -> None:
 
 @atexit.register
 def _close_all() -> None:
-    """Close this thread's browser at exit (others end with the Playwright driver)."""
-    with _lock:
-        mine = _sessions.pop((os.getpid(), threading.get_ident()), None)
-    if mine is not None:
-        _close_quietly(mine)
+    """Close the browser at exit."""
+    if _thread is not None and _thread.pid == os.getpid():
+        _thread.stop()

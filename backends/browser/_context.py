@@ -27,6 +27,7 @@ from forge.types import (AdapterConstraints, AdapterIdentity, BufferView,
 from .._base import Launch, SlabContext, _api
 from .._webgpu import (align4, binding_size, check_view, constraints_from_limits,
                        durations_ns, kebab_limits, layout_groups, slab_sizes)
+from ._chromium import in_browser
 from ._page import INLINE_LIMIT, READ_PART, Command, Page
 
 __all__ = ["BrowserComputeContext"]
@@ -120,11 +121,13 @@ class BrowserComputeContext(SlabContext):
     def timing_source(self) -> str:
         return "gpu-timestamp" if self._timestamps is not None else "host-wall-clock"
 
-    @property
-    def page(self):
-        """The Playwright page the device lives in, for fault-injection tests."""
+    def in_page(self, function):
+        """``function(page)`` on the Playwright page the device lives in (on Playwright's
+        thread), for fault-injection tests: ``ctx.in_page(lambda p: p.evaluate(js))``;
+        the page's script is ``window.kforge`` (its device: ``kforge.device``)."""
         self._check_usable()
-        return self._page.tab
+        tab = self._page.tab
+        return in_browser(function, tab)
 
     @_api
     def clear_resident(self) -> None:

@@ -81,8 +81,7 @@ class Page:
         self.timeout_s: float | None = None
         self.server = LoopbackServer()
         try:
-            self._context, self.tab = open_tab(self.server.url, relaunch)
-            self.browser_version = self._context.browser.version
+            self._context, self.tab, self.browser_version = open_tab(self.server.url, relaunch)
             self._channel = Channel(self.server.channel(_CONNECT_S))
         except queue.Empty:
             self.close()
