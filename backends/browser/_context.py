@@ -250,7 +250,8 @@ class BrowserComputeContext(SlabContext):
                          len(groups))
 
     def _bind_groups(self, compiled: _Pipeline, views: tuple[BufferView, ...]) -> list[str]:
-        """The bind groups for ``views`` (cached per pipeline: the slabs never move)."""
+        """The bind groups for ``views`` (cached per pipeline: the slabs never move);
+        new ones are made with the next message, the dispatch that uses them."""
         key = tuple((v.slab, v.offset, v.length_bytes) for v in views)
         ids = compiled.bind_groups.get(key)
         if ids is not None:
@@ -262,10 +263,10 @@ class BrowserComputeContext(SlabContext):
                                 self._constraints)
             entries[group].append([binding, buffer, view.offset, size])
         ids = [self._new_id("group") for _ in entries]
-        self._page.call_all([Command("bindGroup", {"id": i, "pipeline": compiled.id,
-                                                   "group": g, "entries": e},
-                                     "creating bind groups")
-                             for g, (i, e) in enumerate(zip(ids, entries))])
+        for group, (bind_group, group_entries) in enumerate(zip(ids, entries)):
+            self._page.defer(Command("bindGroup", {"id": bind_group, "pipeline": compiled.id,
+                                                   "group": group, "entries": group_entries},
+                                     f"creating bind group {group} of {compiled.id}"))
         if len(compiled.bind_groups) >= _BIND_GROUP_CACHE:
             evicted = compiled.bind_groups.pop(next(iter(compiled.bind_groups)))
             self._page.defer(Command("release", {"ids": evicted}, "releasing bind groups"))
