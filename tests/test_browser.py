@@ -19,7 +19,7 @@ import pytest
 
 import forge
 from backends.browser import _chromium
-from backends.browser._page import INLINE_LIMIT
+from backends.browser._page import INLINE_LIMIT, PART
 from backends.browser._server import LoopbackServer
 from forge import (Access, BindingUsage, BufferSpec, CompileError, DeviceLost, GpuValidation,
                    KernelSpec, Schedule)
@@ -101,7 +101,7 @@ def test_the_page_loads_nothing_from_anywhere_but_its_server(request):
 
 # -- bytes -----------------------------------------------------------------------------
 @pytest.mark.parametrize("size", [1, 3, 5, 4097, INLINE_LIMIT - 1, INLINE_LIMIT + 3,
-                                  3 * INLINE_LIMIT + 1])
+                                  3 * INLINE_LIMIT + 1, PART + 5])  # the last read in 2 parts
 def test_bytes_of_any_length_round_trip_inline_and_over_http(ctx, size):
     data = np.random.default_rng(size).integers(0, 256, size, dtype=np.uint8)
     view = ctx.allocate_and_write(data, 0)

@@ -28,7 +28,7 @@ from .._base import Launch, SlabContext, _api
 from .._webgpu import (align4, binding_size, check_view, constraints_from_limits,
                        durations_ns, kebab_limits, layout_groups, slab_sizes)
 from ._chromium import in_browser
-from ._page import INLINE_LIMIT, READ_PART, Command, Page
+from ._page import INLINE_LIMIT, PART, Command, Page
 
 __all__ = ["BrowserComputeContext"]
 
@@ -231,8 +231,8 @@ class BrowserComputeContext(SlabContext):
 
     def _read_into(self, view: BufferView, out: memoryview) -> None:
         buffer = self._checked_slab(view)
-        # Inline readbacks are one part, those over HTTP parts of READ_PART bytes.
-        staging = self._staging_for(align4(min(out.nbytes, max(INLINE_LIMIT, READ_PART))))
+        # Inline readbacks are one part, those over HTTP parts of PART bytes.
+        staging = self._staging_for(align4(min(out.nbytes, max(INLINE_LIMIT, PART))))
         self._page.call(Command("read", {"buffer": buffer, "offset": view.offset,
                                          "size": out.nbytes, "staging": staging},
                                 f"reading {out.nbytes} bytes of {view}", sink=out))

@@ -125,23 +125,33 @@ const ops = {
     }
   },
 
-  // `size` bytes at `offset`, from the message (`inline`) or fetched from `url`. Queue
+  // `size` bytes at `offset`, from the message (`inline`) or fetched in parts (`gets`:
+  // [url, start, size], each part fetched while the one before is written). Queue
   // writes move whole words: a last partial word is merged with the bytes already in
   // the buffer when `keepTail` (read through `staging`), else padded with zeros.
-  async write({ buffer, offset, size, url, keepTail, staging }, inline) {
-    const data = url ? await fetched(url) : inline;
-    if (data.length !== size) throw new Failure("page", `write of ${size} bytes got ${data.length}`);
+  async write({ buffer, offset, size, gets, keepTail, staging }, inline) {
     const target = object(buffer);
-    const body = size & ~3;
-    if (body) state.device.queue.writeBuffer(target, offset, data, 0, body);
-    if (size > body) {
+    const parts = gets || [[null, 0, size]];
+    let next = gets ? fetched(gets[0][0]) : Promise.resolve(inline);
+    let data = null;
+    for (let i = 0; i < parts.length; i++) {
+      const [, start, length] = parts[i];
+      data = await next;
+      if (i + 1 < parts.length) next = fetched(parts[i + 1][0]);
+      if (data.length !== length) throw new Failure("page", `a write part of ${length} bytes got ${data.length}`);
+      const body = length & ~3;
+      if (body) state.device.queue.writeBuffer(target, offset + start, data, 0, body);
+    }
+    const [, start, length] = parts[parts.length - 1];
+    const body = length & ~3;
+    if (length > body) {  // only the last part may end in a partial word
       const word = new Uint8Array(4);
       if (keepTail) {
-        copyToStaging(target, offset + body, object(staging), 4);
+        copyToStaging(target, offset + start + body, object(staging), 4);
         await mappedBytes(object(staging), 4, (bytes) => word.set(bytes));
       }
       word.set(data.subarray(body));
-      state.device.queue.writeBuffer(target, offset + body, word);
+      state.device.queue.writeBuffer(target, offset + start + body, word);
     }
   },
 
