@@ -141,15 +141,20 @@ def test_p6_and_p8_run_on_the_wgpu_adapter_here(request):
     assert new.raw["cold"]["first"]["pipeline_misses"] == 1
 
 
+def _section_rows(section) -> list:
+    """The rows of a bench section run at TINY sizes on the adapters here."""
+    env = Bench(TINY, log=io.StringIO())
+    try:
+        return section(env)
+    finally:
+        env.close()
+
+
 def test_p2_runs_on_wgpu_and_says_when_there_is_no_cuda_copy(request):
     require_available(request.config, "wgpu")
     from bench._wgpu import p2
 
-    env = Bench(TINY, log=io.StringIO())
-    try:
-        rows = p2(env)
-    finally:
-        env.close()
+    rows = _section_rows(p2)
     kernels = [r for r in rows if r.goal is not None]
     assert len(kernels) == 2 and all(r.ours > 0 and "output checked" in r.notes for r in kernels)
     for row in rows:
@@ -162,11 +167,7 @@ def test_b1_measures_the_browser_beside_wgpu(request):
     require_available(request.config, "wgpu")
     from bench._browser import b1
 
-    env = Bench(TINY, log=io.StringIO())
-    try:
-        rows = b1(env)
-    finally:
-        env.close()
+    rows = _section_rows(b1)
     _no_errors(rows)
     assert all(r.target == "B1" and r.baseline_value > 0 and r.ours > 0 for r in rows)
     transfers = [r for r in rows if r.unit == "MB/s"]
