@@ -34,7 +34,8 @@ from forge.types import (AdapterConstraints, AdapterIdentity, BufferView,
 from .._base import Launch, SlabContext, _api, poll_until
 from .._webgpu import (align4, binding_size, check_view, constraints_from_limits,
                        durations_ns, layout_groups, override_value, slab_sizes)
-from ._device import (adapter_summary, compile_error, is_device_lost, optional_features,
+from ._device import (adapter_summary, compile_error, is_device_lost, naga_source,
+                      optional_features,
                       request_device, select_adapter, subgroup_sizes, translate_errors)
 
 __all__ = ["WgpuComputeContext"]
@@ -344,7 +345,8 @@ class WgpuComputeContext(SlabContext):
         groups = self._group_entries(kernel, launch.accesses)
         what = f"compiling kernel {kernel.id} under {launch.schedule}"
         try:
-            module = self._device.create_shader_module(label=kernel.id, code=source)
+            module = self._device.create_shader_module(
+                label=kernel.id, code=naga_source(source or "", self._device.features))
             layouts = tuple(self._device.create_bind_group_layout(entries=entries)
                             for entries in groups)
             layout = self._device.create_pipeline_layout(bind_group_layouts=layouts)
