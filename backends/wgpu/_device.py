@@ -11,15 +11,29 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import re
+import tempfile
 import threading
 from typing import Iterator
 
-import wgpu
-from wgpu.backends.wgpu_native._api import ffi, libf
 
-from forge.errors import (AllocationError, CompileError, DeviceLost, GpuUnavailable,
-                          GpuValidation, InvalidArgument)
+def _private_runtime_dir() -> None:
+    """Mesa's Vulkan drivers probe the window system when an instance is created and
+    print "error: XDG_RUNTIME_DIR is invalid or not set" to stderr when it is unset (a
+    server, a container, CI). Compute needs no display: give this process a private
+    directory so the message never reaches a user's terminal."""
+    if not os.environ.get("XDG_RUNTIME_DIR"):
+        os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="kforge-xdg-")
+
+
+_private_runtime_dir()
+
+import wgpu  # noqa: E402  (after the environment Mesa reads)
+from wgpu.backends.wgpu_native._api import ffi, libf  # noqa: E402
+
+from forge.errors import (AllocationError, CompileError, DeviceLost,  # noqa: E402
+                          GpuUnavailable, GpuValidation, InvalidArgument)
 
 __all__ = [
     "probe_adapter",
