@@ -149,6 +149,62 @@ HISTOGRAM = Wild(
      "misses the last value": ("wgsl", "gid.x < arrayLength(&values)",
                                "gid.x + 1u < arrayLength(&values)")})
 
+# webgpu-fundamentals: workgroup-private bins that rely on WGSL's zeroed workgroup memory
+# (never cleared), merged into the global bins by one atomicAdd per bin.
+_LUMA_HISTOGRAM = """
+const kBins = 256u;
+@group(0) @binding(0) var<storage, read_write> bins: array<atomic<u32>>;
+@group(0) @binding(1) var<storage, read> pixels: array<u32>;
+var<workgroup> localBins: array<atomic<u32>, kBins>;
+
+const kSRGBLuminanceFactors = vec3f(0.2126, 0.7152, 0.0722);
+fn srgbLuminance(color: vec3f) -> f32 {
+  return saturate(dot(color, kSRGBLuminanceFactors));
+}
+
+@compute @workgroup_size(256)
+fn cs(@builtin(global_invocation_id) global_invocation_id: vec3u,
+      @builtin(local_invocation_index) local_invocation_index: u32) {
+  let i = global_invocation_id.x;
+  if (i < arrayLength(&pixels)) {
+    let color = unpack4x8unorm(pixels[i]);
+    let v = srgbLuminance(color.rgb);
+    let bin = min(u32(v * f32(kBins)), kBins - 1u);
+    atomicAdd(&localBins[bin], 1u);
+  }
+  workgroupBarrier();
+  let bin = local_invocation_index;
+  let count = atomicLoad(&localBins[bin]);
+  if (count > 0u) {
+    atomicAdd(&bins[bin], count);
+  }
+}
+"""
+
+
+def _luma_reference(bins, pixels):
+    rgb = np.stack([(pixels >> (8 * k)) & 0xFF for k in range(3)], axis=1).astype(np.float32)
+    luma = np.clip((rgb / np.float32(255) * np.array([0.2126, 0.7152, 0.0722], np.float32))
+                   .sum(axis=1, dtype=np.float32), 0, 1)
+    index = np.minimum((luma * np.float32(256)).astype(np.uint32), 255)
+    bins += np.bincount(index, minlength=256).astype(np.uint32)
+
+
+def _rgba_pixels(rng, count, size):
+    return rng.integers(0, 2**32, count, dtype=np.uint64).astype(np.uint32)
+
+
+LUMA_HISTOGRAM = Wild(
+    KernelSpec(id="wild_luma_histogram", entry_point="cs", sources={"wgsl": _LUMA_HISTOGRAM},
+               buffers=(BufferSpec(0, "u32", "read_write", name="bins", count=256, initial=0),
+                        BufferSpec(1, "u32", "read", name="pixels", fill=_rgba_pixels)),
+               reference=_luma_reference, grid=lambda s, n: (ceil_div(n, 256), 1, 1),
+               schedules=(Schedule(256),), test_sizes=(1000, 1, 4099)),
+    {"merges before every invocation counted": ("wgsl", "  workgroupBarrier();\n  let bin",
+                                                "  let bin"),
+     "wrong bin width": ("wgsl", "min(u32(v * f32(kBins)), kBins - 1u)",
+                         "min(u32(v * f32(kBins - 1u)), kBins - 1u)")})
+
 _PARTICLES = """
 struct Params { gravity: vec3<f32>, dt: f32, n: u32 }
 struct Particle { pos: vec3<f32>, mass: f32 }
@@ -604,5 +660,5 @@ PORT = Wild(
     {"port subtracts": ("wgsl", "a[id.x] + b[id.x]", "a[id.x] - b[id.x]")})
 
 CORPUS = {w.kernel.id: w for w in (FMA, TRANSPOSE, HISTOGRAM, PARTICLES, TWO_PASS, DOUBLE,
-                                    AXPY_F16, SUBGROUP_SUM, GELU,
+                                    AXPY_F16, SUBGROUP_SUM, LUMA_HISTOGRAM, GELU,
                                    SOFTMAX, SCALE, AXPBY, LAYERNORM, SAXPY, PORT)}
