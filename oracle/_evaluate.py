@@ -175,8 +175,7 @@ def _complete_coverage(ev: Evaluation, runner: Runner, expected: Expected, sched
     """Run further input sets until every output element was judged in one (needed
     where non-finite results are masked); ``inconclusive`` if some never were."""
     case = expected.case
-    generated = not any(block[0][0] == "given" for block in case.layout.values() if block)
-    for input_set in _EXTRA_SETS if generated else ():
+    for input_set in _EXTRA_SETS if case.generated else ():
         if not coverage_gaps(covered) or ev.verdict != Verdict.PASS:
             break
         sub_case = dataclasses.replace(make_case(case.kernel, case.size, case.seed,

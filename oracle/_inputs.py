@@ -81,6 +81,12 @@ class Case:
     input_hash: str = ""
     input_set: str = "all"
 
+    @property
+    def generated(self) -> bool:
+        """Whether the oracle drew these inputs (other input sets can be drawn too),
+        rather than a user giving them (``inputs=``)."""
+        return not any(blocks and blocks[0][0] == "given" for blocks in self.layout.values())
+
 
 def _blocks(count: int, families: list[str]) -> list[tuple[str, int, int]]:
     """Contiguous (family, start, stop) blocks: the special families and ``mixed``
@@ -243,7 +249,7 @@ def _fill(spec: BufferSpec, count: int, rng, kernel: KernelSpec, size,
     if fill is not None and not (isinstance(fill, tuple) and len(fill) == 2
                                  and all(isinstance(v, (int, float)) for v in fill)):
         values = _given_fill(spec, fill, count, rng, size, kernel)
-        return values, (("given", 0, count),)
+        return values, (("fill", 0, count),)
     declared = spec.name in kernel.domain or fill is not None
     domain = tuple(float(v) for v in (fill if fill is not None else
                                       kernel.domain.get(spec.name, (-np.inf, np.inf))))

@@ -197,3 +197,16 @@ def test_a_cuda_kernel_takes_a_struct_with_64_bit_and_vector_members_by_value(re
         assert ev.passed, ev.report()
         out = oracle.run(ctx, kernel, {}, size=1)["out"]
     assert out[0] == 2**40 + 3 and out[4] == 2**33 and out[5] == 0.1 and out[6] == -7
+
+
+def test_sub_word_integers_and_bf16_are_bound_packed_in_wgsl_storage_only():
+    """WGSL has no u8, i16 or bf16, but a storage buffer is bytes: a tensor of them is
+    bound packed (the shader declares array<u32>); a uniform field cannot be one."""
+    from forge import UnsupportedFeature
+
+    for scalar, size in (("u8", 1), ("i8", 1), ("u16", 2), ("i16", 2)):
+        assert size_align(scalar, "wgsl-storage") == (size, size)
+        with pytest.raises(UnsupportedFeature, match="bound packed"):
+            size_align(scalar, "wgsl-uniform")
+    with pytest.raises(UnsupportedFeature, match="WGSL has no u8"):
+        size_align("vec4<u8>", "wgsl-storage")

@@ -205,6 +205,46 @@ LUMA_HISTOGRAM = Wild(
      "wrong bin width": ("wgsl", "min(u32(v * f32(kBins)), kBins - 1u)",
                          "min(u32(v * f32(kBins - 1u)), kBins - 1u)")})
 
+# ONNX Runtime Web's Where: the bool condition is a uint8 tensor, bound packed (WGSL has
+# no 8-bit type) and unpacked four to a word; the data as vec4<f32>.
+_WHERE = """
+struct Uniforms { vec_size: u32 };
+@group(0) @binding(0) var<storage, read> c_data: array<u32>;
+@group(0) @binding(1) var<storage, read> a_data: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> b_data: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> output: array<vec4<f32>>;
+@group(0) @binding(4) var<uniform> uniforms: Uniforms;
+
+@compute @workgroup_size(64, 1, 1)
+fn main(@builtin(global_invocation_id) global_id : vec3<u32>) {
+  let global_idx = global_id.x;
+  if (global_idx >= uniforms.vec_size) { return; }
+  let c = vec4<bool>(unpack4xU8(c_data[global_idx]));
+  output[global_idx] = select(b_data[global_idx], a_data[global_idx], c);
+}
+"""
+
+
+def _where_reference(c, a, b, output, uniforms):
+    return np.where(c != 0, a, b)
+
+
+WHERE = Wild(
+    KernelSpec(id="wild_ort_where", entry_point="main", sources={"wgsl": _WHERE},
+               buffers=(BufferSpec(0, "u8", "read", name="c",
+                                   fill=lambda rng, n, size: rng.integers(0, 2, n, np.uint8)),
+                        BufferSpec(1, "f32", "read", name="a"),
+                        BufferSpec(2, "f32", "read", name="b"),
+                        BufferSpec(3, "f32", "read_write", name="output"),
+                        BufferSpec.uniform(4, (("vec_size", "u32"),), name="uniforms")),
+               reference=_where_reference, params=lambda n: {"vec_size": ceil_div(n, 4)},
+               grid=lambda s, n: (ceil_div(ceil_div(n, 4), 64), 1, 1),
+               test_sizes=(1024, 4, 4100)),
+    {"operands swapped": ("wgsl", "select(b_data[global_idx], a_data[global_idx], c)",
+                          "select(a_data[global_idx], b_data[global_idx], c)"),
+     "reads the condition one word late": ("wgsl", "unpack4xU8(c_data[global_idx])",
+                                            "unpack4xU8(c_data[global_idx + 1u])")})
+
 _PARTICLES = """
 struct Params { gravity: vec3<f32>, dt: f32, n: u32 }
 struct Particle { pos: vec3<f32>, mass: f32 }
@@ -660,5 +700,5 @@ PORT = Wild(
     {"port subtracts": ("wgsl", "a[id.x] + b[id.x]", "a[id.x] - b[id.x]")})
 
 CORPUS = {w.kernel.id: w for w in (FMA, TRANSPOSE, HISTOGRAM, PARTICLES, TWO_PASS, DOUBLE,
-                                    AXPY_F16, SUBGROUP_SUM, LUMA_HISTOGRAM, GELU,
+                                    AXPY_F16, SUBGROUP_SUM, LUMA_HISTOGRAM, WHERE, GELU,
                                    SOFTMAX, SCALE, AXPBY, LAYERNORM, SAXPY, PORT)}
