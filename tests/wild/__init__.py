@@ -245,6 +245,54 @@ WHERE = Wild(
      "reads the condition one word late": ("wgsl", "unpack4xU8(c_data[global_idx])",
                                             "unpack4xU8(c_data[global_idx + 1u])")})
 
+# WebGPU samples' bitonic sort: one pipeline per (k, j) pass through override constants,
+# log2(n) * (log2(n) + 1) / 2 passes, so the launches are a function of the size.
+_BITONIC = """
+override k: u32 = 2u;
+override j: u32 = 1u;
+@group(0) @binding(0) var<storage, read_write> data: array<f32>;
+
+@compute @workgroup_size(64)
+fn bitonic_step(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    let partner = i ^ j;
+    if (partner > i && partner < arrayLength(&data)) {
+        let ascending = (i & k) == 0u;
+        let a = data[i];
+        let b = data[partner];
+        if ((a > b) == ascending) {
+            data[i] = b;
+            data[partner] = a;
+        }
+    }
+}
+"""
+
+
+def _bitonic_passes(n):
+    passes, k = [], 2
+    while k <= n:
+        j = k // 2
+        while j >= 1:
+            passes.append(Dispatch("bitonic_step", grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+                                   overrides={"k": k, "j": j}))
+            j //= 2
+        k *= 2
+    return tuple(passes)
+
+
+BITONIC = Wild(
+    KernelSpec(id="wild_bitonic_sort", entry_point="bitonic_step", sources={"wgsl": _BITONIC},
+               buffers=(BufferSpec(0, "f32", "read_write", name="data", inout=True,
+                                   fill=lambda rng, n, size: rng.permutation(n).astype(
+                                       np.float32) - np.float32(n // 2)),),
+               reference=lambda data: np.sort(data), launches=_bitonic_passes,
+               schedules=(Schedule(64),), test_sizes=(1024, 2, 64)),
+    {"sorts one half the wrong way": ("wgsl", "let ascending = (i & k) == 0u;",
+                                      "let ascending = (i & k) != 0u;"),
+     "skips the last partner": ("wgsl", "partner < arrayLength(&data)",
+                                "partner + 1u < arrayLength(&data)")})
+
 _PARTICLES = """
 struct Params { gravity: vec3<f32>, dt: f32, n: u32 }
 struct Particle { pos: vec3<f32>, mass: f32 }
@@ -700,5 +748,5 @@ PORT = Wild(
     {"port subtracts": ("wgsl", "a[id.x] + b[id.x]", "a[id.x] - b[id.x]")})
 
 CORPUS = {w.kernel.id: w for w in (FMA, TRANSPOSE, HISTOGRAM, PARTICLES, TWO_PASS, DOUBLE,
-                                    AXPY_F16, SUBGROUP_SUM, LUMA_HISTOGRAM, WHERE, GELU,
+                                    AXPY_F16, SUBGROUP_SUM, LUMA_HISTOGRAM, WHERE, BITONIC, GELU,
                                    SOFTMAX, SCALE, AXPBY, LAYERNORM, SAXPY, PORT)}
