@@ -7,8 +7,11 @@ before the end of the slab (the tail becomes padding), and is refused when it wo
 reach past ``read + capacity``, i.e. lap data not yet released.
 
 Every live allocation keeps a record: its checkpoint index (for
-``restore_checkpoint``), and the fence of the last device work that used it, so the
-owning context can wait for exactly that work before the range is handed out again.
+``restore_checkpoint``), its generation (a number no other allocation of this
+allocator ever gets, also carried by its view), and the fence of the last device work
+that used it, so the owning context can wait for exactly that work before the range is
+handed out again. A view is live only while a record of its generation is: a released
+view stays dead even once its position is handed out anew.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ class _Record:
     start: int          # absolute ring position of the first byte
     end: int            # absolute position one past the last byte
     write_before: int   # the ring's write head before this allocation
+    generation: int     # unique among this allocator's allocations; the view has it too
     fence: int = 0      # last device submission that used the range (0: none)
 
 
@@ -74,6 +78,7 @@ class SlabAllocator:
         self.topology = topology or MemoryTopology.unified()
         self.alignment = alignment
         self.owner = next(_owner_ids)
+        self._generations = itertools.count(1)  # 0 is left to views never issued
         total_share = sum(s.share for s in self.topology.slabs)
         self._rings = []
         for slab in self.topology.slabs:
@@ -130,13 +135,14 @@ class SlabAllocator:
                 f"{size_bytes} bytes would lap the read head of slab "
                 f"{self.topology.slabs[slab].name!r}: {ring.write - ring.read} of "
                 f"{ring.capacity} bytes are still live; release some first")
-        record = _Record(self._count, start, end, ring.write)
+        record = _Record(self._count, start, end, ring.write, next(self._generations))
         ring.records.append(record)
         ring.live[start] = record
         ring.write = end
         self._count += 1
         return BufferView(start % ring.capacity, size_bytes, binding, group, usage,
-                          slab=slab, owner=self.owner, position=start)
+                          slab=slab, owner=self.owner, position=start,
+                          generation=record.generation)
 
     def check_live(self, view: BufferView) -> None:
         """Raise ``AllocationError`` unless ``view`` is a live allocation of this
@@ -158,6 +164,10 @@ class SlabAllocator:
                 raise AllocationError(f"{view} is not a window of the allocation at its position")
         elif start != view.offset or length != view.length_bytes:
             raise AllocationError(f"{view} does not match the allocation at its position")
+        if record.generation != view.generation:
+            raise AllocationError(
+                f"{view} is no longer live: it was released and its bytes now belong to a "
+                "newer allocation at the same position")
 
     def mark_used(self, view: BufferView, fence: int) -> None:
         """Record that device submission ``fence`` uses ``view``."""

@@ -182,3 +182,22 @@ def test_a_source_that_fails_to_compile_raises_compile_error(env):
         env.run(kernel=kernel)
     assert info.value.log and info.value.source and info.value.target == env.ctx.target
     _still_healthy(env)
+
+
+def test_a_released_view_never_reaches_the_live_view_that_reuses_its_position(env):
+    ctx = env.ctx
+    mark = ctx.write_checkpoint()
+    stale = ctx.allocate_and_write(np.zeros(N, np.float32), 0)
+    ctx.restore_checkpoint(mark)
+    expected = np.arange(N, dtype=np.float32) * 3
+    live = ctx.allocate_and_write(expected, 0)
+    assert (live.slab, live.offset, live.length_bytes) == \
+        (stale.slab, stale.offset, stale.length_bytes)
+    refused = [lambda: ctx.write_view(stale, np.full(N, 7, np.float32)),
+               lambda: ctx.read_buffer_f32(stale),
+               lambda: env.run(_with(env.views, 0, stale))]
+    for call in refused:
+        with pytest.raises(AllocationError, match="no longer live"):
+            call()
+    np.testing.assert_array_equal(ctx.read_buffer_f32(live), expected)
+    _still_healthy(env)
