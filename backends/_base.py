@@ -30,6 +30,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from forge import _checks
 from forge.allocator import SlabAllocator
 from forge.errors import (ContextClosed, DeviceLost, InvalidArgument, KernelTimeout,
                           UnsupportedFeature)
@@ -69,18 +70,7 @@ class Launch:
 
 def as_bytes(data: Any) -> memoryview:
     """``data`` (bytes-like or numpy array) as a flat, C-contiguous byte memoryview."""
-    if isinstance(data, np.ndarray):
-        array = np.ascontiguousarray(data)
-        return memoryview(array.reshape(-1).view(np.uint8))
-    try:
-        view = memoryview(data)
-    except TypeError:
-        raise InvalidArgument(
-            f"expected bytes-like data or a numpy array, got {type(data).__name__}") from None
-    if not view.c_contiguous:
-        raise InvalidArgument(f"data must be C-contiguous, got shape {view.shape} with "
-                              f"strides {view.strides}")
-    return view.cast("B") if view.format != "B" or view.ndim != 1 else view
+    return _checks.byte_payload(data)
 
 
 def poll_until(done: Callable[[], bool], timeout_s: float, what: str) -> None:
@@ -99,16 +89,6 @@ def poll_until(done: Callable[[], bool], timeout_s: float, what: str) -> None:
 
 #: ``run_kernel(timeout_s=...)`` left out: the context's ``timeout_s`` bounds the waits.
 _CONTEXT_BOUND: Any = object()
-
-
-def _checked_timeout(value: Any) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not 0 < float(value) < float("inf"):
-        raise InvalidArgument(f"timeout_s must be None or a finite number of seconds > 0, "
-                              f"got {value!r}")
-    return float(value)
 
 
 def _api(method):
@@ -330,12 +310,12 @@ class SlabContext(OracleContext):
                    timeout_s: Any = _CONTEXT_BOUND) -> list[int]:
         """See ``OracleContext.run_kernel``. ``timeout_s`` bounds this call's waits
         instead of the context's ``timeout_s`` (None: unbounded)."""
-        if warmups < 0 or samples < 1:
-            raise InvalidArgument(f"need warmups >= 0 and samples >= 1, got {warmups}, {samples}")
+        warmups = _checks.integer(warmups, "warmups", minimum=0)
+        samples = _checks.integer(samples, "samples", minimum=1)
         launch, compiled = self._prepare(kernel, schedule, buffers, element_count)
         previous = self._call_bound
         if timeout_s is not _CONTEXT_BOUND:
-            self._call_bound = _checked_timeout(timeout_s)
+            self._call_bound = _checks.timeout(timeout_s)
         try:
             times = self._launch(compiled, launch, warmups, samples)
         finally:
@@ -361,11 +341,8 @@ class SlabContext(OracleContext):
     @_api
     def wait(self, fence: int | None = None) -> None:
         """Block until the work of ``fence`` (default: all submitted work) completed."""
-        if fence is None:
-            fence = self._fence
-        elif not isinstance(fence, (int, np.integer)) or isinstance(fence, bool):
-            raise InvalidArgument(f"a fence is an int, got {fence!r}")
-        elif fence > self._fence:
+        fence = self._fence if fence is None else _checks.integer(fence, "a fence", minimum=0)
+        if fence > self._fence:
             raise InvalidArgument(f"fence {fence} was never handed out (the last is {self._fence})")
         self._wait(fence)
 
@@ -384,12 +361,10 @@ class SlabContext(OracleContext):
             raise InvalidArgument(f"expected a KernelSpec, got {type(kernel).__name__}")
         if not isinstance(schedule, Schedule):
             raise InvalidArgument(f"expected a Schedule, got {type(schedule).__name__}")
-        if not (isinstance(element_count, (int, np.integer)) or isinstance(element_count, Size)) \
-                or isinstance(element_count, (bool, np.bool_)):
-            raise InvalidArgument(f"element_count must be an int or a forge.Size, got "
-                                  f"{element_count!r}")
+        if not isinstance(element_count, Size):
+            element_count = _checks.integer(element_count, "element_count")
         size = kernel.size(element_count)
-        views = tuple(buffers)
+        views = _checks.sequence(buffers, "buffers")
         steps, accesses, source, compiled = self._known(kernel, schedule, size)
         kernel.check_buffers(views, size, self.target, accesses)
         constraints = self.constraints

@@ -20,6 +20,7 @@ import itertools
 from collections import deque
 from dataclasses import dataclass
 
+from . import _checks
 from .errors import AllocationError, InvalidArgument
 from .types import BindingUsage, BufferView, MemoryTopology
 
@@ -73,7 +74,9 @@ class SlabAllocator:
 
     def __init__(self, capacity_bytes: int, alignment: int = 256,
                  topology: MemoryTopology | None = None) -> None:
-        if alignment < 1 or alignment & (alignment - 1):
+        capacity_bytes = _checks.integer(capacity_bytes, "capacity_bytes", minimum=1)
+        alignment = _checks.integer(alignment, "alignment", minimum=1)
+        if alignment & (alignment - 1):
             raise InvalidArgument(f"alignment must be a power of two, got {alignment}")
         self.topology = topology or MemoryTopology.unified()
         self.alignment = alignment
@@ -112,14 +115,13 @@ class SlabAllocator:
     def allocate_transient(self, size_bytes: int, binding: int, group: int = 0,
                            usage: BindingUsage = BindingUsage.STORAGE_READ) -> BufferView:
         """Take ``size_bytes`` from the slab that backs ``usage``."""
-        if not isinstance(size_bytes, int) or isinstance(size_bytes, bool):
-            raise InvalidArgument(f"size_bytes must be an int, got {type(size_bytes).__name__}")
+        size_bytes = _checks.integer(size_bytes, "size_bytes")
         if size_bytes <= 0:
             raise InvalidArgument(f"cannot allocate {size_bytes} bytes: views must be non-empty")
         if not isinstance(usage, BindingUsage):
-            raise InvalidArgument(f"usage must be a BindingUsage, got {usage!r}")
-        if binding < 0 or group < 0:
-            raise InvalidArgument(f"binding and group must be >= 0, got {binding}, {group}")
+            raise InvalidArgument(f"usage must be a BindingUsage, got {_checks.shown(usage)}")
+        binding = _checks.integer(binding, "binding", minimum=0)
+        group = _checks.integer(group, "group", minimum=0)
         slab = self.topology.slab_index(usage)
         ring = self._rings[slab]
         if size_bytes > ring.capacity:
@@ -181,6 +183,7 @@ class SlabAllocator:
         return self._rings[view.slab].live.get(view.position)
 
     def _ring(self, slab: int) -> _Ring:
+        slab = _checks.integer(slab, "slab")
         if not 0 <= slab < len(self._rings):
             raise InvalidArgument(f"no slab {slab}; this topology has {len(self._rings)}")
         return self._rings[slab]
@@ -191,6 +194,7 @@ class SlabAllocator:
         ``offset`` on the ring (``view.end`` of the last view you are done with).
         Returns the highest fence recorded on what was released."""
         ring = self._ring(slab)
+        offset = _checks.integer(offset, "offset")
         if not 0 <= offset <= ring.capacity:
             raise AllocationError(f"offset {offset} is outside slab {slab} (0..{ring.capacity})")
         # The first absolute position after the read head that maps to `offset`.
@@ -225,6 +229,7 @@ class SlabAllocator:
         """Undo every allocation made after ``write_checkpoint()`` returned
         ``write_count``; earlier allocations keep their bytes. Returns the highest
         fence recorded on what was undone."""
+        write_count = _checks.integer(write_count, "a checkpoint")
         if not self._floor <= write_count <= self._count:
             raise AllocationError(
                 f"checkpoint {write_count} cannot be restored: valid checkpoints are "

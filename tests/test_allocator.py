@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -103,6 +104,54 @@ def test_a_view_undone_by_restore_checkpoint_stays_dead_when_its_position_is_reu
     alloc.check_live(live)
     with pytest.raises(AllocationError, match="no longer live"):
         alloc.check_live(stale)
+
+
+@pytest.mark.parametrize("checkpoint", [1.0, 1.5, "1", None, True])
+def test_a_checkpoint_that_is_not_an_int_is_refused_and_changes_nothing(checkpoint):
+    alloc = SlabAllocator(4096, alignment=256)
+    alloc.allocate_transient(100, 0)
+    kept = alloc.allocate_transient(100, 0)
+    with pytest.raises(InvalidArgument, match="checkpoint must be an int"):
+        alloc.restore_checkpoint(checkpoint)
+    assert alloc.write_checkpoint() == 2
+    alloc.check_live(kept)
+
+
+@pytest.mark.parametrize("offset", [256.0, "256", None, True])
+def test_a_read_head_offset_that_is_not_an_int_is_refused_and_changes_nothing(offset):
+    alloc = SlabAllocator(4096, alignment=256)
+    view = alloc.allocate_transient(256, 0)
+    with pytest.raises(InvalidArgument, match="offset must be an int"):
+        alloc.advance_read_head(offset)
+    alloc.check_live(view)
+    assert alloc.used_bytes() == 256
+
+
+def test_numpy_integers_are_accepted_wherever_ints_are():
+    alloc = SlabAllocator(np.int64(4096), alignment=np.uint32(256))
+    view = alloc.allocate_transient(np.int32(100), np.int64(1), np.uint8(0))
+    mark = alloc.write_checkpoint()
+    alloc.allocate_transient(np.uint64(8), 0)
+    alloc.restore_checkpoint(np.int64(mark))
+    assert alloc.write_checkpoint() == 1
+    alloc.advance_read_head(np.int16(view.end), slab=np.int64(0))
+    assert alloc.live_views() == 0
+
+
+@pytest.mark.parametrize("binding, group", [("a", 0), (None, 0), (1.0, 0), (True, 0), (0, "0")])
+def test_bindings_and_groups_must_be_ints(binding, group):
+    alloc = SlabAllocator(4096)
+    with pytest.raises(InvalidArgument, match="(binding|group) must be an int"):
+        alloc.allocate_transient(16, binding, group)
+    assert alloc.write_checkpoint() == 0
+
+
+@pytest.mark.parametrize("capacity, alignment, message", [
+    (1.5e6, 256, "capacity_bytes must be an int"), (0, 256, "capacity_bytes must be >= 1"),
+    (4096, 24, "power of two"), (4096, 256.0, "alignment must be an int")])
+def test_malformed_allocator_settings_are_refused(capacity, alignment, message):
+    with pytest.raises(InvalidArgument, match=message):
+        SlabAllocator(capacity, alignment)
 
 
 def test_restore_checkpoint_refuses_released_or_future_checkpoints():

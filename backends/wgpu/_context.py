@@ -24,6 +24,7 @@ from wgpu.backends.wgpu_native import ffi, lib
 # 0.32 does not expose (submission indices, polling for one, the timestamp period).
 from wgpu.backends.wgpu_native._api import libf
 
+from forge import _checks
 from forge.allocator import SlabAllocator
 from forge.errors import DeviceLost, InvalidArgument
 from forge.kernel import KernelSpec
@@ -87,8 +88,11 @@ class WgpuComputeContext(SlabContext):
     def __init__(self, capacity_bytes: int = 64 << 20, *,
                  power_preference: str = "high-performance", adapter_index: int | None = None,
                  timestamps: bool = True, topology: MemoryTopology | None = None) -> None:
-        if not isinstance(capacity_bytes, int) or capacity_bytes <= 0:
-            raise InvalidArgument(f"capacity_bytes must be a positive int, got {capacity_bytes!r}")
+        capacity_bytes = _checks.integer(capacity_bytes, "capacity_bytes", minimum=1)
+        if not isinstance(timestamps, (bool, np.bool_)):
+            raise InvalidArgument(f"timestamps must be True or False, got {_checks.shown(timestamps)}")
+        if topology is not None and not isinstance(topology, MemoryTopology):
+            raise InvalidArgument(f"topology must be a MemoryTopology, got {_checks.shown(topology)}")
         adapter = select_adapter(power_preference, adapter_index)
         features = optional_features(adapter, timestamps=bool(timestamps))
         device = request_device(adapter, features)

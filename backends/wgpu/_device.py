@@ -32,6 +32,7 @@ _private_runtime_dir()
 import wgpu  # noqa: E402  (after the environment Mesa reads)
 from wgpu.backends.wgpu_native._api import ffi, libf  # noqa: E402
 
+from forge import _checks  # noqa: E402
 from forge.errors import (AllocationError, CompileError, DeviceLost,  # noqa: E402
                           GpuUnavailable, GpuValidation, InvalidArgument)
 
@@ -66,12 +67,12 @@ def select_adapter(power_preference: str = "high-performance",
                    adapter_index: int | None = None):
     """The adapter a context runs on: by index into ``enumerate_adapters`` when given,
     else wgpu's choice for ``power_preference``. Raises ``GpuUnavailable`` when none."""
-    if power_preference not in ("high-performance", "low-power"):
+    if not isinstance(power_preference, str) or power_preference not in (
+            "high-performance", "low-power"):
         raise InvalidArgument(f"power_preference must be 'high-performance' or "
                               f"'low-power', got {power_preference!r}")
     if adapter_index is not None:
-        if not isinstance(adapter_index, int) or isinstance(adapter_index, bool):
-            raise InvalidArgument(f"adapter_index must be an int, got {adapter_index!r}")
+        adapter_index = _checks.integer(adapter_index, "adapter_index", minimum=0)
         adapters = wgpu.gpu.enumerate_adapters_sync()
         if not 0 <= adapter_index < len(adapters):
             listing = "; ".join(f"{i}: {adapter_summary(a)}" for i, a in enumerate(adapters))

@@ -13,6 +13,7 @@ import pytest
 import forge
 from forge import (AllocationError, BindingUsage, BufferView, CompileError, ForgeError,
                    InvalidArgument, KernelSpec, Schedule, UnsupportedFeature)
+from oracle.pytest_plugin import require_available
 
 RW = BindingUsage.STORAGE_READ_WRITE
 UNIFORM = BindingUsage.UNIFORM
@@ -86,12 +87,23 @@ CASES: list[tuple[str, Callable[[Env], object], type, str]] = [
     ("write-dict", lambda e: e.ctx.allocate_and_write({"a": 1}, 0), InvalidArgument, "bytes-like"),
     ("write-list", lambda e: e.ctx.allocate_and_write([1.0, 2.0], 0), InvalidArgument, "bytes-like"),
     ("write-strided-memoryview", lambda e: e.ctx.allocate_and_write(memoryview(np.ones(8, np.float32))[::2], 0), InvalidArgument, "contiguous"),
+    ("write-object-array", lambda e: e.ctx.allocate_and_write(np.array([object()] * 4), 0), InvalidArgument, "Python objects"),
+    ("write-object-record-array", lambda e: e.ctx.allocate_and_write(np.zeros(4, [("a", "f4"), ("b", object)]), 0), InvalidArgument, "Python objects"),
+    ("write-released-memoryview", lambda e: e.ctx.allocate_and_write(_released(), 0), InvalidArgument, "released memoryview"),
+    ("alloc-binding-str", lambda e: e.ctx.allocate_transient(16, "a"), InvalidArgument, "binding must be an int"),
+    ("alloc-binding-none", lambda e: e.ctx.allocate_transient(16, None), InvalidArgument, "binding must be an int"),
+    ("alloc-binding-bool", lambda e: e.ctx.allocate_transient(16, True), InvalidArgument, "binding must be an int"),
+    ("write-binding-str", lambda e: e.ctx.allocate_and_write(b"1234", "a"), InvalidArgument, "binding must be an int"),
+    ("alloc-group-float", lambda e: e.ctx.allocate_transient(16, 0, 1.0), InvalidArgument, "group must be an int"),
+    ("alloc-size-numpy-float", lambda e: e.ctx.allocate_transient(np.float64(16), 0), InvalidArgument, "size_bytes must be an int"),
     # overwriting views
     ("write-view-too-much", lambda e: e.ctx.write_view(e.views[0], np.ones(N + 1, np.float32)), InvalidArgument, "do not fit"),
     ("write-view-stale", lambda e: e.ctx.write_view(e.stale_view(), b"1234"), AllocationError, "no longer live"),
     ("write-view-foreign", lambda e: e.ctx.write_view(e.foreign_view(), b"1234"), AllocationError, "not allocated by this context"),
     ("write-view-forged", lambda e: e.ctx.write_view(BufferView(0, 64, 0), b"1234"), AllocationError, "not allocated by this context"),
     ("write-view-str", lambda e: e.ctx.write_view(e.views[0], "text"), InvalidArgument, "bytes-like"),
+    ("write-view-object-array", lambda e: e.ctx.write_view(e.views[0], np.array([1.0, "a"], dtype=object)), InvalidArgument, "Python objects"),
+    ("write-view-released-memoryview", lambda e: e.ctx.write_view(e.views[0], _released()), InvalidArgument, "released memoryview"),
     ("write-view-not-a-view", lambda e: e.ctx.write_view((0, 64), b"1234"), InvalidArgument, "BufferView"),
     # reading back
     ("read-f32-odd-length", lambda e: e.ctx.read_buffer_f32(e.ctx.allocate_transient(10, 0)), InvalidArgument, "whole number"),
@@ -114,8 +126,11 @@ CASES: list[tuple[str, Callable[[Env], object], type, str]] = [
     ("run-count-beyond-views", lambda e: e.run(n=N + 1), InvalidArgument, "needs 1028 bytes"),
     ("run-count-negative", lambda e: e.run(n=-1), InvalidArgument, "element count"),
     ("run-count-float", lambda e: e.run(n=256.0), InvalidArgument, "element_count must be an int"),
-    ("run-zero-samples", lambda e: e.run(samples=0), InvalidArgument, "samples >= 1"),
-    ("run-negative-warmups", lambda e: e.run(warmups=-1), InvalidArgument, "warmups >= 0"),
+    ("run-float-samples", lambda e: e.run(samples=1.5), InvalidArgument, "samples must be an int >= 1, got 1.5"),
+    ("run-bool-warmups", lambda e: e.run(warmups=True), InvalidArgument, "warmups must be an int >= 0, got True"),
+    ("run-buffers-not-a-sequence", lambda e: e.run(views=5), InvalidArgument, "buffers must be a sequence"),
+    ("run-zero-samples", lambda e: e.run(samples=0), InvalidArgument, "samples must be >= 1"),
+    ("run-negative-warmups", lambda e: e.run(warmups=-1), InvalidArgument, "warmups must be >= 0"),
     ("run-workgroup-too-big", lambda e: e.run(schedule=Schedule((1 << 20, 1, 1))), UnsupportedFeature, "max_workgroup_size"),
     ("run-schedule-string", lambda e: e.run(schedule="wg=64"), InvalidArgument, "Schedule"),
     ("run-kernel-string", lambda e: e.run(kernel="raw_affine"), InvalidArgument, "KernelSpec"),
@@ -127,7 +142,24 @@ CASES: list[tuple[str, Callable[[Env], object], type, str]] = [
     # ring management
     ("restore-future-checkpoint", lambda e: e.ctx.restore_checkpoint(e.ctx.write_checkpoint() + 5), AllocationError, "cannot be restored"),
     ("advance-outside-live-region", lambda e: e.ctx.advance_read_head(1 << 62), AllocationError, "outside slab"),
+    ("restore-float-checkpoint", lambda e: e.ctx.restore_checkpoint(float(e.ctx.write_checkpoint())), InvalidArgument, "checkpoint must be an int"),
+    ("restore-str-checkpoint", lambda e: e.ctx.restore_checkpoint("0"), InvalidArgument, "checkpoint must be an int"),
+    ("advance-float-offset", lambda e: e.ctx.advance_read_head(256.0), InvalidArgument, "offset must be an int"),
+    ("advance-str-slab", lambda e: e.ctx.advance_read_head(0, slab="0"), InvalidArgument, "slab must be an int"),
+    ("wait-float-fence", lambda e: e.ctx.wait(1.0), InvalidArgument, "fence must be an int"),
+    # options
+    ("timeout-string", lambda e: setattr(e.ctx, "timeout_s", "5"), InvalidArgument, "timeout_s must be None or a number"),
+    ("timeout-nan", lambda e: setattr(e.ctx, "timeout_s", float("nan")), InvalidArgument, "finite number of seconds > 0, got nan"),
+    ("timeout-negative", lambda e: setattr(e.ctx, "timeout_s", -1), InvalidArgument, "finite number of seconds > 0, got -1.0"),
+    ("timeout-zero", lambda e: setattr(e.ctx, "timeout_s", 0), InvalidArgument, "finite number of seconds > 0, got 0.0"),
+    ("timeout-bool", lambda e: setattr(e.ctx, "timeout_s", True), InvalidArgument, "got True (bool)"),
 ]
+
+
+def _released() -> memoryview:
+    view = memoryview(b"12345678")
+    view.release()
+    return view
 
 
 @pytest.fixture
@@ -201,3 +233,11 @@ def test_a_released_view_never_reaches_the_live_view_that_reuses_its_position(en
             call()
     np.testing.assert_array_equal(ctx.read_buffer_f32(live), expected)
     _still_healthy(env)
+
+
+def test_a_misspelt_option_is_refused_naming_it(request, forge_backend_name):
+    require_available(request.config, forge_backend_name)
+    with pytest.raises(InvalidArgument, match="'capacity'") as info:
+        forge.open_context(forge_backend_name, capacity=1 << 20)
+    if forge_backend_name in ("reference", "wgpu", "cuda"):  # they list their options
+        assert "capacity_bytes" in str(info.value)
