@@ -15,6 +15,14 @@ of a handful of primitives a backend provides:
 
 A primitive that sees the device die raises ``DeviceLost``; the context then marks
 itself lost and every later call raises ``DeviceLost`` too.
+
+Interrupts: a call stopped by ``KeyboardInterrupt`` (or any other ``BaseException``
+that is not an ``Exception``, such as ``SystemExit``) may have stopped anywhere: with
+device work submitted that nothing will wait for, or bookkeeping half updated. The
+context then marks itself lost, like after a ``KernelTimeout``, and lets go of the
+device without waiting for it (``_abandon``): closing it, dropping it and exiting the
+interpreter stay prompt, and nothing the device may still call back into is freed.
+The interrupt itself propagates unchanged.
 """
 
 from __future__ import annotations
@@ -92,7 +100,8 @@ _CONTEXT_BOUND: Any = object()
 
 
 def _api(method):
-    """Refuse calls on a closed or lost context; turn a DeviceLost into the lost state."""
+    """A public call: refused on a closed or lost context; a DeviceLost (a
+    KernelTimeout...) or an interrupt makes it lost."""
 
     @functools.wraps(method)
     def wrapper(self: "SlabContext", *args, **kwargs):
@@ -100,8 +109,14 @@ def _api(method):
         try:
             return method(self, *args, **kwargs)
         except DeviceLost as exc:
-            if self._lost is None:
-                self._lost, self._lost_error = str(exc), exc
+            self._mark_lost(str(exc), exc, still_running=isinstance(exc, KernelTimeout))
+            raise
+        except Exception:
+            raise  # a typed error, raised where the call chose to: still usable
+        except BaseException as exc:  # KeyboardInterrupt, SystemExit: stopped anywhere
+            self._mark_lost(f"{method.__name__} was interrupted by {type(exc).__name__}, "
+                            "so the device may still be running work nothing waits "
+                            "for", None, still_running=True)
             raise
     return wrapper
 
@@ -117,6 +132,7 @@ class SlabContext(OracleContext):
         self._closed = False
         self._lost: str | None = None
         self._lost_error: DeviceLost | None = None  # what lost it (a KernelTimeout...)
+        self._abandoned = False  # lost while the device may still run our work
         self._pipelines: dict[tuple, Any] = {}
         # kernel -> {(schedule, size): (launch parts, compiled)}, so that a repeated
         # dispatch finds its pipeline without generating and hashing its source again
@@ -150,6 +166,14 @@ class SlabContext(OracleContext):
 
     @abc.abstractmethod
     def _release(self) -> None: ...
+
+    def _abandon(self) -> None:
+        """Called once when the context is lost while the device may still be running
+        its work (a ``KernelTimeout``, an interrupted call): from here on nothing may
+        wait for the device, neither ``close()`` nor a finalizer nor the interpreter's
+        exit, and nothing the device may still use or call back into may be freed. A
+        device backend hands its native objects over to be kept, unreleased, for the
+        rest of the process; a host backend has nothing to do (this default)."""
 
     # -- identity ------------------------------------------------------------------
     # A backend sets ``_adapter`` and ``_constraints`` when it opens, and says how it
@@ -204,6 +228,15 @@ class SlabContext(OracleContext):
         if self._lost is not None:
             raise DeviceLost(f"{type(self).__name__} lost its device: {self._lost}; "
                              "open a new context")
+
+    def _mark_lost(self, reason: str, error: DeviceLost | None, still_running: bool) -> None:
+        """Enter the lost state (the first reason stays); abandon the device when it
+        may still be running our work."""
+        if self._lost is None:
+            self._lost, self._lost_error = reason, error
+        if still_running and not self._abandoned:
+            self._abandoned = True
+            self._abandon()
 
     def close(self) -> None:
         if self._closed:

@@ -28,7 +28,7 @@ import numpy as np
 
 from forge import _checks
 from forge.allocator import SlabAllocator
-from forge.errors import (AllocationError, CompileError, InvalidArgument, KernelTimeout,
+from forge.errors import (AllocationError, CompileError, InvalidArgument,
                           UnsupportedFeature)
 from forge import layout
 from forge.kernel import Access, KernelSpec, Step
@@ -903,11 +903,14 @@ class CudaComputeContext(SlabContext):
         return self._after_submit(graph)  # it needs only the views, which graphs have
 
     # -- lifetime ------------------------------------------------------------------
+    def _abandon(self) -> None:
+        # The device may still be running the kernel: waiting for streams or freeing
+        # memory (at close, or in the finalizer when the context is dropped unclosed)
+        # could block for as long, so the handles stay with the process.
+        self._finalizer.detach()
+
     def _release(self) -> None:
-        if isinstance(self._lost_error, KernelTimeout):
-            # The device may still be running the kernel: waiting for streams or freeing
-            # memory now could block for as long, so the handles stay with the process.
-            self._finalizer.detach()
+        if self._abandoned:
             return
         self._capture = None
         self._uniforms.clear()
