@@ -16,6 +16,17 @@ of a handful of primitives a backend provides:
 A primitive that sees the device die raises ``DeviceLost``; the context then marks
 itself lost and every later call raises ``DeviceLost`` too.
 
+Threads: a context may be shared between threads. Every public call takes the
+context's lock (re-entrant) for its whole duration, so calls from several threads run
+one after the other, never interleaved: each sees the context as the last call left
+it, and gets the result or the typed error it would get alone. ``close()`` takes the
+lock too, so it is safe from any thread: it waits for the call in progress to return
+(or to time out, under ``timeout_s``), then every later call raises ``ContextClosed``.
+Serialised, not parallel: a second thread gains nothing but safety. What the lock does
+not cover: views and kernels are immutable values; the raw escape hatches some
+backends offer (a wgpu device, CUDA handles) and ``allocator`` are used at the
+caller's risk.
+
 Interrupts: a call stopped by ``KeyboardInterrupt`` (or any other ``BaseException``
 that is not an ``Exception``, such as ``SystemExit``) may have stopped anywhere: with
 device work submitted that nothing will wait for, or bookkeeping half updated. The
@@ -31,6 +42,7 @@ import abc
 import dataclasses
 import functools
 import hashlib
+import threading
 import time
 import weakref
 from dataclasses import dataclass
@@ -100,24 +112,25 @@ _CONTEXT_BOUND: Any = object()
 
 
 def _api(method):
-    """A public call: refused on a closed or lost context; a DeviceLost (a
-    KernelTimeout...) or an interrupt makes it lost."""
+    """A public call: serialised by the context's lock, refused on a closed or lost
+    context; a DeviceLost (a KernelTimeout...) or an interrupt makes it lost."""
 
     @functools.wraps(method)
     def wrapper(self: "SlabContext", *args, **kwargs):
-        self._check_usable()
-        try:
-            return method(self, *args, **kwargs)
-        except DeviceLost as exc:
-            self._mark_lost(str(exc), exc, still_running=isinstance(exc, KernelTimeout))
-            raise
-        except Exception:
-            raise  # a typed error, raised where the call chose to: still usable
-        except BaseException as exc:  # KeyboardInterrupt, SystemExit: stopped anywhere
-            self._mark_lost(f"{method.__name__} was interrupted by {type(exc).__name__}, "
-                            "so the device may still be running work nothing waits "
-                            "for", None, still_running=True)
-            raise
+        with self._lock:
+            self._check_usable()
+            try:
+                return method(self, *args, **kwargs)
+            except DeviceLost as exc:
+                self._mark_lost(str(exc), exc, still_running=isinstance(exc, KernelTimeout))
+                raise
+            except Exception:
+                raise  # a typed error, raised where the call chose to: still usable
+            except BaseException as exc:  # KeyboardInterrupt, SystemExit: stopped anywhere
+                self._mark_lost(f"{method.__name__} was interrupted by {type(exc).__name__}, "
+                                "so the device may still be running work nothing waits "
+                                "for", None, still_running=True)
+                raise
     return wrapper
 
 
@@ -129,6 +142,7 @@ class SlabContext(OracleContext):
 
     def __init__(self, allocator: SlabAllocator) -> None:
         self._allocator = allocator
+        self._lock = threading.RLock()  # held by every public call; see the docstring
         self._closed = False
         self._lost: str | None = None
         self._lost_error: DeviceLost | None = None  # what lost it (a KernelTimeout...)
@@ -239,12 +253,15 @@ class SlabContext(OracleContext):
             self._abandon()
 
     def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        self._pipelines.clear()
-        self._by_kernel.clear()
-        self._release()
+        """Release the device resources; idempotent, and safe from any thread (it waits
+        for a call in progress on another thread to return)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._pipelines.clear()
+            self._by_kernel.clear()
+            self._release()
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else "lost" if self._lost else "open"

@@ -10,7 +10,7 @@ compute stream, so releasing views waits for exactly the work that used them. Ke
 compile with NVRTC for the device's own architecture and load once per context (the
 ``SlabContext`` pipeline cache is the module cache). Samples are timed with CUDA events,
 one per sample boundary; a launch timed a second time replays a cached CUDA graph of its
-samples (see ``launch_path``). The context is not thread-safe: use it from one thread at a time.
+samples (see ``launch_path``). Calls from several threads take turns (see ``SlabContext``).
 """
 
 from __future__ import annotations

@@ -41,10 +41,10 @@ class Finished:
     def check(self) -> "Finished":
         """Fail the test unless the process exited normally with status 0, saying
         which signal killed it otherwise."""
+        output = f"{self.stdout[-3000:]}\n{self.stderr[-3000:]}"  # the end says why
         if self.returncode < 0:
-            pytest.fail(f"the process died of {signal.Signals(-self.returncode).name}:\n"
-                        f"{self.stdout}\n{self.stderr}")
-        assert self.returncode == 0, f"exit status {self.returncode}:\n{self.stdout}\n{self.stderr}"
+            pytest.fail(f"the process died of {signal.Signals(-self.returncode).name}:\n{output}")
+        assert self.returncode == 0, f"exit status {self.returncode}:\n{output}"
         return self
 
 

@@ -109,3 +109,25 @@ def test_an_interrupted_cuda_wait_on_a_hung_device_closes_without_waiting(fake_d
     ctx.close()
     assert fake.calls.get("cuStreamSynchronize", 0) == synchronized
     fake.hung = False
+def test_an_interrupt_while_waiting_for_the_lock_leaves_the_context_usable(forge_context):
+    """Not every KeyboardInterrupt stops a call: one raised before the call began
+    (here, by a lock whose acquire is interrupted) leaves the context as it was."""
+    ctx = forge_context
+    lock = ctx._lock
+
+    class InterruptedLock:
+        def __enter__(self):
+            raise KeyboardInterrupt
+
+        def __exit__(self, *exc):
+            return False
+
+    ctx._lock = InterruptedLock()
+    with pytest.raises(KeyboardInterrupt):
+        ctx.allocate_transient(16, 0)
+    ctx._lock = lock
+    assert ctx.lost is None
+    assert ctx.read_buffer_u32(ctx.allocate_and_write(np.arange(4, dtype=np.uint32), 0)).tolist() \
+        == [0, 1, 2, 3]
+
+
