@@ -12,7 +12,7 @@ import pytest
 
 import forge
 from forge import (AllocationError, BindingUsage, BufferView, CompileError, ForgeError,
-                   InvalidArgument, KernelSpec, Schedule, UnsupportedFeature)
+                   InvalidArgument, KernelSpec, ReferenceFailed, Schedule, UnsupportedFeature)
 from oracle.pytest_plugin import require_available
 
 RW = BindingUsage.STORAGE_READ_WRITE
@@ -68,6 +68,13 @@ def _kernel_variant(**changes) -> KernelSpec:
                   defaults=base.defaults)
     fields.update(changes)
     return KernelSpec(**fields)
+
+
+def _counted_variant(count) -> KernelSpec:
+    """raw_affine whose output buffer's element count is ``count(size)``."""
+    base = forge.get_kernel("raw_affine")
+    x, y, params = base.buffers
+    return _kernel_variant(buffers=(x, replace(y, count=count), params))
 
 
 _BROKEN_SOURCES = {"wgsl": "fn raw_affine( { this is not WGSL",
@@ -137,6 +144,15 @@ CASES: list[tuple[str, Callable[[Env], object], type, str]] = [
     ("run-view-in-wrong-group", lambda e: e.run(_with(e.views, 1, e.ctx.allocate_transient(N * 4, 1, group=1, usage=RW))), InvalidArgument, "the view is at group 1 binding 1"),
     ("run-stale-view", lambda e: e.run(_with(e.views, 0, e.stale_view())), AllocationError, "no longer live"),
     ("run-foreign-view", lambda e: e.run(_with(e.views, 0, e.foreign_view())), AllocationError, "not allocated by this context"),
+    ("run-grid-four-values", lambda e: e.run(kernel=_kernel_variant(grid=lambda s, n: (4, 1, 1, 1))), InvalidArgument, "grid must give 1 to 3 workgroup counts (ints), got (4, 1, 1, 1)"),
+    ("run-grid-float", lambda e: e.run(kernel=_kernel_variant(grid=lambda s, n: (4.5, 1, 1))), InvalidArgument, "grid must give 1 to 3 workgroup counts (ints), got (4.5, 1, 1)"),
+    ("run-grid-none", lambda e: e.run(kernel=_kernel_variant(grid=lambda s, n: None)), InvalidArgument, "grid must give 1 to 3 workgroup counts (ints), got None"),
+    ("run-grid-negative", lambda e: e.run(kernel=_kernel_variant(grid=lambda s, n: (-1, 1, 1))), InvalidArgument, "asks for (-1, 1, 1) workgroups; each count must be >= 0"),
+    ("run-grid-raises", lambda e: e.run(kernel=_kernel_variant(grid=lambda s, n: 1 // 0)), InvalidArgument, "grid raised ZeroDivisionError"),
+    ("run-negative-count", lambda e: e.run(kernel=_counted_variant(lambda n: -n)), InvalidArgument, "count at size 256 is -256; it must be an int >= 0"),
+    ("run-float-count", lambda e: e.run(kernel=_counted_variant(lambda n: n / 2)), InvalidArgument, "count at size 256 is 128.0; it must be an int >= 0"),
+    ("run-count-raises", lambda e: e.run(kernel=_counted_variant(lambda n: [][n])), InvalidArgument, "count raised IndexError"),
+    ("uniform-duplicate-fields", lambda e: forge.BufferSpec.uniform(2, (("a", "f32"), ("a", "f32"), ("n", "u32"))), InvalidArgument, "struct fields ['a'] are declared twice"),
     ("run-missing-feature", lambda e: e.run(kernel=_kernel_variant(requires={"no_such_feature"})), UnsupportedFeature, "no_such_feature"),
     ("run-no-source-for-target", lambda e: e.run(kernel=_kernel_variant(sources={}, reference=None)), UnsupportedFeature, "kernel raw_affine_variant"),
     # ring management
@@ -241,3 +257,23 @@ def test_a_misspelt_option_is_refused_naming_it(request, forge_backend_name):
         forge.open_context(forge_backend_name, capacity=1 << 20)
     if forge_backend_name in ("reference", "wgpu", "cuda"):  # they list their options
         assert "capacity_bytes" in str(info.value)
+
+
+# Backends that run a kernel's numpy reference as the kernel (the others run its source).
+_HOST_BACKENDS = [name for name, entry in forge.backend_entries().items() if not entry.device_code]
+
+
+@pytest.mark.parametrize("backend", _HOST_BACKENDS)
+def test_an_error_in_the_kernels_own_reference_is_typed_and_names_it(backend):
+    def broken(x, y, params):
+        raise KeyError("missing")
+
+    kernel = _kernel_variant(id="broken_reference", reference=broken)
+    with forge.open_context(backend) as ctx:
+        views = [ctx.allocate_and_write(np.ones(N, np.float32), 0),
+                 ctx.allocate_transient(N * 4, 1, usage=RW),
+                 ctx.allocate_and_write(kernel.pack_uniform(N), 2, usage=UNIFORM)]
+        with pytest.raises(ReferenceFailed, match=r"broken\) raised KeyError: 'missing'"):
+            ctx.run_kernel(kernel, Schedule(64), views, N)
+        ctx.run_kernel(forge.get_kernel("raw_affine"), Schedule(64), views, N)
+        np.testing.assert_array_equal(ctx.read_buffer_f32(views[1]), np.full(N, 2.5, np.float32))
