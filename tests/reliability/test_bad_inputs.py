@@ -153,6 +153,11 @@ CASES: list[tuple[str, Callable[[Env], object], type, str]] = [
     ("run-float-count", lambda e: e.run(kernel=_counted_variant(lambda n: n / 2)), InvalidArgument, "count at size 256 is 128.0; it must be an int >= 0"),
     ("run-count-raises", lambda e: e.run(kernel=_counted_variant(lambda n: [][n])), InvalidArgument, "count raised IndexError"),
     ("uniform-duplicate-fields", lambda e: forge.BufferSpec.uniform(2, (("a", "f32"), ("a", "f32"), ("n", "u32"))), InvalidArgument, "struct fields ['a'] are declared twice"),
+    ("uniform-string-value", lambda e: e.kernel.pack_uniform(N, a="x"), InvalidArgument, "uniform field a cannot hold 'x'"),
+    ("uniform-complex-value", lambda e: e.kernel.pack_uniform(N, a=1 + 2j), InvalidArgument, "uniform field a cannot hold (1+2j)"),
+    ("uniform-negative-u32", lambda e: e.kernel.pack_uniform(N, n=-1), InvalidArgument, "uniform field n cannot hold -1"),
+    ("uniform-u32-past-its-range", lambda e: e.kernel.pack_uniform(N, n=2**40), InvalidArgument, "uniform field n cannot hold 1099511627776"),
+    ("uniform-nan-u32", lambda e: e.kernel.pack_uniform(N, n=float("nan")), InvalidArgument, "uniform field n cannot hold nan"),
     ("run-missing-feature", lambda e: e.run(kernel=_kernel_variant(requires={"no_such_feature"})), UnsupportedFeature, "no_such_feature"),
     ("run-no-source-for-target", lambda e: e.run(kernel=_kernel_variant(sources={}, reference=None)), UnsupportedFeature, "kernel raw_affine_variant"),
     # ring management
