@@ -158,6 +158,8 @@ CASES: list[tuple[str, Callable[[Env], object], type, str]] = [
     ("uniform-negative-u32", lambda e: e.kernel.pack_uniform(N, n=-1), InvalidArgument, "uniform field n cannot hold -1"),
     ("uniform-u32-past-its-range", lambda e: e.kernel.pack_uniform(N, n=2**40), InvalidArgument, "uniform field n cannot hold 1099511627776"),
     ("uniform-nan-u32", lambda e: e.kernel.pack_uniform(N, n=float("nan")), InvalidArgument, "uniform field n cannot hold nan"),
+    ("uniform-params-raises", lambda e: _kernel_variant(params=lambda n: {"n": n // 0}).pack_uniform(N), InvalidArgument, "params raised ZeroDivisionError"),
+    ("uniform-params-not-a-mapping", lambda e: _kernel_variant(params=lambda n: n).pack_uniform(N), InvalidArgument, "params(size) must return a mapping"),
     ("run-missing-feature", lambda e: e.run(kernel=_kernel_variant(requires={"no_such_feature"})), UnsupportedFeature, "no_such_feature"),
     ("run-no-source-for-target", lambda e: e.run(kernel=_kernel_variant(sources={}, reference=None)), UnsupportedFeature, "kernel raw_affine_variant"),
     # ring management
