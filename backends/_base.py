@@ -60,7 +60,12 @@ from forge.size import Size
 from forge.types import AdapterConstraints, AdapterIdentity, BindingUsage, BufferView
 from forge.contract import OracleContext
 
-__all__ = ["SlabContext", "Launch", "as_bytes", "poll_until"]
+__all__ = ["SlabContext", "Launch", "as_bytes", "poll_until", "MAX_RUNS"]
+
+#: The most warm-ups, and the most samples, one ``run_kernel`` takes: more is a slip,
+#: not a measurement, and some backends record a run's dispatches before submitting
+#: them (wgpu encodes all warm-ups into one pass: 10**9 of them exhausted memory).
+MAX_RUNS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -360,8 +365,8 @@ class SlabContext(OracleContext):
                    timeout_s: Any = _CONTEXT_BOUND) -> list[int]:
         """See ``OracleContext.run_kernel``. ``timeout_s`` bounds this call's waits
         instead of the context's ``timeout_s`` (None: unbounded)."""
-        warmups = _checks.integer(warmups, "warmups", minimum=0)
-        samples = _checks.integer(samples, "samples", minimum=1)
+        warmups = _checks.integer(warmups, "warmups", minimum=0, maximum=MAX_RUNS)
+        samples = _checks.integer(samples, "samples", minimum=1, maximum=MAX_RUNS)
         launch, compiled = self._prepare(kernel, schedule, buffers, element_count)
         previous = self._call_bound
         if timeout_s is not _CONTEXT_BOUND:

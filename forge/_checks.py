@@ -39,15 +39,18 @@ def shown(value: Any) -> str:
     return f"{_repr.repr(value)} ({type(value).__name__})"
 
 
-def integer(value: Any, name: str, minimum: int | None = None) -> int:
+def integer(value: Any, name: str, minimum: int | None = None,
+            maximum: int | None = None) -> int:
     """``value`` as an ``int``: a Python or numpy integer (not a bool), at least
-    ``minimum`` when given."""
+    ``minimum`` and at most ``maximum`` when given."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         bound = "" if minimum is None else f" >= {minimum}"
         raise InvalidArgument(f"{name} must be an int{bound}, got {shown(value)}")
     value = int(value)
     if minimum is not None and value < minimum:
         raise InvalidArgument(f"{name} must be >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise InvalidArgument(f"{name} must be <= {maximum}, got {value}")
     return value
 
 

@@ -29,6 +29,12 @@ def test_an_integer_below_the_minimum_is_refused_with_both_numbers():
         _checks.integer(0, "n", minimum=1)
 
 
+def test_an_integer_above_the_maximum_is_refused_with_both_numbers():
+    assert _checks.integer(5, "n", maximum=5) == 5
+    with pytest.raises(InvalidArgument, match="^n must be <= 5, got 6$"):
+        _checks.integer(6, "n", maximum=5)
+
+
 def test_a_huge_value_is_shown_shortened():
     with pytest.raises(InvalidArgument) as info:
         _checks.integer("x" * 10_000, "n")

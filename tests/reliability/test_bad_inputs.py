@@ -135,6 +135,8 @@ CASES: list[tuple[str, Callable[[Env], object], type, str]] = [
     ("run-count-float", lambda e: e.run(n=256.0), InvalidArgument, "element_count must be an int"),
     ("run-float-samples", lambda e: e.run(samples=1.5), InvalidArgument, "samples must be an int >= 1, got 1.5"),
     ("run-bool-warmups", lambda e: e.run(warmups=True), InvalidArgument, "warmups must be an int >= 0, got True"),
+    ("run-too-many-samples", lambda e: e.run(samples=10**9), InvalidArgument, "samples must be <= 1000000"),
+    ("run-too-many-warmups", lambda e: e.run(warmups=10**12), InvalidArgument, "warmups must be <= 1000000"),
     ("run-buffers-not-a-sequence", lambda e: e.run(views=5), InvalidArgument, "buffers must be a sequence"),
     ("run-zero-samples", lambda e: e.run(samples=0), InvalidArgument, "samples must be >= 1"),
     ("run-negative-warmups", lambda e: e.run(warmups=-1), InvalidArgument, "warmups must be >= 0"),
