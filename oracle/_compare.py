@@ -286,8 +286,8 @@ def compare(got: Any, want: Any, tolerance: "Tolerance | dict | None" = None, *,
     leave indeterminate (see ``nonfinite_expected``); they are not judged and are
     counted in ``masked``. Without both, judging is IEEE-strict.
 
-    ``nonfinite_either``: accept NaN against an infinity (either way round; not
-    infinities of opposite signs), counted in ``nonfinite_either``. For inputs made to
+    ``nonfinite_either``: accept NaN against an infinity (either way round; never
+    under ``nan="forbid"``), counted in ``nonfinite_either``. For inputs made to
     reach NaN and Inf, where which one a computation reaches depends on its order and
     precision: an f32 product that underflows to 0 before meeting an Inf gives NaN
     where a float64 reference gives Inf."""
@@ -315,10 +315,10 @@ def compare(got: Any, want: Any, tolerance: "Tolerance | dict | None" = None, *,
         w, finite, abs_err, rel_err, ulp = (np.where(use_flushed, b, a) for a, b in (
             (w, f), (finite, finite_f), (abs_err, abs_f), (rel_err, rel_f), (ulp, ulp_f)))
     either = np.zeros(g.shape, bool)
-    if nonfinite_either and w.dtype.kind == "f":
+    if nonfinite_either and w.dtype.kind == "f" and tol.nan != "forbid":
         with np.errstate(invalid="ignore"):
-            opposite = np.isinf(g) & np.isinf(w) & (np.signbit(g) != np.signbit(w))
-            either = (kinds != 0) & ~np.isfinite(g) & ~np.isfinite(w) & ~opposite & ~skip
+            swapped = np.isnan(g) != np.isnan(w)  # one NaN, the other an infinity
+            either = (kinds != 0) & ~np.isfinite(g) & ~np.isfinite(w) & swapped & ~skip
         kinds[either] = 0
     kinds[skip] = 0
     finite = finite & ~skip
