@@ -19,6 +19,7 @@ __all__ = [
     "AdapterConstraints",
     "ScalarType",
     "SCALAR_TYPES",
+    "BOOL",
     "scalar_type",
     "ValidationLevel",
 ]
@@ -201,28 +202,40 @@ class AdapterConstraints:
 
 @dataclass(frozen=True)
 class ScalarType:
-    """A scalar element type and its spelling in each target language."""
+    """A scalar element type: the one table of dtypes that the IR, the emitters, the
+    oracle and the buffers read. ``wgsl`` and ``cuda`` are how each target language
+    spells the type (``None``: the target has no such type); ``kind`` is ``"float"``,
+    ``"int"`` or ``"bool"``."""
 
     name: str
     numpy: np.dtype
-    wgsl: str
+    wgsl: str | None
     cuda: str
+    kind: str = "float"
 
     @property
     def size(self) -> int:
         return self.numpy.itemsize
 
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "float"
 
+
+#: The types a buffer element or a uniform field may have, by name.
 SCALAR_TYPES: dict[str, ScalarType] = {
     t.name: t
     for t in (
+        ScalarType("f16", np.dtype(np.float16), "f16", "__half"),
         ScalarType("f32", np.dtype(np.float32), "f32", "float"),
         ScalarType("f64", np.dtype(np.float64), "f64", "double"),
-        ScalarType("f16", np.dtype(np.float16), "f16", "__half"),
-        ScalarType("i32", np.dtype(np.int32), "i32", "int"),
-        ScalarType("u32", np.dtype(np.uint32), "u32", "unsigned int"),
+        ScalarType("i32", np.dtype(np.int32), "i32", "int", "int"),
+        ScalarType("u32", np.dtype(np.uint32), "u32", "unsigned int", "int"),
     )
 }
+
+#: The IR's truth values: a type of expressions, never of a buffer or a uniform field.
+BOOL = ScalarType("bool", np.dtype(np.bool_), "bool", "bool", "bool")
 
 
 def scalar_type(name: "str | ScalarType") -> ScalarType:

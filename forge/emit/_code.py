@@ -10,7 +10,8 @@ from typing import Iterable, Iterator
 
 from ..errors import UnsupportedFeature
 from ..ir import Expr
-from ..ir._expr import LEAVES, walk
+from ..ir._expr import walk
+from ..ir._ops import LEAVES
 from ..schedule import Schedule
 from ._dialect import Dialect
 
@@ -296,7 +297,7 @@ class Emission:
                  f"schedule: {self.schedule}",
                  f"pattern: {body.kind} ({shape})",
                  "IR:"]
-        lines += [f"  {text}" for text in body_summary(body)]
+        lines += [f"  {text}" for text in body.summary()]
         return [f"// {line}".rstrip() for line in lines]
 
     def module(self) -> str:
@@ -363,18 +364,7 @@ class Emission:
 
 
 def used_ops(body) -> set[tuple[str, str]]:
-    """(operation, dtype) pairs the body computes, for helpers and target checks."""
+    """(operation, dtype) pairs the body computes, for helpers and target checks (row
+    reductions appear as ``"reduce"``)."""
     return {(node.op, node.dtype) for e in body.expressions() for node in walk(e)
             if node.op not in LEAVES}
-
-
-def body_summary(body) -> list[str]:
-    """The IR a source came from, one line per output, for headers and comments."""
-    if body.kind in ("map", "rows"):
-        layouts = dict(getattr(body, "layouts", ()))
-        return [f"{name}{'[row]' if layouts.get(name) == 'rows' else ''} = {expr}"
-                for name, expr in body.outputs]
-    if body.kind == "matmul":
-        return [f"c = alpha * a @ b + beta * c ({body.dtype}; a {body.a_layout}-major, "
-                f"b {body.b_layout}-major; c not read when beta == 0)"]
-    return [f"y = transpose(x) ({body.dtype})"]

@@ -1,7 +1,9 @@
 """How each target spells types, literals, operations, loops and kernel scaffolding.
 
 The lowerings write one program shape for both targets through these objects, so a
-pattern is lowered once. CUDA C has no half type without ``cuda_fp16.h`` (which NVRTC
+pattern is lowered once. Type names come from the dtype table (``forge.types``) and
+operation names from the operation table (``forge.ir._ops``); what is here is how a
+target writes them. CUDA C has no half type without ``cuda_fp16.h`` (which NVRTC
 does not ship), so on CUDA an f16 value lives in a ``float`` that is rounded to half
 after every operation (PTX ``cvt``), and f16 buffers hold ``unsigned short`` bits: the
 same rounding numpy's float16 arithmetic does.
@@ -14,7 +16,8 @@ import math
 import numpy as np
 
 from ..ir import Expr
-from ..ir._expr import BINARY, FLOATS
+from ..ir._dtypes import FLOATS, TYPES
+from ..ir._ops import OPERATIONS, REDUCTIONS
 from ._approx import f32_literal, wgsl_helper
 
 __all__ = ["Dialect", "WGSL", "CUDA", "DIALECTS", "Unsupported"]
@@ -24,10 +27,6 @@ class Unsupported(Exception):
     """An operation the target cannot express (turned into UnsupportedFeature)."""
 
 
-# The IR's infix operators (min and max are functions in both targets).
-_BINARY_SYMBOLS = {op: symbol for op, symbol in BINARY.items() if symbol}
-_ROUNDED = ("add", "sub", "mul", "div", "sqrt", "rsqrt", "exp", "log", "tanh", "erf",
-            "sigmoid")
 _NONFINITE_BITS = {"f32": {"inf": "0x7f800000", "-inf": "0xff800000", "nan": "0x7fc00000"},
                    "f64": {"inf": "0x7ff0000000000000", "-inf": "0xfff0000000000000",
                            "nan": "0x7ff8000000000000"}}
@@ -142,13 +141,13 @@ class Dialect:
 
     # -- operations --------------------------------------------------------------------
     def op(self, e: Expr, args: list[str]) -> str:
-        """The text of ``e`` applied to the value texts ``args``."""
-        if e.op in _BINARY_SYMBOLS:
-            return f"({args[0]} {_BINARY_SYMBOLS[e.op]} {args[1]})"
-        if e.op == "neg":
-            return f"(-{args[0]})"
-        if e.op == "not":
-            return f"(!{args[0]})"
+        """The text of ``e`` applied to the value texts ``args``: the IR's operator
+        symbols are the targets' too; the rest are calls."""
+        symbol = OPERATIONS[e.op].symbol
+        if symbol and len(args) == 2:
+            return f"({args[0]} {symbol} {args[1]})"
+        if symbol:
+            return f"({symbol}{args[0]})"
         if e.op == "select":
             return self.select(*args)
         if e.op == "cast":
@@ -166,7 +165,7 @@ class Dialect:
 
     def combine(self, op: str, dtype: str, a: str, b: str) -> str:
         """The reduction step ``op`` ("sum" or "max") of two values."""
-        return self.op(Expr("add" if op == "sum" else "max", dtype), [a, b])
+        return self.op(Expr(REDUCTIONS[op].combine, dtype), [a, b])
 
     def helpers(self, ops: set[tuple[str, str]]) -> str:
         """Helper functions for the (op, dtype) pairs a kernel uses."""
@@ -185,14 +184,8 @@ class WGSL(Dialect):
     group_linear = "(fg_wid.y * fg_nwg.x + fg_wid.x)"
     group_count = "(fg_nwg.x * fg_nwg.y)"
 
-    _HELPERS = {"tanh": "fg_tanh_f32", "erf": "fg_erf_f32", "sigmoid": "fg_sigmoid_f32"}
-    _BUILTINS = {"sqrt": "sqrt", "rsqrt": "inverseSqrt", "exp": "exp", "log": "log",
-                 "abs": "abs", "min": "min", "max": "max"}
-    # naga lowers these through GLSL.std.450, which has them only for 16 and 32-bit floats.
-    _NO_F64 = ("sqrt", "rsqrt", "exp", "log", "tanh", "erf", "sigmoid")
-
     def scalar(self, dtype: str) -> str:
-        return dtype
+        return TYPES[dtype].wgsl
 
     def _float_literal(self, value: float, dtype: str) -> str:
         if dtype == "f32":
@@ -210,6 +203,8 @@ class WGSL(Dialect):
         bits = f"bitcast<f32>({_NONFINITE_BITS['f32'][name]}u)"
         return bits if dtype == "f32" else f"{dtype}({bits})"
 
+    # WGSL spells every IR dtype by its IR name, so declarations take the dtype (or a
+    # vector type's text) as it is.
     def let(self, name: str, dtype: str, text: str) -> str:
         return f"let {name}: {dtype} = {text};"
 
@@ -249,20 +244,22 @@ class WGSL(Dialect):
         return f"{target}({text})"
 
     def function(self, name: str, dtype: str, args: list[str]) -> str:
-        if name in self._HELPERS:  # float32 helpers; an f16 argument goes through f32
+        operation = OPERATIONS[name]
+        if operation.wgsl_helper:  # float32 helpers; an f16 argument goes through f32
             argument = args[0] if dtype == "f32" else f"f32({args[0]})"
-            call = f"{self._HELPERS[name]}({argument})"
+            call = f"{operation.wgsl}({argument})"
             return call if dtype == "f32" else f"{dtype}({call})"
-        return f"{self._BUILTINS[name]}({', '.join(args)})"
+        return f"{operation.wgsl}({', '.join(args)})"
 
     def check_ops(self, ops: set[tuple[str, str]]) -> None:
         for name, dtype in sorted(ops):
-            if dtype == "f64" and name in self._NO_F64:
+            if dtype == "f64" and name in OPERATIONS and not OPERATIONS[name].wgsl_f64:
                 raise Unsupported(f"WGSL has no f64 {name} (naga lowers it through "
                                   "GLSL.std.450, which has it for 16 and 32-bit floats only)")
 
     def helpers(self, ops: set[tuple[str, str]]) -> str:
-        names = sorted({name for name, _ in ops if name in self._HELPERS})
+        names = sorted({name for name, _ in ops
+                        if name in OPERATIONS and OPERATIONS[name].wgsl_helper})
         return "\n".join(wgsl_helper(name) for name in names)
 
 
@@ -277,13 +274,9 @@ class CUDA(Dialect):
     group_linear = "(blockIdx.y * gridDim.x + blockIdx.x)"
     group_count = "(gridDim.x * gridDim.y)"
 
-    _TYPES = {"bool": "bool", "f16": "float", "f32": "float", "f64": "double", "i32": "int",
-              "u32": "unsigned int"}
+    # f16 is emulated: computed in float, stored as its bits (see the module docstring).
+    _TYPES = {**{name: t.cuda for name, t in TYPES.items()}, "f16": "float"}
     _STORAGE = {**_TYPES, "f16": "unsigned short"}
-    _FLOAT = {"sqrt": ("sqrtf", "sqrt"), "rsqrt": ("rsqrtf", "rsqrt"), "exp": ("expf", "exp"),
-              "log": ("logf", "log"), "tanh": ("tanhf", "tanh"), "erf": ("erff", "erf"),
-              "sigmoid": ("fg_sigmoid_f32", "fg_sigmoid_f64"), "abs": ("fabsf", "fabs"),
-              "min": ("fminf", "fmin"), "max": ("fmaxf", "fmax")}
     _VECTORS = {"f32": "float", "i32": "int", "u32": "uint"}
 
     def scalar(self, dtype: str) -> str:
@@ -348,7 +341,7 @@ class CUDA(Dialect):
 
     def op(self, e: Expr, args: list[str]) -> str:
         text = super().op(e, args)
-        return f"fg_rh({text})" if e.dtype == "f16" and e.op in _ROUNDED else text
+        return f"fg_rh({text})" if e.dtype == "f16" and OPERATIONS[e.op].rounded else text
 
     def select(self, cond, if_true, if_false) -> str:
         return f"({cond} ? {if_true} : {if_false})"
@@ -364,7 +357,7 @@ class CUDA(Dialect):
 
     def function(self, name: str, dtype: str, args: list[str]) -> str:
         if dtype in FLOATS:
-            spelled = self._FLOAT[name][1 if dtype == "f64" else 0]
+            spelled = OPERATIONS[name].cuda[1 if dtype == "f64" else 0]
         else:
             spelled = name  # abs, min, max of int and unsigned int
         return f"{spelled}({', '.join(args)})"

@@ -14,7 +14,9 @@ from __future__ import annotations
 from ..ir import index
 from ._code import Emission, ScheduleRefused, plus
 
-__all__ = ["check", "storage_bytes", "workgroup_count", "lower"]
+__all__ = ["PATTERN", "check", "storage_bytes", "workgroup_count", "lower"]
+
+PATTERN = "map"  # the ``Body.kind`` this module lowers
 
 _INDEX = index()
 

@@ -21,7 +21,9 @@ from __future__ import annotations
 
 from ._code import Emission, ScheduleRefused, plus
 
-__all__ = ["check", "storage_bytes", "workgroup_count", "lower"]
+__all__ = ["PATTERN", "check", "storage_bytes", "workgroup_count", "lower"]
+
+PATTERN = "matmul"  # the ``Body.kind`` this module lowers
 
 _MAX_ACCUMULATORS = 256
 

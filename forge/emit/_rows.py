@@ -32,7 +32,9 @@ from ..ir import Expr, col, row
 from ..ir._expr import walk
 from ._code import Emission, ScheduleRefused, short
 
-__all__ = ["check", "storage_bytes", "workgroup_count", "lower"]
+__all__ = ["PATTERN", "check", "storage_bytes", "workgroup_count", "lower"]
+
+PATTERN = "rows"  # the ``Body.kind`` this module lowers
 
 _ROW, _COL = row(), col()
 _WARP = 32

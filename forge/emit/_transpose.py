@@ -7,7 +7,9 @@ from __future__ import annotations
 
 from ._code import Emission, ScheduleRefused
 
-__all__ = ["check", "storage_bytes", "workgroup_count", "lower"]
+__all__ = ["PATTERN", "check", "storage_bytes", "workgroup_count", "lower"]
+
+PATTERN = "transpose"  # the ``Body.kind`` this module lowers
 
 
 def _side(schedule) -> int:

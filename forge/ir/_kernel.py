@@ -13,19 +13,13 @@ from typing import Any, Mapping, Sequence
 from ..kernel import Access, BufferSpec, KernelSpec
 from ..schedule import Schedule
 from ._expr import IRError, _name
-from ._patterns import Body, BufferDecl
+from ._patterns import Body, BufferDecl, Map, Matmul, Rows, Transpose
 
 __all__ = ["kernel", "with_shape", "BASELINE_SCHEDULES"]
 
-#: Portable schedules per pattern (<= 256 invocations, <= 16 KiB workgroup storage),
-#: used when a kernel names none.
+#: Each pattern's portable schedules (``Body.schedules``), by pattern name.
 BASELINE_SCHEDULES: dict[str, tuple[Schedule, ...]] = {
-    "map": (Schedule(64), Schedule(256, items_per_invocation=4)),
-    "rows": (Schedule((64, 1), items_per_invocation=4), Schedule((32, 4), items_per_invocation=2)),
-    "matmul": (Schedule((16, 16), tile=(16, 16, 16)),
-               Schedule((16, 16), vector_width=4, tile=(64, 64, 8))),
-    "transpose": (Schedule((32, 8), tile=(32, 32)), Schedule((16, 16), tile=(16, 16))),
-}
+    pattern.kind: pattern.schedules for pattern in (Map, Rows, Matmul, Transpose)}
 
 
 class _Dims:
@@ -105,7 +99,7 @@ def kernel(id: str, body: Body, *, entry_point: str | None = None,
     return KernelSpec(
         id=id, entry_point=entry, buffers=_buffer_specs(body), body=body,
         version=version, description=description, params=_Dims(body), defaults=defaults,
-        schedules=tuple(schedules or BASELINE_SCHEDULES[body.kind]),
+        schedules=tuple(schedules or body.schedules),
         schedule_roles=dict(schedule_roles or {}), requires=frozenset(needs),
         tags=("ir", body.kind, *tags), domain=dict(domain or {}),
         nonfinite_inputs=nonfinite_inputs, tolerance=dict(tolerance or {}),

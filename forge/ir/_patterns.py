@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any, Mapping, Sequence
+from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
-from ._eval import NUMPY_DTYPES, Evaluator, as_dtype
+from ..schedule import Schedule
+from ._dtypes import NUMPY_DTYPES, as_dtype
+from ._eval import Evaluator
 from ._expr import Expr, IRError, IRTypeError, _name, walk
 
 __all__ = ["SizeRule", "SIZE", "BufferDecl", "Body", "Map", "Rows", "Matmul", "Transpose",
@@ -104,12 +106,16 @@ class BufferDecl:
 
 @dataclass(frozen=True, eq=False)
 class Body:
-    """Base of the patterns; see the module docstring."""
+    """Base of the patterns; see the module docstring. A pattern carries its name
+    (``kind``, which also picks its lowering in ``forge.emit``), its portable
+    ``schedules`` (<= 256 invocations, <= 16 KiB workgroup storage, used when a kernel
+    names none), its one-line ``summary`` for generated sources, and its meaning."""
 
     shape: tuple[tuple[str, SizeRule], ...] = ()
     input_order: tuple[str, ...] = ()
 
     kind = "body"
+    schedules: ClassVar[tuple[Schedule, ...]] = ()
 
     # -- shape -----------------------------------------------------------------------
     @property
@@ -161,6 +167,10 @@ class Body:
 
     def _describe(self) -> dict:
         return {}
+
+    def summary(self) -> list[str]:
+        """The IR a source came from, one line per output, for headers and comments."""
+        raise NotImplementedError
 
     # -- meaning ---------------------------------------------------------------------
     def evaluate(self, arrays: Mapping[str, np.ndarray], uniform: Any) -> None:
@@ -265,6 +275,11 @@ class _Outputs(Body):
     def _describe(self) -> dict:
         return {"outputs": [[n, e.describe()] for n, e in self.outputs]}
 
+    def summary(self) -> list[str]:
+        layouts = dict(getattr(self, "layouts", ()))
+        return [f"{name}{'[row]' if layouts.get(name) == 'rows' else ''} = {expr}"
+                for name, expr in self.outputs]
+
 
 _EXTENT = {"n": ("n",), "matrix": ("rows", "cols"), "rows": ("rows",), "cols": ("cols",)}
 
@@ -275,6 +290,7 @@ class Map(_Outputs):
     """Elementwise: ``outputs[name][i] = expr`` at every element ``i < n``."""
 
     kind = "map"
+    schedules = (Schedule(64), Schedule(256, items_per_invocation=4))
 
     def __post_init__(self) -> None:
         for name, expr in self.outputs:
@@ -330,6 +346,8 @@ class Rows(_Outputs):
 
     layouts: tuple[tuple[str, str], ...] = ()
     kind = "rows"
+    schedules = (Schedule((64, 1), items_per_invocation=4),
+                 Schedule((32, 4), items_per_invocation=2))
 
     def __post_init__(self) -> None:
         layouts = dict(self.layouts)
@@ -432,6 +450,8 @@ class Matmul(Body):
     a_layout: str = "row"
     b_layout: str = "row"
     kind = "matmul"
+    schedules = (Schedule((16, 16), tile=(16, 16, 16)),
+                 Schedule((16, 16), vector_width=4, tile=(64, 64, 8)))
 
     def __post_init__(self) -> None:
         if self.dtype not in ("f32", "f64"):
@@ -450,6 +470,10 @@ class Matmul(Body):
 
     def _describe(self) -> dict:
         return {"dtype": self.dtype, "a_layout": self.a_layout, "b_layout": self.b_layout}
+
+    def summary(self) -> list[str]:
+        return [f"c = alpha * a @ b + beta * c ({self.dtype}; a {self.a_layout}-major, "
+                f"b {self.b_layout}-major; c not read when beta == 0)"]
 
     @staticmethod
     def _operand(array: np.ndarray, outer: int, inner: int, layout: str) -> np.ndarray:
@@ -485,6 +509,7 @@ class Transpose(Body):
 
     dtype: str = "f32"
     kind = "transpose"
+    schedules = (Schedule((32, 8), tile=(32, 32)), Schedule((16, 16), tile=(16, 16)))
 
     def __post_init__(self) -> None:
         if self.dtype == "bool" or self.dtype not in NUMPY_DTYPES:
@@ -499,6 +524,9 @@ class Transpose(Body):
 
     def _describe(self) -> dict:
         return {"dtype": self.dtype}
+
+    def summary(self) -> list[str]:
+        return [f"y = transpose(x) ({self.dtype})"]
 
     def evaluate(self, arrays: Mapping[str, np.ndarray], uniform: Any) -> None:
         nrows, ncols = int(uniform["rows"]), int(uniform["cols"])
