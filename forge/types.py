@@ -6,6 +6,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field, fields
 
+import ml_dtypes
 import numpy as np
 
 from .errors import InvalidArgument
@@ -21,6 +22,8 @@ __all__ = [
     "SCALAR_TYPES",
     "BOOL",
     "scalar_type",
+    "is_float_dtype",
+    "float_info",
     "ValidationLevel",
 ]
 
@@ -227,6 +230,8 @@ SCALAR_TYPES: dict[str, ScalarType] = {
     t.name: t
     for t in (
         ScalarType("f16", np.dtype(np.float16), "f16", "__half"),
+        # numpy has no bfloat16: ml_dtypes gives it one; WGSL has no bfloat16 type.
+        ScalarType("bf16", np.dtype(ml_dtypes.bfloat16), None, "__nv_bfloat16"),
         ScalarType("f32", np.dtype(np.float32), "f32", "float"),
         ScalarType("f64", np.dtype(np.float64), "f64", "double"),
         ScalarType("i32", np.dtype(np.int32), "i32", "int", "int"),
@@ -236,6 +241,20 @@ SCALAR_TYPES: dict[str, ScalarType] = {
 
 #: The IR's truth values: a type of expressions, never of a buffer or a uniform field.
 BOOL = ScalarType("bool", np.dtype(np.bool_), "bool", "bool", "bool")
+
+
+_FLOAT_DTYPES = frozenset(t.numpy for t in SCALAR_TYPES.values() if t.is_float)
+
+
+def is_float_dtype(dtype) -> bool:
+    """Whether a numpy dtype is a float, bfloat16 included (numpy calls its kind "V")."""
+    dtype = np.dtype(dtype)
+    return dtype.kind == "f" or dtype in _FLOAT_DTYPES
+
+
+def float_info(dtype):
+    """``np.finfo`` of a float dtype, bfloat16 included (through ml_dtypes)."""
+    return ml_dtypes.finfo(np.dtype(dtype))
 
 
 def scalar_type(name: "str | ScalarType") -> ScalarType:

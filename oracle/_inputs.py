@@ -20,6 +20,7 @@ import numpy as np
 
 from forge.errors import InvalidArgument
 from forge.kernel import Access, BufferSpec, KernelSpec
+from forge.types import float_info, is_float_dtype
 
 __all__ = ["Case", "make_case", "buffer_label", "FAMILIES", "POISON_OUTPUT", "POISON_INPUT",
            "poison"]
@@ -33,19 +34,23 @@ _MIXED_SHARE = 0.14
 # (past the end of inputs): NaNs with payloads no arithmetic produces from numbers, and
 # different from each other, so a value computed from input poison is never mistaken
 # for output poison that was left in place.
-POISON_OUTPUT = {2: 0x7DAD, 4: 0x7FBADBAD, 8: 0x7FF7BADBADBADBAD}
-POISON_INPUT = {2: 0x7D0F, 4: 0x7FB0F0F0, 8: 0x7FF70F0F0F0F0F0F}
+# Keyed by element size, or by dtype name where the size does not say it: bfloat16 has
+# float32's 8-bit exponent, so the 2-byte (f16) patterns would be finite numbers there.
+POISON_OUTPUT = {2: 0x7DAD, 4: 0x7FBADBAD, 8: 0x7FF7BADBADBADBAD, "bfloat16": 0x7FAD}
+POISON_INPUT = {2: 0x7D0F, 4: 0x7FB0F0F0, 8: 0x7FF70F0F0F0F0F0F, "bfloat16": 0x7F8F}
 
-# log10 magnitude ranges of the large family, per float size (kept well inside the
-# dtype so products and short sums stay finite).
-_LARGE = {2: (2.0, 4.0), 4: (4.0, 9.0), 8: (8.0, 30.0)}
+# log10 magnitude ranges of the large family, per float size, or dtype name where the
+# size does not say it (kept well inside the dtype so products and short sums stay
+# finite; bfloat16 has float32's range).
+_LARGE = {2: (2.0, 4.0), 4: (4.0, 9.0), 8: (8.0, 30.0), "bfloat16": (4.0, 9.0)}
 
 
-def poison(dtype: np.dtype, count: int, pattern: Mapping[int, int] = POISON_OUTPUT) -> np.ndarray:
+def poison(dtype: np.dtype, count: int, pattern: Mapping[Any, int] = POISON_OUTPUT) -> np.ndarray:
     """``count`` elements of ``dtype`` holding the poison bit pattern."""
     dtype = np.dtype(dtype)
     words = {2: np.uint16, 4: np.uint32, 8: np.uint64}[dtype.itemsize]
-    return np.full(count, pattern[dtype.itemsize], words).view(dtype)
+    bits = pattern.get(dtype.name, pattern[dtype.itemsize])
+    return np.full(count, bits, words).view(dtype)
 
 
 def buffer_label(spec: BufferSpec) -> str:
@@ -110,7 +115,7 @@ def _magnitude_sample(rng, n, lo_mag, hi_mag, signs, domain):
 
 def _float_family(rng, family: str, n: int, dtype: np.dtype, domain, nonfinite: bool,
                   nan: bool = True):
-    info = np.finfo(dtype)
+    info = float_info(dtype)
     lo, hi = domain
     if family == "normal":
         a, b = max(lo, -4.0), min(hi, 4.0)
@@ -128,12 +133,16 @@ def _float_family(rng, family: str, n: int, dtype: np.dtype, domain, nonfinite: 
         return rng.choice(np.array(choices), n) if choices else None
     ranges = {
         "negatives": (1e-2, 1e2, (-1,)),
-        "large": (10.0 ** _LARGE[dtype.itemsize][0], 10.0 ** _LARGE[dtype.itemsize][1], (1, -1)),
+        "large": (10.0 ** _large(dtype)[0], 10.0 ** _large(dtype)[1], (1, -1)),
         "tiny": (float(info.tiny), float(info.tiny) * 2.0 ** 10, (1, -1)),
         "subnormal": (float(info.smallest_subnormal), float(info.tiny) * (1 - 2.0 ** -8), (1, -1)),
     }
     m_lo, m_hi, signs = ranges[family]
     return _magnitude_sample(rng, n, m_lo, m_hi, signs, domain)
+
+
+def _large(dtype: np.dtype) -> tuple[float, float]:
+    return _LARGE.get(dtype.name, _LARGE[dtype.itemsize])
 
 
 def _int_family(rng, family: str, n: int, dtype: np.dtype, domain):
@@ -154,7 +163,7 @@ def _int_family(rng, family: str, n: int, dtype: np.dtype, domain):
 
 
 def _family(rng, family, n, dtype, domain, nonfinite, nan=True):
-    values = (_float_family(rng, family, n, dtype, domain, nonfinite, nan) if dtype.kind == "f"
+    values = (_float_family(rng, family, n, dtype, domain, nonfinite, nan) if is_float_dtype(dtype)
               else _int_family(rng, family, n, dtype, domain))
     return None if values is None else values.astype(dtype)
 
@@ -179,7 +188,7 @@ def _fill(spec: BufferSpec, count: int, rng, kernel: KernelSpec):
             out[start:stop] = stacked[rng.integers(0, len(stacked), n), np.arange(n)]
         else:
             out[start:stop] = draw(family, n)
-    if dtype.kind == "f":  # rounding to the dtype may step just past a domain bound
+    if is_float_dtype(dtype):  # rounding to the dtype may step just past a domain bound
         lo, hi = (dtype.type(v) for v in domain)
         finite = np.isfinite(out)
         out[finite] = np.clip(out[finite], lo, hi)

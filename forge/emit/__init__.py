@@ -72,6 +72,7 @@ def check(kernel, schedule: Schedule, target: str | None = None, constraints=Non
     for name in _targets(target):
         lowering.check(body, schedule, name)
         try:
+            DIALECTS[name].check_types(body.dtypes())
             DIALECTS[name].check_ops(used_ops(body))
         except Unsupported as exc:
             raise UnsupportedFeature(f"kernel {kernel.id}: {exc}") from None

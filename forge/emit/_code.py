@@ -341,8 +341,11 @@ class Emission:
     def _cuda(self, ops) -> str:
         k, d = self.kernel, self.d
         out = self.header("CUDA C")
+        includes = d.includes(self.body.dtypes())
+        if includes:
+            out += [""] + includes
         out += ["", "struct __align__(16) fg_Params {"]
-        out += [f"    {d.storage(dtype)} {name};" for name, dtype in k.uniform.fields] + ["};"]
+        out += [f"    {d.scalar(dtype)} {name};" for name, dtype in k.uniform.fields] + ["};"]
         helpers = d.helpers(ops)
         if helpers:
             out += ["", helpers.rstrip()]
@@ -352,7 +355,7 @@ class Emission:
                 params.append("const fg_Params fg_p")
             else:
                 const = "const " if b.access.value == "read" else ""
-                params.append(f"{const}{d.storage(b.element)}* __restrict__ {b.name}")
+                params.append(f"{const}{d.scalar(b.element)}* __restrict__ {b.name}")
         x, y, z = self.schedule.workgroup_size
         out += ["", f"extern \"C\" __global__ void __launch_bounds__({x * y * z}) "
                     f"{k.entry_point}(", "        " + ",\n        ".join(params) + ") {"]

@@ -3,10 +3,14 @@
 The lowerings write one program shape for both targets through these objects, so a
 pattern is lowered once. Type names come from the dtype table (``forge.types``) and
 operation names from the operation table (``forge.ir._ops``); what is here is how a
-target writes them. CUDA C has no half type without ``cuda_fp16.h`` (which NVRTC
-does not ship), so on CUDA an f16 value lives in a ``float`` that is rounded to half
-after every operation (PTX ``cvt``), and f16 buffers hold ``unsigned short`` bits: the
-same rounding numpy's float16 arithmetic does.
+target writes them.
+
+On CUDA, f16 and bf16 are ``__half`` and ``__nv_bfloat16`` with the arithmetic of
+``cuda_fp16.h`` and ``cuda_bf16.h`` (on NVRTC's include path, from NVIDIA's wheels):
++, -, *, / and comparisons in half precision, each rounded once as numpy's float16 and
+ml_dtypes' bfloat16 are (a float product then sum may be contracted into one half FMA,
+as NVRTC does for float); the elementwise functions of a half value are the float
+function, rounded once. WGSL has f16 (``enable f16``) and no bfloat16 type.
 """
 
 from __future__ import annotations
@@ -57,6 +61,7 @@ class Dialect:
     """The spelling of one target; see WGSL and CUDA."""
 
     target = ""
+    language = ""
     pointer_vectors = False  # vector loads reinterpret an aligned element pointer (CUDA)
     _VECTORS: dict[str, str] = {}  # dtypes with vector types: their element's spelling
     u32 = ""      # the index type
@@ -67,9 +72,6 @@ class Dialect:
     # -- types and literals --------------------------------------------------------
     def scalar(self, dtype: str) -> str:
         raise NotImplementedError
-
-    def storage(self, dtype: str) -> str:
-        return self.scalar(dtype)
 
     def literal(self, value, dtype: str) -> str:
         if dtype == "bool":
@@ -174,9 +176,17 @@ class Dialect:
     def check_ops(self, ops: set[tuple[str, str]]) -> None:
         """Raise ``Unsupported`` for an operation the target lacks."""
 
+    def check_types(self, dtypes: set[str]) -> None:
+        """Raise ``Unsupported`` for a dtype the target has no type for."""
+        for name in sorted(dtypes):
+            if getattr(TYPES[name], self.target) is None:
+                raise Unsupported(f"{name} is unsupported, because {self.language} has no "
+                                  f"{TYPES[name].numpy.name} type")
+
 
 class WGSL(Dialect):
     target = "wgsl"
+    language = "WGSL"
     u32 = "u32"
     wide = "u32"
     barrier = "workgroupBarrier();"
@@ -265,6 +275,7 @@ class WGSL(Dialect):
 
 class CUDA(Dialect):
     target = "cuda"
+    language = "CUDA C"
     pointer_vectors = True
     u32 = "unsigned int"
     wide = "unsigned long long"
@@ -274,21 +285,20 @@ class CUDA(Dialect):
     group_linear = "(blockIdx.y * gridDim.x + blockIdx.x)"
     group_count = "(gridDim.x * gridDim.y)"
 
-    # f16 is emulated: computed in float, stored as its bits (see the module docstring).
-    _TYPES = {**{name: t.cuda for name, t in TYPES.items()}, "f16": "float"}
-    _STORAGE = {**_TYPES, "f16": "unsigned short"}
+    _TYPES = {name: t.cuda for name, t in TYPES.items()}
     _VECTORS = {"f32": "float", "i32": "int", "u32": "uint"}
+    #: The header that declares each half type and its arithmetic.
+    HEADERS = {"f16": "cuda_fp16.h", "bf16": "cuda_bf16.h"}
 
     def scalar(self, dtype: str) -> str:
         return self._TYPES[dtype]
 
-    def storage(self, dtype: str) -> str:
-        return self._STORAGE[dtype]
-
     def _float_literal(self, value: float, dtype: str) -> str:
         if dtype == "f64":
             return _f64_literal(value)
-        return f32_literal(float(np.float16(value)) if dtype == "f16" else value)
+        if dtype in self.HEADERS:  # exact: the IR stores a constant as its dtype holds it
+            return f"{self._TYPES[dtype]}({f32_literal(value)})"
+        return f32_literal(value)
 
     def _int_literal(self, value: int, dtype: str) -> str:
         if dtype == "i32":
@@ -298,7 +308,8 @@ class CUDA(Dialect):
     def _nonfinite(self, name: str, dtype: str) -> str:
         if dtype == "f64":
             return f"__longlong_as_double({_NONFINITE_BITS['f64'][name]}ll)"
-        return f"__int_as_float((int){_NONFINITE_BITS['f32'][name]}u)"
+        text = f"__int_as_float((int){_NONFINITE_BITS['f32'][name]}u)"
+        return f"{self._TYPES[dtype]}({text})" if dtype in self.HEADERS else text
 
     def let(self, name: str, dtype: str, text: str) -> str:
         return f"const {self._TYPES[dtype]} {name} = {text};"
@@ -326,57 +337,48 @@ class CUDA(Dialect):
     def shared(self, name: str, dtype: str, size: int) -> str:
         return f"__shared__ __align__(16) {self._TYPES[dtype]} {name}[{size}];"
 
-    def load(self, buffer: str, index: str, dtype: str) -> str:
-        text = f"{buffer}[{index}]"
-        return f"fg_h2f({text})" if dtype == "f16" else text
-
-    def store(self, buffer: str, index: str, dtype: str, value: str) -> str:
-        return f"{buffer}[{index}] = {'fg_f2h(' + value + ')' if dtype == 'f16' else value};"
-
-    def uniform(self, field: str, dtype: str) -> str:
-        return f"fg_h2f(fg_p.{field})" if dtype == "f16" else f"fg_p.{field}"
-
     def _vector(self, element: str, width: int) -> str:
         return f"{element}{width}"
-
-    def op(self, e: Expr, args: list[str]) -> str:
-        text = super().op(e, args)
-        return f"fg_rh({text})" if e.dtype == "f16" and OPERATIONS[e.op].rounded else text
 
     def select(self, cond, if_true, if_false) -> str:
         return f"({cond} ? {if_true} : {if_false})"
 
     def cast(self, text: str, source: str, target: str) -> str:
+        if source in self.HEADERS:
+            # a half type converts to float exactly; go on from there
+            text = f"(float)({text})"
+            if target == "f32":
+                return f"({text})"
+            source = "f32"
         if source in FLOATS and target in ("i32", "u32"):
             # cvt.rzi saturates and sends NaN to 0, matching the IR's cast.
             kind = "double" if source == "f64" else "float"
             return f"__{kind}2{'int' if target == 'i32' else 'uint'}_rz({text})"
-        if target == "f16":
-            return f"fg_rh((float)({text}))"
+        if target in self.HEADERS:
+            # the half type's constructor rounds once, from any of the IR's types
+            return f"{self._TYPES[target]}({text})"
         return f"(({self._TYPES[target]})({text}))"
 
     def function(self, name: str, dtype: str, args: list[str]) -> str:
+        operation = OPERATIONS[name]
+        if dtype in self.HEADERS and operation.cuda_half:
+            return f"{operation.cuda_half}({', '.join(args)})"
+        if dtype in self.HEADERS:
+            # a float function of the value, rounded once to the half type
+            value = operation.cuda[0] + f"((float)({args[0]}))"
+            return f"{self._TYPES[dtype]}({value})"
         if dtype in FLOATS:
-            spelled = OPERATIONS[name].cuda[1 if dtype == "f64" else 0]
+            spelled = operation.cuda[1 if dtype == "f64" else 0]
         else:
             spelled = name  # abs, min, max of int and unsigned int
         return f"{spelled}({', '.join(args)})"
 
+    def includes(self, dtypes: set[str]) -> list[str]:
+        """The headers the kernel's dtypes need (cuda_fp16.h, cuda_bf16.h)."""
+        return [f"#include <{self.HEADERS[d]}>" for d in sorted(self.HEADERS) if d in dtypes]
+
     def helpers(self, ops: set[tuple[str, str]]) -> str:
         parts = []
-        if any(dtype == "f16" for _, dtype in ops):
-            parts.append(
-                "// f16 values live in float, rounded to half after each operation;\n"
-                "// f16 buffers hold the half bits (NVRTC ships no cuda_fp16.h).\n"
-                "__device__ __forceinline__ float fg_h2f(unsigned short h) {\n"
-                "    float f; asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h)); return f;\n"
-                "}\n"
-                "__device__ __forceinline__ unsigned short fg_f2h(float f) {\n"
-                "    unsigned short h;\n"
-                "    asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f));\n"
-                "    return h;\n"
-                "}\n"
-                "__device__ __forceinline__ float fg_rh(float f) { return fg_h2f(fg_f2h(f)); }\n")
         if any(name == "sigmoid" and dtype != "f64" for name, dtype in ops):
             parts.append("__device__ __forceinline__ float fg_sigmoid_f32(float x) {\n"
                          "    return 1.0f / (1.0f + expf(-x));\n}\n")

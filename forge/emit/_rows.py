@@ -54,9 +54,9 @@ def check(body, schedule, target: str | None) -> None:
 
 
 def accumulator(dtype: str) -> str:
-    """The dtype a reduction accumulates in: f16 sums run in f32 (rounded once at the
-    end, as the float64 reference is), everything else in its own dtype."""
-    return "f32" if dtype == "f16" else dtype
+    """The dtype a reduction accumulates in: f16 and bf16 sums run in f32 (rounded once
+    at the end, as the float64 reference is), everything else in its own dtype."""
+    return "f32" if dtype in ("f16", "bf16") else dtype
 
 
 # -- levels ------------------------------------------------------------------------------

@@ -93,7 +93,7 @@ def kernel(id: str, body: Body, *, entry_point: str | None = None,
     if unknown:
         raise IRError(f"kernel {id!r}: defaults name {unknown}, which are not params of the "
                       f"body (its params: {params}; dimensions come from the size)")
-    needs = {t for t in ("f16", "f64") if body.uses(t)} | set(requires)
+    needs = {t for t in ("f16", "bf16", "f64") if body.uses(t)} | set(requires)
     # The entry point shares WGSL's namespace with builtins ("exp", "tanh"...).
     entry = _name(entry_point or f"{id}_kernel", "entry point")
     return KernelSpec(

@@ -26,6 +26,7 @@ from typing import Callable
 
 import numpy as np
 
+from ..types import is_float_dtype
 from ._dtypes import FLOATS, INT_RANGE, NUMPY_DTYPES, as_dtype
 from ._erf import erf64
 
@@ -45,8 +46,9 @@ class Operation:
     ``wgsl_helper`` a float32 helper function of ``forge.emit._approx`` (an f16
     argument goes through f32); ``wgsl_f64`` is False where naga cannot lower it for
     f64. ``cuda`` is the CUDA C function for (float, double); integer arguments use the
-    operation's name. ``rounded``: its f16 result on CUDA, computed in float, is rounded
-    to half (operations whose result is one of their operands need not be)."""
+    operation's name. ``cuda_half`` is the function of ``cuda_fp16.h`` / ``cuda_bf16.h``
+    for f16 and bf16; without one, a half value goes through the float function and is
+    rounded once (the operators +, -, *, / and comparisons are the headers' own)."""
 
     name: str
     rule: str
@@ -56,7 +58,7 @@ class Operation:
     wgsl_helper: bool = False
     wgsl_f64: bool = True
     cuda: tuple[str, str] | None = None
-    rounded: bool = False
+    cuda_half: str | None = None
 
 
 def _via_f64(function: Callable[[np.ndarray], np.ndarray]):
@@ -79,7 +81,7 @@ def _cast(e, a: np.ndarray) -> np.ndarray:
     """Float to integer rounds toward zero and saturates (NaN gives 0)."""
     source = np.asarray(a)
     target = NUMPY_DTYPES[e.dtype]
-    if source.dtype.kind == "f" and target.kind in "iu":
+    if is_float_dtype(source.dtype) and target.kind in "iu":
         info = np.iinfo(target)
         wide = np.trunc(source.astype(np.float64))
         wide = np.where(np.isnan(wide), 0.0, np.clip(wide, info.min, info.max))
@@ -101,14 +103,14 @@ def _bool(function: Callable[..., np.ndarray]):
 def _float_function(name: str, numpy, wgsl: str, cuda: tuple[str, str], *,
                     helper: bool = False) -> Operation:
     return Operation(name, "float", _via_f64(numpy), wgsl=wgsl, wgsl_helper=helper,
-                     wgsl_f64=False, cuda=cuda, rounded=True)
+                     wgsl_f64=False, cuda=cuda)
 
 
 OPERATIONS: dict[str, Operation] = {op.name: op for op in (
-    Operation("add", "arithmetic", _rounded(np.add), "+", rounded=True),
-    Operation("sub", "arithmetic", _rounded(np.subtract), "-", rounded=True),
-    Operation("mul", "arithmetic", _rounded(np.multiply), "*", rounded=True),
-    Operation("div", "division", _rounded(np.divide), "/", rounded=True),
+    Operation("add", "arithmetic", _rounded(np.add), "+"),
+    Operation("sub", "arithmetic", _rounded(np.subtract), "-"),
+    Operation("mul", "arithmetic", _rounded(np.multiply), "*"),
+    Operation("div", "division", _rounded(np.divide), "/"),
     Operation("lt", "comparison", _bool(np.less), "<"),
     Operation("le", "comparison", _bool(np.less_equal), "<="),
     Operation("gt", "comparison", _bool(np.greater), ">"),
@@ -119,11 +121,13 @@ OPERATIONS: dict[str, Operation] = {op.name: op for op in (
     Operation("or", "logical", _bool(np.logical_or), "||"),
     Operation("not", "not", _bool(np.logical_not), "!"),
     Operation("neg", "negation", _rounded(np.negative), "-"),
+    # __hmin/__hmax return the other operand for one NaN, as fmin/fmax do
     Operation("min", "arithmetic", _extremum(np.fmin, np.minimum), wgsl="min",
-              cuda=("fminf", "fmin")),
+              cuda=("fminf", "fmin"), cuda_half="__hmin"),
     Operation("max", "arithmetic", _extremum(np.fmax, np.maximum), wgsl="max",
-              cuda=("fmaxf", "fmax")),
-    Operation("abs", "abs", _rounded(np.abs), wgsl="abs", cuda=("fabsf", "fabs")),
+              cuda=("fmaxf", "fmax"), cuda_half="__hmax"),
+    Operation("abs", "abs", _rounded(np.abs), wgsl="abs", cuda=("fabsf", "fabs"),
+              cuda_half="__habs"),
     Operation("select", "select", lambda e, c, t, f: as_dtype(np.where(c, t, f), e.dtype)),
     Operation("cast", "cast", _cast),
     _float_function("sqrt", np.sqrt, "sqrt", ("sqrtf", "sqrt")),

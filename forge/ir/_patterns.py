@@ -150,11 +150,14 @@ class Body:
     def expressions(self) -> list[Expr]:
         return []
 
+    def dtypes(self) -> set[str]:
+        """The dtype of every value of the body: buffers, params and expressions."""
+        types = {b.dtype for b in self.buffers()} | {t for _, t in self.params()}
+        return types | {node.dtype for e in self.expressions() for node in walk(e)}
+
     def uses(self, dtype: str) -> bool:
         """Whether any value of the body has ``dtype`` (for ``requires``)."""
-        types = {b.dtype for b in self.buffers()} | {t for _, t in self.params()}
-        types |= {node.dtype for e in self.expressions() for node in walk(e)}
-        return dtype in types
+        return dtype in self.dtypes()
 
     def describe(self) -> dict:
         """Canonical JSON-able form, part of the kernel's semantic hash."""
