@@ -137,3 +137,40 @@ def test_the_default_bf16_tolerance_is_a_few_of_its_roundings():
     assert tolerance.ulp == 2 and eps <= tolerance.rtol <= 2 * eps
     assert compare(np.array([1.0 + eps], BF16), np.array([1.0], BF16)).passed
     assert not compare(np.array([1.0 + 4 * eps], BF16), np.array([1.0], BF16)).passed
+
+
+def test_a_mixed_precision_matmul_declares_narrow_inputs_and_an_f32_accumulation():
+    body = ir.matmul("f32", input_dtype="bf16")
+    assert [(b.name, b.dtype) for b in body.buffers()] == [("a", "bf16"), ("b", "bf16"),
+                                                           ("c", "f32")]
+    assert body.params() == [("alpha", "f32"), ("beta", "f32")]
+    assert "bf16 a and b, f32 accumulation and c" in body.summary()[0]
+    assert body.describe()["input_dtype"] == "bf16"
+    assert "input_dtype" not in ir.matmul("f32").describe()  # f32 GEMM's hash unchanged
+
+
+@pytest.mark.parametrize("dtype, inputs", [("f64", "f16"), ("f32", "f64"), ("f16", None),
+                                           ("bf16", None)])
+def test_a_matmul_accumulates_in_f32_or_f64_and_narrows_only_into_f32(dtype, inputs):
+    with pytest.raises(ir.IRTypeError, match="matmul"):
+        ir.matmul(dtype, input_dtype=inputs)
+
+
+def test_the_mixed_gemm_evaluates_exact_products_summed_once():
+    kernel = ir.kernel("g", ir.matmul("f32", input_dtype="f16"),
+                       defaults={"alpha": 1.0, "beta": 0.0})
+    a = np.array([1.0, 2.0 ** -11, 2.0 ** -11, 1.0], np.float16)  # 2x2, k = 2
+    b = np.array([1.0, 0.0, 1.0, 1.0], np.float16)
+    c = np.zeros(4, np.float32)
+    kernel.run_reference([a, b, c, kernel.pack_uniform(2)[0]])
+    # row 0: 1 + 2^-11 (not representable in f16, exact in f32)
+    assert c.tolist() == [1.0 + 2.0 ** -11, 2.0 ** -11, 2.0 ** -11 + 1.0, 1.0]
+
+
+def test_the_gemm_accumulation_tolerance_grows_with_k():
+    from forge.kernels.linalg import GEMM_BF16, accumulation_tolerance
+
+    small, large = (accumulation_tolerance(k, 2.0)["atol"] for k in (100, 400))
+    assert large == pytest.approx(8 * small)  # k ** 1.5
+    assert GEMM_BF16.tolerance["f32"]["atol"] == accumulation_tolerance(130, 2.0)["atol"]
+    assert "wg=16x16,ipt=1,vec=4,tile=128x128x8x2" in map(str, GEMM_BF16.schedules)

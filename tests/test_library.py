@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import forge
-from forge import BindingUsage, ir
+from forge import BindingUsage, UnsupportedFeature, ir
 from oracle import evaluate
 from oracle.pytest_plugin import require_available
 
@@ -134,6 +134,10 @@ _RUNS = [(k, s) for k in IR_KERNELS for s in k.schedules]
 @pytest.mark.parametrize("kernel, schedule", _RUNS, ids=[f"{k.id}-{s}" for k, s in _RUNS])
 def test_every_ir_kernel_on_the_device_matches_the_reference(kernel, schedule, device_pair):
     ctx, ref = device_pair
+    try:  # a dtype the device's language lacks (bf16 in WGSL) is a visible skip
+        kernel.source({"wgpu": "wgsl", "cuda": "cuda"}[ctx.backend_name], schedule)
+    except UnsupportedFeature as exc:
+        pytest.skip(f"{kernel.id} on {ctx.backend_name}: {exc}")
     for size in kernel.test_sizes:
         ev = evaluate(ctx, kernel, schedule, size, samples=0, reference=ref)
         assert ev.verdict == "pass", (f"{kernel.id} under {schedule} at size {size}: "

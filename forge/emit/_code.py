@@ -210,14 +210,22 @@ class Emission:
 
     # -- chunks ------------------------------------------------------------------------
     def load_chunk(self, buffer: str, dest: str, dest_base: str, index: str, pos: str,
-                   limit: str | None, width: int, vec_ok: str | None, vindex: str = "") -> None:
+                   limit: str | None, width: int, vec_ok: str | None, vindex: str = "",
+                   into: str | None = None) -> None:
         """``dest[dest_base + l] = buffer[index + l]`` for each lane ``l`` with
         ``pos + l < limit`` (every lane when ``limit`` is None): one vector load when
         the whole chunk is in range (and, on CUDA, aligned), else lane by lane. A buffer declared as vectors
         (``vectorize``) is addressed by its vector index ``vindex`` (``index / width``)
-        and its lanes are components of that vector."""
+        and its lanes are components of that vector. ``into`` names the dtype ``dest``
+        holds when it differs from the buffer's (each element is converted; such a
+        buffer is never loaded as vectors)."""
         dtype = self.decls[buffer].dtype
         d = self.d
+        if into is not None and into != dtype:
+            self._chunk(width, pos, limit, lambda i: f"{dest}[{plus(dest_base, i)}] = "
+                        f"{d.cast(d.load(buffer, plus(index, i), dtype), dtype, into)};",
+                        None, None)
+            return
         parts = "xyzw"[:width]
         if buffer in self.vector_arrays:
             element = f"{buffer}[{vindex}]"

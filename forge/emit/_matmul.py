@@ -186,7 +186,7 @@ class _MatmulLowering:
                 in_tile = f"{slot} < {total}u && " if total % self.threads else ""
                 with code.block(f"if ({in_tile}{guard}) {{"):
                     em.load_chunk(name, dest, f"{it * self.v}u", index, pos, limit, self.v,
-                                  self.vec_ok[name])
+                                  self.vec_ok[name], into=self.dtype)
 
     def _store_shared(self) -> None:
         em, code = self.em, self.em.code

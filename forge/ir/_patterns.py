@@ -441,41 +441,58 @@ def rows(layouts: Mapping[str, str] | None = None, **outputs: Expr) -> Rows:
 
 # -- matmul ------------------------------------------------------------------------------
 _MATRIX_LAYOUTS = ("row", "col")
+_NARROW_INPUTS = ("f16", "bf16")  # input precisions a f32 accumulation may declare
 
 
 @dataclass(frozen=True, eq=False)
 class Matmul(Body):
     """``c = alpha * a @ b + beta * c`` with ``a`` m x k, ``b`` k x n, each stored
     row-major (``"row"``) or column-major (``"col"``). When beta is 0, ``c`` is not
-    read (BLAS semantics: NaN in the old ``c`` does not leak)."""
+    read (BLAS semantics: NaN in the old ``c`` does not leak).
+
+    ``dtype`` is the accumulation and output precision (``c``, ``alpha``, ``beta``);
+    ``input_dtype`` the declared precision of ``a`` and ``b`` (default: ``dtype``):
+    f16 or bf16 inputs with f32 accumulation are the mixed-precision GEMM, whose
+    products are exact in f32 and whose sum is rounded in f32."""
 
     dtype: str = "f32"
     a_layout: str = "row"
     b_layout: str = "row"
+    input_dtype: str = ""
     kind = "matmul"
     schedules = (Schedule((16, 16), tile=(16, 16, 16)),
                  Schedule((16, 16), vector_width=4, tile=(64, 64, 8)))
 
     def __post_init__(self) -> None:
         if self.dtype not in ("f32", "f64"):
-            raise IRTypeError(f"matmul supports f32 and f64, got {self.dtype!r}")
+            raise IRTypeError(f"matmul accumulates in f32 or f64, got {self.dtype!r}")
+        inputs = self.input_dtype or self.dtype
+        if inputs != self.dtype and not (inputs in _NARROW_INPUTS and self.dtype == "f32"):
+            raise IRTypeError(f"matmul inputs of {inputs!r} with {self.dtype} accumulation: "
+                              f"inputs are the accumulation dtype, or one of "
+                              f"{_NARROW_INPUTS} with f32 accumulation")
+        object.__setattr__(self, "input_dtype", inputs)
         for which, layout in (("a", self.a_layout), ("b", self.b_layout)):
             if layout not in _MATRIX_LAYOUTS:
                 raise IRError(f"matmul {which}_layout must be 'row' or 'col', got {layout!r}")
 
     def buffers(self) -> list[BufferDecl]:
-        return [BufferDecl("a", self.dtype, False, False, ("m", "k"), self.a_layout),
-                BufferDecl("b", self.dtype, False, False, ("k", "n"), self.b_layout),
+        return [BufferDecl("a", self.input_dtype, False, False, ("m", "k"), self.a_layout),
+                BufferDecl("b", self.input_dtype, False, False, ("k", "n"), self.b_layout),
                 BufferDecl("c", self.dtype, True, True, ("m", "n"), "row")]
 
     def params(self) -> list[tuple[str, str]]:
         return [("alpha", self.dtype), ("beta", self.dtype)]
 
     def _describe(self) -> dict:
-        return {"dtype": self.dtype, "a_layout": self.a_layout, "b_layout": self.b_layout}
+        mixed = {"input_dtype": self.input_dtype} if self.input_dtype != self.dtype else {}
+        return {"dtype": self.dtype, "a_layout": self.a_layout, "b_layout": self.b_layout,
+                **mixed}
 
     def summary(self) -> list[str]:
-        return [f"c = alpha * a @ b + beta * c ({self.dtype}; a {self.a_layout}-major, "
+        precision = (self.dtype if self.input_dtype == self.dtype else
+                     f"{self.input_dtype} a and b, {self.dtype} accumulation and c")
+        return [f"c = alpha * a @ b + beta * c ({precision}; a {self.a_layout}-major, "
                 f"b {self.b_layout}-major; c not read when beta == 0)"]
 
     @staticmethod
@@ -498,11 +515,13 @@ class Matmul(Body):
         c[...] = result
 
 
-def matmul(dtype: str = "f32", a_layout: str = "row", b_layout: str = "row") -> Matmul:
+def matmul(dtype: str = "f32", a_layout: str = "row", b_layout: str = "row",
+           input_dtype: str | None = None) -> Matmul:
     """GEMM pattern ``c = alpha * a @ b + beta * c``; dims ``m = n = k = size`` unless
-    reshaped with ``ir.kernel(..., shape={...})``."""
+    reshaped with ``ir.kernel(..., shape={...})``. ``dtype`` is the accumulation and
+    output precision; ``input_dtype`` (e.g. ``"bf16"`` with ``"f32"``) that of a and b."""
     return Matmul(shape=(("m", SIZE), ("n", SIZE), ("k", SIZE)), dtype=dtype,
-                  a_layout=a_layout, b_layout=b_layout)
+                  a_layout=a_layout, b_layout=b_layout, input_dtype=input_dtype or "")
 
 
 # -- transpose ---------------------------------------------------------------------------
