@@ -465,7 +465,8 @@ class Matmul(Body):
 
     def __post_init__(self) -> None:
         if self.dtype not in ("f32", "f64"):
-            raise IRTypeError(f"matmul accumulates in f32 or f64, got {self.dtype!r}")
+            raise IRTypeError(f"matmul supports f32 and f64 (its accumulation and output "
+                              f"dtype), got {self.dtype!r}")
         inputs = self.input_dtype or self.dtype
         if inputs != self.dtype and not (inputs in _NARROW_INPUTS and self.dtype == "f32"):
             raise IRTypeError(f"matmul inputs of {inputs!r} with {self.dtype} accumulation: "
