@@ -14,7 +14,7 @@ __all__ = ["Schedule"]
 _VECTOR_WIDTHS = (1, 2, 4)
 # Short keys of the textual form ("wg=128,ipt=4,vec=4"), used by the CLI and headers.
 _KEYS = {"wg": "workgroup_size", "ipt": "items_per_invocation", "vec": "vector_width",
-         "tile": "tile", "grid": "max_workgroups"}
+         "tile": "tile", "grid": "max_workgroups", "unroll": "unroll"}
 
 
 def _as_dims(value: "int | tuple[int, ...]") -> tuple[int, int, int]:
@@ -26,14 +26,18 @@ def _as_dims(value: "int | tuple[int, ...]") -> tuple[int, int, int]:
 
 @dataclass(frozen=True)
 class Schedule:
-    """Workgroup size, items per invocation, vector width, tile sizes and an optional
-    grid cap (``max_workgroups``: the kernel then strides over the rest)."""
+    """Workgroup size, items per invocation, vector width, tile sizes, an optional
+    grid cap (``max_workgroups``: the kernel then strides over the rest), and
+    ``unroll``: write the loops over a tiled kernel's register arrays out in full on
+    targets without an unroll hint (WGSL), so their indices are constants (a matmul
+    choice; CUDA unrolls them by pragma either way)."""
 
     workgroup_size: tuple[int, int, int] = (64, 1, 1)
     items_per_invocation: int = 1
     vector_width: int = 1
     tile: tuple[int, ...] | None = None
     max_workgroups: int | None = None
+    unroll: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "workgroup_size", _as_dims(self.workgroup_size))
@@ -49,6 +53,9 @@ class Schedule:
             raise InvalidArgument(f"tile sizes must be positive, got {self.tile}")
         if self.max_workgroups is not None and self.max_workgroups < 1:
             raise InvalidArgument(f"max_workgroups must be >= 1, got {self.max_workgroups}")
+        if self.unroll not in (False, True):  # 0 and 1 from the textual form
+            raise InvalidArgument(f"unroll is 0 or 1, got {self.unroll!r}")
+        object.__setattr__(self, "unroll", bool(self.unroll))
 
     @property
     def invocations(self) -> int:
@@ -106,6 +113,8 @@ class Schedule:
             parts.append("tile=" + "x".join(map(str, self.tile)))
         if self.max_workgroups is not None:
             parts.append(f"grid={self.max_workgroups}")
+        if self.unroll:
+            parts.append("unroll=1")
         return ",".join(parts)
 
     @classmethod

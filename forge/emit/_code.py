@@ -15,7 +15,8 @@ from ..ir._ops import LEAVES
 from ..schedule import Schedule
 from ._dialect import Dialect
 
-__all__ = ["Code", "Values", "Emission", "EMITTER_VERSION", "ScheduleRefused", "plus", "short"]
+__all__ = ["Code", "Values", "Emission", "EMITTER_VERSION", "ScheduleRefused", "plus", "short",
+           "refuse_unroll"]
 
 
 class ScheduleRefused(UnsupportedFeature):
@@ -59,6 +60,14 @@ class Code:
 
     def text(self) -> str:
         return "\n".join(self.lines) + "\n"
+
+
+def refuse_unroll(schedule: Schedule, pattern: str) -> None:
+    """Refuse ``unroll=1`` for a pattern whose lowering writes its register loops out
+    always (the schedule would only repeat another one)."""
+    if schedule.unroll:
+        raise ScheduleRefused(f"a {pattern} always writes its register loops out; unroll=1 "
+                              "is a matmul choice")
 
 
 def plus(base: str, offset: int) -> str:

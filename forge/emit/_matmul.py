@@ -15,6 +15,13 @@ WX*vec apart, so neighbouring invocations read neighbouring shared-memory vector
 (no bank conflicts) and store neighbouring vectors of ``c``. The portable baseline
 ``tile=16x16x16`` on a 16x16 workgroup is the classic one-element-per-invocation
 tiling; ``tile=128x128x8x2, vec=4`` is the big-GPU schedule.
+
+WGSL has no unroll hint, so the loops over a step's k values, the micro-tile's rows and
+columns and the epilogue stay loops there, and the accumulators and fragments are
+indexed by loop variables: a driver that does not unroll them keeps those arrays in
+indexable (local) memory instead of registers. ``unroll=1`` writes these loops out in
+full on WGSL (``Emission.unrolled``), every index into a register array a constant;
+CUDA unrolls them by pragma either way.
 """
 
 from __future__ import annotations
@@ -90,6 +97,7 @@ class _MatmulLowering:
         (self.bm, self.bn, self.bk, self.stages, self.wx, self.wy,
          self.tm, self.tn) = _geometry(em.schedule)
         self.v = em.schedule.vector_width
+        self.unroll = em.schedule.unroll
         self.threads = self.wx * self.wy
         self.dtype = self.body.dtype
         self.m, self.n, self.k = (em.uniform(d) for d in ("m", "n", "k"))
@@ -222,45 +230,63 @@ class _MatmulLowering:
             return f"{index} * {across}u + {lane_group}"
         return f"{index} / {v}u * {across * v}u + {lane_group} * {v}u + {index} % {v}u"
 
+    def _each(self, var: str, count: int, body) -> None:
+        """``body()`` for ``var`` = 0 .. ``count`` - 1: a loop (unrolled by pragma on
+        CUDA), written out on WGSL under an ``unroll`` schedule."""
+        if self.unroll:
+            self.em.unrolled(var, count, body)
+            return
+        with self.em.code.block(self.em.d.loop(var, "0u", f"{count}u", "1u", unroll=True)):
+            body()
+
     def _compute(self) -> None:
         d, code = self.em.d, self.em.code
-        with code.block(d.loop("fg_kk", "0u", f"{self.bk}u", "1u", unroll=True)):
+
+        def fragments() -> None:
+            code.line(f"fg_fa[fg_i] = fg_as[fg_kk * {self.bm}u + "
+                      f"{self._local('fg_i', self.wy, 'fg_ty')}];")
+
+        def columns() -> None:
+            code.line(f"fg_fb[fg_j] = fg_bs[fg_kk * {self.bn}u + "
+                      f"{self._local('fg_j', self.wx, 'fg_tx')}];")
+
+        def products() -> None:
+            self._each("fg_j", self.tn, lambda: code.line(
+                f"fg_acc[fg_i * {self.tn}u + fg_j] += fg_fa[fg_i] * fg_fb[fg_j];"))
+
+        def step() -> None:
             code.line(d.array("fg_fa", self.dtype, self.tm))
             code.line(d.array("fg_fb", self.dtype, self.tn))
-            with code.block(d.loop("fg_i", "0u", f"{self.tm}u", "1u", unroll=True)):
-                code.line(f"fg_fa[fg_i] = fg_as[fg_kk * {self.bm}u + "
-                          f"{self._local('fg_i', self.wy, 'fg_ty')}];")
-            with code.block(d.loop("fg_j", "0u", f"{self.tn}u", "1u", unroll=True)):
-                code.line(f"fg_fb[fg_j] = fg_bs[fg_kk * {self.bn}u + "
-                          f"{self._local('fg_j', self.wx, 'fg_tx')}];")
-            with code.block(d.loop("fg_i", "0u", f"{self.tm}u", "1u", unroll=True)):
-                with code.block(d.loop("fg_j", "0u", f"{self.tn}u", "1u", unroll=True)):
-                    code.line(f"fg_acc[fg_i * {self.tn}u + fg_j] += fg_fa[fg_i] * fg_fb[fg_j];")
+            self._each("fg_i", self.tm, fragments)
+            self._each("fg_j", self.tn, columns)
+            self._each("fg_i", self.tm, products)
+        self._each("fg_kk", self.bk, step)
 
     def _epilogue(self) -> None:
         em, d, code = self.em, self.em.d, self.em.code
         alpha, beta = em.uniform("alpha"), em.uniform("beta")
         zero = d.literal(0, self.dtype)
         code.comment("c = alpha * acc + beta * c; c is not read when beta == 0")
-        with code.block(d.loop("fg_i", "0u", f"{self.tm}u", "1u", unroll=True)):
+
+        def vector(m: str) -> None:
+            n = em.let("fg_n", "u32", f"fg_n0 + fg_g * {self.wx * self.v}u + fg_tx * {self.v}u")
+            index = f"{d.widen(m)} * {self.n} + {n}"
+            code.line(d.array("fg_out", self.dtype, self.v))
+            code.line(d.array("fg_old", self.dtype, self.v))
+            for lane in range(self.v):
+                acc = f"fg_acc[fg_i * {self.tn}u + fg_g * {self.v}u + {lane}u]"
+                code.line(f"fg_out[{lane}u] = {alpha} * {acc};")
+            with code.block(f"if ({beta} != {zero}) {{"):
+                em.load_chunk("c", "fg_old", "0u", index, n, self.n, self.v, self.vec_ok["c"])
+                for lane in range(self.v):
+                    code.line(f"fg_out[{lane}u] = fg_out[{lane}u] + {beta} * fg_old[{lane}u];")
+            em.store_chunk("c", "fg_out", "0u", index, n, self.n, self.v, self.vec_ok["c"])
+
+        def row() -> None:
             m = em.let("fg_m", "u32", f"fg_m0 + {self._local('fg_i', self.wy, 'fg_ty')}")
             with code.block(f"if ({m} < {self.m}) {{"):
-                with code.block(d.loop("fg_g", "0u", f"{self.tn // self.v}u", "1u", unroll=True)):
-                    n = em.let("fg_n", "u32",
-                               f"fg_n0 + fg_g * {self.wx * self.v}u + fg_tx * {self.v}u")
-                    index = f"{d.widen(m)} * {self.n} + {n}"
-                    code.line(d.array("fg_out", self.dtype, self.v))
-                    code.line(d.array("fg_old", self.dtype, self.v))
-                    for lane in range(self.v):
-                        acc = f"fg_acc[fg_i * {self.tn}u + fg_g * {self.v}u + {lane}u]"
-                        code.line(f"fg_out[{lane}u] = {alpha} * {acc};")
-                    with code.block(f"if ({beta} != {zero}) {{"):
-                        em.load_chunk("c", "fg_old", "0u", index, n, self.n, self.v,
-                                      self.vec_ok["c"])
-                        for lane in range(self.v):
-                            code.line(f"fg_out[{lane}u] = fg_out[{lane}u] + "
-                                      f"{beta} * fg_old[{lane}u];")
-                    em.store_chunk("c", "fg_out", "0u", index, n, self.n, self.v, self.vec_ok["c"])
+                self._each("fg_g", self.tn // self.v, lambda: vector(m))
+        self._each("fg_i", self.tm, row)
 
 
 def lower(em: Emission) -> None:

@@ -30,7 +30,7 @@ from typing import Callable
 
 from ..ir import Expr, col, row
 from ..ir._expr import walk
-from ._code import Emission, ScheduleRefused, short
+from ._code import Emission, ScheduleRefused, refuse_unroll, short
 
 __all__ = ["PATTERN", "check", "storage_bytes", "workgroup_count", "lower"]
 
@@ -41,6 +41,7 @@ _WARP = 32
 
 
 def check(body, schedule, target: str | None) -> None:
+    refuse_unroll(schedule, 'rows kernel')
     x, y, z = schedule.workgroup_size
     if schedule.tile is not None:
         raise ScheduleRefused("a rows kernel takes no tile: the row is covered by "

@@ -3,7 +3,8 @@
 gemm's baselines are the classic 16x16 shared-memory tiling and a 64x64x8 register-
 blocked tile; its ``big-gpu`` schedules are 128x128x8 tiles with 8x8 per invocation,
 float4 loads, ``a`` stored transposed in shared memory, and register prefetch of the
-next tile (PERFORMANCE.md P4). All fit WebGPU's 256 invocations and 16 KiB.
+next tile (PERFORMANCE.md P4); the ``unroll=1`` twins write WGSL's register loops out
+(see ``forge/emit/_matmul.py``). All fit WebGPU's 256 invocations and 16 KiB.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ GEMM_SCHEDULES = (
     Schedule((16, 16), vector_width=4, tile=(64, 64, 8)),
     Schedule((16, 16), vector_width=4, tile=(128, 128, 8, 2)),
     Schedule((16, 16), vector_width=4, tile=(128, 128, 8)),
+    # WGSL with the register loops written out (constant indices): issue 18's 67x gap
+    Schedule((16, 16), vector_width=4, tile=(128, 128, 8, 2), unroll=True),
+    Schedule((16, 16), vector_width=4, tile=(64, 64, 8), unroll=True),
 )
 TRANSPOSE_SCHEDULES = (Schedule((32, 8), tile=(32, 32)), Schedule((16, 16), tile=(16, 16)))
 
