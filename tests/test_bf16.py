@@ -174,3 +174,13 @@ def test_the_gemm_accumulation_tolerance_grows_with_k():
     assert large == pytest.approx(8 * small)  # k ** 1.5
     assert GEMM_BF16.tolerance["f32"]["atol"] == accumulation_tolerance(130, 2.0)["atol"]
     assert "wg=16x16,ipt=1,vec=4,tile=128x128x8x2" in map(str, GEMM_BF16.schedules)
+
+
+def test_half_chunks_move_as_one_aligned_access_on_cuda():
+    from forge.kernels.reductions import SOFTMAX_BF16
+
+    schedule = Schedule((256, 1), items_per_invocation=4, vector_width=4)
+    source = SOFTMAX_BF16.source("cuda", schedule)
+    assert "struct __align__(8) fg_bfloat4 { __nv_bfloat16 x, y, z, w; };" in source
+    assert "*reinterpret_cast<const fg_bfloat4*>(&x[" in source
+    assert "& 7ull) == 0ull" in source  # 8-byte alignment, not float4's 16

@@ -13,6 +13,7 @@ from ..ir import Expr
 from ..ir._expr import walk
 from ..ir._ops import LEAVES
 from ..schedule import Schedule
+from ..ir._dtypes import TYPES
 from ._dialect import Dialect
 
 __all__ = ["Code", "Values", "Emission", "EMITTER_VERSION", "ScheduleRefused", "plus", "short",
@@ -148,6 +149,7 @@ class Emission:
         self._shared: list[str] = []
         self.decls = {decl.name: decl for decl in self.body.buffers()}
         self.vector_arrays: dict[str, int] = {}  # WGSL buffers declared as vectors
+        self._vector_types: set[tuple[str, int]] = set()  # (dtype, width) moved as vectors
         self.code.depth = 1
 
     # -- building blocks -------------------------------------------------------------
@@ -182,11 +184,12 @@ class Emission:
 
     def vec_ok(self, buffers: Iterable[str], width: int, extra: str = "") -> str | None:
         """A bool value: every buffer is aligned for ``width``-wide vector access
-        (CUDA, 32-bit elements); None when vector loads are not used."""
+        (CUDA); None when vector loads are not used."""
         names = [b for b in buffers if self.d.vector(self.decls[b].dtype, width)]
         if not names or width == 1 or not self.d.pointer_vectors:
             return None
-        mask = 4 * width - 1  # bytes: 32-bit elements
+        size = max(TYPES[self.decls[b].dtype].size for b in names)
+        mask = size * width - 1  # bytes
         pointers = " | ".join(f"(unsigned long long){b}" for b in names)
         text = f"(({pointers}) & {mask}ull) == 0ull"
         return self.let(self.values.fresh("vec_ok"), "bool", f"{text}{extra}")
@@ -246,6 +249,7 @@ class Emission:
         whole = None
         vt = d.vector(dtype, width)
         if vt and vec_ok:
+            self._vector_types.add((dtype, width))
             whole = ([f"const {vt} fg_q = *reinterpret_cast<const {vt}*>(&{buffer}[{index}]);"]
                      + [f"{dest}[{plus(dest_base, i)}] = fg_q.{p};" for i, p in enumerate(parts)])
         self._chunk(width, pos, limit, lambda i: f"{dest}[{plus(dest_base, i)}] = "
@@ -268,8 +272,9 @@ class Emission:
         whole = None
         vt = d.vector(dtype, width)
         if vt and vec_ok:
+            self._vector_types.add((dtype, width))
             whole = [f"*reinterpret_cast<{vt}*>(&{buffer}[{index}]) = "
-                     f"make_{vt}({', '.join(values)});"]
+                     f"{d.make_vector(vt, values)};"]
         self._chunk(width, pos, limit, lambda i: d.store(buffer, plus(index, i), dtype,
                                                          values[i]), whole, vec_ok)
 
@@ -361,6 +366,9 @@ class Emission:
         includes = d.includes(self.body.dtypes())
         if includes:
             out += [""] + includes
+        structs = [d.vector_struct(*v) for v in sorted(self._vector_types)]
+        if any(structs):
+            out += [""] + [s for s in structs if s]
         out += ["", "struct __align__(16) fg_Params {"]
         out += [f"    {d.scalar(dtype)} {name};" for name, dtype in k.uniform.fields] + ["};"]
         helpers = d.helpers(ops)

@@ -141,6 +141,15 @@ class Dialect:
     def _vector(self, element: str, width: int) -> str:
         raise NotImplementedError
 
+    def make_vector(self, vector: str, values: list[str]) -> str:
+        """A vector of type ``vector`` holding ``values``."""
+        return f"{vector}({', '.join(values)})"
+
+    def vector_struct(self, dtype: str, width: int) -> str | None:
+        """The declaration a vector type of ``dtype`` needs in the module (None: the
+        target has the type)."""
+        return None
+
     # -- operations --------------------------------------------------------------------
     def op(self, e: Expr, args: list[str]) -> str:
         """The text of ``e`` applied to the value texts ``args``: the IR's operator
@@ -286,7 +295,10 @@ class CUDA(Dialect):
     group_count = "(gridDim.x * gridDim.y)"
 
     _TYPES = {name: t.cuda for name, t in TYPES.items()}
-    _VECTORS = {"f32": "float", "i32": "int", "u32": "uint"}
+    # f16 and bf16 chunks move as structs of 2 or 4 halves, aligned to their size (one
+    # 4- or 8-byte access), declared by the module (``vector_struct``).
+    _VECTORS = {"f32": "float", "i32": "int", "u32": "uint", "f16": "fg_half",
+                "bf16": "fg_bfloat"}
     #: The header that declares each half type and its arithmetic.
     HEADERS = {"f16": "cuda_fp16.h", "bf16": "cuda_bf16.h"}
 
@@ -339,6 +351,18 @@ class CUDA(Dialect):
 
     def _vector(self, element: str, width: int) -> str:
         return f"{element}{width}"
+
+    def make_vector(self, vector: str, values: list[str]) -> str:
+        if vector.startswith("fg_"):
+            return f"{vector}{{{', '.join(values)}}}"
+        return f"make_{vector}({', '.join(values)})"
+
+    def vector_struct(self, dtype: str, width: int) -> str | None:
+        if dtype not in self.HEADERS:
+            return None
+        lanes = ", ".join("xyzw"[:width])
+        return (f"struct __align__({TYPES[dtype].size * width}) {self.vector(dtype, width)} "
+                f"{{ {self._TYPES[dtype]} {lanes}; }};")
 
     def select(self, cond, if_true, if_false) -> str:
         return f"({cond} ? {if_true} : {if_false})"
