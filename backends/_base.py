@@ -5,7 +5,8 @@ allocator, view liveness, the pipeline cache, fences, closed and lost states) on
 of a handful of primitives a backend provides:
 
 - ``_write(view, data)`` / ``_read_into(view, out)``: copy bytes to or from a view;
-- ``_compile(kernel, schedule, source)``: build what ``_launch`` runs (cached here);
+- ``_compile(launch, source)``: build what ``_launch`` runs for ``launch``'s steps
+  (cached here by source, entry points, override values and compile options);
 - ``_launch(compiled, launch, warmups, samples)``: run and time on the device;
 - ``_enqueue(compiled, launch)``: one untimed dispatch, not waited for;
 - ``_signal(fence)`` / ``_wait(fence)``: mark and wait for completion of device work
@@ -19,6 +20,7 @@ itself lost and every later call raises ``DeviceLost`` too.
 from __future__ import annotations
 
 import abc
+import dataclasses
 import functools
 import hashlib
 import time
@@ -31,8 +33,9 @@ import numpy as np
 from forge.allocator import SlabAllocator
 from forge.errors import (ContextClosed, DeviceLost, InvalidArgument, KernelTimeout,
                           UnsupportedFeature)
-from forge.kernel import Access, KernelSpec
+from forge.kernel import Access, KernelSpec, Step
 from forge.schedule import Schedule
+from forge.size import Size
 from forge.types import AdapterConstraints, AdapterIdentity, BindingUsage, BufferView
 from forge.contract import OracleContext
 
@@ -41,13 +44,27 @@ __all__ = ["SlabContext", "Launch", "as_bytes", "poll_until"]
 
 @dataclass(frozen=True)
 class Launch:
-    """One checked dispatch: what to run, on which views, over how many workgroups."""
+    """One checked run of a kernel: what to run, on which views, at which size, as
+    which launches (``steps``: one, or several for a kernel made of ``launches``), with
+    each buffer bound for which access (the source's declaration wins), and the source
+    text compiled for it (None for a backend that compiles none)."""
 
     kernel: KernelSpec
     schedule: Schedule
     views: tuple[BufferView, ...]
-    element_count: int
-    workgroups: tuple[int, int, int]
+    size: Size
+    steps: tuple[Step, ...]
+    accesses: tuple[Access, ...]
+    source: str | None = None
+
+    @property
+    def element_count(self) -> int:
+        return int(self.size)
+
+    @property
+    def workgroups(self) -> tuple[int, int, int]:
+        """The first launch's workgroups."""
+        return self.steps[0].workgroups
 
 
 def as_bytes(data: Any) -> memoryview:
@@ -80,6 +97,20 @@ def poll_until(done: Callable[[], bool], timeout_s: float, what: str) -> None:
         pause = min(pause * 2, 1e-3)
 
 
+#: ``run_kernel(timeout_s=...)`` left out: the context's ``timeout_s`` bounds the waits.
+_CONTEXT_BOUND: Any = object()
+
+
+def _checked_timeout(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
+            or not 0 < float(value) < float("inf"):
+        raise InvalidArgument(f"timeout_s must be None or a finite number of seconds > 0, "
+                              f"got {value!r}")
+    return float(value)
+
+
 def _api(method):
     """Refuse calls on a closed or lost context; turn a DeviceLost into the lost state."""
 
@@ -106,11 +137,13 @@ class SlabContext(OracleContext):
         self._closed = False
         self._lost: str | None = None
         self._lost_error: DeviceLost | None = None  # what lost it (a KernelTimeout...)
-        self._pipelines: dict[tuple[str, str], Any] = {}
-        # kernel -> {schedule: compiled}, so that a repeated dispatch finds its pipeline
-        # without generating and hashing its source again (kernels compare by identity).
+        self._pipelines: dict[tuple, Any] = {}
+        # kernel -> {(schedule, size): (launch parts, compiled)}, so that a repeated
+        # dispatch finds its pipeline without generating and hashing its source again
+        # (kernels compare by identity).
         self._by_kernel: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._fence = 0          # last fence handed out; fences count submissions
+        self._call_bound: Any = _CONTEXT_BOUND  # the running call's own timeout_s
         self.compile_count = 0   # pipeline-cache misses, for tests and benchmarks
 
     # -- primitives ----------------------------------------------------------------
@@ -121,7 +154,7 @@ class SlabContext(OracleContext):
     def _read_into(self, view: BufferView, out: memoryview) -> None: ...
 
     @abc.abstractmethod
-    def _compile(self, kernel: KernelSpec, schedule: Schedule, source: str) -> Any: ...
+    def _compile(self, launch: Launch, source: str | None) -> Any: ...
 
     @abc.abstractmethod
     def _launch(self, compiled: Any, launch: Launch, warmups: int, samples: int) -> list[int]: ...
@@ -143,6 +176,21 @@ class SlabContext(OracleContext):
     # times samples through ``timing_source``.
     _adapter: AdapterIdentity
     _constraints: AdapterConstraints
+
+    #: What the float semantics probe saw on this adapter (``backends._probe``).
+    float_semantics: Any = None
+
+    def _declare_measured_semantics(self) -> None:
+        """Replace the constraints' float semantics by what the probe measures on this
+        adapter (cached per adapter and driver): a backend calls it once it is open."""
+        from ._probe import probe_float_semantics
+
+        seen = probe_float_semantics(self)
+        self.float_semantics = seen
+        self._constraints = dataclasses.replace(
+            self._constraints, subnormals_may_flush=seen.subnormals_may_flush,
+            nonfinite_indeterminate=seen.nonfinite_indeterminate,
+            float_departures=seen.departures)
 
     @property
     def adapter(self) -> AdapterIdentity:
@@ -278,22 +326,35 @@ class SlabContext(OracleContext):
     @_api
     def run_kernel(self, kernel: KernelSpec, schedule: Schedule,
                    buffers: Sequence[BufferView], element_count: int,
-                   warmups: int = 0, samples: int = 1) -> list[int]:
+                   warmups: int = 0, samples: int = 1, *,
+                   timeout_s: Any = _CONTEXT_BOUND) -> list[int]:
+        """See ``OracleContext.run_kernel``. ``timeout_s`` bounds this call's waits
+        instead of the context's ``timeout_s`` (None: unbounded)."""
         if warmups < 0 or samples < 1:
             raise InvalidArgument(f"need warmups >= 0 and samples >= 1, got {warmups}, {samples}")
-        launch = self._prepare(kernel, schedule, buffers, element_count)
-        compiled = self._pipeline(kernel, schedule)
-        times = self._launch(compiled, launch, warmups, samples)
+        launch, compiled = self._prepare(kernel, schedule, buffers, element_count)
+        previous = self._call_bound
+        if timeout_s is not _CONTEXT_BOUND:
+            self._call_bound = _checked_timeout(timeout_s)
+        try:
+            times = self._launch(compiled, launch, warmups, samples)
+        finally:
+            self._call_bound = previous
         self._after_submit(launch)
         return times
+
+    @property
+    def _wait_bound(self) -> float | None:
+        """Seconds any one wait may take now: the running call's ``timeout_s`` when it
+        gave one, else the context's."""
+        return self.timeout_s if self._call_bound is _CONTEXT_BOUND else self._call_bound
 
     @_api
     def dispatch(self, kernel: KernelSpec, schedule: Schedule,
                  buffers: Sequence[BufferView], element_count: int) -> int:
         """Enqueue one untimed dispatch and return its fence without waiting. The
         views stay in use until that fence completes; releasing them waits for it."""
-        launch = self._prepare(kernel, schedule, buffers, element_count)
-        compiled = self._pipeline(kernel, schedule)
+        launch, compiled = self._prepare(kernel, schedule, buffers, element_count)
         self._enqueue(compiled, launch)
         return self._after_submit(launch)
 
@@ -315,24 +376,23 @@ class SlabContext(OracleContext):
             self._allocator.mark_used(view, self._fence)
         return self._fence
 
-    def _prepare(self, kernel: KernelSpec, schedule: Schedule,
-                 buffers: Sequence[BufferView], element_count: int) -> Launch:
-        """Every check that can be made before the device sees the dispatch."""
+    def _prepare(self, kernel: KernelSpec, schedule: Schedule, buffers: Sequence[BufferView],
+                 element_count: Any) -> tuple[Launch, Any]:
+        """Every check that can be made before the device sees the dispatch, and the
+        compiled pipeline (from the cache when this kernel ran here before)."""
         if not isinstance(kernel, KernelSpec):
             raise InvalidArgument(f"expected a KernelSpec, got {type(kernel).__name__}")
         if not isinstance(schedule, Schedule):
             raise InvalidArgument(f"expected a Schedule, got {type(schedule).__name__}")
-        if not isinstance(element_count, (int, np.integer)) or isinstance(element_count, bool):
-            raise InvalidArgument(f"element_count must be an int, got {element_count!r}")
-        element_count = int(element_count)
+        if not (isinstance(element_count, (int, np.integer)) or isinstance(element_count, Size)) \
+                or isinstance(element_count, (bool, np.bool_)):
+            raise InvalidArgument(f"element_count must be an int or a forge.Size, got "
+                                  f"{element_count!r}")
+        size = kernel.size(element_count)
         views = tuple(buffers)
-        kernel.check_buffers(views, element_count)
+        steps, accesses, source, compiled = self._known(kernel, schedule, size)
+        kernel.check_buffers(views, size, self.target, accesses)
         constraints = self.constraints
-        for feature in sorted(kernel.requires):
-            if not constraints.supports(feature):
-                raise UnsupportedFeature(f"kernel {kernel.id} requires {feature}, which "
-                                         f"{self.adapter.name} does not offer")
-        schedule.check(constraints)
         for view, spec in zip(views, kernel.buffers):
             self._allocator.check_live(view)
             limit = constraints.binding_limit(spec.access is Access.UNIFORM)
@@ -340,37 +400,71 @@ class SlabContext(OracleContext):
                 raise UnsupportedFeature(
                     f"kernel {kernel.id} binding {spec.binding}: a view of "
                     f"{view.length_bytes} bytes exceeds the binding limit of {limit}")
-        workgroups = kernel.workgroups(schedule, element_count,
-                                       constraints.max_workgroups_per_dimension[0])
-        if min(workgroups) < 0:  # a kernel's own grid function got it wrong
-            raise InvalidArgument(f"kernel {kernel.id} asks for {workgroups} workgroups; "
-                                  "each count must be >= 0")
-        for axis, (count, limit) in enumerate(
-                zip(workgroups, constraints.max_workgroups_per_dimension)):
-            if count > limit:
-                raise UnsupportedFeature(
-                    f"kernel {kernel.id} at {element_count} elements needs {count} "
-                    f"workgroups in {'xyz'[axis]}, over the limit of {limit}")
-        return Launch(kernel, schedule, views, element_count, workgroups)
+        return Launch(kernel, schedule, views, size, steps, accesses, source), compiled
 
-    def kernel_source(self, kernel: KernelSpec, schedule: Schedule) -> str:
-        """The text this backend compiles for ``kernel`` under ``schedule``."""
-        if self.target is None:
-            raise UnsupportedFeature(f"the {self.backend_name} backend compiles no source")
-        return kernel.source(self.target, schedule)
+    @_api
+    def compiled(self, kernel: KernelSpec, schedule: Schedule, size: Any = None) -> Any:
+        """What this context compiled for ``kernel`` under ``schedule`` (at ``size``, for
+        a source that depends on it), compiling it now if it has not: the backend's
+        own object (CUDA: a ``LoadedKernel`` with its functions; wgpu: its pipelines)."""
+        size = kernel.size(size if size is not None else kernel.largest_size())
+        return self._known(kernel, schedule, size)[3]
 
-    def _pipeline(self, kernel: KernelSpec, schedule: Schedule) -> Any:
-        """The compiled kernel, from the cache keyed by (source hash, entry point)."""
+    def _known(self, kernel: KernelSpec, schedule: Schedule, size: Size) -> tuple:
+        """``_resolve``'s answer, remembered per kernel object, schedule and size."""
         known = self._by_kernel.get(kernel)
-        if known is not None and schedule in known:
-            return known[schedule]
-        source = self.kernel_source(kernel, schedule)
-        key = (hashlib.sha256(source.encode()).hexdigest(), kernel.entry_point)
+        entry = None if known is None else known.get((schedule, size))
+        if entry is None:
+            entry = self._resolve(kernel, schedule, size)
+            self._by_kernel.setdefault(kernel, {})[(schedule, size)] = entry
+        return entry
+
+    def _resolve(self, kernel: KernelSpec, schedule: Schedule, size: Size) -> tuple:
+        """(steps, accesses, source, compiled) of ``kernel`` under ``schedule`` at
+        ``size``: checked against this adapter, then compiled (or found compiled)."""
+        constraints = self.constraints
+        source = self.kernel_source(kernel, schedule, size)
+        target = self.target
+        missing = sorted(f for f in kernel.features(target, source)
+                         if not constraints.supports(f))
+        if missing:
+            raise UnsupportedFeature(f"kernel {kernel.id} requires {', '.join(missing)}, which "
+                                     f"{self.adapter.name} does not offer")
+        if target is None:  # a host backend runs the CPU meaning whatever the pattern says
+            schedule.check(constraints)
+        else:
+            kernel.check_schedule(schedule, constraints, target)
+        steps = kernel.steps(target, schedule, size, constraints.max_workgroups_per_dimension[0],
+                             source if target else None)
+        for step in steps:
+            Schedule(step.block).check(constraints)
+            for axis, (count, limit) in enumerate(
+                    zip(step.workgroups, constraints.max_workgroups_per_dimension)):
+                if count > limit:
+                    raise UnsupportedFeature(
+                        f"kernel {kernel.id} at size {size} needs {count} workgroups in "
+                        f"{'xyz'[axis]} for {step.entry_point}, over the limit of {limit}")
+            if step.shared_bytes > constraints.max_workgroup_storage_bytes:
+                raise UnsupportedFeature(
+                    f"kernel {kernel.id} asks {step.shared_bytes} bytes of dynamic shared "
+                    f"memory for {step.entry_point}; the device allows "
+                    f"{constraints.max_workgroup_storage_bytes}")
+        accesses = kernel.access_on(target, source)
+        launch = Launch(kernel, schedule, (), size, steps, accesses, source if target else None)
+        options = kernel.compile_options(target) if target else ()
+        key = (None if source is None else hashlib.sha256(source.encode()).hexdigest(),
+               tuple(s.entry_point for s in steps), tuple(s.overrides for s in steps),
+               options, accesses)
         compiled = self._pipelines.get(key)
         if compiled is None:
-            compiled = self._compile(kernel, schedule, source)
+            compiled = self._compile(launch, source)
             self.compile_count += 1
             self._pipelines[key] = compiled
-        self._by_kernel.setdefault(kernel, {})[schedule] = compiled
-        return compiled
+        return steps, accesses, launch.source, compiled
 
+    def kernel_source(self, kernel: KernelSpec, schedule: Schedule, size: Any = None) -> str:
+        """The text this backend compiles for ``kernel`` under ``schedule`` (at ``size``,
+        for sources that depend on it)."""
+        if self.target is None:
+            raise UnsupportedFeature(f"the {self.backend_name} backend compiles no source")
+        return kernel.source(self.target, schedule, size)

@@ -8,7 +8,6 @@ uploads of a large array against a pinned DMA, with the host's own copy bandwidt
 from __future__ import annotations
 
 import ctypes
-import hashlib
 import time
 
 import numpy as np
@@ -39,8 +38,7 @@ def _tiny(ctx):
 def _raw_launch(ctx, kernel, schedule, views):
     """(function, grid, block, kernelParams address, holders) for a bare launch of the
     tiny kernel: arguments packed once, as a hand-written loop would."""
-    source = ctx.kernel_source(kernel, schedule)
-    loaded = ctx.module_cache[(hashlib.sha256(source.encode()).hexdigest(), kernel.entry_point)]
+    loaded = ctx.compiled(kernel, schedule, _TINY)
     holders = [ctypes.c_uint64(ctx.slab + views[0].offset),
                ctypes.c_uint64(ctx.slab + views[1].offset),
                ctypes.create_string_buffer(kernel.pack_uniform(_TINY).tobytes())]

@@ -7,12 +7,14 @@ allocator, kernel descriptions, the kernel IR (``forge.ir``) and its emitters
 neither ``backends`` nor ``oracle``, and never ``cuda`` or ``wgpu``.
 """
 
-from . import emit, ir
+from . import ir, emit  # ir first: the emitters register themselves with it
 from .allocator import SlabAllocator
+from .contract import OracleContext
 from .errors import (AllocationError, CompileError, ContextClosed, DeviceLost, ForgeError,
                      GpuUnavailable, GpuValidation, InvalidArgument, KernelTimeout, OracleMismatch,
-                     UnsupportedFeature)
-from .kernel import TARGETS, Access, BufferSpec, KernelSpec
+                     ReferenceFailed, UnsupportedFeature)
+from .kernel import TARGETS, Access, BufferSpec, Dispatch, KernelBody, KernelSpec, ceil_div
+from .size import Size, parse_size
 from .registry import (BACKEND_GROUP, KERNEL_GROUP, BackendEntry, PluginWarning,
                        available_backends, backend_entries, backend_names, default_backend,
                        get_kernel, list_kernels, open_context, refresh)
@@ -24,6 +26,7 @@ from .types import (SCALAR_TYPES, AdapterConstraints, AdapterIdentity, BindingUs
 __version__ = "0.1.0"
 
 __all__ = [
+    "Dispatch", "KernelBody", "OracleContext", "ReferenceFailed", "Size", "ceil_div", "parse_size",
     "Access", "AdapterConstraints", "AdapterIdentity", "AllocationError", "BackendEntry",
     "BindingUsage", "BufferSpec", "BufferView", "CompileError", "ContextClosed",
     "DeviceLost", "ForgeError", "GpuUnavailable", "GpuValidation", "InvalidArgument",

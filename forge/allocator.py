@@ -150,8 +150,13 @@ class SlabAllocator:
             raise AllocationError(
                 f"{view} is no longer live: it was released (clear_transient_allocations, "
                 "advance_read_head or restore_checkpoint) and its bytes may be reused")
-        if (view.position % self._rings[view.slab].capacity != view.offset
-                or record.end - record.start != view.length_bytes):
+        start = view.position % self._rings[view.slab].capacity
+        length = record.end - record.start
+        if view.span:  # a window: inside the allocation it was taken of
+            if view.span != length or not (start <= view.offset and
+                                           view.end <= start + length):
+                raise AllocationError(f"{view} is not a window of the allocation at its position")
+        elif start != view.offset or length != view.length_bytes:
             raise AllocationError(f"{view} does not match the allocation at its position")
 
     def mark_used(self, view: BufferView, fence: int) -> None:

@@ -1,5 +1,5 @@
 """``OracleContext``: the one hardware surface the generic oracle drives
-(DESIGN.md section 2).
+(docs/DESIGN.md section 2).
 
 Every backend implements it; the oracle, the tuner and the CLI reach a device only
 through these members. An incomplete backend fails at construction (abstract base).
@@ -75,16 +75,20 @@ class OracleContext(abc.ABC):
     # -- kernels -------------------------------------------------------------------
     @abc.abstractmethod
     def run_kernel(self, kernel: KernelSpec, schedule: Schedule,
-                   buffers: Sequence[BufferView], element_count: int,
-                   warmups: int = 0, samples: int = 1) -> list[int]:
+                   buffers: Sequence[BufferView], element_count,
+                   warmups: int = 0, samples: int = 1, **options) -> list[int]:
         """Compile ``kernel`` for this backend (cached), dispatch it ``warmups`` times
-        untimed then ``samples`` times timed; return each sample's nanoseconds."""
+        untimed then ``samples`` times timed; return each sample's nanoseconds, after
+        the work completed. ``element_count`` is the problem size (an int, or a
+        ``forge.Size`` for a kernel with several dimensions). A backend that can bound
+        its waits takes ``timeout_s=`` (seconds, or None) for this call alone."""
 
-    def kernel_source(self, kernel: KernelSpec, schedule: Schedule) -> str:
-        """The text this backend compiles for ``kernel`` under ``schedule``: its hash goes
-        into certificates, and schedules with identical text are one tuning candidate.
-        Raises ``UnsupportedFeature`` when the kernel has nothing for this backend. A
-        backend that compiles nothing describes what it runs instead (this default)."""
+    def kernel_source(self, kernel: KernelSpec, schedule: Schedule, size=None) -> str:
+        """The text this backend compiles for ``kernel`` under ``schedule`` (at ``size``,
+        for a source whose template uses the size): its hash goes into certificates, and
+        schedules with identical text are one tuning candidate. Raises
+        ``UnsupportedFeature`` when the kernel has nothing for this backend. A backend
+        that compiles nothing describes what it runs instead (this default)."""
         return f"{kernel.semantic_hash} {schedule}"
 
     # -- identity ------------------------------------------------------------------

@@ -20,6 +20,7 @@ __all__ = [
     "UnsupportedFeature",
     "ContextClosed",
     "OracleMismatch",
+    "ReferenceFailed",
 ]
 
 
@@ -78,6 +79,11 @@ class UnsupportedFeature(ForgeError, NotImplementedError):
 
 class ContextClosed(ForgeError, ValueError):
     """A context was used after ``close()`` (a ValueError, like I/O on a closed file)."""
+
+
+class ReferenceFailed(ForgeError, RuntimeError):
+    """A kernel's numpy reference raised, or returned something that does not fit its
+    outputs (the oracle's verdict is then ``reference-error``, never a pass)."""
 
 
 class OracleMismatch(ForgeError, AssertionError):

@@ -1,48 +1,76 @@
 """``KernelSpec`` and ``BufferSpec``: the portable description of a compute kernel
-(DESIGN.md section 3).
+(docs/DESIGN.md section 3), written so that kernels from other projects fit *as
+written*.
 
-A kernel names its buffers (binding, group, element type, access), an optional uniform
-block of named scalar fields, and how each buffer's element count follows from the
-problem size. Its body is either an IR ``body`` (``forge.ir``), which ``forge.emit``
-lowers to every target and the IR evaluator runs with numpy, or raw sources per target
-(templates over the schedule) plus a numpy reference function that writes the outputs
-in place.
+A kernel names its buffers (binding, group, element type, access, how many elements
+for a problem size), an optional uniform block of named fields, and a *body*: either
+raw sources per target with a numpy reference function, or an IR pattern
+(``forge.ir``) that is lowered to every target and evaluated with numpy. Both bodies
+answer the same questions (``KernelBody``): the source for a target, the dispatch
+geometry, whether a schedule may run, the CPU meaning.
 
-Calling convention shared by every backend, and by hand-written sources:
-- buffers are bound in (group, binding) order; a WGSL source declares them with
-  ``@group(g) @binding(b)``; a CUDA source takes storage buffers as pointers and the
-  uniform block as a struct by value, in that order;
-- a 1-D dispatch linearises the workgroup id as ``y * num_workgroups.x + x``
-  (``blockIdx.y * gridDim.x + blockIdx.x``), since one dimension holds at most
-  65535 workgroups on WebGPU;
-- the source templates may use ``${wg_x}``, ``${wg_y}``, ``${wg_z}``, ``${ipt}``,
-  ``${vec}`` and ``${entry}`` (``string.Template``; write ``$$`` for a dollar).
+Calling conventions shared by every backend and by hand-written sources:
+
+- WGSL declares buffers with ``@group(g) @binding(b)``; the access the shader declares
+  wins over the spec's (an input declared ``var<storage, read_write>`` is bound
+  writable, and the oracle still checks that it came back unchanged). A binding holds
+  exactly the buffer's elements, so ``arrayLength`` counts them (rounded up to 4
+  bytes, and to whole vectors when the shader declares ``array<vec4<f32>>`` over an
+  ``f32`` buffer). ``override`` constants take ``overrides``.
+- CUDA takes its parameters in the order the ``__global__`` function declares them,
+  matched by name: a buffer is a device pointer, a uniform field a scalar by value,
+  the uniform block's name the whole struct by value. ``arguments`` gives the order
+  explicitly; without names to match, buffers come in (group, binding) order and the
+  uniform block last, as a struct. Dynamic shared memory is ``shared_bytes``; NVRTC
+  options ``options["cuda"]``; ``defines`` become ``-D`` options; the entry point may
+  be a C++ name (``"ns::kernel<float, 256>"``), found through NVRTC's name expressions.
+- A 1-D dispatch of more than ``max_workgroups_per_dimension`` workgroups spills into
+  y (WebGPU allows 65535 per dimension): a kernel linearises its workgroup as
+  ``wg.y * num_workgroups.x + wg.x`` (``blockIdx.y * gridDim.x + blockIdx.x``), reading
+  the x extent it was given. CUDA launches up to 2**31 - 1 in x, so it never spills.
+- Sources may use template values, written ``{{NAME}}`` (or ``${NAME}``): ``wg_x``,
+  ``wg_y``, ``wg_z``, ``ipt``, ``vec``, ``entry``, the size's dimensions (``{{M}}``),
+  and the kernel's ``constants``. Only known names are replaced; an unknown
+  ``{{NAME}}`` is an error, and any other ``$`` or brace is left as written.
 """
 
 from __future__ import annotations
 
+import abc
+import ast
 import enum
+import functools
 import hashlib
+import inspect
 import json
-import string
+import math
+import operator
+import re
 import types
-from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any, Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .errors import InvalidArgument, UnsupportedFeature
+from . import layout as _layout
+from . import sources as _sources
+from .errors import ForgeError, InvalidArgument, ReferenceFailed, UnsupportedFeature
 from .schedule import Schedule
+from .size import Size, is_int, parse_size
 from .types import BindingUsage, BufferView, ScalarType, scalar_type
 
-__all__ = ["Access", "BufferSpec", "KernelSpec", "TARGETS"]
+__all__ = ["Access", "BufferSpec", "KernelSpec", "KernelBody", "RawBody", "Dispatch",
+           "Step", "TARGETS", "ceil_div"]
 
 TARGETS = ("wgsl", "cuda")
 
-_UNIFORM_ALIGN = 16  # a WGSL uniform block's size rounds up to 16 bytes
+
+def ceil_div(a: int, b: int) -> int:
+    """``ceil(a / b)`` for non-negative integers (for ``grid`` functions)."""
+    return -(-int(a) // int(b))
 
 
+# -- digests ------------------------------------------------------------------------------
 def _code_digest(code: types.CodeType) -> list:
     parts: list = [code.co_name, code.co_code.hex(), list(code.co_names)]
     for const in code.co_consts:
@@ -60,26 +88,117 @@ def _value_digest(value: Any) -> Any:
         return repr(value)
     if isinstance(value, (tuple, list)):
         return [_value_digest(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _value_digest(v) for k, v in sorted(value.items(), key=str)}
+    if isinstance(value, np.ndarray):
+        return hashlib.sha256(value.tobytes() + str(value.dtype).encode()).hexdigest()[:16]
     if callable(value):
         return _callable_digest(value)
     return type(value).__qualname__  # an object whose repr may carry its address
 
 
-def _callable_digest(function: Callable | None) -> str | None:
+def _callable_digest(function: Any) -> str | None:
     """A digest of what a Python function computes: its code, constants, defaults and
     captured values, equal in every process of one Python version. Functions are part
     of a kernel's meaning (its numpy reference, its geometry), so they are in its hash."""
     if function is None:
         return None
+    if not callable(function):
+        return repr(_value_digest(function))
     code = getattr(function, "__code__", None)
     if code is None:
-        return f"{type(function).__module__}.{type(function).__qualname__}"
+        state = getattr(function, "__dict__", None)
+        return f"{type(function).__module__}.{type(function).__qualname__}" + (
+            f":{_value_digest(dict(state))}" if state else "")
     cells = [_value_digest(c.cell_contents) for c in (function.__closure__ or ())]
     data = [function.__module__, function.__qualname__, _code_digest(code), cells,
             _value_digest(function.__defaults__)]
     return hashlib.sha256(json.dumps(data).encode()).hexdigest()[:16]
 
 
+# -- values that may depend on the schedule and the size ----------------------------------
+_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+              ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
+              ast.Div: operator.truediv}
+_FUNCTIONS = {"min": min, "max": max, "ceil_div": ceil_div, "int": int, "abs": abs}
+
+
+def evaluate_expression(text: str, names: Mapping[str, Any]) -> Any:
+    """The value of an arithmetic expression such as ``"M*K"`` or ``"ceil_div(n, 4)"``
+    over ``names`` (integers only: + - * // % ** /, min, max, ceil_div, abs)."""
+    def value(node: ast.AST) -> Any:
+        if isinstance(node, ast.Expression):
+            return value(node.body)
+        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+            return node.value
+        if isinstance(node, ast.Name):
+            if node.id not in names:
+                raise InvalidArgument(f"expression {text!r} names {node.id!r}, which is not "
+                                      f"one of {', '.join(names) or 'nothing'}")
+            return names[node.id]
+        if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+            return _OPERATORS[type(node.op)](value(node.left), value(node.right))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            return -value(node.operand)
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and node.func.id in _FUNCTIONS and not node.keywords):
+            return _FUNCTIONS[node.func.id](*map(value, node.args))
+        raise InvalidArgument(f"expression {text!r}: only arithmetic over the size's "
+                              f"dimensions is allowed, not {ast.dump(node)[:60]}")
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError as exc:
+        raise InvalidArgument(f"bad expression {text!r}: {exc.msg}") from None
+    return value(tree)
+
+
+def _names(schedule: Schedule | None, size: Any) -> dict[str, Any]:
+    names: dict[str, Any] = {}
+    if isinstance(size, Size):
+        names.update(size.dims)
+    if size is not None:
+        names.setdefault("size", int(size))
+        names.setdefault("n", int(size))
+    if schedule is not None:
+        x, y, z = schedule.workgroup_size
+        names.update(wg_x=x, wg_y=y, wg_z=z, ipt=schedule.items_per_invocation,
+                     vec=schedule.vector_width)
+    return names
+
+
+def resolve(value: Any, schedule: Schedule | None, size: Any, what: str,
+            with_schedule: bool = True) -> Any:
+    """A kernel attribute that may depend on the run: a constant, an expression over
+    the size's dimensions and the schedule's (``"M*K"``, ``"wg_x * 4"``), or a callable
+    of ``(schedule, size)`` (of ``(size)`` alone when ``with_schedule`` is False: counts,
+    shapes, params). An exception raised by the callable becomes an
+    ``InvalidArgument`` naming ``what``."""
+    if isinstance(value, str):
+        return evaluate_expression(value, _names(schedule, size))
+    if callable(value) and not isinstance(value, (np.ndarray, Schedule)):
+        try:
+            return value(schedule, size) if with_schedule else value(size)
+        except ForgeError:
+            raise
+        except Exception as exc:
+            raise InvalidArgument(f"{what} raised {type(exc).__name__}: {exc}") from exc
+    return value
+
+
+class _Fixed:
+    """A picklable callable returning one value whatever it is asked (frozen kernels)."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __call__(self, *args: Any) -> Any:
+        return self.value
+
+    def __repr__(self) -> str:
+        return f"fixed({self.value!r})"
+
+
+# -- buffers ------------------------------------------------------------------------------
 class Access(enum.Enum):
     """How a kernel uses a buffer."""
 
@@ -107,154 +226,425 @@ _ACCEPTED_USAGES = {
 class BufferSpec:
     """One buffer of a kernel.
 
-    ``count(size)`` gives the element count for a problem of ``size`` (default: the
-    size itself). A uniform buffer (``access="uniform"``) lists its named scalar
-    ``fields`` instead and holds one record. ``inout`` marks a read-write buffer whose
-    initial contents the kernel reads (``C`` in ``C = alpha*A@B + beta*C``): the oracle
-    fills it with inputs instead of poison.
+    ``element`` is a type (``forge.layout``): a scalar name, ``"vec3<f32>"``,
+    ``"array<f32, 4>"`` or a struct ``(("pos", "vec3<f32>"), ("mass", "f32"))``; it is
+    laid out per target (padding is never judged). ``count`` is the element count for a
+    problem size: a callable of the size, an expression over its dimensions
+    (``"M*K"``), an int, or None for the size itself. A uniform buffer
+    (``access="uniform"``) lists its named ``fields`` instead and holds one record.
+
+    What the buffer holds before the run, in one place:
+    - an input's ``fill``: a domain ``(lo, hi)``, a generator ``fill(rng, count,
+      size) -> array``, fixed content (an array, or a scalar), or None for the
+      oracle's edge-case families;
+    - an output's ``initial`` content (a scalar, an array, or ``initial(size)``) for
+      kernels that accumulate into it (atomicAdd, split-K): timed repeats start from
+      it again, and unwritten elements cannot be told apart, so none are reported;
+    - ``inout``: a read-write buffer whose initial contents the kernel reads (``C`` in
+      ``C = alpha*A@B + beta*C``), drawn like an input.
+
+    ``shape`` gives the reference the buffer as an array of that shape (ints, dimension
+    names or expressions; default flat). ``scratch`` marks a read-write buffer the
+    kernel uses for intermediate results: the reference need not write it and it is
+    not judged.
     """
 
     binding: int
-    element: str = "f32"
+    element: Any = "f32"
     access: Access = Access.READ
     group: int = 0
     name: str = ""
-    count: Callable[[int], int] | None = field(default=None, compare=False)
-    fields: tuple[tuple[str, str], ...] = ()
+    count: Any = None
+    fields: tuple = ()
     inout: bool = False
+    shape: Any = None
+    fill: Any = None
+    initial: Any = None
+    scratch: bool = False
 
     def __post_init__(self) -> None:
+        for attribute in ("binding", "group"):
+            value = getattr(self, attribute)
+            if not is_int(value) or value < 0:
+                raise InvalidArgument(f"buffer {self.name or self.binding!r}: {attribute} "
+                                      f"must be an int >= 0, got {value!r}")
+            object.__setattr__(self, attribute, int(value))
         try:
             object.__setattr__(self, "access", Access(self.access))
         except ValueError:
             raise InvalidArgument(
                 f"buffer {self.binding}: access must be one of "
                 f"{[a.value for a in Access]}, got {self.access!r}") from None
-        scalar_type(self.element)
-        object.__setattr__(self, "fields", tuple((str(n), str(t)) for n, t in self.fields))
+        if not isinstance(self.name, str):
+            raise InvalidArgument(f"buffer {self.binding}: name must be a str, got {self.name!r}")
+        if isinstance(self.element, list):
+            object.__setattr__(self, "element", tuple(map(tuple, self.element)))
+        _layout.parse_type(self.element)
+        object.__setattr__(self, "fields", tuple((str(n), t if not isinstance(t, list) else
+                                                  tuple(map(tuple, t)))
+                                                 for n, t in self.fields))
         if self.access is Access.UNIFORM:
             if not self.fields:
                 raise InvalidArgument(f"uniform buffer {self.binding} needs named scalar fields")
-            for _, t in self.fields:
-                scalar_type(t)
+            _layout.parse_type(self.fields)  # checks types and duplicate names
         elif self.fields:
             raise InvalidArgument(f"buffer {self.binding}: only a uniform buffer has fields")
         if self.inout and self.access is not Access.READ_WRITE:
             raise InvalidArgument(f"buffer {self.binding}: only a read_write buffer is inout")
+        if (self.initial is not None or self.scratch) and self.access is not Access.READ_WRITE:
+            raise InvalidArgument(f"buffer {self.binding}: initial content and scratch are "
+                                  "for read_write buffers")
+        if self.fill is not None and self.access is not Access.READ and not self.inout:
+            raise InvalidArgument(f"buffer {self.binding}: fill is for inputs (and inout "
+                                  "buffers); give an output initial= content instead")
+        if self.count is not None and not (callable(self.count) or isinstance(self.count, str)
+                                           or is_int(self.count)):
+            raise InvalidArgument(f"buffer {self.binding}: count is a callable, an expression "
+                                  f"or an int, got {self.count!r}")
 
     @classmethod
-    def uniform(cls, binding: int, fields: Sequence[tuple[str, str]], group: int = 0,
+    def uniform(cls, binding: int, fields: Sequence[tuple[str, Any]], group: int = 0,
                 name: str = "params") -> "BufferSpec":
         return cls(binding, "u32", Access.UNIFORM, group, name, None, tuple(fields))
+
+    @property
+    def label(self) -> str:
+        """The buffer's name, or ``g<group>b<binding>`` when it has none."""
+        return self.name or f"g{self.group}b{self.binding}"
+
+    @property
+    def type(self) -> Any:
+        """The type of one element (the struct of fields for a uniform)."""
+        return self.fields if self.access is Access.UNIFORM else self.element
 
     @property
     def scalar(self) -> ScalarType:
         return scalar_type(self.element)
 
-    @cached_property
+    @property
+    def is_scalar(self) -> bool:
+        return _layout.parse_type(self.type).is_scalar
+
+    @functools.cached_property
     def record_dtype(self) -> np.dtype:
-        """The uniform block as a numpy record: natural alignment, padded to 16 bytes."""
-        names, formats, offsets, offset = [], [], [], 0
-        for name, type_name in self.fields:
-            dtype = scalar_type(type_name).numpy
-            offset = -(-offset // dtype.itemsize) * dtype.itemsize
-            names.append(name)
-            formats.append(dtype)
-            offsets.append(offset)
-            offset += dtype.itemsize
-        itemsize = max(_UNIFORM_ALIGN, -(-offset // _UNIFORM_ALIGN) * _UNIFORM_ALIGN)
-        return np.dtype({"names": names, "formats": formats, "offsets": offsets,
-                         "itemsize": itemsize})
+        """The uniform block as the reference sees it: its fields at C's natural
+        alignment, padded to 16 bytes. For scalar fields these are also the bytes WGSL
+        and CUDA read, so ``pack_uniform``'s record can be uploaded to any backend; with
+        vector, array or struct fields, lay it out per target (``buffer_bytes``)."""
+        dtype = _layout.logical_dtype(self.type)
+        if self.access is not Access.UNIFORM:
+            return dtype
+        padded = -(-dtype.itemsize // 16) * 16
+        return np.dtype({"names": list(dtype.names), "formats": [dtype.fields[n][0] for n in dtype.names],
+                         "offsets": [dtype.fields[n][1] for n in dtype.names],
+                         "itemsize": padded})
 
     @property
     def dtype(self) -> np.dtype:
-        """The numpy dtype of one element (the record for a uniform)."""
-        return self.record_dtype if self.access is Access.UNIFORM else self.scalar.numpy
+        """The numpy dtype of one element as the reference sees it."""
+        return self.record_dtype
 
-    def element_count(self, size: int) -> int:
+    def dtype_for(self, target: str | None) -> np.dtype:
+        """The numpy dtype of one element's bytes on ``target`` (None: host memory)."""
+        if target is None:
+            return self.dtype
+        return _layout.target_dtype(self.type, _layout.rules_for(target, self.access is Access.UNIFORM))
+
+    @property
+    def is_output(self) -> bool:
+        """Judged against the reference: read-write and not scratch."""
+        return self.access is Access.READ_WRITE and not self.scratch
+
+    def element_count(self, size: Any) -> int:
         if self.access is Access.UNIFORM:
             return 1
-        return int(self.count(size)) if self.count is not None else int(size)
+        if self.count is None:
+            return int(size)
+        count = resolve(self.count, None, size, f"buffer {self.label}'s count", False)
+        if not is_int(count) or count < 0:
+            raise InvalidArgument(f"buffer {self.label}'s count at size {size} is {count!r}; "
+                                  "it must be an int >= 0")
+        return int(count)
 
-    def byte_size(self, size: int) -> int:
-        return self.element_count(size) * self.dtype.itemsize
+    def byte_size(self, size: Any, target: str | None = None) -> int:
+        return self.element_count(size) * self.dtype_for(target).itemsize
+
+    def shape_at(self, size: Any) -> tuple[int, ...]:
+        """The array shape the reference sees at ``size``."""
+        count = self.element_count(size)
+        if self.shape is None:
+            return (count,)
+        dims = resolve(self.shape, None, size, f"buffer {self.label}'s shape", False)
+        if isinstance(dims, (int, np.integer, str)):
+            dims = (dims,)
+        shape = tuple(int(resolve(d, None, size, f"buffer {self.label}'s shape", False))
+                      for d in dims)
+        if math.prod(shape) != count:
+            raise InvalidArgument(f"buffer {self.label}: shape {shape} holds {math.prod(shape)} "
+                                  f"elements, but its count at size {size} is {count}")
+        return shape
 
     def describe(self) -> dict:
         """A JSON-able description, part of the kernel's semantic hash."""
-        return {"binding": self.binding, "group": self.group, "element": self.element,
-                "access": self.access.value, "name": self.name, "fields": list(self.fields),
-                "inout": self.inout, "count": _callable_digest(self.count)}
+        return {"binding": self.binding, "group": self.group,
+                "element": _layout.type_text(_layout.parse_type(self.element)),
+                "access": self.access.value, "name": self.name,
+                "fields": [[n, _layout.type_text(_layout.parse_type(t))] for n, t in self.fields],
+                "inout": self.inout, "count": _callable_digest(self.count),
+                "shape": _callable_digest(self.shape), "fill": _callable_digest(self.fill),
+                "initial": _callable_digest(self.initial), "scratch": self.scratch}
+
+
+# -- launches -----------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Dispatch:
+    """One launch of a kernel made of several (a three-kernel layernorm, a two-pass
+    reduction): its entry point, geometry (``grid(schedule, size)``; None: 1-D over the
+    size), its own schedule (a ``Schedule``, or ``schedule(kernel_schedule, size)``;
+    None: the kernel's), dynamic shared memory and CUDA argument order."""
+
+    entry_point: str
+    grid: Any = None
+    schedule: Any = None
+    shared_bytes: Any = None
+    arguments: tuple[str, ...] | None = None
+
+    def describe(self) -> dict:
+        return {"entry_point": self.entry_point, "grid": _callable_digest(self.grid),
+                "schedule": _callable_digest(self.schedule) if not isinstance(
+                    self.schedule, Schedule) else str(self.schedule),
+                "shared_bytes": _callable_digest(self.shared_bytes),
+                "arguments": list(self.arguments) if self.arguments else None}
+
+
+@dataclass(frozen=True)
+class Step:
+    """One launch resolved for a target, schedule and size: what a backend runs.
+    ``arguments`` (CUDA) lists each parameter as ``("buffer", index)``,
+    ``("field", name)`` or ``("uniform", None)``."""
+
+    entry_point: str
+    workgroups: tuple[int, int, int]
+    block: tuple[int, int, int]
+    shared_bytes: int = 0
+    arguments: tuple[tuple[str, Any], ...] = ()
+    overrides: tuple[tuple[str, Any], ...] = ()
+
+
+# -- bodies -------------------------------------------------------------------------------
+class KernelBody(abc.ABC):
+    """What a kernel computes and how it is lowered; IR patterns and raw sources both
+    implement it, so ``KernelSpec`` never asks which kind it holds."""
+
+    kind: str = ""
+
+    @abc.abstractmethod
+    def targets(self, kernel: "KernelSpec") -> tuple[str, ...]:
+        """The targets it has source for."""
+
+    @abc.abstractmethod
+    def source(self, kernel: "KernelSpec", target: str, schedule: Schedule, size: Any) -> str:
+        """The text a backend of ``target`` compiles."""
+
+    @abc.abstractmethod
+    def workgroups(self, kernel: "KernelSpec", schedule: Schedule, size: Any,
+                   max_per_dimension: int) -> tuple[int, int, int]:
+        """Workgroups of the (first) dispatch at ``size``."""
+
+    def check_schedule(self, kernel: "KernelSpec", schedule: Schedule,
+                       target: str | None, constraints: Any) -> None:
+        """Raise ``UnsupportedFeature`` unless the body can run under ``schedule``."""
+
+    @property
+    def has_reference(self) -> bool:
+        return True
+
+    @abc.abstractmethod
+    def evaluate(self, kernel: "KernelSpec", arrays: Sequence[Any], size: Any,
+                 constraints: Any = None) -> Any:
+        """Run the CPU meaning over ``arrays`` (buffers in order, the uniform as a
+        record); returns what the function returned (None: wrote in place)."""
+
+    def size(self, kernel: "KernelSpec", value: Any) -> Size:
+        return parse_size(value, kernel.dims)
+
+    @abc.abstractmethod
+    def describe(self, kernel: "KernelSpec") -> dict:
+        """JSON-able data defining the body's meaning."""
+
+
+class RawBody(KernelBody):
+    """Hand-written sources per target plus a numpy ``reference`` function."""
+
+    kind = "raw"
+
+    def __init__(self, sources: Mapping[str, str], reference: Callable | None) -> None:
+        self.sources = dict(sources)
+        self.reference = reference
+
+    def targets(self, kernel: "KernelSpec") -> tuple[str, ...]:
+        return tuple(t for t in TARGETS if t in self.sources)
+
+    def source(self, kernel: "KernelSpec", target: str, schedule: Schedule, size: Any) -> str:
+        if target not in self.sources:
+            raise UnsupportedFeature(
+                f"kernel {kernel.id} has no {target} source (it has: "
+                f"{', '.join(self.targets(kernel)) or 'none'})")
+        text = self.sources[target]
+        return kernel.render(text, schedule, size) if kernel.template else text
+
+    def workgroups(self, kernel: "KernelSpec", schedule: Schedule, size: Any,
+                   max_per_dimension: int) -> tuple[int, int, int]:
+        return schedule.dispatch_workgroups(int(size), max_per_dimension)
+
+    @property
+    def has_reference(self) -> bool:
+        return self.reference is not None
+
+    def evaluate(self, kernel: "KernelSpec", arrays: Sequence[Any], size: Any,
+                 constraints: Any = None) -> Any:
+        if self.reference is None:
+            raise UnsupportedFeature(f"kernel {kernel.id} has no CPU reference")
+        if constraints is not None and kernel.reference_reads_device:
+            return self.reference(*arrays, constraints=constraints)
+        return self.reference(*arrays)
+
+    def describe(self, kernel: "KernelSpec") -> dict:
+        described: dict[str, Any] = {"sources": {t: self.sources[t] for t in sorted(self.sources)}}
+        digest = _callable_digest(self.reference)
+        if digest is not None:
+            described["reference"] = digest
+        return described
+
+
+# -- the kernel ---------------------------------------------------------------------------
+_TEMPLATE = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}|\$\{([A-Za-z_]\w*)\}")
+# WGSL enable-extensions and the feature each needs from the adapter.
+_ENABLE_FEATURES = {"f16": "f16", "subgroups": "subgroups", "subgroups_f16": "subgroups"}
 
 
 @dataclass(frozen=True, eq=False)
 class KernelSpec:
-    """A compute kernel, described once for every backend.
+    """A compute kernel, described once for every backend (see the module docstring
+    for the calling conventions).
 
-    ``sources`` maps a target (``"wgsl"``, ``"cuda"``) to a source template;
-    ``reference`` is the numpy meaning: called with the buffers as arrays in
-    (group, binding) order (a uniform as a numpy record), it writes the outputs in
-    place. ``params(size)`` derives uniform fields from the problem size (e.g. the
-    element count ``n``) and ``defaults`` gives the rest their usual values.
-    ``grid(schedule, size)`` overrides the 1-D dispatch geometry.
+    ``sources`` maps a target (``"wgsl"``, ``"cuda"``) to its source; ``reference`` is
+    the numpy meaning: called with the buffers as arrays in (group, binding) order (a
+    uniform as a record; a buffer with ``shape`` reshaped), it writes the outputs in
+    place or returns them (an array, or a tuple in output order). A reference that
+    takes a ``constraints`` keyword receives the adapter's (e.g. its subgroup size).
+    ``params(size)`` derives uniform fields from the problem size and ``defaults``
+    gives the rest their usual values; ``grid(schedule, size)`` overrides the 1-D
+    dispatch geometry. ``dims`` names the problem size's dimensions (``("M", "N",
+    "K")``; a size is then given as ``M=..,N=..,K=..`` or ``64x64x32``).
 
-    What the oracle needs to judge it: ``domain`` maps an input buffer's name to the
-    closed value range the kernel is defined on (inputs are drawn inside it);
-    ``nonfinite_inputs`` says whether NaN and +-Inf inputs are in the kernel's contract
-    (then a backend must propagate them as numpy does); ``tolerance`` overrides the
-    oracle's default tolerances (keys: a dtype name, or ``"backend:NAME"``);
-    ``test_sizes`` are the problem sizes checked by default (include one that is not a
-    multiple of any tile).
+    What the oracle needs to judge it: ``domain`` maps an input's name to the closed
+    range it is defined on (or use the buffer's ``fill``); ``nonfinite_inputs`` says
+    whether NaN and +-Inf inputs are in the kernel's contract; ``tolerance`` overrides
+    the default tolerances (keys: a dtype name, or ``"backend:NAME"``); ``test_sizes``
+    are the sizes checked by default (None: around the first schedule's workgroup
+    multiples, with two seeds).
 
-    ``body`` is an IR pattern (build one with ``forge.ir.kernel``); such a kernel has
-    source for every target and its CPU meaning for free. ``schedule_roles`` marks some
-    ``schedules`` by their text (``str(schedule)``): ``"big-gpu"`` for schedules tuned
-    for large devices, the rest are portable ``"baseline"`` schedules.
+    Per target: ``constants`` (template values: constants, expressions or callables of
+    (schedule, size)), ``overrides`` (WGSL ``override`` values), ``defines`` (CUDA
+    ``-D``), ``options`` (compiler options by target), ``include_dirs`` (CUDA),
+    ``shared_bytes`` (CUDA dynamic shared memory), ``arguments`` (CUDA parameter
+    order by name), ``launches`` (several ``Dispatch``es run as one kernel), and
+    ``requires`` (device features such as ``"subgroups"``; a WGSL ``enable`` adds its
+    own). The numpy reference never needs them.
+
+    ``body`` is an IR pattern (build one with ``forge.ir.kernel``); a raw kernel gets a
+    ``RawBody`` of its sources and reference. ``schedule_roles`` marks schedules by
+    their text: ``"big-gpu"`` for those tuned for large devices.
     """
 
     id: str
     entry_point: str
     buffers: tuple[BufferSpec, ...]
     sources: Mapping[str, str] = field(default_factory=dict)
-    reference: Callable[..., None] | None = None
+    reference: Callable[..., Any] | None = None
     version: int = 1
     description: str = ""
-    params: Callable[[int], Mapping[str, Any]] | None = None
+    params: Callable[[Any], Mapping[str, Any]] | None = None
     defaults: Mapping[str, Any] = field(default_factory=dict)
-    grid: Callable[[Schedule, int], tuple[int, int, int]] | None = None
+    grid: Any = None
     schedules: tuple[Schedule, ...] = (Schedule(),)
     requires: frozenset[str] = frozenset()
     tags: tuple[str, ...] = ()
     domain: Mapping[str, tuple[float, float]] = field(default_factory=dict)
     nonfinite_inputs: bool = True
     tolerance: Mapping[str, Any] = field(default_factory=dict)
-    test_sizes: tuple[int, ...] = (1000, 4099)
+    test_sizes: tuple[Any, ...] | None = None
     body: Any = None
     schedule_roles: Mapping[str, str] = field(default_factory=dict)
+    dims: tuple[str, ...] = ("n",)
+    constants: Mapping[str, Any] = field(default_factory=dict)
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+    defines: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    include_dirs: tuple[str, ...] = ()
+    shared_bytes: Any = None
+    arguments: tuple[str, ...] | None = None
+    launches: tuple[Dispatch, ...] = ()
+    template: bool = True
 
     def __post_init__(self) -> None:
-        if self.body is not None and self.sources:
-            raise InvalidArgument(f"kernel {self.id}: give an IR body or raw sources, not both")
-        if self.body is not None and self.reference is not None:
-            raise InvalidArgument(f"kernel {self.id}: an IR body is its own reference; "
-                                  "drop reference=")
-        if not self.id or not self.entry_point.isidentifier():
-            raise InvalidArgument(f"kernel needs an id and an identifier entry point, "
-                                  f"got {self.id!r}, {self.entry_point!r}")
+        set_ = functools.partial(object.__setattr__, self)
+        if isinstance(self.body, RawBody):  # dataclasses.replace of a raw kernel: rebuild it
+            set_("body", None)
+        if self.body is not None and (self.sources or self.reference is not None):
+            raise InvalidArgument(f"kernel {self.id}: give an IR body, or raw sources and a "
+                                  "reference, not both")
+        if not isinstance(self.id, str) or not self.id:
+            raise InvalidArgument(f"kernel needs an id, got {self.id!r}")
+        if not isinstance(self.entry_point, str) or not _entry_name(self.entry_point):
+            raise InvalidArgument(f"kernel {self.id}: the entry point must be a function "
+                                  f"name, got {self.entry_point!r}")
+        if not isinstance(self.buffers, (tuple, list)) or not all(
+                isinstance(b, BufferSpec) for b in self.buffers):
+            raise InvalidArgument(f"kernel {self.id}: buffers must be a sequence of BufferSpec")
         buffers = tuple(sorted(self.buffers, key=lambda b: (b.group, b.binding)))
         slots = [(b.group, b.binding) for b in buffers]
         if len(set(slots)) != len(slots):
             raise InvalidArgument(f"kernel {self.id}: two buffers share a (group, binding)")
+        named = [b.name for b in buffers if b.name]
+        if len(set(named)) != len(named):
+            raise InvalidArgument(f"kernel {self.id}: two buffers share a name")
         if sum(b.access is Access.UNIFORM for b in buffers) > 1:
             raise InvalidArgument(f"kernel {self.id}: at most one uniform block")
         unknown = set(self.sources) - set(TARGETS)
         if unknown:
             raise InvalidArgument(f"kernel {self.id}: unknown targets {sorted(unknown)}; "
                                   f"known: {', '.join(TARGETS)}")
-        object.__setattr__(self, "buffers", buffers)
-        object.__setattr__(self, "sources", dict(self.sources))
-        object.__setattr__(self, "schedules", tuple(self.schedules) or (Schedule(),))
-        object.__setattr__(self, "requires", frozenset(self.requires))
-        object.__setattr__(self, "schedule_roles", dict(self.schedule_roles))
+        if isinstance(self.dims, str):
+            set_("dims", (self.dims,))
+        if not self.dims or not all(isinstance(d, str) and d.isidentifier() for d in self.dims):
+            raise InvalidArgument(f"kernel {self.id}: dims must name the size's dimensions, "
+                                  f"got {self.dims!r}")
+        set_("dims", tuple(self.dims))
+        set_("buffers", buffers)
+        set_("sources", dict(self.sources))
+        set_("schedules", tuple(self.schedules) or (Schedule(),))
+        if not all(isinstance(s, Schedule) for s in self.schedules):
+            raise InvalidArgument(f"kernel {self.id}: schedules must be Schedule objects")
+        set_("requires", frozenset(self.requires))
+        set_("schedule_roles", dict(self.schedule_roles))
+        set_("launches", tuple(self.launches))
+        set_("include_dirs", tuple(self.include_dirs))
+        set_("options", {t: tuple(o) for t, o in dict(self.options).items()})
+        if self.arguments is not None:
+            set_("arguments", tuple(self.arguments))
+        if self.test_sizes is not None:
+            set_("test_sizes", tuple(self.test_sizes))
+        for key in self.options:
+            if key not in TARGETS:
+                raise InvalidArgument(f"kernel {self.id}: options are keyed by target "
+                                      f"({', '.join(TARGETS)}), got {key!r}")
+        if self.body is None:
+            set_("body", RawBody(self.sources, self.reference))
+        elif not isinstance(self.body, KernelBody):
+            raise InvalidArgument(f"kernel {self.id}: body must be a KernelBody (an IR "
+                                  f"pattern from forge.ir.kernel), got {type(self.body).__name__}")
         names = {b.name for b in buffers}
         unknown_domain = set(self.domain) - names
         if unknown_domain:
@@ -267,10 +657,8 @@ class KernelSpec:
     # -- description ---------------------------------------------------------------
     @property
     def targets(self) -> tuple[str, ...]:
-        """The targets this kernel has source for (every target for an IR kernel)."""
-        if self.body is not None:
-            return TARGETS
-        return tuple(t for t in TARGETS if t in self.sources)
+        """The targets this kernel has source for."""
+        return self.body.targets(self)
 
     @property
     def uniform(self) -> BufferSpec | None:
@@ -278,120 +666,377 @@ class KernelSpec:
 
     @property
     def outputs(self) -> tuple[BufferSpec, ...]:
-        return tuple(b for b in self.buffers if b.access is Access.READ_WRITE)
+        """The buffers judged against the reference (read-write, not scratch)."""
+        return tuple(b for b in self.buffers if b.is_output)
 
     @property
     def inputs(self) -> tuple[BufferSpec, ...]:
         return tuple(b for b in self.buffers if b.access is Access.READ)
 
+    def buffer(self, name: str) -> BufferSpec:
+        for spec in self.buffers:
+            if spec.label == name:
+                return spec
+        raise InvalidArgument(f"kernel {self.id} has no buffer {name!r}; its buffers: "
+                              f"{', '.join(b.label for b in self.buffers)}")
+
     def describe(self) -> dict:
         """Everything that defines the kernel's meaning, as JSON-able data."""
         described = {"id": self.id, "entry_point": self.entry_point, "version": self.version,
                      "buffers": [b.describe() for b in self.buffers],
-                     "sources": {t: self.sources[t] for t in sorted(self.sources)},
-                     "defaults": {k: self.defaults[k] for k in sorted(self.defaults)},
+                     "defaults": {k: _value_digest(self.defaults[k]) for k in sorted(self.defaults)},
                      "requires": sorted(self.requires),
                      "domain": {k: list(self.domain[k]) for k in sorted(self.domain)},
-                     "nonfinite_inputs": self.nonfinite_inputs}
-        if self.body is not None:
-            described["body"] = self.body.describe()
-        for name in ("reference", "params", "grid"):
-            digest = _callable_digest(getattr(self, name))
-            if digest is not None:
-                described[name] = digest
+                     "nonfinite_inputs": self.nonfinite_inputs, "dims": list(self.dims),
+                     "body": self.body.describe(self)}
+        extras = {"constants": self.constants, "overrides": self.overrides,
+                  "defines": self.defines, "options": self.options,
+                  "include_dirs": self.include_dirs, "shared_bytes": self.shared_bytes,
+                  "arguments": self.arguments, "params": self.params, "grid": self.grid}
+        for name, value in extras.items():
+            if value:
+                described[name] = _value_digest(value)
+        if self.launches:
+            described["launches"] = [d.describe() for d in self.launches]
         return described
 
     def schedule_role(self, schedule: Schedule) -> str:
         """``"baseline"`` (portable) unless ``schedule_roles`` says otherwise."""
         return self.schedule_roles.get(str(schedule), "baseline")
 
-    @cached_property
+    @functools.cached_property
     def semantic_hash(self) -> str:
         """sha256 of ``describe()`` in canonical JSON: equal for equal kernels, in any
         process."""
-        text = json.dumps(self.describe(), sort_keys=True, separators=(",", ":"))
+        text = json.dumps(self.describe(), sort_keys=True, separators=(",", ":"), default=str)
         return hashlib.sha256(text.encode()).hexdigest()
 
+    # -- sizes ---------------------------------------------------------------------
+    def size(self, value: Any) -> Size:
+        """``value`` (an int, ``"4096x32768"``, ``"M=..,N=.."``, a mapping, a Size) as
+        this kernel's problem size."""
+        return self.body.size(self, value)
+
+    def checked_sizes(self) -> tuple[Size, ...]:
+        """The sizes checked by default: ``test_sizes``, or around the first schedule's
+        workgroup multiples (1, one below, at and one above a multiple, a prime)."""
+        if self.test_sizes is not None:
+            return tuple(self.size(s) for s in self.test_sizes)
+        schedule = self.schedules[0]
+        if len(self.dims) == 1:
+            multiple = 2 * schedule.elements_per_workgroup
+            values = (1, multiple - 1, multiple, multiple + 1, 10007)
+        else:
+            multiple = 2 * max(schedule.workgroup_size)
+            values = (1, multiple - 1, multiple, multiple + 1, 67)
+        return tuple(dict.fromkeys(self.size(v) for v in values))
+
+    def checked_seeds(self) -> tuple[int, ...]:
+        """Seeds checked by default: two when the sizes are derived, else one."""
+        return (0, 1) if self.test_sizes is None else (0,)
+
+    def largest_size(self) -> Size:
+        return max(self.checked_sizes(), key=int)
+
     # -- lowering ------------------------------------------------------------------
-    def source(self, target: str, schedule: Schedule) -> str:
-        """The source text for ``target`` under ``schedule`` (emitted, for an IR body)."""
-        if self.body is not None:
-            from .emit import emit
+    def template_values(self, schedule: Schedule, size: Any) -> dict[str, Any]:
+        """The values ``{{NAME}}`` may use: schedule, size dimensions, constants."""
+        values: dict[str, Any] = {"entry": self.entry_point}
+        values.update(_names(schedule, None))
+        if size is not None:
+            values.update(self.size(size).dims)
+        for name, value in self.constants.items():
+            values[name] = resolve(value, schedule, size, f"kernel {self.id} constant {name}")
+        return values
 
-            return emit(self, schedule, target)
-        if target not in self.sources:
-            raise UnsupportedFeature(
-                f"kernel {self.id} has no {target} source (it has: "
-                f"{', '.join(self.targets) or 'none'})")
-        x, y, z = schedule.workgroup_size
-        try:
-            return string.Template(self.sources[target]).substitute(
-                wg_x=x, wg_y=y, wg_z=z, ipt=schedule.items_per_invocation,
-                vec=schedule.vector_width, entry=self.entry_point)
-        except (KeyError, ValueError) as exc:
-            raise InvalidArgument(f"kernel {self.id}: bad placeholder in {target} "
-                                  f"source template: {exc}") from None
+    def render(self, text: str, schedule: Schedule, size: Any) -> str:
+        """``text`` with every known ``{{NAME}}`` / ``${NAME}`` replaced."""
+        values: dict[str, Any] | None = None
 
-    def workgroups(self, schedule: Schedule, size: int,
+        def replace_one(match: re.Match) -> str:
+            nonlocal values
+            name = match.group(1) or match.group(2)
+            if values is None:
+                values = self.template_values(schedule, size)
+            if name in values:
+                value = values[name]
+                return str(int(value)) if isinstance(value, (bool, np.integer)) else str(value)
+            if match.group(1) is None:
+                return match.group(0)  # ${...} that is not ours: leave it as written
+            if size is None and name not in self.constants:
+                raise InvalidArgument(f"kernel {self.id}: the source uses {{{{{name}}}}}, which "
+                                      "needs a problem size; give one")
+            raise InvalidArgument(f"kernel {self.id}: the source uses {{{{{name}}}}}, which is "
+                                  f"not a template value; known: {', '.join(sorted(values))}")
+        return _TEMPLATE.sub(replace_one, text)
+
+    def source(self, target: str, schedule: Schedule, size: Any = None) -> str:
+        """The source text for ``target`` under ``schedule`` at ``size`` (a source that
+        uses no size dimension does not need one)."""
+        if not isinstance(schedule, Schedule):
+            raise InvalidArgument(f"expected a Schedule, got {type(schedule).__name__}")
+        if target not in TARGETS:
+            raise InvalidArgument(f"unknown target {target!r}; known: {', '.join(TARGETS)}")
+        return self.body.source(self, target, schedule, size)
+
+    def workgroups(self, schedule: Schedule, size: Any,
                    max_per_dimension: int = 65535) -> tuple[int, int, int]:
-        """How many workgroups a dispatch of problem ``size`` needs: ``grid`` when the
-        kernel has one, else its IR pattern's geometry, else a 1-D dispatch."""
+        """How many workgroups a single-launch kernel's dispatch of ``size`` needs:
+        ``grid`` when the kernel has one, else the body's geometry."""
         if self.grid is not None:
-            dims = tuple(int(d) for d in self.grid(schedule, size))
-            if any(d > max_per_dimension for d in dims):
-                raise UnsupportedFeature(
-                    f"kernel {self.id} at size {size} needs {dims} workgroups, over "
-                    f"max_workgroups_per_dimension={max_per_dimension}")
-            return dims  # type: ignore[return-value]
-        if self.body is not None:
-            from .emit import workgroups
+            return _grid(self.grid, schedule, size, f"kernel {self.id}", max_per_dimension)
+        return self.body.workgroups(self, schedule, size, max_per_dimension)
 
-            return workgroups(self, schedule, size, max_per_dimension)
-        return schedule.dispatch_workgroups(size, max_per_dimension)
+    def steps(self, target: str | None, schedule: Schedule, size: Any,
+              max_per_dimension: int = 65535, source: str | None = None) -> tuple[Step, ...]:
+        """Each launch this kernel makes on ``target``, resolved."""
+        if source is None and target is not None and target in self.targets:
+            source = self.source(target, schedule, size)
+        overrides = tuple((k, resolve(v, schedule, size, f"kernel {self.id} override {k}"))
+                          for k, v in self.overrides.items()) if target == "wgsl" else ()
+        if not self.launches:
+            return (Step(self.entry_point, self.workgroups(schedule, size, max_per_dimension),
+                         schedule.workgroup_size,
+                         self._shared(self.shared_bytes, schedule, size),
+                         self._cuda_arguments(self.entry_point, self.arguments, target, source),
+                         overrides),)
+        steps = []
+        for dispatch in self.launches:
+            own = dispatch.schedule
+            if own is None:
+                own = schedule
+            elif not isinstance(own, Schedule):
+                own = resolve(own, schedule, size, f"kernel {self.id} launch "
+                              f"{dispatch.entry_point}'s schedule")
+                if not isinstance(own, Schedule):
+                    raise InvalidArgument(f"kernel {self.id}: launch {dispatch.entry_point}'s "
+                                          f"schedule function returned {own!r}")
+            grid = (_grid(dispatch.grid, own, size, f"kernel {self.id} launch "
+                          f"{dispatch.entry_point}", max_per_dimension)
+                    if dispatch.grid is not None else
+                    own.dispatch_workgroups(int(size), max_per_dimension))
+            steps.append(Step(dispatch.entry_point, grid, own.workgroup_size,
+                              self._shared(dispatch.shared_bytes, own, size),
+                              self._cuda_arguments(dispatch.entry_point, dispatch.arguments,
+                                                   target, source), overrides))
+        return tuple(steps)
+
+    def _shared(self, value: Any, schedule: Schedule, size: Any) -> int:
+        if value is None:
+            return 0
+        shared = resolve(value, schedule, size, f"kernel {self.id} shared_bytes")
+        if not is_int(shared) or shared < 0:
+            raise InvalidArgument(f"kernel {self.id}: shared_bytes is {shared!r}; it must be "
+                                  "an int >= 0")
+        return int(shared)
+
+    def _cuda_arguments(self, entry: str, explicit: Sequence[str] | None, target: str | None,
+                        source: str | None) -> tuple[tuple[str, Any], ...]:
+        if target != "cuda":
+            return ()
+        order = list(explicit) if explicit else None
+        if order is None and source is not None:
+            params = _sources.cuda_parameters(source, entry)
+            known = self._argument_names()
+            if params and all(p.name in known for p in params):
+                order = [p.name for p in params]
+        if order is None:  # the default convention: buffers by binding, uniform last
+            return tuple(("uniform", None) if b.access is Access.UNIFORM
+                         else ("buffer", i) for i, b in enumerate(self.buffers))
+        known = self._argument_names()
+        unknown = [name for name in order if name not in known]
+        if unknown:
+            raise InvalidArgument(f"kernel {self.id}: CUDA arguments {unknown} of {entry} name "
+                                  f"no buffer or uniform field; known: {', '.join(known)}")
+        return tuple(known[name] for name in order)
+
+    def _argument_names(self) -> dict[str, tuple[str, Any]]:
+        names: dict[str, tuple[str, Any]] = {}
+        for index, spec in enumerate(self.buffers):
+            if spec.access is Access.UNIFORM:
+                names[spec.name or "params"] = ("uniform", None)
+                for field_name, _ in spec.fields:
+                    names.setdefault(field_name, ("field", field_name))
+            elif spec.name:
+                names[spec.name] = ("buffer", index)
+        return names
 
     def check_schedule(self, schedule: Schedule, constraints: Any = None,
                        target: str | None = None) -> None:
         """Raise ``UnsupportedFeature`` (naming the reason) unless ``schedule`` can run
-        this kernel: the adapter's limits when ``constraints`` are given, and for an IR
-        kernel the pattern's own rules and its workgroup storage (on ``target``, or on
-        every target)."""
+        this kernel: the adapter's limits when ``constraints`` are given, and the
+        body's own rules (for an IR kernel: its pattern and workgroup storage). The one
+        schedule check the backends, the oracle and the tuner ask."""
+        if not isinstance(schedule, Schedule):
+            raise InvalidArgument(f"expected a Schedule, got {type(schedule).__name__}")
         if constraints is not None:
             schedule.check(constraints)
-        if self.body is not None:
-            from .emit import check
+        self.body.check_schedule(self, schedule, target, constraints)
 
-            check(self, schedule, target, constraints)
+    def features(self, target: str | None, source: str | None = None) -> frozenset[str]:
+        """Device features the kernel needs on ``target`` (none for the numpy
+        reference): ``requires`` plus what a WGSL ``enable`` asks for."""
+        if target is None:
+            return frozenset()
+        found = set(self.requires)
+        if target == "wgsl" and source is not None:
+            found |= {_ENABLE_FEATURES.get(e, e) for e in _sources.wgsl_enables(source)}
+        for spec in self.buffers:
+            found |= {s for s in _layout.parse_type(spec.type).scalars() if s in ("f16", "f64")}
+        return frozenset(found)
 
+    def access_on(self, target: str | None, source: str | None) -> tuple[Access, ...]:
+        """Each buffer's access as bound on ``target``: what the WGSL source declares
+        (an input declared ``read_write`` is bound writable), else the spec's."""
+        accesses = [spec.access for spec in self.buffers]
+        if target == "wgsl" and source is not None:
+            declared = {(b.group, b.binding): b.access for b in _sources.wgsl_bindings(source)}
+            for i, spec in enumerate(self.buffers):
+                if spec.access is Access.READ and declared.get(
+                        (spec.group, spec.binding)) == "read_write":
+                    accesses[i] = Access.READ_WRITE
+        return tuple(accesses)
+
+    def length_read(self, target: str | None, source: str | None) -> tuple[bool, ...]:
+        """Per buffer, whether the kernel can read its binding's length (WGSL
+        ``arrayLength``; a CUDA pointer carries none). A binding whose length the kernel
+        cannot read may extend past the data into guard elements: it computes the same
+        either way, and a write past the end lands where it can be seen."""
+        if target != "wgsl" or source is None:
+            return (False,) * len(self.buffers)
+        names = {(b.group, b.binding): b.name for b in _sources.wgsl_bindings(source)}
+        used = _sources.wgsl_array_lengths(source)
+        return tuple(names.get((s.group, s.binding)) in used for s in self.buffers)
+
+    def binding_granules(self, target: str | None, source: str | None) -> tuple[int, ...]:
+        """Per buffer, how many elements the binding is rounded up to: more than one
+        where a WGSL source declares the buffer as an array of a wider type than its
+        element (``array<vec4<f32>>`` over ``f32``: 4), so that the last, partial
+        vector lies inside the binding."""
+        granules = [1] * len(self.buffers)
+        if target != "wgsl" or source is None:
+            return tuple(granules)
+        declared = {(b.group, b.binding): b.type for b in _sources.wgsl_bindings(source)}
+        for i, spec in enumerate(self.buffers):
+            text = declared.get((spec.group, spec.binding), "")
+            match = re.match(r"^array\s*<\s*(.+?)\s*(?:,\s*\d+u?\s*)?>$", text)
+            if spec.access is Access.UNIFORM or match is None:
+                continue
+            inner = match.group(1)
+            if inner.startswith("atomic"):
+                inner = re.sub(r"^atomic\s*<\s*(\w+)\s*>$", r"\1", inner)
+            try:
+                wide = _layout.size_align(inner, "wgsl-storage")[0]
+            except ForgeError:
+                continue
+            own = spec.dtype_for("wgsl").itemsize
+            if wide > own and wide % own == 0:
+                granules[i] = wide // own
+        return tuple(granules)
+
+    def compile_options(self, target: str) -> tuple[str, ...]:
+        """Compiler options for ``target``: ``options[target]``, CUDA ``defines`` as
+        ``-D``, ``include_dirs`` as ``-I``."""
+        options = list(self.options.get(target, ()))
+        if target == "cuda":
+            options += [f"-D{k}" if v is True else f"-D{k}={v}" for k, v in self.defines.items()]
+            options += [f"--include-path={d}" for d in self.include_dirs]
+        return tuple(options)
+
+    # -- the reference ---------------------------------------------------------------
     @property
     def has_reference(self) -> bool:
-        return self.reference is not None or self.body is not None
+        return self.body.has_reference
 
-    def run_reference(self, arrays: Sequence[Any]) -> None:
+    @functools.cached_property
+    def reference_reads_device(self) -> bool:
+        """Whether the numpy reference takes the adapter's ``constraints``."""
+        function = self.reference
+        if function is None:
+            return False
+        try:
+            return "constraints" in inspect.signature(function).parameters
+        except (TypeError, ValueError):
+            return False
+
+    def reference_arrays(self, arrays: Sequence[Any], size: Any) -> list[Any]:
+        """The arrays the reference sees: each buffer reshaped to its ``shape``, the
+        uniform as its record."""
+        shaped = []
+        for spec, array in zip(self.buffers, arrays):
+            if spec.access is Access.UNIFORM:
+                shaped.append(array[0] if isinstance(array, np.ndarray) and array.ndim else array)
+            elif spec.shape is not None and size is not None:
+                shaped.append(np.asarray(array).reshape(spec.shape_at(size)))
+            else:
+                shaped.append(array)
+        return shaped
+
+    def run_reference(self, arrays: Sequence[Any], size: Any = None,
+                      constraints: Any = None) -> None:
         """Evaluate the kernel's numpy meaning over ``arrays`` (buffers in (group,
-        binding) order, each trimmed to its element count; the uniform as a record)."""
-        if self.body is not None:
-            if len(arrays) != len(self.buffers):
-                raise InvalidArgument(f"kernel {self.id} has {len(self.buffers)} buffers, "
-                                      f"got {len(arrays)} arrays")
-            named = {spec.name: array for spec, array in zip(self.buffers, arrays)
-                     if spec.access is not Access.UNIFORM}
-            uniform = arrays[[b.access for b in self.buffers].index(Access.UNIFORM)]
-            self.body.evaluate(named, uniform)
-            return
-        if self.reference is None:
-            raise UnsupportedFeature(f"kernel {self.id} has no CPU reference")
-        self.reference(*arrays)
+        binding) order, each trimmed to its element count; the uniform as a record) and
+        leave the outputs in them, whether the function wrote them in place or returned
+        them. Raises ``ReferenceFailed`` naming the output and the fix when it returned
+        something that does not fit, and when the function itself raised."""
+        if len(arrays) != len(self.buffers):
+            raise InvalidArgument(f"kernel {self.id} has {len(self.buffers)} buffers, got "
+                                  f"{len(arrays)} arrays")
+        shaped = self.reference_arrays(arrays, size)
+        try:
+            returned = self.body.evaluate(self, shaped, size, constraints)
+        except ForgeError as exc:
+            if isinstance(exc, UnsupportedFeature):
+                raise
+            raise ReferenceFailed(f"the reference of kernel {self.id} raised "
+                                  f"{type(exc).__name__}: {exc}") from exc
+        except Exception as exc:
+            where = getattr(self.reference, "__qualname__", "the reference")
+            raise ReferenceFailed(f"the reference of kernel {self.id} ({where}) raised "
+                                  f"{type(exc).__name__}: {exc}") from exc
+        if returned is not None:
+            self._store_returned(returned, shaped)
+
+    def _store_returned(self, returned: Any, shaped: list) -> None:
+        outputs = [(i, spec) for i, spec in enumerate(self.buffers) if spec.is_output]
+        values = returned if isinstance(returned, tuple) else (returned,)
+        if isinstance(returned, list) and len(outputs) > 1:
+            values = tuple(returned)
+        if len(values) != len(outputs):
+            raise ReferenceFailed(
+                f"the reference of kernel {self.id} returned {len(values)} value(s), but the "
+                f"kernel has {len(outputs)} output(s) ({', '.join(s.label for _, s in outputs)}); "
+                "return them as a tuple in that order, or write them in place")
+        for (index, spec), value in zip(outputs, values):
+            target = shaped[index]
+            got = np.asarray(value)
+            if got.shape != target.shape or got.dtype != target.dtype:
+                hint = (f" (declare shape=... on the BufferSpec, or return "
+                        f"{spec.label}.reshape(-1))" if got.size == target.size and
+                        got.dtype == target.dtype else
+                        f" (cast it: .astype(np.{target.dtype.name}))" if got.shape == target.shape
+                        else "")
+                raise ReferenceFailed(
+                    f"the reference of kernel {self.id} returned for output {spec.label} an "
+                    f"array of shape {got.shape} and dtype {got.dtype}; the output holds shape "
+                    f"{target.shape} of {target.dtype}{hint}")
+            target[...] = got
 
     # -- arguments -----------------------------------------------------------------
-    def pack_uniform(self, size: int, **values: Any) -> np.ndarray:
+    def pack_uniform(self, size: Any, **values: Any) -> np.ndarray:
         """The uniform record for a problem of ``size``: ``defaults``, then the fields
-        ``params(size)`` derives, then ``values``. Returns a one-element record array."""
+        ``params(size)`` derives, then ``values``. Returns a one-element record array of
+        the logical layout (``uniform_bytes`` lays it out for a target)."""
         spec = self.uniform
         if spec is None:
             raise InvalidArgument(f"kernel {self.id} has no uniform block to pack")
         merged = dict(self.defaults)
         if self.params is not None:
-            merged.update(self.params(size))
+            derived = resolve(self.params, None, size, f"kernel {self.id}'s params", False)
+            if not isinstance(derived, Mapping):
+                raise InvalidArgument(f"kernel {self.id}: params(size) must return a mapping "
+                                      f"of field values, got {type(derived).__name__}")
+            merged.update(derived)
         merged.update(values)
         names = [n for n, _ in spec.fields]
         unknown = set(merged) - set(names)
@@ -403,32 +1048,131 @@ class KernelSpec:
             raise InvalidArgument(f"kernel {self.id}: uniform fields {missing} have no value")
         record = np.zeros(1, spec.record_dtype)
         for name in names:
-            record[name] = merged[name]
+            try:
+                record[name] = merged[name]
+            except (TypeError, ValueError, OverflowError) as exc:
+                raise InvalidArgument(f"kernel {self.id}: uniform field {name} cannot hold "
+                                      f"{merged[name]!r}: {exc}") from None
         return record
 
-    def check_buffers(self, views: Sequence[BufferView], size: int) -> None:
+    def buffer_bytes(self, spec: BufferSpec, values: np.ndarray, target: str | None,
+                     fill: np.ndarray | None = None) -> np.ndarray:
+        """``values`` (logical) of buffer ``spec`` laid out for ``target``."""
+        if target is None:
+            return np.asarray(values).astype(spec.dtype, copy=False)
+        return _layout.encode(values, spec.type, _layout.rules_for(
+            target, spec.access is Access.UNIFORM), fill)
+
+    def buffer_values(self, spec: BufferSpec, raw: np.ndarray, target: str | None) -> np.ndarray:
+        """The logical values held by ``raw`` (of ``spec.dtype_for(target)``)."""
+        if target is None:
+            return raw
+        return _layout.decode(raw, spec.type, _layout.rules_for(
+            target, spec.access is Access.UNIFORM))
+
+    def check_buffers(self, views: Sequence[BufferView], size: Any,
+                      target: str | None = None, accesses: Sequence[Access] | None = None) -> None:
         """Raise ``InvalidArgument`` unless ``views`` can be bound to this kernel for a
         problem of ``size``: one view per buffer in (group, binding) order, with a
         matching binding, group and usage, and enough bytes."""
-        if size < 0:
+        if int(size) < 0:
             raise InvalidArgument(f"element count must be >= 0, got {size}")
         if len(views) != len(self.buffers):
             raise InvalidArgument(f"kernel {self.id} binds {len(self.buffers)} buffers, "
                                   f"got {len(views)} views")
-        for view, spec in zip(views, self.buffers):
+        accesses = accesses or [spec.access for spec in self.buffers]
+        for view, spec, access in zip(views, self.buffers, accesses):
             if not isinstance(view, BufferView):
                 raise InvalidArgument(f"kernel {self.id}: expected BufferView for binding "
                                       f"{spec.binding}, got {type(view).__name__}")
-            label = f"kernel {self.id} buffer {spec.name or spec.binding}"
+            label = f"kernel {self.id} buffer {spec.label}"
             if (view.group, view.binding) != (spec.group, spec.binding):
                 raise InvalidArgument(
                     f"{label} is at group {spec.group} binding {spec.binding}, but the "
                     f"view is at group {view.group} binding {view.binding}")
-            if not spec.access.accepts(view.usage):
+            if not access.accepts(view.usage):
                 raise InvalidArgument(
-                    f"{label} is {spec.access.value}; a view of usage {view.usage.name} "
-                    f"cannot be bound there (use {spec.access.default_usage.name})")
-            need = spec.byte_size(size)
+                    f"{label} is {access.value}; a view of usage {view.usage.name} "
+                    f"cannot be bound there (use {access.default_usage.name})")
+            need = spec.byte_size(size, target)
             if view.length_bytes < need:
                 raise InvalidArgument(f"{label} needs {need} bytes at size {size}, "
                                       f"the view has {view.length_bytes}")
+
+    # -- freezing ------------------------------------------------------------------
+    def frozen(self, target: str | None, schedule: Schedule, size: Any,
+               max_per_dimension: int = 65535) -> "KernelSpec":
+        """This kernel resolved for one target, schedule and size: raw source text, fixed
+        counts, geometry and constants, no Python functions. It pickles, so a worker
+        process (which never imports the kernel's own module) can run it; its meaning is
+        the original's at exactly this run."""
+        size = self.size(size)
+        source = self.source(target, schedule, size) if target in self.targets else None
+        steps = self.steps(target, schedule, size, max_per_dimension, source)
+        buffers = tuple(replace(b, count=b.element_count(size), shape=None, fill=None,
+                                initial=None) for b in self.buffers)
+        launches = tuple(Dispatch(s.entry_point, _Fixed(s.workgroups),
+                                  Schedule(s.block), s.shared_bytes,
+                                  self._argument_order(s.arguments))
+                         for s in steps) if self.launches else ()
+        first = steps[0]
+        return KernelSpec(
+            id=self.id, entry_point=self.entry_point, buffers=buffers,
+            sources={target: source} if source is not None else {},
+            description=self.description, grid=None if self.launches else _Fixed(first.workgroups),
+            schedules=(schedule,), requires=self.features(target, source),
+            tags=self.tags, dims=self.size(size).names, overrides=dict(first.overrides),
+            options={target: self.compile_options(target)} if target in TARGETS else {},
+            shared_bytes=first.shared_bytes if not self.launches else None,
+            arguments=self._argument_order(first.arguments) if not self.launches else None,
+            launches=launches, template=False, version=self.version)
+
+    def _argument_order(self, arguments: tuple) -> tuple[str, ...] | None:
+        if not arguments:
+            return None
+        names = []
+        for kind, key in arguments:
+            if kind == "buffer":
+                names.append(self.buffers[key].name or f"__buffer{key}")
+            elif kind == "field":
+                names.append(key)
+            else:
+                names.append((self.uniform.name or "params") if self.uniform else "params")
+        if any(n.startswith("__buffer") for n in names):
+            return None
+        return tuple(names)
+
+
+def _entry_name(entry: str) -> bool:
+    """An identifier, or a C++ name expression for NVRTC (``ns::k<float, 4>``)."""
+    if entry.isidentifier():
+        return True
+    return bool(re.match(r"^[A-Za-z_][\w:]*\s*(<.*>)?$", entry.strip()))
+
+
+def _grid(value: Any, schedule: Schedule, size: Any, what: str,
+          max_per_dimension: int) -> tuple[int, int, int]:
+    dims = resolve(value, schedule, size, f"{what}'s grid") if not isinstance(
+        value, (tuple, list)) else value
+    if is_int(dims):
+        dims = (dims,)
+    if not isinstance(dims, (tuple, list)) or not 1 <= len(dims) <= 3 or not all(
+            is_int(d) for d in dims):
+        raise InvalidArgument(f"{what}'s grid must give 1 to 3 workgroup counts (ints), "
+                              f"got {dims!r}")
+    dims = tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
+    if min(dims) < 0:
+        raise InvalidArgument(f"{what} asks for {dims} workgroups; each count must be >= 0")
+    if any(d > max_per_dimension for d in dims):
+        raise UnsupportedFeature(f"{what} at size {size} needs {dims} workgroups, over "
+                                 f"max_workgroups_per_dimension={max_per_dimension}")
+    return dims  # type: ignore[return-value]
+
+
+def iter_specs(values: Iterable[Any]) -> list[KernelSpec]:
+    """The ``KernelSpec`` objects among ``values``, each once, in order."""
+    seen: dict[int, KernelSpec] = {}
+    for value in values:
+        if isinstance(value, KernelSpec) and id(value) not in seen:
+            seen[id(value)] = value
+    return list(seen.values())

@@ -71,11 +71,29 @@ class BufferView:
     slab: int = field(default=0, repr=False)
     owner: int = field(default=0, repr=False)
     position: int = field(default=-1, repr=False)
+    #: For a window onto an allocation (``window``): the allocation's length; 0 for a
+    #: view that is the whole allocation.
+    span: int = field(default=0, repr=False)
 
     @property
     def end(self) -> int:
         """One past the last byte, as an offset in the slab."""
         return self.offset + self.length_bytes
+
+    def window(self, start: int, length: int) -> "BufferView":
+        """The view of bytes ``[start, start + length)`` of this allocation, live as long
+        as it is: a kernel bound to it sees only those bytes (``arrayLength`` counts
+        them), while the rest stays readable through this view (the oracle keeps its
+        guard elements there)."""
+        if self.span:
+            raise InvalidArgument("a window is taken of a whole allocation, not of a window")
+        whole = self.length_bytes
+        if not (isinstance(start, int) and isinstance(length, int)) or start < 0 \
+                or length <= 0 or start + length > whole:
+            raise InvalidArgument(f"a window [{start}, {start}+{length}) does not fit in a view "
+                                  f"of {whole} bytes")
+        return BufferView(self.offset + start, length, self.binding, self.group, self.usage,
+                          self.slab, self.owner, self.position, whole)
 
 
 @dataclass(frozen=True)
@@ -183,6 +201,9 @@ class AdapterConstraints:
     #: element whose exact result is not finite holds an indeterminate value (WGSL's
     #: finite math assumption); such elements cannot be judged.
     nonfinite_indeterminate: bool = False
+    #: Probe cases where the adapter departed from IEEE-754 (``backends._probe``), for
+    #: the record: a comparison such as NaN != NaN that compiles to false.
+    float_departures: tuple[str, ...] = ()
 
     def as_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}

@@ -15,7 +15,8 @@ from rich.table import Table
 from forge.errors import ForgeError
 from forge.schedule import Schedule
 
-__all__ = ["print_json", "print_table", "add_json_flag", "console", "progress", "schedule_arg"]
+__all__ = ["print_json", "print_table", "add_json_flag", "console", "progress", "schedule_arg",
+           "count_arg", "positive_arg", "seconds_arg", "write_json"]
 
 
 def console(stderr: bool = False) -> Console:
@@ -43,17 +44,59 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]
 
 @contextlib.contextmanager
 def progress(total: int | None, quiet: bool) -> Iterator:
-    """A progress bar on stderr (nothing when ``quiet``; open-ended when ``total`` is
-    None); yields ``advance(text)``."""
+    """A progress bar on stderr with the total known (nothing when ``quiet``); yields
+    ``advance(text)``."""
     if quiet:
         yield lambda text: None
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
+                               TimeElapsedColumn)
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  console=console(stderr=True), transient=True) as bar:
+                  TimeElapsedColumn(), console=console(stderr=True), transient=True) as bar:
         task = bar.add_task("starting", total=total)
         yield lambda text: bar.update(task, advance=1, description=text)
+
+
+def _int(text: str, what: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{what} must be an integer, got {text!r}") from None
+
+
+def count_arg(text: str) -> int:
+    """An integer >= 0 (seeds, samples)."""
+    value = _int(text, "the value")
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be >= 0, got {value}")
+    return value
+
+
+def positive_arg(text: str) -> int:
+    """An integer >= 1 (capacities, worker counts)."""
+    value = _int(text, "the value")
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def seconds_arg(text: str) -> float:
+    """A finite number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"seconds must be a number, got {text!r}") from None
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"must be a finite number of seconds > 0, got {text}")
+    return value
+
+
+def write_json(path: str, data: Any) -> None:
+    """Write ``data`` as JSON to ``path`` atomically (nothing half-written is left)."""
+    from forge.cache import write_atomically
+
+    write_atomically(path, json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")
 
 
 def schedule_arg(text: str) -> Schedule:

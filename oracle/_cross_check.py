@@ -1,6 +1,12 @@
-"""``cross_check(kernel, backends=...)``: the same vectors on every available backend,
+"""``cross_check(kernel, backends=...)``: the same inputs on every available backend,
 each judged against the reference and compared pairwise, naming the backend that
 diverges.
+
+The reference is the kernel's numpy meaning, or with ``reference="cuda"`` (any backend
+name) that backend's run: a port check of a WGSL kernel against its CUDA original
+needs no numpy at all. Backends run in one ``Session``: contexts stay warm across
+the evaluations of a run, device code runs in worker processes (``isolate``), and a
+kernel that faults costs only its own verdict.
 
 A pair is judged under the float semantics either side declares: elements the
 reference expects non-finite are masked when either side's non-finite results are
@@ -17,20 +23,21 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 import forge
-from forge.errors import ForgeError, InvalidArgument
+from forge.errors import ForgeError, InvalidArgument, ReferenceFailed
 from forge.kernel import KernelSpec
 from forge.schedule import Schedule
 
-from ._compare import Comparison, compare, element_matches
-from ._evaluate import (DEFAULT_GUARD, DEFAULT_TIMEOUT_S, REFERENCE_BACKEND, Evaluation, Expected, evaluate_case,
-                        expected_outputs)
-from ._inputs import buffer_label, make_case
+from ._compare import Comparison, compare, element_matches, nonfinite_expected
+from ._evaluate import (DEFAULT_GUARD, DEFAULT_TIMEOUT_S, REFERENCE_BACKEND, reference_error,
+                        check_host_memory, evaluate_case, expected_from_backend)
+from ._expected import Expected, expected_outputs
+from ._inputs import make_case
+from ._judge import leaves
+from ._results import Evaluation, Verdict
+from ._runners import Session
 from ._tolerance import resolve_tolerance
 
 __all__ = ["cross_check", "CrossCheck", "PairCheck"]
-
-_FAILING = ("mismatch", "error", "timeout")
-
 
 @dataclass(frozen=True)
 class PairCheck:
@@ -79,11 +86,13 @@ class CrossCheck:
     pairs: list[PairCheck] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
 
+    reference: str = "numpy"
+
     @property
     def diverging(self) -> list[str]:
-        """Backends that did not reproduce the reference: wrong output, an error, or a
-        kernel that ran past the timeout."""
-        return [n for n, e in self.evaluations.items() if e.verdict in _FAILING]
+        """Backends whose verdict fails: wrong output, an error, a fault, a timeout, a
+        broken reference, elements not judged."""
+        return [n for n, e in self.evaluations.items() if e.failing]
 
     @property
     def passed(self) -> bool:
@@ -97,7 +106,7 @@ class CrossCheck:
             return f"all {len(ran)} backends that ran agree with the reference: {', '.join(ran)}"
         wrong = self.diverging
         others = [n for n, e in self.evaluations.items()
-                  if e.verdict == "mismatch" and n != REFERENCE_BACKEND]
+                  if e.verdict == Verdict.MISMATCH and n != REFERENCE_BACKEND]
         if len(others) >= 2 and self._agree_among(others):
             return (f"{', '.join(others)} agree with each other but not with the reference: "
                     "suspect the reference meaning (or a shared emitter bug)")
@@ -110,7 +119,8 @@ class CrossCheck:
 
     def report(self) -> str:
         lines = [f"cross-check of {self.kernel.id}, size {self.size}, seed {self.seed}, "
-                 f"inputs sha256 {self.input_hash[:16]}", self.verdict()]
+                 f"inputs sha256 {self.input_hash[:16]}, against {self.reference}",
+                 self.verdict()]
         for name, ev in self.evaluations.items():
             ulp = "-" if ev.max_ulp is None else ev.max_ulp
             lines.append(f"  {name:<12} {ev.verdict:<11} max ulp {ulp}"
@@ -121,7 +131,8 @@ class CrossCheck:
         return "\n".join(lines)
 
     def as_dict(self) -> dict:
-        return {"kernel": self.kernel.id, "size": self.size, "seed": self.seed,
+        return {"kernel": self.kernel.id, "size": str(self.size), "seed": self.seed,
+                "reference": self.reference,
                 "input_hash": self.input_hash, "passed": self.passed,
                 "diverging": self.diverging, "verdict": self.verdict(),
                 "evaluations": {n: e.as_dict() for n, e in self.evaluations.items()},
@@ -144,71 +155,123 @@ def _backend_list(backends: Iterable[str] | None) -> tuple[list[str], dict[str, 
             {n: status[n][1] for n in names if not status[n][0]})
 
 
-def _as_unflushed(ev: Evaluation, expected: Expected, label: str, tol) -> tuple[np.ndarray, int]:
-    """``ev``'s output ``label``, with each element that matches only the flushed
+def _as_unflushed(ev: Evaluation, want: np.ndarray, flushed: np.ndarray | None, label: str,
+                  tol) -> tuple[np.ndarray, int]:
+    """``ev``'s output lane ``label``, with each element that matches only the flushed
     expectation (on a backend that may flush) replaced by the reference's value, and
     how many were replaced."""
     got = ev.got[label]
-    if not ev.semantics.subnormals_may_flush:
+    if not ev.semantics.subnormals_may_flush or flushed is None:
         return got, 0
-    want = expected.outputs[label]
-    swap = (element_matches(got, expected.flushed()[label], tol)
-            & ~element_matches(got, want, tol)).reshape(got.shape)
+    swap = (element_matches(got, flushed, tol) & ~element_matches(got, want, tol)).reshape(got.shape)
     return np.where(swap, want, got), int(swap.sum())
-
-
-def _pair(a: Evaluation, b: Evaluation, expected: Expected, label: str, tol) -> Comparison:
-    semantics = a.semantics.either(b.semantics)
-    got, flushed_a = _as_unflushed(a, expected, label, tol)
-    want, flushed_b = _as_unflushed(b, expected, label, tol)
-    comparison = compare(got, want, tol, indeterminate=semantics.indeterminate(expected, label))
-    return replace(comparison, flushed=flushed_a + flushed_b)
 
 
 def _pairs(kernel: KernelSpec, evaluations: dict[str, Evaluation], tolerance,
            expected: Expected) -> list[PairCheck]:
-    labels = {buffer_label(spec): spec for spec in kernel.outputs}
-    ran = [n for n, e in evaluations.items() if set(e.got) == set(labels)]
+    wants, flushed = {}, {}
+    for label, array in expected.outputs.items():
+        wants.update(leaves(label, array))
+        flushed.update(leaves(label, expected.flushed()[label]))
+    ran = [n for n, e in evaluations.items() if set(e.got) == set(wants)]
     pairs = []
     for a, b in itertools.combinations(ran, 2):
+        first, second = evaluations[a], evaluations[b]
+        semantics = first.semantics.either(second.semantics)
         comparisons = {}
-        for label, spec in labels.items():
-            tol = resolve_tolerance(spec.dtype, kernel.tolerance, a, tolerance).loosest(
-                resolve_tolerance(spec.dtype, kernel.tolerance, b, tolerance))
-            comparisons[label] = _pair(evaluations[a], evaluations[b], expected, label, tol)
+        for label, want in wants.items():
+            tol = resolve_tolerance(want.dtype, kernel.tolerance, a, tolerance).loosest(
+                resolve_tolerance(want.dtype, kernel.tolerance, b, tolerance))
+            got_a, flushed_a = _as_unflushed(first, want, flushed[label], label, tol)
+            got_b, flushed_b = _as_unflushed(second, want, flushed[label], label, tol)
+            masked = (nonfinite_expected(want, flushed[label]) if semantics.nonfinite_indeterminate
+                      else None)
+            comparisons[label] = replace(compare(got_a, got_b, tol, indeterminate=masked),
+                                         flushed=flushed_a + flushed_b)
         pairs.append(PairCheck(a, b, comparisons))
     return pairs
 
 
+def _expected(case, kernel: KernelSpec, session: Session, reference: str | None, guard: int,
+              timeout_s: Any) -> Expected:
+    if reference is None:
+        return expected_outputs(case)
+    if reference == "numpy":
+        return expected_outputs(case)
+    return expected_from_backend(case, session.runner(reference), guard=guard,
+                                 timeout_s=timeout_s)
+
+
 def cross_check(kernel: KernelSpec, backends: Iterable[str] | None = None,
-                size: int | None = None, seed: int = 0, *, schedule: Schedule | None = None,
+                size: Any = None, seed: int = 0, *, schedule: Schedule | None = None,
                 warmups: int = 1, samples: int = 5, tolerance: Any = None,
-                guard: int = DEFAULT_GUARD, on_result: Callable[[str, Evaluation], None] | None = None,
+                guard: int = DEFAULT_GUARD,
+                on_result: Callable[[str, Evaluation], None] | None = None,
                 open_options: dict[str, dict] | None = None,
-                timeout_s: float | None = DEFAULT_TIMEOUT_S) -> CrossCheck:
+                timeout_s: float | None = DEFAULT_TIMEOUT_S, reference: str | None = None,
+                isolate: bool | None = None, session: Session | None = None,
+                inputs: Any = None, uniform: Any = None,
+                schedules: dict[str, Schedule] | None = None) -> CrossCheck:
     """Evaluate ``kernel`` on every available backend of ``backends`` (default: all
-    known) with one set of inputs (``size`` defaults to the kernel's largest test size)
-    and one reference run, then compare the backends
-    pairwise. Unavailable backends are listed in ``skipped`` with their reason.
-    ``on_result(name, evaluation)`` is called as each backend finishes (progress)."""
-    size = max(kernel.test_sizes) if size is None else size
+    installed) with one set of inputs (``size`` defaults to the kernel's largest
+    checked size) against one expectation (the numpy reference, or the run of backend
+    ``reference``), then compare the backends pairwise. Unavailable backends are listed
+    in ``skipped`` with their reason; one that is available but cannot be opened gets
+    an ``error`` evaluation saying why. ``session`` (else one made from ``isolate``,
+    ``open_options`` and ``timeout_s``, closed before returning) holds the contexts;
+    ``schedules`` picks a schedule per backend. ``on_result(name, evaluation)`` is
+    called as each backend finishes (progress)."""
+    size = kernel.largest_size() if size is None else kernel.size(size)
+    check_host_memory(kernel, size)
     names, skipped = _backend_list(backends)
-    case = make_case(kernel, size, seed)
-    expected = expected_outputs(case)
-    result = CrossCheck(kernel, case.size, case.seed, case.input_hash, skipped=skipped)
-    for name in names:
+    if reference is not None and reference != "numpy":
+        if reference not in forge.available_backends():
+            raise InvalidArgument(f"unknown reference backend {reference!r}; installed: "
+                                  f"{', '.join(forge.available_backends())}")
+        names = [n for n in names if n != reference]
+    owned = session is None
+    session = session or Session(isolate=isolate, open_options=open_options, timeout_s=timeout_s)
+    try:
+        case = make_case(kernel, size, seed, uniform, given=inputs)
+        result = CrossCheck(kernel, case.size, case.seed, case.input_hash, skipped=skipped,
+                            reference=reference or "numpy")
+        failure: ForgeError | None = None
         try:
-            ctx = forge.open_context(name, **(open_options or {}).get(name, {}))
-        except ForgeError as exc:
-            result.skipped[name] = f"could not open: {type(exc).__name__}: {exc}"
-            continue
+            expected: Expected | None = _expected(case, kernel, session, reference, guard,
+                                                  timeout_s)
+        except ForgeError as exc:  # a broken reference, or a reference backend that failed
+            expected, failure = None, exc
+        for name in names:
+            ev = _evaluate_one(name, session, kernel, case, expected, failure,
+                               (schedules or {}).get(name, schedule), warmups, samples,
+                               tolerance, guard, timeout_s)
+            result.evaluations[name] = ev
+            if on_result is not None:
+                on_result(name, ev)
+        if expected is not None:
+            result.pairs = _pairs(kernel, result.evaluations, tolerance, expected)
+        return result
+    finally:
+        if owned:
+            session.close()
+
+
+def _evaluate_one(name: str, session: Session, kernel: KernelSpec, case, expected,
+                  failure, schedule, warmups, samples, tolerance, guard, timeout_s) -> Evaluation:
+    try:
+        runner = session.runner(name)
+    except ForgeError as exc:
+        ev = Evaluation(kernel, name, None, schedule or kernel.schedules[0], case.size,
+                        case.seed, case.input_hash, "numpy")
+        ev.verdict, ev.error_type = Verdict.ERROR, type(exc).__name__
+        ev.error = f"could not open the {name} backend: {exc}"
+        return ev
+    if expected is None:
+        return reference_error(runner, kernel, case, schedule, failure)
+    if kernel.reference_reads_device and expected.reference == "numpy":
         try:
-            ev = evaluate_case(ctx, expected, schedule, warmups=warmups, samples=samples,
-                               tolerance=tolerance, guard=guard, timeout_s=timeout_s)
-        finally:
-            ctx.close()
-        result.evaluations[name] = ev
-        if on_result is not None:
-            on_result(name, ev)
-    result.pairs = _pairs(kernel, result.evaluations, tolerance, expected)
-    return result
+            expected = expected_outputs(case, None, runner.info.constraints)
+        except ReferenceFailed as exc:
+            return reference_error(runner, kernel, case, schedule, exc)
+    return evaluate_case(runner, expected, schedule, warmups=warmups, samples=samples,
+                         tolerance=tolerance, guard=guard, timeout_s=timeout_s)

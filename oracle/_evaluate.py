@@ -1,552 +1,411 @@
-"""``evaluate(ctx, kernel, ...) -> Evaluation``: run a kernel once on a context with
-fixed-seed inputs and judge it against the reference backend.
+"""``evaluate(ctx, kernel, ...) -> Evaluation``: run a kernel on a backend with
+fixed-seed inputs and judge it against its numpy reference (or, in a port check,
+against another backend).
 
 How a run is judged:
-- every storage buffer gets ``guard`` extra elements past its end, bound with it:
-  past the end of outputs they hold the output poison, past the end of inputs the
-  input poison, so a missing bounds guard writes (or reads) somewhere the oracle
-  looks, even on devices whose robust buffer access would hide a write past the
-  binding;
+- the reference is checked before it judges (``oracle._expected``): a reference that
+  leaves an output unwritten, returns the wrong shape or dtype, or raises gives the
+  verdict ``reference-error``, never a pass;
+- every storage buffer is bound exactly (a shader's ``arrayLength`` counts its
+  elements), with guard elements before and after it outside the binding: poison past
+  outputs, other poison past inputs, so writes past either end land where the oracle
+  looks (on CUDA; WGSL's robust access clamps or drops them, and the report says so);
 - outputs are poisoned before the run; an element still holding the poison afterwards
-  (where the reference wrote something else) was never written;
+  was never written;
 - inputs and the uniform block are read back and must be byte-for-byte unchanged;
-- outputs are compared with the reference's under the resolved tolerance; after the
-  timed runs they are compared again (unless a buffer is ``inout``, whose contents
-  legitimately change with every run), which catches races that show up only later;
-- a backend whose constraints say subnormals may flush may also match the reference run
-  on inputs with subnormals flushed to zero; one whose constraints say non-finite
-  results are indeterminate is not judged where the expected value is not finite
-  (WGSL allows both); every other backend is judged by IEEE-754.
+- outputs are compared with the reference under the resolved tolerance and the
+  context's measured float semantics; after the timed runs the kernel runs once more
+  from its initial contents and is compared again (a race that shows only sometimes);
+- every element must be judged: where the adapter's non-finite results are
+  indeterminate, elements expected non-finite are masked, and the oracle runs further
+  input sets (finite-only, then moderate values) until each element was judged in
+  one; otherwise the verdict is ``inconclusive``.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import Any, Mapping, Sequence
+import dataclasses
+import os
+import shlex
+from typing import Any, Mapping
 
 import numpy as np
 
-import forge
-from forge.errors import (CompileError, DeviceLost, ForgeError, InvalidArgument, KernelTimeout,
-                          OracleMismatch, UnsupportedFeature)
-from forge.kernel import Access, BufferSpec, KernelSpec
+from forge import registry
+from forge.contract import OracleContext
+from forge.errors import ForgeError, InvalidArgument, ReferenceFailed, UnsupportedFeature
+from forge.kernel import KernelSpec
 from forge.schedule import Schedule
-from forge.types import AdapterIdentity, ValidationLevel
+from forge.types import ValidationLevel
 
-from ._compare import Comparison, compare, flush_subnormals, nonfinite_expected
-from ._inputs import POISON_INPUT, POISON_OUTPUT, Case, buffer_label, make_case, poison
-from ._tolerance import resolve_tolerance
+from ._expected import NUMPY_REFERENCE, Expected, expected_outputs
+from ._inputs import Case, make_case
+from ._judge import coverage_gaps, judge
+from ._plan import BackendInfo, ErrorInfo, build_plan
+from ._results import Evaluation, Finding, FloatSemantics, Timing, Verdict
+from ._runners import NOT_RUN, InProcessRunner, Runner, Session
+from ._workers import CRASHED
 
-__all__ = ["evaluate", "Evaluation", "OutputCheck", "Timing", "Expected", "expected_outputs",
-           "FloatSemantics", "evaluate_case", "choose_schedule", "format_duration", "REFERENCE_BACKEND", "DEFAULT_GUARD",
-           "DEFAULT_TIMEOUT_S"]
+__all__ = ["evaluate", "evaluate_case", "choose_schedule", "REFERENCE_BACKEND",
+           "DEFAULT_GUARD", "DEFAULT_TIMEOUT_S", "expected_from_backend", "check_host_memory",
+           "as_runner", "reference_error", "save_failure", "backend_info"]
 
-#: The backend whose numpy meaning defines what every kernel must compute.
+#: The backend that runs every kernel's numpy meaning (one of the backends under test).
 REFERENCE_BACKEND = "reference"
-#: Elements bound past the end of each storage buffer to catch out-of-bounds access.
+#: Elements kept before and after each storage buffer to catch out-of-bounds access.
 DEFAULT_GUARD = 1024
 # Seconds any one wait for the device may take before the verdict is "timeout": far
 # beyond any test-sized kernel, short enough that a hung kernel is reported.
 DEFAULT_TIMEOUT_S = 60.0
+# Later input sets, tried in order while some output element was judged in no set.
+_EXTRA_SETS = ("finite", "normal")
 
 
-@dataclass(frozen=True)
-class Timing:
-    """Per-sample nanoseconds of the timed runs and where they were measured."""
-
-    samples_ns: tuple[int, ...]
-    source: str
-
-    @property
-    def count(self) -> int:
-        return len(self.samples_ns)
-
-    def _q(self, q: float) -> float:
-        return float(np.percentile(self.samples_ns, q)) if self.samples_ns else float("nan")
-
-    @property
-    def min(self) -> float:
-        return float(min(self.samples_ns)) if self.samples_ns else float("nan")
-
-    @property
-    def median(self) -> float:
-        return self._q(50)
-
-    @property
-    def p95(self) -> float:
-        return self._q(95)
-
-    @property
-    def iqr(self) -> float:
-        """Interquartile range: the spread the tuner takes as measured noise."""
-        return self._q(75) - self._q(25)
-
-    def describe(self) -> str:
-        return (f"median {format_duration(self.median)}, min {format_duration(self.min)}, "
-                f"p95 {format_duration(self.p95)}, {self.count} samples, {self.source}")
-
-    def as_dict(self) -> dict:
-        return {"min_ns": self.min, "median_ns": self.median, "p95_ns": self.p95,
-                "count": self.count, "source": self.source, "samples_ns": list(self.samples_ns)}
-
-
-def format_duration(ns: float) -> str:
-    """Nanoseconds as a short human figure ("12.3 us"); "-" when not measured."""
-    if not np.isfinite(ns):
-        return "-"
-    for unit, scale in (("s", 1e9), ("ms", 1e6), ("us", 1e3)):
-        if ns >= scale:
-            return f"{ns / scale:.3g} {unit}"
-    return f"{ns:.0f} ns"
-
-
-@dataclass(frozen=True)
-class Expected:
-    """The reference's outputs for a case, computed once and shared by every backend
-    and schedule judged on it."""
-
-    case: Case
-    truth: KernelSpec
-    outputs: dict[str, np.ndarray]
-    reference: str
-    _cache: dict = field(default_factory=dict, repr=False, compare=False)
-
-    def flushed(self) -> dict[str, np.ndarray]:
-        """What a device that flushes subnormals computes: the reference run on the
-        inputs with subnormals flushed to zero (sign kept), its subnormal results
-        flushed too. Computed on first use, then shared like ``outputs``."""
-        if "flushed" not in self._cache:
-            self._cache["flushed"] = _flushed_outputs(self)
-        return self._cache["flushed"]
-
-
-@dataclass(frozen=True)
-class FloatSemantics:
-    """The departures from IEEE-754 a backend declares in its ``AdapterConstraints``,
-    which the oracle judges by masking, never by wider tolerances."""
-
-    subnormals_may_flush: bool = False
-    nonfinite_indeterminate: bool = False
-
-    @classmethod
-    def of(cls, constraints) -> "FloatSemantics":
-        return cls(bool(getattr(constraints, "subnormals_may_flush", False)),
-                   bool(getattr(constraints, "nonfinite_indeterminate", False)))
-
-    def either(self, other: "FloatSemantics") -> "FloatSemantics":
-        """What judging two backends against each other must allow."""
-        return FloatSemantics(self.subnormals_may_flush or other.subnormals_may_flush,
-                              self.nonfinite_indeterminate or other.nonfinite_indeterminate)
-
-    def flushed(self, expected: Expected, label: str) -> np.ndarray | None:
-        return expected.flushed()[label] if self.subnormals_may_flush else None
-
-    def indeterminate(self, expected: Expected, label: str) -> np.ndarray | None:
-        """The elements of output ``label`` these semantics leave unjudged (or None)."""
-        if not self.nonfinite_indeterminate:
-            return None
-        return nonfinite_expected(expected.outputs[label], self.flushed(expected, label))
-
-    def judging(self, expected: Expected, label: str) -> dict:
-        """``compare``'s keyword arguments for output ``label``."""
-        return {"flushed": self.flushed(expected, label),
-                "indeterminate": self.indeterminate(expected, label)}
-
-    def as_dict(self) -> dict:
-        return {"subnormals_may_flush": self.subnormals_may_flush,
-                "nonfinite_indeterminate": self.nonfinite_indeterminate}
-
-
-@dataclass(frozen=True)
-class OutputCheck:
-    """Everything the oracle found about one output buffer."""
-
-    label: str
-    comparison: Comparison
-    unwritten: int = 0
-    first_unwritten: int = -1
-    past_end: int = 0
-    first_past_end: int = -1
-    later: Comparison | None = None
-
-    @property
-    def passed(self) -> bool:
-        return (self.comparison.passed and not self.unwritten and not self.past_end
-                and (self.later is None or self.later.passed))
-
-    def problems(self, count: int) -> list[str]:
-        found = []
-        if self.unwritten:
-            found.append(f"{self.label}: {self.unwritten} of {count} elements never written "
-                         f"(still poisoned; first at element {self.first_unwritten})")
-        if self.past_end:
-            found.append(f"{self.label}: {self.past_end} elements written past the end "
-                         f"(first at element {count + self.first_past_end}, the buffer "
-                         f"holds {count})")
-        if not self.comparison.passed:
-            c = self.comparison
-            found.append(f"{self.label}: {c.mismatches} of {count} elements differ from the "
-                         f"reference ({c.nonfinite_mismatches} in NaN/Inf/zero-sign pattern; "
-                         f"max ulp {c.max_ulp})" if c.reason == "" else
-                         f"{self.label}: {c.reason} differs from the reference")
-        if self.comparison.passed and self.later is not None and not self.later.passed:
-            found.append(f"{self.label}: after the timed runs, {self.later.mismatches} elements "
-                         "differ from the reference (a race or leftover state)")
-        return found
-
-
-@dataclass
-class Evaluation:
-    """The verdict on one kernel, on one context, at one size and seed.
-
-    ``verdict`` is ``"pass"``, ``"mismatch"`` (wrong output, unwritten or out-of-bounds
-    elements, modified inputs), ``"error"`` (the backend raised), ``"timeout"`` (a wait
-    for the device ran past ``timeout_s``) or ``"unsupported"`` (the kernel cannot run
-    there: no source for it, a missing feature, a limit)."""
-
-    kernel: KernelSpec
-    backend: str
-    adapter: AdapterIdentity | None
-    schedule: Schedule
-    size: int
-    seed: int
-    input_hash: str
-    reference: str
-    verdict: str = "pass"
-    level: ValidationLevel = ValidationLevel.NONE
-    outputs: dict[str, OutputCheck] = field(default_factory=dict)
-    inputs_modified: dict[str, int] = field(default_factory=dict)
-    error: str = ""
-    error_type: str = ""
-    timing: Timing | None = None
-    got: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
-    counts: dict[str, int] = field(default_factory=dict, repr=False)
-    semantics: FloatSemantics = field(default_factory=FloatSemantics)
-    lost: bool = False  # the context was lost (device loss, timeout): open a new one
-
-    @property
-    def passed(self) -> bool:
-        return self.verdict == "pass"
-
-    @property
-    def max_ulp(self) -> int | None:
-        """The largest ULP distance over every output (None when nothing was compared)."""
-        values = [o.comparison.max_ulp for o in self.outputs.values()]
-        return max(values) if values else None
-
-    @property
-    def max_abs(self) -> float | None:
-        values = [o.comparison.max_abs for o in self.outputs.values()]
-        return max(values) if values else None
-
-    @property
-    def problems(self) -> list[str]:
-        """One line per thing found wrong."""
-        found = [f"{self.verdict}: {self.error}"] if self.error else []
-        for label, check in self.outputs.items():
-            found += check.problems(self.counts.get(label, check.comparison.count))
-        found += [f"{label}: input modified by the kernel ({n} elements changed)"
-                  for label, n in self.inputs_modified.items()]
-        return found
-
-    def summary(self) -> str:
-        return (f"{self.kernel.id} on {self.backend}"
-                f"{f' ({self.adapter.name})' if self.adapter else ''}, schedule {self.schedule}, "
-                f"size {self.size}, seed {self.seed}, inputs sha256 {self.input_hash[:16]}")
-
-    def report(self) -> str:
-        """A readable account of the verdict and the evidence for it."""
-        lines = [self.summary(),
-                 f"verdict: {self.verdict.upper()}   level reached: {self.level.name}   "
-                 f"reference: {self.reference}"]
-        lines += [f"  ! {p}" for p in self.problems]
-        for label, check in self.outputs.items():
-            lines.append("  " + check.comparison.report(label).replace("\n", "\n  "))
-            if check.comparison.passed and check.later is not None and not check.later.passed:
-                lines.append("  after the timed runs: " +
-                             check.later.report(label).replace("\n", "\n  "))
-        if self.timing is not None:
-            lines.append(f"  timing: {self.timing.describe()}")
-        return "\n".join(lines)
-
-    def raise_for_failure(self) -> "Evaluation":
-        """Raise ``OracleMismatch`` carrying the report unless the kernel passed."""
-        if not self.passed:
-            raise OracleMismatch(self.report(), report=self)
-        return self
-
-    def as_dict(self) -> dict:
-        return {"kernel": self.kernel.id, "semantic_hash": self.kernel.semantic_hash,
-                "backend": self.backend,
-                "adapter": self.adapter.as_dict() if self.adapter else None,
-                "schedule": str(self.schedule), "size": self.size, "seed": self.seed,
-                "input_hash": self.input_hash, "reference": self.reference,
-                "verdict": self.verdict, "passed": self.passed, "level": self.level.name,
-                "error": self.error, "error_type": self.error_type, "problems": self.problems,
-                "max_ulp": self.max_ulp, "max_abs": self.max_abs,
-                "outputs": {k: {"comparison": v.comparison.as_dict(), "unwritten": v.unwritten,
-                                "past_end": v.past_end,
-                                "later": v.later.as_dict() if v.later else None}
-                            for k, v in self.outputs.items()},
-                "inputs_modified": dict(self.inputs_modified),
-                "float_semantics": self.semantics.as_dict(),
-                "timing": self.timing.as_dict() if self.timing else None}
-
-
-# -- buffers -------------------------------------------------------------------------
-@dataclass(frozen=True)
-class _Slot:
-    """One bound buffer: its spec, logical element count, and the bytes uploaded
-    (logical data followed by guard elements)."""
-
-    spec: BufferSpec
-    label: str
-    count: int
-    data: np.ndarray
-
-    @property
-    def is_output(self) -> bool:
-        return self.spec.access is Access.READ_WRITE
-
-
-def _slots(kernel: KernelSpec, case: Case, guard: int, binding_limit: int | None) -> list[_Slot]:
-    slots = []
-    for spec in kernel.buffers:
-        label = buffer_label(spec)
-        if spec.access is Access.UNIFORM:
-            slots.append(_Slot(spec, label, 1, case.uniform))
-            continue
-        count, dtype = spec.element_count(case.size), spec.dtype
-        extra = guard
-        if binding_limit is not None:
-            extra = max(0, min(extra, binding_limit // dtype.itemsize - count))
-        while ((count + extra) * dtype.itemsize) % 4 or count + extra == 0:
-            extra += 1  # read back as u32 words; views are never empty
-        body = case.arrays.get(label)
-        if body is None:
-            body = poison(dtype, count)
-        tail = poison(dtype, extra, POISON_OUTPUT if spec.access is Access.READ_WRITE
-                      else POISON_INPUT)
-        slots.append(_Slot(spec, label, count, np.concatenate([body.astype(dtype), tail])))
-    return slots
-
-
-def _upload(ctx, slots: Sequence[_Slot]) -> list:
-    return [ctx.allocate_and_write(s.data, s.spec.binding, s.spec.group,
-                                   s.spec.access.default_usage) for s in slots]
-
-
-def _read(ctx, view, dtype: np.dtype) -> np.ndarray:
-    words = np.empty(view.length_bytes // 4, np.uint32)
-    ctx.read_buffer_u32_into(view, words)
-    return words.view(dtype)
-
-
-def _bits(array: np.ndarray) -> np.ndarray:
-    return array.view({1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}[array.dtype.itemsize])
-
-
-# -- the reference -------------------------------------------------------------------
-def _check_truth(kernel: KernelSpec, truth: KernelSpec) -> None:
-    if [b.describe() for b in truth.buffers] != [b.describe() for b in kernel.buffers]:
-        raise InvalidArgument(f"truth kernel {truth.id} binds different buffers than "
-                              f"{kernel.id}; it must describe the same interface")
-
-
-def _reference_capacity(slots: Sequence[_Slot]) -> int:
-    return max(64 << 20, 2 * sum(s.data.nbytes + 4096 for s in slots))
-
-
-def expected_outputs(case: Case, truth: KernelSpec | None = None, reference=None) -> Expected:
-    """Run ``case`` through the reference backend (``reference``: an open context, or
-    None to open one) using ``truth``'s CPU meaning (default: the case's kernel)."""
-    truth = truth or case.kernel
-    _check_truth(case.kernel, truth)
-    slots = _slots(truth, case, 0, None)
-    ctx = reference or forge.open_context(REFERENCE_BACKEND,
-                                          capacity_bytes=_reference_capacity(slots))
-    try:
-        views = _upload(ctx, slots)
-        with np.errstate(all="ignore"):  # edge-case inputs overflow and make NaNs on purpose
-            ctx.run_kernel(truth, choose_schedule(ctx, truth), views, case.size, 0, 1)
-        outputs = {s.label: _read(ctx, v, s.spec.dtype)[:s.count].copy()
-                   for s, v in zip(slots, views) if s.is_output}
-        return Expected(case, truth, outputs, f"{ctx.backend_name} ({ctx.adapter.name})")
-    finally:
-        if reference is None:
-            ctx.close()
-        else:
-            ctx.clear_transient_allocations()
-
-
-def _flushed_outputs(expected: Expected) -> dict[str, np.ndarray]:
-    case = expected.case
-    arrays = {label: flush_subnormals(a) for label, a in case.arrays.items()}
-    uniform = None if case.uniform is None else flush_subnormals(case.uniform)
-    changed = (any(a is not case.arrays[label] for label, a in arrays.items())
-               or (uniform is not None and uniform.tobytes() != case.uniform.tobytes()))
-    outputs = expected.outputs
-    if changed:  # without subnormal inputs only the results can differ
-        flushed_case = replace(case, arrays=arrays, uniform=uniform)
-        outputs = expected_outputs(flushed_case, expected.truth).outputs
-    return {label: flush_subnormals(out) for label, out in outputs.items()}
-
-
-# -- judging -------------------------------------------------------------------------
-def choose_schedule(ctx, kernel: KernelSpec) -> Schedule:
-    """The kernel's first schedule the context's constraints admit (else its first)."""
+def choose_schedule(target: Any, kernel: KernelSpec) -> Schedule:
+    """The kernel's first schedule the backend admits (else its first): ``target`` is a
+    context, a runner or a ``BackendInfo``. Asks the kernel's one schedule check."""
+    info = backend_info(target)
     for schedule in kernel.schedules:
         try:
-            schedule.check(ctx.constraints)
+            kernel.check_schedule(schedule, info.constraints, info.target)
             return schedule
         except UnsupportedFeature:
             continue
     return kernel.schedules[0]
 
 
-def _check_output(slot: _Slot, raw: np.ndarray, want: np.ndarray, tolerance,
-                  judging: dict) -> OutputCheck:
-    got, tail = raw[:slot.count], raw[slot.count:]
-    comparison = compare(got, want, tolerance, **judging)
-    outside = np.flatnonzero(_bits(tail) != _bits(poison(tail.dtype, 1))[0])
-    unwritten = np.empty(0, np.int64)
-    if not slot.spec.inout:
-        marker = _bits(poison(got.dtype, 1))[0]
-        unwritten = np.flatnonzero((_bits(got) == marker) & (_bits(want) != marker))
-    return OutputCheck(slot.label, comparison, int(unwritten.size),
-                       int(unwritten[0]) if unwritten.size else -1, int(outside.size),
-                       int(outside[0]) if outside.size else -1)
+def backend_info(target: Any) -> BackendInfo:
+    """What ``target`` (a context, a runner, a ``BackendInfo``) says about its backend."""
+    if isinstance(target, BackendInfo):
+        return target
+    if isinstance(target, Runner):
+        return target.info
+    return BackendInfo.of(target)
 
 
-def _judge(ev: Evaluation, ctx, slots, views, expected: Expected, tolerances) -> None:
-    for slot, view in zip(slots, views):
-        raw = _read(ctx, view, slot.data.dtype)
-        if slot.is_output:
-            ev.got[slot.label] = raw[:slot.count].copy()
-            ev.counts[slot.label] = slot.count
-            ev.outputs[slot.label] = _check_output(slot, raw, expected.outputs[slot.label],
-                                                   tolerances[slot.label],
-                                                   ev.semantics.judging(expected, slot.label))
-        else:
-            width = slot.data.dtype.itemsize
-            changed = int(np.count_nonzero(
-                (raw.view(np.uint8).reshape(-1, width) != slot.data.view(np.uint8).reshape(-1, width)).any(axis=1)))
-            if changed:
-                ev.inputs_modified[slot.label] = changed
+def as_runner(target: Any) -> Runner:
+    """A runner for ``target``: a runner as is, a context in this process."""
+    if isinstance(target, Runner):
+        return target
+    if isinstance(target, OracleContext) or all(
+            hasattr(target, a) for a in ("run_kernel", "allocate_and_write", "constraints")):
+        return InProcessRunner(target)
+    raise InvalidArgument(f"expected an open context (forge.open_context) or a runner, got "
+                          f"{type(target).__name__}")
 
 
-def _recheck(ev: Evaluation, ctx, slots, views, expected: Expected, tolerances) -> None:
-    """Compare outputs again after the timed runs (not for kernels with inout buffers,
-    whose state legitimately advances with every run)."""
-    if any(s.spec.inout for s in slots):
-        return
-    for slot, view in zip(slots, views):
-        if slot.is_output:
-            again = _read(ctx, view, slot.data.dtype)[:slot.count]
-            check = ev.outputs[slot.label]
-            later = compare(again, expected.outputs[slot.label], tolerances[slot.label],
-                            **ev.semantics.judging(expected, slot.label))
-            ev.outputs[slot.label] = replace(check, later=later)
+def _fail(ev: Evaluation, error: ErrorInfo) -> None:
+    ev.verdict = (Verdict.UNSUPPORTED if error.unsupported else
+                  Verdict.TIMEOUT if error.timeout else
+                  Verdict.CRASHED if error.type == CRASHED else
+                  Verdict.NOT_RUN if error.type == NOT_RUN else
+                  Verdict.REFERENCE_ERROR if error.type == "ReferenceFailed" else
+                  Verdict.DEVICE_LOST if error.lost else Verdict.ERROR)
+    ev.lost = error.lost
+    ev.error_type = error.type
+    ev.error = f"{error.type}: {error.message}"
 
 
-def _source_level(ctx, kernel: KernelSpec, schedule: Schedule) -> ValidationLevel:
+def _run_set(ev: Evaluation, runner: Runner, expected: Expected, schedule: Schedule, *,
+             warmups: int, samples: int, tolerance: Any, guard: int, timeout_s: Any,
+             covered: dict[str, np.ndarray]) -> bool:
+    """Plan, run and judge one input set into ``ev``; False when an error ended it."""
+    info = runner.info
     try:
-        ctx.kernel_source(kernel, schedule)
+        plan = build_plan(expected.case.kernel, expected.case, info, schedule, guard=guard,
+                          warmups=warmups, samples=samples, timeout_s=timeout_s)
+    except ForgeError as exc:
+        _fail(ev, ErrorInfo.of(exc))
+        return False
+    outcome = runner.execute(plan)
+    if outcome.ran:
+        ev.level = ValidationLevel.PIPELINE_CREATED
+        judge(ev, plan, outcome, expected, info, tolerance, covered)
+    if outcome.samples_ns:
+        ev.timing = Timing(tuple(outcome.samples_ns), outcome.timing_source)
+    if outcome.error is not None:
+        _fail(ev, outcome.error)
+        if not outcome.ran:
+            ev.level = _source_level(expected.case.kernel, info, schedule, expected.case.size)
+        return False
+    return True
+
+
+def _source_level(kernel: KernelSpec, info: BackendInfo, schedule: Schedule, size: Any
+                  ) -> ValidationLevel:
+    if info.target is None:
+        return ValidationLevel.NONE
+    try:
+        kernel.source(info.target, schedule, size)
     except ForgeError:
         return ValidationLevel.NONE
     return ValidationLevel.GENERATED
 
 
-def _fail(ev: Evaluation, ctx, exc: ForgeError) -> None:
-    ev.verdict = ("unsupported" if isinstance(exc, UnsupportedFeature) else
-                  "timeout" if isinstance(exc, KernelTimeout) else "error")
-    ev.lost = isinstance(exc, DeviceLost)
-    ev.error_type = type(exc).__name__
-    ev.error = f"{ev.error_type}: {exc}"
-    if isinstance(exc, CompileError) or ev.level < ValidationLevel.PIPELINE_CREATED:
-        ev.level = _source_level(ctx, ev.kernel, ev.schedule)
+def _settle(ev: Evaluation) -> None:
+    if ev.verdict != Verdict.PASS:
+        return
+    ok = all(o.passed for o in ev.outputs.values()) and not ev.inputs_modified \
+        and not any(f.check != "coverage" for f in ev.extra)
+    ev.verdict = Verdict.PASS if ok else Verdict.MISMATCH
 
 
-def evaluate_case(ctx, expected: Expected, schedule: Schedule | None = None, *,
+def _complete_coverage(ev: Evaluation, runner: Runner, expected: Expected, schedule: Schedule,
+                       covered: dict[str, np.ndarray], options: dict) -> None:
+    """Run further input sets until every output element was judged in one (needed
+    where non-finite results are masked); ``inconclusive`` if some never were."""
+    case = expected.case
+    generated = not any(block[0][0] == "given" for block in case.layout.values() if block)
+    for input_set in _EXTRA_SETS if generated else ():
+        if not coverage_gaps(covered) or ev.verdict != Verdict.PASS:
+            break
+        sub_case = dataclasses.replace(make_case(case.kernel, case.size, case.seed,
+                                                 input_set=input_set), uniform=case.uniform)
+        try:
+            sub_expected = expected_outputs(sub_case, expected.truth)
+        except ReferenceFailed as exc:
+            ev.extra.append(Finding("reference", f"in the {input_set} input set: {exc}"))
+            break
+        sub = Evaluation(case.kernel, ev.backend, ev.adapter, schedule, case.size, case.seed,
+                         sub_case.input_hash, expected.reference, semantics=ev.semantics)
+        _run_set(sub, runner, sub_expected, schedule, warmups=0, samples=0, covered=covered,
+                 **options)
+        _settle(sub)
+        ev.input_sets.append(f"{input_set} (inputs sha256 {sub_case.input_hash[:16]}): "
+                             f"{sub.verdict}")
+        if sub.verdict != Verdict.PASS:
+            ev.verdict = sub.verdict if sub.failing else ev.verdict
+            ev.extra += [Finding(f.check, f"in the {input_set} input set: {f.message}", f.buffer)
+                         for f in sub.findings]
+            if sub.error:
+                ev.error, ev.error_type, ev.lost = sub.error, sub.error_type, sub.lost
+    for label, check in list(ev.outputs.items()):
+        if label in covered:
+            ev.outputs[label] = dataclasses.replace(check, covered=int(covered[label].sum()))
+    gaps = coverage_gaps(covered)
+    if gaps and ev.verdict == Verdict.PASS:
+        ev.verdict = Verdict.INCONCLUSIVE
+        ev.extra.append(Finding("coverage", "not every element was judged: " + "; ".join(
+            f"{label}: {n} elements masked in every input set" for label, n in gaps.items())
+            + " (their expected values are not finite, and this adapter's non-finite results "
+              "are indeterminate)"))
+
+
+def evaluate_case(target: Any, expected: Expected, schedule: Schedule | None = None, *,
                   warmups: int = 1, samples: int = 5, tolerance: Any = None,
-                  guard: int = DEFAULT_GUARD,
-                  timeout_s: float | None = DEFAULT_TIMEOUT_S) -> Evaluation:
-    """Judge the case's kernel on ``ctx`` against precomputed ``expected`` outputs;
-    the building block of evaluate, cross_check and tune. Every transient allocation
-    of ``ctx`` is released when it returns. Each wait for the device is bounded by
-    ``timeout_s`` (None: unbounded); past it the verdict is ``"timeout"`` and the
-    context is lost (``Evaluation.lost``), since the device may still be running."""
+                  guard: int = DEFAULT_GUARD, timeout_s: Any = DEFAULT_TIMEOUT_S) -> Evaluation:
+    """Judge the case's kernel on ``target`` (a context or a runner) against precomputed
+    ``expected`` outputs; the building block of evaluate, cross_check and tune. Each
+    wait for the device is bounded by ``timeout_s`` (None: unbounded), passed to the
+    run itself: past it the verdict is ``timeout`` and the context is lost."""
+    runner = as_runner(target)
     case = expected.case
     kernel = case.kernel
-    if warmups < 0 or samples < 0 or guard < 0:
-        raise InvalidArgument(f"need warmups, samples and guard >= 0, got {warmups}, "
-                              f"{samples}, {guard}")
-    schedule = schedule or choose_schedule(ctx, kernel)
-    ev = Evaluation(kernel, ctx.backend_name, None, schedule, case.size, case.seed,
-                    case.input_hash, expected.reference)
-    tolerances = {buffer_label(s): resolve_tolerance(s.dtype, kernel.tolerance,
-                                                     ctx.backend_name, tolerance)
-                  for s in kernel.outputs}
-    previous_timeout, ctx.timeout_s = ctx.timeout_s, timeout_s
-    try:
-        ev.adapter = ctx.adapter
-        ev.semantics = FloatSemantics.of(ctx.constraints)
-        slots = _slots(kernel, case, guard, ctx.constraints.max_storage_binding_size)
-        views = _upload(ctx, slots)
-        with np.errstate(all="ignore"):  # a host backend meets the edge cases too
-            ctx.run_kernel(kernel, schedule, views, case.size, 0, 1)
-            ev.level = ValidationLevel.PIPELINE_CREATED
-            _judge(ev, ctx, slots, views, expected, tolerances)
-            if samples:
-                times = ctx.run_kernel(kernel, schedule, views, case.size, warmups, samples)
-                ev.timing = Timing(tuple(int(t) for t in times), ctx.timing_source)
-                _recheck(ev, ctx, slots, views, expected, tolerances)
-    except ForgeError as exc:
-        _fail(ev, ctx, exc)
-        return ev
-    finally:
-        ctx.timeout_s = previous_timeout
-        _release(ctx)
-    _settle(ev)
+    if any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0
+           for v in (warmups, samples, guard)):
+        raise InvalidArgument(f"need warmups, samples and guard to be ints >= 0, got {warmups!r}, "
+                              f"{samples!r}, {guard!r}")
+    info = runner.info
+    schedule = schedule or choose_schedule(info, kernel)
+    ev = Evaluation(kernel, info.name, info.adapter, schedule, case.size, case.seed,
+                    case.input_hash, expected.reference, isolated=runner.isolated)
+    ev.semantics = FloatSemantics.of(info.constraints, kernel, info.target)
+    if expected.semantics_of_reference is not None:
+        ev.semantics = ev.semantics.either(expected.semantics_of_reference)
+    options = dict(tolerance=tolerance, guard=guard, timeout_s=timeout_s)
+    covered: dict[str, np.ndarray] = {}
+    if _run_set(ev, runner, expected, schedule, warmups=warmups, samples=samples,
+                covered=covered, **options):
+        ev.input_sets.append(f"{case.input_set} (inputs sha256 {case.input_hash[:16]})")
+        _settle(ev)
+        _complete_coverage(ev, runner, expected, schedule, covered, options)
+    if ev.verdict == Verdict.PASS:
+        ev.level = ValidationLevel.PROFILED if ev.timing else ValidationLevel.ORACLE_VERIFIED
+    if ev.verdict == Verdict.MISMATCH and info.target == "wgsl" and not any(
+            c.past_end or c.before_start for c in ev.outputs.values()):
+        ev.notes.append("WGSL clamps or drops out-of-bounds accesses (robust buffer access), "
+                        "so a write past a buffer's end shows only where it changed an "
+                        "in-bounds value")
+    ev.repro = _repro(ev)
     return ev
 
 
-def _release(ctx) -> None:
+def _repro(ev: Evaluation) -> str:
+    """The command that reproduces ``ev``."""
+    origin = getattr(ev.kernel, "origin", "") or ev.kernel.id
+    words = ["kforge", "check", origin]
+    if origin != ev.kernel.id:
+        words += ["--kernel", ev.kernel.id]
+    words += ["--backend", ev.backend, "--schedule", str(ev.schedule), "--size",
+              str(ev.size).replace(",", ",") if not hasattr(ev.size, "dims") or len(ev.size) == 1
+              else ",".join(f"{k}={v}" for k, v in ev.size.dims.items()),
+              "--seed", str(ev.seed)]
+    return " ".join(shlex.quote(w) for w in words)
+
+
+def check_host_memory(kernel: KernelSpec, size: Any, copies: int = 6) -> None:
+    """Refuse a size whose buffers (with the oracle's copies: inputs, expectations,
+    uploads, readbacks) cannot fit in this host's memory, before any input is drawn."""
+    need = sum(spec.byte_size(size) for spec in kernel.buffers) * copies
+    available = _available_memory()
+    if available is not None and need > available:
+        raise InvalidArgument(
+            f"kernel {kernel.id} at size {size} needs about {need / 2**30:.1f} GiB of host "
+            f"memory for its inputs, expectations and readbacks; {available / 2**30:.1f} GiB "
+            "are available")
+
+
+def _available_memory() -> int | None:
     try:
-        ctx.clear_transient_allocations()
-    except ForgeError:
-        pass  # a lost or closed context has nothing left to release; the verdict says why
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (ValueError, OSError, AttributeError):
+        return None
 
 
-def _settle(ev: Evaluation) -> None:
-    ok = all(o.passed for o in ev.outputs.values()) and not ev.inputs_modified
-    ev.verdict = "pass" if ok else "mismatch"
-    if ok:
-        ev.level = ValidationLevel.PROFILED if ev.timing else ValidationLevel.ORACLE_VERIFIED
+def expected_from_backend(case: Case, runner: Runner, schedule: Schedule | None = None, *,
+                          guard: int = DEFAULT_GUARD, timeout_s: Any = DEFAULT_TIMEOUT_S
+                          ) -> Expected:
+    """A port check's expectation: the case run on ``runner``'s backend (its outputs,
+    decoded). Raises ``ForgeError`` when that run fails."""
+    info = runner.info
+    schedule = schedule or choose_schedule(info, case.kernel)
+    plan = build_plan(case.kernel, case, info, schedule, guard=guard, warmups=0, samples=0,
+                      timeout_s=timeout_s)
+    plan = dataclasses.replace(plan, rerun=False)
+    outcome = runner.execute(plan)
+    if outcome.error is not None:
+        raise ForgeError(f"the reference backend {info.name} could not run {case.kernel.id}: "
+                         f"{outcome.error.type}: {outcome.error.message}")
+    outputs = {}
+    kernel = case.kernel
+    for spec, region, raw in zip(kernel.buffers, plan.regions, outcome.first):
+        if region.output:
+            data = raw[region.start:region.start + region.count * region.itemsize]
+            values = np.frombuffer(data.tobytes(), spec.dtype_for(info.target), region.count)
+            outputs[region.label] = kernel.buffer_values(spec, values, info.target).copy()
+    return Expected(case, kernel, outputs, f"{info.name} ({info.adapter.name})",
+                    semantics_of_reference=FloatSemantics.of(info.constraints, kernel, info.target),
+                    reference_backend=info.name)
 
 
-def evaluate(ctx, kernel: KernelSpec, schedule: Schedule | None = None, size: int | None = None,
-             seed: int = 0, warmups: int = 1, samples: int = 5, tolerance: Any = None, *,
-             reference=None, truth: KernelSpec | None = None,
+def evaluate(target: Any, kernel: KernelSpec, schedule: Schedule | None = None,
+             size: Any = None, seed: int = 0, warmups: int = 1, samples: int = 5,
+             tolerance: Any = None, *, truth: KernelSpec | None = None,
              uniform: Mapping[str, Any] | None = None, guard: int = DEFAULT_GUARD,
-             timeout_s: float | None = DEFAULT_TIMEOUT_S) -> Evaluation:
-    """Run ``kernel`` on ``ctx`` and judge it against the reference backend.
+             timeout_s: Any = DEFAULT_TIMEOUT_S, inputs: Mapping[str, Any] | None = None,
+             reference: str | None = None, isolate: bool | None = None,
+             sanitize: bool = False, save: str | os.PathLike | None = None) -> Evaluation:
+    """Run ``kernel`` on ``target`` and judge it.
 
-    ``size`` defaults to the kernel's largest test size; ``schedule`` to its first
-    schedule the context admits. Inputs are drawn from ``seed`` (see ``make_case``);
-    ``uniform`` overrides uniform fields. ``tolerance`` (a Tolerance, or fields flat or
-    keyed by dtype) is merged over the defaults and the kernel's overrides.
-    ``reference`` is an open reference context to reuse; ``truth`` a kernel with the
-    same buffers whose CPU meaning defines the expected output (default: ``kernel``).
-    ``warmups`` untimed and ``samples`` timed runs follow the judged run (``samples=0``:
-    no timing). Errors of the backend become the verdict; the context is left usable
-    unless the device was lost. ``timeout_s`` bounds each wait for the device
-    (default ``DEFAULT_TIMEOUT_S``; None: unbounded): a kernel that runs longer gets
-    the verdict ``"timeout"`` instead of hanging the caller, and the context is lost."""
+    ``target`` is an open context (evaluated in this process unless ``isolate=True``)
+    or a backend name (evaluated in a worker process when the backend runs device code,
+    unless ``isolate=False``). ``size`` (an int, ``"4096x32768"``, ``"M=..,N=.."``)
+    defaults to the kernel's largest checked size; ``schedule`` to its first the
+    backend admits. Inputs are drawn from ``seed``, or taken from ``inputs`` (arrays by
+    buffer name: numpy, or anything with ``__dlpack__``); ``uniform`` overrides uniform
+    fields. ``tolerance`` (a Tolerance, or fields flat or keyed by dtype) is merged over
+    the defaults and the kernel's overrides. ``truth``: a kernel with the same buffers
+    whose numpy meaning defines the expectation; ``reference``: a backend name whose
+    run defines it instead (a port check, no numpy reference needed). ``warmups``
+    untimed and ``samples`` timed runs follow the judged run (``samples=0``: no timing).
+    ``timeout_s`` bounds each wait for the device (None: unbounded). ``sanitize``: also
+    run it under compute-sanitizer (CUDA). ``save``: a folder where a failing
+    evaluation leaves its inputs, expected and actual outputs (``.npz``).
+    Errors of the backend become the verdict."""
     if not isinstance(kernel, KernelSpec):
         raise InvalidArgument(f"expected a KernelSpec, got {type(kernel).__name__}")
-    size = max(kernel.test_sizes) if size is None else size
-    case = make_case(kernel, size, seed, uniform)
-    expected = expected_outputs(case, truth, reference)
-    return evaluate_case(ctx, expected, schedule, warmups=warmups, samples=samples,
-                         tolerance=tolerance, guard=guard, timeout_s=timeout_s)
+    if reference is not None and not isinstance(reference, str):
+        raise InvalidArgument(f"reference names the backend a port check is judged against "
+                              f"(e.g. 'cuda'), got {type(reference).__name__}")
+    size = kernel.largest_size() if size is None else kernel.size(size)
+    check_host_memory(kernel, size)
+    with _Targets(target, reference, isolate, timeout_s) as (runner, reference_runner):
+        case = make_case(kernel, size, seed, uniform, given=inputs)
+        try:
+            if reference_runner is not None:
+                expected = expected_from_backend(case, reference_runner, guard=guard,
+                                                 timeout_s=timeout_s)
+            else:
+                expected = expected_outputs(case, truth, runner.info.constraints
+                                            if kernel.reference_reads_device else None)
+        except ReferenceFailed as exc:
+            return reference_error(runner, kernel, case, schedule, exc)
+        except ForgeError as exc:
+            if reference_runner is None:
+                raise
+            return reference_error(runner, kernel, case, schedule, exc)
+        ev = evaluate_case(runner, expected, schedule, warmups=warmups, samples=samples,
+                           tolerance=tolerance, guard=guard, timeout_s=timeout_s)
+    if sanitize:
+        from ._sanitize import sanitize_evaluation
+
+        sanitize_evaluation(ev, expected, guard=guard, timeout_s=timeout_s)
+    if save is not None and ev.failing:
+        ev.saved = save_failure(ev, expected, save)
+    return ev
+
+
+def reference_error(runner: Runner, kernel: KernelSpec, case: Case, schedule: Schedule | None,
+                     exc: ForgeError) -> Evaluation:
+    info = runner.info
+    ev = Evaluation(kernel, info.name, info.adapter, schedule or choose_schedule(info, kernel),
+                    case.size, case.seed, case.input_hash, NUMPY_REFERENCE)
+    ev.verdict = Verdict.REFERENCE_ERROR
+    ev.error_type = type(exc).__name__
+    ev.error = f"{ev.error_type}: {exc}"
+    return ev
+
+
+class _Targets:
+    """The runner of ``target`` and of a port check's ``reference`` backend, closing
+    what it opened on exit."""
+
+    def __init__(self, target: Any, reference: str | None, isolate: bool | None,
+                 timeout_s: Any) -> None:
+        self.target, self.reference = target, reference
+        self.session = Session(isolate=isolate, timeout_s=timeout_s if isinstance(
+            timeout_s, (int, float)) or timeout_s is None else DEFAULT_TIMEOUT_S)
+        self.isolate = isolate
+
+    def __enter__(self) -> tuple[Runner, Runner | None]:
+        try:
+            if isinstance(self.target, str):
+                runner = self.session.runner(self.target)
+            elif isinstance(self.target, OracleContext) and self.isolate:
+                runner = self.session.runner(self.target.backend_name)
+            else:
+                runner = as_runner(self.target)
+            reference = None if self.reference is None else self.session.runner(self.reference)
+        except BaseException:
+            self.session.close()
+            raise
+        return runner, reference
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.session.close()
+
+
+def save_failure(ev: Evaluation, expected: Expected, folder: str | os.PathLike) -> str:
+    """Write ``ev``'s inputs, expected and actual outputs to ``folder`` as one ``.npz``;
+    returns its path."""
+    os.makedirs(folder, exist_ok=True)
+    name = f"{ev.kernel.id}-{ev.backend}-{str(ev.size).replace(',', '_')}-seed{ev.seed}.npz"
+    path = os.path.join(folder, name)
+    arrays: dict[str, np.ndarray] = {}
+    for label, array in expected.case.arrays.items():
+        arrays[f"input.{label}"] = array
+    for label, array in expected.outputs.items():
+        arrays[f"expected.{label}"] = array
+    for label, array in ev.got.items():
+        arrays[f"actual.{label}"] = array
+    if expected.case.uniform is not None:
+        arrays["uniform"] = expected.case.uniform
+    np.savez(path, **arrays)
+    return path

@@ -20,10 +20,10 @@ import numpy as np
 
 from forge.errors import InvalidArgument
 from forge.kernel import Access, BufferSpec, KernelSpec
-from forge.types import float_info, is_float_dtype
+from forge.size import is_int
 
 __all__ = ["Case", "make_case", "buffer_label", "FAMILIES", "POISON_OUTPUT", "POISON_INPUT",
-           "poison"]
+           "poison", "INPUT_SETS", "conform"]
 
 FAMILIES = ("normal", "zeros", "negatives", "large", "tiny", "subnormal", "nonfinite", "mixed")
 _SPECIAL = FAMILIES[1:-1]
@@ -34,23 +34,28 @@ _MIXED_SHARE = 0.14
 # (past the end of inputs): NaNs with payloads no arithmetic produces from numbers, and
 # different from each other, so a value computed from input poison is never mistaken
 # for output poison that was left in place.
-# Keyed by element size, or by dtype name where the size does not say it: bfloat16 has
-# float32's 8-bit exponent, so the 2-byte (f16) patterns would be finite numbers there.
-POISON_OUTPUT = {2: 0x7DAD, 4: 0x7FBADBAD, 8: 0x7FF7BADBADBADBAD, "bfloat16": 0x7FAD}
-POISON_INPUT = {2: 0x7D0F, 4: 0x7FB0F0F0, 8: 0x7FF70F0F0F0F0F0F, "bfloat16": 0x7F8F}
+POISON_OUTPUT = {2: 0x7DAD, 4: 0x7FBADBAD, 8: 0x7FF7BADBADBADBAD}
+POISON_INPUT = {2: 0x7D0F, 4: 0x7FB0F0F0, 8: 0x7FF70F0F0F0F0F0F}
 
-# log10 magnitude ranges of the large family, per float size, or dtype name where the
-# size does not say it (kept well inside the dtype so products and short sums stay
-# finite; bfloat16 has float32's range).
-_LARGE = {2: (2.0, 4.0), 4: (4.0, 9.0), 8: (8.0, 30.0), "bfloat16": (4.0, 9.0)}
+# log10 magnitude ranges of the large family, per float size (kept well inside the
+# dtype so products and short sums stay finite).
+_LARGE = {2: (2.0, 4.0), 4: (4.0, 9.0), 8: (8.0, 30.0)}
 
 
-def poison(dtype: np.dtype, count: int, pattern: Mapping[Any, int] = POISON_OUTPUT) -> np.ndarray:
-    """``count`` elements of ``dtype`` holding the poison bit pattern."""
+def poison(dtype: np.dtype, count: int, pattern: Mapping[int, int] = POISON_OUTPUT) -> np.ndarray:
+    """``count`` elements of ``dtype`` holding the poison bit pattern: for a float
+    scalar of 2, 4 or 8 bytes a NaN with a payload no arithmetic makes; for anything
+    else (integers, bytes, structs) the 4-byte pattern repeated over its bytes."""
     dtype = np.dtype(dtype)
-    words = {2: np.uint16, 4: np.uint32, 8: np.uint64}[dtype.itemsize]
-    bits = pattern.get(dtype.name, pattern[dtype.itemsize])
-    return np.full(count, bits, words).view(dtype)
+    if dtype.name == "bfloat16":  # its NaNs have f32's exponent: 0x7F80 | payload
+        return np.full(count, 0x7FAD if pattern is POISON_OUTPUT else 0x7F8F,
+                       np.uint16).view(dtype)
+    if dtype.kind == "f" and dtype.itemsize in pattern:
+        words = {2: np.uint16, 4: np.uint32, 8: np.uint64}[dtype.itemsize]
+        return np.full(count, pattern[dtype.itemsize], words).view(dtype)
+    word = np.array([pattern[4]], np.uint32).view(np.uint8)
+    raw = np.resize(word, count * dtype.itemsize)
+    return raw.view(dtype) if dtype.itemsize else raw
 
 
 def buffer_label(spec: BufferSpec) -> str:
@@ -71,6 +76,7 @@ class Case:
     uniform: np.ndarray | None
     layout: dict[str, tuple[tuple[str, int, int], ...]] = field(repr=False)
     input_hash: str = ""
+    input_set: str = "all"
 
 
 def _blocks(count: int, families: list[str]) -> list[tuple[str, int, int]]:
@@ -113,9 +119,18 @@ def _magnitude_sample(rng, n, lo_mag, hi_mag, signs, domain):
     return out
 
 
+def _finfo(dtype: np.dtype):
+    try:
+        return np.finfo(dtype)
+    except ValueError:  # bfloat16 and friends: ml_dtypes knows them
+        import ml_dtypes
+
+        return ml_dtypes.finfo(dtype)
+
+
 def _float_family(rng, family: str, n: int, dtype: np.dtype, domain, nonfinite: bool,
                   nan: bool = True):
-    info = float_info(dtype)
+    info = _finfo(dtype)
     lo, hi = domain
     if family == "normal":
         a, b = max(lo, -4.0), min(hi, 4.0)
@@ -131,9 +146,10 @@ def _float_family(rng, family: str, n: int, dtype: np.dtype, domain, nonfinite: 
             return None
         choices = [np.nan] * nan + [v for v in (np.inf, -np.inf) if lo <= v <= hi]
         return rng.choice(np.array(choices), n) if choices else None
+    large = _LARGE.get(dtype.itemsize, _LARGE[4]) if dtype.name != "bfloat16" else (4.0, 9.0)
     ranges = {
         "negatives": (1e-2, 1e2, (-1,)),
-        "large": (10.0 ** _large(dtype)[0], 10.0 ** _large(dtype)[1], (1, -1)),
+        "large": (10.0 ** large[0], 10.0 ** large[1], (1, -1)),
         "tiny": (float(info.tiny), float(info.tiny) * 2.0 ** 10, (1, -1)),
         "subnormal": (float(info.smallest_subnormal), float(info.tiny) * (1 - 2.0 ** -8), (1, -1)),
     }
@@ -141,15 +157,11 @@ def _float_family(rng, family: str, n: int, dtype: np.dtype, domain, nonfinite: 
     return _magnitude_sample(rng, n, m_lo, m_hi, signs, domain)
 
 
-def _large(dtype: np.dtype) -> tuple[float, float]:
-    return _LARGE.get(dtype.name, _LARGE[dtype.itemsize])
-
-
 def _int_family(rng, family: str, n: int, dtype: np.dtype, domain):
     info = np.iinfo(dtype)
     lo, hi = max(domain[0], info.min), min(domain[1], info.max)
     spans = {"normal": (-100, 100), "zeros": (0, 0), "negatives": (-1000, -1),
-             "large": (2 ** 20, 2 ** 30), "tiny": (1, 3)}
+             "large": (min(2 ** 20, info.max // 2), min(2 ** 30, info.max)), "tiny": (1, 3)}
     if family not in spans:
         return None
     a, b = spans[family]
@@ -163,23 +175,30 @@ def _int_family(rng, family: str, n: int, dtype: np.dtype, domain):
 
 
 def _family(rng, family, n, dtype, domain, nonfinite, nan=True):
-    values = (_float_family(rng, family, n, dtype, domain, nonfinite, nan) if is_float_dtype(dtype)
-              else _int_family(rng, family, n, dtype, domain))
+    values = (_float_family(rng, family, n, dtype, domain, nonfinite, nan) if dtype.kind in "fV"
+              or dtype.name == "bfloat16" else _int_family(rng, family, n, dtype, domain))
     return None if values is None else values.astype(dtype)
 
 
-def _fill(spec: BufferSpec, count: int, rng, kernel: KernelSpec):
-    dtype = spec.dtype
-    declared = spec.name in kernel.domain
-    domain = tuple(float(v) for v in kernel.domain.get(spec.name, (-np.inf, np.inf)))
-    if domain[0] > domain[1]:
-        raise InvalidArgument(f"kernel {kernel.id}: domain of {spec.name!r} is empty: {domain}")
+#: Which edge-case families an input set draws from: ``"all"`` (every family the
+#: kernel's contract admits), ``"finite"`` (no NaN or Inf, no large magnitudes: a set
+#: whose results stay finite, judged where an adapter's non-finite results are
+#: indeterminate), ``"normal"`` (moderate values only).
+INPUT_SETS = {"all": None, "finite": ("zeros", "negatives", "tiny", "subnormal"),
+              "normal": ()}
+
+
+def _scalar_values(name: str, domain, declared: bool, dtype: np.dtype, count: int, rng,
+                   kernel: KernelSpec, families: tuple[str, ...] | None):
+    """``count`` values of scalar ``dtype`` in blocks of edge-case families."""
+    nonfinite = kernel.nonfinite_inputs and families is None
 
     def draw(family: str, n: int):
-        return _family(rng, family, n, dtype, domain, kernel.nonfinite_inputs, not declared)
+        return _family(rng, family, n, dtype, domain, nonfinite, not declared)
 
-    present = [f for f in _SPECIAL if draw(f, 1) is not None]
-    blocks = _blocks(count, present + ["mixed"])
+    allowed = _SPECIAL if families is None else tuple(f for f in _SPECIAL if f in families)
+    present = [f for f in allowed if draw(f, 1) is not None]
+    blocks = _blocks(count, present + (["mixed"] if families is None else []))
     out = draw("normal", count)
     for family, start, stop in blocks[1:]:
         n = stop - start
@@ -188,35 +207,141 @@ def _fill(spec: BufferSpec, count: int, rng, kernel: KernelSpec):
             out[start:stop] = stacked[rng.integers(0, len(stacked), n), np.arange(n)]
         else:
             out[start:stop] = draw(family, n)
-    if is_float_dtype(dtype):  # rounding to the dtype may step just past a domain bound
+    if dtype.kind == "f" or dtype.name == "bfloat16":  # rounding may step past a bound
         lo, hi = (dtype.type(v) for v in domain)
         finite = np.isfinite(out)
         out[finite] = np.clip(out[finite], lo, hi)
     return out, tuple(blocks)
 
 
-def make_case(kernel: KernelSpec, size: int, seed: int = 0,
-              uniform: Mapping[str, Any] | None = None) -> Case:
-    """The inputs for ``kernel`` at problem ``size`` from ``seed``; ``uniform``
-    overrides fields of the uniform block."""
-    if not isinstance(size, (int, np.integer)) or isinstance(size, bool) or size < 0:
-        raise InvalidArgument(f"size must be an int >= 0, got {size!r}")
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool) or seed < 0:
+def _logical_values(dtype: np.dtype, count: int, draw_scalar) -> tuple[np.ndarray, tuple]:
+    """``count`` elements of ``dtype`` (a scalar, a sub-array, a struct), each scalar
+    lane drawn by ``draw_scalar(scalar dtype, n)``."""
+    if dtype.names:
+        out = np.zeros(count, dtype)
+        layout: tuple = ()
+        for name in dtype.names:
+            values, layout = _logical_values(dtype.fields[name][0], count, draw_scalar)
+            out[name] = values
+        return out, layout
+    if dtype.subdtype is not None:
+        base, shape = dtype.subdtype
+        lanes = int(np.prod(shape))
+        values, layout = _logical_values(base, count * lanes, draw_scalar)
+        return values.reshape((count, *shape)), layout
+    return draw_scalar(dtype, count)
+
+
+def _fill(spec: BufferSpec, count: int, rng, kernel: KernelSpec, size,
+          families: tuple[str, ...] | None):
+    """An input's values: its ``fill`` (a generator, fixed content, a domain), else
+    edge-case families inside the kernel's domain for it."""
+    fill = spec.fill
+    if fill is not None and not (isinstance(fill, tuple) and len(fill) == 2
+                                 and all(isinstance(v, (int, float)) for v in fill)):
+        values = _given_fill(spec, fill, count, rng, size, kernel)
+        return values, (("given", 0, count),)
+    declared = spec.name in kernel.domain or fill is not None
+    domain = tuple(float(v) for v in (fill if fill is not None else
+                                      kernel.domain.get(spec.name, (-np.inf, np.inf))))
+    if domain[0] > domain[1]:
+        raise InvalidArgument(f"kernel {kernel.id}: domain of {spec.name!r} is empty: {domain}")
+    return _logical_values(spec.dtype, count, lambda dtype, n: _scalar_values(
+        spec.name, domain, declared, dtype, n, rng, kernel, families))
+
+
+def _given_fill(spec: BufferSpec, fill: Any, count: int, rng, size, kernel: KernelSpec):
+    where = f"kernel {kernel.id} buffer {spec.label}'s fill"
+    if callable(fill) and not isinstance(fill, np.ndarray):
+        try:
+            values = fill(rng, count, size)
+        except Exception as exc:
+            raise InvalidArgument(f"{where} raised {type(exc).__name__}: {exc}") from exc
+    elif np.isscalar(fill):
+        values = np.full(count, fill)
+    else:
+        values = fill
+    return conform(values, spec, count, where)
+
+
+def conform(values: Any, spec: BufferSpec, count: int, where: str) -> np.ndarray:
+    """``values`` as ``count`` elements of ``spec``'s dtype: same element count, and a
+    dtype it converts to exactly (a float64 array for an f32 buffer is refused, never
+    reinterpreted)."""
+    if hasattr(values, "__dlpack__") and not isinstance(values, np.ndarray):
+        try:
+            values = np.from_dlpack(values)
+        except (TypeError, RuntimeError, BufferError):
+            values = np.asarray(values.cpu() if hasattr(values, "cpu") else values)
+    array = np.asarray(values)
+    want = spec.dtype
+    if array.dtype.kind == "O":
+        raise InvalidArgument(f"{where}: an array of Python objects cannot be a buffer")
+    if array.dtype != want:
+        same_kind = (array.dtype.kind == want.kind and array.dtype.itemsize <= want.itemsize)
+        if not (same_kind and want.names is None and np.can_cast(array.dtype, want, "safe")):
+            raise InvalidArgument(f"{where}: an array of {array.dtype} for a buffer of "
+                                  f"{want} (convert it explicitly, e.g. .astype(np.{want}))")
+        array = array.astype(want)
+    lanes = int(np.prod(want.subdtype[1])) if want.subdtype else 1
+    if array.size != count * lanes:
+        raise InvalidArgument(f"{where}: {array.size // max(lanes, 1)} elements (shape "
+                              f"{array.shape}) for a buffer of {count} at this size")
+    return np.ascontiguousarray(array).reshape((count, *want.shape) if want.shape else count)
+
+
+def _initial(spec: BufferSpec, count: int, size, kernel: KernelSpec) -> np.ndarray:
+    where = f"kernel {kernel.id} buffer {spec.label}'s initial content"
+    initial = spec.initial
+    if callable(initial) and not isinstance(initial, np.ndarray):
+        try:
+            initial = initial(size)
+        except Exception as exc:
+            raise InvalidArgument(f"{where} raised {type(exc).__name__}: {exc}") from exc
+    if np.isscalar(initial):
+        return np.full(count, initial, spec.dtype) if not spec.dtype.shape else \
+            np.full((count, *spec.dtype.shape), initial, spec.dtype.base)
+    return conform(initial, spec, count, where)
+
+
+def make_case(kernel: KernelSpec, size: Any, seed: int = 0,
+              uniform: Mapping[str, Any] | None = None, *, input_set: str = "all",
+              given: Mapping[str, Any] | None = None) -> Case:
+    """The inputs for ``kernel`` at problem ``size`` from ``seed``: each input drawn
+    (from its ``fill`` or the ``input_set``'s families), ``inout`` buffers drawn too,
+    outputs with ``initial`` content filled with it. ``uniform`` overrides fields of
+    the uniform block; ``given`` supplies arrays by buffer name (a user's own)."""
+    if not is_int(seed) or seed < 0:
         raise InvalidArgument(f"seed must be an int >= 0, got {seed!r}")
-    digest = hashlib.sha256(f"size={size}:seed={seed}".encode())
+    if input_set not in INPUT_SETS:
+        raise InvalidArgument(f"input_set must be one of {list(INPUT_SETS)}, got {input_set!r}")
+    size = kernel.size(size)
+    families = INPUT_SETS[input_set]
+    given = dict(given or {})
+    unknown = set(given) - {buffer_label(s) for s in kernel.buffers}
+    if unknown:
+        raise InvalidArgument(f"kernel {kernel.id} has no buffers {sorted(unknown)}; its "
+                              f"buffers: {', '.join(buffer_label(s) for s in kernel.buffers)}")
+    digest = hashlib.sha256(f"size={size!r}:seed={seed}:set={input_set}".encode())
     arrays, layout, record = {}, {}, None
     for index, spec in enumerate(kernel.buffers):
         label = buffer_label(spec)
         if spec.access is Access.UNIFORM:
-            record = kernel.pack_uniform(int(size), **dict(uniform or {}))
+            record = kernel.pack_uniform(size, **dict(uniform or {}))
             digest.update(label.encode() + record.tobytes())
             continue
-        if spec.access is Access.READ_WRITE and not spec.inout:
+        count = spec.element_count(size)
+        if label in given:
+            array, blocks = conform(given[label], spec, count, f"input {label}"), (("given", 0, count),)
+        elif spec.access is Access.READ or spec.inout:
+            rng = np.random.default_rng([int(seed), index, int(size)])
+            array, blocks = _fill(spec, count, rng, kernel, size, families)
+        elif spec.initial is not None:
+            array, blocks = _initial(spec, count, size, kernel), (("initial", 0, count),)
+        else:
             continue
-        rng = np.random.default_rng([int(seed), index, int(size)])
-        array, blocks = _fill(spec, spec.element_count(int(size)), rng, kernel)
         arrays[label], layout[label] = array, blocks
         digest.update(label.encode() + array.dtype.str.encode() + array.tobytes())
     if uniform and record is None:
         raise InvalidArgument(f"kernel {kernel.id} has no uniform block to override")
-    return Case(kernel, int(size), int(seed), arrays, record, layout, digest.hexdigest())
+    return Case(kernel, size, int(seed), arrays, record, layout, digest.hexdigest(), input_set)

@@ -23,8 +23,10 @@ from forge.errors import ForgeError, InvalidArgument
 from forge.kernel import KernelSpec
 from forge.schedule import Schedule
 
-from ._evaluate import DEFAULT_GUARD, DEFAULT_TIMEOUT_S, Evaluation, Timing, format_duration, evaluate_case, expected_outputs
+from ._evaluate import DEFAULT_GUARD, DEFAULT_TIMEOUT_S, evaluate_case
+from ._expected import expected_outputs
 from ._inputs import make_case
+from ._results import Evaluation, Timing, format_duration
 
 __all__ = ["tune", "TuneResult", "Candidate", "schedule_space", "declare_winner"]
 
@@ -125,9 +127,9 @@ def _prune(ctx, kernel: KernelSpec, candidates: list[Candidate], size: int) -> N
         try:
             if missing:
                 raise forge.UnsupportedFeature(f"the adapter lacks {', '.join(missing)}")
-            c.schedule.check(constraints)
+            kernel.check_schedule(c.schedule, constraints, getattr(ctx, "target", None))
             dims = kernel.workgroups(c.schedule, size, constraints.max_workgroups_per_dimension[0])
-            source = ctx.kernel_source(kernel, c.schedule)
+            source = ctx.kernel_source(kernel, c.schedule, size)
         except ForgeError as exc:
             c.status, c.reason = "pruned", f"{type(exc).__name__}: {exc}"
             continue
@@ -208,7 +210,7 @@ def tune(ctx, kernel: KernelSpec, *, size: int | None = None,
     contexts the tuner opened are closed before it returns, ``ctx`` is left open."""
     if samples < 2:
         raise InvalidArgument(f"tuning needs samples >= 2 to measure noise, got {samples}")
-    size = max(kernel.test_sizes) if size is None else size
+    size = kernel.largest_size() if size is None else kernel.size(size)
     candidates = [Candidate(s) for s in (schedule_space(kernel) if space is None else space)]
     result = TuneResult(kernel, ctx.backend_name, size, candidates, dry_run=dry_run)
     _prune(ctx, kernel, candidates, size)

@@ -7,10 +7,13 @@ users testing their own kernels.
   not; ``forge_context`` opens that backend, and an unavailable one is SKIPPED with its
   reason, never passed.
 - ``forge_oracle``: a callable ``forge_oracle(kernel, **options)`` that runs the oracle
-  (``oracle.evaluate`` on ``forge_context``, same options) and fails the test with the
-  full mismatch report when the kernel is wrong. A kernel the backend cannot run (no
-  source for it, a missing feature) is skipped with the reason, or fails under
-  ``--require-backend``. It returns the ``oracle.Evaluation``.
+  (``oracle.evaluate``, same options) on the parametrised backend and fails the test
+  with the full report when the kernel is wrong. Backends that run device code do so
+  in worker processes shared by the whole test session (``forge_session``), so a
+  kernel that faults fails its own test and no other; ``--forge-no-isolate`` runs them
+  in the test process. A kernel the backend cannot run (no source for it, a missing
+  feature) is skipped with the reason, or fails under ``--require-backend``. It
+  returns the ``oracle.Evaluation``.
 - ``assert_kernel_matches(ctx, kernel, **options)``: the same check for any open
   context, usable without the fixtures.
 
@@ -27,10 +30,12 @@ import pytest
 
 from forge import registry
 
-from ._evaluate import evaluate
+from ._evaluate import DEFAULT_TIMEOUT_S, evaluate
+from ._results import Verdict
+from ._runners import Session
 
 __all__ = ["pytest_addoption", "pytest_generate_tests", "forge_context", "forge_oracle",
-           "require_available", "assert_kernel_matches"]
+           "forge_session", "require_available", "assert_kernel_matches"]
 
 
 def pytest_addoption(parser) -> None:
@@ -38,6 +43,9 @@ def pytest_addoption(parser) -> None:
     group.addoption("--require-backend", action="append", default=[], metavar="NAME",
                     help="fail, rather than skip, tests of backend NAME when it is not "
                          "available (repeatable)")
+    group.addoption("--forge-no-isolate", action="store_true", default=False,
+                    help="run forge_oracle's device backends in the test process instead of "
+                         "worker processes")
 
 
 def pytest_generate_tests(metafunc) -> None:
@@ -73,15 +81,16 @@ def forge_context(request, forge_backend_name):
         ctx.close()
 
 
-def assert_kernel_matches(ctx, kernel, *, config=None, **options):
-    """Run ``oracle.evaluate(ctx, kernel, **options)``; fail the test with its report
-    unless the kernel passed. An ``unsupported`` verdict skips with the reason (fails
-    when ``config`` is given and the backend is named by ``--require-backend``)."""
-    evaluation = evaluate(ctx, kernel, **options)
-    if evaluation.verdict == "unsupported":
-        message = f"{kernel.id} cannot run on {ctx.backend_name}: {evaluation.error}"
+def assert_kernel_matches(target, kernel, *, config=None, **options):
+    """Run ``oracle.evaluate(target, kernel, **options)`` (an open context or a runner);
+    fail the test with its report unless the kernel passed. An ``unsupported`` verdict
+    skips with the reason (fails when ``config`` is given and the backend is named by
+    ``--require-backend``)."""
+    evaluation = evaluate(target, kernel, **options)
+    if evaluation.verdict == Verdict.UNSUPPORTED:
+        message = f"{kernel.id} cannot run on {evaluation.backend}: {evaluation.error}"
         required = config.getoption("--require-backend") if config is not None else []
-        if ctx.backend_name in required:
+        if evaluation.backend in required:
             pytest.fail(message + " (required by --require-backend)", pytrace=False)
         pytest.skip(message)
     if not evaluation.passed:
@@ -89,12 +98,25 @@ def assert_kernel_matches(ctx, kernel, *, config=None, **options):
     return evaluation
 
 
+@pytest.fixture(scope="session")
+def forge_session(request):
+    """The ``oracle.Session`` every ``forge_oracle`` of the test session shares: one
+    warm worker process per device backend (in the test process under
+    ``--forge-no-isolate``)."""
+    isolate = False if request.config.getoption("--forge-no-isolate") else None
+    session = Session(isolate=isolate, timeout_s=DEFAULT_TIMEOUT_S)
+    yield session
+    session.close()
+
+
 @pytest.fixture
-def forge_oracle(request, forge_context):
+def forge_oracle(request, forge_backend_name, forge_session):
     """``check(kernel, **options)``: the oracle on this test's backend; see the module
     docstring."""
+    require_available(request.config, forge_backend_name)
 
     def check(kernel, **options):
-        return assert_kernel_matches(forge_context, kernel, config=request.config, **options)
+        runner = forge_session.runner(forge_backend_name)
+        return assert_kernel_matches(runner, kernel, config=request.config, **options)
 
     return check

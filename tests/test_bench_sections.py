@@ -26,7 +26,7 @@ TINY = Sizes(buffer_bytes=1 << 20, rows=8, cols=2048, gemm=64, transfer_bytes=8 
 def _model(kernel):
     """A simulated-driver kernel running IR ``kernel``'s numpy meaning on the buffers its
     arguments point at (dimensions read from the uniform block passed by value)."""
-    body = kernel.body
+    body = kernel.body.pattern
     record = kernel.uniform.record_dtype
 
     def run(args, grid, block):

@@ -71,7 +71,7 @@ OOB = _single_block_kernel("test_oob_write", _OOB_CUDA, "address")
 
 # An entry point with two parameters, where the kernel binds three buffers.
 _SHORT_CUDA = """\
-extern "C" __global__ void ${entry}(const float* x, float* y) { y[threadIdx.x] = x[threadIdx.x]; }
+extern "C" __global__ void ${entry}(const float* in, float* out) { out[threadIdx.x] = in[threadIdx.x]; }
 """
 SHORT = KernelSpec(id="test_short_signature", entry_point="test_short_signature",
                    buffers=AFFINE.buffers, sources={"cuda": _SHORT_CUDA})
@@ -397,7 +397,7 @@ def test_a_second_run_loads_and_compiles_nothing(ctx):
     assert ctx.module_loads == loads == 1
     assert compile_stats.snapshot() == stats, "the second run touched NVRTC or its cache"
     (key, loaded), = ctx.module_cache.items()
-    assert key[1] == "raw_affine" and loaded.kernel is AFFINE
+    assert key[1] == ("raw_affine",) and loaded.kernel is AFFINE
     assert loaded.image.startswith("cubin sm_")
 
 

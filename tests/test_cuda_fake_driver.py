@@ -38,7 +38,8 @@ Kernel = Callable[[list, tuple, tuple], None]  # (argument bytes, grid, block)
 ATTRIBUTES = {
     "MAX_THREADS_PER_BLOCK": 1024, "MAX_BLOCK_DIM_X": 1024, "MAX_BLOCK_DIM_Y": 1024,
     "MAX_BLOCK_DIM_Z": 64, "MAX_GRID_DIM_X": 2**31 - 1, "MAX_GRID_DIM_Y": 65535,
-    "MAX_GRID_DIM_Z": 65535, "MAX_SHARED_MEMORY_PER_BLOCK": 49152, "WARP_SIZE": 32,
+    "MAX_GRID_DIM_Z": 65535, "MAX_SHARED_MEMORY_PER_BLOCK": 49152,
+    "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN": 232448, "WARP_SIZE": 32,
     "MULTIPROCESSOR_COUNT": 132, "L2_CACHE_SIZE": 50 << 20, "PCI_BUS_ID": 0x19,
     "PCI_DEVICE_ID": 0, "PCI_DOMAIN_ID": 0, "INTEGRATED": 0, "ASYNC_ENGINE_COUNT": 3,
     "COMPUTE_CAPABILITY_MAJOR": 9, "COMPUTE_CAPABILITY_MINOR": 0,
@@ -75,10 +76,22 @@ def _square(args, grid, block):
     y[:] = x * x
 
 
+def _probe(args, grid, block):
+    """The float semantics probe (backends._probe) on an IEEE device: numpy's answers."""
+    from backends._probe import PROBE_CASES
+
+    count = len(PROBE_CASES)
+    x = device_array(ptr(args[0]), 2 * count, np.float32)
+    y = device_array(ptr(args[1]), count, np.float32)
+    y[:] = [case[6] for case in PROBE_CASES]
+    assert x.size == 2 * count
+
+
 # Entry point -> (kernel, parameter sizes). Tests add their own.
 KERNELS: dict[str, tuple[Kernel, tuple[int, ...]]] = {
     "raw_affine": (_affine, (8, 8, 12)),
     "demo_square": (_square, (8, 8, 4)),
+    "probe": (_probe, (8, 8)),
 }
 
 

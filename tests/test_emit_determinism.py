@@ -26,7 +26,7 @@ print(h.hexdigest())
 
 
 def _ir_kernels():
-    return [k for k in forge.list_kernels() if k.body is not None]
+    return [k for k in forge.list_kernels() if k.body.kind != "raw"]
 
 
 def _targets(kernel) -> list[str]:
@@ -36,7 +36,7 @@ def _targets(kernel) -> list[str]:
     found = []
     for target in kernel.targets:
         try:
-            DIALECTS[target].check_types(kernel.body.dtypes())
+            DIALECTS[target].check_types(kernel.body.pattern.dtypes())
             found.append(target)
         except Unsupported:
             pass

@@ -29,13 +29,13 @@ NOT_ONLINE = ir.kernel("exp_twice", ir.rows(y=ir.exp(x * 2.0 - ir.row_max(x))
     ("softmax", ["online"]), ("log_softmax", ["online"]), ("rmsnorm", ["plain"]),
     ("layernorm", ["plain", "plain"]), ("row_max", ["plain"])])
 def test_max_then_sum_of_exp_is_one_online_level(kernel_id, shapes):
-    levels = _levels(forge.get_kernel(kernel_id).body)
+    levels = _levels(forge.get_kernel(kernel_id).body.pattern)
     assert [("online" if isinstance(level[0], _Online) else "plain") for level in levels] == shapes
 
 
 def test_a_sum_of_a_different_exp_stays_two_levels():
-    assert [len(level) for level in _levels(NOT_ONLINE.body)] == [1, 1]
-    assert not any(isinstance(item, _Online) for level in _levels(NOT_ONLINE.body)
+    assert [len(level) for level in _levels(NOT_ONLINE.body.pattern)] == [1, 1]
+    assert not any(isinstance(item, _Online) for level in _levels(NOT_ONLINE.body.pattern)
                    for item in level)
 
 
@@ -45,7 +45,7 @@ def test_a_cuda_reduction_level_costs_one_barrier_per_path(kernel_id):
     wide = Schedule((256, 1), items_per_invocation=2, vector_width=4)
     source = kernel.source("cuda", wide)
     paths = 3  # the row exactly in registers, shorter, longer (looped)
-    assert source.count("__syncthreads();") == paths * len(_levels(kernel.body))
+    assert source.count("__syncthreads();") == paths * len(_levels(kernel.body.pattern))
     narrow = Schedule((32, 8), items_per_invocation=2)  # a row is one warp: shuffles only
     assert "__syncthreads" not in kernel.source("cuda", narrow)
 

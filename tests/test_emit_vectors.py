@@ -60,18 +60,15 @@ def test_unrolled_chunks_index_local_arrays_with_constants_on_wgsl():
     assert "for (var fg_k" not in source
 
 
-def test_wgpu_binds_views_rounded_up_to_whole_vectors(request):
-    """The contract the vector declarations rely on: a view of any length is bound
-    rounded up to 16 bytes (padding before the next view), never past its slab."""
-    from oracle.pytest_plugin import require_available
-
-    require_available(request.config, "wgpu")
-    with forge.open_context("wgpu", capacity_bytes=1 << 20) as ctx:
-        for length in (4, 8, 12, 16, 20, 16392):
-            view = ctx.allocate_transient(length, 0)
-            assert ctx._binding_size(view, ctx.slab_buffer(view.slab)) == -(-length // 16) * 16
-    with forge.open_context("wgpu", capacity_bytes=1 << 20) as ctx:
-        slab = ctx._allocator.slab_capacity(0)
-        view = ctx.allocate_transient(slab - 12, 0)  # ends 12 bytes before the slab's end
-        assert ctx._binding_size(view, ctx.slab_buffer(view.slab)) == slab
-        assert view.offset + slab <= ctx.slab_buffer(view.slab).size
+def test_buffers_declared_as_vectors_are_bound_in_whole_vectors():
+    """The contract the vector declarations rely on: where the WGSL declares a buffer
+    as array<vec4<f32>> over f32 elements, the oracle binds it rounded up to whole
+    vectors (the last, partial vector lies inside the binding); elsewhere bindings are
+    exact, so arrayLength counts the elements."""
+    kernel = forge.get_kernel("add")
+    vec4 = Schedule(256, items_per_invocation=4, vector_width=4)
+    source = kernel.source("wgsl", vec4)
+    assert kernel.binding_granules("wgsl", source) == (4, 4, 4, 1)
+    scalar = kernel.source("wgsl", Schedule(64))
+    assert kernel.binding_granules("wgsl", scalar) == (1, 1, 1, 1)
+    assert kernel.binding_granules("cuda", kernel.source("cuda", vec4)) == (1, 1, 1, 1)

@@ -18,7 +18,7 @@ def _kernel(**changes) -> KernelSpec:
                 buffers=(BufferSpec(0, "f32", "read", name="x"),
                          BufferSpec(1, "f32", "read_write", name="y", count=lambda n: 2 * n),
                          BufferSpec.uniform(2, (("scale", "f32"), ("step", "f64"), ("n", "u32")))),
-                sources={"wgsl": "@workgroup_size(${wg_x}) fn ${entry}() {} // $$"},
+                sources={"wgsl": "@workgroup_size(${wg_x}) fn ${entry}() {} // $$ ${other}"},
                 reference=lambda x, y, p: None, params=lambda n: {"n": n},
                 defaults={"scale": 1.5, "step": 0.25})
     spec.update(changes)
@@ -50,9 +50,9 @@ def test_element_counts_follow_the_problem_size():
     assert [b.byte_size(10) for b in k.buffers] == [40, 80, 32]
 
 
-def test_source_templates_substitute_the_schedule():
+def test_source_templates_substitute_the_schedule_and_leave_other_dollars_alone():
     text = _kernel().source("wgsl", Schedule(128))
-    assert text == "@workgroup_size(128) fn k() {} // $"
+    assert text == "@workgroup_size(128) fn k() {} // $$ ${other}"
     with pytest.raises(UnsupportedFeature, match="no cuda source"):
         _kernel().source("cuda", Schedule())
 
@@ -104,7 +104,7 @@ def test_malformed_kernels_are_refused(changes, message):
 
 
 @pytest.mark.parametrize("kwargs, message", [
-    ({"element": "f8"}, "unknown scalar type"),
+    ({"element": "f8"}, "unknown type 'f8'"),
     ({"access": "write"}, "access must be one of"),
     ({"access": "uniform"}, "needs named scalar fields"),
 ])

@@ -91,10 +91,24 @@ def test_a_bad_option_is_a_compile_error_naming_nvrtcs_complaint():
     assert "NVRTC_ERROR" in str(info.value)
 
 
-def test_a_mangled_entry_point_is_reported_as_missing():
-    source = "__global__ void plain(float* y) { y[0] = 1.0f; }\n"
-    with pytest.raises(CompileError, match="extern \"C\""):
-        cuda.compile_cuda(source, "plain")
+def test_cpp_and_template_entry_points_are_found_by_their_lowered_names():
+    """Kernels as people write them are often not extern "C": NVRTC's name expressions
+    find a C++ function, a namespaced one and a template instantiation."""
+    from backends.cuda._nvrtc import compile_module
+
+    source = ("__global__ void plain(float* y) { y[0] = 1.0f; }\n"
+              "namespace ops { __global__ void scale(float* y, int n) { y[0] = n; } }\n"
+              "template <int B> __global__ void block(float* y) { y[0] = B; }\n")
+    image, names = compile_module(source, ("plain", "ops::scale", "block<128>"), arch="sm_90")
+    assert names["plain"].startswith("_Z") and "plain" in names["plain"]
+    assert "scale" in names["ops::scale"] and "128" in names["block<128>"]
+    assert all(name.encode() in image for name in names.values())
+
+
+def test_an_entry_point_that_is_not_a_kernel_is_a_compile_error():
+    source = "__device__ float helper(float x) { return x; }\n"
+    with pytest.raises(CompileError, match="helper"):
+        cuda.compile_cuda(source, "helper")
 
 
 @pytest.mark.parametrize("kwargs, error", [

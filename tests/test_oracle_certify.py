@@ -37,8 +37,8 @@ def test_certify_writes_a_canonical_manifest_keyed_by_what_the_verdict_depends_o
     assert {"python", "kernel-forge", "numpy"} <= set(key["libraries"])
     assert len(key["source_sha256"]) == 64
     assert cert.path.stem == cert.key_hash == cert.manifest["key_hash"]
-    sizes = [run["size"] for run in cert.manifest["evaluations"]]
-    assert sizes == list(AFFINE.test_sizes)
+    runs = [(run["size"], run["seed"]) for run in cert.manifest["evaluations"]]
+    assert runs == [(str(s), seed) for s in AFFINE.checked_sizes() for seed in AFFINE.checked_seeds()]
     assert all(run["verdict"] == "pass" for run in cert.manifest["evaluations"])
     assert [p.name for p in cert.path.parent.iterdir()] == [cert.path.name]  # no temp files
 

@@ -35,13 +35,14 @@ def test_check_json_reports_every_backend_against_the_reference(capsys):
     data = json.loads(out)
     assert code == 0 and data["passed"] is True
     kernel = forge.get_kernel("raw_affine")
-    assert [r["size"] for r in data["results"]] == list(kernel.test_sizes)  # every test size
+    assert [(r["size"], r["seed"]) for r in data["results"]] == [  # every checked size and seed
+        (str(s), seed) for s in kernel.checked_sizes() for seed in kernel.checked_seeds()]
     for result in data["results"]:
         ev = result["evaluations"]["reference"]
         assert ev["verdict"] == "pass" and ev["max_ulp"] == 0 and ev["timing"]["count"] == 2
     code, out, _ = _run(capsys, "check", "raw_affine", "--backend", "reference", "--json",
                         "--size", "77")
-    assert code == 0 and [r["size"] for r in json.loads(out)["results"]] == [77]
+    assert code == 0 and [r["size"] for r in json.loads(out)["results"]] == ["77", "77"]
 
 
 def test_check_prints_one_table_and_exits_zero_when_all_agree(capsys):
@@ -95,7 +96,7 @@ def test_check_reports_a_timeout_as_a_failure(capsys, monkeypatch):
     (shown with a hand-made result: a real one takes a device that can hang)."""
     import oracle
 
-    def timed_out(kernel, names, size, seed, on_result, **options):
+    def timed_out(kernel, names, size, seed, on_result, session, **options):
         result = oracle.CrossCheck(kernel, size, seed, "hash")
         ev = oracle.Evaluation(kernel, "reference", None, kernel.schedules[0], size, seed,
                                "hash", "ref", verdict="timeout",
@@ -104,8 +105,11 @@ def test_check_reports_a_timeout_as_a_failure(capsys, monkeypatch):
         on_result("reference", ev)
         return result
 
-    monkeypatch.setattr(oracle, "cross_check", timed_out)
-    code, out, err = _run(capsys, "check", "raw_affine", "--backend", "reference", "--size", "10")
+    import kforge._check
+
+    monkeypatch.setattr(kforge._check, "cross_check", timed_out)
+    code, out, err = _run(capsys, "check", "raw_affine", "--backend", "reference", "--size", "10",
+                          "--seed", "0")
     assert code == 1 and "TIMEOUT" in out and "1 of 1 evaluations failed" in out
     assert "timeout_s=0.25" in err
 
@@ -116,8 +120,10 @@ def test_check_refuses_unknown_or_unavailable_backends(capsys, monkeypatch):
     # an unavailable backend of its own, so this runs where every real one is available
     ghost = registry.BackendEntry("ghost", lambda **o: None, lambda: (False, "no ghost device"))
     monkeypatch.setitem(registry.backend_entries(), "ghost", ghost)
-    code, _, err = _run(capsys, "check", "--backend", "ghost")
-    assert code == 2 and "'ghost' is not available: no ghost device" in err
+    code, out, err = _run(capsys, "check", "--backend", "ghost")
+    assert code == 1 and "ghost: ERROR: asked for with --backend but not available: " \
+        "no ghost device" in out
+    assert "no evaluation ran" in out
 
 
 def test_certify_writes_then_reuses(capsys, tmp_path):

@@ -28,7 +28,7 @@ class _ScheduleSensitive(ReferenceContext):
         super().__init__()
         self.lose_on, self.wrong_on = lose_on, wrong_on
 
-    def kernel_source(self, kernel, schedule):
+    def kernel_source(self, kernel, schedule, size=None):
         return f"{kernel.semantic_hash}:{schedule}"
 
     def _launch(self, compiled, launch, warmups, samples):

@@ -96,11 +96,28 @@ def test_invalid_wgsl_is_a_compile_error_with_nagas_log(env):
     env.assert_healthy()
 
 
+def test_the_binding_follows_the_access_the_shader_declares(env):
+    """The shader declares y read_write while the spec calls it an input: it is bound
+    writable (so a read-only view is refused, saying which usage to use), and runs."""
+    declared_rw = KernelSpec(id="test_wgpu_declared_rw", entry_point="fill",
+                             sources={"wgsl": _fill_source()},
+                             buffers=(BufferSpec(0, "f32", Access.READ, name="y"),))
+    read_only = env.ctx.allocate_transient(N * 4, 0)
+    with pytest.raises(InvalidArgument, match="use STORAGE_READ_WRITE"):
+        env.ctx.run_kernel(declared_rw, Schedule(64), [read_only], N)
+    writable = env.ctx.allocate_transient(N * 4, 0, usage=RW)
+    env.ctx.run_kernel(declared_rw, Schedule(64), [writable], N)
+    assert env.ctx.read_buffer_f32(writable).tolist() == [7.0] * N
+    env.assert_healthy()
+
+
 def test_a_layout_that_disagrees_with_the_shader_is_a_compile_error(env):
+    """A uniform block where the shader declares a storage buffer: the pipeline cannot be
+    made, and the error carries wgpu's log."""
     wrong = KernelSpec(id="test_wgpu_wrong_access", entry_point="fill",
                        sources={"wgsl": _fill_source()},
-                       buffers=(BufferSpec(0, "f32", Access.READ, name="y"),))
-    view = env.ctx.allocate_transient(N * 4, 0)
+                       buffers=(BufferSpec.uniform(0, (("n", "u32"),), name="y"),))
+    view = env.ctx.allocate_transient(16, 0, usage=forge.BindingUsage.UNIFORM)
     with pytest.raises(CompileError, match="kernel test_wgpu_wrong_access") as info:
         env.ctx.run_kernel(wrong, Schedule(64), [view], N)
     assert "binding" in info.value.log.lower() or "storage" in info.value.log.lower()

@@ -29,7 +29,8 @@ import numpy as np
 from forge.allocator import SlabAllocator
 from forge.errors import (AllocationError, CompileError, InvalidArgument, KernelTimeout,
                           UnsupportedFeature)
-from forge.kernel import Access, KernelSpec
+from forge import layout
+from forge.kernel import Access, KernelSpec, Step
 from forge.schedule import Schedule
 from forge.types import (AdapterConstraints, AdapterIdentity, BindingUsage, BufferView,
                          MemoryTopology)
@@ -38,7 +39,7 @@ from .._base import Launch, SlabContext, _api, poll_until
 from ._driver import (DeviceInfo, PrimaryContext, call, check, device_info, driver,
                       error_for, kernel_driver_version, pci_device_id)
 from ._memory import Staging, pinned_empty
-from ._nvrtc import compile_cuda, nvrtc_version, supported_archs
+from ._nvrtc import compile_module, nvrtc_version, supported_archs
 
 __all__ = ["CudaComputeContext", "CapturedCudaGraph", "LoadedKernel"]
 
@@ -53,6 +54,7 @@ _EXTERNAL = driver.CUevent_record_flags.CU_EVENT_RECORD_EXTERNAL
 _NOT_READY = driver.CUresult.CUDA_ERROR_NOT_READY
 _NVIDIA = 0x10DE
 _PARAM_SPACE = 4096       # kernel parameter bytes every architecture and driver accepts
+_STATIC_SHARED = 48 << 10  # dynamic shared memory a launch may use without opting in
 _POLL_AFTER = 64          # pending fence events before completed ones are collected
 _GRAPH_SAMPLES = 4096     # samples per timed chunk (one graph); more run chunk by chunk
 _TIMED_CACHE = 8          # timed launches remembered, each with its graph once it repeats
@@ -73,12 +75,19 @@ def _quietly(function, *args):
 class LoadedKernel(NamedTuple):
     """A module-cache entry: the seed's (CudaFunction, CudaModule, KernelSpec), plus
     which image was loaded (``"cubin sm_90"``, or ``"ptx compute_90"`` when NVRTC cannot
-    emit SASS for the device and the driver JIT-compiles PTX)."""
+    emit SASS for the device and the driver JIT-compiles PTX). ``functions`` holds one
+    function per launch of the kernel (one, unless it is made of several)."""
 
-    function: Any
+    functions: tuple
     module: Any
     kernel: KernelSpec
     image: str
+    param_sizes: tuple = ()  # per function, each parameter's size in bytes (when known)
+
+    @property
+    def function(self) -> Any:
+        """The (first) launch's function."""
+        return self.functions[0]
 
 
 class _Resources:
@@ -257,8 +266,10 @@ def _constraints(info: DeviceInfo, capacity: int, alignment: int) -> AdapterCons
         max_invocations_per_workgroup=a["MAX_THREADS_PER_BLOCK"],
         max_workgroups_per_dimension=(a["MAX_GRID_DIM_X"], a["MAX_GRID_DIM_Y"],
                                       a["MAX_GRID_DIM_Z"]),
-        # Kernels use static shared memory only, whose limit is the non-opt-in one.
-        max_workgroup_storage_bytes=a["MAX_SHARED_MEMORY_PER_BLOCK"],
+        # What one block may use with dynamic shared memory opted in (static
+        # __shared__ arrays stay under the 48 KiB the IR emitters plan for).
+        max_workgroup_storage_bytes=max(a["MAX_SHARED_MEMORY_PER_BLOCK"],
+                                        a["MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"]),
         max_storage_binding_size=capacity,
         max_buffer_size=capacity,
         min_storage_offset_alignment=alignment,
@@ -345,6 +356,8 @@ class CudaComputeContext(SlabContext):
         self._capture: _Capture | None = None
         self._uniforms: dict[int, tuple[BufferView, bytearray]] = {}
         self.module_loads = 0            # cuModuleLoadData calls, for tests and benchmarks
+        self._shared_allowed: dict[int, int] = {}  # function -> dynamic shared bytes opted in
+        self._declare_measured_semantics()
 
     # -- identity ------------------------------------------------------------------
     @property
@@ -389,7 +402,8 @@ class CudaComputeContext(SlabContext):
 
     @property
     def module_cache(self):
-        """Loaded kernels by (source sha256, entry point), read-only."""
+        """Loaded kernels by (source sha256, entry points, override values, compile
+        options, binding accesses), read-only."""
         return types.MappingProxyType(self._pipelines)
 
     # -- host memory ---------------------------------------------------------------
@@ -412,7 +426,7 @@ class CudaComputeContext(SlabContext):
         for stream in (self._res.stream_compute, self._prefetch):
             if stream is None:
                 continue
-            if self.timeout_s is None:
+            if self._wait_bound is None:
                 call(driver.cuStreamSynchronize, stream)
             else:
                 call(driver.cuEventRecord, self._res.waiter, stream)
@@ -469,7 +483,7 @@ class CudaComputeContext(SlabContext):
     def _block_on(self, event, what: str) -> None:
         """Wait for ``event``: blocking, or polled and bounded by ``timeout_s`` (the
         driver's own waits cannot be bounded)."""
-        if self.timeout_s is None:
+        if self._wait_bound is None:
             call(driver.cuEventSynchronize, event)
             return
 
@@ -479,7 +493,7 @@ class CudaComputeContext(SlabContext):
                 return False
             check(result, "cuEventQuery")
             return True
-        poll_until(done, self.timeout_s, what)
+        poll_until(done, self._wait_bound, what)
 
     def _refuse_during_capture(self, what: str) -> None:
         if self._capture is not None:
@@ -542,7 +556,7 @@ class CudaComputeContext(SlabContext):
         res = self._res
         res.primary.make_current()
         self._join_prefetch()
-        if self.timeout_s is not None and self._dirty:
+        if self._wait_bound is not None and self._dirty:
             # The download below blocks in the driver: first wait, bounded, for the
             # work it would queue behind.
             call(driver.cuEventRecord, res.waiter, res.stream_compute)
@@ -589,22 +603,31 @@ class CudaComputeContext(SlabContext):
         return True
 
     # -- kernels -------------------------------------------------------------------
-    def _compile(self, kernel: KernelSpec, schedule: Schedule, source: str) -> LoadedKernel:
+    def _compile(self, launch: Launch, source: str | None) -> LoadedKernel:
+        """One NVRTC module holding every launch's entry point (found by its lowered
+        name, so C++ and template kernels work), loaded once; each function's
+        parameters are checked against the arguments its launch will pass."""
+        kernel = launch.kernel
         arch, output = self._target()
-        image = compile_cuda(source, kernel.entry_point, arch, output)
+        entries = tuple(dict.fromkeys(step.entry_point for step in launch.steps))
+        options = kernel.compile_options("cuda")
+        image, symbols = compile_module(source or "", entries, arch, output, options)
         res = self._res
         res.primary.make_current()
         with self._unsafe_calls_allowed():
             try:
                 module = call(driver.cuModuleLoadData, image)
             except CompileError as exc:
-                raise CompileError(f"kernel {kernel.id}: {exc}", source=source, target="cuda",
-                                   options=(f"--gpu-architecture={arch}",), log=str(exc)) from None
+                raise CompileError(f"kernel {kernel.id}: {exc}", source=source or "",
+                                   target="cuda", options=(f"--gpu-architecture={arch}",
+                                                           *options), log=str(exc)) from None
             res.modules.append(module)
             self.module_loads += 1
-            function = call(driver.cuModuleGetFunction, module, kernel.entry_point.encode())
-            _check_parameters(kernel, function, source)
-        return LoadedKernel(function, module, kernel, f"{output} {arch}")
+            functions = tuple(call(driver.cuModuleGetFunction, module,
+                                   symbols[step.entry_point].encode()) for step in launch.steps)
+            sizes = tuple(_check_parameters(kernel, function, step, source or "")
+                          for step, function in zip(launch.steps, functions))
+        return LoadedKernel(functions, module, kernel, f"{output} {arch}", sizes)
 
     def _target(self) -> tuple[str, str]:
         """(arch, output): a cubin for the device when NVRTC can target it, else PTX
@@ -632,39 +655,64 @@ class CudaComputeContext(SlabContext):
         finally:
             call(driver.cuThreadExchangeStreamCaptureMode, mode)
 
-    def _arguments(self, launch: Launch) -> tuple[int, bytes, tuple]:
-        """The ``void**`` kernel arguments, packed once per launch: storage views as
-        device pointers and the uniform block by value, in (group, binding) order.
-        Returns its address, the argument bytes it points at, and the objects that must
-        outlive the launch call."""
+    def _arguments(self, launch: Launch, step: Step,
+                   sizes: tuple[int, ...] = ()) -> tuple[int, bytes, tuple]:
+        """The ``void**`` arguments of one launch, packed once: in the order the kernel
+        function declares them, a buffer as its device pointer, a uniform field as the
+        scalar it holds, the uniform block as its C struct, by value. Returns its
+        address, the argument bytes it points at, and the objects that must outlive
+        the launch call."""
         holders = []
-        for view, spec in zip(launch.views, launch.kernel.buffers):
-            if spec.access is Access.UNIFORM:
-                raw = self._uniform_bytes(view)
-                holders.append((ctypes.c_char * len(raw)).from_buffer_copy(raw))
-            else:
-                holders.append(ctypes.c_uint64(self._res.slab + view.offset))
+        for kind, key in step.arguments:
+            if kind == "buffer":
+                holders.append(ctypes.c_uint64(self._res.slab + launch.views[key].offset))
+                continue
+            spec = launch.kernel.uniform
+            index = launch.kernel.buffers.index(spec)
+            raw = self._uniform_bytes(launch.views[index])
+            if kind == "field":
+                offset, size = _field_slot(spec, key)
+                raw = raw[offset:offset + size]
+            want = sizes[len(holders)] if len(sizes) > len(holders) else len(raw)
+            raw = bytes(raw[:want]).ljust(want, b"\0")  # a struct __align__(16) is padded
+            holders.append((ctypes.c_char * len(raw)).from_buffer_copy(raw))
         pointers = (ctypes.c_void_p * max(1, len(holders)))(
             *[ctypes.addressof(h) for h in holders])
         return ctypes.addressof(pointers), b"".join(map(bytes, holders)), (pointers, holders)
 
     def _launch_arguments(self, compiled: LoadedKernel,
-                          launch: Launch) -> tuple[tuple, tuple, tuple]:
-        """``cuLaunchKernel``'s arguments, packed once; the launch's identity (function,
-        argument bytes, grid, block, stream: everything a graph of it holds); and what
-        must stay alive while it is launched."""
-        if 0 in launch.workgroups:
-            raise InvalidArgument(f"kernel {launch.kernel.id} at {launch.element_count} "
-                                  f"elements dispatches no workgroups ({launch.workgroups})")
-        params, data, keep = self._arguments(launch)
+                          launch: Launch) -> tuple[list[tuple], tuple, tuple]:
+        """``cuLaunchKernel``'s arguments for each launch, packed once; the run's
+        identity (functions, argument bytes, grids, blocks, shared memory, stream:
+        everything a graph of it holds); and what must stay alive while it runs."""
         res = self._res
         res.primary.make_current()
         self._join_prefetch()
-        block = launch.schedule.workgroup_size
-        args = (compiled.function, *launch.workgroups, *block, 0, res.stream_compute, params, 0)
-        identity = (int(compiled.function), data, launch.workgroups, block,
-                    int(res.stream_compute))
-        return args, identity, keep
+        calls, identity, keep = [], [], []
+        sizes = compiled.param_sizes or ((),) * len(compiled.functions)
+        for step, function, param_sizes in zip(launch.steps, compiled.functions, sizes):
+            if 0 in step.workgroups:
+                raise InvalidArgument(f"kernel {launch.kernel.id} at size {launch.size} "
+                                      f"dispatches no workgroups ({step.workgroups}) for "
+                                      f"{step.entry_point}")
+            self._allow_shared(function, step)
+            params, data, held = self._arguments(launch, step, param_sizes)
+            calls.append((function, *step.workgroups, *step.block, step.shared_bytes,
+                          res.stream_compute, params, 0))
+            identity.append((int(function), data, step.workgroups, step.block, step.shared_bytes))
+            keep.append(held)
+        return calls, (tuple(identity), int(res.stream_compute)), tuple(keep)
+
+    def _allow_shared(self, function, step: Step) -> None:
+        """Opt a function in to more than 48 KiB of dynamic shared memory (the driver
+        refuses such a launch otherwise), once per function and size."""
+        if step.shared_bytes <= _STATIC_SHARED or self._shared_allowed.get(
+                int(function), 0) >= step.shared_bytes:
+            return
+        call(driver.cuFuncSetAttribute, function,
+             driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+             step.shared_bytes)
+        self._shared_allowed[int(function)] = step.shared_bytes
 
     @property
     def launch_path(self) -> str:
@@ -684,14 +732,14 @@ class CudaComputeContext(SlabContext):
         """Warm-ups as plain launches, then the samples in chunks of at most
         ``_GRAPH_SAMPLES``. Every sample is one launch between two events."""
         self._refuse_during_capture("run_kernel (it waits to time its samples)")
-        args, identity, keep = self._launch_arguments(compiled, launch)
+        calls, identity, keep = self._launch_arguments(compiled, launch)
         what = _describe_launch(launch)
         self._dirty = True
-        self._launch_direct(args, warmups, what)
+        self._launch_direct(calls, warmups, what)
         times: list[int] = []
         while len(times) < samples:
             count = min(samples - len(times), _GRAPH_SAMPLES)
-            times += self._timed_chunk(args, (*identity, count), launch.views, count, what)
+            times += self._timed_chunk(calls, (*identity, count), launch.views, count, what)
         del keep
         self._all_complete()
         return times
@@ -747,41 +795,47 @@ class CudaComputeContext(SlabContext):
         if entry.graph is not None:
             self._res.destroy_graph(entry.graph)
 
-    def _enqueue_samples(self, args: tuple, events: list, count: int, what: str,
+    def _enqueue_samples(self, calls: list, events: list, count: int, what: str,
                          record) -> None:
-        """Record event 0, then per sample one launch and one ``record`` of the next
-        event: sample i is the time between events i and i + 1."""
+        """Record event 0, then per sample the kernel's launches and one ``record`` of
+        the next event: sample i is the time between events i and i + 1."""
         launch, stream = driver.cuLaunchKernel, self._res.stream_compute
         err, = record(events[0], stream)
         if err:
             raise error_for(err, "cuEventRecord")
         for event in events[1:count + 1]:
-            err, = launch(*args)
-            if err:
-                raise error_for(err, what)
+            for args in calls:
+                err, = launch(*args)
+                if err:
+                    raise error_for(err, what)
             err, = record(event, stream)
             if err:
                 raise error_for(err, "cuEventRecord")
 
     @staticmethod
-    def _launch_direct(args: tuple, count: int, what: str) -> None:
+    def _launch_direct(calls: list, count: int, what: str) -> None:
         launch = driver.cuLaunchKernel
         for _ in range(count):
-            err, = launch(*args)
-            if err:
-                raise error_for(err, what)
+            for args in calls:
+                err, = launch(*args)
+                if err:
+                    raise error_for(err, what)
 
     def _elapsed_ns(self, events: list, count: int) -> list[int]:
         """Each of ``count`` samples in nanoseconds, read as soon as it has completed, so
         the reads overlap the samples still running (the event clock ticks every ~0.5
         us; no sample is reported shorter than 1 ns). The last read waited for the run."""
-        elapsed = driver.cuEventElapsedTime
+        elapsed, query = driver.cuEventElapsedTime, driver.cuEventQuery
         times = []
         for start, end in zip(events, events[1:count + 1]):
-            err, ms = elapsed(start, end)
-            if err == _NOT_READY:
+            # Ask whether the sample is done before reading its time: reading an event
+            # that has not completed is an API error compute-sanitizer counts.
+            result = query(end)
+            if result[0] == _NOT_READY:
                 self._block_on(end, "waiting for a timed sample")  # and ``start`` before it
-                err, ms = elapsed(start, end)
+            elif result[0]:
+                raise error_for(result[0], "cuEventQuery")
+            err, ms = elapsed(start, end)
             if err:
                 raise error_for(err, "cuEventElapsedTime")
             times.append(max(1, round(ms * 1e6)))
@@ -794,8 +848,8 @@ class CudaComputeContext(SlabContext):
         return self._timing_events
 
     def _enqueue(self, compiled: LoadedKernel, launch: Launch) -> None:
-        args, _, keep = self._launch_arguments(compiled, launch)
-        self._launch_direct(args, 1, _describe_launch(launch))
+        calls, _, keep = self._launch_arguments(compiled, launch)
+        self._launch_direct(calls, 1, _describe_launch(launch))
         del keep
         if self._capture is not None:
             self._capture.views.extend(launch.views)
@@ -870,35 +924,66 @@ def _record_node(event, stream):
 
 
 def _describe_launch(launch: Launch) -> str:
-    return (f"cuLaunchKernel({launch.kernel.id}, grid={launch.workgroups}, "
-            f"block={launch.schedule.workgroup_size})")
+    return ", ".join(f"cuLaunchKernel({launch.kernel.id}:{s.entry_point}, grid={s.workgroups}, "
+                     f"block={s.block})" for s in launch.steps)
 
 
-def _check_parameters(kernel: KernelSpec, function, source: str) -> None:
-    """Refuse an entry point whose parameters cannot take the kernel's buffers (a wrong
-    count or size would read garbage on the device), where the driver can tell."""
+def _field_slot(spec, name: str) -> tuple[int, int]:
+    """(offset, size) of uniform field ``name`` in its C layout."""
+    dtype = layout.target_dtype(spec.fields, "c")
+    sub, offset = dtype.fields[name][:2]
+    return offset, sub.itemsize
+
+
+def _check_parameters(kernel: KernelSpec, function, step: Step, source: str) -> tuple[int, ...]:
+    """Refuse an entry point whose parameters cannot take the arguments its launch
+    passes (a wrong count or size would read garbage on the device), where the driver
+    can tell: a buffer is an 8-byte pointer, a field its scalar's size, the uniform
+    block at least its C struct's size (more when the struct is declared with a larger
+    alignment, ``__align__(16)``). Returns each parameter's size (empty when the driver
+    cannot say)."""
     try:
         result = driver.cuFuncGetParamCount(function)
     except Exception:  # an older binding or driver without the query
-        return
+        return ()
     if result[0]:
-        return
+        return ()
     count = int(result[1])
-    calling = ("storage buffers as 8-byte device pointers and the uniform block by value, "
-               "in (group, binding) order")
-    if count != len(kernel.buffers):
-        raise CompileError(f"kernel {kernel.id}: CUDA entry point {kernel.entry_point} takes "
-                           f"{count} parameters, but the kernel binds {len(kernel.buffers)} "
-                           f"buffers ({calling})", source=source, target="cuda")
-    for index, spec in enumerate(kernel.buffers):
+    passed = [_argument_text(kernel, kind, key) for kind, key in step.arguments]
+    hint = ("name the buffers and uniform fields as the function's parameters, or give "
+            "the order with arguments=(...)")
+    if count != len(step.arguments):
+        raise CompileError(f"kernel {kernel.id}: CUDA entry point {step.entry_point} takes "
+                           f"{count} parameters, but its launch passes {len(step.arguments)} "
+                           f"({', '.join(passed)}); {hint}", source=source, target="cuda")
+    sizes = []
+    for index, (kind, key) in enumerate(step.arguments):
         result = driver.cuFuncGetParamInfo(function, index)
         if result[0]:
-            return
+            return ()
         size = int(result[2])
-        limit = spec.record_dtype.itemsize if spec.access is Access.UNIFORM else 8
-        if size > limit or (spec.access is not Access.UNIFORM and size != 8):
+        if kind == "buffer":
+            ok, want = size == 8, "8"
+        elif kind == "field":
+            need = _field_slot(kernel.uniform, key)[1]
+            ok, want = size == need, str(need)
+        else:
+            need = layout.target_dtype(kernel.uniform.fields, "c").itemsize
+            ok = size >= need and any(size == -(-need // a) * a for a in (1, 2, 4, 8, 16, 32,
+                                                                          64, 128, 256))
+            want = f"{need} (or that rounded up to its alignment)"
+        if not ok:
             raise CompileError(
-                f"kernel {kernel.id}: parameter {index} ({spec.name or spec.binding}) of "
-                f"{kernel.entry_point} is {size} bytes; expected "
-                f"{'at most ' + str(limit) if spec.access is Access.UNIFORM else limit} "
-                f"({calling})", source=source, target="cuda")
+                f"kernel {kernel.id}: parameter {index} of {step.entry_point} is {size} bytes, "
+                f"but the launch passes {passed[index]} of {want} bytes; {hint}",
+                source=source, target="cuda")
+        sizes.append(size)
+    return tuple(sizes)
+
+
+def _argument_text(kernel: KernelSpec, kind: str, key: Any) -> str:
+    if kind == "buffer":
+        return f"buffer {kernel.buffers[key].label} (pointer)"
+    if kind == "field":
+        return f"field {key} (by value)"
+    return f"uniform block {kernel.uniform.label} (struct by value)"

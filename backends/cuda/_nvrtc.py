@@ -19,17 +19,19 @@ import re
 import tempfile
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any, Sequence
 
+from forge.cache import cache_root, write_atomically
 from forge.errors import CompileError, GpuUnavailable, InvalidArgument, UnsupportedFeature
 
 from ._driver import check, default_arch, error_for
 from ._headers import INSTALL_HINT, header_digest, header_directories, std_headers, wheel_versions
 
-__all__ = ["compile_cuda", "nvrtc_version", "supported_archs", "cache_dir", "CompileStats",
+__all__ = ["compile_cuda", "compile_module", "nvrtc_version", "supported_archs", "cache_dir", "CompileStats",
            "STATS", "OUTPUTS"]
 
 OUTPUTS = ("cubin", "ptx")
-_MAGIC = b"KFNVRTC1"  # cache file header; bump when the file layout changes
+_MAGIC = b"KFNVRTC2"  # cache file header; bump when the file layout changes
 _ARCH = re.compile(r"^(sm|compute)_(\d+)([af]?)$")
 
 
@@ -81,11 +83,8 @@ def supported_archs() -> tuple[int, ...]:
 
 
 def cache_dir() -> Path:
-    """Where compiled images are kept: ``$FORGE_CACHE_DIR/nvrtc``, else
-    ``~/.cache/kernel-forge/nvrtc``."""
-    root = os.environ.get("FORGE_CACHE_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "kernel-forge")
-    return Path(root) / "nvrtc"
+    """Where compiled images are kept: the ``nvrtc`` folder of the cache root."""
+    return cache_root() / "nvrtc"
 
 
 def include_options() -> tuple[str, ...]:
@@ -121,7 +120,7 @@ def _include_directories(options: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _cache_key(source: str, entry_point: str, arch: str, output: str,
+def _cache_key(source: str, entry_point: Any, arch: str, output: str,
                options: tuple[str, ...], headers: dict[str, str]) -> str:
     """Everything the image depends on: a source without ``#include`` reads no header,
     so its key skips the (cheap, memoized) walk over the headers."""
@@ -152,23 +151,11 @@ def _load(path: Path) -> bytes | None:
 
 def _store(path: Path, image: bytes) -> None:
     """Write atomically: a reader sees the old entry, no entry, or the whole new one."""
-    tmp = None
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            f.write(_MAGIC + hashlib.sha256(image).digest() + image)
-        os.replace(tmp, path)
-        tmp = None
+        write_atomically(path, _MAGIC + hashlib.sha256(image).digest() + image)
         STATS.disk_writes += 1
     except OSError:  # a read-only or full cache directory costs a recompile, nothing more
         STATS.disk_errors += 1
-    finally:
-        if tmp is not None:
-            try:
-                os.unlink(tmp)
-            except OSError:
-                pass
 
 
 def _log(nvrtc, program) -> str:
@@ -195,14 +182,26 @@ def _summary(log: str) -> str:
     return next((line for line in lines if "error" in line), lines[0] if lines else "no log")
 
 
-def _run_nvrtc(source: str, entry_point: str, arch: str, output: str,
-               options: tuple[str, ...], headers: dict[str, str]) -> bytes:
+def _file_name(entry_points: tuple[str, ...]) -> bytes:
+    stem = re.sub(r"\W+", "_", entry_points[0]).strip("_") or "kernel"
+    return f"{stem}.cu".encode()
+
+
+def _run_nvrtc(source: str, entry_points: tuple[str, ...], arch: str, output: str,
+               options: tuple[str, ...], headers: dict[str, str]) -> tuple[bytes, dict[str, str]]:
+    """Compile, asking NVRTC for the lowered (mangled) name of each entry point: a plain
+    ``extern "C"`` name lowers to itself, a C++ function or a template instantiation
+    (``"softmax<float, 256>"``) to its symbol. ``headers`` are given to NVRTC in memory
+    (the standard headers it lacks, see ``_headers``)."""
     nvrtc = _nvrtc()
     names = [name.encode() for name in headers]
     texts = [text.encode() for text in headers.values()]
-    program = check(nvrtc.nvrtcCreateProgram(source.encode(), f"{entry_point}.cu".encode(),
+    program = check(nvrtc.nvrtcCreateProgram(source.encode(), _file_name(entry_points),
                                              len(names), texts, names), "nvrtcCreateProgram")
+    what = ", ".join(repr(e) for e in entry_points)
     try:
+        for entry in entry_points:
+            check(nvrtc.nvrtcAddNameExpression(program, entry.encode()), "nvrtcAddNameExpression")
         encoded = [o.encode() for o in options]
         result = nvrtc.nvrtcCompileProgram(program, len(encoded), encoded)
         STATS.compiles += 1
@@ -212,18 +211,23 @@ def _run_nvrtc(source: str, entry_point: str, arch: str, output: str,
             if not isinstance(error, CompileError):
                 raise error
             raise CompileError(
-                f"NVRTC could not compile {entry_point!r} for {arch} "
+                f"NVRTC could not compile {what} for {arch} "
                 f"({result[0].name}): {_summary(log)}{_missing_headers_hint(log)}",
                 source=source, target="cuda", options=options, log=log)
+        lowered = {}
+        for entry in entry_points:
+            name = check(nvrtc.nvrtcGetLoweredName(program, entry.encode()), "nvrtcGetLoweredName")
+            lowered[entry] = name.decode() if isinstance(name, bytes) else str(name)
         image = _image(nvrtc, program, output)
     finally:
         nvrtc.nvrtcDestroyProgram(program)
-    if not _has_entry(image, entry_point, output):
-        raise CompileError(
-            f"entry point {entry_point!r} is not in the compiled {output}: declare it "
-            f"extern \"C\" __global__ (C++ names are mangled)",
-            source=source, target="cuda", options=options, log=log)
-    return image
+    for entry, name in lowered.items():
+        if not _has_entry(image, name, output):
+            raise CompileError(
+                f"entry point {entry!r} ({name}) is not a kernel of the compiled {output}: it "
+                "must be a __global__ function",
+                source=source, target="cuda", options=options, log=log)
+    return image, lowered
 
 
 def _missing_headers_hint(log: str) -> str:
@@ -243,14 +247,28 @@ def _has_entry(image: bytes, entry_point: str, output: str) -> bool:
 def compile_cuda(source: str, entry_point: str, arch: str | None = None,
                  output: str = "cubin", options: tuple[str, ...] = ()) -> bytes:
     """Compile CUDA C ``source`` with NVRTC and return the image (cubin bytes, or PTX
-    text with its terminating NUL). ``arch`` is ``"sm_XX"`` or (PTX only)
-    ``"compute_XX"``; by default the current device's, or ``sm_90`` with no GPU.
-    Served from the disk cache when the same compile was done before, in any process.
-    Raises ``CompileError`` carrying the NVRTC log, the source and the options."""
+    text with its terminating NUL); see ``compile_module``."""
+    return compile_module(source, (entry_point,), arch, output, options)[0]
+
+
+def compile_module(source: str, entry_points: Sequence[str], arch: str | None = None,
+                   output: str = "cubin",
+                   options: tuple[str, ...] = ()) -> tuple[bytes, dict[str, str]]:
+    """Compile CUDA C ``source`` with NVRTC: the image (cubin bytes, or PTX text with its
+    terminating NUL) and the symbol of each of ``entry_points`` (a function name, or a
+    C++ name expression such as ``"ns::kernel<float, 4>"``). ``arch`` is ``"sm_XX"`` or
+    (PTX only) ``"compute_XX"``; by default the current device's, or ``sm_90`` with no
+    GPU. Served from the disk cache when the same compile was done before, in any
+    process. Raises ``CompileError`` carrying the NVRTC log, the source and the options."""
     if not isinstance(source, str) or not source.strip():
         raise InvalidArgument("source must be non-empty CUDA C text")
-    if not isinstance(entry_point, str) or not entry_point.isidentifier():
-        raise InvalidArgument(f"entry_point must be an identifier, got {entry_point!r}")
+    if isinstance(entry_points, str):
+        entry_points = (entry_points,)
+    entry_points = tuple(dict.fromkeys(entry_points))
+    if not entry_points or not all(isinstance(e, str) and re.match(r"^[A-Za-z_][\w:]*\s*(<.*>)?$",
+                                                                   e.strip()) for e in entry_points):
+        raise InvalidArgument(f"entry points must be function names (or C++ name expressions), "
+                              f"got {entry_points!r}")
     if output not in OUTPUTS:
         raise InvalidArgument(f"output must be one of {OUTPUTS}, got {output!r}")
     if isinstance(options, str) or not all(isinstance(o, str) for o in options):
@@ -258,11 +276,18 @@ def compile_cuda(source: str, entry_point: str, arch: str | None = None,
     arch = _checked_arch(arch or default_arch(), output)
     full = (f"--gpu-architecture={arch}", *include_options(), *options)
     headers = std_headers()
-    path = cache_dir() / f"{_cache_key(source, entry_point, arch, output, full, headers)}.{output}"
-    image = _load(path)
-    if image is not None:
+    key = _cache_key(source, list(entry_points), arch, output, full, headers)
+    path = cache_dir() / f"{key}.{output}"
+    cached = _load(path)
+    if cached is not None:
         STATS.disk_hits += 1
-        return image
-    image = _run_nvrtc(source, entry_point, arch, output, full, headers)
-    _store(path, image)
-    return image
+        return _unpack(cached)
+    image, lowered = _run_nvrtc(source, entry_points, arch, output, full, headers)
+    _store(path, json.dumps(lowered).encode() + b"\n" + image)
+    return image, lowered
+
+
+def _unpack(payload: bytes) -> tuple[bytes, dict[str, str]]:
+    """A cache entry's payload: the entry points' symbols (a JSON line), then the image."""
+    names, _, image = payload.partition(b"\n")
+    return image, json.loads(names)

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from forge.allocator import SlabAllocator
+from forge.errors import UnsupportedFeature
 from forge.kernel import Access, KernelSpec
 from forge.schedule import Schedule
 from forge.types import AdapterConstraints, AdapterIdentity, BufferView, MemoryTopology
@@ -58,37 +59,41 @@ class ReferenceContext(SlabContext):
     def _read_into(self, view: BufferView, out: memoryview) -> None:
         np.frombuffer(out, np.uint8)[:] = self._bytes(view)[:out.nbytes]
 
-    def kernel_source(self, kernel: KernelSpec, schedule: Schedule) -> str:
+    def kernel_source(self, kernel: KernelSpec, schedule: Schedule, size: Any = None) -> str:
         # The reference runs the kernel's CPU meaning, whatever the schedule.
         return kernel.semantic_hash
 
-    def _compile(self, kernel: KernelSpec, schedule: Schedule, source: str) -> Any:
-        if not kernel.has_reference:
-            kernel.run_reference(())  # raises UnsupportedFeature naming the kernel
-        return kernel
+    def _compile(self, launch: Launch, source: str | None) -> Any:
+        if not launch.kernel.has_reference:
+            raise UnsupportedFeature(f"kernel {launch.kernel.id} has no CPU reference, which is "
+                                     "what the reference backend runs")
+        return launch.kernel
 
     def _arrays(self, launch: Launch) -> list:
         arrays = []
         for view, spec in zip(launch.views, launch.kernel.buffers):
-            count = spec.element_count(launch.element_count)
+            count = spec.element_count(launch.size)
             array = self._bytes(view)[:count * spec.dtype.itemsize].view(spec.dtype)
-            arrays.append(array[0] if spec.access is Access.UNIFORM else array)
+            arrays.append(array[:1] if spec.access is Access.UNIFORM else array)
         return arrays
+
+    def _run(self, launch: Launch, arrays: list) -> None:
+        launch.kernel.run_reference(arrays, launch.size, self._constraints)
 
     def _launch(self, compiled: KernelSpec, launch: Launch, warmups: int,
                 samples: int) -> list[int]:
         arrays = self._arrays(launch)
         for _ in range(warmups):
-            compiled.run_reference(arrays)
+            self._run(launch, arrays)
         times = []
         for _ in range(samples):
             start = time.perf_counter_ns()
-            compiled.run_reference(arrays)
-            times.append(time.perf_counter_ns() - start)
+            self._run(launch, arrays)
+            times.append(max(1, time.perf_counter_ns() - start))
         return times
 
     def _enqueue(self, compiled: KernelSpec, launch: Launch) -> None:
-        compiled.run_reference(self._arrays(launch))
+        self._run(launch, self._arrays(launch))
 
     def _signal(self, fence: int) -> None:
         pass  # host work is complete when the call returns

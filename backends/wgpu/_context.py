@@ -52,16 +52,22 @@ def _align4(n: int) -> int:
     return (n + 3) & ~3
 
 
-def _align16(n: int) -> int:
-    return (n + 15) & ~15
+def _override_value(value: Any) -> float:
+    """A pipeline-overridable constant as WebGPU takes it (a double; bools as 0/1)."""
+    if isinstance(value, (bool, np.bool_)):
+        return float(bool(value))
+    if not isinstance(value, (int, float, np.integer, np.floating)):
+        raise InvalidArgument(f"an override constant is a number or a bool, got {value!r}")
+    return float(value)
 
 
 @dataclass
 class _Pipeline:
-    """A compiled kernel: its pipeline, its explicit bind group layouts (one per group
-    index), and the bind groups made for the view sets it has run on."""
+    """A compiled kernel: a pipeline per launch, the explicit bind group layouts they
+    share (one per group index), and the bind groups made for the view sets it has run
+    on."""
 
-    pipeline: Any
+    pipelines: tuple
     layouts: tuple
     bindings: tuple[tuple[int, int], ...]   # (group, binding) per buffer, in view order
     bind_groups: dict = field(default_factory=dict)
@@ -119,6 +125,7 @@ class WgpuComputeContext(SlabContext):
         self._staging = None
         self._slabs = self._create_slabs()
         self._ts = self._create_timestamp_resources() if self._timestamps else None
+        self._declare_measured_semantics()
 
     # -- identity ------------------------------------------------------------------
     @staticmethod
@@ -265,7 +272,7 @@ class WgpuComputeContext(SlabContext):
         if index <= self._completed_index:
             return
         with translate_errors("waiting for the device"):
-            if self.timeout_s is None:
+            if self._wait_bound is None:
                 libf.wgpuDevicePoll(self._device._internal, True,
                                     ffi.new("WGPUSubmissionIndex *", index))
             else:
@@ -291,7 +298,7 @@ class WgpuComputeContext(SlabContext):
         def idle() -> bool:
             libf.wgpuDevicePoll(device, False, ffi.NULL)  # runs the callback when due
             return bool(done)
-        poll_until(idle, self.timeout_s, what)
+        poll_until(idle, self._wait_bound, what)
         if done[0] != lib.WGPUQueueWorkDoneStatus_Success:
             raise DeviceLost(f"{what}: the queue reported work-done status {done[0]}")
 
@@ -340,7 +347,7 @@ class WgpuComputeContext(SlabContext):
         self._map_into(staging, span, sink)
 
     def _map_into(self, staging, span: int, sink: memoryview) -> None:
-        if self.timeout_s is not None:
+        if self._wait_bound is not None:
             self._complete_through(self._last_index)  # mapping blocks without a bound
         try:
             # The copy into ``staging`` was just submitted, so wgpu-py's plain "READ"
@@ -366,32 +373,48 @@ class WgpuComputeContext(SlabContext):
         buffer = self._slabs[view.slab]
         if view.length_bytes <= 0:
             raise InvalidArgument(f"{view} is empty; wgpu cannot bind or copy zero bytes")
-        if view.offset % self._allocator.alignment or view.offset < 0:
-            raise AllocationError(f"{view} is not aligned to {self._allocator.alignment} bytes")
+        alignment = max(4, self._constraints.min_uniform_offset_alignment
+                        if view.usage is BindingUsage.UNIFORM
+                        else self._constraints.min_storage_offset_alignment)
+        if view.offset % alignment or view.offset < 0:
+            raise AllocationError(f"{view} is not aligned to {alignment} bytes, as the "
+                                  "device requires of a binding's offset")
         if view.offset + _align4(view.length_bytes) > buffer.size:
             raise AllocationError(f"{view} reaches past the end of its slab "
                                   f"({buffer.size} bytes)")
         return buffer
 
     # -- kernels -------------------------------------------------------------------
-    def _compile(self, kernel: KernelSpec, schedule: Schedule, source: str) -> _Pipeline:
-        groups = self._group_entries(kernel)
-        what = f"compiling kernel {kernel.id} under {schedule}"
+    def _compile(self, launch: Launch, source: str | None) -> _Pipeline:
+        """One shader module, an explicit bind group layout per group (each binding
+        typed by the access the shader declares), and a pipeline per launch (its entry
+        point and ``override`` constants); the launches share the layout, so one set of
+        bind groups serves them all."""
+        kernel = launch.kernel
+        groups = self._group_entries(kernel, launch.accesses)
+        what = f"compiling kernel {kernel.id} under {launch.schedule}"
         try:
             module = self._device.create_shader_module(label=kernel.id, code=source)
             layouts = tuple(self._device.create_bind_group_layout(entries=entries)
                             for entries in groups)
-            pipeline = self._device.create_compute_pipeline(
-                label=kernel.id,
-                layout=self._device.create_pipeline_layout(bind_group_layouts=layouts),
-                compute={"module": module, "entry_point": kernel.entry_point})
+            layout = self._device.create_pipeline_layout(bind_group_layouts=layouts)
+            pipelines = tuple(self._device.create_compute_pipeline(
+                label=f"{kernel.id}:{step.entry_point}", layout=layout,
+                compute=self._stage(module, step)) for step in launch.steps)
         except wgpu.GPUError as exc:
             if is_device_lost(str(exc)):
                 raise DeviceLost(f"{what}: {exc}") from exc
-            raise compile_error(exc, source, what) from exc
-        return _Pipeline(pipeline, layouts, tuple((b.group, b.binding) for b in kernel.buffers))
+            raise compile_error(exc, source or "", what) from exc
+        return _Pipeline(pipelines, layouts, tuple((b.group, b.binding) for b in kernel.buffers))
 
-    def _group_entries(self, kernel: KernelSpec) -> list[list[dict]]:
+    @staticmethod
+    def _stage(module, step) -> dict:
+        stage = {"module": module, "entry_point": step.entry_point}
+        if step.overrides:
+            stage["constants"] = {name: _override_value(value) for name, value in step.overrides}
+        return stage
+
+    def _group_entries(self, kernel: KernelSpec, accesses) -> list[list[dict]]:
         """Explicit bind group layout entries by access, one list per group index;
         refuses layouts over the device's limits before wgpu sees them."""
         limits = self._device.limits
@@ -406,14 +429,16 @@ class WgpuComputeContext(SlabContext):
                 f"kernel {kernel.id} binds {storage} storage buffers; the device allows "
                 f"{limits['max-storage-buffers-per-shader-stage']} per shader stage")
         groups: list[list[dict]] = [[] for _ in range(count)]
-        for spec in kernel.buffers:
+        for spec, access in zip(kernel.buffers, accesses):
             groups[spec.group].append({"binding": spec.binding,
                                        "visibility": wgpu.ShaderStage.COMPUTE,
-                                       "buffer": {"type": _BINDING_TYPES[spec.access]}})
+                                       "buffer": {"type": _BINDING_TYPES[access]}})
         return groups
 
     def _bind_groups(self, compiled: _Pipeline, views: tuple[BufferView, ...]) -> tuple:
-        """The bind groups for ``views`` (cached per pipeline: the slabs never move)."""
+        """The bind groups for ``views`` (cached per pipeline: the slabs never move).
+        Each binding is exactly its view, rounded up to whole 4-byte words as WebGPU
+        requires, so a shader's ``arrayLength`` counts the view's elements."""
         key = tuple((v.slab, v.offset, v.length_bytes) for v in views)
         groups = compiled.bind_groups.get(key)
         if groups is not None:
@@ -422,7 +447,7 @@ class WgpuComputeContext(SlabContext):
         for view, (group, binding) in zip(views, compiled.bindings):
             buffer = self._checked_slab(view)
             entries[group].append({"binding": binding, "resource": {
-                "buffer": buffer, "offset": view.offset, "size": self._binding_size(view, buffer)}})
+                "buffer": buffer, "offset": view.offset, "size": _align4(view.length_bytes)}})
         with translate_errors("creating bind groups"):
             groups = tuple(self._device.create_bind_group(layout=layout, entries=group)
                            for layout, group in zip(compiled.layouts, entries))
@@ -431,37 +456,25 @@ class WgpuComputeContext(SlabContext):
         compiled.bind_groups[key] = groups
         return groups
 
-    def _binding_size(self, view: BufferView, buffer) -> int:
-        """Bytes bound for ``view``: rounded up to whole 16-byte vectors, so that a
-        kernel declaring the buffer as ``array<vec4<f32>>`` reaches its last, partial
-        vector. Views start on 16-byte boundaries (the allocator's alignment, at least
-        the adapter's uniform offset alignment) and slabs end on one, so the rounded
-        range only adds padding no view owns and stays inside the slab; when that or
-        the binding limit does not allow it, whole 4-byte words, as WebGPU requires."""
-        size = _align16(view.length_bytes)
-        limit = self._constraints.binding_limit(view.usage is BindingUsage.UNIFORM)
-        if (self._allocator.alignment % 16 or view.offset + size > buffer.size
-                or (limit is not None and size > limit)):
-            return _align4(view.length_bytes)
-        return size
-
     @staticmethod
-    def _encode(encoder, compiled: _Pipeline, groups: tuple, workgroups, repeat: int = 1,
+    def _encode(encoder, compiled: _Pipeline, groups: tuple, steps, repeat: int = 1,
                 timestamp_writes: dict | None = None) -> None:
-        """One compute pass running the dispatch ``repeat`` times."""
+        """One compute pass running the kernel's launches in order, ``repeat`` times
+        (WebGPU orders dispatches of a pass: each sees the writes of the ones before)."""
         compute = encoder.begin_compute_pass(timestamp_writes=timestamp_writes)
-        compute.set_pipeline(compiled.pipeline)
         for index, group in enumerate(groups):
             compute.set_bind_group(index, group)
         for _ in range(repeat):
-            compute.dispatch_workgroups(*workgroups)
+            for pipeline, step in zip(compiled.pipelines, steps):
+                compute.set_pipeline(pipeline)
+                compute.dispatch_workgroups(*step.workgroups)
         compute.end()
 
     def _enqueue(self, compiled: _Pipeline, launch: Launch) -> None:
         groups = self._bind_groups(compiled, launch.views)
         with translate_errors(f"dispatching kernel {launch.kernel.id}"):
             encoder = self._device.create_command_encoder()
-            self._encode(encoder, compiled, groups, launch.workgroups)
+            self._encode(encoder, compiled, groups, launch.steps)
             self._submit(encoder.finish())
 
     def _launch(self, compiled: _Pipeline, launch: Launch, warmups: int,
@@ -469,21 +482,21 @@ class WgpuComputeContext(SlabContext):
         groups = self._bind_groups(compiled, launch.views)
         with translate_errors(f"running kernel {launch.kernel.id}"):
             if self._timestamps:
-                return self._timed_on_device(compiled, groups, launch.workgroups, warmups, samples)
-            return self._timed_on_host(compiled, groups, launch.workgroups, warmups, samples)
+                return self._timed_on_device(compiled, groups, launch.steps, warmups, samples)
+            return self._timed_on_host(compiled, groups, launch.steps, warmups, samples)
 
-    def _timed_on_device(self, compiled, groups, workgroups, warmups, samples) -> list[int]:
+    def _timed_on_device(self, compiled, groups, steps, warmups, samples) -> list[int]:
         """Warmups in one untimed pass, then one timestamped pass per sample. Passes go
         out ``_SUBMIT_EVERY`` at a time so the device runs while the host encodes; the
         ticks of up to ``_MAX_BATCH`` samples are resolved and read back at once."""
         ts, times = self._ts, []
         encoder = self._device.create_command_encoder()
         if warmups:
-            self._encode(encoder, compiled, groups, workgroups, repeat=warmups)
+            self._encode(encoder, compiled, groups, steps, repeat=warmups)
         while len(times) < samples:
             batch = min(samples - len(times), _MAX_BATCH)
             for i in range(batch):
-                self._encode(encoder, compiled, groups, workgroups,
+                self._encode(encoder, compiled, groups, steps,
                              timestamp_writes=ts.writes[i])
                 if i % _SUBMIT_EVERY == _SUBMIT_EVERY - 1 and i != batch - 1:
                     self._submit(encoder.finish())
@@ -508,18 +521,18 @@ class WgpuComputeContext(SlabContext):
         resolution = max(1, round(self._period_ns))
         return [max(resolution, round(t * self._period_ns)) for t in elapsed.tolist()]
 
-    def _timed_on_host(self, compiled, groups, workgroups, warmups, samples) -> list[int]:
+    def _timed_on_host(self, compiled, groups, steps, warmups, samples) -> list[int]:
         """Host clock around encode, submit and completion of each sample."""
         if warmups:
             encoder = self._device.create_command_encoder()
-            self._encode(encoder, compiled, groups, workgroups, repeat=warmups)
+            self._encode(encoder, compiled, groups, steps, repeat=warmups)
             self._submit(encoder.finish())
             self._complete_through(self._last_index)
         times = []
         for _ in range(samples):
             start = time.perf_counter_ns()
             encoder = self._device.create_command_encoder()
-            self._encode(encoder, compiled, groups, workgroups)
+            self._encode(encoder, compiled, groups, steps)
             self._submit(encoder.finish())
             self._complete_through(self._last_index)
             times.append(max(1, time.perf_counter_ns() - start))

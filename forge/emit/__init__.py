@@ -18,6 +18,7 @@ import types
 from ..errors import InvalidArgument, UnsupportedFeature
 from ..kernel import TARGETS
 from ..schedule import Schedule
+from ..ir._kernel import set_lowering
 from . import _map, _matmul, _rows, _transpose
 from ._code import EMITTER_VERSION, Emission, ScheduleRefused, used_ops
 from ._dialect import DIALECTS, Unsupported
@@ -36,11 +37,11 @@ _CUDA_MAX_THREADS = 1024
 
 
 def _body_of(kernel):
-    body = getattr(kernel, "body", None)
-    if body is None:
+    pattern = getattr(getattr(kernel, "body", None), "pattern", None)
+    if pattern is None:
         raise InvalidArgument(f"kernel {getattr(kernel, 'id', kernel)!r} has no IR body; "
                               "raw-source kernels are not emitted")
-    return body
+    return pattern
 
 
 def _targets(target: str | None) -> tuple[str, ...]:
@@ -101,7 +102,7 @@ def _emit(kernel, schedule: Schedule, target: str) -> str:
     # Backends ask for the source on every dispatch to find their pipeline; the text
     # depends only on these arguments, so it is made once.
     emission = Emission(kernel, schedule, DIALECTS[target])
-    _LOWERINGS[kernel.body.kind].lower(emission)
+    _LOWERINGS[_body_of(kernel).kind].lower(emission)
     return emission.module()
 
 
@@ -131,3 +132,4 @@ class _CallableModule(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _CallableModule
+set_lowering(sys.modules[__name__])  # IR kernels lower through this module

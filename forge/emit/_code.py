@@ -141,7 +141,7 @@ class Emission:
 
     def __init__(self, kernel, schedule: Schedule, dialect: Dialect) -> None:
         self.kernel = kernel
-        self.body = kernel.body
+        self.body = kernel.body.pattern
         self.schedule = schedule
         self.d = dialect
         self.code = Code()

@@ -3,19 +3,103 @@
 Bindings follow from the body: inputs first (the ``inputs=`` order, then first use),
 then outputs, then the uniform block (user parameters in first-use order, then the
 problem dimensions), all in group 0.
+
+The kernel's body is an ``IRBody``: the ``forge.kernel.KernelBody`` of an IR pattern.
+Its numpy meaning is the pattern's own; its sources, geometry and schedule rules come
+from the emitters, which register themselves here (``set_lowering``) when
+``forge.emit`` is imported (``import forge`` does), so that this package never imports
+the emitters that import it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Protocol, Sequence
 
-from ..kernel import Access, BufferSpec, KernelSpec
+from ..errors import UnsupportedFeature
+from ..kernel import TARGETS, Access, BufferSpec, KernelBody, KernelSpec
 from ..schedule import Schedule
+from ..size import Size, parse_size
 from ._expr import IRError, _name
 from ._patterns import Body, BufferDecl, Map, Matmul, Rows, Transpose
 
-__all__ = ["kernel", "with_shape", "BASELINE_SCHEDULES"]
+__all__ = ["kernel", "with_shape", "BASELINE_SCHEDULES", "IRBody", "Lowering", "set_lowering"]
+
+
+class Lowering(Protocol):
+    """What the emitters provide for IR kernels (``forge.emit`` implements it)."""
+
+    def emit(self, kernel: KernelSpec, schedule: Schedule, target: str) -> str: ...
+
+    def workgroups(self, kernel: KernelSpec, schedule: Schedule, size: Any,
+                   max_per_dimension: int = 65535) -> tuple[int, int, int]: ...
+
+    def check(self, kernel: KernelSpec, schedule: Schedule, target: str | None = None,
+              constraints: Any = None) -> None: ...
+
+
+_lowering: list[Lowering] = []
+
+
+def set_lowering(lowering: Lowering) -> None:
+    """Register the emitters (called once by ``forge.emit``)."""
+    _lowering[:] = [lowering]
+
+
+def _lowered() -> Lowering:
+    if not _lowering:
+        raise UnsupportedFeature("no IR emitters are registered; import forge.emit (importing "
+                                 "forge does)")
+    return _lowering[0]
+
+
+class IRBody(KernelBody):
+    """The ``KernelBody`` of an IR ``pattern``: lowered by the emitters to every
+    target, evaluated with numpy."""
+
+    def __init__(self, pattern: Body) -> None:
+        self.pattern = pattern
+
+    @property
+    def kind(self) -> str:  # type: ignore[override]
+        return self.pattern.kind
+
+    def targets(self, kernel: KernelSpec) -> tuple[str, ...]:
+        return TARGETS
+
+    def source(self, kernel: KernelSpec, target: str, schedule: Schedule, size: Any) -> str:
+        return _lowered().emit(kernel, schedule, target)
+
+    def workgroups(self, kernel: KernelSpec, schedule: Schedule, size: Any,
+                   max_per_dimension: int) -> tuple[int, int, int]:
+        return _lowered().workgroups(kernel, schedule, size, max_per_dimension)
+
+    def check_schedule(self, kernel: KernelSpec, schedule: Schedule, target: str | None,
+                       constraints: Any) -> None:
+        _lowered().check(kernel, schedule, target, constraints)
+
+    def evaluate(self, kernel: KernelSpec, arrays: Sequence[Any], size: Any,
+                 constraints: Any = None) -> None:
+        named = {spec.name: array.reshape(-1) for spec, array in zip(kernel.buffers, arrays)
+                 if spec.access is not Access.UNIFORM}
+        uniform = next(a for spec, a in zip(kernel.buffers, arrays)
+                       if spec.access is Access.UNIFORM)
+        self.pattern.evaluate(named, uniform)
+
+    def size(self, kernel: KernelSpec, value: Any) -> Size:
+        """One number (the dimensions follow the shape's rules), or every dimension by
+        name or in order (``"4096x32768"`` for rows x cols)."""
+        names = self.pattern.dim_names
+        if isinstance(value, Size) and set(value.names) == set(names):
+            return value
+        if isinstance(value, str) and ("x" in value.lower() or "=" in value):
+            return parse_size(value, names)
+        if isinstance(value, (Mapping, tuple, list)):
+            return parse_size(value, names)
+        return parse_size(value, ("size",))
+
+    def describe(self, kernel: KernelSpec) -> dict:
+        return self.pattern.describe()
 
 #: Each pattern's portable schedules (``Body.schedules``), by pattern name.
 BASELINE_SCHEDULES: dict[str, tuple[Schedule, ...]] = {
@@ -97,19 +181,20 @@ def kernel(id: str, body: Body, *, entry_point: str | None = None,
     # The entry point shares WGSL's namespace with builtins ("exp", "tanh"...).
     entry = _name(entry_point or f"{id}_kernel", "entry point")
     return KernelSpec(
-        id=id, entry_point=entry, buffers=_buffer_specs(body), body=body,
+        id=id, entry_point=entry, buffers=_buffer_specs(body), body=IRBody(body),
         version=version, description=description, params=_Dims(body), defaults=defaults,
         schedules=tuple(schedules or body.schedules),
         schedule_roles=dict(schedule_roles or {}), requires=frozenset(needs),
         tags=("ir", body.kind, *tags), domain=dict(domain or {}),
         nonfinite_inputs=nonfinite_inputs, tolerance=dict(tolerance or {}),
-        test_sizes=tuple(test_sizes) if test_sizes else KernelSpec.test_sizes)
+        test_sizes=tuple(test_sizes) if test_sizes else None)
 
 
 def with_shape(spec: KernelSpec, **rules: Any) -> KernelSpec:
     """``spec`` with other dimension rules, e.g. ``with_shape(softmax, rows=4096)`` for a
     4096-row benchmark; the semantic hash changes with the shape."""
-    if spec.body is None:
+    if not isinstance(spec.body, IRBody):
         raise IRError(f"kernel {spec.id} has no IR body to reshape")
-    body = spec.body.with_shape(**rules)
-    return dataclasses.replace(spec, body=body, buffers=_buffer_specs(body), params=_Dims(body))
+    body = spec.body.pattern.with_shape(**rules)
+    return dataclasses.replace(spec, body=IRBody(body), buffers=_buffer_specs(body),
+                               params=_Dims(body))

@@ -123,8 +123,13 @@ class Body:
         return tuple(name for name, _ in self.shape)
 
     def dims(self, size: int) -> dict[str, int]:
-        """The problem dimensions for problem size ``size``."""
-        return {name: rule(size) for name, rule in self.shape}
+        """The problem dimensions for problem size ``size``: given by name when
+        ``size`` names every dimension (a ``forge.Size`` such as rows=4096,cols=32768),
+        else derived from the one number by the shape's rules."""
+        named = getattr(size, "dims", None)
+        if isinstance(named, dict) and set(named) >= set(self.dim_names):
+            return {name: named[name] for name in self.dim_names}
+        return {name: rule(int(size)) for name, rule in self.shape}
 
     def with_shape(self, **rules: Any) -> "Body":
         """A copy whose dimensions follow other rules (``rows=4096, cols=ir.SIZE``)."""

@@ -1,6 +1,6 @@
 // kernel-forge generated WGSL source (forge.emit, emitter version 2); do not edit
 // kernel: softmax v1, entry point softmax_kernel
-// semantic hash: 47f18ea1aa095da7080c10f11f5f5a91c7f3861c0984dae386f21822a58345c9
+// semantic hash: 3e1dcd70e2030aeb8f5eced6fb21aca9fe428f278594038936a0fcd8aa04476b
 // schedule: wg=32x4,ipt=2,vec=1
 // pattern: rows (rows=37, cols=size)
 // IR:

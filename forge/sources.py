@@ -1,0 +1,165 @@
+"""What a kernel's source itself declares, read without a compiler: WGSL resource
+bindings (with the access the shader asks for), ``override`` constants, ``enable``
+directives and entry points; a CUDA ``__global__`` function's parameter list.
+
+Real kernels are taken as written, so these readers look for the declarations only
+and never rewrite the source. They strip comments first and give up quietly (None, or
+an empty result) on what they cannot read; callers then fall back to what the
+``KernelSpec`` says.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = ["WgslBinding", "wgsl_bindings", "wgsl_overrides", "wgsl_enables", "wgsl_array_lengths",
+           "wgsl_entry_points", "CudaParam", "cuda_parameters", "strip_comments"]
+
+
+def strip_comments(text: str) -> str:
+    """``text`` with // and /* */ comments replaced by spaces (line numbers kept)."""
+    def blank(match: re.Match) -> str:
+        return re.sub(r"[^\n]", " ", match.group(0))
+    return re.sub(r"//[^\n]*|/\*.*?\*/", blank, text, flags=re.S)
+
+
+@dataclass(frozen=True)
+class WgslBinding:
+    """One ``@group(g) @binding(b) var<space, access> name: type;`` declaration.
+    ``access`` is "read", "read_write" or "uniform" (a uniform block)."""
+
+    group: int
+    binding: int
+    name: str
+    space: str
+    access: str
+    type: str
+
+
+_ATTR = r"(?:@\s*\w+\s*(?:\([^)]*\))?\s*)"
+_VAR = re.compile(
+    r"((?:" + _ATTR + r")+)var\s*<\s*(\w+)\s*(?:,\s*(\w+)\s*)?>\s*(\w+)\s*:\s*([^;=]+?)\s*;")
+_GROUP = re.compile(r"@\s*group\s*\(\s*(\d+)u?\s*\)")
+_BINDING = re.compile(r"@\s*binding\s*\(\s*(\d+)u?\s*\)")
+
+
+def wgsl_bindings(source: str) -> list[WgslBinding]:
+    """Every storage and uniform buffer binding the module declares."""
+    found = []
+    for match in _VAR.finditer(strip_comments(source)):
+        attrs, space, access, name, type_ = match.groups()
+        group, binding = _GROUP.search(attrs), _BINDING.search(attrs)
+        if group is None or binding is None or space not in ("storage", "uniform"):
+            continue
+        if space == "uniform":
+            access = "uniform"
+        else:
+            access = "read_write" if access == "read_write" else "read"
+        found.append(WgslBinding(int(group.group(1)), int(binding.group(1)), name, space,
+                                 access, " ".join(type_.split())))
+    return found
+
+
+_OVERRIDE = re.compile(r"(?:@\s*id\s*\(\s*(\d+)u?\s*\)\s*)?override\s+(\w+)\s*(?::\s*(\w+))?")
+
+
+def wgsl_overrides(source: str) -> dict[str, str]:
+    """``override`` constants by name, with their declared type ("" when inferred)."""
+    return {m.group(2): m.group(3) or "" for m in _OVERRIDE.finditer(strip_comments(source))}
+
+
+_ENABLE = re.compile(r"^\s*enable\s+([\w\s,]+);", re.M)
+
+
+def wgsl_enables(source: str) -> set[str]:
+    """Extensions the module enables (``enable f16;`` gives {"f16"})."""
+    found: set[str] = set()
+    for match in _ENABLE.finditer(strip_comments(source)):
+        found |= {part.strip() for part in match.group(1).split(",") if part.strip()}
+    return found
+
+
+_LENGTH = re.compile(r"\barrayLength\s*\(\s*&?\s*\(?\s*(\w+)")
+
+
+def wgsl_array_lengths(source: str) -> set[str]:
+    """Names of the variables whose length the module reads with ``arrayLength``."""
+    return {m.group(1) for m in _LENGTH.finditer(strip_comments(source))}
+
+
+_ENTRY = re.compile(r"@\s*compute[^{;]*?\bfn\s+(\w+)\s*\(", re.S)
+
+
+def wgsl_entry_points(source: str) -> list[str]:
+    """Names of the module's compute entry points."""
+    return [m.group(1) for m in _ENTRY.finditer(strip_comments(source))]
+
+
+@dataclass(frozen=True)
+class CudaParam:
+    """One parameter of a ``__global__`` function: its name, its type text, and
+    whether it is a pointer (a buffer) or passed by value."""
+
+    name: str
+    type: str
+    pointer: bool
+
+
+def _split_top_level(text: str) -> list[str]:
+    parts, depth, current = [], 0, []
+    for char in text:
+        if char in "(<[{":
+            depth += 1
+        elif char in ")>]}":
+            depth -= 1
+        if char == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    if "".join(current).strip():
+        parts.append("".join(current))
+    return parts
+
+
+def _parameter(text: str) -> CudaParam | None:
+    text = re.sub(r"\s*=.*$", "", text.strip(), flags=re.S)  # a default argument
+    text = re.sub(r"__attribute__\s*\(\(.*?\)\)", " ", text)
+    match = re.search(r"([A-Za-z_]\w*)\s*(\[[^\]]*\])?\s*$", text)
+    if match is None:
+        return None
+    name, array = match.group(1), match.group(2)
+    type_ = text[:match.start()].strip()
+    if not type_:  # an unnamed parameter: we cannot match it by name
+        return None
+    pointer = "*" in type_ or array is not None
+    return CudaParam(name, " ".join(type_.split()), pointer)
+
+
+def cuda_parameters(source: str, entry_point: str) -> list[CudaParam] | None:
+    """The parameters of ``__global__`` function ``entry_point`` (a plain name, or a
+    template instantiation such as ``"softmax<float, 256>"``: its name part is looked
+    up), in declaration order; None when the declaration cannot be read."""
+    name = re.split(r"[<\s(]", entry_point.split("::")[-1].strip(), maxsplit=1)[0]
+    text = strip_comments(source)
+    pattern = re.compile(r"__global__[^;{]*?\b" + re.escape(name) + r"\s*\(")
+    for match in pattern.finditer(text):
+        depth, start = 1, match.end()
+        for index in range(start, len(text)):
+            if text[index] == "(":
+                depth += 1
+            elif text[index] == ")":
+                depth -= 1
+                if depth == 0:
+                    break
+        else:
+            return None
+        inner = text[start:index].strip()
+        if inner in ("", "void"):
+            return []
+        params = [_parameter(part) for part in _split_top_level(inner)]
+        if any(p is None for p in params):
+            return None
+        return params  # type: ignore[return-value]
+    return None

@@ -1,0 +1,262 @@
+"""``kforge check``: the main job. Every kernel (installed, or from Python files) on
+every available backend, at each of its checked sizes and seeds, judged against its
+numpy reference (or ``--reference-backend NAME``), in one table.
+
+One session serves the whole run: contexts and compiled pipelines stay warm, and
+backends that run device code do so in worker processes, so a kernel that faults
+costs only its own verdict (``--no-isolate`` runs them here). Exit codes: 0 every
+evaluation passed (or is unsupported where shown), 1 a failing verdict or an
+evaluation that did not run, 2 a usage or input error, 130 interrupted (what was
+judged is kept and reported).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from forge import registry
+from forge.errors import GpuUnavailable, InvalidArgument
+from oracle import CrossCheck, Evaluation, Session, Verdict, cross_check, format_duration
+
+from ._kernels import add_kernel_arguments, resolve_kernels
+from ._output import (add_json_flag, count_arg, positive_arg, print_json, print_table, progress,
+                      schedule_arg, seconds_arg, write_json)
+
+__all__ = ["register", "RESULTS_FORMAT", "CheckRun"]
+
+#: The ``format`` field of ``kforge check --json`` results (``kforge report`` and
+#: ``--baseline`` refuse other formats).
+RESULTS_FORMAT = "kforge-check/1"
+
+
+def add_backend_flag(parser, text: str) -> None:
+    parser.add_argument("--backend", dest="backends", action="append", metavar="NAME", help=text)
+
+
+def add_run_flags(parser, samples: int) -> None:
+    parser.add_argument("--seed", type=count_arg, help="input seed (default: 0, or 0 and 1 for "
+                                                       "kernels that name no test sizes)")
+    parser.add_argument("--samples", type=count_arg, default=samples,
+                        help=f"timed runs per evaluation (default {samples}; 0: no timing)")
+    parser.add_argument("--capacity-mib", type=positive_arg, metavar="MIB",
+                        help="memory each context opens with (default: the backend's, grown "
+                             "as large sizes need it)")
+    parser.add_argument("--timeout", type=seconds_arg, default=60.0, metavar="SECONDS",
+                        help="bound on each wait for the device; a kernel that runs longer "
+                             "is reported as 'timeout' (default 60)")
+    parser.add_argument("--no-isolate", action="store_true",
+                        help="run device backends in this process instead of worker processes")
+
+
+def open_options(args) -> dict:
+    return {} if args.capacity_mib is None else {"capacity_bytes": args.capacity_mib << 20}
+
+
+def backends(names) -> tuple[list[str], dict[str, str], dict[str, str]]:
+    """(available backends to use, unavailable ones not asked for with why, unavailable
+    ones asked for by name with why)."""
+    status = registry.available_backends()
+    for name in names or ():
+        if name not in status:
+            raise InvalidArgument(f"unknown backend {name!r}; installed: {', '.join(status)}")
+    chosen = list(dict.fromkeys(names or status))
+    usable = [n for n in chosen if status[n][0]]
+    missing = {n: status[n][1] for n in chosen if not status[n][0]}
+    asked = {n: why for n, why in missing.items() if names and n in names}
+    return usable, {n: w for n, w in missing.items() if n not in asked}, asked
+
+
+def register(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "check", help="every kernel on every available backend, judged against its reference")
+    add_kernel_arguments(parser)
+    add_backend_flag(parser, "backends to check (repeatable; default: every available one)")
+    parser.add_argument("--size", help="problem size: 4099, 4096x32768 or M=512,N=512,K=256 "
+                                       "(default: every checked size of each kernel)")
+    parser.add_argument("--schedule", type=schedule_arg, help="run this schedule (default: each "
+                        "backend's first the kernel admits)")
+    parser.add_argument("--reference-backend", metavar="NAME",
+                        help="judge against this backend's run instead of the numpy reference "
+                             "(a port check: no numpy reference needed)")
+    add_run_flags(parser, samples=5)
+    parser.add_argument("--junit", metavar="PATH", help="also write JUnit XML for CI")
+    parser.add_argument("--baseline", metavar="RESULTS", help="fail on a verdict that got worse, "
+                        "or a slowdown beyond the measured noise, against a saved --json run")
+    parser.add_argument("--results", metavar="PATH", help="also write the JSON results here")
+    parser.add_argument("--save-failures", metavar="DIR",
+                        help="save each failing evaluation's inputs and outputs (.npz) here")
+    parser.add_argument("--sanitize", action="store_true",
+                        help="also run CUDA evaluations under compute-sanitizer")
+    add_json_flag(parser)
+    parser.set_defaults(run=_check)
+
+
+@dataclass
+class CheckRun:
+    """What a check produced: the cross-checks, backends that were unavailable (not
+    asked for, and asked for), and whether it was interrupted."""
+
+    results: list[CrossCheck] = field(default_factory=list)
+    unavailable: dict[str, str] = field(default_factory=dict)
+    refused: dict[str, str] = field(default_factory=dict)
+    interrupted: bool = False
+
+    @property
+    def evaluations(self) -> list[Evaluation]:
+        return [ev for r in self.results for ev in r.evaluations.values()]
+
+    @property
+    def failed(self) -> list[Evaluation]:
+        return [ev for ev in self.evaluations if ev.failing]
+
+    @property
+    def exit_code(self) -> int:
+        if self.interrupted:
+            return 130
+        return 1 if self.failed or self.refused or not self.evaluations else 0
+
+    def as_dict(self) -> dict:
+        return {"format": RESULTS_FORMAT, "passed": self.exit_code == 0,
+                "interrupted": self.interrupted, "unavailable": dict(self.unavailable),
+                "refused": dict(self.refused), "results": [r.as_dict() for r in self.results]}
+
+
+def _plan(kernels, size_text: str | None, seed: int | None) -> list[tuple]:
+    plan = []
+    for kernel in kernels:
+        sizes = [kernel.size(size_text)] if size_text else list(kernel.checked_sizes())
+        if any(int(s) < 1 for s in sizes):
+            raise InvalidArgument(f"--size {size_text}: a size must be at least 1 in every "
+                                  "dimension")
+        seeds = [seed] if seed is not None else list(kernel.checked_seeds())
+        plan += [(kernel, s, sd) for s in sizes for sd in seeds]
+    return plan
+
+
+def run_check(args) -> CheckRun:
+    kernels = resolve_kernels(args.kernels, args.kernel_ids)
+    names, unavailable, refused = backends(args.backends)
+    if args.reference_backend:
+        backends([args.reference_backend])
+        if not registry.available_backends()[args.reference_backend][0]:
+            raise GpuUnavailable(f"the reference backend {args.reference_backend!r} is not "
+                                 f"available: {registry.available_backends()[args.reference_backend][1]}")
+    plan = _plan(kernels, args.size, args.seed)
+    run = CheckRun(unavailable=unavailable, refused=refused)
+    judged = [n for n in names if n != args.reference_backend]
+    session = Session(isolate=False if args.no_isolate else None,
+                      open_options={n: open_options(args) for n in names}, timeout_s=args.timeout)
+    try:
+        with progress(len(plan) * len(judged), args.json) as advance:
+            for kernel, size, seed in plan:
+                run.results.append(cross_check(
+                    kernel, judged, size, seed, session=session, samples=args.samples,
+                    reference=args.reference_backend, schedule=args.schedule,
+                    on_result=lambda name, ev, k=kernel: advance(
+                        f"{k.id} at {ev.size} on {name}: {ev.verdict}"),
+                    timeout_s=args.timeout))
+                _after_each(run.results[-1], args)
+    except KeyboardInterrupt:
+        run.interrupted = True
+    finally:
+        session.close()
+    return run
+
+
+def _after_each(result: CrossCheck, args) -> None:
+    """Per evaluation follow-ups the flags ask for: the sanitizer, saved failures."""
+    if not (args.sanitize or args.save_failures):
+        return
+    from oracle._evaluate import save_failure
+    from oracle._expected import expected_outputs
+    from oracle._inputs import make_case
+    from oracle._sanitize import sanitize_evaluation
+
+    for ev in result.evaluations.values():
+        if ev.verdict == Verdict.UNSUPPORTED or not (args.sanitize or ev.failing):
+            continue
+        expected = expected_outputs(make_case(ev.kernel, ev.size, ev.seed))
+        if args.sanitize:
+            sanitize_evaluation(ev, expected, guard=1024, timeout_s=args.timeout)
+        if args.save_failures and ev.failing:
+            ev.saved = save_failure(ev, expected, args.save_failures)
+
+
+def _check(args) -> int:
+    run = run_check(args)
+    data = run.as_dict()
+    if args.results:
+        write_json(args.results, data)
+    if args.junit:
+        from ._junit import write_junit
+
+        write_junit(args.junit, run)
+    regressions = []
+    if args.baseline:
+        from ._baseline import compare_with_baseline
+
+        regressions = compare_with_baseline(args.baseline, data)
+    if args.json:
+        print_json(data)
+    else:
+        _print_run(run, regressions)
+    if run.interrupted:
+        print(f"kforge check: interrupted; {len(run.evaluations)} evaluations were judged and "
+              "are shown above", file=sys.stderr)
+    code = run.exit_code
+    return 1 if regressions and code == 0 else code
+
+
+def _row(kernel_id: str, backend: str, evaluations: list[Evaluation]) -> tuple:
+    """One table row for a kernel on a backend over every size and seed checked: the
+    worst verdict, the largest errors, element accounting, the time at the largest size
+    that was timed, and the first problem."""
+    worst = min(evaluations, key=lambda ev: Verdict(ev.verdict).severity)
+    ulps = [ev.max_ulp for ev in evaluations if ev.max_ulp is not None]
+    errors = [ev.max_abs for ev in evaluations if ev.max_abs is not None]
+    timed = [ev for ev in evaluations if ev.timing is not None]
+    last = max(timed, key=lambda ev: int(ev.size)) if timed else None
+    masked = sum(o.masked for ev in evaluations for o in ev.outputs.values())
+    unjudged = sum(o.unjudged for ev in evaluations for o in ev.outputs.values())
+    note = f"size {worst.size}: {worst.problems[0]}" if worst.problems else ""
+    verdict = str(worst.verdict).upper() if worst.failing else str(worst.verdict)
+    sizes = ",".join(dict.fromkeys(str(ev.size) for ev in evaluations))
+    judged = "all" if not masked else f"{masked} masked, {unjudged} never judged"
+    return (kernel_id, backend, verdict, sizes, str(max(ulps)) if ulps else "-",
+            f"{max(errors):.3g}" if errors else "-", judged,
+            format_duration(last.timing.median) if last else "-",
+            last.timing.source if last else "-", str(worst.schedule), note.split("\n")[0][:110])
+
+
+def _print_run(run: CheckRun, regressions: list[str]) -> None:
+    by_pair: dict[tuple[str, str], list[Evaluation]] = {}
+    for result in run.results:
+        for name, ev in result.evaluations.items():
+            by_pair.setdefault((result.kernel.id, name), []).append(ev)
+    reference = run.results[0].reference if run.results else "numpy"
+    rows = [_row(k, b, evs) for (k, b), evs in by_pair.items()]
+    columns = ["kernel", "backend", "verdict", "sizes", "max ulp", "max abs err", "elements",
+               "median (largest size)", "timing", "schedule", "note"]
+    if rows and not any(row[-1] for row in rows):
+        columns, rows = columns[:-1], [row[:-1] for row in rows]
+    print_table(f"kforge check: each backend against the {reference} reference", columns, rows)
+    for name, why in run.unavailable.items():
+        print(f"{name}: not available: {why}")
+    for name, why in run.refused.items():
+        print(f"{name}: ERROR: asked for with --backend but not available: {why}")
+    for ev in run.failed:
+        print(f"\n{ev.report()}", file=sys.stderr)
+    for result in run.results:
+        if not result.passed:
+            print(f"{result.kernel.id} at size {result.size}: {result.verdict()}", file=sys.stderr)
+    for line in regressions:
+        print(f"regression against the baseline: {line}", file=sys.stderr)
+    total, failed = len(run.evaluations), len(run.failed)
+    if not total:
+        print("no evaluation ran: no backend could run these kernels")
+    elif failed:
+        print(f"{failed} of {total} evaluations failed")
+    else:
+        print(f"all {total} evaluations passed, or are unsupported where shown")

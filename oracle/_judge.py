@@ -1,0 +1,159 @@
+"""Judging a device run: what came back in each region, against what the reference
+computed.
+
+For every output the judge decodes the bound window through the backend's layout
+(padding never judged), compares each scalar lane with the expectation under the
+resolved tolerance and the context's float semantics, counts the elements still
+holding the poison (never written) and the guard bytes that changed (written past the
+end, or before the start). Inputs and the uniform block must come back byte for byte.
+A struct output is judged field by field (``y.pos``, ``y.mass``).
+
+Where the device's robust buffer access clamps or drops out-of-bounds writes (every
+WGSL implementation), a write past the end shows only where it changed an in-bounds
+value: the judge says so in the report instead of pretending to have looked.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterator
+
+import numpy as np
+
+from forge.kernel import Access, KernelSpec
+
+from ._compare import Comparison, compare, nonfinite_expected
+from ._expected import Expected, unwritten_mask
+from ._inputs import buffer_label
+from ._plan import BackendInfo, Outcome, Plan, Region
+from ._results import Evaluation, FloatSemantics, OutputCheck
+from ._tolerance import resolve_tolerance
+
+__all__ = ["judge", "leaves", "coverage_gaps"]
+
+_SHOWN_INPUTS = 4  # first mismatches whose inputs the report shows
+
+
+def leaves(label: str, array: np.ndarray) -> Iterator[tuple[str, np.ndarray]]:
+    """The scalar lanes of a logical array, flat: itself for scalars, every lane of a
+    vector or array element, each field of a struct (``label.field``)."""
+    if array.dtype.names:
+        for name in array.dtype.names:
+            yield from leaves(f"{label}.{name}", array[name])
+    else:
+        yield label, array.reshape(-1)
+
+
+def _changed_elements(got: np.ndarray, sent: np.ndarray, itemsize: int) -> tuple[int, int]:
+    """(how many ``itemsize``-byte elements of ``got`` differ from ``sent``, the first)."""
+    if got.size == 0:
+        return 0, -1
+    pad = -got.size % itemsize
+    a = np.concatenate([got, np.zeros(pad, np.uint8)]).reshape(-1, itemsize)
+    b = np.concatenate([sent, np.zeros(pad, np.uint8)]).reshape(-1, itemsize)
+    changed = np.flatnonzero((a != b).any(axis=1))
+    return int(changed.size), int(changed[0]) if changed.size else -1
+
+
+def _decode(kernel: KernelSpec, spec, region: Region, raw: np.ndarray, target: str | None) -> np.ndarray:
+    data = raw[region.start:region.start + region.count * region.itemsize]
+    values = np.frombuffer(data.tobytes(), spec.dtype_for(target), region.count)
+    return kernel.buffer_values(spec, values, target)
+
+
+def _semantics_masks(semantics: FloatSemantics, want: np.ndarray, flushed: np.ndarray | None
+                     ) -> dict[str, Any]:
+    indeterminate = (nonfinite_expected(want, flushed) if semantics.nonfinite_indeterminate
+                     else None)
+    return {"flushed": flushed if semantics.subnormals_may_flush else None,
+            "indeterminate": indeterminate}
+
+
+def _judge_output(ev: Evaluation, kernel: KernelSpec, spec, region: Region, outcome: Outcome,
+                  index: int, expected: Expected, info: BackendInfo, tolerance: Any,
+                  covered: dict[str, np.ndarray]) -> None:
+    raw, sent = outcome.first[index], region.data
+    got = _decode(kernel, spec, region, raw, info.target)
+    end = region.start + region.count * region.itemsize
+    before, first_before = _changed_elements(raw[:region.start], sent[:region.start],
+                                             region.itemsize)
+    past, first_past = _changed_elements(raw[end:], sent[end:], region.itemsize)
+    padding = region.padding
+    want = expected.outputs[region.label]
+    flushed = expected.flushed()[region.label] if ev.semantics.subnormals_may_flush else None
+    later = None
+    if outcome.later and outcome.later[index] is not None:
+        later = _decode(kernel, spec, region, outcome.later[index], info.target)
+    check_unwritten = spec.initial is None and not spec.inout
+    first_leaf = True
+    flushed_leaves = dict(leaves(region.label, flushed)) if flushed is not None else {}
+    later_leaves = dict(leaves(region.label, later)) if later is not None else {}
+    for (label, got_leaf), (_, want_leaf) in zip(leaves(region.label, got),
+                                                 leaves(region.label, want)):
+        tol = resolve_tolerance(want_leaf.dtype, kernel.tolerance, info.name, tolerance)
+        if expected.reference_backend is not None:  # a port check: either side's budget
+            tol = tol.loosest(resolve_tolerance(want_leaf.dtype, kernel.tolerance,
+                                                expected.reference_backend, tolerance))
+        masks = _semantics_masks(ev.semantics, want_leaf, flushed_leaves.get(label))
+        comparison = compare(got_leaf, want_leaf, tol, **masks)
+        unwritten = (unwritten_mask(got_leaf) & ~unwritten_mask(want_leaf)
+                     if check_unwritten else np.zeros(got_leaf.size, bool))
+        judged = np.ones(got_leaf.size, bool) if masks["indeterminate"] is None \
+            else ~masks["indeterminate"]
+        covered[label] = covered.get(label, np.zeros(got_leaf.size, bool)) | judged
+        later_cmp: Comparison | None = None
+        if label in later_leaves:
+            later_cmp = compare(later_leaves[label], want_leaf, tol, **masks)
+        first_unwritten = np.flatnonzero(unwritten)
+        ev.outputs[label] = OutputCheck(
+            label, comparison, got_leaf.size, int(unwritten.sum()),
+            int(first_unwritten[0]) if first_unwritten.size else -1,
+            past if first_leaf else 0, first_past if first_leaf else -1,
+            before if first_leaf else 0, padding if first_leaf else 0, later_cmp,
+            int(covered[label].sum()))
+        ev.got[label] = got_leaf.copy()
+        ev.counts[label] = got_leaf.size
+        first_leaf = False
+
+
+def _inputs_at(ev: Evaluation, expected: Expected) -> None:
+    """For each failing flat output, the values of the inputs of the same length at its
+    first mismatching elements (elementwise kernels: what made it wrong)."""
+    inputs = {label: array.reshape(-1) for label, array in expected.case.arrays.items()
+              if array.dtype.names is None and label not in expected.outputs}
+    for label, check in ev.outputs.items():
+        if check.comparison.passed:
+            continue
+        shown = {}
+        for mismatch in check.comparison.first_mismatches[:_SHOWN_INPUTS]:
+            flat = int(np.ravel_multi_index(mismatch.index, (check.count,))) \
+                if len(mismatch.index) == 1 else None
+            if flat is None:
+                continue
+            row = {name: array[flat].item() for name, array in inputs.items()
+                   if array.size == check.count}
+            if row:
+                shown[flat] = row
+        if shown:
+            ev.inputs_at_mismatch[label] = shown
+
+
+def judge(ev: Evaluation, plan: Plan, outcome: Outcome, expected: Expected, info: BackendInfo,
+          tolerance: Any, covered: dict[str, np.ndarray]) -> None:
+    """Fill ``ev``'s outputs and modified inputs from ``outcome``; ``covered`` gathers,
+    per output lane, whether it was judged in some input set."""
+    kernel = expected.case.kernel
+    for index, (spec, region) in enumerate(zip(kernel.buffers, plan.regions)):
+        raw = outcome.first[index]
+        if region.output:
+            _judge_output(ev, kernel, spec, region, outcome, index, expected, info,
+                          tolerance, covered)
+        elif spec.access is Access.READ or spec.access is Access.UNIFORM:
+            changed, _ = _changed_elements(raw, region.data, region.itemsize)
+            if changed:
+                ev.inputs_modified[buffer_label(spec)] = changed
+    _inputs_at(ev, expected)
+
+
+def coverage_gaps(covered: dict[str, np.ndarray]) -> dict[str, int]:
+    """Per output lane label, how many elements were judged in no input set."""
+    return {label: int((~mask).sum()) for label, mask in covered.items() if not mask.all()}

@@ -1,0 +1,285 @@
+"""A device run, planned on the driver's side and executed wherever the context lives.
+
+``build_plan`` turns a case into what a backend must do: for each buffer a *region*
+of bytes laid out for the backend's target (guard elements before and after, the data,
+padding the binding rounds up to), of which only the data (and padding) is bound, so a
+shader's ``arrayLength`` is exact while writes past either end still land where the
+oracle looks. The kernel travels frozen (``KernelSpec.frozen``): source text and
+numbers, nothing that needs its defining module, so a ``Plan`` pickles.
+
+``execute(ctx, plan)`` is the one place device work of an evaluation happens, in this
+process or in a worker: upload, run once, read every region back, run the timed
+samples, run once more from the initial contents (so accumulating kernels and races
+can be judged again), read the outputs back. It returns an ``Outcome`` of raw bytes;
+judging happens on the driver's side (``oracle._judge``).
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from forge.contract import OracleContext
+from forge.errors import (CompileError, DeviceLost, ForgeError, InvalidArgument, KernelTimeout,
+                          UnsupportedFeature)
+from forge.kernel import Access, KernelSpec
+from forge.schedule import Schedule
+from forge.types import AdapterConstraints, AdapterIdentity, BindingUsage
+
+from ._inputs import POISON_INPUT, POISON_OUTPUT, Case, buffer_label, poison
+
+__all__ = ["BackendInfo", "Region", "Plan", "Outcome", "ErrorInfo", "build_plan", "execute"]
+
+
+@dataclass(frozen=True)
+class BackendInfo:
+    """What the driver knows of a backend's context without holding it: its name,
+    target, adapter, constraints and timing source (a worker reports these when it
+    opens its context)."""
+
+    name: str
+    target: str | None
+    adapter: AdapterIdentity
+    constraints: AdapterConstraints
+    timing_source: str
+
+    @classmethod
+    def of(cls, ctx: OracleContext) -> "BackendInfo":
+        return cls(ctx.backend_name, getattr(ctx, "target", None), ctx.adapter, ctx.constraints,
+                   ctx.timing_source)
+
+
+@dataclass(frozen=True)
+class Region:
+    """One buffer as uploaded: ``data`` (raw bytes: guards, the bound window, guards),
+    the window ``[start, start + length)`` a kernel is given, and how to read it:
+    ``count`` data elements of ``itemsize`` bytes at ``start``, then padding up to the
+    window's end. ``restore``: the region's initial contents are uploaded again before
+    the run after the timed samples (an accumulating output or an inout buffer)."""
+
+    label: str
+    binding: int
+    group: int
+    usage: BindingUsage
+    data: np.ndarray
+    start: int
+    length: int
+    count: int
+    itemsize: int
+    output: bool
+    uniform: bool = False
+    restore: bool = False
+    padding: int = 0   # elements the binding rounds the data up to (whole vectors, 4 bytes)
+
+    @property
+    def windowed(self) -> bool:
+        return self.start != 0 or self.length != self.data.nbytes
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything ``execute`` needs; picklable."""
+
+    kernel: KernelSpec
+    schedule: Schedule
+    size: Any
+    regions: tuple[Region, ...]
+    warmups: int = 1
+    samples: int = 5
+    timeout_s: Any = "context"   # seconds, None (unbounded), or "context" (its own bound)
+    rerun: bool = True
+
+
+@dataclass(frozen=True)
+class ErrorInfo:
+    """A ``ForgeError`` raised while executing, as data (it crosses processes)."""
+
+    type: str
+    message: str
+    lost: bool = False
+    timeout: bool = False
+    unsupported: bool = False
+    compile: bool = False
+
+    @classmethod
+    def of(cls, exc: BaseException) -> "ErrorInfo":
+        return cls(type(exc).__name__, str(exc), isinstance(exc, DeviceLost),
+                   isinstance(exc, KernelTimeout), isinstance(exc, UnsupportedFeature),
+                   isinstance(exc, CompileError))
+
+    def as_exception(self) -> ForgeError:
+        """The typed ``ForgeError`` this describes (a plain ``ForgeError`` naming the
+        type when it is not one of forge's)."""
+        import forge.errors as errors
+
+        cls = getattr(errors, self.type, None)
+        if isinstance(cls, type) and issubclass(cls, ForgeError):
+            try:
+                return cls(self.message)
+            except TypeError:
+                pass
+        return ForgeError(f"{self.type}: {self.message}")
+
+
+@dataclass
+class Outcome:
+    """What a device run gave back: each region's bytes after the judged run
+    (``first``), the outputs' bytes after the run that followed the timed samples
+    (``later``, None for inputs), the samples' nanoseconds, and the error if one was
+    raised (``ran``: the judged run completed before it)."""
+
+    first: list[np.ndarray] = field(default_factory=list)
+    later: list[np.ndarray | None] = field(default_factory=list)
+    samples_ns: list[int] = field(default_factory=list)
+    timing_source: str = ""
+    error: ErrorInfo | None = None
+    ran: bool = False
+
+
+def _round_up(value: int, multiple: int) -> int:
+    return -(-value // multiple) * multiple
+
+
+def _pattern_bytes(nbytes: int, dtype: np.dtype, pattern) -> np.ndarray:
+    """``nbytes`` of poison, element-aligned to the end (guards before the data) or
+    the start (guards after it)."""
+    whole = poison(dtype, -(-nbytes // dtype.itemsize), pattern).view(np.uint8)
+    return whole[:nbytes]
+
+
+def _region(kernel: KernelSpec, spec, access: Access, granule: int, case: Case,
+            target: str | None, guard: int, alignment: int, length_read: bool) -> Region:
+    label = buffer_label(spec)
+    if spec.access is Access.UNIFORM:
+        raw = kernel.buffer_bytes(spec, case.uniform, target).view(np.uint8).reshape(-1)
+        raw = np.concatenate([raw, np.zeros(-raw.size % 4, np.uint8)])
+        return Region(label, spec.binding, spec.group, BindingUsage.UNIFORM, raw, 0, raw.size,
+                      1, raw.size, False, uniform=True)
+    count = spec.element_count(case.size)
+    dtype = spec.dtype_for(target)
+    output = spec.access is Access.READ_WRITE
+    pattern = POISON_OUTPUT if output else POISON_INPUT
+    values = case.arrays.get(label)
+    body = (poison(dtype, count, pattern) if values is None
+            else kernel.buffer_bytes(spec, values, target, poison(dtype, count, pattern)))
+    bound = max(4, _round_up(_round_up(count, granule) * dtype.itemsize, 4))
+    before = _round_up(guard * dtype.itemsize, alignment) if guard else 0
+    after = guard * dtype.itemsize + (-(before + bound + guard * dtype.itemsize) % 4)
+    data = np.concatenate([
+        _pattern_bytes(before, dtype, pattern),
+        np.ascontiguousarray(body).reshape(-1).view(np.uint8),
+        _pattern_bytes(bound - count * dtype.itemsize + after, dtype, pattern)])
+    usage = (BindingUsage.STORAGE_READ_WRITE if access is Access.READ_WRITE
+             else BindingUsage.STORAGE_READ)
+    padding = (bound - count * dtype.itemsize) // dtype.itemsize
+    if target == "wgsl" and not length_read:
+        # WGSL's robust access would clamp or drop an access past the binding: bind the
+        # guard elements too, where the kernel cannot tell (it never reads the length).
+        bound = data.size - before
+    return Region(label, spec.binding, spec.group, usage, data, before, bound, count,
+                  dtype.itemsize, output and not spec.scratch,
+                  restore=output and (spec.inout or spec.initial is not None), padding=padding)
+
+
+def build_plan(kernel: KernelSpec, case: Case, info: BackendInfo, schedule: Schedule, *,
+               guard: int, warmups: int, samples: int, timeout_s: Any = "context") -> Plan:
+    """The plan for running ``case`` on the backend ``info`` describes (raises the
+    ``ForgeError`` that stops it before any device work: no source, a missing feature,
+    a schedule or size the adapter refuses)."""
+    target = info.target
+    size = case.size
+    if target is not None:
+        source = kernel.source(target, schedule, size)
+        accesses = kernel.access_on(target, source)
+        granules = kernel.binding_granules(target, source)
+        length_read = kernel.length_read(target, source)
+        frozen = kernel.frozen(target, schedule, size,
+                               info.constraints.max_workgroups_per_dimension[0])
+    else:
+        accesses = tuple(spec.access for spec in kernel.buffers)
+        granules = (1,) * len(kernel.buffers)
+        length_read = (False,) * len(kernel.buffers)
+        frozen = kernel
+    alignment = max(16, info.constraints.min_storage_offset_alignment)
+    regions = tuple(_region(kernel, spec, access, granule, case, target, guard, alignment, read)
+                    for spec, access, granule, read in zip(kernel.buffers, accesses, granules,
+                                                            length_read))
+    return Plan(frozen, schedule, size, regions, warmups, samples, timeout_s)
+
+
+def _read(ctx: OracleContext, view) -> np.ndarray:
+    words = np.empty(view.length_bytes // 4, np.uint32)
+    ctx.read_buffer_u32_into(view, words)
+    return words.view(np.uint8)
+
+
+def execute(ctx: OracleContext, plan: Plan) -> Outcome:
+    """Run ``plan`` on ``ctx`` (see the module docstring). A ``ForgeError`` ends the run
+    and is returned in the outcome; every transient allocation is released after."""
+    outcome = Outcome()
+    views, bound = [], []
+    run = ctx.run_kernel
+    kwargs = ({"timeout_s": plan.timeout_s}
+              if plan.timeout_s != _USE_CONTEXT and _takes_timeout(ctx) else {})
+    try:
+        for region in plan.regions:
+            view = ctx.allocate_and_write(region.data, region.binding, region.group, region.usage)
+            views.append(view)
+            bound.append(view.window(region.start, region.length) if region.windowed else view)
+        with np.errstate(all="ignore"):  # a host backend meets the edge cases too
+            run(plan.kernel, plan.schedule, bound, plan.size, 0, 1, **kwargs)
+            outcome.ran = True
+            outcome.first = [_read(ctx, view) for view in views]
+            if plan.samples:
+                outcome.samples_ns = [int(t) for t in run(plan.kernel, plan.schedule, bound,
+                                                          plan.size, plan.warmups, plan.samples,
+                                                          **kwargs)]
+                outcome.timing_source = ctx.timing_source
+            if plan.rerun:
+                _rerun(ctx, plan, views, bound, kwargs, outcome)
+    except ForgeError as exc:
+        outcome.error = ErrorInfo.of(exc)
+    finally:
+        try:
+            ctx.clear_transient_allocations()
+        except ForgeError:
+            pass  # a lost or closed context has nothing left to release; the verdict says why
+    return outcome
+
+
+def _rerun(ctx, plan: Plan, views, bound, kwargs, outcome: Outcome) -> None:
+    """After the timed samples: restore what the kernel starts from, run once, read the
+    outputs (a race that shows only sometimes, or state left over, differs now)."""
+    restored = [i for i, r in enumerate(plan.regions) if r.restore]
+    if restored or not plan.samples:
+        for i in restored:
+            ctx.write_view(views[i], plan.regions[i].data)
+        ctx.run_kernel(plan.kernel, plan.schedule, bound, plan.size, 0, 1, **kwargs)
+    outcome.later = [_read(ctx, view) if region.output else None
+                     for region, view in zip(plan.regions, views)]
+
+
+#: A plan whose ``timeout_s`` is this leaves the context's own bound in place.
+_USE_CONTEXT: Any = "context"
+
+
+def _takes_timeout(ctx: OracleContext) -> bool:
+    """Whether ``ctx.run_kernel`` takes ``timeout_s`` (every ``SlabContext`` does; a
+    third-party context may not, and then its own bound applies)."""
+    try:
+        parameters = inspect.signature(ctx.run_kernel).parameters
+    except (TypeError, ValueError):
+        return False
+    return "timeout_s" in parameters or any(p.kind is p.VAR_KEYWORD for p in parameters.values())
+
+
+def check_plan_size(plan: Plan, capacity_bytes: int | None) -> None:
+    """Refuse a plan whose regions cannot fit a context of ``capacity_bytes``."""
+    need = sum(r.data.nbytes for r in plan.regions)
+    if capacity_bytes is not None and need > capacity_bytes:
+        raise InvalidArgument(f"the buffers of {plan.kernel.id} at size {plan.size} need "
+                              f"{need} bytes with their guards, more than the context's "
+                              f"{capacity_bytes}; open it with more (--capacity-mib)")

@@ -1,0 +1,146 @@
+"""Where plans run: in this process on a context (``InProcessRunner``), or in a worker
+process that holds its own warm context (``oracle._workers.WorkerRunner``), and the
+``Session`` that keeps one runner per backend for a whole run.
+
+A kernel that faults (an illegal address, a lost device, a hang, the process dying in
+native code) costs only its own verdict: in a worker, the worker is replaced and the
+next evaluation runs on a fresh context; in-process, a context that was lost turns
+the backend's remaining evaluations into the verdict ``not-run`` with the reason,
+never into a cascade of unrelated errors. Backends that run device code are isolated
+in workers by default (``BackendEntry.device_code``); ``isolate=False`` runs them in
+this process.
+"""
+
+from __future__ import annotations
+
+import abc
+from typing import Any, Iterable, Mapping
+
+from forge import registry
+from forge.contract import OracleContext
+from forge.errors import ForgeError, InvalidArgument
+
+from ._plan import BackendInfo, ErrorInfo, Outcome, Plan, execute
+
+__all__ = ["Runner", "InProcessRunner", "Session", "NOT_RUN"]
+
+#: ``ErrorInfo.type`` of an evaluation a runner did not run because its context was lost.
+NOT_RUN = "NotRun"
+
+
+class Runner(abc.ABC):
+    """Runs plans for one backend and says what that backend is (``info``)."""
+
+    name: str
+    isolated: bool = False
+
+    @property
+    @abc.abstractmethod
+    def info(self) -> BackendInfo: ...
+
+    @abc.abstractmethod
+    def execute(self, plan: Plan) -> Outcome: ...
+
+    def close(self) -> None:
+        """Release what the runner holds (idempotent)."""
+
+
+class InProcessRunner(Runner):
+    """Plans run on ``ctx`` in this process. When ``owned`` (a session opened it), a
+    context that was lost ends the backend: later plans are not run."""
+
+    def __init__(self, ctx: OracleContext, owned: bool = False) -> None:
+        # Any object with the contract's members will do (tests wrap contexts).
+        self.ctx, self.owned, self.name = ctx, owned, ctx.backend_name
+        self._info = BackendInfo.of(ctx)
+        self._lost: str | None = None
+
+    @property
+    def info(self) -> BackendInfo:
+        return self._info
+
+    def execute(self, plan: Plan) -> Outcome:
+        if self._lost is not None:
+            return Outcome(error=ErrorInfo(NOT_RUN, f"not run: the {self.name} context was "
+                                           f"lost earlier in this run ({self._lost})"))
+        outcome = execute(self.ctx, plan)
+        if outcome.error is not None and outcome.error.lost and self.owned:
+            self._lost = outcome.error.message.split("\n")[0][:200]
+        return outcome
+
+    def close(self) -> None:
+        if self.owned:
+            self.ctx.close()
+
+
+class Session:
+    """One runner per backend for a whole run (a ``kforge check``, a cross-check, a
+    pytest session), opened on first use and kept warm: contexts and their compiled
+    pipelines serve every evaluation. ``isolate``: True or False for every backend,
+    None for each backend's default (workers for device code). ``timeout_s`` bounds
+    each wait for the device in the contexts the session opens; ``open_options`` maps
+    a backend name to the options it is opened with; ``sanitize`` runs CUDA under
+    compute-sanitizer. Close it (or use it as a context manager) to stop its workers."""
+
+    def __init__(self, *, isolate: bool | None = None,
+                 open_options: Mapping[str, Mapping[str, Any]] | None = None,
+                 timeout_s: float | None = None) -> None:
+        self.isolate = isolate
+        self.open_options = {k: dict(v) for k, v in (open_options or {}).items()}
+        self.timeout_s = timeout_s
+        self._runners: dict[str, Runner] = {}
+        self._failed: dict[str, str] = {}
+        self.closed = False
+
+    def isolated(self, name: str) -> bool:
+        """Whether backend ``name`` runs in a worker: never a host backend (it runs no
+        device code, and its kernels need not pickle), else ``isolate``, else yes."""
+        entries = registry.backend_entries()
+        device_code = entries[name].device_code if name in entries else True
+        if not device_code:
+            return False
+        return True if self.isolate is None else self.isolate
+
+    def runner(self, name: str) -> Runner:
+        """The runner of backend ``name``, opened on first use (raises the
+        ``ForgeError`` that stopped it, every time it is asked again)."""
+        if self.closed:
+            raise InvalidArgument("this session is closed")
+        if name in self._runners:
+            return self._runners[name]
+        if name in self._failed:
+            raise ForgeError(self._failed[name])
+        options = self.open_options.get(name, {})
+        try:
+            if self.isolated(name):
+                from ._workers import WorkerRunner
+
+                runner: Runner = WorkerRunner(name, options, self.timeout_s)
+            else:
+                ctx = registry.open_context(name, **options)
+                ctx.timeout_s = self.timeout_s
+                runner = InProcessRunner(ctx, owned=True)
+        except ForgeError as exc:
+            self._failed[name] = f"{type(exc).__name__}: {exc}"
+            raise
+        self._runners[name] = runner
+        return runner
+
+    def runners(self) -> Iterable[Runner]:
+        return list(self._runners.values())
+
+    def close(self) -> None:
+        """Stop every worker and close every context the session opened."""
+        self.closed = True
+        runners, self._runners = list(self._runners.values()), {}
+        for runner in runners:
+            try:
+                runner.close()
+            except ForgeError:
+                pass  # a lost context has nothing left to release
+
+    def __enter__(self) -> "Session":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()

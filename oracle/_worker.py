@@ -1,0 +1,56 @@
+"""``python -m oracle._worker REQUESTS_FD RESULTS_FD``: a worker process holding one
+warm context (see ``oracle._workers``). It answers ``("open", backend, options,
+timeout_s)`` with ``("ready", BackendInfo)`` or ``("error", ErrorInfo)``,
+``("run", Plan)`` with ``("outcome", Outcome)``, and exits on ``("close",)`` or when
+the driver goes away."""
+
+from __future__ import annotations
+
+import signal
+import sys
+from multiprocessing.connection import Connection
+
+
+def main(argv: list[str]) -> int:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the driver stops us on Ctrl-C
+    requests = Connection(int(argv[1]), writable=False)
+    results = Connection(int(argv[2]), readable=False)
+
+    from forge import registry
+    from forge.errors import ForgeError
+
+    from ._plan import BackendInfo, ErrorInfo, Outcome, execute
+
+    ctx = None
+    while True:
+        try:
+            message = requests.recv()
+        except (EOFError, OSError):
+            break
+        kind = message[0]
+        if kind == "open":
+            _, name, options, timeout_s = message
+            try:
+                ctx = registry.open_context(name, **options)
+                ctx.timeout_s = timeout_s
+                results.send(("ready", BackendInfo.of(ctx)))
+            except ForgeError as exc:
+                results.send(("error", ErrorInfo.of(exc)))
+        elif kind == "run":
+            try:
+                outcome = execute(ctx, message[1])
+            except Exception as exc:  # a bug, not the kernel: report it, stay alive
+                outcome = Outcome(error=ErrorInfo(type(exc).__name__, f"the worker failed: {exc}"))
+            results.send(("outcome", outcome))
+        elif kind == "close":
+            break
+    if ctx is not None:
+        try:
+            ctx.close()
+        except ForgeError:
+            pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

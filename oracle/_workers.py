@@ -1,0 +1,216 @@
+"""Worker processes: a backend's context held warm in a process of its own, so that a
+kernel which faults, hangs or kills its process costs only its own verdict.
+
+The driver starts ``python -m oracle._worker`` (optionally under a command prefix such
+as ``compute-sanitizer --tool memcheck``), talks to it over two pipes with pickled
+messages (``multiprocessing.connection``), and replaces it after a fault:
+
+- the worker died (a signal, an abort in native code): verdict ``crashed``, with the
+  signal and the tail of the worker's stderr;
+- the device or context was lost: verdict ``device-lost``;
+- a wait ran past ``timeout_s`` inside the worker, or the worker did not answer within
+  the driver's own deadline: verdict ``timeout``; the worker is killed, so whatever
+  the device still runs ends with its process.
+
+Workers ignore Ctrl-C (the terminal sends it to the whole process group): the driver
+stops them when it stops.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import weakref
+from multiprocessing.connection import Connection
+from typing import Any, Mapping, Sequence
+
+from forge.errors import ForgeError, GpuUnavailable
+
+from ._plan import BackendInfo, ErrorInfo, Outcome, Plan
+from ._runners import Runner
+
+__all__ = ["WorkerRunner", "CRASHED", "worker_command"]
+
+#: ``ErrorInfo.type`` of an evaluation whose worker process died.
+CRASHED = "WorkerCrashed"
+_START_TIMEOUT = 120.0     # seconds a worker may take to import and open its context
+_DEADLINE_MARGIN = 60.0    # beyond the waits a plan bounds: uploads, compiles, reads
+
+
+def worker_command() -> list[str]:
+    return [sys.executable, "-m", "oracle._worker"]
+
+
+def _stop(process: subprocess.Popen, connections: Sequence[Connection]) -> None:
+    for connection in connections:
+        try:
+            connection.close()
+        except OSError:
+            pass
+    if process.poll() is None:
+        process.kill()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+
+
+class _Worker:
+    """One worker process and its two pipe ends."""
+
+    def __init__(self, prefix: Sequence[str], log_path: str) -> None:
+        to_worker_r, to_worker_w = os.pipe()
+        from_worker_r, from_worker_w = os.pipe()
+        env = dict(os.environ)
+        env.setdefault("XDG_RUNTIME_DIR", tempfile.gettempdir())
+        self.stderr = open(log_path, "wb")
+        try:
+            self.process = subprocess.Popen(
+                [*prefix, *worker_command(), str(to_worker_r), str(from_worker_w)],
+                pass_fds=(to_worker_r, from_worker_w), stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL, stderr=self.stderr, env=env)
+        finally:
+            os.close(to_worker_r)
+            os.close(from_worker_w)
+        self.send = Connection(to_worker_w, readable=False)
+        self.recv = Connection(from_worker_r, writable=False)
+        self._finalizer = weakref.finalize(self, _stop, self.process, (self.send, self.recv))
+
+    def request(self, message: Any, deadline: float | None) -> Any:
+        """Send ``message`` and return the answer; raises ``EOFError`` when the worker
+        died, ``TimeoutError`` when it did not answer within ``deadline`` seconds."""
+        try:
+            self.send.send(message)
+            if not self.recv.poll(deadline):
+                raise TimeoutError
+            return self.recv.recv()
+        except (BrokenPipeError, ConnectionResetError, OSError) as exc:
+            raise EOFError(str(exc)) from exc
+
+    def died(self) -> str:
+        """Why the process ended (its signal or exit status), after it did."""
+        try:
+            code = self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            return "it stopped answering"
+        if code < 0:
+            try:
+                return f"killed by {signal.Signals(-code).name}"
+            except ValueError:
+                return f"killed by signal {-code}"
+        return f"exited with status {code}"
+
+    def stop(self) -> None:
+        self._finalizer()
+        self.stderr.close()
+
+
+class WorkerRunner(Runner):
+    """Plans of backend ``name`` run in a worker process holding one context opened
+    with ``options`` (its waits bounded by ``timeout_s``); replaced after a fault.
+    ``prefix`` is a command the worker runs under (compute-sanitizer)."""
+
+    isolated = True
+
+    def __init__(self, name: str, options: Mapping[str, Any] | None = None,
+                 timeout_s: float | None = None, prefix: Sequence[str] = ()) -> None:
+        self.name, self.options, self.timeout_s = name, dict(options or {}), timeout_s
+        self.prefix = list(prefix)
+        self._log = tempfile.NamedTemporaryFile(prefix=f"kforge-{name}-worker-", suffix=".log",
+                                                delete=False)
+        self._log.close()
+        self._worker: _Worker | None = None
+        self._info: BackendInfo | None = None
+        self.restarts = 0
+        self._start()
+
+    @property
+    def info(self) -> BackendInfo:
+        assert self._info is not None
+        return self._info
+
+    @property
+    def log_path(self) -> str:
+        return self._log.name
+
+    def _start(self) -> None:
+        worker = _Worker(self.prefix, self._log.name)
+        try:
+            answer = worker.request(("open", self.name, self.options, self.timeout_s),
+                                    _START_TIMEOUT)
+        except (EOFError, TimeoutError):
+            why = worker.died()
+            worker.stop()
+            raise GpuUnavailable(f"the {self.name} worker process did not start ({why}): "
+                                 f"{self._stderr_tail()}") from None
+        if answer[0] != "ready":
+            worker.stop()
+            raise answer[1].as_exception()
+        self._worker, self._info = worker, answer[1]
+
+    def _stderr_tail(self, limit: int = 1500) -> str:
+        try:
+            with open(self._log.name, "rb") as f:
+                f.seek(0, os.SEEK_END)
+                f.seek(max(0, f.tell() - limit))
+                return f.read().decode(errors="replace").strip() or "(no output)"
+        except OSError:
+            return "(no output)"
+
+    def _deadline(self, plan: Plan) -> float | None:
+        bound = plan.timeout_s if isinstance(plan.timeout_s, (int, float)) else self.timeout_s
+        if bound is None:
+            return None
+        return 4 * float(bound) + _DEADLINE_MARGIN
+
+    def execute(self, plan: Plan) -> Outcome:
+        if self._worker is None:
+            try:
+                self._start()
+                self.restarts += 1
+            except ForgeError as exc:
+                return Outcome(error=ErrorInfo(type(exc).__name__, f"the {self.name} worker "
+                                               f"could not be replaced: {exc}", lost=True))
+        worker = self._worker
+        assert worker is not None
+        try:
+            answer = worker.request(("run", plan), self._deadline(plan))
+        except TimeoutError:
+            self._replace()
+            return Outcome(error=ErrorInfo("KernelTimeout", f"the {self.name} worker did not "
+                                           f"answer within {self._deadline(plan):g} s; it was "
+                                           "killed (and the device work with it)",
+                                           lost=True, timeout=True))
+        except EOFError:
+            why = worker.died()
+            tail = self._stderr_tail()
+            self._replace()
+            return Outcome(error=ErrorInfo(CRASHED, f"the {self.name} worker process died "
+                                           f"({why}) running {plan.kernel.id}; its last output: "
+                                           f"{tail}", lost=True))
+        outcome: Outcome = answer[1]
+        if outcome.error is not None and outcome.error.lost:
+            self._replace()  # a lost device, or a timeout with work still running
+        return outcome
+
+    def _replace(self) -> None:
+        if self._worker is not None:
+            self._worker.stop()
+            self._worker = None
+
+    def close(self) -> None:
+        worker, self._worker = self._worker, None
+        if worker is not None:
+            try:
+                worker.send.send(("close",))
+                worker.process.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired, ValueError):
+                pass
+            worker.stop()
+        try:
+            os.unlink(self._log.name)
+        except OSError:
+            pass
