@@ -246,7 +246,9 @@ class ScalarType:
         return self.kind == "float"
 
 
-#: The types a buffer element or a uniform field may have, by name.
+#: The scalar types a buffer element or a uniform field may have (``forge.layout``
+#: builds vectors, arrays and structs of them), by name; the IR computes with some
+#: (``forge.ir.DTYPES``).
 SCALAR_TYPES: dict[str, ScalarType] = {
     t.name: t
     for t in (
@@ -255,8 +257,15 @@ SCALAR_TYPES: dict[str, ScalarType] = {
         ScalarType("bf16", np.dtype(ml_dtypes.bfloat16), None, "__nv_bfloat16"),
         ScalarType("f32", np.dtype(np.float32), "f32", "float"),
         ScalarType("f64", np.dtype(np.float64), "f64", "double"),
+        # WGSL has no 8- or 16-bit integers; i64/u64 need the adapter's shader-int64.
+        ScalarType("i8", np.dtype(np.int8), None, "signed char", "int"),
+        ScalarType("u8", np.dtype(np.uint8), None, "unsigned char", "int"),
+        ScalarType("i16", np.dtype(np.int16), None, "short", "int"),
+        ScalarType("u16", np.dtype(np.uint16), None, "unsigned short", "int"),
         ScalarType("i32", np.dtype(np.int32), "i32", "int", "int"),
         ScalarType("u32", np.dtype(np.uint32), "u32", "unsigned int", "int"),
+        ScalarType("i64", np.dtype(np.int64), "i64", "long long", "int"),
+        ScalarType("u64", np.dtype(np.uint64), "u64", "unsigned long long", "int"),
     )
 }
 

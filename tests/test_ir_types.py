@@ -142,12 +142,22 @@ def test_every_float_function_of_the_operation_table_is_built_evaluated_and_spel
         assert CUDA().function(op.name, "f64", ["v"]) == f"{op.cuda[1]}(v)"
 
 
-def test_the_emitters_spell_storable_types_as_the_dtype_table_does():
+def test_the_emitters_spell_the_ir_types_as_the_dtype_table_does():
     from forge.emit._dialect import CUDA, WGSL
+    from forge.ir._dtypes import TYPES
     from forge.types import SCALAR_TYPES
 
-    for name, t in SCALAR_TYPES.items():
+    for name, t in TYPES.items():
+        assert t is SCALAR_TYPES.get(name, t)  # one table: the IR's rows are its rows
         assert CUDA().scalar(name) == t.cuda
         if t.wgsl is not None:
             assert WGSL().scalar(name) == t.wgsl
     assert SCALAR_TYPES["bf16"].wgsl is None and SCALAR_TYPES["f16"].cuda == "__half"
+
+
+def test_buffer_layouts_read_the_same_dtype_table():
+    from forge import layout
+    from forge.types import SCALAR_TYPES
+
+    assert layout.SCALARS == {name: t.numpy for name, t in SCALAR_TYPES.items()}
+    assert layout.scalar_dtype("bf16") is SCALAR_TYPES["bf16"].numpy

@@ -1,5 +1,6 @@
-"""The IR's dtypes, read from the one dtype table (``forge.types.SCALAR_TYPES``) plus
-``bool``, the type of conditions, which no buffer holds."""
+"""The IR's dtypes: the ones of the dtype table (``forge.types.SCALAR_TYPES``) its type
+rules, evaluator and emitters cover, plus ``bool``, the type of conditions, which no
+buffer holds."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ from ..types import BOOL, SCALAR_TYPES, ScalarType
 
 __all__ = ["TYPES", "DTYPES", "FLOATS", "INTEGERS", "NUMPY_DTYPES", "INT_RANGE", "as_dtype"]
 
-#: Every IR dtype by name: ``bool`` first, then the storable types.
-TYPES: dict[str, ScalarType] = {BOOL.name: BOOL, **SCALAR_TYPES}
+#: Every IR dtype by name: ``bool`` first, then the storable types the IR computes with.
+TYPES: dict[str, ScalarType] = {BOOL.name: BOOL, **{
+    name: SCALAR_TYPES[name] for name in ("f16", "bf16", "f32", "f64", "i32", "u32")}}
 DTYPES = tuple(TYPES)
 FLOATS = tuple(name for name, t in TYPES.items() if t.kind == "float")
 INTEGERS = tuple(name for name, t in TYPES.items() if t.kind == "int")
