@@ -36,6 +36,14 @@ def test_unrolled_wgsl_indexes_register_arrays_by_constants_only():
     assert len(re.findall(r"fg_acc\[fg_i \* 8u \+ fg_j\] \+=", source)) == 8 * 8 * 8
 
 
+def test_unrolled_wgsl_keeps_vec4_tiles_and_reads_fragments_16_bytes_at_a_time():
+    source = GEMM.source("wgsl", UNROLLED)
+    assert "var<workgroup> fg_as: array<vec4<f32>, 256>;" in source  # 8 x 128 / 4
+    assert "let fg_fa_v1 = fg_as[fg_kk * 32u + 16u + fg_ty];" in source  # rows 64..67 + 4ty
+    assert "fg_fa[5u] = fg_fa_v1.y;" in source
+    assert "var<workgroup> fg_as: array<f32, 1024>;" in GEMM.source("wgsl", ROLLED)
+
+
 def test_unrolled_cuda_differs_only_in_the_schedule_it_names():
     def body(schedule):
         return [line for line in GEMM.source("cuda", schedule).splitlines()

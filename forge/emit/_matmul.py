@@ -21,7 +21,9 @@ columns and the epilogue stay loops there, and the accumulators and fragments ar
 indexed by loop variables: a driver that does not unroll them keeps those arrays in
 indexable (local) memory instead of registers. ``unroll=1`` writes these loops out in
 full on WGSL (``Emission.unrolled``), every index into a register array a constant;
-CUDA unrolls them by pragma either way.
+CUDA unrolls them by pragma either way. With ``vec=4`` it also keeps the WGSL tiles in
+workgroup memory as ``vec4<f32>``, so a step reads each operand's fragment as TM/4 and
+TN/4 16-byte loads instead of TM and TN scalar ones.
 """
 
 from __future__ import annotations
@@ -98,6 +100,9 @@ class _MatmulLowering:
          self.tm, self.tn) = _geometry(em.schedule)
         self.v = em.schedule.vector_width
         self.unroll = em.schedule.unroll
+        # WGSL tiles of vec4 (the CUDA text stays as it is under every schedule)
+        self.vector_shared = (self.unroll and self.v == 4 and not em.d.pointer_vectors
+                              and em.body.dtype == "f32")
         self.threads = self.wx * self.wy
         self.dtype = self.body.dtype
         self.m, self.n, self.k = (em.uniform(d) for d in ("m", "n", "k"))
@@ -106,8 +111,12 @@ class _MatmulLowering:
         em, d, code = self.em, self.em.d, self.em.code
         em.let("fg_tx", "u32", d.local_x)
         em.let("fg_ty", "u32", d.local_y)
-        em.shared("fg_as", self.dtype, self.bk * self.bm)
-        em.shared("fg_bs", self.dtype, self.bk * self.bn)
+        if self.vector_shared:
+            em.shared("fg_as", "vec4<f32>", self.bk * self.bm // 4)
+            em.shared("fg_bs", "vec4<f32>", self.bk * self.bn // 4)
+        else:
+            em.shared("fg_as", self.dtype, self.bk * self.bm)
+            em.shared("fg_bs", self.dtype, self.bk * self.bn)
         tiles_n = em.let("fg_tiles_n", "u32", em.ceil_div(self.n, self.bn))
         tiles = em.let("fg_tiles", "u32", f"{em.ceil_div(self.m, self.bm)} * {tiles_n}")
         # narrow operands are converted element by element on load (``into``)
@@ -209,13 +218,7 @@ class _MatmulLowering:
                 slot = em.let(em.values.fresh("s"), "u32", f"{it * self.threads}u + fg_lidx")
                 o, k = self._slot_coordinates(name, slot)
                 guard = f"if ({slot} < {total}u) {{" if total % self.threads else None
-                lines = []
-                for lane in range(self.v):
-                    if contiguous == "k":
-                        where = f"({plus(k, lane)}) * {outer}u + {o}"
-                    else:
-                        where = f"({k}) * {outer}u + {plus(o, lane)}"
-                    lines.append(f"{shared}[{where}] = fg_r{name}[{it * self.v + lane}u];")
+                lines = self._shared_stores(name, shared, contiguous, outer, o, k, it)
                 if guard:
                     with code.block(guard):
                         for line in lines:
@@ -223,6 +226,38 @@ class _MatmulLowering:
                 else:
                     for line in lines:
                         code.line(line)
+
+    def _shared_stores(self, name: str, shared: str, contiguous: str, outer: int, o: str,
+                       k: str, it: int) -> list[str]:
+        """The stores of one loaded vector into its tile: lane by lane, or, into vec4
+        tiles, one vector (lanes along the tile's rows) or one component per lane (lanes
+        along k, stored transposed)."""
+        values = [f"fg_r{name}[{it * self.v + lane}u]" for lane in range(self.v)]
+        if self.vector_shared and contiguous != "k":
+            return [f"{shared}[(({k}) * {outer}u + {o}) / 4u] = "
+                    f"vec4<f32>({', '.join(values)});"]
+        lines = []
+        for lane, value in enumerate(values):
+            if contiguous == "k":
+                where = f"({plus(k, lane)}) * {outer}u + {o}"
+            else:
+                where = f"({k}) * {outer}u + {plus(o, lane)}"
+            element = (f"{shared}[({where}) / 4u][({where}) % 4u]" if self.vector_shared
+                       else f"{shared}[{where}]")
+            lines.append(f"{element} = {value};")
+        return lines
+
+    def _vector_fragments(self, register: str, tile: str, extent: int, across: int,
+                          lane_group: str, count: int) -> None:
+        """``register[i]`` for the micro-tile's ``count`` elements from a vec4 tile:
+        each group of 4 is one 16-byte load (see ``_local``)."""
+        code = self.em.code
+        for g in range(count // 4):
+            vector = f"{register}_v{g}"
+            code.line(f"let {vector} = {tile}[fg_kk * {extent // 4}u + {g * across}u + "
+                      f"{lane_group}];")
+            for c in range(4):
+                code.line(f"{register}[{g * 4 + c}u] = {vector}.{'xyzw'[c]};")
 
     # -- the FMAs ------------------------------------------------------------------------
     def _local(self, index: str, across: int, lane_group: str) -> str:
@@ -260,8 +295,12 @@ class _MatmulLowering:
         def step() -> None:
             code.line(d.array("fg_fa", self.dtype, self.tm))
             code.line(d.array("fg_fb", self.dtype, self.tn))
-            self._each("fg_i", self.tm, fragments)
-            self._each("fg_j", self.tn, columns)
+            if self.vector_shared:
+                self._vector_fragments("fg_fa", "fg_as", self.bm, self.wy, "fg_ty", self.tm)
+                self._vector_fragments("fg_fb", "fg_bs", self.bn, self.wx, "fg_tx", self.tn)
+            else:
+                self._each("fg_i", self.tm, fragments)
+                self._each("fg_j", self.tn, columns)
             self._each("fg_i", self.tm, products)
         self._each("fg_kk", self.bk, step)
 
