@@ -184,3 +184,17 @@ def test_half_chunks_move_as_one_aligned_access_on_cuda():
     assert "struct __align__(8) fg_bfloat4 { __nv_bfloat16 x, y, z, w; };" in source
     assert "*reinterpret_cast<const fg_bfloat4*>(&x[" in source
     assert "& 7ull) == 0ull" in source  # 8-byte alignment, not float4's 16
+
+
+def test_f16_map_chunks_move_as_f16_vectors_on_wgsl_and_match_on_wgpu(request):
+    require_available(request.config, "wgpu")
+    kernel = ir.kernel("hmap", ir.map(y=h * 2.0 + ir.input("z", "f16")),
+                       schedules=(Schedule(256, items_per_invocation=4, vector_width=4),
+                                  Schedule(64, vector_width=2)))
+    source = kernel.source("wgsl", kernel.schedules[0])
+    assert "var<storage, read> x: array<vec4<f16>>;" in source
+    with forge.open_context("wgpu") as ctx:
+        for schedule in kernel.schedules:
+            for size in (1, 3, 1001):  # partial last vectors go lane by lane
+                ev = oracle.evaluate(ctx, kernel, schedule, size=size, samples=1)
+                assert ev.passed, ev.report()

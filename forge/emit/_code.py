@@ -195,10 +195,10 @@ class Emission:
         return self.let(self.values.fresh("vec_ok"), "bool", f"{text}{extra}")
 
     def vectorize(self, buffers: Iterable[str], width: int) -> None:
-        """On WGSL, declare ``buffers`` of 32-bit elements as arrays of ``width``-vectors:
-        WGSL cannot view an ``array<f32>`` as vectors, and a whole chunk should move as
-        one vector. The wgpu backend binds views rounded up to 16 bytes, so the last,
-        partial vector of a buffer lies inside its binding."""
+        """On WGSL, declare ``buffers`` of 32-bit or f16 elements as arrays of
+        ``width``-vectors: WGSL cannot view an ``array<f32>`` as vectors, and a whole
+        chunk should move as one vector. The wgpu backend binds such views rounded up to
+        whole vectors, so the last, partial vector of a buffer lies inside its binding."""
         if self.d.pointer_vectors or width == 1:
             return
         for name in buffers:

@@ -241,7 +241,7 @@ class WGSL(Dialect):
     def shared(self, name: str, dtype: str, size: int) -> str:
         return f"var<workgroup> {name}: array<{dtype}, {size}>;"
 
-    _VECTORS = {"f32": "f32", "i32": "i32", "u32": "u32"}
+    _VECTORS = {"f32": "f32", "i32": "i32", "u32": "u32", "f16": "f16"}
 
     def _vector(self, element: str, width: int) -> str:
         return f"vec{width}<{element}>"
