@@ -141,3 +141,29 @@ def test_a_source_without_includes_is_keyed_without_walking_headers(monkeypatch)
     monkeypatch.setattr("backends.cuda._nvrtc.header_digest", refuse)
     source = 'extern "C" __global__ void k(float* x) { x[0] = 1.0f; }\n'
     assert cuda.compile_cuda(source, "k", "sm_90")[:4] == b"\x7fELF"
+
+
+def test_without_wheels_or_a_toolkit_nvrtcs_bundled_headers_are_extracted_and_used(
+        tmp_path, monkeypatch):
+    """NVRTC 13.5 and later carry CUDA's headers and CCCL: with no wheel and no toolkit
+    they are extracted once into the cache and put on the include path."""
+    from backends.cuda._nvrtc import nvrtc_version
+
+    if nvrtc_version() < (13, 5):
+        pytest.skip(f"NVRTC {nvrtc_version()} carries no headers (13.5 and later do)")
+    monkeypatch.setattr(_headers, "_wheel_directory", lambda name: None)
+    monkeypatch.delenv("CUDA_HOME", raising=False)
+    monkeypatch.delenv("CUDA_PATH", raising=False)
+    monkeypatch.setattr(_headers.os.path, "isfile", _without_usr_local(_headers.os.path.isfile))
+    _headers.header_directories.cache_clear()
+    try:
+        runtime, cccl = _headers.header_directories()
+        assert Path(runtime).is_relative_to(tmp_path) and Path(cccl) == Path(runtime, "cccl")
+        for name in ("cuda_fp16.h", "cooperative_groups.h", "cstdint"):
+            assert cuda.compile_cuda(HEADER_KERNELS[name], "k", arch="sm_90")[:4] == b"\x7fELF"
+    finally:
+        _headers.header_directories.cache_clear()
+
+
+def _without_usr_local(isfile):
+    return lambda path: not str(path).startswith("/usr/local/cuda") and isfile(path)

@@ -6,7 +6,8 @@ The headers come from NVIDIA's wheels, installed with the ``cuda`` extra:
 ``cooperative_groups.h``), ``nvidia-cuda-crt`` (the ``crt/`` headers ``mma.h`` needs)
 and ``nvidia-cuda-cccl`` (CUB, Thrust and libcu++'s ``cuda/std``, which
 ``cooperative_groups.h`` needs on CUDA 13). A toolkit (``CUDA_HOME``, ``CUDA_PATH``,
-``/usr/local/cuda``) is the fallback.
+``/usr/local/cuda``) is the fallback, and last the headers NVRTC 13.5 and later carry
+inside libnvrtc-builtins, extracted once into the cache (``nvrtc/headers-MAJOR.MINOR``).
 
 NVRTC has no C++ standard library: ``#include <cstdint>`` fails. libcu++ has a
 device-side twin of each header (``cuda/std/cstdint``), so NVRTC gets small in-memory
@@ -69,15 +70,39 @@ def _wheel_directory(name: str) -> str | None:
         return None
 
 
+def _bundled_directory() -> str | None:
+    """Where NVRTC's own copy of the headers is extracted (done once, in the cache), or
+    None when this NVRTC carries none (before 13.5) or the extraction fails."""
+    try:
+        from cuda.bindings import nvrtc
+
+        from ._nvrtc import cache_dir, nvrtc_version
+
+        status, info, *_ = nvrtc.nvrtcGetBundledHeadersInfo()
+        if status != nvrtc.nvrtcResult.NVRTC_SUCCESS or not info.available:
+            return None
+        major, minor = nvrtc_version()
+        target = cache_dir() / f"headers-{major}.{minor}"
+        flags = nvrtc.NVRTC_INSTALL_HEADERS_SKIP_IF_EXISTS
+        status, *_ = nvrtc.nvrtcInstallBundledHeaders(str(target).encode(), flags)
+        if status != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            return None
+        return str(target)
+    except Exception:  # noqa: BLE001 - no cuda-python, an older NVRTC, a read-only cache
+        return None
+
+
 @functools.lru_cache(maxsize=None)
 def header_directories() -> tuple[str, ...]:
     """The directories on NVRTC's include path: CUDA's runtime headers (wheel, else a
-    toolkit) and CCCL's (wheel, else the toolkit's ``include/cccl``). Empty when none
-    is installed."""
+    toolkit, else NVRTC's bundled copy) and CCCL's (wheel, else the toolkit's or the
+    bundle's ``cccl``). Empty when none is installed."""
     toolkits = [os.path.join(os.environ[env], "include") for env in ("CUDA_HOME", "CUDA_PATH")
                 if os.environ.get(env)] + ["/usr/local/cuda/include"]
     runtime = next((d for d in [_wheel_directory("cudart"), *toolkits]
                     if d and os.path.isfile(os.path.join(d, "cuda_fp16.h"))), None)
+    if runtime is None:
+        runtime = _bundled_directory()
     cccl_candidates = [_wheel_directory("cccl")] + [os.path.join(d, "cccl") for d in toolkits]
     if runtime:
         cccl_candidates.append(os.path.join(runtime, "cccl"))
