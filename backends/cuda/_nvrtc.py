@@ -4,9 +4,9 @@ CUDA's headers (``cuda_fp16.h``, ``cuda_bf16.h``, ``mma.h``, ``cooperative_group
 CUB and libcu++) and the standard headers NVRTC lacks (``<cstdint>``...) are on the
 include path by default (``_headers``). The cache is keyed by the source, entry point,
 options, architecture, output kind, NVRTC version, the versions of NVIDIA's header
-wheels and the contents of every header the source can include. Entries are written atomically (a temporary file renamed into place) and
-carry a sha256 of their payload, so a torn or corrupt file is a miss, never a bad
-module. ``STATS`` counts NVRTC runs and cache hits, so tests can prove a hit.
+wheels and the contents of every header the source can include. Entries are written
+atomically (a temporary file renamed into place) and carry a sha256 of their payload,
+so a torn or corrupt file is a miss, never a bad module. ``STATS`` counts NVRTC runs and cache hits, so tests can prove a hit.
 """
 
 from __future__ import annotations
@@ -89,7 +89,7 @@ def cache_dir() -> Path:
 
 def include_options() -> tuple[str, ...]:
     """``--include-path`` for each directory of CUDA's headers (NVIDIA's header wheels,
-    else a toolkit); NVRTC itself ships none. Empty when none is installed."""
+    else a toolkit, else NVRTC's bundled copy). Empty when there are none."""
     return tuple(f"--include-path={d}" for d in header_directories())
 
 
