@@ -229,15 +229,16 @@ class Emission:
         the whole chunk is in range (and, on CUDA, aligned), else lane by lane. A buffer declared as vectors
         (``vectorize``) is addressed by its vector index ``vindex`` (``index / width``)
         and its lanes are components of that vector. ``into`` names the dtype ``dest``
-        holds when it differs from the buffer's (each element is converted; such a
-        buffer is never loaded as vectors)."""
+        holds when it differs from the buffer's: each element is converted (on CUDA
+        after one vector load, like any chunk; on WGSL lane by lane)."""
         dtype = self.decls[buffer].dtype
         d = self.d
         if into is not None and into != dtype:
-            self._chunk(width, pos, limit, lambda i: f"{dest}[{plus(dest_base, i)}] = "
-                        f"{d.cast(d.load(buffer, plus(index, i), dtype), dtype, into)};",
-                        None, None)
-            return
+            def convert(value: str) -> str:
+                return d.cast(value, dtype, into)
+        else:
+            def convert(value: str) -> str:
+                return value
         parts = "xyzw"[:width]
         if buffer in self.vector_arrays:
             element = f"{buffer}[{vindex}]"
@@ -251,9 +252,10 @@ class Emission:
         if vt and vec_ok:
             self._vector_types.add((dtype, width))
             whole = ([f"const {vt} fg_q = *reinterpret_cast<const {vt}*>(&{buffer}[{index}]);"]
-                     + [f"{dest}[{plus(dest_base, i)}] = fg_q.{p};" for i, p in enumerate(parts)])
+                     + [f"{dest}[{plus(dest_base, i)}] = {convert(f'fg_q.{p}')};"
+                        for i, p in enumerate(parts)])
         self._chunk(width, pos, limit, lambda i: f"{dest}[{plus(dest_base, i)}] = "
-                    f"{d.load(buffer, plus(index, i), dtype)};", whole, vec_ok)
+                    f"{convert(d.load(buffer, plus(index, i), dtype))};", whole, vec_ok)
 
     def store_chunk(self, buffer: str, src: str, src_base: str, index: str, pos: str,
                     limit: str | None, width: int, vec_ok: str | None, vindex: str = "") -> None:

@@ -119,12 +119,9 @@ class _MatmulLowering:
             em.shared("fg_bs", self.dtype, self.bk * self.bn)
         tiles_n = em.let("fg_tiles_n", "u32", em.ceil_div(self.n, self.bn))
         tiles = em.let("fg_tiles", "u32", f"{em.ceil_div(self.m, self.bm)} * {tiles_n}")
-        # narrow operands are converted element by element on load (``into``)
-        same = self.body.input_dtype == self.dtype
         self.vec_ok = {
-            **{name: em.vec_ok([name], self.v, f" && {self._contiguous_extent(name)} % "
-                                              f"{self.v}u == 0u") if same else None
-               for name in ("a", "b")},
+            "a": em.vec_ok(["a"], self.v, f" && {self._contiguous_extent('a')} % {self.v}u == 0u"),
+            "b": em.vec_ok(["b"], self.v, f" && {self._contiguous_extent('b')} % {self.v}u == 0u"),
             "c": em.vec_ok(["c"], self.v, f" && {self.n} % {self.v}u == 0u"),
         }
         code.comment(f"{self.bm}x{self.bn} block of c per workgroup, {self.tm}x{self.tn} per "
