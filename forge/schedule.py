@@ -14,7 +14,7 @@ __all__ = ["Schedule"]
 _VECTOR_WIDTHS = (1, 2, 4)
 # Short keys of the textual form ("wg=128,ipt=4,vec=4"), used by the CLI and headers.
 _KEYS = {"wg": "workgroup_size", "ipt": "items_per_invocation", "vec": "vector_width",
-         "tile": "tile", "grid": "max_workgroups", "unroll": "unroll"}
+         "tile": "tile", "grid": "max_workgroups", "unroll": "unroll", "mma": "mma"}
 
 
 def _as_dims(value: "int | tuple[int, ...]") -> tuple[int, int, int]:
@@ -30,7 +30,8 @@ class Schedule:
     grid cap (``max_workgroups``: the kernel then strides over the rest), and
     ``unroll``: write the loops over a tiled kernel's register arrays out in full on
     targets without an unroll hint (WGSL), so their indices are constants (a matmul
-    choice; CUDA unrolls them by pragma either way)."""
+    choice; CUDA unrolls them by pragma either way); ``mma``: compute a matmul with the
+    device's matrix-multiply-accumulate units (CUDA tensor cores through WMMA)."""
 
     workgroup_size: tuple[int, int, int] = (64, 1, 1)
     items_per_invocation: int = 1
@@ -38,6 +39,7 @@ class Schedule:
     tile: tuple[int, ...] | None = None
     max_workgroups: int | None = None
     unroll: bool = False
+    mma: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "workgroup_size", _as_dims(self.workgroup_size))
@@ -53,9 +55,10 @@ class Schedule:
             raise InvalidArgument(f"tile sizes must be positive, got {self.tile}")
         if self.max_workgroups is not None and self.max_workgroups < 1:
             raise InvalidArgument(f"max_workgroups must be >= 1, got {self.max_workgroups}")
-        if self.unroll not in (False, True):  # 0 and 1 from the textual form
-            raise InvalidArgument(f"unroll is 0 or 1, got {self.unroll!r}")
-        object.__setattr__(self, "unroll", bool(self.unroll))
+        for flag in ("unroll", "mma"):
+            if getattr(self, flag) not in (False, True):  # 0 and 1 from the textual form
+                raise InvalidArgument(f"{flag} is 0 or 1, got {getattr(self, flag)!r}")
+            object.__setattr__(self, flag, bool(getattr(self, flag)))
 
     @property
     def invocations(self) -> int:
@@ -113,8 +116,7 @@ class Schedule:
             parts.append("tile=" + "x".join(map(str, self.tile)))
         if self.max_workgroups is not None:
             parts.append(f"grid={self.max_workgroups}")
-        if self.unroll:
-            parts.append("unroll=1")
+        parts += [f"{flag}=1" for flag in ("unroll", "mma") if getattr(self, flag)]
         return ",".join(parts)
 
     @classmethod

@@ -73,7 +73,12 @@ def test_the_library_holds_every_kernel_of_the_issue_with_two_baseline_schedules
         assert len(baselines) >= 2, kernel.id
         for schedule in kernel.schedules:  # portable: any WebGPU adapter can run them
             assert schedule.invocations <= 256
-            assert forge.emit.workgroup_storage_bytes(kernel, schedule, "wgsl") <= 16384
+            try:  # where WGSL can express them (it has no bf16 and no mma=1)
+                storage = forge.emit.workgroup_storage_bytes(kernel, schedule, "wgsl")
+            except forge.UnsupportedFeature as exc:
+                assert "unsupported, because WGSL has no" in str(exc), exc
+                continue
+            assert storage <= 16384
         # at the default size of kforge check some dimension is odd: a multiple of no
         # vector width, workgroup or tile, so the bounds guards are exercised
         assert any(d % 2 for d in kernel.body.pattern.dims(kernel.checked_sizes()[0]).values()), kernel.id

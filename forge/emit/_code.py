@@ -64,11 +64,14 @@ class Code:
 
 
 def refuse_unroll(schedule: Schedule, pattern: str) -> None:
-    """Refuse ``unroll=1`` for a pattern whose lowering writes its register loops out
-    always (the schedule would only repeat another one)."""
+    """Refuse the matmul's choices for another pattern: ``unroll=1`` (its lowering
+    writes its register loops out always, so the schedule would only repeat another
+    one) and ``mma=1``."""
     if schedule.unroll:
         raise ScheduleRefused(f"a {pattern} always writes its register loops out; unroll=1 "
                               "is a matmul choice")
+    if schedule.mma:
+        raise ScheduleRefused(f"a {pattern} has no matrix products; mma=1 is a matmul choice")
 
 
 def plus(base: str, offset: int) -> str:
@@ -150,9 +153,15 @@ class Emission:
         self.decls = {decl.name: decl for decl in self.body.buffers()}
         self.vector_arrays: dict[str, int] = {}  # WGSL buffers declared as vectors
         self._vector_types: set[tuple[str, int]] = set()  # (dtype, width) moved as vectors
+        self.includes: list[str] = []  # headers a lowering needs (CUDA: mma.h)
         self.code.depth = 1
 
     # -- building blocks -------------------------------------------------------------
+    def declare_shared(self, text: str) -> None:
+        """Declare workgroup memory spelled by the lowering itself (an alignment or a
+        type the dialect's ``shared`` does not give)."""
+        self._shared.append(text)
+
     def shared(self, name: str, dtype: str, size: int) -> str:
         """Declare workgroup memory of ``size`` values of ``dtype``."""
         self._shared.append(self.d.shared(name, dtype, size))
@@ -365,7 +374,7 @@ class Emission:
     def _cuda(self, ops) -> str:
         k, d = self.kernel, self.d
         out = self.header("CUDA C")
-        includes = d.includes(self.body.dtypes())
+        includes = d.includes(self.body.dtypes()) + self.includes
         if includes:
             out += [""] + includes
         structs = [d.vector_struct(*v) for v in sorted(self._vector_types)]

@@ -28,6 +28,7 @@ TN/4 16-byte loads instead of TM and TN scalar ones.
 
 from __future__ import annotations
 
+from . import _mma
 from ._code import Emission, ScheduleRefused, plus
 
 __all__ = ["PATTERN", "check", "storage_bytes", "workgroup_count", "lower"]
@@ -45,6 +46,9 @@ def _geometry(schedule) -> tuple[int, int, int, int, int, int, int, int]:
 
 
 def check(body, schedule, target: str | None) -> None:
+    if schedule.mma:
+        _mma.check(body, schedule, target)
+        return
     if schedule.tile is None or len(schedule.tile) not in (3, 4):
         raise ScheduleRefused("a matmul needs tile=BMxBNxBK (or BMxBNxBKxSTAGES), e.g. "
                               "tile=64x64x8 on a 16x16 workgroup")
@@ -83,6 +87,8 @@ def _operands(body, bm: int, bn: int, bk: int):
 
 
 def storage_bytes(body, schedule, target: str) -> int:
+    if schedule.mma:
+        return _mma.storage_bytes(body, schedule, target)
     bm, bn, bk, *_ = _geometry(schedule)
     return (bm + bn) * bk * (8 if body.dtype == "f64" else 4)
 
@@ -329,4 +335,7 @@ class _MatmulLowering:
 
 
 def lower(em: Emission) -> None:
-    _MatmulLowering(em).lower()
+    if em.schedule.mma:
+        _mma.lower(em)
+    else:
+        _MatmulLowering(em).lower()

@@ -4,7 +4,9 @@ gemm's baselines are the classic 16x16 shared-memory tiling and a 64x64x8 regist
 blocked tile; its ``big-gpu`` schedules are 128x128x8 tiles with 8x8 per invocation,
 float4 loads, ``a`` stored transposed in shared memory, and register prefetch of the
 next tile (PERFORMANCE.md P4); the ``unroll=1`` twins write WGSL's register loops out
-(see ``forge/emit/_matmul.py``). All fit WebGPU's 256 invocations and 16 KiB.
+(see ``forge/emit/_matmul.py``). All fit WebGPU's 256 invocations and 16 KiB. The
+mixed-precision gemm_f16 and gemm_bf16 also have ``mma=1`` schedules: CUDA's tensor
+cores through WMMA (``forge/emit/_mma.py``), refused on WGSL.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ import math
 from .. import ir
 from ..schedule import Schedule
 
-__all__ = ["KERNELS", "GEMM_SCHEDULES", "TRANSPOSE_SCHEDULES", "accumulation_tolerance"]
+__all__ = ["KERNELS", "GEMM_SCHEDULES", "MMA_SCHEDULES", "TRANSPOSE_SCHEDULES",
+           "accumulation_tolerance"]
 
 GEMM_SCHEDULES = (
     Schedule((16, 16), tile=(16, 16, 16)),
@@ -67,13 +70,21 @@ _MIXED_SIZES = (67, 1, 130)
 _MIXED_BOUND = 2.0
 
 
+# Tensor cores through WMMA (CUDA; WGSL refuses mma=1): each warp 32x32 of c.
+MMA_SCHEDULES = (
+    Schedule((32, 4), tile=(64, 64, 32), mma=True),
+    Schedule((32, 8), tile=(128, 64, 32), mma=True),
+)
+
+
 def _mixed_gemm(inputs: str):
     return ir.kernel(
         f"gemm_{inputs}", ir.matmul("f32", input_dtype=inputs),
         description=f"c = alpha * a @ b + beta * c, {inputs} a and b, f32 accumulation "
                     "and c, m = n = k = size",
-        defaults={"alpha": 1.5, "beta": 0.5}, schedules=GEMM_SCHEDULES,
-        schedule_roles={str(s): "big-gpu" for s in GEMM_SCHEDULES[2:]},
+        defaults={"alpha": 1.5, "beta": 0.5}, schedules=GEMM_SCHEDULES + MMA_SCHEDULES,
+        schedule_roles={**{str(s): "big-gpu" for s in GEMM_SCHEDULES[2:]},
+                        **{str(s): "tensor-core" for s in MMA_SCHEDULES}},
         domain={name: (-_MIXED_BOUND, _MIXED_BOUND) for name in ("a", "b", "c")},
         tolerance={"f32": accumulation_tolerance(max(_MIXED_SIZES), _MIXED_BOUND)},
         nonfinite_inputs=False, test_sizes=_MIXED_SIZES, tags=("linalg",))
