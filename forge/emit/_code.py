@@ -184,6 +184,17 @@ class Emission:
         self.code.line(self.d.let(name, dtype, text))
         return name
 
+    @contextmanager
+    def c_tiles(self, tiles: str, tiles_n: str, bm: int, bn: int) -> Iterator[None]:
+        """A grid-stride loop over the ``tiles`` blocks of ``c`` (``tiles_n`` per block
+        row), each ``bm x bn``; inside, ``fg_m0`` and ``fg_n0`` are the block's origin."""
+        d = self.d
+        with self.code.block(d.loop("fg_tile", d.widen(d.group_linear), tiles,
+                                    d.widen(d.group_count), wide=True)):
+            self.let("fg_m0", "u32", f"{d.narrow('fg_tile')} / {tiles_n} * {bm}u")
+            self.let("fg_n0", "u32", f"{d.narrow('fg_tile')} % {tiles_n} * {bn}u")
+            yield
+
     def ceil_div(self, value: str, divisor: int) -> str:
         """``ceil(value / divisor)`` in u32 without overflowing near 2**32."""
         if divisor == 1:

@@ -133,10 +133,7 @@ class _MatmulLowering:
         code.comment(f"{self.bm}x{self.bn} block of c per workgroup, {self.tm}x{self.tn} per "
                      f"invocation, k in steps of {self.bk}"
                      + (", next tile prefetched into registers" if self.stages == 2 else ""))
-        with code.block(d.loop("fg_tile", d.widen(d.group_linear), tiles,
-                               d.widen(d.group_count), wide=True)):
-            em.let("fg_m0", "u32", f"{d.narrow('fg_tile')} / {tiles_n} * {self.bm}u")
-            em.let("fg_n0", "u32", f"{d.narrow('fg_tile')} % {tiles_n} * {self.bn}u")
+        with em.c_tiles(tiles, tiles_n, self.bm, self.bn):
             code.line(d.array("fg_acc", self.dtype, self.tm * self.tn))
             for name in ("a", "b"):
                 code.line(d.array(f"fg_r{name}", self.dtype, self._slots(name) * self.v))

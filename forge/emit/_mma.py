@@ -91,10 +91,7 @@ class _MmaLowering:
         tiles = em.let("fg_tiles", "u32", f"{em.ceil_div(self.m, self.bm)} * {tiles_n}")
         code.comment(f"{self.bm}x{self.bn} block of c per workgroup, 32x32 per warp as 2x2 "
                      f"WMMA 16x16x16 fragments, k in steps of {self.bk}")
-        with code.block(d.loop("fg_tile", d.widen(d.group_linear), tiles,
-                               d.widen(d.group_count), wide=True)):
-            em.let("fg_m0", "u32", f"{d.narrow('fg_tile')} / {tiles_n} * {self.bm}u")
-            em.let("fg_n0", "u32", f"{d.narrow('fg_tile')} % {tiles_n} * {self.bn}u")
+        with em.c_tiles(tiles, tiles_n, self.bm, self.bn):
             code.line("nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> "
                       "fg_acc[2][2];")
             self._each_fragment(lambda i, j: code.line(
