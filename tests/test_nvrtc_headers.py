@@ -167,3 +167,16 @@ def test_without_wheels_or_a_toolkit_nvrtcs_bundled_headers_are_extracted_and_us
 
 def _without_usr_local(isfile):
     return lambda path: not str(path).startswith("/usr/local/cuda") and isfile(path)
+
+
+def test_wheels_installed_without_pathfinders_help_are_found_on_sys_path(monkeypatch):
+    """As on a machine where the wheels were installed with pip --target."""
+    import cuda.pathfinder
+
+    runtime, cccl = _headers.header_directories()
+
+    def refuse(name):
+        raise RuntimeError("an older pathfinder")
+    monkeypatch.setattr(cuda.pathfinder, "find_nvidia_header_directory", refuse)
+    assert _headers._wheel_directory("cudart") == runtime
+    assert _headers._wheel_directory("cccl") == cccl

@@ -23,6 +23,7 @@ import hashlib
 import importlib.metadata
 import os
 import re
+import sys
 from pathlib import Path
 
 __all__ = ["header_directories", "STD_HEADERS", "std_headers", "header_digest",
@@ -61,13 +62,27 @@ STD_HEADERS: dict[str, str] = {
 }
 
 
+# Where NVIDIA's CUDA 13 wheels put their headers, below a site-packages folder.
+_WHEEL_LAYOUT = {"cudart": ("nvidia", "cu13", "include"),
+                 "cccl": ("nvidia", "cu13", "include", "cccl")}
+
+
 def _wheel_directory(name: str) -> str | None:
+    """The header folder of wheel ``name`` ("cudart" or "cccl"): as cuda.pathfinder
+    finds it, else (an older pathfinder, wheels installed with --target) on sys.path."""
     try:
         from cuda import pathfinder
 
-        return pathfinder.find_nvidia_header_directory(name)
+        found = pathfinder.find_nvidia_header_directory(name)
+        if found:
+            return found
     except Exception:  # noqa: BLE001 - no pathfinder, an older one, or nothing found
-        return None
+        pass
+    for entry in sys.path:
+        candidate = os.path.join(entry, *_WHEEL_LAYOUT[name])
+        if entry and os.path.isdir(candidate):
+            return candidate
+    return None
 
 
 def _bundled_directory() -> str | None:
