@@ -551,7 +551,8 @@ class KernelSpec:
     ``shared_bytes`` (CUDA dynamic shared memory), ``arguments`` (CUDA parameter
     order by name), ``launches`` (several ``Dispatch``es run as one kernel), and
     ``requires`` (device features such as ``"subgroups"``; a WGSL ``enable`` adds its
-    own). The numpy reference never needs them.
+    own), and ``entry_points`` (the entry point's name per target, where the sources
+    name it differently). The numpy reference never needs them.
 
     ``body`` is an IR pattern (build one with ``forge.ir.kernel``); a raw kernel gets a
     ``RawBody`` of its sources and reference. ``schedule_roles`` marks schedules by
@@ -587,6 +588,7 @@ class KernelSpec:
     arguments: tuple[str, ...] | None = None
     launches: tuple[Dispatch, ...] = ()
     template: bool = True
+    entry_points: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         set_ = functools.partial(object.__setattr__, self)
@@ -630,6 +632,12 @@ class KernelSpec:
         set_("requires", frozenset(self.requires))
         set_("schedule_roles", dict(self.schedule_roles))
         set_("launches", tuple(self.launches))
+        set_("entry_points", dict(self.entry_points))
+        for target, entry in self.entry_points.items():
+            if target not in TARGETS or not isinstance(entry, str) or not _entry_name(entry):
+                raise InvalidArgument(f"kernel {self.id}: entry_points maps a target "
+                                      f"({', '.join(TARGETS)}) to a function name, got "
+                                      f"{target!r}: {entry!r}")
         set_("include_dirs", tuple(self.include_dirs))
         set_("options", {t: tuple(o) for t, o in dict(self.options).items()})
         if self.arguments is not None:
@@ -690,6 +698,7 @@ class KernelSpec:
                      "nonfinite_inputs": self.nonfinite_inputs, "dims": list(self.dims),
                      "body": self.body.describe(self)}
         extras = {"constants": self.constants, "overrides": self.overrides,
+                  "entry_points": self.entry_points,
                   "defines": self.defines, "options": self.options,
                   "include_dirs": self.include_dirs, "shared_bytes": self.shared_bytes,
                   "arguments": self.arguments, "params": self.params, "grid": self.grid}
@@ -795,10 +804,12 @@ class KernelSpec:
         overrides = tuple((k, resolve(v, schedule, size, f"kernel {self.id} override {k}"))
                           for k, v in self.overrides.items()) if target == "wgsl" else ()
         if not self.launches:
-            return (Step(self.entry_point, self.workgroups(schedule, size, max_per_dimension),
+            entry = self.entry_points.get(target or "", self.entry_point)
+            return (Step(self._entry(entry, schedule, size),
+                         self.workgroups(schedule, size, max_per_dimension),
                          schedule.workgroup_size,
                          self._shared(self.shared_bytes, schedule, size),
-                         self._cuda_arguments(self.entry_point, self.arguments, target, source),
+                         self._cuda_arguments(entry, self.arguments, target, source),
                          overrides),)
         steps = []
         for dispatch in self.launches:
@@ -815,11 +826,16 @@ class KernelSpec:
                           f"{dispatch.entry_point}", max_per_dimension)
                     if dispatch.grid is not None else
                     own.dispatch_workgroups(int(size), max_per_dimension))
-            steps.append(Step(dispatch.entry_point, grid, own.workgroup_size,
+            steps.append(Step(self._entry(dispatch.entry_point, own, size), grid, own.workgroup_size,
                               self._shared(dispatch.shared_bytes, own, size),
                               self._cuda_arguments(dispatch.entry_point, dispatch.arguments,
                                                    target, source), overrides))
         return tuple(steps)
+
+    def _entry(self, entry: str, schedule: Schedule, size: Any) -> str:
+        """An entry point with its template values filled (a C++ instantiation such as
+        ``"scale<float, {{wg_x}}>"``)."""
+        return self.render(entry, schedule, size) if self.template and "{" in entry else entry
 
     def _shared(self, value: Any, schedule: Schedule, size: Any) -> int:
         if value is None:
@@ -1117,7 +1133,7 @@ class KernelSpec:
                          for s in steps) if self.launches else ()
         first = steps[0]
         return KernelSpec(
-            id=self.id, entry_point=self.entry_point, buffers=buffers,
+            id=self.id, entry_point=first.entry_point, buffers=buffers,
             sources={target: source} if source is not None else {},
             description=self.description, grid=None if self.launches else _Fixed(first.workgroups),
             schedules=(schedule,), requires=self.features(target, source),
@@ -1148,6 +1164,7 @@ def _entry_name(entry: str) -> bool:
     if entry.isidentifier():
         return True
     return bool(re.match(r"^[A-Za-z_][\w:]*\s*(<.*>)?$", entry.strip()))
+
 
 
 def _grid(value: Any, schedule: Schedule, size: Any, what: str,

@@ -30,7 +30,7 @@ from .errors import InvalidArgument, UnsupportedFeature
 from .types import SCALAR_TYPES
 
 __all__ = ["RULES", "TypeSpec", "parse_type", "logical_dtype", "target_dtype", "encode",
-           "decode", "scalar_dtype", "SCALARS", "type_text", "rules_for"]
+           "decode", "scalar_dtype", "SCALARS", "type_text", "rules_for", "as_elements"]
 
 RULES = ("wgsl-storage", "wgsl-uniform", "c")
 
@@ -235,9 +235,19 @@ def logical_dtype(value: Any) -> np.dtype:
 
 
 def target_dtype(value: Any, rules: str | None) -> np.dtype:
-    """The numpy dtype of the bytes a target reads (``rules`` None: the logical one)."""
+    """The numpy dtype of one element as a target reads it in an array (``rules``
+    None: the logical one): its size rounded up to its alignment, the array stride
+    (a WGSL ``array<vec3<f32>>`` has 16-byte elements)."""
     t = parse_type(value)
-    return _logical(t) if rules is None else _target(t, rules)
+    if rules is None:
+        return _logical(t)
+    dtype = _target(t, rules)
+    size, align = _size_align(t, rules)
+    stride = _round_up(size, align)
+    if stride == dtype.itemsize:
+        return dtype
+    return np.dtype({"names": list(dtype.names), "formats": [dtype.fields[n][0] for n in dtype.names],
+                     "offsets": [dtype.fields[n][1] for n in dtype.names], "itemsize": stride})
 
 
 def _lane(i: int, element: TypeSpec) -> tuple:
@@ -293,6 +303,16 @@ def decode(raw: np.ndarray, value_type: Any, rules: str | None) -> np.ndarray:
     out = np.zeros(raw.shape, _logical(t))
     _copy_out(out, raw, t)
     return out
+
+
+def as_elements(raw: np.ndarray, dtype: np.dtype, count: int) -> np.ndarray:
+    """The first ``count`` elements of ``dtype`` in the bytes ``raw`` (a view where it
+    can be): shape ``(count, *lanes)`` for a vector or array element type."""
+    raw = raw[:count * dtype.itemsize]
+    if dtype.subdtype is not None:
+        base, shape = dtype.subdtype
+        return raw.view(base).reshape((count, *shape))
+    return raw.view(dtype)
 
 
 def data_mask(value_type: Any, rules: str | None) -> np.ndarray:

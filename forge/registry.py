@@ -7,11 +7,16 @@ module names none of them. Discovery runs once and is cached (``refresh()`` star
 over, availability included); a plugin that fails to load warns and is skipped; an
 unknown name raises and lists what is installed. A backend's entry is cheap: asking
 whether it is available should not import its heavy library when that can be avoided.
+
+``FORGE_EXTRA_BACKENDS`` (``module:attribute`` entries, comma-separated) adds backend
+entries that are not installed as a distribution, for a plugin under development (and
+for the suite's fault-injecting test backend); worker processes inherit it.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
 import os
 import warnings
 from dataclasses import dataclass, replace
@@ -88,21 +93,35 @@ def _as_backend_entry(obj: Any, name: str, origin: str) -> BackendEntry:
                         bool(getattr(obj, "device_code", True)))
 
 
+def _add_backend(entries: dict[str, BackendEntry], name: str | None, load: Callable[[], Any],
+                 value: str, origin: str) -> None:
+    """Load one backend entry into ``entries`` (keyed by ``name``, else by its own
+    name); a broken or shadowed one warns and is skipped."""
+    try:
+        loaded = load()
+        key = name or getattr(loaded, "name", value)
+        if key in entries:
+            warnings.warn(f"backend plugin {key!r} from {origin} is shadowed by a backend of "
+                          "the same name and was skipped", PluginWarning, stacklevel=3)
+            return
+        entries[key] = _as_backend_entry(loaded, key, origin)
+    except Exception as exc:  # a broken plugin must not break the tool
+        warnings.warn(f"backend plugin {name or value!r} ({value}) failed to load and was "
+                      f"skipped: {type(exc).__name__}: {exc}", PluginWarning, stacklevel=3)
+
+
 @functools.lru_cache(maxsize=None)
 def backend_entries() -> dict[str, BackendEntry]:
     """Every installed backend by name, lowest ``preference`` first (then by name)."""
     entries: dict[str, BackendEntry] = {}
+    extra = [value.strip() for value in os.environ.get("FORGE_EXTRA_BACKENDS", "").split(",")
+             if value.strip()]
     for ep in _entry_points(BACKEND_GROUP):
-        if ep.name in entries:
-            warnings.warn(f"backend plugin {ep.name!r} from {_origin(ep)} is shadowed by "
-                          "a backend of the same name and was skipped", PluginWarning,
-                          stacklevel=2)
-            continue
-        try:
-            entries[ep.name] = _as_backend_entry(ep.load(), ep.name, _origin(ep))
-        except Exception as exc:  # a broken plugin must not break the tool
-            warnings.warn(f"backend plugin {ep.name!r} ({ep.value}) failed to load and was "
-                          f"skipped: {type(exc).__name__}: {exc}", PluginWarning, stacklevel=2)
+        _add_backend(entries, ep.name, ep.load, ep.value, _origin(ep))
+    for value in extra:
+        module, _, attribute = value.partition(":")
+        _add_backend(entries, None, lambda: getattr(importlib.import_module(module), attribute),
+                     value, "FORGE_EXTRA_BACKENDS")
     return dict(sorted(entries.items(), key=lambda item: (item[1].preference, item[0])))
 
 

@@ -54,18 +54,39 @@ def open_options(args) -> dict:
     return {} if args.capacity_mib is None else {"capacity_bytes": args.capacity_mib << 20}
 
 
+def known_backends(names) -> list[str]:
+    """``names`` (default: every installed backend), each checked to be installed."""
+    installed = registry.backend_names()
+    for name in names or ():
+        if name not in installed:
+            raise InvalidArgument(f"unknown backend {name!r}; installed: {', '.join(installed)}")
+    return list(dict.fromkeys(names or installed))
+
+
 def backends(names) -> tuple[list[str], dict[str, str], dict[str, str]]:
     """(available backends to use, unavailable ones not asked for with why, unavailable
-    ones asked for by name with why)."""
+    ones asked for by name with why), by asking the registry."""
+    chosen = known_backends(names)
     status = registry.available_backends()
-    for name in names or ():
-        if name not in status:
-            raise InvalidArgument(f"unknown backend {name!r}; installed: {', '.join(status)}")
-    chosen = list(dict.fromkeys(names or status))
     usable = [n for n in chosen if status[n][0]]
     missing = {n: status[n][1] for n in chosen if not status[n][0]}
     asked = {n: why for n, why in missing.items() if names and n in names}
     return usable, {n: w for n, w in missing.items() if n not in asked}, asked
+
+
+def opened_backends(session, names, asked) -> tuple[list[str], dict[str, str], dict[str, str]]:
+    """Like ``backends``, but learnt by opening each backend in ``session`` (its worker
+    started already): no backend library is imported in this process to ask."""
+    usable, missing, refused = [], {}, {}
+    for name in names:
+        ok, why = session.opened(name)
+        if ok:
+            usable.append(name)
+        elif asked and name in asked:
+            refused[name] = why
+        else:
+            missing[name] = why
+    return usable, missing, refused
 
 
 def register(subparsers) -> None:
@@ -136,18 +157,27 @@ def _plan(kernels, size_text: str | None, seed: int | None) -> list[tuple]:
 
 
 def run_check(args) -> CheckRun:
-    kernels = resolve_kernels(args.kernels, args.kernel_ids)
-    names, unavailable, refused = backends(args.backends)
-    if args.reference_backend:
-        backends([args.reference_backend])
-        if not registry.available_backends()[args.reference_backend][0]:
-            raise GpuUnavailable(f"the reference backend {args.reference_backend!r} is not "
-                                 f"available: {registry.available_backends()[args.reference_backend][1]}")
-    plan = _plan(kernels, args.size, args.seed)
-    run = CheckRun(unavailable=unavailable, refused=refused)
-    judged = [n for n in names if n != args.reference_backend]
+    chosen = known_backends(args.backends)
+    reference = args.reference_backend
+    if reference:
+        known_backends([reference])
     session = Session(isolate=False if args.no_isolate else None,
-                      open_options={n: open_options(args) for n in names}, timeout_s=args.timeout)
+                      open_options={n: open_options(args) for n in chosen + [reference or ""]},
+                      timeout_s=args.timeout)
+    session.start(chosen + ([reference] if reference else []))  # workers open meanwhile
+    try:
+        kernels = resolve_kernels(args.kernels, args.kernel_ids)
+        plan = _plan(kernels, args.size, args.seed)
+        if reference:
+            ok, why = session.opened(reference)
+            if not ok:
+                raise GpuUnavailable(f"the reference backend {reference!r} is not available: {why}")
+        names, unavailable, refused = opened_backends(session, chosen, args.backends)
+    except BaseException:
+        session.close()
+        raise
+    run = CheckRun(unavailable=unavailable, refused=refused)
+    judged = [n for n in names if n != reference]
     try:
         with progress(len(plan) * len(judged), args.json) as advance:
             for kernel, size, seed in plan:

@@ -1,5 +1,5 @@
 """``kforge generate`` and ``kforge validate``: a kernel's source for a target, and how
-far each kernel's sources are proven without running them (DESIGN.md section 3).
+far each kernel's sources are proven without running them (docs/DESIGN.md section 3).
 
 ``validate`` emits each kernel for each target under each of its schedules, then asks
 naga (through wgpu; it also builds a compute pipeline) and NVRTC. Neither needs a GPU;
@@ -10,25 +10,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from forge import registry
 from forge.errors import CompileError, ForgeError, GpuUnavailable
 from forge.kernel import TARGETS, KernelSpec
 from forge.schedule import Schedule
 from forge.types import ValidationLevel
+from ._kernels import add_kernel_arguments, resolve_kernels
 from ._output import add_json_flag, print_json, print_table, progress, schedule_arg
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser("generate", help="print a kernel's source for a target")
-    parser.add_argument("kernel", metavar="KERNEL")
+    add_kernel_arguments(parser, many=False)
     parser.add_argument("--target", required=True, choices=TARGETS)
     parser.add_argument("--schedule", type=schedule_arg,
                         help="e.g. wg=128,ipt=4,vec=4 (default: the kernel's first schedule)")
+    parser.add_argument("--size", help="problem size, for sources that depend on it "
+                                       "(default: the kernel's largest checked size)")
     parser.set_defaults(run=_generate)
 
     parser = subparsers.add_parser(
         "validate", help="emit every kernel and check it with naga (WGSL) and NVRTC (CUDA C)")
-    parser.add_argument("kernels", nargs="*", metavar="KERNEL", help="kernel ids (default: all)")
+    add_kernel_arguments(parser)
     parser.add_argument("--target", dest="targets", action="append", choices=TARGETS,
                         help="target to validate (repeatable; default: every target)")
     parser.add_argument("--schedule", type=schedule_arg,
@@ -38,9 +40,10 @@ def register(subparsers) -> None:
 
 
 def _generate(args) -> int:
-    kernel = registry.get_kernel(args.kernel)
+    kernel = resolve_kernels(args.kernels, args.kernel_ids)[0]
     schedule = args.schedule or kernel.schedules[0]
-    print(kernel.source(args.target, schedule), end="")
+    size = kernel.size(args.size) if args.size else kernel.largest_size()
+    print(kernel.source(args.target, schedule, size), end="")
     return 0
 
 
@@ -62,21 +65,23 @@ class Validation:
                 "message": self.message}
 
 
-def _validate_wgsl(source: str, entry_point: str) -> tuple[ValidationLevel, str]:
+def _validate_wgsl(kernel: KernelSpec, source: str, steps) -> tuple[ValidationLevel, str]:
     from backends.wgpu import validate_wgsl
 
     try:
-        validate_wgsl(source, entry_point)
+        for step in steps:
+            validate_wgsl(source, step.entry_point, dict(step.overrides))
         return ValidationLevel.PIPELINE_CREATED, ""
     except CompileError as pipeline_error:
         validate_wgsl(source)  # a CompileError here means naga rejected the module itself
         return ValidationLevel.VALIDATED, f"pipeline creation failed: {pipeline_error}"
 
 
-def _validate_cuda(source: str, entry_point: str) -> tuple[ValidationLevel, str]:
-    from backends.cuda import compile_cuda
+def _validate_cuda(kernel: KernelSpec, source: str, steps) -> tuple[ValidationLevel, str]:
+    from backends.cuda import compile_module
 
-    compile_cuda(source, entry_point, output="cubin")
+    compile_module(source, [s.entry_point for s in steps], output="cubin",
+                   options=kernel.compile_options("cuda"))
     return ValidationLevel.VALIDATED, ""
 
 
@@ -89,13 +94,15 @@ def validate_source(kernel: KernelSpec, target: str, schedule: Schedule) -> Vali
     result = Validation(kernel.id, target, str(schedule), kernel.schedule_role(schedule),
                         ValidationLevel.NONE)
     try:
-        source = kernel.source(target, schedule)
+        size = kernel.largest_size()
+        source = kernel.source(target, schedule, size)
+        steps = kernel.steps(target, schedule, size, 2**31 - 1, source)
     except ForgeError as exc:
         result.failed, result.message = True, f"{type(exc).__name__}: {exc}"
         return result
     result.level = ValidationLevel.GENERATED
     try:
-        result.level, result.message = _VALIDATORS[target](source, kernel.entry_point)
+        result.level, result.message = _VALIDATORS[target](kernel, source, steps)
     except GpuUnavailable as exc:
         result.message = f"not validated: {exc}"
     except CompileError as exc:
@@ -104,8 +111,7 @@ def validate_source(kernel: KernelSpec, target: str, schedule: Schedule) -> Vali
 
 
 def _validate(args) -> int:
-    kernels = ([registry.get_kernel(n) for n in args.kernels] if args.kernels
-               else registry.list_kernels())
+    kernels = resolve_kernels(args.kernels, args.kernel_ids)
     targets = args.targets or list(TARGETS)
     jobs = [(kernel, target, schedule) for kernel in kernels for target in targets
             if target in kernel.targets

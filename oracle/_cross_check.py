@@ -223,7 +223,10 @@ def cross_check(kernel: KernelSpec, backends: Iterable[str] | None = None,
     called as each backend finishes (progress)."""
     size = kernel.largest_size() if size is None else kernel.size(size)
     check_host_memory(kernel, size)
-    names, skipped = _backend_list(backends)
+    if session is None:
+        names, skipped = _backend_list(backends)
+    else:  # the session's owner chose the backends; one that cannot open says so below
+        names, skipped = list(backends if backends is not None else forge.backend_names()), {}
     if reference is not None and reference != "numpy":
         if reference not in forge.available_backends():
             raise InvalidArgument(f"unknown reference backend {reference!r}; installed: "

@@ -34,6 +34,7 @@ import numpy as np
 from forge import registry
 from forge.contract import OracleContext
 from forge.errors import ForgeError, InvalidArgument, ReferenceFailed, UnsupportedFeature
+from forge.layout import as_elements
 from forge.kernel import KernelSpec
 from forge.schedule import Schedule
 from forge.types import ValidationLevel
@@ -117,6 +118,8 @@ def _run_set(ev: Evaluation, runner: Runner, expected: Expected, schedule: Sched
     except ForgeError as exc:
         _fail(ev, ErrorInfo.of(exc))
         return False
+    if not _fits(runner, plan, ev):
+        return False
     outcome = runner.execute(plan)
     if outcome.ran:
         ev.level = ValidationLevel.PIPELINE_CREATED
@@ -129,6 +132,23 @@ def _run_set(ev: Evaluation, runner: Runner, expected: Expected, schedule: Sched
             ev.level = _source_level(expected.case.kernel, info, schedule, expected.case.size)
         return False
     return True
+
+
+def _fits(runner: Runner, plan, ev: Evaluation) -> bool:
+    """Whether the runner's context can hold the plan's buffers, growing it (when the
+    runner opened it with the default capacity) where it cannot; else the evaluation
+    fails with a message naming the option that gives more memory."""
+    need = runner.info.capacity_needed(plan)
+    if need is None:
+        return True
+    rounded = -(-int(need * 1.25) // (1 << 20)) << 20
+    if runner.grow(rounded) and runner.info.capacity_needed(plan) is None:
+        return True
+    _fail(ev, ErrorInfo("AllocationError", f"the buffers of {plan.kernel.id} at size "
+                        f"{plan.size} need a context of about {rounded >> 20} MiB (with the "
+                        "oracle's guards); open it with more memory (--capacity-mib, or "
+                        "capacity_bytes=)"))
+    return False
 
 
 def _source_level(kernel: KernelSpec, info: BackendInfo, schedule: Schedule, size: Any
@@ -288,7 +308,8 @@ def expected_from_backend(case: Case, runner: Runner, schedule: Schedule | None 
     for spec, region, raw in zip(kernel.buffers, plan.regions, outcome.first):
         if region.output:
             data = raw[region.start:region.start + region.count * region.itemsize]
-            values = np.frombuffer(data.tobytes(), spec.dtype_for(info.target), region.count)
+            values = as_elements(np.frombuffer(data.tobytes(), np.uint8), spec.dtype_for(info.target),
+                             region.count)
             outputs[region.label] = kernel.buffer_values(spec, values, info.target).copy()
     return Expected(case, kernel, outputs, f"{info.name} ({info.adapter.name})",
                     semantics_of_reference=FloatSemantics.of(info.constraints, kernel, info.target),

@@ -47,6 +47,9 @@ def poison(dtype: np.dtype, count: int, pattern: Mapping[int, int] = POISON_OUTP
     scalar of 2, 4 or 8 bytes a NaN with a payload no arithmetic makes; for anything
     else (integers, bytes, structs) the 4-byte pattern repeated over its bytes."""
     dtype = np.dtype(dtype)
+    if dtype.subdtype is not None:  # a vector or array element: poison every lane
+        base, shape = dtype.subdtype
+        return poison(base, count * int(np.prod(shape)), pattern).reshape((count, *shape))
     if dtype.name == "bfloat16":  # its NaNs have f32's exponent: 0x7F80 | payload
         return np.full(count, 0x7FAD if pattern is POISON_OUTPUT else 0x7F8F,
                        np.uint16).view(dtype)

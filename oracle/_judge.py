@@ -19,6 +19,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
+from forge.layout import as_elements
 from forge.kernel import Access, KernelSpec
 
 from ._compare import Comparison, compare, nonfinite_expected
@@ -56,7 +57,8 @@ def _changed_elements(got: np.ndarray, sent: np.ndarray, itemsize: int) -> tuple
 
 def _decode(kernel: KernelSpec, spec, region: Region, raw: np.ndarray, target: str | None) -> np.ndarray:
     data = raw[region.start:region.start + region.count * region.itemsize]
-    values = np.frombuffer(data.tobytes(), spec.dtype_for(target), region.count)
+    values = as_elements(np.frombuffer(data.tobytes(), np.uint8), spec.dtype_for(target),
+                         region.count)
     return kernel.buffer_values(spec, values, target)
 
 

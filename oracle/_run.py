@@ -16,6 +16,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from forge.errors import ForgeError, InvalidArgument
+from forge.layout import as_elements
 from forge.kernel import Access, KernelSpec
 from forge.schedule import Schedule
 
@@ -96,7 +97,8 @@ def run(ctx: Any, kernel: KernelSpec, inputs: Mapping[str, Any], size: Any = Non
         if spec.access is not Access.READ_WRITE:
             continue
         data = raw[region.start:region.start + region.count * region.itemsize]
-        values = np.frombuffer(data.tobytes(), spec.dtype_for(info.target), region.count)
+        values = as_elements(np.frombuffer(data.tobytes(), np.uint8), spec.dtype_for(info.target),
+                             region.count)
         logical = kernel.buffer_values(spec, values, info.target).copy()
         shape = spec.shape_at(size) if spec.shape is not None else logical.shape
         outputs[buffer_label(spec)] = logical.reshape(shape) if spec.dtype.names is None \

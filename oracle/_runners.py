@@ -18,7 +18,7 @@ from typing import Any, Iterable, Mapping
 
 from forge import registry
 from forge.contract import OracleContext
-from forge.errors import ForgeError, InvalidArgument
+from forge.errors import ForgeError, GpuUnavailable, InvalidArgument
 
 from ._plan import BackendInfo, ErrorInfo, Outcome, Plan, execute
 
@@ -41,6 +41,12 @@ class Runner(abc.ABC):
     @abc.abstractmethod
     def execute(self, plan: Plan) -> Outcome: ...
 
+    def grow(self, capacity_bytes: int) -> bool:
+        """Reopen with at least ``capacity_bytes`` of memory, when this runner opened its
+        context itself with the backend's default capacity; False when it cannot (a
+        context the caller gave, or a capacity the caller chose)."""
+        return False
+
     def close(self) -> None:
         """Release what the runner holds (idempotent)."""
 
@@ -49,11 +55,21 @@ class InProcessRunner(Runner):
     """Plans run on ``ctx`` in this process. When ``owned`` (a session opened it), a
     context that was lost ends the backend: later plans are not run."""
 
-    def __init__(self, ctx: OracleContext, owned: bool = False) -> None:
+    def __init__(self, ctx: OracleContext, owned: bool = False,
+                 reopen: Any = None) -> None:
         # Any object with the contract's members will do (tests wrap contexts).
         self.ctx, self.owned, self.name = ctx, owned, ctx.backend_name
         self._info = BackendInfo.of(ctx)
         self._lost: str | None = None
+        self._reopen = reopen  # (capacity_bytes) -> a new context, for grow()
+
+    def grow(self, capacity_bytes: int) -> bool:
+        if self._reopen is None or self._lost is not None:
+            return False
+        self.ctx.close()
+        self.ctx = self._reopen(capacity_bytes)
+        self._info = BackendInfo.of(self.ctx)
+        return True
 
     @property
     def info(self) -> BackendInfo:
@@ -109,7 +125,7 @@ class Session:
         if name in self._runners:
             return self._runners[name]
         if name in self._failed:
-            raise ForgeError(self._failed[name])
+            raise GpuUnavailable(self._failed[name])
         options = self.open_options.get(name, {})
         try:
             if self.isolated(name):
@@ -117,14 +133,42 @@ class Session:
 
                 runner: Runner = WorkerRunner(name, options, self.timeout_s)
             else:
-                ctx = registry.open_context(name, **options)
-                ctx.timeout_s = self.timeout_s
-                runner = InProcessRunner(ctx, owned=True)
+                runner = InProcessRunner(self._open(name, options), owned=True,
+                                         reopen=None if "capacity_bytes" in options else
+                                         lambda capacity: self._open(name, {
+                                             **options, "capacity_bytes": capacity}))
         except ForgeError as exc:
             self._failed[name] = f"{type(exc).__name__}: {exc}"
             raise
         self._runners[name] = runner
         return runner
+
+    def _open(self, name: str, options: Mapping[str, Any]) -> OracleContext:
+        ctx = registry.open_context(name, **options)
+        ctx.timeout_s = self.timeout_s
+        return ctx
+
+    def start(self, names: Iterable[str]) -> None:
+        """Start the workers of backends ``names`` now, all at once, so their imports
+        and context opening overlap each other and the caller's own work; in-process
+        backends open on first use. A backend that cannot start says so when its runner
+        is asked for."""
+        for name in names:
+            if name not in self._runners and name not in self._failed and self.isolated(name):
+                try:
+                    self.runner(name)
+                except ForgeError:
+                    pass  # remembered in _failed; runner() raises it again when asked
+
+    def opened(self, name: str) -> tuple[bool, str]:
+        """Whether backend ``name`` opened here (its worker reported ready), and why not."""
+        try:
+            self.runner(name).info
+        except ForgeError as exc:
+            self._runners.pop(name, None)
+            self._failed.setdefault(name, f"{type(exc).__name__}: {exc}")
+            return False, self._failed[name]
+        return True, ""
 
     def runners(self) -> Iterable[Runner]:
         return list(self._runners.values())

@@ -19,6 +19,7 @@ stops them when it stops.
 from __future__ import annotations
 
 import os
+import pickle
 import signal
 import subprocess
 import sys
@@ -37,7 +38,8 @@ __all__ = ["WorkerRunner", "CRASHED", "worker_command"]
 #: ``ErrorInfo.type`` of an evaluation whose worker process died.
 CRASHED = "WorkerCrashed"
 _START_TIMEOUT = 120.0     # seconds a worker may take to import and open its context
-_DEADLINE_MARGIN = 60.0    # beyond the waits a plan bounds: uploads, compiles, reads
+_DEADLINE_WAITS = 3        # a plan's bounded waits: the judged run, the samples, the rerun
+_DEADLINE_MARGIN = 20.0    # beyond them: uploads, compiles, reads
 
 
 def worker_command() -> list[str]:
@@ -82,13 +84,18 @@ class _Worker:
     def request(self, message: Any, deadline: float | None) -> Any:
         """Send ``message`` and return the answer; raises ``EOFError`` when the worker
         died, ``TimeoutError`` when it did not answer within ``deadline`` seconds."""
+        return self.request_bytes(pickle.dumps(message), deadline)
+
+    def request_bytes(self, message: bytes, deadline: float | None) -> Any:
+        """``request`` of a message pickled already."""
         try:
-            self.send.send(message)
-            if not self.recv.poll(deadline):
-                raise TimeoutError
-            return self.recv.recv()
+            self.send.send_bytes(message)
+            answered = self.recv.poll(deadline)
+            if answered:
+                return self.recv.recv()
         except (BrokenPipeError, ConnectionResetError, OSError) as exc:
             raise EOFError(str(exc)) from exc
+        raise TimeoutError(f"no answer within {deadline} s")
 
     def died(self) -> str:
         """Why the process ended (its signal or exit status), after it did."""
@@ -118,6 +125,7 @@ class WorkerRunner(Runner):
     def __init__(self, name: str, options: Mapping[str, Any] | None = None,
                  timeout_s: float | None = None, prefix: Sequence[str] = ()) -> None:
         self.name, self.options, self.timeout_s = name, dict(options or {}), timeout_s
+        self.fixed_options = dict(self.options)  # what the caller chose (growth leaves them)
         self.prefix = list(prefix)
         self._log = tempfile.NamedTemporaryFile(prefix=f"kforge-{name}-worker-", suffix=".log",
                                                 delete=False)
@@ -125,10 +133,14 @@ class WorkerRunner(Runner):
         self._worker: _Worker | None = None
         self._info: BackendInfo | None = None
         self.restarts = 0
-        self._start()
+        self._launch()
 
     @property
     def info(self) -> BackendInfo:
+        """The backend's identity, once its worker has opened the context (waits for it
+        the first time; raises the ``ForgeError`` that stopped it)."""
+        if self._info is None:
+            self._ready()
         assert self._info is not None
         return self._info
 
@@ -136,12 +148,27 @@ class WorkerRunner(Runner):
     def log_path(self) -> str:
         return self._log.name
 
-    def _start(self) -> None:
+    def _launch(self) -> None:
+        """Start a worker and ask it to open its context, without waiting: the driver
+        goes on with its own work while the worker imports and opens."""
         worker = _Worker(self.prefix, self._log.name)
         try:
-            answer = worker.request(("open", self.name, self.options, self.timeout_s),
-                                    _START_TIMEOUT)
-        except (EOFError, TimeoutError):
+            worker.send.send(("open", self.name, self.options, self.timeout_s))
+        except OSError:
+            pass  # it died already: _ready says why
+        self._starting = worker
+
+    def _ready(self) -> None:
+        """Wait for the worker started by ``_launch`` to open its context."""
+        worker, self._starting = self._starting, None
+        if worker is None:
+            self._launch()
+            worker, self._starting = self._starting, None
+        try:
+            if not worker.recv.poll(_START_TIMEOUT):
+                raise TimeoutError
+            answer = worker.recv.recv()
+        except (EOFError, OSError, TimeoutError):
             why = worker.died()
             worker.stop()
             raise GpuUnavailable(f"the {self.name} worker process did not start ({why}): "
@@ -164,20 +191,29 @@ class WorkerRunner(Runner):
         bound = plan.timeout_s if isinstance(plan.timeout_s, (int, float)) else self.timeout_s
         if bound is None:
             return None
-        return 4 * float(bound) + _DEADLINE_MARGIN
+        return _DEADLINE_WAITS * float(bound) + _DEADLINE_MARGIN
 
     def execute(self, plan: Plan) -> Outcome:
         if self._worker is None:
             try:
-                self._start()
-                self.restarts += 1
+                replacing = self._info is not None
+                self._ready()
+                self.restarts += replacing
             except ForgeError as exc:
                 return Outcome(error=ErrorInfo(type(exc).__name__, f"the {self.name} worker "
                                                f"could not be replaced: {exc}", lost=True))
         worker = self._worker
         assert worker is not None
         try:
-            answer = worker.request(("run", plan), self._deadline(plan))
+            message = pickle.dumps(("run", plan))
+        except (pickle.PicklingError, AttributeError, TypeError) as exc:
+            return Outcome(error=ErrorInfo("InvalidArgument", f"kernel {plan.kernel.id} cannot be "
+                                           f"sent to a worker process ({exc}): the {self.name} "
+                                           "backend runs its numpy meaning there, so its "
+                                           "functions must be importable module-level ones; or "
+                                           "run in this process (isolate=False, --no-isolate)"))
+        try:
+            answer = worker.request_bytes(message, self._deadline(plan))
         except TimeoutError:
             self._replace()
             return Outcome(error=ErrorInfo("KernelTimeout", f"the {self.name} worker did not "
@@ -196,13 +232,34 @@ class WorkerRunner(Runner):
             self._replace()  # a lost device, or a timeout with work still running
         return outcome
 
-    def _replace(self) -> None:
+    def grow(self, capacity_bytes: int) -> bool:
+        """Restart the worker with ``capacity_bytes`` (unless the caller chose one)."""
+        if "capacity_bytes" in self.fixed_options:
+            return False
+        self.options["capacity_bytes"] = int(capacity_bytes)
         if self._worker is not None:
             self._worker.stop()
             self._worker = None
+        starting, self._starting = self._starting, None
+        if starting is not None:
+            starting.stop()
+        self._launch()
+        self._info = None
+        self._ready()
+        return True
+
+    def _replace(self) -> None:
+        """Stop the worker and start its replacement at once (it opens meanwhile)."""
+        if self._worker is not None:
+            self._worker.stop()
+            self._worker = None
+        self._launch()
 
     def close(self) -> None:
         worker, self._worker = self._worker, None
+        starting, self._starting = getattr(self, "_starting", None), None
+        if starting is not None:
+            starting.stop()
         if worker is not None:
             try:
                 worker.send.send(("close",))

@@ -154,3 +154,17 @@ def test_kernels_that_differ_only_in_their_numpy_function_differ_in_hash_and_run
             ctx.run_kernel(kernel, Schedule(), views, 8)
             results.append(ctx.read_buffer_f32(views[1])[0])
     assert results == [2.0, 8.0]
+
+
+def test_a_frozen_kernel_carries_its_rendered_source_and_entry_point_and_pickles():
+    import pickle
+
+    from tests.wild import CORPUS
+
+    kernel = CORPUS["wild_scale"].kernel
+    frozen = kernel.frozen("cuda", Schedule(128), 1000)
+    assert frozen.entry_point == "scale_kernel<float, 128>" and not frozen.template
+    assert frozen.sources["cuda"] == kernel.source("cuda", Schedule(128), 1000)
+    again = pickle.loads(pickle.dumps(frozen))
+    assert again.steps("cuda", Schedule(128), 1000, 2**31 - 1) == \
+        kernel.steps("cuda", Schedule(128), 1000, 2**31 - 1)

@@ -7,7 +7,7 @@ Inside: ``_driver`` (the CUresult/nvrtcResult translation point, device probing,
 primary context), ``_nvrtc`` (compiles and their disk cache), ``_memory`` (pinned
 memory and staged copies), and ``_context`` (the context, captured graphs, and the
 cached graphs that replay ``run_kernel``'s timed samples). Its speed is measured by the
-repository's ``python -m bench`` (PERFORMANCE.md).
+repository's ``python -m bench`` (docs/PERFORMANCE.md).
 """
 
 from __future__ import annotations
@@ -18,14 +18,15 @@ from forge.registry import BackendEntry
 
 from ._headers import INSTALL_HINT
 
-__all__ = ["CudaComputeContext", "CapturedCudaGraph", "compile_cuda", "compile_stats",
-           "nvrtc_version", "entry"]
+__all__ = ["CudaComputeContext", "CapturedCudaGraph", "compile_cuda", "compile_module",
+           "compile_stats", "nvrtc_version", "entry"]
 
 # Public name -> (internal module, attribute), imported on first access.
 _LAZY = {
     "CudaComputeContext": ("_context", "CudaComputeContext"),
     "CapturedCudaGraph": ("_context", "CapturedCudaGraph"),
     "compile_cuda": ("_nvrtc", "compile_cuda"),
+    "compile_module": ("_nvrtc", "compile_module"),
     "compile_stats": ("_nvrtc", "STATS"),
     "nvrtc_version": ("_nvrtc", "nvrtc_version"),
 }

@@ -12,6 +12,7 @@ import numpy as np
 
 from forge.allocator import SlabAllocator
 from forge.errors import UnsupportedFeature
+from forge.layout import as_elements
 from forge.kernel import Access, KernelSpec
 from forge.schedule import Schedule
 from forge.types import AdapterConstraints, AdapterIdentity, BufferView, MemoryTopology
@@ -73,7 +74,7 @@ class ReferenceContext(SlabContext):
         arrays = []
         for view, spec in zip(launch.views, launch.kernel.buffers):
             count = spec.element_count(launch.size)
-            array = self._bytes(view)[:count * spec.dtype.itemsize].view(spec.dtype)
+            array = as_elements(self._bytes(view), spec.dtype, count)
             arrays.append(array[:1] if spec.access is Access.UNIFORM else array)
         return arrays
 

@@ -163,11 +163,12 @@ def _validation_device():
     return request_device(adapter, optional_features(adapter, timestamps=False))
 
 
-def validate_wgsl(source: str, entry_point: str | None = None) -> None:
+def validate_wgsl(source: str, entry_point: str | None = None,
+                  constants: dict | None = None) -> None:
     """Run naga on ``source`` (shader module creation, and a compute pipeline for
-    ``entry_point`` when given) on a cached default device. Raises ``CompileError``
-    (target ``"wgsl"``, naga's message as ``log``) when rejected, ``GpuUnavailable``
-    when wgpu has no adapter here."""
+    ``entry_point`` with its ``override`` ``constants`` when given) on a cached default
+    device. Raises ``CompileError`` (target ``"wgsl"``, naga's message as ``log``) when
+    rejected, ``GpuUnavailable`` when wgpu has no adapter here."""
     if not isinstance(source, str):
         raise InvalidArgument(f"WGSL source must be a str, got {type(source).__name__}")
     device = _validation_device()
@@ -176,9 +177,11 @@ def validate_wgsl(source: str, entry_point: str | None = None) -> None:
         try:
             module = device.create_shader_module(label="kforge-validate", code=source)
             if entry_point is not None:
-                device.create_compute_pipeline(
-                    label="kforge-validate", layout="auto",
-                    compute={"module": module, "entry_point": entry_point})
+                stage = {"module": module, "entry_point": entry_point}
+                if constants:
+                    stage["constants"] = {k: float(v) for k, v in constants.items()}
+                device.create_compute_pipeline(label="kforge-validate", layout="auto",
+                                               compute=stage)
         except wgpu.GPUError as exc:
             if is_device_lost(_message(exc)):
                 _validation_device.cache_clear()

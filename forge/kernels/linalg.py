@@ -3,8 +3,8 @@
 gemm's baselines are the classic 16x16 shared-memory tiling and a 64x64x8 register-
 blocked tile; its ``big-gpu`` schedules are 128x128x8 tiles with 8x8 per invocation,
 float4 loads, ``a`` stored transposed in shared memory, and register prefetch of the
-next tile (PERFORMANCE.md P4); the ``unroll=1`` twins write WGSL's register loops out
-(see ``forge/emit/_matmul.py``). All fit WebGPU's 256 invocations and 16 KiB. The
+next tile (docs/PERFORMANCE.md P4); the ``unroll=1`` twins write WGSL's register loops
+out (see ``forge/emit/_matmul.py``). All fit WebGPU's 256 invocations and 16 KiB. The
 mixed-precision gemm_f16 and gemm_bf16 also have ``mma=1`` schedules: CUDA's tensor
 cores through WMMA (``forge/emit/_mma.py``), refused on WGSL.
 """

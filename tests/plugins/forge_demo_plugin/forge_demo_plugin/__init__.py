@@ -56,3 +56,37 @@ def kernels():
                  BufferSpec.uniform(2, (("n", "u32"),))),
         sources={"wgsl": _WGSL, "cuda": _CUDA}, reference=_square,
         params=lambda size: {"n": size}, tags=("plugin",))]
+
+
+class FaultyContext(ReferenceContext):
+    """A backend that runs device code the way a real one can fail: a kernel tagged
+    ``fault:crash`` kills the process in 'native code' (an abort), ``fault:lose`` loses
+    the device, ``fault:hang`` never finishes. Every other kernel runs as on the
+    reference. It lets the suite prove, with no GPU, that one faulting kernel costs
+    only its own verdict."""
+
+    backend_name = "demo_faulty"
+
+    def _launch(self, compiled, launch, warmups, samples):
+        import os
+        import time
+
+        from forge import DeviceLost
+
+        tags = set(launch.kernel.tags)
+        if "fault:crash" in tags:
+            os.abort()
+        if "fault:lose" in tags:
+            raise DeviceLost("the demo device fell off the bus")
+        if "fault:hang" in tags:
+            time.sleep(3600)
+        return super()._launch(compiled, launch, warmups, samples)
+
+
+faulty_backend = BackendEntry(
+    name="demo_faulty",
+    open=lambda **options: FaultyContext(**options),
+    availability=lambda: (True, "host memory; faults on kernels tagged fault:crash/lose/hang"),
+    description="test plugin backend whose kernels can crash, lose the device or hang",
+    preference=-20,
+)

@@ -1,0 +1,103 @@
+"""``kforge check|certify|validate|generate PATH.py``: the KernelSpecs a Python file binds
+at its top level, narrowed with ``--kernel ID``; a file that fails to import is a usage
+error with its traceback (exit 2), never a crash."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from kforge import main
+from kforge._kernels import KernelFileError, load_file
+
+_FILE = '''
+import numpy as np
+from forge import BufferSpec, KernelSpec, get_kernel, ceil_div
+
+WGSL = """
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@compute @workgroup_size(64)
+fn halve(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < arrayLength(&y)) { y[gid.x] = x[gid.x] * 0.5; }
+}
+"""
+
+HALVE = KernelSpec(id="halve", entry_point="halve", sources={"wgsl": WGSL},
+                   buffers=(BufferSpec(0, "f32", "read", name="x"),
+                            BufferSpec(1, "f32", "read_write", name="y")),
+                   reference=lambda x, y: x * np.float32(0.5),
+                   grid=lambda s, n: (ceil_div(n, 64), 1, 1), test_sizes=(100, 1001))
+IMPORTED = get_kernel("raw_affine")   # imported and bound to a top-level name: collected
+'''
+
+
+@pytest.fixture
+def kernels_file(tmp_path):
+    path = tmp_path / "my_kernels.py"
+    path.write_text(_FILE)
+    return path
+
+
+def test_a_file_gives_its_top_level_kernels_in_order(kernels_file):
+    assert [k.id for k in load_file(kernels_file)] == ["halve", "raw_affine"]
+    assert load_file(kernels_file)[0].origin == str(kernels_file)
+
+
+def test_check_runs_a_kernel_from_a_file_and_picks_by_id(kernels_file, capsys):
+    code = main(["check", str(kernels_file), "--kernel", "halve", "--backend", "reference",
+                 "--samples", "1", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and {r["kernel"] for r in data["results"]} == {"halve"}
+    assert [r["size"] for r in data["results"]] == ["100", "1001"]
+
+
+def test_an_unknown_kernel_id_lists_the_file_s_kernels(kernels_file, capsys):
+    assert main(["check", str(kernels_file), "--kernel", "nope"]) == 2
+    assert "halve, raw_affine" in capsys.readouterr().err
+
+
+def test_a_file_that_raises_is_a_usage_error_with_its_traceback(tmp_path, capsys):
+    broken = tmp_path / "broken.py"
+    broken.write_text("import numpy\nraise RuntimeError('my kernel file is broken')\n")
+    with pytest.raises(KernelFileError, match="RuntimeError"):
+        load_file(broken)
+    assert main(["check", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert "Traceback" in err and "my kernel file is broken" in err and "broken.py" in err
+
+
+def test_a_file_without_kernels_says_so(tmp_path, capsys):
+    empty = tmp_path / "empty.py"
+    empty.write_text("x = 1\n")
+    assert main(["check", str(empty)]) == 2
+    assert "define no KernelSpec" in capsys.readouterr().err
+
+
+def test_generate_and_validate_take_a_file(kernels_file, capsys):
+    assert main(["generate", str(kernels_file), "--kernel", "halve", "--target", "wgsl"]) == 0
+    assert "fn halve" in capsys.readouterr().out
+    code = main(["validate", str(kernels_file), "--kernel", "halve", "--target", "wgsl", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["results"][0]["kernel"] == "halve"
+
+
+def test_usage_errors_exit_2():
+    for argv in (["check", "--size", "0"], ["check", "--timeout", "-1"],
+                 ["check", "--timeout", "nan"], ["check", "--samples", "1.5"],
+                 ["check", "--capacity-mib", "0"]):
+        result = subprocess.run([sys.executable, "-m", "kforge", *argv], capture_output=True,
+                                text=True)
+        assert result.returncode == 2, (argv, result.stderr[-500:])
+
+
+def test_version():
+    result = subprocess.run([sys.executable, "-m", "kforge", "--version"], capture_output=True,
+                            text=True, check=True)
+    import forge
+
+    assert result.stdout.strip() == f"kforge {forge.__version__}"

@@ -1,0 +1,225 @@
+"""Issue 11, observation by observation: no silent pass, no false alarm, every element
+judged or the verdict says why not, references checked before they judge."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+
+import numpy as np
+import pytest
+
+import forge
+import oracle
+from forge import BufferSpec, KernelSpec, ReferenceFailed, ceil_div
+from kforge import main
+from oracle import Verdict
+from oracle.pytest_plugin import require_available
+
+pytest_plugins = ["pytester"]
+
+_CONSTANT_WGSL = """
+@group(0) @binding(0) var<storage, read> a: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < arrayLength(&y)) { y[gid.x] = 12345.0; }
+}
+"""
+
+
+def _returns_double(a, y):
+    return a * 2  # the numpy habit: return the result instead of writing y
+
+
+def _constant_kernel(reference=_returns_double) -> KernelSpec:
+    return KernelSpec(id="writes_a_constant", entry_point="main", sources={"wgsl": _CONSTANT_WGSL},
+                      buffers=(BufferSpec(0, "f32", "read", name="a"),
+                               BufferSpec(1, "f32", "read_write", name="y")),
+                      reference=reference, grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+                      test_sizes=(1000,))
+
+
+# -- 1. a returning reference is accepted, and never makes a wrong kernel pass ----------
+@pytest.mark.parametrize("backend", ["reference", "wgpu"])
+def test_a_wrong_kernel_judged_by_a_returning_reference_fails(request, backend):
+    require_available(request.config, backend)
+    ev = oracle.evaluate(backend, _constant_kernel(), size=1000, samples=0)
+    if backend == "reference":  # numpy computes a * 2 itself: right
+        assert ev.passed, ev.report()
+    else:
+        assert ev.verdict == Verdict.MISMATCH and ev.outputs["y"].comparison.mismatches > 0, \
+            ev.report()
+
+
+def test_kforge_check_and_certify_fail_the_wrong_kernel(request, tmp_path, capsys):
+    require_available(request.config, "wgpu")
+    path = tmp_path / "kernels.py"
+    path.write_text(textwrap.dedent('''
+        from tests.test_oracle_judgement import _constant_kernel
+        KERNEL = _constant_kernel()
+    '''))
+    assert main(["check", str(path), "--backend", "wgpu", "--samples", "0", "--json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert data["results"][0]["evaluations"]["wgpu"]["verdict"] == "mismatch"
+    assert main(["certify", str(path), "--backend", "wgpu", "--samples", "1",
+                 "--cache-dir", str(tmp_path / "cache"), "--json"]) == 1
+    assert json.loads(capsys.readouterr().out)["results"][0]["result"] == "FAILED"
+    assert not (tmp_path / "cache" / "certificates").exists() or not any(
+        (tmp_path / "cache" / "certificates").rglob("*.json"))
+
+
+def test_the_pytest_fixture_fails_the_wrong_kernel(pytester):
+    pytester.makepyfile(test_user=f'''
+        from forge import BufferSpec, KernelSpec, ceil_div
+
+        SOURCE = {_CONSTANT_WGSL!r}
+
+        def test_wrong(forge_oracle, forge_backend_name):
+            if forge_backend_name != "wgpu":
+                return
+            kernel = KernelSpec(id="writes_a_constant", entry_point="main",
+                                sources={{"wgsl": SOURCE}},
+                                buffers=(BufferSpec(0, "f32", "read", name="a"),
+                                         BufferSpec(1, "f32", "read_write", name="y")),
+                                reference=lambda a, y: a * 2,
+                                grid=lambda s, n: (ceil_div(n, 64), 1, 1))
+            forge_oracle(kernel, size=1000, samples=0)
+    ''')
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-k", "wgpu",
+                                           "--rootdir", str(pytester.path))
+    if "unavailable" in result.stdout.str():
+        pytest.skip("wgpu unavailable here")
+    result.assert_outcomes(failed=1)
+    assert "MISMATCH" in result.stdout.str()
+
+
+@pytest.mark.parametrize("reference, message", [
+    (lambda a, y: None, "wrote nothing to output y and returned nothing"),
+    (lambda a, y: y.__setitem__(slice(0, 10), 1.0), "left 990 of 1000 elements of output y "
+                                                    "unwritten"),
+    (lambda a, y: (a * 2).reshape(10, 100), "shape (10, 100)"),
+    (lambda a, y: (a * 2).astype(np.float64), "dtype float64"),
+    (lambda a, y: (a, a), "returned 2 value(s), but the kernel has 1 output"),
+    (lambda a, y: 1 / 0, "ZeroDivisionError"),
+])
+def test_a_broken_reference_is_a_reference_error_naming_the_output_and_the_fix(reference,
+                                                                                 message):
+    kernel = _constant_kernel(reference)
+    ev = oracle.evaluate("reference", kernel, size=1000, samples=0)
+    assert ev.verdict == Verdict.REFERENCE_ERROR and ev.failing, ev.report()
+    assert message in ev.error, ev.error
+    with pytest.raises(ReferenceFailed, match="reference"):
+        oracle.expected_outputs(oracle.make_case(kernel, 1000))
+
+
+def test_a_reference_error_fails_kforge_check(capsys, tmp_path):
+    path = tmp_path / "k.py"
+    path.write_text(textwrap.dedent('''
+        from tests.test_oracle_judgement import _constant_kernel
+        K = _constant_kernel(lambda a, y: None)
+    '''))
+    assert main(["check", str(path), "--backend", "reference", "--samples", "0"]) == 1
+    assert "REFERENCE-ERROR" in capsys.readouterr().out
+
+
+# -- 2. arrayLength is exact: a correct kernel bounded by it passes ---------------------
+def test_a_kernel_bounded_by_array_length_passes_and_its_unwritten_tail_is_caught(request):
+    require_available(request.config, "wgpu")
+    from tests.wild import CORPUS, mutant
+
+    wild = CORPUS["wild_fma"]
+    ev = oracle.evaluate("wgpu", wild.kernel, size=10007, samples=0)
+    assert ev.passed, ev.report()
+    broken = oracle.evaluate("wgpu", mutant(wild, "last element unwritten"), size=10007,
+                             samples=0)
+    assert broken.outputs["o"].unwritten == 1 and broken.outputs["o"].first_unwritten == 10006
+
+
+def test_an_f16_buffer_binding_rounds_up_to_four_bytes_and_says_so():
+    kernel = KernelSpec(id="half", entry_point="main", sources={"wgsl": "enable f16;"},
+                        buffers=(BufferSpec(0, "f16", "read_write", name="y"),),
+                        reference=lambda y: np.ones_like(y))
+    case = oracle.make_case(kernel, 3)
+    info = oracle.BackendInfo("wgpu-like", "wgsl", None, forge.get_kernel("add") and
+                              _constraints(), "host-wall-clock")
+    (region,) = oracle.build_plan(kernel, case, info, forge.Schedule(), guard=4, warmups=0,
+                                  samples=0).regions
+    assert region.count == 3 and region.padding == 1 and region.length >= 8
+
+
+def _constraints():
+    from backends.reference import ReferenceContext
+
+    with ReferenceContext() as ctx:
+        return ctx.constraints
+
+
+# -- 3. every element judged, or the verdict says why not --------------------------------
+def test_lavapipe_is_judged_ieee_strictly_and_nothing_is_masked(request):
+    require_available(request.config, "wgpu")
+    with forge.open_context("wgpu") as ctx:
+        if "llvmpipe" not in ctx.adapter.name:
+            pytest.skip(f"this adapter is {ctx.adapter.name}, not lavapipe")
+        ev = oracle.evaluate(ctx, forge.get_kernel("mul"), size=10007, samples=0)
+    assert ev.passed and ev.semantics.strict, ev.report()
+    assert all(o.masked == 0 and o.judged == o.count for o in ev.outputs.values())
+
+
+def test_masked_elements_are_judged_in_a_finite_input_set():
+    """On a device whose non-finite results are indeterminate, elements expected
+    non-finite are masked in the first input set and judged in a finite-only one."""
+    from tests.test_oracle_float_semantics import Declaring
+
+    with forge.open_context("reference") as real:
+        ctx = Declaring(real, nonfinite_indeterminate=True)
+        ev = oracle.evaluate(ctx, forge.get_kernel("mul"), size=4099, samples=0)
+    check = ev.outputs["z"]
+    assert ev.passed and check.masked > 0 and check.unjudged == 0, ev.report()
+    assert len(ev.input_sets) == 2 and ev.input_sets[1].startswith("finite")
+    data = ev.as_dict()["outputs"]["z"]
+    assert data["masked"] == check.masked and data["judged"] + data["masked"] == data["count"]
+
+
+def test_elements_masked_in_every_input_set_make_the_verdict_inconclusive():
+    from tests.test_oracle_float_semantics import Declaring
+
+    def always_inf(x, y):
+        y[:] = np.inf
+
+    kernel = KernelSpec(id="always_inf", entry_point="k", buffers=(
+        BufferSpec(0, "f32", "read", name="x"), BufferSpec(1, "f32", "read_write", name="y")),
+        reference=always_inf, test_sizes=(100,))
+    with forge.open_context("reference") as real:
+        ev = oracle.evaluate(Declaring(real, nonfinite_indeterminate=True), kernel, size=100,
+                             samples=0)
+    assert ev.verdict == Verdict.INCONCLUSIVE and ev.failing, ev.report()
+    assert "masked in every input set" in ev.report()
+
+
+def test_the_check_table_shows_what_was_judged(capsys):
+    assert main(["check", "mul", "--backend", "reference", "--samples", "0", "--size",
+                 "1001"]) == 0
+    out = capsys.readouterr().out
+    assert "elements" in out and "all" in out
+
+
+# -- default coverage -------------------------------------------------------------------
+def test_kernels_without_test_sizes_get_bound_finding_sizes_and_two_seeds():
+    kernel = forge.get_kernel("raw_affine")
+    multiple = 2 * kernel.schedules[0].elements_per_workgroup
+    assert [int(s) for s in kernel.checked_sizes()] == [1, multiple - 1, multiple,
+                                                        multiple + 1, 10007]
+    assert kernel.checked_seeds() == (0, 1)
+
+
+# -- a failure you can debug ------------------------------------------------------------
+def test_a_failure_saves_its_arrays_and_prints_how_to_reproduce_it(request, tmp_path):
+    require_available(request.config, "wgpu")
+    ev = oracle.evaluate("wgpu", _constant_kernel(), size=1000, samples=0, save=tmp_path)
+    saved = np.load(ev.saved)
+    assert set(saved.files) >= {"input.a", "expected.y", "actual.y"}
+    assert (saved["actual.y"] == 12345.0).all()
+    assert ev.repro.startswith("kforge check") and "--backend wgpu" in ev.repro
+    report = ev.report()
+    assert "reproduce: kforge check" in report and "inputs at the first mismatches" in report

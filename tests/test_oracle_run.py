@@ -1,0 +1,71 @@
+"""``oracle.run(ctx, kernel, inputs, size=None)``: a kernel on the user's own arrays,
+returning its outputs as numpy arrays; dtypes and sizes checked, never reinterpreted."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import forge
+import oracle
+from forge import InvalidArgument
+from tests.wild import CORPUS
+
+
+class _OnlyDLPack:
+    """An array-like that speaks only DLPack (as torch and CuPy tensors do)."""
+
+    def __init__(self, array):
+        self._array = array
+
+    def __dlpack__(self, *args, **kwargs):
+        return self._array.__dlpack__(*args, **kwargs)
+
+    def __dlpack_device__(self):
+        return self._array.__dlpack_device__()
+
+
+@pytest.fixture(params=["reference", "wgpu"])
+def ctx(request, forge_backend_name=None):
+    from oracle.pytest_plugin import require_available
+
+    require_available(request.config, request.param)
+    with forge.open_context(request.param) as context:
+        yield context
+
+
+def test_run_returns_outputs_by_name_shaped_as_declared(ctx):
+    kernel = CORPUS["wild_transpose"].kernel
+    src = np.arange(33 * 70, dtype=np.float32).reshape(33, 70)
+    out = oracle.run(ctx, kernel, {"src": src})
+    assert list(out) == ["dst"] and out["dst"].shape == (70, 33)
+    np.testing.assert_array_equal(out["dst"], src.T)
+
+
+def test_run_takes_dlpack_arrays_and_infers_a_one_dimension_size(ctx):
+    kernel = forge.get_kernel("raw_affine")
+    x = np.linspace(-1, 1, 1000, dtype=np.float32)
+    out = oracle.run(ctx, kernel, {"x": _OnlyDLPack(x)})
+    np.testing.assert_allclose(out["y"], 2 * x + 0.5, rtol=1e-6)
+
+
+def test_a_float64_array_for_an_f32_buffer_is_refused_never_reinterpreted(ctx):
+    kernel = forge.get_kernel("raw_affine")
+    with pytest.raises(InvalidArgument, match="float64 for a buffer of float32"):
+        oracle.run(ctx, kernel, {"x": np.zeros(10, np.float64)})
+
+
+def test_a_missing_input_or_a_size_that_does_not_follow_is_an_error(ctx):
+    kernel = forge.get_kernel("raw_affine")
+    with pytest.raises(InvalidArgument, match="needs inputs"):
+        oracle.run(ctx, kernel, {})
+    with pytest.raises(InvalidArgument, match="elements"):
+        oracle.run(ctx, kernel, {"x": np.zeros(10, np.float32)}, size=11)
+
+
+def test_evaluate_judges_a_kernel_on_the_user_s_arrays(ctx):
+    kernel = forge.get_kernel("raw_affine")
+    x = np.full(500, 3.0, np.float32)
+    ev = oracle.evaluate(ctx, kernel, size=500, inputs={"x": x}, samples=0)
+    assert ev.passed and ev.input_sets[0].startswith("all"), ev.report()
+    assert ev.got["y"].tolist() == [6.5] * 500

@@ -1,0 +1,524 @@
+"""Kernels written the way people write them elsewhere, taken as written, each with
+mutants: copies with one realistic bug. The oracle must pass every original on every
+backend that can run it and fail every mutant (issue 11: no false alarm, no silent
+pass, no missed mutant; issue 13: expressible without edits).
+
+WGSL, in the styles of web ML runtimes and WebGPU samples: ``arrayLength`` bounds and
+inputs declared ``read_write``, a tiled transpose with workgroup memory, ``override``
+constants and size templates, a histogram with atomics accumulating into zeros, padded
+``vec3`` outputs and struct inputs with a ``vec3`` uniform, and a two-pass reduction
+made of two entry points. CUDA, in the styles of LLM training code: scalars by value
+after the pointers, softmax with dynamic shared memory, a C++ template instantiation
+with ``size_t`` and a scalar of the element type, doubles and 64-bit integers. And a
+port: the same kernel in WGSL and CUDA with no numpy reference at all.
+
+``Wild.mutants`` maps a description to (target, text in the source, its replacement);
+``Wild.invisible`` names backends where a mutant cannot be seen and why (a write past
+the end that WGSL's robust access drops, a race that only the sanitizer sees).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from forge import (Access, BufferSpec, Dispatch, KernelSpec, Schedule,  # noqa: F401
+                   ceil_div)
+
+__all__ = ["Wild", "CORPUS", "mutant"]
+
+
+@dataclass(frozen=True)
+class Wild:
+    kernel: KernelSpec
+    mutants: dict[str, tuple[str, str, str]]
+    invisible: dict[tuple[str, str], str] = field(default_factory=dict)
+
+
+def mutant(wild: Wild, name: str) -> KernelSpec:
+    """``wild.kernel`` with mutant ``name`` applied to its source."""
+    target, old, new = wild.mutants[name]
+    text = wild.kernel.sources[target]
+    assert text.count(old) >= 1, (wild.kernel.id, name)
+    sources = {**wild.kernel.sources, target: text.replace(old, new, 1)}
+    return dataclasses.replace(wild.kernel, id=f"{wild.kernel.id}__{name.replace(' ', '_')}",
+                               sources=sources)
+
+
+# -- WGSL --------------------------------------------------------------------------------
+_FMA = """
+@group(0) @binding(0) var<storage, read_write> a: array<f32>;
+@group(0) @binding(1) var<storage, read_write> o: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (i < arrayLength(&o)) {
+        o[i] = fma(a[i], 1.5, -0.25);
+    }
+}
+"""
+
+
+def _fma_reference(a, o):
+    return (a.astype(np.float64) * 1.5 - 0.25).astype(np.float32)
+
+
+FMA = Wild(
+    KernelSpec(id="wild_fma", entry_point="main", sources={"wgsl": _FMA},
+               buffers=(BufferSpec(0, "f32", "read", name="a"),
+                        BufferSpec(1, "f32", "read_write", name="o")),
+               reference=_fma_reference, grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+               test_sizes=(10007, 1, 64)),
+    {"last element unwritten": ("wgsl", "if (i < arrayLength(&o))", "if (i + 1u < arrayLength(&o))"),
+     "wrong constant": ("wgsl", "1.5, -0.25", "1.25, -0.25"),
+     "writes its input": ("wgsl", "o[i] = fma(a[i], 1.5, -0.25);",
+                          "o[i] = fma(a[i], 1.5, -0.25); a[i] = 0.0;")})
+
+_TRANSPOSE = """
+override TILE: u32 = 16u;
+@group(0) @binding(0) var<storage, read> src: array<f32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<f32>;
+var<workgroup> tile: array<array<f32, 17>, 16>;
+
+@compute @workgroup_size(16, 16)
+fn transpose(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: vec3<u32>) {
+    let R = {{R}}u;
+    let C = {{C}}u;
+    let x = wg.x * TILE + l.x;
+    let y = wg.y * TILE + l.y;
+    if (x < C && y < R) { tile[l.y][l.x] = src[y * C + x]; }
+    workgroupBarrier();
+    let tx = wg.y * TILE + l.x;
+    let ty = wg.x * TILE + l.y;
+    if (tx < R && ty < C) { dst[ty * R + tx] = tile[l.x][l.y]; }
+}
+"""
+
+
+def _transpose_reference(src, dst):
+    return src.T.copy()
+
+
+TRANSPOSE = Wild(
+    KernelSpec(id="wild_transpose", entry_point="transpose", sources={"wgsl": _TRANSPOSE},
+               dims=("R", "C"),
+               buffers=(BufferSpec(0, "f32", "read", name="src", count="R*C", shape=("R", "C")),
+                        BufferSpec(1, "f32", "read_write", name="dst", count="R*C",
+                                   shape=("C", "R"))),
+               reference=_transpose_reference,
+               grid=lambda s, size: (ceil_div(size.C, 16), ceil_div(size.R, 16), 1),
+               overrides={"TILE": 16}, schedules=(Schedule((16, 16)),),
+               test_sizes=("33x70", "1x1", "64x64")),
+    {"no barrier": ("wgsl", "workgroupBarrier();", ""),
+     "tile read untransposed": ("wgsl", "tile[l.x][l.y]", "tile[l.y][l.x]"),
+     "bound on the wrong dimension": ("wgsl", "if (tx < R && ty < C)", "if (tx < C && ty < C)")},
+    invisible={})
+
+_HISTOGRAM = """
+@group(0) @binding(0) var<storage, read> values: array<u32>;
+@group(0) @binding(1) var<storage, read_write> bins: array<atomic<u32>>;
+
+@compute @workgroup_size(64)
+fn hist(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < arrayLength(&values)) {
+        atomicAdd(&bins[values[gid.x] % 16u], 1u);
+    }
+}
+"""
+
+
+def _histogram_reference(values, bins):
+    bins += np.bincount(values % 16, minlength=16).astype(np.uint32)
+
+
+def _histogram_values(rng, count, size):
+    return rng.integers(0, 1000, count, dtype=np.uint32)
+
+
+HISTOGRAM = Wild(
+    KernelSpec(id="wild_histogram", entry_point="hist", sources={"wgsl": _HISTOGRAM},
+               buffers=(BufferSpec(0, "u32", "read", name="values", fill=_histogram_values),
+                        BufferSpec(1, "u32", "read_write", name="bins", count=16, initial=0)),
+               reference=_histogram_reference, grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+               test_sizes=(1000, 1, 4099)),
+    {"wrong bin": ("wgsl", "% 16u", "% 15u"),
+     "misses the last value": ("wgsl", "gid.x < arrayLength(&values)",
+                               "gid.x + 1u < arrayLength(&values)")})
+
+_PARTICLES = """
+struct Params { gravity: vec3<f32>, dt: f32, n: u32 }
+struct Particle { pos: vec3<f32>, mass: f32 }
+@group(0) @binding(0) var<storage, read> particles: array<Particle>;
+@group(0) @binding(1) var<storage, read_write> moved: array<vec3<f32>>;
+@group(0) @binding(2) var<uniform> params: Params;
+
+@compute @workgroup_size(64)
+fn step(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (i >= params.n) { return; }
+    moved[i] = particles[i].pos + params.gravity * params.dt * particles[i].mass;
+}
+"""
+
+
+def _particles_reference(particles, moved, params):
+    moved[:] = particles["pos"] + params["gravity"] * params["dt"] * particles["mass"][:, None]
+
+
+PARTICLES = Wild(
+    KernelSpec(id="wild_particles", entry_point="step", sources={"wgsl": _PARTICLES},
+               buffers=(BufferSpec(0, (("pos", "vec3<f32>"), ("mass", "f32")), "read",
+                                   name="particles", fill=(-10.0, 10.0)),
+                        BufferSpec(1, "vec3<f32>", "read_write", name="moved"),
+                        BufferSpec.uniform(2, (("gravity", "vec3<f32>"), ("dt", "f32"),
+                                               ("n", "u32")))),
+               reference=_particles_reference, params=lambda n: {"n": n},
+               defaults={"gravity": (0.0, -9.8, 0.0), "dt": 0.01},
+               grid=lambda s, n: (ceil_div(n, 64), 1, 1), test_sizes=(100, 1, 1000),
+               tolerance={"f32": {"atol": 1e-5}}),
+    {"ignores the mass": ("wgsl", "params.dt * particles[i].mass", "params.dt"),
+     "skips the last particle": ("wgsl", "if (i >= params.n)", "if (i + 1u >= params.n)")})
+
+_TWO_PASS = """
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> partial: array<f32>;
+@group(0) @binding(2) var<storage, read_write> total: array<f32>;
+var<workgroup> s: array<f32, 64>;
+
+@compute @workgroup_size(64)
+fn pass1(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_index) l: u32) {
+    let i = wg.x * 64u + l;
+    s[l] = select(0.0, x[i], i < arrayLength(&x));
+    workgroupBarrier();
+    for (var k = 32u; k > 0u; k = k / 2u) {
+        if (l < k) { s[l] += s[l + k]; }
+        workgroupBarrier();
+    }
+    if (l == 0u) { partial[wg.x] = s[0]; }
+}
+
+@compute @workgroup_size(1)
+fn pass2() {
+    var acc = 0.0;
+    for (var i = 0u; i < arrayLength(&partial); i++) { acc += partial[i]; }
+    total[0] = acc;
+}
+"""
+
+
+def _sum_reference(x, partial, total):
+    return np.array([x.astype(np.float64).sum()], np.float32)
+
+
+TWO_PASS = Wild(
+    KernelSpec(id="wild_two_pass_sum", entry_point="pass1", sources={"wgsl": _TWO_PASS},
+               buffers=(BufferSpec(0, "f32", "read", name="x", fill=(-1.0, 1.0)),
+                        BufferSpec(1, "f32", "read_write", name="partial",
+                                   count=lambda n: ceil_div(n, 64), scratch=True),
+                        BufferSpec(2, "f32", "read_write", name="total", count=1)),
+               reference=_sum_reference,
+               launches=(Dispatch("pass1", grid=lambda s, n: (ceil_div(n, 64), 1, 1)),
+                         Dispatch("pass2", grid=(1, 1, 1), schedule=Schedule(1))),
+               schedules=(Schedule(64),), test_sizes=(1000, 1, 4099),
+               tolerance={"f32": {"atol": 1e-4, "rtol": 1e-4}}),
+    {"drops the last partial": ("wgsl", "i < arrayLength(&partial)",
+                                "i + 1u < arrayLength(&partial)"),
+     "reduction one step short": ("wgsl", "for (var k = 32u; k > 0u;", "for (var k = 32u; k > 1u;")})
+
+_MIN_CLAMP = """
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+
+@compute @workgroup_size(64)
+fn double_it(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < arrayLength(&y)) {
+        y[gid.x] = x[gid.x] * 2.0;
+    }
+}
+"""
+
+
+def _double_reference(x, y):
+    y[:] = x * np.float32(2)
+
+
+DOUBLE = Wild(
+    KernelSpec(id="wild_double", entry_point="double_it", sources={"wgsl": _MIN_CLAMP},
+               buffers=(BufferSpec(0, "f32", "read", name="x"),
+                        BufferSpec(1, "f32", "read_write", name="y")),
+               reference=_double_reference, grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+               test_sizes=(4099,)),
+    # Wrong only where the input is not finite: +Inf becomes the largest float.
+    {"clamps infinity": ("wgsl", "y[gid.x] = x[gid.x] * 2.0;",
+                         "y[gid.x] = min(x[gid.x] * 2.0, 3.0e38);")})
+
+# -- CUDA --------------------------------------------------------------------------------
+_GELU = """
+#define GELU_SCALING_FACTOR 0.7978845608028654f  // sqrtf(2.0f / M_PI)
+
+__global__ void gelu_forward_kernel(float* out, const float* inp, int N) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < N) {
+        float xi = inp[i];
+        float cube = 0.044715f * xi * xi * xi;
+        out[i] = 0.5f * xi * (1.0f + tanhf(GELU_SCALING_FACTOR * (xi + cube)));
+    }
+}
+"""
+
+
+def _gelu_reference(out, inp, params):
+    x = inp.astype(np.float64)
+    out[:] = 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+
+
+GELU = Wild(
+    KernelSpec(id="wild_gelu", entry_point="gelu_forward_kernel", sources={"cuda": _GELU},
+               buffers=(BufferSpec(0, "f32", "read_write", name="out"),
+                        BufferSpec(1, "f32", "read", name="inp"),
+                        BufferSpec.uniform(2, (("N", "i32"),))),
+               reference=_gelu_reference, params=lambda n: {"N": n},
+               grid=lambda s, n: (ceil_div(n, s.workgroup_size[0]), 1, 1),
+               schedules=(Schedule(128),), domain={"inp": (-10.0, 10.0)},
+               tolerance={"f32": {"atol": 1e-6, "rtol": 1e-5, "ulp": 8}},
+               test_sizes=(1000, 1, 4099)),
+    {"writes one past the end": ("cuda", "if (i < N)", "if (i <= N)"),
+     "drops the cube": ("cuda", "(xi + cube)", "(xi)")})
+
+_SOFTMAX = """
+extern "C" __global__ void softmax_forward_kernel(float* out, const float* inp, int N, int C) {
+    extern __shared__ float shared[];
+    int idx = blockIdx.x;
+    int tid = threadIdx.x;
+    int block_size = blockDim.x;
+    const float* x = inp + idx * C;
+    float maxval = __int_as_float(0xff800000);  // -INFINITY
+    for (int i = tid; i < C; i += block_size) {
+        maxval = fmaxf(maxval, x[i]);
+    }
+    shared[tid] = maxval;
+    __syncthreads();
+    for (int stride = block_size / 2; stride >= 1; stride /= 2) {
+        __syncthreads();
+        if (tid < stride) {
+            shared[tid] = fmaxf(shared[tid], shared[tid + stride]);
+        }
+    }
+    __syncthreads();
+    float offset = shared[0];
+    for (int i = tid; i < C; i += block_size) {
+        out[idx * C + i] = expf(x[i] - offset);
+    }
+    __syncthreads();
+    x = out + idx * C;
+    float sumval = 0.0f;
+    for (int i = tid; i < C; i += block_size) {
+        sumval += x[i];
+    }
+    shared[tid] = sumval;
+    __syncthreads();
+    for (int stride = block_size / 2; stride >= 1; stride /= 2) {
+        __syncthreads();
+        if (tid < stride) {
+            shared[tid] += shared[tid + stride];
+        }
+    }
+    __syncthreads();
+    float sum = shared[0];
+    for (int i = tid; i < C; i += block_size) {
+        out[idx * C + i] = x[i] / sum;
+    }
+}
+"""
+
+
+def _softmax_reference(out, inp, params):
+    x = inp.astype(np.float64)
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    out[...] = e / e.sum(axis=1, keepdims=True)
+
+
+SOFTMAX = Wild(
+    KernelSpec(id="wild_softmax", entry_point="softmax_forward_kernel",
+               sources={"cuda": _SOFTMAX}, dims=("N", "C"),
+               buffers=(BufferSpec(0, "f32", "read_write", name="out", count="N*C",
+                                   shape=("N", "C")),
+                        BufferSpec(1, "f32", "read", name="inp", count="N*C", shape=("N", "C")),
+                        BufferSpec.uniform(2, (("N", "i32"), ("C", "i32")))),
+               reference=_softmax_reference, params=lambda size: dict(size.dims),
+               grid=lambda s, size: (size.N, 1, 1), shared_bytes="wg_x * 4",
+               schedules=(Schedule(128), Schedule(256)), domain={"inp": (-20.0, 20.0)},
+               nonfinite_inputs=False, tolerance={"f32": {"rtol": 1e-5, "atol": 1e-7, "ulp": 16}},
+               test_sizes=("4x1000", "1x1", "7x257")),
+    {"multiplies by the sum": ("cuda", "x[i] / sum", "x[i] * sum"),
+     "no barrier after the max": ("cuda", "shared[tid] = maxval;\n    __syncthreads();",
+                                  "shared[tid] = maxval;")},
+    invisible={("no barrier after the max", "cuda"): "a race the values may not show; "
+               "racecheck (kforge check --sanitize) finds it"})
+
+_SCALE = """
+template <typename T, int BLOCK>
+__global__ void scale_kernel(T* __restrict__ y, const T* __restrict__ x, T alpha, size_t n) {
+    size_t i = (size_t)blockIdx.x * BLOCK + threadIdx.x;
+    if (i < n) {
+        y[i] = alpha * x[i];
+    }
+}
+"""
+
+
+def _scale_reference(y, x, params):
+    y[:] = np.float32(params["alpha"]) * x
+
+
+SCALE = Wild(
+    KernelSpec(id="wild_scale", entry_point="scale_kernel<float, {{wg_x}}>",
+               sources={"cuda": _SCALE},
+               buffers=(BufferSpec(0, "f32", "read_write", name="y"),
+                        BufferSpec(1, "f32", "read", name="x"),
+                        BufferSpec.uniform(2, (("alpha", "f32"), ("n", "u64")))),
+               reference=_scale_reference, params=lambda n: {"n": n}, defaults={"alpha": -2.5},
+               grid=lambda s, n: (ceil_div(n, s.workgroup_size[0]), 1, 1),
+               schedules=(Schedule(256), Schedule(128)), test_sizes=(1000, 1, 4099)),
+    {"misses the last element": ("cuda", "if (i < n)", "if (i + 1 < n)")})
+
+_AXPBY = """
+extern "C" __global__ void axpby(double* y, const double* x, double a, double b, long long n) {
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + b * y[i];
+}
+"""
+
+
+def _axpby_reference(y, x, params):
+    y[:] = params["a"] * x + params["b"] * y
+
+
+AXPBY = Wild(
+    KernelSpec(id="wild_axpby", entry_point="axpby", sources={"cuda": _AXPBY},
+               buffers=(BufferSpec(0, "f64", "read_write", name="y", inout=True),
+                        BufferSpec(1, "f64", "read", name="x"),
+                        BufferSpec.uniform(2, (("a", "f64"), ("b", "f64"), ("n", "i64")))),
+               reference=_axpby_reference, params=lambda n: {"n": n},
+               defaults={"a": 0.75, "b": -1.25},
+               grid=lambda s, n: (ceil_div(n, s.workgroup_size[0]), 1, 1),
+               schedules=(Schedule(128),), test_sizes=(1000, 1, 4099)),
+    {"reads y after writing it": ("cuda", "a * x[i] + b * y[i]", "a * x[i] + b * y[i + 1]")})
+
+_LAYERNORM = """
+__global__ void mean_rstd_kernel(float* mean, float* rstd, const float* inp, int N, int C) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx < N) {
+        const float* x = inp + idx * C;
+        float m = 0.0f;
+        for (int i = 0; i < C; i++) m += x[i];
+        m = m / C;
+        float v = 0.0f;
+        for (int i = 0; i < C; i++) { float d = x[i] - m; v += d * d; }
+        v = v / C;
+        mean[idx] = m;
+        rstd[idx] = 1.0f / sqrtf(v + 1e-5f);
+    }
+}
+
+__global__ void normalization_kernel(float* out, const float* inp, const float* mean,
+                                     const float* rstd, const float* weight,
+                                     const float* bias, int N, int C) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= N * C) return;
+    int bt = idx / C;
+    int c = idx % C;
+    out[idx] = (inp[idx] - mean[bt]) * rstd[bt] * weight[c] + bias[c];
+}
+"""
+
+
+def _layernorm_reference(out, mean, rstd, inp, weight, bias, params):
+    x = inp.astype(np.float64)
+    m = x.mean(axis=1)
+    r = 1 / np.sqrt(x.var(axis=1) + 1e-5)
+    mean[:], rstd[:] = m, r
+    out[...] = (x - m[:, None]) * r[:, None] * weight + bias
+
+
+LAYERNORM = Wild(
+    KernelSpec(id="wild_layernorm_two_kernels", entry_point="mean_rstd_kernel",
+               sources={"cuda": _LAYERNORM}, dims=("N", "C"),
+               buffers=(BufferSpec(0, "f32", "read_write", name="out", count="N*C", shape=("N", "C")),
+                        BufferSpec(1, "f32", "read_write", name="mean", count="N"),
+                        BufferSpec(2, "f32", "read_write", name="rstd", count="N"),
+                        BufferSpec(3, "f32", "read", name="inp", count="N*C", shape=("N", "C")),
+                        BufferSpec(4, "f32", "read", name="weight", count="C"),
+                        BufferSpec(5, "f32", "read", name="bias", count="C"),
+                        BufferSpec.uniform(6, (("N", "i32"), ("C", "i32")))),
+               reference=_layernorm_reference, params=lambda size: dict(size.dims),
+               launches=(Dispatch("mean_rstd_kernel",
+                                  grid=lambda s, size: (ceil_div(size.N, s.workgroup_size[0]), 1, 1)),
+                         Dispatch("normalization_kernel",
+                                  grid=lambda s, size: (ceil_div(size.N * size.C,
+                                                                 s.workgroup_size[0]), 1, 1))),
+               schedules=(Schedule(128),), domain={"inp": (-4.0, 4.0), "weight": (-2.0, 2.0),
+                                                   "bias": (-2.0, 2.0)},
+               nonfinite_inputs=False, tolerance={"f32": {"rtol": 1e-4, "atol": 2e-5}},
+               test_sizes=("8x768", "1x1", "5x257")),
+    {"unbiased variance": ("cuda", "v = v / C;", "v = v / (C - 1 > 0 ? C - 1 : 1);"),
+     "second launch misses the last row": ("cuda", "if (idx >= N * C) return;",
+                                           "if (idx >= (N - 1) * C) return;")})
+
+_SCALAR_FIRST = """
+extern "C" __global__ void saxpy_scalar_first(int n, const float* __restrict__ x, float alpha,
+                                               float* __restrict__ y) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+        y[i] = alpha * x[i] + y[i];
+    }
+}
+"""
+
+
+def _saxpy_reference(x, y, params):
+    y[:] = np.float32(params["alpha"]) * x + y
+
+
+SAXPY = Wild(
+    KernelSpec(id="wild_saxpy_scalar_first", entry_point="saxpy_scalar_first",
+               sources={"cuda": _SCALAR_FIRST},
+               buffers=(BufferSpec(0, "f32", "read", name="x"),
+                        BufferSpec(1, "f32", "read_write", name="y", inout=True),
+                        BufferSpec.uniform(2, (("n", "i32"), ("alpha", "f32")))),
+               reference=_saxpy_reference, params=lambda n: {"n": n}, defaults={"alpha": 3.0},
+               grid=lambda s, n: (min(ceil_div(n, 256), 64), 1, 1), schedules=(Schedule(256),),
+               test_sizes=(100000, 1, 4099)),
+    {"grid stride too short": ("cuda", "i += blockDim.x * gridDim.x", "i += blockDim.x * gridDim.x + 1")})
+
+# -- a port: WGSL and CUDA, no numpy reference --------------------------------------------
+_ADD_WGSL = """
+@group(0) @binding(0) var<storage, read> a: array<f32>;
+@group(0) @binding(1) var<storage, read> b: array<f32>;
+@group(0) @binding(2) var<storage, read_write> c: array<f32>;
+@compute @workgroup_size(256)
+fn vector_add(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x < arrayLength(&c)) { c[id.x] = a[id.x] + b[id.x]; }
+}
+"""
+_ADD_CUDA = """
+extern "C" __global__ void vector_add(const float* a, const float* b, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+"""
+
+PORT = Wild(
+    KernelSpec(id="wild_port_add", entry_point="vector_add",
+               sources={"wgsl": _ADD_WGSL, "cuda": _ADD_CUDA},
+               buffers=(BufferSpec(0, "f32", "read", name="a"), BufferSpec(1, "f32", "read", name="b"),
+                        BufferSpec(2, "f32", "read_write", name="c"),
+                        BufferSpec.uniform(3, (("n", "i32"),))),
+               params=lambda n: {"n": n}, grid=lambda s, n: (ceil_div(n, 256), 1, 1),
+               schedules=(Schedule(256),), test_sizes=(1000, 4099)),
+    {"port subtracts": ("wgsl", "a[id.x] + b[id.x]", "a[id.x] - b[id.x]")})
+
+CORPUS = {w.kernel.id: w for w in (FMA, TRANSPOSE, HISTOGRAM, PARTICLES, TWO_PASS, DOUBLE, GELU,
+                                   SOFTMAX, SCALE, AXPBY, LAYERNORM, SAXPY, PORT)}
