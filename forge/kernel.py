@@ -1074,8 +1074,10 @@ class KernelSpec:
     def buffer_bytes(self, spec: BufferSpec, values: np.ndarray, target: str | None,
                      fill: np.ndarray | None = None) -> np.ndarray:
         """``values`` (logical) of buffer ``spec`` laid out for ``target``."""
-        if target is None:
-            return np.asarray(values).astype(spec.dtype, copy=False)
+        if target is None:  # host memory: the logical dtype (a vector keeps its lanes)
+            values = np.asarray(values)
+            dtype = spec.dtype
+            return values.astype(dtype.base if dtype.subdtype else dtype, copy=False)
         return _layout.encode(values, spec.type, _layout.rules_for(
             target, spec.access is Access.UNIFORM), fill)
 

@@ -288,10 +288,19 @@ def encode(values: np.ndarray, value_type: Any, rules: str | None,
     ``target_dtype``. Padding bytes come from ``fill`` (same shape, target dtype) when
     given, else are zero."""
     t = parse_type(value_type)
-    if rules is None or t.is_scalar:
-        return np.asarray(values, _logical(t))
-    out = np.zeros(np.shape(values), _target(t, rules)) if fill is None else fill.copy()
-    _copy_in(out, np.asarray(values), t)
+    logical = _logical(t)
+    values = np.asarray(values)
+    if logical.subdtype is not None and values.dtype != logical:
+        # A vector or array element: ``values`` has the lanes as trailing axes, and
+        # numpy would broadcast each scalar over a sub-array dtype; keep the lanes.
+        values = values.astype(logical.base, copy=False)
+        if rules is None:
+            return values
+    elif rules is None or t.is_scalar:
+        return np.asarray(values, logical)
+    count = values.shape[:values.ndim - len(logical.shape)]
+    out = np.zeros(count, _target(t, rules)) if fill is None else fill.copy()
+    _copy_in(out, values, t)
     return out
 
 

@@ -1,6 +1,6 @@
 """The built-in IR library: every kernel's CPU meaning checked against an independent
-numpy formula on the reference backend, and every kernel run on wgpu (lavapipe in CI)
-and CUDA (the GPU machine) under each of its schedules and test sizes, judged by the
+numpy formula on the reference backend, and every kernel run on wgpu (lavapipe in CI),
+browser (Chromium's SwiftShader in CI) and CUDA (the GPU machine) under each of its schedules and test sizes, judged by the
 oracle against the reference."""
 
 from __future__ import annotations
@@ -122,10 +122,11 @@ def test_reference_backend_matches_an_independent_numpy_formula(kernel_id):
     np.testing.assert_allclose(value, want, rtol=2e-5, atol=2e-6, err_msg=kernel_id)
 
 
-@pytest.fixture(scope="module", params=["wgpu", "cuda"])
+@pytest.fixture(scope="module", params=["wgpu", "browser", "cuda"])
 def device_pair(request):
     """A GPU backend's context and a reference context; wgpu runs on lavapipe in CI,
-    CUDA on the GPU machine (``--require-backend cuda``)."""
+    browser on Chromium's SwiftShader, CUDA on the GPU machine (``--require-backend
+    cuda``)."""
     require_available(request.config, request.param)
     ctx, ref = forge.open_context(request.param), forge.open_context("reference")
     yield ctx, ref
@@ -140,9 +141,12 @@ _RUNS = [(k, s) for k in IR_KERNELS for s in k.schedules]
 def test_every_ir_kernel_on_the_device_matches_the_reference(kernel, schedule, device_pair):
     ctx, ref = device_pair
     try:  # a dtype the device's language lacks (bf16 in WGSL) is a visible skip
-        kernel.source({"wgpu": "wgsl", "cuda": "cuda"}[ctx.backend_name], schedule)
+        kernel.source(ctx.target, schedule)
     except UnsupportedFeature as exc:
         pytest.skip(f"{kernel.id} on {ctx.backend_name}: {exc}")
+    missing = sorted(f for f in kernel.requires if not ctx.constraints.supports(f))
+    if missing:  # so is a feature the adapter does not offer (f16 on SwiftShader)
+        pytest.skip(f"{kernel.id} needs {missing}, which {ctx.backend_name} does not offer")
     for size in kernel.checked_sizes():
         ev = evaluate(ctx, kernel, schedule, size, samples=0)
         assert ev.verdict == "pass", (f"{kernel.id} under {schedule} at size {size}: "

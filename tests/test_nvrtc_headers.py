@@ -57,13 +57,16 @@ extern "C" __global__ void k(float* x) {
 extern "C" __global__ void k(int64_t* x, std::uint32_t* y) {
     x[0] = INT32_MAX; y[0] = UINT32_MAX; x[1] = sizeof(std::int8_t) + sizeof(uint64_t);
 }""",
-    "stdint.h, climits, cfloat, type_traits, limits": """#include <stdint.h>
+    "stdint.h, cstddef, climits, cfloat, type_traits, limits": """#include <stdint.h>
+#include <cstddef>
 #include <climits>
 #include <cfloat>
 #include <type_traits>
 #include <limits>
 extern "C" __global__ void k(float* x, int32_t* n) {
     static_assert(std::is_same<int32_t, int>::value, "int32_t is int");
+    struct Pair { char c; int i; };
+    static_assert(offsetof(Pair, i) == 4, "offsetof is a constant expression");
     x[0] = FLT_MAX; n[0] = INT_MAX + std::numeric_limits<int>::min();
 }""",
     "cub": """#include <cub/block/block_reduce.cuh>

@@ -178,8 +178,9 @@ class Dialect:
         """The reduction step ``op`` ("sum" or "max") of two values."""
         return self.op(Expr(REDUCTIONS[op].combine, dtype), [a, b])
 
-    def helpers(self, ops: set[tuple[str, str]]) -> str:
-        """Helper functions for the (op, dtype) pairs a kernel uses."""
+    def helpers(self, ops: set[tuple[str, str]], code: str = "") -> str:
+        """Helper functions for the (op, dtype) pairs a kernel uses, and for the
+        helpers its ``code`` calls."""
         return ""
 
     def check_ops(self, ops: set[tuple[str, str]]) -> None:
@@ -218,8 +219,14 @@ class WGSL(Dialect):
             return "(-2147483647i - 1i)"
         return f"{value}{'i' if dtype == 'i32' else 'u'}"
 
+    # A bitcast of a constant is a const-expression, and WGSL makes a const-expression
+    # that evaluates to an infinity or NaN a shader-creation error: Tint (Chromium)
+    # refuses `bitcast<f32>(0xff800000u)`, naga accepts it. A call of a user-declared
+    # function is never a const-expression, so through one the value is made at run time.
+    BITS_HELPER = "fg_f32_from_bits"
+
     def _nonfinite(self, name: str, dtype: str) -> str:
-        bits = f"bitcast<f32>({_NONFINITE_BITS['f32'][name]}u)"
+        bits = f"{self.BITS_HELPER}({_NONFINITE_BITS['f32'][name]}u)"
         return bits if dtype == "f32" else f"{dtype}({bits})"
 
     # WGSL spells every IR dtype by its IR name, so declarations take the dtype (or a
@@ -276,10 +283,13 @@ class WGSL(Dialect):
                 raise Unsupported(f"WGSL has no f64 {name} (naga lowers it through "
                                   "GLSL.std.450, which has it for 16 and 32-bit floats only)")
 
-    def helpers(self, ops: set[tuple[str, str]]) -> str:
+    def helpers(self, ops: set[tuple[str, str]], code: str = "") -> str:
         names = sorted({name for name, _ in ops
                         if name in OPERATIONS and OPERATIONS[name].wgsl_helper})
-        return "\n".join(wgsl_helper(name) for name in names)
+        found = [wgsl_helper(name) for name in names]
+        if f"{self.BITS_HELPER}(" in code:
+            found.insert(0, f"fn {self.BITS_HELPER}(bits: u32) -> f32 {{ return bitcast<f32>(bits); }}")
+        return "\n".join(found)
 
 
 class CUDA(Dialect):
@@ -401,7 +411,7 @@ class CUDA(Dialect):
         """The headers the kernel's dtypes need (cuda_fp16.h, cuda_bf16.h)."""
         return [f"#include <{self.HEADERS[d]}>" for d in sorted(self.HEADERS) if d in dtypes]
 
-    def helpers(self, ops: set[tuple[str, str]]) -> str:
+    def helpers(self, ops: set[tuple[str, str]], code: str = "") -> str:
         parts = []
         if any(name == "sigmoid" and dtype != "f64" for name, dtype in ops):
             parts.append("__device__ __forceinline__ float fg_sigmoid_f32(float x) {\n"

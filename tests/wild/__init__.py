@@ -35,6 +35,7 @@ class Wild:
     kernel: KernelSpec
     mutants: dict[str, tuple[str, str, str]]
     invisible: dict[tuple[str, str], str] = field(default_factory=dict)
+    nonfinite_only: frozenset[str] = frozenset()  # mutants wrong only on NaN or Inf
 
 
 def mutant(wild: Wild, name: str) -> KernelSpec:
@@ -253,7 +254,89 @@ DOUBLE = Wild(
                test_sizes=(4099,)),
     # Wrong only where the input is not finite: +Inf becomes the largest float.
     {"clamps infinity": ("wgsl", "y[gid.x] = x[gid.x] * 2.0;",
-                         "y[gid.x] = min(x[gid.x] * 2.0, 3.0e38);")})
+                         "y[gid.x] = min(x[gid.x] * 2.0, 3.0e38);")},
+    nonfinite_only=frozenset({"clamps infinity"}))
+
+_AXPY_F16 = """
+enable f16;
+
+struct Uniforms { vec_size: u32, alpha: f32 }
+@group(0) @binding(0) var<storage, read> x: array<vec4<f16>>;
+@group(0) @binding(1) var<storage, read> y: array<vec4<f16>>;
+@group(0) @binding(2) var<storage, read_write> output: array<vec4<f16>>;
+@group(0) @binding(3) var<uniform> uniforms: Uniforms;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) global_id: vec3<u32>) {
+    let global_idx = global_id.x;
+    if (global_idx >= uniforms.vec_size) { return; }
+    output[global_idx] = x[global_idx] * f16(uniforms.alpha) + y[global_idx];
+}
+"""
+
+
+def _axpy_f16_reference(x, y, output, uniforms):
+    # Half arithmetic rounds after each operation: the product, then the sum.
+    alpha = np.float16(uniforms["alpha"])
+    return (x * alpha).astype(np.float16) + y
+
+
+AXPY_F16 = Wild(
+    KernelSpec(id="wild_axpy_f16", entry_point="main", sources={"wgsl": _AXPY_F16},
+               buffers=(BufferSpec(0, "vec4<f16>", "read", name="x", fill=(-4.0, 4.0)),
+                        BufferSpec(1, "vec4<f16>", "read", name="y", fill=(-4.0, 4.0)),
+                        BufferSpec(2, "vec4<f16>", "read_write", name="output"),
+                        BufferSpec.uniform(3, (("vec_size", "u32"), ("alpha", "f32")),
+                                           name="uniforms")),
+               reference=_axpy_f16_reference, params=lambda n: {"vec_size": n},
+               defaults={"alpha": 0.75}, grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+               test_sizes=(1000, 1, 257)),
+    {"adds x twice": ("wgsl", "+ y[global_idx]", "+ x[global_idx]"),
+     "skips the last vector": ("wgsl", "global_idx >= uniforms.vec_size",
+                               "global_idx + 1u >= uniforms.vec_size")})
+
+_SUBGROUP_SUM = """
+enable subgroups;
+
+@group(0) @binding(0) var<storage, read> input: array<f32>;
+@group(0) @binding(1) var<storage, read_write> block_sums: array<f32>;
+var<workgroup> partial: array<f32, 256>;
+
+@compute @workgroup_size(256)
+fn reduce(@builtin(global_invocation_id) gid: vec3<u32>,
+          @builtin(local_invocation_index) lid: u32,
+          @builtin(workgroup_id) wid: vec3<u32>,
+          @builtin(subgroup_invocation_id) lane: u32,
+          @builtin(subgroup_size) sg_size: u32) {
+    var v = 0.0;
+    if (gid.x < arrayLength(&input)) { v = input[gid.x]; }
+    let s = subgroupAdd(v);
+    if (lane == 0u) { partial[lid / sg_size] = s; }
+    workgroupBarrier();
+    if (lid == 0u) {
+        var total = 0.0;
+        for (var k = 0u; k < 256u / sg_size; k++) { total += partial[k]; }
+        block_sums[wid.x] = total;
+    }
+}
+"""
+
+
+def _block_sums_reference(input, block_sums):
+    padded = np.zeros(block_sums.shape[0] * 256)
+    padded[:input.shape[0]] = input
+    return padded.reshape(-1, 256).sum(axis=1).astype(np.float32)
+
+
+SUBGROUP_SUM = Wild(
+    KernelSpec(id="wild_subgroup_sum", entry_point="reduce", sources={"wgsl": _SUBGROUP_SUM},
+               buffers=(BufferSpec(0, "f32", "read", name="input", fill=(-1.0, 1.0)),
+                        BufferSpec(1, "f32", "read_write", name="block_sums",
+                                   count=lambda n: ceil_div(n, 256))),
+               reference=_block_sums_reference, grid=lambda s, n: (ceil_div(n, 256), 1, 1),
+               test_sizes=(10007, 256, 1), tolerance={"f32": {"atol": 1e-5, "rtol": 1e-5}}),
+    {"counts only the first subgroup": ("wgsl", "k < 256u / sg_size", "k < 1u"),
+     "drops the tail": ("wgsl", "gid.x < arrayLength(&input)", "gid.x + 1u < arrayLength(&input)")})
 
 # -- CUDA --------------------------------------------------------------------------------
 _GELU = """
@@ -520,5 +603,6 @@ PORT = Wild(
                schedules=(Schedule(256),), test_sizes=(1000, 4099)),
     {"port subtracts": ("wgsl", "a[id.x] + b[id.x]", "a[id.x] - b[id.x]")})
 
-CORPUS = {w.kernel.id: w for w in (FMA, TRANSPOSE, HISTOGRAM, PARTICLES, TWO_PASS, DOUBLE, GELU,
+CORPUS = {w.kernel.id: w for w in (FMA, TRANSPOSE, HISTOGRAM, PARTICLES, TWO_PASS, DOUBLE,
+                                    AXPY_F16, SUBGROUP_SUM, GELU,
                                    SOFTMAX, SCALE, AXPBY, LAYERNORM, SAXPY, PORT)}
