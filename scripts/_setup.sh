@@ -45,10 +45,12 @@ make_venv() {
   "$VENV/bin/python" -m pip install -q --upgrade pip
 }
 
-# The optional extras this machine can use: test always; browser (Playwright) where
+# The optional extras this machine can use: test always; cuda (cuda-python, NVRTC,
+# NVIDIA's header wheels) on Linux, where NVIDIA ships them; browser (Playwright) where
 # Playwright ships its driver (Linux and macOS on x86_64 or arm64).
 usable_extras() {
   local extras="test"
+  [ "$(uname -s)" = Linux ] && extras="$extras,cuda"
   case "$(uname -s)-$(uname -m)" in
     Linux-x86_64|Linux-aarch64|Darwin-x86_64|Darwin-arm64) extras="$extras,browser" ;;
   esac
