@@ -406,7 +406,10 @@ def _field_problem(value: Any, dtype: np.dtype) -> str:
     """Why ``value`` cannot go into a uniform field of ``dtype`` without silently
     becoming something else ("" when it can): a bool anywhere, a non-integral number
     in an integer field (numpy would truncate 1.5 to 1)."""
-    array = np.asarray(value)
+    try:
+        array = np.asarray(value)
+    except ValueError:  # a nested struct's value: numpy's own assignment checks it
+        return ""
     if array.dtype == bool:
         return "a bool is not a number here (give 0 or 1)"
     base = dtype.base
