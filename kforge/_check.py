@@ -146,6 +146,8 @@ class CheckRun:
                 entry = entries.get(name)
                 if entry is not None and entry.device_code:
                     tried.setdefault(result.kernel.id, []).append(ev)
+        if not tried and self.missing_device_backends:   # none available: none tried
+            return {r.kernel.id: "no device backend is available here" for r in self.results}
         for kernel_id, evaluations in tried.items():
             if all(ev.verdict == Verdict.UNSUPPORTED for ev in evaluations):
                 reasons = dict.fromkeys(f"{ev.backend}: {ev.error}" for ev in evaluations)
@@ -153,11 +155,21 @@ class CheckRun:
         return found
 
     @property
+    def missing_device_backends(self) -> list[str]:
+        """Device backends registered but unavailable here (and not asked for): a kernel
+        no available backend could run may be one of theirs (a CUDA kernel on a machine
+        without NVIDIA's driver), which is this machine's lack, not the kernel's."""
+        entries = registry.backend_entries()
+        return [name for name in self.unavailable
+                if name in entries and entries[name].device_code]
+
+    @property
     def exit_code(self) -> int:
         if self.interrupted:
             return 130
+        unverified_here = self.unverified and not self.missing_device_backends
         return 1 if (self.failed or self.refused or not self.evaluations
-                     or self.unverified) else 0
+                     or unverified_here) else 0
 
     def as_dict(self) -> dict:
         return {"format": RESULTS_FORMAT, "passed": self.exit_code == 0,
@@ -304,15 +316,22 @@ def _print_run(run: CheckRun, regressions: list[str]) -> None:
             print(f"{result.kernel.id} at size {result.size}: {result.verdict()}", file=sys.stderr)
     for line in regressions:
         print(f"regression against the baseline: {line}", file=sys.stderr)
+    missing = ", ".join(run.missing_device_backends)
     for kernel_id, why in run.unverified.items():
-        print(f"{kernel_id}: ERROR: no backend could run its device code, so nothing checked "
-              f"it ({why})", file=sys.stderr)
+        if missing:
+            print(f"{kernel_id}: NOT CHECKED here: no available backend could run its device "
+                  f"code ({why}); {missing} may, where available")
+        else:
+            print(f"{kernel_id}: ERROR: no backend could run its device code, so nothing "
+                  f"checked it ({why})", file=sys.stderr)
     total, failed = len(run.evaluations), len(run.failed)
     if not total:
         print("no evaluation ran: no backend could run these kernels")
     elif failed:
         print(f"{failed} of {total} evaluations failed")
-    elif run.unverified:
+    elif run.unverified and not missing:
         print(f"{len(run.unverified)} kernel(s) ran on no backend that runs their device code")
     else:
-        print(f"all {total} evaluations passed, or are unsupported where shown")
+        print(f"all {total} evaluations passed, or are unsupported where shown"
+              + (f"; {len(run.unverified)} kernel(s) not checked here, where {missing} "
+                 "is not available" if run.unverified else ""))

@@ -120,3 +120,43 @@ def test_a_kernel_no_device_backend_could_run_fails_the_check(request, tmp_path,
     assert code == 1, out.out + out.err
     assert "halve: ERROR: no backend could run its device code" in out.err
     assert "cooperative_matrix" in out.err
+
+
+_CUDA_ONLY = '''
+import numpy as np
+from forge import BufferSpec, KernelSpec, Schedule, ceil_div
+
+TWICE = KernelSpec(
+    id="twice", entry_point="twice",
+    sources={"cuda": """extern "C" __global__ void twice(const float* x, float* y, int n) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < n) y[i] = 2.0f * x[i];
+    }"""},
+    buffers=(BufferSpec(0, "f32", "read", name="x"), BufferSpec(1, "f32", "read_write", name="y")),
+    reference=lambda x, y: x * np.float32(2), grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+    params=lambda n: {"n": n}, schedules=(Schedule(64),), test_sizes=(100,))
+'''
+
+
+def test_a_kernel_for_a_backend_missing_here_is_reported_not_failed(tmp_path, capsys,
+                                                                   monkeypatch):
+    """A CUDA kernel checked on a machine without NVIDIA's driver: nothing here can run
+    its device code, which is the machine's lack, not the kernel's. The check says
+    NOT CHECKED and names the missing backend; it fails only when every device backend
+    was there and none could run it (the test above)."""
+    from oracle import Session
+
+    real = Session.opened
+
+    def without_device_backends(self, name):
+        if name != "reference":
+            return False, "pretend it is missing"
+        return real(self, name)
+
+    monkeypatch.setattr(Session, "opened", without_device_backends)
+    path = tmp_path / "cuda_only.py"
+    path.write_text(_CUDA_ONLY, encoding="utf-8")
+    code = main(["check", str(path), "--no-isolate", "--samples", "1"])
+    out = capsys.readouterr()
+    assert code == 0, out.out + out.err
+    assert "twice: NOT CHECKED here" in out.out and "cuda" in out.out
