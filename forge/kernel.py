@@ -468,6 +468,11 @@ class KernelBody(abc.ABC):
     def size(self, kernel: "KernelSpec", value: Any) -> Size:
         return parse_size(value, kernel.dims)
 
+    def named_dims(self, kernel: "KernelSpec", size: Size) -> Mapping[str, int]:
+        """The dimensions that ``bytes_moved`` and ``flops`` expressions name at
+        ``size`` (an IR pattern's: ``rows``, ``cols``, ``m``...)."""
+        return size.dims
+
     @abc.abstractmethod
     def describe(self, kernel: "KernelSpec") -> dict:
         """JSON-able data defining the body's meaning."""
@@ -556,6 +561,11 @@ class KernelSpec:
     ``body`` is an IR pattern (build one with ``forge.ir.kernel``); a raw kernel gets a
     ``RawBody`` of its sources and reference. ``schedule_roles`` marks schedules by
     their text: ``"big-gpu"`` for those tuned for large devices.
+
+    ``bytes_moved`` and ``flops`` say how much work one run at a size is (None, an
+    int, an expression over the size's dimensions such as ``"2*M*N*K"``, or a callable
+    of the size), so that results can be placed under a roofline; ``work(size)``
+    resolves them.
     """
 
     id: str
@@ -587,6 +597,8 @@ class KernelSpec:
     arguments: tuple[str, ...] | None = None
     launches: tuple[Dispatch, ...] = ()
     template: bool = True
+    bytes_moved: Any = None
+    flops: Any = None
 
     def __post_init__(self) -> None:
         set_ = functools.partial(object.__setattr__, self)
@@ -699,6 +711,28 @@ class KernelSpec:
         if self.launches:
             described["launches"] = [d.describe() for d in self.launches]
         return described
+
+    def work(self, size: Any) -> dict[str, int | None]:
+        """``bytes_moved`` and ``flops`` at ``size`` (None where not declared); an
+        ``InvalidArgument`` names a declaration that does not give a count >= 0."""
+        size = self.size(size)
+        named = Size(dict(self.body.named_dims(self, size)))
+        found: dict[str, int | None] = {}
+        for what in ("bytes_moved", "flops"):
+            declared = getattr(self, what)
+            try:
+                value = resolve(declared, None, named if isinstance(declared, str) else size,
+                                f"kernel {self.id} {what}", with_schedule=False)
+            except InvalidArgument as exc:
+                if not isinstance(declared, str):
+                    raise  # resolve named the kernel's function already
+                raise InvalidArgument(f"kernel {self.id} {what}: {exc}") from None
+            if value is not None and (isinstance(value, bool) or not isinstance(
+                    value, (int, float, np.integer, np.floating)) or not 0 <= value < math.inf):
+                raise InvalidArgument(f"kernel {self.id}: {what} at size {size} must be a "
+                                      f"count >= 0, got {value!r}")
+            found[what] = None if value is None else int(value)
+        return found
 
     def schedule_role(self, schedule: Schedule) -> str:
         """``"baseline"`` (portable) unless ``schedule_roles`` says otherwise."""
