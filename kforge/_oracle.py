@@ -8,13 +8,19 @@ import sys
 from forge import registry
 from forge.errors import ForgeError, OracleMismatch, UnsupportedFeature
 from oracle import Session, certify, format_duration, tune
+from oracle._ceilings import PROBES, SCALES, capacity_for, measure_ceilings, probe_scale
 
 from ._check import add_backend_flag, add_run_flags, backends, open_options
 from ._kernels import add_kernel_arguments, resolve_kernels
-from ._output import add_json_flag, print_json, print_table, progress, schedule_arg
+from ._output import (add_json_flag, print_json, print_table, progress, schedule_arg,
+                      write_json)
 
 # Values a backend reports for "no limit" (the host's 2**62) read better as words.
 _UNLIMITED = 2 ** 62
+
+#: The ``format`` field of ``kforge profile-hardware --json`` (``kforge report`` reads the
+#: measured ceilings from it).
+PROFILE_FORMAT = "kforge-profile/1"
 
 
 def register(subparsers) -> None:
@@ -43,6 +49,13 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser(
         "profile-hardware", help="adapter identity and constraints of each available backend")
     add_backend_flag(parser, "backends to describe (repeatable; default: every available one)")
+    parser.add_argument("--measure", action="store_true",
+                        help="also measure each adapter's ceilings (copy bandwidth, fp32 FMA "
+                             "and tensor-core throughput) for the roofline of kforge report")
+    parser.add_argument("--scale", choices=SCALES, default="auto",
+                        help="probe sizes for --measure: large for GPUs, small for CPU adapters "
+                             "and numpy (default: auto, by adapter)")
+    parser.add_argument("--results", metavar="PATH", help="also write the JSON profile here")
     add_json_flag(parser)
     parser.set_defaults(run=_profile_hardware)
 
@@ -156,22 +169,53 @@ def _readable(value):
     return value
 
 
+def _profile(name: str, args, advance) -> dict:
+    """One backend's profile: identity, constraints, timing, and with ``--measure`` its
+    measured ceilings."""
+    options, scale = {}, args.scale
+    if args.measure:
+        if scale == "auto":  # the probes' sizes follow the adapter: ask it first
+            with registry.open_context(name) as ctx:
+                scale = probe_scale(ctx)
+        options["capacity_bytes"] = capacity_for(scale)
+    with registry.open_context(name, **options) as ctx:
+        profile = {"adapter": ctx.adapter.as_dict(), "constraints": ctx.constraints.as_dict(),
+                   "timing_source": ctx.timing_source,
+                   "timestamp_supported": ctx.timestamp_supported}
+        if args.measure:
+            ceilings = measure_ceilings(ctx, scale, on_probe=lambda c: advance(
+                f"{name}: {c.name} {'measured' if c.value is not None else 'not measured'}"))
+            profile["ceilings"] = {k: c.as_dict() for k, c in ceilings.items()}
+    return profile
+
+
+def _ceiling_rows(profile: dict) -> list[tuple]:
+    rows = []
+    for name, c in profile.get("ceilings", {}).items():
+        if c["value"] is None:
+            rows.append((f"ceiling.{name}", f"not measured: {c['reason']}"))
+        else:
+            rows.append((f"ceiling.{name}", f"{c['value']:.4g} {c['unit']} ({c['what']}; median "
+                         f"of {c['timing']['count']}, {c['timing']['source']})"))
+    return rows
+
+
 def _profile_hardware(args) -> int:
     names, unavailable, refused = backends(args.backends)
-    profiles = {}
-    for name in names:
-        with registry.open_context(name) as ctx:
-            profiles[name] = {"adapter": ctx.adapter.as_dict(),
-                              "constraints": ctx.constraints.as_dict(),
-                              "timing_source": ctx.timing_source,
-                              "timestamp_supported": ctx.timestamp_supported}
+    with progress(len(names) * len(PROBES) if args.measure else 0,
+                  args.json or not args.measure) as advance:
+        profiles = {name: _profile(name, args, advance) for name in names}
+    data = {"format": PROFILE_FORMAT, "backends": profiles,
+            "unavailable": {**unavailable, **refused}}
+    if args.results:
+        write_json(args.results, data)
     if args.json:
-        print_json({"backends": profiles, "unavailable": {**unavailable, **refused}})
+        print_json(data)
         return 1 if refused else 0
     for name, profile in profiles.items():
         rows = [(f"adapter.{k}", v) for k, v in profile["adapter"].items()]
         rows += [(k, _readable(v)) for k, v in profile["constraints"].items()]
-        rows += [("timing_source", profile["timing_source"])]
+        rows += [("timing_source", profile["timing_source"])] + _ceiling_rows(profile)
         print_table(f"{name}", ["property", "value"], rows)
     for name, why in {**unavailable, **refused}.items():
         print(f"{name}: not available: {why}")
