@@ -734,6 +734,14 @@ class KernelSpec:
             found[what] = None if value is None else int(value)
         return found
 
+    def declared_work(self, size: Any) -> dict[str, Any]:
+        """``work(size)`` for a saved result: never raises; a declaration that fails
+        gives None for both and says why under ``work_error``."""
+        try:
+            return self.work(size)
+        except ForgeError as exc:
+            return {"bytes_moved": None, "flops": None, "work_error": str(exc)}
+
     def schedule_role(self, schedule: Schedule) -> str:
         """``"baseline"`` (portable) unless ``schedule_roles`` says otherwise."""
         return self.schedule_roles.get(str(schedule), "baseline")

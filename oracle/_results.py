@@ -373,14 +373,4 @@ class Evaluation:
                 "notes": list(self.notes), "repro": self.repro, "saved": self.saved,
                 "isolated": self.isolated,
                 "timing": self.timing.as_dict() if self.timing else None,
-                **self._work(), "report": self.report()}
-
-    def _work(self) -> dict:
-        """The kernel's declared bytes and flops at this size (for a roofline); a
-        declaration that fails says why instead of failing the whole result."""
-        from forge.errors import ForgeError
-
-        try:
-            return self.kernel.work(self.size)
-        except ForgeError as exc:
-            return {"bytes_moved": None, "flops": None, "work_error": str(exc)}
+                **self.kernel.declared_work(self.size), "report": self.report()}
