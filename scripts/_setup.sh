@@ -1,5 +1,5 @@
 # Shared set-up for scripts/kforge and scripts/test; sourced, not run (DEVELOPERS.md).
-# Creates .venv when missing, installs the project with its test extras when
+# Creates .venv when missing, installs the project with its test and report extras when
 # pyproject.toml changed, and installs Mesa's software Vulkan driver (lavapipe) when no
 # Vulkan driver is present and we may (root, or CI=true); otherwise prints the command.
 set -euo pipefail
@@ -48,8 +48,8 @@ install_project() {
   local stamp="$VENV/.kernel-forge-installed" want
   want="$(cat "$ROOT/pyproject.toml" "$@" 2>/dev/null | "$VENV/bin/python" -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())')"
   [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
-  say "installing kernel-forge (editable) with its test extras"
-  "$VENV/bin/python" -m pip install -q -e "$ROOT[test]"
+  say "installing kernel-forge (editable) with its test and report extras"
+  "$VENV/bin/python" -m pip install -q -e "$ROOT[test,report]"
   local extra
   for extra in "$@"; do
     "$VENV/bin/python" -m pip install -q -e "$(dirname "$extra")"
