@@ -1,4 +1,4 @@
-"""The benchmark suite of PERFORMANCE.md: ``python -m bench`` from the repository root
+"""The benchmark suite of docs/PERFORMANCE.md: ``python -m bench`` from the repository root
 (this package is not installed). Each target, P1 to P8, is measured against a baseline
 measured in the same process on the same GPU, and printed as one table.
 

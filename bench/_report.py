@@ -20,7 +20,7 @@ GIB = 1 << 30
 
 @dataclass(frozen=True)
 class Goal:
-    """A target of PERFORMANCE.md: ``on`` the ``"ratio"`` (ours / baseline) or on
+    """A target of docs/PERFORMANCE.md: ``on`` the ``"ratio"`` (ours / baseline) or on
     ``"ours"`` itself, compared with ``op`` (``">="``, ``"<="`` or ``"=="``) to
     ``bound``."""
 
@@ -131,7 +131,7 @@ def ratio(ours: float | None, baseline: float | None) -> float | None:
 
 
 def bandwidth_gbps(bytes_moved: int, seconds: float) -> float:
-    """Bytes per second in GB/s (10^9), the unit of PERFORMANCE.md."""
+    """Bytes per second in GB/s (10^9), the unit of docs/PERFORMANCE.md."""
     if seconds <= 0:
         raise ValueError(f"a duration must be positive, got {seconds}")
     return bytes_moved / seconds / 1e9
@@ -159,7 +159,7 @@ def memory_bound_bytes(kernel, size: int) -> int:
 
 
 def rows_bytes(rows: int, cols: int, itemsize: int = 4) -> int:
-    """A row kernel's floor as PERFORMANCE.md P3 counts it: one read and one write of
+    """A row kernel's floor as docs/PERFORMANCE.md P3 counts it: one read and one write of
     each element (per-column weights are not counted)."""
     return 2 * rows * cols * itemsize
 
@@ -183,7 +183,7 @@ _HEADER = ["target", "what", "baseline", "baseline figure", "ours", "ratio", "go
 
 
 def format_bytes(nbytes: int) -> str:
-    """``1 GiB``, ``256 MiB``, ``0.5 MiB``: the unit PERFORMANCE.md sizes are given in."""
+    """``1 GiB``, ``256 MiB``, ``0.5 MiB``: the unit docs/PERFORMANCE.md sizes are given in."""
     if nbytes >= GIB:
         return f"{nbytes / GIB:.4g} GiB"
     return f"{nbytes / MIB:.4g} MiB"

@@ -1,4 +1,4 @@
-"""The ForgeError hierarchy (DESIGN.md section 7).
+"""The ForgeError hierarchy (docs/DESIGN.md section 7).
 
 Every failure the project reports is a ``ForgeError``. Each subclass also derives from
 the builtin exception a caller would naturally catch (``GpuUnavailable`` is an

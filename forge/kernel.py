@@ -556,7 +556,8 @@ class KernelSpec:
     ``shared_bytes`` (CUDA dynamic shared memory), ``arguments`` (CUDA parameter
     order by name), ``launches`` (several ``Dispatch``es run as one kernel), and
     ``requires`` (device features such as ``"subgroups"``; a WGSL ``enable`` adds its
-    own). The numpy reference never needs them.
+    own), and ``entry_points`` (the entry point's name per target, where the sources
+    name it differently). The numpy reference never needs them.
 
     ``body`` is an IR pattern (build one with ``forge.ir.kernel``); a raw kernel gets a
     ``RawBody`` of its sources and reference. ``schedule_roles`` marks schedules by
@@ -597,6 +598,7 @@ class KernelSpec:
     arguments: tuple[str, ...] | None = None
     launches: tuple[Dispatch, ...] = ()
     template: bool = True
+    entry_points: Mapping[str, str] = field(default_factory=dict)
     bytes_moved: Any = None
     flops: Any = None
 
@@ -642,6 +644,12 @@ class KernelSpec:
         set_("requires", frozenset(self.requires))
         set_("schedule_roles", dict(self.schedule_roles))
         set_("launches", tuple(self.launches))
+        set_("entry_points", dict(self.entry_points))
+        for target, entry in self.entry_points.items():
+            if target not in TARGETS or not isinstance(entry, str) or not _entry_name(entry):
+                raise InvalidArgument(f"kernel {self.id}: entry_points maps a target "
+                                      f"({', '.join(TARGETS)}) to a function name, got "
+                                      f"{target!r}: {entry!r}")
         set_("include_dirs", tuple(self.include_dirs))
         set_("options", {t: tuple(o) for t, o in dict(self.options).items()})
         if self.arguments is not None:
@@ -702,6 +710,7 @@ class KernelSpec:
                      "nonfinite_inputs": self.nonfinite_inputs, "dims": list(self.dims),
                      "body": self.body.describe(self)}
         extras = {"constants": self.constants, "overrides": self.overrides,
+                  "entry_points": self.entry_points,
                   "defines": self.defines, "options": self.options,
                   "include_dirs": self.include_dirs, "shared_bytes": self.shared_bytes,
                   "arguments": self.arguments, "params": self.params, "grid": self.grid}
@@ -837,11 +846,12 @@ class KernelSpec:
         overrides = tuple((k, resolve(v, schedule, size, f"kernel {self.id} override {k}"))
                           for k, v in self.overrides.items()) if target == "wgsl" else ()
         if not self.launches:
-            return (Step(self._entry(self.entry_point, schedule, size),
+            entry = self.entry_points.get(target or "", self.entry_point)
+            return (Step(self._entry(entry, schedule, size),
                          self.workgroups(schedule, size, max_per_dimension),
                          schedule.workgroup_size,
                          self._shared(self.shared_bytes, schedule, size),
-                         self._cuda_arguments(self.entry_point, self.arguments, target, source),
+                         self._cuda_arguments(entry, self.arguments, target, source),
                          overrides),)
         steps = []
         for dispatch in self.launches:

@@ -1,5 +1,5 @@
 """``Schedule``: how a kernel's work is laid out on the device, and the check that the
-adapter can run it (DESIGN.md section 3)."""
+adapter can run it (docs/DESIGN.md section 3)."""
 
 from __future__ import annotations
 

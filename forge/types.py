@@ -1,5 +1,5 @@
 """Core value types shared by every layer: binding usage, buffer views, memory
-topology, and what an adapter is and can do (DESIGN.md section 2)."""
+topology, and what an adapter is and can do (docs/DESIGN.md section 2)."""
 
 from __future__ import annotations
 

@@ -18,7 +18,8 @@ from typing import Any
 
 from forge import registry
 from forge.errors import GpuUnavailable, InvalidArgument
-from oracle import CrossCheck, Evaluation, Session, Verdict, cross_check, format_duration
+from oracle import (CheckOptions, CrossCheck, Evaluation, Session, Verdict, check_many,
+                    format_duration)
 
 from ._kernels import add_kernel_arguments, resolve_kernels
 from ._output import (add_json_flag, count_arg, positive_arg, print_json, print_table, progress,
@@ -180,16 +181,15 @@ def run_check(args) -> CheckRun:
         raise
     run = CheckRun(unavailable=unavailable, refused=refused)
     judged = [n for n in names if n != reference]
+    options = CheckOptions(schedule=args.schedule, samples=args.samples, timeout_s=args.timeout,
+                           reference=reference)
     try:
         with progress(len(plan) * len(judged), args.json) as advance:
-            for kernel, size, seed in plan:
-                run.results.append(cross_check(
-                    kernel, judged, size, seed, session=session, samples=args.samples,
-                    reference=args.reference_backend, schedule=args.schedule,
-                    on_result=lambda name, ev, k=kernel: advance(
-                        f"{k.id} at {ev.size} on {name}: {ev.verdict}"),
-                    timeout_s=args.timeout))
-                _after_each(run.results[-1], args)
+            for result in check_many(plan, judged, session, options, on_result=lambda name, ev:
+                                     advance(f"{ev.kernel.id} at {ev.size} on {name}: "
+                                             f"{ev.verdict}")):
+                run.results.append(result)
+                _after_each(result, args)
     except KeyboardInterrupt:
         run.interrupted = True
     finally:

@@ -118,6 +118,8 @@ def _run_set(ev: Evaluation, runner: Runner, expected: Expected, schedule: Sched
     except ForgeError as exc:
         _fail(ev, ErrorInfo.of(exc))
         return False
+    if not _fits(runner, plan, ev):
+        return False
     outcome = runner.execute(plan)
     if outcome.ran:
         ev.level = ValidationLevel.PIPELINE_CREATED
@@ -130,6 +132,23 @@ def _run_set(ev: Evaluation, runner: Runner, expected: Expected, schedule: Sched
             ev.level = _source_level(expected.case.kernel, info, schedule, expected.case.size)
         return False
     return True
+
+
+def _fits(runner: Runner, plan, ev: Evaluation) -> bool:
+    """Whether the runner's context can hold the plan's buffers, growing it (when the
+    runner opened it with the default capacity) where it cannot; else the evaluation
+    fails with a message naming the option that gives more memory."""
+    need = runner.info.capacity_needed(plan)
+    if need is None:
+        return True
+    rounded = -(-int(need * 1.25) // (1 << 20)) << 20
+    if runner.grow(rounded) and runner.info.capacity_needed(plan) is None:
+        return True
+    _fail(ev, ErrorInfo("AllocationError", f"the buffers of {plan.kernel.id} at size "
+                        f"{plan.size} need a context of about {rounded >> 20} MiB (with the "
+                        "oracle's guards); open it with more memory (--capacity-mib, or "
+                        "capacity_bytes=)"))
+    return False
 
 
 def _source_level(kernel: KernelSpec, info: BackendInfo, schedule: Schedule, size: Any

@@ -45,11 +45,32 @@ class BackendInfo:
     adapter: AdapterIdentity
     constraints: AdapterConstraints
     timing_source: str
+    #: Per binding usage (its value): the bytes of the slab that backs it, and the
+    #: context's whole capacity; empty when the context does not say.
+    capacity: tuple[tuple[str, int, int], ...] = ()
 
     @classmethod
     def of(cls, ctx: OracleContext) -> "BackendInfo":
+        allocator = getattr(ctx, "allocator", None)
+        capacity: tuple = ()
+        if allocator is not None:
+            topology = allocator.topology
+            capacity = tuple((usage.value, allocator.slab_capacity(topology.slab_index(usage)),
+                              allocator.capacity) for usage in BindingUsage)
         return cls(ctx.backend_name, getattr(ctx, "target", None), ctx.adapter, ctx.constraints,
-                   ctx.timing_source)
+                   ctx.timing_source, capacity)
+
+    def capacity_needed(self, plan: "Plan") -> int | None:
+        """The whole capacity a context needs to hold ``plan``'s buffers (slab by slab,
+        as this context splits it), or None when it holds them already."""
+        if not self.capacity:
+            return None
+        need: dict[str, int] = {}
+        for region in plan.regions:
+            need[region.usage.value] = need.get(region.usage.value, 0) + region.data.nbytes + 4096
+        grow = [need.get(usage, 0) * total // max(slab, 1)
+                for usage, slab, total in self.capacity if need.get(usage, 0) > slab]
+        return max(grow) if grow else None
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,12 @@ class Runner(abc.ABC):
     @abc.abstractmethod
     def execute(self, plan: Plan) -> Outcome: ...
 
+    def grow(self, capacity_bytes: int) -> bool:
+        """Reopen with at least ``capacity_bytes`` of memory, when this runner opened its
+        context itself with the backend's default capacity; False when it cannot (a
+        context the caller gave, or a capacity the caller chose)."""
+        return False
+
     def close(self) -> None:
         """Release what the runner holds (idempotent)."""
 
@@ -49,11 +55,21 @@ class InProcessRunner(Runner):
     """Plans run on ``ctx`` in this process. When ``owned`` (a session opened it), a
     context that was lost ends the backend: later plans are not run."""
 
-    def __init__(self, ctx: OracleContext, owned: bool = False) -> None:
+    def __init__(self, ctx: OracleContext, owned: bool = False,
+                 reopen: Any = None) -> None:
         # Any object with the contract's members will do (tests wrap contexts).
         self.ctx, self.owned, self.name = ctx, owned, ctx.backend_name
         self._info = BackendInfo.of(ctx)
         self._lost: str | None = None
+        self._reopen = reopen  # (capacity_bytes) -> a new context, for grow()
+
+    def grow(self, capacity_bytes: int) -> bool:
+        if self._reopen is None or self._lost is not None:
+            return False
+        self.ctx.close()
+        self.ctx = self._reopen(capacity_bytes)
+        self._info = BackendInfo.of(self.ctx)
+        return True
 
     @property
     def info(self) -> BackendInfo:
@@ -117,14 +133,20 @@ class Session:
 
                 runner: Runner = WorkerRunner(name, options, self.timeout_s)
             else:
-                ctx = registry.open_context(name, **options)
-                ctx.timeout_s = self.timeout_s
-                runner = InProcessRunner(ctx, owned=True)
+                runner = InProcessRunner(self._open(name, options), owned=True,
+                                         reopen=None if "capacity_bytes" in options else
+                                         lambda capacity: self._open(name, {
+                                             **options, "capacity_bytes": capacity}))
         except ForgeError as exc:
             self._failed[name] = f"{type(exc).__name__}: {exc}"
             raise
         self._runners[name] = runner
         return runner
+
+    def _open(self, name: str, options: Mapping[str, Any]) -> OracleContext:
+        ctx = registry.open_context(name, **options)
+        ctx.timeout_s = self.timeout_s
+        return ctx
 
     def start(self, names: Iterable[str]) -> None:
         """Start the workers of backends ``names`` now, all at once, so their imports

@@ -125,6 +125,7 @@ class WorkerRunner(Runner):
     def __init__(self, name: str, options: Mapping[str, Any] | None = None,
                  timeout_s: float | None = None, prefix: Sequence[str] = ()) -> None:
         self.name, self.options, self.timeout_s = name, dict(options or {}), timeout_s
+        self.fixed_options = dict(self.options)  # what the caller chose (growth leaves them)
         self.prefix = list(prefix)
         self._log = tempfile.NamedTemporaryFile(prefix=f"kforge-{name}-worker-", suffix=".log",
                                                 delete=False)
@@ -230,6 +231,22 @@ class WorkerRunner(Runner):
         if outcome.error is not None and outcome.error.lost:
             self._replace()  # a lost device, or a timeout with work still running
         return outcome
+
+    def grow(self, capacity_bytes: int) -> bool:
+        """Restart the worker with ``capacity_bytes`` (unless the caller chose one)."""
+        if "capacity_bytes" in self.fixed_options:
+            return False
+        self.options["capacity_bytes"] = int(capacity_bytes)
+        if self._worker is not None:
+            self._worker.stop()
+            self._worker = None
+        starting, self._starting = self._starting, None
+        if starting is not None:
+            starting.stop()
+        self._launch()
+        self._info = None
+        self._ready()
+        return True
 
     def _replace(self) -> None:
         """Stop the worker and start its replacement at once (it opens meanwhile)."""

@@ -154,3 +154,19 @@ def test_p2_runs_on_wgpu_and_says_when_there_is_no_cuda_copy(request):
     assert len(kernels) == 2 and all(r.ours > 0 and "output checked" in r.notes for r in kernels)
     for row in rows:
         assert row.baseline_value is not None or "no CUDA copy" in row.error
+
+
+def test_p14_compares_each_backend_s_check_with_the_reference_and_with_in_process(monkeypatch):
+    """The main-job rows, with the subprocess timings replaced by fixed ones (the real
+    section runs kforge check eight times per backend on the GPU machine)."""
+    import bench._main_job as main_job
+
+    times = {("--backend", "reference"): 2.0, ("--backend", "wgpu"): 2.2,
+             ("--backend", "wgpu", "--no-isolate"): 2.1}
+    monkeypatch.setattr(main_job, "_seconds", lambda *argv: (times[argv], 0))
+    monkeypatch.setattr(main_job.forge, "available_backends",
+                        lambda: {"wgpu": (True, ""), "cuda": (False, "none")})
+    rows = main_job.p14(None)
+    check, isolation = rows
+    assert (check.target, check.ratio, check.met) == ("P14", 1.1, True)
+    assert isolation.target == "isolation" and round(isolation.ratio, 3) == round(2.2 / 2.1, 3)

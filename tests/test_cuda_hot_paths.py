@@ -1,4 +1,4 @@
-"""The CUDA backend's hot paths (PERFORMANCE.md P5, P7).
+"""The CUDA backend's hot paths (docs/PERFORMANCE.md P5, P7).
 
 Timed samples: the first time a launch is timed, its samples are direct launches; from
 its second time on they are one replay of a cached CUDA graph of the same launches and

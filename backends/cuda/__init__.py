@@ -7,7 +7,7 @@ Inside: ``_driver`` (the CUresult/nvrtcResult translation point, device probing,
 primary context), ``_nvrtc`` (compiles and their disk cache), ``_memory`` (pinned
 memory and staged copies), and ``_context`` (the context, captured graphs, and the
 cached graphs that replay ``run_kernel``'s timed samples). Its speed is measured by the
-repository's ``python -m bench`` (PERFORMANCE.md).
+repository's ``python -m bench`` (docs/PERFORMANCE.md).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """``CudaComputeContext``: the OracleContext contract and the whole seed API
-(../shared/seed/CudaComputeContext.txt) on the CUDA driver through cuda-python, built
+(docs/DESIGN.md section 2) on the CUDA driver through cuda-python, built
 on ``SlabContext``.
 
 One device slab (one ``cuMemAlloc``) is carved by the slab allocator; one non-blocking
@@ -746,7 +746,7 @@ class CudaComputeContext(SlabContext):
 
     def _timed_chunk(self, args: tuple, key: tuple, views: tuple, count: int,
                      what: str) -> list[int]:
-        """``count`` samples, directly or by replaying their graph (PERFORMANCE.md P5:
+        """``count`` samples, directly or by replaying their graph (docs/PERFORMANCE.md P5:
         a replay is one host call where direct samples are two each); then their times."""
         events = self._events_for(count + 1)
         executable = self._sample_graph(args, key, views, count, what)

@@ -2,7 +2,7 @@
 
 The DMA engines read and write only page-locked (pinned) host memory at full speed;
 from pageable memory the driver stages through a small buffer of its own at a fraction
-of it (7.6 against 55 GB/s measured on the H200, PERFORMANCE.md). So a copy of a
+of it (7.6 against 55 GB/s measured on the H200, docs/PERFORMANCE.md). So a copy of a
 pageable array goes through a ring of pinned staging buffers: the host copies chunk
 k+1 into one buffer, with several threads, while the DMA engine moves chunk k out of
 another. Arrays from ``pinned_empty`` are pinned already and are DMA'd directly.

@@ -1,4 +1,4 @@
-"""Emitters: IR kernels to WGSL and CUDA C (DESIGN.md section 3).
+"""Emitters: IR kernels to WGSL and CUDA C (docs/DESIGN.md section 3).
 
 ``forge.emit(kernel, schedule, target)`` (the module is callable; ``forge.emit.emit``
 is the same function) is pure and byte-deterministic: the same kernel,

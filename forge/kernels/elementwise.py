@@ -2,7 +2,7 @@
 sigmoid, tanh, exp.
 
 Schedules: two portable baselines, and two marked ``big-gpu`` (float4 chunks,
-grid-stride) meant for memory-bound throughput on large devices (PERFORMANCE.md P1/P2).
+grid-stride) meant for memory-bound throughput on large devices (docs/PERFORMANCE.md P1/P2).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 gemm's baselines are the classic 16x16 shared-memory tiling and a 64x64x8 register-
 blocked tile; its ``big-gpu`` schedules are 128x128x8 tiles with 8x8 per invocation,
 float4 loads, ``a`` stored transposed in shared memory, and register prefetch of the
-next tile (PERFORMANCE.md P4). All fit WebGPU's 256 invocations and 16 KiB.
+next tile (docs/PERFORMANCE.md P4). All fit WebGPU's 256 invocations and 16 KiB.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ The problem size is the row length (``cols``); the row count is fixed per kernel
 not a multiple of any workgroup) and can be changed with ``ir.with_shape(kernel,
 rows=...)``. Schedules: two portable baselines that sweep the row in a loop, and
 ``big-gpu`` schedules whose ``wg * ipt * vec`` columns hold a whole row in registers
-(one read and one write per element, PERFORMANCE.md P3) up to 4096 and 8192 columns.
+(one read and one write per element, docs/PERFORMANCE.md P3) up to 4096 and 8192 columns.
 """
 
 from __future__ import annotations

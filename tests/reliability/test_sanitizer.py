@@ -75,3 +75,66 @@ def test_the_cuda_suites_run_clean_under_the_sanitizer(request, tool):
     clean = {"memcheck": "ERROR SUMMARY: 0 errors",
              "racecheck": "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"}
     assert clean[tool] in output, output[-6000:]
+
+
+# A tiled matmul as people write it, and the same with the barrier before the tile load
+# removed: a race the values usually hide on the H200 (issue 11, observation 5), which
+# racecheck finds.
+_TILED = r"""
+#define TILE 16
+extern "C" __global__ void tiled_matmul(const float* A, const float* B, float* C, int n) {
+    __shared__ float As[TILE][TILE];
+    __shared__ float Bs[TILE][TILE];
+    int row = blockIdx.y * TILE + threadIdx.y, col = blockIdx.x * TILE + threadIdx.x;
+    float acc = 0.0f;
+    for (int t = 0; t < (n + TILE - 1) / TILE; ++t) {
+        __syncthreads();  // BARRIER BEFORE LOAD
+        As[threadIdx.y][threadIdx.x] = (row < n && t * TILE + threadIdx.x < n) ? A[row * n + t * TILE + threadIdx.x] : 0.0f;
+        Bs[threadIdx.y][threadIdx.x] = (col < n && t * TILE + threadIdx.y < n) ? B[(t * TILE + threadIdx.y) * n + col] : 0.0f;
+        __syncthreads();
+        for (int k = 0; k < TILE; ++k) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
+    }
+    if (row < n && col < n) C[row * n + col] = acc;
+}
+"""
+
+
+def _matmul(a, b, c, params):
+    c[...] = a.astype("float64") @ b.astype("float64")
+
+
+def _tiled(source):
+    from forge import BufferSpec, KernelSpec, Schedule, ceil_div
+
+    return KernelSpec(
+        id="tiled_matmul" + ("" if "BARRIER BEFORE" in source else "_no_barrier"),
+        entry_point="tiled_matmul", sources={"cuda": source}, dims=("n",),
+        buffers=(BufferSpec(0, "f32", "read", name="A", count="n*n", shape=("n", "n")),
+                 BufferSpec(1, "f32", "read", name="B", count="n*n", shape=("n", "n")),
+                 BufferSpec(2, "f32", "read_write", name="C", count="n*n", shape=("n", "n")),
+                 BufferSpec.uniform(3, (("n", "i32"),))),
+        reference=_matmul, params=lambda n: {"n": n},
+        grid=lambda s, n: (ceil_div(n, 16), ceil_div(n, 16), 1), schedules=(Schedule((16, 16)),),
+        domain={"A": (-2.0, 2.0), "B": (-2.0, 2.0)}, nonfinite_inputs=False,
+        tolerance={"f32": {"rtol": 1e-4, "atol": 1e-4}}, test_sizes=(70,))
+
+
+def test_the_sanitizer_level_catches_a_dropped_barrier_and_passes_the_correct_kernel(request):
+    require_available(request.config, "cuda")
+    _sanitizer()
+    import oracle
+
+    good = oracle.evaluate("cuda", _tiled(_TILED), size=70, samples=1, sanitize=True)
+    assert good.passed and "sanitizer: racecheck clean" in good.report(), good.report()
+    broken = _tiled(_TILED.replace("__syncthreads();  // BARRIER BEFORE LOAD", ""))
+    ev = oracle.evaluate("cuda", broken, size=70, samples=1, sanitize=True)
+    assert ev.verdict == "sanitizer" and "racecheck" in ev.report(), ev.report()
+
+
+def test_the_sanitizer_level_names_the_check_it_could_not_make():
+    import forge
+    import oracle
+
+    ev = oracle.evaluate("reference", forge.get_kernel("mul"), size=100, samples=0,
+                         sanitize=True)
+    assert ev.passed and "sanitizer: not checked" in ev.report()

@@ -408,6 +408,91 @@ AXPBY = Wild(
                schedules=(Schedule(128),), test_sizes=(1000, 1, 4099)),
     {"reads y after writing it": ("cuda", "a * x[i] + b * y[i]", "a * x[i] + b * y[i + 1]")})
 
+_LAYERNORM = """
+__global__ void mean_rstd_kernel(float* mean, float* rstd, const float* inp, int N, int C) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx < N) {
+        const float* x = inp + idx * C;
+        float m = 0.0f;
+        for (int i = 0; i < C; i++) m += x[i];
+        m = m / C;
+        float v = 0.0f;
+        for (int i = 0; i < C; i++) { float d = x[i] - m; v += d * d; }
+        v = v / C;
+        mean[idx] = m;
+        rstd[idx] = 1.0f / sqrtf(v + 1e-5f);
+    }
+}
+
+__global__ void normalization_kernel(float* out, const float* inp, const float* mean,
+                                     const float* rstd, const float* weight,
+                                     const float* bias, int N, int C) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx >= N * C) return;
+    int bt = idx / C;
+    int c = idx % C;
+    out[idx] = (inp[idx] - mean[bt]) * rstd[bt] * weight[c] + bias[c];
+}
+"""
+
+
+def _layernorm_reference(out, mean, rstd, inp, weight, bias, params):
+    x = inp.astype(np.float64)
+    m = x.mean(axis=1)
+    r = 1 / np.sqrt(x.var(axis=1) + 1e-5)
+    mean[:], rstd[:] = m, r
+    out[...] = (x - m[:, None]) * r[:, None] * weight + bias
+
+
+LAYERNORM = Wild(
+    KernelSpec(id="wild_layernorm_two_kernels", entry_point="mean_rstd_kernel",
+               sources={"cuda": _LAYERNORM}, dims=("N", "C"),
+               buffers=(BufferSpec(0, "f32", "read_write", name="out", count="N*C", shape=("N", "C")),
+                        BufferSpec(1, "f32", "read_write", name="mean", count="N"),
+                        BufferSpec(2, "f32", "read_write", name="rstd", count="N"),
+                        BufferSpec(3, "f32", "read", name="inp", count="N*C", shape=("N", "C")),
+                        BufferSpec(4, "f32", "read", name="weight", count="C"),
+                        BufferSpec(5, "f32", "read", name="bias", count="C"),
+                        BufferSpec.uniform(6, (("N", "i32"), ("C", "i32")))),
+               reference=_layernorm_reference, params=lambda size: dict(size.dims),
+               launches=(Dispatch("mean_rstd_kernel",
+                                  grid=lambda s, size: (ceil_div(size.N, s.workgroup_size[0]), 1, 1)),
+                         Dispatch("normalization_kernel",
+                                  grid=lambda s, size: (ceil_div(size.N * size.C,
+                                                                 s.workgroup_size[0]), 1, 1))),
+               schedules=(Schedule(128),), domain={"inp": (-4.0, 4.0), "weight": (-2.0, 2.0),
+                                                   "bias": (-2.0, 2.0)},
+               nonfinite_inputs=False, tolerance={"f32": {"rtol": 1e-4, "atol": 2e-5}},
+               test_sizes=("8x768", "1x1", "5x257")),
+    {"unbiased variance": ("cuda", "v = v / C;", "v = v / (C - 1 > 0 ? C - 1 : 1);"),
+     "second launch misses the last row": ("cuda", "if (idx >= N * C) return;",
+                                           "if (idx >= (N - 1) * C) return;")})
+
+_SCALAR_FIRST = """
+extern "C" __global__ void saxpy_scalar_first(int n, const float* __restrict__ x, float alpha,
+                                               float* __restrict__ y) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x) {
+        y[i] = alpha * x[i] + y[i];
+    }
+}
+"""
+
+
+def _saxpy_reference(x, y, params):
+    y[:] = np.float32(params["alpha"]) * x + y
+
+
+SAXPY = Wild(
+    KernelSpec(id="wild_saxpy_scalar_first", entry_point="saxpy_scalar_first",
+               sources={"cuda": _SCALAR_FIRST},
+               buffers=(BufferSpec(0, "f32", "read", name="x"),
+                        BufferSpec(1, "f32", "read_write", name="y", inout=True),
+                        BufferSpec.uniform(2, (("n", "i32"), ("alpha", "f32")))),
+               reference=_saxpy_reference, params=lambda n: {"n": n}, defaults={"alpha": 3.0},
+               grid=lambda s, n: (min(ceil_div(n, 256), 64), 1, 1), schedules=(Schedule(256),),
+               test_sizes=(100000, 1, 4099)),
+    {"grid stride too short": ("cuda", "i += blockDim.x * gridDim.x", "i += blockDim.x * gridDim.x + 1")})
+
 # -- a port: WGSL and CUDA, no numpy reference --------------------------------------------
 _ADD_WGSL = """
 @group(0) @binding(0) var<storage, read> a: array<f32>;
@@ -436,4 +521,4 @@ PORT = Wild(
     {"port subtracts": ("wgsl", "a[id.x] + b[id.x]", "a[id.x] - b[id.x]")})
 
 CORPUS = {w.kernel.id: w for w in (FMA, TRANSPOSE, HISTOGRAM, PARTICLES, TWO_PASS, DOUBLE, GELU,
-                                   SOFTMAX, SCALE, AXPBY, PORT)}
+                                   SOFTMAX, SCALE, AXPBY, LAYERNORM, SAXPY, PORT)}

@@ -1,0 +1,98 @@
+"""Caches are never trusted blindly (issues 11 and 12): a manifest is reused only if it
+parses into the full expected shape and its checksum matches; anything else is
+certified again and says why; two processes certifying at once both succeed;
+``kforge cache info`` / ``kforge cache clear`` show and empty the cache root."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import forge
+import oracle
+from kforge import main
+
+KERNEL = forge.get_kernel("mul")
+
+
+@pytest.fixture
+def certified(tmp_path):
+    with forge.open_context("reference") as ctx:
+        cert = oracle.certify(ctx, KERNEL, samples=1, cache=tmp_path)
+    assert not cert.reused
+    return tmp_path, cert
+
+
+def _recertify(root):
+    with forge.open_context("reference") as ctx:
+        return oracle.certify(ctx, KERNEL, samples=1, cache=root)
+
+
+def test_an_intact_manifest_is_reused(certified):
+    root, _ = certified
+    assert _recertify(root).reused
+
+
+@pytest.mark.parametrize("tamper, why", [
+    (lambda m: m.pop("key_hash"), "lacks key_hash"),
+    (lambda m: m.update(level="NONE"), "checksum"),
+    (lambda m: m.update(evaluations=None), "checksum"),
+    (lambda m: m["evaluations"][0].update(verdict="mismatch"), "checksum"),
+])
+def test_an_altered_manifest_is_not_trusted_and_says_why(certified, tamper, why):
+    root, cert = certified
+    manifest = json.loads(cert.path.read_text())
+    tamper(manifest)
+    cert.path.write_text(json.dumps(manifest))
+    again = _recertify(root)
+    assert not again.reused and why in again.replaced, again.replaced
+    assert again.path == cert.path and _recertify(root).reused  # rewritten, then trusted
+
+
+def test_an_altered_manifest_with_its_checksum_recomputed_still_must_record_a_pass(certified):
+    from oracle._certify import _checksum
+
+    root, cert = certified
+    manifest = json.loads(cert.path.read_text())
+    manifest["evaluations"][0]["verdict"] = "mismatch"
+    manifest["checksum"] = _checksum(manifest)
+    cert.path.write_text(json.dumps(manifest))
+    again = _recertify(root)
+    assert not again.reused and "did not pass" in again.replaced
+
+
+def test_truncated_json_is_certified_again(certified):
+    root, cert = certified
+    cert.path.write_text(cert.path.read_text()[:40])
+    again = _recertify(root)
+    assert not again.reused and "not valid JSON" in again.replaced
+
+
+def test_two_processes_certifying_the_same_kernel_at_once_both_succeed(tmp_path):
+    code = ("import forge, oracle, sys\n"
+            "with forge.open_context('reference') as ctx:\n"
+            f"    c = oracle.certify(ctx, forge.get_kernel('mul'), samples=1, cache=sys.argv[1])\n"
+            "print(c.path)\n")
+    processes = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path)],
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                 for _ in range(3)]
+    outputs = [p.communicate(timeout=300) for p in processes]
+    assert all(p.returncode == 0 for p in processes), outputs
+    paths = {out.strip() for out, _ in outputs}
+    assert len(paths) == 1 and _recertify(tmp_path).reused
+    assert [p.name for p in Path(paths.pop()).parent.iterdir()] == [Path(outputs[0][0].strip()).name]
+
+
+def test_cache_info_and_clear(certified, capsys):
+    root, _ = certified
+    assert main(["cache", "info", "--cache-dir", str(root), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["folders"]["certificates"]["files"] == 1
+    assert main(["cache", "clear", "certificates", "--cache-dir", str(root)]) == 0
+    assert "cleared certificates" in capsys.readouterr().out
+    assert not (root / "certificates").exists()
+    assert main(["cache", "clear", "nope", "--cache-dir", str(root)]) == 2

@@ -1,0 +1,81 @@
+"""On the GPU: a CUDA kernel that makes an illegal address, or hangs, costs only its own
+verdict. Evaluations before and after it, in the same session, pass (issue 11,
+observation 4: before, every later evaluation in the process errored with
+cuDevicePrimaryCtxRetain: CUDA_ERROR_ILLEGAL_ADDRESS)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+import oracle
+from forge import BufferSpec, KernelSpec, Schedule, ceil_div
+from oracle import Session, Verdict
+from oracle.pytest_plugin import require_available
+
+_GOOD = """
+extern "C" __global__ void twice(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = 2.0f * x[i];
+}
+"""
+_ILLEGAL = """
+extern "C" __global__ void twice(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    float* far = (float*)0x10;  // an address nothing maps: CUDA_ERROR_ILLEGAL_ADDRESS
+    if (i < n) far[i] = 2.0f * x[i];
+}
+"""
+_SPIN = """
+extern "C" __global__ void twice(const float* x, float* y, int n) {
+    volatile int forever = 1;
+    while (forever) { }
+}
+"""
+
+
+def _twice(x, y, params):
+    y[:] = 2 * x
+
+
+def _kernel(name: str, source: str) -> KernelSpec:
+    return KernelSpec(id=f"cuda_{name}", entry_point="twice", sources={"cuda": source},
+                      buffers=(BufferSpec(0, "f32", "read", name="x"),
+                               BufferSpec(1, "f32", "read_write", name="y"),
+                               BufferSpec.uniform(2, (("n", "i32"),))),
+                      reference=_twice, params=lambda n: {"n": n},
+                      grid=lambda s, n: (ceil_div(n, 128), 1, 1), schedules=(Schedule(128),),
+                      test_sizes=(1000,))
+
+
+GOOD, ILLEGAL, SPIN = _kernel("good", _GOOD), _kernel("illegal", _ILLEGAL), _kernel("spin", _SPIN)
+
+
+@pytest.fixture(autouse=True)
+def _cuda(request):
+    require_available(request.config, "cuda")
+
+
+def _verdicts(session, kernels, timeout_s=30.0):
+    return [oracle.evaluate(session.runner("cuda"), k, size=1000, samples=1,
+                            timeout_s=timeout_s).verdict for k in kernels]
+
+
+def test_an_illegal_address_costs_only_its_own_verdict_in_workers():
+    with Session(timeout_s=30) as session:
+        assert _verdicts(session, [GOOD, ILLEGAL, GOOD, ILLEGAL, GOOD]) == [
+            Verdict.PASS, Verdict.DEVICE_LOST, Verdict.PASS, Verdict.DEVICE_LOST, Verdict.PASS]
+
+
+def test_in_process_the_rest_is_not_run_instead_of_a_cascade_of_errors():
+    with Session(isolate=False, timeout_s=30) as session:
+        assert _verdicts(session, [GOOD, ILLEGAL, GOOD]) == [
+            Verdict.PASS, Verdict.DEVICE_LOST, Verdict.NOT_RUN]
+
+
+def test_a_hung_kernel_times_out_and_the_next_kernel_passes():
+    with Session(timeout_s=2.0) as session:
+        start = time.monotonic()
+        assert _verdicts(session, [SPIN, GOOD], timeout_s=2.0) == [Verdict.TIMEOUT, Verdict.PASS]
+        assert time.monotonic() - start < 90
