@@ -84,8 +84,8 @@ def _certify_one(runner, kernel, args) -> dict:
         return row
     row.update(result="reused" if cert.reused else "certified",
                schedule=cert.manifest["key"]["schedule"], key_hash=cert.key_hash,
-               path=str(cert.path), detail=(f"re-certified: {cert.replaced}" if cert.replaced else ""),
-               evaluations=[ev.as_dict() for ev in cert.evaluations])
+               path=str(cert.path), detail=(f"re-certified: {cert.replaced}" if cert.replaced else ""))
+    row["evaluations"] = [ev.as_dict() for ev in cert.evaluations]
     return row
 
 

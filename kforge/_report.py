@@ -10,6 +10,7 @@ everything before anything is written (exit 2, naming the file and what is wrong
 
 from __future__ import annotations
 
+import argparse
 import base64
 import html
 import io
@@ -55,7 +56,18 @@ def register(subparsers) -> None:
                              "or python -m bench (one or more)")
     parser.add_argument("-o", "--output", required=True, metavar="HTML", help="the page to write")
     parser.add_argument("--png", metavar="DIR", help="also write each figure as a PNG here")
+    parser.add_argument("--tune-axes", type=_axes_arg, metavar="X,Y",
+                        help="the two tuned parameters of the tuning heat maps, e.g. wg,ipt "
+                             "(default: the two with the most distinct values)")
     parser.set_defaults(run=_report)
+
+
+def _axes_arg(text: str) -> tuple[str, str]:
+    names = tuple(part.strip() for part in text.split(","))
+    if len(names) != 2 or not all(names) or names[0] == names[1]:
+        raise argparse.ArgumentTypeError(f"give two different parameter names as X,Y, got "
+                                         f"{text!r}")
+    return names  # type: ignore[return-value]
 
 
 def require_report_extra() -> None:
@@ -70,7 +82,7 @@ def require_report_extra() -> None:
 
 def _report(args) -> int:
     data = load_runs(args.results)
-    figures = write_report(data, args.output, args.png)
+    figures = write_report(data, args.output, args.png, args.tune_axes)
     print(f"kforge report: wrote {args.output} ({len(figures)} figures from "
           f"{len(data.runs)} files)" + (f" and {len(figures)} PNGs in {args.png}" if args.png
                                         else ""))
@@ -84,22 +96,24 @@ def report_of(data: dict, path: str, label: str) -> None:
     print(f"report written to {path} ({len(figures)} figures)", file=sys.stderr)
 
 
-def draw(data: ReportData) -> list:
-    """Every figure ``data`` can give, section by section."""
+def draw(data: ReportData, tune_axes: tuple[str, str] | None = None) -> list:
+    """Every figure ``data`` can give, section by section (the tuning heat maps over
+    ``tune_axes`` when given)."""
     from ._report_figures import error_figures, timing_figures, verdict_matrices
     from ._report_perf import (bench_figures, convergence_figures, roofline_figures,
                                tuning_figures)
 
     return [*verdict_matrices(data), *roofline_figures(data), *timing_figures(data),
-            *tuning_figures(data), *convergence_figures(data), *error_figures(data),
+            *tuning_figures(data, tune_axes), *convergence_figures(data), *error_figures(data),
             *bench_figures(data)]
 
 
-def write_report(data: ReportData, output: str, png_dir: str | None = None) -> list:
+def write_report(data: ReportData, output: str, png_dir: str | None = None,
+                 tune_axes: tuple[str, str] | None = None) -> list:
     """Draw ``data``, then write the page to ``output`` (and each figure as
     ``png_dir/ID.png``); every file is written whole or not at all."""
     require_report_extra()
-    figures = draw(data)
+    figures = draw(data, tune_axes)
     pngs = {f.id: _png(f.figure) for f in figures}
     page = _page(data, figures, pngs)
     if png_dir:

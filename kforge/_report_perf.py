@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from forge.errors import InvalidArgument
 from oracle import format_duration
 
 from ._report_data import Ceilings, EvalRecord, ReportData, TuneRecord, adapter_name
@@ -81,7 +82,7 @@ def _bench_points(data: ReportData) -> list[tuple[tuple[str, str], _Point]]:
                     "wgpu": adapter_name(meta.get("wgpu_adapter"))}
         for row in run.bench_rows:
             work = (row.get("raw") or {}).get("work")
-            if not isinstance(work, dict) or not work.get("median_ns") or not work.get("bytes_moved"):
+            if not (isinstance(work, dict) and work.get("median_ns") and work.get("bytes_moved")):
                 continue
             backend = str(work.get("backend", "?"))
             found.append(((backend, adapters.get(backend, "unknown adapter")), _Point(
@@ -200,12 +201,20 @@ def _order(values: set[str]) -> list[str]:
     return sorted(values, key=lambda v: ([int(n) for n in re.findall(r"\d+", v)], v))
 
 
-def _landscape_axes(candidates: list[dict]) -> tuple[str, str | None]:
-    """The two parameters with the most distinct values (the heat map's axes)."""
+def _landscape_axes(tune: TuneRecord, chosen: tuple[str, str] | None) -> tuple[str, str | None]:
+    """The heat map's axes: ``chosen`` (``kforge report --tune-axes``), else the two
+    parameters with the most distinct values."""
     values: dict[str, set[str]] = {}
-    for c in candidates:
+    for c in tune.candidates:
         for name, value in schedule_params(c).items():
             values.setdefault(name, set()).add(value)
+    if chosen:
+        unknown = [name for name in chosen if name not in values]
+        if unknown:
+            raise InvalidArgument(f"--tune-axes names {', '.join(unknown)}, which the "
+                                  f"candidates of {tune.run} do not have (they have "
+                                  f"{', '.join(values) or 'none'})")
+        return chosen
     ranked = sorted((n for n in values if len(values[n]) > 1), key=lambda n: -len(values[n]))
     ranked = ranked or list(values)[:1] or ["schedule"]
     return ranked[0], (ranked[1] if len(ranked) > 1 else None)
@@ -263,8 +272,8 @@ def _draw_landscape(ax, tune: TuneRecord, x: str, y: str | None) -> None:
     ax.set_ylabel(y or "")
 
 
-def _tuning_figure(tune: TuneRecord, index: int) -> FigureOut:
-    x, y = _landscape_axes(tune.candidates)
+def _tuning_figure(tune: TuneRecord, index: int, axes: tuple[str, str] | None) -> FigureOut:
+    x, y = _landscape_axes(tune, axes)
     figure = new_figure(11, 5.5)
     ax = figure.add_subplot()
     _draw_landscape(ax, tune, x, y)
@@ -281,7 +290,8 @@ def _tuning_figure(tune: TuneRecord, index: int) -> FigureOut:
             if tune.best else "no candidate ran correctly")
     caption = (f"Tuning landscape of {tune.kernel} on {tune.backend} ({tune.adapter}) at size "
                f"{tune.size}, strategy {tune.strategy}: the best median time of the correct "
-               f"candidates in each cell of {x} x {y or 'nothing'} (other parameters: their best), "
+               f"candidates in each cell of {x} x {y or 'nothing'} (other parameters: their "
+               f"best), "
                f"{star}; cells marked x held only candidates that were wrong, failed or were "
                f"refused before running (why: table below). Candidates: "
                f"{', '.join(f'{n} {s}' for s, n in sorted(counts.items()))}. {tune.conclusion} "
@@ -292,8 +302,9 @@ def _tuning_figure(tune: TuneRecord, index: int) -> FigureOut:
                      caption, figure, table=(["schedule", "status", "why"], rejected))
 
 
-def tuning_figures(data: ReportData) -> list[FigureOut]:
-    return [_tuning_figure(t, i) for i, t in enumerate(data.tunes)]
+def tuning_figures(data: ReportData, axes: tuple[str, str] | None = None) -> list[FigureOut]:
+    """A landscape per tune run, over ``axes`` when given (else chosen per run)."""
+    return [_tuning_figure(t, i, axes) for i, t in enumerate(data.tunes)]
 
 
 def _best_so_far(tune: TuneRecord) -> list[float]:

@@ -89,7 +89,8 @@ def _chains(prefix: str, start: str, step: str, declare: str) -> tuple[str, str,
 
 def _fma_sources() -> dict[str, str]:
     starts, steps, total = _chains("", "x0", "{v} = fma({v}, a, b);", "var")
-    wgsl_body = (f"let x0 = x[i];\nlet a = p.a;\nlet b = p.b;\n{starts}\nfor (var k = 0u; k < {{{{ITERS}}}}u; k++) {{\n"
+    wgsl_body = (f"let x0 = x[i];\nlet a = p.a;\nlet b = p.b;\n{starts}\n"
+                 f"for (var k = 0u; k < {{{{ITERS}}}}u; k++) {{\n"
                  f"{steps}\n}}\ny[i] = {total};")
     starts, steps, total = _chains("f", "x0", "{v} = fmaf({v}, a, b);", "float")
     cuda_body = (f"if (i >= p.n) return;\nconst float x0 = x[i], a = p.a, b = p.b;\n{starts}\n"

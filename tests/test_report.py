@@ -299,3 +299,33 @@ def test_convergence_counts_wrong_candidates_but_never_takes_their_time(runs):
                     {"median_ns": 1e3, "status": "wrong"},
                     {"median_ns": 2e3, "status": "winner"}]
     assert _best_so_far(tune) == [5.0, 5.0, 2.0]
+
+
+def test_tune_axes_pick_the_heat_maps_parameters_and_an_unknown_one_is_refused(
+        runs, tmp_path, capsys):
+    page = tmp_path / "tune.html"
+    assert main(["report", str(runs["tune"]), "-o", str(page), "--tune-axes", "ipt,wg"]) == 0
+    assert "in each cell of ipt x wg" in page.read_text()
+    assert main(["report", str(runs["tune"]), "-o", str(tmp_path / "no.html"),
+                 "--tune-axes", "wg,tile"]) == 2
+    assert "--tune-axes names tile, which the candidates of tune.json do not have (they " \
+        "have wg, ipt, vec)" in capsys.readouterr().err
+    assert not (tmp_path / "no.html").exists()
+
+
+def test_a_fleet_run_gets_a_column_per_backend_and_adapter(runs, tmp_path):
+    """Two machines' check files (the second's adapter renamed, as another GPU would
+    name itself): one matrix, each backend split by adapter, every cell linked."""
+    from kforge._report_figures import verdict_matrices
+
+    other = json.loads(runs["check"].read_text())
+    for result in other["results"]:
+        for ev in result["evaluations"].values():
+            ev["adapter"] = {**ev["adapter"], "name": "Second GPU"}
+    second = tmp_path / "second.json"
+    second.write_text(json.dumps(other))
+    matrix = verdict_matrices(load_runs([str(runs["check"]), str(second)]))[0]
+    backends = len(BACKENDS) // 2
+    assert len(matrix.links) == 2 * 2 * backends  # affine, gemm x backends x 2 adapters
+    assert "with the adapter where a backend ran on several" in matrix.caption
+    assert "reference on Second GPU" in matrix.caption
