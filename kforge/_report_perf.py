@@ -31,6 +31,7 @@ class _Point:
 
     kernel: str
     size: str
+    schedule: str
     median_ns: float
     bytes_moved: int
     flops: int
@@ -68,8 +69,8 @@ def _tuned_point(tune: TuneRecord) -> _Point | None:
     median = ((best or {}).get("timing") or {}).get("median_ns")
     if not (median and tune.bytes_moved):
         return None
-    return _Point(f"{tune.kernel} (tuned)", tune.size, float(median), tune.bytes_moved,
-                  tune.flops or 0, tune.run)
+    return _Point(f"{tune.kernel} (tuned)", tune.size, str(best.get("schedule")),
+                  float(median), tune.bytes_moved, tune.flops or 0, tune.run)
 
 
 def _bench_points(data: ReportData) -> list[tuple[tuple[str, str], _Point]]:
@@ -87,7 +88,7 @@ def _bench_points(data: ReportData) -> list[tuple[tuple[str, str], _Point]]:
             backend = str(work.get("backend", "?"))
             found.append(((backend, adapters.get(backend, "unknown adapter")), _Point(
                 f"{work.get('kernel', '?')} ({row.get('target')})", str(work.get("size", "?")),
-                float(work["median_ns"]), int(work["bytes_moved"]), int(work.get("flops") or 0),
+                str(work.get("schedule", "")), float(work["median_ns"]), int(work["bytes_moved"]), int(work.get("flops") or 0),
                 run.label)))
     return found
 
@@ -96,7 +97,8 @@ def _roofline_points(data: ReportData) -> dict[tuple[str, str], list[_Point]]:
     points: dict[tuple[str, str], list[_Point]] = {}
     for (backend, adapter, kernel), ev in _largest_timed(data.evaluations).items():
         points.setdefault((backend, adapter), []).append(
-            _Point(kernel, ev.size, ev.median_ns, ev.bytes_moved, ev.flops or 0, ev.run))
+            _Point(kernel, ev.size, ev.schedule, ev.median_ns, ev.bytes_moved, ev.flops or 0,
+                   ev.run))
     for tune in data.tunes:
         point = _tuned_point(tune)
         if point is not None:
@@ -129,10 +131,10 @@ def _roofs(ax, ceilings: Ceilings | None, low: float, high: float) -> list[str]:
 
 def _roofline_table(points: list[_Point], ceilings: Ceilings | None) -> tuple[list, list]:
     copy = ceilings.value("copy") if ceilings else None
-    rows = [[p.kernel, p.size, format_duration(p.median_ns), f"{p.gbps:.4g}",
+    rows = [[p.kernel, p.size, p.schedule, format_duration(p.median_ns), f"{p.gbps:.4g}",
              f"{p.gflops:.4g}", f"{p.intensity:.3g}",
              f"{100 * p.gbps / copy:.1f} %" if copy else "-", p.run] for p in points]
-    return (["kernel", "size", "median", "GB/s", "GFLOP/s", "FLOP/byte",
+    return (["kernel", "size", "schedule", "median", "GB/s", "GFLOP/s", "FLOP/byte",
              "of copy bandwidth", "run"], rows)
 
 
