@@ -18,7 +18,8 @@ from forge.errors import ResultsFileError
 from ._baseline import load_results
 
 __all__ = ["FORMATS", "EvalRecord", "CertRecord", "TuneRecord", "Ceilings", "Run",
-           "ReportData", "load_runs", "run_from_data", "adapter_name"]
+           "ReportData", "load_runs", "run_from_data", "adapter_name", "candidate_key",
+           "candidate_median"]
 
 #: Every format ``kforge report`` reads, and the command that writes it.
 FORMATS = {
@@ -105,6 +106,11 @@ class TuneRecord:
     history: list[dict]
     bytes_moved: int | None = None
     flops: int | None = None
+
+    def chosen(self) -> dict | None:
+        """The winner's candidate, else the fastest's (None when none ran correctly)."""
+        key = self.winner or self.best
+        return next((c for c in self.candidates if candidate_key(c) == key), None)
 
 
 @dataclass
@@ -258,18 +264,39 @@ def _certify_run(r: _Reader, label: str, data: dict) -> Run:
     return run
 
 
+def candidate_key(candidate: dict) -> str:
+    """What names a tune candidate: its ``candidate`` key (schedule and tunable values)
+    when the tuner gives one, else its schedule."""
+    return str(candidate.get("candidate") or candidate.get("schedule"))
+
+
+def candidate_median(candidate: dict) -> float | None:
+    value = (candidate.get("timing") or {}).get("median_ns") or candidate.get("median_ns")
+    return float(value) if isinstance(value, (int, float)) and value > 0 else None
+
+
 def _tune_history(r: _Reader, data: dict, candidates: list[dict]) -> list[dict]:
-    """The measurements in the order they were made: the file's ``history`` when it has
-    one, else rebuilt from the candidates: each counted once in every round up to the
-    last it took part in (``round``), in their listed order, with its last median."""
+    """The measurements in the order they were made: the file's ``history``; else the
+    candidates by ``order`` (when each was first measured); else rebuilt from ``round``:
+    each counted once in every round up to the last it took part in, in listed order.
+    Each with the candidate's last median."""
     history = r.get(data, "history", list, "the file", None)
     if history is not None:
         return [h for h in history if isinstance(h, dict)]
-    measured = [c for c in candidates if c.get("status") != "pruned"]
-    rounds = sorted({int(c.get("round") or 0) for c in measured})
-    return [{"schedule": c.get("schedule"), "median_ns": (c.get("timing") or {}).get("median_ns"),
-             "status": c.get("status")}
-            for round_ in rounds for c in measured if int(c.get("round") or 0) >= round_]
+    ordered = sorted((c for c in candidates if isinstance(c.get("order"), int) and c["order"] > 0),
+                     key=lambda c: c["order"])
+    if not ordered:
+        measured = [c for c in candidates if c.get("status") != "pruned"]
+        ordered = [c for round_ in sorted({int(c.get("round") or 0) for c in measured})
+                   for c in measured if int(c.get("round") or 0) >= round_]
+    return [{"candidate": candidate_key(c), "median_ns": candidate_median(c),
+             "status": c.get("status")} for c in ordered]
+
+
+def _chosen(r: _Reader, data: dict, key: str) -> str | None:
+    """The winner or best candidate's key: the tuner gives a key or the candidate."""
+    value = r.get(data, key, (str, dict), "the file", None)
+    return candidate_key(value) if isinstance(value, dict) else value
 
 
 def _tune_run(r: _Reader, label: str, data: dict) -> Run:
@@ -280,17 +307,17 @@ def _tune_run(r: _Reader, label: str, data: dict) -> Run:
     if r.get(data, "dry_run", bool, "the file", False) or not any(
             c.get("status") != "pruned" for c in candidates):
         raise r.fail("an empty run: a dry run or a tune that measured no candidate")
+    work = r.get(data, "work", dict, "the file", None) or data
     tune = TuneRecord(
         run=label, kernel=r.get(data, "kernel", str, "the file"),
         backend=r.get(data, "backend", str, "the file"),
         adapter=adapter_name(r.get(data, "adapter", (dict, str), "the file", None)),
         size=str(r.get(data, "size", (str, int), "the file")),
         strategy=str(r.get(data, "strategy", str, "the file", "successive-halving")),
-        winner=r.get(data, "winner", str, "the file", None),
-        best=r.get(data, "best", str, "the file", None),
+        winner=_chosen(r, data, "winner"), best=_chosen(r, data, "best"),
         conclusion=str(r.get(data, "conclusion", str, "the file", "")), candidates=candidates,
         history=_tune_history(r, data, candidates),
-        bytes_moved=_number(data.get("bytes_moved")), flops=_number(data.get("flops")))
+        bytes_moved=_number(work.get("bytes_moved")), flops=_number(work.get("flops")))
     return Run(label, r.path, "tune", tune=tune)
 
 

@@ -13,15 +13,15 @@ import numpy as np
 from forge.errors import InvalidArgument
 from oracle import format_duration
 
-from ._report_data import Ceilings, EvalRecord, ReportData, TuneRecord, adapter_name
+from ._report_data import (Ceilings, EvalRecord, ReportData, TuneRecord, adapter_name,
+                           candidate_key, candidate_median)
 from ._report_figures import FigureOut, join_names, new_figure
 
 __all__ = ["roofline_figures", "tuning_figures", "convergence_figures", "bench_figures",
            "schedule_params"]
 
-_FAILED = ("wrong", "error", "lost", "timeout")
-_STATUS_MARK = {"wrong": "wrong", "error": "error", "lost": "lost", "timeout": "timeout",
-                "pruned": "refused"}
+_FAILED = ("wrong", "error", "lost", "timeout", "crashed")
+_STATUS_MARK = {"pruned": "refused"}
 
 
 # -- roofline ------------------------------------------------------------------------------
@@ -64,13 +64,12 @@ def _largest_timed(evs: list[EvalRecord]) -> dict[tuple, EvalRecord]:
 
 
 def _tuned_point(tune: TuneRecord) -> _Point | None:
-    best = next((c for c in tune.candidates if c.get("schedule") == (tune.winner or tune.best)),
-                None)
-    median = ((best or {}).get("timing") or {}).get("median_ns")
+    best = tune.chosen()
+    median = candidate_median(best) if best else None
     if not (median and tune.bytes_moved):
         return None
-    return _Point(f"{tune.kernel} (tuned)", tune.size, str(best.get("schedule")),
-                  float(median), tune.bytes_moved, tune.flops or 0, tune.run)
+    return _Point(f"{tune.kernel} (tuned)", tune.size, candidate_key(best), median,
+                  tune.bytes_moved, tune.flops or 0, tune.run)
 
 
 def _bench_points(data: ReportData) -> list[tuple[tuple[str, str], _Point]]:
@@ -88,8 +87,8 @@ def _bench_points(data: ReportData) -> list[tuple[tuple[str, str], _Point]]:
             backend = str(work.get("backend", "?"))
             found.append(((backend, adapters.get(backend, "unknown adapter")), _Point(
                 f"{work.get('kernel', '?')} ({row.get('target')})", str(work.get("size", "?")),
-                str(work.get("schedule", "")), float(work["median_ns"]), int(work["bytes_moved"]), int(work.get("flops") or 0),
-                run.label)))
+                str(work.get("schedule", "")), float(work["median_ns"]), int(work["bytes_moved"]),
+                int(work.get("flops") or 0), run.label)))
     return found
 
 
@@ -190,13 +189,16 @@ def roofline_figures(data: ReportData) -> list[FigureOut]:
 
 # -- tuning --------------------------------------------------------------------------------
 def schedule_params(candidate: dict) -> dict[str, str]:
-    """A candidate's tuned parameters: its ``params`` when the tuner gives them, else
-    the fields of its schedule text (``wg=64,ipt=4,vec=1`` -> wg, ipt, vec)."""
-    params = candidate.get("params")
-    if isinstance(params, dict) and params:
-        return {str(k): str(v) for k, v in params.items()}
+    """A candidate's parameters: the fields of its schedule text (``wg=64,ipt=4,vec=1``
+    -> wg, ipt, vec) and the kernel's own tunables the tuner gives (``tunables``, or
+    ``params``)."""
     fields = (part.split("=", 1) for part in str(candidate.get("schedule", "")).split(","))
-    return {f[0]: f[1] for f in fields if len(f) == 2}
+    params = {f[0]: f[1] for f in fields if len(f) == 2}
+    for key in ("tunables", "params"):
+        own = candidate.get(key)
+        if isinstance(own, dict):
+            params.update({str(k): str(v) for k, v in own.items()})
+    return params
 
 
 def _order(values: set[str]) -> list[str]:
@@ -224,7 +226,7 @@ def _landscape_axes(tune: TuneRecord, chosen: tuple[str, str] | None) -> tuple[s
 
 def _cell_of(c: dict, x: str, y: str | None) -> tuple[str, str]:
     params = schedule_params(c)
-    return params.get(x, c.get("schedule", "?")), (params.get(y, "-") if y else "-")
+    return params.get(x, candidate_key(c)), (params.get(y, "-") if y else "-")
 
 
 def _landscape_cells(tune: TuneRecord, x: str, y: str | None):
@@ -234,9 +236,9 @@ def _landscape_cells(tune: TuneRecord, x: str, y: str | None):
     statuses: dict[tuple, set[str]] = {}
     for c in tune.candidates:
         cell = _cell_of(c, x, y)
-        median = (c.get("timing") or {}).get("median_ns")
+        median = candidate_median(c)
         if median and c.get("status") not in _FAILED:
-            medians[cell] = min(medians.get(cell, math.inf), float(median))
+            medians[cell] = min(medians.get(cell, math.inf), median)
         else:
             statuses.setdefault(cell, set()).add(str(c.get("status")))
     return medians, statuses
@@ -261,13 +263,12 @@ def _draw_landscape(ax, tune: TuneRecord, x: str, y: str | None) -> None:
         mark = "/".join(sorted(_STATUS_MARK.get(s, s) for s in found))
         ax.text(xs.index(vx), ys.index(vy), f"x {mark}", ha="center", va="center", fontsize=7,
                 color="#c62828" if found & set(_FAILED) else "#616161")
-    chosen = tune.winner or tune.best
-    for c in tune.candidates:
-        if c.get("schedule") == chosen:
-            vx, vy = _cell_of(c, x, y)
-            ax.scatter(xs.index(vx), ys.index(vy) - 0.3, marker="*" if tune.winner else "o",
-                       s=180, facecolor="gold" if tune.winner else "none", edgecolor="#c62828",
-                       zorder=4)
+    chosen = tune.chosen()
+    if chosen is not None:
+        vx, vy = _cell_of(chosen, x, y)
+        ax.scatter(xs.index(vx), ys.index(vy) - 0.3, marker="*" if tune.winner else "o",
+                   s=180, facecolor="gold" if tune.winner else "none", edgecolor="#c62828",
+                   zorder=4)
     ax.set_xticks(range(len(xs)), xs, fontsize=7)
     ax.set_yticks(range(len(ys)), ys, fontsize=7)
     ax.set_xlabel(x)
@@ -284,9 +285,8 @@ def _tuning_figure(tune: TuneRecord, index: int, axes: tuple[str, str] | None) -
     counts: dict[str, int] = {}
     for c in tune.candidates:
         counts[c.get("status", "?")] = counts.get(c.get("status", "?"), 0) + 1
-    chosen = next((c for c in tune.candidates if c.get("schedule") == (tune.winner or tune.best)),
-                  {})
-    median = (chosen.get("timing") or {}).get("median_ns")
+    chosen = tune.chosen()
+    median = candidate_median(chosen) if chosen else None
     star = (f"winner {tune.winner} (gold star), median {format_duration(median)}" if tune.winner
             else f"no winner; fastest {tune.best} (circle), median {format_duration(median)}"
             if tune.best else "no candidate ran correctly")
@@ -298,7 +298,7 @@ def _tuning_figure(tune: TuneRecord, index: int, axes: tuple[str, str] | None) -
                f"refused before running (why: table below). Candidates: "
                f"{', '.join(f'{n} {s}' for s, n in sorted(counts.items()))}. {tune.conclusion} "
                f"Run: {tune.run}.")
-    rejected = [[c.get("schedule", "?"), c.get("status", "?"), str(c.get("reason", ""))[:300]]
+    rejected = [[candidate_key(c), c.get("status", "?"), str(c.get("reason", ""))[:300]]
                 for c in tune.candidates if c.get("status") in (*_FAILED, "pruned")]
     return FigureOut(f"tuning-{index}-{tune.kernel}", "tuning", f"Tuning: {tune.kernel}",
                      caption, figure, table=(["schedule", "status", "why"], rejected))

@@ -329,3 +329,27 @@ def test_a_fleet_run_gets_a_column_per_backend_and_adapter(runs, tmp_path):
     assert len(matrix.links) == 2 * 2 * backends  # affine, gemm x backends x 2 adapters
     assert "with the adapter where a backend ran on several" in matrix.caption
     assert "reference on Second GPU" in matrix.caption
+
+
+def test_a_tune_file_of_the_reworked_tuners_shape_is_drawn(runs, tmp_path):
+    """The tuner being reworked writes the winner and best as candidates, the adapter as
+    its name, each candidate's key, tunables and measuring order, and the work nested:
+    the landscape, convergence and roofline read that shape too."""
+    data = json.loads(runs["tune"].read_text())
+    ordered = [c for c in data["candidates"] if c["status"] != "pruned"]
+    for order, c in enumerate(ordered, start=1):
+        c.update(candidate=f"{c['schedule']},UNROLL={order % 2}", tunables={"UNROLL": order % 2},
+                 order=order, median_ns=(c["timing"] or {}).get("median_ns"))
+    best = next(c for c in ordered if c["schedule"] == data["best"])
+    data.update(adapter=data["adapter"]["name"], best=best, winner=None, strategy="tpe",
+                work={"bytes_moved": data.pop("bytes_moved"), "flops": data.pop("flops")})
+    reworked = tmp_path / "reworked.json"
+    reworked.write_text(json.dumps(data))
+    tune = load_runs([str(reworked)]).tunes[0]
+    assert tune.chosen() is best or tune.chosen() == best
+    assert [h["candidate"] for h in tune.history] == [c["candidate"] for c in ordered]
+    page = tmp_path / "reworked.html"
+    assert main(["report", str(reworked), "-o", str(page), "--tune-axes", "UNROLL,wg"]) == 0
+    text = page.read_text()
+    assert "in each cell of UNROLL x wg" in text and "strategy tpe" in text
+    assert f"{best['candidate']} (circle)" in text and "affine (tuned)" in text
