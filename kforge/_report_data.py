@@ -8,6 +8,7 @@ run), raised before anything is drawn or written."""
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from dataclasses import dataclass, field
@@ -198,7 +199,10 @@ class _Reader:
 
 
 def _number(value: Any) -> int | None:
-    return int(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+    """A declared count, or None for anything that is not a finite number."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return int(value)
 
 
 # -- per format ----------------------------------------------------------------------------
@@ -209,7 +213,9 @@ def _evaluation(r: _Reader, run: str, kernel: str, backend: str, ev: Any, where:
         elements *= int(value) if isinstance(value, (int, float)) else 1
     timing = r.get(ev, "timing", dict, where, None)
     if timing is not None:
-        r.get(timing, "samples_ns", list, f"{where}.timing")
+        samples = r.get(timing, "samples_ns", list, f"{where}.timing")
+        if not all(isinstance(s, (int, float)) and not isinstance(s, bool) for s in samples):
+            raise r.fail(f"{where}.timing.samples_ns should hold numbers of nanoseconds")
         r.get(timing, "source", str, f"{where}.timing")
     return EvalRecord(
         run=run, kernel=str(r.get(ev, "kernel", str, where, kernel)), backend=backend,
