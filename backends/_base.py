@@ -190,7 +190,8 @@ class SlabContext(OracleContext):
         self._constraints = dataclasses.replace(
             self._constraints, subnormals_may_flush=seen.subnormals_may_flush,
             nonfinite_indeterminate=seen.nonfinite_indeterminate,
-            float_departures=seen.departures)
+            float_departures=seen.departures,
+            zeroes_workgroup_memory=seen.workgroup_memory_zeroed)
 
     @property
     def adapter(self) -> AdapterIdentity:
@@ -457,10 +458,20 @@ class SlabContext(OracleContext):
                options, accesses)
         compiled = self._pipelines.get(key)
         if compiled is None:
-            compiled = self._compile(launch, source)
+            compiled = self._compile(launch, self._as_compiled(source))
             self.compile_count += 1
             self._pipelines[key] = compiled
         return steps, accesses, launch.source, compiled
+
+    def _as_compiled(self, source: str | None) -> str | None:
+        """The text handed to the compiler: the kernel's, with workgroup memory zeroed
+        in the shader where the probe saw this adapter leave it dirty (WGSL promises
+        zeroed memory; ``forge.workgroup_zero``)."""
+        if source is None or self.target != "wgsl" or self._constraints.zeroes_workgroup_memory:
+            return source
+        from forge.workgroup_zero import zero_workgroup_memory
+
+        return zero_workgroup_memory(source)[0]
 
     def kernel_source(self, kernel: KernelSpec, schedule: Schedule, size: Any = None) -> str:
         """The text this backend compiles for ``kernel`` under ``schedule`` (at ``size``,

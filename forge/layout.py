@@ -52,6 +52,8 @@ SCALARS: dict[str, np.dtype | None] = {
 }
 # What WGSL can declare at all (the rest is "unsupported, because WGSL has no ...").
 _WGSL_SCALARS = {"f16", "f32", "f64", "i32", "u32", "i64", "u64"}
+# Bound packed in storage buffers on WGSL (the shader reads them from u32 words).
+_PACKED = {"i8", "u8", "i16", "u16", "bf16"}
 
 
 def scalar_dtype(name: str) -> np.dtype:
@@ -164,11 +166,18 @@ def _size_align(t: TypeSpec, rules: str) -> tuple[int, int]:
     """(size, alignment) of ``t`` under ``rules``."""
     if rules not in RULES:
         raise InvalidArgument(f"unknown layout rules {rules!r}; known: {', '.join(RULES)}")
-    if rules.startswith("wgsl"):
+    # WGSL has no 8- or 16-bit integers and no bfloat16, but a storage buffer is bytes:
+    # a tensor of them is bound packed (a shader declares array<u32> and unpacks four
+    # u8 or two bf16 per word, as ONNX Runtime Web and WebLLM do).
+    packed = rules == "wgsl-storage" and t.kind == "scalar" and t.scalar in _PACKED
+    if rules.startswith("wgsl") and not packed:
         for scalar in t.scalars():
             if scalar not in _WGSL_SCALARS:
-                raise UnsupportedFeature(f"type {type_text(t)} is unsupported on WGSL, "
-                                         f"because WGSL has no {scalar} type")
+                raise UnsupportedFeature(
+                    f"type {type_text(t)} is unsupported on WGSL, because WGSL has no "
+                    f"{scalar} type" + (" (a storage buffer of them is bound packed: the "
+                                        "shader declares array<u32>)" if scalar in _PACKED
+                                        else ""))
     if t.kind == "scalar":
         size = scalar_dtype(t.scalar).itemsize
         return size, size
@@ -300,10 +309,19 @@ def encode(values: np.ndarray, value_type: Any, rules: str | None,
     ``target_dtype``. Padding bytes come from ``fill`` (same shape, target dtype) when
     given, else are zero."""
     t = parse_type(value_type)
-    if rules is None or t.is_scalar:
-        return np.asarray(values, _logical(t))
-    out = np.zeros(np.shape(values), _target(t, rules)) if fill is None else fill.copy()
-    _copy_in(out, np.asarray(values), t)
+    logical = _logical(t)
+    values = np.asarray(values)
+    if logical.subdtype is not None and values.dtype != logical:
+        # A vector or array element: ``values`` has the lanes as trailing axes, and
+        # numpy would broadcast each scalar over a sub-array dtype; keep the lanes.
+        values = values.astype(logical.base, copy=False)
+        if rules is None:
+            return values
+    elif rules is None or t.is_scalar:
+        return np.asarray(values, logical)
+    count = values.shape[:values.ndim - len(logical.shape)]
+    out = np.zeros(count, _target(t, rules)) if fill is None else fill.copy()
+    _copy_in(out, values, t)
     return out
 
 

@@ -200,6 +200,10 @@ class AdapterConstraints:
     #: Probe cases where the adapter departed from IEEE-754 (``backends._probe``), for
     #: the record: a comparison such as NaN != NaN that compiles to false.
     float_departures: tuple[str, ...] = ()
+    #: Workgroup (shared) memory starts zeroed in every workgroup, as WGSL requires;
+    #: measured by the probe. Where False (Mesa 22.3's lavapipe), the backend zeroes it
+    #: in the shader (``forge.workgroup_zero``). CUDA promises nothing: True there.
+    zeroes_workgroup_memory: bool = True
 
     def as_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}

@@ -1,7 +1,8 @@
 # Shared set-up for scripts/kforge and scripts/test; sourced, not run (DEVELOPERS.md).
-# Creates .venv when missing, installs the project with its test and report extras when
-# pyproject.toml changed, and installs Mesa's software Vulkan driver (lavapipe) when no
-# Vulkan driver is present and we may (root, or CI=true); otherwise prints the command.
+# Creates .venv when missing, installs the project with the extras this machine can use
+# when pyproject.toml changed, and installs Mesa's software Vulkan driver (lavapipe) and
+# Debian's Chromium (for the browser backend) when they are missing and we may (root, or
+# CI=true); otherwise prints the command.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -44,12 +45,23 @@ make_venv() {
   "$VENV/bin/python" -m pip install -q --upgrade pip
 }
 
+# The optional extras this machine can use: test and report (matplotlib) always; browser
+# (Playwright) where Playwright ships its driver (Linux and macOS on x86_64 or arm64).
+usable_extras() {
+  local extras="test,report"
+  case "$(uname -s)-$(uname -m)" in
+    Linux-x86_64|Linux-aarch64|Darwin-x86_64|Darwin-arm64) extras="$extras,browser" ;;
+  esac
+  echo "$extras"
+}
+
 install_project() {
-  local stamp="$VENV/.kernel-forge-installed" want
-  want="$(cat "$ROOT/pyproject.toml" "$@" 2>/dev/null | "$VENV/bin/python" -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())')"
+  local stamp="$VENV/.kernel-forge-installed" want extras
+  extras="$(usable_extras)"
+  want="$( { cat "$ROOT/pyproject.toml" "$@" 2>/dev/null; echo "$extras"; } | "$VENV/bin/python" -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())')"
   [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
-  say "installing kernel-forge (editable) with its test and report extras"
-  "$VENV/bin/python" -m pip install -q -e "$ROOT[test,report]"
+  say "installing kernel-forge (editable) with the extras [$extras]"
+  "$VENV/bin/python" -m pip install -q -e "$ROOT[$extras]"
   local extra
   for extra in "$@"; do
     "$VENV/bin/python" -m pip install -q -e "$(dirname "$extra")"
@@ -77,11 +89,33 @@ ensure_vulkan() {
   fi
 }
 
+# The same places backends/browser/_chromium.py looks (FORGE_CHROMIUM first).
+have_chromium() {
+  [ -n "${FORGE_CHROMIUM:-}" ] && [ -x "$FORGE_CHROMIUM" ] && return 0
+  [ -x /usr/lib/chromium/chromium ] && return 0
+  local name
+  for name in chromium chromium-browser google-chrome-stable google-chrome; do
+    command -v "$name" >/dev/null 2>&1 && return 0
+  done
+  return 1
+}
+
+ensure_chromium() {
+  have_chromium && return 0
+  if may_install_system && command -v apt-get >/dev/null 2>&1; then
+    apt_install chromium
+  else
+    say "no Chromium found: the browser backend will be unavailable. To run it (WebGPU"
+    say "on Chromium's SwiftShader when there is no GPU), run: sudo apt-get install -y chromium"
+  fi
+}
+
 setup_project() {
   need_python
   make_venv
   install_project "$@"
   ensure_vulkan
+  ensure_chromium
   # Mesa's window-system probe complains when this is unset; compute needs no display.
   if [ -z "${XDG_RUNTIME_DIR:-}" ]; then
     XDG_RUNTIME_DIR="$(mktemp -d)"; export XDG_RUNTIME_DIR

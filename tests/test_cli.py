@@ -12,7 +12,7 @@ from kforge import main
 def test_list_backends_json_names_every_backend_with_availability(capsys):
     assert main(["list-backends", "--json"]) == 0
     rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)}
-    assert {"reference", "wgpu", "cuda"} <= set(rows)
+    assert {"reference", "browser", "wgpu", "cuda"} <= set(rows)
     assert rows["reference"]["available"] is True
     assert all(row["reason"] for row in rows.values())
 
@@ -20,9 +20,22 @@ def test_list_backends_json_names_every_backend_with_availability(capsys):
 def test_list_backends_table_shows_reasons():
     out = subprocess.run([sys.executable, "-m", "forge", "list-backends"], capture_output=True,
                          text=True, check=True).stdout
-    for name in ("reference", "wgpu", "cuda"):
+    for name in ("reference", "browser", "wgpu", "cuda"):
         assert name in out
     assert "numpy on the host" in out
+
+
+def test_no_mesa_window_system_message_reaches_the_terminal():
+    """Mesa prints "XDG_RUNTIME_DIR is invalid or not set" when a Vulkan instance is
+    made without it (servers, containers, CI); the wgpu backend gives its process a
+    private directory first."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "XDG_RUNTIME_DIR"}
+    result = subprocess.run([sys.executable, "-m", "kforge", "list-backends"],
+                            capture_output=True, text=True, env=env, check=True)
+    assert "wgpu" in result.stdout
+    assert "XDG_RUNTIME_DIR" not in result.stderr + result.stdout
 
 
 def test_list_kernels_lists_builtin_kernels(capsys):

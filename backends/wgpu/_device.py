@@ -11,14 +11,29 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
+import re
+import tempfile
 import threading
 from typing import Iterator
 
-import wgpu
-from wgpu.backends.wgpu_native._api import ffi, libf
 
-from forge.errors import (AllocationError, CompileError, DeviceLost, GpuUnavailable,
-                          GpuValidation, InvalidArgument)
+def _private_runtime_dir() -> None:
+    """Mesa's Vulkan drivers probe the window system when an instance is created and
+    print "error: XDG_RUNTIME_DIR is invalid or not set" to stderr when it is unset (a
+    server, a container, CI). Compute needs no display: give this process a private
+    directory so the message never reaches a user's terminal."""
+    if not os.environ.get("XDG_RUNTIME_DIR"):
+        os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="kforge-xdg-")
+
+
+_private_runtime_dir()
+
+import wgpu  # noqa: E402  (after the environment Mesa reads)
+from wgpu.backends.wgpu_native._api import ffi, libf  # noqa: E402
+
+from forge.errors import (AllocationError, CompileError, DeviceLost,  # noqa: E402
+                          GpuUnavailable, GpuValidation, InvalidArgument)
 
 __all__ = [
     "probe_adapter",
@@ -31,6 +46,7 @@ __all__ = [
     "translate_errors",
     "compile_error",
     "is_device_lost",
+    "naga_source",
     "OPTIONAL_FEATURES",
 ]
 
@@ -146,6 +162,29 @@ def translate_errors(what: str) -> Iterator[None]:
         raise GpuValidation(f"{what}: wgpu rejected it: {message}") from exc
 
 
+#: ``enable`` extensions naga (wgpu-native 29) does not parse yet although it provides
+#: their functionality under a device feature. WebGPU requires the directive, so a shader
+#: written for a browser has it; naga refuses it ("not yet supported").
+_FEATURE_ENABLES = {"subgroups": "subgroup"}
+_ENABLE_DIRECTIVE = re.compile(r"^(\s*)enable\s+([\w\s,]+);", re.M)
+
+
+def naga_source(source: str, features) -> str:
+    """``source`` with the ``enable`` extensions that naga provides through a device
+    feature the device has (``features``) taken out of their directives, so a kernel
+    written for a browser compiles here as written. Lines keep their numbers, so naga's
+    messages point at the user's source."""
+    def strip(match: re.Match) -> str:
+        names = [n.strip() for n in match.group(2).split(",") if n.strip()]
+        kept = [n for n in names if _FEATURE_ENABLES.get(n) not in features]
+        if len(kept) == len(names):
+            return match.group(0)
+        if not kept:
+            return f"{match.group(1)}// enable {', '.join(names)};  (provided by the device)"
+        return f"{match.group(1)}enable {', '.join(kept)};"
+    return _ENABLE_DIRECTIVE.sub(strip, source)
+
+
 def compile_error(exc: BaseException, source: str, what: str) -> CompileError:
     """A ``CompileError`` carrying naga's (or wgpu's) message as the log."""
     return CompileError(f"{what}: wgpu rejected the WGSL", source=source, target="wgsl",
@@ -175,7 +214,8 @@ def validate_wgsl(source: str, entry_point: str | None = None,
     what = f"validating WGSL{f' entry point {entry_point!r}' if entry_point else ''}"
     with _validation_lock:
         try:
-            module = device.create_shader_module(label="kforge-validate", code=source)
+            module = device.create_shader_module(
+                label="kforge-validate", code=naga_source(source, device.features))
             if entry_point is not None:
                 stage = {"module": module, "entry_point": entry_point}
                 if constants:
