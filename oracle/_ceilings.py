@@ -204,8 +204,9 @@ def _tensor_cores(ctx: Any) -> str:
     if target is None:
         return f"the {ctx.backend_name} backend runs numpy on the host: no tensor cores"
     if target == "wgsl":
-        return (f"WGSL has no tensor-core path on the {ctx.backend_name} backend: wgpu-native "
-                "refuses the cooperative-matrix feature (only CUDA's mma.sync is measured)")
+        return (f"WGSL has no tensor-core path on the {ctx.backend_name} backend: WebGPU's "
+                "cooperative matrices are an experimental feature that wgpu-native refuses "
+                "(only CUDA's mma.sync is measured)")
     if target != "cuda":
         return f"no tensor-core probe for the {target} target"
     arch = ctx.adapter.architecture or ""
