@@ -2,7 +2,8 @@
 
 A buffer element or a uniform field has a *type*, written in WGSL's spelling whatever
 the target: a scalar (``"f32"``, ``"i64"``, ``"f16"``, ``"bf16"``...), a vector
-(``"vec3<f32>"``), a fixed array (``"array<f32, 4>"``), or a struct given as a tuple of
+(``"vec3<f32>"``, or WGSL's alias ``"vec3f"``), a matrix (``"mat4x4<f32>"``, columns
+of vectors), a fixed array (``"array<f32, 4>"``), or a struct given as a tuple of
 ``(name, type)`` pairs (nested freely). The same type lays out differently per target:
 
 - ``"wgsl-storage"`` / ``"wgsl-uniform"``: WGSL's rules (https://www.w3.org/TR/WGSL/
@@ -76,6 +77,7 @@ class TypeSpec:
     count: int = 1                                 # vec: lanes; array: elements
     element: "TypeSpec | None" = None              # array: its element type
     fields: tuple[tuple[str, "TypeSpec"], ...] = ()  # struct: its members
+    matrix: bool = False                           # array: a matCxR, columns of vecR
 
     @property
     def is_scalar(self) -> bool:
@@ -91,7 +93,11 @@ class TypeSpec:
 
 
 _VEC = re.compile(r"^vec([234])\s*<\s*(\w+)\s*>$")
+_MAT = re.compile(r"^mat([234])x([234])\s*<\s*(\w+)\s*>$")
 _ARRAY = re.compile(r"^array\s*<\s*(.+)\s*,\s*(\d+)u?\s*>$")
+# WGSL's predeclared aliases: vec4f, vec3u, vec2i, vec4h, mat4x4f, mat3x3h.
+_ALIAS = re.compile(r"^(vec[234]|mat[234]x[234])([fiuh])$")
+_ALIASED = {"f": "f32", "i": "i32", "u": "u32", "h": "f16"}
 
 
 @functools.lru_cache(maxsize=512)
@@ -99,6 +105,15 @@ def _parse_text(text: str) -> TypeSpec:
     text = text.strip()
     if text in SCALARS:
         return TypeSpec("scalar", text)
+    alias = _ALIAS.match(text)
+    if alias:
+        text = f"{alias.group(1)}<{_ALIASED[alias.group(2)]}>"
+    match = _MAT.match(text)
+    if match:
+        if match.group(3) not in ("f32", "f16", "f64"):
+            raise InvalidArgument(f"a matrix holds floats: {text!r}")
+        column = TypeSpec("vec", match.group(3), int(match.group(2)))
+        return TypeSpec("array", count=int(match.group(1)), element=column, matrix=True)
     match = _VEC.match(text)
     if match:
         if match.group(2) not in SCALARS:
@@ -111,7 +126,8 @@ def _parse_text(text: str) -> TypeSpec:
             raise InvalidArgument(f"array type {text!r} needs at least one element")
         return TypeSpec("array", count=count, element=_parse_text(match.group(1)))
     raise InvalidArgument(f"unknown type {text!r}: use a scalar ({', '.join(SCALARS)}), "
-                          "vecN<T>, array<T, N>, or a struct as ((name, type), ...)")
+                          "vecN<T> (or vec4f...), matCxR<T>, array<T, N>, or a struct as "
+                          "((name, type), ...)")
 
 
 def parse_type(value: Any) -> TypeSpec:
@@ -143,6 +159,8 @@ def type_text(t: TypeSpec) -> Any:
         return t.scalar
     if t.kind == "vec":
         return f"vec{t.count}<{t.scalar}>"
+    if t.matrix:
+        return f"mat{t.count}x{t.element.count}<{t.element.scalar}>"  # type: ignore[union-attr]
     if t.kind == "array":
         inner = type_text(t.element)  # type: ignore[arg-type]
         return f"array<{inner}, {t.count}>" if isinstance(inner, str) else [inner, t.count]
@@ -190,7 +208,7 @@ def _size_align(t: TypeSpec, rules: str) -> tuple[int, int]:
     if t.kind == "array":
         size, align = _size_align(t.element, rules)  # type: ignore[arg-type]
         stride = _round_up(size, align)
-        if rules == "wgsl-uniform":
+        if rules == "wgsl-uniform" and not t.matrix:  # a matrix's columns keep their stride
             align = _round_up(align, 16)
             stride = _round_up(stride, 16)
         return stride * t.count, align

@@ -104,7 +104,7 @@ def _judge_output(ev: Evaluation, kernel: KernelSpec, spec, region: Region, outc
             tol = tol.loosest(resolve_tolerance(want_leaf.dtype, kernel.tolerance,
                                                 expected.reference_backend, tolerance))
         masks = _semantics_masks(ev.semantics, want_leaf, flushed_leaves.get(label))
-        comparison = compare(got_leaf, want_leaf, tol, **masks)
+        comparison = compare(got_leaf, want_leaf, tol, nonfinite_either=value_coverage, **masks)
         unwritten = (unwritten_mask(got_leaf) & ~unwritten_mask(want_leaf)
                      if check_unwritten else np.zeros(got_leaf.size, bool))
         judged = np.ones(got_leaf.size, bool) if masks["indeterminate"] is None \
@@ -114,7 +114,8 @@ def _judge_output(ev: Evaluation, kernel: KernelSpec, spec, region: Region, outc
         covered[label] = covered.get(label, np.zeros(got_leaf.size, bool)) | judged
         later_cmp: Comparison | None = None
         if label in later_leaves:
-            later_cmp = compare(later_leaves[label], want_leaf, tol, **masks)
+            later_cmp = compare(later_leaves[label], want_leaf, tol,
+                                nonfinite_either=value_coverage, **masks)
         first_unwritten = np.flatnonzero(unwritten)
         ev.outputs[label] = OutputCheck(
             label, comparison, got_leaf.size, int(unwritten.sum()),

@@ -210,3 +210,19 @@ def test_sub_word_integers_and_bf16_are_bound_packed_in_wgsl_storage_only():
             size_align(scalar, "wgsl-uniform")
     with pytest.raises(UnsupportedFeature, match="WGSL has no u8"):
         size_align("vec4<u8>", "wgsl-storage")
+
+
+def test_matrices_and_wgsl_aliases_lay_out_as_wgsl_says():
+    """matCxR is C columns of vecR: mat4x4<f32> 64 bytes aligned 16; mat3x3<f32> pads
+    each column to 16 (48 bytes); mat2x2<f32> keeps 8-byte columns even in a uniform
+    (unlike an array, whose uniform stride rounds to 16). vec4f, mat4x4f are WGSL's
+    aliases."""
+    assert size_align("mat4x4<f32>", "wgsl-uniform") == (64, 16)
+    assert size_align("mat3x3<f32>", "wgsl-storage") == (48, 16)
+    assert size_align("mat2x2<f32>", "wgsl-uniform") == (16, 8)
+    assert size_align("array<vec2<f32>, 2>", "wgsl-uniform") == (32, 16)
+    assert parse_type("mat4x4f") == parse_type("mat4x4<f32>")
+    assert parse_type("vec3u") == parse_type("vec3<u32>")
+    assert np.zeros(1, logical_dtype("mat3x2<f32>")).shape == (1, 3, 2)  # 3 columns of 2
+    uniform = (("transform", "mat4x4f"), ("tint", "vec3f"), ("scale", "f32"))
+    assert _offsets(uniform, "wgsl-uniform") == {"transform": 0, "tint": 64, "scale": 76}

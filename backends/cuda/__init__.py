@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 
+from forge import _checks
 from forge.registry import BackendEntry
 
 __all__ = ["CudaComputeContext", "CapturedCudaGraph", "compile_cuda", "compile_module",
@@ -41,6 +42,7 @@ def _availability() -> tuple[bool, str]:
 def _open(**options):
     from ._context import CudaComputeContext
 
+    _checks.options(CudaComputeContext, options, "the cuda backend")
     return CudaComputeContext(**options)
 
 

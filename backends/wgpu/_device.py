@@ -32,6 +32,7 @@ _private_runtime_dir()
 import wgpu  # noqa: E402  (after the environment Mesa reads)
 from wgpu.backends.wgpu_native._api import ffi, libf  # noqa: E402
 
+from forge import _checks  # noqa: E402
 from forge.errors import (AllocationError, CompileError, DeviceLost,  # noqa: E402
                           GpuUnavailable, GpuValidation, InvalidArgument)
 
@@ -47,6 +48,8 @@ __all__ = [
     "compile_error",
     "is_device_lost",
     "naga_source",
+    "abandon",
+    "keep_forever",
     "OPTIONAL_FEATURES",
 ]
 
@@ -66,12 +69,12 @@ def select_adapter(power_preference: str = "high-performance",
                    adapter_index: int | None = None):
     """The adapter a context runs on: by index into ``enumerate_adapters`` when given,
     else wgpu's choice for ``power_preference``. Raises ``GpuUnavailable`` when none."""
-    if power_preference not in ("high-performance", "low-power"):
+    if not isinstance(power_preference, str) or power_preference not in (
+            "high-performance", "low-power"):
         raise InvalidArgument(f"power_preference must be 'high-performance' or "
                               f"'low-power', got {power_preference!r}")
     if adapter_index is not None:
-        if not isinstance(adapter_index, int) or isinstance(adapter_index, bool):
-            raise InvalidArgument(f"adapter_index must be an int, got {adapter_index!r}")
+        adapter_index = _checks.integer(adapter_index, "adapter_index", minimum=0)
         adapters = wgpu.gpu.enumerate_adapters_sync()
         if not 0 <= adapter_index < len(adapters):
             listing = "; ".join(f"{i}: {adapter_summary(a)}" for i, a in enumerate(adapters))
@@ -227,3 +230,37 @@ def validate_wgsl(source: str, entry_point: str | None = None,
                 _validation_device.cache_clear()
                 raise DeviceLost(f"{what}: {_message(exc)}") from exc
             raise compile_error(exc, source, what) from exc
+
+
+# -- devices that may still be running ----------------------------------------------
+
+# Everything ``abandon`` and ``keep_forever`` were given, for the rest of the process.
+_ABANDONED: list = []
+
+
+def keep_forever(obj) -> None:
+    """Keep ``obj`` alive for the rest of the process: a wgpu-py promise whose wait was
+    interrupted, say, since wgpu-native may still call the callback it owns."""
+    _ABANDONED.append(obj)
+
+
+def abandon(device, objects: list) -> None:
+    """Keep ``device`` and ``objects`` (what it may still use or call back into: its
+    buffers, pipelines, pending promises) for the rest of the process, unreleased.
+
+    For a device that may still be running work nothing will wait for (a kernel past
+    its timeout, a wait stopped by Ctrl-C): wgpu-native's release of a device waits
+    until its queue is idle, which a runaway kernel may put off for minutes, and
+    freeing what the device still uses would crash. The device's and its queue's
+    native handles are taken out of their wgpu-py objects, so that no finalizer
+    releases them, not even the ones that run at interpreter exit; the device keeps
+    running the work on its own threads (lavapipe) or on the GPU, and the operating
+    system reclaims it all when the process ends.
+    """
+    queue = device._queue
+    handles = (device._internal, queue._internal if queue is not None else None)
+    device._internal = None
+    if queue is not None:
+        queue._internal = None
+    keep_forever((handles, device, objects))
+
