@@ -33,7 +33,14 @@ need_python() {
 }
 
 make_venv() {
-  [ -x "$VENV/bin/python" ] && return 0
+  local ready="$VENV/.kforge-venv-ready"
+  [ -x "$VENV/bin/python" ] && [ -f "$ready" ] && return 0
+  if [ -e "$VENV" ]; then
+    # A first set-up that was interrupted (Ctrl-C, a lost connection) left a venv
+    # without its marker: make it again rather than trust half of one.
+    say "$VENV is incomplete (an interrupted set-up); making it again"
+    rm -rf "$VENV"
+  fi
   if ! "$PYTHON" -c 'import ensurepip, venv' >/dev/null 2>&1; then
     # Debian and Ubuntu ship venv's pip bootstrap separately.
     local pkg="python3-venv"
@@ -43,29 +50,49 @@ make_venv() {
   say "creating $VENV"
   "$PYTHON" -m venv "$VENV"
   "$VENV/bin/python" -m pip install -q --upgrade pip
+  touch "$ready"
 }
 
-# The optional extras this machine can use: test and report (matplotlib) always; browser
+digest() { "$VENV/bin/python" -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())'; }
+
+# The optional extras this machine can use: test and report (matplotlib) always; cuda
+# (cuda-python, NVRTC, NVIDIA's header wheels) on Linux, where NVIDIA ships them; browser
 # (Playwright) where Playwright ships its driver (Linux and macOS on x86_64 or arm64).
 usable_extras() {
   local extras="test,report"
+  [ "$(uname -s)" = Linux ] && extras="$extras,cuda"
   case "$(uname -s)-$(uname -m)" in
     Linux-x86_64|Linux-aarch64|Darwin-x86_64|Darwin-arm64) extras="$extras,browser" ;;
   esac
   echo "$extras"
 }
 
+# The project, editable, with its extras: again only when pyproject.toml or the extras
+# changed (a stamp written last, so an interrupted install is redone). Both scripts
+# install exactly this, so switching between them never reinstalls.
 install_project() {
   local stamp="$VENV/.kernel-forge-installed" want extras
   extras="$(usable_extras)"
-  want="$( { cat "$ROOT/pyproject.toml" "$@" 2>/dev/null; echo "$extras"; } | "$VENV/bin/python" -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())')"
+  want="$( { cat "$ROOT/pyproject.toml"; echo "$extras"; } | digest)"
   [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
+  rm -f "$stamp"
   say "installing kernel-forge (editable) with the extras [$extras]"
   "$VENV/bin/python" -m pip install -q -e "$ROOT[$extras]"
-  local extra
-  for extra in "$@"; do
-    "$VENV/bin/python" -m pip install -q -e "$(dirname "$extra")"
-  done
+  echo "$want" > "$stamp"
+}
+
+# The test suite's plugin distribution (tests/plugins/forge_demo_plugin) goes into
+# .test-plugins, outside the venv, on the tests' path only: the user's environment
+# (./scripts/kforge, the venv) never sees its demo backends and kernels.
+TEST_PLUGINS="$ROOT/.test-plugins"
+
+install_test_plugins() {
+  local source="$ROOT/tests/plugins/forge_demo_plugin" stamp="$TEST_PLUGINS/.installed" want
+  want="$(find "$source" -name '*.py' -o -name 'pyproject.toml' | sort | xargs cat | digest)"
+  [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
+  say "installing the test plugin into $TEST_PLUGINS"
+  rm -rf "$TEST_PLUGINS"
+  "$VENV/bin/python" -m pip install -q --no-deps --target "$TEST_PLUGINS" "$source"
   echo "$want" > "$stamp"
 }
 
@@ -113,7 +140,7 @@ ensure_chromium() {
 setup_project() {
   need_python
   make_venv
-  install_project "$@"
+  install_project
   ensure_vulkan
   ensure_chromium
   # Mesa's window-system probe complains when this is unset; compute needs no display.

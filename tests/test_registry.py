@@ -71,8 +71,8 @@ def test_unavailable_backend_raises_gpu_unavailable_with_the_reason(monkeypatch)
 
 
 def test_plugin_distribution_adds_a_backend_and_a_kernel():
-    # tests/plugins/forge_demo_plugin is installed by ./scripts/test; this must fail,
-    # not skip, when it is missing.
+    # tests/plugins/forge_demo_plugin is installed by ./scripts/test into .test-plugins;
+    # this must fail, not skip, when it is missing.
     dists = {ep.dist.name for ep in metadata.entry_points(group="forge.backends") if ep.dist}
     assert "forge-demo-plugin" in dists, "run ./scripts/test: it installs the demo plugin"
     assert registry.backend_entries()["demo"].origin.startswith("forge-demo-plugin")
@@ -80,6 +80,23 @@ def test_plugin_distribution_adds_a_backend_and_a_kernel():
     assert kernel in forge.list_kernels()
     with forge.open_context("demo") as ctx:
         assert ctx.backend_name == "demo"
+
+
+def test_the_test_plugin_stays_out_of_the_users_environment():
+    """./scripts/test puts the demo plugin on the tests' path only: the project's own
+    interpreter, without it, lists no demo backend or kernel (./scripts/kforge)."""
+    import os
+    import subprocess
+    import sys
+
+    plugins = os.path.join(os.path.dirname(os.path.dirname(__file__)), ".test-plugins")
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in env.get("PYTHONPATH", "").split(os.pathsep)
+                                        if p and os.path.abspath(p) != plugins)
+    out = subprocess.run([sys.executable, "-c", "import forge; print(forge.backend_names(), "
+                          "[k.id for k in forge.list_kernels()])"], env=env, cwd="/",
+                         capture_output=True, text=True, check=True).stdout
+    assert "demo" not in out, "the demo plugin is installed in the project's environment"
 
 
 def test_broken_plugin_warns_and_is_skipped(monkeypatch):
