@@ -90,7 +90,9 @@ def _mixed_gemm(inputs: str):
                         **{str(s): "tensor-core" for s in MMA_SCHEDULES}},
         domain={name: (-_MIXED_BOUND, _MIXED_BOUND) for name in ("a", "b", "c")},
         tolerance={"f32": accumulation_tolerance(max(_MIXED_SIZES), _MIXED_BOUND)},
-        nonfinite_inputs=False, test_sizes=_MIXED_SIZES, tags=("linalg",))
+        nonfinite_inputs=False, test_sizes=_MIXED_SIZES, tags=("linalg",),
+        # 2-byte a and b read once, f32 c read and written
+        bytes_moved="2*(m*k + k*n) + 8*m*n", flops="2*m*n*k")
 
 
 GEMM_F16, GEMM_BF16 = _mixed_gemm("f16"), _mixed_gemm("bf16")

@@ -131,7 +131,7 @@ GEMV = _kernel(
 # Each element is loaded from f16/bf16, computed in f32 and rounded once to the output's
 # dtype, so a correct kernel is at most one rounding of the output dtype from the
 # reference (its f32 error, ~1e-5 relative, can flip that rounding): the default f16 and
-# bf16 tolerances (2 ulp of the dtype) hold with a margin.
+# bf16 tolerances (2 ulp of the dtype) hold with a margin. Both dtypes are 2 bytes.
 def _softmax_in(dtype: str) -> KernelSpec:
     wide = ir.cast(ir.input("x", dtype), "f32")
     shifted = wide - ir.row_max(wide)
@@ -139,7 +139,7 @@ def _softmax_in(dtype: str) -> KernelSpec:
         f"softmax_{dtype}",
         ir.rows(y=ir.cast(ir.exp(shifted) / ir.row_sum(ir.exp(shifted)), dtype)),
         f"softmax of {dtype} rows, computed in f32, rounded once to {dtype}",
-        nonfinite_inputs=False)
+        nonfinite_inputs=False, bytes_moved="4*rows*cols", flops="5*rows*cols")
 
 
 def _rmsnorm_in(dtype: str) -> KernelSpec:
@@ -150,7 +150,8 @@ def _rmsnorm_in(dtype: str) -> KernelSpec:
         f"rmsnorm_{dtype}", ir.rows(y=ir.cast(wide * scale * weight, dtype)),
         f"rmsnorm of {dtype} rows and weights, computed in f32, rounded once to {dtype}",
         defaults={"eps": 1e-6}, domain={"x": (-1e4, 1e4), "w": _WEIGHT_DOMAIN},
-        nonfinite_inputs=False)
+        nonfinite_inputs=False, bytes_moved="4*rows*cols + 2*cols",
+        flops="4*rows*cols + 3*rows")
 
 
 SOFTMAX_BF16, SOFTMAX_F16 = _softmax_in("bf16"), _softmax_in("f16")
