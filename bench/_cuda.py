@@ -10,7 +10,7 @@ from forge import ir
 
 from ._env import Bench
 from ._report import (Goal, Row, bandwidth_gbps, format_bytes, gemm_flops, guarded,
-                      memory_bound_bytes, rows_bytes, tflops)
+                      memory_bound_bytes, roofline_work, rows_bytes, tflops)
 from ._timing import CudaTimer, alternate, median, torch_seconds
 from ._workload import (TF32_SUSPECT, bind_views, check_gemm_output, check_map_output,
                         check_rows_output, device_seconds, gemm_error, gemm_schedules,
@@ -88,6 +88,7 @@ def _p1_kernel(env: Bench, name: str) -> Row:
         map_schedules(kernel, ctx.constraints.multiprocessor_count))
     error = check_map_output(kernel, data, ctx.read_buffer_f32(views[output_index(kernel)]),
                              dict(kernel.defaults))
+    raw["work"] = roofline_work(kernel, n, "cuda", raw["bytes_counted"] / (mine * 1e9))
     return Row("P1", f"{name} {format_bytes(n * 4)}/buffer, CUDA",
                f"cuMemcpyDtoD {format_bytes(n * 4)}", base, mine, "GB/s", Goal(">=", 0.92),
                notes=f"{note}; output checked (max rel err {error:.1e})", raw=raw)
@@ -121,6 +122,7 @@ def _p3_kernel(env: Bench, name: str) -> Row:
     error = check_rows_output(lambda r: ir.with_shape(forge.get_kernel(name), rows=r), data,
                               ctx.read_buffer_f32(views[output_index(kernel)]), s.rows, s.cols,
                               dict(kernel.defaults))
+    raw["work"] = roofline_work(kernel, s.cols, "cuda", raw["bytes_counted"] / (mine * 1e9))
     return Row("P3", f"{name} {s.rows}x{s.cols} f32, CUDA",
                "cuMemcpyDtoD same bytes", base, mine, "GB/s", Goal(">=", 0.85),
                notes=(f"{note}; one read + one write per element; "
@@ -210,4 +212,5 @@ def _p4(env: Bench) -> Row:
                "TFLOP/s", Goal(">=", 0.7),
                notes=(f"{sweep_note(tried, winner)}; output checked (max rel err {error:.1e}); "
                       f"torch {setting}, its max rel err {torch_error:.1e} (TF32 ~3e-4)"),
-               raw={"candidates": tried, "rounds": values, "flops": flops})
+               raw={"candidates": tried, "rounds": values, "flops": flops,
+                    "work": roofline_work(kernel, size, "cuda", flops / (mine * 1e12))})

@@ -18,7 +18,8 @@ import forge
 from forge import ir
 
 from ._env import Bench
-from ._report import Goal, Row, bandwidth_gbps, gemm_flops, guarded, rows_bytes, tflops
+from ._report import (Goal, Row, bandwidth_gbps, gemm_flops, guarded, roofline_work, rows_bytes,
+                      tflops)
 from ._timing import CudaTimer, alternate, median, torch_seconds
 from ._workload import (bind_views, device_seconds, gemm_error, host_array, output_index,
                         rows_schedules, sweep_best, sweep_note)
@@ -93,7 +94,8 @@ def _p9(env: Bench, dtype: str) -> Row:
                notes=(f"{sweep_note(tried, winner)}; output checked (max rel err "
                       f"{error:.1e}); ours writes f32 c, cuBLAS {dtype} c; torch "
                       f"{torch.__version__}"),
-               raw={"candidates": tried, "rounds": values, "flops": flops})
+               raw={"candidates": tried, "rounds": values, "flops": flops,
+                    "work": roofline_work(kernel, size, "cuda", flops / (mine * 1e12))})
 
 
 # -- P11 --------------------------------------------------------------------------------
@@ -171,7 +173,8 @@ def _p11(env: Bench, name: str, dtype: str) -> Row:
                       f"(ours {medians['ours'] / medians['copy']:.2f} of it); one read + one "
                       f"write per element; outputs checked against torch (ours {error:.1e}, "
                       f"Triton {triton_error:.1e})"),
-               raw={"candidates": tried, "rounds": values, "bytes_counted": moved})
+               raw={"candidates": tried, "rounds": values, "bytes_counted": moved,
+                    "work": roofline_work(kernel, size, "cuda", moved / (medians["ours"] * 1e9))})
 
 
 class _Peers:

@@ -10,7 +10,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Sequence
 
 __all__ = ["Goal", "Row", "failed_row", "guarded", "ratio", "bandwidth_gbps", "tflops",
-           "memory_bound_bytes", "rows_bytes", "gemm_flops", "format_bytes", "format_value",
+           "memory_bound_bytes", "rows_bytes", "gemm_flops", "roofline_work", "format_bytes", "format_value",
            "text_table", "markdown_table", "markdown_section", "to_json", "summary", "GIB",
            "MIB"]
 
@@ -164,6 +164,14 @@ def rows_bytes(rows: int, cols: int, itemsize: int = 4) -> int:
     return 2 * rows * cols * itemsize
 
 
+def roofline_work(kernel, size, backend: str, seconds: float) -> dict:
+    """``raw["work"]`` of a row that timed one kernel: what ``kforge report`` needs to
+    place it under the roofline of its adapter (the bytes and flops the kernel declares
+    at ``size``, and the time of one run)."""
+    return {"kernel": kernel.id, "backend": backend, "size": str(size),
+            **kernel.declared_work(size), "median_ns": seconds * 1e9}
+
+
 def gemm_flops(m: int, n: int, k: int) -> float:
     """Multiply-adds of ``m x k @ k x n``, two flops each."""
     return 2.0 * m * n * k
@@ -231,9 +239,13 @@ def summary(rows: Sequence[Row]) -> str:
             f"{counts['error']} errors, of {len(rows)} rows")
 
 
+#: The ``format`` field of the bench's JSON (``kforge report`` reads it).
+BENCH_FORMAT = "kforge-bench/1"
+
+
 def to_json(meta: dict, rows: Sequence[Row]) -> str:
-    return json.dumps({"meta": meta, "rows": [r.as_dict() for r in rows]}, indent=2,
-                      default=_jsonable)
+    return json.dumps({"format": BENCH_FORMAT, "meta": meta, "rows": [r.as_dict() for r in rows]},
+                      indent=2, default=_jsonable)
 
 
 def _jsonable(value: Any):

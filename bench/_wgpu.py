@@ -12,7 +12,7 @@ from forge import BindingUsage, MemoryTopology, Schedule
 
 from ._env import Bench
 from ._report import (MIB, Goal, Row, bandwidth_gbps, format_bytes, guarded,
-                      memory_bound_bytes)
+                      memory_bound_bytes, roofline_work)
 from ._timing import CudaTimer, alternate, host_seconds, median
 from ._workload import (bind_views, check_map_output, device_seconds, host_array,
                         host_seconds_per_sample, map_schedules, output_index, sweep_best,
@@ -129,7 +129,8 @@ def _p2_kernel(env: Bench, ctx, name: str, nbytes: int, baseline) -> Row:
                base, mine, "GB/s", Goal(">=", 0.88), error=error,
                notes=(f"{_adapter_note(ctx)}, {ctx.timing_source}; {sweep_note(tried, winner)}; "
                       f"output checked (max rel err {checked:.1e})"),
-               raw={"candidates": tried, "rounds": values})
+               raw={"candidates": tried, "rounds": values,
+                    "work": roofline_work(kernel, n, "wgpu", moved / (mine * 1e9))})
 
 
 def _wgpu_copy(env: Bench, ctx, nbytes: int, baseline) -> Row:

@@ -21,6 +21,7 @@ __all__ = [
     "ContextClosed",
     "OracleMismatch",
     "ReferenceFailed",
+    "ResultsFileError",
 ]
 
 
@@ -44,6 +45,11 @@ class AllocationError(ForgeError, MemoryError):
 class InvalidArgument(ForgeError, ValueError):
     """An argument does not fit the call: a buffer list that does not match the kernel,
     data of the wrong size, an output array of the wrong dtype."""
+
+
+class ResultsFileError(InvalidArgument):
+    """A saved results file cannot be used: unreadable, not JSON (truncated), another
+    format or version, malformed, or an empty run. The message names the file."""
 
 
 class CompileError(ForgeError):

@@ -497,6 +497,11 @@ class KernelBody(abc.ABC):
     def size(self, kernel: "KernelSpec", value: Any) -> Size:
         return parse_size(value, kernel.dims)
 
+    def named_dims(self, kernel: "KernelSpec", size: Size) -> Mapping[str, int]:
+        """The dimensions that ``bytes_moved`` and ``flops`` expressions name at
+        ``size`` (an IR pattern's: ``rows``, ``cols``, ``m``...)."""
+        return size.dims
+
     @abc.abstractmethod
     def describe(self, kernel: "KernelSpec") -> dict:
         """JSON-able data defining the body's meaning."""
@@ -586,6 +591,11 @@ class KernelSpec:
     ``body`` is an IR pattern (build one with ``forge.ir.kernel``); a raw kernel gets a
     ``RawBody`` of its sources and reference. ``schedule_roles`` marks schedules by
     their text: ``"big-gpu"`` for those tuned for large devices.
+
+    ``bytes_moved`` and ``flops`` say how much work one run at a size is (None, an
+    int, an expression over the size's dimensions such as ``"2*M*N*K"``, or a callable
+    of the size), so that results can be placed under a roofline; ``work(size)``
+    resolves them.
     """
 
     id: str
@@ -618,6 +628,8 @@ class KernelSpec:
     launches: Any = ()  # Dispatches, or a function of the size returning them
     template: bool = True
     entry_points: Mapping[str, str] = field(default_factory=dict)
+    bytes_moved: Any = None
+    flops: Any = None
 
     def __post_init__(self) -> None:
         set_ = functools.partial(object.__setattr__, self)
@@ -750,6 +762,36 @@ class KernelSpec:
         elif self.launches:
             described["launches"] = [d.describe() for d in self.launches]
         return described
+
+    def work(self, size: Any) -> dict[str, int | None]:
+        """``bytes_moved`` and ``flops`` at ``size`` (None where not declared); an
+        ``InvalidArgument`` names a declaration that does not give a count >= 0."""
+        size = self.size(size)
+        named = Size(dict(self.body.named_dims(self, size)))
+        found: dict[str, int | None] = {}
+        for what in ("bytes_moved", "flops"):
+            declared = getattr(self, what)
+            try:
+                value = resolve(declared, None, named if isinstance(declared, str) else size,
+                                f"kernel {self.id} {what}", with_schedule=False)
+            except InvalidArgument as exc:
+                if not isinstance(declared, str):
+                    raise  # resolve named the kernel's function already
+                raise InvalidArgument(f"kernel {self.id} {what}: {exc}") from None
+            if value is not None and (isinstance(value, bool) or not isinstance(
+                    value, (int, float, np.integer, np.floating)) or not 0 <= value < math.inf):
+                raise InvalidArgument(f"kernel {self.id}: {what} at size {size} must be a "
+                                      f"count >= 0, got {value!r}")
+            found[what] = None if value is None else int(value)
+        return found
+
+    def declared_work(self, size: Any) -> dict[str, Any]:
+        """``work(size)`` for a saved result: never raises; a declaration that fails
+        gives None for both and says why under ``work_error``."""
+        try:
+            return self.work(size)
+        except ForgeError as exc:
+            return {"bytes_moved": None, "flops": None, "work_error": str(exc)}
 
     def schedule_role(self, schedule: Schedule) -> str:
         """``"baseline"`` (portable) unless ``schedule_roles`` says otherwise."""

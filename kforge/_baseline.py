@@ -7,9 +7,9 @@ kernel (semantic hash), backend, adapter, size and seed are compared."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Mapping
 
-from forge.errors import InvalidArgument
+from forge.errors import ResultsFileError
 from oracle import Verdict
 
 __all__ = ["compare_with_baseline", "load_results"]
@@ -18,21 +18,25 @@ _NOISE_FACTOR = 3.0
 _MIN_SLOWDOWN = 0.05
 
 
-def load_results(path: str) -> dict:
-    """A saved ``kforge check --json`` run; a clear error for anything else."""
+def load_results(path: str, accepted: Mapping[str, str] | None = None) -> dict:
+    """A saved ``kforge check --json`` run (or, with ``accepted``, a file of any format it
+    maps to the command that writes it); a ``ResultsFileError`` naming the file for
+    anything else."""
     from ._check import RESULTS_FORMAT
 
+    accepted = accepted or {RESULTS_FORMAT: "kforge check --json"}
     try:
         with open(path, encoding="utf-8") as handle:
             data = json.load(handle)
     except OSError as exc:
-        raise InvalidArgument(f"cannot read the results file {path}: {exc}") from None
+        raise ResultsFileError(f"cannot read the results file {path}: {exc}") from None
     except ValueError as exc:
-        raise InvalidArgument(f"{path} is not valid JSON (truncated?): {exc}") from None
-    if not isinstance(data, dict) or data.get("format") != RESULTS_FORMAT:
+        raise ResultsFileError(f"{path} is not valid JSON (truncated?): {exc}") from None
+    if not isinstance(data, dict) or data.get("format") not in accepted:
         found = data.get("format") if isinstance(data, dict) else type(data).__name__
-        raise InvalidArgument(f"{path} is not a kforge check result of format {RESULTS_FORMAT} "
-                              f"(it says {found!r}); write one with kforge check --json")
+        wanted = "; ".join(f"{f} (write one with {how})" for f, how in accepted.items())
+        raise ResultsFileError(f"{path} is not a result of format {wanted}: it says {found!r} "
+                               "(another kind of file, or another version of kernel-forge)")
     return data
 
 

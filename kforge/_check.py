@@ -24,6 +24,7 @@ from oracle import (CheckOptions, CrossCheck, Evaluation, Session, Verdict, chec
 from ._kernels import add_kernel_arguments, resolve_kernels
 from ._output import (add_json_flag, count_arg, positive_arg, print_json, print_table, progress,
                       schedule_arg, seconds_arg, write_json)
+from ._report import add_report_flag, report_of, require_report_extra
 
 __all__ = ["register", "RESULTS_FORMAT", "CheckRun"]
 
@@ -111,6 +112,7 @@ def register(subparsers) -> None:
                         help="save each failing evaluation's inputs and outputs (.npz) here")
     parser.add_argument("--sanitize", action="store_true",
                         help="also run CUDA evaluations under compute-sanitizer")
+    add_report_flag(parser)
     add_json_flag(parser)
     parser.set_defaults(run=_check)
 
@@ -248,6 +250,8 @@ def _after_each(result: CrossCheck, args) -> None:
 
 
 def _check(args) -> int:
+    if args.report:
+        require_report_extra()  # before the run, not after it
     run = run_check(args)
     data = run.as_dict()
     if args.results:
@@ -268,6 +272,8 @@ def _check(args) -> int:
     if run.interrupted:
         print(f"kforge check: interrupted; {len(run.evaluations)} evaluations were judged and "
               "are shown above", file=sys.stderr)
+    if args.report:
+        report_of(data, args.report, args.results or "this kforge check run")
     code = run.exit_code
     return 1 if regressions and code == 0 else code
 

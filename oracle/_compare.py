@@ -25,7 +25,7 @@ from forge.types import float_info, is_float_dtype
 from ._tolerance import Tolerance, default_tolerance, dtype_name
 
 __all__ = ["compare", "Comparison", "Mismatch", "ulp_distance", "element_matches",
-           "flush_subnormals", "nonfinite_expected", "MASKED_NONFINITE"]
+           "flush_subnormals", "nonfinite_expected", "MASKED_NONFINITE", "log2_histogram"]
 
 _SHOWN = 8  # first mismatches and largest errors kept in a report
 
@@ -85,6 +85,7 @@ class Comparison:
     masked: int = 0
     flushed: int = 0
     nonfinite_either: int = 0
+    histogram: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __bool__(self) -> bool:
         return self.passed
@@ -127,7 +128,35 @@ class Comparison:
                 "nonfinite_either": self.nonfinite_either,
                 "tolerance": self.tolerance.as_dict(),
                 "first_mismatches": [m.as_dict() for m in self.first_mismatches],
-                "largest": [m.as_dict() for m in self.largest]}
+                "largest": [m.as_dict() for m in self.largest],
+                "histogram": dict(self.histogram)}
+
+
+def log2_histogram(values: np.ndarray, where: np.ndarray | None = None) -> list[list]:
+    """Counts of ``values`` (>= 0; those under ``where``) in power-of-two bins, as
+    ``[[lower edge, count], ...]`` in rising order: edge 0 counts the exact zeros, edge
+    ``2**e`` the values in ``[2**e, 2**(e+1))``, edge ``"inf"`` the infinite ones.
+    Error distributions span dozens of orders of magnitude, and a picture of them
+    needs only the bins. Works in chunks: outputs may hold 10^8 elements."""
+    values = np.asarray(values).reshape(-1)
+    where = np.ones(values.shape, bool) if where is None else np.asarray(where).reshape(-1)
+    counts = np.zeros(_EXPONENT_OFFSET + 1100, np.int64)
+    zeros = infinite = 0
+    for start in range(0, values.size, _CHUNK):
+        chunk = values[start:start + _CHUNK][where[start:start + _CHUNK]].astype(np.float64)
+        finite = np.isfinite(chunk)
+        infinite += int(chunk.size - finite.sum())
+        zeros += int((chunk == 0).sum())
+        # frexp: v = m * 2**e with m in [0.5, 1), so v lies in [2**(e-1), 2**e).
+        exponents = np.frexp(chunk[finite & (chunk > 0)])[1].astype(np.int64)
+        counts += np.bincount(exponents - 1 + _EXPONENT_OFFSET, minlength=counts.size)
+    bins = [[0, zeros]] + [[2.0 ** (e - _EXPONENT_OFFSET), int(c)]
+                           for e, c in enumerate(counts) if c] + [["inf", infinite]]
+    return [b for b in bins if b[1]]
+
+
+_EXPONENT_OFFSET = 1100  # below float64's smallest binary exponent (-1074)
+_CHUNK = 1 << 22
 
 
 def _fmt(value: Any) -> str:
@@ -335,8 +364,9 @@ def compare(got: Any, want: Any, tolerance: "Tolerance | dict | None" = None, *,
     largest = tuple(_mismatch(i, *args, _VALUE, abs_err, rel_err, ulp)
                     for i in _largest(value_bad if value_bad.any() else finite & (abs_err > 0),
                                       abs_err, ulp))
+    histogram = {"ulp": log2_histogram(ulp, finite), "rel": log2_histogram(rel_err, finite)}
     return Comparison(
-        passed=bad.size == 0, count=int(g.size), mismatches=int(bad.size),
+        passed=bad.size == 0, count=int(g.size), mismatches=int(bad.size), histogram=histogram,
         nonfinite_mismatches=int(bad.size - value_bad.sum()),
         max_abs=float(abs_err.max(initial=0.0)), max_rel=float(rel_err.max(initial=0.0)),
         max_ulp=int(ulp.max(initial=0)), first_mismatches=first, largest=largest,

@@ -377,4 +377,5 @@ class Evaluation:
                 "float_semantics": self.semantics.as_dict(), "input_sets": list(self.input_sets),
                 "notes": list(self.notes), "repro": self.repro, "saved": self.saved,
                 "isolated": self.isolated,
-                "timing": self.timing.as_dict() if self.timing else None}
+                "timing": self.timing.as_dict() if self.timing else None,
+                **self.kernel.declared_work(self.size), "report": self.report()}

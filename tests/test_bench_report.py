@@ -16,7 +16,7 @@ from forge import Schedule, ir
 from bench._cli import select
 from bench._report import (GIB, Goal, Row, bandwidth_gbps, format_value, gemm_flops, guarded,
                            markdown_section, markdown_table, memory_bound_bytes, ratio,
-                           rows_bytes, summary, text_table, tflops, to_json)
+                           roofline_work, rows_bytes, summary, text_table, tflops, to_json)
 from bench._wgpu import wgpu_buffer_bytes
 from bench._workload import (best, check_map_output, check_rows_output, gemm_error,
                              host_array, map_schedules, max_relative_error, rows_schedules)
@@ -132,7 +132,7 @@ def test_the_summary_counts_each_verdict():
 
 def test_the_json_keeps_every_figure_and_the_verdicts():
     data = json.loads(to_json({"date": "today"}, _rows()))
-    assert data["meta"] == {"date": "today"}
+    assert data["format"] == "kforge-bench/1" and data["meta"] == {"date": "today"}
     first = data["rows"][0]
     assert first["ratio"] == pytest.approx(0.95) and first["met"] is True
     assert first["goal"] == {"op": ">=", "bound": 0.92, "on": "ratio"}
@@ -242,3 +242,9 @@ def test_the_gemm_error_separates_float32_from_tf32():
     rounded = lambda v: (v.view(np.uint32) + 0x1000 & 0xFFFFE000).view(np.float32)  # noqa: E731
     tf32 = rounded(a).reshape(size, size).astype(np.float64) @ rounded(b).reshape(size, size)
     assert gemm_error(a, b, tf32.astype(np.float32).ravel(), size) > 1e-5
+
+
+def test_a_row_says_what_it_timed_for_the_roofline_of_kforge_report():
+    work = roofline_work(forge.get_kernel("gemm"), 64, "cuda", 2e-3)
+    assert work == {"kernel": "gemm", "backend": "cuda", "size": "64", "median_ns": 2e6,
+                    "bytes_moved": 4 * (3 * 64 * 64 + 64 * 64), "flops": 2 * 64 ** 3}

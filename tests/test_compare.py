@@ -12,6 +12,7 @@ from hypothesis.extra import numpy as hnp
 from forge import InvalidArgument
 from oracle import (MASKED_NONFINITE, Tolerance, compare, default_tolerance, element_matches,
                     flush_subnormals, nonfinite_expected, resolve_tolerance, ulp_distance)
+from oracle._compare import log2_histogram
 
 F32, F64, F16 = np.float32, np.float64, np.float16
 EXACT = {"atol": 0.0, "rtol": 0.0, "ulp": 0}
@@ -317,3 +318,22 @@ def test_nan_against_an_infinity_is_accepted_only_where_asked_and_counted():
     assert loose.nonfinite_either == 2 and loose.mismatches == 2
     assert "NaN where the reference has an infinity" in loose.report()
     assert compare(got, want, {"nan": "forbid"}, nonfinite_either=True).nonfinite_either == 0
+
+
+def test_error_histograms_count_every_judged_element_in_power_of_two_bins():
+    want = np.array([1.0, 1.0, 1.0, 1.0, np.nan, 0.0], np.float32)
+    one_ulp = np.nextafter(np.float32(1), np.float32(2))
+    got = np.array([1.0, one_ulp, 1.0 + 3 * np.finfo(np.float32).eps, 1.0, np.nan, 1e-3],
+                   np.float32)
+    c = compare(got, want, {"atol": 1e-2})
+    # ulp: two exact, one at 1, one at 3 (bin [2, 4)), 0.0 -> 1e-3 is ~10^9 ulp; NaN unjudged
+    assert c.histogram["ulp"][:3] == [[0, 2], [1.0, 1], [2.0, 1]]
+    assert sum(n for _, n in c.histogram["ulp"]) == 5
+    # relative error of an expected zero is infinite
+    assert c.histogram["rel"][0] == [0, 2] and c.histogram["rel"][-1] == ["inf", 1]
+    assert c.as_dict()["histogram"] == c.histogram
+
+
+def test_log2_histogram_bins_values_by_their_power_of_two():
+    assert log2_histogram(np.array([0.0, 0.75, 1.0, 1.99, 2.0, np.inf])) == [
+        [0, 1], [0.5, 1], [1.0, 2], [2.0, 1], ["inf", 1]]

@@ -98,6 +98,9 @@ class IRBody(KernelBody):
             return parse_size(value, names)
         return parse_size(value, ("size",))
 
+    def named_dims(self, kernel: KernelSpec, size: Size) -> dict[str, int]:
+        return self.pattern.dims(size)
+
     def describe(self, kernel: KernelSpec) -> dict:
         return self.pattern.describe()
 
@@ -145,7 +148,7 @@ def kernel(id: str, body: Body, *, entry_point: str | None = None,
            domain: Mapping[str, tuple[float, float]] | None = None,
            nonfinite_inputs: bool = True, tolerance: Mapping[str, Any] | None = None,
            test_sizes: Sequence[int] | None = None, requires: Sequence[str] = (),
-           version: int = 1) -> KernelSpec:
+           version: int = 1, bytes_moved: Any = None, flops: Any = None) -> KernelSpec:
     """A ``KernelSpec`` with IR ``body``: emitted for WGSL and CUDA C, evaluated with
     numpy by the reference backend.
 
@@ -187,7 +190,8 @@ def kernel(id: str, body: Body, *, entry_point: str | None = None,
         schedule_roles=dict(schedule_roles or {}), requires=frozenset(needs),
         tags=("ir", body.kind, *tags), domain=dict(domain or {}),
         nonfinite_inputs=nonfinite_inputs, tolerance=dict(tolerance or {}),
-        test_sizes=tuple(test_sizes) if test_sizes else None)
+        test_sizes=tuple(test_sizes) if test_sizes else None, bytes_moved=bytes_moved,
+        flops=flops)
 
 
 def with_shape(spec: KernelSpec, **rules: Any) -> KernelSpec:

@@ -26,6 +26,10 @@ SCHEDULE_ROLES = {str(s): "big-gpu" for s in SCHEDULES[2:]}
 # to the last, the largest. 1001 and 4099 are multiples of no workgroup, vector or tile.
 _TEST_SIZES = (1001, 1, 4099)
 
+# Work per run, for the roofline: bytes_moved reads each input and writes each output
+# once (f32); flops counts each arithmetic operation, select and transcendental function
+# of the expression as one, per element.
+
 # WGSL guarantees exp only to 3 + 2*|x| ulp (WGSL spec, "Floating point accuracy"), so
 # kernels built on exp draw inputs from a bounded domain and allow that bound on wgpu.
 _EXP_DOMAIN = 20.0
@@ -41,19 +45,21 @@ def _kernel(id: str, body, description: str, **options) -> KernelSpec:
 
 
 AFFINE = _kernel("affine", ir.map(y=ir.param("a") * x + ir.param("b")), "y = a*x + b",
-                 defaults={"a": 2.0, "b": 0.5})
+                 defaults={"a": 2.0, "b": 0.5}, bytes_moved="8*n", flops="2*n")
 
 AXPY = _kernel("axpy", ir.map(y=ir.param("a") * x + y), "y = a*x + y (y is read and written)",
-               inputs=("x",), defaults={"a": -1.5})
+               inputs=("x",), defaults={"a": -1.5}, bytes_moved="12*n", flops="2*n")
 
-ADD = _kernel("add", ir.map(z=x + y), "z = x + y")
+ADD = _kernel("add", ir.map(z=x + y), "z = x + y", bytes_moved="12*n", flops="n")
 
-MUL = _kernel("mul", ir.map(z=x * y), "z = x * y")
+MUL = _kernel("mul", ir.map(z=x * y), "z = x * y", bytes_moved="12*n", flops="n")
 
-FMA = _kernel("fma", ir.map(w=x * y + z), "w = x*y + z (contraction to one rounding allowed)")
+FMA = _kernel("fma", ir.map(w=x * y + z), "w = x*y + z (contraction to one rounding allowed)",
+              bytes_moved="16*n", flops="2*n")
 
 RELU = _kernel("relu", ir.map(y=ir.select(x < 0.0, 0.0, x)),
-               "y = max(x, 0), NaN propagated (select(x < 0, 0, x))")
+               "y = max(x, 0), NaN propagated (select(x < 0, 0, x))", bytes_moved="8*n",
+               flops="n")
 
 GELU = _kernel(
     "gelu", ir.map(y=0.5 * x * (1.0 + ir.erf(x * (1.0 / math.sqrt(2.0))))),
@@ -62,22 +68,23 @@ GELU = _kernel(
     # CUDA, 1.5 on the WGSL approximation) becomes an absolute error of about
     # |x| * 1.2e-7 in y, which atol covers for the |x| <= 8 where it is not exactly 0.
     tolerance={"f32": {"atol": 2e-6, "ulp": 8}},
-    nonfinite_inputs=False)
+    nonfinite_inputs=False, bytes_moved="8*n", flops="5*n")
 
 SIGMOID = _kernel(
     "sigmoid", ir.map(y=ir.sigmoid(x)), "y = 1 / (1 + exp(-x))",
     domain={"x": (-_EXP_DOMAIN, _EXP_DOMAIN)},
-    tolerance={"f32": {"ulp": 6}, "backend:wgpu": {"ulp": _WGSL_EXP_ULP + 3}})
+    tolerance={"f32": {"ulp": 6}, "backend:wgpu": {"ulp": _WGSL_EXP_ULP + 3}},
+    bytes_moved="8*n", flops="4*n")
 
 TANH = _kernel(
     "tanh", ir.map(y=ir.tanh(x)), "y = tanh(x)",
     # CUDA tanhf: 2 ulp. WGSL: the fg_tanh_f32 approximation (1.8 ulp with an exact exp)
     # plus exp's error at 2|x| <= 20, which the 1 - 2/(e + 1) form damps to a few ulp.
-    tolerance={"backend:wgpu": {"ulp": 10}})
+    tolerance={"backend:wgpu": {"ulp": 10}}, bytes_moved="8*n", flops="n")
 
 EXP = _kernel(
     "exp", ir.map(y=ir.exp(x)), "y = exp(x)",
     domain={"x": (-_EXP_DOMAIN, _EXP_DOMAIN)},
-    tolerance={"backend:wgpu": {"ulp": _WGSL_EXP_ULP}})
+    tolerance={"backend:wgpu": {"ulp": _WGSL_EXP_ULP}}, bytes_moved="8*n", flops="n")
 
 KERNELS = (AFFINE, AXPY, ADD, MUL, FMA, RELU, GELU, SIGMOID, TANH, EXP)

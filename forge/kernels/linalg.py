@@ -40,13 +40,16 @@ GEMM = ir.kernel(
     # error scales with sum |a*b|, so inputs stay moderate and the budget is relative.
     domain={"a": (-8.0, 8.0), "b": (-8.0, 8.0), "c": (-8.0, 8.0)},
     tolerance={"f32": {"rtol": 1e-4, "atol": 2e-4}}, nonfinite_inputs=False,
-    test_sizes=(67, 1, 130), tags=("linalg",))
+    test_sizes=(67, 1, 130), tags=("linalg",),
+    # a and b read once, c read and written; the multiply-adds of a @ b (the alpha and
+    # beta epilogue, 3*m*n, is not counted, as BLAS benchmarks do not count it).
+    bytes_moved="4*(m*k + k*n + 2*m*n)", flops="2*m*n*k")
 
 TRANSPOSE = ir.kernel(
     "transpose", ir.transpose("f32"),
     description="y = x.T for x of rows x cols (rows = size, cols = size + 3)",
     schedules=TRANSPOSE_SCHEDULES, tolerance={"f32": {"ulp": 0, "rtol": 0.0, "atol": 0.0}},
-    test_sizes=(67, 1, 200), tags=("linalg",))
+    test_sizes=(67, 1, 200), tags=("linalg",), bytes_moved="8*rows*cols", flops=0)
 
 
 
@@ -87,7 +90,9 @@ def _mixed_gemm(inputs: str):
                         **{str(s): "tensor-core" for s in MMA_SCHEDULES}},
         domain={name: (-_MIXED_BOUND, _MIXED_BOUND) for name in ("a", "b", "c")},
         tolerance={"f32": accumulation_tolerance(max(_MIXED_SIZES), _MIXED_BOUND)},
-        nonfinite_inputs=False, test_sizes=_MIXED_SIZES, tags=("linalg",))
+        nonfinite_inputs=False, test_sizes=_MIXED_SIZES, tags=("linalg",),
+        # 2-byte a and b read once, f32 c read and written
+        bytes_moved="2*(m*k + k*n) + 8*m*n", flops="2*m*n*k")
 
 
 GEMM_F16, GEMM_BF16 = _mixed_gemm("f16"), _mixed_gemm("bf16")

@@ -38,6 +38,9 @@ _TEST_SIZES = (1001, 1, 100, 4096, 4099)
 # elementwise tolerance cannot see, so inputs stay in a moderate domain and the
 # budgets below cover the observed error with a wide margin.
 _SUM_DOMAIN = (-8.0, 8.0)
+# Work per run, for the roofline: bytes_moved reads each input and writes each output
+# once (f32; per-column weights once per run); flops counts each arithmetic operation
+# and transcendental function of the row expression as one.
 
 x = ir.input("x")
 cols_f32 = ir.dim("cols", "f32")
@@ -62,14 +65,14 @@ SOFTMAX = _kernel(
     "y = exp(x - max) / sum(exp(x - max)) along each row",
     # WGSL exp: 3 + 2|x - max| ulp; outputs far below 1 are covered by atol.
     tolerance={"f32": {"rtol": 2e-5, "atol": 1e-6}, "backend:wgpu": {"rtol": 1e-4}},
-    nonfinite_inputs=False)
+    nonfinite_inputs=False, bytes_moved="8*rows*cols", flops="5*rows*cols")
 
 LOG_SOFTMAX = _kernel(
     "log_softmax", ir.rows(y=_shifted - ir.log(_total)),
     "y = x - max - log(sum(exp(x - max))) along each row",
     # log of the row sum (in [1, cols]) is good to an absolute 2^-21 on WGSL.
     tolerance={"f32": {"rtol": 2e-5, "atol": 4e-6}},
-    nonfinite_inputs=False)
+    nonfinite_inputs=False, bytes_moved="8*rows*cols", flops="5*rows*cols + 2*rows")
 
 # Per-column weights stay moderate: an output's absolute error scales with them.
 _WEIGHT_DOMAIN = (-8.0, 8.0)
@@ -79,7 +82,8 @@ RMSNORM = _kernel(
     ir.rows(y=x * ir.rsqrt(ir.row_sum(x * x) / cols_f32 + ir.param("eps")) * _w),
     "y = x / sqrt(mean(x^2) + eps) * w, w one weight per column",
     defaults={"eps": 1e-6}, domain={"x": (-1e4, 1e4), "w": _WEIGHT_DOMAIN},
-    tolerance={"f32": {"rtol": 2e-5, "atol": 1e-6}}, nonfinite_inputs=False)
+    tolerance={"f32": {"rtol": 2e-5, "atol": 1e-6}}, nonfinite_inputs=False,
+    bytes_moved="8*rows*cols + 4*cols", flops="4*rows*cols + 3*rows")
 
 _mean = ir.row_sum(x) / cols_f32
 _centred = x - _mean
@@ -93,16 +97,18 @@ LAYERNORM = _kernel(
     domain={"x": (-1e3, 1e3), "gamma": _WEIGHT_DOMAIN, "beta": _WEIGHT_DOMAIN},
     # x - mean cancels for elements near the mean: the mean's float32 error (relative to
     # mean|x|) becomes an absolute error of y in units of one standard deviation.
-    tolerance={"f32": {"rtol": 1e-4, "atol": 2e-5}}, nonfinite_inputs=False)
+    tolerance={"f32": {"rtol": 1e-4, "atol": 2e-5}}, nonfinite_inputs=False,
+    bytes_moved="8*rows*cols + 8*cols", flops="7*rows*cols + 4*rows")
 
 ROW_SUM = _kernel(
     "row_sum", ir.rows(total=ir.row_sum(x)), "total[r] = sum of row r",
     domain={"x": _SUM_DOMAIN}, tolerance={"f32": {"rtol": 1e-4, "atol": 2e-4}},
-    nonfinite_inputs=False)
+    nonfinite_inputs=False, bytes_moved="4*rows*cols + 4*rows", flops="rows*cols")
 
 ROW_MAX = _kernel(
     "row_max", ir.rows(peak=ir.row_max(x)), "peak[r] = max of row r (NaN ignored)",
-    tolerance={"f32": {"ulp": 0, "rtol": 0.0, "atol": 0.0}})
+    tolerance={"f32": {"ulp": 0, "rtol": 0.0, "atol": 0.0}},
+    bytes_moved="4*rows*cols + 4*rows", flops="rows*cols")
 
 _a, _v, _y = ir.input("a"), ir.input("x", layout="cols"), ir.input("y", layout="rows")
 _alpha, _beta = ir.param("alpha"), ir.param("beta")
@@ -116,7 +122,8 @@ GEMV = _kernel(
     schedule_roles={str(GEMV_SCHEDULES[2]): "big-gpu"},
     domain={"a": _SUM_DOMAIN, "x": _SUM_DOMAIN, "y": _SUM_DOMAIN},
     tolerance={"f32": {"rtol": 1e-4, "atol": 2e-4}}, test_sizes=(67, 1, 300),
-    nonfinite_inputs=False)
+    nonfinite_inputs=False, bytes_moved="4*rows*cols + 4*cols + 8*rows",
+    flops="2*rows*cols + 3*rows")
 
 
 
@@ -124,7 +131,7 @@ GEMV = _kernel(
 # Each element is loaded from f16/bf16, computed in f32 and rounded once to the output's
 # dtype, so a correct kernel is at most one rounding of the output dtype from the
 # reference (its f32 error, ~1e-5 relative, can flip that rounding): the default f16 and
-# bf16 tolerances (2 ulp of the dtype) hold with a margin.
+# bf16 tolerances (2 ulp of the dtype) hold with a margin. Both dtypes are 2 bytes.
 def _softmax_in(dtype: str) -> KernelSpec:
     wide = ir.cast(ir.input("x", dtype), "f32")
     shifted = wide - ir.row_max(wide)
@@ -132,7 +139,7 @@ def _softmax_in(dtype: str) -> KernelSpec:
         f"softmax_{dtype}",
         ir.rows(y=ir.cast(ir.exp(shifted) / ir.row_sum(ir.exp(shifted)), dtype)),
         f"softmax of {dtype} rows, computed in f32, rounded once to {dtype}",
-        nonfinite_inputs=False)
+        nonfinite_inputs=False, bytes_moved="4*rows*cols", flops="5*rows*cols")
 
 
 def _rmsnorm_in(dtype: str) -> KernelSpec:
@@ -143,7 +150,8 @@ def _rmsnorm_in(dtype: str) -> KernelSpec:
         f"rmsnorm_{dtype}", ir.rows(y=ir.cast(wide * scale * weight, dtype)),
         f"rmsnorm of {dtype} rows and weights, computed in f32, rounded once to {dtype}",
         defaults={"eps": 1e-6}, domain={"x": (-1e4, 1e4), "w": _WEIGHT_DOMAIN},
-        nonfinite_inputs=False)
+        nonfinite_inputs=False, bytes_moved="4*rows*cols + 2*cols",
+        flops="4*rows*cols + 3*rows")
 
 
 SOFTMAX_BF16, SOFTMAX_F16 = _softmax_in("bf16"), _softmax_in("f16")
