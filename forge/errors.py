@@ -21,6 +21,7 @@ __all__ = [
     "ContextClosed",
     "OracleMismatch",
     "ReferenceFailed",
+    "MissingExtra",
 ]
 
 
@@ -92,3 +93,9 @@ class OracleMismatch(ForgeError, AssertionError):
     def __init__(self, message: str, *, report: object = None) -> None:
         super().__init__(message)
         self.report = report
+
+
+class MissingExtra(ForgeError, ImportError):
+    """An optional part of kernel-forge was asked for but its library is not installed
+    (optuna for ``--strategy tpe``, Ray for ``--ray``); the message says which extra
+    installs it."""
