@@ -21,7 +21,10 @@ from ._results import (Evaluation, Finding, FloatSemantics, OutputCheck, Timing,
 from ._run import run
 from ._runners import InProcessRunner, Runner, Session
 from ._tolerance import DEFAULT_TOLERANCES, Tolerance, default_tolerance, resolve_tolerance
-from ._tune import Candidate, TuneResult, declare_winner, schedule_space, tune
+from ._strategies import STRATEGIES
+from ._tune import (TUNE_FORMAT, Budget, Candidate, TuneResult, candidate_space, declare_winner,
+                    schedule_space, tune)
+from ._tuning_cache import TuningCache, find_tuned, save_tuned
 from ._workers import WorkerRunner
 
 __all__ = [
@@ -37,7 +40,8 @@ __all__ = [
     "Session", "Runner", "InProcessRunner", "WorkerRunner", "BackendInfo", "Plan", "Outcome",
     "build_plan", "execute",
     "cross_check", "CrossCheck", "PairCheck",
-    "tune", "TuneResult", "Candidate", "schedule_space", "declare_winner",
+    "tune", "TuneResult", "Candidate", "schedule_space", "declare_winner", "Budget",
+    "candidate_space", "STRATEGIES", "TUNE_FORMAT", "TuningCache", "find_tuned", "save_tuned",
     "certify", "Certification", "find_certificate", "certificate_key", "cache_dir",
     "canonical_json", "MANIFEST_FORMAT",
     "assert_matches_reference",

@@ -36,6 +36,7 @@ from ._judge import leaves
 from ._results import Evaluation, Verdict
 from ._runners import Session
 from ._tolerance import resolve_tolerance
+from ._tuning_cache import find_tuned
 
 __all__ = ["cross_check", "CrossCheck", "PairCheck"]
 
@@ -211,7 +212,7 @@ def cross_check(kernel: KernelSpec, backends: Iterable[str] | None = None,
                 timeout_s: float | None = DEFAULT_TIMEOUT_S, reference: str | None = None,
                 isolate: bool | None = None, session: Session | None = None,
                 inputs: Any = None, uniform: Any = None,
-                schedules: dict[str, Schedule] | None = None) -> CrossCheck:
+                schedules: dict[str, Schedule] | None = None, tuned: bool = False) -> CrossCheck:
     """Evaluate ``kernel`` on every available backend of ``backends`` (default: all
     installed) with one set of inputs (``size`` defaults to the kernel's largest
     checked size) against one expectation (the numpy reference, or the run of backend
@@ -219,8 +220,10 @@ def cross_check(kernel: KernelSpec, backends: Iterable[str] | None = None,
     in ``skipped`` with their reason; one that is available but cannot be opened gets
     an ``error`` evaluation saying why. ``session`` (else one made from ``isolate``,
     ``open_options`` and ``timeout_s``, closed before returning) holds the contexts;
-    ``schedules`` picks a schedule per backend. ``on_result(name, evaluation)`` is
-    called as each backend finishes (progress)."""
+    ``schedules`` picks a schedule per backend; ``tuned`` runs, on each backend given no
+    schedule, the kernel's tuned schedule saved for its adapter (``kforge tune --save``)
+    where there is one. ``on_result(name, evaluation)`` is called as each backend
+    finishes (progress)."""
     size = kernel.largest_size() if size is None else kernel.size(size)
     check_host_memory(kernel, size)
     if session is None:
@@ -247,7 +250,7 @@ def cross_check(kernel: KernelSpec, backends: Iterable[str] | None = None,
         for name in names:
             ev = _evaluate_one(name, session, kernel, case, expected, failure,
                                (schedules or {}).get(name, schedule), warmups, samples,
-                               tolerance, guard, timeout_s)
+                               tolerance, guard, timeout_s, tuned)
             result.evaluations[name] = ev
             if on_result is not None:
                 on_result(name, ev)
@@ -260,7 +263,8 @@ def cross_check(kernel: KernelSpec, backends: Iterable[str] | None = None,
 
 
 def _evaluate_one(name: str, session: Session, kernel: KernelSpec, case, expected,
-                  failure, schedule, warmups, samples, tolerance, guard, timeout_s) -> Evaluation:
+                  failure, schedule, warmups, samples, tolerance, guard, timeout_s,
+                  tuned: bool = False) -> Evaluation:
     try:
         runner = session.runner(name)
     except ForgeError as exc:
@@ -276,5 +280,14 @@ def _evaluate_one(name: str, session: Session, kernel: KernelSpec, case, expecte
             expected = expected_outputs(case, None, runner.info.constraints)
         except ReferenceFailed as exc:
             return reference_error(runner, kernel, case, schedule, exc)
-    return evaluate_case(runner, expected, schedule, warmups=warmups, samples=samples,
-                         tolerance=tolerance, guard=guard, timeout_s=timeout_s)
+    note = ""
+    if tuned and schedule is None:
+        found, found_schedule, note = find_tuned(runner.info, kernel)
+        if found is not None:
+            schedule = found_schedule
+            expected = replace(expected, case=replace(expected.case, kernel=found))
+    ev = evaluate_case(runner, expected, schedule, warmups=warmups, samples=samples,
+                       tolerance=tolerance, guard=guard, timeout_s=timeout_s)
+    if note:
+        ev.notes.append(note)
+    return ev
