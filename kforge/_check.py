@@ -18,8 +18,9 @@ from typing import Any
 
 from forge import registry
 from forge.errors import GpuUnavailable, InvalidArgument
-from oracle import CrossCheck, Evaluation, Session, Verdict, cross_check, format_duration
+from oracle import CrossCheck, Evaluation, Verdict, cross_check, fan_out, format_duration
 
+from ._fanout import add_fanout_flags, make_fleet
 from ._kernels import add_kernel_arguments, resolve_kernels
 from ._output import (add_json_flag, count_arg, positive_arg, print_json, print_table, progress,
                       schedule_arg, seconds_arg, write_json)
@@ -110,6 +111,10 @@ def register(subparsers) -> None:
                         help="save each failing evaluation's inputs and outputs (.npz) here")
     parser.add_argument("--sanitize", action="store_true",
                         help="also run CUDA evaluations under compute-sanitizer")
+    parser.add_argument("--tuned", action="store_true",
+                        help="run each kernel's saved tuned schedule (kforge tune --save) where "
+                             "the backend's adapter has one")
+    add_fanout_flags(parser)
     add_json_flag(parser)
     parser.set_defaults(run=_check)
 
@@ -161,9 +166,7 @@ def run_check(args) -> CheckRun:
     reference = args.reference_backend
     if reference:
         known_backends([reference])
-    session = Session(isolate=False if args.no_isolate else None,
-                      open_options={n: open_options(args) for n in chosen + [reference or ""]},
-                      timeout_s=args.timeout)
+    session = make_fleet(args, chosen + [reference or ""], open_options(args))
     session.start(chosen + ([reference] if reference else []))  # workers open meanwhile
     try:
         kernels = resolve_kernels(args.kernels, args.kernel_ids)
@@ -178,20 +181,26 @@ def run_check(args) -> CheckRun:
         raise
     run = CheckRun(unavailable=unavailable, refused=refused)
     judged = [n for n in names if n != reference]
+    done: dict[int, CrossCheck] = {}
     try:
         with progress(len(plan) * len(judged), args.json) as advance:
-            for kernel, size, seed in plan:
-                run.results.append(cross_check(
+            def one(item) -> CrossCheck:
+                kernel, size, seed = item
+                result = cross_check(
                     kernel, judged, size, seed, session=session, samples=args.samples,
                     reference=args.reference_backend, schedule=args.schedule,
-                    on_result=lambda name, ev, k=kernel: advance(
-                        f"{k.id} at {ev.size} on {name}: {ev.verdict}"),
-                    timeout_s=args.timeout))
-                _after_each(run.results[-1], args)
+                    on_result=lambda name, ev: advance(
+                        f"{kernel.id} at {ev.size} on {name}: {ev.verdict}"),
+                    timeout_s=args.timeout, tuned=args.tuned)
+                _after_each(result, args)
+                return result
+            for index, result in fan_out(plan, one, session.concurrency):
+                done[index] = result
     except KeyboardInterrupt:
         run.interrupted = True
     finally:
         session.close()
+    run.results = [done[i] for i in sorted(done)]  # in plan order, whatever finished first
     return run
 
 
@@ -257,7 +266,7 @@ def _row(kernel_id: str, backend: str, evaluations: list[Evaluation]) -> tuple:
     return (kernel_id, backend, verdict, sizes, str(max(ulps)) if ulps else "-",
             f"{max(errors):.3g}" if errors else "-", judged,
             format_duration(last.timing.median) if last else "-",
-            last.timing.source if last else "-", str(worst.schedule), note.split("\n")[0][:110])
+            last.timing.source if last else "-", worst.schedule_text, note.split("\n")[0][:110])
 
 
 def _print_run(run: CheckRun, regressions: list[str]) -> None:

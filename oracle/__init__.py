@@ -14,6 +14,7 @@ from ._cross_check import CrossCheck, PairCheck, cross_check
 from ._evaluate import (DEFAULT_GUARD, DEFAULT_TIMEOUT_S, REFERENCE_BACKEND, check_host_memory,
                         choose_schedule, evaluate, evaluate_case, expected_from_backend)
 from ._expected import Expected, expected_outputs
+from ._fleet import Fleet, PooledRunner, fan_out
 from ._inputs import FAMILIES, INPUT_SETS, Case, make_case
 from ._plan import BackendInfo, Outcome, Plan, build_plan, execute
 from ._results import (Evaluation, Finding, FloatSemantics, OutputCheck, Timing, Verdict,
@@ -43,7 +44,7 @@ __all__ = [
     "tune", "TuneResult", "Candidate", "schedule_space", "declare_winner", "Budget",
     "candidate_space", "STRATEGIES", "TUNE_FORMAT", "TuningCache", "find_tuned", "save_tuned",
     "certify", "Certification", "find_certificate", "certificate_key", "cache_dir",
-    "canonical_json", "MANIFEST_FORMAT",
+    "canonical_json", "MANIFEST_FORMAT", "Fleet", "PooledRunner", "fan_out",
     "assert_matches_reference",
 ]
 

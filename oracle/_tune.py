@@ -193,11 +193,11 @@ class TuneResult:
         return self.kernel.work(self.size)
 
     def ranked(self) -> list[Candidate]:
-        """Candidates that ran correctly, best first (finalists by their final runs)."""
+        """Candidates that ran correctly, by their median (or energy), best first;
+        finalists by their runs as finalists."""
         ran = [c for c in self.candidates if c.timing is not None and c.status in (
             "measured", "eliminated", "finalist", "winner")]
-        return sorted(ran, key=lambda c: (c.status not in ("winner", "finalist"),
-                                          _score(c, self.objective)))
+        return sorted(ran, key=lambda c: _score(c, self.objective))
 
     def history(self) -> list[Candidate]:
         """Candidates in the order they were first measured."""

@@ -358,3 +358,25 @@ def test_rates_come_from_the_declared_work():
     assert rates["gflop_per_s"] == pytest.approx(512 / (c.median / 1e9) / 1e9)
     data = result.as_dict()
     assert data["format"] == oracle.TUNE_FORMAT and data["best"]["gflop_per_s"] is not None
+
+
+def test_a_saved_winner_is_found_for_its_adapter_and_refused_for_a_changed_kernel():
+    result = oracle.tune(_Synthetic(), PARAMS, strategy="exhaustive", samples=2)
+    info = oracle.BackendInfo.of(_Synthetic())
+    oracle.save_tuned(info, PARAMS, result.winner.schedule, result.winner.values, {})
+    kernel, schedule, how = oracle.find_tuned(info, PARAMS)
+    assert (schedule, kernel.tunable_values()) == (result.winner.schedule, result.winner.values)
+    assert how.startswith("tuned 20")
+    changed = dataclasses.replace(PARAMS, version=2)
+    found, _, why = oracle.find_tuned(info, changed)
+    assert found is None and "another version of the kernel" in why
+
+
+def test_the_planned_total_is_known_before_measuring():
+    planned = []
+    oracle.tune(_Synthetic(), PARAMS, strategy="random", budget=5, samples=2,
+                on_planned=planned.append)
+    assert planned == [5]
+    oracle.tune(_Synthetic(), PARAMS, strategy="exhaustive", samples=2, cache=False,
+                on_planned=planned.append)
+    assert planned == [5, 45]
