@@ -81,9 +81,10 @@ class PooledRunner(Runner):
         """A free slot, other than ``avoid`` when there is another."""
         with self._free:
             while True:
-                free = [s for s in self.slots if not s.busy]
+                alive = [s for s in self.slots if not getattr(s.runner, "dead", False)]
+                free = [s for s in alive or self.slots if not s.busy]
                 others = [s for s in free if s is not avoid]
-                if others or (free and len(self.slots) == 1):
+                if others or (free and len(alive or self.slots) == 1):
                     slot = (others or free)[0]
                     slot.busy = True
                     return slot
@@ -269,6 +270,10 @@ class Fleet:
                 opened.append(slot)
             except ForgeError as exc:
                 why = why or f"{type(exc).__name__}: {exc}"
+                continue
+            where = getattr(slot.runner, "where", "")
+            if where:  # an actor says where it runs once it has opened
+                slot.label = f"{slot.label.split('@')[0]}@{where}"
         if not opened:
             self._failed[name] = why
             return

@@ -1,6 +1,6 @@
 # Shared set-up for scripts/kforge and scripts/test; sourced, not run (DEVELOPERS.md).
-# Creates .venv when missing, installs the project with its test extras when
-# pyproject.toml changed, and installs Mesa's software Vulkan driver (lavapipe) when no
+# Creates .venv when missing, installs the project with the extras this machine can use
+# when pyproject.toml changed, and installs Mesa's software Vulkan driver (lavapipe) when no
 # Vulkan driver is present and we may (root, or CI=true); otherwise prints the command.
 set -euo pipefail
 
@@ -44,12 +44,23 @@ make_venv() {
   "$VENV/bin/python" -m pip install -q --upgrade pip
 }
 
+# The optional extras this machine can use: test and tune (optuna) always; ray where Ray
+# ships wheels (Linux on x86_64 or arm64, macOS on arm64).
+usable_extras() {
+  local extras="test,tune"
+  case "$(uname -s)-$(uname -m)" in
+    Linux-x86_64|Linux-aarch64|Darwin-arm64) extras="$extras,ray" ;;
+  esac
+  echo "$extras"
+}
+
 install_project() {
-  local stamp="$VENV/.kernel-forge-installed" want
-  want="$(cat "$ROOT/pyproject.toml" "$@" 2>/dev/null | "$VENV/bin/python" -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())')"
+  local stamp="$VENV/.kernel-forge-installed" want extras
+  extras="$(usable_extras)"
+  want="$( { cat "$ROOT/pyproject.toml" "$@" 2>/dev/null; echo "$extras"; } | "$VENV/bin/python" -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())')"
   [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] && return 0
-  say "installing kernel-forge (editable) with its test extras"
-  "$VENV/bin/python" -m pip install -q -e "$ROOT[test]"
+  say "installing kernel-forge (editable) with the extras [$extras]"
+  "$VENV/bin/python" -m pip install -q -e "$ROOT[$extras]"
   local extra
   for extra in "$@"; do
     "$VENV/bin/python" -m pip install -q -e "$(dirname "$extra")"
