@@ -511,6 +511,11 @@ class KernelBody(abc.ABC):
     def size(self, kernel: "KernelSpec", value: Any) -> Size:
         return parse_size(value, kernel.dims)
 
+    def named_dims(self, kernel: "KernelSpec", size: Size) -> Mapping[str, int]:
+        """The dimensions that ``bytes_moved`` and ``flops`` expressions name at
+        ``size`` (an IR pattern's: ``rows``, ``cols``, ``m``...)."""
+        return size.dims
+
     @abc.abstractmethod
     def describe(self, kernel: "KernelSpec") -> dict:
         """JSON-able data defining the body's meaning."""
@@ -601,13 +606,15 @@ class KernelSpec:
     ``RawBody`` of its sources and reference. ``schedule_roles`` marks schedules by
     their text: ``"big-gpu"`` for those tuned for large devices.
 
+    ``bytes_moved`` and ``flops`` say how much work one run at a size is (None, an
+    int, an expression over the size's dimensions such as ``"2*M*N*K"``, or a callable
+    of the size), so that results can be placed under a roofline; ``work(size)``
+    resolves them.
+
     ``tunables`` are what a tuner may choose (``{"BLOCK_M": (32, 64, 128)}``; schedule
     knobs under their keys, ``{"vec": (1, 2, 4)}``), ``restrictions`` the rules they obey
     (expressions or callables), ``tuned`` the parameters' values applied (default: each
-    one's first); see ``forge.tunables``. ``bytes_moved`` and ``flops`` say how much work
-    one run at a size is (None, an int, an expression over the size's dimensions such as
-    ``"2*M*N*K"``, or a callable of the size), for GB/s and GFLOP/s; ``work(size)``
-    resolves them.
+    one's first); see ``forge.tunables``.
     """
 
     id: str
@@ -640,11 +647,11 @@ class KernelSpec:
     launches: tuple[Dispatch, ...] = ()
     template: bool = True
     entry_points: Mapping[str, str] = field(default_factory=dict)
+    bytes_moved: Any = None
+    flops: Any = None
     tunables: Mapping[str, Any] = field(default_factory=dict)
     restrictions: tuple[Any, ...] = ()
     tuned: Mapping[str, Any] = field(default_factory=dict)
-    bytes_moved: Any = None
-    flops: Any = None
 
     def __post_init__(self) -> None:
         set_ = functools.partial(object.__setattr__, self)
@@ -794,10 +801,29 @@ class KernelSpec:
             described["launches"] = [d.describe() for d in self.launches]
         if self.tunable_values():
             described["tuned"] = _value_digest(self.tunable_values())
-        for name in ("bytes_moved", "flops"):
-            if getattr(self, name) is not None:
-                described[name] = _callable_digest(getattr(self, name))
         return described
+
+    def work(self, size: Any) -> dict[str, int | None]:
+        """``bytes_moved`` and ``flops`` at ``size`` (None where not declared); an
+        ``InvalidArgument`` names a declaration that does not give a count >= 0."""
+        size = self.size(size)
+        named = Size(dict(self.body.named_dims(self, size)))
+        found: dict[str, int | None] = {}
+        for what in ("bytes_moved", "flops"):
+            declared = getattr(self, what)
+            try:
+                value = resolve(declared, None, named if isinstance(declared, str) else size,
+                                f"kernel {self.id} {what}", with_schedule=False)
+            except InvalidArgument as exc:
+                if not isinstance(declared, str):
+                    raise  # resolve named the kernel's function already
+                raise InvalidArgument(f"kernel {self.id} {what}: {exc}") from None
+            if value is not None and (isinstance(value, bool) or not isinstance(
+                    value, (int, float, np.integer, np.floating)) or not 0 <= value < math.inf):
+                raise InvalidArgument(f"kernel {self.id}: {what} at size {size} must be a "
+                                      f"count >= 0, got {value!r}")
+            found[what] = None if value is None else int(value)
+        return found
 
     # -- tunables ------------------------------------------------------------------
     def tunable_values(self) -> dict[str, Any]:
@@ -834,20 +860,6 @@ class KernelSpec:
         return {name: value for name, value in self.tunable_values().items()
                 if self._channels.get((name, target)) == way}
 
-    def work(self, size: Any) -> dict[str, int | None]:
-        """``bytes_moved`` and ``flops`` at ``size`` (None where not declared); an
-        ``InvalidArgument`` names a declaration that does not give a count >= 0."""
-        size = self.size(size)
-        found: dict[str, int | None] = {}
-        for what in ("bytes_moved", "flops"):
-            value = resolve(getattr(self, what), None, size, f"kernel {self.id} {what}",
-                            with_schedule=False)
-            if value is not None and (isinstance(value, bool) or not isinstance(
-                    value, (int, float, np.integer, np.floating)) or not 0 <= value < math.inf):
-                raise InvalidArgument(f"kernel {self.id}: {what} at size {size} must be a "
-                                      f"count >= 0, got {value!r}")
-            found[what] = None if value is None else int(value)
-        return found
 
     def schedule_role(self, schedule: Schedule) -> str:
         """``"baseline"`` (portable) unless ``schedule_roles`` says otherwise."""

@@ -98,6 +98,9 @@ class IRBody(KernelBody):
             return parse_size(value, names)
         return parse_size(value, ("size",))
 
+    def named_dims(self, kernel: KernelSpec, size: Size) -> dict[str, int]:
+        return self.pattern.dims(size)
+
     def describe(self, kernel: KernelSpec) -> dict:
         return self.pattern.describe()
 

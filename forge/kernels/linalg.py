@@ -8,10 +8,12 @@ next tile (docs/PERFORMANCE.md P4). All fit WebGPU's 256 invocations and 16 KiB.
 
 from __future__ import annotations
 
+import dataclasses
+
 from .. import ir
 from ..schedule import Schedule
 
-__all__ = ["KERNELS", "GEMM_SCHEDULES", "TRANSPOSE_SCHEDULES"]
+__all__ = ["KERNELS", "GEMM_SCHEDULES", "GEMM_TUNABLES", "TRANSPOSE_SCHEDULES"]
 
 GEMM_SCHEDULES = (
     Schedule((16, 16), tile=(16, 16, 16)),
@@ -20,6 +22,17 @@ GEMM_SCHEDULES = (
     Schedule((16, 16), vector_width=4, tile=(128, 128, 8)),
 )
 TRANSPOSE_SCHEDULES = (Schedule((32, 8), tile=(32, 32)), Schedule((16, 16), tile=(16, 16)))
+
+#: What ``kforge tune gemm`` searches: workgroup shapes, tiles (BMxBNxBK, with register
+#: prefetch as a fourth 2) and vector widths; the emitter refuses the combinations it
+#: cannot lower (the tuner prunes them before running anything).
+GEMM_TUNABLES = {
+    "wg": ((8, 8), (16, 8), (8, 16), (16, 16), (32, 8), (8, 32)),
+    "tile": ((32, 32, 8), (64, 64, 8), (64, 64, 16), (128, 64, 8), (64, 128, 8),
+             (128, 128, 8), (128, 128, 16), (64, 64, 8, 2), (128, 64, 8, 2), (64, 128, 8, 2),
+             (128, 128, 8, 2)),
+    "vec": (1, 2, 4),
+}
 
 GEMM = ir.kernel(
     "gemm", ir.matmul("f32"),
@@ -32,6 +45,7 @@ GEMM = ir.kernel(
     domain={"a": (-8.0, 8.0), "b": (-8.0, 8.0), "c": (-8.0, 8.0)},
     tolerance={"f32": {"rtol": 1e-4, "atol": 2e-4}}, nonfinite_inputs=False,
     test_sizes=(67, 1, 130), tags=("linalg",))
+GEMM = dataclasses.replace(GEMM, tunables=GEMM_TUNABLES)
 
 TRANSPOSE = ir.kernel(
     "transpose", ir.transpose("f32"),
