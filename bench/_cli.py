@@ -1,5 +1,6 @@
-"""``python -m bench``: every docs/PERFORMANCE.md target (P1 to P8, P14) measured against its
-baseline in one process, as a table on stdout; progress on stderr; ``--json`` and
+"""``python -m bench``: every docs/PERFORMANCE.md target (P1 to P8, P14, and B1 for the
+browser backend) measured against its baseline in one process, as a table on stdout;
+progress on stderr; ``--json`` and
 ``--markdown`` keep the run for BENCHMARKS.md."""
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ __all__ = ["SECTIONS", "main", "select"]
 
 
 def _sections() -> dict[str, Callable[[Bench], list[Row]]]:
+    from ._browser import b1
     from ._compile import p8
     from ._cuda import p1, p3, p4
     from ._harness import p5, p7
@@ -28,11 +30,11 @@ def _sections() -> dict[str, Callable[[Bench], list[Row]]]:
     from ._wgpu import p2, p6
 
     return {"P1": p1, "P2": p2, "P3": p3, "P4": p4, "P5": p5, "P6": p6, "P7": p7, "P8": p8,
-            "P14": p14}
+            "P14": p14, "B1": b1}
 
 
-SECTIONS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P14")
-_LIBRARIES = ("numpy", "cuda-bindings", "nvidia-cuda-nvrtc", "wgpu", "torch")
+SECTIONS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P14", "B1")
+_LIBRARIES = ("numpy", "cuda-bindings", "nvidia-cuda-nvrtc", "wgpu", "torch", "playwright")
 
 
 def select(only: str | None) -> list[str]:

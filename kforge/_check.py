@@ -18,7 +18,8 @@ from typing import Any
 
 from forge import registry
 from forge.errors import GpuUnavailable, InvalidArgument
-from oracle import CrossCheck, Evaluation, Verdict, cross_check, fan_out, format_duration
+from oracle import (CheckOptions, CrossCheck, Evaluation, Verdict, check_many,
+                    format_duration)
 
 from ._fanout import add_fanout_flags, make_fleet
 from ._kernels import add_kernel_arguments, resolve_kernels
@@ -181,26 +182,19 @@ def run_check(args) -> CheckRun:
         raise
     run = CheckRun(unavailable=unavailable, refused=refused)
     judged = [n for n in names if n != reference]
-    done: dict[int, CrossCheck] = {}
+    options = CheckOptions(schedule=args.schedule, samples=args.samples, timeout_s=args.timeout,
+                           reference=reference, tuned=args.tuned)
     try:
         with progress(len(plan) * len(judged), args.json) as advance:
-            def one(item) -> CrossCheck:
-                kernel, size, seed = item
-                result = cross_check(
-                    kernel, judged, size, seed, session=session, samples=args.samples,
-                    reference=args.reference_backend, schedule=args.schedule,
-                    on_result=lambda name, ev: advance(
-                        f"{kernel.id} at {ev.size} on {name}: {ev.verdict}"),
-                    timeout_s=args.timeout, tuned=args.tuned)
+            for result in check_many(plan, judged, session, options, on_result=lambda name, ev:
+                                     advance(f"{ev.kernel.id} at {ev.size} on {name}: "
+                                             f"{ev.verdict}")):
+                run.results.append(result)
                 _after_each(result, args)
-                return result
-            for index, result in fan_out(plan, one, session.concurrency):
-                done[index] = result
     except KeyboardInterrupt:
         run.interrupted = True
     finally:
         session.close()
-    run.results = [done[i] for i in sorted(done)]  # in plan order, whatever finished first
     return run
 
 

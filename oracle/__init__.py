@@ -10,7 +10,7 @@ from ._certify import (MANIFEST_FORMAT, Certification, cache_dir, canonical_json
                        certify, find_certificate)
 from ._compare import (MASKED_NONFINITE, Comparison, Mismatch, compare, element_matches,
                        flush_subnormals, nonfinite_expected, ulp_distance)
-from ._cross_check import CrossCheck, PairCheck, cross_check
+from ._cross_check import CheckOptions, CrossCheck, PairCheck, check_many, cross_check
 from ._evaluate import (DEFAULT_GUARD, DEFAULT_TIMEOUT_S, REFERENCE_BACKEND, check_host_memory,
                         choose_schedule, evaluate, evaluate_case, expected_from_backend)
 from ._expected import Expected, expected_outputs
@@ -40,7 +40,7 @@ __all__ = [
     "make_case", "Case", "FAMILIES", "INPUT_SETS",
     "Session", "Runner", "InProcessRunner", "WorkerRunner", "BackendInfo", "Plan", "Outcome",
     "build_plan", "execute",
-    "cross_check", "CrossCheck", "PairCheck",
+    "cross_check", "check_many", "CheckOptions", "CrossCheck", "PairCheck",
     "tune", "TuneResult", "Candidate", "schedule_space", "declare_winner", "Budget",
     "candidate_space", "STRATEGIES", "TUNE_FORMAT", "TuningCache", "find_tuned", "save_tuned",
     "certify", "Certification", "find_certificate", "certificate_key", "cache_dir",

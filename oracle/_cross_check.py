@@ -16,9 +16,11 @@ when they differ by exactly the documented flush and by nothing else."""
 
 from __future__ import annotations
 
+import collections
+import concurrent.futures
 import itertools
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -38,7 +40,7 @@ from ._runners import Session
 from ._tolerance import resolve_tolerance
 from ._tuning_cache import find_tuned
 
-__all__ = ["cross_check", "CrossCheck", "PairCheck"]
+__all__ = ["cross_check", "check_many", "CheckOptions", "CrossCheck", "PairCheck"]
 
 @dataclass(frozen=True)
 class PairCheck:
@@ -203,6 +205,22 @@ def _expected(case, kernel: KernelSpec, session: Session, reference: str | None,
                                  timeout_s=timeout_s)
 
 
+@dataclass(frozen=True)
+class CheckOptions:
+    """How every evaluation of a check runs (``cross_check``'s and ``check_many``'s
+    keyword arguments of the same names)."""
+
+    schedule: Schedule | None = None
+    schedules: dict[str, Schedule] | None = None
+    warmups: int = 1
+    samples: int = 5
+    tolerance: Any = None
+    guard: int = DEFAULT_GUARD
+    timeout_s: float | None = DEFAULT_TIMEOUT_S
+    reference: str | None = None
+    tuned: bool = False
+
+
 def cross_check(kernel: KernelSpec, backends: Iterable[str] | None = None,
                 size: Any = None, seed: int = 0, *, schedule: Schedule | None = None,
                 warmups: int = 1, samples: int = 5, tolerance: Any = None,
@@ -225,41 +243,98 @@ def cross_check(kernel: KernelSpec, backends: Iterable[str] | None = None,
     where there is one. ``on_result(name, evaluation)`` is called as each backend
     finishes (progress)."""
     size = kernel.largest_size() if size is None else kernel.size(size)
-    check_host_memory(kernel, size)
     if session is None:
         names, skipped = _backend_list(backends)
     else:  # the session's owner chose the backends; one that cannot open says so below
         names, skipped = list(backends if backends is not None else forge.backend_names()), {}
-    if reference is not None and reference != "numpy":
-        if reference not in forge.available_backends():
-            raise InvalidArgument(f"unknown reference backend {reference!r}; installed: "
-                                  f"{', '.join(forge.available_backends())}")
-        names = [n for n in names if n != reference]
+    options = CheckOptions(schedule, schedules, warmups, samples, tolerance, guard, timeout_s,
+                           reference, tuned)
     owned = session is None
     session = session or Session(isolate=isolate, open_options=open_options, timeout_s=timeout_s)
     try:
-        case = make_case(kernel, size, seed, uniform, given=inputs)
-        result = CrossCheck(kernel, case.size, case.seed, case.input_hash, skipped=skipped,
-                            reference=reference or "numpy")
-        failure: ForgeError | None = None
-        try:
-            expected: Expected | None = _expected(case, kernel, session, reference, guard,
-                                                  timeout_s)
-        except ForgeError as exc:  # a broken reference, or a reference backend that failed
-            expected, failure = None, exc
-        for name in names:
-            ev = _evaluate_one(name, session, kernel, case, expected, failure,
-                               (schedules or {}).get(name, schedule), warmups, samples,
-                               tolerance, guard, timeout_s, tuned)
-            result.evaluations[name] = ev
-            if on_result is not None:
-                on_result(name, ev)
-        if expected is not None:
-            result.pairs = _pairs(kernel, result.evaluations, tolerance, expected)
+        (result,) = check_many([(kernel, size, seed)], names, session, options,
+                               on_result=on_result, inputs=inputs, uniform=uniform)
+        result.skipped.update(skipped)
         return result
     finally:
         if owned:
             session.close()
+
+
+def check_many(items: Iterable[tuple[KernelSpec, Any, int]], backends: Sequence[str],
+               session: Session, options: CheckOptions | None = None, *,
+               on_result: Callable[[str, Evaluation], None] | None = None,
+               inputs: Any = None, uniform: Any = None) -> Iterator[CrossCheck]:
+    """Cross-check each (kernel, size, seed) of ``items`` on ``backends``, yielding the
+    results in order. The backends run concurrently, each through its own runner in
+    order (through as many at once as the session has workers for it: a ``Fleet``'s
+    ``width``), while this thread draws the next cases and runs their references (up
+    to two items ahead, or as many as the widest backend has workers), so a check takes
+    about as long as its slowest backend. A broken reference or a backend that cannot
+    open becomes that evaluation's verdict."""
+    options = options or CheckOptions()
+    names = [n for n in backends if n != options.reference]
+    widths = {name: _width(session, name) for name in names}
+    lanes = {name: concurrent.futures.ThreadPoolExecutor(widths[name],
+                                                         thread_name_prefix=f"kforge-{name}")
+             for name in names}
+    ahead = max([_AHEAD, *widths.values()])
+    pending: collections.deque = collections.deque()
+    try:
+        for kernel, size, seed in items:
+            pending.append(_submit(kernel, size, seed, names, session, options, lanes,
+                                   inputs, uniform))
+            while len(pending) > ahead:
+                yield _collect(pending.popleft(), options, on_result)
+        while pending:
+            yield _collect(pending.popleft(), options, on_result)
+    finally:
+        for future in (f for job in pending for f in job[2].values()):
+            future.cancel()
+        for lane in lanes.values():
+            lane.shutdown(wait=False, cancel_futures=True)
+
+
+_AHEAD = 2  # items whose references are computed before the oldest one is collected
+
+
+def _width(session: Any, name: str) -> int:
+    """How many evaluations of backend ``name`` the session runs at once."""
+    width = getattr(session, "width", None)
+    return max(1, int(width(name))) if callable(width) else 1
+
+
+def _submit(kernel, size, seed, names, session, options: CheckOptions, lanes, inputs,
+            uniform) -> tuple:
+    size = kernel.largest_size() if size is None else kernel.size(size)
+    check_host_memory(kernel, size)
+    case = make_case(kernel, size, seed, uniform, given=inputs)
+    result = CrossCheck(kernel, case.size, case.seed, case.input_hash,
+                        reference=options.reference or "numpy")
+    failure: ForgeError | None = None
+    try:
+        expected: Expected | None = _expected(case, kernel, session, options.reference,
+                                              options.guard, options.timeout_s)
+    except ForgeError as exc:  # a broken reference, or a reference backend that failed
+        expected, failure = None, exc
+    futures = {name: lanes[name].submit(
+        _evaluate_one, name, session, kernel, case, expected, failure,
+        (options.schedules or {}).get(name, options.schedule), options.warmups,
+        options.samples, options.tolerance, options.guard, options.timeout_s, options.tuned)
+        for name in names}
+    return result, expected, futures
+
+
+def _collect(job: tuple, options: CheckOptions,
+             on_result: Callable[[str, Evaluation], None] | None) -> CrossCheck:
+    result, expected, futures = job
+    for name, future in futures.items():
+        result.evaluations[name] = future.result()
+        if on_result is not None:
+            on_result(name, result.evaluations[name])
+    if expected is not None:
+        result.pairs = _pairs(result.kernel, result.evaluations, options.tolerance, expected)
+    return result
 
 
 def _evaluate_one(name: str, session: Session, kernel: KernelSpec, case, expected,

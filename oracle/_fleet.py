@@ -301,6 +301,10 @@ class Fleet:
         """How many plans may run at once over every backend."""
         return sum(len(slots) for slots in self._slots.values()) or 1
 
+    def width(self, name: str) -> int:
+        """How many plans of backend ``name`` may run at once."""
+        return max(1, len(self._slots.get(name, ())))
+
     def close(self) -> None:
         self.closed = True
         for slots in self._slots.values():

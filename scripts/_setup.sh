@@ -1,7 +1,8 @@
 # Shared set-up for scripts/kforge and scripts/test; sourced, not run (DEVELOPERS.md).
 # Creates .venv when missing, installs the project with the extras this machine can use
-# when pyproject.toml changed, and installs Mesa's software Vulkan driver (lavapipe) when no
-# Vulkan driver is present and we may (root, or CI=true); otherwise prints the command.
+# when pyproject.toml changed, and installs Mesa's software Vulkan driver (lavapipe) and
+# Debian's Chromium (for the browser backend) when they are missing and we may (root, or
+# CI=true); otherwise prints the command.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -44,12 +45,14 @@ make_venv() {
   "$VENV/bin/python" -m pip install -q --upgrade pip
 }
 
-# The optional extras this machine can use: test and tune (optuna) always; ray where Ray
-# ships wheels (Linux on x86_64 or arm64, macOS on arm64).
+# The optional extras this machine can use: test and tune (optuna) always; browser
+# (Playwright) where Playwright ships its driver (Linux and macOS on x86_64 or arm64); ray
+# where Ray ships wheels (Linux on x86_64 or arm64, macOS on arm64).
 usable_extras() {
   local extras="test,tune"
   case "$(uname -s)-$(uname -m)" in
-    Linux-x86_64|Linux-aarch64|Darwin-arm64) extras="$extras,ray" ;;
+    Linux-x86_64|Linux-aarch64|Darwin-arm64) extras="$extras,browser,ray" ;;
+    Darwin-x86_64) extras="$extras,browser" ;;
   esac
   echo "$extras"
 }
@@ -88,11 +91,33 @@ ensure_vulkan() {
   fi
 }
 
+# The same places backends/browser/_chromium.py looks (FORGE_CHROMIUM first).
+have_chromium() {
+  [ -n "${FORGE_CHROMIUM:-}" ] && [ -x "$FORGE_CHROMIUM" ] && return 0
+  [ -x /usr/lib/chromium/chromium ] && return 0
+  local name
+  for name in chromium chromium-browser google-chrome-stable google-chrome; do
+    command -v "$name" >/dev/null 2>&1 && return 0
+  done
+  return 1
+}
+
+ensure_chromium() {
+  have_chromium && return 0
+  if may_install_system && command -v apt-get >/dev/null 2>&1; then
+    apt_install chromium
+  else
+    say "no Chromium found: the browser backend will be unavailable. To run it (WebGPU"
+    say "on Chromium's SwiftShader when there is no GPU), run: sudo apt-get install -y chromium"
+  fi
+}
+
 setup_project() {
   need_python
   make_venv
   install_project "$@"
   ensure_vulkan
+  ensure_chromium
   # Mesa's window-system probe complains when this is unset; compute needs no display.
   if [ -z "${XDG_RUNTIME_DIR:-}" ]; then
     XDG_RUNTIME_DIR="$(mktemp -d)"; export XDG_RUNTIME_DIR

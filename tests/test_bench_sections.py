@@ -141,15 +141,20 @@ def test_p6_and_p8_run_on_the_wgpu_adapter_here(request):
     assert new.raw["cold"]["first"]["pipeline_misses"] == 1
 
 
+def _section_rows(section) -> list:
+    """The rows of a bench section run at TINY sizes on the adapters here."""
+    env = Bench(TINY, log=io.StringIO())
+    try:
+        return section(env)
+    finally:
+        env.close()
+
+
 def test_p2_runs_on_wgpu_and_says_when_there_is_no_cuda_copy(request):
     require_available(request.config, "wgpu")
     from bench._wgpu import p2
 
-    env = Bench(TINY, log=io.StringIO())
-    try:
-        rows = p2(env)
-    finally:
-        env.close()
+    rows = _section_rows(p2)
     kernels = [r for r in rows if r.goal is not None]
     assert len(kernels) == 2 and all(r.ours > 0 and "output checked" in r.notes for r in kernels)
     for row in rows:
@@ -170,3 +175,19 @@ def test_p14_compares_each_backend_s_check_with_the_reference_and_with_in_proces
     check, isolation = rows
     assert (check.target, check.ratio, check.met) == ("P14", 1.1, True)
     assert isolation.target == "isolation" and round(isolation.ratio, 3) == round(2.2 / 2.1, 3)
+
+
+# -- browser -----------------------------------------------------------------------------
+def test_b1_measures_the_browser_beside_wgpu(request):
+    require_available(request.config, "browser")
+    require_available(request.config, "wgpu")
+    from bench._browser import b1
+
+    rows = _section_rows(b1)
+    _no_errors(rows)
+    assert all(r.target == "B1" and r.baseline_value > 0 and r.ours > 0 for r in rows)
+    transfers = [r for r in rows if r.unit == "MB/s"]
+    assert len(transfers) == 4 and all("checked equal" in r.notes for r in transfers)
+    over_http = [r for r in transfers if r.goal is not None]  # 8 MiB: over HTTP
+    assert len(over_http) == 2 and all(r.goal.bound == 200 for r in over_http)
+    assert rows[0].raw["first_ms"] > 0

@@ -12,7 +12,7 @@ from kforge import main
 def test_list_backends_json_names_every_backend_with_availability(capsys):
     assert main(["list-backends", "--json"]) == 0
     rows = {row["name"]: row for row in json.loads(capsys.readouterr().out)}
-    assert {"reference", "wgpu", "cuda"} <= set(rows)
+    assert {"reference", "browser", "wgpu", "cuda"} <= set(rows)
     assert rows["reference"]["available"] is True
     assert all(row["reason"] for row in rows.values())
 
@@ -20,7 +20,7 @@ def test_list_backends_json_names_every_backend_with_availability(capsys):
 def test_list_backends_table_shows_reasons():
     out = subprocess.run([sys.executable, "-m", "forge", "list-backends"], capture_output=True,
                          text=True, check=True).stdout
-    for name in ("reference", "wgpu", "cuda"):
+    for name in ("reference", "browser", "wgpu", "cuda"):
         assert name in out
     assert "numpy on the host" in out
 

@@ -93,7 +93,16 @@ def test_float64_and_float16_literals_round_trip(value):
 
 
 def test_non_finite_and_extreme_integer_literals_are_spelled_without_literals():
-    assert WGSL().literal(float("inf"), "f32") == "bitcast<f32>(0x7f800000u)"
+    # Through a function: a bitcast of a constant to inf is a const-expression, which
+    # WGSL makes a shader-creation error (Tint refuses it; naga does not).
+    assert WGSL().literal(float("inf"), "f32") == "fg_f32_from_bits(0x7f800000u)"
+    assert "fn fg_f32_from_bits(bits: u32) -> f32" in WGSL().helpers(set(), "x = fg_f32_from_bits(0u);")
+    assert "fg_f32_from_bits" not in WGSL().helpers(set(), "x = 1.0f;")
     assert CUDA().literal(float("-inf"), "f32") == "__int_as_float((int)0xff800000u)"
     assert WGSL().literal(-2**31, "i32") == "(-2147483647i - 1i)"
+    # the largest float32, spelled so that its decimal is not beyond it (Tint refuses
+    # 3.4028235e+38f), and reading back exactly
+    largest = WGSL().literal(float(np.finfo(np.float32).max), "f32")
+    assert largest == "3.4028234663852886e+38f"
+    assert np.float32(float(largest[:-1])) == np.finfo(np.float32).max
     assert CUDA().literal(-2**31, "i32") == "(-2147483647 - 1)"

@@ -52,7 +52,7 @@ def _kernels():
 _ALL = list(_kernels())
 
 
-@pytest.fixture(scope="module", params=["wgpu", "cuda"])
+@pytest.fixture(scope="module", params=["wgpu", "browser", "cuda"])
 def ctx(request):
     require_available(request.config, request.param)
     context = forge.open_context(request.param)

@@ -49,6 +49,7 @@ def test_the_import_check_sees_lazy_imports(tmp_path):
 CODE = """
 import sys
 import forge, oracle, backends, backends.reference, backends.wgpu, backends.cuda
+import backends.browser
 import kforge, oracle.pytest_plugin
 forge.list_kernels()
 forge.registry.backend_names()

@@ -1,6 +1,6 @@
 """The built-in IR library: every kernel's CPU meaning checked against an independent
-numpy formula on the reference backend, and every kernel run on wgpu (lavapipe in CI)
-and CUDA (the GPU machine) under each of its schedules and test sizes, judged by the
+numpy formula on the reference backend, and every kernel run on wgpu (lavapipe in CI),
+browser (Chromium's SwiftShader in CI) and CUDA (the GPU machine) under each of its schedules and test sizes, judged by the
 oracle against the reference."""
 
 from __future__ import annotations
@@ -117,10 +117,11 @@ def test_reference_backend_matches_an_independent_numpy_formula(kernel_id):
     np.testing.assert_allclose(value, want, rtol=2e-5, atol=2e-6, err_msg=kernel_id)
 
 
-@pytest.fixture(scope="module", params=["wgpu", "cuda"])
+@pytest.fixture(scope="module", params=["wgpu", "browser", "cuda"])
 def device_pair(request):
     """A GPU backend's context and a reference context; wgpu runs on lavapipe in CI,
-    CUDA on the GPU machine (``--require-backend cuda``)."""
+    browser on Chromium's SwiftShader, CUDA on the GPU machine (``--require-backend
+    cuda``)."""
     require_available(request.config, request.param)
     ctx, ref = forge.open_context(request.param), forge.open_context("reference")
     yield ctx, ref

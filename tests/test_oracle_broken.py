@@ -21,6 +21,8 @@ Two cases deserve a word on what they prove:
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import forge
@@ -29,7 +31,8 @@ from oracle.pytest_plugin import require_available
 from tests.oracle_broken import CASES
 from tests.test_oracle_float_semantics import WGSL, Declaring
 
-GPU_BACKENDS = ("wgpu", "cuda")
+GPU_BACKENDS = ("wgpu", "browser", "cuda")
+WEBGPU_BACKENDS = ("wgpu", "browser")
 
 
 def _assert_found(ev: oracle.Evaluation, finding: str) -> None:

@@ -20,11 +20,12 @@ def _fresh_registry():
 
 def test_builtin_backends_are_registered_through_entry_points_like_plugins():
     entries = registry.backend_entries()
-    assert {"reference", "wgpu", "cuda"} <= set(entries)
-    for name in ("reference", "wgpu", "cuda"):
+    assert {"reference", "browser", "wgpu", "cuda"} <= set(entries)
+    for name in ("reference", "browser", "wgpu", "cuda"):
         assert entries[name].origin.startswith("kernel-forge "), entries[name]
     names = list(entries)  # listed by preference: the reference first, CUDA last
-    assert names.index("reference") < names.index("wgpu") < names.index("cuda")
+    assert (names.index("reference") < names.index("browser") < names.index("wgpu")
+            < names.index("cuda"))
     assert not entries["reference"].device_code and entries["cuda"].device_code
 
 

@@ -62,6 +62,11 @@ def test_a_mutant_of_a_kernel_from_the_wild_fails(request, session, name, what, 
     broken = mutant(wild, what)
     verdicts = [oracle.evaluate(session.runner(backend), broken, size=size, seed=seed,
                                 samples=2) for size, seed in _runs(broken)]
+    if what in wild.nonfinite_only and all(ev.semantics.nonfinite_indeterminate
+                                           for ev in verdicts):
+        pytest.skip(f"the probe measured this {backend} adapter's non-finite results as "
+                    "indeterminate (WGSL allows it), so a kernel wrong only on NaN or Inf "
+                    "cannot be told from a right one there")
     assert any(ev.failing for ev in verdicts), "\n\n".join(ev.report() for ev in verdicts)
     assert all(ev.verdict in (Verdict.PASS, Verdict.MISMATCH) for ev in verdicts), \
         "\n\n".join(ev.report() for ev in verdicts)

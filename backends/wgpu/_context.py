@@ -25,40 +25,26 @@ from wgpu.backends.wgpu_native import ffi, lib
 from wgpu.backends.wgpu_native._api import libf
 
 from forge.allocator import SlabAllocator
-from forge.errors import (AllocationError, DeviceLost, GpuValidation, InvalidArgument,
-                          UnsupportedFeature)
-from forge.kernel import Access, KernelSpec
+from forge.errors import DeviceLost, InvalidArgument
+from forge.kernel import KernelSpec
 from forge.schedule import Schedule
-from forge.types import (AdapterConstraints, AdapterIdentity, BindingUsage, BufferView,
+from forge.types import (AdapterConstraints, AdapterIdentity, BufferView,
                          MemoryTopology)
 
 from .._base import Launch, SlabContext, _api, poll_until
+from .._webgpu import (align4, binding_size, check_view, constraints_from_limits,
+                       durations_ns, layout_groups, override_value, slab_sizes)
 from ._device import (adapter_summary, compile_error, is_device_lost, optional_features,
                       request_device, select_adapter, subgroup_sizes, translate_errors)
 
 __all__ = ["WgpuComputeContext"]
 
-_BINDING_TYPES = {Access.READ: "read-only-storage", Access.READ_WRITE: "storage",
-                  Access.UNIFORM: "uniform"}
 _MAX_BATCH = 256                # timed samples per readback (two queries each)
 _SUBMIT_EVERY = 16              # timed passes per submit
 _STAGING_CAP = 64 << 20         # largest readback chunk, bytes
 _BIND_GROUP_CACHE = 64          # bind-group sets kept per pipeline
 _SLAB_USAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
 _MAP_USAGE = wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
-
-
-def _align4(n: int) -> int:
-    return (n + 3) & ~3
-
-
-def _override_value(value: Any) -> float:
-    """A pipeline-overridable constant as WebGPU takes it (a double; bools as 0/1)."""
-    if isinstance(value, (bool, np.bool_)):
-        return float(bool(value))
-    if not isinstance(value, (int, float, np.integer, np.floating)):
-        raise InvalidArgument(f"an override constant is a number or a bool, got {value!r}")
-    return float(value)
 
 
 @dataclass
@@ -144,31 +130,13 @@ class WgpuComputeContext(SlabContext):
 
     @staticmethod
     def _read_constraints(adapter, device) -> AdapterConstraints:
-        limits, features = device.limits, set(device.features)
-        return AdapterConstraints(
-            max_workgroup_size=(limits["max-compute-workgroup-size-x"],
-                                limits["max-compute-workgroup-size-y"],
-                                limits["max-compute-workgroup-size-z"]),
-            max_invocations_per_workgroup=limits["max-compute-invocations-per-workgroup"],
-            max_workgroups_per_dimension=(limits["max-compute-workgroups-per-dimension"],) * 3,
-            max_workgroup_storage_bytes=limits["max-compute-workgroup-storage-size"],
-            max_storage_binding_size=limits["max-storage-buffer-binding-size"],
-            max_buffer_size=limits["max-buffer-size"],
-            min_storage_offset_alignment=limits["min-storage-buffer-offset-alignment"],
-            min_uniform_offset_alignment=limits["min-uniform-buffer-offset-alignment"],
-            max_uniform_binding_size=limits["max-uniform-buffer-binding-size"],
-            max_bindings_per_group=limits["max-bindings-per-bind-group"],
-            subgroups="subgroup" in features,
+        features = set(device.features)
+        return constraints_from_limits(
+            device.limits, subgroups="subgroup" in features,
             subgroup_size=subgroup_sizes(adapter) if "subgroup" in features else None,
             shader_f16="shader-f16" in features, shader_f64="shader-f64" in features,
             cooperative_matrix="cooperative-matrix" in features,
-            timestamp_query="timestamp-query" in features,
-            # WGSL spec, 15.7.2 "Differences from IEEE-754"
-            # (https://www.w3.org/TR/WGSL/#differences-from-ieee754): inputs and outputs
-            # of float operations may be flushed to zero, and implementations may assume
-            # overflow, infinities and NaNs are not present (the result is then an
-            # indeterminate value). Any WGSL device may do both; lavapipe happens not to.
-            subnormals_may_flush=True, nonfinite_indeterminate=True)
+            timestamp_query="timestamp-query" in features)
 
     @property
     def timing_source(self) -> str:
@@ -210,19 +178,13 @@ class WgpuComputeContext(SlabContext):
 
     # -- resources -----------------------------------------------------------------
     def _create_slabs(self) -> list:
-        limit = self._constraints.max_buffer_size
         slabs = []
-        for i, layout in enumerate(self._allocator.topology.slabs):
-            size = self._allocator.slab_capacity(i)
-            if size > limit:
-                raise AllocationError(
-                    f"slab {layout.name!r} needs {size} bytes, over the adapter's "
-                    f"max_buffer_size of {limit}; ask for a smaller capacity")
-            usage = _SLAB_USAGE
-            if BindingUsage.UNIFORM in layout.usages:
-                usage |= wgpu.BufferUsage.UNIFORM
-            with translate_errors(f"creating slab {layout.name!r} of {size} bytes"):
-                slabs.append(self._device.create_buffer(label=f"kforge-{layout.name}",
+        for i, (size, uniform) in enumerate(slab_sizes(self._allocator,
+                                                       self._constraints.max_buffer_size)):
+            name = self._allocator.topology.slabs[i].name
+            usage = _SLAB_USAGE | (wgpu.BufferUsage.UNIFORM if uniform else 0)
+            with translate_errors(f"creating slab {name!r} of {size} bytes"):
+                slabs.append(self._device.create_buffer(label=f"kforge-{name}",
                                                         size=size, usage=usage))
         return slabs
 
@@ -339,7 +301,7 @@ class WgpuComputeContext(SlabContext):
     def _copy_out(self, buffer, offset: int, sink: memoryview) -> None:
         """Copy ``sink.nbytes`` bytes at ``offset`` of ``buffer`` into ``sink`` through
         the persistent staging buffer (the copy is queued after all earlier work)."""
-        span = _align4(sink.nbytes)
+        span = align4(sink.nbytes)
         staging = self._staging_for(span)
         encoder = self._device.create_command_encoder()
         encoder.copy_buffer_to_buffer(buffer, offset, staging, 0, span)
@@ -367,21 +329,9 @@ class WgpuComputeContext(SlabContext):
         """The slab buffer of ``view``, after checks that keep out-of-range, misaligned
         or zero-size ranges from ever reaching wgpu (a zero-size binding aborts the
         process in wgpu-py 0.32)."""
-        if not 0 <= view.slab < len(self._slabs) or (
-                self._allocator.topology.slab_index(view.usage) != view.slab):
-            raise AllocationError(f"{view} does not belong to a slab of this context")
+        check_view(view, self._allocator.topology, self._constraints,
+                   [slab.size for slab in self._slabs])
         buffer = self._slabs[view.slab]
-        if view.length_bytes <= 0:
-            raise InvalidArgument(f"{view} is empty; wgpu cannot bind or copy zero bytes")
-        alignment = max(4, self._constraints.min_uniform_offset_alignment
-                        if view.usage is BindingUsage.UNIFORM
-                        else self._constraints.min_storage_offset_alignment)
-        if view.offset % alignment or view.offset < 0:
-            raise AllocationError(f"{view} is not aligned to {alignment} bytes, as the "
-                                  "device requires of a binding's offset")
-        if view.offset + _align4(view.length_bytes) > buffer.size:
-            raise AllocationError(f"{view} reaches past the end of its slab "
-                                  f"({buffer.size} bytes)")
         return buffer
 
     # -- kernels -------------------------------------------------------------------
@@ -411,29 +361,15 @@ class WgpuComputeContext(SlabContext):
     def _stage(module, step) -> dict:
         stage = {"module": module, "entry_point": step.entry_point}
         if step.overrides:
-            stage["constants"] = {name: _override_value(value) for name, value in step.overrides}
+            stage["constants"] = {name: override_value(value) for name, value in step.overrides}
         return stage
 
     def _group_entries(self, kernel: KernelSpec, accesses) -> list[list[dict]]:
         """Explicit bind group layout entries by access, one list per group index;
         refuses layouts over the device's limits before wgpu sees them."""
-        limits = self._device.limits
-        count = max((b.group for b in kernel.buffers), default=-1) + 1
-        if count > limits["max-bind-groups"]:
-            raise UnsupportedFeature(f"kernel {kernel.id} uses {count} bind groups; the "
-                                     f"device allows {limits['max-bind-groups']}")
-        uniforms = sum(b.access is Access.UNIFORM for b in kernel.buffers)
-        storage = len(kernel.buffers) - uniforms
-        if storage > limits["max-storage-buffers-per-shader-stage"]:
-            raise UnsupportedFeature(
-                f"kernel {kernel.id} binds {storage} storage buffers; the device allows "
-                f"{limits['max-storage-buffers-per-shader-stage']} per shader stage")
-        groups: list[list[dict]] = [[] for _ in range(count)]
-        for spec, access in zip(kernel.buffers, accesses):
-            groups[spec.group].append({"binding": spec.binding,
-                                       "visibility": wgpu.ShaderStage.COMPUTE,
-                                       "buffer": {"type": _BINDING_TYPES[access]}})
-        return groups
+        return [[{"binding": binding, "visibility": wgpu.ShaderStage.COMPUTE,
+                  "buffer": {"type": kind}} for binding, kind in group]
+                for group in layout_groups(kernel, self._device.limits, accesses)]
 
     def _bind_groups(self, compiled: _Pipeline, views: tuple[BufferView, ...]) -> tuple:
         """The bind groups for ``views`` (cached per pipeline: the slabs never move).
@@ -447,7 +383,7 @@ class WgpuComputeContext(SlabContext):
         for view, (group, binding) in zip(views, compiled.bindings):
             buffer = self._checked_slab(view)
             entries[group].append({"binding": binding, "resource": {
-                "buffer": buffer, "offset": view.offset, "size": _align4(view.length_bytes)}})
+                "buffer": buffer, "offset": view.offset, "size": binding_size(view)}})
         with translate_errors("creating bind groups"):
             groups = tuple(self._device.create_bind_group(layout=layout, entries=group)
                            for layout, group in zip(compiled.layouts, entries))
@@ -512,14 +448,8 @@ class WgpuComputeContext(SlabContext):
         return times
 
     def _ticks_to_ns(self, ticks: np.ndarray) -> list[int]:
-        """Per-pass nanoseconds from (begin, end) tick pairs. A pass at or below the
-        timer's resolution reads as one tick: a zero would claim it took no time."""
-        elapsed = ticks[1::2].astype(np.int64) - ticks[0::2].astype(np.int64)
-        if elapsed.min() < 0:
-            raise GpuValidation(f"the device's timestamps ran backwards within a pass "
-                                f"({elapsed.min()} ticks); its timings cannot be trusted")
-        resolution = max(1, round(self._period_ns))
-        return [max(resolution, round(t * self._period_ns)) for t in elapsed.tolist()]
+        """Per-pass nanoseconds from (begin, end) tick pairs."""
+        return durations_ns(ticks[0::2], ticks[1::2], self._period_ns)
 
     def _timed_on_host(self, compiled, groups, steps, warmups, samples) -> list[int]:
         """Host clock around encode, submit and completion of each sample."""

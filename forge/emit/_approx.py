@@ -43,9 +43,17 @@ ERF_LARGE = (0.0004004828224424273, -1.1306043863296509, -0.6310889720916748,
              3.095077317993855e-06, -6.582346401273753e-08)
 
 
+_F32_MAX = float(np.finfo(np.float32).max)
+
+
 def f32_literal(value: float) -> str:
-    """The shortest decimal that round-trips to the float32 ``value``, with an ``f``."""
+    """The shortest decimal that round-trips to the float32 ``value``, with an ``f``.
+    Near the largest float32 that decimal (``3.4028235e+38``) lies beyond it, which
+    WGSL makes a shader-creation error (Tint refuses it, naga rounds it); there the
+    float64 spelling, which reads back as exactly the float32 value, is used."""
     text = np.format_float_scientific(np.float32(value), unique=True, trim="0", exp_digits=2)
+    if abs(float(text)) > _F32_MAX:
+        text = repr(float(np.float32(value)))
     mantissa, _, exponent = text.partition("e")
     if "." not in mantissa:
         mantissa += ".0"

@@ -21,7 +21,7 @@ class ScheduleRefused(UnsupportedFeature):
     """A schedule (or schedule and layout) this kernel cannot be lowered under; the
     message says why. Raised before any source is emitted."""
 
-EMITTER_VERSION = 2
+EMITTER_VERSION = 3
 _COMMENT_WIDTH = 72
 
 
@@ -326,7 +326,8 @@ class Emission:
                 out.append(f"@group({b.group}) @binding({b.binding}) var<storage, {mode}> "
                            f"{b.name}: array<{element}>;")
         out += self._shared
-        helpers = self.d.helpers(ops)
+        body = self.code.text()
+        helpers = self.d.helpers(ops, body + "\n".join(self._shared))
         if helpers:
             out += ["", helpers.rstrip()]
         x, y, z = self.schedule.workgroup_size
@@ -335,7 +336,7 @@ class Emission:
                 "        @builtin(num_workgroups) fg_nwg: vec3<u32>,",
                 "        @builtin(local_invocation_id) fg_lid3: vec3<u32>,",
                 "        @builtin(local_invocation_index) fg_lidx: u32) {"]
-        return "\n".join(out) + "\n" + self.code.text() + "}\n"
+        return "\n".join(out) + "\n" + body + "}\n"
 
     def _cuda(self, ops) -> str:
         k, d = self.kernel, self.d

@@ -168,8 +168,9 @@ class Dialect:
         """The reduction step ``op`` ("sum" or "max") of two values."""
         return self.op(Expr("add" if op == "sum" else "max", dtype), [a, b])
 
-    def helpers(self, ops: set[tuple[str, str]]) -> str:
-        """Helper functions for the (op, dtype) pairs a kernel uses."""
+    def helpers(self, ops: set[tuple[str, str]], code: str = "") -> str:
+        """Helper functions for the (op, dtype) pairs a kernel uses, and for the
+        helpers its ``code`` calls."""
         return ""
 
     def check_ops(self, ops: set[tuple[str, str]]) -> None:
@@ -206,8 +207,14 @@ class WGSL(Dialect):
             return "(-2147483647i - 1i)"
         return f"{value}{'i' if dtype == 'i32' else 'u'}"
 
+    # A bitcast of a constant is a const-expression, and WGSL makes a const-expression
+    # that evaluates to an infinity or NaN a shader-creation error: Tint (Chromium)
+    # refuses `bitcast<f32>(0xff800000u)`, naga accepts it. A call of a user-declared
+    # function is never a const-expression, so through one the value is made at run time.
+    BITS_HELPER = "fg_f32_from_bits"
+
     def _nonfinite(self, name: str, dtype: str) -> str:
-        bits = f"bitcast<f32>({_NONFINITE_BITS['f32'][name]}u)"
+        bits = f"{self.BITS_HELPER}({_NONFINITE_BITS['f32'][name]}u)"
         return bits if dtype == "f32" else f"{dtype}({bits})"
 
     def let(self, name: str, dtype: str, text: str) -> str:
@@ -261,9 +268,12 @@ class WGSL(Dialect):
                 raise Unsupported(f"WGSL has no f64 {name} (naga lowers it through "
                                   "GLSL.std.450, which has it for 16 and 32-bit floats only)")
 
-    def helpers(self, ops: set[tuple[str, str]]) -> str:
+    def helpers(self, ops: set[tuple[str, str]], code: str = "") -> str:
         names = sorted({name for name, _ in ops if name in self._HELPERS})
-        return "\n".join(wgsl_helper(name) for name in names)
+        found = [wgsl_helper(name) for name in names]
+        if f"{self.BITS_HELPER}(" in code:
+            found.insert(0, f"fn {self.BITS_HELPER}(bits: u32) -> f32 {{ return bitcast<f32>(bits); }}")
+        return "\n".join(found)
 
 
 class CUDA(Dialect):
@@ -369,7 +379,7 @@ class CUDA(Dialect):
             spelled = name  # abs, min, max of int and unsigned int
         return f"{spelled}({', '.join(args)})"
 
-    def helpers(self, ops: set[tuple[str, str]]) -> str:
+    def helpers(self, ops: set[tuple[str, str]], code: str = "") -> str:
         parts = []
         if any(dtype == "f16" for _, dtype in ops):
             parts.append(

@@ -1,4 +1,4 @@
-// kernel-forge generated WGSL source (forge.emit, emitter version 2); do not edit
+// kernel-forge generated WGSL source (forge.emit, emitter version 3); do not edit
 // kernel: softmax v1, entry point softmax_kernel
 // semantic hash: 3e1dcd70e2030aeb8f5eced6fb21aca9fe428f278594038936a0fcd8aa04476b
 // schedule: wg=32x4,ipt=2,vec=1
@@ -15,6 +15,8 @@ struct fg_Params {
 @group(0) @binding(1) var<storage, read_write> y: array<f32>;
 @group(0) @binding(2) var<uniform> fg_p: fg_Params;
 var<workgroup> fg_red_f32: array<f32, 128>;
+
+fn fg_f32_from_bits(bits: u32) -> f32 { return bitcast<f32>(bits); }
 
 @compute @workgroup_size(32, 4, 1)
 fn softmax_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
@@ -44,7 +46,7 @@ fn softmax_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
                 fg_v_x[fg_k * 1u] = x[fg_base + fg_c2];
             }
             // row_max(x) and row_sum(exp((x - row_max(x)))) online: one sweep
-            var fg_m3: f32 = bitcast<f32>(0xff800000u);
+            var fg_m3: f32 = fg_f32_from_bits(0xff800000u);
             var fg_s4: f32 = 0.0f;
             var fg_e5: array<f32, 2> = array<f32, 2>();
             {
@@ -61,7 +63,7 @@ fn softmax_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
                     fg_m3 = max(fg_m3, fg_v_x[fg_k * 1u]);
                 }
             }
-            let fg_shift8: f32 = select(fg_m3, 0.0f, fg_m3 == bitcast<f32>(0xff800000u));
+            let fg_shift8: f32 = select(fg_m3, 0.0f, fg_m3 == fg_f32_from_bits(0xff800000u));
             {
                 const fg_k: u32 = 0u;
                 let fg_c9: u32 = 0u + (fg_k * 32u + fg_tx) * 1u;
@@ -104,7 +106,7 @@ fn softmax_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
             workgroupBarrier();
             let fg_r13: f32 = fg_red_f32[0u + fg_ty * 32u];
             workgroupBarrier();
-            let fg_s14: f32 = fg_s4 * select(select(exp((fg_m3 - fg_r13)), 0.0f, fg_m3 == bitcast<f32>(0xff800000u)), 1.0f, fg_m3 == fg_r13);
+            let fg_s14: f32 = fg_s4 * select(select(exp((fg_m3 - fg_r13)), 0.0f, fg_m3 == fg_f32_from_bits(0xff800000u)), 1.0f, fg_m3 == fg_r13);
             fg_red_f32[0u + fg_ty * 32u + fg_tx] = fg_s14;
             workgroupBarrier();
             if (fg_tx < 16u) {
@@ -129,7 +131,7 @@ fn softmax_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
             workgroupBarrier();
             let fg_r15: f32 = fg_red_f32[0u + fg_ty * 32u];
             workgroupBarrier();
-            let fg_f16: f32 = select(select(exp((fg_m3 - fg_r13)), 0.0f, fg_m3 == bitcast<f32>(0xff800000u)), 1.0f, fg_m3 == fg_r13);
+            let fg_f16: f32 = select(select(exp((fg_m3 - fg_r13)), 0.0f, fg_m3 == fg_f32_from_bits(0xff800000u)), 1.0f, fg_m3 == fg_r13);
             let fg_g17: f32 = (fg_f16 / fg_r15);
             {
                 const fg_k: u32 = 0u;
@@ -172,7 +174,7 @@ fn softmax_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
                     }
                 }
                 // row_max(x) and row_sum(exp((x - row_max(x)))) online: one sweep
-                var fg_m22: f32 = bitcast<f32>(0xff800000u);
+                var fg_m22: f32 = fg_f32_from_bits(0xff800000u);
                 var fg_s23: f32 = 0.0f;
                 var fg_e24: array<f32, 2> = array<f32, 2>();
                 {
@@ -189,7 +191,7 @@ fn softmax_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
                         fg_m22 = max(fg_m22, fg_v_x[fg_k * 1u]);
                     }
                 }
-                let fg_shift27: f32 = select(fg_m22, 0.0f, fg_m22 == bitcast<f32>(0xff800000u));
+                let fg_shift27: f32 = select(fg_m22, 0.0f, fg_m22 == fg_f32_from_bits(0xff800000u));
                 {
                     const fg_k: u32 = 0u;
                     let fg_c28: u32 = 0u + (fg_k * 32u + fg_tx) * 1u;
@@ -232,7 +234,7 @@ fn softmax_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
                 workgroupBarrier();
                 let fg_r32: f32 = fg_red_f32[0u + fg_ty * 32u];
                 workgroupBarrier();
-                let fg_s33: f32 = fg_s23 * select(select(exp((fg_m22 - fg_r32)), 0.0f, fg_m22 == bitcast<f32>(0xff800000u)), 1.0f, fg_m22 == fg_r32);
+                let fg_s33: f32 = fg_s23 * select(select(exp((fg_m22 - fg_r32)), 0.0f, fg_m22 == fg_f32_from_bits(0xff800000u)), 1.0f, fg_m22 == fg_r32);
                 fg_red_f32[0u + fg_ty * 32u + fg_tx] = fg_s33;
                 workgroupBarrier();
                 if (fg_tx < 16u) {
@@ -257,7 +259,7 @@ fn softmax_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
                 workgroupBarrier();
                 let fg_r34: f32 = fg_red_f32[0u + fg_ty * 32u];
                 workgroupBarrier();
-                let fg_f35: f32 = select(select(exp((fg_m22 - fg_r32)), 0.0f, fg_m22 == bitcast<f32>(0xff800000u)), 1.0f, fg_m22 == fg_r32);
+                let fg_f35: f32 = select(select(exp((fg_m22 - fg_r32)), 0.0f, fg_m22 == fg_f32_from_bits(0xff800000u)), 1.0f, fg_m22 == fg_r32);
                 let fg_g36: f32 = (fg_f35 / fg_r34);
                 {
                     const fg_k: u32 = 0u;
@@ -288,7 +290,7 @@ fn softmax_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
             } else {
                 // looped: each level sweeps the row again
                 // row_max(x) and row_sum(exp((x - row_max(x)))) online: one sweep
-                var fg_m39: f32 = bitcast<f32>(0xff800000u);
+                var fg_m39: f32 = fg_f32_from_bits(0xff800000u);
                 var fg_s40: f32 = 0.0f;
                 for (var fg_off: u32 = 0u; fg_off < fg_p.cols; fg_off += 64u) {
                     var fg_v_x: array<f32, 2> = array<f32, 2>();
@@ -306,7 +308,7 @@ fn softmax_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
                             fg_v_x[fg_k * 1u] = x[fg_base + fg_c43];
                         }
                     }
-                    var fg_top44: f32 = bitcast<f32>(0xff800000u);
+                    var fg_top44: f32 = fg_f32_from_bits(0xff800000u);
                     {
                         const fg_k: u32 = 0u;
                         let fg_c45: u32 = fg_off + (fg_k * 32u + fg_tx) * 1u;
@@ -322,9 +324,9 @@ fn softmax_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
                         }
                     }
                     let fg_top47: f32 = max(fg_m39, fg_top44);
-                    fg_s40 = fg_s40 * select(select(exp((fg_m39 - fg_top47)), 0.0f, fg_m39 == bitcast<f32>(0xff800000u)), 1.0f, fg_m39 == fg_top47);
+                    fg_s40 = fg_s40 * select(select(exp((fg_m39 - fg_top47)), 0.0f, fg_m39 == fg_f32_from_bits(0xff800000u)), 1.0f, fg_m39 == fg_top47);
                     fg_m39 = fg_top47;
-                    let fg_shift48: f32 = select(fg_m39, 0.0f, fg_m39 == bitcast<f32>(0xff800000u));
+                    let fg_shift48: f32 = select(fg_m39, 0.0f, fg_m39 == fg_f32_from_bits(0xff800000u));
                     {
                         const fg_k: u32 = 0u;
                         let fg_c49: u32 = fg_off + (fg_k * 32u + fg_tx) * 1u;
@@ -366,7 +368,7 @@ fn softmax_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
                 workgroupBarrier();
                 let fg_r53: f32 = fg_red_f32[0u + fg_ty * 32u];
                 workgroupBarrier();
-                let fg_s54: f32 = fg_s40 * select(select(exp((fg_m39 - fg_r53)), 0.0f, fg_m39 == bitcast<f32>(0xff800000u)), 1.0f, fg_m39 == fg_r53);
+                let fg_s54: f32 = fg_s40 * select(select(exp((fg_m39 - fg_r53)), 0.0f, fg_m39 == fg_f32_from_bits(0xff800000u)), 1.0f, fg_m39 == fg_r53);
                 fg_red_f32[0u + fg_ty * 32u + fg_tx] = fg_s54;
                 workgroupBarrier();
                 if (fg_tx < 16u) {

@@ -35,6 +35,11 @@ def _native_counts(backend: str) -> dict[str, int]:
         pooled = sum(len(res.staging._buffers) for res in live if res.staging is not None)
         pinned = sum(isinstance(o, _memory.PinnedAllocation) for o in objects)
         return {"contexts": len(live), "pinned outside staging pools": pinned - pooled}
+    if backend == "browser":
+        from backends.browser import _chromium, _server
+
+        # Closed contexts give healthy tabs back to a pool of at most two (a bound).
+        return {"tabs": _chromium.live_tabs(), "servers": _server.live_servers()}
     return {}
 
 

@@ -35,6 +35,7 @@ class Wild:
     kernel: KernelSpec
     mutants: dict[str, tuple[str, str, str]]
     invisible: dict[tuple[str, str], str] = field(default_factory=dict)
+    nonfinite_only: frozenset[str] = frozenset()  # mutants wrong only on NaN or Inf
 
 
 def mutant(wild: Wild, name: str) -> KernelSpec:
@@ -253,7 +254,8 @@ DOUBLE = Wild(
                test_sizes=(4099,)),
     # Wrong only where the input is not finite: +Inf becomes the largest float.
     {"clamps infinity": ("wgsl", "y[gid.x] = x[gid.x] * 2.0;",
-                         "y[gid.x] = min(x[gid.x] * 2.0, 3.0e38);")})
+                         "y[gid.x] = min(x[gid.x] * 2.0, 3.0e38);")},
+    nonfinite_only=frozenset({"clamps infinity"}))
 
 # -- CUDA --------------------------------------------------------------------------------
 _GELU = """

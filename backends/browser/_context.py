@@ -1,0 +1,337 @@
+"""``BrowserComputeContext``: the OracleContext contract on WebGPU inside headless
+Chromium (Dawn runs the device, Tint compiles the WGSL), built on ``SlabContext``.
+
+It mirrors the wgpu backend, and shares its rules (``backends._webgpu``): each slab of
+the topology is one GPU buffer (read-only and uniform views in one, read-write views in
+another, resident views in a third); bind groups bind explicit (offset, size) ranges
+through explicit layouts whose binding types follow each buffer's access; samples are
+timed with compute-pass timestamp writes when the device has ``timestamp-query`` and
+its timestamps are not quantized, else on the host clock (in the page, around submit
+and completion). All of it is decided here: the page (``kforge.js``) only carries out
+WebGPU primitives (``_page.Page``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import metadata
+from itertools import count
+
+from forge.allocator import SlabAllocator
+from forge.errors import ForgeError, InvalidArgument
+from forge.kernel import KernelSpec
+from forge.schedule import Schedule
+from forge.types import (AdapterConstraints, AdapterIdentity, BufferView,
+                         MemoryTopology)
+
+from .._base import Launch, SlabContext, _api
+from .._webgpu import (align4, binding_size, check_view, constraints_from_limits,
+                       durations_ns, kebab_limits, layout_groups, override_value, slab_sizes)
+from ._chromium import in_browser
+from ._page import INLINE_LIMIT, PART, Command, Page
+
+__all__ = ["BrowserComputeContext"]
+
+_FEATURES = ("shader-f16", "subgroups", "timestamp-query")
+_MAX_BATCH = 256                # timed samples per readback (two queries each)
+_SUBMIT_EVERY = 16              # timed passes per submit
+_BIND_GROUP_CACHE = 64          # bind-group sets kept per pipeline
+_SLAB_USAGE = ("storage", "copy-src", "copy-dst")
+# Timestamps all on multiples of this many nanoseconds are taken as quantized.
+_QUANTUM_NS = 1024
+
+
+@dataclass
+class _Pipeline:
+    """A compiled kernel on the page: its pipelines' ids (one per launch, with layouts
+    made from one descriptor, so one set of bind groups serves them all), the (group,
+    binding) of each buffer in view order, and the ids of the bind groups made for the
+    view sets it ran on."""
+
+    ids: tuple[str, ...]
+    bindings: tuple[tuple[int, int], ...]
+    groups: int
+    bind_groups: dict = field(default_factory=dict)
+
+
+class BrowserComputeContext(SlabContext):
+    """WebGPU compute in headless Chromium; see the module docstring.
+
+    ``power_preference`` goes to ``requestAdapter``; ``timestamps=False`` forces
+    host-clock timing; ``topology`` overrides the usage split
+    (``MemoryTopology.split_by_usage()`` by default).
+    """
+
+    backend_name = "browser"
+    target = "wgsl"
+
+    def __init__(self, capacity_bytes: int = 64 << 20, *,
+                 power_preference: str = "high-performance", timestamps: bool = True,
+                 topology: MemoryTopology | None = None) -> None:
+        if not isinstance(capacity_bytes, int) or capacity_bytes <= 0:
+            raise InvalidArgument(f"capacity_bytes must be a positive int, got {capacity_bytes!r}")
+        if power_preference not in ("high-performance", "low-power"):
+            raise InvalidArgument(f"power_preference must be 'high-performance' or "
+                                  f"'low-power', got {power_preference!r}")
+        features = [f for f in _FEATURES if timestamps or f != "timestamp-query"]
+        self._page = Page({"powerPreference": power_preference, "features": features})
+        try:
+            info = self._page.info
+            self._limits = kebab_limits(info["limits"])
+            alignment = max(4, self._limits["min-storage-buffer-offset-alignment"],
+                            self._limits["min-uniform-buffer-offset-alignment"])
+            super().__init__(SlabAllocator(capacity_bytes, alignment,
+                                           topology or MemoryTopology.split_by_usage()))
+            self._adapter = self._identity(info, self._page.browser_version)
+            self._constraints = self._read_constraints(info)
+            self._ids = count()
+            self._done_fence = 0
+            self._settled = True     # every submission so far is known complete
+            self._staging: tuple[str, int] | None = None
+            self._slabs = self._create_slabs()
+            self._timestamps = self._create_timestamp_resources()
+            self._page.flush()  # the buffers exist (or their errors are raised) from here
+            self._declare_measured_semantics()
+        except BaseException:
+            self._page.close()
+            raise
+
+    # -- identity ------------------------------------------------------------------
+    @staticmethod
+    def _identity(info: dict, browser_version: str) -> AdapterIdentity:
+        adapter = info["info"]
+        name = (adapter.get("device") or adapter.get("description")
+                or f"{adapter.get('vendor', '')} {adapter.get('architecture', '')}".strip()
+                or "unknown")
+        return AdapterIdentity(
+            name=name, vendor_id=0, device_id=0,
+            device_type="CPU" if adapter.get("isFallbackAdapter") else "GPU",
+            backend="WebGPU (Dawn)", driver=adapter.get("vendor") or "unknown",
+            driver_info=f"{adapter.get('description') or 'no driver info'}; Chromium "
+                        f"{browser_version}; Playwright {metadata.version('playwright')}",
+            architecture=adapter.get("architecture") or "")
+
+    def _read_constraints(self, info: dict) -> AdapterConstraints:
+        features = set(info["features"])
+        low, high = info["info"].get("subgroupMinSize"), info["info"].get("subgroupMaxSize")
+        return constraints_from_limits(
+            self._limits, subgroups="subgroups" in features,
+            subgroup_size=(low, high) if low and high and 0 < low <= high else None,
+            shader_f16="shader-f16" in features, shader_f64=False, cooperative_matrix=False,
+            timestamp_query="timestamp-query" in features)
+
+    @property
+    def timing_source(self) -> str:
+        return "gpu-timestamp" if self._timestamps is not None else "host-wall-clock"
+
+    def in_page(self, function):
+        """``function(page)`` on the Playwright page the device lives in (on Playwright's
+        thread), for fault-injection tests: ``ctx.in_page(lambda p: p.evaluate(js))``;
+        the page's script is ``window.kforge`` (its device: ``kforge.device``)."""
+        self._check_usable()
+        tab = self._page.tab
+        return in_browser(function, tab)
+
+    @_api
+    def clear_resident(self) -> None:
+        """Release every resident view (those ``clear_transient_allocations`` keeps),
+        after the device work that used them completed."""
+        kept = [i for i, s in enumerate(self._allocator.topology.slabs) if not s.recycled]
+        self._wait(self._allocator.clear(kept))
+
+    @property
+    def timeout_s(self) -> float | None:
+        return self._page.timeout_s
+
+    @timeout_s.setter
+    def timeout_s(self, seconds: float | None) -> None:
+        self._page.timeout_s = seconds
+
+    # -- resources -----------------------------------------------------------------
+    def _new_id(self, kind: str) -> str:
+        return f"{kind}{next(self._ids)}"
+
+    def _buffer(self, size: int, usage, what: str) -> str:
+        """A new GPU buffer's id; created with the next message (its errors come then)."""
+        buffer = self._new_id("buffer")
+        self._page.defer(Command("createBuffer", {"id": buffer, "size": size, "usage": list(usage)},
+                                 f"creating {what} of {size} bytes"))
+        return buffer
+
+    def _create_slabs(self) -> list[tuple[str, int]]:
+        """(id, size) of each slab's buffer."""
+        slabs = []
+        for i, (size, uniform) in enumerate(slab_sizes(self._allocator,
+                                                       self._constraints.max_buffer_size)):
+            usage = _SLAB_USAGE + (("uniform",) if uniform else ())
+            name = self._allocator.topology.slabs[i].name
+            slabs.append((self._buffer(size, usage, f"slab {name!r}"), size))
+        return slabs
+
+    def _create_timestamp_resources(self) -> dict | None:
+        """The query set, resolve and readback buffers of timed runs, or None where the
+        device has no timestamp queries or quantizes them."""
+        if not self._constraints.timestamp_query:
+            return None
+        queries = self._new_id("queries")
+        self._page.defer(Command("createQuerySet", {"id": queries, "count": 2 * _MAX_BATCH},
+                                 "creating timestamp queries"))
+        timestamps = {"queries": queries, "submitEvery": _SUBMIT_EVERY,
+                      "resolve": self._buffer(16 * _MAX_BATCH, ("query-resolve", "copy-src"),
+                                              "a timestamp resolve buffer"),
+                      "staging": self._buffer(16 * _MAX_BATCH, ("map-read", "copy-dst"),
+                                              "a timestamp readback buffer")}
+        begin, end = self._timed_run(timestamps, [], 0, 8)
+        if all(t % _QUANTUM_NS == 0 for t in (*begin, *end)):
+            return None  # quantized: the host clock is the better timer
+        return timestamps
+
+    def _staging_for(self, span: int) -> str:
+        """A MAP_READ buffer of at least ``span`` bytes (grown on demand)."""
+        if self._staging is None or self._staging[1] < span:
+            if self._staging is not None:
+                self._page.defer(Command("release", {"ids": [self._staging[0]]}, "releasing staging"))
+            size = max(span, 1 << 20)
+            self._staging = (self._buffer(size, ("map-read", "copy-dst"), "a readback buffer"), size)
+        return self._staging[0]
+
+    def _release(self) -> None:
+        self._page.close(reuse_tab=self._lost is None)
+
+    # -- completion ----------------------------------------------------------------
+    def _signal(self, fence: int) -> None:
+        if self._settled:
+            self._done_fence = fence
+
+    def _wait(self, fence: int) -> None:
+        if fence <= self._done_fence:
+            return
+        self._page.call(Command("wait", {}, "waiting for the device"))
+        self._completed()
+
+    def _completed(self) -> None:
+        """Everything submitted so far is known to be complete."""
+        self._done_fence, self._settled = self._fence, True
+
+    # -- bytes ---------------------------------------------------------------------
+    def _checked_slab(self, view: BufferView) -> str:
+        check_view(view, self._allocator.topology, self._constraints,
+                   [size for _, size in self._slabs])
+        return self._slabs[view.slab][0]
+
+    def _write(self, view: BufferView, data: memoryview) -> None:
+        buffer, size = self._checked_slab(view), data.nbytes
+        keep_tail = bool(size % 4) and view.offset + size < view.end
+        command = Command("write", {"buffer": buffer, "offset": view.offset, "size": size,
+                                    "keepTail": keep_tail,
+                                    "staging": self._staging_for(4) if keep_tail else None},
+                          f"writing {size} bytes to {view}", payload=data)
+        if size > INLINE_LIMIT:
+            self._page.call(command)   # fetched from the server before this returns
+        else:  # rides along with the next message
+            command.payload = memoryview(bytes(data))  # the caller may reuse its buffer
+            self._page.defer(command)
+
+    def _read_into(self, view: BufferView, out: memoryview) -> None:
+        buffer = self._checked_slab(view)
+        # Inline readbacks are one part, those over HTTP parts of PART bytes.
+        staging = self._staging_for(align4(min(out.nbytes, max(INLINE_LIMIT, PART))))
+        self._page.call(Command("read", {"buffer": buffer, "offset": view.offset,
+                                         "size": out.nbytes, "staging": staging},
+                                f"reading {out.nbytes} bytes of {view}", sink=out))
+        self._completed()  # the readback was queued after every submission
+
+    # -- kernels -------------------------------------------------------------------
+    def _compile(self, launch: Launch, source: str | None) -> _Pipeline:
+        """A pipeline per launch (its entry point and override constants), each with
+        the explicit layouts of the access the shader declares."""
+        kernel = launch.kernel
+        groups = layout_groups(kernel, self._limits, launch.accesses)
+        ids = []
+        for step in launch.steps:
+            ids.append(self._new_id("pipeline"))
+            constants = {name: override_value(value) for name, value in step.overrides}
+            self._page.call(Command(
+                "compile", {"id": ids[-1], "label": f"{kernel.id}:{step.entry_point}",
+                            "code": source, "entryPoint": step.entry_point, "layouts": groups,
+                            "constants": constants or None},
+                f"compiling kernel {kernel.id} under {launch.schedule}", source=source or ""))
+        return _Pipeline(tuple(ids), tuple((b.group, b.binding) for b in kernel.buffers),
+                         len(groups))
+
+    def _bind_groups(self, compiled: _Pipeline, views: tuple[BufferView, ...]) -> list[str]:
+        """The bind groups for ``views`` (cached per pipeline: the slabs never move);
+        new ones are made with the next message, the dispatch that uses them."""
+        key = tuple((v.slab, v.offset, v.length_bytes) for v in views)
+        ids = compiled.bind_groups.get(key)
+        if ids is not None:
+            return ids
+        entries: list[list] = [[] for _ in range(compiled.groups)]
+        for view, (group, binding) in zip(views, compiled.bindings):
+            buffer = self._checked_slab(view)
+            size = binding_size(view)
+            entries[group].append([binding, buffer, view.offset, size])
+        ids = [self._new_id("group") for _ in entries]
+        for group, (bind_group, group_entries) in enumerate(zip(ids, entries)):
+            self._page.defer(Command("bindGroup", {"id": bind_group, "pipeline": compiled.ids[0],
+                                                   "group": group, "entries": group_entries},
+                                     f"creating bind group {group} of {compiled.ids[0]}"))
+        if len(compiled.bind_groups) >= _BIND_GROUP_CACHE:
+            evicted = compiled.bind_groups.pop(next(iter(compiled.bind_groups)))
+            self._page.defer(Command("release", {"ids": evicted}, "releasing bind groups"))
+        compiled.bind_groups[key] = ids
+        return ids
+
+    def _items(self, compiled: _Pipeline, launch: Launch) -> list:
+        """The dispatch list of one run: [pipeline, bind groups, workgroups] per launch."""
+        groups = self._bind_groups(compiled, launch.views)
+        return [[pipeline, groups, list(step.workgroups)]
+                for pipeline, step in zip(compiled.ids, launch.steps)]
+
+    def _enqueue(self, compiled: _Pipeline, launch: Launch) -> None:
+        items = self._items(compiled, launch)
+        self._settled = False
+        self._page.call(Command("run", {"items": items, "repeat": 1, "samples": 0},
+                                f"dispatching kernel {launch.kernel.id}"))
+
+    def _launch(self, compiled: _Pipeline, launch: Launch, warmups: int,
+                samples: int) -> list[int]:
+        items = self._items(compiled, launch)
+        what = f"running kernel {launch.kernel.id}"
+        self._settled = False
+        if self._timestamps is None:
+            result = self._page.call(Command("run", {"items": items, "repeat": warmups,
+                                                     "samples": samples, "timing": "host"}, what))
+            times = [max(1, round(ms * 1e6)) for ms in result["host"]]
+        else:
+            times = []
+            while len(times) < samples:
+                batch = min(samples - len(times), _MAX_BATCH)
+                begin, end = self._timed_run(self._timestamps, items,
+                                             0 if times else warmups, batch, what)
+                times += durations_ns(begin, end, 1.0)  # WebGPU timestamps are in ns
+        self._completed()
+        return times
+
+    def _timed_run(self, timestamps: dict, items: list, warmups: int, samples: int,
+                   what: str = "timing an empty pass") -> tuple[list[int], list[int]]:
+        """Raw begin and end timestamps of ``samples`` timed passes of ``items``."""
+        result = self._page.call(Command("run", {"items": items, "repeat": warmups,
+                                                 "samples": samples, "timing": "device",
+                                                 **timestamps}, what))
+        return result["begin"], result["end"]
+
+
+def probe() -> tuple[bool, str]:
+    """Whether a page of the shared Chromium gets a WebGPU device, and which (for the
+    registry's availability question)."""
+    try:
+        page = Page({"powerPreference": "high-performance", "features": []})
+    except ForgeError as exc:
+        return False, str(exc)
+    try:
+        identity = BrowserComputeContext._identity(page.info, page.browser_version)
+    finally:
+        page.close(reuse_tab=True)  # the first context opens faster on it
+    return True, f"{identity.name}, {identity.backend}, {identity.device_type}, " \
+                 f"Chromium {page.browser_version}"
