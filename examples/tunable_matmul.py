@@ -6,8 +6,8 @@ block is the schedule's workgroup, tuned as the ``wg`` knob; a restriction ties 
 together, others keep the tiles inside the problem and within the adapter's workgroup
 memory.
 
-Run: ``python examples/tunable_matmul.py`` (tunes on the default backend with a small
-budget), or ``kforge tune examples/tunable_matmul.py --strategy tpe --budget 20``.
+Run: ``python examples/tunable_matmul.py`` (a small random search on wgpu), or ``kforge
+tune examples/tunable_matmul.py --backend cuda --size 4096 --strategy tpe --budget 20``.
 """
 
 import numpy as np
@@ -131,8 +131,10 @@ if __name__ == "__main__":
     import forge
     import oracle
 
-    backend = forge.default_backend()
+    # wgpu where it runs (lavapipe on a machine without a GPU), else numpy: the example is
+    # about the tuner, and the reference backend runs anywhere
+    backend = "wgpu" if forge.available_backends()["wgpu"][0] else "reference"
     with oracle.Session() as session:
-        result = oracle.tune(session.runner(backend), MATMUL, size=128, strategy="random",
-                             budget=6, samples=3, cache=False)
+        result = oracle.tune(session.runner(backend), MATMUL, size=64, strategy="random",
+                             budget=4, samples=3, cache=False)
     print(result.report())
