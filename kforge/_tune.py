@@ -151,6 +151,10 @@ def _rows(result: TuneResult, top: int, energy: bool) -> tuple[list[str], list[t
     return columns, rows
 
 
+def _short(text: str, limit: int = 120) -> str:
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def _figure(value: float | None) -> str:
     return "-" if value is None else f"{value:.4g}"
 
@@ -169,7 +173,8 @@ def _print(result: TuneResult, args, notes: list[str]) -> None:
         return
     energy = any(c.energy_j for c in result.candidates)
     columns, rows = _rows(result, args.top, energy)
-    print_table(title, columns, rows, caption=f"workers: {', '.join(result.workers)}")
+    print_table(title, columns, rows, caption=f"finalists first: measured again together on "
+                f"one device; workers: {', '.join(result.workers)}")
     failed = [c for c in result.candidates if c.status in _FAILED]
     if failed:
         print_table(f"ran, and may not win ({len(failed)})", ["candidate", "status", "why"],
@@ -181,7 +186,7 @@ def _print(result: TuneResult, args, notes: list[str]) -> None:
                 else c.reason
             reasons[why] = reasons.get(why, 0) + 1
         print(f"pruned before running: {len(pruned)} (--dry-run lists them): " + "; ".join(
-            f"{n} x {why[:90]}" for why, n in sorted(reasons.items(), key=lambda i: -i[1])[:4]))
+            f"{n} x {_short(why)}" for why, n in sorted(reasons.items(), key=lambda i: -i[1])[:4]))
     if result.cache_path:
         print(f"tuning cache: {result.cache_path}")
     print(result.conclusion)

@@ -193,11 +193,13 @@ class TuneResult:
         return self.kernel.work(self.size)
 
     def ranked(self) -> list[Candidate]:
-        """Candidates that ran correctly, by their median (or energy), best first;
-        finalists by their runs as finalists."""
+        """Candidates that ran correctly, best first by median (or energy): the
+        finalists first, by the runs they made together on one device (the comparison
+        the conclusion is drawn from), then the others by their search runs."""
         ran = [c for c in self.candidates if c.timing is not None and c.status in (
             "measured", "eliminated", "finalist", "winner")]
-        return sorted(ran, key=lambda c: _score(c, self.objective))
+        return sorted(ran, key=lambda c: (c.status not in ("winner", "finalist"),
+                                          _score(c, self.objective)))
 
     def history(self) -> list[Candidate]:
         """Candidates in the order they were first measured."""
@@ -345,7 +347,8 @@ def declare_winner(best: Candidate, runner_up: Candidate | None) -> tuple[bool, 
             f"(noise: interquartile range {format_duration(noise)})")
     if lead > noise:
         return True, f"winner {best.key}: {text}"
-    return False, f"no winner: {best.key} is fastest by median but its {text} is within noise"
+    return False, (f"no winner: {best.key} is the fastest finalist by median but its {text} "
+                   "is within noise")
 
 
 def _declare_energy_winner(best: Candidate, runner_up: Candidate | None) -> tuple[bool, str]:
