@@ -15,13 +15,13 @@ import time
 
 import pytest
 
-import forge
 import kforge
 import oracle
 from forge import Access, BufferSpec, InvalidArgument, KernelSpec
 from oracle import Fleet, Verdict, fan_out
 from oracle._fleet import plan_slots
 from oracle.pytest_plugin import require_available
+from tests.test_isolation import _faulty  # noqa: F401  (autouse: the demo_faulty backend)
 
 BACKEND = "demo_faulty"
 
@@ -38,17 +38,6 @@ def _kernel(name: str, *tags: str) -> KernelSpec:
 
 
 SLOW = [_kernel(f"slow{i}", "fault:slow") for i in range(4)]
-
-
-@pytest.fixture
-def faulty(request, monkeypatch):
-    """The demo plugin's fault-injecting backend, registered for these tests only."""
-    monkeypatch.setenv("FORGE_EXTRA_BACKENDS", "forge_demo_plugin:faulty_backend")
-    forge.registry.refresh()
-    require_available(request.config, BACKEND)
-    yield
-    monkeypatch.undo()
-    forge.registry.refresh()
 
 
 def test_by_default_each_backend_gets_one_runner_per_device():
@@ -73,7 +62,7 @@ def _evaluate_all(runner, kernels, threads):
                         threads))
 
 
-def test_plans_run_at_once_on_the_free_workers(faulty):
+def test_plans_run_at_once_on_the_free_workers():
     with Fleet.local([BACKEND], 2, timeout_s=30) as fleet:
         fleet.start([BACKEND])
         runner = fleet.runner(BACKEND)
@@ -91,7 +80,7 @@ def _worker_pids(runner) -> list[int]:
     return [slot.runner.session.runner(BACKEND)._worker.process.pid for slot in runner.slots]
 
 
-def test_a_worker_killed_mid_run_is_replaced_and_its_work_retried_elsewhere(faulty):
+def test_a_worker_killed_mid_run_is_replaced_and_its_work_retried_elsewhere():
     with Fleet.local([BACKEND], 2, timeout_s=30) as fleet:
         runner = fleet.runner(BACKEND)
         _evaluate_all(runner, SLOW[:2], 2)
@@ -114,7 +103,7 @@ def test_a_worker_killed_mid_run_is_replaced_and_its_work_retried_elsewhere(faul
     assert restarts == [1, 0]
 
 
-def test_a_kernel_that_kills_every_worker_is_crashed_after_one_retry(faulty):
+def test_a_kernel_that_kills_every_worker_is_crashed_after_one_retry():
     crash = _kernel("crash", "fault:crash")
     with Fleet.local([BACKEND], 2, timeout_s=30) as fleet:
         runner = fleet.runner(BACKEND)
