@@ -15,6 +15,25 @@ of a handful of primitives a backend provides:
 
 A primitive that sees the device die raises ``DeviceLost``; the context then marks
 itself lost and every later call raises ``DeviceLost`` too.
+
+Threads: a context may be shared between threads. Every public call takes the
+context's lock (re-entrant) for its whole duration, so calls from several threads run
+one after the other, never interleaved: each sees the context as the last call left
+it, and gets the result or the typed error it would get alone. ``close()`` takes the
+lock too, so it is safe from any thread: it waits for the call in progress to return
+(or to time out, under ``timeout_s``), then every later call raises ``ContextClosed``.
+Serialised, not parallel: a second thread gains nothing but safety. What the lock does
+not cover: views and kernels are immutable values; the raw escape hatches some
+backends offer (a wgpu device, CUDA handles) and ``allocator`` are used at the
+caller's risk.
+
+Interrupts: a call stopped by ``KeyboardInterrupt`` (or any other ``BaseException``
+that is not an ``Exception``, such as ``SystemExit``) may have stopped anywhere: with
+device work submitted that nothing will wait for, or bookkeeping half updated. The
+context then marks itself lost, like after a ``KernelTimeout``, and lets go of the
+device without waiting for it (``_abandon``): closing it, dropping it and exiting the
+interpreter stay prompt, and nothing the device may still call back into is freed.
+The interrupt itself propagates unchanged.
 """
 
 from __future__ import annotations
@@ -23,6 +42,7 @@ import abc
 import dataclasses
 import functools
 import hashlib
+import threading
 import time
 import weakref
 from dataclasses import dataclass
@@ -30,6 +50,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from forge import _checks
 from forge.allocator import SlabAllocator
 from forge.errors import (ContextClosed, DeviceLost, InvalidArgument, KernelTimeout,
                           UnsupportedFeature)
@@ -39,7 +60,12 @@ from forge.size import Size
 from forge.types import AdapterConstraints, AdapterIdentity, BindingUsage, BufferView
 from forge.contract import OracleContext
 
-__all__ = ["SlabContext", "Launch", "as_bytes", "poll_until"]
+__all__ = ["SlabContext", "Launch", "as_bytes", "poll_until", "MAX_RUNS"]
+
+#: The most warm-ups, and the most samples, one ``run_kernel`` takes: more is a slip,
+#: not a measurement, and some backends record a run's dispatches before submitting
+#: them (wgpu encodes all warm-ups into one pass: 10**9 of them exhausted memory).
+MAX_RUNS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -69,18 +95,7 @@ class Launch:
 
 def as_bytes(data: Any) -> memoryview:
     """``data`` (bytes-like or numpy array) as a flat, C-contiguous byte memoryview."""
-    if isinstance(data, np.ndarray):
-        array = np.ascontiguousarray(data)
-        return memoryview(array.reshape(-1).view(np.uint8))
-    try:
-        view = memoryview(data)
-    except TypeError:
-        raise InvalidArgument(
-            f"expected bytes-like data or a numpy array, got {type(data).__name__}") from None
-    if not view.c_contiguous:
-        raise InvalidArgument(f"data must be C-contiguous, got shape {view.shape} with "
-                              f"strides {view.strides}")
-    return view.cast("B") if view.format != "B" or view.ndim != 1 else view
+    return _checks.byte_payload(data)
 
 
 def poll_until(done: Callable[[], bool], timeout_s: float, what: str) -> None:
@@ -101,28 +116,26 @@ def poll_until(done: Callable[[], bool], timeout_s: float, what: str) -> None:
 _CONTEXT_BOUND: Any = object()
 
 
-def _checked_timeout(value: Any) -> float | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)) \
-            or not 0 < float(value) < float("inf"):
-        raise InvalidArgument(f"timeout_s must be None or a finite number of seconds > 0, "
-                              f"got {value!r}")
-    return float(value)
-
-
 def _api(method):
-    """Refuse calls on a closed or lost context; turn a DeviceLost into the lost state."""
+    """A public call: serialised by the context's lock, refused on a closed or lost
+    context; a DeviceLost (a KernelTimeout...) or an interrupt makes it lost."""
 
     @functools.wraps(method)
     def wrapper(self: "SlabContext", *args, **kwargs):
-        self._check_usable()
-        try:
-            return method(self, *args, **kwargs)
-        except DeviceLost as exc:
-            if self._lost is None:
-                self._lost, self._lost_error = str(exc), exc
-            raise
+        with self._lock:
+            self._check_usable()
+            try:
+                return method(self, *args, **kwargs)
+            except DeviceLost as exc:
+                self._mark_lost(str(exc), exc, still_running=isinstance(exc, KernelTimeout))
+                raise
+            except Exception:
+                raise  # a typed error, raised where the call chose to: still usable
+            except BaseException as exc:  # KeyboardInterrupt, SystemExit: stopped anywhere
+                self._mark_lost(f"{method.__name__} was interrupted by {type(exc).__name__}, "
+                                "so the device may still be running work nothing waits "
+                                "for", None, still_running=True)
+                raise
     return wrapper
 
 
@@ -134,9 +147,11 @@ class SlabContext(OracleContext):
 
     def __init__(self, allocator: SlabAllocator) -> None:
         self._allocator = allocator
+        self._lock = threading.RLock()  # held by every public call; see the docstring
         self._closed = False
         self._lost: str | None = None
         self._lost_error: DeviceLost | None = None  # what lost it (a KernelTimeout...)
+        self._abandoned = False  # lost while the device may still run our work
         self._pipelines: dict[tuple, Any] = {}
         # kernel -> {(schedule, size): (launch parts, compiled)}, so that a repeated
         # dispatch finds its pipeline without generating and hashing its source again
@@ -171,6 +186,14 @@ class SlabContext(OracleContext):
     @abc.abstractmethod
     def _release(self) -> None: ...
 
+    def _abandon(self) -> None:
+        """Called once when the context is lost while the device may still be running
+        its work (a ``KernelTimeout``, an interrupted call): from here on nothing may
+        wait for the device, neither ``close()`` nor a finalizer nor the interpreter's
+        exit, and nothing the device may still use or call back into may be freed. A
+        device backend hands its native objects over to be kept, unreleased, for the
+        rest of the process; a host backend has nothing to do (this default)."""
+
     # -- identity ------------------------------------------------------------------
     # A backend sets ``_adapter`` and ``_constraints`` when it opens, and says how it
     # times samples through ``timing_source``.
@@ -190,7 +213,8 @@ class SlabContext(OracleContext):
         self._constraints = dataclasses.replace(
             self._constraints, subnormals_may_flush=seen.subnormals_may_flush,
             nonfinite_indeterminate=seen.nonfinite_indeterminate,
-            float_departures=seen.departures)
+            float_departures=seen.departures,
+            zeroes_workgroup_memory=seen.workgroup_memory_zeroed)
 
     @property
     def adapter(self) -> AdapterIdentity:
@@ -225,13 +249,25 @@ class SlabContext(OracleContext):
             raise DeviceLost(f"{type(self).__name__} lost its device: {self._lost}; "
                              "open a new context")
 
+    def _mark_lost(self, reason: str, error: DeviceLost | None, still_running: bool) -> None:
+        """Enter the lost state (the first reason stays); abandon the device when it
+        may still be running our work."""
+        if self._lost is None:
+            self._lost, self._lost_error = reason, error
+        if still_running and not self._abandoned:
+            self._abandoned = True
+            self._abandon()
+
     def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        self._pipelines.clear()
-        self._by_kernel.clear()
-        self._release()
+        """Release the device resources; idempotent, and safe from any thread (it waits
+        for a call in progress on another thread to return)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._pipelines.clear()
+            self._by_kernel.clear()
+            self._release()
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else "lost" if self._lost else "open"
@@ -330,12 +366,12 @@ class SlabContext(OracleContext):
                    timeout_s: Any = _CONTEXT_BOUND) -> list[int]:
         """See ``OracleContext.run_kernel``. ``timeout_s`` bounds this call's waits
         instead of the context's ``timeout_s`` (None: unbounded)."""
-        if warmups < 0 or samples < 1:
-            raise InvalidArgument(f"need warmups >= 0 and samples >= 1, got {warmups}, {samples}")
+        warmups = _checks.integer(warmups, "warmups", minimum=0, maximum=MAX_RUNS)
+        samples = _checks.integer(samples, "samples", minimum=1, maximum=MAX_RUNS)
         launch, compiled = self._prepare(kernel, schedule, buffers, element_count)
         previous = self._call_bound
         if timeout_s is not _CONTEXT_BOUND:
-            self._call_bound = _checked_timeout(timeout_s)
+            self._call_bound = _checks.timeout(timeout_s)
         try:
             times = self._launch(compiled, launch, warmups, samples)
         finally:
@@ -361,11 +397,8 @@ class SlabContext(OracleContext):
     @_api
     def wait(self, fence: int | None = None) -> None:
         """Block until the work of ``fence`` (default: all submitted work) completed."""
-        if fence is None:
-            fence = self._fence
-        elif not isinstance(fence, (int, np.integer)) or isinstance(fence, bool):
-            raise InvalidArgument(f"a fence is an int, got {fence!r}")
-        elif fence > self._fence:
+        fence = self._fence if fence is None else _checks.integer(fence, "a fence", minimum=0)
+        if fence > self._fence:
             raise InvalidArgument(f"fence {fence} was never handed out (the last is {self._fence})")
         self._wait(fence)
 
@@ -384,12 +417,10 @@ class SlabContext(OracleContext):
             raise InvalidArgument(f"expected a KernelSpec, got {type(kernel).__name__}")
         if not isinstance(schedule, Schedule):
             raise InvalidArgument(f"expected a Schedule, got {type(schedule).__name__}")
-        if not (isinstance(element_count, (int, np.integer)) or isinstance(element_count, Size)) \
-                or isinstance(element_count, (bool, np.bool_)):
-            raise InvalidArgument(f"element_count must be an int or a forge.Size, got "
-                                  f"{element_count!r}")
+        if not isinstance(element_count, Size):
+            element_count = _checks.integer(element_count, "element_count")
         size = kernel.size(element_count)
-        views = tuple(buffers)
+        views = _checks.sequence(buffers, "buffers")
         steps, accesses, source, compiled = self._known(kernel, schedule, size)
         kernel.check_buffers(views, size, self.target, accesses)
         constraints = self.constraints
@@ -457,10 +488,20 @@ class SlabContext(OracleContext):
                options, accesses)
         compiled = self._pipelines.get(key)
         if compiled is None:
-            compiled = self._compile(launch, source)
+            compiled = self._compile(launch, self._as_compiled(source))
             self.compile_count += 1
             self._pipelines[key] = compiled
         return steps, accesses, launch.source, compiled
+
+    def _as_compiled(self, source: str | None) -> str | None:
+        """The text handed to the compiler: the kernel's, with workgroup memory zeroed
+        in the shader where the probe saw this adapter leave it dirty (WGSL promises
+        zeroed memory; ``forge.workgroup_zero``)."""
+        if source is None or self.target != "wgsl" or self._constraints.zeroes_workgroup_memory:
+            return source
+        from forge.workgroup_zero import zero_workgroup_memory
+
+        return zero_workgroup_memory(source)[0]
 
     def kernel_source(self, kernel: KernelSpec, schedule: Schedule, size: Any = None) -> str:
         """The text this backend compiles for ``kernel`` under ``schedule`` (at ``size``,

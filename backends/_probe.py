@@ -1,5 +1,5 @@
 """Float semantics by evidence: what an adapter does with subnormals and non-finite
-values, measured by probe kernels the first time a context meets it, and cached per
+values (and whether its workgroup memory starts zeroed), measured by probe kernels the first time a context meets it, and cached per
 adapter and driver under the cache root (``semantics``).
 
 WGSL lets an implementation flush subnormals and treat NaN and infinities as
@@ -68,7 +68,24 @@ PROBE_CASES: tuple[tuple[str, str, str, str, Any, Any, Any], ...] = (
     ("sqrt_of_negative", "nonfinite", "sqrt(a) + b", "sqrtf(a) + b", -1.0, 0.0, _NAN),
     ("log_of_zero", "nonfinite", "log(a) + b", "logf(a) + b", 0.0, 0.0, -_INF),
 )
-_VERSION = 2  # bump when the cases change: cached measurements are then taken again
+_VERSION = 3  # bump when the cases change: cached measurements are then taken again
+
+# Whether workgroup memory starts zeroed (WGSL requires it): each invocation reads its
+# slot before writing a pattern there; dispatched twice over many workgroups, any slot
+# read non-zero was left over from another workgroup or dispatch.
+_WORKGROUP_PROBE = """
+@group(0) @binding(0) var<storage, read_write> seen: array<u32>;
+var<workgroup> slots: array<u32, 64>;
+
+@compute @workgroup_size(64)
+fn probe(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) w: vec3<u32>) {
+    let before = slots[l];
+    workgroupBarrier();
+    slots[l] = 0x5a5a5a5au + w.x;
+    seen[w.x * 64u + l] = before;
+}
+"""
+_WORKGROUPS = 64
 
 
 def _sources() -> dict[str, str]:
@@ -103,12 +120,14 @@ class Semantics:
     departures: tuple[str, ...] = ()
     measured: bool = True
     reason: str = ""
+    workgroup_memory_zeroed: bool = True
 
     def as_dict(self) -> dict:
         return {"subnormals_may_flush": self.subnormals_may_flush,
                 "nonfinite_indeterminate": self.nonfinite_indeterminate,
                 "departures": list(self.departures), "measured": self.measured,
-                "reason": self.reason}
+                "reason": self.reason,
+                "workgroup_memory_zeroed": self.workgroup_memory_zeroed}
 
 
 def _same(got: np.float32, want: Any) -> bool:
@@ -133,7 +152,29 @@ def _measure(ctx) -> Semantics:
                        if not _same(value, case[6]))
     kinds = {case[0]: case[1] for case in PROBE_CASES}
     return Semantics(any(kinds[d] == "subnormal" for d in departures),
-                     any(kinds[d] == "nonfinite" for d in departures), departures)
+                     any(kinds[d] == "nonfinite" for d in departures), departures,
+                     workgroup_memory_zeroed=_workgroup_memory_zeroed(ctx))
+
+
+def _workgroup_memory_zeroed(ctx) -> bool:
+    """Whether ``ctx``'s workgroup memory starts zeroed (WGSL targets; CUDA promises
+    nothing, so the question does not arise there)."""
+    if getattr(ctx, "target", None) != "wgsl":
+        return True
+    kernel = KernelSpec(id="kforge_workgroup_zero_probe", entry_point="probe",
+                        sources={"wgsl": _WORKGROUP_PROBE},
+                        buffers=(BufferSpec(0, "u32", Access.READ_WRITE, name="seen",
+                                            count=64 * _WORKGROUPS),),
+                        grid=(_WORKGROUPS, 1, 1), schedules=(Schedule(64),), template=False)
+    seen = ctx.allocate_transient(4 * 64 * _WORKGROUPS, 0,
+                                  usage=BindingUsage.STORAGE_READ_WRITE)
+    try:
+        ctx.run_kernel(kernel, Schedule(64), [seen], 64 * _WORKGROUPS, 1, 1)
+        got = np.zeros(64 * _WORKGROUPS, np.uint32)
+        ctx.read_buffer_u32_into(seen, got)
+    finally:
+        ctx.clear_transient_allocations()
+    return not got.any()
 
 
 def _key(ctx) -> str:
@@ -159,7 +200,8 @@ def probe_float_semantics(ctx, cache: bool = True) -> Semantics:
             data = json.loads(path.read_text(encoding="utf-8"))
             found = Semantics(bool(data["subnormals_may_flush"]),
                               bool(data["nonfinite_indeterminate"]),
-                              tuple(data.get("departures", ())), True, "")
+                              tuple(data.get("departures", ())), True, "",
+                              bool(data["workgroup_memory_zeroed"]))
             _MEASURED[key] = found
             return found
         except (OSError, ValueError, KeyError, TypeError):

@@ -7,8 +7,11 @@ before the end of the slab (the tail becomes padding), and is refused when it wo
 reach past ``read + capacity``, i.e. lap data not yet released.
 
 Every live allocation keeps a record: its checkpoint index (for
-``restore_checkpoint``), and the fence of the last device work that used it, so the
-owning context can wait for exactly that work before the range is handed out again.
+``restore_checkpoint``), its generation (a number no other allocation of this
+allocator ever gets, also carried by its view), and the fence of the last device work
+that used it, so the owning context can wait for exactly that work before the range is
+handed out again. A view is live only while a record of its generation is: a released
+view stays dead even once its position is handed out anew.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import itertools
 from collections import deque
 from dataclasses import dataclass
 
+from . import _checks
 from .errors import AllocationError, InvalidArgument
 from .types import BindingUsage, BufferView, MemoryTopology
 
@@ -31,6 +35,7 @@ class _Record:
     start: int          # absolute ring position of the first byte
     end: int            # absolute position one past the last byte
     write_before: int   # the ring's write head before this allocation
+    generation: int     # unique among this allocator's allocations; the view has it too
     fence: int = 0      # last device submission that used the range (0: none)
 
 
@@ -69,11 +74,14 @@ class SlabAllocator:
 
     def __init__(self, capacity_bytes: int, alignment: int = 256,
                  topology: MemoryTopology | None = None) -> None:
-        if alignment < 1 or alignment & (alignment - 1):
+        capacity_bytes = _checks.integer(capacity_bytes, "capacity_bytes", minimum=1)
+        alignment = _checks.integer(alignment, "alignment", minimum=1)
+        if alignment & (alignment - 1):
             raise InvalidArgument(f"alignment must be a power of two, got {alignment}")
         self.topology = topology or MemoryTopology.unified()
         self.alignment = alignment
         self.owner = next(_owner_ids)
+        self._generations = itertools.count(1)  # 0 is left to views never issued
         total_share = sum(s.share for s in self.topology.slabs)
         self._rings = []
         for slab in self.topology.slabs:
@@ -107,14 +115,13 @@ class SlabAllocator:
     def allocate_transient(self, size_bytes: int, binding: int, group: int = 0,
                            usage: BindingUsage = BindingUsage.STORAGE_READ) -> BufferView:
         """Take ``size_bytes`` from the slab that backs ``usage``."""
-        if not isinstance(size_bytes, int) or isinstance(size_bytes, bool):
-            raise InvalidArgument(f"size_bytes must be an int, got {type(size_bytes).__name__}")
+        size_bytes = _checks.integer(size_bytes, "size_bytes")
         if size_bytes <= 0:
             raise InvalidArgument(f"cannot allocate {size_bytes} bytes: views must be non-empty")
         if not isinstance(usage, BindingUsage):
-            raise InvalidArgument(f"usage must be a BindingUsage, got {usage!r}")
-        if binding < 0 or group < 0:
-            raise InvalidArgument(f"binding and group must be >= 0, got {binding}, {group}")
+            raise InvalidArgument(f"usage must be a BindingUsage, got {_checks.shown(usage)}")
+        binding = _checks.integer(binding, "binding", minimum=0)
+        group = _checks.integer(group, "group", minimum=0)
         slab = self.topology.slab_index(usage)
         ring = self._rings[slab]
         if size_bytes > ring.capacity:
@@ -130,13 +137,14 @@ class SlabAllocator:
                 f"{size_bytes} bytes would lap the read head of slab "
                 f"{self.topology.slabs[slab].name!r}: {ring.write - ring.read} of "
                 f"{ring.capacity} bytes are still live; release some first")
-        record = _Record(self._count, start, end, ring.write)
+        record = _Record(self._count, start, end, ring.write, next(self._generations))
         ring.records.append(record)
         ring.live[start] = record
         ring.write = end
         self._count += 1
         return BufferView(start % ring.capacity, size_bytes, binding, group, usage,
-                          slab=slab, owner=self.owner, position=start)
+                          slab=slab, owner=self.owner, position=start,
+                          generation=record.generation)
 
     def check_live(self, view: BufferView) -> None:
         """Raise ``AllocationError`` unless ``view`` is a live allocation of this
@@ -158,6 +166,10 @@ class SlabAllocator:
                 raise AllocationError(f"{view} is not a window of the allocation at its position")
         elif start != view.offset or length != view.length_bytes:
             raise AllocationError(f"{view} does not match the allocation at its position")
+        if record.generation != view.generation:
+            raise AllocationError(
+                f"{view} is no longer live: it was released and its bytes now belong to a "
+                "newer allocation at the same position")
 
     def mark_used(self, view: BufferView, fence: int) -> None:
         """Record that device submission ``fence`` uses ``view``."""
@@ -171,6 +183,7 @@ class SlabAllocator:
         return self._rings[view.slab].live.get(view.position)
 
     def _ring(self, slab: int) -> _Ring:
+        slab = _checks.integer(slab, "slab")
         if not 0 <= slab < len(self._rings):
             raise InvalidArgument(f"no slab {slab}; this topology has {len(self._rings)}")
         return self._rings[slab]
@@ -181,6 +194,7 @@ class SlabAllocator:
         ``offset`` on the ring (``view.end`` of the last view you are done with).
         Returns the highest fence recorded on what was released."""
         ring = self._ring(slab)
+        offset = _checks.integer(offset, "offset")
         if not 0 <= offset <= ring.capacity:
             raise AllocationError(f"offset {offset} is outside slab {slab} (0..{ring.capacity})")
         # The first absolute position after the read head that maps to `offset`.
@@ -215,6 +229,7 @@ class SlabAllocator:
         """Undo every allocation made after ``write_checkpoint()`` returned
         ``write_count``; earlier allocations keep their bytes. Returns the highest
         fence recorded on what was undone."""
+        write_count = _checks.integer(write_count, "a checkpoint")
         if not self._floor <= write_count <= self._count:
             raise AllocationError(
                 f"checkpoint {write_count} cannot be restored: valid checkpoints are "

@@ -12,6 +12,7 @@ from typing import Sequence
 
 import numpy as np
 
+from forge import _checks
 from forge.kernel import KernelSpec
 from forge.schedule import Schedule
 from forge.types import AdapterConstraints, AdapterIdentity, BindingUsage, BufferView
@@ -33,11 +34,20 @@ class OracleContext(abc.ABC):
     #: Registry name of the backend (``"cuda"``, ``"wgpu"``, ``"reference"``...).
     backend_name: str = ""
 
-    #: Bound in seconds on any one wait for device work (None: wait as long as it
-    #: takes). A wait past it raises ``forge.KernelTimeout`` and the context is lost.
-    #: Backends that run kernels on the calling thread (the numpy reference) cannot
-    #: interrupt them and ignore it.
-    timeout_s: float | None = None
+    _timeout_s: float | None = None
+
+    @property
+    def timeout_s(self) -> float | None:
+        """Bound in seconds on any one wait for device work (None: wait as long as it
+        takes). A wait past it raises ``forge.KernelTimeout`` and the context is lost.
+        Backends that run kernels on the calling thread (the numpy reference) cannot
+        interrupt them and ignore it. Set it to None or a finite number > 0; anything
+        else is an ``InvalidArgument`` at once, not a failure inside a later wait."""
+        return self._timeout_s
+
+    @timeout_s.setter
+    def timeout_s(self, value: float | None) -> None:
+        self._timeout_s = _checks.timeout(value)
 
     # -- memory --------------------------------------------------------------------
     @abc.abstractmethod

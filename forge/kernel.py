@@ -444,20 +444,24 @@ class Dispatch:
     """One launch of a kernel made of several (a three-kernel layernorm, a two-pass
     reduction): its entry point, geometry (``grid(schedule, size)``; None: 1-D over the
     size), its own schedule (a ``Schedule``, or ``schedule(kernel_schedule, size)``;
-    None: the kernel's), dynamic shared memory and CUDA argument order."""
+    None: the kernel's), dynamic shared memory, CUDA argument order, and WGSL
+    ``override`` values of its own (over the kernel's; each a value or a function of
+    (schedule, size)), as a bitonic sort's passes each set their ``k`` and ``j``."""
 
     entry_point: str
     grid: Any = None
     schedule: Any = None
     shared_bytes: Any = None
     arguments: tuple[str, ...] | None = None
+    overrides: Any = None
 
     def describe(self) -> dict:
         return {"entry_point": self.entry_point, "grid": _callable_digest(self.grid),
                 "schedule": _callable_digest(self.schedule) if not isinstance(
                     self.schedule, Schedule) else str(self.schedule),
                 "shared_bytes": _callable_digest(self.shared_bytes),
-                "arguments": list(self.arguments) if self.arguments else None}
+                "arguments": list(self.arguments) if self.arguments else None,
+                "overrides": _value_digest(dict(self.overrides)) if self.overrides else None}
 
 
 @dataclass(frozen=True)
@@ -644,7 +648,7 @@ class KernelSpec:
     include_dirs: tuple[str, ...] = ()
     shared_bytes: Any = None
     arguments: tuple[str, ...] | None = None
-    launches: tuple[Dispatch, ...] = ()
+    launches: Any = ()  # Dispatches, or a function of the size returning them
     template: bool = True
     entry_points: Mapping[str, str] = field(default_factory=dict)
     bytes_moved: Any = None
@@ -694,7 +698,8 @@ class KernelSpec:
             raise InvalidArgument(f"kernel {self.id}: schedules must be Schedule objects")
         set_("requires", frozenset(self.requires))
         set_("schedule_roles", dict(self.schedule_roles))
-        set_("launches", tuple(self.launches))
+        if not callable(self.launches):  # else a function of the size (a pass count)
+            set_("launches", tuple(self.launches))
         set_("entry_points", dict(self.entry_points))
         for target, entry in self.entry_points.items():
             if target not in TARGETS or not isinstance(entry, str) or not _entry_name(entry):
@@ -797,7 +802,9 @@ class KernelSpec:
         for name, value in extras.items():
             if value:
                 described[name] = _value_digest(value)
-        if self.launches:
+        if callable(self.launches):
+            described["launches"] = _callable_digest(self.launches)
+        elif self.launches:
             described["launches"] = [d.describe() for d in self.launches]
         if self.tunable_values():
             described["tuned"] = _value_digest(self.tunable_values())
@@ -859,7 +866,6 @@ class KernelSpec:
         their values."""
         return {name: value for name, value in self.tunable_values().items()
                 if self._channels.get((name, target)) == way}
-
 
     def schedule_role(self, schedule: Schedule) -> str:
         """``"baseline"`` (portable) unless ``schedule_roles`` says otherwise."""
@@ -954,10 +960,6 @@ class KernelSpec:
         """Each launch this kernel makes on ``target``, resolved."""
         if source is None and target is not None and target in self.targets:
             source = self.source(target, schedule, size)
-        overrides = tuple((k, self._resolve(v, schedule, size, f"kernel {self.id} override {k}"))
-                          for k, v in self.overrides.items()) if target == "wgsl" else ()
-        if target == "wgsl":
-            overrides += tuple(self._passed(target, "override").items())
         if not self.launches:
             entry = self.entry_points.get(target or "", self.entry_point)
             return (Step(self._entry(entry, schedule, size),
@@ -965,9 +967,9 @@ class KernelSpec:
                          schedule.workgroup_size,
                          self._shared(self.shared_bytes, schedule, size),
                          self._cuda_arguments(entry, self.arguments, target, source),
-                         overrides),)
+                         self._overrides(None, target, schedule, size)),)
         steps = []
-        for dispatch in self.launches:
+        for dispatch in self.launches_at(size):
             own = dispatch.schedule
             if own is None:
                 own = schedule
@@ -984,12 +986,37 @@ class KernelSpec:
             steps.append(Step(self._entry(dispatch.entry_point, own, size), grid, own.workgroup_size,
                               self._shared(dispatch.shared_bytes, own, size),
                               self._cuda_arguments(dispatch.entry_point, dispatch.arguments,
-                                                   target, source), overrides))
+                                                   target, source),
+                              self._overrides(dispatch, target, own, size)))
         return tuple(steps)
 
     def _resolve(self, value: Any, schedule: Schedule, size: Any, what: str) -> Any:
         """``resolve`` with this kernel's parameter values among an expression's names."""
         return resolve(value, schedule, size, what, names=self.tunable_values())
+
+    def launches_at(self, size: Any) -> tuple[Dispatch, ...]:
+        """The launches at ``size``: ``launches``, or what ``launches(size)`` returns
+        (a number of passes that grows with the size)."""
+        if not callable(self.launches):
+            return self.launches
+        found = resolve(self.launches, None, size, f"kernel {self.id}'s launches", False)
+        found = tuple(found) if isinstance(found, (list, tuple)) else found
+        if not (isinstance(found, tuple) and found and all(isinstance(d, Dispatch)
+                                                           for d in found)):
+            raise InvalidArgument(f"kernel {self.id}: launches(size) must return Dispatch "
+                                  f"objects, got {found!r}")
+        return found
+
+    def _overrides(self, dispatch: Dispatch | None, target: str | None, schedule: Schedule,
+                   size: Any) -> tuple[tuple[str, Any], ...]:
+        """WGSL ``override`` values of one launch: the kernel's, then the launch's own,
+        each resolved under the launch's schedule, then the parameters the source
+        declares as overrides."""
+        if target != "wgsl":
+            return ()
+        merged = {**self.overrides, **dict((dispatch and dispatch.overrides) or {})}
+        return tuple((k, self._resolve(v, schedule, size, f"kernel {self.id} override {k}"))
+                     for k, v in merged.items()) + tuple(self._passed(target, "override").items())
 
     def _entry(self, entry: str, schedule: Schedule, size: Any) -> str:
         """An entry point with its template values filled (a C++ instantiation such as
@@ -1234,8 +1261,10 @@ class KernelSpec:
     def buffer_bytes(self, spec: BufferSpec, values: np.ndarray, target: str | None,
                      fill: np.ndarray | None = None) -> np.ndarray:
         """``values`` (logical) of buffer ``spec`` laid out for ``target``."""
-        if target is None:
-            return np.asarray(values).astype(spec.dtype, copy=False)
+        if target is None:  # host memory: the logical dtype (a vector keeps its lanes)
+            values = np.asarray(values)
+            dtype = spec.dtype
+            return values.astype(dtype.base if dtype.subdtype else dtype, copy=False)
         return _layout.encode(values, spec.type, _layout.rules_for(
             target, spec.access is Access.UNIFORM), fill)
 
@@ -1289,7 +1318,7 @@ class KernelSpec:
                                 initial=None) for b in self.buffers)
         launches = tuple(Dispatch(s.entry_point, _Fixed(s.workgroups),
                                   Schedule(s.block), s.shared_bytes,
-                                  self._argument_order(s.arguments))
+                                  self._argument_order(s.arguments), dict(s.overrides))
                          for s in steps) if self.launches else ()
         first = steps[0]
         return KernelSpec(
@@ -1297,7 +1326,8 @@ class KernelSpec:
             sources={target: source} if source is not None else {},
             description=self.description, grid=None if self.launches else _Fixed(first.workgroups),
             schedules=(schedule,), requires=self.features(target, source),
-            tags=self.tags, dims=self.size(size).names, overrides=dict(first.overrides),
+            tags=self.tags, dims=self.size(size).names,
+            overrides={} if self.launches else dict(first.overrides),
             options={target: self.compile_options(target)} if target in TARGETS else {},
             shared_bytes=first.shared_bytes if not self.launches else None,
             arguments=self._argument_order(first.arguments) if not self.launches else None,

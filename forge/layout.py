@@ -2,7 +2,8 @@
 
 A buffer element or a uniform field has a *type*, written in WGSL's spelling whatever
 the target: a scalar (``"f32"``, ``"i64"``, ``"f16"``, ``"bf16"``...), a vector
-(``"vec3<f32>"``), a fixed array (``"array<f32, 4>"``), or a struct given as a tuple of
+(``"vec3<f32>"``, or WGSL's alias ``"vec3f"``), a matrix (``"mat4x4<f32>"``, columns
+of vectors), a fixed array (``"array<f32, 4>"``), or a struct given as a tuple of
 ``(name, type)`` pairs (nested freely). The same type lays out differently per target:
 
 - ``"wgsl-storage"`` / ``"wgsl-uniform"``: WGSL's rules (https://www.w3.org/TR/WGSL/
@@ -52,6 +53,8 @@ SCALARS: dict[str, np.dtype | None] = {
 }
 # What WGSL can declare at all (the rest is "unsupported, because WGSL has no ...").
 _WGSL_SCALARS = {"f16", "f32", "f64", "i32", "u32", "i64", "u64"}
+# Bound packed in storage buffers on WGSL (the shader reads them from u32 words).
+_PACKED = {"i8", "u8", "i16", "u16", "bf16"}
 
 
 def scalar_dtype(name: str) -> np.dtype:
@@ -74,6 +77,7 @@ class TypeSpec:
     count: int = 1                                 # vec: lanes; array: elements
     element: "TypeSpec | None" = None              # array: its element type
     fields: tuple[tuple[str, "TypeSpec"], ...] = ()  # struct: its members
+    matrix: bool = False                           # array: a matCxR, columns of vecR
 
     @property
     def is_scalar(self) -> bool:
@@ -89,7 +93,11 @@ class TypeSpec:
 
 
 _VEC = re.compile(r"^vec([234])\s*<\s*(\w+)\s*>$")
+_MAT = re.compile(r"^mat([234])x([234])\s*<\s*(\w+)\s*>$")
 _ARRAY = re.compile(r"^array\s*<\s*(.+)\s*,\s*(\d+)u?\s*>$")
+# WGSL's predeclared aliases: vec4f, vec3u, vec2i, vec4h, mat4x4f, mat3x3h.
+_ALIAS = re.compile(r"^(vec[234]|mat[234]x[234])([fiuh])$")
+_ALIASED = {"f": "f32", "i": "i32", "u": "u32", "h": "f16"}
 
 
 @functools.lru_cache(maxsize=512)
@@ -97,6 +105,15 @@ def _parse_text(text: str) -> TypeSpec:
     text = text.strip()
     if text in SCALARS:
         return TypeSpec("scalar", text)
+    alias = _ALIAS.match(text)
+    if alias:
+        text = f"{alias.group(1)}<{_ALIASED[alias.group(2)]}>"
+    match = _MAT.match(text)
+    if match:
+        if match.group(3) not in ("f32", "f16", "f64"):
+            raise InvalidArgument(f"a matrix holds floats: {text!r}")
+        column = TypeSpec("vec", match.group(3), int(match.group(2)))
+        return TypeSpec("array", count=int(match.group(1)), element=column, matrix=True)
     match = _VEC.match(text)
     if match:
         if match.group(2) not in SCALARS:
@@ -109,7 +126,8 @@ def _parse_text(text: str) -> TypeSpec:
             raise InvalidArgument(f"array type {text!r} needs at least one element")
         return TypeSpec("array", count=count, element=_parse_text(match.group(1)))
     raise InvalidArgument(f"unknown type {text!r}: use a scalar ({', '.join(SCALARS)}), "
-                          "vecN<T>, array<T, N>, or a struct as ((name, type), ...)")
+                          "vecN<T> (or vec4f...), matCxR<T>, array<T, N>, or a struct as "
+                          "((name, type), ...)")
 
 
 def parse_type(value: Any) -> TypeSpec:
@@ -141,6 +159,8 @@ def type_text(t: TypeSpec) -> Any:
         return t.scalar
     if t.kind == "vec":
         return f"vec{t.count}<{t.scalar}>"
+    if t.matrix:
+        return f"mat{t.count}x{t.element.count}<{t.element.scalar}>"  # type: ignore[union-attr]
     if t.kind == "array":
         inner = type_text(t.element)  # type: ignore[arg-type]
         return f"array<{inner}, {t.count}>" if isinstance(inner, str) else [inner, t.count]
@@ -164,11 +184,18 @@ def _size_align(t: TypeSpec, rules: str) -> tuple[int, int]:
     """(size, alignment) of ``t`` under ``rules``."""
     if rules not in RULES:
         raise InvalidArgument(f"unknown layout rules {rules!r}; known: {', '.join(RULES)}")
-    if rules.startswith("wgsl"):
+    # WGSL has no 8- or 16-bit integers and no bfloat16, but a storage buffer is bytes:
+    # a tensor of them is bound packed (a shader declares array<u32> and unpacks four
+    # u8 or two bf16 per word, as ONNX Runtime Web and WebLLM do).
+    packed = rules == "wgsl-storage" and t.kind == "scalar" and t.scalar in _PACKED
+    if rules.startswith("wgsl") and not packed:
         for scalar in t.scalars():
             if scalar not in _WGSL_SCALARS:
-                raise UnsupportedFeature(f"type {type_text(t)} is unsupported on WGSL, "
-                                         f"because WGSL has no {scalar} type")
+                raise UnsupportedFeature(
+                    f"type {type_text(t)} is unsupported on WGSL, because WGSL has no "
+                    f"{scalar} type" + (" (a storage buffer of them is bound packed: the "
+                                        "shader declares array<u32>)" if scalar in _PACKED
+                                        else ""))
     if t.kind == "scalar":
         size = scalar_dtype(t.scalar).itemsize
         return size, size
@@ -181,7 +208,7 @@ def _size_align(t: TypeSpec, rules: str) -> tuple[int, int]:
     if t.kind == "array":
         size, align = _size_align(t.element, rules)  # type: ignore[arg-type]
         stride = _round_up(size, align)
-        if rules == "wgsl-uniform":
+        if rules == "wgsl-uniform" and not t.matrix:  # a matrix's columns keep their stride
             align = _round_up(align, 16)
             stride = _round_up(stride, 16)
         return stride * t.count, align
@@ -300,10 +327,19 @@ def encode(values: np.ndarray, value_type: Any, rules: str | None,
     ``target_dtype``. Padding bytes come from ``fill`` (same shape, target dtype) when
     given, else are zero."""
     t = parse_type(value_type)
-    if rules is None or t.is_scalar:
-        return np.asarray(values, _logical(t))
-    out = np.zeros(np.shape(values), _target(t, rules)) if fill is None else fill.copy()
-    _copy_in(out, np.asarray(values), t)
+    logical = _logical(t)
+    values = np.asarray(values)
+    if logical.subdtype is not None and values.dtype != logical:
+        # A vector or array element: ``values`` has the lanes as trailing axes, and
+        # numpy would broadcast each scalar over a sub-array dtype; keep the lanes.
+        values = values.astype(logical.base, copy=False)
+        if rules is None:
+            return values
+    elif rules is None or t.is_scalar:
+        return np.asarray(values, logical)
+    count = values.shape[:values.ndim - len(logical.shape)]
+    out = np.zeros(count, _target(t, rules)) if fill is None else fill.copy()
+    _copy_in(out, values, t)
     return out
 
 

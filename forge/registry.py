@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 from importlib import metadata
 from typing import Any, Callable, Iterable
 
+from . import _checks
 from .contract import OracleContext
 from .errors import GpuUnavailable, InvalidArgument
 from .kernel import KernelSpec
@@ -179,7 +180,14 @@ def open_context(name: str | None = None, **options: Any) -> OracleContext:
     ok, reason = _availability(name)
     if not ok:
         raise GpuUnavailable(f"backend {name!r} is not available: {reason}")
-    return entry.open(**options)
+    _checks.options(entry.open, options, f"the {name} backend")  # when it lists them
+    try:
+        return entry.open(**options)
+    except TypeError as exc:  # an open(**options) that passes them on unchecked
+        if options and "keyword argument" in str(exc):
+            raise InvalidArgument(f"the {name} backend refused the options "
+                                  f"{sorted(options)}: {exc}") from exc
+        raise
 
 
 def _kernels_from(obj: Any) -> Iterable[KernelSpec]:

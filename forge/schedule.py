@@ -3,9 +3,12 @@ adapter can run it (docs/DESIGN.md section 3)."""
 
 from __future__ import annotations
 
-import math
+import numbers
 from dataclasses import dataclass, replace
 
+import numpy as np
+
+from . import _checks
 from .errors import InvalidArgument, UnsupportedFeature
 from .types import AdapterConstraints
 
@@ -18,10 +21,20 @@ _KEYS = {"wg": "workgroup_size", "ipt": "items_per_invocation", "vec": "vector_w
 
 
 def _as_dims(value: "int | tuple[int, ...]") -> tuple[int, int, int]:
-    dims = (value,) if isinstance(value, int) else tuple(value)
+    """A workgroup size (one int, or 1 to 3 of them) as three positive ints."""
+    if isinstance(value, (numbers.Number, np.generic)):  # one dimension; checked below
+        dims: tuple = (value,)
+    elif isinstance(value, str):
+        raise InvalidArgument(f"workgroup size must be an int or a tuple of ints, got "
+                              f"{value!r}; Schedule.parse reads the text form")
+    else:
+        dims = _checks.sequence(value, "workgroup size")
     if not 1 <= len(dims) <= 3:
         raise InvalidArgument(f"workgroup size needs 1 to 3 dimensions, got {value!r}")
-    return tuple(dims) + (1,) * (3 - len(dims))  # type: ignore[return-value]
+    dims = tuple(_checks.integer(d, "workgroup size") for d in dims)
+    if min(dims) < 1:
+        raise InvalidArgument(f"workgroup size must be positive, got {dims}")
+    return dims + (1,) * (3 - len(dims))  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
@@ -36,19 +49,22 @@ class Schedule:
     max_workgroups: int | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "workgroup_size", _as_dims(self.workgroup_size))
-        if self.tile is not None:
-            object.__setattr__(self, "tile", tuple(int(t) for t in self.tile))
-        if any(d < 1 for d in self.workgroup_size):
-            raise InvalidArgument(f"workgroup size must be positive, got {self.workgroup_size}")
-        if self.items_per_invocation < 1:
-            raise InvalidArgument(f"items per invocation must be >= 1, got {self.items_per_invocation}")
+        # Every field is checked and kept as plain ints, so that equal schedules compare
+        # and hash equal however they were spelt (64 or numpy.int64(64)).
+        def keep(name: str, value) -> None:
+            object.__setattr__(self, name, value)
+
+        keep("workgroup_size", _as_dims(self.workgroup_size))
+        keep("items_per_invocation",
+             _checks.integer(self.items_per_invocation, "items per invocation", minimum=1))
+        keep("vector_width", _checks.integer(self.vector_width, "vector width"))
         if self.vector_width not in _VECTOR_WIDTHS:
             raise InvalidArgument(f"vector width must be one of {_VECTOR_WIDTHS}, got {self.vector_width}")
-        if self.tile is not None and any(t < 1 for t in self.tile):
-            raise InvalidArgument(f"tile sizes must be positive, got {self.tile}")
-        if self.max_workgroups is not None and self.max_workgroups < 1:
-            raise InvalidArgument(f"max_workgroups must be >= 1, got {self.max_workgroups}")
+        if self.tile is not None:
+            keep("tile", tuple(_checks.integer(t, "tile size", minimum=1)
+                               for t in _checks.sequence(self.tile, "tile")))
+        if self.max_workgroups is not None:
+            keep("max_workgroups", _checks.integer(self.max_workgroups, "max_workgroups", minimum=1))
 
     @property
     def invocations(self) -> int:
@@ -70,17 +86,17 @@ class Schedule:
         """
         if element_count < 0:
             raise InvalidArgument(f"element count must be >= 0, got {element_count}")
-        total = max(1, math.ceil(element_count / self.elements_per_workgroup))
+        total = max(1, -(-element_count // self.elements_per_workgroup))  # exact for any size
         if self.max_workgroups is not None:
             total = min(total, self.max_workgroups)
         if total <= max_per_dimension:
             return (total, 1, 1)
-        y = math.ceil(total / max_per_dimension)
+        y = -(-total // max_per_dimension)
         if y > max_per_dimension:
             raise UnsupportedFeature(
                 f"{element_count} elements need {total} workgroups, more than "
                 f"max_workgroups_per_dimension={max_per_dimension} squared")
-        return (math.ceil(total / y), y, 1)
+        return (-(-total // y), y, 1)
 
     def check(self, constraints: AdapterConstraints) -> None:
         """Raise ``UnsupportedFeature`` naming the first adapter limit this breaks."""

@@ -54,9 +54,11 @@ class BufferView:
     """A sub-range of one of a context's slabs.
 
     ``offset`` and ``length_bytes`` locate it inside slab ``slab``; ``binding`` and
-    ``group`` say where a kernel sees it. ``owner`` and ``position`` identify the
-    allocation (which allocator issued it, and where on its ring), so a context can
-    refuse views that are stale, foreign or forged.
+    ``group`` say where a kernel sees it. ``owner``, ``position`` and ``generation``
+    identify the allocation (which allocator issued it, where on its ring, and which of
+    the allocations ever made at that position), so a context can refuse views that are
+    stale, foreign or forged: a released view is never live again, even once its
+    position is handed out anew.
     """
 
     offset: int
@@ -70,6 +72,7 @@ class BufferView:
     #: For a window onto an allocation (``window``): the allocation's length; 0 for a
     #: view that is the whole allocation.
     span: int = field(default=0, repr=False)
+    generation: int = field(default=0, repr=False)
 
     @property
     def end(self) -> int:
@@ -89,7 +92,7 @@ class BufferView:
             raise InvalidArgument(f"a window [{start}, {start}+{length}) does not fit in a view "
                                   f"of {whole} bytes")
         return BufferView(self.offset + start, length, self.binding, self.group, self.usage,
-                          self.slab, self.owner, self.position, whole)
+                          self.slab, self.owner, self.position, whole, self.generation)
 
 
 @dataclass(frozen=True)
@@ -200,6 +203,10 @@ class AdapterConstraints:
     #: Probe cases where the adapter departed from IEEE-754 (``backends._probe``), for
     #: the record: a comparison such as NaN != NaN that compiles to false.
     float_departures: tuple[str, ...] = ()
+    #: Workgroup (shared) memory starts zeroed in every workgroup, as WGSL requires;
+    #: measured by the probe. Where False (Mesa 22.3's lavapipe), the backend zeroes it
+    #: in the shader (``forge.workgroup_zero``). CUDA promises nothing: True there.
+    zeroes_workgroup_memory: bool = True
 
     def as_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}

@@ -139,15 +139,36 @@ class CheckRun:
         return [ev for ev in self.evaluations if ev.failing]
 
     @property
+    def unverified(self) -> dict[str, str]:
+        """Kernels whose device code no backend could run, though device backends were
+        tried (each was unsupported): kernel id -> the reasons. Their numpy reference
+        passing on the reference backend checks nothing of the kernel's own sources."""
+        entries = registry.backend_entries()
+        found: dict[str, str] = {}
+        tried: dict[str, list[Evaluation]] = {}
+        for result in self.results:
+            for name, ev in result.evaluations.items():
+                entry = entries.get(name)
+                if entry is not None and entry.device_code:
+                    tried.setdefault(result.kernel.id, []).append(ev)
+        for kernel_id, evaluations in tried.items():
+            if all(ev.verdict == Verdict.UNSUPPORTED for ev in evaluations):
+                reasons = dict.fromkeys(f"{ev.backend}: {ev.error}" for ev in evaluations)
+                found[kernel_id] = "; ".join(reasons)
+        return found
+
+    @property
     def exit_code(self) -> int:
         if self.interrupted:
             return 130
-        return 1 if self.failed or self.refused or not self.evaluations else 0
+        return 1 if (self.failed or self.refused or not self.evaluations
+                     or self.unverified) else 0
 
     def as_dict(self) -> dict:
         return {"format": RESULTS_FORMAT, "passed": self.exit_code == 0,
                 "interrupted": self.interrupted, "unavailable": dict(self.unavailable),
-                "refused": dict(self.refused), "results": [r.as_dict() for r in self.results]}
+                "refused": dict(self.refused), "unverified": self.unverified,
+                "results": [r.as_dict() for r in self.results]}
 
 
 def _plan(kernels, size_text: str | None, seed: int | None) -> list[tuple]:
@@ -286,10 +307,15 @@ def _print_run(run: CheckRun, regressions: list[str]) -> None:
             print(f"{result.kernel.id} at size {result.size}: {result.verdict()}", file=sys.stderr)
     for line in regressions:
         print(f"regression against the baseline: {line}", file=sys.stderr)
+    for kernel_id, why in run.unverified.items():
+        print(f"{kernel_id}: ERROR: no backend could run its device code, so nothing checked "
+              f"it ({why})", file=sys.stderr)
     total, failed = len(run.evaluations), len(run.failed)
     if not total:
         print("no evaluation ran: no backend could run these kernels")
     elif failed:
         print(f"{failed} of {total} evaluations failed")
+    elif run.unverified:
+        print(f"{len(run.unverified)} kernel(s) ran on no backend that runs their device code")
     else:
         print(f"all {total} evaluations passed, or are unsupported where shown")

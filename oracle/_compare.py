@@ -83,6 +83,7 @@ class Comparison:
     largest: tuple[Mismatch, ...] = field(default=(), repr=False)
     masked: int = 0
     flushed: int = 0
+    nonfinite_either: int = 0
 
     def __bool__(self) -> bool:
         return self.passed
@@ -104,6 +105,10 @@ class Comparison:
         if self.flushed:
             lines.append(f"  {self.flushed} elements match only the expectation with "
                          "subnormals flushed to zero")
+        if self.nonfinite_either:
+            lines.append(f"  {self.nonfinite_either} elements are NaN where the reference "
+                         "has an infinity, or the reverse (edge inputs make both non-finite; "
+                         "the order and precision of the arithmetic decide which)")
         if self.first_mismatches:
             lines.append("  first mismatches:")
             lines += [f"    {m.describe()}" for m in self.first_mismatches]
@@ -118,6 +123,7 @@ class Comparison:
                 "mismatches": self.mismatches, "nonfinite_mismatches": self.nonfinite_mismatches,
                 "max_abs": _json_number(self.max_abs), "max_rel": _json_number(self.max_rel),
                 "max_ulp": self.max_ulp, "masked": self.masked, "flushed": self.flushed,
+                "nonfinite_either": self.nonfinite_either,
                 "tolerance": self.tolerance.as_dict(),
                 "first_mismatches": [m.as_dict() for m in self.first_mismatches],
                 "largest": [m.as_dict() for m in self.largest]}
@@ -269,7 +275,8 @@ def _same_layout(name: str, array: np.ndarray, want: np.ndarray, dtype=None) -> 
 
 
 def compare(got: Any, want: Any, tolerance: "Tolerance | dict | None" = None, *,
-            flushed: Any = None, indeterminate: Any = None) -> Comparison:
+            flushed: Any = None, indeterminate: Any = None,
+            nonfinite_either: bool = False) -> Comparison:
     """Compare ``got`` with ``want`` (array-likes) under ``tolerance`` (a Tolerance,
     or overrides merged into the default for ``want``'s dtype).
 
@@ -277,7 +284,13 @@ def compare(got: Any, want: Any, tolerance: "Tolerance | dict | None" = None, *,
     dtype); an element matching it instead of ``want`` is accepted and counted in
     ``flushed``. ``indeterminate``: a boolean mask of elements the backend's semantics
     leave indeterminate (see ``nonfinite_expected``); they are not judged and are
-    counted in ``masked``. Without both, judging is IEEE-strict."""
+    counted in ``masked``. Without both, judging is IEEE-strict.
+
+    ``nonfinite_either``: accept NaN against an infinity (either way round; not
+    infinities of opposite signs), counted in ``nonfinite_either``. For inputs made to
+    reach NaN and Inf, where which one a computation reaches depends on its order and
+    precision: an f32 product that underflows to 0 before meeting an Inf gives NaN
+    where a float64 reference gives Inf."""
     got, want = np.asarray(got), np.asarray(want)
     tol = default_tolerance(want.dtype).merged(tolerance)
     shapes = (tuple(got.shape), tuple(want.shape))
@@ -301,6 +314,12 @@ def compare(got: Any, want: Any, tolerance: "Tolerance | dict | None" = None, *,
         kinds[use_flushed] = 0
         w, finite, abs_err, rel_err, ulp = (np.where(use_flushed, b, a) for a, b in (
             (w, f), (finite, finite_f), (abs_err, abs_f), (rel_err, rel_f), (ulp, ulp_f)))
+    either = np.zeros(g.shape, bool)
+    if nonfinite_either and w.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            opposite = np.isinf(g) & np.isinf(w) & (np.signbit(g) != np.signbit(w))
+            either = (kinds != 0) & ~np.isfinite(g) & ~np.isfinite(w) & ~opposite & ~skip
+        kinds[either] = 0
     kinds[skip] = 0
     finite = finite & ~skip
     abs_err, rel_err, ulp = (np.where(skip, np.zeros((), a.dtype), a)
@@ -317,4 +336,5 @@ def compare(got: Any, want: Any, tolerance: "Tolerance | dict | None" = None, *,
         nonfinite_mismatches=int(bad.size - value_bad.sum()),
         max_abs=float(abs_err.max(initial=0.0)), max_rel=float(rel_err.max(initial=0.0)),
         max_ulp=int(ulp.max(initial=0)), first_mismatches=first, largest=largest,
-        masked=int(skip.sum()), flushed=int(use_flushed.sum()), **base)
+        masked=int(skip.sum()), flushed=int(use_flushed.sum()),
+        nonfinite_either=int(either.sum()), **base)

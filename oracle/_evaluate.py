@@ -179,8 +179,7 @@ def _complete_coverage(ev: Evaluation, runner: Runner, expected: Expected, sched
     """Run further input sets until every output element was judged in one (needed
     where non-finite results are masked); ``inconclusive`` if some never were."""
     case = expected.case
-    generated = not any(block[0][0] == "given" for block in case.layout.values() if block)
-    for input_set in _EXTRA_SETS if generated else ():
+    for input_set in _EXTRA_SETS if case.generated else ():
         if not coverage_gaps(covered) or ev.verdict != Verdict.PASS:
             break
         sub_case = dataclasses.replace(make_case(case.kernel, case.size, case.seed,
@@ -253,8 +252,24 @@ def evaluate_case(target: Any, expected: Expected, schedule: Schedule | None = N
         ev.notes.append("WGSL clamps or drops out-of-bounds accesses (robust buffer access), "
                         "so a write past a buffer's end shows only where it changed an "
                         "in-bounds value")
+    if ev.failing and info.target == "wgsl" and not info.constraints.zeroes_workgroup_memory:
+        _note_workgroup_zeroing(ev, kernel, schedule)
     ev.repro = _repro(ev)
     return ev
+
+
+def _note_workgroup_zeroing(ev: Evaluation, kernel: KernelSpec, schedule: Schedule) -> None:
+    """Say what the backend did about an adapter that leaves workgroup memory dirty."""
+    from forge.workgroup_zero import zero_workgroup_memory
+
+    try:
+        _, why = zero_workgroup_memory(kernel.source("wgsl", schedule, ev.size))
+    except ForgeError:
+        return
+    ev.notes.append("this adapter does not zero workgroup memory as WGSL requires (the "
+                    "probe saw it); " + (why + ", so a kernel relying on zeroed memory "
+                                         "cannot be judged here" if why else
+                                         "kforge zeroed it in the shader before the run"))
 
 
 def _repro(ev: Evaluation) -> str:

@@ -81,6 +81,12 @@ class Case:
     input_hash: str = ""
     input_set: str = "all"
 
+    @property
+    def generated(self) -> bool:
+        """Whether the oracle drew these inputs (other input sets can be drawn too),
+        rather than a user giving them (``inputs=``)."""
+        return not any(blocks and blocks[0][0] == "given" for blocks in self.layout.values())
+
 
 def _blocks(count: int, families: list[str]) -> list[tuple[str, int, int]]:
     """Contiguous (family, start, stop) blocks: the special families and ``mixed``
@@ -243,7 +249,7 @@ def _fill(spec: BufferSpec, count: int, rng, kernel: KernelSpec, size,
     if fill is not None and not (isinstance(fill, tuple) and len(fill) == 2
                                  and all(isinstance(v, (int, float)) for v in fill)):
         values = _given_fill(spec, fill, count, rng, size, kernel)
-        return values, (("given", 0, count),)
+        return values, (("fill", 0, count),)
     declared = spec.name in kernel.domain or fill is not None
     domain = tuple(float(v) for v in (fill if fill is not None else
                                       kernel.domain.get(spec.name, (-np.inf, np.inf))))
@@ -280,12 +286,21 @@ def conform(values: Any, spec: BufferSpec, count: int, where: str) -> np.ndarray
     want = spec.dtype
     if array.dtype.kind == "O":
         raise InvalidArgument(f"{where}: an array of Python objects cannot be a buffer")
-    if array.dtype != want:
-        same_kind = (array.dtype.kind == want.kind and array.dtype.itemsize <= want.itemsize)
-        if not (same_kind and want.names is None and np.can_cast(array.dtype, want, "safe")):
+    # A vector or array element type (vec4<f16>) takes arrays of its scalar with the
+    # lanes as trailing axes (or flat); a struct takes a structured array of its fields.
+    scalar = want.base if want.subdtype is not None else want
+    if array.dtype not in (want, scalar):
+        same_kind = (array.dtype.kind == scalar.kind and array.dtype.itemsize <= scalar.itemsize)
+        if scalar.names is not None:
             raise InvalidArgument(f"{where}: an array of {array.dtype} for a buffer of "
-                                  f"{want} (convert it explicitly, e.g. .astype(np.{want}))")
-        array = array.astype(want)
+                                  f"{spec.type} elements (give a structured array of dtype "
+                                  f"{want})")
+        if not (same_kind and np.can_cast(array.dtype, scalar, "safe")):
+            lanes = f" lanes ({spec.type})" if want.subdtype is not None else ""
+            raise InvalidArgument(f"{where}: an array of {array.dtype} for a buffer of "
+                                  f"{scalar}{lanes} (convert it explicitly, e.g. "
+                                  f".astype(np.{scalar.name}))")
+        array = array.astype(scalar)
     lanes = int(np.prod(want.subdtype[1])) if want.subdtype else 1
     if array.size != count * lanes:
         raise InvalidArgument(f"{where}: {array.size // max(lanes, 1)} elements (shape "

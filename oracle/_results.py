@@ -178,6 +178,7 @@ class OutputCheck:
     padding: int = 0
     later: Comparison | None = None
     covered: int = -1
+    padding_written: int = 0   # of the binding's padding (inside the shader's last vector)
 
     @property
     def masked(self) -> int:
@@ -212,8 +213,8 @@ class OutputCheck:
             where = count + self.first_past_end
             found.append(Finding("past-end", f"{self.label}: {self.past_end} elements written past "
                                  f"the end (first at element {where}, the buffer holds {count}"
-                                 + (f"; the binding includes {self.padding} padding element(s) "
-                                    "after them, rounded up as the shader declares it"
+                                 + (f" and its binding {self.padding} padding element(s) after "
+                                    "them, rounded up as the shader declares it"
                                     if self.padding else "") + ")", self.label))
         if self.before_start:
             found.append(Finding("before-start", f"{self.label}: {self.before_start} elements "
@@ -237,6 +238,9 @@ class OutputCheck:
                 + f", {self.masked} masked, {self.unwritten} unwritten")
         if self.covered >= 0 and self.unjudged:
             text += f"; {self.unjudged} judged in no input set"
+        if self.padding_written:
+            text += (f"; {self.padding_written} of the binding's {self.padding} padding "
+                     "element(s) written (the rest of the last vector the shader declares)")
         return text
 
     def as_dict(self) -> dict:
@@ -244,6 +248,7 @@ class OutputCheck:
                 "judged": self.judged, "flushed": self.flushed, "masked": self.masked,
                 "unwritten": self.unwritten, "past_end": self.past_end,
                 "before_start": self.before_start, "padding": self.padding,
+                "padding_written": self.padding_written,
                 "unjudged": self.unjudged,
                 "later": self.later.as_dict() if self.later else None}
 

@@ -25,6 +25,19 @@ def test_list_backends_table_shows_reasons():
     assert "numpy on the host" in out
 
 
+def test_no_mesa_window_system_message_reaches_the_terminal():
+    """Mesa prints "XDG_RUNTIME_DIR is invalid or not set" when a Vulkan instance is
+    made without it (servers, containers, CI); the wgpu backend gives its process a
+    private directory first."""
+    import os
+
+    env = {k: v for k, v in os.environ.items() if k != "XDG_RUNTIME_DIR"}
+    result = subprocess.run([sys.executable, "-m", "kforge", "list-backends"],
+                            capture_output=True, text=True, env=env, check=True)
+    assert "wgpu" in result.stdout
+    assert "XDG_RUNTIME_DIR" not in result.stderr + result.stdout
+
+
 def test_list_kernels_lists_builtin_kernels(capsys):
     assert main(["list-kernels", "--json"]) == 0
     rows = {row["id"]: row for row in json.loads(capsys.readouterr().out)}

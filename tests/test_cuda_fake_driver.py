@@ -554,14 +554,15 @@ def test_the_fake_reads_arguments_through_the_void_pointer_array(fake_driver):
 
 
 def test_the_shared_suites_pass_on_the_simulated_driver(tmp_path):
-    """The conformance and bad-input suites, on ``cuda`` over the simulated driver, in a
-    subprocess (the simulation is installed for its whole session)."""
+    """The conformance, bad-input and interrupt suites, on ``cuda`` over the simulated
+    driver, in a subprocess (the simulation is installed for its whole session)."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env = dict(os.environ, FORGE_CUDA_SIMULATED="1", FORGE_CACHE_DIR=str(tmp_path),
                PYTHONPATH=root)
     result = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "tests.test_cuda_fake_driver",
          "-p", "no:cacheprovider", "tests/conformance", "tests/reliability/test_bad_inputs.py",
+         "tests/reliability/test_interrupts.py",
          "-k", "cuda",
          "--require-backend", "cuda"],
         cwd=root, env=env, capture_output=True, text=True, timeout=600)

@@ -79,3 +79,25 @@ def test_a_hung_kernel_times_out_and_the_next_kernel_passes():
         start = time.monotonic()
         assert _verdicts(session, [SPIN, GOOD], timeout_s=2.0) == [Verdict.TIMEOUT, Verdict.PASS]
         assert time.monotonic() - start < 90
+
+
+_UNDERFLOW = """
+extern "C" __global__ void twice(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        y[i] = 2.0f * x[i];
+        // the left halo: right for every block but the first, where i - 1 == -1
+        if (threadIdx.x == 0) y[i - 1] = 2.0f * x[i - 1];
+    }
+}
+"""
+
+
+def test_a_negative_index_lands_in_the_guard_before_the_buffer_and_is_reported():
+    """A signed underflow writes y[-1]: the guard elements before the buffer catch it
+    (the values inside are right), so the verdict says where it wrote."""
+    kernel = _kernel("underflow", _UNDERFLOW)
+    with Session(timeout_s=30) as session:
+        ev = oracle.evaluate(session.runner("cuda"), kernel, size=1000, samples=1)
+    assert ev.verdict is Verdict.MISMATCH, ev.report()
+    assert "written before its start" in ev.report(), ev.report()

@@ -41,6 +41,9 @@ REFUSED = [
     (TRANSPOSE, Schedule((32, 8), vector_width=2, tile=(32, 32)), None, r"vector width .* must be 1"),
     (TRANSPOSE, Schedule((64, 4), tile=(64, 64)), "wgsl", r"16640 bytes of workgroup storage on wgsl"),
     (MAP, Schedule(2048), "cuda", r"at most 1024 threads"),
+    (MAP, Schedule(64, items_per_invocation=257), None, r"unrolls 257 items per invocation"),
+    (MAP, Schedule(64, items_per_invocation=128, vector_width=4), None, r"unrolls 512 items"),
+    (ROWS, Schedule((32, 1), items_per_invocation=2**20), None, r"unrolls 1048576 items"),
 ]
 
 

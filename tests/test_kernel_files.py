@@ -101,3 +101,22 @@ def test_version():
     import forge
 
     assert result.stdout.strip() == f"kforge {forge.__version__}"
+
+
+def test_a_kernel_no_device_backend_could_run_fails_the_check(request, tmp_path, capsys):
+    """Its numpy reference passing on the reference backend checks nothing of its own
+    WGSL: when every device backend tried says unsupported, the check fails and says
+    why, instead of "all passed, or are unsupported where shown"."""
+    from oracle.pytest_plugin import require_available
+
+    require_available(request.config, "wgpu")
+    path = tmp_path / "needs_coop.py"
+    path.write_text(_FILE.replace('test_sizes=(100, 1001))',
+                                  'test_sizes=(100,), requires={"cooperative_matrix"})'),
+                    encoding="utf-8")
+    code = main(["check", str(path), "--kernel", "halve", "--backend", "reference",
+                 "--backend", "wgpu", "--no-isolate"])
+    out = capsys.readouterr()
+    assert code == 1, out.out + out.err
+    assert "halve: ERROR: no backend could run its device code" in out.err
+    assert "cooperative_matrix" in out.err

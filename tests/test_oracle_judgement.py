@@ -3,6 +3,7 @@ judged or the verdict says why not, references checked before they judge."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import textwrap
 
@@ -223,3 +224,92 @@ def test_a_failure_saves_its_arrays_and_prints_how_to_reproduce_it(request, tmp_
     assert ev.repro.startswith("kforge check") and "--backend wgpu" in ev.repro
     report = ev.report()
     assert "reproduce: kforge check" in report and "inputs at the first mismatches" in report
+
+
+# -- 5. nothing passes on NaN patterns alone; a shader's own last vector is its own -------
+_NAIVE_MATMUL = """
+struct Uniforms { M: u32, N: u32, K: u32 };
+@group(0) @binding(0) var<storage, read> A: array<f32>;
+@group(0) @binding(1) var<storage, read> B: array<f32>;
+@group(0) @binding(2) var<storage, read_write> C: array<f32>;
+@group(0) @binding(3) var<uniform> u: Uniforms;
+
+@compute @workgroup_size(8, 8)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let row = gid.y; let col = gid.x;
+    if (row >= u.M || col >= u.N) { return; }
+    var acc = 0.0;
+    for (var k = 0u; k < u.K; k++) { acc += A[row * u.K + k] * B[k * u.N + col]; }
+    C[row * u.N + col] = acc;
+}
+"""
+
+
+def _matmul(source: str, name: str) -> KernelSpec:
+    return KernelSpec(
+        id=name, entry_point="main", sources={"wgsl": source}, dims=("M", "N", "K"),
+        buffers=(BufferSpec(0, "f32", "read", name="A", count="M*K", shape=("M", "K")),
+                 BufferSpec(1, "f32", "read", name="B", count="K*N", shape=("K", "N")),
+                 BufferSpec(2, "f32", "read_write", name="C", count="M*N", shape=("M", "N")),
+                 BufferSpec.uniform(3, (("M", "u32"), ("N", "u32"), ("K", "u32")), name="u")),
+        reference=lambda A, B, C, u: (A.astype(np.float64) @ B).astype(np.float32),
+        params=lambda s: dict(s.dims), schedules=(forge.Schedule((8, 8)),),
+        grid=lambda sch, s: (forge.ceil_div(s.N, 8), forge.ceil_div(s.M, 8), 1),
+        tolerance={"f32": {"atol": 1e-4, "rtol": 1e-4}})
+
+
+@pytest.mark.parametrize("backend", ["wgpu", "browser"])
+def test_a_wrong_matmul_whose_every_expected_output_is_nan_fails(request, backend):
+    """With the default inputs (NaN and Inf admitted, no domain) every row of A holds a
+    NaN or an Inf, so every expected element of C is not finite and matched by its NaN
+    pattern whatever the arithmetic: the oracle runs the finite input set, where a
+    matmul that scales its result by 1.01 is caught, and a right one passes."""
+    require_available(request.config, backend)
+    right = _matmul(_NAIVE_MATMUL, "naive_matmul")
+    wrong = _matmul(_NAIVE_MATMUL.replace("= acc;", "= acc * 1.01;"), "naive_matmul_x101")
+    case = oracle.make_case(right, "64x64x64", 0)
+    assert not np.isfinite(oracle.expected_outputs(case).outputs["C"]).any()
+    good = oracle.evaluate(backend, right, size="64x64x64", samples=0)
+    assert good.passed and any(s.startswith("finite") for s in good.input_sets), good.report()
+    bad = oracle.evaluate(backend, wrong, size="64x64x64", samples=0)
+    assert bad.verdict is Verdict.MISMATCH, bad.report()
+    assert "in the finite input set" in bad.report()
+
+
+_ABS_VEC4 = """
+struct Uniforms { vec_size: u32 };
+@group(0) @binding(0) var<storage, read> a: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read_write> output: array<vec4<f32>>;
+@group(0) @binding(2) var<uniform> uniforms: Uniforms;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let global_idx = gid.x;
+    if (global_idx >= uniforms.vec_size) { return; }
+    output[global_idx] = abs(a[global_idx]);
+}
+"""
+
+
+def test_writing_the_whole_last_vector_of_a_vec4_binding_is_not_past_the_end(request):
+    """ONNX Runtime Web style: f32 tensors bound as ``array<vec4<f32>>`` with
+    vec_size = ceil(n / 4). At n = 1001 the last vec4 holds 3 padding floats of the
+    binding, which the shader writes as part of its last vector: noted, not a fault.
+    One vector further is past the end."""
+    require_available(request.config, "wgpu")
+    kernel = KernelSpec(
+        id="ort_abs_vec4", entry_point="main", sources={"wgsl": _ABS_VEC4},
+        buffers=(BufferSpec(0, "f32", "read", name="a"),
+                 BufferSpec(1, "f32", "read_write", name="output"),
+                 BufferSpec.uniform(2, (("vec_size", "u32"),), name="uniforms")),
+        reference=lambda a, output, uniforms: np.abs(a),
+        params=lambda n: {"vec_size": forge.ceil_div(n, 4)},
+        grid=lambda s, n: (forge.ceil_div(forge.ceil_div(n, 4), 64), 1, 1),
+        schedules=(forge.Schedule(64),))
+    ev = oracle.evaluate("wgpu", kernel, size=1001, samples=0)
+    assert ev.passed, ev.report()
+    assert ev.outputs["output"].padding_written == 3 and "padding" in ev.report()
+    over = dataclasses.replace(kernel, id="ort_abs_vec4_over", params=lambda n: {
+        "vec_size": forge.ceil_div(n, 4) + 1})
+    bad = oracle.evaluate("wgpu", over, size=1001, samples=0, guard=64)
+    assert bad.verdict is Verdict.MISMATCH, bad.report()

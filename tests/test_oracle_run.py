@@ -69,3 +69,34 @@ def test_evaluate_judges_a_kernel_on_the_user_s_arrays(ctx):
     ev = oracle.evaluate(ctx, kernel, size=500, inputs={"x": x}, samples=0)
     assert ev.passed and ev.input_sets[0].startswith("all"), ev.report()
     assert ev.got["y"].tolist() == [6.5] * 500
+
+
+_SWIZZLE = """
+@group(0) @binding(0) var<storage, read> a: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read_write> b: array<vec4<f32>>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < arrayLength(&b)) { b[gid.x] = a[gid.x].wzyx * 2.0; }
+}
+"""
+
+
+def test_vector_buffers_take_and_give_the_lanes_as_the_last_axis(ctx):
+    """An ``array<vec4<f32>>`` buffer takes an (n, 4) float32 array (or n*4 flat
+    values) and its output comes back as (n, 4): each lane its own value, never one
+    scalar broadcast over the lanes."""
+    kernel = forge.KernelSpec(
+        id="swizzle", entry_point="main", sources={"wgsl": _SWIZZLE},
+        buffers=(forge.BufferSpec(0, "vec4<f32>", "read", name="a"),
+                 forge.BufferSpec(1, "vec4<f32>", "read_write", name="b")),
+        reference=lambda a, b: a[:, ::-1] * np.float32(2),
+        grid=lambda s, n: (forge.ceil_div(n, 64), 1, 1))
+    a = np.arange(4 * 100, dtype=np.float32).reshape(100, 4)
+    for given in (a, a.reshape(-1)):
+        out = oracle.run(ctx, kernel, {"a": given}, size=100)
+        assert out["b"].shape == (100, 4)
+        np.testing.assert_array_equal(out["b"], a[:, ::-1] * 2)
+    with pytest.raises(InvalidArgument, match="float64 for a buffer of float32 lanes"):
+        oracle.run(ctx, kernel, {"a": a.astype(np.float64)}, size=100)
+    assert oracle.evaluate(ctx, kernel, size=100).passed

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 
+import numpy as np
 import pytest
 
 from forge import (AdapterConstraints, AllocationError, BindingUsage, BufferView,
@@ -66,6 +68,43 @@ def test_schedule_text_form_round_trips():
 def test_bad_schedules_are_refused_with_the_reason(text, reason):
     with pytest.raises(InvalidArgument, match=reason):
         Schedule.parse(text)
+
+
+def test_numpy_integers_make_the_same_schedule_as_python_ints():
+    spelt = Schedule(np.int64(64), items_per_invocation=np.int32(2),
+                     vector_width=np.uint8(4), tile=(np.int64(8),), max_workgroups=np.int16(9))
+    plain = Schedule(64, items_per_invocation=2, vector_width=4, tile=(8,), max_workgroups=9)
+    assert spelt == plain and hash(spelt) == hash(plain) and str(spelt) == str(plain)
+    assert all(type(v) is int for v in (*spelt.workgroup_size, spelt.items_per_invocation,
+                                        spelt.vector_width, *spelt.tile, spelt.max_workgroups))
+    assert Schedule((np.int64(8), np.int64(8))).workgroup_size == (8, 8, 1)
+
+
+@pytest.mark.parametrize("fields, reason", [
+    ({"workgroup_size": True}, "workgroup size must be an int, got True"),
+    ({"workgroup_size": 1.5}, "workgroup size must be an int, got 1.5"),
+    ({"workgroup_size": 64.0}, "workgroup size must be an int, got 64.0"),
+    ({"workgroup_size": np.float32(64)}, "(float32)"),
+    ({"workgroup_size": (8, 8.0)}, "workgroup size must be an int, got 8.0"),
+    ({"workgroup_size": (8, -1)}, "workgroup size must be positive, got (8, -1)"),
+    ({"workgroup_size": "wg=64"}, "Schedule.parse reads the text form"),
+    ({"workgroup_size": None}, "workgroup size must be a sequence, got None"),
+    ({"workgroup_size": (1, 1, 1, 1)}, "1 to 3 dimensions"),
+    ({"items_per_invocation": 1.5}, "items per invocation must be an int >= 1, got 1.5"),
+    ({"items_per_invocation": True}, "items per invocation must be an int >= 1, got True"),
+    ({"vector_width": 2.0}, "vector width must be an int, got 2.0"),
+    ({"tile": (8, 0.5)}, "tile size must be an int >= 1, got 0.5"),
+    ({"tile": 8}, "tile must be a sequence, got 8"),
+    ({"max_workgroups": 2.5}, "max_workgroups must be an int >= 1, got 2.5"),
+])
+def test_schedule_fields_of_the_wrong_type_are_refused_with_the_reason(fields, reason):
+    with pytest.raises(InvalidArgument, match=re.escape(reason)):
+        Schedule(**fields)
+
+
+def test_dispatch_workgroups_is_exact_for_huge_counts():
+    # float division would round 2**60 + 1 down to 2**60 and drop the last element
+    assert Schedule(1).dispatch_workgroups(2**60 + 1, max_per_dimension=2**62)[0] == 2**60 + 1
 
 
 def test_dispatch_workgroups_covers_the_elements():

@@ -60,3 +60,31 @@ def test_a_syntax_error_names_the_position():
 def test_non_text_is_invalid_argument():
     with pytest.raises(forge.InvalidArgument):
         backends.wgpu.validate_wgsl(b"@compute fn main() {}")
+
+
+_BROWSER_SUBGROUPS = """\
+enable f16, subgroups;
+@group(0) @binding(0) var<storage, read_write> y: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) { y[g.x] = subgroupAdd(f32(g.x)); }
+"""
+
+
+def test_a_shader_written_for_a_browser_enables_subgroups_and_compiles_as_written():
+    """WebGPU requires ``enable subgroups;``; naga (wgpu-native 29) refuses the directive
+    but provides subgroup operations under the device feature, so the directive is taken
+    out where the device has it, keeping every line where it was."""
+    from backends.wgpu._device import naga_source
+
+    text = naga_source(_BROWSER_SUBGROUPS, {"subgroup", "shader-f16"})
+    assert text.splitlines()[0] == "enable f16;"
+    assert text.count("\n") == _BROWSER_SUBGROUPS.count("\n")
+    assert naga_source(_BROWSER_SUBGROUPS, set()) == _BROWSER_SUBGROUPS
+    assert naga_source("enable subgroups;\n", {"subgroup"}).startswith("// enable subgroups;")
+    ctx = forge.open_context("wgpu")
+    try:
+        if not (ctx.constraints.subgroups and ctx.constraints.shader_f16):
+            pytest.skip("this adapter offers no subgroups or f16")
+    finally:
+        ctx.close()
+    backends.wgpu.validate_wgsl(_BROWSER_SUBGROUPS, "main")

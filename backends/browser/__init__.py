@@ -10,6 +10,7 @@ the adapter it got.
 
 from __future__ import annotations
 
+from forge import _checks
 from forge.registry import BackendEntry
 
 __all__ = ["BrowserComputeContext", "entry"]
@@ -29,6 +30,7 @@ def _availability() -> tuple[bool, str]:
 def _open(**options):
     from ._context import BrowserComputeContext
 
+    _checks.options(BrowserComputeContext, options, "the browser backend")
     return BrowserComputeContext(**options)
 
 

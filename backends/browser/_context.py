@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from itertools import count
 
+from forge import _checks
 from forge.allocator import SlabAllocator
 from forge.errors import ForgeError, InvalidArgument
 from forge.kernel import KernelSpec
@@ -145,7 +146,7 @@ class BrowserComputeContext(SlabContext):
 
     @timeout_s.setter
     def timeout_s(self, seconds: float | None) -> None:
-        self._page.timeout_s = seconds
+        self._page.timeout_s = _checks.timeout(seconds)
 
     # -- resources -----------------------------------------------------------------
     def _new_id(self, kind: str) -> str:

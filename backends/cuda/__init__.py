@@ -15,6 +15,7 @@ from __future__ import annotations
 import importlib.util
 import os
 
+from forge import _checks
 from forge.registry import BackendEntry
 
 __all__ = ["CudaComputeContext", "CapturedCudaGraph", "compile_cuda", "compile_module",
@@ -55,6 +56,7 @@ def _device_count() -> int:
 def _open(**options):
     from ._context import CudaComputeContext
 
+    _checks.options(CudaComputeContext, options, "the cuda backend")
     return CudaComputeContext(**options)
 
 

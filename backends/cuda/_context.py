@@ -10,7 +10,7 @@ compute stream, so releasing views waits for exactly the work that used them. Ke
 compile with NVRTC for the device's own architecture and load once per context (the
 ``SlabContext`` pipeline cache is the module cache). Samples are timed with CUDA events,
 one per sample boundary; a launch timed a second time replays a cached CUDA graph of its
-samples (see ``launch_path``). The context is not thread-safe: use it from one thread at a time.
+samples (see ``launch_path``). Calls from several threads take turns (see ``SlabContext``).
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from forge import _checks
 from forge.allocator import SlabAllocator
-from forge.errors import (AllocationError, CompileError, InvalidArgument, KernelTimeout,
+from forge.errors import (AllocationError, CompileError, InvalidArgument,
                           UnsupportedFeature)
 from forge import layout
 from forge.kernel import Access, KernelSpec, Step
@@ -302,19 +303,17 @@ class CudaComputeContext(SlabContext):
                  alignment: int = 256, staging_chunk_bytes: int = 16 << 20,
                  staging_buffers: int = 4, staging_threads: int | None = None,
                  launch_path: str = "graph") -> None:
-        if not isinstance(capacity_bytes, int) or isinstance(capacity_bytes, bool) \
-                or capacity_bytes <= 0:
-            raise InvalidArgument(f"capacity_bytes must be a positive int, got {capacity_bytes!r}")
-        if not isinstance(device, int) or device < 0:
-            raise InvalidArgument(f"device must be an ordinal >= 0, got {device!r}")
+        capacity_bytes = _checks.integer(capacity_bytes, "capacity_bytes", minimum=1)
+        device = _checks.integer(device, "device (an ordinal)", minimum=0)
+        staging_chunk_bytes = _checks.integer(staging_chunk_bytes, "staging_chunk_bytes")
+        staging_buffers = _checks.integer(staging_buffers, "staging_buffers")
         if staging_chunk_bytes < 4096 or staging_buffers < 2:
             raise InvalidArgument(f"staging needs at least 2 buffers of at least 4096 bytes, "
                                   f"got staging_buffers={staging_buffers!r} of "
                                   f"staging_chunk_bytes={staging_chunk_bytes!r}")
-        if staging_threads is not None and (not isinstance(staging_threads, int)
-                                            or staging_threads < 1):
-            raise InvalidArgument(f"staging_threads must be an int >= 1, got {staging_threads!r}")
-        if launch_path not in _LAUNCH_PATHS:
+        if staging_threads is not None:
+            staging_threads = _checks.integer(staging_threads, "staging_threads", minimum=1)
+        if not isinstance(launch_path, str) or launch_path not in _LAUNCH_PATHS:
             raise InvalidArgument(f"launch_path must be one of {_LAUNCH_PATHS}, "
                                   f"got {launch_path!r}")
         super().__init__(SlabAllocator(capacity_bytes, alignment, MemoryTopology.unified()))
@@ -917,11 +916,14 @@ class CudaComputeContext(SlabContext):
         return self._after_submit(graph)  # it needs only the views, which graphs have
 
     # -- lifetime ------------------------------------------------------------------
+    def _abandon(self) -> None:
+        # The device may still be running the kernel: waiting for streams or freeing
+        # memory (at close, or in the finalizer when the context is dropped unclosed)
+        # could block for as long, so the handles stay with the process.
+        self._finalizer.detach()
+
     def _release(self) -> None:
-        if isinstance(self._lost_error, KernelTimeout):
-            # The device may still be running the kernel: waiting for streams or freeing
-            # memory now could block for as long, so the handles stay with the process.
-            self._finalizer.detach()
+        if self._abandoned:
             return
         self._capture = None
         self._uniforms.clear()

@@ -1,5 +1,6 @@
 """The numpy reference backend: the CPU oracle, available everywhere."""
 
+from forge import _checks
 from forge.registry import BackendEntry
 
 from ._context import ReferenceContext
@@ -8,6 +9,7 @@ __all__ = ["ReferenceContext", "entry"]
 
 
 def _open(**options) -> ReferenceContext:
+    _checks.options(ReferenceContext, options, "the reference backend")
     return ReferenceContext(**options)
 
 

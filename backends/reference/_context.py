@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from forge.allocator import SlabAllocator
-from forge.errors import UnsupportedFeature
+from forge.errors import AllocationError, UnsupportedFeature
 from forge.layout import as_elements
 from forge.kernel import Access, KernelSpec
 from forge.schedule import Schedule
@@ -33,7 +33,11 @@ class ReferenceContext(SlabContext):
 
     def __init__(self, capacity_bytes: int = 64 << 20, alignment: int = 256) -> None:
         super().__init__(SlabAllocator(capacity_bytes, alignment, MemoryTopology.unified()))
-        self._memory = np.zeros(self._allocator.capacity, np.uint8)
+        try:
+            self._memory = np.zeros(self._allocator.capacity, np.uint8)
+        except (MemoryError, ValueError) as exc:  # numpy: too big for memory, or at all
+            raise AllocationError(f"cannot allocate a host slab of {self._allocator.capacity} "
+                                  f"bytes: {exc}") from None
         self._adapter = AdapterIdentity(
             name=f"numpy {np.__version__} on {platform.processor() or platform.machine()}",
             vendor_id=0, device_id=0, device_type="cpu", backend="reference",

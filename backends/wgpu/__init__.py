@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib.util
 
+from forge import _checks
 from forge.registry import BackendEntry
 
 __all__ = ["WgpuComputeContext", "validate_wgsl", "entry"]
@@ -25,6 +26,7 @@ def _availability() -> tuple[bool, str]:
 def _open(**options):
     from ._context import WgpuComputeContext
 
+    _checks.options(WgpuComputeContext, options, "the wgpu backend")
     return WgpuComputeContext(**options)
 
 

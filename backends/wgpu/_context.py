@@ -13,6 +13,7 @@ waits for exactly the work it names.
 from __future__ import annotations
 
 import collections
+import itertools
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,6 +25,7 @@ from wgpu.backends.wgpu_native import ffi, lib
 # 0.32 does not expose (submission indices, polling for one, the timestamp period).
 from wgpu.backends.wgpu_native._api import libf
 
+from forge import _checks
 from forge.allocator import SlabAllocator
 from forge.errors import DeviceLost, InvalidArgument
 from forge.kernel import KernelSpec
@@ -34,8 +36,9 @@ from forge.types import (AdapterConstraints, AdapterIdentity, BufferView,
 from .._base import Launch, SlabContext, _api, poll_until
 from .._webgpu import (align4, binding_size, check_view, constraints_from_limits,
                        durations_ns, layout_groups, override_value, slab_sizes)
-from ._device import (adapter_summary, compile_error, is_device_lost, optional_features,
-                      request_device, select_adapter, subgroup_sizes, translate_errors)
+from ._device import (abandon, adapter_summary, compile_error, is_device_lost,
+                      keep_forever, naga_source, optional_features, request_device,
+                      select_adapter, subgroup_sizes, translate_errors)
 
 __all__ = ["WgpuComputeContext"]
 
@@ -45,6 +48,22 @@ _STAGING_CAP = 64 << 20         # largest readback chunk, bytes
 _BIND_GROUP_CACHE = 64          # bind-group sets kept per pipeline
 _SLAB_USAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
 _MAP_USAGE = wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
+
+
+# Work-done statuses by wait token, for the waits in progress (see _on_work_done).
+_work_done: dict[int, int | None] = {}
+_wait_tokens = itertools.count(1)
+
+
+@ffi.callback("void(WGPUQueueWorkDoneStatus, WGPUStringView, void *, void *)")
+def _on_work_done(status, _message, token, _userdata2) -> None:
+    """wgpu-native's call when a queue's submitted work is done; ``token`` (userdata1)
+    names the wait that asked. One function for the whole process, never freed: a wait
+    that ends early (Ctrl-C, a timeout) leaves wgpu-native a pointer to it, which it
+    may call at any later poll, on any thread. A wait that has ended is forgotten."""
+    key = int(ffi.cast("uintptr_t", token))
+    if key in _work_done:
+        _work_done[key] = int(status)
 
 
 @dataclass
@@ -86,8 +105,11 @@ class WgpuComputeContext(SlabContext):
     def __init__(self, capacity_bytes: int = 64 << 20, *,
                  power_preference: str = "high-performance", adapter_index: int | None = None,
                  timestamps: bool = True, topology: MemoryTopology | None = None) -> None:
-        if not isinstance(capacity_bytes, int) or capacity_bytes <= 0:
-            raise InvalidArgument(f"capacity_bytes must be a positive int, got {capacity_bytes!r}")
+        capacity_bytes = _checks.integer(capacity_bytes, "capacity_bytes", minimum=1)
+        if not isinstance(timestamps, (bool, np.bool_)):
+            raise InvalidArgument(f"timestamps must be True or False, got {_checks.shown(timestamps)}")
+        if topology is not None and not isinstance(topology, MemoryTopology):
+            raise InvalidArgument(f"topology must be a MemoryTopology, got {_checks.shown(topology)}")
         adapter = select_adapter(power_preference, adapter_index)
         features = optional_features(adapter, timestamps=bool(timestamps))
         device = request_device(adapter, features)
@@ -210,7 +232,15 @@ class WgpuComputeContext(SlabContext):
                                                        usage=_MAP_USAGE)
         return self._staging
 
+    def _abandon(self) -> None:
+        objects = [*self._slabs, self._staging, self._ts, *self._pipelines.values()]
+        abandon(self._device, objects)
+        self._device = self._queue = self._staging = self._ts = None
+        self._slabs = []
+
     def _release(self) -> None:
+        if self._abandoned:
+            return  # _abandon kept it all, and nothing may wait for the device
         buffers = [*self._slabs, self._staging]
         if self._ts is not None:
             buffers += [self._ts.resolve, self._ts.staging]
@@ -233,36 +263,38 @@ class WgpuComputeContext(SlabContext):
         (wgpu-native's blocking poll cannot be bounded), which covers ``index``."""
         if index <= self._completed_index:
             return
+        timeout_s = self._wait_bound
         with translate_errors("waiting for the device"):
-            if self._wait_bound is None:
+            if timeout_s is None:
                 libf.wgpuDevicePoll(self._device._internal, True,
                                     ffi.new("WGPUSubmissionIndex *", index))
             else:
-                self._poll_until_idle(f"submission {index}")
+                self._poll_until_idle(f"submission {index}", timeout_s)
         self._completed_index = index
 
-    def _poll_until_idle(self, what: str) -> None:
+    def _poll_until_idle(self, what: str, timeout_s: float) -> None:
         """Poll, without blocking, until all work submitted so far is done (its
         work-done callback fired), giving up after ``timeout_s``. wgpu-native 29's
         non-blocking poll does not say whether the queue is empty (its return value
         is not a usable bool), hence the callback."""
-        done: list[int] = []
+        token = next(_wait_tokens)
+        _work_done[token] = None
+        try:
+            info = ffi.new("WGPUQueueWorkDoneCallbackInfo *", {
+                "mode": lib.WGPUCallbackMode_AllowProcessEvents, "callback": _on_work_done,
+                "userdata1": ffi.cast("void *", token)})
+            libf.wgpuQueueOnSubmittedWorkDone(self._queue._internal, info[0])
+            device = self._device._internal
 
-        @ffi.callback("void(WGPUQueueWorkDoneStatus, WGPUStringView, void *, void *)")
-        def work_done(status, _message, _userdata1, _userdata2):
-            done.append(int(status))
-
-        info = ffi.new("WGPUQueueWorkDoneCallbackInfo *", {
-            "mode": lib.WGPUCallbackMode_AllowProcessEvents, "callback": work_done})
-        libf.wgpuQueueOnSubmittedWorkDone(self._queue._internal, info[0])
-        device = self._device._internal
-
-        def idle() -> bool:
-            libf.wgpuDevicePoll(device, False, ffi.NULL)  # runs the callback when due
-            return bool(done)
-        poll_until(idle, self._wait_bound, what)
-        if done[0] != lib.WGPUQueueWorkDoneStatus_Success:
-            raise DeviceLost(f"{what}: the queue reported work-done status {done[0]}")
+            def idle() -> bool:
+                libf.wgpuDevicePoll(device, False, ffi.NULL)  # runs the callback when due
+                return _work_done[token] is not None
+            poll_until(idle, timeout_s, what)
+            status = _work_done[token]
+        finally:
+            del _work_done[token]
+        if status != lib.WGPUQueueWorkDoneStatus_Success:
+            raise DeviceLost(f"{what}: the queue reported work-done status {status}")
 
     def _signal(self, fence: int) -> None:
         self._pending.append((fence, self._last_index))
@@ -311,13 +343,17 @@ class WgpuComputeContext(SlabContext):
     def _map_into(self, staging, span: int, sink: memoryview) -> None:
         if self._wait_bound is not None:
             self._complete_through(self._last_index)  # mapping blocks without a bound
+        # The copy into ``staging`` was just submitted, so wgpu-py's plain "READ"
+        # mode would only add an empty submit (its guard for mapping before any).
+        mapping = staging.map_async("READ_NOSYNC", 0, span)
         try:
-            # The copy into ``staging`` was just submitted, so wgpu-py's plain "READ"
-            # mode would only add an empty submit (its guard for mapping before any).
-            staging.map_async("READ_NOSYNC", 0, span).sync_wait()
+            mapping.sync_wait()
         except RuntimeError as exc:  # wgpu-py reports a failed map as RuntimeError
             if is_device_lost(str(exc)):
                 raise DeviceLost(f"mapping a readback buffer: {exc}") from exc
+            raise GpuValidation(f"mapping a readback buffer: {exc}") from exc
+        except BaseException:  # interrupted: wgpu-native may still call its callback
+            keep_forever(mapping)
             raise
         try:
             sink[:] = staging.read_mapped(0, span, copy=False)[:sink.nbytes]
@@ -344,7 +380,8 @@ class WgpuComputeContext(SlabContext):
         groups = self._group_entries(kernel, launch.accesses)
         what = f"compiling kernel {kernel.id} under {launch.schedule}"
         try:
-            module = self._device.create_shader_module(label=kernel.id, code=source)
+            module = self._device.create_shader_module(
+                label=kernel.id, code=naga_source(source or "", self._device.features))
             layouts = tuple(self._device.create_bind_group_layout(entries=entries)
                             for entries in groups)
             layout = self._device.create_pipeline_layout(bind_group_layouts=layouts)

@@ -11,14 +11,30 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
+import re
+import tempfile
 import threading
 from typing import Iterator
 
-import wgpu
-from wgpu.backends.wgpu_native._api import ffi, libf
 
-from forge.errors import (AllocationError, CompileError, DeviceLost, GpuUnavailable,
-                          GpuValidation, InvalidArgument)
+def _private_runtime_dir() -> None:
+    """Mesa's Vulkan drivers probe the window system when an instance is created and
+    print "error: XDG_RUNTIME_DIR is invalid or not set" to stderr when it is unset (a
+    server, a container, CI). Compute needs no display: give this process a private
+    directory so the message never reaches a user's terminal."""
+    if not os.environ.get("XDG_RUNTIME_DIR"):
+        os.environ["XDG_RUNTIME_DIR"] = tempfile.mkdtemp(prefix="kforge-xdg-")
+
+
+_private_runtime_dir()
+
+import wgpu  # noqa: E402  (after the environment Mesa reads)
+from wgpu.backends.wgpu_native._api import ffi, libf  # noqa: E402
+
+from forge import _checks  # noqa: E402
+from forge.errors import (AllocationError, CompileError, DeviceLost,  # noqa: E402
+                          GpuUnavailable, GpuValidation, InvalidArgument)
 
 __all__ = [
     "probe_adapter",
@@ -31,6 +47,9 @@ __all__ = [
     "translate_errors",
     "compile_error",
     "is_device_lost",
+    "naga_source",
+    "abandon",
+    "keep_forever",
     "OPTIONAL_FEATURES",
 ]
 
@@ -50,12 +69,12 @@ def select_adapter(power_preference: str = "high-performance",
                    adapter_index: int | None = None):
     """The adapter a context runs on: by index into ``enumerate_adapters`` when given,
     else wgpu's choice for ``power_preference``. Raises ``GpuUnavailable`` when none."""
-    if power_preference not in ("high-performance", "low-power"):
+    if not isinstance(power_preference, str) or power_preference not in (
+            "high-performance", "low-power"):
         raise InvalidArgument(f"power_preference must be 'high-performance' or "
                               f"'low-power', got {power_preference!r}")
     if adapter_index is not None:
-        if not isinstance(adapter_index, int) or isinstance(adapter_index, bool):
-            raise InvalidArgument(f"adapter_index must be an int, got {adapter_index!r}")
+        adapter_index = _checks.integer(adapter_index, "adapter_index", minimum=0)
         adapters = wgpu.gpu.enumerate_adapters_sync()
         if not 0 <= adapter_index < len(adapters):
             listing = "; ".join(f"{i}: {adapter_summary(a)}" for i, a in enumerate(adapters))
@@ -146,6 +165,29 @@ def translate_errors(what: str) -> Iterator[None]:
         raise GpuValidation(f"{what}: wgpu rejected it: {message}") from exc
 
 
+#: ``enable`` extensions naga (wgpu-native 29) does not parse yet although it provides
+#: their functionality under a device feature. WebGPU requires the directive, so a shader
+#: written for a browser has it; naga refuses it ("not yet supported").
+_FEATURE_ENABLES = {"subgroups": "subgroup"}
+_ENABLE_DIRECTIVE = re.compile(r"^(\s*)enable\s+([\w\s,]+);", re.M)
+
+
+def naga_source(source: str, features) -> str:
+    """``source`` with the ``enable`` extensions that naga provides through a device
+    feature the device has (``features``) taken out of their directives, so a kernel
+    written for a browser compiles here as written. Lines keep their numbers, so naga's
+    messages point at the user's source."""
+    def strip(match: re.Match) -> str:
+        names = [n.strip() for n in match.group(2).split(",") if n.strip()]
+        kept = [n for n in names if _FEATURE_ENABLES.get(n) not in features]
+        if len(kept) == len(names):
+            return match.group(0)
+        if not kept:
+            return f"{match.group(1)}// enable {', '.join(names)};  (provided by the device)"
+        return f"{match.group(1)}enable {', '.join(kept)};"
+    return _ENABLE_DIRECTIVE.sub(strip, source)
+
+
 def compile_error(exc: BaseException, source: str, what: str) -> CompileError:
     """A ``CompileError`` carrying naga's (or wgpu's) message as the log."""
     return CompileError(f"{what}: wgpu rejected the WGSL", source=source, target="wgsl",
@@ -175,7 +217,8 @@ def validate_wgsl(source: str, entry_point: str | None = None,
     what = f"validating WGSL{f' entry point {entry_point!r}' if entry_point else ''}"
     with _validation_lock:
         try:
-            module = device.create_shader_module(label="kforge-validate", code=source)
+            module = device.create_shader_module(
+                label="kforge-validate", code=naga_source(source, device.features))
             if entry_point is not None:
                 stage = {"module": module, "entry_point": entry_point}
                 if constants:
@@ -187,3 +230,37 @@ def validate_wgsl(source: str, entry_point: str | None = None,
                 _validation_device.cache_clear()
                 raise DeviceLost(f"{what}: {_message(exc)}") from exc
             raise compile_error(exc, source, what) from exc
+
+
+# -- devices that may still be running ----------------------------------------------
+
+# Everything ``abandon`` and ``keep_forever`` were given, for the rest of the process.
+_ABANDONED: list = []
+
+
+def keep_forever(obj) -> None:
+    """Keep ``obj`` alive for the rest of the process: a wgpu-py promise whose wait was
+    interrupted, say, since wgpu-native may still call the callback it owns."""
+    _ABANDONED.append(obj)
+
+
+def abandon(device, objects: list) -> None:
+    """Keep ``device`` and ``objects`` (what it may still use or call back into: its
+    buffers, pipelines, pending promises) for the rest of the process, unreleased.
+
+    For a device that may still be running work nothing will wait for (a kernel past
+    its timeout, a wait stopped by Ctrl-C): wgpu-native's release of a device waits
+    until its queue is idle, which a runaway kernel may put off for minutes, and
+    freeing what the device still uses would crash. The device's and its queue's
+    native handles are taken out of their wgpu-py objects, so that no finalizer
+    releases them, not even the ones that run at interpreter exit; the device keeps
+    running the work on its own threads (lavapipe) or on the GPU, and the operating
+    system reclaims it all when the process ends.
+    """
+    queue = device._queue
+    handles = (device._internal, queue._internal if queue is not None else None)
+    device._internal = None
+    if queue is not None:
+        queue._internal = None
+    keep_forever((handles, device, objects))
+

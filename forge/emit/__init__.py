@@ -24,7 +24,7 @@ from ._code import EMITTER_VERSION, Emission, ScheduleRefused, used_ops
 from ._dialect import DIALECTS, Unsupported
 
 __all__ = ["emit", "check", "workgroups", "workgroup_storage_bytes", "EMITTER_VERSION",
-           "ScheduleRefused", "TARGETS", "STORAGE_LIMITS"]
+           "ScheduleRefused", "TARGETS", "STORAGE_LIMITS", "MAX_UNROLLED_ITEMS"]
 
 _LOWERINGS = {"map": _map, "rows": _rows, "matmul": _matmul, "transpose": _transpose}
 #: Workgroup storage a target guarantees without asking: WebGPU's default
@@ -32,6 +32,11 @@ _LOWERINGS = {"map": _map, "rows": _rows, "matmul": _matmul, "transpose": _trans
 #: generated kernels use no dynamic shared memory).
 STORAGE_LIMITS = {"wgsl": 16384, "cuda": 48 * 1024}
 _CUDA_MAX_THREADS = 1024
+#: Items one invocation handles (items per invocation x vector width): every lowering
+#: unrolls them, so the source grows with them, by about 1 KB of WGSL per item (1024
+#: items made 0.8 to 2 MB; 2**20 exhausted the host's memory while emitting). The
+#: library and the tuner stay at or below 32; matmul has its own, tighter bound.
+MAX_UNROLLED_ITEMS = 256
 
 
 def _body_of(kernel):
@@ -68,6 +73,11 @@ def check(kernel, schedule: Schedule, target: str | None = None, constraints=Non
     body = _body_of(kernel)
     lowering = _LOWERINGS[body.kind]
     lowering.check(body, schedule, None)
+    items = schedule.items_per_invocation * schedule.vector_width
+    if items > MAX_UNROLLED_ITEMS:
+        raise ScheduleRefused(f"kernel {kernel.id} under {schedule} unrolls {items} items per "
+                              f"invocation (items per invocation x vector width), over "
+                              f"{MAX_UNROLLED_ITEMS}: its source would grow without bound")
     for name in _targets(target):
         lowering.check(body, schedule, name)
         try:

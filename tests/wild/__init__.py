@@ -149,6 +149,150 @@ HISTOGRAM = Wild(
      "misses the last value": ("wgsl", "gid.x < arrayLength(&values)",
                                "gid.x + 1u < arrayLength(&values)")})
 
+# webgpu-fundamentals: workgroup-private bins that rely on WGSL's zeroed workgroup memory
+# (never cleared), merged into the global bins by one atomicAdd per bin.
+_LUMA_HISTOGRAM = """
+const kBins = 256u;
+@group(0) @binding(0) var<storage, read_write> bins: array<atomic<u32>>;
+@group(0) @binding(1) var<storage, read> pixels: array<u32>;
+var<workgroup> localBins: array<atomic<u32>, kBins>;
+
+const kSRGBLuminanceFactors = vec3f(0.2126, 0.7152, 0.0722);
+fn srgbLuminance(color: vec3f) -> f32 {
+  return saturate(dot(color, kSRGBLuminanceFactors));
+}
+
+@compute @workgroup_size(256)
+fn cs(@builtin(global_invocation_id) global_invocation_id: vec3u,
+      @builtin(local_invocation_index) local_invocation_index: u32) {
+  let i = global_invocation_id.x;
+  if (i < arrayLength(&pixels)) {
+    let color = unpack4x8unorm(pixels[i]);
+    let v = srgbLuminance(color.rgb);
+    let bin = min(u32(v * f32(kBins)), kBins - 1u);
+    atomicAdd(&localBins[bin], 1u);
+  }
+  workgroupBarrier();
+  let bin = local_invocation_index;
+  let count = atomicLoad(&localBins[bin]);
+  if (count > 0u) {
+    atomicAdd(&bins[bin], count);
+  }
+}
+"""
+
+
+def _luma_reference(bins, pixels):
+    rgb = np.stack([(pixels >> (8 * k)) & 0xFF for k in range(3)], axis=1).astype(np.float32)
+    luma = np.clip((rgb / np.float32(255) * np.array([0.2126, 0.7152, 0.0722], np.float32))
+                   .sum(axis=1, dtype=np.float32), 0, 1)
+    index = np.minimum((luma * np.float32(256)).astype(np.uint32), 255)
+    bins += np.bincount(index, minlength=256).astype(np.uint32)
+
+
+def _rgba_pixels(rng, count, size):
+    return rng.integers(0, 2**32, count, dtype=np.uint64).astype(np.uint32)
+
+
+LUMA_HISTOGRAM = Wild(
+    KernelSpec(id="wild_luma_histogram", entry_point="cs", sources={"wgsl": _LUMA_HISTOGRAM},
+               buffers=(BufferSpec(0, "u32", "read_write", name="bins", count=256, initial=0),
+                        BufferSpec(1, "u32", "read", name="pixels", fill=_rgba_pixels)),
+               reference=_luma_reference, grid=lambda s, n: (ceil_div(n, 256), 1, 1),
+               schedules=(Schedule(256),), test_sizes=(1000, 1, 4099)),
+    {"merges before every invocation counted": ("wgsl", "  workgroupBarrier();\n  let bin",
+                                                "  let bin"),
+     "wrong bin width": ("wgsl", "min(u32(v * f32(kBins)), kBins - 1u)",
+                         "min(u32(v * f32(kBins - 1u)), kBins - 1u)")})
+
+# ONNX Runtime Web's Where: the bool condition is a uint8 tensor, bound packed (WGSL has
+# no 8-bit type) and unpacked four to a word; the data as vec4<f32>.
+_WHERE = """
+struct Uniforms { vec_size: u32 };
+@group(0) @binding(0) var<storage, read> c_data: array<u32>;
+@group(0) @binding(1) var<storage, read> a_data: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> b_data: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> output: array<vec4<f32>>;
+@group(0) @binding(4) var<uniform> uniforms: Uniforms;
+
+@compute @workgroup_size(64, 1, 1)
+fn main(@builtin(global_invocation_id) global_id : vec3<u32>) {
+  let global_idx = global_id.x;
+  if (global_idx >= uniforms.vec_size) { return; }
+  let c = vec4<bool>(unpack4xU8(c_data[global_idx]));
+  output[global_idx] = select(b_data[global_idx], a_data[global_idx], c);
+}
+"""
+
+
+def _where_reference(c, a, b, output, uniforms):
+    return np.where(c != 0, a, b)
+
+
+WHERE = Wild(
+    KernelSpec(id="wild_ort_where", entry_point="main", sources={"wgsl": _WHERE},
+               buffers=(BufferSpec(0, "u8", "read", name="c",
+                                   fill=lambda rng, n, size: rng.integers(0, 2, n, np.uint8)),
+                        BufferSpec(1, "f32", "read", name="a"),
+                        BufferSpec(2, "f32", "read", name="b"),
+                        BufferSpec(3, "f32", "read_write", name="output"),
+                        BufferSpec.uniform(4, (("vec_size", "u32"),), name="uniforms")),
+               reference=_where_reference, params=lambda n: {"vec_size": ceil_div(n, 4)},
+               grid=lambda s, n: (ceil_div(ceil_div(n, 4), 64), 1, 1),
+               test_sizes=(1024, 4, 4100)),
+    {"operands swapped": ("wgsl", "select(b_data[global_idx], a_data[global_idx], c)",
+                          "select(a_data[global_idx], b_data[global_idx], c)"),
+     "reads the condition one word late": ("wgsl", "unpack4xU8(c_data[global_idx])",
+                                            "unpack4xU8(c_data[global_idx + 1u])")})
+
+# WebGPU samples' bitonic sort: one pipeline per (k, j) pass through override constants,
+# log2(n) * (log2(n) + 1) / 2 passes, so the launches are a function of the size.
+_BITONIC = """
+override k: u32 = 2u;
+override j: u32 = 1u;
+@group(0) @binding(0) var<storage, read_write> data: array<f32>;
+
+@compute @workgroup_size(64)
+fn bitonic_step(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    let partner = i ^ j;
+    if (partner > i && partner < arrayLength(&data)) {
+        let ascending = (i & k) == 0u;
+        let a = data[i];
+        let b = data[partner];
+        if ((a > b) == ascending) {
+            data[i] = b;
+            data[partner] = a;
+        }
+    }
+}
+"""
+
+
+def _bitonic_passes(n):
+    passes, k = [], 2
+    while k <= n:
+        j = k // 2
+        while j >= 1:
+            passes.append(Dispatch("bitonic_step", grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+                                   overrides={"k": k, "j": j}))
+            j //= 2
+        k *= 2
+    return tuple(passes)
+
+
+BITONIC = Wild(
+    KernelSpec(id="wild_bitonic_sort", entry_point="bitonic_step", sources={"wgsl": _BITONIC},
+               buffers=(BufferSpec(0, "f32", "read_write", name="data", inout=True,
+                                   fill=lambda rng, n, size: rng.permutation(n).astype(
+                                       np.float32) - np.float32(n // 2)),),
+               reference=lambda data: np.sort(data), launches=_bitonic_passes,
+               schedules=(Schedule(64),), test_sizes=(1024, 2, 64)),
+    {"sorts one half the wrong way": ("wgsl", "let ascending = (i & k) == 0u;",
+                                      "let ascending = (i & k) != 0u;"),
+     "skips the last partner": ("wgsl", "partner < arrayLength(&data)",
+                                "partner + 1u < arrayLength(&data)")})
+
 _PARTICLES = """
 struct Params { gravity: vec3<f32>, dt: f32, n: u32 }
 struct Particle { pos: vec3<f32>, mass: f32 }
@@ -256,6 +400,87 @@ DOUBLE = Wild(
     {"clamps infinity": ("wgsl", "y[gid.x] = x[gid.x] * 2.0;",
                          "y[gid.x] = min(x[gid.x] * 2.0, 3.0e38);")},
     nonfinite_only=frozenset({"clamps infinity"}))
+
+_AXPY_F16 = """
+enable f16;
+
+struct Uniforms { vec_size: u32, alpha: f32 }
+@group(0) @binding(0) var<storage, read> x: array<vec4<f16>>;
+@group(0) @binding(1) var<storage, read> y: array<vec4<f16>>;
+@group(0) @binding(2) var<storage, read_write> output: array<vec4<f16>>;
+@group(0) @binding(3) var<uniform> uniforms: Uniforms;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) global_id: vec3<u32>) {
+    let global_idx = global_id.x;
+    if (global_idx >= uniforms.vec_size) { return; }
+    output[global_idx] = x[global_idx] * f16(uniforms.alpha) + y[global_idx];
+}
+"""
+
+
+def _axpy_f16_reference(x, y, output, uniforms):
+    # Half arithmetic rounds after each operation: the product, then the sum.
+    alpha = np.float16(uniforms["alpha"])
+    return (x * alpha).astype(np.float16) + y
+
+
+AXPY_F16 = Wild(
+    KernelSpec(id="wild_axpy_f16", entry_point="main", sources={"wgsl": _AXPY_F16},
+               buffers=(BufferSpec(0, "vec4<f16>", "read", name="x", fill=(-4.0, 4.0)),
+                        BufferSpec(1, "vec4<f16>", "read", name="y", fill=(-4.0, 4.0)),
+                        BufferSpec(2, "vec4<f16>", "read_write", name="output"),
+                        BufferSpec.uniform(3, (("vec_size", "u32"), ("alpha", "f32")),
+                                           name="uniforms")),
+               reference=_axpy_f16_reference, params=lambda n: {"vec_size": n},
+               defaults={"alpha": 0.75}, grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+               test_sizes=(1000, 1, 257)),
+    {"adds x twice": ("wgsl", "+ y[global_idx]", "+ x[global_idx]"),
+     "skips the last vector": ("wgsl", "global_idx >= uniforms.vec_size",
+                               "global_idx + 1u >= uniforms.vec_size")})
+
+_SUBGROUP_SUM = """
+enable subgroups;
+
+@group(0) @binding(0) var<storage, read> input: array<f32>;
+@group(0) @binding(1) var<storage, read_write> block_sums: array<f32>;
+var<workgroup> partial: array<f32, 256>;
+
+@compute @workgroup_size(256)
+fn reduce(@builtin(global_invocation_id) gid: vec3<u32>,
+          @builtin(local_invocation_index) lid: u32,
+          @builtin(workgroup_id) wid: vec3<u32>,
+          @builtin(subgroup_invocation_id) lane: u32,
+          @builtin(subgroup_size) sg_size: u32) {
+    var v = 0.0;
+    if (gid.x < arrayLength(&input)) { v = input[gid.x]; }
+    let s = subgroupAdd(v);
+    if (lane == 0u) { partial[lid / sg_size] = s; }
+    workgroupBarrier();
+    if (lid == 0u) {
+        var total = 0.0;
+        for (var k = 0u; k < 256u / sg_size; k++) { total += partial[k]; }
+        block_sums[wid.x] = total;
+    }
+}
+"""
+
+
+def _block_sums_reference(input, block_sums):
+    padded = np.zeros(block_sums.shape[0] * 256)
+    padded[:input.shape[0]] = input
+    return padded.reshape(-1, 256).sum(axis=1).astype(np.float32)
+
+
+SUBGROUP_SUM = Wild(
+    KernelSpec(id="wild_subgroup_sum", entry_point="reduce", sources={"wgsl": _SUBGROUP_SUM},
+               buffers=(BufferSpec(0, "f32", "read", name="input", fill=(-1.0, 1.0)),
+                        BufferSpec(1, "f32", "read_write", name="block_sums",
+                                   count=lambda n: ceil_div(n, 256))),
+               reference=_block_sums_reference, grid=lambda s, n: (ceil_div(n, 256), 1, 1),
+               test_sizes=(10007, 256, 1), tolerance={"f32": {"atol": 1e-5, "rtol": 1e-5}}),
+    {"counts only the first subgroup": ("wgsl", "k < 256u / sg_size", "k < 1u"),
+     "drops the tail": ("wgsl", "gid.x < arrayLength(&input)", "gid.x + 1u < arrayLength(&input)")})
 
 # -- CUDA --------------------------------------------------------------------------------
 _GELU = """
@@ -522,5 +747,6 @@ PORT = Wild(
                schedules=(Schedule(256),), test_sizes=(1000, 4099)),
     {"port subtracts": ("wgsl", "a[id.x] + b[id.x]", "a[id.x] - b[id.x]")})
 
-CORPUS = {w.kernel.id: w for w in (FMA, TRANSPOSE, HISTOGRAM, PARTICLES, TWO_PASS, DOUBLE, GELU,
+CORPUS = {w.kernel.id: w for w in (FMA, TRANSPOSE, HISTOGRAM, PARTICLES, TWO_PASS, DOUBLE,
+                                    AXPY_F16, SUBGROUP_SUM, LUMA_HISTOGRAM, WHERE, BITONIC, GELU,
                                    SOFTMAX, SCALE, AXPBY, LAYERNORM, SAXPY, PORT)}
