@@ -27,16 +27,18 @@ def _sections() -> dict[str, Callable[[Bench], list[Row]]]:
     from ._cuda import p1, p3, p4
     from ._harness import p5, p7
     from ._main_job import p14
+    from ._peers import p9, p11
     from ._tuning import p12, p13
     from ._wgpu import p2, p6
 
     return {"P1": p1, "P2": p2, "P3": p3, "P4": p4, "P5": p5, "P6": p6, "P7": p7, "P8": p8,
-            "P12": p12, "P13": p13, "P14": p14, "B1": b1}
+            "P9": p9, "P11": p11, "P12": p12, "P13": p13, "P14": p14, "B1": b1}
 
 
-SECTIONS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P12", "P13", "P14", "B1")
-_LIBRARIES = ("numpy", "cuda-bindings", "nvidia-cuda-nvrtc", "wgpu", "torch", "playwright",
-              "optuna", "ray", "nvidia-ml-py", "kernel-tuner")
+SECTIONS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P11", "P12", "P13", "P14",
+            "B1")
+_LIBRARIES = ("numpy", "cuda-bindings", "nvidia-cuda-nvrtc", "wgpu", "torch", "triton",
+              "playwright", "optuna", "ray", "nvidia-ml-py", "kernel-tuner")
 
 
 def select(only: str | None) -> list[str]:

@@ -323,6 +323,10 @@ class BufferSpec:
         if isinstance(self.element, list):
             object.__setattr__(self, "element", tuple(map(tuple, self.element)))
         _layout.parse_type(self.element)
+        if not isinstance(self.fields, (tuple, list)) or not all(
+                isinstance(f, (tuple, list)) and len(f) == 2 for f in self.fields):
+            raise InvalidArgument(f"buffer {self.binding}: fields are (name, type) pairs, got "
+                                  f"{self.fields!r}")
         object.__setattr__(self, "fields", tuple((str(n), t if not isinstance(t, list) else
                                                   tuple(map(tuple, t)))
                                                  for n, t in self.fields))
@@ -348,6 +352,9 @@ class BufferSpec:
     @classmethod
     def uniform(cls, binding: int, fields: Sequence[tuple[str, Any]], group: int = 0,
                 name: str = "params") -> "BufferSpec":
+        if not isinstance(fields, (tuple, list)):
+            raise InvalidArgument(f"uniform buffer {binding}: fields are (name, type) pairs, "
+                                  f"got {fields!r}")
         return cls(binding, "u32", Access.UNIFORM, group, name, None, tuple(fields))
 
     @property
@@ -436,6 +443,24 @@ class BufferSpec:
                 "inout": self.inout, "count": _callable_digest(self.count),
                 "shape": _callable_digest(self.shape), "fill": _callable_digest(self.fill),
                 "initial": _callable_digest(self.initial), "scratch": self.scratch}
+
+
+def _field_problem(value: Any, dtype: np.dtype) -> str:
+    """Why ``value`` cannot go into a uniform field of ``dtype`` without silently
+    becoming something else ("" when it can): a bool anywhere, a non-integral number
+    in an integer field (numpy would truncate 1.5 to 1)."""
+    try:
+        array = np.asarray(value)
+    except ValueError:  # a nested struct's value: numpy's own assignment checks it
+        return ""
+    if array.dtype == bool:
+        return "a bool is not a number here (give 0 or 1)"
+    base = dtype.base
+    if base.kind in "iu" and array.dtype.kind in "fc":
+        with np.errstate(invalid="ignore"):
+            if not np.all(np.isfinite(array)) or not np.all(np.asarray(array).real % 1 == 0):
+                return f"the field holds {base.name} integers, and this is not one"
+    return ""
 
 
 # -- launches -----------------------------------------------------------------------------
@@ -693,10 +718,18 @@ class KernelSpec:
         set_("dims", tuple(self.dims))
         set_("buffers", buffers)
         set_("sources", dict(self.sources))
+        for target, text in self.sources.items():
+            if not isinstance(text, str) or not text.strip():
+                raise InvalidArgument(f"kernel {self.id}: the {target} source must be "
+                                      f"non-empty text, got {type(text).__name__}")
         set_("schedules", tuple(self.schedules) or (Schedule(),))
         if not all(isinstance(s, Schedule) for s in self.schedules):
             raise InvalidArgument(f"kernel {self.id}: schedules must be Schedule objects")
-        set_("requires", frozenset(self.requires))
+        requires = (self.requires,) if isinstance(self.requires, str) else self.requires
+        if not all(isinstance(f, str) for f in requires):
+            raise InvalidArgument(f"kernel {self.id}: requires names device features, got "
+                                  f"{self.requires!r}")
+        set_("requires", frozenset(requires))
         set_("schedule_roles", dict(self.schedule_roles))
         if not callable(self.launches):  # else a function of the size (a pass count)
             set_("launches", tuple(self.launches))
@@ -726,6 +759,8 @@ class KernelSpec:
         if unknown_domain:
             raise InvalidArgument(f"kernel {self.id}: domain names unknown buffers "
                                   f"{sorted(unknown_domain)}")
+        for size in self.test_sizes or ():
+            self.size(size)  # a float or malformed size is refused here, not mid-check
         self._declare_tunables()
 
     def _declare_tunables(self) -> None:
@@ -1251,6 +1286,10 @@ class KernelSpec:
             raise InvalidArgument(f"kernel {self.id}: uniform fields {missing} have no value")
         record = np.zeros(1, spec.record_dtype)
         for name in names:
+            problem = _field_problem(merged[name], spec.record_dtype[name])
+            if problem:
+                raise InvalidArgument(f"kernel {self.id}: uniform field {name} cannot hold "
+                                      f"{merged[name]!r}: {problem}")
             try:
                 record[name] = merged[name]
             except (TypeError, ValueError, OverflowError) as exc:

@@ -28,6 +28,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .errors import InvalidArgument, UnsupportedFeature
+from .types import SCALAR_TYPES
 
 __all__ = ["RULES", "TypeSpec", "parse_type", "logical_dtype", "target_dtype", "encode",
            "decode", "scalar_dtype", "SCALARS", "type_text", "rules_for", "as_elements"]
@@ -35,24 +36,11 @@ __all__ = ["RULES", "TypeSpec", "parse_type", "logical_dtype", "target_dtype", "
 RULES = ("wgsl-storage", "wgsl-uniform", "c")
 
 
-def _bfloat16() -> np.dtype | None:
-    try:
-        import ml_dtypes
-    except ImportError:  # optional: bf16 buffers then say how to get it
-        return None
-    return np.dtype(ml_dtypes.bfloat16)
-
-
-#: Scalar type names and their numpy dtypes (bf16 through ml_dtypes when installed).
-SCALARS: dict[str, np.dtype | None] = {
-    "f16": np.dtype(np.float16), "bf16": _bfloat16(), "f32": np.dtype(np.float32),
-    "f64": np.dtype(np.float64),
-    "i8": np.dtype(np.int8), "u8": np.dtype(np.uint8), "i16": np.dtype(np.int16),
-    "u16": np.dtype(np.uint16), "i32": np.dtype(np.int32), "u32": np.dtype(np.uint32),
-    "i64": np.dtype(np.int64), "u64": np.dtype(np.uint64),
-}
+#: Scalar type names and their numpy dtypes, from the one dtype table (bf16 through
+#: ml_dtypes, a dependency).
+SCALARS: dict[str, np.dtype | None] = {name: t.numpy for name, t in SCALAR_TYPES.items()}
 # What WGSL can declare at all (the rest is "unsupported, because WGSL has no ...").
-_WGSL_SCALARS = {"f16", "f32", "f64", "i32", "u32", "i64", "u64"}
+_WGSL_SCALARS = {name for name, t in SCALAR_TYPES.items() if t.wgsl is not None}
 # Bound packed in storage buffers on WGSL (the shader reads them from u32 words).
 _PACKED = {"i8", "u8", "i16", "u16", "bf16"}
 

@@ -17,7 +17,7 @@ __all__ = ["Schedule"]
 _VECTOR_WIDTHS = (1, 2, 4)
 # Short keys of the textual form ("wg=128,ipt=4,vec=4"), used by the CLI and headers.
 _KEYS = {"wg": "workgroup_size", "ipt": "items_per_invocation", "vec": "vector_width",
-         "tile": "tile", "grid": "max_workgroups"}
+         "tile": "tile", "grid": "max_workgroups", "unroll": "unroll", "mma": "mma"}
 
 
 def _as_dims(value: "int | tuple[int, ...]") -> tuple[int, int, int]:
@@ -39,14 +39,20 @@ def _as_dims(value: "int | tuple[int, ...]") -> tuple[int, int, int]:
 
 @dataclass(frozen=True)
 class Schedule:
-    """Workgroup size, items per invocation, vector width, tile sizes and an optional
-    grid cap (``max_workgroups``: the kernel then strides over the rest)."""
+    """Workgroup size, items per invocation, vector width, tile sizes, an optional
+    grid cap (``max_workgroups``: the kernel then strides over the rest), and
+    ``unroll``: write the loops over a tiled kernel's register arrays out in full on
+    targets without an unroll hint (WGSL), so their indices are constants (a matmul
+    choice; CUDA unrolls them by pragma either way); ``mma``: compute a matmul with the
+    device's matrix-multiply-accumulate units (CUDA tensor cores through WMMA)."""
 
     workgroup_size: tuple[int, int, int] = (64, 1, 1)
     items_per_invocation: int = 1
     vector_width: int = 1
     tile: tuple[int, ...] | None = None
     max_workgroups: int | None = None
+    unroll: bool = False
+    mma: bool = False
 
     def __post_init__(self) -> None:
         # Every field is checked and kept as plain ints, so that equal schedules compare
@@ -65,6 +71,10 @@ class Schedule:
                                for t in _checks.sequence(self.tile, "tile")))
         if self.max_workgroups is not None:
             keep("max_workgroups", _checks.integer(self.max_workgroups, "max_workgroups", minimum=1))
+        for flag in ("unroll", "mma"):
+            if getattr(self, flag) not in (False, True):  # 0 and 1 from the textual form
+                raise InvalidArgument(f"{flag} is 0 or 1, got {getattr(self, flag)!r}")
+            keep(flag, bool(getattr(self, flag)))
 
     @property
     def invocations(self) -> int:
@@ -122,6 +132,7 @@ class Schedule:
             parts.append("tile=" + "x".join(map(str, self.tile)))
         if self.max_workgroups is not None:
             parts.append(f"grid={self.max_workgroups}")
+        parts += [f"{flag}=1" for flag in ("unroll", "mma") if getattr(self, flag)]
         return ",".join(parts)
 
     @classmethod

@@ -6,6 +6,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field, fields
 
+import ml_dtypes
 import numpy as np
 
 from .errors import InvalidArgument
@@ -19,7 +20,10 @@ __all__ = [
     "AdapterConstraints",
     "ScalarType",
     "SCALAR_TYPES",
+    "BOOL",
     "scalar_type",
+    "is_float_dtype",
+    "float_info",
     "ValidationLevel",
 ]
 
@@ -229,28 +233,65 @@ class AdapterConstraints:
 
 @dataclass(frozen=True)
 class ScalarType:
-    """A scalar element type and its spelling in each target language."""
+    """A scalar element type: the one table of dtypes that the IR, the emitters, the
+    oracle and the buffers read. ``wgsl`` and ``cuda`` are how each target language
+    spells the type (``None``: the target has no such type); ``kind`` is ``"float"``,
+    ``"int"`` or ``"bool"``."""
 
     name: str
     numpy: np.dtype
-    wgsl: str
+    wgsl: str | None
     cuda: str
+    kind: str = "float"
 
     @property
     def size(self) -> int:
         return self.numpy.itemsize
 
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "float"
 
+
+#: The scalar types a buffer element or a uniform field may have (``forge.layout``
+#: builds vectors, arrays and structs of them), by name; the IR computes with some
+#: (``forge.ir.DTYPES``).
 SCALAR_TYPES: dict[str, ScalarType] = {
     t.name: t
     for t in (
+        ScalarType("f16", np.dtype(np.float16), "f16", "__half"),
+        # numpy has no bfloat16: ml_dtypes gives it one; WGSL has no bfloat16 type.
+        ScalarType("bf16", np.dtype(ml_dtypes.bfloat16), None, "__nv_bfloat16"),
         ScalarType("f32", np.dtype(np.float32), "f32", "float"),
         ScalarType("f64", np.dtype(np.float64), "f64", "double"),
-        ScalarType("f16", np.dtype(np.float16), "f16", "__half"),
-        ScalarType("i32", np.dtype(np.int32), "i32", "int"),
-        ScalarType("u32", np.dtype(np.uint32), "u32", "unsigned int"),
+        # WGSL has no 8- or 16-bit integers; i64/u64 need the adapter's shader-int64.
+        ScalarType("i8", np.dtype(np.int8), None, "signed char", "int"),
+        ScalarType("u8", np.dtype(np.uint8), None, "unsigned char", "int"),
+        ScalarType("i16", np.dtype(np.int16), None, "short", "int"),
+        ScalarType("u16", np.dtype(np.uint16), None, "unsigned short", "int"),
+        ScalarType("i32", np.dtype(np.int32), "i32", "int", "int"),
+        ScalarType("u32", np.dtype(np.uint32), "u32", "unsigned int", "int"),
+        ScalarType("i64", np.dtype(np.int64), "i64", "long long", "int"),
+        ScalarType("u64", np.dtype(np.uint64), "u64", "unsigned long long", "int"),
     )
 }
+
+#: The IR's truth values: a type of expressions, never of a buffer or a uniform field.
+BOOL = ScalarType("bool", np.dtype(np.bool_), "bool", "bool", "bool")
+
+
+_FLOAT_DTYPES = frozenset(t.numpy for t in SCALAR_TYPES.values() if t.is_float)
+
+
+def is_float_dtype(dtype) -> bool:
+    """Whether a numpy dtype is a float, bfloat16 included (numpy calls its kind "V")."""
+    dtype = np.dtype(dtype)
+    return dtype.kind == "f" or dtype in _FLOAT_DTYPES
+
+
+def float_info(dtype):
+    """``np.finfo`` of a float dtype, bfloat16 included (through ml_dtypes)."""
+    return ml_dtypes.finfo(np.dtype(dtype))
 
 
 def scalar_type(name: "str | ScalarType") -> ScalarType:

@@ -11,6 +11,7 @@ from typing import Any, Iterator, Sequence
 
 from rich.console import Console
 from rich.table import Table
+from rich.markup import escape
 
 from forge.errors import ForgeError
 from forge.schedule import Schedule
@@ -34,11 +35,13 @@ def print_json(data: Any) -> None:
 
 def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]],
                 caption: str | None = None) -> None:
-    table = Table(title=title, caption=caption, title_justify="left")
+    # Cells are text, not rich markup: "pip install 'kernel-forge[cuda]'" keeps its [cuda].
+    table = Table(title=escape(title), caption=caption and escape(caption),
+                  title_justify="left")
     for column in columns:
-        table.add_column(column, overflow="fold")
+        table.add_column(escape(column), overflow="fold")
     for row in rows:
-        table.add_row(*("" if cell is None else str(cell) for cell in row))
+        table.add_row(*("" if cell is None else escape(str(cell)) for cell in row))
     console().print(table)
 
 

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from forge.errors import InvalidArgument
+from forge.types import float_info, is_float_dtype
 
 from ._tolerance import Tolerance, default_tolerance, dtype_name
 
@@ -136,7 +137,7 @@ def _fmt(value: Any) -> str:
 
 def _json_number(value: Any) -> Any:
     """A JSON-safe number: NaN and +-Inf become strings, numpy scalars Python ones."""
-    if isinstance(value, (float, np.floating)):
+    if isinstance(value, (float, np.floating)) or is_float_dtype(np.asarray(value).dtype):
         value = float(value)
         return value if np.isfinite(value) else str(value)
     if isinstance(value, np.integer):
@@ -151,7 +152,7 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """How many representable values lie between ``a`` and ``b`` (same float dtype),
     as uint64; -0.0 and +0.0 are 0 apart. Meaningless for NaN."""
     a, b = np.asarray(a), np.asarray(b)
-    if a.dtype != b.dtype or a.dtype.kind != "f":
+    if a.dtype != b.dtype or not is_float_dtype(a.dtype):
         raise InvalidArgument(f"ulp_distance needs two arrays of one float dtype, got "
                               f"{a.dtype} and {b.dtype}")
     ints = _INT_OF_FLOAT[a.dtype.itemsize]
@@ -178,9 +179,10 @@ def flush_subnormals(x: np.ndarray) -> np.ndarray:
         for name in x.dtype.names:
             out[name] = flush_subnormals(x[name])
         return out
-    if x.dtype.kind != "f":
+    if not is_float_dtype(x.dtype):
         return x
-    subnormal = (x != 0) & (np.abs(x) < np.finfo(x.dtype).tiny)
+    with np.errstate(invalid="ignore"):  # bfloat16 warns where numpy's floats do not
+        subnormal = (x != 0) & (np.abs(x) < float_info(x.dtype).tiny)
     if not subnormal.any():
         return x
     return np.where(subnormal, np.copysign(np.zeros_like(x), x), x)
@@ -192,7 +194,7 @@ def nonfinite_expected(*expectations: "np.ndarray | None") -> np.ndarray:
     present = [np.asarray(e) for e in expectations if e is not None]
     mask = np.zeros(present[0].shape, bool)
     for e in present:
-        if e.dtype.kind == "f":
+        if is_float_dtype(e.dtype):
             mask |= ~np.isfinite(e)
     return mask
 
@@ -205,7 +207,7 @@ _NAN, _INF, _ZERO, _VALUE = 1, 2, 3, 4
 def _pattern_mismatch(g: np.ndarray, w: np.ndarray, tol: Tolerance) -> np.ndarray:
     """Per element, the code of the non-finite class it disagrees on (0 where none)."""
     kinds = np.zeros(g.shape, np.uint8)
-    if g.dtype.kind != "f":
+    if not is_float_dtype(g.dtype):
         return kinds
     g_nan, w_nan = np.isnan(g), np.isnan(w)
     nan_bad = (g_nan != w_nan) | ((g_nan | w_nan) if tol.nan == "forbid" else False)
@@ -223,7 +225,7 @@ def _errors(g: np.ndarray, w: np.ndarray, finite: np.ndarray):
         g64, w64 = g.astype(np.float64), w.astype(np.float64)  # signalling NaNs: no warning
         abs_err = np.where(finite, np.abs(g64 - w64), 0.0)
         rel_err = np.where(abs_err == 0, 0.0, abs_err / np.abs(w64))
-    if g.dtype.kind == "f":
+    if is_float_dtype(g.dtype):
         ulp = np.where(finite, ulp_distance(g, w), np.uint64(0))
     else:
         ulp = abs_err.astype(np.uint64)
@@ -247,10 +249,12 @@ def _largest(mask: np.ndarray, abs_err: np.ndarray, ulp: np.ndarray) -> np.ndarr
 def _judge(g: np.ndarray, w: np.ndarray, tol: Tolerance):
     """Per element of flat ``g`` against ``w``: both as compared (subnormals flushed
     when the tolerance says so), the mismatch code, finiteness and the error measures."""
-    if w.dtype.kind == "f" and tol.flush_subnormals:
+    floats = is_float_dtype(w.dtype)
+    if floats and tol.flush_subnormals:
         g, w = flush_subnormals(g), flush_subnormals(w)
-    kinds = _pattern_mismatch(g, w, tol)
-    finite = (np.isfinite(g) & np.isfinite(w)) if w.dtype.kind == "f" else np.ones(g.shape, bool)
+    with np.errstate(invalid="ignore"):  # NaN comparisons: bfloat16 warns, floats do not
+        kinds = _pattern_mismatch(g, w, tol)
+    finite = (np.isfinite(g) & np.isfinite(w)) if floats else np.ones(g.shape, bool)
     abs_err, rel_err, ulp = _errors(g, w, finite)
     with np.errstate(over="ignore", invalid="ignore"):
         within = (abs_err <= tol.atol + tol.rtol * np.abs(w.astype(np.float64))) | (ulp <= tol.ulp)
@@ -286,8 +290,8 @@ def compare(got: Any, want: Any, tolerance: "Tolerance | dict | None" = None, *,
     leave indeterminate (see ``nonfinite_expected``); they are not judged and are
     counted in ``masked``. Without both, judging is IEEE-strict.
 
-    ``nonfinite_either``: accept NaN against an infinity (either way round; not
-    infinities of opposite signs), counted in ``nonfinite_either``. For inputs made to
+    ``nonfinite_either``: accept NaN against an infinity (either way round; never
+    under ``nan="forbid"``), counted in ``nonfinite_either``. For inputs made to
     reach NaN and Inf, where which one a computation reaches depends on its order and
     precision: an f32 product that underflows to 0 before meeting an Inf gives NaN
     where a float64 reference gives Inf."""
@@ -300,7 +304,7 @@ def compare(got: Any, want: Any, tolerance: "Tolerance | dict | None" = None, *,
         return Comparison(False, reason="shape", **base)
     if got.dtype != want.dtype:
         return Comparison(False, reason="dtype", **base)
-    if want.dtype.kind not in "fiub":
+    if want.dtype.kind not in "iub" and not is_float_dtype(want.dtype):
         raise InvalidArgument(f"compare handles float, integer and bool arrays, got {want.dtype}")
     skip = (np.zeros(want.size, bool) if indeterminate is None else
             _same_layout("indeterminate", np.asarray(indeterminate), want, np.dtype(bool)))
@@ -315,10 +319,10 @@ def compare(got: Any, want: Any, tolerance: "Tolerance | dict | None" = None, *,
         w, finite, abs_err, rel_err, ulp = (np.where(use_flushed, b, a) for a, b in (
             (w, f), (finite, finite_f), (abs_err, abs_f), (rel_err, rel_f), (ulp, ulp_f)))
     either = np.zeros(g.shape, bool)
-    if nonfinite_either and w.dtype.kind == "f":
+    if nonfinite_either and w.dtype.kind == "f" and tol.nan != "forbid":
         with np.errstate(invalid="ignore"):
-            opposite = np.isinf(g) & np.isinf(w) & (np.signbit(g) != np.signbit(w))
-            either = (kinds != 0) & ~np.isfinite(g) & ~np.isfinite(w) & ~opposite & ~skip
+            swapped = np.isnan(g) != np.isnan(w)  # one NaN, the other an infinity
+            either = (kinds != 0) & ~np.isfinite(g) & ~np.isfinite(w) & swapped & ~skip
         kinds[either] = 0
     kinds[skip] = 0
     finite = finite & ~skip

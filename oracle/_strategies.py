@@ -27,6 +27,7 @@ import warnings
 from typing import Any, Sequence
 
 from forge.errors import InvalidArgument, MissingExtra
+from forge.tunables import SCHEDULE_KEYS
 
 from ._tune import FINALISTS, Candidate, _score, _Search
 
@@ -93,10 +94,7 @@ class Halving(Strategy):
 def features(c: Candidate) -> dict[str, Any]:
     """What a model sees of a candidate: the schedule's fields and the parameters'
     values, each as a categorical choice (tuples as text)."""
-    schedule = c.schedule
-    found = {"wg": schedule.workgroup_size, "ipt": schedule.items_per_invocation,
-             "vec": schedule.vector_width, "tile": schedule.tile,
-             "grid": schedule.max_workgroups}
+    found = {key: getattr(c.schedule, field) for key, field in SCHEDULE_KEYS.items()}
     found.update(c.values)
     return {k: v if isinstance(v, (bool, int, float, str)) else str(v) for k, v in found.items()}
 

@@ -97,6 +97,9 @@ class Tolerance:
 # approximate transcendentals widen them through ``KernelSpec.tolerance``.
 DEFAULT_TOLERANCES: dict[str, Tolerance] = {
     "f16": Tolerance(atol=1e-3, rtol=1e-3, ulp=2),
+    # bfloat16 keeps 8 significant bits (ulp 2^-7 at 1): the same few roundings as f16
+    # cost 8 times more, relative and absolute.
+    "bf16": Tolerance(atol=8e-3, rtol=8e-3, ulp=2),
     "f32": Tolerance(atol=1e-6, rtol=1e-5, ulp=4),
     "f64": Tolerance(atol=1e-12, rtol=1e-10, ulp=4),
     "i32": Tolerance(),

@@ -54,6 +54,23 @@ def pytest_generate_tests(metafunc) -> None:
         metafunc.parametrize("forge_backend_name", names, ids=names)
 
 
+_UNAVAILABLE = "backend {name!r} unavailable: "
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Skips for an unavailable backend all carry this module as their location, so
+    the summary (``-rs``) shows each backend's reason once, with its count, instead of
+    once per test file and line."""
+    outcome = yield
+    report = outcome.get_result()
+    longrepr = report.longrepr
+    if (report.skipped and isinstance(longrepr, tuple) and len(longrepr) == 3
+            and str(longrepr[2]).startswith("Skipped: backend '")
+            and "' unavailable: " in str(longrepr[2])):
+        report.longrepr = (__file__, require_available.__code__.co_firstlineno, longrepr[2])
+
+
 def require_available(config, name: str) -> None:
     """Skip (or, under ``--require-backend``, fail) unless backend ``name`` is available."""
     required = config.getoption("--require-backend")
@@ -64,7 +81,7 @@ def require_available(config, name: str) -> None:
     ok, reason = registry.available_backends()[name]
     if ok:
         return
-    message = f"backend {name!r} unavailable: {reason}"
+    message = _UNAVAILABLE.format(name=name) + reason
     if name in required:
         pytest.fail(message + " (required by --require-backend)")
     pytest.skip(message)

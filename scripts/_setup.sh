@@ -45,11 +45,13 @@ make_venv() {
   "$VENV/bin/python" -m pip install -q --upgrade pip
 }
 
-# The optional extras this machine can use: test and tune (optuna) always; browser
+# The optional extras this machine can use: test and tune (optuna) always; cuda
+# (cuda-python, NVRTC, NVIDIA's header wheels) on Linux, where NVIDIA ships them; browser
 # (Playwright) where Playwright ships its driver (Linux and macOS on x86_64 or arm64); ray
 # where Ray ships wheels (Linux on x86_64 or arm64, macOS on arm64).
 usable_extras() {
   local extras="test,tune"
+  [ "$(uname -s)" = Linux ] && extras="$extras,cuda"
   case "$(uname -s)-$(uname -m)" in
     Linux-x86_64|Linux-aarch64|Darwin-arm64) extras="$extras,browser,ray" ;;
     Darwin-x86_64) extras="$extras,browser" ;;

@@ -191,3 +191,22 @@ def test_b1_measures_the_browser_beside_wgpu(request):
     over_http = [r for r in transfers if r.goal is not None]  # 8 MiB: over HTTP
     assert len(over_http) == 2 and all(r.goal.bound == 200 for r in over_http)
     assert rows[0].raw["first_ms"] > 0
+
+
+def test_p9_and_p11_sweep_and_check_ours_then_need_torch_for_their_peers(fake_driver):  # noqa: F811
+    """With no GPU (the simulated driver runs each kernel's numpy meaning), P9 and P11
+    get as far as their peers: the tensor-core schedules and row schedules are swept,
+    the outputs read back in their own dtype, then torch is missing, and each row says
+    so instead of reporting a figure without its baseline."""
+    from bench._peers import p9, p11
+
+    _simulate(fake_driver, "gemm_f16", "gemm_bf16", "softmax", "rmsnorm", "layernorm", "gelu",
+              "softmax_bf16", "rmsnorm_bf16")
+    env = Bench(TINY, log=io.StringIO())
+    try:
+        rows = p9(env) + p11(env)
+    finally:
+        env.close()
+    assert [r.target for r in rows] == ["P9"] * 2 + ["P11"] * 6
+    for row in rows:
+        assert "torch" in row.error, (row.what, row.error)

@@ -48,3 +48,12 @@ def test_list_kernels_lists_builtin_kernels(capsys):
 def test_unknown_command_exits_with_usage_error():
     result = subprocess.run([sys.executable, "-m", "forge", "bogus"], capture_output=True, text=True)
     assert result.returncode == 2 and "invalid choice" in result.stderr
+
+
+def test_table_cells_are_text_not_markup(capsys):
+    """An install hint such as pip install 'kernel-forge[cuda]' keeps its brackets
+    (rich would read [cuda] as a style and drop it)."""
+    from kforge._output import print_table
+
+    print_table("reasons", ["reason"], [["pip install 'kernel-forge[cuda]'"]])
+    assert "kernel-forge[cuda]" in capsys.readouterr().out

@@ -80,10 +80,11 @@ def test_ctrl_c_ends_kforge_check_with_one_line_and_exit_130(tmp_path):
     is 130, and there is no traceback."""
     results = tmp_path / "partial.json"
     process = subprocess.Popen(
-        [sys.executable, "-m", "kforge", "check", "--backend", "reference", "--samples", "50",
+        [sys.executable, "-m", "kforge", "check", "--backend", "reference", "--samples", "2000",
          "--results", str(results)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    time.sleep(4)
+    time.sleep(6)  # 2000 timed samples per evaluation: the run is far from done by then
+    assert process.poll() is None, "the check ended before it could be interrupted"
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=120)
     assert process.returncode == 130, err[-2000:]

@@ -303,3 +303,17 @@ def test_a_perturbation_of_k_ulp_passes_exactly_when_k_is_within_the_budget(valu
         got = np.nextafter(got, F32(np.inf))
     tolerance = {"atol": 0.0, "rtol": 0.0, "ulp": 4, "flush_subnormals": False}
     assert compare(got, want, tolerance).passed is (steps <= 4)
+
+
+def test_nan_against_an_infinity_is_accepted_only_where_asked_and_counted():
+    """In the edge input set, which of NaN and Inf a float computation reaches depends
+    on its order and precision; infinities of opposite sign, a finite value, or any NaN
+    under nan="forbid" still fail."""
+    want = np.array([np.inf, np.nan, -np.inf, 1.0, np.nan], np.float32)
+    got = np.array([np.nan, np.inf, np.inf, np.nan, np.nan], np.float32)
+    strict = compare(got, want)
+    assert strict.mismatches == 4
+    loose = compare(got, want, nonfinite_either=True)
+    assert loose.nonfinite_either == 2 and loose.mismatches == 2
+    assert "NaN where the reference has an infinity" in loose.report()
+    assert compare(got, want, {"nan": "forbid"}, nonfinite_either=True).nonfinite_either == 0

@@ -38,11 +38,13 @@ def test_a_whole_chunk_is_one_vector_access_and_a_tail_goes_by_component():
     assert not re.search(r"\b[xy]\[fg_j\d+ \* 4u", body)
 
 
-def test_only_32_bit_buffers_become_vectors():
+def test_32_bit_and_f16_buffers_become_vectors_but_not_f64():
     h = ir.input("h", "f16")
-    kernel = ir.kernel("half_to_int", ir.map(i=ir.cast(h, "i32"), y=h * 2.0))
+    kernel = ir.kernel("half_to_int", ir.map(i=ir.cast(h, "i32"), y=h * 2.0,
+                                             d=ir.cast(h, "f64")))
     source = kernel.source("wgsl", Schedule(64, vector_width=4))
-    assert _declarations(source) == {"h": "f16", "i": "vec4<i32>", "y": "f16"}
+    assert _declarations(source) == {"h": "vec4<f16>", "i": "vec4<i32>", "y": "vec4<f16>",
+                                     "d": "f64"}
 
 
 def test_other_patterns_and_cuda_keep_scalar_declarations():

@@ -121,3 +121,43 @@ def test_rows_infers_layouts_and_groups_reductions_into_levels():
     assert [[r.key for r in level] for level in levels] == [[m.key], [s.key]]
     assert [(b.name, b.extent, b.output) for b in body.buffers()] == [
         ("x", ("rows", "cols"), False), ("y", ("rows", "cols"), True), ("top", ("rows",), True)]
+
+
+def test_every_float_function_of_the_operation_table_is_built_evaluated_and_spelled():
+    import numpy as np
+
+    from forge.emit._dialect import CUDA, WGSL
+    from forge.ir._ops import OPERATIONS
+
+    functions = [op for op in OPERATIONS.values() if op.rule == "float"]
+    assert {op.name for op in functions} == {"sqrt", "rsqrt", "exp", "log", "tanh", "erf",
+                                              "sigmoid"}
+    for op in functions:
+        e = getattr(ir, op.name)(ir.input("x"))
+        assert (e.op, e.dtype) == (op.name, "f32")
+        value = ir.Evaluator(lambda leaf: np.array([0.25], np.float32))(e)
+        assert value.dtype == np.float32 and np.isfinite(value).all()
+        assert WGSL().function(op.name, "f32", ["v"]) == f"{op.wgsl}(v)"
+        assert CUDA().function(op.name, "f32", ["v"]) == f"{op.cuda[0]}(v)"
+        assert CUDA().function(op.name, "f64", ["v"]) == f"{op.cuda[1]}(v)"
+
+
+def test_the_emitters_spell_the_ir_types_as_the_dtype_table_does():
+    from forge.emit._dialect import CUDA, WGSL
+    from forge.ir._dtypes import TYPES
+    from forge.types import SCALAR_TYPES
+
+    for name, t in TYPES.items():
+        assert t is SCALAR_TYPES.get(name, t)  # one table: the IR's rows are its rows
+        assert CUDA().scalar(name) == t.cuda
+        if t.wgsl is not None:
+            assert WGSL().scalar(name) == t.wgsl
+    assert SCALAR_TYPES["bf16"].wgsl is None and SCALAR_TYPES["f16"].cuda == "__half"
+
+
+def test_buffer_layouts_read_the_same_dtype_table():
+    from forge import layout
+    from forge.types import SCALAR_TYPES
+
+    assert layout.SCALARS == {name: t.numpy for name, t in SCALAR_TYPES.items()}
+    assert layout.scalar_dtype("bf16") is SCALAR_TYPES["bf16"].numpy

@@ -72,3 +72,29 @@ def test_assert_kernel_matches_works_on_any_open_context():
         with pytest.raises(pytest.fail.Exception, match="MISMATCH"):
             assert_kernel_matches(ctx, forge.get_kernel("raw_affine"), samples=0,
                                   tolerance={"nan": "forbid"})
+
+
+def test_an_unavailable_backend_is_one_line_of_the_skip_summary(pytester):
+    """Tests in several files skipping for the same missing backend: the summary gives
+    its reason once, with the count, not once per file and line."""
+    pytester.makeconftest("""
+import oracle.pytest_plugin as plugin
+real = plugin.registry.available_backends
+def fake():
+    found = dict(real())
+    found["reference"] = (False, "pretend it is missing")
+    return found
+plugin.registry.available_backends = fake
+""")
+    body = """
+from oracle.pytest_plugin import require_available
+def test_one(request):
+    require_available(request.config, "reference")
+def test_two(request):
+    require_available(request.config, "reference")
+"""
+    pytester.makepyfile(test_a=body, test_b=body)
+    result = pytester.runpytest_inprocess("-rs", "-p", "no:cacheprovider")
+    result.assert_outcomes(skipped=4)
+    lines = [line for line in result.outlines if "pretend it is missing" in line]
+    assert len(lines) == 1 and "SKIPPED [4]" in lines[0], result.outlines

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from importlib import metadata
 from itertools import count
 
-from forge import _checks
 from forge.allocator import SlabAllocator
 from forge.errors import ForgeError, InvalidArgument
 from forge.kernel import KernelSpec
@@ -76,6 +75,9 @@ class BrowserComputeContext(SlabContext):
                                   f"'low-power', got {power_preference!r}")
         features = [f for f in _FEATURES if timestamps or f != "timestamp-query"]
         self._page = Page({"powerPreference": power_preference, "features": features})
+        # Each reply is awaited as long as the running call's bound allows (its own
+        # timeout_s, else the context's), like every other backend's waits.
+        self._page.bound = lambda: self._wait_bound
         try:
             info = self._page.info
             self._limits = kebab_limits(info["limits"])
@@ -140,13 +142,6 @@ class BrowserComputeContext(SlabContext):
         kept = [i for i, s in enumerate(self._allocator.topology.slabs) if not s.recycled]
         self._wait(self._allocator.clear(kept))
 
-    @property
-    def timeout_s(self) -> float | None:
-        return self._page.timeout_s
-
-    @timeout_s.setter
-    def timeout_s(self, seconds: float | None) -> None:
-        self._page.timeout_s = _checks.timeout(seconds)
 
     # -- resources -----------------------------------------------------------------
     def _new_id(self, kind: str) -> str:

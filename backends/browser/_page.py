@@ -15,7 +15,7 @@ from __future__ import annotations
 import queue
 import socket
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 from forge.errors import (AllocationError, CompileError, DeviceLost, ForgeError,
                           GpuUnavailable, GpuValidation, KernelTimeout)
@@ -81,6 +81,7 @@ class Page:
         self._deferred_bytes = 0
         self._channel = self._context = None
         self.timeout_s: float | None = None
+        self.bound: Callable[[], float | None] = lambda: self.timeout_s
         self.server = LoopbackServer()
         try:
             self._context, self.tab, self.browser_version = open_tab(self.server.url, relaunch)
@@ -132,15 +133,16 @@ class Page:
         of all of them, in order."""
         commands, self._deferred, self._deferred_bytes = self._deferred + commands, [], 0
         wire, payloads, paths = self._encode(commands)
+        timeout_s = self.bound()
         try:
-            self._channel.settimeout(self.timeout_s)
+            self._channel.settimeout(timeout_s)
             self._channel.send({"commands": wire}, payloads)
             reply = self._channel.receive(
                 lambda header: [c.sink for c, r in zip(commands, header["results"])
                                 if r.get("inline")])
         except socket.timeout:
             raise KernelTimeout(f"{commands[-1].what} did not finish within timeout_s="
-                                f"{self.timeout_s:g} s; the device may still be running "
+                                f"{timeout_s:g} s; the device may still be running "
                                 "it, so the context is lost") from None
         except (ConnectionError, OSError) as exc:
             raise DeviceLost(f"{commands[-1].what}: {exc}") from exc

@@ -18,6 +18,8 @@ import os
 from forge import _checks
 from forge.registry import BackendEntry
 
+from ._headers import INSTALL_HINT
+
 __all__ = ["CudaComputeContext", "CapturedCudaGraph", "compile_cuda", "compile_module",
            "compile_stats", "nvrtc_version", "entry"]
 
@@ -32,9 +34,13 @@ _LAZY = {
 }
 
 
+#: How to get the CUDA backend: the ``cuda`` extra (cuda-python, NVRTC, CUDA's headers).
+INSTALL_COMMAND = INSTALL_HINT
+
+
 def _availability() -> tuple[bool, str]:
     if importlib.util.find_spec("cuda") is None or importlib.util.find_spec("cuda.bindings") is None:
-        return False, "cuda-python is not installed (pip install cuda-bindings)"
+        return False, f"the CUDA extra is not installed (cuda-python is missing): {INSTALL_COMMAND}"
     from ._driver import probe_device
 
     return probe_device()

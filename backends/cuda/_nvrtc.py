@@ -1,9 +1,12 @@
 """NVRTC: CUDA C to a cubin or PTX image, with no GPU needed, behind an on-disk cache.
 
-The cache is keyed by the source, entry point, options, architecture, output kind and
-NVRTC version. Entries are written atomically (a temporary file renamed into place) and
-carry a sha256 of their payload, so a torn or corrupt file is a miss, never a bad
-module. ``STATS`` counts NVRTC runs and cache hits, so tests can prove a hit.
+CUDA's headers (``cuda_fp16.h``, ``cuda_bf16.h``, ``mma.h``, ``cooperative_groups.h``,
+CUB and libcu++) and the standard headers NVRTC lacks (``<cstdint>``...) are on the
+include path by default (``_headers``). The cache is keyed by the source, entry point,
+options, architecture, output kind, NVRTC version, the versions of NVIDIA's header
+wheels and the contents of every header the source can include. Entries are written
+atomically (a temporary file renamed into place) and carry a sha256 of their payload,
+so a torn or corrupt file is a miss, never a bad module. ``STATS`` counts NVRTC runs and cache hits, so tests can prove a hit.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from forge.cache import cache_root, write_atomically
 from forge.errors import CompileError, GpuUnavailable, InvalidArgument, UnsupportedFeature
 
 from ._driver import check, default_arch, error_for
+from ._headers import INSTALL_HINT, header_digest, header_directories, std_headers, wheel_versions
 
 __all__ = ["compile_cuda", "compile_module", "nvrtc_version", "supported_archs", "cache_dir", "CompileStats",
            "STATS", "OUTPUTS"]
@@ -52,8 +56,8 @@ def _nvrtc():
     try:
         from cuda.bindings import nvrtc
     except ImportError as exc:
-        raise GpuUnavailable(f"cuda-python is not installed ({exc}); "
-                             "pip install cuda-bindings nvidia-cuda-nvrtc") from exc
+        raise GpuUnavailable(f"cuda-python is not installed ({exc}); install the CUDA "
+                             f"extra: {INSTALL_HINT}") from exc
     return nvrtc
 
 
@@ -64,8 +68,8 @@ def nvrtc_version() -> tuple[int, int]:
     try:
         result = nvrtc.nvrtcVersion()
     except (RuntimeError, OSError) as exc:  # cuda.pathfinder could not find libnvrtc
-        raise GpuUnavailable(f"the NVRTC library was not found ({exc}); "
-                             "pip install nvidia-cuda-nvrtc") from exc
+        raise GpuUnavailable(f"the NVRTC library was not found ({exc}); install the CUDA "
+                             f"extra: {INSTALL_HINT}") from exc
     major, minor = check(result, "nvrtcVersion")
     return int(major), int(minor)
 
@@ -83,27 +87,10 @@ def cache_dir() -> Path:
     return cache_root() / "nvrtc"
 
 
-@functools.lru_cache(maxsize=None)
 def include_options() -> tuple[str, ...]:
-    """``-I`` for the CUDA headers (``cuda_fp16.h`` and friends) when a toolkit or
-    header wheel is installed; NVRTC itself ships none. Empty when none is found."""
-    candidates = []
-    try:
-        from cuda import pathfinder
-
-        found = pathfinder.find_nvidia_header_directory("cudart")
-        if found:
-            candidates.append(found)
-    except Exception:  # an older pathfinder without header lookup, or none found
-        pass
-    for env in ("CUDA_HOME", "CUDA_PATH"):
-        if os.environ.get(env):
-            candidates.append(os.path.join(os.environ[env], "include"))
-    candidates.append("/usr/local/cuda/include")
-    for directory in candidates:
-        if os.path.isfile(os.path.join(directory, "cuda_fp16.h")):
-            return (f"--include-path={directory}",)
-    return ()
+    """``--include-path`` for each directory of CUDA's headers (NVIDIA's header wheels,
+    else a toolkit, else NVRTC's bundled copy). Empty when there are none."""
+    return tuple(f"--include-path={d}" for d in header_directories())
 
 
 def _checked_arch(arch: str, output: str) -> str:
@@ -122,11 +109,28 @@ def _checked_arch(arch: str, output: str) -> str:
     return arch
 
 
+def _include_directories(options: tuple[str, ...]) -> tuple[str, ...]:
+    """The directories NVRTC searches, in order, from ``--include-path=DIR`` and
+    ``-IDIR`` options."""
+    found = []
+    for option in options:
+        for prefix in ("--include-path=", "-I"):
+            if option.startswith(prefix) and len(option) > len(prefix):
+                found.append(option[len(prefix):])
+    return tuple(found)
+
+
 def _cache_key(source: str, entry_point: Any, arch: str, output: str,
-               options: tuple[str, ...]) -> str:
+               options: tuple[str, ...], headers: dict[str, str]) -> str:
+    """Everything the image depends on: a source without ``#include`` reads no header,
+    so its key skips the (cheap, memoized) walk over the headers."""
+    included = (header_digest(source, _include_directories(options), headers)
+                if "include" in source else None)
     text = json.dumps({"source": source, "entry": entry_point, "arch": arch, "output": output,
                        "options": list(options), "nvrtc": list(nvrtc_version()),
-                       "format": _MAGIC.decode()}, sort_keys=True)
+                       "format": _MAGIC.decode(), "headers": included,
+                       "header_wheels": [list(v) for v in wheel_versions()] if included else []},
+                      sort_keys=True)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -184,13 +188,16 @@ def _file_name(entry_points: tuple[str, ...]) -> bytes:
 
 
 def _run_nvrtc(source: str, entry_points: tuple[str, ...], arch: str, output: str,
-               options: tuple[str, ...]) -> tuple[bytes, dict[str, str]]:
+               options: tuple[str, ...], headers: dict[str, str]) -> tuple[bytes, dict[str, str]]:
     """Compile, asking NVRTC for the lowered (mangled) name of each entry point: a plain
     ``extern "C"`` name lowers to itself, a C++ function or a template instantiation
-    (``"softmax<float, 256>"``) to its symbol."""
+    (``"softmax<float, 256>"``) to its symbol. ``headers`` are given to NVRTC in memory
+    (the standard headers it lacks, see ``_headers``)."""
     nvrtc = _nvrtc()
+    names = [name.encode() for name in headers]
+    texts = [text.encode() for text in headers.values()]
     program = check(nvrtc.nvrtcCreateProgram(source.encode(), _file_name(entry_points),
-                                             0, [], []), "nvrtcCreateProgram")
+                                             len(names), texts, names), "nvrtcCreateProgram")
     what = ", ".join(repr(e) for e in entry_points)
     try:
         for entry in entry_points:
@@ -205,7 +212,7 @@ def _run_nvrtc(source: str, entry_points: tuple[str, ...], arch: str, output: st
                 raise error
             raise CompileError(
                 f"NVRTC could not compile {what} for {arch} "
-                f"({result[0].name}): {_summary(log)}",
+                f"({result[0].name}): {_summary(log)}{_missing_headers_hint(log)}",
                 source=source, target="cuda", options=options, log=log)
         lowered = {}
         for entry in entry_points:
@@ -221,6 +228,13 @@ def _run_nvrtc(source: str, entry_points: tuple[str, ...], arch: str, output: st
                 "must be a __global__ function",
                 source=source, target="cuda", options=options, log=log)
     return image, lowered
+
+
+def _missing_headers_hint(log: str) -> str:
+    """Where a header was not found and none of CUDA's are installed, how to get them."""
+    if "open source file" in log and not header_directories():
+        return f" (CUDA's headers are not installed: {INSTALL_HINT})"
+    return ""
 
 
 def _has_entry(image: bytes, entry_point: str, output: str) -> bool:
@@ -261,12 +275,14 @@ def compile_module(source: str, entry_points: Sequence[str], arch: str | None = 
         raise InvalidArgument(f"options must be a sequence of strings, got {options!r}")
     arch = _checked_arch(arch or default_arch(), output)
     full = (f"--gpu-architecture={arch}", *include_options(), *options)
-    path = cache_dir() / f"{_cache_key(source, list(entry_points), arch, output, full)}.{output}"
+    headers = std_headers()
+    key = _cache_key(source, list(entry_points), arch, output, full, headers)
+    path = cache_dir() / f"{key}.{output}"
     cached = _load(path)
     if cached is not None:
         STATS.disk_hits += 1
         return _unpack(cached)
-    image, lowered = _run_nvrtc(source, entry_points, arch, output, full)
+    image, lowered = _run_nvrtc(source, entry_points, arch, output, full, headers)
     _store(path, json.dumps(lowered).encode() + b"\n" + image)
     return image, lowered
 

@@ -26,7 +26,9 @@ from ._dialect import DIALECTS, Unsupported
 __all__ = ["emit", "check", "workgroups", "workgroup_storage_bytes", "EMITTER_VERSION",
            "ScheduleRefused", "TARGETS", "STORAGE_LIMITS", "MAX_UNROLLED_ITEMS"]
 
-_LOWERINGS = {"map": _map, "rows": _rows, "matmul": _matmul, "transpose": _transpose}
+#: A lowering per IR pattern: a module with ``PATTERN`` (the pattern's ``kind``) and
+#: ``check``, ``storage_bytes``, ``workgroup_count`` and ``lower``.
+_LOWERINGS = {module.PATTERN: module for module in (_map, _rows, _matmul, _transpose)}
 #: Workgroup storage a target guarantees without asking: WebGPU's default
 #: maxComputeWorkgroupStorageSize, and CUDA's limit on static __shared__ memory (the
 #: generated kernels use no dynamic shared memory).
@@ -81,6 +83,7 @@ def check(kernel, schedule: Schedule, target: str | None = None, constraints=Non
     for name in _targets(target):
         lowering.check(body, schedule, name)
         try:
+            DIALECTS[name].check_types(body.dtypes())
             DIALECTS[name].check_ops(used_ops(body))
         except Unsupported as exc:
             raise UnsupportedFeature(f"kernel {kernel.id}: {exc}") from None

@@ -10,11 +10,14 @@ from typing import Iterable, Iterator
 
 from ..errors import UnsupportedFeature
 from ..ir import Expr
-from ..ir._expr import LEAVES, walk
+from ..ir._expr import walk
+from ..ir._ops import LEAVES
 from ..schedule import Schedule
+from ..ir._dtypes import TYPES
 from ._dialect import Dialect
 
-__all__ = ["Code", "Values", "Emission", "EMITTER_VERSION", "ScheduleRefused", "plus", "short"]
+__all__ = ["Code", "Values", "Emission", "EMITTER_VERSION", "ScheduleRefused", "plus", "short",
+           "refuse_unroll"]
 
 
 class ScheduleRefused(UnsupportedFeature):
@@ -58,6 +61,17 @@ class Code:
 
     def text(self) -> str:
         return "\n".join(self.lines) + "\n"
+
+
+def refuse_unroll(schedule: Schedule, pattern: str) -> None:
+    """Refuse the matmul's choices for another pattern: ``unroll=1`` (its lowering
+    writes its register loops out always, so the schedule would only repeat another
+    one) and ``mma=1``."""
+    if schedule.unroll:
+        raise ScheduleRefused(f"a {pattern} always writes its register loops out; unroll=1 "
+                              "is a matmul choice")
+    if schedule.mma:
+        raise ScheduleRefused(f"a {pattern} has no matrix products; mma=1 is a matmul choice")
 
 
 def plus(base: str, offset: int) -> str:
@@ -138,9 +152,16 @@ class Emission:
         self._shared: list[str] = []
         self.decls = {decl.name: decl for decl in self.body.buffers()}
         self.vector_arrays: dict[str, int] = {}  # WGSL buffers declared as vectors
+        self._vector_types: set[tuple[str, int]] = set()  # (dtype, width) moved as vectors
+        self.includes: list[str] = []  # headers a lowering needs (CUDA: mma.h)
         self.code.depth = 1
 
     # -- building blocks -------------------------------------------------------------
+    def declare_shared(self, text: str) -> None:
+        """Declare workgroup memory spelled by the lowering itself (an alignment or a
+        type the dialect's ``shared`` does not give)."""
+        self._shared.append(text)
+
     def shared(self, name: str, dtype: str, size: int) -> str:
         """Declare workgroup memory of ``size`` values of ``dtype``."""
         self._shared.append(self.d.shared(name, dtype, size))
@@ -163,6 +184,17 @@ class Emission:
         self.code.line(self.d.let(name, dtype, text))
         return name
 
+    @contextmanager
+    def c_tiles(self, tiles: str, tiles_n: str, bm: int, bn: int) -> Iterator[None]:
+        """A grid-stride loop over the ``tiles`` blocks of ``c`` (``tiles_n`` per block
+        row), each ``bm x bn``; inside, ``fg_m0`` and ``fg_n0`` are the block's origin."""
+        d = self.d
+        with self.code.block(d.loop("fg_tile", d.widen(d.group_linear), tiles,
+                                    d.widen(d.group_count), wide=True)):
+            self.let("fg_m0", "u32", f"{d.narrow('fg_tile')} / {tiles_n} * {bm}u")
+            self.let("fg_n0", "u32", f"{d.narrow('fg_tile')} % {tiles_n} * {bn}u")
+            yield
+
     def ceil_div(self, value: str, divisor: int) -> str:
         """``ceil(value / divisor)`` in u32 without overflowing near 2**32."""
         if divisor == 1:
@@ -172,20 +204,21 @@ class Emission:
 
     def vec_ok(self, buffers: Iterable[str], width: int, extra: str = "") -> str | None:
         """A bool value: every buffer is aligned for ``width``-wide vector access
-        (CUDA, 32-bit elements); None when vector loads are not used."""
+        (CUDA); None when vector loads are not used."""
         names = [b for b in buffers if self.d.vector(self.decls[b].dtype, width)]
         if not names or width == 1 or not self.d.pointer_vectors:
             return None
-        mask = 4 * width - 1  # bytes: 32-bit elements
+        size = max(TYPES[self.decls[b].dtype].size for b in names)
+        mask = size * width - 1  # bytes
         pointers = " | ".join(f"(unsigned long long){b}" for b in names)
         text = f"(({pointers}) & {mask}ull) == 0ull"
         return self.let(self.values.fresh("vec_ok"), "bool", f"{text}{extra}")
 
     def vectorize(self, buffers: Iterable[str], width: int) -> None:
-        """On WGSL, declare ``buffers`` of 32-bit elements as arrays of ``width``-vectors:
-        WGSL cannot view an ``array<f32>`` as vectors, and a whole chunk should move as
-        one vector. The wgpu backend binds views rounded up to 16 bytes, so the last,
-        partial vector of a buffer lies inside its binding."""
+        """On WGSL, declare ``buffers`` of 32-bit or f16 elements as arrays of
+        ``width``-vectors: WGSL cannot view an ``array<f32>`` as vectors, and a whole
+        chunk should move as one vector. The wgpu backend binds such views rounded up to
+        whole vectors, so the last, partial vector of a buffer lies inside its binding."""
         if self.d.pointer_vectors or width == 1:
             return
         for name in buffers:
@@ -209,14 +242,23 @@ class Emission:
 
     # -- chunks ------------------------------------------------------------------------
     def load_chunk(self, buffer: str, dest: str, dest_base: str, index: str, pos: str,
-                   limit: str | None, width: int, vec_ok: str | None, vindex: str = "") -> None:
+                   limit: str | None, width: int, vec_ok: str | None, vindex: str = "",
+                   into: str | None = None) -> None:
         """``dest[dest_base + l] = buffer[index + l]`` for each lane ``l`` with
         ``pos + l < limit`` (every lane when ``limit`` is None): one vector load when
         the whole chunk is in range (and, on CUDA, aligned), else lane by lane. A buffer declared as vectors
         (``vectorize``) is addressed by its vector index ``vindex`` (``index / width``)
-        and its lanes are components of that vector."""
+        and its lanes are components of that vector. ``into`` names the dtype ``dest``
+        holds when it differs from the buffer's: each element is converted (on CUDA
+        after one vector load, like any chunk; on WGSL lane by lane)."""
         dtype = self.decls[buffer].dtype
         d = self.d
+        if into is not None and into != dtype:
+            def convert(value: str) -> str:
+                return d.cast(value, dtype, into)
+        else:
+            def convert(value: str) -> str:
+                return value
         parts = "xyzw"[:width]
         if buffer in self.vector_arrays:
             element = f"{buffer}[{vindex}]"
@@ -228,10 +270,12 @@ class Emission:
         whole = None
         vt = d.vector(dtype, width)
         if vt and vec_ok:
+            self._vector_types.add((dtype, width))
             whole = ([f"const {vt} fg_q = *reinterpret_cast<const {vt}*>(&{buffer}[{index}]);"]
-                     + [f"{dest}[{plus(dest_base, i)}] = fg_q.{p};" for i, p in enumerate(parts)])
+                     + [f"{dest}[{plus(dest_base, i)}] = {convert(f'fg_q.{p}')};"
+                        for i, p in enumerate(parts)])
         self._chunk(width, pos, limit, lambda i: f"{dest}[{plus(dest_base, i)}] = "
-                    f"{d.load(buffer, plus(index, i), dtype)};", whole, vec_ok)
+                    f"{convert(d.load(buffer, plus(index, i), dtype))};", whole, vec_ok)
 
     def store_chunk(self, buffer: str, src: str, src_base: str, index: str, pos: str,
                     limit: str | None, width: int, vec_ok: str | None, vindex: str = "") -> None:
@@ -250,8 +294,9 @@ class Emission:
         whole = None
         vt = d.vector(dtype, width)
         if vt and vec_ok:
+            self._vector_types.add((dtype, width))
             whole = [f"*reinterpret_cast<{vt}*>(&{buffer}[{index}]) = "
-                     f"make_{vt}({', '.join(values)});"]
+                     f"{d.make_vector(vt, values)};"]
         self._chunk(width, pos, limit, lambda i: d.store(buffer, plus(index, i), dtype,
                                                          values[i]), whole, vec_ok)
 
@@ -296,7 +341,7 @@ class Emission:
                  f"schedule: {self.schedule}",
                  f"pattern: {body.kind} ({shape})",
                  "IR:"]
-        lines += [f"  {text}" for text in body_summary(body)]
+        lines += [f"  {text}" for text in body.summary()]
         return [f"// {line}".rstrip() for line in lines]
 
     def module(self) -> str:
@@ -341,8 +386,14 @@ class Emission:
     def _cuda(self, ops) -> str:
         k, d = self.kernel, self.d
         out = self.header("CUDA C")
+        includes = d.includes(self.body.dtypes()) + self.includes
+        if includes:
+            out += [""] + includes
+        structs = [d.vector_struct(*v) for v in sorted(self._vector_types)]
+        if any(structs):
+            out += [""] + [s for s in structs if s]
         out += ["", "struct __align__(16) fg_Params {"]
-        out += [f"    {d.storage(dtype)} {name};" for name, dtype in k.uniform.fields] + ["};"]
+        out += [f"    {d.scalar(dtype)} {name};" for name, dtype in k.uniform.fields] + ["};"]
         helpers = d.helpers(ops)
         if helpers:
             out += ["", helpers.rstrip()]
@@ -352,7 +403,7 @@ class Emission:
                 params.append("const fg_Params fg_p")
             else:
                 const = "const " if b.access.value == "read" else ""
-                params.append(f"{const}{d.storage(b.element)}* __restrict__ {b.name}")
+                params.append(f"{const}{d.scalar(b.element)}* __restrict__ {b.name}")
         x, y, z = self.schedule.workgroup_size
         out += ["", f"extern \"C\" __global__ void __launch_bounds__({x * y * z}) "
                     f"{k.entry_point}(", "        " + ",\n        ".join(params) + ") {"]
@@ -364,18 +415,7 @@ class Emission:
 
 
 def used_ops(body) -> set[tuple[str, str]]:
-    """(operation, dtype) pairs the body computes, for helpers and target checks."""
+    """(operation, dtype) pairs the body computes, for helpers and target checks (row
+    reductions appear as ``"reduce"``)."""
     return {(node.op, node.dtype) for e in body.expressions() for node in walk(e)
             if node.op not in LEAVES}
-
-
-def body_summary(body) -> list[str]:
-    """The IR a source came from, one line per output, for headers and comments."""
-    if body.kind in ("map", "rows"):
-        layouts = dict(getattr(body, "layouts", ()))
-        return [f"{name}{'[row]' if layouts.get(name) == 'rows' else ''} = {expr}"
-                for name, expr in body.outputs]
-    if body.kind == "matmul":
-        return [f"c = alpha * a @ b + beta * c ({body.dtype}; a {body.a_layout}-major, "
-                f"b {body.b_layout}-major; c not read when beta == 0)"]
-    return [f"y = transpose(x) ({body.dtype})"]

@@ -1,10 +1,16 @@
 """How each target spells types, literals, operations, loops and kernel scaffolding.
 
 The lowerings write one program shape for both targets through these objects, so a
-pattern is lowered once. CUDA C has no half type without ``cuda_fp16.h`` (which NVRTC
-does not ship), so on CUDA an f16 value lives in a ``float`` that is rounded to half
-after every operation (PTX ``cvt``), and f16 buffers hold ``unsigned short`` bits: the
-same rounding numpy's float16 arithmetic does.
+pattern is lowered once. Type names come from the dtype table (``forge.types``) and
+operation names from the operation table (``forge.ir._ops``); what is here is how a
+target writes them.
+
+On CUDA, f16 and bf16 are ``__half`` and ``__nv_bfloat16`` with the arithmetic of
+``cuda_fp16.h`` and ``cuda_bf16.h`` (on NVRTC's include path, from NVIDIA's wheels):
++, -, *, / and comparisons in half precision, each rounded once as numpy's float16 and
+ml_dtypes' bfloat16 are (a float product then sum may be contracted into one half FMA,
+as NVRTC does for float); the elementwise functions of a half value are the float
+function, rounded once. WGSL has f16 (``enable f16``) and no bfloat16 type.
 """
 
 from __future__ import annotations
@@ -14,7 +20,8 @@ import math
 import numpy as np
 
 from ..ir import Expr
-from ..ir._expr import BINARY, FLOATS
+from ..ir._dtypes import FLOATS, TYPES
+from ..ir._ops import OPERATIONS, REDUCTIONS
 from ._approx import f32_literal, wgsl_helper
 
 __all__ = ["Dialect", "WGSL", "CUDA", "DIALECTS", "Unsupported"]
@@ -24,10 +31,6 @@ class Unsupported(Exception):
     """An operation the target cannot express (turned into UnsupportedFeature)."""
 
 
-# The IR's infix operators (min and max are functions in both targets).
-_BINARY_SYMBOLS = {op: symbol for op, symbol in BINARY.items() if symbol}
-_ROUNDED = ("add", "sub", "mul", "div", "sqrt", "rsqrt", "exp", "log", "tanh", "erf",
-            "sigmoid")
 _NONFINITE_BITS = {"f32": {"inf": "0x7f800000", "-inf": "0xff800000", "nan": "0x7fc00000"},
                    "f64": {"inf": "0x7ff0000000000000", "-inf": "0xfff0000000000000",
                            "nan": "0x7ff8000000000000"}}
@@ -58,6 +61,7 @@ class Dialect:
     """The spelling of one target; see WGSL and CUDA."""
 
     target = ""
+    language = ""
     pointer_vectors = False  # vector loads reinterpret an aligned element pointer (CUDA)
     _VECTORS: dict[str, str] = {}  # dtypes with vector types: their element's spelling
     u32 = ""      # the index type
@@ -68,9 +72,6 @@ class Dialect:
     # -- types and literals --------------------------------------------------------
     def scalar(self, dtype: str) -> str:
         raise NotImplementedError
-
-    def storage(self, dtype: str) -> str:
-        return self.scalar(dtype)
 
     def literal(self, value, dtype: str) -> str:
         if dtype == "bool":
@@ -140,15 +141,24 @@ class Dialect:
     def _vector(self, element: str, width: int) -> str:
         raise NotImplementedError
 
+    def make_vector(self, vector: str, values: list[str]) -> str:
+        """A vector of type ``vector`` holding ``values``."""
+        return f"{vector}({', '.join(values)})"
+
+    def vector_struct(self, dtype: str, width: int) -> str | None:
+        """The declaration a vector type of ``dtype`` needs in the module (None: the
+        target has the type)."""
+        return None
+
     # -- operations --------------------------------------------------------------------
     def op(self, e: Expr, args: list[str]) -> str:
-        """The text of ``e`` applied to the value texts ``args``."""
-        if e.op in _BINARY_SYMBOLS:
-            return f"({args[0]} {_BINARY_SYMBOLS[e.op]} {args[1]})"
-        if e.op == "neg":
-            return f"(-{args[0]})"
-        if e.op == "not":
-            return f"(!{args[0]})"
+        """The text of ``e`` applied to the value texts ``args``: the IR's operator
+        symbols are the targets' too; the rest are calls."""
+        symbol = OPERATIONS[e.op].symbol
+        if symbol and len(args) == 2:
+            return f"({args[0]} {symbol} {args[1]})"
+        if symbol:
+            return f"({symbol}{args[0]})"
         if e.op == "select":
             return self.select(*args)
         if e.op == "cast":
@@ -166,7 +176,7 @@ class Dialect:
 
     def combine(self, op: str, dtype: str, a: str, b: str) -> str:
         """The reduction step ``op`` ("sum" or "max") of two values."""
-        return self.op(Expr("add" if op == "sum" else "max", dtype), [a, b])
+        return self.op(Expr(REDUCTIONS[op].combine, dtype), [a, b])
 
     def helpers(self, ops: set[tuple[str, str]], code: str = "") -> str:
         """Helper functions for the (op, dtype) pairs a kernel uses, and for the
@@ -176,9 +186,17 @@ class Dialect:
     def check_ops(self, ops: set[tuple[str, str]]) -> None:
         """Raise ``Unsupported`` for an operation the target lacks."""
 
+    def check_types(self, dtypes: set[str]) -> None:
+        """Raise ``Unsupported`` for a dtype the target has no type for."""
+        for name in sorted(dtypes):
+            if getattr(TYPES[name], self.target) is None:
+                raise Unsupported(f"{name} is unsupported, because {self.language} has no "
+                                  f"{TYPES[name].numpy.name} type")
+
 
 class WGSL(Dialect):
     target = "wgsl"
+    language = "WGSL"
     u32 = "u32"
     wide = "u32"
     barrier = "workgroupBarrier();"
@@ -186,14 +204,8 @@ class WGSL(Dialect):
     group_linear = "(fg_wid.y * fg_nwg.x + fg_wid.x)"
     group_count = "(fg_nwg.x * fg_nwg.y)"
 
-    _HELPERS = {"tanh": "fg_tanh_f32", "erf": "fg_erf_f32", "sigmoid": "fg_sigmoid_f32"}
-    _BUILTINS = {"sqrt": "sqrt", "rsqrt": "inverseSqrt", "exp": "exp", "log": "log",
-                 "abs": "abs", "min": "min", "max": "max"}
-    # naga lowers these through GLSL.std.450, which has them only for 16 and 32-bit floats.
-    _NO_F64 = ("sqrt", "rsqrt", "exp", "log", "tanh", "erf", "sigmoid")
-
     def scalar(self, dtype: str) -> str:
-        return dtype
+        return TYPES[dtype].wgsl
 
     def _float_literal(self, value: float, dtype: str) -> str:
         if dtype == "f32":
@@ -217,6 +229,8 @@ class WGSL(Dialect):
         bits = f"{self.BITS_HELPER}({_NONFINITE_BITS['f32'][name]}u)"
         return bits if dtype == "f32" else f"{dtype}({bits})"
 
+    # WGSL spells every IR dtype by its IR name, so declarations take the dtype (or a
+    # vector type's text) as it is.
     def let(self, name: str, dtype: str, text: str) -> str:
         return f"let {name}: {dtype} = {text};"
 
@@ -234,7 +248,7 @@ class WGSL(Dialect):
     def shared(self, name: str, dtype: str, size: int) -> str:
         return f"var<workgroup> {name}: array<{dtype}, {size}>;"
 
-    _VECTORS = {"f32": "f32", "i32": "i32", "u32": "u32"}
+    _VECTORS = {"f32": "f32", "i32": "i32", "u32": "u32", "f16": "f16"}
 
     def _vector(self, element: str, width: int) -> str:
         return f"vec{width}<{element}>"
@@ -256,20 +270,22 @@ class WGSL(Dialect):
         return f"{target}({text})"
 
     def function(self, name: str, dtype: str, args: list[str]) -> str:
-        if name in self._HELPERS:  # float32 helpers; an f16 argument goes through f32
+        operation = OPERATIONS[name]
+        if operation.wgsl_helper:  # float32 helpers; an f16 argument goes through f32
             argument = args[0] if dtype == "f32" else f"f32({args[0]})"
-            call = f"{self._HELPERS[name]}({argument})"
+            call = f"{operation.wgsl}({argument})"
             return call if dtype == "f32" else f"{dtype}({call})"
-        return f"{self._BUILTINS[name]}({', '.join(args)})"
+        return f"{operation.wgsl}({', '.join(args)})"
 
     def check_ops(self, ops: set[tuple[str, str]]) -> None:
         for name, dtype in sorted(ops):
-            if dtype == "f64" and name in self._NO_F64:
+            if dtype == "f64" and name in OPERATIONS and not OPERATIONS[name].wgsl_f64:
                 raise Unsupported(f"WGSL has no f64 {name} (naga lowers it through "
                                   "GLSL.std.450, which has it for 16 and 32-bit floats only)")
 
     def helpers(self, ops: set[tuple[str, str]], code: str = "") -> str:
-        names = sorted({name for name, _ in ops if name in self._HELPERS})
+        names = sorted({name for name, _ in ops
+                        if name in OPERATIONS and OPERATIONS[name].wgsl_helper})
         found = [wgsl_helper(name) for name in names]
         if f"{self.BITS_HELPER}(" in code:
             found.insert(0, f"fn {self.BITS_HELPER}(bits: u32) -> f32 {{ return bitcast<f32>(bits); }}")
@@ -278,6 +294,7 @@ class WGSL(Dialect):
 
 class CUDA(Dialect):
     target = "cuda"
+    language = "CUDA C"
     pointer_vectors = True
     u32 = "unsigned int"
     wide = "unsigned long long"
@@ -287,25 +304,23 @@ class CUDA(Dialect):
     group_linear = "(blockIdx.y * gridDim.x + blockIdx.x)"
     group_count = "(gridDim.x * gridDim.y)"
 
-    _TYPES = {"bool": "bool", "f16": "float", "f32": "float", "f64": "double", "i32": "int",
-              "u32": "unsigned int"}
-    _STORAGE = {**_TYPES, "f16": "unsigned short"}
-    _FLOAT = {"sqrt": ("sqrtf", "sqrt"), "rsqrt": ("rsqrtf", "rsqrt"), "exp": ("expf", "exp"),
-              "log": ("logf", "log"), "tanh": ("tanhf", "tanh"), "erf": ("erff", "erf"),
-              "sigmoid": ("fg_sigmoid_f32", "fg_sigmoid_f64"), "abs": ("fabsf", "fabs"),
-              "min": ("fminf", "fmin"), "max": ("fmaxf", "fmax")}
-    _VECTORS = {"f32": "float", "i32": "int", "u32": "uint"}
+    _TYPES = {name: t.cuda for name, t in TYPES.items()}
+    # f16 and bf16 chunks move as structs of 2 or 4 halves, aligned to their size (one
+    # 4- or 8-byte access), declared by the module (``vector_struct``).
+    _VECTORS = {"f32": "float", "i32": "int", "u32": "uint", "f16": "fg_half",
+                "bf16": "fg_bfloat"}
+    #: The header that declares each half type and its arithmetic.
+    HEADERS = {"f16": "cuda_fp16.h", "bf16": "cuda_bf16.h"}
 
     def scalar(self, dtype: str) -> str:
         return self._TYPES[dtype]
 
-    def storage(self, dtype: str) -> str:
-        return self._STORAGE[dtype]
-
     def _float_literal(self, value: float, dtype: str) -> str:
         if dtype == "f64":
             return _f64_literal(value)
-        return f32_literal(float(np.float16(value)) if dtype == "f16" else value)
+        if dtype in self.HEADERS:  # exact: the IR stores a constant as its dtype holds it
+            return f"{self._TYPES[dtype]}({f32_literal(value)})"
+        return f32_literal(value)
 
     def _int_literal(self, value: int, dtype: str) -> str:
         if dtype == "i32":
@@ -315,7 +330,8 @@ class CUDA(Dialect):
     def _nonfinite(self, name: str, dtype: str) -> str:
         if dtype == "f64":
             return f"__longlong_as_double({_NONFINITE_BITS['f64'][name]}ll)"
-        return f"__int_as_float((int){_NONFINITE_BITS['f32'][name]}u)"
+        text = f"__int_as_float((int){_NONFINITE_BITS['f32'][name]}u)"
+        return f"{self._TYPES[dtype]}({text})" if dtype in self.HEADERS else text
 
     def let(self, name: str, dtype: str, text: str) -> str:
         return f"const {self._TYPES[dtype]} {name} = {text};"
@@ -343,57 +359,60 @@ class CUDA(Dialect):
     def shared(self, name: str, dtype: str, size: int) -> str:
         return f"__shared__ __align__(16) {self._TYPES[dtype]} {name}[{size}];"
 
-    def load(self, buffer: str, index: str, dtype: str) -> str:
-        text = f"{buffer}[{index}]"
-        return f"fg_h2f({text})" if dtype == "f16" else text
-
-    def store(self, buffer: str, index: str, dtype: str, value: str) -> str:
-        return f"{buffer}[{index}] = {'fg_f2h(' + value + ')' if dtype == 'f16' else value};"
-
-    def uniform(self, field: str, dtype: str) -> str:
-        return f"fg_h2f(fg_p.{field})" if dtype == "f16" else f"fg_p.{field}"
-
     def _vector(self, element: str, width: int) -> str:
         return f"{element}{width}"
 
-    def op(self, e: Expr, args: list[str]) -> str:
-        text = super().op(e, args)
-        return f"fg_rh({text})" if e.dtype == "f16" and e.op in _ROUNDED else text
+    def make_vector(self, vector: str, values: list[str]) -> str:
+        if vector.startswith("fg_"):
+            return f"{vector}{{{', '.join(values)}}}"
+        return f"make_{vector}({', '.join(values)})"
+
+    def vector_struct(self, dtype: str, width: int) -> str | None:
+        if dtype not in self.HEADERS:
+            return None
+        lanes = ", ".join("xyzw"[:width])
+        return (f"struct __align__({TYPES[dtype].size * width}) {self.vector(dtype, width)} "
+                f"{{ {self._TYPES[dtype]} {lanes}; }};")
 
     def select(self, cond, if_true, if_false) -> str:
         return f"({cond} ? {if_true} : {if_false})"
 
     def cast(self, text: str, source: str, target: str) -> str:
+        if source in self.HEADERS:
+            # a half type converts to float exactly; go on from there
+            text = f"(float)({text})"
+            if target == "f32":
+                return f"({text})"
+            source = "f32"
         if source in FLOATS and target in ("i32", "u32"):
             # cvt.rzi saturates and sends NaN to 0, matching the IR's cast.
             kind = "double" if source == "f64" else "float"
             return f"__{kind}2{'int' if target == 'i32' else 'uint'}_rz({text})"
-        if target == "f16":
-            return f"fg_rh((float)({text}))"
+        if target in self.HEADERS:
+            # the half type's constructor rounds once, from any of the IR's types
+            return f"{self._TYPES[target]}({text})"
         return f"(({self._TYPES[target]})({text}))"
 
     def function(self, name: str, dtype: str, args: list[str]) -> str:
+        operation = OPERATIONS[name]
+        if dtype in self.HEADERS and operation.cuda_half:
+            return f"{operation.cuda_half}({', '.join(args)})"
+        if dtype in self.HEADERS:
+            # a float function of the value, rounded once to the half type
+            value = operation.cuda[0] + f"((float)({args[0]}))"
+            return f"{self._TYPES[dtype]}({value})"
         if dtype in FLOATS:
-            spelled = self._FLOAT[name][1 if dtype == "f64" else 0]
+            spelled = operation.cuda[1 if dtype == "f64" else 0]
         else:
             spelled = name  # abs, min, max of int and unsigned int
         return f"{spelled}({', '.join(args)})"
 
+    def includes(self, dtypes: set[str]) -> list[str]:
+        """The headers the kernel's dtypes need (cuda_fp16.h, cuda_bf16.h)."""
+        return [f"#include <{self.HEADERS[d]}>" for d in sorted(self.HEADERS) if d in dtypes]
+
     def helpers(self, ops: set[tuple[str, str]], code: str = "") -> str:
         parts = []
-        if any(dtype == "f16" for _, dtype in ops):
-            parts.append(
-                "// f16 values live in float, rounded to half after each operation;\n"
-                "// f16 buffers hold the half bits (NVRTC ships no cuda_fp16.h).\n"
-                "__device__ __forceinline__ float fg_h2f(unsigned short h) {\n"
-                "    float f; asm(\"cvt.f32.f16 %0, %1;\" : \"=f\"(f) : \"h\"(h)); return f;\n"
-                "}\n"
-                "__device__ __forceinline__ unsigned short fg_f2h(float f) {\n"
-                "    unsigned short h;\n"
-                "    asm(\"cvt.rn.f16.f32 %0, %1;\" : \"=h\"(h) : \"f\"(f));\n"
-                "    return h;\n"
-                "}\n"
-                "__device__ __forceinline__ float fg_rh(float f) { return fg_h2f(fg_f2h(f)); }\n")
         if any(name == "sigmoid" and dtype != "f64" for name, dtype in ops):
             parts.append("__device__ __forceinline__ float fg_sigmoid_f32(float x) {\n"
                          "    return 1.0f / (1.0f + expf(-x));\n}\n")

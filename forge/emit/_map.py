@@ -12,14 +12,17 @@ invocation, then keep their values)."""
 from __future__ import annotations
 
 from ..ir import index
-from ._code import Emission, ScheduleRefused, plus
+from ._code import Emission, ScheduleRefused, refuse_unroll, plus
 
-__all__ = ["check", "storage_bytes", "workgroup_count", "lower"]
+__all__ = ["PATTERN", "check", "storage_bytes", "workgroup_count", "lower"]
+
+PATTERN = "map"  # the ``Body.kind`` this module lowers
 
 _INDEX = index()
 
 
 def check(body, schedule, target: str) -> None:
+    refuse_unroll(schedule, 'map')
     if schedule.tile is not None:
         tile = "x".join(map(str, schedule.tile))
         raise ScheduleRefused(f"a map takes no tile (got tile={tile}): use items per "

@@ -15,13 +15,25 @@ WX*vec apart, so neighbouring invocations read neighbouring shared-memory vector
 (no bank conflicts) and store neighbouring vectors of ``c``. The portable baseline
 ``tile=16x16x16`` on a 16x16 workgroup is the classic one-element-per-invocation
 tiling; ``tile=128x128x8x2, vec=4`` is the big-GPU schedule.
+
+WGSL has no unroll hint, so the loops over a step's k values, the micro-tile's rows and
+columns and the epilogue stay loops there, and the accumulators and fragments are
+indexed by loop variables: a driver that does not unroll them keeps those arrays in
+indexable (local) memory instead of registers. ``unroll=1`` writes these loops out in
+full on WGSL (``Emission.unrolled``), every index into a register array a constant;
+CUDA unrolls them by pragma either way. With ``vec=4`` it also keeps the WGSL tiles in
+workgroup memory as ``vec4<f32>``, so a step reads each operand's fragment as TM/4 and
+TN/4 16-byte loads instead of TM and TN scalar ones.
 """
 
 from __future__ import annotations
 
+from . import _mma
 from ._code import Emission, ScheduleRefused, plus
 
-__all__ = ["check", "storage_bytes", "workgroup_count", "lower"]
+__all__ = ["PATTERN", "check", "storage_bytes", "workgroup_count", "lower"]
+
+PATTERN = "matmul"  # the ``Body.kind`` this module lowers
 
 _MAX_ACCUMULATORS = 256
 
@@ -34,6 +46,9 @@ def _geometry(schedule) -> tuple[int, int, int, int, int, int, int, int]:
 
 
 def check(body, schedule, target: str | None) -> None:
+    if schedule.mma:
+        _mma.check(body, schedule, target)
+        return
     if schedule.tile is None or len(schedule.tile) not in (3, 4):
         raise ScheduleRefused("a matmul needs tile=BMxBNxBK (or BMxBNxBKxSTAGES), e.g. "
                               "tile=64x64x8 on a 16x16 workgroup")
@@ -72,6 +87,8 @@ def _operands(body, bm: int, bn: int, bk: int):
 
 
 def storage_bytes(body, schedule, target: str) -> int:
+    if schedule.mma:
+        return _mma.storage_bytes(body, schedule, target)
     bm, bn, bk, *_ = _geometry(schedule)
     return (bm + bn) * bk * (8 if body.dtype == "f64" else 4)
 
@@ -88,6 +105,10 @@ class _MatmulLowering:
         (self.bm, self.bn, self.bk, self.stages, self.wx, self.wy,
          self.tm, self.tn) = _geometry(em.schedule)
         self.v = em.schedule.vector_width
+        self.unroll = em.schedule.unroll
+        # WGSL tiles of vec4 (the CUDA text stays as it is under every schedule)
+        self.vector_shared = (self.unroll and self.v == 4 and not em.d.pointer_vectors
+                              and em.body.dtype == "f32")
         self.threads = self.wx * self.wy
         self.dtype = self.body.dtype
         self.m, self.n, self.k = (em.uniform(d) for d in ("m", "n", "k"))
@@ -96,8 +117,12 @@ class _MatmulLowering:
         em, d, code = self.em, self.em.d, self.em.code
         em.let("fg_tx", "u32", d.local_x)
         em.let("fg_ty", "u32", d.local_y)
-        em.shared("fg_as", self.dtype, self.bk * self.bm)
-        em.shared("fg_bs", self.dtype, self.bk * self.bn)
+        if self.vector_shared:
+            em.shared("fg_as", "vec4<f32>", self.bk * self.bm // 4)
+            em.shared("fg_bs", "vec4<f32>", self.bk * self.bn // 4)
+        else:
+            em.shared("fg_as", self.dtype, self.bk * self.bm)
+            em.shared("fg_bs", self.dtype, self.bk * self.bn)
         tiles_n = em.let("fg_tiles_n", "u32", em.ceil_div(self.n, self.bn))
         tiles = em.let("fg_tiles", "u32", f"{em.ceil_div(self.m, self.bm)} * {tiles_n}")
         self.vec_ok = {
@@ -108,10 +133,7 @@ class _MatmulLowering:
         code.comment(f"{self.bm}x{self.bn} block of c per workgroup, {self.tm}x{self.tn} per "
                      f"invocation, k in steps of {self.bk}"
                      + (", next tile prefetched into registers" if self.stages == 2 else ""))
-        with code.block(d.loop("fg_tile", d.widen(d.group_linear), tiles,
-                               d.widen(d.group_count), wide=True)):
-            em.let("fg_m0", "u32", f"{d.narrow('fg_tile')} / {tiles_n} * {self.bm}u")
-            em.let("fg_n0", "u32", f"{d.narrow('fg_tile')} % {tiles_n} * {self.bn}u")
+        with em.c_tiles(tiles, tiles_n, self.bm, self.bn):
             code.line(d.array("fg_acc", self.dtype, self.tm * self.tn))
             for name in ("a", "b"):
                 code.line(d.array(f"fg_r{name}", self.dtype, self._slots(name) * self.v))
@@ -184,7 +206,7 @@ class _MatmulLowering:
                 in_tile = f"{slot} < {total}u && " if total % self.threads else ""
                 with code.block(f"if ({in_tile}{guard}) {{"):
                     em.load_chunk(name, dest, f"{it * self.v}u", index, pos, limit, self.v,
-                                  self.vec_ok[name])
+                                  self.vec_ok[name], into=self.dtype)
 
     def _store_shared(self) -> None:
         em, code = self.em, self.em.code
@@ -196,13 +218,7 @@ class _MatmulLowering:
                 slot = em.let(em.values.fresh("s"), "u32", f"{it * self.threads}u + fg_lidx")
                 o, k = self._slot_coordinates(name, slot)
                 guard = f"if ({slot} < {total}u) {{" if total % self.threads else None
-                lines = []
-                for lane in range(self.v):
-                    if contiguous == "k":
-                        where = f"({plus(k, lane)}) * {outer}u + {o}"
-                    else:
-                        where = f"({k}) * {outer}u + {plus(o, lane)}"
-                    lines.append(f"{shared}[{where}] = fg_r{name}[{it * self.v + lane}u];")
+                lines = self._shared_stores(name, shared, contiguous, outer, o, k, it)
                 if guard:
                     with code.block(guard):
                         for line in lines:
@@ -210,6 +226,38 @@ class _MatmulLowering:
                 else:
                     for line in lines:
                         code.line(line)
+
+    def _shared_stores(self, name: str, shared: str, contiguous: str, outer: int, o: str,
+                       k: str, it: int) -> list[str]:
+        """The stores of one loaded vector into its tile: lane by lane, or, into vec4
+        tiles, one vector (lanes along the tile's rows) or one component per lane (lanes
+        along k, stored transposed)."""
+        values = [f"fg_r{name}[{it * self.v + lane}u]" for lane in range(self.v)]
+        if self.vector_shared and contiguous != "k":
+            return [f"{shared}[(({k}) * {outer}u + {o}) / 4u] = "
+                    f"vec4<f32>({', '.join(values)});"]
+        lines = []
+        for lane, value in enumerate(values):
+            if contiguous == "k":
+                where = f"({plus(k, lane)}) * {outer}u + {o}"
+            else:
+                where = f"({k}) * {outer}u + {plus(o, lane)}"
+            element = (f"{shared}[({where}) / 4u][({where}) % 4u]" if self.vector_shared
+                       else f"{shared}[{where}]")
+            lines.append(f"{element} = {value};")
+        return lines
+
+    def _vector_fragments(self, register: str, tile: str, extent: int, across: int,
+                          lane_group: str, count: int) -> None:
+        """``register[i]`` for the micro-tile's ``count`` elements from a vec4 tile:
+        each group of 4 is one 16-byte load (see ``_local``)."""
+        code = self.em.code
+        for g in range(count // 4):
+            vector = f"{register}_v{g}"
+            code.line(f"let {vector} = {tile}[fg_kk * {extent // 4}u + {g * across}u + "
+                      f"{lane_group}];")
+            for c in range(4):
+                code.line(f"{register}[{g * 4 + c}u] = {vector}.{'xyzw'[c]};")
 
     # -- the FMAs ------------------------------------------------------------------------
     def _local(self, index: str, across: int, lane_group: str) -> str:
@@ -220,46 +268,71 @@ class _MatmulLowering:
             return f"{index} * {across}u + {lane_group}"
         return f"{index} / {v}u * {across * v}u + {lane_group} * {v}u + {index} % {v}u"
 
+    def _each(self, var: str, count: int, body) -> None:
+        """``body()`` for ``var`` = 0 .. ``count`` - 1: a loop (unrolled by pragma on
+        CUDA), written out on WGSL under an ``unroll`` schedule."""
+        if self.unroll:
+            self.em.unrolled(var, count, body)
+            return
+        with self.em.code.block(self.em.d.loop(var, "0u", f"{count}u", "1u", unroll=True)):
+            body()
+
     def _compute(self) -> None:
         d, code = self.em.d, self.em.code
-        with code.block(d.loop("fg_kk", "0u", f"{self.bk}u", "1u", unroll=True)):
+
+        def fragments() -> None:
+            code.line(f"fg_fa[fg_i] = fg_as[fg_kk * {self.bm}u + "
+                      f"{self._local('fg_i', self.wy, 'fg_ty')}];")
+
+        def columns() -> None:
+            code.line(f"fg_fb[fg_j] = fg_bs[fg_kk * {self.bn}u + "
+                      f"{self._local('fg_j', self.wx, 'fg_tx')}];")
+
+        def products() -> None:
+            self._each("fg_j", self.tn, lambda: code.line(
+                f"fg_acc[fg_i * {self.tn}u + fg_j] += fg_fa[fg_i] * fg_fb[fg_j];"))
+
+        def step() -> None:
             code.line(d.array("fg_fa", self.dtype, self.tm))
             code.line(d.array("fg_fb", self.dtype, self.tn))
-            with code.block(d.loop("fg_i", "0u", f"{self.tm}u", "1u", unroll=True)):
-                code.line(f"fg_fa[fg_i] = fg_as[fg_kk * {self.bm}u + "
-                          f"{self._local('fg_i', self.wy, 'fg_ty')}];")
-            with code.block(d.loop("fg_j", "0u", f"{self.tn}u", "1u", unroll=True)):
-                code.line(f"fg_fb[fg_j] = fg_bs[fg_kk * {self.bn}u + "
-                          f"{self._local('fg_j', self.wx, 'fg_tx')}];")
-            with code.block(d.loop("fg_i", "0u", f"{self.tm}u", "1u", unroll=True)):
-                with code.block(d.loop("fg_j", "0u", f"{self.tn}u", "1u", unroll=True)):
-                    code.line(f"fg_acc[fg_i * {self.tn}u + fg_j] += fg_fa[fg_i] * fg_fb[fg_j];")
+            if self.vector_shared:
+                self._vector_fragments("fg_fa", "fg_as", self.bm, self.wy, "fg_ty", self.tm)
+                self._vector_fragments("fg_fb", "fg_bs", self.bn, self.wx, "fg_tx", self.tn)
+            else:
+                self._each("fg_i", self.tm, fragments)
+                self._each("fg_j", self.tn, columns)
+            self._each("fg_i", self.tm, products)
+        self._each("fg_kk", self.bk, step)
 
     def _epilogue(self) -> None:
         em, d, code = self.em, self.em.d, self.em.code
         alpha, beta = em.uniform("alpha"), em.uniform("beta")
         zero = d.literal(0, self.dtype)
         code.comment("c = alpha * acc + beta * c; c is not read when beta == 0")
-        with code.block(d.loop("fg_i", "0u", f"{self.tm}u", "1u", unroll=True)):
+
+        def vector(m: str) -> None:
+            n = em.let("fg_n", "u32", f"fg_n0 + fg_g * {self.wx * self.v}u + fg_tx * {self.v}u")
+            index = f"{d.widen(m)} * {self.n} + {n}"
+            code.line(d.array("fg_out", self.dtype, self.v))
+            code.line(d.array("fg_old", self.dtype, self.v))
+            for lane in range(self.v):
+                acc = f"fg_acc[fg_i * {self.tn}u + fg_g * {self.v}u + {lane}u]"
+                code.line(f"fg_out[{lane}u] = {alpha} * {acc};")
+            with code.block(f"if ({beta} != {zero}) {{"):
+                em.load_chunk("c", "fg_old", "0u", index, n, self.n, self.v, self.vec_ok["c"])
+                for lane in range(self.v):
+                    code.line(f"fg_out[{lane}u] = fg_out[{lane}u] + {beta} * fg_old[{lane}u];")
+            em.store_chunk("c", "fg_out", "0u", index, n, self.n, self.v, self.vec_ok["c"])
+
+        def row() -> None:
             m = em.let("fg_m", "u32", f"fg_m0 + {self._local('fg_i', self.wy, 'fg_ty')}")
             with code.block(f"if ({m} < {self.m}) {{"):
-                with code.block(d.loop("fg_g", "0u", f"{self.tn // self.v}u", "1u", unroll=True)):
-                    n = em.let("fg_n", "u32",
-                               f"fg_n0 + fg_g * {self.wx * self.v}u + fg_tx * {self.v}u")
-                    index = f"{d.widen(m)} * {self.n} + {n}"
-                    code.line(d.array("fg_out", self.dtype, self.v))
-                    code.line(d.array("fg_old", self.dtype, self.v))
-                    for lane in range(self.v):
-                        acc = f"fg_acc[fg_i * {self.tn}u + fg_g * {self.v}u + {lane}u]"
-                        code.line(f"fg_out[{lane}u] = {alpha} * {acc};")
-                    with code.block(f"if ({beta} != {zero}) {{"):
-                        em.load_chunk("c", "fg_old", "0u", index, n, self.n, self.v,
-                                      self.vec_ok["c"])
-                        for lane in range(self.v):
-                            code.line(f"fg_out[{lane}u] = fg_out[{lane}u] + "
-                                      f"{beta} * fg_old[{lane}u];")
-                    em.store_chunk("c", "fg_out", "0u", index, n, self.n, self.v, self.vec_ok["c"])
+                self._each("fg_g", self.tn // self.v, lambda: vector(m))
+        self._each("fg_i", self.tm, row)
 
 
 def lower(em: Emission) -> None:
-    _MatmulLowering(em).lower()
+    if em.schedule.mma:
+        _mma.lower(em)
+    else:
+        _MatmulLowering(em).lower()

@@ -30,15 +30,18 @@ from typing import Callable
 
 from ..ir import Expr, col, row
 from ..ir._expr import walk
-from ._code import Emission, ScheduleRefused, short
+from ._code import Emission, ScheduleRefused, refuse_unroll, short
 
-__all__ = ["check", "storage_bytes", "workgroup_count", "lower"]
+__all__ = ["PATTERN", "check", "storage_bytes", "workgroup_count", "lower"]
+
+PATTERN = "rows"  # the ``Body.kind`` this module lowers
 
 _ROW, _COL = row(), col()
 _WARP = 32
 
 
 def check(body, schedule, target: str | None) -> None:
+    refuse_unroll(schedule, 'rows kernel')
     x, y, z = schedule.workgroup_size
     if schedule.tile is not None:
         raise ScheduleRefused("a rows kernel takes no tile: the row is covered by "
@@ -52,9 +55,9 @@ def check(body, schedule, target: str | None) -> None:
 
 
 def accumulator(dtype: str) -> str:
-    """The dtype a reduction accumulates in: f16 sums run in f32 (rounded once at the
-    end, as the float64 reference is), everything else in its own dtype."""
-    return "f32" if dtype == "f16" else dtype
+    """The dtype a reduction accumulates in: f16 and bf16 sums run in f32 (rounded once
+    at the end, as the float64 reference is), everything else in its own dtype."""
+    return "f32" if dtype in ("f16", "bf16") else dtype
 
 
 # -- levels ------------------------------------------------------------------------------

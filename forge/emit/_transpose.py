@@ -5,9 +5,11 @@ T x WY; each invocation moves T / WY elements of the tile."""
 
 from __future__ import annotations
 
-from ._code import Emission, ScheduleRefused
+from ._code import Emission, ScheduleRefused, refuse_unroll
 
-__all__ = ["check", "storage_bytes", "workgroup_count", "lower"]
+__all__ = ["PATTERN", "check", "storage_bytes", "workgroup_count", "lower"]
+
+PATTERN = "transpose"  # the ``Body.kind`` this module lowers
 
 
 def _side(schedule) -> int:
@@ -15,6 +17,7 @@ def _side(schedule) -> int:
 
 
 def check(body, schedule, target: str | None) -> None:
+    refuse_unroll(schedule, 'transpose')
     tile = schedule.tile
     if tile is None or len(tile) not in (1, 2) or (len(tile) == 2 and tile[0] != tile[1]):
         raise ScheduleRefused("a transpose needs a square tile, tile=T or tile=TxT "

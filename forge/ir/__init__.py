@@ -23,9 +23,10 @@ outputs), ``matmul`` and ``transpose``. ``forge.emit`` lowers them under a
 Ill-typed expressions raise ``IRTypeError`` saying what to write instead.
 """
 
+from ._dtypes import DTYPES, FLOATS, INTEGERS
 from ._erf import erf64
 from ._eval import Evaluator
-from ._expr import (DTYPES, FLOATS, INTEGERS, Expr, IRError, IRTypeError, abs, as_expr, cast,
+from ._expr import (Expr, IRError, IRTypeError, abs, as_expr, cast,
                     col, const, dim, eq, erf, exp, ge, gt, index, input, le, log, logical_and,
                     logical_not, logical_or, lt, max, min, ne, param, row, row_max, row_sum,
                     rsqrt, select, sigmoid, sqrt, tanh, walk)

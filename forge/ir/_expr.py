@@ -19,6 +19,8 @@ from typing import Any, Iterator
 import numpy as np
 
 from ..errors import InvalidArgument
+from ._dtypes import DTYPES, FLOATS, INT_RANGE, INTEGERS, NUMPY_DTYPES
+from ._ops import OPERATIONS, REDUCTIONS
 
 __all__ = [
     "Expr", "IRError", "IRTypeError", "DTYPES", "FLOATS", "INTEGERS",
@@ -28,23 +30,9 @@ __all__ = [
     "as_expr", "walk",
 ]
 
-DTYPES = ("bool", "f16", "f32", "f64", "i32", "u32")
-FLOATS = ("f16", "f32", "f64")
-INTEGERS = ("i32", "u32")
-_INT_RANGE = {"i32": (-2**31, 2**31 - 1), "u32": (0, 2**32 - 1)}
-
 # Scopes, narrowest first: a value the same for the whole dispatch, one per row, one per
 # element. A pattern decides which scopes it has.
 SCOPES = ("uniform", "row", "element")
-
-# The operations and how they print in the IR's own notation.
-BINARY = {"add": "+", "sub": "-", "mul": "*", "div": "/", "lt": "<", "le": "<=",
-          "gt": ">", "ge": ">=", "eq": "==", "ne": "!=", "and": "&&", "or": "||",
-          "min": None, "max": None}
-COMPARISONS = ("lt", "le", "gt", "ge", "eq", "ne")
-UNARY_FLOAT = ("sqrt", "rsqrt", "exp", "log", "tanh", "erf", "sigmoid")
-LEAVES = ("const", "param", "load", "index", "row", "col")
-REDUCTIONS = ("sum", "max")
 
 
 class IRError(InvalidArgument):
@@ -193,17 +181,13 @@ def const(value: Any, dtype: str = "f32") -> Expr:
         if isinstance(value, (float, np.floating)) and not float(value).is_integer():
             raise IRTypeError(f"the float {value!r} is not an {dtype}; cast explicitly "
                               f"with ir.cast(ir.const({value!r}), {dtype!r})")
-        low, high = _INT_RANGE[dtype]
+        low, high = INT_RANGE[dtype]
         if not low <= int(value) <= high:
             raise IRTypeError(f"{value!r} is out of range for {dtype} [{low}, {high}]")
         return Expr("const", dtype, attr=(int(value),))
     # Store the value as the dtype will hold it, so printing and hashing agree.
-    stored = float(np.array(value, dtype=_NUMPY[dtype]))
+    stored = float(np.array(value, dtype=NUMPY_DTYPES[dtype]))
     return Expr("const", dtype, attr=(stored,))
-
-
-_NUMPY = {"bool": np.bool_, "f16": np.float16, "f32": np.float32, "f64": np.float64,
-          "i32": np.int32, "u32": np.uint32}
 
 
 def as_expr(value: Any, like: str | None = None) -> Expr:
@@ -240,18 +224,21 @@ def _unify(op: str, a: Any, b: Any) -> tuple[Expr, Expr]:
 
 
 def _binary(op: str, a: Any, b: Any) -> Expr:
+    """A binary operation of the table, checked by its type rule (see ``_ops``)."""
     a, b = _unify(op, a, b)
-    if op in ("and", "or"):
+    rule = OPERATIONS[op].rule
+    if rule == "logical":
         if a.dtype != "bool":
-            raise IRTypeError(f"{BINARY[op]} combines bools (comparisons), got {a.dtype}")
+            raise IRTypeError(f"{OPERATIONS[op].symbol} combines bools (comparisons), "
+                              f"got {a.dtype}")
         return Expr(op, "bool", (a, b))
     if a.dtype == "bool":
         raise IRTypeError(f"{op} does not apply to bool; use ir.select to turn a "
                           "condition into a number")
-    if op == "div" and a.dtype in INTEGERS:
+    if rule == "division" and a.dtype in INTEGERS:
         raise IRTypeError(f"integer division is not in the IR ({a} / {b}): numpy, WGSL "
                           "and CUDA C round it differently; cast to a float first")
-    return Expr(op, "bool" if op in COMPARISONS else a.dtype, (a, b))
+    return Expr(op, "bool" if rule == "comparison" else a.dtype, (a, b))
 
 
 def _binary_function(op: str, doc: str):
@@ -315,6 +302,9 @@ def _numeric(name: str, a: Any) -> Expr:
 
 
 def _float_function(name: str):
+    if OPERATIONS[name].rule != "float":
+        raise AssertionError(f"{name} is not a float function in the operation table")
+
     def function(a: Expr) -> Expr:
         a = _numeric(name, a)
         if a.dtype not in FLOATS:
@@ -393,6 +383,9 @@ def col() -> Expr:
 
 
 def _reduction(op: str):
+    if op not in REDUCTIONS:
+        raise AssertionError(f"{op} is not in the reduction table")
+
     def reduction(a: Any) -> Expr:
         if not isinstance(a, Expr):
             raise IRTypeError(f"ir.row_{op} takes an IR expression, got {a!r}")
@@ -440,12 +433,11 @@ def _format(e: Expr) -> str:
         return e.attr[0]
     if e.op in ("index", "row", "col"):
         return f"{e.op}()"
-    if e.op in BINARY and BINARY[e.op]:
-        return f"({_format(e.args[0])} {BINARY[e.op]} {_format(e.args[1])})"
-    if e.op == "neg":
-        return f"-{_format(e.args[0])}"
-    if e.op == "not":
-        return f"!{_format(e.args[0])}"
+    symbol = OPERATIONS[e.op].symbol if e.op in OPERATIONS else None
+    if symbol and len(e.args) == 2:
+        return f"({_format(e.args[0])} {symbol} {_format(e.args[1])})"
+    if symbol:
+        return f"{symbol}{_format(e.args[0])}"
     if e.op == "cast":
         return f"{e.dtype}({_format(e.args[0])})"
     if e.op == "reduce":

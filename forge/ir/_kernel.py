@@ -21,7 +21,7 @@ from ..kernel import TARGETS, Access, BufferSpec, KernelBody, KernelSpec
 from ..schedule import Schedule
 from ..size import Size, parse_size
 from ._expr import IRError, _name
-from ._patterns import Body, BufferDecl
+from ._patterns import Body, BufferDecl, Map, Matmul, Rows, Transpose
 
 __all__ = ["kernel", "with_shape", "BASELINE_SCHEDULES", "IRBody", "Lowering", "set_lowering"]
 
@@ -104,15 +104,9 @@ class IRBody(KernelBody):
     def describe(self, kernel: KernelSpec) -> dict:
         return self.pattern.describe()
 
-#: Portable schedules per pattern (<= 256 invocations, <= 16 KiB workgroup storage),
-#: used when a kernel names none.
+#: Each pattern's portable schedules (``Body.schedules``), by pattern name.
 BASELINE_SCHEDULES: dict[str, tuple[Schedule, ...]] = {
-    "map": (Schedule(64), Schedule(256, items_per_invocation=4)),
-    "rows": (Schedule((64, 1), items_per_invocation=4), Schedule((32, 4), items_per_invocation=2)),
-    "matmul": (Schedule((16, 16), tile=(16, 16, 16)),
-               Schedule((16, 16), vector_width=4, tile=(64, 64, 8))),
-    "transpose": (Schedule((32, 8), tile=(32, 32)), Schedule((16, 16), tile=(16, 16))),
-}
+    pattern.kind: pattern.schedules for pattern in (Map, Rows, Matmul, Transpose)}
 
 
 class _Dims:
@@ -186,13 +180,13 @@ def kernel(id: str, body: Body, *, entry_point: str | None = None,
     if unknown:
         raise IRError(f"kernel {id!r}: defaults name {unknown}, which are not params of the "
                       f"body (its params: {params}; dimensions come from the size)")
-    needs = {t for t in ("f16", "f64") if body.uses(t)} | set(requires)
+    needs = {t for t in ("f16", "bf16", "f64") if body.uses(t)} | set(requires)
     # The entry point shares WGSL's namespace with builtins ("exp", "tanh"...).
     entry = _name(entry_point or f"{id}_kernel", "entry point")
     return KernelSpec(
         id=id, entry_point=entry, buffers=_buffer_specs(body), body=IRBody(body),
         version=version, description=description, params=_Dims(body), defaults=defaults,
-        schedules=tuple(schedules or BASELINE_SCHEDULES[body.kind]),
+        schedules=tuple(schedules or body.schedules),
         schedule_roles=dict(schedule_roles or {}), requires=frozenset(needs),
         tags=("ir", body.kind, *tags), domain=dict(domain or {}),
         nonfinite_inputs=nonfinite_inputs, tolerance=dict(tolerance or {}),

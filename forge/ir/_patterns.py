@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Any, Mapping, Sequence
+from typing import Any, ClassVar, Mapping, Sequence
 
 import numpy as np
 
-from ._eval import NUMPY_DTYPES, Evaluator, as_dtype
+from ..schedule import Schedule
+from ._dtypes import NUMPY_DTYPES, as_dtype
+from ._eval import Evaluator
 from ._expr import Expr, IRError, IRTypeError, _name, walk
 
 __all__ = ["SizeRule", "SIZE", "BufferDecl", "Body", "Map", "Rows", "Matmul", "Transpose",
@@ -104,12 +106,16 @@ class BufferDecl:
 
 @dataclass(frozen=True, eq=False)
 class Body:
-    """Base of the patterns; see the module docstring."""
+    """Base of the patterns; see the module docstring. A pattern carries its name
+    (``kind``, which also picks its lowering in ``forge.emit``), its portable
+    ``schedules`` (<= 256 invocations, <= 16 KiB workgroup storage, used when a kernel
+    names none), its one-line ``summary`` for generated sources, and its meaning."""
 
     shape: tuple[tuple[str, SizeRule], ...] = ()
     input_order: tuple[str, ...] = ()
 
     kind = "body"
+    schedules: ClassVar[tuple[Schedule, ...]] = ()
 
     # -- shape -----------------------------------------------------------------------
     @property
@@ -149,11 +155,14 @@ class Body:
     def expressions(self) -> list[Expr]:
         return []
 
+    def dtypes(self) -> set[str]:
+        """The dtype of every value of the body: buffers, params and expressions."""
+        types = {b.dtype for b in self.buffers()} | {t for _, t in self.params()}
+        return types | {node.dtype for e in self.expressions() for node in walk(e)}
+
     def uses(self, dtype: str) -> bool:
         """Whether any value of the body has ``dtype`` (for ``requires``)."""
-        types = {b.dtype for b in self.buffers()} | {t for _, t in self.params()}
-        types |= {node.dtype for e in self.expressions() for node in walk(e)}
-        return dtype in types
+        return dtype in self.dtypes()
 
     def describe(self) -> dict:
         """Canonical JSON-able form, part of the kernel's semantic hash."""
@@ -166,6 +175,10 @@ class Body:
 
     def _describe(self) -> dict:
         return {}
+
+    def summary(self) -> list[str]:
+        """The IR a source came from, one line per output, for headers and comments."""
+        raise NotImplementedError
 
     # -- meaning ---------------------------------------------------------------------
     def evaluate(self, arrays: Mapping[str, np.ndarray], uniform: Any) -> None:
@@ -270,6 +283,11 @@ class _Outputs(Body):
     def _describe(self) -> dict:
         return {"outputs": [[n, e.describe()] for n, e in self.outputs]}
 
+    def summary(self) -> list[str]:
+        layouts = dict(getattr(self, "layouts", ()))
+        return [f"{name}{'[row]' if layouts.get(name) == 'rows' else ''} = {expr}"
+                for name, expr in self.outputs]
+
 
 _EXTENT = {"n": ("n",), "matrix": ("rows", "cols"), "rows": ("rows",), "cols": ("cols",)}
 
@@ -280,6 +298,7 @@ class Map(_Outputs):
     """Elementwise: ``outputs[name][i] = expr`` at every element ``i < n``."""
 
     kind = "map"
+    schedules = (Schedule(64), Schedule(256, items_per_invocation=4))
 
     def __post_init__(self) -> None:
         for name, expr in self.outputs:
@@ -335,6 +354,8 @@ class Rows(_Outputs):
 
     layouts: tuple[tuple[str, str], ...] = ()
     kind = "rows"
+    schedules = (Schedule((64, 1), items_per_invocation=4),
+                 Schedule((32, 4), items_per_invocation=2))
 
     def __post_init__(self) -> None:
         layouts = dict(self.layouts)
@@ -425,36 +446,60 @@ def rows(layouts: Mapping[str, str] | None = None, **outputs: Expr) -> Rows:
 
 # -- matmul ------------------------------------------------------------------------------
 _MATRIX_LAYOUTS = ("row", "col")
+_NARROW_INPUTS = ("f16", "bf16")  # input precisions a f32 accumulation may declare
 
 
 @dataclass(frozen=True, eq=False)
 class Matmul(Body):
     """``c = alpha * a @ b + beta * c`` with ``a`` m x k, ``b`` k x n, each stored
     row-major (``"row"``) or column-major (``"col"``). When beta is 0, ``c`` is not
-    read (BLAS semantics: NaN in the old ``c`` does not leak)."""
+    read (BLAS semantics: NaN in the old ``c`` does not leak).
+
+    ``dtype`` is the accumulation and output precision (``c``, ``alpha``, ``beta``);
+    ``input_dtype`` the declared precision of ``a`` and ``b`` (default: ``dtype``):
+    f16 or bf16 inputs with f32 accumulation are the mixed-precision GEMM, whose
+    products are exact in f32 and whose sum is rounded in f32."""
 
     dtype: str = "f32"
     a_layout: str = "row"
     b_layout: str = "row"
+    input_dtype: str = ""
     kind = "matmul"
+    schedules = (Schedule((16, 16), tile=(16, 16, 16)),
+                 Schedule((16, 16), vector_width=4, tile=(64, 64, 8)))
 
     def __post_init__(self) -> None:
         if self.dtype not in ("f32", "f64"):
-            raise IRTypeError(f"matmul supports f32 and f64, got {self.dtype!r}")
+            raise IRTypeError(f"matmul supports f32 and f64 (its accumulation and output "
+                              f"dtype), got {self.dtype!r}")
+        inputs = self.input_dtype or self.dtype
+        if inputs != self.dtype and not (inputs in _NARROW_INPUTS and self.dtype == "f32"):
+            raise IRTypeError(f"matmul inputs of {inputs!r} with {self.dtype} accumulation: "
+                              f"inputs are the accumulation dtype, or one of "
+                              f"{_NARROW_INPUTS} with f32 accumulation")
+        object.__setattr__(self, "input_dtype", inputs)
         for which, layout in (("a", self.a_layout), ("b", self.b_layout)):
             if layout not in _MATRIX_LAYOUTS:
                 raise IRError(f"matmul {which}_layout must be 'row' or 'col', got {layout!r}")
 
     def buffers(self) -> list[BufferDecl]:
-        return [BufferDecl("a", self.dtype, False, False, ("m", "k"), self.a_layout),
-                BufferDecl("b", self.dtype, False, False, ("k", "n"), self.b_layout),
+        return [BufferDecl("a", self.input_dtype, False, False, ("m", "k"), self.a_layout),
+                BufferDecl("b", self.input_dtype, False, False, ("k", "n"), self.b_layout),
                 BufferDecl("c", self.dtype, True, True, ("m", "n"), "row")]
 
     def params(self) -> list[tuple[str, str]]:
         return [("alpha", self.dtype), ("beta", self.dtype)]
 
     def _describe(self) -> dict:
-        return {"dtype": self.dtype, "a_layout": self.a_layout, "b_layout": self.b_layout}
+        mixed = {"input_dtype": self.input_dtype} if self.input_dtype != self.dtype else {}
+        return {"dtype": self.dtype, "a_layout": self.a_layout, "b_layout": self.b_layout,
+                **mixed}
+
+    def summary(self) -> list[str]:
+        precision = (self.dtype if self.input_dtype == self.dtype else
+                     f"{self.input_dtype} a and b, {self.dtype} accumulation and c")
+        return [f"c = alpha * a @ b + beta * c ({precision}; a {self.a_layout}-major, "
+                f"b {self.b_layout}-major; c not read when beta == 0)"]
 
     @staticmethod
     def _operand(array: np.ndarray, outer: int, inner: int, layout: str) -> np.ndarray:
@@ -476,11 +521,13 @@ class Matmul(Body):
         c[...] = result
 
 
-def matmul(dtype: str = "f32", a_layout: str = "row", b_layout: str = "row") -> Matmul:
+def matmul(dtype: str = "f32", a_layout: str = "row", b_layout: str = "row",
+           input_dtype: str | None = None) -> Matmul:
     """GEMM pattern ``c = alpha * a @ b + beta * c``; dims ``m = n = k = size`` unless
-    reshaped with ``ir.kernel(..., shape={...})``."""
+    reshaped with ``ir.kernel(..., shape={...})``. ``dtype`` is the accumulation and
+    output precision; ``input_dtype`` (e.g. ``"bf16"`` with ``"f32"``) that of a and b."""
     return Matmul(shape=(("m", SIZE), ("n", SIZE), ("k", SIZE)), dtype=dtype,
-                  a_layout=a_layout, b_layout=b_layout)
+                  a_layout=a_layout, b_layout=b_layout, input_dtype=input_dtype or "")
 
 
 # -- transpose ---------------------------------------------------------------------------
@@ -490,6 +537,7 @@ class Transpose(Body):
 
     dtype: str = "f32"
     kind = "transpose"
+    schedules = (Schedule((32, 8), tile=(32, 32)), Schedule((16, 16), tile=(16, 16)))
 
     def __post_init__(self) -> None:
         if self.dtype == "bool" or self.dtype not in NUMPY_DTYPES:
@@ -504,6 +552,9 @@ class Transpose(Body):
 
     def _describe(self) -> dict:
         return {"dtype": self.dtype}
+
+    def summary(self) -> list[str]:
+        return [f"y = transpose(x) ({self.dtype})"]
 
     def evaluate(self, arrays: Mapping[str, np.ndarray], uniform: Any) -> None:
         nrows, ncols = int(uniform["rows"]), int(uniform["cols"])

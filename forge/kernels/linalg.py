@@ -3,35 +3,44 @@
 gemm's baselines are the classic 16x16 shared-memory tiling and a 64x64x8 register-
 blocked tile; its ``big-gpu`` schedules are 128x128x8 tiles with 8x8 per invocation,
 float4 loads, ``a`` stored transposed in shared memory, and register prefetch of the
-next tile (docs/PERFORMANCE.md P4). All fit WebGPU's 256 invocations and 16 KiB.
+next tile (docs/PERFORMANCE.md P4); the ``unroll=1`` twins write WGSL's register loops
+out (see ``forge/emit/_matmul.py``). All fit WebGPU's 256 invocations and 16 KiB. The
+mixed-precision gemm_f16 and gemm_bf16 also have ``mma=1`` schedules: CUDA's tensor
+cores through WMMA (``forge/emit/_mma.py``), refused on WGSL.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 
 from .. import ir
 from ..schedule import Schedule
 
-__all__ = ["KERNELS", "GEMM_SCHEDULES", "GEMM_TUNABLES", "TRANSPOSE_SCHEDULES"]
+__all__ = ["KERNELS", "GEMM_SCHEDULES", "GEMM_TUNABLES", "MMA_SCHEDULES", "TRANSPOSE_SCHEDULES",
+           "accumulation_tolerance"]
 
 GEMM_SCHEDULES = (
     Schedule((16, 16), tile=(16, 16, 16)),
     Schedule((16, 16), vector_width=4, tile=(64, 64, 8)),
     Schedule((16, 16), vector_width=4, tile=(128, 128, 8, 2)),
     Schedule((16, 16), vector_width=4, tile=(128, 128, 8)),
+    # WGSL with the register loops written out (constant indices): issue 18's 67x gap
+    Schedule((16, 16), vector_width=4, tile=(128, 128, 8, 2), unroll=True),
+    Schedule((16, 16), vector_width=4, tile=(64, 64, 8), unroll=True),
 )
 TRANSPOSE_SCHEDULES = (Schedule((32, 8), tile=(32, 32)), Schedule((16, 16), tile=(16, 16)))
-
 #: What ``kforge tune gemm`` searches: workgroup shapes, tiles (BMxBNxBK, with register
-#: prefetch as a fourth 2) and vector widths; the emitter refuses the combinations it
-#: cannot lower (the tuner prunes them before running anything).
+#: prefetch as a fourth 2), vector widths and WGSL's written-out register loops; the
+#: emitter refuses the combinations it cannot lower, and where unrolling changes nothing
+#: (CUDA) the twins compile the same source: the tuner prunes both before running.
 GEMM_TUNABLES = {
     "wg": ((8, 8), (16, 8), (8, 16), (16, 16), (32, 8), (8, 32)),
     "tile": ((32, 32, 8), (64, 64, 8), (64, 64, 16), (128, 64, 8), (64, 128, 8),
              (128, 128, 8), (128, 128, 16), (64, 64, 8, 2), (128, 64, 8, 2), (64, 128, 8, 2),
              (128, 128, 8, 2)),
     "vec": (1, 2, 4),
+    "unroll": (False, True),
 }
 
 GEMM = ir.kernel(
@@ -53,4 +62,48 @@ TRANSPOSE = ir.kernel(
     schedules=TRANSPOSE_SCHEDULES, tolerance={"f32": {"ulp": 0, "rtol": 0.0, "atol": 0.0}},
     test_sizes=(67, 1, 200), tags=("linalg",))
 
-KERNELS = (GEMM, TRANSPOSE)
+
+
+def accumulation_tolerance(k: int, bound: float, unit_roundoff: float = 2.0 ** -24) -> dict:
+    """The output tolerance of a GEMM that sums ``k`` exact products (f16 or bf16 inputs
+    in ``[-bound, bound]``) in float32, against the float64 reference.
+
+    Summing k terms in float32 errs by at most ``k * u * sum|a*b|`` and, with
+    probability close to 1, by about ``sqrt(k) * u * sum|a*b|`` (Higham and Mary,
+    probabilistic rounding error analysis); ``sum|a*b| <= k * bound**2``. The budget is
+    four times the probabilistic bound, so it grows with k as k**1.5; ``rtol`` covers
+    the epilogue's few float32 roundings (alpha * acc + beta * c)."""
+    return {"atol": 4 * math.sqrt(k) * unit_roundoff * k * bound * bound, "rtol": 1e-5}
+
+
+# Mixed precision: f16/bf16 a and b (their products are exact in f32), f32 accumulation
+# and c. Inputs in [-2, 2]; the tolerance is the accumulation bound at the largest test
+# size (k = 130: atol 1.4e-3). A GEMM that accumulates in bf16, or drops a k tile, errs
+# by 0.1 and more.
+_MIXED_SIZES = (67, 1, 130)
+_MIXED_BOUND = 2.0
+
+
+# Tensor cores through WMMA (CUDA; WGSL refuses mma=1): each warp 32x32 of c.
+MMA_SCHEDULES = (
+    Schedule((32, 4), tile=(64, 64, 32), mma=True),
+    Schedule((32, 8), tile=(128, 64, 32), mma=True),
+)
+
+
+def _mixed_gemm(inputs: str):
+    return ir.kernel(
+        f"gemm_{inputs}", ir.matmul("f32", input_dtype=inputs),
+        description=f"c = alpha * a @ b + beta * c, {inputs} a and b, f32 accumulation "
+                    "and c, m = n = k = size",
+        defaults={"alpha": 1.5, "beta": 0.5}, schedules=GEMM_SCHEDULES + MMA_SCHEDULES,
+        schedule_roles={**{str(s): "big-gpu" for s in GEMM_SCHEDULES[2:]},
+                        **{str(s): "tensor-core" for s in MMA_SCHEDULES}},
+        domain={name: (-_MIXED_BOUND, _MIXED_BOUND) for name in ("a", "b", "c")},
+        tolerance={"f32": accumulation_tolerance(max(_MIXED_SIZES), _MIXED_BOUND)},
+        nonfinite_inputs=False, test_sizes=_MIXED_SIZES, tags=("linalg",))
+
+
+GEMM_F16, GEMM_BF16 = _mixed_gemm("f16"), _mixed_gemm("bf16")
+
+KERNELS = (GEMM, TRANSPOSE, GEMM_F16, GEMM_BF16)

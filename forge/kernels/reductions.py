@@ -118,4 +118,36 @@ GEMV = _kernel(
     tolerance={"f32": {"rtol": 1e-4, "atol": 2e-4}}, test_sizes=(67, 1, 300),
     nonfinite_inputs=False)
 
-KERNELS = (SOFTMAX, LOG_SOFTMAX, RMSNORM, LAYERNORM, ROW_SUM, ROW_MAX, GEMV)
+
+
+# -- low precision in memory, float32 inside (how bf16/f16 row kernels are written) --------
+# Each element is loaded from f16/bf16, computed in f32 and rounded once to the output's
+# dtype, so a correct kernel is at most one rounding of the output dtype from the
+# reference (its f32 error, ~1e-5 relative, can flip that rounding): the default f16 and
+# bf16 tolerances (2 ulp of the dtype) hold with a margin.
+def _softmax_in(dtype: str) -> KernelSpec:
+    wide = ir.cast(ir.input("x", dtype), "f32")
+    shifted = wide - ir.row_max(wide)
+    return _kernel(
+        f"softmax_{dtype}",
+        ir.rows(y=ir.cast(ir.exp(shifted) / ir.row_sum(ir.exp(shifted)), dtype)),
+        f"softmax of {dtype} rows, computed in f32, rounded once to {dtype}",
+        nonfinite_inputs=False)
+
+
+def _rmsnorm_in(dtype: str) -> KernelSpec:
+    wide = ir.cast(ir.input("x", dtype), "f32")
+    weight = ir.cast(ir.input("w", dtype, layout="cols"), "f32")
+    scale = ir.rsqrt(ir.row_sum(wide * wide) / cols_f32 + ir.param("eps"))
+    return _kernel(
+        f"rmsnorm_{dtype}", ir.rows(y=ir.cast(wide * scale * weight, dtype)),
+        f"rmsnorm of {dtype} rows and weights, computed in f32, rounded once to {dtype}",
+        defaults={"eps": 1e-6}, domain={"x": (-1e4, 1e4), "w": _WEIGHT_DOMAIN},
+        nonfinite_inputs=False)
+
+
+SOFTMAX_BF16, SOFTMAX_F16 = _softmax_in("bf16"), _softmax_in("f16")
+RMSNORM_BF16 = _rmsnorm_in("bf16")
+
+KERNELS = (SOFTMAX, LOG_SOFTMAX, RMSNORM, LAYERNORM, ROW_SUM, ROW_MAX, GEMV,
+           SOFTMAX_BF16, SOFTMAX_F16, RMSNORM_BF16)

@@ -721,6 +721,87 @@ SAXPY = Wild(
     {"grid stride too short": ("cuda", "i += blockDim.x * gridDim.x", "i += blockDim.x * gridDim.x + 1")})
 
 # -- a port: WGSL and CUDA, no numpy reference --------------------------------------------
+# CUDA samples: a reduction with cooperative groups (cuda/std headers of CCCL on CUDA
+# 13), a template block size, __launch_bounds__, extern __shared__, a grid-stride loop
+# over size_t n, and one atomicAdd per block into a zeroed total.
+_REDUCE_CG = r"""
+#include <cooperative_groups.h>
+namespace cg = cooperative_groups;
+
+template <unsigned int blockSize>
+__global__ void __launch_bounds__(blockSize) reduce_sum(const float* __restrict__ g_idata,
+                                                      float* __restrict__ g_odata, size_t n) {
+    extern __shared__ float sdata[];
+    cg::thread_block cta = cg::this_thread_block();
+    unsigned int tid = threadIdx.x;
+    size_t gridSize = (size_t)blockSize * gridDim.x;
+    float mySum = 0.0f;
+    for (size_t i = (size_t)blockIdx.x * blockSize + threadIdx.x; i < n; i += gridSize) {
+        mySum += g_idata[i];
+    }
+    sdata[tid] = mySum;
+    cg::sync(cta);
+    for (unsigned int s = blockSize / 2; s > 32; s >>= 1) {
+        if (tid < s) { sdata[tid] = mySum = mySum + sdata[tid + s]; }
+        cg::sync(cta);
+    }
+    cg::thread_block_tile<32> tile32 = cg::tiled_partition<32>(cta);
+    if (cta.thread_rank() < 32) {
+        if (blockSize >= 64) mySum += sdata[tid + 32];
+        for (int offset = tile32.size() / 2; offset > 0; offset /= 2) {
+            mySum += tile32.shfl_down(mySum, offset);
+        }
+    }
+    if (cta.thread_rank() == 0) atomicAdd(g_odata, mySum);
+}
+"""
+
+REDUCE_CG = Wild(
+    KernelSpec(id="wild_reduce_cooperative_groups", entry_point="reduce_sum<{{wg_x}}>",
+               sources={"cuda": _REDUCE_CG},
+               buffers=(BufferSpec(0, "f32", "read", name="g_idata", fill=(-1.0, 1.0)),
+                        BufferSpec(1, "f32", "read_write", name="g_odata", count=1, initial=0),
+                        BufferSpec.uniform(2, (("n", "u64"),))),
+               reference=lambda g_idata, g_odata, params: np.array(
+                   [g_idata.astype(np.float64).sum()], np.float32),
+               params=lambda n: {"n": n}, shared_bytes="wg_x * 4",
+               grid=lambda s, n: (min(ceil_div(n, s.workgroup_size[0]), 64), 1, 1),
+               schedules=(Schedule(256), Schedule(128)),
+               tolerance={"f32": {"atol": 1e-3, "rtol": 1e-4}}, test_sizes=(100000, 1, 4099)),
+    {"stops the warp stage early": ("cuda", "offset > 0; offset /= 2", "offset > 1; offset /= 2")})
+
+# cuda_fp16.h: half2 axpy with the scalars first and an odd tail, real half arithmetic.
+_HAXPY = r"""
+#include <cuda_fp16.h>
+extern "C" __global__ void haxpy(int n, half a, const half* x, half* y) {
+    int start = threadIdx.x + blockDim.x * blockIdx.x;
+    int stride = blockDim.x * gridDim.x;
+    const half2* x2 = reinterpret_cast<const half2*>(x);
+    half2* y2 = reinterpret_cast<half2*>(y);
+    half2 a2 = __halves2half2(a, a);
+    for (int i = start; i < n / 2; i += stride)
+        y2[i] = __hfma2(a2, x2[i], y2[i]);
+    if (start == 0 && (n % 2))
+        y[n - 1] = __hfma(a, x[n - 1], y[n - 1]);
+}
+"""
+
+
+def _haxpy_reference(x, y, params):
+    a = np.float16(params["a"])
+    y[:] = (a.astype(np.float64) * x.astype(np.float64) + y.astype(np.float64)).astype(np.float16)
+
+
+HAXPY = Wild(
+    KernelSpec(id="wild_haxpy_half2", entry_point="haxpy", sources={"cuda": _HAXPY},
+               buffers=(BufferSpec(0, "f16", "read", name="x", fill=(-2.0, 2.0)),
+                        BufferSpec(1, "f16", "read_write", name="y", inout=True, fill=(-2.0, 2.0)),
+                        BufferSpec.uniform(2, (("n", "i32"), ("a", "f16")))),
+               reference=_haxpy_reference, params=lambda n: {"n": n}, defaults={"a": 0.5},
+               grid=lambda s, n: (min(ceil_div(n, 2 * s.workgroup_size[0]), 128), 1, 1),
+               schedules=(Schedule(128),), test_sizes=(1000, 1, 4099)),
+    {"forgets the odd tail": ("cuda", "if (start == 0 && (n % 2))", "if (false)")})
+
 _ADD_WGSL = """
 @group(0) @binding(0) var<storage, read> a: array<f32>;
 @group(0) @binding(1) var<storage, read> b: array<f32>;
@@ -749,4 +830,4 @@ PORT = Wild(
 
 CORPUS = {w.kernel.id: w for w in (FMA, TRANSPOSE, HISTOGRAM, PARTICLES, TWO_PASS, DOUBLE,
                                     AXPY_F16, SUBGROUP_SUM, LUMA_HISTOGRAM, WHERE, BITONIC, GELU,
-                                   SOFTMAX, SCALE, AXPBY, LAYERNORM, SAXPY, PORT)}
+                                   SOFTMAX, SCALE, AXPBY, LAYERNORM, SAXPY, REDUCE_CG, HAXPY, PORT)}

@@ -1,0 +1,207 @@
+"""CUDA's headers for NVRTC, which ships none: where they are, the standard headers NVRTC
+lacks, and a digest of the headers one compilation can read (for the disk cache).
+
+The headers come from NVIDIA's wheels, installed with the ``cuda`` extra:
+``nvidia-cuda-runtime`` (``cuda_fp16.h``, ``cuda_bf16.h``, ``mma.h``,
+``cooperative_groups.h``), ``nvidia-cuda-crt`` (the ``crt/`` headers ``mma.h`` needs)
+and ``nvidia-cuda-cccl`` (CUB, Thrust and libcu++'s ``cuda/std``, which
+``cooperative_groups.h`` needs on CUDA 13). A toolkit (``CUDA_HOME``, ``CUDA_PATH``,
+``/usr/local/cuda``) is the fallback, and last the headers NVRTC 13.5 and later carry
+inside libnvrtc-builtins, extracted once into the cache (``nvrtc/headers-MAJOR.MINOR``).
+
+NVRTC has no C++ standard library: ``#include <cstdint>`` fails. libcu++ has a
+device-side twin of each header (``cuda/std/cstdint``), so NVRTC gets small in-memory
+headers under the standard names (``STD_HEADERS``) that include the twin and make
+``std::`` names resolve to ``cuda::std::`` (and, for the fixed-width integers, put them
+in the global namespace too, as host toolchains do).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import importlib.metadata
+import os
+import re
+import sys
+from pathlib import Path
+
+__all__ = ["header_directories", "STD_HEADERS", "std_headers", "header_digest",
+           "wheel_versions", "HEADER_WHEELS", "INSTALL_HINT"]
+
+#: NVIDIA's wheels that carry the headers (the ``cuda`` extra installs them).
+HEADER_WHEELS = ("nvidia-cuda-runtime", "nvidia-cuda-crt", "nvidia-cuda-cccl")
+INSTALL_HINT = "pip install 'kernel-forge[cuda]'"
+
+# C++ standard headers served by their libcu++ twin; the macro-only ones (limits,
+# floats, assert) declare no names to bring into std.
+_TWINS = ("cstdint", "cstddef", "cstdlib", "cstring", "cmath", "type_traits", "limits",
+          "utility", "tuple", "array", "bit")
+_MACRO_ONLY = ("climits", "cfloat", "cassert")
+# C headers and the C++ header they are.
+_C_HEADERS = {"stdint.h": "cstdint", "stddef.h": "cstddef", "limits.h": "climits",
+              "float.h": "cfloat", "assert.h": "cassert"}
+_GLOBAL_INTEGERS = ("int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
+                    "uint32_t", "uint64_t", "intptr_t", "uintptr_t", "intmax_t", "uintmax_t")
+
+
+def _std_header(name: str) -> str:
+    lines = ["// kernel-forge: the C++ standard header for NVRTC, from libcu++",
+             "#pragma once"]
+    if name == "cstddef":
+        # libcu++'s fallback offsetof subtracts pointers, which is no constant expression
+        # (static_assert(offsetof(...) == 8) fails); the compiler's builtin is one.
+        lines += ["#ifndef offsetof", "#define offsetof(type, member) "
+                  "__builtin_offsetof(type, member)", "#endif"]
+    lines.append(f"#include <cuda/std/{name}>")
+    if name not in _MACRO_ONLY:
+        lines.append("namespace std { using namespace ::cuda::std; }")
+    if name == "cstdint":
+        lines += [f"using ::cuda::std::{t};" for t in _GLOBAL_INTEGERS]
+    return "\n".join(lines) + "\n"
+
+
+#: Standard header name -> its text, given to NVRTC in memory.
+STD_HEADERS: dict[str, str] = {
+    **{name: _std_header(name) for name in (*_TWINS, *_MACRO_ONLY)},
+    **{c: f"#pragma once\n#include <{cpp}>\n" for c, cpp in _C_HEADERS.items()},
+}
+
+
+# Where NVIDIA's CUDA 13 wheels put their headers, below a site-packages folder.
+_WHEEL_LAYOUT = {"cudart": ("nvidia", "cu13", "include"),
+                 "cccl": ("nvidia", "cu13", "include", "cccl")}
+
+
+def _wheel_directory(name: str) -> str | None:
+    """The header folder of wheel ``name`` ("cudart" or "cccl"): as cuda.pathfinder
+    finds it, else (an older pathfinder, wheels installed with --target) on sys.path."""
+    try:
+        from cuda import pathfinder
+
+        found = pathfinder.find_nvidia_header_directory(name)
+        if found:
+            return found
+    except Exception:  # noqa: BLE001 - no pathfinder, an older one, or nothing found
+        pass
+    for entry in sys.path:
+        candidate = os.path.join(entry, *_WHEEL_LAYOUT[name])
+        if entry and os.path.isdir(candidate):
+            return candidate
+    return None
+
+
+def _bundled_directory() -> str | None:
+    """Where NVRTC's own copy of the headers is extracted (done once, in the cache), or
+    None when this NVRTC carries none (before 13.5) or the extraction fails."""
+    try:
+        from cuda.bindings import nvrtc
+
+        from ._nvrtc import cache_dir, nvrtc_version
+
+        status, info, *_ = nvrtc.nvrtcGetBundledHeadersInfo()
+        if status != nvrtc.nvrtcResult.NVRTC_SUCCESS or not info.available:
+            return None
+        major, minor = nvrtc_version()
+        target = cache_dir() / f"headers-{major}.{minor}"
+        flags = nvrtc.NVRTC_INSTALL_HEADERS_SKIP_IF_EXISTS
+        status, *_ = nvrtc.nvrtcInstallBundledHeaders(str(target).encode(), flags)
+        if status != nvrtc.nvrtcResult.NVRTC_SUCCESS:
+            return None
+        return str(target)
+    except Exception:  # noqa: BLE001 - no cuda-python, an older NVRTC, a read-only cache
+        return None
+
+
+@functools.lru_cache(maxsize=None)
+def header_directories() -> tuple[str, ...]:
+    """The directories on NVRTC's include path: CUDA's runtime headers (wheel, else a
+    toolkit, else NVRTC's bundled copy) and CCCL's (wheel, else the toolkit's or the
+    bundle's ``cccl``). Empty when none is installed."""
+    toolkits = [os.path.join(os.environ[env], "include") for env in ("CUDA_HOME", "CUDA_PATH")
+                if os.environ.get(env)] + ["/usr/local/cuda/include"]
+    runtime = next((d for d in [_wheel_directory("cudart"), *toolkits]
+                    if d and os.path.isfile(os.path.join(d, "cuda_fp16.h"))), None)
+    if runtime is None:
+        runtime = _bundled_directory()
+    cccl_candidates = [_wheel_directory("cccl")] + [os.path.join(d, "cccl") for d in toolkits]
+    if runtime:
+        cccl_candidates.append(os.path.join(runtime, "cccl"))
+    cccl = next((d for d in cccl_candidates
+                 if d and os.path.isfile(os.path.join(d, "cuda", "std", "cstdint"))), None)
+    return tuple(d for d in (runtime, cccl) if d)
+
+
+def std_headers() -> dict[str, str]:
+    """The in-memory standard headers, when CCCL (which they include) is on the path."""
+    directories = header_directories()
+    if any(os.path.isfile(os.path.join(d, "cuda", "std", "cstdint")) for d in directories):
+        return STD_HEADERS
+    return {}
+
+
+@functools.lru_cache(maxsize=None)
+def wheel_versions() -> tuple[tuple[str, str], ...]:
+    """(distribution, version) of each installed header wheel."""
+    found = []
+    for name in HEADER_WHEELS:
+        try:
+            found.append((name, importlib.metadata.version(name)))
+        except importlib.metadata.PackageNotFoundError:
+            pass
+    return tuple(found)
+
+
+_INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*([<"])([^>"\n]+)[>"]', re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=4096)
+def _scan(path: str, mtime_ns: int, size: int) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """A header file's sha256 and the (quote, name) of each ``#include`` it holds;
+    memoized by its modification time and size, so a changed file is read again."""
+    data = Path(path).read_bytes()
+    includes = tuple((q.decode(), n.decode().strip()) for q, n in _INCLUDE.findall(data))
+    return hashlib.sha256(data).hexdigest(), includes
+
+
+def _resolve(name: str, quote: str, here: str | None,
+             directories: tuple[str, ...]) -> str | None:
+    searched = ([here] if quote == '"' and here else []) + list(directories)
+    for directory in searched:
+        path = os.path.join(directory, name)
+        if os.path.isfile(path):
+            return os.path.normpath(path)
+    return None
+
+
+def header_digest(source: str, directories: tuple[str, ...],
+                  headers: dict[str, str]) -> str:
+    """sha256 over every header ``source`` can read, followed through their own
+    ``#include`` lines: in-memory ``headers`` by text, files by content, and names that
+    resolve nowhere by name. Includes are followed whatever the preprocessor
+    conditions around them, so the set can only be larger than the one a compile reads:
+    any change to a header the compile read changes the digest."""
+    digest = hashlib.sha256()
+    seen: set[tuple[str, str | None]] = set()
+    pending = [(q, n, None) for q, n in
+               ((q.decode(), n.decode().strip()) for q, n in _INCLUDE.findall(source.encode()))]
+    while pending:
+        quote, name, here = pending.pop()
+        path = None if name in headers else _resolve(name, quote, here, directories)
+        key = (name, path)
+        if key in seen:
+            continue
+        seen.add(key)
+        if name in headers:
+            text = headers[name]
+            digest.update(f"memory:{name}:".encode() + hashlib.sha256(text.encode()).digest())
+            pending += [(q.decode(), n.decode().strip(), None)
+                        for q, n in _INCLUDE.findall(text.encode())]
+        elif path is None:
+            digest.update(f"missing:{name};".encode())
+        else:
+            stat = os.stat(path)
+            content, includes = _scan(path, stat.st_mtime_ns, stat.st_size)
+            digest.update(f"file:{path}:{content};".encode())
+            pending += [(q, n, os.path.dirname(path)) for q, n in includes]
+    return digest.hexdigest()

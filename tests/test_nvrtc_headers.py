@@ -1,0 +1,185 @@
+"""CUDA's real headers on NVRTC's include path by default, from NVIDIA's wheels (the
+``cuda`` extra): each compiles here with no GPU, and the disk cache misses when a
+header the source includes changes."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+import backends.cuda as cuda
+from backends.cuda import _headers
+
+# The scripts install the cuda extra on Linux: there, missing headers fail the tests.
+pytestmark = pytest.mark.skipif(
+    sys.platform != "linux" and not _headers.header_directories(),
+    reason=f"CUDA's headers are not installed here: {_headers.INSTALL_HINT}")
+
+
+@pytest.fixture(autouse=True)
+def cache(tmp_path, monkeypatch) -> Path:
+    monkeypatch.setenv("FORGE_CACHE_DIR", str(tmp_path / "cache"))
+    return tmp_path / "cache" / "nvrtc"
+
+
+# One kernel per header, using what the header is for.
+HEADER_KERNELS = {
+    "cuda_fp16.h": """#include <cuda_fp16.h>
+extern "C" __global__ void k(__half* x) { x[0] = __hadd(x[0], hexp(x[1])); }""",
+    "cuda_bf16.h": """#include <cuda_bf16.h>
+extern "C" __global__ void k(__nv_bfloat16* x) {
+    x[0] = __float2bfloat16(__bfloat162float(x[1]) * 2.0f) + x[2];
+}""",
+    "mma.h": """#include <mma.h>
+using namespace nvcuda;
+extern "C" __global__ void k(const half* a, const half* b, float* c) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> acc;
+    wmma::fill_fragment(acc, 0.0f);
+    wmma::load_matrix_sync(fa, a, 16);
+    wmma::load_matrix_sync(fb, b, 16);
+    wmma::mma_sync(acc, fa, fb, acc);
+    wmma::store_matrix_sync(c, acc, 16, wmma::mem_row_major);
+}""",
+    "cooperative_groups.h": """#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+extern "C" __global__ void k(float* x) {
+    auto tile = cg::tiled_partition<32>(cg::this_thread_block());
+    float total = cg::reduce(tile, x[threadIdx.x], cg::plus<float>());
+    if (tile.thread_rank() == 0) x[0] = total;
+}""",
+    "cstdint": """#include <cstdint>
+extern "C" __global__ void k(int64_t* x, std::uint32_t* y) {
+    x[0] = INT32_MAX; y[0] = UINT32_MAX; x[1] = sizeof(std::int8_t) + sizeof(uint64_t);
+}""",
+    "stdint.h, cstddef, climits, cfloat, type_traits, limits": """#include <stdint.h>
+#include <cstddef>
+#include <climits>
+#include <cfloat>
+#include <type_traits>
+#include <limits>
+extern "C" __global__ void k(float* x, int32_t* n) {
+    static_assert(std::is_same<int32_t, int>::value, "int32_t is int");
+    struct Pair { char c; int i; };
+    static_assert(offsetof(Pair, i) == 4, "offsetof is a constant expression");
+    x[0] = FLT_MAX; n[0] = INT_MAX + std::numeric_limits<int>::min();
+}""",
+    "cub": """#include <cub/block/block_reduce.cuh>
+extern "C" __global__ void k(const float* x, float* y) {
+    using Reduce = cub::BlockReduce<float, 128>;
+    __shared__ typename Reduce::TempStorage scratch;
+    float total = Reduce(scratch).Sum(x[threadIdx.x]);
+    if (threadIdx.x == 0) y[0] = total;
+}""",
+    "cuda/std": """#include <cuda/std/cstdint>
+#include <cuda/std/limits>
+extern "C" __global__ void k(cuda::std::uint64_t* x) {
+    x[0] = cuda::std::numeric_limits<cuda::std::uint32_t>::max();
+}""",
+}
+
+
+@pytest.mark.parametrize("header", list(HEADER_KERNELS))
+def test_cuda_and_standard_headers_compile_with_nvrtc_by_default(header):
+    image = cuda.compile_cuda(HEADER_KERNELS[header], "k", arch="sm_90")
+    assert image[:4] == b"\x7fELF" and b".text.k\0" in image
+
+
+def test_the_header_directories_come_from_nvidias_wheels():
+    runtime, cccl = _headers.header_directories()
+    assert Path(runtime, "cuda_bf16.h").is_file() and Path(runtime, "crt", "mma.h").is_file()
+    assert Path(cccl, "cuda", "std", "cstdint").is_file()
+    assert {name for name, _ in _headers.wheel_versions()} == set(_headers.HEADER_WHEELS)
+
+
+def test_changing_an_included_headers_contents_misses_the_cache(tmp_path):
+    """A header reached through another (a quoted include next to it) changes: the
+    compile runs again, and the image follows the new header."""
+    include = tmp_path / "include"
+    include.mkdir()
+    (include / "outer.h").write_text('#include "inner.h"\n')
+    inner = include / "inner.h"
+    inner.write_text("#define FG_SCALE 2.0f\n")
+    source = ('#include <outer.h>\n'
+              'extern "C" __global__ void k(float* x) { x[0] = FG_SCALE * x[1]; }\n')
+    options = (f"--include-path={include}",)
+    before = cuda.compile_stats.snapshot()
+    first = cuda.compile_cuda(source, "k", "sm_90", output="ptx", options=options)
+    assert cuda.compile_cuda(source, "k", "sm_90", output="ptx", options=options) == first
+    inner.write_text("#define FG_SCALE 3.0f  // changed\n")
+    second = cuda.compile_cuda(source, "k", "sm_90", output="ptx", options=options)
+    after = cuda.compile_stats.snapshot()
+    assert (after["compiles"] - before["compiles"], after["disk_hits"] - before["disk_hits"]) \
+        == (2, 1)
+    assert first != second and b"0f40400000" in second.lower()  # 3.0f in PTX
+
+
+def test_a_change_in_a_cuda_header_misses_the_cache(tmp_path, monkeypatch):
+    """The same for one of CUDA's own headers: a copy of the runtime headers stands in
+    for the installed wheel, and one of its files changes."""
+    runtime, cccl = _headers.header_directories()
+    copy = tmp_path / "runtime"
+    shutil.copytree(runtime, copy, ignore=shutil.ignore_patterns("cccl"))
+    monkeypatch.setattr("backends.cuda._nvrtc.header_directories", lambda: (str(copy), cccl))
+    source = HEADER_KERNELS["cuda_fp16.h"]
+    before = cuda.compile_stats.snapshot()
+    cuda.compile_cuda(source, "k", "sm_90")
+    cuda.compile_cuda(source, "k", "sm_90")
+    with open(copy / "cuda_fp16.hpp", "a") as header:
+        header.write("\n// a local edit\n")
+    cuda.compile_cuda(source, "k", "sm_90")
+    after = cuda.compile_stats.snapshot()
+    assert (after["compiles"] - before["compiles"], after["disk_hits"] - before["disk_hits"]) \
+        == (2, 1)
+
+
+def test_a_source_without_includes_is_keyed_without_walking_headers(monkeypatch):
+    def refuse(*args):
+        raise AssertionError("header_digest ran for a source that includes nothing")
+    monkeypatch.setattr("backends.cuda._nvrtc.header_digest", refuse)
+    source = 'extern "C" __global__ void k(float* x) { x[0] = 1.0f; }\n'
+    assert cuda.compile_cuda(source, "k", "sm_90")[:4] == b"\x7fELF"
+
+
+def test_without_wheels_or_a_toolkit_nvrtcs_bundled_headers_are_extracted_and_used(
+        tmp_path, monkeypatch):
+    """NVRTC 13.5 and later carry CUDA's headers and CCCL: with no wheel and no toolkit
+    they are extracted once into the cache and put on the include path."""
+    from backends.cuda._nvrtc import nvrtc_version
+
+    if nvrtc_version() < (13, 5):
+        pytest.skip(f"NVRTC {nvrtc_version()} carries no headers (13.5 and later do)")
+    monkeypatch.setattr(_headers, "_wheel_directory", lambda name: None)
+    monkeypatch.delenv("CUDA_HOME", raising=False)
+    monkeypatch.delenv("CUDA_PATH", raising=False)
+    monkeypatch.setattr(_headers.os.path, "isfile", _without_usr_local(_headers.os.path.isfile))
+    _headers.header_directories.cache_clear()
+    try:
+        runtime, cccl = _headers.header_directories()
+        assert Path(runtime).is_relative_to(tmp_path) and Path(cccl) == Path(runtime, "cccl")
+        for name in ("cuda_fp16.h", "cooperative_groups.h", "cstdint"):
+            assert cuda.compile_cuda(HEADER_KERNELS[name], "k", arch="sm_90")[:4] == b"\x7fELF"
+    finally:
+        _headers.header_directories.cache_clear()
+
+
+def _without_usr_local(isfile):
+    return lambda path: not str(path).startswith("/usr/local/cuda") and isfile(path)
+
+
+def test_wheels_installed_without_pathfinders_help_are_found_on_sys_path(monkeypatch):
+    """As on a machine where the wheels were installed with pip --target."""
+    import cuda.pathfinder
+
+    runtime, cccl = _headers.header_directories()
+
+    def refuse(name):
+        raise RuntimeError("an older pathfinder")
+    monkeypatch.setattr(cuda.pathfinder, "find_nvidia_header_directory", refuse)
+    assert _headers._wheel_directory("cudart") == runtime
+    assert _headers._wheel_directory("cccl") == cccl
