@@ -1,5 +1,5 @@
-"""``python -m bench``: every docs/PERFORMANCE.md target (P1 to P8, P14, and B1 for the
-browser backend) measured against its baseline in one process, as a table on stdout;
+"""``python -m bench``: every docs/PERFORMANCE.md target (P1 to P8, P12 to P14, and B1 for
+the browser backend) measured against its baseline in one process, as a table on stdout;
 progress on stderr; ``--json`` and
 ``--markdown`` keep the run for BENCHMARKS.md."""
 
@@ -28,15 +28,17 @@ def _sections() -> dict[str, Callable[[Bench], list[Row]]]:
     from ._harness import p5, p7
     from ._main_job import p14
     from ._peers import p9, p11
+    from ._tuning import p12, p13
     from ._wgpu import p2, p6
 
     return {"P1": p1, "P2": p2, "P3": p3, "P4": p4, "P5": p5, "P6": p6, "P7": p7, "P8": p8,
-            "P9": p9, "P11": p11, "P14": p14, "B1": b1}
+            "P9": p9, "P11": p11, "P12": p12, "P13": p13, "P14": p14, "B1": b1}
 
 
-SECTIONS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P11", "P14", "B1")
+SECTIONS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P11", "P12", "P13", "P14",
+            "B1")
 _LIBRARIES = ("numpy", "cuda-bindings", "nvidia-cuda-nvrtc", "wgpu", "torch", "triton",
-              "playwright")
+              "playwright", "optuna", "ray", "nvidia-ml-py", "kernel-tuner")
 
 
 def select(only: str | None) -> list[str]:

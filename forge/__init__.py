@@ -11,14 +11,15 @@ from . import ir, emit  # ir first: the emitters register themselves with it
 from .allocator import SlabAllocator
 from .contract import OracleContext
 from .errors import (AllocationError, CompileError, ContextClosed, DeviceLost, ForgeError,
-                     GpuUnavailable, GpuValidation, InvalidArgument, KernelTimeout, OracleMismatch,
-                     ReferenceFailed, UnsupportedFeature)
+                     GpuUnavailable, GpuValidation, InvalidArgument, KernelTimeout, MissingExtra,
+                     OracleMismatch, ReferenceFailed, UnsupportedFeature)
 from .kernel import TARGETS, Access, BufferSpec, Dispatch, KernelBody, KernelSpec, ceil_div
 from .size import Size, parse_size
 from .registry import (BACKEND_GROUP, KERNEL_GROUP, BackendEntry, PluginWarning,
                        available_backends, backend_entries, backend_names, default_backend,
                        get_kernel, list_kernels, open_context, refresh)
 from .schedule import Schedule
+from .tunables import Tunable
 from .types import (SCALAR_TYPES, AdapterConstraints, AdapterIdentity, BindingUsage,
                     BufferView, MemoryTopology, ScalarType, SlabLayout, ValidationLevel,
                     scalar_type)
@@ -34,5 +35,6 @@ __all__ = [
     "SCALAR_TYPES", "ScalarType", "Schedule", "SlabAllocator", "SlabLayout", "TARGETS",
     "UnsupportedFeature", "ValidationLevel", "available_backends", "backend_entries",
     "backend_names", "default_backend", "get_kernel", "list_kernels", "open_context", "refresh",
-    "scalar_type", "BACKEND_GROUP", "KERNEL_GROUP", "__version__", "emit", "ir",
+    "scalar_type", "BACKEND_GROUP", "KERNEL_GROUP", "__version__", "emit", "ir", "Tunable",
+    "MissingExtra",
 ]

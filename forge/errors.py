@@ -22,6 +22,7 @@ __all__ = [
     "OracleMismatch",
     "ReferenceFailed",
     "ResultsFileError",
+    "MissingExtra",
 ]
 
 
@@ -98,3 +99,9 @@ class OracleMismatch(ForgeError, AssertionError):
     def __init__(self, message: str, *, report: object = None) -> None:
         super().__init__(message)
         self.report = report
+
+
+class MissingExtra(ForgeError, ImportError):
+    """An optional part of kernel-forge was asked for but its library is not installed
+    (optuna for ``--strategy tpe``, Ray for ``--ray``); the message says which extra
+    installs it."""

@@ -123,14 +123,37 @@ _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.m
 _FUNCTIONS = {"min": min, "max": max, "ceil_div": ceil_div, "int": int, "abs": abs}
 
 
+_COMPARISONS = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
+                ast.GtE: operator.ge, ast.Eq: operator.eq, ast.NotEq: operator.ne}
+
+
 def evaluate_expression(text: str, names: Mapping[str, Any]) -> Any:
     """The value of an arithmetic expression such as ``"M*K"`` or ``"ceil_div(n, 4)"``
-    over ``names`` (integers only: + - * // % ** /, min, max, ceil_div, abs)."""
+    over ``names`` (+ - * // % ** /, min, max, ceil_div, abs, int), and of a condition
+    built from them (``"BLOCK_M * UNROLL <= 256 and tile[0] % wg_x == 0"``: comparisons,
+    ``and``, ``or``, ``not``, a constant index into a tuple)."""
     def value(node: ast.AST) -> Any:
         if isinstance(node, ast.Expression):
             return value(node.body)
         if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
             return node.value
+        if isinstance(node, ast.Compare) and all(type(op) in _COMPARISONS for op in node.ops):
+            left = value(node.left)
+            for op, right_node in zip(node.ops, node.comparators):
+                right = value(right_node)
+                if not _COMPARISONS[type(op)](left, right):
+                    return False
+                left = right
+            return True
+        if isinstance(node, ast.BoolOp):
+            values = (value(v) for v in node.values)
+            return all(values) if isinstance(node.op, ast.And) else any(values)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return not value(node.operand)
+        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+            return value(node.value)[node.slice.value]
+        if isinstance(node, ast.Tuple):
+            return tuple(map(value, node.elts))
         if isinstance(node, ast.Name):
             if node.id not in names:
                 raise InvalidArgument(f"expression {text!r} names {node.id!r}, which is not "
@@ -145,11 +168,26 @@ def evaluate_expression(text: str, names: Mapping[str, Any]) -> Any:
             return _FUNCTIONS[node.func.id](*map(value, node.args))
         raise InvalidArgument(f"expression {text!r}: only arithmetic over the size's "
                               f"dimensions is allowed, not {ast.dump(node)[:60]}")
+    tree = _parse_expression(text)
     try:
-        tree = ast.parse(text, mode="eval")
+        return value(tree)
+    except (TypeError, IndexError, ZeroDivisionError) as exc:
+        raise InvalidArgument(f"expression {text!r} cannot be evaluated: {exc}") from None
+
+
+def _parse_expression(text: str) -> ast.Expression:
+    try:
+        return ast.parse(text, mode="eval")
     except SyntaxError as exc:
         raise InvalidArgument(f"bad expression {text!r}: {exc.msg}") from None
-    return value(tree)
+
+
+def expression_names(text: str) -> set[str]:
+    """The names an expression reads (``"BLOCK_M * UNROLL <= 256"``: BLOCK_M, UNROLL),
+    functions excluded; raises ``InvalidArgument`` when it does not parse."""
+    tree = _parse_expression(text)
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) not in called}
 
 
 def _names(schedule: Schedule | None, size: Any) -> dict[str, Any]:
@@ -167,14 +205,14 @@ def _names(schedule: Schedule | None, size: Any) -> dict[str, Any]:
 
 
 def resolve(value: Any, schedule: Schedule | None, size: Any, what: str,
-            with_schedule: bool = True) -> Any:
+            with_schedule: bool = True, names: Mapping[str, Any] | None = None) -> Any:
     """A kernel attribute that may depend on the run: a constant, an expression over
-    the size's dimensions and the schedule's (``"M*K"``, ``"wg_x * 4"``), or a callable
-    of ``(schedule, size)`` (of ``(size)`` alone when ``with_schedule`` is False: counts,
-    shapes, params). An exception raised by the callable becomes an
-    ``InvalidArgument`` naming ``what``."""
+    the size's dimensions and the schedule's (``"M*K"``, ``"wg_x * 4"``) and ``names``
+    (a kernel's parameter values), or a callable of ``(schedule, size)`` (of ``(size)``
+    alone when ``with_schedule`` is False: counts, shapes, params). An exception raised
+    by the callable becomes an ``InvalidArgument`` naming ``what``."""
     if isinstance(value, str):
-        return evaluate_expression(value, _names(schedule, size))
+        return evaluate_expression(value, {**_names(schedule, size), **(names or {})})
     if callable(value) and not isinstance(value, (np.ndarray, Schedule)):
         try:
             return value(schedule, size) if with_schedule else value(size)
@@ -183,6 +221,11 @@ def resolve(value: Any, schedule: Schedule | None, size: Any, what: str,
         except Exception as exc:
             raise InvalidArgument(f"{what} raised {type(exc).__name__}: {exc}") from exc
     return value
+
+
+def _as_text(value: Any) -> str:
+    """A template or ``-D`` value as source text (a bool as 1 or 0)."""
+    return str(int(value)) if isinstance(value, (bool, np.integer)) else str(value)
 
 
 class _Fixed:
@@ -596,6 +639,11 @@ class KernelSpec:
     int, an expression over the size's dimensions such as ``"2*M*N*K"``, or a callable
     of the size), so that results can be placed under a roofline; ``work(size)``
     resolves them.
+
+    ``tunables`` are what a tuner may choose (``{"BLOCK_M": (32, 64, 128)}``; schedule
+    knobs under their keys, ``{"vec": (1, 2, 4)}``), ``restrictions`` the rules they obey
+    (expressions or callables), ``tuned`` the parameters' values applied (default: each
+    one's first); see ``forge.tunables``.
     """
 
     id: str
@@ -630,6 +678,9 @@ class KernelSpec:
     entry_points: Mapping[str, str] = field(default_factory=dict)
     bytes_moved: Any = None
     flops: Any = None
+    tunables: Mapping[str, Any] = field(default_factory=dict)
+    restrictions: tuple[Any, ...] = ()
+    tuned: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         set_ = functools.partial(object.__setattr__, self)
@@ -710,6 +761,35 @@ class KernelSpec:
                                   f"{sorted(unknown_domain)}")
         for size in self.test_sizes or ():
             self.size(size)  # a float or malformed size is refused here, not mid-check
+        self._declare_tunables()
+
+    def _declare_tunables(self) -> None:
+        """Normalise ``tunables``, ``restrictions`` and ``tuned``, refusing what is wrong
+        in itself (the sources are asked later, by ``forge.tunables.check_tunables``)."""
+        from . import tunables as _tunables
+
+        set_ = functools.partial(object.__setattr__, self)
+        set_("tunables", _tunables.declared(self.id, self.tunables))
+        restrictions = self.restrictions
+        if isinstance(restrictions, str) or callable(restrictions):
+            restrictions = (restrictions,)
+        set_("restrictions", tuple(restrictions))
+        for restriction in self.restrictions:
+            if isinstance(restriction, str):
+                expression_names(restriction)  # refuses what does not parse
+            elif not callable(restriction):
+                raise InvalidArgument(f"kernel {self.id}: a restriction is an expression or a "
+                                      f"callable of the parameters, got {restriction!r}")
+        set_("tuned", dict(self.tuned))
+        for name, value in self.tuned.items():
+            tunable = self.tunables.get(name)
+            if tunable is None or name in _tunables.SCHEDULE_KEYS:
+                raise InvalidArgument(f"kernel {self.id}: tuned names {name!r}, which is not "
+                                      "one of its parameters (schedule knobs go into the "
+                                      "schedule)")
+            if not any(value == v and type(value) is type(v) for v in tunable.values):
+                raise InvalidArgument(f"kernel {self.id}: {value!r} is not one of {name}'s "
+                                      f"values {tunable.values}")
 
     def __repr__(self) -> str:
         return f"KernelSpec({self.id!r}, v{self.version}, targets={list(self.targets)})"
@@ -761,6 +841,8 @@ class KernelSpec:
             described["launches"] = _callable_digest(self.launches)
         elif self.launches:
             described["launches"] = [d.describe() for d in self.launches]
+        if self.tunable_values():
+            described["tuned"] = _value_digest(self.tunable_values())
         return described
 
     def work(self, size: Any) -> dict[str, int | None]:
@@ -792,6 +874,40 @@ class KernelSpec:
             return self.work(size)
         except ForgeError as exc:
             return {"bytes_moved": None, "flops": None, "work_error": str(exc)}
+    # -- tunables ------------------------------------------------------------------
+    def tunable_values(self) -> dict[str, Any]:
+        """Each parameter (a tunable that is not a schedule knob) with the value it has
+        in this kernel: ``tuned``, else its first."""
+        from .tunables import SCHEDULE_KEYS
+
+        return {name: self.tuned.get(name, tunable.default)
+                for name, tunable in self.tunables.items() if name not in SCHEDULE_KEYS}
+
+    def with_tunables(self, values: Mapping[str, Any] | None = None, **more: Any) -> "KernelSpec":
+        """This kernel with parameter values applied: an ordinary ``KernelSpec`` whose
+        semantic hash covers them (raises ``InvalidArgument`` for an unknown name or a
+        value that was not declared)."""
+        tuned = {**self.tuned, **(values or {}), **more}
+        if tuned == self.tuned:
+            return self
+        kernel = replace(self, tuned=tuned)
+        if "origin" in self.__dict__:
+            object.__setattr__(kernel, "origin", self.__dict__["origin"])
+        return kernel
+
+    @functools.cached_property
+    def _channels(self) -> dict[tuple[str, str], str | None]:
+        """How each parameter reaches each target's source (``forge.tunables.channel``)."""
+        from .tunables import channel
+
+        return {(name, target): channel(self, name, target)
+                for name in self.tunable_values() for target in self.targets}
+
+    def _passed(self, target: str, way: str) -> dict[str, Any]:
+        """The parameters that reach ``target`` as ``way`` ("override", "define"), with
+        their values."""
+        return {name: value for name, value in self.tunable_values().items()
+                if self._channels.get((name, target)) == way}
 
     def schedule_role(self, schedule: Schedule) -> str:
         """``"baseline"`` (portable) unless ``schedule_roles`` says otherwise."""
@@ -838,8 +954,9 @@ class KernelSpec:
         values.update(_names(schedule, None))
         if size is not None:
             values.update(self.size(size).dims)
+        values.update(self.tunable_values())
         for name, value in self.constants.items():
-            values[name] = resolve(value, schedule, size, f"kernel {self.id} constant {name}")
+            values[name] = self._resolve(value, schedule, size, f"kernel {self.id} constant {name}")
         return values
 
     def render(self, text: str, schedule: Schedule, size: Any) -> str:
@@ -852,8 +969,7 @@ class KernelSpec:
             if values is None:
                 values = self.template_values(schedule, size)
             if name in values:
-                value = values[name]
-                return str(int(value)) if isinstance(value, (bool, np.integer)) else str(value)
+                return _as_text(values[name])
             if match.group(1) is None:
                 return match.group(0)  # ${...} that is not ours: leave it as written
             if size is None and name not in self.constants:
@@ -877,7 +993,8 @@ class KernelSpec:
         """How many workgroups a single-launch kernel's dispatch of ``size`` needs:
         ``grid`` when the kernel has one, else the body's geometry."""
         if self.grid is not None:
-            return _grid(self.grid, schedule, size, f"kernel {self.id}", max_per_dimension)
+            return _grid(self.grid, schedule, size, f"kernel {self.id}", max_per_dimension,
+                         self.tunable_values())
         return self.body.workgroups(self, schedule, size, max_per_dimension)
 
     def steps(self, target: str | None, schedule: Schedule, size: Any,
@@ -899,13 +1016,13 @@ class KernelSpec:
             if own is None:
                 own = schedule
             elif not isinstance(own, Schedule):
-                own = resolve(own, schedule, size, f"kernel {self.id} launch "
-                              f"{dispatch.entry_point}'s schedule")
+                own = self._resolve(own, schedule, size, f"kernel {self.id} launch "
+                                    f"{dispatch.entry_point}'s schedule")
                 if not isinstance(own, Schedule):
                     raise InvalidArgument(f"kernel {self.id}: launch {dispatch.entry_point}'s "
                                           f"schedule function returned {own!r}")
             grid = (_grid(dispatch.grid, own, size, f"kernel {self.id} launch "
-                          f"{dispatch.entry_point}", max_per_dimension)
+                          f"{dispatch.entry_point}", max_per_dimension, self.tunable_values())
                     if dispatch.grid is not None else
                     own.dispatch_workgroups(int(size), max_per_dimension))
             steps.append(Step(self._entry(dispatch.entry_point, own, size), grid, own.workgroup_size,
@@ -914,6 +1031,10 @@ class KernelSpec:
                                                    target, source),
                               self._overrides(dispatch, target, own, size)))
         return tuple(steps)
+
+    def _resolve(self, value: Any, schedule: Schedule, size: Any, what: str) -> Any:
+        """``resolve`` with this kernel's parameter values among an expression's names."""
+        return resolve(value, schedule, size, what, names=self.tunable_values())
 
     def launches_at(self, size: Any) -> tuple[Dispatch, ...]:
         """The launches at ``size``: ``launches``, or what ``launches(size)`` returns
@@ -931,12 +1052,13 @@ class KernelSpec:
     def _overrides(self, dispatch: Dispatch | None, target: str | None, schedule: Schedule,
                    size: Any) -> tuple[tuple[str, Any], ...]:
         """WGSL ``override`` values of one launch: the kernel's, then the launch's own,
-        each resolved under the launch's schedule."""
+        each resolved under the launch's schedule, then the parameters the source
+        declares as overrides."""
         if target != "wgsl":
             return ()
         merged = {**self.overrides, **dict((dispatch and dispatch.overrides) or {})}
-        return tuple((k, resolve(v, schedule, size, f"kernel {self.id} override {k}"))
-                     for k, v in merged.items())
+        return tuple((k, self._resolve(v, schedule, size, f"kernel {self.id} override {k}"))
+                     for k, v in merged.items()) + tuple(self._passed(target, "override").items())
 
     def _entry(self, entry: str, schedule: Schedule, size: Any) -> str:
         """An entry point with its template values filled (a C++ instantiation such as
@@ -946,7 +1068,7 @@ class KernelSpec:
     def _shared(self, value: Any, schedule: Schedule, size: Any) -> int:
         if value is None:
             return 0
-        shared = resolve(value, schedule, size, f"kernel {self.id} shared_bytes")
+        shared = self._resolve(value, schedule, size, f"kernel {self.id} shared_bytes")
         if not is_int(shared) or shared < 0:
             raise InvalidArgument(f"kernel {self.id}: shared_bytes is {shared!r}; it must be "
                                   "an int >= 0")
@@ -1062,6 +1184,7 @@ class KernelSpec:
         options = list(self.options.get(target, ()))
         if target == "cuda":
             options += [f"-D{k}" if v is True else f"-D{k}={v}" for k, v in self.defines.items()]
+            options += [f"-D{k}={_as_text(v)}" for k, v in self._passed(target, "define").items()]
             options += [f"--include-path={d}" for d in self.include_dirs]
         return tuple(options)
 
@@ -1281,8 +1404,8 @@ def _entry_name(entry: str) -> bool:
 
 
 def _grid(value: Any, schedule: Schedule, size: Any, what: str,
-          max_per_dimension: int) -> tuple[int, int, int]:
-    dims = resolve(value, schedule, size, f"{what}'s grid") if not isinstance(
+          max_per_dimension: int, names: Mapping[str, Any] | None = None) -> tuple[int, int, int]:
+    dims = resolve(value, schedule, size, f"{what}'s grid", names=names) if not isinstance(
         value, (tuple, list)) else value
     if is_int(dims):
         dims = (dims,)

@@ -61,7 +61,10 @@ class BackendEntry:
     backends for ``default_backend`` (the highest available one wins) and orders
     listings (lowest first). ``device_code``: the backend runs kernels as device code
     that can fault or hang (the oracle then runs it in worker processes by default);
-    False for host backends such as the numpy reference.
+    False for host backends such as the numpy reference. ``devices()`` cheaply counts
+    the devices of this machine the backend can open one by one, and ``device_option``
+    names the open option that picks one by index (``device=1``), so that work can be
+    spread over them; None: one device, the backend's default.
     """
 
     name: str
@@ -71,6 +74,8 @@ class BackendEntry:
     origin: str = ""
     preference: int = 0
     device_code: bool = True
+    devices: Callable[[], int] | None = None
+    device_option: str | None = None
 
 
 def _entry_points(group: str) -> list[metadata.EntryPoint]:
@@ -91,7 +96,8 @@ def _as_backend_entry(obj: Any, name: str, origin: str) -> BackendEntry:
     return BackendEntry(getattr(obj, "name", name), obj.open, obj.availability,
                         getattr(obj, "description", ""), origin,
                         int(getattr(obj, "preference", 0)),
-                        bool(getattr(obj, "device_code", True)))
+                        bool(getattr(obj, "device_code", True)), getattr(obj, "devices", None),
+                        getattr(obj, "device_option", None))
 
 
 def _add_backend(entries: dict[str, BackendEntry], name: str | None, load: Callable[[], Any],

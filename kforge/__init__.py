@@ -15,11 +15,11 @@ from typing import Sequence
 import forge
 from forge.errors import ForgeError
 
-from . import _cache, _check, _codegen, _listing, _oracle, _report
+from . import _cache, _check, _codegen, _listing, _oracle, _report, _tune
 
 __all__ = ["main", "build_parser"]
 
-_COMMAND_MODULES = (_listing, _check, _oracle, _codegen, _cache, _report)
+_COMMAND_MODULES = (_listing, _check, _oracle, _tune, _codegen, _cache, _report)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -18,9 +18,10 @@ from typing import Any
 
 from forge import registry
 from forge.errors import GpuUnavailable, InvalidArgument
-from oracle import (CheckOptions, CrossCheck, Evaluation, Session, Verdict, check_many,
+from oracle import (CheckOptions, CrossCheck, Evaluation, Verdict, check_many,
                     format_duration)
 
+from ._fanout import add_fanout_flags, make_fleet
 from ._kernels import add_kernel_arguments, resolve_kernels
 from ._output import (add_json_flag, count_arg, positive_arg, print_json, print_table, progress,
                       schedule_arg, seconds_arg, write_json)
@@ -113,6 +114,10 @@ def register(subparsers) -> None:
     parser.add_argument("--sanitize", action="store_true",
                         help="also run CUDA evaluations under compute-sanitizer")
     add_report_flag(parser)
+    parser.add_argument("--tuned", action="store_true",
+                        help="run each kernel's saved tuned schedule (kforge tune --save) where "
+                             "the backend's adapter has one")
+    add_fanout_flags(parser)
     add_json_flag(parser)
     parser.set_defaults(run=_check)
 
@@ -197,9 +202,7 @@ def run_check(args) -> CheckRun:
     reference = args.reference_backend
     if reference:
         known_backends([reference])
-    session = Session(isolate=False if args.no_isolate else None,
-                      open_options={n: open_options(args) for n in chosen + [reference or ""]},
-                      timeout_s=args.timeout)
+    session = make_fleet(args, chosen + [reference or ""], open_options(args))
     session.start(chosen + ([reference] if reference else []))  # workers open meanwhile
     try:
         kernels = resolve_kernels(args.kernels, args.kernel_ids)
@@ -215,7 +218,7 @@ def run_check(args) -> CheckRun:
     run = CheckRun(unavailable=unavailable, refused=refused)
     judged = [n for n in names if n != reference]
     options = CheckOptions(schedule=args.schedule, samples=args.samples, timeout_s=args.timeout,
-                           reference=reference)
+                           reference=reference, tuned=args.tuned)
     try:
         with progress(len(plan) * len(judged), args.json) as advance:
             for result in check_many(plan, judged, session, options, on_result=lambda name, ev:
@@ -296,7 +299,7 @@ def _row(kernel_id: str, backend: str, evaluations: list[Evaluation]) -> tuple:
     return (kernel_id, backend, verdict, sizes, str(max(ulps)) if ulps else "-",
             f"{max(errors):.3g}" if errors else "-", judged,
             format_duration(last.timing.median) if last else "-",
-            last.timing.source if last else "-", str(worst.schedule), note.split("\n")[0][:110])
+            last.timing.source if last else "-", worst.schedule_text, note.split("\n")[0][:110])
 
 
 def _print_run(run: CheckRun, regressions: list[str]) -> None:

@@ -1,5 +1,5 @@
-"""``kforge certify``, ``kforge tune`` and ``kforge profile-hardware``: the commands that
-drive the oracle beyond ``check``."""
+"""``kforge certify`` and ``kforge profile-hardware``: the commands that drive the oracle
+beyond ``check`` (``kforge tune`` lives in ``kforge._tune``)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,13 @@ import sys
 
 from forge import registry
 from forge.errors import ForgeError, OracleMismatch, UnsupportedFeature
-from oracle import Session, certify, format_duration, tune
+from forge.schedule import Schedule
+from forge.tunables import describe as describe_candidate
+from oracle import certify, fan_out, find_tuned
 from oracle._ceilings import PROBES, SCALES, capacity_for, measure_ceilings, probe_scale
 
 from ._check import add_backend_flag, add_run_flags, backends, open_options
+from ._fanout import add_fanout_flags, make_fleet
 from ._kernels import add_kernel_arguments, resolve_kernels
 from ._output import (add_json_flag, print_json, print_table, progress, schedule_arg,
                       write_json)
@@ -19,10 +22,9 @@ from ._report import add_report_flag, report_of, require_report_extra
 # Values a backend reports for "no limit" (the host's 2**62) read better as words.
 _UNLIMITED = 2 ** 62
 
-#: The ``format`` fields of ``kforge profile-hardware``, ``tune`` and ``certify --json``
-#: (``kforge report`` reads them).
+#: The ``format`` fields of ``kforge profile-hardware`` and ``certify --json`` (``kforge
+#: report`` reads them, and ``oracle.TUNE_FORMAT``'s).
 PROFILE_FORMAT = "kforge-profile/1"
-TUNE_FORMAT = "kforge-tune/1"
 CERTIFY_FORMAT = "kforge-certify/1"
 
 
@@ -34,22 +36,14 @@ def register(subparsers) -> None:
     parser.add_argument("--schedule", type=schedule_arg, help="schedule, e.g. wg=128,ipt=4")
     parser.add_argument("--force", action="store_true", help="certify again even if a manifest matches")
     parser.add_argument("--cache-dir", help="cache root (default: $FORGE_CACHE_DIR or ~/.cache/kernel-forge)")
+    parser.add_argument("--tuned", action="store_true",
+                        help="certify each kernel's saved tuned schedule (kforge tune --save) "
+                             "where this adapter has one")
     add_run_flags(parser, samples=5)
+    add_fanout_flags(parser)
     add_report_flag(parser)
     add_json_flag(parser)
     parser.set_defaults(run=_certify)
-
-    parser = subparsers.add_parser("tune", help="search a kernel's schedules for the fastest correct one")
-    add_kernel_arguments(parser, many=False)
-    parser.add_argument("--backend", help="backend to tune on (default: the default backend)")
-    parser.add_argument("--size", help="problem size (default: the kernel's largest checked size)")
-    parser.add_argument("--schedule", dest="space", action="append", type=schedule_arg,
-                        help="a candidate schedule (repeatable; default: the generated space)")
-    parser.add_argument("--dry-run", action="store_true", help="show the pruned space and run nothing")
-    add_run_flags(parser, samples=5)
-    add_report_flag(parser)
-    add_json_flag(parser)
-    parser.set_defaults(run=_tune)
 
     parser = subparsers.add_parser(
         "profile-hardware", help="adapter identity and constraints of each available backend")
@@ -67,10 +61,17 @@ def register(subparsers) -> None:
 
 # -- certify -------------------------------------------------------------------------------
 def _certify_one(runner, kernel, args) -> dict:
-    row = {"kernel": kernel.id, "backend": runner.name,
-           "adapter": runner.info.adapter.as_dict(), "evaluations": []}
+    """Certify ``kernel`` on ``runner`` (one backend on one adapter model): a row."""
+    adapter = runner.info.adapter.name
+    row = {"kernel": kernel.id, "backend": runner.name, "adapter": adapter, "note": "",
+           "evaluations": []}
+    schedule = args.schedule
+    if args.tuned and schedule is None:
+        tuned, found, row["note"] = find_tuned(runner.info, kernel)
+        if tuned is not None:
+            kernel, schedule = tuned, found
     try:
-        cert = certify(runner, kernel, args.schedule, seed=args.seed or 0, samples=args.samples,
+        cert = certify(runner, kernel, schedule, seed=args.seed or 0, samples=args.samples,
                        cache=args.cache_dir, force=args.force, timeout_s=args.timeout)
     except UnsupportedFeature as exc:  # the backend cannot even generate the source
         row.update(result="unsupported", detail=str(exc), report=str(exc))
@@ -82,11 +83,61 @@ def _certify_one(runner, kernel, args) -> dict:
                    detail=failures[0].problems[0] if failures and failures[0].problems else str(exc),
                    report=str(exc), evaluations=[ev.as_dict() for ev in failures])
         return row
+    key = cert.manifest["key"]
     row.update(result="reused" if cert.reused else "certified",
-               schedule=cert.manifest["key"]["schedule"], key_hash=cert.key_hash,
-               path=str(cert.path), detail=(f"re-certified: {cert.replaced}" if cert.replaced else ""))
+               schedule=describe_candidate(Schedule.parse(key["schedule"]),
+                                           kernel.tunable_values()),
+               key_hash=cert.key_hash, path=str(cert.path),
+               detail=(f"re-certified: {cert.replaced}" if cert.replaced else row["note"]))
     row["evaluations"] = [ev.as_dict() for ev in cert.evaluations]
     return row
+
+
+def _targets(fleet, names, rows) -> list:
+    """Each backend's runners that opened, one per adapter model; a row for those that
+    did not."""
+    targets = []
+    for name in names:
+        try:
+            targets += fleet.groups(name)
+        except ForgeError as exc:
+            rows.append({"kernel": "-", "backend": name, "adapter": "-", "result": "FAILED",
+                         "detail": f"could not open: {exc}", "report": str(exc)})
+    return targets
+
+
+def _certify_all(args, kernels, names) -> tuple[list[dict], bool]:
+    """Certify every kernel on every backend and adapter model, spread over the
+    fleet's workers; (rows in order, interrupted)."""
+    rows: list[dict] = []
+    fleet = make_fleet(args, names, open_options(args))
+    fleet.start(names)
+    done: dict[int, dict] = {}
+    try:
+        work = [(runner, kernel) for runner in _targets(fleet, names, rows) for kernel in kernels]
+        with progress(len(work), args.json) as advance:
+            for index, row in fan_out(work, lambda item: _certify_one(*item, args),
+                                      fleet.concurrency):
+                done[index] = row
+                advance(f"{row['kernel']} on {row['backend']}: {row['result']}")
+    except KeyboardInterrupt:
+        return rows + [done[i] for i in sorted(done)], True
+    finally:
+        fleet.close()
+    return rows + [done[i] for i in sorted(done)], False
+
+
+def _print_matrix(rows: list[dict]) -> None:
+    """One line per kernel, one column per backend and adapter: what each certified."""
+    columns = list(dict.fromkeys(f"{r['backend']} on {r['adapter']}" for r in rows
+                                 if r["kernel"] != "-"))
+    cells: dict[str, dict[str, str]] = {}
+    for r in rows:
+        if r["kernel"] != "-":
+            cells.setdefault(r["kernel"], {})[f"{r['backend']} on {r['adapter']}"] = r["result"]
+    print_table("certified: kernel x adapter", ["kernel", *columns],
+                [(kernel, *(found.get(c, "-") for c in columns))
+                 for kernel, found in cells.items()])
 
 
 def _certify(args) -> int:
@@ -94,25 +145,7 @@ def _certify(args) -> int:
         require_report_extra()
     kernels = resolve_kernels(args.kernels, args.kernel_ids)
     names, unavailable, refused = backends(args.backends)
-    rows, interrupted = [], False
-    session = Session(isolate=False if args.no_isolate else None,
-                      open_options={n: open_options(args) for n in names}, timeout_s=args.timeout)
-    try:
-        with progress(len(kernels) * len(names), args.json) as advance:
-            for name in names:
-                try:
-                    runner = session.runner(name)
-                except ForgeError as exc:
-                    rows.append({"kernel": "-", "backend": name, "result": "FAILED",
-                                 "detail": f"could not open: {exc}", "report": str(exc)})
-                    continue
-                for kernel in kernels:
-                    rows.append(_certify_one(runner, kernel, args))
-                    advance(f"{kernel.id} on {name}: {rows[-1]['result']}")
-    except KeyboardInterrupt:
-        interrupted = True
-    finally:
-        session.close()
+    rows, interrupted = _certify_all(args, kernels, names)
     failed = [r for r in rows if r["result"] == "FAILED"]
     data = {"format": CERTIFY_FORMAT, "passed": not failed and not refused,
             "unavailable": unavailable, "refused": refused, "interrupted": interrupted,
@@ -122,9 +155,13 @@ def _certify(args) -> int:
     if args.json:
         print_json(data)
     else:
-        print_table("kforge certify", ["kernel", "backend", "result", "schedule", "manifest", "detail"],
-                    [(r["kernel"], r["backend"], r["result"], r.get("schedule", "-"),
+        print_table("kforge certify", ["kernel", "backend", "adapter", "result", "schedule",
+                                       "manifest", "detail"],
+                    [(r["kernel"], r["backend"], r["adapter"], r["result"], r.get("schedule", "-"),
                       r.get("path", "-"), r["detail"].split("\n")[0][:100]) for r in rows])
+        if args.ray is not None or len({(r["backend"], r["adapter"]) for r in rows}) > len(
+                {r["backend"] for r in rows}):
+            _print_matrix(rows)
         for name, why in unavailable.items():
             print(f"{name}: not available: {why}")
         for name, why in refused.items():
@@ -135,54 +172,6 @@ def _certify(args) -> int:
         print("kforge certify: interrupted; the manifests written so far are kept", file=sys.stderr)
         return 130
     return 1 if failed or refused or not rows else 0
-
-
-# -- tune ----------------------------------------------------------------------------------
-def _tune_data(result, adapter, kernel) -> dict:
-    """``kforge tune --json``: the tuner's result, and what a report needs besides it
-    (the format, the adapter, the strategy, the kernel's declared work at the size)."""
-    return {"format": TUNE_FORMAT, **result.as_dict(), "adapter": adapter.as_dict(),
-            "strategy": "successive-halving", **kernel.declared_work(result.size)}
-
-
-def _tune(args) -> int:
-    if args.report:
-        require_report_extra()
-    kernel, = resolve_kernels(args.kernels, args.kernel_ids)[:1]
-    backend = args.backend or registry.default_backend()
-    _, _, refused = backends([backend])
-    if refused:
-        from forge.errors import GpuUnavailable
-
-        raise GpuUnavailable(f"backend {backend!r} is not available: {refused[backend]}")
-    with registry.open_context(backend, **open_options(args)) as ctx:
-        adapter = ctx.adapter
-        with progress(None, args.json or args.dry_run) as advance:
-            result = tune(ctx, kernel, size=args.size, space=args.space, seed=args.seed or 0,
-                          samples=max(2, args.samples), dry_run=args.dry_run,
-                          reopen=lambda: registry.open_context(backend, **open_options(args)),
-                          on_progress=lambda c: advance(f"{c.schedule}: {c.status}"),
-                          timeout_s=args.timeout)
-    data = _tune_data(result, adapter, kernel)
-    if args.report:
-        report_of(data, args.report, f"this kforge tune of {kernel.id}")
-    if args.json:
-        print_json(data)
-        return 0
-    title = f"kforge tune {kernel.id} on {backend} ({adapter.name}), size {result.size}"
-    measured = sorted((c for c in result.candidates if c.status != "pruned"),
-                      key=lambda c: c.median)
-    if measured:
-        print_table(title + (" - dry run" if args.dry_run else ""),
-                    ["schedule", "status", "median", "samples", "reason"],
-                    [(str(c.schedule), c.status, format_duration(c.median) if c.timing else "-",
-                      str(c.timing.count) if c.timing else "-", c.reason) for c in measured])
-    pruned = result.by_status("pruned")
-    if pruned:
-        print_table(f"pruned before running ({len(pruned)})", ["schedule", "why"],
-                    [(str(c.schedule), c.reason) for c in pruned])
-    print(result.conclusion)
-    return 0
 
 
 # -- profile-hardware ----------------------------------------------------------------------

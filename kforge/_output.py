@@ -48,9 +48,9 @@ def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]
 @contextlib.contextmanager
 def progress(total: int | None, quiet: bool) -> Iterator:
     """A progress bar on stderr with the total known (nothing when ``quiet``); yields
-    ``advance(text)``."""
+    ``advance(text)``, which also takes ``total=`` alone to set a total learnt later."""
     if quiet:
-        yield lambda text: None
+        yield lambda text="", total=None: None
         return
     from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
                                TimeElapsedColumn)
@@ -58,7 +58,13 @@ def progress(total: int | None, quiet: bool) -> Iterator:
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console(stderr=True), transient=True) as bar:
         task = bar.add_task("starting", total=total)
-        yield lambda text: bar.update(task, advance=1, description=text)
+
+        def advance(text: str = "", total: int | None = None) -> None:
+            if total is not None:
+                bar.update(task, total=total)
+            else:
+                bar.update(task, advance=1, description=text)
+        yield advance
 
 
 def _int(text: str, what: str) -> int:

@@ -14,6 +14,7 @@ from ._cross_check import CheckOptions, CrossCheck, PairCheck, check_many, cross
 from ._evaluate import (DEFAULT_GUARD, DEFAULT_TIMEOUT_S, REFERENCE_BACKEND, check_host_memory,
                         choose_schedule, evaluate, evaluate_case, expected_from_backend)
 from ._expected import Expected, expected_outputs
+from ._fleet import Fleet, PooledRunner, fan_out
 from ._inputs import FAMILIES, INPUT_SETS, Case, make_case
 from ._plan import BackendInfo, Outcome, Plan, build_plan, execute
 from ._results import (Evaluation, Finding, FloatSemantics, OutputCheck, Timing, Verdict,
@@ -21,7 +22,10 @@ from ._results import (Evaluation, Finding, FloatSemantics, OutputCheck, Timing,
 from ._run import run
 from ._runners import InProcessRunner, Runner, Session
 from ._tolerance import DEFAULT_TOLERANCES, Tolerance, default_tolerance, resolve_tolerance
-from ._tune import Candidate, TuneResult, declare_winner, schedule_space, tune
+from ._strategies import STRATEGIES
+from ._tune import (TUNE_FORMAT, Budget, Candidate, TuneResult, candidate_space, declare_winner,
+                    schedule_space, tune)
+from ._tuning_cache import TuningCache, find_tuned, save_tuned
 from ._workers import WorkerRunner
 
 __all__ = [
@@ -37,9 +41,10 @@ __all__ = [
     "Session", "Runner", "InProcessRunner", "WorkerRunner", "BackendInfo", "Plan", "Outcome",
     "build_plan", "execute",
     "cross_check", "check_many", "CheckOptions", "CrossCheck", "PairCheck",
-    "tune", "TuneResult", "Candidate", "schedule_space", "declare_winner",
+    "tune", "TuneResult", "Candidate", "schedule_space", "declare_winner", "Budget",
+    "candidate_space", "STRATEGIES", "TUNE_FORMAT", "TuningCache", "find_tuned", "save_tuned",
     "certify", "Certification", "find_certificate", "certificate_key", "cache_dir",
-    "canonical_json", "MANIFEST_FORMAT",
+    "canonical_json", "MANIFEST_FORMAT", "Fleet", "PooledRunner", "fan_out",
     "assert_matches_reference",
 ]
 

@@ -38,6 +38,7 @@ from ._judge import leaves
 from ._results import Evaluation, Verdict
 from ._runners import Session
 from ._tolerance import resolve_tolerance
+from ._tuning_cache import find_tuned
 
 __all__ = ["cross_check", "check_many", "CheckOptions", "CrossCheck", "PairCheck"]
 
@@ -217,6 +218,7 @@ class CheckOptions:
     guard: int = DEFAULT_GUARD
     timeout_s: float | None = DEFAULT_TIMEOUT_S
     reference: str | None = None
+    tuned: bool = False
 
 
 def cross_check(kernel: KernelSpec, backends: Iterable[str] | None = None,
@@ -228,7 +230,7 @@ def cross_check(kernel: KernelSpec, backends: Iterable[str] | None = None,
                 timeout_s: float | None = DEFAULT_TIMEOUT_S, reference: str | None = None,
                 isolate: bool | None = None, session: Session | None = None,
                 inputs: Any = None, uniform: Any = None,
-                schedules: dict[str, Schedule] | None = None) -> CrossCheck:
+                schedules: dict[str, Schedule] | None = None, tuned: bool = False) -> CrossCheck:
     """Evaluate ``kernel`` on every available backend of ``backends`` (default: all
     installed) with one set of inputs (``size`` defaults to the kernel's largest
     checked size) against one expectation (the numpy reference, or the run of backend
@@ -236,15 +238,17 @@ def cross_check(kernel: KernelSpec, backends: Iterable[str] | None = None,
     in ``skipped`` with their reason; one that is available but cannot be opened gets
     an ``error`` evaluation saying why. ``session`` (else one made from ``isolate``,
     ``open_options`` and ``timeout_s``, closed before returning) holds the contexts;
-    ``schedules`` picks a schedule per backend. ``on_result(name, evaluation)`` is
-    called as each backend finishes (progress)."""
+    ``schedules`` picks a schedule per backend; ``tuned`` runs, on each backend given no
+    schedule, the kernel's tuned schedule saved for its adapter (``kforge tune --save``)
+    where there is one. ``on_result(name, evaluation)`` is called as each backend
+    finishes (progress)."""
     size = kernel.largest_size() if size is None else kernel.size(size)
     if session is None:
         names, skipped = _backend_list(backends)
     else:  # the session's owner chose the backends; one that cannot open says so below
         names, skipped = list(backends if backends is not None else forge.backend_names()), {}
     options = CheckOptions(schedule, schedules, warmups, samples, tolerance, guard, timeout_s,
-                           reference)
+                           reference, tuned)
     owned = session is None
     session = session or Session(isolate=isolate, open_options=open_options, timeout_s=timeout_s)
     try:
@@ -263,19 +267,24 @@ def check_many(items: Iterable[tuple[KernelSpec, Any, int]], backends: Sequence[
                inputs: Any = None, uniform: Any = None) -> Iterator[CrossCheck]:
     """Cross-check each (kernel, size, seed) of ``items`` on ``backends``, yielding the
     results in order. The backends run concurrently, each through its own runner in
-    order, while this thread draws the next cases and runs their references (up to two
-    items ahead), so a check takes about as long as its slowest backend. A broken
-    reference or a backend that cannot open becomes that evaluation's verdict."""
+    order (through as many at once as the session has workers for it: a ``Fleet``'s
+    ``width``), while this thread draws the next cases and runs their references (up
+    to two items ahead, or as many as the widest backend has workers), so a check takes
+    about as long as its slowest backend. A broken reference or a backend that cannot
+    open becomes that evaluation's verdict."""
     options = options or CheckOptions()
     names = [n for n in backends if n != options.reference]
-    lanes = {name: concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix=f"kforge-{name}")
+    widths = {name: _width(session, name) for name in names}
+    lanes = {name: concurrent.futures.ThreadPoolExecutor(widths[name],
+                                                         thread_name_prefix=f"kforge-{name}")
              for name in names}
+    ahead = max([_AHEAD, *widths.values()])
     pending: collections.deque = collections.deque()
     try:
         for kernel, size, seed in items:
             pending.append(_submit(kernel, size, seed, names, session, options, lanes,
                                    inputs, uniform))
-            while len(pending) > _AHEAD:
+            while len(pending) > ahead:
                 yield _collect(pending.popleft(), options, on_result)
         while pending:
             yield _collect(pending.popleft(), options, on_result)
@@ -287,6 +296,12 @@ def check_many(items: Iterable[tuple[KernelSpec, Any, int]], backends: Sequence[
 
 
 _AHEAD = 2  # items whose references are computed before the oldest one is collected
+
+
+def _width(session: Any, name: str) -> int:
+    """How many evaluations of backend ``name`` the session runs at once."""
+    width = getattr(session, "width", None)
+    return max(1, int(width(name))) if callable(width) else 1
 
 
 def _submit(kernel, size, seed, names, session, options: CheckOptions, lanes, inputs,
@@ -305,7 +320,7 @@ def _submit(kernel, size, seed, names, session, options: CheckOptions, lanes, in
     futures = {name: lanes[name].submit(
         _evaluate_one, name, session, kernel, case, expected, failure,
         (options.schedules or {}).get(name, options.schedule), options.warmups,
-        options.samples, options.tolerance, options.guard, options.timeout_s)
+        options.samples, options.tolerance, options.guard, options.timeout_s, options.tuned)
         for name in names}
     return result, expected, futures
 
@@ -323,7 +338,8 @@ def _collect(job: tuple, options: CheckOptions,
 
 
 def _evaluate_one(name: str, session: Session, kernel: KernelSpec, case, expected,
-                  failure, schedule, warmups, samples, tolerance, guard, timeout_s) -> Evaluation:
+                  failure, schedule, warmups, samples, tolerance, guard, timeout_s,
+                  tuned: bool = False) -> Evaluation:
     try:
         runner = session.runner(name)
     except ForgeError as exc:
@@ -339,5 +355,14 @@ def _evaluate_one(name: str, session: Session, kernel: KernelSpec, case, expecte
             expected = expected_outputs(case, None, runner.info.constraints)
         except ReferenceFailed as exc:
             return reference_error(runner, kernel, case, schedule, exc)
-    return evaluate_case(runner, expected, schedule, warmups=warmups, samples=samples,
-                         tolerance=tolerance, guard=guard, timeout_s=timeout_s)
+    note = ""
+    if tuned and schedule is None:
+        found, found_schedule, note = find_tuned(runner.info, kernel)
+        if found is not None:
+            schedule = found_schedule
+            expected = replace(expected, case=replace(expected.case, kernel=found))
+    ev = evaluate_case(runner, expected, schedule, warmups=warmups, samples=samples,
+                       tolerance=tolerance, guard=guard, timeout_s=timeout_s)
+    if note:
+        ev.notes.append(note)
+    return ev

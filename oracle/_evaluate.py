@@ -109,12 +109,13 @@ def _fail(ev: Evaluation, error: ErrorInfo) -> None:
 
 def _run_set(ev: Evaluation, runner: Runner, expected: Expected, schedule: Schedule, *,
              warmups: int, samples: int, tolerance: Any, guard: int, timeout_s: Any,
-             covered: dict[str, np.ndarray]) -> bool:
+             covered: dict[str, np.ndarray], energy_s: float = 0.0) -> bool:
     """Plan, run and judge one input set into ``ev``; False when an error ended it."""
     info = runner.info
     try:
         plan = build_plan(expected.case.kernel, expected.case, info, schedule, guard=guard,
-                          warmups=warmups, samples=samples, timeout_s=timeout_s)
+                          warmups=warmups, samples=samples, timeout_s=timeout_s,
+                          energy_s=energy_s)
     except ForgeError as exc:
         _fail(ev, ErrorInfo.of(exc))
         return False
@@ -126,6 +127,9 @@ def _run_set(ev: Evaluation, runner: Runner, expected: Expected, schedule: Sched
         judge(ev, plan, outcome, expected, info, tolerance, covered)
     if outcome.samples_ns:
         ev.timing = Timing(tuple(outcome.samples_ns), outcome.timing_source)
+    if plan.energy_s:
+        ev.energy_j, ev.energy_note = tuple(outcome.energy_j), outcome.energy_note
+    ev.notes += outcome.notes
     if outcome.error is not None:
         _fail(ev, outcome.error)
         if not outcome.ran:
@@ -212,11 +216,14 @@ def _complete_coverage(ev: Evaluation, runner: Runner, expected: Expected, sched
 
 def evaluate_case(target: Any, expected: Expected, schedule: Schedule | None = None, *,
                   warmups: int = 1, samples: int = 5, tolerance: Any = None,
-                  guard: int = DEFAULT_GUARD, timeout_s: Any = DEFAULT_TIMEOUT_S) -> Evaluation:
+                  guard: int = DEFAULT_GUARD, timeout_s: Any = DEFAULT_TIMEOUT_S,
+                  energy_s: float = 0.0) -> Evaluation:
     """Judge the case's kernel on ``target`` (a context or a runner) against precomputed
     ``expected`` outputs; the building block of evaluate, cross_check and tune. Each
     wait for the device is bounded by ``timeout_s`` (None: unbounded), passed to the
-    run itself: past it the verdict is ``timeout`` and the context is lost."""
+    run itself: past it the verdict is ``timeout`` and the context is lost.
+    ``energy_s``: also read the device's energy over about that many seconds of
+    repeated runs (``ev.energy_j``, joules per run; ``ev.energy_note`` says why not)."""
     runner = as_runner(target)
     case = expected.case
     kernel = case.kernel
@@ -234,7 +241,7 @@ def evaluate_case(target: Any, expected: Expected, schedule: Schedule | None = N
     options = dict(tolerance=tolerance, guard=guard, timeout_s=timeout_s)
     covered: dict[str, np.ndarray] = {}
     if _run_set(ev, runner, expected, schedule, warmups=warmups, samples=samples,
-                covered=covered, **options):
+                covered=covered, energy_s=energy_s, **options):
         ev.input_sets.append(f"{case.input_set} (inputs sha256 {case.input_hash[:16]})")
         _settle(ev)
         _complete_coverage(ev, runner, expected, schedule, covered, options)

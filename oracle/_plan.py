@@ -11,12 +11,14 @@ numbers, nothing that needs its defining module, so a ``Plan`` pickles.
 process or in a worker: upload, run once, read every region back, run the timed
 samples, run once more from the initial contents (so accumulating kernels and races
 can be judged again), read the outputs back. It returns an ``Outcome`` of raw bytes;
-judging happens on the driver's side (``oracle._judge``).
+judging happens on the driver's side (``oracle._judge``). A plan with ``energy_s``
+also reads the device's energy counter around repeated runs (``_measure_energy``).
 """
 
 from __future__ import annotations
 
 import inspect
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,7 +33,12 @@ from forge.types import AdapterConstraints, AdapterIdentity, BindingUsage
 
 from ._inputs import POISON_INPUT, POISON_OUTPUT, Case, buffer_label, poison
 
-__all__ = ["BackendInfo", "Region", "Plan", "Outcome", "ErrorInfo", "build_plan", "execute"]
+__all__ = ["BackendInfo", "Region", "Plan", "Outcome", "ErrorInfo", "build_plan", "execute",
+           "NO_ENERGY"]
+
+#: Why a context without an energy counter reads no energy.
+NO_ENERGY = ("this backend does not measure energy (it is read through NVML on NVIDIA GPUs, "
+             "by the cuda backend)")
 
 
 @dataclass(frozen=True)
@@ -48,6 +55,8 @@ class BackendInfo:
     #: Per binding usage (its value): the bytes of the slab that backs it, and the
     #: context's whole capacity; empty when the context does not say.
     capacity: tuple[tuple[str, int, int], ...] = ()
+    #: "" when the context can read the device's energy, else why not.
+    energy: str = ""
 
     @classmethod
     def of(cls, ctx: OracleContext) -> "BackendInfo":
@@ -57,8 +66,10 @@ class BackendInfo:
             topology = allocator.topology
             capacity = tuple((usage.value, allocator.slab_capacity(topology.slab_index(usage)),
                               allocator.capacity) for usage in BindingUsage)
+        support = getattr(ctx, "energy_support", None)
+        energy = support() if callable(support) else NO_ENERGY
         return cls(ctx.backend_name, getattr(ctx, "target", None), ctx.adapter, ctx.constraints,
-                   ctx.timing_source, capacity)
+                   ctx.timing_source, capacity, energy)
 
     def capacity_needed(self, plan: "Plan") -> int | None:
         """The whole capacity a context needs to hold ``plan``'s buffers (slab by slab,
@@ -112,6 +123,7 @@ class Plan:
     samples: int = 5
     timeout_s: Any = "context"   # seconds, None (unbounded), or "context" (its own bound)
     rerun: bool = True
+    energy_s: float = 0.0        # seconds of repeated runs to read the energy over (0: none)
 
 
 @dataclass(frozen=True)
@@ -158,6 +170,9 @@ class Outcome:
     timing_source: str = ""
     error: ErrorInfo | None = None
     ran: bool = False
+    energy_j: list[float] = field(default_factory=list)   # joules per run, per window
+    energy_note: str = ""                                   # why energy was not read
+    notes: list[str] = field(default_factory=list)          # what the runner did (a retry)
 
 
 def _round_up(value: int, multiple: int) -> int:
@@ -206,7 +221,8 @@ def _region(kernel: KernelSpec, spec, access: Access, granule: int, case: Case,
 
 
 def build_plan(kernel: KernelSpec, case: Case, info: BackendInfo, schedule: Schedule, *,
-               guard: int, warmups: int, samples: int, timeout_s: Any = "context") -> Plan:
+               guard: int, warmups: int, samples: int, timeout_s: Any = "context",
+               energy_s: float = 0.0) -> Plan:
     """The plan for running ``case`` on the backend ``info`` describes (raises the
     ``ForgeError`` that stops it before any device work: no source, a missing feature,
     a schedule or size the adapter refuses)."""
@@ -228,7 +244,8 @@ def build_plan(kernel: KernelSpec, case: Case, info: BackendInfo, schedule: Sche
     regions = tuple(_region(kernel, spec, access, granule, case, target, guard, alignment, read)
                     for spec, access, granule, read in zip(kernel.buffers, accesses, granules,
                                                             length_read))
-    return Plan(frozen, schedule, size, regions, warmups, samples, timeout_s)
+    return Plan(frozen, schedule, size, regions, warmups, samples, timeout_s,
+                energy_s=energy_s if samples else 0.0)
 
 
 def _read(ctx: OracleContext, view) -> np.ndarray:
@@ -259,6 +276,8 @@ def execute(ctx: OracleContext, plan: Plan) -> Outcome:
                                                           plan.size, plan.warmups, plan.samples,
                                                           **kwargs)]
                 outcome.timing_source = ctx.timing_source
+                if plan.energy_s:
+                    _measure_energy(ctx, plan, bound, kwargs, outcome)
             if plan.rerun:
                 _rerun(ctx, plan, views, bound, kwargs, outcome)
     except ForgeError as exc:
@@ -269,6 +288,36 @@ def execute(ctx: OracleContext, plan: Plan) -> Outcome:
         except ForgeError:
             pass  # a lost or closed context has nothing left to release; the verdict says why
     return outcome
+
+
+#: Energy is read over this many windows, so that their spread shows the noise.
+ENERGY_WINDOWS = 3
+
+
+def _measure_energy(ctx: OracleContext, plan: Plan, bound, kwargs, outcome: Outcome) -> None:
+    """Joules per run, read from the device's cumulative energy counter (millijoules,
+    ``ctx.energy_counter()``) around enough repeated runs that each of
+    ``ENERGY_WINDOWS`` windows lasts ``plan.energy_s / ENERGY_WINDOWS`` seconds: NVML's
+    counter advances in steps, so a single short run reads as nothing."""
+    counter = getattr(ctx, "energy_counter", None)
+    if not callable(counter):
+        outcome.energy_note = NO_ENERGY
+        return
+    median_ns = sorted(outcome.samples_ns)[len(outcome.samples_ns) // 2]
+    runs = max(1, math.ceil(plan.energy_s / ENERGY_WINDOWS * 1e9 / max(median_ns, 1)))
+    try:
+        for _ in range(ENERGY_WINDOWS):
+            before = counter()
+            ctx.run_kernel(plan.kernel, plan.schedule, bound, plan.size, 0, runs, **kwargs)
+            spent = counter() - before
+            if spent <= 0:
+                outcome.energy_note = (f"the energy counter did not advance over {runs} runs; "
+                                       "read it over longer windows (--energy-seconds)")
+                outcome.energy_j = []
+                return
+            outcome.energy_j.append(spent / 1000.0 / runs)
+    except UnsupportedFeature as exc:
+        outcome.energy_j, outcome.energy_note = [], str(exc)
 
 
 def _rerun(ctx, plan: Plan, views, bound, kwargs, outcome: Outcome) -> None:

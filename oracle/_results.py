@@ -12,6 +12,7 @@ import numpy as np
 
 from forge.kernel import KernelSpec
 from forge.schedule import Schedule
+from forge.tunables import describe as describe_candidate
 from forge.types import AdapterIdentity, ValidationLevel
 
 from ._compare import Comparison
@@ -283,10 +284,17 @@ class Evaluation:
     repro: str = ""
     saved: str = ""
     isolated: bool = False
+    energy_j: tuple[float, ...] = ()   # joules per run, per measuring window (energy_s)
+    energy_note: str = ""              # why no energy was read, when asked for
 
     @property
     def passed(self) -> bool:
         return self.verdict == Verdict.PASS
+
+    @property
+    def schedule_text(self) -> str:
+        """The schedule it ran, with the kernel's parameter values when it has any."""
+        return describe_candidate(self.schedule, self.kernel.tunable_values())
 
     @property
     def failing(self) -> bool:
@@ -323,7 +331,7 @@ class Evaluation:
 
     def summary(self) -> str:
         return (f"{self.kernel.id} on {self.backend}"
-                f"{f' ({self.adapter.name})' if self.adapter else ''}, schedule {self.schedule}, "
+                f"{f' ({self.adapter.name})' if self.adapter else ''}, schedule {self.schedule_text}, "
                 f"size {self.size}, seed {self.seed}, inputs sha256 {self.input_hash[:16]}")
 
     def report(self) -> str:
@@ -347,6 +355,11 @@ class Evaluation:
                 lines += [f"    [{index}] {values}" for index, values in shown.items()]
         if self.timing is not None:
             lines.append(f"  timing: {self.timing.describe()}")
+        if self.energy_j:
+            lines.append(f"  energy: {sorted(self.energy_j)[len(self.energy_j) // 2]:.4g} J per "
+                         f"run (windows: {', '.join(f'{e:.4g}' for e in self.energy_j)})")
+        elif self.energy_note:
+            lines.append(f"  energy: not read: {self.energy_note}")
         if self.saved:
             lines.append(f"  saved inputs, expected and actual outputs: {self.saved}")
         if self.repro and self.failing:
@@ -365,7 +378,8 @@ class Evaluation:
         return {"kernel": self.kernel.id, "semantic_hash": self.kernel.semantic_hash,
                 "backend": self.backend,
                 "adapter": self.adapter.as_dict() if self.adapter else None,
-                "schedule": str(self.schedule), "size": str(self.size),
+                "schedule": str(self.schedule), "tunables": self.kernel.tunable_values(),
+                "size": str(self.size),
                 "size_dims": getattr(self.size, "dims", {"n": int(self.size)}),
                 "seed": self.seed, "input_hash": self.input_hash, "reference": self.reference,
                 "verdict": str(self.verdict), "passed": self.passed, "level": self.level.name,
@@ -377,5 +391,6 @@ class Evaluation:
                 "float_semantics": self.semantics.as_dict(), "input_sets": list(self.input_sets),
                 "notes": list(self.notes), "repro": self.repro, "saved": self.saved,
                 "isolated": self.isolated,
+                "energy_j_per_run": list(self.energy_j), "energy_note": self.energy_note,
                 "timing": self.timing.as_dict() if self.timing else None,
                 **self.kernel.declared_work(self.size), "report": self.report()}

@@ -1,62 +1,162 @@
-"""``tune(ctx, kernel, ...)``: search the schedule space of a kernel on one context.
+"""``tune(target, kernel, ...)``: search a kernel's candidates for the fastest correct
+one.
 
-The space (the kernel's schedules and 1-D variants of them) is first pruned without
-running anything: schedules the adapter's constraints refuse, sources the kernel
-refuses to generate, dispatches over the limits, and schedules whose source is
-identical to an earlier candidate's (the kernel ignores what differs). Survivors are
-all measured (grid search), then successive halving keeps the faster half by median
-and doubles the samples until two remain. Correctness is a hard gate in every round:
-a wrong candidate is recorded as wrong and the search goes on; a device loss prunes
-the candidate and the search continues on a fresh context. A winner is declared only
-when its lead over the runner-up exceeds the measured noise (the larger
-interquartile range of the two).
+A candidate is a schedule and the kernel's parameter values (``forge.tunables``). The
+space is first pruned without running anything: candidates a restriction refuses,
+schedules the adapter's constraints refuse, sources the kernel refuses to generate,
+dispatches over the limits, and candidates whose compiled text and launch are those of
+an earlier one (the kernel ignores what differs). A strategy (``oracle._strategies``:
+exhaustive, random, successive halving, TPE) then picks candidates to measure within
+the budget (candidates measured, or seconds). Every measurement is an oracle
+evaluation: a wrong candidate is recorded with why and can never win, a faulting one
+costs only its own verdict. Measurements run on the target's workers at once when it
+has several (``oracle._fleet``), and stream to the tuning cache
+(``oracle._tuning_cache``), from which a resumed or repeated run takes them instead
+of measuring again. The best candidates (finalists) are measured again together on one
+device, and a winner is declared only when its lead over the runner-up exceeds the
+measured noise (the larger interquartile range of the two).
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import math
+import re
+import threading
+import time
+from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import forge
-from forge.errors import ForgeError, InvalidArgument
+from forge import tunables as _tunables
+from forge.errors import ForgeError, InvalidArgument, UnsupportedFeature
 from forge.kernel import KernelSpec
 from forge.schedule import Schedule
 
-from ._evaluate import DEFAULT_GUARD, DEFAULT_TIMEOUT_S, evaluate_case
-from ._expected import expected_outputs
+from ._evaluate import DEFAULT_GUARD, DEFAULT_TIMEOUT_S, as_runner, evaluate_case
+from ._expected import Expected, expected_outputs
 from ._inputs import make_case
 from ._results import Evaluation, Timing, format_duration
+from ._runners import InProcessRunner, Runner
+from ._tuning_cache import TuningCache, candidate_source_hash, tuning_key
 
-__all__ = ["tune", "TuneResult", "Candidate", "schedule_space", "declare_winner"]
+__all__ = ["tune", "TuneResult", "Candidate", "Budget", "schedule_space", "declare_winner",
+           "candidate_space", "TUNE_FORMAT", "describe_candidate"]
 
+#: The ``format`` field of ``kforge tune --json`` (and ``TuneResult.as_dict``).
+TUNE_FORMAT = "kforge-tune/1"
 WORKGROUP_SIZES = (32, 64, 128, 256, 512, 1024)
 ITEMS_PER_INVOCATION = (1, 2, 4, 8)
 VECTOR_WIDTHS = (1, 2, 4)
+#: How many of the best candidates are measured again together, and how much longer.
+FINALISTS = 3
+FINAL_SAMPLES_FACTOR = 4
+# A candidate's status after a verdict other than pass.
+_FAILED_STATUS = {"mismatch": "wrong", "inconclusive": "wrong", "reference-error": "wrong",
+                  "timeout": "timeout", "device-lost": "lost", "crashed": "crashed"}
+
+
+describe_candidate = _tunables.describe
 
 
 @dataclass
 class Candidate:
-    """One schedule and what became of it: ``status`` is ``candidate`` (not decided
-    yet, or kept by a dry run), ``pruned`` (never run), ``wrong`` (failed the oracle),
-    ``error`` (the backend raised), ``lost`` (the device was lost running it),
-    ``timeout`` (it ran past ``timeout_s``), ``eliminated`` (slower half in ``round``),
-    ``finalist``, or ``winner``."""
+    """A schedule and parameter values, and what became of them: ``status`` is
+    ``candidate`` (not decided yet, or kept by a dry run), ``pruned`` (never run),
+    ``measured`` (ran correctly), ``wrong`` (failed the oracle), ``error`` (the backend
+    raised), ``lost`` (the device was lost running it), ``timeout``, ``crashed`` (its
+    worker died, twice), ``eliminated`` (slower half in ``round``), ``finalist``, or
+    ``winner``. ``energy_j``: joules per run, per measuring window; ``cached``: taken
+    from the tuning cache rather than measured now; ``order``: when it was first
+    measured (1 is first), 0 never."""
 
     schedule: Schedule
+    values: dict = field(default_factory=dict)
     status: str = "candidate"
     reason: str = ""
     timing: Timing | None = None
     round: int = 0
     evaluation: Evaluation | None = field(default=None, repr=False)
+    kernel: KernelSpec | None = field(default=None, repr=False)
+    energy_j: tuple[float, ...] = ()
+    cached: bool = False
+    order: int = 0
+    notes: list[str] = field(default_factory=list)
+    source_hash: str = field(default="", repr=False)
+
+    @property
+    def key(self) -> str:
+        return describe_candidate(self.schedule, self.values)
 
     @property
     def median(self) -> float:
         return self.timing.median if self.timing else math.inf
 
-    def as_dict(self) -> dict:
-        return {"schedule": str(self.schedule), "status": self.status, "reason": self.reason,
-                "round": self.round, "timing": self.timing.as_dict() if self.timing else None}
+    @property
+    def energy(self) -> float:
+        """Median joules per run (inf when not measured)."""
+        if not self.energy_j:
+            return math.inf
+        ordered = sorted(self.energy_j)
+        return ordered[len(ordered) // 2]
+
+    def rates(self, work: dict) -> dict[str, float | None]:
+        """GB/s, GFLOP/s and GFLOP/s per watt from the kernel's declared work."""
+        seconds = self.median / 1e9 if self.timing else None
+        bytes_, flops = work.get("bytes_moved"), work.get("flops")
+        return {"gb_per_s": bytes_ / seconds / 1e9 if bytes_ and seconds else None,
+                "gflop_per_s": flops / seconds / 1e9 if flops and seconds else None,
+                "gflop_per_s_per_watt": flops / self.energy / 1e9
+                if flops and self.energy_j and self.energy > 0 else None}
+
+    def as_dict(self, work: dict | None = None) -> dict:
+        timing = self.timing
+        return {"candidate": self.key, "schedule": str(self.schedule),
+                "tunables": dict(self.values), "status": self.status, "reason": self.reason,
+                "round": self.round, "order": self.order, "cached": self.cached,
+                "median_ns": timing.median if timing else None,
+                "iqr_ns": timing.iqr if timing else None,
+                "samples": timing.count if timing else 0,
+                "timing": timing.as_dict() if timing else None,
+                "energy_j_per_run": self.energy if self.energy_j else None,
+                "notes": list(self.notes), **self.rates(work or {})}
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much a search may measure: ``count`` candidates (pruned ones do not count,
+    wrong ones do) and/or ``seconds`` of measuring (device time over the workers)."""
+
+    count: int | None = None
+    seconds: float | None = None
+
+    @classmethod
+    def parse(cls, text: Any) -> "Budget":
+        """``20`` (candidates), ``"90s"``, ``"2m"``, ``"1h"`` (time), or None."""
+        if text is None or isinstance(text, Budget):
+            return text or cls()
+        if isinstance(text, int) and not isinstance(text, bool):
+            value, unit = text, ""
+        else:
+            match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(s|m|min|h)?\s*", str(text))
+            if match is None:
+                raise InvalidArgument(f"a budget is a number of candidates (20) or a duration "
+                                      f"(90s, 2m, 1h), got {text!r}")
+            value, unit = float(match.group(1)), match.group(2) or ""
+        if value <= 0:
+            raise InvalidArgument(f"a budget must be positive, got {text!r}")
+        if not unit:
+            if value != int(value):
+                raise InvalidArgument(f"a budget of candidates is a whole number, got {text!r}")
+            return cls(count=int(value))
+        return cls(seconds=value * {"s": 1, "m": 60, "min": 60, "h": 3600}[unit])
+
+    def __str__(self) -> str:
+        parts = ([f"{self.count} candidates"] if self.count else []) + (
+            [f"{self.seconds:g} s"] if self.seconds else [])
+        return " or ".join(parts) or "unlimited"
 
 
 @dataclass
@@ -66,42 +166,90 @@ class TuneResult:
 
     kernel: KernelSpec
     backend: str
-    size: int
+    size: Any
     candidates: list[Candidate]
     dry_run: bool = False
     best: Candidate | None = None
     winner: Candidate | None = None
     conclusion: str = ""
+    advice: str = ""
     contexts_opened: int = 0
+    strategy: str = "halving"
+    budget: Budget = field(default_factory=Budget)
+    objective: str = "time"
+    adapter: str = ""
+    measured: int = 0
+    reused: int = 0
+    cache_path: str | None = None
+    workers: list[str] = field(default_factory=list)
+    energy_note: str = ""
+    saved: str | None = None
 
     def by_status(self, status: str) -> list[Candidate]:
         return [c for c in self.candidates if c.status == status]
 
-    def report(self) -> str:
+    @property
+    def work(self) -> dict:
+        return self.kernel.work(self.size)
+
+    def ranked(self) -> list[Candidate]:
+        """Candidates that ran correctly, best first by median (or energy): the
+        finalists first, by the runs they made together on one device (the comparison
+        the conclusion is drawn from), then the others by their search runs."""
+        ran = [c for c in self.candidates if c.timing is not None and c.status in (
+            "measured", "eliminated", "finalist", "winner")]
+        return sorted(ran, key=lambda c: (c.status not in ("winner", "finalist"),
+                                          _score(c, self.objective)))
+
+    def history(self) -> list[Candidate]:
+        """Candidates in the order they were first measured."""
+        return sorted((c for c in self.candidates if c.order), key=lambda c: c.order)
+
+    def report(self, top: int = 10) -> str:
         lines = [f"tuning {self.kernel.id} on {self.backend} at size {self.size}: "
                  f"{len(self.candidates)} candidates, {len(self.by_status('pruned'))} pruned"
-                 + (" (dry run: nothing was run)" if self.dry_run else ""),
-                 self.conclusion]
+                 + (" (dry run: nothing was run)" if self.dry_run else
+                    f"; strategy {self.strategy}, budget {self.budget}, {self.measured} "
+                    f"measured now, {self.reused} from the tuning cache"),
+                 self.conclusion] + ([self.advice] if self.advice else [])
+        for c in self.ranked()[:top]:
+            lines.append(f"  {c.key:<40} {c.status:<10} median {format_duration(c.median)}"
+                         f" (iqr {format_duration(c.timing.iqr)})")
         for c in self.candidates:
-            timing = f"median {format_duration(c.median)}" if c.timing else ""
-            lines.append(f"  {str(c.schedule):<28} {c.status:<10} {timing:<18} {c.reason}")
+            if c.status in ("wrong", "error", "lost", "timeout", "crashed"):
+                lines.append(f"  {c.key:<40} {c.status:<10} {c.reason.splitlines()[0][:120]}")
         return "\n".join(lines)
 
-    def as_dict(self) -> dict:
-        return {"kernel": self.kernel.id, "backend": self.backend, "size": self.size,
-                "dry_run": self.dry_run, "conclusion": self.conclusion,
-                "best": str(self.best.schedule) if self.best else None,
-                "winner": str(self.winner.schedule) if self.winner else None,
-                "contexts_opened": self.contexts_opened,
-                "candidates": [c.as_dict() for c in self.candidates]}
+    def as_dict(self, top: int | None = None) -> dict:
+        work = self.work
+        ranked = self.ranked()
+        return {"format": TUNE_FORMAT, "kernel": self.kernel.id, "backend": self.backend,
+                "adapter": self.adapter, "size": str(self.size), "dry_run": self.dry_run,
+                "strategy": self.strategy, "objective": self.objective,
+                "budget": {"count": self.budget.count, "seconds": self.budget.seconds},
+                "measured": self.measured, "reused": self.reused, "cache": self.cache_path,
+                "workers": list(self.workers), "conclusion": self.conclusion,
+                "advice": self.advice, "energy": self.energy_note or None,
+                "best": self.best.as_dict(work) if self.best else None,
+                "winner": self.winner.as_dict(work) if self.winner else None,
+                "saved": self.saved, "contexts_opened": self.contexts_opened,
+                "work": work, "noise_ns": self.best.timing.iqr if self.best else None,
+                "top": [c.as_dict(work) for c in (ranked[:top] if top else ranked)],
+                "candidates": [c.as_dict(work) for c in self.candidates]}
 
 
+def _score(c: Candidate, objective: str) -> float:
+    return c.energy if objective == "energy" else c.median
+
+
+# -- the space ------------------------------------------------------------------------------
 def schedule_space(kernel: KernelSpec, workgroup_sizes: Sequence[int] = WORKGROUP_SIZES,
                    items: Sequence[int] = ITEMS_PER_INVOCATION,
                    vectors: Sequence[int] = VECTOR_WIDTHS) -> list[Schedule]:
-    """The kernel's own schedules, then every 1-D variant of them over workgroup size,
-    items per invocation and vector width (2-D and 3-D workgroups are kept as given:
-    their shape is the kernel's tiling, not a free parameter)."""
+    """The schedules tuned when a kernel declares no schedule knobs: its own schedules,
+    then every 1-D variant of them over workgroup size, items per invocation and vector
+    width (2-D and 3-D workgroups are kept as given: their shape is the kernel's
+    tiling, not a free parameter)."""
     space: list[Schedule] = []
     for schedule in kernel.schedules:
         if schedule not in space:
@@ -119,136 +267,433 @@ def schedule_space(kernel: KernelSpec, workgroup_sizes: Sequence[int] = WORKGROU
     return space
 
 
-def _prune(ctx, kernel: KernelSpec, candidates: list[Candidate], size: int) -> None:
-    constraints = ctx.constraints
+def candidate_space(kernel: KernelSpec, space: Iterable[Schedule] | None = None
+                    ) -> list[Candidate]:
+    """Every candidate of ``kernel`` (restrictions not applied yet): ``space``'s
+    schedules, else the product of its schedule knobs, else ``schedule_space``; each
+    times every combination of its parameters."""
+    knobs = any(k in _tunables.SCHEDULE_KEYS for k in kernel.tunables)
+    schedules = list(space) if space is not None else None if knobs else schedule_space(kernel)
+    return [Candidate(s, values) for s, values in _tunables.combinations(kernel, schedules)]
+
+
+def _source_text(runner: Runner, kernel: KernelSpec, schedule: Schedule, size: Any) -> str:
+    """What a candidate compiles and launches, to find candidates that are the same
+    (an in-process context is asked itself: the text it compiles is its own)."""
+    info = runner.info
+    if isinstance(runner, InProcessRunner):
+        return runner.ctx.kernel_source(kernel, schedule, size)
+    if info.target is None:
+        return kernel.semantic_hash
+    return kernel.source(info.target, schedule, size)
+
+
+def _prune_one(runner: Runner, kernel: KernelSpec, c: Candidate, size: Any,
+               missing: list[str]) -> tuple[Any, tuple] | None:
+    """``(what it compiles, its launches)``, or None with the candidate pruned. A
+    declaration error (a restriction that cannot be evaluated, a template value no one
+    gives) raises ``InvalidArgument``: it is the kernel's, not the candidate's."""
+    info = runner.info
+    why = _tunables.restriction_failure(kernel, c.schedule, c.values, size, info.constraints)
+    if why:
+        c.status, c.reason = "pruned", why
+        return None
+    try:
+        if missing:
+            raise UnsupportedFeature(f"the adapter lacks {', '.join(missing)}")
+        c.kernel = kernel.with_tunables(c.values)
+        c.kernel.check_schedule(c.schedule, info.constraints, info.target)
+        limit = info.constraints.max_workgroups_per_dimension[0]
+        text = (_source_text(runner, c.kernel, c.schedule, size),
+                c.kernel.compile_options(info.target) if info.target else ())
+        steps = c.kernel.steps(info.target, c.schedule, size, limit, text[0]
+                               if info.target is not None else None)
+    except InvalidArgument:
+        raise
+    except ForgeError as exc:
+        c.status, c.reason = "pruned", f"{type(exc).__name__}: {exc}"
+        return None
+    return text + tuple(s.overrides for s in steps), tuple(
+        (s.workgroups, s.block) for s in steps)
+
+
+def _prune(runner: Runner, kernel: KernelSpec, candidates: list[Candidate], size: Any) -> None:
+    """Prune what cannot or need not run (see the module docstring)."""
+    constraints = runner.info.constraints
     missing = sorted(f for f in kernel.requires if not constraints.supports(f))
-    seen: dict[str, tuple[Candidate, tuple]] = {}
+    seen: dict[Any, tuple[Candidate, tuple]] = {}
     for c in candidates:
-        try:
-            if missing:
-                raise forge.UnsupportedFeature(f"the adapter lacks {', '.join(missing)}")
-            kernel.check_schedule(c.schedule, constraints, getattr(ctx, "target", None))
-            dims = kernel.workgroups(c.schedule, size, constraints.max_workgroups_per_dimension[0])
-            source = ctx.kernel_source(kernel, c.schedule, size)
-        except ForgeError as exc:
-            c.status, c.reason = "pruned", f"{type(exc).__name__}: {exc}"
+        found = _prune_one(runner, kernel, c, size, missing)
+        if found is None:
             continue
-        if source in seen:
-            first, first_dims = seen[source]
+        text, launches = found
+        if text in seen:
+            first, first_launches = seen[text]
             c.status = "pruned"
-            c.reason = (f"duplicate of {first.schedule}" if dims == first_dims else
-                        f"unused parameter: same source as {first.schedule}, another dispatch")
+            c.reason = (f"duplicate of {first.key}" if launches == first_launches else
+                        f"unused parameter: same source as {first.key}, another dispatch")
             continue
-        seen[source] = (c, dims)
+        seen[text] = (c, launches)
 
 
 def declare_winner(best: Candidate, runner_up: Candidate | None) -> tuple[bool, str]:
     """Whether ``best`` wins: its median lead over ``runner_up`` must exceed the
     measured noise, the larger interquartile range of the two."""
     if runner_up is None:
-        return False, f"only {best.schedule} ran correctly: nothing to beat, no winner declared"
+        return False, f"only {best.key} ran correctly: nothing to beat, no winner declared"
     lead = runner_up.median - best.median
     noise = max(best.timing.iqr, runner_up.timing.iqr)
-    text = (f"lead of {format_duration(lead)} over {runner_up.schedule} "
+    text = (f"lead of {format_duration(lead)} over {runner_up.key} "
             f"(noise: interquartile range {format_duration(noise)})")
     if lead > noise:
-        return True, f"winner {best.schedule}: {text}"
-    return False, f"no winner: {best.schedule} is fastest by median but its {text} is within noise"
+        return True, f"winner {best.key}: {text}"
+    return False, (f"no winner: {best.key} is the fastest finalist by median but its {text} "
+                   "is within noise")
+
+
+def _declare_energy_winner(best: Candidate, runner_up: Candidate | None) -> tuple[bool, str]:
+    """The energy objective's winner: its lead in joules per run must exceed the spread
+    of either one's measuring windows."""
+    if runner_up is None:
+        return False, f"only {best.key} ran correctly: nothing to beat, no winner declared"
+    lead = runner_up.energy - best.energy
+    noise = max(max(c.energy_j) - min(c.energy_j) for c in (best, runner_up))
+    text = (f"lead of {lead:.3g} J per run over {runner_up.key} (noise: spread of the "
+            f"measuring windows {noise:.3g} J)")
+    if lead > noise:
+        return True, f"winner {best.key}: {text}"
+    return False, f"no winner: {best.key} uses least energy but its {text} is within noise"
+
+
+# -- measuring ------------------------------------------------------------------------------
+@dataclass
+class _Settings:
+    """How every candidate is measured."""
+
+    warmups: int
+    tolerance: Any
+    guard: int
+    timeout_s: Any
+    energy_s: float
+    objective: str
 
 
 class _Search:
-    """The measuring half of the tuner: one context (replaced when lost), one case."""
+    """The measuring half of the tuner: one case, judged on the target's runners (at
+    once when it has several), each measurement taken from the tuning cache when it
+    holds it, else made and appended there, within the budget."""
 
-    def __init__(self, ctx, expected, reopen, warmups, tolerance, guard, on_progress,
-                 timeout_s):
-        self.ctx, self.expected, self.reopen = ctx, expected, reopen
-        self.warmups, self.tolerance, self.guard = warmups, tolerance, guard
-        self.timeout_s = timeout_s
-        self.on_progress = on_progress
+    def __init__(self, runner: Runner, expected: Expected, settings: _Settings,
+                 cache: TuningCache, budget: Budget, size: Any,
+                 on_progress: Callable[[Candidate], None] | None,
+                 reopen: Callable[[], Any] | None) -> None:
+        self.runner, self.expected, self.settings = runner, expected, settings
+        self.cache, self.budget, self.size = cache, budget, size
+        self.on_progress, self.reopen = on_progress, reopen
+        self.concurrency = max(1, int(getattr(runner, "concurrency", 1)))
         self.opened: list[Any] = []
+        self.first_measured = 0      # candidates measured (now or earlier): the budget's count
+        self.spent_s = 0.0           # device seconds over the workers: the budget's time
+        self.new, self.reused = 0, 0
+        self._lock = threading.Lock()
+        self._runner_lock = threading.Lock()
 
-    def measure(self, alive: list[Candidate], samples: int, round_: int) -> list[Candidate]:
-        survivors = []
-        for c in alive:
-            ev = evaluate_case(self.ctx, self.expected, c.schedule, warmups=self.warmups,
-                               samples=samples, tolerance=self.tolerance, guard=self.guard,
-                               timeout_s=self.timeout_s)
-            c.evaluation, c.round = ev, round_
-            if ev.passed:
-                c.timing = ev.timing
-                survivors.append(c)
-            elif ev.lost:
-                c.status = "timeout" if ev.verdict == "timeout" else "lost"
-                c.reason = f"{ev.error}; continued on a fresh context"
-                self._replace_context()
-            else:
-                c.status = "wrong" if ev.verdict == "mismatch" else "error"
-                c.reason = ev.problems[0] if ev.problems else ev.verdict
-            if self.on_progress is not None:
+    # -- budget --
+    def exhausted(self) -> bool:
+        """Whether the budget is spent: as many candidates measured, or as much time."""
+        count = self.budget.count
+        return (count is not None and self.first_measured >= count) or self.exhausted_time()
+
+    def exhausted_time(self) -> bool:
+        """Whether a time budget is spent (re-measuring is bounded by time only)."""
+        seconds = self.budget.seconds
+        return seconds is not None and self.spent_s >= seconds
+
+    def _charge(self, c: Candidate, elapsed_s: float) -> None:
+        with self._lock:
+            self.spent_s += elapsed_s / self.concurrency
+            if not c.order:
+                self.first_measured += 1
+                c.order = self.first_measured
+
+    # -- measuring --
+    def measure(self, candidates: Sequence[Candidate], samples: int, round_: int = 0,
+                phase: str = "search", runner: Runner | None = None,
+                budgeted: bool = True) -> list[Candidate]:
+        """Measure ``candidates`` (in order, at most ``concurrency`` at once, each new
+        one only while the budget lasts when ``budgeted``); returns those that ran
+        correctly, in order."""
+        todo = iter(candidates)
+        running: dict = {}
+        with ThreadPoolExecutor(self.concurrency) as pool:
+            while True:
+                while len(running) < self.concurrency:
+                    new = sum(not c.order for c in running.values())
+                    c = self._next(todo, samples, round_, phase, budgeted, new)
+                    if c is None:
+                        break
+                    running[pool.submit(self._measure_one, c, samples, round_, phase,
+                                        runner or self.runner)] = c
+                if not running:
+                    break
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                for future in finished:
+                    running.pop(future)
+                    future.result()
+        return [c for c in candidates if c.round == round_ and c.status == "measured"]
+
+    def _next(self, todo: Iterator[Candidate], samples: int, round_: int, phase: str,
+              budgeted: bool, new_in_flight: int) -> Candidate | None:
+        """The next candidate to measure, applying those the cache holds on the way;
+        None when there is none left or the budget is spent (counting the new
+        candidates being measured)."""
+        for c in todo:
+            if budgeted and not c.order and (self.exhausted() or (
+                    self.budget.count is not None and
+                    self.first_measured + new_in_flight >= self.budget.count)):
+                return None
+            record = self.cache.get(c.key, samples, phase, c.kernel.semantic_hash,
+                                    self._source_hash(c))
+            if record is None or (self.settings.energy_s and record.get("energy_j") is None):
+                return c
+            first = not c.order
+            self._apply(c, record, round_, cached=True)
+            self._charge(c, record.get("elapsed_s", 0.0))
+            self.reused += 1
+            if first:
+                self._progress(c)
+        return None
+
+    def _source_hash(self, c: Candidate) -> str:
+        if not c.source_hash:
+            info = self.runner.info
+            c.source_hash = candidate_source_hash(
+                c.kernel, info.target, c.schedule, self.size,
+                info.constraints.max_workgroups_per_dimension[0])
+        return c.source_hash
+
+    def _measure_one(self, c: Candidate, samples: int, round_: int, phase: str,
+                     runner: Runner) -> None:
+        settings = self.settings
+        start = time.monotonic()
+        ev = evaluate_case(runner, self._expected_for(c.kernel), c.schedule,
+                           warmups=settings.warmups, samples=samples,
+                           tolerance=settings.tolerance, guard=settings.guard,
+                           timeout_s=settings.timeout_s, energy_s=settings.energy_s)
+        elapsed = time.monotonic() - start
+        record = _record(c, ev, samples, phase, elapsed, self._source_hash(c))
+        self._apply(c, record, round_, cached=False)
+        c.evaluation = ev
+        if ev.lost and isinstance(runner, InProcessRunner):
+            self._replace(runner)
+        if ev.verdict not in ("not-run",):
+            self.cache.put(record)
+        first = not c.order
+        self._charge(c, elapsed)
+        with self._lock:
+            self.new += 1
+        if first:
+            self._progress(c)
+
+    def _apply(self, c: Candidate, record: dict, round_: int, cached: bool) -> None:
+        """Take a measurement's record into the candidate."""
+        c.round = round_
+        c.cached = cached if not c.order else (c.cached and cached)
+        if record["status"] == "measured":
+            c.timing = Timing(tuple(record["samples_ns"]), record["timing_source"])
+            c.energy_j = tuple(record.get("energy_j") or ())
+            c.status, c.reason = "measured", ""
+        else:
+            c.status, c.reason, c.timing = record["status"], record["reason"], None
+        c.notes = list(record.get("notes", ()))
+
+    def _expected_for(self, kernel: KernelSpec) -> Expected:
+        """The case's expectation, judged as ``kernel`` (a candidate of the kernel the
+        case was drawn for: same buffers, same meaning)."""
+        expected = self.expected
+        if kernel is expected.case.kernel:
+            return expected
+        return dataclasses.replace(expected, case=dataclasses.replace(expected.case,
+                                                                      kernel=kernel))
+
+    def _replace(self, runner: InProcessRunner) -> None:
+        """A fresh context after an in-process one was lost."""
+        with self._runner_lock:
+            if runner is self.runner:
+                ctx = self.reopen()
+                self.opened.append(ctx)
+                self.runner = InProcessRunner(ctx)
+
+    def _progress(self, c: Candidate) -> None:
+        if self.on_progress is not None:
+            with self._lock:
                 self.on_progress(c)
-        return survivors
 
-    def _replace_context(self) -> None:
-        self.ctx = self.reopen()
-        self.opened.append(self.ctx)
+    @contextlib.contextmanager
+    def one_device(self) -> Iterator[Runner]:
+        """One of the target's devices, held for the finalists' measurements."""
+        pinned = getattr(self.runner, "pinned", None)
+        if pinned is None:
+            yield self.runner
+        else:
+            with pinned() as runner:
+                yield runner
 
     def close(self) -> None:
         for ctx in self.opened:
             ctx.close()
 
 
-def tune(ctx, kernel: KernelSpec, *, size: int | None = None,
+def _record(c: Candidate, ev: Evaluation, samples: int, phase: str, elapsed: float,
+            source_hash: str) -> dict:
+    """A measurement as the tuning cache keeps it."""
+    if ev.passed:
+        status, reason = "measured", ""
+    else:
+        status = _FAILED_STATUS.get(str(ev.verdict), "error")
+        reason = ev.problems[0] if ev.problems else (ev.error or str(ev.verdict))
+    return {"candidate": c.key, "samples": samples, "phase": phase,
+            "kernel_hash": c.kernel.semantic_hash, "source_sha256": source_hash,
+            "status": status, "verdict": str(ev.verdict), "reason": reason,
+            "samples_ns": list(ev.timing.samples_ns) if ev.timing and ev.passed else [],
+            "timing_source": ev.timing.source if ev.timing else "",
+            "energy_j": list(ev.energy_j) if getattr(ev, "energy_j", None) else None,
+            "notes": list(ev.notes), "elapsed_s": round(elapsed, 4)}
+
+
+# -- the search -----------------------------------------------------------------------------
+def _finish(search: _Search, result: TuneResult, alive: list[Candidate]) -> None:
+    """Measure the best ``FINALISTS`` again, together on one device and
+    ``FINAL_SAMPLES_FACTOR`` times longer than their longest run so far, and declare the
+    winner from those runs."""
+    objective = search.settings.objective
+    alive = sorted(alive, key=lambda c: _score(c, objective))
+    if not alive:
+        ran = [c for c in result.candidates if c.order]
+        result.conclusion = ("no candidate ran correctly: no winner" if ran else
+                             "nothing was measured: no winner")
+        return
+    top = alive[:FINALISTS]
+    longest = max(c.timing.count for c in top)
+    with search.one_device() as runner:
+        final = search.measure(top, longest * FINAL_SAMPLES_FACTOR, round_=top[0].round + 1,
+                               phase="final", runner=runner, budgeted=False)
+    final.sort(key=lambda c: _score(c, objective))
+    for c in top:
+        if c in final:
+            c.status = "finalist"
+    if not final:
+        result.conclusion = "no finalist ran correctly again: no winner"
+        return
+    result.best = final[0]
+    declare = _declare_energy_winner if objective == "energy" else declare_winner
+    won, result.conclusion = declare(final[0], final[1] if len(final) > 1 else None)
+    if won:
+        final[0].status, result.winner = "winner", final[0]
+    elif len(final) > 1:
+        result.advice = _advice(final, result)
+
+
+def _advice(final: list[Candidate], result: TuneResult) -> str:
+    """What to do when no winner stands out."""
+    spread = max(c.timing.iqr / c.median for c in final if c.timing and c.median)
+    return (f"the fastest {len(final)} are within the measured noise of each other (spread "
+            f"{spread:.1%} of the median): measure longer (--samples "
+            f"{max(10, final[0].timing.count)}) or at a "
+            f"larger size (--size, now {result.size}), where the differences grow; or take "
+            "any of them")
+
+
+def _open_runner(target: Any) -> Runner:
+    return target if isinstance(target, Runner) else as_runner(target)
+
+
+def _prepare(runner: Runner, kernel: KernelSpec, size: Any, space: Any, dry_run: bool
+             ) -> list[Candidate]:
+    """Check the declarations, build and prune the space; raises ``InvalidArgument``
+    before anything runs when it is empty."""
+    _tunables.check_tunables(kernel, size)
+    candidates = candidate_space(kernel, space)
+    if not candidates:
+        raise InvalidArgument(f"kernel {kernel.id}: the tuning space is empty")
+    _prune(runner, kernel, candidates, size)
+    if not dry_run and all(c.status == "pruned" for c in candidates):
+        reasons = sorted({c.reason for c in candidates})
+        raise InvalidArgument(f"kernel {kernel.id} at size {size}: every one of its "
+                              f"{len(candidates)} candidates is pruned, nothing to tune: "
+                              + "; ".join(reasons[:4]) + ("; ..." if len(reasons) > 4 else ""))
+    return candidates
+
+
+def tune(target: Any, kernel: KernelSpec, *, size: Any = None,
          space: Iterable[Schedule] | None = None, seed: int = 0, samples: int = 5,
          warmups: int = 1, dry_run: bool = False, tolerance: Any = None,
          reopen: Callable[[], Any] | None = None, guard: int = DEFAULT_GUARD,
          on_progress: Callable[[Candidate], None] | None = None,
-         timeout_s: float | None = DEFAULT_TIMEOUT_S) -> TuneResult:
-    """Search ``space`` (default ``schedule_space(kernel)``) for the fastest correct
-    schedule of ``kernel`` on ``ctx`` at ``size`` (default: its largest test size).
-    ``dry_run`` prunes and returns without running anything. ``reopen`` opens a fresh
-    context after a device loss (default: ``forge.open_context(ctx.backend_name)``);
-    contexts the tuner opened are closed before it returns, ``ctx`` is left open."""
+         timeout_s: float | None = DEFAULT_TIMEOUT_S, strategy: str = "halving",
+         budget: Any = None, search_seed: int = 0, cache: Any = None,
+         objective: str = "time", energy_s: float = 0.0,
+         on_planned: Callable[[int], None] | None = None) -> TuneResult:
+    """Search ``kernel``'s candidates (``space``: schedules to try instead of its own
+    knobs) for the fastest correct one on ``target`` (an open context, a runner, or a
+    fleet's runner spread over several workers) at ``size`` (default: its largest test
+    size), with ``strategy`` (``exhaustive``, ``random``, ``halving``, ``tpe``) within
+    ``budget`` (candidates, or ``"90s"``). ``cache``: the tuning cache file (None: the
+    default one under the cache root, False: none). ``objective``: ``time`` (median)
+    or ``energy`` (joules per run; needs ``energy_s``, the seconds of repeated runs each
+    energy reading spans). ``dry_run`` prunes and returns without running anything.
+    ``reopen`` opens a fresh context after an in-process one is lost (default:
+    ``forge.open_context(ctx.backend_name)``). ``on_planned(n)`` learns how many
+    candidates the search will measure at most, ``on_progress(candidate)`` each one
+    as it is first measured (or found in the cache)."""
+    from ._strategies import get_strategy
+
     if samples < 2:
         raise InvalidArgument(f"tuning needs samples >= 2 to measure noise, got {samples}")
+    if objective not in ("time", "energy"):
+        raise InvalidArgument(f"objective is 'time' or 'energy', got {objective!r}")
+    if objective == "energy" and energy_s <= 0:
+        raise InvalidArgument("the energy objective needs energy readings: give energy_s > 0")
+    chosen = get_strategy(strategy)  # an unknown or uninstalled strategy says so now
+    runner = _open_runner(target)
     size = kernel.largest_size() if size is None else kernel.size(size)
-    candidates = [Candidate(s) for s in (schedule_space(kernel) if space is None else space)]
-    result = TuneResult(kernel, ctx.backend_name, size, candidates, dry_run=dry_run)
-    _prune(ctx, kernel, candidates, size)
+    budget = Budget.parse(budget)
+    candidates = _prepare(runner, kernel, size, space, dry_run)
+    info = runner.info
+    if objective == "energy" and info.energy:
+        raise UnsupportedFeature(f"the energy objective needs energy readings, which "
+                                 f"{info.name} cannot make: {info.energy}")
+    energy_note = info.energy if energy_s else ""
+    energy_s = energy_s if not info.energy else 0.0
+    result = TuneResult(kernel, info.name, size, candidates, dry_run=dry_run,
+                        strategy=chosen.name, budget=budget, objective=objective,
+                        adapter=info.adapter.name,
+                        workers=list(getattr(runner, "labels", [info.name])),
+                        energy_note=energy_note)
     alive = [c for c in candidates if c.status == "candidate"]
     if dry_run:
         result.conclusion = f"{len(alive)} candidates would be measured"
         return result
-    expected = expected_outputs(make_case(kernel, size, seed))
-    search = _Search(ctx, expected, reopen or (lambda: forge.open_context(ctx.backend_name)),
-                     warmups, tolerance, guard, on_progress, timeout_s)
+    key = tuning_key(info, kernel, size, seed, warmups)
+    path = None if cache is False else (TuningCache.default_path(key) if cache is None else cache)
+    tuning_cache = TuningCache(path, key)
+    result.cache_path = None if path is None else str(path)
+    case = make_case(kernel, size, seed)
+    expected = expected_outputs(case, None, info.constraints if kernel.reference_reads_device
+                                else None)
+    if on_planned is not None:
+        on_planned(min(len(alive), budget.count or len(alive)))
+    settings = _Settings(warmups, tolerance, guard, timeout_s, energy_s, objective)
+    search = _Search(runner, expected, settings, tuning_cache, budget, size, on_progress,
+                     reopen or (lambda: forge.open_context(info.name)))
     try:
-        _halve(search, alive, samples, result)
+        survivors = chosen.search(search, alive, samples, search_seed)
+        _finish(search, result, survivors)
     finally:
         result.contexts_opened = len(search.opened)
+        result.measured, result.reused = search.new, search.reused
         search.close()
+    for c in candidates:
+        if c.status == "candidate" and c.order == 0:
+            c.reason = c.reason or "not measured: the budget was spent"
     return result
-
-
-def _halve(search: _Search, alive: list[Candidate], samples: int, result: TuneResult) -> None:
-    alive = search.measure(alive, samples, 0)
-    round_ = 0
-    while len(alive) > 2:
-        alive.sort(key=lambda c: c.median)
-        keep = math.ceil(len(alive) / 2)
-        for c in alive[keep:]:
-            c.status, c.reason = "eliminated", f"slower half in round {round_}"
-        round_, samples = round_ + 1, samples * 2
-        alive = search.measure(alive[:keep], samples, round_)
-    if len(alive) == 2 and round_ == 0:  # the grid was the only round: look again, longer
-        alive = search.measure(alive, samples * 2, 1)
-    alive.sort(key=lambda c: c.median)
-    if not alive:
-        result.conclusion = "no candidate ran correctly: no winner"
-        return
-    for c in alive:
-        c.status = "finalist"
-    result.best = alive[0]
-    won, result.conclusion = declare_winner(alive[0], alive[1] if len(alive) > 1 else None)
-    if won:
-        alive[0].status = "winner"
-        result.winner = alive[0]

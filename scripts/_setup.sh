@@ -55,14 +55,16 @@ make_venv() {
 
 digest() { "$VENV/bin/python" -c 'import hashlib,sys; print(hashlib.sha256(sys.stdin.buffer.read()).hexdigest())'; }
 
-# The optional extras this machine can use: test and report (matplotlib) always; cuda
-# (cuda-python, NVRTC, NVIDIA's header wheels) on Linux, where NVIDIA ships them; browser
-# (Playwright) where Playwright ships its driver (Linux and macOS on x86_64 or arm64).
+# The optional extras this machine can use: test, report (matplotlib) and tune (optuna)
+# always; cuda (cuda-python, NVRTC, NVIDIA's header wheels) on Linux, where NVIDIA ships
+# them; browser (Playwright) where Playwright ships its driver (Linux and macOS on x86_64
+# or arm64); ray where Ray ships wheels (Linux on x86_64 or arm64, macOS on arm64).
 usable_extras() {
-  local extras="test,report"
+  local extras="test,report,tune"
   [ "$(uname -s)" = Linux ] && extras="$extras,cuda"
   case "$(uname -s)-$(uname -m)" in
-    Linux-x86_64|Linux-aarch64|Darwin-x86_64|Darwin-arm64) extras="$extras,browser" ;;
+    Linux-x86_64|Linux-aarch64|Darwin-arm64) extras="$extras,browser,ray" ;;
+    Darwin-x86_64) extras="$extras,browser" ;;
   esac
   echo "$extras"
 }

@@ -153,7 +153,7 @@ def test_a_benchmarks_section_holds_the_run_facts_table_and_raw_json():
 def test_only_selects_targets_in_run_order_in_any_case():
     assert select("p3, P1") == ["P1", "P3"]
     assert select(None) == ["P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P11",
-                            "P14", "B1"]
+                            "P12", "P13", "P14", "B1"]
     assert select("b1") == ["B1"]
     with pytest.raises(ValueError, match="P10"):
         select("P1,P10")

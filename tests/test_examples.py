@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-EXAMPLES = ["wgsl_with_numpy.py", "cuda_scalars_shared.py", "port_check.py"]
+EXAMPLES = ["wgsl_with_numpy.py", "cuda_scalars_shared.py", "port_check.py", "tunable_matmul.py"]
 
 
 def _run(*argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:

@@ -53,12 +53,13 @@ import backends.browser
 import kforge, oracle.pytest_plugin
 forge.list_kernels()
 forge.registry.backend_names()
-heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('cuda', 'wgpu', 'ray', 'playwright'))
+heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('cuda', 'wgpu', 'ray', 'playwright',
+                                                          'optuna', 'pynvml'))
 print(','.join(heavy))
 """
 
 
-def test_importing_the_packages_imports_no_gpu_browser_or_cluster_library():
+def test_importing_the_packages_imports_no_gpu_browser_cluster_or_tuning_library():
     result = subprocess.run([sys.executable, "-c", CODE], capture_output=True, text=True,
                             check=True)
     assert result.stdout.strip() == ""

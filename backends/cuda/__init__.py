@@ -13,6 +13,7 @@ repository's ``python -m bench`` (docs/PERFORMANCE.md).
 from __future__ import annotations
 
 import importlib.util
+import os
 
 from forge import _checks
 from forge.registry import BackendEntry
@@ -45,6 +46,19 @@ def _availability() -> tuple[bool, str]:
     return probe_device()
 
 
+def _device_count() -> int:
+    """NVIDIA GPUs this process may use, without importing cuda: the entries of
+    ``CUDA_VISIBLE_DEVICES`` when it is set, else the driver's ``/proc`` listing (1
+    when neither says)."""
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None:
+        return len([d for d in visible.split(",") if d.strip() and not d.strip().startswith("-")])
+    try:
+        return max(1, len(os.listdir("/proc/driver/nvidia/gpus")))
+    except OSError:
+        return 1
+
+
 def _open(**options):
     from ._context import CudaComputeContext
 
@@ -65,4 +79,6 @@ entry = BackendEntry(
     availability=_availability,
     preference=30,
     description="CUDA driver API + NVRTC through cuda-python, CUDA-event timing",
+    devices=_device_count,
+    device_option="device",
 )

@@ -39,6 +39,7 @@ from forge.types import (AdapterConstraints, AdapterIdentity, BindingUsage, Buff
 from .._base import Launch, SlabContext, _api, poll_until
 from ._driver import (DeviceInfo, PrimaryContext, call, check, device_info, driver,
                       error_for, kernel_driver_version, pci_device_id)
+from ._energy import EnergyCounter, energy_support
 from ._memory import Staging, pinned_empty
 from ._nvrtc import compile_module, nvrtc_version, supported_archs
 
@@ -366,6 +367,18 @@ class CudaComputeContext(SlabContext):
     @property
     def device_info(self) -> DeviceInfo:
         return self._info
+
+    # -- energy (NVML) ---------------------------------------------------------------
+    def energy_support(self) -> str:
+        """"" when this context can read its GPU's energy (``energy_counter``), else why not."""
+        return energy_support()
+
+    def energy_counter(self) -> float:
+        """The GPU's cumulative energy in millijoules, through NVML (raises
+        ``UnsupportedFeature`` when NVML cannot say)."""
+        if getattr(self, "_energy", None) is None:
+            self._energy = EnergyCounter(self._info.pci_bus_id)
+        return self._energy()
 
     # -- the seed's fields -----------------------------------------------------------
     @property

@@ -11,12 +11,13 @@ cores through WMMA (``forge/emit/_mma.py``), refused on WGSL.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 from .. import ir
 from ..schedule import Schedule
 
-__all__ = ["KERNELS", "GEMM_SCHEDULES", "MMA_SCHEDULES", "TRANSPOSE_SCHEDULES",
+__all__ = ["KERNELS", "GEMM_SCHEDULES", "GEMM_TUNABLES", "MMA_SCHEDULES", "TRANSPOSE_SCHEDULES",
            "accumulation_tolerance"]
 
 GEMM_SCHEDULES = (
@@ -29,6 +30,18 @@ GEMM_SCHEDULES = (
     Schedule((16, 16), vector_width=4, tile=(64, 64, 8), unroll=True),
 )
 TRANSPOSE_SCHEDULES = (Schedule((32, 8), tile=(32, 32)), Schedule((16, 16), tile=(16, 16)))
+#: What ``kforge tune gemm`` searches: workgroup shapes, tiles (BMxBNxBK, with register
+#: prefetch as a fourth 2), vector widths and WGSL's written-out register loops; the
+#: emitter refuses the combinations it cannot lower, and where unrolling changes nothing
+#: (CUDA) the twins compile the same source: the tuner prunes both before running.
+GEMM_TUNABLES = {
+    "wg": ((8, 8), (16, 8), (8, 16), (16, 16), (32, 8), (8, 32)),
+    "tile": ((32, 32, 8), (64, 64, 8), (64, 64, 16), (128, 64, 8), (64, 128, 8),
+             (128, 128, 8), (128, 128, 16), (64, 64, 8, 2), (128, 64, 8, 2), (64, 128, 8, 2),
+             (128, 128, 8, 2)),
+    "vec": (1, 2, 4),
+    "unroll": (False, True),
+}
 
 GEMM = ir.kernel(
     "gemm", ir.matmul("f32"),
@@ -44,6 +57,7 @@ GEMM = ir.kernel(
     # a and b read once, c read and written; the multiply-adds of a @ b (the alpha and
     # beta epilogue, 3*m*n, is not counted, as BLAS benchmarks do not count it).
     bytes_moved="4*(m*k + k*n + 2*m*n)", flops="2*m*n*k")
+GEMM = dataclasses.replace(GEMM, tunables=GEMM_TUNABLES)
 
 TRANSPOSE = ir.kernel(
     "transpose", ir.transpose("f32"),

@@ -61,8 +61,9 @@ def kernels():
 class FaultyContext(ReferenceContext):
     """A backend that runs device code the way a real one can fail: a kernel tagged
     ``fault:crash`` kills the process in 'native code' (an abort), ``fault:lose`` loses
-    the device, ``fault:hang`` never finishes. Every other kernel runs as on the
-    reference. It lets the suite prove, with no GPU, that one faulting kernel costs
+    the device, ``fault:hang`` never finishes, ``fault:slow`` takes a quarter of a
+    second per launch (time to kill its worker mid-run). Every other kernel runs as on
+    the reference. It lets the suite prove, with no GPU, that one faulting kernel costs
     only its own verdict."""
 
     backend_name = "demo_faulty"
@@ -80,6 +81,8 @@ class FaultyContext(ReferenceContext):
             raise DeviceLost("the demo device fell off the bus")
         if "fault:hang" in tags:
             time.sleep(3600)
+        if "fault:slow" in tags:
+            time.sleep(0.25)
         return super()._launch(compiled, launch, warmups, samples)
 
 
