@@ -31,8 +31,7 @@ from forge.allocator import SlabAllocator
 from forge.errors import (AllocationError, CompileError, InvalidArgument,
                           UnsupportedFeature)
 from forge import layout
-from forge.kernel import Access, KernelSpec, Step
-from forge.schedule import Schedule
+from forge.kernel import KernelSpec, Step
 from forge.types import (AdapterConstraints, AdapterIdentity, BindingUsage, BufferView,
                          MemoryTopology)
 
@@ -302,7 +301,7 @@ class CudaComputeContext(SlabContext):
                  alignment: int = 256, staging_chunk_bytes: int = 16 << 20,
                  staging_buffers: int = 4, staging_threads: int | None = None,
                  launch_path: str = "graph") -> None:
-        capacity_bytes = _checks.integer(capacity_bytes, "capacity_bytes", minimum=1)
+        capacity_bytes = self._checked_capacity(capacity_bytes)
         device = _checks.integer(device, "device (an ordinal)", minimum=0)
         staging_chunk_bytes = _checks.integer(staging_chunk_bytes, "staging_chunk_bytes")
         staging_buffers = _checks.integer(staging_buffers, "staging_buffers")
@@ -343,14 +342,12 @@ class CudaComputeContext(SlabContext):
         self._prefetch_done = None
         self._prefetch_unjoined = False  # the compute stream has not waited for it yet
         self._prefetch_busy = False      # the host has not seen it complete yet
-        self._pending: collections.deque = collections.deque()  # (fence, event), in order
         self._spare_events: list = []
         self._timing_events: list = []   # one per sample boundary of a chunk, reused
         self._launch_path = launch_path
         self._timed: collections.OrderedDict[tuple, _TimedLaunch] = collections.OrderedDict()
         self.sample_graph_captures = 0   # timed-sample graphs built (for tests, benchmarks)
         self.sample_graph_replays = 0    # ... and replayed
-        self._done_fence = 0
         self._dirty = False              # compute-stream work since the host last waited
         self._capture: _Capture | None = None
         self._uniforms: dict[int, tuple[BufferView, bytearray]] = {}
@@ -435,9 +432,8 @@ class CudaComputeContext(SlabContext):
 
     def _all_complete(self, fence: int | None = None) -> None:
         """Record that all compute-stream work up to now is done (the host waited)."""
-        self._spare_events.extend(event for _, event in self._pending)
-        self._pending.clear()
-        self._done_fence = max(self._done_fence, self._fence if fence is None else fence)
+        self._spare_events.extend(self._fences.drain())
+        self._fences.complete(self._fence if fence is None else fence)
         self._dirty = False
 
     def _signal(self, fence: int) -> None:
@@ -448,20 +444,17 @@ class CudaComputeContext(SlabContext):
             return
         event = self._spare_events.pop() if self._spare_events else self._res.event()
         call(driver.cuEventRecord, event, self._res.stream_compute)
-        self._pending.append((fence, event))
-        if len(self._pending) > _POLL_AFTER:
+        self._fences.push(fence, event)
+        if len(self._fences) > _POLL_AFTER:
             self._collect_completed()
 
     def _collect_completed(self) -> None:
-        while self._pending:
-            fence, event = self._pending[0]
-            result = driver.cuEventQuery(event)
+        while self._fences:
+            result = driver.cuEventQuery(self._fences.oldest()[1])
             if result[0] == _NOT_READY:
                 return
             check(result, "cuEventQuery")
-            self._pending.popleft()
-            self._spare_events.append(event)
-            self._done_fence = max(self._done_fence, fence)
+            self._spare_events.append(self._fences.pop_oldest())
 
     def _wait(self, fence: int) -> None:
         self._forget_released()
@@ -469,15 +462,13 @@ class CudaComputeContext(SlabContext):
         if self._prefetch_busy:
             self._block_on(self._prefetch_done, "waiting for the prefetch stream")
             self._prefetch_busy = False
-        if fence <= self._done_fence:
+        if fence <= self._fences.done:
             return
-        reached = []
-        while self._pending and self._pending[0][0] <= fence:
-            reached.append(self._pending.popleft())
+        reached = self._fences.take_through(fence)
         if reached:
-            self._block_on(reached[-1][1], f"waiting for fence {fence}")  # in-order: all earlier too
-            self._spare_events.extend(event for _, event in reached)
-        self._done_fence = int(fence)
+            self._block_on(reached[-1], f"waiting for fence {fence}")  # in-order: all earlier too
+            self._spare_events.extend(reached)
+        self._fences.complete(fence)
 
     def _block_on(self, event, what: str) -> None:
         """Wait for ``event``: blocking, or polled and bounded by ``timeout_s`` (the
@@ -914,7 +905,7 @@ class CudaComputeContext(SlabContext):
             return
         self._capture = None
         self._uniforms.clear()
-        self._pending.clear()
+        self._fences.drain()
         self._spare_events, self._timing_events = [], []
         self._timed.clear()  # their graphs go with the context's other handles
         self._finalizer()
