@@ -39,6 +39,7 @@ The interrupt itself propagates unchanged.
 from __future__ import annotations
 
 import abc
+import collections
 import dataclasses
 import functools
 import hashlib
@@ -60,7 +61,7 @@ from forge.size import Size
 from forge.types import AdapterConstraints, AdapterIdentity, BindingUsage, BufferView
 from forge.contract import OracleContext
 
-__all__ = ["SlabContext", "Launch", "as_bytes", "poll_until", "MAX_RUNS"]
+__all__ = ["SlabContext", "Launch", "FenceQueue", "as_bytes", "poll_until", "MAX_RUNS"]
 
 #: The most warm-ups, and the most samples, one ``run_kernel`` takes: more is a slip,
 #: not a measurement, and some backends record a run's dispatches before submitting
@@ -112,6 +113,54 @@ def poll_until(done: Callable[[], bool], timeout_s: float, what: str) -> None:
         pause = min(pause * 2, 1e-3)
 
 
+class FenceQueue:
+    """The fences whose device work may still be running, oldest first, each with
+    what the backend waits on for it (a CUDA event, a wgpu submission index), and the
+    newest fence known complete (``done``). Work completes in submission order, so a
+    fence that completed took every earlier one with it."""
+
+    __slots__ = ("_pending", "done")
+
+    def __init__(self) -> None:
+        self._pending: collections.deque = collections.deque()  # (fence, token)
+        self.done = 0
+
+    def __len__(self) -> int:
+        return len(self._pending)
+
+    def push(self, fence: int, token: Any) -> None:
+        """Fence ``fence`` completes when ``token`` does."""
+        self._pending.append((fence, token))
+
+    def oldest(self) -> tuple[int, Any] | None:
+        """(fence, token) of the oldest pending fence, or None."""
+        return self._pending[0] if self._pending else None
+
+    def pop_oldest(self) -> Any:
+        """Forget the oldest pending fence, which completed; its token."""
+        fence, token = self._pending.popleft()
+        self.complete(fence)
+        return token
+
+    def take_through(self, fence: int) -> list:
+        """Forget the pending fences up to ``fence``; their tokens, oldest first (the
+        caller waits for the last, then calls ``complete``)."""
+        tokens = []
+        while self._pending and self._pending[0][0] <= fence:
+            tokens.append(self._pending.popleft()[1])
+        return tokens
+
+    def drain(self) -> list:
+        """Forget every pending fence (the host saw all of it complete); their tokens."""
+        tokens = [token for _, token in self._pending]
+        self._pending.clear()
+        return tokens
+
+    def complete(self, fence: int) -> None:
+        """Fence ``fence`` (and so every earlier one) is known complete."""
+        self.done = max(self.done, int(fence))
+
+
 #: ``run_kernel(timeout_s=...)`` left out: the context's ``timeout_s`` bounds the waits.
 _CONTEXT_BOUND: Any = object()
 
@@ -158,6 +207,7 @@ class SlabContext(OracleContext):
         # (kernels compare by identity).
         self._by_kernel: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
         self._fence = 0          # last fence handed out; fences count submissions
+        self._fences = FenceQueue()  # what each pending fence waits on, for ``_wait``
         self._call_bound: Any = _CONTEXT_BOUND  # the running call's own timeout_s
         self.compile_count = 0   # pipeline-cache misses, for tests and benchmarks
 
@@ -185,6 +235,12 @@ class SlabContext(OracleContext):
 
     @abc.abstractmethod
     def _release(self) -> None: ...
+
+    @staticmethod
+    def _checked_capacity(capacity_bytes: Any) -> int:
+        """``capacity_bytes`` checked before a backend opens anything (the allocator
+        checks it again, later)."""
+        return _checks.integer(capacity_bytes, "capacity_bytes", minimum=1)
 
     def _abandon(self) -> None:
         """Called once when the context is lost while the device may still be running
@@ -346,6 +402,14 @@ class SlabContext(OracleContext):
         """Release the views of ``slab`` that end at or before ``offset`` (waiting
         for the device work that still uses them)."""
         self._wait(self._allocator.advance_read_head(offset, slab))
+
+    @_api
+    def clear_resident(self) -> None:
+        """Release every resident view (those ``clear_transient_allocations`` keeps),
+        after the device work that used them completed. Nothing, on a topology without
+        resident slabs."""
+        kept = [i for i, s in enumerate(self._allocator.topology.slabs) if not s.recycled]
+        self._wait(self._allocator.clear(kept))
 
     @_api
     def write_checkpoint(self) -> int:

@@ -14,6 +14,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from forge import _checks
 from forge.allocator import SlabAllocator
 from forge.errors import AllocationError, GpuValidation, InvalidArgument, UnsupportedFeature
 from forge.kernel import Access, KernelSpec
@@ -21,7 +22,7 @@ from forge.types import AdapterConstraints, BindingUsage, BufferView, MemoryTopo
 
 __all__ = ["BINDING_TYPES", "kebab_limits", "constraints_from_limits", "layout_groups",
            "slab_sizes", "binding_size", "check_view", "durations_ns", "align4",
-           "override_value"]
+           "override_value", "check_options"]
 
 #: The bind group layout's buffer binding type for each access of a kernel buffer.
 BINDING_TYPES = {Access.READ: "read-only-storage", Access.READ_WRITE: "storage",
@@ -40,6 +41,22 @@ def override_value(value: object) -> float:
     if not isinstance(value, (int, float, np.integer, np.floating)):
         raise InvalidArgument(f"an override constant is a number or a bool, got {value!r}")
     return float(value)
+
+
+def check_options(power_preference: object, timestamps: object,
+                  topology: object) -> None:
+    """Refuse a WebGPU context's options before anything is opened: the adapter's
+    ``power_preference``, ``timestamps`` (a bool) and ``topology`` (None or a
+    ``MemoryTopology``)."""
+    if not isinstance(power_preference, str) or power_preference not in (
+            "high-performance", "low-power"):
+        raise InvalidArgument(f"power_preference must be 'high-performance' or "
+                              f"'low-power', got {power_preference!r}")
+    if not isinstance(timestamps, (bool, np.bool_)):
+        raise InvalidArgument(f"timestamps must be True or False, got {_checks.shown(timestamps)}")
+    if topology is not None and not isinstance(topology, MemoryTopology):
+        raise InvalidArgument(f"topology must be a MemoryTopology, got "
+                              f"{_checks.shown(topology)}")
 
 
 def kebab_limits(limits: Mapping[str, int]) -> dict[str, int]:

@@ -510,10 +510,10 @@ class FakeDriver:
 
 def install(monkeypatch) -> FakeDriver:
     """Route the CUDA backend's driver calls to a new ``FakeDriver``."""
-    from backends.cuda import _context, _driver, _memory
+    from backends.cuda import _context, _driver, _graphs, _memory, _resources
 
     fake = FakeDriver()
-    for module in (_driver, _context, _memory):
+    for module in (_driver, _context, _graphs, _memory, _resources):
         monkeypatch.setattr(module, "driver", fake)
     _driver.default_arch.cache_clear()
     return fake

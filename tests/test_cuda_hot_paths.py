@@ -174,9 +174,9 @@ def test_released_views_take_their_graphs_with_them(fake, open_ctx):  # noqa: F8
 
 
 def test_the_cache_keeps_the_most_recently_timed_launches(fake, open_ctx, monkeypatch):  # noqa: F811
-    from backends.cuda import _context
+    from backends.cuda import _graphs
 
-    monkeypatch.setattr(_context, "_TIMED_CACHE", 3)
+    monkeypatch.setattr(_graphs, "_TIMED_CACHE", 3)
     ctx = open_ctx()
     x = np.arange(64, dtype=np.float32)
     views = _affine_views(ctx, x, a=3.0, b=1.0)
@@ -270,7 +270,7 @@ def test_the_graph_holds_a_launch_and_an_event_record_node_per_sample(fake_drive
         views = _affine_views(ctx, x, a=3.0, b=1.0)
         for _ in range(2):
             ctx.run_kernel(AFFINE, Schedule(64), views, x.size, samples=4)
-        (entry,) = ctx._timed.values()
+        (entry,) = ctx._timed.entries()
         nodes = entry.executable.nodes
         kinds = ["launch" if hasattr(n, "kernel") else n.kind for n in nodes]
         assert kinds == ["event"] + ["launch", "event"] * 4

@@ -18,14 +18,12 @@ from importlib import metadata
 from itertools import count
 
 from forge.allocator import SlabAllocator
-from forge.errors import ForgeError, InvalidArgument
-from forge.kernel import KernelSpec
-from forge.schedule import Schedule
+from forge.errors import ForgeError
 from forge.types import (AdapterConstraints, AdapterIdentity, BufferView,
                          MemoryTopology)
 
-from .._base import Launch, SlabContext, _api
-from .._webgpu import (align4, binding_size, check_view, constraints_from_limits,
+from .._base import Launch, SlabContext
+from .._webgpu import (align4, binding_size, check_options, check_view, constraints_from_limits,
                        durations_ns, kebab_limits, layout_groups, override_value, slab_sizes)
 from ._chromium import in_browser
 from ._page import INLINE_LIMIT, PART, Command, Page
@@ -68,11 +66,8 @@ class BrowserComputeContext(SlabContext):
     def __init__(self, capacity_bytes: int = 64 << 20, *,
                  power_preference: str = "high-performance", timestamps: bool = True,
                  topology: MemoryTopology | None = None) -> None:
-        if not isinstance(capacity_bytes, int) or capacity_bytes <= 0:
-            raise InvalidArgument(f"capacity_bytes must be a positive int, got {capacity_bytes!r}")
-        if power_preference not in ("high-performance", "low-power"):
-            raise InvalidArgument(f"power_preference must be 'high-performance' or "
-                                  f"'low-power', got {power_preference!r}")
+        capacity_bytes = self._checked_capacity(capacity_bytes)
+        check_options(power_preference, timestamps, topology)
         features = [f for f in _FEATURES if timestamps or f != "timestamp-query"]
         self._page = Page({"powerPreference": power_preference, "features": features})
         # Each reply is awaited as long as the running call's bound allows (its own
@@ -88,7 +83,6 @@ class BrowserComputeContext(SlabContext):
             self._adapter = self._identity(info, self._page.browser_version)
             self._constraints = self._read_constraints(info)
             self._ids = count()
-            self._done_fence = 0
             self._settled = True     # every submission so far is known complete
             self._staging: tuple[str, int] | None = None
             self._slabs = self._create_slabs()
@@ -134,14 +128,6 @@ class BrowserComputeContext(SlabContext):
         self._check_usable()
         tab = self._page.tab
         return in_browser(function, tab)
-
-    @_api
-    def clear_resident(self) -> None:
-        """Release every resident view (those ``clear_transient_allocations`` keeps),
-        after the device work that used them completed."""
-        kept = [i for i, s in enumerate(self._allocator.topology.slabs) if not s.recycled]
-        self._wait(self._allocator.clear(kept))
-
 
     # -- resources -----------------------------------------------------------------
     def _new_id(self, kind: str) -> str:
@@ -197,17 +183,18 @@ class BrowserComputeContext(SlabContext):
     # -- completion ----------------------------------------------------------------
     def _signal(self, fence: int) -> None:
         if self._settled:
-            self._done_fence = fence
+            self._fences.complete(fence)
 
     def _wait(self, fence: int) -> None:
-        if fence <= self._done_fence:
+        if fence <= self._fences.done:
             return
         self._page.call(Command("wait", {}, "waiting for the device"))
         self._completed()
 
     def _completed(self) -> None:
         """Everything submitted so far is known to be complete."""
-        self._done_fence, self._settled = self._fence, True
+        self._fences.complete(self._fence)
+        self._settled = True
 
     # -- bytes ---------------------------------------------------------------------
     def _checked_slab(self, view: BufferView) -> str:

@@ -5,8 +5,10 @@ compiler (``compile_cuda``, which needs no GPU) are loaded on first use.
 
 Inside: ``_driver`` (the CUresult/nvrtcResult translation point, device probing, the
 primary context), ``_nvrtc`` (compiles and their disk cache), ``_memory`` (pinned
-memory and staged copies), and ``_context`` (the context, captured graphs, and the
-cached graphs that replay ``run_kernel``'s timed samples). Its speed is measured by the
+memory and staged copies), ``_resources`` (a context's native handles: the slab,
+streams, events, modules, graphs, and their release), ``_graphs`` (captured graphs,
+and the cached graphs that replay ``run_kernel``'s timed samples), and ``_context``
+(the context itself: synchronisation, bytes in and out, compiles and launches). Its speed is measured by the
 repository's ``python -m bench`` (docs/PERFORMANCE.md).
 """
 
@@ -26,7 +28,7 @@ __all__ = ["CudaComputeContext", "CapturedCudaGraph", "compile_cuda", "compile_m
 # Public name -> (internal module, attribute), imported on first access.
 _LAZY = {
     "CudaComputeContext": ("_context", "CudaComputeContext"),
-    "CapturedCudaGraph": ("_context", "CapturedCudaGraph"),
+    "CapturedCudaGraph": ("_graphs", "CapturedCudaGraph"),
     "compile_cuda": ("_nvrtc", "compile_cuda"),
     "compile_module": ("_nvrtc", "compile_module"),
     "compile_stats": ("_nvrtc", "STATS"),

@@ -17,11 +17,8 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import collections
-import itertools
 import types
 import weakref
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -31,47 +28,30 @@ from forge.allocator import SlabAllocator
 from forge.errors import (AllocationError, CompileError, InvalidArgument,
                           UnsupportedFeature)
 from forge import layout
-from forge.kernel import Access, KernelSpec, Step
-from forge.schedule import Schedule
+from forge.kernel import KernelSpec, Step
 from forge.types import (AdapterConstraints, AdapterIdentity, BindingUsage, BufferView,
                          MemoryTopology)
 
 from .._base import Launch, SlabContext, _api, poll_until
-from ._driver import (DeviceInfo, PrimaryContext, call, check, device_info, driver,
+from ._driver import (DeviceInfo, call, check, device_info, driver,
                       error_for, kernel_driver_version, pci_device_id)
 from ._energy import EnergyCounter, energy_support
+from ._graphs import Capture, CapturedCudaGraph, SampleGraphs
 from ._memory import Staging, pinned_empty
+from ._resources import Resources
 from ._nvrtc import compile_module, nvrtc_version, supported_archs
 
 __all__ = ["CudaComputeContext", "CapturedCudaGraph", "LoadedKernel"]
 
-_NON_BLOCKING = driver.CUstream_flags.CU_STREAM_NON_BLOCKING
-_TIMING = driver.CUevent_flags.CU_EVENT_DEFAULT
-_NO_TIMING = driver.CUevent_flags.CU_EVENT_DISABLE_TIMING
-_THREAD_LOCAL = driver.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
 _RELAXED = driver.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED
-# Records an event record node when captured (a plain record in a capture only orders
-# streams, and its event can be neither waited for nor timed).
-_EXTERNAL = driver.CUevent_record_flags.CU_EVENT_RECORD_EXTERNAL
 _NOT_READY = driver.CUresult.CUDA_ERROR_NOT_READY
 _NVIDIA = 0x10DE
 _PARAM_SPACE = 4096       # kernel parameter bytes every architecture and driver accepts
 _STATIC_SHARED = 48 << 10  # dynamic shared memory a launch may use without opting in
 _POLL_AFTER = 64          # pending fence events before completed ones are collected
 _GRAPH_SAMPLES = 4096     # samples per timed chunk (one graph); more run chunk by chunk
-_TIMED_CACHE = 8          # timed launches remembered, each with its graph once it repeats
-# (the launch_path docstring quotes both numbers)
+# (the launch_path docstring quotes it, and _graphs._TIMED_CACHE)
 _LAUNCH_PATHS = ("graph", "direct")
-_graph_keys = itertools.count(1)
-
-
-def _quietly(function, *args):
-    """Call a driver function during teardown, where failures are expected (a context
-    that hit a sticky error fails every call) and nothing can be done about them."""
-    try:
-        return function(*args)
-    except Exception:
-        return None
 
 
 class LoadedKernel(NamedTuple):
@@ -90,157 +70,6 @@ class LoadedKernel(NamedTuple):
     def function(self) -> Any:
         """The (first) launch's function."""
         return self.functions[0]
-
-
-class _Resources:
-    """Every native handle of one context, freed in one place: by ``close()``, or by a
-    finalizer when a context is dropped unclosed."""
-
-    def __init__(self, ordinal: int) -> None:
-        self.primary = PrimaryContext(ordinal)
-        self.slab = 0
-        self.streams: list = []
-        self.events: list = []
-        self.modules: list = []
-        self.graphs: dict[int, tuple] = {}
-        self.staging: Staging | None = None
-        self.stream_compute = None
-        self._waiter = None       # an event for bounded waits, made on first use
-        self.capturing = None   # the stream being captured, if any
-
-    def stream(self):
-        self.streams.append(call(driver.cuStreamCreate, _NON_BLOCKING))
-        return self.streams[-1]
-
-    @property
-    def waiter(self):
-        """An event to record on a stream and poll, for waits bounded by a timeout."""
-        if self._waiter is None:
-            self._waiter = self.event()
-        return self._waiter
-
-    def event(self, timing: bool = False):
-        self.events.append(call(driver.cuEventCreate, _TIMING if timing else _NO_TIMING))
-        return self.events[-1]
-
-    def begin_capture(self, stream) -> None:
-        """Begin a thread-local capture of ``stream`` (remembered, so that a failure or
-        ``release`` can end it)."""
-        call(driver.cuStreamBeginCapture, stream, _THREAD_LOCAL)
-        self.capturing = stream
-
-    def end_capture(self):
-        """End the capture in progress: the captured graph, which the caller owns."""
-        stream, self.capturing = self.capturing, None
-        return call(driver.cuStreamEndCapture, stream)
-
-    def abort_capture(self) -> None:
-        """End the capture in progress, if any, and drop what it recorded."""
-        stream, self.capturing = self.capturing, None
-        if stream is not None:
-            ended = _quietly(driver.cuStreamEndCapture, stream)
-            if ended is not None and not ended[0]:
-                _quietly(driver.cuGraphDestroy, ended[1])
-
-    def instantiate(self, graph, stream) -> tuple[int, Any]:
-        """Instantiate ``graph`` and upload it for ``stream``; from here on it is owned
-        here. Returns its key in ``graphs`` (for ``destroy_graph``) and the executable."""
-        try:
-            executable = call(driver.cuGraphInstantiate, graph, 0)
-        except BaseException:
-            _quietly(driver.cuGraphDestroy, graph)
-            raise
-        key = next(_graph_keys)
-        self.graphs[key] = (graph, executable)
-        try:
-            call(driver.cuGraphUpload, executable, stream)
-        except BaseException:
-            self.destroy_graph(key)
-            raise
-        return key, executable
-
-    def destroy_graph(self, key: int) -> None:
-        handles = self.graphs.pop(key, None)
-        if handles is not None and not self.primary.released:
-            _quietly(driver.cuCtxSetCurrent, self.primary.handle)
-            _quietly(driver.cuGraphExecDestroy, handles[1])
-            _quietly(driver.cuGraphDestroy, handles[0])
-
-    def release(self) -> None:
-        if self.primary.released:
-            return
-        _quietly(driver.cuCtxSetCurrent, self.primary.handle)
-        self.abort_capture()
-        for stream in self.streams:
-            _quietly(driver.cuStreamSynchronize, stream)
-        for key in list(self.graphs):
-            self.destroy_graph(key)
-        for module in self.modules:
-            _quietly(driver.cuModuleUnload, module)
-        for event in self.events:
-            _quietly(driver.cuEventDestroy, event)
-        if self.staging is not None:
-            self.staging.release()
-        for stream in self.streams:
-            _quietly(driver.cuStreamDestroy, stream)
-        if self.slab:
-            _quietly(driver.cuMemFree, self.slab)
-        self.streams, self.events, self.modules = [], [], []
-        self.primary.release()
-
-
-@dataclass
-class _Capture:
-    """What a graph capture in progress has recorded."""
-
-    views: list = field(default_factory=list)
-    launches: int = 0
-
-
-@dataclass
-class _TimedLaunch:
-    """A launch ``run_kernel`` has timed, keyed by everything the launch passes to the
-    driver: the views it was made with, and from its second timing on the graph of
-    its samples (``graph``: the key in ``_Resources.graphs``)."""
-
-    views: tuple
-    graph: int | None = None
-    executable: Any = None
-
-
-class CapturedCudaGraph:
-    """The dispatches made between ``begin_graph_capture`` and ``end_graph_capture``,
-    instantiated and uploaded; ``ctx.launch_graph(graph)`` replays them on the stream
-    they were captured on. Uniform blocks are captured by value, as they were then.
-    ``close()`` frees it (closing its context does too)."""
-
-    def __init__(self, ctx: "CudaComputeContext", graph, capture: _Capture) -> None:
-        res = ctx._res
-        key, self._exec = res.instantiate(graph, res.stream_compute)
-        self._owner = weakref.ref(ctx)
-        self._stream = res.stream_compute
-        self._graph = graph
-        self.views: tuple[BufferView, ...] = tuple(dict.fromkeys(capture.views))
-        self.launches = capture.launches
-        self._finalizer = weakref.finalize(self, res.destroy_graph, key)
-
-    @property
-    def closed(self) -> bool:
-        return not self._finalizer.alive
-
-    @property
-    def node_count(self) -> int:
-        """Nodes in the captured graph (one per captured launch)."""
-        if self.closed:
-            raise InvalidArgument("this graph was closed")
-        return int(call(driver.cuGraphGetNodes, self._graph)[-1])
-
-    def close(self) -> None:
-        self._finalizer()
-
-    def __repr__(self) -> str:
-        state = "closed" if self.closed else f"{self.launches} launches"
-        return f"<CapturedCudaGraph {state}>"
 
 
 def _identity(info: DeviceInfo) -> AdapterIdentity:
@@ -303,7 +132,7 @@ class CudaComputeContext(SlabContext):
                  alignment: int = 256, staging_chunk_bytes: int = 16 << 20,
                  staging_buffers: int = 4, staging_threads: int | None = None,
                  launch_path: str = "graph") -> None:
-        capacity_bytes = _checks.integer(capacity_bytes, "capacity_bytes", minimum=1)
+        capacity_bytes = self._checked_capacity(capacity_bytes)
         device = _checks.integer(device, "device (an ordinal)", minimum=0)
         staging_chunk_bytes = _checks.integer(staging_chunk_bytes, "staging_chunk_bytes")
         staging_buffers = _checks.integer(staging_buffers, "staging_buffers")
@@ -322,7 +151,7 @@ class CudaComputeContext(SlabContext):
         if capacity > self._info.total_memory:
             raise AllocationError(f"cannot allocate a device slab of {capacity} bytes on "
                                   f"{self._info.name}: it has {self._info.total_memory} in all")
-        res = self._res = _Resources(device)
+        res = self._res = Resources(device)
         self._finalizer = weakref.finalize(self, res.release)
         try:
             res.primary.make_current()
@@ -344,20 +173,22 @@ class CudaComputeContext(SlabContext):
         self._prefetch_done = None
         self._prefetch_unjoined = False  # the compute stream has not waited for it yet
         self._prefetch_busy = False      # the host has not seen it complete yet
-        self._pending: collections.deque = collections.deque()  # (fence, event), in order
         self._spare_events: list = []
         self._timing_events: list = []   # one per sample boundary of a chunk, reused
         self._launch_path = launch_path
-        self._timed: collections.OrderedDict[tuple, _TimedLaunch] = collections.OrderedDict()
-        self.sample_graph_captures = 0   # timed-sample graphs built (for tests, benchmarks)
-        self.sample_graph_replays = 0    # ... and replayed
-        self._done_fence = 0
+        self._timed = SampleGraphs(res)  # timed launches, with their samples' graphs
+        self.sample_graph_replays = 0    # timed-sample graphs replayed (tests, benchmarks)
         self._dirty = False              # compute-stream work since the host last waited
-        self._capture: _Capture | None = None
+        self._capture: Capture | None = None
         self._uniforms: dict[int, tuple[BufferView, bytearray]] = {}
         self.module_loads = 0            # cuModuleLoadData calls, for tests and benchmarks
         self._shared_allowed: dict[int, int] = {}  # function -> dynamic shared bytes opted in
         self._declare_measured_semantics()
+
+    @property
+    def sample_graph_captures(self) -> int:
+        """Timed-sample graphs built so far (for tests and benchmarks)."""
+        return self._timed.captures
 
     # -- identity ------------------------------------------------------------------
     @property
@@ -448,9 +279,8 @@ class CudaComputeContext(SlabContext):
 
     def _all_complete(self, fence: int | None = None) -> None:
         """Record that all compute-stream work up to now is done (the host waited)."""
-        self._spare_events.extend(event for _, event in self._pending)
-        self._pending.clear()
-        self._done_fence = max(self._done_fence, self._fence if fence is None else fence)
+        self._spare_events.extend(self._fences.drain())
+        self._fences.complete(self._fence if fence is None else fence)
         self._dirty = False
 
     def _signal(self, fence: int) -> None:
@@ -461,20 +291,17 @@ class CudaComputeContext(SlabContext):
             return
         event = self._spare_events.pop() if self._spare_events else self._res.event()
         call(driver.cuEventRecord, event, self._res.stream_compute)
-        self._pending.append((fence, event))
-        if len(self._pending) > _POLL_AFTER:
+        self._fences.push(fence, event)
+        if len(self._fences) > _POLL_AFTER:
             self._collect_completed()
 
     def _collect_completed(self) -> None:
-        while self._pending:
-            fence, event = self._pending[0]
-            result = driver.cuEventQuery(event)
+        while self._fences:
+            result = driver.cuEventQuery(self._fences.oldest()[1])
             if result[0] == _NOT_READY:
                 return
             check(result, "cuEventQuery")
-            self._pending.popleft()
-            self._spare_events.append(event)
-            self._done_fence = max(self._done_fence, fence)
+            self._spare_events.append(self._fences.pop_oldest())
 
     def _wait(self, fence: int) -> None:
         self._forget_released()
@@ -482,15 +309,13 @@ class CudaComputeContext(SlabContext):
         if self._prefetch_busy:
             self._block_on(self._prefetch_done, "waiting for the prefetch stream")
             self._prefetch_busy = False
-        if fence <= self._done_fence:
+        if fence <= self._fences.done:
             return
-        reached = []
-        while self._pending and self._pending[0][0] <= fence:
-            reached.append(self._pending.popleft())
+        reached = self._fences.take_through(fence)
         if reached:
-            self._block_on(reached[-1][1], f"waiting for fence {fence}")  # in-order: all earlier too
-            self._spare_events.extend(event for _, event in reached)
-        self._done_fence = int(fence)
+            self._block_on(reached[-1], f"waiting for fence {fence}")  # in-order: all earlier too
+            self._spare_events.extend(reached)
+        self._fences.complete(fence)
 
     def _block_on(self, event, what: str) -> None:
         """Wait for ``event``: blocking, or polled and bounded by ``timeout_s`` (the
@@ -603,9 +428,7 @@ class CudaComputeContext(SlabContext):
         for position, (view, _) in list(self._uniforms.items()):
             if not self._live(view):
                 del self._uniforms[position]
-        for key, entry in list(self._timed.items()):
-            if not all(map(self._live, entry.views)):
-                self._forget_timed(key)
+        self._timed.forget_released(self._live)
 
     def _live(self, view: BufferView) -> bool:
         try:
@@ -771,41 +594,11 @@ class CudaComputeContext(SlabContext):
 
     def _sample_graph(self, args: tuple, key: tuple, views: tuple, count: int, what: str):
         """The executable graph of ``key``'s samples, or None to launch them directly:
-        on the direct path, and the first time a launch is timed (the oracle and the
-        tuner time most launches once, on views they then release, where capturing
-        would cost without ever paying back)."""
+        on the direct path, and the first time a launch is timed (``SampleGraphs``)."""
         if self._launch_path != "graph":
             return None
-        entry = self._timed.get(key)
-        if entry is None:
-            self._timed[key] = _TimedLaunch(views)
-            if len(self._timed) > _TIMED_CACHE:
-                self._forget_timed(next(iter(self._timed)))
-            return None
-        self._timed.move_to_end(key)
-        if entry.executable is None:
-            entry.graph, entry.executable = self._capture_samples(args, count, what)
-            self.sample_graph_captures += 1
-        return entry.executable
-
-    def _capture_samples(self, args: tuple, count: int, what: str) -> tuple[int, Any]:
-        """Capture ``count`` samples, with event record nodes where a direct run records
-        events, into a graph; instantiated and uploaded, owned by ``self._res``."""
-        res = self._res
-        stream = res.stream_compute
-        res.begin_capture(stream)
-        try:
-            self._enqueue_samples(args, self._timing_events, count, what, _record_node)
-            graph = res.end_capture()
-        except BaseException:
-            res.abort_capture()  # the stream must not stay in capture mode
-            raise
-        return res.instantiate(graph, stream)
-
-    def _forget_timed(self, key: tuple) -> None:
-        entry = self._timed.pop(key)
-        if entry.graph is not None:
-            self._res.destroy_graph(entry.graph)
+        return self._timed.executable(key, views, lambda record: self._enqueue_samples(
+            args, self._timing_events, count, what, record))
 
     def _enqueue_samples(self, calls: list, events: list, count: int, what: str,
                          record) -> None:
@@ -879,7 +672,7 @@ class CudaComputeContext(SlabContext):
             raise InvalidArgument("a graph capture is already in progress on this context")
         self._synchronize()
         self._res.begin_capture(self._res.stream_compute)
-        self._capture = _Capture()
+        self._capture = Capture()
 
     @_api
     def end_graph_capture(self) -> CapturedCudaGraph:
@@ -927,15 +720,10 @@ class CudaComputeContext(SlabContext):
             return
         self._capture = None
         self._uniforms.clear()
-        self._pending.clear()
+        self._fences.drain()
         self._spare_events, self._timing_events = [], []
-        self._timed.clear()  # their graphs go with the context's other handles
+        self._timed.clear()
         self._finalizer()
-
-
-def _record_node(event, stream):
-    """Record ``event`` in a capture of ``stream`` as an event record node."""
-    return driver.cuEventRecordWithFlags(event, stream, _EXTERNAL)
 
 
 def _describe_launch(launch: Launch) -> str:

@@ -12,7 +12,6 @@ waits for exactly the work it names.
 
 from __future__ import annotations
 
-import collections
 import itertools
 import time
 from dataclasses import dataclass, field
@@ -25,16 +24,14 @@ from wgpu.backends.wgpu_native import ffi, lib
 # 0.32 does not expose (submission indices, polling for one, the timestamp period).
 from wgpu.backends.wgpu_native._api import libf
 
-from forge import _checks
 from forge.allocator import SlabAllocator
 from forge.errors import DeviceLost, InvalidArgument
 from forge.kernel import KernelSpec
-from forge.schedule import Schedule
 from forge.types import (AdapterConstraints, AdapterIdentity, BufferView,
                          MemoryTopology)
 
-from .._base import Launch, SlabContext, _api, poll_until
-from .._webgpu import (align4, binding_size, check_view, constraints_from_limits,
+from .._base import Launch, SlabContext, poll_until
+from .._webgpu import (align4, binding_size, check_options, check_view, constraints_from_limits,
                        durations_ns, layout_groups, override_value, slab_sizes)
 from ._device import (abandon, adapter_summary, compile_error, is_device_lost,
                       keep_forever, naga_source, optional_features, request_device,
@@ -105,11 +102,8 @@ class WgpuComputeContext(SlabContext):
     def __init__(self, capacity_bytes: int = 64 << 20, *,
                  power_preference: str = "high-performance", adapter_index: int | None = None,
                  timestamps: bool = True, topology: MemoryTopology | None = None) -> None:
-        capacity_bytes = _checks.integer(capacity_bytes, "capacity_bytes", minimum=1)
-        if not isinstance(timestamps, (bool, np.bool_)):
-            raise InvalidArgument(f"timestamps must be True or False, got {_checks.shown(timestamps)}")
-        if topology is not None and not isinstance(topology, MemoryTopology):
-            raise InvalidArgument(f"topology must be a MemoryTopology, got {_checks.shown(topology)}")
+        capacity_bytes = self._checked_capacity(capacity_bytes)
+        check_options(power_preference, timestamps, topology)
         adapter = select_adapter(power_preference, adapter_index)
         features = optional_features(adapter, timestamps=bool(timestamps))
         device = request_device(adapter, features)
@@ -128,8 +122,6 @@ class WgpuComputeContext(SlabContext):
         self._period_ns = float(lib.wgpuQueueGetTimestampPeriod(self._queue._internal))
         self._last_index = 0        # wgpu-native submission index of our last submit
         self._completed_index = 0   # every submission up to here is known complete
-        self._done_fence = 0
-        self._pending: collections.deque[tuple[int, int]] = collections.deque()
         self._staging = None
         self._slabs = self._create_slabs()
         self._ts = self._create_timestamp_resources() if self._timestamps else None
@@ -182,13 +174,6 @@ class WgpuComputeContext(SlabContext):
         if not 0 <= slab < len(self._slabs):
             raise InvalidArgument(f"no slab {slab}; this context has {len(self._slabs)}")
         return self._slabs[slab]
-
-    @_api
-    def clear_resident(self) -> None:
-        """Release every resident view (those ``clear_transient_allocations`` keeps),
-        after the device work that used them completed."""
-        kept = [i for i, s in enumerate(self._allocator.topology.slabs) if not s.recycled]
-        self._wait(self._allocator.clear(kept))
 
     def _check_usable(self) -> None:
         # wgpu-py 0.32 stops a device's poll thread exactly when destroy() is called and
@@ -245,7 +230,8 @@ class WgpuComputeContext(SlabContext):
         if self._ts is not None:
             buffers += [self._ts.resolve, self._ts.staging]
         self._device = self._queue = self._staging = self._ts = None
-        self._slabs, self._pending = [], collections.deque()
+        self._slabs = []
+        self._fences.drain()
         for buffer in filter(None, buffers):
             try:
                 buffer.destroy()  # free device memory now rather than at GC
@@ -297,16 +283,14 @@ class WgpuComputeContext(SlabContext):
             raise DeviceLost(f"{what}: the queue reported work-done status {status}")
 
     def _signal(self, fence: int) -> None:
-        self._pending.append((fence, self._last_index))
+        self._fences.push(fence, self._last_index)
 
     def _wait(self, fence: int) -> None:
-        if fence <= self._done_fence:
+        if fence <= self._fences.done:
             return
-        index = 0
-        while self._pending and self._pending[0][0] <= fence:
-            index = self._pending.popleft()[1]
-        self._complete_through(index)
-        self._done_fence = int(fence)
+        indices = self._fences.take_through(fence)
+        self._complete_through(indices[-1] if indices else 0)
+        self._fences.complete(fence)
 
     # -- bytes ---------------------------------------------------------------------
     def _write(self, view: BufferView, data: memoryview) -> None:

@@ -26,10 +26,10 @@ def _native_counts(backend: str) -> dict[str, int]:
         counts = diagnostics.object_counts.get_dict()
         return {name: row["count"] for name, row in counts.items() if name != "total"}
     if backend == "cuda":
-        from backends.cuda import _context, _memory
+        from backends.cuda import _memory, _resources
 
         objects = gc.get_objects()
-        live = [o for o in objects if isinstance(o, _context._Resources) and not o.primary.released]
+        live = [o for o in objects if isinstance(o, _resources.Resources) and not o.primary.released]
         # Staging pools grow lazily up to a fixed number of buffers (a bound, not a
         # leak); every other pinned allocation counts.
         pooled = sum(len(res.staging._buffers) for res in live if res.staging is not None)

@@ -1,0 +1,130 @@
+"""The native handles of one CUDA context, owned and freed in one place.
+
+``Resources`` holds the device slab (one ``cuMemAlloc``), the streams, events, loaded
+modules, instantiated graphs and the pinned staging buffers (``_memory.Staging``) of a
+``CudaComputeContext``, creates them, and releases them all: through ``close()``, or
+through a finalizer when a context is dropped unclosed. It also begins and ends stream
+captures, so that a capture a failure interrupted is always ended before release.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+from ._driver import PrimaryContext, call, driver
+from ._memory import Staging
+
+__all__ = ["Resources", "quietly"]
+
+_NON_BLOCKING = driver.CUstream_flags.CU_STREAM_NON_BLOCKING
+_TIMING = driver.CUevent_flags.CU_EVENT_DEFAULT
+_NO_TIMING = driver.CUevent_flags.CU_EVENT_DISABLE_TIMING
+_THREAD_LOCAL = driver.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL
+_graph_keys = itertools.count(1)
+
+
+def quietly(function, *args):
+    """Call a driver function during teardown, where failures are expected (a context
+    that hit a sticky error fails every call) and nothing can be done about them."""
+    try:
+        return function(*args)
+    except Exception:
+        return None
+
+
+class Resources:
+    """Every native handle of one context, freed in one place: by ``close()``, or by a
+    finalizer when a context is dropped unclosed."""
+
+    def __init__(self, ordinal: int) -> None:
+        self.primary = PrimaryContext(ordinal)
+        self.slab = 0
+        self.streams: list = []
+        self.events: list = []
+        self.modules: list = []
+        self.graphs: dict[int, tuple] = {}
+        self.staging: Staging | None = None
+        self.stream_compute = None
+        self._waiter = None       # an event for bounded waits, made on first use
+        self.capturing = None   # the stream being captured, if any
+
+    def stream(self):
+        self.streams.append(call(driver.cuStreamCreate, _NON_BLOCKING))
+        return self.streams[-1]
+
+    @property
+    def waiter(self):
+        """An event to record on a stream and poll, for waits bounded by a timeout."""
+        if self._waiter is None:
+            self._waiter = self.event()
+        return self._waiter
+
+    def event(self, timing: bool = False):
+        self.events.append(call(driver.cuEventCreate, _TIMING if timing else _NO_TIMING))
+        return self.events[-1]
+
+    def begin_capture(self, stream) -> None:
+        """Begin a thread-local capture of ``stream`` (remembered, so that a failure or
+        ``release`` can end it)."""
+        call(driver.cuStreamBeginCapture, stream, _THREAD_LOCAL)
+        self.capturing = stream
+
+    def end_capture(self):
+        """End the capture in progress: the captured graph, which the caller owns."""
+        stream, self.capturing = self.capturing, None
+        return call(driver.cuStreamEndCapture, stream)
+
+    def abort_capture(self) -> None:
+        """End the capture in progress, if any, and drop what it recorded."""
+        stream, self.capturing = self.capturing, None
+        if stream is not None:
+            ended = quietly(driver.cuStreamEndCapture, stream)
+            if ended is not None and not ended[0]:
+                quietly(driver.cuGraphDestroy, ended[1])
+
+    def instantiate(self, graph, stream) -> tuple[int, Any]:
+        """Instantiate ``graph`` and upload it for ``stream``; from here on it is owned
+        here. Returns its key in ``graphs`` (for ``destroy_graph``) and the executable."""
+        try:
+            executable = call(driver.cuGraphInstantiate, graph, 0)
+        except BaseException:
+            quietly(driver.cuGraphDestroy, graph)
+            raise
+        key = next(_graph_keys)
+        self.graphs[key] = (graph, executable)
+        try:
+            call(driver.cuGraphUpload, executable, stream)
+        except BaseException:
+            self.destroy_graph(key)
+            raise
+        return key, executable
+
+    def destroy_graph(self, key: int) -> None:
+        handles = self.graphs.pop(key, None)
+        if handles is not None and not self.primary.released:
+            quietly(driver.cuCtxSetCurrent, self.primary.handle)
+            quietly(driver.cuGraphExecDestroy, handles[1])
+            quietly(driver.cuGraphDestroy, handles[0])
+
+    def release(self) -> None:
+        if self.primary.released:
+            return
+        quietly(driver.cuCtxSetCurrent, self.primary.handle)
+        self.abort_capture()
+        for stream in self.streams:
+            quietly(driver.cuStreamSynchronize, stream)
+        for key in list(self.graphs):
+            self.destroy_graph(key)
+        for module in self.modules:
+            quietly(driver.cuModuleUnload, module)
+        for event in self.events:
+            quietly(driver.cuEventDestroy, event)
+        if self.staging is not None:
+            self.staging.release()
+        for stream in self.streams:
+            quietly(driver.cuStreamDestroy, stream)
+        if self.slab:
+            quietly(driver.cuMemFree, self.slab)
+        self.streams, self.events, self.modules = [], [], []
+        self.primary.release()
