@@ -25,7 +25,7 @@ from wgpu.backends.wgpu_native import ffi, lib
 from wgpu.backends.wgpu_native._api import libf
 
 from forge.allocator import SlabAllocator
-from forge.errors import DeviceLost, InvalidArgument
+from forge.errors import DeviceLost, GpuValidation, InvalidArgument
 from forge.kernel import KernelSpec
 from forge.types import (AdapterConstraints, AdapterIdentity, BufferView,
                          MemoryTopology)
