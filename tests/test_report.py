@@ -188,7 +188,7 @@ def test_captions_say_what_on_which_adapter_from_which_run_with_the_numbers(brow
     assert "check.json" in errors and f" {gemm_ulp}" in errors and "0 unwritten" in errors
     tune = json.loads(runs["tune"].read_text())
     tuning = captions["tuning-0-affine"]
-    assert (tune["winner"] or tune["best"]) in tuning and tune["adapter"]["name"] in tuning
+    assert (tune["winner"] or tune["best"])["candidate"] in tuning and tune["adapter"] in tuning
     if WGPU:  # lavapipe refuses 4096 invocations; the table below the map says why
         assert "1 pruned" in tuning and "exceeds max_workgroup_size" in browsed["text"]
     timing = captions["timing-0-affine"]
@@ -331,18 +331,22 @@ def test_a_fleet_run_gets_a_column_per_backend_and_adapter(runs, tmp_path):
     assert "reference on Second GPU" in matrix.caption
 
 
-def test_a_tune_file_of_the_reworked_tuners_shape_is_drawn(runs, tmp_path):
-    """The tuner being reworked writes the winner and best as candidates, the adapter as
-    its name, each candidate's key, tunables and measuring order, and the work nested:
-    the landscape, convergence and roofline read that shape too."""
+def test_a_tune_file_with_parameters_is_drawn_over_them(runs, tmp_path):
+    """kforge tune writes the winner and best as candidates, the adapter as its name,
+    each candidate's key, tunables and measuring order, and the work nested; a kernel's
+    own parameter (here UNROLL, added to each measured candidate) is an axis of the
+    landscape like a schedule knob, and the convergence follows the measuring order."""
     data = json.loads(runs["tune"].read_text())
-    ordered = [c for c in data["candidates"] if c["status"] != "pruned"]
-    for order, c in enumerate(ordered, start=1):
-        c.update(candidate=f"{c['schedule']},UNROLL={order % 2}", tunables={"UNROLL": order % 2},
-                 order=order, median_ns=(c["timing"] or {}).get("median_ns"))
-    best = next(c for c in ordered if c["schedule"] == data["best"])
-    data.update(adapter=data["adapter"]["name"], best=best, winner=None, strategy="tpe",
-                work={"bytes_moved": data.pop("bytes_moved"), "flops": data.pop("flops")})
+    assert isinstance(data["adapter"], str) and "work" in data
+    ordered = sorted((c for c in data["candidates"] if c["median_ns"] is not None),
+                     key=lambda c: c["order"])
+    assert ordered, "the tune measured nothing"
+    keys = {}
+    for c in ordered:
+        keys[c["candidate"]] = f"{c['candidate']} UNROLL={c['order'] % 2}"
+        c.update(candidate=keys[c["candidate"]], tunables={"UNROLL": c["order"] % 2})
+    best = next(c for c in ordered if c["candidate"] == keys[data["best"]["candidate"]])
+    data.update(best=best, winner=None, strategy="tpe")
     reworked = tmp_path / "reworked.json"
     reworked.write_text(json.dumps(data))
     tune = load_runs([str(reworked)]).tunes[0]
