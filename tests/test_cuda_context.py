@@ -511,12 +511,29 @@ def test_an_illegal_address_loses_the_context_and_a_fresh_one_works(mode, open_c
     _lose_and_recover(open_ctx)
 
 
-def _lose_and_recover(open_ctx, strict: bool = True) -> dict:
-    """Fault a context, check every later call is DeviceLost, then open a fresh one.
+def test_a_fresh_context_works_while_a_pinned_array_holds_the_faulted_one(mode, open_ctx,
+                                                                         request):
+    """A pinned array outlives the context that faulted, so the driver cannot destroy
+    the poisoned primary context: the next context is one of our own instead of
+    inheriting the fault, and everything is freed once the array dies."""
+    if mode == "gpu":
+        pytest.skip("on the GPU this runs in a subprocess: "
+                    "test_gpu_illegal_address_in_a_subprocess")
+    fake = request.node.fake
+    _lose_and_recover(open_ctx, hold_pinned=True)
+    assert fake.created == 1, "the fresh context should be one of our own"
+    gc.collect()
+    assert fake.retains == 0 and not fake.contexts and not fake.host_memory
+
+
+def _lose_and_recover(open_ctx, strict: bool = True, hold_pinned: bool = False) -> dict:
+    """Fault a context, check every later call is DeviceLost, then open a fresh one
+    (with ``hold_pinned``, while a pinned array of the faulted context is still alive).
     Returns what happened, for the subprocess variant to report. With ``strict`` off, a
     driver that refuses a fresh context in the faulted process is reported, not raised
     (the caller then proves recovery in a new process)."""
     ctx = open_ctx(4 << 20)
+    pinned = ctx.pinned_empty((16,), np.float32) if hold_pinned else None
     view = ctx.allocate_and_write(np.ones(4, np.float32), 0)
     out = ctx.allocate_transient(4, 0, usage=RW)
     args = ctx.allocate_and_write(OOB.pack_uniform(1, address=16), 1, usage=UNIFORM)
@@ -541,6 +558,8 @@ def _lose_and_recover(open_ctx, strict: bool = True) -> dict:
     fresh.run_kernel(AFFINE, Schedule(64), views, x.size)
     got = fresh.read_buffer_f32(views[1])
     _assert_affine(got, x, 2.0, 0.5)
+    fresh.close()
+    del pinned
     return {"lost": ctx.lost, "fresh_ok": True}
 
 
@@ -553,7 +572,7 @@ opened = []
 def open_ctx(capacity, **kw):
     opened.append(CudaComputeContext(capacity, **kw))
     return opened[-1]
-result = _lose_and_recover(open_ctx, strict=False)
+result = _lose_and_recover(open_ctx, strict=False, hold_pinned=len(sys.argv) > 2)
 print(json.dumps(result))
 """
 
@@ -573,13 +592,15 @@ print("fresh process ok")
 """
 
 
-def test_gpu_illegal_address_in_a_subprocess(request, tmp_path):
+@pytest.mark.parametrize("held", [False, True], ids=["alone", "pinned-array-held"])
+def test_gpu_illegal_address_in_a_subprocess(request, tmp_path, held):
     """A sticky fault on the real device, in its own process so nothing else shares the
     faulted context: DeviceLost, every later call DeviceLost, and a fresh context works
     once the faulted one is closed (the primary context's last release destroys it)."""
     require_available(request.config, "cuda")
     env = dict(os.environ, FORGE_CACHE_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
-    result = subprocess.run([sys.executable, "-c", _LOSS_CHILD, str(ROOT)], env=env,
+    result = subprocess.run([sys.executable, "-c", _LOSS_CHILD, str(ROOT)]
+                            + (["hold"] if held else []), env=env,
                             capture_output=True, text=True, timeout=300, cwd=ROOT)
     assert result.returncode == 0, (
         f"the loss-and-recovery run failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}")

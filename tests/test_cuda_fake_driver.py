@@ -141,7 +141,8 @@ class FakeDriver:
         self.total_memory = total_memory
         self.retains = 0
         self.generations = itertools.count(1)
-        self.context: _Context | None = None
+        self.primary: _Context | None = None   # the device's primary context, while retained
+        self.contexts: dict[int, _Context] = {}  # every live context by generation
         self.current = None
         self.host_memory: dict[int, ctypes.Array] = {}
         self.clock_ns = 0
@@ -167,10 +168,17 @@ class FakeDriver:
 
     def _usable(self):
         """The error a call in the current context returns, or None."""
-        if self.context is None or self.current is None or self.current.generation != \
-                self.context.generation:
+        context = self.contexts.get(self.current.generation) if self.current else None
+        if context is None:
             return R.CUDA_ERROR_INVALID_CONTEXT
-        return self.context.sticky
+        return context.sticky
+
+    @property
+    def context(self) -> _Context | None:
+        """The context current on the calling thread, else the primary one."""
+        if self.current is not None and self.current.generation in self.contexts:
+            return self.contexts[self.current.generation]
+        return self.primary
 
     def _in_capture(self, stream=None) -> bool:
         """Whether a call is refused because this thread is capturing (thread-local
@@ -227,16 +235,30 @@ class FakeDriver:
 
     def cuDevicePrimaryCtxRetain(self, device):
         if self.retains == 0:
-            self.context = _Context(next(self.generations))
+            self.primary = _Context(next(self.generations))
+            self.contexts[self.primary.generation] = self.primary
         self.retains += 1
-        return (OK, _Handle("context", generation=self.context.generation))
+        return (OK, _Handle("context", generation=self.primary.generation))
 
     def cuDevicePrimaryCtxRelease(self, device):
         if self.retains == 0:
             return (R.CUDA_ERROR_INVALID_CONTEXT,)
         self.retains -= 1
         if self.retains == 0:   # the last retain destroys the context, faults and all
-            self.context = None
+            self.contexts.pop(self.primary.generation, None)
+            self.primary = None
+        return (OK,)
+
+    def cuCtxCreate(self, params, flags, device):
+        context = _Context(next(self.generations))
+        self.contexts[context.generation] = context
+        self.current = _Handle("context", generation=context.generation)
+        self.created = getattr(self, "created", 0) + 1
+        return (OK, self.current)
+
+    def cuCtxDestroy(self, ctx):
+        if self.contexts.pop(ctx.generation, None) is None:
+            return (R.CUDA_ERROR_INVALID_CONTEXT,)
         return (OK,)
 
     def cuCtxSetCurrent(self, ctx):

@@ -25,7 +25,7 @@ import numpy as np
 
 from forge import _checks
 from forge.allocator import SlabAllocator
-from forge.errors import (AllocationError, CompileError, InvalidArgument,
+from forge.errors import (AllocationError, CompileError, DeviceLost, InvalidArgument,
                           UnsupportedFeature)
 from forge import layout
 from forge.kernel import KernelSpec, Step
@@ -156,7 +156,11 @@ class CudaComputeContext(SlabContext):
         try:
             res.primary.make_current()
             try:
-                res.slab = int(call(driver.cuMemAlloc, capacity))
+                try:
+                    res.slab = int(call(driver.cuMemAlloc, capacity))
+                except DeviceLost:  # an earlier kernel's sticky fault, still held elsewhere
+                    res.replace_context()
+                    res.slab = int(call(driver.cuMemAlloc, capacity))
             except AllocationError as exc:
                 raise AllocationError(f"cannot allocate a device slab of {capacity} bytes on "
                                       f"{self._info.name}: {exc}") from None

@@ -10,6 +10,7 @@ driver call, which is why a missing driver surfaces from ``init_driver`` (as
 from __future__ import annotations
 
 import functools
+import threading
 import weakref
 from dataclasses import dataclass
 
@@ -234,29 +235,84 @@ def default_arch() -> str:
         return "sm_90"
 
 
-def _release_primary(device) -> None:
+def _release_primary(api, device) -> None:
     try:
-        driver.cuDevicePrimaryCtxRelease(device)
+        api.cuDevicePrimaryCtxRelease(device)
     except Exception:  # interpreter shutdown or a dead driver: nothing left to free
         pass
 
 
+class _OwnContext:
+    """A context of our own (``cuCtxCreate``) that new holders on a device share in
+    place of its primary context, once a sticky fault poisoned that while something
+    still held it (see ``use_own_context``); destroyed with its last holder."""
+
+    def __init__(self, device) -> None:
+        self.api = driver
+        self.handle = call(driver.cuCtxCreate, None, 0, device)
+        self.holders = 0
+
+
+_own_lock = threading.Lock()
+_own_contexts: dict[int, _OwnContext] = {}   # ordinal -> the context new holders share
+
+
+def _release_own(ordinal: int, own: _OwnContext) -> None:
+    with _own_lock:
+        own.holders -= 1
+        last = own.holders == 0
+        if last and _own_contexts.get(ordinal) is own:
+            del _own_contexts[ordinal]
+    if last:
+        try:
+            own.api.cuCtxDestroy(own.handle)
+        except Exception:  # interpreter shutdown or a dead driver: nothing left to free
+            pass
+
+
+def use_own_context(ordinal: int) -> None:
+    """From now on, new holders on device ``ordinal`` share a fresh context of our own.
+    For when its primary context hit a sticky fault (an illegal address) and something
+    in the process still holds it (a pinned array, another open context): the driver
+    destroys a primary context only with its last retain, and resetting it would leave
+    those holders' handles dangling, so a new ``CudaComputeContext`` would otherwise
+    inherit the fault."""
+    own = _OwnContext(call(driver.cuDeviceGet, ordinal))
+    with _own_lock:
+        _own_contexts[ordinal] = own
+
+
 class PrimaryContext:
-    """One retain of a device's primary context, released by ``release()`` (idempotent)
-    or, as a backstop, when the object is collected. When the last retain in the
-    process is released the driver destroys the context, so a context that hit a sticky
-    error is gone and the next retain gets a clean one."""
+    """One hold on a device's context, released by ``release()`` (idempotent) or, as a
+    backstop, when the object is collected: a retain of the primary context, or, after
+    ``use_own_context``, a share of the context that replaced it. When the last retain
+    in the process is released the driver destroys the primary context, so a context
+    that hit a sticky error is gone and the next retain gets a clean one."""
 
     def __init__(self, ordinal: int = 0) -> None:
         init_driver()
         self.ordinal = ordinal
         self.device = call(driver.cuDeviceGet, ordinal)
+        # The driver that made the handle frees it, even from a finalizer that runs after
+        # the tests' simulated driver was swapped out (or in): a handle of one given to
+        # the other crashed the process on the H200.
+        self.api = driver
+        with _own_lock:
+            own = _own_contexts.get(ordinal)
+            if own is not None and own.api is not driver:
+                own = None
+            if own is not None:
+                own.holders += 1
+        if own is not None:
+            self.handle = own.handle
+            self._finalizer = weakref.finalize(self, _release_own, ordinal, own)
+            return
         self.handle = call(driver.cuDevicePrimaryCtxRetain, self.device)
-        self._finalizer = weakref.finalize(self, _release_primary, self.device)
+        self._finalizer = weakref.finalize(self, _release_primary, driver, self.device)
 
     def make_current(self) -> None:
         """Bind the context to the calling thread (cheap when it already is)."""
-        call(driver.cuCtxSetCurrent, self.handle)
+        call(self.api.cuCtxSetCurrent, self.handle)
 
     @property
     def released(self) -> bool:

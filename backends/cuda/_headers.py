@@ -120,8 +120,12 @@ def header_directories() -> tuple[str, ...]:
     bundle's ``cccl``). Empty when none is installed."""
     toolkits = [os.path.join(os.environ[env], "include") for env in ("CUDA_HOME", "CUDA_PATH")
                 if os.environ.get(env)] + ["/usr/local/cuda/include"]
-    runtime = next((d for d in [_wheel_directory("cudart"), *toolkits]
-                    if d and os.path.isfile(os.path.join(d, "cuda_fp16.h"))), None)
+    # A runtime directory without crt/ (a torch environment's nvidia/cu13 without the
+    # nvidia-cuda-crt wheel) cannot compile mma.h: one with crt/ wins over it.
+    found = [d for d in [_wheel_directory("cudart"), *toolkits]
+             if d and os.path.isfile(os.path.join(d, "cuda_fp16.h"))]
+    runtime = next((d for d in found if os.path.isfile(os.path.join(d, "crt", "mma.h"))),
+                   found[0] if found else None)
     if runtime is None:
         runtime = _bundled_directory()
     cccl_candidates = [_wheel_directory("cccl")] + [os.path.join(d, "cccl") for d in toolkits]

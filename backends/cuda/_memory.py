@@ -43,7 +43,7 @@ def _free_pinned(primary: PrimaryContext, pointer: int) -> None:
             _pinned_starts.pop(bisect.bisect_left(_pinned_starts, pointer))
     try:
         primary.make_current()
-        driver.cuMemFreeHost(pointer)
+        primary.api.cuMemFreeHost(pointer)
     except Exception:  # a dead driver at shutdown: the process is freeing everything anyway
         pass
     primary.release()
@@ -63,6 +63,7 @@ class PinnedAllocation:
         except BaseException:
             primary.release()
             raise
+        self.api = primary.api  # the driver that made it frees what goes with it
         self._finalizer = weakref.finalize(self, _free_pinned, primary, self.pointer)
         if register:
             with _pinned_lock:
@@ -199,7 +200,7 @@ class _Buffer:
 
     def release(self) -> None:
         try:
-            driver.cuEventDestroy(self.event)
+            self.memory.api.cuEventDestroy(self.event)
         except Exception:  # a dead context frees its events itself
             pass
         self.memory.free()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from ._driver import PrimaryContext, call, driver
+from ._driver import PrimaryContext, call, driver, use_own_context
 from ._memory import Staging
 
 __all__ = ["Resources", "quietly"]
@@ -79,9 +79,9 @@ class Resources:
         """End the capture in progress, if any, and drop what it recorded."""
         stream, self.capturing = self.capturing, None
         if stream is not None:
-            ended = quietly(driver.cuStreamEndCapture, stream)
+            ended = quietly(self.primary.api.cuStreamEndCapture, stream)
             if ended is not None and not ended[0]:
-                quietly(driver.cuGraphDestroy, ended[1])
+                quietly(self.primary.api.cuGraphDestroy, ended[1])
 
     def instantiate(self, graph, stream) -> tuple[int, Any]:
         """Instantiate ``graph`` and upload it for ``stream``; from here on it is owned
@@ -100,31 +100,43 @@ class Resources:
             raise
         return key, executable
 
+    def replace_context(self) -> None:
+        """Hold a fresh context instead of the primary one, which a sticky fault
+        poisoned while something else still holds it (``use_own_context``). Only
+        before anything was made in it."""
+        ordinal = self.primary.ordinal
+        self.primary.release()
+        use_own_context(ordinal)
+        self.primary = PrimaryContext(ordinal)
+        self.primary.make_current()
+
     def destroy_graph(self, key: int) -> None:
+        api = self.primary.api  # the driver that made the handles (see PrimaryContext)
         handles = self.graphs.pop(key, None)
         if handles is not None and not self.primary.released:
-            quietly(driver.cuCtxSetCurrent, self.primary.handle)
-            quietly(driver.cuGraphExecDestroy, handles[1])
-            quietly(driver.cuGraphDestroy, handles[0])
+            quietly(api.cuCtxSetCurrent, self.primary.handle)
+            quietly(api.cuGraphExecDestroy, handles[1])
+            quietly(api.cuGraphDestroy, handles[0])
 
     def release(self) -> None:
         if self.primary.released:
             return
-        quietly(driver.cuCtxSetCurrent, self.primary.handle)
+        api = self.primary.api
+        quietly(api.cuCtxSetCurrent, self.primary.handle)
         self.abort_capture()
         for stream in self.streams:
-            quietly(driver.cuStreamSynchronize, stream)
+            quietly(api.cuStreamSynchronize, stream)
         for key in list(self.graphs):
             self.destroy_graph(key)
         for module in self.modules:
-            quietly(driver.cuModuleUnload, module)
+            quietly(api.cuModuleUnload, module)
         for event in self.events:
-            quietly(driver.cuEventDestroy, event)
+            quietly(api.cuEventDestroy, event)
         if self.staging is not None:
             self.staging.release()
         for stream in self.streams:
-            quietly(driver.cuStreamDestroy, stream)
+            quietly(api.cuStreamDestroy, stream)
         if self.slab:
-            quietly(driver.cuMemFree, self.slab)
+            quietly(api.cuMemFree, self.slab)
         self.streams, self.events, self.modules = [], [], []
         self.primary.release()
