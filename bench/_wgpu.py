@@ -39,12 +39,11 @@ def wgpu_buffer_bytes(wanted: int, max_binding: int, max_buffer: int) -> int:
 
 def _wait_idle(device) -> None:
     """Block until everything submitted to ``device`` is done (wgpu-py 0.32's
-    ``on_submitted_work_done_sync`` fails inside its own cffi call, so poll as the
-    backend does)."""
-    from wgpu.backends.wgpu_native import ffi
-    from wgpu.backends.wgpu_native._api import libf
+    ``on_submitted_work_done_sync`` fails inside its own cffi call, so the backend
+    polls, and says so in ``backends.wgpu.wait_idle``)."""
+    from backends.wgpu import wait_idle
 
-    libf.wgpuDevicePoll(device._internal, True, ffi.NULL)
+    wait_idle(device)
 
 
 def _adapter_note(ctx) -> str:
