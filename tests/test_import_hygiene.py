@@ -118,3 +118,36 @@ def test_the_wgpu_internals_check_sees_each_kind_of_use(tmp_path):
     assert [what for _, what in _wgpu_internals_used(module)] == [
         "imports from wgpu.backends.wgpu_native._api", "imports wgpu.backends.wgpu_native",
         "reads ._internal", "reads ._poller", "maps with 'READ_NOSYNC'"]
+
+
+def _private_backend_imports(path: Path) -> list[tuple[int, str]]:
+    """Imports of a ``backends`` module or name that starts with an underscore."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names = [f"{node.module}.{a.name}" for a in node.names]
+        else:
+            continue
+        found += [(node.lineno, name) for name in names if name.split(".")[0] == "backends"
+                  and any(part.startswith("_") for part in name.split("."))]
+    return found
+
+
+def test_the_bench_reaches_backends_only_through_their_public_names():
+    """The bench measures backends from outside: what it needs of one (CUDA's driver
+    handle, wgpu's wait_idle, the browser's INLINE_LIMIT...) is exported by the
+    backend's package (DEVELOPERS.md, "Layers")."""
+    wrong = [f"{path.relative_to(ROOT)}:{line} imports {name}"
+             for path in sorted((ROOT / "bench").rglob("*.py"))
+             for line, name in _private_backend_imports(path)]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_the_private_backend_import_check_sees_both_forms(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text("import backends.cuda._driver\nfrom backends.wgpu import _native, entry\n"
+                      "from backends.cuda import driver\nfrom forge import _checks\n")
+    assert [name for _, name in _private_backend_imports(module)] == [
+        "backends.cuda._driver", "backends.wgpu._native"]

@@ -1,9 +1,10 @@
 """The wgpu backend (wgpu-py): WebGPU compute on Vulkan, Metal or D3D12.
 
 Importing this package does not import wgpu; ``WgpuComputeContext``,
-``validate_wgsl`` (naga through wgpu, raising ``forge.CompileError``) and
+``validate_wgsl`` (naga through wgpu, raising ``forge.CompileError``),
 ``wait_idle(device)`` (block until everything submitted to a ``wgpu.GPUDevice``, such
-as ``WgpuComputeContext.device``, is done) are loaded on first use.
+as ``WgpuComputeContext.device``, is done) and ``SUBMIT_EVERY`` (the timed passes
+``run_kernel`` encodes per submit) are loaded on first use.
 
 Inside: ``_device`` (adapters, devices, and the one point where wgpu's errors become
 ``ForgeError``s, device loss included), ``_native`` (every use of wgpu-py's private
@@ -19,13 +20,14 @@ import importlib.util
 from forge import _checks
 from forge.registry import BackendEntry
 
-__all__ = ["WgpuComputeContext", "validate_wgsl", "wait_idle", "entry"]
+__all__ = ["WgpuComputeContext", "validate_wgsl", "wait_idle", "SUBMIT_EVERY", "entry"]
 
 # Public name -> (internal module, attribute), imported on first access.
 _LAZY = {
     "WgpuComputeContext": ("_context", "WgpuComputeContext"),
     "validate_wgsl": ("_device", "validate_wgsl"),
     "wait_idle": ("_native", "wait_idle"),
+    "SUBMIT_EVERY": ("_context", "_SUBMIT_EVERY"),
 }
 
 
