@@ -27,7 +27,7 @@ _GOAL_MB_S = 200.0  # PERFORMANCE.md, "browser": each way, on CI's 2-core machin
 
 
 def b1(env: Bench) -> list[Row]:
-    from backends.browser._page import INLINE_LIMIT
+    from backends.browser import INLINE_LIMIT
 
     # the largest transfer that rides in the channel's messages, and a large one
     sizes = sorted({INLINE_LIMIT, env.sizes.transfer_bytes})
@@ -101,7 +101,7 @@ def _transfers(env: Bench, nbytes: int) -> list[Row]:
         values = alternate({"wgpu in": theirs.write, "browser in": ours.write,
                             "wgpu out": theirs.read, "browser out": ours.read},
                            env.sizes.rounds)
-    from backends.browser._page import INLINE_LIMIT
+    from backends.browser import INLINE_LIMIT
 
     path = "in the channel's messages" if nbytes <= INLINE_LIMIT else "over HTTP"
     goal = Goal(">=", _GOAL_MB_S, on="ours") if nbytes > INLINE_LIMIT else None

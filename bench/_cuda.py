@@ -32,7 +32,7 @@ def _kernel_gbps(env: Bench, ctx, kernel, views, size: int, moved: int):
 def copy_gbps(env: Bench, ctx, timer: CudaTimer, source, target, nbytes: int):
     """A function measuring cuMemcpyDtoDAsync of ``nbytes`` from view ``source`` to
     view ``target`` on the context's stream: bytes read + written per second."""
-    from backends.cuda._driver import call, driver
+    from backends.cuda import driver, driver_call as call
 
     def enqueue() -> None:
         call(driver.cuMemcpyDtoDAsync, ctx.slab + target.offset, ctx.slab + source.offset,

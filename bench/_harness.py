@@ -57,7 +57,7 @@ def p5(env: Bench) -> list[Row]:
 def _bindings_loop(ctx, count: int, args: tuple) -> float:
     """Host seconds per launch of a bare cuda.bindings loop (each result checked),
     until the stream is done: the P5 baseline."""
-    from backends.cuda._driver import call, driver
+    from backends.cuda import driver, driver_call as call
 
     launch = driver.cuLaunchKernel
     start = time.perf_counter()
@@ -72,7 +72,7 @@ def _bindings_loop(ctx, count: int, args: tuple) -> float:
 def _elapsed_read_us(ctx, count: int) -> float:
     """Host microseconds of one checked cuEventElapsedTime through cuda.bindings, the
     read run_kernel makes per sample."""
-    from backends.cuda._driver import call, driver
+    from backends.cuda import driver, driver_call as call
 
     events = [call(driver.cuEventCreate, driver.CUevent_flags.CU_EVENT_DEFAULT) for _ in "ab"]
     try:
@@ -136,7 +136,7 @@ def _p5_samples(env: Bench) -> Row:
 
 def _raw_graph(function, grid, block, params):
     """The same 100 launches captured with bare driver calls on a stream of our own."""
-    from backends.cuda._driver import call, driver
+    from backends.cuda import driver, driver_call as call
 
     stream = call(driver.cuStreamCreate, driver.CUstream_flags.CU_STREAM_NON_BLOCKING)
     call(driver.cuStreamBeginCapture, stream,
@@ -151,7 +151,7 @@ def _raw_graph(function, grid, block, params):
 
 
 def _p5_graph(env: Bench) -> Row:
-    from backends.cuda._driver import call, driver
+    from backends.cuda import driver, driver_call as call
 
     ctx = env.cuda()
     kernel, schedule, views = _tiny(ctx)
@@ -233,7 +233,7 @@ class _Transfers:
     view, and the pinned DMA every row compares with."""
 
     def __init__(self, env: Bench, ctx) -> None:
-        from backends.cuda._driver import call, driver
+        from backends.cuda import driver, driver_call as call
 
         self.env, self.ctx = env, ctx
         self.size = size = env.sizes.transfer_bytes
@@ -272,7 +272,7 @@ class _Transfers:
     def host_copy_row(self) -> Row:
         """The host's own copy bandwidth from pageable into pinned memory, by threads:
         an upload from pageable memory cannot beat it."""
-        from backends.cuda._memory import Copier, host_cores
+        from backends.cuda import Copier, host_cores
 
         cores = host_cores()
         by_threads = {}
@@ -311,7 +311,7 @@ class _Transfers:
     def read_row(self) -> Row:
         """Reads back (informative): into pageable memory through staging, against a
         pinned cuMemcpyDtoH."""
-        from backends.cuda._driver import call, driver
+        from backends.cuda import driver, driver_call as call
 
         ctx = self.ctx
         view = ctx.allocate_and_write(self.pinned, 0)

@@ -23,7 +23,7 @@ class CudaTimer:
     ``run_kernel`` times its samples; for baselines made of raw driver calls."""
 
     def __init__(self, ctx) -> None:
-        from backends.cuda._driver import call, driver
+        from backends.cuda import driver, driver_call as call
 
         self._call, self._driver = call, driver
         self.ctx = ctx

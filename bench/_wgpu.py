@@ -39,12 +39,11 @@ def wgpu_buffer_bytes(wanted: int, max_binding: int, max_buffer: int) -> int:
 
 def _wait_idle(device) -> None:
     """Block until everything submitted to ``device`` is done (wgpu-py 0.32's
-    ``on_submitted_work_done_sync`` fails inside its own cffi call, so poll as the
-    backend does)."""
-    from wgpu.backends.wgpu_native import ffi
-    from wgpu.backends.wgpu_native._api import libf
+    ``on_submitted_work_done_sync`` fails inside its own cffi call, so the backend
+    polls, and says so in ``backends.wgpu.wait_idle``)."""
+    from backends.wgpu import wait_idle
 
-    libf.wgpuDevicePoll(device._internal, True, ffi.NULL)
+    wait_idle(device)
 
 
 def _adapter_note(ctx) -> str:
@@ -216,7 +215,7 @@ class _BareLoop:
 
 
 def _p6(env: Bench) -> Row:
-    from backends.wgpu._context import _SUBMIT_EVERY
+    from backends.wgpu import SUBMIT_EVERY
 
     kernel, schedule = forge.get_kernel("affine"), Schedule(64)
     x = host_array(_TINY, 40)
@@ -245,6 +244,6 @@ def _p6(env: Bench) -> Row:
     return Row("P6", "run_kernel per sample, tiny kernel, wgpu",
                "wgpu-py encode + submit per dispatch", raw, ours, "us", Goal("<=", 1.2),
                notes=(f"{adapter}, {timing}; run_kernel encodes a timestamped pass per sample "
-                      f"and submits {_SUBMIT_EVERY} at a time{timed}"),
+                      f"and submits {SUBMIT_EVERY} at a time{timed}"),
                raw={"rounds_us": {k: [v * 1e6 for v in vs] for k, vs in values.items()},
                     "samples": count})

@@ -3,8 +3,9 @@ verdict you can trust.
 
 ``forge`` holds everything that needs no GPU: the value types, schedules, the slab
 allocator, kernel descriptions, the kernel IR (``forge.ir``) and its emitters
-(``forge.emit(kernel, schedule, target)``), errors, the plugin registry and the CLI. It imports
-neither ``backends`` nor ``oracle``, and never ``cuda`` or ``wgpu``.
+(``forge.emit``: ``forge.emit.emit(kernel, schedule, target)``), errors, the plugin
+registry and the CLI. It imports neither ``backends`` nor ``oracle``, and never ``cuda``
+or ``wgpu``.
 """
 
 from . import ir, emit  # ir first: the emitters register themselves with it

@@ -575,6 +575,22 @@ def test_the_fake_reads_arguments_through_the_void_pointer_array(fake_driver):
     assert fake_driver.retains == 0, "closing the context must release its primary context"
 
 
+def test_the_public_driver_surface_is_the_one_the_backend_calls(fake_driver):
+    """``backends.cuda.driver`` and ``driver_call`` (what the bench uses) are read at
+    each access, so they are the simulated driver here, and failures come back typed."""
+    import backends.cuda as cuda
+    from forge import AllocationError
+
+    assert cuda.driver is fake_driver
+    assert cuda.driver_call(cuda.driver.cuDriverGetVersion) == \
+        fake_driver.cuDriverGetVersion()[1]
+
+    def cuMemAlloc(nbytes):
+        return (R.CUDA_ERROR_OUT_OF_MEMORY, None)
+    with pytest.raises(AllocationError, match="cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY"):
+        cuda.driver_call(cuMemAlloc, 1 << 40)
+
+
 def test_the_shared_suites_pass_on_the_simulated_driver(tmp_path):
     """The conformance, bad-input and interrupt suites, on ``cuda`` over the simulated
     driver, in a subprocess (the simulation is installed for its whole session)."""

@@ -45,6 +45,13 @@ def _jobs():
     return found
 
 
+def test_the_emitters_are_an_ordinary_package_and_emit_is_called_by_name():
+    import types
+
+    assert type(forge.emit) is types.ModuleType and not callable(forge.emit)
+    assert forge.emit.emit is emit
+
+
 def test_emitting_twice_gives_identical_text():
     from forge.emit import _emit
 

@@ -3,9 +3,10 @@ compiles the WGSL), driven through Playwright, so that one WGSL kernel is judged
 the compiler browsers ship beside naga (the wgpu backend).
 
 Importing this package imports neither Playwright nor anything that starts a browser;
-``BrowserComputeContext`` is loaded on first use. Availability says what is missing
-(Playwright, Chromium) with the command that installs it, or opens a page and names
-the adapter it got.
+``BrowserComputeContext`` and ``INLINE_LIMIT`` (the largest transfer, in bytes, that
+rides inside the page's messages; larger ones go over HTTP) are loaded on first use.
+Availability says what is missing (Playwright, Chromium) with the command that installs
+it, or opens a page and names the adapter it got.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 from forge import _checks
 from forge.registry import BackendEntry
 
-__all__ = ["BrowserComputeContext", "entry"]
+__all__ = ["BrowserComputeContext", "INLINE_LIMIT", "entry"]
 
 
 def _availability() -> tuple[bool, str]:
@@ -39,6 +40,10 @@ def __getattr__(name: str):
         from ._context import BrowserComputeContext
 
         return BrowserComputeContext
+    if name == "INLINE_LIMIT":
+        from ._page import INLINE_LIMIT
+
+        return INLINE_LIMIT
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

@@ -8,8 +8,16 @@ primary context), ``_nvrtc`` (compiles and their disk cache), ``_memory`` (pinne
 memory and staged copies), ``_resources`` (a context's native handles: the slab,
 streams, events, modules, graphs, and their release), ``_graphs`` (captured graphs,
 and the cached graphs that replay ``run_kernel``'s timed samples), and ``_context``
-(the context itself: synchronisation, bytes in and out, compiles and launches). Its speed is measured by the
-repository's ``python -m bench`` (docs/PERFORMANCE.md).
+(the context itself: synchronisation, bytes in and out, compiles and launches). Its
+speed is measured by the repository's ``python -m bench`` (docs/PERFORMANCE.md).
+
+For code that measures the backend against bare driver calls (the bench), the package
+also exports, on first access: ``driver``, the ``cuda.bindings.driver`` module every
+call of the backend goes through (the simulated driver, where a test installs one), and
+``driver_call(function, *args)``, which calls it and raises the backend's typed
+``ForgeError`` for a failed CUresult (returning None, the one value, or the tuple of
+values); ``Copier`` (host-to-host copies on a pool of threads, as staged uploads make
+them) and ``host_cores()`` (the cores this process may run on).
 """
 
 from __future__ import annotations
@@ -23,7 +31,8 @@ from forge.registry import BackendEntry
 from ._headers import INSTALL_HINT
 
 __all__ = ["CudaComputeContext", "CapturedCudaGraph", "compile_cuda", "compile_module",
-           "compile_stats", "nvrtc_version", "entry"]
+           "compile_stats", "nvrtc_version", "driver", "driver_call", "Copier", "host_cores",
+           "entry"]
 
 # Public name -> (internal module, attribute), imported on first access.
 _LAZY = {
@@ -33,6 +42,11 @@ _LAZY = {
     "compile_module": ("_nvrtc", "compile_module"),
     "compile_stats": ("_nvrtc", "STATS"),
     "nvrtc_version": ("_nvrtc", "nvrtc_version"),
+    # Read from _driver at each access, so that a simulated driver installed there is seen.
+    "driver": ("_driver", "driver"),
+    "driver_call": ("_driver", "call"),
+    "Copier": ("_memory", "Copier"),
+    "host_cores": ("_memory", "host_cores"),
 }
 
 

@@ -1,18 +1,34 @@
 """The wgpu backend (wgpu-py): WebGPU compute on Vulkan, Metal or D3D12.
 
-Importing this package does not import wgpu; ``WgpuComputeContext`` and
-``validate_wgsl`` (naga through wgpu, raising ``forge.CompileError``) are loaded on
-first use.
+Importing this package does not import wgpu; ``WgpuComputeContext``,
+``validate_wgsl`` (naga through wgpu, raising ``forge.CompileError``),
+``wait_idle(device)`` (block until everything submitted to a ``wgpu.GPUDevice``, such
+as ``WgpuComputeContext.device``, is done) and ``SUBMIT_EVERY`` (the timed passes
+``run_kernel`` encodes per submit) are loaded on first use.
+
+Inside: ``_device`` (adapters, devices, and the one point where wgpu's errors become
+``ForgeError``s, device loss included), ``_native`` (every use of wgpu-py's private
+internals, checked against the wgpu-py versions it was written for) and ``_context``
+(the context itself).
 """
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 
 from forge import _checks
 from forge.registry import BackendEntry
 
-__all__ = ["WgpuComputeContext", "validate_wgsl", "entry"]
+__all__ = ["WgpuComputeContext", "validate_wgsl", "wait_idle", "SUBMIT_EVERY", "entry"]
+
+# Public name -> (internal module, attribute), imported on first access.
+_LAZY = {
+    "WgpuComputeContext": ("_context", "WgpuComputeContext"),
+    "validate_wgsl": ("_device", "validate_wgsl"),
+    "wait_idle": ("_native", "wait_idle"),
+    "SUBMIT_EVERY": ("_context", "_SUBMIT_EVERY"),
+}
 
 
 def _availability() -> tuple[bool, str]:
@@ -31,15 +47,10 @@ def _open(**options):
 
 
 def __getattr__(name: str):
-    if name == "WgpuComputeContext":
-        from ._context import WgpuComputeContext
-
-        return WgpuComputeContext
-    if name == "validate_wgsl":
-        from ._device import validate_wgsl
-
-        return validate_wgsl
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    module, attribute = _LAZY[name]
+    return getattr(importlib.import_module(f"{__name__}.{module}"), attribute)
 
 
 entry = BackendEntry(

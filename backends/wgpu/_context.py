@@ -12,17 +12,12 @@ waits for exactly the work it names.
 
 from __future__ import annotations
 
-import itertools
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import wgpu
-from wgpu.backends.wgpu_native import ffi, lib
-# libf: wgpu-native's functions wrapped to raise wgpu's errors; used for what wgpu-py
-# 0.32 does not expose (submission indices, polling for one, the timestamp period).
-from wgpu.backends.wgpu_native._api import libf
 
 from forge.allocator import SlabAllocator
 from forge.errors import DeviceLost, GpuValidation, InvalidArgument
@@ -33,9 +28,10 @@ from forge.types import (AdapterConstraints, AdapterIdentity, BufferView,
 from .._base import Launch, SlabContext, poll_until
 from .._webgpu import (align4, binding_size, check_options, check_view, constraints_from_limits,
                        durations_ns, layout_groups, override_value, slab_sizes)
-from ._device import (abandon, adapter_summary, compile_error, is_device_lost,
-                      keep_forever, naga_source, optional_features, request_device,
-                      select_adapter, subgroup_sizes, translate_errors)
+from . import _native
+from ._device import (adapter_summary, compile_error, destroyed_reason, lost_error,
+                      naga_source, optional_features, request_device, select_adapter,
+                      translate_errors)
 
 __all__ = ["WgpuComputeContext"]
 
@@ -45,22 +41,6 @@ _STAGING_CAP = 64 << 20         # largest readback chunk, bytes
 _BIND_GROUP_CACHE = 64          # bind-group sets kept per pipeline
 _SLAB_USAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
 _MAP_USAGE = wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
-
-
-# Work-done statuses by wait token, for the waits in progress (see _on_work_done).
-_work_done: dict[int, int | None] = {}
-_wait_tokens = itertools.count(1)
-
-
-@ffi.callback("void(WGPUQueueWorkDoneStatus, WGPUStringView, void *, void *)")
-def _on_work_done(status, _message, token, _userdata2) -> None:
-    """wgpu-native's call when a queue's submitted work is done; ``token`` (userdata1)
-    names the wait that asked. One function for the whole process, never freed: a wait
-    that ends early (Ctrl-C, a timeout) leaves wgpu-native a pointer to it, which it
-    may call at any later poll, on any thread. A wait that has ended is forgotten."""
-    key = int(ffi.cast("uintptr_t", token))
-    if key in _work_done:
-        _work_done[key] = int(status)
 
 
 @dataclass
@@ -117,9 +97,7 @@ class WgpuComputeContext(SlabContext):
         self._adapter = self._identity(adapter)
         self._constraints = self._read_constraints(adapter, device)
         self._timestamps = "timestamp-query" in device.features
-        # wgpu-native resolves raw ticks (unless the instance enables automatic
-        # timestamp normalisation, which wgpu-py does not): ns = ticks * this period.
-        self._period_ns = float(lib.wgpuQueueGetTimestampPeriod(self._queue._internal))
+        self._period_ns = _native.timestamp_period_ns(self._queue)
         self._last_index = 0        # wgpu-native submission index of our last submit
         self._completed_index = 0   # every submission up to here is known complete
         self._staging = None
@@ -131,7 +109,7 @@ class WgpuComputeContext(SlabContext):
     @staticmethod
     def _identity(adapter) -> AdapterIdentity:
         info = adapter.info
-        native = ".".join(map(str, wgpu.backends.wgpu_native.lib_version_info))
+        native = _native.native_version()
         return AdapterIdentity(
             name=info.get("device") or adapter_summary(adapter),
             vendor_id=int(info.get("vendor_id", 0)), device_id=int(info.get("device_id", 0)),
@@ -147,7 +125,7 @@ class WgpuComputeContext(SlabContext):
         features = set(device.features)
         return constraints_from_limits(
             device.limits, subgroups="subgroup" in features,
-            subgroup_size=subgroup_sizes(adapter) if "subgroup" in features else None,
+            subgroup_size=_native.subgroup_sizes(adapter) if "subgroup" in features else None,
             shader_f16="shader-f16" in features, shader_f64="shader-f64" in features,
             cooperative_matrix="cooperative-matrix" in features,
             timestamp_query="timestamp-query" in features)
@@ -176,11 +154,10 @@ class WgpuComputeContext(SlabContext):
         return self._slabs[slab]
 
     def _check_usable(self) -> None:
-        # wgpu-py 0.32 stops a device's poll thread exactly when destroy() is called and
-        # exposes no other loss state (device.lost is unimplemented), so look there too.
-        if (self._lost is None and not self._closed and self._device is not None
-                and getattr(self._device, "_poller", True) is None):
-            self._lost = "the device was destroyed"
+        # A device destroyed under the context (device.destroy()) fails no call until
+        # one reaches it: ask the one place that knows.
+        if self._lost is None and not self._closed:
+            self._lost = destroyed_reason(self._device)
         super()._check_usable()
 
     # -- resources -----------------------------------------------------------------
@@ -219,7 +196,7 @@ class WgpuComputeContext(SlabContext):
 
     def _abandon(self) -> None:
         objects = [*self._slabs, self._staging, self._ts, *self._pipelines.values()]
-        abandon(self._device, objects)
+        _native.abandon(self._device, objects)
         self._device = self._queue = self._staging = self._ts = None
         self._slabs = []
 
@@ -240,8 +217,7 @@ class WgpuComputeContext(SlabContext):
 
     # -- submission tracking -------------------------------------------------------
     def _submit(self, command_buffer) -> None:
-        handles = ffi.new("WGPUCommandBuffer[]", [command_buffer._internal])
-        self._last_index = int(libf.wgpuQueueSubmitForIndex(self._queue._internal, 1, handles))
+        self._last_index = _native.submit(self._queue, command_buffer)
 
     def _complete_through(self, index: int) -> None:
         """Block until submission ``index`` (and every earlier one) has completed. Under
@@ -252,34 +228,21 @@ class WgpuComputeContext(SlabContext):
         timeout_s = self._wait_bound
         with translate_errors("waiting for the device"):
             if timeout_s is None:
-                libf.wgpuDevicePoll(self._device._internal, True,
-                                    ffi.new("WGPUSubmissionIndex *", index))
+                _native.wait_for_submission(self._device, index)
             else:
                 self._poll_until_idle(f"submission {index}", timeout_s)
         self._completed_index = index
 
     def _poll_until_idle(self, what: str, timeout_s: float) -> None:
         """Poll, without blocking, until all work submitted so far is done (its
-        work-done callback fired), giving up after ``timeout_s``. wgpu-native 29's
-        non-blocking poll does not say whether the queue is empty (its return value
-        is not a usable bool), hence the callback."""
-        token = next(_wait_tokens)
-        _work_done[token] = None
+        work-done callback fired), giving up after ``timeout_s``."""
+        wait = _native.WorkDoneWait(self._device, self._queue)
         try:
-            info = ffi.new("WGPUQueueWorkDoneCallbackInfo *", {
-                "mode": lib.WGPUCallbackMode_AllowProcessEvents, "callback": _on_work_done,
-                "userdata1": ffi.cast("void *", token)})
-            libf.wgpuQueueOnSubmittedWorkDone(self._queue._internal, info[0])
-            device = self._device._internal
-
-            def idle() -> bool:
-                libf.wgpuDevicePoll(device, False, ffi.NULL)  # runs the callback when due
-                return _work_done[token] is not None
-            poll_until(idle, timeout_s, what)
-            status = _work_done[token]
+            poll_until(wait.poll, timeout_s, what)
+            status, succeeded = wait.status, wait.succeeded
         finally:
-            del _work_done[token]
-        if status != lib.WGPUQueueWorkDoneStatus_Success:
+            wait.forget()
+        if not succeeded:
             raise DeviceLost(f"{what}: the queue reported work-done status {status}")
 
     def _signal(self, fence: int) -> None:
@@ -329,15 +292,14 @@ class WgpuComputeContext(SlabContext):
             self._complete_through(self._last_index)  # mapping blocks without a bound
         # The copy into ``staging`` was just submitted, so wgpu-py's plain "READ"
         # mode would only add an empty submit (its guard for mapping before any).
-        mapping = staging.map_async("READ_NOSYNC", 0, span)
+        mapping = _native.map_read_nosync(staging, 0, span)
         try:
             mapping.sync_wait()
         except RuntimeError as exc:  # wgpu-py reports a failed map as RuntimeError
-            if is_device_lost(str(exc)):
-                raise DeviceLost(f"mapping a readback buffer: {exc}") from exc
-            raise GpuValidation(f"mapping a readback buffer: {exc}") from exc
+            what = "mapping a readback buffer"
+            raise lost_error(what, exc) or GpuValidation(f"{what}: {exc}") from exc
         except BaseException:  # interrupted: wgpu-native may still call its callback
-            keep_forever(mapping)
+            _native.keep_forever(mapping)
             raise
         try:
             sink[:] = staging.read_mapped(0, span, copy=False)[:sink.nbytes]
@@ -373,9 +335,7 @@ class WgpuComputeContext(SlabContext):
                 label=f"{kernel.id}:{step.entry_point}", layout=layout,
                 compute=self._stage(module, step)) for step in launch.steps)
         except wgpu.GPUError as exc:
-            if is_device_lost(str(exc)):
-                raise DeviceLost(f"{what}: {exc}") from exc
-            raise compile_error(exc, source or "", what) from exc
+            raise lost_error(what, exc) or compile_error(exc, source or "", what) from exc
         return _Pipeline(pipelines, layouts, tuple((b.group, b.binding) for b in kernel.buffers))
 
     @staticmethod

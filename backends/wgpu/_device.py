@@ -1,5 +1,6 @@
 """Adapters and devices of wgpu-py, and the one point where wgpu's failures become
-``ForgeError``s.
+``ForgeError``s (``translate_errors``), including the one decision whether a device is
+lost (``lost_error`` for an error, ``destroyed_reason`` for a device).
 
 Loaded only on use: importing ``backends.wgpu`` does not import this module (it imports
 wgpu). ``probe_adapter`` answers the registry's availability question;
@@ -30,11 +31,12 @@ def _private_runtime_dir() -> None:
 _private_runtime_dir()
 
 import wgpu  # noqa: E402  (after the environment Mesa reads)
-from wgpu.backends.wgpu_native._api import ffi, libf  # noqa: E402
 
 from forge import _checks  # noqa: E402
 from forge.errors import (AllocationError, CompileError, DeviceLost,  # noqa: E402
                           GpuUnavailable, GpuValidation, InvalidArgument)
+
+from . import _native  # noqa: E402
 
 __all__ = [
     "probe_adapter",
@@ -43,13 +45,11 @@ __all__ = [
     "adapter_summary",
     "optional_features",
     "request_device",
-    "subgroup_sizes",
     "translate_errors",
     "compile_error",
-    "is_device_lost",
+    "lost_error",
+    "destroyed_reason",
     "naga_source",
-    "abandon",
-    "keep_forever",
     "OPTIONAL_FEATURES",
 ]
 
@@ -125,21 +125,7 @@ def request_device(adapter, features: list[str]):
                              f"features {features}: {exc}") from exc
 
 
-def subgroup_sizes(adapter) -> tuple[int, int] | None:
-    """(min, max) subgroup size read from wgpu-native's adapter info (wgpu-py 0.32's
-    ``adapter.info`` drops these fields), or None when the adapter does not say."""
-    c_info = ffi.new("WGPUAdapterInfo *")
-    try:
-        libf.wgpuAdapterGetInfo(adapter._internal, c_info)
-        low, high = int(c_info.subgroupMinSize), int(c_info.subgroupMaxSize)
-    except Exception:
-        return None
-    finally:
-        libf.wgpuAdapterInfoFreeMembers(c_info[0])
-    return (low, high) if 0 < low <= high else None
-
-
-def is_device_lost(message: str) -> bool:
+def _says_lost(message: str) -> bool:
     """Whether a wgpu error message says the device is gone."""
     text = message.lower()
     return any(marker in text for marker in _LOST_MARKERS)
@@ -147,6 +133,24 @@ def is_device_lost(message: str) -> bool:
 
 def _message(exc: BaseException) -> str:
     return str(exc).strip() or type(exc).__name__
+
+
+def lost_error(what: str, exc: BaseException) -> DeviceLost | None:
+    """The ``DeviceLost`` that ``exc``, raised by wgpu while doing ``what``, means, or
+    None when its message does not say the device is gone. Every wgpu error the backend
+    catches is asked here first."""
+    message = _message(exc)
+    if _says_lost(message):
+        return DeviceLost(f"{what}: {message}")
+    return None
+
+
+def destroyed_reason(device) -> str | None:
+    """Why ``device`` is lost though no call has failed yet ("the device was
+    destroyed", by ``device.destroy()``), or None."""
+    if device is not None and _native.device_destroyed(device):
+        return "the device was destroyed"
+    return None
 
 
 @contextlib.contextmanager
@@ -157,9 +161,10 @@ def translate_errors(what: str) -> Iterator[None]:
     try:
         yield
     except wgpu.GPUError as exc:
+        lost = lost_error(what, exc)
+        if lost is not None:
+            raise lost from exc
         message = _message(exc)
-        if is_device_lost(message):
-            raise DeviceLost(f"{what}: {message}") from exc
         if isinstance(exc, wgpu.GPUOutOfMemoryError):
             raise AllocationError(f"{what}: the device is out of memory: {message}") from exc
         raise GpuValidation(f"{what}: wgpu rejected it: {message}") from exc
@@ -226,41 +231,8 @@ def validate_wgsl(source: str, entry_point: str | None = None,
                 device.create_compute_pipeline(label="kforge-validate", layout="auto",
                                                compute=stage)
         except wgpu.GPUError as exc:
-            if is_device_lost(_message(exc)):
+            lost = lost_error(what, exc)
+            if lost is not None:
                 _validation_device.cache_clear()
-                raise DeviceLost(f"{what}: {_message(exc)}") from exc
+                raise lost from exc
             raise compile_error(exc, source, what) from exc
-
-
-# -- devices that may still be running ----------------------------------------------
-
-# Everything ``abandon`` and ``keep_forever`` were given, for the rest of the process.
-_ABANDONED: list = []
-
-
-def keep_forever(obj) -> None:
-    """Keep ``obj`` alive for the rest of the process: a wgpu-py promise whose wait was
-    interrupted, say, since wgpu-native may still call the callback it owns."""
-    _ABANDONED.append(obj)
-
-
-def abandon(device, objects: list) -> None:
-    """Keep ``device`` and ``objects`` (what it may still use or call back into: its
-    buffers, pipelines, pending promises) for the rest of the process, unreleased.
-
-    For a device that may still be running work nothing will wait for (a kernel past
-    its timeout, a wait stopped by Ctrl-C): wgpu-native's release of a device waits
-    until its queue is idle, which a runaway kernel may put off for minutes, and
-    freeing what the device still uses would crash. The device's and its queue's
-    native handles are taken out of their wgpu-py objects, so that no finalizer
-    releases them, not even the ones that run at interpreter exit; the device keeps
-    running the work on its own threads (lavapipe) or on the GPU, and the operating
-    system reclaims it all when the process ends.
-    """
-    queue = device._queue
-    handles = (device._internal, queue._internal if queue is not None else None)
-    device._internal = None
-    if queue is not None:
-        queue._internal = None
-    keep_forever((handles, device, objects))
-

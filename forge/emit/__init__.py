@@ -1,19 +1,18 @@
 """Emitters: IR kernels to WGSL and CUDA C (docs/DESIGN.md section 3).
 
-``forge.emit(kernel, schedule, target)`` (the module is callable; ``forge.emit.emit``
-is the same function) is pure and byte-deterministic: the same kernel,
-schedule, target and ``EMITTER_VERSION`` give the same text in any process. The source
-opens with a header naming the kernel id, semantic hash, schedule and emitter version,
-and carries comments back to the IR it came from. A schedule the kernel cannot be
-lowered under is refused before anything is emitted (``ScheduleRefused``, with the
-reason); ``check`` runs those rules alone, e.g. for a tuner.
+``forge.emit.emit(kernel, schedule, target)`` is pure and byte-deterministic: the same
+kernel, schedule, target and ``EMITTER_VERSION`` give the same text in any process. The
+source opens with a header naming the kernel id, semantic hash, schedule and emitter
+version, and carries comments back to the IR it came from. A schedule the kernel cannot
+be lowered under is refused before anything is emitted (``ScheduleRefused``, with the
+reason); ``check`` runs those rules alone, e.g. for a tuner. ``forge.emit`` itself is an
+ordinary package, not callable: call ``forge.emit.emit``.
 """
 
 from __future__ import annotations
 
 import functools
 import sys
-import types
 
 from ..errors import InvalidArgument, UnsupportedFeature
 from ..kernel import TARGETS
@@ -133,13 +132,4 @@ def workgroups(kernel, schedule: Schedule, size: int,
         total, max_per_dimension)
 
 
-class _CallableModule(types.ModuleType):
-    """Lets ``forge.emit(kernel, schedule, target)`` call ``emit`` while
-    ``forge.emit.check`` and the rest stay module attributes."""
-
-    def __call__(self, kernel, schedule: Schedule, target: str) -> str:
-        return emit(kernel, schedule, target)
-
-
-sys.modules[__name__].__class__ = _CallableModule
 set_lowering(sys.modules[__name__])  # IR kernels lower through this module

@@ -49,12 +49,11 @@ import gc, signal
 import forge
 from forge import DeviceLost, Schedule
 from tests.reliability._spin import SPIN, spin_views
-from wgpu.backends.wgpu_native import ffi
-from wgpu.backends.wgpu_native._api import libf
+from backends.wgpu import _native
 
 ctx = forge.open_context("wgpu")
 n, views = spin_views(ctx, seconds=3.0)
-handle = ctx.device._internal
+handle = _native.native_handle(ctx.device)
 ctx.timeout_s = 60  # a bounded wait: it polls, with a work-done callback
 
 def interrupt(*_):
@@ -74,7 +73,7 @@ try:
 except DeviceLost as exc:
     print("lost:", exc)
 # Let the device finish the spin and run every callback it was handed.
-libf.wgpuDevicePoll(handle, True, ffi.NULL)
+_native.wait_idle(handle)
 print("callbacks ran")
 """
 
