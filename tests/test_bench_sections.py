@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import io
+import sys
 
 import numpy as np
 import pytest
@@ -193,12 +194,17 @@ def test_b1_measures_the_browser_beside_wgpu(request):
     assert rows[0].raw["first_ms"] > 0
 
 
-def test_p9_and_p11_sweep_and_check_ours_then_need_torch_for_their_peers(fake_driver):  # noqa: F811
+def test_p9_and_p11_sweep_and_check_ours_then_need_torch_for_their_peers(
+        fake_driver, monkeypatch):  # noqa: F811
     """With no GPU (the simulated driver runs each kernel's numpy meaning), P9 and P11
     get as far as their peers: the tensor-core schedules and row schedules are swept,
     the outputs read back in their own dtype, then torch is missing, and each row says
     so instead of reporting a figure without its baseline."""
     from bench._peers import p9, p11
+
+    # torch and Triton missing, as in CI (the GPU machine has them, for the real GPU)
+    monkeypatch.setitem(sys.modules, "torch", None)
+    monkeypatch.setitem(sys.modules, "triton", None)
 
     _simulate(fake_driver, "gemm_f16", "gemm_bf16", "softmax", "rmsnorm", "layernorm", "gelu",
               "softmax_bf16", "rmsnorm_bf16")

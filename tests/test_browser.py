@@ -260,7 +260,10 @@ def test_a_missing_playwright_or_chromium_is_reported_with_its_install_command(m
                         lambda name, *a: None if name == "playwright" else real_find_spec(name, *a))
     assert _chromium.missing() == ("Playwright for Python is not installed; install it "
                                    "with: pip install 'kernel-forge[browser]'")
-    monkeypatch.setattr(importlib.util, "find_spec", real_find_spec)
+    # From here Playwright is present (whether or not it is installed here): the
+    # Chromium it drives is what is missing.
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: (
+        object() if name == "playwright" else real_find_spec(name, *a)))
     monkeypatch.setenv("FORGE_CHROMIUM", "/nonexistent/chromium")
     assert "FORGE_CHROMIUM=/nonexistent/chromium" in _chromium.missing()
     monkeypatch.delenv("FORGE_CHROMIUM")

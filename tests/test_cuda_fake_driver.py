@@ -537,6 +537,9 @@ def install(monkeypatch) -> FakeDriver:
     fake = FakeDriver()
     for module in (_driver, _context, _graphs, _memory, _resources):
         monkeypatch.setattr(module, "driver", fake)
+    # Devices the simulation abandons after a timeout are its own, not the real ones.
+    monkeypatch.setattr(_driver, "_abandoned", set())
+    monkeypatch.setattr(_driver, "_own_contexts", {})
     _driver.default_arch.cache_clear()
     return fake
 

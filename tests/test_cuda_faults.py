@@ -29,8 +29,9 @@ extern "C" __global__ void twice(const float* x, float* y, int n) {
 """
 _SPIN = """
 extern "C" __global__ void twice(const float* x, float* y, int n) {
-    volatile int forever = 1;
-    while (forever) { }
+    // clock64() is a volatile asm read of the SM's clock: no compiler may drop the loop
+    // (a loop on a volatile local was judged MISMATCH, not TIMEOUT, on the H200).
+    while (clock64() >= 0) { }
 }
 """
 

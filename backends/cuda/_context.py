@@ -33,7 +33,7 @@ from forge.types import (AdapterConstraints, AdapterIdentity, BindingUsage, Buff
                          MemoryTopology)
 
 from .._base import Launch, SlabContext, _api, poll_until
-from ._driver import (DeviceInfo, call, check, device_info, driver,
+from ._driver import (DeviceInfo, abandon_device, call, check, device_info, driver,
                       error_for, kernel_driver_version, pci_device_id)
 from ._energy import EnergyCounter, energy_support
 from ._graphs import Capture, CapturedCudaGraph, SampleGraphs
@@ -716,8 +716,10 @@ class CudaComputeContext(SlabContext):
     def _abandon(self) -> None:
         # The device may still be running the kernel: waiting for streams or freeing
         # memory (at close, or in the finalizer when the context is dropped unclosed)
-        # could block for as long, so the handles stay with the process.
+        # could block for as long, so the handles stay with the process, and so does
+        # everything else of that device (pinned memory, other contexts' retains).
         self._finalizer.detach()
+        abandon_device(self._info.ordinal)
 
     def _release(self) -> None:
         if self._abandoned:

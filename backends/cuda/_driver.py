@@ -242,6 +242,21 @@ def _release_primary(api, device) -> None:
         pass
 
 
+_abandoned: set[int] = set()   # ordinals of devices left running work we gave up on
+
+
+def abandon_device(ordinal: int) -> None:
+    """A kernel on device ``ordinal`` ran past its timeout and may still be running:
+    from now on nothing of that device is released through the driver (releasing the
+    last retain of a context, or freeing pinned memory, waits for the kernel, which
+    held the process at exit for as long). The process frees it all when it ends."""
+    _abandoned.add(ordinal)
+
+
+def device_abandoned(ordinal: int) -> bool:
+    return ordinal in _abandoned
+
+
 class _OwnContext:
     """A context of our own (``cuCtxCreate``) that new holders on a device share in
     place of its primary context, once a sticky fault poisoned that while something
@@ -322,5 +337,9 @@ class PrimaryContext:
         """Give the retain back. The driver destroys the context with the last one, so a
         context that hit a sticky fault is gone once nothing holds it any more; it is
         never reset under other holders (pinned arrays, other contexts), whose handles a
-        reset would leave dangling (a reset here crashed the H200 run in a finalizer)."""
+        reset would leave dangling (a reset here crashed the H200 run in a finalizer).
+        On an abandoned device (``abandon_device``) the retain is kept, never waited on."""
+        if self.ordinal in _abandoned:
+            self._finalizer.detach()
+            return
         self._finalizer()

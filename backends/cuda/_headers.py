@@ -48,12 +48,13 @@ _GLOBAL_INTEGERS = ("int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint1
 def _std_header(name: str) -> str:
     lines = ["// kernel-forge: the C++ standard header for NVRTC, from libcu++",
              "#pragma once"]
+    lines.append(f"#include <cuda/std/{name}>")
     if name == "cstddef":
         # libcu++'s fallback offsetof subtracts pointers, which is no constant expression
-        # (static_assert(offsetof(...) == 8) fails); the compiler's builtin is one.
-        lines += ["#ifndef offsetof", "#define offsetof(type, member) "
-                  "__builtin_offsetof(type, member)", "#endif"]
-    lines.append(f"#include <cuda/std/{name}>")
+        # (static_assert(offsetof(...) == 8) fails), and the CCCL of CUDA 13.0's toolkit
+        # left it undefined after the include (the H200): the compiler's builtin is one.
+        lines += ["#undef offsetof", "#define offsetof(type, member) "
+                  "__builtin_offsetof(type, member)"]
     if name not in _MACRO_ONLY:
         lines.append("namespace std { using namespace ::cuda::std; }")
     if name == "cstdint":

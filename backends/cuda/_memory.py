@@ -19,7 +19,7 @@ import weakref
 
 import numpy as np
 
-from ._driver import PrimaryContext, call, check, driver
+from ._driver import PrimaryContext, call, check, device_abandoned, driver
 
 __all__ = ["PinnedAllocation", "pinned_empty", "pinned_address", "Staging", "Copier",
            "default_threads", "host_cores"]
@@ -41,6 +41,9 @@ def _free_pinned(primary: PrimaryContext, pointer: int) -> None:
         if pointer in _pinned_ends:
             del _pinned_ends[pointer]
             _pinned_starts.pop(bisect.bisect_left(_pinned_starts, pointer))
+    if device_abandoned(primary.ordinal):  # freeing would wait for its runaway kernel
+        primary.release()
+        return
     try:
         primary.make_current()
         primary.api.cuMemFreeHost(pointer)

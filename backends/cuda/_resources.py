@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from ._driver import PrimaryContext, call, driver, use_own_context
+from ._driver import PrimaryContext, call, device_abandoned, driver, use_own_context
 from ._memory import Staging
 
 __all__ = ["Resources", "quietly"]
@@ -120,6 +120,9 @@ class Resources:
 
     def release(self) -> None:
         if self.primary.released:
+            return
+        if device_abandoned(self.primary.ordinal):  # each free could wait for a runaway kernel
+            self.primary.release()
             return
         api = self.primary.api
         quietly(api.cuCtxSetCurrent, self.primary.handle)
