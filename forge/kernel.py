@@ -600,6 +600,13 @@ _TEMPLATE = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}|\$\{([A-Za-z_]\w*)\}")
 _ENABLE_FEATURES = {"f16": "f16", "subgroups": "subgroups", "subgroups_f16": "subgroups"}
 
 
+def _describe_argument(kernel: Any, argument: tuple[str, Any]) -> str:
+    kind, key = argument
+    if kind == "buffer":
+        return f"buffer {kernel.buffers[key].name or key!r}"
+    return f"uniform field {key!r}" if kind == "field" else "the uniform struct"
+
+
 @dataclass(frozen=True, eq=False)
 class KernelSpec:
     """A compute kernel, described once for every backend (see the module docstring
@@ -1081,9 +1088,12 @@ class KernelSpec:
         order = list(explicit) if explicit else None
         if order is None and source is not None:
             params = _sources.cuda_parameters(source, entry)
-            known = self._argument_names()
-            if params and all(p.name in known for p in params):
-                order = [p.name for p in params]
+            if params:
+                known = self._argument_names()
+                if all(p.name in known for p in params):
+                    order = [p.name for p in params]
+                else:
+                    return self._arguments_by_position(entry, params, known)
         if order is None:  # the default convention: buffers by binding, uniform last
             return tuple(("uniform", None) if b.access is Access.UNIFORM
                          else ("buffer", i) for i, b in enumerate(self.buffers))
@@ -1093,6 +1103,46 @@ class KernelSpec:
             raise InvalidArgument(f"kernel {self.id}: CUDA arguments {unknown} of {entry} name "
                                   f"no buffer or uniform field; known: {', '.join(known)}")
         return tuple(known[name] for name in order)
+
+    def _arguments_by_position(self, entry: str, params: Sequence[Any],
+                               known: dict[str, tuple[str, Any]]) -> tuple[tuple[str, Any], ...]:
+        """Arguments for ``__global__`` parameters that are not all named like the
+        buffers and fields: pointers take the buffers in binding order, values the
+        uniform's fields in order (or the whole uniform, for one struct parameter). A
+        parameter whose name does match must sit where its buffer or field does, and
+        when the kinds and counts do not fit, the error names what did not match
+        (rather than guessing an order, which ran kernels on the wrong arguments)."""
+        buffers = [("buffer", i) for i, b in enumerate(self.buffers)
+                   if b.access is not Access.UNIFORM]
+        uniform = next((b for b in self.buffers if b.access is Access.UNIFORM), None)
+        fields = [("field", name) for name, _ in uniform.fields] if uniform is not None else []
+        pointers = [p for p in params if p.pointer]
+        values = [p for p in params if not p.pointer]
+        value_args: list[tuple[str, Any]] | None = None
+        if len(values) == len(fields) and (fields or uniform is None):
+            value_args = fields
+        elif len(values) == 1 and uniform is not None and not _sources.is_scalar_type(values[0].type):
+            value_args = [("uniform", None)]
+        unmatched = [p.name for p in params if p.name not in known]
+        if len(pointers) != len(buffers) or value_args is None:
+            raise InvalidArgument(
+                f"kernel {self.id}: the parameters {unmatched} of {entry} name no buffer or "
+                f"uniform field (known: {', '.join(known) or 'none'}), and by position its "
+                f"{len(pointers)} pointer and {len(values)} value parameters do not fit the "
+                f"{len(buffers)} buffers and {len(fields)} uniform fields; name the "
+                "parameters as the BufferSpecs and fields are named, or give "
+                "arguments=(...) in the kernel's order")
+        buffer_args, value_iter = iter(buffers), iter(value_args)
+        found = tuple(next(buffer_args) if p.pointer else next(value_iter) for p in params)
+        for param, argument in zip(params, found):
+            if param.name in known and known[param.name] != argument:
+                raise InvalidArgument(
+                    f"kernel {self.id}: parameter {param.name!r} of {entry} is named like "
+                    f"{_describe_argument(self, known[param.name])} but sits where "
+                    f"{_describe_argument(self, argument)} goes by position (the "
+                    f"parameters {unmatched} match no name); name every parameter as the "
+                    "spec does, or give arguments=(...)")
+        return found
 
     def _argument_names(self) -> dict[str, tuple[str, Any]]:
         names: dict[str, tuple[str, Any]] = {}

@@ -106,6 +106,18 @@ class CudaParam:
     pointer: bool
 
 
+_SCALAR_WORDS = frozenset({"int", "unsigned", "signed", "float", "double", "half", "__half",
+                           "__nv_bfloat16", "nv_bfloat16", "bfloat16", "size_t", "ptrdiff_t",
+                           "long", "short", "char", "bool"})
+
+
+def is_scalar_type(type_text: str) -> bool:
+    """Whether a by-value parameter's type is a scalar (``const unsigned int``,
+    ``__half``, ``int64_t``), not a struct."""
+    words = re.findall(r"[A-Za-z_]\w*", type_text)
+    return any(w in _SCALAR_WORDS or re.fullmatch(r"u?int\d+_t", w) for w in words)
+
+
 def _split_top_level(text: str) -> list[str]:
     parts, depth, current = [], 0, []
     for char in text:

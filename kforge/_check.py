@@ -294,7 +294,8 @@ def _row(kernel_id: str, backend: str, evaluations: list[Evaluation]) -> tuple:
     unjudged = sum(o.unjudged for ev in evaluations for o in ev.outputs.values())
     note = f"size {worst.size}: {worst.problems[0]}" if worst.problems else ""
     verdict = str(worst.verdict).upper() if worst.failing else str(worst.verdict)
-    sizes = ",".join(dict.fromkeys(str(ev.size) for ev in evaluations))
+    # "; " between sizes: a size of several dimensions has commas of its own (M=33,N=64)
+    sizes = "; ".join(dict.fromkeys(str(ev.size) for ev in evaluations))
     judged = "all" if not masked else f"{masked} masked, {unjudged} never judged"
     return (kernel_id, backend, verdict, sizes, str(max(ulps)) if ulps else "-",
             f"{max(errors):.3g}" if errors else "-", judged,
