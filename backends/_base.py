@@ -46,20 +46,26 @@ import hashlib
 import threading
 import time
 import weakref
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
 from forge import _checks
 from forge.allocator import SlabAllocator
-from forge.errors import (ContextClosed, DeviceLost, InvalidArgument, KernelTimeout,
-                          UnsupportedFeature)
+from forge.contract import OracleContext
+from forge.errors import (
+    ContextClosed,
+    DeviceLost,
+    InvalidArgument,
+    KernelTimeout,
+    UnsupportedFeature,
+)
 from forge.kernel import Access, KernelSpec, Step
 from forge.schedule import Schedule
 from forge.size import Size
 from forge.types import AdapterConstraints, AdapterIdentity, BindingUsage, BufferView
-from forge.contract import OracleContext
 
 __all__ = ["SlabContext", "Launch", "FenceQueue", "as_bytes", "poll_until", "MAX_RUNS"]
 
@@ -170,7 +176,7 @@ def _api(method):
     context; a DeviceLost (a KernelTimeout...) or an interrupt makes it lost."""
 
     @functools.wraps(method)
-    def wrapper(self: "SlabContext", *args, **kwargs):
+    def wrapper(self: SlabContext, *args, **kwargs):
         with self._lock:
             self._check_usable()
             try:

@@ -10,7 +10,7 @@ view binds, which view ranges are refused) changes in one place for both.
 from __future__ import annotations
 
 import re
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 

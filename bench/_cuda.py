@@ -9,13 +9,35 @@ import forge
 from forge import ir
 
 from ._env import Bench
-from ._report import (Goal, Row, bandwidth_gbps, format_bytes, gemm_flops, guarded,
-                      memory_bound_bytes, roofline_work, rows_bytes, tflops)
+from ._report import (
+    Goal,
+    Row,
+    bandwidth_gbps,
+    format_bytes,
+    gemm_flops,
+    guarded,
+    memory_bound_bytes,
+    roofline_work,
+    rows_bytes,
+    tflops,
+)
 from ._timing import CudaTimer, alternate, median, torch_seconds
-from ._workload import (TF32_SUSPECT, bind_views, check_gemm_output, check_map_output,
-                        check_rows_output, device_seconds, gemm_error, gemm_schedules,
-                        host_array, map_schedules, output_index, rows_schedules, sweep_best,
-                        sweep_note)
+from ._workload import (
+    TF32_SUSPECT,
+    bind_views,
+    check_gemm_output,
+    check_map_output,
+    check_rows_output,
+    device_seconds,
+    gemm_error,
+    gemm_schedules,
+    host_array,
+    map_schedules,
+    output_index,
+    rows_schedules,
+    sweep_best,
+    sweep_note,
+)
 
 __all__ = ["p1", "p3", "p4", "copy_gbps"]
 

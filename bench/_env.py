@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, TextIO
+from typing import Any, TextIO
 
 from ._report import GIB, MIB
 
@@ -29,7 +30,7 @@ class Sizes:
     rounds: int = 7                # baseline/ours alternations of a final figure
 
     @classmethod
-    def quick(cls) -> "Sizes":
+    def quick(cls) -> Sizes:
         return cls(buffer_bytes=64 * MIB, rows=256, gemm=1024, transfer_bytes=32 * MIB,
                    launch_samples=300, warmups=1, samples=5, rounds=3)
 

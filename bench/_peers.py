@@ -18,11 +18,27 @@ import forge
 from forge import ir
 
 from ._env import Bench
-from ._report import (Goal, Row, bandwidth_gbps, gemm_flops, guarded, roofline_work, rows_bytes,
-                      tflops)
+from ._report import (
+    Goal,
+    Row,
+    bandwidth_gbps,
+    gemm_flops,
+    guarded,
+    roofline_work,
+    rows_bytes,
+    tflops,
+)
 from ._timing import CudaTimer, alternate, median, torch_seconds
-from ._workload import (bind_views, device_seconds, gemm_error, host_array, output_index,
-                        rows_schedules, sweep_best, sweep_note)
+from ._workload import (
+    bind_views,
+    device_seconds,
+    gemm_error,
+    host_array,
+    output_index,
+    rows_schedules,
+    sweep_best,
+    sweep_note,
+)
 
 __all__ = ["p9", "p11"]
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 __all__ = ["Goal", "Row", "failed_row", "guarded", "ratio", "bandwidth_gbps", "tflops",
            "memory_bound_bytes", "rows_bytes", "gemm_flops", "roofline_work", "format_bytes", "format_value",
@@ -108,7 +109,7 @@ def failed_row(target: str, what: str, exc: BaseException) -> Row:
     return Row(target, what, error=f"{type(exc).__name__}: {exc}")
 
 
-def guarded(target: str, what: str, measure: Callable[[], "Row | list[Row]"]) -> list[Row]:
+def guarded(target: str, what: str, measure: Callable[[], Row | list[Row]]) -> list[Row]:
     """The rows ``measure()`` returns, or one row saying why it failed, so that the
     other measurements go on."""
     try:

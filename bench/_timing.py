@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import Callable
+from collections.abc import Callable
 
 __all__ = ["median", "CudaTimer", "torch_seconds", "host_seconds", "alternate"]
 

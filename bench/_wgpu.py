@@ -11,12 +11,28 @@ import forge
 from forge import BindingUsage, MemoryTopology, Schedule
 
 from ._env import Bench
-from ._report import (MIB, Goal, Row, bandwidth_gbps, format_bytes, guarded,
-                      memory_bound_bytes, roofline_work)
+from ._report import (
+    MIB,
+    Goal,
+    Row,
+    bandwidth_gbps,
+    format_bytes,
+    guarded,
+    memory_bound_bytes,
+    roofline_work,
+)
 from ._timing import CudaTimer, alternate, host_seconds, median
-from ._workload import (bind_views, check_map_output, device_seconds, host_array,
-                        host_seconds_per_sample, map_schedules, output_index, sweep_best,
-                        sweep_note)
+from ._workload import (
+    bind_views,
+    check_map_output,
+    device_seconds,
+    host_array,
+    host_seconds_per_sample,
+    map_schedules,
+    output_index,
+    sweep_best,
+    sweep_note,
+)
 
 __all__ = ["p2", "p6", "open_wgpu", "wgpu_buffer_bytes"]
 

@@ -6,7 +6,7 @@ wrong kernel must not count)."""
 from __future__ import annotations
 
 import time
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 

@@ -22,7 +22,8 @@ import inspect
 import math
 import numbers
 import reprlib
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 

@@ -47,8 +47,9 @@ import math
 import operator
 import re
 import types
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -351,7 +352,7 @@ class BufferSpec:
 
     @classmethod
     def uniform(cls, binding: int, fields: Sequence[tuple[str, Any]], group: int = 0,
-                name: str = "params") -> "BufferSpec":
+                name: str = "params") -> BufferSpec:
         if not isinstance(fields, (tuple, list)):
             raise InvalidArgument(f"uniform buffer {binding}: fields are (name, type) pairs, "
                                   f"got {fields!r}")
@@ -511,19 +512,19 @@ class KernelBody(abc.ABC):
     kind: str = ""
 
     @abc.abstractmethod
-    def targets(self, kernel: "KernelSpec") -> tuple[str, ...]:
+    def targets(self, kernel: KernelSpec) -> tuple[str, ...]:
         """The targets it has source for."""
 
     @abc.abstractmethod
-    def source(self, kernel: "KernelSpec", target: str, schedule: Schedule, size: Any) -> str:
+    def source(self, kernel: KernelSpec, target: str, schedule: Schedule, size: Any) -> str:
         """The text a backend of ``target`` compiles."""
 
     @abc.abstractmethod
-    def workgroups(self, kernel: "KernelSpec", schedule: Schedule, size: Any,
+    def workgroups(self, kernel: KernelSpec, schedule: Schedule, size: Any,
                    max_per_dimension: int) -> tuple[int, int, int]:
         """Workgroups of the (first) dispatch at ``size``."""
 
-    def check_schedule(self, kernel: "KernelSpec", schedule: Schedule,
+    def check_schedule(self, kernel: KernelSpec, schedule: Schedule,
                        target: str | None, constraints: Any) -> None:
         """Raise ``UnsupportedFeature`` unless the body can run under ``schedule``."""
 
@@ -532,21 +533,21 @@ class KernelBody(abc.ABC):
         return True
 
     @abc.abstractmethod
-    def evaluate(self, kernel: "KernelSpec", arrays: Sequence[Any], size: Any,
+    def evaluate(self, kernel: KernelSpec, arrays: Sequence[Any], size: Any,
                  constraints: Any = None) -> Any:
         """Run the CPU meaning over ``arrays`` (buffers in order, the uniform as a
         record); returns what the function returned (None: wrote in place)."""
 
-    def size(self, kernel: "KernelSpec", value: Any) -> Size:
+    def size(self, kernel: KernelSpec, value: Any) -> Size:
         return parse_size(value, kernel.dims)
 
-    def named_dims(self, kernel: "KernelSpec", size: Size) -> Mapping[str, int]:
+    def named_dims(self, kernel: KernelSpec, size: Size) -> Mapping[str, int]:
         """The dimensions that ``bytes_moved`` and ``flops`` expressions name at
         ``size`` (an IR pattern's: ``rows``, ``cols``, ``m``...)."""
         return size.dims
 
     @abc.abstractmethod
-    def describe(self, kernel: "KernelSpec") -> dict:
+    def describe(self, kernel: KernelSpec) -> dict:
         """JSON-able data defining the body's meaning."""
 
 
@@ -559,10 +560,10 @@ class RawBody(KernelBody):
         self.sources = dict(sources)
         self.reference = reference
 
-    def targets(self, kernel: "KernelSpec") -> tuple[str, ...]:
+    def targets(self, kernel: KernelSpec) -> tuple[str, ...]:
         return tuple(t for t in TARGETS if t in self.sources)
 
-    def source(self, kernel: "KernelSpec", target: str, schedule: Schedule, size: Any) -> str:
+    def source(self, kernel: KernelSpec, target: str, schedule: Schedule, size: Any) -> str:
         if target not in self.sources:
             raise UnsupportedFeature(
                 f"kernel {kernel.id} has no {target} source (it has: "
@@ -570,7 +571,7 @@ class RawBody(KernelBody):
         text = self.sources[target]
         return kernel.render(text, schedule, size) if kernel.template else text
 
-    def workgroups(self, kernel: "KernelSpec", schedule: Schedule, size: Any,
+    def workgroups(self, kernel: KernelSpec, schedule: Schedule, size: Any,
                    max_per_dimension: int) -> tuple[int, int, int]:
         return schedule.dispatch_workgroups(int(size), max_per_dimension)
 
@@ -578,7 +579,7 @@ class RawBody(KernelBody):
     def has_reference(self) -> bool:
         return self.reference is not None
 
-    def evaluate(self, kernel: "KernelSpec", arrays: Sequence[Any], size: Any,
+    def evaluate(self, kernel: KernelSpec, arrays: Sequence[Any], size: Any,
                  constraints: Any = None) -> Any:
         if self.reference is None:
             raise UnsupportedFeature(f"kernel {kernel.id} has no CPU reference")
@@ -586,7 +587,7 @@ class RawBody(KernelBody):
             return self.reference(*arrays, constraints=constraints)
         return self.reference(*arrays)
 
-    def describe(self, kernel: "KernelSpec") -> dict:
+    def describe(self, kernel: KernelSpec) -> dict:
         described: dict[str, Any] = {"sources": {t: self.sources[t] for t in sorted(self.sources)}}
         digest = _callable_digest(self.reference)
         if digest is not None:
@@ -883,7 +884,7 @@ class KernelSpec:
         return {name: self.tuned.get(name, tunable.default)
                 for name, tunable in self.tunables.items() if name not in SCHEDULE_KEYS}
 
-    def with_tunables(self, values: Mapping[str, Any] | None = None, **more: Any) -> "KernelSpec":
+    def with_tunables(self, values: Mapping[str, Any] | None = None, **more: Any) -> KernelSpec:
         """This kernel with parameter values applied: an ordinary ``KernelSpec`` whose
         semantic hash covers them (raises ``InvalidArgument`` for an unknown name or a
         value that was not declared)."""
@@ -1352,7 +1353,7 @@ class KernelSpec:
 
     # -- freezing ------------------------------------------------------------------
     def frozen(self, target: str | None, schedule: Schedule, size: Any,
-               max_per_dimension: int = 65535) -> "KernelSpec":
+               max_per_dimension: int = 65535) -> KernelSpec:
         """This kernel resolved for one target, schedule and size: raw source text, fixed
         counts, geometry and constants, no Python functions. It pickles, so a worker
         process (which never imports the kernel's own module) can run it; its meaning is

@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -63,8 +64,8 @@ class TypeSpec:
     kind: str
     scalar: str = ""                               # scalar, vec: the element scalar
     count: int = 1                                 # vec: lanes; array: elements
-    element: "TypeSpec | None" = None              # array: its element type
-    fields: tuple[tuple[str, "TypeSpec"], ...] = ()  # struct: its members
+    element: TypeSpec | None = None              # array: its element type
+    fields: tuple[tuple[str, TypeSpec], ...] = ()  # struct: its members
     matrix: bool = False                           # array: a matCxR, columns of vecR
 
     @property

@@ -20,7 +20,7 @@ _KEYS = {"wg": "workgroup_size", "ipt": "items_per_invocation", "vec": "vector_w
          "tile": "tile", "grid": "max_workgroups", "unroll": "unroll", "mma": "mma"}
 
 
-def _as_dims(value: "int | tuple[int, ...]") -> tuple[int, int, int]:
+def _as_dims(value: int | tuple[int, ...]) -> tuple[int, int, int]:
     """A workgroup size (one int, or 1 to 3 of them) as three positive ints."""
     if isinstance(value, (numbers.Number, np.generic)):  # one dimension; checked below
         dims: tuple = (value,)
@@ -120,7 +120,7 @@ class Schedule:
                 f"workgroup of {self.invocations} invocations exceeds "
                 f"max_invocations_per_workgroup={constraints.max_invocations_per_workgroup}")
 
-    def with_(self, **changes) -> "Schedule":
+    def with_(self, **changes) -> Schedule:
         """A copy with some fields changed."""
         return replace(self, **changes)
 
@@ -136,7 +136,7 @@ class Schedule:
         return ",".join(parts)
 
     @classmethod
-    def parse(cls, text: str) -> "Schedule":
+    def parse(cls, text: str) -> Schedule:
         """Parse the textual form, e.g. ``"wg=128,ipt=4,vec=4"`` or ``"wg=16x16,tile=64x64x8"``."""
         values: dict[str, object] = {}
         for part in filter(None, (p.strip() for p in text.split(","))):

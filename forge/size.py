@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -36,7 +37,7 @@ class Size(int):
     Two sizes are equal when their dimensions are (a one-dimension size also equals
     its plain int). Immutable and picklable."""
 
-    def __new__(cls, dims: "Mapping[str, int] | int | Size", name: str = "n") -> "Size":
+    def __new__(cls, dims: Mapping[str, int] | int | Size, name: str = "n") -> Size:
         if isinstance(dims, Size):
             return dims
         if is_int(dims):

@@ -7,7 +7,7 @@ kernel (semantic hash), backend, adapter, size and seed are compared."""
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
 
 from forge.errors import ResultsFileError
 from oracle import Verdict

@@ -14,17 +14,24 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Any
 
 from forge import registry
 from forge.errors import GpuUnavailable, InvalidArgument
-from oracle import (CheckOptions, CrossCheck, Evaluation, Verdict, check_many,
-                    format_duration)
+from oracle import CheckOptions, CrossCheck, Evaluation, Verdict, check_many, format_duration
 
 from ._fanout import add_fanout_flags, make_fleet
 from ._kernels import add_kernel_arguments, resolve_kernels
-from ._output import (add_json_flag, count_arg, positive_arg, print_json, print_table, progress,
-                      schedule_arg, seconds_arg, write_json)
+from ._output import (
+    add_json_flag,
+    count_arg,
+    positive_arg,
+    print_json,
+    print_table,
+    progress,
+    schedule_arg,
+    seconds_arg,
+    write_json,
+)
 from ._report import add_report_flag, report_of, require_report_extra
 
 __all__ = ["register", "RESULTS_FORMAT", "CheckRun"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from forge import registry
+
 from ._output import add_json_flag, print_json, print_table
 
 

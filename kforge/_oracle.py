@@ -15,8 +15,7 @@ from oracle._ceilings import PROBES, SCALES, capacity_for, measure_ceilings, pro
 from ._check import add_backend_flag, add_run_flags, backends, open_options
 from ._fanout import add_fanout_flags, make_fleet
 from ._kernels import add_kernel_arguments, resolve_kernels
-from ._output import (add_json_flag, print_json, print_table, progress, schedule_arg,
-                      write_json)
+from ._output import add_json_flag, print_json, print_table, progress, schedule_arg, write_json
 from ._report import add_report_flag, report_of, require_report_extra
 
 # Values a backend reports for "no limit" (the host's 2**62) read better as words.

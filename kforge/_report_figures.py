@@ -9,8 +9,9 @@ it is embedded (PNG, or SVG where its cells link to report text)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 

@@ -13,8 +13,15 @@ import numpy as np
 from forge.errors import InvalidArgument
 from oracle import format_duration
 
-from ._report_data import (Ceilings, EvalRecord, ReportData, TuneRecord, adapter_name,
-                           candidate_key, candidate_median)
+from ._report_data import (
+    Ceilings,
+    EvalRecord,
+    ReportData,
+    TuneRecord,
+    adapter_name,
+    candidate_key,
+    candidate_median,
+)
 from ._report_figures import FigureOut, join_names, new_figure
 
 __all__ = ["roofline_figures", "tuning_figures", "convergence_figures", "bench_figures",

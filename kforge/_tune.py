@@ -23,8 +23,15 @@ from oracle import STRATEGIES, Budget, TuneResult, format_duration, save_tuned, 
 from ._check import add_run_flags, open_options
 from ._fanout import add_fanout_flags, make_fleet
 from ._kernels import add_kernel_arguments, resolve_kernels
-from ._output import (add_json_flag, positive_arg, print_json, print_table, progress,
-                      schedule_arg, seconds_arg)
+from ._output import (
+    add_json_flag,
+    positive_arg,
+    print_json,
+    print_table,
+    progress,
+    schedule_arg,
+    seconds_arg,
+)
 from ._report import add_report_flag, report_of, require_report_extra
 
 __all__ = ["register"]

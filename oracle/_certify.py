@@ -16,10 +16,11 @@ import hashlib
 import json
 import os
 import platform
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import forge
 from forge.cache import cache_root, write_atomically

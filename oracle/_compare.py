@@ -217,7 +217,7 @@ def flush_subnormals(x: np.ndarray) -> np.ndarray:
     return np.where(subnormal, np.copysign(np.zeros_like(x), x), x)
 
 
-def nonfinite_expected(*expectations: "np.ndarray | None") -> np.ndarray:
+def nonfinite_expected(*expectations: np.ndarray | None) -> np.ndarray:
     """Elements not finite in any of ``expectations`` (same shape; None ones skipped):
     those a backend with indeterminate non-finite results cannot be judged on."""
     present = [np.asarray(e) for e in expectations if e is not None]
@@ -291,7 +291,7 @@ def _judge(g: np.ndarray, w: np.ndarray, tol: Tolerance):
     return g, w, kinds, finite, abs_err, rel_err, ulp
 
 
-def element_matches(got: Any, want: Any, tolerance: "Tolerance | dict | None" = None) -> np.ndarray:
+def element_matches(got: Any, want: Any, tolerance: Tolerance | dict | None = None) -> np.ndarray:
     """Per element (flat), whether ``got`` matches ``want`` under ``tolerance``: what
     ``compare`` counts, without the report."""
     got, want = np.asarray(got), np.asarray(want)
@@ -307,7 +307,7 @@ def _same_layout(name: str, array: np.ndarray, want: np.ndarray, dtype=None) -> 
     return array.reshape(-1)
 
 
-def compare(got: Any, want: Any, tolerance: "Tolerance | dict | None" = None, *,
+def compare(got: Any, want: Any, tolerance: Tolerance | dict | None = None, *,
             flushed: Any = None, indeterminate: Any = None,
             nonfinite_either: bool = False) -> Comparison:
     """Compare ``got`` with ``want`` (array-likes) under ``tolerance`` (a Tolerance,

@@ -19,8 +19,9 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import itertools
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -30,8 +31,15 @@ from forge.kernel import KernelSpec
 from forge.schedule import Schedule
 
 from ._compare import Comparison, compare, element_matches, nonfinite_expected
-from ._evaluate import (DEFAULT_GUARD, DEFAULT_TIMEOUT_S, REFERENCE_BACKEND, reference_error,
-                        check_host_memory, evaluate_case, expected_from_backend)
+from ._evaluate import (
+    DEFAULT_GUARD,
+    DEFAULT_TIMEOUT_S,
+    REFERENCE_BACKEND,
+    check_host_memory,
+    evaluate_case,
+    expected_from_backend,
+    reference_error,
+)
 from ._expected import Expected, expected_outputs
 from ._inputs import make_case
 from ._judge import leaves

@@ -27,15 +27,15 @@ from __future__ import annotations
 import dataclasses
 import os
 import shlex
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
-from forge import registry
 from forge.contract import OracleContext
 from forge.errors import ForgeError, InvalidArgument, ReferenceFailed, UnsupportedFeature
-from forge.layout import as_elements
 from forge.kernel import KernelSpec
+from forge.layout import as_elements
 from forge.schedule import Schedule
 from forge.types import ValidationLevel
 

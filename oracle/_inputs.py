@@ -13,8 +13,9 @@ does not meet the domain is left out and its block stays ``normal``.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 

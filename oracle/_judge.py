@@ -15,12 +15,13 @@ value: the judge says so in the report instead of pretending to have looked.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
-from forge.layout import as_elements
 from forge.kernel import Access, KernelSpec
+from forge.layout import as_elements
 
 from ._compare import Comparison, compare, nonfinite_expected
 from ._expected import Expected, unwritten_mask

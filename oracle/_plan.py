@@ -25,8 +25,14 @@ from typing import Any
 import numpy as np
 
 from forge.contract import OracleContext
-from forge.errors import (CompileError, DeviceLost, ForgeError, InvalidArgument, KernelTimeout,
-                          UnsupportedFeature)
+from forge.errors import (
+    CompileError,
+    DeviceLost,
+    ForgeError,
+    InvalidArgument,
+    KernelTimeout,
+    UnsupportedFeature,
+)
 from forge.kernel import Access, KernelSpec
 from forge.schedule import Schedule
 from forge.types import AdapterConstraints, AdapterIdentity, BindingUsage
@@ -59,7 +65,7 @@ class BackendInfo:
     energy: str = ""
 
     @classmethod
-    def of(cls, ctx: OracleContext) -> "BackendInfo":
+    def of(cls, ctx: OracleContext) -> BackendInfo:
         allocator = getattr(ctx, "allocator", None)
         capacity: tuple = ()
         if allocator is not None:
@@ -71,7 +77,7 @@ class BackendInfo:
         return cls(ctx.backend_name, getattr(ctx, "target", None), ctx.adapter, ctx.constraints,
                    ctx.timing_source, capacity, energy)
 
-    def capacity_needed(self, plan: "Plan") -> int | None:
+    def capacity_needed(self, plan: Plan) -> int | None:
         """The whole capacity a context needs to hold ``plan``'s buffers (slab by slab,
         as this context splits it), or None when it holds them already."""
         if not self.capacity:
@@ -138,7 +144,7 @@ class ErrorInfo:
     compile: bool = False
 
     @classmethod
-    def of(cls, exc: BaseException) -> "ErrorInfo":
+    def of(cls, exc: BaseException) -> ErrorInfo:
         return cls(type(exc).__name__, str(exc), isinstance(exc, DeviceLost),
                    isinstance(exc, KernelTimeout), isinstance(exc, UnsupportedFeature),
                    isinstance(exc, CompileError))

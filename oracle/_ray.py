@@ -27,14 +27,15 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from forge import registry
 from forge.errors import ForgeError, GpuUnavailable, InvalidArgument, MissingExtra
 
 from ._plan import BackendInfo, ErrorInfo, Outcome, Plan, execute
 from ._runners import Runner
-from ._workers import CRASHED, _DEADLINE_MARGIN, _DEADLINE_WAITS, _START_TIMEOUT
+from ._workers import _DEADLINE_MARGIN, _DEADLINE_WAITS, _START_TIMEOUT, CRASHED
 
 __all__ = ["ray_slots", "import_ray", "connect", "PlanActor", "RayRunner"]
 
@@ -236,8 +237,10 @@ def ray_slots(names: Sequence[str], address: str | None, workers: int | None,
     """The fleet's slots on Ray, and the function that releases what was made."""
     ray = import_ray()
     from ray.util.placement_group import placement_group, remove_placement_group
-    from ray.util.scheduling_strategies import (NodeAffinitySchedulingStrategy,
-                                                PlacementGroupSchedulingStrategy)
+    from ray.util.scheduling_strategies import (
+        NodeAffinitySchedulingStrategy,
+        PlacementGroupSchedulingStrategy,
+    )
 
     from ._fleet import Slot
 

@@ -53,7 +53,7 @@ class Verdict(str, enum.Enum):
         return list(Verdict).index(self)
 
     @classmethod
-    def worst(cls, verdicts: "list[Verdict]") -> "Verdict":
+    def worst(cls, verdicts: list[Verdict]) -> Verdict:
         return min(verdicts, key=lambda v: cls(v).severity) if verdicts else cls.PASS
 
 
@@ -120,7 +120,7 @@ class FloatSemantics:
 
     @classmethod
     def of(cls, constraints: Any, kernel: KernelSpec | None = None,
-           target: str | None = None) -> "FloatSemantics":
+           target: str | None = None) -> FloatSemantics:
         flush = bool(getattr(constraints, "subnormals_may_flush", False))
         nonfinite = bool(getattr(constraints, "nonfinite_indeterminate", False))
         if kernel is not None and target == "cuda":
@@ -131,7 +131,7 @@ class FloatSemantics:
                 flush = True
         return cls(flush, nonfinite)
 
-    def either(self, other: "FloatSemantics") -> "FloatSemantics":
+    def either(self, other: FloatSemantics) -> FloatSemantics:
         """What judging two backends against each other must allow."""
         return FloatSemantics(self.subnormals_may_flush or other.subnormals_may_flush,
                               self.nonfinite_indeterminate or other.nonfinite_indeterminate)
@@ -366,7 +366,7 @@ class Evaluation:
             lines.append(f"  reproduce: {self.repro}")
         return "\n".join(lines)
 
-    def raise_for_failure(self) -> "Evaluation":
+    def raise_for_failure(self) -> Evaluation:
         """Raise ``forge.OracleMismatch`` carrying the report unless the kernel passed."""
         from forge.errors import OracleMismatch
 

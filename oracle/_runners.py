@@ -14,7 +14,8 @@ this process.
 from __future__ import annotations
 
 import abc
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from forge import registry
 from forge.contract import OracleContext
@@ -183,7 +184,7 @@ class Session:
             except ForgeError:
                 pass  # a lost context has nothing left to release
 
-    def __enter__(self) -> "Session":
+    def __enter__(self) -> Session:
         return self
 
     def __exit__(self, *exc_info: Any) -> None:

@@ -24,7 +24,8 @@ import abc
 import math
 import random
 import warnings
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from forge.errors import InvalidArgument, MissingExtra
 from forge.tunables import SCHEDULE_KEYS

@@ -25,9 +25,10 @@ import math
 import re
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 import forge
 from forge import tunables as _tunables
@@ -133,7 +134,7 @@ class Budget:
     seconds: float | None = None
 
     @classmethod
-    def parse(cls, text: Any) -> "Budget":
+    def parse(cls, text: Any) -> Budget:
         """``20`` (candidates), ``"90s"``, ``"2m"``, ``"1h"`` (time), or None."""
         if text is None or isinstance(text, Budget):
             return text or cls()

@@ -24,8 +24,9 @@ import hashlib
 import json
 import os
 import threading
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from forge.cache import cache_root, write_atomically
 from forge.errors import ForgeError, InvalidArgument

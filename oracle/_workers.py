@@ -25,8 +25,9 @@ import subprocess
 import sys
 import tempfile
 import weakref
+from collections.abc import Mapping, Sequence
 from multiprocessing.connection import Connection
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from forge.errors import ForgeError, GpuUnavailable
 

@@ -10,8 +10,17 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from forge import InvalidArgument
-from oracle import (MASKED_NONFINITE, Tolerance, compare, default_tolerance, element_matches,
-                    flush_subnormals, nonfinite_expected, resolve_tolerance, ulp_distance)
+from oracle import (
+    MASKED_NONFINITE,
+    Tolerance,
+    compare,
+    default_tolerance,
+    element_matches,
+    flush_subnormals,
+    nonfinite_expected,
+    resolve_tolerance,
+    ulp_distance,
+)
 from oracle._compare import log2_histogram
 
 F32, F64, F16 = np.float32, np.float64, np.float16

@@ -22,11 +22,18 @@ import numpy as np
 import pytest
 
 import forge
-from forge import (AllocationError, BindingUsage, BufferSpec, CompileError, DeviceLost,
-                   InvalidArgument, KernelSpec, Schedule)
+from forge import (
+    AllocationError,
+    BindingUsage,
+    BufferSpec,
+    CompileError,
+    DeviceLost,
+    InvalidArgument,
+    KernelSpec,
+    Schedule,
+)
 from forge.kernel import Access
 from oracle.pytest_plugin import require_available
-
 from tests.test_cuda_fake_driver import device_array, install, ptr
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,6 +12,7 @@ import oracle
 from forge import Schedule, ir
 from oracle.pytest_plugin import require_available
 
+
 def _gemm(a_layout="row", b_layout="row"):
     library = forge.get_kernel("gemm")  # the same inputs' domain and tolerance
     return ir.kernel(f"gemm_{a_layout}_{b_layout}", ir.matmul(a_layout=a_layout, b_layout=b_layout),

@@ -8,10 +8,22 @@ import re
 import numpy as np
 import pytest
 
-from forge import (AdapterConstraints, AllocationError, BindingUsage, BufferView,
-                   CompileError, ContextClosed, DeviceLost, ForgeError, GpuUnavailable,
-                   GpuValidation, InvalidArgument, OracleMismatch, Schedule,
-                   UnsupportedFeature)
+from forge import (
+    AdapterConstraints,
+    AllocationError,
+    BindingUsage,
+    BufferView,
+    CompileError,
+    ContextClosed,
+    DeviceLost,
+    ForgeError,
+    GpuUnavailable,
+    GpuValidation,
+    InvalidArgument,
+    OracleMismatch,
+    Schedule,
+    UnsupportedFeature,
+)
 
 
 def _constraints(**overrides) -> AdapterConstraints:

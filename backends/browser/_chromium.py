@@ -18,8 +18,8 @@ import os
 import queue
 import shutil
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from forge.errors import GpuUnavailable
 

@@ -19,12 +19,21 @@ from itertools import count
 
 from forge.allocator import SlabAllocator
 from forge.errors import ForgeError
-from forge.types import (AdapterConstraints, AdapterIdentity, BufferView,
-                         MemoryTopology)
+from forge.types import AdapterConstraints, AdapterIdentity, BufferView, MemoryTopology
 
 from .._base import Launch, SlabContext
-from .._webgpu import (align4, binding_size, check_options, check_view, constraints_from_limits,
-                       durations_ns, kebab_limits, layout_groups, override_value, slab_sizes)
+from .._webgpu import (
+    align4,
+    binding_size,
+    check_options,
+    check_view,
+    constraints_from_limits,
+    durations_ns,
+    kebab_limits,
+    layout_groups,
+    override_value,
+    slab_sizes,
+)
 from ._chromium import in_browser
 from ._page import INLINE_LIMIT, PART, Command, Page
 

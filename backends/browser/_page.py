@@ -13,12 +13,19 @@ device or a closed channel as ``DeviceLost``, a reply later than ``timeout_s`` a
 from __future__ import annotations
 
 import queue
-import socket
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
-from forge.errors import (AllocationError, CompileError, DeviceLost, ForgeError,
-                          GpuUnavailable, GpuValidation, KernelTimeout)
+from forge.errors import (
+    AllocationError,
+    CompileError,
+    DeviceLost,
+    ForgeError,
+    GpuUnavailable,
+    GpuValidation,
+    KernelTimeout,
+)
 
 from ._channel import Channel
 from ._chromium import close_tab, give_back_tab, open_tab
@@ -140,7 +147,7 @@ class Page:
             reply = self._channel.receive(
                 lambda header: [c.sink for c, r in zip(commands, header["results"])
                                 if r.get("inline")])
-        except socket.timeout:
+        except TimeoutError:
             raise KernelTimeout(f"{commands[-1].what} did not finish within timeout_s="
                                 f"{timeout_s:g} s; the device may still be running "
                                 "it, so the context is lost") from None

@@ -147,7 +147,7 @@ class LoopbackServer:
             if not upgraded:
                 connection.close()
 
-    def _route(self, handler: "_Handler") -> None:
+    def _route(self, handler: _Handler) -> None:
         """Answer one request (see the module docstring)."""
         prefix = f"/{self.secret}/"
         if not (hmac.compare_digest(handler.path[:len(prefix)].encode(), prefix.encode())
@@ -176,7 +176,7 @@ class LoopbackServer:
                 "Cross-Origin-Embedder-Policy": "require-corp",
                 "Cache-Control": "no-store"}
 
-    def _upgrade(self, handler: "_Handler") -> None:
+    def _upgrade(self, handler: _Handler) -> None:
         key = handler.headers.get("Sec-WebSocket-Key")
         with self._lock:
             taken, self._channel_taken = self._channel_taken, True
@@ -197,7 +197,7 @@ class LoopbackServer:
             self._connections.discard(connection)  # the context owns it from here
         self._channels.put(connection)
 
-    def _data(self, handler: "_Handler", key: str) -> None:
+    def _data(self, handler: _Handler, key: str) -> None:
         table = self._outgoing if handler.command == "GET" else self._sinks
         with self._lock:
             view = table.pop(key, None)

@@ -23,23 +23,34 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from forge import _checks
+from forge import _checks, layout
 from forge.allocator import SlabAllocator
-from forge.errors import (AllocationError, CompileError, InvalidArgument,
-                          UnsupportedFeature)
-from forge import layout
+from forge.errors import AllocationError, CompileError, InvalidArgument, UnsupportedFeature
 from forge.kernel import KernelSpec, Step
-from forge.types import (AdapterConstraints, AdapterIdentity, BindingUsage, BufferView,
-                         MemoryTopology)
+from forge.types import (
+    AdapterConstraints,
+    AdapterIdentity,
+    BindingUsage,
+    BufferView,
+    MemoryTopology,
+)
 
 from .._base import Launch, SlabContext, _api, poll_until
-from ._driver import (DeviceInfo, call, check, device_info, driver,
-                      error_for, kernel_driver_version, pci_device_id)
+from ._driver import (
+    DeviceInfo,
+    call,
+    check,
+    device_info,
+    driver,
+    error_for,
+    kernel_driver_version,
+    pci_device_id,
+)
 from ._energy import EnergyCounter, energy_support
 from ._graphs import Capture, CapturedCudaGraph, SampleGraphs
 from ._memory import Staging, pinned_empty
-from ._resources import Resources
 from ._nvrtc import compile_module, nvrtc_version, supported_archs
+from ._resources import Resources
 
 __all__ = ["CudaComputeContext", "CapturedCudaGraph", "LoadedKernel"]
 

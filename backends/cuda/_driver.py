@@ -13,8 +13,14 @@ import functools
 import weakref
 from dataclasses import dataclass
 
-from forge.errors import (AllocationError, CompileError, DeviceLost, GpuUnavailable,
-                          GpuValidation, UnsupportedFeature)
+from forge.errors import (
+    AllocationError,
+    CompileError,
+    DeviceLost,
+    GpuUnavailable,
+    GpuValidation,
+    UnsupportedFeature,
+)
 
 try:
     from cuda.bindings import driver
@@ -224,7 +230,7 @@ def probe_device(ordinal: int = 0) -> tuple[bool, str]:
                   f"NVRTC {nvrtc[0]}.{nvrtc[1]}")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def default_arch() -> str:
     """The architecture of device 0 when there is one, else ``"sm_90"`` (the H200 this
     project is measured on), so compiles work on a machine with no GPU."""

@@ -113,7 +113,7 @@ def _bundled_directory() -> str | None:
         return None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def header_directories() -> tuple[str, ...]:
     """The directories on NVRTC's include path: CUDA's runtime headers (wheel, else a
     toolkit, else NVRTC's bundled copy) and CCCL's (wheel, else the toolkit's or the
@@ -140,7 +140,7 @@ def std_headers() -> dict[str, str]:
     return {}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def wheel_versions() -> tuple[tuple[str, str], ...]:
     """(distribution, version) of each installed header wheel."""
     found = []

@@ -14,12 +14,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
 import re
-import tempfile
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from forge.cache import cache_root, write_atomically
 from forge.errors import CompileError, GpuUnavailable, InvalidArgument, UnsupportedFeature
@@ -61,7 +60,7 @@ def _nvrtc():
     return nvrtc
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def nvrtc_version() -> tuple[int, int]:
     """NVRTC's (major, minor); ``GpuUnavailable`` when libnvrtc cannot be loaded."""
     nvrtc = _nvrtc()
@@ -74,7 +73,7 @@ def nvrtc_version() -> tuple[int, int]:
     return int(major), int(minor)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def supported_archs() -> tuple[int, ...]:
     """The architectures this NVRTC can target, as numbers (``90`` for sm_90)."""
     nvrtc_version()

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import wgpu
 from wgpu.backends.wgpu_native import ffi, lib
+
 # libf: wgpu-native's functions wrapped to raise wgpu's errors; used for what wgpu-py
 # 0.32 does not expose (submission indices, polling for one, the timestamp period).
 from wgpu.backends.wgpu_native._api import libf
@@ -27,15 +28,33 @@ from wgpu.backends.wgpu_native._api import libf
 from forge.allocator import SlabAllocator
 from forge.errors import DeviceLost, GpuValidation, InvalidArgument
 from forge.kernel import KernelSpec
-from forge.types import (AdapterConstraints, AdapterIdentity, BufferView,
-                         MemoryTopology)
+from forge.types import AdapterConstraints, AdapterIdentity, BufferView, MemoryTopology
 
 from .._base import Launch, SlabContext, poll_until
-from .._webgpu import (align4, binding_size, check_options, check_view, constraints_from_limits,
-                       durations_ns, layout_groups, override_value, slab_sizes)
-from ._device import (abandon, adapter_summary, compile_error, is_device_lost,
-                      keep_forever, naga_source, optional_features, request_device,
-                      select_adapter, subgroup_sizes, translate_errors)
+from .._webgpu import (
+    align4,
+    binding_size,
+    check_options,
+    check_view,
+    constraints_from_limits,
+    durations_ns,
+    layout_groups,
+    override_value,
+    slab_sizes,
+)
+from ._device import (
+    abandon,
+    adapter_summary,
+    compile_error,
+    is_device_lost,
+    keep_forever,
+    naga_source,
+    optional_features,
+    request_device,
+    select_adapter,
+    subgroup_sizes,
+    translate_errors,
+)
 
 __all__ = ["WgpuComputeContext"]
 
@@ -195,7 +214,7 @@ class WgpuComputeContext(SlabContext):
                                                         size=size, usage=usage))
         return slabs
 
-    def _create_timestamp_resources(self) -> "_Timestamps":
+    def _create_timestamp_resources(self) -> _Timestamps:
         count = 2 * _MAX_BATCH
         with translate_errors("creating timestamp queries"):
             query_set = self._device.create_query_set(type="timestamp", count=count)

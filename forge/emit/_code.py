@@ -5,15 +5,15 @@ uniform struct, buffer declarations, entry point)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Iterable, Iterator
 
 from ..errors import UnsupportedFeature
 from ..ir import Expr
+from ..ir._dtypes import TYPES
 from ..ir._expr import walk
 from ..ir._ops import LEAVES
 from ..schedule import Schedule
-from ..ir._dtypes import TYPES
 from ._dialect import Dialect
 
 __all__ = ["Code", "Values", "Emission", "EMITTER_VERSION", "ScheduleRefused", "plus", "short",
@@ -42,7 +42,7 @@ class Code:
         self.line(f"// {text}")
 
     @contextmanager
-    def block(self, header: "str | list[str]") -> Iterator[None]:
+    def block(self, header: str | list[str]) -> Iterator[None]:
         """``header`` (ending in ``{``), an indented body, then ``}``."""
         for text in [header] if isinstance(header, str) else header:
             self.line(text)

@@ -26,13 +26,58 @@ Ill-typed expressions raise ``IRTypeError`` saying what to write instead.
 from ._dtypes import DTYPES, FLOATS, INTEGERS
 from ._erf import erf64
 from ._eval import Evaluator
-from ._expr import (Expr, IRError, IRTypeError, abs, as_expr, cast,
-                    col, const, dim, eq, erf, exp, ge, gt, index, input, le, log, logical_and,
-                    logical_not, logical_or, lt, max, min, ne, param, row, row_max, row_sum,
-                    rsqrt, select, sigmoid, sqrt, tanh, walk)
+from ._expr import (
+    Expr,
+    IRError,
+    IRTypeError,
+    abs,
+    as_expr,
+    cast,
+    col,
+    const,
+    dim,
+    eq,
+    erf,
+    exp,
+    ge,
+    gt,
+    index,
+    input,
+    le,
+    log,
+    logical_and,
+    logical_not,
+    logical_or,
+    lt,
+    max,
+    min,
+    ne,
+    param,
+    row,
+    row_max,
+    row_sum,
+    rsqrt,
+    select,
+    sigmoid,
+    sqrt,
+    tanh,
+    walk,
+)
 from ._kernel import BASELINE_SCHEDULES, kernel, with_shape
-from ._patterns import (SIZE, Body, BufferDecl, Map, Matmul, Rows, SizeRule, Transpose, map,
-                        matmul, rows, transpose)
+from ._patterns import (
+    SIZE,
+    Body,
+    BufferDecl,
+    Map,
+    Matmul,
+    Rows,
+    SizeRule,
+    Transpose,
+    map,
+    matmul,
+    rows,
+    transpose,
+)
 
 __all__ = [
     "DTYPES", "FLOATS", "INTEGERS", "Expr", "IRError", "IRTypeError", "Evaluator", "erf64",

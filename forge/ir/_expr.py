@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import builtins
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -51,7 +52,7 @@ class Expr:
 
     op: str
     dtype: str
-    args: tuple["Expr", ...] = ()
+    args: tuple[Expr, ...] = ()
     attr: tuple = ()
 
     @cached_property

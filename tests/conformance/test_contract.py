@@ -11,8 +11,14 @@ import pytest
 
 import forge
 from backends import SlabContext
-from forge import (AllocationError, BindingUsage, ContextClosed, InvalidArgument, Schedule,
-                   UnsupportedFeature)
+from forge import (
+    AllocationError,
+    BindingUsage,
+    ContextClosed,
+    InvalidArgument,
+    Schedule,
+    UnsupportedFeature,
+)
 from oracle import TIMING_SOURCES
 
 RW = BindingUsage.STORAGE_READ_WRITE

@@ -15,7 +15,7 @@ so the bf16 cases are CUDA only (``unsupported, because ...`` on wgpu).
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

@@ -14,6 +14,7 @@ import forge
 import oracle
 from forge import KernelTimeout, Schedule
 from oracle.pytest_plugin import require_available
+
 # The simulated CUDA driver, installed for one test and collected before it goes: its
 # objects must never meet the real driver in a finalizer (that crashed the H200 run).
 from tests.test_cuda_fake_driver import fake_driver  # noqa: F401

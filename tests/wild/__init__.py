@@ -24,8 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from forge import (Access, BufferSpec, Dispatch, KernelSpec, Schedule,  # noqa: F401
-                   ceil_div)
+from forge import Access, BufferSpec, Dispatch, KernelSpec, Schedule, ceil_div  # noqa: F401
 
 __all__ = ["Wild", "CORPUS", "mutant"]
 

@@ -1,8 +1,6 @@
 """A third-party kernel-forge plugin: the ``demo`` backend (a host context built on
 the shared slab machinery) and the ``demo_square`` kernel."""
 
-import numpy as np
-
 from backends.reference import ReferenceContext
 from forge import Access, BackendEntry, BufferSpec, KernelSpec
 
