@@ -264,7 +264,7 @@ class _Transfers:
             write = self.gbps(lambda s=source: ctx.allocate_and_write(s, 0),
                               setup=ctx.clear_transient_allocations)
             target = ctx.allocate_transient(self.size, 0)
-            prefetch = self.gbps(lambda s=source: ctx.write_view_prefetch(target, s))
+            prefetch = self.gbps(lambda s=source, t=target: ctx.write_view_prefetch(t, s))
             rows.append(self._row(f"allocate_and_write from {label}", write, True, notes))
             rows.append(self._row(f"write_view_prefetch from {label}", prefetch, True, notes))
         return rows

@@ -524,7 +524,7 @@ class KernelBody(abc.ABC):
                    max_per_dimension: int) -> tuple[int, int, int]:
         """Workgroups of the (first) dispatch at ``size``."""
 
-    def check_schedule(self, kernel: KernelSpec, schedule: Schedule,
+    def check_schedule(self, kernel: KernelSpec, schedule: Schedule,  # noqa: B027 - optional
                        target: str | None, constraints: Any) -> None:
         """Raise ``UnsupportedFeature`` unless the body can run under ``schedule``."""
 

@@ -128,8 +128,10 @@ def backend_entries() -> dict[str, BackendEntry]:
         _add_backend(entries, ep.name, ep.load, ep.value, _origin(ep))
     for value in extra:
         module, _, attribute = value.partition(":")
-        _add_backend(entries, None, lambda: getattr(importlib.import_module(module), attribute),
-                     value, "FORGE_EXTRA_BACKENDS")
+        def load(module: str = module, attribute: str = attribute) -> Any:
+            return getattr(importlib.import_module(module), attribute)
+
+        _add_backend(entries, None, load, value, "FORGE_EXTRA_BACKENDS")
     return dict(sorted(entries.items(), key=lambda item: (item[1].preference, item[0])))
 
 

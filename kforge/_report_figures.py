@@ -185,7 +185,7 @@ def _timing_groups(evs: list[EvalRecord]) -> list[tuple[str, list[float], EvalRe
         if ev.timing and ev.timing.get("samples_ns"):
             groups.setdefault((ev.backend, ev.adapter, ev.elements, ev.size), []).append(ev)
     out = []
-    for (backend, adapter, _, size), members in sorted(groups.items(),
+    for (backend, _adapter, _, size), members in sorted(groups.items(),
                                                        key=lambda kv: (kv[0][0], kv[0][2])):
         samples = [s / 1e3 for ev in members for s in ev.timing["samples_ns"]]
         label = f"{backend}\n{size}\n{members[0].timing.get('source', '?')}"
@@ -212,7 +212,7 @@ def _timing_figure(kernel: str, evs: list[EvalRecord], index: int) -> FigureOut 
     ax.set_ylabel("time per run (us)")
     ax.set_title(f"{kernel}: every timed sample per backend and size", fontsize=10, loc="left")
     largest = {}
-    for label, samples, ev in groups:
+    for _label, samples, ev in groups:
         largest[ev.backend] = (ev, float(np.median(samples)))
     medians = "; ".join(f"{b} at size {ev.size}: median {format_duration(m * 1e3)}"
                         for b, (ev, m) in largest.items())

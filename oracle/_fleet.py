@@ -267,7 +267,7 @@ class Fleet:
         opened, why = [], ""
         for slot in slots:
             try:
-                slot.runner.info
+                _ = slot.runner.info  # opens the slot's runner, or raises why it cannot
                 opened.append(slot)
             except ForgeError as exc:
                 why = why or f"{type(exc).__name__}: {exc}"

@@ -166,7 +166,7 @@ class RayRunner(Runner):
     def execute(self, plan: Plan) -> Outcome:
         ray = self.ray
         try:
-            self.info
+            _ = self.info  # starts the actor, or raises why it cannot
         except ForgeError as exc:
             self.dead = True
             return Outcome(error=ErrorInfo(CRASHED, f"the {self.name} actor at {self.label} "

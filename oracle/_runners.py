@@ -48,7 +48,7 @@ class Runner(abc.ABC):
         context the caller gave, or a capacity the caller chose)."""
         return False
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional: a runner may hold nothing
         """Release what the runner holds (idempotent)."""
 
 
@@ -164,7 +164,7 @@ class Session:
     def opened(self, name: str) -> tuple[bool, str]:
         """Whether backend ``name`` opened here (its worker reported ready), and why not."""
         try:
-            self.runner(name).info
+            _ = self.runner(name).info  # opens the worker, or raises why it cannot
         except ForgeError as exc:
             self._runners.pop(name, None)
             self._failed.setdefault(name, f"{type(exc).__name__}: {exc}")

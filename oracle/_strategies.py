@@ -41,7 +41,7 @@ class Strategy(abc.ABC):
     name: str = ""
     description: str = ""
 
-    def check(self) -> None:
+    def check(self) -> None:  # noqa: B027 - optional: most strategies need no extra
         """Raise ``MissingExtra`` when the strategy cannot run here."""
 
     @abc.abstractmethod
