@@ -170,7 +170,8 @@ def _p3_torch(env: Bench) -> Row:
     finally:
         timer.close()
     return Row("P3", f"torch.softmax {s.rows}x{s.cols} f32 (reference)", "cuMemcpyDtoD same bytes",
-               base, mine, "GB/s", None, notes=f"torch {torch.__version__}; docs/PERFORMANCE.md: 0.61",
+               base, mine, "GB/s", None,
+               notes=f"torch {torch.__version__}; docs/PERFORMANCE.md: 0.61",
                raw={"rounds": values})
 
 

@@ -50,8 +50,8 @@ def p14(env: Bench) -> list[Row]:
 
 def _row(name: str, reference: float, ref_runs: list[float]) -> Row:
     ours, runs, code = _median("--backend", name)
-    return Row("P14", f"kforge check --backend {name}, whole library", "reference backend", reference,
-               ours, "s", Goal("<=", 1.2), notes=(
+    return Row("P14", f"kforge check --backend {name}, whole library", "reference backend",
+               reference, ours, "s", Goal("<=", 1.2), notes=(
                    f"median of {_RUNS} runs after a warm-up, process start included; runs "
                    f"{', '.join(f'{t:.2f}' for t in runs)} s (reference "
                    f"{', '.join(f'{t:.2f}' for t in ref_runs)} s); exit {code}; goal also "

@@ -11,9 +11,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 __all__ = ["Goal", "Row", "failed_row", "guarded", "ratio", "bandwidth_gbps", "tflops",
-           "memory_bound_bytes", "rows_bytes", "gemm_flops", "roofline_work", "format_bytes", "format_value",
-           "text_table", "markdown_table", "markdown_section", "to_json", "summary", "GIB",
-           "MIB"]
+           "memory_bound_bytes", "rows_bytes", "gemm_flops", "roofline_work", "format_bytes",
+           "format_value", "text_table", "markdown_table", "markdown_section", "to_json",
+           "summary", "GIB", "MIB"]
 
 MIB = 1 << 20
 GIB = 1 << 30

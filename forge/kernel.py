@@ -386,7 +386,8 @@ class BufferSpec:
         if self.access is not Access.UNIFORM:
             return dtype
         padded = -(-dtype.itemsize // 16) * 16
-        return np.dtype({"names": list(dtype.names), "formats": [dtype.fields[n][0] for n in dtype.names],
+        return np.dtype({"names": list(dtype.names),
+                         "formats": [dtype.fields[n][0] for n in dtype.names],
                          "offsets": [dtype.fields[n][1] for n in dtype.names],
                          "itemsize": padded})
 
@@ -399,7 +400,8 @@ class BufferSpec:
         """The numpy dtype of one element's bytes on ``target`` (None: host memory)."""
         if target is None:
             return self.dtype
-        return _layout.target_dtype(self.type, _layout.rules_for(target, self.access is Access.UNIFORM))
+        rules = _layout.rules_for(target, self.access is Access.UNIFORM)
+        return _layout.target_dtype(self.type, rules)
 
     @property
     def is_output(self) -> bool:
@@ -825,7 +827,8 @@ class KernelSpec:
         """Everything that defines the kernel's meaning, as JSON-able data."""
         described = {"id": self.id, "entry_point": self.entry_point, "version": self.version,
                      "buffers": [b.describe() for b in self.buffers],
-                     "defaults": {k: _value_digest(self.defaults[k]) for k in sorted(self.defaults)},
+                     "defaults": {k: _value_digest(self.defaults[k])
+                                  for k in sorted(self.defaults)},
                      "requires": sorted(self.requires),
                      "domain": {k: list(self.domain[k]) for k in sorted(self.domain)},
                      "nonfinite_inputs": self.nonfinite_inputs, "dims": list(self.dims),
@@ -1026,8 +1029,8 @@ class KernelSpec:
                           f"{dispatch.entry_point}", max_per_dimension, self.tunable_values())
                     if dispatch.grid is not None else
                     own.dispatch_workgroups(int(size), max_per_dimension))
-            steps.append(Step(self._entry(dispatch.entry_point, own, size), grid, own.workgroup_size,
-                              self._shared(dispatch.shared_bytes, own, size),
+            steps.append(Step(self._entry(dispatch.entry_point, own, size), grid,
+                              own.workgroup_size, self._shared(dispatch.shared_bytes, own, size),
                               self._cuda_arguments(dispatch.entry_point, dispatch.arguments,
                                                    target, source),
                               self._overrides(dispatch, target, own, size)))

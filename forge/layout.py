@@ -274,7 +274,8 @@ def target_dtype(value: Any, rules: str | None) -> np.dtype:
     stride = _round_up(size, align)
     if stride == dtype.itemsize:
         return dtype
-    return np.dtype({"names": list(dtype.names), "formats": [dtype.fields[n][0] for n in dtype.names],
+    return np.dtype({"names": list(dtype.names),
+                     "formats": [dtype.fields[n][0] for n in dtype.names],
                      "offsets": [dtype.fields[n][1] for n in dtype.names], "itemsize": stride})
 
 

@@ -65,12 +65,14 @@ class Schedule:
              _checks.integer(self.items_per_invocation, "items per invocation", minimum=1))
         keep("vector_width", _checks.integer(self.vector_width, "vector width"))
         if self.vector_width not in _VECTOR_WIDTHS:
-            raise InvalidArgument(f"vector width must be one of {_VECTOR_WIDTHS}, got {self.vector_width}")
+            raise InvalidArgument(f"vector width must be one of {_VECTOR_WIDTHS}, "
+                                  f"got {self.vector_width}")
         if self.tile is not None:
             keep("tile", tuple(_checks.integer(t, "tile size", minimum=1)
                                for t in _checks.sequence(self.tile, "tile")))
         if self.max_workgroups is not None:
-            keep("max_workgroups", _checks.integer(self.max_workgroups, "max_workgroups", minimum=1))
+            keep("max_workgroups",
+                 _checks.integer(self.max_workgroups, "max_workgroups", minimum=1))
         for flag in ("unroll", "mma"):
             if getattr(self, flag) not in (False, True):  # 0 and 1 from the textual form
                 raise InvalidArgument(f"{flag} is 0 or 1, got {getattr(self, flag)!r}")
@@ -110,7 +112,8 @@ class Schedule:
 
     def check(self, constraints: AdapterConstraints) -> None:
         """Raise ``UnsupportedFeature`` naming the first adapter limit this breaks."""
-        for axis, (want, limit) in enumerate(zip(self.workgroup_size, constraints.max_workgroup_size)):
+        limits = constraints.max_workgroup_size
+        for axis, (want, limit) in enumerate(zip(self.workgroup_size, limits)):
             if want > limit:
                 raise UnsupportedFeature(
                     f"workgroup size {self.workgroup_size} exceeds max_workgroup_size"

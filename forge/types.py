@@ -301,4 +301,5 @@ def scalar_type(name: str | ScalarType) -> ScalarType:
     try:
         return SCALAR_TYPES[name]
     except KeyError:
-        raise InvalidArgument(f"unknown scalar type {name!r}; known: {', '.join(SCALAR_TYPES)}") from None
+        raise InvalidArgument(f"unknown scalar type {name!r}; "
+                              f"known: {', '.join(SCALAR_TYPES)}") from None

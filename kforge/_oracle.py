@@ -33,8 +33,10 @@ def register(subparsers) -> None:
     add_kernel_arguments(parser)
     add_backend_flag(parser, "backends to certify on (repeatable; default: every available one)")
     parser.add_argument("--schedule", type=schedule_arg, help="schedule, e.g. wg=128,ipt=4")
-    parser.add_argument("--force", action="store_true", help="certify again even if a manifest matches")
-    parser.add_argument("--cache-dir", help="cache root (default: $FORGE_CACHE_DIR or ~/.cache/kernel-forge)")
+    parser.add_argument("--force", action="store_true",
+                        help="certify again even if a manifest matches")
+    parser.add_argument("--cache-dir",
+                        help="cache root (default: $FORGE_CACHE_DIR or ~/.cache/kernel-forge)")
     parser.add_argument("--tuned", action="store_true",
                         help="certify each kernel's saved tuned schedule (kforge tune --save) "
                              "where this adapter has one")
@@ -78,8 +80,8 @@ def _certify_one(runner, kernel, args) -> dict:
     except OracleMismatch as exc:
         failures = exc.report or []
         unsupported = failures and all(ev.verdict == "unsupported" for ev in failures)
-        row.update(result="unsupported" if unsupported else "FAILED",
-                   detail=failures[0].problems[0] if failures and failures[0].problems else str(exc),
+        detail = failures[0].problems[0] if failures and failures[0].problems else str(exc)
+        row.update(result="unsupported" if unsupported else "FAILED", detail=detail,
                    report=str(exc), evaluations=[ev.as_dict() for ev in failures])
         return row
     key = cert.manifest["key"]

@@ -80,7 +80,8 @@ def register(subparsers) -> None:
                         help="seconds of repeated runs each energy reading spans (default 1)")
     parser.add_argument("--save", action="store_true",
                         help="keep the winner as the kernel's tuned schedule for this adapter")
-    parser.add_argument("--dry-run", action="store_true", help="show the pruned space and run nothing")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="show the pruned space and run nothing")
     add_run_flags(parser, samples=5)
     add_fanout_flags(parser)
     add_report_flag(parser)

@@ -247,5 +247,5 @@ def certify(target: Any, kernel: KernelSpec, schedule: Schedule | None = None, *
         write_atomically(path, canonical_json(manifest) + "\n")
     except OSError as exc:
         raise ForgeError(f"cannot write the certificate {path}: {exc}") from exc
-    return Certification(manifest, path, reused=False, evaluations=evaluations,
-                         replaced=replaced if found is None else "re-certified on request (--force)")
+    why = replaced if found is None else "re-certified on request (--force)"
+    return Certification(manifest, path, reused=False, evaluations=evaluations, replaced=why)

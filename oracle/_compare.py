@@ -98,7 +98,8 @@ class Comparison:
             return f"{label}: dtype differs: got {self.dtype[0]}, want {self.dtype[1]}"
         verdict = "ok" if self.passed else f"MISMATCH in {self.mismatches} of {self.count} elements"
         lines = [f"{label}: {verdict} ({self.dtype[1]}, {self.tolerance.describe()})",
-                 f"  max abs {self.max_abs:.3g}  max rel {self.max_rel:.3g}  max ulp {self.max_ulp}"]
+                 f"  max abs {self.max_abs:.3g}  max rel {self.max_rel:.3g}  "
+                 f"max ulp {self.max_ulp}"]
         if self.nonfinite_mismatches:
             lines.append(f"  {self.nonfinite_mismatches} elements differ in their non-finite "
                          "pattern (NaN / Inf / zero sign)")

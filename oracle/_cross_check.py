@@ -174,7 +174,8 @@ def _as_unflushed(ev: Evaluation, want: np.ndarray, flushed: np.ndarray | None, 
     got = ev.got[label]
     if not ev.semantics.subnormals_may_flush or flushed is None:
         return got, 0
-    swap = (element_matches(got, flushed, tol) & ~element_matches(got, want, tol)).reshape(got.shape)
+    swap = element_matches(got, flushed, tol) & ~element_matches(got, want, tol)
+    swap = swap.reshape(got.shape)
     return np.where(swap, want, got), int(swap.sum())
 
 

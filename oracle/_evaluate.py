@@ -330,8 +330,8 @@ def expected_from_backend(case: Case, runner: Runner, schedule: Schedule | None 
     for spec, region, raw in zip(kernel.buffers, plan.regions, outcome.first):
         if region.output:
             data = raw[region.start:region.start + region.count * region.itemsize]
-            values = as_elements(np.frombuffer(data.tobytes(), np.uint8), spec.dtype_for(info.target),
-                             region.count)
+            values = as_elements(np.frombuffer(data.tobytes(), np.uint8),
+                                 spec.dtype_for(info.target), region.count)
             outputs[region.label] = kernel.buffer_values(spec, values, info.target).copy()
     return Expected(case, kernel, outputs, f"{info.name} ({info.adapter.name})",
                     semantics_of_reference=FloatSemantics.of(info.constraints, kernel, info.target),

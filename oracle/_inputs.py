@@ -112,7 +112,10 @@ def _magnitude_sample(rng, n, lo_mag, hi_mag, signs, domain):
     lo, hi = domain
     intervals = []
     for sign in signs:  # magnitude interval that lands inside the domain with this sign
-        m_lo, m_hi = (max(lo_mag, lo), min(hi_mag, hi)) if sign > 0 else (max(lo_mag, -hi), min(hi_mag, -lo))
+        if sign > 0:
+            m_lo, m_hi = max(lo_mag, lo), min(hi_mag, hi)
+        else:
+            m_lo, m_hi = max(lo_mag, -hi), min(hi_mag, -lo)
         if m_lo <= m_hi:
             intervals.append((sign, m_lo, m_hi))
     if not intervals:
@@ -351,7 +354,8 @@ def make_case(kernel: KernelSpec, size: Any, seed: int = 0,
             continue
         count = spec.element_count(size)
         if label in given:
-            array, blocks = conform(given[label], spec, count, f"input {label}"), (("given", 0, count),)
+            array = conform(given[label], spec, count, f"input {label}")
+            blocks = (("given", 0, count),)
         elif spec.access is Access.READ or spec.inout:
             rng = np.random.default_rng([int(seed), index, int(size)])
             array, blocks = _fill(spec, count, rng, kernel, size, families)

@@ -56,7 +56,8 @@ def _changed_elements(got: np.ndarray, sent: np.ndarray, itemsize: int) -> tuple
     return int(changed.size), int(changed[0]) if changed.size else -1
 
 
-def _decode(kernel: KernelSpec, spec, region: Region, raw: np.ndarray, target: str | None) -> np.ndarray:
+def _decode(kernel: KernelSpec, spec, region: Region, raw: np.ndarray,
+            target: str | None) -> np.ndarray:
     data = raw[region.start:region.start + region.count * region.itemsize]
     values = as_elements(np.frombuffer(data.tobytes(), np.uint8), spec.dtype_for(target),
                          region.count)

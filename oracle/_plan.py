@@ -188,7 +188,8 @@ def _round_up(value: int, multiple: int) -> int:
 def _pattern_bytes(nbytes: int, dtype: np.dtype, pattern) -> np.ndarray:
     """``nbytes`` of poison, element-aligned to the end (guards before the data) or
     the start (guards after it)."""
-    whole = np.ascontiguousarray(poison(dtype, -(-nbytes // dtype.itemsize), pattern)).reshape(-1).view(np.uint8)
+    elements = poison(dtype, -(-nbytes // dtype.itemsize), pattern)
+    whole = np.ascontiguousarray(elements).reshape(-1).view(np.uint8)
     return whole[:nbytes]
 
 

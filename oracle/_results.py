@@ -225,7 +225,8 @@ class OutputCheck:
                                  f"differ from the reference ({c.nonfinite_mismatches} in "
                                  f"NaN/Inf/zero-sign pattern; max ulp {c.max_ulp})"
                                  if c.reason == "" else
-                                 f"{self.label}: {c.reason} differs from the reference", self.label))
+                                 f"{self.label}: {c.reason} differs from the reference",
+                                 self.label))
         if c.passed and self.later is not None and not self.later.passed:
             found.append(Finding("later", f"{self.label}: after the timed runs, "
                                  f"{self.later.mismatches} elements differ from the reference "
@@ -331,7 +332,8 @@ class Evaluation:
 
     def summary(self) -> str:
         return (f"{self.kernel.id} on {self.backend}"
-                f"{f' ({self.adapter.name})' if self.adapter else ''}, schedule {self.schedule_text}, "
+                f"{f' ({self.adapter.name})' if self.adapter else ''}, "
+                f"schedule {self.schedule_text}, "
                 f"size {self.size}, seed {self.seed}, inputs sha256 {self.input_hash[:16]}")
 
     def report(self) -> str:

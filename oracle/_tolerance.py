@@ -49,7 +49,8 @@ class Tolerance:
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not value >= 0:
                 raise InvalidArgument(f"tolerance {name} must be a number >= 0, got {value!r}")
-        if not isinstance(self.ulp, (int, np.integer)) or isinstance(self.ulp, bool) or self.ulp < 0:
+        ulp = self.ulp
+        if not isinstance(ulp, (int, np.integer)) or isinstance(ulp, bool) or ulp < 0:
             raise InvalidArgument(f"tolerance ulp must be an int >= 0, got {self.ulp!r}")
         if self.nan not in _NAN_POLICIES:
             raise InvalidArgument(f"tolerance nan policy must be one of {_NAN_POLICIES}, "

@@ -78,7 +78,9 @@ OOB = _single_block_kernel("test_oob_write", _OOB_CUDA, "address")
 
 # An entry point with two parameters, where the kernel binds three buffers.
 _SHORT_CUDA = """\
-extern "C" __global__ void ${entry}(const float* in, float* out) { out[threadIdx.x] = in[threadIdx.x]; }
+extern "C" __global__ void ${entry}(const float* in, float* out) {
+    out[threadIdx.x] = in[threadIdx.x];
+}
 """
 SHORT = KernelSpec(id="test_short_signature", entry_point="test_short_signature",
                    buffers=AFFINE.buffers, sources={"cuda": _SHORT_CUDA})

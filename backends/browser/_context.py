@@ -181,9 +181,11 @@ class BrowserComputeContext(SlabContext):
         """A MAP_READ buffer of at least ``span`` bytes (grown on demand)."""
         if self._staging is None or self._staging[1] < span:
             if self._staging is not None:
-                self._page.defer(Command("release", {"ids": [self._staging[0]]}, "releasing staging"))
+                self._page.defer(Command("release", {"ids": [self._staging[0]]},
+                                         "releasing staging"))
             size = max(span, 1 << 20)
-            self._staging = (self._buffer(size, ("map-read", "copy-dst"), "a readback buffer"), size)
+            buffer = self._buffer(size, ("map-read", "copy-dst"), "a readback buffer")
+            self._staging = (buffer, size)
         return self._staging[0]
 
     def _release(self) -> None:

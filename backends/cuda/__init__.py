@@ -8,8 +8,8 @@ primary context), ``_nvrtc`` (compiles and their disk cache), ``_memory`` (pinne
 memory and staged copies), ``_resources`` (a context's native handles: the slab,
 streams, events, modules, graphs, and their release), ``_graphs`` (captured graphs,
 and the cached graphs that replay ``run_kernel``'s timed samples), and ``_context``
-(the context itself: synchronisation, bytes in and out, compiles and launches). Its speed is measured by the
-repository's ``python -m bench`` (docs/PERFORMANCE.md).
+(the context itself: synchronisation, bytes in and out, compiles and launches). Its
+speed is measured by the repository's ``python -m bench`` (docs/PERFORMANCE.md).
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ INSTALL_COMMAND = INSTALL_HINT
 
 
 def _availability() -> tuple[bool, str]:
-    if importlib.util.find_spec("cuda") is None or importlib.util.find_spec("cuda.bindings") is None:
+    find_spec = importlib.util.find_spec
+    if find_spec("cuda") is None or find_spec("cuda.bindings") is None:
         return False, f"the CUDA extra is not installed (cuda-python is missing): {INSTALL_COMMAND}"
     from ._driver import probe_device
 

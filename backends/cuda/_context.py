@@ -711,8 +711,9 @@ class CudaComputeContext(SlabContext):
             try:
                 self._allocator.check_live(view)
             except AllocationError as exc:
-                raise AllocationError(f"the graph uses a view released since its capture, "
-                                      f"so replaying it would overwrite reused memory: {exc}") from None
+                raise AllocationError(
+                    f"the graph uses a view released since its capture, "
+                    f"so replaying it would overwrite reused memory: {exc}") from None
         self._res.primary.make_current()
         self._join_prefetch()
         call(driver.cuGraphLaunch, graph._exec, graph._stream)

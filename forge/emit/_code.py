@@ -246,11 +246,11 @@ class Emission:
                    into: str | None = None) -> None:
         """``dest[dest_base + l] = buffer[index + l]`` for each lane ``l`` with
         ``pos + l < limit`` (every lane when ``limit`` is None): one vector load when
-        the whole chunk is in range (and, on CUDA, aligned), else lane by lane. A buffer declared as vectors
-        (``vectorize``) is addressed by its vector index ``vindex`` (``index / width``)
-        and its lanes are components of that vector. ``into`` names the dtype ``dest``
-        holds when it differs from the buffer's: each element is converted (on CUDA
-        after one vector load, like any chunk; on WGSL lane by lane)."""
+        the whole chunk is in range (and, on CUDA, aligned), else lane by lane. A buffer
+        declared as vectors (``vectorize``) is addressed by its vector index ``vindex``
+        (``index / width``) and its lanes are components of that vector. ``into`` names
+        the dtype ``dest`` holds when it differs from the buffer's: each element is
+        converted (on CUDA after one vector load, like any chunk; on WGSL lane by lane)."""
         dtype = self.decls[buffer].dtype
         d = self.d
         if into is not None and into != dtype:
@@ -359,8 +359,8 @@ class Emission:
         out += ["", "struct fg_Params {"]
         out += [f"    {name}: {dtype}," for name, dtype in k.uniform.fields] + ["}", ""]
         if self.vector_arrays:
-            out.append(f"// {', '.join(self.vector_arrays)}: arrays of vectors, bound rounded up to "
-                       "whole vectors; a partial last chunk goes lane by lane")
+            out.append(f"// {', '.join(self.vector_arrays)}: arrays of vectors, bound rounded "
+                       "up to whole vectors; a partial last chunk goes lane by lane")
         for b in k.buffers:
             if b.access.value == "uniform":
                 out.append(f"@group({b.group}) @binding({b.binding}) var<uniform> fg_p: fg_Params;")

@@ -288,7 +288,8 @@ class WGSL(Dialect):
                         if name in OPERATIONS and OPERATIONS[name].wgsl_helper})
         found = [wgsl_helper(name) for name in names]
         if f"{self.BITS_HELPER}(" in code:
-            found.insert(0, f"fn {self.BITS_HELPER}(bits: u32) -> f32 {{ return bitcast<f32>(bits); }}")
+            found.insert(0, f"fn {self.BITS_HELPER}(bits: u32) -> f32 "
+                            "{ return bitcast<f32>(bits); }")
         return "\n".join(found)
 
 

@@ -15,12 +15,13 @@ A kernel is a pattern over typed expressions:
 >>> x + ir.dim("n")
 Traceback (most recent call last):
 ...
-forge.ir._expr.IRTypeError: cannot add f32 and u32 (in x and n): the IR never converts implicitly; cast one side, e.g. ir.cast(n, 'f32')
+forge.ir._expr.IRTypeError: cannot add f32 and u32 (in x and n): the IR never converts ...
 
 Patterns: ``map`` (elementwise), ``rows`` (row reductions and per-row/per-element
 outputs), ``matmul`` and ``transpose``. ``forge.emit`` lowers them under a
 ``Schedule``; the reference backend evaluates them with numpy (``Evaluator``).
-Ill-typed expressions raise ``IRTypeError`` saying what to write instead.
+Ill-typed expressions raise ``IRTypeError`` saying what to write instead (above: "cast
+one side, e.g. ir.cast(n, 'f32')").
 """
 
 from ._dtypes import DTYPES, FLOATS, INTEGERS
