@@ -121,7 +121,8 @@ def _callable_digest(function: Any) -> str | None:
 _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
               ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
               ast.Div: operator.truediv}
-_FUNCTIONS = {"min": min, "max": max, "ceil_div": ceil_div, "int": int, "abs": abs}
+_FUNCTIONS: dict[str, Callable[..., Any]] = {"min": min, "max": max, "ceil_div": ceil_div,
+                                             "int": int, "abs": abs}
 
 
 _COMPARISONS = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
@@ -386,10 +387,7 @@ class BufferSpec:
         if self.access is not Access.UNIFORM:
             return dtype
         padded = -(-dtype.itemsize // 16) * 16
-        return np.dtype({"names": list(dtype.names),
-                         "formats": [dtype.fields[n][0] for n in dtype.names],
-                         "offsets": [dtype.fields[n][1] for n in dtype.names],
-                         "itemsize": padded})
+        return _layout.with_itemsize(dtype, padded)
 
     @property
     def dtype(self) -> np.dtype:
@@ -1373,7 +1371,7 @@ class KernelSpec:
         first = steps[0]
         return KernelSpec(
             id=self.id, entry_point=first.entry_point, buffers=buffers,
-            sources={target: source} if source is not None else {},
+            sources={target: source} if target is not None and source is not None else {},
             description=self.description, grid=None if self.launches else _Fixed(first.workgroups),
             schedules=(schedule,), requires=self.features(target, source),
             tags=self.tags, dims=self.size(size).names,

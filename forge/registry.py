@@ -107,7 +107,7 @@ def _add_backend(entries: dict[str, BackendEntry], name: str | None, load: Calla
     name); a broken or shadowed one warns and is skipped."""
     try:
         loaded = load()
-        key = name or getattr(loaded, "name", value)
+        key: str = name if name else getattr(loaded, "name", value)
         if key in entries:
             warnings.warn(f"backend plugin {key!r} from {origin} is shadowed by a backend of "
                           "the same name and was skipped", PluginWarning, stacklevel=3)

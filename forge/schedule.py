@@ -4,7 +4,9 @@ adapter can run it (docs/DESIGN.md section 3)."""
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -34,7 +36,7 @@ def _as_dims(value: int | tuple[int, ...]) -> tuple[int, int, int]:
     dims = tuple(_checks.integer(d, "workgroup size") for d in dims)
     if min(dims) < 1:
         raise InvalidArgument(f"workgroup size must be positive, got {dims}")
-    return dims + (1,) * (3 - len(dims))  # type: ignore[return-value]
+    return dims + (1,) * (3 - len(dims))
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,14 @@ class Schedule:
     max_workgroups: int | None = None
     unroll: bool = False
     mma: bool = False
+
+    if TYPE_CHECKING:
+        # What the generated __init__ accepts, as __post_init__ normalises it: a
+        # workgroup size of one int or 1 to 3 of them, any sequence of tile sizes.
+        def __init__(self, workgroup_size: int | Sequence[int] = (64, 1, 1),
+                     items_per_invocation: int = 1, vector_width: int = 1,
+                     tile: Sequence[int] | None = None, max_workgroups: int | None = None,
+                     unroll: bool = False, mma: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         # Every field is checked and kept as plain ints, so that equal schedules compare

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -25,7 +25,7 @@ __all__ = ["Size", "parse_size", "is_int"]
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: Any) -> TypeGuard[int | np.integer]:
     """A Python or numpy integer, and not a bool."""
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
@@ -36,6 +36,8 @@ class Size(int):
     ``Size(4099)`` has one dimension named ``n``; ``Size({"M": 512, "K": 256})`` two.
     Two sizes are equal when their dimensions are (a one-dimension size also equals
     its plain int). Immutable and picklable."""
+
+    _dims: dict[str, int]
 
     def __new__(cls, dims: Mapping[str, int] | int | Size, name: str = "n") -> Size:
         if isinstance(dims, Size):
@@ -97,7 +99,7 @@ class Size(int):
         if isinstance(other, Size):
             return self._dims == other._dims
         if is_int(other) and len(self._dims) == 1:
-            return int(self) == int(other)  # type: ignore[arg-type]
+            return int(self) == int(other)
         return False
 
     def __ne__(self, other: object) -> bool:

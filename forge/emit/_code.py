@@ -260,6 +260,7 @@ class Emission:
             def convert(value: str) -> str:
                 return value
         parts = "xyzw"[:width]
+        whole: list[str] | None
         if buffer in self.vector_arrays:
             element = f"{buffer}[{vindex}]"
             whole = [d.let("fg_q", f"vec{width}<{dtype}>", element)]
@@ -285,6 +286,7 @@ class Emission:
         dtype = self.decls[buffer].dtype
         d = self.d
         values = [f"{src}[{plus(src_base, i)}]" for i in range(width)]
+        whole: list[str] | None
         if buffer in self.vector_arrays:
             element, parts = f"{buffer}[{vindex}]", "xyzw"[:width]
             whole = [f"{element} = {d.vector(dtype, width)}({', '.join(values)});"]

@@ -76,12 +76,12 @@ class Expr:
     def __hash__(self) -> int:
         return hash(self.key)
 
-    def __eq__(self, other: object) -> bool:  # type: ignore[override]
+    def __eq__(self, other: object) -> bool:
         raise IRTypeError("== does not build an IR comparison (and expressions are not "
                           "compared as Python objects); use ir.eq(a, b), or .key to compare "
                           "structure")
 
-    def __ne__(self, other: object) -> bool:  # type: ignore[override]
+    def __ne__(self, other: object) -> bool:
         raise IRTypeError("!= does not build an IR comparison; use ir.ne(a, b)")
 
     def __bool__(self) -> bool:

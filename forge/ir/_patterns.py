@@ -392,7 +392,10 @@ class Rows(_Outputs):
         return dict(self.layouts)[name]
 
     def _layout_of(self, name: str, load: Expr | None) -> str:
-        return self.output_layout(name) if name in dict(self.outputs) else _layout(load)
+        if name in dict(self.outputs):
+            return self.output_layout(name)
+        assert load is not None, name  # a buffer that is no output is one the body loads
+        return _layout(load)
 
     def reductions(self) -> list[list[Expr]]:
         """The row reductions grouped by level: a level's reductions use only those of
