@@ -4,6 +4,7 @@ beyond ``check`` (``kforge tune`` lives in ``kforge._tune``)."""
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from forge import registry
 from forge.errors import ForgeError, OracleMismatch, UnsupportedFeature
@@ -64,8 +65,8 @@ def register(subparsers) -> None:
 def _certify_one(runner, kernel, args) -> dict:
     """Certify ``kernel`` on ``runner`` (one backend on one adapter model): a row."""
     adapter = runner.info.adapter.name
-    row = {"kernel": kernel.id, "backend": runner.name, "adapter": adapter, "note": "",
-           "evaluations": []}
+    row: dict[str, Any] = {"kernel": kernel.id, "backend": runner.name, "adapter": adapter,
+                           "note": "", "evaluations": []}
     schedule = args.schedule
     if args.tuned and schedule is None:
         tuned, found, row["note"] = find_tuned(runner.info, kernel)
@@ -117,7 +118,7 @@ def _certify_all(args, kernels, names) -> tuple[list[dict], bool]:
     try:
         work = [(runner, kernel) for runner in _targets(fleet, names, rows) for kernel in kernels]
         with progress(len(work), args.json) as advance:
-            for index, row in fan_out(work, lambda item: _certify_one(*item, args),
+            for index, row in fan_out(work, lambda item: _certify_one(item[0], item[1], args),
                                       fleet.concurrency):
                 done[index] = row
                 advance(f"{row['kernel']} on {row['backend']}: {row['result']}")

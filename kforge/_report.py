@@ -67,7 +67,7 @@ def _axes_arg(text: str) -> tuple[str, str]:
     if len(names) != 2 or not all(names) or names[0] == names[1]:
         raise argparse.ArgumentTypeError(f"give two different parameter names as X,Y, got "
                                          f"{text!r}")
-    return names  # type: ignore[return-value]
+    return names
 
 
 def require_report_extra() -> None:

@@ -149,14 +149,16 @@ def _rows(result: TuneResult, top: int, energy: bool) -> tuple[list[str], list[t
     rows = []
     for rank, c in enumerate(result.ranked()[:top], 1):
         rates = c.rates(work)
-        noise = c.timing.iqr
+        timing = c.timing
+        assert timing is not None  # ranked() holds the candidates that ran
+        noise = timing.iqr
         row = [str(rank), c.key, c.status, format_duration(c.median),
                f"{format_duration(noise)} ({noise / c.median:.1%})" if c.median else "-",
                _figure(rates["gb_per_s"]), _figure(rates["gflop_per_s"])]
         if energy:
             row += [f"{c.energy:.3g}" if c.energy_j else "-",
                     _figure(rates["gflop_per_s_per_watt"])]
-        row += [str(c.timing.count), "cache" if c.cached else "run"]
+        row += [str(timing.count), "cache" if c.cached else "run"]
         rows.append(tuple(row))
     return columns, rows
 

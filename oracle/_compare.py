@@ -329,7 +329,7 @@ def compare(got: Any, want: Any, tolerance: Tolerance | dict | None = None, *,
     tol = default_tolerance(want.dtype).merged(tolerance)
     shapes = (tuple(got.shape), tuple(want.shape))
     dtypes = (dtype_name(got.dtype), dtype_name(want.dtype))
-    base = dict(tolerance=tol, shape=shapes, dtype=dtypes)
+    base: dict[str, Any] = dict(tolerance=tol, shape=shapes, dtype=dtypes)
     if shapes[0] != shapes[1]:
         return Comparison(False, reason="shape", **base)
     if got.dtype != want.dtype:

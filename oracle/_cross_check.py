@@ -21,7 +21,7 @@ import concurrent.futures
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -47,6 +47,9 @@ from ._results import Evaluation, Verdict
 from ._runners import Session
 from ._tolerance import resolve_tolerance
 from ._tuning_cache import find_tuned
+
+if TYPE_CHECKING:
+    from ._fleet import Fleet
 
 __all__ = ["cross_check", "check_many", "CheckOptions", "CrossCheck", "PairCheck"]
 
@@ -181,7 +184,8 @@ def _as_unflushed(ev: Evaluation, want: np.ndarray, flushed: np.ndarray | None, 
 
 def _pairs(kernel: KernelSpec, evaluations: dict[str, Evaluation], tolerance,
            expected: Expected) -> list[PairCheck]:
-    wants, flushed = {}, {}
+    wants: dict[str, np.ndarray] = {}
+    flushed: dict[str, np.ndarray] = {}
     for label, array in expected.outputs.items():
         wants.update(leaves(label, array))
         flushed.update(leaves(label, expected.flushed()[label]))
@@ -204,7 +208,7 @@ def _pairs(kernel: KernelSpec, evaluations: dict[str, Evaluation], tolerance,
     return pairs
 
 
-def _expected(case, kernel: KernelSpec, session: Session, reference: str | None, guard: int,
+def _expected(case, kernel: KernelSpec, session: Session | Fleet, reference: str | None, guard: int,
               timeout_s: Any) -> Expected:
     if reference is None:
         return expected_outputs(case)
@@ -271,7 +275,7 @@ def cross_check(kernel: KernelSpec, backends: Iterable[str] | None = None,
 
 
 def check_many(items: Iterable[tuple[KernelSpec, Any, int]], backends: Sequence[str],
-               session: Session, options: CheckOptions | None = None, *,
+               session: Session | Fleet, options: CheckOptions | None = None, *,
                on_result: Callable[[str, Evaluation], None] | None = None,
                inputs: Any = None, uniform: Any = None) -> Iterator[CrossCheck]:
     """Cross-check each (kernel, size, seed) of ``items`` on ``backends``, yielding the
@@ -346,7 +350,7 @@ def _collect(job: tuple, options: CheckOptions,
     return result
 
 
-def _evaluate_one(name: str, session: Session, kernel: KernelSpec, case, expected,
+def _evaluate_one(name: str, session: Session | Fleet, kernel: KernelSpec, case, expected,
                   failure, schedule, warmups, samples, tolerance, guard, timeout_s,
                   tuned: bool = False) -> Evaluation:
     try:

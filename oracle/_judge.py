@@ -93,8 +93,9 @@ def _judge_output(ev: Evaluation, kernel: KernelSpec, spec, region: Region, outc
     want = expected.outputs[region.label]
     flushed = expected.flushed()[region.label] if ev.semantics.subnormals_may_flush else None
     later = None
-    if outcome.later and outcome.later[index] is not None:
-        later = _decode(kernel, spec, region, outcome.later[index], info.target)
+    later_raw = outcome.later[index] if outcome.later else None
+    if later_raw is not None:
+        later = _decode(kernel, spec, region, later_raw, info.target)
     check_unwritten = spec.initial is None and not spec.inout
     first_leaf = True
     flushed_leaves = dict(leaves(region.label, flushed)) if flushed is not None else {}

@@ -197,6 +197,7 @@ def _region(kernel: KernelSpec, spec, access: Access, granule: int, case: Case,
             target: str | None, guard: int, alignment: int, length_read: bool) -> Region:
     label = buffer_label(spec)
     if spec.access is Access.UNIFORM:
+        assert case.uniform is not None  # a kernel with a uniform block has its record
         raw = kernel.buffer_bytes(spec, case.uniform, target).view(np.uint8).reshape(-1)
         raw = np.concatenate([raw, np.zeros(-raw.size % 4, np.uint8)])
         return Region(label, spec.binding, spec.group, BindingUsage.UNIFORM, raw, 0, raw.size,

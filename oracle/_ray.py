@@ -77,7 +77,7 @@ class PlanActor:
     run with ``execute`` as in a worker process."""
 
     def __init__(self) -> None:
-        self.ctx = None
+        self.ctx: Any = None  # the OracleContext once open succeeded
 
     def open(self, name: str, options: Mapping[str, Any], timeout_s: float | None) -> tuple:
         """``("ready", BackendInfo, where)`` or ``("error", ErrorInfo, where)``."""
@@ -121,7 +121,7 @@ class RayRunner(Runner):
         self.ray, self.name, self.options, self.timeout_s = ray, name, dict(options), timeout_s
         self.placement, self.label = dict(placement), label
         self._actor_class = _remote_class(ray)
-        self._actor = None
+        self._actor: Any = None  # a Ray actor handle
         self._info: BackendInfo | None = None
         self.where = ""
         self.dead = False

@@ -57,7 +57,7 @@ class Verdict(str, enum.Enum):
         return min(verdicts, key=lambda v: cls(v).severity) if verdicts else cls.PASS
 
 
-def format_duration(ns: float) -> str:
+def format_duration(ns: float | None) -> str:
     """Nanoseconds as a short human figure ("12.3 us"); "-" when not measured."""
     if ns is None or not np.isfinite(ns):
         return "-"
