@@ -48,7 +48,7 @@ import time
 import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -73,6 +73,13 @@ __all__ = ["SlabContext", "Launch", "FenceQueue", "as_bytes", "poll_until", "MAX
 #: not a measurement, and some backends record a run's dispatches before submitting
 #: them (wgpu encodes all warm-ups into one pass: 10**9 of them exhausted memory).
 MAX_RUNS = 1_000_000
+
+
+class Submitted(Protocol):
+    """What a submission ran on: a ``Launch``, or a backend's captured graph."""
+
+    @property
+    def views(self) -> tuple[BufferView, ...]: ...
 
 
 @dataclass(frozen=True)
@@ -381,7 +388,7 @@ class SlabContext(OracleContext):
             raise InvalidArgument(f"a view of {view.length_bytes} bytes is not a whole "
                                   f"number of {np.dtype(dtype).name} elements")
         out = np.empty(view.length_bytes // itemsize, dtype)
-        self._read_into(view, memoryview(out).cast("B"))
+        self._read_into(view, out.data.cast("B"))
         return out
 
     @_api
@@ -397,7 +404,7 @@ class SlabContext(OracleContext):
         if out.nbytes > view.length_bytes:
             raise InvalidArgument(f"out holds {out.nbytes} bytes, the view only "
                                   f"{view.length_bytes}")
-        self._read_into(view, memoryview(out).cast("B"))
+        self._read_into(view, out.data.cast("B"))
 
     @_api
     def clear_transient_allocations(self) -> None:
@@ -472,7 +479,7 @@ class SlabContext(OracleContext):
             raise InvalidArgument(f"fence {fence} was never handed out (the last is {self._fence})")
         self._wait(fence)
 
-    def _after_submit(self, launch: Launch) -> int:
+    def _after_submit(self, launch: Submitted) -> int:
         self._fence += 1
         self._signal(self._fence)
         for view in launch.views:

@@ -165,7 +165,8 @@ def check_view(view: BufferView, topology: MemoryTopology, constraints: AdapterC
                               f"({slab_sizes[view.slab]} bytes)")
 
 
-def durations_ns(begin: np.ndarray, end: np.ndarray, period_ns: float) -> list[int]:
+def durations_ns(begin: np.ndarray | Sequence[int], end: np.ndarray | Sequence[int],
+                 period_ns: float) -> list[int]:
     """Per-pass nanoseconds from the begin and end timestamps (in ticks of
     ``period_ns``) of each pass. A pass at or below the timer's resolution reads as one
     tick: a zero would claim it took no time."""

@@ -5,6 +5,8 @@ with its baseline, and its output is checked against the kernel's numpy meaning.
 
 from __future__ import annotations
 
+import functools
+
 import forge
 from forge import ir
 
@@ -75,7 +77,7 @@ def _final(env: Bench, baseline, ours) -> tuple[float, float, dict]:
 # -- P1 ---------------------------------------------------------------------------------
 def p1(env: Bench) -> list[Row]:
     return [row for name in _MAP_KERNELS
-            for row in guarded("P1", f"{name} on CUDA", lambda name=name: _p1_kernel(env, name))]
+            for row in guarded("P1", f"{name} on CUDA", functools.partial(_p1_kernel, env, name))]
 
 
 def _against_copy(env: Bench, ctx, kernel, views, size: int, moved: int,
@@ -119,7 +121,7 @@ def _p1_kernel(env: Bench, name: str) -> Row:
 # -- P3 ---------------------------------------------------------------------------------
 def p3(env: Bench) -> list[Row]:
     rows = [row for name in _ROW_KERNELS
-            for row in guarded("P3", f"{name} on CUDA", lambda name=name: _p3_kernel(env, name))]
+            for row in guarded("P3", f"{name} on CUDA", functools.partial(_p3_kernel, env, name))]
     return rows + guarded("P3", "torch softmax (reference)", lambda: _p3_torch(env))
 
 

@@ -8,9 +8,12 @@ import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ._report import GIB, MIB
+
+if TYPE_CHECKING:
+    from backends.cuda import CudaComputeContext
 
 __all__ = ["Sizes", "Bench"]
 
@@ -41,7 +44,7 @@ class Bench:
     def __init__(self, sizes: Sizes, log: TextIO = sys.stderr) -> None:
         self.sizes = sizes
         self._log = log
-        self._cuda = None
+        self._cuda: CudaComputeContext | None = None
         self._memo: dict[str, Any] = {}
         self._started = time.perf_counter()
 

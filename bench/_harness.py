@@ -282,7 +282,7 @@ class _Transfers:
                 by_threads[threads] = self.gbps(lambda c=copier: c.copy(self.pinned, self.pageable))
             finally:
                 copier.close()
-        top = max(by_threads, key=by_threads.get)
+        top = max(by_threads, key=lambda t: by_threads[t])
         listing = ", ".join(f"{t}: {g:.1f}" for t, g in by_threads.items())
         return self._row("host memcpy pageable -> pinned (bounds the pageable rows)",
                          by_threads[top], False,
@@ -302,7 +302,7 @@ class _Transfers:
                 results[key] = self.gbps(lambda o=other: o.allocate_and_write(self.pageable, 0),
                                          setup=other.clear_transient_allocations, ctx=other)
             self.env.progress(f"  staging {key}: {results[key]:.1f} GB/s")
-        top = max(results, key=results.get)
+        top = max(results, key=lambda k: results[k])
         listing = "; ".join(f"{k}: {v:.1f}" for k, v in results.items())
         return self._row("allocate_and_write from pageable, best staging setting",
                          results[top], False, notes=f"best {top}; all (GB/s): {listing}",

@@ -6,6 +6,7 @@ median of three runs: each GPU backend against the numpy reference measured besi
 
 from __future__ import annotations
 
+import functools
 import statistics
 import subprocess
 import sys
@@ -42,9 +43,9 @@ def p14(env: Bench) -> list[Row]:
         if not status.get(name, (False, ""))[0]:
             continue
         rows += guarded("P14", f"kforge check --backend {name}, whole library",
-                        lambda n=name: _row(n, reference, ref_runs))
+                        functools.partial(_row, name, reference, ref_runs))
         rows += guarded("isolation", f"kforge check --backend {name}: workers vs in-process",
-                        lambda n=name: _isolation_row(n))
+                        functools.partial(_isolation_row, name))
     return rows
 
 

@@ -31,7 +31,7 @@ class CudaTimer:
         self._start = call(driver.cuEventCreate, flags)
         self._end = call(driver.cuEventCreate, flags)
 
-    def seconds(self, enqueue: Callable[[], None], warmups: int = 2,
+    def seconds(self, enqueue: Callable[[], object], warmups: int = 2,
                 samples: int = 10) -> list[float]:
         """Per-sample seconds of ``enqueue()`` (which enqueues on ``ctx.stream``)."""
         call, driver = self._call, self._driver

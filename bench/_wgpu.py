@@ -5,6 +5,7 @@ sample against a bare wgpu-py encode + submit loop in the same process."""
 
 from __future__ import annotations
 
+import functools
 import time
 
 import forge
@@ -87,7 +88,7 @@ def p2(env: Bench) -> list[Row]:
             env.memo("wgpu adapter", ctx.adapter.as_dict)
             rows = [row for name in _MAP_KERNELS for row in guarded(
                 "P2", f"{name} on wgpu",
-                lambda name=name: _p2_kernel(env, ctx, name, nbytes, baseline))]
+                functools.partial(_p2_kernel, env, ctx, name, nbytes, baseline))]
             rows += guarded("P2", "wgpu copy_buffer_to_buffer", lambda: _wgpu_copy(env, ctx, nbytes,
                                                                                   baseline))
     finally:

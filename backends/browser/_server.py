@@ -137,7 +137,8 @@ class LoopbackServer:
         connection.settimeout(_IDLE_S)
         connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         try:
-            _Handler(connection, address, self)
+            # the handler reaches the server only through _route: no BaseServer needed
+            _Handler(connection, address, self)  # type: ignore[arg-type]
         except OSError:
             pass  # the page went away mid-request
         finally:
@@ -216,7 +217,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     """One connection's requests, routed by the server (keep-alive, HTTP/1.1)."""
 
     protocol_version = "HTTP/1.1"
-    server: LoopbackServer
+    server: LoopbackServer  # type: ignore[assignment]  # no BaseServer (see _serve)
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
         self.server._route(self)

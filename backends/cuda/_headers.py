@@ -183,7 +183,7 @@ def header_digest(source: str, directories: tuple[str, ...],
     any change to a header the compile read changes the digest."""
     digest = hashlib.sha256()
     seen: set[tuple[str, str | None]] = set()
-    pending = [(q, n, None) for q, n in
+    pending: list[tuple[str, str, str | None]] = [(q, n, None) for q, n in
                ((q.decode(), n.decode().strip()) for q, n in _INCLUDE.findall(source.encode()))]
     while pending:
         quote, name, here = pending.pop()

@@ -465,7 +465,9 @@ class WgpuComputeContext(SlabContext):
         """Warmups in one untimed pass, then one timestamped pass per sample. Passes go
         out ``_SUBMIT_EVERY`` at a time so the device runs while the host encodes; the
         ticks of up to ``_MAX_BATCH`` samples are resolved and read back at once."""
-        ts, times = self._ts, []
+        ts = self._ts
+        assert ts is not None  # made when the device has timestamp queries (self._timestamps)
+        times: list[int] = []
         encoder = self._device.create_command_encoder()
         if warmups:
             self._encode(encoder, compiled, groups, steps, repeat=warmups)
@@ -481,7 +483,7 @@ class WgpuComputeContext(SlabContext):
             encoder.copy_buffer_to_buffer(ts.resolve, 0, ts.staging, 0, 16 * batch)
             self._submit(encoder.finish())
             ticks = ts.ticks[:2 * batch]
-            self._map_into(ts.staging, 16 * batch, memoryview(ticks).cast("B"))
+            self._map_into(ts.staging, 16 * batch, ticks.data.cast("B"))
             times.extend(self._ticks_to_ns(ticks))
             if len(times) < samples:
                 encoder = self._device.create_command_encoder()
