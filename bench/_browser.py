@@ -24,7 +24,7 @@ __all__ = ["b1"]
 
 _TINY = 1024
 _MB = 1e6
-_GOAL_MB_S = 200.0  # PERFORMANCE.md, "browser": each way, on CI's 2-core machine
+_GOAL_MB_S = 200.0  # docs/PERFORMANCE.md, target "browser": each way, on CI's 2-core machine
 
 
 def b1(env: Bench) -> list[Row]:

@@ -19,8 +19,8 @@ progress bar, the table, manifests and the tuning cache.
   actor (``timeout``).
 
 Only ``ray``, ``ray.exceptions`` and ``ray.util`` (placement groups, scheduling
-strategies) are used: nothing of what ``shared/device/prepare-ray.sh`` trims (jars,
-rllib, data, serve).
+strategies) are used: nothing of what the GPU machine's trimmed Ray leaves out (jars,
+rllib, data, serve; DEVELOPERS.md, "Running on the GPU machine").
 """
 
 from __future__ import annotations
