@@ -46,20 +46,26 @@ import hashlib
 import threading
 import time
 import weakref
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
 from forge import _checks
 from forge.allocator import SlabAllocator
-from forge.errors import (ContextClosed, DeviceLost, InvalidArgument, KernelTimeout,
-                          UnsupportedFeature)
+from forge.contract import OracleContext
+from forge.errors import (
+    ContextClosed,
+    DeviceLost,
+    InvalidArgument,
+    KernelTimeout,
+    UnsupportedFeature,
+)
 from forge.kernel import Access, KernelSpec, Step
 from forge.schedule import Schedule
 from forge.size import Size
 from forge.types import AdapterConstraints, AdapterIdentity, BindingUsage, BufferView
-from forge.contract import OracleContext
 
 __all__ = ["SlabContext", "Launch", "FenceQueue", "as_bytes", "poll_until", "MAX_RUNS"]
 
@@ -67,6 +73,13 @@ __all__ = ["SlabContext", "Launch", "FenceQueue", "as_bytes", "poll_until", "MAX
 #: not a measurement, and some backends record a run's dispatches before submitting
 #: them (wgpu encodes all warm-ups into one pass: 10**9 of them exhausted memory).
 MAX_RUNS = 1_000_000
+
+
+class Submitted(Protocol):
+    """What a submission ran on: a ``Launch``, or a backend's captured graph."""
+
+    @property
+    def views(self) -> tuple[BufferView, ...]: ...
 
 
 @dataclass(frozen=True)
@@ -170,7 +183,7 @@ def _api(method):
     context; a DeviceLost (a KernelTimeout...) or an interrupt makes it lost."""
 
     @functools.wraps(method)
-    def wrapper(self: "SlabContext", *args, **kwargs):
+    def wrapper(self: SlabContext, *args, **kwargs):
         with self._lock:
             self._check_usable()
             try:
@@ -375,7 +388,7 @@ class SlabContext(OracleContext):
             raise InvalidArgument(f"a view of {view.length_bytes} bytes is not a whole "
                                   f"number of {np.dtype(dtype).name} elements")
         out = np.empty(view.length_bytes // itemsize, dtype)
-        self._read_into(view, memoryview(out).cast("B"))
+        self._read_into(view, out.data.cast("B"))
         return out
 
     @_api
@@ -391,7 +404,7 @@ class SlabContext(OracleContext):
         if out.nbytes > view.length_bytes:
             raise InvalidArgument(f"out holds {out.nbytes} bytes, the view only "
                                   f"{view.length_bytes}")
-        self._read_into(view, memoryview(out).cast("B"))
+        self._read_into(view, out.data.cast("B"))
 
     @_api
     def clear_transient_allocations(self) -> None:
@@ -466,7 +479,7 @@ class SlabContext(OracleContext):
             raise InvalidArgument(f"fence {fence} was never handed out (the last is {self._fence})")
         self._wait(fence)
 
-    def _after_submit(self, launch: Launch) -> int:
+    def _after_submit(self, launch: Submitted) -> int:
         self._fence += 1
         self._signal(self._fence)
         for view in launch.views:

@@ -1,6 +1,7 @@
 """Float semantics by evidence: what an adapter does with subnormals and non-finite
-values (and whether its workgroup memory starts zeroed), measured by probe kernels the first time a context meets it, and cached per
-adapter and driver under the cache root (``semantics``).
+values (and whether its workgroup memory starts zeroed), measured by probe kernels the
+first time a context meets it, and cached per adapter and driver under the cache root
+(``semantics``).
 
 WGSL lets an implementation flush subnormals and treat NaN and infinities as
 indeterminate; CUDA does neither unless a kernel asks (``--use_fast_math``). Which an

@@ -10,7 +10,7 @@ view binds, which view ranges are refused) changes in one place for both.
 from __future__ import annotations
 
 import re
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -165,7 +165,8 @@ def check_view(view: BufferView, topology: MemoryTopology, constraints: AdapterC
                               f"({slab_sizes[view.slab]} bytes)")
 
 
-def durations_ns(begin: np.ndarray, end: np.ndarray, period_ns: float) -> list[int]:
+def durations_ns(begin: np.ndarray | Sequence[int], end: np.ndarray | Sequence[int],
+                 period_ns: float) -> list[int]:
     """Per-pass nanoseconds from the begin and end timestamps (in ticks of
     ``period_ns``) of each pass. A pass at or below the timer's resolution reads as one
     tick: a zero would claim it took no time."""

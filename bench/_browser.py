@@ -7,6 +7,7 @@ around the contract's own calls, so the two are measured alike."""
 
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
@@ -23,7 +24,7 @@ __all__ = ["b1"]
 
 _TINY = 1024
 _MB = 1e6
-_GOAL_MB_S = 200.0  # PERFORMANCE.md, "browser": each way, on CI's 2-core machine
+_GOAL_MB_S = 200.0  # docs/PERFORMANCE.md, target "browser": each way, on CI's 2-core machine
 
 
 def b1(env: Bench) -> list[Row]:
@@ -34,7 +35,7 @@ def b1(env: Bench) -> list[Row]:
     rows = guarded("B1", "opening a context", lambda: _opening(env))
     for nbytes in sizes:
         rows += guarded("B1", f"transfers of {format_bytes(nbytes)}",
-                        lambda nbytes=nbytes: _transfers(env, nbytes))
+                        functools.partial(_transfers, env, nbytes))
     rows += guarded("B1", "run_kernel host overhead", lambda: _overhead(env))
     return rows
 
@@ -139,7 +140,7 @@ def _overhead(env: Bench) -> list[Row]:
             for _ in range(calls):
                 ctx.run_kernel(kernel, schedule, views, _TINY, samples=1)
             return (time.perf_counter() - start) / calls
-        values = alternate({f"{f.__name__} {n}": (lambda f=f, n=n: f(n))
+        values = alternate({f"{f.__name__} {n}": functools.partial(f, n)
                             for f in (many, single) for n in ("wgpu", "browser")},
                            env.sizes.rounds)
         timing = {name: ctx.timing_source for name, (ctx, _) in bound.items()}

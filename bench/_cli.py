@@ -13,7 +13,7 @@ import os
 import platform
 import sys
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from ._env import Bench, Sizes
 from ._report import Row, failed_row, markdown_section, summary, text_table, to_json

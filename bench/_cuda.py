@@ -5,17 +5,41 @@ with its baseline, and its output is checked against the kernel's numpy meaning.
 
 from __future__ import annotations
 
+import functools
+
 import forge
 from forge import ir
 
 from ._env import Bench
-from ._report import (Goal, Row, bandwidth_gbps, format_bytes, gemm_flops, guarded,
-                      memory_bound_bytes, roofline_work, rows_bytes, tflops)
+from ._report import (
+    Goal,
+    Row,
+    bandwidth_gbps,
+    format_bytes,
+    gemm_flops,
+    guarded,
+    memory_bound_bytes,
+    roofline_work,
+    rows_bytes,
+    tflops,
+)
 from ._timing import CudaTimer, alternate, median, torch_seconds
-from ._workload import (TF32_SUSPECT, bind_views, check_gemm_output, check_map_output,
-                        check_rows_output, device_seconds, gemm_error, gemm_schedules,
-                        host_array, map_schedules, output_index, rows_schedules, sweep_best,
-                        sweep_note)
+from ._workload import (
+    TF32_SUSPECT,
+    bind_views,
+    check_gemm_output,
+    check_map_output,
+    check_rows_output,
+    device_seconds,
+    gemm_error,
+    gemm_schedules,
+    host_array,
+    map_schedules,
+    output_index,
+    rows_schedules,
+    sweep_best,
+    sweep_note,
+)
 
 __all__ = ["p1", "p3", "p4", "copy_gbps"]
 
@@ -32,7 +56,8 @@ def _kernel_gbps(env: Bench, ctx, kernel, views, size: int, moved: int):
 def copy_gbps(env: Bench, ctx, timer: CudaTimer, source, target, nbytes: int):
     """A function measuring cuMemcpyDtoDAsync of ``nbytes`` from view ``source`` to
     view ``target`` on the context's stream: bytes read + written per second."""
-    from backends.cuda import driver, driver_call as call
+    from backends.cuda import driver
+    from backends.cuda import driver_call as call
 
     def enqueue() -> None:
         call(driver.cuMemcpyDtoDAsync, ctx.slab + target.offset, ctx.slab + source.offset,
@@ -53,7 +78,7 @@ def _final(env: Bench, baseline, ours) -> tuple[float, float, dict]:
 # -- P1 ---------------------------------------------------------------------------------
 def p1(env: Bench) -> list[Row]:
     return [row for name in _MAP_KERNELS
-            for row in guarded("P1", f"{name} on CUDA", lambda name=name: _p1_kernel(env, name))]
+            for row in guarded("P1", f"{name} on CUDA", functools.partial(_p1_kernel, env, name))]
 
 
 def _against_copy(env: Bench, ctx, kernel, views, size: int, moved: int,
@@ -97,7 +122,7 @@ def _p1_kernel(env: Bench, name: str) -> Row:
 # -- P3 ---------------------------------------------------------------------------------
 def p3(env: Bench) -> list[Row]:
     rows = [row for name in _ROW_KERNELS
-            for row in guarded("P3", f"{name} on CUDA", lambda name=name: _p3_kernel(env, name))]
+            for row in guarded("P3", f"{name} on CUDA", functools.partial(_p3_kernel, env, name))]
     return rows + guarded("P3", "torch softmax (reference)", lambda: _p3_torch(env))
 
 
@@ -148,7 +173,8 @@ def _p3_torch(env: Bench) -> Row:
     finally:
         timer.close()
     return Row("P3", f"torch.softmax {s.rows}x{s.cols} f32 (reference)", "cuMemcpyDtoD same bytes",
-               base, mine, "GB/s", None, notes=f"torch {torch.__version__}; docs/PERFORMANCE.md: 0.61",
+               base, mine, "GB/s", None,
+               notes=f"torch {torch.__version__}; docs/PERFORMANCE.md: 0.61",
                raw={"rounds": values})
 
 

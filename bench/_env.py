@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ._report import GIB, MIB
+
+if TYPE_CHECKING:
+    from backends.cuda import CudaComputeContext
 
 __all__ = ["Sizes", "Bench"]
 
@@ -29,7 +33,7 @@ class Sizes:
     rounds: int = 7                # baseline/ours alternations of a final figure
 
     @classmethod
-    def quick(cls) -> "Sizes":
+    def quick(cls) -> Sizes:
         return cls(buffer_bytes=64 * MIB, rows=256, gemm=1024, transfer_bytes=32 * MIB,
                    launch_samples=300, warmups=1, samples=5, rounds=3)
 
@@ -40,7 +44,7 @@ class Bench:
     def __init__(self, sizes: Sizes, log: TextIO = sys.stderr) -> None:
         self.sizes = sizes
         self._log = log
-        self._cuda = None
+        self._cuda: CudaComputeContext | None = None
         self._memo: dict[str, Any] = {}
         self._started = time.perf_counter()
 

@@ -57,7 +57,8 @@ def p5(env: Bench) -> list[Row]:
 def _bindings_loop(ctx, count: int, args: tuple) -> float:
     """Host seconds per launch of a bare cuda.bindings loop (each result checked),
     until the stream is done: the P5 baseline."""
-    from backends.cuda import driver, driver_call as call
+    from backends.cuda import driver
+    from backends.cuda import driver_call as call
 
     launch = driver.cuLaunchKernel
     start = time.perf_counter()
@@ -72,7 +73,8 @@ def _bindings_loop(ctx, count: int, args: tuple) -> float:
 def _elapsed_read_us(ctx, count: int) -> float:
     """Host microseconds of one checked cuEventElapsedTime through cuda.bindings, the
     read run_kernel makes per sample."""
-    from backends.cuda import driver, driver_call as call
+    from backends.cuda import driver
+    from backends.cuda import driver_call as call
 
     events = [call(driver.cuEventCreate, driver.CUevent_flags.CU_EVENT_DEFAULT) for _ in "ab"]
     try:
@@ -136,7 +138,8 @@ def _p5_samples(env: Bench) -> Row:
 
 def _raw_graph(function, grid, block, params):
     """The same 100 launches captured with bare driver calls on a stream of our own."""
-    from backends.cuda import driver, driver_call as call
+    from backends.cuda import driver
+    from backends.cuda import driver_call as call
 
     stream = call(driver.cuStreamCreate, driver.CUstream_flags.CU_STREAM_NON_BLOCKING)
     call(driver.cuStreamBeginCapture, stream,
@@ -151,7 +154,8 @@ def _raw_graph(function, grid, block, params):
 
 
 def _p5_graph(env: Bench) -> Row:
-    from backends.cuda import driver, driver_call as call
+    from backends.cuda import driver
+    from backends.cuda import driver_call as call
 
     ctx = env.cuda()
     kernel, schedule, views = _tiny(ctx)
@@ -233,7 +237,8 @@ class _Transfers:
     view, and the pinned DMA every row compares with."""
 
     def __init__(self, env: Bench, ctx) -> None:
-        from backends.cuda import driver, driver_call as call
+        from backends.cuda import driver
+        from backends.cuda import driver_call as call
 
         self.env, self.ctx = env, ctx
         self.size = size = env.sizes.transfer_bytes
@@ -264,7 +269,7 @@ class _Transfers:
             write = self.gbps(lambda s=source: ctx.allocate_and_write(s, 0),
                               setup=ctx.clear_transient_allocations)
             target = ctx.allocate_transient(self.size, 0)
-            prefetch = self.gbps(lambda s=source: ctx.write_view_prefetch(target, s))
+            prefetch = self.gbps(lambda s=source, t=target: ctx.write_view_prefetch(t, s))
             rows.append(self._row(f"allocate_and_write from {label}", write, True, notes))
             rows.append(self._row(f"write_view_prefetch from {label}", prefetch, True, notes))
         return rows
@@ -282,7 +287,7 @@ class _Transfers:
                 by_threads[threads] = self.gbps(lambda c=copier: c.copy(self.pinned, self.pageable))
             finally:
                 copier.close()
-        top = max(by_threads, key=by_threads.get)
+        top = max(by_threads, key=lambda t: by_threads[t])
         listing = ", ".join(f"{t}: {g:.1f}" for t, g in by_threads.items())
         return self._row("host memcpy pageable -> pinned (bounds the pageable rows)",
                          by_threads[top], False,
@@ -302,7 +307,7 @@ class _Transfers:
                 results[key] = self.gbps(lambda o=other: o.allocate_and_write(self.pageable, 0),
                                          setup=other.clear_transient_allocations, ctx=other)
             self.env.progress(f"  staging {key}: {results[key]:.1f} GB/s")
-        top = max(results, key=results.get)
+        top = max(results, key=lambda k: results[k])
         listing = "; ".join(f"{k}: {v:.1f}" for k, v in results.items())
         return self._row("allocate_and_write from pageable, best staging setting",
                          results[top], False, notes=f"best {top}; all (GB/s): {listing}",
@@ -311,7 +316,8 @@ class _Transfers:
     def read_row(self) -> Row:
         """Reads back (informative): into pageable memory through staging, against a
         pinned cuMemcpyDtoH."""
-        from backends.cuda import driver, driver_call as call
+        from backends.cuda import driver
+        from backends.cuda import driver_call as call
 
         ctx = self.ctx
         view = ctx.allocate_and_write(self.pinned, 0)

@@ -6,6 +6,7 @@ median of three runs: each GPU backend against the numpy reference measured besi
 
 from __future__ import annotations
 
+import functools
 import statistics
 import subprocess
 import sys
@@ -42,16 +43,16 @@ def p14(env: Bench) -> list[Row]:
         if not status.get(name, (False, ""))[0]:
             continue
         rows += guarded("P14", f"kforge check --backend {name}, whole library",
-                        lambda n=name: _row(n, reference, ref_runs))
+                        functools.partial(_row, name, reference, ref_runs))
         rows += guarded("isolation", f"kforge check --backend {name}: workers vs in-process",
-                        lambda n=name: _isolation_row(n))
+                        functools.partial(_isolation_row, name))
     return rows
 
 
 def _row(name: str, reference: float, ref_runs: list[float]) -> Row:
     ours, runs, code = _median("--backend", name)
-    return Row("P14", f"kforge check --backend {name}, whole library", "reference backend", reference,
-               ours, "s", Goal("<=", 1.2), notes=(
+    return Row("P14", f"kforge check --backend {name}, whole library", "reference backend",
+               reference, ours, "s", Goal("<=", 1.2), notes=(
                    f"median of {_RUNS} runs after a warm-up, process start included; runs "
                    f"{', '.join(f'{t:.2f}' for t in runs)} s (reference "
                    f"{', '.join(f'{t:.2f}' for t in ref_runs)} s); exit {code}; goal also "

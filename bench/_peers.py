@@ -12,17 +12,35 @@ run on the same device, every measured output checked.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 import forge
 from forge import ir
 
 from ._env import Bench
-from ._report import (Goal, Row, bandwidth_gbps, gemm_flops, guarded, roofline_work, rows_bytes,
-                      tflops)
+from ._report import (
+    Goal,
+    Row,
+    bandwidth_gbps,
+    gemm_flops,
+    guarded,
+    roofline_work,
+    rows_bytes,
+    tflops,
+)
 from ._timing import CudaTimer, alternate, median, torch_seconds
-from ._workload import (bind_views, device_seconds, gemm_error, host_array, output_index,
-                        rows_schedules, sweep_best, sweep_note)
+from ._workload import (
+    bind_views,
+    device_seconds,
+    gemm_error,
+    host_array,
+    output_index,
+    rows_schedules,
+    sweep_best,
+    sweep_note,
+)
 
 __all__ = ["p9", "p11"]
 
@@ -45,7 +63,7 @@ def _final(env: Bench, baseline, ours) -> tuple[float, float, dict]:
 def p9(env: Bench) -> list[Row]:
     return [row for dtype in ("f16", "bf16")
             for row in guarded("P9", f"gemm_{dtype} on CUDA tensor cores",
-                               lambda dtype=dtype: _p9(env, dtype))]
+                               functools.partial(_p9, env, dtype))]
 
 
 def _p9(env: Bench, dtype: str) -> Row:
@@ -106,7 +124,7 @@ _P11 = (("softmax", "f32"), ("rmsnorm", "f32"), ("layernorm", "f32"), ("gelu", "
 def p11(env: Bench) -> list[Row]:
     return [row for name, dtype in _P11
             for row in guarded("P11", f"{name} against torch and Triton",
-                               lambda name=name, dtype=dtype: _p11(env, name, dtype))]
+                               functools.partial(_p11, env, name, dtype))]
 
 
 def _inputs(kernel, rows: int, cols: int) -> dict[str, np.ndarray]:

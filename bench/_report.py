@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 __all__ = ["Goal", "Row", "failed_row", "guarded", "ratio", "bandwidth_gbps", "tflops",
-           "memory_bound_bytes", "rows_bytes", "gemm_flops", "roofline_work", "format_bytes", "format_value",
-           "text_table", "markdown_table", "markdown_section", "to_json", "summary", "GIB",
-           "MIB"]
+           "memory_bound_bytes", "rows_bytes", "gemm_flops", "roofline_work", "format_bytes",
+           "format_value", "text_table", "markdown_table", "markdown_section", "to_json",
+           "summary", "GIB", "MIB"]
 
 MIB = 1 << 20
 GIB = 1 << 30
@@ -108,7 +109,7 @@ def failed_row(target: str, what: str, exc: BaseException) -> Row:
     return Row(target, what, error=f"{type(exc).__name__}: {exc}")
 
 
-def guarded(target: str, what: str, measure: Callable[[], "Row | list[Row]"]) -> list[Row]:
+def guarded(target: str, what: str, measure: Callable[[], Row | list[Row]]) -> list[Row]:
     """The rows ``measure()`` returns, or one row saying why it failed, so that the
     other measurements go on."""
     try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import statistics
 import time
-from typing import Callable
+from collections.abc import Callable
 
 __all__ = ["median", "CudaTimer", "torch_seconds", "host_seconds", "alternate"]
 
@@ -23,7 +23,8 @@ class CudaTimer:
     ``run_kernel`` times its samples; for baselines made of raw driver calls."""
 
     def __init__(self, ctx) -> None:
-        from backends.cuda import driver, driver_call as call
+        from backends.cuda import driver
+        from backends.cuda import driver_call as call
 
         self._call, self._driver = call, driver
         self.ctx = ctx
@@ -31,7 +32,7 @@ class CudaTimer:
         self._start = call(driver.cuEventCreate, flags)
         self._end = call(driver.cuEventCreate, flags)
 
-    def seconds(self, enqueue: Callable[[], None], warmups: int = 2,
+    def seconds(self, enqueue: Callable[[], object], warmups: int = 2,
                 samples: int = 10) -> list[float]:
         """Per-sample seconds of ``enqueue()`` (which enqueues on ``ctx.stream``)."""
         call, driver = self._call, self._driver

@@ -19,6 +19,7 @@ throughput is the inverse of the wall time (goal: at least 1.8 times).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import random
@@ -125,7 +126,7 @@ def p13(env: Bench) -> list[Row]:
     rows: list[Row] = []
     for name, kernel, size in _subjects(env):
         rows += guarded("P13", f"{name}: TPE against exhaustive",
-                        lambda n=name, k=kernel, s=size: _p13_subject(env, n, k, s))
+                        functools.partial(_p13_subject, env, name, kernel, size))
     return rows
 
 

@@ -5,18 +5,35 @@ sample against a bare wgpu-py encode + submit loop in the same process."""
 
 from __future__ import annotations
 
+import functools
 import time
 
 import forge
 from forge import BindingUsage, MemoryTopology, Schedule
 
 from ._env import Bench
-from ._report import (MIB, Goal, Row, bandwidth_gbps, format_bytes, guarded,
-                      memory_bound_bytes, roofline_work)
+from ._report import (
+    MIB,
+    Goal,
+    Row,
+    bandwidth_gbps,
+    format_bytes,
+    guarded,
+    memory_bound_bytes,
+    roofline_work,
+)
 from ._timing import CudaTimer, alternate, host_seconds, median
-from ._workload import (bind_views, check_map_output, device_seconds, host_array,
-                        host_seconds_per_sample, map_schedules, output_index, sweep_best,
-                        sweep_note)
+from ._workload import (
+    bind_views,
+    check_map_output,
+    device_seconds,
+    host_array,
+    host_seconds_per_sample,
+    map_schedules,
+    output_index,
+    sweep_best,
+    sweep_note,
+)
 
 __all__ = ["p2", "p6", "open_wgpu", "wgpu_buffer_bytes"]
 
@@ -70,7 +87,7 @@ def p2(env: Bench) -> list[Row]:
             env.memo("wgpu adapter", ctx.adapter.as_dict)
             rows = [row for name in _MAP_KERNELS for row in guarded(
                 "P2", f"{name} on wgpu",
-                lambda name=name: _p2_kernel(env, ctx, name, nbytes, baseline))]
+                functools.partial(_p2_kernel, env, ctx, name, nbytes, baseline))]
             rows += guarded("P2", "wgpu copy_buffer_to_buffer", lambda: _wgpu_copy(env, ctx, nbytes,
                                                                                   baseline))
     finally:

@@ -6,12 +6,12 @@ wrong kernel must not count)."""
 from __future__ import annotations
 
 import time
-from typing import Callable, Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
 from forge import BindingUsage, Schedule
-from forge.kernel import Access
+from forge.kernel import Access, KernelSpec
 
 __all__ = ["host_array", "bind_views", "output_index", "map_schedules", "rows_schedules",
            "gemm_schedules", "device_seconds", "host_seconds_per_sample", "sweep", "best",
@@ -195,7 +195,7 @@ def check_map_output(kernel, data: dict[str, np.ndarray], got: np.ndarray,
     return _verdict(max_relative_error(got[::stride][:count], want), f"kernel {kernel.id}")
 
 
-def check_rows_output(kernel_for_rows: Callable[[int], object], data: dict[str, np.ndarray],
+def check_rows_output(kernel_for_rows: Callable[[int], KernelSpec], data: dict[str, np.ndarray],
                       got: np.ndarray, rows: int, cols: int, params: dict,
                       check_rows: int = 4) -> float:
     """Compare the first ``check_rows`` rows of a row kernel's output with its

@@ -41,7 +41,8 @@ def rmsnorm(out, inp, weight, params):
 RMSNORM = KernelSpec(
     id="example_rmsnorm", entry_point="rmsnorm_kernel", sources={"cuda": CUDA},
     dims=("rows", "cols"),
-    buffers=(BufferSpec(0, "f32", "read_write", name="out", count="rows*cols", shape=("rows", "cols")),
+    buffers=(BufferSpec(0, "f32", "read_write", name="out", count="rows*cols",
+                        shape=("rows", "cols")),
              BufferSpec(1, "f32", "read", name="inp", count="rows*cols", shape=("rows", "cols")),
              BufferSpec(2, "f32", "read", name="weight", count="cols"),
              BufferSpec.uniform(3, (("rows", "i32"), ("cols", "i32"), ("eps", "f32")))),

@@ -123,7 +123,8 @@ MATMUL = KernelSpec(
     restrictions=("wg_x == wg_y * tile_size_y",          # Kernel Tuner's own restriction
                   "N % (wg_x * tile_size_x) == 0 and N % (wg_y * tile_size_y) == 0",
                   # sA and sB in workgroup memory, within the adapter's limit
-                  "wg_x * wg_y * tile_size_y * (1 + tile_size_x) * 4 <= max_workgroup_storage_bytes"),
+                  "wg_x * wg_y * tile_size_y * (1 + tile_size_x) * 4"
+                  " <= max_workgroup_storage_bytes"),
     flops="2 * N * N * N", bytes_moved="3 * N * N * 4")
 
 

@@ -8,22 +8,54 @@ registry and the CLI. It imports neither ``backends`` nor ``oracle``, and never 
 or ``wgpu``.
 """
 
-from . import ir, emit  # ir first: the emitters register themselves with it
+from . import ir, emit  # isort: skip (ir first: the emitters register themselves with it)
 from .allocator import SlabAllocator
 from .contract import OracleContext
-from .errors import (AllocationError, CompileError, ContextClosed, DeviceLost, ForgeError,
-                     GpuUnavailable, GpuValidation, InvalidArgument, KernelTimeout, MissingExtra,
-                     OracleMismatch, ReferenceFailed, UnsupportedFeature)
+from .errors import (
+    AllocationError,
+    CompileError,
+    ContextClosed,
+    DeviceLost,
+    ForgeError,
+    GpuUnavailable,
+    GpuValidation,
+    InvalidArgument,
+    KernelTimeout,
+    MissingExtra,
+    OracleMismatch,
+    ReferenceFailed,
+    UnsupportedFeature,
+)
 from .kernel import TARGETS, Access, BufferSpec, Dispatch, KernelBody, KernelSpec, ceil_div
-from .size import Size, parse_size
-from .registry import (BACKEND_GROUP, KERNEL_GROUP, BackendEntry, PluginWarning,
-                       available_backends, backend_entries, backend_names, default_backend,
-                       get_kernel, list_kernels, open_context, refresh)
+from .registry import (
+    BACKEND_GROUP,
+    KERNEL_GROUP,
+    BackendEntry,
+    PluginWarning,
+    available_backends,
+    backend_entries,
+    backend_names,
+    default_backend,
+    get_kernel,
+    list_kernels,
+    open_context,
+    refresh,
+)
 from .schedule import Schedule
+from .size import Size, parse_size
 from .tunables import Tunable
-from .types import (SCALAR_TYPES, AdapterConstraints, AdapterIdentity, BindingUsage,
-                    BufferView, MemoryTopology, ScalarType, SlabLayout, ValidationLevel,
-                    scalar_type)
+from .types import (
+    SCALAR_TYPES,
+    AdapterConstraints,
+    AdapterIdentity,
+    BindingUsage,
+    BufferView,
+    MemoryTopology,
+    ScalarType,
+    SlabLayout,
+    ValidationLevel,
+    scalar_type,
+)
 
 __version__ = "0.1.0"
 

@@ -22,7 +22,8 @@ import inspect
 import math
 import numbers
 import reprlib
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -88,7 +89,7 @@ def byte_payload(data: Any) -> memoryview:
             raise InvalidArgument(f"data of dtype {data.dtype} holds Python objects, whose "
                                   "bytes are pointers; give numbers (e.g. float32, uint32)")
         array = np.ascontiguousarray(data)
-        return memoryview(array.reshape(-1).view(np.uint8))
+        return array.reshape(-1).view(np.uint8).data
     try:
         view = memoryview(data)
     except TypeError:

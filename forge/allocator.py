@@ -208,7 +208,7 @@ class SlabAllocator:
         self._floor = max(self._floor, index + 1)
         return fence
 
-    def clear(self, slabs: "list[int] | None" = None) -> int:
+    def clear(self, slabs: list[int] | None = None) -> int:
         """Release every allocation of the recycled slabs (or of ``slabs``)."""
         indices = ([i for i, s in enumerate(self.topology.slabs) if s.recycled]
                    if slabs is None else slabs)

@@ -55,7 +55,8 @@ def cache_usage(root: str | os.PathLike | None = None) -> dict[str, tuple[int, i
     base = cache_root(root)
     usage = {}
     for folder in FOLDERS:
-        files = [p for p in (base / folder).rglob("*") if p.is_file()] if (base / folder).exists() else []
+        root = base / folder
+        files = [p for p in root.rglob("*") if p.is_file()] if root.exists() else []
         usage[folder] = (len(files), sum(p.stat().st_size for p in files))
     return usage
 

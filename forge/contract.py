@@ -8,7 +8,7 @@ through these members. An incomplete backend fails at construction (abstract bas
 from __future__ import annotations
 
 import abc
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -132,7 +132,7 @@ class OracleContext(abc.ABC):
     def closed(self) -> bool:
         """Whether ``close()`` has been called."""
 
-    def __enter__(self) -> "OracleContext":
+    def __enter__(self) -> OracleContext:
         return self
 
     def __exit__(self, *exc_info) -> None:

@@ -8,6 +8,8 @@ plain Python exceptions keeps working.
 
 from __future__ import annotations
 
+from typing import Any
+
 __all__ = [
     "ForgeError",
     "GpuUnavailable",
@@ -96,7 +98,7 @@ class ReferenceFailed(ForgeError, RuntimeError):
 class OracleMismatch(ForgeError, AssertionError):
     """A kernel's output disagrees with the reference beyond tolerance."""
 
-    def __init__(self, message: str, *, report: object = None) -> None:
+    def __init__(self, message: str, *, report: Any = None) -> None:
         super().__init__(message)
         self.report = report
 

@@ -47,8 +47,9 @@ import math
 import operator
 import re
 import types
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -120,7 +121,8 @@ def _callable_digest(function: Any) -> str | None:
 _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
               ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
               ast.Div: operator.truediv}
-_FUNCTIONS = {"min": min, "max": max, "ceil_div": ceil_div, "int": int, "abs": abs}
+_FUNCTIONS: dict[str, Callable[..., Any]] = {"min": min, "max": max, "ceil_div": ceil_div,
+                                             "int": int, "abs": abs}
 
 
 _COMPARISONS = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
@@ -351,7 +353,7 @@ class BufferSpec:
 
     @classmethod
     def uniform(cls, binding: int, fields: Sequence[tuple[str, Any]], group: int = 0,
-                name: str = "params") -> "BufferSpec":
+                name: str = "params") -> BufferSpec:
         if not isinstance(fields, (tuple, list)):
             raise InvalidArgument(f"uniform buffer {binding}: fields are (name, type) pairs, "
                                   f"got {fields!r}")
@@ -385,9 +387,7 @@ class BufferSpec:
         if self.access is not Access.UNIFORM:
             return dtype
         padded = -(-dtype.itemsize // 16) * 16
-        return np.dtype({"names": list(dtype.names), "formats": [dtype.fields[n][0] for n in dtype.names],
-                         "offsets": [dtype.fields[n][1] for n in dtype.names],
-                         "itemsize": padded})
+        return _layout.with_itemsize(dtype, padded)
 
     @property
     def dtype(self) -> np.dtype:
@@ -398,7 +398,8 @@ class BufferSpec:
         """The numpy dtype of one element's bytes on ``target`` (None: host memory)."""
         if target is None:
             return self.dtype
-        return _layout.target_dtype(self.type, _layout.rules_for(target, self.access is Access.UNIFORM))
+        rules = _layout.rules_for(target, self.access is Access.UNIFORM)
+        return _layout.target_dtype(self.type, rules)
 
     @property
     def is_output(self) -> bool:
@@ -511,19 +512,19 @@ class KernelBody(abc.ABC):
     kind: str = ""
 
     @abc.abstractmethod
-    def targets(self, kernel: "KernelSpec") -> tuple[str, ...]:
+    def targets(self, kernel: KernelSpec) -> tuple[str, ...]:
         """The targets it has source for."""
 
     @abc.abstractmethod
-    def source(self, kernel: "KernelSpec", target: str, schedule: Schedule, size: Any) -> str:
+    def source(self, kernel: KernelSpec, target: str, schedule: Schedule, size: Any) -> str:
         """The text a backend of ``target`` compiles."""
 
     @abc.abstractmethod
-    def workgroups(self, kernel: "KernelSpec", schedule: Schedule, size: Any,
+    def workgroups(self, kernel: KernelSpec, schedule: Schedule, size: Any,
                    max_per_dimension: int) -> tuple[int, int, int]:
         """Workgroups of the (first) dispatch at ``size``."""
 
-    def check_schedule(self, kernel: "KernelSpec", schedule: Schedule,
+    def check_schedule(self, kernel: KernelSpec, schedule: Schedule,  # noqa: B027 - optional
                        target: str | None, constraints: Any) -> None:
         """Raise ``UnsupportedFeature`` unless the body can run under ``schedule``."""
 
@@ -532,21 +533,21 @@ class KernelBody(abc.ABC):
         return True
 
     @abc.abstractmethod
-    def evaluate(self, kernel: "KernelSpec", arrays: Sequence[Any], size: Any,
+    def evaluate(self, kernel: KernelSpec, arrays: Sequence[Any], size: Any,
                  constraints: Any = None) -> Any:
         """Run the CPU meaning over ``arrays`` (buffers in order, the uniform as a
         record); returns what the function returned (None: wrote in place)."""
 
-    def size(self, kernel: "KernelSpec", value: Any) -> Size:
+    def size(self, kernel: KernelSpec, value: Any) -> Size:
         return parse_size(value, kernel.dims)
 
-    def named_dims(self, kernel: "KernelSpec", size: Size) -> Mapping[str, int]:
+    def named_dims(self, kernel: KernelSpec, size: Size) -> Mapping[str, int]:
         """The dimensions that ``bytes_moved`` and ``flops`` expressions name at
         ``size`` (an IR pattern's: ``rows``, ``cols``, ``m``...)."""
         return size.dims
 
     @abc.abstractmethod
-    def describe(self, kernel: "KernelSpec") -> dict:
+    def describe(self, kernel: KernelSpec) -> dict:
         """JSON-able data defining the body's meaning."""
 
 
@@ -559,10 +560,10 @@ class RawBody(KernelBody):
         self.sources = dict(sources)
         self.reference = reference
 
-    def targets(self, kernel: "KernelSpec") -> tuple[str, ...]:
+    def targets(self, kernel: KernelSpec) -> tuple[str, ...]:
         return tuple(t for t in TARGETS if t in self.sources)
 
-    def source(self, kernel: "KernelSpec", target: str, schedule: Schedule, size: Any) -> str:
+    def source(self, kernel: KernelSpec, target: str, schedule: Schedule, size: Any) -> str:
         if target not in self.sources:
             raise UnsupportedFeature(
                 f"kernel {kernel.id} has no {target} source (it has: "
@@ -570,7 +571,7 @@ class RawBody(KernelBody):
         text = self.sources[target]
         return kernel.render(text, schedule, size) if kernel.template else text
 
-    def workgroups(self, kernel: "KernelSpec", schedule: Schedule, size: Any,
+    def workgroups(self, kernel: KernelSpec, schedule: Schedule, size: Any,
                    max_per_dimension: int) -> tuple[int, int, int]:
         return schedule.dispatch_workgroups(int(size), max_per_dimension)
 
@@ -578,7 +579,7 @@ class RawBody(KernelBody):
     def has_reference(self) -> bool:
         return self.reference is not None
 
-    def evaluate(self, kernel: "KernelSpec", arrays: Sequence[Any], size: Any,
+    def evaluate(self, kernel: KernelSpec, arrays: Sequence[Any], size: Any,
                  constraints: Any = None) -> Any:
         if self.reference is None:
             raise UnsupportedFeature(f"kernel {kernel.id} has no CPU reference")
@@ -586,7 +587,7 @@ class RawBody(KernelBody):
             return self.reference(*arrays, constraints=constraints)
         return self.reference(*arrays)
 
-    def describe(self, kernel: "KernelSpec") -> dict:
+    def describe(self, kernel: KernelSpec) -> dict:
         described: dict[str, Any] = {"sources": {t: self.sources[t] for t in sorted(self.sources)}}
         digest = _callable_digest(self.reference)
         if digest is not None:
@@ -831,7 +832,8 @@ class KernelSpec:
         """Everything that defines the kernel's meaning, as JSON-able data."""
         described = {"id": self.id, "entry_point": self.entry_point, "version": self.version,
                      "buffers": [b.describe() for b in self.buffers],
-                     "defaults": {k: _value_digest(self.defaults[k]) for k in sorted(self.defaults)},
+                     "defaults": {k: _value_digest(self.defaults[k])
+                                  for k in sorted(self.defaults)},
                      "requires": sorted(self.requires),
                      "domain": {k: list(self.domain[k]) for k in sorted(self.domain)},
                      "nonfinite_inputs": self.nonfinite_inputs, "dims": list(self.dims),
@@ -890,7 +892,7 @@ class KernelSpec:
         return {name: self.tuned.get(name, tunable.default)
                 for name, tunable in self.tunables.items() if name not in SCHEDULE_KEYS}
 
-    def with_tunables(self, values: Mapping[str, Any] | None = None, **more: Any) -> "KernelSpec":
+    def with_tunables(self, values: Mapping[str, Any] | None = None, **more: Any) -> KernelSpec:
         """This kernel with parameter values applied: an ordinary ``KernelSpec`` whose
         semantic hash covers them (raises ``InvalidArgument`` for an unknown name or a
         value that was not declared)."""
@@ -1032,8 +1034,8 @@ class KernelSpec:
                           f"{dispatch.entry_point}", max_per_dimension, self.tunable_values())
                     if dispatch.grid is not None else
                     own.dispatch_workgroups(int(size), max_per_dimension))
-            steps.append(Step(self._entry(dispatch.entry_point, own, size), grid, own.workgroup_size,
-                              self._shared(dispatch.shared_bytes, own, size),
+            steps.append(Step(self._entry(dispatch.entry_point, own, size), grid,
+                              own.workgroup_size, self._shared(dispatch.shared_bytes, own, size),
                               self._cuda_arguments(dispatch.entry_point, dispatch.arguments,
                                                    target, source),
                               self._overrides(dispatch, target, own, size)))
@@ -1121,7 +1123,8 @@ class KernelSpec:
         value_args: list[tuple[str, Any]] | None = None
         if len(values) == len(fields) and (fields or uniform is None):
             value_args = fields
-        elif len(values) == 1 and uniform is not None and not _sources.is_scalar_type(values[0].type):
+        elif (len(values) == 1 and uniform is not None
+              and not _sources.is_scalar_type(values[0].type)):
             value_args = [("uniform", None)]
         unmatched = [p.name for p in params if p.name not in known]
         if len(pointers) != len(buffers) or value_args is None:
@@ -1402,7 +1405,7 @@ class KernelSpec:
 
     # -- freezing ------------------------------------------------------------------
     def frozen(self, target: str | None, schedule: Schedule, size: Any,
-               max_per_dimension: int = 65535) -> "KernelSpec":
+               max_per_dimension: int = 65535) -> KernelSpec:
         """This kernel resolved for one target, schedule and size: raw source text, fixed
         counts, geometry and constants, no Python functions. It pickles, so a worker
         process (which never imports the kernel's own module) can run it; its meaning is
@@ -1419,7 +1422,7 @@ class KernelSpec:
         first = steps[0]
         return KernelSpec(
             id=self.id, entry_point=first.entry_point, buffers=buffers,
-            sources={target: source} if source is not None else {},
+            sources={target: source} if target is not None and source is not None else {},
             description=self.description, grid=None if self.launches else _Fixed(first.workgroups),
             schedules=(schedule,), requires=self.features(target, source),
             tags=self.tags, dims=self.size(size).names,

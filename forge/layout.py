@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -63,8 +64,8 @@ class TypeSpec:
     kind: str
     scalar: str = ""                               # scalar, vec: the element scalar
     count: int = 1                                 # vec: lanes; array: elements
-    element: "TypeSpec | None" = None              # array: its element type
-    fields: tuple[tuple[str, "TypeSpec"], ...] = ()  # struct: its members
+    element: TypeSpec | None = None              # array: its element type
+    fields: tuple[tuple[str, TypeSpec], ...] = ()  # struct: its members
     matrix: bool = False                           # array: a matCxR, columns of vecR
 
     @property
@@ -232,7 +233,7 @@ def _logical(t: TypeSpec) -> np.dtype:
     if t.kind == "vec":
         return np.dtype((scalar_dtype(t.scalar), (t.count,)))
     if t.kind == "array":
-        return np.dtype((_logical(t.element), (t.count,)))  # type: ignore[arg-type]
+        return np.dtype((_logical(t.element), (t.count,)))
     return np.dtype([(n, _logical(f)) for n, f in t.fields], align=True)
 
 
@@ -245,7 +246,7 @@ def _target(t: TypeSpec, rules: str) -> np.dtype:
         return np.dtype({"names": ["v"], "formats": [(scalar_dtype(t.scalar), (t.count,))],
                          "offsets": [0], "itemsize": size})
     if t.kind == "array":
-        element = _target(t.element, rules)  # type: ignore[arg-type]
+        element = _target(t.element, rules)
         stride = size // t.count
         return np.dtype({"names": [f"e{i}" for i in range(t.count)],
                          "formats": [element] * t.count,
@@ -273,8 +274,16 @@ def target_dtype(value: Any, rules: str | None) -> np.dtype:
     stride = _round_up(size, align)
     if stride == dtype.itemsize:
         return dtype
-    return np.dtype({"names": list(dtype.names), "formats": [dtype.fields[n][0] for n in dtype.names],
-                     "offsets": [dtype.fields[n][1] for n in dtype.names], "itemsize": stride})
+    return with_itemsize(dtype, stride)
+
+
+def with_itemsize(dtype: np.dtype, itemsize: int) -> np.dtype:
+    """The structured ``dtype`` with its fields where they are, ``itemsize`` bytes long."""
+    names, fields = dtype.names, dtype.fields
+    if names is None or fields is None:
+        raise TypeError(f"{dtype} is not a structured dtype")
+    return np.dtype({"names": list(names), "formats": [fields[n][0] for n in names],
+                     "offsets": [fields[n][1] for n in names], "itemsize": itemsize})
 
 
 def _lane(i: int, element: TypeSpec) -> tuple:
@@ -359,11 +368,12 @@ def data_mask(value_type: Any, rules: str | None) -> np.ndarray:
     mask = np.zeros(dtype.itemsize, bool)
 
     def mark(dt: np.dtype, base: int) -> None:
-        if dt.names is None:
+        fields = dt.fields
+        if dt.names is None or fields is None:  # one is None exactly when the other is
             mask[base:base + dt.itemsize] = True
             return
         for name in dt.names:
-            sub, offset = dt.fields[name][:2]
+            sub, offset = fields[name][:2]
             mark(sub, base + offset)
     mark(dtype, 0)
     return mask

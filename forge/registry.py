@@ -19,9 +19,10 @@ import functools
 import importlib
 import os
 import warnings
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from importlib import metadata
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from . import _checks
 from .contract import OracleContext
@@ -68,7 +69,7 @@ class BackendEntry:
     """
 
     name: str
-    open: Callable[..., "OracleContext"]
+    open: Callable[..., OracleContext]
     availability: Callable[[], tuple[bool, str]]
     description: str = ""
     origin: str = ""
@@ -106,7 +107,7 @@ def _add_backend(entries: dict[str, BackendEntry], name: str | None, load: Calla
     name); a broken or shadowed one warns and is skipped."""
     try:
         loaded = load()
-        key = name or getattr(loaded, "name", value)
+        key: str = name if name else getattr(loaded, "name", value)
         if key in entries:
             warnings.warn(f"backend plugin {key!r} from {origin} is shadowed by a backend of "
                           "the same name and was skipped", PluginWarning, stacklevel=3)
@@ -117,7 +118,7 @@ def _add_backend(entries: dict[str, BackendEntry], name: str | None, load: Calla
                       f"skipped: {type(exc).__name__}: {exc}", PluginWarning, stacklevel=3)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def backend_entries() -> dict[str, BackendEntry]:
     """Every installed backend by name, lowest ``preference`` first (then by name)."""
     entries: dict[str, BackendEntry] = {}
@@ -127,8 +128,10 @@ def backend_entries() -> dict[str, BackendEntry]:
         _add_backend(entries, ep.name, ep.load, ep.value, _origin(ep))
     for value in extra:
         module, _, attribute = value.partition(":")
-        _add_backend(entries, None, lambda: getattr(importlib.import_module(module), attribute),
-                     value, "FORGE_EXTRA_BACKENDS")
+        def load(module: str = module, attribute: str = attribute) -> Any:
+            return getattr(importlib.import_module(module), attribute)
+
+        _add_backend(entries, None, load, value, "FORGE_EXTRA_BACKENDS")
     return dict(sorted(entries.items(), key=lambda item: (item[1].preference, item[0])))
 
 
@@ -143,7 +146,7 @@ def _entry(name: str) -> BackendEntry:
     return entries[name]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _availability(name: str) -> tuple[bool, str]:
     try:
         ok, reason = _entry(name).availability()
@@ -198,7 +201,7 @@ def _kernels_from(obj: Any) -> Iterable[KernelSpec]:
         yield kernel
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _kernel_table() -> dict[str, KernelSpec]:
     table: dict[str, KernelSpec] = {}
     for ep in _entry_points(KERNEL_GROUP):

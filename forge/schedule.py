@@ -4,7 +4,9 @@ adapter can run it (docs/DESIGN.md section 3)."""
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -20,7 +22,7 @@ _KEYS = {"wg": "workgroup_size", "ipt": "items_per_invocation", "vec": "vector_w
          "tile": "tile", "grid": "max_workgroups", "unroll": "unroll", "mma": "mma"}
 
 
-def _as_dims(value: "int | tuple[int, ...]") -> tuple[int, int, int]:
+def _as_dims(value: int | tuple[int, ...]) -> tuple[int, int, int]:
     """A workgroup size (one int, or 1 to 3 of them) as three positive ints."""
     if isinstance(value, (numbers.Number, np.generic)):  # one dimension; checked below
         dims: tuple = (value,)
@@ -34,7 +36,7 @@ def _as_dims(value: "int | tuple[int, ...]") -> tuple[int, int, int]:
     dims = tuple(_checks.integer(d, "workgroup size") for d in dims)
     if min(dims) < 1:
         raise InvalidArgument(f"workgroup size must be positive, got {dims}")
-    return dims + (1,) * (3 - len(dims))  # type: ignore[return-value]
+    return dims + (1,) * (3 - len(dims))
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,14 @@ class Schedule:
     unroll: bool = False
     mma: bool = False
 
+    if TYPE_CHECKING:
+        # What the generated __init__ accepts, as __post_init__ normalises it: a
+        # workgroup size of one int or 1 to 3 of them, any sequence of tile sizes.
+        def __init__(self, workgroup_size: int | Sequence[int] = (64, 1, 1),
+                     items_per_invocation: int = 1, vector_width: int = 1,
+                     tile: Sequence[int] | None = None, max_workgroups: int | None = None,
+                     unroll: bool = False, mma: bool = False) -> None: ...
+
     def __post_init__(self) -> None:
         # Every field is checked and kept as plain ints, so that equal schedules compare
         # and hash equal however they were spelt (64 or numpy.int64(64)).
@@ -65,12 +75,14 @@ class Schedule:
              _checks.integer(self.items_per_invocation, "items per invocation", minimum=1))
         keep("vector_width", _checks.integer(self.vector_width, "vector width"))
         if self.vector_width not in _VECTOR_WIDTHS:
-            raise InvalidArgument(f"vector width must be one of {_VECTOR_WIDTHS}, got {self.vector_width}")
+            raise InvalidArgument(f"vector width must be one of {_VECTOR_WIDTHS}, "
+                                  f"got {self.vector_width}")
         if self.tile is not None:
             keep("tile", tuple(_checks.integer(t, "tile size", minimum=1)
                                for t in _checks.sequence(self.tile, "tile")))
         if self.max_workgroups is not None:
-            keep("max_workgroups", _checks.integer(self.max_workgroups, "max_workgroups", minimum=1))
+            keep("max_workgroups",
+                 _checks.integer(self.max_workgroups, "max_workgroups", minimum=1))
         for flag in ("unroll", "mma"):
             if getattr(self, flag) not in (False, True):  # 0 and 1 from the textual form
                 raise InvalidArgument(f"{flag} is 0 or 1, got {getattr(self, flag)!r}")
@@ -110,7 +122,8 @@ class Schedule:
 
     def check(self, constraints: AdapterConstraints) -> None:
         """Raise ``UnsupportedFeature`` naming the first adapter limit this breaks."""
-        for axis, (want, limit) in enumerate(zip(self.workgroup_size, constraints.max_workgroup_size)):
+        limits = constraints.max_workgroup_size
+        for axis, (want, limit) in enumerate(zip(self.workgroup_size, limits)):
             if want > limit:
                 raise UnsupportedFeature(
                     f"workgroup size {self.workgroup_size} exceeds max_workgroup_size"
@@ -120,7 +133,7 @@ class Schedule:
                 f"workgroup of {self.invocations} invocations exceeds "
                 f"max_invocations_per_workgroup={constraints.max_invocations_per_workgroup}")
 
-    def with_(self, **changes) -> "Schedule":
+    def with_(self, **changes) -> Schedule:
         """A copy with some fields changed."""
         return replace(self, **changes)
 
@@ -136,7 +149,7 @@ class Schedule:
         return ",".join(parts)
 
     @classmethod
-    def parse(cls, text: str) -> "Schedule":
+    def parse(cls, text: str) -> Schedule:
         """Parse the textual form, e.g. ``"wg=128,ipt=4,vec=4"`` or ``"wg=16x16,tile=64x64x8"``."""
         values: dict[str, object] = {}
         for part in filter(None, (p.strip() for p in text.split(","))):

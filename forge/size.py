@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any, TypeGuard
 
 import numpy as np
 
@@ -24,7 +25,7 @@ __all__ = ["Size", "parse_size", "is_int"]
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-def is_int(value: Any) -> bool:
+def is_int(value: Any) -> TypeGuard[int | np.integer]:
     """A Python or numpy integer, and not a bool."""
     return isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_))
 
@@ -36,7 +37,9 @@ class Size(int):
     Two sizes are equal when their dimensions are (a one-dimension size also equals
     its plain int). Immutable and picklable."""
 
-    def __new__(cls, dims: "Mapping[str, int] | int | Size", name: str = "n") -> "Size":
+    _dims: dict[str, int]
+
+    def __new__(cls, dims: Mapping[str, int] | int | Size, name: str = "n") -> Size:
         if isinstance(dims, Size):
             return dims
         if is_int(dims):
@@ -96,7 +99,7 @@ class Size(int):
         if isinstance(other, Size):
             return self._dims == other._dims
         if is_int(other) and len(self._dims) == 1:
-            return int(self) == int(other)  # type: ignore[arg-type]
+            return int(self) == int(other)
         return False
 
     def __ne__(self, other: object) -> bool:

@@ -119,7 +119,9 @@ def is_scalar_type(type_text: str) -> bool:
 
 
 def _split_top_level(text: str) -> list[str]:
-    parts, depth, current = [], 0, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth = 0
     for char in text:
         if char in "(<[{":
             depth += 1

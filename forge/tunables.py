@@ -33,8 +33,9 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 from . import sources as _sources
 from .errors import ForgeError, InvalidArgument

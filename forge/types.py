@@ -83,7 +83,7 @@ class BufferView:
         """One past the last byte, as an offset in the slab."""
         return self.offset + self.length_bytes
 
-    def window(self, start: int, length: int) -> "BufferView":
+    def window(self, start: int, length: int) -> BufferView:
         """The view of bytes ``[start, start + length)`` of this allocation, live as long
         as it is: a kernel bound to it sees only those bytes (``arrayLength`` counts
         them), while the rest stays readable through this view (the oracle keeps its
@@ -137,13 +137,13 @@ class MemoryTopology:
         raise AssertionError("unreachable: __post_init__ covers every usage")
 
     @classmethod
-    def unified(cls) -> "MemoryTopology":
+    def unified(cls) -> MemoryTopology:
         """One recycled slab backs every usage (CUDA, the reference backend)."""
         return cls((SlabLayout("device", frozenset(BindingUsage)),))
 
     @classmethod
     def split_by_usage(cls, read: int = 2, read_write: int = 2,
-                       resident: int = 1) -> "MemoryTopology":
+                       resident: int = 1) -> MemoryTopology:
         """Read-only and uniform views in one slab, read-write views in another,
         resident views in a third that ``clear`` never recycles (wgpu)."""
         return cls((
@@ -294,11 +294,12 @@ def float_info(dtype):
     return ml_dtypes.finfo(np.dtype(dtype))
 
 
-def scalar_type(name: "str | ScalarType") -> ScalarType:
+def scalar_type(name: str | ScalarType) -> ScalarType:
     """Look up a scalar type by name; raises ``InvalidArgument`` listing the known ones."""
     if isinstance(name, ScalarType):
         return name
     try:
         return SCALAR_TYPES[name]
     except KeyError:
-        raise InvalidArgument(f"unknown scalar type {name!r}; known: {', '.join(SCALAR_TYPES)}") from None
+        raise InvalidArgument(f"unknown scalar type {name!r}; "
+                              f"known: {', '.join(SCALAR_TYPES)}") from None

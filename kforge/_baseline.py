@@ -7,7 +7,7 @@ kernel (semantic hash), backend, adapter, size and seed are compared."""
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping
+from collections.abc import Mapping
 
 from forge.errors import ResultsFileError
 from oracle import Verdict
@@ -67,7 +67,8 @@ def compare_with_baseline(path: str, current: dict) -> list[str]:
         if Verdict(ev["verdict"]).failing and not Verdict(old["verdict"]).failing:
             lines.append(f"{name}: {old['verdict']} before, {ev['verdict']} now")
             continue
-        if ev.get("timing") and old.get("timing") and ev["timing"]["source"] == old["timing"]["source"]:
+        if (ev.get("timing") and old.get("timing")
+                and ev["timing"]["source"] == old["timing"]["source"]):
             was, is_ = old["timing"]["median_ns"], ev["timing"]["median_ns"]
             noise = _NOISE_FACTOR * max(_iqr(old["timing"]["samples_ns"]),
                                         _iqr(ev["timing"]["samples_ns"]))

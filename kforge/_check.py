@@ -14,17 +14,24 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Any
 
 from forge import registry
 from forge.errors import GpuUnavailable, InvalidArgument
-from oracle import (CheckOptions, CrossCheck, Evaluation, Verdict, check_many,
-                    format_duration)
+from oracle import CheckOptions, CrossCheck, Evaluation, Verdict, check_many, format_duration
 
 from ._fanout import add_fanout_flags, make_fleet
 from ._kernels import add_kernel_arguments, resolve_kernels
-from ._output import (add_json_flag, count_arg, positive_arg, print_json, print_table, progress,
-                      schedule_arg, seconds_arg, write_json)
+from ._output import (
+    add_json_flag,
+    count_arg,
+    positive_arg,
+    print_json,
+    print_table,
+    progress,
+    schedule_arg,
+    seconds_arg,
+    write_json,
+)
 from ._report import add_report_flag, report_of, require_report_extra
 
 __all__ = ["register", "RESULTS_FORMAT", "CheckRun"]
@@ -290,6 +297,7 @@ def _row(kernel_id: str, backend: str, evaluations: list[Evaluation]) -> tuple:
     errors = [ev.max_abs for ev in evaluations if ev.max_abs is not None]
     timed = [ev for ev in evaluations if ev.timing is not None]
     last = max(timed, key=lambda ev: int(ev.size)) if timed else None
+    timing = last.timing if last else None
     masked = sum(o.masked for ev in evaluations for o in ev.outputs.values())
     unjudged = sum(o.unjudged for ev in evaluations for o in ev.outputs.values())
     note = f"size {worst.size}: {worst.problems[0]}" if worst.problems else ""
@@ -299,8 +307,8 @@ def _row(kernel_id: str, backend: str, evaluations: list[Evaluation]) -> tuple:
     judged = "all" if not masked else f"{masked} masked, {unjudged} never judged"
     return (kernel_id, backend, verdict, sizes, str(max(ulps)) if ulps else "-",
             f"{max(errors):.3g}" if errors else "-", judged,
-            format_duration(last.timing.median) if last else "-",
-            last.timing.source if last else "-", worst.schedule_text, note.split("\n")[0][:110])
+            format_duration(timing.median) if timing else "-",
+            timing.source if timing else "-", worst.schedule_text, note.split("\n")[0][:110])
 
 
 def _print_run(run: CheckRun, regressions: list[str]) -> None:

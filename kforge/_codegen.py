@@ -14,6 +14,7 @@ from forge.errors import CompileError, ForgeError, GpuUnavailable
 from forge.kernel import TARGETS, KernelSpec
 from forge.schedule import Schedule
 from forge.types import ValidationLevel
+
 from ._kernels import add_kernel_arguments, resolve_kernels
 from ._output import add_json_flag, print_json, print_table, progress, schedule_arg
 

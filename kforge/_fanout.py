@@ -4,7 +4,7 @@ plus one per CPU backend, on this machine."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from oracle import Fleet
 

@@ -9,8 +9,8 @@ import importlib.util
 import os
 import sys
 import traceback
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from forge import registry
 from forge.errors import ForgeError, InvalidArgument

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from forge import registry
+
 from ._output import add_json_flag, print_json, print_table
 
 
@@ -34,10 +37,11 @@ def _list_backends(args) -> int:
 
 def _list_kernels(args) -> int:
     kernels = registry.list_kernels()
-    rows = [{"id": k.id, "version": k.version, "targets": list(k.targets),
-             "reference": k.has_reference, "buffers": len(k.buffers),
-             "semantic_hash": k.semantic_hash, "description": k.description}
-            for k in kernels]
+    rows: list[dict[str, Any]] = [
+        {"id": k.id, "version": k.version, "targets": list(k.targets),
+         "reference": k.has_reference, "buffers": len(k.buffers),
+         "semantic_hash": k.semantic_hash, "description": k.description}
+        for k in kernels]
     if args.json:
         print_json(rows)
     else:

@@ -4,6 +4,7 @@ beyond ``check`` (``kforge tune`` lives in ``kforge._tune``)."""
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 from forge import registry
 from forge.errors import ForgeError, OracleMismatch, UnsupportedFeature
@@ -15,8 +16,7 @@ from oracle._ceilings import PROBES, SCALES, capacity_for, measure_ceilings, pro
 from ._check import add_backend_flag, add_run_flags, backends, open_options
 from ._fanout import add_fanout_flags, make_fleet
 from ._kernels import add_kernel_arguments, resolve_kernels
-from ._output import (add_json_flag, print_json, print_table, progress, schedule_arg,
-                      write_json)
+from ._output import add_json_flag, print_json, print_table, progress, schedule_arg, write_json
 from ._report import add_report_flag, report_of, require_report_extra
 
 # Values a backend reports for "no limit" (the host's 2**62) read better as words.
@@ -34,8 +34,10 @@ def register(subparsers) -> None:
     add_kernel_arguments(parser)
     add_backend_flag(parser, "backends to certify on (repeatable; default: every available one)")
     parser.add_argument("--schedule", type=schedule_arg, help="schedule, e.g. wg=128,ipt=4")
-    parser.add_argument("--force", action="store_true", help="certify again even if a manifest matches")
-    parser.add_argument("--cache-dir", help="cache root (default: $FORGE_CACHE_DIR or ~/.cache/kernel-forge)")
+    parser.add_argument("--force", action="store_true",
+                        help="certify again even if a manifest matches")
+    parser.add_argument("--cache-dir",
+                        help="cache root (default: $FORGE_CACHE_DIR or ~/.cache/kernel-forge)")
     parser.add_argument("--tuned", action="store_true",
                         help="certify each kernel's saved tuned schedule (kforge tune --save) "
                              "where this adapter has one")
@@ -63,8 +65,8 @@ def register(subparsers) -> None:
 def _certify_one(runner, kernel, args) -> dict:
     """Certify ``kernel`` on ``runner`` (one backend on one adapter model): a row."""
     adapter = runner.info.adapter.name
-    row = {"kernel": kernel.id, "backend": runner.name, "adapter": adapter, "note": "",
-           "evaluations": []}
+    row: dict[str, Any] = {"kernel": kernel.id, "backend": runner.name, "adapter": adapter,
+                           "note": "", "evaluations": []}
     schedule = args.schedule
     if args.tuned and schedule is None:
         tuned, found, row["note"] = find_tuned(runner.info, kernel)
@@ -79,8 +81,8 @@ def _certify_one(runner, kernel, args) -> dict:
     except OracleMismatch as exc:
         failures = exc.report or []
         unsupported = failures and all(ev.verdict == "unsupported" for ev in failures)
-        row.update(result="unsupported" if unsupported else "FAILED",
-                   detail=failures[0].problems[0] if failures and failures[0].problems else str(exc),
+        detail = failures[0].problems[0] if failures and failures[0].problems else str(exc)
+        row.update(result="unsupported" if unsupported else "FAILED", detail=detail,
                    report=str(exc), evaluations=[ev.as_dict() for ev in failures])
         return row
     key = cert.manifest["key"]
@@ -116,7 +118,7 @@ def _certify_all(args, kernels, names) -> tuple[list[dict], bool]:
     try:
         work = [(runner, kernel) for runner in _targets(fleet, names, rows) for kernel in kernels]
         with progress(len(work), args.json) as advance:
-            for index, row in fan_out(work, lambda item: _certify_one(*item, args),
+            for index, row in fan_out(work, lambda item: _certify_one(item[0], item[1], args),
                                       fleet.concurrency):
                 done[index] = row
                 advance(f"{row['kernel']} on {row['backend']}: {row['result']}")

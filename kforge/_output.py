@@ -7,11 +7,12 @@ import argparse
 import contextlib
 import json
 import sys
-from typing import Any, Iterator, Sequence
+from collections.abc import Iterator, Sequence
+from typing import Any
 
 from rich.console import Console
-from rich.table import Table
 from rich.markup import escape
+from rich.table import Table
 
 from forge.errors import ForgeError
 from forge.schedule import Schedule
@@ -52,8 +53,7 @@ def progress(total: int | None, quiet: bool) -> Iterator:
     if quiet:
         yield lambda text="", total=None: None
         return
-    from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,
-                               TimeElapsedColumn)
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=console(stderr=True), transient=True) as bar:

@@ -67,7 +67,7 @@ def _axes_arg(text: str) -> tuple[str, str]:
     if len(names) != 2 or not all(names) or names[0] == names[1]:
         raise argparse.ArgumentTypeError(f"give two different parameter names as X,Y, got "
                                          f"{text!r}")
-    return names  # type: ignore[return-value]
+    return names
 
 
 def require_report_extra() -> None:
@@ -100,8 +100,7 @@ def draw(data: ReportData, tune_axes: tuple[str, str] | None = None) -> list:
     """Every figure ``data`` can give, section by section (the tuning heat maps over
     ``tune_axes`` when given)."""
     from ._report_figures import error_figures, timing_figures, verdict_matrices
-    from ._report_perf import (bench_figures, convergence_figures, roofline_figures,
-                               tuning_figures)
+    from ._report_perf import bench_figures, convergence_figures, roofline_figures, tuning_figures
 
     return [*verdict_matrices(data), *roofline_figures(data), *timing_figures(data),
             *tuning_figures(data, tune_axes), *convergence_figures(data), *error_figures(data),

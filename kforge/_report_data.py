@@ -359,7 +359,8 @@ _READERS = {"kforge-check/1": _check_run, "kforge-certify/1": _certify_run,
 def run_from_data(data: dict, path: str, label: str | None = None) -> Run:
     """The run held by ``data`` (already read from ``path``, or made by a command that
     writes its report itself)."""
-    reader = _READERS.get(data.get("format")) if isinstance(data, dict) else None
+    fmt: Any = data.get("format") if isinstance(data, dict) else None
+    reader = _READERS.get(fmt) if isinstance(data, dict) else None
     if reader is None:
         raise ResultsFileError(f"{path}: unknown format {data.get('format')!r}")
     return reader(_Reader(path), label or os.path.basename(path), data)

@@ -9,8 +9,9 @@ it is embedded (PNG, or SVG where its cells link to report text)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 
@@ -176,6 +177,12 @@ def verdict_matrices(data: ReportData) -> list[FigureOut]:
 
 
 # -- timing distributions ------------------------------------------------------------------
+def _timing(ev: EvalRecord) -> dict:
+    """The timing of ``ev``, a timed evaluation (the only ones a timing figure shows)."""
+    assert ev.timing is not None
+    return ev.timing
+
+
 def _timing_groups(evs: list[EvalRecord]) -> list[tuple[str, list[float], EvalRecord]]:
     """(label, samples in microseconds, an evaluation) per backend, adapter and size, in
     backend then size order; seeds of one size are pooled."""
@@ -184,10 +191,10 @@ def _timing_groups(evs: list[EvalRecord]) -> list[tuple[str, list[float], EvalRe
         if ev.timing and ev.timing.get("samples_ns"):
             groups.setdefault((ev.backend, ev.adapter, ev.elements, ev.size), []).append(ev)
     out = []
-    for (backend, adapter, _, size), members in sorted(groups.items(),
+    for (backend, _adapter, _, size), members in sorted(groups.items(),
                                                        key=lambda kv: (kv[0][0], kv[0][2])):
-        samples = [s / 1e3 for ev in members for s in ev.timing["samples_ns"]]
-        label = f"{backend}\n{size}\n{members[0].timing.get('source', '?')}"
+        samples = [s / 1e3 for ev in members for s in _timing(ev)["samples_ns"]]
+        label = f"{backend}\n{size}\n{_timing(members[0]).get('source', '?')}"
         out.append((label, samples, members[0]))
     return out
 
@@ -211,11 +218,11 @@ def _timing_figure(kernel: str, evs: list[EvalRecord], index: int) -> FigureOut 
     ax.set_ylabel("time per run (us)")
     ax.set_title(f"{kernel}: every timed sample per backend and size", fontsize=10, loc="left")
     largest = {}
-    for label, samples, ev in groups:
+    for _label, samples, ev in groups:
         largest[ev.backend] = (ev, float(np.median(samples)))
     medians = "; ".join(f"{b} at size {ev.size}: median {format_duration(m * 1e3)}"
                         for b, (ev, m) in largest.items())
-    sources = join_names(f"{ev.backend} {ev.timing['source']}" for _, _, ev in groups)
+    sources = join_names(f"{ev.backend} {_timing(ev)['source']}" for _, _, ev in groups)
     caption = (f"Timing of {kernel}: every timed sample (dots) of each backend at each size, "
                f"seeds pooled, with box plots (box: quartiles, red line: median, whiskers: 1.5 "
                f"interquartile ranges); under each box its backend, size and timing source. "

@@ -13,8 +13,15 @@ import numpy as np
 from forge.errors import InvalidArgument
 from oracle import format_duration
 
-from ._report_data import (Ceilings, EvalRecord, ReportData, TuneRecord, adapter_name,
-                           candidate_key, candidate_median)
+from ._report_data import (
+    Ceilings,
+    EvalRecord,
+    ReportData,
+    TuneRecord,
+    adapter_name,
+    candidate_key,
+    candidate_median,
+)
 from ._report_figures import FigureOut, join_names, new_figure
 
 __all__ = ["roofline_figures", "tuning_figures", "convergence_figures", "bench_figures",
@@ -65,7 +72,9 @@ def _largest_timed(evs: list[EvalRecord]) -> dict[tuple, EvalRecord]:
 
 def _tuned_point(tune: TuneRecord) -> _Point | None:
     best = tune.chosen()
-    median = candidate_median(best) if best else None
+    if not best:
+        return None
+    median = candidate_median(best)
     if not (median and tune.bytes_moved):
         return None
     return _Point(f"{tune.kernel} (tuned)", tune.size, candidate_key(best), median,
@@ -95,9 +104,10 @@ def _bench_points(data: ReportData) -> list[tuple[tuple[str, str], _Point]]:
 def _roofline_points(data: ReportData) -> dict[tuple[str, str], list[_Point]]:
     points: dict[tuple[str, str], list[_Point]] = {}
     for (backend, adapter, kernel), ev in _largest_timed(data.evaluations).items():
+        median, moved = ev.median_ns, ev.bytes_moved
+        assert median is not None and moved is not None  # what _largest_timed keeps
         points.setdefault((backend, adapter), []).append(
-            _Point(kernel, ev.size, ev.schedule, ev.median_ns, ev.bytes_moved, ev.flops or 0,
-                   ev.run))
+            _Point(kernel, ev.size, ev.schedule, median, moved, ev.flops or 0, ev.run))
     for tune in data.tunes:
         point = _tuned_point(tune)
         if point is not None:
@@ -109,9 +119,9 @@ def _roofline_points(data: ReportData) -> dict[tuple[str, str], list[_Point]]:
 
 def _roofs(ax, ceilings: Ceilings | None, low: float, high: float) -> list[str]:
     """Draw the measured roofs over intensities [low, high]; return them as text."""
-    if ceilings is None or ceilings.value("copy") is None:
+    copy = ceilings.value("copy") if ceilings is not None else None
+    if ceilings is None or copy is None:
         return []
-    copy = ceilings.value("copy")
     xs = np.logspace(math.log10(low), math.log10(high), 200)
     said = [f"copy {copy:.4g} GB/s"]
     styles = [("fp32-fma", "-", "#212121")] + [(n, "--", c) for n, c in (
@@ -169,7 +179,7 @@ def _roofline_figure(key: tuple[str, str], points: list[_Point], ceilings: Ceili
         right.legend(fontsize=7, loc="lower right")
     figure.suptitle(f"roofline: {backend} on {adapter}", fontsize=10, x=0.01, ha="left")
     measured = (f"Roofs measured by kforge profile-hardware --measure (run {ceilings.run}): "
-                f"{', '.join(roofs)}." if roofs else
+                f"{', '.join(roofs)}." if roofs and ceilings is not None else
                 "No measured ceilings for this adapter: run kforge profile-hardware --measure "
                 "--results PROFILE.json on it and pass PROFILE.json to kforge report.")
     caption = (f"Roofline of {backend} on {adapter}: each kernel at the largest size timed, "

@@ -23,8 +23,15 @@ from oracle import STRATEGIES, Budget, TuneResult, format_duration, save_tuned, 
 from ._check import add_run_flags, open_options
 from ._fanout import add_fanout_flags, make_fleet
 from ._kernels import add_kernel_arguments, resolve_kernels
-from ._output import (add_json_flag, positive_arg, print_json, print_table, progress,
-                      schedule_arg, seconds_arg)
+from ._output import (
+    add_json_flag,
+    positive_arg,
+    print_json,
+    print_table,
+    progress,
+    schedule_arg,
+    seconds_arg,
+)
 from ._report import add_report_flag, report_of, require_report_extra
 
 __all__ = ["register"]
@@ -73,7 +80,8 @@ def register(subparsers) -> None:
                         help="seconds of repeated runs each energy reading spans (default 1)")
     parser.add_argument("--save", action="store_true",
                         help="keep the winner as the kernel's tuned schedule for this adapter")
-    parser.add_argument("--dry-run", action="store_true", help="show the pruned space and run nothing")
+    parser.add_argument("--dry-run", action="store_true",
+                        help="show the pruned space and run nothing")
     add_run_flags(parser, samples=5)
     add_fanout_flags(parser)
     add_report_flag(parser)
@@ -141,14 +149,16 @@ def _rows(result: TuneResult, top: int, energy: bool) -> tuple[list[str], list[t
     rows = []
     for rank, c in enumerate(result.ranked()[:top], 1):
         rates = c.rates(work)
-        noise = c.timing.iqr
+        timing = c.timing
+        assert timing is not None  # ranked() holds the candidates that ran
+        noise = timing.iqr
         row = [str(rank), c.key, c.status, format_duration(c.median),
                f"{format_duration(noise)} ({noise / c.median:.1%})" if c.median else "-",
                _figure(rates["gb_per_s"]), _figure(rates["gflop_per_s"])]
         if energy:
             row += [f"{c.energy:.3g}" if c.energy_j else "-",
                     _figure(rates["gflop_per_s_per_watt"])]
-        row += [str(c.timing.count), "cache" if c.cached else "run"]
+        row += [str(timing.count), "cache" if c.cached else "run"]
         rows.append(tuple(row))
     return columns, rows
 

@@ -6,25 +6,63 @@ lives in ``forge.contract``; it is re-exported here as ``oracle.OracleContext``.
 
 from forge.contract import TIMING_SOURCES, OracleContext
 
-from ._certify import (MANIFEST_FORMAT, Certification, cache_dir, canonical_json, certificate_key,
-                       certify, find_certificate)
-from ._compare import (MASKED_NONFINITE, Comparison, Mismatch, compare, element_matches,
-                       flush_subnormals, nonfinite_expected, ulp_distance)
+from ._certify import (
+    MANIFEST_FORMAT,
+    Certification,
+    cache_dir,
+    canonical_json,
+    certificate_key,
+    certify,
+    find_certificate,
+)
+from ._compare import (
+    MASKED_NONFINITE,
+    Comparison,
+    Mismatch,
+    compare,
+    element_matches,
+    flush_subnormals,
+    nonfinite_expected,
+    ulp_distance,
+)
 from ._cross_check import CheckOptions, CrossCheck, PairCheck, check_many, cross_check
-from ._evaluate import (DEFAULT_GUARD, DEFAULT_TIMEOUT_S, REFERENCE_BACKEND, check_host_memory,
-                        choose_schedule, evaluate, evaluate_case, expected_from_backend)
+from ._evaluate import (
+    DEFAULT_GUARD,
+    DEFAULT_TIMEOUT_S,
+    REFERENCE_BACKEND,
+    check_host_memory,
+    choose_schedule,
+    evaluate,
+    evaluate_case,
+    expected_from_backend,
+)
 from ._expected import Expected, expected_outputs
 from ._fleet import Fleet, PooledRunner, fan_out
 from ._inputs import FAMILIES, INPUT_SETS, Case, make_case
 from ._plan import BackendInfo, Outcome, Plan, build_plan, execute
-from ._results import (Evaluation, Finding, FloatSemantics, OutputCheck, Timing, Verdict,
-                       format_duration)
+from ._results import (
+    Evaluation,
+    Finding,
+    FloatSemantics,
+    OutputCheck,
+    Timing,
+    Verdict,
+    format_duration,
+)
 from ._run import run
 from ._runners import InProcessRunner, Runner, Session
-from ._tolerance import DEFAULT_TOLERANCES, Tolerance, default_tolerance, resolve_tolerance
 from ._strategies import STRATEGIES
-from ._tune import (TUNE_FORMAT, Budget, Candidate, TuneResult, candidate_space, declare_winner,
-                    schedule_space, tune)
+from ._tolerance import DEFAULT_TOLERANCES, Tolerance, default_tolerance, resolve_tolerance
+from ._tune import (
+    TUNE_FORMAT,
+    Budget,
+    Candidate,
+    TuneResult,
+    candidate_space,
+    declare_winner,
+    schedule_space,
+    tune,
+)
 from ._tuning_cache import TuningCache, find_tuned, save_tuned
 from ._workers import WorkerRunner
 

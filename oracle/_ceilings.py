@@ -19,8 +19,9 @@ for the reference backend and CPU adapters."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -189,7 +190,9 @@ class Probe:
 
     def work(self, size: int) -> int:
         """Bytes (GB/s probes) or flops (GFLOP/s probes) of one run at ``size``."""
-        return self.kernel.work(size)["bytes_moved" if self.unit == "GB/s" else "flops"]
+        work = self.kernel.work(size)["bytes_moved" if self.unit == "GB/s" else "flops"]
+        assert work is not None, f"probe {self.kernel.id} declares no work"
+        return work
 
 
 def _buffers(uniform_fields) -> tuple[BufferSpec, ...]:
@@ -317,7 +320,9 @@ def _run_probe(ctx: Any, probe: Probe, size: int, warmups: int, samples: int) ->
 
     kernel, target = probe.kernel, getattr(ctx, "target", None)
     x = _input(probe, size)
-    uniform = kernel.buffer_bytes(kernel.uniform, kernel.pack_uniform(size), target)
+    spec = kernel.uniform
+    assert spec is not None, f"probe {kernel.id} has no uniform block"
+    uniform = kernel.buffer_bytes(spec, kernel.pack_uniform(size), target)
     try:
         views = [ctx.allocate_and_write(x, 0),
                  ctx.allocate_transient(x.nbytes, 1, usage=BindingUsage.STORAGE_READ_WRITE),

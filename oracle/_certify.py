@@ -16,10 +16,11 @@ import hashlib
 import json
 import os
 import platform
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import forge
 from forge.cache import cache_root, write_atomically
@@ -246,5 +247,5 @@ def certify(target: Any, kernel: KernelSpec, schedule: Schedule | None = None, *
         write_atomically(path, canonical_json(manifest) + "\n")
     except OSError as exc:
         raise ForgeError(f"cannot write the certificate {path}: {exc}") from exc
-    return Certification(manifest, path, reused=False, evaluations=evaluations,
-                         replaced=replaced if found is None else "re-certified on request (--force)")
+    why = replaced if found is None else "re-certified on request (--force)"
+    return Certification(manifest, path, reused=False, evaluations=evaluations, replaced=why)

@@ -98,7 +98,8 @@ class Comparison:
             return f"{label}: dtype differs: got {self.dtype[0]}, want {self.dtype[1]}"
         verdict = "ok" if self.passed else f"MISMATCH in {self.mismatches} of {self.count} elements"
         lines = [f"{label}: {verdict} ({self.dtype[1]}, {self.tolerance.describe()})",
-                 f"  max abs {self.max_abs:.3g}  max rel {self.max_rel:.3g}  max ulp {self.max_ulp}"]
+                 f"  max abs {self.max_abs:.3g}  max rel {self.max_rel:.3g}  "
+                 f"max ulp {self.max_ulp}"]
         if self.nonfinite_mismatches:
             lines.append(f"  {self.nonfinite_mismatches} elements differ in their non-finite "
                          "pattern (NaN / Inf / zero sign)")
@@ -217,7 +218,7 @@ def flush_subnormals(x: np.ndarray) -> np.ndarray:
     return np.where(subnormal, np.copysign(np.zeros_like(x), x), x)
 
 
-def nonfinite_expected(*expectations: "np.ndarray | None") -> np.ndarray:
+def nonfinite_expected(*expectations: np.ndarray | None) -> np.ndarray:
     """Elements not finite in any of ``expectations`` (same shape; None ones skipped):
     those a backend with indeterminate non-finite results cannot be judged on."""
     present = [np.asarray(e) for e in expectations if e is not None]
@@ -291,7 +292,7 @@ def _judge(g: np.ndarray, w: np.ndarray, tol: Tolerance):
     return g, w, kinds, finite, abs_err, rel_err, ulp
 
 
-def element_matches(got: Any, want: Any, tolerance: "Tolerance | dict | None" = None) -> np.ndarray:
+def element_matches(got: Any, want: Any, tolerance: Tolerance | dict | None = None) -> np.ndarray:
     """Per element (flat), whether ``got`` matches ``want`` under ``tolerance``: what
     ``compare`` counts, without the report."""
     got, want = np.asarray(got), np.asarray(want)
@@ -307,7 +308,7 @@ def _same_layout(name: str, array: np.ndarray, want: np.ndarray, dtype=None) -> 
     return array.reshape(-1)
 
 
-def compare(got: Any, want: Any, tolerance: "Tolerance | dict | None" = None, *,
+def compare(got: Any, want: Any, tolerance: Tolerance | dict | None = None, *,
             flushed: Any = None, indeterminate: Any = None,
             nonfinite_either: bool = False) -> Comparison:
     """Compare ``got`` with ``want`` (array-likes) under ``tolerance`` (a Tolerance,
@@ -328,7 +329,7 @@ def compare(got: Any, want: Any, tolerance: "Tolerance | dict | None" = None, *,
     tol = default_tolerance(want.dtype).merged(tolerance)
     shapes = (tuple(got.shape), tuple(want.shape))
     dtypes = (dtype_name(got.dtype), dtype_name(want.dtype))
-    base = dict(tolerance=tol, shape=shapes, dtype=dtypes)
+    base: dict[str, Any] = dict(tolerance=tol, shape=shapes, dtype=dtypes)
     if shapes[0] != shapes[1]:
         return Comparison(False, reason="shape", **base)
     if got.dtype != want.dtype:

@@ -19,8 +19,9 @@ from __future__ import annotations
 import collections
 import concurrent.futures
 import itertools
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,8 +31,15 @@ from forge.kernel import KernelSpec
 from forge.schedule import Schedule
 
 from ._compare import Comparison, compare, element_matches, nonfinite_expected
-from ._evaluate import (DEFAULT_GUARD, DEFAULT_TIMEOUT_S, REFERENCE_BACKEND, reference_error,
-                        check_host_memory, evaluate_case, expected_from_backend)
+from ._evaluate import (
+    DEFAULT_GUARD,
+    DEFAULT_TIMEOUT_S,
+    REFERENCE_BACKEND,
+    check_host_memory,
+    evaluate_case,
+    expected_from_backend,
+    reference_error,
+)
 from ._expected import Expected, expected_outputs
 from ._inputs import make_case
 from ._judge import leaves
@@ -39,6 +47,9 @@ from ._results import Evaluation, Verdict
 from ._runners import Session
 from ._tolerance import resolve_tolerance
 from ._tuning_cache import find_tuned
+
+if TYPE_CHECKING:
+    from ._fleet import Fleet
 
 __all__ = ["cross_check", "check_many", "CheckOptions", "CrossCheck", "PairCheck"]
 
@@ -166,13 +177,15 @@ def _as_unflushed(ev: Evaluation, want: np.ndarray, flushed: np.ndarray | None, 
     got = ev.got[label]
     if not ev.semantics.subnormals_may_flush or flushed is None:
         return got, 0
-    swap = (element_matches(got, flushed, tol) & ~element_matches(got, want, tol)).reshape(got.shape)
+    swap = element_matches(got, flushed, tol) & ~element_matches(got, want, tol)
+    swap = swap.reshape(got.shape)
     return np.where(swap, want, got), int(swap.sum())
 
 
 def _pairs(kernel: KernelSpec, evaluations: dict[str, Evaluation], tolerance,
            expected: Expected) -> list[PairCheck]:
-    wants, flushed = {}, {}
+    wants: dict[str, np.ndarray] = {}
+    flushed: dict[str, np.ndarray] = {}
     for label, array in expected.outputs.items():
         wants.update(leaves(label, array))
         flushed.update(leaves(label, expected.flushed()[label]))
@@ -195,7 +208,7 @@ def _pairs(kernel: KernelSpec, evaluations: dict[str, Evaluation], tolerance,
     return pairs
 
 
-def _expected(case, kernel: KernelSpec, session: Session, reference: str | None, guard: int,
+def _expected(case, kernel: KernelSpec, session: Session | Fleet, reference: str | None, guard: int,
               timeout_s: Any) -> Expected:
     if reference is None:
         return expected_outputs(case)
@@ -262,7 +275,7 @@ def cross_check(kernel: KernelSpec, backends: Iterable[str] | None = None,
 
 
 def check_many(items: Iterable[tuple[KernelSpec, Any, int]], backends: Sequence[str],
-               session: Session, options: CheckOptions | None = None, *,
+               session: Session | Fleet, options: CheckOptions | None = None, *,
                on_result: Callable[[str, Evaluation], None] | None = None,
                inputs: Any = None, uniform: Any = None) -> Iterator[CrossCheck]:
     """Cross-check each (kernel, size, seed) of ``items`` on ``backends``, yielding the
@@ -337,7 +350,7 @@ def _collect(job: tuple, options: CheckOptions,
     return result
 
 
-def _evaluate_one(name: str, session: Session, kernel: KernelSpec, case, expected,
+def _evaluate_one(name: str, session: Session | Fleet, kernel: KernelSpec, case, expected,
                   failure, schedule, warmups, samples, tolerance, guard, timeout_s,
                   tuned: bool = False) -> Evaluation:
     try:

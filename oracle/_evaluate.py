@@ -27,15 +27,15 @@ from __future__ import annotations
 import dataclasses
 import os
 import shlex
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
-from forge import registry
 from forge.contract import OracleContext
 from forge.errors import ForgeError, InvalidArgument, ReferenceFailed, UnsupportedFeature
-from forge.layout import as_elements
 from forge.kernel import KernelSpec
+from forge.layout import as_elements
 from forge.schedule import Schedule
 from forge.types import ValidationLevel
 
@@ -330,8 +330,8 @@ def expected_from_backend(case: Case, runner: Runner, schedule: Schedule | None 
     for spec, region, raw in zip(kernel.buffers, plan.regions, outcome.first):
         if region.output:
             data = raw[region.start:region.start + region.count * region.itemsize]
-            values = as_elements(np.frombuffer(data.tobytes(), np.uint8), spec.dtype_for(info.target),
-                             region.count)
+            values = as_elements(np.frombuffer(data.tobytes(), np.uint8),
+                                 spec.dtype_for(info.target), region.count)
             outputs[region.label] = kernel.buffer_values(spec, values, info.target).copy()
     return Expected(case, kernel, outputs, f"{info.name} ({info.adapter.name})",
                     semantics_of_reference=FloatSemantics.of(info.constraints, kernel, info.target),
@@ -441,7 +441,7 @@ def save_failure(ev: Evaluation, expected: Expected, folder: str | os.PathLike) 
     os.makedirs(folder, exist_ok=True)
     name = f"{ev.kernel.id}-{ev.backend}-{str(ev.size).replace(',', '_')}-seed{ev.seed}.npz"
     path = os.path.join(folder, name)
-    arrays: dict[str, np.ndarray] = {}
+    arrays: dict[str, Any] = {}  # np.savez's stub types **kwds against allow_pickle too
     for label, array in expected.case.arrays.items():
         arrays[f"input.{label}"] = array
     for label, array in expected.outputs.items():

@@ -31,10 +31,11 @@ NUMPY_REFERENCE = "numpy"
 def poisoned(dtype: np.dtype, count: int, pattern=POISON_OUTPUT) -> np.ndarray:
     """``count`` elements of a logical ``dtype`` (scalar, sub-array or struct) with
     every scalar lane holding the poison pattern."""
-    if dtype.names:
+    fields = dtype.fields
+    if dtype.names and fields is not None:
         out = np.zeros(count, dtype)
         for name in dtype.names:
-            out[name] = poisoned(dtype.fields[name][0], count, pattern)
+            out[name] = poisoned(fields[name][0], count, pattern)
         return out
     if dtype.subdtype is not None:
         base, shape = dtype.subdtype
@@ -104,6 +105,7 @@ def reference_arrays(case: Case, kernel: KernelSpec) -> list[np.ndarray]:
     for spec in kernel.buffers:
         label = buffer_label(spec)
         if spec.access is Access.UNIFORM:
+            assert case.uniform is not None  # a kernel with a uniform block has its record
             arrays.append(case.uniform.copy())
         elif label in case.arrays:
             arrays.append(case.arrays[label].copy())
@@ -151,7 +153,8 @@ def _flushed_outputs(expected: Expected) -> dict[str, np.ndarray]:
     arrays = {label: flush_subnormals(a) for label, a in case.arrays.items()}
     uniform = None if case.uniform is None else flush_subnormals(case.uniform)
     changed = (any(a is not case.arrays[label] for label, a in arrays.items())
-               or (uniform is not None and uniform.tobytes() != case.uniform.tobytes()))
+               or (uniform is not None and case.uniform is not None
+                   and uniform.tobytes() != case.uniform.tobytes()))
     outputs = expected.outputs
     if changed and expected.reference == NUMPY_REFERENCE:  # only the results can differ
         flushed_case = replace(case, arrays=arrays, uniform=uniform)

@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+from typing import Any
 
 from forge import registry
 from forge.errors import ForgeError, GpuUnavailable, InvalidArgument
@@ -200,7 +201,7 @@ class Fleet:
     def local(cls, names: Sequence[str], workers: int | None = None, *,
               isolate: bool | None = None,
               open_options: Mapping[str, Mapping[str, Any]] | None = None,
-              timeout_s: float | None = None) -> "Fleet":
+              timeout_s: float | None = None) -> Fleet:
         """Worker processes (or, for host backends and ``isolate=False``, contexts in
         this process) spread over this machine's devices; see ``plan_slots``."""
         names = list(dict.fromkeys(names))
@@ -228,7 +229,7 @@ class Fleet:
     def on_ray(cls, names: Sequence[str], address: str | None = None,
                workers: int | None = None, *,
                open_options: Mapping[str, Mapping[str, Any]] | None = None,
-               timeout_s: float | None = None) -> "Fleet":
+               timeout_s: float | None = None) -> Fleet:
         """Ray actors, one warm context each, spread over a Ray cluster's GPUs (and its
         nodes, for backends that run on CPUs); see ``oracle._ray``."""
         from ._ray import ray_slots
@@ -266,7 +267,7 @@ class Fleet:
         opened, why = [], ""
         for slot in slots:
             try:
-                slot.runner.info
+                _ = slot.runner.info  # opens the slot's runner, or raises why it cannot
                 opened.append(slot)
             except ForgeError as exc:
                 why = why or f"{type(exc).__name__}: {exc}"
@@ -318,7 +319,7 @@ class Fleet:
         if self._on_close is not None:
             self._on_close()
 
-    def __enter__(self) -> "Fleet":
+    def __enter__(self) -> Fleet:
         return self
 
     def __exit__(self, *exc_info: Any) -> None:

@@ -13,8 +13,9 @@ does not meet the domain is left out and its block stays ``normal``.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -111,7 +112,10 @@ def _magnitude_sample(rng, n, lo_mag, hi_mag, signs, domain):
     lo, hi = domain
     intervals = []
     for sign in signs:  # magnitude interval that lands inside the domain with this sign
-        m_lo, m_hi = (max(lo_mag, lo), min(hi_mag, hi)) if sign > 0 else (max(lo_mag, -hi), min(hi_mag, -lo))
+        if sign > 0:
+            m_lo, m_hi = max(lo_mag, lo), min(hi_mag, hi)
+        else:
+            m_lo, m_hi = max(lo_mag, -hi), min(hi_mag, -lo)
         if m_lo <= m_hi:
             intervals.append((sign, m_lo, m_hi))
     if not intervals:
@@ -226,11 +230,12 @@ def _scalar_values(name: str, domain, declared: bool, dtype: np.dtype, count: in
 def _logical_values(dtype: np.dtype, count: int, draw_scalar) -> tuple[np.ndarray, tuple]:
     """``count`` elements of ``dtype`` (a scalar, a sub-array, a struct), each scalar
     lane drawn by ``draw_scalar(scalar dtype, n)``."""
-    if dtype.names:
+    fields = dtype.fields
+    if dtype.names and fields is not None:
         out = np.zeros(count, dtype)
         layout: tuple = ()
         for name in dtype.names:
-            values, layout = _logical_values(dtype.fields[name][0], count, draw_scalar)
+            values, layout = _logical_values(fields[name][0], count, draw_scalar)
             out[name] = values
         return out, layout
     if dtype.subdtype is not None:
@@ -296,9 +301,9 @@ def conform(values: Any, spec: BufferSpec, count: int, where: str) -> np.ndarray
                                   f"{spec.type} elements (give a structured array of dtype "
                                   f"{want})")
         if not (same_kind and np.can_cast(array.dtype, scalar, "safe")):
-            lanes = f" lanes ({spec.type})" if want.subdtype is not None else ""
+            of = f" lanes ({spec.type})" if want.subdtype is not None else ""
             raise InvalidArgument(f"{where}: an array of {array.dtype} for a buffer of "
-                                  f"{scalar}{lanes} (convert it explicitly, e.g. "
+                                  f"{scalar}{of} (convert it explicitly, e.g. "
                                   f".astype(np.{scalar.name}))")
         array = array.astype(scalar)
     lanes = int(np.prod(want.subdtype[1])) if want.subdtype else 1
@@ -341,7 +346,9 @@ def make_case(kernel: KernelSpec, size: Any, seed: int = 0,
         raise InvalidArgument(f"kernel {kernel.id} has no buffers {sorted(unknown)}; its "
                               f"buffers: {', '.join(buffer_label(s) for s in kernel.buffers)}")
     digest = hashlib.sha256(f"size={size!r}:seed={seed}:set={input_set}".encode())
-    arrays, layout, record = {}, {}, None
+    arrays: dict[str, np.ndarray] = {}
+    layout: dict[str, tuple[tuple[str, int, int], ...]] = {}
+    record = None
     for index, spec in enumerate(kernel.buffers):
         label = buffer_label(spec)
         if spec.access is Access.UNIFORM:
@@ -350,7 +357,8 @@ def make_case(kernel: KernelSpec, size: Any, seed: int = 0,
             continue
         count = spec.element_count(size)
         if label in given:
-            array, blocks = conform(given[label], spec, count, f"input {label}"), (("given", 0, count),)
+            array = conform(given[label], spec, count, f"input {label}")
+            blocks = (("given", 0, count),)
         elif spec.access is Access.READ or spec.inout:
             rng = np.random.default_rng([int(seed), index, int(size)])
             array, blocks = _fill(spec, count, rng, kernel, size, families)

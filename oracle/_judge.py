@@ -15,12 +15,13 @@ value: the judge says so in the report instead of pretending to have looked.
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import numpy as np
 
-from forge.layout import as_elements
 from forge.kernel import Access, KernelSpec
+from forge.layout import as_elements
 
 from ._compare import Comparison, compare, nonfinite_expected
 from ._expected import Expected, unwritten_mask
@@ -55,7 +56,8 @@ def _changed_elements(got: np.ndarray, sent: np.ndarray, itemsize: int) -> tuple
     return int(changed.size), int(changed[0]) if changed.size else -1
 
 
-def _decode(kernel: KernelSpec, spec, region: Region, raw: np.ndarray, target: str | None) -> np.ndarray:
+def _decode(kernel: KernelSpec, spec, region: Region, raw: np.ndarray,
+            target: str | None) -> np.ndarray:
     data = raw[region.start:region.start + region.count * region.itemsize]
     values = as_elements(np.frombuffer(data.tobytes(), np.uint8), spec.dtype_for(target),
                          region.count)
@@ -91,8 +93,9 @@ def _judge_output(ev: Evaluation, kernel: KernelSpec, spec, region: Region, outc
     want = expected.outputs[region.label]
     flushed = expected.flushed()[region.label] if ev.semantics.subnormals_may_flush else None
     later = None
-    if outcome.later and outcome.later[index] is not None:
-        later = _decode(kernel, spec, region, outcome.later[index], info.target)
+    later_raw = outcome.later[index] if outcome.later else None
+    if later_raw is not None:
+        later = _decode(kernel, spec, region, later_raw, info.target)
     check_unwritten = spec.initial is None and not spec.inout
     first_leaf = True
     flushed_leaves = dict(leaves(region.label, flushed)) if flushed is not None else {}

@@ -25,8 +25,14 @@ from typing import Any
 import numpy as np
 
 from forge.contract import OracleContext
-from forge.errors import (CompileError, DeviceLost, ForgeError, InvalidArgument, KernelTimeout,
-                          UnsupportedFeature)
+from forge.errors import (
+    CompileError,
+    DeviceLost,
+    ForgeError,
+    InvalidArgument,
+    KernelTimeout,
+    UnsupportedFeature,
+)
 from forge.kernel import Access, KernelSpec
 from forge.schedule import Schedule
 from forge.types import AdapterConstraints, AdapterIdentity, BindingUsage
@@ -59,7 +65,7 @@ class BackendInfo:
     energy: str = ""
 
     @classmethod
-    def of(cls, ctx: OracleContext) -> "BackendInfo":
+    def of(cls, ctx: OracleContext) -> BackendInfo:
         allocator = getattr(ctx, "allocator", None)
         capacity: tuple = ()
         if allocator is not None:
@@ -71,7 +77,7 @@ class BackendInfo:
         return cls(ctx.backend_name, getattr(ctx, "target", None), ctx.adapter, ctx.constraints,
                    ctx.timing_source, capacity, energy)
 
-    def capacity_needed(self, plan: "Plan") -> int | None:
+    def capacity_needed(self, plan: Plan) -> int | None:
         """The whole capacity a context needs to hold ``plan``'s buffers (slab by slab,
         as this context splits it), or None when it holds them already."""
         if not self.capacity:
@@ -138,7 +144,7 @@ class ErrorInfo:
     compile: bool = False
 
     @classmethod
-    def of(cls, exc: BaseException) -> "ErrorInfo":
+    def of(cls, exc: BaseException) -> ErrorInfo:
         return cls(type(exc).__name__, str(exc), isinstance(exc, DeviceLost),
                    isinstance(exc, KernelTimeout), isinstance(exc, UnsupportedFeature),
                    isinstance(exc, CompileError))
@@ -182,7 +188,8 @@ def _round_up(value: int, multiple: int) -> int:
 def _pattern_bytes(nbytes: int, dtype: np.dtype, pattern) -> np.ndarray:
     """``nbytes`` of poison, element-aligned to the end (guards before the data) or
     the start (guards after it)."""
-    whole = np.ascontiguousarray(poison(dtype, -(-nbytes // dtype.itemsize), pattern)).reshape(-1).view(np.uint8)
+    elements = poison(dtype, -(-nbytes // dtype.itemsize), pattern)
+    whole = np.ascontiguousarray(elements).reshape(-1).view(np.uint8)
     return whole[:nbytes]
 
 
@@ -190,6 +197,7 @@ def _region(kernel: KernelSpec, spec, access: Access, granule: int, case: Case,
             target: str | None, guard: int, alignment: int, length_read: bool) -> Region:
     label = buffer_label(spec)
     if spec.access is Access.UNIFORM:
+        assert case.uniform is not None  # a kernel with a uniform block has its record
         raw = kernel.buffer_bytes(spec, case.uniform, target).view(np.uint8).reshape(-1)
         raw = np.concatenate([raw, np.zeros(-raw.size % 4, np.uint8)])
         return Region(label, spec.binding, spec.group, BindingUsage.UNIFORM, raw, 0, raw.size,

@@ -19,22 +19,23 @@ progress bar, the table, manifests and the tuning cache.
   actor (``timeout``).
 
 Only ``ray``, ``ray.exceptions`` and ``ray.util`` (placement groups, scheduling
-strategies) are used: nothing of what ``shared/device/prepare-ray.sh`` trims (jars,
-rllib, data, serve).
+strategies) are used: nothing of what the GPU machine's trimmed Ray leaves out (jars,
+rllib, data, serve; DEVELOPERS.md, "Running on the GPU machine").
 """
 
 from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from forge import registry
 from forge.errors import ForgeError, GpuUnavailable, InvalidArgument, MissingExtra
 
 from ._plan import BackendInfo, ErrorInfo, Outcome, Plan, execute
 from ._runners import Runner
-from ._workers import CRASHED, _DEADLINE_MARGIN, _DEADLINE_WAITS, _START_TIMEOUT
+from ._workers import _DEADLINE_MARGIN, _DEADLINE_WAITS, _START_TIMEOUT, CRASHED
 
 __all__ = ["ray_slots", "import_ray", "connect", "PlanActor", "RayRunner"]
 
@@ -76,7 +77,7 @@ class PlanActor:
     run with ``execute`` as in a worker process."""
 
     def __init__(self) -> None:
-        self.ctx = None
+        self.ctx: Any = None  # the OracleContext once open succeeded
 
     def open(self, name: str, options: Mapping[str, Any], timeout_s: float | None) -> tuple:
         """``("ready", BackendInfo, where)`` or ``("error", ErrorInfo, where)``."""
@@ -120,7 +121,7 @@ class RayRunner(Runner):
         self.ray, self.name, self.options, self.timeout_s = ray, name, dict(options), timeout_s
         self.placement, self.label = dict(placement), label
         self._actor_class = _remote_class(ray)
-        self._actor = None
+        self._actor: Any = None  # a Ray actor handle
         self._info: BackendInfo | None = None
         self.where = ""
         self.dead = False
@@ -165,7 +166,7 @@ class RayRunner(Runner):
     def execute(self, plan: Plan) -> Outcome:
         ray = self.ray
         try:
-            self.info
+            _ = self.info  # starts the actor, or raises why it cannot
         except ForgeError as exc:
             self.dead = True
             return Outcome(error=ErrorInfo(CRASHED, f"the {self.name} actor at {self.label} "
@@ -236,8 +237,10 @@ def ray_slots(names: Sequence[str], address: str | None, workers: int | None,
     """The fleet's slots on Ray, and the function that releases what was made."""
     ray = import_ray()
     from ray.util.placement_group import placement_group, remove_placement_group
-    from ray.util.scheduling_strategies import (NodeAffinitySchedulingStrategy,
-                                                PlacementGroupSchedulingStrategy)
+    from ray.util.scheduling_strategies import (
+        NodeAffinitySchedulingStrategy,
+        PlacementGroupSchedulingStrategy,
+    )
 
     from ._fleet import Slot
 

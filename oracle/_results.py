@@ -53,11 +53,11 @@ class Verdict(str, enum.Enum):
         return list(Verdict).index(self)
 
     @classmethod
-    def worst(cls, verdicts: "list[Verdict]") -> "Verdict":
+    def worst(cls, verdicts: list[Verdict]) -> Verdict:
         return min(verdicts, key=lambda v: cls(v).severity) if verdicts else cls.PASS
 
 
-def format_duration(ns: float) -> str:
+def format_duration(ns: float | None) -> str:
     """Nanoseconds as a short human figure ("12.3 us"); "-" when not measured."""
     if ns is None or not np.isfinite(ns):
         return "-"
@@ -120,7 +120,7 @@ class FloatSemantics:
 
     @classmethod
     def of(cls, constraints: Any, kernel: KernelSpec | None = None,
-           target: str | None = None) -> "FloatSemantics":
+           target: str | None = None) -> FloatSemantics:
         flush = bool(getattr(constraints, "subnormals_may_flush", False))
         nonfinite = bool(getattr(constraints, "nonfinite_indeterminate", False))
         if kernel is not None and target == "cuda":
@@ -131,7 +131,7 @@ class FloatSemantics:
                 flush = True
         return cls(flush, nonfinite)
 
-    def either(self, other: "FloatSemantics") -> "FloatSemantics":
+    def either(self, other: FloatSemantics) -> FloatSemantics:
         """What judging two backends against each other must allow."""
         return FloatSemantics(self.subnormals_may_flush or other.subnormals_may_flush,
                               self.nonfinite_indeterminate or other.nonfinite_indeterminate)
@@ -225,7 +225,8 @@ class OutputCheck:
                                  f"differ from the reference ({c.nonfinite_mismatches} in "
                                  f"NaN/Inf/zero-sign pattern; max ulp {c.max_ulp})"
                                  if c.reason == "" else
-                                 f"{self.label}: {c.reason} differs from the reference", self.label))
+                                 f"{self.label}: {c.reason} differs from the reference",
+                                 self.label))
         if c.passed and self.later is not None and not self.later.passed:
             found.append(Finding("later", f"{self.label}: after the timed runs, "
                                  f"{self.later.mismatches} elements differ from the reference "
@@ -331,7 +332,8 @@ class Evaluation:
 
     def summary(self) -> str:
         return (f"{self.kernel.id} on {self.backend}"
-                f"{f' ({self.adapter.name})' if self.adapter else ''}, schedule {self.schedule_text}, "
+                f"{f' ({self.adapter.name})' if self.adapter else ''}, "
+                f"schedule {self.schedule_text}, "
                 f"size {self.size}, seed {self.seed}, inputs sha256 {self.input_hash[:16]}")
 
     def report(self) -> str:
@@ -366,7 +368,7 @@ class Evaluation:
             lines.append(f"  reproduce: {self.repro}")
         return "\n".join(lines)
 
-    def raise_for_failure(self) -> "Evaluation":
+    def raise_for_failure(self) -> Evaluation:
         """Raise ``forge.OracleMismatch`` carrying the report unless the kernel passed."""
         from forge.errors import OracleMismatch
 

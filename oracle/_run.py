@@ -11,13 +11,14 @@ otherwise give it.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
-from forge.errors import ForgeError, InvalidArgument
-from forge.layout import as_elements
+from forge.errors import InvalidArgument
 from forge.kernel import Access, KernelSpec
+from forge.layout import as_elements
 from forge.schedule import Schedule
 
 from ._evaluate import DEFAULT_TIMEOUT_S, as_runner, choose_schedule

@@ -14,7 +14,8 @@ this process.
 from __future__ import annotations
 
 import abc
-from typing import Any, Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from forge import registry
 from forge.contract import OracleContext
@@ -47,7 +48,7 @@ class Runner(abc.ABC):
         context the caller gave, or a capacity the caller chose)."""
         return False
 
-    def close(self) -> None:
+    def close(self) -> None:  # noqa: B027 - optional: a runner may hold nothing
         """Release what the runner holds (idempotent)."""
 
 
@@ -163,7 +164,7 @@ class Session:
     def opened(self, name: str) -> tuple[bool, str]:
         """Whether backend ``name`` opened here (its worker reported ready), and why not."""
         try:
-            self.runner(name).info
+            _ = self.runner(name).info  # opens the worker, or raises why it cannot
         except ForgeError as exc:
             self._runners.pop(name, None)
             self._failed.setdefault(name, f"{type(exc).__name__}: {exc}")
@@ -183,7 +184,7 @@ class Session:
             except ForgeError:
                 pass  # a lost context has nothing left to release
 
-    def __enter__(self) -> "Session":
+    def __enter__(self) -> Session:
         return self
 
     def __exit__(self, *exc_info: Any) -> None:

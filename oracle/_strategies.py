@@ -24,7 +24,8 @@ import abc
 import math
 import random
 import warnings
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from forge.errors import InvalidArgument, MissingExtra
 from forge.tunables import SCHEDULE_KEYS
@@ -40,7 +41,7 @@ class Strategy(abc.ABC):
     name: str = ""
     description: str = ""
 
-    def check(self) -> None:
+    def check(self) -> None:  # noqa: B027 - optional: most strategies need no extra
         """Raise ``MissingExtra`` when the strategy cannot run here."""
 
     @abc.abstractmethod

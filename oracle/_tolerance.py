@@ -9,8 +9,9 @@ keyed by dtype), and a caller's tolerance is merged in last.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -48,7 +49,8 @@ class Tolerance:
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not value >= 0:
                 raise InvalidArgument(f"tolerance {name} must be a number >= 0, got {value!r}")
-        if not isinstance(self.ulp, (int, np.integer)) or isinstance(self.ulp, bool) or self.ulp < 0:
+        ulp = self.ulp
+        if not isinstance(ulp, (int, np.integer)) or isinstance(ulp, bool) or ulp < 0:
             raise InvalidArgument(f"tolerance ulp must be an int >= 0, got {self.ulp!r}")
         if self.nan not in _NAN_POLICIES:
             raise InvalidArgument(f"tolerance nan policy must be one of {_NAN_POLICIES}, "
@@ -57,7 +59,7 @@ class Tolerance:
         object.__setattr__(self, "rtol", float(self.rtol))
         object.__setattr__(self, "ulp", int(self.ulp))
 
-    def merged(self, override: "Tolerance | Mapping[str, Any] | None") -> "Tolerance":
+    def merged(self, override: Tolerance | Mapping[str, Any] | None) -> Tolerance:
         """A copy with the fields of ``override`` (a Tolerance replaces everything)."""
         if override is None:
             return self
@@ -73,7 +75,7 @@ class Tolerance:
                                   f"fields are {sorted(known)}")
         return replace(self, **dict(override))
 
-    def loosest(self, other: "Tolerance") -> "Tolerance":
+    def loosest(self, other: Tolerance) -> Tolerance:
         """The tolerance accepting whatever either accepts (for comparing two backends)."""
         return Tolerance(max(self.atol, other.atol), max(self.rtol, other.rtol),
                          max(self.ulp, other.ulp),

@@ -25,9 +25,10 @@ import math
 import re
 import threading
 import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any
 
 import forge
 from forge import tunables as _tunables
@@ -124,6 +125,18 @@ class Candidate:
                 "notes": list(self.notes), **self.rates(work or {})}
 
 
+def _timing(c: Candidate) -> Timing:
+    """The timing of ``c``, a candidate that was measured."""
+    assert c.timing is not None, f"{c.key} was not measured"
+    return c.timing
+
+
+def _kernel(c: Candidate) -> KernelSpec:
+    """The kernel ``c`` runs (the search gives every candidate its own)."""
+    assert c.kernel is not None, f"{c.key} has no kernel"
+    return c.kernel
+
+
 @dataclass(frozen=True)
 class Budget:
     """How much a search may measure: ``count`` candidates (pruned ones do not count,
@@ -133,10 +146,11 @@ class Budget:
     seconds: float | None = None
 
     @classmethod
-    def parse(cls, text: Any) -> "Budget":
+    def parse(cls, text: Any) -> Budget:
         """``20`` (candidates), ``"90s"``, ``"2m"``, ``"1h"`` (time), or None."""
         if text is None or isinstance(text, Budget):
             return text or cls()
+        value: float
         if isinstance(text, int) and not isinstance(text, bool):
             value, unit = text, ""
         else:
@@ -214,7 +228,7 @@ class TuneResult:
                  self.conclusion] + ([self.advice] if self.advice else [])
         for c in self.ranked()[:top]:
             lines.append(f"  {c.key:<40} {c.status:<10} median {format_duration(c.median)}"
-                         f" (iqr {format_duration(c.timing.iqr)})")
+                         f" (iqr {format_duration(_timing(c).iqr)})")
         for c in self.candidates:
             if c.status in ("wrong", "error", "lost", "timeout", "crashed"):
                 lines.append(f"  {c.key:<40} {c.status:<10} {c.reason.splitlines()[0][:120]}")
@@ -233,7 +247,7 @@ class TuneResult:
                 "best": self.best.as_dict(work) if self.best else None,
                 "winner": self.winner.as_dict(work) if self.winner else None,
                 "saved": self.saved, "contexts_opened": self.contexts_opened,
-                "work": work, "noise_ns": self.best.timing.iqr if self.best else None,
+                "work": work, "noise_ns": _timing(self.best).iqr if self.best else None,
                 "top": [c.as_dict(work) for c in (ranked[:top] if top else ranked)],
                 "candidates": [c.as_dict(work) for c in self.candidates]}
 
@@ -342,7 +356,7 @@ def declare_winner(best: Candidate, runner_up: Candidate | None) -> tuple[bool, 
     if runner_up is None:
         return False, f"only {best.key} ran correctly: nothing to beat, no winner declared"
     lead = runner_up.median - best.median
-    noise = max(best.timing.iqr, runner_up.timing.iqr)
+    noise = max(_timing(best).iqr, _timing(runner_up).iqr)
     text = (f"lead of {format_duration(lead)} over {runner_up.key} "
             f"(noise: interquartile range {format_duration(noise)})")
     if lead > noise:
@@ -386,7 +400,7 @@ class _Search:
     def __init__(self, runner: Runner, expected: Expected, settings: _Settings,
                  cache: TuningCache, budget: Budget, size: Any,
                  on_progress: Callable[[Candidate], None] | None,
-                 reopen: Callable[[], Any] | None) -> None:
+                 reopen: Callable[[], Any]) -> None:
         self.runner, self.expected, self.settings = runner, expected, settings
         self.cache, self.budget, self.size = cache, budget, size
         self.on_progress, self.reopen = on_progress, reopen
@@ -452,7 +466,7 @@ class _Search:
                     self.budget.count is not None and
                     self.first_measured + new_in_flight >= self.budget.count)):
                 return None
-            record = self.cache.get(c.key, samples, phase, c.kernel.semantic_hash,
+            record = self.cache.get(c.key, samples, phase, _kernel(c).semantic_hash,
                                     self._source_hash(c))
             if record is None or (self.settings.energy_s and record.get("energy_j") is None):
                 return c
@@ -468,7 +482,7 @@ class _Search:
         if not c.source_hash:
             info = self.runner.info
             c.source_hash = candidate_source_hash(
-                c.kernel, info.target, c.schedule, self.size,
+                _kernel(c), info.target, c.schedule, self.size,
                 info.constraints.max_workgroups_per_dimension[0])
         return c.source_hash
 
@@ -476,7 +490,7 @@ class _Search:
                      runner: Runner) -> None:
         settings = self.settings
         start = time.monotonic()
-        ev = evaluate_case(runner, self._expected_for(c.kernel), c.schedule,
+        ev = evaluate_case(runner, self._expected_for(_kernel(c)), c.schedule,
                            warmups=settings.warmups, samples=samples,
                            tolerance=settings.tolerance, guard=settings.guard,
                            timeout_s=settings.timeout_s, energy_s=settings.energy_s)
@@ -553,7 +567,7 @@ def _record(c: Candidate, ev: Evaluation, samples: int, phase: str, elapsed: flo
         status = _FAILED_STATUS.get(str(ev.verdict), "error")
         reason = ev.problems[0] if ev.problems else (ev.error or str(ev.verdict))
     return {"candidate": c.key, "samples": samples, "phase": phase,
-            "kernel_hash": c.kernel.semantic_hash, "source_sha256": source_hash,
+            "kernel_hash": _kernel(c).semantic_hash, "source_sha256": source_hash,
             "status": status, "verdict": str(ev.verdict), "reason": reason,
             "samples_ns": list(ev.timing.samples_ns) if ev.timing and ev.passed else [],
             "timing_source": ev.timing.source if ev.timing else "",
@@ -574,7 +588,7 @@ def _finish(search: _Search, result: TuneResult, alive: list[Candidate]) -> None
                              "nothing was measured: no winner")
         return
     top = alive[:FINALISTS]
-    longest = max(c.timing.count for c in top)
+    longest = max(_timing(c).count for c in top)
     with search.one_device() as runner:
         final = search.measure(top, longest * FINAL_SAMPLES_FACTOR, round_=top[0].round + 1,
                                phase="final", runner=runner, budgeted=False)
@@ -599,7 +613,7 @@ def _advice(final: list[Candidate], result: TuneResult) -> str:
     spread = max(c.timing.iqr / c.median for c in final if c.timing and c.median)
     return (f"the fastest {len(final)} are within the measured noise of each other (spread "
             f"{spread:.1%} of the median): measure longer (--samples "
-            f"{max(10, final[0].timing.count)}) or at a "
+            f"{max(10, _timing(final[0]).count)}) or at a "
             f"larger size (--size, now {result.size}), where the differences grow; or take "
             "any of them")
 

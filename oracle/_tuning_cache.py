@@ -24,8 +24,9 @@ import hashlib
 import json
 import os
 import threading
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from forge.cache import cache_root, write_atomically
 from forge.errors import ForgeError, InvalidArgument
@@ -86,15 +87,15 @@ class TuningCache:
         self._lock = threading.Lock()
         self.torn = 0
         if self.path is not None:
-            self._load()
+            self._load(self.path)
 
     @classmethod
     def default_path(cls, key: dict, root: str | os.PathLike | None = None) -> Path:
         return cache_root(root) / "tuning" / key["kernel"] / f"{_digest(key)[:32]}.jsonl"
 
-    def _load(self) -> None:
+    def _load(self, path: Path) -> None:
         try:
-            text = self.path.read_text(encoding="utf-8")
+            text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
             return
         except OSError as exc:

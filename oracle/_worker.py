@@ -9,6 +9,7 @@ from __future__ import annotations
 import signal
 import sys
 from multiprocessing.connection import Connection
+from typing import Any
 
 
 def main(argv: list[str]) -> int:
@@ -21,7 +22,7 @@ def main(argv: list[str]) -> int:
 
     from ._plan import BackendInfo, ErrorInfo, Outcome, execute
 
-    ctx = None
+    ctx: Any = None  # the OracleContext once "open" succeeded
     while True:
         try:
             message = requests.recv()

@@ -25,8 +25,9 @@ import subprocess
 import sys
 import tempfile
 import weakref
+from collections.abc import Mapping, Sequence
 from multiprocessing.connection import Connection
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from forge.errors import ForgeError, GpuUnavailable
 
@@ -120,6 +121,8 @@ class WorkerRunner(Runner):
     with ``options`` (its waits bounded by ``timeout_s``); replaced after a fault.
     ``prefix`` is a command the worker runs under (compute-sanitizer)."""
 
+    _starting: _Worker | None  # started by _launch, waited for by _ready
+
     isolated = True
 
     def __init__(self, name: str, options: Mapping[str, Any] | None = None,
@@ -148,7 +151,7 @@ class WorkerRunner(Runner):
     def log_path(self) -> str:
         return self._log.name
 
-    def _launch(self) -> None:
+    def _launch(self) -> _Worker:
         """Start a worker and ask it to open its context, without waiting: the driver
         goes on with its own work while the worker imports and opens."""
         worker = _Worker(self.prefix, self._log.name)
@@ -157,13 +160,14 @@ class WorkerRunner(Runner):
         except OSError:
             pass  # it died already: _ready says why
         self._starting = worker
+        return worker
 
     def _ready(self) -> None:
         """Wait for the worker started by ``_launch`` to open its context."""
         worker, self._starting = self._starting, None
         if worker is None:
-            self._launch()
-            worker, self._starting = self._starting, None
+            worker = self._launch()
+            self._starting = None
         try:
             if not worker.recv.poll(_START_TIMEOUT):
                 raise TimeoutError

@@ -10,8 +10,7 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
-from forge import (AllocationError, BindingUsage, InvalidArgument, MemoryTopology,
-                   SlabAllocator)
+from forge import AllocationError, BindingUsage, InvalidArgument, MemoryTopology, SlabAllocator
 
 RW = BindingUsage.STORAGE_READ_WRITE
 

@@ -11,15 +11,38 @@ import numpy as np
 import pytest
 
 import forge
-from forge import Schedule, ir
-
 from bench._cli import select
-from bench._report import (GIB, Goal, Row, bandwidth_gbps, format_value, gemm_flops, guarded,
-                           markdown_section, markdown_table, memory_bound_bytes, ratio,
-                           roofline_work, rows_bytes, summary, text_table, tflops, to_json)
+from bench._report import (
+    GIB,
+    Goal,
+    Row,
+    bandwidth_gbps,
+    format_value,
+    gemm_flops,
+    guarded,
+    markdown_section,
+    markdown_table,
+    memory_bound_bytes,
+    ratio,
+    roofline_work,
+    rows_bytes,
+    summary,
+    text_table,
+    tflops,
+    to_json,
+)
 from bench._wgpu import wgpu_buffer_bytes
-from bench._workload import (best, check_map_output, check_rows_output, gemm_error,
-                             host_array, map_schedules, max_relative_error, rows_schedules)
+from bench._workload import (
+    best,
+    check_map_output,
+    check_rows_output,
+    gemm_error,
+    host_array,
+    map_schedules,
+    max_relative_error,
+    rows_schedules,
+)
+from forge import Schedule, ir
 
 
 # -- goals and ratios --------------------------------------------------------------------

@@ -15,9 +15,8 @@ import numpy as np
 import pytest
 
 import forge
-from oracle.pytest_plugin import require_available
-
 from bench._env import Bench, Sizes
+from oracle.pytest_plugin import require_available
 from tests.test_cuda_fake_driver import OK, device_array, fake_driver, ptr  # noqa: F401
 
 TINY = Sizes(buffer_bytes=1 << 20, rows=8, cols=2048, gemm=64, transfer_bytes=8 << 20,
@@ -126,8 +125,8 @@ def test_a_failing_section_becomes_an_error_row_and_the_run_goes_on(fake_driver)
 # -- wgpu --------------------------------------------------------------------------------
 def test_p6_and_p8_run_on_the_wgpu_adapter_here(request):
     require_available(request.config, "wgpu")
-    from bench._wgpu import p6
     from bench._compile import p8
+    from bench._wgpu import p6
 
     env = Bench(TINY, log=io.StringIO())
     try:

@@ -10,9 +10,9 @@ import json
 import pytest
 
 import oracle
-from forge import Schedule
 from bench._tuning import _reached, kernel_tuner_cache
-from tests.test_oracle_tune import PARAMS, _Synthetic, _landscape
+from forge import Schedule
+from tests.test_oracle_tune import PARAMS, _landscape, _Synthetic
 
 
 @pytest.fixture(autouse=True)

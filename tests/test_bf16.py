@@ -119,7 +119,8 @@ def test_bf16_inputs_hold_every_family_and_the_poison_is_nan():
     assert subnormal.any()
     for pattern in (POISON_OUTPUT, POISON_INPUT):
         assert np.isnan(poison(BF16, 3, pattern).astype(np.float32)).all()
-    assert poison(BF16, 1, POISON_OUTPUT).view(np.uint16) != poison(BF16, 1, POISON_INPUT).view(np.uint16)
+    output, input_ = poison(BF16, 1, POISON_OUTPUT), poison(BF16, 1, POISON_INPUT)
+    assert output.view(np.uint16) != input_.view(np.uint16)
 
 
 def test_bf16_comparisons_count_ulps_and_nonfinite_patterns():

@@ -21,8 +21,16 @@ import forge
 from backends.browser import _chromium
 from backends.browser._page import INLINE_LIMIT, PART
 from backends.browser._server import LoopbackServer
-from forge import (Access, BindingUsage, BufferSpec, CompileError, DeviceLost, GpuValidation,
-                   KernelSpec, Schedule)
+from forge import (
+    Access,
+    BindingUsage,
+    BufferSpec,
+    CompileError,
+    DeviceLost,
+    GpuValidation,
+    KernelSpec,
+    Schedule,
+)
 from oracle.pytest_plugin import require_available
 
 RW = BindingUsage.STORAGE_READ_WRITE

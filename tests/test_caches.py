@@ -75,7 +75,7 @@ def test_truncated_json_is_certified_again(certified):
 def test_two_processes_certifying_the_same_kernel_at_once_both_succeed(tmp_path):
     code = ("import forge, oracle, sys\n"
             "with forge.open_context('reference') as ctx:\n"
-            f"    c = oracle.certify(ctx, forge.get_kernel('mul'), samples=1, cache=sys.argv[1])\n"
+            "    c = oracle.certify(ctx, forge.get_kernel('mul'), samples=1, cache=sys.argv[1])\n"
             "print(c.path)\n")
     processes = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path)],
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -84,7 +84,8 @@ def test_two_processes_certifying_the_same_kernel_at_once_both_succeed(tmp_path)
     assert all(p.returncode == 0 for p in processes), outputs
     paths = {out.strip() for out, _ in outputs}
     assert len(paths) == 1 and _recertify(tmp_path).reused
-    assert [p.name for p in Path(paths.pop()).parent.iterdir()] == [Path(outputs[0][0].strip()).name]
+    kept = [p.name for p in Path(paths.pop()).parent.iterdir()]
+    assert kept == [Path(outputs[0][0].strip()).name]
 
 
 def test_cache_info_and_clear(certified, capsys):

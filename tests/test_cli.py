@@ -46,7 +46,8 @@ def test_list_kernels_lists_builtin_kernels(capsys):
 
 
 def test_unknown_command_exits_with_usage_error():
-    result = subprocess.run([sys.executable, "-m", "forge", "bogus"], capture_output=True, text=True)
+    result = subprocess.run([sys.executable, "-m", "forge", "bogus"], capture_output=True,
+                            text=True)
     assert result.returncode == 2 and "invalid choice" in result.stderr
 
 

@@ -11,8 +11,6 @@ import sys
 import time
 import xml.etree.ElementTree as ET
 
-import pytest
-
 from kforge import main
 from kforge._baseline import compare_with_baseline, load_results
 

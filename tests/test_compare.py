@@ -10,8 +10,17 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from forge import InvalidArgument
-from oracle import (MASKED_NONFINITE, Tolerance, compare, default_tolerance, element_matches,
-                    flush_subnormals, nonfinite_expected, resolve_tolerance, ulp_distance)
+from oracle import (
+    MASKED_NONFINITE,
+    Tolerance,
+    compare,
+    default_tolerance,
+    element_matches,
+    flush_subnormals,
+    nonfinite_expected,
+    resolve_tolerance,
+    ulp_distance,
+)
 from oracle._compare import log2_histogram
 
 F32, F64, F16 = np.float32, np.float64, np.float16
@@ -34,7 +43,8 @@ PAIRS = [
     ("equal", 1.5, 1.5, F32, None, True, None),
     ("one ulp", _next(1.0), 1.0, F32, None, True, None),
     ("four ulp", _next(1.0, steps=4), 1.0, F32, {"rtol": 0, "atol": 0}, True, None),
-    ("five ulp, ulp budget only", _next(1.0, steps=5), 1.0, F32, {"rtol": 0, "atol": 0}, False, "value"),
+    ("five ulp, ulp budget only", _next(1.0, steps=5), 1.0, F32, {"rtol": 0, "atol": 0}, False,
+     "value"),
     ("five ulp, inside rtol", _next(1.0, steps=5), 1.0, F32, None, True, None),
     ("nan vs nan", np.nan, np.nan, F32, None, True, None),
     ("nan payloads differ", np.array([0x7FC00001], np.uint32).view(F32)[0],
@@ -50,8 +60,10 @@ PAIRS = [
     ("-0.0 vs +0.0", -0.0, 0.0, F32, None, True, None),
     ("-0.0 vs +0.0, signed zeros", -0.0, 0.0, F32, {"signed_zeros": True}, False, "signed zero"),
     ("subnormal vs zero, flushed", _sub(), 0.0, F32, EXACT, True, None),
-    ("subnormal vs zero, kept", _sub(), 0.0, F32, {**EXACT, "flush_subnormals": False}, False, "value"),
-    ("-subnormal vs +0, flushed, signed", -_sub(), 0.0, F32, {"signed_zeros": True}, False, "signed zero"),
+    ("subnormal vs zero, kept", _sub(), 0.0, F32, {**EXACT, "flush_subnormals": False}, False,
+     "value"),
+    ("-subnormal vs +0, flushed, signed", -_sub(), 0.0, F32, {"signed_zeros": True}, False,
+     "signed zero"),
     ("largest subnormal vs smallest normal", np.nextafter(np.finfo(F32).tiny, F32(0)),
      np.finfo(F32).tiny, F32, {"rtol": 0, "atol": 0, "flush_subnormals": False}, True, None),
     ("cancellation inside atol", 1e-7, 0.0, F32, None, True, None),
@@ -232,7 +244,8 @@ def test_element_matches_agrees_with_compare():
 
 # -- tolerances -------------------------------------------------------------------------------
 def test_defaults_are_keyed_by_dtype():
-    assert default_tolerance(F32).ulp == 4 and default_tolerance(F64).rtol < default_tolerance(F32).rtol
+    assert default_tolerance(F32).ulp == 4
+    assert default_tolerance(F64).rtol < default_tolerance(F32).rtol
     assert default_tolerance(np.int32) == Tolerance()
 
 

@@ -22,11 +22,18 @@ import numpy as np
 import pytest
 
 import forge
-from forge import (AllocationError, BindingUsage, BufferSpec, CompileError, DeviceLost,
-                   InvalidArgument, KernelSpec, Schedule)
+from forge import (
+    AllocationError,
+    BindingUsage,
+    BufferSpec,
+    CompileError,
+    DeviceLost,
+    InvalidArgument,
+    KernelSpec,
+    Schedule,
+)
 from forge.kernel import Access
 from oracle.pytest_plugin import require_available
-
 from tests.test_cuda_fake_driver import device_array, install, ptr
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -71,7 +78,9 @@ OOB = _single_block_kernel("test_oob_write", _OOB_CUDA, "address")
 
 # An entry point with two parameters, where the kernel binds three buffers.
 _SHORT_CUDA = """\
-extern "C" __global__ void ${entry}(const float* in, float* out) { out[threadIdx.x] = in[threadIdx.x]; }
+extern "C" __global__ void ${entry}(const float* in, float* out) {
+    out[threadIdx.x] = in[threadIdx.x];
+}
 """
 SHORT = KernelSpec(id="test_short_signature", entry_point="test_short_signature",
                    buffers=AFFINE.buffers, sources={"cuda": _SHORT_CUDA})

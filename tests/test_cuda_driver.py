@@ -6,16 +6,20 @@ from __future__ import annotations
 
 import inspect
 import re
-from pathlib import Path
 
 import pytest
 
 import forge
-from forge import (AllocationError, CompileError, DeviceLost, GpuUnavailable, GpuValidation,
-                   UnsupportedFeature)
-
 from backends.cuda import _driver
 from backends.cuda._driver import check, error_for
+from forge import (
+    AllocationError,
+    CompileError,
+    DeviceLost,
+    GpuUnavailable,
+    GpuValidation,
+    UnsupportedFeature,
+)
 
 # Every member of the seed API page this context grew from (docs/DESIGN.md section 2):
 # its methods and fields, as the page names them.

@@ -25,7 +25,8 @@ def test_the_base_install_needs_no_cuda_package():
 
 
 def test_the_cuda_extra_brings_python_bindings_nvrtc_and_the_header_wheels():
-    names = {spec.split(">")[0].split("=")[0].strip() for spec in _project()["optional-dependencies"]["cuda"]}
+    names = {spec.split(">")[0].split("=")[0].strip()
+             for spec in _project()["optional-dependencies"]["cuda"]}
     assert names == {"cuda-bindings", "nvidia-cuda-nvrtc", "nvidia-cuda-runtime",
                      "nvidia-cuda-crt", "nvidia-cuda-cccl"}
 

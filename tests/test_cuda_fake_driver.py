@@ -23,12 +23,11 @@ import re
 import subprocess
 import sys
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import pytest
-
 from cuda.bindings import driver as real
 
 R = real.CUresult
@@ -97,7 +96,7 @@ KERNELS: dict[str, tuple[Kernel, tuple[int, ...]]] = {
 
 class _Handle:
     _ids = itertools.count(0x1000)
-    live: "weakref.WeakValueDictionary[int, _Handle]" = weakref.WeakValueDictionary()
+    live: weakref.WeakValueDictionary[int, _Handle] = weakref.WeakValueDictionary()
 
     def __init__(self, kind: str, **state) -> None:
         self.kind, self.id = kind, next(self._ids)
@@ -563,8 +562,8 @@ def pytest_configure(config):
 
 
 def test_the_fake_reads_arguments_through_the_void_pointer_array(fake_driver):
-    from backends.cuda import CudaComputeContext
     import forge
+    from backends.cuda import CudaComputeContext
 
     with CudaComputeContext(1 << 20) as ctx:
         x = np.arange(10, dtype=np.float32)

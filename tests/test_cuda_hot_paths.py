@@ -20,12 +20,17 @@ import numpy as np
 import pytest
 
 import forge
-from forge import (BindingUsage, BufferSpec, DeviceLost, InvalidArgument, KernelSpec,
-                   Schedule, UnsupportedFeature)
+from forge import (
+    BindingUsage,
+    BufferSpec,
+    DeviceLost,
+    InvalidArgument,
+    KernelSpec,
+    Schedule,
+    UnsupportedFeature,
+)
 from forge.kernel import Access
-
-from tests.test_cuda_context import (_affine_views, _assert_affine, mode,  # noqa: F401
-                                     open_ctx)
+from tests.test_cuda_context import _affine_views, _assert_affine, mode, open_ctx  # noqa: F401
 from tests.test_cuda_fake_driver import R, device_array, fake_driver, ptr, u32  # noqa: F401
 
 AFFINE = forge.get_kernel("raw_affine")

@@ -35,7 +35,8 @@ def test_the_approximation_is_within_two_ulp_with_an_exact_exp(name):
 
 @pytest.mark.parametrize("name", ["tanh", "erf"])
 def test_the_approximation_saturates_and_propagates_nan(name):
-    out = float32_model(name, np.array([np.inf, -np.inf, 1e30, -1e30, np.nan, 0.0, -0.0], np.float32))
+    out = float32_model(name, np.array([np.inf, -np.inf, 1e30, -1e30, np.nan, 0.0, -0.0],
+                                       np.float32))
     assert out[:4].tolist() == [1.0, -1.0, 1.0, -1.0]
     assert np.isnan(out[4]) and out[5] == 0.0 and out[6] == 0.0
 
@@ -58,10 +59,11 @@ def test_on_a_real_wgsl_implementation_the_error_stays_small(request):
     kernel = ir.kernel("approx_probe", ir.map(t=ir.tanh(x), e=ir.erf(x)))
     size = GRID.size
     with forge.open_context("wgpu", capacity_bytes=64 << 20) as ctx:
+        rw, uniform = forge.BindingUsage.STORAGE_READ_WRITE, forge.BindingUsage.UNIFORM
         views = [ctx.allocate_and_write(GRID, 0),
-                 ctx.allocate_transient(GRID.nbytes, 1, usage=forge.BindingUsage.STORAGE_READ_WRITE),
-                 ctx.allocate_transient(GRID.nbytes, 2, usage=forge.BindingUsage.STORAGE_READ_WRITE),
-                 ctx.allocate_and_write(kernel.pack_uniform(size), 3, usage=forge.BindingUsage.UNIFORM)]
+                 ctx.allocate_transient(GRID.nbytes, 1, usage=rw),
+                 ctx.allocate_transient(GRID.nbytes, 2, usage=rw),
+                 ctx.allocate_and_write(kernel.pack_uniform(size), 3, usage=uniform)]
         ctx.run_kernel(kernel, Schedule(256, items_per_invocation=4), views, size)
         got = {"tanh": ctx.read_buffer_f32(views[1]), "erf": ctx.read_buffer_f32(views[2])}
     for name, values in got.items():
@@ -97,7 +99,8 @@ def test_non_finite_and_extreme_integer_literals_are_spelled_without_literals():
     # Through a function: a bitcast of a constant to inf is a const-expression, which
     # WGSL makes a shader-creation error (Tint refuses it; naga does not).
     assert WGSL().literal(float("inf"), "f32") == "fg_f32_from_bits(0x7f800000u)"
-    assert "fn fg_f32_from_bits(bits: u32) -> f32" in WGSL().helpers(set(), "x = fg_f32_from_bits(0u);")
+    helpers = WGSL().helpers(set(), "x = fg_f32_from_bits(0u);")
+    assert "fn fg_f32_from_bits(bits: u32) -> f32" in helpers
     assert "fg_f32_from_bits" not in WGSL().helpers(set(), "x = 1.0f;")
     assert CUDA().literal(float("-inf"), "f32") == "__int_as_float((int)0xff800000u)"
     assert WGSL().literal(-2**31, "i32") == "(-2147483647i - 1i)"

@@ -18,7 +18,8 @@ def _private_nvrtc_cache(tmp_path, monkeypatch):
 
 
 def test_generate_prints_the_source_for_the_schedule(capsys):
-    assert main(["generate", "softmax", "--target", "wgsl", "--schedule", "wg=128,ipt=4,vec=4"]) == 0
+    args = ["generate", "softmax", "--target", "wgsl", "--schedule", "wg=128,ipt=4,vec=4"]
+    assert main(args) == 0
     out = capsys.readouterr().out
     kernel = forge.get_kernel("softmax")
     assert out == kernel.source("wgsl", Schedule(128, items_per_invocation=4, vector_width=4))
@@ -64,6 +65,7 @@ def test_validate_builds_wgsl_pipelines(capsys, request):
 
 
 def test_validate_fails_with_the_reason_for_a_refused_schedule(capsys):
-    assert main(["validate", "transpose", "--target", "cuda", "--schedule", "wg=32x8,tile=32x16"]) == 1
+    args = ["validate", "transpose", "--target", "cuda", "--schedule", "wg=32x8,tile=32x16"]
+    assert main(args) == 1
     out = capsys.readouterr().out
     assert "FAILED" in out and "square tile" in out

@@ -127,8 +127,10 @@ def _ptxas_report(source: str) -> str:
         nvrtc.nvrtcDestroyProgram(program)
 
 
-_BIG_ROWS = [(k, s) for k in ("softmax", "log_softmax", "rmsnorm", "layernorm", "row_sum", "row_max")
-             for s in forge.get_kernel(k).schedules if forge.get_kernel(k).schedule_role(s) == "big-gpu"]
+_BIG_ROWS = [(k, s)
+             for k in ("softmax", "log_softmax", "rmsnorm", "layernorm", "row_sum", "row_max")
+             for s in forge.get_kernel(k).schedules
+             if forge.get_kernel(k).schedule_role(s) == "big-gpu"]
 
 
 @pytest.mark.parametrize("kernel_id, schedule", _BIG_ROWS, ids=[f"{k}-{s}" for k, s in _BIG_ROWS])

@@ -61,7 +61,8 @@ def _typed_kernels():
         ir.kernel("double_gemm", ir.matmul("f64"), defaults={"alpha": 1.0, "beta": 0.0}),
         ir.kernel("int_ops", ir.map(y=ir.select(ir.input("a", "i32") < 0, -ir.input("a", "i32"),
                                                 ir.min(ir.input("a", "i32"), 7)) * 3,
-                                     z=ir.cast(ir.input("b", "u32"), "f32") + ir.const(float("inf"))))
+                                     z=ir.cast(ir.input("b", "u32"), "f32")
+                                     + ir.const(float("inf"))))
     ]
 
 

@@ -32,7 +32,8 @@ def test_the_wgsl_example_is_judged_on_every_backend_it_names():
 
 
 def test_the_ir_example_s_pytest_test_passes_through_the_fixture():
-    result = _run("-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "examples" / "ir_kernel"))
+    result = _run("-m", "pytest", "-q", "-p", "no:cacheprovider",
+                  str(ROOT / "examples" / "ir_kernel"))
     assert result.returncode == 0, result.stdout[-3000:]
     assert "passed" in result.stdout
 

@@ -114,7 +114,8 @@ def test_the_wgpu_internals_check_sees_each_kind_of_use(tmp_path):
     module.write_text("from wgpu.backends.wgpu_native._api import libf\n"
                       "import wgpu.backends.wgpu_native\n"
                       "def f(device, buffer):\n"
-                      "    return device._internal, device._poller, buffer.map_async('READ_NOSYNC')\n")
+                      "    return (device._internal, device._poller,\n"
+                      "            buffer.map_async('READ_NOSYNC'))\n")
     assert [what for _, what in _wgpu_internals_used(module)] == [
         "imports from wgpu.backends.wgpu_native._api", "imports wgpu.backends.wgpu_native",
         "reads ._internal", "reads ._poller", "maps with 'READ_NOSYNC'"]

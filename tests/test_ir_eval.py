@@ -45,8 +45,8 @@ def test_erfc64_is_accurate_in_relative_terms_in_the_tail():
 
 def test_transcendentals_are_computed_in_float64_and_rounded_once():
     x = np.linspace(-30, 30, 10001, dtype=np.float32)
-    for fn, ref in ((ir.exp, np.exp), (ir.tanh, np.tanh), (ir.sigmoid, lambda v: 1 / (1 + np.exp(-v))),
-                    (ir.erf, erf64)):
+    for fn, ref in ((ir.exp, np.exp), (ir.tanh, np.tanh),
+                    (ir.sigmoid, lambda v: 1 / (1 + np.exp(-v))), (ir.erf, erf64)):
         got = _eval(fn(ir.input("x")), x=x)
         with np.errstate(over="ignore"):
             want = ref(x.astype(np.float64)).astype(np.float32)
@@ -105,7 +105,8 @@ def test_row_reductions_accumulate_in_float64_and_broadcast_per_row():
     evaluate = Evaluator(leaf, values.shape)
     total = evaluate(ir.row_sum(x * x))
     assert total.shape == (5, 1)
-    np.testing.assert_array_equal(total[:, 0], (values.astype(np.float64) ** 2).sum(1).astype(np.float32))
+    squares = (values.astype(np.float64) ** 2).sum(1).astype(np.float32)
+    np.testing.assert_array_equal(total[:, 0], squares)
     assert evaluate(ir.row_sum(ir.const(2.0))).tolist() == [[2000.0]] * 5
     assert evaluate(ir.row_max(x))[:, 0].tolist() == values.max(1).tolist()
 

@@ -125,7 +125,8 @@ def test_reference_runs_the_body_over_arrays_in_binding_order():
 
 def test_workgroups_follow_each_pattern():
     affine = forge.get_kernel("affine")
-    assert affine.workgroups(Schedule(64, items_per_invocation=2, vector_width=4), 4099) == (9, 1, 1)
+    schedule = Schedule(64, items_per_invocation=2, vector_width=4)
+    assert affine.workgroups(schedule, 4099) == (9, 1, 1)
     assert affine.workgroups(Schedule(64), 70_000 * 64, 65535) == (35000, 2, 1)
     assert affine.workgroups(Schedule(64, max_workgroups=5), 10**6) == (5, 1, 1)
     softmax = forge.get_kernel("softmax")

@@ -64,7 +64,8 @@ def test_python_equality_and_truth_are_refused_with_the_ir_spelling():
             pass
 
 
-@pytest.mark.parametrize("name", ["fg_tmp", "_x", "exp", "array", "threadIdx", "params", "1x", "x-y"])
+@pytest.mark.parametrize("name",
+                         ["fg_tmp", "_x", "exp", "array", "threadIdx", "params", "1x", "x-y"])
 def test_reserved_and_malformed_names_are_refused(name):
     with pytest.raises(IRError, match="reserved|identifier"):
         ir.input(name)
@@ -83,7 +84,8 @@ def test_constants_are_stored_as_their_dtype_holds_them():
 
 # -- patterns -------------------------------------------------------------------------------
 @pytest.mark.parametrize("build, message", [
-    (lambda: ir.map(y=x + ir.cast(ir.row(), "f32")), r"rows, columns and row reductions belong to ir.rows"),
+    (lambda: ir.map(y=x + ir.cast(ir.row(), "f32")),
+     r"rows, columns and row reductions belong to ir.rows"),
     (lambda: ir.map(y=ir.input("x", layout="cols")), r"a map has no layouts"),
     (lambda: ir.map(), r"needs at least one output"),
     (lambda: ir.map(y=1.0), r"must be an IR expression"),
@@ -94,7 +96,8 @@ def test_constants_are_stored_as_their_dtype_holds_them():
     (lambda: ir.rows(layouts={"y": "cols"}, y=x), r"layout must be 'matrix' or 'rows'"),
     (lambda: ir.rows(y=ir.input("y", layout="cols") + x), r"is a matrix buffer but is read with"),
     (lambda: ir.map(y=x + ir.cast(ir.input("x", "f64"), "f32")), r"read as f32"),
-    (lambda: ir.map(y=ir.cast(ir.input("y", "i32"), "f32")), r"output 'y' is f32 but is also read as i32"),
+    (lambda: ir.map(y=ir.cast(ir.input("y", "i32"), "f32")),
+     r"output 'y' is f32 but is also read as i32"),
     (lambda: ir.map(x=x * 2.0, y=ir.param("x") * 1.0), r"name both a buffer and a param"),
     (lambda: ir.matmul("i32"), r"matmul supports f32 and f64"),
     (lambda: ir.matmul(a_layout="diagonal"), r"a_layout must be 'row' or 'col'"),

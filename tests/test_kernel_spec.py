@@ -9,8 +9,17 @@ import sys
 import numpy as np
 import pytest
 
-from forge import (Access, BindingUsage, BufferSpec, BufferView, InvalidArgument,
-                   KernelSpec, Schedule, UnsupportedFeature, get_kernel)
+from forge import (
+    Access,
+    BindingUsage,
+    BufferSpec,
+    BufferView,
+    InvalidArgument,
+    KernelSpec,
+    Schedule,
+    UnsupportedFeature,
+    get_kernel,
+)
 
 
 def _kernel(**changes) -> KernelSpec:

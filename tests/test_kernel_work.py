@@ -5,8 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from forge import (Access, BufferSpec, InvalidArgument, KernelSpec, get_kernel, ir, open_context,
-                   registry)
+from forge import (
+    Access,
+    BufferSpec,
+    InvalidArgument,
+    KernelSpec,
+    get_kernel,
+    ir,
+    open_context,
+    registry,
+)
 from oracle import evaluate
 
 

@@ -12,8 +12,15 @@ import pytest
 import forge
 import oracle
 from forge import BufferSpec, KernelSpec
-from forge.layout import (TypeSpec, decode, encode, logical_dtype, parse_type, size_align,
-                          target_dtype)
+from forge.layout import (
+    TypeSpec,
+    decode,
+    encode,
+    logical_dtype,
+    parse_type,
+    size_align,
+    target_dtype,
+)
 from oracle.pytest_plugin import require_available
 
 

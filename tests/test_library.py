@@ -1,7 +1,7 @@
 """The built-in IR library: every kernel's CPU meaning checked against an independent
 numpy formula on the reference backend, and every kernel run on wgpu (lavapipe in CI),
-browser (Chromium's SwiftShader in CI) and CUDA (the GPU machine) under each of its schedules and test sizes, judged by the
-oracle against the reference."""
+browser (Chromium's SwiftShader in CI) and CUDA (the GPU machine) under each of its
+schedules and test sizes, judged by the oracle against the reference."""
 
 from __future__ import annotations
 
@@ -81,7 +81,8 @@ def test_the_library_holds_every_kernel_of_the_issue_with_two_baseline_schedules
             assert storage <= 16384
         # at the default size of kforge check some dimension is odd: a multiple of no
         # vector width, workgroup or tile, so the bounds guards are exercised
-        assert any(d % 2 for d in kernel.body.pattern.dims(kernel.checked_sizes()[0]).values()), kernel.id
+        dims = kernel.body.pattern.dims(kernel.checked_sizes()[0])
+        assert any(d % 2 for d in dims.values()), kernel.id
 
 
 def _inputs(kernel, size, rng) -> dict[str, np.ndarray]:
@@ -105,7 +106,8 @@ def test_reference_backend_matches_an_independent_numpy_formula(kernel_id):
         views = []
         for spec in kernel.buffers:
             if spec.access.value == "uniform":
-                views.append(ctx.allocate_and_write(record, spec.binding, usage=BindingUsage.UNIFORM))
+                views.append(ctx.allocate_and_write(record, spec.binding,
+                                                    usage=BindingUsage.UNIFORM))
             elif spec.access.value == "read_write":
                 initial = arrays.get(spec.name, np.zeros(spec.element_count(size), spec.dtype))
                 views.append(ctx.allocate_and_write(initial, spec.binding,
@@ -149,9 +151,9 @@ def test_every_ir_kernel_on_the_device_matches_the_reference(kernel, schedule, d
         pytest.skip(f"{kernel.id} needs {missing}, which {ctx.backend_name} does not offer")
     for size in kernel.checked_sizes():
         ev = evaluate(ctx, kernel, schedule, size, samples=0)
+        reports = "\n".join(o.comparison.report(label) for label, o in ev.outputs.items())
         assert ev.verdict == "pass", (f"{kernel.id} under {schedule} at size {size}: "
-                                      f"{ev.verdict} {ev.error}\n" + "\n".join(
-                                          o.comparison.report(label) for label, o in ev.outputs.items()))
+                                      f"{ev.verdict} {ev.error}\n" + reports)
 
 
 def test_reshaped_kernels_run_on_the_device(device_pair):

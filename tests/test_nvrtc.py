@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pytest
 
+import backends.cuda as cuda
 import forge
 from forge import CompileError, InvalidArgument, Schedule, UnsupportedFeature
-
-import backends.cuda as cuda
 
 if sys.platform != "linux" and importlib.util.find_spec("cuda") is None:
     pytest.skip(f"the CUDA extra is not installed: {cuda.INSTALL_COMMAND}",

@@ -21,8 +21,6 @@ Two cases deserve a word on what they prove:
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 import forge

@@ -24,7 +24,8 @@ def _clobber(x, y, p):
 
 
 CLOBBER = dataclasses.replace(AFFINE, id="user_clobber", reference=_clobber)
-CUDA_ONLY = dataclasses.replace(AFFINE, id="user_cuda_only", sources={"cuda": AFFINE.sources["cuda"]})
+CUDA_ONLY = dataclasses.replace(AFFINE, id="user_cuda_only",
+                                sources={"cuda": AFFINE.sources["cuda"]})
 
 
 def test_right(forge_oracle):

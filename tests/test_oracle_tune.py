@@ -163,7 +163,8 @@ def test_a_wrong_candidate_never_wins_however_fast_it_is():
 
 def test_a_lead_within_noise_declares_no_winner_and_gives_advice():
     def candidate(samples):
-        return oracle.Candidate(Schedule(64), timing=oracle.Timing(tuple(samples), "host-wall-clock"))
+        return oracle.Candidate(Schedule(64),
+                                timing=oracle.Timing(tuple(samples), "host-wall-clock"))
 
     clear = oracle.declare_winner(candidate([100, 101, 102, 103]), candidate([200, 201, 202, 203]))
     assert clear[0] and "winner" in clear[1]

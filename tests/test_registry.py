@@ -37,7 +37,8 @@ def test_every_backend_reports_availability_with_a_reason():
 
 
 def test_unknown_backend_raises_and_lists_what_is_installed():
-    with pytest.raises(InvalidArgument, match=r"unknown backend 'nope'; installed: reference, .*wgpu, cuda"):
+    with pytest.raises(InvalidArgument,
+                       match=r"unknown backend 'nope'; installed: reference, .*wgpu, cuda"):
         forge.open_context("nope")
 
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from forge import BufferSpec, InvalidArgument, KernelSpec, Schedule, Tunable, ir
-from forge import tunables
+from forge import BufferSpec, InvalidArgument, KernelSpec, Schedule, Tunable, ir, tunables
 
 WGSL = """
 override BLOCK: u32;

@@ -8,10 +8,22 @@ import re
 import numpy as np
 import pytest
 
-from forge import (AdapterConstraints, AllocationError, BindingUsage, BufferView,
-                   CompileError, ContextClosed, DeviceLost, ForgeError, GpuUnavailable,
-                   GpuValidation, InvalidArgument, OracleMismatch, Schedule,
-                   UnsupportedFeature)
+from forge import (
+    AdapterConstraints,
+    AllocationError,
+    BindingUsage,
+    BufferView,
+    CompileError,
+    ContextClosed,
+    DeviceLost,
+    ForgeError,
+    GpuUnavailable,
+    GpuValidation,
+    InvalidArgument,
+    OracleMismatch,
+    Schedule,
+    UnsupportedFeature,
+)
 
 
 def _constraints(**overrides) -> AdapterConstraints:
@@ -50,12 +62,14 @@ def test_errors_are_forge_errors_and_the_builtin_they_resemble(error, builtin):
 def test_compile_error_carries_source_target_options_and_log():
     exc = CompileError("failed", source="src", target="cuda", options=("-O3",),
                        log="line 1: error")
-    assert (exc.source, exc.target, exc.options, exc.log) == ("src", "cuda", ("-O3",), "line 1: error")
+    assert ((exc.source, exc.target, exc.options, exc.log)
+            == ("src", "cuda", ("-O3",), "line 1: error"))
     assert "line 1: error" in str(exc)
 
 
 def test_schedule_text_form_round_trips():
-    for text in ("wg=128,ipt=4,vec=4", "wg=16x16,ipt=1,vec=1,tile=64x64x8", "wg=256,ipt=1,vec=4,grid=528"):
+    for text in ("wg=128,ipt=4,vec=4", "wg=16x16,ipt=1,vec=1,tile=64x64x8",
+                 "wg=256,ipt=1,vec=4,grid=528"):
         assert str(Schedule.parse(text)) == text
     assert Schedule.parse("wg=128").workgroup_size == (128, 1, 1)
 

@@ -12,8 +12,19 @@ import numpy as np
 import pytest
 
 import forge
-from forge import (Access, AllocationError, BindingUsage, BufferSpec, CompileError, DeviceLost,
-                   GpuValidation, InvalidArgument, KernelSpec, Schedule, UnsupportedFeature)
+from forge import (
+    Access,
+    AllocationError,
+    BindingUsage,
+    BufferSpec,
+    CompileError,
+    DeviceLost,
+    GpuValidation,
+    InvalidArgument,
+    KernelSpec,
+    Schedule,
+    UnsupportedFeature,
+)
 from oracle.pytest_plugin import require_available
 
 RW = BindingUsage.STORAGE_READ_WRITE

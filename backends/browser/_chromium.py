@@ -18,8 +18,8 @@ import os
 import queue
 import shutil
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from forge.errors import GpuUnavailable
 
@@ -154,6 +154,12 @@ _lock = threading.Lock()
 _IDLE_TABS = 2  # tabs kept for the next contexts: a new tab starts a renderer (~0.25 s)
 
 
+def _playwright_thread() -> _PlaywrightThread:
+    """The Playwright thread, for functions that run on it (so it was started)."""
+    assert _thread is not None
+    return _thread
+
+
 def in_browser(function: Callable, *args):
     """``function(*args)`` run on the Playwright thread (started on first use); every
     use of a Playwright object goes through here. Raises what it raises."""
@@ -171,7 +177,7 @@ def _session(relaunch: bool = False) -> _Session:
     problem = missing()
     if problem:
         raise GpuUnavailable(problem)
-    holder = _thread
+    holder = _playwright_thread()
     session = holder.session
     if session is not None and (relaunch or not session.alive()):
         holder.session = None
@@ -219,7 +225,7 @@ def _open_tab(url: str, relaunch: bool):
 def give_back_tab(context, page) -> None:
     """Keep a healthy tab for the next context, or close it."""
     def give_back() -> None:
-        session = _thread.session
+        session = _playwright_thread().session
         if (session is not None and session.alive() and len(session.idle) < _IDLE_TABS
                 and not page.is_closed() and page.context is context):
             session.idle.append((context, page))
@@ -236,7 +242,7 @@ def close_tab(context) -> None:
 def live_tabs() -> int:
     """Tabs of the process's Chromium, idle ones included (for leak tests)."""
     def count() -> int:
-        session = _thread.session
+        session = _playwright_thread().session
         if session is None or not session.alive():
             return 0
         return sum(len(context.pages) for context in session.browser.contexts)

@@ -19,12 +19,21 @@ from itertools import count
 
 from forge.allocator import SlabAllocator
 from forge.errors import ForgeError
-from forge.types import (AdapterConstraints, AdapterIdentity, BufferView,
-                         MemoryTopology)
+from forge.types import AdapterConstraints, AdapterIdentity, BufferView, MemoryTopology
 
 from .._base import Launch, SlabContext
-from .._webgpu import (align4, binding_size, check_options, check_view, constraints_from_limits,
-                       durations_ns, kebab_limits, layout_groups, override_value, slab_sizes)
+from .._webgpu import (
+    align4,
+    binding_size,
+    check_options,
+    check_view,
+    constraints_from_limits,
+    durations_ns,
+    kebab_limits,
+    layout_groups,
+    override_value,
+    slab_sizes,
+)
 from ._chromium import in_browser
 from ._page import INLINE_LIMIT, PART, Command, Page
 
@@ -172,9 +181,11 @@ class BrowserComputeContext(SlabContext):
         """A MAP_READ buffer of at least ``span`` bytes (grown on demand)."""
         if self._staging is None or self._staging[1] < span:
             if self._staging is not None:
-                self._page.defer(Command("release", {"ids": [self._staging[0]]}, "releasing staging"))
+                self._page.defer(Command("release", {"ids": [self._staging[0]]},
+                                         "releasing staging"))
             size = max(span, 1 << 20)
-            self._staging = (self._buffer(size, ("map-read", "copy-dst"), "a readback buffer"), size)
+            buffer = self._buffer(size, ("map-read", "copy-dst"), "a readback buffer")
+            self._staging = (buffer, size)
         return self._staging[0]
 
     def _release(self) -> None:

@@ -13,12 +13,19 @@ device or a closed channel as ``DeviceLost``, a reply later than ``timeout_s`` a
 from __future__ import annotations
 
 import queue
-import socket
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, cast
 
-from forge.errors import (AllocationError, CompileError, DeviceLost, ForgeError,
-                          GpuUnavailable, GpuValidation, KernelTimeout)
+from forge.errors import (
+    AllocationError,
+    CompileError,
+    DeviceLost,
+    ForgeError,
+    GpuUnavailable,
+    GpuValidation,
+    KernelTimeout,
+)
 
 from ._channel import Channel
 from ._chromium import close_tab, give_back_tab, open_tab
@@ -135,12 +142,15 @@ class Page:
         wire, payloads, paths = self._encode(commands)
         timeout_s = self.bound()
         try:
-            self._channel.settimeout(timeout_s)
-            self._channel.send({"commands": wire}, payloads)
-            reply = self._channel.receive(
-                lambda header: [c.sink for c, r in zip(commands, header["results"])
-                                if r.get("inline")])
-        except socket.timeout:
+            channel = self._channel
+            assert channel is not None  # open until close(), and a closed page is not called
+            channel.settimeout(timeout_s)
+            channel.send({"commands": wire}, payloads)
+            # a result comes back inline only for a command with a sink
+            reply = channel.receive(
+                lambda header: cast(list[memoryview], [
+                    c.sink for c, r in zip(commands, header["results"]) if r.get("inline")]))
+        except TimeoutError:
             raise KernelTimeout(f"{commands[-1].what} did not finish within timeout_s="
                                 f"{timeout_s:g} s; the device may still be running "
                                 "it, so the context is lost") from None

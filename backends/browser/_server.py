@@ -137,7 +137,8 @@ class LoopbackServer:
         connection.settimeout(_IDLE_S)
         connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         try:
-            _Handler(connection, address, self)
+            # the handler reaches the server only through _route: no BaseServer needed
+            _Handler(connection, address, self)  # type: ignore[arg-type]
         except OSError:
             pass  # the page went away mid-request
         finally:
@@ -147,7 +148,7 @@ class LoopbackServer:
             if not upgraded:
                 connection.close()
 
-    def _route(self, handler: "_Handler") -> None:
+    def _route(self, handler: _Handler) -> None:
         """Answer one request (see the module docstring)."""
         prefix = f"/{self.secret}/"
         if not (hmac.compare_digest(handler.path[:len(prefix)].encode(), prefix.encode())
@@ -176,7 +177,7 @@ class LoopbackServer:
                 "Cross-Origin-Embedder-Policy": "require-corp",
                 "Cache-Control": "no-store"}
 
-    def _upgrade(self, handler: "_Handler") -> None:
+    def _upgrade(self, handler: _Handler) -> None:
         key = handler.headers.get("Sec-WebSocket-Key")
         with self._lock:
             taken, self._channel_taken = self._channel_taken, True
@@ -197,7 +198,7 @@ class LoopbackServer:
             self._connections.discard(connection)  # the context owns it from here
         self._channels.put(connection)
 
-    def _data(self, handler: "_Handler", key: str) -> None:
+    def _data(self, handler: _Handler, key: str) -> None:
         table = self._outgoing if handler.command == "GET" else self._sinks
         with self._lock:
             view = table.pop(key, None)
@@ -216,7 +217,7 @@ class _Handler(http.server.BaseHTTPRequestHandler):
     """One connection's requests, routed by the server (keep-alive, HTTP/1.1)."""
 
     protocol_version = "HTTP/1.1"
-    server: LoopbackServer
+    server: LoopbackServer  # type: ignore[assignment]  # no BaseServer (see _serve)
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
         self.server._route(self)

@@ -55,7 +55,8 @@ INSTALL_COMMAND = INSTALL_HINT
 
 
 def _availability() -> tuple[bool, str]:
-    if importlib.util.find_spec("cuda") is None or importlib.util.find_spec("cuda.bindings") is None:
+    find_spec = importlib.util.find_spec
+    if find_spec("cuda") is None or find_spec("cuda.bindings") is None:
         return False, f"the CUDA extra is not installed (cuda-python is missing): {INSTALL_COMMAND}"
     from ._driver import probe_device
 

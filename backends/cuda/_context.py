@@ -23,23 +23,41 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from forge import _checks
+from forge import _checks, layout
 from forge.allocator import SlabAllocator
-from forge.errors import (AllocationError, CompileError, DeviceLost, InvalidArgument,
-                          UnsupportedFeature)
-from forge import layout
+from forge.errors import (
+    AllocationError,
+    CompileError,
+    DeviceLost,
+    InvalidArgument,
+    UnsupportedFeature,
+)
 from forge.kernel import KernelSpec, Step
-from forge.types import (AdapterConstraints, AdapterIdentity, BindingUsage, BufferView,
-                         MemoryTopology)
+from forge.types import (
+    AdapterConstraints,
+    AdapterIdentity,
+    BindingUsage,
+    BufferView,
+    MemoryTopology,
+)
 
 from .._base import Launch, SlabContext, _api, poll_until
-from ._driver import (DeviceInfo, abandon_device, call, check, device_info, driver,
-                      error_for, kernel_driver_version, pci_device_id)
+from ._driver import (
+    DeviceInfo,
+    abandon_device,
+    call,
+    check,
+    device_info,
+    driver,
+    error_for,
+    kernel_driver_version,
+    pci_device_id,
+)
 from ._energy import EnergyCounter, energy_support
 from ._graphs import Capture, CapturedCudaGraph, SampleGraphs
 from ._memory import Staging, pinned_empty
-from ._resources import Resources
 from ._nvrtc import compile_module, nvrtc_version, supported_archs
+from ._resources import Resources
 
 __all__ = ["CudaComputeContext", "CapturedCudaGraph", "LoadedKernel"]
 
@@ -244,6 +262,7 @@ class CudaComputeContext(SlabContext):
     def staging_settings(self) -> dict:
         """How pageable host memory is staged: chunk bytes, pinned buffers, copy threads."""
         staging = self._res.staging
+        assert staging is not None  # made when the context opened
         return {"chunk_bytes": staging.chunk, "buffers": staging.count,
                 "threads": staging.copier.threads}
 
@@ -300,8 +319,8 @@ class CudaComputeContext(SlabContext):
             self._collect_completed()
 
     def _collect_completed(self) -> None:
-        while self._fences:
-            result = driver.cuEventQuery(self._fences.oldest()[1])
+        while (oldest := self._fences.oldest()) is not None:
+            result = driver.cuEventQuery(oldest[1])
             if result[0] == _NOT_READY:
                 return
             check(result, "cuEventQuery")
@@ -355,6 +374,7 @@ class CudaComputeContext(SlabContext):
         res = self._res
         res.primary.make_current()
         self._join_prefetch()  # a prefetch into the same bytes must land first
+        assert res.staging is not None  # made when the context opened
         res.staging.upload(res.slab + view.offset, data, res.stream_compute)
         call(driver.cuEventRecord, self._write_done, res.stream_compute)
         self._dirty = True
@@ -375,6 +395,7 @@ class CudaComputeContext(SlabContext):
         # After earlier compute-stream uploads (the view's first contents, say), but not
         # after the kernels enqueued since: that is the overlap this stream is for.
         call(driver.cuStreamWaitEvent, self._prefetch, self._write_done, 0)
+        assert res.staging is not None  # made when the context opened
         res.staging.upload(res.slab + view.offset, payload, self._prefetch)
         call(driver.cuEventRecord, self._prefetch_done, self._prefetch)
         self._prefetch_unjoined = self._prefetch_busy = True
@@ -402,6 +423,7 @@ class CudaComputeContext(SlabContext):
             # work it would queue behind.
             call(driver.cuEventRecord, res.waiter, res.stream_compute)
             self._block_on(res.waiter, f"reading {view}")
+        assert res.staging is not None  # made when the context opened
         res.staging.download(out, res.slab + view.offset, res.stream_compute)
         self._all_complete()  # the download waited for everything before it
 
@@ -501,20 +523,21 @@ class CudaComputeContext(SlabContext):
         scalar it holds, the uniform block as its C struct, by value. Returns its
         address, the argument bytes it points at, and the objects that must outlive
         the launch call."""
-        holders = []
+        holders: list[Any] = []
         for kind, key in step.arguments:
             if kind == "buffer":
                 holders.append(ctypes.c_uint64(self._res.slab + launch.views[key].offset))
                 continue
             spec = launch.kernel.uniform
+            assert spec is not None  # only a kernel with a uniform block has these arguments
             index = launch.kernel.buffers.index(spec)
             raw = self._uniform_bytes(launch.views[index])
             if kind == "field":
                 offset, size = _field_slot(spec, key)
                 raw = raw[offset:offset + size]
             want = sizes[len(holders)] if len(sizes) > len(holders) else len(raw)
-            raw = bytes(raw[:want]).ljust(want, b"\0")  # a struct __align__(16) is padded
-            holders.append((ctypes.c_char * len(raw)).from_buffer_copy(raw))
+            padded = bytes(raw[:want]).ljust(want, b"\0")  # a struct __align__(16) is padded
+            holders.append((ctypes.c_char * len(padded)).from_buffer_copy(padded))
         pointers = (ctypes.c_void_p * max(1, len(holders)))(
             *[ctypes.addressof(h) for h in holders])
         return ctypes.addressof(pointers), b"".join(map(bytes, holders)), (pointers, holders)
@@ -583,7 +606,7 @@ class CudaComputeContext(SlabContext):
         self._all_complete()
         return times
 
-    def _timed_chunk(self, args: tuple, key: tuple, views: tuple, count: int,
+    def _timed_chunk(self, args: list, key: tuple, views: tuple, count: int,
                      what: str) -> list[int]:
         """``count`` samples, directly or by replaying their graph (docs/PERFORMANCE.md P5:
         a replay is one host call where direct samples are two each); then their times."""
@@ -596,7 +619,7 @@ class CudaComputeContext(SlabContext):
             self.sample_graph_replays += 1
         return self._elapsed_ns(events, count)
 
-    def _sample_graph(self, args: tuple, key: tuple, views: tuple, count: int, what: str):
+    def _sample_graph(self, args: list, key: tuple, views: tuple, count: int, what: str):
         """The executable graph of ``key``'s samples, or None to launch them directly:
         on the direct path, and the first time a launch is timed (``SampleGraphs``)."""
         if self._launch_path != "graph":
@@ -704,8 +727,9 @@ class CudaComputeContext(SlabContext):
             try:
                 self._allocator.check_live(view)
             except AllocationError as exc:
-                raise AllocationError(f"the graph uses a view released since its capture, "
-                                      f"so replaying it would overwrite reused memory: {exc}") from None
+                raise AllocationError(
+                    f"the graph uses a view released since its capture, "
+                    f"so replaying it would overwrite reused memory: {exc}") from None
         self._res.primary.make_current()
         self._join_prefetch()
         call(driver.cuGraphLaunch, graph._exec, graph._stream)
@@ -739,8 +763,9 @@ def _describe_launch(launch: Launch) -> str:
 
 def _field_slot(spec, name: str) -> tuple[int, int]:
     """(offset, size) of uniform field ``name`` in its C layout."""
-    dtype = layout.target_dtype(spec.fields, "c")
-    sub, offset = dtype.fields[name][:2]
+    fields = layout.target_dtype(spec.fields, "c").fields
+    assert fields is not None  # a uniform block is a struct
+    sub, offset = fields[name][:2]
     return offset, sub.itemsize
 
 
@@ -777,7 +802,9 @@ def _check_parameters(kernel: KernelSpec, function, step: Step, source: str) -> 
             need = _field_slot(kernel.uniform, key)[1]
             ok, want = size == need, str(need)
         else:
-            need = layout.target_dtype(kernel.uniform.fields, "c").itemsize
+            uniform = kernel.uniform
+            assert uniform is not None  # the argument is the kernel's uniform block
+            need = layout.target_dtype(uniform.fields, "c").itemsize
             ok = size >= need and any(size == -(-need // a) * a for a in (1, 2, 4, 8, 16, 32,
                                                                           64, 128, 256))
             want = f"{need} (or that rounded up to its alignment)"
@@ -795,4 +822,6 @@ def _argument_text(kernel: KernelSpec, kind: str, key: Any) -> str:
         return f"buffer {kernel.buffers[key].label} (pointer)"
     if kind == "field":
         return f"field {key} (by value)"
-    return f"uniform block {kernel.uniform.label} (struct by value)"
+    uniform = kernel.uniform
+    assert uniform is not None  # the argument is the kernel's uniform block
+    return f"uniform block {uniform.label} (struct by value)"

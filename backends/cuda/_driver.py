@@ -13,9 +13,16 @@ import functools
 import threading
 import weakref
 from dataclasses import dataclass
+from typing import Any
 
-from forge.errors import (AllocationError, CompileError, DeviceLost, GpuUnavailable,
-                          GpuValidation, UnsupportedFeature)
+from forge.errors import (
+    AllocationError,
+    CompileError,
+    DeviceLost,
+    GpuUnavailable,
+    GpuValidation,
+    UnsupportedFeature,
+)
 
 try:
     from cuda.bindings import driver
@@ -225,7 +232,7 @@ def probe_device(ordinal: int = 0) -> tuple[bool, str]:
                   f"NVRTC {nvrtc[0]}.{nvrtc[1]}")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def default_arch() -> str:
     """The architecture of device 0 when there is one, else ``"sm_90"`` (the H200 this
     project is measured on), so compiles work on a machine with no GPU."""
@@ -312,6 +319,7 @@ class PrimaryContext:
         # the tests' simulated driver was swapped out (or in): a handle of one given to
         # the other crashed the process on the H200.
         self.api = driver
+        self._finalizer: Any   # releases the retain, or the share of our own context
         with _own_lock:
             own = _own_contexts.get(ordinal)
             if own is not None and own.api is not driver:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import collections
 import weakref
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any
 
 from forge.errors import InvalidArgument
 from forge.types import BufferView
@@ -55,7 +56,7 @@ class CapturedCudaGraph:
     they were captured on. Uniform blocks are captured by value, as they were then.
     ``close()`` frees it (closing its context does too)."""
 
-    def __init__(self, ctx: "CudaComputeContext", graph, capture: Capture) -> None:
+    def __init__(self, ctx: CudaComputeContext, graph, capture: Capture) -> None:
         res = ctx._res
         key, self._exec = res.instantiate(graph, res.stream_compute)
         self._owner = weakref.ref(ctx)

@@ -114,7 +114,7 @@ def _bundled_directory() -> str | None:
         return None
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def header_directories() -> tuple[str, ...]:
     """The directories on NVRTC's include path: CUDA's runtime headers (wheel, else a
     toolkit, else NVRTC's bundled copy) and CCCL's (wheel, else the toolkit's or the
@@ -145,7 +145,7 @@ def std_headers() -> dict[str, str]:
     return {}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def wheel_versions() -> tuple[tuple[str, str], ...]:
     """(distribution, version) of each installed header wheel."""
     found = []
@@ -188,7 +188,7 @@ def header_digest(source: str, directories: tuple[str, ...],
     any change to a header the compile read changes the digest."""
     digest = hashlib.sha256()
     seen: set[tuple[str, str | None]] = set()
-    pending = [(q, n, None) for q, n in
+    pending: list[tuple[str, str, str | None]] = [(q, n, None) for q, n in
                ((q.decode(), n.decode().strip()) for q, n in _INCLUDE.findall(source.encode()))]
     while pending:
         quote, name, here = pending.pop()

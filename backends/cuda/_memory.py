@@ -76,8 +76,11 @@ class PinnedAllocation:
     def array(self, count: int | None = None, dtype=np.uint8) -> np.ndarray:
         """A numpy view of the memory that keeps this allocation alive."""
         raw = (ctypes.c_char * self.nbytes).from_address(self.pointer)
-        raw._owner = self  # the array's base chain ends here, so the memory outlives it
-        return np.frombuffer(raw, dtype=dtype, count=-1 if count is None else count)
+        # the array's base chain ends here, so the memory outlives it
+        raw._owner = self  # type: ignore[attr-defined]
+        # a ctypes array is a buffer (typeshed declares it only for Python >= 3.12)
+        return np.frombuffer(raw, dtype=dtype,  # type: ignore[call-overload]
+                             count=-1 if count is None else count)
 
     def free(self) -> None:
         self._finalizer()

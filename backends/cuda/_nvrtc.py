@@ -6,7 +6,8 @@ include path by default (``_headers``). The cache is keyed by the source, entry 
 options, architecture, output kind, NVRTC version, the versions of NVIDIA's header
 wheels and the contents of every header the source can include. Entries are written
 atomically (a temporary file renamed into place) and carry a sha256 of their payload,
-so a torn or corrupt file is a miss, never a bad module. ``STATS`` counts NVRTC runs and cache hits, so tests can prove a hit.
+so a torn or corrupt file is a miss, never a bad module. ``STATS`` counts NVRTC runs
+and cache hits, so tests can prove a hit.
 """
 
 from __future__ import annotations
@@ -14,12 +15,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
 import re
-import tempfile
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from forge.cache import cache_root, write_atomically
 from forge.errors import CompileError, GpuUnavailable, InvalidArgument, UnsupportedFeature
@@ -27,8 +27,8 @@ from forge.errors import CompileError, GpuUnavailable, InvalidArgument, Unsuppor
 from ._driver import check, default_arch, error_for
 from ._headers import INSTALL_HINT, header_digest, header_directories, std_headers, wheel_versions
 
-__all__ = ["compile_cuda", "compile_module", "nvrtc_version", "supported_archs", "cache_dir", "CompileStats",
-           "STATS", "OUTPUTS"]
+__all__ = ["compile_cuda", "compile_module", "nvrtc_version", "supported_archs", "cache_dir",
+           "CompileStats", "STATS", "OUTPUTS"]
 
 OUTPUTS = ("cubin", "ptx")
 _MAGIC = b"KFNVRTC2"  # cache file header; bump when the file layout changes
@@ -61,7 +61,7 @@ def _nvrtc():
     return nvrtc
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def nvrtc_version() -> tuple[int, int]:
     """NVRTC's (major, minor); ``GpuUnavailable`` when libnvrtc cannot be loaded."""
     nvrtc = _nvrtc()
@@ -74,7 +74,7 @@ def nvrtc_version() -> tuple[int, int]:
     return int(major), int(minor)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def supported_archs() -> tuple[int, ...]:
     """The architectures this NVRTC can target, as numbers (``90`` for sm_90)."""
     nvrtc_version()
@@ -142,7 +142,8 @@ def _load(path: Path) -> bytes | None:
     except OSError:
         STATS.disk_errors += 1
         return None
-    head, digest, payload = blob[:len(_MAGIC)], blob[len(_MAGIC):len(_MAGIC) + 32], blob[len(_MAGIC) + 32:]
+    end = len(_MAGIC)
+    head, digest, payload = blob[:end], blob[end:end + 32], blob[end + 32:]
     if head != _MAGIC or hashlib.sha256(payload).digest() != digest or not payload:
         STATS.disk_errors += 1
         return None
@@ -265,8 +266,9 @@ def compile_module(source: str, entry_points: Sequence[str], arch: str | None = 
     if isinstance(entry_points, str):
         entry_points = (entry_points,)
     entry_points = tuple(dict.fromkeys(entry_points))
-    if not entry_points or not all(isinstance(e, str) and re.match(r"^[A-Za-z_][\w:]*\s*(<.*>)?$",
-                                                                   e.strip()) for e in entry_points):
+    name = re.compile(r"^[A-Za-z_][\w:]*\s*(<.*>)?$")
+    if not entry_points or not all(isinstance(e, str) and name.match(e.strip())
+                                   for e in entry_points):
         raise InvalidArgument(f"entry points must be function names (or C++ name expressions), "
                               f"got {entry_points!r}")
     if output not in OUTPUTS:

@@ -45,9 +45,9 @@ class Resources:
         self.modules: list = []
         self.graphs: dict[int, tuple] = {}
         self.staging: Staging | None = None
-        self.stream_compute = None
-        self._waiter = None       # an event for bounded waits, made on first use
-        self.capturing = None   # the stream being captured, if any
+        self.stream_compute: Any = None  # a CUstream once the context opened
+        self._waiter: Any = None  # an event for bounded waits, made on first use
+        self.capturing: Any = None  # the stream being captured, if any
 
     def stream(self):
         self.streams.append(call(driver.cuStreamCreate, _NON_BLOCKING))

@@ -12,8 +12,8 @@ import numpy as np
 
 from forge.allocator import SlabAllocator
 from forge.errors import AllocationError, UnsupportedFeature
-from forge.layout import as_elements
 from forge.kernel import Access, KernelSpec
+from forge.layout import as_elements
 from forge.schedule import Schedule
 from forge.types import AdapterConstraints, AdapterIdentity, BufferView, MemoryTopology
 

@@ -22,16 +22,32 @@ import wgpu
 from forge.allocator import SlabAllocator
 from forge.errors import DeviceLost, GpuValidation, InvalidArgument
 from forge.kernel import KernelSpec
-from forge.types import (AdapterConstraints, AdapterIdentity, BufferView,
-                         MemoryTopology)
+from forge.types import AdapterConstraints, AdapterIdentity, BufferView, MemoryTopology
 
 from .._base import Launch, SlabContext, poll_until
-from .._webgpu import (align4, binding_size, check_options, check_view, constraints_from_limits,
-                       durations_ns, layout_groups, override_value, slab_sizes)
+from .._webgpu import (
+    align4,
+    binding_size,
+    check_options,
+    check_view,
+    constraints_from_limits,
+    durations_ns,
+    layout_groups,
+    override_value,
+    slab_sizes,
+)
 from . import _native
-from ._device import (adapter_summary, compile_error, destroyed_reason, lost_error,
-                      naga_source, optional_features, request_device, select_adapter,
-                      translate_errors)
+from ._device import (
+    adapter_summary,
+    compile_error,
+    destroyed_reason,
+    lost_error,
+    naga_source,
+    optional_features,
+    request_device,
+    select_adapter,
+    translate_errors,
+)
 
 __all__ = ["WgpuComputeContext"]
 
@@ -172,7 +188,7 @@ class WgpuComputeContext(SlabContext):
                                                         size=size, usage=usage))
         return slabs
 
-    def _create_timestamp_resources(self) -> "_Timestamps":
+    def _create_timestamp_resources(self) -> _Timestamps:
         count = 2 * _MAX_BATCH
         with translate_errors("creating timestamp queries"):
             query_set = self._device.create_query_set(type="timestamp", count=count)
@@ -406,7 +422,9 @@ class WgpuComputeContext(SlabContext):
         """Warmups in one untimed pass, then one timestamped pass per sample. Passes go
         out ``_SUBMIT_EVERY`` at a time so the device runs while the host encodes; the
         ticks of up to ``_MAX_BATCH`` samples are resolved and read back at once."""
-        ts, times = self._ts, []
+        ts = self._ts
+        assert ts is not None  # made when the device has timestamp queries (self._timestamps)
+        times: list[int] = []
         encoder = self._device.create_command_encoder()
         if warmups:
             self._encode(encoder, compiled, groups, steps, repeat=warmups)
@@ -422,7 +440,7 @@ class WgpuComputeContext(SlabContext):
             encoder.copy_buffer_to_buffer(ts.resolve, 0, ts.staging, 0, 16 * batch)
             self._submit(encoder.finish())
             ticks = ts.ticks[:2 * batch]
-            self._map_into(ts.staging, 16 * batch, memoryview(ticks).cast("B"))
+            self._map_into(ts.staging, 16 * batch, ticks.data.cast("B"))
             times.extend(self._ticks_to_ns(ticks))
             if len(times) < samples:
                 encoder = self._device.create_command_encoder()

@@ -16,7 +16,7 @@ import os
 import re
 import tempfile
 import threading
-from typing import Iterator
+from collections.abc import Iterator
 
 
 def _private_runtime_dir() -> None:
@@ -33,8 +33,14 @@ _private_runtime_dir()
 import wgpu  # noqa: E402  (after the environment Mesa reads)
 
 from forge import _checks  # noqa: E402
-from forge.errors import (AllocationError, CompileError, DeviceLost,  # noqa: E402
-                          GpuUnavailable, GpuValidation, InvalidArgument)
+from forge.errors import (  # noqa: E402
+    AllocationError,
+    CompileError,
+    DeviceLost,
+    GpuUnavailable,
+    GpuValidation,
+    InvalidArgument,
+)
 
 from . import _native  # noqa: E402
 

@@ -114,7 +114,7 @@ def missing_internals() -> list[str]:
             missing.append(f"the C struct {struct!r} in wgpu.backends.wgpu_native.ffi")
             continue
         missing += [f"the field {struct}.{name}" for name in fields if name not in present]
-    for cls, names in OBJECT_ATTRIBUTES.items():
+    for cls in OBJECT_ATTRIBUTES:
         if not hasattr(_wgpu_native, cls):
             missing.append(f"wgpu.backends.wgpu_native.{cls}")
     return missing

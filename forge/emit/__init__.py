@@ -15,9 +15,9 @@ import functools
 import sys
 
 from ..errors import InvalidArgument, UnsupportedFeature
+from ..ir._kernel import set_lowering
 from ..kernel import TARGETS
 from ..schedule import Schedule
-from ..ir._kernel import set_lowering
 from . import _map, _matmul, _rows, _transpose
 from ._code import EMITTER_VERSION, Emission, ScheduleRefused, used_ops
 from ._dialect import DIALECTS, Unsupported

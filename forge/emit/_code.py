@@ -5,15 +5,15 @@ uniform struct, buffer declarations, entry point)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from typing import Iterable, Iterator
 
 from ..errors import UnsupportedFeature
 from ..ir import Expr
+from ..ir._dtypes import TYPES
 from ..ir._expr import walk
 from ..ir._ops import LEAVES
 from ..schedule import Schedule
-from ..ir._dtypes import TYPES
 from ._dialect import Dialect
 
 __all__ = ["Code", "Values", "Emission", "EMITTER_VERSION", "ScheduleRefused", "plus", "short",
@@ -42,7 +42,7 @@ class Code:
         self.line(f"// {text}")
 
     @contextmanager
-    def block(self, header: "str | list[str]") -> Iterator[None]:
+    def block(self, header: str | list[str]) -> Iterator[None]:
         """``header`` (ending in ``{``), an indented body, then ``}``."""
         for text in [header] if isinstance(header, str) else header:
             self.line(text)
@@ -246,11 +246,11 @@ class Emission:
                    into: str | None = None) -> None:
         """``dest[dest_base + l] = buffer[index + l]`` for each lane ``l`` with
         ``pos + l < limit`` (every lane when ``limit`` is None): one vector load when
-        the whole chunk is in range (and, on CUDA, aligned), else lane by lane. A buffer declared as vectors
-        (``vectorize``) is addressed by its vector index ``vindex`` (``index / width``)
-        and its lanes are components of that vector. ``into`` names the dtype ``dest``
-        holds when it differs from the buffer's: each element is converted (on CUDA
-        after one vector load, like any chunk; on WGSL lane by lane)."""
+        the whole chunk is in range (and, on CUDA, aligned), else lane by lane. A buffer
+        declared as vectors (``vectorize``) is addressed by its vector index ``vindex``
+        (``index / width``) and its lanes are components of that vector. ``into`` names
+        the dtype ``dest`` holds when it differs from the buffer's: each element is
+        converted (on CUDA after one vector load, like any chunk; on WGSL lane by lane)."""
         dtype = self.decls[buffer].dtype
         d = self.d
         if into is not None and into != dtype:
@@ -260,6 +260,7 @@ class Emission:
             def convert(value: str) -> str:
                 return value
         parts = "xyzw"[:width]
+        whole: list[str] | None
         if buffer in self.vector_arrays:
             element = f"{buffer}[{vindex}]"
             whole = [d.let("fg_q", f"vec{width}<{dtype}>", element)]
@@ -285,6 +286,7 @@ class Emission:
         dtype = self.decls[buffer].dtype
         d = self.d
         values = [f"{src}[{plus(src_base, i)}]" for i in range(width)]
+        whole: list[str] | None
         if buffer in self.vector_arrays:
             element, parts = f"{buffer}[{vindex}]", "xyzw"[:width]
             whole = [f"{element} = {d.vector(dtype, width)}({', '.join(values)});"]
@@ -359,8 +361,8 @@ class Emission:
         out += ["", "struct fg_Params {"]
         out += [f"    {name}: {dtype}," for name, dtype in k.uniform.fields] + ["}", ""]
         if self.vector_arrays:
-            out.append(f"// {', '.join(self.vector_arrays)}: arrays of vectors, bound rounded up to "
-                       "whole vectors; a partial last chunk goes lane by lane")
+            out.append(f"// {', '.join(self.vector_arrays)}: arrays of vectors, bound rounded "
+                       "up to whole vectors; a partial last chunk goes lane by lane")
         for b in k.buffers:
             if b.access.value == "uniform":
                 out.append(f"@group({b.group}) @binding({b.binding}) var<uniform> fg_p: fg_Params;")

@@ -73,6 +73,10 @@ class Dialect:
     def scalar(self, dtype: str) -> str:
         raise NotImplementedError
 
+    def includes(self, dtypes: set[str]) -> list[str]:
+        """The headers the kernel's dtypes need (CUDA C only)."""
+        raise NotImplementedError
+
     def literal(self, value, dtype: str) -> str:
         if dtype == "bool":
             return "true" if value else "false"
@@ -205,7 +209,9 @@ class WGSL(Dialect):
     group_count = "(fg_nwg.x * fg_nwg.y)"
 
     def scalar(self, dtype: str) -> str:
-        return TYPES[dtype].wgsl
+        spelled = TYPES[dtype].wgsl
+        assert spelled is not None, f"WGSL has no {dtype}"  # such kernels are refused earlier
+        return spelled
 
     def _float_literal(self, value: float, dtype: str) -> str:
         if dtype == "f32":
@@ -288,7 +294,8 @@ class WGSL(Dialect):
                         if name in OPERATIONS and OPERATIONS[name].wgsl_helper})
         found = [wgsl_helper(name) for name in names]
         if f"{self.BITS_HELPER}(" in code:
-            found.insert(0, f"fn {self.BITS_HELPER}(bits: u32) -> f32 {{ return bitcast<f32>(bits); }}")
+            found.insert(0, f"fn {self.BITS_HELPER}(bits: u32) -> f32 "
+                            "{ return bitcast<f32>(bits); }")
         return "\n".join(found)
 
 
@@ -397,12 +404,15 @@ class CUDA(Dialect):
         operation = OPERATIONS[name]
         if dtype in self.HEADERS and operation.cuda_half:
             return f"{operation.cuda_half}({', '.join(args)})"
+        cuda = operation.cuda
         if dtype in self.HEADERS:
             # a float function of the value, rounded once to the half type
-            value = operation.cuda[0] + f"((float)({args[0]}))"
+            assert cuda is not None, name  # every float function has its CUDA spellings
+            value = cuda[0] + f"((float)({args[0]}))"
             return f"{self._TYPES[dtype]}({value})"
         if dtype in FLOATS:
-            spelled = operation.cuda[1 if dtype == "f64" else 0]
+            assert cuda is not None, name
+            spelled = cuda[1 if dtype == "f64" else 0]
         else:
             spelled = name  # abs, min, max of int and unsigned int
         return f"{spelled}({', '.join(args)})"

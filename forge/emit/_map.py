@@ -12,7 +12,7 @@ invocation, then keep their values)."""
 from __future__ import annotations
 
 from ..ir import index
-from ._code import Emission, ScheduleRefused, refuse_unroll, plus
+from ._code import Emission, ScheduleRefused, plus, refuse_unroll
 
 __all__ = ["PATTERN", "check", "storage_bytes", "workgroup_count", "lower"]
 

@@ -25,8 +25,8 @@ a few ulp more than the two-level form, far inside the kernels' tolerances.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from ..ir import Expr, col, row
 from ..ir._expr import walk

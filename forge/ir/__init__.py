@@ -15,24 +15,70 @@ A kernel is a pattern over typed expressions:
 >>> x + ir.dim("n")
 Traceback (most recent call last):
 ...
-forge.ir._expr.IRTypeError: cannot add f32 and u32 (in x and n): the IR never converts implicitly; cast one side, e.g. ir.cast(n, 'f32')
+forge.ir._expr.IRTypeError: cannot add f32 and u32 (in x and n): the IR never converts ...
 
 Patterns: ``map`` (elementwise), ``rows`` (row reductions and per-row/per-element
 outputs), ``matmul`` and ``transpose``. ``forge.emit`` lowers them under a
 ``Schedule``; the reference backend evaluates them with numpy (``Evaluator``).
-Ill-typed expressions raise ``IRTypeError`` saying what to write instead.
+Ill-typed expressions raise ``IRTypeError`` saying what to write instead (above: "cast
+one side, e.g. ir.cast(n, 'f32')").
 """
 
 from ._dtypes import DTYPES, FLOATS, INTEGERS
 from ._erf import erf64
 from ._eval import Evaluator
-from ._expr import (Expr, IRError, IRTypeError, abs, as_expr, cast,
-                    col, const, dim, eq, erf, exp, ge, gt, index, input, le, log, logical_and,
-                    logical_not, logical_or, lt, max, min, ne, param, row, row_max, row_sum,
-                    rsqrt, select, sigmoid, sqrt, tanh, walk)
+from ._expr import (
+    Expr,
+    IRError,
+    IRTypeError,
+    abs,
+    as_expr,
+    cast,
+    col,
+    const,
+    dim,
+    eq,
+    erf,
+    exp,
+    ge,
+    gt,
+    index,
+    input,
+    le,
+    log,
+    logical_and,
+    logical_not,
+    logical_or,
+    lt,
+    max,
+    min,
+    ne,
+    param,
+    row,
+    row_max,
+    row_sum,
+    rsqrt,
+    select,
+    sigmoid,
+    sqrt,
+    tanh,
+    walk,
+)
 from ._kernel import BASELINE_SCHEDULES, kernel, with_shape
-from ._patterns import (SIZE, Body, BufferDecl, Map, Matmul, Rows, SizeRule, Transpose, map,
-                        matmul, rows, transpose)
+from ._patterns import (
+    SIZE,
+    Body,
+    BufferDecl,
+    Map,
+    Matmul,
+    Rows,
+    SizeRule,
+    Transpose,
+    map,
+    matmul,
+    rows,
+    transpose,
+)
 
 __all__ = [
     "DTYPES", "FLOATS", "INTEGERS", "Expr", "IRError", "IRTypeError", "Evaluator", "erf64",

@@ -8,7 +8,7 @@ accumulate in float64, integer arithmetic wraps at 32 bits.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 

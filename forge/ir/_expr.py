@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import builtins
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -51,7 +52,7 @@ class Expr:
 
     op: str
     dtype: str
-    args: tuple["Expr", ...] = ()
+    args: tuple[Expr, ...] = ()
     attr: tuple = ()
 
     @cached_property
@@ -75,12 +76,12 @@ class Expr:
     def __hash__(self) -> int:
         return hash(self.key)
 
-    def __eq__(self, other: object) -> bool:  # type: ignore[override]
+    def __eq__(self, other: object) -> bool:
         raise IRTypeError("== does not build an IR comparison (and expressions are not "
                           "compared as Python objects); use ir.eq(a, b), or .key to compare "
                           "structure")
 
-    def __ne__(self, other: object) -> bool:  # type: ignore[override]
+    def __ne__(self, other: object) -> bool:
         raise IRTypeError("!= does not build an IR comparison; use ir.ne(a, b)")
 
     def __bool__(self) -> bool:

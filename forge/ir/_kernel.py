@@ -14,7 +14,8 @@ the emitters that import it.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Mapping, Protocol, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 from ..errors import UnsupportedFeature
 from ..kernel import TARGETS, Access, BufferSpec, KernelBody, KernelSpec

@@ -14,8 +14,9 @@ dispatch geometry all derive from ``size``.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar, Mapping, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -43,15 +44,15 @@ class SizeRule:
     def __call__(self, size: int) -> int:
         return max(0, self.scale * int(size) + self.offset)
 
-    def __add__(self, other: int) -> "SizeRule":
+    def __add__(self, other: int) -> SizeRule:
         return SizeRule(self.scale, self.offset + _int(other))
 
     __radd__ = __add__
 
-    def __sub__(self, other: int) -> "SizeRule":
+    def __sub__(self, other: int) -> SizeRule:
         return SizeRule(self.scale, self.offset - _int(other))
 
-    def __mul__(self, other: int) -> "SizeRule":
+    def __mul__(self, other: int) -> SizeRule:
         factor = _int(other)
         return SizeRule(self.scale * factor, self.offset * factor)
 
@@ -131,7 +132,7 @@ class Body:
             return {name: named[name] for name in self.dim_names}
         return {name: rule(int(size)) for name, rule in self.shape}
 
-    def with_shape(self, **rules: Any) -> "Body":
+    def with_shape(self, **rules: Any) -> Body:
         """A copy whose dimensions follow other rules (``rows=4096, cols=ir.SIZE``)."""
         unknown = set(rules) - set(self.dim_names)
         if unknown:
@@ -140,7 +141,7 @@ class Body:
         shape = tuple((name, _rule(rules.get(name, rule), name)) for name, rule in self.shape)
         return replace(self, shape=shape)
 
-    def with_input_order(self, names: Sequence[str]) -> "Body":
+    def with_input_order(self, names: Sequence[str]) -> Body:
         return replace(self, input_order=tuple(names))
 
     # -- buffers and parameters ----------------------------------------------------------
@@ -391,7 +392,10 @@ class Rows(_Outputs):
         return dict(self.layouts)[name]
 
     def _layout_of(self, name: str, load: Expr | None) -> str:
-        return self.output_layout(name) if name in dict(self.outputs) else _layout(load)
+        if name in dict(self.outputs):
+            return self.output_layout(name)
+        assert load is not None, name  # a buffer that is no output is one the body loads
+        return _layout(load)
 
     def reductions(self) -> list[list[Expr]]:
         """The row reductions grouped by level: a level's reductions use only those of

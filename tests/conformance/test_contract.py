@@ -11,8 +11,14 @@ import pytest
 
 import forge
 from backends import SlabContext
-from forge import (AllocationError, BindingUsage, ContextClosed, InvalidArgument, Schedule,
-                   UnsupportedFeature)
+from forge import (
+    AllocationError,
+    BindingUsage,
+    ContextClosed,
+    InvalidArgument,
+    Schedule,
+    UnsupportedFeature,
+)
 from oracle import TIMING_SOURCES
 
 RW = BindingUsage.STORAGE_READ_WRITE
@@ -94,7 +100,8 @@ def test_view_offsets_respect_the_adapter_alignment(forge_context):
     for usage in BindingUsage:
         for size in (4, 100, 1000):
             view = ctx.allocate_transient(size, 0, usage=usage)
-            align = c.min_uniform_offset_alignment if usage is UNIFORM else c.min_storage_offset_alignment
+            align = (c.min_uniform_offset_alignment if usage is UNIFORM
+                     else c.min_storage_offset_alignment)
             assert view.offset % align == 0 and view.usage is usage
 
 

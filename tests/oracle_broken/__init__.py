@@ -16,8 +16,8 @@ output), ``unwritten`` (elements left holding the poison), ``value`` (outputs di
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 

@@ -15,7 +15,7 @@ so the bf16 cases are CUDA only (``unsupported, because ...`` on wgpu).
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -85,7 +85,8 @@ _DROPPED = {"wgsl": "k0 + 16u <= p.k", "cuda": "k0 + 16 <= p.k"}
 def _gemm(a, b, c, p) -> None:
     """The correct meaning: float64 products and sum, rounded once to f32."""
     m, n, k = int(p["m"]), int(p["n"]), int(p["k"])
-    product = a[:m * k].astype(np.float64).reshape(m, k) @ b[:k * n].astype(np.float64).reshape(k, n)
+    product = (a[:m * k].astype(np.float64).reshape(m, k)
+               @ b[:k * n].astype(np.float64).reshape(k, n))
     out = np.float32(p["alpha"]) * product.astype(np.float32)
     if p["beta"] != 0:
         out = out + np.float32(p["beta"]) * c[:m * n].reshape(m, n)

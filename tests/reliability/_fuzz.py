@@ -27,8 +27,16 @@ import traceback
 import numpy as np
 
 import forge
-from forge import (Access, BindingUsage, BufferView, ContextClosed, DeviceLost, ForgeError,
-                   KernelSpec, Schedule)
+from forge import (
+    Access,
+    BindingUsage,
+    BufferView,
+    ContextClosed,
+    DeviceLost,
+    ForgeError,
+    KernelSpec,
+    Schedule,
+)
 
 CAPACITY = 1 << 20
 KERNELS = ("raw_affine", "affine", "add", "softmax", "gemm")

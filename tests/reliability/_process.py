@@ -38,7 +38,7 @@ class Finished:
     stderr: str
     before_exit: dict[str, float]  # mark name -> seconds from the mark to the exit
 
-    def check(self) -> "Finished":
+    def check(self) -> Finished:
         """Fail the test unless the process exited normally with status 0, saying
         which signal killed it otherwise."""
         output = f"{self.stdout[-3000:]}\n{self.stderr[-3000:]}"  # the end says why

@@ -38,7 +38,8 @@ fn spin(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) groups: v
 _CUDA = """\
 struct Params { unsigned int outer; unsigned int inner; unsigned int n; };
 extern "C" __global__ void spin(unsigned int* y, const Params p) {
-    const unsigned long long i = ((unsigned long long)blockIdx.y * gridDim.x + blockIdx.x) * 64u + threadIdx.x;
+    const unsigned long long i = ((unsigned long long)blockIdx.y * gridDim.x + blockIdx.x) * 64u
+                                 + threadIdx.x;
     unsigned int acc = 0u;
     for (unsigned int j = 0; j < p.outer; ++j) {
         for (unsigned int k = 0; k < p.inner; ++k) { acc = acc * 1664525u + 1013904223u; }

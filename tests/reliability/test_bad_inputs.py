@@ -4,15 +4,25 @@ context stays usable."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Callable
 
 import numpy as np
 import pytest
 
 import forge
-from forge import (AllocationError, BindingUsage, BufferView, CompileError, ForgeError,
-                   InvalidArgument, KernelSpec, ReferenceFailed, Schedule, UnsupportedFeature)
+from forge import (
+    AllocationError,
+    BindingUsage,
+    BufferView,
+    CompileError,
+    ForgeError,
+    InvalidArgument,
+    KernelSpec,
+    ReferenceFailed,
+    Schedule,
+    UnsupportedFeature,
+)
 from oracle.pytest_plugin import require_available
 
 RW = BindingUsage.STORAGE_READ_WRITE

@@ -11,6 +11,7 @@ import pytest
 import forge
 from forge import BindingUsage, DeviceLost, Schedule
 from oracle.pytest_plugin import require_available
+
 # The simulated CUDA driver (see test_timeout.py for why it is imported this way).
 from tests.test_cuda_fake_driver import fake_driver  # noqa: F401
 

@@ -29,7 +29,8 @@ def _native_counts(backend: str) -> dict[str, int]:
         from backends.cuda import _memory, _resources
 
         objects = gc.get_objects()
-        live = [o for o in objects if isinstance(o, _resources.Resources) and not o.primary.released]
+        live = [o for o in objects
+                if isinstance(o, _resources.Resources) and not o.primary.released]
         # Staging pools grow lazily up to a fixed number of buffers (a bound, not a
         # leak); every other pinned allocation counts.
         pooled = sum(len(res.staging._buffers) for res in live if res.staging is not None)

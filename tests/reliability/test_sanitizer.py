@@ -27,8 +27,10 @@ extern "C" __global__ void planted_oob(float* y, const Params p) {
 }
 """
 kernel = KernelSpec(id="planted_oob", entry_point="planted_oob",
-                    buffers=(BufferSpec(0, "f32", Access.READ_WRITE), BufferSpec.uniform(1, (("n", "u32"),))),
-                    sources={"cuda": SOURCE}, reference=lambda y, p: None, params=lambda n: {"n": n})
+                    buffers=(BufferSpec(0, "f32", Access.READ_WRITE),
+                             BufferSpec.uniform(1, (("n", "u32"),))),
+                    sources={"cuda": SOURCE}, reference=lambda y, p: None,
+                    params=lambda n: {"n": n})
 with forge.open_context("cuda", capacity_bytes=4 << 20) as ctx:
     y = ctx.allocate_transient(256, 0, usage=BindingUsage.STORAGE_READ_WRITE)
     u = ctx.allocate_and_write(kernel.pack_uniform(64), 1, usage=BindingUsage.UNIFORM)
@@ -40,10 +42,10 @@ with forge.open_context("cuda", capacity_bytes=4 << 20) as ctx:
 
 
 def _sanitizer() -> str:
+    places = (Path("/usr/local/cuda/bin/compute-sanitizer"),
+              Path("/usr/local/cuda/compute-sanitizer/compute-sanitizer"))
     found = shutil.which("compute-sanitizer") or next(
-        (str(p) for p in (Path("/usr/local/cuda/bin/compute-sanitizer"),
-                          Path("/usr/local/cuda/compute-sanitizer/compute-sanitizer")) if p.exists()),
-        None)
+        (str(p) for p in places if p.exists()), None)
     if found is None:
         pytest.skip("compute-sanitizer is not installed here")
     return found
@@ -89,8 +91,10 @@ extern "C" __global__ void tiled_matmul(const float* A, const float* B, float* C
     float acc = 0.0f;
     for (int t = 0; t < (n + TILE - 1) / TILE; ++t) {
         __syncthreads();  // BARRIER BEFORE LOAD
-        As[threadIdx.y][threadIdx.x] = (row < n && t * TILE + threadIdx.x < n) ? A[row * n + t * TILE + threadIdx.x] : 0.0f;
-        Bs[threadIdx.y][threadIdx.x] = (col < n && t * TILE + threadIdx.y < n) ? B[(t * TILE + threadIdx.y) * n + col] : 0.0f;
+        As[threadIdx.y][threadIdx.x] =
+            (row < n && t * TILE + threadIdx.x < n) ? A[row * n + t * TILE + threadIdx.x] : 0.0f;
+        Bs[threadIdx.y][threadIdx.x] =
+            (col < n && t * TILE + threadIdx.y < n) ? B[(t * TILE + threadIdx.y) * n + col] : 0.0f;
         __syncthreads();
         for (int k = 0; k < TILE; ++k) acc += As[threadIdx.y][k] * Bs[k][threadIdx.x];
     }

@@ -14,6 +14,7 @@ import forge
 import oracle
 from forge import KernelTimeout, Schedule
 from oracle.pytest_plugin import require_available
+
 # The simulated CUDA driver, installed for one test and collected before it goes: its
 # objects must never meet the real driver in a finalizer (that crashed the H200 run).
 from tests.test_cuda_fake_driver import fake_driver  # noqa: F401
@@ -72,7 +73,8 @@ def test_cuda_waits_are_polled_and_bounded_on_a_device_that_never_finishes(fake_
     x = np.ones(64, np.float32)
     views = [ctx.allocate_and_write(x, 0),
              ctx.allocate_transient(x.nbytes, 1, usage=forge.BindingUsage.STORAGE_READ_WRITE),
-             ctx.allocate_and_write(kernel.pack_uniform(x.size), 2, usage=forge.BindingUsage.UNIFORM)]
+             ctx.allocate_and_write(kernel.pack_uniform(x.size), 2,
+                                    usage=forge.BindingUsage.UNIFORM)]
     ctx.run_kernel(kernel, Schedule(64), views, x.size)
     ctx.timeout_s = 0.05
     fake.hung = True
@@ -133,7 +135,8 @@ def test_an_abandoned_cuda_context_dropped_unclosed_does_not_wait_for_the_device
     x = np.ones(64, np.float32)
     views = [ctx.allocate_and_write(x, 0),
              ctx.allocate_transient(x.nbytes, 1, usage=forge.BindingUsage.STORAGE_READ_WRITE),
-             ctx.allocate_and_write(kernel.pack_uniform(x.size), 2, usage=forge.BindingUsage.UNIFORM)]
+             ctx.allocate_and_write(kernel.pack_uniform(x.size), 2,
+                                    usage=forge.BindingUsage.UNIFORM)]
     ctx.timeout_s = 0.05
     fake.hung = True
     with pytest.raises(KernelTimeout):

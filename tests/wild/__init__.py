@@ -24,8 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from forge import (Access, BufferSpec, Dispatch, KernelSpec, Schedule,  # noqa: F401
-                   ceil_div)
+from forge import Access, BufferSpec, Dispatch, KernelSpec, Schedule, ceil_div  # noqa: F401
 
 __all__ = ["Wild", "CORPUS", "mutant"]
 
@@ -73,7 +72,8 @@ FMA = Wild(
                         BufferSpec(1, "f32", "read_write", name="o")),
                reference=_fma_reference, grid=lambda s, n: (ceil_div(n, 64), 1, 1),
                test_sizes=(10007, 1, 64)),
-    {"last element unwritten": ("wgsl", "if (i < arrayLength(&o))", "if (i + 1u < arrayLength(&o))"),
+    {"last element unwritten": ("wgsl", "if (i < arrayLength(&o))",
+                                "if (i + 1u < arrayLength(&o))"),
      "wrong constant": ("wgsl", "1.5, -0.25", "1.25, -0.25"),
      "writes its input": ("wgsl", "o[i] = fma(a[i], 1.5, -0.25);",
                           "o[i] = fma(a[i], 1.5, -0.25); a[i] = 0.0;")})
@@ -371,7 +371,8 @@ TWO_PASS = Wild(
                tolerance={"f32": {"atol": 1e-4, "rtol": 1e-4}}),
     {"drops the last partial": ("wgsl", "i < arrayLength(&partial)",
                                 "i + 1u < arrayLength(&partial)"),
-     "reduction one step short": ("wgsl", "for (var k = 32u; k > 0u;", "for (var k = 32u; k > 1u;")})
+     "reduction one step short": ("wgsl", "for (var k = 32u; k > 0u;",
+                                  "for (var k = 32u; k > 1u;")})
 
 _MIN_CLAMP = """
 @group(0) @binding(0) var<storage, read> x: array<f32>;
@@ -674,7 +675,8 @@ def _layernorm_reference(out, mean, rstd, inp, weight, bias, params):
 LAYERNORM = Wild(
     KernelSpec(id="wild_layernorm_two_kernels", entry_point="mean_rstd_kernel",
                sources={"cuda": _LAYERNORM}, dims=("N", "C"),
-               buffers=(BufferSpec(0, "f32", "read_write", name="out", count="N*C", shape=("N", "C")),
+               buffers=(BufferSpec(0, "f32", "read_write", name="out", count="N*C",
+                                   shape=("N", "C")),
                         BufferSpec(1, "f32", "read_write", name="mean", count="N"),
                         BufferSpec(2, "f32", "read_write", name="rstd", count="N"),
                         BufferSpec(3, "f32", "read", name="inp", count="N*C", shape=("N", "C")),
@@ -683,7 +685,8 @@ LAYERNORM = Wild(
                         BufferSpec.uniform(6, (("N", "i32"), ("C", "i32")))),
                reference=_layernorm_reference, params=lambda size: dict(size.dims),
                launches=(Dispatch("mean_rstd_kernel",
-                                  grid=lambda s, size: (ceil_div(size.N, s.workgroup_size[0]), 1, 1)),
+                                  grid=lambda s, size: (ceil_div(size.N, s.workgroup_size[0]),
+                                                        1, 1)),
                          Dispatch("normalization_kernel",
                                   grid=lambda s, size: (ceil_div(size.N * size.C,
                                                                  s.workgroup_size[0]), 1, 1))),
@@ -718,7 +721,8 @@ SAXPY = Wild(
                reference=_saxpy_reference, params=lambda n: {"n": n}, defaults={"alpha": 3.0},
                grid=lambda s, n: (min(ceil_div(n, 256), 64), 1, 1), schedules=(Schedule(256),),
                test_sizes=(100000, 1, 4099)),
-    {"grid stride too short": ("cuda", "i += blockDim.x * gridDim.x", "i += blockDim.x * gridDim.x + 1")})
+    {"grid stride too short": ("cuda", "i += blockDim.x * gridDim.x",
+                               "i += blockDim.x * gridDim.x + 1")})
 
 # -- a port: WGSL and CUDA, no numpy reference --------------------------------------------
 # CUDA samples: a reduction with cooperative groups (cuda/std headers of CCCL on CUDA
@@ -821,7 +825,8 @@ extern "C" __global__ void vector_add(const float* a, const float* b, float* c, 
 PORT = Wild(
     KernelSpec(id="wild_port_add", entry_point="vector_add",
                sources={"wgsl": _ADD_WGSL, "cuda": _ADD_CUDA},
-               buffers=(BufferSpec(0, "f32", "read", name="a"), BufferSpec(1, "f32", "read", name="b"),
+               buffers=(BufferSpec(0, "f32", "read", name="a"),
+                        BufferSpec(1, "f32", "read", name="b"),
                         BufferSpec(2, "f32", "read_write", name="c"),
                         BufferSpec.uniform(3, (("n", "i32"),))),
                params=lambda n: {"n": n}, grid=lambda s, n: (ceil_div(n, 256), 1, 1),

@@ -1,8 +1,6 @@
 """A third-party kernel-forge plugin: the ``demo`` backend (a host context built on
 the shared slab machinery) and the ``demo_square`` kernel."""
 
-import numpy as np
-
 from backends.reference import ReferenceContext
 from forge import Access, BackendEntry, BufferSpec, KernelSpec
 
@@ -38,7 +36,8 @@ fn ${entry}(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) group
 _CUDA = """\
 struct Params { unsigned int n; };
 extern "C" __global__ void ${entry}(const float* x, float* y, const Params p) {
-    unsigned long long i = ((unsigned long long)blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x + threadIdx.x;
+    unsigned long long i = ((unsigned long long)blockIdx.y * gridDim.x + blockIdx.x) * blockDim.x
+                           + threadIdx.x;
     if (i < p.n) y[i] = x[i] * x[i];
 }
 """
