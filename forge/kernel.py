@@ -1121,11 +1121,11 @@ class KernelSpec:
         pointers = [p for p in params if p.pointer]
         values = [p for p in params if not p.pointer]
         value_args: list[tuple[str, Any]] | None = None
-        if len(values) == len(fields) and (fields or uniform is None):
+        if (len(values) == 1 and uniform is not None
+                and not _sources.is_scalar_type(values[0].type)):
+            value_args = [("uniform", None)]   # a struct: the whole uniform, padding and all
+        elif len(values) == len(fields) and (fields or uniform is None):
             value_args = fields
-        elif (len(values) == 1 and uniform is not None
-              and not _sources.is_scalar_type(values[0].type)):
-            value_args = [("uniform", None)]
         unmatched = [p.name for p in params if p.name not in known]
         if len(pointers) != len(buffers) or value_args is None:
             raise InvalidArgument(

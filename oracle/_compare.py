@@ -85,6 +85,7 @@ class Comparison:
     masked: int = 0
     flushed: int = 0
     nonfinite_either: int = 0
+    precise: int = 0
     histogram: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __bool__(self) -> bool:
@@ -108,6 +109,10 @@ class Comparison:
         if self.flushed:
             lines.append(f"  {self.flushed} elements match only the expectation with "
                          "subnormals flushed to zero")
+        if self.precise:
+            lines.append(f"  {self.precise} elements match only the reference computed in "
+                         "float64 (more accurate than the reference's own roundings: an FMA "
+                         "or another order of operations under cancellation)")
         if self.nonfinite_either:
             lines.append(f"  {self.nonfinite_either} elements are NaN where the reference "
                          "has an infinity, or the reverse (edge inputs make both non-finite; "
@@ -126,6 +131,7 @@ class Comparison:
                 "mismatches": self.mismatches, "nonfinite_mismatches": self.nonfinite_mismatches,
                 "max_abs": _json_number(self.max_abs), "max_rel": _json_number(self.max_rel),
                 "max_ulp": self.max_ulp, "masked": self.masked, "flushed": self.flushed,
+                "precise": self.precise,
                 "nonfinite_either": self.nonfinite_either,
                 "tolerance": self.tolerance.as_dict(),
                 "first_mismatches": [m.as_dict() for m in self.first_mismatches],
@@ -310,7 +316,7 @@ def _same_layout(name: str, array: np.ndarray, want: np.ndarray, dtype=None) -> 
 
 def compare(got: Any, want: Any, tolerance: Tolerance | dict | None = None, *,
             flushed: Any = None, indeterminate: Any = None,
-            nonfinite_either: bool = False) -> Comparison:
+            nonfinite_either: bool = False, precise: Any = None) -> Comparison:
     """Compare ``got`` with ``want`` (array-likes) under ``tolerance`` (a Tolerance,
     or overrides merged into the default for ``want``'s dtype).
 
@@ -324,7 +330,13 @@ def compare(got: Any, want: Any, tolerance: Tolerance | dict | None = None, *,
     under ``nan="forbid"``), counted in ``nonfinite_either``. For inputs made to
     reach NaN and Inf, where which one a computation reaches depends on its order and
     precision: an f32 product that underflows to 0 before meeting an Inf gives NaN
-    where a float64 reference gives Inf."""
+    where a float64 reference gives Inf.
+
+    ``precise``: the reference computed in float64 and rounded to ``want``'s dtype; an
+    element off ``want`` in value but within tolerance of it is accepted and counted in
+    ``precise``: a single-rounding FMA where the reference rounds twice, under
+    cancellation, is further from the reference than any tolerance allows and yet
+    closer to the exact result."""
     got, want = np.asarray(got), np.asarray(want)
     tol = default_tolerance(want.dtype).merged(tolerance)
     shapes = (tuple(got.shape), tuple(want.shape))
@@ -348,6 +360,14 @@ def compare(got: Any, want: Any, tolerance: Tolerance | dict | None = None, *,
         kinds[use_flushed] = 0
         w, finite, abs_err, rel_err, ulp = (np.where(use_flushed, b, a) for a, b in (
             (w, f), (finite, finite_f), (abs_err, abs_f), (rel_err, rel_f), (ulp, ulp_f)))
+    use_precise = np.zeros(g.shape, bool)
+    if precise is not None:
+        p = _same_layout("precise", np.asarray(precise), want, want.dtype)
+        _, p, kinds_p, finite_p, abs_p, rel_p, ulp_p = _judge(g, p, tol)
+        use_precise = (kinds == _VALUE) & (kinds_p == 0) & ~skip
+        kinds[use_precise] = 0
+        w, finite, abs_err, rel_err, ulp = (np.where(use_precise, b, a) for a, b in (
+            (w, p), (finite, finite_p), (abs_err, abs_p), (rel_err, rel_p), (ulp, ulp_p)))
     either = np.zeros(g.shape, bool)
     if nonfinite_either and w.dtype.kind == "f" and tol.nan != "forbid":
         with np.errstate(invalid="ignore"):
@@ -372,4 +392,4 @@ def compare(got: Any, want: Any, tolerance: Tolerance | dict | None = None, *,
         max_abs=float(abs_err.max(initial=0.0)), max_rel=float(rel_err.max(initial=0.0)),
         max_ulp=int(ulp.max(initial=0)), first_mismatches=first, largest=largest,
         masked=int(skip.sum()), flushed=int(use_flushed.sum()),
-        nonfinite_either=int(either.sum()), **base)
+        nonfinite_either=int(either.sum()), precise=int(use_precise.sum()), **base)

@@ -67,7 +67,9 @@ def unwritten_mask(array: np.ndarray, pattern=POISON_OUTPUT) -> np.ndarray:
 class Expected:
     """The reference's outputs for a case (logical values by output label), computed
     once and shared by every backend and schedule judged on it. ``reference`` says
-    what computed them (the numpy reference, or a backend in a port check)."""
+    what computed them (the numpy reference, or a backend in a port check).
+    ``recompute(case)`` gives the same reference's expectation for another case (the
+    further input sets of the same problem); None: the truth's numpy reference."""
 
     case: Case
     truth: KernelSpec
@@ -75,6 +77,7 @@ class Expected:
     reference: str
     semantics_of_reference: Any = None
     reference_backend: str | None = None
+    recompute: Any = field(default=None, repr=False, compare=False)
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def flushed(self) -> dict[str, np.ndarray]:
@@ -84,6 +87,67 @@ class Expected:
         if "flushed" not in self._cache:
             self._cache["flushed"] = _flushed_outputs(self)
         return self._cache["flushed"]
+
+    def precise(self) -> dict[str, np.ndarray] | None:
+        """The numpy reference run with its float inputs widened to float64 and its
+        results rounded back to each output's dtype: a more accurate computation of the
+        same function, which an element off the reference may match instead (an FMA,
+        another order of operations, under cancellation). None for a backend's
+        reference, a reference that fails in float64, or results straying from the
+        reference's beyond tolerance in more than 1% of elements (then float64 changes
+        what it means). Computed on first use, then shared."""
+        if "precise" not in self._cache:
+            self._cache["precise"] = _precise_outputs(self)
+        return self._cache["precise"]
+
+
+# At most this share (or two elements) of a faithful float64 run's results may stray
+# from the reference's beyond its tolerance (cancellation is rare in drawn inputs); more
+# means the reference does not mean the same thing in float64 (bit tricks, dtype-bound
+# arithmetic), and the run is not used.
+_PRECISE_STRAY = 0.01
+
+
+def _precise_outputs(expected: Expected) -> dict[str, np.ndarray] | None:
+    """The numpy reference run again with its float inputs widened to float64, each
+    result rounded back to its output's dtype; None where that is no faithful, more
+    precise run of the same function (see ``Expected.precise``)."""
+    from forge.types import is_float_dtype
+
+    from ._compare import compare
+    from ._tolerance import resolve_tolerance
+
+    case, truth = expected.case, expected.truth
+    if expected.reference != NUMPY_REFERENCE or truth.reference is None:
+        return None
+    arrays, widened = reference_arrays(case, truth), False
+    for i, (spec, array) in enumerate(zip(truth.buffers, arrays)):
+        if (spec.access is not Access.UNIFORM and array.dtype.names is None
+                and is_float_dtype(array.dtype) and array.dtype.itemsize < 8):
+            arrays[i], widened = array.astype(np.float64), True
+    if not widened:
+        return None
+    try:
+        with np.errstate(all="ignore"):
+            truth.run_reference(arrays, case.size, None)
+    except Exception:  # noqa: BLE001 - a reference bound to its dtypes: no precise run
+        return None
+    outputs = {}
+    for spec, array in zip(truth.buffers, arrays):
+        label = buffer_label(spec)
+        want = expected.outputs.get(label)
+        if want is None:
+            continue
+        if want.dtype.names is not None or array.shape != want.shape:
+            return None
+        with np.errstate(all="ignore"):
+            rounded = array.astype(want.dtype)
+        tolerance = resolve_tolerance(want.dtype, truth.tolerance, None, None)
+        agreement = compare(rounded, want, tolerance, nonfinite_either=True)
+        if agreement.mismatches > max(_PRECISE_STRAY * agreement.count, 2):
+            return None
+        outputs[label] = rounded
+    return outputs
 
 
 def _interface(kernel: KernelSpec) -> list:

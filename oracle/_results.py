@@ -236,6 +236,8 @@ class OutputCheck:
     def accounting(self) -> str:
         text = (f"{self.label}: {self.count} elements, {self.judged} judged"
                 + (f" ({self.flushed} accepted as a flushed subnormal)" if self.flushed else "")
+                + (f" ({self.comparison.precise} accepted as closer to the float64 reference)"
+                   if self.comparison.precise else "")
                 + f", {self.masked} masked, {self.unwritten} unwritten")
         if self.covered >= 0 and self.unjudged:
             text += f"; {self.unjudged} judged in no input set"

@@ -36,6 +36,16 @@ def test_parameters_named_otherwise_are_matched_by_position_and_kind():
         ("buffer", 0), ("buffer", 1), ("uniform", None))
 
 
+def test_one_struct_parameter_takes_the_whole_uniform_even_of_one_field():
+    """The emitters' kernels take ``const Params p``: a struct padded to 16 bytes,
+    never the one field alone (the H200's driver refused the 4-byte argument)."""
+    one_field = (*_BUFFERS[:2], BufferSpec.uniform(2, (("n", "u32"),)))
+    assert _arguments("const float* a, float* b, const Params p", one_field) == (
+        ("buffer", 0), ("buffer", 1), ("uniform", None))
+    assert _arguments("const float* a, float* b, unsigned int count", one_field) == (
+        ("buffer", 0), ("buffer", 1), ("field", "n"))
+
+
 def test_a_parameter_that_fits_nothing_is_named_in_the_error():
     with pytest.raises(InvalidArgument, match=r"\['inp', 'y', 'count'\].*2 pointer and 1 value"):
         _arguments("const float* inp, float* y, int count")

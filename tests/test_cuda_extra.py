@@ -28,7 +28,8 @@ def test_the_cuda_extra_brings_python_bindings_nvrtc_and_the_header_wheels():
     names = {spec.split(">")[0].split("=")[0].strip()
              for spec in _project()["optional-dependencies"]["cuda"]}
     assert names == {"cuda-bindings", "nvidia-cuda-nvrtc", "nvidia-cuda-runtime",
-                     "nvidia-cuda-crt", "nvidia-cuda-cccl"}
+                     "nvidia-cuda-crt", "nvidia-cuda-cccl",
+                     "nvidia-ml-py"}  # NVML: the tuner's energy readings
 
 
 def test_without_the_extra_the_backend_is_unavailable_with_the_install_command(monkeypatch):

@@ -248,17 +248,6 @@ class FakeDriver:
             self.primary = None
         return (OK,)
 
-    def cuCtxCreate(self, params, flags, device):
-        context = _Context(next(self.generations))
-        self.contexts[context.generation] = context
-        self.current = _Handle("context", generation=context.generation)
-        self.created = getattr(self, "created", 0) + 1
-        return (OK, self.current)
-
-    def cuCtxDestroy(self, ctx):
-        if self.contexts.pop(ctx.generation, None) is None:
-            return (R.CUDA_ERROR_INVALID_CONTEXT,)
-        return (OK,)
 
     def cuCtxSetCurrent(self, ctx):
         self.current = ctx
@@ -536,9 +525,6 @@ def install(monkeypatch) -> FakeDriver:
     fake = FakeDriver()
     for module in (_driver, _context, _graphs, _memory, _resources):
         monkeypatch.setattr(module, "driver", fake)
-    # Devices the simulation abandons after a timeout are its own, not the real ones.
-    monkeypatch.setattr(_driver, "_abandoned", set())
-    monkeypatch.setattr(_driver, "_own_contexts", {})
     _driver.default_arch.cache_clear()
     return fake
 

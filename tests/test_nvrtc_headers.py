@@ -4,6 +4,7 @@ header the source includes changes."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -90,7 +91,17 @@ def test_cuda_and_standard_headers_compile_with_nvrtc_by_default(header):
     assert image[:4] == b"\x7fELF" and b".text.k\0" in image
 
 
+def _require_the_header_wheels() -> None:
+    """These tests are about the cuda extra's header wheels: where they are not
+    installed (the GPU machine, whose toolkit headers are used), a visible skip; in CI,
+    where the scripts install the extra, their absence fails."""
+    if not _headers.wheel_versions() and os.environ.get("CI") != "true":
+        pytest.skip("NVIDIA's header wheels (the cuda extra) are not installed here; "
+                    f"headers come from {', '.join(_headers.header_directories())}")
+
+
 def test_the_header_directories_come_from_nvidias_wheels():
+    _require_the_header_wheels()
     runtime, cccl = _headers.header_directories()
     assert Path(runtime, "cuda_bf16.h").is_file() and Path(runtime, "crt", "mma.h").is_file()
     assert Path(cccl, "cuda", "std", "cstdint").is_file()
@@ -176,6 +187,7 @@ def test_wheels_installed_without_pathfinders_help_are_found_on_sys_path(monkeyp
     """As on a machine where the wheels were installed with pip --target."""
     import cuda.pathfinder
 
+    _require_the_header_wheels()
     runtime, cccl = _headers.header_directories()
 
     def refuse(name):

@@ -313,3 +313,51 @@ def test_writing_the_whole_last_vector_of_a_vec4_binding_is_not_past_the_end(req
         "vec_size": forge.ceil_div(n, 4) + 1})
     bad = oracle.evaluate("wgpu", over, size=1001, samples=0, guard=64)
     assert bad.verdict is Verdict.MISMATCH, bad.report()
+
+
+# -- a more accurate result is not a wrong one ---------------------------------------------
+def _saxpy(name: str, compute) -> KernelSpec:
+    def reference(x, y, p):
+        y[:] = compute(np.float32(p["alpha"]), x, y)
+
+    return KernelSpec(id=name, entry_point=name, sources={},
+                      buffers=(BufferSpec(0, "f32", "read", name="x"),
+                               BufferSpec(1, "f32", "read_write", name="y", inout=True),
+                               BufferSpec.uniform(2, (("n", "i32"), ("alpha", "f32")))),
+                      reference=reference, params=lambda n: {"n": n}, defaults={"alpha": 3.0},
+                      grid=lambda s, n: (ceil_div(n, 64), 1, 1), test_sizes=(64,))
+
+
+# The user's reference rounds the product, then the sum (numpy in f32); CUDA's default
+# --fmad=true contracts alpha * x + y into one FMA, rounded once (what float64 gives here:
+# the product of two f32 is exact in it).
+TWO_ROUNDINGS = _saxpy("saxpy_two_roundings", lambda a, x, y: a * x + y)
+FMA = _saxpy("saxpy_fma", lambda a, x, y: (np.float64(a) * x.astype(np.float64)
+                                           + y).astype(np.float32))
+OFF_BY_ONE_ULP_PRODUCT = _saxpy("saxpy_wrong", lambda a, x, y: np.nextafter(
+    a * x, np.float32(np.inf)) + y)
+
+
+def test_an_fma_under_cancellation_passes_as_closer_to_the_exact_result():
+    """Red-team style, seen on the H200: a correct CUDA saxpy (FMA-contracted) was
+    judged MISMATCH against its own f32 numpy reference where alpha*x + y cancels
+    (x = 1201893.125: off by 0.125, 256 ulp of the small result). The element matches
+    the reference computed in float64, so it passes, counted and said; a kernel that is
+    wrong in the same place still fails."""
+    x = np.linspace(-3, 3, 64, dtype=np.float32)
+    y = np.linspace(1, 2, 64, dtype=np.float32)
+    x[7] = 1201893.125                       # one element where the terms cancel
+    y[7] = -np.float32(3.0) * x[7] + np.float32(4838.5)
+    inputs = {"x": x, "y": y}
+    with forge.open_context("reference") as ctx:
+        plain = oracle.evaluate(ctx, TWO_ROUNDINGS, size=64, samples=0, inputs=inputs)
+        assert plain.passed, plain.report()
+        fma = oracle.evaluate(ctx, FMA, size=64, samples=0, inputs=inputs,
+                              truth=TWO_ROUNDINGS)
+        assert fma.passed, fma.report()
+        check = fma.outputs["y"]
+        assert check.comparison.precise == 1
+        assert "closer to the float64 reference" in check.accounting()
+        wrong = oracle.evaluate(ctx, OFF_BY_ONE_ULP_PRODUCT, size=64, samples=0,
+                                inputs=inputs, truth=TWO_ROUNDINGS)
+        assert wrong.verdict == Verdict.MISMATCH, wrong.report()

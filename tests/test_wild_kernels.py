@@ -113,6 +113,23 @@ def test_a_port_is_checked_against_its_original(request, session):
     assert bad.diverging == ["wgpu"], bad.report()
 
 
+def test_a_port_judged_where_non_finite_results_are_masked_runs_its_finite_set(
+        request, session):
+    """A port with no numpy reference, judged on an adapter whose non-finite results
+    are indeterminate (the browser's SwiftShader): the further, finite input set's
+    expectation comes from the reference backend too (it raised 'no CPU reference' on
+    the H200, judged against CUDA)."""
+    require_available(request.config, "browser")
+    require_available(request.config, "wgpu")
+    wild = CORPUS["wild_port_add"]
+    good = oracle.cross_check(wild.kernel, ["browser"], reference="wgpu", session=session,
+                              size=4099)
+    assert good.passed, good.report()
+    ev = good.evaluations["browser"]
+    if ev.semantics.nonfinite_indeterminate:
+        assert any(s.startswith("finite") for s in ev.input_sets), ev.input_sets
+
+
 def test_the_port_check_machinery_needs_no_numpy_reference_on_the_judged_side(session):
     """Where CUDA is missing (CI), the same machinery judges wgpu against the reference
     backend's run rather than against numpy directly."""

@@ -44,7 +44,6 @@ from forge.types import (
 from .._base import Launch, SlabContext, _api, poll_until
 from ._driver import (
     DeviceInfo,
-    abandon_device,
     call,
     check,
     device_info,
@@ -176,9 +175,14 @@ class CudaComputeContext(SlabContext):
             try:
                 try:
                     res.slab = int(call(driver.cuMemAlloc, capacity))
-                except DeviceLost:  # an earlier kernel's sticky fault, still held elsewhere
-                    res.replace_context()
-                    res.slab = int(call(driver.cuMemAlloc, capacity))
+                except DeviceLost as exc:  # an earlier kernel's sticky fault, still held
+                    raise DeviceLost(
+                        f"cannot open a CUDA context on {self._info.name}: a kernel faulted "
+                        f"earlier in this process ({exc}) and its context is still held, by "
+                        "a pinned array (pinned_empty) or a context not closed yet; CUDA "
+                        "gives this process a clean context only once all of them are "
+                        "released, so close them, or work in a new process (the oracle's "
+                        "default worker isolation does)") from None
             except AllocationError as exc:
                 raise AllocationError(f"cannot allocate a device slab of {capacity} bytes on "
                                       f"{self._info.name}: {exc}") from None
@@ -740,10 +744,10 @@ class CudaComputeContext(SlabContext):
     def _abandon(self) -> None:
         # The device may still be running the kernel: waiting for streams or freeing
         # memory (at close, or in the finalizer when the context is dropped unclosed)
-        # could block for as long, so the handles stay with the process, and so does
-        # everything else of that device (pinned memory, other contexts' retains).
+        # could block for as long, so the handles stay with the process (pinned staging
+        # and the context's retain included: their own finalizers would wait at exit).
         self._finalizer.detach()
-        abandon_device(self._info.ordinal)
+        self._res.abandon()
 
     def _release(self) -> None:
         if self._abandoned:

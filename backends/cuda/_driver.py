@@ -10,10 +10,8 @@ driver call, which is why a missing driver surfaces from ``init_driver`` (as
 from __future__ import annotations
 
 import functools
-import threading
 import weakref
 from dataclasses import dataclass
-from typing import Any
 
 from forge.errors import (
     AllocationError,
@@ -249,88 +247,22 @@ def _release_primary(api, device) -> None:
         pass
 
 
-_abandoned: set[int] = set()   # ordinals of devices left running work we gave up on
-
-
-def abandon_device(ordinal: int) -> None:
-    """A kernel on device ``ordinal`` ran past its timeout and may still be running:
-    from now on nothing of that device is released through the driver (releasing the
-    last retain of a context, or freeing pinned memory, waits for the kernel, which
-    held the process at exit for as long). The process frees it all when it ends."""
-    _abandoned.add(ordinal)
-
-
-def device_abandoned(ordinal: int) -> bool:
-    return ordinal in _abandoned
-
-
-class _OwnContext:
-    """A context of our own (``cuCtxCreate``) that new holders on a device share in
-    place of its primary context, once a sticky fault poisoned that while something
-    still held it (see ``use_own_context``); destroyed with its last holder."""
-
-    def __init__(self, device) -> None:
-        self.api = driver
-        self.handle = call(driver.cuCtxCreate, None, 0, device)
-        self.holders = 0
-
-
-_own_lock = threading.Lock()
-_own_contexts: dict[int, _OwnContext] = {}   # ordinal -> the context new holders share
-
-
-def _release_own(ordinal: int, own: _OwnContext) -> None:
-    with _own_lock:
-        own.holders -= 1
-        last = own.holders == 0
-        if last and _own_contexts.get(ordinal) is own:
-            del _own_contexts[ordinal]
-    if last:
-        try:
-            own.api.cuCtxDestroy(own.handle)
-        except Exception:  # interpreter shutdown or a dead driver: nothing left to free
-            pass
-
-
-def use_own_context(ordinal: int) -> None:
-    """From now on, new holders on device ``ordinal`` share a fresh context of our own.
-    For when its primary context hit a sticky fault (an illegal address) and something
-    in the process still holds it (a pinned array, another open context): the driver
-    destroys a primary context only with its last retain, and resetting it would leave
-    those holders' handles dangling, so a new ``CudaComputeContext`` would otherwise
-    inherit the fault."""
-    own = _OwnContext(call(driver.cuDeviceGet, ordinal))
-    with _own_lock:
-        _own_contexts[ordinal] = own
-
-
 class PrimaryContext:
-    """One hold on a device's context, released by ``release()`` (idempotent) or, as a
-    backstop, when the object is collected: a retain of the primary context, or, after
-    ``use_own_context``, a share of the context that replaced it. When the last retain
-    in the process is released the driver destroys the primary context, so a context
-    that hit a sticky error is gone and the next retain gets a clean one."""
+    """One retain of a device's primary context, released by ``release()`` (idempotent)
+    or, as a backstop, when the object is collected. When the last retain in the
+    process is released the driver destroys the context, so a context that hit a sticky
+    error is gone and the next retain gets a clean one. Until then the fault is the
+    whole process's: on the H200 even ``cuCtxCreate`` returned the sticky error."""
 
     def __init__(self, ordinal: int = 0) -> None:
         init_driver()
         self.ordinal = ordinal
         self.device = call(driver.cuDeviceGet, ordinal)
+        self.handle = call(driver.cuDevicePrimaryCtxRetain, self.device)
         # The driver that made the handle frees it, even from a finalizer that runs after
         # the tests' simulated driver was swapped out (or in): a handle of one given to
         # the other crashed the process on the H200.
         self.api = driver
-        self._finalizer: Any   # releases the retain, or the share of our own context
-        with _own_lock:
-            own = _own_contexts.get(ordinal)
-            if own is not None and own.api is not driver:
-                own = None
-            if own is not None:
-                own.holders += 1
-        if own is not None:
-            self.handle = own.handle
-            self._finalizer = weakref.finalize(self, _release_own, ordinal, own)
-            return
-        self.handle = call(driver.cuDevicePrimaryCtxRetain, self.device)
         self._finalizer = weakref.finalize(self, _release_primary, driver, self.device)
 
     def make_current(self) -> None:
@@ -345,9 +277,10 @@ class PrimaryContext:
         """Give the retain back. The driver destroys the context with the last one, so a
         context that hit a sticky fault is gone once nothing holds it any more; it is
         never reset under other holders (pinned arrays, other contexts), whose handles a
-        reset would leave dangling (a reset here crashed the H200 run in a finalizer).
-        On an abandoned device (``abandon_device``) the retain is kept, never waited on."""
-        if self.ordinal in _abandoned:
-            self._finalizer.detach()
-            return
+        reset would leave dangling (a reset here crashed the H200 run in a finalizer)."""
         self._finalizer()
+
+    def abandon(self) -> None:
+        """Keep the retain for the rest of the process: its device may still run a
+        kernel we gave up on, and releasing the last retain would wait for it."""
+        self._finalizer.detach()

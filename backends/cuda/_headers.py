@@ -53,8 +53,18 @@ def _std_header(name: str) -> str:
         # libcu++'s fallback offsetof subtracts pointers, which is no constant expression
         # (static_assert(offsetof(...) == 8) fails), and the CCCL of CUDA 13.0's toolkit
         # left it undefined after the include (the H200): the compiler's builtin is one.
-        lines += ["#undef offsetof", "#define offsetof(type, member) "
-                  "__builtin_offsetof(type, member)"]
+        # NVRTC 13.0 knows no __builtin_offsetof: there, the classic member-address
+        # form, which its front end folds to a constant.
+        lines += ["#undef offsetof",
+                  "#if defined(__has_builtin)",
+                  "#if __has_builtin(__builtin_offsetof)",
+                  "#define offsetof(type, member) __builtin_offsetof(type, member)",
+                  "#endif",
+                  "#endif",
+                  "#ifndef offsetof",
+                  "#define offsetof(type, member) ((::cuda::std::size_t)&reinterpret_cast"
+                  "<const volatile char&>((((type*)0)->member)))",
+                  "#endif"]
     if name not in _MACRO_ONLY:
         lines.append("namespace std { using namespace ::cuda::std; }")
     if name == "cstdint":

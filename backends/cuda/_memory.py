@@ -19,7 +19,7 @@ import weakref
 
 import numpy as np
 
-from ._driver import PrimaryContext, call, check, device_abandoned, driver
+from ._driver import PrimaryContext, call, check, driver
 
 __all__ = ["PinnedAllocation", "pinned_empty", "pinned_address", "Staging", "Copier",
            "default_threads", "host_cores"]
@@ -41,9 +41,6 @@ def _free_pinned(primary: PrimaryContext, pointer: int) -> None:
         if pointer in _pinned_ends:
             del _pinned_ends[pointer]
             _pinned_starts.pop(bisect.bisect_left(_pinned_starts, pointer))
-    if device_abandoned(primary.ordinal):  # freeing would wait for its runaway kernel
-        primary.release()
-        return
     try:
         primary.make_current()
         primary.api.cuMemFreeHost(pointer)
@@ -67,6 +64,7 @@ class PinnedAllocation:
             primary.release()
             raise
         self.api = primary.api  # the driver that made it frees what goes with it
+        self._primary = primary
         self._finalizer = weakref.finalize(self, _free_pinned, primary, self.pointer)
         if register:
             with _pinned_lock:
@@ -84,6 +82,12 @@ class PinnedAllocation:
 
     def free(self) -> None:
         self._finalizer()
+
+    def abandon(self) -> None:
+        """Never free it (nor release its retain): a kernel we gave up on may still run,
+        and cuMemFreeHost would wait for it (at exit too). The process frees it."""
+        self._finalizer.detach()
+        self._primary.abandon()
 
 
 def pinned_empty(ordinal: int, shape, dtype=np.float32) -> np.ndarray:
@@ -324,6 +328,12 @@ class Staging:
         buffer.wait()
         self.copier.copy(sink[start:start + size], buffer.bytes[:size])
         buffer.held = False
+
+    def abandon(self) -> None:
+        """Leave every buffer to the process (``PinnedAllocation.abandon``)."""
+        for buffer in self._buffers:
+            buffer.memory.abandon()
+        self._buffers = []
 
     def release(self) -> None:
         self.copier.close()

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from ._driver import PrimaryContext, call, device_abandoned, driver, use_own_context
+from ._driver import PrimaryContext, call, driver
 from ._memory import Staging
 
 __all__ = ["Resources", "quietly"]
@@ -100,15 +100,13 @@ class Resources:
             raise
         return key, executable
 
-    def replace_context(self) -> None:
-        """Hold a fresh context instead of the primary one, which a sticky fault
-        poisoned while something else still holds it (``use_own_context``). Only
-        before anything was made in it."""
-        ordinal = self.primary.ordinal
-        self.primary.release()
-        use_own_context(ordinal)
-        self.primary = PrimaryContext(ordinal)
-        self.primary.make_current()
+    def abandon(self) -> None:
+        """Leave every handle to the process: the device may still run a kernel we gave
+        up on, and freeing (streams, memory, pinned staging, the context's retain) would
+        wait for it, at close, in a finalizer or at the interpreter's exit."""
+        if self.staging is not None:
+            self.staging.abandon()
+        self.primary.abandon()
 
     def destroy_graph(self, key: int) -> None:
         api = self.primary.api  # the driver that made the handles (see PrimaryContext)
@@ -120,9 +118,6 @@ class Resources:
 
     def release(self) -> None:
         if self.primary.released:
-            return
-        if device_abandoned(self.primary.ordinal):  # each free could wait for a runaway kernel
-            self.primary.release()
             return
         api = self.primary.api
         quietly(api.cuCtxSetCurrent, self.primary.handle)
