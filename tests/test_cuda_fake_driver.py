@@ -525,6 +525,7 @@ def install(monkeypatch) -> FakeDriver:
     fake = FakeDriver()
     for module in (_driver, _context, _graphs, _memory, _resources):
         monkeypatch.setattr(module, "driver", fake)
+    monkeypatch.setattr(_resources, "_abandoned", [])  # the simulation's own, set aside
     _driver.default_arch.cache_clear()
     return fake
 

@@ -280,7 +280,7 @@ class PrimaryContext:
         reset would leave dangling (a reset here crashed the H200 run in a finalizer)."""
         self._finalizer()
 
-    def abandon(self) -> None:
-        """Keep the retain for the rest of the process: its device may still run a
-        kernel we gave up on, and releasing the last retain would wait for it."""
-        self._finalizer.detach()
+    def keep_at_exit(self) -> None:
+        """Do not release at the interpreter's exit: the device may still run a kernel
+        we gave up on, and releasing the last retain would wait for it."""
+        self._finalizer.atexit = False

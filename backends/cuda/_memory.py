@@ -83,11 +83,11 @@ class PinnedAllocation:
     def free(self) -> None:
         self._finalizer()
 
-    def abandon(self) -> None:
-        """Never free it (nor release its retain): a kernel we gave up on may still run,
-        and cuMemFreeHost would wait for it (at exit too). The process frees it."""
-        self._finalizer.detach()
-        self._primary.abandon()
+    def keep_at_exit(self) -> None:
+        """Do not free it at the interpreter's exit: a kernel we gave up on may still
+        run, and cuMemFreeHost would wait for it. The process frees it by ending."""
+        self._finalizer.atexit = False
+        self._primary.keep_at_exit()
 
 
 def pinned_empty(ordinal: int, shape, dtype=np.float32) -> np.ndarray:
@@ -329,11 +329,10 @@ class Staging:
         self.copier.copy(sink[start:start + size], buffer.bytes[:size])
         buffer.held = False
 
-    def abandon(self) -> None:
-        """Leave every buffer to the process (``PinnedAllocation.abandon``)."""
+    def keep_at_exit(self) -> None:
+        """``PinnedAllocation.keep_at_exit`` for every buffer."""
         for buffer in self._buffers:
-            buffer.memory.abandon()
-        self._buffers = []
+            buffer.memory.keep_at_exit()
 
     def release(self) -> None:
         self.copier.close()

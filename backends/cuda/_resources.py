@@ -12,6 +12,8 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+from forge.errors import ForgeError
+
 from ._driver import PrimaryContext, call, driver
 from ._memory import Staging
 
@@ -33,11 +35,29 @@ def quietly(function, *args):
         return None
 
 
+_abandoned: list[tuple[Resources, Any]] = []   # set aside by abandon(), with their event
+
+
+def reap_abandoned() -> None:
+    """Free the handles of abandoned contexts whose work has ended (their event
+    completed, or the context faulted); never waits."""
+    for item in list(_abandoned):
+        res, done = item
+        if done is not None:
+            status = res.primary.api.cuEventQuery(done)[0]
+            if getattr(status, "name", "") == "CUDA_ERROR_NOT_READY":
+                continue
+            res.events.append(done)   # destroyed with the rest
+        _abandoned.remove(item)
+        res.release()
+
+
 class Resources:
     """Every native handle of one context, freed in one place: by ``close()``, or by a
     finalizer when a context is dropped unclosed."""
 
     def __init__(self, ordinal: int) -> None:
+        reap_abandoned()
         self.primary = PrimaryContext(ordinal)
         self.slab = 0
         self.streams: list = []
@@ -101,12 +121,22 @@ class Resources:
         return key, executable
 
     def abandon(self) -> None:
-        """Leave every handle to the process: the device may still run a kernel we gave
-        up on, and freeing (streams, memory, pinned staging, the context's retain) would
-        wait for it, at close, in a finalizer or at the interpreter's exit."""
+        """Set these handles aside while the device may still run a kernel we gave up
+        on: freeing them (streams, memory, pinned staging, the context's retain) would
+        wait for it, at close, in a finalizer or at the interpreter's exit. An event
+        after the work tells when it is over; ``reap_abandoned`` then frees them, so the
+        context's retain does not keep a faulted primary context alive for ever."""
+        done = None
+        if self.stream_compute is not None:
+            try:
+                done = call(self.primary.api.cuEventCreate, _NO_TIMING)
+                call(self.primary.api.cuEventRecord, done, self.stream_compute)
+            except ForgeError:  # faulted: nothing of ours runs any more
+                done = None
         if self.staging is not None:
-            self.staging.abandon()
-        self.primary.abandon()
+            self.staging.keep_at_exit()
+        self.primary.keep_at_exit()
+        _abandoned.append((self, done))
 
     def destroy_graph(self, key: int) -> None:
         api = self.primary.api  # the driver that made the handles (see PrimaryContext)

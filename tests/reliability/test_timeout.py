@@ -146,4 +146,15 @@ def test_an_abandoned_cuda_context_dropped_unclosed_does_not_wait_for_the_device
     import gc
     gc.collect()
     assert fake.calls.get("cuStreamSynchronize", 0) == synchronized
+    # Still running: a new context leaves the abandoned one's handles alone...
+    held = fake.retains   # the abandoned context's, and its pinned staging buffers'
+    assert held >= 1
+    with CudaComputeContext(1 << 20):
+        assert fake.retains == held + 1
+        assert fake.calls.get("cuStreamSynchronize", 0) == synchronized
+    # ...and once the device is done, the next one frees them, retain included: a
+    # faulted primary context is then no longer held by a context given up on.
     fake.hung = False
+    with CudaComputeContext(1 << 20):
+        assert fake.retains == 1
+    assert fake.retains == 0
