@@ -45,6 +45,20 @@ _GLOBAL_INTEGERS = ("int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint1
                     "uint32_t", "uint64_t", "intptr_t", "uintptr_t", "intmax_t", "uintmax_t")
 
 
+# The limits a C header defines, from the compiler's predefined macros where libcu++
+# leaves them undefined (FLT_MAX was undefined after <cfloat> with CUDA 13.0's toolkit
+# headers and NVRTC 13.0 on the H200; not verified there since, NVIDIA's header wheels
+# define them).
+_MACRO_FALLBACKS = {
+    "cfloat": tuple((m, f"__{m}__") for m in (
+        "FLT_MAX", "FLT_MIN", "FLT_EPSILON", "FLT_MANT_DIG", "DBL_MAX", "DBL_MIN",
+        "DBL_EPSILON", "DBL_MANT_DIG")),
+    "climits": (("CHAR_BIT", "__CHAR_BIT__"), ("SCHAR_MAX", "__SCHAR_MAX__"),
+                ("SHRT_MAX", "__SHRT_MAX__"), ("INT_MAX", "__INT_MAX__"),
+                ("LONG_MAX", "__LONG_MAX__"), ("LLONG_MAX", "__LONG_LONG_MAX__")),
+}
+
+
 def _std_header(name: str) -> str:
     lines = ["// kernel-forge: the C++ standard header for NVRTC, from libcu++",
              "#pragma once"]
@@ -65,6 +79,9 @@ def _std_header(name: str) -> str:
                   "#define offsetof(type, member) ((::cuda::std::size_t)&reinterpret_cast"
                   "<const volatile char&>((((type*)0)->member)))",
                   "#endif"]
+    for macro, builtin in _MACRO_FALLBACKS.get(name, ()):
+        lines += [f"#if !defined({macro}) && defined({builtin})",
+                  f"#define {macro} {builtin}", "#endif"]
     if name not in _MACRO_ONLY:
         lines.append("namespace std { using namespace ::cuda::std; }")
     if name == "cstdint":
