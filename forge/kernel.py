@@ -46,6 +46,7 @@ import json
 import math
 import operator
 import re
+import threading
 import types
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -177,11 +178,19 @@ def evaluate_expression(text: str, names: Mapping[str, Any]) -> Any:
         raise InvalidArgument(f"expression {text!r} cannot be evaluated: {exc}") from None
 
 
+# ast.parse from several threads at once (a tune's concurrent candidates) raised
+# "SystemError: AST constructor recursion depth mismatch" on CPython 3.11.7: one parse at
+# a time, each expression parsed once (the trees are only read).
+_PARSE_LOCK = threading.Lock()
+
+
+@functools.lru_cache(maxsize=4096)
 def _parse_expression(text: str) -> ast.Expression:
-    try:
-        return ast.parse(text, mode="eval")
-    except SyntaxError as exc:
-        raise InvalidArgument(f"bad expression {text!r}: {exc.msg}") from None
+    with _PARSE_LOCK:
+        try:
+            return ast.parse(text, mode="eval")
+        except SyntaxError as exc:
+            raise InvalidArgument(f"bad expression {text!r}: {exc.msg}") from None
 
 
 def expression_names(text: str) -> set[str]:

@@ -124,7 +124,8 @@ def _precise_outputs(expected: Expected) -> dict[str, np.ndarray] | None:
     for i, (spec, array) in enumerate(zip(truth.buffers, arrays)):
         if (spec.access is not Access.UNIFORM and array.dtype.names is None
                 and is_float_dtype(array.dtype) and array.dtype.itemsize < 8):
-            arrays[i], widened = array.astype(np.float64), True
+            with np.errstate(all="ignore"):
+                arrays[i], widened = array.astype(np.float64), True
     if not widened:
         return None
     try:

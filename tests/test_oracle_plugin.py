@@ -78,14 +78,20 @@ def test_assert_kernel_matches_works_on_any_open_context():
 def test_an_unavailable_backend_is_one_line_of_the_skip_summary(pytester):
     """Tests in several files skipping for the same missing backend: the summary gives
     its reason once, with the count, not once per file and line."""
+    # Patched through monkeypatch, so undone after each test: pytester runs in this
+    # process, and a bare assignment left the reference "missing" for every later test.
     pytester.makeconftest("""
+import pytest
 import oracle.pytest_plugin as plugin
-real = plugin.registry.available_backends
-def fake():
-    found = dict(real())
-    found["reference"] = (False, "pretend it is missing")
-    return found
-plugin.registry.available_backends = fake
+
+@pytest.fixture(autouse=True)
+def _reference_missing(monkeypatch):
+    real = plugin.registry.available_backends
+    def fake():
+        found = dict(real())
+        found["reference"] = (False, "pretend it is missing")
+        return found
+    monkeypatch.setattr(plugin.registry, "available_backends", fake)
 """)
     body = """
 from oracle.pytest_plugin import require_available
