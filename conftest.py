@@ -10,4 +10,5 @@ _PLUGINS = Path(__file__).resolve().parent / ".test-plugins"
 if _PLUGINS.is_dir() and str(_PLUGINS) not in sys.path:
     sys.path.insert(0, str(_PLUGINS))
     os.environ["PYTHONPATH"] = os.pathsep.join(
-        [str(_PLUGINS)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else []))
+        [str(_PLUGINS)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])
+    )

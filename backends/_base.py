@@ -120,8 +120,10 @@ def poll_until(done: Callable[[], bool], timeout_s: float, what: str) -> None:
     pause = 20e-6
     while not done():
         if time.monotonic() >= deadline:
-            raise KernelTimeout(f"{what} did not finish within timeout_s={timeout_s:g} s; "
-                                "the device may still be running it, so the context is lost")
+            raise KernelTimeout(
+                f"{what} did not finish within timeout_s={timeout_s:g} s; "
+                "the device may still be running it, so the context is lost"
+            )
         time.sleep(pause)
         pause = min(pause * 2, 1e-3)
 
@@ -194,10 +196,15 @@ def _api(method):
             except Exception:
                 raise  # a typed error, raised where the call chose to: still usable
             except BaseException as exc:  # KeyboardInterrupt, SystemExit: stopped anywhere
-                self._mark_lost(f"{method.__name__} was interrupted by {type(exc).__name__}, "
-                                "so the device may still be running work nothing waits "
-                                "for", None, still_running=True)
+                self._mark_lost(
+                    f"{method.__name__} was interrupted by {type(exc).__name__}, "
+                    "so the device may still be running work nothing waits "
+                    "for",
+                    None,
+                    still_running=True,
+                )
                 raise
+
     return wrapper
 
 
@@ -219,10 +226,10 @@ class SlabContext(OracleContext):
         # dispatch finds its pipeline without generating and hashing its source again
         # (kernels compare by identity).
         self._by_kernel: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-        self._fence = 0          # last fence handed out; fences count submissions
+        self._fence = 0  # last fence handed out; fences count submissions
         self._fences = FenceQueue()  # what each pending fence waits on, for ``_wait``
         self._call_bound: Any = _CONTEXT_BOUND  # the running call's own timeout_s
-        self.compile_count = 0   # pipeline-cache misses, for tests and benchmarks
+        self.compile_count = 0  # pipeline-cache misses, for tests and benchmarks
 
     # -- primitives ----------------------------------------------------------------
     @abc.abstractmethod
@@ -280,10 +287,12 @@ class SlabContext(OracleContext):
         seen = probe_float_semantics(self)
         self.float_semantics = seen
         self._constraints = dataclasses.replace(
-            self._constraints, subnormals_may_flush=seen.subnormals_may_flush,
+            self._constraints,
+            subnormals_may_flush=seen.subnormals_may_flush,
             nonfinite_indeterminate=seen.nonfinite_indeterminate,
             float_departures=seen.departures,
-            zeroes_workgroup_memory=seen.workgroup_memory_zeroed)
+            zeroes_workgroup_memory=seen.workgroup_memory_zeroed,
+        )
 
     @property
     def adapter(self) -> AdapterIdentity:
@@ -315,8 +324,9 @@ class SlabContext(OracleContext):
         if self._closed:
             raise ContextClosed(f"{type(self).__name__} is closed")
         if self._lost is not None:
-            raise DeviceLost(f"{type(self).__name__} lost its device: {self._lost}; "
-                             "open a new context")
+            raise DeviceLost(
+                f"{type(self).__name__} lost its device: {self._lost}; open a new context"
+            )
 
     def _mark_lost(self, reason: str, error: DeviceLost | None, still_running: bool) -> None:
         """Enter the lost state (the first reason stays); abandon the device when it
@@ -344,13 +354,19 @@ class SlabContext(OracleContext):
 
     # -- memory --------------------------------------------------------------------
     @_api
-    def allocate_transient(self, size_bytes: int, binding: int, group: int = 0,
-                           usage: BindingUsage = BindingUsage.STORAGE_READ) -> BufferView:
+    def allocate_transient(
+        self,
+        size_bytes: int,
+        binding: int,
+        group: int = 0,
+        usage: BindingUsage = BindingUsage.STORAGE_READ,
+    ) -> BufferView:
         return self._allocator.allocate_transient(size_bytes, binding, group, usage)
 
     @_api
-    def allocate_and_write(self, data, binding: int, group: int = 0,
-                           usage: BindingUsage = BindingUsage.STORAGE_READ) -> BufferView:
+    def allocate_and_write(
+        self, data, binding: int, group: int = 0, usage: BindingUsage = BindingUsage.STORAGE_READ
+    ) -> BufferView:
         payload = as_bytes(data)
         view = self._allocator.allocate_transient(payload.nbytes, binding, group, usage)
         self._write(view, payload)
@@ -365,8 +381,9 @@ class SlabContext(OracleContext):
         self._allocator.check_live(view)
         payload = as_bytes(data)
         if payload.nbytes > view.length_bytes:
-            raise InvalidArgument(f"{payload.nbytes} bytes do not fit in a view of "
-                                  f"{view.length_bytes} bytes")
+            raise InvalidArgument(
+                f"{payload.nbytes} bytes do not fit in a view of {view.length_bytes} bytes"
+            )
         return payload
 
     @_api
@@ -385,8 +402,10 @@ class SlabContext(OracleContext):
         self._allocator.check_live(view)
         itemsize = np.dtype(dtype).itemsize
         if view.length_bytes % itemsize:
-            raise InvalidArgument(f"a view of {view.length_bytes} bytes is not a whole "
-                                  f"number of {np.dtype(dtype).name} elements")
+            raise InvalidArgument(
+                f"a view of {view.length_bytes} bytes is not a whole "
+                f"number of {np.dtype(dtype).name} elements"
+            )
         out = np.empty(view.length_bytes // itemsize, dtype)
         self._read_into(view, out.data.cast("B"))
         return out
@@ -395,15 +414,19 @@ class SlabContext(OracleContext):
     def read_buffer_u32_into(self, view: BufferView, out: np.ndarray) -> None:
         self._allocator.check_live(view)
         if not isinstance(out, np.ndarray) or out.dtype != np.uint32:
-            raise InvalidArgument(f"out must be a numpy uint32 array, got "
-                                  f"{getattr(out, 'dtype', type(out).__name__)}")
+            raise InvalidArgument(
+                f"out must be a numpy uint32 array, got {getattr(out, 'dtype', type(out).__name__)}"
+            )
         if not (out.flags.c_contiguous and out.flags.writeable):
-            raise InvalidArgument(f"out must be C-contiguous and writable, got "
-                                  f"C-contiguous={out.flags.c_contiguous}, "
-                                  f"writable={out.flags.writeable}")
+            raise InvalidArgument(
+                f"out must be C-contiguous and writable, got "
+                f"C-contiguous={out.flags.c_contiguous}, "
+                f"writable={out.flags.writeable}"
+            )
         if out.nbytes > view.length_bytes:
-            raise InvalidArgument(f"out holds {out.nbytes} bytes, the view only "
-                                  f"{view.length_bytes}")
+            raise InvalidArgument(
+                f"out holds {out.nbytes} bytes, the view only {view.length_bytes}"
+            )
         self._read_into(view, out.data.cast("B"))
 
     @_api
@@ -437,10 +460,17 @@ class SlabContext(OracleContext):
 
     # -- kernels -------------------------------------------------------------------
     @_api
-    def run_kernel(self, kernel: KernelSpec, schedule: Schedule,
-                   buffers: Sequence[BufferView], element_count: int,
-                   warmups: int = 0, samples: int = 1, *,
-                   timeout_s: Any = _CONTEXT_BOUND) -> list[int]:
+    def run_kernel(
+        self,
+        kernel: KernelSpec,
+        schedule: Schedule,
+        buffers: Sequence[BufferView],
+        element_count: int,
+        warmups: int = 0,
+        samples: int = 1,
+        *,
+        timeout_s: Any = _CONTEXT_BOUND,
+    ) -> list[int]:
         """See ``OracleContext.run_kernel``. ``timeout_s`` bounds this call's waits
         instead of the context's ``timeout_s`` (None: unbounded)."""
         warmups = _checks.integer(warmups, "warmups", minimum=0, maximum=MAX_RUNS)
@@ -463,8 +493,13 @@ class SlabContext(OracleContext):
         return self.timeout_s if self._call_bound is _CONTEXT_BOUND else self._call_bound
 
     @_api
-    def dispatch(self, kernel: KernelSpec, schedule: Schedule,
-                 buffers: Sequence[BufferView], element_count: int) -> int:
+    def dispatch(
+        self,
+        kernel: KernelSpec,
+        schedule: Schedule,
+        buffers: Sequence[BufferView],
+        element_count: int,
+    ) -> int:
         """Enqueue one untimed dispatch and return its fence without waiting. The
         views stay in use until that fence completes; releasing them waits for it."""
         launch, compiled = self._prepare(kernel, schedule, buffers, element_count)
@@ -486,8 +521,13 @@ class SlabContext(OracleContext):
             self._allocator.mark_used(view, self._fence)
         return self._fence
 
-    def _prepare(self, kernel: KernelSpec, schedule: Schedule, buffers: Sequence[BufferView],
-                 element_count: Any) -> tuple[Launch, Any]:
+    def _prepare(
+        self,
+        kernel: KernelSpec,
+        schedule: Schedule,
+        buffers: Sequence[BufferView],
+        element_count: Any,
+    ) -> tuple[Launch, Any]:
         """Every check that can be made before the device sees the dispatch, and the
         compiled pipeline (from the cache when this kernel ran here before)."""
         if not isinstance(kernel, KernelSpec):
@@ -507,7 +547,8 @@ class SlabContext(OracleContext):
             if limit is not None and view.length_bytes > limit:
                 raise UnsupportedFeature(
                     f"kernel {kernel.id} binding {spec.binding}: a view of "
-                    f"{view.length_bytes} bytes exceeds the binding limit of {limit}")
+                    f"{view.length_bytes} bytes exceeds the binding limit of {limit}"
+                )
         return Launch(kernel, schedule, views, size, steps, accesses, source), compiled
 
     @_api
@@ -533,36 +574,49 @@ class SlabContext(OracleContext):
         constraints = self.constraints
         source = self.kernel_source(kernel, schedule, size)
         target = self.target
-        missing = sorted(f for f in kernel.features(target, source)
-                         if not constraints.supports(f))
+        missing = sorted(f for f in kernel.features(target, source) if not constraints.supports(f))
         if missing:
-            raise UnsupportedFeature(f"kernel {kernel.id} requires {', '.join(missing)}, which "
-                                     f"{self.adapter.name} does not offer")
+            raise UnsupportedFeature(
+                f"kernel {kernel.id} requires {', '.join(missing)}, which "
+                f"{self.adapter.name} does not offer"
+            )
         if target is None:  # a host backend runs the CPU meaning whatever the pattern says
             schedule.check(constraints)
         else:
             kernel.check_schedule(schedule, constraints, target)
-        steps = kernel.steps(target, schedule, size, constraints.max_workgroups_per_dimension[0],
-                             source if target else None)
+        steps = kernel.steps(
+            target,
+            schedule,
+            size,
+            constraints.max_workgroups_per_dimension[0],
+            source if target else None,
+        )
         for step in steps:
             Schedule(step.block).check(constraints)
             for axis, (count, limit) in enumerate(
-                    zip(step.workgroups, constraints.max_workgroups_per_dimension)):
+                zip(step.workgroups, constraints.max_workgroups_per_dimension)
+            ):
                 if count > limit:
                     raise UnsupportedFeature(
                         f"kernel {kernel.id} at size {size} needs {count} workgroups in "
-                        f"{'xyz'[axis]} for {step.entry_point}, over the limit of {limit}")
+                        f"{'xyz'[axis]} for {step.entry_point}, over the limit of {limit}"
+                    )
             if step.shared_bytes > constraints.max_workgroup_storage_bytes:
                 raise UnsupportedFeature(
                     f"kernel {kernel.id} asks {step.shared_bytes} bytes of dynamic shared "
                     f"memory for {step.entry_point}; the device allows "
-                    f"{constraints.max_workgroup_storage_bytes}")
+                    f"{constraints.max_workgroup_storage_bytes}"
+                )
         accesses = kernel.access_on(target, source)
         launch = Launch(kernel, schedule, (), size, steps, accesses, source if target else None)
         options = kernel.compile_options(target) if target else ()
-        key = (None if source is None else hashlib.sha256(source.encode()).hexdigest(),
-               tuple(s.entry_point for s in steps), tuple(s.overrides for s in steps),
-               options, accesses)
+        key = (
+            None if source is None else hashlib.sha256(source.encode()).hexdigest(),
+            tuple(s.entry_point for s in steps),
+            tuple(s.overrides for s in steps),
+            options,
+            accesses,
+        )
         compiled = self._pipelines.get(key)
         if compiled is None:
             compiled = self._compile(launch, self._as_compiled(source))

@@ -33,9 +33,9 @@ from forge.types import BindingUsage
 
 __all__ = ["probe_float_semantics", "PROBE_CASES", "Semantics"]
 
-_SUB = np.float32(1e-40)      # a subnormal f32
-_TINY = np.float32(1e-20)     # its square is subnormal
-_BIG = np.float32(1e30)       # its square overflows
+_SUB = np.float32(1e-40)  # a subnormal f32
+_TINY = np.float32(1e-20)  # its square is subnormal
+_BIG = np.float32(1e30)  # its square overflows
 _INF, _NAN = np.float32(np.inf), np.float32(np.nan)
 
 # (name, kind, expression over a and b in WGSL and in CUDA C, a, b, expected)
@@ -50,13 +50,27 @@ PROBE_CASES: tuple[tuple[str, str, str, str, Any, Any, Any], ...] = (
     ("inf_minus_inf", "nonfinite", "a - b", "a - b", _INF, _INF, _NAN),
     ("product_overflows", "nonfinite", "a * b", "a * b", _BIG, _BIG, _INF),
     ("one_over_zero", "nonfinite", "a / b", "a / b", 1.0, 0.0, _INF),
-    ("nan_compares_false", "nonfinite", "select(0.0, 1.0, a < b)", "(a < b ? 1.0f : 0.0f)",
-     _NAN, 1.0, 0.0),
+    (
+        "nan_compares_false",
+        "nonfinite",
+        "select(0.0, 1.0, a < b)",
+        "(a < b ? 1.0f : 0.0f)",
+        _NAN,
+        1.0,
+        0.0,
+    ),
     # Seen on naga: `!=` compiles to an ordered comparison, so NaN != NaN is false. It is
     # recorded (profile-hardware shows it) but does not make every non-finite result
     # indeterminate: a kernel that tests NaN this way is judged by what it computes.
-    ("nan_is_not_equal", "comparison", "select(0.0, 1.0, a != a)", "(a != a ? 1.0f : 0.0f)",
-     _NAN, 0.0, 1.0),
+    (
+        "nan_is_not_equal",
+        "comparison",
+        "select(0.0, 1.0, a != a)",
+        "(a != a ? 1.0f : 0.0f)",
+        _NAN,
+        0.0,
+        1.0,
+    ),
     ("max_with_nan", "nonfinite", "max(a, b)", "fmaxf(a, b)", _NAN, 1.0, 1.0),
     # relu as people write it: a compiler that assumes no NaN makes it max(a, 0) (seen on
     # the H200 through Vulkan), which returns 0 where IEEE's select passes the NaN on.
@@ -90,26 +104,40 @@ _WORKGROUPS = 64
 
 
 def _sources() -> dict[str, str]:
-    wgsl_lines = "\n".join(f"    {{ let a = x[{2 * i}]; let b = x[{2 * i + 1}]; y[{i}] = {w}; }}"
-                           for i, (_, _, w, _, _, _, _) in enumerate(PROBE_CASES))
-    cuda_lines = "\n".join(f"    {{ const float a = x[{2 * i}]; const float b = x[{2 * i + 1}]; "
-                           f"y[{i}] = {c}; }}"
-                           for i, (_, _, _, c, _, _, _) in enumerate(PROBE_CASES))
-    wgsl = ("@group(0) @binding(0) var<storage, read> x: array<f32>;\n"
-            "@group(0) @binding(1) var<storage, read_write> y: array<f32>;\n"
-            "@compute @workgroup_size(1)\nfn probe() {\n" + wgsl_lines + "\n}\n")
-    cuda = ('extern "C" __global__ void probe(const float* x, float* y) {\n'
-            "    if (threadIdx.x != 0 || blockIdx.x != 0) return;\n" + cuda_lines + "\n}\n")
+    wgsl_lines = "\n".join(
+        f"    {{ let a = x[{2 * i}]; let b = x[{2 * i + 1}]; y[{i}] = {w}; }}"
+        for i, (_, _, w, _, _, _, _) in enumerate(PROBE_CASES)
+    )
+    cuda_lines = "\n".join(
+        f"    {{ const float a = x[{2 * i}]; const float b = x[{2 * i + 1}]; y[{i}] = {c}; }}"
+        for i, (_, _, _, c, _, _, _) in enumerate(PROBE_CASES)
+    )
+    wgsl = (
+        "@group(0) @binding(0) var<storage, read> x: array<f32>;\n"
+        "@group(0) @binding(1) var<storage, read_write> y: array<f32>;\n"
+        "@compute @workgroup_size(1)\nfn probe() {\n" + wgsl_lines + "\n}\n"
+    )
+    cuda = (
+        'extern "C" __global__ void probe(const float* x, float* y) {\n'
+        "    if (threadIdx.x != 0 || blockIdx.x != 0) return;\n" + cuda_lines + "\n}\n"
+    )
     return {"wgsl": wgsl, "cuda": cuda}
 
 
 def _kernel() -> KernelSpec:
     count = len(PROBE_CASES)
     return KernelSpec(
-        id="kforge_float_semantics_probe", entry_point="probe", sources=_sources(),
-        buffers=(BufferSpec(0, "f32", Access.READ, name="x", count=2 * count),
-                 BufferSpec(1, "f32", Access.READ_WRITE, name="y", count=count)),
-        grid=(1, 1, 1), schedules=(Schedule(1),), template=False)
+        id="kforge_float_semantics_probe",
+        entry_point="probe",
+        sources=_sources(),
+        buffers=(
+            BufferSpec(0, "f32", Access.READ, name="x", count=2 * count),
+            BufferSpec(1, "f32", Access.READ_WRITE, name="y", count=count),
+        ),
+        grid=(1, 1, 1),
+        schedules=(Schedule(1),),
+        template=False,
+    )
 
 
 @dataclass(frozen=True)
@@ -124,11 +152,14 @@ class Semantics:
     workgroup_memory_zeroed: bool = True
 
     def as_dict(self) -> dict:
-        return {"subnormals_may_flush": self.subnormals_may_flush,
-                "nonfinite_indeterminate": self.nonfinite_indeterminate,
-                "departures": list(self.departures), "measured": self.measured,
-                "reason": self.reason,
-                "workgroup_memory_zeroed": self.workgroup_memory_zeroed}
+        return {
+            "subnormals_may_flush": self.subnormals_may_flush,
+            "nonfinite_indeterminate": self.nonfinite_indeterminate,
+            "departures": list(self.departures),
+            "measured": self.measured,
+            "reason": self.reason,
+            "workgroup_memory_zeroed": self.workgroup_memory_zeroed,
+        }
 
 
 def _same(got: np.float32, want: Any) -> bool:
@@ -149,12 +180,16 @@ def _measure(ctx) -> Semantics:
         got = ctx.read_buffer_f32(y)
     finally:
         ctx.clear_transient_allocations()
-    departures = tuple(case[0] for case, value in zip(PROBE_CASES, got[:size])
-                       if not _same(value, case[6]))
+    departures = tuple(
+        case[0] for case, value in zip(PROBE_CASES, got[:size]) if not _same(value, case[6])
+    )
     kinds = {case[0]: case[1] for case in PROBE_CASES}
-    return Semantics(any(kinds[d] == "subnormal" for d in departures),
-                     any(kinds[d] == "nonfinite" for d in departures), departures,
-                     workgroup_memory_zeroed=_workgroup_memory_zeroed(ctx))
+    return Semantics(
+        any(kinds[d] == "subnormal" for d in departures),
+        any(kinds[d] == "nonfinite" for d in departures),
+        departures,
+        workgroup_memory_zeroed=_workgroup_memory_zeroed(ctx),
+    )
 
 
 def _workgroup_memory_zeroed(ctx) -> bool:
@@ -162,13 +197,16 @@ def _workgroup_memory_zeroed(ctx) -> bool:
     nothing, so the question does not arise there)."""
     if getattr(ctx, "target", None) != "wgsl":
         return True
-    kernel = KernelSpec(id="kforge_workgroup_zero_probe", entry_point="probe",
-                        sources={"wgsl": _WORKGROUP_PROBE},
-                        buffers=(BufferSpec(0, "u32", Access.READ_WRITE, name="seen",
-                                            count=64 * _WORKGROUPS),),
-                        grid=(_WORKGROUPS, 1, 1), schedules=(Schedule(64),), template=False)
-    seen = ctx.allocate_transient(4 * 64 * _WORKGROUPS, 0,
-                                  usage=BindingUsage.STORAGE_READ_WRITE)
+    kernel = KernelSpec(
+        id="kforge_workgroup_zero_probe",
+        entry_point="probe",
+        sources={"wgsl": _WORKGROUP_PROBE},
+        buffers=(BufferSpec(0, "u32", Access.READ_WRITE, name="seen", count=64 * _WORKGROUPS),),
+        grid=(_WORKGROUPS, 1, 1),
+        schedules=(Schedule(64),),
+        template=False,
+    )
+    seen = ctx.allocate_transient(4 * 64 * _WORKGROUPS, 0, usage=BindingUsage.STORAGE_READ_WRITE)
     try:
         ctx.run_kernel(kernel, Schedule(64), [seen], 64 * _WORKGROUPS, 1, 1)
         got = np.zeros(64 * _WORKGROUPS, np.uint32)
@@ -180,8 +218,10 @@ def _workgroup_memory_zeroed(ctx) -> bool:
 
 def _key(ctx) -> str:
     adapter = ctx.adapter
-    text = json.dumps({"version": _VERSION, "backend": ctx.backend_name,
-                       "adapter": adapter.as_dict()}, sort_keys=True)
+    text = json.dumps(
+        {"version": _VERSION, "backend": ctx.backend_name, "adapter": adapter.as_dict()},
+        sort_keys=True,
+    )
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
@@ -199,10 +239,14 @@ def probe_float_semantics(ctx, cache: bool = True) -> Semantics:
     if cache:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            found = Semantics(bool(data["subnormals_may_flush"]),
-                              bool(data["nonfinite_indeterminate"]),
-                              tuple(data.get("departures", ())), True, "",
-                              bool(data["workgroup_memory_zeroed"]))
+            found = Semantics(
+                bool(data["subnormals_may_flush"]),
+                bool(data["nonfinite_indeterminate"]),
+                tuple(data.get("departures", ())),
+                True,
+                "",
+                bool(data["workgroup_memory_zeroed"]),
+            )
             _MEASURED[key] = found
             return found
         except (OSError, ValueError, KeyError, TypeError):

@@ -20,13 +20,26 @@ from forge.errors import AllocationError, GpuValidation, InvalidArgument, Unsupp
 from forge.kernel import Access, KernelSpec
 from forge.types import AdapterConstraints, BindingUsage, BufferView, MemoryTopology
 
-__all__ = ["BINDING_TYPES", "kebab_limits", "constraints_from_limits", "layout_groups",
-           "slab_sizes", "binding_size", "check_view", "durations_ns", "align4",
-           "override_value", "check_options"]
+__all__ = [
+    "BINDING_TYPES",
+    "kebab_limits",
+    "constraints_from_limits",
+    "layout_groups",
+    "slab_sizes",
+    "binding_size",
+    "check_view",
+    "durations_ns",
+    "align4",
+    "override_value",
+    "check_options",
+]
 
 #: The bind group layout's buffer binding type for each access of a kernel buffer.
-BINDING_TYPES = {Access.READ: "read-only-storage", Access.READ_WRITE: "storage",
-                 Access.UNIFORM: "uniform"}
+BINDING_TYPES = {
+    Access.READ: "read-only-storage",
+    Access.READ_WRITE: "storage",
+    Access.UNIFORM: "uniform",
+}
 
 
 def align4(n: int) -> int:
@@ -43,39 +56,50 @@ def override_value(value: object) -> float:
     return float(value)
 
 
-def check_options(power_preference: object, timestamps: object,
-                  topology: object) -> None:
+def check_options(power_preference: object, timestamps: object, topology: object) -> None:
     """Refuse a WebGPU context's options before anything is opened: the adapter's
     ``power_preference``, ``timestamps`` (a bool) and ``topology`` (None or a
     ``MemoryTopology``)."""
     if not isinstance(power_preference, str) or power_preference not in (
-            "high-performance", "low-power"):
-        raise InvalidArgument(f"power_preference must be 'high-performance' or "
-                              f"'low-power', got {power_preference!r}")
+        "high-performance",
+        "low-power",
+    ):
+        raise InvalidArgument(
+            f"power_preference must be 'high-performance' or 'low-power', got {power_preference!r}"
+        )
     if not isinstance(timestamps, (bool, np.bool_)):
         raise InvalidArgument(f"timestamps must be True or False, got {_checks.shown(timestamps)}")
     if topology is not None and not isinstance(topology, MemoryTopology):
-        raise InvalidArgument(f"topology must be a MemoryTopology, got "
-                              f"{_checks.shown(topology)}")
+        raise InvalidArgument(f"topology must be a MemoryTopology, got {_checks.shown(topology)}")
 
 
 def kebab_limits(limits: Mapping[str, int]) -> dict[str, int]:
     """The JavaScript spelling of limit names (``maxBufferSize``) in the spelling
     wgpu-py uses (``max-buffer-size``), so that one reader serves both."""
-    return {re.sub(r"[A-Z]", lambda m: "-" + m.group(0).lower(), name): value
-            for name, value in limits.items()}
+    return {
+        re.sub(r"[A-Z]", lambda m: "-" + m.group(0).lower(), name): value
+        for name, value in limits.items()
+    }
 
 
-def constraints_from_limits(limits: Mapping[str, int], *, subgroups: bool,
-                            subgroup_size: tuple[int, int] | None, shader_f16: bool,
-                            shader_f64: bool, cooperative_matrix: bool,
-                            timestamp_query: bool) -> AdapterConstraints:
+def constraints_from_limits(
+    limits: Mapping[str, int],
+    *,
+    subgroups: bool,
+    subgroup_size: tuple[int, int] | None,
+    shader_f16: bool,
+    shader_f64: bool,
+    cooperative_matrix: bool,
+    timestamp_query: bool,
+) -> AdapterConstraints:
     """``AdapterConstraints`` from a WebGPU device's limits (wgpu-py's kebab-case
     names) and the optional features it was given."""
     return AdapterConstraints(
-        max_workgroup_size=(limits["max-compute-workgroup-size-x"],
-                            limits["max-compute-workgroup-size-y"],
-                            limits["max-compute-workgroup-size-z"]),
+        max_workgroup_size=(
+            limits["max-compute-workgroup-size-x"],
+            limits["max-compute-workgroup-size-y"],
+            limits["max-compute-workgroup-size-z"],
+        ),
         max_invocations_per_workgroup=limits["max-compute-invocations-per-workgroup"],
         max_workgroups_per_dimension=(limits["max-compute-workgroups-per-dimension"],) * 3,
         max_workgroup_storage_bytes=limits["max-compute-workgroup-storage-size"],
@@ -85,34 +109,43 @@ def constraints_from_limits(limits: Mapping[str, int], *, subgroups: bool,
         min_uniform_offset_alignment=limits["min-uniform-buffer-offset-alignment"],
         max_uniform_binding_size=limits["max-uniform-buffer-binding-size"],
         max_bindings_per_group=limits["max-bindings-per-bind-group"],
-        subgroups=subgroups, subgroup_size=subgroup_size if subgroups else None,
-        shader_f16=shader_f16, shader_f64=shader_f64,
-        cooperative_matrix=cooperative_matrix, timestamp_query=timestamp_query,
+        subgroups=subgroups,
+        subgroup_size=subgroup_size if subgroups else None,
+        shader_f16=shader_f16,
+        shader_f64=shader_f64,
+        cooperative_matrix=cooperative_matrix,
+        timestamp_query=timestamp_query,
         # WGSL spec, 15.7.2 "Differences from IEEE-754"
         # (https://www.w3.org/TR/WGSL/#differences-from-ieee754): inputs and outputs
         # of float operations may be flushed to zero, and implementations may assume
         # overflow, infinities and NaNs are not present (the result is then an
         # indeterminate value). Declared until the context's probe has measured what
         # this adapter does (backends/_probe.py): lavapipe does neither.
-        subnormals_may_flush=True, nonfinite_indeterminate=True)
+        subnormals_may_flush=True,
+        nonfinite_indeterminate=True,
+    )
 
 
-def layout_groups(kernel: KernelSpec, limits: Mapping[str, int],
-                  accesses: Sequence[Access] | None = None) -> list[list[tuple[int, str]]]:
+def layout_groups(
+    kernel: KernelSpec, limits: Mapping[str, int], accesses: Sequence[Access] | None = None
+) -> list[list[tuple[int, str]]]:
     """The explicit bind group layouts of ``kernel``: per group index, its (binding,
     binding type) entries, each buffer typed by ``accesses`` (what the shader declares;
     default the spec's). Refuses layouts over the device's limits (kebab-case names)
     before the device sees them."""
     count = max((b.group for b in kernel.buffers), default=-1) + 1
     if count > limits["max-bind-groups"]:
-        raise UnsupportedFeature(f"kernel {kernel.id} uses {count} bind groups; the "
-                                 f"device allows {limits['max-bind-groups']}")
+        raise UnsupportedFeature(
+            f"kernel {kernel.id} uses {count} bind groups; the "
+            f"device allows {limits['max-bind-groups']}"
+        )
     uniforms = sum(b.access is Access.UNIFORM for b in kernel.buffers)
     storage = len(kernel.buffers) - uniforms
     if storage > limits["max-storage-buffers-per-shader-stage"]:
         raise UnsupportedFeature(
             f"kernel {kernel.id} binds {storage} storage buffers; the device allows "
-            f"{limits['max-storage-buffers-per-shader-stage']} per shader stage")
+            f"{limits['max-storage-buffers-per-shader-stage']} per shader stage"
+        )
     groups: list[list[tuple[int, str]]] = [[] for _ in range(count)]
     for spec, access in zip(kernel.buffers, accesses or [b.access for b in kernel.buffers]):
         groups[spec.group].append((spec.binding, BINDING_TYPES[access]))
@@ -128,7 +161,8 @@ def slab_sizes(allocator: SlabAllocator, max_buffer_size: int) -> list[tuple[int
         if size > max_buffer_size:
             raise AllocationError(
                 f"slab {layout.name!r} needs {size} bytes, over the adapter's "
-                f"max_buffer_size of {max_buffer_size}; ask for a smaller capacity")
+                f"max_buffer_size of {max_buffer_size}; ask for a smaller capacity"
+            )
         sizes.append((size, BindingUsage.UNIFORM in layout.usages))
     return sizes
 
@@ -143,12 +177,20 @@ def binding_size(view: BufferView) -> int:
 
 def view_alignment(view: BufferView, constraints: AdapterConstraints) -> int:
     """The offset alignment the device requires of a binding of ``view``'s usage."""
-    return max(4, constraints.min_uniform_offset_alignment if view.usage is BindingUsage.UNIFORM
-               else constraints.min_storage_offset_alignment)
+    return max(
+        4,
+        constraints.min_uniform_offset_alignment
+        if view.usage is BindingUsage.UNIFORM
+        else constraints.min_storage_offset_alignment,
+    )
 
 
-def check_view(view: BufferView, topology: MemoryTopology, constraints: AdapterConstraints,
-               slab_sizes: Sequence[int]) -> None:
+def check_view(
+    view: BufferView,
+    topology: MemoryTopology,
+    constraints: AdapterConstraints,
+    slab_sizes: Sequence[int],
+) -> None:
     """Refuse a view range that must never reach the device: of another slab than its
     usage's, empty (a zero-size binding aborts the process in wgpu-py 0.32),
     misaligned for the device's binding offsets, or reaching past the end of its slab."""
@@ -158,21 +200,27 @@ def check_view(view: BufferView, topology: MemoryTopology, constraints: AdapterC
     if view.length_bytes <= 0:
         raise InvalidArgument(f"{view} is empty; WebGPU cannot bind or copy zero bytes")
     if view.offset % alignment or view.offset < 0:
-        raise AllocationError(f"{view} is not aligned to {alignment} bytes, as the device "
-                              "requires of a binding's offset")
+        raise AllocationError(
+            f"{view} is not aligned to {alignment} bytes, as the device "
+            "requires of a binding's offset"
+        )
     if view.offset + align4(view.length_bytes) > slab_sizes[view.slab]:
-        raise AllocationError(f"{view} reaches past the end of its slab "
-                              f"({slab_sizes[view.slab]} bytes)")
+        raise AllocationError(
+            f"{view} reaches past the end of its slab ({slab_sizes[view.slab]} bytes)"
+        )
 
 
-def durations_ns(begin: np.ndarray | Sequence[int], end: np.ndarray | Sequence[int],
-                 period_ns: float) -> list[int]:
+def durations_ns(
+    begin: np.ndarray | Sequence[int], end: np.ndarray | Sequence[int], period_ns: float
+) -> list[int]:
     """Per-pass nanoseconds from the begin and end timestamps (in ticks of
     ``period_ns``) of each pass. A pass at or below the timer's resolution reads as one
     tick: a zero would claim it took no time."""
     elapsed = np.asarray(end, np.int64) - np.asarray(begin, np.int64)
     if elapsed.min() < 0:
-        raise GpuValidation(f"the device's timestamps ran backwards within a pass "
-                            f"({elapsed.min()} ticks); its timings cannot be trusted")
+        raise GpuValidation(
+            f"the device's timestamps ran backwards within a pass "
+            f"({elapsed.min()} ticks); its timings cannot be trusted"
+        )
     resolution = max(1, round(period_ns))
     return [max(resolution, round(t * period_ns)) for t in elapsed.tolist()]

@@ -34,8 +34,9 @@ def b1(env: Bench) -> list[Row]:
     sizes = sorted({INLINE_LIMIT, env.sizes.transfer_bytes})
     rows = guarded("B1", "opening a context", lambda: _opening(env))
     for nbytes in sizes:
-        rows += guarded("B1", f"transfers of {format_bytes(nbytes)}",
-                        functools.partial(_transfers, env, nbytes))
+        rows += guarded(
+            "B1", f"transfers of {format_bytes(nbytes)}", functools.partial(_transfers, env, nbytes)
+        )
     rows += guarded("B1", "run_kernel host overhead", lambda: _overhead(env))
     return rows
 
@@ -47,18 +48,31 @@ def _open(name: str, capacity: int = 16 * MIB):
 def _opening(env: Bench) -> list[Row]:
     """Seconds to open (and close) a context: the first in the process (Chromium is
     launched) and the ones after (a tab is reused)."""
+
     def seconds(name: str) -> float:
         start = time.perf_counter()
         _open(name).close()
         return time.perf_counter() - start
+
     first = seconds("browser")
-    values = alternate({"wgpu": lambda: seconds("wgpu"), "browser": lambda: seconds("browser")},
-                       env.sizes.rounds)
-    return [Row("B1", "open + close a context, browser", "the same, wgpu",
-                median(values["wgpu"]) * 1e3, median(values["browser"]) * 1e3, "ms",
-                notes=f"the first in the process, Chromium launched: {first * 1e3:.0f} ms",
-                raw={"first_ms": first * 1e3,
-                     "rounds_ms": {k: [v * 1e3 for v in vs] for k, vs in values.items()}})]
+    values = alternate(
+        {"wgpu": lambda: seconds("wgpu"), "browser": lambda: seconds("browser")}, env.sizes.rounds
+    )
+    return [
+        Row(
+            "B1",
+            "open + close a context, browser",
+            "the same, wgpu",
+            median(values["wgpu"]) * 1e3,
+            median(values["browser"]) * 1e3,
+            "ms",
+            notes=f"the first in the process, Chromium launched: {first * 1e3:.0f} ms",
+            raw={
+                "first_ms": first * 1e3,
+                "rounds_ms": {k: [v * 1e3 for v in vs] for k, vs in values.items()},
+            },
+        )
+    ]
 
 
 class _Transfer:
@@ -89,8 +103,9 @@ class _Transfer:
         self.write()
         self.read()
         if not np.array_equal(self.out, self.data):
-            raise AssertionError(f"{self.ctx.backend_name}: {self.nbytes} bytes read back "
-                                 "differ from those written")
+            raise AssertionError(
+                f"{self.ctx.backend_name}: {self.nbytes} bytes read back differ from those written"
+            )
 
 
 def _transfers(env: Bench, nbytes: int) -> list[Row]:
@@ -99,21 +114,36 @@ def _transfers(env: Bench, nbytes: int) -> list[Row]:
         theirs, ours = _Transfer(wgpu_ctx, nbytes), _Transfer(browser_ctx, nbytes)
         theirs.check()
         ours.check()
-        values = alternate({"wgpu in": theirs.write, "browser in": ours.write,
-                            "wgpu out": theirs.read, "browser out": ours.read},
-                           env.sizes.rounds)
+        values = alternate(
+            {
+                "wgpu in": theirs.write,
+                "browser in": ours.write,
+                "wgpu out": theirs.read,
+                "browser out": ours.read,
+            },
+            env.sizes.rounds,
+        )
     from backends.browser import INLINE_LIMIT
 
     path = "in the channel's messages" if nbytes <= INLINE_LIMIT else "over HTTP"
     goal = Goal(">=", _GOAL_MB_S, on="ours") if nbytes > INLINE_LIMIT else None
-    return [Row("B1", f"{direction} {format_bytes(nbytes)}, browser",
-                "the same, wgpu", median(values[f"wgpu {key}"]),
-                median(values[f"browser {key}"]), "MB/s", goal,
-                notes=f"{what}; the bytes go {path}; checked equal",
-                raw={"rounds": {k: v for k, v in values.items() if k.endswith(key)}})
-            for key, direction, what in (
-                ("in", "upload", "write_view and a 4-byte read that waits for it"),
-                ("out", "readback", "read_buffer_u32_into a caller's array"))]
+    return [
+        Row(
+            "B1",
+            f"{direction} {format_bytes(nbytes)}, browser",
+            "the same, wgpu",
+            median(values[f"wgpu {key}"]),
+            median(values[f"browser {key}"]),
+            "MB/s",
+            goal,
+            notes=f"{what}; the bytes go {path}; checked equal",
+            raw={"rounds": {k: v for k, v in values.items() if k.endswith(key)}},
+        )
+        for key, direction, what in (
+            ("in", "upload", "write_view and a 4-byte read that waits for it"),
+            ("out", "readback", "read_buffer_u32_into a caller's array"),
+        )
+    ]
 
 
 def _overhead(env: Bench) -> list[Row]:
@@ -140,15 +170,36 @@ def _overhead(env: Bench) -> list[Row]:
             for _ in range(calls):
                 ctx.run_kernel(kernel, schedule, views, _TINY, samples=1)
             return (time.perf_counter() - start) / calls
-        values = alternate({f"{f.__name__} {n}": functools.partial(f, n)
-                            for f in (many, single) for n in ("wgpu", "browser")},
-                           env.sizes.rounds)
+
+        values = alternate(
+            {
+                f"{f.__name__} {n}": functools.partial(f, n)
+                for f in (many, single)
+                for n in ("wgpu", "browser")
+            },
+            env.sizes.rounds,
+        )
         timing = {name: ctx.timing_source for name, (ctx, _) in bound.items()}
     us = {key: median(vs) * 1e6 for key, vs in values.items()}
     note = f"timing: wgpu {timing['wgpu']}, browser {timing['browser']}"
-    return [Row("B1", f"run_kernel per sample, {count} samples a call, tiny kernel, browser",
-                "the same, wgpu", us["many wgpu"], us["many browser"], "us", notes=note,
-                raw={"rounds_us": {k: [v * 1e6 for v in vs] for k, vs in values.items()}}),
-            Row("B1", "run_kernel of one sample, tiny kernel, browser", "the same, wgpu",
-                us["single wgpu"], us["single browser"], "us",
-                notes=f"{note}; {calls} calls a figure: the page's round trip per call")]
+    return [
+        Row(
+            "B1",
+            f"run_kernel per sample, {count} samples a call, tiny kernel, browser",
+            "the same, wgpu",
+            us["many wgpu"],
+            us["many browser"],
+            "us",
+            notes=note,
+            raw={"rounds_us": {k: [v * 1e6 for v in vs] for k, vs in values.items()}},
+        ),
+        Row(
+            "B1",
+            "run_kernel of one sample, tiny kernel, browser",
+            "the same, wgpu",
+            us["single wgpu"],
+            us["single browser"],
+            "us",
+            notes=f"{note}; {calls} calls a figure: the page's round trip per call",
+        ),
+    ]

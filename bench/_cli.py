@@ -31,14 +31,38 @@ def _sections() -> dict[str, Callable[[Bench], list[Row]]]:
     from ._tuning import p12, p13
     from ._wgpu import p2, p6
 
-    return {"P1": p1, "P2": p2, "P3": p3, "P4": p4, "P5": p5, "P6": p6, "P7": p7, "P8": p8,
-            "P9": p9, "P11": p11, "P12": p12, "P13": p13, "P14": p14, "B1": b1}
+    return {
+        "P1": p1,
+        "P2": p2,
+        "P3": p3,
+        "P4": p4,
+        "P5": p5,
+        "P6": p6,
+        "P7": p7,
+        "P8": p8,
+        "P9": p9,
+        "P11": p11,
+        "P12": p12,
+        "P13": p13,
+        "P14": p14,
+        "B1": b1,
+    }
 
 
-SECTIONS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P11", "P12", "P13", "P14",
-            "B1")
-_LIBRARIES = ("numpy", "cuda-bindings", "nvidia-cuda-nvrtc", "wgpu", "torch", "triton",
-              "playwright", "optuna", "ray", "nvidia-ml-py", "kernel-tuner")
+SECTIONS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P11", "P12", "P13", "P14", "B1")
+_LIBRARIES = (
+    "numpy",
+    "cuda-bindings",
+    "nvidia-cuda-nvrtc",
+    "wgpu",
+    "torch",
+    "triton",
+    "playwright",
+    "optuna",
+    "ray",
+    "nvidia-ml-py",
+    "kernel-tuner",
+)
 
 
 def select(only: str | None) -> list[str]:
@@ -67,10 +91,14 @@ def _meta(env: Bench, argv: list[str], seconds: float) -> dict:
     cuda = env.cuda_adapter()
     return {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "host": platform.node(), "cpus": os.cpu_count(), "python": platform.python_version(),
-        "versions": _versions(), "cuda_device": cuda,
+        "host": platform.node(),
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "versions": _versions(),
+        "cuda_device": cuda,
         "wgpu_adapter": env.memo("wgpu adapter", dict),
-        "command": " ".join(["python -m bench", *argv]), "seconds": seconds,
+        "command": " ".join(["python -m bench", *argv]),
+        "seconds": seconds,
         "sizes": dataclasses.asdict(env.sizes),
     }
 
@@ -97,8 +125,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer samples")
     parser.add_argument("--rounds", type=int, help="baseline/ours alternations per figure")
     parser.add_argument("--json", metavar="PATH", help="write the rows and run facts as JSON")
-    parser.add_argument("--markdown", metavar="PATH",
-                        help="write a BENCHMARKS.md section for this run")
+    parser.add_argument(
+        "--markdown", metavar="PATH", help="write a BENCHMARKS.md section for this run"
+    )
     args = parser.parse_args(argv)
     try:
         targets = select(args.only)

@@ -65,11 +65,20 @@ def _work(run: dict) -> int:
 
 def _same_process_row(backend: str, ctx) -> Row:
     first, second = _runs(ctx)
-    return Row("P8", f"second run, same process, {backend}", "first run's compiles + loads",
-               _work(first), _work(second), "compiles", Goal("==", 0, on="ours"),
-               notes=(f"first run {first['ms']:.1f} ms {_describe(first)}; "
-                      f"second {second['ms']:.2f} ms {_describe(second)}"),
-               raw={"first": first, "second": second})
+    return Row(
+        "P8",
+        f"second run, same process, {backend}",
+        "first run's compiles + loads",
+        _work(first),
+        _work(second),
+        "compiles",
+        Goal("==", 0, on="ours"),
+        notes=(
+            f"first run {first['ms']:.1f} ms {_describe(first)}; "
+            f"second {second['ms']:.2f} ms {_describe(second)}"
+        ),
+        raw={"first": first, "second": second},
+    )
 
 
 def _describe(run: dict) -> str:
@@ -78,10 +87,19 @@ def _describe(run: dict) -> str:
 
 
 def _child(backend: str, cache: str) -> dict:
-    env = dict(os.environ, FORGE_CACHE_DIR=cache,
-               PYTHONPATH=os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")])))
-    result = subprocess.run([sys.executable, "-m", "bench._compile", "--child", backend],
-                            cwd=_ROOT, env=env, capture_output=True, text=True, timeout=300)
+    env = dict(
+        os.environ,
+        FORGE_CACHE_DIR=cache,
+        PYTHONPATH=os.pathsep.join(filter(None, [str(_ROOT), os.environ.get("PYTHONPATH")])),
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "bench._compile", "--child", backend],
+        cwd=_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     if result.returncode:
         last = (result.stderr.strip().splitlines() or ["no output"])[-1]
         raise RuntimeError(f"the {backend} child process failed: {last}")
@@ -94,16 +112,36 @@ def _new_process_rows(env: Bench, backend: str) -> list[Row]:
         cold, warm = _child(backend, cache), _child(backend, cache)
     notes = "; ".join(
         f"{label} process: open {run['open_ms']:.0f} ms, first run {run['first']['ms']:.1f} ms "
-        f"{_describe(run['first'])}" for label, run in (("first", cold), ("second", warm)))
+        f"{_describe(run['first'])}"
+        for label, run in (("first", cold), ("second", warm))
+    )
     if backend == "cuda":
-        return [Row("P8", "first run in a new process, warm disk cache, cuda",
-                    "NVRTC compiles, empty cache", cold["first"].get("compiles", 0),
-                    warm["first"].get("compiles", 0), "compiles", Goal("==", 0, on="ours"),
-                    notes=notes, raw={"cold": cold, "warm": warm})]
-    return [Row("P8", "first run in a new process, wgpu (no disk cache)",
-                "first process", _work(cold["first"]), _work(warm["first"]), "compiles", None,
-                notes=notes + "; every new wgpu process builds its pipelines again",
-                raw={"cold": cold, "warm": warm})]
+        return [
+            Row(
+                "P8",
+                "first run in a new process, warm disk cache, cuda",
+                "NVRTC compiles, empty cache",
+                cold["first"].get("compiles", 0),
+                warm["first"].get("compiles", 0),
+                "compiles",
+                Goal("==", 0, on="ours"),
+                notes=notes,
+                raw={"cold": cold, "warm": warm},
+            )
+        ]
+    return [
+        Row(
+            "P8",
+            "first run in a new process, wgpu (no disk cache)",
+            "first process",
+            _work(cold["first"]),
+            _work(warm["first"]),
+            "compiles",
+            None,
+            notes=notes + "; every new wgpu process builds its pipelines again",
+            raw={"cold": cold, "warm": warm},
+        )
+    ]
 
 
 def p8(env: Bench) -> list[Row]:
@@ -113,11 +151,14 @@ def p8(env: Bench) -> list[Row]:
         with open_wgpu() as ctx:
             return _same_process_row("wgpu", ctx)
 
-    return (guarded("P8", "second run, same process, cuda",
-                    lambda: _same_process_row("cuda", env.cuda()))
-            + guarded("P8", "new process, cuda", lambda: _new_process_rows(env, "cuda"))
-            + guarded("P8", "second run, same process, wgpu", wgpu_same)
-            + guarded("P8", "new process, wgpu", lambda: _new_process_rows(env, "wgpu")))
+    return (
+        guarded(
+            "P8", "second run, same process, cuda", lambda: _same_process_row("cuda", env.cuda())
+        )
+        + guarded("P8", "new process, cuda", lambda: _new_process_rows(env, "cuda"))
+        + guarded("P8", "second run, same process, wgpu", wgpu_same)
+        + guarded("P8", "new process, wgpu", lambda: _new_process_rows(env, "wgpu"))
+    )
 
 
 def child_run(backend: str) -> dict:

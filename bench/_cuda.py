@@ -60,12 +60,18 @@ def copy_gbps(env: Bench, ctx, timer: CudaTimer, source, target, nbytes: int):
     from backends.cuda import driver_call as call
 
     def enqueue() -> None:
-        call(driver.cuMemcpyDtoDAsync, ctx.slab + target.offset, ctx.slab + source.offset,
-             nbytes, ctx.stream)
+        call(
+            driver.cuMemcpyDtoDAsync,
+            ctx.slab + target.offset,
+            ctx.slab + source.offset,
+            nbytes,
+            ctx.stream,
+        )
 
     def figure() -> float:
         seconds = timer.seconds(enqueue, env.sizes.warmups, env.sizes.samples)
         return bandwidth_gbps(2 * nbytes, median(seconds))
+
     return figure
 
 
@@ -77,28 +83,38 @@ def _final(env: Bench, baseline, ours) -> tuple[float, float, dict]:
 
 # -- P1 ---------------------------------------------------------------------------------
 def p1(env: Bench) -> list[Row]:
-    return [row for name in _MAP_KERNELS
-            for row in guarded("P1", f"{name} on CUDA", functools.partial(_p1_kernel, env, name))]
+    return [
+        row
+        for name in _MAP_KERNELS
+        for row in guarded("P1", f"{name} on CUDA", functools.partial(_p1_kernel, env, name))
+    ]
 
 
-def _against_copy(env: Bench, ctx, kernel, views, size: int, moved: int,
-                  schedules) -> tuple[float, float, dict, str]:
+def _against_copy(
+    env: Bench, ctx, kernel, views, size: int, moved: int, schedules
+) -> tuple[float, float, dict, str]:
     """Sweep ``schedules`` of a memory-bound kernel, then re-measure the winner in turn
     with a copy of its first input into its output: (copy GB/s, ours GB/s, every
     figure, the sweep's note)."""
     timer = CudaTimer(ctx)
     try:
         source, target = views[0], views[output_index(kernel)]
-        copy = copy_gbps(env, ctx, timer, source, target, min(source.length_bytes,
-                                                              target.length_bytes))
+        copy = copy_gbps(
+            env, ctx, timer, source, target, min(source.length_bytes, target.length_bytes)
+        )
         ours = _kernel_gbps(env, ctx, kernel, views, size, moved)
-        tried, winner, schedule = sweep_best(kernel, schedules, ours, ctx.constraints, "cuda",
-                                             env.progress)
+        tried, winner, schedule = sweep_best(
+            kernel, schedules, ours, ctx.constraints, "cuda", env.progress
+        )
         base, mine, values = _final(env, copy, lambda: ours(schedule))
     finally:
         timer.close()
-    return base, mine, {"candidates": tried, "rounds": values, "bytes_counted": moved}, \
-        sweep_note(tried, winner)
+    return (
+        base,
+        mine,
+        {"candidates": tried, "rounds": values, "bytes_counted": moved},
+        sweep_note(tried, winner),
+    )
 
 
 def _p1_kernel(env: Bench, name: str) -> Row:
@@ -109,29 +125,50 @@ def _p1_kernel(env: Bench, name: str) -> Row:
     env.progress(f"P1 {name}: {format_bytes(n * 4)} per buffer")
     views = bind_views(ctx, kernel, n, data)
     base, mine, raw, note = _against_copy(
-        env, ctx, kernel, views, n, memory_bound_bytes(kernel, n),
-        map_schedules(kernel, ctx.constraints.multiprocessor_count))
-    error = check_map_output(kernel, data, ctx.read_buffer_f32(views[output_index(kernel)]),
-                             dict(kernel.defaults))
+        env,
+        ctx,
+        kernel,
+        views,
+        n,
+        memory_bound_bytes(kernel, n),
+        map_schedules(kernel, ctx.constraints.multiprocessor_count),
+    )
+    error = check_map_output(
+        kernel, data, ctx.read_buffer_f32(views[output_index(kernel)]), dict(kernel.defaults)
+    )
     raw["work"] = roofline_work(kernel, n, "cuda", raw["bytes_counted"] / (mine * 1e9))
-    return Row("P1", f"{name} {format_bytes(n * 4)}/buffer, CUDA",
-               f"cuMemcpyDtoD {format_bytes(n * 4)}", base, mine, "GB/s", Goal(">=", 0.92),
-               notes=f"{note}; output checked (max rel err {error:.1e})", raw=raw)
+    return Row(
+        "P1",
+        f"{name} {format_bytes(n * 4)}/buffer, CUDA",
+        f"cuMemcpyDtoD {format_bytes(n * 4)}",
+        base,
+        mine,
+        "GB/s",
+        Goal(">=", 0.92),
+        notes=f"{note}; output checked (max rel err {error:.1e})",
+        raw=raw,
+    )
 
 
 # -- P3 ---------------------------------------------------------------------------------
 def p3(env: Bench) -> list[Row]:
-    rows = [row for name in _ROW_KERNELS
-            for row in guarded("P3", f"{name} on CUDA", functools.partial(_p3_kernel, env, name))]
+    rows = [
+        row
+        for name in _ROW_KERNELS
+        for row in guarded("P3", f"{name} on CUDA", functools.partial(_p3_kernel, env, name))
+    ]
     return rows + guarded("P3", "torch softmax (reference)", lambda: _p3_torch(env))
 
 
 def _p3_data(env: Bench, kernel) -> dict:
     s = env.sizes
     # x spreads exp() over a wide range; the per-column weights stay moderate.
-    return {spec.name: host_array(spec.element_count(s.cols), 10 + i,
-                                  *((-4.0, 4.0) if spec.name == "x" else (-1.0, 1.0)))
-            for i, spec in enumerate(kernel.inputs)}
+    return {
+        spec.name: host_array(
+            spec.element_count(s.cols), 10 + i, *((-4.0, 4.0) if spec.name == "x" else (-1.0, 1.0))
+        )
+        for i, spec in enumerate(kernel.inputs)
+    }
 
 
 def _p3_kernel(env: Bench, name: str) -> Row:
@@ -141,17 +178,37 @@ def _p3_kernel(env: Bench, name: str) -> Row:
     data = _p3_data(env, kernel)
     env.progress(f"P3 {name}: {s.rows} x {s.cols} float32")
     views = bind_views(ctx, kernel, s.cols, data)
-    base, mine, raw, note = _against_copy(env, ctx, kernel, views, s.cols,
-                                          rows_bytes(s.rows, s.cols),
-                                          rows_schedules(kernel, s.cols, cuda=True))
-    error = check_rows_output(lambda r: ir.with_shape(forge.get_kernel(name), rows=r), data,
-                              ctx.read_buffer_f32(views[output_index(kernel)]), s.rows, s.cols,
-                              dict(kernel.defaults))
+    base, mine, raw, note = _against_copy(
+        env,
+        ctx,
+        kernel,
+        views,
+        s.cols,
+        rows_bytes(s.rows, s.cols),
+        rows_schedules(kernel, s.cols, cuda=True),
+    )
+    error = check_rows_output(
+        lambda r: ir.with_shape(forge.get_kernel(name), rows=r),
+        data,
+        ctx.read_buffer_f32(views[output_index(kernel)]),
+        s.rows,
+        s.cols,
+        dict(kernel.defaults),
+    )
     raw["work"] = roofline_work(kernel, s.cols, "cuda", raw["bytes_counted"] / (mine * 1e9))
-    return Row("P3", f"{name} {s.rows}x{s.cols} f32, CUDA",
-               "cuMemcpyDtoD same bytes", base, mine, "GB/s", Goal(">=", 0.85),
-               notes=(f"{note}; one read + one write per element; "
-                      f"output checked (max rel err {error:.1e})"), raw=raw)
+    return Row(
+        "P3",
+        f"{name} {s.rows}x{s.cols} f32, CUDA",
+        "cuMemcpyDtoD same bytes",
+        base,
+        mine,
+        "GB/s",
+        Goal(">=", 0.85),
+        notes=(
+            f"{note}; one read + one write per element; output checked (max rel err {error:.1e})"
+        ),
+        raw=raw,
+    )
 
 
 def _p3_torch(env: Bench) -> Row:
@@ -169,13 +226,21 @@ def _p3_torch(env: Bench) -> Row:
         def theirs() -> float:
             seconds = torch_seconds(torch, lambda: torch.softmax(x, dim=-1), s.warmups, s.samples)
             return bandwidth_gbps(rows_bytes(s.rows, s.cols), median(seconds))
+
         base, mine, values = _final(env, copy, theirs)
     finally:
         timer.close()
-    return Row("P3", f"torch.softmax {s.rows}x{s.cols} f32 (reference)", "cuMemcpyDtoD same bytes",
-               base, mine, "GB/s", None,
-               notes=f"torch {torch.__version__}; docs/PERFORMANCE.md: 0.61",
-               raw={"rounds": values})
+    return Row(
+        "P3",
+        f"torch.softmax {s.rows}x{s.cols} f32 (reference)",
+        "cuMemcpyDtoD same bytes",
+        base,
+        mine,
+        "GB/s",
+        None,
+        notes=f"torch {torch.__version__}; docs/PERFORMANCE.md: 0.61",
+        raw={"rounds": values},
+    )
 
 
 # -- P4 ---------------------------------------------------------------------------------
@@ -209,34 +274,59 @@ def _p4(env: Bench) -> Row:
     def ours(schedule) -> float:
         return tflops(flops, seconds(schedule))
 
-    tried, winner, schedule = sweep_best(kernel, gemm_schedules(kernel, cuda=True), ours,
-                                         ctx.constraints, "cuda", env.progress)
+    tried, winner, schedule = sweep_best(
+        kernel, gemm_schedules(kernel, cuda=True), ours, ctx.constraints, "cuda", env.progress
+    )
     error = check_gemm_output(a, b, ctx.read_buffer_f32(views[output_index(kernel)]), size)
     try:
         torch = env.torch()
     except ImportError as exc:
         mine = median(ours(schedule) for _ in range(s.rounds))
-        return Row("P4", f"gemm {size}^3 f32, CUDA", "torch.matmul f32 (TF32 off)", None, mine,
-                   "TFLOP/s", Goal(">=", 0.7), error=f"no baseline: {exc}",
-                   notes=sweep_note(tried, winner), raw={"candidates": tried})
+        return Row(
+            "P4",
+            f"gemm {size}^3 f32, CUDA",
+            "torch.matmul f32 (TF32 off)",
+            None,
+            mine,
+            "TFLOP/s",
+            Goal(">=", 0.7),
+            error=f"no baseline: {exc}",
+            notes=sweep_note(tried, winner),
+            raw={"candidates": tried},
+        )
     setting = _torch_fp32(torch)
     ta = torch.from_numpy(a.reshape(size, size)).cuda()
     tb = torch.from_numpy(b.reshape(size, size)).cuda()
     tc = torch.empty_like(ta)
     torch_error = gemm_error(a, b, torch.matmul(ta, tb).cpu().numpy(), size)
     if torch_error > TF32_SUSPECT:
-        raise AssertionError(f"torch.matmul ({setting}) has a relative error of "
-                             f"{torch_error:.1e}: it rounds to TF32, so it is not the float32 "
-                             "baseline P4 compares with")
+        raise AssertionError(
+            f"torch.matmul ({setting}) has a relative error of "
+            f"{torch_error:.1e}: it rounds to TF32, so it is not the float32 "
+            "baseline P4 compares with"
+        )
 
     def theirs() -> float:
         seconds = torch_seconds(torch, lambda: torch.matmul(ta, tb, out=tc), s.warmups, s.samples)
         return tflops(flops, median(seconds))
 
     base, mine, values = _final(env, theirs, lambda: ours(schedule))
-    return Row("P4", f"gemm {size}^3 f32, CUDA", "torch.matmul f32 (TF32 off)", base, mine,
-               "TFLOP/s", Goal(">=", 0.7),
-               notes=(f"{sweep_note(tried, winner)}; output checked (max rel err {error:.1e}); "
-                      f"torch {setting}, its max rel err {torch_error:.1e} (TF32 ~3e-4)"),
-               raw={"candidates": tried, "rounds": values, "flops": flops,
-                    "work": roofline_work(kernel, size, "cuda", flops / (mine * 1e12))})
+    return Row(
+        "P4",
+        f"gemm {size}^3 f32, CUDA",
+        "torch.matmul f32 (TF32 off)",
+        base,
+        mine,
+        "TFLOP/s",
+        Goal(">=", 0.7),
+        notes=(
+            f"{sweep_note(tried, winner)}; output checked (max rel err {error:.1e}); "
+            f"torch {setting}, its max rel err {torch_error:.1e} (TF32 ~3e-4)"
+        ),
+        raw={
+            "candidates": tried,
+            "rounds": values,
+            "flops": flops,
+            "work": roofline_work(kernel, size, "cuda", flops / (mine * 1e12)),
+        },
+    )

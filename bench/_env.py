@@ -22,20 +22,28 @@ __all__ = ["Sizes", "Bench"]
 class Sizes:
     """Problem sizes and sample counts of a run."""
 
-    buffer_bytes: int = GIB        # P1/P2: bytes per buffer
-    rows: int = 4096               # P3: rows of softmax / rmsnorm
-    cols: int = 32768              # P3: row length
-    gemm: int = 4096               # P4: m = n = k
+    buffer_bytes: int = GIB  # P1/P2: bytes per buffer
+    rows: int = 4096  # P3: rows of softmax / rmsnorm
+    cols: int = 32768  # P3: row length
+    gemm: int = 4096  # P4: m = n = k
     transfer_bytes: int = 256 * MIB  # P7
-    launch_samples: int = 2000     # P5/P6: samples per overhead measurement
+    launch_samples: int = 2000  # P5/P6: samples per overhead measurement
     warmups: int = 3
-    samples: int = 10              # per measurement of a device figure
-    rounds: int = 7                # baseline/ours alternations of a final figure
+    samples: int = 10  # per measurement of a device figure
+    rounds: int = 7  # baseline/ours alternations of a final figure
 
     @classmethod
     def quick(cls) -> Sizes:
-        return cls(buffer_bytes=64 * MIB, rows=256, gemm=1024, transfer_bytes=32 * MIB,
-                   launch_samples=300, warmups=1, samples=5, rounds=3)
+        return cls(
+            buffer_bytes=64 * MIB,
+            rows=256,
+            gemm=1024,
+            transfer_bytes=32 * MIB,
+            launch_samples=300,
+            warmups=1,
+            samples=5,
+            rounds=3,
+        )
 
 
 class Bench:
@@ -50,16 +58,22 @@ class Bench:
 
     def progress(self, text: str) -> None:
         """One line of progress on stderr, with the seconds since the run began."""
-        print(f"[{time.perf_counter() - self._started:6.1f}s] {text}", file=self._log,
-              flush=True)
+        print(f"[{time.perf_counter() - self._started:6.1f}s] {text}", file=self._log, flush=True)
 
     # -- CUDA ------------------------------------------------------------------------
     @property
     def cuda_capacity(self) -> int:
         """The slab the largest CUDA section needs: P1's add binds three buffers."""
         s = self.sizes
-        return max(3 * s.buffer_bytes, 2 * s.rows * s.cols * 4 + s.cols * 4,
-                   3 * s.gemm * s.gemm * 4, s.transfer_bytes) + 64 * MIB
+        return (
+            max(
+                3 * s.buffer_bytes,
+                2 * s.rows * s.cols * 4 + s.cols * 4,
+                3 * s.gemm * s.gemm * 4,
+                s.transfer_bytes,
+            )
+            + 64 * MIB
+        )
 
     def cuda(self):
         """The run's CUDA context (``GpuUnavailable`` where there is no CUDA device); a
@@ -80,8 +94,10 @@ class Bench:
             except Exception as exc:
                 self._memo["cuda failure"] = exc
                 raise
-            self._memo["cuda adapter"] = {**self._cuda.adapter.as_dict(),
-                                          "launch_path": self._cuda.launch_path}
+            self._memo["cuda adapter"] = {
+                **self._cuda.adapter.as_dict(),
+                "launch_path": self._cuda.launch_path,
+            }
         self._cuda.clear_transient_allocations()
         return self._cuda
 
@@ -97,6 +113,7 @@ class Bench:
 
     def torch(self):
         """torch with a working CUDA device, or ``ImportError`` saying why not."""
+
         def load():
             try:
                 import torch
@@ -105,6 +122,7 @@ class Bench:
             if not torch.cuda.is_available():
                 return ImportError("torch is installed but sees no CUDA device")
             return torch
+
         found = self.memo("torch", load)
         if isinstance(found, ImportError):
             raise found

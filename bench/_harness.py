@@ -22,9 +22,9 @@ from ._workload import bind_views, host_array, host_seconds_per_sample
 
 __all__ = ["p5", "p7"]
 
-_TINY = 1024                 # elements of the tiny kernel: 16 workgroups of 64
-_GRAPH_KERNELS = 100         # launches captured in the replayed graph
-_GRAPH_REPLAYS = 20          # replays queued back to back per timed sample
+_TINY = 1024  # elements of the tiny kernel: 16 workgroups of 64
+_GRAPH_KERNELS = 100  # launches captured in the replayed graph
+_GRAPH_REPLAYS = 20  # replays queued back to back per timed sample
 
 
 def _tiny(ctx):
@@ -39,19 +39,27 @@ def _raw_launch(ctx, kernel, schedule, views):
     """(function, grid, block, kernelParams address, holders) for a bare launch of the
     tiny kernel: arguments packed once, as a hand-written loop would."""
     loaded = ctx.compiled(kernel, schedule, _TINY)
-    holders = [ctypes.c_uint64(ctx.slab + views[0].offset),
-               ctypes.c_uint64(ctx.slab + views[1].offset),
-               ctypes.create_string_buffer(kernel.pack_uniform(_TINY).tobytes())]
+    holders = [
+        ctypes.c_uint64(ctx.slab + views[0].offset),
+        ctypes.c_uint64(ctx.slab + views[1].offset),
+        ctypes.create_string_buffer(kernel.pack_uniform(_TINY).tobytes()),
+    ]
     pointers = (ctypes.c_void_p * 3)(*[ctypes.addressof(h) for h in holders])
     grid = kernel.workgroups(schedule, _TINY)
-    return loaded.function, grid, schedule.workgroup_size, ctypes.addressof(pointers), \
-        (holders, pointers)
+    return (
+        loaded.function,
+        grid,
+        schedule.workgroup_size,
+        ctypes.addressof(pointers),
+        (holders, pointers),
+    )
 
 
 # -- P5 ---------------------------------------------------------------------------------
 def p5(env: Bench) -> list[Row]:
-    return (guarded("P5", "run_kernel host overhead, CUDA", lambda: _p5_samples(env))
-            + guarded("P5", "graph replay, CUDA", lambda: _p5_graph(env)))
+    return guarded("P5", "run_kernel host overhead, CUDA", lambda: _p5_samples(env)) + guarded(
+        "P5", "graph replay, CUDA", lambda: _p5_graph(env)
+    )
 
 
 def _bindings_loop(ctx, count: int, args: tuple) -> float:
@@ -63,7 +71,7 @@ def _bindings_loop(ctx, count: int, args: tuple) -> float:
     launch = driver.cuLaunchKernel
     start = time.perf_counter()
     for _ in range(count):
-        err, = launch(*args)
+        (err,) = launch(*args)
         if err:
             raise RuntimeError(f"a baseline launch failed: {err!r}")
     call(driver.cuStreamSynchronize, ctx.stream)
@@ -112,8 +120,9 @@ def _p5_samples(env: Bench) -> Row:
         second.append(harness(fresh))
     harness(), harness()  # the steady state: this launch's graph is built
     captures = ctx.sample_graph_captures
-    values = alternate({"raw": lambda: _bindings_loop(ctx, count, bindings_args),
-                        "harness": harness}, rounds)
+    values = alternate(
+        {"raw": lambda: _bindings_loop(ctx, count, bindings_args), "harness": harness}, rounds
+    )
     if ctx.sample_graph_captures != captures:
         raise AssertionError("the steady-state rounds built a graph again: the cache missed")
     device = float(np.median(ctx.run_kernel(kernel, schedule, views, _TINY, samples=count))) / 1e3
@@ -121,19 +130,31 @@ def _p5_samples(env: Bench) -> Row:
     del keep
     raw, ours = (median(values[k]) * 1e6 for k in ("raw", "harness"))
     once, twice = median(first) * 1e6, median(second) * 1e6
-    return Row("P5", "run_kernel per sample, tiny kernel, CUDA",
-               "cuda.bindings cuLaunchKernel loop, args packed once", raw, ours, "us",
-               Goal("<=", 1.2),
-               notes=(f"steady state (a launch timed before): one cuGraphLaunch of a cached "
-                      f"graph of the {count} launches + event records, then {count} elapsed-"
-                      f"time reads ({read:.2f} us each); device time per sample {device:.2f} us "
-                      f"(median). First timing of a launch: {once:.2f} us/sample (direct: a "
-                      f"launch + a record per sample); second: {twice:.2f} us/sample (captures "
-                      f"and instantiates the graph, then replays it)"),
-               raw={"rounds_us": {k: [v * 1e6 for v in vs] for k, vs in values.items()},
-                    "first_call_us": [v * 1e6 for v in first],
-                    "second_call_us": [v * 1e6 for v in second],
-                    "elapsed_read_us": read, "device_sample_us": device, "samples": count})
+    return Row(
+        "P5",
+        "run_kernel per sample, tiny kernel, CUDA",
+        "cuda.bindings cuLaunchKernel loop, args packed once",
+        raw,
+        ours,
+        "us",
+        Goal("<=", 1.2),
+        notes=(
+            f"steady state (a launch timed before): one cuGraphLaunch of a cached "
+            f"graph of the {count} launches + event records, then {count} elapsed-"
+            f"time reads ({read:.2f} us each); device time per sample {device:.2f} us "
+            f"(median). First timing of a launch: {once:.2f} us/sample (direct: a "
+            f"launch + a record per sample); second: {twice:.2f} us/sample (captures "
+            f"and instantiates the graph, then replays it)"
+        ),
+        raw={
+            "rounds_us": {k: [v * 1e6 for v in vs] for k, vs in values.items()},
+            "first_call_us": [v * 1e6 for v in first],
+            "second_call_us": [v * 1e6 for v in second],
+            "elapsed_read_us": read,
+            "device_sample_us": device,
+            "samples": count,
+        },
+    )
 
 
 def _raw_graph(function, grid, block, params):
@@ -142,8 +163,11 @@ def _raw_graph(function, grid, block, params):
     from backends.cuda import driver_call as call
 
     stream = call(driver.cuStreamCreate, driver.CUstream_flags.CU_STREAM_NON_BLOCKING)
-    call(driver.cuStreamBeginCapture, stream,
-         driver.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+    call(
+        driver.cuStreamBeginCapture,
+        stream,
+        driver.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+    )
     for _ in range(_GRAPH_KERNELS):
         call(driver.cuLaunchKernel, function, *grid, *block, 0, stream, params, 0)
     graph = call(driver.cuStreamEndCapture, stream)
@@ -174,13 +198,17 @@ def _p5_graph(env: Bench) -> Row:
         return median(timer.seconds(work, 1, s.samples)) / per_kernel * 1e6
 
     def single() -> float:
-        return median(timer.seconds(lambda: ctx.launch_graph(graph), 1, s.samples)) \
-            / _GRAPH_KERNELS * 1e6
+        return (
+            median(timer.seconds(lambda: ctx.launch_graph(graph), 1, s.samples))
+            / _GRAPH_KERNELS
+            * 1e6
+        )
 
     def raw() -> float:
         # Replayed on the context's stream so the same events time it.
-        work = lambda: [call(driver.cuGraphLaunch, raw_exec, ctx.stream)  # noqa: E731
-                        for _ in range(_GRAPH_REPLAYS)]
+        def work():
+            return [call(driver.cuGraphLaunch, raw_exec, ctx.stream) for _ in range(_GRAPH_REPLAYS)]
+
         return median(timer.seconds(work, 1, s.samples)) / per_kernel * 1e6
 
     try:
@@ -195,13 +223,21 @@ def _p5_graph(env: Bench) -> Row:
         call(driver.cuStreamDestroy, stream)
         del keep
     base, mine, one = (median(values[k]) for k in ("raw", "ours", "single"))
-    return Row("P5", f"graph replay per kernel, {_GRAPH_KERNELS}-kernel graph, CUDA",
-               "cuGraphLaunch of the same launches captured bare", base, mine, "us",
-               Goal("<=", 1.0, on="ours"),
-               notes=(f"{_GRAPH_REPLAYS} replays back to back between two events; one replay "
-                      f"alone: {one:.2f} us/kernel (adds the host's launch latency, paid once "
-                      f"per replay)"),
-               raw={"rounds_us": values})
+    return Row(
+        "P5",
+        f"graph replay per kernel, {_GRAPH_KERNELS}-kernel graph, CUDA",
+        "cuGraphLaunch of the same launches captured bare",
+        base,
+        mine,
+        "us",
+        Goal("<=", 1.0, on="ours"),
+        notes=(
+            f"{_GRAPH_REPLAYS} replays back to back between two events; one replay "
+            f"alone: {one:.2f} us/kernel (adds the host's launch latency, paid once "
+            f"per replay)"
+        ),
+        raw={"rounds_us": values},
+    )
 
 
 # -- P7 ---------------------------------------------------------------------------------
@@ -210,17 +246,22 @@ def p7(env: Bench) -> list[Row]:
         transfers = _Transfers(env, env.cuda())
     except Exception as exc:  # noqa: BLE001 - the shared setup failed: one row says why
         return [failed_row("P7", "host-to-device transfers, CUDA", exc)]
-    return [row for what, measure in (
-        ("uploads", transfers.upload_rows),
-        ("host copy bound", transfers.host_copy_row),
-        ("staging settings", transfers.staging_row),
-        ("read back", transfers.read_row),
-    ) for row in guarded("P7", what, measure)]
+    return [
+        row
+        for what, measure in (
+            ("uploads", transfers.upload_rows),
+            ("host copy bound", transfers.host_copy_row),
+            ("staging settings", transfers.staging_row),
+            ("read back", transfers.read_row),
+        )
+        for row in guarded("P7", what, measure)
+    ]
 
 
 def transfer_gbps(ctx, size: int, rounds: int, work, setup=None) -> float:
     """GB/s of ``work()`` moving ``size`` bytes, until everything it enqueued on ``ctx``
     is done: host-timed (an upload's host work counts), median of ``rounds``."""
+
     def prepare() -> None:
         if setup is not None:
             setup()
@@ -229,6 +270,7 @@ def transfer_gbps(ctx, size: int, rounds: int, work, setup=None) -> float:
     def run() -> None:
         work()
         ctx.synchronize()
+
     return bandwidth_gbps(size, median(host_seconds(run, rounds, prepare)))
 
 
@@ -247,27 +289,43 @@ class _Transfers:
         self.pinned[:] = self.pageable
         device = ctx.slab + ctx.allocate_transient(size, 0).offset
         env.progress(f"P7: {format_bytes(size)} transfers")
-        self.pinned_h2d = self.gbps(lambda: call(driver.cuMemcpyHtoDAsync, device,
-                                                 self.pinned.ctypes.data, size, ctx.stream))
+        self.pinned_h2d = self.gbps(
+            lambda: call(
+                driver.cuMemcpyHtoDAsync, device, self.pinned.ctypes.data, size, ctx.stream
+            )
+        )
 
     def gbps(self, work, setup=None, ctx=None) -> float:
         return transfer_gbps(ctx or self.ctx, self.size, self.env.sizes.rounds, work, setup)
 
     def _row(self, what: str, figure: float, goal: bool, notes: str = "", **raw) -> Row:
-        return Row("P7", f"{what}, {format_bytes(self.size)}", "pinned cuMemcpyHtoD",
-                   self.pinned_h2d, figure, "GB/s", Goal(">=", 0.8) if goal else None,
-                   notes=notes, raw=raw)
+        return Row(
+            "P7",
+            f"{what}, {format_bytes(self.size)}",
+            "pinned cuMemcpyHtoD",
+            self.pinned_h2d,
+            figure,
+            "GB/s",
+            Goal(">=", 0.8) if goal else None,
+            notes=notes,
+            raw=raw,
+        )
 
     def upload_rows(self) -> list[Row]:
         ctx = self.ctx
         staging = ctx.staging_settings
-        staged = (f"staged: {format_bytes(staging['chunk_bytes'])} chunks x "
-                  f"{staging['buffers']} pinned buffers, {staging['threads']} copy threads")
+        staged = (
+            f"staged: {format_bytes(staging['chunk_bytes'])} chunks x "
+            f"{staging['buffers']} pinned buffers, {staging['threads']} copy threads"
+        )
         rows = []
-        for source, label, notes in ((self.pageable, "pageable numpy", staged),
-                                     (self.pinned, "ctx.pinned_empty", "DMA'd directly")):
-            write = self.gbps(lambda s=source: ctx.allocate_and_write(s, 0),
-                              setup=ctx.clear_transient_allocations)
+        for source, label, notes in (
+            (self.pageable, "pageable numpy", staged),
+            (self.pinned, "ctx.pinned_empty", "DMA'd directly"),
+        ):
+            write = self.gbps(
+                lambda s=source: ctx.allocate_and_write(s, 0), setup=ctx.clear_transient_allocations
+            )
             target = ctx.allocate_transient(self.size, 0)
             prefetch = self.gbps(lambda s=source, t=target: ctx.write_view_prefetch(t, s))
             rows.append(self._row(f"allocate_and_write from {label}", write, True, notes))
@@ -289,10 +347,13 @@ class _Transfers:
                 copier.close()
         top = max(by_threads, key=lambda t: by_threads[t])
         listing = ", ".join(f"{t}: {g:.1f}" for t, g in by_threads.items())
-        return self._row("host memcpy pageable -> pinned (bounds the pageable rows)",
-                         by_threads[top], False,
-                         notes=f"GB/s by threads {listing}; best {top} of {cores} cores",
-                         by_threads=by_threads)
+        return self._row(
+            "host memcpy pageable -> pinned (bounds the pageable rows)",
+            by_threads[top],
+            False,
+            notes=f"GB/s by threads {listing}; best {top} of {cores} cores",
+            by_threads=by_threads,
+        )
 
     def staging_row(self) -> Row:
         """allocate_and_write from pageable memory under other staging settings."""
@@ -302,16 +363,27 @@ class _Transfers:
         results = {}
         for chunk, count, threads in configs:
             key = f"{chunk} MiB x{count}, threads={threads or 'default'}"
-            with CudaComputeContext(self.size + MIB, staging_chunk_bytes=chunk * MIB,
-                                    staging_buffers=count, staging_threads=threads) as other:
-                results[key] = self.gbps(lambda o=other: o.allocate_and_write(self.pageable, 0),
-                                         setup=other.clear_transient_allocations, ctx=other)
+            with CudaComputeContext(
+                self.size + MIB,
+                staging_chunk_bytes=chunk * MIB,
+                staging_buffers=count,
+                staging_threads=threads,
+            ) as other:
+                results[key] = self.gbps(
+                    lambda o=other: o.allocate_and_write(self.pageable, 0),
+                    setup=other.clear_transient_allocations,
+                    ctx=other,
+                )
             self.env.progress(f"  staging {key}: {results[key]:.1f} GB/s")
         top = max(results, key=lambda k: results[k])
         listing = "; ".join(f"{k}: {v:.1f}" for k, v in results.items())
-        return self._row("allocate_and_write from pageable, best staging setting",
-                         results[top], False, notes=f"best {top}; all (GB/s): {listing}",
-                         settings=results)
+        return self._row(
+            "allocate_and_write from pageable, best staging setting",
+            results[top],
+            False,
+            notes=f"best {top}; all (GB/s): {listing}",
+            settings=results,
+        )
 
     def read_row(self) -> Row:
         """Reads back (informative): into pageable memory through staging, against a
@@ -322,11 +394,25 @@ class _Transfers:
         ctx = self.ctx
         view = ctx.allocate_and_write(self.pinned, 0)
         out = np.empty(self.size // 4, np.uint32)
-        pinned_d2h = self.gbps(lambda: call(driver.cuMemcpyDtoHAsync, self.pinned.ctypes.data,
-                                            ctx.slab + view.offset, self.size, ctx.stream))
+        pinned_d2h = self.gbps(
+            lambda: call(
+                driver.cuMemcpyDtoHAsync,
+                self.pinned.ctypes.data,
+                ctx.slab + view.offset,
+                self.size,
+                ctx.stream,
+            )
+        )
         staged = self.gbps(lambda: ctx.read_buffer_u32_into(view, out))
         if not np.array_equal(out.view(np.uint8), self.pageable):
             raise AssertionError("the bytes read back differ from those written")
-        return Row("P7", f"read_buffer_u32_into pageable, {format_bytes(self.size)}",
-                   "pinned cuMemcpyDtoH", pinned_d2h, staged, "GB/s", None,
-                   notes="informative: P7's target is on uploads")
+        return Row(
+            "P7",
+            f"read_buffer_u32_into pageable, {format_bytes(self.size)}",
+            "pinned cuMemcpyDtoH",
+            pinned_d2h,
+            staged,
+            "GB/s",
+            None,
+            notes="informative: P7's target is on uploads",
+        )

@@ -24,8 +24,12 @@ _RUNS = 3
 
 def _seconds(*argv: str) -> tuple[float, int]:
     start = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "kforge", "check", *argv, "--samples", "5"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "kforge", "check", *argv, "--samples", "5"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     return time.perf_counter() - start, result.returncode
 
 
@@ -42,28 +46,50 @@ def p14(env: Bench) -> list[Row]:
     for name in ("cuda", "wgpu"):
         if not status.get(name, (False, ""))[0]:
             continue
-        rows += guarded("P14", f"kforge check --backend {name}, whole library",
-                        functools.partial(_row, name, reference, ref_runs))
-        rows += guarded("isolation", f"kforge check --backend {name}: workers vs in-process",
-                        functools.partial(_isolation_row, name))
+        rows += guarded(
+            "P14",
+            f"kforge check --backend {name}, whole library",
+            functools.partial(_row, name, reference, ref_runs),
+        )
+        rows += guarded(
+            "isolation",
+            f"kforge check --backend {name}: workers vs in-process",
+            functools.partial(_isolation_row, name),
+        )
     return rows
 
 
 def _row(name: str, reference: float, ref_runs: list[float]) -> Row:
     ours, runs, code = _median("--backend", name)
-    return Row("P14", f"kforge check --backend {name}, whole library", "reference backend",
-               reference, ours, "s", Goal("<=", 1.2), notes=(
-                   f"median of {_RUNS} runs after a warm-up, process start included; runs "
-                   f"{', '.join(f'{t:.2f}' for t in runs)} s (reference "
-                   f"{', '.join(f'{t:.2f}' for t in ref_runs)} s); exit {code}; goal also "
-                   f"<= 5 s: {'met' if ours <= 5 else 'NOT met'}"),
-               raw={"runs": runs, "reference_runs": ref_runs, "exit": code})
+    return Row(
+        "P14",
+        f"kforge check --backend {name}, whole library",
+        "reference backend",
+        reference,
+        ours,
+        "s",
+        Goal("<=", 1.2),
+        notes=(
+            f"median of {_RUNS} runs after a warm-up, process start included; runs "
+            f"{', '.join(f'{t:.2f}' for t in runs)} s (reference "
+            f"{', '.join(f'{t:.2f}' for t in ref_runs)} s); exit {code}; goal also "
+            f"<= 5 s: {'met' if ours <= 5 else 'NOT met'}"
+        ),
+        raw={"runs": runs, "reference_runs": ref_runs, "exit": code},
+    )
 
 
 def _isolation_row(name: str) -> Row:
     inproc, in_runs, _ = _median("--backend", name, "--no-isolate")
     isolated, iso_runs, _ = _median("--backend", name)
-    return Row("isolation", f"kforge check --backend {name}: workers vs in-process",
-               "--no-isolate", inproc, isolated, "s", Goal("<=", 1.10),
-               notes=f"in-process runs {in_runs}, worker runs {iso_runs}",
-               raw={"in_process": in_runs, "workers": iso_runs})
+    return Row(
+        "isolation",
+        f"kforge check --backend {name}: workers vs in-process",
+        "--no-isolate",
+        inproc,
+        isolated,
+        "s",
+        Goal("<=", 1.10),
+        notes=f"in-process runs {in_runs}, worker runs {iso_runs}",
+        raw={"in_process": in_runs, "workers": iso_runs},
+    )

@@ -51,7 +51,7 @@ def _read(ctx, view, dtype: np.dtype, count: int) -> np.ndarray:
     """``count`` elements of ``dtype`` from ``view`` (any element size)."""
     words = np.zeros(-(-view.length_bytes // 4), np.uint32)
     ctx.read_buffer_u32_into(view, words)
-    return words.view(np.uint8)[:count * dtype.itemsize].view(dtype)
+    return words.view(np.uint8)[: count * dtype.itemsize].view(dtype)
 
 
 def _final(env: Bench, baseline, ours) -> tuple[float, float, dict]:
@@ -61,9 +61,13 @@ def _final(env: Bench, baseline, ours) -> tuple[float, float, dict]:
 
 # -- P9 ---------------------------------------------------------------------------------
 def p9(env: Bench) -> list[Row]:
-    return [row for dtype in ("f16", "bf16")
-            for row in guarded("P9", f"gemm_{dtype} on CUDA tensor cores",
-                               functools.partial(_p9, env, dtype))]
+    return [
+        row
+        for dtype in ("f16", "bf16")
+        for row in guarded(
+            "P9", f"gemm_{dtype} on CUDA tensor cores", functools.partial(_p9, env, dtype)
+        )
+    ]
 
 
 def _p9(env: Bench, dtype: str) -> Row:
@@ -75,9 +79,14 @@ def _p9(env: Bench, dtype: str) -> Row:
     a32, b32 = host_array(size * size, seed=30), host_array(size * size, seed=31)
     a, b = a32.astype(low), b32.astype(low)
     env.progress(f"P9 gemm_{dtype} {size}^3 on tensor cores")
-    views = bind_views(ctx, kernel, size, {"a": a, "b": b,
-                                           "c": np.zeros(size * size, np.float32)},
-                       alpha=1.0, beta=0.0)
+    views = bind_views(
+        ctx,
+        kernel,
+        size,
+        {"a": a, "b": b, "c": np.zeros(size * size, np.float32)},
+        alpha=1.0,
+        beta=0.0,
+    )
     flops = gemm_flops(size, size, size)
     seconds = device_seconds(ctx, kernel, views, size, s)
 
@@ -85,14 +94,17 @@ def _p9(env: Bench, dtype: str) -> Row:
         return tflops(flops, seconds(schedule))
 
     tensor_core = [sch for sch in kernel.schedules if sch.mma]
-    tried, winner, schedule = sweep_best(kernel, tensor_core, ours, ctx.constraints, "cuda",
-                                         env.progress)
+    tried, winner, schedule = sweep_best(
+        kernel, tensor_core, ours, ctx.constraints, "cuda", env.progress
+    )
     ctx.run_kernel(kernel, schedule, views, size)
     got = ctx.read_buffer_f32(views[output_index(kernel)])
     error = gemm_error(a.astype(np.float32), b.astype(np.float32), got, size)
     if error > _GEMM_TOLERANCE:
-        raise AssertionError(f"gemm_{dtype} under {schedule} has a relative error of "
-                             f"{error:.1e} against float64 dot products of its inputs")
+        raise AssertionError(
+            f"gemm_{dtype} under {schedule} has a relative error of "
+            f"{error:.1e} against float64 dot products of its inputs"
+        )
     torch = env.torch()
     matmul = torch.backends.cuda.matmul
     matmul.allow_fp16_reduced_precision_reduction = False
@@ -103,28 +115,55 @@ def _p9(env: Bench, dtype: str) -> Row:
     tc = torch.empty_like(ta)
 
     def theirs() -> float:
-        return tflops(flops, median(torch_seconds(
-            torch, lambda: torch.matmul(ta, tb, out=tc), s.warmups, s.samples)))
+        return tflops(
+            flops,
+            median(
+                torch_seconds(torch, lambda: torch.matmul(ta, tb, out=tc), s.warmups, s.samples)
+            ),
+        )
 
     base, mine, values = _final(env, theirs, lambda: ours(schedule))
-    return Row("P9", f"gemm {size}^3 {dtype} in, f32 accumulate, CUDA tensor cores (WMMA)",
-               f"torch.matmul {dtype} (cuBLAS)", base, mine, "TFLOP/s", Goal(">=", 0.7),
-               notes=(f"{sweep_note(tried, winner)}; output checked (max rel err "
-                      f"{error:.1e}); ours writes f32 c, cuBLAS {dtype} c; torch "
-                      f"{torch.__version__}"),
-               raw={"candidates": tried, "rounds": values, "flops": flops,
-                    "work": roofline_work(kernel, size, "cuda", flops / (mine * 1e12))})
+    return Row(
+        "P9",
+        f"gemm {size}^3 {dtype} in, f32 accumulate, CUDA tensor cores (WMMA)",
+        f"torch.matmul {dtype} (cuBLAS)",
+        base,
+        mine,
+        "TFLOP/s",
+        Goal(">=", 0.7),
+        notes=(
+            f"{sweep_note(tried, winner)}; output checked (max rel err "
+            f"{error:.1e}); ours writes f32 c, cuBLAS {dtype} c; torch "
+            f"{torch.__version__}"
+        ),
+        raw={
+            "candidates": tried,
+            "rounds": values,
+            "flops": flops,
+            "work": roofline_work(kernel, size, "cuda", flops / (mine * 1e12)),
+        },
+    )
 
 
 # -- P11 --------------------------------------------------------------------------------
-_P11 = (("softmax", "f32"), ("rmsnorm", "f32"), ("layernorm", "f32"), ("gelu", "f32"),
-        ("softmax_bf16", "bf16"), ("rmsnorm_bf16", "bf16"))
+_P11 = (
+    ("softmax", "f32"),
+    ("rmsnorm", "f32"),
+    ("layernorm", "f32"),
+    ("gelu", "f32"),
+    ("softmax_bf16", "bf16"),
+    ("rmsnorm_bf16", "bf16"),
+)
 
 
 def p11(env: Bench) -> list[Row]:
-    return [row for name, dtype in _P11
-            for row in guarded("P11", f"{name} against torch and Triton",
-                               functools.partial(_p11, env, name, dtype))]
+    return [
+        row
+        for name, dtype in _P11
+        for row in guarded(
+            "P11", f"{name} against torch and Triton", functools.partial(_p11, env, name, dtype)
+        )
+    ]
 
 
 def _inputs(kernel, rows: int, cols: int) -> dict[str, np.ndarray]:
@@ -142,57 +181,85 @@ def _p11(env: Bench, name: str, dtype: str) -> Row:
     s = env.sizes
     rows, cols = s.rows, s.cols
     elementwise = name == "gelu"
-    kernel = (forge.get_kernel(name) if elementwise else
-              ir.with_shape(forge.get_kernel(name), rows=rows))
+    kernel = (
+        forge.get_kernel(name) if elementwise else ir.with_shape(forge.get_kernel(name), rows=rows)
+    )
     size = rows * cols if elementwise else cols
-    data = _inputs(kernel, rows, cols) if not elementwise else {
-        "x": host_array(rows * cols, seed=40, low=-4.0, high=4.0)}
+    data = (
+        _inputs(kernel, rows, cols)
+        if not elementwise
+        else {"x": host_array(rows * cols, seed=40, low=-4.0, high=4.0)}
+    )
     itemsize = np.dtype(kernel.buffer("x").dtype).itemsize
     moved = rows_bytes(rows, cols, itemsize)
     env.progress(f"P11 {name}: {rows} x {cols} {dtype}")
     views = bind_views(ctx, kernel, size, data)
     out = views[output_index(kernel)]
     figure = device_seconds(ctx, kernel, views, size, s)
-    schedules = ([*kernel.schedules] if elementwise else rows_schedules(kernel, cols, cuda=True))
-    tried, winner, schedule = sweep_best(kernel, schedules,
-                                         lambda sch: bandwidth_gbps(moved, figure(sch)),
-                                         ctx.constraints, "cuda", env.progress)
+    schedules = [*kernel.schedules] if elementwise else rows_schedules(kernel, cols, cuda=True)
+    tried, winner, schedule = sweep_best(
+        kernel,
+        schedules,
+        lambda sch: bandwidth_gbps(moved, figure(sch)),
+        ctx.constraints,
+        "cuda",
+        env.progress,
+    )
     ctx.run_kernel(kernel, schedule, views, size)
     got = _read(ctx, out, np.dtype(kernel.buffer("y").dtype), rows * cols)
     torch = env.torch()
     peers = _Peers(torch, name.split("_")[0], data, rows, cols, dict(kernel.defaults))
     want = peers.torch_output().float().cpu().numpy().reshape(-1)
-    error = float(np.max(np.abs(got.astype(np.float64) - want)) /
-                  max(1e-30, float(np.max(np.abs(want)))))
+    error = float(
+        np.max(np.abs(got.astype(np.float64) - want)) / max(1e-30, float(np.max(np.abs(want))))
+    )
     limit = 2e-2 if dtype == "bf16" else 1e-4
     if error > limit:
-        raise AssertionError(f"{name} under {schedule}: max error {error:.1e} of the largest "
-                             f"|y| against torch (limit {limit:g})")
+        raise AssertionError(
+            f"{name} under {schedule}: max error {error:.1e} of the largest "
+            f"|y| against torch (limit {limit:g})"
+        )
     triton_error = peers.check_triton(want, limit)
     timer = CudaTimer(ctx)
     try:
         from ._cuda import copy_gbps
 
-        copy = copy_gbps(env, ctx, timer, views[0], out, min(views[0].length_bytes,
-                                                             out.length_bytes))
-        figures = {"copy": copy, "torch": lambda: bandwidth_gbps(moved, peers.seconds("torch")),
-                   "triton": lambda: bandwidth_gbps(moved, peers.seconds("triton")),
-                   "ours": lambda: bandwidth_gbps(moved, figure(schedule))}
+        copy = copy_gbps(
+            env, ctx, timer, views[0], out, min(views[0].length_bytes, out.length_bytes)
+        )
+        figures = {
+            "copy": copy,
+            "torch": lambda: bandwidth_gbps(moved, peers.seconds("torch")),
+            "triton": lambda: bandwidth_gbps(moved, peers.seconds("triton")),
+            "ours": lambda: bandwidth_gbps(moved, figure(schedule)),
+        }
         values = alternate(figures, s.rounds)
     finally:
         timer.close()
     medians = {k: median(v) for k, v in values.items()}
     best = max(("torch", "triton"), key=lambda k: medians[k])
-    return Row("P11", f"{name} {rows}x{cols} {dtype}, CUDA",
-               f"best of torch / Triton ({best})", medians[best], medians["ours"], "GB/s",
-               Goal(">=", 0.97),
-               notes=(f"{sweep_note(tried, winner)}; torch {medians['torch']:.0f}, Triton "
-                      f"{medians['triton']:.0f}, device copy {medians['copy']:.0f} GB/s "
-                      f"(ours {medians['ours'] / medians['copy']:.2f} of it); one read + one "
-                      f"write per element; outputs checked against torch (ours {error:.1e}, "
-                      f"Triton {triton_error:.1e})"),
-               raw={"candidates": tried, "rounds": values, "bytes_counted": moved,
-                    "work": roofline_work(kernel, size, "cuda", moved / (medians["ours"] * 1e9))})
+    return Row(
+        "P11",
+        f"{name} {rows}x{cols} {dtype}, CUDA",
+        f"best of torch / Triton ({best})",
+        medians[best],
+        medians["ours"],
+        "GB/s",
+        Goal(">=", 0.97),
+        notes=(
+            f"{sweep_note(tried, winner)}; torch {medians['torch']:.0f}, Triton "
+            f"{medians['triton']:.0f}, device copy {medians['copy']:.0f} GB/s "
+            f"(ours {medians['ours'] / medians['copy']:.2f} of it); one read + one "
+            f"write per element; outputs checked against torch (ours {error:.1e}, "
+            f"Triton {triton_error:.1e})"
+        ),
+        raw={
+            "candidates": tried,
+            "rounds": values,
+            "bytes_counted": moved,
+            "work": roofline_work(kernel, size, "cuda", moved / (medians["ours"] * 1e9)),
+        },
+    )
 
 
 class _Peers:

@@ -10,10 +10,28 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["Goal", "Row", "failed_row", "guarded", "ratio", "bandwidth_gbps", "tflops",
-           "memory_bound_bytes", "rows_bytes", "gemm_flops", "roofline_work", "format_bytes",
-           "format_value", "text_table", "markdown_table", "markdown_section", "to_json",
-           "summary", "GIB", "MIB"]
+__all__ = [
+    "Goal",
+    "Row",
+    "failed_row",
+    "guarded",
+    "ratio",
+    "bandwidth_gbps",
+    "tflops",
+    "memory_bound_bytes",
+    "rows_bytes",
+    "gemm_flops",
+    "roofline_work",
+    "format_bytes",
+    "format_value",
+    "text_table",
+    "markdown_table",
+    "markdown_section",
+    "to_json",
+    "summary",
+    "GIB",
+    "MIB",
+]
 
 MIB = 1 << 20
 GIB = 1 << 30
@@ -90,12 +108,17 @@ class Row:
     def cells(self) -> list[str]:
         """The table's cells for this row, formatted."""
         r = self.ratio
-        return [self.target, self.what, self.baseline,
-                format_value(self.baseline_value, self.unit),
-                format_value(self.ours, self.unit),
-                "" if r is None else f"{r:.2f}",
-                "" if self.goal is None else str(self.goal), self.verdict,
-                _one_line(f"{self.error} {self.notes}".strip() if self.error else self.notes)]
+        return [
+            self.target,
+            self.what,
+            self.baseline,
+            format_value(self.baseline_value, self.unit),
+            format_value(self.ours, self.unit),
+            "" if r is None else f"{r:.2f}",
+            "" if self.goal is None else str(self.goal),
+            self.verdict,
+            _one_line(f"{self.error} {self.notes}".strip() if self.error else self.notes),
+        ]
 
     def as_dict(self) -> dict:
         data = asdict(self)
@@ -169,8 +192,13 @@ def roofline_work(kernel, size, backend: str, seconds: float) -> dict:
     """``raw["work"]`` of a row that timed one kernel: what ``kforge report`` needs to
     place it under the roofline of its adapter (the bytes and flops the kernel declares
     at ``size``, and the time of one run)."""
-    return {"kernel": kernel.id, "backend": backend, "size": str(size),
-            **kernel.declared_work(size), "median_ns": seconds * 1e9}
+    return {
+        "kernel": kernel.id,
+        "backend": backend,
+        "size": str(size),
+        **kernel.declared_work(size),
+        "median_ns": seconds * 1e9,
+    }
 
 
 def gemm_flops(m: int, n: int, k: int) -> float:
@@ -179,8 +207,7 @@ def gemm_flops(m: int, n: int, k: int) -> float:
 
 
 # -- output ----------------------------------------------------------------------------
-_HEADER = ["target", "what", "baseline", "baseline figure", "ours", "ratio", "goal", "met",
-           "notes"]
+_HEADER = ["target", "what", "baseline", "baseline figure", "ours", "ratio", "goal", "met", "notes"]
 
 
 def format_bytes(nbytes: int) -> str:
@@ -210,7 +237,7 @@ def text_table(rows: Sequence[Row], notes_width: int = 70) -> str:
     table = [_HEADER] + [r.cells() for r in rows]
     for line in table[1:]:
         if len(line[-1]) > notes_width:
-            line[-1] = line[-1][:notes_width - 3] + "..."
+            line[-1] = line[-1][: notes_width - 3] + "..."
     widths = [max(len(line[i]) for line in table) for i in range(len(_HEADER))]
     out = []
     for i, line in enumerate(table):
@@ -222,6 +249,7 @@ def text_table(rows: Sequence[Row], notes_width: int = 70) -> str:
 
 def markdown_table(rows: Sequence[Row]) -> str:
     """The table for BENCHMARKS.md, notes in full."""
+
     def cell(text: str) -> str:
         return text.replace("|", "\\|")
 
@@ -236,8 +264,10 @@ def summary(rows: Sequence[Row]) -> str:
     for row in rows:
         if row.verdict in counts:
             counts[row.verdict] += 1
-    return (f"{counts['yes']} goals met, {counts['NO']} missed, {counts['?']} not judged, "
-            f"{counts['error']} errors, of {len(rows)} rows")
+    return (
+        f"{counts['yes']} goals met, {counts['NO']} missed, {counts['?']} not judged, "
+        f"{counts['error']} errors, of {len(rows)} rows"
+    )
 
 
 #: The ``format`` field of the bench's JSON (``kforge report`` reads it).
@@ -245,12 +275,15 @@ BENCH_FORMAT = "kforge-bench/1"
 
 
 def to_json(meta: dict, rows: Sequence[Row]) -> str:
-    return json.dumps({"format": BENCH_FORMAT, "meta": meta, "rows": [r.as_dict() for r in rows]},
-                      indent=2, default=_jsonable)
+    return json.dumps(
+        {"format": BENCH_FORMAT, "meta": meta, "rows": [r.as_dict() for r in rows]},
+        indent=2,
+        default=_jsonable,
+    )
 
 
 def _jsonable(value: Any):
-    if hasattr(value, "item"):   # numpy scalars
+    if hasattr(value, "item"):  # numpy scalars
         return value.item()
     return str(value)
 

@@ -32,8 +32,9 @@ class CudaTimer:
         self._start = call(driver.cuEventCreate, flags)
         self._end = call(driver.cuEventCreate, flags)
 
-    def seconds(self, enqueue: Callable[[], object], warmups: int = 2,
-                samples: int = 10) -> list[float]:
+    def seconds(
+        self, enqueue: Callable[[], object], warmups: int = 2, samples: int = 10
+    ) -> list[float]:
         """Per-sample seconds of ``enqueue()`` (which enqueues on ``ctx.stream``)."""
         call, driver = self._call, self._driver
         call(driver.cuCtxSetCurrent, self.ctx.ctx)
@@ -57,8 +58,9 @@ class CudaTimer:
                 pass
 
 
-def torch_seconds(torch, work: Callable[[], object], warmups: int = 2,
-                  samples: int = 10) -> list[float]:
+def torch_seconds(
+    torch, work: Callable[[], object], warmups: int = 2, samples: int = 10
+) -> list[float]:
     """Per-sample seconds of ``work()`` on torch's current stream, by torch's events."""
     for _ in range(warmups):
         work()
@@ -74,8 +76,9 @@ def torch_seconds(torch, work: Callable[[], object], warmups: int = 2,
     return out
 
 
-def host_seconds(work: Callable[[], object], repeats: int = 5,
-                 setup: Callable[[], object] | None = None) -> list[float]:
+def host_seconds(
+    work: Callable[[], object], repeats: int = 5, setup: Callable[[], object] | None = None
+) -> list[float]:
     """Host wall-clock seconds of ``work()``, ``setup()`` (untimed) before each."""
     out = []
     for _ in range(repeats):

@@ -70,8 +70,9 @@ def run(op: str, x, y, weights: dict, eps: float) -> None:
     elif op == "rmsnorm":
         _rmsnorm[(rows,)](y, x, weights["w"], cols, eps, BLOCK=block, num_warps=_warps(block))
     elif op == "layernorm":
-        _layernorm[(rows,)](y, x, weights["gamma"], weights["beta"], cols, eps, BLOCK=block,
-                            num_warps=_warps(block))
+        _layernorm[(rows,)](
+            y, x, weights["gamma"], weights["beta"], cols, eps, BLOCK=block, num_warps=_warps(block)
+        )
     elif op == "gelu":
         n = rows * cols
         _gelu[(triton.cdiv(n, 1024),)](y, x, n, BLOCK=1024, num_warps=4)

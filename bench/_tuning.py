@@ -40,8 +40,8 @@ from ._report import Goal, Row, guarded
 __all__ = ["p12", "p13", "replay", "kernel_tuner_cache"]
 
 SEEDS = 5
-SHARE = 0.25          # of the space, the budget of the strategies compared with exhaustive
-WITHIN = 1.05         # how near the exhaustive best a strategy must come
+SHARE = 0.25  # of the space, the budget of the strategies compared with exhaustive
+WITHIN = 1.05  # how near the exhaustive best a strategy must come
 _ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -57,14 +57,24 @@ def _subjects(env: Bench) -> list[tuple[str, object, int]]:
     finally:
         sys.path.pop(0)
     quick = env.sizes.gemm <= 1024
-    return [("gemm", forge.get_kernel("gemm"), 512 if quick else 2048),
-            ("tunable_matmul", MATMUL, 512 if quick else 4096)]
+    return [
+        ("gemm", forge.get_kernel("gemm"), 512 if quick else 2048),
+        ("tunable_matmul", MATMUL, 512 if quick else 4096),
+    ]
 
 
 def replay(runner, kernel, size, cache: Path, strategy: str, budget: int, seed: int):
     """A strategy's search over measurements the cache holds (none is made again)."""
-    return oracle.tune(runner, kernel, size=size, strategy=strategy, budget=budget,
-                       search_seed=seed, cache=cache, samples=5)
+    return oracle.tune(
+        runner,
+        kernel,
+        size=size,
+        strategy=strategy,
+        budget=budget,
+        search_seed=seed,
+        cache=cache,
+        samples=5,
+    )
 
 
 def _reached(result, table: dict[str, float], best: float) -> tuple[float, int | None]:
@@ -86,31 +96,51 @@ def _p13_subject(env: Bench, name: str, kernel, size: int) -> list[Row]:
     with oracle.Fleet.local([backend], 1) as fleet:
         runner = fleet.runner(backend)
         env.progress(f"P13 {name}: every candidate on {backend} at size {size}")
-        full = oracle.tune(runner, kernel, size=size, strategy="exhaustive", cache=cache,
-                           samples=5)
+        full = oracle.tune(runner, kernel, size=size, strategy="exhaustive", cache=cache, samples=5)
         table = {c.key: _search_median(c, cache) for c in full.history() if c.timing}
         best = min(table.values())
         budget = max(1, int(len(full.history()) * SHARE))
         figures = {}
         for strategy in ("tpe", "random"):
-            runs = [_reached(replay(runner, kernel, size, cache, strategy, budget, seed),
-                             table, best) for seed in range(SEEDS)]
+            runs = [
+                _reached(replay(runner, kernel, size, cache, strategy, budget, seed), table, best)
+                for seed in range(SEEDS)
+            ]
             figures[strategy] = runs
-    kt = guarded("P13", f"{name}: Kernel Tuner's strategies, same table",
-                 lambda: _kernel_tuner_row(name, full, cache, budget, best))
+    kt = guarded(
+        "P13",
+        f"{name}: Kernel Tuner's strategies, same table",
+        lambda: _kernel_tuner_row(name, full, cache, budget, best),
+    )
     tpe, rnd = figures["tpe"], figures["random"]
-    note = (f"{len(full.history())} candidates measured on {full.adapter} at size {size} "
-            f"(exhaustive best {best / 1e3:.4g} us, {full.best.key if full.best else '-'}); "
-            f"budget {budget} (25%); per seed, best found / exhaustive best: TPE "
-            f"{[round(r, 3) for r, _ in tpe]}, random {[round(r, 3) for r, _ in rnd]}; "
-            f"evaluations until within 5%: TPE {[f for _, f in tpe]}, random "
-            f"{[f for _, f in rnd]}")
-    return [Row("P13", f"{name}: TPE within 5% of the exhaustive best, 25% of the evaluations",
-                "random search, same budget", statistics.median(r for r, _ in rnd),
-                statistics.median(r for r, _ in tpe), "x best", Goal("<=", WITHIN, on="ours"),
-                notes=note, raw={"tpe": tpe, "random": rnd, "budget": budget,
-                                 "candidates": len(full.history()), "best_ns": best,
-                                 "table": str(kernel_tuner_cache(full, cache))})] + kt
+    note = (
+        f"{len(full.history())} candidates measured on {full.adapter} at size {size} "
+        f"(exhaustive best {best / 1e3:.4g} us, {full.best.key if full.best else '-'}); "
+        f"budget {budget} (25%); per seed, best found / exhaustive best: TPE "
+        f"{[round(r, 3) for r, _ in tpe]}, random {[round(r, 3) for r, _ in rnd]}; "
+        f"evaluations until within 5%: TPE {[f for _, f in tpe]}, random "
+        f"{[f for _, f in rnd]}"
+    )
+    return [
+        Row(
+            "P13",
+            f"{name}: TPE within 5% of the exhaustive best, 25% of the evaluations",
+            "random search, same budget",
+            statistics.median(r for r, _ in rnd),
+            statistics.median(r for r, _ in tpe),
+            "x best",
+            Goal("<=", WITHIN, on="ours"),
+            notes=note,
+            raw={
+                "tpe": tpe,
+                "random": rnd,
+                "budget": budget,
+                "candidates": len(full.history()),
+                "best_ns": best,
+                "table": str(kernel_tuner_cache(full, cache)),
+            },
+        )
+    ] + kt
 
 
 def _search_median(c, cache: Path) -> float:
@@ -125,8 +155,11 @@ def _search_median(c, cache: Path) -> float:
 def p13(env: Bench) -> list[Row]:
     rows: list[Row] = []
     for name, kernel, size in _subjects(env):
-        rows += guarded("P13", f"{name}: TPE against exhaustive",
-                        functools.partial(_p13_subject, env, name, kernel, size))
+        rows += guarded(
+            "P13",
+            f"{name}: TPE against exhaustive",
+            functools.partial(_p13_subject, env, name, kernel, size),
+        )
     return rows
 
 
@@ -134,8 +167,10 @@ def p13(env: Bench) -> list[Row]:
 def _kt_params(c) -> dict:
     from oracle._strategies import features
 
-    return {k: format_value(v) if not isinstance(v, (int, float, bool, str)) else v
-            for k, v in features(c).items()}
+    return {
+        k: format_value(v) if not isinstance(v, (int, float, bool, str)) else v
+        for k, v in features(c).items()
+    }
 
 
 def kernel_tuner_cache(result, path: Path) -> Path:
@@ -157,14 +192,30 @@ def kernel_tuner_cache(result, path: Path) -> Path:
             entry.update(time=c.median / 1e6, times=times)
         else:
             entry.update(time="RuntimeFailedConfig")
-        entry.update(compile_time=0.0, verification_time=0.0, benchmark_time=0.0,
-                     strategy_time=0.0, framework_time=0.0, timestamp="")
+        entry.update(
+            compile_time=0.0,
+            verification_time=0.0,
+            benchmark_time=0.0,
+            strategy_time=0.0,
+            framework_time=0.0,
+            timestamp="",
+        )
         cache[",".join(str(params[k]) for k in keys)] = entry
     target = path.with_suffix(".kernel_tuner.json")
-    target.write_text(json.dumps({"device_name": result.adapter, "kernel_name": result.kernel.id,
-                                  "problem_size": [int(result.size)], "tune_params_keys": keys,
-                                  "tune_params": values, "objective": "time",
-                                  "cache": cache}, indent=1))
+    target.write_text(
+        json.dumps(
+            {
+                "device_name": result.adapter,
+                "kernel_name": result.kernel.id,
+                "problem_size": [int(result.size)],
+                "tune_params_keys": keys,
+                "tune_params": values,
+                "objective": "time",
+                "cache": cache,
+            },
+            indent=1,
+        )
+    )
     return target
 
 
@@ -185,13 +236,19 @@ def kernel_tuner_figures(table: str | Path, budget: int) -> dict[str, list[float
         for seed in range(SEEDS):
             random.seed(seed)
             np.random.seed(seed)
-            results, _ = kernel_tuner.tune_cache(str(table), strategy=strategy,
-                                                 strategy_options={"max_fevals": budget},
-                                                 verbose=False, quiet=True)
+            results, _ = kernel_tuner.tune_cache(
+                str(table),
+                strategy=strategy,
+                strategy_options={"max_fevals": budget},
+                verbose=False,
+                quiet=True,
+            )
             seen: dict[tuple, float] = {}
             for r in results:  # the first ``budget`` distinct evaluations count
-                seen.setdefault(tuple(r[k] for k in keys), r["time"] if isinstance(
-                    r.get("time"), float) else float("inf"))
+                seen.setdefault(
+                    tuple(r[k] for k in keys),
+                    r["time"] if isinstance(r.get("time"), float) else float("inf"),
+                )
             times = list(seen.values())[:budget]
             found[strategy].append(min(times) / best if times else float("inf"))
     return found
@@ -202,33 +259,56 @@ def _kernel_tuner_row(name: str, full, cache: Path, budget: int, best: float) ->
     try:
         import kernel_tuner  # noqa: F401
     except ImportError:
-        raise ImportError("kernel-tuner is not installed here (it needs pandas, scipy, "
-                          "scikit-learn, pymoo and python-constraint2, which the GPU machine "
-                          f"lacks); its strategies replay the table {table} anywhere with "
-                          f"bench._tuning.kernel_tuner_figures(PATH, {budget})") from None
+        raise ImportError(
+            "kernel-tuner is not installed here (it needs pandas, scipy, "
+            "scikit-learn, pymoo and python-constraint2, which the GPU machine "
+            f"lacks); its strategies replay the table {table} anywhere with "
+            f"bench._tuning.kernel_tuner_figures(PATH, {budget})"
+        ) from None
     found = kernel_tuner_figures(table, budget)
     medians = {k: statistics.median(v) for k, v in found.items()}
-    return Row("P13", f"{name}: Kernel Tuner's strategies on the same table, same budget",
-               "", None, min(medians.values()), "x best", None,
-               notes="median of 5 seeds, best found / exhaustive best: " + ", ".join(
-                   f"{k} {v:.3f}" for k, v in medians.items()), raw=found)
+    return Row(
+        "P13",
+        f"{name}: Kernel Tuner's strategies on the same table, same budget",
+        "",
+        None,
+        min(medians.values()),
+        "x best",
+        None,
+        notes="median of 5 seeds, best found / exhaustive best: "
+        + ", ".join(f"{k} {v:.3f}" for k, v in medians.items()),
+        raw=found,
+    )
 
 
 # -- P12 ------------------------------------------------------------------------------------
 def _wall(*argv: str) -> tuple[float, int]:
     start = time.perf_counter()
-    result = subprocess.run([sys.executable, "-m", "kforge", *argv], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, cwd=_ROOT)
+    result = subprocess.run(
+        [sys.executable, "-m", "kforge", *argv],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=_ROOT,
+    )
     return time.perf_counter() - start, result.returncode
 
 
 def _throughput_row(what: str, argv: list[str], fan: list[str]) -> Row:
     one, code1 = _wall(*argv, "--workers", "1")
     two, code2 = _wall(*argv, *fan)
-    return Row("P12", what, "one GPU (--workers 1)", one, two, "s", Goal("<=", 1 / 1.8),
-               notes=f"throughput {one / two:.2f} x one GPU; process start included; "
-                     f"`kforge {' '.join(argv)} {' '.join(fan)}`; exit {code1}/{code2}",
-               raw={"one_s": one, "fanned_s": two, "speedup": one / two})
+    return Row(
+        "P12",
+        what,
+        "one GPU (--workers 1)",
+        one,
+        two,
+        "s",
+        Goal("<=", 1 / 1.8),
+        notes=f"throughput {one / two:.2f} x one GPU; process start included; "
+        f"`kforge {' '.join(argv)} {' '.join(fan)}`; exit {code1}/{code2}",
+        raw={"one_s": one, "fanned_s": two, "speedup": one / two},
+    )
 
 
 def p12(env: Bench) -> list[Row]:
@@ -240,23 +320,54 @@ def p12(env: Bench) -> list[Row]:
     cache = tempfile.mkdtemp(prefix="kforge-p12-")
     os.environ["FORGE_CACHE_DIR"] = cache  # NVRTC images stay warm across the runs
     size = "1024" if env.sizes.gemm <= 1024 else "2048"
-    tune = ["tune", "gemm", "--backend", "cuda", "--size", size, "--strategy", "exhaustive",
-            "--no-cache", "--samples", "5"]
+    tune = [
+        "tune",
+        "gemm",
+        "--backend",
+        "cuda",
+        "--size",
+        size,
+        "--strategy",
+        "exhaustive",
+        "--no-cache",
+        "--samples",
+        "5",
+    ]
     elementwise = [k.id for k in forge.list_kernels() if "map" in k.tags]
-    check = ["check", *elementwise, "--backend", "cuda", "--size",
-             str(min(env.sizes.buffer_bytes // 4, 1 << 24)), "--samples", "20"]
+    check = [
+        "check",
+        *elementwise,
+        "--backend",
+        "cuda",
+        "--size",
+        str(min(env.sizes.buffer_bytes // 4, 1 << 24)),
+        "--samples",
+        "20",
+    ]
     env.progress("P12: a first run fills the NVRTC cache, so that no measured run compiles")
     _wall(*tune, "--workers", "2")
-    rows = guarded("P12", "kforge tune gemm (exhaustive), 2 GPUs against 1",
-                   lambda: _throughput_row("kforge tune gemm (exhaustive), 2 GPUs against 1",
-                                           tune, ["--workers", "2"]))
-    rows += guarded("P12", "kforge check, elementwise at a large size, 2 GPUs against 1",
-                    lambda: _throughput_row("kforge check, elementwise at a large size, 2 GPUs "
-                                            "against 1", check, ["--workers", "2"]))
+    rows = guarded(
+        "P12",
+        "kforge tune gemm (exhaustive), 2 GPUs against 1",
+        lambda: _throughput_row(
+            "kforge tune gemm (exhaustive), 2 GPUs against 1", tune, ["--workers", "2"]
+        ),
+    )
+    rows += guarded(
+        "P12",
+        "kforge check, elementwise at a large size, 2 GPUs against 1",
+        lambda: _throughput_row(
+            "kforge check, elementwise at a large size, 2 GPUs against 1", check, ["--workers", "2"]
+        ),
+    )
     try:
         import ray  # noqa: F401
     except ImportError:
         return rows
-    return rows + guarded("P12", "kforge tune gemm on Ray, 2 GPUs against 1", lambda:
-                          _throughput_row("kforge tune gemm on Ray, 2 GPUs against 1",
-                                          tune, ["--ray", "--workers", "2"]))
+    return rows + guarded(
+        "P12",
+        "kforge tune gemm on Ray, 2 GPUs against 1",
+        lambda: _throughput_row(
+            "kforge tune gemm on Ray, 2 GPUs against 1", tune, ["--ray", "--workers", "2"]
+        ),
+    )

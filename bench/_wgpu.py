@@ -74,6 +74,7 @@ def p2(env: Bench) -> list[Row]:
         with open_wgpu() as probe:
             c = probe.constraints
             return c.max_storage_binding_size, c.max_buffer_size
+
     max_binding, max_buffer = env.memo("wgpu limits", limits)
     nbytes = wgpu_buffer_bytes(env.sizes.buffer_bytes, max_binding, max_buffer)
     # Read-only views (two inputs of 'add', and the uniform) share one slab, outputs
@@ -85,11 +86,18 @@ def p2(env: Bench) -> list[Row]:
     try:
         with open_wgpu(capacity, topology=topology) as ctx:
             env.memo("wgpu adapter", ctx.adapter.as_dict)
-            rows = [row for name in _MAP_KERNELS for row in guarded(
-                "P2", f"{name} on wgpu",
-                functools.partial(_p2_kernel, env, ctx, name, nbytes, baseline))]
-            rows += guarded("P2", "wgpu copy_buffer_to_buffer", lambda: _wgpu_copy(env, ctx, nbytes,
-                                                                                  baseline))
+            rows = [
+                row
+                for name in _MAP_KERNELS
+                for row in guarded(
+                    "P2",
+                    f"{name} on wgpu",
+                    functools.partial(_p2_kernel, env, ctx, name, nbytes, baseline),
+                )
+            ]
+            rows += guarded(
+                "P2", "wgpu copy_buffer_to_buffer", lambda: _wgpu_copy(env, ctx, nbytes, baseline)
+            )
     finally:
         if timer is not None:
             timer.close()
@@ -115,8 +123,12 @@ def _with_baseline(env: Bench, baseline, ours) -> tuple:
     """(baseline median or None, ours median, every value, error text)."""
     if isinstance(baseline, Exception):
         values = {"ours": [ours() for _ in range(env.sizes.rounds)]}
-        return None, median(values["ours"]), values, \
-            f"no CUDA copy to compare with: {type(baseline).__name__}: {baseline}"
+        return (
+            None,
+            median(values["ours"]),
+            values,
+            f"no CUDA copy to compare with: {type(baseline).__name__}: {baseline}",
+        )
     values = alternate({"baseline": baseline, "ours": ours}, env.sizes.rounds)
     return median(values["baseline"]), median(values["ours"]), values, ""
 
@@ -136,17 +148,32 @@ def _p2_kernel(env: Bench, ctx, name: str, nbytes: int, baseline) -> Row:
     multiprocessors = None
     if not isinstance(baseline, Exception):
         multiprocessors = env.cuda().constraints.multiprocessor_count
-    tried, winner, schedule = sweep_best(kernel, map_schedules(kernel, multiprocessors), ours,
-                                         ctx.constraints, "wgsl", env.progress)
+    tried, winner, schedule = sweep_best(
+        kernel, map_schedules(kernel, multiprocessors), ours, ctx.constraints, "wgsl", env.progress
+    )
     base, mine, values, error = _with_baseline(env, baseline, lambda: ours(schedule))
-    checked = check_map_output(kernel, data, ctx.read_buffer_f32(views[output_index(kernel)]),
-                               dict(kernel.defaults))
-    return Row("P2", f"{name} {format_bytes(nbytes)}/buffer, wgpu", "CUDA cuMemcpyDtoD same size",
-               base, mine, "GB/s", Goal(">=", 0.88), error=error,
-               notes=(f"{_adapter_note(ctx)}, {ctx.timing_source}; {sweep_note(tried, winner)}; "
-                      f"output checked (max rel err {checked:.1e})"),
-               raw={"candidates": tried, "rounds": values,
-                    "work": roofline_work(kernel, n, "wgpu", moved / (mine * 1e9))})
+    checked = check_map_output(
+        kernel, data, ctx.read_buffer_f32(views[output_index(kernel)]), dict(kernel.defaults)
+    )
+    return Row(
+        "P2",
+        f"{name} {format_bytes(nbytes)}/buffer, wgpu",
+        "CUDA cuMemcpyDtoD same size",
+        base,
+        mine,
+        "GB/s",
+        Goal(">=", 0.88),
+        error=error,
+        notes=(
+            f"{_adapter_note(ctx)}, {ctx.timing_source}; {sweep_note(tried, winner)}; "
+            f"output checked (max rel err {checked:.1e})"
+        ),
+        raw={
+            "candidates": tried,
+            "rounds": values,
+            "work": roofline_work(kernel, n, "wgpu", moved / (mine * 1e9)),
+        },
+    )
 
 
 def _wgpu_copy(env: Bench, ctx, nbytes: int, baseline) -> Row:
@@ -167,10 +194,18 @@ def _wgpu_copy(env: Bench, ctx, nbytes: int, baseline) -> Row:
         return bandwidth_gbps(2 * nbytes * _COPIES, median(host_seconds(once, env.sizes.samples)))
 
     base, mine, values, error = _with_baseline(env, baseline, ours)
-    return Row("P2", f"wgpu copy_buffer_to_buffer {format_bytes(nbytes)} (reference)",
-               "CUDA cuMemcpyDtoD same size", base, mine, "GB/s", None, error=error,
-               notes=f"{_adapter_note(ctx)}; host-timed, {_COPIES} copies per submit",
-               raw={"rounds": values})
+    return Row(
+        "P2",
+        f"wgpu copy_buffer_to_buffer {format_bytes(nbytes)} (reference)",
+        "CUDA cuMemcpyDtoD same size",
+        base,
+        mine,
+        "GB/s",
+        None,
+        error=error,
+        notes=f"{_adapter_note(ctx)}; host-timed, {_COPIES} copies per submit",
+        raw={"rounds": values},
+    )
 
 
 # -- P6 ---------------------------------------------------------------------------------
@@ -188,29 +223,43 @@ class _BareLoop:
         device = self.device = ctx.device
         module = device.create_shader_module(code=ctx.kernel_source(kernel, schedule))
         self.pipeline = device.create_compute_pipeline(
-            layout="auto", compute={"module": module, "entry_point": kernel.entry_point})
+            layout="auto", compute={"module": module, "entry_point": kernel.entry_point}
+        )
         usage = wgpu.BufferUsage
-        buffers = [device.create_buffer_with_data(data=x.tobytes(), usage=usage.STORAGE),
-                   device.create_buffer(size=x.nbytes, usage=usage.STORAGE),
-                   device.create_buffer_with_data(data=kernel.pack_uniform(_TINY).tobytes(),
-                                                  usage=usage.UNIFORM)]
+        buffers = [
+            device.create_buffer_with_data(data=x.tobytes(), usage=usage.STORAGE),
+            device.create_buffer(size=x.nbytes, usage=usage.STORAGE),
+            device.create_buffer_with_data(
+                data=kernel.pack_uniform(_TINY).tobytes(), usage=usage.UNIFORM
+            ),
+        ]
         self.bind_group = device.create_bind_group(
             layout=self.pipeline.get_bind_group_layout(0),
-            entries=[{"binding": i, "resource": {"buffer": b, "offset": 0, "size": b.size}}
-                     for i, b in enumerate(buffers)])
+            entries=[
+                {"binding": i, "resource": {"buffer": b, "offset": 0, "size": b.size}}
+                for i, b in enumerate(buffers)
+            ],
+        )
         self.buffers = buffers
         self.workgroups = kernel.workgroups(schedule, _TINY)
         self.timestamps = None
         if "timestamp-query" in device.features:
             self.queries = device.create_query_set(type="timestamp", count=2)
-            self.timestamps = {"query_set": self.queries, "beginning_of_pass_write_index": 0,
-                               "end_of_pass_write_index": 1}
+            self.timestamps = {
+                "query_set": self.queries,
+                "beginning_of_pass_write_index": 0,
+                "end_of_pass_write_index": 1,
+            }
 
     def per_dispatch(self, count: int, timed: bool = False) -> float:
         """Host seconds per dispatch of ``count``; ``timed`` adds timestamp writes to
         each pass, as ``run_kernel`` does (never read back: the cost of taking them)."""
-        device, pipeline, group, workgroups = (self.device, self.pipeline, self.bind_group,
-                                               self.workgroups)
+        device, pipeline, group, workgroups = (
+            self.device,
+            self.pipeline,
+            self.bind_group,
+            self.workgroups,
+        )
         writes = self.timestamps if timed else None
         start = time.perf_counter()
         for _ in range(count):
@@ -256,11 +305,23 @@ def _p6(env: Bench) -> Row:
             bare.release()
         adapter, timing = _adapter_note(ctx), ctx.timing_source
     raw, ours = median(values["raw"]) * 1e6, median(values["harness"]) * 1e6
-    timed = (f"; the bare loop with timestamp writes in each pass: "
-             f"{median(values['raw_timed']) * 1e6:.1f} us" if "raw_timed" in values else "")
-    return Row("P6", "run_kernel per sample, tiny kernel, wgpu",
-               "wgpu-py encode + submit per dispatch", raw, ours, "us", Goal("<=", 1.2),
-               notes=(f"{adapter}, {timing}; run_kernel encodes a timestamped pass per sample "
-                      f"and submits {SUBMIT_EVERY} at a time{timed}"),
-               raw={"rounds_us": {k: [v * 1e6 for v in vs] for k, vs in values.items()},
-                    "samples": count})
+    timed = (
+        f"; the bare loop with timestamp writes in each pass: "
+        f"{median(values['raw_timed']) * 1e6:.1f} us"
+        if "raw_timed" in values
+        else ""
+    )
+    return Row(
+        "P6",
+        "run_kernel per sample, tiny kernel, wgpu",
+        "wgpu-py encode + submit per dispatch",
+        raw,
+        ours,
+        "us",
+        Goal("<=", 1.2),
+        notes=(
+            f"{adapter}, {timing}; run_kernel encodes a timestamped pass per sample "
+            f"and submits {SUBMIT_EVERY} at a time{timed}"
+        ),
+        raw={"rounds_us": {k: [v * 1e6 for v in vs] for k, vs in values.items()}, "samples": count},
+    )

@@ -13,16 +13,32 @@ import numpy as np
 from forge import BindingUsage, Schedule
 from forge.kernel import Access, KernelSpec
 
-__all__ = ["host_array", "bind_views", "output_index", "map_schedules", "rows_schedules",
-           "gemm_schedules", "device_seconds", "host_seconds_per_sample", "sweep", "best",
-           "sweep_best", "sweep_note", "max_relative_error", "check_map_output",
-           "check_rows_output", "gemm_error", "check_gemm_output", "TF32_SUSPECT"]
+__all__ = [
+    "host_array",
+    "bind_views",
+    "output_index",
+    "map_schedules",
+    "rows_schedules",
+    "gemm_schedules",
+    "device_seconds",
+    "host_seconds_per_sample",
+    "sweep",
+    "best",
+    "sweep_best",
+    "sweep_note",
+    "max_relative_error",
+    "check_map_output",
+    "check_rows_output",
+    "gemm_error",
+    "check_gemm_output",
+    "TF32_SUSPECT",
+]
 
 _BLOCK = 1 << 20
 # Threads an SM holds at once on sm_80 and later (the H100/H200 this is tuned for);
 # AdapterConstraints does not carry it, so grid sizes use this figure.
 _THREADS_PER_SM = 2048
-_TOLERANCE = 1e-4   # max |got - want| / max |want| accepted as a correct output
+_TOLERANCE = 1e-4  # max |got - want| / max |want| accepted as a correct output
 #: A float32 gemm at k = 4096 whose ``gemm_error`` is above this rounded its inputs
 #: (TF32 shows about 3e-4, float32 about 5e-7).
 TF32_SUSPECT = 1e-5
@@ -42,16 +58,28 @@ def bind_views(ctx, kernel, size: int, data: dict[str, np.ndarray], **params) ->
     views = []
     for spec in kernel.buffers:
         if spec.access is Access.UNIFORM:
-            views.append(ctx.allocate_and_write(kernel.pack_uniform(size, **params),
-                                                spec.binding, spec.group, BindingUsage.UNIFORM))
+            views.append(
+                ctx.allocate_and_write(
+                    kernel.pack_uniform(size, **params),
+                    spec.binding,
+                    spec.group,
+                    BindingUsage.UNIFORM,
+                )
+            )
         elif spec.access is Access.READ:
             views.append(ctx.allocate_and_write(data[spec.name], spec.binding, spec.group))
         elif spec.inout:
-            views.append(ctx.allocate_and_write(data[spec.name], spec.binding, spec.group,
-                                                BindingUsage.STORAGE_READ_WRITE))
+            views.append(
+                ctx.allocate_and_write(
+                    data[spec.name], spec.binding, spec.group, BindingUsage.STORAGE_READ_WRITE
+                )
+            )
         else:
-            views.append(ctx.allocate_transient(spec.byte_size(size), spec.binding, spec.group,
-                                                BindingUsage.STORAGE_READ_WRITE))
+            views.append(
+                ctx.allocate_transient(
+                    spec.byte_size(size), spec.binding, spec.group, BindingUsage.STORAGE_READ_WRITE
+                )
+            )
     return views
 
 
@@ -73,8 +101,14 @@ def map_schedules(kernel, multiprocessors: int | None) -> list[Schedule]:
             resident = multiprocessors * (_THREADS_PER_SM // wg)
             for ipt in (2, 4):
                 for waves in (1, 2, 4):
-                    extra.append(Schedule(wg, items_per_invocation=ipt, vector_width=4,
-                                          max_workgroups=resident * waves))
+                    extra.append(
+                        Schedule(
+                            wg,
+                            items_per_invocation=ipt,
+                            vector_width=4,
+                            max_workgroups=resident * waves,
+                        )
+                    )
     return _unique([*kernel.schedules, *extra])
 
 
@@ -95,25 +129,29 @@ def gemm_schedules(kernel, cuda: bool) -> list[Schedule]:
     """gemm's own schedules, plus (on CUDA) larger or deeper register-blocked tiles."""
     extra = []
     if cuda:
-        extra = [Schedule((16, 16), vector_width=4, tile=(128, 128, 16, 2)),
-                 Schedule((16, 16), vector_width=4, tile=(128, 256, 8, 2)),
-                 Schedule((16, 8), vector_width=4, tile=(128, 128, 8, 2)),
-                 Schedule((32, 8), vector_width=4, tile=(128, 128, 8, 2))]
+        extra = [
+            Schedule((16, 16), vector_width=4, tile=(128, 128, 16, 2)),
+            Schedule((16, 16), vector_width=4, tile=(128, 256, 8, 2)),
+            Schedule((16, 8), vector_width=4, tile=(128, 128, 8, 2)),
+            Schedule((32, 8), vector_width=4, tile=(128, 128, 8, 2)),
+        ]
     return _unique([*kernel.schedules, *extra])
 
 
 def device_seconds(ctx, kernel, views, size: int, sizes) -> Callable[[Schedule], float]:
     """A function of a schedule: the median device seconds of one dispatch, over
     ``sizes.samples`` samples timed by the backend (CUDA events, wgpu timestamps)."""
+
     def seconds(schedule: Schedule) -> float:
-        ns = ctx.run_kernel(kernel, schedule, views, size, warmups=sizes.warmups,
-                            samples=sizes.samples)
+        ns = ctx.run_kernel(
+            kernel, schedule, views, size, warmups=sizes.warmups, samples=sizes.samples
+        )
         return float(np.median(ns)) * 1e-9
+
     return seconds
 
 
-def host_seconds_per_sample(ctx, kernel, schedule: Schedule, views, size: int,
-                            count: int) -> float:
+def host_seconds_per_sample(ctx, kernel, schedule: Schedule, views, size: int, count: int) -> float:
     """Host seconds per sample of ``run_kernel(..., samples=count)``, everything in:
     what the harness costs around each dispatch (P5, P6)."""
     start = time.perf_counter()
@@ -121,9 +159,14 @@ def host_seconds_per_sample(ctx, kernel, schedule: Schedule, views, size: int,
     return (time.perf_counter() - start) / count
 
 
-def sweep_best(kernel, schedules: Sequence[Schedule], figure: Callable[[Schedule], float],
-               constraints, target: str,
-               progress: Callable[[str], None]) -> tuple[list[dict], dict, Schedule]:
+def sweep_best(
+    kernel,
+    schedules: Sequence[Schedule],
+    figure: Callable[[Schedule], float],
+    constraints,
+    target: str,
+    progress: Callable[[str], None],
+) -> tuple[list[dict], dict, Schedule]:
     """``sweep``, then its winner: (every entry, the best one, its schedule)."""
     tried = sweep(kernel, schedules, figure, constraints, target, progress)
     winner = best(tried)
@@ -133,12 +176,20 @@ def sweep_best(kernel, schedules: Sequence[Schedule], figure: Callable[[Schedule
 def sweep_note(tried: list[dict], winner: dict) -> str:
     """What a row's notes say about its sweep."""
     refused = sum("error" in t for t in tried)
-    return (f"best of {len(tried) - refused} schedules ({refused} refused): "
-            f"{winner['schedule']} ({winner['role']})")
+    return (
+        f"best of {len(tried) - refused} schedules ({refused} refused): "
+        f"{winner['schedule']} ({winner['role']})"
+    )
 
 
-def sweep(kernel, schedules: Sequence[Schedule], figure: Callable[[Schedule], float],
-          constraints, target: str, progress: Callable[[str], None]) -> list[dict]:
+def sweep(
+    kernel,
+    schedules: Sequence[Schedule],
+    figure: Callable[[Schedule], float],
+    constraints,
+    target: str,
+    progress: Callable[[str], None],
+) -> list[dict]:
     """``figure(schedule)`` for each schedule the kernel and device accept; a refused
     or failing schedule is recorded with its reason and the sweep goes on."""
     from forge.errors import ForgeError
@@ -146,8 +197,10 @@ def sweep(kernel, schedules: Sequence[Schedule], figure: Callable[[Schedule], fl
     tried = []
     for schedule in schedules:
         own = schedule in kernel.schedules
-        entry = {"schedule": str(schedule),
-                 "role": kernel.schedule_role(schedule) if own else "added by the bench"}
+        entry = {
+            "schedule": str(schedule),
+            "role": kernel.schedule_role(schedule) if own else "added by the bench",
+        }
         try:
             kernel.check_schedule(schedule, constraints, target)
             entry["figure"] = figure(schedule)
@@ -177,27 +230,43 @@ def max_relative_error(got: np.ndarray, want: np.ndarray) -> float:
 
 def _verdict(error: float, what: str) -> float:
     if not error <= _TOLERANCE:  # also catches NaN
-        raise AssertionError(f"{what}: max relative error {error:.3g} over {_TOLERANCE:g}; "
-                             "the fastest schedule computes the wrong thing")
+        raise AssertionError(
+            f"{what}: max relative error {error:.3g} over {_TOLERANCE:g}; "
+            "the fastest schedule computes the wrong thing"
+        )
     return error
 
 
-def check_map_output(kernel, data: dict[str, np.ndarray], got: np.ndarray,
-                     params: dict, stride: int = 997) -> float:
+def check_map_output(
+    kernel, data: dict[str, np.ndarray], got: np.ndarray, params: dict, stride: int = 997
+) -> float:
     """Compare every ``stride``-th output of an elementwise kernel with its reference."""
     picked = {name: np.ascontiguousarray(a[::stride]) for name, a in data.items()}
     count = len(next(iter(picked.values())))
-    arrays = [picked[s.name] if s.access is Access.READ else
-              (kernel.pack_uniform(count, **params)[0] if s.access is Access.UNIFORM
-               else np.zeros(count, s.dtype)) for s in kernel.buffers]
+    arrays = [
+        picked[s.name]
+        if s.access is Access.READ
+        else (
+            kernel.pack_uniform(count, **params)[0]
+            if s.access is Access.UNIFORM
+            else np.zeros(count, s.dtype)
+        )
+        for s in kernel.buffers
+    ]
     kernel.run_reference(arrays)
     want = arrays[output_index(kernel)]
     return _verdict(max_relative_error(got[::stride][:count], want), f"kernel {kernel.id}")
 
 
-def check_rows_output(kernel_for_rows: Callable[[int], KernelSpec], data: dict[str, np.ndarray],
-                      got: np.ndarray, rows: int, cols: int, params: dict,
-                      check_rows: int = 4) -> float:
+def check_rows_output(
+    kernel_for_rows: Callable[[int], KernelSpec],
+    data: dict[str, np.ndarray],
+    got: np.ndarray,
+    rows: int,
+    cols: int,
+    params: dict,
+    check_rows: int = 4,
+) -> float:
     """Compare the first ``check_rows`` rows of a row kernel's output with its
     reference (``kernel_for_rows(n)``: the kernel reshaped to n rows)."""
     kernel = kernel_for_rows(check_rows)
@@ -207,16 +276,17 @@ def check_rows_output(kernel_for_rows: Callable[[int], KernelSpec], data: dict[s
             arrays.append(kernel.pack_uniform(cols, **params)[0])
         elif spec.access is Access.READ:
             source = data[spec.name]
-            arrays.append(source[:check_rows * cols] if source.size == rows * cols else source)
+            arrays.append(source[: check_rows * cols] if source.size == rows * cols else source)
         else:
             arrays.append(np.zeros(spec.element_count(cols), spec.dtype))
     kernel.run_reference(arrays)
     want = arrays[output_index(kernel)]
-    return _verdict(max_relative_error(got[:want.size], want), f"kernel {kernel.id}")
+    return _verdict(max_relative_error(got[: want.size], want), f"kernel {kernel.id}")
 
 
-def gemm_error(a: np.ndarray, b: np.ndarray, got: np.ndarray, size: int,
-               samples: int = 64, seed: int = 5) -> float:
+def gemm_error(
+    a: np.ndarray, b: np.ndarray, got: np.ndarray, size: int, samples: int = 64, seed: int = 5
+) -> float:
     """``max_relative_error`` of ``samples`` random entries of ``got = a @ b`` against
     float64 dot products: about 5e-7 for float32 at k = 4096, 3e-4 for TF32."""
     rng = np.random.default_rng(seed)

@@ -39,19 +39,27 @@ def rmsnorm(out, inp, weight, params):
 
 
 RMSNORM = KernelSpec(
-    id="example_rmsnorm", entry_point="rmsnorm_kernel", sources={"cuda": CUDA},
+    id="example_rmsnorm",
+    entry_point="rmsnorm_kernel",
+    sources={"cuda": CUDA},
     dims=("rows", "cols"),
-    buffers=(BufferSpec(0, "f32", "read_write", name="out", count="rows*cols",
-                        shape=("rows", "cols")),
-             BufferSpec(1, "f32", "read", name="inp", count="rows*cols", shape=("rows", "cols")),
-             BufferSpec(2, "f32", "read", name="weight", count="cols"),
-             BufferSpec.uniform(3, (("rows", "i32"), ("cols", "i32"), ("eps", "f32")))),
-    reference=rmsnorm, params=lambda size: {"rows": size.rows, "cols": size.cols},
-    defaults={"eps": 1e-5}, grid=lambda schedule, size: (size.rows, 1, 1),
+    buffers=(
+        BufferSpec(0, "f32", "read_write", name="out", count="rows*cols", shape=("rows", "cols")),
+        BufferSpec(1, "f32", "read", name="inp", count="rows*cols", shape=("rows", "cols")),
+        BufferSpec(2, "f32", "read", name="weight", count="cols"),
+        BufferSpec.uniform(3, (("rows", "i32"), ("cols", "i32"), ("eps", "f32"))),
+    ),
+    reference=rmsnorm,
+    params=lambda size: {"rows": size.rows, "cols": size.cols},
+    defaults={"eps": 1e-5},
+    grid=lambda schedule, size: (size.rows, 1, 1),
     shared_bytes="wg_x * 4",  # one float per thread, sized per launch
-    schedules=(Schedule(128), Schedule(256)), domain={"inp": (-4.0, 4.0), "weight": (-2.0, 2.0)},
-    nonfinite_inputs=False, tolerance={"f32": {"rtol": 2e-5, "atol": 1e-6}},
-    test_sizes=("4x1000", "1x1", "7x257"))
+    schedules=(Schedule(128), Schedule(256)),
+    domain={"inp": (-4.0, 4.0), "weight": (-2.0, 2.0)},
+    nonfinite_inputs=False,
+    tolerance={"f32": {"rtol": 2e-5, "atol": 1e-6}},
+    test_sizes=("4x1000", "1x1", "7x257"),
+)
 
 
 if __name__ == "__main__":
@@ -64,8 +72,10 @@ if __name__ == "__main__":
     size = RMSNORM.size("4x1000")
     source = RMSNORM.source("cuda", RMSNORM.schedules[0], size)
     image, names = compile_module(source, [RMSNORM.entry_point], "sm_90")
-    print(f"NVRTC compiled {RMSNORM.entry_point} (symbol {names[RMSNORM.entry_point]}, "
-          f"{len(image)} bytes)")
+    print(
+        f"NVRTC compiled {RMSNORM.entry_point} (symbol {names[RMSNORM.entry_point]}, "
+        f"{len(image)} bytes)"
+    )
     ok, why = forge.available_backends()["cuda"]
     if not ok:
         print(f"not run: the CUDA backend is unavailable here ({why})")

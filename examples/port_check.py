@@ -30,12 +30,20 @@ fn leaky_relu(@builtin(global_invocation_id) gid: vec3<u32>) {
 """
 
 LEAKY_RELU = KernelSpec(
-    id="example_leaky_relu_port", entry_point="leaky_relu", sources={"cuda": CUDA, "wgsl": WGSL},
-    buffers=(BufferSpec(0, "f32", "read", name="x"), BufferSpec(1, "f32", "read_write", name="y"),
-             BufferSpec.uniform(2, (("slope", "f32"), ("n", "i32")))),
-    params=lambda n: {"n": n}, defaults={"slope": 0.01},
-    grid=lambda schedule, n: (ceil_div(n, 256), 1, 1), schedules=(Schedule(256),),
-    test_sizes=(1000, 4099))
+    id="example_leaky_relu_port",
+    entry_point="leaky_relu",
+    sources={"cuda": CUDA, "wgsl": WGSL},
+    buffers=(
+        BufferSpec(0, "f32", "read", name="x"),
+        BufferSpec(1, "f32", "read_write", name="y"),
+        BufferSpec.uniform(2, (("slope", "f32"), ("n", "i32"))),
+    ),
+    params=lambda n: {"n": n},
+    defaults={"slope": 0.01},
+    grid=lambda schedule, n: (ceil_div(n, 256), 1, 1),
+    schedules=(Schedule(256),),
+    test_sizes=(1000, 4099),
+)
 
 
 if __name__ == "__main__":
@@ -53,8 +61,10 @@ if __name__ == "__main__":
         validate_wgsl(LEAKY_RELU.source("wgsl", Schedule(256)), "leaky_relu")
         print("naga validated the WGSL port")
     if not (status["cuda"][0] and status["wgpu"][0]):
-        print("not run: the port check needs both the CUDA and the wgpu backend "
-              f"(cuda: {status['cuda'][1]}; wgpu: {status['wgpu'][1]})")
+        print(
+            "not run: the port check needs both the CUDA and the wgpu backend "
+            f"(cuda: {status['cuda'][1]}; wgpu: {status['wgpu'][1]})"
+        )
         sys.exit(0)
     result = oracle.cross_check(LEAKY_RELU, ["wgpu"], reference="cuda", size=4099)
     print(result.report())

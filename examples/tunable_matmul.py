@@ -109,23 +109,36 @@ def matmul(c, a, b):
 
 
 MATMUL = KernelSpec(
-    id="tunable_matmul", entry_point="matmul_kernel", sources={"cuda": CUDA, "wgsl": WGSL},
+    id="tunable_matmul",
+    entry_point="matmul_kernel",
+    sources={"cuda": CUDA, "wgsl": WGSL},
     dims=("N",),
-    buffers=(BufferSpec(0, "f32", "read_write", name="C", count="N*N", shape=("N", "N")),
-             BufferSpec(1, "f32", "read", name="A", count="N*N", shape=("N", "N")),
-             BufferSpec(2, "f32", "read", name="B", count="N*N", shape=("N", "N"))),
-    reference=matmul, domain={"A": (-1.0, 1.0), "B": (-1.0, 1.0)}, nonfinite_inputs=False,
+    buffers=(
+        BufferSpec(0, "f32", "read_write", name="C", count="N*N", shape=("N", "N")),
+        BufferSpec(1, "f32", "read", name="A", count="N*N", shape=("N", "N")),
+        BufferSpec(2, "f32", "read", name="B", count="N*N", shape=("N", "N")),
+    ),
+    reference=matmul,
+    domain={"A": (-1.0, 1.0), "B": (-1.0, 1.0)},
+    nonfinite_inputs=False,
     tolerance={"f32": {"rtol": 1e-4, "atol": 1e-4}},
     grid="(N // (wg_x * tile_size_x), N // (wg_y * tile_size_y))",
-    schedules=(Schedule((16, 16)),), test_sizes=(128,),
-    tunables={"wg": [(x, y) for x in (16, 32, 64) for y in (1, 2, 4, 8, 16, 32)],
-              "tile_size_x": (1, 2, 4, 8), "tile_size_y": (1, 2, 4, 8)},
-    restrictions=("wg_x == wg_y * tile_size_y",          # Kernel Tuner's own restriction
-                  "N % (wg_x * tile_size_x) == 0 and N % (wg_y * tile_size_y) == 0",
-                  # sA and sB in workgroup memory, within the adapter's limit
-                  "wg_x * wg_y * tile_size_y * (1 + tile_size_x) * 4"
-                  " <= max_workgroup_storage_bytes"),
-    flops="2 * N * N * N", bytes_moved="3 * N * N * 4")
+    schedules=(Schedule((16, 16)),),
+    test_sizes=(128,),
+    tunables={
+        "wg": [(x, y) for x in (16, 32, 64) for y in (1, 2, 4, 8, 16, 32)],
+        "tile_size_x": (1, 2, 4, 8),
+        "tile_size_y": (1, 2, 4, 8),
+    },
+    restrictions=(
+        "wg_x == wg_y * tile_size_y",  # Kernel Tuner's own restriction
+        "N % (wg_x * tile_size_x) == 0 and N % (wg_y * tile_size_y) == 0",
+        # sA and sB in workgroup memory, within the adapter's limit
+        "wg_x * wg_y * tile_size_y * (1 + tile_size_x) * 4 <= max_workgroup_storage_bytes",
+    ),
+    flops="2 * N * N * N",
+    bytes_moved="3 * N * N * 4",
+)
 
 
 if __name__ == "__main__":
@@ -136,6 +149,13 @@ if __name__ == "__main__":
     # about the tuner, and the reference backend runs anywhere
     backend = "wgpu" if forge.available_backends()["wgpu"][0] else "reference"
     with oracle.Session() as session:
-        result = oracle.tune(session.runner(backend), MATMUL, size=64, strategy="random",
-                             budget=4, samples=3, cache=False)
+        result = oracle.tune(
+            session.runner(backend),
+            MATMUL,
+            size=64,
+            strategy="random",
+            budget=4,
+            samples=3,
+            cache=False,
+        )
     print(result.report())

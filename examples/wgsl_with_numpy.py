@@ -33,12 +33,18 @@ def scale_shift(x, y, params):
 
 
 SCALE_SHIFT = KernelSpec(
-    id="example_scale_shift", entry_point="scale_shift", sources={"wgsl": WGSL},
-    buffers=(BufferSpec(0, "f32", "read", name="x"),
-             BufferSpec(1, "f32", "read_write", name="y"),
-             BufferSpec.uniform(2, (("scale", "f32"), ("shift", "f32")))),
-    reference=scale_shift, defaults={"scale": 1.5, "shift": -0.25},
-    grid=lambda schedule, n: (ceil_div(n, 64), 1, 1))
+    id="example_scale_shift",
+    entry_point="scale_shift",
+    sources={"wgsl": WGSL},
+    buffers=(
+        BufferSpec(0, "f32", "read", name="x"),
+        BufferSpec(1, "f32", "read_write", name="y"),
+        BufferSpec.uniform(2, (("scale", "f32"), ("shift", "f32"))),
+    ),
+    reference=scale_shift,
+    defaults={"scale": 1.5, "shift": -0.25},
+    grid=lambda schedule, n: (ceil_div(n, 64), 1, 1),
+)
 
 
 if __name__ == "__main__":

@@ -40,8 +40,7 @@ def shown(value: Any) -> str:
     return f"{_repr.repr(value)} ({type(value).__name__})"
 
 
-def integer(value: Any, name: str, minimum: int | None = None,
-            maximum: int | None = None) -> int:
+def integer(value: Any, name: str, minimum: int | None = None, maximum: int | None = None) -> int:
     """``value`` as an ``int``: a Python or numpy integer (not a bool), at least
     ``minimum`` and at most ``maximum`` when given."""
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
@@ -61,12 +60,12 @@ def timeout(value: Any, name: str = "timeout_s") -> float | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise InvalidArgument(f"{name} must be None or a number of seconds > 0, "
-                              f"got {shown(value)}")
+        raise InvalidArgument(f"{name} must be None or a number of seconds > 0, got {shown(value)}")
     seconds = float(value)
     if not (math.isfinite(seconds) and seconds > 0):
-        raise InvalidArgument(f"{name} must be None or a finite number of seconds > 0, "
-                              f"got {seconds!r}")
+        raise InvalidArgument(
+            f"{name} must be None or a finite number of seconds > 0, got {seconds!r}"
+        )
     return seconds
 
 
@@ -86,23 +85,29 @@ def byte_payload(data: Any) -> memoryview:
     mean nothing on a device and must never come back as objects."""
     if isinstance(data, np.ndarray):
         if data.dtype.hasobject:
-            raise InvalidArgument(f"data of dtype {data.dtype} holds Python objects, whose "
-                                  "bytes are pointers; give numbers (e.g. float32, uint32)")
+            raise InvalidArgument(
+                f"data of dtype {data.dtype} holds Python objects, whose "
+                "bytes are pointers; give numbers (e.g. float32, uint32)"
+            )
         array = np.ascontiguousarray(data)
         return array.reshape(-1).view(np.uint8).data
     try:
         view = memoryview(data)
     except TypeError:
         raise InvalidArgument(
-            f"expected bytes-like data or a numpy array, got {type(data).__name__}") from None
+            f"expected bytes-like data or a numpy array, got {type(data).__name__}"
+        ) from None
     except ValueError as exc:  # a released memoryview
         raise InvalidArgument(f"data cannot be read: {exc}") from None
     if not view.c_contiguous:
-        raise InvalidArgument(f"data must be C-contiguous, got shape {view.shape} with "
-                              f"strides {view.strides}")
+        raise InvalidArgument(
+            f"data must be C-contiguous, got shape {view.shape} with strides {view.strides}"
+        )
     if "O" in view.format:
-        raise InvalidArgument(f"data of format {view.format!r} holds Python objects, whose "
-                              "bytes are pointers; give numbers")
+        raise InvalidArgument(
+            f"data of format {view.format!r} holds Python objects, whose "
+            "bytes are pointers; give numbers"
+        )
     return view.cast("B") if view.format != "B" or view.ndim != 1 else view
 
 
@@ -112,9 +117,14 @@ def options(factory: Callable, given: Mapping[str, Any], what: str) -> None:
     parameters = inspect.signature(factory).parameters.values()
     if any(p.kind is p.VAR_KEYWORD for p in parameters):
         return  # it takes anything: its own checks decide
-    known = [p.name for p in parameters
-             if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name != "self"]
+    known = [
+        p.name
+        for p in parameters
+        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY) and p.name != "self"
+    ]
     unknown = sorted(set(given) - set(known))
     if unknown:
-        raise InvalidArgument(f"{what} has no option {', '.join(map(repr, unknown))}; "
-                              f"its options are: {', '.join(known) or 'none'}")
+        raise InvalidArgument(
+            f"{what} has no option {', '.join(map(repr, unknown))}; "
+            f"its options are: {', '.join(known) or 'none'}"
+        )

@@ -31,12 +31,12 @@ _owner_ids = itertools.count(1)
 
 @dataclass
 class _Record:
-    index: int          # the allocation's number, the unit of checkpoints
-    start: int          # absolute ring position of the first byte
-    end: int            # absolute position one past the last byte
-    write_before: int   # the ring's write head before this allocation
-    generation: int     # unique among this allocator's allocations; the view has it too
-    fence: int = 0      # last device submission that used the range (0: none)
+    index: int  # the allocation's number, the unit of checkpoints
+    start: int  # absolute ring position of the first byte
+    end: int  # absolute position one past the last byte
+    write_before: int  # the ring's write head before this allocation
+    generation: int  # unique among this allocator's allocations; the view has it too
+    fence: int = 0  # last device submission that used the range (0: none)
 
 
 class _Ring:
@@ -72,8 +72,9 @@ class SlabAllocator:
     highest device fence recorded on them (0 when none), for the context to wait on.
     """
 
-    def __init__(self, capacity_bytes: int, alignment: int = 256,
-                 topology: MemoryTopology | None = None) -> None:
+    def __init__(
+        self, capacity_bytes: int, alignment: int = 256, topology: MemoryTopology | None = None
+    ) -> None:
         capacity_bytes = _checks.integer(capacity_bytes, "capacity_bytes", minimum=1)
         alignment = _checks.integer(alignment, "alignment", minimum=1)
         if alignment & (alignment - 1):
@@ -89,10 +90,11 @@ class SlabAllocator:
             if cap <= 0:
                 raise AllocationError(
                     f"capacity {capacity_bytes} bytes leaves slab {slab.name!r} empty "
-                    f"at alignment {alignment}")
+                    f"at alignment {alignment}"
+                )
             self._rings.append(_Ring(cap))
-        self._count = 0   # allocations made; write_checkpoint() returns it
-        self._floor = 0   # checkpoints below this index were released and cannot return
+        self._count = 0  # allocations made; write_checkpoint() returns it
+        self._floor = 0  # checkpoints below this index were released and cannot return
 
     # -- sizes ---------------------------------------------------------------------
     @property
@@ -112,8 +114,13 @@ class SlabAllocator:
         return len(self._ring(slab).records)
 
     # -- allocation ----------------------------------------------------------------
-    def allocate_transient(self, size_bytes: int, binding: int, group: int = 0,
-                           usage: BindingUsage = BindingUsage.STORAGE_READ) -> BufferView:
+    def allocate_transient(
+        self,
+        size_bytes: int,
+        binding: int,
+        group: int = 0,
+        usage: BindingUsage = BindingUsage.STORAGE_READ,
+    ) -> BufferView:
         """Take ``size_bytes`` from the slab that backs ``usage``."""
         size_bytes = _checks.integer(size_bytes, "size_bytes")
         if size_bytes <= 0:
@@ -127,7 +134,8 @@ class SlabAllocator:
         if size_bytes > ring.capacity:
             raise AllocationError(
                 f"{size_bytes} bytes exceed the capacity of slab "
-                f"{self.topology.slabs[slab].name!r} ({ring.capacity} bytes)")
+                f"{self.topology.slabs[slab].name!r} ({ring.capacity} bytes)"
+            )
         start = _align_up(ring.write, self.alignment)
         if start % ring.capacity + size_bytes > ring.capacity:
             start = _align_up(start, ring.capacity)  # wrap: the tail becomes padding
@@ -136,15 +144,24 @@ class SlabAllocator:
             raise AllocationError(
                 f"{size_bytes} bytes would lap the read head of slab "
                 f"{self.topology.slabs[slab].name!r}: {ring.write - ring.read} of "
-                f"{ring.capacity} bytes are still live; release some first")
+                f"{ring.capacity} bytes are still live; release some first"
+            )
         record = _Record(self._count, start, end, ring.write, next(self._generations))
         ring.records.append(record)
         ring.live[start] = record
         ring.write = end
         self._count += 1
-        return BufferView(start % ring.capacity, size_bytes, binding, group, usage,
-                          slab=slab, owner=self.owner, position=start,
-                          generation=record.generation)
+        return BufferView(
+            start % ring.capacity,
+            size_bytes,
+            binding,
+            group,
+            usage,
+            slab=slab,
+            owner=self.owner,
+            position=start,
+            generation=record.generation,
+        )
 
     def check_live(self, view: BufferView) -> None:
         """Raise ``AllocationError`` unless ``view`` is a live allocation of this
@@ -157,19 +174,20 @@ class SlabAllocator:
         if record is None:
             raise AllocationError(
                 f"{view} is no longer live: it was released (clear_transient_allocations, "
-                "advance_read_head or restore_checkpoint) and its bytes may be reused")
+                "advance_read_head or restore_checkpoint) and its bytes may be reused"
+            )
         start = view.position % self._rings[view.slab].capacity
         length = record.end - record.start
         if view.span:  # a window: inside the allocation it was taken of
-            if view.span != length or not (start <= view.offset and
-                                           view.end <= start + length):
+            if view.span != length or not (start <= view.offset and view.end <= start + length):
                 raise AllocationError(f"{view} is not a window of the allocation at its position")
         elif start != view.offset or length != view.length_bytes:
             raise AllocationError(f"{view} does not match the allocation at its position")
         if record.generation != view.generation:
             raise AllocationError(
                 f"{view} is no longer live: it was released and its bytes now belong to a "
-                "newer allocation at the same position")
+                "newer allocation at the same position"
+            )
 
     def mark_used(self, view: BufferView, fence: int) -> None:
         """Record that device submission ``fence`` uses ``view``."""
@@ -202,16 +220,16 @@ class SlabAllocator:
         if target == ring.read and offset == ring.capacity and ring.write > ring.read:
             target += ring.capacity
         if target > ring.write:
-            raise AllocationError(
-                f"offset {offset} is not inside the live region of slab {slab}")
+            raise AllocationError(f"offset {offset} is not inside the live region of slab {slab}")
         fence, index = ring.release_before(target)
         self._floor = max(self._floor, index + 1)
         return fence
 
     def clear(self, slabs: list[int] | None = None) -> int:
         """Release every allocation of the recycled slabs (or of ``slabs``)."""
-        indices = ([i for i, s in enumerate(self.topology.slabs) if s.recycled]
-                   if slabs is None else slabs)
+        indices = (
+            [i for i, s in enumerate(self.topology.slabs) if s.recycled] if slabs is None else slabs
+        )
         fence = 0
         for i in indices:
             ring = self._ring(i)
@@ -233,7 +251,8 @@ class SlabAllocator:
         if not self._floor <= write_count <= self._count:
             raise AllocationError(
                 f"checkpoint {write_count} cannot be restored: valid checkpoints are "
-                f"{self._floor}..{self._count} (older ones were released)")
+                f"{self._floor}..{self._count} (older ones were released)"
+            )
         fence = 0
         for ring in self._rings:
             while ring.records and ring.records[-1].index >= write_count:

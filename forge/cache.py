@@ -18,9 +18,12 @@ from pathlib import Path
 __all__ = ["cache_root", "write_atomically", "FOLDERS", "cache_usage", "clear_cache"]
 
 #: The cache root's folders and what each holds.
-FOLDERS = {"certificates": "certification manifests", "nvrtc": "compiled CUDA images",
-           "semantics": "float semantics measured per adapter and driver",
-           "tuning": "tuning results and tuned schedules"}
+FOLDERS = {
+    "certificates": "certification manifests",
+    "nvrtc": "compiled CUDA images",
+    "semantics": "float semantics measured per adapter and driver",
+    "tuning": "tuning results and tuned schedules",
+}
 
 
 def cache_root(path: str | os.PathLike | None = None) -> Path:

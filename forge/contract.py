@@ -51,14 +51,20 @@ class OracleContext(abc.ABC):
 
     # -- memory --------------------------------------------------------------------
     @abc.abstractmethod
-    def allocate_and_write(self, data, binding: int, group: int = 0,
-                           usage: BindingUsage = BindingUsage.STORAGE_READ) -> BufferView:
+    def allocate_and_write(
+        self, data, binding: int, group: int = 0, usage: BindingUsage = BindingUsage.STORAGE_READ
+    ) -> BufferView:
         """Take a transient range of the slab backing ``usage`` and upload ``data``
         (bytes-like or numpy array) into it."""
 
     @abc.abstractmethod
-    def allocate_transient(self, size_bytes: int, binding: int, group: int = 0,
-                           usage: BindingUsage = BindingUsage.STORAGE_READ) -> BufferView:
+    def allocate_transient(
+        self,
+        size_bytes: int,
+        binding: int,
+        group: int = 0,
+        usage: BindingUsage = BindingUsage.STORAGE_READ,
+    ) -> BufferView:
         """Take an uninitialised transient range of ``size_bytes``."""
 
     @abc.abstractmethod
@@ -84,9 +90,16 @@ class OracleContext(abc.ABC):
 
     # -- kernels -------------------------------------------------------------------
     @abc.abstractmethod
-    def run_kernel(self, kernel: KernelSpec, schedule: Schedule,
-                   buffers: Sequence[BufferView], element_count,
-                   warmups: int = 0, samples: int = 1, **options) -> list[int]:
+    def run_kernel(
+        self,
+        kernel: KernelSpec,
+        schedule: Schedule,
+        buffers: Sequence[BufferView],
+        element_count,
+        warmups: int = 0,
+        samples: int = 1,
+        **options,
+    ) -> list[int]:
         """Compile ``kernel`` for this backend (cached), dispatch it ``warmups`` times
         untimed then ``samples`` times timed; return each sample's nanoseconds, after
         the work completed. ``element_count`` is the problem size (an int, or a

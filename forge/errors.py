@@ -58,8 +58,15 @@ class ResultsFileError(InvalidArgument):
 class CompileError(ForgeError):
     """A kernel failed to compile; carries the source, target, options and compiler log."""
 
-    def __init__(self, message: str, *, source: str = "", target: str = "",
-                 options: tuple[str, ...] = (), log: str = "") -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        source: str = "",
+        target: str = "",
+        options: tuple[str, ...] = (),
+        log: str = "",
+    ) -> None:
         super().__init__(message)
         self.source = source
         self.target = target

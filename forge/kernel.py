@@ -61,8 +61,17 @@ from .schedule import Schedule
 from .size import Size, is_int, parse_size
 from .types import BindingUsage, BufferView, ScalarType, scalar_type
 
-__all__ = ["Access", "BufferSpec", "KernelSpec", "KernelBody", "RawBody", "Dispatch",
-           "Step", "TARGETS", "ceil_div"]
+__all__ = [
+    "Access",
+    "BufferSpec",
+    "KernelSpec",
+    "KernelBody",
+    "RawBody",
+    "Dispatch",
+    "Step",
+    "TARGETS",
+    "ceil_div",
+]
 
 TARGETS = ("wgsl", "cuda")
 
@@ -111,23 +120,46 @@ def _callable_digest(function: Any) -> str | None:
     if code is None:
         state = getattr(function, "__dict__", None)
         return f"{type(function).__module__}.{type(function).__qualname__}" + (
-            f":{_value_digest(dict(state))}" if state else "")
+            f":{_value_digest(dict(state))}" if state else ""
+        )
     cells = [_value_digest(c.cell_contents) for c in (function.__closure__ or ())]
-    data = [function.__module__, function.__qualname__, _code_digest(code), cells,
-            _value_digest(function.__defaults__)]
+    data = [
+        function.__module__,
+        function.__qualname__,
+        _code_digest(code),
+        cells,
+        _value_digest(function.__defaults__),
+    ]
     return hashlib.sha256(json.dumps(data).encode()).hexdigest()[:16]
 
 
 # -- values that may depend on the schedule and the size ----------------------------------
-_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-              ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod, ast.Pow: operator.pow,
-              ast.Div: operator.truediv}
-_FUNCTIONS: dict[str, Callable[..., Any]] = {"min": min, "max": max, "ceil_div": ceil_div,
-                                             "int": int, "abs": abs}
+_OPERATORS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.Pow: operator.pow,
+    ast.Div: operator.truediv,
+}
+_FUNCTIONS: dict[str, Callable[..., Any]] = {
+    "min": min,
+    "max": max,
+    "ceil_div": ceil_div,
+    "int": int,
+    "abs": abs,
+}
 
 
-_COMPARISONS = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Gt: operator.gt,
-                ast.GtE: operator.ge, ast.Eq: operator.eq, ast.NotEq: operator.ne}
+_COMPARISONS = {
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+}
 
 
 def evaluate_expression(text: str, names: Mapping[str, Any]) -> Any:
@@ -135,6 +167,7 @@ def evaluate_expression(text: str, names: Mapping[str, Any]) -> Any:
     over ``names`` (+ - * // % ** /, min, max, ceil_div, abs, int), and of a condition
     built from them (``"BLOCK_M * UNROLL <= 256 and tile[0] % wg_x == 0"``: comparisons,
     ``and``, ``or``, ``not``, a constant index into a tuple)."""
+
     def value(node: ast.AST) -> Any:
         if isinstance(node, ast.Expression):
             return value(node.body)
@@ -159,18 +192,27 @@ def evaluate_expression(text: str, names: Mapping[str, Any]) -> Any:
             return tuple(map(value, node.elts))
         if isinstance(node, ast.Name):
             if node.id not in names:
-                raise InvalidArgument(f"expression {text!r} names {node.id!r}, which is not "
-                                      f"one of {', '.join(names) or 'nothing'}")
+                raise InvalidArgument(
+                    f"expression {text!r} names {node.id!r}, which is not "
+                    f"one of {', '.join(names) or 'nothing'}"
+                )
             return names[node.id]
         if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
             return _OPERATORS[type(node.op)](value(node.left), value(node.right))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
             return -value(node.operand)
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-                and node.func.id in _FUNCTIONS and not node.keywords):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in _FUNCTIONS
+            and not node.keywords
+        ):
             return _FUNCTIONS[node.func.id](*map(value, node.args))
-        raise InvalidArgument(f"expression {text!r}: only arithmetic over the size's "
-                              f"dimensions is allowed, not {ast.dump(node)[:60]}")
+        raise InvalidArgument(
+            f"expression {text!r}: only arithmetic over the size's "
+            f"dimensions is allowed, not {ast.dump(node)[:60]}"
+        )
+
     tree = _parse_expression(text)
     try:
         return value(tree)
@@ -210,13 +252,20 @@ def _names(schedule: Schedule | None, size: Any) -> dict[str, Any]:
         names.setdefault("n", int(size))
     if schedule is not None:
         x, y, z = schedule.workgroup_size
-        names.update(wg_x=x, wg_y=y, wg_z=z, ipt=schedule.items_per_invocation,
-                     vec=schedule.vector_width)
+        names.update(
+            wg_x=x, wg_y=y, wg_z=z, ipt=schedule.items_per_invocation, vec=schedule.vector_width
+        )
     return names
 
 
-def resolve(value: Any, schedule: Schedule | None, size: Any, what: str,
-            with_schedule: bool = True, names: Mapping[str, Any] | None = None) -> Any:
+def resolve(
+    value: Any,
+    schedule: Schedule | None,
+    size: Any,
+    what: str,
+    with_schedule: bool = True,
+    names: Mapping[str, Any] | None = None,
+) -> Any:
     """A kernel attribute that may depend on the run: a constant, an expression over
     the size's dimensions and the schedule's (``"M*K"``, ``"wg_x * 4"``) and ``names``
     (a kernel's parameter values), or a callable of ``(schedule, size)`` (of ``(size)``
@@ -320,27 +369,37 @@ class BufferSpec:
         for attribute in ("binding", "group"):
             value = getattr(self, attribute)
             if not is_int(value) or value < 0:
-                raise InvalidArgument(f"buffer {self.name or self.binding!r}: {attribute} "
-                                      f"must be an int >= 0, got {value!r}")
+                raise InvalidArgument(
+                    f"buffer {self.name or self.binding!r}: {attribute} "
+                    f"must be an int >= 0, got {value!r}"
+                )
             object.__setattr__(self, attribute, int(value))
         try:
             object.__setattr__(self, "access", Access(self.access))
         except ValueError:
             raise InvalidArgument(
                 f"buffer {self.binding}: access must be one of "
-                f"{[a.value for a in Access]}, got {self.access!r}") from None
+                f"{[a.value for a in Access]}, got {self.access!r}"
+            ) from None
         if not isinstance(self.name, str):
             raise InvalidArgument(f"buffer {self.binding}: name must be a str, got {self.name!r}")
         if isinstance(self.element, list):
             object.__setattr__(self, "element", tuple(map(tuple, self.element)))
         _layout.parse_type(self.element)
         if not isinstance(self.fields, (tuple, list)) or not all(
-                isinstance(f, (tuple, list)) and len(f) == 2 for f in self.fields):
-            raise InvalidArgument(f"buffer {self.binding}: fields are (name, type) pairs, got "
-                                  f"{self.fields!r}")
-        object.__setattr__(self, "fields", tuple((str(n), t if not isinstance(t, list) else
-                                                  tuple(map(tuple, t)))
-                                                 for n, t in self.fields))
+            isinstance(f, (tuple, list)) and len(f) == 2 for f in self.fields
+        ):
+            raise InvalidArgument(
+                f"buffer {self.binding}: fields are (name, type) pairs, got {self.fields!r}"
+            )
+        object.__setattr__(
+            self,
+            "fields",
+            tuple(
+                (str(n), t if not isinstance(t, list) else tuple(map(tuple, t)))
+                for n, t in self.fields
+            ),
+        )
         if self.access is Access.UNIFORM:
             if not self.fields:
                 raise InvalidArgument(f"uniform buffer {self.binding} needs named scalar fields")
@@ -350,22 +409,30 @@ class BufferSpec:
         if self.inout and self.access is not Access.READ_WRITE:
             raise InvalidArgument(f"buffer {self.binding}: only a read_write buffer is inout")
         if (self.initial is not None or self.scratch) and self.access is not Access.READ_WRITE:
-            raise InvalidArgument(f"buffer {self.binding}: initial content and scratch are "
-                                  "for read_write buffers")
+            raise InvalidArgument(
+                f"buffer {self.binding}: initial content and scratch are for read_write buffers"
+            )
         if self.fill is not None and self.access is not Access.READ and not self.inout:
-            raise InvalidArgument(f"buffer {self.binding}: fill is for inputs (and inout "
-                                  "buffers); give an output initial= content instead")
-        if self.count is not None and not (callable(self.count) or isinstance(self.count, str)
-                                           or is_int(self.count)):
-            raise InvalidArgument(f"buffer {self.binding}: count is a callable, an expression "
-                                  f"or an int, got {self.count!r}")
+            raise InvalidArgument(
+                f"buffer {self.binding}: fill is for inputs (and inout "
+                "buffers); give an output initial= content instead"
+            )
+        if self.count is not None and not (
+            callable(self.count) or isinstance(self.count, str) or is_int(self.count)
+        ):
+            raise InvalidArgument(
+                f"buffer {self.binding}: count is a callable, an expression "
+                f"or an int, got {self.count!r}"
+            )
 
     @classmethod
-    def uniform(cls, binding: int, fields: Sequence[tuple[str, Any]], group: int = 0,
-                name: str = "params") -> BufferSpec:
+    def uniform(
+        cls, binding: int, fields: Sequence[tuple[str, Any]], group: int = 0, name: str = "params"
+    ) -> BufferSpec:
         if not isinstance(fields, (tuple, list)):
-            raise InvalidArgument(f"uniform buffer {binding}: fields are (name, type) pairs, "
-                                  f"got {fields!r}")
+            raise InvalidArgument(
+                f"uniform buffer {binding}: fields are (name, type) pairs, got {fields!r}"
+            )
         return cls(binding, "u32", Access.UNIFORM, group, name, None, tuple(fields))
 
     @property
@@ -422,8 +489,9 @@ class BufferSpec:
             return int(size)
         count = resolve(self.count, None, size, f"buffer {self.label}'s count", False)
         if not is_int(count) or count < 0:
-            raise InvalidArgument(f"buffer {self.label}'s count at size {size} is {count!r}; "
-                                  "it must be an int >= 0")
+            raise InvalidArgument(
+                f"buffer {self.label}'s count at size {size} is {count!r}; it must be an int >= 0"
+            )
         return int(count)
 
     def byte_size(self, size: Any, target: str | None = None) -> int:
@@ -437,22 +505,32 @@ class BufferSpec:
         dims = resolve(self.shape, None, size, f"buffer {self.label}'s shape", False)
         if isinstance(dims, (int, np.integer, str)):
             dims = (dims,)
-        shape = tuple(int(resolve(d, None, size, f"buffer {self.label}'s shape", False))
-                      for d in dims)
+        shape = tuple(
+            int(resolve(d, None, size, f"buffer {self.label}'s shape", False)) for d in dims
+        )
         if math.prod(shape) != count:
-            raise InvalidArgument(f"buffer {self.label}: shape {shape} holds {math.prod(shape)} "
-                                  f"elements, but its count at size {size} is {count}")
+            raise InvalidArgument(
+                f"buffer {self.label}: shape {shape} holds {math.prod(shape)} "
+                f"elements, but its count at size {size} is {count}"
+            )
         return shape
 
     def describe(self) -> dict:
         """A JSON-able description, part of the kernel's semantic hash."""
-        return {"binding": self.binding, "group": self.group,
-                "element": _layout.type_text(_layout.parse_type(self.element)),
-                "access": self.access.value, "name": self.name,
-                "fields": [[n, _layout.type_text(_layout.parse_type(t))] for n, t in self.fields],
-                "inout": self.inout, "count": _callable_digest(self.count),
-                "shape": _callable_digest(self.shape), "fill": _callable_digest(self.fill),
-                "initial": _callable_digest(self.initial), "scratch": self.scratch}
+        return {
+            "binding": self.binding,
+            "group": self.group,
+            "element": _layout.type_text(_layout.parse_type(self.element)),
+            "access": self.access.value,
+            "name": self.name,
+            "fields": [[n, _layout.type_text(_layout.parse_type(t))] for n, t in self.fields],
+            "inout": self.inout,
+            "count": _callable_digest(self.count),
+            "shape": _callable_digest(self.shape),
+            "fill": _callable_digest(self.fill),
+            "initial": _callable_digest(self.initial),
+            "scratch": self.scratch,
+        }
 
 
 def _field_problem(value: Any, dtype: np.dtype) -> str:
@@ -491,12 +569,16 @@ class Dispatch:
     overrides: Any = None
 
     def describe(self) -> dict:
-        return {"entry_point": self.entry_point, "grid": _callable_digest(self.grid),
-                "schedule": _callable_digest(self.schedule) if not isinstance(
-                    self.schedule, Schedule) else str(self.schedule),
-                "shared_bytes": _callable_digest(self.shared_bytes),
-                "arguments": list(self.arguments) if self.arguments else None,
-                "overrides": _value_digest(dict(self.overrides)) if self.overrides else None}
+        return {
+            "entry_point": self.entry_point,
+            "grid": _callable_digest(self.grid),
+            "schedule": _callable_digest(self.schedule)
+            if not isinstance(self.schedule, Schedule)
+            else str(self.schedule),
+            "shared_bytes": _callable_digest(self.shared_bytes),
+            "arguments": list(self.arguments) if self.arguments else None,
+            "overrides": _value_digest(dict(self.overrides)) if self.overrides else None,
+        }
 
 
 @dataclass(frozen=True)
@@ -529,12 +611,18 @@ class KernelBody(abc.ABC):
         """The text a backend of ``target`` compiles."""
 
     @abc.abstractmethod
-    def workgroups(self, kernel: KernelSpec, schedule: Schedule, size: Any,
-                   max_per_dimension: int) -> tuple[int, int, int]:
+    def workgroups(
+        self, kernel: KernelSpec, schedule: Schedule, size: Any, max_per_dimension: int
+    ) -> tuple[int, int, int]:
         """Workgroups of the (first) dispatch at ``size``."""
 
-    def check_schedule(self, kernel: KernelSpec, schedule: Schedule,  # noqa: B027 - optional
-                       target: str | None, constraints: Any) -> None:
+    def check_schedule(  # noqa: B027 - optional: most bodies accept every schedule
+        self,
+        kernel: KernelSpec,
+        schedule: Schedule,
+        target: str | None,
+        constraints: Any,
+    ) -> None:
         """Raise ``UnsupportedFeature`` unless the body can run under ``schedule``."""
 
     @property
@@ -542,8 +630,9 @@ class KernelBody(abc.ABC):
         return True
 
     @abc.abstractmethod
-    def evaluate(self, kernel: KernelSpec, arrays: Sequence[Any], size: Any,
-                 constraints: Any = None) -> Any:
+    def evaluate(
+        self, kernel: KernelSpec, arrays: Sequence[Any], size: Any, constraints: Any = None
+    ) -> Any:
         """Run the CPU meaning over ``arrays`` (buffers in order, the uniform as a
         record); returns what the function returned (None: wrote in place)."""
 
@@ -576,20 +665,23 @@ class RawBody(KernelBody):
         if target not in self.sources:
             raise UnsupportedFeature(
                 f"kernel {kernel.id} has no {target} source (it has: "
-                f"{', '.join(self.targets(kernel)) or 'none'})")
+                f"{', '.join(self.targets(kernel)) or 'none'})"
+            )
         text = self.sources[target]
         return kernel.render(text, schedule, size) if kernel.template else text
 
-    def workgroups(self, kernel: KernelSpec, schedule: Schedule, size: Any,
-                   max_per_dimension: int) -> tuple[int, int, int]:
+    def workgroups(
+        self, kernel: KernelSpec, schedule: Schedule, size: Any, max_per_dimension: int
+    ) -> tuple[int, int, int]:
         return schedule.dispatch_workgroups(int(size), max_per_dimension)
 
     @property
     def has_reference(self) -> bool:
         return self.reference is not None
 
-    def evaluate(self, kernel: KernelSpec, arrays: Sequence[Any], size: Any,
-                 constraints: Any = None) -> Any:
+    def evaluate(
+        self, kernel: KernelSpec, arrays: Sequence[Any], size: Any, constraints: Any = None
+    ) -> Any:
         if self.reference is None:
             raise UnsupportedFeature(f"kernel {kernel.id} has no CPU reference")
         if constraints is not None and kernel.reference_reads_device:
@@ -704,15 +796,19 @@ class KernelSpec:
         if isinstance(self.body, RawBody):  # dataclasses.replace of a raw kernel: rebuild it
             set_("body", None)
         if self.body is not None and (self.sources or self.reference is not None):
-            raise InvalidArgument(f"kernel {self.id}: give an IR body, or raw sources and a "
-                                  "reference, not both")
+            raise InvalidArgument(
+                f"kernel {self.id}: give an IR body, or raw sources and a reference, not both"
+            )
         if not isinstance(self.id, str) or not self.id:
             raise InvalidArgument(f"kernel needs an id, got {self.id!r}")
         if not isinstance(self.entry_point, str) or not _entry_name(self.entry_point):
-            raise InvalidArgument(f"kernel {self.id}: the entry point must be a function "
-                                  f"name, got {self.entry_point!r}")
+            raise InvalidArgument(
+                f"kernel {self.id}: the entry point must be a function "
+                f"name, got {self.entry_point!r}"
+            )
         if not isinstance(self.buffers, (tuple, list)) or not all(
-                isinstance(b, BufferSpec) for b in self.buffers):
+            isinstance(b, BufferSpec) for b in self.buffers
+        ):
             raise InvalidArgument(f"kernel {self.id}: buffers must be a sequence of BufferSpec")
         buffers = tuple(sorted(self.buffers, key=lambda b: (b.group, b.binding)))
         slots = [(b.group, b.binding) for b in buffers]
@@ -725,27 +821,32 @@ class KernelSpec:
             raise InvalidArgument(f"kernel {self.id}: at most one uniform block")
         unknown = set(self.sources) - set(TARGETS)
         if unknown:
-            raise InvalidArgument(f"kernel {self.id}: unknown targets {sorted(unknown)}; "
-                                  f"known: {', '.join(TARGETS)}")
+            raise InvalidArgument(
+                f"kernel {self.id}: unknown targets {sorted(unknown)}; known: {', '.join(TARGETS)}"
+            )
         if isinstance(self.dims, str):
             set_("dims", (self.dims,))
         if not self.dims or not all(isinstance(d, str) and d.isidentifier() for d in self.dims):
-            raise InvalidArgument(f"kernel {self.id}: dims must name the size's dimensions, "
-                                  f"got {self.dims!r}")
+            raise InvalidArgument(
+                f"kernel {self.id}: dims must name the size's dimensions, got {self.dims!r}"
+            )
         set_("dims", tuple(self.dims))
         set_("buffers", buffers)
         set_("sources", dict(self.sources))
         for target, text in self.sources.items():
             if not isinstance(text, str) or not text.strip():
-                raise InvalidArgument(f"kernel {self.id}: the {target} source must be "
-                                      f"non-empty text, got {type(text).__name__}")
+                raise InvalidArgument(
+                    f"kernel {self.id}: the {target} source must be "
+                    f"non-empty text, got {type(text).__name__}"
+                )
         set_("schedules", tuple(self.schedules) or (Schedule(),))
         if not all(isinstance(s, Schedule) for s in self.schedules):
             raise InvalidArgument(f"kernel {self.id}: schedules must be Schedule objects")
         requires = (self.requires,) if isinstance(self.requires, str) else self.requires
         if not all(isinstance(f, str) for f in requires):
-            raise InvalidArgument(f"kernel {self.id}: requires names device features, got "
-                                  f"{self.requires!r}")
+            raise InvalidArgument(
+                f"kernel {self.id}: requires names device features, got {self.requires!r}"
+            )
         set_("requires", frozenset(requires))
         set_("schedule_roles", dict(self.schedule_roles))
         if not callable(self.launches):  # else a function of the size (a pass count)
@@ -753,9 +854,11 @@ class KernelSpec:
         set_("entry_points", dict(self.entry_points))
         for target, entry in self.entry_points.items():
             if target not in TARGETS or not isinstance(entry, str) or not _entry_name(entry):
-                raise InvalidArgument(f"kernel {self.id}: entry_points maps a target "
-                                      f"({', '.join(TARGETS)}) to a function name, got "
-                                      f"{target!r}: {entry!r}")
+                raise InvalidArgument(
+                    f"kernel {self.id}: entry_points maps a target "
+                    f"({', '.join(TARGETS)}) to a function name, got "
+                    f"{target!r}: {entry!r}"
+                )
         set_("include_dirs", tuple(self.include_dirs))
         set_("options", {t: tuple(o) for t, o in dict(self.options).items()})
         if self.arguments is not None:
@@ -764,18 +867,23 @@ class KernelSpec:
             set_("test_sizes", tuple(self.test_sizes))
         for key in self.options:
             if key not in TARGETS:
-                raise InvalidArgument(f"kernel {self.id}: options are keyed by target "
-                                      f"({', '.join(TARGETS)}), got {key!r}")
+                raise InvalidArgument(
+                    f"kernel {self.id}: options are keyed by target "
+                    f"({', '.join(TARGETS)}), got {key!r}"
+                )
         if self.body is None:
             set_("body", RawBody(self.sources, self.reference))
         elif not isinstance(self.body, KernelBody):
-            raise InvalidArgument(f"kernel {self.id}: body must be a KernelBody (an IR "
-                                  f"pattern from forge.ir.kernel), got {type(self.body).__name__}")
+            raise InvalidArgument(
+                f"kernel {self.id}: body must be a KernelBody (an IR "
+                f"pattern from forge.ir.kernel), got {type(self.body).__name__}"
+            )
         names = {b.name for b in buffers}
         unknown_domain = set(self.domain) - names
         if unknown_domain:
-            raise InvalidArgument(f"kernel {self.id}: domain names unknown buffers "
-                                  f"{sorted(unknown_domain)}")
+            raise InvalidArgument(
+                f"kernel {self.id}: domain names unknown buffers {sorted(unknown_domain)}"
+            )
         for size in self.test_sizes or ():
             self.size(size)  # a float or malformed size is refused here, not mid-check
         self._declare_tunables()
@@ -795,18 +903,23 @@ class KernelSpec:
             if isinstance(restriction, str):
                 expression_names(restriction)  # refuses what does not parse
             elif not callable(restriction):
-                raise InvalidArgument(f"kernel {self.id}: a restriction is an expression or a "
-                                      f"callable of the parameters, got {restriction!r}")
+                raise InvalidArgument(
+                    f"kernel {self.id}: a restriction is an expression or a "
+                    f"callable of the parameters, got {restriction!r}"
+                )
         set_("tuned", dict(self.tuned))
         for name, value in self.tuned.items():
             tunable = self.tunables.get(name)
             if tunable is None or name in _tunables.SCHEDULE_KEYS:
-                raise InvalidArgument(f"kernel {self.id}: tuned names {name!r}, which is not "
-                                      "one of its parameters (schedule knobs go into the "
-                                      "schedule)")
+                raise InvalidArgument(
+                    f"kernel {self.id}: tuned names {name!r}, which is not "
+                    "one of its parameters (schedule knobs go into the "
+                    "schedule)"
+                )
             if not any(value == v and type(value) is type(v) for v in tunable.values):
-                raise InvalidArgument(f"kernel {self.id}: {value!r} is not one of {name}'s "
-                                      f"values {tunable.values}")
+                raise InvalidArgument(
+                    f"kernel {self.id}: {value!r} is not one of {name}'s values {tunable.values}"
+                )
 
     def __repr__(self) -> str:
         return f"KernelSpec({self.id!r}, v{self.version}, targets={list(self.targets)})"
@@ -834,24 +947,37 @@ class KernelSpec:
         for spec in self.buffers:
             if spec.label == name:
                 return spec
-        raise InvalidArgument(f"kernel {self.id} has no buffer {name!r}; its buffers: "
-                              f"{', '.join(b.label for b in self.buffers)}")
+        raise InvalidArgument(
+            f"kernel {self.id} has no buffer {name!r}; its buffers: "
+            f"{', '.join(b.label for b in self.buffers)}"
+        )
 
     def describe(self) -> dict:
         """Everything that defines the kernel's meaning, as JSON-able data."""
-        described = {"id": self.id, "entry_point": self.entry_point, "version": self.version,
-                     "buffers": [b.describe() for b in self.buffers],
-                     "defaults": {k: _value_digest(self.defaults[k])
-                                  for k in sorted(self.defaults)},
-                     "requires": sorted(self.requires),
-                     "domain": {k: list(self.domain[k]) for k in sorted(self.domain)},
-                     "nonfinite_inputs": self.nonfinite_inputs, "dims": list(self.dims),
-                     "body": self.body.describe(self)}
-        extras = {"constants": self.constants, "overrides": self.overrides,
-                  "entry_points": self.entry_points,
-                  "defines": self.defines, "options": self.options,
-                  "include_dirs": self.include_dirs, "shared_bytes": self.shared_bytes,
-                  "arguments": self.arguments, "params": self.params, "grid": self.grid}
+        described = {
+            "id": self.id,
+            "entry_point": self.entry_point,
+            "version": self.version,
+            "buffers": [b.describe() for b in self.buffers],
+            "defaults": {k: _value_digest(self.defaults[k]) for k in sorted(self.defaults)},
+            "requires": sorted(self.requires),
+            "domain": {k: list(self.domain[k]) for k in sorted(self.domain)},
+            "nonfinite_inputs": self.nonfinite_inputs,
+            "dims": list(self.dims),
+            "body": self.body.describe(self),
+        }
+        extras = {
+            "constants": self.constants,
+            "overrides": self.overrides,
+            "entry_points": self.entry_points,
+            "defines": self.defines,
+            "options": self.options,
+            "include_dirs": self.include_dirs,
+            "shared_bytes": self.shared_bytes,
+            "arguments": self.arguments,
+            "params": self.params,
+            "grid": self.grid,
+        }
         for name, value in extras.items():
             if value:
                 described[name] = _value_digest(value)
@@ -872,16 +998,25 @@ class KernelSpec:
         for what in ("bytes_moved", "flops"):
             declared = getattr(self, what)
             try:
-                value = resolve(declared, None, named if isinstance(declared, str) else size,
-                                f"kernel {self.id} {what}", with_schedule=False)
+                value = resolve(
+                    declared,
+                    None,
+                    named if isinstance(declared, str) else size,
+                    f"kernel {self.id} {what}",
+                    with_schedule=False,
+                )
             except InvalidArgument as exc:
                 if not isinstance(declared, str):
                     raise  # resolve named the kernel's function already
                 raise InvalidArgument(f"kernel {self.id} {what}: {exc}") from None
-            if value is not None and (isinstance(value, bool) or not isinstance(
-                    value, (int, float, np.integer, np.floating)) or not 0 <= value < math.inf):
-                raise InvalidArgument(f"kernel {self.id}: {what} at size {size} must be a "
-                                      f"count >= 0, got {value!r}")
+            if value is not None and (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float, np.integer, np.floating))
+                or not 0 <= value < math.inf
+            ):
+                raise InvalidArgument(
+                    f"kernel {self.id}: {what} at size {size} must be a count >= 0, got {value!r}"
+                )
             found[what] = None if value is None else int(value)
         return found
 
@@ -892,14 +1027,18 @@ class KernelSpec:
             return self.work(size)
         except ForgeError as exc:
             return {"bytes_moved": None, "flops": None, "work_error": str(exc)}
+
     # -- tunables ------------------------------------------------------------------
     def tunable_values(self) -> dict[str, Any]:
         """Each parameter (a tunable that is not a schedule knob) with the value it has
         in this kernel: ``tuned``, else its first."""
         from .tunables import SCHEDULE_KEYS
 
-        return {name: self.tuned.get(name, tunable.default)
-                for name, tunable in self.tunables.items() if name not in SCHEDULE_KEYS}
+        return {
+            name: self.tuned.get(name, tunable.default)
+            for name, tunable in self.tunables.items()
+            if name not in SCHEDULE_KEYS
+        }
 
     def with_tunables(self, values: Mapping[str, Any] | None = None, **more: Any) -> KernelSpec:
         """This kernel with parameter values applied: an ordinary ``KernelSpec`` whose
@@ -918,14 +1057,20 @@ class KernelSpec:
         """How each parameter reaches each target's source (``forge.tunables.channel``)."""
         from .tunables import channel
 
-        return {(name, target): channel(self, name, target)
-                for name in self.tunable_values() for target in self.targets}
+        return {
+            (name, target): channel(self, name, target)
+            for name in self.tunable_values()
+            for target in self.targets
+        }
 
     def _passed(self, target: str, way: str) -> dict[str, Any]:
         """The parameters that reach ``target`` as ``way`` ("override", "define"), with
         their values."""
-        return {name: value for name, value in self.tunable_values().items()
-                if self._channels.get((name, target)) == way}
+        return {
+            name: value
+            for name, value in self.tunable_values().items()
+            if self._channels.get((name, target)) == way
+        }
 
     def schedule_role(self, schedule: Schedule) -> str:
         """``"baseline"`` (portable) unless ``schedule_roles`` says otherwise."""
@@ -991,10 +1136,15 @@ class KernelSpec:
             if match.group(1) is None:
                 return match.group(0)  # ${...} that is not ours: leave it as written
             if size is None and name not in self.constants:
-                raise InvalidArgument(f"kernel {self.id}: the source uses {{{{{name}}}}}, which "
-                                      "needs a problem size; give one")
-            raise InvalidArgument(f"kernel {self.id}: the source uses {{{{{name}}}}}, which is "
-                                  f"not a template value; known: {', '.join(sorted(values))}")
+                raise InvalidArgument(
+                    f"kernel {self.id}: the source uses {{{{{name}}}}}, which "
+                    "needs a problem size; give one"
+                )
+            raise InvalidArgument(
+                f"kernel {self.id}: the source uses {{{{{name}}}}}, which is "
+                f"not a template value; known: {', '.join(sorted(values))}"
+            )
+
         return _TEMPLATE.sub(replace_one, text)
 
     def source(self, target: str, schedule: Schedule, size: Any = None) -> str:
@@ -1006,48 +1156,84 @@ class KernelSpec:
             raise InvalidArgument(f"unknown target {target!r}; known: {', '.join(TARGETS)}")
         return self.body.source(self, target, schedule, size)
 
-    def workgroups(self, schedule: Schedule, size: Any,
-                   max_per_dimension: int = 65535) -> tuple[int, int, int]:
+    def workgroups(
+        self, schedule: Schedule, size: Any, max_per_dimension: int = 65535
+    ) -> tuple[int, int, int]:
         """How many workgroups a single-launch kernel's dispatch of ``size`` needs:
         ``grid`` when the kernel has one, else the body's geometry."""
         if self.grid is not None:
-            return _grid(self.grid, schedule, size, f"kernel {self.id}", max_per_dimension,
-                         self.tunable_values())
+            return _grid(
+                self.grid,
+                schedule,
+                size,
+                f"kernel {self.id}",
+                max_per_dimension,
+                self.tunable_values(),
+            )
         return self.body.workgroups(self, schedule, size, max_per_dimension)
 
-    def steps(self, target: str | None, schedule: Schedule, size: Any,
-              max_per_dimension: int = 65535, source: str | None = None) -> tuple[Step, ...]:
+    def steps(
+        self,
+        target: str | None,
+        schedule: Schedule,
+        size: Any,
+        max_per_dimension: int = 65535,
+        source: str | None = None,
+    ) -> tuple[Step, ...]:
         """Each launch this kernel makes on ``target``, resolved."""
         if source is None and target is not None and target in self.targets:
             source = self.source(target, schedule, size)
         if not self.launches:
             entry = self.entry_points.get(target or "", self.entry_point)
-            return (Step(self._entry(entry, schedule, size),
-                         self.workgroups(schedule, size, max_per_dimension),
-                         schedule.workgroup_size,
-                         self._shared(self.shared_bytes, schedule, size),
-                         self._cuda_arguments(entry, self.arguments, target, source),
-                         self._overrides(None, target, schedule, size)),)
+            return (
+                Step(
+                    self._entry(entry, schedule, size),
+                    self.workgroups(schedule, size, max_per_dimension),
+                    schedule.workgroup_size,
+                    self._shared(self.shared_bytes, schedule, size),
+                    self._cuda_arguments(entry, self.arguments, target, source),
+                    self._overrides(None, target, schedule, size),
+                ),
+            )
         steps = []
         for dispatch in self.launches_at(size):
             own = dispatch.schedule
             if own is None:
                 own = schedule
             elif not isinstance(own, Schedule):
-                own = self._resolve(own, schedule, size, f"kernel {self.id} launch "
-                                    f"{dispatch.entry_point}'s schedule")
+                own = self._resolve(
+                    own,
+                    schedule,
+                    size,
+                    f"kernel {self.id} launch {dispatch.entry_point}'s schedule",
+                )
                 if not isinstance(own, Schedule):
-                    raise InvalidArgument(f"kernel {self.id}: launch {dispatch.entry_point}'s "
-                                          f"schedule function returned {own!r}")
-            grid = (_grid(dispatch.grid, own, size, f"kernel {self.id} launch "
-                          f"{dispatch.entry_point}", max_per_dimension, self.tunable_values())
-                    if dispatch.grid is not None else
-                    own.dispatch_workgroups(int(size), max_per_dimension))
-            steps.append(Step(self._entry(dispatch.entry_point, own, size), grid,
-                              own.workgroup_size, self._shared(dispatch.shared_bytes, own, size),
-                              self._cuda_arguments(dispatch.entry_point, dispatch.arguments,
-                                                   target, source),
-                              self._overrides(dispatch, target, own, size)))
+                    raise InvalidArgument(
+                        f"kernel {self.id}: launch {dispatch.entry_point}'s "
+                        f"schedule function returned {own!r}"
+                    )
+            grid = (
+                _grid(
+                    dispatch.grid,
+                    own,
+                    size,
+                    f"kernel {self.id} launch {dispatch.entry_point}",
+                    max_per_dimension,
+                    self.tunable_values(),
+                )
+                if dispatch.grid is not None
+                else own.dispatch_workgroups(int(size), max_per_dimension)
+            )
+            steps.append(
+                Step(
+                    self._entry(dispatch.entry_point, own, size),
+                    grid,
+                    own.workgroup_size,
+                    self._shared(dispatch.shared_bytes, own, size),
+                    self._cuda_arguments(dispatch.entry_point, dispatch.arguments, target, source),
+                    self._overrides(dispatch, target, own, size),
+                )
+            )
         return tuple(steps)
 
     def _resolve(self, value: Any, schedule: Schedule, size: Any, what: str) -> Any:
@@ -1061,22 +1247,25 @@ class KernelSpec:
             return self.launches
         found = resolve(self.launches, None, size, f"kernel {self.id}'s launches", False)
         found = tuple(found) if isinstance(found, (list, tuple)) else found
-        if not (isinstance(found, tuple) and found and all(isinstance(d, Dispatch)
-                                                           for d in found)):
-            raise InvalidArgument(f"kernel {self.id}: launches(size) must return Dispatch "
-                                  f"objects, got {found!r}")
+        if not (isinstance(found, tuple) and found and all(isinstance(d, Dispatch) for d in found)):
+            raise InvalidArgument(
+                f"kernel {self.id}: launches(size) must return Dispatch objects, got {found!r}"
+            )
         return found
 
-    def _overrides(self, dispatch: Dispatch | None, target: str | None, schedule: Schedule,
-                   size: Any) -> tuple[tuple[str, Any], ...]:
+    def _overrides(
+        self, dispatch: Dispatch | None, target: str | None, schedule: Schedule, size: Any
+    ) -> tuple[tuple[str, Any], ...]:
         """WGSL ``override`` values of one launch: the kernel's, then the launch's own,
         each resolved under the launch's schedule, then the parameters the source
         declares as overrides."""
         if target != "wgsl":
             return ()
         merged = {**self.overrides, **dict((dispatch and dispatch.overrides) or {})}
-        return tuple((k, self._resolve(v, schedule, size, f"kernel {self.id} override {k}"))
-                     for k, v in merged.items()) + tuple(self._passed(target, "override").items())
+        return tuple(
+            (k, self._resolve(v, schedule, size, f"kernel {self.id} override {k}"))
+            for k, v in merged.items()
+        ) + tuple(self._passed(target, "override").items())
 
     def _entry(self, entry: str, schedule: Schedule, size: Any) -> str:
         """An entry point with its template values filled (a C++ instantiation such as
@@ -1088,12 +1277,14 @@ class KernelSpec:
             return 0
         shared = self._resolve(value, schedule, size, f"kernel {self.id} shared_bytes")
         if not is_int(shared) or shared < 0:
-            raise InvalidArgument(f"kernel {self.id}: shared_bytes is {shared!r}; it must be "
-                                  "an int >= 0")
+            raise InvalidArgument(
+                f"kernel {self.id}: shared_bytes is {shared!r}; it must be an int >= 0"
+            )
         return int(shared)
 
-    def _cuda_arguments(self, entry: str, explicit: Sequence[str] | None, target: str | None,
-                        source: str | None) -> tuple[tuple[str, Any], ...]:
+    def _cuda_arguments(
+        self, entry: str, explicit: Sequence[str] | None, target: str | None, source: str | None
+    ) -> tuple[tuple[str, Any], ...]:
         if target != "cuda":
             return ()
         order = list(explicit) if explicit else None
@@ -1106,33 +1297,38 @@ class KernelSpec:
                 else:
                     return self._arguments_by_position(entry, params, known)
         if order is None:  # the default convention: buffers by binding, uniform last
-            return tuple(("uniform", None) if b.access is Access.UNIFORM
-                         else ("buffer", i) for i, b in enumerate(self.buffers))
+            return tuple(
+                ("uniform", None) if b.access is Access.UNIFORM else ("buffer", i)
+                for i, b in enumerate(self.buffers)
+            )
         known = self._argument_names()
         unknown = [name for name in order if name not in known]
         if unknown:
-            raise InvalidArgument(f"kernel {self.id}: CUDA arguments {unknown} of {entry} name "
-                                  f"no buffer or uniform field; known: {', '.join(known)}")
+            raise InvalidArgument(
+                f"kernel {self.id}: CUDA arguments {unknown} of {entry} name "
+                f"no buffer or uniform field; known: {', '.join(known)}"
+            )
         return tuple(known[name] for name in order)
 
-    def _arguments_by_position(self, entry: str, params: Sequence[Any],
-                               known: dict[str, tuple[str, Any]]) -> tuple[tuple[str, Any], ...]:
+    def _arguments_by_position(
+        self, entry: str, params: Sequence[Any], known: dict[str, tuple[str, Any]]
+    ) -> tuple[tuple[str, Any], ...]:
         """Arguments for ``__global__`` parameters that are not all named like the
         buffers and fields: pointers take the buffers in binding order, values the
         uniform's fields in order (or the whole uniform, for one struct parameter). A
         parameter whose name does match must sit where its buffer or field does, and
         when the kinds and counts do not fit, the error names what did not match
         (rather than guessing an order, which ran kernels on the wrong arguments)."""
-        buffers = [("buffer", i) for i, b in enumerate(self.buffers)
-                   if b.access is not Access.UNIFORM]
+        buffers = [
+            ("buffer", i) for i, b in enumerate(self.buffers) if b.access is not Access.UNIFORM
+        ]
         uniform = next((b for b in self.buffers if b.access is Access.UNIFORM), None)
         fields = [("field", name) for name, _ in uniform.fields] if uniform is not None else []
         pointers = [p for p in params if p.pointer]
         values = [p for p in params if not p.pointer]
         value_args: list[tuple[str, Any]] | None = None
-        if (len(values) == 1 and uniform is not None
-                and not _sources.is_scalar_type(values[0].type)):
-            value_args = [("uniform", None)]   # a struct: the whole uniform, padding and all
+        if len(values) == 1 and uniform is not None and not _sources.is_scalar_type(values[0].type):
+            value_args = [("uniform", None)]  # a struct: the whole uniform, padding and all
         elif len(values) == len(fields) and (fields or uniform is None):
             value_args = fields
         unmatched = [p.name for p in params if p.name not in known]
@@ -1143,7 +1339,8 @@ class KernelSpec:
                 f"{len(pointers)} pointer and {len(values)} value parameters do not fit the "
                 f"{len(buffers)} buffers and {len(fields)} uniform fields; name the "
                 "parameters as the BufferSpecs and fields are named, or give "
-                "arguments=(...) in the kernel's order")
+                "arguments=(...) in the kernel's order"
+            )
         buffer_args, value_iter = iter(buffers), iter(value_args)
         found = tuple(next(buffer_args) if p.pointer else next(value_iter) for p in params)
         for param, argument in zip(params, found):
@@ -1153,7 +1350,8 @@ class KernelSpec:
                     f"{_describe_argument(self, known[param.name])} but sits where "
                     f"{_describe_argument(self, argument)} goes by position (the "
                     f"parameters {unmatched} match no name); name every parameter as the "
-                    "spec does, or give arguments=(...)")
+                    "spec does, or give arguments=(...)"
+                )
         return found
 
     def _argument_names(self) -> dict[str, tuple[str, Any]]:
@@ -1167,8 +1365,9 @@ class KernelSpec:
                 names[spec.name] = ("buffer", index)
         return names
 
-    def check_schedule(self, schedule: Schedule, constraints: Any = None,
-                       target: str | None = None) -> None:
+    def check_schedule(
+        self, schedule: Schedule, constraints: Any = None, target: str | None = None
+    ) -> None:
         """Raise ``UnsupportedFeature`` (naming the reason) unless ``schedule`` can run
         this kernel: the adapter's limits when ``constraints`` are given, and the
         body's own rules (for an IR kernel: its pattern and workgroup storage). The one
@@ -1198,8 +1397,10 @@ class KernelSpec:
         if target == "wgsl" and source is not None:
             declared = {(b.group, b.binding): b.access for b in _sources.wgsl_bindings(source)}
             for i, spec in enumerate(self.buffers):
-                if spec.access is Access.READ and declared.get(
-                        (spec.group, spec.binding)) == "read_write":
+                if (
+                    spec.access is Access.READ
+                    and declared.get((spec.group, spec.binding)) == "read_write"
+                ):
                     accesses[i] = Access.READ_WRITE
         return tuple(accesses)
 
@@ -1279,28 +1480,32 @@ class KernelSpec:
                 shaped.append(array)
         return shaped
 
-    def run_reference(self, arrays: Sequence[Any], size: Any = None,
-                      constraints: Any = None) -> None:
+    def run_reference(
+        self, arrays: Sequence[Any], size: Any = None, constraints: Any = None
+    ) -> None:
         """Evaluate the kernel's numpy meaning over ``arrays`` (buffers in (group,
         binding) order, each trimmed to its element count; the uniform as a record) and
         leave the outputs in them, whether the function wrote them in place or returned
         them. Raises ``ReferenceFailed`` naming the output and the fix when it returned
         something that does not fit, and when the function itself raised."""
         if len(arrays) != len(self.buffers):
-            raise InvalidArgument(f"kernel {self.id} has {len(self.buffers)} buffers, got "
-                                  f"{len(arrays)} arrays")
+            raise InvalidArgument(
+                f"kernel {self.id} has {len(self.buffers)} buffers, got {len(arrays)} arrays"
+            )
         shaped = self.reference_arrays(arrays, size)
         try:
             returned = self.body.evaluate(self, shaped, size, constraints)
         except ForgeError as exc:
             if isinstance(exc, UnsupportedFeature):
                 raise
-            raise ReferenceFailed(f"the reference of kernel {self.id} raised "
-                                  f"{type(exc).__name__}: {exc}") from exc
+            raise ReferenceFailed(
+                f"the reference of kernel {self.id} raised {type(exc).__name__}: {exc}"
+            ) from exc
         except Exception as exc:
             where = getattr(self.reference, "__qualname__", "the reference")
-            raise ReferenceFailed(f"the reference of kernel {self.id} ({where}) raised "
-                                  f"{type(exc).__name__}: {exc}") from exc
+            raise ReferenceFailed(
+                f"the reference of kernel {self.id} ({where}) raised {type(exc).__name__}: {exc}"
+            ) from exc
         if returned is not None:
             self._store_returned(returned, shaped)
 
@@ -1313,20 +1518,24 @@ class KernelSpec:
             raise ReferenceFailed(
                 f"the reference of kernel {self.id} returned {len(values)} value(s), but the "
                 f"kernel has {len(outputs)} output(s) ({', '.join(s.label for _, s in outputs)}); "
-                "return them as a tuple in that order, or write them in place")
+                "return them as a tuple in that order, or write them in place"
+            )
         for (index, spec), value in zip(outputs, values):
             target = shaped[index]
             got = np.asarray(value)
             if got.shape != target.shape or got.dtype != target.dtype:
-                hint = (f" (declare shape=... on the BufferSpec, or return "
-                        f"{spec.label}.reshape(-1))" if got.size == target.size and
-                        got.dtype == target.dtype else
-                        f" (cast it: .astype(np.{target.dtype.name}))" if got.shape == target.shape
-                        else "")
+                hint = (
+                    f" (declare shape=... on the BufferSpec, or return {spec.label}.reshape(-1))"
+                    if got.size == target.size and got.dtype == target.dtype
+                    else f" (cast it: .astype(np.{target.dtype.name}))"
+                    if got.shape == target.shape
+                    else ""
+                )
                 raise ReferenceFailed(
                     f"the reference of kernel {self.id} returned for output {spec.label} an "
                     f"array of shape {got.shape} and dtype {got.dtype}; the output holds shape "
-                    f"{target.shape} of {target.dtype}{hint}")
+                    f"{target.shape} of {target.dtype}{hint}"
+                )
             target[...] = got
 
     # -- arguments -----------------------------------------------------------------
@@ -1341,15 +1550,18 @@ class KernelSpec:
         if self.params is not None:
             derived = resolve(self.params, None, size, f"kernel {self.id}'s params", False)
             if not isinstance(derived, Mapping):
-                raise InvalidArgument(f"kernel {self.id}: params(size) must return a mapping "
-                                      f"of field values, got {type(derived).__name__}")
+                raise InvalidArgument(
+                    f"kernel {self.id}: params(size) must return a mapping "
+                    f"of field values, got {type(derived).__name__}"
+                )
             merged.update(derived)
         merged.update(values)
         names = [n for n, _ in spec.fields]
         unknown = set(merged) - set(names)
         if unknown:
-            raise InvalidArgument(f"kernel {self.id}: unknown uniform fields {sorted(unknown)}; "
-                                  f"fields are {names}")
+            raise InvalidArgument(
+                f"kernel {self.id}: unknown uniform fields {sorted(unknown)}; fields are {names}"
+            )
         missing = [n for n in names if n not in merged]
         if missing:
             raise InvalidArgument(f"kernel {self.id}: uniform fields {missing} have no value")
@@ -1357,64 +1569,86 @@ class KernelSpec:
         for name in names:
             problem = _field_problem(merged[name], spec.record_dtype[name])
             if problem:
-                raise InvalidArgument(f"kernel {self.id}: uniform field {name} cannot hold "
-                                      f"{merged[name]!r}: {problem}")
+                raise InvalidArgument(
+                    f"kernel {self.id}: uniform field {name} cannot hold "
+                    f"{merged[name]!r}: {problem}"
+                )
             try:
                 record[name] = merged[name]
             except (TypeError, ValueError, OverflowError) as exc:
-                raise InvalidArgument(f"kernel {self.id}: uniform field {name} cannot hold "
-                                      f"{merged[name]!r}: {exc}") from None
+                raise InvalidArgument(
+                    f"kernel {self.id}: uniform field {name} cannot hold {merged[name]!r}: {exc}"
+                ) from None
         return record
 
-    def buffer_bytes(self, spec: BufferSpec, values: np.ndarray, target: str | None,
-                     fill: np.ndarray | None = None) -> np.ndarray:
+    def buffer_bytes(
+        self,
+        spec: BufferSpec,
+        values: np.ndarray,
+        target: str | None,
+        fill: np.ndarray | None = None,
+    ) -> np.ndarray:
         """``values`` (logical) of buffer ``spec`` laid out for ``target``."""
         if target is None:  # host memory: the logical dtype (a vector keeps its lanes)
             values = np.asarray(values)
             dtype = spec.dtype
             return values.astype(dtype.base if dtype.subdtype else dtype, copy=False)
-        return _layout.encode(values, spec.type, _layout.rules_for(
-            target, spec.access is Access.UNIFORM), fill)
+        return _layout.encode(
+            values, spec.type, _layout.rules_for(target, spec.access is Access.UNIFORM), fill
+        )
 
     def buffer_values(self, spec: BufferSpec, raw: np.ndarray, target: str | None) -> np.ndarray:
         """The logical values held by ``raw`` (of ``spec.dtype_for(target)``)."""
         if target is None:
             return raw
-        return _layout.decode(raw, spec.type, _layout.rules_for(
-            target, spec.access is Access.UNIFORM))
+        return _layout.decode(
+            raw, spec.type, _layout.rules_for(target, spec.access is Access.UNIFORM)
+        )
 
-    def check_buffers(self, views: Sequence[BufferView], size: Any,
-                      target: str | None = None, accesses: Sequence[Access] | None = None) -> None:
+    def check_buffers(
+        self,
+        views: Sequence[BufferView],
+        size: Any,
+        target: str | None = None,
+        accesses: Sequence[Access] | None = None,
+    ) -> None:
         """Raise ``InvalidArgument`` unless ``views`` can be bound to this kernel for a
         problem of ``size``: one view per buffer in (group, binding) order, with a
         matching binding, group and usage, and enough bytes."""
         if int(size) < 0:
             raise InvalidArgument(f"element count must be >= 0, got {size}")
         if len(views) != len(self.buffers):
-            raise InvalidArgument(f"kernel {self.id} binds {len(self.buffers)} buffers, "
-                                  f"got {len(views)} views")
+            raise InvalidArgument(
+                f"kernel {self.id} binds {len(self.buffers)} buffers, got {len(views)} views"
+            )
         accesses = accesses or [spec.access for spec in self.buffers]
         for view, spec, access in zip(views, self.buffers, accesses):
             if not isinstance(view, BufferView):
-                raise InvalidArgument(f"kernel {self.id}: expected BufferView for binding "
-                                      f"{spec.binding}, got {type(view).__name__}")
+                raise InvalidArgument(
+                    f"kernel {self.id}: expected BufferView for binding "
+                    f"{spec.binding}, got {type(view).__name__}"
+                )
             label = f"kernel {self.id} buffer {spec.label}"
             if (view.group, view.binding) != (spec.group, spec.binding):
                 raise InvalidArgument(
                     f"{label} is at group {spec.group} binding {spec.binding}, but the "
-                    f"view is at group {view.group} binding {view.binding}")
+                    f"view is at group {view.group} binding {view.binding}"
+                )
             if not access.accepts(view.usage):
                 raise InvalidArgument(
                     f"{label} is {access.value}; a view of usage {view.usage.name} "
-                    f"cannot be bound there (use {access.default_usage.name})")
+                    f"cannot be bound there (use {access.default_usage.name})"
+                )
             need = spec.byte_size(size, target)
             if view.length_bytes < need:
-                raise InvalidArgument(f"{label} needs {need} bytes at size {size}, "
-                                      f"the view has {view.length_bytes}")
+                raise InvalidArgument(
+                    f"{label} needs {need} bytes at size {size}, the view has {view.length_bytes}"
+                )
 
     # -- freezing ------------------------------------------------------------------
-    def frozen(self, target: str | None, schedule: Schedule, size: Any,
-               max_per_dimension: int = 65535) -> KernelSpec:
+    def frozen(
+        self, target: str | None, schedule: Schedule, size: Any, max_per_dimension: int = 65535
+    ) -> KernelSpec:
         """This kernel resolved for one target, schedule and size: raw source text, fixed
         counts, geometry and constants, no Python functions. It pickles, so a worker
         process (which never imports the kernel's own module) can run it; its meaning is
@@ -1422,24 +1656,45 @@ class KernelSpec:
         size = self.size(size)
         source = self.source(target, schedule, size) if target in self.targets else None
         steps = self.steps(target, schedule, size, max_per_dimension, source)
-        buffers = tuple(replace(b, count=b.element_count(size), shape=None, fill=None,
-                                initial=None) for b in self.buffers)
-        launches = tuple(Dispatch(s.entry_point, _Fixed(s.workgroups),
-                                  Schedule(s.block), s.shared_bytes,
-                                  self._argument_order(s.arguments), dict(s.overrides))
-                         for s in steps) if self.launches else ()
+        buffers = tuple(
+            replace(b, count=b.element_count(size), shape=None, fill=None, initial=None)
+            for b in self.buffers
+        )
+        launches = (
+            tuple(
+                Dispatch(
+                    s.entry_point,
+                    _Fixed(s.workgroups),
+                    Schedule(s.block),
+                    s.shared_bytes,
+                    self._argument_order(s.arguments),
+                    dict(s.overrides),
+                )
+                for s in steps
+            )
+            if self.launches
+            else ()
+        )
         first = steps[0]
         return KernelSpec(
-            id=self.id, entry_point=first.entry_point, buffers=buffers,
+            id=self.id,
+            entry_point=first.entry_point,
+            buffers=buffers,
             sources={target: source} if target is not None and source is not None else {},
-            description=self.description, grid=None if self.launches else _Fixed(first.workgroups),
-            schedules=(schedule,), requires=self.features(target, source),
-            tags=self.tags, dims=self.size(size).names,
+            description=self.description,
+            grid=None if self.launches else _Fixed(first.workgroups),
+            schedules=(schedule,),
+            requires=self.features(target, source),
+            tags=self.tags,
+            dims=self.size(size).names,
             overrides={} if self.launches else dict(first.overrides),
             options={target: self.compile_options(target)} if target in TARGETS else {},
             shared_bytes=first.shared_bytes if not self.launches else None,
             arguments=self._argument_order(first.arguments) if not self.launches else None,
-            launches=launches, template=False, version=self.version)
+            launches=launches,
+            template=False,
+            version=self.version,
+        )
 
     def _argument_order(self, arguments: tuple) -> tuple[str, ...] | None:
         if not arguments:
@@ -1464,23 +1719,37 @@ def _entry_name(entry: str) -> bool:
     return bool(re.match(r"^[A-Za-z_][\w:]*\s*(<.*>)?$", entry.strip()))
 
 
-
-def _grid(value: Any, schedule: Schedule, size: Any, what: str,
-          max_per_dimension: int, names: Mapping[str, Any] | None = None) -> tuple[int, int, int]:
-    dims = resolve(value, schedule, size, f"{what}'s grid", names=names) if not isinstance(
-        value, (tuple, list)) else value
+def _grid(
+    value: Any,
+    schedule: Schedule,
+    size: Any,
+    what: str,
+    max_per_dimension: int,
+    names: Mapping[str, Any] | None = None,
+) -> tuple[int, int, int]:
+    dims = (
+        resolve(value, schedule, size, f"{what}'s grid", names=names)
+        if not isinstance(value, (tuple, list))
+        else value
+    )
     if is_int(dims):
         dims = (dims,)
-    if not isinstance(dims, (tuple, list)) or not 1 <= len(dims) <= 3 or not all(
-            is_int(d) for d in dims):
-        raise InvalidArgument(f"{what}'s grid must give 1 to 3 workgroup counts (ints), "
-                              f"got {dims!r}")
+    if (
+        not isinstance(dims, (tuple, list))
+        or not 1 <= len(dims) <= 3
+        or not all(is_int(d) for d in dims)
+    ):
+        raise InvalidArgument(
+            f"{what}'s grid must give 1 to 3 workgroup counts (ints), got {dims!r}"
+        )
     dims = tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
     if min(dims) < 0:
         raise InvalidArgument(f"{what} asks for {dims} workgroups; each count must be >= 0")
     if any(d > max_per_dimension for d in dims):
-        raise UnsupportedFeature(f"{what} at size {size} needs {dims} workgroups, over "
-                                 f"max_workgroups_per_dimension={max_per_dimension}")
+        raise UnsupportedFeature(
+            f"{what} at size {size} needs {dims} workgroups, over "
+            f"max_workgroups_per_dimension={max_per_dimension}"
+        )
     return dims  # type: ignore[return-value]
 
 

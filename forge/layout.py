@@ -31,8 +31,20 @@ import numpy as np
 from .errors import InvalidArgument, UnsupportedFeature
 from .types import SCALAR_TYPES
 
-__all__ = ["RULES", "TypeSpec", "parse_type", "logical_dtype", "target_dtype", "encode",
-           "decode", "scalar_dtype", "SCALARS", "type_text", "rules_for", "as_elements"]
+__all__ = [
+    "RULES",
+    "TypeSpec",
+    "parse_type",
+    "logical_dtype",
+    "target_dtype",
+    "encode",
+    "decode",
+    "scalar_dtype",
+    "SCALARS",
+    "type_text",
+    "rules_for",
+    "as_elements",
+]
 
 RULES = ("wgsl-storage", "wgsl-uniform", "c")
 
@@ -52,8 +64,7 @@ def scalar_dtype(name: str) -> np.dtype:
         raise InvalidArgument(f"unknown scalar type {name!r}; known: {', '.join(SCALARS)}")
     dtype = SCALARS[name]
     if dtype is None:
-        raise UnsupportedFeature(f"type {name} needs the ml_dtypes package "
-                                 "(pip install ml_dtypes)")
+        raise UnsupportedFeature(f"type {name} needs the ml_dtypes package (pip install ml_dtypes)")
     return dtype
 
 
@@ -62,11 +73,11 @@ class TypeSpec:
     """A parsed type: ``kind`` is "scalar", "vec", "array" or "struct"."""
 
     kind: str
-    scalar: str = ""                               # scalar, vec: the element scalar
-    count: int = 1                                 # vec: lanes; array: elements
-    element: TypeSpec | None = None              # array: its element type
+    scalar: str = ""  # scalar, vec: the element scalar
+    count: int = 1  # vec: lanes; array: elements
+    element: TypeSpec | None = None  # array: its element type
     fields: tuple[tuple[str, TypeSpec], ...] = ()  # struct: its members
-    matrix: bool = False                           # array: a matCxR, columns of vecR
+    matrix: bool = False  # array: a matCxR, columns of vecR
 
     @property
     def is_scalar(self) -> bool:
@@ -114,9 +125,11 @@ def _parse_text(text: str) -> TypeSpec:
         if count < 1:
             raise InvalidArgument(f"array type {text!r} needs at least one element")
         return TypeSpec("array", count=count, element=_parse_text(match.group(1)))
-    raise InvalidArgument(f"unknown type {text!r}: use a scalar ({', '.join(SCALARS)}), "
-                          "vecN<T> (or vec4f...), matCxR<T>, array<T, N>, or a struct as "
-                          "((name, type), ...)")
+    raise InvalidArgument(
+        f"unknown type {text!r}: use a scalar ({', '.join(SCALARS)}), "
+        "vecN<T> (or vec4f...), matCxR<T>, array<T, N>, or a struct as "
+        "((name, type), ...)"
+    )
 
 
 def parse_type(value: Any) -> TypeSpec:
@@ -128,18 +141,23 @@ def parse_type(value: Any) -> TypeSpec:
     if isinstance(value, (tuple, list)) and value:
         fields = []
         for item in value:
-            if not (isinstance(item, (tuple, list)) and len(item) == 2
-                    and isinstance(item[0], str) and item[0].isidentifier()):
-                raise InvalidArgument(f"a struct is a sequence of (name, type) pairs, got "
-                                      f"{item!r}")
+            if not (
+                isinstance(item, (tuple, list))
+                and len(item) == 2
+                and isinstance(item[0], str)
+                and item[0].isidentifier()
+            ):
+                raise InvalidArgument(f"a struct is a sequence of (name, type) pairs, got {item!r}")
             fields.append((item[0], parse_type(item[1])))
         names = [n for n, _ in fields]
         if len(set(names)) != len(names):
             twice = sorted({n for n in names if names.count(n) > 1})
             raise InvalidArgument(f"struct fields {twice} are declared twice")
         return TypeSpec("struct", fields=tuple(fields))
-    raise InvalidArgument(f"a type is a name such as 'f32' or 'vec4<f32>', or a struct of "
-                          f"(name, type) pairs; got {value!r}")
+    raise InvalidArgument(
+        f"a type is a name such as 'f32' or 'vec4<f32>', or a struct of "
+        f"(name, type) pairs; got {value!r}"
+    )
 
 
 def type_text(t: TypeSpec) -> Any:
@@ -182,9 +200,14 @@ def _size_align(t: TypeSpec, rules: str) -> tuple[int, int]:
             if scalar not in _WGSL_SCALARS:
                 raise UnsupportedFeature(
                     f"type {type_text(t)} is unsupported on WGSL, because WGSL has no "
-                    f"{scalar} type" + (" (a storage buffer of them is bound packed: the "
-                                        "shader declares array<u32>)" if scalar in _PACKED
-                                        else ""))
+                    f"{scalar} type"
+                    + (
+                        " (a storage buffer of them is bound packed: the "
+                        "shader declares array<u32>)"
+                        if scalar in _PACKED
+                        else ""
+                    )
+                )
     if t.kind == "scalar":
         size = scalar_dtype(t.scalar).itemsize
         return size, size
@@ -213,8 +236,11 @@ def _struct_offsets(t: TypeSpec, rules: str) -> tuple[list[int], int, int]:
         offset = max(_round_up(end, field_align), follow_struct)
         offsets.append(offset)
         end = offset + size
-        follow_struct = (offset + _round_up(size, 16)
-                         if rules == "wgsl-uniform" and field.kind == "struct" else 0)
+        follow_struct = (
+            offset + _round_up(size, 16)
+            if rules == "wgsl-uniform" and field.kind == "struct"
+            else 0
+        )
         align = max(align, field_align)
     if rules == "wgsl-uniform":
         align = _round_up(align, 16)
@@ -243,18 +269,34 @@ def _target(t: TypeSpec, rules: str) -> np.dtype:
         return scalar_dtype(t.scalar)
     size, _ = _size_align(t, rules)
     if t.kind == "vec":
-        return np.dtype({"names": ["v"], "formats": [(scalar_dtype(t.scalar), (t.count,))],
-                         "offsets": [0], "itemsize": size})
+        return np.dtype(
+            {
+                "names": ["v"],
+                "formats": [(scalar_dtype(t.scalar), (t.count,))],
+                "offsets": [0],
+                "itemsize": size,
+            }
+        )
     if t.kind == "array":
         element = _target(t.element, rules)
         stride = size // t.count
-        return np.dtype({"names": [f"e{i}" for i in range(t.count)],
-                         "formats": [element] * t.count,
-                         "offsets": [i * stride for i in range(t.count)], "itemsize": size})
+        return np.dtype(
+            {
+                "names": [f"e{i}" for i in range(t.count)],
+                "formats": [element] * t.count,
+                "offsets": [i * stride for i in range(t.count)],
+                "itemsize": size,
+            }
+        )
     offsets, size, _ = _struct_offsets(t, rules)
-    return np.dtype({"names": [n for n, _ in t.fields],
-                     "formats": [_target(f, rules) for _, f in t.fields],
-                     "offsets": offsets, "itemsize": size})
+    return np.dtype(
+        {
+            "names": [n for n, _ in t.fields],
+            "formats": [_target(f, rules) for _, f in t.fields],
+            "offsets": offsets,
+            "itemsize": size,
+        }
+    )
 
 
 def logical_dtype(value: Any) -> np.dtype:
@@ -282,8 +324,14 @@ def with_itemsize(dtype: np.dtype, itemsize: int) -> np.dtype:
     names, fields = dtype.names, dtype.fields
     if names is None or fields is None:
         raise TypeError(f"{dtype} is not a structured dtype")
-    return np.dtype({"names": list(names), "formats": [fields[n][0] for n in names],
-                     "offsets": [fields[n][1] for n in names], "itemsize": itemsize})
+    return np.dtype(
+        {
+            "names": list(names),
+            "formats": [fields[n][0] for n in names],
+            "offsets": [fields[n][1] for n in names],
+            "itemsize": itemsize,
+        }
+    )
 
 
 def _lane(i: int, element: TypeSpec) -> tuple:
@@ -318,8 +366,9 @@ def _copy_out(dst: np.ndarray, src: np.ndarray, t: TypeSpec) -> None:
             _copy_out(dst[name], src[name], field)
 
 
-def encode(values: np.ndarray, value_type: Any, rules: str | None,
-           fill: np.ndarray | None = None) -> np.ndarray:
+def encode(
+    values: np.ndarray, value_type: Any, rules: str | None, fill: np.ndarray | None = None
+) -> np.ndarray:
     """``values`` (of ``logical_dtype``) in the layout ``rules`` gives, as an array of
     ``target_dtype``. Padding bytes come from ``fill`` (same shape, target dtype) when
     given, else are zero."""
@@ -334,7 +383,7 @@ def encode(values: np.ndarray, value_type: Any, rules: str | None,
             return values
     elif rules is None or t.is_scalar:
         return np.asarray(values, logical)
-    count = values.shape[:values.ndim - len(logical.shape)]
+    count = values.shape[: values.ndim - len(logical.shape)]
     out = np.zeros(count, _target(t, rules)) if fill is None else fill.copy()
     _copy_in(out, values, t)
     return out
@@ -353,7 +402,7 @@ def decode(raw: np.ndarray, value_type: Any, rules: str | None) -> np.ndarray:
 def as_elements(raw: np.ndarray, dtype: np.dtype, count: int) -> np.ndarray:
     """The first ``count`` elements of ``dtype`` in the bytes ``raw`` (a view where it
     can be): shape ``(count, *lanes)`` for a vector or array element type."""
-    raw = raw[:count * dtype.itemsize]
+    raw = raw[: count * dtype.itemsize]
     if dtype.subdtype is not None:
         base, shape = dtype.subdtype
         return raw.view(base).reshape((count, *shape))
@@ -370,11 +419,12 @@ def data_mask(value_type: Any, rules: str | None) -> np.ndarray:
     def mark(dt: np.dtype, base: int) -> None:
         fields = dt.fields
         if dt.names is None or fields is None:  # one is None exactly when the other is
-            mask[base:base + dt.itemsize] = True
+            mask[base : base + dt.itemsize] = True
             return
         for name in dt.names:
             sub, offset = fields[name][:2]
             mark(sub, base + offset)
+
     mark(dtype, 0)
     return mask
 

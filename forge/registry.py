@@ -48,7 +48,6 @@ BACKEND_GROUP = "forge.backends"
 KERNEL_GROUP = "forge.kernels"
 
 
-
 class PluginWarning(UserWarning):
     """A plugin could not be loaded and was skipped."""
 
@@ -94,40 +93,63 @@ def _as_backend_entry(obj: Any, name: str, origin: str) -> BackendEntry:
     missing = [a for a in ("open", "availability") if not callable(getattr(obj, a, None))]
     if missing:
         raise TypeError(f"backend entry {name!r} lacks callable {', '.join(missing)}")
-    return BackendEntry(getattr(obj, "name", name), obj.open, obj.availability,
-                        getattr(obj, "description", ""), origin,
-                        int(getattr(obj, "preference", 0)),
-                        bool(getattr(obj, "device_code", True)), getattr(obj, "devices", None),
-                        getattr(obj, "device_option", None))
+    return BackendEntry(
+        getattr(obj, "name", name),
+        obj.open,
+        obj.availability,
+        getattr(obj, "description", ""),
+        origin,
+        int(getattr(obj, "preference", 0)),
+        bool(getattr(obj, "device_code", True)),
+        getattr(obj, "devices", None),
+        getattr(obj, "device_option", None),
+    )
 
 
-def _add_backend(entries: dict[str, BackendEntry], name: str | None, load: Callable[[], Any],
-                 value: str, origin: str) -> None:
+def _add_backend(
+    entries: dict[str, BackendEntry],
+    name: str | None,
+    load: Callable[[], Any],
+    value: str,
+    origin: str,
+) -> None:
     """Load one backend entry into ``entries`` (keyed by ``name``, else by its own
     name); a broken or shadowed one warns and is skipped."""
     try:
         loaded = load()
         key: str = name if name else getattr(loaded, "name", value)
         if key in entries:
-            warnings.warn(f"backend plugin {key!r} from {origin} is shadowed by a backend of "
-                          "the same name and was skipped", PluginWarning, stacklevel=3)
+            warnings.warn(
+                f"backend plugin {key!r} from {origin} is shadowed by a backend of "
+                "the same name and was skipped",
+                PluginWarning,
+                stacklevel=3,
+            )
             return
         entries[key] = _as_backend_entry(loaded, key, origin)
     except Exception as exc:  # a broken plugin must not break the tool
-        warnings.warn(f"backend plugin {name or value!r} ({value}) failed to load and was "
-                      f"skipped: {type(exc).__name__}: {exc}", PluginWarning, stacklevel=3)
+        warnings.warn(
+            f"backend plugin {name or value!r} ({value}) failed to load and was "
+            f"skipped: {type(exc).__name__}: {exc}",
+            PluginWarning,
+            stacklevel=3,
+        )
 
 
 @functools.cache
 def backend_entries() -> dict[str, BackendEntry]:
     """Every installed backend by name, lowest ``preference`` first (then by name)."""
     entries: dict[str, BackendEntry] = {}
-    extra = [value.strip() for value in os.environ.get("FORGE_EXTRA_BACKENDS", "").split(",")
-             if value.strip()]
+    extra = [
+        value.strip()
+        for value in os.environ.get("FORGE_EXTRA_BACKENDS", "").split(",")
+        if value.strip()
+    ]
     for ep in _entry_points(BACKEND_GROUP):
         _add_backend(entries, ep.name, ep.load, ep.value, _origin(ep))
     for value in extra:
         module, _, attribute = value.partition(":")
+
         def load(module: str = module, attribute: str = attribute) -> Any:
             return getattr(importlib.import_module(module), attribute)
 
@@ -165,15 +187,19 @@ def default_backend() -> str:
     chosen = os.environ.get("FORGE_BACKEND")
     if chosen:
         if chosen not in backend_entries():
-            raise InvalidArgument(f"FORGE_BACKEND names an unknown backend {chosen!r}; "
-                                  f"installed: {', '.join(backend_entries())}")
+            raise InvalidArgument(
+                f"FORGE_BACKEND names an unknown backend {chosen!r}; "
+                f"installed: {', '.join(backend_entries())}"
+            )
         return chosen
     ranked = sorted(backend_entries().values(), key=lambda e: -e.preference)
     for entry in ranked:
         if _availability(entry.name)[0]:
             return entry.name
-    raise GpuUnavailable("no backend is available: " + "; ".join(
-        f"{e.name}: {_availability(e.name)[1]}" for e in ranked))
+    raise GpuUnavailable(
+        "no backend is available: "
+        + "; ".join(f"{e.name}: {_availability(e.name)[1]}" for e in ranked)
+    )
 
 
 def open_context(name: str | None = None, **options: Any) -> OracleContext:
@@ -188,8 +214,9 @@ def open_context(name: str | None = None, **options: Any) -> OracleContext:
         return entry.open(**options)
     except TypeError as exc:  # an open(**options) that passes them on unchecked
         if options and "keyword argument" in str(exc):
-            raise InvalidArgument(f"the {name} backend refused the options "
-                                  f"{sorted(options)}: {exc}") from exc
+            raise InvalidArgument(
+                f"the {name} backend refused the options {sorted(options)}: {exc}"
+            ) from exc
         raise
 
 
@@ -208,14 +235,21 @@ def _kernel_table() -> dict[str, KernelSpec]:
         try:
             found = list(_kernels_from(ep.load()))
         except Exception as exc:
-            warnings.warn(f"kernel plugin {ep.name!r} ({ep.value}) failed to load and was "
-                          f"skipped: {type(exc).__name__}: {exc}", PluginWarning, stacklevel=2)
+            warnings.warn(
+                f"kernel plugin {ep.name!r} ({ep.value}) failed to load and was "
+                f"skipped: {type(exc).__name__}: {exc}",
+                PluginWarning,
+                stacklevel=2,
+            )
             continue
         for kernel in found:
             if kernel.id in table:
-                warnings.warn(f"kernel {kernel.id!r} from plugin {ep.name!r} is shadowed "
-                              "by a kernel of the same id and was skipped", PluginWarning,
-                              stacklevel=2)
+                warnings.warn(
+                    f"kernel {kernel.id!r} from plugin {ep.name!r} is shadowed "
+                    "by a kernel of the same id and was skipped",
+                    PluginWarning,
+                    stacklevel=2,
+                )
             else:
                 table[kernel.id] = kernel
     return table

@@ -18,8 +18,15 @@ __all__ = ["Schedule"]
 
 _VECTOR_WIDTHS = (1, 2, 4)
 # Short keys of the textual form ("wg=128,ipt=4,vec=4"), used by the CLI and headers.
-_KEYS = {"wg": "workgroup_size", "ipt": "items_per_invocation", "vec": "vector_width",
-         "tile": "tile", "grid": "max_workgroups", "unroll": "unroll", "mma": "mma"}
+_KEYS = {
+    "wg": "workgroup_size",
+    "ipt": "items_per_invocation",
+    "vec": "vector_width",
+    "tile": "tile",
+    "grid": "max_workgroups",
+    "unroll": "unroll",
+    "mma": "mma",
+}
 
 
 def _as_dims(value: int | tuple[int, ...]) -> tuple[int, int, int]:
@@ -27,8 +34,10 @@ def _as_dims(value: int | tuple[int, ...]) -> tuple[int, int, int]:
     if isinstance(value, (numbers.Number, np.generic)):  # one dimension; checked below
         dims: tuple = (value,)
     elif isinstance(value, str):
-        raise InvalidArgument(f"workgroup size must be an int or a tuple of ints, got "
-                              f"{value!r}; Schedule.parse reads the text form")
+        raise InvalidArgument(
+            f"workgroup size must be an int or a tuple of ints, got "
+            f"{value!r}; Schedule.parse reads the text form"
+        )
     else:
         dims = _checks.sequence(value, "workgroup size")
     if not 1 <= len(dims) <= 3:
@@ -59,10 +68,16 @@ class Schedule:
     if TYPE_CHECKING:
         # What the generated __init__ accepts, as __post_init__ normalises it: a
         # workgroup size of one int or 1 to 3 of them, any sequence of tile sizes.
-        def __init__(self, workgroup_size: int | Sequence[int] = (64, 1, 1),
-                     items_per_invocation: int = 1, vector_width: int = 1,
-                     tile: Sequence[int] | None = None, max_workgroups: int | None = None,
-                     unroll: bool = False, mma: bool = False) -> None: ...
+        def __init__(
+            self,
+            workgroup_size: int | Sequence[int] = (64, 1, 1),
+            items_per_invocation: int = 1,
+            vector_width: int = 1,
+            tile: Sequence[int] | None = None,
+            max_workgroups: int | None = None,
+            unroll: bool = False,
+            mma: bool = False,
+        ) -> None: ...
 
     def __post_init__(self) -> None:
         # Every field is checked and kept as plain ints, so that equal schedules compare
@@ -71,18 +86,27 @@ class Schedule:
             object.__setattr__(self, name, value)
 
         keep("workgroup_size", _as_dims(self.workgroup_size))
-        keep("items_per_invocation",
-             _checks.integer(self.items_per_invocation, "items per invocation", minimum=1))
+        keep(
+            "items_per_invocation",
+            _checks.integer(self.items_per_invocation, "items per invocation", minimum=1),
+        )
         keep("vector_width", _checks.integer(self.vector_width, "vector width"))
         if self.vector_width not in _VECTOR_WIDTHS:
-            raise InvalidArgument(f"vector width must be one of {_VECTOR_WIDTHS}, "
-                                  f"got {self.vector_width}")
+            raise InvalidArgument(
+                f"vector width must be one of {_VECTOR_WIDTHS}, got {self.vector_width}"
+            )
         if self.tile is not None:
-            keep("tile", tuple(_checks.integer(t, "tile size", minimum=1)
-                               for t in _checks.sequence(self.tile, "tile")))
+            keep(
+                "tile",
+                tuple(
+                    _checks.integer(t, "tile size", minimum=1)
+                    for t in _checks.sequence(self.tile, "tile")
+                ),
+            )
         if self.max_workgroups is not None:
-            keep("max_workgroups",
-                 _checks.integer(self.max_workgroups, "max_workgroups", minimum=1))
+            keep(
+                "max_workgroups", _checks.integer(self.max_workgroups, "max_workgroups", minimum=1)
+            )
         for flag in ("unroll", "mma"):
             if getattr(self, flag) not in (False, True):  # 0 and 1 from the textual form
                 raise InvalidArgument(f"{flag} is 0 or 1, got {getattr(self, flag)!r}")
@@ -99,8 +123,9 @@ class Schedule:
         """Elements one workgroup covers in a 1-D dispatch."""
         return self.invocations * self.items_per_invocation * self.vector_width
 
-    def dispatch_workgroups(self, element_count: int,
-                            max_per_dimension: int = 65535) -> tuple[int, int, int]:
+    def dispatch_workgroups(
+        self, element_count: int, max_per_dimension: int = 65535
+    ) -> tuple[int, int, int]:
         """Workgroups for a 1-D problem of ``element_count`` elements.
 
         A count over ``max_per_dimension`` spills into y (kernels linearise the
@@ -117,7 +142,8 @@ class Schedule:
         if y > max_per_dimension:
             raise UnsupportedFeature(
                 f"{element_count} elements need {total} workgroups, more than "
-                f"max_workgroups_per_dimension={max_per_dimension} squared")
+                f"max_workgroups_per_dimension={max_per_dimension} squared"
+            )
         return (-(-total // y), y, 1)
 
     def check(self, constraints: AdapterConstraints) -> None:
@@ -127,11 +153,13 @@ class Schedule:
             if want > limit:
                 raise UnsupportedFeature(
                     f"workgroup size {self.workgroup_size} exceeds max_workgroup_size"
-                    f"[{'xyz'[axis]}]={limit}")
+                    f"[{'xyz'[axis]}]={limit}"
+                )
         if self.invocations > constraints.max_invocations_per_workgroup:
             raise UnsupportedFeature(
                 f"workgroup of {self.invocations} invocations exceeds "
-                f"max_invocations_per_workgroup={constraints.max_invocations_per_workgroup}")
+                f"max_invocations_per_workgroup={constraints.max_invocations_per_workgroup}"
+            )
 
     def with_(self, **changes) -> Schedule:
         """A copy with some fields changed."""
@@ -156,7 +184,8 @@ class Schedule:
             key, sep, raw = part.partition("=")
             if not sep or key.strip() not in _KEYS:
                 raise InvalidArgument(
-                    f"bad schedule item {part!r} in {text!r}; use keys {', '.join(_KEYS)}")
+                    f"bad schedule item {part!r} in {text!r}; use keys {', '.join(_KEYS)}"
+                )
             try:
                 numbers = tuple(int(v) for v in raw.strip().split("x"))
             except ValueError:

@@ -45,8 +45,9 @@ class Size(int):
         if is_int(dims):
             dims = {name: int(dims)}
         if not isinstance(dims, Mapping) or not dims:
-            raise InvalidArgument(f"a size is an int >= 0 or a mapping of dimension names to "
-                                  f"ints >= 0, got {dims!r}")
+            raise InvalidArgument(
+                f"a size is an int >= 0 or a mapping of dimension names to ints >= 0, got {dims!r}"
+            )
         checked: dict[str, int] = {}
         for key, value in dims.items():
             if not isinstance(key, str) or not _NAME.match(key):
@@ -71,8 +72,9 @@ class Size(int):
         dims = self.__dict__.get("_dims", {})
         if name in dims:
             return dims[name]
-        raise AttributeError(f"size {self} has no dimension {name!r} (it has "
-                             f"{', '.join(dims) or 'none'})")
+        raise AttributeError(
+            f"size {self} has no dimension {name!r} (it has {', '.join(dims) or 'none'})"
+        )
 
     def __getitem__(self, name: str) -> int:
         try:
@@ -148,12 +150,15 @@ def parse_size(value: Any, names: Sequence[str] = ("n",)) -> Size:
             raise InvalidArgument(
                 f"size {dict(value)} does not match the dimensions {', '.join(names)}"
                 + (f": unknown {unknown}" if unknown else "")
-                + (f": missing {missing}" if missing else ""))
+                + (f": missing {missing}" if missing else "")
+            )
         return Size({n: value[n] for n in names})
     if isinstance(value, (tuple, list)):
         if len(value) != len(names):
-            raise InvalidArgument(f"size {tuple(value)} has {len(value)} dimensions; this "
-                                  f"kernel's are {', '.join(names)} ({len(names)})")
+            raise InvalidArgument(
+                f"size {tuple(value)} has {len(value)} dimensions; this "
+                f"kernel's are {', '.join(names)} ({len(names)})"
+            )
         return Size(dict(zip(names, value)))
     raise InvalidArgument(f"a size is an int, 'AxB', 'M=..,N=..' or a mapping, got {value!r}")
 

@@ -13,14 +13,25 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["WgslBinding", "wgsl_bindings", "wgsl_overrides", "wgsl_enables", "wgsl_array_lengths",
-           "wgsl_entry_points", "CudaParam", "cuda_parameters", "strip_comments"]
+__all__ = [
+    "WgslBinding",
+    "wgsl_bindings",
+    "wgsl_overrides",
+    "wgsl_enables",
+    "wgsl_array_lengths",
+    "wgsl_entry_points",
+    "CudaParam",
+    "cuda_parameters",
+    "strip_comments",
+]
 
 
 def strip_comments(text: str) -> str:
     """``text`` with // and /* */ comments replaced by spaces (line numbers kept)."""
+
     def blank(match: re.Match) -> str:
         return re.sub(r"[^\n]", " ", match.group(0))
+
     return re.sub(r"//[^\n]*|/\*.*?\*/", blank, text, flags=re.S)
 
 
@@ -39,7 +50,8 @@ class WgslBinding:
 
 _ATTR = r"(?:@\s*\w+\s*(?:\([^)]*\))?\s*)"
 _VAR = re.compile(
-    r"((?:" + _ATTR + r")+)var\s*<\s*(\w+)\s*(?:,\s*(\w+)\s*)?>\s*(\w+)\s*:\s*([^;=]+?)\s*;")
+    r"((?:" + _ATTR + r")+)var\s*<\s*(\w+)\s*(?:,\s*(\w+)\s*)?>\s*(\w+)\s*:\s*([^;=]+?)\s*;"
+)
 _GROUP = re.compile(r"@\s*group\s*\(\s*(\d+)u?\s*\)")
 _BINDING = re.compile(r"@\s*binding\s*\(\s*(\d+)u?\s*\)")
 
@@ -56,8 +68,16 @@ def wgsl_bindings(source: str) -> list[WgslBinding]:
             access = "uniform"
         else:
             access = "read_write" if access == "read_write" else "read"
-        found.append(WgslBinding(int(group.group(1)), int(binding.group(1)), name, space,
-                                 access, " ".join(type_.split())))
+        found.append(
+            WgslBinding(
+                int(group.group(1)),
+                int(binding.group(1)),
+                name,
+                space,
+                access,
+                " ".join(type_.split()),
+            )
+        )
     return found
 
 
@@ -106,9 +126,26 @@ class CudaParam:
     pointer: bool
 
 
-_SCALAR_WORDS = frozenset({"int", "unsigned", "signed", "float", "double", "half", "__half",
-                           "__nv_bfloat16", "nv_bfloat16", "bfloat16", "size_t", "ptrdiff_t",
-                           "long", "short", "char", "bool"})
+_SCALAR_WORDS = frozenset(
+    {
+        "int",
+        "unsigned",
+        "signed",
+        "float",
+        "double",
+        "half",
+        "__half",
+        "__nv_bfloat16",
+        "nv_bfloat16",
+        "bfloat16",
+        "size_t",
+        "ptrdiff_t",
+        "long",
+        "short",
+        "char",
+        "bool",
+    }
+)
 
 
 def is_scalar_type(type_text: str) -> bool:
@@ -144,7 +181,7 @@ def _parameter(text: str) -> CudaParam | None:
     if match is None:
         return None
     name, array = match.group(1), match.group(2)
-    type_ = text[:match.start()].strip()
+    type_ = text[: match.start()].strip()
     if not type_:  # an unnamed parameter: we cannot match it by name
         return None
     pointer = "*" in type_ or array is not None

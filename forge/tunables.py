@@ -45,9 +45,20 @@ from .schedule import Schedule
 from .size import Size
 from .types import AdapterConstraints
 
-__all__ = ["Tunable", "SCHEDULE_KEYS", "VIA", "declared", "check_tunables", "channel",
-           "parameters", "restriction_failure", "combinations", "apply_knobs", "format_value",
-           "describe"]
+__all__ = [
+    "Tunable",
+    "SCHEDULE_KEYS",
+    "VIA",
+    "declared",
+    "check_tunables",
+    "channel",
+    "parameters",
+    "restriction_failure",
+    "combinations",
+    "apply_knobs",
+    "format_value",
+    "describe",
+]
 
 #: The ways a value reaches a source: template text, a WGSL override, a CUDA -D.
 VIA = ("template", "override", "define")
@@ -55,8 +66,8 @@ VIA = ("template", "override", "define")
 _RESERVED = {"wg_x", "wg_y", "wg_z", "ipt", "vec", "entry", "size", "n"}
 # Override types and the values each accepts.
 _OVERRIDE_TYPES: dict[str, Callable[[Any], bool]] = {
-    "u32": lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2 ** 32,
-    "i32": lambda v: isinstance(v, int) and not isinstance(v, bool) and -2 ** 31 <= v < 2 ** 31,
+    "u32": lambda v: isinstance(v, int) and not isinstance(v, bool) and 0 <= v < 2**32,
+    "i32": lambda v: isinstance(v, int) and not isinstance(v, bool) and -(2**31) <= v < 2**31,
     "f32": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
     "f16": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
     "bool": lambda v: isinstance(v, bool),
@@ -76,11 +87,13 @@ class Tunable:
         values = self.values
         if isinstance(values, (str, bytes)) or not isinstance(values, Sequence):
             values = (values,)
-        object.__setattr__(self, "values", tuple(
-            tuple(v) if isinstance(v, list) else v for v in values))
+        object.__setattr__(
+            self, "values", tuple(tuple(v) if isinstance(v, list) else v for v in values)
+        )
         if self.via is not None and self.via not in VIA:
-            raise InvalidArgument(f"via must be one of {', '.join(VIA)} (or None), got "
-                                  f"{self.via!r}")
+            raise InvalidArgument(
+                f"via must be one of {', '.join(VIA)} (or None), got {self.via!r}"
+            )
 
     @property
     def default(self) -> Any:
@@ -113,8 +126,9 @@ def declared(kernel_id: str, tunables: Mapping[str, Any]) -> dict[str, Tunable]:
         tunable = spec if isinstance(spec, Tunable) else Tunable(spec)
         where = f"kernel {kernel_id}: tunable {name!r}"
         if not isinstance(name, str) or not name.isidentifier():
-            raise InvalidArgument(f"kernel {kernel_id}: a tunable's name must be an "
-                                  f"identifier, got {name!r}")
+            raise InvalidArgument(
+                f"kernel {kernel_id}: a tunable's name must be an identifier, got {name!r}"
+            )
         if not tunable.values:
             raise InvalidArgument(f"{where} has no values")
         if len(set(map(repr, tunable.values))) != len(tunable.values):
@@ -129,8 +143,10 @@ def declared(kernel_id: str, tunables: Mapping[str, Any]) -> dict[str, Tunable]:
 
 def _check_knob(where: str, name: str, tunable: Tunable) -> None:
     if tunable.via is not None:
-        raise InvalidArgument(f"{where} is a schedule knob: it reaches the kernel through "
-                              "the schedule, so it takes no via=")
+        raise InvalidArgument(
+            f"{where} is a schedule knob: it reaches the kernel through "
+            "the schedule, so it takes no via="
+        )
     for value in tunable.values:
         try:
             Schedule().with_(**{SCHEDULE_KEYS[name]: value})
@@ -140,15 +156,17 @@ def _check_knob(where: str, name: str, tunable: Tunable) -> None:
 
 def _check_parameter(where: str, name: str, tunable: Tunable) -> None:
     if name in _RESERVED:
-        raise InvalidArgument(f"{where}: {name} is a template value already; choose "
-                              "another name")
+        raise InvalidArgument(f"{where}: {name} is a template value already; choose another name")
     for value in tunable.values:
         if not isinstance(value, (bool, int, float, str)):
-            raise InvalidArgument(f"{where}: {value!r} is a {type(value).__name__}; a "
-                                  "source takes a number, a bool or a string")
+            raise InvalidArgument(
+                f"{where}: {value!r} is a {type(value).__name__}; a "
+                "source takes a number, a bool or a string"
+            )
         if isinstance(value, str) and tunable.via == "override":
-            raise InvalidArgument(f"{where}: a WGSL override takes numbers and bools, not "
-                                  f"{value!r}")
+            raise InvalidArgument(
+                f"{where}: a WGSL override takes numbers and bools, not {value!r}"
+            )
 
 
 def _mentions(source: str, name: str) -> tuple[bool, bool]:
@@ -187,21 +205,30 @@ def check_tunables(kernel: KernelSpec, size: Any = None) -> None:
         if name in SCHEDULE_KEYS:
             continue
         where = f"kernel {kernel.id}: tunable {name!r}"
-        clash = {"a constant": name in kernel.constants, "a dimension": name in kernel.dims,
-                 "an override": name in kernel.overrides, "a define": name in kernel.defines}
+        clash = {
+            "a constant": name in kernel.constants,
+            "a dimension": name in kernel.dims,
+            "an override": name in kernel.overrides,
+            "a define": name in kernel.defines,
+        }
         for what, clashes in clash.items():
             if clashes:
                 raise InvalidArgument(f"{where} is also {what}; give it one meaning")
         if not isinstance(kernel.body, RawBody):
-            raise InvalidArgument(f"{where}: an IR kernel is tuned through its schedule "
-                                  f"knobs ({', '.join(SCHEDULE_KEYS)}), not parameters")
+            raise InvalidArgument(
+                f"{where}: an IR kernel is tuned through its schedule "
+                f"knobs ({', '.join(SCHEDULE_KEYS)}), not parameters"
+            )
         ways = {t: channel(kernel, name, t) for t in kernel.targets}
         if not any(ways.values()):
-            raise InvalidArgument(f"{where} reaches no source: declare `override {name}` "
-                                  f"in WGSL, write {{{{{name}}}}}, or use {name} in CUDA code")
+            raise InvalidArgument(
+                f"{where} reaches no source: declare `override {name}` "
+                f"in WGSL, write {{{{{name}}}}}, or use {name} in CUDA code"
+            )
         if tunable.via == "override" and ways.get("wgsl") != "override":
-            raise InvalidArgument(f"{where} is via='override', but the WGSL source declares "
-                                  f"no `override {name}`")
+            raise InvalidArgument(
+                f"{where} is via='override', but the WGSL source declares no `override {name}`"
+            )
         if ways.get("wgsl") == "override":
             _check_override_values(kernel, where, name, tunable)
     _check_restriction_names(kernel, names, size)
@@ -212,9 +239,11 @@ def _check_override_values(kernel: KernelSpec, where: str, name: str, tunable: T
     accepts = _OVERRIDE_TYPES.get(declared_type, _OVERRIDE_TYPES[""])
     refused = [v for v in tunable.values if not accepts(v)]
     if refused:
-        raise InvalidArgument(f"{where}: the WGSL source declares `override {name}: "
-                              f"{declared_type or '(inferred)'}`, which cannot take "
-                              f"{', '.join(map(repr, refused))}")
+        raise InvalidArgument(
+            f"{where}: the WGSL source declares `override {name}: "
+            f"{declared_type or '(inferred)'}`, which cannot take "
+            f"{', '.join(map(repr, refused))}"
+        )
 
 
 def _known_names(kernel: KernelSpec, size: Any) -> set[str]:
@@ -234,22 +263,31 @@ def _check_restriction_names(kernel: KernelSpec, names: set[str], size: Any) -> 
                 raise InvalidArgument(
                     f"kernel {kernel.id}: restriction {restriction!r} names "
                     f"{', '.join(unknown)}, which is no tunable, schedule value or "
-                    f"dimension (known: {', '.join(sorted(known))})")
+                    f"dimension (known: {', '.join(sorted(known))})"
+                )
 
 
-def parameters(kernel: KernelSpec, schedule: Schedule, values: Mapping[str, Any],
-               size: Any = None, constraints: AdapterConstraints | None = None
-               ) -> dict[str, Any]:
+def parameters(
+    kernel: KernelSpec,
+    schedule: Schedule,
+    values: Mapping[str, Any],
+    size: Any = None,
+    constraints: AdapterConstraints | None = None,
+) -> dict[str, Any]:
     """What a restriction sees for one candidate: the adapter's limits, the
     schedule's values (``wg`` as the workgroup size, ``wg_x``..., ``ipt``, ``vec``,
     ``tile``, ``grid``), the size's dimensions and the parameters' values."""
     x, y, z = schedule.workgroup_size
     found: dict[str, Any] = {}
     if constraints is not None:
-        found.update((f.name, getattr(constraints, f.name))
-                     for f in dataclasses.fields(constraints))
-    found.update((key, getattr(schedule, field)) for key, field in SCHEDULE_KEYS.items()
-                 if hasattr(schedule, field))
+        found.update(
+            (f.name, getattr(constraints, f.name)) for f in dataclasses.fields(constraints)
+        )
+    found.update(
+        (key, getattr(schedule, field))
+        for key, field in SCHEDULE_KEYS.items()
+        if hasattr(schedule, field)
+    )
     found.update(wg=x if (y, z) == (1, 1) else schedule.workgroup_size, wg_x=x, wg_y=y, wg_z=z)
     if size is not None:
         size = kernel.size(size)
@@ -259,9 +297,14 @@ def parameters(kernel: KernelSpec, schedule: Schedule, values: Mapping[str, Any]
     return found
 
 
-def restriction_failure(kernel: KernelSpec, schedule: Schedule, values: Mapping[str, Any],
-                        size: Any = None, constraints: AdapterConstraints | None = None) -> str:
-    """"" when the candidate satisfies every restriction, else which one it breaks.
+def restriction_failure(
+    kernel: KernelSpec,
+    schedule: Schedule,
+    values: Mapping[str, Any],
+    size: Any = None,
+    constraints: AdapterConstraints | None = None,
+) -> str:
+    """ "" when the candidate satisfies every restriction, else which one it breaks.
     Raises ``InvalidArgument`` when a restriction cannot be evaluated (a callable
     asking for an unknown parameter, or raising)."""
     names = parameters(kernel, schedule, values, size, constraints)
@@ -274,12 +317,15 @@ def restriction_failure(kernel: KernelSpec, schedule: Schedule, values: Mapping[
             try:
                 ok = restriction(dict(names))
             except KeyError as exc:
-                raise InvalidArgument(f"kernel {kernel.id}: restriction {label} asked for "
-                                      f"{exc}, which is no tunable, schedule value or "
-                                      f"dimension (known: {', '.join(sorted(names))})") from None
+                raise InvalidArgument(
+                    f"kernel {kernel.id}: restriction {label} asked for "
+                    f"{exc}, which is no tunable, schedule value or "
+                    f"dimension (known: {', '.join(sorted(names))})"
+                ) from None
             except Exception as exc:
-                raise InvalidArgument(f"kernel {kernel.id}: restriction {label} raised "
-                                      f"{type(exc).__name__}: {exc}") from exc
+                raise InvalidArgument(
+                    f"kernel {kernel.id}: restriction {label} raised {type(exc).__name__}: {exc}"
+                ) from exc
         if not ok:
             return f"restriction {label} is false"
     return ""
@@ -290,16 +336,19 @@ def apply_knobs(schedule: Schedule, knobs: Mapping[str, Any]) -> Schedule:
     return schedule.with_(**{SCHEDULE_KEYS[k]: v for k, v in knobs.items()}) if knobs else schedule
 
 
-def combinations(kernel: KernelSpec, schedules: Sequence[Schedule] | None = None
-                 ) -> Iterator[tuple[Schedule, dict[str, Any]]]:
+def combinations(
+    kernel: KernelSpec, schedules: Sequence[Schedule] | None = None
+) -> Iterator[tuple[Schedule, dict[str, Any]]]:
     """Every (schedule, parameter values) the declarations span, in declaration order
     (restrictions not applied): schedule knobs applied to the kernel's first schedule,
     or each of ``schedules`` when given, times every combination of the parameters."""
     knobs = {k: t.values for k, t in kernel.tunables.items() if k in SCHEDULE_KEYS}
     params = {k: t.values for k, t in kernel.tunables.items() if k not in SCHEDULE_KEYS}
     if schedules is None:
-        schedules = [apply_knobs(kernel.schedules[0], dict(zip(knobs, combo)))
-                     for combo in itertools.product(*knobs.values())]
+        schedules = [
+            apply_knobs(kernel.schedules[0], dict(zip(knobs, combo)))
+            for combo in itertools.product(*knobs.values())
+        ]
     for schedule in schedules:
         for combo in itertools.product(*params.values()):
             yield schedule, dict(zip(params, combo))

@@ -45,12 +45,12 @@ class ValidationLevel(enum.IntEnum):
     later one: naga accepting WGSL says nothing about whether it computes the right thing."""
 
     NONE = 0
-    GENERATED = 1          # the emitter produced source
-    VALIDATED = 2          # naga (WGSL) or NVRTC (CUDA C) accepted it; needs no GPU
-    PIPELINE_CREATED = 3   # a device built a pipeline / loaded a module from it
-    ORACLE_VERIFIED = 4    # its outputs matched the reference within tolerance
-    PROFILED = 5           # timed on a device with a recorded timing source
-    CERTIFIED = 6          # a certification manifest records all of the above
+    GENERATED = 1  # the emitter produced source
+    VALIDATED = 2  # naga (WGSL) or NVRTC (CUDA C) accepted it; needs no GPU
+    PIPELINE_CREATED = 3  # a device built a pipeline / loaded a module from it
+    ORACLE_VERIFIED = 4  # its outputs matched the reference within tolerance
+    PROFILED = 5  # timed on a device with a recorded timing source
+    CERTIFIED = 6  # a certification manifest records all of the above
 
 
 @dataclass(frozen=True)
@@ -91,12 +91,27 @@ class BufferView:
         if self.span:
             raise InvalidArgument("a window is taken of a whole allocation, not of a window")
         whole = self.length_bytes
-        if not (isinstance(start, int) and isinstance(length, int)) or start < 0 \
-                or length <= 0 or start + length > whole:
-            raise InvalidArgument(f"a window [{start}, {start}+{length}) does not fit in a view "
-                                  f"of {whole} bytes")
-        return BufferView(self.offset + start, length, self.binding, self.group, self.usage,
-                          self.slab, self.owner, self.position, whole, self.generation)
+        if (
+            not (isinstance(start, int) and isinstance(length, int))
+            or start < 0
+            or length <= 0
+            or start + length > whole
+        ):
+            raise InvalidArgument(
+                f"a window [{start}, {start}+{length}) does not fit in a view of {whole} bytes"
+            )
+        return BufferView(
+            self.offset + start,
+            length,
+            self.binding,
+            self.group,
+            self.usage,
+            self.slab,
+            self.owner,
+            self.position,
+            whole,
+            self.generation,
+        )
 
 
 @dataclass(frozen=True)
@@ -122,8 +137,9 @@ class MemoryTopology:
             if slab.share <= 0:
                 raise InvalidArgument(f"slab {slab.name!r}: share must be positive")
             if seen & slab.usages:
-                raise InvalidArgument(f"usage {sorted(u.name for u in seen & slab.usages)} "
-                                 "is backed by two slabs")
+                raise InvalidArgument(
+                    f"usage {sorted(u.name for u in seen & slab.usages)} is backed by two slabs"
+                )
             seen |= slab.usages
         missing = set(BindingUsage) - seen
         if missing:
@@ -142,16 +158,25 @@ class MemoryTopology:
         return cls((SlabLayout("device", frozenset(BindingUsage)),))
 
     @classmethod
-    def split_by_usage(cls, read: int = 2, read_write: int = 2,
-                       resident: int = 1) -> MemoryTopology:
+    def split_by_usage(
+        cls, read: int = 2, read_write: int = 2, resident: int = 1
+    ) -> MemoryTopology:
         """Read-only and uniform views in one slab, read-write views in another,
         resident views in a third that ``clear`` never recycles (wgpu)."""
-        return cls((
-            SlabLayout("read", frozenset({BindingUsage.STORAGE_READ, BindingUsage.UNIFORM}), read),
-            SlabLayout("read_write", frozenset({BindingUsage.STORAGE_READ_WRITE}), read_write),
-            SlabLayout("resident", frozenset({BindingUsage.STORAGE_READ_RESIDENT}), resident,
-                       recycled=False),
-        ))
+        return cls(
+            (
+                SlabLayout(
+                    "read", frozenset({BindingUsage.STORAGE_READ, BindingUsage.UNIFORM}), read
+                ),
+                SlabLayout("read_write", frozenset({BindingUsage.STORAGE_READ_WRITE}), read_write),
+                SlabLayout(
+                    "resident",
+                    frozenset({BindingUsage.STORAGE_READ_RESIDENT}),
+                    resident,
+                    recycled=False,
+                ),
+            )
+        )
 
 
 @dataclass(frozen=True)
@@ -223,9 +248,13 @@ class AdapterConstraints:
         """Whether a kernel needing ``feature`` can run: a scalar type name (``"f16"``,
         ``"f64"``...) or one of ``"subgroups"``, ``"cooperative_matrix"``,
         ``"timestamp_query"``."""
-        flags = {"f16": self.shader_f16, "f64": self.shader_f64, "subgroups": self.subgroups,
-                 "cooperative_matrix": self.cooperative_matrix,
-                 "timestamp_query": self.timestamp_query}
+        flags = {
+            "f16": self.shader_f16,
+            "f64": self.shader_f64,
+            "subgroups": self.subgroups,
+            "cooperative_matrix": self.cooperative_matrix,
+            "timestamp_query": self.timestamp_query,
+        }
         if feature in flags:
             return flags[feature]
         return feature in SCALAR_TYPES
@@ -301,5 +330,6 @@ def scalar_type(name: str | ScalarType) -> ScalarType:
     try:
         return SCALAR_TYPES[name]
     except KeyError:
-        raise InvalidArgument(f"unknown scalar type {name!r}; "
-                              f"known: {', '.join(SCALAR_TYPES)}") from None
+        raise InvalidArgument(
+            f"unknown scalar type {name!r}; known: {', '.join(SCALAR_TYPES)}"
+        ) from None

@@ -34,16 +34,20 @@ _LOOP = "_kforge_i"
 
 def workgroup_variables(source: str) -> list[tuple[str, str]]:
     """(name, type) of each module-scope ``var<workgroup>``."""
-    return [(m.group(1), " ".join(m.group(2).split())) for m in _VAR.finditer(
-        strip_comments(source))]
+    return [
+        (m.group(1), " ".join(m.group(2).split())) for m in _VAR.finditer(strip_comments(source))
+    ]
 
 
 def _holds_atomics(wgsl_type: str, structs: dict[str, str]) -> bool:
     """Whether ``wgsl_type`` holds an atomic anywhere (through the module's structs)."""
     if "atomic" in wgsl_type:
         return True
-    return any(_holds_atomics(structs[word], {k: v for k, v in structs.items() if k != word})
-               for word in re.findall(r"\w+", wgsl_type) if word in structs)
+    return any(
+        _holds_atomics(structs[word], {k: v for k, v in structs.items() if k != word})
+        for word in re.findall(r"\w+", wgsl_type)
+        if word in structs
+    )
 
 
 def _zero_statement(name: str, wgsl_type: str, structs: dict[str, str]) -> str | None:
@@ -101,7 +105,7 @@ def _structs(clean: str) -> dict[str, str]:
     found = {}
     for match in re.finditer(r"\bstruct\s+(\w+)\s*\{", clean):
         end = _matching(clean, match.end() - 1, "{", "}")
-        found[match.group(1)] = clean[match.end():end]
+        found[match.group(1)] = clean[match.end() : end]
     return found
 
 
@@ -109,8 +113,7 @@ def _index_members(structs: dict[str, str]) -> dict[str, str]:
     """Struct name -> the member that holds ``local_invocation_index`` (if any)."""
     found = {}
     for name, body in structs.items():
-        member = re.search(r"@\s*builtin\s*\(\s*local_invocation_index\s*\)\s*(\w+)\s*:",
-                           body)
+        member = re.search(r"@\s*builtin\s*\(\s*local_invocation_index\s*\)\s*(\w+)\s*:", body)
         if member:
             found[name] = member.group(1)
     return found
@@ -141,8 +144,10 @@ def zero_workgroup_memory(source: str) -> tuple[str, str]:
     for name, wgsl_type in variables:
         statement = _zero_statement(name, wgsl_type, structs)
         if statement is None:
-            return source, (f"workgroup variable {name}: {wgsl_type} holds atomics inside a "
-                            "struct, which kforge cannot zero for the adapter")
+            return source, (
+                f"workgroup variable {name}: {wgsl_type} holds atomics inside a "
+                "struct, which kforge cannot zero for the adapter"
+            )
         statements.append(statement)
     index_members = _index_members(structs)
     edits: list[tuple[int, int, str]] = []  # (start, end, replacement), in source order
@@ -153,16 +158,16 @@ def zero_workgroup_memory(source: str) -> tuple[str, str]:
         open_paren = fn.end() - 1
         close_paren = _matching(clean, open_paren, "(", ")")
         body = clean.index("{", close_paren)
-        params = _split_params(clean[open_paren + 1:close_paren])
+        params = _split_params(clean[open_paren + 1 : close_paren])
         index = _invocation_index(params, index_members)
         if index is None:
             index = _INDEX
             added = f"@builtin(local_invocation_index) {_INDEX}: u32"
-            inner = clean[open_paren + 1:close_paren]
+            inner = clean[open_paren + 1 : close_paren]
             joiner = "" if not inner.strip() else (" " if inner.rstrip().endswith(",") else ", ")
             insert_at = open_paren + 1 + len(inner.rstrip())
             edits.append((insert_at, insert_at, joiner + added))
-        zeroing = (f" if ({index} == 0u) {{ {' '.join(statements)} }} workgroupBarrier();")
+        zeroing = f" if ({index} == 0u) {{ {' '.join(statements)} }} workgroupBarrier();"
         edits.append((body + 1, body + 1, zeroing))
     text = source
     for start, end, replacement in sorted(edits, reverse=True):

@@ -26,7 +26,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kforge",
         description="Run GPU kernels on every backend, judge them against a reference, "
-                    "tune and certify them.")
+        "tune and certify them.",
+    )
     parser.add_argument("--version", action="version", version=f"kforge {forge.__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     subparsers.required = True

@@ -35,8 +35,10 @@ def load_results(path: str, accepted: Mapping[str, str] | None = None) -> dict:
     if not isinstance(data, dict) or data.get("format") not in accepted:
         found = data.get("format") if isinstance(data, dict) else type(data).__name__
         wanted = "; ".join(f"{f} (write one with {how})" for f, how in accepted.items())
-        raise ResultsFileError(f"{path} is not a result of format {wanted}: it says {found!r} "
-                               "(another kind of file, or another version of kernel-forge)")
+        raise ResultsFileError(
+            f"{path} is not a result of format {wanted}: it says {found!r} "
+            "(another kind of file, or another version of kernel-forge)"
+        )
     return data
 
 
@@ -67,12 +69,17 @@ def compare_with_baseline(path: str, current: dict) -> list[str]:
         if Verdict(ev["verdict"]).failing and not Verdict(old["verdict"]).failing:
             lines.append(f"{name}: {old['verdict']} before, {ev['verdict']} now")
             continue
-        if (ev.get("timing") and old.get("timing")
-                and ev["timing"]["source"] == old["timing"]["source"]):
+        if (
+            ev.get("timing")
+            and old.get("timing")
+            and ev["timing"]["source"] == old["timing"]["source"]
+        ):
             was, is_ = old["timing"]["median_ns"], ev["timing"]["median_ns"]
-            noise = _NOISE_FACTOR * max(_iqr(old["timing"]["samples_ns"]),
-                                        _iqr(ev["timing"]["samples_ns"]))
+            noise = _NOISE_FACTOR * max(
+                _iqr(old["timing"]["samples_ns"]), _iqr(ev["timing"]["samples_ns"])
+            )
             if is_ - was > noise and is_ > was * (1 + _MIN_SLOWDOWN):
-                lines.append(f"{name}: median {was:.0f} ns before, {is_:.0f} ns now (noise "
-                             f"{noise:.0f} ns)")
+                lines.append(
+                    f"{name}: median {was:.0f} ns before, {is_:.0f} ns now (noise {noise:.0f} ns)"
+                )
     return lines

@@ -46,18 +46,37 @@ def add_backend_flag(parser, text: str) -> None:
 
 
 def add_run_flags(parser, samples: int) -> None:
-    parser.add_argument("--seed", type=count_arg, help="input seed (default: 0, or 0 and 1 for "
-                                                       "kernels that name no test sizes)")
-    parser.add_argument("--samples", type=count_arg, default=samples,
-                        help=f"timed runs per evaluation (default {samples}; 0: no timing)")
-    parser.add_argument("--capacity-mib", type=positive_arg, metavar="MIB",
-                        help="memory each context opens with (default: the backend's, grown "
-                             "as large sizes need it)")
-    parser.add_argument("--timeout", type=seconds_arg, default=60.0, metavar="SECONDS",
-                        help="bound on each wait for the device; a kernel that runs longer "
-                             "is reported as 'timeout' (default 60)")
-    parser.add_argument("--no-isolate", action="store_true",
-                        help="run device backends in this process instead of worker processes")
+    parser.add_argument(
+        "--seed",
+        type=count_arg,
+        help="input seed (default: 0, or 0 and 1 for kernels that name no test sizes)",
+    )
+    parser.add_argument(
+        "--samples",
+        type=count_arg,
+        default=samples,
+        help=f"timed runs per evaluation (default {samples}; 0: no timing)",
+    )
+    parser.add_argument(
+        "--capacity-mib",
+        type=positive_arg,
+        metavar="MIB",
+        help="memory each context opens with (default: the backend's, grown "
+        "as large sizes need it)",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=seconds_arg,
+        default=60.0,
+        metavar="SECONDS",
+        help="bound on each wait for the device; a kernel that runs longer "
+        "is reported as 'timeout' (default 60)",
+    )
+    parser.add_argument(
+        "--no-isolate",
+        action="store_true",
+        help="run device backends in this process instead of worker processes",
+    )
 
 
 def open_options(args) -> dict:
@@ -101,29 +120,50 @@ def opened_backends(session, names, asked) -> tuple[list[str], dict[str, str], d
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "check", help="every kernel on every available backend, judged against its reference")
+        "check", help="every kernel on every available backend, judged against its reference"
+    )
     add_kernel_arguments(parser)
     add_backend_flag(parser, "backends to check (repeatable; default: every available one)")
-    parser.add_argument("--size", help="problem size: 4099, 4096x32768 or M=512,N=512,K=256 "
-                                       "(default: every checked size of each kernel)")
-    parser.add_argument("--schedule", type=schedule_arg, help="run this schedule (default: each "
-                        "backend's first the kernel admits)")
-    parser.add_argument("--reference-backend", metavar="NAME",
-                        help="judge against this backend's run instead of the numpy reference "
-                             "(a port check: no numpy reference needed)")
+    parser.add_argument(
+        "--size",
+        help="problem size: 4099, 4096x32768 or M=512,N=512,K=256 "
+        "(default: every checked size of each kernel)",
+    )
+    parser.add_argument(
+        "--schedule",
+        type=schedule_arg,
+        help="run this schedule (default: each backend's first the kernel admits)",
+    )
+    parser.add_argument(
+        "--reference-backend",
+        metavar="NAME",
+        help="judge against this backend's run instead of the numpy reference "
+        "(a port check: no numpy reference needed)",
+    )
     add_run_flags(parser, samples=5)
     parser.add_argument("--junit", metavar="PATH", help="also write JUnit XML for CI")
-    parser.add_argument("--baseline", metavar="RESULTS", help="fail on a verdict that got worse, "
-                        "or a slowdown beyond the measured noise, against a saved --json run")
+    parser.add_argument(
+        "--baseline",
+        metavar="RESULTS",
+        help="fail on a verdict that got worse, "
+        "or a slowdown beyond the measured noise, against a saved --json run",
+    )
     parser.add_argument("--results", metavar="PATH", help="also write the JSON results here")
-    parser.add_argument("--save-failures", metavar="DIR",
-                        help="save each failing evaluation's inputs and outputs (.npz) here")
-    parser.add_argument("--sanitize", action="store_true",
-                        help="also run CUDA evaluations under compute-sanitizer")
+    parser.add_argument(
+        "--save-failures",
+        metavar="DIR",
+        help="save each failing evaluation's inputs and outputs (.npz) here",
+    )
+    parser.add_argument(
+        "--sanitize", action="store_true", help="also run CUDA evaluations under compute-sanitizer"
+    )
     add_report_flag(parser)
-    parser.add_argument("--tuned", action="store_true",
-                        help="run each kernel's saved tuned schedule (kforge tune --save) where "
-                             "the backend's adapter has one")
+    parser.add_argument(
+        "--tuned",
+        action="store_true",
+        help="run each kernel's saved tuned schedule (kforge tune --save) where "
+        "the backend's adapter has one",
+    )
     add_fanout_flags(parser)
     add_json_flag(parser)
     parser.set_defaults(run=_check)
@@ -160,7 +200,7 @@ class CheckRun:
                 entry = entries.get(name)
                 if entry is not None and entry.device_code:
                     tried.setdefault(result.kernel.id, []).append(ev)
-        if not tried and self.missing_device_backends:   # none available: none tried
+        if not tried and self.missing_device_backends:  # none available: none tried
             return {r.kernel.id: "no device backend is available here" for r in self.results}
         for kernel_id, evaluations in tried.items():
             if all(ev.verdict == Verdict.UNSUPPORTED for ev in evaluations):
@@ -174,22 +214,25 @@ class CheckRun:
         no available backend could run may be one of theirs (a CUDA kernel on a machine
         without NVIDIA's driver), which is this machine's lack, not the kernel's."""
         entries = registry.backend_entries()
-        return [name for name in self.unavailable
-                if name in entries and entries[name].device_code]
+        return [name for name in self.unavailable if name in entries and entries[name].device_code]
 
     @property
     def exit_code(self) -> int:
         if self.interrupted:
             return 130
         unverified_here = self.unverified and not self.missing_device_backends
-        return 1 if (self.failed or self.refused or not self.evaluations
-                     or unverified_here) else 0
+        return 1 if (self.failed or self.refused or not self.evaluations or unverified_here) else 0
 
     def as_dict(self) -> dict:
-        return {"format": RESULTS_FORMAT, "passed": self.exit_code == 0,
-                "interrupted": self.interrupted, "unavailable": dict(self.unavailable),
-                "refused": dict(self.refused), "unverified": self.unverified,
-                "results": [r.as_dict() for r in self.results]}
+        return {
+            "format": RESULTS_FORMAT,
+            "passed": self.exit_code == 0,
+            "interrupted": self.interrupted,
+            "unavailable": dict(self.unavailable),
+            "refused": dict(self.refused),
+            "unverified": self.unverified,
+            "results": [r.as_dict() for r in self.results],
+        }
 
 
 def _plan(kernels, size_text: str | None, seed: int | None) -> list[tuple]:
@@ -197,8 +240,9 @@ def _plan(kernels, size_text: str | None, seed: int | None) -> list[tuple]:
     for kernel in kernels:
         sizes = [kernel.size(size_text)] if size_text else list(kernel.checked_sizes())
         if any(int(s) < 1 for s in sizes):
-            raise InvalidArgument(f"--size {size_text}: a size must be at least 1 in every "
-                                  "dimension")
+            raise InvalidArgument(
+                f"--size {size_text}: a size must be at least 1 in every dimension"
+            )
         seeds = [seed] if seed is not None else list(kernel.checked_seeds())
         plan += [(kernel, s, sd) for s in sizes for sd in seeds]
     return plan
@@ -224,13 +268,24 @@ def run_check(args) -> CheckRun:
         raise
     run = CheckRun(unavailable=unavailable, refused=refused)
     judged = [n for n in names if n != reference]
-    options = CheckOptions(schedule=args.schedule, samples=args.samples, timeout_s=args.timeout,
-                           reference=reference, tuned=args.tuned)
+    options = CheckOptions(
+        schedule=args.schedule,
+        samples=args.samples,
+        timeout_s=args.timeout,
+        reference=reference,
+        tuned=args.tuned,
+    )
     try:
         with progress(len(plan) * len(judged), args.json) as advance:
-            for result in check_many(plan, judged, session, options, on_result=lambda name, ev:
-                                     advance(f"{ev.kernel.id} at {ev.size} on {name}: "
-                                             f"{ev.verdict}")):
+            for result in check_many(
+                plan,
+                judged,
+                session,
+                options,
+                on_result=lambda name, ev: advance(
+                    f"{ev.kernel.id} at {ev.size} on {name}: {ev.verdict}"
+                ),
+            ):
                 run.results.append(result)
                 _after_each(result, args)
     except KeyboardInterrupt:
@@ -280,8 +335,11 @@ def _check(args) -> int:
     else:
         _print_run(run, regressions)
     if run.interrupted:
-        print(f"kforge check: interrupted; {len(run.evaluations)} evaluations were judged and "
-              "are shown above", file=sys.stderr)
+        print(
+            f"kforge check: interrupted; {len(run.evaluations)} evaluations were judged and "
+            "are shown above",
+            file=sys.stderr,
+        )
     if args.report:
         report_of(data, args.report, args.results or "this kforge check run")
     code = run.exit_code
@@ -305,10 +363,19 @@ def _row(kernel_id: str, backend: str, evaluations: list[Evaluation]) -> tuple:
     # "; " between sizes: a size of several dimensions has commas of its own (M=33,N=64)
     sizes = "; ".join(dict.fromkeys(str(ev.size) for ev in evaluations))
     judged = "all" if not masked else f"{masked} masked, {unjudged} never judged"
-    return (kernel_id, backend, verdict, sizes, str(max(ulps)) if ulps else "-",
-            f"{max(errors):.3g}" if errors else "-", judged,
-            format_duration(timing.median) if timing else "-",
-            timing.source if timing else "-", worst.schedule_text, note.split("\n")[0][:110])
+    return (
+        kernel_id,
+        backend,
+        verdict,
+        sizes,
+        str(max(ulps)) if ulps else "-",
+        f"{max(errors):.3g}" if errors else "-",
+        judged,
+        format_duration(timing.median) if timing else "-",
+        timing.source if timing else "-",
+        worst.schedule_text,
+        note.split("\n")[0][:110],
+    )
 
 
 def _print_run(run: CheckRun, regressions: list[str]) -> None:
@@ -318,8 +385,19 @@ def _print_run(run: CheckRun, regressions: list[str]) -> None:
             by_pair.setdefault((result.kernel.id, name), []).append(ev)
     reference = run.results[0].reference if run.results else "numpy"
     rows = [_row(k, b, evs) for (k, b), evs in by_pair.items()]
-    columns = ["kernel", "backend", "verdict", "sizes", "max ulp", "max abs err", "elements",
-               "median (largest size)", "timing", "schedule", "note"]
+    columns = [
+        "kernel",
+        "backend",
+        "verdict",
+        "sizes",
+        "max ulp",
+        "max abs err",
+        "elements",
+        "median (largest size)",
+        "timing",
+        "schedule",
+        "note",
+    ]
     if rows and not any(row[-1] for row in rows):
         columns, rows = columns[:-1], [row[:-1] for row in rows]
     print_table(f"kforge check: each backend against the {reference} reference", columns, rows)
@@ -337,11 +415,16 @@ def _print_run(run: CheckRun, regressions: list[str]) -> None:
     missing = ", ".join(run.missing_device_backends)
     for kernel_id, why in run.unverified.items():
         if missing:
-            print(f"{kernel_id}: NOT CHECKED here: no available backend could run its device "
-                  f"code ({why}); {missing} may, where available")
+            print(
+                f"{kernel_id}: NOT CHECKED here: no available backend could run its device "
+                f"code ({why}); {missing} may, where available"
+            )
         else:
-            print(f"{kernel_id}: ERROR: no backend could run its device code, so nothing "
-                  f"checked it ({why})", file=sys.stderr)
+            print(
+                f"{kernel_id}: ERROR: no backend could run its device code, so nothing "
+                f"checked it ({why})",
+                file=sys.stderr,
+            )
     total, failed = len(run.evaluations), len(run.failed)
     if not total:
         print("no evaluation ran: no backend could run these kernels")
@@ -350,6 +433,12 @@ def _print_run(run: CheckRun, regressions: list[str]) -> None:
     elif run.unverified and not missing:
         print(f"{len(run.unverified)} kernel(s) ran on no backend that runs their device code")
     else:
-        print(f"all {total} evaluations passed, or are unsupported where shown"
-              + (f"; {len(run.unverified)} kernel(s) not checked here, where {missing} "
-                 "is not available" if run.unverified else ""))
+        print(
+            f"all {total} evaluations passed, or are unsupported where shown"
+            + (
+                f"; {len(run.unverified)} kernel(s) not checked here, where {missing} "
+                "is not available"
+                if run.unverified
+                else ""
+            )
+        )

@@ -23,19 +23,34 @@ def register(subparsers) -> None:
     parser = subparsers.add_parser("generate", help="print a kernel's source for a target")
     add_kernel_arguments(parser, many=False)
     parser.add_argument("--target", required=True, choices=TARGETS)
-    parser.add_argument("--schedule", type=schedule_arg,
-                        help="e.g. wg=128,ipt=4,vec=4 (default: the kernel's first schedule)")
-    parser.add_argument("--size", help="problem size, for sources that depend on it "
-                                       "(default: the kernel's largest checked size)")
+    parser.add_argument(
+        "--schedule",
+        type=schedule_arg,
+        help="e.g. wg=128,ipt=4,vec=4 (default: the kernel's first schedule)",
+    )
+    parser.add_argument(
+        "--size",
+        help="problem size, for sources that depend on it "
+        "(default: the kernel's largest checked size)",
+    )
     parser.set_defaults(run=_generate)
 
     parser = subparsers.add_parser(
-        "validate", help="emit every kernel and check it with naga (WGSL) and NVRTC (CUDA C)")
+        "validate", help="emit every kernel and check it with naga (WGSL) and NVRTC (CUDA C)"
+    )
     add_kernel_arguments(parser)
-    parser.add_argument("--target", dest="targets", action="append", choices=TARGETS,
-                        help="target to validate (repeatable; default: every target)")
-    parser.add_argument("--schedule", type=schedule_arg,
-                        help="validate under this schedule only (default: each kernel's schedules)")
+    parser.add_argument(
+        "--target",
+        dest="targets",
+        action="append",
+        choices=TARGETS,
+        help="target to validate (repeatable; default: every target)",
+    )
+    parser.add_argument(
+        "--schedule",
+        type=schedule_arg,
+        help="validate under this schedule only (default: each kernel's schedules)",
+    )
     add_json_flag(parser)
     parser.set_defaults(run=_validate)
 
@@ -61,9 +76,15 @@ class Validation:
     message: str = ""
 
     def as_dict(self) -> dict:
-        return {"kernel": self.kernel, "target": self.target, "schedule": self.schedule,
-                "role": self.role, "level": self.level.name, "failed": self.failed,
-                "message": self.message}
+        return {
+            "kernel": self.kernel,
+            "target": self.target,
+            "schedule": self.schedule,
+            "role": self.role,
+            "level": self.level.name,
+            "failed": self.failed,
+            "message": self.message,
+        }
 
 
 def _validate_wgsl(kernel: KernelSpec, source: str, steps) -> tuple[ValidationLevel, str]:
@@ -81,8 +102,12 @@ def _validate_wgsl(kernel: KernelSpec, source: str, steps) -> tuple[ValidationLe
 def _validate_cuda(kernel: KernelSpec, source: str, steps) -> tuple[ValidationLevel, str]:
     from backends.cuda import compile_module
 
-    compile_module(source, [s.entry_point for s in steps], output="cubin",
-                   options=kernel.compile_options("cuda"))
+    compile_module(
+        source,
+        [s.entry_point for s in steps],
+        output="cubin",
+        options=kernel.compile_options("cuda"),
+    )
     return ValidationLevel.VALIDATED, ""
 
 
@@ -92,8 +117,9 @@ _VALIDATORS = {"wgsl": _validate_wgsl, "cuda": _validate_cuda}
 def validate_source(kernel: KernelSpec, target: str, schedule: Schedule) -> Validation:
     """Emit ``kernel`` for ``target`` under ``schedule`` and validate it; the result
     holds the highest level reached and, on failure, the compiler's message."""
-    result = Validation(kernel.id, target, str(schedule), kernel.schedule_role(schedule),
-                        ValidationLevel.NONE)
+    result = Validation(
+        kernel.id, target, str(schedule), kernel.schedule_role(schedule), ValidationLevel.NONE
+    )
     try:
         size = kernel.largest_size()
         source = kernel.source(target, schedule, size)
@@ -114,9 +140,13 @@ def validate_source(kernel: KernelSpec, target: str, schedule: Schedule) -> Vali
 def _validate(args) -> int:
     kernels = resolve_kernels(args.kernels, args.kernel_ids)
     targets = args.targets or list(TARGETS)
-    jobs = [(kernel, target, schedule) for kernel in kernels for target in targets
-            if target in kernel.targets
-            for schedule in ([args.schedule] if args.schedule else kernel.schedules)]
+    jobs = [
+        (kernel, target, schedule)
+        for kernel in kernels
+        for target in targets
+        if target in kernel.targets
+        for schedule in ([args.schedule] if args.schedule else kernel.schedules)
+    ]
     results = []
     with progress(len(jobs), args.json) as advance:
         for kernel, target, schedule in jobs:
@@ -126,10 +156,24 @@ def _validate(args) -> int:
     if args.json:
         print_json({"passed": not failed, "results": [r.as_dict() for r in results]})
     else:
-        rows = [(r.kernel, r.target, r.schedule, r.role, r.level.name.lower(),
-                 ("FAILED: " if r.failed else "") + r.message) for r in results]
-        print_table("kforge validate: generated source, naga (WGSL) and NVRTC (CUDA C)",
-                    ["kernel", "target", "schedule", "role", "level", "note"], rows,
-                    caption=f"{len(results) - failed} of {len(results)} sources validated "
-                            "or skipped with a reason" if results else "nothing to validate")
+        rows = [
+            (
+                r.kernel,
+                r.target,
+                r.schedule,
+                r.role,
+                r.level.name.lower(),
+                ("FAILED: " if r.failed else "") + r.message,
+            )
+            for r in results
+        ]
+        print_table(
+            "kforge validate: generated source, naga (WGSL) and NVRTC (CUDA C)",
+            ["kernel", "target", "schedule", "role", "level", "note"],
+            rows,
+            caption=f"{len(results) - failed} of {len(results)} sources validated "
+            "or skipped with a reason"
+            if results
+            else "nothing to validate",
+        )
     return 1 if failed else 0

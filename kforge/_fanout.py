@@ -14,12 +14,22 @@ __all__ = ["add_fanout_flags", "make_fleet"]
 
 
 def add_fanout_flags(parser) -> None:
-    parser.add_argument("--workers", type=positive_arg, metavar="N",
-                        help="at most N local workers, spread over the GPUs and backends "
-                             "(default: one per GPU per device backend, one per CPU backend)")
-    parser.add_argument("--ray", nargs="?", const="", default=None, metavar="ADDRESS",
-                        help="run on Ray actors: a local cluster, or join the one at ADDRESS "
-                             "(with Ray's token authentication); needs kernel-forge[ray]")
+    parser.add_argument(
+        "--workers",
+        type=positive_arg,
+        metavar="N",
+        help="at most N local workers, spread over the GPUs and backends "
+        "(default: one per GPU per device backend, one per CPU backend)",
+    )
+    parser.add_argument(
+        "--ray",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="ADDRESS",
+        help="run on Ray actors: a local cluster, or join the one at ADDRESS "
+        "(with Ray's token authentication); needs kernel-forge[ray]",
+    )
 
 
 def make_fleet(args, names: Sequence[str], open_options: dict) -> Fleet:
@@ -27,7 +37,13 @@ def make_fleet(args, names: Sequence[str], open_options: dict) -> Fleet:
     names = [n for n in dict.fromkeys(names) if n]
     options = {n: open_options for n in names}
     if args.ray is not None:
-        return Fleet.on_ray(names, args.ray or None, args.workers, open_options=options,
-                            timeout_s=args.timeout)
-    return Fleet.local(names, args.workers, isolate=False if args.no_isolate else None,
-                       open_options=options, timeout_s=args.timeout)
+        return Fleet.on_ray(
+            names, args.ray or None, args.workers, open_options=options, timeout_s=args.timeout
+        )
+    return Fleet.local(
+        names,
+        args.workers,
+        isolate=False if args.no_isolate else None,
+        open_options=options,
+        timeout_s=args.timeout,
+    )

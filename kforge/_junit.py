@@ -23,18 +23,29 @@ def write_junit(path: str, run: Any) -> None:
     for name in list(run.refused):
         by_backend.setdefault(name, [])
     for backend, evaluations in by_backend.items():
-        suite = ET.SubElement(suites, "testsuite", name=f"kforge.{backend}",
-                              tests=str(len(evaluations)),
-                              failures=str(sum(ev.failing for ev in evaluations)),
-                              skipped=str(sum(ev.verdict == Verdict.UNSUPPORTED
-                                              for ev in evaluations)))
+        suite = ET.SubElement(
+            suites,
+            "testsuite",
+            name=f"kforge.{backend}",
+            tests=str(len(evaluations)),
+            failures=str(sum(ev.failing for ev in evaluations)),
+            skipped=str(sum(ev.verdict == Verdict.UNSUPPORTED for ev in evaluations)),
+        )
         for ev in evaluations:
-            case = ET.SubElement(suite, "testcase", classname=f"kforge.{backend}.{ev.kernel.id}",
-                                 name=f"{ev.kernel.id}[size={ev.size},seed={ev.seed}]",
-                                 time=f"{(ev.timing.median / 1e9) if ev.timing else 0:.9f}")
+            case = ET.SubElement(
+                suite,
+                "testcase",
+                classname=f"kforge.{backend}.{ev.kernel.id}",
+                name=f"{ev.kernel.id}[size={ev.size},seed={ev.seed}]",
+                time=f"{(ev.timing.median / 1e9) if ev.timing else 0:.9f}",
+            )
             if ev.failing:
-                failure = ET.SubElement(case, "failure", type=str(ev.verdict),
-                                        message=(ev.problems or [str(ev.verdict)])[0][:500])
+                failure = ET.SubElement(
+                    case,
+                    "failure",
+                    type=str(ev.verdict),
+                    message=(ev.problems or [str(ev.verdict)])[0][:500],
+                )
                 failure.text = ev.report()
             elif ev.verdict == Verdict.UNSUPPORTED:
                 ET.SubElement(case, "skipped", message=ev.error[:500])

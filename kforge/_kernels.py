@@ -47,8 +47,9 @@ def load_file(path: str | os.PathLike) -> list[KernelSpec]:
             raise
         sys.modules.pop(name, None)
         text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
-        raise KernelFileError(f"{path} raised {type(exc).__name__} while being imported:\n"
-                              f"{text.rstrip()}") from None
+        raise KernelFileError(
+            f"{path} raised {type(exc).__name__} while being imported:\n{text.rstrip()}"
+        ) from None
     finally:
         try:
             sys.path.remove(str(path.parent))
@@ -60,8 +61,9 @@ def load_file(path: str | os.PathLike) -> list[KernelSpec]:
     return kernels
 
 
-def resolve_kernels(names: Sequence[str] | None, ids: Sequence[str] | None = None
-                    ) -> list[KernelSpec]:
+def resolve_kernels(
+    names: Sequence[str] | None, ids: Sequence[str] | None = None
+) -> list[KernelSpec]:
     """Kernels by id or from files (``names``; none: every installed kernel), narrowed
     to ``ids`` when given."""
     kernels: list[KernelSpec] = []
@@ -73,18 +75,32 @@ def resolve_kernels(names: Sequence[str] | None, ids: Sequence[str] | None = Non
         known = {k.id for k in kernels}
         unknown = [i for i in ids if i not in known]
         if unknown:
-            raise InvalidArgument(f"no kernel {', '.join(unknown)} here; the kernels are: "
-                                  f"{', '.join(sorted(known)) or 'none'}")
+            raise InvalidArgument(
+                f"no kernel {', '.join(unknown)} here; the kernels are: "
+                f"{', '.join(sorted(known)) or 'none'}"
+            )
         kernels = [k for k in kernels if k.id in ids]
     if not kernels:
-        raise InvalidArgument("no kernels to work on: the files define no KernelSpec at their "
-                              "top level" if names else "no kernels are installed")
+        raise InvalidArgument(
+            "no kernels to work on: the files define no KernelSpec at their top level"
+            if names
+            else "no kernels are installed"
+        )
     return kernels
 
 
 def add_kernel_arguments(parser, many: bool = True) -> None:
-    parser.add_argument("kernels", nargs="*" if many else "+", metavar="KERNEL_OR_FILE",
-                        help="kernel ids, or Python files whose top-level KernelSpecs are used "
-                             "(default: every installed kernel)")
-    parser.add_argument("--kernel", dest="kernel_ids", action="append", metavar="ID",
-                        help="only the kernel with this id (repeatable)")
+    parser.add_argument(
+        "kernels",
+        nargs="*" if many else "+",
+        metavar="KERNEL_OR_FILE",
+        help="kernel ids, or Python files whose top-level KernelSpecs are used "
+        "(default: every installed kernel)",
+    )
+    parser.add_argument(
+        "--kernel",
+        dest="kernel_ids",
+        action="append",
+        metavar="ID",
+        help="only the kernel with this id (repeatable)",
+    )

@@ -17,8 +17,18 @@ from rich.table import Table
 from forge.errors import ForgeError
 from forge.schedule import Schedule
 
-__all__ = ["print_json", "print_table", "add_json_flag", "console", "progress", "schedule_arg",
-           "count_arg", "positive_arg", "seconds_arg", "write_json"]
+__all__ = [
+    "print_json",
+    "print_table",
+    "add_json_flag",
+    "console",
+    "progress",
+    "schedule_arg",
+    "count_arg",
+    "positive_arg",
+    "seconds_arg",
+    "write_json",
+]
 
 
 def console(stderr: bool = False) -> Console:
@@ -34,11 +44,11 @@ def print_json(data: Any) -> None:
     print(json.dumps(data, indent=2, sort_keys=True, default=str))
 
 
-def print_table(title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]],
-                caption: str | None = None) -> None:
+def print_table(
+    title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], caption: str | None = None
+) -> None:
     # Cells are text, not rich markup: "pip install 'kernel-forge[cuda]'" keeps its [cuda].
-    table = Table(title=escape(title), caption=caption and escape(caption),
-                  title_justify="left")
+    table = Table(title=escape(title), caption=caption and escape(caption), title_justify="left")
     for column in columns:
         table.add_column(escape(column), overflow="fold")
     for row in rows:
@@ -55,8 +65,14 @@ def progress(total: int | None, quiet: bool) -> Iterator:
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TimeElapsedColumn(), console=console(stderr=True), transient=True) as bar:
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=console(stderr=True),
+        transient=True,
+    ) as bar:
         task = bar.add_task("starting", total=total)
 
         def advance(text: str = "", total: int | None = None) -> None:
@@ -64,6 +80,7 @@ def progress(total: int | None, quiet: bool) -> Iterator:
                 bar.update(task, total=total)
             else:
                 bar.update(task, advance=1, description=text)
+
         yield advance
 
 

@@ -22,12 +22,23 @@ from forge.errors import UnsupportedFeature
 
 from ._report_data import ReportData, load_runs, run_from_data
 
-__all__ = ["register", "add_report_flag", "require_report_extra", "write_report",
-           "report_of", "draw"]
+__all__ = [
+    "register",
+    "add_report_flag",
+    "require_report_extra",
+    "write_report",
+    "report_of",
+    "draw",
+]
 
-SECTIONS = (("verdicts", "Verdicts"), ("roofline", "Roofline"),
-            ("timings", "Timing distributions"), ("tuning", "Tuning"), ("errors", "Errors"),
-            ("bench", "Bench"))
+SECTIONS = (
+    ("verdicts", "Verdicts"),
+    ("roofline", "Roofline"),
+    ("timings", "Timing distributions"),
+    ("tuning", "Tuning"),
+    ("errors", "Errors"),
+    ("bench", "Bench"),
+)
 
 _STYLE = """
 body { font-family: sans-serif; margin: 1.5em auto; max-width: 1400px; color: #212121; }
@@ -43,30 +54,41 @@ svg text { pointer-events: none; }  /* a click on a cell's text reaches the cell
 
 
 def add_report_flag(parser) -> None:
-    parser.add_argument("--report", metavar="PATH",
-                        help="also write an HTML report of this run (figures inline; needs "
-                             "matplotlib: pip install 'kernel-forge[report]')")
+    parser.add_argument(
+        "--report",
+        metavar="PATH",
+        help="also write an HTML report of this run (figures inline; needs "
+        "matplotlib: pip install 'kernel-forge[report]')",
+    )
 
 
 def register(subparsers) -> None:
     parser = subparsers.add_parser(
-        "report", help="one self-contained HTML page of figures from saved results")
-    parser.add_argument("results", nargs="+", metavar="RESULTS",
-                        help="JSON of kforge check, certify, tune, profile-hardware --measure "
-                             "or python -m bench (one or more)")
+        "report", help="one self-contained HTML page of figures from saved results"
+    )
+    parser.add_argument(
+        "results",
+        nargs="+",
+        metavar="RESULTS",
+        help="JSON of kforge check, certify, tune, profile-hardware --measure "
+        "or python -m bench (one or more)",
+    )
     parser.add_argument("-o", "--output", required=True, metavar="HTML", help="the page to write")
     parser.add_argument("--png", metavar="DIR", help="also write each figure as a PNG here")
-    parser.add_argument("--tune-axes", type=_axes_arg, metavar="X,Y",
-                        help="the two tuned parameters of the tuning heat maps, e.g. wg,ipt "
-                             "(default: the two with the most distinct values)")
+    parser.add_argument(
+        "--tune-axes",
+        type=_axes_arg,
+        metavar="X,Y",
+        help="the two tuned parameters of the tuning heat maps, e.g. wg,ipt "
+        "(default: the two with the most distinct values)",
+    )
     parser.set_defaults(run=_report)
 
 
 def _axes_arg(text: str) -> tuple[str, str]:
     names = tuple(part.strip() for part in text.split(","))
     if len(names) != 2 or not all(names) or names[0] == names[1]:
-        raise argparse.ArgumentTypeError(f"give two different parameter names as X,Y, got "
-                                         f"{text!r}")
+        raise argparse.ArgumentTypeError(f"give two different parameter names as X,Y, got {text!r}")
     return names
 
 
@@ -76,16 +98,19 @@ def require_report_extra() -> None:
     try:
         import matplotlib  # noqa: F401
     except ImportError:
-        raise UnsupportedFeature("reports are drawn with matplotlib, which is not installed: "
-                                 "pip install 'kernel-forge[report]'") from None
+        raise UnsupportedFeature(
+            "reports are drawn with matplotlib, which is not installed: "
+            "pip install 'kernel-forge[report]'"
+        ) from None
 
 
 def _report(args) -> int:
     data = load_runs(args.results)
     figures = write_report(data, args.output, args.png, args.tune_axes)
-    print(f"kforge report: wrote {args.output} ({len(figures)} figures from "
-          f"{len(data.runs)} files)" + (f" and {len(figures)} PNGs in {args.png}" if args.png
-                                        else ""))
+    print(
+        f"kforge report: wrote {args.output} ({len(figures)} figures from "
+        f"{len(data.runs)} files)" + (f" and {len(figures)} PNGs in {args.png}" if args.png else "")
+    )
     return 0
 
 
@@ -102,13 +127,23 @@ def draw(data: ReportData, tune_axes: tuple[str, str] | None = None) -> list:
     from ._report_figures import error_figures, timing_figures, verdict_matrices
     from ._report_perf import bench_figures, convergence_figures, roofline_figures, tuning_figures
 
-    return [*verdict_matrices(data), *roofline_figures(data), *timing_figures(data),
-            *tuning_figures(data, tune_axes), *convergence_figures(data), *error_figures(data),
-            *bench_figures(data)]
+    return [
+        *verdict_matrices(data),
+        *roofline_figures(data),
+        *timing_figures(data),
+        *tuning_figures(data, tune_axes),
+        *convergence_figures(data),
+        *error_figures(data),
+        *bench_figures(data),
+    ]
 
 
-def write_report(data: ReportData, output: str, png_dir: str | None = None,
-                 tune_axes: tuple[str, str] | None = None) -> list:
+def write_report(
+    data: ReportData,
+    output: str,
+    png_dir: str | None = None,
+    tune_axes: tuple[str, str] | None = None,
+) -> list:
     """Draw ``data``, then write the page to ``output`` (and each figure as
     ``png_dir/ID.png``); every file is written whole or not at all."""
     require_report_extra()
@@ -136,7 +171,7 @@ def _svg(figure) -> str:
     with rc_context({"svg.fonttype": "none"}):
         figure.savefig(buffer, format="svg")
     text = buffer.getvalue()
-    text = text[text.index("<svg"):]
+    text = text[text.index("<svg") :]
     return text.replace(' target="_blank"', "").replace("<a xlink:href=", "<a href=")
 
 
@@ -157,24 +192,33 @@ def _figure_html(figure, png: bytes) -> str:
         image = _svg(figure.figure)
     else:
         data = base64.b64encode(png).decode("ascii")
-        image = (f'<img src="data:image/png;base64,{data}" width="{width}" height="{height}" '
-                 f'alt="{_e(figure.title)}">')
+        image = (
+            f'<img src="data:image/png;base64,{data}" width="{width}" height="{height}" '
+            f'alt="{_e(figure.title)}">'
+        )
     table = _table(*figure.table) if figure.table and figure.table[1] else ""
-    return (f'<figure id="{_e(figure.id)}" class="figure" data-width="{width}" '
-            f'data-height="{height}">{image}<figcaption><b>{_e(figure.title)}.</b> '
-            f'{_e(figure.caption)} <i>({figure.id}.png, {width} x {height} px)</i>'
-            f'</figcaption>{table}</figure>')
+    return (
+        f'<figure id="{_e(figure.id)}" class="figure" data-width="{width}" '
+        f'data-height="{height}">{image}<figcaption><b>{_e(figure.title)}.</b> '
+        f"{_e(figure.caption)} <i>({figure.id}.png, {width} x {height} px)</i>"
+        f"</figcaption>{table}</figure>"
+    )
 
 
 def _runs_html(data: ReportData) -> str:
     rows = []
     for run in data.runs:
-        content = {"check": f"{len(run.evaluations)} evaluations",
-                   "certify": f"{len(run.certified)} kernel x backend results",
-                   "tune": (f"{run.tune.kernel} on {run.tune.backend}, "
-                            f"{len(run.tune.candidates)} candidates" if run.tune else ""),
-                   "profile": ", ".join(f"{c.backend} on {c.adapter}" for c in run.ceilings),
-                   "bench": f"{len(run.bench_rows)} rows"}[run.kind]
+        content = {
+            "check": f"{len(run.evaluations)} evaluations",
+            "certify": f"{len(run.certified)} kernel x backend results",
+            "tune": (
+                f"{run.tune.kernel} on {run.tune.backend}, {len(run.tune.candidates)} candidates"
+                if run.tune
+                else ""
+            ),
+            "profile": ", ".join(f"{c.backend} on {c.adapter}" for c in run.ceilings),
+            "bench": f"{len(run.bench_rows)} rows",
+        }[run.kind]
         rows.append([run.label, run.kind, content, run.path])
     return _table(["run", "kind", "holds", "file"], rows)
 
@@ -187,19 +231,30 @@ def _reports_html(data: ReportData) -> str:
         titles.setdefault(ev.anchor, f"{ev.kernel} on {ev.backend} ({ev.adapter}), run {ev.run}")
         blocks.setdefault(ev.anchor, []).append(ev.report)
     for row in data.certified:
-        titles.setdefault(row.anchor, f"certify {row.kernel} on {row.backend} ({row.adapter}): "
-                                      f"{row.result}, run {row.run}")
+        titles.setdefault(
+            row.anchor,
+            f"certify {row.kernel} on {row.backend} ({row.adapter}): {row.result}, run {row.run}",
+        )
         blocks.setdefault(row.anchor, []).append(row.report or row.detail or row.result)
-    return "".join(f'<div class="report" id="{_e(a)}"><h3>{_e(titles[a])}</h3>'
-                   + "".join(f"<pre>{_e(text)}</pre>" for text in texts) + "</div>"
-                   for a, texts in blocks.items())
+    return "".join(
+        f'<div class="report" id="{_e(a)}"><h3>{_e(titles[a])}</h3>'
+        + "".join(f"<pre>{_e(text)}</pre>" for text in texts)
+        + "</div>"
+        for a, texts in blocks.items()
+    )
 
 
 def _page(data: ReportData, figures: list, pngs: dict[str, bytes]) -> str:
-    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
-             '<link rel="icon" href="data:,">', "<title>kernel-forge report</title>",
-             f"<style>{_STYLE}</style></head><body>", "<h1>kernel-forge report</h1>",
-             f"<p>Made by kforge report from {len(data.runs)} file(s):</p>", _runs_html(data)]
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        '<link rel="icon" href="data:,">',
+        "<title>kernel-forge report</title>",
+        f"<style>{_STYLE}</style></head><body>",
+        "<h1>kernel-forge report</h1>",
+        f"<p>Made by kforge report from {len(data.runs)} file(s):</p>",
+        _runs_html(data),
+    ]
     present = [(key, title) for key, title in SECTIONS if any(f.section == key for f in figures)]
     links = [f'<a href="#section-{k}">{_e(t)}</a>' for k, t in present]
     links.append('<a href="#section-reports">Report text</a>')
@@ -208,6 +263,8 @@ def _page(data: ReportData, figures: list, pngs: dict[str, bytes]) -> str:
         parts.append(f'<section id="section-{key}"><h2>{_e(title)}</h2>')
         parts += [_figure_html(f, pngs[f.id]) for f in figures if f.section == key]
         parts.append("</section>")
-    parts.append(f'<section id="section-reports"><h2>Report text</h2>{_reports_html(data)}'
-                 "</section></body></html>")
+    parts.append(
+        f'<section id="section-reports"><h2>Report text</h2>{_reports_html(data)}'
+        "</section></body></html>"
+    )
     return "\n".join(parts) + "\n"

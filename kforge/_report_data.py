@@ -18,9 +18,20 @@ from forge.errors import ResultsFileError
 
 from ._baseline import load_results
 
-__all__ = ["FORMATS", "EvalRecord", "CertRecord", "TuneRecord", "Ceilings", "Run",
-           "ReportData", "load_runs", "run_from_data", "adapter_name", "candidate_key",
-           "candidate_median"]
+__all__ = [
+    "FORMATS",
+    "EvalRecord",
+    "CertRecord",
+    "TuneRecord",
+    "Ceilings",
+    "Run",
+    "ReportData",
+    "load_runs",
+    "run_from_data",
+    "adapter_name",
+    "candidate_key",
+    "candidate_median",
+]
 
 #: Every format ``kforge report`` reads, and the command that writes it.
 FORMATS = {
@@ -186,8 +197,9 @@ class _Reader:
         if not isinstance(obj, dict) or key not in obj:
             if default is not ...:
                 return default
-            raise self.fail(f"{where} has no field {key!r} (a file from another version, "
-                            "or cut short?)")
+            raise self.fail(
+                f"{where} has no field {key!r} (a file from another version, or cut short?)"
+            )
         value = obj[key]
         if value is None and default is not ...:
             return default
@@ -218,22 +230,30 @@ def _evaluation(r: _Reader, run: str, kernel: str, backend: str, ev: Any, where:
             raise r.fail(f"{where}.timing.samples_ns should hold numbers of nanoseconds")
         r.get(timing, "source", str, f"{where}.timing")
     return EvalRecord(
-        run=run, kernel=str(r.get(ev, "kernel", str, where, kernel)), backend=backend,
+        run=run,
+        kernel=str(r.get(ev, "kernel", str, where, kernel)),
+        backend=backend,
         adapter=adapter_name(r.get(ev, "adapter", (dict, str), where, None)),
-        size=str(r.get(ev, "size", (str, int), where)), elements=elements,
+        size=str(r.get(ev, "size", (str, int), where)),
+        elements=elements,
         seed=int(r.get(ev, "seed", int, where, 0)),
         schedule=str(r.get(ev, "schedule", str, where, "")),
-        verdict=r.get(ev, "verdict", str, where), timing=timing,
+        verdict=r.get(ev, "verdict", str, where),
+        timing=timing,
         outputs=r.get(ev, "outputs", dict, where, {}),
-        bytes_moved=_number(ev.get("bytes_moved")), flops=_number(ev.get("flops")),
-        report=str(r.get(ev, "report", str, where, "") or _fallback_report(ev)))
+        bytes_moved=_number(ev.get("bytes_moved")),
+        flops=_number(ev.get("flops")),
+        report=str(r.get(ev, "report", str, where, "") or _fallback_report(ev)),
+    )
 
 
 def _fallback_report(ev: dict) -> str:
     """The report text of a result saved before evaluations carried it."""
-    lines = [f"{ev.get('kernel')} on {ev.get('backend')}, schedule {ev.get('schedule')}, "
-             f"size {ev.get('size')}, seed {ev.get('seed')}",
-             f"verdict: {str(ev.get('verdict')).upper()}"]
+    lines = [
+        f"{ev.get('kernel')} on {ev.get('backend')}, schedule {ev.get('schedule')}, "
+        f"size {ev.get('size')}, seed {ev.get('seed')}",
+        f"verdict: {str(ev.get('verdict')).upper()}",
+    ]
     return "\n".join(lines + [f"  ! {p}" for p in ev.get("problems") or []])
 
 
@@ -243,11 +263,14 @@ def _check_run(r: _Reader, label: str, data: dict) -> Run:
         where = f"results[{i}]"
         kernel = r.get(result, "kernel", str, where)
         for backend, ev in r.get(result, "evaluations", dict, where).items():
-            run.evaluations.append(_evaluation(r, label, kernel, backend, ev,
-                                               f"{where}.evaluations.{backend}"))
+            run.evaluations.append(
+                _evaluation(r, label, kernel, backend, ev, f"{where}.evaluations.{backend}")
+            )
     if not run.evaluations:
-        raise r.fail("an empty run: it holds no evaluation (no backend could run its kernels, "
-                     "or it was interrupted before the first)")
+        raise r.fail(
+            "an empty run: it holds no evaluation (no backend could run its kernels, "
+            "or it was interrupted before the first)"
+        )
     return run
 
 
@@ -256,15 +279,26 @@ def _certify_run(r: _Reader, label: str, data: dict) -> Run:
     for i, row in enumerate(r.get(data, "results", list, "the file")):
         where = f"results[{i}]"
         kernel, backend = r.get(row, "kernel", str, where), r.get(row, "backend", str, where)
-        evaluations = [_evaluation(r, label, kernel, backend, ev, f"{where}.evaluations[{j}]")
-                       for j, ev in enumerate(r.get(row, "evaluations", list, where, []))]
+        evaluations = [
+            _evaluation(r, label, kernel, backend, ev, f"{where}.evaluations[{j}]")
+            for j, ev in enumerate(r.get(row, "evaluations", list, where, []))
+        ]
         run.evaluations += evaluations
-        adapter = adapter_name(r.get(row, "adapter", (dict, str), where, None)
-                               or (evaluations[0].adapter if evaluations else None))
-        run.certified.append(CertRecord(label, kernel, backend, adapter,
-                                        r.get(row, "result", str, where),
-                                        str(r.get(row, "detail", str, where, "")),
-                                        str(r.get(row, "report", str, where, "") or "")))
+        adapter = adapter_name(
+            r.get(row, "adapter", (dict, str), where, None)
+            or (evaluations[0].adapter if evaluations else None)
+        )
+        run.certified.append(
+            CertRecord(
+                label,
+                kernel,
+                backend,
+                adapter,
+                r.get(row, "result", str, where),
+                str(r.get(row, "detail", str, where, "")),
+                str(r.get(row, "report", str, where, "") or ""),
+            )
+        )
     if not run.certified:
         raise r.fail("an empty run: it certifies nothing (no kernel on any backend)")
     return run
@@ -289,14 +323,22 @@ def _tune_history(r: _Reader, data: dict, candidates: list[dict]) -> list[dict]:
     history = r.get(data, "history", list, "the file", None)
     if history is not None:
         return [h for h in history if isinstance(h, dict)]
-    ordered = sorted((c for c in candidates if isinstance(c.get("order"), int) and c["order"] > 0),
-                     key=lambda c: c["order"])
+    ordered = sorted(
+        (c for c in candidates if isinstance(c.get("order"), int) and c["order"] > 0),
+        key=lambda c: c["order"],
+    )
     if not ordered:
         measured = [c for c in candidates if c.get("status") != "pruned"]
-        ordered = [c for round_ in sorted({int(c.get("round") or 0) for c in measured})
-                   for c in measured if int(c.get("round") or 0) >= round_]
-    return [{"candidate": candidate_key(c), "median_ns": candidate_median(c),
-             "status": c.get("status")} for c in ordered]
+        ordered = [
+            c
+            for round_ in sorted({int(c.get("round") or 0) for c in measured})
+            for c in measured
+            if int(c.get("round") or 0) >= round_
+        ]
+    return [
+        {"candidate": candidate_key(c), "median_ns": candidate_median(c), "status": c.get("status")}
+        for c in ordered
+    ]
 
 
 def _chosen(r: _Reader, data: dict, key: str) -> str | None:
@@ -311,19 +353,25 @@ def _tune_run(r: _Reader, label: str, data: dict) -> Run:
         r.get(c, "schedule", str, f"candidates[{i}]")
         r.get(c, "status", str, f"candidates[{i}]")
     if r.get(data, "dry_run", bool, "the file", False) or not any(
-            c.get("status") != "pruned" for c in candidates):
+        c.get("status") != "pruned" for c in candidates
+    ):
         raise r.fail("an empty run: a dry run or a tune that measured no candidate")
     work = r.get(data, "work", dict, "the file", None) or data
     tune = TuneRecord(
-        run=label, kernel=r.get(data, "kernel", str, "the file"),
+        run=label,
+        kernel=r.get(data, "kernel", str, "the file"),
         backend=r.get(data, "backend", str, "the file"),
         adapter=adapter_name(r.get(data, "adapter", (dict, str), "the file", None)),
         size=str(r.get(data, "size", (str, int), "the file")),
         strategy=str(r.get(data, "strategy", str, "the file", "successive-halving")),
-        winner=_chosen(r, data, "winner"), best=_chosen(r, data, "best"),
-        conclusion=str(r.get(data, "conclusion", str, "the file", "")), candidates=candidates,
+        winner=_chosen(r, data, "winner"),
+        best=_chosen(r, data, "best"),
+        conclusion=str(r.get(data, "conclusion", str, "the file", "")),
+        candidates=candidates,
         history=_tune_history(r, data, candidates),
-        bytes_moved=_number(work.get("bytes_moved")), flops=_number(work.get("flops")))
+        bytes_moved=_number(work.get("bytes_moved")),
+        flops=_number(work.get("flops")),
+    )
     return Run(label, r.path, "tune", tune=tune)
 
 
@@ -332,11 +380,16 @@ def _profile_run(r: _Reader, label: str, data: dict) -> Run:
     for backend, profile in r.get(data, "backends", dict, "the file").items():
         probes = r.get(profile, "ceilings", dict, f"backends.{backend}", {})
         if probes:
-            run.ceilings.append(Ceilings(label, backend, adapter_name(
-                r.get(profile, "adapter", (dict, str), f"backends.{backend}")), probes))
+            run.ceilings.append(
+                Ceilings(
+                    label,
+                    backend,
+                    adapter_name(r.get(profile, "adapter", (dict, str), f"backends.{backend}")),
+                    probes,
+                )
+            )
     if not run.ceilings:
-        raise r.fail("holds no measured ceilings: write it with kforge profile-hardware "
-                     "--measure")
+        raise r.fail("holds no measured ceilings: write it with kforge profile-hardware --measure")
     return run
 
 
@@ -347,13 +400,22 @@ def _bench_run(r: _Reader, label: str, data: dict) -> Run:
         r.get(row, "what", str, f"rows[{i}]")
     if not rows:
         raise r.fail("an empty run: the bench measured nothing")
-    return Run(label, r.path, "bench", bench_rows=rows,
-               bench_meta=r.get(data, "meta", dict, "the file", {}))
+    return Run(
+        label,
+        r.path,
+        "bench",
+        bench_rows=rows,
+        bench_meta=r.get(data, "meta", dict, "the file", {}),
+    )
 
 
-_READERS = {"kforge-check/1": _check_run, "kforge-certify/1": _certify_run,
-            "kforge-tune/1": _tune_run, "kforge-profile/1": _profile_run,
-            "kforge-bench/1": _bench_run}
+_READERS = {
+    "kforge-check/1": _check_run,
+    "kforge-certify/1": _certify_run,
+    "kforge-tune/1": _tune_run,
+    "kforge-profile/1": _profile_run,
+    "kforge-bench/1": _bench_run,
+}
 
 
 def run_from_data(data: dict, path: str, label: str | None = None) -> Run:

@@ -19,15 +19,31 @@ from oracle import Verdict, format_duration
 
 from ._report_data import CertRecord, EvalRecord, ReportData
 
-__all__ = ["FigureOut", "new_figure", "verdict_matrices", "timing_figures", "error_figures",
-           "VERDICT_COLOURS", "join_names"]
+__all__ = [
+    "FigureOut",
+    "new_figure",
+    "verdict_matrices",
+    "timing_figures",
+    "error_figures",
+    "VERDICT_COLOURS",
+    "join_names",
+]
 
 DPI = 100
 VERDICT_COLOURS = {
-    "pass": "#2e7d32", "certified": "#2e7d32", "reused": "#66bb6a",
-    "unsupported": "#9e9e9e", "not-run": "#bdbdbd", "inconclusive": "#f9a825",
-    "mismatch": "#c62828", "failed": "#c62828", "error": "#ef6c00", "timeout": "#6a1b9a",
-    "device-lost": "#4a148c", "crashed": "#212121", "sanitizer": "#ad1457",
+    "pass": "#2e7d32",
+    "certified": "#2e7d32",
+    "reused": "#66bb6a",
+    "unsupported": "#9e9e9e",
+    "not-run": "#bdbdbd",
+    "inconclusive": "#f9a825",
+    "mismatch": "#c62828",
+    "failed": "#c62828",
+    "error": "#ef6c00",
+    "timeout": "#6a1b9a",
+    "device-lost": "#4a148c",
+    "crashed": "#212121",
+    "sanitizer": "#ad1457",
     "reference-error": "#795548",
 }
 _CERTIFY_ORDER = ("failed", "unsupported", "reused", "certified")
@@ -66,8 +82,11 @@ def join_names(names: Iterable[str]) -> str:
 
 def _column(record: Any, several_adapters: set[str]) -> str:
     """A matrix column: the backend, and its adapter when it ran on several."""
-    return (f"{record.backend}\n{record.adapter}" if record.backend in several_adapters
-            else record.backend)
+    return (
+        f"{record.backend}\n{record.adapter}"
+        if record.backend in several_adapters
+        else record.backend
+    )
 
 
 def _certify_rank(result: str) -> int:
@@ -96,11 +115,26 @@ def _draw_matrix(cells: dict[tuple[str, str], tuple[str, str, str]], title: str)
     ax = figure.add_subplot()
     for (kernel, column), (verdict, text, link) in cells.items():
         x, y = columns.index(column), kernels.index(kernel)
-        cell = Rectangle((x, y), 1, 1, facecolor=VERDICT_COLOURS.get(verdict.lower(), "#e0e0e0"),
-                         edgecolor="white", linewidth=2, url=f"#{link}")
+        cell = Rectangle(
+            (x, y),
+            1,
+            1,
+            facecolor=VERDICT_COLOURS.get(verdict.lower(), "#e0e0e0"),
+            edgecolor="white",
+            linewidth=2,
+            url=f"#{link}",
+        )
         ax.add_patch(cell)
-        ax.text(x + 0.5, y + 0.5, text, ha="center", va="center", fontsize=8, color="white",
-                url=f"#{link}")
+        ax.text(
+            x + 0.5,
+            y + 0.5,
+            text,
+            ha="center",
+            va="center",
+            fontsize=8,
+            color="white",
+            url=f"#{link}",
+        )
     ax.set_xlim(0, len(columns))
     ax.set_ylim(len(kernels), 0)
     ax.set_xticks([i + 0.5 for i in range(len(columns))], columns, fontsize=8)
@@ -113,21 +147,31 @@ def _draw_matrix(cells: dict[tuple[str, str], tuple[str, str, str]], title: str)
     return figure
 
 
-def _matrix_figure(id: str, title: str, what: str, cells: dict, records: list,
-                   several: set[str], runs: str) -> FigureOut:
+def _matrix_figure(
+    id: str, title: str, what: str, cells: dict, records: list, several: set[str], runs: str
+) -> FigureOut:
     """A matrix of ``cells`` ((kernel, column) -> (colour key, text, link)) with its
     caption: ``what`` it shows, how many cells of each kind, the adapters, the run."""
     counts: dict[str, int] = {}
     for key, _, _ in cells.values():
         counts[key] = counts.get(key, 0) + 1
     columns = "columns, with the adapter where a backend ran on several" if several else "columns"
-    caption = (f"Each kernel (rows) on each backend ({columns}): {what}; each cell links to "
-               f"its report text below. Cells: "
-               f"{', '.join(f'{n} {k}' for k, n in sorted(counts.items()))}. Adapters: "
-               f"{join_names(f'{r.backend} on {r.adapter}' for r in records)}. Run: {runs}.")
+    caption = (
+        f"Each kernel (rows) on each backend ({columns}): {what}; each cell links to "
+        f"its report text below. Cells: "
+        f"{', '.join(f'{n} {k}' for k, n in sorted(counts.items()))}. Adapters: "
+        f"{join_names(f'{r.backend} on {r.adapter}' for r in records)}. Run: {runs}."
+    )
     figure = _draw_matrix(cells, f"kernels x backends: {title.lower()}")
-    return FigureOut(id, "verdicts", title, caption, figure, vector=True,
-                     links=sorted({c[2] for c in cells.values()}))
+    return FigureOut(
+        id,
+        "verdicts",
+        title,
+        caption,
+        figure,
+        vector=True,
+        links=sorted({c[2] for c in cells.values()}),
+    )
 
 
 def _check_matrix(evaluations: list[EvalRecord], runs: str) -> FigureOut:
@@ -140,9 +184,16 @@ def _check_matrix(evaluations: list[EvalRecord], runs: str) -> FigureOut:
         worst = min(evs, key=lambda e: _severity(e.verdict))
         passed = sum(e.verdict in ("pass", "unsupported") for e in evs)
         cells[key] = (worst.verdict, f"{worst.verdict}\n{passed}/{len(evs)}", worst.anchor)
-    return _matrix_figure("verdicts", "Verdict matrix", "the worst verdict of kforge check over "
-                          "every size and seed, and how many of them passed or were unsupported",
-                          cells, evaluations, several, runs)
+    return _matrix_figure(
+        "verdicts",
+        "Verdict matrix",
+        "the worst verdict of kforge check over "
+        "every size and seed, and how many of them passed or were unsupported",
+        cells,
+        evaluations,
+        several,
+        runs,
+    )
 
 
 def _severity(verdict: str) -> int:
@@ -160,9 +211,17 @@ def _certify_matrix(rows: list[CertRecord], runs: str) -> FigureOut:
         old = cells.get(key)
         if old is None or _certify_rank(result) < _certify_rank(old[0]):
             cells[key] = (result, result, row.anchor)
-    return _matrix_figure("certify", "Certification matrix", "kforge certify's result: "
-                          "certified (a new manifest), reused (a matching manifest), failed or "
-                          "unsupported", cells, rows, several, runs)
+    return _matrix_figure(
+        "certify",
+        "Certification matrix",
+        "kforge certify's result: "
+        "certified (a new manifest), reused (a matching manifest), failed or "
+        "unsupported",
+        cells,
+        rows,
+        several,
+        runs,
+    )
 
 
 def verdict_matrices(data: ReportData) -> list[FigureOut]:
@@ -191,8 +250,9 @@ def _timing_groups(evs: list[EvalRecord]) -> list[tuple[str, list[float], EvalRe
         if ev.timing and ev.timing.get("samples_ns"):
             groups.setdefault((ev.backend, ev.adapter, ev.elements, ev.size), []).append(ev)
     out = []
-    for (backend, _adapter, _, size), members in sorted(groups.items(),
-                                                       key=lambda kv: (kv[0][0], kv[0][2])):
+    for (backend, _adapter, _, size), members in sorted(
+        groups.items(), key=lambda kv: (kv[0][0], kv[0][2])
+    ):
         samples = [s / 1e3 for ev in members for s in _timing(ev)["samples_ns"]]
         label = f"{backend}\n{size}\n{_timing(members[0]).get('source', '?')}"
         out.append((label, samples, members[0]))
@@ -205,12 +265,19 @@ def _timing_figure(kernel: str, evs: list[EvalRecord], index: int) -> FigureOut 
         return None
     figure = new_figure(max(6.0, 1.0 + 0.9 * len(groups)), 4.2)
     ax = figure.add_subplot()
-    ax.boxplot([g[1] for g in groups], widths=0.55, showfliers=False,
-               medianprops={"color": "#c62828"})
+    ax.boxplot(
+        [g[1] for g in groups], widths=0.55, showfliers=False, medianprops={"color": "#c62828"}
+    )
     rng = np.random.default_rng(0)
     for i, (_, samples, _) in enumerate(groups, start=1):
-        ax.scatter(i + rng.uniform(-0.18, 0.18, len(samples)), samples, s=9, alpha=0.6,
-                   color="#1565c0", zorder=3)
+        ax.scatter(
+            i + rng.uniform(-0.18, 0.18, len(samples)),
+            samples,
+            s=9,
+            alpha=0.6,
+            color="#1565c0",
+            zorder=3,
+        )
     ax.set_xticks(range(1, len(groups) + 1), [g[0] for g in groups], fontsize=7)
     values = [s for g in groups for s in g[1]]
     if max(values) > 20 * max(min(values), 1e-3):
@@ -220,16 +287,20 @@ def _timing_figure(kernel: str, evs: list[EvalRecord], index: int) -> FigureOut 
     largest = {}
     for _label, samples, ev in groups:
         largest[ev.backend] = (ev, float(np.median(samples)))
-    medians = "; ".join(f"{b} at size {ev.size}: median {format_duration(m * 1e3)}"
-                        for b, (ev, m) in largest.items())
+    medians = "; ".join(
+        f"{b} at size {ev.size}: median {format_duration(m * 1e3)}"
+        for b, (ev, m) in largest.items()
+    )
     sources = join_names(f"{ev.backend} {_timing(ev)['source']}" for _, _, ev in groups)
-    caption = (f"Timing of {kernel}: every timed sample (dots) of each backend at each size, "
-               f"seeds pooled, with box plots (box: quartiles, red line: median, whiskers: 1.5 "
-               f"interquartile ranges); under each box its backend, size and timing source. "
-               f"{len(values)} samples. Timing sources: {sources}. "
-               f"Largest size per backend: {medians}. Adapters: "
-               f"{join_names(f'{g[2].backend} on {g[2].adapter}' for g in groups)}. "
-               f"Run: {join_names(ev.run for ev in evs)}.")
+    caption = (
+        f"Timing of {kernel}: every timed sample (dots) of each backend at each size, "
+        f"seeds pooled, with box plots (box: quartiles, red line: median, whiskers: 1.5 "
+        f"interquartile ranges); under each box its backend, size and timing source. "
+        f"{len(values)} samples. Timing sources: {sources}. "
+        f"Largest size per backend: {medians}. Adapters: "
+        f"{join_names(f'{g[2].backend} on {g[2].adapter}' for g in groups)}. "
+        f"Run: {join_names(ev.run for ev in evs)}."
+    )
     return FigureOut(f"timing-{index}-{kernel}", "timings", f"Timing: {kernel}", caption, figure)
 
 
@@ -279,8 +350,15 @@ def _histogram_axes(ax, per_backend: dict[str, dict[float, int]], what: str) -> 
         ax.set_yscale("log")
         ax.legend(fontsize=7)
     else:
-        ax.text(0.5, 0.5, "no distribution saved with these results", ha="center",
-                va="center", transform=ax.transAxes, fontsize=8)
+        ax.text(
+            0.5,
+            0.5,
+            "no distribution saved with these results",
+            ha="center",
+            va="center",
+            transform=ax.transAxes,
+            fontsize=8,
+        )
 
 
 def _element_counts(outputs: list[dict]) -> dict[str, int]:
@@ -288,16 +366,23 @@ def _element_counts(outputs: list[dict]) -> dict[str, int]:
     tolerance, mismatched (written but wrong), accepted as a flushed subnormal, masked
     (not judgeable), unwritten (still the poison)."""
     total = sum(int(o.get("count") or 0) for o in outputs)
-    counts = {part: sum(int(o.get(part) or 0) for o in outputs)
-              for part in ("flushed", "masked", "unwritten")}
+    counts = {
+        part: sum(int(o.get(part) or 0) for o in outputs)
+        for part in ("flushed", "masked", "unwritten")
+    }
     mismatches = sum(int((o.get("comparison") or {}).get("mismatches") or 0) for o in outputs)
     counts["mismatched"] = max(0, mismatches - counts["unwritten"])
     counts = {"within tolerance": max(0, total - sum(counts.values())), **counts}
     return counts
 
 
-_PART_COLOURS = {"within tolerance": "#2e7d32", "mismatched": "#c62828", "flushed": "#9ccc65",
-                 "masked": "#fbc02d", "unwritten": "#212121"}
+_PART_COLOURS = {
+    "within tolerance": "#2e7d32",
+    "mismatched": "#c62828",
+    "flushed": "#9ccc65",
+    "masked": "#fbc02d",
+    "unwritten": "#212121",
+}
 
 
 def _accounting_axes(ax, evs_by_backend: dict[str, list[EvalRecord]], label: str) -> str:
@@ -310,8 +395,10 @@ def _accounting_axes(ax, evs_by_backend: dict[str, list[EvalRecord]], label: str
         for part, colour in _PART_COLOURS.items():
             ax.barh(row, counts[part], left=left, color=colour, label=part if row == 0 else None)
             left += counts[part]
-        text = (f"{counts['mismatched']} mismatched, {counts['masked']} masked, "
-                f"{counts['unwritten']} unwritten of {left}")
+        text = (
+            f"{counts['mismatched']} mismatched, {counts['masked']} masked, "
+            f"{counts['unwritten']} unwritten of {left}"
+        )
         ax.text(left, row, f" {text}", va="center", fontsize=7)
         texts.append(f"{backend}: {text}")
     ax.set_yticks(range(len(evs_by_backend)), list(evs_by_backend), fontsize=7)
@@ -333,26 +420,30 @@ def _error_figure(kernel: str, evs: list[EvalRecord], index: int) -> FigureOut |
     notes = []
     for row, label in enumerate(labels):
         for col, which, what in ((0, "ulp", "ULP distance"), (1, "rel", "relative error")):
-            _histogram_axes(grid[row][col], {b: _merged(e, label, which)
-                                             for b, e in by_backend.items()}, what)
+            _histogram_axes(
+                grid[row][col], {b: _merged(e, label, which) for b, e in by_backend.items()}, what
+            )
             grid[row][col].set_title(f"{label}: {what}", fontsize=9, loc="left")
         notes.append(f"{label}: " + _accounting_axes(grid[row][2], by_backend, label))
         grid[row][2].set_title(f"{label}: every element accounted for", fontsize=9, loc="left")
     worst = {b: max((_max(ev, "max_ulp") for ev in e), default=0) for b, e in by_backend.items()}
-    caption = (f"Error of {kernel} per output: how many elements lie at each ULP distance and "
-               f"relative error from the reference (power-of-two bins, summed over every size "
-               f"and seed; exact results at 0, unbounded relative errors at inf), and every "
-               f"element accounted for as judged, accepted as a flushed subnormal, masked "
-               f"(not judgeable) or unwritten. {'; '.join(notes)}. Max ULP: "
-               f"{', '.join(f'{b} {u}' for b, u in worst.items())}. Adapters: "
-               f"{join_names(f'{e.backend} on {e.adapter}' for e in evs)}. "
-               f"Run: {join_names(e.run for e in evs)}.")
+    caption = (
+        f"Error of {kernel} per output: how many elements lie at each ULP distance and "
+        f"relative error from the reference (power-of-two bins, summed over every size "
+        f"and seed; exact results at 0, unbounded relative errors at inf), and every "
+        f"element accounted for as judged, accepted as a flushed subnormal, masked "
+        f"(not judgeable) or unwritten. {'; '.join(notes)}. Max ULP: "
+        f"{', '.join(f'{b} {u}' for b, u in worst.items())}. Adapters: "
+        f"{join_names(f'{e.backend} on {e.adapter}' for e in evs)}. "
+        f"Run: {join_names(e.run for e in evs)}."
+    )
     return FigureOut(f"errors-{index}-{kernel}", "errors", f"Errors: {kernel}", caption, figure)
 
 
 def _max(ev: EvalRecord, key: str) -> int:
-    return max((int((o.get("comparison") or {}).get(key) or 0) for o in ev.outputs.values()),
-               default=0)
+    return max(
+        (int((o.get("comparison") or {}).get(key) or 0) for o in ev.outputs.values()), default=0
+    )
 
 
 def _mismatch_figure(ev: EvalRecord, label: str, index: int) -> FigureOut:
@@ -364,12 +455,26 @@ def _mismatch_figure(ev: EvalRecord, label: str, index: int) -> FigureOut:
     ax = figure.add_subplot()
     for key, marker, colour in (("first_mismatches", "x", "#c62828"), ("largest", "o", "#1565c0")):
         points = comparison.get(key) or []
-        flat = [int(np.ravel_multi_index(p["index"], shape)) if len(p["index"]) == len(shape)
-                else int(p["index"][0]) for p in points]
-        errors = [p["abs_error"] if isinstance(p.get("abs_error"), (int, float)) and
-                  math.isfinite(p["abs_error"]) else 0 for p in points]
-        ax.scatter(flat, [max(e, 1e-45) for e in errors], marker=marker, color=colour,
-                   label=key.replace("_", " "), zorder=3)
+        flat = [
+            int(np.ravel_multi_index(p["index"], shape))
+            if len(p["index"]) == len(shape)
+            else int(p["index"][0])
+            for p in points
+        ]
+        errors = [
+            p["abs_error"]
+            if isinstance(p.get("abs_error"), (int, float)) and math.isfinite(p["abs_error"])
+            else 0
+            for p in points
+        ]
+        ax.scatter(
+            flat,
+            [max(e, 1e-45) for e in errors],
+            marker=marker,
+            color=colour,
+            label=key.replace("_", " "),
+            zorder=3,
+        )
     ax.set_xlim(-0.02 * max(count, 1), 1.02 * max(count, 1))
     low, high = ax.get_ylim()
     if low > 0 and high / low > 100:
@@ -380,24 +485,40 @@ def _mismatch_figure(ev: EvalRecord, label: str, index: int) -> FigureOut:
     ax.set_xlabel(f"element (flat index of {label}, shape {' x '.join(map(str, shape))})")
     ax.set_ylabel("absolute error (non-finite: floor)")
     ax.legend(fontsize=8)
-    first = "; ".join(f"[{','.join(map(str, m['index']))}] got {m['got']} want {m['want']}"
-                      for m in (comparison.get("first_mismatches") or [])[:4])
-    caption = (f"Where {label} of {ev.kernel} differs on {ev.backend} ({ev.adapter}) at size "
-               f"{ev.size}, seed {ev.seed}, schedule {ev.schedule}: verdict {ev.verdict}, "
-               f"{comparison.get('mismatches', 0)} of {count} elements wrong; positions of the "
-               f"first mismatches (x) and of the largest errors (o) along the output. First: "
-               f"{first or 'none listed'}. Run: {ev.run}.")
-    return FigureOut(f"mismatch-{index}-{ev.kernel}-{ev.backend}-{label}", "errors",
-                     f"Mismatches: {ev.kernel} on {ev.backend}", caption, figure,
-                     links=[ev.anchor])
+    first = "; ".join(
+        f"[{','.join(map(str, m['index']))}] got {m['got']} want {m['want']}"
+        for m in (comparison.get("first_mismatches") or [])[:4]
+    )
+    caption = (
+        f"Where {label} of {ev.kernel} differs on {ev.backend} ({ev.adapter}) at size "
+        f"{ev.size}, seed {ev.seed}, schedule {ev.schedule}: verdict {ev.verdict}, "
+        f"{comparison.get('mismatches', 0)} of {count} elements wrong; positions of the "
+        f"first mismatches (x) and of the largest errors (o) along the output. First: "
+        f"{first or 'none listed'}. Run: {ev.run}."
+    )
+    return FigureOut(
+        f"mismatch-{index}-{ev.kernel}-{ev.backend}-{label}",
+        "errors",
+        f"Mismatches: {ev.kernel} on {ev.backend}",
+        caption,
+        figure,
+        links=[ev.anchor],
+    )
 
 
 def error_figures(data: ReportData) -> list[FigureOut]:
     by_kernel: dict[str, list[EvalRecord]] = {}
     for ev in data.evaluations:
         by_kernel.setdefault(ev.kernel, []).append(ev)
-    out = [f for f in (_error_figure(k, evs, i) for i, (k, evs) in enumerate(by_kernel.items()))
-           if f is not None]
-    failed = [(ev, label) for ev in data.evaluations for label, o in ev.outputs.items()
-              if (o.get("comparison") or {}).get("first_mismatches")]
+    out = [
+        f
+        for f in (_error_figure(k, evs, i) for i, (k, evs) in enumerate(by_kernel.items()))
+        if f is not None
+    ]
+    failed = [
+        (ev, label)
+        for ev in data.evaluations
+        for label, o in ev.outputs.items()
+        if (o.get("comparison") or {}).get("first_mismatches")
+    ]
     return out + [_mismatch_figure(ev, label, i) for i, (ev, label) in enumerate(failed[:24])]

@@ -24,8 +24,13 @@ from ._report_data import (
 )
 from ._report_figures import FigureOut, join_names, new_figure
 
-__all__ = ["roofline_figures", "tuning_figures", "convergence_figures", "bench_figures",
-           "schedule_params"]
+__all__ = [
+    "roofline_figures",
+    "tuning_figures",
+    "convergence_figures",
+    "bench_figures",
+    "schedule_params",
+]
 
 _FAILED = ("wrong", "error", "lost", "timeout", "crashed")
 _STATUS_MARK = {"pruned": "refused"}
@@ -77,8 +82,15 @@ def _tuned_point(tune: TuneRecord) -> _Point | None:
     median = candidate_median(best)
     if not (median and tune.bytes_moved):
         return None
-    return _Point(f"{tune.kernel} (tuned)", tune.size, candidate_key(best), median,
-                  tune.bytes_moved, tune.flops or 0, tune.run)
+    return _Point(
+        f"{tune.kernel} (tuned)",
+        tune.size,
+        candidate_key(best),
+        median,
+        tune.bytes_moved,
+        tune.flops or 0,
+        tune.run,
+    )
 
 
 def _bench_points(data: ReportData) -> list[tuple[tuple[str, str], _Point]]:
@@ -87,17 +99,29 @@ def _bench_points(data: ReportData) -> list[tuple[tuple[str, str], _Point]]:
     found = []
     for run in data.bench_runs:
         meta = run.bench_meta
-        adapters = {"cuda": adapter_name(meta.get("cuda_device")),
-                    "wgpu": adapter_name(meta.get("wgpu_adapter"))}
+        adapters = {
+            "cuda": adapter_name(meta.get("cuda_device")),
+            "wgpu": adapter_name(meta.get("wgpu_adapter")),
+        }
         for row in run.bench_rows:
             work = (row.get("raw") or {}).get("work")
             if not (isinstance(work, dict) and work.get("median_ns") and work.get("bytes_moved")):
                 continue
             backend = str(work.get("backend", "?"))
-            found.append(((backend, adapters.get(backend, "unknown adapter")), _Point(
-                f"{work.get('kernel', '?')} ({row.get('target')})", str(work.get("size", "?")),
-                str(work.get("schedule", "")), float(work["median_ns"]), int(work["bytes_moved"]),
-                int(work.get("flops") or 0), run.label)))
+            found.append(
+                (
+                    (backend, adapters.get(backend, "unknown adapter")),
+                    _Point(
+                        f"{work.get('kernel', '?')} ({row.get('target')})",
+                        str(work.get("size", "?")),
+                        str(work.get("schedule", "")),
+                        float(work["median_ns"]),
+                        int(work["bytes_moved"]),
+                        int(work.get("flops") or 0),
+                        run.label,
+                    ),
+                )
+            )
     return found
 
 
@@ -107,7 +131,8 @@ def _roofline_points(data: ReportData) -> dict[tuple[str, str], list[_Point]]:
         median, moved = ev.median_ns, ev.bytes_moved
         assert median is not None and moved is not None  # what _largest_timed keeps
         points.setdefault((backend, adapter), []).append(
-            _Point(kernel, ev.size, ev.schedule, median, moved, ev.flops or 0, ev.run))
+            _Point(kernel, ev.size, ev.schedule, median, moved, ev.flops or 0, ev.run)
+        )
     for tune in data.tunes:
         point = _tuned_point(tune)
         if point is not None:
@@ -124,14 +149,26 @@ def _roofs(ax, ceilings: Ceilings | None, low: float, high: float) -> list[str]:
         return []
     xs = np.logspace(math.log10(low), math.log10(high), 200)
     said = [f"copy {copy:.4g} GB/s"]
-    styles = [("fp32-fma", "-", "#212121")] + [(n, "--", c) for n, c in (
-        ("tensor-tf32", "#6a1b9a"), ("tensor-bf16", "#00838f"), ("tensor-f16", "#ef6c00"))]
+    styles = [("fp32-fma", "-", "#212121")] + [
+        (n, "--", c)
+        for n, c in (
+            ("tensor-tf32", "#6a1b9a"),
+            ("tensor-bf16", "#00838f"),
+            ("tensor-f16", "#ef6c00"),
+        )
+    ]
     for name, style, colour in styles:
         peak = ceilings.value(name)
         if peak is None:
             continue
-        ax.plot(xs, np.minimum(copy * xs, peak), style, color=colour, linewidth=1.2,
-                label=f"{name} {peak:.4g} GFLOP/s")
+        ax.plot(
+            xs,
+            np.minimum(copy * xs, peak),
+            style,
+            color=colour,
+            linewidth=1.2,
+            label=f"{name} {peak:.4g} GFLOP/s",
+        )
         said.append(f"{name} {peak:.4g} GFLOP/s")
     if len(said) == 1:
         ax.plot(xs, copy * xs, "-", color="#212121", linewidth=1.2, label=said[0])
@@ -140,15 +177,39 @@ def _roofs(ax, ceilings: Ceilings | None, low: float, high: float) -> list[str]:
 
 def _roofline_table(points: list[_Point], ceilings: Ceilings | None) -> tuple[list, list]:
     copy = ceilings.value("copy") if ceilings else None
-    rows = [[p.kernel, p.size, p.schedule, format_duration(p.median_ns), f"{p.gbps:.4g}",
-             f"{p.gflops:.4g}", f"{p.intensity:.3g}",
-             f"{100 * p.gbps / copy:.1f} %" if copy else "-", p.run] for p in points]
-    return (["kernel", "size", "schedule", "median", "GB/s", "GFLOP/s", "FLOP/byte",
-             "of copy bandwidth", "run"], rows)
+    rows = [
+        [
+            p.kernel,
+            p.size,
+            p.schedule,
+            format_duration(p.median_ns),
+            f"{p.gbps:.4g}",
+            f"{p.gflops:.4g}",
+            f"{p.intensity:.3g}",
+            f"{100 * p.gbps / copy:.1f} %" if copy else "-",
+            p.run,
+        ]
+        for p in points
+    ]
+    return (
+        [
+            "kernel",
+            "size",
+            "schedule",
+            "median",
+            "GB/s",
+            "GFLOP/s",
+            "FLOP/byte",
+            "of copy bandwidth",
+            "run",
+        ],
+        rows,
+    )
 
 
-def _roofline_figure(key: tuple[str, str], points: list[_Point], ceilings: Ceilings | None,
-                     index: int) -> FigureOut:
+def _roofline_figure(
+    key: tuple[str, str], points: list[_Point], ceilings: Ceilings | None, index: int
+) -> FigureOut:
     backend, adapter = key
     figure = new_figure(13, 5.2)
     left, right = figure.subplots(1, 2, width_ratios=(3, 2))
@@ -160,8 +221,9 @@ def _roofline_figure(key: tuple[str, str], points: list[_Point], ceilings: Ceili
     roofs = _roofs(left, ceilings, low, high)
     for p in flopping:
         left.scatter(p.intensity, p.gflops, s=22, zorder=3, color="#1565c0")
-        left.annotate(p.kernel, (p.intensity, p.gflops), fontsize=7, xytext=(3, 3),
-                      textcoords="offset points")
+        left.annotate(
+            p.kernel, (p.intensity, p.gflops), fontsize=7, xytext=(3, 3), textcoords="offset points"
+        )
     left.set_xscale("log")
     left.set_yscale("log")
     left.set_xlabel("arithmetic intensity (declared flops / declared bytes)")
@@ -174,27 +236,44 @@ def _roofline_figure(key: tuple[str, str], points: list[_Point], ceilings: Ceili
     right.set_yticks(range(len(ordered)), [f"{p.kernel} @ {p.size}" for p in ordered], fontsize=7)
     right.set_xlabel("achieved GB/s (declared bytes / median time)")
     if ceilings and ceilings.value("copy"):
-        right.axvline(ceilings.value("copy"), color="#c62828", linestyle="--",
-                      label=f"measured copy {ceilings.value('copy'):.4g} GB/s")
+        right.axvline(
+            ceilings.value("copy"),
+            color="#c62828",
+            linestyle="--",
+            label=f"measured copy {ceilings.value('copy'):.4g} GB/s",
+        )
         right.legend(fontsize=7, loc="lower right")
     figure.suptitle(f"roofline: {backend} on {adapter}", fontsize=10, x=0.01, ha="left")
-    measured = (f"Roofs measured by kforge profile-hardware --measure (run {ceilings.run}): "
-                f"{', '.join(roofs)}." if roofs and ceilings is not None else
-                "No measured ceilings for this adapter: run kforge profile-hardware --measure "
-                "--results PROFILE.json on it and pass PROFILE.json to kforge report.")
-    caption = (f"Roofline of {backend} on {adapter}: each kernel at the largest size timed, "
-               f"achieved GFLOP/s against arithmetic intensity (left; kernels that declare "
-               f"flops) and achieved GB/s (right), from the bytes and flops each kernel "
-               f"declares and its median time. {measured} {len(points)} kernels from run "
-               f"{join_names(p.run for p in points)}.")
-    return FigureOut(f"roofline-{index}", "roofline", f"Roofline: {backend} on {adapter}",
-                     caption, figure, table=_roofline_table(points, ceilings))
+    measured = (
+        f"Roofs measured by kforge profile-hardware --measure (run {ceilings.run}): "
+        f"{', '.join(roofs)}."
+        if roofs and ceilings is not None
+        else "No measured ceilings for this adapter: run kforge profile-hardware --measure "
+        "--results PROFILE.json on it and pass PROFILE.json to kforge report."
+    )
+    caption = (
+        f"Roofline of {backend} on {adapter}: each kernel at the largest size timed, "
+        f"achieved GFLOP/s against arithmetic intensity (left; kernels that declare "
+        f"flops) and achieved GB/s (right), from the bytes and flops each kernel "
+        f"declares and its median time. {measured} {len(points)} kernels from run "
+        f"{join_names(p.run for p in points)}."
+    )
+    return FigureOut(
+        f"roofline-{index}",
+        "roofline",
+        f"Roofline: {backend} on {adapter}",
+        caption,
+        figure,
+        table=_roofline_table(points, ceilings),
+    )
 
 
 def roofline_figures(data: ReportData) -> list[FigureOut]:
     ceilings = {(c.backend, c.adapter): c for c in data.ceilings}
-    return [_roofline_figure(key, points, ceilings.get(key), i)
-            for i, (key, points) in enumerate(sorted(_roofline_points(data).items()))]
+    return [
+        _roofline_figure(key, points, ceilings.get(key), i)
+        for i, (key, points) in enumerate(sorted(_roofline_points(data).items()))
+    ]
 
 
 # -- tuning --------------------------------------------------------------------------------
@@ -225,9 +304,11 @@ def _landscape_axes(tune: TuneRecord, chosen: tuple[str, str] | None) -> tuple[s
     if chosen:
         unknown = [name for name in chosen if name not in values]
         if unknown:
-            raise InvalidArgument(f"--tune-axes names {', '.join(unknown)}, which the "
-                                  f"candidates of {tune.run} do not have (they have "
-                                  f"{', '.join(values) or 'none'})")
+            raise InvalidArgument(
+                f"--tune-axes names {', '.join(unknown)}, which the "
+                f"candidates of {tune.run} do not have (they have "
+                f"{', '.join(values) or 'none'})"
+            )
         return chosen
     ranked = sorted((n for n in values if len(values[n]) > 1), key=lambda n: -len(values[n]))
     ranked = ranked or list(values)[:1] or ["schedule"]
@@ -265,20 +346,40 @@ def _draw_landscape(ax, tune: TuneRecord, x: str, y: str | None) -> None:
     colorbar = ax.figure.colorbar(image, ax=ax)
     colorbar.set_label("log10 of the best median (us)")
     for (vx, vy), median in medians.items():
-        ax.text(xs.index(vx), ys.index(vy), format_duration(median), ha="center", va="center",
-                fontsize=7, bbox={"facecolor": "white", "alpha": 0.7, "linewidth": 0})
+        ax.text(
+            xs.index(vx),
+            ys.index(vy),
+            format_duration(median),
+            ha="center",
+            va="center",
+            fontsize=7,
+            bbox={"facecolor": "white", "alpha": 0.7, "linewidth": 0},
+        )
     for (vx, vy), found in statuses.items():
         if (vx, vy) in medians:
             continue
         mark = "/".join(sorted(_STATUS_MARK.get(s, s) for s in found))
-        ax.text(xs.index(vx), ys.index(vy), f"x {mark}", ha="center", va="center", fontsize=7,
-                color="#c62828" if found & set(_FAILED) else "#616161")
+        ax.text(
+            xs.index(vx),
+            ys.index(vy),
+            f"x {mark}",
+            ha="center",
+            va="center",
+            fontsize=7,
+            color="#c62828" if found & set(_FAILED) else "#616161",
+        )
     chosen = tune.chosen()
     if chosen is not None:
         vx, vy = _cell_of(chosen, x, y)
-        ax.scatter(xs.index(vx), ys.index(vy) - 0.3, marker="*" if tune.winner else "o",
-                   s=180, facecolor="gold" if tune.winner else "none", edgecolor="#c62828",
-                   zorder=4)
+        ax.scatter(
+            xs.index(vx),
+            ys.index(vy) - 0.3,
+            marker="*" if tune.winner else "o",
+            s=180,
+            facecolor="gold" if tune.winner else "none",
+            edgecolor="#c62828",
+            zorder=4,
+        )
     ax.set_xticks(range(len(xs)), xs, fontsize=7)
     ax.set_yticks(range(len(ys)), ys, fontsize=7)
     ax.set_xlabel(x)
@@ -290,28 +391,46 @@ def _tuning_figure(tune: TuneRecord, index: int, axes: tuple[str, str] | None) -
     figure = new_figure(11, 5.5)
     ax = figure.add_subplot()
     _draw_landscape(ax, tune, x, y)
-    ax.set_title(f"tune {tune.kernel} on {tune.backend} ({tune.adapter}), size {tune.size}, "
-                 f"{tune.strategy}", fontsize=10, loc="left")
+    ax.set_title(
+        f"tune {tune.kernel} on {tune.backend} ({tune.adapter}), size {tune.size}, {tune.strategy}",
+        fontsize=10,
+        loc="left",
+    )
     counts: dict[str, int] = {}
     for c in tune.candidates:
         counts[c.get("status", "?")] = counts.get(c.get("status", "?"), 0) + 1
     chosen = tune.chosen()
     median = candidate_median(chosen) if chosen else None
-    star = (f"winner {tune.winner} (gold star), median {format_duration(median)}" if tune.winner
-            else f"no winner; fastest {tune.best} (circle), median {format_duration(median)}"
-            if tune.best else "no candidate ran correctly")
-    caption = (f"Tuning landscape of {tune.kernel} on {tune.backend} ({tune.adapter}) at size "
-               f"{tune.size}, strategy {tune.strategy}: the best median time of the correct "
-               f"candidates in each cell of {x} x {y or 'nothing'} (other parameters: their "
-               f"best), "
-               f"{star}; cells marked x held only candidates that were wrong, failed or were "
-               f"refused before running (why: table below). Candidates: "
-               f"{', '.join(f'{n} {s}' for s, n in sorted(counts.items()))}. {tune.conclusion} "
-               f"Run: {tune.run}.")
-    rejected = [[candidate_key(c), c.get("status", "?"), str(c.get("reason", ""))[:300]]
-                for c in tune.candidates if c.get("status") in (*_FAILED, "pruned")]
-    return FigureOut(f"tuning-{index}-{tune.kernel}", "tuning", f"Tuning: {tune.kernel}",
-                     caption, figure, table=(["schedule", "status", "why"], rejected))
+    star = (
+        f"winner {tune.winner} (gold star), median {format_duration(median)}"
+        if tune.winner
+        else f"no winner; fastest {tune.best} (circle), median {format_duration(median)}"
+        if tune.best
+        else "no candidate ran correctly"
+    )
+    caption = (
+        f"Tuning landscape of {tune.kernel} on {tune.backend} ({tune.adapter}) at size "
+        f"{tune.size}, strategy {tune.strategy}: the best median time of the correct "
+        f"candidates in each cell of {x} x {y or 'nothing'} (other parameters: their "
+        f"best), "
+        f"{star}; cells marked x held only candidates that were wrong, failed or were "
+        f"refused before running (why: table below). Candidates: "
+        f"{', '.join(f'{n} {s}' for s, n in sorted(counts.items()))}. {tune.conclusion} "
+        f"Run: {tune.run}."
+    )
+    rejected = [
+        [candidate_key(c), c.get("status", "?"), str(c.get("reason", ""))[:300]]
+        for c in tune.candidates
+        if c.get("status") in (*_FAILED, "pruned")
+    ]
+    return FigureOut(
+        f"tuning-{index}-{tune.kernel}",
+        "tuning",
+        f"Tuning: {tune.kernel}",
+        caption,
+        figure,
+        table=(["schedule", "status", "why"], rejected),
+    )
 
 
 def tuning_figures(data: ReportData, axes: tuple[str, str] | None = None) -> list[FigureOut]:
@@ -342,20 +461,34 @@ def convergence_figures(data: ReportData) -> list[FigureOut]:
         said = []
         for tune in tunes:
             curve = _best_so_far(tune)
-            ax.step(range(1, len(curve) + 1), curve, where="post",
-                    label=f"{tune.strategy} ({tune.run})")
+            ax.step(
+                range(1, len(curve) + 1), curve, where="post", label=f"{tune.strategy} ({tune.run})"
+            )
             finite = [v for v in curve if math.isfinite(v)]
-            said.append(f"{tune.strategy}: best {format_duration(finite[-1] * 1e3)} after "
-                        f"{len(curve)} evaluations" if finite else f"{tune.strategy}: none correct")
+            said.append(
+                f"{tune.strategy}: best {format_duration(finite[-1] * 1e3)} after "
+                f"{len(curve)} evaluations"
+                if finite
+                else f"{tune.strategy}: none correct"
+            )
         ax.set_yscale("log")
         ax.set_xlabel("evaluations (candidates measured, in order)")
         ax.set_ylabel("best median so far (us)")
         ax.legend(fontsize=7)
-        caption = (f"Convergence of the search for {kernel} on {backend} ({adapter}) at size "
-                   f"{size}: the best median time found after each evaluation, per strategy. "
-                   f"{'; '.join(said)}. Run: {join_names(t.run for t in tunes)}.")
-        out.append(FigureOut(f"convergence-{index}-{kernel}", "tuning",
-                             f"Convergence: {kernel} on {backend}", caption, figure))
+        caption = (
+            f"Convergence of the search for {kernel} on {backend} ({adapter}) at size "
+            f"{size}: the best median time found after each evaluation, per strategy. "
+            f"{'; '.join(said)}. Run: {join_names(t.run for t in tunes)}."
+        )
+        out.append(
+            FigureOut(
+                f"convergence-{index}-{kernel}",
+                "tuning",
+                f"Convergence: {kernel} on {backend}",
+                caption,
+                figure,
+            )
+        )
     return out
 
 
@@ -376,17 +509,30 @@ def _bench_figure(run, index: int) -> FigureOut:
     ax.set_xlabel("ours / baseline (bar; green: goal met, red: missed), goal (black tick)")
     meta = run.bench_meta
     device = adapter_name(meta.get("cuda_device")) if meta.get("cuda_device") else "no CUDA device"
-    caption = (f"The bench ({meta.get('command', 'python -m bench')}, {meta.get('date', '?')}) on "
-               f"{device} and wgpu adapter {adapter_name(meta.get('wgpu_adapter'))}: each "
-               f"measured row as the ratio of ours to its baseline measured in the same run. "
-               f"{len(rows)} rows with a ratio of {len(run.bench_rows)}; figures in the table "
-               f"below. Run: {run.label}.")
-    table = (["target", "what", "baseline", "baseline figure", "ours", "unit", "ratio", "met"],
-             [[str(r.get("target")), str(r.get("what")), str(r.get("baseline", "")),
-               _figure(r.get("baseline_value")), _figure(r.get("ours")), str(r.get("unit", "")),
-               _figure(r.get("ratio")), str(r.get("verdict", ""))] for r in run.bench_rows])
-    return FigureOut(f"bench-{index}", "bench", f"Bench: {run.label}", caption, figure,
-                     table=table)
+    caption = (
+        f"The bench ({meta.get('command', 'python -m bench')}, {meta.get('date', '?')}) on "
+        f"{device} and wgpu adapter {adapter_name(meta.get('wgpu_adapter'))}: each "
+        f"measured row as the ratio of ours to its baseline measured in the same run. "
+        f"{len(rows)} rows with a ratio of {len(run.bench_rows)}; figures in the table "
+        f"below. Run: {run.label}."
+    )
+    table = (
+        ["target", "what", "baseline", "baseline figure", "ours", "unit", "ratio", "met"],
+        [
+            [
+                str(r.get("target")),
+                str(r.get("what")),
+                str(r.get("baseline", "")),
+                _figure(r.get("baseline_value")),
+                _figure(r.get("ours")),
+                str(r.get("unit", "")),
+                _figure(r.get("ratio")),
+                str(r.get("verdict", "")),
+            ]
+            for r in run.bench_rows
+        ],
+    )
+    return FigureOut(f"bench-{index}", "bench", f"Bench: {run.label}", caption, figure, table=table)
 
 
 def _figure(value) -> str:

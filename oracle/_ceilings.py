@@ -35,9 +35,9 @@ from ._results import Timing
 __all__ = ["Ceiling", "Probe", "PROBES", "measure_ceilings", "probe_scale", "SCALES"]
 
 SCALES = ("auto", "small", "large")
-CHAINS = 16          # independent FMA chains per invocation (instruction-level parallelism)
+CHAINS = 16  # independent FMA chains per invocation (instruction-level parallelism)
 FMA_ITERATIONS = 1024
-MMA_CHAINS = 4       # independent mma.sync accumulators per warp
+MMA_CHAINS = 4  # independent mma.sync accumulators per warp
 MMA_ITERATIONS = 256
 
 # -- the probes' sources -------------------------------------------------------------------
@@ -90,34 +90,48 @@ def _chains(prefix: str, start: str, step: str, declare: str) -> tuple[str, str,
 
 def _fma_sources() -> dict[str, str]:
     starts, steps, total = _chains("", "x0", "{v} = fma({v}, a, b);", "var")
-    wgsl_body = (f"let x0 = x[i];\nlet a = p.a;\nlet b = p.b;\n{starts}\n"
-                 f"for (var k = 0u; k < {{{{ITERS}}}}u; k++) {{\n"
-                 f"{steps}\n}}\ny[i] = {total};")
+    wgsl_body = (
+        f"let x0 = x[i];\nlet a = p.a;\nlet b = p.b;\n{starts}\n"
+        f"for (var k = 0u; k < {{{{ITERS}}}}u; k++) {{\n"
+        f"{steps}\n}}\ny[i] = {total};"
+    )
     starts, steps, total = _chains("f", "x0", "{v} = fmaf({v}, a, b);", "float")
-    cuda_body = (f"if (i >= p.n) return;\nconst float x0 = x[i], a = p.a, b = p.b;\n{starts}\n"
-                 f"#pragma unroll 4\nfor (int k = 0; k < {{{{ITERS}}}}; ++k) {{\n{steps}\n}}\n"
-                 f"y[i] = {total};")
-    return {"wgsl": _WGSL_HEAD.format(fields="a: f32, b: f32, n: u32", element="f32",
-                                      body=_indent(wgsl_body, 12)),
-            "cuda": _CUDA_HEAD.format(fields="float a; float b; unsigned int n;",
-                                      arguments="const float* __restrict__ x, "
-                                                "float* __restrict__ y, ",
-                                      body=_indent(cuda_body, 8))}
+    cuda_body = (
+        f"if (i >= p.n) return;\nconst float x0 = x[i], a = p.a, b = p.b;\n{starts}\n"
+        f"#pragma unroll 4\nfor (int k = 0; k < {{{{ITERS}}}}; ++k) {{\n{steps}\n}}\n"
+        f"y[i] = {total};"
+    )
+    return {
+        "wgsl": _WGSL_HEAD.format(
+            fields="a: f32, b: f32, n: u32", element="f32", body=_indent(wgsl_body, 12)
+        ),
+        "cuda": _CUDA_HEAD.format(
+            fields="float a; float b; unsigned int n;",
+            arguments="const float* __restrict__ x, float* __restrict__ y, ",
+            body=_indent(cuda_body, 8),
+        ),
+    }
 
 
 def _copy_sources() -> dict[str, str]:
-    return {"wgsl": _WGSL_HEAD.format(fields="n: u32", element="vec4<f32>",
-                                      body=_indent("y[i] = x[i];", 12)),
-            "cuda": _CUDA_HEAD.format(fields="unsigned int n;",
-                                      arguments="const float4* __restrict__ x, "
-                                                "float4* __restrict__ y, ",
-                                      body=_indent("if (i < p.n) y[i] = x[i];", 8))}
+    return {
+        "wgsl": _WGSL_HEAD.format(
+            fields="n: u32", element="vec4<f32>", body=_indent("y[i] = x[i];", 12)
+        ),
+        "cuda": _CUDA_HEAD.format(
+            fields="unsigned int n;",
+            arguments="const float4* __restrict__ x, float4* __restrict__ y, ",
+            body=_indent("if (i < p.n) y[i] = x[i];", 8),
+        ),
+    }
 
 
 # mma.sync per precision: (PTX shape and types, A registers, B registers, flops per mma).
-_MMA = {"f16": ("m16n8k16.row.col.f32.f16.f16.f32", 4, 2, 2 * 16 * 8 * 16),
-        "bf16": ("m16n8k16.row.col.f32.bf16.bf16.f32", 4, 2, 2 * 16 * 8 * 16),
-        "tf32": ("m16n8k8.row.col.f32.tf32.tf32.f32", 4, 2, 2 * 16 * 8 * 8)}
+_MMA = {
+    "f16": ("m16n8k16.row.col.f32.f16.f16.f32", 4, 2, 2 * 16 * 8 * 16),
+    "bf16": ("m16n8k16.row.col.f32.bf16.bf16.f32", 4, 2, 2 * 16 * 8 * 16),
+    "tf32": ("m16n8k8.row.col.f32.tf32.tf32.f32", 4, 2, 2 * 16 * 8 * 8),
+}
 
 
 def _mma_source(precision: str) -> str:
@@ -127,23 +141,28 @@ def _mma_source(precision: str) -> str:
     shape, a_regs, b_regs, _ = _MMA[precision]
     operands = [f"%{4 + r}" for r in range(a_regs)]
     b_operands = [f"%{4 + a_regs + r}" for r in range(b_regs)]
-    asm = (f'asm volatile("mma.sync.aligned.{shape} {{%0,%1,%2,%3}}, '
-           f'{{{",".join(operands)}}}, {{{",".join(b_operands)}}}, {{%0,%1,%2,%3}};"')
+    asm = (
+        f'asm volatile("mma.sync.aligned.{shape} {{%0,%1,%2,%3}}, '
+        f'{{{",".join(operands)}}}, {{{",".join(b_operands)}}}, {{%0,%1,%2,%3}};"'
+    )
     steps = []
     for c in range(MMA_CHAINS):
         regs = ", ".join(f'"+f"(v{4 * c + r})' for r in range(4))
         inputs = ", ".join(['"r"(a)'] * a_regs + ['"r"(b)'] * b_regs)
         steps.append(f"{asm} : {regs} : {inputs});")
     starts = "\n".join(f"float v{j} = x0 + {j}.0f;" for j in range(CHAINS))
-    body = (f"const unsigned long long at = i < p.n ? i : 0;  // every lane of a warp takes "
-            f"part in mma.sync\nconst float x0 = x[at];\n"
-            f"const unsigned int a = __float_as_uint(x0) & p.zero, b = a;\n{starts}\n"
-            f"for (int k = 0; k < {{{{ITERS}}}}; ++k) {{\n" + _indent("\n".join(steps), 4)
-            + "\n}\n"
-            f"if (i < p.n) y[i] = {_tree_sum([f'v{j}' for j in range(CHAINS)])};")
-    return _CUDA_HEAD.format(fields="unsigned int zero; unsigned int n;",
-                             arguments="const float* __restrict__ x, float* __restrict__ y, ",
-                             body=_indent(body, 8))
+    body = (
+        f"const unsigned long long at = i < p.n ? i : 0;  // every lane of a warp takes "
+        f"part in mma.sync\nconst float x0 = x[at];\n"
+        f"const unsigned int a = __float_as_uint(x0) & p.zero, b = a;\n{starts}\n"
+        f"for (int k = 0; k < {{{{ITERS}}}}; ++k) {{\n" + _indent("\n".join(steps), 4) + "\n}\n"
+        f"if (i < p.n) y[i] = {_tree_sum([f'v{j}' for j in range(CHAINS)])};"
+    )
+    return _CUDA_HEAD.format(
+        fields="unsigned int zero; unsigned int n;",
+        arguments="const float* __restrict__ x, float* __restrict__ y, ",
+        body=_indent(body, 8),
+    )
 
 
 def _indent(text: str, spaces: int) -> str:
@@ -178,12 +197,12 @@ class Probe:
     units), its input, what it must write, and when a context cannot run it."""
 
     name: str
-    unit: str                      # "GB/s" or "GFLOP/s"
+    unit: str  # "GB/s" or "GFLOP/s"
     what: str
     kernel: KernelSpec
     schedule: Schedule
     sizes: dict[str, int]
-    lanes: int = 1                 # floats per size unit (4 for the float4 copy)
+    lanes: int = 1  # floats per size unit (4 for the float4 copy)
     expected: Callable[[np.ndarray], np.ndarray] = lambda x: x
     uniform: dict[str, Any] = field(default_factory=dict)
     needs: Callable[[Any], str] = lambda ctx: ""
@@ -196,9 +215,11 @@ class Probe:
 
 
 def _buffers(uniform_fields) -> tuple[BufferSpec, ...]:
-    return (BufferSpec(0, "f32", Access.READ, name="x", count=lambda n: 4 * n),
-            BufferSpec(1, "f32", Access.READ_WRITE, name="y", count=lambda n: 4 * n),
-            BufferSpec.uniform(2, uniform_fields))
+    return (
+        BufferSpec(0, "f32", Access.READ, name="x", count=lambda n: 4 * n),
+        BufferSpec(1, "f32", Access.READ_WRITE, name="y", count=lambda n: 4 * n),
+        BufferSpec.uniform(2, uniform_fields),
+    )
 
 
 def _tensor_cores(ctx: Any) -> str:
@@ -207,9 +228,11 @@ def _tensor_cores(ctx: Any) -> str:
     if target is None:
         return f"the {ctx.backend_name} backend runs numpy on the host: no tensor cores"
     if target == "wgsl":
-        return (f"WGSL has no tensor-core path on the {ctx.backend_name} backend: WebGPU's "
-                "cooperative matrices are an experimental feature that wgpu-native refuses "
-                "(only CUDA's mma.sync is measured)")
+        return (
+            f"WGSL has no tensor-core path on the {ctx.backend_name} backend: WebGPU's "
+            "cooperative matrices are an experimental feature that wgpu-native refuses "
+            "(only CUDA's mma.sync is measured)"
+        )
     if target != "cuda":
         return f"no tensor-core probe for the {target} target"
     arch = ctx.adapter.architecture or ""
@@ -220,41 +243,80 @@ def _tensor_cores(ctx: Any) -> str:
 
 
 COPY = Probe(
-    "copy", "GB/s", "device copy of 16-byte vectors, bytes read + written",
-    KernelSpec(id="ceiling_copy", entry_point="ceiling_copy", buffers=_buffers((("n", "u32"),)),
-               sources=_copy_sources(), reference=_copy_reference,
-               params=lambda size: {"n": size}, tags=("ceiling",), bytes_moved="32*n", flops=0),
-    Schedule(256, items_per_invocation=4), {"small": 1 << 16, "large": 1 << 24}, lanes=4)
+    "copy",
+    "GB/s",
+    "device copy of 16-byte vectors, bytes read + written",
+    KernelSpec(
+        id="ceiling_copy",
+        entry_point="ceiling_copy",
+        buffers=_buffers((("n", "u32"),)),
+        sources=_copy_sources(),
+        reference=_copy_reference,
+        params=lambda size: {"n": size},
+        tags=("ceiling",),
+        bytes_moved="32*n",
+        flops=0,
+    ),
+    Schedule(256, items_per_invocation=4),
+    {"small": 1 << 16, "large": 1 << 24},
+    lanes=4,
+)
 
 FMA = Probe(
-    "fp32-fma", "GFLOP/s", f"fp32 fused multiply-add, {CHAINS} chains x {FMA_ITERATIONS} per "
-    "invocation",
-    KernelSpec(id="ceiling_fma", entry_point="ceiling_fma",
-               buffers=(BufferSpec(0, "f32", Access.READ, name="x"),
-                        BufferSpec(1, "f32", Access.READ_WRITE, name="y"),
-                        BufferSpec.uniform(2, (("a", "f32"), ("b", "f32"), ("n", "u32")))),
-               sources=_fma_sources(), reference=_fma_reference, params=lambda size: {"n": size},
-               defaults={"a": 1.0, "b": 0.0}, constants={"ITERS": FMA_ITERATIONS},
-               tags=("ceiling",), bytes_moved="8*n", flops=f"2*{CHAINS}*{FMA_ITERATIONS}*n"),
-    Schedule(256), {"small": 1 << 12, "large": 1 << 22}, expected=_chain_sums)
+    "fp32-fma",
+    "GFLOP/s",
+    f"fp32 fused multiply-add, {CHAINS} chains x {FMA_ITERATIONS} per invocation",
+    KernelSpec(
+        id="ceiling_fma",
+        entry_point="ceiling_fma",
+        buffers=(
+            BufferSpec(0, "f32", Access.READ, name="x"),
+            BufferSpec(1, "f32", Access.READ_WRITE, name="y"),
+            BufferSpec.uniform(2, (("a", "f32"), ("b", "f32"), ("n", "u32"))),
+        ),
+        sources=_fma_sources(),
+        reference=_fma_reference,
+        params=lambda size: {"n": size},
+        defaults={"a": 1.0, "b": 0.0},
+        constants={"ITERS": FMA_ITERATIONS},
+        tags=("ceiling",),
+        bytes_moved="8*n",
+        flops=f"2*{CHAINS}*{FMA_ITERATIONS}*n",
+    ),
+    Schedule(256),
+    {"small": 1 << 12, "large": 1 << 22},
+    expected=_chain_sums,
+)
 
 
 def _tensor_probe(precision: str) -> Probe:
     flops_per_mma = _MMA[precision][3]
     return Probe(
-        f"tensor-{precision}", "GFLOP/s",
+        f"tensor-{precision}",
+        "GFLOP/s",
         f"tensor cores: mma.sync {_MMA[precision][0].split('.')[0]} {precision} inputs, fp32 "
         f"accumulation, {MMA_CHAINS} chains x {MMA_ITERATIONS} per warp",
-        KernelSpec(id=f"ceiling_mma_{precision}", entry_point=f"ceiling_mma_{precision}",
-                   buffers=(BufferSpec(0, "f32", Access.READ, name="x"),
-                            BufferSpec(1, "f32", Access.READ_WRITE, name="y"),
-                            BufferSpec.uniform(2, (("zero", "u32"), ("n", "u32")))),
-                   sources={"cuda": _mma_source(precision)},
-                   params=lambda size: {"n": size}, defaults={"zero": 0},
-                   constants={"ITERS": MMA_ITERATIONS}, tags=("ceiling",), bytes_moved="8*n",
-                   flops=f"{flops_per_mma}*{MMA_CHAINS}*{MMA_ITERATIONS}*(n//32)"),
-        Schedule(256), {"small": 1 << 12, "large": 1 << 20}, expected=_chain_sums,
-        needs=_tensor_cores)
+        KernelSpec(
+            id=f"ceiling_mma_{precision}",
+            entry_point=f"ceiling_mma_{precision}",
+            buffers=(
+                BufferSpec(0, "f32", Access.READ, name="x"),
+                BufferSpec(1, "f32", Access.READ_WRITE, name="y"),
+                BufferSpec.uniform(2, (("zero", "u32"), ("n", "u32"))),
+            ),
+            sources={"cuda": _mma_source(precision)},
+            params=lambda size: {"n": size},
+            defaults={"zero": 0},
+            constants={"ITERS": MMA_ITERATIONS},
+            tags=("ceiling",),
+            bytes_moved="8*n",
+            flops=f"{flops_per_mma}*{MMA_CHAINS}*{MMA_ITERATIONS}*(n//32)",
+        ),
+        Schedule(256),
+        {"small": 1 << 12, "large": 1 << 20},
+        expected=_chain_sums,
+        needs=_tensor_cores,
+    )
 
 
 PROBES: tuple[Probe, ...] = (COPY, FMA, *(_tensor_probe(p) for p in _MMA))
@@ -277,9 +339,17 @@ class Ceiling:
     reason: str = ""
 
     def as_dict(self) -> dict:
-        return {"name": self.name, "unit": self.unit, "what": self.what, "value": self.value,
-                "kernel": self.kernel, "size": self.size, "work": self.work,
-                "timing": self.timing.as_dict() if self.timing else None, "reason": self.reason}
+        return {
+            "name": self.name,
+            "unit": self.unit,
+            "what": self.what,
+            "value": self.value,
+            "kernel": self.kernel,
+            "size": self.size,
+            "work": self.work,
+            "timing": self.timing.as_dict() if self.timing else None,
+            "reason": self.reason,
+        }
 
 
 def probe_scale(ctx: Any, scale: str = "auto") -> str:
@@ -324,27 +394,37 @@ def _run_probe(ctx: Any, probe: Probe, size: int, warmups: int, samples: int) ->
     assert spec is not None, f"probe {kernel.id} has no uniform block"
     uniform = kernel.buffer_bytes(spec, kernel.pack_uniform(size), target)
     try:
-        views = [ctx.allocate_and_write(x, 0),
-                 ctx.allocate_transient(x.nbytes, 1, usage=BindingUsage.STORAGE_READ_WRITE),
-                 ctx.allocate_and_write(uniform.view(np.uint8).reshape(-1), 2,
-                                        usage=BindingUsage.UNIFORM)]
-        samples_ns = ctx.run_kernel(kernel, probe.schedule, views, size, warmups=warmups,
-                                    samples=samples)
-        got = ctx.read_buffer_f32(views[1])[:x.size]
+        views = [
+            ctx.allocate_and_write(x, 0),
+            ctx.allocate_transient(x.nbytes, 1, usage=BindingUsage.STORAGE_READ_WRITE),
+            ctx.allocate_and_write(
+                uniform.view(np.uint8).reshape(-1), 2, usage=BindingUsage.UNIFORM
+            ),
+        ]
+        samples_ns = ctx.run_kernel(
+            kernel, probe.schedule, views, size, warmups=warmups, samples=samples
+        )
+        got = ctx.read_buffer_f32(views[1])[: x.size]
     finally:
         ctx.clear_transient_allocations()
     want = probe.expected(x)
     wrong = np.flatnonzero(got != want)
     if wrong.size:
         first = int(wrong[0])
-        raise OracleMismatch(f"the {probe.name} probe wrote wrong values in {wrong.size} of "
-                             f"{x.size} elements (first at {first}: got {got[first]}, want "
-                             f"{want[first]}); its time is not a ceiling")
+        raise OracleMismatch(
+            f"the {probe.name} probe wrote wrong values in {wrong.size} of "
+            f"{x.size} elements (first at {first}: got {got[first]}, want "
+            f"{want[first]}); its time is not a ceiling"
+        )
     return Timing(tuple(int(s) for s in samples_ns), ctx.timing_source)
 
 
-def measure_ceilings(ctx: Any, scale: str = "auto", samples: int | None = None,
-                     on_probe: Callable[[Ceiling], None] | None = None) -> dict[str, Ceiling]:
+def measure_ceilings(
+    ctx: Any,
+    scale: str = "auto",
+    samples: int | None = None,
+    on_probe: Callable[[Ceiling], None] | None = None,
+) -> dict[str, Ceiling]:
     """Every probe of ``PROBES`` on ``ctx`` (an open context), by name. A probe the
     context cannot run, or that fails, is a ``Ceiling`` with no value and the reason;
     the others go on. ``samples`` defaults to 5 (small) or 10 (large) timed runs."""

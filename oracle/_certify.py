@@ -32,8 +32,15 @@ from ._evaluate import DEFAULT_TIMEOUT_S, backend_info, choose_schedule, evaluat
 from ._plan import BackendInfo
 from ._results import Evaluation
 
-__all__ = ["certify", "Certification", "certificate_key", "find_certificate", "cache_dir",
-           "canonical_json", "MANIFEST_FORMAT"]
+__all__ = [
+    "certify",
+    "Certification",
+    "certificate_key",
+    "find_certificate",
+    "cache_dir",
+    "canonical_json",
+    "MANIFEST_FORMAT",
+]
 
 MANIFEST_FORMAT = 2
 _PROJECT = "kernel-forge"
@@ -41,8 +48,9 @@ _PROJECT = "kernel-forge"
 
 def canonical_json(data: Any) -> str:
     """Sorted keys, no whitespace, no NaN: equal data gives equal text in any process."""
-    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      allow_nan=False)
+    return json.dumps(
+        data, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
 
 
 def cache_dir(path: str | os.PathLike | None = None) -> Path:
@@ -74,34 +82,46 @@ def _library_versions() -> dict[str, str]:
     return versions
 
 
-def _source_hash(info: BackendInfo, kernel: KernelSpec, schedule: Schedule,
-                 sizes: Sequence[Any]) -> str:
+def _source_hash(
+    info: BackendInfo, kernel: KernelSpec, schedule: Schedule, sizes: Sequence[Any]
+) -> str:
     """sha256 of the text the backend compiles at each size (a host backend: of the
     kernel's meaning)."""
     digest = hashlib.sha256()
     for size in sizes:
-        text = (kernel.source(info.target, schedule, size) if info.target is not None
-                else kernel.semantic_hash)
+        text = (
+            kernel.source(info.target, schedule, size)
+            if info.target is not None
+            else kernel.semantic_hash
+        )
         digest.update(text.encode())
     return digest.hexdigest()
 
 
-def certificate_key(target: Any, kernel: KernelSpec, schedule: Schedule,
-                    sizes: Sequence[Any] | None = None) -> dict:
+def certificate_key(
+    target: Any, kernel: KernelSpec, schedule: Schedule, sizes: Sequence[Any] | None = None
+) -> dict:
     """Everything a certificate's verdict depends on (``target``: a context or runner)."""
     info = backend_info(target)
     sizes = tuple(kernel.checked_sizes() if sizes is None else sizes)
     adapter = info.adapter
-    return {"format": MANIFEST_FORMAT, "kernel": kernel.id,
-            "semantic_hash": kernel.semantic_hash,
-            "source_sha256": _source_hash(info, kernel, schedule, sizes),
-            "sizes": [str(s) for s in sizes],
-            "schedule": str(schedule), "backend": info.name,
-            "adapter": adapter.as_dict(), "driver": adapter.driver,
-            "driver_info": adapter.driver_info, "float_semantics": {
-                "subnormals_may_flush": info.constraints.subnormals_may_flush,
-                "nonfinite_indeterminate": info.constraints.nonfinite_indeterminate},
-            "libraries": _library_versions()}
+    return {
+        "format": MANIFEST_FORMAT,
+        "kernel": kernel.id,
+        "semantic_hash": kernel.semantic_hash,
+        "source_sha256": _source_hash(info, kernel, schedule, sizes),
+        "sizes": [str(s) for s in sizes],
+        "schedule": str(schedule),
+        "backend": info.name,
+        "adapter": adapter.as_dict(),
+        "driver": adapter.driver,
+        "driver_info": adapter.driver_info,
+        "float_semantics": {
+            "subnormals_may_flush": info.constraints.subnormals_may_flush,
+            "nonfinite_indeterminate": info.constraints.nonfinite_indeterminate,
+        },
+        "libraries": _library_versions(),
+    }
 
 
 def _key_hash(key: dict) -> str:
@@ -131,18 +151,26 @@ class Certification:
     def report(self) -> str:
         key = self.manifest["key"]
         how = "reused the manifest at" if self.reused else "wrote"
-        lines = [f"certified {key['kernel']} under {key['schedule']} on {key['backend']} "
-                 f"({key['adapter']['name']}): {how} {self.path}"]
+        lines = [
+            f"certified {key['kernel']} under {key['schedule']} on {key['backend']} "
+            f"({key['adapter']['name']}): {how} {self.path}"
+        ]
         if self.replaced:
             lines.append(f"  (re-certified: the stored manifest was not trusted: {self.replaced})")
         for run in self.manifest["evaluations"]:
-            lines.append(f"  size {run['size']:>8} seed {run['seed']}: {run['verdict']}, "
-                         f"max ulp {run['max_ulp']}, inputs sha256 {run['input_hash'][:16]}")
+            lines.append(
+                f"  size {run['size']:>8} seed {run['seed']}: {run['verdict']}, "
+                f"max ulp {run['max_ulp']}, inputs sha256 {run['input_hash'][:16]}"
+            )
         return "\n".join(lines)
 
 
-def find_certificate(target: Any, kernel: KernelSpec, schedule: Schedule | None = None,
-                     cache: str | os.PathLike | None = None) -> Certification | None:
+def find_certificate(
+    target: Any,
+    kernel: KernelSpec,
+    schedule: Schedule | None = None,
+    cache: str | os.PathLike | None = None,
+) -> Certification | None:
     """The stored certificate matching this kernel, schedule and machine, or None. A
     file that is not exactly a valid manifest for this key (damaged, altered, a hash
     collision) is not trusted."""
@@ -151,14 +179,22 @@ def find_certificate(target: Any, kernel: KernelSpec, schedule: Schedule | None 
     return found
 
 
-_MANIFEST_FIELDS = {"key", "key_hash", "level", "created", "timing_source", "evaluations",
-                    "checksum"}
+_MANIFEST_FIELDS = {
+    "key",
+    "key_hash",
+    "level",
+    "created",
+    "timing_source",
+    "evaluations",
+    "checksum",
+}
 
 
 def _checksum(manifest: dict) -> str:
     """sha256 of the manifest's canonical JSON without its checksum field."""
-    return hashlib.sha256(canonical_json(
-        {k: v for k, v in manifest.items() if k != "checksum"}).encode()).hexdigest()
+    return hashlib.sha256(
+        canonical_json({k: v for k, v in manifest.items() if k != "checksum"}).encode()
+    ).hexdigest()
 
 
 def _why_untrusted(manifest: Any, key: dict) -> str:
@@ -201,15 +237,36 @@ def _stored(root: Path, key: dict) -> tuple[Certification | None, str]:
 
 def _summary(ev: Evaluation) -> dict:
     data = ev.as_dict()
-    return {k: data[k] for k in ("size", "seed", "input_hash", "verdict", "level", "max_ulp",
-                                 "max_abs", "timing", "outputs")}
+    return {
+        k: data[k]
+        for k in (
+            "size",
+            "seed",
+            "input_hash",
+            "verdict",
+            "level",
+            "max_ulp",
+            "max_abs",
+            "timing",
+            "outputs",
+        )
+    }
 
 
-def certify(target: Any, kernel: KernelSpec, schedule: Schedule | None = None, *,
-            sizes: Sequence[int] | None = None, seed: int = 0, samples: int = 5,
-            cache: str | os.PathLike | None = None, force: bool = False,
-            tolerance: Any = None, timeout_s: float | None = DEFAULT_TIMEOUT_S,
-            seeds: Sequence[int] | None = None) -> Certification:
+def certify(
+    target: Any,
+    kernel: KernelSpec,
+    schedule: Schedule | None = None,
+    *,
+    sizes: Sequence[int] | None = None,
+    seed: int = 0,
+    samples: int = 5,
+    cache: str | os.PathLike | None = None,
+    force: bool = False,
+    tolerance: Any = None,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    seeds: Sequence[int] | None = None,
+) -> Certification:
     """Certify ``kernel`` under ``schedule`` (default: its first the backend admits) on
     ``target`` (an open context, or a runner): reuse a matching, intact manifest unless
     ``force``, else evaluate at every size of ``sizes`` (default: the kernel's checked
@@ -226,21 +283,38 @@ def certify(target: Any, kernel: KernelSpec, schedule: Schedule | None = None, *
         return found
     if not sizes:
         raise InvalidArgument("certify needs at least one size")
-    seeds = tuple(seeds) if seeds is not None else (
-        kernel.checked_seeds() if seed == 0 else (seed,))
-    evaluations = tuple(evaluate(target, kernel, schedule, size, run_seed, samples=samples,
-                                 tolerance=tolerance, timeout_s=timeout_s)
-                        for size in sizes for run_seed in seeds)
+    seeds = (
+        tuple(seeds) if seeds is not None else (kernel.checked_seeds() if seed == 0 else (seed,))
+    )
+    evaluations = tuple(
+        evaluate(
+            target,
+            kernel,
+            schedule,
+            size,
+            run_seed,
+            samples=samples,
+            tolerance=tolerance,
+            timeout_s=timeout_s,
+        )
+        for size in sizes
+        for run_seed in seeds
+    )
     failed = [ev for ev in evaluations if not ev.passed]
     if failed:
-        raise OracleMismatch(f"{kernel.id} cannot be certified under {schedule} on "
-                             f"{info.name}:\n" + "\n".join(ev.report() for ev in failed),
-                             report=failed)
-    manifest = {"key": key, "key_hash": _key_hash(key), "level": "CERTIFIED",
-                "created": datetime.datetime.now(datetime.timezone.utc).isoformat(
-                    timespec="seconds"),
-                "timing_source": info.timing_source,
-                "evaluations": [_summary(ev) for ev in evaluations]}
+        raise OracleMismatch(
+            f"{kernel.id} cannot be certified under {schedule} on "
+            f"{info.name}:\n" + "\n".join(ev.report() for ev in failed),
+            report=failed,
+        )
+    manifest = {
+        "key": key,
+        "key_hash": _key_hash(key),
+        "level": "CERTIFIED",
+        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "timing_source": info.timing_source,
+        "evaluations": [_summary(ev) for ev in evaluations],
+    }
     manifest["checksum"] = _checksum(manifest)
     path = _path(root, key)
     try:

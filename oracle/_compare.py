@@ -24,8 +24,17 @@ from forge.types import float_info, is_float_dtype
 
 from ._tolerance import Tolerance, default_tolerance, dtype_name
 
-__all__ = ["compare", "Comparison", "Mismatch", "ulp_distance", "element_matches",
-           "flush_subnormals", "nonfinite_expected", "MASKED_NONFINITE", "log2_histogram"]
+__all__ = [
+    "compare",
+    "Comparison",
+    "Mismatch",
+    "ulp_distance",
+    "element_matches",
+    "flush_subnormals",
+    "nonfinite_expected",
+    "MASKED_NONFINITE",
+    "log2_histogram",
+]
 
 _SHOWN = 8  # first mismatches and largest errors kept in a report
 
@@ -40,7 +49,7 @@ class Mismatch:
     index: tuple[int, ...]
     got: Any
     want: Any
-    kind: str            # "value", "nan", "inf", "finite", "signed zero"
+    kind: str  # "value", "nan", "inf", "finite", "signed zero"
     abs_error: float = float("nan")
     rel_error: float = float("nan")
     ulp: int | None = None
@@ -53,10 +62,15 @@ class Mismatch:
         return text + f" ({self.kind})"
 
     def as_dict(self) -> dict:
-        return {"index": list(self.index), "got": _json_number(self.got),
-                "want": _json_number(self.want), "kind": self.kind,
-                "abs_error": _json_number(self.abs_error),
-                "rel_error": _json_number(self.rel_error), "ulp": self.ulp}
+        return {
+            "index": list(self.index),
+            "got": _json_number(self.got),
+            "want": _json_number(self.want),
+            "kind": self.kind,
+            "abs_error": _json_number(self.abs_error),
+            "rel_error": _json_number(self.rel_error),
+            "ulp": self.ulp,
+        }
 
 
 @dataclass(frozen=True)
@@ -98,25 +112,34 @@ class Comparison:
         if self.reason == "dtype":
             return f"{label}: dtype differs: got {self.dtype[0]}, want {self.dtype[1]}"
         verdict = "ok" if self.passed else f"MISMATCH in {self.mismatches} of {self.count} elements"
-        lines = [f"{label}: {verdict} ({self.dtype[1]}, {self.tolerance.describe()})",
-                 f"  max abs {self.max_abs:.3g}  max rel {self.max_rel:.3g}  "
-                 f"max ulp {self.max_ulp}"]
+        lines = [
+            f"{label}: {verdict} ({self.dtype[1]}, {self.tolerance.describe()})",
+            f"  max abs {self.max_abs:.3g}  max rel {self.max_rel:.3g}  max ulp {self.max_ulp}",
+        ]
         if self.nonfinite_mismatches:
-            lines.append(f"  {self.nonfinite_mismatches} elements differ in their non-finite "
-                         "pattern (NaN / Inf / zero sign)")
+            lines.append(
+                f"  {self.nonfinite_mismatches} elements differ in their non-finite "
+                "pattern (NaN / Inf / zero sign)"
+            )
         if self.masked:
             lines.append(f"  masked: {MASKED_NONFINITE} ({self.masked} elements not judged)")
         if self.flushed:
-            lines.append(f"  {self.flushed} elements match only the expectation with "
-                         "subnormals flushed to zero")
+            lines.append(
+                f"  {self.flushed} elements match only the expectation with "
+                "subnormals flushed to zero"
+            )
         if self.precise:
-            lines.append(f"  {self.precise} elements match only the reference computed in "
-                         "float64 (more accurate than the reference's own roundings: an FMA "
-                         "or another order of operations under cancellation)")
+            lines.append(
+                f"  {self.precise} elements match only the reference computed in "
+                "float64 (more accurate than the reference's own roundings: an FMA "
+                "or another order of operations under cancellation)"
+            )
         if self.nonfinite_either:
-            lines.append(f"  {self.nonfinite_either} elements are NaN where the reference "
-                         "has an infinity, or the reverse (edge inputs make both non-finite; "
-                         "the order and precision of the arithmetic decide which)")
+            lines.append(
+                f"  {self.nonfinite_either} elements are NaN where the reference "
+                "has an infinity, or the reverse (edge inputs make both non-finite; "
+                "the order and precision of the arithmetic decide which)"
+            )
         if self.first_mismatches:
             lines.append("  first mismatches:")
             lines += [f"    {m.describe()}" for m in self.first_mismatches]
@@ -126,17 +149,26 @@ class Comparison:
         return "\n".join(lines)
 
     def as_dict(self) -> dict:
-        return {"passed": self.passed, "reason": self.reason, "count": self.count,
-                "shape": [list(s) for s in self.shape], "dtype": list(self.dtype),
-                "mismatches": self.mismatches, "nonfinite_mismatches": self.nonfinite_mismatches,
-                "max_abs": _json_number(self.max_abs), "max_rel": _json_number(self.max_rel),
-                "max_ulp": self.max_ulp, "masked": self.masked, "flushed": self.flushed,
-                "precise": self.precise,
-                "nonfinite_either": self.nonfinite_either,
-                "tolerance": self.tolerance.as_dict(),
-                "first_mismatches": [m.as_dict() for m in self.first_mismatches],
-                "largest": [m.as_dict() for m in self.largest],
-                "histogram": dict(self.histogram)}
+        return {
+            "passed": self.passed,
+            "reason": self.reason,
+            "count": self.count,
+            "shape": [list(s) for s in self.shape],
+            "dtype": list(self.dtype),
+            "mismatches": self.mismatches,
+            "nonfinite_mismatches": self.nonfinite_mismatches,
+            "max_abs": _json_number(self.max_abs),
+            "max_rel": _json_number(self.max_rel),
+            "max_ulp": self.max_ulp,
+            "masked": self.masked,
+            "flushed": self.flushed,
+            "precise": self.precise,
+            "nonfinite_either": self.nonfinite_either,
+            "tolerance": self.tolerance.as_dict(),
+            "first_mismatches": [m.as_dict() for m in self.first_mismatches],
+            "largest": [m.as_dict() for m in self.largest],
+            "histogram": dict(self.histogram),
+        }
 
 
 def log2_histogram(values: np.ndarray, where: np.ndarray | None = None) -> list[list]:
@@ -150,15 +182,18 @@ def log2_histogram(values: np.ndarray, where: np.ndarray | None = None) -> list[
     counts = np.zeros(_EXPONENT_OFFSET + 1100, np.int64)
     zeros = infinite = 0
     for start in range(0, values.size, _CHUNK):
-        chunk = values[start:start + _CHUNK][where[start:start + _CHUNK]].astype(np.float64)
+        chunk = values[start : start + _CHUNK][where[start : start + _CHUNK]].astype(np.float64)
         finite = np.isfinite(chunk)
         infinite += int(chunk.size - finite.sum())
         zeros += int((chunk == 0).sum())
         # frexp: v = m * 2**e with m in [0.5, 1), so v lies in [2**(e-1), 2**e).
         exponents = np.frexp(chunk[finite & (chunk > 0)])[1].astype(np.int64)
         counts += np.bincount(exponents - 1 + _EXPONENT_OFFSET, minlength=counts.size)
-    bins = [[0, zeros]] + [[2.0 ** (e - _EXPONENT_OFFSET), int(c)]
-                           for e, c in enumerate(counts) if c] + [["inf", infinite]]
+    bins = (
+        [[0, zeros]]
+        + [[2.0 ** (e - _EXPONENT_OFFSET), int(c)] for e, c in enumerate(counts) if c]
+        + [["inf", infinite]]
+    )
     return [b for b in bins if b[1]]
 
 
@@ -189,8 +224,9 @@ def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     as uint64; -0.0 and +0.0 are 0 apart. Meaningless for NaN."""
     a, b = np.asarray(a), np.asarray(b)
     if a.dtype != b.dtype or not is_float_dtype(a.dtype):
-        raise InvalidArgument(f"ulp_distance needs two arrays of one float dtype, got "
-                              f"{a.dtype} and {b.dtype}")
+        raise InvalidArgument(
+            f"ulp_distance needs two arrays of one float dtype, got {a.dtype} and {b.dtype}"
+        )
     ints = _INT_OF_FLOAT[a.dtype.itemsize]
     magnitude_mask = np.iinfo(ints).max
 
@@ -270,8 +306,9 @@ def _errors(g: np.ndarray, w: np.ndarray, finite: np.ndarray):
 
 def _mismatch(i: int, shape, g, w, kind, abs_err, rel_err, ulp) -> Mismatch:
     index = tuple(int(x) for x in np.unravel_index(i, shape))
-    return Mismatch(index, g[i], w[i], _KINDS[kind],
-                    float(abs_err[i]), float(rel_err[i]), int(ulp[i]))
+    return Mismatch(
+        index, g[i], w[i], _KINDS[kind], float(abs_err[i]), float(rel_err[i]), int(ulp[i])
+    )
 
 
 def _largest(mask: np.ndarray, abs_err: np.ndarray, ulp: np.ndarray) -> np.ndarray:
@@ -308,15 +345,24 @@ def element_matches(got: Any, want: Any, tolerance: Tolerance | dict | None = No
 
 def _same_layout(name: str, array: np.ndarray, want: np.ndarray, dtype=None) -> np.ndarray:
     if array.shape != want.shape or (dtype is not None and array.dtype != dtype):
-        raise InvalidArgument(f"compare: {name} must have the shape and dtype of want "
-                              f"({want.shape}, {dtype or want.dtype}), got "
-                              f"({array.shape}, {array.dtype})")
+        raise InvalidArgument(
+            f"compare: {name} must have the shape and dtype of want "
+            f"({want.shape}, {dtype or want.dtype}), got "
+            f"({array.shape}, {array.dtype})"
+        )
     return array.reshape(-1)
 
 
-def compare(got: Any, want: Any, tolerance: Tolerance | dict | None = None, *,
-            flushed: Any = None, indeterminate: Any = None,
-            nonfinite_either: bool = False, precise: Any = None) -> Comparison:
+def compare(
+    got: Any,
+    want: Any,
+    tolerance: Tolerance | dict | None = None,
+    *,
+    flushed: Any = None,
+    indeterminate: Any = None,
+    nonfinite_either: bool = False,
+    precise: Any = None,
+) -> Comparison:
     """Compare ``got`` with ``want`` (array-likes) under ``tolerance`` (a Tolerance,
     or overrides merged into the default for ``want``'s dtype).
 
@@ -348,8 +394,11 @@ def compare(got: Any, want: Any, tolerance: Tolerance | dict | None = None, *,
         return Comparison(False, reason="dtype", **base)
     if want.dtype.kind not in "iub" and not is_float_dtype(want.dtype):
         raise InvalidArgument(f"compare handles float, integer and bool arrays, got {want.dtype}")
-    skip = (np.zeros(want.size, bool) if indeterminate is None else
-            _same_layout("indeterminate", np.asarray(indeterminate), want, np.dtype(bool)))
+    skip = (
+        np.zeros(want.size, bool)
+        if indeterminate is None
+        else _same_layout("indeterminate", np.asarray(indeterminate), want, np.dtype(bool))
+    )
     g, w, kinds, finite, abs_err, rel_err, ulp = _judge(got.reshape(-1), want.reshape(-1), tol)
     use_flushed = np.zeros(g.shape, bool)
     if flushed is not None:
@@ -358,16 +407,32 @@ def compare(got: Any, want: Any, tolerance: Tolerance | dict | None = None, *,
         use_flushed = (kinds != 0) & (kinds_f == 0) & ~skip
         # An element accepted on the flushed expectation is measured against it.
         kinds[use_flushed] = 0
-        w, finite, abs_err, rel_err, ulp = (np.where(use_flushed, b, a) for a, b in (
-            (w, f), (finite, finite_f), (abs_err, abs_f), (rel_err, rel_f), (ulp, ulp_f)))
+        w, finite, abs_err, rel_err, ulp = (
+            np.where(use_flushed, b, a)
+            for a, b in (
+                (w, f),
+                (finite, finite_f),
+                (abs_err, abs_f),
+                (rel_err, rel_f),
+                (ulp, ulp_f),
+            )
+        )
     use_precise = np.zeros(g.shape, bool)
     if precise is not None:
         p = _same_layout("precise", np.asarray(precise), want, want.dtype)
         _, p, kinds_p, finite_p, abs_p, rel_p, ulp_p = _judge(g, p, tol)
         use_precise = (kinds == _VALUE) & (kinds_p == 0) & ~skip
         kinds[use_precise] = 0
-        w, finite, abs_err, rel_err, ulp = (np.where(use_precise, b, a) for a, b in (
-            (w, p), (finite, finite_p), (abs_err, abs_p), (rel_err, rel_p), (ulp, ulp_p)))
+        w, finite, abs_err, rel_err, ulp = (
+            np.where(use_precise, b, a)
+            for a, b in (
+                (w, p),
+                (finite, finite_p),
+                (abs_err, abs_p),
+                (rel_err, rel_p),
+                (ulp, ulp_p),
+            )
+        )
     either = np.zeros(g.shape, bool)
     if nonfinite_either and w.dtype.kind == "f" and tol.nan != "forbid":
         with np.errstate(invalid="ignore"):
@@ -376,20 +441,32 @@ def compare(got: Any, want: Any, tolerance: Tolerance | dict | None = None, *,
         kinds[either] = 0
     kinds[skip] = 0
     finite = finite & ~skip
-    abs_err, rel_err, ulp = (np.where(skip, np.zeros((), a.dtype), a)
-                             for a in (abs_err, rel_err, ulp))
+    abs_err, rel_err, ulp = (
+        np.where(skip, np.zeros((), a.dtype), a) for a in (abs_err, rel_err, ulp)
+    )
     value_bad = kinds == _VALUE
     bad = np.flatnonzero(kinds)
     args = (got.shape, g, w)
     first = tuple(_mismatch(i, *args, kinds[i], abs_err, rel_err, ulp) for i in bad[:_SHOWN])
-    largest = tuple(_mismatch(i, *args, _VALUE, abs_err, rel_err, ulp)
-                    for i in _largest(value_bad if value_bad.any() else finite & (abs_err > 0),
-                                      abs_err, ulp))
+    largest = tuple(
+        _mismatch(i, *args, _VALUE, abs_err, rel_err, ulp)
+        for i in _largest(value_bad if value_bad.any() else finite & (abs_err > 0), abs_err, ulp)
+    )
     histogram = {"ulp": log2_histogram(ulp, finite), "rel": log2_histogram(rel_err, finite)}
     return Comparison(
-        passed=bad.size == 0, count=int(g.size), mismatches=int(bad.size), histogram=histogram,
+        passed=bad.size == 0,
+        count=int(g.size),
+        mismatches=int(bad.size),
+        histogram=histogram,
         nonfinite_mismatches=int(bad.size - value_bad.sum()),
-        max_abs=float(abs_err.max(initial=0.0)), max_rel=float(rel_err.max(initial=0.0)),
-        max_ulp=int(ulp.max(initial=0)), first_mismatches=first, largest=largest,
-        masked=int(skip.sum()), flushed=int(use_flushed.sum()),
-        nonfinite_either=int(either.sum()), precise=int(use_precise.sum()), **base)
+        max_abs=float(abs_err.max(initial=0.0)),
+        max_rel=float(rel_err.max(initial=0.0)),
+        max_ulp=int(ulp.max(initial=0)),
+        first_mismatches=first,
+        largest=largest,
+        masked=int(skip.sum()),
+        flushed=int(use_flushed.sum()),
+        nonfinite_either=int(either.sum()),
+        precise=int(use_precise.sum()),
+        **base,
+    )

@@ -53,6 +53,7 @@ if TYPE_CHECKING:
 
 __all__ = ["cross_check", "check_many", "CheckOptions", "CrossCheck", "PairCheck"]
 
+
 @dataclass(frozen=True)
 class PairCheck:
     """Two backends' outputs compared with each other (under the looser tolerance)."""
@@ -83,8 +84,10 @@ class PairCheck:
         notes = [f"max ulp {self.max_ulp}"]
         notes += [f"{self.masked} masked (non-finite, indeterminate)"] if self.masked else []
         notes += [f"{self.flushed} differ by a subnormal flush"] if self.flushed else []
-        return (f"{self.first} vs {self.second}: {'agree' if self.agree else 'DISAGREE'} "
-                f"({', '.join(notes)})")
+        return (
+            f"{self.first} vs {self.second}: {'agree' if self.agree else 'DISAGREE'} "
+            f"({', '.join(notes)})"
+        )
 
 
 @dataclass
@@ -119,11 +122,16 @@ class CrossCheck:
             ran = [n for n, e in self.evaluations.items() if e.verdict == "pass"]
             return f"all {len(ran)} backends that ran agree with the reference: {', '.join(ran)}"
         wrong = self.diverging
-        others = [n for n, e in self.evaluations.items()
-                  if e.verdict == Verdict.MISMATCH and n != REFERENCE_BACKEND]
+        others = [
+            n
+            for n, e in self.evaluations.items()
+            if e.verdict == Verdict.MISMATCH and n != REFERENCE_BACKEND
+        ]
         if len(others) >= 2 and self._agree_among(others):
-            return (f"{', '.join(others)} agree with each other but not with the reference: "
-                    "suspect the reference meaning (or a shared emitter bug)")
+            return (
+                f"{', '.join(others)} agree with each other but not with the reference: "
+                "suspect the reference meaning (or a shared emitter bug)"
+            )
         return f"diverging from the reference: {', '.join(wrong)}"
 
     def _agree_among(self, names: Sequence[str]) -> bool:
@@ -132,28 +140,46 @@ class CrossCheck:
         return all(found.get(pair, False) for pair in wanted)
 
     def report(self) -> str:
-        lines = [f"cross-check of {self.kernel.id}, size {self.size}, seed {self.seed}, "
-                 f"inputs sha256 {self.input_hash[:16]}, against {self.reference}",
-                 self.verdict()]
+        lines = [
+            f"cross-check of {self.kernel.id}, size {self.size}, seed {self.seed}, "
+            f"inputs sha256 {self.input_hash[:16]}, against {self.reference}",
+            self.verdict(),
+        ]
         for name, ev in self.evaluations.items():
             ulp = "-" if ev.max_ulp is None else ev.max_ulp
-            lines.append(f"  {name:<12} {ev.verdict:<11} max ulp {ulp}"
-                         + (f"  {ev.problems[0]}" if ev.problems else ""))
+            lines.append(
+                f"  {name:<12} {ev.verdict:<11} max ulp {ulp}"
+                + (f"  {ev.problems[0]}" if ev.problems else "")
+            )
         for name, why in self.skipped.items():
             lines.append(f"  {name:<12} skipped     {why}")
         lines += [f"  {pair.describe()}" for pair in self.pairs]
         return "\n".join(lines)
 
     def as_dict(self) -> dict:
-        return {"kernel": self.kernel.id, "size": str(self.size), "seed": self.seed,
-                "reference": self.reference,
-                "input_hash": self.input_hash, "passed": self.passed,
-                "diverging": self.diverging, "verdict": self.verdict(),
-                "evaluations": {n: e.as_dict() for n, e in self.evaluations.items()},
-                "skipped": dict(self.skipped),
-                "pairs": [{"first": p.first, "second": p.second, "agree": p.agree,
-                           "max_ulp": p.max_ulp, "masked": p.masked, "flushed": p.flushed}
-                          for p in self.pairs]}
+        return {
+            "kernel": self.kernel.id,
+            "size": str(self.size),
+            "seed": self.seed,
+            "reference": self.reference,
+            "input_hash": self.input_hash,
+            "passed": self.passed,
+            "diverging": self.diverging,
+            "verdict": self.verdict(),
+            "evaluations": {n: e.as_dict() for n, e in self.evaluations.items()},
+            "skipped": dict(self.skipped),
+            "pairs": [
+                {
+                    "first": p.first,
+                    "second": p.second,
+                    "agree": p.agree,
+                    "max_ulp": p.max_ulp,
+                    "masked": p.masked,
+                    "flushed": p.flushed,
+                }
+                for p in self.pairs
+            ],
+        }
 
 
 def _backend_list(backends: Iterable[str] | None) -> tuple[list[str], dict[str, str]]:
@@ -165,12 +191,15 @@ def _backend_list(backends: Iterable[str] | None) -> tuple[list[str], dict[str, 
         unknown = [n for n in names if n not in status]
         if unknown:
             raise InvalidArgument(f"unknown backends {unknown}; installed: {', '.join(status)}")
-    return ([n for n in names if status[n][0]],
-            {n: status[n][1] for n in names if not status[n][0]})
+    return (
+        [n for n in names if status[n][0]],
+        {n: status[n][1] for n in names if not status[n][0]},
+    )
 
 
-def _as_unflushed(ev: Evaluation, want: np.ndarray, flushed: np.ndarray | None, label: str,
-                  tol) -> tuple[np.ndarray, int]:
+def _as_unflushed(
+    ev: Evaluation, want: np.ndarray, flushed: np.ndarray | None, label: str, tol
+) -> tuple[np.ndarray, int]:
     """``ev``'s output lane ``label``, with each element that matches only the flushed
     expectation (on a backend that may flush) replaced by the reference's value, and
     how many were replaced."""
@@ -182,8 +211,9 @@ def _as_unflushed(ev: Evaluation, want: np.ndarray, flushed: np.ndarray | None, 
     return np.where(swap, want, got), int(swap.sum())
 
 
-def _pairs(kernel: KernelSpec, evaluations: dict[str, Evaluation], tolerance,
-           expected: Expected) -> list[PairCheck]:
+def _pairs(
+    kernel: KernelSpec, evaluations: dict[str, Evaluation], tolerance, expected: Expected
+) -> list[PairCheck]:
     wants: dict[str, np.ndarray] = {}
     flushed: dict[str, np.ndarray] = {}
     for label, array in expected.outputs.items():
@@ -197,25 +227,35 @@ def _pairs(kernel: KernelSpec, evaluations: dict[str, Evaluation], tolerance,
         comparisons = {}
         for label, want in wants.items():
             tol = resolve_tolerance(want.dtype, kernel.tolerance, a, tolerance).loosest(
-                resolve_tolerance(want.dtype, kernel.tolerance, b, tolerance))
+                resolve_tolerance(want.dtype, kernel.tolerance, b, tolerance)
+            )
             got_a, flushed_a = _as_unflushed(first, want, flushed[label], label, tol)
             got_b, flushed_b = _as_unflushed(second, want, flushed[label], label, tol)
-            masked = (nonfinite_expected(want, flushed[label]) if semantics.nonfinite_indeterminate
-                      else None)
-            comparisons[label] = replace(compare(got_a, got_b, tol, indeterminate=masked),
-                                         flushed=flushed_a + flushed_b)
+            masked = (
+                nonfinite_expected(want, flushed[label])
+                if semantics.nonfinite_indeterminate
+                else None
+            )
+            comparisons[label] = replace(
+                compare(got_a, got_b, tol, indeterminate=masked), flushed=flushed_a + flushed_b
+            )
         pairs.append(PairCheck(a, b, comparisons))
     return pairs
 
 
-def _expected(case, kernel: KernelSpec, session: Session | Fleet, reference: str | None, guard: int,
-              timeout_s: Any) -> Expected:
+def _expected(
+    case,
+    kernel: KernelSpec,
+    session: Session | Fleet,
+    reference: str | None,
+    guard: int,
+    timeout_s: Any,
+) -> Expected:
     if reference is None:
         return expected_outputs(case)
     if reference == "numpy":
         return expected_outputs(case)
-    return expected_from_backend(case, session.runner(reference), guard=guard,
-                                 timeout_s=timeout_s)
+    return expected_from_backend(case, session.runner(reference), guard=guard, timeout_s=timeout_s)
 
 
 @dataclass(frozen=True)
@@ -234,16 +274,28 @@ class CheckOptions:
     tuned: bool = False
 
 
-def cross_check(kernel: KernelSpec, backends: Iterable[str] | None = None,
-                size: Any = None, seed: int = 0, *, schedule: Schedule | None = None,
-                warmups: int = 1, samples: int = 5, tolerance: Any = None,
-                guard: int = DEFAULT_GUARD,
-                on_result: Callable[[str, Evaluation], None] | None = None,
-                open_options: dict[str, dict] | None = None,
-                timeout_s: float | None = DEFAULT_TIMEOUT_S, reference: str | None = None,
-                isolate: bool | None = None, session: Session | None = None,
-                inputs: Any = None, uniform: Any = None,
-                schedules: dict[str, Schedule] | None = None, tuned: bool = False) -> CrossCheck:
+def cross_check(
+    kernel: KernelSpec,
+    backends: Iterable[str] | None = None,
+    size: Any = None,
+    seed: int = 0,
+    *,
+    schedule: Schedule | None = None,
+    warmups: int = 1,
+    samples: int = 5,
+    tolerance: Any = None,
+    guard: int = DEFAULT_GUARD,
+    on_result: Callable[[str, Evaluation], None] | None = None,
+    open_options: dict[str, dict] | None = None,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    reference: str | None = None,
+    isolate: bool | None = None,
+    session: Session | None = None,
+    inputs: Any = None,
+    uniform: Any = None,
+    schedules: dict[str, Schedule] | None = None,
+    tuned: bool = False,
+) -> CrossCheck:
     """Evaluate ``kernel`` on every available backend of ``backends`` (default: all
     installed) with one set of inputs (``size`` defaults to the kernel's largest
     checked size) against one expectation (the numpy reference, or the run of backend
@@ -260,13 +312,21 @@ def cross_check(kernel: KernelSpec, backends: Iterable[str] | None = None,
         names, skipped = _backend_list(backends)
     else:  # the session's owner chose the backends; one that cannot open says so below
         names, skipped = list(backends if backends is not None else forge.backend_names()), {}
-    options = CheckOptions(schedule, schedules, warmups, samples, tolerance, guard, timeout_s,
-                           reference, tuned)
+    options = CheckOptions(
+        schedule, schedules, warmups, samples, tolerance, guard, timeout_s, reference, tuned
+    )
     owned = session is None
     session = session or Session(isolate=isolate, open_options=open_options, timeout_s=timeout_s)
     try:
-        (result,) = check_many([(kernel, size, seed)], names, session, options,
-                               on_result=on_result, inputs=inputs, uniform=uniform)
+        (result,) = check_many(
+            [(kernel, size, seed)],
+            names,
+            session,
+            options,
+            on_result=on_result,
+            inputs=inputs,
+            uniform=uniform,
+        )
         result.skipped.update(skipped)
         return result
     finally:
@@ -274,10 +334,16 @@ def cross_check(kernel: KernelSpec, backends: Iterable[str] | None = None,
             session.close()
 
 
-def check_many(items: Iterable[tuple[KernelSpec, Any, int]], backends: Sequence[str],
-               session: Session | Fleet, options: CheckOptions | None = None, *,
-               on_result: Callable[[str, Evaluation], None] | None = None,
-               inputs: Any = None, uniform: Any = None) -> Iterator[CrossCheck]:
+def check_many(
+    items: Iterable[tuple[KernelSpec, Any, int]],
+    backends: Sequence[str],
+    session: Session | Fleet,
+    options: CheckOptions | None = None,
+    *,
+    on_result: Callable[[str, Evaluation], None] | None = None,
+    inputs: Any = None,
+    uniform: Any = None,
+) -> Iterator[CrossCheck]:
     """Cross-check each (kernel, size, seed) of ``items`` on ``backends``, yielding the
     results in order. The backends run concurrently, each through its own runner in
     order (through as many at once as the session has workers for it: a ``Fleet``'s
@@ -288,15 +354,19 @@ def check_many(items: Iterable[tuple[KernelSpec, Any, int]], backends: Sequence[
     options = options or CheckOptions()
     names = [n for n in backends if n != options.reference]
     widths = {name: _width(session, name) for name in names}
-    lanes = {name: concurrent.futures.ThreadPoolExecutor(widths[name],
-                                                         thread_name_prefix=f"kforge-{name}")
-             for name in names}
+    lanes = {
+        name: concurrent.futures.ThreadPoolExecutor(
+            widths[name], thread_name_prefix=f"kforge-{name}"
+        )
+        for name in names
+    }
     ahead = max([_AHEAD, *widths.values()])
     pending: collections.deque = collections.deque()
     try:
         for kernel, size, seed in items:
-            pending.append(_submit(kernel, size, seed, names, session, options, lanes,
-                                   inputs, uniform))
+            pending.append(
+                _submit(kernel, size, seed, names, session, options, lanes, inputs, uniform)
+            )
             while len(pending) > ahead:
                 yield _collect(pending.popleft(), options, on_result)
         while pending:
@@ -317,29 +387,47 @@ def _width(session: Any, name: str) -> int:
     return max(1, int(width(name))) if callable(width) else 1
 
 
-def _submit(kernel, size, seed, names, session, options: CheckOptions, lanes, inputs,
-            uniform) -> tuple:
+def _submit(
+    kernel, size, seed, names, session, options: CheckOptions, lanes, inputs, uniform
+) -> tuple:
     size = kernel.largest_size() if size is None else kernel.size(size)
     check_host_memory(kernel, size)
     case = make_case(kernel, size, seed, uniform, given=inputs)
-    result = CrossCheck(kernel, case.size, case.seed, case.input_hash,
-                        reference=options.reference or "numpy")
+    result = CrossCheck(
+        kernel, case.size, case.seed, case.input_hash, reference=options.reference or "numpy"
+    )
     failure: ForgeError | None = None
     try:
-        expected: Expected | None = _expected(case, kernel, session, options.reference,
-                                              options.guard, options.timeout_s)
+        expected: Expected | None = _expected(
+            case, kernel, session, options.reference, options.guard, options.timeout_s
+        )
     except ForgeError as exc:  # a broken reference, or a reference backend that failed
         expected, failure = None, exc
-    futures = {name: lanes[name].submit(
-        _evaluate_one, name, session, kernel, case, expected, failure,
-        (options.schedules or {}).get(name, options.schedule), options.warmups,
-        options.samples, options.tolerance, options.guard, options.timeout_s, options.tuned)
-        for name in names}
+    futures = {
+        name: lanes[name].submit(
+            _evaluate_one,
+            name,
+            session,
+            kernel,
+            case,
+            expected,
+            failure,
+            (options.schedules or {}).get(name, options.schedule),
+            options.warmups,
+            options.samples,
+            options.tolerance,
+            options.guard,
+            options.timeout_s,
+            options.tuned,
+        )
+        for name in names
+    }
     return result, expected, futures
 
 
-def _collect(job: tuple, options: CheckOptions,
-             on_result: Callable[[str, Evaluation], None] | None) -> CrossCheck:
+def _collect(
+    job: tuple, options: CheckOptions, on_result: Callable[[str, Evaluation], None] | None
+) -> CrossCheck:
     result, expected, futures = job
     for name, future in futures.items():
         result.evaluations[name] = future.result()
@@ -350,14 +438,34 @@ def _collect(job: tuple, options: CheckOptions,
     return result
 
 
-def _evaluate_one(name: str, session: Session | Fleet, kernel: KernelSpec, case, expected,
-                  failure, schedule, warmups, samples, tolerance, guard, timeout_s,
-                  tuned: bool = False) -> Evaluation:
+def _evaluate_one(
+    name: str,
+    session: Session | Fleet,
+    kernel: KernelSpec,
+    case,
+    expected,
+    failure,
+    schedule,
+    warmups,
+    samples,
+    tolerance,
+    guard,
+    timeout_s,
+    tuned: bool = False,
+) -> Evaluation:
     try:
         runner = session.runner(name)
     except ForgeError as exc:
-        ev = Evaluation(kernel, name, None, schedule or kernel.schedules[0], case.size,
-                        case.seed, case.input_hash, "numpy")
+        ev = Evaluation(
+            kernel,
+            name,
+            None,
+            schedule or kernel.schedules[0],
+            case.size,
+            case.seed,
+            case.input_hash,
+            "numpy",
+        )
         ev.verdict, ev.error_type = Verdict.ERROR, type(exc).__name__
         ev.error = f"could not open the {name} backend: {exc}"
         return ev
@@ -374,8 +482,16 @@ def _evaluate_one(name: str, session: Session | Fleet, kernel: KernelSpec, case,
         if found is not None:
             schedule = found_schedule
             expected = replace(expected, case=replace(expected.case, kernel=found))
-    ev = evaluate_case(runner, expected, schedule, warmups=warmups, samples=samples,
-                       tolerance=tolerance, guard=guard, timeout_s=timeout_s)
+    ev = evaluate_case(
+        runner,
+        expected,
+        schedule,
+        warmups=warmups,
+        samples=samples,
+        tolerance=tolerance,
+        guard=guard,
+        timeout_s=timeout_s,
+    )
     if note:
         ev.notes.append(note)
     return ev

@@ -47,9 +47,20 @@ from ._results import Evaluation, Finding, FloatSemantics, Timing, Verdict
 from ._runners import NOT_RUN, InProcessRunner, Runner, Session
 from ._workers import CRASHED
 
-__all__ = ["evaluate", "evaluate_case", "choose_schedule", "REFERENCE_BACKEND",
-           "DEFAULT_GUARD", "DEFAULT_TIMEOUT_S", "expected_from_backend", "check_host_memory",
-           "as_runner", "reference_error", "save_failure", "backend_info"]
+__all__ = [
+    "evaluate",
+    "evaluate_case",
+    "choose_schedule",
+    "REFERENCE_BACKEND",
+    "DEFAULT_GUARD",
+    "DEFAULT_TIMEOUT_S",
+    "expected_from_backend",
+    "check_host_memory",
+    "as_runner",
+    "reference_error",
+    "save_failure",
+    "backend_info",
+]
 
 #: The backend that runs every kernel's numpy meaning (one of the backends under test).
 REFERENCE_BACKEND = "reference"
@@ -89,33 +100,63 @@ def as_runner(target: Any) -> Runner:
     if isinstance(target, Runner):
         return target
     if isinstance(target, OracleContext) or all(
-            hasattr(target, a) for a in ("run_kernel", "allocate_and_write", "constraints")):
+        hasattr(target, a) for a in ("run_kernel", "allocate_and_write", "constraints")
+    ):
         return InProcessRunner(target)
-    raise InvalidArgument(f"expected an open context (forge.open_context) or a runner, got "
-                          f"{type(target).__name__}")
+    raise InvalidArgument(
+        f"expected an open context (forge.open_context) or a runner, got {type(target).__name__}"
+    )
 
 
 def _fail(ev: Evaluation, error: ErrorInfo) -> None:
-    ev.verdict = (Verdict.UNSUPPORTED if error.unsupported else
-                  Verdict.TIMEOUT if error.timeout else
-                  Verdict.CRASHED if error.type == CRASHED else
-                  Verdict.NOT_RUN if error.type == NOT_RUN else
-                  Verdict.REFERENCE_ERROR if error.type == "ReferenceFailed" else
-                  Verdict.DEVICE_LOST if error.lost else Verdict.ERROR)
+    ev.verdict = (
+        Verdict.UNSUPPORTED
+        if error.unsupported
+        else Verdict.TIMEOUT
+        if error.timeout
+        else Verdict.CRASHED
+        if error.type == CRASHED
+        else Verdict.NOT_RUN
+        if error.type == NOT_RUN
+        else Verdict.REFERENCE_ERROR
+        if error.type == "ReferenceFailed"
+        else Verdict.DEVICE_LOST
+        if error.lost
+        else Verdict.ERROR
+    )
     ev.lost = error.lost
     ev.error_type = error.type
     ev.error = f"{error.type}: {error.message}"
 
 
-def _run_set(ev: Evaluation, runner: Runner, expected: Expected, schedule: Schedule, *,
-             warmups: int, samples: int, tolerance: Any, guard: int, timeout_s: Any,
-             covered: dict[str, np.ndarray], energy_s: float = 0.0) -> bool:
+def _run_set(
+    ev: Evaluation,
+    runner: Runner,
+    expected: Expected,
+    schedule: Schedule,
+    *,
+    warmups: int,
+    samples: int,
+    tolerance: Any,
+    guard: int,
+    timeout_s: Any,
+    covered: dict[str, np.ndarray],
+    energy_s: float = 0.0,
+) -> bool:
     """Plan, run and judge one input set into ``ev``; False when an error ended it."""
     info = runner.info
     try:
-        plan = build_plan(expected.case.kernel, expected.case, info, schedule, guard=guard,
-                          warmups=warmups, samples=samples, timeout_s=timeout_s,
-                          energy_s=energy_s)
+        plan = build_plan(
+            expected.case.kernel,
+            expected.case,
+            info,
+            schedule,
+            guard=guard,
+            warmups=warmups,
+            samples=samples,
+            timeout_s=timeout_s,
+            energy_s=energy_s,
+        )
     except ForgeError as exc:
         _fail(ev, ErrorInfo.of(exc))
         return False
@@ -148,15 +189,22 @@ def _fits(runner: Runner, plan, ev: Evaluation) -> bool:
     rounded = -(-int(need * 1.25) // (1 << 20)) << 20
     if runner.grow(rounded) and runner.info.capacity_needed(plan) is None:
         return True
-    _fail(ev, ErrorInfo("AllocationError", f"the buffers of {plan.kernel.id} at size "
-                        f"{plan.size} need a context of about {rounded >> 20} MiB (with the "
-                        "oracle's guards); open it with more memory (--capacity-mib, or "
-                        "capacity_bytes=)"))
+    _fail(
+        ev,
+        ErrorInfo(
+            "AllocationError",
+            f"the buffers of {plan.kernel.id} at size "
+            f"{plan.size} need a context of about {rounded >> 20} MiB (with the "
+            "oracle's guards); open it with more memory (--capacity-mib, or "
+            "capacity_bytes=)",
+        ),
+    )
     return False
 
 
-def _source_level(kernel: KernelSpec, info: BackendInfo, schedule: Schedule, size: Any
-                  ) -> ValidationLevel:
+def _source_level(
+    kernel: KernelSpec, info: BackendInfo, schedule: Schedule, size: Any
+) -> ValidationLevel:
     if info.target is None:
         return ValidationLevel.NONE
     try:
@@ -169,38 +217,64 @@ def _source_level(kernel: KernelSpec, info: BackendInfo, schedule: Schedule, siz
 def _settle(ev: Evaluation) -> None:
     if ev.verdict != Verdict.PASS:
         return
-    ok = all(o.passed for o in ev.outputs.values()) and not ev.inputs_modified \
+    ok = (
+        all(o.passed for o in ev.outputs.values())
+        and not ev.inputs_modified
         and not any(f.check != "coverage" for f in ev.extra)
+    )
     ev.verdict = Verdict.PASS if ok else Verdict.MISMATCH
 
 
-def _complete_coverage(ev: Evaluation, runner: Runner, expected: Expected, schedule: Schedule,
-                       covered: dict[str, np.ndarray], options: dict) -> None:
+def _complete_coverage(
+    ev: Evaluation,
+    runner: Runner,
+    expected: Expected,
+    schedule: Schedule,
+    covered: dict[str, np.ndarray],
+    options: dict,
+) -> None:
     """Run further input sets until every output element was judged in one (needed
     where non-finite results are masked); ``inconclusive`` if some never were."""
     case = expected.case
     for input_set in _EXTRA_SETS if case.generated else ():
         if not coverage_gaps(covered) or ev.verdict != Verdict.PASS:
             break
-        sub_case = dataclasses.replace(make_case(case.kernel, case.size, case.seed,
-                                                 input_set=input_set), uniform=case.uniform)
+        sub_case = dataclasses.replace(
+            make_case(case.kernel, case.size, case.seed, input_set=input_set), uniform=case.uniform
+        )
         try:
-            sub_expected = (expected.recompute(sub_case) if expected.recompute is not None
-                            else expected_outputs(sub_case, expected.truth))
+            sub_expected = (
+                expected.recompute(sub_case)
+                if expected.recompute is not None
+                else expected_outputs(sub_case, expected.truth)
+            )
         except ForgeError as exc:  # the numpy reference failed, or the reference backend
             ev.extra.append(Finding("reference", f"in the {input_set} input set: {exc}"))
             break
-        sub = Evaluation(case.kernel, ev.backend, ev.adapter, schedule, case.size, case.seed,
-                         sub_case.input_hash, expected.reference, semantics=ev.semantics)
-        _run_set(sub, runner, sub_expected, schedule, warmups=0, samples=0, covered=covered,
-                 **options)
+        sub = Evaluation(
+            case.kernel,
+            ev.backend,
+            ev.adapter,
+            schedule,
+            case.size,
+            case.seed,
+            sub_case.input_hash,
+            expected.reference,
+            semantics=ev.semantics,
+        )
+        _run_set(
+            sub, runner, sub_expected, schedule, warmups=0, samples=0, covered=covered, **options
+        )
         _settle(sub)
-        ev.input_sets.append(f"{input_set} (inputs sha256 {sub_case.input_hash[:16]}): "
-                             f"{sub.verdict}")
+        ev.input_sets.append(
+            f"{input_set} (inputs sha256 {sub_case.input_hash[:16]}): {sub.verdict}"
+        )
         if sub.verdict != Verdict.PASS:
             ev.verdict = sub.verdict if sub.failing else ev.verdict
-            ev.extra += [Finding(f.check, f"in the {input_set} input set: {f.message}", f.buffer)
-                         for f in sub.findings]
+            ev.extra += [
+                Finding(f.check, f"in the {input_set} input set: {f.message}", f.buffer)
+                for f in sub.findings
+            ]
             if sub.error:
                 ev.error, ev.error_type, ev.lost = sub.error, sub.error_type, sub.lost
     for label, check in list(ev.outputs.items()):
@@ -209,16 +283,31 @@ def _complete_coverage(ev: Evaluation, runner: Runner, expected: Expected, sched
     gaps = coverage_gaps(covered)
     if gaps and ev.verdict == Verdict.PASS:
         ev.verdict = Verdict.INCONCLUSIVE
-        ev.extra.append(Finding("coverage", "not every element was judged: " + "; ".join(
-            f"{label}: {n} elements masked in every input set" for label, n in gaps.items())
-            + " (their expected values are not finite, and this adapter's non-finite results "
-              "are indeterminate)"))
+        ev.extra.append(
+            Finding(
+                "coverage",
+                "not every element was judged: "
+                + "; ".join(
+                    f"{label}: {n} elements masked in every input set" for label, n in gaps.items()
+                )
+                + " (their expected values are not finite, and this adapter's non-finite results "
+                "are indeterminate)",
+            )
+        )
 
 
-def evaluate_case(target: Any, expected: Expected, schedule: Schedule | None = None, *,
-                  warmups: int = 1, samples: int = 5, tolerance: Any = None,
-                  guard: int = DEFAULT_GUARD, timeout_s: Any = DEFAULT_TIMEOUT_S,
-                  energy_s: float = 0.0) -> Evaluation:
+def evaluate_case(
+    target: Any,
+    expected: Expected,
+    schedule: Schedule | None = None,
+    *,
+    warmups: int = 1,
+    samples: int = 5,
+    tolerance: Any = None,
+    guard: int = DEFAULT_GUARD,
+    timeout_s: Any = DEFAULT_TIMEOUT_S,
+    energy_s: float = 0.0,
+) -> Evaluation:
     """Judge the case's kernel on ``target`` (a context or a runner) against precomputed
     ``expected`` outputs; the building block of evaluate, cross_check and tune. Each
     wait for the device is bounded by ``timeout_s`` (None: unbounded), passed to the
@@ -228,31 +317,58 @@ def evaluate_case(target: Any, expected: Expected, schedule: Schedule | None = N
     runner = as_runner(target)
     case = expected.case
     kernel = case.kernel
-    if any(isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0
-           for v in (warmups, samples, guard)):
-        raise InvalidArgument(f"need warmups, samples and guard to be ints >= 0, got {warmups!r}, "
-                              f"{samples!r}, {guard!r}")
+    if any(
+        isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 0
+        for v in (warmups, samples, guard)
+    ):
+        raise InvalidArgument(
+            f"need warmups, samples and guard to be ints >= 0, got {warmups!r}, "
+            f"{samples!r}, {guard!r}"
+        )
     info = runner.info
     schedule = schedule or choose_schedule(info, kernel)
-    ev = Evaluation(kernel, info.name, info.adapter, schedule, case.size, case.seed,
-                    case.input_hash, expected.reference, isolated=runner.isolated)
+    ev = Evaluation(
+        kernel,
+        info.name,
+        info.adapter,
+        schedule,
+        case.size,
+        case.seed,
+        case.input_hash,
+        expected.reference,
+        isolated=runner.isolated,
+    )
     ev.semantics = FloatSemantics.of(info.constraints, kernel, info.target)
     if expected.semantics_of_reference is not None:
         ev.semantics = ev.semantics.either(expected.semantics_of_reference)
     options = dict(tolerance=tolerance, guard=guard, timeout_s=timeout_s)
     covered: dict[str, np.ndarray] = {}
-    if _run_set(ev, runner, expected, schedule, warmups=warmups, samples=samples,
-                covered=covered, energy_s=energy_s, **options):
+    if _run_set(
+        ev,
+        runner,
+        expected,
+        schedule,
+        warmups=warmups,
+        samples=samples,
+        covered=covered,
+        energy_s=energy_s,
+        **options,
+    ):
         ev.input_sets.append(f"{case.input_set} (inputs sha256 {case.input_hash[:16]})")
         _settle(ev)
         _complete_coverage(ev, runner, expected, schedule, covered, options)
     if ev.verdict == Verdict.PASS:
         ev.level = ValidationLevel.PROFILED if ev.timing else ValidationLevel.ORACLE_VERIFIED
-    if ev.verdict == Verdict.MISMATCH and info.target == "wgsl" and not any(
-            c.past_end or c.before_start for c in ev.outputs.values()):
-        ev.notes.append("WGSL clamps or drops out-of-bounds accesses (robust buffer access), "
-                        "so a write past a buffer's end shows only where it changed an "
-                        "in-bounds value")
+    if (
+        ev.verdict == Verdict.MISMATCH
+        and info.target == "wgsl"
+        and not any(c.past_end or c.before_start for c in ev.outputs.values())
+    ):
+        ev.notes.append(
+            "WGSL clamps or drops out-of-bounds accesses (robust buffer access), "
+            "so a write past a buffer's end shows only where it changed an "
+            "in-bounds value"
+        )
     if ev.failing and info.target == "wgsl" and not info.constraints.zeroes_workgroup_memory:
         _note_workgroup_zeroing(ev, kernel, schedule)
     ev.repro = _repro(ev)
@@ -267,10 +383,15 @@ def _note_workgroup_zeroing(ev: Evaluation, kernel: KernelSpec, schedule: Schedu
         _, why = zero_workgroup_memory(kernel.source("wgsl", schedule, ev.size))
     except ForgeError:
         return
-    ev.notes.append("this adapter does not zero workgroup memory as WGSL requires (the "
-                    "probe saw it); " + (why + ", so a kernel relying on zeroed memory "
-                                         "cannot be judged here" if why else
-                                         "kforge zeroed it in the shader before the run"))
+    ev.notes.append(
+        "this adapter does not zero workgroup memory as WGSL requires (the "
+        "probe saw it); "
+        + (
+            why + ", so a kernel relying on zeroed memory cannot be judged here"
+            if why
+            else "kforge zeroed it in the shader before the run"
+        )
+    )
 
 
 def _repro(ev: Evaluation) -> str:
@@ -279,10 +400,18 @@ def _repro(ev: Evaluation) -> str:
     words = ["kforge", "check", origin]
     if origin != ev.kernel.id:
         words += ["--kernel", ev.kernel.id]
-    words += ["--backend", ev.backend, "--schedule", str(ev.schedule), "--size",
-              str(ev.size).replace(",", ",") if not hasattr(ev.size, "dims") or len(ev.size) == 1
-              else ",".join(f"{k}={v}" for k, v in ev.size.dims.items()),
-              "--seed", str(ev.seed)]
+    words += [
+        "--backend",
+        ev.backend,
+        "--schedule",
+        str(ev.schedule),
+        "--size",
+        str(ev.size).replace(",", ",")
+        if not hasattr(ev.size, "dims") or len(ev.size) == 1
+        else ",".join(f"{k}={v}" for k, v in ev.size.dims.items()),
+        "--seed",
+        str(ev.seed),
+    ]
     return " ".join(shlex.quote(w) for w in words)
 
 
@@ -295,7 +424,8 @@ def check_host_memory(kernel: KernelSpec, size: Any, copies: int = 6) -> None:
         raise InvalidArgument(
             f"kernel {kernel.id} at size {size} needs about {need / 2**30:.1f} GiB of host "
             f"memory for its inputs, expectations and readbacks; {available / 2**30:.1f} GiB "
-            "are available")
+            "are available"
+        )
 
 
 def _available_memory() -> int | None:
@@ -312,42 +442,70 @@ def _available_memory() -> int | None:
         return None
 
 
-def expected_from_backend(case: Case, runner: Runner, schedule: Schedule | None = None, *,
-                          guard: int = DEFAULT_GUARD, timeout_s: Any = DEFAULT_TIMEOUT_S
-                          ) -> Expected:
+def expected_from_backend(
+    case: Case,
+    runner: Runner,
+    schedule: Schedule | None = None,
+    *,
+    guard: int = DEFAULT_GUARD,
+    timeout_s: Any = DEFAULT_TIMEOUT_S,
+) -> Expected:
     """A port check's expectation: the case run on ``runner``'s backend (its outputs,
     decoded). Raises ``ForgeError`` when that run fails."""
     info = runner.info
     schedule = schedule or choose_schedule(info, case.kernel)
-    plan = build_plan(case.kernel, case, info, schedule, guard=guard, warmups=0, samples=0,
-                      timeout_s=timeout_s)
+    plan = build_plan(
+        case.kernel, case, info, schedule, guard=guard, warmups=0, samples=0, timeout_s=timeout_s
+    )
     plan = dataclasses.replace(plan, rerun=False)
     outcome = runner.execute(plan)
     if outcome.error is not None:
-        raise ForgeError(f"the reference backend {info.name} could not run {case.kernel.id}: "
-                         f"{outcome.error.type}: {outcome.error.message}")
+        raise ForgeError(
+            f"the reference backend {info.name} could not run {case.kernel.id}: "
+            f"{outcome.error.type}: {outcome.error.message}"
+        )
     outputs = {}
     kernel = case.kernel
     for spec, region, raw in zip(kernel.buffers, plan.regions, outcome.first):
         if region.output:
-            data = raw[region.start:region.start + region.count * region.itemsize]
-            values = as_elements(np.frombuffer(data.tobytes(), np.uint8),
-                                 spec.dtype_for(info.target), region.count)
+            data = raw[region.start : region.start + region.count * region.itemsize]
+            values = as_elements(
+                np.frombuffer(data.tobytes(), np.uint8), spec.dtype_for(info.target), region.count
+            )
             outputs[region.label] = kernel.buffer_values(spec, values, info.target).copy()
-    return Expected(case, kernel, outputs, f"{info.name} ({info.adapter.name})",
-                    semantics_of_reference=FloatSemantics.of(info.constraints, kernel, info.target),
-                    reference_backend=info.name,
-                    recompute=lambda other: expected_from_backend(
-                        other, runner, schedule, guard=guard, timeout_s=timeout_s))
+    return Expected(
+        case,
+        kernel,
+        outputs,
+        f"{info.name} ({info.adapter.name})",
+        semantics_of_reference=FloatSemantics.of(info.constraints, kernel, info.target),
+        reference_backend=info.name,
+        recompute=lambda other: expected_from_backend(
+            other, runner, schedule, guard=guard, timeout_s=timeout_s
+        ),
+    )
 
 
-def evaluate(target: Any, kernel: KernelSpec, schedule: Schedule | None = None,
-             size: Any = None, seed: int = 0, warmups: int = 1, samples: int = 5,
-             tolerance: Any = None, *, truth: KernelSpec | None = None,
-             uniform: Mapping[str, Any] | None = None, guard: int = DEFAULT_GUARD,
-             timeout_s: Any = DEFAULT_TIMEOUT_S, inputs: Mapping[str, Any] | None = None,
-             reference: str | None = None, isolate: bool | None = None,
-             sanitize: bool = False, save: str | os.PathLike | None = None) -> Evaluation:
+def evaluate(
+    target: Any,
+    kernel: KernelSpec,
+    schedule: Schedule | None = None,
+    size: Any = None,
+    seed: int = 0,
+    warmups: int = 1,
+    samples: int = 5,
+    tolerance: Any = None,
+    *,
+    truth: KernelSpec | None = None,
+    uniform: Mapping[str, Any] | None = None,
+    guard: int = DEFAULT_GUARD,
+    timeout_s: Any = DEFAULT_TIMEOUT_S,
+    inputs: Mapping[str, Any] | None = None,
+    reference: str | None = None,
+    isolate: bool | None = None,
+    sanitize: bool = False,
+    save: str | os.PathLike | None = None,
+) -> Evaluation:
     """Run ``kernel`` on ``target`` and judge it.
 
     ``target`` is an open context (evaluated in this process unless ``isolate=True``)
@@ -368,27 +526,39 @@ def evaluate(target: Any, kernel: KernelSpec, schedule: Schedule | None = None,
     if not isinstance(kernel, KernelSpec):
         raise InvalidArgument(f"expected a KernelSpec, got {type(kernel).__name__}")
     if reference is not None and not isinstance(reference, str):
-        raise InvalidArgument(f"reference names the backend a port check is judged against "
-                              f"(e.g. 'cuda'), got {type(reference).__name__}")
+        raise InvalidArgument(
+            f"reference names the backend a port check is judged against "
+            f"(e.g. 'cuda'), got {type(reference).__name__}"
+        )
     size = kernel.largest_size() if size is None else kernel.size(size)
     check_host_memory(kernel, size)
     with _Targets(target, reference, isolate, timeout_s) as (runner, reference_runner):
         case = make_case(kernel, size, seed, uniform, given=inputs)
         try:
             if reference_runner is not None:
-                expected = expected_from_backend(case, reference_runner, guard=guard,
-                                                 timeout_s=timeout_s)
+                expected = expected_from_backend(
+                    case, reference_runner, guard=guard, timeout_s=timeout_s
+                )
             else:
-                expected = expected_outputs(case, truth, runner.info.constraints
-                                            if kernel.reference_reads_device else None)
+                expected = expected_outputs(
+                    case, truth, runner.info.constraints if kernel.reference_reads_device else None
+                )
         except ReferenceFailed as exc:
             return reference_error(runner, kernel, case, schedule, exc)
         except ForgeError as exc:
             if reference_runner is None:
                 raise
             return reference_error(runner, kernel, case, schedule, exc)
-        ev = evaluate_case(runner, expected, schedule, warmups=warmups, samples=samples,
-                           tolerance=tolerance, guard=guard, timeout_s=timeout_s)
+        ev = evaluate_case(
+            runner,
+            expected,
+            schedule,
+            warmups=warmups,
+            samples=samples,
+            tolerance=tolerance,
+            guard=guard,
+            timeout_s=timeout_s,
+        )
     if sanitize:
         from ._sanitize import sanitize_evaluation
 
@@ -398,11 +568,20 @@ def evaluate(target: Any, kernel: KernelSpec, schedule: Schedule | None = None,
     return ev
 
 
-def reference_error(runner: Runner, kernel: KernelSpec, case: Case, schedule: Schedule | None,
-                     exc: ForgeError) -> Evaluation:
+def reference_error(
+    runner: Runner, kernel: KernelSpec, case: Case, schedule: Schedule | None, exc: ForgeError
+) -> Evaluation:
     info = runner.info
-    ev = Evaluation(kernel, info.name, info.adapter, schedule or choose_schedule(info, kernel),
-                    case.size, case.seed, case.input_hash, NUMPY_REFERENCE)
+    ev = Evaluation(
+        kernel,
+        info.name,
+        info.adapter,
+        schedule or choose_schedule(info, kernel),
+        case.size,
+        case.seed,
+        case.input_hash,
+        NUMPY_REFERENCE,
+    )
     ev.verdict = Verdict.REFERENCE_ERROR
     ev.error_type = type(exc).__name__
     ev.error = f"{ev.error_type}: {exc}"
@@ -413,11 +592,16 @@ class _Targets:
     """The runner of ``target`` and of a port check's ``reference`` backend, closing
     what it opened on exit."""
 
-    def __init__(self, target: Any, reference: str | None, isolate: bool | None,
-                 timeout_s: Any) -> None:
+    def __init__(
+        self, target: Any, reference: str | None, isolate: bool | None, timeout_s: Any
+    ) -> None:
         self.target, self.reference = target, reference
-        self.session = Session(isolate=isolate, timeout_s=timeout_s if isinstance(
-            timeout_s, (int, float)) or timeout_s is None else DEFAULT_TIMEOUT_S)
+        self.session = Session(
+            isolate=isolate,
+            timeout_s=timeout_s
+            if isinstance(timeout_s, (int, float)) or timeout_s is None
+            else DEFAULT_TIMEOUT_S,
+        )
         self.isolate = isolate
 
     def __enter__(self) -> tuple[Runner, Runner | None]:

@@ -122,8 +122,12 @@ def _precise_outputs(expected: Expected) -> dict[str, np.ndarray] | None:
         return None
     arrays, widened = reference_arrays(case, truth), False
     for i, (spec, array) in enumerate(zip(truth.buffers, arrays)):
-        if (spec.access is not Access.UNIFORM and array.dtype.names is None
-                and is_float_dtype(array.dtype) and array.dtype.itemsize < 8):
+        if (
+            spec.access is not Access.UNIFORM
+            and array.dtype.names is None
+            and is_float_dtype(array.dtype)
+            and array.dtype.itemsize < 8
+        ):
             with np.errstate(all="ignore"):
                 arrays[i], widened = array.astype(np.float64), True
     if not widened:
@@ -152,15 +156,22 @@ def _precise_outputs(expected: Expected) -> dict[str, np.ndarray] | None:
 
 
 def _interface(kernel: KernelSpec) -> list:
-    return [{k: v for k, v in b.describe().items() if k in (
-        "binding", "group", "element", "access", "name", "fields", "inout", "scratch")}
-        for b in kernel.buffers]
+    return [
+        {
+            k: v
+            for k, v in b.describe().items()
+            if k in ("binding", "group", "element", "access", "name", "fields", "inout", "scratch")
+        }
+        for b in kernel.buffers
+    ]
 
 
 def _check_truth(kernel: KernelSpec, truth: KernelSpec) -> None:
     if _interface(truth) != _interface(kernel):
-        raise InvalidArgument(f"truth kernel {truth.id} binds different buffers than "
-                              f"{kernel.id}; it must describe the same interface")
+        raise InvalidArgument(
+            f"truth kernel {truth.id} binds different buffers than "
+            f"{kernel.id}; it must describe the same interface"
+        )
 
 
 def reference_arrays(case: Case, kernel: KernelSpec) -> list[np.ndarray]:
@@ -179,8 +190,9 @@ def reference_arrays(case: Case, kernel: KernelSpec) -> list[np.ndarray]:
     return arrays
 
 
-def expected_outputs(case: Case, truth: KernelSpec | None = None, constraints: Any = None
-                     ) -> Expected:
+def expected_outputs(
+    case: Case, truth: KernelSpec | None = None, constraints: Any = None
+) -> Expected:
     """Run the numpy meaning of ``truth`` (default: the case's kernel) on ``case``, and
     check what it did (see the module docstring). ``constraints``: the adapter's, for a
     reference that reads them."""
@@ -204,22 +216,28 @@ def expected_outputs(case: Case, truth: KernelSpec | None = None, constraints: A
 
 def _unwritten_message(kernel: KernelSpec, label: str, left: np.ndarray) -> str:
     if left.all():
-        return (f"the reference of kernel {kernel.id} wrote nothing to output {label} and "
-                "returned nothing: write it in place (y[:] = ...) or return it (return "
-                "a * 2, or a tuple of outputs in order)")
+        return (
+            f"the reference of kernel {kernel.id} wrote nothing to output {label} and "
+            "returned nothing: write it in place (y[:] = ...) or return it (return "
+            "a * 2, or a tuple of outputs in order)"
+        )
     first = int(np.flatnonzero(left)[0])
-    return (f"the reference of kernel {kernel.id} left {int(left.sum())} of {left.size} "
-            f"elements of output {label} unwritten (first at element {first}); it must write "
-            "every element")
+    return (
+        f"the reference of kernel {kernel.id} left {int(left.sum())} of {left.size} "
+        f"elements of output {label} unwritten (first at element {first}); it must write "
+        "every element"
+    )
 
 
 def _flushed_outputs(expected: Expected) -> dict[str, np.ndarray]:
     case = expected.case
     arrays = {label: flush_subnormals(a) for label, a in case.arrays.items()}
     uniform = None if case.uniform is None else flush_subnormals(case.uniform)
-    changed = (any(a is not case.arrays[label] for label, a in arrays.items())
-               or (uniform is not None and case.uniform is not None
-                   and uniform.tobytes() != case.uniform.tobytes()))
+    changed = any(a is not case.arrays[label] for label, a in arrays.items()) or (
+        uniform is not None
+        and case.uniform is not None
+        and uniform.tobytes() != case.uniform.tobytes()
+    )
     outputs = expected.outputs
     if changed and expected.reference == NUMPY_REFERENCE:  # only the results can differ
         flushed_case = replace(case, arrays=arrays, uniform=uniform)

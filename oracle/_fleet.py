@@ -110,8 +110,9 @@ class PooledRunner(Runner):
         first_error = outcome.error.message.split("\n")[0][:300]
         retry = self._acquire(avoid=slot)
         outcome = self._run_on(retry, plan)
-        outcome.notes.append(f"retried on {retry.label} after the {slot.label} worker died "
-                             f"({first_error})")
+        outcome.notes.append(
+            f"retried on {retry.label} after the {slot.label} worker died ({first_error})"
+        )
         return outcome
 
     @contextlib.contextmanager
@@ -146,8 +147,9 @@ class PooledRunner(Runner):
                 pass
 
 
-def plan_slots(names: Sequence[str], workers: int | None, devices: Mapping[str, int],
-               hosts: Iterable[str] = ()) -> dict[str, list[int]]:
+def plan_slots(
+    names: Sequence[str], workers: int | None, devices: Mapping[str, int], hosts: Iterable[str] = ()
+) -> dict[str, list[int]]:
     """Which device each runner of each backend uses: by default one runner per device
     of each backend (``devices``: 1 when not given); with ``workers``, at most that many
     in all, at least one per backend, the rest spread round-robin over the device
@@ -157,8 +159,10 @@ def plan_slots(names: Sequence[str], workers: int | None, devices: Mapping[str, 
     if workers is None:
         return default
     if workers < len(names):
-        raise InvalidArgument(f"--workers {workers} cannot serve {len(names)} backends "
-                              f"({', '.join(names)}): give at least one each")
+        raise InvalidArgument(
+            f"--workers {workers} cannot serve {len(names)} backends "
+            f"({', '.join(names)}): give at least one each"
+        )
     slots = {name: [0] for name in names}
     spread = [n for n in names if n not in set(hosts)] or list(names)
     extra, turn = workers - len(names), 0
@@ -186,8 +190,12 @@ class Fleet:
     """Runners spread over devices and backends, as one ``PooledRunner`` per backend
     and adapter model (see the module docstring)."""
 
-    def __init__(self, slots: Mapping[str, Sequence[Slot]], owners: Sequence[Any] = (),
-                 on_close: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        slots: Mapping[str, Sequence[Slot]],
+        owners: Sequence[Any] = (),
+        on_close: Callable[[], None] | None = None,
+    ) -> None:
         self._slots = {name: list(s) for name, s in slots.items()}
         self._owners = list(owners)
         self._groups: dict[str, list[PooledRunner]] = {}
@@ -198,10 +206,15 @@ class Fleet:
 
     # -- building --
     @classmethod
-    def local(cls, names: Sequence[str], workers: int | None = None, *,
-              isolate: bool | None = None,
-              open_options: Mapping[str, Mapping[str, Any]] | None = None,
-              timeout_s: float | None = None) -> Fleet:
+    def local(
+        cls,
+        names: Sequence[str],
+        workers: int | None = None,
+        *,
+        isolate: bool | None = None,
+        open_options: Mapping[str, Mapping[str, Any]] | None = None,
+        timeout_s: float | None = None,
+    ) -> Fleet:
         """Worker processes (or, for host backends and ``isolate=False``, contexts in
         this process) spread over this machine's devices; see ``plan_slots``."""
         names = list(dict.fromkeys(names))
@@ -220,22 +233,31 @@ class Fleet:
                 while len(sessions) <= index:
                     sessions.append(Session(isolate=isolate, timeout_s=timeout_s))
                 sessions[index].open_options[name] = options
-                label = f"{name}:{device}" if option else (
-                    name if len(devices) == 1 else f"{name}#{index}")
+                label = (
+                    f"{name}:{device}"
+                    if option
+                    else (name if len(devices) == 1 else f"{name}#{index}")
+                )
                 slots[name].append(Slot(label, _LazyRunner(sessions[index], name)))
         return cls(slots, owners=sessions)
 
     @classmethod
-    def on_ray(cls, names: Sequence[str], address: str | None = None,
-               workers: int | None = None, *,
-               open_options: Mapping[str, Mapping[str, Any]] | None = None,
-               timeout_s: float | None = None) -> Fleet:
+    def on_ray(
+        cls,
+        names: Sequence[str],
+        address: str | None = None,
+        workers: int | None = None,
+        *,
+        open_options: Mapping[str, Mapping[str, Any]] | None = None,
+        timeout_s: float | None = None,
+    ) -> Fleet:
         """Ray actors, one warm context each, spread over a Ray cluster's GPUs (and its
         nodes, for backends that run on CPUs); see ``oracle._ray``."""
         from ._ray import ray_slots
 
-        slots, shutdown = ray_slots(list(dict.fromkeys(names)), address, workers,
-                                    open_options or {}, timeout_s)
+        slots, shutdown = ray_slots(
+            list(dict.fromkeys(names)), address, workers, open_options or {}, timeout_s
+        )
         return cls(slots, on_close=shutdown)
 
     # -- what a Session answers --
@@ -281,8 +303,9 @@ class Fleet:
         models: dict[str, list[Slot]] = {}
         for slot in opened:
             models.setdefault(adapter_model(slot.runner.info), []).append(slot)
-        self._groups[name] = sorted((PooledRunner(name, group) for group in models.values()),
-                                    key=lambda r: -r.concurrency)
+        self._groups[name] = sorted(
+            (PooledRunner(name, group) for group in models.values()), key=lambda r: -r.concurrency
+        )
 
     def runner(self, name: str) -> PooledRunner:
         return self.groups(name)[0]
@@ -358,8 +381,9 @@ class _LazyRunner(Runner):
         """The session closes its runners."""
 
 
-def fan_out(items: Sequence[Any], work: Callable[[Any], Any], threads: int
-            ) -> Iterator[tuple[int, Any]]:
+def fan_out(
+    items: Sequence[Any], work: Callable[[Any], Any], threads: int
+) -> Iterator[tuple[int, Any]]:
     """``(index, work(item))`` for each of ``items`` as it finishes, ``threads`` at a
     time. On Ctrl-C (or any exception in the caller) work not started is cancelled;
     what runs finishes or fails with its runners when the caller closes them."""

@@ -23,12 +23,21 @@ from forge.errors import InvalidArgument
 from forge.kernel import Access, BufferSpec, KernelSpec
 from forge.size import is_int
 
-__all__ = ["Case", "make_case", "buffer_label", "FAMILIES", "POISON_OUTPUT", "POISON_INPUT",
-           "poison", "INPUT_SETS", "conform"]
+__all__ = [
+    "Case",
+    "make_case",
+    "buffer_label",
+    "FAMILIES",
+    "POISON_OUTPUT",
+    "POISON_INPUT",
+    "poison",
+    "INPUT_SETS",
+    "conform",
+]
 
 FAMILIES = ("normal", "zeros", "negatives", "large", "tiny", "subnormal", "nonfinite", "mixed")
 _SPECIAL = FAMILIES[1:-1]
-_SPECIAL_SHARE = 0.06   # of the elements, for each special family
+_SPECIAL_SHARE = 0.06  # of the elements, for each special family
 _MIXED_SHARE = 0.14
 
 # Bit patterns written where a kernel must write (outputs) and where it must not read
@@ -52,8 +61,7 @@ def poison(dtype: np.dtype, count: int, pattern: Mapping[int, int] = POISON_OUTP
         base, shape = dtype.subdtype
         return poison(base, count * int(np.prod(shape)), pattern).reshape((count, *shape))
     if dtype.name == "bfloat16":  # its NaNs have f32's exponent: 0x7F80 | payload
-        return np.full(count, 0x7FAD if pattern is POISON_OUTPUT else 0x7F8F,
-                       np.uint16).view(dtype)
+        return np.full(count, 0x7FAD if pattern is POISON_OUTPUT else 0x7F8F, np.uint16).view(dtype)
     if dtype.kind == "f" and dtype.itemsize in pattern:
         words = {2: np.uint16, 4: np.uint32, 8: np.uint64}[dtype.itemsize]
         return np.full(count, pattern[dtype.itemsize], words).view(dtype)
@@ -92,11 +100,13 @@ class Case:
 def _blocks(count: int, families: list[str]) -> list[tuple[str, int, int]]:
     """Contiguous (family, start, stop) blocks: the special families and ``mixed``
     after a leading ``normal`` block that takes what is left (at least half)."""
-    sizes = [(f, max(1, int(count * (_MIXED_SHARE if f == "mixed" else _SPECIAL_SHARE))))
-             for f in families]
+    sizes = [
+        (f, max(1, int(count * (_MIXED_SHARE if f == "mixed" else _SPECIAL_SHARE))))
+        for f in families
+    ]
     total = sum(s for _, s in sizes)
     if total * 2 > count:  # too small to hold every family: keep as many as fit
-        sizes = sizes[:max(0, count // 2)]
+        sizes = sizes[: max(0, count // 2)]
         sizes = [(f, 1) for f, _ in sizes]
         total = len(sizes)
     blocks, start = [("normal", 0, count - total)], count - total
@@ -141,8 +151,9 @@ def _finfo(dtype: np.dtype):
         return ml_dtypes.finfo(dtype)
 
 
-def _float_family(rng, family: str, n: int, dtype: np.dtype, domain, nonfinite: bool,
-                  nan: bool = True):
+def _float_family(
+    rng, family: str, n: int, dtype: np.dtype, domain, nonfinite: bool, nan: bool = True
+):
     info = _finfo(dtype)
     lo, hi = domain
     if family == "normal":
@@ -163,8 +174,8 @@ def _float_family(rng, family: str, n: int, dtype: np.dtype, domain, nonfinite: 
     ranges = {
         "negatives": (1e-2, 1e2, (-1,)),
         "large": (10.0 ** large[0], 10.0 ** large[1], (1, -1)),
-        "tiny": (float(info.tiny), float(info.tiny) * 2.0 ** 10, (1, -1)),
-        "subnormal": (float(info.smallest_subnormal), float(info.tiny) * (1 - 2.0 ** -8), (1, -1)),
+        "tiny": (float(info.tiny), float(info.tiny) * 2.0**10, (1, -1)),
+        "subnormal": (float(info.smallest_subnormal), float(info.tiny) * (1 - 2.0**-8), (1, -1)),
     }
     m_lo, m_hi, signs = ranges[family]
     return _magnitude_sample(rng, n, m_lo, m_hi, signs, domain)
@@ -173,8 +184,13 @@ def _float_family(rng, family: str, n: int, dtype: np.dtype, domain, nonfinite: 
 def _int_family(rng, family: str, n: int, dtype: np.dtype, domain):
     info = np.iinfo(dtype)
     lo, hi = max(domain[0], info.min), min(domain[1], info.max)
-    spans = {"normal": (-100, 100), "zeros": (0, 0), "negatives": (-1000, -1),
-             "large": (min(2 ** 20, info.max // 2), min(2 ** 30, info.max)), "tiny": (1, 3)}
+    spans = {
+        "normal": (-100, 100),
+        "zeros": (0, 0),
+        "negatives": (-1000, -1),
+        "large": (min(2**20, info.max // 2), min(2**30, info.max)),
+        "tiny": (1, 3),
+    }
     if family not in spans:
         return None
     a, b = spans[family]
@@ -188,8 +204,11 @@ def _int_family(rng, family: str, n: int, dtype: np.dtype, domain):
 
 
 def _family(rng, family, n, dtype, domain, nonfinite, nan=True):
-    values = (_float_family(rng, family, n, dtype, domain, nonfinite, nan) if dtype.kind in "fV"
-              or dtype.name == "bfloat16" else _int_family(rng, family, n, dtype, domain))
+    values = (
+        _float_family(rng, family, n, dtype, domain, nonfinite, nan)
+        if dtype.kind in "fV" or dtype.name == "bfloat16"
+        else _int_family(rng, family, n, dtype, domain)
+    )
     return None if values is None else values.astype(dtype)
 
 
@@ -197,12 +216,19 @@ def _family(rng, family, n, dtype, domain, nonfinite, nan=True):
 #: kernel's contract admits), ``"finite"`` (no NaN or Inf, no large magnitudes: a set
 #: whose results stay finite, judged where an adapter's non-finite results are
 #: indeterminate), ``"normal"`` (moderate values only).
-INPUT_SETS = {"all": None, "finite": ("zeros", "negatives", "tiny", "subnormal"),
-              "normal": ()}
+INPUT_SETS = {"all": None, "finite": ("zeros", "negatives", "tiny", "subnormal"), "normal": ()}
 
 
-def _scalar_values(name: str, domain, declared: bool, dtype: np.dtype, count: int, rng,
-                   kernel: KernelSpec, families: tuple[str, ...] | None):
+def _scalar_values(
+    name: str,
+    domain,
+    declared: bool,
+    dtype: np.dtype,
+    count: int,
+    rng,
+    kernel: KernelSpec,
+    families: tuple[str, ...] | None,
+):
     """``count`` values of scalar ``dtype`` in blocks of edge-case families."""
     nonfinite = kernel.nonfinite_inputs and families is None
 
@@ -246,22 +272,33 @@ def _logical_values(dtype: np.dtype, count: int, draw_scalar) -> tuple[np.ndarra
     return draw_scalar(dtype, count)
 
 
-def _fill(spec: BufferSpec, count: int, rng, kernel: KernelSpec, size,
-          families: tuple[str, ...] | None):
+def _fill(
+    spec: BufferSpec, count: int, rng, kernel: KernelSpec, size, families: tuple[str, ...] | None
+):
     """An input's values: its ``fill`` (a generator, fixed content, a domain), else
     edge-case families inside the kernel's domain for it."""
     fill = spec.fill
-    if fill is not None and not (isinstance(fill, tuple) and len(fill) == 2
-                                 and all(isinstance(v, (int, float)) for v in fill)):
+    if fill is not None and not (
+        isinstance(fill, tuple)
+        and len(fill) == 2
+        and all(isinstance(v, (int, float)) for v in fill)
+    ):
         values = _given_fill(spec, fill, count, rng, size, kernel)
         return values, (("fill", 0, count),)
     declared = spec.name in kernel.domain or fill is not None
-    domain = tuple(float(v) for v in (fill if fill is not None else
-                                      kernel.domain.get(spec.name, (-np.inf, np.inf))))
+    domain = tuple(
+        float(v)
+        for v in (fill if fill is not None else kernel.domain.get(spec.name, (-np.inf, np.inf)))
+    )
     if domain[0] > domain[1]:
         raise InvalidArgument(f"kernel {kernel.id}: domain of {spec.name!r} is empty: {domain}")
-    return _logical_values(spec.dtype, count, lambda dtype, n: _scalar_values(
-        spec.name, domain, declared, dtype, n, rng, kernel, families))
+    return _logical_values(
+        spec.dtype,
+        count,
+        lambda dtype, n: _scalar_values(
+            spec.name, domain, declared, dtype, n, rng, kernel, families
+        ),
+    )
 
 
 def _given_fill(spec: BufferSpec, fill: Any, count: int, rng, size, kernel: KernelSpec):
@@ -295,21 +332,27 @@ def conform(values: Any, spec: BufferSpec, count: int, where: str) -> np.ndarray
     # lanes as trailing axes (or flat); a struct takes a structured array of its fields.
     scalar = want.base if want.subdtype is not None else want
     if array.dtype not in (want, scalar):
-        same_kind = (array.dtype.kind == scalar.kind and array.dtype.itemsize <= scalar.itemsize)
+        same_kind = array.dtype.kind == scalar.kind and array.dtype.itemsize <= scalar.itemsize
         if scalar.names is not None:
-            raise InvalidArgument(f"{where}: an array of {array.dtype} for a buffer of "
-                                  f"{spec.type} elements (give a structured array of dtype "
-                                  f"{want})")
+            raise InvalidArgument(
+                f"{where}: an array of {array.dtype} for a buffer of "
+                f"{spec.type} elements (give a structured array of dtype "
+                f"{want})"
+            )
         if not (same_kind and np.can_cast(array.dtype, scalar, "safe")):
             of = f" lanes ({spec.type})" if want.subdtype is not None else ""
-            raise InvalidArgument(f"{where}: an array of {array.dtype} for a buffer of "
-                                  f"{scalar}{of} (convert it explicitly, e.g. "
-                                  f".astype(np.{scalar.name}))")
+            raise InvalidArgument(
+                f"{where}: an array of {array.dtype} for a buffer of "
+                f"{scalar}{of} (convert it explicitly, e.g. "
+                f".astype(np.{scalar.name}))"
+            )
         array = array.astype(scalar)
     lanes = int(np.prod(want.subdtype[1])) if want.subdtype else 1
     if array.size != count * lanes:
-        raise InvalidArgument(f"{where}: {array.size // max(lanes, 1)} elements (shape "
-                              f"{array.shape}) for a buffer of {count} at this size")
+        raise InvalidArgument(
+            f"{where}: {array.size // max(lanes, 1)} elements (shape "
+            f"{array.shape}) for a buffer of {count} at this size"
+        )
     return np.ascontiguousarray(array).reshape((count, *want.shape) if want.shape else count)
 
 
@@ -322,14 +365,23 @@ def _initial(spec: BufferSpec, count: int, size, kernel: KernelSpec) -> np.ndarr
         except Exception as exc:
             raise InvalidArgument(f"{where} raised {type(exc).__name__}: {exc}") from exc
     if np.isscalar(initial):
-        return np.full(count, initial, spec.dtype) if not spec.dtype.shape else \
-            np.full((count, *spec.dtype.shape), initial, spec.dtype.base)
+        return (
+            np.full(count, initial, spec.dtype)
+            if not spec.dtype.shape
+            else np.full((count, *spec.dtype.shape), initial, spec.dtype.base)
+        )
     return conform(initial, spec, count, where)
 
 
-def make_case(kernel: KernelSpec, size: Any, seed: int = 0,
-              uniform: Mapping[str, Any] | None = None, *, input_set: str = "all",
-              given: Mapping[str, Any] | None = None) -> Case:
+def make_case(
+    kernel: KernelSpec,
+    size: Any,
+    seed: int = 0,
+    uniform: Mapping[str, Any] | None = None,
+    *,
+    input_set: str = "all",
+    given: Mapping[str, Any] | None = None,
+) -> Case:
     """The inputs for ``kernel`` at problem ``size`` from ``seed``: each input drawn
     (from its ``fill`` or the ``input_set``'s families), ``inout`` buffers drawn too,
     outputs with ``initial`` content filled with it. ``uniform`` overrides fields of
@@ -343,8 +395,10 @@ def make_case(kernel: KernelSpec, size: Any, seed: int = 0,
     given = dict(given or {})
     unknown = set(given) - {buffer_label(s) for s in kernel.buffers}
     if unknown:
-        raise InvalidArgument(f"kernel {kernel.id} has no buffers {sorted(unknown)}; its "
-                              f"buffers: {', '.join(buffer_label(s) for s in kernel.buffers)}")
+        raise InvalidArgument(
+            f"kernel {kernel.id} has no buffers {sorted(unknown)}; its "
+            f"buffers: {', '.join(buffer_label(s) for s in kernel.buffers)}"
+        )
     digest = hashlib.sha256(f"size={size!r}:seed={seed}:set={input_set}".encode())
     arrays: dict[str, np.ndarray] = {}
     layout: dict[str, tuple[tuple[str, int, int], ...]] = {}

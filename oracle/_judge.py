@@ -56,11 +56,13 @@ def _changed_elements(got: np.ndarray, sent: np.ndarray, itemsize: int) -> tuple
     return int(changed.size), int(changed[0]) if changed.size else -1
 
 
-def _decode(kernel: KernelSpec, spec, region: Region, raw: np.ndarray,
-            target: str | None) -> np.ndarray:
-    data = raw[region.start:region.start + region.count * region.itemsize]
-    values = as_elements(np.frombuffer(data.tobytes(), np.uint8), spec.dtype_for(target),
-                         region.count)
+def _decode(
+    kernel: KernelSpec, spec, region: Region, raw: np.ndarray, target: str | None
+) -> np.ndarray:
+    data = raw[region.start : region.start + region.count * region.itemsize]
+    values = as_elements(
+        np.frombuffer(data.tobytes(), np.uint8), spec.dtype_for(target), region.count
+    )
     return kernel.buffer_values(spec, values, target)
 
 
@@ -71,22 +73,34 @@ def _precise_leaf(expected: Expected, output: str, label: str) -> np.ndarray | N
     return dict(leaves(output, precise[output])).get(label)
 
 
-def _semantics_masks(semantics: FloatSemantics, want: np.ndarray, flushed: np.ndarray | None
-                     ) -> dict[str, Any]:
-    indeterminate = (nonfinite_expected(want, flushed) if semantics.nonfinite_indeterminate
-                     else None)
-    return {"flushed": flushed if semantics.subnormals_may_flush else None,
-            "indeterminate": indeterminate}
+def _semantics_masks(
+    semantics: FloatSemantics, want: np.ndarray, flushed: np.ndarray | None
+) -> dict[str, Any]:
+    indeterminate = nonfinite_expected(want, flushed) if semantics.nonfinite_indeterminate else None
+    return {
+        "flushed": flushed if semantics.subnormals_may_flush else None,
+        "indeterminate": indeterminate,
+    }
 
 
-def _judge_output(ev: Evaluation, kernel: KernelSpec, spec, region: Region, outcome: Outcome,
-                  index: int, expected: Expected, info: BackendInfo, tolerance: Any,
-                  covered: dict[str, np.ndarray]) -> None:
+def _judge_output(
+    ev: Evaluation,
+    kernel: KernelSpec,
+    spec,
+    region: Region,
+    outcome: Outcome,
+    index: int,
+    expected: Expected,
+    info: BackendInfo,
+    tolerance: Any,
+    covered: dict[str, np.ndarray],
+) -> None:
     raw, sent = outcome.first[index], region.data
     got = _decode(kernel, spec, region, raw, info.target)
     end = region.start + region.count * region.itemsize
-    before, first_before = _changed_elements(raw[:region.start], sent[:region.start],
-                                             region.itemsize)
+    before, first_before = _changed_elements(
+        raw[: region.start], sent[: region.start], region.itemsize
+    )
     # The binding's padding (the rest of the last vector the shader declares, WebGPU's
     # 4-byte rounding) is inside the buffer as the shader sees it: writes there are
     # noted, not faults. Past it is past the end.
@@ -107,38 +121,58 @@ def _judge_output(ev: Evaluation, kernel: KernelSpec, spec, region: Region, outc
     first_leaf = True
     flushed_leaves = dict(leaves(region.label, flushed)) if flushed is not None else {}
     later_leaves = dict(leaves(region.label, later)) if later is not None else {}
-    for (label, got_leaf), (_, want_leaf) in zip(leaves(region.label, got),
-                                                 leaves(region.label, want)):
+    for (label, got_leaf), (_, want_leaf) in zip(
+        leaves(region.label, got), leaves(region.label, want)
+    ):
         tol = resolve_tolerance(want_leaf.dtype, kernel.tolerance, info.name, tolerance)
         if expected.reference_backend is not None:  # a port check: either side's budget
-            tol = tol.loosest(resolve_tolerance(want_leaf.dtype, kernel.tolerance,
-                                                expected.reference_backend, tolerance))
+            tol = tol.loosest(
+                resolve_tolerance(
+                    want_leaf.dtype, kernel.tolerance, expected.reference_backend, tolerance
+                )
+            )
         masks = _semantics_masks(ev.semantics, want_leaf, flushed_leaves.get(label))
         comparison = compare(got_leaf, want_leaf, tol, nonfinite_either=value_coverage, **masks)
         if comparison.mismatches > comparison.nonfinite_mismatches:  # off in value somewhere
             precise = _precise_leaf(expected, region.label, label)
             if precise is not None:  # closer to the exact result than the reference?
                 masks["precise"] = precise
-                comparison = compare(got_leaf, want_leaf, tol,
-                                     nonfinite_either=value_coverage, **masks)
-        unwritten = (unwritten_mask(got_leaf) & ~unwritten_mask(want_leaf)
-                     if check_unwritten else np.zeros(got_leaf.size, bool))
-        judged = np.ones(got_leaf.size, bool) if masks["indeterminate"] is None \
+                comparison = compare(
+                    got_leaf, want_leaf, tol, nonfinite_either=value_coverage, **masks
+                )
+        unwritten = (
+            unwritten_mask(got_leaf) & ~unwritten_mask(want_leaf)
+            if check_unwritten
+            else np.zeros(got_leaf.size, bool)
+        )
+        judged = (
+            np.ones(got_leaf.size, bool)
+            if masks["indeterminate"] is None
             else ~masks["indeterminate"]
+        )
         if value_coverage:  # a NaN matched by a NaN checks no arithmetic
             judged = judged & _finite(want_leaf)
         covered[label] = covered.get(label, np.zeros(got_leaf.size, bool)) | judged
         later_cmp: Comparison | None = None
         if label in later_leaves:
-            later_cmp = compare(later_leaves[label], want_leaf, tol,
-                                nonfinite_either=value_coverage, **masks)
+            later_cmp = compare(
+                later_leaves[label], want_leaf, tol, nonfinite_either=value_coverage, **masks
+            )
         first_unwritten = np.flatnonzero(unwritten)
         ev.outputs[label] = OutputCheck(
-            label, comparison, got_leaf.size, int(unwritten.sum()),
+            label,
+            comparison,
+            got_leaf.size,
+            int(unwritten.sum()),
             int(first_unwritten[0]) if first_unwritten.size else -1,
-            past if first_leaf else 0, first_past if first_leaf else -1,
-            before if first_leaf else 0, padding if first_leaf else 0, later_cmp,
-            int(covered[label].sum()), padding_written if first_leaf else 0)
+            past if first_leaf else 0,
+            first_past if first_leaf else -1,
+            before if first_leaf else 0,
+            padding if first_leaf else 0,
+            later_cmp,
+            int(covered[label].sum()),
+            padding_written if first_leaf else 0,
+        )
         ev.got[label] = got_leaf.copy()
         ev.counts[label] = got_leaf.size
         first_leaf = False
@@ -147,35 +181,52 @@ def _judge_output(ev: Evaluation, kernel: KernelSpec, spec, region: Region, outc
 def _inputs_at(ev: Evaluation, expected: Expected) -> None:
     """For each failing flat output, the values of the inputs of the same length at its
     first mismatching elements (elementwise kernels: what made it wrong)."""
-    inputs = {label: array.reshape(-1) for label, array in expected.case.arrays.items()
-              if array.dtype.names is None and label not in expected.outputs}
+    inputs = {
+        label: array.reshape(-1)
+        for label, array in expected.case.arrays.items()
+        if array.dtype.names is None and label not in expected.outputs
+    }
     for label, check in ev.outputs.items():
         if check.comparison.passed:
             continue
         shown = {}
         for mismatch in check.comparison.first_mismatches[:_SHOWN_INPUTS]:
-            flat = int(np.ravel_multi_index(mismatch.index, (check.count,))) \
-                if len(mismatch.index) == 1 else None
+            flat = (
+                int(np.ravel_multi_index(mismatch.index, (check.count,)))
+                if len(mismatch.index) == 1
+                else None
+            )
             if flat is None:
                 continue
-            row = {name: array[flat].item() for name, array in inputs.items()
-                   if array.size == check.count}
+            row = {
+                name: array[flat].item()
+                for name, array in inputs.items()
+                if array.size == check.count
+            }
             if row:
                 shown[flat] = row
         if shown:
             ev.inputs_at_mismatch[label] = shown
 
 
-def judge(ev: Evaluation, plan: Plan, outcome: Outcome, expected: Expected, info: BackendInfo,
-          tolerance: Any, covered: dict[str, np.ndarray]) -> None:
+def judge(
+    ev: Evaluation,
+    plan: Plan,
+    outcome: Outcome,
+    expected: Expected,
+    info: BackendInfo,
+    tolerance: Any,
+    covered: dict[str, np.ndarray],
+) -> None:
     """Fill ``ev``'s outputs and modified inputs from ``outcome``; ``covered`` gathers,
     per output lane, whether it was judged in some input set."""
     kernel = expected.case.kernel
     for index, (spec, region) in enumerate(zip(kernel.buffers, plan.regions)):
         raw = outcome.first[index]
         if region.output:
-            _judge_output(ev, kernel, spec, region, outcome, index, expected, info,
-                          tolerance, covered)
+            _judge_output(
+                ev, kernel, spec, region, outcome, index, expected, info, tolerance, covered
+            )
         elif spec.access is Access.READ or spec.access is Access.UNIFORM:
             changed, _ = _changed_elements(raw, region.data, region.itemsize)
             if changed:

@@ -39,12 +39,22 @@ from forge.types import AdapterConstraints, AdapterIdentity, BindingUsage
 
 from ._inputs import POISON_INPUT, POISON_OUTPUT, Case, buffer_label, poison
 
-__all__ = ["BackendInfo", "Region", "Plan", "Outcome", "ErrorInfo", "build_plan", "execute",
-           "NO_ENERGY"]
+__all__ = [
+    "BackendInfo",
+    "Region",
+    "Plan",
+    "Outcome",
+    "ErrorInfo",
+    "build_plan",
+    "execute",
+    "NO_ENERGY",
+]
 
 #: Why a context without an energy counter reads no energy.
-NO_ENERGY = ("this backend does not measure energy (it is read through NVML on NVIDIA GPUs, "
-             "by the cuda backend)")
+NO_ENERGY = (
+    "this backend does not measure energy (it is read through NVML on NVIDIA GPUs, "
+    "by the cuda backend)"
+)
 
 
 @dataclass(frozen=True)
@@ -70,12 +80,25 @@ class BackendInfo:
         capacity: tuple = ()
         if allocator is not None:
             topology = allocator.topology
-            capacity = tuple((usage.value, allocator.slab_capacity(topology.slab_index(usage)),
-                              allocator.capacity) for usage in BindingUsage)
+            capacity = tuple(
+                (
+                    usage.value,
+                    allocator.slab_capacity(topology.slab_index(usage)),
+                    allocator.capacity,
+                )
+                for usage in BindingUsage
+            )
         support = getattr(ctx, "energy_support", None)
         energy = support() if callable(support) else NO_ENERGY
-        return cls(ctx.backend_name, getattr(ctx, "target", None), ctx.adapter, ctx.constraints,
-                   ctx.timing_source, capacity, energy)
+        return cls(
+            ctx.backend_name,
+            getattr(ctx, "target", None),
+            ctx.adapter,
+            ctx.constraints,
+            ctx.timing_source,
+            capacity,
+            energy,
+        )
 
     def capacity_needed(self, plan: Plan) -> int | None:
         """The whole capacity a context needs to hold ``plan``'s buffers (slab by slab,
@@ -85,8 +108,11 @@ class BackendInfo:
         need: dict[str, int] = {}
         for region in plan.regions:
             need[region.usage.value] = need.get(region.usage.value, 0) + region.data.nbytes + 4096
-        grow = [need.get(usage, 0) * total // max(slab, 1)
-                for usage, slab, total in self.capacity if need.get(usage, 0) > slab]
+        grow = [
+            need.get(usage, 0) * total // max(slab, 1)
+            for usage, slab, total in self.capacity
+            if need.get(usage, 0) > slab
+        ]
         return max(grow) if grow else None
 
 
@@ -110,7 +136,7 @@ class Region:
     output: bool
     uniform: bool = False
     restore: bool = False
-    padding: int = 0   # elements the binding rounds the data up to (whole vectors, 4 bytes)
+    padding: int = 0  # elements the binding rounds the data up to (whole vectors, 4 bytes)
 
     @property
     def windowed(self) -> bool:
@@ -127,9 +153,9 @@ class Plan:
     regions: tuple[Region, ...]
     warmups: int = 1
     samples: int = 5
-    timeout_s: Any = "context"   # seconds, None (unbounded), or "context" (its own bound)
+    timeout_s: Any = "context"  # seconds, None (unbounded), or "context" (its own bound)
     rerun: bool = True
-    energy_s: float = 0.0        # seconds of repeated runs to read the energy over (0: none)
+    energy_s: float = 0.0  # seconds of repeated runs to read the energy over (0: none)
 
 
 @dataclass(frozen=True)
@@ -145,9 +171,14 @@ class ErrorInfo:
 
     @classmethod
     def of(cls, exc: BaseException) -> ErrorInfo:
-        return cls(type(exc).__name__, str(exc), isinstance(exc, DeviceLost),
-                   isinstance(exc, KernelTimeout), isinstance(exc, UnsupportedFeature),
-                   isinstance(exc, CompileError))
+        return cls(
+            type(exc).__name__,
+            str(exc),
+            isinstance(exc, DeviceLost),
+            isinstance(exc, KernelTimeout),
+            isinstance(exc, UnsupportedFeature),
+            isinstance(exc, CompileError),
+        )
 
     def as_exception(self) -> ForgeError:
         """The typed ``ForgeError`` this describes (a plain ``ForgeError`` naming the
@@ -176,9 +207,9 @@ class Outcome:
     timing_source: str = ""
     error: ErrorInfo | None = None
     ran: bool = False
-    energy_j: list[float] = field(default_factory=list)   # joules per run, per window
-    energy_note: str = ""                                   # why energy was not read
-    notes: list[str] = field(default_factory=list)          # what the runner did (a retry)
+    energy_j: list[float] = field(default_factory=list)  # joules per run, per window
+    energy_note: str = ""  # why energy was not read
+    notes: list[str] = field(default_factory=list)  # what the runner did (a retry)
 
 
 def _round_up(value: int, multiple: int) -> int:
@@ -193,44 +224,93 @@ def _pattern_bytes(nbytes: int, dtype: np.dtype, pattern) -> np.ndarray:
     return whole[:nbytes]
 
 
-def _region(kernel: KernelSpec, spec, access: Access, granule: int, case: Case,
-            target: str | None, guard: int, alignment: int, length_read: bool) -> Region:
+def _region(
+    kernel: KernelSpec,
+    spec,
+    access: Access,
+    granule: int,
+    case: Case,
+    target: str | None,
+    guard: int,
+    alignment: int,
+    length_read: bool,
+) -> Region:
     label = buffer_label(spec)
     if spec.access is Access.UNIFORM:
         assert case.uniform is not None  # a kernel with a uniform block has its record
         raw = kernel.buffer_bytes(spec, case.uniform, target).view(np.uint8).reshape(-1)
         raw = np.concatenate([raw, np.zeros(-raw.size % 4, np.uint8)])
-        return Region(label, spec.binding, spec.group, BindingUsage.UNIFORM, raw, 0, raw.size,
-                      1, raw.size, False, uniform=True)
+        return Region(
+            label,
+            spec.binding,
+            spec.group,
+            BindingUsage.UNIFORM,
+            raw,
+            0,
+            raw.size,
+            1,
+            raw.size,
+            False,
+            uniform=True,
+        )
     count = spec.element_count(case.size)
     dtype = spec.dtype_for(target)
     output = spec.access is Access.READ_WRITE
     pattern = POISON_OUTPUT if output else POISON_INPUT
     values = case.arrays.get(label)
-    body = (poison(dtype, count, pattern) if values is None
-            else kernel.buffer_bytes(spec, values, target, poison(dtype, count, pattern)))
+    body = (
+        poison(dtype, count, pattern)
+        if values is None
+        else kernel.buffer_bytes(spec, values, target, poison(dtype, count, pattern))
+    )
     bound = max(4, _round_up(_round_up(count, granule) * dtype.itemsize, 4))
     before = _round_up(guard * dtype.itemsize, alignment) if guard else 0
     after = guard * dtype.itemsize + (-(before + bound + guard * dtype.itemsize) % 4)
-    data = np.concatenate([
-        _pattern_bytes(before, dtype, pattern),
-        np.ascontiguousarray(body).reshape(-1).view(np.uint8),
-        _pattern_bytes(bound - count * dtype.itemsize + after, dtype, pattern)])
-    usage = (BindingUsage.STORAGE_READ_WRITE if access is Access.READ_WRITE
-             else BindingUsage.STORAGE_READ)
+    data = np.concatenate(
+        [
+            _pattern_bytes(before, dtype, pattern),
+            np.ascontiguousarray(body).reshape(-1).view(np.uint8),
+            _pattern_bytes(bound - count * dtype.itemsize + after, dtype, pattern),
+        ]
+    )
+    usage = (
+        BindingUsage.STORAGE_READ_WRITE
+        if access is Access.READ_WRITE
+        else BindingUsage.STORAGE_READ
+    )
     padding = (bound - count * dtype.itemsize) // dtype.itemsize
     if target == "wgsl" and not length_read:
         # WGSL's robust access would clamp or drop an access past the binding: bind the
         # guard elements too, where the kernel cannot tell (it never reads the length).
         bound = data.size - before
-    return Region(label, spec.binding, spec.group, usage, data, before, bound, count,
-                  dtype.itemsize, output and not spec.scratch,
-                  restore=output and (spec.inout or spec.initial is not None), padding=padding)
+    return Region(
+        label,
+        spec.binding,
+        spec.group,
+        usage,
+        data,
+        before,
+        bound,
+        count,
+        dtype.itemsize,
+        output and not spec.scratch,
+        restore=output and (spec.inout or spec.initial is not None),
+        padding=padding,
+    )
 
 
-def build_plan(kernel: KernelSpec, case: Case, info: BackendInfo, schedule: Schedule, *,
-               guard: int, warmups: int, samples: int, timeout_s: Any = "context",
-               energy_s: float = 0.0) -> Plan:
+def build_plan(
+    kernel: KernelSpec,
+    case: Case,
+    info: BackendInfo,
+    schedule: Schedule,
+    *,
+    guard: int,
+    warmups: int,
+    samples: int,
+    timeout_s: Any = "context",
+    energy_s: float = 0.0,
+) -> Plan:
     """The plan for running ``case`` on the backend ``info`` describes (raises the
     ``ForgeError`` that stops it before any device work: no source, a missing feature,
     a schedule or size the adapter refuses)."""
@@ -241,19 +321,29 @@ def build_plan(kernel: KernelSpec, case: Case, info: BackendInfo, schedule: Sche
         accesses = kernel.access_on(target, source)
         granules = kernel.binding_granules(target, source)
         length_read = kernel.length_read(target, source)
-        frozen = kernel.frozen(target, schedule, size,
-                               info.constraints.max_workgroups_per_dimension[0])
+        frozen = kernel.frozen(
+            target, schedule, size, info.constraints.max_workgroups_per_dimension[0]
+        )
     else:
         accesses = tuple(spec.access for spec in kernel.buffers)
         granules = (1,) * len(kernel.buffers)
         length_read = (False,) * len(kernel.buffers)
         frozen = kernel
     alignment = max(16, info.constraints.min_storage_offset_alignment)
-    regions = tuple(_region(kernel, spec, access, granule, case, target, guard, alignment, read)
-                    for spec, access, granule, read in zip(kernel.buffers, accesses, granules,
-                                                            length_read))
-    return Plan(frozen, schedule, size, regions, warmups, samples, timeout_s,
-                energy_s=energy_s if samples else 0.0)
+    regions = tuple(
+        _region(kernel, spec, access, granule, case, target, guard, alignment, read)
+        for spec, access, granule, read in zip(kernel.buffers, accesses, granules, length_read)
+    )
+    return Plan(
+        frozen,
+        schedule,
+        size,
+        regions,
+        warmups,
+        samples,
+        timeout_s,
+        energy_s=energy_s if samples else 0.0,
+    )
 
 
 def _read(ctx: OracleContext, view) -> np.ndarray:
@@ -268,8 +358,11 @@ def execute(ctx: OracleContext, plan: Plan) -> Outcome:
     outcome = Outcome()
     views, bound = [], []
     run = ctx.run_kernel
-    kwargs = ({"timeout_s": plan.timeout_s}
-              if plan.timeout_s != _USE_CONTEXT and _takes_timeout(ctx) else {})
+    kwargs = (
+        {"timeout_s": plan.timeout_s}
+        if plan.timeout_s != _USE_CONTEXT and _takes_timeout(ctx)
+        else {}
+    )
     try:
         for region in plan.regions:
             view = ctx.allocate_and_write(region.data, region.binding, region.group, region.usage)
@@ -280,9 +373,18 @@ def execute(ctx: OracleContext, plan: Plan) -> Outcome:
             outcome.ran = True
             outcome.first = [_read(ctx, view) for view in views]
             if plan.samples:
-                outcome.samples_ns = [int(t) for t in run(plan.kernel, plan.schedule, bound,
-                                                          plan.size, plan.warmups, plan.samples,
-                                                          **kwargs)]
+                outcome.samples_ns = [
+                    int(t)
+                    for t in run(
+                        plan.kernel,
+                        plan.schedule,
+                        bound,
+                        plan.size,
+                        plan.warmups,
+                        plan.samples,
+                        **kwargs,
+                    )
+                ]
                 outcome.timing_source = ctx.timing_source
                 if plan.energy_s:
                     _measure_energy(ctx, plan, bound, kwargs, outcome)
@@ -319,8 +421,10 @@ def _measure_energy(ctx: OracleContext, plan: Plan, bound, kwargs, outcome: Outc
             ctx.run_kernel(plan.kernel, plan.schedule, bound, plan.size, 0, runs, **kwargs)
             spent = counter() - before
             if spent <= 0:
-                outcome.energy_note = (f"the energy counter did not advance over {runs} runs; "
-                                       "read it over longer windows (--energy-seconds)")
+                outcome.energy_note = (
+                    f"the energy counter did not advance over {runs} runs; "
+                    "read it over longer windows (--energy-seconds)"
+                )
                 outcome.energy_j = []
                 return
             outcome.energy_j.append(spent / 1000.0 / runs)
@@ -336,8 +440,9 @@ def _rerun(ctx, plan: Plan, views, bound, kwargs, outcome: Outcome) -> None:
         for i in restored:
             ctx.write_view(views[i], plan.regions[i].data)
         ctx.run_kernel(plan.kernel, plan.schedule, bound, plan.size, 0, 1, **kwargs)
-    outcome.later = [_read(ctx, view) if region.output else None
-                     for region, view in zip(plan.regions, views)]
+    outcome.later = [
+        _read(ctx, view) if region.output else None for region, view in zip(plan.regions, views)
+    ]
 
 
 #: A plan whose ``timeout_s`` is this leaves the context's own bound in place.
@@ -358,6 +463,8 @@ def check_plan_size(plan: Plan, capacity_bytes: int | None) -> None:
     """Refuse a plan whose regions cannot fit a context of ``capacity_bytes``."""
     need = sum(r.data.nbytes for r in plan.regions)
     if capacity_bytes is not None and need > capacity_bytes:
-        raise InvalidArgument(f"the buffers of {plan.kernel.id} at size {plan.size} need "
-                              f"{need} bytes with their guards, more than the context's "
-                              f"{capacity_bytes}; open it with more (--capacity-mib)")
+        raise InvalidArgument(
+            f"the buffers of {plan.kernel.id} at size {plan.size} need "
+            f"{need} bytes with their guards, more than the context's "
+            f"{capacity_bytes}; open it with more (--capacity-mib)"
+        )

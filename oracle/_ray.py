@@ -44,8 +44,10 @@ def import_ray():
     try:
         import ray
     except ImportError:
-        raise MissingExtra("--ray runs work on Ray actors, and Ray is not installed: pip install "
-                           "'kernel-forge[ray]' (or pip install ray)") from None
+        raise MissingExtra(
+            "--ray runs work on Ray actors, and Ray is not installed: pip install "
+            "'kernel-forge[ray]' (or pip install ray)"
+        ) from None
     return ray
 
 
@@ -58,10 +60,12 @@ def connect(ray, address: str | None) -> bool:
         ray.init(include_dashboard=False, log_to_driver=False)
         return True
     if os.environ.get("RAY_AUTH_MODE", "").lower() == "disabled":
-        raise InvalidArgument("--ray ADDRESS joins a cluster only with Ray's token "
-                              "authentication, and RAY_AUTH_MODE=disabled is set here: unset it "
-                              "and give the cluster's token (RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH "
-                              "or ~/.ray/auth_token)")
+        raise InvalidArgument(
+            "--ray ADDRESS joins a cluster only with Ray's token "
+            "authentication, and RAY_AUTH_MODE=disabled is set here: unset it "
+            "and give the cluster's token (RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH "
+            "or ~/.ray/auth_token)"
+        )
     os.environ.setdefault("RAY_AUTH_MODE", "token")
     try:
         ray.init(address=address, log_to_driver=False)
@@ -116,8 +120,15 @@ class RayRunner(Runner):
 
     isolated = True
 
-    def __init__(self, ray, name: str, options: Mapping[str, Any], timeout_s: float | None,
-                 placement: Mapping[str, Any], label: str) -> None:
+    def __init__(
+        self,
+        ray,
+        name: str,
+        options: Mapping[str, Any],
+        timeout_s: float | None,
+        placement: Mapping[str, Any],
+        label: str,
+    ) -> None:
         self.ray, self.name, self.options, self.timeout_s = ray, name, dict(options), timeout_s
         self.placement, self.label = dict(placement), label
         self._actor_class = _remote_class(ray)
@@ -169,21 +180,37 @@ class RayRunner(Runner):
             _ = self.info  # starts the actor, or raises why it cannot
         except ForgeError as exc:
             self.dead = True
-            return Outcome(error=ErrorInfo(CRASHED, f"the {self.name} actor at {self.label} "
-                                           f"could not be replaced: {exc}", lost=True))
+            return Outcome(
+                error=ErrorInfo(
+                    CRASHED,
+                    f"the {self.name} actor at {self.label} could not be replaced: {exc}",
+                    lost=True,
+                )
+            )
         try:
             return ray.get(self._actor.execute.remote(plan), timeout=self._deadline(plan))
         except ray.exceptions.GetTimeoutError:
             self._replace()
-            return Outcome(error=ErrorInfo("KernelTimeout", f"the {self.name} actor did not "
-                                           f"answer within {self._deadline(plan):g} s; it was "
-                                           "killed (and the device work with it)",
-                                           lost=True, timeout=True))
+            return Outcome(
+                error=ErrorInfo(
+                    "KernelTimeout",
+                    f"the {self.name} actor did not "
+                    f"answer within {self._deadline(plan):g} s; it was "
+                    "killed (and the device work with it)",
+                    lost=True,
+                    timeout=True,
+                )
+            )
         except ray.exceptions.RayActorError as exc:
             self._replace()
             why = str(exc).strip().split("\n")[0][:300]
-            return Outcome(error=ErrorInfo(CRASHED, f"the {self.name} actor at {self.where} "
-                                           f"died running {plan.kernel.id}: {why}", lost=True))
+            return Outcome(
+                error=ErrorInfo(
+                    CRASHED,
+                    f"the {self.name} actor at {self.where} died running {plan.kernel.id}: {why}",
+                    lost=True,
+                )
+            )
 
     def _replace(self) -> None:
         self._kill()
@@ -228,12 +255,21 @@ def _layout(ray, names: Sequence[str], workers: int | None):
     nodes = [n["NodeID"] for n in ray.nodes() if n.get("Alive")]
     device = [n for n in names if n in entries and entries[n].device_code]
     counts = {n: (gpus or len(nodes)) if n in device else 1 for n in names}
-    return plan_slots(names, workers, counts, [n for n in names if n not in device]), gpus, \
-        nodes, device
+    return (
+        plan_slots(names, workers, counts, [n for n in names if n not in device]),
+        gpus,
+        nodes,
+        device,
+    )
 
 
-def ray_slots(names: Sequence[str], address: str | None, workers: int | None,
-              open_options: Mapping[str, Mapping[str, Any]], timeout_s: float | None):
+def ray_slots(
+    names: Sequence[str],
+    address: str | None,
+    workers: int | None,
+    open_options: Mapping[str, Mapping[str, Any]],
+    timeout_s: float | None,
+):
     """The fleet's slots on Ray, and the function that releases what was made."""
     ray = import_ray()
     from ray.util.placement_group import placement_group, remove_placement_group
@@ -250,18 +286,28 @@ def ray_slots(names: Sequence[str], address: str | None, workers: int | None,
     if gpus and device:
         group = placement_group([{"GPU": 1}] * gpus)
         ray.get(group.ready(), timeout=_START_TIMEOUT)
-    sharing = [sum(devices.count(i) for n, devices in layout.items() if n in device)
-               for i in range(max(gpus, 1))]
+    sharing = [
+        sum(devices.count(i) for n, devices in layout.items() if n in device)
+        for i in range(max(gpus, 1))
+    ]
     slots: dict[str, list] = {}
     for name, devices in layout.items():
         for index, where in enumerate(devices):
             if group is not None and name in device:
-                placement = {"num_gpus": 1 / sharing[where], "num_cpus": 0,
-                             "scheduling_strategy": PlacementGroupSchedulingStrategy(
-                                 group, placement_group_bundle_index=where)}
+                placement = {
+                    "num_gpus": 1 / sharing[where],
+                    "num_cpus": 0,
+                    "scheduling_strategy": PlacementGroupSchedulingStrategy(
+                        group, placement_group_bundle_index=where
+                    ),
+                }
             elif name in device:
-                placement = {"num_cpus": 0, "scheduling_strategy": NodeAffinitySchedulingStrategy(
-                    nodes[where % len(nodes)], soft=False)}
+                placement = {
+                    "num_cpus": 0,
+                    "scheduling_strategy": NodeAffinitySchedulingStrategy(
+                        nodes[where % len(nodes)], soft=False
+                    ),
+                }
             else:
                 placement = {"num_cpus": 0}
             label = f"{name}#{index}"
@@ -276,4 +322,5 @@ def ray_slots(names: Sequence[str], address: str | None, workers: int | None,
                 pass
         if started:
             ray.shutdown()
+
     return slots, release

@@ -17,24 +17,31 @@ from forge.types import AdapterIdentity, ValidationLevel
 
 from ._compare import Comparison
 
-__all__ = ["Verdict", "Timing", "OutputCheck", "Finding", "Evaluation", "format_duration",
-           "FloatSemantics"]
+__all__ = [
+    "Verdict",
+    "Timing",
+    "OutputCheck",
+    "Finding",
+    "Evaluation",
+    "format_duration",
+    "FloatSemantics",
+]
 
 
 class Verdict(str, enum.Enum):
     """The outcome of one evaluation. Every verdict but ``pass`` and ``unsupported``
     fails (``failing``); ``severity`` orders them, worst first."""
 
-    CRASHED = "crashed"                  # the worker process died (in native code)
-    DEVICE_LOST = "device-lost"          # the device or its context was lost
-    TIMEOUT = "timeout"                  # a wait for the device ran past timeout_s
-    SANITIZER = "sanitizer"              # compute-sanitizer found errors
+    CRASHED = "crashed"  # the worker process died (in native code)
+    DEVICE_LOST = "device-lost"  # the device or its context was lost
+    TIMEOUT = "timeout"  # a wait for the device ran past timeout_s
+    SANITIZER = "sanitizer"  # compute-sanitizer found errors
     REFERENCE_ERROR = "reference-error"  # the numpy reference is broken
-    ERROR = "error"                      # the backend raised
-    MISMATCH = "mismatch"                # wrong, unwritten or out-of-bounds elements
-    INCONCLUSIVE = "inconclusive"        # not every element could be judged
-    NOT_RUN = "not-run"                  # the context was lost before it could run
-    UNSUPPORTED = "unsupported"          # cannot run there (no source, a feature, a limit)
+    ERROR = "error"  # the backend raised
+    MISMATCH = "mismatch"  # wrong, unwritten or out-of-bounds elements
+    INCONCLUSIVE = "inconclusive"  # not every element could be judged
+    NOT_RUN = "not-run"  # the context was lost before it could run
+    UNSUPPORTED = "unsupported"  # cannot run there (no source, a feature, a limit)
     PASS = "pass"
 
     def __str__(self) -> str:
@@ -99,12 +106,20 @@ class Timing:
         return self._q(75) - self._q(25)
 
     def describe(self) -> str:
-        return (f"median {format_duration(self.median)}, min {format_duration(self.min)}, "
-                f"p95 {format_duration(self.p95)}, {self.count} samples, {self.source}")
+        return (
+            f"median {format_duration(self.median)}, min {format_duration(self.min)}, "
+            f"p95 {format_duration(self.p95)}, {self.count} samples, {self.source}"
+        )
 
     def as_dict(self) -> dict:
-        return {"min_ns": self.min, "median_ns": self.median, "p95_ns": self.p95,
-                "count": self.count, "source": self.source, "samples_ns": list(self.samples_ns)}
+        return {
+            "min_ns": self.min,
+            "median_ns": self.median,
+            "p95_ns": self.p95,
+            "count": self.count,
+            "source": self.source,
+            "samples_ns": list(self.samples_ns),
+        }
 
 
 @dataclass(frozen=True)
@@ -119,8 +134,9 @@ class FloatSemantics:
     nonfinite_indeterminate: bool = False
 
     @classmethod
-    def of(cls, constraints: Any, kernel: KernelSpec | None = None,
-           target: str | None = None) -> FloatSemantics:
+    def of(
+        cls, constraints: Any, kernel: KernelSpec | None = None, target: str | None = None
+    ) -> FloatSemantics:
         flush = bool(getattr(constraints, "subnormals_may_flush", False))
         nonfinite = bool(getattr(constraints, "nonfinite_indeterminate", False))
         if kernel is not None and target == "cuda":
@@ -133,16 +149,20 @@ class FloatSemantics:
 
     def either(self, other: FloatSemantics) -> FloatSemantics:
         """What judging two backends against each other must allow."""
-        return FloatSemantics(self.subnormals_may_flush or other.subnormals_may_flush,
-                              self.nonfinite_indeterminate or other.nonfinite_indeterminate)
+        return FloatSemantics(
+            self.subnormals_may_flush or other.subnormals_may_flush,
+            self.nonfinite_indeterminate or other.nonfinite_indeterminate,
+        )
 
     @property
     def strict(self) -> bool:
         return not (self.subnormals_may_flush or self.nonfinite_indeterminate)
 
     def as_dict(self) -> dict:
-        return {"subnormals_may_flush": self.subnormals_may_flush,
-                "nonfinite_indeterminate": self.nonfinite_indeterminate}
+        return {
+            "subnormals_may_flush": self.subnormals_may_flush,
+            "nonfinite_indeterminate": self.nonfinite_indeterminate,
+        }
 
 
 @dataclass(frozen=True)
@@ -178,7 +198,7 @@ class OutputCheck:
     padding: int = 0
     later: Comparison | None = None
     covered: int = -1
-    padding_written: int = 0   # of the binding's padding (inside the shader's last vector)
+    padding_written: int = 0  # of the binding's padding (inside the shader's last vector)
 
     @property
     def masked(self) -> int:
@@ -200,60 +220,112 @@ class OutputCheck:
 
     @property
     def passed(self) -> bool:
-        return (self.comparison.passed and not self.unwritten and not self.past_end
-                and not self.before_start and (self.later is None or self.later.passed))
+        return (
+            self.comparison.passed
+            and not self.unwritten
+            and not self.past_end
+            and not self.before_start
+            and (self.later is None or self.later.passed)
+        )
 
     def findings(self) -> list[Finding]:
         found, count = [], self.count
         if self.unwritten:
-            found.append(Finding("unwritten", f"{self.label}: {self.unwritten} of {count} "
-                                 f"elements never written (still poisoned; first at element "
-                                 f"{self.first_unwritten})", self.label))
+            found.append(
+                Finding(
+                    "unwritten",
+                    f"{self.label}: {self.unwritten} of {count} "
+                    f"elements never written (still poisoned; first at element "
+                    f"{self.first_unwritten})",
+                    self.label,
+                )
+            )
         if self.past_end:
             where = count + self.first_past_end
-            found.append(Finding("past-end", f"{self.label}: {self.past_end} elements written past "
-                                 f"the end (first at element {where}, the buffer holds {count}"
-                                 + (f" and its binding {self.padding} padding element(s) after "
-                                    "them, rounded up as the shader declares it"
-                                    if self.padding else "") + ")", self.label))
+            found.append(
+                Finding(
+                    "past-end",
+                    f"{self.label}: {self.past_end} elements written past "
+                    f"the end (first at element {where}, the buffer holds {count}"
+                    + (
+                        f" and its binding {self.padding} padding element(s) after "
+                        "them, rounded up as the shader declares it"
+                        if self.padding
+                        else ""
+                    )
+                    + ")",
+                    self.label,
+                )
+            )
         if self.before_start:
-            found.append(Finding("before-start", f"{self.label}: {self.before_start} elements "
-                                 "written before its start (a negative index)", self.label))
+            found.append(
+                Finding(
+                    "before-start",
+                    f"{self.label}: {self.before_start} elements "
+                    "written before its start (a negative index)",
+                    self.label,
+                )
+            )
         c = self.comparison
         if not c.passed:
-            found.append(Finding("value", f"{self.label}: {c.mismatches} of {count} elements "
-                                 f"differ from the reference ({c.nonfinite_mismatches} in "
-                                 f"NaN/Inf/zero-sign pattern; max ulp {c.max_ulp})"
-                                 if c.reason == "" else
-                                 f"{self.label}: {c.reason} differs from the reference",
-                                 self.label))
+            found.append(
+                Finding(
+                    "value",
+                    f"{self.label}: {c.mismatches} of {count} elements "
+                    f"differ from the reference ({c.nonfinite_mismatches} in "
+                    f"NaN/Inf/zero-sign pattern; max ulp {c.max_ulp})"
+                    if c.reason == ""
+                    else f"{self.label}: {c.reason} differs from the reference",
+                    self.label,
+                )
+            )
         if c.passed and self.later is not None and not self.later.passed:
-            found.append(Finding("later", f"{self.label}: after the timed runs, "
-                                 f"{self.later.mismatches} elements differ from the reference "
-                                 "(a race or leftover state)", self.label))
+            found.append(
+                Finding(
+                    "later",
+                    f"{self.label}: after the timed runs, "
+                    f"{self.later.mismatches} elements differ from the reference "
+                    "(a race or leftover state)",
+                    self.label,
+                )
+            )
         return found
 
     def accounting(self) -> str:
-        text = (f"{self.label}: {self.count} elements, {self.judged} judged"
-                + (f" ({self.flushed} accepted as a flushed subnormal)" if self.flushed else "")
-                + (f" ({self.comparison.precise} accepted as closer to the float64 reference)"
-                   if self.comparison.precise else "")
-                + f", {self.masked} masked, {self.unwritten} unwritten")
+        text = (
+            f"{self.label}: {self.count} elements, {self.judged} judged"
+            + (f" ({self.flushed} accepted as a flushed subnormal)" if self.flushed else "")
+            + (
+                f" ({self.comparison.precise} accepted as closer to the float64 reference)"
+                if self.comparison.precise
+                else ""
+            )
+            + f", {self.masked} masked, {self.unwritten} unwritten"
+        )
         if self.covered >= 0 and self.unjudged:
             text += f"; {self.unjudged} judged in no input set"
         if self.padding_written:
-            text += (f"; {self.padding_written} of the binding's {self.padding} padding "
-                     "element(s) written (the rest of the last vector the shader declares)")
+            text += (
+                f"; {self.padding_written} of the binding's {self.padding} padding "
+                "element(s) written (the rest of the last vector the shader declares)"
+            )
         return text
 
     def as_dict(self) -> dict:
-        return {"comparison": self.comparison.as_dict(), "count": self.count,
-                "judged": self.judged, "flushed": self.flushed, "masked": self.masked,
-                "unwritten": self.unwritten, "past_end": self.past_end,
-                "before_start": self.before_start, "padding": self.padding,
-                "padding_written": self.padding_written,
-                "unjudged": self.unjudged,
-                "later": self.later.as_dict() if self.later else None}
+        return {
+            "comparison": self.comparison.as_dict(),
+            "count": self.count,
+            "judged": self.judged,
+            "flushed": self.flushed,
+            "masked": self.masked,
+            "unwritten": self.unwritten,
+            "past_end": self.past_end,
+            "before_start": self.before_start,
+            "padding": self.padding,
+            "padding_written": self.padding_written,
+            "unjudged": self.unjudged,
+            "later": self.later.as_dict() if self.later else None,
+        }
 
 
 @dataclass
@@ -287,8 +359,8 @@ class Evaluation:
     repro: str = ""
     saved: str = ""
     isolated: bool = False
-    energy_j: tuple[float, ...] = ()   # joules per run, per measuring window (energy_s)
-    energy_note: str = ""              # why no energy was read, when asked for
+    energy_j: tuple[float, ...] = ()  # joules per run, per measuring window (energy_s)
+    energy_note: str = ""  # why no energy was read, when asked for
 
     @property
     def passed(self) -> bool:
@@ -319,12 +391,23 @@ class Evaluation:
         """Every named check that found something, in the order they ran."""
         found = list(self.extra)
         if self.error:
-            found.insert(0, Finding("backend" if self.verdict != Verdict.REFERENCE_ERROR
-                                    else "reference", f"{self.verdict}: {self.error}"))
+            found.insert(
+                0,
+                Finding(
+                    "backend" if self.verdict != Verdict.REFERENCE_ERROR else "reference",
+                    f"{self.verdict}: {self.error}",
+                ),
+            )
         for check in self.outputs.values():
             found += check.findings()
-        found += [Finding("input-modified", f"{label}: input modified by the kernel ({n} "
-                          "elements changed)", label) for label, n in self.inputs_modified.items()]
+        found += [
+            Finding(
+                "input-modified",
+                f"{label}: input modified by the kernel ({n} elements changed)",
+                label,
+            )
+            for label, n in self.inputs_modified.items()
+        ]
         return found
 
     @property
@@ -333,16 +416,20 @@ class Evaluation:
         return [f.message for f in self.findings]
 
     def summary(self) -> str:
-        return (f"{self.kernel.id} on {self.backend}"
-                f"{f' ({self.adapter.name})' if self.adapter else ''}, "
-                f"schedule {self.schedule_text}, "
-                f"size {self.size}, seed {self.seed}, inputs sha256 {self.input_hash[:16]}")
+        return (
+            f"{self.kernel.id} on {self.backend}"
+            f"{f' ({self.adapter.name})' if self.adapter else ''}, "
+            f"schedule {self.schedule_text}, "
+            f"size {self.size}, seed {self.seed}, inputs sha256 {self.input_hash[:16]}"
+        )
 
     def report(self) -> str:
         """A readable account of the verdict and the evidence for it."""
-        lines = [self.summary(),
-                 f"verdict: {str(self.verdict).upper()}   level reached: {self.level.name}   "
-                 f"reference: {self.reference}"]
+        lines = [
+            self.summary(),
+            f"verdict: {str(self.verdict).upper()}   level reached: {self.level.name}   "
+            f"reference: {self.reference}",
+        ]
         lines += [f"  ! {p}" for p in self.problems]
         lines += [f"  note: {n}" for n in self.notes]
         if self.input_sets:
@@ -351,8 +438,9 @@ class Evaluation:
             lines.append("  " + check.accounting())
             lines.append("  " + check.comparison.report(label).replace("\n", "\n  "))
             if check.comparison.passed and check.later is not None and not check.later.passed:
-                lines.append("  after the timed runs: " +
-                             check.later.report(label).replace("\n", "\n  "))
+                lines.append(
+                    "  after the timed runs: " + check.later.report(label).replace("\n", "\n  ")
+                )
             shown = self.inputs_at_mismatch.get(label)
             if shown:
                 lines.append("  inputs at the first mismatches:")
@@ -360,8 +448,10 @@ class Evaluation:
         if self.timing is not None:
             lines.append(f"  timing: {self.timing.describe()}")
         if self.energy_j:
-            lines.append(f"  energy: {sorted(self.energy_j)[len(self.energy_j) // 2]:.4g} J per "
-                         f"run (windows: {', '.join(f'{e:.4g}' for e in self.energy_j)})")
+            lines.append(
+                f"  energy: {sorted(self.energy_j)[len(self.energy_j) // 2]:.4g} J per "
+                f"run (windows: {', '.join(f'{e:.4g}' for e in self.energy_j)})"
+            )
         elif self.energy_note:
             lines.append(f"  energy: not read: {self.energy_note}")
         if self.saved:
@@ -379,22 +469,38 @@ class Evaluation:
         return self
 
     def as_dict(self) -> dict:
-        return {"kernel": self.kernel.id, "semantic_hash": self.kernel.semantic_hash,
-                "backend": self.backend,
-                "adapter": self.adapter.as_dict() if self.adapter else None,
-                "schedule": str(self.schedule), "tunables": self.kernel.tunable_values(),
-                "size": str(self.size),
-                "size_dims": getattr(self.size, "dims", {"n": int(self.size)}),
-                "seed": self.seed, "input_hash": self.input_hash, "reference": self.reference,
-                "verdict": str(self.verdict), "passed": self.passed, "level": self.level.name,
-                "error": self.error, "error_type": self.error_type, "problems": self.problems,
-                "findings": [f.as_dict() for f in self.findings],
-                "max_ulp": self.max_ulp, "max_abs": self.max_abs,
-                "outputs": {k: v.as_dict() for k, v in self.outputs.items()},
-                "inputs_modified": dict(self.inputs_modified),
-                "float_semantics": self.semantics.as_dict(), "input_sets": list(self.input_sets),
-                "notes": list(self.notes), "repro": self.repro, "saved": self.saved,
-                "isolated": self.isolated,
-                "energy_j_per_run": list(self.energy_j), "energy_note": self.energy_note,
-                "timing": self.timing.as_dict() if self.timing else None,
-                **self.kernel.declared_work(self.size), "report": self.report()}
+        return {
+            "kernel": self.kernel.id,
+            "semantic_hash": self.kernel.semantic_hash,
+            "backend": self.backend,
+            "adapter": self.adapter.as_dict() if self.adapter else None,
+            "schedule": str(self.schedule),
+            "tunables": self.kernel.tunable_values(),
+            "size": str(self.size),
+            "size_dims": getattr(self.size, "dims", {"n": int(self.size)}),
+            "seed": self.seed,
+            "input_hash": self.input_hash,
+            "reference": self.reference,
+            "verdict": str(self.verdict),
+            "passed": self.passed,
+            "level": self.level.name,
+            "error": self.error,
+            "error_type": self.error_type,
+            "problems": self.problems,
+            "findings": [f.as_dict() for f in self.findings],
+            "max_ulp": self.max_ulp,
+            "max_abs": self.max_abs,
+            "outputs": {k: v.as_dict() for k, v in self.outputs.items()},
+            "inputs_modified": dict(self.inputs_modified),
+            "float_semantics": self.semantics.as_dict(),
+            "input_sets": list(self.input_sets),
+            "notes": list(self.notes),
+            "repro": self.repro,
+            "saved": self.saved,
+            "isolated": self.isolated,
+            "energy_j_per_run": list(self.energy_j),
+            "energy_note": self.energy_note,
+            "timing": self.timing.as_dict() if self.timing else None,
+            **self.kernel.declared_work(self.size),
+            "report": self.report(),
+        }

@@ -60,9 +60,16 @@ def _infer_size(kernel: KernelSpec, arrays: Mapping[str, np.ndarray]) -> Any:
     return None
 
 
-def run(ctx: Any, kernel: KernelSpec, inputs: Mapping[str, Any], size: Any = None, *,
-        schedule: Schedule | None = None, uniform: Mapping[str, Any] | None = None,
-        timeout_s: Any = DEFAULT_TIMEOUT_S) -> dict[str, np.ndarray]:
+def run(
+    ctx: Any,
+    kernel: KernelSpec,
+    inputs: Mapping[str, Any],
+    size: Any = None,
+    *,
+    schedule: Schedule | None = None,
+    uniform: Mapping[str, Any] | None = None,
+    timeout_s: Any = DEFAULT_TIMEOUT_S,
+) -> dict[str, np.ndarray]:
     """Run ``kernel`` once on ``ctx`` (an open context) with ``inputs`` (arrays by
     buffer name: every input, and the initial contents of inout buffers) and return
     every read-write buffer's contents by name, shaped as the spec says. Raises the
@@ -70,26 +77,35 @@ def run(ctx: Any, kernel: KernelSpec, inputs: Mapping[str, Any], size: Any = Non
     if not isinstance(kernel, KernelSpec):
         raise InvalidArgument(f"expected a KernelSpec, got {type(kernel).__name__}")
     if not isinstance(inputs, Mapping):
-        raise InvalidArgument(f"inputs are a mapping of buffer names to arrays, got "
-                              f"{type(inputs).__name__}")
+        raise InvalidArgument(
+            f"inputs are a mapping of buffer names to arrays, got {type(inputs).__name__}"
+        )
     arrays = {name: _as_array(value) for name, value in inputs.items()}
-    missing = [buffer_label(s) for s in kernel.buffers
-               if (s.access is Access.READ or s.inout) and buffer_label(s) not in arrays]
+    missing = [
+        buffer_label(s)
+        for s in kernel.buffers
+        if (s.access is Access.READ or s.inout) and buffer_label(s) not in arrays
+    ]
     if missing:
-        raise InvalidArgument(f"kernel {kernel.id} needs inputs {missing}; give an array for "
-                              "each")
+        raise InvalidArgument(f"kernel {kernel.id} needs inputs {missing}; give an array for each")
     if size is None:
         size = _infer_size(kernel, arrays)
         if size is None:
-            raise InvalidArgument(f"the size of kernel {kernel.id} does not follow from the "
-                                  f"arrays; give size= (its dimensions: {', '.join(kernel.dims)})")
+            raise InvalidArgument(
+                f"the size of kernel {kernel.id} does not follow from the "
+                f"arrays; give size= (its dimensions: {', '.join(kernel.dims)})"
+            )
     size = kernel.size(size)
     runner = as_runner(ctx)
     case = make_case(kernel, size, 0, uniform, given=arrays)
     info = runner.info
     schedule = schedule or choose_schedule(info, kernel)
-    plan = dataclasses.replace(build_plan(kernel, case, info, schedule, guard=0, warmups=0,
-                                          samples=0, timeout_s=timeout_s), rerun=False)
+    plan = dataclasses.replace(
+        build_plan(
+            kernel, case, info, schedule, guard=0, warmups=0, samples=0, timeout_s=timeout_s
+        ),
+        rerun=False,
+    )
     outcome = runner.execute(plan)
     if outcome.error is not None:
         raise outcome.error.as_exception()
@@ -97,11 +113,13 @@ def run(ctx: Any, kernel: KernelSpec, inputs: Mapping[str, Any], size: Any = Non
     for spec, region, raw in zip(kernel.buffers, plan.regions, outcome.first):
         if spec.access is not Access.READ_WRITE:
             continue
-        data = raw[region.start:region.start + region.count * region.itemsize]
-        values = as_elements(np.frombuffer(data.tobytes(), np.uint8), spec.dtype_for(info.target),
-                             region.count)
+        data = raw[region.start : region.start + region.count * region.itemsize]
+        values = as_elements(
+            np.frombuffer(data.tobytes(), np.uint8), spec.dtype_for(info.target), region.count
+        )
         logical = kernel.buffer_values(spec, values, info.target).copy()
         shape = spec.shape_at(size) if spec.shape is not None else logical.shape
-        outputs[buffer_label(spec)] = logical.reshape(shape) if spec.dtype.names is None \
-            else logical
+        outputs[buffer_label(spec)] = (
+            logical.reshape(shape) if spec.dtype.names is None else logical
+        )
     return outputs

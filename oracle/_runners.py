@@ -56,8 +56,7 @@ class InProcessRunner(Runner):
     """Plans run on ``ctx`` in this process. When ``owned`` (a session opened it), a
     context that was lost ends the backend: later plans are not run."""
 
-    def __init__(self, ctx: OracleContext, owned: bool = False,
-                 reopen: Any = None) -> None:
+    def __init__(self, ctx: OracleContext, owned: bool = False, reopen: Any = None) -> None:
         # Any object with the contract's members will do (tests wrap contexts).
         self.ctx, self.owned, self.name = ctx, owned, ctx.backend_name
         self._info = BackendInfo.of(ctx)
@@ -78,8 +77,12 @@ class InProcessRunner(Runner):
 
     def execute(self, plan: Plan) -> Outcome:
         if self._lost is not None:
-            return Outcome(error=ErrorInfo(NOT_RUN, f"not run: the {self.name} context was "
-                                           f"lost earlier in this run ({self._lost})"))
+            return Outcome(
+                error=ErrorInfo(
+                    NOT_RUN,
+                    f"not run: the {self.name} context was lost earlier in this run ({self._lost})",
+                )
+            )
         outcome = execute(self.ctx, plan)
         if outcome.error is not None and outcome.error.lost and self.owned:
             self._lost = outcome.error.message.split("\n")[0][:200]
@@ -99,9 +102,13 @@ class Session:
     a backend name to the options it is opened with; ``sanitize`` runs CUDA under
     compute-sanitizer. Close it (or use it as a context manager) to stop its workers."""
 
-    def __init__(self, *, isolate: bool | None = None,
-                 open_options: Mapping[str, Mapping[str, Any]] | None = None,
-                 timeout_s: float | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        isolate: bool | None = None,
+        open_options: Mapping[str, Mapping[str, Any]] | None = None,
+        timeout_s: float | None = None,
+    ) -> None:
         self.isolate = isolate
         self.open_options = {k: dict(v) for k, v in (open_options or {}).items()}
         self.timeout_s = timeout_s
@@ -134,10 +141,13 @@ class Session:
 
                 runner: Runner = WorkerRunner(name, options, self.timeout_s)
             else:
-                runner = InProcessRunner(self._open(name, options), owned=True,
-                                         reopen=None if "capacity_bytes" in options else
-                                         lambda capacity: self._open(name, {
-                                             **options, "capacity_bytes": capacity}))
+                runner = InProcessRunner(
+                    self._open(name, options),
+                    owned=True,
+                    reopen=None
+                    if "capacity_bytes" in options
+                    else lambda capacity: self._open(name, {**options, "capacity_bytes": capacity}),
+                )
         except ForgeError as exc:
             self._failed[name] = f"{type(exc).__name__}: {exc}"
             raise

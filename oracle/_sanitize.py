@@ -26,8 +26,10 @@ from ._results import Evaluation, Finding, Verdict
 __all__ = ["sanitize_evaluation", "find_sanitizer", "TOOLS", "parse_log"]
 
 TOOLS = ("memcheck", "racecheck", "synccheck", "initcheck")
-_SUMMARY = re.compile(r"(ERROR SUMMARY: (\d+) errors?|RACECHECK SUMMARY: (\d+) hazards? "
-                      r"displayed \((\d+) errors?, (\d+) warnings?\))")
+_SUMMARY = re.compile(
+    r"(ERROR SUMMARY: (\d+) errors?|RACECHECK SUMMARY: (\d+) hazards? "
+    r"displayed \((\d+) errors?, (\d+) warnings?\))"
+)
 
 
 def find_sanitizer() -> str | None:
@@ -37,8 +39,10 @@ def find_sanitizer() -> str | None:
         return found
     for root in (os.environ.get("CUDA_HOME"), os.environ.get("CUDA_PATH"), "/usr/local/cuda"):
         if root:
-            for candidate in (Path(root) / "bin" / "compute-sanitizer",
-                              Path(root) / "compute-sanitizer" / "compute-sanitizer"):
+            for candidate in (
+                Path(root) / "bin" / "compute-sanitizer",
+                Path(root) / "compute-sanitizer" / "compute-sanitizer",
+            ):
                 if candidate.exists():
                     return str(candidate)
     return None
@@ -49,37 +53,69 @@ def parse_log(text: str) -> tuple[int, list[str]]:
     errors = 0
     for match in _SUMMARY.finditer(text):
         errors += int(match.group(2) if match.group(2) is not None else match.group(4))
-    lines = [line.strip("= ").strip() for line in text.splitlines()
-             if line.startswith("=========") and any(word in line for word in (
-                 "Invalid", "Race", "race", "hazard", "Barrier", "barrier", "Uninitialized",
-                 "Misaligned", "Error", "error")) and "SUMMARY" not in line]
+    lines = [
+        line.strip("= ").strip()
+        for line in text.splitlines()
+        if line.startswith("=========")
+        and any(
+            word in line
+            for word in (
+                "Invalid",
+                "Race",
+                "race",
+                "hazard",
+                "Barrier",
+                "barrier",
+                "Uninitialized",
+                "Misaligned",
+                "Error",
+                "error",
+            )
+        )
+        and "SUMMARY" not in line
+    ]
     return errors, lines[:6]
 
 
-def sanitize_evaluation(ev: Evaluation, expected: Expected, *, guard: int,
-                        timeout_s: Any) -> None:
+def sanitize_evaluation(ev: Evaluation, expected: Expected, *, guard: int, timeout_s: Any) -> None:
     """Run ``ev``'s case again under each sanitizer tool and add what they find."""
     from ._workers import WorkerRunner
 
     if ev.backend != "cuda":
-        ev.notes.append(f"sanitizer: not checked: compute-sanitizer checks CUDA only, and this "
-                        f"is the {ev.backend} backend")
+        ev.notes.append(
+            f"sanitizer: not checked: compute-sanitizer checks CUDA only, and this "
+            f"is the {ev.backend} backend"
+        )
         return
     sanitizer = find_sanitizer()
     if sanitizer is None:
-        ev.notes.append("sanitizer: not checked: compute-sanitizer is not installed (it comes "
-                        "with the CUDA toolkit)")
+        ev.notes.append(
+            "sanitizer: not checked: compute-sanitizer is not installed (it comes "
+            "with the CUDA toolkit)"
+        )
         return
     for tool in TOOLS:
         log = tempfile.NamedTemporaryFile(prefix=f"kforge-{tool}-", suffix=".log", delete=False)
         log.close()
         prefix = [sanitizer, "--tool", tool, "--log-file", log.name, "--print-limit", "20"]
         try:
-            runner = WorkerRunner(ev.backend, {}, timeout_s if isinstance(timeout_s, (int, float))
-                                  else None, prefix=prefix)
+            runner = WorkerRunner(
+                ev.backend,
+                {},
+                timeout_s if isinstance(timeout_s, (int, float)) else None,
+                prefix=prefix,
+            )
             try:
-                plan = build_plan(expected.case.kernel, expected.case, runner.info, ev.schedule,
-                                  guard=guard, warmups=0, samples=0, timeout_s=timeout_s)
+                plan = build_plan(
+                    expected.case.kernel,
+                    expected.case,
+                    runner.info,
+                    ev.schedule,
+                    guard=guard,
+                    warmups=0,
+                    samples=0,
+                    timeout_s=timeout_s,
+                )
                 outcome = runner.execute(dataclasses.replace(plan, rerun=False))
             finally:
                 runner.close()
@@ -96,8 +132,13 @@ def sanitize_evaluation(ev: Evaluation, expected: Expected, *, guard: int,
         if outcome.error is not None and not errors:
             ev.notes.append(f"sanitizer: {tool}: the run under it failed: {outcome.error.message}")
         if errors:
-            ev.extra.append(Finding("sanitizer", f"{tool}: {errors} error(s): "
-                                    + "; ".join(lines or ["see compute-sanitizer's log"])))
+            ev.extra.append(
+                Finding(
+                    "sanitizer",
+                    f"{tool}: {errors} error(s): "
+                    + "; ".join(lines or ["see compute-sanitizer's log"]),
+                )
+            )
             ev.verdict = Verdict.worst([ev.verdict, Verdict.SANITIZER])
         else:
             ev.notes.append(f"sanitizer: {tool} clean")

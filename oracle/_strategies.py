@@ -45,8 +45,9 @@ class Strategy(abc.ABC):
         """Raise ``MissingExtra`` when the strategy cannot run here."""
 
     @abc.abstractmethod
-    def search(self, search: _Search, alive: list[Candidate], samples: int,
-               seed: int) -> list[Candidate]:
+    def search(
+        self, search: _Search, alive: list[Candidate], samples: int, seed: int
+    ) -> list[Candidate]:
         """Measure within ``search``'s budget; return the candidates that ran
         correctly, comparable by their score."""
 
@@ -103,8 +104,7 @@ def features(c: Candidate) -> dict[str, Any]:
 def _nearest(wanted: dict, choices: Sequence[Candidate], described: dict) -> Candidate:
     """The candidate of ``choices`` whose features differ from ``wanted`` in the fewest
     places (the first such, in the space's order)."""
-    return min(choices, key=lambda c: sum(described[id(c)].get(k) != v
-                                          for k, v in wanted.items()))
+    return min(choices, key=lambda c: sum(described[id(c)].get(k) != v for k, v in wanted.items()))
 
 
 class TPE(Strategy):
@@ -122,13 +122,15 @@ class TPE(Strategy):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
             sampler = optuna.samplers.TPESampler(
-                seed=seed, n_startup_trials=max(2, min(10, planned // 5)),
-                multivariate=True, constant_liar=True)
+                seed=seed,
+                n_startup_trials=max(2, min(10, planned // 5)),
+                multivariate=True,
+                constant_liar=True,
+            )
             study = optuna.create_study(direction="minimize", sampler=sampler)
             left = list(alive)
             while left and not search.exhausted():
-                batch = self._ask(optuna, study, distributions, left, described,
-                                  search.concurrency)
+                batch = self._ask(optuna, study, distributions, left, described, search.concurrency)
                 search.measure([c for _, c in batch], samples)
                 for trial, c in batch:
                     self._tell(optuna, study, trial, c, search.settings.objective)
@@ -144,8 +146,9 @@ class TPE(Strategy):
         for _ in range(min(size, len(left))):
             trial = study.ask(distributions)
             free = [c for c in left if all(c is not other for _, other in batch)]
-            match = [c for c in free if {k: described[id(c)][k] for k in distributions}
-                     == trial.params]
+            match = [
+                c for c in free if {k: described[id(c)][k] for k in distributions} == trial.params
+            ]
             if match:
                 batch.append((trial, match[0]))
                 continue
@@ -171,22 +174,28 @@ def _distributions(optuna, described: list[dict]) -> dict:
             values = choices.setdefault(key, [])
             if value not in values:
                 values.append(value)
-    return {key: optuna.distributions.CategoricalDistribution(values)
-            for key, values in choices.items() if len(values) > 1}
+    return {
+        key: optuna.distributions.CategoricalDistribution(values)
+        for key, values in choices.items()
+        if len(values) > 1
+    }
 
 
 def _optuna():
     try:
         import optuna
     except ImportError:
-        raise MissingExtra("--strategy tpe uses optuna, which is not installed: pip install "
-                           "'kernel-forge[tune]' (or pip install optuna)") from None
+        raise MissingExtra(
+            "--strategy tpe uses optuna, which is not installed: pip install "
+            "'kernel-forge[tune]' (or pip install optuna)"
+        ) from None
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     return optuna
 
 
-STRATEGIES: dict[str, Strategy] = {s.name: s for s in (Exhaustive(), RandomSearch(), Halving(),
-                                                         TPE())}
+STRATEGIES: dict[str, Strategy] = {
+    s.name: s for s in (Exhaustive(), RandomSearch(), Halving(), TPE())
+}
 
 
 def get_strategy(name: str) -> Strategy:

@@ -18,8 +18,13 @@ import numpy as np
 from forge.errors import InvalidArgument
 from forge.types import SCALAR_TYPES
 
-__all__ = ["Tolerance", "DEFAULT_TOLERANCES", "default_tolerance", "resolve_tolerance",
-           "dtype_name"]
+__all__ = [
+    "Tolerance",
+    "DEFAULT_TOLERANCES",
+    "default_tolerance",
+    "resolve_tolerance",
+    "dtype_name",
+]
 
 _NAN_POLICIES = ("equal", "forbid")
 
@@ -53,8 +58,9 @@ class Tolerance:
         if not isinstance(ulp, (int, np.integer)) or isinstance(ulp, bool) or ulp < 0:
             raise InvalidArgument(f"tolerance ulp must be an int >= 0, got {self.ulp!r}")
         if self.nan not in _NAN_POLICIES:
-            raise InvalidArgument(f"tolerance nan policy must be one of {_NAN_POLICIES}, "
-                                  f"got {self.nan!r}")
+            raise InvalidArgument(
+                f"tolerance nan policy must be one of {_NAN_POLICIES}, got {self.nan!r}"
+            )
         object.__setattr__(self, "atol", float(self.atol))
         object.__setattr__(self, "rtol", float(self.rtol))
         object.__setattr__(self, "ulp", int(self.ulp))
@@ -66,22 +72,28 @@ class Tolerance:
         if isinstance(override, Tolerance):
             return override
         if not isinstance(override, Mapping):
-            raise InvalidArgument(f"a tolerance override must be a Tolerance or a mapping of "
-                                  f"its fields, got {type(override).__name__}")
+            raise InvalidArgument(
+                f"a tolerance override must be a Tolerance or a mapping of "
+                f"its fields, got {type(override).__name__}"
+            )
         known = {f.name for f in fields(self)}
         unknown = set(override) - known
         if unknown:
-            raise InvalidArgument(f"unknown tolerance fields {sorted(unknown)}; "
-                                  f"fields are {sorted(known)}")
+            raise InvalidArgument(
+                f"unknown tolerance fields {sorted(unknown)}; fields are {sorted(known)}"
+            )
         return replace(self, **dict(override))
 
     def loosest(self, other: Tolerance) -> Tolerance:
         """The tolerance accepting whatever either accepts (for comparing two backends)."""
-        return Tolerance(max(self.atol, other.atol), max(self.rtol, other.rtol),
-                         max(self.ulp, other.ulp),
-                         "equal" if "equal" in (self.nan, other.nan) else "forbid",
-                         self.signed_zeros and other.signed_zeros,
-                         self.flush_subnormals or other.flush_subnormals)
+        return Tolerance(
+            max(self.atol, other.atol),
+            max(self.rtol, other.rtol),
+            max(self.ulp, other.ulp),
+            "equal" if "equal" in (self.nan, other.nan) else "forbid",
+            self.signed_zeros and other.signed_zeros,
+            self.flush_subnormals or other.flush_subnormals,
+        )
 
     def describe(self) -> str:
         text = f"atol={self.atol:g} rtol={self.rtol:g} ulp={self.ulp}"
@@ -127,15 +139,20 @@ def _per_dtype(value: Any, dtype: str, where: str) -> Any:
     if isinstance(value, Tolerance) or value is None:
         return value
     if not isinstance(value, Mapping):
-        raise InvalidArgument(f"{where}: expected a Tolerance or a mapping, got "
-                              f"{type(value).__name__}")
+        raise InvalidArgument(
+            f"{where}: expected a Tolerance or a mapping, got {type(value).__name__}"
+        )
     if value and all(k in DEFAULT_TOLERANCES for k in value):
         return value.get(dtype)
     return value
 
 
-def resolve_tolerance(dtype: Any, kernel_tolerance: Mapping[str, Any] | None = None,
-                      backend: str | None = None, override: Any = None) -> Tolerance:
+def resolve_tolerance(
+    dtype: Any,
+    kernel_tolerance: Mapping[str, Any] | None = None,
+    backend: str | None = None,
+    override: Any = None,
+) -> Tolerance:
     """The tolerance for outputs of ``dtype``: the dtype's default, then the kernel's
     entry for that dtype, then its ``"backend:NAME"`` entry, then ``override`` (flat or
     keyed by dtype)."""
@@ -144,11 +161,13 @@ def resolve_tolerance(dtype: Any, kernel_tolerance: Mapping[str, Any] | None = N
     table = dict(kernel_tolerance or {})
     for key in table:
         if not (key.startswith("backend:") or key in DEFAULT_TOLERANCES):
-            raise InvalidArgument(f"kernel tolerance key {key!r} is neither a dtype "
-                                  f"({', '.join(DEFAULT_TOLERANCES)}) nor 'backend:NAME'")
+            raise InvalidArgument(
+                f"kernel tolerance key {key!r} is neither a dtype "
+                f"({', '.join(DEFAULT_TOLERANCES)}) nor 'backend:NAME'"
+            )
     tolerance = tolerance.merged(table.get(name))
     if backend is not None:
-        tolerance = tolerance.merged(_per_dtype(table.get(f"backend:{backend}"), name,
-                                                f"tolerance 'backend:{backend}'"))
+        tolerance = tolerance.merged(
+            _per_dtype(table.get(f"backend:{backend}"), name, f"tolerance 'backend:{backend}'")
+        )
     return tolerance.merged(_per_dtype(override, name, "tolerance override"))
-

@@ -43,8 +43,17 @@ from ._results import Evaluation, Timing, format_duration
 from ._runners import InProcessRunner, Runner
 from ._tuning_cache import TuningCache, candidate_source_hash, tuning_key
 
-__all__ = ["tune", "TuneResult", "Candidate", "Budget", "schedule_space", "declare_winner",
-           "candidate_space", "TUNE_FORMAT", "describe_candidate"]
+__all__ = [
+    "tune",
+    "TuneResult",
+    "Candidate",
+    "Budget",
+    "schedule_space",
+    "declare_winner",
+    "candidate_space",
+    "TUNE_FORMAT",
+    "describe_candidate",
+]
 
 #: The ``format`` field of ``kforge tune --json`` (and ``TuneResult.as_dict``).
 TUNE_FORMAT = "kforge-tune/1"
@@ -55,8 +64,14 @@ VECTOR_WIDTHS = (1, 2, 4)
 FINALISTS = 3
 FINAL_SAMPLES_FACTOR = 4
 # A candidate's status after a verdict other than pass.
-_FAILED_STATUS = {"mismatch": "wrong", "inconclusive": "wrong", "reference-error": "wrong",
-                  "timeout": "timeout", "device-lost": "lost", "crashed": "crashed"}
+_FAILED_STATUS = {
+    "mismatch": "wrong",
+    "inconclusive": "wrong",
+    "reference-error": "wrong",
+    "timeout": "timeout",
+    "device-lost": "lost",
+    "crashed": "crashed",
+}
 
 
 describe_candidate = _tunables.describe
@@ -107,22 +122,33 @@ class Candidate:
         """GB/s, GFLOP/s and GFLOP/s per watt from the kernel's declared work."""
         seconds = self.median / 1e9 if self.timing else None
         bytes_, flops = work.get("bytes_moved"), work.get("flops")
-        return {"gb_per_s": bytes_ / seconds / 1e9 if bytes_ and seconds else None,
-                "gflop_per_s": flops / seconds / 1e9 if flops and seconds else None,
-                "gflop_per_s_per_watt": flops / self.energy / 1e9
-                if flops and self.energy_j and self.energy > 0 else None}
+        return {
+            "gb_per_s": bytes_ / seconds / 1e9 if bytes_ and seconds else None,
+            "gflop_per_s": flops / seconds / 1e9 if flops and seconds else None,
+            "gflop_per_s_per_watt": flops / self.energy / 1e9
+            if flops and self.energy_j and self.energy > 0
+            else None,
+        }
 
     def as_dict(self, work: dict | None = None) -> dict:
         timing = self.timing
-        return {"candidate": self.key, "schedule": str(self.schedule),
-                "tunables": dict(self.values), "status": self.status, "reason": self.reason,
-                "round": self.round, "order": self.order, "cached": self.cached,
-                "median_ns": timing.median if timing else None,
-                "iqr_ns": timing.iqr if timing else None,
-                "samples": timing.count if timing else 0,
-                "timing": timing.as_dict() if timing else None,
-                "energy_j_per_run": self.energy if self.energy_j else None,
-                "notes": list(self.notes), **self.rates(work or {})}
+        return {
+            "candidate": self.key,
+            "schedule": str(self.schedule),
+            "tunables": dict(self.values),
+            "status": self.status,
+            "reason": self.reason,
+            "round": self.round,
+            "order": self.order,
+            "cached": self.cached,
+            "median_ns": timing.median if timing else None,
+            "iqr_ns": timing.iqr if timing else None,
+            "samples": timing.count if timing else 0,
+            "timing": timing.as_dict() if timing else None,
+            "energy_j_per_run": self.energy if self.energy_j else None,
+            "notes": list(self.notes),
+            **self.rates(work or {}),
+        }
 
 
 def _timing(c: Candidate) -> Timing:
@@ -156,8 +182,10 @@ class Budget:
         else:
             match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(s|m|min|h)?\s*", str(text))
             if match is None:
-                raise InvalidArgument(f"a budget is a number of candidates (20) or a duration "
-                                      f"(90s, 2m, 1h), got {text!r}")
+                raise InvalidArgument(
+                    f"a budget is a number of candidates (20) or a duration "
+                    f"(90s, 2m, 1h), got {text!r}"
+                )
             value, unit = float(match.group(1)), match.group(2) or ""
         if value <= 0:
             raise InvalidArgument(f"a budget must be positive, got {text!r}")
@@ -169,7 +197,8 @@ class Budget:
 
     def __str__(self) -> str:
         parts = ([f"{self.count} candidates"] if self.count else []) + (
-            [f"{self.seconds:g} s"] if self.seconds else [])
+            [f"{self.seconds:g} s"] if self.seconds else []
+        )
         return " or ".join(parts) or "unlimited"
 
 
@@ -210,25 +239,36 @@ class TuneResult:
         """Candidates that ran correctly, best first by median (or energy): the
         finalists first, by the runs they made together on one device (the comparison
         the conclusion is drawn from), then the others by their search runs."""
-        ran = [c for c in self.candidates if c.timing is not None and c.status in (
-            "measured", "eliminated", "finalist", "winner")]
-        return sorted(ran, key=lambda c: (c.status not in ("winner", "finalist"),
-                                          _score(c, self.objective)))
+        ran = [
+            c
+            for c in self.candidates
+            if c.timing is not None and c.status in ("measured", "eliminated", "finalist", "winner")
+        ]
+        return sorted(
+            ran, key=lambda c: (c.status not in ("winner", "finalist"), _score(c, self.objective))
+        )
 
     def history(self) -> list[Candidate]:
         """Candidates in the order they were first measured."""
         return sorted((c for c in self.candidates if c.order), key=lambda c: c.order)
 
     def report(self, top: int = 10) -> str:
-        lines = [f"tuning {self.kernel.id} on {self.backend} at size {self.size}: "
-                 f"{len(self.candidates)} candidates, {len(self.by_status('pruned'))} pruned"
-                 + (" (dry run: nothing was run)" if self.dry_run else
-                    f"; strategy {self.strategy}, budget {self.budget}, {self.measured} "
-                    f"measured now, {self.reused} from the tuning cache"),
-                 self.conclusion] + ([self.advice] if self.advice else [])
+        lines = [
+            f"tuning {self.kernel.id} on {self.backend} at size {self.size}: "
+            f"{len(self.candidates)} candidates, {len(self.by_status('pruned'))} pruned"
+            + (
+                " (dry run: nothing was run)"
+                if self.dry_run
+                else f"; strategy {self.strategy}, budget {self.budget}, {self.measured} "
+                f"measured now, {self.reused} from the tuning cache"
+            ),
+            self.conclusion,
+        ] + ([self.advice] if self.advice else [])
         for c in self.ranked()[:top]:
-            lines.append(f"  {c.key:<40} {c.status:<10} median {format_duration(c.median)}"
-                         f" (iqr {format_duration(_timing(c).iqr)})")
+            lines.append(
+                f"  {c.key:<40} {c.status:<10} median {format_duration(c.median)}"
+                f" (iqr {format_duration(_timing(c).iqr)})"
+            )
         for c in self.candidates:
             if c.status in ("wrong", "error", "lost", "timeout", "crashed"):
                 lines.append(f"  {c.key:<40} {c.status:<10} {c.reason.splitlines()[0][:120]}")
@@ -237,19 +277,32 @@ class TuneResult:
     def as_dict(self, top: int | None = None) -> dict:
         work = self.work
         ranked = self.ranked()
-        return {"format": TUNE_FORMAT, "kernel": self.kernel.id, "backend": self.backend,
-                "adapter": self.adapter, "size": str(self.size), "dry_run": self.dry_run,
-                "strategy": self.strategy, "objective": self.objective,
-                "budget": {"count": self.budget.count, "seconds": self.budget.seconds},
-                "measured": self.measured, "reused": self.reused, "cache": self.cache_path,
-                "workers": list(self.workers), "conclusion": self.conclusion,
-                "advice": self.advice, "energy": self.energy_note or None,
-                "best": self.best.as_dict(work) if self.best else None,
-                "winner": self.winner.as_dict(work) if self.winner else None,
-                "saved": self.saved, "contexts_opened": self.contexts_opened,
-                "work": work, "noise_ns": _timing(self.best).iqr if self.best else None,
-                "top": [c.as_dict(work) for c in (ranked[:top] if top else ranked)],
-                "candidates": [c.as_dict(work) for c in self.candidates]}
+        return {
+            "format": TUNE_FORMAT,
+            "kernel": self.kernel.id,
+            "backend": self.backend,
+            "adapter": self.adapter,
+            "size": str(self.size),
+            "dry_run": self.dry_run,
+            "strategy": self.strategy,
+            "objective": self.objective,
+            "budget": {"count": self.budget.count, "seconds": self.budget.seconds},
+            "measured": self.measured,
+            "reused": self.reused,
+            "cache": self.cache_path,
+            "workers": list(self.workers),
+            "conclusion": self.conclusion,
+            "advice": self.advice,
+            "energy": self.energy_note or None,
+            "best": self.best.as_dict(work) if self.best else None,
+            "winner": self.winner.as_dict(work) if self.winner else None,
+            "saved": self.saved,
+            "contexts_opened": self.contexts_opened,
+            "work": work,
+            "noise_ns": _timing(self.best).iqr if self.best else None,
+            "top": [c.as_dict(work) for c in (ranked[:top] if top else ranked)],
+            "candidates": [c.as_dict(work) for c in self.candidates],
+        }
 
 
 def _score(c: Candidate, objective: str) -> float:
@@ -257,9 +310,12 @@ def _score(c: Candidate, objective: str) -> float:
 
 
 # -- the space ------------------------------------------------------------------------------
-def schedule_space(kernel: KernelSpec, workgroup_sizes: Sequence[int] = WORKGROUP_SIZES,
-                   items: Sequence[int] = ITEMS_PER_INVOCATION,
-                   vectors: Sequence[int] = VECTOR_WIDTHS) -> list[Schedule]:
+def schedule_space(
+    kernel: KernelSpec,
+    workgroup_sizes: Sequence[int] = WORKGROUP_SIZES,
+    items: Sequence[int] = ITEMS_PER_INVOCATION,
+    vectors: Sequence[int] = VECTOR_WIDTHS,
+) -> list[Schedule]:
     """The schedules tuned when a kernel declares no schedule knobs: its own schedules,
     then every 1-D variant of them over workgroup size, items per invocation and vector
     width (2-D and 3-D workgroups are kept as given: their shape is the kernel's
@@ -274,15 +330,15 @@ def schedule_space(kernel: KernelSpec, workgroup_sizes: Sequence[int] = WORKGROU
         for wg in workgroup_sizes:
             for ipt in items:
                 for vec in vectors:
-                    variant = base.with_(workgroup_size=(wg, 1, 1), items_per_invocation=ipt,
-                                         vector_width=vec)
+                    variant = base.with_(
+                        workgroup_size=(wg, 1, 1), items_per_invocation=ipt, vector_width=vec
+                    )
                     if variant not in space:
                         space.append(variant)
     return space
 
 
-def candidate_space(kernel: KernelSpec, space: Iterable[Schedule] | None = None
-                    ) -> list[Candidate]:
+def candidate_space(kernel: KernelSpec, space: Iterable[Schedule] | None = None) -> list[Candidate]:
     """Every candidate of ``kernel`` (restrictions not applied yet): ``space``'s
     schedules, else the product of its schedule knobs, else ``schedule_space``; each
     times every combination of its parameters."""
@@ -302,8 +358,9 @@ def _source_text(runner: Runner, kernel: KernelSpec, schedule: Schedule, size: A
     return kernel.source(info.target, schedule, size)
 
 
-def _prune_one(runner: Runner, kernel: KernelSpec, c: Candidate, size: Any,
-               missing: list[str]) -> tuple[Any, tuple] | None:
+def _prune_one(
+    runner: Runner, kernel: KernelSpec, c: Candidate, size: Any, missing: list[str]
+) -> tuple[Any, tuple] | None:
     """``(what it compiles, its launches)``, or None with the candidate pruned. A
     declaration error (a restriction that cannot be evaluated, a template value no one
     gives) raises ``InvalidArgument``: it is the kernel's, not the candidate's."""
@@ -318,17 +375,19 @@ def _prune_one(runner: Runner, kernel: KernelSpec, c: Candidate, size: Any,
         c.kernel = kernel.with_tunables(c.values)
         c.kernel.check_schedule(c.schedule, info.constraints, info.target)
         limit = info.constraints.max_workgroups_per_dimension[0]
-        text = (_source_text(runner, c.kernel, c.schedule, size),
-                c.kernel.compile_options(info.target) if info.target else ())
-        steps = c.kernel.steps(info.target, c.schedule, size, limit, text[0]
-                               if info.target is not None else None)
+        text = (
+            _source_text(runner, c.kernel, c.schedule, size),
+            c.kernel.compile_options(info.target) if info.target else (),
+        )
+        steps = c.kernel.steps(
+            info.target, c.schedule, size, limit, text[0] if info.target is not None else None
+        )
     except InvalidArgument:
         raise
     except ForgeError as exc:
         c.status, c.reason = "pruned", f"{type(exc).__name__}: {exc}"
         return None
-    return text + tuple(s.overrides for s in steps), tuple(
-        (s.workgroups, s.block) for s in steps)
+    return text + tuple(s.overrides for s in steps), tuple((s.workgroups, s.block) for s in steps)
 
 
 def _prune(runner: Runner, kernel: KernelSpec, candidates: list[Candidate], size: Any) -> None:
@@ -344,8 +403,11 @@ def _prune(runner: Runner, kernel: KernelSpec, candidates: list[Candidate], size
         if text in seen:
             first, first_launches = seen[text]
             c.status = "pruned"
-            c.reason = (f"duplicate of {first.key}" if launches == first_launches else
-                        f"unused parameter: same source as {first.key}, another dispatch")
+            c.reason = (
+                f"duplicate of {first.key}"
+                if launches == first_launches
+                else f"unused parameter: same source as {first.key}, another dispatch"
+            )
             continue
         seen[text] = (c, launches)
 
@@ -357,12 +419,15 @@ def declare_winner(best: Candidate, runner_up: Candidate | None) -> tuple[bool, 
         return False, f"only {best.key} ran correctly: nothing to beat, no winner declared"
     lead = runner_up.median - best.median
     noise = max(_timing(best).iqr, _timing(runner_up).iqr)
-    text = (f"lead of {format_duration(lead)} over {runner_up.key} "
-            f"(noise: interquartile range {format_duration(noise)})")
+    text = (
+        f"lead of {format_duration(lead)} over {runner_up.key} "
+        f"(noise: interquartile range {format_duration(noise)})"
+    )
     if lead > noise:
         return True, f"winner {best.key}: {text}"
-    return False, (f"no winner: {best.key} is the fastest finalist by median but its {text} "
-                   "is within noise")
+    return False, (
+        f"no winner: {best.key} is the fastest finalist by median but its {text} is within noise"
+    )
 
 
 def _declare_energy_winner(best: Candidate, runner_up: Candidate | None) -> tuple[bool, str]:
@@ -372,8 +437,10 @@ def _declare_energy_winner(best: Candidate, runner_up: Candidate | None) -> tupl
         return False, f"only {best.key} ran correctly: nothing to beat, no winner declared"
     lead = runner_up.energy - best.energy
     noise = max(max(c.energy_j) - min(c.energy_j) for c in (best, runner_up))
-    text = (f"lead of {lead:.3g} J per run over {runner_up.key} (noise: spread of the "
-            f"measuring windows {noise:.3g} J)")
+    text = (
+        f"lead of {lead:.3g} J per run over {runner_up.key} (noise: spread of the "
+        f"measuring windows {noise:.3g} J)"
+    )
     if lead > noise:
         return True, f"winner {best.key}: {text}"
     return False, f"no winner: {best.key} uses least energy but its {text} is within noise"
@@ -397,17 +464,24 @@ class _Search:
     once when it has several), each measurement taken from the tuning cache when it
     holds it, else made and appended there, within the budget."""
 
-    def __init__(self, runner: Runner, expected: Expected, settings: _Settings,
-                 cache: TuningCache, budget: Budget, size: Any,
-                 on_progress: Callable[[Candidate], None] | None,
-                 reopen: Callable[[], Any]) -> None:
+    def __init__(
+        self,
+        runner: Runner,
+        expected: Expected,
+        settings: _Settings,
+        cache: TuningCache,
+        budget: Budget,
+        size: Any,
+        on_progress: Callable[[Candidate], None] | None,
+        reopen: Callable[[], Any],
+    ) -> None:
         self.runner, self.expected, self.settings = runner, expected, settings
         self.cache, self.budget, self.size = cache, budget, size
         self.on_progress, self.reopen = on_progress, reopen
         self.concurrency = max(1, int(getattr(runner, "concurrency", 1)))
         self.opened: list[Any] = []
-        self.first_measured = 0      # candidates measured (now or earlier): the budget's count
-        self.spent_s = 0.0           # device seconds over the workers: the budget's time
+        self.first_measured = 0  # candidates measured (now or earlier): the budget's count
+        self.spent_s = 0.0  # device seconds over the workers: the budget's time
         self.new, self.reused = 0, 0
         self._lock = threading.Lock()
         self._runner_lock = threading.Lock()
@@ -431,9 +505,15 @@ class _Search:
                 c.order = self.first_measured
 
     # -- measuring --
-    def measure(self, candidates: Sequence[Candidate], samples: int, round_: int = 0,
-                phase: str = "search", runner: Runner | None = None,
-                budgeted: bool = True) -> list[Candidate]:
+    def measure(
+        self,
+        candidates: Sequence[Candidate],
+        samples: int,
+        round_: int = 0,
+        phase: str = "search",
+        runner: Runner | None = None,
+        budgeted: bool = True,
+    ) -> list[Candidate]:
         """Measure ``candidates`` (in order, at most ``concurrency`` at once, each new
         one only while the budget lasts when ``budgeted``); returns those that ran
         correctly, in order."""
@@ -446,8 +526,11 @@ class _Search:
                     c = self._next(todo, samples, round_, phase, budgeted, new)
                     if c is None:
                         break
-                    running[pool.submit(self._measure_one, c, samples, round_, phase,
-                                        runner or self.runner)] = c
+                    running[
+                        pool.submit(
+                            self._measure_one, c, samples, round_, phase, runner or self.runner
+                        )
+                    ] = c
                 if not running:
                     break
                 finished, _ = wait(running, return_when=FIRST_COMPLETED)
@@ -456,18 +539,34 @@ class _Search:
                     future.result()
         return [c for c in candidates if c.round == round_ and c.status == "measured"]
 
-    def _next(self, todo: Iterator[Candidate], samples: int, round_: int, phase: str,
-              budgeted: bool, new_in_flight: int) -> Candidate | None:
+    def _next(
+        self,
+        todo: Iterator[Candidate],
+        samples: int,
+        round_: int,
+        phase: str,
+        budgeted: bool,
+        new_in_flight: int,
+    ) -> Candidate | None:
         """The next candidate to measure, applying those the cache holds on the way;
         None when there is none left or the budget is spent (counting the new
         candidates being measured)."""
         for c in todo:
-            if budgeted and not c.order and (self.exhausted() or (
-                    self.budget.count is not None and
-                    self.first_measured + new_in_flight >= self.budget.count)):
+            if (
+                budgeted
+                and not c.order
+                and (
+                    self.exhausted()
+                    or (
+                        self.budget.count is not None
+                        and self.first_measured + new_in_flight >= self.budget.count
+                    )
+                )
+            ):
                 return None
-            record = self.cache.get(c.key, samples, phase, _kernel(c).semantic_hash,
-                                    self._source_hash(c))
+            record = self.cache.get(
+                c.key, samples, phase, _kernel(c).semantic_hash, self._source_hash(c)
+            )
             if record is None or (self.settings.energy_s and record.get("energy_j") is None):
                 return c
             first = not c.order
@@ -482,18 +581,30 @@ class _Search:
         if not c.source_hash:
             info = self.runner.info
             c.source_hash = candidate_source_hash(
-                _kernel(c), info.target, c.schedule, self.size,
-                info.constraints.max_workgroups_per_dimension[0])
+                _kernel(c),
+                info.target,
+                c.schedule,
+                self.size,
+                info.constraints.max_workgroups_per_dimension[0],
+            )
         return c.source_hash
 
-    def _measure_one(self, c: Candidate, samples: int, round_: int, phase: str,
-                     runner: Runner) -> None:
+    def _measure_one(
+        self, c: Candidate, samples: int, round_: int, phase: str, runner: Runner
+    ) -> None:
         settings = self.settings
         start = time.monotonic()
-        ev = evaluate_case(runner, self._expected_for(_kernel(c)), c.schedule,
-                           warmups=settings.warmups, samples=samples,
-                           tolerance=settings.tolerance, guard=settings.guard,
-                           timeout_s=settings.timeout_s, energy_s=settings.energy_s)
+        ev = evaluate_case(
+            runner,
+            self._expected_for(_kernel(c)),
+            c.schedule,
+            warmups=settings.warmups,
+            samples=samples,
+            tolerance=settings.tolerance,
+            guard=settings.guard,
+            timeout_s=settings.timeout_s,
+            energy_s=settings.energy_s,
+        )
         elapsed = time.monotonic() - start
         record = _record(c, ev, samples, phase, elapsed, self._source_hash(c))
         self._apply(c, record, round_, cached=False)
@@ -527,8 +638,7 @@ class _Search:
         expected = self.expected
         if kernel is expected.case.kernel:
             return expected
-        return dataclasses.replace(expected, case=dataclasses.replace(expected.case,
-                                                                      kernel=kernel))
+        return dataclasses.replace(expected, case=dataclasses.replace(expected.case, kernel=kernel))
 
     def _replace(self, runner: InProcessRunner) -> None:
         """A fresh context after an in-process one was lost."""
@@ -558,21 +668,30 @@ class _Search:
             ctx.close()
 
 
-def _record(c: Candidate, ev: Evaluation, samples: int, phase: str, elapsed: float,
-            source_hash: str) -> dict:
+def _record(
+    c: Candidate, ev: Evaluation, samples: int, phase: str, elapsed: float, source_hash: str
+) -> dict:
     """A measurement as the tuning cache keeps it."""
     if ev.passed:
         status, reason = "measured", ""
     else:
         status = _FAILED_STATUS.get(str(ev.verdict), "error")
         reason = ev.problems[0] if ev.problems else (ev.error or str(ev.verdict))
-    return {"candidate": c.key, "samples": samples, "phase": phase,
-            "kernel_hash": _kernel(c).semantic_hash, "source_sha256": source_hash,
-            "status": status, "verdict": str(ev.verdict), "reason": reason,
-            "samples_ns": list(ev.timing.samples_ns) if ev.timing and ev.passed else [],
-            "timing_source": ev.timing.source if ev.timing else "",
-            "energy_j": list(ev.energy_j) if getattr(ev, "energy_j", None) else None,
-            "notes": list(ev.notes), "elapsed_s": round(elapsed, 4)}
+    return {
+        "candidate": c.key,
+        "samples": samples,
+        "phase": phase,
+        "kernel_hash": _kernel(c).semantic_hash,
+        "source_sha256": source_hash,
+        "status": status,
+        "verdict": str(ev.verdict),
+        "reason": reason,
+        "samples_ns": list(ev.timing.samples_ns) if ev.timing and ev.passed else [],
+        "timing_source": ev.timing.source if ev.timing else "",
+        "energy_j": list(ev.energy_j) if getattr(ev, "energy_j", None) else None,
+        "notes": list(ev.notes),
+        "elapsed_s": round(elapsed, 4),
+    }
 
 
 # -- the search -----------------------------------------------------------------------------
@@ -584,14 +703,21 @@ def _finish(search: _Search, result: TuneResult, alive: list[Candidate]) -> None
     alive = sorted(alive, key=lambda c: _score(c, objective))
     if not alive:
         ran = [c for c in result.candidates if c.order]
-        result.conclusion = ("no candidate ran correctly: no winner" if ran else
-                             "nothing was measured: no winner")
+        result.conclusion = (
+            "no candidate ran correctly: no winner" if ran else "nothing was measured: no winner"
+        )
         return
     top = alive[:FINALISTS]
     longest = max(_timing(c).count for c in top)
     with search.one_device() as runner:
-        final = search.measure(top, longest * FINAL_SAMPLES_FACTOR, round_=top[0].round + 1,
-                               phase="final", runner=runner, budgeted=False)
+        final = search.measure(
+            top,
+            longest * FINAL_SAMPLES_FACTOR,
+            round_=top[0].round + 1,
+            phase="final",
+            runner=runner,
+            budgeted=False,
+        )
     final.sort(key=lambda c: _score(c, objective))
     for c in top:
         if c in final:
@@ -611,19 +737,22 @@ def _finish(search: _Search, result: TuneResult, alive: list[Candidate]) -> None
 def _advice(final: list[Candidate], result: TuneResult) -> str:
     """What to do when no winner stands out."""
     spread = max(c.timing.iqr / c.median for c in final if c.timing and c.median)
-    return (f"the fastest {len(final)} are within the measured noise of each other (spread "
-            f"{spread:.1%} of the median): measure longer (--samples "
-            f"{max(10, _timing(final[0]).count)}) or at a "
-            f"larger size (--size, now {result.size}), where the differences grow; or take "
-            "any of them")
+    return (
+        f"the fastest {len(final)} are within the measured noise of each other (spread "
+        f"{spread:.1%} of the median): measure longer (--samples "
+        f"{max(10, _timing(final[0]).count)}) or at a "
+        f"larger size (--size, now {result.size}), where the differences grow; or take "
+        "any of them"
+    )
 
 
 def _open_runner(target: Any) -> Runner:
     return target if isinstance(target, Runner) else as_runner(target)
 
 
-def _prepare(runner: Runner, kernel: KernelSpec, size: Any, space: Any, dry_run: bool
-             ) -> list[Candidate]:
+def _prepare(
+    runner: Runner, kernel: KernelSpec, size: Any, space: Any, dry_run: bool
+) -> list[Candidate]:
     """Check the declarations, build and prune the space; raises ``InvalidArgument``
     before anything runs when it is empty."""
     _tunables.check_tunables(kernel, size)
@@ -633,21 +762,38 @@ def _prepare(runner: Runner, kernel: KernelSpec, size: Any, space: Any, dry_run:
     _prune(runner, kernel, candidates, size)
     if not dry_run and all(c.status == "pruned" for c in candidates):
         reasons = sorted({c.reason for c in candidates})
-        raise InvalidArgument(f"kernel {kernel.id} at size {size}: every one of its "
-                              f"{len(candidates)} candidates is pruned, nothing to tune: "
-                              + "; ".join(reasons[:4]) + ("; ..." if len(reasons) > 4 else ""))
+        raise InvalidArgument(
+            f"kernel {kernel.id} at size {size}: every one of its "
+            f"{len(candidates)} candidates is pruned, nothing to tune: "
+            + "; ".join(reasons[:4])
+            + ("; ..." if len(reasons) > 4 else "")
+        )
     return candidates
 
 
-def tune(target: Any, kernel: KernelSpec, *, size: Any = None,
-         space: Iterable[Schedule] | None = None, seed: int = 0, samples: int = 5,
-         warmups: int = 1, dry_run: bool = False, tolerance: Any = None,
-         reopen: Callable[[], Any] | None = None, guard: int = DEFAULT_GUARD,
-         on_progress: Callable[[Candidate], None] | None = None,
-         timeout_s: float | None = DEFAULT_TIMEOUT_S, strategy: str = "halving",
-         budget: Any = None, search_seed: int = 0, cache: Any = None,
-         objective: str = "time", energy_s: float = 0.0,
-         on_planned: Callable[[int], None] | None = None) -> TuneResult:
+def tune(
+    target: Any,
+    kernel: KernelSpec,
+    *,
+    size: Any = None,
+    space: Iterable[Schedule] | None = None,
+    seed: int = 0,
+    samples: int = 5,
+    warmups: int = 1,
+    dry_run: bool = False,
+    tolerance: Any = None,
+    reopen: Callable[[], Any] | None = None,
+    guard: int = DEFAULT_GUARD,
+    on_progress: Callable[[Candidate], None] | None = None,
+    timeout_s: float | None = DEFAULT_TIMEOUT_S,
+    strategy: str = "halving",
+    budget: Any = None,
+    search_seed: int = 0,
+    cache: Any = None,
+    objective: str = "time",
+    energy_s: float = 0.0,
+    on_planned: Callable[[int], None] | None = None,
+) -> TuneResult:
     """Search ``kernel``'s candidates (``space``: schedules to try instead of its own
     knobs) for the fastest correct one on ``target`` (an open context, a runner, or a
     fleet's runner spread over several workers) at ``size`` (default: its largest test
@@ -675,15 +821,25 @@ def tune(target: Any, kernel: KernelSpec, *, size: Any = None,
     candidates = _prepare(runner, kernel, size, space, dry_run)
     info = runner.info
     if objective == "energy" and info.energy:
-        raise UnsupportedFeature(f"the energy objective needs energy readings, which "
-                                 f"{info.name} cannot make: {info.energy}")
+        raise UnsupportedFeature(
+            f"the energy objective needs energy readings, which "
+            f"{info.name} cannot make: {info.energy}"
+        )
     energy_note = info.energy if energy_s else ""
     energy_s = energy_s if not info.energy else 0.0
-    result = TuneResult(kernel, info.name, size, candidates, dry_run=dry_run,
-                        strategy=chosen.name, budget=budget, objective=objective,
-                        adapter=info.adapter.name,
-                        workers=list(getattr(runner, "labels", [info.name])),
-                        energy_note=energy_note)
+    result = TuneResult(
+        kernel,
+        info.name,
+        size,
+        candidates,
+        dry_run=dry_run,
+        strategy=chosen.name,
+        budget=budget,
+        objective=objective,
+        adapter=info.adapter.name,
+        workers=list(getattr(runner, "labels", [info.name])),
+        energy_note=energy_note,
+    )
     alive = [c for c in candidates if c.status == "candidate"]
     if dry_run:
         result.conclusion = f"{len(alive)} candidates would be measured"
@@ -693,13 +849,22 @@ def tune(target: Any, kernel: KernelSpec, *, size: Any = None,
     tuning_cache = TuningCache(path, key)
     result.cache_path = None if path is None else str(path)
     case = make_case(kernel, size, seed)
-    expected = expected_outputs(case, None, info.constraints if kernel.reference_reads_device
-                                else None)
+    expected = expected_outputs(
+        case, None, info.constraints if kernel.reference_reads_device else None
+    )
     if on_planned is not None:
         on_planned(min(len(alive), budget.count or len(alive)))
     settings = _Settings(warmups, tolerance, guard, timeout_s, energy_s, objective)
-    search = _Search(runner, expected, settings, tuning_cache, budget, size, on_progress,
-                     reopen or (lambda: forge.open_context(info.name)))
+    search = _Search(
+        runner,
+        expected,
+        settings,
+        tuning_cache,
+        budget,
+        size,
+        on_progress,
+        reopen or (lambda: forge.open_context(info.name)),
+    )
     try:
         survivors = chosen.search(search, alive, samples, search_seed)
         _finish(search, result, survivors)

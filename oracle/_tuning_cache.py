@@ -36,33 +36,53 @@ from forge.schedule import Schedule
 from ._certify import _library_versions, canonical_json
 from ._plan import BackendInfo
 
-__all__ = ["TuningCache", "tuning_key", "candidate_source_hash", "save_tuned", "find_tuned",
-           "TUNED_FORMAT", "CACHE_FORMAT"]
+__all__ = [
+    "TuningCache",
+    "tuning_key",
+    "candidate_source_hash",
+    "save_tuned",
+    "find_tuned",
+    "TUNED_FORMAT",
+    "CACHE_FORMAT",
+]
 
 CACHE_FORMAT = "kforge-tuning-cache/1"
 TUNED_FORMAT = "kforge-tuned/1"
 
 
-def tuning_key(info: BackendInfo, kernel: KernelSpec, size: Any, seed: int,
-               warmups: int) -> dict:
+def tuning_key(info: BackendInfo, kernel: KernelSpec, size: Any, seed: int, warmups: int) -> dict:
     """Everything a measurement of ``kernel``'s candidates depends on, but the
     candidate itself (each record carries its own hashes)."""
     adapter = info.adapter
-    return {"format": CACHE_FORMAT, "kernel": kernel.id, "semantic_hash": kernel.semantic_hash,
-            "backend": info.name, "adapter": adapter.as_dict(), "driver": adapter.driver,
-            "float_semantics": {
-                "subnormals_may_flush": info.constraints.subnormals_may_flush,
-                "nonfinite_indeterminate": info.constraints.nonfinite_indeterminate},
-            "libraries": _library_versions(), "size": str(size), "seed": seed,
-            "warmups": warmups}
+    return {
+        "format": CACHE_FORMAT,
+        "kernel": kernel.id,
+        "semantic_hash": kernel.semantic_hash,
+        "backend": info.name,
+        "adapter": adapter.as_dict(),
+        "driver": adapter.driver,
+        "float_semantics": {
+            "subnormals_may_flush": info.constraints.subnormals_may_flush,
+            "nonfinite_indeterminate": info.constraints.nonfinite_indeterminate,
+        },
+        "libraries": _library_versions(),
+        "size": str(size),
+        "seed": seed,
+        "warmups": warmups,
+    }
 
 
 def _digest(data: Any) -> str:
     return hashlib.sha256(canonical_json(data).encode()).hexdigest()
 
 
-def candidate_source_hash(kernel: KernelSpec, target: str | None, schedule: Schedule,
-                          size: Any, max_per_dimension: int = 65535) -> str:
+def candidate_source_hash(
+    kernel: KernelSpec,
+    target: str | None,
+    schedule: Schedule,
+    size: Any,
+    max_per_dimension: int = 65535,
+) -> str:
     """sha256 of what a backend of ``target`` compiles and launches for this candidate:
     the source text, the compile options, override values and launch geometry (for a
     host backend, the kernel's meaning)."""
@@ -70,9 +90,22 @@ def candidate_source_hash(kernel: KernelSpec, target: str | None, schedule: Sche
         return _digest([kernel.semantic_hash, str(schedule)])
     source = kernel.source(target, schedule, size)
     steps = kernel.steps(target, schedule, size, max_per_dimension, source)
-    return _digest([source, list(kernel.compile_options(target)),
-                    [[s.entry_point, list(s.workgroups), list(s.block), s.shared_bytes,
-                      [list(o) for o in s.overrides]] for s in steps]])
+    return _digest(
+        [
+            source,
+            list(kernel.compile_options(target)),
+            [
+                [
+                    s.entry_point,
+                    list(s.workgroups),
+                    list(s.block),
+                    s.shared_bytes,
+                    [list(o) for o in s.overrides],
+                ]
+                for s in steps
+            ],
+        ]
+    )
 
 
 class TuningCache:
@@ -115,12 +148,16 @@ class TuningCache:
     def __len__(self) -> int:
         return len(self._records)
 
-    def get(self, candidate: str, samples: int, phase: str, kernel_hash: str,
-            source_hash: str) -> dict | None:
+    def get(
+        self, candidate: str, samples: int, phase: str, kernel_hash: str, source_hash: str
+    ) -> dict | None:
         """The stored measurement, when it was made of exactly this candidate."""
         record = self._records.get((candidate, samples, phase))
-        if record is None or record["kernel_hash"] != kernel_hash or \
-                record["source_sha256"] != source_hash:
+        if (
+            record is None
+            or record["kernel_hash"] != kernel_hash
+            or record["source_sha256"] != source_hash
+        ):
             return None
         return record
 
@@ -168,37 +205,63 @@ def _read_tuned(path: Path) -> dict:
     return data.get("entries", {}) if isinstance(data.get("entries"), dict) else {}
 
 
-def save_tuned(info: BackendInfo, kernel: KernelSpec, schedule: Schedule,
-               values: Mapping[str, Any], summary: Mapping[str, Any],
-               root: str | os.PathLike | None = None) -> Path:
+def save_tuned(
+    info: BackendInfo,
+    kernel: KernelSpec,
+    schedule: Schedule,
+    values: Mapping[str, Any],
+    summary: Mapping[str, Any],
+    root: str | os.PathLike | None = None,
+) -> Path:
     """Store ``schedule`` and parameter ``values`` as ``kernel``'s tuned schedule on
     ``info``'s backend and adapter; returns the file."""
     path = _tuned_path(kernel, root)
     entries = _read_tuned(path)
     entries[_adapter_key(info)] = {
-        "semantic_hash": kernel.semantic_hash, "schedule": str(schedule),
-        "tunables": dict(values), "backend": info.name, "adapter": info.adapter.name,
+        "semantic_hash": kernel.semantic_hash,
+        "schedule": str(schedule),
+        "tunables": dict(values),
+        "backend": info.name,
+        "adapter": info.adapter.name,
         "saved": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        **dict(summary)}
+        **dict(summary),
+    }
     try:
-        write_atomically(path, json.dumps({"format": TUNED_FORMAT, "kernel": kernel.id,
-                                           "entries": entries}, indent=2, sort_keys=True) + "\n")
+        write_atomically(
+            path,
+            json.dumps(
+                {"format": TUNED_FORMAT, "kernel": kernel.id, "entries": entries},
+                indent=2,
+                sort_keys=True,
+            )
+            + "\n",
+        )
     except OSError as exc:
         raise ForgeError(f"cannot write the tuned schedule {path}: {exc}") from exc
     return path
 
 
-def find_tuned(info: BackendInfo, kernel: KernelSpec, root: str | os.PathLike | None = None
-               ) -> tuple[KernelSpec, Schedule, str] | tuple[None, None, str]:
+def find_tuned(
+    info: BackendInfo, kernel: KernelSpec, root: str | os.PathLike | None = None
+) -> tuple[KernelSpec, Schedule, str] | tuple[None, None, str]:
     """``(kernel with the saved values, saved schedule, how it was found)`` for this
     backend and adapter, or ``(None, None, why not)``."""
     entry = _read_tuned(_tuned_path(kernel, root)).get(_adapter_key(info))
     if entry is None:
-        return None, None, f"no tuned schedule saved for {kernel.id} on {info.name} " \
-                           f"({info.adapter.name})"
+        return (
+            None,
+            None,
+            f"no tuned schedule saved for {kernel.id} on {info.name} ({info.adapter.name})",
+        )
     if entry.get("semantic_hash") != kernel.semantic_hash:
-        return None, None, (f"the tuned schedule saved for {kernel.id} on {info.name} was "
-                            "tuned for another version of the kernel; tune it again")
+        return (
+            None,
+            None,
+            (
+                f"the tuned schedule saved for {kernel.id} on {info.name} was "
+                "tuned for another version of the kernel; tune it again"
+            ),
+        )
     try:
         tuned = kernel.with_tunables(entry.get("tunables") or {})
         schedule = Schedule.parse(entry["schedule"])

@@ -38,9 +38,9 @@ __all__ = ["WorkerRunner", "CRASHED", "worker_command"]
 
 #: ``ErrorInfo.type`` of an evaluation whose worker process died.
 CRASHED = "WorkerCrashed"
-_START_TIMEOUT = 120.0     # seconds a worker may take to import and open its context
-_DEADLINE_WAITS = 3        # a plan's bounded waits: the judged run, the samples, the rerun
-_DEADLINE_MARGIN = 20.0    # beyond them: uploads, compiles, reads
+_START_TIMEOUT = 120.0  # seconds a worker may take to import and open its context
+_DEADLINE_WAITS = 3  # a plan's bounded waits: the judged run, the samples, the rerun
+_DEADLINE_MARGIN = 20.0  # beyond them: uploads, compiles, reads
 
 
 def worker_command() -> list[str]:
@@ -73,8 +73,12 @@ class _Worker:
         try:
             self.process = subprocess.Popen(
                 [*prefix, *worker_command(), str(to_worker_r), str(from_worker_w)],
-                pass_fds=(to_worker_r, from_worker_w), stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL, stderr=self.stderr, env=env)
+                pass_fds=(to_worker_r, from_worker_w),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=self.stderr,
+                env=env,
+            )
         finally:
             os.close(to_worker_r)
             os.close(from_worker_w)
@@ -125,13 +129,19 @@ class WorkerRunner(Runner):
 
     isolated = True
 
-    def __init__(self, name: str, options: Mapping[str, Any] | None = None,
-                 timeout_s: float | None = None, prefix: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        name: str,
+        options: Mapping[str, Any] | None = None,
+        timeout_s: float | None = None,
+        prefix: Sequence[str] = (),
+    ) -> None:
         self.name, self.options, self.timeout_s = name, dict(options or {}), timeout_s
         self.fixed_options = dict(self.options)  # what the caller chose (growth leaves them)
         self.prefix = list(prefix)
-        self._log = tempfile.NamedTemporaryFile(prefix=f"kforge-{name}-worker-", suffix=".log",
-                                                delete=False)
+        self._log = tempfile.NamedTemporaryFile(
+            prefix=f"kforge-{name}-worker-", suffix=".log", delete=False
+        )
         self._log.close()
         self._worker: _Worker | None = None
         self._info: BackendInfo | None = None
@@ -175,8 +185,9 @@ class WorkerRunner(Runner):
         except (EOFError, OSError, TimeoutError):
             why = worker.died()
             worker.stop()
-            raise GpuUnavailable(f"the {self.name} worker process did not start ({why}): "
-                                 f"{self._stderr_tail()}") from None
+            raise GpuUnavailable(
+                f"the {self.name} worker process did not start ({why}): {self._stderr_tail()}"
+            ) from None
         if answer[0] != "ready":
             worker.stop()
             raise answer[1].as_exception()
@@ -204,33 +215,55 @@ class WorkerRunner(Runner):
                 self._ready()
                 self.restarts += replacing
             except ForgeError as exc:
-                return Outcome(error=ErrorInfo(type(exc).__name__, f"the {self.name} worker "
-                                               f"could not be replaced: {exc}", lost=True))
+                return Outcome(
+                    error=ErrorInfo(
+                        type(exc).__name__,
+                        f"the {self.name} worker could not be replaced: {exc}",
+                        lost=True,
+                    )
+                )
         worker = self._worker
         assert worker is not None
         try:
             message = pickle.dumps(("run", plan))
         except (pickle.PicklingError, AttributeError, TypeError) as exc:
-            return Outcome(error=ErrorInfo("InvalidArgument", f"kernel {plan.kernel.id} cannot be "
-                                           f"sent to a worker process ({exc}): the {self.name} "
-                                           "backend runs its numpy meaning there, so its "
-                                           "functions must be importable module-level ones; or "
-                                           "run in this process (isolate=False, --no-isolate)"))
+            return Outcome(
+                error=ErrorInfo(
+                    "InvalidArgument",
+                    f"kernel {plan.kernel.id} cannot be "
+                    f"sent to a worker process ({exc}): the {self.name} "
+                    "backend runs its numpy meaning there, so its "
+                    "functions must be importable module-level ones; or "
+                    "run in this process (isolate=False, --no-isolate)",
+                )
+            )
         try:
             answer = worker.request_bytes(message, self._deadline(plan))
         except TimeoutError:
             self._replace()
-            return Outcome(error=ErrorInfo("KernelTimeout", f"the {self.name} worker did not "
-                                           f"answer within {self._deadline(plan):g} s; it was "
-                                           "killed (and the device work with it)",
-                                           lost=True, timeout=True))
+            return Outcome(
+                error=ErrorInfo(
+                    "KernelTimeout",
+                    f"the {self.name} worker did not "
+                    f"answer within {self._deadline(plan):g} s; it was "
+                    "killed (and the device work with it)",
+                    lost=True,
+                    timeout=True,
+                )
+            )
         except EOFError:
             why = worker.died()
             tail = self._stderr_tail()
             self._replace()
-            return Outcome(error=ErrorInfo(CRASHED, f"the {self.name} worker process died "
-                                           f"({why}) running {plan.kernel.id}; its last output: "
-                                           f"{tail}", lost=True))
+            return Outcome(
+                error=ErrorInfo(
+                    CRASHED,
+                    f"the {self.name} worker process died "
+                    f"({why}) running {plan.kernel.id}; its last output: "
+                    f"{tail}",
+                    lost=True,
+                )
+            )
         outcome: Outcome = answer[1]
         if outcome.error is not None and outcome.error.lost:
             self._replace()  # a lost device, or a timeout with work still running

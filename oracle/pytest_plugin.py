@@ -34,18 +34,32 @@ from ._evaluate import DEFAULT_TIMEOUT_S, evaluate
 from ._results import Verdict
 from ._runners import Session
 
-__all__ = ["pytest_addoption", "pytest_generate_tests", "forge_context", "forge_oracle",
-           "forge_session", "require_available", "assert_kernel_matches"]
+__all__ = [
+    "pytest_addoption",
+    "pytest_generate_tests",
+    "forge_context",
+    "forge_oracle",
+    "forge_session",
+    "require_available",
+    "assert_kernel_matches",
+]
 
 
 def pytest_addoption(parser) -> None:
     group = parser.getgroup("kernel-forge")
-    group.addoption("--require-backend", action="append", default=[], metavar="NAME",
-                    help="fail, rather than skip, tests of backend NAME when it is not "
-                         "available (repeatable)")
-    group.addoption("--forge-no-isolate", action="store_true", default=False,
-                    help="run forge_oracle's device backends in the test process instead of "
-                         "worker processes")
+    group.addoption(
+        "--require-backend",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="fail, rather than skip, tests of backend NAME when it is not available (repeatable)",
+    )
+    group.addoption(
+        "--forge-no-isolate",
+        action="store_true",
+        default=False,
+        help="run forge_oracle's device backends in the test process instead of worker processes",
+    )
 
 
 def pytest_generate_tests(metafunc) -> None:
@@ -65,9 +79,13 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
     longrepr = report.longrepr
-    if (report.skipped and isinstance(longrepr, tuple) and len(longrepr) == 3
-            and str(longrepr[2]).startswith("Skipped: backend '")
-            and "' unavailable: " in str(longrepr[2])):
+    if (
+        report.skipped
+        and isinstance(longrepr, tuple)
+        and len(longrepr) == 3
+        and str(longrepr[2]).startswith("Skipped: backend '")
+        and "' unavailable: " in str(longrepr[2])
+    ):
         report.longrepr = (__file__, require_available.__code__.co_firstlineno, longrepr[2])
 
 
@@ -76,8 +94,10 @@ def require_available(config, name: str) -> None:
     required = config.getoption("--require-backend")
     unknown = set(required) - set(registry.backend_names())
     if unknown:
-        pytest.fail(f"--require-backend names unknown backends {sorted(unknown)}; "
-                    f"known: {registry.backend_names()}")
+        pytest.fail(
+            f"--require-backend names unknown backends {sorted(unknown)}; "
+            f"known: {registry.backend_names()}"
+        )
     ok, reason = registry.available_backends()[name]
     if ok:
         return

@@ -30,10 +30,19 @@ def _double(x: np.ndarray, y: np.ndarray, p: np.void) -> None:
 
 
 DOUBLE_WRONG = KernelSpec(
-    id="double_wrong", entry_point="double_wrong",
-    buffers=(BufferSpec(0, "f32", Access.READ, name="x"),
-             BufferSpec(1, "f32", Access.READ_WRITE, name="y"),
-             BufferSpec.uniform(2, (("n", "u32"),))),
-    sources={"wgsl": _WGSL}, reference=_double, params=lambda size: {"n": size},
-    domain={"x": (-1.0, 1.0)}, nonfinite_inputs=False, test_sizes=(1000,),
-    bytes_moved="8*n", flops="n")
+    id="double_wrong",
+    entry_point="double_wrong",
+    buffers=(
+        BufferSpec(0, "f32", Access.READ, name="x"),
+        BufferSpec(1, "f32", Access.READ_WRITE, name="y"),
+        BufferSpec.uniform(2, (("n", "u32"),)),
+    ),
+    sources={"wgsl": _WGSL},
+    reference=_double,
+    params=lambda size: {"n": size},
+    domain={"x": (-1.0, 1.0)},
+    nonfinite_inputs=False,
+    test_sizes=(1000,),
+    bytes_moved="8*n",
+    flops="n",
+)

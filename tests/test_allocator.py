@@ -74,6 +74,7 @@ def test_views_of_another_allocator_or_forged_views_are_refused():
     with pytest.raises(AllocationError, match="not allocated by this context"):
         b.check_live(view)
     from dataclasses import replace
+
     with pytest.raises(AllocationError, match="does not match"):
         a.check_live(replace(view, length_bytes=128))
 
@@ -97,8 +98,11 @@ def test_a_view_undone_by_restore_checkpoint_stays_dead_when_its_position_is_reu
     stale = alloc.allocate_transient(100, 0)
     alloc.restore_checkpoint(mark)
     live = alloc.allocate_transient(100, 0)
-    assert (live.offset, live.position, live.length_bytes) == \
-        (stale.offset, stale.position, stale.length_bytes)
+    assert (live.offset, live.position, live.length_bytes) == (
+        stale.offset,
+        stale.position,
+        stale.length_bytes,
+    )
     assert live.generation != stale.generation
     alloc.check_live(live)
     with pytest.raises(AllocationError, match="no longer live"):
@@ -145,9 +149,15 @@ def test_bindings_and_groups_must_be_ints(binding, group):
     assert alloc.write_checkpoint() == 0
 
 
-@pytest.mark.parametrize("capacity, alignment, message", [
-    (1.5e6, 256, "capacity_bytes must be an int"), (0, 256, "capacity_bytes must be >= 1"),
-    (4096, 24, "power of two"), (4096, 256.0, "alignment must be an int")])
+@pytest.mark.parametrize(
+    "capacity, alignment, message",
+    [
+        (1.5e6, 256, "capacity_bytes must be an int"),
+        (0, 256, "capacity_bytes must be >= 1"),
+        (4096, 24, "power of two"),
+        (4096, 256.0, "alignment must be an int"),
+    ],
+)
 def test_malformed_allocator_settings_are_refused(capacity, alignment, message):
     with pytest.raises(InvalidArgument, match=message):
         SlabAllocator(capacity, alignment)
@@ -204,6 +214,7 @@ def test_split_topology_routes_usages_to_their_slabs():
 
 def test_topology_must_back_every_usage_once():
     from forge import SlabLayout
+
     with pytest.raises(ValueError, match="no slab backs"):
         MemoryTopology((SlabLayout("only", frozenset({BindingUsage.UNIFORM})),))
 

@@ -53,12 +53,19 @@ def test_ratio_is_ours_over_baseline_and_none_without_both():
     assert ratio(1.0, 0.0) is None
 
 
-@pytest.mark.parametrize("goal, value, met", [
-    (Goal(">=", 0.92), 0.92, True), (Goal(">=", 0.92), 0.919, False),
-    (Goal("<=", 1.2), 1.2, True), (Goal("<=", 1.2), 1.21, False),
-    (Goal("==", 0, on="ours"), 0, True), (Goal("==", 0, on="ours"), 1, False),
-    (Goal(">=", 0.8), None, None), (Goal(">=", 0.8), float("nan"), None),
-])
+@pytest.mark.parametrize(
+    "goal, value, met",
+    [
+        (Goal(">=", 0.92), 0.92, True),
+        (Goal(">=", 0.92), 0.919, False),
+        (Goal("<=", 1.2), 1.2, True),
+        (Goal("<=", 1.2), 1.21, False),
+        (Goal("==", 0, on="ours"), 0, True),
+        (Goal("==", 0, on="ours"), 1, False),
+        (Goal(">=", 0.8), None, None),
+        (Goal(">=", 0.8), float("nan"), None),
+    ],
+)
 def test_a_goal_judges_its_value(goal, value, met):
     assert goal.met(value) is met
 
@@ -103,9 +110,9 @@ def test_bandwidth_and_flop_rates():
 
 def test_memory_bound_bytes_count_each_buffer_once_and_inout_twice():
     n = 1 << 20
-    assert memory_bound_bytes(forge.get_kernel("affine"), n) == 8 * n   # x read, y written
-    assert memory_bound_bytes(forge.get_kernel("add"), n) == 12 * n     # x, y read, z written
-    assert memory_bound_bytes(forge.get_kernel("axpy"), n) == 12 * n    # y read and written
+    assert memory_bound_bytes(forge.get_kernel("affine"), n) == 8 * n  # x read, y written
+    assert memory_bound_bytes(forge.get_kernel("add"), n) == 12 * n  # x, y read, z written
+    assert memory_bound_bytes(forge.get_kernel("axpy"), n) == 12 * n  # y read and written
     size = 64
     assert memory_bound_bytes(forge.get_kernel("gemm"), size) == 4 * size * size * 4
 
@@ -125,11 +132,21 @@ def test_values_are_formatted_to_three_significant_digits():
 
 
 def _rows():
-    return [Row("P1", "affine", "copy", 4000.0, 3800.0, "GB/s", Goal(">=", 0.92),
-                notes="best of 22 | grid " + "x" * 200),
-            Row("P5", "graph", "raw", 0.8, 1.04, "us", Goal("<=", 1.0, on="ours")),
-            Row("P3", "torch", "copy", 4000.0, 2600.0, "GB/s"),
-            Row("P4", "gemm", error="GpuUnavailable: none")]
+    return [
+        Row(
+            "P1",
+            "affine",
+            "copy",
+            4000.0,
+            3800.0,
+            "GB/s",
+            Goal(">=", 0.92),
+            notes="best of 22 | grid " + "x" * 200,
+        ),
+        Row("P5", "graph", "raw", 0.8, 1.04, "us", Goal("<=", 1.0, on="ours")),
+        Row("P3", "torch", "copy", 4000.0, 2600.0, "GB/s"),
+        Row("P4", "gemm", error="GpuUnavailable: none"),
+    ]
 
 
 def test_the_text_table_aligns_columns_and_cuts_long_notes():
@@ -163,8 +180,12 @@ def test_the_json_keeps_every_figure_and_the_verdicts():
 
 
 def test_a_benchmarks_section_holds_the_run_facts_table_and_raw_json():
-    meta = {"date": "2026-12-01 10:00 UTC", "cuda_device": {"name": "NVIDIA H200"},
-            "versions": {"numpy": "2.5"}, "seconds": 200.0}
+    meta = {
+        "date": "2026-12-01 10:00 UTC",
+        "cuda_device": {"name": "NVIDIA H200"},
+        "versions": {"numpy": "2.5"},
+        "seconds": 200.0,
+    }
     text = markdown_section(meta, _rows())
     assert text.startswith("## 2026-12-01 10:00 UTC: NVIDIA H200")
     assert "numpy 2.5" in text and markdown_table(_rows()) in text
@@ -175,8 +196,22 @@ def test_a_benchmarks_section_holds_the_run_facts_table_and_raw_json():
 # -- selection and sizes -----------------------------------------------------------------
 def test_only_selects_targets_in_run_order_in_any_case():
     assert select("p3, P1") == ["P1", "P3"]
-    assert select(None) == ["P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P11",
-                            "P12", "P13", "P14", "B1"]
+    assert select(None) == [
+        "P1",
+        "P2",
+        "P3",
+        "P4",
+        "P5",
+        "P6",
+        "P7",
+        "P8",
+        "P9",
+        "P11",
+        "P12",
+        "P13",
+        "P14",
+        "B1",
+    ]
     assert select("b1") == ["B1"]
     with pytest.raises(ValueError, match="P10"):
         select("P1,P10")
@@ -195,10 +230,10 @@ def test_map_schedules_add_grid_stride_variants_sized_to_the_device():
     affine = forge.get_kernel("affine")
     assert map_schedules(affine, None) == list(affine.schedules)
     tried = map_schedules(affine, 132)
-    assert tried[:len(affine.schedules)] == list(affine.schedules)
+    assert tried[: len(affine.schedules)] == list(affine.schedules)
     grids = {s.max_workgroups for s in tried if s.workgroup_size[0] == 256 and s.max_workgroups}
     assert {132 * 8, 132 * 16, 132 * 32} <= grids
-    assert all(s.vector_width == 4 for s in tried[len(affine.schedules):])
+    assert all(s.vector_width == 4 for s in tried[len(affine.schedules) :])
     assert len(tried) == len(set(tried))
 
 
@@ -206,14 +241,19 @@ def test_rows_schedules_on_cuda_hold_a_whole_row_in_registers():
     softmax = forge.get_kernel("softmax")
     tried = rows_schedules(softmax, 32768, cuda=True)
     assert Schedule((1024, 1), items_per_invocation=8, vector_width=4) in tried
-    assert any(s.invocations * s.items_per_invocation * s.vector_width == 32768
-               and s.invocations == 256 for s in tried)
+    assert any(
+        s.invocations * s.items_per_invocation * s.vector_width == 32768 and s.invocations == 256
+        for s in tried
+    )
     assert rows_schedules(softmax, 32768, cuda=False) == list(softmax.schedules)
 
 
 def test_best_picks_the_highest_figure_and_says_when_none_ran():
-    tried = [{"schedule": "a", "figure": 1.0}, {"schedule": "b", "error": "refused"},
-             {"schedule": "c", "figure": 3.0}]
+    tried = [
+        {"schedule": "a", "figure": 1.0},
+        {"schedule": "b", "error": "refused"},
+        {"schedule": "c", "figure": 3.0},
+    ]
     assert best(tried)["schedule"] == "c"
     with pytest.raises(LookupError, match="refused"):
         best([{"schedule": "b", "error": "refused"}])
@@ -269,5 +309,11 @@ def test_the_gemm_error_separates_float32_from_tf32():
 
 def test_a_row_says_what_it_timed_for_the_roofline_of_kforge_report():
     work = roofline_work(forge.get_kernel("gemm"), 64, "cuda", 2e-3)
-    assert work == {"kernel": "gemm", "backend": "cuda", "size": "64", "median_ns": 2e6,
-                    "bytes_moved": 4 * (3 * 64 * 64 + 64 * 64), "flops": 2 * 64 ** 3}
+    assert work == {
+        "kernel": "gemm",
+        "backend": "cuda",
+        "size": "64",
+        "median_ns": 2e6,
+        "bytes_moved": 4 * (3 * 64 * 64 + 64 * 64),
+        "flops": 2 * 64**3,
+    }

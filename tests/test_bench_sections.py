@@ -19,8 +19,17 @@ from bench._env import Bench, Sizes
 from oracle.pytest_plugin import require_available
 from tests.test_cuda_fake_driver import OK, device_array, fake_driver, ptr  # noqa: F401
 
-TINY = Sizes(buffer_bytes=1 << 20, rows=8, cols=2048, gemm=64, transfer_bytes=8 << 20,
-             launch_samples=20, warmups=1, samples=2, rounds=1)
+TINY = Sizes(
+    buffer_bytes=1 << 20,
+    rows=8,
+    cols=2048,
+    gemm=64,
+    transfer_bytes=8 << 20,
+    launch_samples=20,
+    warmups=1,
+    samples=2,
+    rounds=1,
+)
 
 
 def _model(kernel):
@@ -32,9 +41,12 @@ def _model(kernel):
     def run(args, grid, block):
         uniform = np.frombuffer(args[-1].ljust(record.itemsize, b"\0"), record, 1)[0]
         dims = {name: int(uniform[name]) for name in body.dim_names}
-        arrays = [device_array(ptr(arg), decl.count(dims), forge.scalar_type(decl.dtype).numpy)
-                  for arg, decl in zip(args, body.buffers())]
+        arrays = [
+            device_array(ptr(arg), decl.count(dims), forge.scalar_type(decl.dtype).numpy)
+            for arg, decl in zip(args, body.buffers())
+        ]
         kernel.run_reference(arrays + [uniform])
+
     return run, (8,) * len(body.buffers()) + (record.itemsize,)
 
 
@@ -47,6 +59,7 @@ def _simulate(fake, *names):
         ctypes.memmove(int(dst), int(src), size)
         fake.clock_ns += 1 + size // 1000
         return (OK,)
+
     fake.cuMemcpyDtoDAsync = copy_device_to_device
 
 
@@ -166,11 +179,15 @@ def test_p14_compares_each_backend_s_check_with_the_reference_and_with_in_proces
     section runs kforge check eight times per backend on the GPU machine)."""
     import bench._main_job as main_job
 
-    times = {("--backend", "reference"): 2.0, ("--backend", "wgpu"): 2.2,
-             ("--backend", "wgpu", "--no-isolate"): 2.1}
+    times = {
+        ("--backend", "reference"): 2.0,
+        ("--backend", "wgpu"): 2.2,
+        ("--backend", "wgpu", "--no-isolate"): 2.1,
+    }
     monkeypatch.setattr(main_job, "_seconds", lambda *argv: (times[argv], 0))
-    monkeypatch.setattr(main_job.forge, "available_backends",
-                        lambda: {"wgpu": (True, ""), "cuda": (False, "none")})
+    monkeypatch.setattr(
+        main_job.forge, "available_backends", lambda: {"wgpu": (True, ""), "cuda": (False, "none")}
+    )
     rows = main_job.p14(None)
     check, isolation = rows
     assert (check.target, check.ratio, check.met) == ("P14", 1.1, True)
@@ -193,8 +210,7 @@ def test_b1_measures_the_browser_beside_wgpu(request):
     assert rows[0].raw["first_ms"] > 0
 
 
-def test_p9_and_p11_sweep_and_check_ours_then_need_torch_for_their_peers(
-        fake_driver, monkeypatch):  # noqa: F811
+def test_p9_and_p11_sweep_and_check_ours_then_need_torch_for_their_peers(fake_driver, monkeypatch):  # noqa: F811
     """With no GPU (the simulated driver runs each kernel's numpy meaning), P9 and P11
     get as far as their peers: the tensor-core schedules and row schedules are swept,
     the outputs read back in their own dtype, then torch is missing, and each row says
@@ -205,8 +221,17 @@ def test_p9_and_p11_sweep_and_check_ours_then_need_torch_for_their_peers(
     monkeypatch.setitem(sys.modules, "torch", None)
     monkeypatch.setitem(sys.modules, "triton", None)
 
-    _simulate(fake_driver, "gemm_f16", "gemm_bf16", "softmax", "rmsnorm", "layernorm", "gelu",
-              "softmax_bf16", "rmsnorm_bf16")
+    _simulate(
+        fake_driver,
+        "gemm_f16",
+        "gemm_bf16",
+        "softmax",
+        "rmsnorm",
+        "layernorm",
+        "gelu",
+        "softmax_bf16",
+        "rmsnorm_bf16",
+    )
     env = Bench(TINY, log=io.StringIO())
     try:
         rows = p9(env) + p11(env)

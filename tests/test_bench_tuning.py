@@ -25,8 +25,9 @@ def test_a_search_is_scored_on_the_exhaustive_medians(tmp_path):
     full = oracle.tune(_Synthetic(), PARAMS, strategy="exhaustive", samples=2, cache=cache)
     table = {c.key: _landscape(c.schedule, c.values) for c in full.history()}
     best = min(table.values())
-    search = oracle.tune(_Synthetic(), PARAMS, strategy="random", budget=10, samples=2,
-                         cache=cache, search_seed=3)
+    search = oracle.tune(
+        _Synthetic(), PARAMS, strategy="random", budget=10, samples=2, cache=cache, search_seed=3
+    )
     ratio, first = _reached(search, table, best)
     found = min(table[c.key] for c in search.history())
     assert ratio == pytest.approx(found / best)
@@ -42,5 +43,6 @@ def test_the_exhaustive_table_is_a_kernel_tuner_cache(tmp_path):
     assert len(data["cache"]) == 45
     entry = data["cache"]["(128, 1, 1),4,2"]
     assert entry["time"] == pytest.approx(
-        _landscape(Schedule(128), {"UNROLL": 4, "SPLIT": 2}) / 1e6, rel=0.01)  # milliseconds
+        _landscape(Schedule(128), {"UNROLL": 4, "SPLIT": 2}) / 1e6, rel=0.01
+    )  # milliseconds
     assert {"UNROLL", "SPLIT", "wg", "times", "compile_time"} <= set(entry)

@@ -29,10 +29,10 @@ NUMPY = {"bf16": BF16, "f16": np.dtype(np.float16), "f32": np.dtype(np.float32)}
 
 
 def test_bf16_arithmetic_rounds_each_operation_to_8_significant_bits():
-    one_and_a_bit = _evaluate(x + ir.const(2.0 ** -8, "bf16"), [1.0])
+    one_and_a_bit = _evaluate(x + ir.const(2.0**-8, "bf16"), [1.0])
     assert one_and_a_bit.dtype == BF16 and float(one_and_a_bit[0]) == 1.0  # a tie: to even
     # 3 * (1 + 2^-7) = 3.0234375 needs 9 bits: halfway between 3.015625 and 3.03125
-    assert float(_evaluate(x * 3.0, [1.0 + 2.0 ** -7])[0]) == 3.03125
+    assert float(_evaluate(x * 3.0, [1.0 + 2.0**-7])[0]) == 3.03125
     # the range is float32's: 1e30 squared overflows f16 long before, not bf16
     assert np.isfinite(_evaluate(x * x, [1e18]).astype(np.float32)).all()
 
@@ -46,7 +46,7 @@ def test_bf16_functions_round_the_float64_result_once():
 
 def test_bf16_to_integer_casts_truncate_and_saturate():
     values = np.array([2.75, -2.75, 3e38, -3e38, np.nan], BF16)
-    assert _evaluate(ir.cast(x, "i32"), values).tolist() == [2, -2, 2**31 - 1, -2**31, 0]
+    assert _evaluate(ir.cast(x, "i32"), values).tolist() == [2, -2, 2**31 - 1, -(2**31), 0]
 
 
 def test_a_bf16_kernel_needs_bf16_and_declares_bf16_buffers():
@@ -58,8 +58,9 @@ def test_a_bf16_kernel_needs_bf16_and_declares_bf16_buffers():
 
 def test_wgsl_refuses_bf16_saying_why():
     kernel = ir.kernel("neg_bf16", ir.map(y=-x))
-    with pytest.raises(UnsupportedFeature,
-                       match="bf16 is unsupported, because WGSL has no bfloat16 type"):
+    with pytest.raises(
+        UnsupportedFeature, match="bf16 is unsupported, because WGSL has no bfloat16 type"
+    ):
         kernel.source("wgsl", Schedule(64))
 
 
@@ -73,22 +74,37 @@ def test_bf16_on_wgpu_is_an_unsupported_verdict_with_the_reason(request):
 
 
 def test_bf16_kernels_pass_on_the_reference_backend():
-    kernel = ir.kernel("softmax_bf16_t", ir.rows(
-        y=ir.exp(x - ir.row_max(x)) / ir.row_sum(ir.exp(x - ir.row_max(x)))),
-        nonfinite_inputs=False)
+    kernel = ir.kernel(
+        "softmax_bf16_t",
+        ir.rows(y=ir.exp(x - ir.row_max(x)) / ir.row_sum(ir.exp(x - ir.row_max(x)))),
+        nonfinite_inputs=False,
+    )
     with forge.open_context("reference") as ctx:
         ev = oracle.evaluate(ctx, kernel, size=100, samples=1)
     assert ev.passed, ev.report()
 
 
-@pytest.mark.parametrize("expr", [
-    pytest.param(lambda v: ir.exp(v) * v + ir.sqrt(ir.abs(v)) - ir.tanh(v) / ir.sigmoid(v)
-                 + ir.erf(v) + ir.max(v, ir.const(float("inf"), v.dtype))
-                 + ir.cast(ir.cast(v, "i32"), v.dtype) + ir.select(v < 0.0, -v, v),
-                 id="functions"),
-    pytest.param(lambda v: ir.cast(ir.cast(v, "f32"), v.dtype) + ir.cast(ir.cast(v, "f64"),
-                                                                         v.dtype), id="casts"),
-])
+@pytest.mark.parametrize(
+    "expr",
+    [
+        pytest.param(
+            lambda v: (
+                ir.exp(v) * v
+                + ir.sqrt(ir.abs(v))
+                - ir.tanh(v) / ir.sigmoid(v)
+                + ir.erf(v)
+                + ir.max(v, ir.const(float("inf"), v.dtype))
+                + ir.cast(ir.cast(v, "i32"), v.dtype)
+                + ir.select(v < 0.0, -v, v)
+            ),
+            id="functions",
+        ),
+        pytest.param(
+            lambda v: ir.cast(ir.cast(v, "f32"), v.dtype) + ir.cast(ir.cast(v, "f64"), v.dtype),
+            id="casts",
+        ),
+    ],
+)
 @pytest.mark.parametrize("value", [x, h], ids=["bf16", "f16"])
 def test_half_kernels_compile_to_cuda_with_the_headers_arithmetic(expr, value):
     from backends.cuda import compile_cuda
@@ -142,30 +158,35 @@ def test_the_default_bf16_tolerance_is_a_few_of_its_roundings():
 
 def test_a_mixed_precision_matmul_declares_narrow_inputs_and_an_f32_accumulation():
     body = ir.matmul("f32", input_dtype="bf16")
-    assert [(b.name, b.dtype) for b in body.buffers()] == [("a", "bf16"), ("b", "bf16"),
-                                                           ("c", "f32")]
+    assert [(b.name, b.dtype) for b in body.buffers()] == [
+        ("a", "bf16"),
+        ("b", "bf16"),
+        ("c", "f32"),
+    ]
     assert body.params() == [("alpha", "f32"), ("beta", "f32")]
     assert "bf16 a and b, f32 accumulation and c" in body.summary()[0]
     assert body.describe()["input_dtype"] == "bf16"
     assert "input_dtype" not in ir.matmul("f32").describe()  # f32 GEMM's hash unchanged
 
 
-@pytest.mark.parametrize("dtype, inputs", [("f64", "f16"), ("f32", "f64"), ("f16", None),
-                                           ("bf16", None)])
+@pytest.mark.parametrize(
+    "dtype, inputs", [("f64", "f16"), ("f32", "f64"), ("f16", None), ("bf16", None)]
+)
 def test_a_matmul_accumulates_in_f32_or_f64_and_narrows_only_into_f32(dtype, inputs):
     with pytest.raises(ir.IRTypeError, match="matmul"):
         ir.matmul(dtype, input_dtype=inputs)
 
 
 def test_the_mixed_gemm_evaluates_exact_products_summed_once():
-    kernel = ir.kernel("g", ir.matmul("f32", input_dtype="f16"),
-                       defaults={"alpha": 1.0, "beta": 0.0})
-    a = np.array([1.0, 2.0 ** -11, 2.0 ** -11, 1.0], np.float16)  # 2x2, k = 2
+    kernel = ir.kernel(
+        "g", ir.matmul("f32", input_dtype="f16"), defaults={"alpha": 1.0, "beta": 0.0}
+    )
+    a = np.array([1.0, 2.0**-11, 2.0**-11, 1.0], np.float16)  # 2x2, k = 2
     b = np.array([1.0, 0.0, 1.0, 1.0], np.float16)
     c = np.zeros(4, np.float32)
     kernel.run_reference([a, b, c, kernel.pack_uniform(2)[0]])
     # row 0: 1 + 2^-11 (not representable in f16, exact in f32)
-    assert c.tolist() == [1.0 + 2.0 ** -11, 2.0 ** -11, 2.0 ** -11 + 1.0, 1.0]
+    assert c.tolist() == [1.0 + 2.0**-11, 2.0**-11, 2.0**-11 + 1.0, 1.0]
 
 
 def test_the_gemm_accumulation_tolerance_grows_with_k():
@@ -189,9 +210,14 @@ def test_half_chunks_move_as_one_aligned_access_on_cuda():
 
 def test_f16_map_chunks_move_as_f16_vectors_on_wgsl_and_match_on_wgpu(request):
     require_available(request.config, "wgpu")
-    kernel = ir.kernel("hmap", ir.map(y=h * 2.0 + ir.input("z", "f16")),
-                       schedules=(Schedule(256, items_per_invocation=4, vector_width=4),
-                                  Schedule(64, vector_width=2)))
+    kernel = ir.kernel(
+        "hmap",
+        ir.map(y=h * 2.0 + ir.input("z", "f16")),
+        schedules=(
+            Schedule(256, items_per_invocation=4, vector_width=4),
+            Schedule(64, vector_width=2),
+        ),
+    )
     source = kernel.source("wgsl", kernel.schedules[0])
     assert "var<storage, read> x: array<vec4<f16>>;" in source
     with forge.open_context("wgpu") as ctx:

@@ -66,8 +66,14 @@ def test_the_server_listens_on_loopback_only_and_refuses_requests_without_the_se
         assert server.host == "127.0.0.1" and server.port > 0
         status, page = _get(server, f"/{server.secret}/")
         assert status == 200 and b"kforge.js" in page
-        for path in ("/", "/kforge.js", "/channel", f"/{server.secret[:-1]}x/",
-                     f"/x{server.secret}/kforge.js", "/favicon.ico"):
+        for path in (
+            "/",
+            "/kforge.js",
+            "/channel",
+            f"/{server.secret[:-1]}x/",
+            f"/x{server.secret}/kforge.js",
+            "/favicon.ico",
+        ):
             assert _get(server, path)[0] == 403, path
         # the right secret under another host name (DNS rebinding) is refused too
         assert _get(server, f"/{server.secret}/", host=f"localhost:{server.port}")[0] == 403
@@ -96,6 +102,7 @@ def test_the_page_loads_nothing_from_anywhere_but_its_server(request):
         tab = context.new_page()
         tab.on("request", lambda r: requested.append(r.url))
         return context, tab.goto(server.url).headers["content-security-policy"]
+
     context, policy = _chromium.in_browser(load, _chromium.shared_browser())
     try:
         server.channel(30).close()  # the page connected its channel
@@ -108,8 +115,9 @@ def test_the_page_loads_nothing_from_anywhere_but_its_server(request):
 
 
 # -- bytes -----------------------------------------------------------------------------
-@pytest.mark.parametrize("size", [1, 3, 5, 4097, INLINE_LIMIT - 1, INLINE_LIMIT + 3,
-                                  3 * INLINE_LIMIT + 1, PART + 5])  # the last read in 2 parts
+@pytest.mark.parametrize(
+    "size", [1, 3, 5, 4097, INLINE_LIMIT - 1, INLINE_LIMIT + 3, 3 * INLINE_LIMIT + 1, PART + 5]
+)  # the last read in 2 parts
 def test_bytes_of_any_length_round_trip_inline_and_over_http(ctx, size):
     data = np.random.default_rng(size).integers(0, 256, size, dtype=np.uint8)
     view = ctx.allocate_and_write(data, 0)
@@ -119,16 +127,19 @@ def test_bytes_of_any_length_round_trip_inline_and_over_http(ctx, size):
     for target in (view, padded):
         words = np.zeros(-(-target.length_bytes // 4) * 4, np.uint8)
         got = memoryview(words)
-        ctx._read_into(target, got[:target.length_bytes])  # any length, not only words
+        ctx._read_into(target, got[: target.length_bytes])  # any length, not only words
         assert bytes(words[:size]) == data.tobytes()
-    assert bytes(words[size:size + 7]) == b"\xab" * 7
+    assert bytes(words[size : size + 7]) == b"\xab" * 7
 
 
 def test_deferred_writes_land_before_the_kernel_that_reads_them(ctx):
     kernel = forge.get_kernel("raw_affine")
     x = np.arange(N, dtype=np.float32)
-    views = [ctx.allocate_and_write(x, 0), ctx.allocate_transient(N * 4, 1, usage=RW),
-             ctx.allocate_and_write(kernel.pack_uniform(N, a=3.0, b=1.0), 2, usage=UNIFORM)]
+    views = [
+        ctx.allocate_and_write(x, 0),
+        ctx.allocate_transient(N * 4, 1, usage=RW),
+        ctx.allocate_and_write(kernel.pack_uniform(N, a=3.0, b=1.0), 2, usage=UNIFORM),
+    ]
     x[:] = -1  # written already: changing the caller's array afterwards changes nothing
     ctx.run_kernel(kernel, Schedule(64), views, N)
     np.testing.assert_array_equal(ctx.read_buffer_f32(views[1]), 3 * np.arange(N) + 1)
@@ -149,9 +160,14 @@ def _fill(value: str, kernel_id: str = "test_browser_fill", fixed: int | None = 
     source = _FILL.replace("VALUE", value)
     if fixed is not None:
         source = source.replace("array<f32>", f"array<f32, {fixed}>").replace(
-            "arrayLength(&y)", f"{fixed}u")
-    return KernelSpec(id=kernel_id, entry_point="fill", sources={"wgsl": source},
-                      buffers=(BufferSpec(0, "f32", Access.READ_WRITE, name="y"),))
+            "arrayLength(&y)", f"{fixed}u"
+        )
+    return KernelSpec(
+        id=kernel_id,
+        entry_point="fill",
+        sources={"wgsl": source},
+        buffers=(BufferSpec(0, "f32", Access.READ_WRITE, name="y"),),
+    )
 
 
 def test_tint_errors_are_compile_errors_with_line_and_column(ctx):
@@ -200,8 +216,12 @@ def _fault_then_fresh_context_works(ctx, fault) -> None:
         ctx.run_kernel(kernel, Schedule(64), [y], N)
         ctx.read_buffer_f32(y)
     assert ctx.lost
-    for call in (lambda: ctx.read_buffer_f32(y), lambda: ctx.allocate_transient(16, 0),
-                 ctx.clear_transient_allocations, lambda: ctx.wait()):
+    for call in (
+        lambda: ctx.read_buffer_f32(y),
+        lambda: ctx.allocate_transient(16, 0),
+        ctx.clear_transient_allocations,
+        lambda: ctx.wait(),
+    ):
         with pytest.raises(DeviceLost):
             call()
     ctx.close()
@@ -212,20 +232,30 @@ def _fault_then_fresh_context_works(ctx, fault) -> None:
 
 
 def test_a_destroyed_device_loses_the_context_and_a_fresh_one_works(ctx):
-    _fault_then_fresh_context_works(ctx, lambda c: c.in_page(lambda page: page.evaluate(
-        "async () => { kforge.device.destroy(); await kforge.device.lost; }")))
+    _fault_then_fresh_context_works(
+        ctx,
+        lambda c: c.in_page(
+            lambda page: page.evaluate(
+                "async () => { kforge.device.destroy(); await kforge.device.lost; }"
+            )
+        ),
+    )
 
 
 def test_a_crashed_renderer_loses_the_context_and_a_fresh_one_works(ctx):
     def crash(c):
         # Killed from outside, as a crash would end it (CDP's Page.crash can leave
         # Playwright waiting for an answer that never comes).
-        processes = c.in_page(lambda page: page.context.browser.new_browser_cdp_session()
-                              .send("SystemInfo.getProcessInfo"))["processInfo"]
+        processes = c.in_page(
+            lambda page: page.context.browser.new_browser_cdp_session().send(
+                "SystemInfo.getProcessInfo"
+            )
+        )["processInfo"]
         renderers = [p["id"] for p in processes if p["type"] == "renderer"]
         assert renderers, processes
         for pid in renderers:
             os.kill(pid, signal.SIGKILL)
+
     _fault_then_fresh_context_works(ctx, crash)
 
 
@@ -234,7 +264,9 @@ def test_a_crashed_gpu_process_loses_the_context_and_a_fresh_one_works(ctx):
         def in_page(page):
             page.context.browser.new_browser_cdp_session().send("Browser.crashGpuProcess")
             page.evaluate("() => kforge.device.lost")  # Chromium reports the loss
+
         c.in_page(in_page)
+
     _fault_then_fresh_context_works(ctx, crash)
 
 
@@ -264,21 +296,30 @@ def test_identity_and_limits_come_from_the_adapter(ctx):
 # -- availability ------------------------------------------------------------------------
 def test_a_missing_playwright_or_chromium_is_reported_with_its_install_command(monkeypatch):
     real_find_spec = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "playwright" else real_find_spec(name, *a))
-    assert _chromium.missing() == ("Playwright for Python is not installed; install it "
-                                   "with: pip install 'kernel-forge[browser]'")
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "playwright" else real_find_spec(name, *a),
+    )
+    assert _chromium.missing() == (
+        "Playwright for Python is not installed; install it "
+        "with: pip install 'kernel-forge[browser]'"
+    )
     # From here Playwright is present (whether or not it is installed here): the
     # Chromium it drives is what is missing.
-    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: (
-        object() if name == "playwright" else real_find_spec(name, *a)))
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: object() if name == "playwright" else real_find_spec(name, *a),
+    )
     monkeypatch.setenv("FORGE_CHROMIUM", "/nonexistent/chromium")
     assert "FORGE_CHROMIUM=/nonexistent/chromium" in _chromium.missing()
     monkeypatch.delenv("FORGE_CHROMIUM")
     monkeypatch.setattr(_chromium, "_CANDIDATES", ("/nonexistent/chromium",))
     monkeypatch.setenv("PATH", "/nonexistent")
-    assert _chromium.missing() == ("no Chromium found; install it with: "
-                                   "sudo apt-get install -y chromium")
+    assert _chromium.missing() == (
+        "no Chromium found; install it with: sudo apt-get install -y chromium"
+    )
     ok, reason = forge.registry.backend_entries()["browser"].availability()
     assert not ok and "apt-get install -y chromium" in reason
 

@@ -37,12 +37,15 @@ def test_an_intact_manifest_is_reused(certified):
     assert _recertify(root).reused
 
 
-@pytest.mark.parametrize("tamper, why", [
-    (lambda m: m.pop("key_hash"), "lacks key_hash"),
-    (lambda m: m.update(level="NONE"), "checksum"),
-    (lambda m: m.update(evaluations=None), "checksum"),
-    (lambda m: m["evaluations"][0].update(verdict="mismatch"), "checksum"),
-])
+@pytest.mark.parametrize(
+    "tamper, why",
+    [
+        (lambda m: m.pop("key_hash"), "lacks key_hash"),
+        (lambda m: m.update(level="NONE"), "checksum"),
+        (lambda m: m.update(evaluations=None), "checksum"),
+        (lambda m: m["evaluations"][0].update(verdict="mismatch"), "checksum"),
+    ],
+)
 def test_an_altered_manifest_is_not_trusted_and_says_why(certified, tamper, why):
     root, cert = certified
     manifest = json.loads(cert.path.read_text())
@@ -73,13 +76,21 @@ def test_truncated_json_is_certified_again(certified):
 
 
 def test_two_processes_certifying_the_same_kernel_at_once_both_succeed(tmp_path):
-    code = ("import forge, oracle, sys\n"
-            "with forge.open_context('reference') as ctx:\n"
-            "    c = oracle.certify(ctx, forge.get_kernel('mul'), samples=1, cache=sys.argv[1])\n"
-            "print(c.path)\n")
-    processes = [subprocess.Popen([sys.executable, "-c", code, str(tmp_path)],
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                 for _ in range(3)]
+    code = (
+        "import forge, oracle, sys\n"
+        "with forge.open_context('reference') as ctx:\n"
+        "    c = oracle.certify(ctx, forge.get_kernel('mul'), samples=1, cache=sys.argv[1])\n"
+        "print(c.path)\n"
+    )
+    processes = [
+        subprocess.Popen(
+            [sys.executable, "-c", code, str(tmp_path)],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for _ in range(3)
+    ]
     outputs = [p.communicate(timeout=300) for p in processes]
     assert all(p.returncode == 0 for p in processes), outputs
     paths = {out.strip() for out, _ in outputs}

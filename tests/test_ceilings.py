@@ -17,7 +17,8 @@ from oracle._ceilings import PROBES, measure_ceilings, probe_scale
 
 
 def test_copy_and_fma_are_measured_on_every_backend_and_tensor_cores_where_it_has_them(
-        forge_context):
+    forge_context,
+):
     ceilings = measure_ceilings(forge_context, "small", samples=3)
     assert list(ceilings) == [p.name for p in PROBES]
     for name in ("copy", "fp32-fma"):
@@ -66,8 +67,17 @@ def test_every_cuda_probe_compiles_with_nvrtc_to_its_instructions(probe):
 
 def test_profile_hardware_measure_writes_a_versioned_profile_with_ceilings(capsys, tmp_path):
     path = tmp_path / "profile.json"
-    code = main(["profile-hardware", "--measure", "--backend", "reference", "--json",
-                 "--results", str(path)])
+    code = main(
+        [
+            "profile-hardware",
+            "--measure",
+            "--backend",
+            "reference",
+            "--json",
+            "--results",
+            str(path),
+        ]
+    )
     printed = json.loads(capsys.readouterr().out)
     assert code == 0 and printed == json.loads(path.read_text())
     assert printed["format"] == "kforge-profile/1"

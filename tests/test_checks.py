@@ -16,8 +16,9 @@ def test_python_and_numpy_integers_come_back_as_plain_ints(value):
     assert result == 7 and type(result) is int
 
 
-@pytest.mark.parametrize("value", [True, False, np.bool_(True), 7.0, np.float32(7), "7",
-                                   None, [7], 7 + 0j])
+@pytest.mark.parametrize(
+    "value", [True, False, np.bool_(True), 7.0, np.float32(7), "7", None, [7], 7 + 0j]
+)
 def test_bools_floats_and_other_values_are_not_integers(value):
     with pytest.raises(InvalidArgument, match=r"^n must be an int, got .+ \(\w+\)$"):
         _checks.integer(value, "n")
@@ -41,29 +42,45 @@ def test_a_huge_value_is_shown_shortened():
     assert len(str(info.value)) < 120
 
 
-@pytest.mark.parametrize("value, expected", [(None, None), (2, 2.0), (0.25, 0.25),
-                                             (np.float32(1.5), 1.5), (np.int64(3), 3.0)])
+@pytest.mark.parametrize(
+    "value, expected",
+    [(None, None), (2, 2.0), (0.25, 0.25), (np.float32(1.5), 1.5), (np.int64(3), 3.0)],
+)
 def test_timeouts_are_none_or_a_positive_number_of_seconds(value, expected):
     result = _checks.timeout(value)
     assert result == expected and (result is None or type(result) is float)
 
 
-@pytest.mark.parametrize("value, reason", [
-    ("5", "got '5' (str)"), (True, "got True (bool)"), (0, "got 0.0"), (-1, "got -1.0"),
-    (math.nan, "got nan"), (math.inf, "got inf"), (np.float64(-math.inf), "got -inf"),
-    ([1], "got [1] (list)")])
+@pytest.mark.parametrize(
+    "value, reason",
+    [
+        ("5", "got '5' (str)"),
+        (True, "got True (bool)"),
+        (0, "got 0.0"),
+        (-1, "got -1.0"),
+        (math.nan, "got nan"),
+        (math.inf, "got inf"),
+        (np.float64(-math.inf), "got -inf"),
+        ([1], "got [1] (list)"),
+    ],
+)
 def test_timeouts_that_are_not_finite_positive_numbers_are_refused(value, reason):
     with pytest.raises(InvalidArgument, match=r"^timeout_s must be None or a") as info:
         _checks.timeout(value)
     assert reason in str(info.value)
 
 
-@pytest.mark.parametrize("data, expected", [
-    (b"\x01\x02", b"\x01\x02"), (bytearray(b"ab"), b"ab"),
-    (np.array([1, 2], np.uint16), b"\x01\x00\x02\x00"),
-    (np.arange(4, dtype=np.uint8).reshape(2, 2).T, b"\x00\x02\x01\x03"),  # made contiguous
-    (np.zeros(1, [("a", "u1"), ("b", "u1")]), b"\x00\x00"),
-    (memoryview(np.array([[1, 2]], np.uint8)), b"\x01\x02")])
+@pytest.mark.parametrize(
+    "data, expected",
+    [
+        (b"\x01\x02", b"\x01\x02"),
+        (bytearray(b"ab"), b"ab"),
+        (np.array([1, 2], np.uint16), b"\x01\x00\x02\x00"),
+        (np.arange(4, dtype=np.uint8).reshape(2, 2).T, b"\x00\x02\x01\x03"),  # made contiguous
+        (np.zeros(1, [("a", "u1"), ("b", "u1")]), b"\x00\x00"),
+        (memoryview(np.array([[1, 2]], np.uint8)), b"\x01\x02"),
+    ],
+)
 def test_payloads_are_flat_bytes_of_numbers(data, expected):
     payload = _checks.byte_payload(data)
     assert payload.format == "B" and payload.ndim == 1 and payload.tobytes() == expected
@@ -74,8 +91,11 @@ def test_released_memoryviews_and_object_arrays_are_refused():
     released.release()
     with pytest.raises(InvalidArgument, match="released memoryview"):
         _checks.byte_payload(released)
-    for objects in (np.array([object()]), np.array([1, "a"], dtype=object),
-                    np.zeros(2, [("a", "f4"), ("b", object)])):
+    for objects in (
+        np.array([object()]),
+        np.array([1, "a"], dtype=object),
+        np.zeros(2, [("a", "f4"), ("b", object)]),
+    ):
         with pytest.raises(InvalidArgument, match="holds Python objects"):
             _checks.byte_payload(objects)
 
@@ -95,9 +115,10 @@ class _Opened:
 
 def test_unknown_options_are_refused_naming_them_and_the_known_ones():
     _checks.options(_Opened, {"capacity_bytes": 2, "timestamps": False}, "demo")
-    with pytest.raises(InvalidArgument,
-                       match="^demo has no option 'capacity'; its options are: "
-                             "capacity_bytes, timestamps$"):
+    with pytest.raises(
+        InvalidArgument,
+        match="^demo has no option 'capacity'; its options are: capacity_bytes, timestamps$",
+    ):
         _checks.options(_Opened, {"capacity": 2}, "demo")
 
 

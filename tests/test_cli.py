@@ -18,8 +18,9 @@ def test_list_backends_json_names_every_backend_with_availability(capsys):
 
 
 def test_list_backends_table_shows_reasons():
-    out = subprocess.run([sys.executable, "-m", "forge", "list-backends"], capture_output=True,
-                         text=True, check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-m", "forge", "list-backends"], capture_output=True, text=True, check=True
+    ).stdout
     for name in ("reference", "browser", "wgpu", "cuda"):
         assert name in out
     assert "numpy on the host" in out
@@ -32,8 +33,13 @@ def test_no_mesa_window_system_message_reaches_the_terminal():
     import os
 
     env = {k: v for k, v in os.environ.items() if k != "XDG_RUNTIME_DIR"}
-    result = subprocess.run([sys.executable, "-m", "kforge", "list-backends"],
-                            capture_output=True, text=True, env=env, check=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "kforge", "list-backends"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     assert "wgpu" in result.stdout
     assert "XDG_RUNTIME_DIR" not in result.stderr + result.stdout
 
@@ -46,8 +52,9 @@ def test_list_kernels_lists_builtin_kernels(capsys):
 
 
 def test_unknown_command_exits_with_usage_error():
-    result = subprocess.run([sys.executable, "-m", "forge", "bogus"], capture_output=True,
-                            text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "forge", "bogus"], capture_output=True, text=True
+    )
     assert result.returncode == 2 and "invalid choice" in result.stderr
 
 

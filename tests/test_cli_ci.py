@@ -16,20 +16,35 @@ from kforge._baseline import compare_with_baseline, load_results
 
 
 def _check(capsys, *extra) -> tuple[int, dict]:
-    code = main(["check", "raw_affine", "mul", "--backend", "reference", "--samples", "3",
-                 "--seed", "0", "--json", *extra])
+    code = main(
+        [
+            "check",
+            "raw_affine",
+            "mul",
+            "--backend",
+            "reference",
+            "--samples",
+            "3",
+            "--seed",
+            "0",
+            "--json",
+            *extra,
+        ]
+    )
     return code, json.loads(capsys.readouterr().out)
 
 
-def test_junit_has_a_case_per_evaluation_and_a_failure_per_failing_one(capsys, tmp_path,
-                                                                          monkeypatch):
+def test_junit_has_a_case_per_evaluation_and_a_failure_per_failing_one(
+    capsys, tmp_path, monkeypatch
+):
     path = tmp_path / "junit.xml"
     code, data = _check(capsys, "--junit", str(path))
     assert code == 0
     suite = ET.parse(path).getroot().find("testsuite")
     cases = suite.findall("testcase")
     assert suite.get("name") == "kforge.reference" and len(cases) == sum(
-        len(r["evaluations"]) for r in data["results"])
+        len(r["evaluations"]) for r in data["results"]
+    )
     assert not suite.findall(".//failure") and suite.get("failures") == "0"
 
 
@@ -68,8 +83,21 @@ def test_a_baseline_of_another_format_or_truncated_is_a_clear_usage_error(capsys
     truncated = tmp_path / "truncated.json"
     truncated.write_text('{"format": "kforge-check/1", "results": [')
     for path, message in ((other, "something-else/9"), (truncated, "not valid JSON")):
-        assert main(["check", "raw_affine", "--backend", "reference", "--samples", "0",
-                     "--baseline", str(path)]) == 2
+        assert (
+            main(
+                [
+                    "check",
+                    "raw_affine",
+                    "--backend",
+                    "reference",
+                    "--samples",
+                    "0",
+                    "--baseline",
+                    str(path),
+                ]
+            )
+            == 2
+        )
         assert message in capsys.readouterr().err
 
 
@@ -78,9 +106,22 @@ def test_ctrl_c_ends_kforge_check_with_one_line_and_exit_130(tmp_path):
     is 130, and there is no traceback."""
     results = tmp_path / "partial.json"
     process = subprocess.Popen(
-        [sys.executable, "-m", "kforge", "check", "--backend", "reference", "--samples", "2000",
-         "--results", str(results)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-m",
+            "kforge",
+            "check",
+            "--backend",
+            "reference",
+            "--samples",
+            "2000",
+            "--results",
+            str(results),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     time.sleep(6)  # 2000 timed samples per evaluation: the run is far from done by then
     assert process.poll() is None, "the check ended before it could be interrupted"
     process.send_signal(signal.SIGINT)

@@ -43,12 +43,26 @@ PAIRS = [
     ("equal", 1.5, 1.5, F32, None, True, None),
     ("one ulp", _next(1.0), 1.0, F32, None, True, None),
     ("four ulp", _next(1.0, steps=4), 1.0, F32, {"rtol": 0, "atol": 0}, True, None),
-    ("five ulp, ulp budget only", _next(1.0, steps=5), 1.0, F32, {"rtol": 0, "atol": 0}, False,
-     "value"),
+    (
+        "five ulp, ulp budget only",
+        _next(1.0, steps=5),
+        1.0,
+        F32,
+        {"rtol": 0, "atol": 0},
+        False,
+        "value",
+    ),
     ("five ulp, inside rtol", _next(1.0, steps=5), 1.0, F32, None, True, None),
     ("nan vs nan", np.nan, np.nan, F32, None, True, None),
-    ("nan payloads differ", np.array([0x7FC00001], np.uint32).view(F32)[0],
-     np.array([0x7FC12345], np.uint32).view(F32)[0], F32, None, True, None),
+    (
+        "nan payloads differ",
+        np.array([0x7FC00001], np.uint32).view(F32)[0],
+        np.array([0x7FC12345], np.uint32).view(F32)[0],
+        F32,
+        None,
+        True,
+        None,
+    ),
     ("nan vs number", np.nan, 1.0, F32, None, False, "nan"),
     ("number vs nan", 1.0, np.nan, F32, None, False, "nan"),
     ("nan forbidden", np.nan, np.nan, F32, {"nan": "forbid"}, False, "nan"),
@@ -60,12 +74,33 @@ PAIRS = [
     ("-0.0 vs +0.0", -0.0, 0.0, F32, None, True, None),
     ("-0.0 vs +0.0, signed zeros", -0.0, 0.0, F32, {"signed_zeros": True}, False, "signed zero"),
     ("subnormal vs zero, flushed", _sub(), 0.0, F32, EXACT, True, None),
-    ("subnormal vs zero, kept", _sub(), 0.0, F32, {**EXACT, "flush_subnormals": False}, False,
-     "value"),
-    ("-subnormal vs +0, flushed, signed", -_sub(), 0.0, F32, {"signed_zeros": True}, False,
-     "signed zero"),
-    ("largest subnormal vs smallest normal", np.nextafter(np.finfo(F32).tiny, F32(0)),
-     np.finfo(F32).tiny, F32, {"rtol": 0, "atol": 0, "flush_subnormals": False}, True, None),
+    (
+        "subnormal vs zero, kept",
+        _sub(),
+        0.0,
+        F32,
+        {**EXACT, "flush_subnormals": False},
+        False,
+        "value",
+    ),
+    (
+        "-subnormal vs +0, flushed, signed",
+        -_sub(),
+        0.0,
+        F32,
+        {"signed_zeros": True},
+        False,
+        "signed zero",
+    ),
+    (
+        "largest subnormal vs smallest normal",
+        np.nextafter(np.finfo(F32).tiny, F32(0)),
+        np.finfo(F32).tiny,
+        F32,
+        {"rtol": 0, "atol": 0, "flush_subnormals": False},
+        True,
+        None,
+    ),
     ("cancellation inside atol", 1e-7, 0.0, F32, None, True, None),
     ("small value vs zero", 1e-5, 0.0, F32, None, False, "value"),
     ("large, inside rtol", 1e30 * (1 + 4e-6), 1e30, F32, None, True, None),
@@ -83,8 +118,9 @@ PAIRS = [
 ]
 
 
-@pytest.mark.parametrize("name,got,want,dtype,tolerance,passes,kind", PAIRS,
-                         ids=[p[0] for p in PAIRS])
+@pytest.mark.parametrize(
+    "name,got,want,dtype,tolerance,passes,kind", PAIRS, ids=[p[0] for p in PAIRS]
+)
 def test_edge_case_pairs(name, got, want, dtype, tolerance, passes, kind):
     with np.errstate(over="ignore"):
         result = compare(np.array([got], dtype), np.array([want], dtype), tolerance)
@@ -154,7 +190,7 @@ def test_ulp_distance_refuses_mixed_or_integer_dtypes():
 # -- declared departures from IEEE-754: masked elements, the flushed expectation ------------
 def test_nonfinite_expected_elements_are_masked_only_when_asked():
     want = np.array([np.inf, np.nan, -np.inf, 1.0], F32)
-    got = np.array([0.0, 0.0, 7.0, 1.0], F32)   # what a finite-math device may leave
+    got = np.array([0.0, 0.0, 7.0, 1.0], F32)  # what a finite-math device may leave
     strict = compare(got, want)
     assert not strict.passed and strict.nonfinite_mismatches == 3 and strict.masked == 0
     masked = compare(got, want, indeterminate=nonfinite_expected(want))
@@ -168,8 +204,11 @@ def test_a_wrong_element_beside_masked_ones_still_fails():
     got = np.array([0.0, _next(6.0, steps=1000), np.nan, np.inf], F32)
     result = compare(got, want, indeterminate=nonfinite_expected(want))
     assert not result.passed and result.masked == 1
-    assert [(m.index, m.kind) for m in result.first_mismatches] == [((1,), "value"), ((2,), "nan"),
-                                                                    ((3,), "inf")]
+    assert [(m.index, m.kind) for m in result.first_mismatches] == [
+        ((1,), "value"),
+        ((2,), "nan"),
+        ((3,), "inf"),
+    ]
     assert result.max_ulp == 1000  # a masked element adds nothing to the maxima
 
 
@@ -250,9 +289,11 @@ def test_defaults_are_keyed_by_dtype():
 
 
 def test_kernel_and_backend_overrides_merge_in_order():
-    table = {"f32": {"ulp": 64, "atol": 1e-4},
-             "backend:wgpu": {"ulp": 256},
-             "backend:cuda": {"f32": {"rtol": 1e-3}, "f64": {"ulp": 9}}}
+    table = {
+        "f32": {"ulp": 64, "atol": 1e-4},
+        "backend:wgpu": {"ulp": 256},
+        "backend:cuda": {"f32": {"rtol": 1e-3}, "f64": {"ulp": 9}},
+    }
     assert resolve_tolerance(F32, table).ulp == 64
     on_wgpu = resolve_tolerance(F32, table, "wgpu")
     assert (on_wgpu.ulp, on_wgpu.atol) == (256, 1e-4)
@@ -336,8 +377,9 @@ def test_nan_against_an_infinity_is_accepted_only_where_asked_and_counted():
 def test_error_histograms_count_every_judged_element_in_power_of_two_bins():
     want = np.array([1.0, 1.0, 1.0, 1.0, np.nan, 0.0], np.float32)
     one_ulp = np.nextafter(np.float32(1), np.float32(2))
-    got = np.array([1.0, one_ulp, 1.0 + 3 * np.finfo(np.float32).eps, 1.0, np.nan, 1e-3],
-                   np.float32)
+    got = np.array(
+        [1.0, one_ulp, 1.0 + 3 * np.finfo(np.float32).eps, 1.0, np.nan, 1e-3], np.float32
+    )
     c = compare(got, want, {"atol": 1e-2})
     # ulp: two exact, one at 1, one at 3 (bin [2, 4)), 0.0 -> 1e-3 is ~10^9 ulp; NaN unjudged
     assert c.histogram["ulp"][:3] == [[0, 2], [1.0, 1], [2.0, 1]]
@@ -349,4 +391,9 @@ def test_error_histograms_count_every_judged_element_in_power_of_two_bins():
 
 def test_log2_histogram_bins_values_by_their_power_of_two():
     assert log2_histogram(np.array([0.0, 0.75, 1.0, 1.99, 2.0, np.inf])) == [
-        [0, 1], [0.5, 1], [1.0, 2], [2.0, 1], ["inf", 1]]
+        [0, 1],
+        [0.5, 1],
+        [1.0, 2],
+        [2.0, 1],
+        ["inf", 1],
+    ]

@@ -10,30 +10,49 @@ import pytest
 
 from forge import BufferSpec, InvalidArgument, KernelSpec, Schedule
 
-_BUFFERS = (BufferSpec(0, "f32", "read", name="tokens"),
-            BufferSpec(1, "f32", "read_write", name="out"),
-            BufferSpec.uniform(2, (("n", "i32"), ("scale", "f32"))))
+_BUFFERS = (
+    BufferSpec(0, "f32", "read", name="tokens"),
+    BufferSpec(1, "f32", "read_write", name="out"),
+    BufferSpec.uniform(2, (("n", "i32"), ("scale", "f32"))),
+)
 
 
 def _arguments(signature: str, buffers=_BUFFERS):
     source = f'extern "C" __global__ void k({signature}) {{ }}'
-    kernel = KernelSpec(id="k", entry_point="k", sources={"cuda": source}, buffers=buffers,
-                        grid=lambda s, n: (1, 1, 1), schedules=(Schedule(32),),
-                        test_sizes=(4,))
-    step, = kernel.steps("cuda", Schedule(32), 4)
+    kernel = KernelSpec(
+        id="k",
+        entry_point="k",
+        sources={"cuda": source},
+        buffers=buffers,
+        grid=lambda s, n: (1, 1, 1),
+        schedules=(Schedule(32),),
+        test_sizes=(4,),
+    )
+    (step,) = kernel.steps("cuda", Schedule(32), 4)
     return step.arguments
 
 
 def test_parameters_named_like_the_spec_are_matched_by_name_in_any_order():
     assert _arguments("float scale, const float* tokens, int n, float* out") == (
-        ("field", "scale"), ("buffer", 0), ("field", "n"), ("buffer", 1))
+        ("field", "scale"),
+        ("buffer", 0),
+        ("field", "n"),
+        ("buffer", 1),
+    )
 
 
 def test_parameters_named_otherwise_are_matched_by_position_and_kind():
     assert _arguments("const float* inp, float* y, int count, float s") == (
-        ("buffer", 0), ("buffer", 1), ("field", "n"), ("field", "scale"))
+        ("buffer", 0),
+        ("buffer", 1),
+        ("field", "n"),
+        ("field", "scale"),
+    )
     assert _arguments("const float* inp, float* y, const Params p") == (
-        ("buffer", 0), ("buffer", 1), ("uniform", None))
+        ("buffer", 0),
+        ("buffer", 1),
+        ("uniform", None),
+    )
 
 
 def test_one_struct_parameter_takes_the_whole_uniform_even_of_one_field():
@@ -41,9 +60,15 @@ def test_one_struct_parameter_takes_the_whole_uniform_even_of_one_field():
     never the one field alone (the H200's driver refused the 4-byte argument)."""
     one_field = (*_BUFFERS[:2], BufferSpec.uniform(2, (("n", "u32"),)))
     assert _arguments("const float* a, float* b, const Params p", one_field) == (
-        ("buffer", 0), ("buffer", 1), ("uniform", None))
+        ("buffer", 0),
+        ("buffer", 1),
+        ("uniform", None),
+    )
     assert _arguments("const float* a, float* b, unsigned int count", one_field) == (
-        ("buffer", 0), ("buffer", 1), ("field", "n"))
+        ("buffer", 0),
+        ("buffer", 1),
+        ("field", "n"),
+    )
 
 
 def test_a_parameter_that_fits_nothing_is_named_in_the_error():
@@ -54,6 +79,8 @@ def test_a_parameter_that_fits_nothing_is_named_in_the_error():
 
 
 def test_a_name_that_contradicts_its_position_is_refused():
-    with pytest.raises(InvalidArgument, match="'out' of k is named like buffer 'out' but sits "
-                                              "where buffer 'tokens' goes"):
+    with pytest.raises(
+        InvalidArgument,
+        match="'out' of k is named like buffer 'out' but sits where buffer 'tokens' goes",
+    ):
         _arguments("float* out, const float* inp, int n, float s")

@@ -57,10 +57,15 @@ extern "C" __global__ void ${entry}(float* out, const Params p) {
 def _single_block_kernel(name: str, source: str, field: str) -> KernelSpec:
     """A CUDA-only test kernel of one block: one float output and one u32 parameter."""
     return KernelSpec(
-        id=name, entry_point=name,
-        buffers=(BufferSpec(0, "f32", Access.READ_WRITE, name="out", count=lambda n: 1),
-                 BufferSpec.uniform(1, ((field, "u32"),))),
-        sources={"cuda": source}, grid=lambda schedule, size: (1, 1, 1))
+        id=name,
+        entry_point=name,
+        buffers=(
+            BufferSpec(0, "f32", Access.READ_WRITE, name="out", count=lambda n: 1),
+            BufferSpec.uniform(1, ((field, "u32"),)),
+        ),
+        sources={"cuda": source},
+        grid=lambda schedule, size: (1, 1, 1),
+    )
 
 
 SPIN = _single_block_kernel("test_spin", _SPIN_CUDA, "kcycles")
@@ -84,8 +89,12 @@ _SHORT_CUDA = """\
 extern "C" __global__ void ${entry}(const float* in, float*) {
 }
 """
-SHORT = KernelSpec(id="test_short_signature", entry_point="test_short_signature",
-                   buffers=AFFINE.buffers, sources={"cuda": _SHORT_CUDA})
+SHORT = KernelSpec(
+    id="test_short_signature",
+    entry_point="test_short_signature",
+    buffers=AFFINE.buffers,
+    sources={"cuda": _SHORT_CUDA},
+)
 
 
 def _simulate_test_kernels(fake) -> None:
@@ -140,8 +149,11 @@ def ctx(open_ctx):
 
 
 def _affine_views(ctx, x, a=2.0, b=0.5):
-    return [ctx.allocate_and_write(x, 0), ctx.allocate_transient(x.nbytes, 1, usage=RW),
-            ctx.allocate_and_write(AFFINE.pack_uniform(x.size, a=a, b=b), 2, usage=UNIFORM)]
+    return [
+        ctx.allocate_and_write(x, 0),
+        ctx.allocate_transient(x.nbytes, 1, usage=RW),
+        ctx.allocate_and_write(AFFINE.pack_uniform(x.size, a=a, b=b), 2, usage=UNIFORM),
+    ]
 
 
 def _assert_affine(got, x, a, b, err_msg=""):
@@ -150,11 +162,13 @@ def _assert_affine(got, x, a, b, err_msg=""):
     value."""
     a32, b32 = np.float32(a), np.float32(b)
     exact = np.float64(a32) * x.astype(np.float64) + np.float64(b32)
-    bound = (np.spacing(np.abs(a32 * x)).astype(np.float64)
-             + np.spacing(np.abs(exact).astype(np.float32)).astype(np.float64))
+    bound = np.spacing(np.abs(a32 * x)).astype(np.float64) + np.spacing(
+        np.abs(exact).astype(np.float32)
+    ).astype(np.float64)
     error = np.abs(got.astype(np.float64) - exact)
     assert np.all(error <= bound), (
-        f"{err_msg} a*x+b off by more than 2 ulp at {np.flatnonzero(error > bound)[:5]}")
+        f"{err_msg} a*x+b off by more than 2 ulp at {np.flatnonzero(error > bound)[:5]}"
+    )
 
 
 # -- identity -------------------------------------------------------------------------
@@ -252,7 +266,7 @@ def test_the_prefetch_stream_overlaps_a_long_kernel(mode, ctx):
     out = ctx.allocate_transient(4, 0, usage=RW)
     spin_args = ctx.allocate_and_write(SPIN.pack_uniform(1, kcycles=400_000), 1, usage=UNIFORM)
     ctx.dispatch(SPIN, Schedule(32), [out, spin_args], 1)  # compile and load first
-    ctx.write_view_prefetch(target, payload[:1])           # create the prefetch stream
+    ctx.write_view_prefetch(target, payload[:1])  # create the prefetch stream
     ctx.synchronize()
 
     def event():
@@ -261,7 +275,7 @@ def test_the_prefetch_stream_overlaps_a_long_kernel(mode, ctx):
     spin_start, spin_end, copy_done = event(), event(), event()
     try:
         driver.cuEventRecord(spin_start, ctx.stream)
-        ctx.dispatch(SPIN, Schedule(32), [out, spin_args], 1)   # ~200 ms at 2 GHz
+        ctx.dispatch(SPIN, Schedule(32), [out, spin_args], 1)  # ~200 ms at 2 GHz
         driver.cuEventRecord(spin_end, ctx.stream)
         ctx.write_view_prefetch(target, payload)
         driver.cuEventRecord(copy_done, ctx.prefetch_stream)
@@ -273,7 +287,8 @@ def test_the_prefetch_stream_overlaps_a_long_kernel(mode, ctx):
             driver.cuEventDestroy(e)
     assert copy_ms < spin_ms, (
         f"the 16 MiB prefetch finished {copy_ms:.3f} ms after the spin kernel started, but "
-        f"the kernel ran {spin_ms:.3f} ms: the copy waited for the compute stream")
+        f"the kernel ran {spin_ms:.3f} ms: the copy waited for the compute stream"
+    )
     ctx.join_prefetch()
     np.testing.assert_array_equal(ctx.read_buffer_f32(target), payload)
 
@@ -285,8 +300,11 @@ def _graph_setup(ctx, launches=8):
     outputs, uniforms = [], []
     for i in range(launches):
         outputs.append(ctx.allocate_transient(x.nbytes, 1, usage=RW))
-        uniforms.append(ctx.allocate_and_write(
-            AFFINE.pack_uniform(x.size, a=float(i) - 3.5, b=0.25 * i), 2, usage=UNIFORM))
+        uniforms.append(
+            ctx.allocate_and_write(
+                AFFINE.pack_uniform(x.size, a=float(i) - 3.5, b=0.25 * i), 2, usage=UNIFORM
+            )
+        )
     return x, source, outputs, uniforms
 
 
@@ -307,12 +325,14 @@ def test_a_captured_graph_replays_like_direct_launches(ctx):
     _dispatch_all(ctx, source, outputs, uniforms, x.size)
     graph = ctx.end_graph_capture()
     assert graph.launches == 8 and graph.node_count == 8
-    assert all(not ctx.read_buffer_f32(v).any() for v in outputs), \
+    assert all(not ctx.read_buffer_f32(v).any() for v in outputs), (
         "capturing must record the launches, not run them"
+    )
     ctx.launch_graph(graph)
     for i, v in enumerate(outputs):
-        np.testing.assert_array_equal(ctx.read_buffer_f32(v), direct[i],
-                                      err_msg=f"replayed launch {i} differs from direct")
+        np.testing.assert_array_equal(
+            ctx.read_buffer_f32(v), direct[i], err_msg=f"replayed launch {i} differs from direct"
+        )
     # Replays read the views' current bytes, but took the uniforms by value.
     ctx.write_view(source, x * 2)
     ctx.write_view(uniforms[0], AFFINE.pack_uniform(x.size, a=100.0, b=100.0))
@@ -338,10 +358,15 @@ def test_a_capture_refuses_copies_and_waits_and_the_context_survives(ctx):
     x = np.arange(256, dtype=np.float32)
     views = _affine_views(ctx, x)
     ctx.begin_graph_capture()
-    refused = [lambda: ctx.allocate_and_write(x, 0), lambda: ctx.read_buffer_f32(views[0]),
-               lambda: ctx.write_view(views[0], x), lambda: ctx.write_view_prefetch(views[0], x),
-               lambda: ctx.run_kernel(AFFINE, Schedule(64), views, x.size),
-               ctx.synchronize, ctx.begin_graph_capture]
+    refused = [
+        lambda: ctx.allocate_and_write(x, 0),
+        lambda: ctx.read_buffer_f32(views[0]),
+        lambda: ctx.write_view(views[0], x),
+        lambda: ctx.write_view_prefetch(views[0], x),
+        lambda: ctx.run_kernel(AFFINE, Schedule(64), views, x.size),
+        ctx.synchronize,
+        ctx.begin_graph_capture,
+    ]
     for call in refused:
         with pytest.raises(InvalidArgument):
             call()
@@ -407,7 +432,7 @@ def test_a_second_run_loads_and_compiles_nothing(ctx):
     ctx.run_kernel(AFFINE, Schedule(64), _affine_views(ctx, x, a=4.0), x.size, samples=3)
     assert ctx.module_loads == loads == 1
     assert compile_stats.snapshot() == stats, "the second run touched NVRTC or its cache"
-    (key, loaded), = ctx.module_cache.items()
+    ((key, loaded),) = ctx.module_cache.items()
     assert key[1] == ("raw_affine",) and loaded.kernel is AFFINE
     assert loaded.image.startswith("cubin sm_")
 
@@ -417,13 +442,13 @@ def test_a_new_context_loads_the_compiled_kernel_from_disk(open_ctx):
 
     x = np.ones(1000, np.float32)
     first = open_ctx()
-    first.run_kernel(AFFINE, Schedule(256, items_per_invocation=4), _affine_views(first, x),
-                     x.size)
+    first.run_kernel(AFFINE, Schedule(256, items_per_invocation=4), _affine_views(first, x), x.size)
     first.close()
     before = compile_stats.snapshot()
     second = open_ctx()
-    second.run_kernel(AFFINE, Schedule(256, items_per_invocation=4), _affine_views(second, x),
-                      x.size)
+    second.run_kernel(
+        AFFINE, Schedule(256, items_per_invocation=4), _affine_views(second, x), x.size
+    )
     after = compile_stats.snapshot()
     assert after["compiles"] == before["compiles"], "NVRTC ran again for a cached kernel"
     assert after["disk_hits"] == before["disk_hits"] + 1 and second.module_loads == 1
@@ -431,8 +456,9 @@ def test_a_new_context_loads_the_compiled_kernel_from_disk(open_ctx):
 
 def test_samples_are_event_timed_positive_nanoseconds(ctx):
     x = np.ones(1 << 16, np.float32)
-    times = ctx.run_kernel(AFFINE, Schedule(256), _affine_views(ctx, x), x.size,
-                           warmups=2, samples=25)
+    times = ctx.run_kernel(
+        AFFINE, Schedule(256), _affine_views(ctx, x), x.size, warmups=2, samples=25
+    )
     assert len(times) == 25 and all(isinstance(t, int) and t > 0 for t in times)
 
 
@@ -465,8 +491,10 @@ def test_an_entry_point_that_cannot_take_the_buffers_is_a_compile_error(mode, ct
         except Exception:  # no such binding, or a driver without the symbol
             supported = False
         if not supported:
-            pytest.skip("this driver cannot report parameter counts (cuFuncGetParamCount), "
-                        "so entry-point signatures go unchecked")
+            pytest.skip(
+                "this driver cannot report parameter counts (cuFuncGetParamCount), "
+                "so entry-point signatures go unchecked"
+            )
     with pytest.raises(CompileError, match="takes 2 parameters"):
         ctx.run_kernel(SHORT, Schedule(64), views, x.size)
     ctx.write_view(views[1], np.zeros_like(x))
@@ -478,9 +506,13 @@ def test_a_grid_of_no_or_negative_workgroups_is_refused_before_the_driver(ctx):
     x = np.ones(64, np.float32)
     views = _affine_views(ctx, x)
     for grid, fragment in (((0, 1, 1), "no workgroups"), ((-1, 1, 1), ">= 0")):
-        bad = KernelSpec(id=f"test_grid_{grid[0]}", entry_point="raw_affine",
-                         buffers=AFFINE.buffers, sources=AFFINE.sources,
-                         grid=lambda schedule, size, grid=grid: grid)
+        bad = KernelSpec(
+            id=f"test_grid_{grid[0]}",
+            entry_point="raw_affine",
+            buffers=AFFINE.buffers,
+            sources=AFFINE.sources,
+            grid=lambda schedule, size, grid=grid: grid,
+        )
         with pytest.raises(InvalidArgument, match=fragment):
             ctx.run_kernel(bad, Schedule(64), views, x.size)
     ctx.run_kernel(AFFINE, Schedule(64), views, x.size)
@@ -517,19 +549,22 @@ def test_a_pinned_array_keeps_the_primary_context_until_it_dies(mode, open_ctx, 
 
 def test_an_illegal_address_loses_the_context_and_a_fresh_one_works(mode, open_ctx):
     if mode == "gpu":
-        pytest.skip("on the GPU this runs in a subprocess: "
-                    "test_gpu_illegal_address_in_a_subprocess")
+        pytest.skip(
+            "on the GPU this runs in a subprocess: test_gpu_illegal_address_in_a_subprocess"
+        )
     _lose_and_recover(open_ctx)
 
 
 def test_a_pinned_array_holding_the_faulted_context_is_named_then_recovery_works(
-        mode, open_ctx, request):
+    mode, open_ctx, request
+):
     """A pinned array outlives the context that faulted, so the driver cannot destroy
     the poisoned primary context: a new context says so (what holds it, how to
     recover) instead of a bare sticky error, and works once the array is gone."""
     if mode == "gpu":
-        pytest.skip("on the GPU this runs in a subprocess: "
-                    "test_gpu_illegal_address_in_a_subprocess")
+        pytest.skip(
+            "on the GPU this runs in a subprocess: test_gpu_illegal_address_in_a_subprocess"
+        )
     _lose_and_recover(open_ctx, hold_pinned=True)
     gc.collect()
     assert request.node.fake.retains == 0 and not request.node.fake.host_memory
@@ -549,9 +584,13 @@ def _lose_and_recover(open_ctx, strict: bool = True, hold_pinned: bool = False) 
     with pytest.raises(DeviceLost) as info:
         ctx.run_kernel(OOB, Schedule(32), [out, args], 1)
     assert "ILLEGAL_ADDRESS" in str(info.value) and ctx.lost
-    later = [lambda: ctx.read_buffer_f32(view), lambda: ctx.allocate_transient(4, 0),
-             lambda: ctx.run_kernel(AFFINE, Schedule(64), [], 0), ctx.synchronize,
-             lambda: ctx.write_view(view, b"1234")]
+    later = [
+        lambda: ctx.read_buffer_f32(view),
+        lambda: ctx.allocate_transient(4, 0),
+        lambda: ctx.run_kernel(AFFINE, Schedule(64), [], 0),
+        ctx.synchronize,
+        lambda: ctx.write_view(view, b"1234"),
+    ]
     for call in later:
         with pytest.raises(DeviceLost):
             call()
@@ -612,26 +651,43 @@ def test_gpu_illegal_address_in_a_subprocess(request, tmp_path, held):
     once the faulted one is closed (the primary context's last release destroys it)."""
     require_available(request.config, "cuda")
     env = dict(os.environ, FORGE_CACHE_DIR=str(tmp_path), PYTHONPATH=str(ROOT))
-    result = subprocess.run([sys.executable, "-c", _LOSS_CHILD, str(ROOT)]
-                            + (["hold"] if held else []), env=env,
-                            capture_output=True, text=True, timeout=300, cwd=ROOT)
+    result = subprocess.run(
+        [sys.executable, "-c", _LOSS_CHILD, str(ROOT)] + (["hold"] if held else []),
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
     assert result.returncode == 0, (
-        f"the loss-and-recovery run failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}")
+        f"the loss-and-recovery run failed:\n{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+    )
     report = json.loads(result.stdout.strip().splitlines()[-1])
     assert "ILLEGAL_ADDRESS" in report["lost"], report
     if not report["fresh_ok"]:
         # The driver keeps the fault for the rest of that process (CUDA documents sticky
         # errors so); recovery is then a new process, which must work.
-        fresh = subprocess.run([sys.executable, "-c", _FRESH_PROCESS, str(ROOT)], env=env,
-                               capture_output=True, text=True, timeout=300, cwd=ROOT)
+        fresh = subprocess.run(
+            [sys.executable, "-c", _FRESH_PROCESS, str(ROOT)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=ROOT,
+        )
         assert fresh.returncode == 0 and "fresh process ok" in fresh.stdout, (
             f"in-process recovery failed ({report['fresh_error']}) and so did a new "
-            f"process:\n{fresh.stdout[-2000:]}\n{fresh.stderr[-2000:]}")
+            f"process:\n{fresh.stdout[-2000:]}\n{fresh.stderr[-2000:]}"
+        )
 
 
 def test_closed_context_refuses_the_cuda_only_calls(ctx):
     ctx.close()
-    for call in (ctx.join_prefetch, ctx.begin_graph_capture, ctx.synchronize,
-                 lambda: ctx.pinned_empty(4)):
+    for call in (
+        ctx.join_prefetch,
+        ctx.begin_graph_capture,
+        ctx.synchronize,
+        lambda: ctx.pinned_empty(4),
+    ):
         with pytest.raises(forge.ContextClosed):
             call()

@@ -23,33 +23,58 @@ from forge import (
 
 # Every member of the seed API page this context grew from (docs/DESIGN.md section 2):
 # its methods and fields, as the page names them.
-SEED_MEMBERS = frozenset({
-    "adapter", "advance_read_head", "allocate_and_write", "allocate_transient", "allocator",
-    "begin_graph_capture", "clear_transient_allocations", "constraints", "ctx",
-    "end_graph_capture", "join_prefetch", "launch_graph", "module_cache", "prefetch_stream",
-    "read_buffer_f32", "read_buffer_f64", "read_buffer_u32_into", "restore_checkpoint",
-    "run_kernel", "slab", "stream", "timestamp_supported", "write_checkpoint", "write_view",
-    "write_view_prefetch"})
+SEED_MEMBERS = frozenset(
+    {
+        "adapter",
+        "advance_read_head",
+        "allocate_and_write",
+        "allocate_transient",
+        "allocator",
+        "begin_graph_capture",
+        "clear_transient_allocations",
+        "constraints",
+        "ctx",
+        "end_graph_capture",
+        "join_prefetch",
+        "launch_graph",
+        "module_cache",
+        "prefetch_stream",
+        "read_buffer_f32",
+        "read_buffer_f64",
+        "read_buffer_u32_into",
+        "restore_checkpoint",
+        "run_kernel",
+        "slab",
+        "stream",
+        "timestamp_supported",
+        "write_checkpoint",
+        "write_view",
+        "write_view_prefetch",
+    }
+)
 R = _driver.driver.CUresult
 
 
-@pytest.mark.parametrize("name, error", [
-    ("CUDA_ERROR_ILLEGAL_ADDRESS", DeviceLost),
-    ("CUDA_ERROR_LAUNCH_FAILED", DeviceLost),
-    ("CUDA_ERROR_ILLEGAL_INSTRUCTION", DeviceLost),
-    ("CUDA_ERROR_MISALIGNED_ADDRESS", DeviceLost),
-    ("CUDA_ERROR_OUT_OF_MEMORY", AllocationError),
-    ("CUDA_ERROR_INVALID_VALUE", GpuValidation),
-    ("CUDA_ERROR_INVALID_HANDLE", GpuValidation),
-    ("CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", GpuValidation),
-    ("CUDA_ERROR_STREAM_CAPTURE_INVALIDATED", GpuValidation),
-    ("CUDA_ERROR_NO_DEVICE", GpuUnavailable),
-    ("CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", GpuUnavailable),
-    ("CUDA_ERROR_INVALID_IMAGE", CompileError),
-    ("CUDA_ERROR_NO_BINARY_FOR_GPU", CompileError),
-    ("CUDA_ERROR_UNSUPPORTED_PTX_VERSION", CompileError),
-    ("CUDA_ERROR_NOT_SUPPORTED", UnsupportedFeature),
-])
+@pytest.mark.parametrize(
+    "name, error",
+    [
+        ("CUDA_ERROR_ILLEGAL_ADDRESS", DeviceLost),
+        ("CUDA_ERROR_LAUNCH_FAILED", DeviceLost),
+        ("CUDA_ERROR_ILLEGAL_INSTRUCTION", DeviceLost),
+        ("CUDA_ERROR_MISALIGNED_ADDRESS", DeviceLost),
+        ("CUDA_ERROR_OUT_OF_MEMORY", AllocationError),
+        ("CUDA_ERROR_INVALID_VALUE", GpuValidation),
+        ("CUDA_ERROR_INVALID_HANDLE", GpuValidation),
+        ("CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", GpuValidation),
+        ("CUDA_ERROR_STREAM_CAPTURE_INVALIDATED", GpuValidation),
+        ("CUDA_ERROR_NO_DEVICE", GpuUnavailable),
+        ("CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", GpuUnavailable),
+        ("CUDA_ERROR_INVALID_IMAGE", CompileError),
+        ("CUDA_ERROR_NO_BINARY_FOR_GPU", CompileError),
+        ("CUDA_ERROR_UNSUPPORTED_PTX_VERSION", CompileError),
+        ("CUDA_ERROR_NOT_SUPPORTED", UnsupportedFeature),
+    ],
+)
 def test_a_failed_curesult_becomes_its_typed_error_naming_the_call(name, error):
     with pytest.raises(error) as info:
         check((getattr(R, name),), "cuSomething(42)")

@@ -25,17 +25,27 @@ def test_the_base_install_needs_no_cuda_package():
 
 
 def test_the_cuda_extra_brings_python_bindings_nvrtc_and_the_header_wheels():
-    names = {spec.split(">")[0].split("=")[0].strip()
-             for spec in _project()["optional-dependencies"]["cuda"]}
-    assert names == {"cuda-bindings", "nvidia-cuda-nvrtc", "nvidia-cuda-runtime",
-                     "nvidia-cuda-crt", "nvidia-cuda-cccl",
-                     "nvidia-ml-py"}  # NVML: the tuner's energy readings
+    names = {
+        spec.split(">")[0].split("=")[0].strip()
+        for spec in _project()["optional-dependencies"]["cuda"]
+    }
+    assert names == {
+        "cuda-bindings",
+        "nvidia-cuda-nvrtc",
+        "nvidia-cuda-runtime",
+        "nvidia-cuda-crt",
+        "nvidia-cuda-cccl",
+        "nvidia-ml-py",
+    }  # NVML: the tuner's energy readings
 
 
 def test_without_the_extra_the_backend_is_unavailable_with_the_install_command(monkeypatch):
     real = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name.split(".")[0] == "cuda" else real(name, *a))
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: None if name.split(".")[0] == "cuda" else real(name, *a),
+    )
     ok, reason = backends.cuda.entry.availability()
     assert not ok
     assert reason.endswith("pip install 'kernel-forge[cuda]'")

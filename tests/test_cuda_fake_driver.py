@@ -35,13 +35,25 @@ OK = R.CUDA_SUCCESS
 Kernel = Callable[[list, tuple, tuple], None]  # (argument bytes, grid, block)
 
 ATTRIBUTES = {
-    "MAX_THREADS_PER_BLOCK": 1024, "MAX_BLOCK_DIM_X": 1024, "MAX_BLOCK_DIM_Y": 1024,
-    "MAX_BLOCK_DIM_Z": 64, "MAX_GRID_DIM_X": 2**31 - 1, "MAX_GRID_DIM_Y": 65535,
-    "MAX_GRID_DIM_Z": 65535, "MAX_SHARED_MEMORY_PER_BLOCK": 49152,
-    "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN": 232448, "WARP_SIZE": 32,
-    "MULTIPROCESSOR_COUNT": 132, "L2_CACHE_SIZE": 50 << 20, "PCI_BUS_ID": 0x19,
-    "PCI_DEVICE_ID": 0, "PCI_DOMAIN_ID": 0, "INTEGRATED": 0, "ASYNC_ENGINE_COUNT": 3,
-    "COMPUTE_CAPABILITY_MAJOR": 9, "COMPUTE_CAPABILITY_MINOR": 0,
+    "MAX_THREADS_PER_BLOCK": 1024,
+    "MAX_BLOCK_DIM_X": 1024,
+    "MAX_BLOCK_DIM_Y": 1024,
+    "MAX_BLOCK_DIM_Z": 64,
+    "MAX_GRID_DIM_X": 2**31 - 1,
+    "MAX_GRID_DIM_Y": 65535,
+    "MAX_GRID_DIM_Z": 65535,
+    "MAX_SHARED_MEMORY_PER_BLOCK": 49152,
+    "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN": 232448,
+    "WARP_SIZE": 32,
+    "MULTIPROCESSOR_COUNT": 132,
+    "L2_CACHE_SIZE": 50 << 20,
+    "PCI_BUS_ID": 0x19,
+    "PCI_DEVICE_ID": 0,
+    "PCI_DOMAIN_ID": 0,
+    "INTEGRATED": 0,
+    "ASYNC_ENGINE_COUNT": 3,
+    "COMPUTE_CAPABILITY_MAJOR": 9,
+    "COMPUTE_CAPABILITY_MINOR": 0,
 }
 
 
@@ -122,8 +134,8 @@ class _Launch:
 @dataclass
 class _Context:
     generation: int
-    sticky: object = None   # the CUresult every call returns once the context faulted
-    device_memory: dict = field(default_factory=dict)   # address -> ctypes buffer
+    sticky: object = None  # the CUresult every call returns once the context faulted
+    device_memory: dict = field(default_factory=dict)  # address -> ctypes buffer
 
 
 class FakeDriver:
@@ -140,13 +152,13 @@ class FakeDriver:
         self.total_memory = total_memory
         self.retains = 0
         self.generations = itertools.count(1)
-        self.primary: _Context | None = None   # the device's primary context, while retained
+        self.primary: _Context | None = None  # the device's primary context, while retained
         self.contexts: dict[int, _Context] = {}  # every live context by generation
         self.current = None
         self.host_memory: dict[int, ctypes.Array] = {}
         self.clock_ns = 0
         self.capture_mode = real.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_GLOBAL
-        self.capturing = None            # the stream under capture, if any
+        self.capturing = None  # the stream under capture, if any
         self.calls: dict[str, int] = {}  # per function, for tests that count
         self.kernels = dict(KERNELS)
         self.missing_kernel = ""
@@ -159,7 +171,7 @@ class FakeDriver:
         # would never return.
         self.hung = False
         self._recorded = itertools.count()
-        self._completed = -1   # events recorded up to this count have completed
+        self._completed = -1  # events recorded up to this count have completed
 
     # -- helpers -------------------------------------------------------------------
     def _count(self, name: str) -> None:
@@ -203,9 +215,12 @@ class FakeDriver:
 
     def cuGetErrorString(self, err):
         if err == R.CUDA_ERROR_NOT_FOUND and self.missing_kernel:
-            return (OK, f"the simulated driver has no Python model of kernel "
-                        f"{self.missing_kernel!r}: add one to KERNELS in "
-                        f"tests/test_cuda_fake_driver.py".encode())
+            return (
+                OK,
+                f"the simulated driver has no Python model of kernel "
+                f"{self.missing_kernel!r}: add one to KERNELS in "
+                f"tests/test_cuda_fake_driver.py".encode(),
+            )
         return (OK, f"simulated {err.name}".encode())
 
     def cuDeviceGetCount(self):
@@ -243,11 +258,10 @@ class FakeDriver:
         if self.retains == 0:
             return (R.CUDA_ERROR_INVALID_CONTEXT,)
         self.retains -= 1
-        if self.retains == 0:   # the last retain destroys the context, faults and all
+        if self.retains == 0:  # the last retain destroys the context, faults and all
             self.contexts.pop(self.primary.generation, None)
             self.primary = None
         return (OK,)
-
 
     def cuCtxSetCurrent(self, ctx):
         self.current = ctx
@@ -270,8 +284,11 @@ class FakeDriver:
         err = self._usable()
         if err:
             return (err,)
-        return (OK,) if self.context.device_memory.pop(int(pointer), None) is not None \
+        return (
+            (OK,)
+            if self.context.device_memory.pop(int(pointer), None) is not None
             else (R.CUDA_ERROR_INVALID_VALUE,)
+        )
 
     def cuMemHostAlloc(self, size, flags):
         err = self._usable()
@@ -282,8 +299,11 @@ class FakeDriver:
         return (OK, ctypes.addressof(buffer))
 
     def cuMemFreeHost(self, pointer):
-        return (OK,) if self.host_memory.pop(int(pointer), None) is not None \
+        return (
+            (OK,)
+            if self.host_memory.pop(int(pointer), None) is not None
             else (R.CUDA_ERROR_INVALID_VALUE,)
+        )
 
     def _copy(self, name, dst, src, size, stream, to_device: bool):
         self._count(name)
@@ -334,8 +354,9 @@ class FakeDriver:
     def cuEventCreate(self, flags):
         err = self._usable()
         timing = int(flags) & int(real.CUevent_flags.CU_EVENT_DISABLE_TIMING) == 0
-        return (err, None) if err else (OK, _Handle("event", timing=timing, time=None,
-                                                     captured=False))
+        return (
+            (err, None) if err else (OK, _Handle("event", timing=timing, time=None, captured=False))
+        )
 
     def cuEventDestroy(self, event):
         return (OK,)
@@ -350,7 +371,7 @@ class FakeDriver:
             return (err,)
         external = int(flags) & int(real.CUevent_record_flags.CU_EVENT_RECORD_EXTERNAL)
         if self.capturing is stream and external:
-            stream.graph.nodes.append(event)   # recorded each time the graph runs
+            stream.graph.nodes.append(event)  # recorded each time the graph runs
         elif external:
             return (R.CUDA_ERROR_INVALID_VALUE,)  # "invalid outside of stream capture"
         else:
@@ -436,8 +457,11 @@ class FakeDriver:
         if err:
             return (err,)
         grid, block = (gx, gy, gz), (bx, by, bz)
-        if min(grid + block) < 1 or bx * by * bz > ATTRIBUTES["MAX_THREADS_PER_BLOCK"] \
-                or bz > ATTRIBUTES["MAX_BLOCK_DIM_Z"]:
+        if (
+            min(grid + block) < 1
+            or bx * by * bz > ATTRIBUTES["MAX_THREADS_PER_BLOCK"]
+            or bz > ATTRIBUTES["MAX_BLOCK_DIM_Z"]
+        ):
             return (R.CUDA_ERROR_INVALID_VALUE,)
         pointers = (ctypes.c_void_p * len(function.sizes)).from_address(int(params))
         # Arguments are copied now, as the driver does: the caller may free them next.
@@ -555,10 +579,13 @@ def test_the_fake_reads_arguments_through_the_void_pointer_array(fake_driver):
     with CudaComputeContext(1 << 20) as ctx:
         x = np.arange(10, dtype=np.float32)
         kernel = forge.get_kernel("raw_affine")
-        views = [ctx.allocate_and_write(x, 0),
-                 ctx.allocate_transient(x.nbytes, 1, usage=forge.BindingUsage.STORAGE_READ_WRITE),
-                 ctx.allocate_and_write(kernel.pack_uniform(10, a=3.0, b=1.0), 2,
-                                        usage=forge.BindingUsage.UNIFORM)]
+        views = [
+            ctx.allocate_and_write(x, 0),
+            ctx.allocate_transient(x.nbytes, 1, usage=forge.BindingUsage.STORAGE_READ_WRITE),
+            ctx.allocate_and_write(
+                kernel.pack_uniform(10, a=3.0, b=1.0), 2, usage=forge.BindingUsage.UNIFORM
+            ),
+        ]
         ctx.run_kernel(kernel, forge.Schedule(64), views, 10)
         assert ctx.read_buffer_f32(views[1]).tolist() == (3 * x + 1).tolist()
     assert fake_driver.retains == 0, "closing the context must release its primary context"
@@ -571,11 +598,11 @@ def test_the_public_driver_surface_is_the_one_the_backend_calls(fake_driver):
     from forge import AllocationError
 
     assert cuda.driver is fake_driver
-    assert cuda.driver_call(cuda.driver.cuDriverGetVersion) == \
-        fake_driver.cuDriverGetVersion()[1]
+    assert cuda.driver_call(cuda.driver.cuDriverGetVersion) == fake_driver.cuDriverGetVersion()[1]
 
     def cuMemAlloc(nbytes):
         return (R.CUDA_ERROR_OUT_OF_MEMORY, None)
+
     with pytest.raises(AllocationError, match="cuMemAlloc: CUDA_ERROR_OUT_OF_MEMORY"):
         cuda.driver_call(cuMemAlloc, 1 << 40)
 
@@ -584,15 +611,31 @@ def test_the_shared_suites_pass_on_the_simulated_driver(tmp_path):
     """The conformance, bad-input and interrupt suites, on ``cuda`` over the simulated
     driver, in a subprocess (the simulation is installed for its whole session)."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = dict(os.environ, FORGE_CUDA_SIMULATED="1", FORGE_CACHE_DIR=str(tmp_path),
-               PYTHONPATH=root)
+    env = dict(os.environ, FORGE_CUDA_SIMULATED="1", FORGE_CACHE_DIR=str(tmp_path), PYTHONPATH=root)
     result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "tests.test_cuda_fake_driver",
-         "-p", "no:cacheprovider", "tests/conformance", "tests/reliability/test_bad_inputs.py",
-         "tests/reliability/test_interrupts.py",
-         "-k", "cuda",
-         "--require-backend", "cuda"],
-        cwd=root, env=env, capture_output=True, text=True, timeout=600)
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "tests.test_cuda_fake_driver",
+            "-p",
+            "no:cacheprovider",
+            "tests/conformance",
+            "tests/reliability/test_bad_inputs.py",
+            "tests/reliability/test_interrupts.py",
+            "-k",
+            "cuda",
+            "--require-backend",
+            "cuda",
+        ],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     summary = result.stdout.strip().splitlines()[-1] if result.stdout.strip() else ""
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
     assert "passed" in summary and "skipped" not in summary and "deselected" in summary, summary

@@ -42,13 +42,21 @@ def _twice(x, y, params):
 
 
 def _kernel(name: str, source: str) -> KernelSpec:
-    return KernelSpec(id=f"cuda_{name}", entry_point="twice", sources={"cuda": source},
-                      buffers=(BufferSpec(0, "f32", "read", name="x"),
-                               BufferSpec(1, "f32", "read_write", name="y"),
-                               BufferSpec.uniform(2, (("n", "i32"),))),
-                      reference=_twice, params=lambda n: {"n": n},
-                      grid=lambda s, n: (ceil_div(n, 128), 1, 1), schedules=(Schedule(128),),
-                      test_sizes=(1000,))
+    return KernelSpec(
+        id=f"cuda_{name}",
+        entry_point="twice",
+        sources={"cuda": source},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+            BufferSpec.uniform(2, (("n", "i32"),)),
+        ),
+        reference=_twice,
+        params=lambda n: {"n": n},
+        grid=lambda s, n: (ceil_div(n, 128), 1, 1),
+        schedules=(Schedule(128),),
+        test_sizes=(1000,),
+    )
 
 
 GOOD, ILLEGAL, SPIN = _kernel("good", _GOOD), _kernel("illegal", _ILLEGAL), _kernel("spin", _SPIN)
@@ -60,14 +68,23 @@ def _cuda(request):
 
 
 def _verdicts(session, kernels, timeout_s=30.0):
-    return [oracle.evaluate(session.runner("cuda"), k, size=1000, samples=1,
-                            timeout_s=timeout_s).verdict for k in kernels]
+    return [
+        oracle.evaluate(
+            session.runner("cuda"), k, size=1000, samples=1, timeout_s=timeout_s
+        ).verdict
+        for k in kernels
+    ]
 
 
 def test_an_illegal_address_costs_only_its_own_verdict_in_workers():
     with Session(timeout_s=30) as session:
         assert _verdicts(session, [GOOD, ILLEGAL, GOOD, ILLEGAL, GOOD]) == [
-            Verdict.PASS, Verdict.DEVICE_LOST, Verdict.PASS, Verdict.DEVICE_LOST, Verdict.PASS]
+            Verdict.PASS,
+            Verdict.DEVICE_LOST,
+            Verdict.PASS,
+            Verdict.DEVICE_LOST,
+            Verdict.PASS,
+        ]
 
 
 _IN_PROCESS = """
@@ -84,8 +101,10 @@ def test_in_process_the_rest_is_not_run_instead_of_a_cascade_of_errors():
     H200 every later CUDA test in that process errored)."""
     finished = run_python(_IN_PROCESS, timeout=300)
     assert finished.returncode == 0, finished.stdout + finished.stderr
-    assert f"VERDICTS {[str(Verdict.PASS), str(Verdict.DEVICE_LOST), str(Verdict.NOT_RUN)]}" \
-        in finished.stdout, finished.stdout + finished.stderr
+    assert (
+        f"VERDICTS {[str(Verdict.PASS), str(Verdict.DEVICE_LOST), str(Verdict.NOT_RUN)]}"
+        in finished.stdout
+    ), finished.stdout + finished.stderr
 
 
 def test_a_hung_kernel_times_out_and_the_next_kernel_passes():

@@ -46,11 +46,16 @@ extern "C" __global__ void ${entry}(const float* x, float* y, const Params p) {
 }
 """
 ACCUMULATE = KernelSpec(
-    id="test_accumulate", entry_point="test_accumulate",
-    buffers=(BufferSpec(0, "f32", Access.READ, name="x"),
-             BufferSpec(1, "f32", Access.READ_WRITE, name="y"),
-             BufferSpec.uniform(2, (("n", "u32"),))),
-    sources={"cuda": _ACCUMULATE_CUDA}, params=lambda size: {"n": size})
+    id="test_accumulate",
+    entry_point="test_accumulate",
+    buffers=(
+        BufferSpec(0, "f32", Access.READ, name="x"),
+        BufferSpec(1, "f32", Access.READ_WRITE, name="y"),
+        BufferSpec.uniform(2, (("n", "u32"),)),
+    ),
+    sources={"cuda": _ACCUMULATE_CUDA},
+    params=lambda size: {"n": size},
+)
 
 
 def _accumulate(args, grid, block):
@@ -68,9 +73,11 @@ def fake(mode, request):  # noqa: F811
 
 
 def _accumulate_views(ctx, x):
-    return [ctx.allocate_and_write(x, 0), ctx.allocate_and_write(np.zeros_like(x), 1, usage=RW),
-            ctx.allocate_and_write(ACCUMULATE.pack_uniform(x.size), 2,
-                                   usage=BindingUsage.UNIFORM)]
+    return [
+        ctx.allocate_and_write(x, 0),
+        ctx.allocate_and_write(np.zeros_like(x), 1, usage=RW),
+        ctx.allocate_and_write(ACCUMULATE.pack_uniform(x.size), 2, usage=BindingUsage.UNIFORM),
+    ]
 
 
 def _assert_samples(times, count):
@@ -97,8 +104,9 @@ def test_a_repeated_run_replays_one_cached_graph(fake, open_ctx):  # noqa: F811
     views = _affine_views(ctx, x, a=3.0, b=1.0)
     counts = []
     for _ in range(4):
-        _assert_samples(ctx.run_kernel(AFFINE, Schedule(64), views, x.size, warmups=2,
-                                       samples=9), 9)
+        _assert_samples(
+            ctx.run_kernel(AFFINE, Schedule(64), views, x.size, warmups=2, samples=9), 9
+        )
         _assert_affine(ctx.read_buffer_f32(views[1]), x, 3.0, 1.0)
         counts.append((ctx.sample_graph_captures, ctx.sample_graph_replays))
     # First run direct; the second captures and replays; later ones only replay.
@@ -115,8 +123,12 @@ def test_every_sample_is_one_launch_on_either_path(fake, open_ctx):  # noqa: F81
         ctx = open_ctx(launch_path=path)
         views = _accumulate_views(ctx, x)
         for warmups, samples in ((1, 5), (0, 5), (3, 5), (2, 1)):
-            _assert_samples(ctx.run_kernel(ACCUMULATE, Schedule(64), views, x.size,
-                                           warmups=warmups, samples=samples), samples)
+            _assert_samples(
+                ctx.run_kernel(
+                    ACCUMULATE, Schedule(64), views, x.size, warmups=warmups, samples=samples
+                ),
+                samples,
+            )
         outputs[path] = ctx.read_buffer_f32(views[1])
         assert ctx.sample_graph_replays == (2 if path == "graph" else 0)
     # 22 launches in all: the graph replays ran exactly the samples asked for.
@@ -313,6 +325,7 @@ def test_a_failed_capture_ends_it_and_the_context_goes_on(fake_driver):  # noqa:
         if int(flags):
             return (R.CUDA_ERROR_NOT_SUPPORTED,)
         return record(event, stream, flags, name)
+
     fake_driver.cuEventRecordWithFlags = no_record_nodes
     with CudaComputeContext(1 << 20) as ctx:
         x = np.arange(50, dtype=np.float32)
@@ -368,8 +381,9 @@ def test_a_pipelined_upload_sends_each_chunk_once_in_order(fake_driver):  # noqa
     from backends.cuda import CudaComputeContext
 
     chunk = 4 << 20
-    with CudaComputeContext(64 << 20, staging_chunk_bytes=chunk, staging_buffers=3,
-                            staging_threads=4) as ctx:
+    with CudaComputeContext(
+        64 << 20, staging_chunk_bytes=chunk, staging_buffers=3, staging_threads=4
+    ) as ctx:
         data = np.random.default_rng(7).integers(0, 2**32, (5 * chunk + 12) // 4, dtype=np.uint32)
         before = fake_driver.calls.get("cuMemcpyHtoDAsync", 0)
         view = ctx.allocate_and_write(data, 0)

@@ -17,8 +17,13 @@ from forge.ir import erf64
 from oracle.pytest_plugin import require_available
 
 TRUTH = {"tanh": np.tanh, "erf": erf64}
-GRID = np.concatenate([np.linspace(-12, 12, 400_001), np.geomspace(1e-30, 12, 20_001),
-                       -np.geomspace(1e-30, 12, 20_001)]).astype(np.float32)
+GRID = np.concatenate(
+    [
+        np.linspace(-12, 12, 400_001),
+        np.geomspace(1e-30, 12, 20_001),
+        -np.geomspace(1e-30, 12, 20_001),
+    ]
+).astype(np.float32)
 
 
 def _ulps(got: np.ndarray, want: np.ndarray) -> np.ndarray:
@@ -35,8 +40,9 @@ def test_the_approximation_is_within_two_ulp_with_an_exact_exp(name):
 
 @pytest.mark.parametrize("name", ["tanh", "erf"])
 def test_the_approximation_saturates_and_propagates_nan(name):
-    out = float32_model(name, np.array([np.inf, -np.inf, 1e30, -1e30, np.nan, 0.0, -0.0],
-                                       np.float32))
+    out = float32_model(
+        name, np.array([np.inf, -np.inf, 1e30, -1e30, np.nan, 0.0, -0.0], np.float32)
+    )
     assert out[:4].tolist() == [1.0, -1.0, 1.0, -1.0]
     assert np.isnan(out[4]) and out[5] == 0.0 and out[6] == 0.0
 
@@ -46,7 +52,9 @@ def test_the_helpers_are_only_emitted_where_used():
     assert "fg_tanh_f32" not in plain and "fg_erf_f32" not in plain
     both = forge.emit.emit(
         ir.kernel("q", ir.map(y=ir.tanh(ir.input("x")) + ir.erf(ir.input("x")))),
-        Schedule(64), "wgsl")
+        Schedule(64),
+        "wgsl",
+    )
     assert wgsl_helper("tanh") in both and wgsl_helper("erf") in both
     assert "tanhf(" in forge.emit.emit(forge.get_kernel("tanh"), Schedule(64), "cuda")
 
@@ -60,10 +68,12 @@ def test_on_a_real_wgsl_implementation_the_error_stays_small(request):
     size = GRID.size
     with forge.open_context("wgpu", capacity_bytes=64 << 20) as ctx:
         rw, uniform = forge.BindingUsage.STORAGE_READ_WRITE, forge.BindingUsage.UNIFORM
-        views = [ctx.allocate_and_write(GRID, 0),
-                 ctx.allocate_transient(GRID.nbytes, 1, usage=rw),
-                 ctx.allocate_transient(GRID.nbytes, 2, usage=rw),
-                 ctx.allocate_and_write(kernel.pack_uniform(size), 3, usage=uniform)]
+        views = [
+            ctx.allocate_and_write(GRID, 0),
+            ctx.allocate_transient(GRID.nbytes, 1, usage=rw),
+            ctx.allocate_transient(GRID.nbytes, 2, usage=rw),
+            ctx.allocate_and_write(kernel.pack_uniform(size), 3, usage=uniform),
+        ]
         ctx.run_kernel(kernel, Schedule(256, items_per_invocation=4), views, size)
         got = {"tanh": ctx.read_buffer_f32(views[1]), "erf": ctx.read_buffer_f32(views[2])}
     for name, values in got.items():
@@ -103,10 +113,10 @@ def test_non_finite_and_extreme_integer_literals_are_spelled_without_literals():
     assert "fn fg_f32_from_bits(bits: u32) -> f32" in helpers
     assert "fg_f32_from_bits" not in WGSL().helpers(set(), "x = 1.0f;")
     assert CUDA().literal(float("-inf"), "f32") == "__int_as_float((int)0xff800000u)"
-    assert WGSL().literal(-2**31, "i32") == "(-2147483647i - 1i)"
+    assert WGSL().literal(-(2**31), "i32") == "(-2147483647i - 1i)"
     # the largest float32, spelled so that its decimal is not beyond it (Tint refuses
     # 3.4028235e+38f), and reading back exactly
     largest = WGSL().literal(float(np.finfo(np.float32).max), "f32")
     assert largest == "3.4028234663852886e+38f"
     assert np.float32(float(largest[:-1])) == np.finfo(np.float32).max
-    assert CUDA().literal(-2**31, "i32") == "(-2147483647 - 1)"
+    assert CUDA().literal(-(2**31), "i32") == "(-2147483647 - 1)"

@@ -32,10 +32,13 @@ def test_generate_defaults_to_the_first_schedule_and_serves_raw_kernels(capsys):
     assert capsys.readouterr().out == raw.source("cuda", raw.schedules[0])
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["generate", "nope", "--target", "wgsl"], "unknown kernel 'nope'"),
-    (["generate", "gemm", "--target", "cuda", "--schedule", "wg=64"], "a matmul needs tile="),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["generate", "nope", "--target", "wgsl"], "unknown kernel 'nope'"),
+        (["generate", "gemm", "--target", "cuda", "--schedule", "wg=64"], "a matmul needs tile="),
+    ],
+)
 def test_generate_explains_what_is_wrong(argv, message, capsys):
     assert main(argv) == 2
     assert message in capsys.readouterr().err

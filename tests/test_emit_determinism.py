@@ -62,9 +62,16 @@ def test_emitting_twice_gives_identical_text():
 
 
 def test_two_processes_with_different_hash_seeds_emit_identical_bytes():
-    digests = {subprocess.run([sys.executable, "-c", _DIGEST], capture_output=True, text=True,
-                              check=True, env={**os.environ, "PYTHONHASHSEED": seed}).stdout.strip()
-               for seed in ("1", "4242")}
+    digests = {
+        subprocess.run(
+            [sys.executable, "-c", _DIGEST],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout.strip()
+        for seed in ("1", "4242")
+    }
     assert len(digests) == 1
     here = hashlib.sha256()
     for k, target, s in _jobs():
@@ -97,6 +104,9 @@ def test_the_source_changes_with_the_schedule_and_the_kernel():
     kernel = forge.get_kernel("affine")
     texts = {emit(kernel, s, "cuda") for s in kernel.schedules}
     assert len(texts) == len(kernel.schedules)
-    other = ir.kernel("affine", ir.map(y=ir.param("a") * ir.input("x") - ir.param("b")),
-                      defaults={"a": 2.0, "b": 0.5})
+    other = ir.kernel(
+        "affine",
+        ir.map(y=ir.param("a") * ir.input("x") - ir.param("b")),
+        defaults={"a": 2.0, "b": 0.5},
+    )
     assert emit(other, kernel.schedules[0], "cuda") != emit(kernel, kernel.schedules[0], "cuda")

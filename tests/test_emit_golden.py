@@ -40,4 +40,5 @@ def test_emitted_source_matches_its_golden_file(kernel, schedule, target):
     assert path.exists(), f"missing golden file {path.name}; run with FORGE_UPDATE_GOLDEN=1"
     assert text == path.read_text(), (
         f"{path.name} differs from the emitter's output; if the change is intended, "
-        "regenerate with FORGE_UPDATE_GOLDEN=1 and review the diff")
+        "regenerate with FORGE_UPDATE_GOLDEN=1 and review the diff"
+    )

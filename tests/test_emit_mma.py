@@ -19,11 +19,16 @@ LAYOUTS = [("row", "row"), ("col", "row"), ("row", "col"), ("col", "col")]
 
 
 def _mixed(inputs: str, a_layout: str, b_layout: str):
-    return ir.kernel(f"mma_{inputs}_{a_layout}_{b_layout}",
-                     ir.matmul("f32", a_layout, b_layout, input_dtype=inputs),
-                     defaults={"alpha": 1.5, "beta": 0.5}, schedules=MMA_SCHEDULES,
-                     domain={n: (-2.0, 2.0) for n in "abc"}, nonfinite_inputs=False,
-                     tolerance=GEMM_BF16.tolerance, test_sizes=(67, 1, 130))
+    return ir.kernel(
+        f"mma_{inputs}_{a_layout}_{b_layout}",
+        ir.matmul("f32", a_layout, b_layout, input_dtype=inputs),
+        defaults={"alpha": 1.5, "beta": 0.5},
+        schedules=MMA_SCHEDULES,
+        domain={n: (-2.0, 2.0) for n in "abc"},
+        nonfinite_inputs=False,
+        tolerance=GEMM_BF16.tolerance,
+        test_sizes=(67, 1, 130),
+    )
 
 
 def test_mma_is_part_of_the_schedule_text():
@@ -45,14 +50,17 @@ def test_tensor_core_gemms_compile_to_wmma_instructions(inputs, a_layout, b_layo
         assert forge.emit.workgroup_storage_bytes(kernel, schedule, "cuda") <= 48 * 1024
 
 
-@pytest.mark.parametrize("kernel, schedule, reason", [
-    (GEMM_F16, MMA_SCHEDULES[0], None),
-    (GEMM, MMA_SCHEDULES[0], "f16 or bf16 inputs into f32"),
-    (GEMM_F16, Schedule((32, 2), tile=(64, 64, 32), mma=True), "needs 4 warps"),
-    (GEMM_F16, Schedule((64, 2), tile=(64, 64, 32), mma=True), "whole warps"),
-    (GEMM_F16, Schedule((32, 4), tile=(64, 64, 24), mma=True), "BK of 16"),
-    (GEMM_F16, Schedule((32, 4), tile=(64, 64, 32, 2), mma=True), "no register-prefetch"),
-])
+@pytest.mark.parametrize(
+    "kernel, schedule, reason",
+    [
+        (GEMM_F16, MMA_SCHEDULES[0], None),
+        (GEMM, MMA_SCHEDULES[0], "f16 or bf16 inputs into f32"),
+        (GEMM_F16, Schedule((32, 2), tile=(64, 64, 32), mma=True), "needs 4 warps"),
+        (GEMM_F16, Schedule((64, 2), tile=(64, 64, 32), mma=True), "whole warps"),
+        (GEMM_F16, Schedule((32, 4), tile=(64, 64, 24), mma=True), "BK of 16"),
+        (GEMM_F16, Schedule((32, 4), tile=(64, 64, 32, 2), mma=True), "no register-prefetch"),
+    ],
+)
 def test_mma_schedules_are_checked_before_emitting(kernel, schedule, reason):
     if reason is None:
         kernel.check_schedule(schedule, target="cuda")

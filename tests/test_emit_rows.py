@@ -19,15 +19,25 @@ from tests.test_emit_bounds import ctx  # noqa: F401 - the fixture: a wgpu, then
 
 x = ir.input("x")
 # exp(2x - max) is not exp(a - max(a)): its sum cannot be rescaled from x's maximum
-NOT_ONLINE = ir.kernel("exp_twice", ir.rows(y=ir.exp(x * 2.0 - ir.row_max(x))
-                                            / ir.row_sum(ir.exp(x * 2.0 - ir.row_max(x)))),
-                       domain={"x": (-3.0, 3.0)}, tolerance={"f32": {"rtol": 2e-5, "atol": 1e-6}},
-                       nonfinite_inputs=False)
+NOT_ONLINE = ir.kernel(
+    "exp_twice",
+    ir.rows(y=ir.exp(x * 2.0 - ir.row_max(x)) / ir.row_sum(ir.exp(x * 2.0 - ir.row_max(x)))),
+    domain={"x": (-3.0, 3.0)},
+    tolerance={"f32": {"rtol": 2e-5, "atol": 1e-6}},
+    nonfinite_inputs=False,
+)
 
 
-@pytest.mark.parametrize("kernel_id, shapes", [
-    ("softmax", ["online"]), ("log_softmax", ["online"]), ("rmsnorm", ["plain"]),
-    ("layernorm", ["plain", "plain"]), ("row_max", ["plain"])])
+@pytest.mark.parametrize(
+    "kernel_id, shapes",
+    [
+        ("softmax", ["online"]),
+        ("log_softmax", ["online"]),
+        ("rmsnorm", ["plain"]),
+        ("layernorm", ["plain", "plain"]),
+        ("row_max", ["plain"]),
+    ],
+)
 def test_max_then_sum_of_exp_is_one_online_level(kernel_id, shapes):
     levels = _levels(forge.get_kernel(kernel_id).body.pattern)
     assert [("online" if isinstance(level[0], _Online) else "plain") for level in levels] == shapes
@@ -35,8 +45,9 @@ def test_max_then_sum_of_exp_is_one_online_level(kernel_id, shapes):
 
 def test_a_sum_of_a_different_exp_stays_two_levels():
     assert [len(level) for level in _levels(NOT_ONLINE.body.pattern)] == [1, 1]
-    assert not any(isinstance(item, _Online) for level in _levels(NOT_ONLINE.body.pattern)
-                   for item in level)
+    assert not any(
+        isinstance(item, _Online) for level in _levels(NOT_ONLINE.body.pattern) for item in level
+    )
 
 
 @pytest.mark.parametrize("kernel_id", ["softmax", "log_softmax", "rmsnorm", "layernorm", "gemv"])
@@ -52,7 +63,7 @@ def test_a_cuda_reduction_level_costs_one_barrier_per_path(kernel_id):
 
 def test_the_one_pass_softmax_divides_once_per_invocation_not_per_element():
     source = forge.get_kernel("softmax").source("cuda", Schedule((256, 1), vector_width=4))
-    exact = source[source.index("no bounds checks"):source.index("the row lives in registers")]
+    exact = source[source.index("no bounds checks") : source.index("the row lives in registers")]
     # exp(m - M) / S once, then a multiply per element (other divisions are integer)
     assert len(re.findall(r" / fg_\w+\)", exact)) == 1
     assert exact.count("expf(") == 4 + 3  # one per lane of the chunk; three per invocation
@@ -77,16 +88,19 @@ def _want(kernel, data: np.ndarray) -> np.ndarray:
 
 
 # one pass with the row exactly in registers, shorter, and the looped path
-SCHEDULES = [Schedule((64, 2), items_per_invocation=2, vector_width=4),
-             Schedule((32, 4), items_per_invocation=1)]
+SCHEDULES = [
+    Schedule((64, 2), items_per_invocation=2, vector_width=4),
+    Schedule((32, 4), items_per_invocation=1),
+]
 
 
 @pytest.mark.parametrize("cols", [512, 300])
 @pytest.mark.parametrize("schedule", SCHEDULES, ids=str)
 def test_an_exp_that_is_not_online_keeps_its_meaning(ctx, schedule, cols):
     data = np.random.default_rng(3).uniform(-3, 3, (5, cols)).astype(np.float32)
-    np.testing.assert_allclose(_run(ctx, NOT_ONLINE, schedule, data), _want(NOT_ONLINE, data),
-                               rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(
+        _run(ctx, NOT_ONLINE, schedule, data), _want(NOT_ONLINE, data), rtol=1e-4, atol=1e-6
+    )
 
 
 @pytest.mark.parametrize("kernel_id", ["softmax", "log_softmax"])
@@ -97,16 +111,19 @@ def test_masked_rows_match_the_reference(ctx, kernel_id, schedule, cols):
     invocations' worth) is masked, and huge negative values, as the reference computes
     them (a fully masked row is NaN there: -inf - -inf)."""
     if ctx.constraints.nonfinite_indeterminate:
-        pytest.skip(f"{ctx.backend_name} may assume no infinities (WGSL 15.7.2), so masked "
-                    "rows have no defined result there")
+        pytest.skip(
+            f"{ctx.backend_name} may assume no infinities (WGSL 15.7.2), so masked "
+            "rows have no defined result there"
+        )
     data = np.random.default_rng(5).uniform(-3, 3, (5, cols)).astype(np.float32)
     data[0, ::3] = -np.inf
     data[1, :] = -np.inf
-    data[2, :cols // 2] = -np.inf
+    data[2, : cols // 2] = -np.inf
     data[3, :] = -1e30
     kernel = forge.get_kernel(kernel_id)
-    np.testing.assert_allclose(_run(ctx, kernel, schedule, data), _want(kernel, data),
-                               rtol=1e-5, atol=1e-6, equal_nan=True)
+    np.testing.assert_allclose(
+        _run(ctx, kernel, schedule, data), _want(kernel, data), rtol=1e-5, atol=1e-6, equal_nan=True
+    )
 
 
 def _ptxas_report(source: str) -> str:
@@ -117,8 +134,10 @@ def _ptxas_report(source: str) -> str:
     assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS
     try:
         options = [b"--gpu-architecture=sm_90", b"--ptxas-options=-v"]
-        assert nvrtc.nvrtcCompileProgram(program, len(options), options)[0] == \
-            nvrtc.nvrtcResult.NVRTC_SUCCESS
+        assert (
+            nvrtc.nvrtcCompileProgram(program, len(options), options)[0]
+            == nvrtc.nvrtcResult.NVRTC_SUCCESS
+        )
         size = nvrtc.nvrtcGetProgramLogSize(program)[1]
         log = bytearray(size)
         nvrtc.nvrtcGetProgramLog(program, log)
@@ -127,10 +146,12 @@ def _ptxas_report(source: str) -> str:
         nvrtc.nvrtcDestroyProgram(program)
 
 
-_BIG_ROWS = [(k, s)
-             for k in ("softmax", "log_softmax", "rmsnorm", "layernorm", "row_sum", "row_max")
-             for s in forge.get_kernel(k).schedules
-             if forge.get_kernel(k).schedule_role(s) == "big-gpu"]
+_BIG_ROWS = [
+    (k, s)
+    for k in ("softmax", "log_softmax", "rmsnorm", "layernorm", "row_sum", "row_max")
+    for s in forge.get_kernel(k).schedules
+    if forge.get_kernel(k).schedule_role(s) == "big-gpu"
+]
 
 
 @pytest.mark.parametrize("kernel_id, schedule", _BIG_ROWS, ids=[f"{k}-{s}" for k, s in _BIG_ROWS])

@@ -16,8 +16,9 @@ ROWS = forge.get_kernel("softmax")
 GEMM = forge.get_kernel("gemm")
 TRANSPOSE = forge.get_kernel("transpose")
 GEMM_COL_A = ir.kernel("gemm_ta", ir.matmul(a_layout="col"), defaults={"alpha": 1.0, "beta": 0.0})
-GEMM_COL_B = ir.kernel("gemm_tt", ir.matmul(a_layout="col", b_layout="col"),
-                       defaults={"alpha": 1.0, "beta": 0.0})
+GEMM_COL_B = ir.kernel(
+    "gemm_tt", ir.matmul(a_layout="col", b_layout="col"), defaults={"alpha": 1.0, "beta": 0.0}
+)
 
 REFUSED = [
     (MAP, Schedule(64, tile=(8,)), None, r"a map takes no tile"),
@@ -27,21 +28,45 @@ REFUSED = [
     (GEMM, Schedule((16, 16)), None, r"a matmul needs tile=BMxBNxBK"),
     (GEMM, Schedule((16, 16), tile=(64, 60, 8)), None, r"must split evenly over the 16x16"),
     (GEMM, Schedule((16, 16), tile=(64, 64, 8, 3)), None, r"stages must be 1 or 2"),
-    (GEMM, Schedule((16, 16), items_per_invocation=2, tile=(64, 64, 8)), None,
-     r"items per invocation must be 1"),
-    (GEMM, Schedule((16, 16), vector_width=4, tile=(32, 32, 8)), None,
-     r"2x2 micro-tile is read and stored in vectors of 4"),
-    (GEMM, Schedule((16, 16), vector_width=4, tile=(64, 64, 2)), None,
-     r"a is row-major, so its tile is loaded along k in vectors of 4; that tile extent \(2\)"),
-    (GEMM_COL_B, Schedule((16, 16), vector_width=4, tile=(64, 64, 2)), None,
-     r"b is col-major, so its tile is loaded along k in vectors of 4"),
+    (
+        GEMM,
+        Schedule((16, 16), items_per_invocation=2, tile=(64, 64, 8)),
+        None,
+        r"items per invocation must be 1",
+    ),
+    (
+        GEMM,
+        Schedule((16, 16), vector_width=4, tile=(32, 32, 8)),
+        None,
+        r"2x2 micro-tile is read and stored in vectors of 4",
+    ),
+    (
+        GEMM,
+        Schedule((16, 16), vector_width=4, tile=(64, 64, 2)),
+        None,
+        r"a is row-major, so its tile is loaded along k in vectors of 4; that tile extent \(2\)",
+    ),
+    (
+        GEMM_COL_B,
+        Schedule((16, 16), vector_width=4, tile=(64, 64, 2)),
+        None,
+        r"b is col-major, so its tile is loaded along k in vectors of 4",
+    ),
     (GEMM, Schedule((4, 4), tile=(128, 128, 8)), None, r"1024 accumulators .* spill"),
     (TRANSPOSE, Schedule((32, 8), tile=(32, 16)), None, r"square tile"),
     (TRANSPOSE, Schedule((16, 8), tile=(32, 32)), None, r"workgroup of 32 x WY"),
-    (TRANSPOSE, Schedule((32, 8), vector_width=2, tile=(32, 32)), None,
-     r"vector width .* must be 1"),
-    (TRANSPOSE, Schedule((64, 4), tile=(64, 64)), "wgsl",
-     r"16640 bytes of workgroup storage on wgsl"),
+    (
+        TRANSPOSE,
+        Schedule((32, 8), vector_width=2, tile=(32, 32)),
+        None,
+        r"vector width .* must be 1",
+    ),
+    (
+        TRANSPOSE,
+        Schedule((64, 4), tile=(64, 64)),
+        "wgsl",
+        r"16640 bytes of workgroup storage on wgsl",
+    ),
     (MAP, Schedule(2048), "cuda", r"at most 1024 threads"),
     (MAP, Schedule(64, items_per_invocation=257), None, r"unrolls 257 items per invocation"),
     (MAP, Schedule(64, items_per_invocation=128, vector_width=4), None, r"unrolls 512 items"),
@@ -49,15 +74,16 @@ REFUSED = [
 ]
 
 
-@pytest.mark.parametrize("kernel, schedule, target, message", REFUSED,
-                         ids=[f"{k.id}-{s}" for k, s, _, _ in REFUSED])
+@pytest.mark.parametrize(
+    "kernel, schedule, target, message", REFUSED, ids=[f"{k.id}-{s}" for k, s, _, _ in REFUSED]
+)
 def test_refused_combinations_name_the_reason_before_emission(kernel, schedule, target, message):
     from forge.emit import _emit
 
     before = _emit.cache_info()
     with pytest.raises(ScheduleRefused, match=message):
         check(kernel, schedule, target)
-    for name in ([target] if target else ["wgsl", "cuda"]):
+    for name in [target] if target else ["wgsl", "cuda"]:
         with pytest.raises(ScheduleRefused, match=message):
             emit(kernel, schedule, name)
     after = _emit.cache_info()

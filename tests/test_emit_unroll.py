@@ -46,16 +46,23 @@ def test_unrolled_wgsl_keeps_vec4_tiles_and_reads_fragments_16_bytes_at_a_time()
 
 def test_unrolled_cuda_differs_only_in_the_schedule_it_names():
     def body(schedule):
-        return [line for line in GEMM.source("cuda", schedule).splitlines()
-                if not line.startswith("// schedule:")]
+        return [
+            line
+            for line in GEMM.source("cuda", schedule).splitlines()
+            if not line.startswith("// schedule:")
+        ]
+
     assert body(UNROLLED) == body(ROLLED)
 
 
-@pytest.mark.parametrize("kernel_id, schedule", [
-    ("affine", Schedule(64, unroll=True)),
-    ("softmax", Schedule((64, 1), items_per_invocation=4, unroll=True)),
-    ("transpose", Schedule((32, 8), tile=(32, 32), unroll=True)),
-])
+@pytest.mark.parametrize(
+    "kernel_id, schedule",
+    [
+        ("affine", Schedule(64, unroll=True)),
+        ("softmax", Schedule((64, 1), items_per_invocation=4, unroll=True)),
+        ("transpose", Schedule((32, 8), tile=(32, 32), unroll=True)),
+    ],
+)
 def test_other_patterns_refuse_unroll_saying_they_always_unroll(kernel_id, schedule):
     with pytest.raises(UnsupportedFeature, match="always writes its register loops out"):
         forge.get_kernel(kernel_id).check_schedule(schedule)

@@ -51,24 +51,40 @@ def _typed_kernels():
     h = ir.input("h", "f16")
     d = ir.input("d", "f64")
     return [
-        ir.kernel("half_ops", ir.map(y=ir.tanh(h) * 2.0 + ir.erf(h) - ir.sigmoid(h) / ir.exp(h),
-                                     i=ir.cast(h, "i32"), u=ir.cast(h, "u32")),
-                  domain={"h": (-np.inf, np.inf)}, tolerance={"f16": {"atol": 4e-3, "rtol": 4e-3}}),
-        ir.kernel("double_ops", ir.map(y=ir.max(d, 0.0) * 2.0 - ir.abs(d),
-                                       i=ir.cast(d, "i32"), f=ir.cast(d, "f32")),
-                  domain={"d": (-np.inf, np.inf)}),
+        ir.kernel(
+            "half_ops",
+            ir.map(
+                y=ir.tanh(h) * 2.0 + ir.erf(h) - ir.sigmoid(h) / ir.exp(h),
+                i=ir.cast(h, "i32"),
+                u=ir.cast(h, "u32"),
+            ),
+            domain={"h": (-np.inf, np.inf)},
+            tolerance={"f16": {"atol": 4e-3, "rtol": 4e-3}},
+        ),
+        ir.kernel(
+            "double_ops",
+            ir.map(y=ir.max(d, 0.0) * 2.0 - ir.abs(d), i=ir.cast(d, "i32"), f=ir.cast(d, "f32")),
+            domain={"d": (-np.inf, np.inf)},
+        ),
         ir.kernel("half_rows", ir.rows(y=h - ir.row_max(h), s=ir.row_sum(h))),
         ir.kernel("double_gemm", ir.matmul("f64"), defaults={"alpha": 1.0, "beta": 0.0}),
-        ir.kernel("int_ops", ir.map(y=ir.select(ir.input("a", "i32") < 0, -ir.input("a", "i32"),
-                                                ir.min(ir.input("a", "i32"), 7)) * 3,
-                                     z=ir.cast(ir.input("b", "u32"), "f32")
-                                     + ir.const(float("inf"))))
+        ir.kernel(
+            "int_ops",
+            ir.map(
+                y=ir.select(
+                    ir.input("a", "i32") < 0, -ir.input("a", "i32"), ir.min(ir.input("a", "i32"), 7)
+                )
+                * 3,
+                z=ir.cast(ir.input("b", "u32"), "f32") + ir.const(float("inf")),
+            ),
+        ),
     ]
 
 
 @pytest.mark.parametrize("kernel", _typed_kernels(), ids=lambda k: k.id)
-@pytest.mark.parametrize("schedule", [Schedule(64), Schedule((32, 2), items_per_invocation=2,
-                                                                 vector_width=4)], ids=str)
+@pytest.mark.parametrize(
+    "schedule", [Schedule(64), Schedule((32, 2), items_per_invocation=2, vector_width=4)], ids=str
+)
 def test_f16_f64_and_integer_kernels_validate_on_both_targets(kernel, schedule, request):
     if kernel.body.kind == "matmul":
         schedule = Schedule((16, 16), tile=(32, 32, 8))
@@ -91,9 +107,14 @@ def test_wgsl_has_no_f64_transcendentals_and_says_so_before_emitting():
 def test_validate_reports_the_compiler_message_of_a_broken_source(request):
     require_available(request.config, "wgpu")
     broken = forge.KernelSpec(
-        "broken", "broken", forge.get_kernel("raw_affine").buffers,
-        sources={"wgsl": "@compute @workgroup_size(64) fn broken() { let x: f32 = nope; }",
-                 "cuda": 'extern "C" __global__ void broken() { int x = nope; }'})
+        "broken",
+        "broken",
+        forge.get_kernel("raw_affine").buffers,
+        sources={
+            "wgsl": "@compute @workgroup_size(64) fn broken() { let x: f32 = nope; }",
+            "cuda": 'extern "C" __global__ void broken() { int x = nope; }',
+        },
+    )
     for target, needle in (("wgsl", "nope"), ("cuda", "nope")):
         result = validate_source(broken, target, Schedule(64))
         assert result.failed and result.level is ValidationLevel.GENERATED

@@ -21,14 +21,15 @@ def _declarations(source: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("width, element", [(1, "f32"), (2, "vec2<f32>"), (4, "vec4<f32>")])
 def test_map_buffers_are_declared_as_vectors_of_the_schedule_width(width, element):
-    source = forge.get_kernel("add").source("wgsl", Schedule(64, items_per_invocation=2,
-                                                             vector_width=width))
+    source = forge.get_kernel("add").source(
+        "wgsl", Schedule(64, items_per_invocation=2, vector_width=width)
+    )
     assert _declarations(source) == {"x": element, "y": element, "z": element}
 
 
 def test_a_whole_chunk_is_one_vector_access_and_a_tail_goes_by_component():
     source = forge.get_kernel("axpy").source("wgsl", Schedule(64, vector_width=4))
-    body = source[source.index("fn axpy_kernel"):]
+    body = source[source.index("fn axpy_kernel") :]
     assert re.search(r"let fg_q: vec4<f32> = x\[(fg_j\d+)\];", body)
     assert re.search(r"\by\[(fg_j\d+)\] = vec4<f32>\(", body)
     # the tail: one guarded component store per lane, never a whole-vector store
@@ -40,24 +41,29 @@ def test_a_whole_chunk_is_one_vector_access_and_a_tail_goes_by_component():
 
 def test_32_bit_and_f16_buffers_become_vectors_but_not_f64():
     h = ir.input("h", "f16")
-    kernel = ir.kernel("half_to_int", ir.map(i=ir.cast(h, "i32"), y=h * 2.0,
-                                             d=ir.cast(h, "f64")))
+    kernel = ir.kernel("half_to_int", ir.map(i=ir.cast(h, "i32"), y=h * 2.0, d=ir.cast(h, "f64")))
     source = kernel.source("wgsl", Schedule(64, vector_width=4))
-    assert _declarations(source) == {"h": "vec4<f16>", "i": "vec4<i32>", "y": "vec4<f16>",
-                                     "d": "f64"}
+    assert _declarations(source) == {
+        "h": "vec4<f16>",
+        "i": "vec4<i32>",
+        "y": "vec4<f16>",
+        "d": "f64",
+    }
 
 
 def test_other_patterns_and_cuda_keep_scalar_declarations():
-    rows = forge.get_kernel("softmax").source("wgsl", Schedule((64, 1), items_per_invocation=2,
-                                                               vector_width=4))
+    rows = forge.get_kernel("softmax").source(
+        "wgsl", Schedule((64, 1), items_per_invocation=2, vector_width=4)
+    )
     assert set(_declarations(rows).values()) == {"f32"}
     cuda = forge.get_kernel("add").source("cuda", Schedule(64, vector_width=4))
     assert "const float* __restrict__ x" in cuda and "float4" in cuda
 
 
 def test_unrolled_chunks_index_local_arrays_with_constants_on_wgsl():
-    source = forge.get_kernel("affine").source("wgsl", Schedule(64, items_per_invocation=3,
-                                                                vector_width=4))
+    source = forge.get_kernel("affine").source(
+        "wgsl", Schedule(64, items_per_invocation=3, vector_width=4)
+    )
     assert re.findall(r"const fg_k: u32 = (\d)u;", source) == ["0", "1", "2"] * 2
     assert "for (var fg_k" not in source
 

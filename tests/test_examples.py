@@ -15,8 +15,9 @@ EXAMPLES = ["wgsl_with_numpy.py", "cuda_scalars_shared.py", "port_check.py", "tu
 
 
 def _run(*argv: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, *argv], cwd=cwd, capture_output=True, text=True,
-                          timeout=600)
+    return subprocess.run(
+        [sys.executable, *argv], cwd=cwd, capture_output=True, text=True, timeout=600
+    )
 
 
 @pytest.mark.parametrize("name", EXAMPLES)
@@ -32,8 +33,9 @@ def test_the_wgsl_example_is_judged_on_every_backend_it_names():
 
 
 def test_the_ir_example_s_pytest_test_passes_through_the_fixture():
-    result = _run("-m", "pytest", "-q", "-p", "no:cacheprovider",
-                  str(ROOT / "examples" / "ir_kernel"))
+    result = _run(
+        "-m", "pytest", "-q", "-p", "no:cacheprovider", str(ROOT / "examples" / "ir_kernel")
+    )
     assert result.returncode == 0, result.stdout[-3000:]
     assert "passed" in result.stdout
 
@@ -41,8 +43,17 @@ def test_the_ir_example_s_pytest_test_passes_through_the_fixture():
 def test_kforge_checks_an_example_file():
     import json
 
-    result = _run("-m", "kforge", "check", str(ROOT / "examples" / "wgsl_with_numpy.py"),
-                  "--backend", "reference", "--samples", "1", "--json")
+    result = _run(
+        "-m",
+        "kforge",
+        "check",
+        str(ROOT / "examples" / "wgsl_with_numpy.py"),
+        "--backend",
+        "reference",
+        "--samples",
+        "1",
+        "--json",
+    )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     kernels = {r["kernel"] for r in json.loads(result.stdout)["results"]}
     assert kernels == {"example_scale_shift"}

@@ -31,10 +31,17 @@ def _double(x, y):
 
 
 def _kernel(name: str, *tags: str) -> KernelSpec:
-    return KernelSpec(id=name, entry_point="double", reference=_double, tags=tags,
-                      buffers=(BufferSpec(0, "f32", Access.READ, name="x"),
-                               BufferSpec(1, "f32", Access.READ_WRITE, name="y")),
-                      test_sizes=(100,))
+    return KernelSpec(
+        id=name,
+        entry_point="double",
+        reference=_double,
+        tags=tags,
+        buffers=(
+            BufferSpec(0, "f32", Access.READ, name="x"),
+            BufferSpec(1, "f32", Access.READ_WRITE, name="y"),
+        ),
+        test_sizes=(100,),
+    )
 
 
 SLOW = [_kernel(f"slow{i}", "fault:slow") for i in range(4)]
@@ -42,15 +49,22 @@ SLOW = [_kernel(f"slow{i}", "fault:slow") for i in range(4)]
 
 def test_by_default_each_backend_gets_one_runner_per_device():
     assert plan_slots(["cuda", "wgpu", "reference"], None, {"cuda": 2}) == {
-        "cuda": [0, 1], "wgpu": [0], "reference": [0]}
+        "cuda": [0, 1],
+        "wgpu": [0],
+        "reference": [0],
+    }
 
 
 def test_workers_caps_the_runners_and_spreads_the_rest_over_devices():
     hosts = ["reference"]
     assert plan_slots(["cuda", "reference"], 2, {"cuda": 2}, hosts) == {
-        "cuda": [0], "reference": [0]}
+        "cuda": [0],
+        "reference": [0],
+    }
     assert plan_slots(["cuda", "reference"], 5, {"cuda": 2}, hosts) == {
-        "cuda": [0, 1, 0, 1], "reference": [0]}
+        "cuda": [0, 1, 0, 1],
+        "reference": [0],
+    }
     assert plan_slots(["wgpu", "reference"], 4, {}, hosts) == {"wgpu": [0, 0, 0], "reference": [0]}
     assert plan_slots(["reference"], 2, {}, hosts) == {"reference": [0, 0]}
     with pytest.raises(InvalidArgument, match="at least one each"):
@@ -58,8 +72,9 @@ def test_workers_caps_the_runners_and_spreads_the_rest_over_devices():
 
 
 def _evaluate_all(runner, kernels, threads):
-    return dict(fan_out(kernels, lambda k: oracle.evaluate(runner, k, size=100, samples=0),
-                        threads))
+    return dict(
+        fan_out(kernels, lambda k: oracle.evaluate(runner, k, size=100, samples=0), threads)
+    )
 
 
 def test_plans_run_at_once_on_the_free_workers():
@@ -113,7 +128,7 @@ def test_a_kernel_that_kills_every_worker_is_crashed_after_one_retry():
         results = _evaluate_all(runner, [SLOW[0], crash, SLOW[1]], 2)
     verdicts = [results[i].verdict for i in range(3)]
     assert verdicts == [Verdict.PASS, Verdict.CRASHED, Verdict.PASS]
-    note, = [n for n in results[1].notes if "retried on" in n]
+    (note,) = [n for n in results[1].notes if "retried on" in n]
     first, second = re.search(r"retried on (\S+) after the (\S+) worker died", note).groups()
     assert {first, second} == {"demo_faulty#0", "demo_faulty#1"}  # both workers died of it
 
@@ -126,16 +141,21 @@ def _check_json(capsys, *argv) -> dict:
 
 
 def _verdicts(data) -> dict:
-    return {(r["kernel"], r["size"], r["seed"], name): (e["verdict"], e["max_ulp"], e["input_hash"])
-            for r in data["results"] for name, e in r["evaluations"].items()}
+    return {
+        (r["kernel"], r["size"], r["seed"], name): (e["verdict"], e["max_ulp"], e["input_hash"])
+        for r in data["results"]
+        for name, e in r["evaluations"].items()
+    }
 
 
 def test_check_gives_the_same_verdicts_with_and_without_fan_out(capsys, request):
     require_available(request.config, "wgpu")
     kernels = ["raw_affine", "softmax", "gemm", "transpose"]
-    alone = _check_json(capsys, *kernels, "--backend", "reference", "--backend", "wgpu",
-                        "--no-isolate")
-    spread = _check_json(capsys, *kernels, "--backend", "reference", "--backend", "wgpu",
-                         "--workers", "3")
+    alone = _check_json(
+        capsys, *kernels, "--backend", "reference", "--backend", "wgpu", "--no-isolate"
+    )
+    spread = _check_json(
+        capsys, *kernels, "--backend", "reference", "--backend", "wgpu", "--workers", "3"
+    )
     assert _verdicts(spread) == _verdicts(alone)
     assert [r["kernel"] for r in spread["results"]] == [r["kernel"] for r in alone["results"]]

@@ -35,8 +35,11 @@ def test_every_import_statement_points_down_the_layers():
         for path in sorted((ROOT / package).rglob("*.py")):
             if path in EXCEPTIONS:
                 continue
-            wrong += [f"{path.relative_to(ROOT)}:{line} imports {name}"
-                      for name, line in sorted(_imported_packages(path)) if name in forbidden]
+            wrong += [
+                f"{path.relative_to(ROOT)}:{line} imports {name}"
+                for name, line in sorted(_imported_packages(path))
+                if name in forbidden
+            ]
     assert not wrong, "\n".join(wrong)
 
 
@@ -60,25 +63,33 @@ print(','.join(heavy))
 
 
 def test_importing_the_packages_imports_no_gpu_browser_cluster_or_tuning_library():
-    result = subprocess.run([sys.executable, "-c", CODE], capture_output=True, text=True,
-                            check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", CODE], capture_output=True, text=True, check=True
+    )
     assert result.stdout.strip() == ""
 
 
 def test_importing_forge_or_a_backend_loads_neither_the_oracle_nor_the_cli():
-    for module, unwanted in (("forge", ("backends", "oracle", "kforge")),
-                             ("backends.reference", ("oracle", "kforge"))):
-        code = (f"import sys, {module}; print(sorted(m for m in sys.modules "
-                f"if m.split('.')[0] in {unwanted!r}))")
-        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                                check=True)
+    for module, unwanted in (
+        ("forge", ("backends", "oracle", "kforge")),
+        ("backends.reference", ("oracle", "kforge")),
+    ):
+        code = (
+            f"import sys, {module}; print(sorted(m for m in sys.modules "
+            f"if m.split('.')[0] in {unwanted!r}))"
+        )
+        result = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, check=True
+        )
         assert result.stdout.strip() == "[]", (module, result.stdout)
 
 
 # wgpu-py's private internals have one home, checked against wgpu-py's versions by the
 # test beside it; everything else goes through that module's functions.
-WGPU_INTERNALS_HOME = {ROOT / "backends" / "wgpu" / "_native.py",
-                       ROOT / "tests" / "test_wgpu_native.py"}
+WGPU_INTERNALS_HOME = {
+    ROOT / "backends" / "wgpu" / "_native.py",
+    ROOT / "tests" / "test_wgpu_native.py",
+}
 _WGPU_PRIVATE_ATTRIBUTES = {"_internal", "_poller"}
 _CODE_DIRS = ("forge", "backends", "oracle", "kforge", "bench", "tests", "examples")
 
@@ -87,11 +98,15 @@ def _wgpu_internals_used(path: Path) -> list[tuple[int, str]]:
     found = []
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
-            found += [(node.lineno, f"imports {a.name}") for a in node.names
-                      if a.name.startswith("wgpu.backends")]
+            found += [
+                (node.lineno, f"imports {a.name}")
+                for a in node.names
+                if a.name.startswith("wgpu.backends")
+            ]
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             if node.module.startswith("wgpu.backends") or (
-                    node.module == "wgpu" and any(a.name == "backends" for a in node.names)):
+                node.module == "wgpu" and any(a.name == "backends" for a in node.names)
+            ):
                 found.append((node.lineno, f"imports from {node.module}"))
         elif isinstance(node, ast.Attribute) and node.attr in _WGPU_PRIVATE_ATTRIBUTES:
             found.append((node.lineno, f"reads .{node.attr}"))
@@ -101,24 +116,35 @@ def _wgpu_internals_used(path: Path) -> list[tuple[int, str]]:
 
 
 def test_wgpu_internals_are_reached_only_through_their_one_module():
-    wrong = [f"{path.relative_to(ROOT)}:{line} {what}"
-             for folder in _CODE_DIRS for path in sorted((ROOT / folder).rglob("*.py"))
-             if path not in WGPU_INTERNALS_HOME and path != Path(__file__).resolve()
-             for line, what in _wgpu_internals_used(path)]
-    assert not wrong, ("use backends/wgpu/_native.py (and add what is missing there, with "
-                       "its check in tests/test_wgpu_native.py):\n" + "\n".join(wrong))
+    wrong = [
+        f"{path.relative_to(ROOT)}:{line} {what}"
+        for folder in _CODE_DIRS
+        for path in sorted((ROOT / folder).rglob("*.py"))
+        if path not in WGPU_INTERNALS_HOME and path != Path(__file__).resolve()
+        for line, what in _wgpu_internals_used(path)
+    ]
+    assert not wrong, (
+        "use backends/wgpu/_native.py (and add what is missing there, with "
+        "its check in tests/test_wgpu_native.py):\n" + "\n".join(wrong)
+    )
 
 
 def test_the_wgpu_internals_check_sees_each_kind_of_use(tmp_path):
     module = tmp_path / "m.py"
-    module.write_text("from wgpu.backends.wgpu_native._api import libf\n"
-                      "import wgpu.backends.wgpu_native\n"
-                      "def f(device, buffer):\n"
-                      "    return (device._internal, device._poller,\n"
-                      "            buffer.map_async('READ_NOSYNC'))\n")
+    module.write_text(
+        "from wgpu.backends.wgpu_native._api import libf\n"
+        "import wgpu.backends.wgpu_native\n"
+        "def f(device, buffer):\n"
+        "    return (device._internal, device._poller,\n"
+        "            buffer.map_async('READ_NOSYNC'))\n"
+    )
     assert [what for _, what in _wgpu_internals_used(module)] == [
-        "imports from wgpu.backends.wgpu_native._api", "imports wgpu.backends.wgpu_native",
-        "reads ._internal", "reads ._poller", "maps with 'READ_NOSYNC'"]
+        "imports from wgpu.backends.wgpu_native._api",
+        "imports wgpu.backends.wgpu_native",
+        "reads ._internal",
+        "reads ._poller",
+        "maps with 'READ_NOSYNC'",
+    ]
 
 
 def _private_backend_imports(path: Path) -> list[tuple[int, str]]:
@@ -131,8 +157,12 @@ def _private_backend_imports(path: Path) -> list[tuple[int, str]]:
             names = [f"{node.module}.{a.name}" for a in node.names]
         else:
             continue
-        found += [(node.lineno, name) for name in names if name.split(".")[0] == "backends"
-                  and any(part.startswith("_") for part in name.split("."))]
+        found += [
+            (node.lineno, name)
+            for name in names
+            if name.split(".")[0] == "backends"
+            and any(part.startswith("_") for part in name.split("."))
+        ]
     return found
 
 
@@ -140,15 +170,21 @@ def test_the_bench_reaches_backends_only_through_their_public_names():
     """The bench measures backends from outside: what it needs of one (CUDA's driver
     handle, wgpu's wait_idle, the browser's INLINE_LIMIT...) is exported by the
     backend's package (DEVELOPERS.md, "Layers")."""
-    wrong = [f"{path.relative_to(ROOT)}:{line} imports {name}"
-             for path in sorted((ROOT / "bench").rglob("*.py"))
-             for line, name in _private_backend_imports(path)]
+    wrong = [
+        f"{path.relative_to(ROOT)}:{line} imports {name}"
+        for path in sorted((ROOT / "bench").rglob("*.py"))
+        for line, name in _private_backend_imports(path)
+    ]
     assert not wrong, "\n".join(wrong)
 
 
 def test_the_private_backend_import_check_sees_both_forms(tmp_path):
     module = tmp_path / "m.py"
-    module.write_text("import backends.cuda._driver\nfrom backends.wgpu import _native, entry\n"
-                      "from backends.cuda import driver\nfrom forge import _checks\n")
+    module.write_text(
+        "import backends.cuda._driver\nfrom backends.wgpu import _native, entry\n"
+        "from backends.cuda import driver\nfrom forge import _checks\n"
+    )
     assert [name for _, name in _private_backend_imports(module)] == [
-        "backends.cuda._driver", "backends.wgpu._native"]
+        "backends.cuda._driver",
+        "backends.wgpu._native",
+    ]

@@ -16,14 +16,21 @@ from forge.ir._eval import NUMPY_DTYPES
 
 def _eval(expr, **values):
     """Evaluate ``expr`` with loads and params taken from ``values`` by name."""
+
     def leaf(e):
         return np.asarray(values[e.attr[0]]).astype(NUMPY_DTYPES[e.dtype])
+
     return Evaluator(leaf)(expr)
 
 
 def test_erf64_matches_the_math_module_to_a_few_float64_ulps():
-    x = np.concatenate([np.linspace(-7, 7, 20001), np.geomspace(1e-300, 1e-2, 200),
-                        [2.4999999999, 2.5, 2.5000000001, -0.0]])
+    x = np.concatenate(
+        [
+            np.linspace(-7, 7, 20001),
+            np.geomspace(1e-300, 1e-2, 200),
+            [2.4999999999, 2.5, 2.5000000001, -0.0],
+        ]
+    )
     want = np.array([math.erf(v) for v in x])
     ulps = np.abs(erf64(x) - want) / np.spacing(np.maximum(np.abs(want), 1e-300))
     assert ulps.max() <= 16
@@ -45,26 +52,50 @@ def test_erfc64_is_accurate_in_relative_terms_in_the_tail():
 
 def test_transcendentals_are_computed_in_float64_and_rounded_once():
     x = np.linspace(-30, 30, 10001, dtype=np.float32)
-    for fn, ref in ((ir.exp, np.exp), (ir.tanh, np.tanh),
-                    (ir.sigmoid, lambda v: 1 / (1 + np.exp(-v))), (ir.erf, erf64)):
+    for fn, ref in (
+        (ir.exp, np.exp),
+        (ir.tanh, np.tanh),
+        (ir.sigmoid, lambda v: 1 / (1 + np.exp(-v))),
+        (ir.erf, erf64),
+    ):
         got = _eval(fn(ir.input("x")), x=x)
         with np.errstate(over="ignore"):
             want = ref(x.astype(np.float64)).astype(np.float32)
         assert got.dtype == np.float32
         np.testing.assert_array_equal(got, want)
     positive = np.geomspace(1e-30, 1e30, 1001).astype(np.float32)
-    np.testing.assert_array_equal(_eval(ir.rsqrt(ir.input("x")), x=positive),
-                                  (1 / np.sqrt(positive.astype(np.float64))).astype(np.float32))
-    np.testing.assert_array_equal(_eval(ir.log(ir.input("x")), x=positive),
-                                  np.log(positive.astype(np.float64)).astype(np.float32))
+    np.testing.assert_array_equal(
+        _eval(ir.rsqrt(ir.input("x")), x=positive),
+        (1 / np.sqrt(positive.astype(np.float64))).astype(np.float32),
+    )
+    np.testing.assert_array_equal(
+        _eval(ir.log(ir.input("x")), x=positive),
+        np.log(positive.astype(np.float64)).astype(np.float32),
+    )
 
 
 def test_float_to_int_casts_round_toward_zero_saturate_and_send_nan_to_zero():
     x = np.array([-3.7, 3.7, 1e10, -1e10, np.nan, np.inf, -np.inf, -0.5], np.float32)
     assert _eval(ir.cast(ir.input("x"), "i32"), x=x).tolist() == [
-        -3, 3, 2**31 - 1, -2**31, 0, 2**31 - 1, -2**31, 0]
+        -3,
+        3,
+        2**31 - 1,
+        -(2**31),
+        0,
+        2**31 - 1,
+        -(2**31),
+        0,
+    ]
     assert _eval(ir.cast(ir.input("x"), "u32"), x=x).tolist() == [
-        0, 3, 2**32 - 1, 0, 0, 2**32 - 1, 0, 0]
+        0,
+        3,
+        2**32 - 1,
+        0,
+        0,
+        2**32 - 1,
+        0,
+        0,
+    ]
 
 
 def test_integer_casts_reinterpret_and_arithmetic_wraps():
@@ -131,8 +162,9 @@ def test_map_evaluation_reads_in_out_buffers_before_writing():
 
 
 def test_matmul_leaves_c_unread_when_beta_is_zero():
-    kernel = ir.kernel("mm", ir.matmul(), shape={"m": 2, "n": 3, "k": 4},
-                       defaults={"alpha": 2.0, "beta": 0.0})
+    kernel = ir.kernel(
+        "mm", ir.matmul(), shape={"m": 2, "n": 3, "k": 4}, defaults={"alpha": 2.0, "beta": 0.0}
+    )
     a = np.arange(8, dtype=np.float32)
     b = np.arange(12, dtype=np.float32)
     c = np.full(6, np.nan, np.float32)
@@ -144,10 +176,14 @@ def test_matmul_leaves_c_unread_when_beta_is_zero():
 
 
 def test_matmul_column_major_operands_are_read_transposed():
-    kernel = ir.kernel("mm_t", ir.matmul(a_layout="col", b_layout="col"),
-                       shape={"m": 2, "n": 3, "k": 4}, defaults={"alpha": 1.0, "beta": 0.0})
-    a_t = np.arange(8, dtype=np.float32)      # stored k x m
-    b_t = np.arange(12, dtype=np.float32)     # stored n x k
+    kernel = ir.kernel(
+        "mm_t",
+        ir.matmul(a_layout="col", b_layout="col"),
+        shape={"m": 2, "n": 3, "k": 4},
+        defaults={"alpha": 1.0, "beta": 0.0},
+    )
+    a_t = np.arange(8, dtype=np.float32)  # stored k x m
+    b_t = np.arange(12, dtype=np.float32)  # stored n x k
     c = np.zeros(6, np.float32)
     kernel.run_reference([a_t, b_t, c, kernel.pack_uniform(0)[0]])
     np.testing.assert_array_equal(c.reshape(2, 3), a_t.reshape(4, 2).T @ b_t.reshape(3, 4).T)

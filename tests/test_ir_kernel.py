@@ -24,11 +24,15 @@ def _softmax(**options) -> KernelSpec:
 
 
 def test_bindings_are_inputs_then_outputs_then_the_uniform_block():
-    k = ir.kernel("k", ir.map(out=ir.input("b") * ir.param("s") + x), inputs=("x",),
-                  defaults={"s": 2.0})
+    k = ir.kernel(
+        "k", ir.map(out=ir.input("b") * ir.param("s") + x), inputs=("x",), defaults={"s": 2.0}
+    )
     assert [(b.binding, b.name, b.access) for b in k.buffers] == [
-        (0, "x", Access.READ), (1, "b", Access.READ), (2, "out", Access.READ_WRITE),
-        (3, "params", Access.UNIFORM)]
+        (0, "x", Access.READ),
+        (1, "b", Access.READ),
+        (2, "out", Access.READ_WRITE),
+        (3, "params", Access.UNIFORM),
+    ]
     assert k.uniform.fields == (("s", "f32"), ("n", "u32"))
     assert k.targets == ("wgsl", "cuda") and k.has_reference
     assert k.entry_point == "k_kernel"
@@ -53,10 +57,13 @@ def test_an_output_that_is_also_read_is_an_in_out_buffer():
 
 def test_semantic_hash_covers_the_ir():
     base = ir.kernel("h", ir.map(y=x * 2.0))
-    variants = [ir.kernel("h", ir.map(y=x * 3.0)), ir.kernel("h", ir.map(y=2.0 * x)),
-                ir.kernel("h", ir.map(z=x * 2.0)),
-                ir.kernel("h", ir.map(y=ir.input("x", "f64") * 2.0)),
-                ir.kernel("h", ir.map(y=x * 2.0), shape={"n": ir.SIZE + 1})]
+    variants = [
+        ir.kernel("h", ir.map(y=x * 3.0)),
+        ir.kernel("h", ir.map(y=2.0 * x)),
+        ir.kernel("h", ir.map(z=x * 2.0)),
+        ir.kernel("h", ir.map(y=ir.input("x", "f64") * 2.0)),
+        ir.kernel("h", ir.map(y=x * 2.0), shape={"n": ir.SIZE + 1}),
+    ]
     hashes = {v.semantic_hash for v in variants}
     assert base.semantic_hash not in hashes and len(hashes) == len(variants)
     assert ir.kernel("h", ir.map(y=x * 2.0)).semantic_hash == base.semantic_hash
@@ -65,14 +72,24 @@ def test_semantic_hash_covers_the_ir():
 
 
 def test_semantic_hashes_of_ir_kernels_are_the_same_in_any_process():
-    code = ("import forge; print(' '.join(k.semantic_hash for k in forge.list_kernels() "
-            "if k.body.kind != 'raw'))")
-    outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                              check=True, env={**os.environ, "PYTHONHASHSEED": seed}).stdout
-               for seed in ("0", "12345")}
+    code = (
+        "import forge; print(' '.join(k.semantic_hash for k in forge.list_kernels() "
+        "if k.body.kind != 'raw'))"
+    )
+    outputs = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in ("0", "12345")
+    }
     assert len(outputs) == 1
-    assert outputs.pop().split() == [k.semantic_hash for k in forge.list_kernels()
-                                     if k.body.kind != "raw"]
+    assert outputs.pop().split() == [
+        k.semantic_hash for k in forge.list_kernels() if k.body.kind != "raw"
+    ]
 
 
 def test_f16_and_f64_bodies_declare_what_they_require():
@@ -81,15 +98,18 @@ def test_f16_and_f64_bodies_declare_what_they_require():
     assert ir.kernel("h32", ir.map(y=x)).requires == frozenset()
 
 
-@pytest.mark.parametrize("build, message", [
-    (lambda: ir.kernel("k", ir.map(y=x * ir.param("a"))), r"params \['a'\] have no default"),
-    (lambda: ir.kernel("k", ir.map(y=x), defaults={"b": 1.0}), r"defaults name \['b'\]"),
-    (lambda: ir.kernel("k", ir.map(y=x), inputs=("w",)), r"never reads"),
-    (lambda: ir.kernel("k", ir.map(y=x), shape={"rows": 3}), r"has dimensions \['n'\]"),
-    (lambda: ir.kernel("k", ir.map(y=x), shape={"n": -1}), r"non-negative int"),
-    (lambda: ir.kernel("k", ir.map(y=x), entry_point="exp"), r"reserved"),
-    (lambda: ir.kernel("k", x * 2.0), r"body must be an IR pattern"),
-])
+@pytest.mark.parametrize(
+    "build, message",
+    [
+        (lambda: ir.kernel("k", ir.map(y=x * ir.param("a"))), r"params \['a'\] have no default"),
+        (lambda: ir.kernel("k", ir.map(y=x), defaults={"b": 1.0}), r"defaults name \['b'\]"),
+        (lambda: ir.kernel("k", ir.map(y=x), inputs=("w",)), r"never reads"),
+        (lambda: ir.kernel("k", ir.map(y=x), shape={"rows": 3}), r"has dimensions \['n'\]"),
+        (lambda: ir.kernel("k", ir.map(y=x), shape={"n": -1}), r"non-negative int"),
+        (lambda: ir.kernel("k", ir.map(y=x), entry_point="exp"), r"reserved"),
+        (lambda: ir.kernel("k", x * 2.0), r"body must be an IR pattern"),
+    ],
+)
 def test_kernel_descriptions_that_cannot_run_are_refused(build, message):
     with pytest.raises(IRError, match=message):
         build()
@@ -98,11 +118,13 @@ def test_kernel_descriptions_that_cannot_run_are_refused(build, message):
 def test_a_kernel_has_an_ir_body_or_raw_sources_not_both():
     body = ir.map(y=x)
     with pytest.raises(InvalidArgument, match="not both"):
-        KernelSpec("k", "k", forge.get_kernel("raw_affine").buffers, sources={"wgsl": "x"},
-                   body=body)
+        KernelSpec(
+            "k", "k", forge.get_kernel("raw_affine").buffers, sources={"wgsl": "x"}, body=body
+        )
     with pytest.raises(InvalidArgument, match="not both"):
-        KernelSpec("k", "k", forge.get_kernel("raw_affine").buffers, reference=lambda *a: None,
-                   body=body)
+        KernelSpec(
+            "k", "k", forge.get_kernel("raw_affine").buffers, reference=lambda *a: None, body=body
+        )
 
 
 def test_schedule_roles_mark_big_gpu_schedules():
@@ -130,7 +152,7 @@ def test_workgroups_follow_each_pattern():
     assert affine.workgroups(Schedule(64), 70_000 * 64, 65535) == (35000, 2, 1)
     assert affine.workgroups(Schedule(64, max_workgroups=5), 10**6) == (5, 1, 1)
     softmax = forge.get_kernel("softmax")
-    assert softmax.workgroups(Schedule((32, 4)), 1000) == (10, 1, 1)     # 37 rows, 4 per group
+    assert softmax.workgroups(Schedule((32, 4)), 1000) == (10, 1, 1)  # 37 rows, 4 per group
     gemm = forge.get_kernel("gemm")
     assert gemm.workgroups(Schedule((16, 16), tile=(64, 64, 8)), 130) == (9, 1, 1)
     transpose = forge.get_kernel("transpose")

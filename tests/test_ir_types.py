@@ -26,24 +26,27 @@ def test_comparisons_and_logic_give_bool():
     assert ir.eq(x, 0.0).dtype == ir.ne(n, 3).dtype == "bool"
 
 
-@pytest.mark.parametrize("build, message", [
-    (lambda: x + n, r"cannot add f32 and u32 .*cast one side"),
-    (lambda: n + 0.5, r"cannot mix the float literal 0.5 with an u32"),
-    (lambda: ir.exp(n), r"ir.exp takes a float, got u32.*ir.cast"),
-    (lambda: n / n, r"integer division is not in the IR"),
-    (lambda: x // 2, r"// is not in the IR"),
-    (lambda: x ** 2, r"\*\* is not in the IR"),
-    (lambda: -n, r"u32 has no negation"),
-    (lambda: ir.select(x, 1.0, 0.0), r"select needs a bool condition"),
-    (lambda: ir.cast(x, "bool"), r"cast to bool is not in the IR"),
-    (lambda: (x < 0.0) + (x < 1.0), r"add does not apply to bool"),
-    (lambda: (x < 0.0) & 1, r"cannot use the number 1 as a bool"),
-    (lambda: ir.const(3.5, "i32"), r"is not an i32"),
-    (lambda: ir.const(-1, "u32"), r"out of range for u32"),
-    (lambda: ir.const(1.0, "f8"), r"unknown IR dtype"),
-    (lambda: ir.row_sum(x < 0.0), r"row_sum of a bool"),
-    (lambda: ir.sqrt(2.0), r"takes an IR expression"),
-])
+@pytest.mark.parametrize(
+    "build, message",
+    [
+        (lambda: x + n, r"cannot add f32 and u32 .*cast one side"),
+        (lambda: n + 0.5, r"cannot mix the float literal 0.5 with an u32"),
+        (lambda: ir.exp(n), r"ir.exp takes a float, got u32.*ir.cast"),
+        (lambda: n / n, r"integer division is not in the IR"),
+        (lambda: x // 2, r"// is not in the IR"),
+        (lambda: x**2, r"\*\* is not in the IR"),
+        (lambda: -n, r"u32 has no negation"),
+        (lambda: ir.select(x, 1.0, 0.0), r"select needs a bool condition"),
+        (lambda: ir.cast(x, "bool"), r"cast to bool is not in the IR"),
+        (lambda: (x < 0.0) + (x < 1.0), r"add does not apply to bool"),
+        (lambda: (x < 0.0) & 1, r"cannot use the number 1 as a bool"),
+        (lambda: ir.const(3.5, "i32"), r"is not an i32"),
+        (lambda: ir.const(-1, "u32"), r"out of range for u32"),
+        (lambda: ir.const(1.0, "f8"), r"unknown IR dtype"),
+        (lambda: ir.row_sum(x < 0.0), r"row_sum of a bool"),
+        (lambda: ir.sqrt(2.0), r"takes an IR expression"),
+    ],
+)
 def test_ill_typed_expressions_say_what_to_write_instead(build, message):
     with pytest.raises(IRTypeError, match=message):
         build()
@@ -64,8 +67,9 @@ def test_python_equality_and_truth_are_refused_with_the_ir_spelling():
             pass
 
 
-@pytest.mark.parametrize("name",
-                         ["fg_tmp", "_x", "exp", "array", "threadIdx", "params", "1x", "x-y"])
+@pytest.mark.parametrize(
+    "name", ["fg_tmp", "_x", "exp", "array", "threadIdx", "params", "1x", "x-y"]
+)
 def test_reserved_and_malformed_names_are_refused(name):
     with pytest.raises(IRError, match="reserved|identifier"):
         ir.input(name)
@@ -83,26 +87,36 @@ def test_constants_are_stored_as_their_dtype_holds_them():
 
 
 # -- patterns -------------------------------------------------------------------------------
-@pytest.mark.parametrize("build, message", [
-    (lambda: ir.map(y=x + ir.cast(ir.row(), "f32")),
-     r"rows, columns and row reductions belong to ir.rows"),
-    (lambda: ir.map(y=ir.input("x", layout="cols")), r"a map has no layouts"),
-    (lambda: ir.map(), r"needs at least one output"),
-    (lambda: ir.map(y=1.0), r"must be an IR expression"),
-    (lambda: ir.map(y=x < 0.0), r"is a bool"),
-    (lambda: ir.rows(y=x + ir.cast(ir.index(), "f32")), r"use ir.row\(\) and ir.col\(\)"),
-    (lambda: ir.rows(layouts={"s": "rows"}, s=x * 2.0), r"varies along the row; reduce it"),
-    (lambda: ir.rows(s=ir.param("a") * 2.0), r"depends on neither the row nor the column"),
-    (lambda: ir.rows(layouts={"y": "cols"}, y=x), r"layout must be 'matrix' or 'rows'"),
-    (lambda: ir.rows(y=ir.input("y", layout="cols") + x), r"is a matrix buffer but is read with"),
-    (lambda: ir.map(y=x + ir.cast(ir.input("x", "f64"), "f32")), r"read as f32"),
-    (lambda: ir.map(y=ir.cast(ir.input("y", "i32"), "f32")),
-     r"output 'y' is f32 but is also read as i32"),
-    (lambda: ir.map(x=x * 2.0, y=ir.param("x") * 1.0), r"name both a buffer and a param"),
-    (lambda: ir.matmul("i32"), r"matmul supports f32 and f64"),
-    (lambda: ir.matmul(a_layout="diagonal"), r"a_layout must be 'row' or 'col'"),
-    (lambda: ir.input("x", layout="diagonal"), r"layout must be one of"),
-])
+@pytest.mark.parametrize(
+    "build, message",
+    [
+        (
+            lambda: ir.map(y=x + ir.cast(ir.row(), "f32")),
+            r"rows, columns and row reductions belong to ir.rows",
+        ),
+        (lambda: ir.map(y=ir.input("x", layout="cols")), r"a map has no layouts"),
+        (lambda: ir.map(), r"needs at least one output"),
+        (lambda: ir.map(y=1.0), r"must be an IR expression"),
+        (lambda: ir.map(y=x < 0.0), r"is a bool"),
+        (lambda: ir.rows(y=x + ir.cast(ir.index(), "f32")), r"use ir.row\(\) and ir.col\(\)"),
+        (lambda: ir.rows(layouts={"s": "rows"}, s=x * 2.0), r"varies along the row; reduce it"),
+        (lambda: ir.rows(s=ir.param("a") * 2.0), r"depends on neither the row nor the column"),
+        (lambda: ir.rows(layouts={"y": "cols"}, y=x), r"layout must be 'matrix' or 'rows'"),
+        (
+            lambda: ir.rows(y=ir.input("y", layout="cols") + x),
+            r"is a matrix buffer but is read with",
+        ),
+        (lambda: ir.map(y=x + ir.cast(ir.input("x", "f64"), "f32")), r"read as f32"),
+        (
+            lambda: ir.map(y=ir.cast(ir.input("y", "i32"), "f32")),
+            r"output 'y' is f32 but is also read as i32",
+        ),
+        (lambda: ir.map(x=x * 2.0, y=ir.param("x") * 1.0), r"name both a buffer and a param"),
+        (lambda: ir.matmul("i32"), r"matmul supports f32 and f64"),
+        (lambda: ir.matmul(a_layout="diagonal"), r"a_layout must be 'row' or 'col'"),
+        (lambda: ir.input("x", layout="diagonal"), r"layout must be one of"),
+    ],
+)
 def test_misplaced_pattern_features_are_refused_with_the_reason(build, message):
     with pytest.raises(IRError, match=message):
         build()
@@ -123,7 +137,10 @@ def test_rows_infers_layouts_and_groups_reductions_into_levels():
     levels = body.reductions()
     assert [[r.key for r in level] for level in levels] == [[m.key], [s.key]]
     assert [(b.name, b.extent, b.output) for b in body.buffers()] == [
-        ("x", ("rows", "cols"), False), ("y", ("rows", "cols"), True), ("top", ("rows",), True)]
+        ("x", ("rows", "cols"), False),
+        ("y", ("rows", "cols"), True),
+        ("top", ("rows",), True),
+    ]
 
 
 def test_every_float_function_of_the_operation_table_is_built_evaluated_and_spelled():
@@ -133,8 +150,15 @@ def test_every_float_function_of_the_operation_table_is_built_evaluated_and_spel
     from forge.ir._ops import OPERATIONS
 
     functions = [op for op in OPERATIONS.values() if op.rule == "float"]
-    assert {op.name for op in functions} == {"sqrt", "rsqrt", "exp", "log", "tanh", "erf",
-                                              "sigmoid"}
+    assert {op.name for op in functions} == {
+        "sqrt",
+        "rsqrt",
+        "exp",
+        "log",
+        "tanh",
+        "erf",
+        "sigmoid",
+    }
     for op in functions:
         e = getattr(ir, op.name)(ir.input("x"))
         assert (e.op, e.dtype) == (op.name, "f32")

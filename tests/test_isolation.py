@@ -26,14 +26,25 @@ def _double(x, y):
 
 
 def _kernel(tag: str = "") -> KernelSpec:
-    return KernelSpec(id=f"double_{tag.split(':')[-1] or 'ok'}", entry_point="double",
-                      buffers=(BufferSpec(0, "f32", Access.READ, name="x"),
-                               BufferSpec(1, "f32", Access.READ_WRITE, name="y")),
-                      reference=_double, tags=(tag,) if tag else (), test_sizes=(100,))
+    return KernelSpec(
+        id=f"double_{tag.split(':')[-1] or 'ok'}",
+        entry_point="double",
+        buffers=(
+            BufferSpec(0, "f32", Access.READ, name="x"),
+            BufferSpec(1, "f32", Access.READ_WRITE, name="y"),
+        ),
+        reference=_double,
+        tags=(tag,) if tag else (),
+        test_sizes=(100,),
+    )
 
 
-GOOD, CRASH, LOSE, HANG = _kernel(), _kernel("fault:crash"), _kernel("fault:lose"), \
-    _kernel("fault:hang")
+GOOD, CRASH, LOSE, HANG = (
+    _kernel(),
+    _kernel("fault:crash"),
+    _kernel("fault:lose"),
+    _kernel("fault:hang"),
+)
 
 
 @pytest.fixture(autouse=True)
@@ -48,14 +59,23 @@ def _faulty(request, monkeypatch):
 
 
 def _verdicts(session, kernels):
-    return [oracle.evaluate(session.runner(BACKEND), k, size=100, samples=1,
-                            timeout_s=session.timeout_s).verdict for k in kernels]
+    return [
+        oracle.evaluate(
+            session.runner(BACKEND), k, size=100, samples=1, timeout_s=session.timeout_s
+        ).verdict
+        for k in kernels
+    ]
 
 
 def test_a_crashing_kernel_gets_crashed_and_the_others_pass():
     with Session(timeout_s=30) as session:
         assert _verdicts(session, [GOOD, CRASH, GOOD, CRASH, GOOD]) == [
-            Verdict.PASS, Verdict.CRASHED, Verdict.PASS, Verdict.CRASHED, Verdict.PASS]
+            Verdict.PASS,
+            Verdict.CRASHED,
+            Verdict.PASS,
+            Verdict.CRASHED,
+            Verdict.PASS,
+        ]
         assert session.runner(BACKEND).restarts == 2
 
 
@@ -88,17 +108,27 @@ def test_in_process_a_lost_context_makes_the_rest_not_run():
 def test_cross_check_keeps_every_other_backend_and_kernel():
     kernels = [GOOD, CRASH, GOOD]
     with Session(timeout_s=30) as session:
-        results = [oracle.cross_check(k, [BACKEND, "reference"], size=100, session=session,
-                                      samples=1) for k in kernels]
+        results = [
+            oracle.cross_check(k, [BACKEND, "reference"], size=100, session=session, samples=1)
+            for k in kernels
+        ]
     assert [r.evaluations[BACKEND].verdict for r in results] == [
-        Verdict.PASS, Verdict.CRASHED, Verdict.PASS]
+        Verdict.PASS,
+        Verdict.CRASHED,
+        Verdict.PASS,
+    ]
     assert all(r.evaluations["reference"].passed for r in results)
     assert results[1].diverging == [BACKEND]
 
 
 def test_a_kernel_that_cannot_be_pickled_is_an_error_naming_why():
-    local = KernelSpec(id="local", entry_point="local",
-                       buffers=GOOD.buffers, reference=lambda x, y: x * 2, test_sizes=(10,))
+    local = KernelSpec(
+        id="local",
+        entry_point="local",
+        buffers=GOOD.buffers,
+        reference=lambda x, y: x * 2,
+        test_sizes=(10,),
+    )
     with Session(timeout_s=30) as session:
         ev = oracle.evaluate(session.runner(BACKEND), local, size=10, samples=0)
     assert ev.verdict == Verdict.ERROR and "isolate=False" in ev.error, ev.report()

@@ -48,8 +48,19 @@ def test_a_file_gives_its_top_level_kernels_in_order(kernels_file):
 
 
 def test_check_runs_a_kernel_from_a_file_and_picks_by_id(kernels_file, capsys):
-    code = main(["check", str(kernels_file), "--kernel", "halve", "--backend", "reference",
-                 "--samples", "1", "--json"])
+    code = main(
+        [
+            "check",
+            str(kernels_file),
+            "--kernel",
+            "halve",
+            "--backend",
+            "reference",
+            "--samples",
+            "1",
+            "--json",
+        ]
+    )
     data = json.loads(capsys.readouterr().out)
     assert code == 0 and {r["kernel"] for r in data["results"]} == {"halve"}
     assert [r["size"] for r in data["results"]] == ["100", "1001"]
@@ -86,17 +97,23 @@ def test_generate_and_validate_take_a_file(kernels_file, capsys):
 
 
 def test_usage_errors_exit_2():
-    for argv in (["check", "--size", "0"], ["check", "--timeout", "-1"],
-                 ["check", "--timeout", "nan"], ["check", "--samples", "1.5"],
-                 ["check", "--capacity-mib", "0"]):
-        result = subprocess.run([sys.executable, "-m", "kforge", *argv], capture_output=True,
-                                text=True)
+    for argv in (
+        ["check", "--size", "0"],
+        ["check", "--timeout", "-1"],
+        ["check", "--timeout", "nan"],
+        ["check", "--samples", "1.5"],
+        ["check", "--capacity-mib", "0"],
+    ):
+        result = subprocess.run(
+            [sys.executable, "-m", "kforge", *argv], capture_output=True, text=True
+        )
         assert result.returncode == 2, (argv, result.stderr[-500:])
 
 
 def test_version():
-    result = subprocess.run([sys.executable, "-m", "kforge", "--version"], capture_output=True,
-                            text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "kforge", "--version"], capture_output=True, text=True, check=True
+    )
     import forge
 
     assert result.stdout.strip() == f"kforge {forge.__version__}"
@@ -110,11 +127,25 @@ def test_a_kernel_no_device_backend_could_run_fails_the_check(request, tmp_path,
 
     require_available(request.config, "wgpu")
     path = tmp_path / "needs_coop.py"
-    path.write_text(_FILE.replace('test_sizes=(100, 1001))',
-                                  'test_sizes=(100,), requires={"cooperative_matrix"})'),
-                    encoding="utf-8")
-    code = main(["check", str(path), "--kernel", "halve", "--backend", "reference",
-                 "--backend", "wgpu", "--no-isolate"])
+    path.write_text(
+        _FILE.replace(
+            "test_sizes=(100, 1001))", 'test_sizes=(100,), requires={"cooperative_matrix"})'
+        ),
+        encoding="utf-8",
+    )
+    code = main(
+        [
+            "check",
+            str(path),
+            "--kernel",
+            "halve",
+            "--backend",
+            "reference",
+            "--backend",
+            "wgpu",
+            "--no-isolate",
+        ]
+    )
     out = capsys.readouterr()
     assert code == 1, out.out + out.err
     assert "halve: ERROR: no backend could run its device code" in out.err
@@ -137,8 +168,7 @@ TWICE = KernelSpec(
 '''
 
 
-def test_a_kernel_for_a_backend_missing_here_is_reported_not_failed(tmp_path, capsys,
-                                                                   monkeypatch):
+def test_a_kernel_for_a_backend_missing_here_is_reported_not_failed(tmp_path, capsys, monkeypatch):
     """A CUDA kernel checked on a machine without NVIDIA's driver: nothing here can run
     its device code, which is the machine's lack, not the kernel's. The check says
     NOT CHECKED and names the missing backend; it fails only when every device backend

@@ -23,13 +23,19 @@ from forge import (
 
 
 def _kernel(**changes) -> KernelSpec:
-    spec = dict(id="k", entry_point="k",
-                buffers=(BufferSpec(0, "f32", "read", name="x"),
-                         BufferSpec(1, "f32", "read_write", name="y", count=lambda n: 2 * n),
-                         BufferSpec.uniform(2, (("scale", "f32"), ("step", "f64"), ("n", "u32")))),
-                sources={"wgsl": "@workgroup_size(${wg_x}) fn ${entry}() {} // $$ ${other}"},
-                reference=lambda x, y, p: None, params=lambda n: {"n": n},
-                defaults={"scale": 1.5, "step": 0.25})
+    spec = dict(
+        id="k",
+        entry_point="k",
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y", count=lambda n: 2 * n),
+            BufferSpec.uniform(2, (("scale", "f32"), ("step", "f64"), ("n", "u32"))),
+        ),
+        sources={"wgsl": "@workgroup_size(${wg_x}) fn ${entry}() {} // $$ ${other}"},
+        reference=lambda x, y, p: None,
+        params=lambda n: {"n": n},
+        defaults={"scale": 1.5, "step": 0.25},
+    )
     spec.update(changes)
     return KernelSpec(**spec)
 
@@ -67,8 +73,10 @@ def test_source_templates_substitute_the_schedule_and_leave_other_dollars_alone(
 
 
 def _views(k, size, **override):
-    views = [BufferView(0, b.byte_size(size), b.binding, b.group,
-                        b.access.default_usage) for b in k.buffers]
+    views = [
+        BufferView(0, b.byte_size(size), b.binding, b.group, b.access.default_usage)
+        for b in k.buffers
+    ]
     for index, view in override.items():
         views[int(index[1:])] = view
     return views
@@ -79,12 +87,15 @@ def test_check_buffers_accepts_matching_views():
     k.check_buffers(_views(k, 10), 10)
 
 
-@pytest.mark.parametrize("override, message", [
-    ({"b0": BufferView(0, 40, 5)}, "binding 0, but the view is at group 0 binding 5"),
-    ({"b1": BufferView(0, 80, 1, 0, BindingUsage.STORAGE_READ)}, "cannot be bound there"),
-    ({"b1": BufferView(0, 79, 1, 0, BindingUsage.STORAGE_READ_WRITE)}, "needs 80 bytes"),
-    ({"b2": BufferView(0, 32, 2, 0, BindingUsage.STORAGE_READ)}, "cannot be bound there"),
-])
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ({"b0": BufferView(0, 40, 5)}, "binding 0, but the view is at group 0 binding 5"),
+        ({"b1": BufferView(0, 80, 1, 0, BindingUsage.STORAGE_READ)}, "cannot be bound there"),
+        ({"b1": BufferView(0, 79, 1, 0, BindingUsage.STORAGE_READ_WRITE)}, "needs 80 bytes"),
+        ({"b2": BufferView(0, 32, 2, 0, BindingUsage.STORAGE_READ)}, "cannot be bound there"),
+    ],
+)
 def test_check_buffers_names_the_mismatch(override, message):
     k = _kernel()
     with pytest.raises(InvalidArgument, match=message):
@@ -102,21 +113,27 @@ def test_resident_views_may_be_bound_as_read_only_storage():
     assert not Access.READ_WRITE.accepts(BindingUsage.STORAGE_READ_RESIDENT)
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"buffers": (BufferSpec(0), BufferSpec(0))}, "share a"),
-    ({"sources": {"metal": ""}}, "unknown targets"),
-    ({"entry_point": "not an identifier"}, "identifier"),
-])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"buffers": (BufferSpec(0), BufferSpec(0))}, "share a"),
+        ({"sources": {"metal": ""}}, "unknown targets"),
+        ({"entry_point": "not an identifier"}, "identifier"),
+    ],
+)
 def test_malformed_kernels_are_refused(changes, message):
     with pytest.raises(InvalidArgument, match=message):
         _kernel(**changes)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    ({"element": "f8"}, "unknown type 'f8'"),
-    ({"access": "write"}, "access must be one of"),
-    ({"access": "uniform"}, "needs named scalar fields"),
-])
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"element": "f8"}, "unknown type 'f8'"),
+        ({"access": "write"}, "access must be one of"),
+        ({"access": "uniform"}, "needs named scalar fields"),
+    ],
+)
 def test_malformed_buffers_are_refused(kwargs, message):
     with pytest.raises(InvalidArgument, match=message):
         BufferSpec(0, **kwargs)
@@ -126,9 +143,16 @@ def test_semantic_hash_changes_with_meaning_and_not_with_process():
     k = get_kernel("raw_affine")
     assert k.semantic_hash != _kernel().semantic_hash
     code = "import forge; print(forge.get_kernel('raw_affine').semantic_hash)"
-    hashes = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                             check=True, env={**os.environ, "PYTHONHASHSEED": seed}).stdout.strip()
-              for seed in ("1", "2")}
+    hashes = {
+        subprocess.run(
+            [sys.executable, "-c", code],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout.strip()
+        for seed in ("1", "2")
+    }
     assert hashes == {k.semantic_hash}
 
 
@@ -150,16 +174,22 @@ def test_kernels_that_differ_only_in_their_numpy_function_differ_in_hash_and_run
         y[:] = x * 2
 
     base = _forge.get_kernel("demo_square")
-    kernels = [KernelSpec(id="same", entry_point="same", buffers=base.buffers,
-                          reference=fn, params=base.params) for fn in (halve, double)]
+    kernels = [
+        KernelSpec(
+            id="same", entry_point="same", buffers=base.buffers, reference=fn, params=base.params
+        )
+        for fn in (halve, double)
+    ]
     assert kernels[0].semantic_hash != kernels[1].semantic_hash
     with _forge.open_context("reference") as ctx:
         x = np.full(8, 4.0, np.float32)
         results = []
         for kernel in kernels:
-            views = [ctx.allocate_and_write(x, 0),
-                     ctx.allocate_transient(32, 1, usage=BindingUsage.STORAGE_READ_WRITE),
-                     ctx.allocate_and_write(kernel.pack_uniform(8), 2, usage=BindingUsage.UNIFORM)]
+            views = [
+                ctx.allocate_and_write(x, 0),
+                ctx.allocate_transient(32, 1, usage=BindingUsage.STORAGE_READ_WRITE),
+                ctx.allocate_and_write(kernel.pack_uniform(8), 2, usage=BindingUsage.UNIFORM),
+            ]
             ctx.run_kernel(kernel, Schedule(), views, 8)
             results.append(ctx.read_buffer_f32(views[1])[0])
     assert results == [2.0, 8.0]
@@ -175,5 +205,6 @@ def test_a_frozen_kernel_carries_its_rendered_source_and_entry_point_and_pickles
     assert frozen.entry_point == "scale_kernel<float, 128>" and not frozen.template
     assert frozen.sources["cuda"] == kernel.source("cuda", Schedule(128), 1000)
     again = pickle.loads(pickle.dumps(frozen))
-    assert again.steps("cuda", Schedule(128), 1000, 2**31 - 1) == \
-        kernel.steps("cuda", Schedule(128), 1000, 2**31 - 1)
+    assert again.steps("cuda", Schedule(128), 1000, 2**31 - 1) == kernel.steps(
+        "cuda", Schedule(128), 1000, 2**31 - 1
+    )

@@ -19,11 +19,18 @@ from oracle import evaluate
 
 
 def _kernel(**work) -> KernelSpec:
-    return KernelSpec(id="k", entry_point="k", dims=("M", "N"),
-                      buffers=(BufferSpec(0, "f32", "read", name="x"),
-                               BufferSpec(1, "f32", "read_write", name="y")),
-                      sources={"wgsl": "// never compiled here"}, reference=lambda x, y: None,
-                      **work)
+    return KernelSpec(
+        id="k",
+        entry_point="k",
+        dims=("M", "N"),
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+        ),
+        sources={"wgsl": "// never compiled here"},
+        reference=lambda x, y: None,
+        **work,
+    )
 
 
 def test_work_resolves_an_expression_an_int_and_a_callable_of_the_size():
@@ -36,9 +43,15 @@ def test_work_is_unknown_where_nothing_is_declared():
     assert _kernel().work("M=3,N=5") == {"bytes_moved": None, "flops": None}
 
 
-@pytest.mark.parametrize("flops, why", [(-1, "count >= 0"), ("M*Q", "names 'Q'"),
-                                        (lambda s: "many", "count >= 0"),
-                                        (lambda s: 1 / 0, "raised ZeroDivisionError")])
+@pytest.mark.parametrize(
+    "flops, why",
+    [
+        (-1, "count >= 0"),
+        ("M*Q", "names 'Q'"),
+        (lambda s: "many", "count >= 0"),
+        (lambda s: 1 / 0, "raised ZeroDivisionError"),
+    ],
+)
 def test_a_bad_declaration_is_an_invalid_argument_naming_the_kernel(flops, why):
     with pytest.raises(InvalidArgument, match=f"kernel k.*{why}"):
         _kernel(flops=flops).work("M=3,N=5")
@@ -54,12 +67,16 @@ def test_ir_expressions_name_the_patterns_dimensions_also_after_a_reshape():
 
 def _buffer_traffic(kernel: KernelSpec, size) -> int:
     """Each storage buffer read once or written once (read and written when inout)."""
-    return sum((2 if b.inout else 1) * b.byte_size(size) for b in kernel.buffers
-               if b.access is not Access.UNIFORM)
+    return sum(
+        (2 if b.inout else 1) * b.byte_size(size)
+        for b in kernel.buffers
+        if b.access is not Access.UNIFORM
+    )
 
 
-@pytest.mark.parametrize("kernel", [k for k in registry.list_kernels()
-                                    if k.id != "demo_square"], ids=lambda k: k.id)
+@pytest.mark.parametrize(
+    "kernel", [k for k in registry.list_kernels() if k.id != "demo_square"], ids=lambda k: k.id
+)
 def test_every_library_kernel_declares_the_bytes_its_buffers_move(kernel):
     for size in kernel.checked_sizes():
         work = kernel.work(size)

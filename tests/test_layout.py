@@ -31,23 +31,45 @@ def _offsets(value, rules):
 
 # The WGSL specification's example (section "Alignment and Size"): structs A and B.
 _A = parse_type((("u", "f32"), ("v", "f32"), ("w", "vec2<f32>"), ("x", "f32")))
-_B = TypeSpec("struct", fields=(
-    ("a", parse_type("vec2<f32>")), ("b", parse_type("vec3<f32>")), ("c", parse_type("f32")),
-    ("d", parse_type("f32")), ("e", _A), ("f", parse_type("vec3<f32>")),
-    ("g", TypeSpec("array", count=3, element=_A)), ("h", parse_type("i32"))))
+_B = TypeSpec(
+    "struct",
+    fields=(
+        ("a", parse_type("vec2<f32>")),
+        ("b", parse_type("vec3<f32>")),
+        ("c", parse_type("f32")),
+        ("d", parse_type("f32")),
+        ("e", _A),
+        ("f", parse_type("vec3<f32>")),
+        ("g", TypeSpec("array", count=3, element=_A)),
+        ("h", parse_type("i32")),
+    ),
+)
 
 
 def test_storage_layout_matches_the_wgsl_specification_example():
     assert size_align(_A, "wgsl-storage") == (24, 8)
-    assert _offsets(_B, "wgsl-storage") == {"a": 0, "b": 16, "c": 28, "d": 32, "e": 40,
-                                            "f": 64, "g": 80, "h": 152}
+    assert _offsets(_B, "wgsl-storage") == {
+        "a": 0,
+        "b": 16,
+        "c": 28,
+        "d": 32,
+        "e": 40,
+        "f": 64,
+        "g": 80,
+        "h": 152,
+    }
     assert size_align(_B, "wgsl-storage") == (160, 16)
 
 
 def test_uniform_layout_rounds_structs_and_arrays_up_to_16_bytes():
     inner = (("x", "vec2<f32>"), ("y", "f32"))
-    uniform = (("a", "f32"), ("b", "vec3<f32>"), ("c", "array<vec4<f32>, 2>"),
-               ("d", inner), ("e", "u32"))
+    uniform = (
+        ("a", "f32"),
+        ("b", "vec3<f32>"),
+        ("c", "array<vec4<f32>, 2>"),
+        ("d", inner),
+        ("e", "u32"),
+    )
     # a@0; b aligns to 16; c (stride 16) after b's 12 bytes at 32; d is a struct: its
     # alignment rounds up to 16 (64); e follows a struct at its offset + roundUp(16, 12).
     assert _offsets(uniform, "wgsl-uniform") == {"a": 0, "b": 16, "c": 32, "d": 64, "e": 80}
@@ -56,16 +78,35 @@ def test_uniform_layout_rounds_structs_and_arrays_up_to_16_bytes():
 
 
 def test_c_layout_gives_float3_four_bytes_alignment_and_int64_eight():
-    params = (("n", "i64"), ("scale", "vec3<f32>"), ("offset", "u64"), ("alpha", "f64"),
-              ("flag", "i32"), ("pair", "vec2<f32>"), ("q", "vec4<f32>"))
-    assert _offsets(params, "c") == {"n": 0, "scale": 8, "offset": 24, "alpha": 32,
-                                     "flag": 40, "pair": 48, "q": 64}
+    params = (
+        ("n", "i64"),
+        ("scale", "vec3<f32>"),
+        ("offset", "u64"),
+        ("alpha", "f64"),
+        ("flag", "i32"),
+        ("pair", "vec2<f32>"),
+        ("q", "vec4<f32>"),
+    )
+    assert _offsets(params, "c") == {
+        "n": 0,
+        "scale": 8,
+        "offset": 24,
+        "alpha": 32,
+        "flag": 40,
+        "pair": 48,
+        "q": 64,
+    }
     assert size_align(params, "c") == (80, 16)
 
 
 def test_encode_and_decode_round_trip_every_layout_and_zero_the_padding():
-    fields = (("a", "f32"), ("b", "vec3<f32>"), ("c", "array<vec4<f32>, 2>"),
-              ("d", (("x", "vec2<f32>"), ("y", "f32"))), ("e", "u32"))
+    fields = (
+        ("a", "f32"),
+        ("b", "vec3<f32>"),
+        ("c", "array<vec4<f32>, 2>"),
+        ("d", (("x", "vec2<f32>"), ("y", "f32"))),
+        ("e", "u32"),
+    )
     values = np.zeros(3, logical_dtype(fields))
     rng = np.random.default_rng(0)
     for name in ("a", "b", "c"):
@@ -80,8 +121,7 @@ def test_encode_and_decode_round_trip_every_layout_and_zero_the_padding():
         for name in ("a", "b", "c", "e"):
             np.testing.assert_array_equal(back[name], values[name])
         np.testing.assert_array_equal(back["d"]["x"], values["d"]["x"])
-        with_data = np.frombuffer(encode(np.zeros_like(values), fields, rules).tobytes(),
-                                  np.uint8)
+        with_data = np.frombuffer(encode(np.zeros_like(values), fields, rules).tobytes(), np.uint8)
         assert not with_data.any()
 
 
@@ -103,26 +143,51 @@ fn main() {
 }
 """
 
-_UNIFORM_FIELDS = (("a", "f32"), ("b", "vec3<f32>"), ("c", "array<vec4<f32>, 2>"),
-                   ("d", (("x", "vec2<f32>"), ("y", "f32"))), ("e", "u32"))
+_UNIFORM_FIELDS = (
+    ("a", "f32"),
+    ("b", "vec3<f32>"),
+    ("c", "array<vec4<f32>, 2>"),
+    ("d", (("x", "vec2<f32>"), ("y", "f32"))),
+    ("e", "u32"),
+)
 
 
 def _readback_reference(out, p):
     record = p
-    out[:] = np.concatenate([[record["a"]], record["b"], record["c"].ravel(),
-                             record["d"]["x"], [record["d"]["y"]], [record["e"]]])
+    out[:] = np.concatenate(
+        [
+            [record["a"]],
+            record["b"],
+            record["c"].ravel(),
+            record["d"]["x"],
+            [record["d"]["y"]],
+            [record["e"]],
+        ]
+    )
 
 
 @pytest.mark.parametrize("backend", ["reference", "wgpu"])
 def test_a_shader_reads_every_uniform_field_where_wgsl_puts_it(request, backend):
     require_available(request.config, backend)
     kernel = KernelSpec(
-        id="uniform_readback", entry_point="main", sources={"wgsl": _UNIFORM_READBACK},
-        buffers=(BufferSpec(0, "f32", "read_write", name="out", count=16),
-                 BufferSpec.uniform(1, _UNIFORM_FIELDS, name="p")),
-        reference=_readback_reference, grid=(1, 1, 1),
-        defaults={"a": 1.5, "b": (2.0, 3.0, 4.0), "c": ((5, 6, 7, 8), (9, 10, 11, 12)),
-                  "d": ((13.0, 14.0), 15.0), "e": 16}, test_sizes=(1,))
+        id="uniform_readback",
+        entry_point="main",
+        sources={"wgsl": _UNIFORM_READBACK},
+        buffers=(
+            BufferSpec(0, "f32", "read_write", name="out", count=16),
+            BufferSpec.uniform(1, _UNIFORM_FIELDS, name="p"),
+        ),
+        reference=_readback_reference,
+        grid=(1, 1, 1),
+        defaults={
+            "a": 1.5,
+            "b": (2.0, 3.0, 4.0),
+            "c": ((5, 6, 7, 8), (9, 10, 11, 12)),
+            "d": ((13.0, 14.0), 15.0),
+            "e": 16,
+        },
+        test_sizes=(1,),
+    )
     with forge.open_context(backend) as ctx:
         ev = oracle.evaluate(ctx, kernel, size=1)
         assert ev.passed, ev.report()
@@ -132,8 +197,15 @@ def test_a_shader_reads_every_uniform_field_where_wgsl_puts_it(request, backend)
     np.testing.assert_array_equal(out, expected)
 
 
-_C_PARAMS = (("n", "i64"), ("scale", "vec3<f32>"), ("offset", "u64"), ("alpha", "f64"),
-             ("flag", "i32"), ("pair", "vec2<f32>"), ("q", "vec4<f32>"))
+_C_PARAMS = (
+    ("n", "i64"),
+    ("scale", "vec3<f32>"),
+    ("offset", "u64"),
+    ("alpha", "f64"),
+    ("flag", "i32"),
+    ("pair", "vec2<f32>"),
+    ("q", "vec4<f32>"),
+)
 
 _C_STRUCT = """
 #include <cstdint>
@@ -178,7 +250,7 @@ def test_nvrtc_agrees_with_the_c_layout_of_int64_size_t_and_vector_members():
 
     image, names = compile_module(_c_source(), ["by_value"], "sm_90")
     assert image and "by_value" in names
-    wrong = _c_source().replace('offsetof(Params, alpha) == 32', 'offsetof(Params, alpha) == 28')
+    wrong = _c_source().replace("offsetof(Params, alpha) == 32", "offsetof(Params, alpha) == 28")
     with pytest.raises(forge.CompileError, match="alpha"):
         compile_module(wrong, ["by_value"], "sm_90")
 
@@ -192,13 +264,27 @@ def _by_value_reference(out, p):
 def test_a_cuda_kernel_takes_a_struct_with_64_bit_and_vector_members_by_value(request, backend):
     require_available(request.config, backend)
     kernel = KernelSpec(
-        id="struct_by_value", entry_point="by_value", sources={"cuda": _c_source()},
-        buffers=(BufferSpec(0, "f64", "read_write", name="out", count=13),
-                 BufferSpec.uniform(1, _C_PARAMS, name="p")),
-        reference=_by_value_reference, grid=(1, 1, 1), template=False,
-        defaults={"n": 2**40 + 3, "scale": (0.5, 1.5, 2.5), "offset": 2**33, "alpha": 0.1,
-                  "flag": -7, "pair": (3.0, 4.0), "q": (5.0, 6.0, 7.0, 8.0)},
-        test_sizes=(1,))
+        id="struct_by_value",
+        entry_point="by_value",
+        sources={"cuda": _c_source()},
+        buffers=(
+            BufferSpec(0, "f64", "read_write", name="out", count=13),
+            BufferSpec.uniform(1, _C_PARAMS, name="p"),
+        ),
+        reference=_by_value_reference,
+        grid=(1, 1, 1),
+        template=False,
+        defaults={
+            "n": 2**40 + 3,
+            "scale": (0.5, 1.5, 2.5),
+            "offset": 2**33,
+            "alpha": 0.1,
+            "flag": -7,
+            "pair": (3.0, 4.0),
+            "q": (5.0, 6.0, 7.0, 8.0),
+        },
+        test_sizes=(1,),
+    )
     with forge.open_context(backend) as ctx:
         ev = oracle.evaluate(ctx, kernel, size=1)
         assert ev.passed, ev.report()

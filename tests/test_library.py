@@ -16,9 +16,27 @@ from oracle import evaluate
 from oracle.pytest_plugin import require_available
 
 IR_KERNELS = [k for k in forge.list_kernels() if k.body.kind != "raw"]
-LIBRARY = ("affine", "axpy", "add", "mul", "fma", "relu", "gelu", "sigmoid", "tanh", "exp",
-           "softmax", "log_softmax", "rmsnorm", "layernorm", "row_sum", "row_max", "gemv",
-           "gemm", "transpose")
+LIBRARY = (
+    "affine",
+    "axpy",
+    "add",
+    "mul",
+    "fma",
+    "relu",
+    "gelu",
+    "sigmoid",
+    "tanh",
+    "exp",
+    "softmax",
+    "log_softmax",
+    "rmsnorm",
+    "layernorm",
+    "row_sum",
+    "row_max",
+    "gemv",
+    "gemm",
+    "transpose",
+)
 
 _erf = np.vectorize(math.erf)
 
@@ -36,7 +54,7 @@ def _softmax(x, p):
 def _layernorm(x, gamma, beta, p):
     r = _rows(x, p)
     centred = r - r.mean(1, keepdims=True)
-    return centred / np.sqrt((centred ** 2).mean(1, keepdims=True) + p["eps"]) * gamma + beta
+    return centred / np.sqrt((centred**2).mean(1, keepdims=True) + p["eps"]) * gamma + beta
 
 
 # Each kernel's meaning written directly in float64 numpy: f(inputs by name, uniform).
@@ -53,14 +71,21 @@ FORMULAS = {
     "exp": lambda a, p: np.exp(a["x"]),
     "softmax": lambda a, p: _softmax(a["x"], p),
     "log_softmax": lambda a, p: np.log(_softmax(a["x"], p)),
-    "rmsnorm": lambda a, p: _rows(a["x"], p) / np.sqrt(
-        (_rows(a["x"], p) ** 2).mean(1, keepdims=True) + p["eps"]) * a["w"],
+    "rmsnorm": lambda a, p: (
+        _rows(a["x"], p)
+        / np.sqrt((_rows(a["x"], p) ** 2).mean(1, keepdims=True) + p["eps"])
+        * a["w"]
+    ),
     "layernorm": lambda a, p: _layernorm(a["x"], a["gamma"], a["beta"], p),
     "row_sum": lambda a, p: _rows(a["x"], p).sum(1),
     "row_max": lambda a, p: _rows(a["x"], p).max(1),
     "gemv": lambda a, p: p["alpha"] * _rows(a["a"], p) @ a["x"] + p["beta"] * a["y"],
-    "gemm": lambda a, p: p["alpha"] * a["a"].reshape(int(p["m"]), int(p["k"])) @ a["b"].reshape(
-        int(p["k"]), int(p["n"])) + p["beta"] * a["c"].reshape(int(p["m"]), int(p["n"])),
+    "gemm": lambda a, p: (
+        p["alpha"]
+        * a["a"].reshape(int(p["m"]), int(p["k"]))
+        @ a["b"].reshape(int(p["k"]), int(p["n"]))
+        + p["beta"] * a["c"].reshape(int(p["m"]), int(p["n"]))
+    ),
     "transpose": lambda a, p: _rows(a["x"], p).T,
 }
 
@@ -106,20 +131,27 @@ def test_reference_backend_matches_an_independent_numpy_formula(kernel_id):
         views = []
         for spec in kernel.buffers:
             if spec.access.value == "uniform":
-                views.append(ctx.allocate_and_write(record, spec.binding,
-                                                    usage=BindingUsage.UNIFORM))
+                views.append(
+                    ctx.allocate_and_write(record, spec.binding, usage=BindingUsage.UNIFORM)
+                )
             elif spec.access.value == "read_write":
                 initial = arrays.get(spec.name, np.zeros(spec.element_count(size), spec.dtype))
-                views.append(ctx.allocate_and_write(initial, spec.binding,
-                                                    usage=BindingUsage.STORAGE_READ_WRITE))
+                views.append(
+                    ctx.allocate_and_write(
+                        initial, spec.binding, usage=BindingUsage.STORAGE_READ_WRITE
+                    )
+                )
             else:
                 views.append(ctx.allocate_and_write(arrays[spec.name], spec.binding))
         ctx.run_kernel(kernel, kernel.schedules[0], views, size)
-        got = {spec.name: ctx.read_buffer_f32(view) for spec, view in zip(kernel.buffers, views)
-               if spec.access.value == "read_write"}
+        got = {
+            spec.name: ctx.read_buffer_f32(view)
+            for spec, view in zip(kernel.buffers, views)
+            if spec.access.value == "read_write"
+        }
     wide = {name: a.astype(np.float64) for name, a in arrays.items()}
     uniform = {name: record[name][0].item() for name, _ in kernel.uniform.fields}
-    (name, value), = got.items()
+    ((name, value),) = got.items()
     want = np.asarray(FORMULAS[kernel_id](wide, uniform), np.float64).reshape(-1)
     np.testing.assert_allclose(value, want, rtol=2e-5, atol=2e-6, err_msg=kernel_id)
 
@@ -152,8 +184,9 @@ def test_every_ir_kernel_on_the_device_matches_the_reference(kernel, schedule, d
     for size in kernel.checked_sizes():
         ev = evaluate(ctx, kernel, schedule, size, samples=0)
         reports = "\n".join(o.comparison.report(label) for label, o in ev.outputs.items())
-        assert ev.verdict == "pass", (f"{kernel.id} under {schedule} at size {size}: "
-                                      f"{ev.verdict} {ev.error}\n" + reports)
+        assert ev.verdict == "pass", (
+            f"{kernel.id} under {schedule} at size {size}: {ev.verdict} {ev.error}\n" + reports
+        )
 
 
 def test_reshaped_kernels_run_on_the_device(device_pair):

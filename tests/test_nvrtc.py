@@ -20,8 +20,7 @@ import forge
 from forge import CompileError, InvalidArgument, Schedule, UnsupportedFeature
 
 if sys.platform != "linux" and importlib.util.find_spec("cuda") is None:
-    pytest.skip(f"the CUDA extra is not installed: {cuda.INSTALL_COMMAND}",
-                allow_module_level=True)
+    pytest.skip(f"the CUDA extra is not installed: {cuda.INSTALL_COMMAND}", allow_module_level=True)
 
 ROOT = Path(__file__).resolve().parents[1]
 AFFINE = forge.get_kernel("raw_affine").source("cuda", Schedule(64))
@@ -47,8 +46,9 @@ def test_cubin_for_a_named_arch_is_an_elf_holding_the_entry_point(arch):
 
 
 def test_cubins_for_different_archs_differ():
-    assert cuda.compile_cuda(AFFINE, "raw_affine", "sm_80") != \
-        cuda.compile_cuda(AFFINE, "raw_affine", "sm_90")
+    assert cuda.compile_cuda(AFFINE, "raw_affine", "sm_80") != cuda.compile_cuda(
+        AFFINE, "raw_affine", "sm_90"
+    )
 
 
 @pytest.mark.parametrize("arch", ["sm_80", "compute_90"])
@@ -95,9 +95,11 @@ def test_cpp_and_template_entry_points_are_found_by_their_lowered_names():
     find a C++ function, a namespaced one and a template instantiation."""
     from backends.cuda._nvrtc import compile_module
 
-    source = ("__global__ void plain(float* y) { y[0] = 1.0f; }\n"
-              "namespace ops { __global__ void scale(float* y, int n) { y[0] = n; } }\n"
-              "template <int B> __global__ void block(float* y) { y[0] = B; }\n")
+    source = (
+        "__global__ void plain(float* y) { y[0] = 1.0f; }\n"
+        "namespace ops { __global__ void scale(float* y, int n) { y[0] = n; } }\n"
+        "template <int B> __global__ void block(float* y) { y[0] = B; }\n"
+    )
     image, names = compile_module(source, ("plain", "ops::scale", "block<128>"), arch="sm_90")
     assert names["plain"].startswith("_Z") and "plain" in names["plain"]
     assert "scale" in names["ops::scale"] and "128" in names["block<128>"]
@@ -110,13 +112,16 @@ def test_an_entry_point_that_is_not_a_kernel_is_a_compile_error():
         cuda.compile_cuda(source, "helper")
 
 
-@pytest.mark.parametrize("kwargs, error", [
-    ({"arch": "sm90"}, InvalidArgument),
-    ({"arch": "compute_90", "output": "cubin"}, InvalidArgument),
-    ({"arch": "sm_10"}, UnsupportedFeature),
-    ({"output": "fatbin"}, InvalidArgument),
-    ({"options": "-lineinfo"}, InvalidArgument),
-])
+@pytest.mark.parametrize(
+    "kwargs, error",
+    [
+        ({"arch": "sm90"}, InvalidArgument),
+        ({"arch": "compute_90", "output": "cubin"}, InvalidArgument),
+        ({"arch": "sm_10"}, UnsupportedFeature),
+        ({"output": "fatbin"}, InvalidArgument),
+        ({"options": "-lineinfo"}, InvalidArgument),
+    ],
+)
 def test_bad_arguments_are_refused_before_compiling(kwargs, error):
     before = cuda.compile_stats.snapshot()
     with pytest.raises(error):
@@ -154,7 +159,7 @@ def test_entries_are_written_whole_and_a_corrupt_entry_is_a_miss(cache):
     files = sorted(cache.iterdir())
     assert len(files) == 1 and files[0].suffix == ".cubin", f"stray files: {files}"
     blob = files[0].read_bytes()
-    files[0].write_bytes(blob[:len(blob) // 2])  # a torn write, as a crash would leave
+    files[0].write_bytes(blob[: len(blob) // 2])  # a torn write, as a crash would leave
     before = cuda.compile_stats.snapshot()
     again = cuda.compile_cuda(AFFINE, "raw_affine", "sm_90")
     assert again == image
@@ -184,8 +189,15 @@ print(json.dumps({"stats": cuda.compile_stats.snapshot(),
 
 def _child(cache_root: Path) -> dict:
     env = dict(os.environ, FORGE_CACHE_DIR=str(cache_root), PYTHONPATH=str(ROOT))
-    result = subprocess.run([sys.executable, "-c", _CHILD], input=AFFINE, env=env,
-                            capture_output=True, text=True, cwd=ROOT, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-c", _CHILD],
+        input=AFFINE,
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout.strip().splitlines()[-1])
 
@@ -194,10 +206,12 @@ def test_a_new_process_finds_the_compile_on_disk(cache):
     first, second = _child(cache.parent), _child(cache.parent)
     assert first["stats"]["compiles"] == 1 and first["stats"]["disk_hits"] == 0
     assert second["stats"]["compiles"] == 0 and second["stats"]["disk_hits"] == 1, (
-        f"the second process compiled again: {second['stats']}")
+        f"the second process compiled again: {second['stats']}"
+    )
     assert first["sha"] == second["sha"]
-    assert hashlib.sha256(cuda.compile_cuda(AFFINE, "raw_affine", "sm_90")).hexdigest() == \
-        first["sha"]
+    assert (
+        hashlib.sha256(cuda.compile_cuda(AFFINE, "raw_affine", "sm_90")).hexdigest() == first["sha"]
+    )
 
 
 def test_the_default_arch_is_the_devices_or_sm_90_without_one():
@@ -207,8 +221,9 @@ def test_the_default_arch_is_the_devices_or_sm_90_without_one():
         from backends.cuda._driver import device_info
 
         expected = device_info(0).arch
-    assert cuda.compile_cuda(AFFINE, "raw_affine") == \
-        cuda.compile_cuda(AFFINE, "raw_affine", arch=expected)
+    assert cuda.compile_cuda(AFFINE, "raw_affine") == cuda.compile_cuda(
+        AFFINE, "raw_affine", arch=expected
+    )
 
 
 def test_compile_cuda_is_exported_lazily_by_the_package():

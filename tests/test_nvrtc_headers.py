@@ -17,7 +17,8 @@ from backends.cuda import _headers
 # The scripts install the cuda extra on Linux: there, missing headers fail the tests.
 pytestmark = pytest.mark.skipif(
     sys.platform != "linux" and not _headers.header_directories(),
-    reason=f"CUDA's headers are not installed here: {_headers.INSTALL_HINT}")
+    reason=f"CUDA's headers are not installed here: {_headers.INSTALL_HINT}",
+)
 
 
 @pytest.fixture(autouse=True)
@@ -97,8 +98,10 @@ def _require_the_header_wheels() -> None:
     where the scripts install the extra, their absence fails."""
     installed = {name for name, _ in _headers.wheel_versions()}
     if installed != set(_headers.HEADER_WHEELS) and os.environ.get("CI") != "true":
-        pytest.skip("NVIDIA's header wheels (the cuda extra) are not all installed here; "
-                    f"headers come from {', '.join(_headers.header_directories())}")
+        pytest.skip(
+            "NVIDIA's header wheels (the cuda extra) are not all installed here; "
+            f"headers come from {', '.join(_headers.header_directories())}"
+        )
 
 
 def test_the_header_directories_come_from_nvidias_wheels():
@@ -117,8 +120,9 @@ def test_changing_an_included_headers_contents_misses_the_cache(tmp_path):
     (include / "outer.h").write_text('#include "inner.h"\n')
     inner = include / "inner.h"
     inner.write_text("#define FG_SCALE 2.0f\n")
-    source = ('#include <outer.h>\n'
-              'extern "C" __global__ void k(float* x) { x[0] = FG_SCALE * x[1]; }\n')
+    source = (
+        '#include <outer.h>\nextern "C" __global__ void k(float* x) { x[0] = FG_SCALE * x[1]; }\n'
+    )
     options = (f"--include-path={include}",)
     before = cuda.compile_stats.snapshot()
     first = cuda.compile_cuda(source, "k", "sm_90", output="ptx", options=options)
@@ -126,8 +130,10 @@ def test_changing_an_included_headers_contents_misses_the_cache(tmp_path):
     inner.write_text("#define FG_SCALE 3.0f  // changed\n")
     second = cuda.compile_cuda(source, "k", "sm_90", output="ptx", options=options)
     after = cuda.compile_stats.snapshot()
-    assert (after["compiles"] - before["compiles"], after["disk_hits"] - before["disk_hits"]) \
-        == (2, 1)
+    assert (after["compiles"] - before["compiles"], after["disk_hits"] - before["disk_hits"]) == (
+        2,
+        1,
+    )
     assert first != second and b"0f40400000" in second.lower()  # 3.0f in PTX
 
 
@@ -146,20 +152,24 @@ def test_a_change_in_a_cuda_header_misses_the_cache(tmp_path, monkeypatch):
         header.write("\n// a local edit\n")
     cuda.compile_cuda(source, "k", "sm_90")
     after = cuda.compile_stats.snapshot()
-    assert (after["compiles"] - before["compiles"], after["disk_hits"] - before["disk_hits"]) \
-        == (2, 1)
+    assert (after["compiles"] - before["compiles"], after["disk_hits"] - before["disk_hits"]) == (
+        2,
+        1,
+    )
 
 
 def test_a_source_without_includes_is_keyed_without_walking_headers(monkeypatch):
     def refuse(*args):
         raise AssertionError("header_digest ran for a source that includes nothing")
+
     monkeypatch.setattr("backends.cuda._nvrtc.header_digest", refuse)
     source = 'extern "C" __global__ void k(float* x) { x[0] = 1.0f; }\n'
     assert cuda.compile_cuda(source, "k", "sm_90")[:4] == b"\x7fELF"
 
 
 def test_without_wheels_or_a_toolkit_nvrtcs_bundled_headers_are_extracted_and_used(
-        tmp_path, monkeypatch):
+    tmp_path, monkeypatch
+):
     """NVRTC 13.5 and later carry CUDA's headers and CCCL: with no wheel and no toolkit
     they are extracted once into the cache and put on the include path."""
     from backends.cuda._nvrtc import nvrtc_version
@@ -193,6 +203,7 @@ def test_wheels_installed_without_pathfinders_help_are_found_on_sys_path(monkeyp
 
     def refuse(name):
         raise RuntimeError("an older pathfinder")
+
     monkeypatch.setattr(cuda.pathfinder, "find_nvidia_header_directory", refuse)
     assert _headers._wheel_directory("cudart") == runtime
     assert _headers._wheel_directory("cccl") == cccl

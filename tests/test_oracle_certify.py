@@ -39,8 +39,9 @@ def test_certify_writes_a_canonical_manifest_keyed_by_what_the_verdict_depends_o
     assert len(key["source_sha256"]) == 64
     assert cert.path.stem == cert.key_hash == cert.manifest["key_hash"]
     runs = [(run["size"], run["seed"]) for run in cert.manifest["evaluations"]]
-    assert runs == [(str(s), seed)
-                    for s in AFFINE.checked_sizes() for seed in AFFINE.checked_seeds()]
+    assert runs == [
+        (str(s), seed) for s in AFFINE.checked_sizes() for seed in AFFINE.checked_seeds()
+    ]
     assert all(run["verdict"] == "pass" for run in cert.manifest["evaluations"])
     assert [p.name for p in cert.path.parent.iterdir()] == [cert.path.name]  # no temp files
 
@@ -55,8 +56,9 @@ def test_a_second_certify_reuses_the_manifest_without_running(ctx, tmp_path, mon
 
 def test_a_changed_kernel_source_invalidates_the_manifest(ctx, tmp_path):
     first = oracle.certify(ctx, AFFINE, cache=tmp_path, samples=2)
-    edited = dataclasses.replace(AFFINE, sources={**AFFINE.sources,
-                                                  "wgsl": AFFINE.sources["wgsl"] + "\n// edited\n"})
+    edited = dataclasses.replace(
+        AFFINE, sources={**AFFINE.sources, "wgsl": AFFINE.sources["wgsl"] + "\n// edited\n"}
+    )
     assert oracle.find_certificate(ctx, edited, cache=tmp_path) is None
     second = oracle.certify(ctx, edited, cache=tmp_path, samples=2)
     assert not second.reused and second.path != first.path

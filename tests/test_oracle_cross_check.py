@@ -33,8 +33,9 @@ def test_the_diverging_backend_is_named(request):
     require_available(request.config, "wgpu")
     broken = CASES["missing_guard"].broken
     seen = []
-    result = oracle.cross_check(broken, ["reference", "wgpu"], samples=1,
-                                on_result=lambda name, ev: seen.append(name))
+    result = oracle.cross_check(
+        broken, ["reference", "wgpu"], samples=1, on_result=lambda name, ev: seen.append(name)
+    )
     assert seen == ["reference", "wgpu"]
     assert result.diverging == ["wgpu"] and not result.passed
     assert result.verdict() == "diverging from the reference: wgpu"
@@ -49,8 +50,10 @@ def test_backends_agreeing_against_the_reference_put_the_reference_under_suspici
         ev = oracle.Evaluation(AFFINE, name, None, AFFINE.schedules[0], 10, 0, "hash", "ref")
         ev.verdict = "pass" if name == "reference" else "mismatch"
         result.evaluations[name] = ev
-    result.pairs = [oracle.PairCheck("gpu_a", "gpu_b", {}),
-                    oracle.PairCheck("reference", "gpu_a", {"y": oracle.compare([1.0], [2.0])})]
+    result.pairs = [
+        oracle.PairCheck("gpu_a", "gpu_b", {}),
+        oracle.PairCheck("reference", "gpu_a", {"y": oracle.compare([1.0], [2.0])}),
+    ]
     assert result.diverging == ["gpu_a", "gpu_b"]
     assert "suspect the reference" in result.verdict()
 
@@ -59,7 +62,8 @@ def test_a_backend_that_timed_out_diverges():
     result = oracle.CrossCheck(AFFINE, 10, 0, "hash")
     for name, verdict in (("reference", "pass"), ("gpu", "timeout")):
         result.evaluations[name] = oracle.Evaluation(
-            AFFINE, name, None, AFFINE.schedules[0], 10, 0, "hash", "ref", verdict=verdict)
+            AFFINE, name, None, AFFINE.schedules[0], 10, 0, "hash", "ref", verdict=verdict
+        )
     assert result.diverging == ["gpu"] and not result.passed
     assert result.verdict() == "diverging from the reference: gpu"
 

@@ -104,8 +104,9 @@ def test_tolerance_comes_from_defaults_kernel_backend_and_caller(reference):
 
     kernel = _twin(sloppy, "sloppy")
     assert not oracle.evaluate(reference, kernel, truth=AFFINE, samples=0).passed
-    assert oracle.evaluate(reference, kernel, truth=AFFINE, samples=0,
-                           tolerance={"rtol": 1e-3}).passed
+    assert oracle.evaluate(
+        reference, kernel, truth=AFFINE, samples=0, tolerance={"rtol": 1e-3}
+    ).passed
     widened = _twin(sloppy, "sloppy_ok", tolerance={"backend:reference": {"rtol": 1e-3}})
     ev = oracle.evaluate(reference, widened, truth=AFFINE, samples=0)
     assert ev.passed and ev.outputs["y"].comparison.tolerance.rtol == 1e-3
@@ -130,13 +131,17 @@ def test_a_truth_with_other_buffers_is_refused(reference):
 def test_backend_failures_become_verdicts_not_exceptions(request):
     require_available(request.config, "wgpu")
     with forge.open_context("wgpu") as ctx:
-        cuda_only = dataclasses.replace(AFFINE, id="affine_cuda_only",
-                                        sources={"cuda": AFFINE.sources["cuda"]})
+        cuda_only = dataclasses.replace(
+            AFFINE, id="affine_cuda_only", sources={"cuda": AFFINE.sources["cuda"]}
+        )
         ev = oracle.evaluate(ctx, cuda_only, samples=0)
         assert ev.verdict == "unsupported" and "no wgsl source" in ev.error
         assert ev.level is ValidationLevel.NONE
-        bad = dataclasses.replace(AFFINE, id="affine_bad_wgsl",
-                                  sources={"wgsl": AFFINE.sources["wgsl"].replace("p.b", "p.q")})
+        bad = dataclasses.replace(
+            AFFINE,
+            id="affine_bad_wgsl",
+            sources={"wgsl": AFFINE.sources["wgsl"].replace("p.b", "p.q")},
+        )
         ev = oracle.evaluate(ctx, bad, samples=0)
         assert ev.verdict == "error" and ev.error_type == "CompileError"
         assert ev.level is ValidationLevel.GENERATED
@@ -182,12 +187,18 @@ def _twice(x, y, p):
 def test_integer_buffers_are_judged_exactly(request, factor, passes):
     require_available(request.config, "wgpu")
     kernel = forge.KernelSpec(
-        id=f"twice_i32_{factor}", entry_point="twice",
-        buffers=(forge.BufferSpec(0, "i32", "read", name="x"),
-                 forge.BufferSpec(1, "i32", "read_write", name="y"),
-                 forge.BufferSpec.uniform(2, (("n", "u32"),))),
-        sources={"wgsl": _TWICE_I32.replace("@FACTOR@", factor)}, reference=_twice,
-        params=lambda n: {"n": n}, test_sizes=(999,))
+        id=f"twice_i32_{factor}",
+        entry_point="twice",
+        buffers=(
+            forge.BufferSpec(0, "i32", "read", name="x"),
+            forge.BufferSpec(1, "i32", "read_write", name="y"),
+            forge.BufferSpec.uniform(2, (("n", "u32"),)),
+        ),
+        sources={"wgsl": _TWICE_I32.replace("@FACTOR@", factor)},
+        reference=_twice,
+        params=lambda n: {"n": n},
+        test_sizes=(999,),
+    )
     with forge.open_context("wgpu") as ctx:
         ev = oracle.evaluate(ctx, kernel, samples=1)
     assert ev.passed is passes, ev.report()

@@ -23,8 +23,8 @@ from oracle._cross_check import _pairs
 from oracle.pytest_plugin import require_available
 
 F32 = np.float32
-SUB = 1e-39                 # a subnormal f32
-GARBAGE = F32(12345.0)      # an indeterminate value a finite-math device may leave
+SUB = 1e-39  # a subnormal f32
+GARBAGE = F32(12345.0)  # an indeterminate value a finite-math device may leave
 WGSL = {"subnormals_may_flush": True, "nonfinite_indeterminate": True}
 
 
@@ -52,6 +52,7 @@ def _device_like(op, defects=None):
     """A numpy meaning that computes ``op`` as a flushing, finite-math device does:
     subnormal inputs and results flushed, a result that overflows from finite
     operands left indeterminate; then ``defects`` (index: value) planted on top."""
+
     def run(*buffers):
         *inputs, out, _params = buffers
         flushed = [_ftz(a) for a in inputs]
@@ -61,6 +62,7 @@ def _device_like(op, defects=None):
         out[:] = np.where(overflowed, GARBAGE, result)
         for index, value in (defects or {}).items():
             out[index] = value
+
     return run
 
 
@@ -91,8 +93,12 @@ PATTERNS = {
 def _twin(name: str, defects=None) -> forge.KernelSpec:
     op = PATTERNS[name][0]
     suffix = "_defect" if defects else ""
-    return dataclasses.replace(forge.get_kernel(name), id=f"{name}_h200_like{suffix}",
-                               body=None, reference=_device_like(op, defects))
+    return dataclasses.replace(
+        forge.get_kernel(name),
+        id=f"{name}_h200_like{suffix}",
+        body=None,
+        reference=_device_like(op, defects),
+    )
 
 
 def _planted(kernel: forge.KernelSpec, size: int = 1001) -> oracle.Expected:
@@ -101,7 +107,7 @@ def _planted(kernel: forge.KernelSpec, size: int = 1001) -> oracle.Expected:
     case = oracle.make_case(kernel, size, 0)
     arrays = {label: array.copy() for label, array in case.arrays.items()}
     for label, values in PATTERNS[kernel.id.split("_h200")[0]][1].items():
-        arrays[label][:len(values)] = np.asarray(values, F32)
+        arrays[label][: len(values)] = np.asarray(values, F32)
     truth = forge.get_kernel(kernel.id.split("_h200")[0])
     return oracle.expected_outputs(dataclasses.replace(case, arrays=arrays), truth)
 
@@ -125,15 +131,24 @@ def test_h200_patterns_pass_when_wgsl_semantics_are_declared(reference, name):
     assert ev.as_dict()["float_semantics"] == WGSL
 
 
-_PARTIAL = {"ieee": {}, "flush only": {"subnormals_may_flush": True},
-            "indeterminate only": {"nonfinite_indeterminate": True}}
+_PARTIAL = {
+    "ieee": {},
+    "flush only": {"subnormals_may_flush": True},
+    "indeterminate only": {"nonfinite_indeterminate": True},
+}
 
 
 # relu's only departure (a NaN result) is the non-finite one, so declaring that alone
 # explains it: the case is left out rather than expected to fail.
-@pytest.mark.parametrize("name,flags", [
-    pytest.param(name, flags, id=f"{name}-{label}") for name in PATTERNS
-    for label, flags in _PARTIAL.items() if (name, label) != ("relu", "indeterminate only")])
+@pytest.mark.parametrize(
+    "name,flags",
+    [
+        pytest.param(name, flags, id=f"{name}-{label}")
+        for name in PATTERNS
+        for label, flags in _PARTIAL.items()
+        if (name, label) != ("relu", "indeterminate only")
+    ],
+)
 def test_h200_patterns_fail_without_the_declaration_that_explains_them(reference, name, flags):
     ev = oracle.evaluate_case(Declaring(reference, **flags), _planted(_twin(name)), samples=0)
     assert ev.verdict == "mismatch", ev.report()
@@ -147,12 +162,15 @@ def test_the_same_kernels_stay_ieee_strict_on_the_reference(reference):
     assert ev.verdict == "mismatch" and ev.outputs["z"].comparison.masked == 0
 
 
-@pytest.mark.parametrize("defect", [
-    pytest.param(lambda want: want * (1 + 1000 * 2.0 ** -23), id="1000 ulp on a normal element"),
-    pytest.param(lambda want: want + 1, id="another finite value"),
-    pytest.param(lambda want: np.nan, id="NaN where the expected is finite"),
-    pytest.param(lambda want: np.inf, id="inf where the expected is finite"),
-])
+@pytest.mark.parametrize(
+    "defect",
+    [
+        pytest.param(lambda want: want * (1 + 1000 * 2.0**-23), id="1000 ulp on a normal element"),
+        pytest.param(lambda want: want + 1, id="another finite value"),
+        pytest.param(lambda want: np.nan, id="NaN where the expected is finite"),
+        pytest.param(lambda want: np.inf, id="inf where the expected is finite"),
+    ],
+)
 @pytest.mark.parametrize("name", list(PATTERNS))
 def test_a_wrong_element_still_fails_with_wgsl_semantics(reference, name, defect):
     index = PATTERNS[name][2]
@@ -167,8 +185,9 @@ def test_a_wrong_element_still_fails_with_wgsl_semantics(reference, name, defect
 
 def test_a_wrong_value_on_a_flushed_element_still_fails(reference):
     # 1e-39 * 3e38 is 0.3, or 0 where the subnormal is flushed; 0.5 is neither.
-    ev = oracle.evaluate_case(Declaring(reference, **WGSL), _planted(_twin("mul", {1: 0.5})),
-                              samples=0)
+    ev = oracle.evaluate_case(
+        Declaring(reference, **WGSL), _planted(_twin("mul", {1: 0.5})), samples=0
+    )
     assert ev.verdict == "mismatch"
     assert [m.index for m in ev.outputs["z"].comparison.first_mismatches] == [(1,)]
 
@@ -180,19 +199,27 @@ def test_the_flushed_expectation_runs_the_reference_on_flushed_inputs(reference)
     x[:4], y[:4] = [-SUB, SUB, 1e-20, 2.0], [2.0, 3e38, 1e-20, 3.0]
     expected = oracle.expected_outputs(dataclasses.replace(case, arrays={"x": x, "y": y}))
     flushed = expected.flushed()["z"]
-    assert flushed[0] == 0 and np.signbit(flushed[0])      # sign-preserving zero input
+    assert flushed[0] == 0 and np.signbit(flushed[0])  # sign-preserving zero input
     assert flushed[1] == 0 and expected.outputs["z"][1] == F32(SUB) * F32(3e38)
     assert expected.outputs["z"][2] != 0 and flushed[2] == 0 and not np.signbit(flushed[2])
-    assert flushed[3] == 6.0                                # subnormal result flushed
+    assert flushed[3] == 6.0  # subnormal result flushed
     np.testing.assert_array_equal(flushed, flush_subnormals(_ftz(x) * _ftz(y)))
-    assert expected.flushed() is expected.flushed()         # computed once, then shared
+    assert expected.flushed() is expected.flushed()  # computed once, then shared
 
 
 # -- pairwise comparison in cross_check -----------------------------------------------------
 def _ran(name: str, expected: oracle.Expected, got, semantics: FloatSemantics) -> oracle.Evaluation:
     case = expected.case
-    ev = oracle.Evaluation(case.kernel, name, None, case.kernel.schedules[0], case.size,
-                           case.seed, case.input_hash, expected.reference)
+    ev = oracle.Evaluation(
+        case.kernel,
+        name,
+        None,
+        case.kernel.schedules[0],
+        case.size,
+        case.seed,
+        case.input_hash,
+        expected.reference,
+    )
     ev.got, ev.semantics = {"z": np.asarray(got, F32)}, semantics
     return ev
 
@@ -207,14 +234,20 @@ def test_a_pair_agrees_when_it_differs_only_as_wgsl_allows(reference):
     expected, device = _device_output(reference)
     ieee = expected.outputs["z"]
     wgsl, strict = FloatSemantics(True, True), FloatSemantics()
-    for first, second in (((device, wgsl), (ieee, strict)), ((ieee, strict), (device, wgsl)),
-                          ((device, wgsl), (device, wgsl))):
+    for first, second in (
+        ((device, wgsl), (ieee, strict)),
+        ((ieee, strict), (device, wgsl)),
+        ((device, wgsl), (device, wgsl)),
+    ):
         evaluations = {"a": _ran("a", expected, *first), "b": _ran("b", expected, *second)}
         (pair,) = _pairs(expected.case.kernel, evaluations, None, expected)
         assert pair.agree, pair.comparisons["z"].report()
-    (pair,) = _pairs(expected.case.kernel, {"gpu": _ran("gpu", expected, device, wgsl),
-                                            "cuda": _ran("cuda", expected, ieee, strict)},
-                     None, expected)
+    (pair,) = _pairs(
+        expected.case.kernel,
+        {"gpu": _ran("gpu", expected, device, wgsl), "cuda": _ran("cuda", expected, ieee, strict)},
+        None,
+        expected,
+    )
     assert pair.masked > 0 and pair.flushed > 0
     assert "masked" in pair.describe() and "subnormal flush" in pair.describe()
 
@@ -222,8 +255,10 @@ def test_a_pair_agrees_when_it_differs_only_as_wgsl_allows(reference):
 def test_a_pair_of_ieee_backends_stays_strict(reference):
     expected, device = _device_output(reference)
     strict = FloatSemantics()
-    evaluations = {"a": _ran("a", expected, device, strict),
-                   "b": _ran("b", expected, expected.outputs["z"], strict)}
+    evaluations = {
+        "a": _ran("a", expected, device, strict),
+        "b": _ran("b", expected, expected.outputs["z"], strict),
+    }
     (pair,) = _pairs(expected.case.kernel, evaluations, None, expected)
     assert not pair.agree and pair.masked == 0 and pair.flushed == 0
     assert "DISAGREE" in pair.describe()
@@ -231,8 +266,10 @@ def test_a_pair_of_ieee_backends_stays_strict(reference):
 
 def test_a_pair_with_a_wrong_element_disagrees_under_wgsl_semantics(reference):
     expected, device = _device_output(reference, {4: 7.0})
-    evaluations = {"gpu": _ran("gpu", expected, device, FloatSemantics(True, True)),
-                   "cuda": _ran("cuda", expected, expected.outputs["z"], FloatSemantics())}
+    evaluations = {
+        "gpu": _ran("gpu", expected, device, FloatSemantics(True, True)),
+        "cuda": _ran("cuda", expected, expected.outputs["z"], FloatSemantics()),
+    }
     (pair,) = _pairs(expected.case.kernel, evaluations, None, expected)
     assert not pair.agree
     assert [m.index for m in pair.comparisons["z"].first_mismatches] == [(4,)]

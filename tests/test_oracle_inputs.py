@@ -18,13 +18,18 @@ AFFINE = forge.get_kernel("raw_affine")
 
 
 def _kernel(**changes) -> KernelSpec:
-    base = dict(id="inputs_probe", entry_point="probe",
-                buffers=(BufferSpec(0, "f32", Access.READ, name="x"),
-                         BufferSpec(1, "f64", Access.READ, name="w"),
-                         BufferSpec(2, "i32", Access.READ, name="k"),
-                         BufferSpec(3, "f32", Access.READ_WRITE, name="c", inout=True),
-                         BufferSpec(4, "f32", Access.READ_WRITE, name="out")),
-                reference=lambda *a: None)
+    base = dict(
+        id="inputs_probe",
+        entry_point="probe",
+        buffers=(
+            BufferSpec(0, "f32", Access.READ, name="x"),
+            BufferSpec(1, "f64", Access.READ, name="w"),
+            BufferSpec(2, "i32", Access.READ, name="k"),
+            BufferSpec(3, "f32", Access.READ_WRITE, name="c", inout=True),
+            BufferSpec(4, "f32", Access.READ_WRITE, name="out"),
+        ),
+        reference=lambda *a: None,
+    )
     base.update(changes)
     return KernelSpec(**base)
 
@@ -40,18 +45,33 @@ def test_same_seed_same_bytes_and_hash_different_seed_different():
 
 
 def test_inputs_are_identical_in_another_process():
-    code = ("import forge, oracle; print(oracle.make_case(forge.get_kernel('raw_affine'), "
-            "4099, 3).input_hash)")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         env={"PYTHONHASHSEED": "123", "PATH": ""})
+    code = (
+        "import forge, oracle; print(oracle.make_case(forge.get_kernel('raw_affine'), "
+        "4099, 3).input_hash)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONHASHSEED": "123", "PATH": ""},
+    )
     assert out.stdout.strip() == make_case(AFFINE, 4099, 3).input_hash
 
 
 def test_every_family_appears_as_a_block_of_the_right_kind():
     case = make_case(AFFINE, 10_000, 0)
     fam = _families(case, "x")
-    assert set(fam) == {"normal", "zeros", "negatives", "large", "tiny", "subnormal",
-                        "nonfinite", "mixed"}
+    assert set(fam) == {
+        "normal",
+        "zeros",
+        "negatives",
+        "large",
+        "tiny",
+        "subnormal",
+        "nonfinite",
+        "mixed",
+    }
     assert np.all(fam["zeros"] == 0) and np.signbit(fam["zeros"]).any()
     assert np.all(fam["negatives"] < 0)
     assert np.all(np.abs(fam["large"]) >= 1e4)

@@ -34,11 +34,18 @@ def _returns_double(a, y):
 
 
 def _constant_kernel(reference=_returns_double) -> KernelSpec:
-    return KernelSpec(id="writes_a_constant", entry_point="main", sources={"wgsl": _CONSTANT_WGSL},
-                      buffers=(BufferSpec(0, "f32", "read", name="a"),
-                               BufferSpec(1, "f32", "read_write", name="y")),
-                      reference=reference, grid=lambda s, n: (ceil_div(n, 64), 1, 1),
-                      test_sizes=(1000,))
+    return KernelSpec(
+        id="writes_a_constant",
+        entry_point="main",
+        sources={"wgsl": _CONSTANT_WGSL},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="a"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+        ),
+        reference=reference,
+        grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+        test_sizes=(1000,),
+    )
 
 
 # -- 1. a returning reference is accepted, and never makes a wrong kernel pass ----------
@@ -49,29 +56,48 @@ def test_a_wrong_kernel_judged_by_a_returning_reference_fails(request, backend):
     if backend == "reference":  # numpy computes a * 2 itself: right
         assert ev.passed, ev.report()
     else:
-        assert ev.verdict == Verdict.MISMATCH and ev.outputs["y"].comparison.mismatches > 0, \
+        assert ev.verdict == Verdict.MISMATCH and ev.outputs["y"].comparison.mismatches > 0, (
             ev.report()
+        )
 
 
 def test_kforge_check_and_certify_fail_the_wrong_kernel(request, tmp_path, capsys):
     require_available(request.config, "wgpu")
     path = tmp_path / "kernels.py"
-    path.write_text(textwrap.dedent('''
+    path.write_text(
+        textwrap.dedent("""
         from tests.test_oracle_judgement import _constant_kernel
         KERNEL = _constant_kernel()
-    '''))
+    """)
+    )
     assert main(["check", str(path), "--backend", "wgpu", "--samples", "0", "--json"]) == 1
     data = json.loads(capsys.readouterr().out)
     assert data["results"][0]["evaluations"]["wgpu"]["verdict"] == "mismatch"
-    assert main(["certify", str(path), "--backend", "wgpu", "--samples", "1",
-                 "--cache-dir", str(tmp_path / "cache"), "--json"]) == 1
+    assert (
+        main(
+            [
+                "certify",
+                str(path),
+                "--backend",
+                "wgpu",
+                "--samples",
+                "1",
+                "--cache-dir",
+                str(tmp_path / "cache"),
+                "--json",
+            ]
+        )
+        == 1
+    )
     assert json.loads(capsys.readouterr().out)["results"][0]["result"] == "FAILED"
     assert not (tmp_path / "cache" / "certificates").exists() or not any(
-        (tmp_path / "cache" / "certificates").rglob("*.json"))
+        (tmp_path / "cache" / "certificates").rglob("*.json")
+    )
 
 
 def test_the_pytest_fixture_fails_the_wrong_kernel(pytester):
-    pytester.makepyfile(test_user=f'''
+    pytester.makepyfile(
+        test_user=f"""
         from forge import BufferSpec, KernelSpec, ceil_div
 
         SOURCE = {_CONSTANT_WGSL!r}
@@ -86,26 +112,32 @@ def test_the_pytest_fixture_fails_the_wrong_kernel(pytester):
                                 reference=lambda a, y: a * 2,
                                 grid=lambda s, n: (ceil_div(n, 64), 1, 1))
             forge_oracle(kernel, size=1000, samples=0)
-    ''')
-    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-k", "wgpu",
-                                           "--rootdir", str(pytester.path))
+    """
+    )
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-k", "wgpu", "--rootdir", str(pytester.path)
+    )
     if "unavailable" in result.stdout.str():
         pytest.skip("wgpu unavailable here")
     result.assert_outcomes(failed=1)
     assert "MISMATCH" in result.stdout.str()
 
 
-@pytest.mark.parametrize("reference, message", [
-    (lambda a, y: None, "wrote nothing to output y and returned nothing"),
-    (lambda a, y: y.__setitem__(slice(0, 10), 1.0), "left 990 of 1000 elements of output y "
-                                                    "unwritten"),
-    (lambda a, y: (a * 2).reshape(10, 100), "shape (10, 100)"),
-    (lambda a, y: (a * 2).astype(np.float64), "dtype float64"),
-    (lambda a, y: (a, a), "returned 2 value(s), but the kernel has 1 output"),
-    (lambda a, y: 1 / 0, "ZeroDivisionError"),
-])
-def test_a_broken_reference_is_a_reference_error_naming_the_output_and_the_fix(reference,
-                                                                                 message):
+@pytest.mark.parametrize(
+    "reference, message",
+    [
+        (lambda a, y: None, "wrote nothing to output y and returned nothing"),
+        (
+            lambda a, y: y.__setitem__(slice(0, 10), 1.0),
+            "left 990 of 1000 elements of output y unwritten",
+        ),
+        (lambda a, y: (a * 2).reshape(10, 100), "shape (10, 100)"),
+        (lambda a, y: (a * 2).astype(np.float64), "dtype float64"),
+        (lambda a, y: (a, a), "returned 2 value(s), but the kernel has 1 output"),
+        (lambda a, y: 1 / 0, "ZeroDivisionError"),
+    ],
+)
+def test_a_broken_reference_is_a_reference_error_naming_the_output_and_the_fix(reference, message):
     kernel = _constant_kernel(reference)
     ev = oracle.evaluate("reference", kernel, size=1000, samples=0)
     assert ev.verdict == Verdict.REFERENCE_ERROR and ev.failing, ev.report()
@@ -116,10 +148,12 @@ def test_a_broken_reference_is_a_reference_error_naming_the_output_and_the_fix(r
 
 def test_a_reference_error_fails_kforge_check(capsys, tmp_path):
     path = tmp_path / "k.py"
-    path.write_text(textwrap.dedent('''
+    path.write_text(
+        textwrap.dedent("""
         from tests.test_oracle_judgement import _constant_kernel
         K = _constant_kernel(lambda a, y: None)
-    '''))
+    """)
+    )
     assert main(["check", str(path), "--backend", "reference", "--samples", "0"]) == 1
     assert "REFERENCE-ERROR" in capsys.readouterr().out
 
@@ -132,20 +166,25 @@ def test_a_kernel_bounded_by_array_length_passes_and_its_unwritten_tail_is_caugh
     wild = CORPUS["wild_fma"]
     ev = oracle.evaluate("wgpu", wild.kernel, size=10007, samples=0)
     assert ev.passed, ev.report()
-    broken = oracle.evaluate("wgpu", mutant(wild, "last element unwritten"), size=10007,
-                             samples=0)
+    broken = oracle.evaluate("wgpu", mutant(wild, "last element unwritten"), size=10007, samples=0)
     assert broken.outputs["o"].unwritten == 1 and broken.outputs["o"].first_unwritten == 10006
 
 
 def test_an_f16_buffer_binding_rounds_up_to_four_bytes_and_says_so():
-    kernel = KernelSpec(id="half", entry_point="main", sources={"wgsl": "enable f16;"},
-                        buffers=(BufferSpec(0, "f16", "read_write", name="y"),),
-                        reference=lambda y: np.ones_like(y))
+    kernel = KernelSpec(
+        id="half",
+        entry_point="main",
+        sources={"wgsl": "enable f16;"},
+        buffers=(BufferSpec(0, "f16", "read_write", name="y"),),
+        reference=lambda y: np.ones_like(y),
+    )
     case = oracle.make_case(kernel, 3)
-    info = oracle.BackendInfo("wgpu-like", "wgsl", None, forge.get_kernel("add") and
-                              _constraints(), "host-wall-clock")
-    (region,) = oracle.build_plan(kernel, case, info, forge.Schedule(), guard=4, warmups=0,
-                                  samples=0).regions
+    info = oracle.BackendInfo(
+        "wgpu-like", "wgsl", None, forge.get_kernel("add") and _constraints(), "host-wall-clock"
+    )
+    (region,) = oracle.build_plan(
+        kernel, case, info, forge.Schedule(), guard=4, warmups=0, samples=0
+    ).regions
     assert region.count == 3 and region.padding == 1 and region.length >= 8
 
 
@@ -188,19 +227,26 @@ def test_elements_masked_in_every_input_set_make_the_verdict_inconclusive():
     def always_inf(x, y):
         y[:] = np.inf
 
-    kernel = KernelSpec(id="always_inf", entry_point="k", buffers=(
-        BufferSpec(0, "f32", "read", name="x"), BufferSpec(1, "f32", "read_write", name="y")),
-        reference=always_inf, test_sizes=(100,))
+    kernel = KernelSpec(
+        id="always_inf",
+        entry_point="k",
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+        ),
+        reference=always_inf,
+        test_sizes=(100,),
+    )
     with forge.open_context("reference") as real:
-        ev = oracle.evaluate(Declaring(real, nonfinite_indeterminate=True), kernel, size=100,
-                             samples=0)
+        ev = oracle.evaluate(
+            Declaring(real, nonfinite_indeterminate=True), kernel, size=100, samples=0
+        )
     assert ev.verdict == Verdict.INCONCLUSIVE and ev.failing, ev.report()
     assert "masked in every input set" in ev.report()
 
 
 def test_the_check_table_shows_what_was_judged(capsys):
-    assert main(["check", "mul", "--backend", "reference", "--samples", "0", "--size",
-                 "1001"]) == 0
+    assert main(["check", "mul", "--backend", "reference", "--samples", "0", "--size", "1001"]) == 0
     out = capsys.readouterr().out
     assert "elements" in out and "all" in out
 
@@ -209,8 +255,13 @@ def test_the_check_table_shows_what_was_judged(capsys):
 def test_kernels_without_test_sizes_get_bound_finding_sizes_and_two_seeds():
     kernel = forge.get_kernel("raw_affine")
     multiple = 2 * kernel.schedules[0].elements_per_workgroup
-    assert [int(s) for s in kernel.checked_sizes()] == [1, multiple - 1, multiple,
-                                                        multiple + 1, 10007]
+    assert [int(s) for s in kernel.checked_sizes()] == [
+        1,
+        multiple - 1,
+        multiple,
+        multiple + 1,
+        10007,
+    ]
     assert kernel.checked_seeds() == (0, 1)
 
 
@@ -247,15 +298,22 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 def _matmul(source: str, name: str) -> KernelSpec:
     return KernelSpec(
-        id=name, entry_point="main", sources={"wgsl": source}, dims=("M", "N", "K"),
-        buffers=(BufferSpec(0, "f32", "read", name="A", count="M*K", shape=("M", "K")),
-                 BufferSpec(1, "f32", "read", name="B", count="K*N", shape=("K", "N")),
-                 BufferSpec(2, "f32", "read_write", name="C", count="M*N", shape=("M", "N")),
-                 BufferSpec.uniform(3, (("M", "u32"), ("N", "u32"), ("K", "u32")), name="u")),
+        id=name,
+        entry_point="main",
+        sources={"wgsl": source},
+        dims=("M", "N", "K"),
+        buffers=(
+            BufferSpec(0, "f32", "read", name="A", count="M*K", shape=("M", "K")),
+            BufferSpec(1, "f32", "read", name="B", count="K*N", shape=("K", "N")),
+            BufferSpec(2, "f32", "read_write", name="C", count="M*N", shape=("M", "N")),
+            BufferSpec.uniform(3, (("M", "u32"), ("N", "u32"), ("K", "u32")), name="u"),
+        ),
         reference=lambda A, B, C, u: (A.astype(np.float64) @ B).astype(np.float32),
-        params=lambda s: dict(s.dims), schedules=(forge.Schedule((8, 8)),),
+        params=lambda s: dict(s.dims),
+        schedules=(forge.Schedule((8, 8)),),
         grid=lambda sch, s: (forge.ceil_div(s.N, 8), forge.ceil_div(s.M, 8), 1),
-        tolerance={"f32": {"atol": 1e-4, "rtol": 1e-4}})
+        tolerance={"f32": {"atol": 1e-4, "rtol": 1e-4}},
+    )
 
 
 @pytest.mark.parametrize("backend", ["wgpu", "browser"])
@@ -298,19 +356,25 @@ def test_writing_the_whole_last_vector_of_a_vec4_binding_is_not_past_the_end(req
     One vector further is past the end."""
     require_available(request.config, "wgpu")
     kernel = KernelSpec(
-        id="ort_abs_vec4", entry_point="main", sources={"wgsl": _ABS_VEC4},
-        buffers=(BufferSpec(0, "f32", "read", name="a"),
-                 BufferSpec(1, "f32", "read_write", name="output"),
-                 BufferSpec.uniform(2, (("vec_size", "u32"),), name="uniforms")),
+        id="ort_abs_vec4",
+        entry_point="main",
+        sources={"wgsl": _ABS_VEC4},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="a"),
+            BufferSpec(1, "f32", "read_write", name="output"),
+            BufferSpec.uniform(2, (("vec_size", "u32"),), name="uniforms"),
+        ),
         reference=lambda a, output, uniforms: np.abs(a),
         params=lambda n: {"vec_size": forge.ceil_div(n, 4)},
         grid=lambda s, n: (forge.ceil_div(forge.ceil_div(n, 4), 64), 1, 1),
-        schedules=(forge.Schedule(64),))
+        schedules=(forge.Schedule(64),),
+    )
     ev = oracle.evaluate("wgpu", kernel, size=1001, samples=0)
     assert ev.passed, ev.report()
     assert ev.outputs["output"].padding_written == 3 and "padding" in ev.report()
-    over = dataclasses.replace(kernel, id="ort_abs_vec4_over", params=lambda n: {
-        "vec_size": forge.ceil_div(n, 4) + 1})
+    over = dataclasses.replace(
+        kernel, id="ort_abs_vec4_over", params=lambda n: {"vec_size": forge.ceil_div(n, 4) + 1}
+    )
     bad = oracle.evaluate("wgpu", over, size=1001, samples=0, guard=64)
     assert bad.verdict is Verdict.MISMATCH, bad.report()
 
@@ -320,22 +384,33 @@ def _saxpy(name: str, compute) -> KernelSpec:
     def reference(x, y, p):
         y[:] = compute(np.float32(p["alpha"]), x, y)
 
-    return KernelSpec(id=name, entry_point=name, sources={},
-                      buffers=(BufferSpec(0, "f32", "read", name="x"),
-                               BufferSpec(1, "f32", "read_write", name="y", inout=True),
-                               BufferSpec.uniform(2, (("n", "i32"), ("alpha", "f32")))),
-                      reference=reference, params=lambda n: {"n": n}, defaults={"alpha": 3.0},
-                      grid=lambda s, n: (ceil_div(n, 64), 1, 1), test_sizes=(64,))
+    return KernelSpec(
+        id=name,
+        entry_point=name,
+        sources={},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y", inout=True),
+            BufferSpec.uniform(2, (("n", "i32"), ("alpha", "f32"))),
+        ),
+        reference=reference,
+        params=lambda n: {"n": n},
+        defaults={"alpha": 3.0},
+        grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+        test_sizes=(64,),
+    )
 
 
 # The user's reference rounds the product, then the sum (numpy in f32); CUDA's default
 # --fmad=true contracts alpha * x + y into one FMA, rounded once (what float64 gives here:
 # the product of two f32 is exact in it).
 TWO_ROUNDINGS = _saxpy("saxpy_two_roundings", lambda a, x, y: a * x + y)
-FMA = _saxpy("saxpy_fma", lambda a, x, y: (np.float64(a) * x.astype(np.float64)
-                                           + y).astype(np.float32))
-OFF_BY_ONE_ULP_PRODUCT = _saxpy("saxpy_wrong", lambda a, x, y: np.nextafter(
-    a * x, np.float32(np.inf)) + y)
+FMA = _saxpy(
+    "saxpy_fma", lambda a, x, y: (np.float64(a) * x.astype(np.float64) + y).astype(np.float32)
+)
+OFF_BY_ONE_ULP_PRODUCT = _saxpy(
+    "saxpy_wrong", lambda a, x, y: np.nextafter(a * x, np.float32(np.inf)) + y
+)
 
 
 def test_an_fma_under_cancellation_passes_as_closer_to_the_exact_result():
@@ -346,18 +421,18 @@ def test_an_fma_under_cancellation_passes_as_closer_to_the_exact_result():
     wrong in the same place still fails."""
     x = np.linspace(-3, 3, 64, dtype=np.float32)
     y = np.linspace(1, 2, 64, dtype=np.float32)
-    x[7] = 1201893.125                       # one element where the terms cancel
+    x[7] = 1201893.125  # one element where the terms cancel
     y[7] = -np.float32(3.0) * x[7] + np.float32(4838.5)
     inputs = {"x": x, "y": y}
     with forge.open_context("reference") as ctx:
         plain = oracle.evaluate(ctx, TWO_ROUNDINGS, size=64, samples=0, inputs=inputs)
         assert plain.passed, plain.report()
-        fma = oracle.evaluate(ctx, FMA, size=64, samples=0, inputs=inputs,
-                              truth=TWO_ROUNDINGS)
+        fma = oracle.evaluate(ctx, FMA, size=64, samples=0, inputs=inputs, truth=TWO_ROUNDINGS)
         assert fma.passed, fma.report()
         check = fma.outputs["y"]
         assert check.comparison.precise == 1
         assert "closer to the float64 reference" in check.accounting()
-        wrong = oracle.evaluate(ctx, OFF_BY_ONE_ULP_PRODUCT, size=64, samples=0,
-                                inputs=inputs, truth=TWO_ROUNDINGS)
+        wrong = oracle.evaluate(
+            ctx, OFF_BY_ONE_ULP_PRODUCT, size=64, samples=0, inputs=inputs, truth=TWO_ROUNDINGS
+        )
         assert wrong.verdict == Verdict.MISMATCH, wrong.report()

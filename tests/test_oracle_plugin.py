@@ -54,12 +54,14 @@ def test_a_kernel_the_backend_cannot_run_is_skipped_or_required(pytester, reques
     pytester.makepyfile(test_user=USER_TESTS)
     # in a subprocess: wgpu-py cannot be imported a second time in one process, which
     # is what pytester's in-process runs (restoring sys.modules after each) would do
-    result = pytester.runpytest_subprocess("-k", "wgpu and unsupported", "-rs",
-                                           "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(
+        "-k", "wgpu and unsupported", "-rs", "-p", "no:cacheprovider"
+    )
     result.assert_outcomes(skipped=1)
     result.stdout.fnmatch_lines(["*user_cuda_only cannot run on wgpu*no wgsl source*"])
-    required = pytester.runpytest_subprocess("-k", "wgpu and unsupported", "--require-backend",
-                                             "wgpu", "-p", "no:cacheprovider")
+    required = pytester.runpytest_subprocess(
+        "-k", "wgpu and unsupported", "--require-backend", "wgpu", "-p", "no:cacheprovider"
+    )
     required.assert_outcomes(failed=1)
 
 
@@ -71,8 +73,9 @@ def test_assert_kernel_matches_works_on_any_open_context():
         evaluation = assert_kernel_matches(ctx, forge.get_kernel("raw_affine"), samples=0)
         assert evaluation.passed
         with pytest.raises(pytest.fail.Exception, match="MISMATCH"):
-            assert_kernel_matches(ctx, forge.get_kernel("raw_affine"), samples=0,
-                                  tolerance={"nan": "forbid"})
+            assert_kernel_matches(
+                ctx, forge.get_kernel("raw_affine"), samples=0, tolerance={"nan": "forbid"}
+            )
 
 
 def test_an_unavailable_backend_is_one_line_of_the_skip_summary(pytester):

@@ -87,11 +87,16 @@ def test_vector_buffers_take_and_give_the_lanes_as_the_last_axis(ctx):
     values) and its output comes back as (n, 4): each lane its own value, never one
     scalar broadcast over the lanes."""
     kernel = forge.KernelSpec(
-        id="swizzle", entry_point="main", sources={"wgsl": _SWIZZLE},
-        buffers=(forge.BufferSpec(0, "vec4<f32>", "read", name="a"),
-                 forge.BufferSpec(1, "vec4<f32>", "read_write", name="b")),
+        id="swizzle",
+        entry_point="main",
+        sources={"wgsl": _SWIZZLE},
+        buffers=(
+            forge.BufferSpec(0, "vec4<f32>", "read", name="a"),
+            forge.BufferSpec(1, "vec4<f32>", "read_write", name="b"),
+        ),
         reference=lambda a, b: a[:, ::-1] * np.float32(2),
-        grid=lambda s, n: (forge.ceil_div(n, 64), 1, 1))
+        grid=lambda s, n: (forge.ceil_div(n, 64), 1, 1),
+    )
     a = np.arange(4 * 100, dtype=np.float32).reshape(100, 4)
     for given in (a, a.reshape(-1)):
         out = oracle.run(ctx, kernel, {"a": given}, size=100)

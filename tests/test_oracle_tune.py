@@ -39,23 +39,36 @@ def _scale(x, y):
 # A kernel with parameters of its own: the WGSL text takes them (the reference backend,
 # which these tests tune on, runs the numpy meaning whatever the values).
 PARAMS = KernelSpec(
-    id="params", entry_point="main", reference=_scale, test_sizes=(512,),
-    sources={"wgsl": "const U = {{UNROLL}}u;\nconst S = {{SPLIT}}u;\n"
-                     "@compute @workgroup_size(64) fn main() {}"},
+    id="params",
+    entry_point="main",
+    reference=_scale,
+    test_sizes=(512,),
+    sources={
+        "wgsl": "const U = {{UNROLL}}u;\nconst S = {{SPLIT}}u;\n"
+        "@compute @workgroup_size(64) fn main() {}"
+    },
     buffers=(BufferSpec(0, "f32", "read", name="x"), BufferSpec(1, "f32", "read_write", name="y")),
     tunables={"wg": (32, 64, 128, 256), "UNROLL": (1, 2, 4, 8), "SPLIT": (1, 2, 3)},
-    restrictions=("wg_x * UNROLL <= 1024",), flops="n", bytes_moved="8 * n")
+    restrictions=("wg_x * UNROLL <= 1024",),
+    flops="n",
+    bytes_moved="8 * n",
+)
 
 
 def _landscape(schedule: Schedule, values: dict) -> float:
     """Synthetic median nanoseconds: best at wg=128, UNROLL=4, SPLIT=2, and no two
     candidates alike."""
+
     def cost(ratio: float, below: float, above: float) -> float:
         return -math.log2(ratio) * below if ratio < 1 else math.log2(ratio) * above
 
     wg = schedule.workgroup_size[0]
-    return 1000.0 * (1 + cost(wg / 128, 0.3, 0.4) + cost(values.get("UNROLL", 4) / 4, 0.2, 0.25)
-                     + {1: 0.1, 2: 0.0, 3: 0.17}[values.get("SPLIT", 2)])
+    return 1000.0 * (
+        1
+        + cost(wg / 128, 0.3, 0.4)
+        + cost(values.get("UNROLL", 4) / 4, 0.2, 0.25)
+        + {1: 0.1, 2: 0.0, 3: 0.17}[values.get("SPLIT", 2)]
+    )
 
 
 class _Synthetic(ReferenceContext):
@@ -153,7 +166,7 @@ def test_wrong_and_lost_candidates_are_recorded_and_the_search_goes_on():
 
 
 def test_a_wrong_candidate_never_wins_however_fast_it_is():
-    best = "wg=128,ipt=1,vec=1 UNROLL=4,SPLIT=2"   # the landscape's fastest
+    best = "wg=128,ipt=1,vec=1 UNROLL=4,SPLIT=2"  # the landscape's fastest
     result = oracle.tune(_Synthetic(wrong_on=best), PARAMS, strategy="exhaustive", samples=3)
     by = {c.key: c for c in result.candidates}
     assert by[best].status == "wrong" and by[best].timing is None
@@ -163,8 +176,9 @@ def test_a_wrong_candidate_never_wins_however_fast_it_is():
 
 def test_a_lead_within_noise_declares_no_winner_and_gives_advice():
     def candidate(samples):
-        return oracle.Candidate(Schedule(64),
-                                timing=oracle.Timing(tuple(samples), "host-wall-clock"))
+        return oracle.Candidate(
+            Schedule(64), timing=oracle.Timing(tuple(samples), "host-wall-clock")
+        )
 
     clear = oracle.declare_winner(candidate([100, 101, 102, 103]), candidate([200, 201, 202, 203]))
     assert clear[0] and "winner" in clear[1]
@@ -180,8 +194,14 @@ def test_no_winner_standing_out_comes_with_advice():
             super()._launch(compiled, launch, warmups, samples)
             return [1000 + 300 * (i % 4) for i in range(samples)]  # equal and noisy
 
-    result = oracle.tune(Flat(), PARAMS, space=[Schedule(64), Schedule(128)], samples=4,
-                         strategy="exhaustive", budget=5)
+    result = oracle.tune(
+        Flat(),
+        PARAMS,
+        space=[Schedule(64), Schedule(128)],
+        samples=4,
+        strategy="exhaustive",
+        budget=5,
+    )
     assert result.winner is None and "within noise" in result.conclusion
     assert "--samples" in result.advice and "--size" in result.advice
 
@@ -223,8 +243,9 @@ def test_an_empty_space_is_an_error_before_anything_runs():
 def test_after_a_device_loss_the_default_reopen_asks_the_registry():
     lose = "wg=128,ipt=1,vec=1"
     ctx = _Synthetic(lose_on=lose)  # backend_name "reference": reopened from the registry
-    result = oracle.tune(ctx, AFFINE, space=[Schedule(64), Schedule(128), Schedule(32)],
-                         size=2000, samples=2)
+    result = oracle.tune(
+        ctx, AFFINE, space=[Schedule(64), Schedule(128), Schedule(32)], size=2000, samples=2
+    )
     by = {c.key: c for c in result.candidates}
     assert by[lose].status == "lost" and result.contexts_opened == 1
     assert by["wg=32,ipt=1,vec=1"].timing is not None  # measured on the fresh context
@@ -246,8 +267,18 @@ def test_a_count_budget_measures_that_many_candidates_wrong_ones_included(strate
 
 def test_random_order_follows_the_search_seed():
     def order(seed):
-        return [c.key for c in oracle.tune(_Synthetic(), PARAMS, strategy="random", budget=6,
-                                           samples=2, search_seed=seed, cache=False).history()]
+        return [
+            c.key
+            for c in oracle.tune(
+                _Synthetic(),
+                PARAMS,
+                strategy="random",
+                budget=6,
+                samples=2,
+                search_seed=seed,
+                cache=False,
+            ).history()
+        ]
 
     assert order(1) == order(1) and order(1) != order(2)
 
@@ -315,8 +346,15 @@ def test_tpe_reaches_near_the_best_in_a_quarter_of_the_evaluations():
     best = min(_landscape(c.schedule, c.values) for c in space)
     reached = []
     for seed in range(5):
-        result = oracle.tune(_Synthetic(), PARAMS, strategy="tpe", budget=len(space) // 4,
-                             samples=2, search_seed=seed, cache=False)
+        result = oracle.tune(
+            _Synthetic(),
+            PARAMS,
+            strategy="tpe",
+            budget=len(space) // 4,
+            samples=2,
+            search_seed=seed,
+            cache=False,
+        )
         assert len(result.history()) == len(space) // 4
         reached.append(min(_landscape(c.schedule, c.values) for c in result.history()) / best)
     assert statistics.median(reached) <= 1.05
@@ -338,13 +376,21 @@ def test_tpe_without_optuna_says_how_to_install_it(monkeypatch):
 
 
 def test_energy_is_read_per_run_and_can_be_the_objective():
-    result = oracle.tune(_Synthetic(energy=True), PARAMS, strategy="exhaustive", budget=6,
-                         samples=2, energy_s=0.01, objective="energy")
+    result = oracle.tune(
+        _Synthetic(energy=True),
+        PARAMS,
+        strategy="exhaustive",
+        budget=6,
+        samples=2,
+        energy_s=0.01,
+        objective="energy",
+    )
     ranked = result.ranked()
     assert all(len(c.energy_j) == 3 for c in ranked)
     # the landscape's joules follow its times: about median ns * 1e-9 J per run
-    assert ranked[0].energy == pytest.approx(_landscape(ranked[0].schedule, ranked[0].values)
-                                             * 1e-9, rel=0.05)
+    assert ranked[0].energy == pytest.approx(
+        _landscape(ranked[0].schedule, ranked[0].values) * 1e-9, rel=0.05
+    )
     rates = ranked[0].rates(result.work)
     assert rates["gflop_per_s_per_watt"] == pytest.approx(512 / ranked[0].energy / 1e9)
     with pytest.raises(forge.UnsupportedFeature, match="no counter here"):
@@ -375,9 +421,16 @@ def test_a_saved_winner_is_found_for_its_adapter_and_refused_for_a_changed_kerne
 
 def test_the_planned_total_is_known_before_measuring():
     planned = []
-    oracle.tune(_Synthetic(), PARAMS, strategy="random", budget=5, samples=2,
-                on_planned=planned.append)
+    oracle.tune(
+        _Synthetic(), PARAMS, strategy="random", budget=5, samples=2, on_planned=planned.append
+    )
     assert planned == [5]
-    oracle.tune(_Synthetic(), PARAMS, strategy="exhaustive", samples=2, cache=False,
-                on_planned=planned.append)
+    oracle.tune(
+        _Synthetic(),
+        PARAMS,
+        strategy="exhaustive",
+        samples=2,
+        cache=False,
+        on_planned=planned.append,
+    )
     assert planned == [5, 45]

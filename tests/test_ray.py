@@ -49,14 +49,27 @@ def _json(capsys, *argv) -> tuple[int, dict]:
 
 
 def _verdicts(data: dict) -> dict:
-    return {(r["kernel"], r["size"], r["seed"], name): (e["verdict"], e["max_ulp"], e["input_hash"])
-            for r in data["results"] for name, e in r["evaluations"].items()}
+    return {
+        (r["kernel"], r["size"], r["seed"], name): (e["verdict"], e["max_ulp"], e["input_hash"])
+        for r in data["results"]
+        for name, e in r["evaluations"].items()
+    }
 
 
 def test_check_on_ray_gives_the_single_process_verdicts(cluster, capsys, request):
     require_available(request.config, "wgpu")
-    argv = ["check", "raw_affine", "softmax", "gemm", "--backend", "reference", "--backend",
-            "wgpu", "--samples", "0"]
+    argv = [
+        "check",
+        "raw_affine",
+        "softmax",
+        "gemm",
+        "--backend",
+        "reference",
+        "--backend",
+        "wgpu",
+        "--samples",
+        "0",
+    ]
     code, alone = _json(capsys, *argv, "--no-isolate")
     assert code == 0
     code, spread = _json(capsys, *argv, "--ray", "--workers", "3")
@@ -66,8 +79,21 @@ def test_check_on_ray_gives_the_single_process_verdicts(cluster, capsys, request
 
 def test_tune_on_ray_measures_what_a_single_process_measures(cluster, capsys, request):
     require_available(request.config, "wgpu")
-    argv = ["tune", "examples/tunable_matmul.py", "--backend", "wgpu", "--size", "64",
-            "--strategy", "exhaustive", "--budget", "6", "--samples", "2", "--no-cache"]
+    argv = [
+        "tune",
+        "examples/tunable_matmul.py",
+        "--backend",
+        "wgpu",
+        "--size",
+        "64",
+        "--strategy",
+        "exhaustive",
+        "--budget",
+        "6",
+        "--samples",
+        "2",
+        "--no-cache",
+    ]
     code, alone = _json(capsys, *argv, "--no-isolate")
     assert code == 0
     code, spread = _json(capsys, *argv, "--ray", "--workers", "2")
@@ -75,18 +101,29 @@ def test_tune_on_ray_measures_what_a_single_process_measures(cluster, capsys, re
     assert all(w.startswith("wgpu#") and "@" in w for w in spread["workers"])
 
     def fates(data):
-        return [(c["candidate"], c["status"] if c["status"] in ("pruned", "wrong") else "ran")
-                for c in data["candidates"]]
+        return [
+            (c["candidate"], c["status"] if c["status"] in ("pruned", "wrong") else "ran")
+            for c in data["candidates"]
+        ]
+
     assert fates(spread) == fates(alone)
-    assert [c["candidate"] for c in spread["candidates"] if c["order"]] == \
-        [c["candidate"] for c in alone["candidates"] if c["order"]]
+    assert [c["candidate"] for c in spread["candidates"] if c["order"]] == [
+        c["candidate"] for c in alone["candidates"] if c["order"]
+    ]
 
 
 def _slow(i: int) -> KernelSpec:
-    return KernelSpec(id=f"slow{i}", entry_point="double", tags=("fault:slow",),
-                      reference=_double, test_sizes=(100,),
-                      buffers=(BufferSpec(0, "f32", Access.READ, name="x"),
-                               BufferSpec(1, "f32", Access.READ_WRITE, name="y")))
+    return KernelSpec(
+        id=f"slow{i}",
+        entry_point="double",
+        tags=("fault:slow",),
+        reference=_double,
+        test_sizes=(100,),
+        buffers=(
+            BufferSpec(0, "f32", Access.READ, name="x"),
+            BufferSpec(1, "f32", Access.READ_WRITE, name="y"),
+        ),
+    )
 
 
 def _double(x, y):
@@ -116,8 +153,9 @@ def test_an_actor_killed_mid_run_is_replaced_and_its_work_retried(cluster):
 
 
 def test_certify_on_ray_prints_a_kernel_by_adapter_matrix(cluster, capsys):
-    code = kforge.main(["certify", "raw_affine", "axpy", "--backend", "reference", "--ray",
-                        "--samples", "1"])
+    code = kforge.main(
+        ["certify", "raw_affine", "axpy", "--backend", "reference", "--ray", "--samples", "1"]
+    )
     out = capsys.readouterr().out
     assert code == 0 and "certified: kernel x adapter" in out
     assert "reference on numpy" in out

@@ -15,7 +15,7 @@ README = Path(__file__).resolve().parents[1] / "README.md"
 
 def _example() -> dict:
     text = README.read_text()
-    section = text[text.index("## Bringing your own kernel"):text.index("## Python API")]
+    section = text[text.index("## Bringing your own kernel") : text.index("## Python API")]
     code = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     namespace: dict = {}
     exec(compile(code, str(README), "exec"), namespace)
@@ -34,9 +34,15 @@ def test_the_readme_kernel_s_cuda_source_compiles():
     from backends.cuda import compile_module
 
     kernel = _example()["FMA"]
-    steps = kernel.steps("cuda", kernel.schedules[0], 100, 2**31 - 1,
-                         kernel.source("cuda", kernel.schedules[0], 100))
+    steps = kernel.steps(
+        "cuda", kernel.schedules[0], 100, 2**31 - 1, kernel.source("cuda", kernel.schedules[0], 100)
+    )
     assert steps[0].entry_point == "fma_kernel"
-    assert [kind for kind, _ in steps[0].arguments] == ["buffer", "buffer", "field", "field",
-                                                        "field"]
+    assert [kind for kind, _ in steps[0].arguments] == [
+        "buffer",
+        "buffer",
+        "field",
+        "field",
+        "field",
+    ]
     compile_module(kernel.source("cuda", kernel.schedules[0]), ["fma_kernel"], "sm_90")

@@ -24,8 +24,12 @@ def test_builtin_backends_are_registered_through_entry_points_like_plugins():
     for name in ("reference", "browser", "wgpu", "cuda"):
         assert entries[name].origin.startswith("kernel-forge "), entries[name]
     names = list(entries)  # listed by preference: the reference first, CUDA last
-    assert (names.index("reference") < names.index("browser") < names.index("wgpu")
-            < names.index("cuda"))
+    assert (
+        names.index("reference")
+        < names.index("browser")
+        < names.index("wgpu")
+        < names.index("cuda")
+    )
     assert not entries["reference"].device_code and entries["cuda"].device_code
 
 
@@ -37,8 +41,9 @@ def test_every_backend_reports_availability_with_a_reason():
 
 
 def test_unknown_backend_raises_and_lists_what_is_installed():
-    with pytest.raises(InvalidArgument,
-                       match=r"unknown backend 'nope'; installed: reference, .*wgpu, cuda"):
+    with pytest.raises(
+        InvalidArgument, match=r"unknown backend 'nope'; installed: reference, .*wgpu, cuda"
+    ):
         forge.open_context("nope")
 
 
@@ -92,11 +97,23 @@ def test_the_test_plugin_stays_out_of_the_users_environment():
 
     plugins = os.path.join(os.path.dirname(os.path.dirname(__file__)), ".test-plugins")
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(p for p in env.get("PYTHONPATH", "").split(os.pathsep)
-                                        if p and os.path.abspath(p) != plugins)
-    out = subprocess.run([sys.executable, "-c", "import forge; print(forge.backend_names(), "
-                          "[k.id for k in forge.list_kernels()])"], env=env, cwd="/",
-                         capture_output=True, text=True, check=True).stdout
+    env["PYTHONPATH"] = os.pathsep.join(
+        p
+        for p in env.get("PYTHONPATH", "").split(os.pathsep)
+        if p and os.path.abspath(p) != plugins
+    )
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import forge; print(forge.backend_names(), [k.id for k in forge.list_kernels()])",
+        ],
+        env=env,
+        cwd="/",
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert "demo" not in out, "the demo plugin is installed in the project's environment"
 
 

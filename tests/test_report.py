@@ -23,17 +23,28 @@ from kforge._report_perf import _best_so_far, schedule_params
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("FORGE_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_FLAGS = ["--headless=new", "--no-sandbox", "--disable-gpu",
-                  "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync", "--no-first-run"]
+CHROMIUM_FLAGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 WGPU = forge.available_backends()["wgpu"][0]
 BACKENDS = ["--backend", "reference"] + (["--backend", "wgpu"] if WGPU else [])
 TUNED = "wgpu" if WGPU else "reference"
 
 
 def _kforge(*args: str, code: int = 0) -> str:
-    done = subprocess.run([sys.executable, "-m", "kforge", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=600)
+    done = subprocess.run(
+        [sys.executable, "-m", "kforge", *map(str, args)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert done.returncode == code, done.stderr[-3000:]
     return done.stdout
 
@@ -41,15 +52,42 @@ def _kforge(*args: str, code: int = 0) -> str:
 def _bench_json(path: Path) -> None:
     """A bench run's JSON as ``python -m bench --json`` writes it (the bench needs CUDA)."""
     gemm = forge.get_kernel("gemm")
-    rows = [Row("P1", "affine 256 MiB/buffer, CUDA", "cuMemcpyDtoD", 4000.0, 3900.0, "GB/s",
-                Goal(">=", 0.92)),
-            Row("P4", "gemm 64^3 f32, CUDA", "torch.matmul", 40.0, 35.0, "TFLOP/s",
-                Goal(">=", 0.7), raw={"work": {"kernel": "gemm", "backend": "reference",
-                                               "size": "64", **gemm.work(64),
-                                               "median_ns": 2.0e5}}),
-            Row("P5", "graph replay", "raw", None, None, "us", error="GpuUnavailable: no CUDA")]
-    meta = {"date": "2026-12-01 10:00 UTC", "command": "python -m bench --quick",
-            "cuda_device": {"name": "NVIDIA H200"}, "wgpu_adapter": {"name": "NVIDIA H200"}}
+    rows = [
+        Row(
+            "P1",
+            "affine 256 MiB/buffer, CUDA",
+            "cuMemcpyDtoD",
+            4000.0,
+            3900.0,
+            "GB/s",
+            Goal(">=", 0.92),
+        ),
+        Row(
+            "P4",
+            "gemm 64^3 f32, CUDA",
+            "torch.matmul",
+            40.0,
+            35.0,
+            "TFLOP/s",
+            Goal(">=", 0.7),
+            raw={
+                "work": {
+                    "kernel": "gemm",
+                    "backend": "reference",
+                    "size": "64",
+                    **gemm.work(64),
+                    "median_ns": 2.0e5,
+                }
+            },
+        ),
+        Row("P5", "graph replay", "raw", None, None, "us", error="GpuUnavailable: no CUDA"),
+    ]
+    meta = {
+        "date": "2026-12-01 10:00 UTC",
+        "command": "python -m bench --quick",
+        "cuda_device": {"name": "NVIDIA H200"},
+        "wgpu_adapter": {"name": "NVIDIA H200"},
+    }
     path.write_text(to_json(meta, rows))
 
 
@@ -58,17 +96,44 @@ def runs(tmp_path_factory) -> dict[str, Path]:
     """Real runs of check (passing, and a planted bug), tune, certify and
     profile-hardware --measure, saved as their commands write them."""
     d = tmp_path_factory.mktemp("runs")
-    paths = {name: d / f"{name}.json" for name in
-             ("check", "broken", "tune", "certify", "profile", "bench")}
+    paths = {
+        name: d / f"{name}.json"
+        for name in ("check", "broken", "tune", "certify", "profile", "bench")
+    }
     _kforge("check", "affine", "gemm", *BACKENDS, "--samples", "4", "--results", paths["check"])
-    _kforge("check", ROOT / "tests" / "report_kernels.py", *BACKENDS, "--samples", "3",
-            "--results", paths["broken"], code=1)  # wrong on wgpu, or run by no device
-    schedules = [f"--schedule={s}" for s in ("wg=64", "wg=128", "wg=256", "wg=64,ipt=4",
-                                             "wg=128,ipt=4", "wg=4096")]
-    paths["tune"].write_text(_kforge("tune", "affine", "--backend", TUNED, "--size", "20000",
-                                     *schedules, "--samples", "3", "--json"))
-    paths["certify"].write_text(_kforge("certify", "raw_affine", "--backend", "reference",
-                                        "--cache-dir", d / "cache", "--json"))
+    _kforge(
+        "check",
+        ROOT / "tests" / "report_kernels.py",
+        *BACKENDS,
+        "--samples",
+        "3",
+        "--results",
+        paths["broken"],
+        code=1,
+    )  # wrong on wgpu, or run by no device
+    schedules = [
+        f"--schedule={s}"
+        for s in ("wg=64", "wg=128", "wg=256", "wg=64,ipt=4", "wg=128,ipt=4", "wg=4096")
+    ]
+    paths["tune"].write_text(
+        _kforge(
+            "tune",
+            "affine",
+            "--backend",
+            TUNED,
+            "--size",
+            "20000",
+            *schedules,
+            "--samples",
+            "3",
+            "--json",
+        )
+    )
+    paths["certify"].write_text(
+        _kforge(
+            "certify", "raw_affine", "--backend", "reference", "--cache-dir", d / "cache", "--json"
+        )
+    )
     _kforge("profile-hardware", "--measure", *BACKENDS, "--results", paths["profile"])
     _bench_json(paths["bench"])
     return paths
@@ -94,6 +159,7 @@ def _on_own_thread(function):
             box["value"] = function()
         except BaseException as exc:  # noqa: BLE001 - re-raised on the caller's thread
             box["error"] = exc
+
     thread = threading.Thread(target=target)
     thread.start()
     thread.join()
@@ -108,8 +174,9 @@ def _visit(page_path: Path) -> dict:
 
     seen: dict = {"console": [], "errors": [], "requests": [], "figures": []}
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True,
-                                             args=CHROMIUM_FLAGS)
+        browser = playwright.chromium.launch(
+            executable_path=CHROMIUM, headless=True, args=CHROMIUM_FLAGS
+        )
         try:
             page = browser.new_page(viewport={"width": 1500, "height": 1000})
             page.on("console", lambda m: seen["console"].append((m.type, m.text)))
@@ -118,21 +185,27 @@ def _visit(page_path: Path) -> dict:
             page.goto(page_path.as_uri())
             for figure in page.locator("figure").all():
                 image = figure.locator("img, svg").first
-                seen["figures"].append({
-                    "id": figure.get_attribute("id"), "caption": figure.locator(
-                        "figcaption").inner_text(),
-                    "width": int(figure.get_attribute("data-width")),
-                    "height": int(figure.get_attribute("data-height")),
-                    "shot": image.screenshot()})
+                seen["figures"].append(
+                    {
+                        "id": figure.get_attribute("id"),
+                        "caption": figure.locator("figcaption").inner_text(),
+                        "width": int(figure.get_attribute("data-width")),
+                        "height": int(figure.get_attribute("data-height")),
+                        "shot": image.screenshot(),
+                    }
+                )
             seen["text"] = page.locator("body").inner_text()
             seen["links"] = page.eval_on_selector_all(
-                "svg a", "links => links.map(a => a.getAttribute('href'))")
+                "svg a", "links => links.map(a => a.getAttribute('href'))"
+            )
             seen["ids"] = page.eval_on_selector_all("[id]", "els => els.map(e => e.id)")
             broken = [h for h in seen["links"] if "double_wrong-wgpu" in h]
             if broken:
                 page.locator(f'svg a[href="{broken[0]}"]').first.click()
-                seen["clicked"] = (page.evaluate("location.hash"),
-                                   page.locator(broken[0]).inner_text())
+                seen["clicked"] = (
+                    page.evaluate("location.hash"),
+                    page.locator(broken[0]).inner_text(),
+                )
         finally:
             browser.close()
     return seen
@@ -140,11 +213,13 @@ def _visit(page_path: Path) -> dict:
 
 @pytest.fixture(scope="module")
 def browsed(report) -> dict:
-    pytest.importorskip("playwright", reason="Playwright is not installed "
-                        "(pip install 'kernel-forge[browser]')")
+    pytest.importorskip(
+        "playwright", reason="Playwright is not installed (pip install 'kernel-forge[browser]')"
+    )
     if not os.access(CHROMIUM, os.X_OK):
-        pytest.skip(f"no Chromium at {CHROMIUM} (sudo apt-get install -y chromium, or set "
-                    "FORGE_CHROMIUM)")
+        pytest.skip(
+            f"no Chromium at {CHROMIUM} (sudo apt-get install -y chromium, or set FORGE_CHROMIUM)"
+        )
     return _on_own_thread(lambda: _visit(report[0]))
 
 
@@ -164,9 +239,11 @@ def test_every_figure_is_in_the_page_and_none_is_blank(browsed, report):
     ids = [f["id"] for f in browsed["figures"]]
     assert sorted(ids) == sorted(p.stem for p in report[1].glob("*.png"))
     kernels = ["affine", "gemm", "double_wrong", "raw_affine"]
-    wanted = ["verdicts", "certify", "roofline-0", "tuning-0-affine", "convergence-0-affine",
-              "bench-0"] + [f"timing-{i}-{k}" for i, k in enumerate(kernels)] + \
-             [f"errors-{i}-{k}" for i, k in enumerate(kernels)]
+    wanted = (
+        ["verdicts", "certify", "roofline-0", "tuning-0-affine", "convergence-0-affine", "bench-0"]
+        + [f"timing-{i}-{k}" for i, k in enumerate(kernels)]
+        + [f"errors-{i}-{k}" for i, k in enumerate(kernels)]
+    )
     assert set(wanted) <= set(ids)
     assert any(i.startswith("mismatch-") for i in ids) == WGPU
     for figure in browsed["figures"]:
@@ -182,8 +259,12 @@ def test_captions_say_what_on_which_adapter_from_which_run_with_the_numbers(brow
         assert adapter in roofline and "profile.json" in roofline
         assert f"copy {backend['ceilings']['copy']['value']:.4g} GB/s" in roofline
     check = json.loads(runs["check"].read_text())
-    gemm_ulp = max(r["evaluations"][b]["max_ulp"] for r in check["results"]
-                   if r["kernel"] == "gemm" for b in r["evaluations"])
+    gemm_ulp = max(
+        r["evaluations"][b]["max_ulp"]
+        for r in check["results"]
+        if r["kernel"] == "gemm"
+        for b in r["evaluations"]
+    )
     errors = captions["errors-1-gemm"]
     assert "check.json" in errors and f" {gemm_ulp}" in errors and "0 unwritten" in errors
     tune = json.loads(runs["tune"].read_text())
@@ -215,8 +296,7 @@ def test_the_pngs_open_with_the_size_the_page_states(browsed, report):
         with Image.open(report[1] / f"{figure['id']}.png") as image:
             assert image.format == "PNG"
             assert image.size == (figure["width"], figure["height"])
-        assert f"{figure['id']}.png, {figure['width']} x {figure['height']} px" in \
-            figure["caption"]
+        assert f"{figure['id']}.png, {figure['width']} x {figure['height']} px" in figure["caption"]
 
 
 # -- bad input -----------------------------------------------------------------------------
@@ -224,8 +304,7 @@ def _report_fails(capsys, tmp_path, *inputs: Path) -> str:
     out = tmp_path / "out" / "report.html"
     out.parent.mkdir()
     out.write_text("the report of yesterday")
-    assert main(["report", *map(str, inputs), "-o", str(out), "--png",
-                 str(tmp_path / "png")]) == 2
+    assert main(["report", *map(str, inputs), "-o", str(out), "--png", str(tmp_path / "png")]) == 2
     assert out.read_text() == "the report of yesterday"  # nothing half-written...
     assert os.listdir(out.parent) == ["report.html"] and not (tmp_path / "png").exists()
     return capsys.readouterr().err
@@ -233,8 +312,9 @@ def _report_fails(capsys, tmp_path, *inputs: Path) -> str:
 
 def test_a_results_file_of_another_version_is_refused_naming_it(capsys, tmp_path, runs):
     old = tmp_path / "old.json"
-    old.write_text(json.dumps({**json.loads(runs["check"].read_text()),
-                               "format": "kforge-check/0"}))
+    old.write_text(
+        json.dumps({**json.loads(runs["check"].read_text()), "format": "kforge-check/0"})
+    )
     err = _report_fails(capsys, tmp_path, runs["check"], old)
     assert f"{old} is not a result of format kforge-check/1" in err
     assert "it says 'kforge-check/0'" in err and "ResultsFileError" in err
@@ -248,11 +328,21 @@ def test_a_truncated_results_file_is_refused_naming_it(capsys, tmp_path, runs):
 
 def test_an_empty_run_is_refused_naming_it(capsys, tmp_path):
     empty = tmp_path / "empty.json"
-    empty.write_text(json.dumps({"format": "kforge-check/1", "passed": False,
-                                 "interrupted": False, "unavailable": {}, "refused": {},
-                                 "results": []}))
-    assert f"{empty}: an empty run: it holds no evaluation" in _report_fails(capsys, tmp_path,
-                                                                              empty)
+    empty.write_text(
+        json.dumps(
+            {
+                "format": "kforge-check/1",
+                "passed": False,
+                "interrupted": False,
+                "unavailable": {},
+                "refused": {},
+                "results": [],
+            }
+        )
+    )
+    assert f"{empty}: an empty run: it holds no evaluation" in _report_fails(
+        capsys, tmp_path, empty
+    )
 
 
 def test_a_result_missing_a_field_is_refused_saying_where(capsys, tmp_path, runs):
@@ -260,22 +350,27 @@ def test_a_result_missing_a_field_is_refused_saying_where(capsys, tmp_path, runs
     del data["results"][0]["evaluations"]["reference"]["verdict"]
     bad = tmp_path / "bad.json"
     bad.write_text(json.dumps(data))
-    assert (f"{bad}: results[0].evaluations.reference has no field 'verdict'"
-            in _report_fails(capsys, tmp_path, bad))
+    assert f"{bad}: results[0].evaluations.reference has no field 'verdict'" in _report_fails(
+        capsys, tmp_path, bad
+    )
 
 
-def test_without_matplotlib_the_report_says_how_to_install_it(capsys, tmp_path, runs,
-                                                              monkeypatch):
+def test_without_matplotlib_the_report_says_how_to_install_it(capsys, tmp_path, runs, monkeypatch):
     monkeypatch.setitem(sys.modules, "matplotlib", None)
     err = _report_fails(capsys, tmp_path, runs["check"])
     assert "pip install 'kernel-forge[report]'" in err
 
 
 # -- from the commands ---------------------------------------------------------------------
-@pytest.mark.parametrize("command", [
-    ["check", "affine", "--backend", "reference", "--size", "4096"],
-    ["tune", "affine", "--backend", "reference", "--schedule", "wg=64", "--schedule", "wg=256"],
-    ["certify", "affine", "--backend", "reference"]], ids=lambda c: c[0])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["check", "affine", "--backend", "reference", "--size", "4096"],
+        ["tune", "affine", "--backend", "reference", "--schedule", "wg=64", "--schedule", "wg=256"],
+        ["certify", "affine", "--backend", "reference"],
+    ],
+    ids=lambda c: c[0],
+)
 def test_report_on_a_command_writes_its_page(command, tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("FORGE_CACHE_DIR", str(tmp_path / "cache"))
     page = tmp_path / "run.html"
@@ -289,27 +384,40 @@ def test_report_on_a_command_writes_its_page(command, tmp_path, capsys, monkeypa
 # -- pieces --------------------------------------------------------------------------------
 def test_schedule_text_gives_the_tuned_parameters_unless_the_tuner_names_them():
     assert schedule_params({"schedule": "wg=16x16,ipt=1,vec=4,tile=64x64x8"}) == {
-        "wg": "16x16", "ipt": "1", "vec": "4", "tile": "64x64x8"}
+        "wg": "16x16",
+        "ipt": "1",
+        "vec": "4",
+        "tile": "64x64x8",
+    }
     assert schedule_params({"schedule": "x", "params": {"BLOCK_M": 64}}) == {"BLOCK_M": "64"}
 
 
 def test_convergence_counts_wrong_candidates_but_never_takes_their_time(runs):
     tune = load_runs([str(runs["tune"])]).tunes[0]
-    tune.history = [{"median_ns": 5e3, "status": "eliminated"},
-                    {"median_ns": 1e3, "status": "wrong"},
-                    {"median_ns": 2e3, "status": "winner"}]
+    tune.history = [
+        {"median_ns": 5e3, "status": "eliminated"},
+        {"median_ns": 1e3, "status": "wrong"},
+        {"median_ns": 2e3, "status": "winner"},
+    ]
     assert _best_so_far(tune) == [5.0, 5.0, 2.0]
 
 
 def test_tune_axes_pick_the_heat_maps_parameters_and_an_unknown_one_is_refused(
-        runs, tmp_path, capsys):
+    runs, tmp_path, capsys
+):
     page = tmp_path / "tune.html"
     assert main(["report", str(runs["tune"]), "-o", str(page), "--tune-axes", "ipt,wg"]) == 0
     assert "in each cell of ipt x wg" in page.read_text()
-    assert main(["report", str(runs["tune"]), "-o", str(tmp_path / "no.html"),
-                 "--tune-axes", "wg,tile"]) == 2
-    assert "--tune-axes names tile, which the candidates of tune.json do not have (they " \
+    assert (
+        main(
+            ["report", str(runs["tune"]), "-o", str(tmp_path / "no.html"), "--tune-axes", "wg,tile"]
+        )
+        == 2
+    )
+    assert (
+        "--tune-axes names tile, which the candidates of tune.json do not have (they "
         "have wg, ipt, vec)" in capsys.readouterr().err
+    )
     assert not (tmp_path / "no.html").exists()
 
 
@@ -338,8 +446,9 @@ def test_a_tune_file_with_parameters_is_drawn_over_them(runs, tmp_path):
     landscape like a schedule knob, and the convergence follows the measuring order."""
     data = json.loads(runs["tune"].read_text())
     assert isinstance(data["adapter"], str) and "work" in data
-    ordered = sorted((c for c in data["candidates"] if c["median_ns"] is not None),
-                     key=lambda c: c["order"])
+    ordered = sorted(
+        (c for c in data["candidates"] if c["median_ns"] is not None), key=lambda c: c["order"]
+    )
     assert ordered, "the tune measured nothing"
     keys = {}
     for c in ordered:

@@ -64,8 +64,18 @@ def _tune_json(capsys, *argv) -> tuple[int, dict]:
 
 
 def test_tune_reports_the_candidates_by_median_with_rates(capsys, kernel_file):
-    code, data = _tune_json(capsys, kernel_file, "--backend", "reference", "--strategy",
-                            "exhaustive", "--samples", "3", "--top", "4")
+    code, data = _tune_json(
+        capsys,
+        kernel_file,
+        "--backend",
+        "reference",
+        "--strategy",
+        "exhaustive",
+        "--samples",
+        "3",
+        "--top",
+        "4",
+    )
     assert code == 0 and data["format"] == oracle.TUNE_FORMAT == "kforge-tune/1"
     assert data["strategy"] == "exhaustive" and data["size"] == "4096"
     medians = [c["median_ns"] for c in data["top"]]
@@ -80,8 +90,20 @@ def test_tune_reports_the_candidates_by_median_with_rates(capsys, kernel_file):
 
 
 def test_the_table_shows_median_noise_and_rates(capsys, kernel_file):
-    code = kforge.main(["tune", str(kernel_file), "--backend", "reference", "--strategy",
-                        "random", "--budget", "2", "--samples", "3"])
+    code = kforge.main(
+        [
+            "tune",
+            str(kernel_file),
+            "--backend",
+            "reference",
+            "--strategy",
+            "random",
+            "--budget",
+            "2",
+            "--samples",
+            "3",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     for column in ("median", "noise (iqr)", "GB/s", "GFLOP/s", "samples"):
@@ -96,34 +118,58 @@ def _save_for_reference(kernel_file: Path, schedule: str, values: dict) -> None:
     from kforge._kernels import load_file
     from oracle import BackendInfo
 
-    kernel, = load_file(kernel_file)
+    (kernel,) = load_file(kernel_file)
     with ReferenceContext() as ctx:
-        oracle.save_tuned(BackendInfo.of(ctx), kernel, Schedule.parse(schedule), values,
-                          {"size": "4096"})
+        oracle.save_tuned(
+            BackendInfo.of(ctx), kernel, Schedule.parse(schedule), values, {"size": "4096"}
+        )
 
 
 def test_check_and_certify_run_the_saved_tuned_schedule_only_with_tuned(capsys, kernel_file):
     _save_for_reference(kernel_file, "wg=32", {"UNROLL": 4})
     tuned = "wg=32,ipt=1,vec=1 UNROLL=4"
-    code = kforge.main(["check", str(kernel_file), "--backend", "reference", "--samples", "1",
-                        "--json"])
+    code = kforge.main(
+        ["check", str(kernel_file), "--backend", "reference", "--samples", "1", "--json"]
+    )
     plain = json.loads(capsys.readouterr().out)["results"][0]["evaluations"]["reference"]
-    assert code == 0 and (plain["schedule"], plain["tunables"]) == ("wg=64,ipt=1,vec=1",
-                                                                    {"UNROLL": 1})
-    code = kforge.main(["check", str(kernel_file), "--backend", "reference", "--samples", "1",
-                        "--tuned"])
+    assert code == 0 and (plain["schedule"], plain["tunables"]) == (
+        "wg=64,ipt=1,vec=1",
+        {"UNROLL": 1},
+    )
+    code = kforge.main(
+        ["check", str(kernel_file), "--backend", "reference", "--samples", "1", "--tuned"]
+    )
     out = capsys.readouterr().out
     assert code == 0 and tuned in out
-    code = kforge.main(["certify", str(kernel_file), "--backend", "reference", "--tuned",
-                        "--samples", "1", "--json"])
+    code = kforge.main(
+        [
+            "certify",
+            str(kernel_file),
+            "--backend",
+            "reference",
+            "--tuned",
+            "--samples",
+            "1",
+            "--json",
+        ]
+    )
     certified = json.loads(capsys.readouterr().out)["results"][0]
     assert code == 0 and certified["schedule"] == tuned and certified["result"] == "certified"
     assert certified["detail"].startswith("tuned 20")
 
 
 def test_save_keeps_only_a_winner_that_stands_out(capsys, kernel_file):
-    code, data = _tune_json(capsys, kernel_file, "--backend", "reference", "--strategy",
-                            "exhaustive", "--samples", "2", "--save")
+    code, data = _tune_json(
+        capsys,
+        kernel_file,
+        "--backend",
+        "reference",
+        "--strategy",
+        "exhaustive",
+        "--samples",
+        "2",
+        "--save",
+    )
     assert code == 0
     if data["winner"] is None:  # numpy's run does not depend on UNROLL: usually no winner
         assert data["saved"] is None and "nothing saved" in " ".join(data["notes"])
@@ -137,8 +183,9 @@ def test_without_tuned_check_runs_the_kernels_own_schedule_and_says_which(capsys
     assert code == 0 and "wg=64,ipt=1,vec=1 UNROLL=1" in out
 
 
-def test_an_unknown_restriction_name_is_a_usage_error_before_anything_runs(capsys, tmp_path,
-                                                                          monkeypatch):
+def test_an_unknown_restriction_name_is_a_usage_error_before_anything_runs(
+    capsys, tmp_path, monkeypatch
+):
     monkeypatch.setenv("FORGE_CACHE_DIR", str(tmp_path / "cache"))
     path = tmp_path / "bad.py"
     path.write_text(KERNEL_FILE.replace('"wg_x * UNROLL <= 256"', '"wg_x * UNROL <= 256"'))
@@ -149,11 +196,27 @@ def test_an_unknown_restriction_name_is_a_usage_error_before_anything_runs(capsy
 
 
 def _run_tune(kernel_file: Path, env: dict) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "kforge", "tune", str(kernel_file),
-                             "--backend", "reference", "--strategy", "exhaustive",
-                             "--samples", "2", "--json"],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            text=True)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "kforge",
+            "tune",
+            str(kernel_file),
+            "--backend",
+            "reference",
+            "--strategy",
+            "exhaustive",
+            "--samples",
+            "2",
+            "--json",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def _wait_for_lines(cache: Path, count: int, timeout: float = 120) -> int:

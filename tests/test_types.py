@@ -27,18 +27,27 @@ from forge import (
 
 
 def _constraints(**overrides) -> AdapterConstraints:
-    base = dict(max_workgroup_size=(1024, 1024, 64), max_invocations_per_workgroup=1024,
-                max_workgroups_per_dimension=(65535, 65535, 65535),
-                max_workgroup_storage_bytes=49152, max_storage_binding_size=1 << 30,
-                max_buffer_size=1 << 31)
+    base = dict(
+        max_workgroup_size=(1024, 1024, 64),
+        max_invocations_per_workgroup=1024,
+        max_workgroups_per_dimension=(65535, 65535, 65535),
+        max_workgroup_storage_bytes=49152,
+        max_storage_binding_size=1 << 30,
+        max_buffer_size=1 << 31,
+    )
     base.update(overrides)
     return AdapterConstraints(**base)
 
 
 def test_buffer_view_is_frozen_and_keeps_its_fields():
     view = BufferView(256, 64, 1, 0, BindingUsage.UNIFORM)
-    assert (view.offset, view.length_bytes, view.binding, view.group, view.usage) == \
-        (256, 64, 1, 0, BindingUsage.UNIFORM)
+    assert (view.offset, view.length_bytes, view.binding, view.group, view.usage) == (
+        256,
+        64,
+        1,
+        0,
+        BindingUsage.UNIFORM,
+    )
     assert view.end == 320
     with pytest.raises(dataclasses.FrozenInstanceError):
         view.offset = 0
@@ -46,71 +55,110 @@ def test_buffer_view_is_frozen_and_keeps_its_fields():
 
 def test_binding_usage_has_the_four_design_members():
     assert {u.name for u in BindingUsage} == {
-        "STORAGE_READ", "STORAGE_READ_WRITE", "UNIFORM", "STORAGE_READ_RESIDENT"}
+        "STORAGE_READ",
+        "STORAGE_READ_WRITE",
+        "UNIFORM",
+        "STORAGE_READ_RESIDENT",
+    }
 
 
-@pytest.mark.parametrize("error, builtin", [
-    (GpuUnavailable, ImportError), (GpuValidation, ValueError),
-    (AllocationError, MemoryError), (InvalidArgument, ValueError),
-    (DeviceLost, RuntimeError), (UnsupportedFeature, NotImplementedError),
-    (ContextClosed, ValueError), (OracleMismatch, AssertionError),
-])
+@pytest.mark.parametrize(
+    "error, builtin",
+    [
+        (GpuUnavailable, ImportError),
+        (GpuValidation, ValueError),
+        (AllocationError, MemoryError),
+        (InvalidArgument, ValueError),
+        (DeviceLost, RuntimeError),
+        (UnsupportedFeature, NotImplementedError),
+        (ContextClosed, ValueError),
+        (OracleMismatch, AssertionError),
+    ],
+)
 def test_errors_are_forge_errors_and_the_builtin_they_resemble(error, builtin):
     assert issubclass(error, ForgeError) and issubclass(error, builtin)
 
 
 def test_compile_error_carries_source_target_options_and_log():
-    exc = CompileError("failed", source="src", target="cuda", options=("-O3",),
-                       log="line 1: error")
-    assert ((exc.source, exc.target, exc.options, exc.log)
-            == ("src", "cuda", ("-O3",), "line 1: error"))
+    exc = CompileError("failed", source="src", target="cuda", options=("-O3",), log="line 1: error")
+    assert (exc.source, exc.target, exc.options, exc.log) == (
+        "src",
+        "cuda",
+        ("-O3",),
+        "line 1: error",
+    )
     assert "line 1: error" in str(exc)
 
 
 def test_schedule_text_form_round_trips():
-    for text in ("wg=128,ipt=4,vec=4", "wg=16x16,ipt=1,vec=1,tile=64x64x8",
-                 "wg=256,ipt=1,vec=4,grid=528"):
+    for text in (
+        "wg=128,ipt=4,vec=4",
+        "wg=16x16,ipt=1,vec=1,tile=64x64x8",
+        "wg=256,ipt=1,vec=4,grid=528",
+    ):
         assert str(Schedule.parse(text)) == text
     assert Schedule.parse("wg=128").workgroup_size == (128, 1, 1)
 
 
-@pytest.mark.parametrize("text, reason", [
-    ("wg=0", "workgroup size must be positive"), ("vec=3", "vector width must be one of"),
-    ("ipt=0", "items per invocation must be >= 1"), ("bogus=1", "bad schedule item 'bogus=1'"),
-    ("wg", "bad schedule item 'wg'"), ("wg=a", "bad number in schedule item 'wg=a'"),
-])
+@pytest.mark.parametrize(
+    "text, reason",
+    [
+        ("wg=0", "workgroup size must be positive"),
+        ("vec=3", "vector width must be one of"),
+        ("ipt=0", "items per invocation must be >= 1"),
+        ("bogus=1", "bad schedule item 'bogus=1'"),
+        ("wg", "bad schedule item 'wg'"),
+        ("wg=a", "bad number in schedule item 'wg=a'"),
+    ],
+)
 def test_bad_schedules_are_refused_with_the_reason(text, reason):
     with pytest.raises(InvalidArgument, match=reason):
         Schedule.parse(text)
 
 
 def test_numpy_integers_make_the_same_schedule_as_python_ints():
-    spelt = Schedule(np.int64(64), items_per_invocation=np.int32(2),
-                     vector_width=np.uint8(4), tile=(np.int64(8),), max_workgroups=np.int16(9))
+    spelt = Schedule(
+        np.int64(64),
+        items_per_invocation=np.int32(2),
+        vector_width=np.uint8(4),
+        tile=(np.int64(8),),
+        max_workgroups=np.int16(9),
+    )
     plain = Schedule(64, items_per_invocation=2, vector_width=4, tile=(8,), max_workgroups=9)
     assert spelt == plain and hash(spelt) == hash(plain) and str(spelt) == str(plain)
-    assert all(type(v) is int for v in (*spelt.workgroup_size, spelt.items_per_invocation,
-                                        spelt.vector_width, *spelt.tile, spelt.max_workgroups))
+    assert all(
+        type(v) is int
+        for v in (
+            *spelt.workgroup_size,
+            spelt.items_per_invocation,
+            spelt.vector_width,
+            *spelt.tile,
+            spelt.max_workgroups,
+        )
+    )
     assert Schedule((np.int64(8), np.int64(8))).workgroup_size == (8, 8, 1)
 
 
-@pytest.mark.parametrize("fields, reason", [
-    ({"workgroup_size": True}, "workgroup size must be an int, got True"),
-    ({"workgroup_size": 1.5}, "workgroup size must be an int, got 1.5"),
-    ({"workgroup_size": 64.0}, "workgroup size must be an int, got 64.0"),
-    ({"workgroup_size": np.float32(64)}, "(float32)"),
-    ({"workgroup_size": (8, 8.0)}, "workgroup size must be an int, got 8.0"),
-    ({"workgroup_size": (8, -1)}, "workgroup size must be positive, got (8, -1)"),
-    ({"workgroup_size": "wg=64"}, "Schedule.parse reads the text form"),
-    ({"workgroup_size": None}, "workgroup size must be a sequence, got None"),
-    ({"workgroup_size": (1, 1, 1, 1)}, "1 to 3 dimensions"),
-    ({"items_per_invocation": 1.5}, "items per invocation must be an int >= 1, got 1.5"),
-    ({"items_per_invocation": True}, "items per invocation must be an int >= 1, got True"),
-    ({"vector_width": 2.0}, "vector width must be an int, got 2.0"),
-    ({"tile": (8, 0.5)}, "tile size must be an int >= 1, got 0.5"),
-    ({"tile": 8}, "tile must be a sequence, got 8"),
-    ({"max_workgroups": 2.5}, "max_workgroups must be an int >= 1, got 2.5"),
-])
+@pytest.mark.parametrize(
+    "fields, reason",
+    [
+        ({"workgroup_size": True}, "workgroup size must be an int, got True"),
+        ({"workgroup_size": 1.5}, "workgroup size must be an int, got 1.5"),
+        ({"workgroup_size": 64.0}, "workgroup size must be an int, got 64.0"),
+        ({"workgroup_size": np.float32(64)}, "(float32)"),
+        ({"workgroup_size": (8, 8.0)}, "workgroup size must be an int, got 8.0"),
+        ({"workgroup_size": (8, -1)}, "workgroup size must be positive, got (8, -1)"),
+        ({"workgroup_size": "wg=64"}, "Schedule.parse reads the text form"),
+        ({"workgroup_size": None}, "workgroup size must be a sequence, got None"),
+        ({"workgroup_size": (1, 1, 1, 1)}, "1 to 3 dimensions"),
+        ({"items_per_invocation": 1.5}, "items per invocation must be an int >= 1, got 1.5"),
+        ({"items_per_invocation": True}, "items per invocation must be an int >= 1, got True"),
+        ({"vector_width": 2.0}, "vector width must be an int, got 2.0"),
+        ({"tile": (8, 0.5)}, "tile size must be an int >= 1, got 0.5"),
+        ({"tile": 8}, "tile must be a sequence, got 8"),
+        ({"max_workgroups": 2.5}, "max_workgroups must be an int >= 1, got 2.5"),
+    ],
+)
 def test_schedule_fields_of_the_wrong_type_are_refused_with_the_reason(fields, reason):
     with pytest.raises(InvalidArgument, match=re.escape(reason)):
         Schedule(**fields)

@@ -47,13 +47,20 @@ def _mixed_reference(x, r, p, z, w):
 
 
 MIXED = KernelSpec(
-    id="test_wgpu_mixed", entry_point="mixed", sources={"wgsl": _MIXED_WGSL},
-    reference=_mixed_reference, params=lambda n: {"n": n}, defaults={"a": 3.0},
-    buffers=(BufferSpec(0, "f32", Access.READ, name="x"),
-             BufferSpec(1, "f32", Access.READ, name="r"),
-             BufferSpec.uniform(2, (("a", "f32"), ("n", "u32"))),
-             BufferSpec(0, "f32", Access.READ_WRITE, group=1, name="z"),
-             BufferSpec(1, "f32", Access.READ_WRITE, group=1, name="w")))
+    id="test_wgpu_mixed",
+    entry_point="mixed",
+    sources={"wgsl": _MIXED_WGSL},
+    reference=_mixed_reference,
+    params=lambda n: {"n": n},
+    defaults={"a": 3.0},
+    buffers=(
+        BufferSpec(0, "f32", Access.READ, name="x"),
+        BufferSpec(1, "f32", Access.READ, name="r"),
+        BufferSpec.uniform(2, (("a", "f32"), ("n", "u32"))),
+        BufferSpec(0, "f32", Access.READ_WRITE, group=1, name="z"),
+        BufferSpec(1, "f32", Access.READ_WRITE, group=1, name="w"),
+    ),
+)
 
 # A raw kernel the IR could not express: one workgroup per row, a tree reduction in
 # workgroup memory.
@@ -88,12 +95,18 @@ def _row_sum_reference(m, sums, p):
 
 
 ROW_SUM = KernelSpec(
-    id="test_wgpu_row_sum", entry_point="row_sum", sources={"wgsl": _ROW_SUM_WGSL},
-    reference=_row_sum_reference, params=lambda rows: {"rows": rows, "cols": _COLS},
+    id="test_wgpu_row_sum",
+    entry_point="row_sum",
+    sources={"wgsl": _ROW_SUM_WGSL},
+    reference=_row_sum_reference,
+    params=lambda rows: {"rows": rows, "cols": _COLS},
     grid=lambda schedule, rows: (rows, 1, 1),
-    buffers=(BufferSpec(0, "f32", Access.READ, name="m", count=lambda rows: rows * _COLS),
-             BufferSpec(1, "f32", Access.READ_WRITE, name="sums"),
-             BufferSpec.uniform(2, (("rows", "u32"), ("cols", "u32")))))
+    buffers=(
+        BufferSpec(0, "f32", Access.READ, name="m", count=lambda rows: rows * _COLS),
+        BufferSpec(1, "f32", Access.READ_WRITE, name="sums"),
+        BufferSpec.uniform(2, (("rows", "u32"), ("cols", "u32"))),
+    ),
+)
 
 # Busy work whose length the uniform sets: for comparing device and host clocks.
 _SPIN_WGSL = """\
@@ -109,10 +122,15 @@ fn ${entry}(@builtin(global_invocation_id) g: vec3<u32>) {
 }
 """
 SPIN = KernelSpec(
-    id="test_wgpu_spin", entry_point="spin", sources={"wgsl": _SPIN_WGSL},
+    id="test_wgpu_spin",
+    entry_point="spin",
+    sources={"wgsl": _SPIN_WGSL},
     params=lambda n: {"n": n},
-    buffers=(BufferSpec(0, "f32", Access.READ_WRITE, name="y"),
-             BufferSpec.uniform(1, (("n", "u32"), ("iterations", "u32")))))
+    buffers=(
+        BufferSpec(0, "f32", Access.READ_WRITE, name="y"),
+        BufferSpec.uniform(1, (("n", "u32"), ("iterations", "u32"))),
+    ),
+)
 
 _F64_WGSL = """\
 @group(0) @binding(0) var<storage, read> x: array<f64>;
@@ -124,10 +142,15 @@ fn ${entry}(@builtin(global_invocation_id) g: vec3<u32>) {
 }
 """
 F64_SQUARE = KernelSpec(
-    id="test_wgpu_f64", entry_point="f64_square", sources={"wgsl": _F64_WGSL},
+    id="test_wgpu_f64",
+    entry_point="f64_square",
+    sources={"wgsl": _F64_WGSL},
     requires={"f64"},
-    buffers=(BufferSpec(0, "f64", Access.READ, name="x"),
-             BufferSpec(1, "f64", Access.READ_WRITE, name="y")))
+    buffers=(
+        BufferSpec(0, "f64", Access.READ, name="x"),
+        BufferSpec(1, "f64", Access.READ_WRITE, name="y"),
+    ),
+)
 
 
 @pytest.fixture
@@ -151,11 +174,13 @@ def _run_reference(kernel, inputs, n, **uniform):
         else:
             arrays.append(np.zeros(spec.element_count(n), spec.dtype))
     kernel.run_reference(arrays)
-    return {spec.name: a for spec, a in zip(kernel.buffers, arrays)
-            if spec.access is Access.READ_WRITE}
+    return {
+        spec.name: a for spec, a in zip(kernel.buffers, arrays) if spec.access is Access.READ_WRITE
+    }
 
 
 # -- usage -----------------------------------------------------------------------------
+
 
 def test_read_only_read_write_and_resident_views_live_in_different_gpu_buffers(ctx):
     views = {usage: ctx.allocate_transient(64, 0, usage=usage) for usage in BindingUsage}
@@ -165,6 +190,7 @@ def test_read_only_read_write_and_resident_views_live_in_different_gpu_buffers(c
     assert buffers[READ] is buffers[UNIFORM]
     assert len({id(buffers[u]) for u in (READ, RW, RESIDENT)}) == 3
     import wgpu
+
     assert buffers[UNIFORM].usage & wgpu.BufferUsage.UNIFORM
     assert not buffers[RW].usage & wgpu.BufferUsage.UNIFORM
 
@@ -192,11 +218,15 @@ def test_resident_views_survive_clear_until_clear_resident(ctx):
 
 def test_allocator_alignment_is_the_devices_offset_alignment(ctx):
     limits = ctx.device.limits
-    want = max(limits["min-storage-buffer-offset-alignment"],
-               limits["min-uniform-buffer-offset-alignment"])
+    want = max(
+        limits["min-storage-buffer-offset-alignment"], limits["min-uniform-buffer-offset-alignment"]
+    )
     assert ctx.allocator.alignment == want
-    offsets = [ctx.allocate_transient(size, 0, usage=usage).offset
-               for usage in BindingUsage for size in (1, 5, 33)]
+    offsets = [
+        ctx.allocate_transient(size, 0, usage=usage).offset
+        for usage in BindingUsage
+        for size in (1, 5, 33)
+    ]
     assert all(offset % want == 0 for offset in offsets)
 
 
@@ -205,10 +235,13 @@ def test_one_dispatch_binds_read_only_resident_uniform_and_two_read_write_views(
     rng = np.random.default_rng(3)
     x = rng.standard_normal(n).astype(np.float32)
     r = rng.standard_normal(n).astype(np.float32)
-    views = [ctx.allocate_and_write(x, 0), ctx.allocate_and_write(r, 1, usage=RESIDENT),
-             ctx.allocate_and_write(MIXED.pack_uniform(n, a=-2.0), 2, usage=UNIFORM),
-             ctx.allocate_transient(n * 4, 0, group=1, usage=RW),
-             ctx.allocate_transient(n * 4, 1, group=1, usage=RW)]
+    views = [
+        ctx.allocate_and_write(x, 0),
+        ctx.allocate_and_write(r, 1, usage=RESIDENT),
+        ctx.allocate_and_write(MIXED.pack_uniform(n, a=-2.0), 2, usage=UNIFORM),
+        ctx.allocate_transient(n * 4, 0, group=1, usage=RW),
+        ctx.allocate_transient(n * 4, 1, group=1, usage=RW),
+    ]
     ctx.run_kernel(MIXED, Schedule(128), views, n)
     want = _run_reference(MIXED, {"x": x, "r": r}, n, a=-2.0)
     np.testing.assert_allclose(ctx.read_buffer_f32(views[3]), want["z"], rtol=1e-6, atol=1e-6)
@@ -218,11 +251,15 @@ def test_one_dispatch_binds_read_only_resident_uniform_and_two_read_write_views(
 
 # -- kernels -----------------------------------------------------------------------
 
+
 def test_raw_wgsl_row_sum_matches_its_numpy_reference(ctx):
     rows = 77
     m = np.random.default_rng(5).uniform(-1, 1, rows * _COLS).astype(np.float32)
-    views = [ctx.allocate_and_write(m, 0), ctx.allocate_transient(rows * 4, 1, usage=RW),
-             ctx.allocate_and_write(ROW_SUM.pack_uniform(rows), 2, usage=UNIFORM)]
+    views = [
+        ctx.allocate_and_write(m, 0),
+        ctx.allocate_transient(rows * 4, 1, usage=RW),
+        ctx.allocate_and_write(ROW_SUM.pack_uniform(rows), 2, usage=UNIFORM),
+    ]
     times = ctx.run_kernel(ROW_SUM, Schedule(64), views, rows, warmups=1, samples=2)
     assert len(times) == 2
     want = _run_reference(ROW_SUM, {"m": m}, rows)["sums"]
@@ -232,8 +269,11 @@ def test_raw_wgsl_row_sum_matches_its_numpy_reference(ctx):
 def test_the_pipeline_cache_compiles_each_source_once(ctx):
     rows = 4
     m = np.ones(rows * _COLS, np.float32)
-    views = [ctx.allocate_and_write(m, 0), ctx.allocate_transient(rows * 4, 1, usage=RW),
-             ctx.allocate_and_write(ROW_SUM.pack_uniform(rows), 2, usage=UNIFORM)]
+    views = [
+        ctx.allocate_and_write(m, 0),
+        ctx.allocate_transient(rows * 4, 1, usage=RW),
+        ctx.allocate_and_write(ROW_SUM.pack_uniform(rows), 2, usage=UNIFORM),
+    ]
     before = ctx.compile_count
     ctx.run_kernel(ROW_SUM, Schedule(64), views, rows)
     assert ctx.compile_count == before + 1
@@ -246,13 +286,16 @@ def test_the_pipeline_cache_compiles_each_source_once(ctx):
 
 
 def test_a_repeated_run_does_not_make_its_source_again_and_a_copy_shares_the_pipeline(
-        ctx, monkeypatch):
+    ctx, monkeypatch
+):
     from dataclasses import replace
 
     rows = 4
-    views = [ctx.allocate_and_write(np.ones(rows * _COLS, np.float32), 0),
-             ctx.allocate_transient(rows * 4, 1, usage=RW),
-             ctx.allocate_and_write(ROW_SUM.pack_uniform(rows), 2, usage=UNIFORM)]
+    views = [
+        ctx.allocate_and_write(np.ones(rows * _COLS, np.float32), 0),
+        ctx.allocate_transient(rows * 4, 1, usage=RW),
+        ctx.allocate_and_write(ROW_SUM.pack_uniform(rows), 2, usage=UNIFORM),
+    ]
     made = []
     source = ctx.kernel_source
     monkeypatch.setattr(ctx, "kernel_source", lambda *a: made.append(a) or source(*a))
@@ -286,9 +329,12 @@ def test_dispatch_fences_complete_in_order_and_wait_needs_a_real_fence(ctx):
 
 # -- timing ----------------------------------------------------------------------------
 
+
 def _spin_views(ctx, n, iterations):
-    return [ctx.allocate_transient(n * 4, 0, usage=RW),
-            ctx.allocate_and_write(SPIN.pack_uniform(n, iterations=iterations), 1, usage=UNIFORM)]
+    return [
+        ctx.allocate_transient(n * 4, 0, usage=RW),
+        ctx.allocate_and_write(SPIN.pack_uniform(n, iterations=iterations), 1, usage=UNIFORM),
+    ]
 
 
 def _require_timestamps(ctx):
@@ -308,6 +354,7 @@ def test_samples_are_timed_with_gpu_timestamps_when_offered(ctx):
 def test_more_samples_than_one_readback_batch_all_come_back(ctx):
     _require_timestamps(ctx)
     from backends.wgpu import _context
+
     samples = _context._MAX_BATCH + _context._SUBMIT_EVERY + 3
     views = _spin_views(ctx, 64, 1)
     times = ctx.run_kernel(SPIN, Schedule(64), views, 64, warmups=2, samples=samples)
@@ -351,14 +398,18 @@ def test_forced_host_clock_fallback_says_so_and_still_times(request):
         n = 1000
         kernel = forge.get_kernel("raw_affine")
         x = np.arange(n, dtype=np.float32)
-        views = [ctx.allocate_and_write(x, 0), ctx.allocate_transient(n * 4, 1, usage=RW),
-                 ctx.allocate_and_write(kernel.pack_uniform(n, a=3.0, b=1.0), 2, usage=UNIFORM)]
+        views = [
+            ctx.allocate_and_write(x, 0),
+            ctx.allocate_transient(n * 4, 1, usage=RW),
+            ctx.allocate_and_write(kernel.pack_uniform(n, a=3.0, b=1.0), 2, usage=UNIFORM),
+        ]
         times = ctx.run_kernel(kernel, Schedule(64), views, n, warmups=2, samples=4)
         assert len(times) == 4 and all(isinstance(t, int) and t > 0 for t in times)
         np.testing.assert_array_equal(ctx.read_buffer_f32(views[1]), 3 * x + 1)
 
 
 # -- identity --------------------------------------------------------------------------
+
 
 def test_identity_and_constraints_come_from_the_real_adapter(ctx):
     adapter, device = ctx.device.adapter, ctx.device
@@ -367,16 +418,21 @@ def test_identity_and_constraints_come_from_the_real_adapter(ctx):
     assert ctx.adapter.vendor_id == info["vendor_id"]
     assert ctx.adapter.device_type == info["adapter_type"]
     c = ctx.constraints
-    for limit, value in [("max-storage-buffer-binding-size", c.max_storage_binding_size),
-                         ("max-buffer-size", c.max_buffer_size),
-                         ("max-compute-workgroup-storage-size", c.max_workgroup_storage_bytes),
-                         ("max-compute-invocations-per-workgroup",
-                          c.max_invocations_per_workgroup),
-                         ("max-uniform-buffer-binding-size", c.max_uniform_binding_size)]:
+    for limit, value in [
+        ("max-storage-buffer-binding-size", c.max_storage_binding_size),
+        ("max-buffer-size", c.max_buffer_size),
+        ("max-compute-workgroup-storage-size", c.max_workgroup_storage_bytes),
+        ("max-compute-invocations-per-workgroup", c.max_invocations_per_workgroup),
+        ("max-uniform-buffer-binding-size", c.max_uniform_binding_size),
+    ]:
         assert value == device.limits[limit] == adapter.limits[limit], limit  # all granted
     offered = set(adapter.features)
-    for feature, flag in [("shader-f16", c.shader_f16), ("shader-f64", c.shader_f64),
-                          ("subgroup", c.subgroups), ("timestamp-query", c.timestamp_query)]:
+    for feature, flag in [
+        ("shader-f16", c.shader_f16),
+        ("shader-f64", c.shader_f64),
+        ("subgroup", c.subgroups),
+        ("timestamp-query", c.timestamp_query),
+    ]:
         assert flag == (feature in offered) == (feature in device.features), feature
     # Experimental in wgpu-native 0.32: never requested, so never usable here.
     assert not c.cooperative_matrix and "cooperative-matrix" not in device.features
@@ -395,8 +451,10 @@ def test_an_adapter_can_be_chosen_by_index_and_a_bad_index_lists_them(request):
 
 # -- bytes -----------------------------------------------------------------------------
 
+
 def test_reads_larger_than_the_staging_buffer_come_back_whole(ctx, monkeypatch):
     from backends.wgpu import _context
+
     monkeypatch.setattr(_context, "_STAGING_CAP", 4096)
     data = np.random.default_rng(1).integers(0, 256, 10_001, dtype=np.uint8)
     view = ctx.allocate_and_write(data, 0)
@@ -421,19 +479,24 @@ def test_a_binding_as_large_as_the_device_allows_runs(request):
     n = 32 << 20  # 128 MiB of f32: WebGPU's default binding cap, which must not apply
     with forge.open_context("wgpu", capacity_bytes=5 * n * 4 // 2 + (1 << 20)) as ctx:
         if ctx.constraints.max_storage_binding_size < n * 4:
-            pytest.skip(f"{ctx.adapter.name} binds at most "
-                        f"{ctx.constraints.max_storage_binding_size} bytes")
+            pytest.skip(
+                f"{ctx.adapter.name} binds at most {ctx.constraints.max_storage_binding_size} bytes"
+            )
         kernel = forge.get_kernel("raw_affine")
         x = np.full(n, 2.0, np.float32)
         x[-1] = 5.0
-        views = [ctx.allocate_and_write(x, 0), ctx.allocate_transient(n * 4, 1, usage=RW),
-                 ctx.allocate_and_write(kernel.pack_uniform(n), 2, usage=UNIFORM)]
+        views = [
+            ctx.allocate_and_write(x, 0),
+            ctx.allocate_transient(n * 4, 1, usage=RW),
+            ctx.allocate_and_write(kernel.pack_uniform(n), 2, usage=UNIFORM),
+        ]
         ctx.run_kernel(kernel, Schedule(256, items_per_invocation=4), views, n)
         out = ctx.read_buffer_f32(views[1])
         assert out[0] == 4.5 and out[-1] == 10.5 and np.count_nonzero(out == 4.5) == n - 1
 
 
 # -- f64 -------------------------------------------------------------------------------
+
 
 def test_f64_kernel_uses_shader_f64_where_offered(ctx):
     if not ctx.constraints.shader_f64:
@@ -453,9 +516,11 @@ def test_unified_topology_is_possible_but_wgpu_forbids_mixed_usage_of_one_buffer
     with forge.open_context("wgpu", topology=MemoryTopology.unified()) as ctx:
         n = 64
         kernel = forge.get_kernel("raw_affine")
-        views = [ctx.allocate_and_write(np.ones(n, np.float32), 0),
-                 ctx.allocate_transient(n * 4, 1, usage=RW),
-                 ctx.allocate_and_write(kernel.pack_uniform(n), 2, usage=UNIFORM)]
+        views = [
+            ctx.allocate_and_write(np.ones(n, np.float32), 0),
+            ctx.allocate_transient(n * 4, 1, usage=RW),
+            ctx.allocate_and_write(kernel.pack_uniform(n), 2, usage=UNIFORM),
+        ]
         with pytest.raises(forge.GpuValidation, match="conflicting usages"):
             ctx.run_kernel(kernel, Schedule(64), views, n)
         ctx.write_view(views[0], np.full(n, 2.0, np.float32))  # still usable

@@ -41,20 +41,26 @@ fn ${entry}(@builtin(global_invocation_id) g: vec3<u32>) {
 
 
 def _fill_source(fixed: int | None = None, group: int = 0) -> str:
-    array, length = (("array<f32>", "arrayLength(&y)") if fixed is None
-                     else (f"array<f32, {fixed}>", f"{fixed}u"))
-    return (_FILL_WGSL.replace("GROUP", str(group)).replace("ARRAY", array)
-            .replace("LENGTH", length))
+    array, length = (
+        ("array<f32>", "arrayLength(&y)")
+        if fixed is None
+        else (f"array<f32, {fixed}>", f"{fixed}u")
+    )
+    return _FILL_WGSL.replace("GROUP", str(group)).replace("ARRAY", array).replace("LENGTH", length)
 
 
-def _fill(fixed: int | None = None, *, count=None, grid=None, kernel_id="test_wgpu_fill",
-          group: int = 0) -> KernelSpec:
+def _fill(
+    fixed: int | None = None, *, count=None, grid=None, kernel_id="test_wgpu_fill", group: int = 0
+) -> KernelSpec:
     """A one-buffer kernel writing 7.0; ``fixed`` makes its array fixed-size."""
     source = _fill_source(fixed, group)
-    return KernelSpec(id=kernel_id, entry_point="fill", sources={"wgsl": source},
-                      buffers=(BufferSpec(0, "f32", Access.READ_WRITE, group=group,
-                                          name="y", count=count),),
-                      grid=grid)
+    return KernelSpec(
+        id=kernel_id,
+        entry_point="fill",
+        sources={"wgsl": source},
+        buffers=(BufferSpec(0, "f32", Access.READ_WRITE, group=group, name="y", count=count),),
+        grid=grid,
+    )
 
 
 class Env:
@@ -94,9 +100,12 @@ def test_wgpu_validation_errors_carry_wgpus_message_and_change_nothing(env):
 
 
 def test_invalid_wgsl_is_a_compile_error_with_nagas_log(env):
-    broken = KernelSpec(id="test_wgpu_broken", entry_point="fill",
-                        sources={"wgsl": _fill_source().replace("7.0", "7u")},
-                        buffers=(BufferSpec(0, "f32", Access.READ_WRITE, name="y"),))
+    broken = KernelSpec(
+        id="test_wgpu_broken",
+        entry_point="fill",
+        sources={"wgsl": _fill_source().replace("7.0", "7u")},
+        buffers=(BufferSpec(0, "f32", Access.READ_WRITE, name="y"),),
+    )
     before = env.ctx.compile_count
     with pytest.raises(CompileError) as info:
         env.ctx.run_kernel(broken, Schedule(64), [env.y], N)
@@ -110,9 +119,12 @@ def test_invalid_wgsl_is_a_compile_error_with_nagas_log(env):
 def test_the_binding_follows_the_access_the_shader_declares(env):
     """The shader declares y read_write while the spec calls it an input: it is bound
     writable (so a read-only view is refused, saying which usage to use), and runs."""
-    declared_rw = KernelSpec(id="test_wgpu_declared_rw", entry_point="fill",
-                             sources={"wgsl": _fill_source()},
-                             buffers=(BufferSpec(0, "f32", Access.READ, name="y"),))
+    declared_rw = KernelSpec(
+        id="test_wgpu_declared_rw",
+        entry_point="fill",
+        sources={"wgsl": _fill_source()},
+        buffers=(BufferSpec(0, "f32", Access.READ, name="y"),),
+    )
     read_only = env.ctx.allocate_transient(N * 4, 0)
     with pytest.raises(InvalidArgument, match="use STORAGE_READ_WRITE"):
         env.ctx.run_kernel(declared_rw, Schedule(64), [read_only], N)
@@ -125,9 +137,12 @@ def test_the_binding_follows_the_access_the_shader_declares(env):
 def test_a_layout_that_disagrees_with_the_shader_is_a_compile_error(env):
     """A uniform block where the shader declares a storage buffer: the pipeline cannot be
     made, and the error carries wgpu's log."""
-    wrong = KernelSpec(id="test_wgpu_wrong_access", entry_point="fill",
-                       sources={"wgsl": _fill_source()},
-                       buffers=(BufferSpec.uniform(0, (("n", "u32"),), name="y"),))
+    wrong = KernelSpec(
+        id="test_wgpu_wrong_access",
+        entry_point="fill",
+        sources={"wgsl": _fill_source()},
+        buffers=(BufferSpec.uniform(0, (("n", "u32"),), name="y"),),
+    )
     view = env.ctx.allocate_transient(16, 0, usage=forge.BindingUsage.UNIFORM)
     with pytest.raises(CompileError, match="kernel test_wgpu_wrong_access") as info:
         env.ctx.run_kernel(wrong, Schedule(64), [view], N)
@@ -139,9 +154,18 @@ def test_zero_size_views_never_reach_wgpu(env):
     with pytest.raises(InvalidArgument, match="non-empty"):
         env.ctx.allocate_transient(0, 0, usage=RW)
     empty = _fill(count=lambda n: 0, kernel_id="test_wgpu_empty")  # needs zero bytes
-    for forged in (replace(env.y, length_bytes=0),
-                   forge.BufferView(env.y.offset, 0, 0, usage=RW, slab=env.y.slab,
-                                    owner=env.y.owner, position=env.y.position)):
+    for forged in (
+        replace(env.y, length_bytes=0),
+        forge.BufferView(
+            env.y.offset,
+            0,
+            0,
+            usage=RW,
+            slab=env.y.slab,
+            owner=env.y.owner,
+            position=env.y.position,
+        ),
+    ):
         with pytest.raises(AllocationError, match="does not match"):
             env.ctx.run_kernel(empty, Schedule(64), [forged], N)
         with pytest.raises(AllocationError):
@@ -152,11 +176,13 @@ def test_zero_size_views_never_reach_wgpu(env):
 def test_misaligned_out_of_slab_and_forged_views_are_refused(env):
     ctx, y = env.ctx, env.y
     capacity = ctx.allocator.slab_capacity(y.slab)
-    bad = [replace(y, offset=y.offset + 4),                     # misaligned
-           replace(y, offset=capacity - 64),                    # reaches past the slab
-           replace(y, slab=0),                                  # another usage's slab
-           replace(y, position=y.position + ctx.allocator.alignment),
-           forge.BufferView(0, N * 4, 0, usage=RW)]             # never allocated
+    bad = [
+        replace(y, offset=y.offset + 4),  # misaligned
+        replace(y, offset=capacity - 64),  # reaches past the slab
+        replace(y, slab=0),  # another usage's slab
+        replace(y, position=y.position + ctx.allocator.alignment),
+        forge.BufferView(0, N * 4, 0, usage=RW),
+    ]  # never allocated
     for view in bad:
         with pytest.raises(AllocationError):
             ctx.run_kernel(_fill(), Schedule(64), [view], N)
@@ -173,10 +199,12 @@ def test_mismatched_buffer_lists_are_refused(env):
     x = ctx.allocate_and_write(np.ones(N, np.float32), 0)
     u = ctx.allocate_and_write(kernel.pack_uniform(N), 2, usage=UNIFORM)
     resident_out = ctx.allocate_transient(N * 4, 1, usage=BindingUsage.STORAGE_READ_RESIDENT)
-    cases = [([x, env.y, u], "binding"),                      # y is at binding 0, not 1
-             ([x, resident_out, u], "cannot be bound there"),  # resident is read-only
-             ([x, u], "binds 3 buffers, got 2"),
-             ([u, x, resident_out], "binding")]
+    cases = [
+        ([x, env.y, u], "binding"),  # y is at binding 0, not 1
+        ([x, resident_out, u], "cannot be bound there"),  # resident is read-only
+        ([x, u], "binds 3 buffers, got 2"),
+        ([u, x, resident_out], "binding"),
+    ]
     for views, fragment in cases:
         with pytest.raises(InvalidArgument, match=fragment):
             ctx.run_kernel(kernel, Schedule(64), views, N)
@@ -231,16 +259,18 @@ def test_after_device_loss_every_call_raises_and_a_fresh_context_works(request):
     u = ctx.allocate_and_write(kernel.pack_uniform(N), 2, usage=UNIFORM)
     ctx.run_kernel(kernel, Schedule(64), [x, y, u], N)
     ctx.device.destroy()
-    calls = [lambda: ctx.allocate_transient(16, 0),
-             lambda: ctx.allocate_and_write(np.ones(4, np.float32), 0),
-             lambda: ctx.write_view(x, np.zeros(4, np.float32)),
-             lambda: ctx.read_buffer_f32(y),
-             lambda: ctx.read_buffer_u32_into(y, np.zeros(4, np.uint32)),
-             lambda: ctx.run_kernel(kernel, Schedule(64), [x, y, u], N),
-             lambda: ctx.dispatch(kernel, Schedule(64), [x, y, u], N),
-             lambda: ctx.wait(),
-             ctx.clear_transient_allocations,
-             ctx.clear_resident]
+    calls = [
+        lambda: ctx.allocate_transient(16, 0),
+        lambda: ctx.allocate_and_write(np.ones(4, np.float32), 0),
+        lambda: ctx.write_view(x, np.zeros(4, np.float32)),
+        lambda: ctx.read_buffer_f32(y),
+        lambda: ctx.read_buffer_u32_into(y, np.zeros(4, np.uint32)),
+        lambda: ctx.run_kernel(kernel, Schedule(64), [x, y, u], N),
+        lambda: ctx.dispatch(kernel, Schedule(64), [x, y, u], N),
+        lambda: ctx.wait(),
+        ctx.clear_transient_allocations,
+        ctx.clear_resident,
+    ]
     for call in calls:
         with pytest.raises(DeviceLost, match="destroyed"):
             call()
@@ -254,8 +284,9 @@ def test_after_device_loss_every_call_raises_and_a_fresh_context_works(request):
         ys = fresh.allocate_transient(N * 4, 1, usage=RW)
         us = fresh.allocate_and_write(kernel.pack_uniform(N), 2, usage=UNIFORM)
         fresh.run_kernel(kernel, Schedule(64), [xs, ys, us], N)
-        np.testing.assert_array_equal(fresh.read_buffer_f32(ys),
-                                      2 * np.arange(N, dtype=np.float32) + 0.5)
+        np.testing.assert_array_equal(
+            fresh.read_buffer_f32(ys), 2 * np.arange(N, dtype=np.float32) + 0.5
+        )
 
 
 def test_a_loss_seen_by_wgpu_mid_call_marks_the_context_lost(request):

@@ -25,11 +25,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # -- versions -------------------------------------------------------------------------
 
+
 def test_the_pin_in_pyproject_is_the_range_these_internals_were_checked_on():
     pins = re.findall(r'"wgpu([<>=!~][^"]*)"', (ROOT / "pyproject.toml").read_text())
     assert pins == [_native.SUPPORTED], (
         f"pyproject.toml pins wgpu{pins} but backends/wgpu/_native.py was checked on "
-        f"wgpu{_native.SUPPORTED}: re-verify its internals (this file) and change both")
+        f"wgpu{_native.SUPPORTED}: re-verify its internals (this file) and change both"
+    )
 
 
 def test_the_installed_wgpu_py_is_one_they_were_checked_on():
@@ -43,9 +45,16 @@ def test_another_wgpu_py_warns_naming_what_to_reverify(version):
     with pytest.warns(_native.UntestedWgpuWarning) as caught:
         assert not _native.check_version(version)
     message = str(caught[0].message)
-    for named in (version, _native.SUPPORTED, "wgpu.backends.wgpu_native._api.libf",
-                  "wgpuDevicePoll", "GPUDevice._internal, _queue, _poller", "READ_NOSYNC",
-                  "device._poller", "tests/test_wgpu_native.py"):
+    for named in (
+        version,
+        _native.SUPPORTED,
+        "wgpu.backends.wgpu_native._api.libf",
+        "wgpuDevicePoll",
+        "GPUDevice._internal, _queue, _poller",
+        "READ_NOSYNC",
+        "device._poller",
+        "tests/test_wgpu_native.py",
+    ):
         assert named in message, (named, message)
 
 
@@ -57,6 +66,7 @@ def test_a_patch_release_of_the_checked_series_is_accepted():
 
 # -- presence -------------------------------------------------------------------------
 
+
 def test_every_function_constant_type_and_field_used_is_there():
     assert _native.missing_internals() == []
 
@@ -66,7 +76,8 @@ def test_nothing_missing_is_reported_as_missing(monkeypatch):
     monkeypatch.setattr(_native, "STRUCT_FIELDS", {"WGPUAdapterInfo": ("noSuchField",)})
     assert _native.missing_internals() == [
         "wgpu.backends.wgpu_native._api.libf.wgpuNoSuchThing",
-        "the field WGPUAdapterInfo.noSuchField"]
+        "the field WGPUAdapterInfo.noSuchField",
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -86,8 +97,12 @@ def _empty_command_buffer(device):
 
 
 def test_the_objects_carry_the_attributes_used(adapter, device):
-    objects = {"GPUAdapter": adapter, "GPUDevice": device, "GPUQueue": device.queue,
-               "GPUCommandBuffer": _empty_command_buffer(device)}
+    objects = {
+        "GPUAdapter": adapter,
+        "GPUDevice": device,
+        "GPUQueue": device.queue,
+        "GPUCommandBuffer": _empty_command_buffer(device),
+    }
     assert set(objects) == set(_native.OBJECT_ATTRIBUTES)
     for cls, names in _native.OBJECT_ATTRIBUTES.items():
         obj = objects[cls]
@@ -99,6 +114,7 @@ def test_the_objects_carry_the_attributes_used(adapter, device):
 
 
 # -- behaviour ------------------------------------------------------------------------
+
 
 def test_identity_readings(adapter, device):
     assert re.fullmatch(r"\d+(\.\d+)+", _native.native_version())
@@ -173,5 +189,5 @@ def test_an_abandoned_device_keeps_its_native_handles_out_of_wgpu_py(device):
     _native.abandon(device, [queue])
     assert _native.native_handle(device) is None and _native.native_handle(queue) is None
     assert any(kept[1] is device for kept in _native._ABANDONED if isinstance(kept, tuple))
-    device._release()      # what a finalizer would do: with no handle it frees nothing,
+    device._release()  # what a finalizer would do: with no handle it frees nothing,
     _native.wait_idle(handle)  # so the native device is still there to poll

@@ -21,11 +21,19 @@ def _applies(kernel, backend: str) -> bool:
     return kernel.reference is not None if target is None else target in kernel.targets
 
 
-_ORIGINALS = [(n, b) for n, w in CORPUS.items() for b in _TARGET
-              if b in forge.backend_names() and _applies(w.kernel, b)]
-_MUTANTS = [(n, m, b) for n, w in CORPUS.items() for m, (target, _, _) in w.mutants.items()
-            for b in _TARGET if b in forge.backend_names() and _TARGET[b] == target
-            and w.kernel.reference is not None]
+_ORIGINALS = [
+    (n, b)
+    for n, w in CORPUS.items()
+    for b in _TARGET
+    if b in forge.backend_names() and _applies(w.kernel, b)
+]
+_MUTANTS = [
+    (n, m, b)
+    for n, w in CORPUS.items()
+    for m, (target, _, _) in w.mutants.items()
+    for b in _TARGET
+    if b in forge.backend_names() and _TARGET[b] == target and w.kernel.reference is not None
+]
 
 
 @pytest.fixture(scope="module")
@@ -55,8 +63,10 @@ def test_a_kernel_from_the_wild_passes_as_written(request, session, name, backen
     require_available(request.config, backend)
     kernel = CORPUS[name].kernel
     if kernel.reference is None:
-        pytest.skip("a port with no numpy reference is judged against another backend "
-                    "(test_a_port_is_checked_against_its_original)")
+        pytest.skip(
+            "a port with no numpy reference is judged against another backend "
+            "(test_a_port_is_checked_against_its_original)"
+        )
     for size, seed in _runs(kernel):
         ev = oracle.evaluate(session.runner(backend), kernel, size=size, seed=seed, samples=2)
         _skip_if_the_adapter_lacks_a_feature(kernel, backend, ev)
@@ -64,8 +74,9 @@ def test_a_kernel_from_the_wild_passes_as_written(request, session, name, backen
         assert all(o.unjudged == 0 for o in ev.outputs.values()), ev.report()
 
 
-@pytest.mark.parametrize("name, what, backend", _MUTANTS,
-                         ids=[f"{n}-{m.replace(' ', '_')}-{b}" for n, m, b in _MUTANTS])
+@pytest.mark.parametrize(
+    "name, what, backend", _MUTANTS, ids=[f"{n}-{m.replace(' ', '_')}-{b}" for n, m, b in _MUTANTS]
+)
 def test_a_mutant_of_a_kernel_from_the_wild_fails(request, session, name, what, backend):
     require_available(request.config, backend)
     wild = CORPUS[name]
@@ -73,17 +84,21 @@ def test_a_mutant_of_a_kernel_from_the_wild_fails(request, session, name, what, 
     if why:
         pytest.skip(f"not visible in the values on {backend}: {why}")
     broken = mutant(wild, what)
-    verdicts = [oracle.evaluate(session.runner(backend), broken, size=size, seed=seed,
-                                samples=2) for size, seed in _runs(broken)]
+    verdicts = [
+        oracle.evaluate(session.runner(backend), broken, size=size, seed=seed, samples=2)
+        for size, seed in _runs(broken)
+    ]
     _skip_if_the_adapter_lacks_a_feature(broken, backend, verdicts[0])
-    if what in wild.nonfinite_only and all(ev.semantics.nonfinite_indeterminate
-                                           for ev in verdicts):
-        pytest.skip(f"the probe measured this {backend} adapter's non-finite results as "
-                    "indeterminate (WGSL allows it), so a kernel wrong only on NaN or Inf "
-                    "cannot be told from a right one there")
+    if what in wild.nonfinite_only and all(ev.semantics.nonfinite_indeterminate for ev in verdicts):
+        pytest.skip(
+            f"the probe measured this {backend} adapter's non-finite results as "
+            "indeterminate (WGSL allows it), so a kernel wrong only on NaN or Inf "
+            "cannot be told from a right one there"
+        )
     assert any(ev.failing for ev in verdicts), "\n\n".join(ev.report() for ev in verdicts)
-    assert all(ev.verdict in (Verdict.PASS, Verdict.MISMATCH) for ev in verdicts), \
-        "\n\n".join(ev.report() for ev in verdicts)
+    assert all(ev.verdict in (Verdict.PASS, Verdict.MISMATCH) for ev in verdicts), "\n\n".join(
+        ev.report() for ev in verdicts
+    )
 
 
 @pytest.mark.parametrize("name", [n for n, w in CORPUS.items() if "cuda" in w.kernel.targets])
@@ -96,8 +111,9 @@ def test_every_cuda_kernel_from_the_wild_compiles_with_nvrtc(name):
     schedule, size = kernel.schedules[0], kernel.largest_size()
     source = kernel.source("cuda", schedule, size)
     steps = kernel.steps("cuda", schedule, size, 2**31 - 1, source)
-    image, names = compile_module(source, [s.entry_point for s in steps], "sm_90",
-                                  options=kernel.compile_options("cuda"))
+    image, names = compile_module(
+        source, [s.entry_point for s in steps], "sm_90", options=kernel.compile_options("cuda")
+    )
     assert image and set(names) == {s.entry_point for s in steps}
 
 
@@ -108,13 +124,13 @@ def test_a_port_is_checked_against_its_original(request, session):
     wild = CORPUS["wild_port_add"]
     good = oracle.cross_check(wild.kernel, ["wgpu"], reference="cuda", session=session)
     assert good.passed and good.reference == "cuda", good.report()
-    bad = oracle.cross_check(mutant(wild, "port subtracts"), ["wgpu"], reference="cuda",
-                             session=session)
+    bad = oracle.cross_check(
+        mutant(wild, "port subtracts"), ["wgpu"], reference="cuda", session=session
+    )
     assert bad.diverging == ["wgpu"], bad.report()
 
 
-def test_a_port_judged_where_non_finite_results_are_masked_runs_its_finite_set(
-        request, session):
+def test_a_port_judged_where_non_finite_results_are_masked_runs_its_finite_set(request, session):
     """A port with no numpy reference, judged on an adapter whose non-finite results
     are indeterminate (the browser's SwiftShader): the further, finite input set's
     expectation comes from the reference backend too (it raised 'no CPU reference' on
@@ -122,8 +138,9 @@ def test_a_port_judged_where_non_finite_results_are_masked_runs_its_finite_set(
     require_available(request.config, "browser")
     require_available(request.config, "wgpu")
     wild = CORPUS["wild_port_add"]
-    good = oracle.cross_check(wild.kernel, ["browser"], reference="wgpu", session=session,
-                              size=4099)
+    good = oracle.cross_check(
+        wild.kernel, ["browser"], reference="wgpu", session=session, size=4099
+    )
     assert good.passed, good.report()
     ev = good.evaluations["browser"]
     if ev.semantics.nonfinite_indeterminate:
@@ -134,9 +151,9 @@ def test_the_port_check_machinery_needs_no_numpy_reference_on_the_judged_side(se
     """Where CUDA is missing (CI), the same machinery judges wgpu against the reference
     backend's run rather than against numpy directly."""
     kernel = forge.get_kernel("raw_affine")
-    result = oracle.cross_check(kernel, ["wgpu"], reference="reference", session=session,
-                                size=1000)
+    result = oracle.cross_check(kernel, ["wgpu"], reference="reference", session=session, size=1000)
     if "wgpu" in result.skipped:
         pytest.skip(f"wgpu unavailable: {result.skipped['wgpu']}")
-    assert result.passed and result.evaluations["wgpu"].reference.startswith("reference ("), \
+    assert result.passed and result.evaluations["wgpu"].reference.startswith("reference ("), (
         result.report()
+    )

@@ -40,12 +40,10 @@ fn own_index(@builtin(global_invocation_id) g: vec3u,
 
 
 def test_every_workgroup_variable_is_found_outside_comments():
-    assert [name for name, _ in workgroup_variables(_SHAPES)] == ["tile", "lanes", "total",
-                                                                  "flag"]
+    assert [name for name, _ in workgroup_variables(_SHAPES)] == ["tile", "lanes", "total", "flag"]
 
 
-def test_the_rewrite_zeroes_each_shape_keeps_lines_and_uses_the_entry_points_own_index(
-        request):
+def test_the_rewrite_zeroes_each_shape_keeps_lines_and_uses_the_entry_points_own_index(request):
     text, why = zero_workgroup_memory(_SHAPES)
     assert why == "" and text.count("\n") == _SHAPES.count("\n")
     assert "if (inp.li == 0u)" in text and "if (mine == 0u)" in text
@@ -57,9 +55,11 @@ def test_the_rewrite_zeroes_each_shape_keeps_lines_and_uses_the_entry_points_own
 
 
 def test_a_struct_holding_atomics_is_left_as_written_with_the_reason():
-    source = ("struct Counters { hits: atomic<u32>, misses: atomic<u32> }\n"
-              "var<workgroup> counters: Counters;\n"
-              "@compute @workgroup_size(1) fn main() { atomicAdd(&counters.hits, 1u); }\n")
+    source = (
+        "struct Counters { hits: atomic<u32>, misses: atomic<u32> }\n"
+        "var<workgroup> counters: Counters;\n"
+        "@compute @workgroup_size(1) fn main() { atomicAdd(&counters.hits, 1u); }\n"
+    )
     text, why = zero_workgroup_memory(source)
     assert text == source and "counters" in why and "atomics" in why
 

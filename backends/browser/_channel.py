@@ -32,10 +32,10 @@ class Channel:
     def __init__(self, sock: socket.socket) -> None:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._sock = sock
-        self._left = 0            # bytes left in the current frame
-        self._final = True        # the current frame ends its message
-        self._mask = b"\0" * 4    # the current frame's masking key...
-        self._phase = 0           # ...and the position in it of the next byte
+        self._left = 0  # bytes left in the current frame
+        self._final = True  # the current frame ends its message
+        self._mask = b"\0" * 4  # the current frame's masking key...
+        self._phase = 0  # ...and the position in it of the next byte
         self._small = bytearray(14)
 
     def settimeout(self, seconds: float | None) -> None:
@@ -81,8 +81,9 @@ class Channel:
         for sink in sinks(header):
             self._read_message(sink)
         if self._left or not self._final:
-            raise ConnectionError(f"the page's reply carried {self._left} bytes more than "
-                                  "its header announced")
+            raise ConnectionError(
+                f"the page's reply carried {self._left} bytes more than its header announced"
+            )
         return header
 
     def _read_message(self, view: memoryview, first: bool = False) -> None:
@@ -95,11 +96,11 @@ class Channel:
                 if self._final:
                     raise ConnectionError("the page's reply ended early")
                 self._next_frame(first=False)
-            chunk = view[:min(self._left, view.nbytes)]
+            chunk = view[: min(self._left, view.nbytes)]
             self._fill(chunk)
             self._unmask(chunk)
             self._left -= chunk.nbytes
-            view = view[chunk.nbytes:]
+            view = view[chunk.nbytes :]
 
     def _next_frame(self, first: bool) -> None:
         """Read a frame header (answering pings on the way); a data frame must start
@@ -109,10 +110,10 @@ class Channel:
             self._fill(head[:2])
             opcode, length = self._small[0] & 0x0F, self._small[1] & 0x7F
             extra = {126: 2, 127: 8}.get(length, 0)
-            self._fill(head[2:2 + extra + 4])
+            self._fill(head[2 : 2 + extra + 4])
             if extra:
-                length = int.from_bytes(head[2:2 + extra], "big")
-            self._mask, self._phase = bytes(head[2 + extra:6 + extra]), 0
+                length = int.from_bytes(head[2 : 2 + extra], "big")
+            self._mask, self._phase = bytes(head[2 + extra : 6 + extra]), 0
             self._final, self._left = bool(self._small[0] & 0x80), length
             if opcode in (_PING, _PONG, _CLOSE):
                 payload = bytearray(length)
@@ -135,8 +136,9 @@ class Channel:
         while view.nbytes:
             count = self._sock.recv_into(view)
             if not count:
-                raise ConnectionError("the page closed its channel (the renderer exited "
-                                      "or crashed)")
+                raise ConnectionError(
+                    "the page closed its channel (the renderer exited or crashed)"
+                )
             view = view[count:]
 
     def _unmask(self, view: memoryview) -> None:
@@ -150,7 +152,7 @@ class Channel:
             view[i] ^= mask[(phase + i) % 4]
         words = (size - head) // 8
         if words:
-            body = np.frombuffer(view[head:head + 8 * words], np.uint64)
+            body = np.frombuffer(view[head : head + 8 * words], np.uint64)
             np.bitwise_xor(body, np.frombuffer(mask * 2, np.uint64)[0], out=body)
         for i in range(head + 8 * words, size):
             view[i] ^= mask[(i - head) % 4]

@@ -23,9 +23,19 @@ from pathlib import Path
 
 from forge.errors import GpuUnavailable
 
-__all__ = ["CHROMIUM_FLAGS", "INSTALL_PLAYWRIGHT", "INSTALL_CHROMIUM", "chromium_path",
-           "missing", "in_browser", "shared_browser", "open_tab", "give_back_tab", "close_tab",
-           "live_tabs"]
+__all__ = [
+    "CHROMIUM_FLAGS",
+    "INSTALL_PLAYWRIGHT",
+    "INSTALL_CHROMIUM",
+    "chromium_path",
+    "missing",
+    "in_browser",
+    "shared_browser",
+    "open_tab",
+    "give_back_tab",
+    "close_tab",
+    "live_tabs",
+]
 
 #: Chromium's command line. WebGPU needs --enable-unsafe-webgpu on Linux and the Vulkan
 #: feature (with no GPU, Dawn then runs on its built-in SwiftShader). The Dawn toggle
@@ -34,9 +44,14 @@ __all__ = ["CHROMIUM_FLAGS", "INSTALL_PLAYWRIGHT", "INSTALL_CHROMIUM", "chromium
 #: rest keep a headless browser from talking to the network (background services,
 #: component updates, sync, first-run pages); Playwright adds a fresh user data dir.
 CHROMIUM_FLAGS = (
-    "--headless=new", "--no-sandbox", "--enable-unsafe-webgpu", "--enable-features=Vulkan",
+    "--headless=new",
+    "--no-sandbox",
+    "--enable-unsafe-webgpu",
+    "--enable-features=Vulkan",
     "--disable-dawn-features=timestamp_quantization",
-    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
     "--no-first-run",
 )
 
@@ -45,8 +60,13 @@ INSTALL_CHROMIUM = "sudo apt-get install -y chromium"
 
 # Debian's /usr/bin/chromium is a shell script that execs this binary with flags of its
 # own: the binary itself is launched, with ours alone.
-_CANDIDATES = ("/usr/lib/chromium/chromium", "chromium", "chromium-browser",
-               "google-chrome-stable", "google-chrome")
+_CANDIDATES = (
+    "/usr/lib/chromium/chromium",
+    "chromium",
+    "chromium-browser",
+    "google-chrome-stable",
+    "google-chrome",
+)
 
 
 def chromium_path() -> str | None:
@@ -83,10 +103,11 @@ class _Session:
 
         executable = chromium_path()
         self.playwright = sync_playwright().start()
-        self.idle: list = []   # (browser context, page) pairs a closed context gave back
+        self.idle: list = []  # (browser context, page) pairs a closed context gave back
         try:
             self.browser = self.playwright.chromium.launch(
-                executable_path=executable, args=list(CHROMIUM_FLAGS), headless=True)
+                executable_path=executable, args=list(CHROMIUM_FLAGS), headless=True
+            )
         except Exception:
             self.playwright.stop()
             raise
@@ -111,10 +132,9 @@ class _PlaywrightThread:
 
     def __init__(self) -> None:
         self.pid = os.getpid()
-        self.session: _Session | None = None   # touched only on the thread
+        self.session: _Session | None = None  # touched only on the thread
         self._calls: queue.SimpleQueue = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._serve, name="kforge-playwright",
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._serve, name="kforge-playwright", daemon=True)
         self._thread.start()
 
     def run(self, function: Callable, *args):
@@ -140,10 +160,12 @@ class _PlaywrightThread:
 
     def stop(self) -> None:
         """Close the browser and end the thread (at exit)."""
+
         def close() -> None:
             session, self.session = self.session, None
             if session is not None:
                 _close_quietly(session)
+
         self.run(close)
         self._calls.put((None, (), None))
         self._thread.join(timeout=10)
@@ -187,8 +209,10 @@ def _session(relaunch: bool = False) -> _Session:
         try:
             session = holder.session = _Session()
         except Exception as exc:
-            raise GpuUnavailable(f"Chromium ({chromium_path()}) did not start through "
-                                 f"Playwright: {type(exc).__name__}: {exc}") from exc
+            raise GpuUnavailable(
+                f"Chromium ({chromium_path()}) did not start through "
+                f"Playwright: {type(exc).__name__}: {exc}"
+            ) from exc
     return session
 
 
@@ -224,13 +248,20 @@ def _open_tab(url: str, relaunch: bool):
 
 def give_back_tab(context, page) -> None:
     """Keep a healthy tab for the next context, or close it."""
+
     def give_back() -> None:
         session = _playwright_thread().session
-        if (session is not None and session.alive() and len(session.idle) < _IDLE_TABS
-                and not page.is_closed() and page.context is context):
+        if (
+            session is not None
+            and session.alive()
+            and len(session.idle) < _IDLE_TABS
+            and not page.is_closed()
+            and page.context is context
+        ):
             session.idle.append((context, page))
         else:
             _close_context(context)
+
     in_browser(give_back)
 
 
@@ -241,11 +272,13 @@ def close_tab(context) -> None:
 
 def live_tabs() -> int:
     """Tabs of the process's Chromium, idle ones included (for leak tests)."""
+
     def count() -> int:
         session = _playwright_thread().session
         if session is None or not session.alive():
             return 0
         return sum(len(context.pages) for context in session.browser.contexts)
+
     return in_browser(count)
 
 

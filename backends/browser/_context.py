@@ -40,9 +40,9 @@ from ._page import INLINE_LIMIT, PART, Command, Page
 __all__ = ["BrowserComputeContext"]
 
 _FEATURES = ("shader-f16", "subgroups", "timestamp-query")
-_MAX_BATCH = 256                # timed samples per readback (two queries each)
-_SUBMIT_EVERY = 16              # timed passes per submit
-_BIND_GROUP_CACHE = 64          # bind-group sets kept per pipeline
+_MAX_BATCH = 256  # timed samples per readback (two queries each)
+_SUBMIT_EVERY = 16  # timed passes per submit
+_BIND_GROUP_CACHE = 64  # bind-group sets kept per pipeline
 _SLAB_USAGE = ("storage", "copy-src", "copy-dst")
 # Timestamps all on multiples of this many nanoseconds are taken as quantized.
 _QUANTUM_NS = 1024
@@ -72,9 +72,14 @@ class BrowserComputeContext(SlabContext):
     backend_name = "browser"
     target = "wgsl"
 
-    def __init__(self, capacity_bytes: int = 64 << 20, *,
-                 power_preference: str = "high-performance", timestamps: bool = True,
-                 topology: MemoryTopology | None = None) -> None:
+    def __init__(
+        self,
+        capacity_bytes: int = 64 << 20,
+        *,
+        power_preference: str = "high-performance",
+        timestamps: bool = True,
+        topology: MemoryTopology | None = None,
+    ) -> None:
         capacity_bytes = self._checked_capacity(capacity_bytes)
         check_options(power_preference, timestamps, topology)
         features = [f for f in _FEATURES if timestamps or f != "timestamp-query"]
@@ -85,14 +90,20 @@ class BrowserComputeContext(SlabContext):
         try:
             info = self._page.info
             self._limits = kebab_limits(info["limits"])
-            alignment = max(4, self._limits["min-storage-buffer-offset-alignment"],
-                            self._limits["min-uniform-buffer-offset-alignment"])
-            super().__init__(SlabAllocator(capacity_bytes, alignment,
-                                           topology or MemoryTopology.split_by_usage()))
+            alignment = max(
+                4,
+                self._limits["min-storage-buffer-offset-alignment"],
+                self._limits["min-uniform-buffer-offset-alignment"],
+            )
+            super().__init__(
+                SlabAllocator(
+                    capacity_bytes, alignment, topology or MemoryTopology.split_by_usage()
+                )
+            )
             self._adapter = self._identity(info, self._page.browser_version)
             self._constraints = self._read_constraints(info)
             self._ids = count()
-            self._settled = True     # every submission so far is known complete
+            self._settled = True  # every submission so far is known complete
             self._staging: tuple[str, int] | None = None
             self._slabs = self._create_slabs()
             self._timestamps = self._create_timestamp_resources()
@@ -106,25 +117,36 @@ class BrowserComputeContext(SlabContext):
     @staticmethod
     def _identity(info: dict, browser_version: str) -> AdapterIdentity:
         adapter = info["info"]
-        name = (adapter.get("device") or adapter.get("description")
-                or f"{adapter.get('vendor', '')} {adapter.get('architecture', '')}".strip()
-                or "unknown")
+        name = (
+            adapter.get("device")
+            or adapter.get("description")
+            or f"{adapter.get('vendor', '')} {adapter.get('architecture', '')}".strip()
+            or "unknown"
+        )
         return AdapterIdentity(
-            name=name, vendor_id=0, device_id=0,
+            name=name,
+            vendor_id=0,
+            device_id=0,
             device_type="CPU" if adapter.get("isFallbackAdapter") else "GPU",
-            backend="WebGPU (Dawn)", driver=adapter.get("vendor") or "unknown",
+            backend="WebGPU (Dawn)",
+            driver=adapter.get("vendor") or "unknown",
             driver_info=f"{adapter.get('description') or 'no driver info'}; Chromium "
-                        f"{browser_version}; Playwright {metadata.version('playwright')}",
-            architecture=adapter.get("architecture") or "")
+            f"{browser_version}; Playwright {metadata.version('playwright')}",
+            architecture=adapter.get("architecture") or "",
+        )
 
     def _read_constraints(self, info: dict) -> AdapterConstraints:
         features = set(info["features"])
         low, high = info["info"].get("subgroupMinSize"), info["info"].get("subgroupMaxSize")
         return constraints_from_limits(
-            self._limits, subgroups="subgroups" in features,
+            self._limits,
+            subgroups="subgroups" in features,
             subgroup_size=(low, high) if low and high and 0 < low <= high else None,
-            shader_f16="shader-f16" in features, shader_f64=False, cooperative_matrix=False,
-            timestamp_query="timestamp-query" in features)
+            shader_f16="shader-f16" in features,
+            shader_f64=False,
+            cooperative_matrix=False,
+            timestamp_query="timestamp-query" in features,
+        )
 
     @property
     def timing_source(self) -> str:
@@ -145,15 +167,21 @@ class BrowserComputeContext(SlabContext):
     def _buffer(self, size: int, usage, what: str) -> str:
         """A new GPU buffer's id; created with the next message (its errors come then)."""
         buffer = self._new_id("buffer")
-        self._page.defer(Command("createBuffer", {"id": buffer, "size": size, "usage": list(usage)},
-                                 f"creating {what} of {size} bytes"))
+        self._page.defer(
+            Command(
+                "createBuffer",
+                {"id": buffer, "size": size, "usage": list(usage)},
+                f"creating {what} of {size} bytes",
+            )
+        )
         return buffer
 
     def _create_slabs(self) -> list[tuple[str, int]]:
         """(id, size) of each slab's buffer."""
         slabs = []
-        for i, (size, uniform) in enumerate(slab_sizes(self._allocator,
-                                                       self._constraints.max_buffer_size)):
+        for i, (size, uniform) in enumerate(
+            slab_sizes(self._allocator, self._constraints.max_buffer_size)
+        ):
             usage = _SLAB_USAGE + (("uniform",) if uniform else ())
             name = self._allocator.topology.slabs[i].name
             slabs.append((self._buffer(size, usage, f"slab {name!r}"), size))
@@ -165,13 +193,23 @@ class BrowserComputeContext(SlabContext):
         if not self._constraints.timestamp_query:
             return None
         queries = self._new_id("queries")
-        self._page.defer(Command("createQuerySet", {"id": queries, "count": 2 * _MAX_BATCH},
-                                 "creating timestamp queries"))
-        timestamps = {"queries": queries, "submitEvery": _SUBMIT_EVERY,
-                      "resolve": self._buffer(16 * _MAX_BATCH, ("query-resolve", "copy-src"),
-                                              "a timestamp resolve buffer"),
-                      "staging": self._buffer(16 * _MAX_BATCH, ("map-read", "copy-dst"),
-                                              "a timestamp readback buffer")}
+        self._page.defer(
+            Command(
+                "createQuerySet",
+                {"id": queries, "count": 2 * _MAX_BATCH},
+                "creating timestamp queries",
+            )
+        )
+        timestamps = {
+            "queries": queries,
+            "submitEvery": _SUBMIT_EVERY,
+            "resolve": self._buffer(
+                16 * _MAX_BATCH, ("query-resolve", "copy-src"), "a timestamp resolve buffer"
+            ),
+            "staging": self._buffer(
+                16 * _MAX_BATCH, ("map-read", "copy-dst"), "a timestamp readback buffer"
+            ),
+        }
         begin, end = self._timed_run(timestamps, [], 0, 8)
         if all(t % _QUANTUM_NS == 0 for t in (*begin, *end)):
             return None  # quantized: the host clock is the better timer
@@ -181,8 +219,9 @@ class BrowserComputeContext(SlabContext):
         """A MAP_READ buffer of at least ``span`` bytes (grown on demand)."""
         if self._staging is None or self._staging[1] < span:
             if self._staging is not None:
-                self._page.defer(Command("release", {"ids": [self._staging[0]]},
-                                         "releasing staging"))
+                self._page.defer(
+                    Command("release", {"ids": [self._staging[0]]}, "releasing staging")
+                )
             size = max(span, 1 << 20)
             buffer = self._buffer(size, ("map-read", "copy-dst"), "a readback buffer")
             self._staging = (buffer, size)
@@ -209,19 +248,28 @@ class BrowserComputeContext(SlabContext):
 
     # -- bytes ---------------------------------------------------------------------
     def _checked_slab(self, view: BufferView) -> str:
-        check_view(view, self._allocator.topology, self._constraints,
-                   [size for _, size in self._slabs])
+        check_view(
+            view, self._allocator.topology, self._constraints, [size for _, size in self._slabs]
+        )
         return self._slabs[view.slab][0]
 
     def _write(self, view: BufferView, data: memoryview) -> None:
         buffer, size = self._checked_slab(view), data.nbytes
         keep_tail = bool(size % 4) and view.offset + size < view.end
-        command = Command("write", {"buffer": buffer, "offset": view.offset, "size": size,
-                                    "keepTail": keep_tail,
-                                    "staging": self._staging_for(4) if keep_tail else None},
-                          f"writing {size} bytes to {view}", payload=data)
+        command = Command(
+            "write",
+            {
+                "buffer": buffer,
+                "offset": view.offset,
+                "size": size,
+                "keepTail": keep_tail,
+                "staging": self._staging_for(4) if keep_tail else None,
+            },
+            f"writing {size} bytes to {view}",
+            payload=data,
+        )
         if size > INLINE_LIMIT:
-            self._page.call(command)   # fetched from the server before this returns
+            self._page.call(command)  # fetched from the server before this returns
         else:  # rides along with the next message
             command.payload = memoryview(bytes(data))  # the caller may reuse its buffer
             self._page.defer(command)
@@ -230,9 +278,14 @@ class BrowserComputeContext(SlabContext):
         buffer = self._checked_slab(view)
         # Inline readbacks are one part, those over HTTP parts of PART bytes.
         staging = self._staging_for(align4(min(out.nbytes, max(INLINE_LIMIT, PART))))
-        self._page.call(Command("read", {"buffer": buffer, "offset": view.offset,
-                                         "size": out.nbytes, "staging": staging},
-                                f"reading {out.nbytes} bytes of {view}", sink=out))
+        self._page.call(
+            Command(
+                "read",
+                {"buffer": buffer, "offset": view.offset, "size": out.nbytes, "staging": staging},
+                f"reading {out.nbytes} bytes of {view}",
+                sink=out,
+            )
+        )
         self._completed()  # the readback was queued after every submission
 
     # -- kernels -------------------------------------------------------------------
@@ -245,13 +298,24 @@ class BrowserComputeContext(SlabContext):
         for step in launch.steps:
             ids.append(self._new_id("pipeline"))
             constants = {name: override_value(value) for name, value in step.overrides}
-            self._page.call(Command(
-                "compile", {"id": ids[-1], "label": f"{kernel.id}:{step.entry_point}",
-                            "code": source, "entryPoint": step.entry_point, "layouts": groups,
-                            "constants": constants or None},
-                f"compiling kernel {kernel.id} under {launch.schedule}", source=source or ""))
-        return _Pipeline(tuple(ids), tuple((b.group, b.binding) for b in kernel.buffers),
-                         len(groups))
+            self._page.call(
+                Command(
+                    "compile",
+                    {
+                        "id": ids[-1],
+                        "label": f"{kernel.id}:{step.entry_point}",
+                        "code": source,
+                        "entryPoint": step.entry_point,
+                        "layouts": groups,
+                        "constants": constants or None,
+                    },
+                    f"compiling kernel {kernel.id} under {launch.schedule}",
+                    source=source or "",
+                )
+            )
+        return _Pipeline(
+            tuple(ids), tuple((b.group, b.binding) for b in kernel.buffers), len(groups)
+        )
 
     def _bind_groups(self, compiled: _Pipeline, views: tuple[BufferView, ...]) -> list[str]:
         """The bind groups for ``views`` (cached per pipeline: the slabs never move);
@@ -267,9 +331,18 @@ class BrowserComputeContext(SlabContext):
             entries[group].append([binding, buffer, view.offset, size])
         ids = [self._new_id("group") for _ in entries]
         for group, (bind_group, group_entries) in enumerate(zip(ids, entries)):
-            self._page.defer(Command("bindGroup", {"id": bind_group, "pipeline": compiled.ids[0],
-                                                   "group": group, "entries": group_entries},
-                                     f"creating bind group {group} of {compiled.ids[0]}"))
+            self._page.defer(
+                Command(
+                    "bindGroup",
+                    {
+                        "id": bind_group,
+                        "pipeline": compiled.ids[0],
+                        "group": group,
+                        "entries": group_entries,
+                    },
+                    f"creating bind group {group} of {compiled.ids[0]}",
+                )
+            )
         if len(compiled.bind_groups) >= _BIND_GROUP_CACHE:
             evicted = compiled.bind_groups.pop(next(iter(compiled.bind_groups)))
             self._page.defer(Command("release", {"ids": evicted}, "releasing bind groups"))
@@ -279,40 +352,68 @@ class BrowserComputeContext(SlabContext):
     def _items(self, compiled: _Pipeline, launch: Launch) -> list:
         """The dispatch list of one run: [pipeline, bind groups, workgroups] per launch."""
         groups = self._bind_groups(compiled, launch.views)
-        return [[pipeline, groups, list(step.workgroups)]
-                for pipeline, step in zip(compiled.ids, launch.steps)]
+        return [
+            [pipeline, groups, list(step.workgroups)]
+            for pipeline, step in zip(compiled.ids, launch.steps)
+        ]
 
     def _enqueue(self, compiled: _Pipeline, launch: Launch) -> None:
         items = self._items(compiled, launch)
         self._settled = False
-        self._page.call(Command("run", {"items": items, "repeat": 1, "samples": 0},
-                                f"dispatching kernel {launch.kernel.id}"))
+        self._page.call(
+            Command(
+                "run",
+                {"items": items, "repeat": 1, "samples": 0},
+                f"dispatching kernel {launch.kernel.id}",
+            )
+        )
 
-    def _launch(self, compiled: _Pipeline, launch: Launch, warmups: int,
-                samples: int) -> list[int]:
+    def _launch(self, compiled: _Pipeline, launch: Launch, warmups: int, samples: int) -> list[int]:
         items = self._items(compiled, launch)
         what = f"running kernel {launch.kernel.id}"
         self._settled = False
         if self._timestamps is None:
-            result = self._page.call(Command("run", {"items": items, "repeat": warmups,
-                                                     "samples": samples, "timing": "host"}, what))
+            result = self._page.call(
+                Command(
+                    "run",
+                    {"items": items, "repeat": warmups, "samples": samples, "timing": "host"},
+                    what,
+                )
+            )
             times = [max(1, round(ms * 1e6)) for ms in result["host"]]
         else:
             times = []
             while len(times) < samples:
                 batch = min(samples - len(times), _MAX_BATCH)
-                begin, end = self._timed_run(self._timestamps, items,
-                                             0 if times else warmups, batch, what)
+                begin, end = self._timed_run(
+                    self._timestamps, items, 0 if times else warmups, batch, what
+                )
                 times += durations_ns(begin, end, 1.0)  # WebGPU timestamps are in ns
         self._completed()
         return times
 
-    def _timed_run(self, timestamps: dict, items: list, warmups: int, samples: int,
-                   what: str = "timing an empty pass") -> tuple[list[int], list[int]]:
+    def _timed_run(
+        self,
+        timestamps: dict,
+        items: list,
+        warmups: int,
+        samples: int,
+        what: str = "timing an empty pass",
+    ) -> tuple[list[int], list[int]]:
         """Raw begin and end timestamps of ``samples`` timed passes of ``items``."""
-        result = self._page.call(Command("run", {"items": items, "repeat": warmups,
-                                                 "samples": samples, "timing": "device",
-                                                 **timestamps}, what))
+        result = self._page.call(
+            Command(
+                "run",
+                {
+                    "items": items,
+                    "repeat": warmups,
+                    "samples": samples,
+                    "timing": "device",
+                    **timestamps,
+                },
+                what,
+            )
+        )
         return result["begin"], result["end"]
 
 
@@ -327,5 +428,8 @@ def probe() -> tuple[bool, str]:
         identity = BrowserComputeContext._identity(page.info, page.browser_version)
     finally:
         page.close(reuse_tab=True)  # the first context opens faster on it
-    return True, f"{identity.name}, {identity.backend}, {identity.device_type}, " \
-                 f"Chromium {page.browser_version}"
+    return (
+        True,
+        f"{identity.name}, {identity.backend}, {identity.device_type}, "
+        f"Chromium {page.browser_version}",
+    )

@@ -41,8 +41,8 @@ INLINE_LIMIT = 256 << 10
 #: 136 MB/s at 128 MiB. Uploads go in one part (the page's primitive takes several):
 #: parts of 16 MiB moved 165 against 235 MB/s, each request costing a few ms.
 PART = 16 << 20
-_DEFERRED_LIMIT = 8 << 20   # deferred bytes that force a round trip
-_CONNECT_S = 30.0           # for the page to load and open its channel
+_DEFERRED_LIMIT = 8 << 20  # deferred bytes that force a round trip
+_CONNECT_S = 30.0  # for the page to load and open its channel
 
 
 @dataclass
@@ -56,13 +56,12 @@ class Command:
     what: str
     payload: memoryview | None = None
     sink: memoryview | None = None
-    source: str = field(default="", repr=False)   # WGSL, for compile errors
+    source: str = field(default="", repr=False)  # WGSL, for compile errors
 
 
 def compile_log(messages: list[dict]) -> str:
     """Tint's messages as ``line:column: type: message`` lines."""
-    return "\n".join(f"{m['line']}:{m['column']}: {m['type']}: {m['message']}"
-                     for m in messages)
+    return "\n".join(f"{m['line']}:{m['column']}: {m['type']}: {m['message']}" for m in messages)
 
 
 class Page:
@@ -95,14 +94,17 @@ class Page:
             self._channel = Channel(self.server.channel(_CONNECT_S))
         except queue.Empty:
             self.close()
-            raise GpuUnavailable(f"the page at {self.server.url.split('/', 3)[2]} did not "
-                                 f"open its channel within {_CONNECT_S:g} s") from None
+            raise GpuUnavailable(
+                f"the page at {self.server.url.split('/', 3)[2]} did not "
+                f"open its channel within {_CONNECT_S:g} s"
+            ) from None
         except Exception as exc:
             self.close()
             if isinstance(exc, ForgeError):
                 raise
-            raise GpuUnavailable(f"Chromium could not open the page: "
-                                 f"{type(exc).__name__}: {exc}") from exc
+            raise GpuUnavailable(
+                f"Chromium could not open the page: {type(exc).__name__}: {exc}"
+            ) from exc
 
     def close(self, reuse_tab: bool = False) -> None:
         """Close the channel and the server, and the tab unless ``reuse_tab`` (a healthy
@@ -148,12 +150,17 @@ class Page:
             channel.send({"commands": wire}, payloads)
             # a result comes back inline only for a command with a sink
             reply = channel.receive(
-                lambda header: cast(list[memoryview], [
-                    c.sink for c, r in zip(commands, header["results"]) if r.get("inline")]))
+                lambda header: cast(
+                    list[memoryview],
+                    [c.sink for c, r in zip(commands, header["results"]) if r.get("inline")],
+                )
+            )
         except TimeoutError:
-            raise KernelTimeout(f"{commands[-1].what} did not finish within timeout_s="
-                                f"{timeout_s:g} s; the device may still be running "
-                                "it, so the context is lost") from None
+            raise KernelTimeout(
+                f"{commands[-1].what} did not finish within timeout_s="
+                f"{timeout_s:g} s; the device may still be running "
+                "it, so the context is lost"
+            ) from None
         except (ConnectionError, OSError) as exc:
             raise DeviceLost(f"{commands[-1].what}: {exc}") from exc
         finally:
@@ -168,8 +175,10 @@ class Page:
     def _parts(view: memoryview, register, part: int) -> list[list]:
         """[path, start, size] of each ``part`` bytes of ``view``, registered with the
         server (``offer`` for the page to fetch, ``expect`` for it to post)."""
-        return [[register(view[start:start + part]), start, min(part, view.nbytes - start)]
-                for start in range(0, view.nbytes, part)]
+        return [
+            [register(view[start : start + part]), start, min(part, view.nbytes - start)]
+            for start in range(0, view.nbytes, part)
+        ]
 
     def _encode(self, commands: list[Command]):
         """The JSON of ``commands``, the payloads sent inline, and the HTTP paths
@@ -181,8 +190,9 @@ class Page:
                 args["inline"] = command.payload.nbytes
                 payloads.append(command.payload)
             elif command.payload is not None:
-                args["gets"] = self._parts(command.payload, self.server.offer,
-                                           command.payload.nbytes)
+                args["gets"] = self._parts(
+                    command.payload, self.server.offer, command.payload.nbytes
+                )
                 paths += [url for url, _, _ in args["gets"]]
             elif command.sink is not None and command.sink.nbytes > INLINE_LIMIT:
                 args["posts"] = self._parts(command.sink, self.server.expect, PART)
@@ -196,8 +206,12 @@ def _error(command: Command, error: dict) -> ForgeError:
     kind, message = error["kind"], error["message"]
     if kind == "compile" or (kind == "validation" and command.op == "compile"):
         log = compile_log(error["messages"]) if "messages" in error else message
-        return CompileError(f"{command.what}: Chromium's WebGPU (Tint) rejected the WGSL",
-                            source=command.source, target="wgsl", log=log)
+        return CompileError(
+            f"{command.what}: Chromium's WebGPU (Tint) rejected the WGSL",
+            source=command.source,
+            target="wgsl",
+            log=log,
+        )
     if kind == "lost":
         return DeviceLost(f"{command.what}: {message}")
     if kind == "out-of-memory":

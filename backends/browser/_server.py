@@ -29,7 +29,7 @@ __all__ = ["LoopbackServer", "live_servers"]
 _WEBSOCKET_GUID = b"258EAFA5-E914-47DA-95CA-C5AB0DC85B11"  # RFC 6455, section 1.3
 _IDLE_S = 600.0  # a keep-alive connection idle this long is dropped
 
-_open_servers = 0   # servers started and not yet closed, for leak tests
+_open_servers = 0  # servers started and not yet closed, for leak tests
 _count_lock = threading.Lock()
 
 _PAGE = """<!doctype html>
@@ -59,8 +59,9 @@ class LoopbackServer:
         self._channels: queue.Queue[socket.socket] = queue.Queue()
         self._channel_taken = False
         self._connections: set[socket.socket] = set()
-        self._thread = threading.Thread(target=self._accept, name=f"kforge-server-{self.port}",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._accept, name=f"kforge-server-{self.port}", daemon=True
+        )
         self._thread.start()
         self._closed = False
         self._count(+1)
@@ -130,8 +131,12 @@ class LoopbackServer:
                 return  # closed
             with self._lock:
                 self._connections.add(connection)
-            threading.Thread(target=self._serve, args=(connection, address),
-                             name=f"kforge-connection-{self.port}", daemon=True).start()
+            threading.Thread(
+                target=self._serve,
+                args=(connection, address),
+                name=f"kforge-connection-{self.port}",
+                daemon=True,
+            ).start()
 
     def _serve(self, connection: socket.socket, address) -> None:
         connection.settimeout(_IDLE_S)
@@ -151,11 +156,13 @@ class LoopbackServer:
     def _route(self, handler: _Handler) -> None:
         """Answer one request (see the module docstring)."""
         prefix = f"/{self.secret}/"
-        if not (hmac.compare_digest(handler.path[:len(prefix)].encode(), prefix.encode())
-                and handler.headers.get("Host") == f"{self.host}:{self.port}"):
+        if not (
+            hmac.compare_digest(handler.path[: len(prefix)].encode(), prefix.encode())
+            and handler.headers.get("Host") == f"{self.host}:{self.port}"
+        ):
             handler.refuse(403, "forbidden")
             return
-        rest = handler.path[len(prefix):]
+        rest = handler.path[len(prefix) :]
         if handler.command == "GET" and rest == "":
             handler.reply(_PAGE.encode(), "text/html; charset=utf-8", self._policy())
         elif handler.command == "GET" and rest == "kforge.js":
@@ -163,19 +170,20 @@ class LoopbackServer:
         elif handler.command == "GET" and rest == "channel":
             self._upgrade(handler)
         elif rest.startswith("data/") and handler.command in ("GET", "POST"):
-            self._data(handler, rest[len("data/"):])
+            self._data(handler, rest[len("data/") :])
         else:
             handler.refuse(404, "not found")
 
     def _policy(self) -> dict[str, str]:
         """Headers that keep the page to this server, and isolate it so that its clock
         (performance.now) has full resolution."""
-        return {"Content-Security-Policy":
-                f"default-src 'none'; script-src 'self'; "
-                f"connect-src 'self' ws://{self.host}:{self.port}",
-                "Cross-Origin-Opener-Policy": "same-origin",
-                "Cross-Origin-Embedder-Policy": "require-corp",
-                "Cache-Control": "no-store"}
+        return {
+            "Content-Security-Policy": f"default-src 'none'; script-src 'self'; "
+            f"connect-src 'self' ws://{self.host}:{self.port}",
+            "Cross-Origin-Opener-Policy": "same-origin",
+            "Cross-Origin-Embedder-Policy": "require-corp",
+            "Cache-Control": "no-store",
+        }
 
     def _upgrade(self, handler: _Handler) -> None:
         key = handler.headers.get("Sec-WebSocket-Key")

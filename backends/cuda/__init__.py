@@ -30,9 +30,19 @@ from forge.registry import BackendEntry
 
 from ._headers import INSTALL_HINT
 
-__all__ = ["CudaComputeContext", "CapturedCudaGraph", "compile_cuda", "compile_module",
-           "compile_stats", "nvrtc_version", "driver", "driver_call", "Copier", "host_cores",
-           "entry"]
+__all__ = [
+    "CudaComputeContext",
+    "CapturedCudaGraph",
+    "compile_cuda",
+    "compile_module",
+    "compile_stats",
+    "nvrtc_version",
+    "driver",
+    "driver_call",
+    "Copier",
+    "host_cores",
+    "entry",
+]
 
 # Public name -> (internal module, attribute), imported on first access.
 _LAZY = {

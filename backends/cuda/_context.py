@@ -63,10 +63,10 @@ __all__ = ["CudaComputeContext", "CapturedCudaGraph", "LoadedKernel"]
 _RELAXED = driver.CUstreamCaptureMode.CU_STREAM_CAPTURE_MODE_RELAXED
 _NOT_READY = driver.CUresult.CUDA_ERROR_NOT_READY
 _NVIDIA = 0x10DE
-_PARAM_SPACE = 4096       # kernel parameter bytes every architecture and driver accepts
+_PARAM_SPACE = 4096  # kernel parameter bytes every architecture and driver accepts
 _STATIC_SHARED = 48 << 10  # dynamic shared memory a launch may use without opting in
-_POLL_AFTER = 64          # pending fence events before completed ones are collected
-_GRAPH_SAMPLES = 4096     # samples per timed chunk (one graph); more run chunk by chunk
+_POLL_AFTER = 64  # pending fence events before completed ones are collected
+_GRAPH_SAMPLES = 4096  # samples per timed chunk (one graph); more run chunk by chunk
 # (the launch_path docstring quotes it, and _graphs._TIMED_CACHE)
 _LAUNCH_PATHS = ("graph", "direct")
 
@@ -96,14 +96,19 @@ def _identity(info: DeviceInfo) -> AdapterIdentity:
     kernel_driver = kernel_driver_version()
     nvrtc = ".".join(map(str, nvrtc_version()))
     return AdapterIdentity(
-        name=info.name, vendor_id=_NVIDIA, device_id=pci_device_id(info),
+        name=info.name,
+        vendor_id=_NVIDIA,
+        device_id=pci_device_id(info),
         device_type="integrated-gpu" if info.attributes["INTEGRATED"] else "discrete-gpu",
         backend="cuda",
         driver=f"NVIDIA {kernel_driver}" if kernel_driver else f"CUDA driver {major}.{minor}",
-        driver_info=(f"CUDA driver API {major}.{minor}; PCI {info.pci_bus_id}; "
-                     f"UUID {info.uuid or 'unknown'}; cuda-bindings "
-                     f"{getattr(cuda.bindings, '__version__', '?')}; NVRTC {nvrtc}"),
-        architecture=info.arch)
+        driver_info=(
+            f"CUDA driver API {major}.{minor}; PCI {info.pci_bus_id}; "
+            f"UUID {info.uuid or 'unknown'}; cuda-bindings "
+            f"{getattr(cuda.bindings, '__version__', '?')}; NVRTC {nvrtc}"
+        ),
+        architecture=info.arch,
+    )
 
 
 def _constraints(info: DeviceInfo, capacity: int, alignment: int) -> AdapterConstraints:
@@ -112,24 +117,32 @@ def _constraints(info: DeviceInfo, capacity: int, alignment: int) -> AdapterCons
     return AdapterConstraints(
         max_workgroup_size=(a["MAX_BLOCK_DIM_X"], a["MAX_BLOCK_DIM_Y"], a["MAX_BLOCK_DIM_Z"]),
         max_invocations_per_workgroup=a["MAX_THREADS_PER_BLOCK"],
-        max_workgroups_per_dimension=(a["MAX_GRID_DIM_X"], a["MAX_GRID_DIM_Y"],
-                                      a["MAX_GRID_DIM_Z"]),
+        max_workgroups_per_dimension=(
+            a["MAX_GRID_DIM_X"],
+            a["MAX_GRID_DIM_Y"],
+            a["MAX_GRID_DIM_Z"],
+        ),
         # What one block may use with dynamic shared memory opted in (static
         # __shared__ arrays stay under the 48 KiB the IR emitters plan for).
-        max_workgroup_storage_bytes=max(a["MAX_SHARED_MEMORY_PER_BLOCK"],
-                                        a["MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"]),
+        max_workgroup_storage_bytes=max(
+            a["MAX_SHARED_MEMORY_PER_BLOCK"], a["MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"]
+        ),
         max_storage_binding_size=capacity,
         max_buffer_size=capacity,
         min_storage_offset_alignment=alignment,
         min_uniform_offset_alignment=alignment,
         max_uniform_binding_size=_PARAM_SPACE,
-        subgroups=True, subgroup_size=(warp, warp), warp_size=warp,
-        shader_f16=True, shader_f64=True,
+        subgroups=True,
+        subgroup_size=(warp, warp),
+        warp_size=warp,
+        shader_f16=True,
+        shader_f64=True,
         cooperative_matrix=info.compute_capability >= (7, 0),
         timestamp_query=True,
         multiprocessor_count=a["MULTIPROCESSOR_COUNT"],
         l2_cache_bytes=a["L2_CACHE_SIZE"],
-        total_memory_bytes=info.total_memory)
+        total_memory_bytes=info.total_memory,
+    )
 
 
 class CudaComputeContext(SlabContext):
@@ -145,29 +158,41 @@ class CudaComputeContext(SlabContext):
     backend_name = "cuda"
     target = "cuda"
 
-    def __init__(self, capacity_bytes: int = 256 << 20, device: int = 0, *,
-                 alignment: int = 256, staging_chunk_bytes: int = 16 << 20,
-                 staging_buffers: int = 4, staging_threads: int | None = None,
-                 launch_path: str = "graph") -> None:
+    def __init__(
+        self,
+        capacity_bytes: int = 256 << 20,
+        device: int = 0,
+        *,
+        alignment: int = 256,
+        staging_chunk_bytes: int = 16 << 20,
+        staging_buffers: int = 4,
+        staging_threads: int | None = None,
+        launch_path: str = "graph",
+    ) -> None:
         capacity_bytes = self._checked_capacity(capacity_bytes)
         device = _checks.integer(device, "device (an ordinal)", minimum=0)
         staging_chunk_bytes = _checks.integer(staging_chunk_bytes, "staging_chunk_bytes")
         staging_buffers = _checks.integer(staging_buffers, "staging_buffers")
         if staging_chunk_bytes < 4096 or staging_buffers < 2:
-            raise InvalidArgument(f"staging needs at least 2 buffers of at least 4096 bytes, "
-                                  f"got staging_buffers={staging_buffers!r} of "
-                                  f"staging_chunk_bytes={staging_chunk_bytes!r}")
+            raise InvalidArgument(
+                f"staging needs at least 2 buffers of at least 4096 bytes, "
+                f"got staging_buffers={staging_buffers!r} of "
+                f"staging_chunk_bytes={staging_chunk_bytes!r}"
+            )
         if staging_threads is not None:
             staging_threads = _checks.integer(staging_threads, "staging_threads", minimum=1)
         if not isinstance(launch_path, str) or launch_path not in _LAUNCH_PATHS:
-            raise InvalidArgument(f"launch_path must be one of {_LAUNCH_PATHS}, "
-                                  f"got {launch_path!r}")
+            raise InvalidArgument(
+                f"launch_path must be one of {_LAUNCH_PATHS}, got {launch_path!r}"
+            )
         super().__init__(SlabAllocator(capacity_bytes, alignment, MemoryTopology.unified()))
         self._info = device_info(device)
         capacity = self._allocator.capacity
         if capacity > self._info.total_memory:
-            raise AllocationError(f"cannot allocate a device slab of {capacity} bytes on "
-                                  f"{self._info.name}: it has {self._info.total_memory} in all")
+            raise AllocationError(
+                f"cannot allocate a device slab of {capacity} bytes on "
+                f"{self._info.name}: it has {self._info.total_memory} in all"
+            )
         res = self._res = Resources(device)
         self._finalizer = weakref.finalize(self, res.release)
         try:
@@ -182,14 +207,17 @@ class CudaComputeContext(SlabContext):
                         "a pinned array (pinned_empty) or a context not closed yet; CUDA "
                         "gives this process a clean context only once all of them are "
                         "released, so close them, or work in a new process (the oracle's "
-                        "default worker isolation does)") from None
+                        "default worker isolation does)"
+                    ) from None
             except AllocationError as exc:
-                raise AllocationError(f"cannot allocate a device slab of {capacity} bytes on "
-                                      f"{self._info.name}: {exc}") from None
+                raise AllocationError(
+                    f"cannot allocate a device slab of {capacity} bytes on {self._info.name}: {exc}"
+                ) from None
             res.stream_compute = res.stream()
-            res.staging = Staging(device, min(staging_chunk_bytes, capacity), staging_buffers,
-                                  staging_threads)
-            self._write_done = res.event()   # after the last compute-stream upload
+            res.staging = Staging(
+                device, min(staging_chunk_bytes, capacity), staging_buffers, staging_threads
+            )
+            self._write_done = res.event()  # after the last compute-stream upload
             self._adapter = _identity(self._info)
         except BaseException:
             self._finalizer()
@@ -198,16 +226,16 @@ class CudaComputeContext(SlabContext):
         self._prefetch = None
         self._prefetch_done = None
         self._prefetch_unjoined = False  # the compute stream has not waited for it yet
-        self._prefetch_busy = False      # the host has not seen it complete yet
+        self._prefetch_busy = False  # the host has not seen it complete yet
         self._spare_events: list = []
-        self._timing_events: list = []   # one per sample boundary of a chunk, reused
+        self._timing_events: list = []  # one per sample boundary of a chunk, reused
         self._launch_path = launch_path
         self._timed = SampleGraphs(res)  # timed launches, with their samples' graphs
-        self.sample_graph_replays = 0    # timed-sample graphs replayed (tests, benchmarks)
-        self._dirty = False              # compute-stream work since the host last waited
+        self.sample_graph_replays = 0  # timed-sample graphs replayed (tests, benchmarks)
+        self._dirty = False  # compute-stream work since the host last waited
         self._capture: Capture | None = None
         self._uniforms: dict[int, tuple[BufferView, bytearray]] = {}
-        self.module_loads = 0            # cuModuleLoadData calls, for tests and benchmarks
+        self.module_loads = 0  # cuModuleLoadData calls, for tests and benchmarks
         self._shared_allowed: dict[int, int] = {}  # function -> dynamic shared bytes opted in
         self._declare_measured_semantics()
 
@@ -227,7 +255,7 @@ class CudaComputeContext(SlabContext):
 
     # -- energy (NVML) ---------------------------------------------------------------
     def energy_support(self) -> str:
-        """"" when this context can read its GPU's energy (``energy_counter``), else why not."""
+        """ "" when this context can read its GPU's energy (``energy_counter``), else why not."""
         return energy_support()
 
     def energy_counter(self) -> float:
@@ -267,8 +295,11 @@ class CudaComputeContext(SlabContext):
         """How pageable host memory is staged: chunk bytes, pinned buffers, copy threads."""
         staging = self._res.staging
         assert staging is not None  # made when the context opened
-        return {"chunk_bytes": staging.chunk, "buffers": staging.count,
-                "threads": staging.copier.threads}
+        return {
+            "chunk_bytes": staging.chunk,
+            "buffers": staging.count,
+            "threads": staging.copier.threads,
+        }
 
     @property
     def module_cache(self):
@@ -357,6 +388,7 @@ class CudaComputeContext(SlabContext):
                 return False
             check(result, "cuEventQuery")
             return True
+
         poll_until(done, self._wait_bound, what)
 
     def _refuse_during_capture(self, what: str) -> None:
@@ -364,12 +396,14 @@ class CudaComputeContext(SlabContext):
             raise InvalidArgument(
                 f"{what} is not possible during a graph capture (it copies or waits, which "
                 "a capture cannot hold); only dispatch() is captured. Call "
-                "end_graph_capture() first")
+                "end_graph_capture() first"
+            )
 
     # -- bytes ---------------------------------------------------------------------
     @_api
-    def allocate_and_write(self, data, binding: int, group: int = 0,
-                           usage: BindingUsage = BindingUsage.STORAGE_READ) -> BufferView:
+    def allocate_and_write(
+        self, data, binding: int, group: int = 0, usage: BindingUsage = BindingUsage.STORAGE_READ
+    ) -> BufferView:
         self._refuse_during_capture("allocate_and_write")  # before the allocation is made
         return super().allocate_and_write(data, binding, group, usage)
 
@@ -442,7 +476,7 @@ class CudaComputeContext(SlabContext):
                 return
             entry = (view, bytearray(view.length_bytes))
             self._uniforms[view.position] = entry
-        entry[1][:data.nbytes] = data
+        entry[1][: data.nbytes] = data
 
     def _uniform_bytes(self, view: BufferView) -> bytearray:
         entry = self._uniforms.get(view.position)
@@ -483,15 +517,23 @@ class CudaComputeContext(SlabContext):
             try:
                 module = call(driver.cuModuleLoadData, image)
             except CompileError as exc:
-                raise CompileError(f"kernel {kernel.id}: {exc}", source=source or "",
-                                   target="cuda", options=(f"--gpu-architecture={arch}",
-                                                           *options), log=str(exc)) from None
+                raise CompileError(
+                    f"kernel {kernel.id}: {exc}",
+                    source=source or "",
+                    target="cuda",
+                    options=(f"--gpu-architecture={arch}", *options),
+                    log=str(exc),
+                ) from None
             res.modules.append(module)
             self.module_loads += 1
-            functions = tuple(call(driver.cuModuleGetFunction, module,
-                                   symbols[step.entry_point].encode()) for step in launch.steps)
-            sizes = tuple(_check_parameters(kernel, function, step, source or "")
-                          for step, function in zip(launch.steps, functions))
+            functions = tuple(
+                call(driver.cuModuleGetFunction, module, symbols[step.entry_point].encode())
+                for step in launch.steps
+            )
+            sizes = tuple(
+                _check_parameters(kernel, function, step, source or "")
+                for step, function in zip(launch.steps, functions)
+            )
         return LoadedKernel(functions, module, kernel, f"{output} {arch}", sizes)
 
     def _target(self) -> tuple[str, str]:
@@ -504,8 +546,10 @@ class CudaComputeContext(SlabContext):
             return f"sm_{number}", "cubin"
         below = [a for a in supported if a <= number]
         if not below:
-            raise UnsupportedFeature(f"NVRTC {nvrtc_version()} cannot target {self._info.arch} "
-                                     f"({self._info.name}) or any architecture below it")
+            raise UnsupportedFeature(
+                f"NVRTC {nvrtc_version()} cannot target {self._info.arch} "
+                f"({self._info.name}) or any architecture below it"
+            )
         return f"compute_{max(below)}", "ptx"
 
     @contextlib.contextmanager
@@ -520,8 +564,9 @@ class CudaComputeContext(SlabContext):
         finally:
             call(driver.cuThreadExchangeStreamCaptureMode, mode)
 
-    def _arguments(self, launch: Launch, step: Step,
-                   sizes: tuple[int, ...] = ()) -> tuple[int, bytes, tuple]:
+    def _arguments(
+        self, launch: Launch, step: Step, sizes: tuple[int, ...] = ()
+    ) -> tuple[int, bytes, tuple]:
         """The ``void**`` arguments of one launch, packed once: in the order the kernel
         function declares them, a buffer as its device pointer, a uniform field as the
         scalar it holds, the uniform block as its C struct, by value. Returns its
@@ -538,16 +583,16 @@ class CudaComputeContext(SlabContext):
             raw = self._uniform_bytes(launch.views[index])
             if kind == "field":
                 offset, size = _field_slot(spec, key)
-                raw = raw[offset:offset + size]
+                raw = raw[offset : offset + size]
             want = sizes[len(holders)] if len(sizes) > len(holders) else len(raw)
             padded = bytes(raw[:want]).ljust(want, b"\0")  # a struct __align__(16) is padded
             holders.append((ctypes.c_char * len(padded)).from_buffer_copy(padded))
-        pointers = (ctypes.c_void_p * max(1, len(holders)))(
-            *[ctypes.addressof(h) for h in holders])
+        pointers = (ctypes.c_void_p * max(1, len(holders)))(*[ctypes.addressof(h) for h in holders])
         return ctypes.addressof(pointers), b"".join(map(bytes, holders)), (pointers, holders)
 
-    def _launch_arguments(self, compiled: LoadedKernel,
-                          launch: Launch) -> tuple[list[tuple], tuple, tuple]:
+    def _launch_arguments(
+        self, compiled: LoadedKernel, launch: Launch
+    ) -> tuple[list[tuple], tuple, tuple]:
         """``cuLaunchKernel``'s arguments for each launch, packed once; the run's
         identity (functions, argument bytes, grids, blocks, shared memory, stream:
         everything a graph of it holds); and what must stay alive while it runs."""
@@ -558,13 +603,24 @@ class CudaComputeContext(SlabContext):
         sizes = compiled.param_sizes or ((),) * len(compiled.functions)
         for step, function, param_sizes in zip(launch.steps, compiled.functions, sizes):
             if 0 in step.workgroups:
-                raise InvalidArgument(f"kernel {launch.kernel.id} at size {launch.size} "
-                                      f"dispatches no workgroups ({step.workgroups}) for "
-                                      f"{step.entry_point}")
+                raise InvalidArgument(
+                    f"kernel {launch.kernel.id} at size {launch.size} "
+                    f"dispatches no workgroups ({step.workgroups}) for "
+                    f"{step.entry_point}"
+                )
             self._allow_shared(function, step)
             params, data, held = self._arguments(launch, step, param_sizes)
-            calls.append((function, *step.workgroups, *step.block, step.shared_bytes,
-                          res.stream_compute, params, 0))
+            calls.append(
+                (
+                    function,
+                    *step.workgroups,
+                    *step.block,
+                    step.shared_bytes,
+                    res.stream_compute,
+                    params,
+                    0,
+                )
+            )
             identity.append((int(function), data, step.workgroups, step.block, step.shared_bytes))
             keep.append(held)
         return calls, (tuple(identity), int(res.stream_compute)), tuple(keep)
@@ -572,12 +628,17 @@ class CudaComputeContext(SlabContext):
     def _allow_shared(self, function, step: Step) -> None:
         """Opt a function in to more than 48 KiB of dynamic shared memory (the driver
         refuses such a launch otherwise), once per function and size."""
-        if step.shared_bytes <= _STATIC_SHARED or self._shared_allowed.get(
-                int(function), 0) >= step.shared_bytes:
+        if (
+            step.shared_bytes <= _STATIC_SHARED
+            or self._shared_allowed.get(int(function), 0) >= step.shared_bytes
+        ):
             return
-        call(driver.cuFuncSetAttribute, function,
-             driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-             step.shared_bytes)
+        call(
+            driver.cuFuncSetAttribute,
+            function,
+            driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            step.shared_bytes,
+        )
         self._shared_allowed[int(function)] = step.shared_bytes
 
     @property
@@ -593,8 +654,9 @@ class CudaComputeContext(SlabContext):
         ``"direct"``: always one launch and one record per sample."""
         return self._launch_path
 
-    def _launch(self, compiled: LoadedKernel, launch: Launch, warmups: int,
-                samples: int) -> list[int]:
+    def _launch(
+        self, compiled: LoadedKernel, launch: Launch, warmups: int, samples: int
+    ) -> list[int]:
         """Warm-ups as plain launches, then the samples in chunks of at most
         ``_GRAPH_SAMPLES``. Every sample is one launch between two events."""
         self._refuse_during_capture("run_kernel (it waits to time its samples)")
@@ -610,8 +672,9 @@ class CudaComputeContext(SlabContext):
         self._all_complete()
         return times
 
-    def _timed_chunk(self, args: list, key: tuple, views: tuple, count: int,
-                     what: str) -> list[int]:
+    def _timed_chunk(
+        self, args: list, key: tuple, views: tuple, count: int, what: str
+    ) -> list[int]:
         """``count`` samples, directly or by replaying their graph (docs/PERFORMANCE.md P5:
         a replay is one host call where direct samples are two each); then their times."""
         events = self._events_for(count + 1)
@@ -628,23 +691,25 @@ class CudaComputeContext(SlabContext):
         on the direct path, and the first time a launch is timed (``SampleGraphs``)."""
         if self._launch_path != "graph":
             return None
-        return self._timed.executable(key, views, lambda record: self._enqueue_samples(
-            args, self._timing_events, count, what, record))
+        return self._timed.executable(
+            key,
+            views,
+            lambda record: self._enqueue_samples(args, self._timing_events, count, what, record),
+        )
 
-    def _enqueue_samples(self, calls: list, events: list, count: int, what: str,
-                         record) -> None:
+    def _enqueue_samples(self, calls: list, events: list, count: int, what: str, record) -> None:
         """Record event 0, then per sample the kernel's launches and one ``record`` of
         the next event: sample i is the time between events i and i + 1."""
         launch, stream = driver.cuLaunchKernel, self._res.stream_compute
-        err, = record(events[0], stream)
+        (err,) = record(events[0], stream)
         if err:
             raise error_for(err, "cuEventRecord")
-        for event in events[1:count + 1]:
+        for event in events[1 : count + 1]:
             for args in calls:
-                err, = launch(*args)
+                (err,) = launch(*args)
                 if err:
                     raise error_for(err, what)
-            err, = record(event, stream)
+            (err,) = record(event, stream)
             if err:
                 raise error_for(err, "cuEventRecord")
 
@@ -653,7 +718,7 @@ class CudaComputeContext(SlabContext):
         launch = driver.cuLaunchKernel
         for _ in range(count):
             for args in calls:
-                err, = launch(*args)
+                (err,) = launch(*args)
                 if err:
                     raise error_for(err, what)
 
@@ -663,7 +728,7 @@ class CudaComputeContext(SlabContext):
         us; no sample is reported shorter than 1 ns). The last read waited for the run."""
         elapsed, query = driver.cuEventElapsedTime, driver.cuEventQuery
         times = []
-        for start, end in zip(events, events[1:count + 1]):
+        for start, end in zip(events, events[1 : count + 1]):
             # Ask whether the sample is done before reading its time: reading an event
             # that has not completed is an API error compute-sanitizer counts.
             result = query(end)
@@ -709,8 +774,9 @@ class CudaComputeContext(SlabContext):
     def end_graph_capture(self) -> CapturedCudaGraph:
         """Finish the capture, instantiate and upload the graph."""
         if self._capture is None:
-            raise InvalidArgument("no graph capture is in progress; call "
-                                  "begin_graph_capture() first")
+            raise InvalidArgument(
+                "no graph capture is in progress; call begin_graph_capture() first"
+            )
         capture, self._capture = self._capture, None
         self._res.primary.make_current()
         captured = CapturedCudaGraph(self, self._res.end_capture(), capture)
@@ -733,7 +799,8 @@ class CudaComputeContext(SlabContext):
             except AllocationError as exc:
                 raise AllocationError(
                     f"the graph uses a view released since its capture, "
-                    f"so replaying it would overwrite reused memory: {exc}") from None
+                    f"so replaying it would overwrite reused memory: {exc}"
+                ) from None
         self._res.primary.make_current()
         self._join_prefetch()
         call(driver.cuGraphLaunch, graph._exec, graph._stream)
@@ -761,8 +828,10 @@ class CudaComputeContext(SlabContext):
 
 
 def _describe_launch(launch: Launch) -> str:
-    return ", ".join(f"cuLaunchKernel({launch.kernel.id}:{s.entry_point}, grid={s.workgroups}, "
-                     f"block={s.block})" for s in launch.steps)
+    return ", ".join(
+        f"cuLaunchKernel({launch.kernel.id}:{s.entry_point}, grid={s.workgroups}, block={s.block})"
+        for s in launch.steps
+    )
 
 
 def _field_slot(spec, name: str) -> tuple[int, int]:
@@ -788,12 +857,18 @@ def _check_parameters(kernel: KernelSpec, function, step: Step, source: str) -> 
         return ()
     count = int(result[1])
     passed = [_argument_text(kernel, kind, key) for kind, key in step.arguments]
-    hint = ("name the buffers and uniform fields as the function's parameters, or give "
-            "the order with arguments=(...)")
+    hint = (
+        "name the buffers and uniform fields as the function's parameters, or give "
+        "the order with arguments=(...)"
+    )
     if count != len(step.arguments):
-        raise CompileError(f"kernel {kernel.id}: CUDA entry point {step.entry_point} takes "
-                           f"{count} parameters, but its launch passes {len(step.arguments)} "
-                           f"({', '.join(passed)}); {hint}", source=source, target="cuda")
+        raise CompileError(
+            f"kernel {kernel.id}: CUDA entry point {step.entry_point} takes "
+            f"{count} parameters, but its launch passes {len(step.arguments)} "
+            f"({', '.join(passed)}); {hint}",
+            source=source,
+            target="cuda",
+        )
     sizes = []
     for index, (kind, key) in enumerate(step.arguments):
         result = driver.cuFuncGetParamInfo(function, index)
@@ -809,14 +884,17 @@ def _check_parameters(kernel: KernelSpec, function, step: Step, source: str) -> 
             uniform = kernel.uniform
             assert uniform is not None  # the argument is the kernel's uniform block
             need = layout.target_dtype(uniform.fields, "c").itemsize
-            ok = size >= need and any(size == -(-need // a) * a for a in (1, 2, 4, 8, 16, 32,
-                                                                          64, 128, 256))
+            ok = size >= need and any(
+                size == -(-need // a) * a for a in (1, 2, 4, 8, 16, 32, 64, 128, 256)
+            )
             want = f"{need} (or that rounded up to its alignment)"
         if not ok:
             raise CompileError(
                 f"kernel {kernel.id}: parameter {index} of {step.entry_point} is {size} bytes, "
                 f"but the launch passes {passed[index]} of {want} bytes; {hint}",
-                source=source, target="cuda")
+                source=source,
+                target="cuda",
+            )
         sizes.append(size)
     return tuple(sizes)
 

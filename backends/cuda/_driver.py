@@ -25,36 +25,73 @@ from forge.errors import (
 try:
     from cuda.bindings import driver
 except ImportError as exc:  # the package __init__ checks first; this is a backstop
-    raise GpuUnavailable(f"cuda-python is not installed ({exc}); "
-                         "pip install cuda-bindings") from exc
+    raise GpuUnavailable(
+        f"cuda-python is not installed ({exc}); pip install cuda-bindings"
+    ) from exc
 
-__all__ = ["check", "call", "error_for", "init_driver", "probe_device", "PrimaryContext",
-           "DeviceInfo", "device_info", "driver"]
+__all__ = [
+    "check",
+    "call",
+    "error_for",
+    "init_driver",
+    "probe_device",
+    "PrimaryContext",
+    "DeviceInfo",
+    "device_info",
+    "driver",
+]
 
 # Errors after which the context is unusable (CUDA calls them sticky): every later call
 # in the context fails the same way until the context is destroyed.
-_LOST = frozenset({
-    "CUDA_ERROR_ILLEGAL_ADDRESS", "CUDA_ERROR_LAUNCH_FAILED", "CUDA_ERROR_ILLEGAL_INSTRUCTION",
-    "CUDA_ERROR_MISALIGNED_ADDRESS", "CUDA_ERROR_INVALID_ADDRESS_SPACE", "CUDA_ERROR_INVALID_PC",
-    "CUDA_ERROR_HARDWARE_STACK_ERROR", "CUDA_ERROR_ASSERT", "CUDA_ERROR_LAUNCH_TIMEOUT",
-    "CUDA_ERROR_ECC_UNCORRECTABLE", "CUDA_ERROR_NVLINK_UNCORRECTABLE",
-    "CUDA_ERROR_CONTEXT_IS_DESTROYED", "CUDA_ERROR_DEVICE_UNAVAILABLE", "CUDA_ERROR_CONTAINED",
-    "CUDA_ERROR_TENSOR_MEMORY_LEAK", "CUDA_ERROR_DEINITIALIZED", "CUDA_ERROR_EXTERNAL_DEVICE",
-})
+_LOST = frozenset(
+    {
+        "CUDA_ERROR_ILLEGAL_ADDRESS",
+        "CUDA_ERROR_LAUNCH_FAILED",
+        "CUDA_ERROR_ILLEGAL_INSTRUCTION",
+        "CUDA_ERROR_MISALIGNED_ADDRESS",
+        "CUDA_ERROR_INVALID_ADDRESS_SPACE",
+        "CUDA_ERROR_INVALID_PC",
+        "CUDA_ERROR_HARDWARE_STACK_ERROR",
+        "CUDA_ERROR_ASSERT",
+        "CUDA_ERROR_LAUNCH_TIMEOUT",
+        "CUDA_ERROR_ECC_UNCORRECTABLE",
+        "CUDA_ERROR_NVLINK_UNCORRECTABLE",
+        "CUDA_ERROR_CONTEXT_IS_DESTROYED",
+        "CUDA_ERROR_DEVICE_UNAVAILABLE",
+        "CUDA_ERROR_CONTAINED",
+        "CUDA_ERROR_TENSOR_MEMORY_LEAK",
+        "CUDA_ERROR_DEINITIALIZED",
+        "CUDA_ERROR_EXTERNAL_DEVICE",
+    }
+)
 _OUT_OF_MEMORY = frozenset({"CUDA_ERROR_OUT_OF_MEMORY", "NVRTC_ERROR_OUT_OF_MEMORY"})
-_UNAVAILABLE = frozenset({
-    "CUDA_ERROR_NO_DEVICE", "CUDA_ERROR_NOT_INITIALIZED",
-    "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH", "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
-    "CUDA_ERROR_DEVICE_NOT_LICENSED", "CUDA_ERROR_INVALID_DEVICE", "CUDA_ERROR_STUB_LIBRARY",
-    "CUDA_ERROR_SYSTEM_NOT_READY", "CUDA_ERROR_OPERATING_SYSTEM",
-})
+_UNAVAILABLE = frozenset(
+    {
+        "CUDA_ERROR_NO_DEVICE",
+        "CUDA_ERROR_NOT_INITIALIZED",
+        "CUDA_ERROR_SYSTEM_DRIVER_MISMATCH",
+        "CUDA_ERROR_COMPAT_NOT_SUPPORTED_ON_DEVICE",
+        "CUDA_ERROR_DEVICE_NOT_LICENSED",
+        "CUDA_ERROR_INVALID_DEVICE",
+        "CUDA_ERROR_STUB_LIBRARY",
+        "CUDA_ERROR_SYSTEM_NOT_READY",
+        "CUDA_ERROR_OPERATING_SYSTEM",
+    }
+)
 # The driver refused the module image: a compile problem as far as a kernel author cares.
-_IMAGE = frozenset({
-    "CUDA_ERROR_INVALID_IMAGE", "CUDA_ERROR_INVALID_PTX", "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
-    "CUDA_ERROR_NO_BINARY_FOR_GPU", "CUDA_ERROR_JIT_COMPILER_NOT_FOUND",
-    "CUDA_ERROR_JIT_COMPILATION_DISABLED", "CUDA_ERROR_SHARED_OBJECT_INIT_FAILED",
-    "CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND", "CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC",
-})
+_IMAGE = frozenset(
+    {
+        "CUDA_ERROR_INVALID_IMAGE",
+        "CUDA_ERROR_INVALID_PTX",
+        "CUDA_ERROR_UNSUPPORTED_PTX_VERSION",
+        "CUDA_ERROR_NO_BINARY_FOR_GPU",
+        "CUDA_ERROR_JIT_COMPILER_NOT_FOUND",
+        "CUDA_ERROR_JIT_COMPILATION_DISABLED",
+        "CUDA_ERROR_SHARED_OBJECT_INIT_FAILED",
+        "CUDA_ERROR_SHARED_OBJECT_SYMBOL_NOT_FOUND",
+        "CUDA_ERROR_UNSUPPORTED_DEVSIDE_SYNC",
+    }
+)
 _UNSUPPORTED = frozenset({"CUDA_ERROR_NOT_SUPPORTED", "CUDA_ERROR_NOT_PERMITTED"})
 
 
@@ -82,8 +119,7 @@ def error_for(err, what: str = ""):
     if name in _UNAVAILABLE:
         return GpuUnavailable(message)
     if name in _IMAGE:
-        return CompileError(message + "; the driver cannot load this module image",
-                            target="cuda")
+        return CompileError(message + "; the driver cannot load this module image", target="cuda")
     if name.startswith("NVRTC_"):
         return CompileError(message, target="cuda")
     if name in _UNSUPPORTED:
@@ -112,14 +148,19 @@ def init_driver() -> None:
     try:
         result = driver.cuInit(0)
     except (RuntimeError, OSError) as exc:  # cuda.pathfinder's DynamicLibNotFoundError
-        raise GpuUnavailable(f"the NVIDIA driver library (libcuda.so) was not found, so "
-                             f"there is no CUDA device here: {exc}") from exc
+        raise GpuUnavailable(
+            f"the NVIDIA driver library (libcuda.so) was not found, so "
+            f"there is no CUDA device here: {exc}"
+        ) from exc
     check(result, "cuInit")
 
 
 def _attribute(device, name: str) -> int:
-    return call(driver.cuDeviceGetAttribute,
-                getattr(driver.CUdevice_attribute, "CU_DEVICE_ATTRIBUTE_" + name), device)
+    return call(
+        driver.cuDeviceGetAttribute,
+        getattr(driver.CUdevice_attribute, "CU_DEVICE_ATTRIBUTE_" + name),
+        device,
+    )
 
 
 @dataclass(frozen=True)
@@ -143,11 +184,24 @@ class DeviceInfo:
 
 
 _ATTRIBUTES = (
-    "MAX_THREADS_PER_BLOCK", "MAX_BLOCK_DIM_X", "MAX_BLOCK_DIM_Y", "MAX_BLOCK_DIM_Z",
-    "MAX_GRID_DIM_X", "MAX_GRID_DIM_Y", "MAX_GRID_DIM_Z", "MAX_SHARED_MEMORY_PER_BLOCK",
+    "MAX_THREADS_PER_BLOCK",
+    "MAX_BLOCK_DIM_X",
+    "MAX_BLOCK_DIM_Y",
+    "MAX_BLOCK_DIM_Z",
+    "MAX_GRID_DIM_X",
+    "MAX_GRID_DIM_Y",
+    "MAX_GRID_DIM_Z",
+    "MAX_SHARED_MEMORY_PER_BLOCK",
     "MAX_SHARED_MEMORY_PER_BLOCK_OPTIN",
-    "WARP_SIZE", "MULTIPROCESSOR_COUNT", "L2_CACHE_SIZE", "PCI_BUS_ID", "PCI_DEVICE_ID",
-    "PCI_DOMAIN_ID", "INTEGRATED", "ASYNC_ENGINE_COUNT", "COMPUTE_CAPABILITY_MAJOR",
+    "WARP_SIZE",
+    "MULTIPROCESSOR_COUNT",
+    "L2_CACHE_SIZE",
+    "PCI_BUS_ID",
+    "PCI_DEVICE_ID",
+    "PCI_DOMAIN_ID",
+    "INTEGRATED",
+    "ASYNC_ENGINE_COUNT",
+    "COMPUTE_CAPABILITY_MAJOR",
     "COMPUTE_CAPABILITY_MINOR",
 )
 
@@ -160,8 +214,9 @@ def device_info(ordinal: int = 0) -> DeviceInfo:
     if count == 0:
         raise GpuUnavailable("the NVIDIA driver is loaded but reports no CUDA device")
     if not 0 <= ordinal < count:
-        raise GpuUnavailable(f"no CUDA device {ordinal}: the driver reports {count} "
-                             f"(ordinals 0..{count - 1})")
+        raise GpuUnavailable(
+            f"no CUDA device {ordinal}: the driver reports {count} (ordinals 0..{count - 1})"
+        )
     device = call(driver.cuDeviceGet, ordinal)
     name = call(driver.cuDeviceGetName, 256, device)
     attributes = {a: _attribute(device, a) for a in _ATTRIBUTES}
@@ -174,8 +229,10 @@ def device_info(ordinal: int = 0) -> DeviceInfo:
     return DeviceInfo(
         ordinal=ordinal,
         name=_text(name),
-        compute_capability=(attributes["COMPUTE_CAPABILITY_MAJOR"],
-                            attributes["COMPUTE_CAPABILITY_MINOR"]),
+        compute_capability=(
+            attributes["COMPUTE_CAPABILITY_MAJOR"],
+            attributes["COMPUTE_CAPABILITY_MINOR"],
+        ),
         driver_version=(version // 1000, version % 1000 // 10),
         total_memory=int(call(driver.cuDeviceTotalMem, device)),
         attributes=attributes,
@@ -226,8 +283,9 @@ def probe_device(ordinal: int = 0) -> tuple[bool, str]:
     except (GpuUnavailable, GpuValidation, DeviceLost, CompileError) as exc:
         return False, str(exc)
     major, minor = info.driver_version
-    return True, (f"{info.name} ({info.arch}), CUDA driver {major}.{minor}, "
-                  f"NVRTC {nvrtc[0]}.{nvrtc[1]}")
+    return True, (
+        f"{info.name} ({info.arch}), CUDA driver {major}.{minor}, NVRTC {nvrtc[0]}.{nvrtc[1]}"
+    )
 
 
 @functools.cache

@@ -20,7 +20,7 @@ _INSTALL = "pip install 'kernel-forge[cuda]' (or pip install nvidia-ml-py)"
 
 
 def energy_support() -> str:
-    """"" when NVML can be asked, else why not and how to install it."""
+    """ "" when NVML can be asked, else why not and how to install it."""
     if importlib.util.find_spec("pynvml") is None:
         return f"energy is read through NVML, and nvidia-ml-py is not installed: {_INSTALL}"
     return ""
@@ -50,5 +50,6 @@ class EnergyCounter:
                 self._handle = pynvml.nvmlDeviceGetHandleByPciBusId(self.pci_bus_id)
             return float(pynvml.nvmlDeviceGetTotalEnergyConsumption(self._handle))
         except pynvml.NVMLError as exc:
-            raise UnsupportedFeature(f"NVML cannot read the energy of the GPU at "
-                                     f"{self.pci_bus_id}: {exc}") from None
+            raise UnsupportedFeature(
+                f"NVML cannot read the energy of the GPU at {self.pci_bus_id}: {exc}"
+            ) from None

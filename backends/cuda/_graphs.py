@@ -27,7 +27,7 @@ __all__ = ["CapturedCudaGraph", "Capture", "SampleGraphs", "record_node"]
 # Records an event record node when captured (a plain record in a capture only orders
 # streams, and its event can be neither waited for nor timed).
 _EXTERNAL = driver.CUevent_record_flags.CU_EVENT_RECORD_EXTERNAL
-_TIMED_CACHE = 8          # timed launches remembered, each with its graph once it repeats
+_TIMED_CACHE = 8  # timed launches remembered, each with its graph once it repeats
 # (CudaComputeContext.launch_path's docstring quotes this number)
 
 
@@ -98,7 +98,7 @@ class SampleGraphs:
     def __init__(self, res: Resources) -> None:
         self._res = res
         self._timed: collections.OrderedDict[tuple, _TimedLaunch] = collections.OrderedDict()
-        self.captures = 0   # sample graphs built (for tests and benchmarks)
+        self.captures = 0  # sample graphs built (for tests and benchmarks)
 
     def __len__(self) -> int:
         return len(self._timed)

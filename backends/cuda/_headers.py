@@ -26,8 +26,15 @@ import re
 import sys
 from pathlib import Path
 
-__all__ = ["header_directories", "STD_HEADERS", "std_headers", "header_digest",
-           "wheel_versions", "HEADER_WHEELS", "INSTALL_HINT"]
+__all__ = [
+    "header_directories",
+    "STD_HEADERS",
+    "std_headers",
+    "header_digest",
+    "wheel_versions",
+    "HEADER_WHEELS",
+    "INSTALL_HINT",
+]
 
 #: NVIDIA's wheels that carry the headers (the ``cuda`` extra installs them).
 HEADER_WHEELS = ("nvidia-cuda-runtime", "nvidia-cuda-crt", "nvidia-cuda-cccl")
@@ -35,14 +42,42 @@ INSTALL_HINT = "pip install 'kernel-forge[cuda]'"
 
 # C++ standard headers served by their libcu++ twin; the macro-only ones (limits,
 # floats, assert) declare no names to bring into std.
-_TWINS = ("cstdint", "cstddef", "cstdlib", "cstring", "cmath", "type_traits", "limits",
-          "utility", "tuple", "array", "bit")
+_TWINS = (
+    "cstdint",
+    "cstddef",
+    "cstdlib",
+    "cstring",
+    "cmath",
+    "type_traits",
+    "limits",
+    "utility",
+    "tuple",
+    "array",
+    "bit",
+)
 _MACRO_ONLY = ("climits", "cfloat", "cassert")
 # C headers and the C++ header they are.
-_C_HEADERS = {"stdint.h": "cstdint", "stddef.h": "cstddef", "limits.h": "climits",
-              "float.h": "cfloat", "assert.h": "cassert"}
-_GLOBAL_INTEGERS = ("int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
-                    "uint32_t", "uint64_t", "intptr_t", "uintptr_t", "intmax_t", "uintmax_t")
+_C_HEADERS = {
+    "stdint.h": "cstdint",
+    "stddef.h": "cstddef",
+    "limits.h": "climits",
+    "float.h": "cfloat",
+    "assert.h": "cassert",
+}
+_GLOBAL_INTEGERS = (
+    "int8_t",
+    "int16_t",
+    "int32_t",
+    "int64_t",
+    "uint8_t",
+    "uint16_t",
+    "uint32_t",
+    "uint64_t",
+    "intptr_t",
+    "uintptr_t",
+    "intmax_t",
+    "uintmax_t",
+)
 
 
 # The limits a C header defines, from the compiler's predefined macros where libcu++
@@ -50,18 +85,32 @@ _GLOBAL_INTEGERS = ("int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint1
 # headers and NVRTC 13.0 on the H200; not verified there since, NVIDIA's header wheels
 # define them).
 _MACRO_FALLBACKS = {
-    "cfloat": tuple((m, f"__{m}__") for m in (
-        "FLT_MAX", "FLT_MIN", "FLT_EPSILON", "FLT_MANT_DIG", "DBL_MAX", "DBL_MIN",
-        "DBL_EPSILON", "DBL_MANT_DIG")),
-    "climits": (("CHAR_BIT", "__CHAR_BIT__"), ("SCHAR_MAX", "__SCHAR_MAX__"),
-                ("SHRT_MAX", "__SHRT_MAX__"), ("INT_MAX", "__INT_MAX__"),
-                ("LONG_MAX", "__LONG_MAX__"), ("LLONG_MAX", "__LONG_LONG_MAX__")),
+    "cfloat": tuple(
+        (m, f"__{m}__")
+        for m in (
+            "FLT_MAX",
+            "FLT_MIN",
+            "FLT_EPSILON",
+            "FLT_MANT_DIG",
+            "DBL_MAX",
+            "DBL_MIN",
+            "DBL_EPSILON",
+            "DBL_MANT_DIG",
+        )
+    ),
+    "climits": (
+        ("CHAR_BIT", "__CHAR_BIT__"),
+        ("SCHAR_MAX", "__SCHAR_MAX__"),
+        ("SHRT_MAX", "__SHRT_MAX__"),
+        ("INT_MAX", "__INT_MAX__"),
+        ("LONG_MAX", "__LONG_MAX__"),
+        ("LLONG_MAX", "__LONG_LONG_MAX__"),
+    ),
 }
 
 
 def _std_header(name: str) -> str:
-    lines = ["// kernel-forge: the C++ standard header for NVRTC, from libcu++",
-             "#pragma once"]
+    lines = ["// kernel-forge: the C++ standard header for NVRTC, from libcu++", "#pragma once"]
     lines.append(f"#include <cuda/std/{name}>")
     if name == "cstddef":
         # libcu++'s fallback offsetof subtracts pointers, which is no constant expression
@@ -69,19 +118,24 @@ def _std_header(name: str) -> str:
         # left it undefined after the include (the H200): the compiler's builtin is one.
         # NVRTC 13.0 knows no __builtin_offsetof: there, the classic member-address
         # form, which its front end folds to a constant.
-        lines += ["#undef offsetof",
-                  "#if defined(__has_builtin)",
-                  "#if __has_builtin(__builtin_offsetof)",
-                  "#define offsetof(type, member) __builtin_offsetof(type, member)",
-                  "#endif",
-                  "#endif",
-                  "#ifndef offsetof",
-                  "#define offsetof(type, member) ((::cuda::std::size_t)&reinterpret_cast"
-                  "<const volatile char&>((((type*)0)->member)))",
-                  "#endif"]
+        lines += [
+            "#undef offsetof",
+            "#if defined(__has_builtin)",
+            "#if __has_builtin(__builtin_offsetof)",
+            "#define offsetof(type, member) __builtin_offsetof(type, member)",
+            "#endif",
+            "#endif",
+            "#ifndef offsetof",
+            "#define offsetof(type, member) ((::cuda::std::size_t)&reinterpret_cast"
+            "<const volatile char&>((((type*)0)->member)))",
+            "#endif",
+        ]
     for macro, builtin in _MACRO_FALLBACKS.get(name, ()):
-        lines += [f"#if !defined({macro}) && defined({builtin})",
-                  f"#define {macro} {builtin}", "#endif"]
+        lines += [
+            f"#if !defined({macro}) && defined({builtin})",
+            f"#define {macro} {builtin}",
+            "#endif",
+        ]
     if name not in _MACRO_ONLY:
         lines.append("namespace std { using namespace ::cuda::std; }")
     if name == "cstdint":
@@ -97,8 +151,10 @@ STD_HEADERS: dict[str, str] = {
 
 
 # Where NVIDIA's CUDA 13 wheels put their headers, below a site-packages folder.
-_WHEEL_LAYOUT = {"cudart": ("nvidia", "cu13", "include"),
-                 "cccl": ("nvidia", "cu13", "include", "cccl")}
+_WHEEL_LAYOUT = {
+    "cudart": ("nvidia", "cu13", "include"),
+    "cccl": ("nvidia", "cu13", "include", "cccl"),
+}
 
 
 def _wheel_directory(name: str) -> str | None:
@@ -146,21 +202,35 @@ def header_directories() -> tuple[str, ...]:
     """The directories on NVRTC's include path: CUDA's runtime headers (wheel, else a
     toolkit, else NVRTC's bundled copy) and CCCL's (wheel, else the toolkit's or the
     bundle's ``cccl``). Empty when none is installed."""
-    toolkits = [os.path.join(os.environ[env], "include") for env in ("CUDA_HOME", "CUDA_PATH")
-                if os.environ.get(env)] + ["/usr/local/cuda/include"]
+    toolkits = [
+        os.path.join(os.environ[env], "include")
+        for env in ("CUDA_HOME", "CUDA_PATH")
+        if os.environ.get(env)
+    ] + ["/usr/local/cuda/include"]
     # A runtime directory without crt/ (a torch environment's nvidia/cu13 without the
     # nvidia-cuda-crt wheel) cannot compile mma.h: one with crt/ wins over it.
-    found = [d for d in [_wheel_directory("cudart"), *toolkits]
-             if d and os.path.isfile(os.path.join(d, "cuda_fp16.h"))]
-    runtime = next((d for d in found if os.path.isfile(os.path.join(d, "crt", "mma.h"))),
-                   found[0] if found else None)
+    found = [
+        d
+        for d in [_wheel_directory("cudart"), *toolkits]
+        if d and os.path.isfile(os.path.join(d, "cuda_fp16.h"))
+    ]
+    runtime = next(
+        (d for d in found if os.path.isfile(os.path.join(d, "crt", "mma.h"))),
+        found[0] if found else None,
+    )
     if runtime is None:
         runtime = _bundled_directory()
     cccl_candidates = [_wheel_directory("cccl")] + [os.path.join(d, "cccl") for d in toolkits]
     if runtime:
         cccl_candidates.append(os.path.join(runtime, "cccl"))
-    cccl = next((d for d in cccl_candidates
-                 if d and os.path.isfile(os.path.join(d, "cuda", "std", "cstdint"))), None)
+    cccl = next(
+        (
+            d
+            for d in cccl_candidates
+            if d and os.path.isfile(os.path.join(d, "cuda", "std", "cstdint"))
+        ),
+        None,
+    )
     return tuple(d for d in (runtime, cccl) if d)
 
 
@@ -196,8 +266,7 @@ def _scan(path: str, mtime_ns: int, size: int) -> tuple[str, tuple[tuple[str, st
     return hashlib.sha256(data).hexdigest(), includes
 
 
-def _resolve(name: str, quote: str, here: str | None,
-             directories: tuple[str, ...]) -> str | None:
+def _resolve(name: str, quote: str, here: str | None, directories: tuple[str, ...]) -> str | None:
     searched = ([here] if quote == '"' and here else []) + list(directories)
     for directory in searched:
         path = os.path.join(directory, name)
@@ -206,8 +275,7 @@ def _resolve(name: str, quote: str, here: str | None,
     return None
 
 
-def header_digest(source: str, directories: tuple[str, ...],
-                  headers: dict[str, str]) -> str:
+def header_digest(source: str, directories: tuple[str, ...], headers: dict[str, str]) -> str:
     """sha256 over every header ``source`` can read, followed through their own
     ``#include`` lines: in-memory ``headers`` by text, files by content, and names that
     resolve nowhere by name. Includes are followed whatever the preprocessor
@@ -215,8 +283,10 @@ def header_digest(source: str, directories: tuple[str, ...],
     any change to a header the compile read changes the digest."""
     digest = hashlib.sha256()
     seen: set[tuple[str, str | None]] = set()
-    pending: list[tuple[str, str, str | None]] = [(q, n, None) for q, n in
-               ((q.decode(), n.decode().strip()) for q, n in _INCLUDE.findall(source.encode()))]
+    pending: list[tuple[str, str, str | None]] = [
+        (q, n, None)
+        for q, n in ((q.decode(), n.decode().strip()) for q, n in _INCLUDE.findall(source.encode()))
+    ]
     while pending:
         quote, name, here = pending.pop()
         path = None if name in headers else _resolve(name, quote, here, directories)
@@ -227,8 +297,9 @@ def header_digest(source: str, directories: tuple[str, ...],
         if name in headers:
             text = headers[name]
             digest.update(f"memory:{name}:".encode() + hashlib.sha256(text.encode()).digest())
-            pending += [(q.decode(), n.decode().strip(), None)
-                        for q, n in _INCLUDE.findall(text.encode())]
+            pending += [
+                (q.decode(), n.decode().strip(), None) for q, n in _INCLUDE.findall(text.encode())
+            ]
         elif path is None:
             digest.update(f"missing:{name};".encode())
         else:

@@ -21,13 +21,20 @@ import numpy as np
 
 from ._driver import PrimaryContext, call, check, driver
 
-__all__ = ["PinnedAllocation", "pinned_empty", "pinned_address", "Staging", "Copier",
-           "default_threads", "host_cores"]
+__all__ = [
+    "PinnedAllocation",
+    "pinned_empty",
+    "pinned_address",
+    "Staging",
+    "Copier",
+    "default_threads",
+    "host_cores",
+]
 
-_PORTABLE = 0x01             # CU_MEMHOSTALLOC_PORTABLE: pinned for every context
-_PARALLEL_MIN = 4 << 20      # below this one thread copies faster than a hand-off
-_PART_MIN = 1 << 20          # the smallest piece worth a thread
-_MAX_THREADS = 8             # past this, host memory bandwidth is the limit anyway
+_PORTABLE = 0x01  # CU_MEMHOSTALLOC_PORTABLE: pinned for every context
+_PARALLEL_MIN = 4 << 20  # below this one thread copies faster than a hand-off
+_PART_MIN = 1 << 20  # the smallest piece worth a thread
+_MAX_THREADS = 8  # past this, host memory bandwidth is the limit anyway
 _NOT_READY = driver.CUresult.CUDA_ERROR_NOT_READY
 
 # Pinned ranges handed out by ``pinned_empty``: sorted start addresses, and start -> end.
@@ -77,8 +84,11 @@ class PinnedAllocation:
         # the array's base chain ends here, so the memory outlives it
         raw._owner = self  # type: ignore[attr-defined]
         # a ctypes array is a buffer (typeshed declares it only for Python >= 3.12)
-        return np.frombuffer(raw, dtype=dtype,  # type: ignore[call-overload]
-                             count=-1 if count is None else count)
+        return np.frombuffer(
+            raw,
+            dtype=dtype,  # type: ignore[call-overload]
+            count=-1 if count is None else count,
+        )
 
     def free(self) -> None:
         self._finalizer()
@@ -148,10 +158,13 @@ class Copier:
             return []
         if self._pool is None:
             self._pool = concurrent.futures.ThreadPoolExecutor(
-                self.threads, thread_name_prefix="kforge-copy")
+                self.threads, thread_name_prefix="kforge-copy"
+            )
         step = (-(-n // parts) + 4095) // 4096 * 4096  # page-aligned pieces
-        return [self._pool.submit(np.copyto, dst[a:a + step], src[a:a + step])
-                for a in range(0, n, step)]
+        return [
+            self._pool.submit(np.copyto, dst[a : a + step], src[a : a + step])
+            for a in range(0, n, step)
+        ]
 
     def copy(self, dst: np.ndarray, src: np.ndarray) -> None:
         """``dst[:] = src``, waited for."""
@@ -222,8 +235,9 @@ class Staging:
     A buffer is made only when every existing one is busy, so small transfers keep to
     one buffer and large ones pipeline."""
 
-    def __init__(self, ordinal: int, chunk_bytes: int = 16 << 20, count: int = 4,
-                 threads: int | None = None) -> None:
+    def __init__(
+        self, ordinal: int, chunk_bytes: int = 16 << 20, count: int = 4, threads: int | None = None
+    ) -> None:
         self.ordinal = ordinal
         self.chunk = int(chunk_bytes)
         self.count = int(count)
@@ -272,7 +286,8 @@ class Staging:
                 buffer.held = True
                 filling.append((buffer, start, size, []))
                 filling[-1][3].extend(
-                    self.copier.start(buffer.bytes[:size], source[start:start + size]))
+                    self.copier.start(buffer.bytes[:size], source[start : start + size])
+                )
             while filling:
                 self._send(filling.pop(0), device_pointer, stream)
         finally:
@@ -289,8 +304,13 @@ class Staging:
         buffer, start, size, futures = item
         try:
             _finish(futures)
-            call(driver.cuMemcpyHtoDAsync, device_pointer + start, buffer.memory.pointer,
-                 size, stream)
+            call(
+                driver.cuMemcpyHtoDAsync,
+                device_pointer + start,
+                buffer.memory.pointer,
+                size,
+                stream,
+            )
             buffer.done_on(stream)
         finally:
             buffer.held = False
@@ -314,8 +334,13 @@ class Staging:
                 buffer = self._acquire()
                 buffer.held = True
                 in_flight.append((buffer, start, size))
-                call(driver.cuMemcpyDtoHAsync, buffer.memory.pointer, device_pointer + start,
-                     size, stream)
+                call(
+                    driver.cuMemcpyDtoHAsync,
+                    buffer.memory.pointer,
+                    device_pointer + start,
+                    size,
+                    stream,
+                )
                 buffer.done_on(stream)
             while in_flight:
                 self._drain(in_flight.pop(0), sink)
@@ -326,7 +351,7 @@ class Staging:
     def _drain(self, item: tuple[_Buffer, int, int], sink: np.ndarray) -> None:
         buffer, start, size = item
         buffer.wait()
-        self.copier.copy(sink[start:start + size], buffer.bytes[:size])
+        self.copier.copy(sink[start : start + size], buffer.bytes[:size])
         buffer.held = False
 
     def keep_at_exit(self) -> None:

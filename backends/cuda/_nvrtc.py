@@ -27,8 +27,16 @@ from forge.errors import CompileError, GpuUnavailable, InvalidArgument, Unsuppor
 from ._driver import check, default_arch, error_for
 from ._headers import INSTALL_HINT, header_digest, header_directories, std_headers, wheel_versions
 
-__all__ = ["compile_cuda", "compile_module", "nvrtc_version", "supported_archs", "cache_dir",
-           "CompileStats", "STATS", "OUTPUTS"]
+__all__ = [
+    "compile_cuda",
+    "compile_module",
+    "nvrtc_version",
+    "supported_archs",
+    "cache_dir",
+    "CompileStats",
+    "STATS",
+    "OUTPUTS",
+]
 
 OUTPUTS = ("cubin", "ptx")
 _MAGIC = b"KFNVRTC2"  # cache file header; bump when the file layout changes
@@ -39,8 +47,8 @@ _ARCH = re.compile(r"^(sm|compute)_(\d+)([af]?)$")
 class CompileStats:
     """Process-wide counters of the compile cache."""
 
-    compiles: int = 0     # NVRTC runs (successful or not)
-    disk_hits: int = 0    # images served from the disk cache
+    compiles: int = 0  # NVRTC runs (successful or not)
+    disk_hits: int = 0  # images served from the disk cache
     disk_writes: int = 0  # images written to the disk cache
     disk_errors: int = 0  # corrupt entries skipped and writes that failed
 
@@ -56,8 +64,9 @@ def _nvrtc():
     try:
         from cuda.bindings import nvrtc
     except ImportError as exc:
-        raise GpuUnavailable(f"cuda-python is not installed ({exc}); install the CUDA "
-                             f"extra: {INSTALL_HINT}") from exc
+        raise GpuUnavailable(
+            f"cuda-python is not installed ({exc}); install the CUDA extra: {INSTALL_HINT}"
+        ) from exc
     return nvrtc
 
 
@@ -68,8 +77,9 @@ def nvrtc_version() -> tuple[int, int]:
     try:
         result = nvrtc.nvrtcVersion()
     except (RuntimeError, OSError) as exc:  # cuda.pathfinder could not find libnvrtc
-        raise GpuUnavailable(f"the NVRTC library was not found ({exc}); install the CUDA "
-                             f"extra: {INSTALL_HINT}") from exc
+        raise GpuUnavailable(
+            f"the NVRTC library was not found ({exc}); install the CUDA extra: {INSTALL_HINT}"
+        ) from exc
     major, minor = check(result, "nvrtcVersion")
     return int(major), int(minor)
 
@@ -78,8 +88,7 @@ def nvrtc_version() -> tuple[int, int]:
 def supported_archs() -> tuple[int, ...]:
     """The architectures this NVRTC can target, as numbers (``90`` for sm_90)."""
     nvrtc_version()
-    return tuple(int(a) for a in check(_nvrtc().nvrtcGetSupportedArchs(),
-                                       "nvrtcGetSupportedArchs"))
+    return tuple(int(a) for a in check(_nvrtc().nvrtcGetSupportedArchs(), "nvrtcGetSupportedArchs"))
 
 
 def cache_dir() -> Path:
@@ -98,14 +107,17 @@ def _checked_arch(arch: str, output: str) -> str:
     if match is None:
         raise InvalidArgument(f"arch must look like 'sm_90' or 'compute_90', got {arch!r}")
     if output == "cubin" and match.group(1) != "sm":
-        raise InvalidArgument(f"a cubin needs a real architecture (sm_XX), got {arch!r}; "
-                              "use output='ptx' for a virtual one")
+        raise InvalidArgument(
+            f"a cubin needs a real architecture (sm_XX), got {arch!r}; "
+            "use output='ptx' for a virtual one"
+        )
     supported = supported_archs()
     if int(match.group(2)) not in supported:
         major, minor = nvrtc_version()
         raise UnsupportedFeature(
             f"NVRTC {major}.{minor} cannot target {arch}; it supports "
-            f"{', '.join(f'sm_{a}' for a in supported)}")
+            f"{', '.join(f'sm_{a}' for a in supported)}"
+        )
     return arch
 
 
@@ -116,21 +128,39 @@ def _include_directories(options: tuple[str, ...]) -> tuple[str, ...]:
     for option in options:
         for prefix in ("--include-path=", "-I"):
             if option.startswith(prefix) and len(option) > len(prefix):
-                found.append(option[len(prefix):])
+                found.append(option[len(prefix) :])
     return tuple(found)
 
 
-def _cache_key(source: str, entry_point: Any, arch: str, output: str,
-               options: tuple[str, ...], headers: dict[str, str]) -> str:
+def _cache_key(
+    source: str,
+    entry_point: Any,
+    arch: str,
+    output: str,
+    options: tuple[str, ...],
+    headers: dict[str, str],
+) -> str:
     """Everything the image depends on: a source without ``#include`` reads no header,
     so its key skips the (cheap, memoized) walk over the headers."""
-    included = (header_digest(source, _include_directories(options), headers)
-                if "include" in source else None)
-    text = json.dumps({"source": source, "entry": entry_point, "arch": arch, "output": output,
-                       "options": list(options), "nvrtc": list(nvrtc_version()),
-                       "format": _MAGIC.decode(), "headers": included,
-                       "header_wheels": [list(v) for v in wheel_versions()] if included else []},
-                      sort_keys=True)
+    included = (
+        header_digest(source, _include_directories(options), headers)
+        if "include" in source
+        else None
+    )
+    text = json.dumps(
+        {
+            "source": source,
+            "entry": entry_point,
+            "arch": arch,
+            "output": output,
+            "options": list(options),
+            "nvrtc": list(nvrtc_version()),
+            "format": _MAGIC.decode(),
+            "headers": included,
+            "header_wheels": [list(v) for v in wheel_versions()] if included else [],
+        },
+        sort_keys=True,
+    )
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -143,7 +173,7 @@ def _load(path: Path) -> bytes | None:
         STATS.disk_errors += 1
         return None
     end = len(_MAGIC)
-    head, digest, payload = blob[:end], blob[end:end + 32], blob[end + 32:]
+    head, digest, payload = blob[:end], blob[end : end + 32], blob[end + 32 :]
     if head != _MAGIC or hashlib.sha256(payload).digest() != digest or not payload:
         STATS.disk_errors += 1
         return None
@@ -169,8 +199,11 @@ def _log(nvrtc, program) -> str:
 
 
 def _image(nvrtc, program, output: str) -> bytes:
-    get_size, get = ((nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN) if output == "cubin"
-                     else (nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX))
+    get_size, get = (
+        (nvrtc.nvrtcGetCUBINSize, nvrtc.nvrtcGetCUBIN)
+        if output == "cubin"
+        else (nvrtc.nvrtcGetPTXSize, nvrtc.nvrtcGetPTX)
+    )
     size = check(get_size(program), get_size.__name__)
     buffer = bytearray(size)
     check(get(program, buffer), get.__name__)
@@ -188,8 +221,14 @@ def _file_name(entry_points: tuple[str, ...]) -> bytes:
     return f"{stem}.cu".encode()
 
 
-def _run_nvrtc(source: str, entry_points: tuple[str, ...], arch: str, output: str,
-               options: tuple[str, ...], headers: dict[str, str]) -> tuple[bytes, dict[str, str]]:
+def _run_nvrtc(
+    source: str,
+    entry_points: tuple[str, ...],
+    arch: str,
+    output: str,
+    options: tuple[str, ...],
+    headers: dict[str, str],
+) -> tuple[bytes, dict[str, str]]:
     """Compile, asking NVRTC for the lowered (mangled) name of each entry point: a plain
     ``extern "C"`` name lowers to itself, a C++ function or a template instantiation
     (``"softmax<float, 256>"``) to its symbol. ``headers`` are given to NVRTC in memory
@@ -197,8 +236,12 @@ def _run_nvrtc(source: str, entry_points: tuple[str, ...], arch: str, output: st
     nvrtc = _nvrtc()
     names = [name.encode() for name in headers]
     texts = [text.encode() for text in headers.values()]
-    program = check(nvrtc.nvrtcCreateProgram(source.encode(), _file_name(entry_points),
-                                             len(names), texts, names), "nvrtcCreateProgram")
+    program = check(
+        nvrtc.nvrtcCreateProgram(
+            source.encode(), _file_name(entry_points), len(names), texts, names
+        ),
+        "nvrtcCreateProgram",
+    )
     what = ", ".join(repr(e) for e in entry_points)
     try:
         for entry in entry_points:
@@ -214,7 +257,11 @@ def _run_nvrtc(source: str, entry_points: tuple[str, ...], arch: str, output: st
             raise CompileError(
                 f"NVRTC could not compile {what} for {arch} "
                 f"({result[0].name}): {_summary(log)}{_missing_headers_hint(log)}",
-                source=source, target="cuda", options=options, log=log)
+                source=source,
+                target="cuda",
+                options=options,
+                log=log,
+            )
         lowered = {}
         for entry in entry_points:
             name = check(nvrtc.nvrtcGetLoweredName(program, entry.encode()), "nvrtcGetLoweredName")
@@ -227,7 +274,11 @@ def _run_nvrtc(source: str, entry_points: tuple[str, ...], arch: str, output: st
             raise CompileError(
                 f"entry point {entry!r} ({name}) is not a kernel of the compiled {output}: it "
                 "must be a __global__ function",
-                source=source, target="cuda", options=options, log=log)
+                source=source,
+                target="cuda",
+                options=options,
+                log=log,
+            )
     return image, lowered
 
 
@@ -240,21 +291,32 @@ def _missing_headers_hint(log: str) -> str:
 
 def _has_entry(image: bytes, entry_point: str, output: str) -> bool:
     if output == "ptx":
-        return re.search(rb"\.entry\s+" + re.escape(entry_point.encode()) + rb"\s*\(",
-                         image) is not None
+        return (
+            re.search(rb"\.entry\s+" + re.escape(entry_point.encode()) + rb"\s*\(", image)
+            is not None
+        )
     return b".text." + entry_point.encode() + b"\0" in image
 
 
-def compile_cuda(source: str, entry_point: str, arch: str | None = None,
-                 output: str = "cubin", options: tuple[str, ...] = ()) -> bytes:
+def compile_cuda(
+    source: str,
+    entry_point: str,
+    arch: str | None = None,
+    output: str = "cubin",
+    options: tuple[str, ...] = (),
+) -> bytes:
     """Compile CUDA C ``source`` with NVRTC and return the image (cubin bytes, or PTX
     text with its terminating NUL); see ``compile_module``."""
     return compile_module(source, (entry_point,), arch, output, options)[0]
 
 
-def compile_module(source: str, entry_points: Sequence[str], arch: str | None = None,
-                   output: str = "cubin",
-                   options: tuple[str, ...] = ()) -> tuple[bytes, dict[str, str]]:
+def compile_module(
+    source: str,
+    entry_points: Sequence[str],
+    arch: str | None = None,
+    output: str = "cubin",
+    options: tuple[str, ...] = (),
+) -> tuple[bytes, dict[str, str]]:
     """Compile CUDA C ``source`` with NVRTC: the image (cubin bytes, or PTX text with its
     terminating NUL) and the symbol of each of ``entry_points`` (a function name, or a
     C++ name expression such as ``"ns::kernel<float, 4>"``). ``arch`` is ``"sm_XX"`` or
@@ -267,10 +329,12 @@ def compile_module(source: str, entry_points: Sequence[str], arch: str | None = 
         entry_points = (entry_points,)
     entry_points = tuple(dict.fromkeys(entry_points))
     name = re.compile(r"^[A-Za-z_][\w:]*\s*(<.*>)?$")
-    if not entry_points or not all(isinstance(e, str) and name.match(e.strip())
-                                   for e in entry_points):
-        raise InvalidArgument(f"entry points must be function names (or C++ name expressions), "
-                              f"got {entry_points!r}")
+    if not entry_points or not all(
+        isinstance(e, str) and name.match(e.strip()) for e in entry_points
+    ):
+        raise InvalidArgument(
+            f"entry points must be function names (or C++ name expressions), got {entry_points!r}"
+        )
     if output not in OUTPUTS:
         raise InvalidArgument(f"output must be one of {OUTPUTS}, got {output!r}")
     if isinstance(options, str) or not all(isinstance(o, str) for o in options):

@@ -35,7 +35,7 @@ def quietly(function, *args):
         return None
 
 
-_abandoned: list[tuple[Resources, Any]] = []   # set aside by abandon(), with their event
+_abandoned: list[tuple[Resources, Any]] = []  # set aside by abandon(), with their event
 
 
 def reap_abandoned() -> None:
@@ -47,7 +47,7 @@ def reap_abandoned() -> None:
             status = res.primary.api.cuEventQuery(done)[0]
             if getattr(status, "name", "") == "CUDA_ERROR_NOT_READY":
                 continue
-            res.events.append(done)   # destroyed with the rest
+            res.events.append(done)  # destroyed with the rest
         _abandoned.remove(item)
         res.release()
 

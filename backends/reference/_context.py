@@ -36,19 +36,31 @@ class ReferenceContext(SlabContext):
         try:
             self._memory = np.zeros(self._allocator.capacity, np.uint8)
         except (MemoryError, ValueError) as exc:  # numpy: too big for memory, or at all
-            raise AllocationError(f"cannot allocate a host slab of {self._allocator.capacity} "
-                                  f"bytes: {exc}") from None
+            raise AllocationError(
+                f"cannot allocate a host slab of {self._allocator.capacity} bytes: {exc}"
+            ) from None
         self._adapter = AdapterIdentity(
             name=f"numpy {np.__version__} on {platform.processor() or platform.machine()}",
-            vendor_id=0, device_id=0, device_type="cpu", backend="reference",
-            driver=f"numpy {np.__version__}", driver_info=f"Python {platform.python_version()}",
-            architecture=platform.machine())
+            vendor_id=0,
+            device_id=0,
+            device_type="cpu",
+            backend="reference",
+            driver=f"numpy {np.__version__}",
+            driver_info=f"Python {platform.python_version()}",
+            architecture=platform.machine(),
+        )
         self._constraints = AdapterConstraints(
-            max_workgroup_size=(1024, 1024, 64), max_invocations_per_workgroup=1024,
+            max_workgroup_size=(1024, 1024, 64),
+            max_invocations_per_workgroup=1024,
             max_workgroups_per_dimension=(_HOST_LIMIT,) * 3,
-            max_workgroup_storage_bytes=_HOST_LIMIT, max_storage_binding_size=_HOST_LIMIT,
-            max_buffer_size=_HOST_LIMIT, min_storage_offset_alignment=alignment,
-            min_uniform_offset_alignment=alignment, shader_f16=True, shader_f64=True)
+            max_workgroup_storage_bytes=_HOST_LIMIT,
+            max_storage_binding_size=_HOST_LIMIT,
+            max_buffer_size=_HOST_LIMIT,
+            min_storage_offset_alignment=alignment,
+            min_uniform_offset_alignment=alignment,
+            shader_f16=True,
+            shader_f64=True,
+        )
 
     @property
     def timing_source(self) -> str:
@@ -56,13 +68,13 @@ class ReferenceContext(SlabContext):
 
     # -- primitives ----------------------------------------------------------------
     def _bytes(self, view: BufferView) -> np.ndarray:
-        return self._memory[view.offset:view.end]
+        return self._memory[view.offset : view.end]
 
     def _write(self, view: BufferView, data: memoryview) -> None:
-        self._bytes(view)[:data.nbytes] = np.frombuffer(data, np.uint8)
+        self._bytes(view)[: data.nbytes] = np.frombuffer(data, np.uint8)
 
     def _read_into(self, view: BufferView, out: memoryview) -> None:
-        np.frombuffer(out, np.uint8)[:] = self._bytes(view)[:out.nbytes]
+        np.frombuffer(out, np.uint8)[:] = self._bytes(view)[: out.nbytes]
 
     def kernel_source(self, kernel: KernelSpec, schedule: Schedule, size: Any = None) -> str:
         # The reference runs the kernel's CPU meaning, whatever the schedule.
@@ -70,8 +82,10 @@ class ReferenceContext(SlabContext):
 
     def _compile(self, launch: Launch, source: str | None) -> Any:
         if not launch.kernel.has_reference:
-            raise UnsupportedFeature(f"kernel {launch.kernel.id} has no CPU reference, which is "
-                                     "what the reference backend runs")
+            raise UnsupportedFeature(
+                f"kernel {launch.kernel.id} has no CPU reference, which is "
+                "what the reference backend runs"
+            )
         return launch.kernel
 
     def _arrays(self, launch: Launch) -> list:
@@ -85,8 +99,9 @@ class ReferenceContext(SlabContext):
     def _run(self, launch: Launch, arrays: list) -> None:
         launch.kernel.run_reference(arrays, launch.size, self._constraints)
 
-    def _launch(self, compiled: KernelSpec, launch: Launch, warmups: int,
-                samples: int) -> list[int]:
+    def _launch(
+        self, compiled: KernelSpec, launch: Launch, warmups: int, samples: int
+    ) -> list[int]:
         arrays = self._arrays(launch)
         for _ in range(warmups):
             self._run(launch, arrays)

@@ -51,10 +51,10 @@ from ._device import (
 
 __all__ = ["WgpuComputeContext"]
 
-_MAX_BATCH = 256                # timed samples per readback (two queries each)
-_SUBMIT_EVERY = 16              # timed passes per submit
-_STAGING_CAP = 64 << 20         # largest readback chunk, bytes
-_BIND_GROUP_CACHE = 64          # bind-group sets kept per pipeline
+_MAX_BATCH = 256  # timed samples per readback (two queries each)
+_SUBMIT_EVERY = 16  # timed passes per submit
+_STAGING_CAP = 64 << 20  # largest readback chunk, bytes
+_BIND_GROUP_CACHE = 64  # bind-group sets kept per pipeline
 _SLAB_USAGE = wgpu.BufferUsage.STORAGE | wgpu.BufferUsage.COPY_SRC | wgpu.BufferUsage.COPY_DST
 _MAP_USAGE = wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
 
@@ -67,7 +67,7 @@ class _Pipeline:
 
     pipelines: tuple
     layouts: tuple
-    bindings: tuple[tuple[int, int], ...]   # (group, binding) per buffer, in view order
+    bindings: tuple[tuple[int, int], ...]  # (group, binding) per buffer, in view order
     bind_groups: dict = field(default_factory=dict)
 
 
@@ -95,27 +95,37 @@ class WgpuComputeContext(SlabContext):
     backend_name = "wgpu"
     target = "wgsl"
 
-    def __init__(self, capacity_bytes: int = 64 << 20, *,
-                 power_preference: str = "high-performance", adapter_index: int | None = None,
-                 timestamps: bool = True, topology: MemoryTopology | None = None) -> None:
+    def __init__(
+        self,
+        capacity_bytes: int = 64 << 20,
+        *,
+        power_preference: str = "high-performance",
+        adapter_index: int | None = None,
+        timestamps: bool = True,
+        topology: MemoryTopology | None = None,
+    ) -> None:
         capacity_bytes = self._checked_capacity(capacity_bytes)
         check_options(power_preference, timestamps, topology)
         adapter = select_adapter(power_preference, adapter_index)
         features = optional_features(adapter, timestamps=bool(timestamps))
         device = request_device(adapter, features)
         limits = device.limits
-        alignment = max(4, limits["min-storage-buffer-offset-alignment"],
-                        limits["min-uniform-buffer-offset-alignment"])
-        super().__init__(SlabAllocator(capacity_bytes, alignment,
-                                       topology or MemoryTopology.split_by_usage()))
+        alignment = max(
+            4,
+            limits["min-storage-buffer-offset-alignment"],
+            limits["min-uniform-buffer-offset-alignment"],
+        )
+        super().__init__(
+            SlabAllocator(capacity_bytes, alignment, topology or MemoryTopology.split_by_usage())
+        )
         self._device = device
         self._queue = device.queue
         self._adapter = self._identity(adapter)
         self._constraints = self._read_constraints(adapter, device)
         self._timestamps = "timestamp-query" in device.features
         self._period_ns = _native.timestamp_period_ns(self._queue)
-        self._last_index = 0        # wgpu-native submission index of our last submit
-        self._completed_index = 0   # every submission up to here is known complete
+        self._last_index = 0  # wgpu-native submission index of our last submit
+        self._completed_index = 0  # every submission up to here is known complete
         self._staging = None
         self._slabs = self._create_slabs()
         self._ts = self._create_timestamp_resources() if self._timestamps else None
@@ -128,23 +138,28 @@ class WgpuComputeContext(SlabContext):
         native = _native.native_version()
         return AdapterIdentity(
             name=info.get("device") or adapter_summary(adapter),
-            vendor_id=int(info.get("vendor_id", 0)), device_id=int(info.get("device_id", 0)),
+            vendor_id=int(info.get("vendor_id", 0)),
+            device_id=int(info.get("device_id", 0)),
             device_type=str(info.get("adapter_type", "unknown")),
             backend=str(info.get("backend_type", "unknown")),
             driver=info.get("vendor") or "unknown",
             driver_info=f"{info.get('description') or 'no driver info'}; wgpu-native "
-                        f"{native}; wgpu-py {wgpu.__version__}",
-            architecture=info.get("architecture") or "")
+            f"{native}; wgpu-py {wgpu.__version__}",
+            architecture=info.get("architecture") or "",
+        )
 
     @staticmethod
     def _read_constraints(adapter, device) -> AdapterConstraints:
         features = set(device.features)
         return constraints_from_limits(
-            device.limits, subgroups="subgroup" in features,
+            device.limits,
+            subgroups="subgroup" in features,
             subgroup_size=_native.subgroup_sizes(adapter) if "subgroup" in features else None,
-            shader_f16="shader-f16" in features, shader_f64="shader-f64" in features,
+            shader_f16="shader-f16" in features,
+            shader_f64="shader-f64" in features,
             cooperative_matrix="cooperative-matrix" in features,
-            timestamp_query="timestamp-query" in features)
+            timestamp_query="timestamp-query" in features,
+        )
 
     @property
     def timing_source(self) -> str:
@@ -179,13 +194,15 @@ class WgpuComputeContext(SlabContext):
     # -- resources -----------------------------------------------------------------
     def _create_slabs(self) -> list:
         slabs = []
-        for i, (size, uniform) in enumerate(slab_sizes(self._allocator,
-                                                       self._constraints.max_buffer_size)):
+        for i, (size, uniform) in enumerate(
+            slab_sizes(self._allocator, self._constraints.max_buffer_size)
+        ):
             name = self._allocator.topology.slabs[i].name
             usage = _SLAB_USAGE | (wgpu.BufferUsage.UNIFORM if uniform else 0)
             with translate_errors(f"creating slab {name!r} of {size} bytes"):
-                slabs.append(self._device.create_buffer(label=f"kforge-{name}",
-                                                        size=size, usage=usage))
+                slabs.append(
+                    self._device.create_buffer(label=f"kforge-{name}", size=size, usage=usage)
+                )
         return slabs
 
     def _create_timestamp_resources(self) -> _Timestamps:
@@ -193,10 +210,17 @@ class WgpuComputeContext(SlabContext):
         with translate_errors("creating timestamp queries"):
             query_set = self._device.create_query_set(type="timestamp", count=count)
             resolve = self._device.create_buffer(
-                size=8 * count, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC)
+                size=8 * count, usage=wgpu.BufferUsage.QUERY_RESOLVE | wgpu.BufferUsage.COPY_SRC
+            )
             staging = self._device.create_buffer(size=8 * count, usage=_MAP_USAGE)
-        writes = tuple({"query_set": query_set, "beginning_of_pass_write_index": 2 * i,
-                        "end_of_pass_write_index": 2 * i + 1} for i in range(_MAX_BATCH))
+        writes = tuple(
+            {
+                "query_set": query_set,
+                "beginning_of_pass_write_index": 2 * i,
+                "end_of_pass_write_index": 2 * i + 1,
+            }
+            for i in range(_MAX_BATCH)
+        )
         return _Timestamps(query_set, resolve, staging, np.zeros(count, np.uint64), writes)
 
     def _staging_for(self, span: int):
@@ -206,8 +230,9 @@ class WgpuComputeContext(SlabContext):
                 self._staging.destroy()
                 self._staging = None
             size = max(span, min(1 << 20, _STAGING_CAP))
-            self._staging = self._device.create_buffer(label="kforge-staging", size=size,
-                                                       usage=_MAP_USAGE)
+            self._staging = self._device.create_buffer(
+                label="kforge-staging", size=size, usage=_MAP_USAGE
+            )
         return self._staging
 
     def _abandon(self) -> None:
@@ -283,14 +308,14 @@ class WgpuComputeContext(SlabContext):
                 word = bytearray(4)
                 if view.offset + size < view.end:  # keep the view's bytes after the data
                     self._copy_out(buffer, view.offset + body, memoryview(word))
-                word[:size - body] = data[body:]
+                word[: size - body] = data[body:]
                 self._queue.write_buffer(buffer, view.offset + body, word, 0, 4)
 
     def _read_into(self, view: BufferView, out: memoryview) -> None:
         buffer = self._checked_slab(view)
         with translate_errors(f"reading {out.nbytes} bytes of {view}"):
             for start in range(0, out.nbytes, _STAGING_CAP):
-                chunk = out[start:start + _STAGING_CAP]
+                chunk = out[start : start + _STAGING_CAP]
                 self._copy_out(buffer, view.offset + start, chunk)
 
     def _copy_out(self, buffer, offset: int, sink: memoryview) -> None:
@@ -318,7 +343,7 @@ class WgpuComputeContext(SlabContext):
             _native.keep_forever(mapping)
             raise
         try:
-            sink[:] = staging.read_mapped(0, span, copy=False)[:sink.nbytes]
+            sink[:] = staging.read_mapped(0, span, copy=False)[: sink.nbytes]
         finally:
             staging.unmap()
         self._completed_index = max(self._completed_index, self._last_index)
@@ -327,8 +352,9 @@ class WgpuComputeContext(SlabContext):
         """The slab buffer of ``view``, after checks that keep out-of-range, misaligned
         or zero-size ranges from ever reaching wgpu (a zero-size binding aborts the
         process in wgpu-py 0.32)."""
-        check_view(view, self._allocator.topology, self._constraints,
-                   [slab.size for slab in self._slabs])
+        check_view(
+            view, self._allocator.topology, self._constraints, [slab.size for slab in self._slabs]
+        )
         buffer = self._slabs[view.slab]
         return buffer
 
@@ -343,13 +369,20 @@ class WgpuComputeContext(SlabContext):
         what = f"compiling kernel {kernel.id} under {launch.schedule}"
         try:
             module = self._device.create_shader_module(
-                label=kernel.id, code=naga_source(source or "", self._device.features))
-            layouts = tuple(self._device.create_bind_group_layout(entries=entries)
-                            for entries in groups)
+                label=kernel.id, code=naga_source(source or "", self._device.features)
+            )
+            layouts = tuple(
+                self._device.create_bind_group_layout(entries=entries) for entries in groups
+            )
             layout = self._device.create_pipeline_layout(bind_group_layouts=layouts)
-            pipelines = tuple(self._device.create_compute_pipeline(
-                label=f"{kernel.id}:{step.entry_point}", layout=layout,
-                compute=self._stage(module, step)) for step in launch.steps)
+            pipelines = tuple(
+                self._device.create_compute_pipeline(
+                    label=f"{kernel.id}:{step.entry_point}",
+                    layout=layout,
+                    compute=self._stage(module, step),
+                )
+                for step in launch.steps
+            )
         except wgpu.GPUError as exc:
             raise lost_error(what, exc) or compile_error(exc, source or "", what) from exc
         return _Pipeline(pipelines, layouts, tuple((b.group, b.binding) for b in kernel.buffers))
@@ -364,9 +397,17 @@ class WgpuComputeContext(SlabContext):
     def _group_entries(self, kernel: KernelSpec, accesses) -> list[list[dict]]:
         """Explicit bind group layout entries by access, one list per group index;
         refuses layouts over the device's limits before wgpu sees them."""
-        return [[{"binding": binding, "visibility": wgpu.ShaderStage.COMPUTE,
-                  "buffer": {"type": kind}} for binding, kind in group]
-                for group in layout_groups(kernel, self._device.limits, accesses)]
+        return [
+            [
+                {
+                    "binding": binding,
+                    "visibility": wgpu.ShaderStage.COMPUTE,
+                    "buffer": {"type": kind},
+                }
+                for binding, kind in group
+            ]
+            for group in layout_groups(kernel, self._device.limits, accesses)
+        ]
 
     def _bind_groups(self, compiled: _Pipeline, views: tuple[BufferView, ...]) -> tuple:
         """The bind groups for ``views`` (cached per pipeline: the slabs never move).
@@ -379,19 +420,35 @@ class WgpuComputeContext(SlabContext):
         entries: list[list[dict]] = [[] for _ in compiled.layouts]
         for view, (group, binding) in zip(views, compiled.bindings):
             buffer = self._checked_slab(view)
-            entries[group].append({"binding": binding, "resource": {
-                "buffer": buffer, "offset": view.offset, "size": binding_size(view)}})
+            entries[group].append(
+                {
+                    "binding": binding,
+                    "resource": {
+                        "buffer": buffer,
+                        "offset": view.offset,
+                        "size": binding_size(view),
+                    },
+                }
+            )
         with translate_errors("creating bind groups"):
-            groups = tuple(self._device.create_bind_group(layout=layout, entries=group)
-                           for layout, group in zip(compiled.layouts, entries))
+            groups = tuple(
+                self._device.create_bind_group(layout=layout, entries=group)
+                for layout, group in zip(compiled.layouts, entries)
+            )
         if len(compiled.bind_groups) >= _BIND_GROUP_CACHE:
             compiled.bind_groups.pop(next(iter(compiled.bind_groups)))
         compiled.bind_groups[key] = groups
         return groups
 
     @staticmethod
-    def _encode(encoder, compiled: _Pipeline, groups: tuple, steps, repeat: int = 1,
-                timestamp_writes: dict | None = None) -> None:
+    def _encode(
+        encoder,
+        compiled: _Pipeline,
+        groups: tuple,
+        steps,
+        repeat: int = 1,
+        timestamp_writes: dict | None = None,
+    ) -> None:
         """One compute pass running the kernel's launches in order, ``repeat`` times
         (WebGPU orders dispatches of a pass: each sees the writes of the ones before)."""
         compute = encoder.begin_compute_pass(timestamp_writes=timestamp_writes)
@@ -410,8 +467,7 @@ class WgpuComputeContext(SlabContext):
             self._encode(encoder, compiled, groups, launch.steps)
             self._submit(encoder.finish())
 
-    def _launch(self, compiled: _Pipeline, launch: Launch, warmups: int,
-                samples: int) -> list[int]:
+    def _launch(self, compiled: _Pipeline, launch: Launch, warmups: int, samples: int) -> list[int]:
         groups = self._bind_groups(compiled, launch.views)
         with translate_errors(f"running kernel {launch.kernel.id}"):
             if self._timestamps:
@@ -431,15 +487,14 @@ class WgpuComputeContext(SlabContext):
         while len(times) < samples:
             batch = min(samples - len(times), _MAX_BATCH)
             for i in range(batch):
-                self._encode(encoder, compiled, groups, steps,
-                             timestamp_writes=ts.writes[i])
+                self._encode(encoder, compiled, groups, steps, timestamp_writes=ts.writes[i])
                 if i % _SUBMIT_EVERY == _SUBMIT_EVERY - 1 and i != batch - 1:
                     self._submit(encoder.finish())
                     encoder = self._device.create_command_encoder()
             encoder.resolve_query_set(ts.query_set, 0, 2 * batch, ts.resolve, 0)
             encoder.copy_buffer_to_buffer(ts.resolve, 0, ts.staging, 0, 16 * batch)
             self._submit(encoder.finish())
-            ticks = ts.ticks[:2 * batch]
+            ticks = ts.ticks[: 2 * batch]
             self._map_into(ts.staging, 16 * batch, ticks.data.cast("B"))
             times.extend(self._ticks_to_ns(ticks))
             if len(times) < samples:

@@ -67,25 +67,34 @@ OPTIONAL_FEATURES = ("shader-f16", "shader-f64", "subgroup", "timestamp-query")
 
 # wgpu-native reports every call on a lost or destroyed device as a validation error
 # carrying one of these phrases (and its device-lost callback only logs).
-_LOST_MARKERS = ("device is lost", "device lost", "device was lost", "device is invalid",
-                 "device has been destroyed", "device is destroyed")
+_LOST_MARKERS = (
+    "device is lost",
+    "device lost",
+    "device was lost",
+    "device is invalid",
+    "device has been destroyed",
+    "device is destroyed",
+)
 
 
-def select_adapter(power_preference: str = "high-performance",
-                   adapter_index: int | None = None):
+def select_adapter(power_preference: str = "high-performance", adapter_index: int | None = None):
     """The adapter a context runs on: by index into ``enumerate_adapters`` when given,
     else wgpu's choice for ``power_preference``. Raises ``GpuUnavailable`` when none."""
     if not isinstance(power_preference, str) or power_preference not in (
-            "high-performance", "low-power"):
-        raise InvalidArgument(f"power_preference must be 'high-performance' or "
-                              f"'low-power', got {power_preference!r}")
+        "high-performance",
+        "low-power",
+    ):
+        raise InvalidArgument(
+            f"power_preference must be 'high-performance' or 'low-power', got {power_preference!r}"
+        )
     if adapter_index is not None:
         adapter_index = _checks.integer(adapter_index, "adapter_index", minimum=0)
         adapters = wgpu.gpu.enumerate_adapters_sync()
         if not 0 <= adapter_index < len(adapters):
             listing = "; ".join(f"{i}: {adapter_summary(a)}" for i, a in enumerate(adapters))
-            raise GpuUnavailable(f"no wgpu adapter {adapter_index}; there are "
-                                 f"{len(adapters)}: {listing or 'none'}")
+            raise GpuUnavailable(
+                f"no wgpu adapter {adapter_index}; there are {len(adapters)}: {listing or 'none'}"
+            )
         return adapters[adapter_index]
     try:
         return wgpu.gpu.request_adapter_sync(power_preference=power_preference)
@@ -114,8 +123,7 @@ def optional_features(adapter, timestamps: bool = True) -> list[str]:
     """The OPTIONAL_FEATURES the adapter offers (without timestamp-query unless
     ``timestamps``)."""
     offered = set(adapter.features)
-    return [f for f in OPTIONAL_FEATURES
-            if f in offered and (timestamps or f != "timestamp-query")]
+    return [f for f in OPTIONAL_FEATURES if f in offered and (timestamps or f != "timestamp-query")]
 
 
 def request_device(adapter, features: list[str]):
@@ -123,12 +131,13 @@ def request_device(adapter, features: list[str]):
     large buffers and bindings work (WebGPU's defaults cap bindings at 128 MiB)."""
     limits = {name: value for name, value in adapter.limits.items() if value is not None}
     try:
-        return adapter.request_device_sync(label="kernel-forge",
-                                           required_features=list(features),
-                                           required_limits=limits)
+        return adapter.request_device_sync(
+            label="kernel-forge", required_features=list(features), required_limits=limits
+        )
     except Exception as exc:
-        raise GpuUnavailable(f"{adapter_summary(adapter)} refused a device with "
-                             f"features {features}: {exc}") from exc
+        raise GpuUnavailable(
+            f"{adapter_summary(adapter)} refused a device with features {features}: {exc}"
+        ) from exc
 
 
 def _says_lost(message: str) -> bool:
@@ -188,6 +197,7 @@ def naga_source(source: str, features) -> str:
     feature the device has (``features``) taken out of their directives, so a kernel
     written for a browser compiles here as written. Lines keep their numbers, so naga's
     messages point at the user's source."""
+
     def strip(match: re.Match) -> str:
         names = [n.strip() for n in match.group(2).split(",") if n.strip()]
         kept = [n for n in names if _FEATURE_ENABLES.get(n) not in features]
@@ -196,13 +206,15 @@ def naga_source(source: str, features) -> str:
         if not kept:
             return f"{match.group(1)}// enable {', '.join(names)};  (provided by the device)"
         return f"{match.group(1)}enable {', '.join(kept)};"
+
     return _ENABLE_DIRECTIVE.sub(strip, source)
 
 
 def compile_error(exc: BaseException, source: str, what: str) -> CompileError:
     """A ``CompileError`` carrying naga's (or wgpu's) message as the log."""
-    return CompileError(f"{what}: wgpu rejected the WGSL", source=source, target="wgsl",
-                        log=_message(exc))
+    return CompileError(
+        f"{what}: wgpu rejected the WGSL", source=source, target="wgsl", log=_message(exc)
+    )
 
 
 # -- validation (naga through wgpu) -------------------------------------------------
@@ -216,8 +228,9 @@ def _validation_device():
     return request_device(adapter, optional_features(adapter, timestamps=False))
 
 
-def validate_wgsl(source: str, entry_point: str | None = None,
-                  constants: dict | None = None) -> None:
+def validate_wgsl(
+    source: str, entry_point: str | None = None, constants: dict | None = None
+) -> None:
     """Run naga on ``source`` (shader module creation, and a compute pipeline for
     ``entry_point`` with its ``override`` ``constants`` when given) on a cached default
     device. Raises ``CompileError`` (target ``"wgsl"``, naga's message as ``log``) when
@@ -229,13 +242,15 @@ def validate_wgsl(source: str, entry_point: str | None = None,
     with _validation_lock:
         try:
             module = device.create_shader_module(
-                label="kforge-validate", code=naga_source(source, device.features))
+                label="kforge-validate", code=naga_source(source, device.features)
+            )
             if entry_point is not None:
                 stage = {"module": module, "entry_point": entry_point}
                 if constants:
                     stage["constants"] = {k: float(v) for k, v in constants.items()}
-                device.create_compute_pipeline(label="kforge-validate", layout="auto",
-                                               compute=stage)
+                device.create_compute_pipeline(
+                    label="kforge-validate", layout="auto", compute=stage
+                )
         except wgpu.GPUError as exc:
             lost = lost_error(what, exc)
             if lost is not None:

@@ -32,10 +32,23 @@ import wgpu.backends.wgpu_native as _wgpu_native
 from wgpu.backends.wgpu_native import _api
 
 __all__ = [
-    "SUPPORTED", "UntestedWgpuWarning", "check_version", "missing_internals",
-    "native_version", "native_handle", "subgroup_sizes", "timestamp_period_ns",
-    "submit", "wait_for_submission", "wait_idle", "WorkDoneWait", "map_read_nosync",
-    "device_destroyed", "destroy_natively", "keep_forever", "abandon",
+    "SUPPORTED",
+    "UntestedWgpuWarning",
+    "check_version",
+    "missing_internals",
+    "native_version",
+    "native_handle",
+    "subgroup_sizes",
+    "timestamp_period_ns",
+    "submit",
+    "wait_for_submission",
+    "wait_idle",
+    "WorkDoneWait",
+    "map_read_nosync",
+    "device_destroyed",
+    "destroy_natively",
+    "keep_forever",
+    "abandon",
 ]
 
 #: The wgpu-py releases these internals were written for and checked on: the pin of
@@ -43,23 +56,43 @@ __all__ = [
 SUPPORTED = ">=0.32,<0.33"
 _TESTED_SERIES = (0, 32)
 
-ffi = _wgpu_native.ffi          # wgpu-native's cffi type system
-lib = _wgpu_native.lib          # wgpu-native's C functions and constants, raw
-libf = _api.libf                # the same functions, raising wgpu's GPUErrors
+ffi = _wgpu_native.ffi  # wgpu-native's cffi type system
+lib = _wgpu_native.lib  # wgpu-native's C functions and constants, raw
+libf = _api.libf  # the same functions, raising wgpu's GPUErrors
 
 #: What this module uses of wgpu-py below its public API, for the version warning and
 #: ``missing_internals``: libf's functions, lib's functions and constants, the C types
 #: it builds, struct fields it reads or fills, and attributes of live wgpu-py objects.
-LIBF_FUNCTIONS = ("wgpuDevicePoll", "wgpuQueueSubmitForIndex", "wgpuQueueOnSubmittedWorkDone",
-                  "wgpuAdapterGetInfo", "wgpuAdapterInfoFreeMembers", "wgpuDeviceDestroy")
-LIB_NAMES = ("wgpuQueueGetTimestampPeriod", "WGPUCallbackMode_AllowProcessEvents",
-             "WGPUQueueWorkDoneStatus_Success")
-C_TYPES = ("WGPUCommandBuffer[]", "WGPUSubmissionIndex *", "WGPUQueueWorkDoneCallbackInfo *",
-           "WGPUAdapterInfo *", "uintptr_t")
-STRUCT_FIELDS = {"WGPUAdapterInfo": ("subgroupMinSize", "subgroupMaxSize"),
-                 "WGPUQueueWorkDoneCallbackInfo": ("mode", "callback", "userdata1")}
-OBJECT_ATTRIBUTES = {"GPUAdapter": ("_internal",), "GPUDevice": ("_internal", "_queue", "_poller"),
-                     "GPUQueue": ("_internal",), "GPUCommandBuffer": ("_internal",)}
+LIBF_FUNCTIONS = (
+    "wgpuDevicePoll",
+    "wgpuQueueSubmitForIndex",
+    "wgpuQueueOnSubmittedWorkDone",
+    "wgpuAdapterGetInfo",
+    "wgpuAdapterInfoFreeMembers",
+    "wgpuDeviceDestroy",
+)
+LIB_NAMES = (
+    "wgpuQueueGetTimestampPeriod",
+    "WGPUCallbackMode_AllowProcessEvents",
+    "WGPUQueueWorkDoneStatus_Success",
+)
+C_TYPES = (
+    "WGPUCommandBuffer[]",
+    "WGPUSubmissionIndex *",
+    "WGPUQueueWorkDoneCallbackInfo *",
+    "WGPUAdapterInfo *",
+    "uintptr_t",
+)
+STRUCT_FIELDS = {
+    "WGPUAdapterInfo": ("subgroupMinSize", "subgroupMaxSize"),
+    "WGPUQueueWorkDoneCallbackInfo": ("mode", "callback", "userdata1"),
+}
+OBJECT_ATTRIBUTES = {
+    "GPUAdapter": ("_internal",),
+    "GPUDevice": ("_internal", "_queue", "_poller"),
+    "GPUQueue": ("_internal",),
+    "GPUCommandBuffer": ("_internal",),
+}
 _WORK_DONE_SIGNATURE = "void(WGPUQueueWorkDoneStatus, WGPUStringView, void *, void *)"
 
 
@@ -86,7 +119,9 @@ def check_version(version: str | None = None) -> bool:
         f"attributes {_attribute_listing()} of wgpu-py's objects, map mode 'READ_NOSYNC', "
         f"and device.destroy() clearing device._poller. Re-verify them with "
         f"`pytest tests/test_wgpu_native.py`, or install wgpu{SUPPORTED}.",
-        UntestedWgpuWarning, stacklevel=2)
+        UntestedWgpuWarning,
+        stacklevel=2,
+    )
     return False
 
 
@@ -98,10 +133,14 @@ def missing_internals() -> list[str]:
     """What this module needs from wgpu-py and wgpu-native and cannot find (empty when
     everything is there), each named as code would reach it. Attributes of live objects
     are checked by ``tests/test_wgpu_native.py`` on a device."""
-    missing = [f"wgpu.backends.wgpu_native._api.libf.{name}" for name in LIBF_FUNCTIONS
-               if not callable(getattr(libf, name, None))]
-    missing += [f"wgpu.backends.wgpu_native.lib.{name}" for name in LIB_NAMES
-                if not hasattr(lib, name)]
+    missing = [
+        f"wgpu.backends.wgpu_native._api.libf.{name}"
+        for name in LIBF_FUNCTIONS
+        if not callable(getattr(libf, name, None))
+    ]
+    missing += [
+        f"wgpu.backends.wgpu_native.lib.{name}" for name in LIB_NAMES if not hasattr(lib, name)
+    ]
     for ctype in C_TYPES:
         try:
             ffi.typeof(ctype)
@@ -121,6 +160,7 @@ def missing_internals() -> list[str]:
 
 
 # -- identity -----------------------------------------------------------------------
+
 
 def native_version() -> str:
     """wgpu-native's version, e.g. ``"29.0.1.1"``."""
@@ -155,6 +195,7 @@ def timestamp_period_ns(queue) -> float:
 
 
 # -- submissions and waits ----------------------------------------------------------
+
 
 def submit(queue, command_buffer) -> int:
     """Submit ``command_buffer`` to ``queue``; wgpu-native's submission index of it
@@ -204,9 +245,14 @@ class WorkDoneWait:
         self._token = next(_wait_tokens)
         _work_done[self._token] = None
         try:
-            info = ffi.new("WGPUQueueWorkDoneCallbackInfo *", {
-                "mode": lib.WGPUCallbackMode_AllowProcessEvents, "callback": _on_work_done,
-                "userdata1": ffi.cast("void *", self._token)})
+            info = ffi.new(
+                "WGPUQueueWorkDoneCallbackInfo *",
+                {
+                    "mode": lib.WGPUCallbackMode_AllowProcessEvents,
+                    "callback": _on_work_done,
+                    "userdata1": ffi.cast("void *", self._token),
+                },
+            )
             libf.wgpuQueueOnSubmittedWorkDone(queue._internal, info[0])
         except BaseException:
             self.forget()
@@ -241,6 +287,7 @@ def map_read_nosync(buffer, offset: int, size: int):
 
 
 # -- lost and destroyed devices -----------------------------------------------------
+
 
 def device_destroyed(device) -> bool:
     """Whether ``device.destroy()`` was called: wgpu-py 0.32 stops the device's poll

@@ -5,7 +5,10 @@ from forge import ir
 
 x = ir.input("x")
 SCALED_SILU = ir.kernel(
-    "example_scaled_silu", ir.map(y=ir.param("scale") * x * ir.sigmoid(x)),
-    defaults={"scale": 1.25}, domain={"x": (-20.0, 20.0)},
+    "example_scaled_silu",
+    ir.map(y=ir.param("scale") * x * ir.sigmoid(x)),
+    defaults={"scale": 1.25},
+    domain={"x": (-20.0, 20.0)},
     tolerance={"f32": {"ulp": 8}, "backend:wgpu": {"ulp": 48}},
-    description="y = scale * x * sigmoid(x)")
+    description="y = scale * x * sigmoid(x)",
+)

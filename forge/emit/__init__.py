@@ -22,8 +22,17 @@ from . import _map, _matmul, _rows, _transpose
 from ._code import EMITTER_VERSION, Emission, ScheduleRefused, used_ops
 from ._dialect import DIALECTS, Unsupported
 
-__all__ = ["emit", "check", "workgroups", "workgroup_storage_bytes", "EMITTER_VERSION",
-           "ScheduleRefused", "TARGETS", "STORAGE_LIMITS", "MAX_UNROLLED_ITEMS"]
+__all__ = [
+    "emit",
+    "check",
+    "workgroups",
+    "workgroup_storage_bytes",
+    "EMITTER_VERSION",
+    "ScheduleRefused",
+    "TARGETS",
+    "STORAGE_LIMITS",
+    "MAX_UNROLLED_ITEMS",
+]
 
 #: A lowering per IR pattern: a module with ``PATTERN`` (the pattern's ``kind``) and
 #: ``check``, ``storage_bytes``, ``workgroup_count`` and ``lower``.
@@ -43,8 +52,10 @@ MAX_UNROLLED_ITEMS = 256
 def _body_of(kernel):
     pattern = getattr(getattr(kernel, "body", None), "pattern", None)
     if pattern is None:
-        raise InvalidArgument(f"kernel {getattr(kernel, 'id', kernel)!r} has no IR body; "
-                              "raw-source kernels are not emitted")
+        raise InvalidArgument(
+            f"kernel {getattr(kernel, 'id', kernel)!r} has no IR body; "
+            "raw-source kernels are not emitted"
+        )
     return pattern
 
 
@@ -76,9 +87,11 @@ def check(kernel, schedule: Schedule, target: str | None = None, constraints=Non
     lowering.check(body, schedule, None)
     items = schedule.items_per_invocation * schedule.vector_width
     if items > MAX_UNROLLED_ITEMS:
-        raise ScheduleRefused(f"kernel {kernel.id} under {schedule} unrolls {items} items per "
-                              f"invocation (items per invocation x vector width), over "
-                              f"{MAX_UNROLLED_ITEMS}: its source would grow without bound")
+        raise ScheduleRefused(
+            f"kernel {kernel.id} under {schedule} unrolls {items} items per "
+            f"invocation (items per invocation x vector width), over "
+            f"{MAX_UNROLLED_ITEMS}: its source would grow without bound"
+        )
     for name in _targets(target):
         lowering.check(body, schedule, name)
         try:
@@ -87,15 +100,19 @@ def check(kernel, schedule: Schedule, target: str | None = None, constraints=Non
         except Unsupported as exc:
             raise UnsupportedFeature(f"kernel {kernel.id}: {exc}") from None
         if name == "cuda" and schedule.invocations > _CUDA_MAX_THREADS:
-            raise ScheduleRefused(f"a CUDA block holds at most {_CUDA_MAX_THREADS} threads; the "
-                                  f"workgroup {schedule.workgroup_size} has {schedule.invocations}")
+            raise ScheduleRefused(
+                f"a CUDA block holds at most {_CUDA_MAX_THREADS} threads; the "
+                f"workgroup {schedule.workgroup_size} has {schedule.invocations}"
+            )
         limit = STORAGE_LIMITS[name]
         if constraints is not None:
             limit = min(limit, constraints.max_workgroup_storage_bytes)
         need = lowering.storage_bytes(body, schedule, name)
         if need > limit:
-            raise ScheduleRefused(f"kernel {kernel.id} under {schedule} needs {need} bytes of "
-                                  f"workgroup storage on {name}, over the limit of {limit}")
+            raise ScheduleRefused(
+                f"kernel {kernel.id} under {schedule} needs {need} bytes of "
+                f"workgroup storage on {name}, over the limit of {limit}"
+            )
 
 
 def emit(kernel, schedule: Schedule, target: str) -> str:
@@ -115,8 +132,9 @@ def _emit(kernel, schedule: Schedule, target: str) -> str:
     return emission.module()
 
 
-def workgroups(kernel, schedule: Schedule, size: int,
-               max_per_dimension: int = 65535) -> tuple[int, int, int]:
+def workgroups(
+    kernel, schedule: Schedule, size: int, max_per_dimension: int = 65535
+) -> tuple[int, int, int]:
     """The dispatch geometry of ``kernel`` at problem ``size``: the pattern's workgroup
     count, capped by ``schedule.max_workgroups`` (the kernel grid-strides over the rest)
     and spilled into y past ``max_per_dimension``."""
@@ -129,7 +147,8 @@ def workgroups(kernel, schedule: Schedule, size: int,
     # A one-invocation schedule with the same cap turns a workgroup count into the
     # capped, spilled geometry Schedule.dispatch_workgroups computes.
     return Schedule(1, max_workgroups=schedule.max_workgroups).dispatch_workgroups(
-        total, max_per_dimension)
+        total, max_per_dimension
+    )
 
 
 set_lowering(sys.modules[__name__])  # IR kernels lower through this module

@@ -26,21 +26,47 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["TANH_SMALL", "ERF_SMALL", "ERF_LARGE", "wgsl_helper", "float32_model",
-           "fit_coefficients", "f32_literal"]
+__all__ = [
+    "TANH_SMALL",
+    "ERF_SMALL",
+    "ERF_LARGE",
+    "wgsl_helper",
+    "float32_model",
+    "fit_coefficients",
+    "f32_literal",
+]
 
 TANH_SPLIT, TANH_CLAMP = 0.55, 10.0
 ERF_SPLIT, ERF_CLAMP = 1.0, 4.0
 
-TANH_SMALL = (-0.3333333134651184, 0.1333310604095459, -0.05390826612710953,
-              0.021303756162524223, -0.006601401139050722)
-ERF_SMALL = (0.12837916612625122, -0.37612617015838623, 0.11283545941114426,
-             -0.026853196322917938, 0.005188486538827419,
-             -0.0008020204259082675, 7.908991392469034e-05)
-ERF_LARGE = (0.0004004828224424273, -1.1306043863296509, -0.6310889720916748,
-             -0.11090728640556335, 0.026999417692422867, -0.0050210123881697655,
-             0.0006733291083946824, -6.006742114550434e-05,
-             3.095077317993855e-06, -6.582346401273753e-08)
+TANH_SMALL = (
+    -0.3333333134651184,
+    0.1333310604095459,
+    -0.05390826612710953,
+    0.021303756162524223,
+    -0.006601401139050722,
+)
+ERF_SMALL = (
+    0.12837916612625122,
+    -0.37612617015838623,
+    0.11283545941114426,
+    -0.026853196322917938,
+    0.005188486538827419,
+    -0.0008020204259082675,
+    7.908991392469034e-05,
+)
+ERF_LARGE = (
+    0.0004004828224424273,
+    -1.1306043863296509,
+    -0.6310889720916748,
+    -0.11090728640556335,
+    0.026999417692422867,
+    -0.0050210123881697655,
+    0.0006733291083946824,
+    -6.006742114550434e-05,
+    3.095077317993855e-06,
+    -6.582346401273753e-08,
+)
 
 
 _F32_MAX = float(np.finfo(np.float32).max)
@@ -81,7 +107,8 @@ def wgsl_helper(name: str) -> str:
             "    // NaN fails the comparison and takes the polynomial, which propagates it\n"
             "    // (WGSL implementations may fold x != x to false).\n"
             f"    return select(small, large, abs(x) >= {f32_literal(TANH_SPLIT)});\n"
-            "}\n")
+            "}\n"
+        )
     if name == "erf":
         return (
             "// erf, float32 (WGSL has none): x + x*R(x^2) up to |x| = 1, else\n"
@@ -92,11 +119,10 @@ def wgsl_helper(name: str) -> str:
             f"    let t = min(abs(x), {f32_literal(ERF_CLAMP)});\n"
             f"    let large = sign(x) * (1.0f - exp({_horner('t', ERF_LARGE)}));\n"
             f"    return select(small, large, abs(x) > {f32_literal(ERF_SPLIT)});\n"
-            "}\n")
+            "}\n"
+        )
     if name == "sigmoid":
-        return ("fn fg_sigmoid_f32(x: f32) -> f32 {\n"
-                "    return 1.0f / (1.0f + exp(-x));\n"
-                "}\n")
+        return "fn fg_sigmoid_f32(x: f32) -> f32 {\n    return 1.0f / (1.0f + exp(-x));\n}\n"
     raise KeyError(name)
 
 
@@ -150,12 +176,17 @@ def fit_coefficients() -> dict[str, tuple[float, ...]]:
 
     nodes_floor = 1e-6  # the series' own limit at s -> 0 is met by the fit's smoothness
     return {
-        "TANH_SMALL": _fit(lambda s: tanh_small(np.maximum(s, nodes_floor)),
-                           0.0, TANH_SPLIT ** 2, 4, relative=True),
-        "ERF_SMALL": _fit(lambda s: over_x(erf64, np.maximum(s, nodes_floor)) - 1.0,
-                          0.0, ERF_SPLIT ** 2, 6, relative=True),
-        "ERF_LARGE": _fit(lambda t: np.log(erfc64(t)), ERF_SPLIT, ERF_CLAMP, 9,
-                          relative=False),
+        "TANH_SMALL": _fit(
+            lambda s: tanh_small(np.maximum(s, nodes_floor)), 0.0, TANH_SPLIT**2, 4, relative=True
+        ),
+        "ERF_SMALL": _fit(
+            lambda s: over_x(erf64, np.maximum(s, nodes_floor)) - 1.0,
+            0.0,
+            ERF_SPLIT**2,
+            6,
+            relative=True,
+        ),
+        "ERF_LARGE": _fit(lambda t: np.log(erfc64(t)), ERF_SPLIT, ERF_CLAMP, 9, relative=False),
     }
 
 

@@ -16,13 +16,22 @@ from ..ir._ops import LEAVES
 from ..schedule import Schedule
 from ._dialect import Dialect
 
-__all__ = ["Code", "Values", "Emission", "EMITTER_VERSION", "ScheduleRefused", "plus", "short",
-           "refuse_unroll"]
+__all__ = [
+    "Code",
+    "Values",
+    "Emission",
+    "EMITTER_VERSION",
+    "ScheduleRefused",
+    "plus",
+    "short",
+    "refuse_unroll",
+]
 
 
 class ScheduleRefused(UnsupportedFeature):
     """A schedule (or schedule and layout) this kernel cannot be lowered under; the
     message says why. Raised before any source is emitted."""
+
 
 EMITTER_VERSION = 3
 _COMMENT_WIDTH = 72
@@ -68,8 +77,9 @@ def refuse_unroll(schedule: Schedule, pattern: str) -> None:
     writes its register loops out always, so the schedule would only repeat another
     one) and ``mma=1``."""
     if schedule.unroll:
-        raise ScheduleRefused(f"a {pattern} always writes its register loops out; unroll=1 "
-                              "is a matmul choice")
+        raise ScheduleRefused(
+            f"a {pattern} always writes its register loops out; unroll=1 is a matmul choice"
+        )
     if schedule.mma:
         raise ScheduleRefused(f"a {pattern} has no matrix products; mma=1 is a matmul choice")
 
@@ -83,7 +93,7 @@ def plus(base: str, offset: int) -> str:
 
 def short(expr: Expr) -> str:
     text = str(expr)
-    return text if len(text) <= _COMMENT_WIDTH else text[:_COMMENT_WIDTH - 3] + "..."
+    return text if len(text) <= _COMMENT_WIDTH else text[: _COMMENT_WIDTH - 3] + "..."
 
 
 class Values:
@@ -134,8 +144,9 @@ class Values:
             for node in walk(expr):
                 if node.op in LEAVES or node.op == "reduce" or node.key in self.env:
                     continue
-                if node.scope in scopes and all(r.key in self.env for r in walk(node)
-                                                if r.op == "reduce"):
+                if node.scope in scopes and all(
+                    r.key in self.env for r in walk(node) if r.op == "reduce"
+                ):
                     self.get(node)
 
 
@@ -189,8 +200,9 @@ class Emission:
         """A grid-stride loop over the ``tiles`` blocks of ``c`` (``tiles_n`` per block
         row), each ``bm x bn``; inside, ``fg_m0`` and ``fg_n0`` are the block's origin."""
         d = self.d
-        with self.code.block(d.loop("fg_tile", d.widen(d.group_linear), tiles,
-                                    d.widen(d.group_count), wide=True)):
+        with self.code.block(
+            d.loop("fg_tile", d.widen(d.group_linear), tiles, d.widen(d.group_count), wide=True)
+        ):
             self.let("fg_m0", "u32", f"{d.narrow('fg_tile')} / {tiles_n} * {bm}u")
             self.let("fg_n0", "u32", f"{d.narrow('fg_tile')} % {tiles_n} * {bn}u")
             yield
@@ -241,9 +253,19 @@ class Emission:
                 body()
 
     # -- chunks ------------------------------------------------------------------------
-    def load_chunk(self, buffer: str, dest: str, dest_base: str, index: str, pos: str,
-                   limit: str | None, width: int, vec_ok: str | None, vindex: str = "",
-                   into: str | None = None) -> None:
+    def load_chunk(
+        self,
+        buffer: str,
+        dest: str,
+        dest_base: str,
+        index: str,
+        pos: str,
+        limit: str | None,
+        width: int,
+        vec_ok: str | None,
+        vindex: str = "",
+        into: str | None = None,
+    ) -> None:
         """``dest[dest_base + l] = buffer[index + l]`` for each lane ``l`` with
         ``pos + l < limit`` (every lane when ``limit`` is None): one vector load when
         the whole chunk is in range (and, on CUDA, aligned), else lane by lane. A buffer
@@ -254,32 +276,60 @@ class Emission:
         dtype = self.decls[buffer].dtype
         d = self.d
         if into is not None and into != dtype:
+
             def convert(value: str) -> str:
                 return d.cast(value, dtype, into)
         else:
+
             def convert(value: str) -> str:
                 return value
+
         parts = "xyzw"[:width]
         whole: list[str] | None
         if buffer in self.vector_arrays:
             element = f"{buffer}[{vindex}]"
             whole = [d.let("fg_q", f"vec{width}<{dtype}>", element)]
             whole += [f"{dest}[{plus(dest_base, i)}] = fg_q.{p};" for i, p in enumerate(parts)]
-            self._chunk(width, pos, limit, lambda i: f"{dest}[{plus(dest_base, i)}] = "
-                        f"{element}.{parts[i]};", whole, None)
+            self._chunk(
+                width,
+                pos,
+                limit,
+                lambda i: f"{dest}[{plus(dest_base, i)}] = {element}.{parts[i]};",
+                whole,
+                None,
+            )
             return
         whole = None
         vt = d.vector(dtype, width)
         if vt and vec_ok:
             self._vector_types.add((dtype, width))
-            whole = ([f"const {vt} fg_q = *reinterpret_cast<const {vt}*>(&{buffer}[{index}]);"]
-                     + [f"{dest}[{plus(dest_base, i)}] = {convert(f'fg_q.{p}')};"
-                        for i, p in enumerate(parts)])
-        self._chunk(width, pos, limit, lambda i: f"{dest}[{plus(dest_base, i)}] = "
-                    f"{convert(d.load(buffer, plus(index, i), dtype))};", whole, vec_ok)
+            whole = [f"const {vt} fg_q = *reinterpret_cast<const {vt}*>(&{buffer}[{index}]);"] + [
+                f"{dest}[{plus(dest_base, i)}] = {convert(f'fg_q.{p}')};"
+                for i, p in enumerate(parts)
+            ]
+        self._chunk(
+            width,
+            pos,
+            limit,
+            lambda i: (
+                f"{dest}[{plus(dest_base, i)}] = {convert(d.load(buffer, plus(index, i), dtype))};"
+            ),
+            whole,
+            vec_ok,
+        )
 
-    def store_chunk(self, buffer: str, src: str, src_base: str, index: str, pos: str,
-                    limit: str | None, width: int, vec_ok: str | None, vindex: str = "") -> None:
+    def store_chunk(
+        self,
+        buffer: str,
+        src: str,
+        src_base: str,
+        index: str,
+        pos: str,
+        limit: str | None,
+        width: int,
+        vec_ok: str | None,
+        vindex: str = "",
+    ) -> None:
         """``buffer[index + l] = src[src_base + l]`` for the lanes in range; a tail
         writes only its own lanes (through the vector's components for a buffer
         declared as vectors)."""
@@ -290,20 +340,33 @@ class Emission:
         if buffer in self.vector_arrays:
             element, parts = f"{buffer}[{vindex}]", "xyzw"[:width]
             whole = [f"{element} = {d.vector(dtype, width)}({', '.join(values)});"]
-            self._chunk(width, pos, limit, lambda i: f"{element}.{parts[i]} = {values[i]};",
-                        whole, None)
+            self._chunk(
+                width, pos, limit, lambda i: f"{element}.{parts[i]} = {values[i]};", whole, None
+            )
             return
         whole = None
         vt = d.vector(dtype, width)
         if vt and vec_ok:
             self._vector_types.add((dtype, width))
-            whole = [f"*reinterpret_cast<{vt}*>(&{buffer}[{index}]) = "
-                     f"{d.make_vector(vt, values)};"]
-        self._chunk(width, pos, limit, lambda i: d.store(buffer, plus(index, i), dtype,
-                                                         values[i]), whole, vec_ok)
+            whole = [f"*reinterpret_cast<{vt}*>(&{buffer}[{index}]) = {d.make_vector(vt, values)};"]
+        self._chunk(
+            width,
+            pos,
+            limit,
+            lambda i: d.store(buffer, plus(index, i), dtype, values[i]),
+            whole,
+            vec_ok,
+        )
 
-    def _chunk(self, width: int, pos: str, limit: str | None, lane,
-               whole: list[str] | None, vec_ok: str | None) -> None:
+    def _chunk(
+        self,
+        width: int,
+        pos: str,
+        limit: str | None,
+        lane,
+        whole: list[str] | None,
+        vec_ok: str | None,
+    ) -> None:
         """``whole`` (or every ``lane(i)``) when the chunk at ``pos`` is entirely below
         ``limit`` (and ``vec_ok``), else each ``lane(i)`` guarded by its position. A
         ``limit`` of None says the caller knows the chunk is in range."""
@@ -336,13 +399,15 @@ class Emission:
     def header(self, target: str) -> list[str]:
         k, body = self.kernel, self.body
         shape = ", ".join(f"{name}={rule}" for name, rule in body.shape)
-        lines = [f"kernel-forge generated {target} source (forge.emit, emitter version "
-                 f"{EMITTER_VERSION}); do not edit",
-                 f"kernel: {k.id} v{k.version}, entry point {k.entry_point}",
-                 f"semantic hash: {k.semantic_hash}",
-                 f"schedule: {self.schedule}",
-                 f"pattern: {body.kind} ({shape})",
-                 "IR:"]
+        lines = [
+            f"kernel-forge generated {target} source (forge.emit, emitter version "
+            f"{EMITTER_VERSION}); do not edit",
+            f"kernel: {k.id} v{k.version}, entry point {k.entry_point}",
+            f"semantic hash: {k.semantic_hash}",
+            f"schedule: {self.schedule}",
+            f"pattern: {body.kind} ({shape})",
+            "IR:",
+        ]
         lines += [f"  {text}" for text in body.summary()]
         return [f"// {line}".rstrip() for line in lines]
 
@@ -361,8 +426,10 @@ class Emission:
         out += ["", "struct fg_Params {"]
         out += [f"    {name}: {dtype}," for name, dtype in k.uniform.fields] + ["}", ""]
         if self.vector_arrays:
-            out.append(f"// {', '.join(self.vector_arrays)}: arrays of vectors, bound rounded "
-                       "up to whole vectors; a partial last chunk goes lane by lane")
+            out.append(
+                f"// {', '.join(self.vector_arrays)}: arrays of vectors, bound rounded "
+                "up to whole vectors; a partial last chunk goes lane by lane"
+            )
         for b in k.buffers:
             if b.access.value == "uniform":
                 out.append(f"@group({b.group}) @binding({b.binding}) var<uniform> fg_p: fg_Params;")
@@ -370,19 +437,24 @@ class Emission:
                 mode = "read" if b.access.value == "read" else "read_write"
                 width = self.vector_arrays.get(b.name)
                 element = self.d.vector(b.element, width) if width else b.element
-                out.append(f"@group({b.group}) @binding({b.binding}) var<storage, {mode}> "
-                           f"{b.name}: array<{element}>;")
+                out.append(
+                    f"@group({b.group}) @binding({b.binding}) var<storage, {mode}> "
+                    f"{b.name}: array<{element}>;"
+                )
         out += self._shared
         body = self.code.text()
         helpers = self.d.helpers(ops, body + "\n".join(self._shared))
         if helpers:
             out += ["", helpers.rstrip()]
         x, y, z = self.schedule.workgroup_size
-        out += ["", f"@compute @workgroup_size({x}, {y}, {z})",
-                f"fn {k.entry_point}(@builtin(workgroup_id) fg_wid: vec3<u32>,",
-                "        @builtin(num_workgroups) fg_nwg: vec3<u32>,",
-                "        @builtin(local_invocation_id) fg_lid3: vec3<u32>,",
-                "        @builtin(local_invocation_index) fg_lidx: u32) {"]
+        out += [
+            "",
+            f"@compute @workgroup_size({x}, {y}, {z})",
+            f"fn {k.entry_point}(@builtin(workgroup_id) fg_wid: vec3<u32>,",
+            "        @builtin(num_workgroups) fg_nwg: vec3<u32>,",
+            "        @builtin(local_invocation_id) fg_lid3: vec3<u32>,",
+            "        @builtin(local_invocation_index) fg_lidx: u32) {",
+        ]
         return "\n".join(out) + "\n" + body + "}\n"
 
     def _cuda(self, ops) -> str:
@@ -407,10 +479,16 @@ class Emission:
                 const = "const " if b.access.value == "read" else ""
                 params.append(f"{const}{d.scalar(b.element)}* __restrict__ {b.name}")
         x, y, z = self.schedule.workgroup_size
-        out += ["", f"extern \"C\" __global__ void __launch_bounds__({x * y * z}) "
-                    f"{k.entry_point}(", "        " + ",\n        ".join(params) + ") {"]
-        lidx = "threadIdx.x" + (f" + {x}u * threadIdx.y" if y > 1 else "") + (
-            f" + {x * y}u * threadIdx.z" if z > 1 else "")
+        out += [
+            "",
+            f'extern "C" __global__ void __launch_bounds__({x * y * z}) {k.entry_point}(',
+            "        " + ",\n        ".join(params) + ") {",
+        ]
+        lidx = (
+            "threadIdx.x"
+            + (f" + {x}u * threadIdx.y" if y > 1 else "")
+            + (f" + {x * y}u * threadIdx.z" if z > 1 else "")
+        )
         out += [f"    const unsigned int fg_lidx = {lidx};"]
         out += [f"    {decl}" for decl in self._shared]
         return "\n".join(out) + "\n" + self.code.text() + "}\n"
@@ -419,5 +497,9 @@ class Emission:
 def used_ops(body) -> set[tuple[str, str]]:
     """(operation, dtype) pairs the body computes, for helpers and target checks (row
     reductions appear as ``"reduce"``)."""
-    return {(node.op, node.dtype) for e in body.expressions() for node in walk(e)
-            if node.op not in LEAVES}
+    return {
+        (node.op, node.dtype)
+        for e in body.expressions()
+        for node in walk(e)
+        if node.op not in LEAVES
+    }

@@ -31,9 +31,10 @@ class Unsupported(Exception):
     """An operation the target cannot express (turned into UnsupportedFeature)."""
 
 
-_NONFINITE_BITS = {"f32": {"inf": "0x7f800000", "-inf": "0xff800000", "nan": "0x7fc00000"},
-                   "f64": {"inf": "0x7ff0000000000000", "-inf": "0xfff0000000000000",
-                           "nan": "0x7ff8000000000000"}}
+_NONFINITE_BITS = {
+    "f32": {"inf": "0x7f800000", "-inf": "0xff800000", "nan": "0x7fc00000"},
+    "f64": {"inf": "0x7ff0000000000000", "-inf": "0xfff0000000000000", "nan": "0x7ff8000000000000"},
+}
 
 
 def _nonfinite_name(value: float) -> str | None:
@@ -64,8 +65,8 @@ class Dialect:
     language = ""
     pointer_vectors = False  # vector loads reinterpret an aligned element pointer (CUDA)
     _VECTORS: dict[str, str] = {}  # dtypes with vector types: their element's spelling
-    u32 = ""      # the index type
-    wide = ""     # grid-stride loop counters (64-bit where the target has it)
+    u32 = ""  # the index type
+    wide = ""  # grid-stride loop counters (64-bit where the target has it)
     barrier = ""
     local_x = local_y = local_index = group_linear = group_count = ""
 
@@ -118,8 +119,16 @@ class Dialect:
     def array(self, name: str, dtype: str, size: int) -> str:
         raise NotImplementedError
 
-    def loop(self, var: str, start: str, stop: str, step: str, *, unroll: bool = False,
-             wide: bool = False) -> list[str]:
+    def loop(
+        self,
+        var: str,
+        start: str,
+        stop: str,
+        step: str,
+        *,
+        unroll: bool = False,
+        wide: bool = False,
+    ) -> list[str]:
         raise NotImplementedError
 
     def shared(self, name: str, dtype: str, size: int) -> str:
@@ -194,8 +203,10 @@ class Dialect:
         """Raise ``Unsupported`` for a dtype the target has no type for."""
         for name in sorted(dtypes):
             if getattr(TYPES[name], self.target) is None:
-                raise Unsupported(f"{name} is unsupported, because {self.language} has no "
-                                  f"{TYPES[name].numpy.name} type")
+                raise Unsupported(
+                    f"{name} is unsupported, because {self.language} has no "
+                    f"{TYPES[name].numpy.name} type"
+                )
 
 
 class WGSL(Dialect):
@@ -221,7 +232,7 @@ class WGSL(Dialect):
         return _f64_literal(value) + "lf"
 
     def _int_literal(self, value: int, dtype: str) -> str:
-        if dtype == "i32" and value == -2**31:
+        if dtype == "i32" and value == -(2**31):
             return "(-2147483647i - 1i)"
         return f"{value}{'i' if dtype == 'i32' else 'u'}"
 
@@ -268,7 +279,7 @@ class WGSL(Dialect):
             # can represent (+-65504 from f16, 2^31 - 128 from f32), not to the integer's.
             if source == "f16":
                 text, source = f"f32({text})", "f32"
-            lowest, highest = (-2**31, 2**31 - 1) if target == "i32" else (0, 2**32 - 1)
+            lowest, highest = (-(2**31), 2**31 - 1) if target == "i32" else (0, 2**32 - 1)
             above = f"{text} >= {self.literal(float(highest + 1), source)}"
             below = f"{text} < {self.literal(float(lowest), source)}"
             inner = f"select({target}({text}), {self.literal(highest, target)}, {above})"
@@ -286,16 +297,20 @@ class WGSL(Dialect):
     def check_ops(self, ops: set[tuple[str, str]]) -> None:
         for name, dtype in sorted(ops):
             if dtype == "f64" and name in OPERATIONS and not OPERATIONS[name].wgsl_f64:
-                raise Unsupported(f"WGSL has no f64 {name} (naga lowers it through "
-                                  "GLSL.std.450, which has it for 16 and 32-bit floats only)")
+                raise Unsupported(
+                    f"WGSL has no f64 {name} (naga lowers it through "
+                    "GLSL.std.450, which has it for 16 and 32-bit floats only)"
+                )
 
     def helpers(self, ops: set[tuple[str, str]], code: str = "") -> str:
-        names = sorted({name for name, _ in ops
-                        if name in OPERATIONS and OPERATIONS[name].wgsl_helper})
+        names = sorted(
+            {name for name, _ in ops if name in OPERATIONS and OPERATIONS[name].wgsl_helper}
+        )
         found = [wgsl_helper(name) for name in names]
         if f"{self.BITS_HELPER}(" in code:
-            found.insert(0, f"fn {self.BITS_HELPER}(bits: u32) -> f32 "
-                            "{ return bitcast<f32>(bits); }")
+            found.insert(
+                0, f"fn {self.BITS_HELPER}(bits: u32) -> f32 {{ return bitcast<f32>(bits); }}"
+            )
         return "\n".join(found)
 
 
@@ -314,8 +329,7 @@ class CUDA(Dialect):
     _TYPES = {name: t.cuda for name, t in TYPES.items()}
     # f16 and bf16 chunks move as structs of 2 or 4 halves, aligned to their size (one
     # 4- or 8-byte access), declared by the module (``vector_struct``).
-    _VECTORS = {"f32": "float", "i32": "int", "u32": "uint", "f16": "fg_half",
-                "bf16": "fg_bfloat"}
+    _VECTORS = {"f32": "float", "i32": "int", "u32": "uint", "f16": "fg_half", "bf16": "fg_bfloat"}
     #: The header that declares each half type and its arithmetic.
     HEADERS = {"f16": "cuda_fp16.h", "bf16": "cuda_bf16.h"}
 
@@ -331,7 +345,7 @@ class CUDA(Dialect):
 
     def _int_literal(self, value: int, dtype: str) -> str:
         if dtype == "i32":
-            return "(-2147483647 - 1)" if value == -2**31 else str(value)
+            return "(-2147483647 - 1)" if value == -(2**31) else str(value)
         return f"{value}u"
 
     def _nonfinite(self, name: str, dtype: str) -> str:
@@ -378,8 +392,10 @@ class CUDA(Dialect):
         if dtype not in self.HEADERS:
             return None
         lanes = ", ".join("xyzw"[:width])
-        return (f"struct __align__({TYPES[dtype].size * width}) {self.vector(dtype, width)} "
-                f"{{ {self._TYPES[dtype]} {lanes}; }};")
+        return (
+            f"struct __align__({TYPES[dtype].size * width}) {self.vector(dtype, width)} "
+            f"{{ {self._TYPES[dtype]} {lanes}; }};"
+        )
 
     def select(self, cond, if_true, if_false) -> str:
         return f"({cond} ? {if_true} : {if_false})"
@@ -424,11 +440,15 @@ class CUDA(Dialect):
     def helpers(self, ops: set[tuple[str, str]], code: str = "") -> str:
         parts = []
         if any(name == "sigmoid" and dtype != "f64" for name, dtype in ops):
-            parts.append("__device__ __forceinline__ float fg_sigmoid_f32(float x) {\n"
-                         "    return 1.0f / (1.0f + expf(-x));\n}\n")
+            parts.append(
+                "__device__ __forceinline__ float fg_sigmoid_f32(float x) {\n"
+                "    return 1.0f / (1.0f + expf(-x));\n}\n"
+            )
         if ("sigmoid", "f64") in ops:
-            parts.append("__device__ __forceinline__ double fg_sigmoid_f64(double x) {\n"
-                         "    return 1.0 / (1.0 + exp(-x));\n}\n")
+            parts.append(
+                "__device__ __forceinline__ double fg_sigmoid_f64(double x) {\n"
+                "    return 1.0 / (1.0 + exp(-x));\n}\n"
+            )
         return "\n".join(parts)
 
 

@@ -22,11 +22,12 @@ _INDEX = index()
 
 
 def check(body, schedule, target: str) -> None:
-    refuse_unroll(schedule, 'map')
+    refuse_unroll(schedule, "map")
     if schedule.tile is not None:
         tile = "x".join(map(str, schedule.tile))
-        raise ScheduleRefused(f"a map takes no tile (got tile={tile}): use items per "
-                              "invocation and vector width")
+        raise ScheduleRefused(
+            f"a map takes no tile (got tile={tile}): use items per invocation and vector width"
+        )
 
 
 def storage_bytes(body, schedule, target: str) -> int:
@@ -51,10 +52,18 @@ def lower(em: Emission) -> None:
     em.vectorize(buffers, width)
     per_group = threads * items
     slot = "fg_k" if width == 1 else f"fg_k * {width}u"
-    code.comment(f"each workgroup takes {per_group} chunks of {width} per pass; "
-                 "grid-stride over the rest")
-    with code.block(d.loop("fg_first", f"{d.widen(d.group_linear)} * {per_group}u", chunks,
-                           f"{d.widen(d.group_count)} * {per_group}u", wide=True)):
+    code.comment(
+        f"each workgroup takes {per_group} chunks of {width} per pass; grid-stride over the rest"
+    )
+    with code.block(
+        d.loop(
+            "fg_first",
+            f"{d.widen(d.group_linear)} * {per_group}u",
+            chunks,
+            f"{d.widen(d.group_count)} * {per_group}u",
+            wide=True,
+        )
+    ):
         for name, load in loads.items():
             code.line(d.array(f"fg_v_{name}", load.dtype, items * width))
 
@@ -63,6 +72,7 @@ def lower(em: Emission) -> None:
                 j = em.wide(v.fresh("j"), f"fg_first + fg_k * {threads}u + fg_lidx")
                 with code.block(f"if ({j} < {chunks}) {{"):
                     inner(j, j if width == 1 else f"{j} * {width}u")
+
             em.unrolled("fg_k", items, chunk)
 
         def load(j: str, first: str) -> None:

@@ -50,40 +50,53 @@ def check(body, schedule, target: str | None) -> None:
         _mma.check(body, schedule, target)
         return
     if schedule.tile is None or len(schedule.tile) not in (3, 4):
-        raise ScheduleRefused("a matmul needs tile=BMxBNxBK (or BMxBNxBKxSTAGES), e.g. "
-                              "tile=64x64x8 on a 16x16 workgroup")
+        raise ScheduleRefused(
+            "a matmul needs tile=BMxBNxBK (or BMxBNxBKxSTAGES), e.g. "
+            "tile=64x64x8 on a 16x16 workgroup"
+        )
     bm, bn, bk, stages, wx, wy, tm, tn = _geometry(schedule)
     v = schedule.vector_width
     if schedule.workgroup_size[2] != 1:
         raise ScheduleRefused(f"a matmul workgroup is 2-D (WX x WY), got {schedule.workgroup_size}")
     if schedule.items_per_invocation != 1:
-        raise ScheduleRefused("a matmul's work per invocation is its TM x TN micro-tile "
-                              "(tile / workgroup); items per invocation must be 1")
+        raise ScheduleRefused(
+            "a matmul's work per invocation is its TM x TN micro-tile "
+            "(tile / workgroup); items per invocation must be 1"
+        )
     if stages not in (1, 2):
         raise ScheduleRefused(f"matmul stages must be 1 or 2 (register prefetch), got {stages}")
     if bm % wy or bn % wx:
-        raise ScheduleRefused(f"tile {bm}x{bn} must split evenly over the {wx}x{wy} workgroup "
-                              f"(BM % WY == 0 and BN % WX == 0)")
+        raise ScheduleRefused(
+            f"tile {bm}x{bn} must split evenly over the {wx}x{wy} workgroup "
+            f"(BM % WY == 0 and BN % WX == 0)"
+        )
     if tm % v or tn % v:
-        raise ScheduleRefused(f"each invocation's {tm}x{tn} micro-tile is read and stored in "
-                              f"vectors of {v}; TM and TN must be multiples of the vector width")
+        raise ScheduleRefused(
+            f"each invocation's {tm}x{tn} micro-tile is read and stored in "
+            f"vectors of {v}; TM and TN must be multiples of the vector width"
+        )
     if tm * tn > _MAX_ACCUMULATORS:
-        raise ScheduleRefused(f"a {tm}x{tn} micro-tile needs {tm * tn} accumulators per "
-                              f"invocation, over {_MAX_ACCUMULATORS}: it would spill registers")
+        raise ScheduleRefused(
+            f"a {tm}x{tn} micro-tile needs {tm * tn} accumulators per "
+            f"invocation, over {_MAX_ACCUMULATORS}: it would spill registers"
+        )
     for operand, layout, contiguous, extent in _operands(body, bm, bn, bk):
         if extent % v:
             raise ScheduleRefused(
                 f"{operand} is {layout}-major, so its tile is loaded along "
                 f"{'k' if contiguous == 'k' else ('m' if operand == 'a' else 'n')} in vectors "
-                f"of {v}; that tile extent ({extent}) must be a multiple of the vector width")
+                f"of {v}; that tile extent ({extent}) must be a multiple of the vector width"
+            )
 
 
 def _operands(body, bm: int, bn: int, bk: int):
     """(name, layout, contiguous dim, tile extent along it) for a and b."""
     a_contig = "k" if body.a_layout == "row" else "outer"
     b_contig = "k" if body.b_layout == "col" else "outer"
-    return [("a", body.a_layout, a_contig, bk if a_contig == "k" else bm),
-            ("b", body.b_layout, b_contig, bk if b_contig == "k" else bn)]
+    return [
+        ("a", body.a_layout, a_contig, bk if a_contig == "k" else bm),
+        ("b", body.b_layout, b_contig, bk if b_contig == "k" else bn),
+    ]
 
 
 def storage_bytes(body, schedule, target: str) -> int:
@@ -102,13 +115,15 @@ class _MatmulLowering:
     def __init__(self, em: Emission) -> None:
         self.em = em
         self.body = em.body
-        (self.bm, self.bn, self.bk, self.stages, self.wx, self.wy,
-         self.tm, self.tn) = _geometry(em.schedule)
+        (self.bm, self.bn, self.bk, self.stages, self.wx, self.wy, self.tm, self.tn) = _geometry(
+            em.schedule
+        )
         self.v = em.schedule.vector_width
         self.unroll = em.schedule.unroll
         # WGSL tiles of vec4 (the CUDA text stays as it is under every schedule)
-        self.vector_shared = (self.unroll and self.v == 4 and not em.d.pointer_vectors
-                              and em.body.dtype == "f32")
+        self.vector_shared = (
+            self.unroll and self.v == 4 and not em.d.pointer_vectors and em.body.dtype == "f32"
+        )
         self.threads = self.wx * self.wy
         self.dtype = self.body.dtype
         self.m, self.n, self.k = (em.uniform(d) for d in ("m", "n", "k"))
@@ -130,9 +145,11 @@ class _MatmulLowering:
             "b": em.vec_ok(["b"], self.v, f" && {self._contiguous_extent('b')} % {self.v}u == 0u"),
             "c": em.vec_ok(["c"], self.v, f" && {self.n} % {self.v}u == 0u"),
         }
-        code.comment(f"{self.bm}x{self.bn} block of c per workgroup, {self.tm}x{self.tn} per "
-                     f"invocation, k in steps of {self.bk}"
-                     + (", next tile prefetched into registers" if self.stages == 2 else ""))
+        code.comment(
+            f"{self.bm}x{self.bn} block of c per workgroup, {self.tm}x{self.tn} per "
+            f"invocation, k in steps of {self.bk}"
+            + (", next tile prefetched into registers" if self.stages == 2 else "")
+        )
         with em.c_tiles(tiles, tiles_n, self.bm, self.bn):
             code.line(d.array("fg_acc", self.dtype, self.tm * self.tn))
             for name in ("a", "b"):
@@ -205,8 +222,17 @@ class _MatmulLowering:
                     index = f"{d.widen(gk)} * {size} + {go}"
                 in_tile = f"{slot} < {total}u && " if total % self.threads else ""
                 with code.block(f"if ({in_tile}{guard}) {{"):
-                    em.load_chunk(name, dest, f"{it * self.v}u", index, pos, limit, self.v,
-                                  self.vec_ok[name], into=self.dtype)
+                    em.load_chunk(
+                        name,
+                        dest,
+                        f"{it * self.v}u",
+                        index,
+                        pos,
+                        limit,
+                        self.v,
+                        self.vec_ok[name],
+                        into=self.dtype,
+                    )
 
     def _store_shared(self) -> None:
         em, code = self.em, self.em.code
@@ -227,35 +253,40 @@ class _MatmulLowering:
                     for line in lines:
                         code.line(line)
 
-    def _shared_stores(self, name: str, shared: str, contiguous: str, outer: int, o: str,
-                       k: str, it: int) -> list[str]:
+    def _shared_stores(
+        self, name: str, shared: str, contiguous: str, outer: int, o: str, k: str, it: int
+    ) -> list[str]:
         """The stores of one loaded vector into its tile: lane by lane, or, into vec4
         tiles, one vector (lanes along the tile's rows) or one component per lane (lanes
         along k, stored transposed)."""
         values = [f"fg_r{name}[{it * self.v + lane}u]" for lane in range(self.v)]
         if self.vector_shared and contiguous != "k":
-            return [f"{shared}[(({k}) * {outer}u + {o}) / 4u] = "
-                    f"vec4<f32>({', '.join(values)});"]
+            return [f"{shared}[(({k}) * {outer}u + {o}) / 4u] = vec4<f32>({', '.join(values)});"]
         lines = []
         for lane, value in enumerate(values):
             if contiguous == "k":
                 where = f"({plus(k, lane)}) * {outer}u + {o}"
             else:
                 where = f"({k}) * {outer}u + {plus(o, lane)}"
-            element = (f"{shared}[({where}) / 4u][({where}) % 4u]" if self.vector_shared
-                       else f"{shared}[{where}]")
+            element = (
+                f"{shared}[({where}) / 4u][({where}) % 4u]"
+                if self.vector_shared
+                else f"{shared}[{where}]"
+            )
             lines.append(f"{element} = {value};")
         return lines
 
-    def _vector_fragments(self, register: str, tile: str, extent: int, across: int,
-                          lane_group: str, count: int) -> None:
+    def _vector_fragments(
+        self, register: str, tile: str, extent: int, across: int, lane_group: str, count: int
+    ) -> None:
         """``register[i]`` for the micro-tile's ``count`` elements from a vec4 tile:
         each group of 4 is one 16-byte load (see ``_local``)."""
         code = self.em.code
         for g in range(count // 4):
             vector = f"{register}_v{g}"
-            code.line(f"let {vector} = {tile}[fg_kk * {extent // 4}u + {g * across}u + "
-                      f"{lane_group}];")
+            code.line(
+                f"let {vector} = {tile}[fg_kk * {extent // 4}u + {g * across}u + {lane_group}];"
+            )
             for c in range(4):
                 code.line(f"{register}[{g * 4 + c}u] = {vector}.{'xyzw'[c]};")
 
@@ -281,16 +312,25 @@ class _MatmulLowering:
         d, code = self.em.d, self.em.code
 
         def fragments() -> None:
-            code.line(f"fg_fa[fg_i] = fg_as[fg_kk * {self.bm}u + "
-                      f"{self._local('fg_i', self.wy, 'fg_ty')}];")
+            code.line(
+                f"fg_fa[fg_i] = fg_as[fg_kk * {self.bm}u + "
+                f"{self._local('fg_i', self.wy, 'fg_ty')}];"
+            )
 
         def columns() -> None:
-            code.line(f"fg_fb[fg_j] = fg_bs[fg_kk * {self.bn}u + "
-                      f"{self._local('fg_j', self.wx, 'fg_tx')}];")
+            code.line(
+                f"fg_fb[fg_j] = fg_bs[fg_kk * {self.bn}u + "
+                f"{self._local('fg_j', self.wx, 'fg_tx')}];"
+            )
 
         def products() -> None:
-            self._each("fg_j", self.tn, lambda: code.line(
-                f"fg_acc[fg_i * {self.tn}u + fg_j] += fg_fa[fg_i] * fg_fb[fg_j];"))
+            self._each(
+                "fg_j",
+                self.tn,
+                lambda: code.line(
+                    f"fg_acc[fg_i * {self.tn}u + fg_j] += fg_fa[fg_i] * fg_fb[fg_j];"
+                ),
+            )
 
         def step() -> None:
             code.line(d.array("fg_fa", self.dtype, self.tm))
@@ -302,6 +342,7 @@ class _MatmulLowering:
                 self._each("fg_i", self.tm, fragments)
                 self._each("fg_j", self.tn, columns)
             self._each("fg_i", self.tm, products)
+
         self._each("fg_kk", self.bk, step)
 
     def _epilogue(self) -> None:
@@ -328,6 +369,7 @@ class _MatmulLowering:
             m = em.let("fg_m", "u32", f"fg_m0 + {self._local('fg_i', self.wy, 'fg_ty')}")
             with code.block(f"if ({m} < {self.m}) {{"):
                 self._each("fg_g", self.tn // self.v, lambda: vector(m))
+
         self._each("fg_i", self.tm, row)
 
 

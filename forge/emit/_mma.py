@@ -24,8 +24,8 @@ __all__ = ["check", "storage_bytes", "lower"]
 
 _WARP = 32
 _FRAGMENT = 16
-_WARP_TILE = 32       # each warp's block of c: 2 x 2 fragments
-_PAD = 8              # halves of padding per shared-memory row (keeps WMMA's 32-byte rows)
+_WARP_TILE = 32  # each warp's block of c: 2 x 2 fragments
+_PAD = 8  # halves of padding per shared-memory row (keeps WMMA's 32-byte rows)
 _SCRATCH = _FRAGMENT * _FRAGMENT
 
 
@@ -37,29 +37,39 @@ def _geometry(schedule) -> tuple[int, int, int, int]:
 
 def check(body, schedule, target: str | None) -> None:
     if target == "wgsl":
-        raise ScheduleRefused("mma=1 is unsupported, because WGSL has no matrix-multiply-"
-                              "accumulate (wgpu-native refuses the cooperative-matrix feature)")
+        raise ScheduleRefused(
+            "mma=1 is unsupported, because WGSL has no matrix-multiply-"
+            "accumulate (wgpu-native refuses the cooperative-matrix feature)"
+        )
     if body.input_dtype not in ("f16", "bf16") or body.dtype != "f32":
-        raise ScheduleRefused(f"mma=1 multiplies f16 or bf16 inputs into f32 (tf32 would change "
-                              f"the products the reference computes); this matmul has "
-                              f"{body.input_dtype} inputs and {body.dtype} accumulation")
+        raise ScheduleRefused(
+            f"mma=1 multiplies f16 or bf16 inputs into f32 (tf32 would change "
+            f"the products the reference computes); this matmul has "
+            f"{body.input_dtype} inputs and {body.dtype} accumulation"
+        )
     if schedule.tile is None or len(schedule.tile) != 3:
-        raise ScheduleRefused("mma=1 takes tile=BMxBNxBK (no register-prefetch stages), e.g. "
-                              "tile=64x64x32 on a 32x4 workgroup")
+        raise ScheduleRefused(
+            "mma=1 takes tile=BMxBNxBK (no register-prefetch stages), e.g. "
+            "tile=64x64x32 on a 32x4 workgroup"
+        )
     if (schedule.vector_width, schedule.items_per_invocation, schedule.unroll) != (1, 1, False):
         raise ScheduleRefused("mma=1 sets the work per warp itself: vec=1, ipt=1, no unroll")
     bm, bn, bk, warps = _geometry(schedule)
     x, _, z = schedule.workgroup_size
     if x != _WARP or z != 1:
-        raise ScheduleRefused(f"mma=1 runs on whole warps: the workgroup is 32 x W, got "
-                              f"{schedule.workgroup_size}")
+        raise ScheduleRefused(
+            f"mma=1 runs on whole warps: the workgroup is 32 x W, got {schedule.workgroup_size}"
+        )
     if bm % _WARP_TILE or bn % _WARP_TILE or bk % _FRAGMENT:
-        raise ScheduleRefused(f"mma=1 needs BM and BN multiples of 32 and BK of 16, got "
-                              f"tile={bm}x{bn}x{bk}")
+        raise ScheduleRefused(
+            f"mma=1 needs BM and BN multiples of 32 and BK of 16, got tile={bm}x{bn}x{bk}"
+        )
     if warps != (bm // _WARP_TILE) * (bn // _WARP_TILE):
-        raise ScheduleRefused(f"each warp computes 32x32 of c, so a {bm}x{bn} tile needs "
-                              f"{(bm // _WARP_TILE) * (bn // _WARP_TILE)} warps; the workgroup "
-                              f"has {warps}")
+        raise ScheduleRefused(
+            f"each warp computes 32x32 of c, so a {bm}x{bn} tile needs "
+            f"{(bm // _WARP_TILE) * (bn // _WARP_TILE)} warps; the workgroup "
+            f"has {warps}"
+        )
 
 
 def storage_bytes(body, schedule, target: str) -> int:
@@ -89,13 +99,17 @@ class _MmaLowering:
         em.let("fg_wn", "u32", f"fg_warp % {warps_n}u * {_WARP_TILE}u")
         tiles_n = em.let("fg_tiles_n", "u32", em.ceil_div(self.n, self.bn))
         tiles = em.let("fg_tiles", "u32", f"{em.ceil_div(self.m, self.bm)} * {tiles_n}")
-        code.comment(f"{self.bm}x{self.bn} block of c per workgroup, 32x32 per warp as 2x2 "
-                     f"WMMA 16x16x16 fragments, k in steps of {self.bk}")
+        code.comment(
+            f"{self.bm}x{self.bn} block of c per workgroup, 32x32 per warp as 2x2 "
+            f"WMMA 16x16x16 fragments, k in steps of {self.bk}"
+        )
         with em.c_tiles(tiles, tiles_n, self.bm, self.bn):
-            code.line("nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> "
-                      "fg_acc[2][2];")
-            self._each_fragment(lambda i, j: code.line(
-                f"nvcuda::wmma::fill_fragment(fg_acc[{i}][{j}], 0.0f);"))
+            code.line(
+                "nvcuda::wmma::fragment<nvcuda::wmma::accumulator, 16, 16, 16, float> fg_acc[2][2];"
+            )
+            self._each_fragment(
+                lambda i, j: code.line(f"nvcuda::wmma::fill_fragment(fg_acc[{i}][{j}], 0.0f);")
+            )
             with code.block(d.loop("fg_k0", "0u", self.k, f"{self.bk}u")):
                 self._stage("a", "fg_as", self.bm, self.bk, self.lda)
                 self._stage("b", "fg_bs", self.bk, self.bn, self.ldb)
@@ -130,49 +144,71 @@ class _MmaLowering:
             code.line(f"const unsigned int fg_c = {origin_col} + fg_e % {cols}u;")
             inside = f"fg_r < {limit_row} && fg_c < {limit_col}"
             value = f"{name}[{self._element(name, 'fg_r', 'fg_c')}]"
-            code.line(f"{shared}[fg_e / {cols}u * {ld}u + fg_e % {cols}u] = "
-                      f"({inside}) ? {value} : {self.half}(0.0f);")
+            code.line(
+                f"{shared}[fg_e / {cols}u * {ld}u + fg_e % {cols}u] = "
+                f"({inside}) ? {value} : {self.half}(0.0f);"
+            )
 
     def _multiply(self) -> None:
         code, half = self.code, self.half
         with code.block(self.d.loop("fg_kk", "0u", f"{self.bk}u", f"{_FRAGMENT}u", unroll=True)):
-            code.line(f"nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, {half}, "
-                      f"nvcuda::wmma::row_major> fg_fa[2];")
-            code.line(f"nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, 16, 16, 16, {half}, "
-                      f"nvcuda::wmma::row_major> fg_fb[2];")
+            code.line(
+                f"nvcuda::wmma::fragment<nvcuda::wmma::matrix_a, 16, 16, 16, {half}, "
+                f"nvcuda::wmma::row_major> fg_fa[2];"
+            )
+            code.line(
+                f"nvcuda::wmma::fragment<nvcuda::wmma::matrix_b, 16, 16, 16, {half}, "
+                f"nvcuda::wmma::row_major> fg_fb[2];"
+            )
             for i in range(2):
-                code.line(f"nvcuda::wmma::load_matrix_sync(fg_fa[{i}], &fg_as[(fg_wm + "
-                          f"{i * _FRAGMENT}u) * {self.lda}u + fg_kk], {self.lda}u);")
-                code.line(f"nvcuda::wmma::load_matrix_sync(fg_fb[{i}], &fg_bs[fg_kk * "
-                          f"{self.ldb}u + fg_wn + {i * _FRAGMENT}u], {self.ldb}u);")
-            self._each_fragment(lambda i, j: code.line(
-                f"nvcuda::wmma::mma_sync(fg_acc[{i}][{j}], fg_fa[{i}], fg_fb[{j}], "
-                f"fg_acc[{i}][{j}]);"))
+                code.line(
+                    f"nvcuda::wmma::load_matrix_sync(fg_fa[{i}], &fg_as[(fg_wm + "
+                    f"{i * _FRAGMENT}u) * {self.lda}u + fg_kk], {self.lda}u);"
+                )
+                code.line(
+                    f"nvcuda::wmma::load_matrix_sync(fg_fb[{i}], &fg_bs[fg_kk * "
+                    f"{self.ldb}u + fg_wn + {i * _FRAGMENT}u], {self.ldb}u);"
+                )
+            self._each_fragment(
+                lambda i, j: code.line(
+                    f"nvcuda::wmma::mma_sync(fg_acc[{i}][{j}], fg_fa[{i}], fg_fb[{j}], "
+                    f"fg_acc[{i}][{j}]);"
+                )
+            )
 
     def _epilogue(self) -> None:
         code, em = self.code, self.em
         alpha, beta = em.uniform("alpha"), em.uniform("beta")
-        code.comment("c = alpha * acc + beta * c through each warp's 16x16 scratch; c is not "
-                     "read when beta == 0")
+        code.comment(
+            "c = alpha * acc + beta * c through each warp's 16x16 scratch; c is not "
+            "read when beta == 0"
+        )
         code.line(f"float* const fg_scratch = &fg_cs[fg_warp * {_SCRATCH}u];")
 
         def fragment(i: int, j: int) -> None:
-            code.line(f"nvcuda::wmma::store_matrix_sync(fg_scratch, fg_acc[{i}][{j}], 16, "
-                      "nvcuda::wmma::mem_row_major);")
+            code.line(
+                f"nvcuda::wmma::store_matrix_sync(fg_scratch, fg_acc[{i}][{j}], 16, "
+                "nvcuda::wmma::mem_row_major);"
+            )
             code.line("__syncwarp();")
             with code.block(self.d.loop("fg_e", "fg_lane", f"{_SCRATCH}u", f"{_WARP}u")):
-                code.line(f"const unsigned int fg_m = fg_m0 + fg_wm + {i * _FRAGMENT}u + "
-                          f"fg_e / 16u;")
-                code.line(f"const unsigned int fg_n = fg_n0 + fg_wn + {j * _FRAGMENT}u + "
-                          f"fg_e % 16u;")
+                code.line(
+                    f"const unsigned int fg_m = fg_m0 + fg_wm + {i * _FRAGMENT}u + fg_e / 16u;"
+                )
+                code.line(
+                    f"const unsigned int fg_n = fg_n0 + fg_wn + {j * _FRAGMENT}u + fg_e % 16u;"
+                )
                 with code.block(f"if (fg_m < {self.m} && fg_n < {self.n}) {{"):
-                    code.line(f"const unsigned long long fg_at = "
-                              f"{self.d.widen('fg_m')} * {self.n} + fg_n;")
+                    code.line(
+                        f"const unsigned long long fg_at = "
+                        f"{self.d.widen('fg_m')} * {self.n} + fg_n;"
+                    )
                     code.line(f"float fg_out = {alpha} * fg_scratch[fg_e];")
                     with code.block(f"if ({beta} != 0.0f) {{"):
                         code.line(f"fg_out = fg_out + {beta} * c[fg_at];")
                     code.line("c[fg_at] = fg_out;")
             code.line("__syncwarp();")
+
         self._each_fragment(fragment)
 
 

@@ -41,17 +41,23 @@ _WARP = 32
 
 
 def check(body, schedule, target: str | None) -> None:
-    refuse_unroll(schedule, 'rows kernel')
+    refuse_unroll(schedule, "rows kernel")
     x, y, z = schedule.workgroup_size
     if schedule.tile is not None:
-        raise ScheduleRefused("a rows kernel takes no tile: the row is covered by "
-                              "wg_x * items per invocation * vector width columns per sweep")
+        raise ScheduleRefused(
+            "a rows kernel takes no tile: the row is covered by "
+            "wg_x * items per invocation * vector width columns per sweep"
+        )
     if z != 1:
-        raise ScheduleRefused(f"a rows kernel uses wg_x invocations per row and wg_y rows; "
-                              f"wg_z must be 1, got {schedule.workgroup_size}")
+        raise ScheduleRefused(
+            f"a rows kernel uses wg_x invocations per row and wg_y rows; "
+            f"wg_z must be 1, got {schedule.workgroup_size}"
+        )
     if x & (x - 1):
-        raise ScheduleRefused(f"wg_x={x} invocations share a row and reduce it as a tree, "
-                              "so wg_x must be a power of two")
+        raise ScheduleRefused(
+            f"wg_x={x} invocations share a row and reduce it as a tree, "
+            "so wg_x must be a power of two"
+        )
 
 
 def accumulator(dtype: str) -> str:
@@ -145,8 +151,9 @@ def _per_row(x: int, target: str) -> int:
 def storage_bytes(body, schedule, target: str) -> int:
     x, y, _ = schedule.workgroup_size
     per_row = _per_row(x, target)
-    return sum(count * y * per_row * (8 if t == "f64" else 4)
-               for t, count in _widest(body, target).items())
+    return sum(
+        count * y * per_row * (8 if t == "f64" else 4) for t, count in _widest(body, target).items()
+    )
 
 
 def workgroup_count(body, schedule, dims) -> int:
@@ -157,7 +164,7 @@ def _identity(em: Emission, op: str, t: str) -> str:
     if op == "sum":
         return em.d.literal(0, t)
     if t in ("i32", "u32"):
-        return em.d.literal(-2**31 if t == "i32" else 0, t)
+        return em.d.literal(-(2**31) if t == "i32" else 0, t)
     return em.d.literal(float("-inf"), t)
 
 
@@ -196,8 +203,9 @@ class _RowLowering:
         self.rows, self.cols = em.uniform("rows"), em.uniform("cols")
         self.matrix = _matrix_loads(self.body.expressions())
         self.outputs = dict(self.body.outputs)
-        self.matrix_outputs = [n for n, _ in self.body.outputs
-                               if self.body.output_layout(n) == "matrix"]
+        self.matrix_outputs = [
+            n for n, _ in self.body.outputs if self.body.output_layout(n) == "matrix"
+        ]
         self.row_outputs = [n for n in self.outputs if n not in self.matrix_outputs]
         self.vec_ok: str | None = None
         self.limit: str | None = self.cols  # None: every column of a sweep is in range
@@ -214,13 +222,19 @@ class _RowLowering:
         em.let("fg_tx", "u32", d.local_x)
         em.let("fg_ty", "u32", d.local_y)
         blocks = em.let("fg_blocks", "u32", em.ceil_div(self.rows, self.y))
-        self.vec_ok = em.vec_ok(list(self.matrix) + self.matrix_outputs, self.width,
-                                f" && {self.cols} % {self.width}u == 0u")
+        self.vec_ok = em.vec_ok(
+            list(self.matrix) + self.matrix_outputs,
+            self.width,
+            f" && {self.cols} % {self.width}u == 0u",
+        )
         self._declare_reduction_memory()
-        code.comment(f"{self.y} row(s) per workgroup, {self.x} invocations per row; "
-                     f"rows of up to {self.cap} columns stay in registers")
-        with code.block(d.loop("fg_blk", d.widen(d.group_linear), blocks,
-                               d.widen(d.group_count), wide=True)):
+        code.comment(
+            f"{self.y} row(s) per workgroup, {self.x} invocations per row; "
+            f"rows of up to {self.cap} columns stay in registers"
+        )
+        with code.block(
+            d.loop("fg_blk", d.widen(d.group_linear), blocks, d.widen(d.group_count), wide=True)
+        ):
             em.let("fg_row", "u32", f"{d.narrow('fg_blk')} * {self.y}u + fg_ty")
             em.let("fg_active", "bool", f"fg_row < {self.rows}")
             em.let("fg_rowc", "u32", f"min(fg_row, {self.rows} - 1u)")
@@ -269,8 +283,12 @@ class _RowLowering:
                         expr = self.outputs[name]
                         code.line(d.store(name, "fg_rowc", expr.dtype, v.get(expr)))
             if self.matrix_outputs:
-                self._sweep(one_pass, [self.outputs[n] for n in self.matrix_outputs],
-                            self._compute_outputs, store=True)
+                self._sweep(
+                    one_pass,
+                    [self.outputs[n] for n in self.matrix_outputs],
+                    self._compute_outputs,
+                    store=True,
+                )
 
     def _plain_level(self, level: list[Expr], one_pass: bool) -> None:
         em, d, code, v = self.em, self.em.d, self.em.code, self.em.values
@@ -287,12 +305,14 @@ class _RowLowering:
                 if t != r.dtype:
                     value = d.cast(value, r.dtype, t)
                 code.line(f"{acc} = {d.combine(r.attr[0], t, acc, value)};")
+
         self._sweep(one_pass, [r.args[0] for r in level], accumulate)
         specs = [(r.attr[0], accumulator(r.dtype)) for r in level]
         for r, result in zip(level, self._reduce(level, specs, accs)):
             if accumulator(r.dtype) != r.dtype:
-                result = em.let(v.fresh("r"), r.dtype,
-                                d.cast(result, accumulator(r.dtype), r.dtype))
+                result = em.let(
+                    v.fresh("r"), r.dtype, d.cast(result, accumulator(r.dtype), r.dtype)
+                )
             v.bind(r, result)
 
     # -- the online (max, sum of exp) level --------------------------------------------
@@ -304,8 +324,11 @@ class _RowLowering:
         """``exp(m - peak)`` for a partial of maximum ``m`` under a maximum ``peak >= m``:
         exactly 1 when they are equal, 0 for an empty partial (-inf)."""
         d = self.em.d
-        scaled = d.select(f"{m} == {self.neg_inf}", d.literal(0.0, "f32"),
-                          d.function("exp", "f32", [f"({m} - {peak})"]))
+        scaled = d.select(
+            f"{m} == {self.neg_inf}",
+            d.literal(0.0, "f32"),
+            d.function("exp", "f32", [f"({m} - {peak})"]),
+        )
         return d.select(f"{m} == {peak}", d.literal(1.0, "f32"), scaled)
 
     def _online_level(self, pair: _Online, one_pass: bool) -> None:
@@ -315,9 +338,15 @@ class _RowLowering:
         code.comment(f"{short(pair.peak)} and {short(pair.total)} online: one sweep")
         code.line(d.var(m, "f32", self.neg_inf))
         code.line(d.var(s, "f32", d.literal(0.0, "f32")))
-        later = _outside_reductions([e for _, e in self.body.outputs] + [
-            r.args[0] for level in _levels(self.body) for r in level
-            if not isinstance(r, _Online)])
+        later = _outside_reductions(
+            [e for _, e in self.body.outputs]
+            + [
+                r.args[0]
+                for level in _levels(self.body)
+                for r in level
+                if not isinstance(r, _Online)
+            ]
+        )
         fold = Expr("div", "f32", (pair.shifted_exp, pair.total))
         keep = one_pass and bool({pair.shifted_exp.key, fold.key} & later)
         kept = v.fresh("e")
@@ -329,8 +358,12 @@ class _RowLowering:
             top = m if one_pass else v.fresh("top")
             if not one_pass:
                 code.line(d.var(top, "f32", self.neg_inf))
-            self._process(base, lambda lane, slot: code.line(
-                f"{top} = {d.combine('max', 'f32', top, v.get(pair.arg))};"))
+            self._process(
+                base,
+                lambda lane, slot: code.line(
+                    f"{top} = {d.combine('max', 'f32', top, v.get(pair.arg))};"
+                ),
+            )
             if not one_pass:
                 top = em.let(v.fresh("top"), "f32", d.combine("max", "f32", m, top))
                 code.line(f"{s} = {s} * {self._factor(m, top)};")
@@ -338,12 +371,17 @@ class _RowLowering:
             shift = em.let(v.fresh("shift"), "f32", self._safe(m))
 
             def add(lane: int, slot: str) -> None:
-                e = em.let(v.fresh("t"), "f32",
-                           d.function("exp", "f32", [f"({v.get(pair.arg)} - {shift})"]))
+                e = em.let(
+                    v.fresh("t"),
+                    "f32",
+                    d.function("exp", "f32", [f"({v.get(pair.arg)} - {shift})"]),
+                )
                 code.line(f"{s} = {s} + {e};")
                 if keep:
                     code.line(f"{kept}[{slot}] = {e};")
+
             self._process(base, add)
+
         self._blocks(one_pass, list(_matrix_loads([pair.arg])), block)
         peak, total = self._reduce_online(pair, m, s)
         v.bind(pair.peak, peak)
@@ -369,12 +407,14 @@ class _RowLowering:
     def _sweep(self, one_pass: bool, exprs: list[Expr], element, store: bool = False) -> None:
         """Run ``element(lane, slot)`` at every column of the row (registers bound),
         storing the matrix outputs chunk by chunk when ``store``."""
-        self._blocks(one_pass, list(_matrix_loads(exprs)),
-                     lambda base: self._process(base, element, store))
+        self._blocks(
+            one_pass, list(_matrix_loads(exprs)), lambda base: self._process(base, element, store)
+        )
 
     def _chunk_start(self, base: str) -> str:
-        return self.em.let(self.em.values.fresh("c"), "u32",
-                           f"{base} + (fg_k * {self.x}u + fg_tx) * {self.width}u")
+        return self.em.let(
+            self.em.values.fresh("c"), "u32", f"{base} + (fg_k * {self.x}u + fg_tx) * {self.width}u"
+        )
 
     def _load_block(self, base: str, names: list[str]) -> None:
         em, d = self.em, self.em.d
@@ -386,8 +426,17 @@ class _RowLowering:
         def chunk() -> None:
             c0 = self._chunk_start(base)
             for name in names:
-                em.load_chunk(name, f"fg_v_{name}", f"fg_k * {self.width}u", f"fg_base + {c0}",
-                              c0, self.limit, self.width, self.vec_ok)
+                em.load_chunk(
+                    name,
+                    f"fg_v_{name}",
+                    f"fg_k * {self.width}u",
+                    f"fg_base + {c0}",
+                    c0,
+                    self.limit,
+                    self.width,
+                    self.vec_ok,
+                )
+
         em.unrolled("fg_k", self.items, chunk)
 
     def _process(self, base: str, element, store: bool = False) -> None:
@@ -415,8 +464,17 @@ class _RowLowering:
             if store:
                 with code.block("if (fg_active) {"):
                     for name in self.matrix_outputs:
-                        em.store_chunk(name, f"fg_o_{name}", "0u", f"fg_base + {c0}", c0,
-                                       self.limit, self.width, self.vec_ok)
+                        em.store_chunk(
+                            name,
+                            f"fg_o_{name}",
+                            "0u",
+                            f"fg_base + {c0}",
+                            c0,
+                            self.limit,
+                            self.width,
+                            self.vec_ok,
+                        )
+
         em.unrolled("fg_k", self.items, chunk)
 
     def _compute_outputs(self, lane: int, slot: str) -> None:
@@ -439,20 +497,23 @@ class _RowLowering:
         if self.target == "cuda":
             peak, total = self._reduce_cuda([pair], [[m, s]], [self._online_stage])[0]
             return peak, total
-        peak, = self._tree([[0]], [("max", "f32")], [m])
+        (peak,) = self._tree([[0]], [("max", "f32")], [m])
         scaled = em.let(v.fresh("s"), "f32", f"{s} * {self._factor(m, peak)}")
-        total, = self._tree([[0]], [("sum", "f32")], [scaled])
+        (total,) = self._tree([[0]], [("sum", "f32")], [scaled])
         return peak, total
 
-    def _tree(self, slots: list[list[int]], specs: list[tuple[str, str]],
-              accs: list[str]) -> list[str]:
+    def _tree(
+        self, slots: list[list[int]], specs: list[tuple[str, str]], accs: list[str]
+    ) -> list[str]:
         """WGSL: a shared-memory tree over the row's ``wg_x`` invocations."""
         em, d, code, v = self.em, self.em.d, self.em.code, self.em.values
         plane = self.y * self.x
 
         def slot(j: int, offset: str = "") -> str:
-            return (f"fg_red_{specs[j][1]}[{slots[j][0] * plane}u + fg_ty * {self.x}u"
-                    f" + fg_tx{offset}]")
+            return (
+                f"fg_red_{specs[j][1]}[{slots[j][0] * plane}u + fg_ty * {self.x}u + fg_tx{offset}]"
+            )
+
         for j, acc in enumerate(accs):
             code.line(f"{slot(j)} = {acc};")
         code.line(d.barrier)
@@ -463,9 +524,10 @@ class _RowLowering:
                     code.line(f"{slot(j)} = {d.combine(op, t, slot(j), slot(j, f' + {stride}u'))};")
             code.line(d.barrier)
             stride //= 2
-        results = [em.let(v.fresh("r"), t,
-                          f"fg_red_{t}[{slots[j][0] * plane}u + fg_ty * {self.x}u]")
-                   for j, (_, t) in enumerate(specs)]
+        results = [
+            em.let(v.fresh("r"), t, f"fg_red_{t}[{slots[j][0] * plane}u + fg_ty * {self.x}u]")
+            for j, (_, t) in enumerate(specs)
+        ]
         code.line(d.barrier)
         return results
 
@@ -478,10 +540,12 @@ class _RowLowering:
             self.em.code.line(d.var(acc, t, values[0]))
             self._butterfly(acc, op, t, offsets, width, mask)
             return [acc]
+
         return stage
 
-    def _online_stage(self, values: list[str], offsets: list[int], width: int,
-                      mask: str) -> list[str]:
+    def _online_stage(
+        self, values: list[str], offsets: list[int], width: int, mask: str
+    ) -> list[str]:
         em, d, v = self.em, self.em.d, self.em.values
         m, s = values
         peak, total = v.fresh("peak"), v.fresh("total")
@@ -491,8 +555,9 @@ class _RowLowering:
         self._butterfly(total, "sum", "f32", offsets, width, mask)
         return [peak, total]
 
-    def _butterfly(self, acc: str, op: str, t: str, offsets: list[int], width: int,
-                   mask: str) -> None:
+    def _butterfly(
+        self, acc: str, op: str, t: str, offsets: list[int], width: int, mask: str
+    ) -> None:
         # xor pairs combine the same two values in both lanes, so every lane ends with
         # the same bits
         for offset in offsets:
@@ -523,8 +588,10 @@ class _RowLowering:
         def shared(item: int, part: int, lane: str) -> str:
             t = _parts(level[item], "cuda")[part]
             base = _slots(level, "cuda")[item][part] * plane
-            return (f"fg_red_{t}[fg_half * {widest[t] * plane}u + {base}u + fg_ty * {warps}u"
-                    f" + {lane}]")
+            return (
+                f"fg_red_{t}[fg_half * {widest[t] * plane}u + {base}u + fg_ty * {warps}u + {lane}]"
+            )
+
         with code.block("if ((fg_tx & 31u) == 0u) {"):
             for i, parts in enumerate(partials):
                 for p, value in enumerate(parts):
@@ -534,12 +601,15 @@ class _RowLowering:
         gathered = []
         for i, parts in enumerate(partials):
             types = _parts(level[i], "cuda")
-            gathered.append([self.em.let(v.fresh("w"), types[p], shared(i, p, lane))
-                             for p in range(len(parts))])
+            gathered.append(
+                [self.em.let(v.fresh("w"), types[p], shared(i, p, lane)) for p in range(len(parts))]
+            )
         code.line("fg_half ^= 1u;")
         block_offsets = [warps >> i for i in range(1, warps.bit_length())]
-        return [stage(vals, block_offsets, _WARP, "0xffffffffu")
-                for stage, vals in zip(stages, gathered)]
+        return [
+            stage(vals, block_offsets, _WARP, "0xffffffffu")
+            for stage, vals in zip(stages, gathered)
+        ]
 
 
 def lower(em: Emission) -> None:

@@ -15,8 +15,8 @@ import numpy as np
 __all__ = ["erf64", "erfc64"]
 
 _SPLIT = 2.5
-_SERIES_TERMS = 90      # 2x^2 = 12.5 at the split: the terms fall below 1e-17 by n = 80
-_FRACTION_DEPTH = 120   # the fraction converges to float64 precision by x = 2.5 at this depth
+_SERIES_TERMS = 90  # 2x^2 = 12.5 at the split: the terms fall below 1e-17 by n = 80
+_FRACTION_DEPTH = 120  # the fraction converges to float64 precision by x = 2.5 at this depth
 _TWO_OVER_SQRT_PI = 1.1283791670955126
 _SQRT_PI = 1.7724538509055159
 

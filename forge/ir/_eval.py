@@ -24,8 +24,9 @@ class Evaluator:
     load, param or index node; ``full_shape`` is the (rows, cols) shape a row reduction
     spans. Shared subexpressions are computed once."""
 
-    def __init__(self, leaf: Callable[[Expr], np.ndarray],
-                 full_shape: tuple[int, int] | None = None) -> None:
+    def __init__(
+        self, leaf: Callable[[Expr], np.ndarray], full_shape: tuple[int, int] | None = None
+    ) -> None:
         self._leaf = leaf
         self._full_shape = full_shape
         self._memo: dict[tuple, np.ndarray] = {}

@@ -24,11 +24,44 @@ from ._dtypes import DTYPES, FLOATS, INT_RANGE, INTEGERS, NUMPY_DTYPES
 from ._ops import OPERATIONS, REDUCTIONS
 
 __all__ = [
-    "Expr", "IRError", "IRTypeError", "DTYPES", "FLOATS", "INTEGERS",
-    "const", "param", "dim", "input", "index", "row", "col", "row_sum", "row_max",
-    "select", "min", "max", "abs", "sqrt", "rsqrt", "exp", "log", "tanh", "erf", "sigmoid",
-    "cast", "eq", "ne", "lt", "le", "gt", "ge", "logical_and", "logical_or", "logical_not",
-    "as_expr", "walk",
+    "Expr",
+    "IRError",
+    "IRTypeError",
+    "DTYPES",
+    "FLOATS",
+    "INTEGERS",
+    "const",
+    "param",
+    "dim",
+    "input",
+    "index",
+    "row",
+    "col",
+    "row_sum",
+    "row_max",
+    "select",
+    "min",
+    "max",
+    "abs",
+    "sqrt",
+    "rsqrt",
+    "exp",
+    "log",
+    "tanh",
+    "erf",
+    "sigmoid",
+    "cast",
+    "eq",
+    "ne",
+    "lt",
+    "le",
+    "gt",
+    "ge",
+    "logical_and",
+    "logical_or",
+    "logical_not",
+    "as_expr",
+    "walk",
 ]
 
 # Scopes, narrowest first: a value the same for the whole dispatch, one per row, one per
@@ -77,47 +110,89 @@ class Expr:
         return hash(self.key)
 
     def __eq__(self, other: object) -> bool:
-        raise IRTypeError("== does not build an IR comparison (and expressions are not "
-                          "compared as Python objects); use ir.eq(a, b), or .key to compare "
-                          "structure")
+        raise IRTypeError(
+            "== does not build an IR comparison (and expressions are not "
+            "compared as Python objects); use ir.eq(a, b), or .key to compare "
+            "structure"
+        )
 
     def __ne__(self, other: object) -> bool:
         raise IRTypeError("!= does not build an IR comparison; use ir.ne(a, b)")
 
     def __bool__(self) -> bool:
-        raise IRTypeError(f"the IR expression {self} has no Python truth value: it is "
-                          "computed on the device; use ir.select(cond, a, b) to choose")
+        raise IRTypeError(
+            f"the IR expression {self} has no Python truth value: it is "
+            "computed on the device; use ir.select(cond, a, b) to choose"
+        )
 
     # -- operators -------------------------------------------------------------------
-    def __add__(self, other): return _binary("add", self, other)
-    def __radd__(self, other): return _binary("add", other, self)
-    def __sub__(self, other): return _binary("sub", self, other)
-    def __rsub__(self, other): return _binary("sub", other, self)
-    def __mul__(self, other): return _binary("mul", self, other)
-    def __rmul__(self, other): return _binary("mul", other, self)
-    def __truediv__(self, other): return _binary("div", self, other)
-    def __rtruediv__(self, other): return _binary("div", other, self)
-    def __lt__(self, other): return _binary("lt", self, other)
-    def __le__(self, other): return _binary("le", self, other)
-    def __gt__(self, other): return _binary("gt", self, other)
-    def __ge__(self, other): return _binary("ge", self, other)
-    def __and__(self, other): return _binary("and", self, other)
-    def __rand__(self, other): return _binary("and", other, self)
-    def __or__(self, other): return _binary("or", self, other)
-    def __ror__(self, other): return _binary("or", other, self)
-    def __invert__(self): return logical_not(self)
-    def __abs__(self): return abs(self)
+    def __add__(self, other):
+        return _binary("add", self, other)
+
+    def __radd__(self, other):
+        return _binary("add", other, self)
+
+    def __sub__(self, other):
+        return _binary("sub", self, other)
+
+    def __rsub__(self, other):
+        return _binary("sub", other, self)
+
+    def __mul__(self, other):
+        return _binary("mul", self, other)
+
+    def __rmul__(self, other):
+        return _binary("mul", other, self)
+
+    def __truediv__(self, other):
+        return _binary("div", self, other)
+
+    def __rtruediv__(self, other):
+        return _binary("div", other, self)
+
+    def __lt__(self, other):
+        return _binary("lt", self, other)
+
+    def __le__(self, other):
+        return _binary("le", self, other)
+
+    def __gt__(self, other):
+        return _binary("gt", self, other)
+
+    def __ge__(self, other):
+        return _binary("ge", self, other)
+
+    def __and__(self, other):
+        return _binary("and", self, other)
+
+    def __rand__(self, other):
+        return _binary("and", other, self)
+
+    def __or__(self, other):
+        return _binary("or", self, other)
+
+    def __ror__(self, other):
+        return _binary("or", other, self)
+
+    def __invert__(self):
+        return logical_not(self)
+
+    def __abs__(self):
+        return abs(self)
 
     def __neg__(self):
         if self.dtype == "bool" or self.dtype == "u32":
-            raise IRTypeError(f"{self.dtype} has no negation (in -{self}); "
-                              + ("use ir.logical_not" if self.dtype == "bool"
-                                 else "cast to i32 or a float first"))
+            raise IRTypeError(
+                f"{self.dtype} has no negation (in -{self}); "
+                + ("use ir.logical_not" if self.dtype == "bool" else "cast to i32 or a float first")
+            )
         return Expr("neg", self.dtype, (self,))
 
     def __floordiv__(self, other):
-        raise IRTypeError("// is not in the IR: integer division rounds differently in "
-                          "numpy, WGSL and CUDA C; use / on floats")
+        raise IRTypeError(
+            "// is not in the IR: integer division rounds differently in "
+            "numpy, WGSL and CUDA C; use / on floats"
+        )
 
     __rfloordiv__ = __mod__ = __rmod__ = __floordiv__
 
@@ -133,8 +208,12 @@ class Expr:
 
     def describe(self) -> list:
         """Canonical JSON-able form, part of the kernel's semantic hash."""
-        return [self.op, self.dtype, [_json_attr(a) for a in self.attr],
-                [a.describe() for a in self.args]]
+        return [
+            self.op,
+            self.dtype,
+            [_json_attr(a) for a in self.attr],
+            [a.describe() for a in self.args],
+        ]
 
 
 def _json_attr(value: Any) -> Any:
@@ -180,8 +259,10 @@ def const(value: Any, dtype: str = "f32") -> Expr:
         raise IRTypeError(f"cannot make a {dtype} constant from {value!r}")
     if dtype in INTEGERS:
         if isinstance(value, (float, np.floating)) and not float(value).is_integer():
-            raise IRTypeError(f"the float {value!r} is not an {dtype}; cast explicitly "
-                              f"with ir.cast(ir.const({value!r}), {dtype!r})")
+            raise IRTypeError(
+                f"the float {value!r} is not an {dtype}; cast explicitly "
+                f"with ir.cast(ir.const({value!r}), {dtype!r})"
+            )
         low, high = INT_RANGE[dtype]
         if not low <= int(value) <= high:
             raise IRTypeError(f"{value!r} is out of range for {dtype} [{low}, {high}]")
@@ -202,11 +283,14 @@ def as_expr(value: Any, like: str | None = None) -> Expr:
             raise IRTypeError(f"cannot use the Python bool {value!r} as {like}")
         return const(bool(value), "bool")
     if isinstance(value, (float, np.floating)) and like in INTEGERS:
-        raise IRTypeError(f"cannot mix the float literal {value!r} with an {like} "
-                          f"expression; cast the expression with ir.cast(e, 'f32')")
+        raise IRTypeError(
+            f"cannot mix the float literal {value!r} with an {like} "
+            f"expression; cast the expression with ir.cast(e, 'f32')"
+        )
     if not isinstance(value, (int, float, np.number)):
-        raise IRTypeError(f"expected an IR expression or a number, got "
-                          f"{type(value).__name__} {value!r}")
+        raise IRTypeError(
+            f"expected an IR expression or a number, got {type(value).__name__} {value!r}"
+        )
     if like == "bool":
         raise IRTypeError(f"cannot use the number {value!r} as a bool")
     return const(value, like)
@@ -218,9 +302,11 @@ def _unify(op: str, a: Any, b: Any) -> tuple[Expr, Expr]:
     like = a.dtype if isinstance(a, Expr) else b.dtype
     a, b = as_expr(a, like), as_expr(b, like)
     if a.dtype != b.dtype:
-        raise IRTypeError(f"cannot {op} {a.dtype} and {b.dtype} (in {a} and {b}): the IR "
-                          f"never converts implicitly; cast one side, e.g. "
-                          f"ir.cast({b}, {a.dtype!r})")
+        raise IRTypeError(
+            f"cannot {op} {a.dtype} and {b.dtype} (in {a} and {b}): the IR "
+            f"never converts implicitly; cast one side, e.g. "
+            f"ir.cast({b}, {a.dtype!r})"
+        )
     return a, b
 
 
@@ -230,21 +316,26 @@ def _binary(op: str, a: Any, b: Any) -> Expr:
     rule = OPERATIONS[op].rule
     if rule == "logical":
         if a.dtype != "bool":
-            raise IRTypeError(f"{OPERATIONS[op].symbol} combines bools (comparisons), "
-                              f"got {a.dtype}")
+            raise IRTypeError(
+                f"{OPERATIONS[op].symbol} combines bools (comparisons), got {a.dtype}"
+            )
         return Expr(op, "bool", (a, b))
     if a.dtype == "bool":
-        raise IRTypeError(f"{op} does not apply to bool; use ir.select to turn a "
-                          "condition into a number")
+        raise IRTypeError(
+            f"{op} does not apply to bool; use ir.select to turn a condition into a number"
+        )
     if rule == "division" and a.dtype in INTEGERS:
-        raise IRTypeError(f"integer division is not in the IR ({a} / {b}): numpy, WGSL "
-                          "and CUDA C round it differently; cast to a float first")
+        raise IRTypeError(
+            f"integer division is not in the IR ({a} / {b}): numpy, WGSL "
+            "and CUDA C round it differently; cast to a float first"
+        )
     return Expr(op, "bool" if rule == "comparison" else a.dtype, (a, b))
 
 
 def _binary_function(op: str, doc: str):
     def function(a: Any, b: Any) -> Expr:
         return _binary(op, a, b)
+
     function.__name__ = {"and": "logical_and", "or": "logical_or"}.get(op, op)
     function.__doc__ = doc
     return function
@@ -271,8 +362,10 @@ def select(cond: Any, if_true: Any, if_false: Any) -> Expr:
     """``if_true`` where ``cond`` holds, else ``if_false`` (both are evaluated)."""
     cond = as_expr(cond, "bool")
     if cond.dtype != "bool":
-        raise IRTypeError(f"select needs a bool condition (a comparison), got {cond.dtype} "
-                          f"({cond}); write e.g. ir.ne(x, 0)")
+        raise IRTypeError(
+            f"select needs a bool condition (a comparison), got {cond.dtype} "
+            f"({cond}); write e.g. ir.ne(x, 0)"
+        )
     if_true, if_false = _unify("select between", if_true, if_false)
     return Expr("select", if_true.dtype, (cond, if_true, if_false))
 
@@ -295,8 +388,10 @@ def abs(a: Expr) -> Expr:  # noqa: A001 - the IR's own abs
 
 def _numeric(name: str, a: Any) -> Expr:
     if not isinstance(a, Expr):
-        raise IRTypeError(f"ir.{name} takes an IR expression, got {a!r}; for a constant "
-                          f"write ir.{name}(ir.const({a!r}))")
+        raise IRTypeError(
+            f"ir.{name} takes an IR expression, got {a!r}; for a constant "
+            f"write ir.{name}(ir.const({a!r}))"
+        )
     if a.dtype == "bool":
         raise IRTypeError(f"ir.{name} does not apply to bool ({a})")
     return a
@@ -309,9 +404,12 @@ def _float_function(name: str):
     def function(a: Expr) -> Expr:
         a = _numeric(name, a)
         if a.dtype not in FLOATS:
-            raise IRTypeError(f"ir.{name} takes a float, got {a.dtype} ({a}); cast first: "
-                              f"ir.{name}(ir.cast({a}, 'f32'))")
+            raise IRTypeError(
+                f"ir.{name} takes a float, got {a.dtype} ({a}); cast first: "
+                f"ir.{name}(ir.cast({a}, 'f32'))"
+            )
         return Expr(name, a.dtype, (a,))
+
     function.__name__ = name
     function.__doc__ = f"Elementwise {name} of a float expression."
     return function
@@ -393,9 +491,12 @@ def _reduction(op: str):
         if a.dtype == "bool":
             raise IRTypeError(f"ir.row_{op} of a bool ({a}); use ir.select(cond, 1, 0)")
         return Expr("reduce", a.dtype, (a,), (op,))
+
     reduction.__name__ = f"row_{op}"
-    reduction.__doc__ = (f"The {op} of an element expression over the row (one value per "
-                         "row; a float max ignores NaN like ``max``).")
+    reduction.__doc__ = (
+        f"The {op} of an element expression over the row (one value per "
+        "row; a float max ignores NaN like ``max``)."
+    )
     return reduction
 
 
@@ -404,7 +505,8 @@ row_max = _reduction("max")
 
 # Generated code reserves the fg_ prefix; the rest keep the builtins and keywords of
 # WGSL and CUDA C that a buffer or field name could shadow.
-_RESERVED = frozenset("""
+_RESERVED = frozenset(
+    """
     alias array atomic bitcast bool break case const continue default discard do else enable
     f16 f32 f64 fallthrough false fn for if i32 let loop mat2x2 override ptr return sampler
     struct switch true u32 var vec2 vec3 vec4 while requires diagnostic asm auto char class
@@ -413,15 +515,18 @@ _RESERVED = frozenset("""
     public protected virtual abs min max exp log sqrt tanh erf select fma dot clamp sign
     floor ceil round trunc pow exp2 log2 inverseSqrt rsqrt sin cos tan main half params
     threadIdx blockIdx blockDim gridDim warpSize
-""".split())
+""".split()
+)
 
 
 def _name(name: Any, what: str) -> str:
     if not isinstance(name, str) or not name.isidentifier() or not name.isascii():
         raise IRError(f"{what} name must be an ASCII identifier, got {name!r}")
     if name.startswith(("fg_", "_")) or name in _RESERVED:
-        raise IRError(f"{what} name {name!r} is reserved in generated code (names starting "
-                      "with fg_ or _, and WGSL/CUDA keywords and builtins); pick another")
+        raise IRError(
+            f"{what} name {name!r} is reserved in generated code (names starting "
+            "with fg_ or _, and WGSL/CUDA keywords and builtins); pick another"
+        )
     return name
 
 

@@ -32,11 +32,17 @@ class Lowering(Protocol):
 
     def emit(self, kernel: KernelSpec, schedule: Schedule, target: str) -> str: ...
 
-    def workgroups(self, kernel: KernelSpec, schedule: Schedule, size: Any,
-                   max_per_dimension: int = 65535) -> tuple[int, int, int]: ...
+    def workgroups(
+        self, kernel: KernelSpec, schedule: Schedule, size: Any, max_per_dimension: int = 65535
+    ) -> tuple[int, int, int]: ...
 
-    def check(self, kernel: KernelSpec, schedule: Schedule, target: str | None = None,
-              constraints: Any = None) -> None: ...
+    def check(
+        self,
+        kernel: KernelSpec,
+        schedule: Schedule,
+        target: str | None = None,
+        constraints: Any = None,
+    ) -> None: ...
 
 
 _lowering: list[Lowering] = []
@@ -49,8 +55,9 @@ def set_lowering(lowering: Lowering) -> None:
 
 def _lowered() -> Lowering:
     if not _lowering:
-        raise UnsupportedFeature("no IR emitters are registered; import forge.emit (importing "
-                                 "forge does)")
+        raise UnsupportedFeature(
+            "no IR emitters are registered; import forge.emit (importing forge does)"
+        )
     return _lowering[0]
 
 
@@ -71,20 +78,27 @@ class IRBody(KernelBody):
     def source(self, kernel: KernelSpec, target: str, schedule: Schedule, size: Any) -> str:
         return _lowered().emit(kernel, schedule, target)
 
-    def workgroups(self, kernel: KernelSpec, schedule: Schedule, size: Any,
-                   max_per_dimension: int) -> tuple[int, int, int]:
+    def workgroups(
+        self, kernel: KernelSpec, schedule: Schedule, size: Any, max_per_dimension: int
+    ) -> tuple[int, int, int]:
         return _lowered().workgroups(kernel, schedule, size, max_per_dimension)
 
-    def check_schedule(self, kernel: KernelSpec, schedule: Schedule, target: str | None,
-                       constraints: Any) -> None:
+    def check_schedule(
+        self, kernel: KernelSpec, schedule: Schedule, target: str | None, constraints: Any
+    ) -> None:
         _lowered().check(kernel, schedule, target, constraints)
 
-    def evaluate(self, kernel: KernelSpec, arrays: Sequence[Any], size: Any,
-                 constraints: Any = None) -> None:
-        named = {spec.name: array.reshape(-1) for spec, array in zip(kernel.buffers, arrays)
-                 if spec.access is not Access.UNIFORM}
-        uniform = next(a for spec, a in zip(kernel.buffers, arrays)
-                       if spec.access is Access.UNIFORM)
+    def evaluate(
+        self, kernel: KernelSpec, arrays: Sequence[Any], size: Any, constraints: Any = None
+    ) -> None:
+        named = {
+            spec.name: array.reshape(-1)
+            for spec, array in zip(kernel.buffers, arrays)
+            if spec.access is not Access.UNIFORM
+        }
+        uniform = next(
+            a for spec, a in zip(kernel.buffers, arrays) if spec.access is Access.UNIFORM
+        )
         self.pattern.evaluate(named, uniform)
 
     def size(self, kernel: KernelSpec, value: Any) -> Size:
@@ -105,9 +119,11 @@ class IRBody(KernelBody):
     def describe(self, kernel: KernelSpec) -> dict:
         return self.pattern.describe()
 
+
 #: Each pattern's portable schedules (``Body.schedules``), by pattern name.
 BASELINE_SCHEDULES: dict[str, tuple[Schedule, ...]] = {
-    pattern.kind: pattern.schedules for pattern in (Map, Rows, Matmul, Transpose)}
+    pattern.kind: pattern.schedules for pattern in (Map, Rows, Matmul, Transpose)
+}
 
 
 class _Dims:
@@ -134,22 +150,42 @@ def _buffer_specs(body: Body) -> tuple[BufferSpec, ...]:
     specs = []
     for binding, decl in enumerate(body.buffers()):
         access = Access.READ_WRITE if decl.output else Access.READ
-        specs.append(BufferSpec(binding, decl.dtype, access, name=decl.name,
-                                count=_Count(body, decl), inout=decl.inout))
+        specs.append(
+            BufferSpec(
+                binding,
+                decl.dtype,
+                access,
+                name=decl.name,
+                count=_Count(body, decl),
+                inout=decl.inout,
+            )
+        )
     fields = body.params() + [(name, "u32") for name in body.dim_names]
     specs.append(BufferSpec.uniform(len(specs), fields))
     return tuple(specs)
 
 
-def kernel(id: str, body: Body, *, entry_point: str | None = None,
-           inputs: Sequence[str] | None = None, shape: Mapping[str, Any] | None = None,
-           defaults: Mapping[str, Any] | None = None, description: str = "",
-           schedules: Sequence[Schedule] | None = None,
-           schedule_roles: Mapping[str, str] | None = None, tags: Sequence[str] = (),
-           domain: Mapping[str, tuple[float, float]] | None = None,
-           nonfinite_inputs: bool = True, tolerance: Mapping[str, Any] | None = None,
-           test_sizes: Sequence[int] | None = None, requires: Sequence[str] = (),
-           version: int = 1, bytes_moved: Any = None, flops: Any = None) -> KernelSpec:
+def kernel(
+    id: str,
+    body: Body,
+    *,
+    entry_point: str | None = None,
+    inputs: Sequence[str] | None = None,
+    shape: Mapping[str, Any] | None = None,
+    defaults: Mapping[str, Any] | None = None,
+    description: str = "",
+    schedules: Sequence[Schedule] | None = None,
+    schedule_roles: Mapping[str, str] | None = None,
+    tags: Sequence[str] = (),
+    domain: Mapping[str, tuple[float, float]] | None = None,
+    nonfinite_inputs: bool = True,
+    tolerance: Mapping[str, Any] | None = None,
+    test_sizes: Sequence[int] | None = None,
+    requires: Sequence[str] = (),
+    version: int = 1,
+    bytes_moved: Any = None,
+    flops: Any = None,
+) -> KernelSpec:
     """A ``KernelSpec`` with IR ``body``: emitted for WGSL and CUDA C, evaluated with
     numpy by the reference backend.
 
@@ -162,8 +198,10 @@ def kernel(id: str, body: Body, *, entry_point: str | None = None,
     must not shadow WGSL's ``exp``). The remaining arguments are ``KernelSpec``'s.
     """
     if not isinstance(body, Body):
-        raise IRError(f"kernel {id!r}: body must be an IR pattern (ir.map, ir.rows, "
-                      f"ir.matmul, ir.transpose), got {type(body).__name__}")
+        raise IRError(
+            f"kernel {id!r}: body must be an IR pattern (ir.map, ir.rows, "
+            f"ir.matmul, ir.transpose), got {type(body).__name__}"
+        )
     if inputs is not None:
         body = body.with_input_order(inputs)
     if shape:
@@ -175,24 +213,39 @@ def kernel(id: str, body: Body, *, entry_point: str | None = None,
     defaults = dict(defaults or {})
     missing = [name for name in params if name not in defaults]
     if missing:
-        raise IRError(f"kernel {id!r}: params {missing} have no default; give "
-                      f"defaults={{{', '.join(repr(m) + ': ...' for m in missing)}}}")
+        raise IRError(
+            f"kernel {id!r}: params {missing} have no default; give "
+            f"defaults={{{', '.join(repr(m) + ': ...' for m in missing)}}}"
+        )
     unknown = sorted(set(defaults) - set(params))
     if unknown:
-        raise IRError(f"kernel {id!r}: defaults name {unknown}, which are not params of the "
-                      f"body (its params: {params}; dimensions come from the size)")
+        raise IRError(
+            f"kernel {id!r}: defaults name {unknown}, which are not params of the "
+            f"body (its params: {params}; dimensions come from the size)"
+        )
     needs = {t for t in ("f16", "bf16", "f64") if body.uses(t)} | set(requires)
     # The entry point shares WGSL's namespace with builtins ("exp", "tanh"...).
     entry = _name(entry_point or f"{id}_kernel", "entry point")
     return KernelSpec(
-        id=id, entry_point=entry, buffers=_buffer_specs(body), body=IRBody(body),
-        version=version, description=description, params=_Dims(body), defaults=defaults,
+        id=id,
+        entry_point=entry,
+        buffers=_buffer_specs(body),
+        body=IRBody(body),
+        version=version,
+        description=description,
+        params=_Dims(body),
+        defaults=defaults,
         schedules=tuple(schedules or body.schedules),
-        schedule_roles=dict(schedule_roles or {}), requires=frozenset(needs),
-        tags=("ir", body.kind, *tags), domain=dict(domain or {}),
-        nonfinite_inputs=nonfinite_inputs, tolerance=dict(tolerance or {}),
-        test_sizes=tuple(test_sizes) if test_sizes else None, bytes_moved=bytes_moved,
-        flops=flops)
+        schedule_roles=dict(schedule_roles or {}),
+        requires=frozenset(needs),
+        tags=("ir", body.kind, *tags),
+        domain=dict(domain or {}),
+        nonfinite_inputs=nonfinite_inputs,
+        tolerance=dict(tolerance or {}),
+        test_sizes=tuple(test_sizes) if test_sizes else None,
+        bytes_moved=bytes_moved,
+        flops=flops,
+    )
 
 
 def with_shape(spec: KernelSpec, **rules: Any) -> KernelSpec:
@@ -201,5 +254,6 @@ def with_shape(spec: KernelSpec, **rules: Any) -> KernelSpec:
     if not isinstance(spec.body, IRBody):
         raise IRError(f"kernel {spec.id} has no IR body to reshape")
     body = spec.body.pattern.with_shape(**rules)
-    return dataclasses.replace(spec, body=IRBody(body), buffers=_buffer_specs(body),
-                               params=_Dims(body))
+    return dataclasses.replace(
+        spec, body=IRBody(body), buffers=_buffer_specs(body), params=_Dims(body)
+    )

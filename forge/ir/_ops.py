@@ -91,8 +91,10 @@ def _cast(e, a: np.ndarray) -> np.ndarray:
 
 def _extremum(float_op, int_op):
     """Float min/max ignore a NaN operand (numpy fmin/fmax); integers compare."""
+
     def op(e, a, b):
         return as_dtype((float_op if e.dtype in FLOATS else int_op)(a, b), e.dtype)
+
     return op
 
 
@@ -100,45 +102,64 @@ def _bool(function: Callable[..., np.ndarray]):
     return lambda e, *args: function(*args)
 
 
-def _float_function(name: str, numpy, wgsl: str, cuda: tuple[str, str], *,
-                    helper: bool = False) -> Operation:
-    return Operation(name, "float", _via_f64(numpy), wgsl=wgsl, wgsl_helper=helper,
-                     wgsl_f64=False, cuda=cuda)
+def _float_function(
+    name: str, numpy, wgsl: str, cuda: tuple[str, str], *, helper: bool = False
+) -> Operation:
+    return Operation(
+        name, "float", _via_f64(numpy), wgsl=wgsl, wgsl_helper=helper, wgsl_f64=False, cuda=cuda
+    )
 
 
-OPERATIONS: dict[str, Operation] = {op.name: op for op in (
-    Operation("add", "arithmetic", _rounded(np.add), "+"),
-    Operation("sub", "arithmetic", _rounded(np.subtract), "-"),
-    Operation("mul", "arithmetic", _rounded(np.multiply), "*"),
-    Operation("div", "division", _rounded(np.divide), "/"),
-    Operation("lt", "comparison", _bool(np.less), "<"),
-    Operation("le", "comparison", _bool(np.less_equal), "<="),
-    Operation("gt", "comparison", _bool(np.greater), ">"),
-    Operation("ge", "comparison", _bool(np.greater_equal), ">="),
-    Operation("eq", "comparison", _bool(np.equal), "=="),
-    Operation("ne", "comparison", _bool(np.not_equal), "!="),
-    Operation("and", "logical", _bool(np.logical_and), "&&"),
-    Operation("or", "logical", _bool(np.logical_or), "||"),
-    Operation("not", "not", _bool(np.logical_not), "!"),
-    Operation("neg", "negation", _rounded(np.negative), "-"),
-    # __hmin/__hmax return the other operand for one NaN, as fmin/fmax do
-    Operation("min", "arithmetic", _extremum(np.fmin, np.minimum), wgsl="min",
-              cuda=("fminf", "fmin"), cuda_half="__hmin"),
-    Operation("max", "arithmetic", _extremum(np.fmax, np.maximum), wgsl="max",
-              cuda=("fmaxf", "fmax"), cuda_half="__hmax"),
-    Operation("abs", "abs", _rounded(np.abs), wgsl="abs", cuda=("fabsf", "fabs"),
-              cuda_half="__habs"),
-    Operation("select", "select", lambda e, c, t, f: as_dtype(np.where(c, t, f), e.dtype)),
-    Operation("cast", "cast", _cast),
-    _float_function("sqrt", np.sqrt, "sqrt", ("sqrtf", "sqrt")),
-    _float_function("rsqrt", _rsqrt, "inverseSqrt", ("rsqrtf", "rsqrt")),
-    _float_function("exp", np.exp, "exp", ("expf", "exp")),
-    _float_function("log", np.log, "log", ("logf", "log")),
-    _float_function("tanh", np.tanh, "fg_tanh_f32", ("tanhf", "tanh"), helper=True),
-    _float_function("erf", erf64, "fg_erf_f32", ("erff", "erf"), helper=True),
-    _float_function("sigmoid", _sigmoid, "fg_sigmoid_f32",
-                    ("fg_sigmoid_f32", "fg_sigmoid_f64"), helper=True),
-)}
+OPERATIONS: dict[str, Operation] = {
+    op.name: op
+    for op in (
+        Operation("add", "arithmetic", _rounded(np.add), "+"),
+        Operation("sub", "arithmetic", _rounded(np.subtract), "-"),
+        Operation("mul", "arithmetic", _rounded(np.multiply), "*"),
+        Operation("div", "division", _rounded(np.divide), "/"),
+        Operation("lt", "comparison", _bool(np.less), "<"),
+        Operation("le", "comparison", _bool(np.less_equal), "<="),
+        Operation("gt", "comparison", _bool(np.greater), ">"),
+        Operation("ge", "comparison", _bool(np.greater_equal), ">="),
+        Operation("eq", "comparison", _bool(np.equal), "=="),
+        Operation("ne", "comparison", _bool(np.not_equal), "!="),
+        Operation("and", "logical", _bool(np.logical_and), "&&"),
+        Operation("or", "logical", _bool(np.logical_or), "||"),
+        Operation("not", "not", _bool(np.logical_not), "!"),
+        Operation("neg", "negation", _rounded(np.negative), "-"),
+        # __hmin/__hmax return the other operand for one NaN, as fmin/fmax do
+        Operation(
+            "min",
+            "arithmetic",
+            _extremum(np.fmin, np.minimum),
+            wgsl="min",
+            cuda=("fminf", "fmin"),
+            cuda_half="__hmin",
+        ),
+        Operation(
+            "max",
+            "arithmetic",
+            _extremum(np.fmax, np.maximum),
+            wgsl="max",
+            cuda=("fmaxf", "fmax"),
+            cuda_half="__hmax",
+        ),
+        Operation(
+            "abs", "abs", _rounded(np.abs), wgsl="abs", cuda=("fabsf", "fabs"), cuda_half="__habs"
+        ),
+        Operation("select", "select", lambda e, c, t, f: as_dtype(np.where(c, t, f), e.dtype)),
+        Operation("cast", "cast", _cast),
+        _float_function("sqrt", np.sqrt, "sqrt", ("sqrtf", "sqrt")),
+        _float_function("rsqrt", _rsqrt, "inverseSqrt", ("rsqrtf", "rsqrt")),
+        _float_function("exp", np.exp, "exp", ("expf", "exp")),
+        _float_function("log", np.log, "log", ("logf", "log")),
+        _float_function("tanh", np.tanh, "fg_tanh_f32", ("tanhf", "tanh"), helper=True),
+        _float_function("erf", erf64, "fg_erf_f32", ("erff", "erf"), helper=True),
+        _float_function(
+            "sigmoid", _sigmoid, "fg_sigmoid_f32", ("fg_sigmoid_f32", "fg_sigmoid_f64"), helper=True
+        ),
+    )
+}
 
 
 @dataclass(frozen=True)
@@ -172,7 +193,10 @@ def _lowest(dtype: str) -> float | int:
     return float("-inf") if dtype in FLOATS else INT_RANGE[dtype][0]
 
 
-REDUCTIONS: dict[str, Reduction] = {r.name: r for r in (
-    Reduction("sum", "add", lambda dtype: 0, _sum),
-    Reduction("max", "max", _lowest, _max),
-)}
+REDUCTIONS: dict[str, Reduction] = {
+    r.name: r
+    for r in (
+        Reduction("sum", "add", lambda dtype: 0, _sum),
+        Reduction("max", "max", _lowest, _max),
+    )
+}

@@ -25,8 +25,20 @@ from ._dtypes import NUMPY_DTYPES, as_dtype
 from ._eval import Evaluator
 from ._expr import Expr, IRError, IRTypeError, _name, walk
 
-__all__ = ["SizeRule", "SIZE", "BufferDecl", "Body", "Map", "Rows", "Matmul", "Transpose",
-           "map", "rows", "matmul", "transpose"]
+__all__ = [
+    "SizeRule",
+    "SIZE",
+    "BufferDecl",
+    "Body",
+    "Map",
+    "Rows",
+    "Matmul",
+    "Transpose",
+    "map",
+    "rows",
+    "matmul",
+    "transpose",
+]
 
 
 @dataclass(frozen=True)
@@ -38,8 +50,10 @@ class SizeRule:
 
     def __post_init__(self) -> None:
         if not isinstance(self.scale, int) or not isinstance(self.offset, int) or self.scale < 0:
-            raise IRError(f"a size rule is scale * size + offset with integers, scale >= 0; "
-                          f"got {self.scale!r}, {self.offset!r}")
+            raise IRError(
+                f"a size rule is scale * size + offset with integers, scale >= 0; "
+                f"got {self.scale!r}, {self.offset!r}"
+            )
 
     def __call__(self, size: int) -> int:
         return max(0, self.scale * int(size) + self.offset)
@@ -82,8 +96,10 @@ def _rule(value: Any, dim: str) -> SizeRule:
         return value
     if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
         return SizeRule(0, value)
-    raise IRError(f"dimension {dim!r}: expected ir.SIZE, an expression of it (ir.SIZE + 3) "
-                  f"or a non-negative int, got {value!r}")
+    raise IRError(
+        f"dimension {dim!r}: expected ir.SIZE, an expression of it (ir.SIZE + 3) "
+        f"or a non-negative int, got {value!r}"
+    )
 
 
 @dataclass(frozen=True)
@@ -136,8 +152,9 @@ class Body:
         """A copy whose dimensions follow other rules (``rows=4096, cols=ir.SIZE``)."""
         unknown = set(rules) - set(self.dim_names)
         if unknown:
-            raise IRError(f"{self.kind} has dimensions {list(self.dim_names)}, not "
-                          f"{sorted(unknown)}")
+            raise IRError(
+                f"{self.kind} has dimensions {list(self.dim_names)}, not {sorted(unknown)}"
+            )
         shape = tuple((name, _rule(rules.get(name, rule), name)) for name, rule in self.shape)
         return replace(self, shape=shape)
 
@@ -167,12 +184,15 @@ class Body:
 
     def describe(self) -> dict:
         """Canonical JSON-able form, part of the kernel's semantic hash."""
-        return {"pattern": self.kind,
-                "shape": [[name, rule.describe()] for name, rule in self.shape],
-                "buffers": [[b.name, b.dtype, b.output, b.inout, list(b.extent)]
-                            for b in self.buffers()],
-                "params": [list(p) for p in self.params()],
-                **self._describe()}
+        return {
+            "pattern": self.kind,
+            "shape": [[name, rule.describe()] for name, rule in self.shape],
+            "buffers": [
+                [b.name, b.dtype, b.output, b.inout, list(b.extent)] for b in self.buffers()
+            ],
+            "params": [list(p) for p in self.params()],
+            **self._describe(),
+        }
 
     def _describe(self) -> dict:
         return {}
@@ -190,8 +210,9 @@ class Body:
     def _ordered(self, loads: Mapping[str, Expr]) -> list[str]:
         unknown = [n for n in self.input_order if n not in loads]
         if unknown:
-            raise IRError(f"inputs= names {unknown}, which the body never reads; it reads "
-                          f"{list(loads)}")
+            raise IRError(
+                f"inputs= names {unknown}, which the body never reads; it reads {list(loads)}"
+            )
         return list(self.input_order) + [n for n in loads if n not in self.input_order]
 
 
@@ -199,8 +220,9 @@ def _uniform_value(uniform: Any, name: str, dtype: str) -> np.ndarray:
     return np.asarray(uniform[name]).astype(NUMPY_DTYPES[dtype])
 
 
-def _collect(outputs: Mapping[str, Expr], dims: Sequence[str]
-             ) -> tuple[dict[str, Expr], list[tuple[str, str]]]:
+def _collect(
+    outputs: Mapping[str, Expr], dims: Sequence[str]
+) -> tuple[dict[str, Expr], list[tuple[str, str]]]:
     """The loads (one per buffer name) and user params of ``outputs``, in first-use
     order, checking that each name has one dtype."""
     loads: dict[str, Expr] = {}
@@ -210,16 +232,22 @@ def _collect(outputs: Mapping[str, Expr], dims: Sequence[str]
             if node.op == "load":
                 seen = loads.setdefault(node.attr[0], node)
                 if seen.key != node.key:
-                    raise IRTypeError(f"buffer {node.attr[0]!r} is read as {seen.dtype} "
-                                      f"{seen.attr[1] or ''} and as {node.dtype} "
-                                      f"{node.attr[1] or ''}; one buffer has one dtype and layout")
+                    raise IRTypeError(
+                        f"buffer {node.attr[0]!r} is read as {seen.dtype} "
+                        f"{seen.attr[1] or ''} and as {node.dtype} "
+                        f"{node.attr[1] or ''}; one buffer has one dtype and layout"
+                    )
             elif node.op == "param" and node.attr[0] not in dims:
                 if params.setdefault(node.attr[0], node.dtype) != node.dtype:
-                    raise IRTypeError(f"param {node.attr[0]!r} is used as "
-                                      f"{params[node.attr[0]]} and as {node.dtype}")
+                    raise IRTypeError(
+                        f"param {node.attr[0]!r} is used as "
+                        f"{params[node.attr[0]]} and as {node.dtype}"
+                    )
             elif node.op == "param" and node.dtype != "u32":
-                raise IRTypeError(f"dimension {node.attr[0]!r} is u32; use "
-                                  f"ir.dim({node.attr[0]!r}, {node.dtype!r}) to convert it")
+                raise IRTypeError(
+                    f"dimension {node.attr[0]!r} is u32; use "
+                    f"ir.dim({node.attr[0]!r}, {node.dtype!r}) to convert it"
+                )
     clash = set(params) & set(loads)
     if clash:
         raise IRError(f"{sorted(clash)} name both a buffer and a param")
@@ -233,11 +261,15 @@ def _check_outputs(outputs: Mapping[str, Any], pattern: str) -> dict[str, Expr]:
     for name, expr in outputs.items():
         _name(name, "output")
         if not isinstance(expr, Expr):
-            raise IRTypeError(f"output {name!r} must be an IR expression, got {expr!r}; "
-                              f"for a constant write ir.const({expr!r})")
+            raise IRTypeError(
+                f"output {name!r} must be an IR expression, got {expr!r}; "
+                f"for a constant write ir.const({expr!r})"
+            )
         if expr.dtype == "bool":
-            raise IRTypeError(f"output {name!r} is a bool ({expr}); buffers hold numbers: "
-                              "ir.select(cond, 1.0, 0.0)")
+            raise IRTypeError(
+                f"output {name!r} is a bool ({expr}); buffers hold numbers: "
+                "ir.select(cond, 1.0, 0.0)"
+            )
         checked[name] = expr
     return checked
 
@@ -276,18 +308,23 @@ class _Outputs(Body):
 
         def decl(name: str, dtype: str, output: bool) -> BufferDecl:
             layout = self._layout_of(name, loads.get(name))
-            return BufferDecl(name, dtype, output, output and name in loads,
-                              _EXTENT[layout], layout)
-        return ([decl(n, loads[n].dtype, False) for n in self._ordered(loads) if n not in outs]
-                + [decl(n, e.dtype, True) for n, e in self.outputs])
+            return BufferDecl(
+                name, dtype, output, output and name in loads, _EXTENT[layout], layout
+            )
+
+        return [decl(n, loads[n].dtype, False) for n in self._ordered(loads) if n not in outs] + [
+            decl(n, e.dtype, True) for n, e in self.outputs
+        ]
 
     def _describe(self) -> dict:
         return {"outputs": [[n, e.describe()] for n, e in self.outputs]}
 
     def summary(self) -> list[str]:
         layouts = dict(getattr(self, "layouts", ()))
-        return [f"{name}{'[row]' if layouts.get(name) == 'rows' else ''} = {expr}"
-                for name, expr in self.outputs]
+        return [
+            f"{name}{'[row]' if layouts.get(name) == 'rows' else ''} = {expr}"
+            for name, expr in self.outputs
+        ]
 
 
 _EXTENT = {"n": ("n",), "matrix": ("rows", "cols"), "rows": ("rows",), "cols": ("cols",)}
@@ -305,11 +342,15 @@ class Map(_Outputs):
         for name, expr in self.outputs:
             for node in walk(expr):
                 if node.op in ("row", "col", "reduce"):
-                    raise IRError(f"output {name!r} uses {node} in a map; rows, columns and "
-                                  "row reductions belong to ir.rows")
+                    raise IRError(
+                        f"output {name!r} uses {node} in a map; rows, columns and "
+                        "row reductions belong to ir.rows"
+                    )
                 if node.op == "load" and node.attr[1] is not None:
-                    raise IRError(f"buffer {node.attr[0]!r}: a map has no layouts "
-                                  f"(got layout={node.attr[1]!r})")
+                    raise IRError(
+                        f"buffer {node.attr[0]!r}: a map has no layouts "
+                        f"(got layout={node.attr[1]!r})"
+                    )
         self._check_buffers()
 
     def _layout_of(self, name: str, load: Expr | None) -> str:
@@ -334,8 +375,9 @@ class Map(_Outputs):
 def _check_inout(outputs: Mapping[str, Expr], loads: Mapping[str, Expr]) -> None:
     for name, expr in outputs.items():
         if name in loads and loads[name].dtype != expr.dtype:
-            raise IRTypeError(f"output {name!r} is {expr.dtype} but is also read as "
-                              f"{loads[name].dtype}")
+            raise IRTypeError(
+                f"output {name!r} is {expr.dtype} but is also read as {loads[name].dtype}"
+            )
 
 
 def map(**outputs: Expr) -> Map:  # noqa: A001 - the IR pattern
@@ -355,38 +397,46 @@ class Rows(_Outputs):
 
     layouts: tuple[tuple[str, str], ...] = ()
     kind = "rows"
-    schedules = (Schedule((64, 1), items_per_invocation=4),
-                 Schedule((32, 4), items_per_invocation=2))
+    schedules = (
+        Schedule((64, 1), items_per_invocation=4),
+        Schedule((32, 4), items_per_invocation=2),
+    )
 
     def __post_init__(self) -> None:
         layouts = dict(self.layouts)
         for name, expr in self.outputs:
             for node in walk(expr):
                 if node.op == "index":
-                    raise IRError(f"output {name!r} uses index() in ir.rows; use ir.row() "
-                                  "and ir.col()")
+                    raise IRError(
+                        f"output {name!r} uses index() in ir.rows; use ir.row() and ir.col()"
+                    )
             layout = layouts.get(name)
             if layout is None:
                 if expr.scope == "uniform":
-                    raise IRError(f"output {name!r} ({expr}) depends on neither the row nor "
-                                  f"the column: give its layout, layouts={{{name!r}: 'rows'}} "
-                                  "or 'matrix'")
+                    raise IRError(
+                        f"output {name!r} ({expr}) depends on neither the row nor "
+                        f"the column: give its layout, layouts={{{name!r}: 'rows'}} "
+                        "or 'matrix'"
+                    )
                 layout = "matrix" if expr.scope == "element" else "rows"
             if layout not in ("matrix", "rows"):
-                raise IRError(f"output {name!r}: layout must be 'matrix' or 'rows', got "
-                              f"{layout!r}")
+                raise IRError(f"output {name!r}: layout must be 'matrix' or 'rows', got {layout!r}")
             if layout == "rows" and expr.scope == "element":
-                raise IRError(f"output {name!r} is one value per row but {expr} varies along "
-                              "the row; reduce it with ir.row_sum or ir.row_max, or make it a "
-                              "matrix output")
+                raise IRError(
+                    f"output {name!r} is one value per row but {expr} varies along "
+                    "the row; reduce it with ir.row_sum or ir.row_max, or make it a "
+                    "matrix output"
+                )
             layouts[name] = layout
         object.__setattr__(self, "layouts", tuple((n, layouts[n]) for n, _ in self.outputs))
         self._check_buffers()
         loads = self.loads()
         for name, layout in self.layouts:
             if name in loads and _layout(loads[name]) != layout:
-                raise IRError(f"output {name!r} is a {layout} buffer but is read with "
-                              f"layout={_layout(loads[name])!r}")
+                raise IRError(
+                    f"output {name!r} is a {layout} buffer but is read with "
+                    f"layout={_layout(loads[name])!r}"
+                )
 
     def output_layout(self, name: str) -> str:
         return dict(self.layouts)[name]
@@ -405,8 +455,11 @@ class Rows(_Outputs):
         for expr in self.expressions():
             for node in walk(expr):
                 if node.op == "reduce" and node.key not in levels:
-                    inner = [levels[n.key] for n in walk(node.args[0])
-                             if n.op == "reduce" and n.key != node.key]
+                    inner = [
+                        levels[n.key]
+                        for n in walk(node.args[0])
+                        if n.op == "reduce" and n.key != node.key
+                    ]
                     levels[node.key] = 1 + max(inner, default=0)
                     order.append(node)
         depth = max(levels.values(), default=0)
@@ -421,7 +474,7 @@ class Rows(_Outputs):
         views = {}
         for decl in self.buffers():
             extent = shapes[decl.layout]
-            views[decl.name] = arrays[decl.name][:extent[0] * extent[1]].reshape(extent)
+            views[decl.name] = arrays[decl.name][: extent[0] * extent[1]].reshape(extent)
 
         def leaf(e: Expr) -> np.ndarray:
             if e.op == "load":
@@ -443,9 +496,11 @@ def rows(layouts: Mapping[str, str] | None = None, **outputs: Expr) -> Rows:
     """Row pattern: ``ir.rows(y=ir.exp(x - m) / s)`` with ``m = ir.row_max(x)``... A
     matrix output varies along the row; a per-row output is made of row reductions
     (``ir.rows(total=ir.row_sum(x))``)."""
-    return Rows(shape=(("rows", SizeRule(0, 37)), ("cols", SIZE)),
-                outputs=_sorted_outputs(_check_outputs(outputs, "rows")),
-                layouts=tuple(dict(layouts or {}).items()))
+    return Rows(
+        shape=(("rows", SizeRule(0, 37)), ("cols", SIZE)),
+        outputs=_sorted_outputs(_check_outputs(outputs, "rows")),
+        layouts=tuple(dict(layouts or {}).items()),
+    )
 
 
 # -- matmul ------------------------------------------------------------------------------
@@ -469,47 +524,59 @@ class Matmul(Body):
     b_layout: str = "row"
     input_dtype: str = ""
     kind = "matmul"
-    schedules = (Schedule((16, 16), tile=(16, 16, 16)),
-                 Schedule((16, 16), vector_width=4, tile=(64, 64, 8)))
+    schedules = (
+        Schedule((16, 16), tile=(16, 16, 16)),
+        Schedule((16, 16), vector_width=4, tile=(64, 64, 8)),
+    )
 
     def __post_init__(self) -> None:
         if self.dtype not in ("f32", "f64"):
-            raise IRTypeError(f"matmul supports f32 and f64 (its accumulation and output "
-                              f"dtype), got {self.dtype!r}")
+            raise IRTypeError(
+                f"matmul supports f32 and f64 (its accumulation and output "
+                f"dtype), got {self.dtype!r}"
+            )
         inputs = self.input_dtype or self.dtype
         if inputs != self.dtype and not (inputs in _NARROW_INPUTS and self.dtype == "f32"):
-            raise IRTypeError(f"matmul inputs of {inputs!r} with {self.dtype} accumulation: "
-                              f"inputs are the accumulation dtype, or one of "
-                              f"{_NARROW_INPUTS} with f32 accumulation")
+            raise IRTypeError(
+                f"matmul inputs of {inputs!r} with {self.dtype} accumulation: "
+                f"inputs are the accumulation dtype, or one of "
+                f"{_NARROW_INPUTS} with f32 accumulation"
+            )
         object.__setattr__(self, "input_dtype", inputs)
         for which, layout in (("a", self.a_layout), ("b", self.b_layout)):
             if layout not in _MATRIX_LAYOUTS:
                 raise IRError(f"matmul {which}_layout must be 'row' or 'col', got {layout!r}")
 
     def buffers(self) -> list[BufferDecl]:
-        return [BufferDecl("a", self.input_dtype, False, False, ("m", "k"), self.a_layout),
-                BufferDecl("b", self.input_dtype, False, False, ("k", "n"), self.b_layout),
-                BufferDecl("c", self.dtype, True, True, ("m", "n"), "row")]
+        return [
+            BufferDecl("a", self.input_dtype, False, False, ("m", "k"), self.a_layout),
+            BufferDecl("b", self.input_dtype, False, False, ("k", "n"), self.b_layout),
+            BufferDecl("c", self.dtype, True, True, ("m", "n"), "row"),
+        ]
 
     def params(self) -> list[tuple[str, str]]:
         return [("alpha", self.dtype), ("beta", self.dtype)]
 
     def _describe(self) -> dict:
         mixed = {"input_dtype": self.input_dtype} if self.input_dtype != self.dtype else {}
-        return {"dtype": self.dtype, "a_layout": self.a_layout, "b_layout": self.b_layout,
-                **mixed}
+        return {"dtype": self.dtype, "a_layout": self.a_layout, "b_layout": self.b_layout, **mixed}
 
     def summary(self) -> list[str]:
-        precision = (self.dtype if self.input_dtype == self.dtype else
-                     f"{self.input_dtype} a and b, {self.dtype} accumulation and c")
-        return [f"c = alpha * a @ b + beta * c ({precision}; a {self.a_layout}-major, "
-                f"b {self.b_layout}-major; c not read when beta == 0)"]
+        precision = (
+            self.dtype
+            if self.input_dtype == self.dtype
+            else f"{self.input_dtype} a and b, {self.dtype} accumulation and c"
+        )
+        return [
+            f"c = alpha * a @ b + beta * c ({precision}; a {self.a_layout}-major, "
+            f"b {self.b_layout}-major; c not read when beta == 0)"
+        ]
 
     @staticmethod
     def _operand(array: np.ndarray, outer: int, inner: int, layout: str) -> np.ndarray:
         if layout == "row":
-            return array[:outer * inner].reshape(outer, inner)
-        return array[:outer * inner].reshape(inner, outer).T
+            return array[: outer * inner].reshape(outer, inner)
+        return array[: outer * inner].reshape(inner, outer).T
 
     def evaluate(self, arrays: Mapping[str, np.ndarray], uniform: Any) -> None:
         m, n, k = (int(uniform[d]) for d in ("m", "n", "k"))
@@ -517,7 +584,7 @@ class Matmul(Body):
         b = self._operand(arrays["b"], k, n, self.b_layout).astype(np.float64)
         alpha = _uniform_value(uniform, "alpha", self.dtype)
         beta = _uniform_value(uniform, "beta", self.dtype)
-        c = arrays["c"][:m * n].reshape(m, n)
+        c = arrays["c"][: m * n].reshape(m, n)
         with np.errstate(all="ignore"):
             result = as_dtype(alpha * as_dtype(a @ b, self.dtype), self.dtype)
             if beta != 0:
@@ -525,13 +592,19 @@ class Matmul(Body):
         c[...] = result
 
 
-def matmul(dtype: str = "f32", a_layout: str = "row", b_layout: str = "row",
-           input_dtype: str | None = None) -> Matmul:
+def matmul(
+    dtype: str = "f32", a_layout: str = "row", b_layout: str = "row", input_dtype: str | None = None
+) -> Matmul:
     """GEMM pattern ``c = alpha * a @ b + beta * c``; dims ``m = n = k = size`` unless
     reshaped with ``ir.kernel(..., shape={...})``. ``dtype`` is the accumulation and
     output precision; ``input_dtype`` (e.g. ``"bf16"`` with ``"f32"``) that of a and b."""
-    return Matmul(shape=(("m", SIZE), ("n", SIZE), ("k", SIZE)), dtype=dtype,
-                  a_layout=a_layout, b_layout=b_layout, input_dtype=input_dtype or "")
+    return Matmul(
+        shape=(("m", SIZE), ("n", SIZE), ("k", SIZE)),
+        dtype=dtype,
+        a_layout=a_layout,
+        b_layout=b_layout,
+        input_dtype=input_dtype or "",
+    )
 
 
 # -- transpose ---------------------------------------------------------------------------
@@ -548,8 +621,10 @@ class Transpose(Body):
             raise IRTypeError(f"transpose needs a numeric dtype, got {self.dtype!r}")
 
     def buffers(self) -> list[BufferDecl]:
-        return [BufferDecl("x", self.dtype, False, False, ("rows", "cols"), "row"),
-                BufferDecl("y", self.dtype, True, False, ("cols", "rows"), "row")]
+        return [
+            BufferDecl("x", self.dtype, False, False, ("rows", "cols"), "row"),
+            BufferDecl("y", self.dtype, True, False, ("cols", "rows"), "row"),
+        ]
 
     def params(self) -> list[tuple[str, str]]:
         return []
@@ -562,8 +637,8 @@ class Transpose(Body):
 
     def evaluate(self, arrays: Mapping[str, np.ndarray], uniform: Any) -> None:
         nrows, ncols = int(uniform["rows"]), int(uniform["cols"])
-        x = arrays["x"][:nrows * ncols].reshape(nrows, ncols)
-        arrays["y"][:nrows * ncols].reshape(ncols, nrows)[...] = x.T
+        x = arrays["x"][: nrows * ncols].reshape(nrows, ncols)
+        arrays["y"][: nrows * ncols].reshape(ncols, nrows)[...] = x.T
 
 
 def transpose(dtype: str = "f32") -> Transpose:

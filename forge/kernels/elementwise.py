@@ -40,51 +40,98 @@ x, y, z = ir.input("x"), ir.input("y"), ir.input("z")
 
 def _kernel(id: str, body, description: str, **options) -> KernelSpec:
     options.setdefault("test_sizes", _TEST_SIZES)
-    return ir.kernel(id, body, description=description, schedules=SCHEDULES,
-                     schedule_roles=SCHEDULE_ROLES, tags=("elementwise",), **options)
+    return ir.kernel(
+        id,
+        body,
+        description=description,
+        schedules=SCHEDULES,
+        schedule_roles=SCHEDULE_ROLES,
+        tags=("elementwise",),
+        **options,
+    )
 
 
-AFFINE = _kernel("affine", ir.map(y=ir.param("a") * x + ir.param("b")), "y = a*x + b",
-                 defaults={"a": 2.0, "b": 0.5}, bytes_moved="8*n", flops="2*n")
+AFFINE = _kernel(
+    "affine",
+    ir.map(y=ir.param("a") * x + ir.param("b")),
+    "y = a*x + b",
+    defaults={"a": 2.0, "b": 0.5},
+    bytes_moved="8*n",
+    flops="2*n",
+)
 
-AXPY = _kernel("axpy", ir.map(y=ir.param("a") * x + y), "y = a*x + y (y is read and written)",
-               inputs=("x",), defaults={"a": -1.5}, bytes_moved="12*n", flops="2*n")
+AXPY = _kernel(
+    "axpy",
+    ir.map(y=ir.param("a") * x + y),
+    "y = a*x + y (y is read and written)",
+    inputs=("x",),
+    defaults={"a": -1.5},
+    bytes_moved="12*n",
+    flops="2*n",
+)
 
 ADD = _kernel("add", ir.map(z=x + y), "z = x + y", bytes_moved="12*n", flops="n")
 
 MUL = _kernel("mul", ir.map(z=x * y), "z = x * y", bytes_moved="12*n", flops="n")
 
-FMA = _kernel("fma", ir.map(w=x * y + z), "w = x*y + z (contraction to one rounding allowed)",
-              bytes_moved="16*n", flops="2*n")
+FMA = _kernel(
+    "fma",
+    ir.map(w=x * y + z),
+    "w = x*y + z (contraction to one rounding allowed)",
+    bytes_moved="16*n",
+    flops="2*n",
+)
 
-RELU = _kernel("relu", ir.map(y=ir.select(x < 0.0, 0.0, x)),
-               "y = max(x, 0), NaN propagated (select(x < 0, 0, x))", bytes_moved="8*n",
-               flops="n")
+RELU = _kernel(
+    "relu",
+    ir.map(y=ir.select(x < 0.0, 0.0, x)),
+    "y = max(x, 0), NaN propagated (select(x < 0, 0, x))",
+    bytes_moved="8*n",
+    flops="n",
+)
 
 GELU = _kernel(
-    "gelu", ir.map(y=0.5 * x * (1.0 + ir.erf(x * (1.0 / math.sqrt(2.0))))),
+    "gelu",
+    ir.map(y=0.5 * x * (1.0 + ir.erf(x * (1.0 / math.sqrt(2.0))))),
     "y = x/2 * (1 + erf(x/sqrt(2))) (exact GELU)",
     # 1 + erf(x/sqrt2) cancels for negative x: the error of erf near -1 (2 ulp of 1 on
     # CUDA, 1.5 on the WGSL approximation) becomes an absolute error of about
     # |x| * 1.2e-7 in y, which atol covers for the |x| <= 8 where it is not exactly 0.
     tolerance={"f32": {"atol": 2e-6, "ulp": 8}},
-    nonfinite_inputs=False, bytes_moved="8*n", flops="5*n")
+    nonfinite_inputs=False,
+    bytes_moved="8*n",
+    flops="5*n",
+)
 
 SIGMOID = _kernel(
-    "sigmoid", ir.map(y=ir.sigmoid(x)), "y = 1 / (1 + exp(-x))",
+    "sigmoid",
+    ir.map(y=ir.sigmoid(x)),
+    "y = 1 / (1 + exp(-x))",
     domain={"x": (-_EXP_DOMAIN, _EXP_DOMAIN)},
     tolerance={"f32": {"ulp": 6}, "backend:wgpu": {"ulp": _WGSL_EXP_ULP + 3}},
-    bytes_moved="8*n", flops="4*n")
+    bytes_moved="8*n",
+    flops="4*n",
+)
 
 TANH = _kernel(
-    "tanh", ir.map(y=ir.tanh(x)), "y = tanh(x)",
+    "tanh",
+    ir.map(y=ir.tanh(x)),
+    "y = tanh(x)",
     # CUDA tanhf: 2 ulp. WGSL: the fg_tanh_f32 approximation (1.8 ulp with an exact exp)
     # plus exp's error at 2|x| <= 20, which the 1 - 2/(e + 1) form damps to a few ulp.
-    tolerance={"backend:wgpu": {"ulp": 10}}, bytes_moved="8*n", flops="n")
+    tolerance={"backend:wgpu": {"ulp": 10}},
+    bytes_moved="8*n",
+    flops="n",
+)
 
 EXP = _kernel(
-    "exp", ir.map(y=ir.exp(x)), "y = exp(x)",
+    "exp",
+    ir.map(y=ir.exp(x)),
+    "y = exp(x)",
     domain={"x": (-_EXP_DOMAIN, _EXP_DOMAIN)},
-    tolerance={"backend:wgpu": {"ulp": _WGSL_EXP_ULP}}, bytes_moved="8*n", flops="n")
+    tolerance={"backend:wgpu": {"ulp": _WGSL_EXP_ULP}},
+    bytes_moved="8*n",
+    flops="n",
+)
 
 KERNELS = (AFFINE, AXPY, ADD, MUL, FMA, RELU, GELU, SIGMOID, TANH, EXP)

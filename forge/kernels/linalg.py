@@ -17,8 +17,14 @@ import math
 from .. import ir
 from ..schedule import Schedule
 
-__all__ = ["KERNELS", "GEMM_SCHEDULES", "GEMM_TUNABLES", "MMA_SCHEDULES", "TRANSPOSE_SCHEDULES",
-           "accumulation_tolerance"]
+__all__ = [
+    "KERNELS",
+    "GEMM_SCHEDULES",
+    "GEMM_TUNABLES",
+    "MMA_SCHEDULES",
+    "TRANSPOSE_SCHEDULES",
+    "accumulation_tolerance",
+]
 
 GEMM_SCHEDULES = (
     Schedule((16, 16), tile=(16, 16, 16)),
@@ -36,38 +42,59 @@ TRANSPOSE_SCHEDULES = (Schedule((32, 8), tile=(32, 32)), Schedule((16, 16), tile
 #: (CUDA) the twins compile the same source: the tuner prunes both before running.
 GEMM_TUNABLES = {
     "wg": ((8, 8), (16, 8), (8, 16), (16, 16), (32, 8), (8, 32)),
-    "tile": ((32, 32, 8), (64, 64, 8), (64, 64, 16), (128, 64, 8), (64, 128, 8),
-             (128, 128, 8), (128, 128, 16), (64, 64, 8, 2), (128, 64, 8, 2), (64, 128, 8, 2),
-             (128, 128, 8, 2)),
+    "tile": (
+        (32, 32, 8),
+        (64, 64, 8),
+        (64, 64, 16),
+        (128, 64, 8),
+        (64, 128, 8),
+        (128, 128, 8),
+        (128, 128, 16),
+        (64, 64, 8, 2),
+        (128, 64, 8, 2),
+        (64, 128, 8, 2),
+        (128, 128, 8, 2),
+    ),
     "vec": (1, 2, 4),
     "unroll": (False, True),
 }
 
 GEMM = ir.kernel(
-    "gemm", ir.matmul("f32"),
+    "gemm",
+    ir.matmul("f32"),
     description="c = alpha * a @ b + beta * c, float32, m = n = k = size (c not read when "
-                "beta == 0)",
-    defaults={"alpha": 1.5, "beta": 0.5}, schedules=GEMM_SCHEDULES,
+    "beta == 0)",
+    defaults={"alpha": 1.5, "beta": 0.5},
+    schedules=GEMM_SCHEDULES,
     schedule_roles={str(s): "big-gpu" for s in GEMM_SCHEDULES[2:]},
     # k float32 products summed in a different order than the float64 reference; the
     # error scales with sum |a*b|, so inputs stay moderate and the budget is relative.
     domain={"a": (-8.0, 8.0), "b": (-8.0, 8.0), "c": (-8.0, 8.0)},
-    tolerance={"f32": {"rtol": 1e-4, "atol": 2e-4}}, nonfinite_inputs=False,
-    test_sizes=(67, 1, 130), tags=("linalg",),
+    tolerance={"f32": {"rtol": 1e-4, "atol": 2e-4}},
+    nonfinite_inputs=False,
+    test_sizes=(67, 1, 130),
+    tags=("linalg",),
     # a and b read once, c read and written; the multiply-adds of a @ b (the alpha and
     # beta epilogue, 3*m*n, is not counted, as BLAS benchmarks do not count it).
-    bytes_moved="4*(m*k + k*n + 2*m*n)", flops="2*m*n*k")
+    bytes_moved="4*(m*k + k*n + 2*m*n)",
+    flops="2*m*n*k",
+)
 GEMM = dataclasses.replace(GEMM, tunables=GEMM_TUNABLES)
 
 TRANSPOSE = ir.kernel(
-    "transpose", ir.transpose("f32"),
+    "transpose",
+    ir.transpose("f32"),
     description="y = x.T for x of rows x cols (rows = size, cols = size + 3)",
-    schedules=TRANSPOSE_SCHEDULES, tolerance={"f32": {"ulp": 0, "rtol": 0.0, "atol": 0.0}},
-    test_sizes=(67, 1, 200), tags=("linalg",), bytes_moved="8*rows*cols", flops=0)
+    schedules=TRANSPOSE_SCHEDULES,
+    tolerance={"f32": {"ulp": 0, "rtol": 0.0, "atol": 0.0}},
+    test_sizes=(67, 1, 200),
+    tags=("linalg",),
+    bytes_moved="8*rows*cols",
+    flops=0,
+)
 
 
-
-def accumulation_tolerance(k: int, bound: float, unit_roundoff: float = 2.0 ** -24) -> dict:
+def accumulation_tolerance(k: int, bound: float, unit_roundoff: float = 2.0**-24) -> dict:
     """The output tolerance of a GEMM that sums ``k`` exact products (f16 or bf16 inputs
     in ``[-bound, bound]``) in float32, against the float64 reference.
 
@@ -96,17 +123,25 @@ MMA_SCHEDULES = (
 
 def _mixed_gemm(inputs: str):
     return ir.kernel(
-        f"gemm_{inputs}", ir.matmul("f32", input_dtype=inputs),
+        f"gemm_{inputs}",
+        ir.matmul("f32", input_dtype=inputs),
         description=f"c = alpha * a @ b + beta * c, {inputs} a and b, f32 accumulation "
-                    "and c, m = n = k = size",
-        defaults={"alpha": 1.5, "beta": 0.5}, schedules=GEMM_SCHEDULES + MMA_SCHEDULES,
-        schedule_roles={**{str(s): "big-gpu" for s in GEMM_SCHEDULES[2:]},
-                        **{str(s): "tensor-core" for s in MMA_SCHEDULES}},
+        "and c, m = n = k = size",
+        defaults={"alpha": 1.5, "beta": 0.5},
+        schedules=GEMM_SCHEDULES + MMA_SCHEDULES,
+        schedule_roles={
+            **{str(s): "big-gpu" for s in GEMM_SCHEDULES[2:]},
+            **{str(s): "tensor-core" for s in MMA_SCHEDULES},
+        },
         domain={name: (-_MIXED_BOUND, _MIXED_BOUND) for name in ("a", "b", "c")},
         tolerance={"f32": accumulation_tolerance(max(_MIXED_SIZES), _MIXED_BOUND)},
-        nonfinite_inputs=False, test_sizes=_MIXED_SIZES, tags=("linalg",),
+        nonfinite_inputs=False,
+        test_sizes=_MIXED_SIZES,
+        tags=("linalg",),
         # 2-byte a and b read once, f32 c read and written
-        bytes_moved="2*(m*k + k*n) + 8*m*n", flops="2*m*n*k")
+        bytes_moved="2*(m*k + k*n) + 8*m*n",
+        flops="2*m*n*k",
+    )
 
 
 GEMM_F16, GEMM_BF16 = _mixed_gemm("f16"), _mixed_gemm("bf16")

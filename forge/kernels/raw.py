@@ -69,7 +69,8 @@ RAW_AFFINE = KernelSpec(
     defaults={"a": 2.0, "b": 0.5},
     schedules=(Schedule(64), Schedule(256, items_per_invocation=4)),
     tags=("raw", "elementwise"),
-    bytes_moved="8*n", flops="2*n",
+    bytes_moved="8*n",
+    flops="2*n",
 )
 
 KERNELS = (RAW_AFFINE,)

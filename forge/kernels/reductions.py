@@ -61,18 +61,26 @@ def _softmax_parts():
 _shifted, _total = _softmax_parts()
 
 SOFTMAX = _kernel(
-    "softmax", ir.rows(y=ir.exp(_shifted) / _total),
+    "softmax",
+    ir.rows(y=ir.exp(_shifted) / _total),
     "y = exp(x - max) / sum(exp(x - max)) along each row",
     # WGSL exp: 3 + 2|x - max| ulp; outputs far below 1 are covered by atol.
     tolerance={"f32": {"rtol": 2e-5, "atol": 1e-6}, "backend:wgpu": {"rtol": 1e-4}},
-    nonfinite_inputs=False, bytes_moved="8*rows*cols", flops="5*rows*cols")
+    nonfinite_inputs=False,
+    bytes_moved="8*rows*cols",
+    flops="5*rows*cols",
+)
 
 LOG_SOFTMAX = _kernel(
-    "log_softmax", ir.rows(y=_shifted - ir.log(_total)),
+    "log_softmax",
+    ir.rows(y=_shifted - ir.log(_total)),
     "y = x - max - log(sum(exp(x - max))) along each row",
     # log of the row sum (in [1, cols]) is good to an absolute 2^-21 on WGSL.
     tolerance={"f32": {"rtol": 2e-5, "atol": 4e-6}},
-    nonfinite_inputs=False, bytes_moved="8*rows*cols", flops="5*rows*cols + 2*rows")
+    nonfinite_inputs=False,
+    bytes_moved="8*rows*cols",
+    flops="5*rows*cols + 2*rows",
+)
 
 # Per-column weights stay moderate: an output's absolute error scales with them.
 _WEIGHT_DOMAIN = (-8.0, 8.0)
@@ -81,34 +89,52 @@ RMSNORM = _kernel(
     "rmsnorm",
     ir.rows(y=x * ir.rsqrt(ir.row_sum(x * x) / cols_f32 + ir.param("eps")) * _w),
     "y = x / sqrt(mean(x^2) + eps) * w, w one weight per column",
-    defaults={"eps": 1e-6}, domain={"x": (-1e4, 1e4), "w": _WEIGHT_DOMAIN},
-    tolerance={"f32": {"rtol": 2e-5, "atol": 1e-6}}, nonfinite_inputs=False,
-    bytes_moved="8*rows*cols + 4*cols", flops="4*rows*cols + 3*rows")
+    defaults={"eps": 1e-6},
+    domain={"x": (-1e4, 1e4), "w": _WEIGHT_DOMAIN},
+    tolerance={"f32": {"rtol": 2e-5, "atol": 1e-6}},
+    nonfinite_inputs=False,
+    bytes_moved="8*rows*cols + 4*cols",
+    flops="4*rows*cols + 3*rows",
+)
 
 _mean = ir.row_sum(x) / cols_f32
 _centred = x - _mean
 _rstd = ir.rsqrt(ir.row_sum(_centred * _centred) / cols_f32 + ir.param("eps"))
 LAYERNORM = _kernel(
     "layernorm",
-    ir.rows(y=_centred * _rstd * ir.input("gamma", layout="cols")
-            + ir.input("beta", layout="cols")),
+    ir.rows(
+        y=_centred * _rstd * ir.input("gamma", layout="cols") + ir.input("beta", layout="cols")
+    ),
     "y = (x - mean) / sqrt(var + eps) * gamma + beta along each row (two-pass variance)",
     defaults={"eps": 1e-5},
     domain={"x": (-1e3, 1e3), "gamma": _WEIGHT_DOMAIN, "beta": _WEIGHT_DOMAIN},
     # x - mean cancels for elements near the mean: the mean's float32 error (relative to
     # mean|x|) becomes an absolute error of y in units of one standard deviation.
-    tolerance={"f32": {"rtol": 1e-4, "atol": 2e-5}}, nonfinite_inputs=False,
-    bytes_moved="8*rows*cols + 8*cols", flops="7*rows*cols + 4*rows")
+    tolerance={"f32": {"rtol": 1e-4, "atol": 2e-5}},
+    nonfinite_inputs=False,
+    bytes_moved="8*rows*cols + 8*cols",
+    flops="7*rows*cols + 4*rows",
+)
 
 ROW_SUM = _kernel(
-    "row_sum", ir.rows(total=ir.row_sum(x)), "total[r] = sum of row r",
-    domain={"x": _SUM_DOMAIN}, tolerance={"f32": {"rtol": 1e-4, "atol": 2e-4}},
-    nonfinite_inputs=False, bytes_moved="4*rows*cols + 4*rows", flops="rows*cols")
+    "row_sum",
+    ir.rows(total=ir.row_sum(x)),
+    "total[r] = sum of row r",
+    domain={"x": _SUM_DOMAIN},
+    tolerance={"f32": {"rtol": 1e-4, "atol": 2e-4}},
+    nonfinite_inputs=False,
+    bytes_moved="4*rows*cols + 4*rows",
+    flops="rows*cols",
+)
 
 ROW_MAX = _kernel(
-    "row_max", ir.rows(peak=ir.row_max(x)), "peak[r] = max of row r (NaN ignored)",
+    "row_max",
+    ir.rows(peak=ir.row_max(x)),
+    "peak[r] = max of row r (NaN ignored)",
     tolerance={"f32": {"ulp": 0, "rtol": 0.0, "atol": 0.0}},
-    bytes_moved="4*rows*cols + 4*rows", flops="rows*cols")
+    bytes_moved="4*rows*cols + 4*rows",
+    flops="rows*cols",
+)
 
 _a, _v, _y = ir.input("a"), ir.input("x", layout="cols"), ir.input("y", layout="rows")
 _alpha, _beta = ir.param("alpha"), ir.param("beta")
@@ -117,14 +143,18 @@ GEMV = _kernel(
     "gemv",
     ir.rows(y=ir.select(ir.eq(_beta, 0.0), _product, _product + _beta * _y)),
     "y = alpha * a @ x + beta * y (y not used when beta == 0), a of rows x cols",
-    inputs=("a", "x"), shape={"rows": ir.SIZE, "cols": ir.SIZE},
-    defaults={"alpha": 1.5, "beta": 0.5}, schedules=GEMV_SCHEDULES,
+    inputs=("a", "x"),
+    shape={"rows": ir.SIZE, "cols": ir.SIZE},
+    defaults={"alpha": 1.5, "beta": 0.5},
+    schedules=GEMV_SCHEDULES,
     schedule_roles={str(GEMV_SCHEDULES[2]): "big-gpu"},
     domain={"a": _SUM_DOMAIN, "x": _SUM_DOMAIN, "y": _SUM_DOMAIN},
-    tolerance={"f32": {"rtol": 1e-4, "atol": 2e-4}}, test_sizes=(67, 1, 300),
-    nonfinite_inputs=False, bytes_moved="4*rows*cols + 4*cols + 8*rows",
-    flops="2*rows*cols + 3*rows")
-
+    tolerance={"f32": {"rtol": 1e-4, "atol": 2e-4}},
+    test_sizes=(67, 1, 300),
+    nonfinite_inputs=False,
+    bytes_moved="4*rows*cols + 4*cols + 8*rows",
+    flops="2*rows*cols + 3*rows",
+)
 
 
 # -- low precision in memory, float32 inside (how bf16/f16 row kernels are written) --------
@@ -139,7 +169,10 @@ def _softmax_in(dtype: str) -> KernelSpec:
         f"softmax_{dtype}",
         ir.rows(y=ir.cast(ir.exp(shifted) / ir.row_sum(ir.exp(shifted)), dtype)),
         f"softmax of {dtype} rows, computed in f32, rounded once to {dtype}",
-        nonfinite_inputs=False, bytes_moved="4*rows*cols", flops="5*rows*cols")
+        nonfinite_inputs=False,
+        bytes_moved="4*rows*cols",
+        flops="5*rows*cols",
+    )
 
 
 def _rmsnorm_in(dtype: str) -> KernelSpec:
@@ -147,15 +180,29 @@ def _rmsnorm_in(dtype: str) -> KernelSpec:
     weight = ir.cast(ir.input("w", dtype, layout="cols"), "f32")
     scale = ir.rsqrt(ir.row_sum(wide * wide) / cols_f32 + ir.param("eps"))
     return _kernel(
-        f"rmsnorm_{dtype}", ir.rows(y=ir.cast(wide * scale * weight, dtype)),
+        f"rmsnorm_{dtype}",
+        ir.rows(y=ir.cast(wide * scale * weight, dtype)),
         f"rmsnorm of {dtype} rows and weights, computed in f32, rounded once to {dtype}",
-        defaults={"eps": 1e-6}, domain={"x": (-1e4, 1e4), "w": _WEIGHT_DOMAIN},
-        nonfinite_inputs=False, bytes_moved="4*rows*cols + 2*cols",
-        flops="4*rows*cols + 3*rows")
+        defaults={"eps": 1e-6},
+        domain={"x": (-1e4, 1e4), "w": _WEIGHT_DOMAIN},
+        nonfinite_inputs=False,
+        bytes_moved="4*rows*cols + 2*cols",
+        flops="4*rows*cols + 3*rows",
+    )
 
 
 SOFTMAX_BF16, SOFTMAX_F16 = _softmax_in("bf16"), _softmax_in("f16")
 RMSNORM_BF16 = _rmsnorm_in("bf16")
 
-KERNELS = (SOFTMAX, LOG_SOFTMAX, RMSNORM, LAYERNORM, ROW_SUM, ROW_MAX, GEMV,
-           SOFTMAX_BF16, SOFTMAX_F16, RMSNORM_BF16)
+KERNELS = (
+    SOFTMAX,
+    LOG_SOFTMAX,
+    RMSNORM,
+    LAYERNORM,
+    ROW_SUM,
+    ROW_MAX,
+    GEMV,
+    SOFTMAX_BF16,
+    SOFTMAX_F16,
+    RMSNORM_BF16,
+)

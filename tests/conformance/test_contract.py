@@ -29,17 +29,20 @@ def _slab_backed(ctx):
     """The context, when it offers SlabContext's members beyond the contract (compile
     counts, async dispatch and fences, checkpoints); else the test is skipped, visibly."""
     if not isinstance(ctx, SlabContext):
-        pytest.skip(f"{ctx.backend_name} is not slab-backed: the test uses members "
-                    "beyond OracleContext")
+        pytest.skip(
+            f"{ctx.backend_name} is not slab-backed: the test uses members beyond OracleContext"
+        )
     return ctx
 
 
 def _affine_views(ctx, x, a=2.0, b=0.5):
     kernel = forge.get_kernel("raw_affine")
     n = x.size
-    views = [ctx.allocate_and_write(x, 0),
-             ctx.allocate_transient(x.nbytes, 1, usage=RW),
-             ctx.allocate_and_write(kernel.pack_uniform(n, a=a, b=b), 2, usage=UNIFORM)]
+    views = [
+        ctx.allocate_and_write(x, 0),
+        ctx.allocate_transient(x.nbytes, 1, usage=RW),
+        ctx.allocate_and_write(kernel.pack_uniform(n, a=a, b=b), 2, usage=UNIFORM),
+    ]
     return kernel, views
 
 
@@ -100,8 +103,11 @@ def test_view_offsets_respect_the_adapter_alignment(forge_context):
     for usage in BindingUsage:
         for size in (4, 100, 1000):
             view = ctx.allocate_transient(size, 0, usage=usage)
-            align = (c.min_uniform_offset_alignment if usage is UNIFORM
-                     else c.min_storage_offset_alignment)
+            align = (
+                c.min_uniform_offset_alignment
+                if usage is UNIFORM
+                else c.min_storage_offset_alignment
+            )
             assert view.offset % align == 0 and view.usage is usage
 
 
@@ -124,8 +130,12 @@ def test_raw_kernel_matches_numpy_under_each_baseline_schedule(forge_context):
         kernel, views = _affine_views(ctx, x, a=-1.5, b=0.25)
         times = ctx.run_kernel(kernel, schedule, views, x.size, warmups=1, samples=3)
         assert len(times) == 3 and all(isinstance(t, int) and t > 0 for t in times)
-        np.testing.assert_allclose(ctx.read_buffer_f32(views[1]),
-                                   np.float32(-1.5) * x + np.float32(0.25), rtol=2e-7, atol=1e-7)
+        np.testing.assert_allclose(
+            ctx.read_buffer_f32(views[1]),
+            np.float32(-1.5) * x + np.float32(0.25),
+            rtol=2e-7,
+            atol=1e-7,
+        )
         ctx.clear_transient_allocations()
 
 
@@ -133,8 +143,11 @@ def test_plugin_kernel_runs_on_every_backend(forge_context):
     ctx = forge_context
     kernel = forge.get_kernel("demo_square")
     x = np.arange(1000, dtype=np.float32) / 7
-    views = [ctx.allocate_and_write(x, 0), ctx.allocate_transient(x.nbytes, 1, usage=RW),
-             ctx.allocate_and_write(kernel.pack_uniform(x.size), 2, usage=UNIFORM)]
+    views = [
+        ctx.allocate_and_write(x, 0),
+        ctx.allocate_transient(x.nbytes, 1, usage=RW),
+        ctx.allocate_and_write(kernel.pack_uniform(x.size), 2, usage=UNIFORM),
+    ]
     ctx.run_kernel(kernel, Schedule(128), views, x.size)
     np.testing.assert_allclose(ctx.read_buffer_f32(views[1]), x * x, rtol=1e-7)
 
@@ -233,8 +246,12 @@ def test_closed_context_refuses_every_call_and_close_is_idempotent(forge_context
     ctx.close()
     ctx.close()
     assert ctx.closed
-    for call in (lambda: ctx.read_buffer_f32(view), lambda: ctx.allocate_transient(4, 0),
-                 ctx.clear_transient_allocations, lambda: ctx.write_view(view, b"1234")):
+    for call in (
+        lambda: ctx.read_buffer_f32(view),
+        lambda: ctx.allocate_transient(4, 0),
+        ctx.clear_transient_allocations,
+        lambda: ctx.write_view(view, b"1234"),
+    ):
         with pytest.raises(ContextClosed):
             call()
 

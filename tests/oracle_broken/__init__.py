@@ -33,7 +33,7 @@ class BrokenCase:
     name: str
     good: KernelSpec
     broken: KernelSpec
-    finding: str                      # the check that must fire on a GPU backend
+    finding: str  # the check that must fire on a GPU backend
     broken_reference: KernelSpec | None
     reference_finding: str = ""
     note: str = ""
@@ -48,26 +48,38 @@ _WGSL_HEAD = """\
 _WGSL_IDS = """\
 @builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
             @builtin(local_invocation_index) lid: u32"""
-_CUDA_INDEX = ("const unsigned long long block = (unsigned long long)blockIdx.y * gridDim.x "
-               "+ blockIdx.x;\n    const unsigned int lid = threadIdx.x;\n")
+_CUDA_INDEX = (
+    "const unsigned long long block = (unsigned long long)blockIdx.y * gridDim.x "
+    "+ blockIdx.x;\n    const unsigned int lid = threadIdx.x;\n"
+)
 
-_AFFINE_WGSL = """\
+_AFFINE_WGSL = (
+    """\
 struct Params { a: f32, b: f32, n: u32 }
-""" + _WGSL_HEAD + """
+"""
+    + _WGSL_HEAD
+    + """
 @compute @workgroup_size(${wg_x})
-fn ${entry}(""" + _WGSL_IDS + """) {
+fn ${entry}("""
+    + _WGSL_IDS
+    + """) {
     let i = (wg.y * groups.x + wg.x) * ${wg_x}u + lid;
     @BUG@
 }
 """
+)
 
-_AFFINE_CUDA = """\
+_AFFINE_CUDA = (
+    """\
 struct Params { float a; float b; unsigned int n; };
 extern "C" __global__ void ${entry}(@XCONST@float* x, float* y, const Params p) {
-    """ + _CUDA_INDEX + """    const unsigned long long i = block * blockDim.x + lid;
+    """
+    + _CUDA_INDEX
+    + """    const unsigned long long i = block * blockDim.x + lid;
     @BUG@
 }
 """
+)
 
 
 def _affine(x, y, p):
@@ -75,41 +87,72 @@ def _affine(x, y, p):
 
 
 def _affine_buffers():
-    return (BufferSpec(0, "f32", Access.READ, name="x"),
-            BufferSpec(1, "f32", Access.READ_WRITE, name="y"),
-            BufferSpec.uniform(2, (("a", "f32"), ("b", "f32"), ("n", "u32"))))
+    return (
+        BufferSpec(0, "f32", Access.READ, name="x"),
+        BufferSpec(1, "f32", Access.READ_WRITE, name="y"),
+        BufferSpec.uniform(2, (("a", "f32"), ("b", "f32"), ("n", "u32"))),
+    )
 
 
 def _fill(template: str, bug: str, xaccess: str = "read", xconst: str = "const ") -> str:
-    return (template.replace("@BUG@", bug).replace("@XACCESS@", xaccess)
-            .replace("@XCONST@", xconst))
+    return template.replace("@BUG@", bug).replace("@XACCESS@", xaccess).replace("@XCONST@", xconst)
 
 
-def _pair(name: str, wgsl: str, cuda: str, good: tuple, bad: tuple, reference: Callable,
-          **spec) -> tuple[KernelSpec, KernelSpec]:
+def _pair(
+    name: str, wgsl: str, cuda: str, good: tuple, bad: tuple, reference: Callable, **spec
+) -> tuple[KernelSpec, KernelSpec]:
     """The correct and the broken kernel from one template pair. ``good`` and ``bad``
     are (wgsl fill, cuda fill) tuples of keyword arguments for ``_fill``."""
     kernels = []
     for suffix, (w, c) in (("good", good), ("broken", bad)):
-        kernels.append(KernelSpec(
-            id=f"{name}_{suffix}", entry_point=f"{name}_{suffix}",
-            sources={"wgsl": _fill(wgsl, **w), "cuda": _fill(cuda, **c)},
-            reference=reference, tags=("oracle-broken",), **spec))
+        kernels.append(
+            KernelSpec(
+                id=f"{name}_{suffix}",
+                entry_point=f"{name}_{suffix}",
+                sources={"wgsl": _fill(wgsl, **w), "cuda": _fill(cuda, **c)},
+                reference=reference,
+                tags=("oracle-broken",),
+                **spec,
+            )
+        )
     return kernels[0], kernels[1]
 
 
 def _numpy_twin(kernel: KernelSpec, function: Callable) -> KernelSpec:
     """The kernel with a broken numpy meaning, for the reference backend (its own id,
     so no context mistakes it for the correct one)."""
-    return KernelSpec(**{**{f: getattr(kernel, f) for f in (
-        "entry_point", "buffers", "sources", "params", "defaults", "grid", "schedules",
-        "domain", "nonfinite_inputs", "tolerance", "test_sizes", "tags")},
-        "id": kernel.id.replace("_good", "_numpy_broken"), "reference": function})
+    return KernelSpec(
+        **{
+            **{
+                f: getattr(kernel, f)
+                for f in (
+                    "entry_point",
+                    "buffers",
+                    "sources",
+                    "params",
+                    "defaults",
+                    "grid",
+                    "schedules",
+                    "domain",
+                    "nonfinite_inputs",
+                    "tolerance",
+                    "test_sizes",
+                    "tags",
+                )
+            },
+            "id": kernel.id.replace("_good", "_numpy_broken"),
+            "reference": function,
+        }
+    )
 
 
-_AFFINE_SPEC = dict(buffers=_affine_buffers(), params=lambda n: {"n": n},
-                    defaults={"a": 2.0, "b": 0.5}, schedules=(Schedule(64),),
-                    test_sizes=(1000,))
+_AFFINE_SPEC = dict(
+    buffers=_affine_buffers(),
+    params=lambda n: {"n": n},
+    defaults={"a": 2.0, "b": 0.5},
+    schedules=(Schedule(64),),
+    test_sizes=(1000,),
+)
 _GUARDED = "if (i < p.n) { y[i] = p.a * x[i] + p.b; }"
 
 
@@ -127,40 +170,64 @@ _DIFF_CUDA = _AFFINE_CUDA.replace("float a; float b; unsigned int n;", "unsigned
 _DIFF_GOOD = "if (i + 1u < p.n) { y[i] = x[i + 1u] - x[i]; }"
 _DIFF_BAD = "if (i < p.n) { y[i] = x[i + 1u] - x[i]; }"
 OFF_BY_ONE = _pair(
-    "off_by_one", _DIFF_WGSL, _DIFF_CUDA,
+    "off_by_one",
+    _DIFF_WGSL,
+    _DIFF_CUDA,
     ({"bug": _DIFF_GOOD}, {"bug": _DIFF_GOOD.replace("1u", "1")}),
-    ({"bug": _DIFF_BAD}, {"bug": _DIFF_BAD.replace("1u", "1")}), _diff,
-    buffers=(BufferSpec(0, "f32", Access.READ, name="x"),
-             BufferSpec(1, "f32", Access.READ_WRITE, name="y", count=lambda n: max(n - 1, 0)),
-             BufferSpec.uniform(2, (("n", "u32"),))),
-    params=lambda n: {"n": n}, schedules=(Schedule(64),), test_sizes=(1000,))
+    ({"bug": _DIFF_BAD}, {"bug": _DIFF_BAD.replace("1u", "1")}),
+    _diff,
+    buffers=(
+        BufferSpec(0, "f32", Access.READ, name="x"),
+        BufferSpec(1, "f32", Access.READ_WRITE, name="y", count=lambda n: max(n - 1, 0)),
+        BufferSpec.uniform(2, (("n", "u32"),)),
+    ),
+    params=lambda n: {"n": n},
+    schedules=(Schedule(64),),
+    test_sizes=(1000,),
+)
 
 # -- 2. missing bounds guard ---------------------------------------------------------------
 MISSING_GUARD = _pair(
-    "missing_guard", _AFFINE_WGSL, _AFFINE_CUDA,
+    "missing_guard",
+    _AFFINE_WGSL,
+    _AFFINE_CUDA,
     ({"bug": _GUARDED}, {"bug": _GUARDED}),
     ({"bug": "y[i] = p.a * x[i] + p.b;"}, {"bug": "y[i] = p.a * x[i] + p.b;"}),
-    _affine, **_AFFINE_SPEC)
+    _affine,
+    **_AFFINE_SPEC,
+)
 
 # -- 3. all zeros returned -----------------------------------------------------------------
 ALL_ZEROS = _pair(
-    "all_zeros", _AFFINE_WGSL, _AFFINE_CUDA,
+    "all_zeros",
+    _AFFINE_WGSL,
+    _AFFINE_CUDA,
     ({"bug": _GUARDED}, {"bug": _GUARDED}),
     ({"bug": "if (i < p.n) { y[i] = 0.0; }"}, {"bug": "if (i < p.n) { y[i] = 0.0f; }"}),
-    _affine, **_AFFINE_SPEC)
+    _affine,
+    **_AFFINE_SPEC,
+)
 
 # -- 4. inputs overwritten -------------------------------------------------------------------
 _CLOBBER = "if (i < p.n) { y[i] = p.a * x[i] + p.b; x[i] = 0.0; }"
 INPUTS_OVERWRITTEN = _pair(
-    "inputs_overwritten", _AFFINE_WGSL, _AFFINE_CUDA,
+    "inputs_overwritten",
+    _AFFINE_WGSL,
+    _AFFINE_CUDA,
     ({"bug": _GUARDED}, {"bug": _GUARDED}),
-    ({"bug": _CLOBBER, "xaccess": "read_write"},
-     {"bug": _CLOBBER.replace("0.0", "0.0f"), "xconst": ""}),
-    _affine, **_AFFINE_SPEC)
+    (
+        {"bug": _CLOBBER, "xaccess": "read_write"},
+        {"bug": _CLOBBER.replace("0.0", "0.0f"), "xconst": ""},
+    ),
+    _affine,
+    **_AFFINE_SPEC,
+)
 
 # -- 5. only part of the output written: two items per invocation, the second forgotten ----
-_PAIR_GOOD = ("let j = 2u * i; if (j < p.n) { y[j] = p.a * x[j] + p.b; } "
-              "if (j + 1u < p.n) { y[j + 1u] = p.a * x[j + 1u] + p.b; }")
+_PAIR_GOOD = (
+    "let j = 2u * i; if (j < p.n) { y[j] = p.a * x[j] + p.b; } "
+    "if (j + 1u < p.n) { y[j + 1u] = p.a * x[j + 1u] + p.b; }"
+)
 _PAIR_BAD = "let j = 2u * i; if (j < p.n) { y[j] = p.a * x[j] + p.b; }"
 
 
@@ -169,20 +236,29 @@ def _cuda_pairs(text: str) -> str:
 
 
 PARTIAL_OUTPUT = _pair(
-    "partial_output", _AFFINE_WGSL, _AFFINE_CUDA,
+    "partial_output",
+    _AFFINE_WGSL,
+    _AFFINE_CUDA,
     ({"bug": _PAIR_GOOD}, {"bug": _cuda_pairs(_PAIR_GOOD)}),
     ({"bug": _PAIR_BAD}, {"bug": _cuda_pairs(_PAIR_BAD)}),
-    _affine, grid=lambda s, n: (max(1, math.ceil(n / (2 * s.workgroup_size[0]))), 1, 1),
-    **_AFFINE_SPEC)
+    _affine,
+    grid=lambda s, n: (max(1, math.ceil(n / (2 * s.workgroup_size[0]))), 1, 1),
+    **_AFFINE_SPEC,
+)
 
 # -- 6. wrong reduction identity: row max starting from 0 instead of the lowest float -------
-_ROWMAX_WGSL = """\
+_ROWMAX_WGSL = (
+    """\
 struct Params { rows: u32, cols: u32 }
-""" + _WGSL_HEAD.replace("@XACCESS@", "read") + """
+"""
+    + _WGSL_HEAD.replace("@XACCESS@", "read")
+    + """
 var<workgroup> partial: array<f32, 64>;
 
 @compute @workgroup_size(64)
-fn ${entry}(""" + _WGSL_IDS + """) {
+fn ${entry}("""
+    + _WGSL_IDS
+    + """) {
     let row = wg.y * groups.x + wg.x;
     var acc = @BUG@;
     for (var c = lid; c < p.cols; c += 64u) {
@@ -197,11 +273,15 @@ fn ${entry}(""" + _WGSL_IDS + """) {
     if (lid == 0u && row < p.rows) { y[row] = partial[0]; }
 }
 """
-_ROWMAX_CUDA = """\
+)
+_ROWMAX_CUDA = (
+    """\
 struct Params { unsigned int rows; unsigned int cols; };
 extern "C" __global__ void ${entry}(const float* x, float* y, const Params p) {
     __shared__ float partial[64];
-    """ + _CUDA_INDEX + """    const unsigned long long row = block;
+    """
+    + _CUDA_INDEX
+    + """    const unsigned long long row = block;
     float acc = @BUG@;
     for (unsigned int c = lid; c < p.cols; c += 64) {
         if (row < p.rows) acc = fmaxf(acc, x[row * p.cols + c]);
@@ -215,6 +295,7 @@ extern "C" __global__ void ${entry}(const float* x, float* y, const Params p) {
     if (lid == 0 && row < p.rows) y[row] = partial[0];
 }
 """
+)
 _COLS = 100
 
 
@@ -227,19 +308,26 @@ def _row_max_from_zero(x, y, p):
 
 
 WRONG_IDENTITY = _pair(
-    "wrong_identity", _ROWMAX_WGSL, _ROWMAX_CUDA,
+    "wrong_identity",
+    _ROWMAX_WGSL,
+    _ROWMAX_CUDA,
     # -FLT_MAX spelled so that it reads back exactly: Tint refuses "-3.40282347e+38",
     # which lies beyond the largest float32 (naga rounds it)
     ({"bug": "-3.4028234663852886e+38"}, {"bug": "-3.402823466e+38f"}),
-    ({"bug": "0.0"}, {"bug": "0.0f"}), _row_max,
-    buffers=(BufferSpec(0, "f32", Access.READ, name="x",
-                        count=lambda n: n // _COLS * _COLS),
-             BufferSpec(1, "f32", Access.READ_WRITE, name="y", count=lambda n: n // _COLS),
-             BufferSpec.uniform(2, (("rows", "u32"), ("cols", "u32")))),
+    ({"bug": "0.0"}, {"bug": "0.0f"}),
+    _row_max,
+    buffers=(
+        BufferSpec(0, "f32", Access.READ, name="x", count=lambda n: n // _COLS * _COLS),
+        BufferSpec(1, "f32", Access.READ_WRITE, name="y", count=lambda n: n // _COLS),
+        BufferSpec.uniform(2, (("rows", "u32"), ("cols", "u32"))),
+    ),
     params=lambda n: {"rows": n // _COLS, "cols": _COLS},
-    grid=lambda s, n: (max(1, n // _COLS), 1, 1), schedules=(Schedule(64),),
+    grid=lambda s, n: (max(1, n // _COLS), 1, 1),
+    schedules=(Schedule(64),),
     # max() of a NaN is unspecified in WGSL; the contract here is finite inputs
-    nonfinite_inputs=False, test_sizes=(4000,))
+    nonfinite_inputs=False,
+    test_sizes=(4000,),
+)
 
 # -- 7. shared memory read without a barrier --------------------------------------------------
 # Each workgroup of 64 swaps the halves of its block through shared memory. Every slot
@@ -249,13 +337,18 @@ WRONG_IDENTITY = _pair(
 # before storing its slot, so without the second barrier the lower half reads the
 # sentinel. Where a workgroup runs subgroup by subgroup up to each barrier (lavapipe),
 # the early read always comes first; on CUDA the spin makes it all but certain.
-_SWAP_WGSL = """\
+_SWAP_WGSL = (
+    """\
 struct Params { n: u32, spin: u32, one: f32 }
-""" + _WGSL_HEAD.replace("@XACCESS@", "read") + """
+"""
+    + _WGSL_HEAD.replace("@XACCESS@", "read")
+    + """
 var<workgroup> tile: array<f32, 64>;
 
 @compute @workgroup_size(64)
-fn ${entry}(""" + _WGSL_IDS + """) {
+fn ${entry}("""
+    + _WGSL_IDS
+    + """) {
     let base = (wg.y * groups.x + wg.x) * 64u;
     let i = base + lid;
     tile[lid] = -3.0e38;
@@ -273,11 +366,15 @@ fn ${entry}(""" + _WGSL_IDS + """) {
     }
 }
 """
-_SWAP_CUDA = """\
+)
+_SWAP_CUDA = (
+    """\
 struct Params { unsigned int n; unsigned int spin; float one; };
 extern "C" __global__ void ${entry}(const float* x, float* y, const Params p) {
     __shared__ float tile[64];
-    """ + _CUDA_INDEX + """    const unsigned long long base = block * 64;
+    """
+    + _CUDA_INDEX
+    + """    const unsigned long long base = block * 64;
     const unsigned long long i = base + lid;
     tile[lid] = -3.0e38f;
     __syncthreads();
@@ -292,6 +389,7 @@ extern "C" __global__ void ${entry}(const float* x, float* y, const Params p) {
     if (i < p.n) y[i] = (base + partner < p.n) ? tile[partner] : v;
 }
 """
+)
 
 
 def _swap_halves(x, y, p):
@@ -302,15 +400,23 @@ def _swap_halves(x, y, p):
 
 
 MISSING_BARRIER = _pair(
-    "missing_barrier", _SWAP_WGSL, _SWAP_CUDA,
-    ({"bug": "workgroupBarrier();"}, {"bug": "__syncthreads();"}), ({"bug": ""}, {"bug": ""}),
+    "missing_barrier",
+    _SWAP_WGSL,
+    _SWAP_CUDA,
+    ({"bug": "workgroupBarrier();"}, {"bug": "__syncthreads();"}),
+    ({"bug": ""}, {"bug": ""}),
     _swap_halves,
-    buffers=(BufferSpec(0, "f32", Access.READ, name="x"),
-             BufferSpec(1, "f32", Access.READ_WRITE, name="y"),
-             BufferSpec.uniform(2, (("n", "u32"), ("spin", "u32"), ("one", "f32")))),
-    params=lambda n: {"n": n}, defaults={"spin": 4096, "one": 1.0},
-    grid=lambda s, n: (max(1, math.ceil(n / 64)), 1, 1), schedules=(Schedule(64),),
-    test_sizes=(4000,))
+    buffers=(
+        BufferSpec(0, "f32", Access.READ, name="x"),
+        BufferSpec(1, "f32", Access.READ_WRITE, name="y"),
+        BufferSpec.uniform(2, (("n", "u32"), ("spin", "u32"), ("one", "f32"))),
+    ),
+    params=lambda n: {"n": n},
+    defaults={"spin": 4096, "one": 1.0},
+    grid=lambda s, n: (max(1, math.ceil(n / 64)), 1, 1),
+    schedules=(Schedule(64),),
+    test_sizes=(4000,),
+)
 
 
 # -- the table ---------------------------------------------------------------------------------
@@ -327,21 +433,54 @@ def _clobber(x, y, p):
     x[:] = 0
 
 
-CASES: dict[str, BrokenCase] = {c.name: c for c in (
-    BrokenCase("off_by_one", *OFF_BY_ONE, "past_end", _numpy_twin(OFF_BY_ONE[0], _diff_shifted),
-               "value"),
-    BrokenCase("missing_guard", *MISSING_GUARD, "past_end", None,
-               note="numpy slices cannot run past their end"),
-    BrokenCase("wrong_identity", *WRONG_IDENTITY, "value",
-               _numpy_twin(WRONG_IDENTITY[0], _row_max_from_zero), "value"),
-    BrokenCase("missing_barrier", *MISSING_BARRIER, "value", None,
-               note="numpy has no workgroups and no barriers"),
-    BrokenCase("partial_output", *PARTIAL_OUTPUT, "unwritten",
-               _numpy_twin(PARTIAL_OUTPUT[0], _even_only), "unwritten"),
-    BrokenCase("all_zeros", *ALL_ZEROS, "value", _numpy_twin(ALL_ZEROS[0], _zeros), "value"),
-    BrokenCase("inputs_overwritten", *INPUTS_OVERWRITTEN, "input",
-               _numpy_twin(INPUTS_OVERWRITTEN[0], _clobber), "input"),
-)}
+CASES: dict[str, BrokenCase] = {
+    c.name: c
+    for c in (
+        BrokenCase(
+            "off_by_one",
+            *OFF_BY_ONE,
+            "past_end",
+            _numpy_twin(OFF_BY_ONE[0], _diff_shifted),
+            "value",
+        ),
+        BrokenCase(
+            "missing_guard",
+            *MISSING_GUARD,
+            "past_end",
+            None,
+            note="numpy slices cannot run past their end",
+        ),
+        BrokenCase(
+            "wrong_identity",
+            *WRONG_IDENTITY,
+            "value",
+            _numpy_twin(WRONG_IDENTITY[0], _row_max_from_zero),
+            "value",
+        ),
+        BrokenCase(
+            "missing_barrier",
+            *MISSING_BARRIER,
+            "value",
+            None,
+            note="numpy has no workgroups and no barriers",
+        ),
+        BrokenCase(
+            "partial_output",
+            *PARTIAL_OUTPUT,
+            "unwritten",
+            _numpy_twin(PARTIAL_OUTPUT[0], _even_only),
+            "unwritten",
+        ),
+        BrokenCase("all_zeros", *ALL_ZEROS, "value", _numpy_twin(ALL_ZEROS[0], _zeros), "value"),
+        BrokenCase(
+            "inputs_overwritten",
+            *INPUTS_OVERWRITTEN,
+            "input",
+            _numpy_twin(INPUTS_OVERWRITTEN[0], _clobber),
+            "input",
+        ),
+    )
+}
 
 
 def case(name: str) -> BrokenCase:

@@ -85,27 +85,30 @@ _DROPPED = {"wgsl": "k0 + 16u <= p.k", "cuda": "k0 + 16 <= p.k"}
 def _gemm(a, b, c, p) -> None:
     """The correct meaning: float64 products and sum, rounded once to f32."""
     m, n, k = int(p["m"]), int(p["n"]), int(p["k"])
-    product = (a[:m * k].astype(np.float64).reshape(m, k)
-               @ b[:k * n].astype(np.float64).reshape(k, n))
+    product = a[: m * k].astype(np.float64).reshape(m, k) @ b[: k * n].astype(np.float64).reshape(
+        k, n
+    )
     out = np.float32(p["alpha"]) * product.astype(np.float32)
     if p["beta"] != 0:
-        out = out + np.float32(p["beta"]) * c[:m * n].reshape(m, n)
-    c[:m * n] = out.reshape(-1)
+        out = out + np.float32(p["beta"]) * c[: m * n].reshape(m, n)
+    c[: m * n] = out.reshape(-1)
 
 
 def _narrow_gemm(dtype: np.dtype) -> Callable:
     """The narrow-accumulator bug in numpy: the running sum rounded to ``dtype``."""
+
     def gemm(a, b, c, p) -> None:
         m, n, k = int(p["m"]), int(p["n"]), int(p["k"])
-        a2 = a[:m * k].astype(np.float32).reshape(m, k)
-        b2 = b[:k * n].astype(np.float32).reshape(k, n)
+        a2 = a[: m * k].astype(np.float32).reshape(m, k)
+        b2 = b[: k * n].astype(np.float32).reshape(k, n)
         acc = np.zeros((m, n), dtype)
         for kk in range(k):
             acc = (acc.astype(np.float32) + np.outer(a2[:, kk], b2[kk])).astype(dtype)
         out = np.float32(p["alpha"]) * acc.astype(np.float32)
         if p["beta"] != 0:
-            out = out + np.float32(p["beta"]) * c[:m * n].reshape(m, n)
-        c[:m * n] = out.reshape(-1)
+            out = out + np.float32(p["beta"]) * c[: m * n].reshape(m, n)
+        c[: m * n] = out.reshape(-1)
+
     return gemm
 
 
@@ -114,42 +117,59 @@ def _dropped_gemm(a, b, c, p) -> None:
     k = int(p["k"])
     whole = k - k % _TILE
     m, n = int(p["m"]), int(p["n"])
-    a2 = a[:m * k].reshape(m, k)[:, :whole].reshape(-1)
-    b2 = b[:k * n].reshape(k, n)[:whole].reshape(-1)
+    a2 = a[: m * k].reshape(m, k)[:, :whole].reshape(-1)
+    b2 = b[: k * n].reshape(k, n)[:whole].reshape(-1)
     _gemm(a2, b2, c, {**{f: p[f] for f in ("alpha", "beta", "m", "n")}, "k": whole})
 
 
 def _spec(inputs: str) -> dict:
     return dict(
-        buffers=(BufferSpec(0, inputs, Access.READ, name="a", count=lambda s: s * s),
-                 BufferSpec(1, inputs, Access.READ, name="b", count=lambda s: s * s),
-                 BufferSpec(2, "f32", Access.READ_WRITE, name="c", count=lambda s: s * s,
-                            inout=True),
-                 BufferSpec.uniform(3, (("alpha", "f32"), ("beta", "f32"), ("m", "u32"),
-                                        ("n", "u32"), ("k", "u32")))),
-        params=lambda s: {"m": s, "n": s, "k": s}, defaults={"alpha": 1.5, "beta": 0.5},
+        buffers=(
+            BufferSpec(0, inputs, Access.READ, name="a", count=lambda s: s * s),
+            BufferSpec(1, inputs, Access.READ, name="b", count=lambda s: s * s),
+            BufferSpec(2, "f32", Access.READ_WRITE, name="c", count=lambda s: s * s, inout=True),
+            BufferSpec.uniform(
+                3, (("alpha", "f32"), ("beta", "f32"), ("m", "u32"), ("n", "u32"), ("k", "u32"))
+            ),
+        ),
+        params=lambda s: {"m": s, "n": s, "k": s},
+        defaults={"alpha": 1.5, "beta": 0.5},
         grid=lambda schedule, s: schedule.dispatch_workgroups(s * s),
-        schedules=(Schedule(64),), requires=frozenset({inputs}),
-        domain={name: (-_BOUND, _BOUND) for name in ("a", "b", "c")}, nonfinite_inputs=False,
-        tolerance={"f32": accumulation_tolerance(max(_SIZES), _BOUND)}, test_sizes=_SIZES,
-        tags=("oracle-broken", "low-precision"))
+        schedules=(Schedule(64),),
+        requires=frozenset({inputs}),
+        domain={name: (-_BOUND, _BOUND) for name in ("a", "b", "c")},
+        nonfinite_inputs=False,
+        tolerance={"f32": accumulation_tolerance(max(_SIZES), _BOUND)},
+        test_sizes=_SIZES,
+        tags=("oracle-broken", "low-precision"),
+    )
 
 
 def _sources(inputs: str, accumulator: dict, kloop: dict) -> dict:
-    cuda = (_CUDA.replace("@IN@", SCALAR_TYPES[inputs].cuda)
-            .replace("@HEADER@", "cuda_bf16.h" if inputs == "bf16" else "cuda_fp16.h")
-            .replace("@ACC@", accumulator["cuda"]).replace("@KLOOP@", kloop["cuda"]))
+    cuda = (
+        _CUDA.replace("@IN@", SCALAR_TYPES[inputs].cuda)
+        .replace("@HEADER@", "cuda_bf16.h" if inputs == "bf16" else "cuda_fp16.h")
+        .replace("@ACC@", accumulator["cuda"])
+        .replace("@KLOOP@", kloop["cuda"])
+    )
     sources = {"cuda": cuda}
     if SCALAR_TYPES[inputs].wgsl is not None:
         sources["wgsl"] = _WGSL.replace("@ACC@", accumulator["wgsl"]).replace(
-            "@KLOOP@", kloop["wgsl"])
+            "@KLOOP@", kloop["wgsl"]
+        )
     return sources
 
 
-def _kernel(name: str, inputs: str, reference: Callable, accumulator: dict,
-            kloop: dict) -> KernelSpec:
-    return KernelSpec(id=name, entry_point=name, reference=reference,
-                      sources=_sources(inputs, accumulator, kloop), **_spec(inputs))
+def _kernel(
+    name: str, inputs: str, reference: Callable, accumulator: dict, kloop: dict
+) -> KernelSpec:
+    return KernelSpec(
+        id=name,
+        entry_point=name,
+        reference=reference,
+        sources=_sources(inputs, accumulator, kloop),
+        **_spec(inputs),
+    )
 
 
 def _case(defect: str, inputs: str) -> BrokenCase:
@@ -163,11 +183,21 @@ def _case(defect: str, inputs: str) -> BrokenCase:
     else:
         broken = _kernel(f"{name}_broken", inputs, _gemm, wide, _DROPPED)
         wrong = _dropped_gemm
-    numpy_broken = KernelSpec(id=f"{name}_numpy_broken", entry_point=good.entry_point,
-                              reference=wrong, sources=good.sources, **_spec(inputs))
+    numpy_broken = KernelSpec(
+        id=f"{name}_numpy_broken",
+        entry_point=good.entry_point,
+        reference=wrong,
+        sources=good.sources,
+        **_spec(inputs),
+    )
     return BrokenCase(name, good, broken, "value", numpy_broken, "value")
 
 
-LOW_PRECISION_CASES = {case.name: case for case in (
-    _case(defect, inputs) for defect in ("narrow_accumulator", "dropped_k_tile")
-    for inputs in ("f16", "bf16"))}
+LOW_PRECISION_CASES = {
+    case.name: case
+    for case in (
+        _case(defect, inputs)
+        for defect in ("narrow_accumulator", "dropped_k_tile")
+        for inputs in ("f16", "bf16")
+    )
+}

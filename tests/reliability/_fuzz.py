@@ -45,15 +45,24 @@ AFFINE = forge.get_kernel("raw_affine")
 
 def _variant(kernel: KernelSpec, how: str) -> KernelSpec:
     """``kernel`` with a hostile geometry or count function, or a repeated field."""
-    grid = {"grid4": lambda s, n: (1, 1, 1, 1), "grid_float": lambda s, n: (1.5, 1, 1),
-            "grid_raises": lambda s, n: 1 // 0, "grid_huge": lambda s, n: (2**40, 1, 1),
-            "grid_zero": lambda s, n: (0, 0, 0)}
+    grid = {
+        "grid4": lambda s, n: (1, 1, 1, 1),
+        "grid_float": lambda s, n: (1.5, 1, 1),
+        "grid_raises": lambda s, n: 1 // 0,
+        "grid_huge": lambda s, n: (2**40, 1, 1),
+        "grid_zero": lambda s, n: (0, 0, 0),
+    }
     if how in grid:
         return dataclasses.replace(kernel, id=f"{kernel.id}_{how}", grid=grid[how])
-    count = {"count_negative": lambda n: -n, "count_float": lambda n: n / 2,
-             "count_huge": lambda n: 2**62}[how]
-    buffers = tuple(dataclasses.replace(b, count=count) if b.access is Access.READ_WRITE
-                    else b for b in kernel.buffers)
+    count = {
+        "count_negative": lambda n: -n,
+        "count_float": lambda n: n / 2,
+        "count_huge": lambda n: 2**62,
+    }[how]
+    buffers = tuple(
+        dataclasses.replace(b, count=count) if b.access is Access.READ_WRITE else b
+        for b in kernel.buffers
+    )
     return dataclasses.replace(kernel, id=f"{kernel.id}_{how}", buffers=buffers)
 
 
@@ -62,8 +71,8 @@ class Program:
 
     def __init__(self, backend: str, ops: list) -> None:
         self.backend, self.ops = backend, ops
-        self.views: list = []          # every view the program got, live or not
-        self.expected: dict = {}       # view -> the bytes it must hold while live
+        self.views: list = []  # every view the program got, live or not
+        self.expected: dict = {}  # view -> the bytes it must hold while live
         self.checkpoints: list[int] = []
         self.fences: list[int] = []
         self.failures: list[str] = []
@@ -94,8 +103,9 @@ class Program:
         if dtype == "object":
             array = np.array([object()] * count, dtype=object).reshape(shape)
         else:
-            raw = np.random.default_rng(count).integers(0, 256, count * np.dtype(dtype).itemsize,
-                                                        dtype=np.uint8)
+            raw = np.random.default_rng(count).integers(
+                0, 256, count * np.dtype(dtype).itemsize, dtype=np.uint8
+            )
             array = raw.view(dtype).reshape(shape)
         if layout == "strided" and array.ndim:
             array = array[::2]
@@ -156,7 +166,7 @@ class Program:
         payload = bytes(_payload(data))
         old = self.expected.get(view)
         if old is not None:
-            self.expected[view] = payload + old[len(payload):]
+            self.expected[view] = payload + old[len(payload) :]
 
     def op_read(self, ctx, kind, view):
         got = getattr(ctx, f"read_buffer_{kind}")(view)
@@ -194,15 +204,18 @@ class Program:
         views = []
         for spec in kernel.buffers:
             if spec.access is Access.UNIFORM:
-                view = ctx.allocate_and_write(kernel.pack_uniform(size), spec.binding,
-                                              spec.group, BindingUsage.UNIFORM)
+                view = ctx.allocate_and_write(
+                    kernel.pack_uniform(size), spec.binding, spec.group, BindingUsage.UNIFORM
+                )
             elif spec.byte_size(size) > CAPACITY:  # the context refuses it, no array needed
-                view = ctx.allocate_transient(spec.byte_size(size), spec.binding, spec.group,
-                                              spec.access.default_usage)
+                view = ctx.allocate_transient(
+                    spec.byte_size(size), spec.binding, spec.group, spec.access.default_usage
+                )
             else:
                 data = np.arange(max(1, spec.element_count(size)), dtype=spec.dtype) % 17
-                view = ctx.allocate_and_write(data, spec.binding, spec.group,
-                                              spec.access.default_usage)
+                view = ctx.allocate_and_write(
+                    data, spec.binding, spec.group, spec.access.default_usage
+                )
             self.views.append(view)
             views.append(view)
             if spec.access is not Access.READ_WRITE:
@@ -225,9 +238,11 @@ class Program:
     def op_affine(self, ctx, n):
         """A valid run of raw_affine whose result must be exactly right."""
         x = np.arange(n, dtype=np.float32) - n // 3
-        views = [ctx.allocate_and_write(x, 0),
-                 ctx.allocate_transient(4 * n, 1, usage=BindingUsage.STORAGE_READ_WRITE),
-                 ctx.allocate_and_write(AFFINE.pack_uniform(n), 2, usage=BindingUsage.UNIFORM)]
+        views = [
+            ctx.allocate_and_write(x, 0),
+            ctx.allocate_transient(4 * n, 1, usage=BindingUsage.STORAGE_READ_WRITE),
+            ctx.allocate_and_write(AFFINE.pack_uniform(n), 2, usage=BindingUsage.UNIFORM),
+        ]
         self.views += views
         self.expected[views[0]] = x.tobytes()
         ctx.run_kernel(AFFINE, Schedule(64), views, n)
@@ -251,16 +266,19 @@ class Program:
         if want is None:
             return
         if prefix:
-            want = want[:len(got)]
-        if got[:len(want)] != want:
+            want = want[: len(got)]
+        if got[: len(want)] != want:
             self.failures.append(f"{what} of {view} returned other bytes than were written")
 
     def check_views(self, ctx, sentinel, sentinel_bytes, after: str) -> None:
         """Every written view still live holds its bytes; the sentinel too."""
         for view, want in [(sentinel, sentinel_bytes), *self.expected.items()]:
             try:
-                got = ctx.read_buffer_u32(view).tobytes() if view.length_bytes % 4 == 0 \
+                got = (
+                    ctx.read_buffer_u32(view).tobytes()
+                    if view.length_bytes % 4 == 0
                     else _read_bytes(ctx, view)
+                )
             except (ContextClosed, DeviceLost):
                 return
             except ForgeError:
@@ -275,8 +293,9 @@ class Program:
         ctx.timeout_s = 30
         try:
             sentinel_bytes = np.random.default_rng(1).integers(0, 2**32, 64, np.uint32)
-            sentinel = ctx.allocate_and_write(sentinel_bytes, 9,
-                                              usage=BindingUsage.STORAGE_READ_RESIDENT)
+            sentinel = ctx.allocate_and_write(
+                sentinel_bytes, 9, usage=BindingUsage.STORAGE_READ_RESIDENT
+            )
             sentinel_bytes = sentinel_bytes.tobytes()
             for step, (name, *args) in enumerate(self.ops):
                 label = f"op {step} {name}"
@@ -296,6 +315,7 @@ class Program:
 
 def _payload(data) -> memoryview:
     from forge._checks import byte_payload
+
     return byte_payload(data)
 
 

@@ -53,12 +53,20 @@ def run_python(code: str, timeout: float) -> Finished:
     is still running after ``timeout`` seconds (it is killed)."""
     script = _PRELUDE + textwrap.dedent(code)
     try:
-        done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True,
-                              text=True, timeout=timeout)
+        done = subprocess.run(
+            [sys.executable, "-c", script],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
     except subprocess.TimeoutExpired as exc:
-        pytest.fail(f"the process hung: still running after {timeout} s; its output:\n"
-                    f"{exc.stdout}\n{exc.stderr}")
+        pytest.fail(
+            f"the process hung: still running after {timeout} s; its output:\n"
+            f"{exc.stdout}\n{exc.stderr}"
+        )
     ended = time.monotonic()  # CLOCK_MONOTONIC: one clock for every process
-    marks = {name: ended - float(at)
-             for name, at in re.findall(r"^MARK (\S+) (\S+)$", done.stdout, re.M)}
+    marks = {
+        name: ended - float(at) for name, at in re.findall(r"^MARK (\S+) (\S+)$", done.stdout, re.M)
+    }
     return Finished(done.returncode, done.stdout, done.stderr, marks)

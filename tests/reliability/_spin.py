@@ -66,21 +66,31 @@ def _closed_form(y, p):
 
 
 SPIN = KernelSpec(
-    id="spin", entry_point="spin", description="a dependent loop of `iters` steps",
-    buffers=(BufferSpec(0, "u32", Access.READ_WRITE, name="y"),
-             BufferSpec.uniform(1, (("outer", "u32"), ("inner", "u32"), ("n", "u32")))),
-    sources={"wgsl": _WGSL, "cuda": _CUDA}, reference=_closed_form,
-    params=lambda n: {"n": n}, defaults={"outer": 8, "inner": _INNER},
+    id="spin",
+    entry_point="spin",
+    description="a dependent loop of `iters` steps",
+    buffers=(
+        BufferSpec(0, "u32", Access.READ_WRITE, name="y"),
+        BufferSpec.uniform(1, (("outer", "u32"), ("inner", "u32"), ("n", "u32"))),
+    ),
+    sources={"wgsl": _WGSL, "cuda": _CUDA},
+    reference=_closed_form,
+    params=lambda n: {"n": n},
+    defaults={"outer": 8, "inner": _INNER},
     schedules=(Schedule(64),),
-    test_sizes=(1,))
+    test_sizes=(1,),
+)
 
 
 def run_spin(ctx, n: int, outer: int) -> tuple[int, bool]:
     """Device nanoseconds of one spin of ``n`` invocations x ``outer`` * 4096 steps, and
     whether every invocation computed the right value (all its loop steps ran)."""
-    views = [ctx.allocate_transient(4 * n, 0, usage=forge.BindingUsage.STORAGE_READ_WRITE),
-             ctx.allocate_and_write(SPIN.pack_uniform(n, outer=outer), 1,
-                                    usage=forge.BindingUsage.UNIFORM)]
+    views = [
+        ctx.allocate_transient(4 * n, 0, usage=forge.BindingUsage.STORAGE_READ_WRITE),
+        ctx.allocate_and_write(
+            SPIN.pack_uniform(n, outer=outer), 1, usage=forge.BindingUsage.UNIFORM
+        ),
+    ]
     ns = min(ctx.run_kernel(SPIN, Schedule(64), views, n, warmups=1, samples=2))
     complete = bool(np.all(ctx.read_buffer_u32(views[0])[:n] == jump(outer * _INNER)))
     ctx.clear_transient_allocations()
@@ -100,7 +110,10 @@ def spin_for(ctx, seconds: float) -> tuple[int, int]:
 def spin_views(ctx, seconds: float) -> tuple[int, list]:
     """(n, views) for a spin of about ``seconds`` on ``ctx``: its output and uniform."""
     n, outer = spin_for(ctx, seconds)
-    views = [ctx.allocate_transient(4 * n, 0, usage=forge.BindingUsage.STORAGE_READ_WRITE),
-             ctx.allocate_and_write(SPIN.pack_uniform(n, outer=outer), 1,
-                                    usage=forge.BindingUsage.UNIFORM)]
+    views = [
+        ctx.allocate_transient(4 * n, 0, usage=forge.BindingUsage.STORAGE_READ_WRITE),
+        ctx.allocate_and_write(
+            SPIN.pack_uniform(n, outer=outer), 1, usage=forge.BindingUsage.UNIFORM
+        ),
+    ]
     return n, views

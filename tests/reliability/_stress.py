@@ -29,8 +29,8 @@ class Worker:
         self.rng = random.Random(index)
         self.ok = 0
         self.errors: dict[str, int] = {}
-        self.failures: list[str] = []   # wrong data or untyped errors
-        self.closed = False             # ended by ContextClosed
+        self.failures: list[str] = []  # wrong data or untyped errors
+        self.closed = False  # ended by ContextClosed
 
     def run(self, until: float) -> None:
         step = 0
@@ -60,10 +60,13 @@ class Worker:
             return
         a, b = float(self.index + 1), float(step % 1000)
         x = np.arange(N, dtype=np.float32) + step % 7
-        views = [self.ctx.allocate_and_write(x, 0),
-                 self.ctx.allocate_transient(x.nbytes, 1, usage=BindingUsage.STORAGE_READ_WRITE),
-                 self.ctx.allocate_and_write(KERNEL.pack_uniform(N, a=a, b=b), 2,
-                                             usage=BindingUsage.UNIFORM)]
+        views = [
+            self.ctx.allocate_and_write(x, 0),
+            self.ctx.allocate_transient(x.nbytes, 1, usage=BindingUsage.STORAGE_READ_WRITE),
+            self.ctx.allocate_and_write(
+                KERNEL.pack_uniform(N, a=a, b=b), 2, usage=BindingUsage.UNIFORM
+            ),
+        ]
         if action == "dispatch":
             self.ctx.wait(self.ctx.dispatch(KERNEL, Schedule(64), views, N))
         else:
@@ -77,12 +80,13 @@ class Worker:
         want = np.float32(a) * x + np.float32(b)
         if not np.array_equal(got, want):
             wrong = int(np.flatnonzero(got != want)[0])
-            self.failures.append(f"thread {self.index} step {step} ({action}): element "
-                                 f"{wrong} is {got[wrong]}, want {want[wrong]}")
+            self.failures.append(
+                f"thread {self.index} step {step} ({action}): element "
+                f"{wrong} is {got[wrong]}, want {want[wrong]}"
+            )
 
 
-def hammer(backend: str, threads: int = 4, seconds: float = 4.0,
-           close_after: float = 3.0) -> dict:
+def hammer(backend: str, threads: int = 4, seconds: float = 4.0, close_after: float = 3.0) -> dict:
     """Run ``threads`` workers on one context of ``backend``; close it from the main
     thread after ``close_after`` seconds. Prints and returns a JSON summary."""
     ctx = forge.open_context(backend, capacity_bytes=4 << 20)
@@ -96,8 +100,12 @@ def hammer(backend: str, threads: int = 4, seconds: float = 4.0,
     ctx.close()
     for thread in pool:
         thread.join(timeout=120)
-    summary = {"ok": [w.ok for w in workers], "errors": [w.errors for w in workers],
-               "closed": [w.closed for w in workers], "alive": [t.is_alive() for t in pool],
-               "failures": [f for w in workers for f in w.failures]}
+    summary = {
+        "ok": [w.ok for w in workers],
+        "errors": [w.errors for w in workers],
+        "closed": [w.closed for w in workers],
+        "alive": [t.is_alive() for t in pool],
+        "failures": [f for w in workers for f in w.failures],
+    }
     print(json.dumps(summary), flush=True)
     return summary

@@ -22,9 +22,11 @@ N = 64
 
 def _affine_views(ctx, kernel):
     x = np.arange(N, dtype=np.float32)
-    return [ctx.allocate_and_write(x, 0),
-            ctx.allocate_transient(x.nbytes, 1, usage=BindingUsage.STORAGE_READ_WRITE),
-            ctx.allocate_and_write(kernel.pack_uniform(N), 2, usage=BindingUsage.UNIFORM)]
+    return [
+        ctx.allocate_and_write(x, 0),
+        ctx.allocate_transient(x.nbytes, 1, usage=BindingUsage.STORAGE_READ_WRITE),
+        ctx.allocate_and_write(kernel.pack_uniform(N), 2, usage=BindingUsage.UNIFORM),
+    ]
 
 
 def _interrupt(*_args, **_kwargs):
@@ -86,8 +88,7 @@ def test_ctrl_c_in_a_bounded_wgpu_wait_leaves_no_dangling_callback(request):
     assert "callbacks ran" in out
 
 
-def test_an_interrupted_cuda_wait_on_a_hung_device_closes_without_waiting(fake_driver,
-                                                                          monkeypatch):
+def test_an_interrupted_cuda_wait_on_a_hung_device_closes_without_waiting(fake_driver, monkeypatch):
     """On the simulated driver: Ctrl-C while polling a hung device loses the context,
     and closing it does not synchronize (the fake fails a blocking wait when hung)."""
     from backends import _base
@@ -109,6 +110,8 @@ def test_an_interrupted_cuda_wait_on_a_hung_device_closes_without_waiting(fake_d
     ctx.close()
     assert fake.calls.get("cuStreamSynchronize", 0) == synchronized
     fake.hung = False
+
+
 def test_an_interrupt_while_waiting_for_the_lock_leaves_the_context_usable(forge_context):
     """Not every KeyboardInterrupt stops a call: one raised before the call began
     (here, by a lock whose acquire is interrupted) leaves the context as it was."""
@@ -127,7 +130,6 @@ def test_an_interrupt_while_waiting_for_the_lock_leaves_the_context_usable(forge
         ctx.allocate_transient(16, 0)
     ctx._lock = lock
     assert ctx.lost is None
-    assert ctx.read_buffer_u32(ctx.allocate_and_write(np.arange(4, dtype=np.uint32), 0)).tolist() \
-        == [0, 1, 2, 3]
-
-
+    assert ctx.read_buffer_u32(
+        ctx.allocate_and_write(np.arange(4, dtype=np.uint32), 0)
+    ).tolist() == [0, 1, 2, 3]

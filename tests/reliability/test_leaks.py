@@ -29,8 +29,9 @@ def _native_counts(backend: str) -> dict[str, int]:
         from backends.cuda import _memory, _resources
 
         objects = gc.get_objects()
-        live = [o for o in objects
-                if isinstance(o, _resources.Resources) and not o.primary.released]
+        live = [
+            o for o in objects if isinstance(o, _resources.Resources) and not o.primary.released
+        ]
         # Staging pools grow lazily up to a fixed number of buffers (a bound, not a
         # leak); every other pinned allocation counts.
         pooled = sum(len(res.staging._buffers) for res in live if res.staging is not None)
@@ -60,6 +61,7 @@ def _device_memory_probe(backend: str):
         primary.make_current()
         free, total = call(driver.cuMemGetInfo)
         return total - free
+
     try:
         yield used
     finally:
@@ -76,9 +78,11 @@ def _device_memory_used(backend: str) -> int | None:
 
 def _use(ctx, kernel, i: int) -> None:
     x = np.full(64, i, np.float32)
-    views = [ctx.allocate_and_write(x, 0),
-             ctx.allocate_transient(x.nbytes, 1, usage=BindingUsage.STORAGE_READ_WRITE),
-             ctx.allocate_and_write(kernel.pack_uniform(x.size), 2, usage=BindingUsage.UNIFORM)]
+    views = [
+        ctx.allocate_and_write(x, 0),
+        ctx.allocate_transient(x.nbytes, 1, usage=BindingUsage.STORAGE_READ_WRITE),
+        ctx.allocate_and_write(kernel.pack_uniform(x.size), 2, usage=BindingUsage.UNIFORM),
+    ]
     ctx.run_kernel(kernel, Schedule(64), views, x.size)
     assert ctx.read_buffer_f32(views[1])[0] == 2.0 * i + 0.5
 
@@ -133,8 +137,10 @@ def test_ten_thousand_views_leave_nothing_behind(forge_context):
     after = _native_counts(backend)
     # Pipelines and bind groups compiled for the kernel are cached on purpose; nothing
     # else may grow with the number of views.
-    cached = {"ComputePipeline", "BindGroup", "BindGroupLayout", "PipelineLayout",
-              "ShaderModule"}
-    grown = {k: (before_objects.get(k, 0), v) for k, v in after.items()
-             if v > before_objects.get(k, 0) and k not in cached}
+    cached = {"ComputePipeline", "BindGroup", "BindGroupLayout", "PipelineLayout", "ShaderModule"}
+    grown = {
+        k: (before_objects.get(k, 0), v)
+        for k, v in after.items()
+        if v > before_objects.get(k, 0) and k not in cached
+    }
     assert not grown, f"native objects grew with the number of views: {grown}"

@@ -42,10 +42,11 @@ with forge.open_context("cuda", capacity_bytes=4 << 20) as ctx:
 
 
 def _sanitizer() -> str:
-    places = (Path("/usr/local/cuda/bin/compute-sanitizer"),
-              Path("/usr/local/cuda/compute-sanitizer/compute-sanitizer"))
-    found = shutil.which("compute-sanitizer") or next(
-        (str(p) for p in places if p.exists()), None)
+    places = (
+        Path("/usr/local/cuda/bin/compute-sanitizer"),
+        Path("/usr/local/cuda/compute-sanitizer/compute-sanitizer"),
+    )
+    found = shutil.which("compute-sanitizer") or next((str(p) for p in places if p.exists()), None)
     if found is None:
         pytest.skip("compute-sanitizer is not installed here")
     return found
@@ -53,9 +54,24 @@ def _sanitizer() -> str:
 
 def _run(tool: str, *args: str, timeout: int = 900) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    return subprocess.run([_sanitizer(), "--tool", tool, "--error-exitcode", "99",
-                           "--target-processes", "all", sys.executable, *args],
-                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [
+            _sanitizer(),
+            "--tool",
+            tool,
+            "--error-exitcode",
+            "99",
+            "--target-processes",
+            "all",
+            sys.executable,
+            *args,
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
 
 
 def test_memcheck_catches_a_planted_out_of_bounds_write(request):
@@ -69,13 +85,28 @@ def test_memcheck_catches_a_planted_out_of_bounds_write(request):
 @pytest.mark.parametrize("tool", ["memcheck", "racecheck"])
 def test_the_cuda_suites_run_clean_under_the_sanitizer(request, tool):
     require_available(request.config, "cuda")
-    result = _run(tool, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x",
-                  "tests/conformance", "tests/test_library.py", "-k", "cuda",
-                  "--require-backend", "cuda", timeout=540)
+    result = _run(
+        tool,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-x",
+        "tests/conformance",
+        "tests/test_library.py",
+        "-k",
+        "cuda",
+        "--require-backend",
+        "cuda",
+        timeout=540,
+    )
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-6000:]
-    clean = {"memcheck": "ERROR SUMMARY: 0 errors",
-             "racecheck": "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)"}
+    clean = {
+        "memcheck": "ERROR SUMMARY: 0 errors",
+        "racecheck": "RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)",
+    }
     assert clean[tool] in output, output[-6000:]
 
 
@@ -112,15 +143,24 @@ def _tiled(source):
 
     return KernelSpec(
         id="tiled_matmul" + ("" if "BARRIER BEFORE" in source else "_no_barrier"),
-        entry_point="tiled_matmul", sources={"cuda": source}, dims=("n",),
-        buffers=(BufferSpec(0, "f32", "read", name="A", count="n*n", shape=("n", "n")),
-                 BufferSpec(1, "f32", "read", name="B", count="n*n", shape=("n", "n")),
-                 BufferSpec(2, "f32", "read_write", name="C", count="n*n", shape=("n", "n")),
-                 BufferSpec.uniform(3, (("n", "i32"),))),
-        reference=_matmul, params=lambda n: {"n": n},
-        grid=lambda s, n: (ceil_div(n, 16), ceil_div(n, 16), 1), schedules=(Schedule((16, 16)),),
-        domain={"A": (-2.0, 2.0), "B": (-2.0, 2.0)}, nonfinite_inputs=False,
-        tolerance={"f32": {"rtol": 1e-4, "atol": 1e-4}}, test_sizes=(70,))
+        entry_point="tiled_matmul",
+        sources={"cuda": source},
+        dims=("n",),
+        buffers=(
+            BufferSpec(0, "f32", "read", name="A", count="n*n", shape=("n", "n")),
+            BufferSpec(1, "f32", "read", name="B", count="n*n", shape=("n", "n")),
+            BufferSpec(2, "f32", "read_write", name="C", count="n*n", shape=("n", "n")),
+            BufferSpec.uniform(3, (("n", "i32"),)),
+        ),
+        reference=_matmul,
+        params=lambda n: {"n": n},
+        grid=lambda s, n: (ceil_div(n, 16), ceil_div(n, 16), 1),
+        schedules=(Schedule((16, 16)),),
+        domain={"A": (-2.0, 2.0), "B": (-2.0, 2.0)},
+        nonfinite_inputs=False,
+        tolerance={"f32": {"rtol": 1e-4, "atol": 1e-4}},
+        test_sizes=(70,),
+    )
 
 
 def test_the_sanitizer_level_catches_a_dropped_barrier_and_passes_the_correct_kernel(request):
@@ -139,6 +179,5 @@ def test_the_sanitizer_level_names_the_check_it_could_not_make():
     import forge
     import oracle
 
-    ev = oracle.evaluate("reference", forge.get_kernel("mul"), size=100, samples=0,
-                         sanitize=True)
+    ev = oracle.evaluate("reference", forge.get_kernel("mul"), size=100, samples=0, sanitize=True)
     assert ev.passed and "sanitizer: not checked" in ev.report()

@@ -51,9 +51,11 @@ def test_sustained_dispatches_wrap_the_ring_and_every_output_is_right(request, f
         last_offset = -1
         count = _dispatch_count(forge_backend_name)
         for i in range(count):
-            views = [ctx.allocate_and_write(x, 0),
-                     ctx.allocate_transient(_N * 4, 1, usage=BindingUsage.STORAGE_READ_WRITE),
-                     ctx.allocate_and_write(uniforms[i % 91], 2, usage=BindingUsage.UNIFORM)]
+            views = [
+                ctx.allocate_and_write(x, 0),
+                ctx.allocate_transient(_N * 4, 1, usage=BindingUsage.STORAGE_READ_WRITE),
+                ctx.allocate_and_write(uniforms[i % 91], 2, usage=BindingUsage.UNIFORM),
+            ]
             wraps += views[0].offset < last_offset
             last_offset = views[0].offset
             ctx.dispatch(kernel, schedule, views, _N)
@@ -71,8 +73,13 @@ def test_sustained_dispatches_wrap_the_ring_and_every_output_is_right(request, f
 def _check_and_release(ctx, i, views, x) -> int:
     got = ctx.read_buffer_f32(views[1])
     want = np.float32(i % 13 - 6) * x + np.float32(i % 7)
-    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-5,
-                               err_msg=f"dispatch {i} was overwritten or ran on lapped data")
+    np.testing.assert_allclose(
+        got,
+        want,
+        rtol=1e-6,
+        atol=1e-5,
+        err_msg=f"dispatch {i} was overwritten or ran on lapped data",
+    )
     for view in views:
         _release_through(ctx, view)
     return 1
@@ -89,14 +96,17 @@ def test_releasing_views_waits_for_exactly_the_work_that_used_them(forge_context
     x = np.ones(_N, np.float32)
     batches, fences = [], []
     for a in (1.0, 2.0, 3.0):
-        views = [ctx.allocate_and_write(x, 0),
-                 ctx.allocate_transient(_N * 4, 1, usage=BindingUsage.STORAGE_READ_WRITE),
-                 ctx.allocate_and_write(kernel.pack_uniform(_N, a=a, b=0.0), 2,
-                                        usage=BindingUsage.UNIFORM)]
+        views = [
+            ctx.allocate_and_write(x, 0),
+            ctx.allocate_transient(_N * 4, 1, usage=BindingUsage.STORAGE_READ_WRITE),
+            ctx.allocate_and_write(
+                kernel.pack_uniform(_N, a=a, b=0.0), 2, usage=BindingUsage.UNIFORM
+            ),
+        ]
         fences.append(ctx.dispatch(kernel, Schedule(64), views, _N))
         batches.append(views)
     assert fences == sorted(fences) and len(set(fences)) == 3
-    _release_through(ctx, batches[0][1])       # the first dispatch's output
+    _release_through(ctx, batches[0][1])  # the first dispatch's output
     assert waited[-1] == fences[0], "releasing a view must wait for the work that used it"
     ctx.clear_transient_allocations()
     assert waited[-1] == fences[2], "clear must wait for the last work on any view"

@@ -29,19 +29,22 @@ def require_device_backend(request, name: str) -> None:
     if not forge.backend_entries()[name].device_code:
         pytest.skip(f"{name} runs kernels on the calling thread: no device work to outlive a call")
 
+
 def test_a_kernel_that_runs_too_long_is_reported_not_hung_on(request, forge_backend_name):
     require_available(request.config, forge_backend_name)
     ctx = forge.open_context(forge_backend_name)
     try:
         if getattr(ctx, "target", None) is None:
-            pytest.skip(f"{forge_backend_name} runs kernels on the calling thread: "
-                        "nothing to bound")
+            pytest.skip(
+                f"{forge_backend_name} runs kernels on the calling thread: nothing to bound"
+            )
         short = oracle.evaluate(ctx, SPIN, size=100, samples=0, timeout_s=30)
         assert short.passed, short.report()  # the kernel is right when it finishes
         n, outer = spin_for(ctx, seconds=3.0)
         start = time.monotonic()
-        ev = oracle.evaluate(ctx, SPIN, size=n, samples=0, timeout_s=0.25,
-                             uniform={"outer": outer}, guard=0)
+        ev = oracle.evaluate(
+            ctx, SPIN, size=n, samples=0, timeout_s=0.25, uniform={"outer": outer}, guard=0
+        )
         waited = time.monotonic() - start
         assert ev.verdict == "timeout" and ev.lost, ev.report()
         assert "timeout_s=0.25" in ev.error
@@ -71,10 +74,11 @@ def test_cuda_waits_are_polled_and_bounded_on_a_device_that_never_finishes(fake_
     ctx = CudaComputeContext(1 << 20)
     kernel = forge.get_kernel("raw_affine")
     x = np.ones(64, np.float32)
-    views = [ctx.allocate_and_write(x, 0),
-             ctx.allocate_transient(x.nbytes, 1, usage=forge.BindingUsage.STORAGE_READ_WRITE),
-             ctx.allocate_and_write(kernel.pack_uniform(x.size), 2,
-                                    usage=forge.BindingUsage.UNIFORM)]
+    views = [
+        ctx.allocate_and_write(x, 0),
+        ctx.allocate_transient(x.nbytes, 1, usage=forge.BindingUsage.STORAGE_READ_WRITE),
+        ctx.allocate_and_write(kernel.pack_uniform(x.size), 2, usage=forge.BindingUsage.UNIFORM),
+    ]
     ctx.run_kernel(kernel, Schedule(64), views, x.size)
     ctx.timeout_s = 0.05
     fake.hung = True
@@ -105,13 +109,17 @@ except KernelTimeout:
 mark("ended")
 """
 
-_ENDINGS = {"close": "ctx.close()", "drop": "del ctx, views\ngc.collect()",
-            "exit": "pass  # left to the interpreter's exit"}
+_ENDINGS = {
+    "close": "ctx.close()",
+    "drop": "del ctx, views\ngc.collect()",
+    "exit": "pass  # left to the interpreter's exit",
+}
 
 
 @pytest.mark.parametrize("ending", _ENDINGS)
 def test_after_a_timeout_the_process_exits_promptly_however_the_context_ends(
-        request, forge_backend_name, ending):
+    request, forge_backend_name, ending
+):
     """The kernel would run for about a minute; the process must be gone within a few
     seconds of the timeout, without waiting for it."""
     require_device_backend(request, forge_backend_name)
@@ -120,7 +128,8 @@ def test_after_a_timeout_the_process_exits_promptly_however_the_context_ends(
     assert "timeout" in finished.before_exit, f"no KernelTimeout:\n{finished.stdout}"
     assert finished.before_exit["timeout"] < 5.0, (
         f"the process took {finished.before_exit['timeout']:.1f} s to exit after the "
-        f"timeout ({ending}); it waited for the device")
+        f"timeout ({ending}); it waited for the device"
+    )
 
 
 def test_an_abandoned_cuda_context_dropped_unclosed_does_not_wait_for_the_device(fake_driver):
@@ -133,10 +142,11 @@ def test_an_abandoned_cuda_context_dropped_unclosed_does_not_wait_for_the_device
     ctx = CudaComputeContext(1 << 20)
     kernel = forge.get_kernel("raw_affine")
     x = np.ones(64, np.float32)
-    views = [ctx.allocate_and_write(x, 0),
-             ctx.allocate_transient(x.nbytes, 1, usage=forge.BindingUsage.STORAGE_READ_WRITE),
-             ctx.allocate_and_write(kernel.pack_uniform(x.size), 2,
-                                    usage=forge.BindingUsage.UNIFORM)]
+    views = [
+        ctx.allocate_and_write(x, 0),
+        ctx.allocate_transient(x.nbytes, 1, usage=forge.BindingUsage.STORAGE_READ_WRITE),
+        ctx.allocate_and_write(kernel.pack_uniform(x.size), 2, usage=forge.BindingUsage.UNIFORM),
+    ]
     ctx.timeout_s = 0.05
     fake.hung = True
     with pytest.raises(KernelTimeout):
@@ -144,10 +154,11 @@ def test_an_abandoned_cuda_context_dropped_unclosed_does_not_wait_for_the_device
     synchronized = fake.calls.get("cuStreamSynchronize", 0)
     del ctx, views
     import gc
+
     gc.collect()
     assert fake.calls.get("cuStreamSynchronize", 0) == synchronized
     # Still running: a new context leaves the abandoned one's handles alone...
-    held = fake.retains   # the abandoned context's, and its pinned staging buffers'
+    held = fake.retains  # the abandoned context's, and its pinned staging buffers'
     assert held >= 1
     with CudaComputeContext(1 << 20):
         assert fake.retains == held + 1

@@ -43,8 +43,9 @@ def mutant(wild: Wild, name: str) -> KernelSpec:
     text = wild.kernel.sources[target]
     assert text.count(old) >= 1, (wild.kernel.id, name)
     sources = {**wild.kernel.sources, target: text.replace(old, new, 1)}
-    return dataclasses.replace(wild.kernel, id=f"{wild.kernel.id}__{name.replace(' ', '_')}",
-                               sources=sources)
+    return dataclasses.replace(
+        wild.kernel, id=f"{wild.kernel.id}__{name.replace(' ', '_')}", sources=sources
+    )
 
 
 # -- WGSL --------------------------------------------------------------------------------
@@ -67,16 +68,32 @@ def _fma_reference(a, o):
 
 
 FMA = Wild(
-    KernelSpec(id="wild_fma", entry_point="main", sources={"wgsl": _FMA},
-               buffers=(BufferSpec(0, "f32", "read", name="a"),
-                        BufferSpec(1, "f32", "read_write", name="o")),
-               reference=_fma_reference, grid=lambda s, n: (ceil_div(n, 64), 1, 1),
-               test_sizes=(10007, 1, 64)),
-    {"last element unwritten": ("wgsl", "if (i < arrayLength(&o))",
-                                "if (i + 1u < arrayLength(&o))"),
-     "wrong constant": ("wgsl", "1.5, -0.25", "1.25, -0.25"),
-     "writes its input": ("wgsl", "o[i] = fma(a[i], 1.5, -0.25);",
-                          "o[i] = fma(a[i], 1.5, -0.25); a[i] = 0.0;")})
+    KernelSpec(
+        id="wild_fma",
+        entry_point="main",
+        sources={"wgsl": _FMA},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="a"),
+            BufferSpec(1, "f32", "read_write", name="o"),
+        ),
+        reference=_fma_reference,
+        grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+        test_sizes=(10007, 1, 64),
+    ),
+    {
+        "last element unwritten": (
+            "wgsl",
+            "if (i < arrayLength(&o))",
+            "if (i + 1u < arrayLength(&o))",
+        ),
+        "wrong constant": ("wgsl", "1.5, -0.25", "1.25, -0.25"),
+        "writes its input": (
+            "wgsl",
+            "o[i] = fma(a[i], 1.5, -0.25);",
+            "o[i] = fma(a[i], 1.5, -0.25); a[i] = 0.0;",
+        ),
+    },
+)
 
 _TRANSPOSE = """
 override TILE: u32 = 16u;
@@ -104,19 +121,28 @@ def _transpose_reference(src, dst):
 
 
 TRANSPOSE = Wild(
-    KernelSpec(id="wild_transpose", entry_point="transpose", sources={"wgsl": _TRANSPOSE},
-               dims=("R", "C"),
-               buffers=(BufferSpec(0, "f32", "read", name="src", count="R*C", shape=("R", "C")),
-                        BufferSpec(1, "f32", "read_write", name="dst", count="R*C",
-                                   shape=("C", "R"))),
-               reference=_transpose_reference,
-               grid=lambda s, size: (ceil_div(size.C, 16), ceil_div(size.R, 16), 1),
-               overrides={"TILE": 16}, schedules=(Schedule((16, 16)),),
-               test_sizes=("33x70", "1x1", "64x64")),
-    {"no barrier": ("wgsl", "workgroupBarrier();", ""),
-     "tile read untransposed": ("wgsl", "tile[l.x][l.y]", "tile[l.y][l.x]"),
-     "bound on the wrong dimension": ("wgsl", "if (tx < R && ty < C)", "if (tx < C && ty < C)")},
-    invisible={})
+    KernelSpec(
+        id="wild_transpose",
+        entry_point="transpose",
+        sources={"wgsl": _TRANSPOSE},
+        dims=("R", "C"),
+        buffers=(
+            BufferSpec(0, "f32", "read", name="src", count="R*C", shape=("R", "C")),
+            BufferSpec(1, "f32", "read_write", name="dst", count="R*C", shape=("C", "R")),
+        ),
+        reference=_transpose_reference,
+        grid=lambda s, size: (ceil_div(size.C, 16), ceil_div(size.R, 16), 1),
+        overrides={"TILE": 16},
+        schedules=(Schedule((16, 16)),),
+        test_sizes=("33x70", "1x1", "64x64"),
+    ),
+    {
+        "no barrier": ("wgsl", "workgroupBarrier();", ""),
+        "tile read untransposed": ("wgsl", "tile[l.x][l.y]", "tile[l.y][l.x]"),
+        "bound on the wrong dimension": ("wgsl", "if (tx < R && ty < C)", "if (tx < C && ty < C)"),
+    },
+    invisible={},
+)
 
 _HISTOGRAM = """
 @group(0) @binding(0) var<storage, read> values: array<u32>;
@@ -140,14 +166,27 @@ def _histogram_values(rng, count, size):
 
 
 HISTOGRAM = Wild(
-    KernelSpec(id="wild_histogram", entry_point="hist", sources={"wgsl": _HISTOGRAM},
-               buffers=(BufferSpec(0, "u32", "read", name="values", fill=_histogram_values),
-                        BufferSpec(1, "u32", "read_write", name="bins", count=16, initial=0)),
-               reference=_histogram_reference, grid=lambda s, n: (ceil_div(n, 64), 1, 1),
-               test_sizes=(1000, 1, 4099)),
-    {"wrong bin": ("wgsl", "% 16u", "% 15u"),
-     "misses the last value": ("wgsl", "gid.x < arrayLength(&values)",
-                               "gid.x + 1u < arrayLength(&values)")})
+    KernelSpec(
+        id="wild_histogram",
+        entry_point="hist",
+        sources={"wgsl": _HISTOGRAM},
+        buffers=(
+            BufferSpec(0, "u32", "read", name="values", fill=_histogram_values),
+            BufferSpec(1, "u32", "read_write", name="bins", count=16, initial=0),
+        ),
+        reference=_histogram_reference,
+        grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+        test_sizes=(1000, 1, 4099),
+    ),
+    {
+        "wrong bin": ("wgsl", "% 16u", "% 15u"),
+        "misses the last value": (
+            "wgsl",
+            "gid.x < arrayLength(&values)",
+            "gid.x + 1u < arrayLength(&values)",
+        ),
+    },
+)
 
 # webgpu-fundamentals: workgroup-private bins that rely on WGSL's zeroed workgroup memory
 # (never cleared), merged into the global bins by one atomicAdd per bin.
@@ -184,8 +223,13 @@ fn cs(@builtin(global_invocation_id) global_invocation_id: vec3u,
 
 def _luma_reference(bins, pixels):
     rgb = np.stack([(pixels >> (8 * k)) & 0xFF for k in range(3)], axis=1).astype(np.float32)
-    luma = np.clip((rgb / np.float32(255) * np.array([0.2126, 0.7152, 0.0722], np.float32))
-                   .sum(axis=1, dtype=np.float32), 0, 1)
+    luma = np.clip(
+        (rgb / np.float32(255) * np.array([0.2126, 0.7152, 0.0722], np.float32)).sum(
+            axis=1, dtype=np.float32
+        ),
+        0,
+        1,
+    )
     index = np.minimum((luma * np.float32(256)).astype(np.uint32), 255)
     bins += np.bincount(index, minlength=256).astype(np.uint32)
 
@@ -195,15 +239,32 @@ def _rgba_pixels(rng, count, size):
 
 
 LUMA_HISTOGRAM = Wild(
-    KernelSpec(id="wild_luma_histogram", entry_point="cs", sources={"wgsl": _LUMA_HISTOGRAM},
-               buffers=(BufferSpec(0, "u32", "read_write", name="bins", count=256, initial=0),
-                        BufferSpec(1, "u32", "read", name="pixels", fill=_rgba_pixels)),
-               reference=_luma_reference, grid=lambda s, n: (ceil_div(n, 256), 1, 1),
-               schedules=(Schedule(256),), test_sizes=(1000, 1, 4099)),
-    {"merges before every invocation counted": ("wgsl", "  workgroupBarrier();\n  let bin",
-                                                "  let bin"),
-     "wrong bin width": ("wgsl", "min(u32(v * f32(kBins)), kBins - 1u)",
-                         "min(u32(v * f32(kBins - 1u)), kBins - 1u)")})
+    KernelSpec(
+        id="wild_luma_histogram",
+        entry_point="cs",
+        sources={"wgsl": _LUMA_HISTOGRAM},
+        buffers=(
+            BufferSpec(0, "u32", "read_write", name="bins", count=256, initial=0),
+            BufferSpec(1, "u32", "read", name="pixels", fill=_rgba_pixels),
+        ),
+        reference=_luma_reference,
+        grid=lambda s, n: (ceil_div(n, 256), 1, 1),
+        schedules=(Schedule(256),),
+        test_sizes=(1000, 1, 4099),
+    ),
+    {
+        "merges before every invocation counted": (
+            "wgsl",
+            "  workgroupBarrier();\n  let bin",
+            "  let bin",
+        ),
+        "wrong bin width": (
+            "wgsl",
+            "min(u32(v * f32(kBins)), kBins - 1u)",
+            "min(u32(v * f32(kBins - 1u)), kBins - 1u)",
+        ),
+    },
+)
 
 # ONNX Runtime Web's Where: the bool condition is a uint8 tensor, bound packed (WGSL has
 # no 8-bit type) and unpacked four to a word; the data as vec4<f32>.
@@ -230,20 +291,37 @@ def _where_reference(c, a, b, output, uniforms):
 
 
 WHERE = Wild(
-    KernelSpec(id="wild_ort_where", entry_point="main", sources={"wgsl": _WHERE},
-               buffers=(BufferSpec(0, "u8", "read", name="c",
-                                   fill=lambda rng, n, size: rng.integers(0, 2, n, np.uint8)),
-                        BufferSpec(1, "f32", "read", name="a"),
-                        BufferSpec(2, "f32", "read", name="b"),
-                        BufferSpec(3, "f32", "read_write", name="output"),
-                        BufferSpec.uniform(4, (("vec_size", "u32"),), name="uniforms")),
-               reference=_where_reference, params=lambda n: {"vec_size": ceil_div(n, 4)},
-               grid=lambda s, n: (ceil_div(ceil_div(n, 4), 64), 1, 1),
-               test_sizes=(1024, 4, 4100)),
-    {"operands swapped": ("wgsl", "select(b_data[global_idx], a_data[global_idx], c)",
-                          "select(a_data[global_idx], b_data[global_idx], c)"),
-     "reads the condition one word late": ("wgsl", "unpack4xU8(c_data[global_idx])",
-                                            "unpack4xU8(c_data[global_idx + 1u])")})
+    KernelSpec(
+        id="wild_ort_where",
+        entry_point="main",
+        sources={"wgsl": _WHERE},
+        buffers=(
+            BufferSpec(
+                0, "u8", "read", name="c", fill=lambda rng, n, size: rng.integers(0, 2, n, np.uint8)
+            ),
+            BufferSpec(1, "f32", "read", name="a"),
+            BufferSpec(2, "f32", "read", name="b"),
+            BufferSpec(3, "f32", "read_write", name="output"),
+            BufferSpec.uniform(4, (("vec_size", "u32"),), name="uniforms"),
+        ),
+        reference=_where_reference,
+        params=lambda n: {"vec_size": ceil_div(n, 4)},
+        grid=lambda s, n: (ceil_div(ceil_div(n, 4), 64), 1, 1),
+        test_sizes=(1024, 4, 4100),
+    ),
+    {
+        "operands swapped": (
+            "wgsl",
+            "select(b_data[global_idx], a_data[global_idx], c)",
+            "select(a_data[global_idx], b_data[global_idx], c)",
+        ),
+        "reads the condition one word late": (
+            "wgsl",
+            "unpack4xU8(c_data[global_idx])",
+            "unpack4xU8(c_data[global_idx + 1u])",
+        ),
+    },
+)
 
 # WebGPU samples' bitonic sort: one pipeline per (k, j) pass through override constants,
 # log2(n) * (log2(n) + 1) / 2 passes, so the launches are a function of the size.
@@ -274,24 +352,53 @@ def _bitonic_passes(n):
     while k <= n:
         j = k // 2
         while j >= 1:
-            passes.append(Dispatch("bitonic_step", grid=lambda s, n: (ceil_div(n, 64), 1, 1),
-                                   overrides={"k": k, "j": j}))
+            passes.append(
+                Dispatch(
+                    "bitonic_step",
+                    grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+                    overrides={"k": k, "j": j},
+                )
+            )
             j //= 2
         k *= 2
     return tuple(passes)
 
 
 BITONIC = Wild(
-    KernelSpec(id="wild_bitonic_sort", entry_point="bitonic_step", sources={"wgsl": _BITONIC},
-               buffers=(BufferSpec(0, "f32", "read_write", name="data", inout=True,
-                                   fill=lambda rng, n, size: rng.permutation(n).astype(
-                                       np.float32) - np.float32(n // 2)),),
-               reference=lambda data: np.sort(data), launches=_bitonic_passes,
-               schedules=(Schedule(64),), test_sizes=(1024, 2, 64)),
-    {"sorts one half the wrong way": ("wgsl", "let ascending = (i & k) == 0u;",
-                                      "let ascending = (i & k) != 0u;"),
-     "skips the last partner": ("wgsl", "partner < arrayLength(&data)",
-                                "partner + 1u < arrayLength(&data)")})
+    KernelSpec(
+        id="wild_bitonic_sort",
+        entry_point="bitonic_step",
+        sources={"wgsl": _BITONIC},
+        buffers=(
+            BufferSpec(
+                0,
+                "f32",
+                "read_write",
+                name="data",
+                inout=True,
+                fill=lambda rng, n, size: (
+                    rng.permutation(n).astype(np.float32) - np.float32(n // 2)
+                ),
+            ),
+        ),
+        reference=lambda data: np.sort(data),
+        launches=_bitonic_passes,
+        schedules=(Schedule(64),),
+        test_sizes=(1024, 2, 64),
+    ),
+    {
+        "sorts one half the wrong way": (
+            "wgsl",
+            "let ascending = (i & k) == 0u;",
+            "let ascending = (i & k) != 0u;",
+        ),
+        "skips the last partner": (
+            "wgsl",
+            "partner < arrayLength(&data)",
+            "partner + 1u < arrayLength(&data)",
+        ),
+    },
+)
 
 _PARTICLES = """
 struct Params { gravity: vec3<f32>, dt: f32, n: u32 }
@@ -314,18 +421,33 @@ def _particles_reference(particles, moved, params):
 
 
 PARTICLES = Wild(
-    KernelSpec(id="wild_particles", entry_point="step", sources={"wgsl": _PARTICLES},
-               buffers=(BufferSpec(0, (("pos", "vec3<f32>"), ("mass", "f32")), "read",
-                                   name="particles", fill=(-10.0, 10.0)),
-                        BufferSpec(1, "vec3<f32>", "read_write", name="moved"),
-                        BufferSpec.uniform(2, (("gravity", "vec3<f32>"), ("dt", "f32"),
-                                               ("n", "u32")))),
-               reference=_particles_reference, params=lambda n: {"n": n},
-               defaults={"gravity": (0.0, -9.8, 0.0), "dt": 0.01},
-               grid=lambda s, n: (ceil_div(n, 64), 1, 1), test_sizes=(100, 1, 1000),
-               tolerance={"f32": {"atol": 1e-5}}),
-    {"ignores the mass": ("wgsl", "params.dt * particles[i].mass", "params.dt"),
-     "skips the last particle": ("wgsl", "if (i >= params.n)", "if (i + 1u >= params.n)")})
+    KernelSpec(
+        id="wild_particles",
+        entry_point="step",
+        sources={"wgsl": _PARTICLES},
+        buffers=(
+            BufferSpec(
+                0,
+                (("pos", "vec3<f32>"), ("mass", "f32")),
+                "read",
+                name="particles",
+                fill=(-10.0, 10.0),
+            ),
+            BufferSpec(1, "vec3<f32>", "read_write", name="moved"),
+            BufferSpec.uniform(2, (("gravity", "vec3<f32>"), ("dt", "f32"), ("n", "u32"))),
+        ),
+        reference=_particles_reference,
+        params=lambda n: {"n": n},
+        defaults={"gravity": (0.0, -9.8, 0.0), "dt": 0.01},
+        grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+        test_sizes=(100, 1, 1000),
+        tolerance={"f32": {"atol": 1e-5}},
+    ),
+    {
+        "ignores the mass": ("wgsl", "params.dt * particles[i].mass", "params.dt"),
+        "skips the last particle": ("wgsl", "if (i >= params.n)", "if (i + 1u >= params.n)"),
+    },
+)
 
 _TWO_PASS = """
 @group(0) @binding(0) var<storage, read> x: array<f32>;
@@ -359,20 +481,44 @@ def _sum_reference(x, partial, total):
 
 
 TWO_PASS = Wild(
-    KernelSpec(id="wild_two_pass_sum", entry_point="pass1", sources={"wgsl": _TWO_PASS},
-               buffers=(BufferSpec(0, "f32", "read", name="x", fill=(-1.0, 1.0)),
-                        BufferSpec(1, "f32", "read_write", name="partial",
-                                   count=lambda n: ceil_div(n, 64), scratch=True),
-                        BufferSpec(2, "f32", "read_write", name="total", count=1)),
-               reference=_sum_reference,
-               launches=(Dispatch("pass1", grid=lambda s, n: (ceil_div(n, 64), 1, 1)),
-                         Dispatch("pass2", grid=(1, 1, 1), schedule=Schedule(1))),
-               schedules=(Schedule(64),), test_sizes=(1000, 1, 4099),
-               tolerance={"f32": {"atol": 1e-4, "rtol": 1e-4}}),
-    {"drops the last partial": ("wgsl", "i < arrayLength(&partial)",
-                                "i + 1u < arrayLength(&partial)"),
-     "reduction one step short": ("wgsl", "for (var k = 32u; k > 0u;",
-                                  "for (var k = 32u; k > 1u;")})
+    KernelSpec(
+        id="wild_two_pass_sum",
+        entry_point="pass1",
+        sources={"wgsl": _TWO_PASS},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x", fill=(-1.0, 1.0)),
+            BufferSpec(
+                1,
+                "f32",
+                "read_write",
+                name="partial",
+                count=lambda n: ceil_div(n, 64),
+                scratch=True,
+            ),
+            BufferSpec(2, "f32", "read_write", name="total", count=1),
+        ),
+        reference=_sum_reference,
+        launches=(
+            Dispatch("pass1", grid=lambda s, n: (ceil_div(n, 64), 1, 1)),
+            Dispatch("pass2", grid=(1, 1, 1), schedule=Schedule(1)),
+        ),
+        schedules=(Schedule(64),),
+        test_sizes=(1000, 1, 4099),
+        tolerance={"f32": {"atol": 1e-4, "rtol": 1e-4}},
+    ),
+    {
+        "drops the last partial": (
+            "wgsl",
+            "i < arrayLength(&partial)",
+            "i + 1u < arrayLength(&partial)",
+        ),
+        "reduction one step short": (
+            "wgsl",
+            "for (var k = 32u; k > 0u;",
+            "for (var k = 32u; k > 1u;",
+        ),
+    },
+)
 
 _MIN_CLAMP = """
 @group(0) @binding(0) var<storage, read> x: array<f32>;
@@ -392,15 +538,28 @@ def _double_reference(x, y):
 
 
 DOUBLE = Wild(
-    KernelSpec(id="wild_double", entry_point="double_it", sources={"wgsl": _MIN_CLAMP},
-               buffers=(BufferSpec(0, "f32", "read", name="x"),
-                        BufferSpec(1, "f32", "read_write", name="y")),
-               reference=_double_reference, grid=lambda s, n: (ceil_div(n, 64), 1, 1),
-               test_sizes=(4099,)),
+    KernelSpec(
+        id="wild_double",
+        entry_point="double_it",
+        sources={"wgsl": _MIN_CLAMP},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+        ),
+        reference=_double_reference,
+        grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+        test_sizes=(4099,),
+    ),
     # Wrong only where the input is not finite: +Inf becomes the largest float.
-    {"clamps infinity": ("wgsl", "y[gid.x] = x[gid.x] * 2.0;",
-                         "y[gid.x] = min(x[gid.x] * 2.0, 3.0e38);")},
-    nonfinite_only=frozenset({"clamps infinity"}))
+    {
+        "clamps infinity": (
+            "wgsl",
+            "y[gid.x] = x[gid.x] * 2.0;",
+            "y[gid.x] = min(x[gid.x] * 2.0, 3.0e38);",
+        )
+    },
+    nonfinite_only=frozenset({"clamps infinity"}),
+)
 
 _AXPY_F16 = """
 enable f16;
@@ -427,18 +586,31 @@ def _axpy_f16_reference(x, y, output, uniforms):
 
 
 AXPY_F16 = Wild(
-    KernelSpec(id="wild_axpy_f16", entry_point="main", sources={"wgsl": _AXPY_F16},
-               buffers=(BufferSpec(0, "vec4<f16>", "read", name="x", fill=(-4.0, 4.0)),
-                        BufferSpec(1, "vec4<f16>", "read", name="y", fill=(-4.0, 4.0)),
-                        BufferSpec(2, "vec4<f16>", "read_write", name="output"),
-                        BufferSpec.uniform(3, (("vec_size", "u32"), ("alpha", "f32")),
-                                           name="uniforms")),
-               reference=_axpy_f16_reference, params=lambda n: {"vec_size": n},
-               defaults={"alpha": 0.75}, grid=lambda s, n: (ceil_div(n, 64), 1, 1),
-               test_sizes=(1000, 1, 257)),
-    {"adds x twice": ("wgsl", "+ y[global_idx]", "+ x[global_idx]"),
-     "skips the last vector": ("wgsl", "global_idx >= uniforms.vec_size",
-                               "global_idx + 1u >= uniforms.vec_size")})
+    KernelSpec(
+        id="wild_axpy_f16",
+        entry_point="main",
+        sources={"wgsl": _AXPY_F16},
+        buffers=(
+            BufferSpec(0, "vec4<f16>", "read", name="x", fill=(-4.0, 4.0)),
+            BufferSpec(1, "vec4<f16>", "read", name="y", fill=(-4.0, 4.0)),
+            BufferSpec(2, "vec4<f16>", "read_write", name="output"),
+            BufferSpec.uniform(3, (("vec_size", "u32"), ("alpha", "f32")), name="uniforms"),
+        ),
+        reference=_axpy_f16_reference,
+        params=lambda n: {"vec_size": n},
+        defaults={"alpha": 0.75},
+        grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+        test_sizes=(1000, 1, 257),
+    ),
+    {
+        "adds x twice": ("wgsl", "+ y[global_idx]", "+ x[global_idx]"),
+        "skips the last vector": (
+            "wgsl",
+            "global_idx >= uniforms.vec_size",
+            "global_idx + 1u >= uniforms.vec_size",
+        ),
+    },
+)
 
 _SUBGROUP_SUM = """
 enable subgroups;
@@ -469,19 +641,33 @@ fn reduce(@builtin(global_invocation_id) gid: vec3<u32>,
 
 def _block_sums_reference(input, block_sums):
     padded = np.zeros(block_sums.shape[0] * 256)
-    padded[:input.shape[0]] = input
+    padded[: input.shape[0]] = input
     return padded.reshape(-1, 256).sum(axis=1).astype(np.float32)
 
 
 SUBGROUP_SUM = Wild(
-    KernelSpec(id="wild_subgroup_sum", entry_point="reduce", sources={"wgsl": _SUBGROUP_SUM},
-               buffers=(BufferSpec(0, "f32", "read", name="input", fill=(-1.0, 1.0)),
-                        BufferSpec(1, "f32", "read_write", name="block_sums",
-                                   count=lambda n: ceil_div(n, 256))),
-               reference=_block_sums_reference, grid=lambda s, n: (ceil_div(n, 256), 1, 1),
-               test_sizes=(10007, 256, 1), tolerance={"f32": {"atol": 1e-5, "rtol": 1e-5}}),
-    {"counts only the first subgroup": ("wgsl", "k < 256u / sg_size", "k < 1u"),
-     "drops the tail": ("wgsl", "gid.x < arrayLength(&input)", "gid.x + 1u < arrayLength(&input)")})
+    KernelSpec(
+        id="wild_subgroup_sum",
+        entry_point="reduce",
+        sources={"wgsl": _SUBGROUP_SUM},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="input", fill=(-1.0, 1.0)),
+            BufferSpec(1, "f32", "read_write", name="block_sums", count=lambda n: ceil_div(n, 256)),
+        ),
+        reference=_block_sums_reference,
+        grid=lambda s, n: (ceil_div(n, 256), 1, 1),
+        test_sizes=(10007, 256, 1),
+        tolerance={"f32": {"atol": 1e-5, "rtol": 1e-5}},
+    ),
+    {
+        "counts only the first subgroup": ("wgsl", "k < 256u / sg_size", "k < 1u"),
+        "drops the tail": (
+            "wgsl",
+            "gid.x < arrayLength(&input)",
+            "gid.x + 1u < arrayLength(&input)",
+        ),
+    },
+)
 
 # -- CUDA --------------------------------------------------------------------------------
 _GELU = """
@@ -500,21 +686,32 @@ __global__ void gelu_forward_kernel(float* out, const float* inp, int N) {
 
 def _gelu_reference(out, inp, params):
     x = inp.astype(np.float64)
-    out[:] = 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+    out[:] = 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x**3)))
 
 
 GELU = Wild(
-    KernelSpec(id="wild_gelu", entry_point="gelu_forward_kernel", sources={"cuda": _GELU},
-               buffers=(BufferSpec(0, "f32", "read_write", name="out"),
-                        BufferSpec(1, "f32", "read", name="inp"),
-                        BufferSpec.uniform(2, (("N", "i32"),))),
-               reference=_gelu_reference, params=lambda n: {"N": n},
-               grid=lambda s, n: (ceil_div(n, s.workgroup_size[0]), 1, 1),
-               schedules=(Schedule(128),), domain={"inp": (-10.0, 10.0)},
-               tolerance={"f32": {"atol": 1e-6, "rtol": 1e-5, "ulp": 8}},
-               test_sizes=(1000, 1, 4099)),
-    {"writes one past the end": ("cuda", "if (i < N)", "if (i <= N)"),
-     "drops the cube": ("cuda", "(xi + cube)", "(xi)")})
+    KernelSpec(
+        id="wild_gelu",
+        entry_point="gelu_forward_kernel",
+        sources={"cuda": _GELU},
+        buffers=(
+            BufferSpec(0, "f32", "read_write", name="out"),
+            BufferSpec(1, "f32", "read", name="inp"),
+            BufferSpec.uniform(2, (("N", "i32"),)),
+        ),
+        reference=_gelu_reference,
+        params=lambda n: {"N": n},
+        grid=lambda s, n: (ceil_div(n, s.workgroup_size[0]), 1, 1),
+        schedules=(Schedule(128),),
+        domain={"inp": (-10.0, 10.0)},
+        tolerance={"f32": {"atol": 1e-6, "rtol": 1e-5, "ulp": 8}},
+        test_sizes=(1000, 1, 4099),
+    ),
+    {
+        "writes one past the end": ("cuda", "if (i < N)", "if (i <= N)"),
+        "drops the cube": ("cuda", "(xi + cube)", "(xi)"),
+    },
+)
 
 _SOFTMAX = """
 extern "C" __global__ void softmax_forward_kernel(float* out, const float* inp, int N, int C) {
@@ -570,22 +767,39 @@ def _softmax_reference(out, inp, params):
 
 
 SOFTMAX = Wild(
-    KernelSpec(id="wild_softmax", entry_point="softmax_forward_kernel",
-               sources={"cuda": _SOFTMAX}, dims=("N", "C"),
-               buffers=(BufferSpec(0, "f32", "read_write", name="out", count="N*C",
-                                   shape=("N", "C")),
-                        BufferSpec(1, "f32", "read", name="inp", count="N*C", shape=("N", "C")),
-                        BufferSpec.uniform(2, (("N", "i32"), ("C", "i32")))),
-               reference=_softmax_reference, params=lambda size: dict(size.dims),
-               grid=lambda s, size: (size.N, 1, 1), shared_bytes="wg_x * 4",
-               schedules=(Schedule(128), Schedule(256)), domain={"inp": (-20.0, 20.0)},
-               nonfinite_inputs=False, tolerance={"f32": {"rtol": 1e-5, "atol": 1e-7, "ulp": 16}},
-               test_sizes=("4x1000", "1x1", "7x257")),
-    {"multiplies by the sum": ("cuda", "x[i] / sum", "x[i] * sum"),
-     "no barrier after the max": ("cuda", "shared[tid] = maxval;\n    __syncthreads();",
-                                  "shared[tid] = maxval;")},
-    invisible={("no barrier after the max", "cuda"): "a race the values may not show; "
-               "racecheck (kforge check --sanitize) finds it"})
+    KernelSpec(
+        id="wild_softmax",
+        entry_point="softmax_forward_kernel",
+        sources={"cuda": _SOFTMAX},
+        dims=("N", "C"),
+        buffers=(
+            BufferSpec(0, "f32", "read_write", name="out", count="N*C", shape=("N", "C")),
+            BufferSpec(1, "f32", "read", name="inp", count="N*C", shape=("N", "C")),
+            BufferSpec.uniform(2, (("N", "i32"), ("C", "i32"))),
+        ),
+        reference=_softmax_reference,
+        params=lambda size: dict(size.dims),
+        grid=lambda s, size: (size.N, 1, 1),
+        shared_bytes="wg_x * 4",
+        schedules=(Schedule(128), Schedule(256)),
+        domain={"inp": (-20.0, 20.0)},
+        nonfinite_inputs=False,
+        tolerance={"f32": {"rtol": 1e-5, "atol": 1e-7, "ulp": 16}},
+        test_sizes=("4x1000", "1x1", "7x257"),
+    ),
+    {
+        "multiplies by the sum": ("cuda", "x[i] / sum", "x[i] * sum"),
+        "no barrier after the max": (
+            "cuda",
+            "shared[tid] = maxval;\n    __syncthreads();",
+            "shared[tid] = maxval;",
+        ),
+    },
+    invisible={
+        ("no barrier after the max", "cuda"): "a race the values may not show; "
+        "racecheck (kforge check --sanitize) finds it"
+    },
+)
 
 _SCALE = """
 template <typename T, int BLOCK>
@@ -603,15 +817,24 @@ def _scale_reference(y, x, params):
 
 
 SCALE = Wild(
-    KernelSpec(id="wild_scale", entry_point="scale_kernel<float, {{wg_x}}>",
-               sources={"cuda": _SCALE},
-               buffers=(BufferSpec(0, "f32", "read_write", name="y"),
-                        BufferSpec(1, "f32", "read", name="x"),
-                        BufferSpec.uniform(2, (("alpha", "f32"), ("n", "u64")))),
-               reference=_scale_reference, params=lambda n: {"n": n}, defaults={"alpha": -2.5},
-               grid=lambda s, n: (ceil_div(n, s.workgroup_size[0]), 1, 1),
-               schedules=(Schedule(256), Schedule(128)), test_sizes=(1000, 1, 4099)),
-    {"misses the last element": ("cuda", "if (i < n)", "if (i + 1 < n)")})
+    KernelSpec(
+        id="wild_scale",
+        entry_point="scale_kernel<float, {{wg_x}}>",
+        sources={"cuda": _SCALE},
+        buffers=(
+            BufferSpec(0, "f32", "read_write", name="y"),
+            BufferSpec(1, "f32", "read", name="x"),
+            BufferSpec.uniform(2, (("alpha", "f32"), ("n", "u64"))),
+        ),
+        reference=_scale_reference,
+        params=lambda n: {"n": n},
+        defaults={"alpha": -2.5},
+        grid=lambda s, n: (ceil_div(n, s.workgroup_size[0]), 1, 1),
+        schedules=(Schedule(256), Schedule(128)),
+        test_sizes=(1000, 1, 4099),
+    ),
+    {"misses the last element": ("cuda", "if (i < n)", "if (i + 1 < n)")},
+)
 
 _AXPBY = """
 extern "C" __global__ void axpby(double* y, const double* x, double a, double b, long long n) {
@@ -626,15 +849,24 @@ def _axpby_reference(y, x, params):
 
 
 AXPBY = Wild(
-    KernelSpec(id="wild_axpby", entry_point="axpby", sources={"cuda": _AXPBY},
-               buffers=(BufferSpec(0, "f64", "read_write", name="y", inout=True),
-                        BufferSpec(1, "f64", "read", name="x"),
-                        BufferSpec.uniform(2, (("a", "f64"), ("b", "f64"), ("n", "i64")))),
-               reference=_axpby_reference, params=lambda n: {"n": n},
-               defaults={"a": 0.75, "b": -1.25},
-               grid=lambda s, n: (ceil_div(n, s.workgroup_size[0]), 1, 1),
-               schedules=(Schedule(128),), test_sizes=(1000, 1, 4099)),
-    {"reads y after writing it": ("cuda", "a * x[i] + b * y[i]", "a * x[i] + b * y[i + 1]")})
+    KernelSpec(
+        id="wild_axpby",
+        entry_point="axpby",
+        sources={"cuda": _AXPBY},
+        buffers=(
+            BufferSpec(0, "f64", "read_write", name="y", inout=True),
+            BufferSpec(1, "f64", "read", name="x"),
+            BufferSpec.uniform(2, (("a", "f64"), ("b", "f64"), ("n", "i64"))),
+        ),
+        reference=_axpby_reference,
+        params=lambda n: {"n": n},
+        defaults={"a": 0.75, "b": -1.25},
+        grid=lambda s, n: (ceil_div(n, s.workgroup_size[0]), 1, 1),
+        schedules=(Schedule(128),),
+        test_sizes=(1000, 1, 4099),
+    ),
+    {"reads y after writing it": ("cuda", "a * x[i] + b * y[i]", "a * x[i] + b * y[i + 1]")},
+)
 
 _LAYERNORM = """
 __global__ void mean_rstd_kernel(float* mean, float* rstd, const float* inp, int N, int C) {
@@ -673,30 +905,47 @@ def _layernorm_reference(out, mean, rstd, inp, weight, bias, params):
 
 
 LAYERNORM = Wild(
-    KernelSpec(id="wild_layernorm_two_kernels", entry_point="mean_rstd_kernel",
-               sources={"cuda": _LAYERNORM}, dims=("N", "C"),
-               buffers=(BufferSpec(0, "f32", "read_write", name="out", count="N*C",
-                                   shape=("N", "C")),
-                        BufferSpec(1, "f32", "read_write", name="mean", count="N"),
-                        BufferSpec(2, "f32", "read_write", name="rstd", count="N"),
-                        BufferSpec(3, "f32", "read", name="inp", count="N*C", shape=("N", "C")),
-                        BufferSpec(4, "f32", "read", name="weight", count="C"),
-                        BufferSpec(5, "f32", "read", name="bias", count="C"),
-                        BufferSpec.uniform(6, (("N", "i32"), ("C", "i32")))),
-               reference=_layernorm_reference, params=lambda size: dict(size.dims),
-               launches=(Dispatch("mean_rstd_kernel",
-                                  grid=lambda s, size: (ceil_div(size.N, s.workgroup_size[0]),
-                                                        1, 1)),
-                         Dispatch("normalization_kernel",
-                                  grid=lambda s, size: (ceil_div(size.N * size.C,
-                                                                 s.workgroup_size[0]), 1, 1))),
-               schedules=(Schedule(128),), domain={"inp": (-4.0, 4.0), "weight": (-2.0, 2.0),
-                                                   "bias": (-2.0, 2.0)},
-               nonfinite_inputs=False, tolerance={"f32": {"rtol": 1e-4, "atol": 2e-5}},
-               test_sizes=("8x768", "1x1", "5x257")),
-    {"unbiased variance": ("cuda", "v = v / C;", "v = v / (C - 1 > 0 ? C - 1 : 1);"),
-     "second launch misses the last row": ("cuda", "if (idx >= N * C) return;",
-                                           "if (idx >= (N - 1) * C) return;")})
+    KernelSpec(
+        id="wild_layernorm_two_kernels",
+        entry_point="mean_rstd_kernel",
+        sources={"cuda": _LAYERNORM},
+        dims=("N", "C"),
+        buffers=(
+            BufferSpec(0, "f32", "read_write", name="out", count="N*C", shape=("N", "C")),
+            BufferSpec(1, "f32", "read_write", name="mean", count="N"),
+            BufferSpec(2, "f32", "read_write", name="rstd", count="N"),
+            BufferSpec(3, "f32", "read", name="inp", count="N*C", shape=("N", "C")),
+            BufferSpec(4, "f32", "read", name="weight", count="C"),
+            BufferSpec(5, "f32", "read", name="bias", count="C"),
+            BufferSpec.uniform(6, (("N", "i32"), ("C", "i32"))),
+        ),
+        reference=_layernorm_reference,
+        params=lambda size: dict(size.dims),
+        launches=(
+            Dispatch(
+                "mean_rstd_kernel",
+                grid=lambda s, size: (ceil_div(size.N, s.workgroup_size[0]), 1, 1),
+            ),
+            Dispatch(
+                "normalization_kernel",
+                grid=lambda s, size: (ceil_div(size.N * size.C, s.workgroup_size[0]), 1, 1),
+            ),
+        ),
+        schedules=(Schedule(128),),
+        domain={"inp": (-4.0, 4.0), "weight": (-2.0, 2.0), "bias": (-2.0, 2.0)},
+        nonfinite_inputs=False,
+        tolerance={"f32": {"rtol": 1e-4, "atol": 2e-5}},
+        test_sizes=("8x768", "1x1", "5x257"),
+    ),
+    {
+        "unbiased variance": ("cuda", "v = v / C;", "v = v / (C - 1 > 0 ? C - 1 : 1);"),
+        "second launch misses the last row": (
+            "cuda",
+            "if (idx >= N * C) return;",
+            "if (idx >= (N - 1) * C) return;",
+        ),
+    },
+)
 
 _SCALAR_FIRST = """
 extern "C" __global__ void saxpy_scalar_first(int n, const float* __restrict__ x, float alpha,
@@ -713,16 +962,30 @@ def _saxpy_reference(x, y, params):
 
 
 SAXPY = Wild(
-    KernelSpec(id="wild_saxpy_scalar_first", entry_point="saxpy_scalar_first",
-               sources={"cuda": _SCALAR_FIRST},
-               buffers=(BufferSpec(0, "f32", "read", name="x"),
-                        BufferSpec(1, "f32", "read_write", name="y", inout=True),
-                        BufferSpec.uniform(2, (("n", "i32"), ("alpha", "f32")))),
-               reference=_saxpy_reference, params=lambda n: {"n": n}, defaults={"alpha": 3.0},
-               grid=lambda s, n: (min(ceil_div(n, 256), 64), 1, 1), schedules=(Schedule(256),),
-               test_sizes=(100000, 1, 4099)),
-    {"grid stride too short": ("cuda", "i += blockDim.x * gridDim.x",
-                               "i += blockDim.x * gridDim.x + 1")})
+    KernelSpec(
+        id="wild_saxpy_scalar_first",
+        entry_point="saxpy_scalar_first",
+        sources={"cuda": _SCALAR_FIRST},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y", inout=True),
+            BufferSpec.uniform(2, (("n", "i32"), ("alpha", "f32"))),
+        ),
+        reference=_saxpy_reference,
+        params=lambda n: {"n": n},
+        defaults={"alpha": 3.0},
+        grid=lambda s, n: (min(ceil_div(n, 256), 64), 1, 1),
+        schedules=(Schedule(256),),
+        test_sizes=(100000, 1, 4099),
+    ),
+    {
+        "grid stride too short": (
+            "cuda",
+            "i += blockDim.x * gridDim.x",
+            "i += blockDim.x * gridDim.x + 1",
+        )
+    },
+)
 
 # -- a port: WGSL and CUDA, no numpy reference --------------------------------------------
 # CUDA samples: a reduction with cooperative groups (cuda/std headers of CCCL on CUDA
@@ -761,18 +1024,27 @@ __global__ void __launch_bounds__(blockSize) reduce_sum(const float* __restrict_
 """
 
 REDUCE_CG = Wild(
-    KernelSpec(id="wild_reduce_cooperative_groups", entry_point="reduce_sum<{{wg_x}}>",
-               sources={"cuda": _REDUCE_CG},
-               buffers=(BufferSpec(0, "f32", "read", name="g_idata", fill=(-1.0, 1.0)),
-                        BufferSpec(1, "f32", "read_write", name="g_odata", count=1, initial=0),
-                        BufferSpec.uniform(2, (("n", "u64"),))),
-               reference=lambda g_idata, g_odata, params: np.array(
-                   [g_idata.astype(np.float64).sum()], np.float32),
-               params=lambda n: {"n": n}, shared_bytes="wg_x * 4",
-               grid=lambda s, n: (min(ceil_div(n, s.workgroup_size[0]), 64), 1, 1),
-               schedules=(Schedule(256), Schedule(128)),
-               tolerance={"f32": {"atol": 1e-3, "rtol": 1e-4}}, test_sizes=(100000, 1, 4099)),
-    {"stops the warp stage early": ("cuda", "offset > 0; offset /= 2", "offset > 1; offset /= 2")})
+    KernelSpec(
+        id="wild_reduce_cooperative_groups",
+        entry_point="reduce_sum<{{wg_x}}>",
+        sources={"cuda": _REDUCE_CG},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="g_idata", fill=(-1.0, 1.0)),
+            BufferSpec(1, "f32", "read_write", name="g_odata", count=1, initial=0),
+            BufferSpec.uniform(2, (("n", "u64"),)),
+        ),
+        reference=lambda g_idata, g_odata, params: np.array(
+            [g_idata.astype(np.float64).sum()], np.float32
+        ),
+        params=lambda n: {"n": n},
+        shared_bytes="wg_x * 4",
+        grid=lambda s, n: (min(ceil_div(n, s.workgroup_size[0]), 64), 1, 1),
+        schedules=(Schedule(256), Schedule(128)),
+        tolerance={"f32": {"atol": 1e-3, "rtol": 1e-4}},
+        test_sizes=(100000, 1, 4099),
+    ),
+    {"stops the warp stage early": ("cuda", "offset > 0; offset /= 2", "offset > 1; offset /= 2")},
+)
 
 # cuda_fp16.h: half2 axpy with the scalars first and an odd tail, real half arithmetic.
 _HAXPY = r"""
@@ -797,14 +1069,24 @@ def _haxpy_reference(x, y, params):
 
 
 HAXPY = Wild(
-    KernelSpec(id="wild_haxpy_half2", entry_point="haxpy", sources={"cuda": _HAXPY},
-               buffers=(BufferSpec(0, "f16", "read", name="x", fill=(-2.0, 2.0)),
-                        BufferSpec(1, "f16", "read_write", name="y", inout=True, fill=(-2.0, 2.0)),
-                        BufferSpec.uniform(2, (("n", "i32"), ("a", "f16")))),
-               reference=_haxpy_reference, params=lambda n: {"n": n}, defaults={"a": 0.5},
-               grid=lambda s, n: (min(ceil_div(n, 2 * s.workgroup_size[0]), 128), 1, 1),
-               schedules=(Schedule(128),), test_sizes=(1000, 1, 4099)),
-    {"forgets the odd tail": ("cuda", "if (start == 0 && (n % 2))", "if (false)")})
+    KernelSpec(
+        id="wild_haxpy_half2",
+        entry_point="haxpy",
+        sources={"cuda": _HAXPY},
+        buffers=(
+            BufferSpec(0, "f16", "read", name="x", fill=(-2.0, 2.0)),
+            BufferSpec(1, "f16", "read_write", name="y", inout=True, fill=(-2.0, 2.0)),
+            BufferSpec.uniform(2, (("n", "i32"), ("a", "f16"))),
+        ),
+        reference=_haxpy_reference,
+        params=lambda n: {"n": n},
+        defaults={"a": 0.5},
+        grid=lambda s, n: (min(ceil_div(n, 2 * s.workgroup_size[0]), 128), 1, 1),
+        schedules=(Schedule(128),),
+        test_sizes=(1000, 1, 4099),
+    ),
+    {"forgets the odd tail": ("cuda", "if (start == 0 && (n % 2))", "if (false)")},
+)
 
 _ADD_WGSL = """
 @group(0) @binding(0) var<storage, read> a: array<f32>;
@@ -823,16 +1105,46 @@ extern "C" __global__ void vector_add(const float* a, const float* b, float* c, 
 """
 
 PORT = Wild(
-    KernelSpec(id="wild_port_add", entry_point="vector_add",
-               sources={"wgsl": _ADD_WGSL, "cuda": _ADD_CUDA},
-               buffers=(BufferSpec(0, "f32", "read", name="a"),
-                        BufferSpec(1, "f32", "read", name="b"),
-                        BufferSpec(2, "f32", "read_write", name="c"),
-                        BufferSpec.uniform(3, (("n", "i32"),))),
-               params=lambda n: {"n": n}, grid=lambda s, n: (ceil_div(n, 256), 1, 1),
-               schedules=(Schedule(256),), test_sizes=(1000, 4099)),
-    {"port subtracts": ("wgsl", "a[id.x] + b[id.x]", "a[id.x] - b[id.x]")})
+    KernelSpec(
+        id="wild_port_add",
+        entry_point="vector_add",
+        sources={"wgsl": _ADD_WGSL, "cuda": _ADD_CUDA},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="a"),
+            BufferSpec(1, "f32", "read", name="b"),
+            BufferSpec(2, "f32", "read_write", name="c"),
+            BufferSpec.uniform(3, (("n", "i32"),)),
+        ),
+        params=lambda n: {"n": n},
+        grid=lambda s, n: (ceil_div(n, 256), 1, 1),
+        schedules=(Schedule(256),),
+        test_sizes=(1000, 4099),
+    ),
+    {"port subtracts": ("wgsl", "a[id.x] + b[id.x]", "a[id.x] - b[id.x]")},
+)
 
-CORPUS = {w.kernel.id: w for w in (FMA, TRANSPOSE, HISTOGRAM, PARTICLES, TWO_PASS, DOUBLE,
-                                    AXPY_F16, SUBGROUP_SUM, LUMA_HISTOGRAM, WHERE, BITONIC, GELU,
-                                   SOFTMAX, SCALE, AXPBY, LAYERNORM, SAXPY, REDUCE_CG, HAXPY, PORT)}
+CORPUS = {
+    w.kernel.id: w
+    for w in (
+        FMA,
+        TRANSPOSE,
+        HISTOGRAM,
+        PARTICLES,
+        TWO_PASS,
+        DOUBLE,
+        AXPY_F16,
+        SUBGROUP_SUM,
+        LUMA_HISTOGRAM,
+        WHERE,
+        BITONIC,
+        GELU,
+        SOFTMAX,
+        SCALE,
+        AXPBY,
+        LAYERNORM,
+        SAXPY,
+        REDUCE_CG,
+        HAXPY,
+        PORT,
+    )
+}

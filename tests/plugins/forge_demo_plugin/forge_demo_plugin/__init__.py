@@ -48,13 +48,22 @@ def _square(x, y, p):
 
 
 def kernels():
-    return [KernelSpec(
-        id="demo_square", entry_point="demo_square", description="y = x*x (plugin kernel)",
-        buffers=(BufferSpec(0, "f32", Access.READ, name="x"),
-                 BufferSpec(1, "f32", Access.READ_WRITE, name="y"),
-                 BufferSpec.uniform(2, (("n", "u32"),))),
-        sources={"wgsl": _WGSL, "cuda": _CUDA}, reference=_square,
-        params=lambda size: {"n": size}, tags=("plugin",))]
+    return [
+        KernelSpec(
+            id="demo_square",
+            entry_point="demo_square",
+            description="y = x*x (plugin kernel)",
+            buffers=(
+                BufferSpec(0, "f32", Access.READ, name="x"),
+                BufferSpec(1, "f32", Access.READ_WRITE, name="y"),
+                BufferSpec.uniform(2, (("n", "u32"),)),
+            ),
+            sources={"wgsl": _WGSL, "cuda": _CUDA},
+            reference=_square,
+            params=lambda size: {"n": size},
+            tags=("plugin",),
+        )
+    ]
 
 
 class FaultyContext(ReferenceContext):
