@@ -799,6 +799,16 @@ class KernelSpec:
             raise InvalidArgument(
                 f"kernel {self.id}: give an IR body, or raw sources and a reference, not both"
             )
+        buffers = self._checked_buffers()
+        self._normalise_sources(set_, buffers)
+        self._normalise_launch_fields(set_)
+        self._check_body_and_domain(set_, buffers)
+        for size in self.test_sizes or ():
+            self.size(size)  # a float or malformed size is refused here, not mid-check
+        self._declare_tunables()
+
+    def _checked_buffers(self) -> tuple[BufferSpec, ...]:
+        """The id, the entry point and the buffers checked; the buffers in binding order."""
         if not isinstance(self.id, str) or not self.id:
             raise InvalidArgument(f"kernel needs an id, got {self.id!r}")
         if not isinstance(self.entry_point, str) or not _entry_name(self.entry_point):
@@ -819,6 +829,10 @@ class KernelSpec:
             raise InvalidArgument(f"kernel {self.id}: two buffers share a name")
         if sum(b.access is Access.UNIFORM for b in buffers) > 1:
             raise InvalidArgument(f"kernel {self.id}: at most one uniform block")
+        return buffers
+
+    def _normalise_sources(self, set_: Callable[[str, Any], None], buffers: tuple) -> None:
+        """The targets, dimensions and sources checked and stored normalised."""
         unknown = set(self.sources) - set(TARGETS)
         if unknown:
             raise InvalidArgument(
@@ -839,6 +853,9 @@ class KernelSpec:
                     f"kernel {self.id}: the {target} source must be "
                     f"non-empty text, got {type(text).__name__}"
                 )
+
+    def _normalise_launch_fields(self, set_: Callable[[str, Any], None]) -> None:
+        """Schedules, features, launches, entry points, options and sizes normalised."""
         set_("schedules", tuple(self.schedules) or (Schedule(),))
         if not all(isinstance(s, Schedule) for s in self.schedules):
             raise InvalidArgument(f"kernel {self.id}: schedules must be Schedule objects")
@@ -871,6 +888,9 @@ class KernelSpec:
                     f"kernel {self.id}: options are keyed by target "
                     f"({', '.join(TARGETS)}), got {key!r}"
                 )
+
+    def _check_body_and_domain(self, set_: Callable[[str, Any], None], buffers: tuple) -> None:
+        """The body (a raw kernel's made from its sources) and the domain's buffer names."""
         if self.body is None:
             set_("body", RawBody(self.sources, self.reference))
         elif not isinstance(self.body, KernelBody):
@@ -884,9 +904,6 @@ class KernelSpec:
             raise InvalidArgument(
                 f"kernel {self.id}: domain names unknown buffers {sorted(unknown_domain)}"
             )
-        for size in self.test_sizes or ():
-            self.size(size)  # a float or malformed size is refused here, not mid-check
-        self._declare_tunables()
 
     def _declare_tunables(self) -> None:
         """Normalise ``tunables``, ``restrictions`` and ``tuned``, refusing what is wrong

@@ -353,6 +353,33 @@ def _same_layout(name: str, array: np.ndarray, want: np.ndarray, dtype=None) -> 
     return array.reshape(-1)
 
 
+def _accept_alternative(
+    what: str,
+    alternative: Any,
+    g: np.ndarray,
+    want: np.ndarray,
+    tol: Tolerance,
+    kinds: np.ndarray,
+    eligible: np.ndarray,
+    skip: np.ndarray,
+    judged: list,
+) -> np.ndarray:
+    """Accept each ``eligible`` element that matches ``alternative`` (``want``'s layout):
+    clear its mismatch kind and replace its expectation and errors in ``judged``
+    (``[w, finite, abs_err, rel_err, ulp]``) by those against the alternative. Returns
+    the mask of elements accepted so."""
+    if alternative is None:
+        return np.zeros(g.shape, bool)
+    alt = _same_layout(what, np.asarray(alternative), want, want.dtype)
+    _, *against = _judge(g, alt, tol)  # w, kinds, finite, abs, rel, ulp of the alternative
+    alt_w, alt_kinds, alt_finite, alt_abs, alt_rel, alt_ulp = against
+    accepted = eligible & (alt_kinds == 0) & ~skip
+    kinds[accepted] = 0
+    for index, value in enumerate((alt_w, alt_finite, alt_abs, alt_rel, alt_ulp)):
+        judged[index] = np.where(accepted, value, judged[index])
+    return accepted
+
+
 def compare(
     got: Any,
     want: Any,
@@ -400,39 +427,17 @@ def compare(
         else _same_layout("indeterminate", np.asarray(indeterminate), want, np.dtype(bool))
     )
     g, w, kinds, finite, abs_err, rel_err, ulp = _judge(got.reshape(-1), want.reshape(-1), tol)
-    use_flushed = np.zeros(g.shape, bool)
-    if flushed is not None:
-        f = _same_layout("flushed", np.asarray(flushed), want, want.dtype)
-        _, f, kinds_f, finite_f, abs_f, rel_f, ulp_f = _judge(g, f, tol)
-        use_flushed = (kinds != 0) & (kinds_f == 0) & ~skip
-        # An element accepted on the flushed expectation is measured against it.
-        kinds[use_flushed] = 0
-        w, finite, abs_err, rel_err, ulp = (
-            np.where(use_flushed, b, a)
-            for a, b in (
-                (w, f),
-                (finite, finite_f),
-                (abs_err, abs_f),
-                (rel_err, rel_f),
-                (ulp, ulp_f),
-            )
-        )
-    use_precise = np.zeros(g.shape, bool)
-    if precise is not None:
-        p = _same_layout("precise", np.asarray(precise), want, want.dtype)
-        _, p, kinds_p, finite_p, abs_p, rel_p, ulp_p = _judge(g, p, tol)
-        use_precise = (kinds == _VALUE) & (kinds_p == 0) & ~skip
-        kinds[use_precise] = 0
-        w, finite, abs_err, rel_err, ulp = (
-            np.where(use_precise, b, a)
-            for a, b in (
-                (w, p),
-                (finite, finite_p),
-                (abs_err, abs_p),
-                (rel_err, rel_p),
-                (ulp, ulp_p),
-            )
-        )
+    judged = [w, finite, abs_err, rel_err, ulp]
+    # An element off ``want`` may be accepted on a second expectation, and is then
+    # measured against it: computed with subnormals flushed (any mismatch), or in
+    # float64 (a mismatch in value only).
+    use_flushed = _accept_alternative(
+        "flushed", flushed, g, want, tol, kinds, kinds != 0, skip, judged
+    )
+    use_precise = _accept_alternative(
+        "precise", precise, g, want, tol, kinds, kinds == _VALUE, skip, judged
+    )
+    w, finite, abs_err, rel_err, ulp = judged
     either = np.zeros(g.shape, bool)
     if nonfinite_either and w.dtype.kind == "f" and tol.nan != "forbid":
         with np.errstate(invalid="ignore"):

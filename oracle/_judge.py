@@ -66,6 +66,40 @@ def _decode(
     return kernel.buffer_values(spec, values, target)
 
 
+def _leaf_tolerance(
+    kernel: KernelSpec, dtype: Any, info: BackendInfo, expected: Expected, tolerance: Any
+) -> Any:
+    """The tolerance of one output lane on this backend; in a port check, the looser
+    of this backend's and the reference backend's budgets."""
+    tol = resolve_tolerance(dtype, kernel.tolerance, info.name, tolerance)
+    if expected.reference_backend is not None:
+        tol = tol.loosest(
+            resolve_tolerance(dtype, kernel.tolerance, expected.reference_backend, tolerance)
+        )
+    return tol
+
+
+def _compare_leaf(
+    got: np.ndarray,
+    want: np.ndarray,
+    tol: Any,
+    masks: dict[str, Any],
+    value_coverage: bool,
+    expected: Expected,
+    output: str,
+    label: str,
+) -> Comparison:
+    """``compare`` one lane; where it is off in value, again with the reference run in
+    float64 as a second expectation (kept in ``masks`` for the later comparison)."""
+    comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
+    if comparison.mismatches > comparison.nonfinite_mismatches:
+        precise = _precise_leaf(expected, output, label)
+        if precise is not None:  # closer to the exact result than the reference?
+            masks["precise"] = precise
+            comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
+    return comparison
+
+
 def _precise_leaf(expected: Expected, output: str, label: str) -> np.ndarray | None:
     precise = expected.precise()
     if precise is None or output not in precise:
@@ -124,22 +158,11 @@ def _judge_output(
     for (label, got_leaf), (_, want_leaf) in zip(
         leaves(region.label, got), leaves(region.label, want)
     ):
-        tol = resolve_tolerance(want_leaf.dtype, kernel.tolerance, info.name, tolerance)
-        if expected.reference_backend is not None:  # a port check: either side's budget
-            tol = tol.loosest(
-                resolve_tolerance(
-                    want_leaf.dtype, kernel.tolerance, expected.reference_backend, tolerance
-                )
-            )
+        tol = _leaf_tolerance(kernel, want_leaf.dtype, info, expected, tolerance)
         masks = _semantics_masks(ev.semantics, want_leaf, flushed_leaves.get(label))
-        comparison = compare(got_leaf, want_leaf, tol, nonfinite_either=value_coverage, **masks)
-        if comparison.mismatches > comparison.nonfinite_mismatches:  # off in value somewhere
-            precise = _precise_leaf(expected, region.label, label)
-            if precise is not None:  # closer to the exact result than the reference?
-                masks["precise"] = precise
-                comparison = compare(
-                    got_leaf, want_leaf, tol, nonfinite_either=value_coverage, **masks
-                )
+        comparison = _compare_leaf(
+            got_leaf, want_leaf, tol, masks, value_coverage, expected, region.label, label
+        )
         unwritten = (
             unwritten_mask(got_leaf) & ~unwritten_mask(want_leaf)
             if check_unwritten
