@@ -37,16 +37,13 @@ Calling conventions shared by every backend and by hand-written sources:
 from __future__ import annotations
 
 import abc
-import ast
 import enum
 import functools
 import hashlib
 import inspect
 import json
 import math
-import operator
 import re
-import threading
 import types
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -56,7 +53,9 @@ import numpy as np
 
 from . import layout as _layout
 from . import sources as _sources
+from . import tunables as _tunables
 from .errors import ForgeError, InvalidArgument, ReferenceFailed, UnsupportedFeature
+from .expressions import ceil_div, evaluate_expression, expression_names
 from .schedule import Schedule
 from .size import Size, is_int, parse_size
 from .types import BindingUsage, BufferView, ScalarType, scalar_type
@@ -74,11 +73,6 @@ __all__ = [
 ]
 
 TARGETS = ("wgsl", "cuda")
-
-
-def ceil_div(a: int, b: int) -> int:
-    """``ceil(a / b)`` for non-negative integers (for ``grid`` functions)."""
-    return -(-int(a) // int(b))
 
 
 # -- digests ------------------------------------------------------------------------------
@@ -134,115 +128,6 @@ def _callable_digest(function: Any) -> str | None:
 
 
 # -- values that may depend on the schedule and the size ----------------------------------
-_OPERATORS = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.FloorDiv: operator.floordiv,
-    ast.Mod: operator.mod,
-    ast.Pow: operator.pow,
-    ast.Div: operator.truediv,
-}
-_FUNCTIONS: dict[str, Callable[..., Any]] = {
-    "min": min,
-    "max": max,
-    "ceil_div": ceil_div,
-    "int": int,
-    "abs": abs,
-}
-
-
-_COMPARISONS = {
-    ast.Lt: operator.lt,
-    ast.LtE: operator.le,
-    ast.Gt: operator.gt,
-    ast.GtE: operator.ge,
-    ast.Eq: operator.eq,
-    ast.NotEq: operator.ne,
-}
-
-
-def evaluate_expression(text: str, names: Mapping[str, Any]) -> Any:
-    """The value of an arithmetic expression such as ``"M*K"`` or ``"ceil_div(n, 4)"``
-    over ``names`` (+ - * // % ** /, min, max, ceil_div, abs, int), and of a condition
-    built from them (``"BLOCK_M * UNROLL <= 256 and tile[0] % wg_x == 0"``: comparisons,
-    ``and``, ``or``, ``not``, a constant index into a tuple)."""
-
-    def value(node: ast.AST) -> Any:
-        if isinstance(node, ast.Expression):
-            return value(node.body)
-        if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
-            return node.value
-        if isinstance(node, ast.Compare) and all(type(op) in _COMPARISONS for op in node.ops):
-            left = value(node.left)
-            for op, right_node in zip(node.ops, node.comparators):
-                right = value(right_node)
-                if not _COMPARISONS[type(op)](left, right):
-                    return False
-                left = right
-            return True
-        if isinstance(node, ast.BoolOp):
-            values = (value(v) for v in node.values)
-            return all(values) if isinstance(node.op, ast.And) else any(values)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            return not value(node.operand)
-        if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
-            return value(node.value)[node.slice.value]
-        if isinstance(node, ast.Tuple):
-            return tuple(map(value, node.elts))
-        if isinstance(node, ast.Name):
-            if node.id not in names:
-                raise InvalidArgument(
-                    f"expression {text!r} names {node.id!r}, which is not "
-                    f"one of {', '.join(names) or 'nothing'}"
-                )
-            return names[node.id]
-        if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
-            return _OPERATORS[type(node.op)](value(node.left), value(node.right))
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-            return -value(node.operand)
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Name)
-            and node.func.id in _FUNCTIONS
-            and not node.keywords
-        ):
-            return _FUNCTIONS[node.func.id](*map(value, node.args))
-        raise InvalidArgument(
-            f"expression {text!r}: only arithmetic over the size's "
-            f"dimensions is allowed, not {ast.dump(node)[:60]}"
-        )
-
-    tree = _parse_expression(text)
-    try:
-        return value(tree)
-    except (TypeError, IndexError, ZeroDivisionError) as exc:
-        raise InvalidArgument(f"expression {text!r} cannot be evaluated: {exc}") from None
-
-
-# ast.parse from several threads at once (a tune's concurrent candidates) raised
-# "SystemError: AST constructor recursion depth mismatch" on CPython 3.11.7: one parse at
-# a time, each expression parsed once (the trees are only read).
-_PARSE_LOCK = threading.Lock()
-
-
-@functools.lru_cache(maxsize=4096)
-def _parse_expression(text: str) -> ast.Expression:
-    with _PARSE_LOCK:
-        try:
-            return ast.parse(text, mode="eval")
-        except SyntaxError as exc:
-            raise InvalidArgument(f"bad expression {text!r}: {exc.msg}") from None
-
-
-def expression_names(text: str) -> set[str]:
-    """The names an expression reads (``"BLOCK_M * UNROLL <= 256"``: BLOCK_M, UNROLL),
-    functions excluded; raises ``InvalidArgument`` when it does not parse."""
-    tree = _parse_expression(text)
-    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
-    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) not in called}
-
-
 def _names(schedule: Schedule | None, size: Any) -> dict[str, Any]:
     names: dict[str, Any] = {}
     if isinstance(size, Size):
@@ -908,8 +793,6 @@ class KernelSpec:
     def _declare_tunables(self) -> None:
         """Normalise ``tunables``, ``restrictions`` and ``tuned``, refusing what is wrong
         in itself (the sources are asked later, by ``forge.tunables.check_tunables``)."""
-        from . import tunables as _tunables
-
         set_ = functools.partial(object.__setattr__, self)
         set_("tunables", _tunables.declared(self.id, self.tunables))
         restrictions = self.restrictions
@@ -1049,12 +932,10 @@ class KernelSpec:
     def tunable_values(self) -> dict[str, Any]:
         """Each parameter (a tunable that is not a schedule knob) with the value it has
         in this kernel: ``tuned``, else its first."""
-        from .tunables import SCHEDULE_KEYS
-
         return {
             name: self.tuned.get(name, tunable.default)
             for name, tunable in self.tunables.items()
-            if name not in SCHEDULE_KEYS
+            if name not in _tunables.SCHEDULE_KEYS
         }
 
     def with_tunables(self, values: Mapping[str, Any] | None = None, **more: Any) -> KernelSpec:
@@ -1072,10 +953,8 @@ class KernelSpec:
     @functools.cached_property
     def _channels(self) -> dict[tuple[str, str], str | None]:
         """How each parameter reaches each target's source (``forge.tunables.channel``)."""
-        from .tunables import channel
-
         return {
-            (name, target): channel(self, name, target)
+            (name, target): _tunables.channel(self, name, target)
             for name in self.tunable_values()
             for target in self.targets
         }

@@ -35,11 +35,14 @@ import itertools
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import sources as _sources
 from .errors import ForgeError, InvalidArgument
-from .kernel import KernelSpec, RawBody, evaluate_expression, expression_names
+from .expressions import evaluate_expression, expression_names
+
+if TYPE_CHECKING:  # forge.kernel asks this module, never the other way round
+    from .kernel import KernelSpec
 from .schedule import _KEYS as SCHEDULE_KEYS
 from .schedule import Schedule
 from .size import Size
@@ -180,7 +183,7 @@ def channel(kernel: KernelSpec, name: str, target: str) -> str | None:
     """How parameter ``name`` reaches ``target``'s source: ``"override"``,
     ``"template"``, ``"define"``, or None when that source does not take it."""
     tunable = kernel.tunables[name]
-    source = kernel.body.sources.get(target) if isinstance(kernel.body, RawBody) else None
+    source = kernel.body.sources.get(target) if kernel.body.kind == "raw" else None
     if source is None:
         return None
     template, mentioned = _mentions(source, name)
@@ -214,7 +217,7 @@ def check_tunables(kernel: KernelSpec, size: Any = None) -> None:
         for what, clashes in clash.items():
             if clashes:
                 raise InvalidArgument(f"{where} is also {what}; give it one meaning")
-        if not isinstance(kernel.body, RawBody):
+        if not kernel.body.kind == "raw":
             raise InvalidArgument(
                 f"{where}: an IR kernel is tuned through its schedule "
                 f"knobs ({', '.join(SCHEDULE_KEYS)}), not parameters"
