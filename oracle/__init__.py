@@ -50,7 +50,8 @@ from ._results import (
     format_duration,
 )
 from ._run import run
-from ._runners import InProcessRunner, Runner, Session
+from ._runners import InProcessRunner, Runner
+from ._session import Session
 from ._strategies import STRATEGIES
 from ._tolerance import DEFAULT_TOLERANCES, Tolerance, default_tolerance, resolve_tolerance
 from ._tune import (

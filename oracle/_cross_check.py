@@ -44,7 +44,7 @@ from ._expected import Expected, expected_outputs
 from ._inputs import make_case
 from ._judge import leaves
 from ._results import Evaluation, Verdict
-from ._runners import Session
+from ._session import Session
 from ._tolerance import resolve_tolerance
 from ._tuning_cache import find_tuned
 

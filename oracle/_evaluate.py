@@ -44,7 +44,8 @@ from ._inputs import Case, make_case
 from ._judge import coverage_gaps, judge
 from ._plan import BackendInfo, ErrorInfo, build_plan
 from ._results import Evaluation, Finding, FloatSemantics, Timing, Verdict
-from ._runners import NOT_RUN, InProcessRunner, Runner, Session
+from ._runners import NOT_RUN, InProcessRunner, Runner
+from ._session import Session
 from ._workers import CRASHED
 
 __all__ = [

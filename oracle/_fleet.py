@@ -26,14 +26,16 @@ import contextlib
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from dataclasses import dataclass
 from typing import Any
 
 from forge import registry
 from forge.errors import ForgeError, GpuUnavailable, InvalidArgument
 
 from ._plan import BackendInfo, Outcome, Plan
-from ._runners import Runner, Session
+from ._ray import ray_slots
+from ._runners import Runner
+from ._session import Session
+from ._slots import Slot, plan_slots
 from ._workers import CRASHED
 
 __all__ = ["Fleet", "PooledRunner", "Slot", "fan_out", "plan_slots", "adapter_model"]
@@ -43,16 +45,6 @@ def adapter_model(info: BackendInfo) -> str:
     """The adapter model a runner's medians may be compared within."""
     adapter = info.adapter
     return f"{adapter.name} [{adapter.vendor_id:#x}:{adapter.device_id:#x}]"
-
-
-@dataclass
-class Slot:
-    """One runner of a fleet (a worker process, an actor, this process) and where it
-    runs (``label``: ``cuda:1``, ``wgpu@node-2``)."""
-
-    label: str
-    runner: Runner
-    busy: bool = False
 
 
 class PooledRunner(Runner):
@@ -147,33 +139,6 @@ class PooledRunner(Runner):
                 pass
 
 
-def plan_slots(
-    names: Sequence[str], workers: int | None, devices: Mapping[str, int], hosts: Iterable[str] = ()
-) -> dict[str, list[int]]:
-    """Which device each runner of each backend uses: by default one runner per device
-    of each backend (``devices``: 1 when not given); with ``workers``, at most that many
-    in all, at least one per backend, the rest spread round-robin over the device
-    backends' devices (several on one device once each has one), or over the ``hosts``
-    (backends that run no device code) when there is no other."""
-    default = {name: list(range(max(1, devices.get(name, 1)))) for name in names}
-    if workers is None:
-        return default
-    if workers < len(names):
-        raise InvalidArgument(
-            f"--workers {workers} cannot serve {len(names)} backends "
-            f"({', '.join(names)}): give at least one each"
-        )
-    slots = {name: [0] for name in names}
-    spread = [n for n in names if n not in set(hosts)] or list(names)
-    extra, turn = workers - len(names), 0
-    while extra > 0:
-        name = spread[turn % len(spread)]
-        count = max(1, devices.get(name, 1))
-        slots[name].append(len(slots[name]) % count)
-        extra, turn = extra - 1, turn + 1
-    return slots
-
-
 def _device_counts(names: Iterable[str]) -> dict[str, int]:
     counts = {}
     for name in names:
@@ -253,7 +218,6 @@ class Fleet:
     ) -> Fleet:
         """Ray actors, one warm context each, spread over a Ray cluster's GPUs (and its
         nodes, for backends that run on CPUs); see ``oracle._ray``."""
-        from ._ray import ray_slots
 
         slots, shutdown = ray_slots(
             list(dict.fromkeys(names)), address, workers, open_options or {}, timeout_s

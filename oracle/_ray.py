@@ -35,6 +35,7 @@ from forge.errors import ForgeError, GpuUnavailable, InvalidArgument, MissingExt
 
 from ._plan import BackendInfo, ErrorInfo, Outcome, Plan, execute
 from ._runners import Runner
+from ._slots import Slot, plan_slots
 from ._workers import _DEADLINE_MARGIN, _DEADLINE_WAITS, _START_TIMEOUT, CRASHED
 
 __all__ = ["ray_slots", "import_ray", "connect", "PlanActor", "RayRunner"]
@@ -248,7 +249,6 @@ def _remote_class(ray):
 
 def _layout(ray, names: Sequence[str], workers: int | None):
     """(the slots' device indexes per backend, GPUs in the cluster, alive node ids)."""
-    from ._fleet import plan_slots
 
     entries = registry.backend_entries()
     gpus = int(ray.cluster_resources().get("GPU", 0))
@@ -277,8 +277,6 @@ def ray_slots(
         NodeAffinitySchedulingStrategy,
         PlacementGroupSchedulingStrategy,
     )
-
-    from ._fleet import Slot
 
     started = connect(ray, address)
     layout, gpus, nodes, device = _layout(ray, names, workers)

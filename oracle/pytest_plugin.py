@@ -32,7 +32,7 @@ from forge import registry
 
 from ._evaluate import DEFAULT_TIMEOUT_S, evaluate
 from ._results import Verdict
-from ._runners import Session
+from ._session import Session
 
 __all__ = [
     "pytest_addoption",
