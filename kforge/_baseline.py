@@ -12,7 +12,11 @@ from collections.abc import Mapping
 from forge.errors import ResultsFileError
 from oracle import Verdict
 
-__all__ = ["compare_with_baseline", "load_results"]
+__all__ = ["compare_with_baseline", "load_results", "RESULTS_FORMAT"]
+
+#: The ``format`` field of ``kforge check --json`` results (``kforge report`` and
+#: ``--baseline`` refuse other formats).
+RESULTS_FORMAT = "kforge-check/1"
 
 _NOISE_FACTOR = 3.0
 _MIN_SLOWDOWN = 0.05
@@ -22,8 +26,6 @@ def load_results(path: str, accepted: Mapping[str, str] | None = None) -> dict:
     """A saved ``kforge check --json`` run (or, with ``accepted``, a file of any format it
     maps to the command that writes it); a ``ResultsFileError`` naming the file for
     anything else."""
-    from ._check import RESULTS_FORMAT
-
     accepted = accepted or {RESULTS_FORMAT: "kforge check --json"}
     try:
         with open(path, encoding="utf-8") as handle:

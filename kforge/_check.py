@@ -19,6 +19,7 @@ from forge import registry
 from forge.errors import GpuUnavailable, InvalidArgument
 from oracle import CheckOptions, CrossCheck, Evaluation, Verdict, check_many, format_duration
 
+from ._baseline import RESULTS_FORMAT, compare_with_baseline
 from ._fanout import add_fanout_flags, make_fleet
 from ._kernels import add_kernel_arguments, resolve_kernels
 from ._output import (
@@ -35,10 +36,6 @@ from ._output import (
 from ._report import add_report_flag, report_of, require_report_extra
 
 __all__ = ["register", "RESULTS_FORMAT", "CheckRun"]
-
-#: The ``format`` field of ``kforge check --json`` results (``kforge report`` and
-#: ``--baseline`` refuse other formats).
-RESULTS_FORMAT = "kforge-check/1"
 
 
 def add_backend_flag(parser, text: str) -> None:
@@ -327,8 +324,6 @@ def _check(args) -> int:
         write_junit(args.junit, run)
     regressions = []
     if args.baseline:
-        from ._baseline import compare_with_baseline
-
         regressions = compare_with_baseline(args.baseline, data)
     if args.json:
         print_json(data)

@@ -25,12 +25,22 @@ import math
 import random
 import warnings
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from forge.errors import InvalidArgument, MissingExtra
 from forge.tunables import SCHEDULE_KEYS
 
-from ._tune import FINALISTS, Candidate, _score, _Search
+if TYPE_CHECKING:  # oracle._tune runs the strategies; they never import it
+    from ._tune import Candidate, _Search
+
+#: Candidates measured again together at the end of a search (the best ones by median).
+FINALISTS = 3
+
+
+def _score(c: Candidate, objective: str) -> float:
+    """What a strategy ranks by: joules per run, or the median time."""
+    return c.energy if objective == "energy" else c.median
+
 
 __all__ = ["Strategy", "STRATEGIES", "get_strategy"]
 

@@ -41,6 +41,7 @@ from ._expected import Expected, expected_outputs
 from ._inputs import make_case
 from ._results import Evaluation, Timing, format_duration
 from ._runners import InProcessRunner, Runner
+from ._strategies import FINALISTS, _score, get_strategy
 from ._tuning_cache import TuningCache, candidate_source_hash, tuning_key
 
 __all__ = [
@@ -61,7 +62,6 @@ WORKGROUP_SIZES = (32, 64, 128, 256, 512, 1024)
 ITEMS_PER_INVOCATION = (1, 2, 4, 8)
 VECTOR_WIDTHS = (1, 2, 4)
 #: How many of the best candidates are measured again together, and how much longer.
-FINALISTS = 3
 FINAL_SAMPLES_FACTOR = 4
 # A candidate's status after a verdict other than pass.
 _FAILED_STATUS = {
@@ -303,10 +303,6 @@ class TuneResult:
             "top": [c.as_dict(work) for c in (ranked[:top] if top else ranked)],
             "candidates": [c.as_dict(work) for c in self.candidates],
         }
-
-
-def _score(c: Candidate, objective: str) -> float:
-    return c.energy if objective == "energy" else c.median
 
 
 # -- the space ------------------------------------------------------------------------------
@@ -806,8 +802,6 @@ def tune(
     ``forge.open_context(ctx.backend_name)``). ``on_planned(n)`` learns how many
     candidates the search will measure at most, ``on_progress(candidate)`` each one
     as it is first measured (or found in the cache)."""
-    from ._strategies import get_strategy
-
     if samples < 2:
         raise InvalidArgument(f"tuning needs samples >= 2 to measure noise, got {samples}")
     if objective not in ("time", "energy"):
