@@ -10,7 +10,7 @@ import re
 import pytest
 
 import forge
-from backends.cuda import _driver
+from backends.cuda import _driver, _probe
 from backends.cuda._driver import check, error_for
 from forge import (
     AllocationError,
@@ -103,7 +103,7 @@ def test_success_unwraps_to_none_one_value_or_a_tuple():
 
 
 def test_without_a_driver_the_backend_is_unavailable_with_the_reason():
-    ok, reason = _driver.probe_device()
+    ok, reason = _probe.probe_device()
     if ok:
         pytest.skip(f"this machine has a CUDA device ({reason}); CI covers the no-driver path")
     assert reason and ("driver" in reason or "device" in reason), reason
@@ -117,7 +117,7 @@ def test_without_a_driver_the_backend_is_unavailable_with_the_reason():
 
 
 def test_with_a_device_probe_names_it_and_its_architecture(request):
-    ok, reason = _driver.probe_device()
+    ok, reason = _probe.probe_device()
     if not ok:
         from oracle.pytest_plugin import require_available
 

@@ -68,7 +68,7 @@ def _availability() -> tuple[bool, str]:
     find_spec = importlib.util.find_spec
     if find_spec("cuda") is None or find_spec("cuda.bindings") is None:
         return False, f"the CUDA extra is not installed (cuda-python is missing): {INSTALL_COMMAND}"
-    from ._driver import probe_device
+    from ._probe import probe_device
 
     return probe_device()
 

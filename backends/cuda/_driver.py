@@ -34,7 +34,6 @@ __all__ = [
     "call",
     "error_for",
     "init_driver",
-    "probe_device",
     "PrimaryContext",
     "DeviceInfo",
     "device_info",
@@ -270,22 +269,6 @@ def kernel_driver_version() -> str:
             if word.count(".") >= 1 and word.replace(".", "").isdigit():
                 return word
     return ""
-
-
-def probe_device(ordinal: int = 0) -> tuple[bool, str]:
-    """Whether the CUDA backend can run here, with the reason: cuda-python, the driver
-    library, ``cuInit``, a device, and NVRTC are all needed. Retains no context."""
-    try:
-        info = device_info(ordinal)
-        from ._nvrtc import nvrtc_version
-
-        nvrtc = nvrtc_version()
-    except (GpuUnavailable, GpuValidation, DeviceLost, CompileError) as exc:
-        return False, str(exc)
-    major, minor = info.driver_version
-    return True, (
-        f"{info.name} ({info.arch}), CUDA driver {major}.{minor}, NVRTC {nvrtc[0]}.{nvrtc[1]}"
-    )
 
 
 @functools.cache

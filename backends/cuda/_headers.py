@@ -26,6 +26,8 @@ import re
 import sys
 from pathlib import Path
 
+from forge.cache import cache_root
+
 __all__ = [
     "header_directories",
     "STD_HEADERS",
@@ -175,18 +177,22 @@ def _wheel_directory(name: str) -> str | None:
     return None
 
 
+def cache_dir() -> Path:
+    """Where NVRTC's work is kept: the ``nvrtc`` folder of the cache root (compiled
+    images, and the headers a bundled NVRTC extracts)."""
+    return cache_root() / "nvrtc"
+
+
 def _bundled_directory() -> str | None:
     """Where NVRTC's own copy of the headers is extracted (done once, in the cache), or
     None when this NVRTC carries none (before 13.5) or the extraction fails."""
     try:
         from cuda.bindings import nvrtc
 
-        from ._nvrtc import cache_dir, nvrtc_version
-
         status, info, *_ = nvrtc.nvrtcGetBundledHeadersInfo()
         if status != nvrtc.nvrtcResult.NVRTC_SUCCESS or not info.available:
             return None
-        major, minor = nvrtc_version()
+        status, major, minor = nvrtc.nvrtcVersion()
         target = cache_dir() / f"headers-{major}.{minor}"
         flags = nvrtc.NVRTC_INSTALL_HEADERS_SKIP_IF_EXISTS
         status, *_ = nvrtc.nvrtcInstallBundledHeaders(str(target).encode(), flags)

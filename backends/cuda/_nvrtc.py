@@ -21,11 +21,18 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from forge.cache import cache_root, write_atomically
+from forge.cache import write_atomically
 from forge.errors import CompileError, GpuUnavailable, InvalidArgument, UnsupportedFeature
 
 from ._driver import check, default_arch, error_for
-from ._headers import INSTALL_HINT, header_digest, header_directories, std_headers, wheel_versions
+from ._headers import (
+    INSTALL_HINT,
+    cache_dir,
+    header_digest,
+    header_directories,
+    std_headers,
+    wheel_versions,
+)
 
 __all__ = [
     "compile_cuda",
@@ -89,11 +96,6 @@ def supported_archs() -> tuple[int, ...]:
     """The architectures this NVRTC can target, as numbers (``90`` for sm_90)."""
     nvrtc_version()
     return tuple(int(a) for a in check(_nvrtc().nvrtcGetSupportedArchs(), "nvrtcGetSupportedArchs"))
-
-
-def cache_dir() -> Path:
-    """Where compiled images are kept: the ``nvrtc`` folder of the cache root."""
-    return cache_root() / "nvrtc"
 
 
 def include_options() -> tuple[str, ...]:
