@@ -188,3 +188,106 @@ def test_the_private_backend_import_check_sees_both_forms(tmp_path):
         "backends.cuda._driver",
         "backends.wgpu._native",
     ]
+
+
+# -- no module imports one that imports it back, at any depth ---------------------------
+_PACKAGES = ("forge", "backends", "oracle", "kforge")
+
+
+def _module_name(path: Path, root: Path = ROOT) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _typing_only(tree: ast.Module) -> set[int]:
+    """Nodes under ``if TYPE_CHECKING:`` (annotations only, never run)."""
+    return {
+        id(node)
+        for block in tree.body
+        if isinstance(block, ast.If)
+        and isinstance(block.test, ast.Name)
+        and block.test.id == "TYPE_CHECKING"
+        for node in ast.walk(block)
+    }
+
+
+def _module_imports(path: Path, modules: set[str], root: Path) -> set[str]:
+    """The project modules ``path`` imports, lazily or not, resolved to the deepest
+    module named (``from .x import y`` is ``pkg.x.y`` when that is a module)."""
+    name = _module_name(path, root)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    tree = ast.parse(path.read_text(), str(path))
+    skip, found = _typing_only(tree), set()
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parts + ([base] if base else []))
+            subs = [f"{base}.{a.name}" for a in node.names if f"{base}.{a.name}" in modules]
+            targets = subs if len(subs) == len(node.names) else [base, *subs]
+        else:
+            continue
+        for target in targets:
+            while target and target not in modules:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+def _import_cycles(root: Path, packages: tuple[str, ...]) -> list[list[str]]:
+    paths = [p for package in packages for p in sorted((root / package).rglob("*.py"))]
+    modules = {_module_name(p, root) for p in paths}
+    graph = {_module_name(p, root): _module_imports(p, modules, root) for p in paths}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles: list[list[str]] = []
+
+    def visit(module: str) -> None:  # Tarjan's strongly connected components
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        for other in graph[module]:
+            if other not in index:
+                visit(other)
+                low[module] = min(low[module], low[other])
+            elif other in stack:
+                low[module] = min(low[module], index[other])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                other = stack.pop()
+                component.append(other)
+                if other == module:
+                    break
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for module in graph:
+        if module not in index:
+            visit(module)
+    return cycles
+
+
+def test_no_module_imports_itself_back_even_lazily():
+    """A function-level import that closes a circle is still a circle: the code of the
+    two modules can only be understood together (issue 14 found a ten-module one)."""
+    assert _import_cycles(ROOT, _PACKAGES) == []
+
+
+def test_the_cycle_check_sees_a_lazy_circle_and_ignores_typing_only_imports(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "a.py").write_text("from .b import g\ndef f():\n    return g()\n")
+    (package / "b.py").write_text("def g():\n    from .a import f\n    return f\n")
+    (package / "c.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .a import f\n"
+    )
+    (package / "d.py").write_text("from .c import *\n")
+    assert _import_cycles(tmp_path, ("pkg",)) == [["pkg.a", "pkg.b"]]
