@@ -12,9 +12,13 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .errors import InvalidArgument
+import numpy as np
 
-__all__ = ["ceil_div", "evaluate_expression", "expression_names"]
+from .errors import ForgeError, InvalidArgument
+from .schedule import Schedule
+from .size import Size
+
+__all__ = ["ceil_div", "evaluate_expression", "expression_names", "resolve"]
 
 
 def ceil_div(a: int, b: int) -> int:
@@ -129,3 +133,44 @@ def expression_names(text: str) -> set[str]:
     tree = _parse_expression(text)
     called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and id(n) not in called}
+
+
+# -- values that may depend on the schedule and the size ----------------------------------
+def _names(schedule: Schedule | None, size: Any) -> dict[str, Any]:
+    names: dict[str, Any] = {}
+    if isinstance(size, Size):
+        names.update(size.dims)
+    if size is not None:
+        names.setdefault("size", int(size))
+        names.setdefault("n", int(size))
+    if schedule is not None:
+        x, y, z = schedule.workgroup_size
+        names.update(
+            wg_x=x, wg_y=y, wg_z=z, ipt=schedule.items_per_invocation, vec=schedule.vector_width
+        )
+    return names
+
+
+def resolve(
+    value: Any,
+    schedule: Schedule | None,
+    size: Any,
+    what: str,
+    with_schedule: bool = True,
+    names: Mapping[str, Any] | None = None,
+) -> Any:
+    """A kernel attribute that may depend on the run: a constant, an expression over
+    the size's dimensions and the schedule's (``"M*K"``, ``"wg_x * 4"``) and ``names``
+    (a kernel's parameter values), or a callable of ``(schedule, size)`` (of ``(size)``
+    alone when ``with_schedule`` is False: counts, shapes, params). An exception raised
+    by the callable becomes an ``InvalidArgument`` naming ``what``."""
+    if isinstance(value, str):
+        return evaluate_expression(value, {**_names(schedule, size), **(names or {})})
+    if callable(value) and not isinstance(value, (np.ndarray, Schedule)):
+        try:
+            return value(schedule, size) if with_schedule else value(size)
+        except ForgeError:
+            raise
+        except Exception as exc:
+            raise InvalidArgument(f"{what} raised {type(exc).__name__}: {exc}") from exc
+    return value

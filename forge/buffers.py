@@ -1,0 +1,275 @@
+"""What a kernel binds: ``BufferSpec`` (an element type, an access, a count that may
+depend on the size, a uniform block's fields) and ``Access``. ``forge.kernel`` builds
+kernels from them; both names are exported by ``forge``."""
+
+from __future__ import annotations
+
+import enum
+import functools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from . import layout as _layout
+from ._digest import _callable_digest
+from .errors import InvalidArgument
+from .expressions import resolve
+from .size import is_int
+from .types import BindingUsage, ScalarType, scalar_type
+
+__all__ = ["Access", "BufferSpec"]
+
+
+class Access(enum.Enum):
+    """How a kernel uses a buffer."""
+
+    READ = "read"
+    READ_WRITE = "read_write"
+    UNIFORM = "uniform"
+
+    def accepts(self, usage: BindingUsage) -> bool:
+        """Whether a view allocated with ``usage`` may be bound for this access."""
+        return usage in _ACCEPTED_USAGES[self]
+
+    @property
+    def default_usage(self) -> BindingUsage:
+        return _ACCEPTED_USAGES[self][0]
+
+
+_ACCEPTED_USAGES = {
+    Access.READ: (BindingUsage.STORAGE_READ, BindingUsage.STORAGE_READ_RESIDENT),
+    Access.READ_WRITE: (BindingUsage.STORAGE_READ_WRITE,),
+    Access.UNIFORM: (BindingUsage.UNIFORM,),
+}
+
+
+@dataclass(frozen=True)
+class BufferSpec:
+    """One buffer of a kernel.
+
+    ``element`` is a type (``forge.layout``): a scalar name, ``"vec3<f32>"``,
+    ``"array<f32, 4>"`` or a struct ``(("pos", "vec3<f32>"), ("mass", "f32"))``; it is
+    laid out per target (padding is never judged). ``count`` is the element count for a
+    problem size: a callable of the size, an expression over its dimensions
+    (``"M*K"``), an int, or None for the size itself. A uniform buffer
+    (``access="uniform"``) lists its named ``fields`` instead and holds one record.
+
+    What the buffer holds before the run, in one place:
+    - an input's ``fill``: a domain ``(lo, hi)``, a generator ``fill(rng, count,
+      size) -> array``, fixed content (an array, or a scalar), or None for the
+      oracle's edge-case families;
+    - an output's ``initial`` content (a scalar, an array, or ``initial(size)``) for
+      kernels that accumulate into it (atomicAdd, split-K): timed repeats start from
+      it again, and unwritten elements cannot be told apart, so none are reported;
+    - ``inout``: a read-write buffer whose initial contents the kernel reads (``C`` in
+      ``C = alpha*A@B + beta*C``), drawn like an input.
+
+    ``shape`` gives the reference the buffer as an array of that shape (ints, dimension
+    names or expressions; default flat). ``scratch`` marks a read-write buffer the
+    kernel uses for intermediate results: the reference need not write it and it is
+    not judged.
+    """
+
+    binding: int
+    element: Any = "f32"
+    access: Access = Access.READ
+    group: int = 0
+    name: str = ""
+    count: Any = None
+    fields: tuple = ()
+    inout: bool = False
+    shape: Any = None
+    fill: Any = None
+    initial: Any = None
+    scratch: bool = False
+
+    def __post_init__(self) -> None:
+        for attribute in ("binding", "group"):
+            value = getattr(self, attribute)
+            if not is_int(value) or value < 0:
+                raise InvalidArgument(
+                    f"buffer {self.name or self.binding!r}: {attribute} "
+                    f"must be an int >= 0, got {value!r}"
+                )
+            object.__setattr__(self, attribute, int(value))
+        try:
+            object.__setattr__(self, "access", Access(self.access))
+        except ValueError:
+            raise InvalidArgument(
+                f"buffer {self.binding}: access must be one of "
+                f"{[a.value for a in Access]}, got {self.access!r}"
+            ) from None
+        if not isinstance(self.name, str):
+            raise InvalidArgument(f"buffer {self.binding}: name must be a str, got {self.name!r}")
+        if isinstance(self.element, list):
+            object.__setattr__(self, "element", tuple(map(tuple, self.element)))
+        _layout.parse_type(self.element)
+        if not isinstance(self.fields, (tuple, list)) or not all(
+            isinstance(f, (tuple, list)) and len(f) == 2 for f in self.fields
+        ):
+            raise InvalidArgument(
+                f"buffer {self.binding}: fields are (name, type) pairs, got {self.fields!r}"
+            )
+        object.__setattr__(
+            self,
+            "fields",
+            tuple(
+                (str(n), t if not isinstance(t, list) else tuple(map(tuple, t)))
+                for n, t in self.fields
+            ),
+        )
+        if self.access is Access.UNIFORM:
+            if not self.fields:
+                raise InvalidArgument(f"uniform buffer {self.binding} needs named scalar fields")
+            _layout.parse_type(self.fields)  # checks types and duplicate names
+        elif self.fields:
+            raise InvalidArgument(f"buffer {self.binding}: only a uniform buffer has fields")
+        if self.inout and self.access is not Access.READ_WRITE:
+            raise InvalidArgument(f"buffer {self.binding}: only a read_write buffer is inout")
+        if (self.initial is not None or self.scratch) and self.access is not Access.READ_WRITE:
+            raise InvalidArgument(
+                f"buffer {self.binding}: initial content and scratch are for read_write buffers"
+            )
+        if self.fill is not None and self.access is not Access.READ and not self.inout:
+            raise InvalidArgument(
+                f"buffer {self.binding}: fill is for inputs (and inout "
+                "buffers); give an output initial= content instead"
+            )
+        if self.count is not None and not (
+            callable(self.count) or isinstance(self.count, str) or is_int(self.count)
+        ):
+            raise InvalidArgument(
+                f"buffer {self.binding}: count is a callable, an expression "
+                f"or an int, got {self.count!r}"
+            )
+
+    @classmethod
+    def uniform(
+        cls, binding: int, fields: Sequence[tuple[str, Any]], group: int = 0, name: str = "params"
+    ) -> BufferSpec:
+        if not isinstance(fields, (tuple, list)):
+            raise InvalidArgument(
+                f"uniform buffer {binding}: fields are (name, type) pairs, got {fields!r}"
+            )
+        return cls(binding, "u32", Access.UNIFORM, group, name, None, tuple(fields))
+
+    @property
+    def label(self) -> str:
+        """The buffer's name, or ``g<group>b<binding>`` when it has none."""
+        return self.name or f"g{self.group}b{self.binding}"
+
+    @property
+    def type(self) -> Any:
+        """The type of one element (the struct of fields for a uniform)."""
+        return self.fields if self.access is Access.UNIFORM else self.element
+
+    @property
+    def scalar(self) -> ScalarType:
+        return scalar_type(self.element)
+
+    @property
+    def is_scalar(self) -> bool:
+        return _layout.parse_type(self.type).is_scalar
+
+    @functools.cached_property
+    def record_dtype(self) -> np.dtype:
+        """The uniform block as the reference sees it: its fields at C's natural
+        alignment, padded to 16 bytes. For scalar fields these are also the bytes WGSL
+        and CUDA read, so ``pack_uniform``'s record can be uploaded to any backend; with
+        vector, array or struct fields, lay it out per target (``buffer_bytes``)."""
+        dtype = _layout.logical_dtype(self.type)
+        if self.access is not Access.UNIFORM:
+            return dtype
+        padded = -(-dtype.itemsize // 16) * 16
+        return _layout.with_itemsize(dtype, padded)
+
+    @property
+    def dtype(self) -> np.dtype:
+        """The numpy dtype of one element as the reference sees it."""
+        return self.record_dtype
+
+    def dtype_for(self, target: str | None) -> np.dtype:
+        """The numpy dtype of one element's bytes on ``target`` (None: host memory)."""
+        if target is None:
+            return self.dtype
+        rules = _layout.rules_for(target, self.access is Access.UNIFORM)
+        return _layout.target_dtype(self.type, rules)
+
+    @property
+    def is_output(self) -> bool:
+        """Judged against the reference: read-write and not scratch."""
+        return self.access is Access.READ_WRITE and not self.scratch
+
+    def element_count(self, size: Any) -> int:
+        if self.access is Access.UNIFORM:
+            return 1
+        if self.count is None:
+            return int(size)
+        count = resolve(self.count, None, size, f"buffer {self.label}'s count", False)
+        if not is_int(count) or count < 0:
+            raise InvalidArgument(
+                f"buffer {self.label}'s count at size {size} is {count!r}; it must be an int >= 0"
+            )
+        return int(count)
+
+    def byte_size(self, size: Any, target: str | None = None) -> int:
+        return self.element_count(size) * self.dtype_for(target).itemsize
+
+    def shape_at(self, size: Any) -> tuple[int, ...]:
+        """The array shape the reference sees at ``size``."""
+        count = self.element_count(size)
+        if self.shape is None:
+            return (count,)
+        dims = resolve(self.shape, None, size, f"buffer {self.label}'s shape", False)
+        if isinstance(dims, (int, np.integer, str)):
+            dims = (dims,)
+        shape = tuple(
+            int(resolve(d, None, size, f"buffer {self.label}'s shape", False)) for d in dims
+        )
+        if math.prod(shape) != count:
+            raise InvalidArgument(
+                f"buffer {self.label}: shape {shape} holds {math.prod(shape)} "
+                f"elements, but its count at size {size} is {count}"
+            )
+        return shape
+
+    def describe(self) -> dict:
+        """A JSON-able description, part of the kernel's semantic hash."""
+        return {
+            "binding": self.binding,
+            "group": self.group,
+            "element": _layout.type_text(_layout.parse_type(self.element)),
+            "access": self.access.value,
+            "name": self.name,
+            "fields": [[n, _layout.type_text(_layout.parse_type(t))] for n, t in self.fields],
+            "inout": self.inout,
+            "count": _callable_digest(self.count),
+            "shape": _callable_digest(self.shape),
+            "fill": _callable_digest(self.fill),
+            "initial": _callable_digest(self.initial),
+            "scratch": self.scratch,
+        }
+
+
+def _field_problem(value: Any, dtype: np.dtype) -> str:
+    """Why ``value`` cannot go into a uniform field of ``dtype`` without silently
+    becoming something else ("" when it can): a bool anywhere, a non-integral number
+    in an integer field (numpy would truncate 1.5 to 1)."""
+    try:
+        array = np.asarray(value)
+    except ValueError:  # a nested struct's value: numpy's own assignment checks it
+        return ""
+    if array.dtype == bool:
+        return "a bool is not a number here (give 0 or 1)"
+    base = dtype.base
+    if base.kind in "iu" and array.dtype.kind in "fc":
+        with np.errstate(invalid="ignore"):
+            if not np.all(np.isfinite(array)) or not np.all(np.asarray(array).real % 1 == 0):
+                return f"the field holds {base.name} integers, and this is not one"
+    return ""
+
+
+# -- launches -----------------------------------------------------------------------------
