@@ -78,16 +78,7 @@ def test_uniform_layout_rounds_structs_and_arrays_up_to_16_bytes():
 
 
 def test_c_layout_gives_float3_four_bytes_alignment_and_int64_eight():
-    params = (
-        ("n", "i64"),
-        ("scale", "vec3<f32>"),
-        ("offset", "u64"),
-        ("alpha", "f64"),
-        ("flag", "i32"),
-        ("pair", "vec2<f32>"),
-        ("q", "vec4<f32>"),
-    )
-    assert _offsets(params, "c") == {
+    assert _offsets(_C_PARAMS, "c") == {
         "n": 0,
         "scale": 8,
         "offset": 24,
@@ -96,7 +87,7 @@ def test_c_layout_gives_float3_four_bytes_alignment_and_int64_eight():
         "pair": 48,
         "q": 64,
     }
-    assert size_align(params, "c") == (80, 16)
+    assert size_align(_C_PARAMS, "c") == (80, 16)
 
 
 def test_encode_and_decode_round_trip_every_layout_and_zero_the_padding():

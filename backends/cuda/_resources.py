@@ -47,7 +47,6 @@ def reap_abandoned() -> None:
             status = res.primary.api.cuEventQuery(done)[0]
             if getattr(status, "name", "") == "CUDA_ERROR_NOT_READY":
                 continue
-            res.events.append(done)  # destroyed with the rest
         _abandoned.remove(item)
         res.release()
 
@@ -129,7 +128,7 @@ class Resources:
         done = None
         if self.stream_compute is not None:
             try:
-                done = call(self.primary.api.cuEventCreate, _NO_TIMING)
+                done = self.event()  # destroyed with the rest by release()
                 call(self.primary.api.cuEventRecord, done, self.stream_compute)
             except ForgeError:  # faulted: nothing of ours runs any more
                 done = None

@@ -63,13 +63,11 @@ def test_kernel_timeout_is_a_device_loss_and_a_timeout_error():
     assert issubclass(KernelTimeout, TimeoutError)
 
 
-def test_cuda_waits_are_polled_and_bounded_on_a_device_that_never_finishes(fake_driver):
-    """On the simulated driver (CI): once the device hangs, every wait the context makes
-    under a timeout is a poll that gives up, never a blocking call (the fake fails the
-    test on one), and closing the lost context does not wait for the device."""
+def _affine_on_the_simulated_driver(fake):
+    """A CUDA context on the simulated driver with raw_affine's three views bound, its
+    events kept "not ready" until waited for (like a GPU still running the work)."""
     from backends.cuda import CudaComputeContext
 
-    fake = fake_driver
     fake.lazy_events = True
     ctx = CudaComputeContext(1 << 20)
     kernel = forge.get_kernel("raw_affine")
@@ -79,6 +77,16 @@ def test_cuda_waits_are_polled_and_bounded_on_a_device_that_never_finishes(fake_
         ctx.allocate_transient(x.nbytes, 1, usage=forge.BindingUsage.STORAGE_READ_WRITE),
         ctx.allocate_and_write(kernel.pack_uniform(x.size), 2, usage=forge.BindingUsage.UNIFORM),
     ]
+    return ctx, kernel, x, views
+
+
+def test_cuda_waits_are_polled_and_bounded_on_a_device_that_never_finishes(fake_driver):
+    """On the simulated driver (CI): once the device hangs, every wait the context makes
+    under a timeout is a poll that gives up, never a blocking call (the fake fails the
+    test on one), and closing the lost context does not wait for the device."""
+
+    fake = fake_driver
+    ctx, kernel, x, views = _affine_on_the_simulated_driver(fake)
     ctx.run_kernel(kernel, Schedule(64), views, x.size)
     ctx.timeout_s = 0.05
     fake.hung = True
@@ -138,15 +146,7 @@ def test_an_abandoned_cuda_context_dropped_unclosed_does_not_wait_for_the_device
     from backends.cuda import CudaComputeContext
 
     fake = fake_driver
-    fake.lazy_events = True
-    ctx = CudaComputeContext(1 << 20)
-    kernel = forge.get_kernel("raw_affine")
-    x = np.ones(64, np.float32)
-    views = [
-        ctx.allocate_and_write(x, 0),
-        ctx.allocate_transient(x.nbytes, 1, usage=forge.BindingUsage.STORAGE_READ_WRITE),
-        ctx.allocate_and_write(kernel.pack_uniform(x.size), 2, usage=forge.BindingUsage.UNIFORM),
-    ]
+    ctx, kernel, x, views = _affine_on_the_simulated_driver(fake)
     ctx.timeout_s = 0.05
     fake.hung = True
     with pytest.raises(KernelTimeout):
