@@ -269,6 +269,10 @@ def _field_problem(value: Any, dtype: np.dtype) -> str:
         with np.errstate(invalid="ignore"):
             if not np.all(np.isfinite(array)) or not np.all(np.asarray(array).real % 1 == 0):
                 return f"the field holds {base.name} integers, and this is not one"
+    if base.kind in "iu" and array.dtype.kind in "iuf" and array.size:
+        info = np.iinfo(base)
+        if np.any(array < info.min) or np.any(array > info.max):
+            return f"it is outside {base.name}'s range ({info.min} to {info.max})"
     return ""
 
 

@@ -126,7 +126,8 @@ class Dispatch:
 class Step:
     """One launch resolved for a target, schedule and size: what a backend runs.
     ``arguments`` (CUDA) lists each parameter as ``("buffer", index)``,
-    ``("field", name)`` or ``("uniform", None)``."""
+    ``("field", name)``, ``("uniform", None)`` or ``("value", (name, bytes))`` (a
+    scalar ``params(size)`` gives a kernel without a uniform block)."""
 
     entry_point: str
     workgroups: tuple[int, int, int]
@@ -268,7 +269,8 @@ class KernelSpec:
     What the oracle needs to judge it: ``domain`` maps an input's name to the closed
     range it is defined on (or use the buffer's ``fill``); ``nonfinite_inputs`` says
     whether NaN and +-Inf inputs are in the kernel's contract; ``tolerance`` overrides
-    the default tolerances (keys: a dtype name, or ``"backend:NAME"``); ``test_sizes``
+    the default tolerances (keys: a dtype name, or ``"backend:NAME"``; or a function of
+    the size returning them, for a budget that grows with a reduction's length); ``test_sizes``
     are the sizes checked by default (None: around the first schedule's workgroup
     multiples, with two seeds).
 
@@ -311,7 +313,7 @@ class KernelSpec:
     tags: tuple[str, ...] = ()
     domain: Mapping[str, tuple[float, float]] = field(default_factory=dict)
     nonfinite_inputs: bool = True
-    tolerance: Mapping[str, Any] = field(default_factory=dict)
+    tolerance: Mapping[str, Any] | Callable[[Any], Mapping[str, Any]] = field(default_factory=dict)
     test_sizes: tuple[Any, ...] | None = None
     body: Any = None
     schedule_roles: Mapping[str, str] = field(default_factory=dict)
@@ -743,7 +745,7 @@ class KernelSpec:
                     self.workgroups(schedule, size, max_per_dimension),
                     schedule.workgroup_size,
                     self._shared(self.shared_bytes, schedule, size),
-                    self._cuda_arguments(entry, self.arguments, target, source),
+                    self._cuda_arguments(entry, self.arguments, target, source, size),
                     self._overrides(None, target, schedule, size),
                 ),
             )
@@ -782,7 +784,9 @@ class KernelSpec:
                     grid,
                     own.workgroup_size,
                     self._shared(dispatch.shared_bytes, own, size),
-                    self._cuda_arguments(dispatch.entry_point, dispatch.arguments, target, source),
+                    self._cuda_arguments(
+                        dispatch.entry_point, dispatch.arguments, target, source, size
+                    ),
                     self._overrides(dispatch, target, own, size),
                 )
             )
@@ -835,25 +839,29 @@ class KernelSpec:
         return int(shared)
 
     def _cuda_arguments(
-        self, entry: str, explicit: Sequence[str] | None, target: str | None, source: str | None
+        self,
+        entry: str,
+        explicit: Sequence[str] | None,
+        target: str | None,
+        source: str | None,
+        size: Any = None,
     ) -> tuple[tuple[str, Any], ...]:
         if target != "cuda":
             return ()
         order = list(explicit) if explicit else None
-        if order is None and source is not None:
-            params = _sources.cuda_parameters(source, entry)
-            if params:
-                known = self._argument_names()
-                if all(p.name in known for p in params):
-                    order = [p.name for p in params]
-                else:
-                    return self._arguments_by_position(entry, params, known)
+        params = _sources.cuda_parameters(source, entry) if source is not None else None
+        known = self._argument_names()
+        known.update(self._scalar_arguments(params or (), size, known))
+        if order is None and params:
+            if all(p.name in known for p in params):
+                order = [p.name for p in params]
+            else:
+                return self._arguments_by_position(entry, params, known)
         if order is None:  # the default convention: buffers by binding, uniform last
             return tuple(
                 ("uniform", None) if b.access is Access.UNIFORM else ("buffer", i)
                 for i, b in enumerate(self.buffers)
             )
-        known = self._argument_names()
         unknown = [name for name in order if name not in known]
         if unknown:
             raise InvalidArgument(
@@ -904,6 +912,35 @@ class KernelSpec:
                     f"parameters {unmatched} match no name); name every parameter as the "
                     "spec does, or give arguments=(...)"
                 )
+        return found
+
+    def _scalar_arguments(
+        self, params: Sequence[Any], size: Any, known: Mapping[str, Any]
+    ) -> dict[str, tuple[str, Any]]:
+        """For a kernel without a uniform block: each scalar parameter the kernel takes by
+        value (``int n``, ``float eps``) that ``params(size)`` or ``defaults`` names, as
+        ``("value", (name, bytes))`` in the C type the kernel declares, as people write
+        ``params=lambda n: {"n": n}`` for ``__global__ void k(float* y, int n)``."""
+        if self.uniform is not None or not (self.params or self.defaults) or size is None:
+            return {}
+        wanted = [p for p in params if not p.pointer and p.name not in known]
+        if not wanted:
+            return {}
+        values = self.scalar_values(size)
+        found: dict[str, tuple[str, Any]] = {}
+        for param in wanted:
+            dtype = _sources.scalar_dtype(param.type)
+            if param.name not in values or dtype is None:
+                continue
+            value = values[param.name]
+            problem = _field_problem(value, dtype)
+            if problem:
+                raise InvalidArgument(
+                    f"kernel {self.id}: parameter {param.type} {param.name} cannot hold "
+                    f"{value!r}: {problem}"
+                )
+            raw = np.asarray(value).astype(dtype).tobytes()
+            found[param.name] = ("value", (param.name, raw))
         return found
 
     def _argument_names(self) -> dict[str, tuple[str, Any]]:
@@ -1090,14 +1127,24 @@ class KernelSpec:
                 )
             target[...] = got
 
+    def tolerance_at(self, size: Any) -> Mapping[str, Any]:
+        """The tolerance table at ``size``: ``tolerance``, or what ``tolerance(size)``
+        returns (the rounding error of a k-long dot product grows with k, so a GEMM's
+        budget at k = 4096 is not its budget at k = 64)."""
+        if not callable(self.tolerance):
+            return self.tolerance
+        found = resolve(self.tolerance, None, size, f"kernel {self.id}'s tolerance", False)
+        if not isinstance(found, Mapping):
+            raise InvalidArgument(
+                f"kernel {self.id}: tolerance(size) must return a mapping of tolerances "
+                f"(keys: a dtype name or 'backend:NAME'), got {type(found).__name__}"
+            )
+        return found
+
     # -- arguments -----------------------------------------------------------------
-    def pack_uniform(self, size: Any, **values: Any) -> np.ndarray:
-        """The uniform record for a problem of ``size``: ``defaults``, then the fields
-        ``params(size)`` derives, then ``values``. Returns a one-element record array of
-        the logical layout (``uniform_bytes`` lays it out for a target)."""
-        spec = self.uniform
-        if spec is None:
-            raise InvalidArgument(f"kernel {self.id} has no uniform block to pack")
+    def scalar_values(self, size: Any) -> dict[str, Any]:
+        """``defaults``, then the values ``params(size)`` derives: the fields of the
+        uniform block, or, for a CUDA kernel without one, its scalar parameters by name."""
         merged = dict(self.defaults)
         if self.params is not None:
             derived = resolve(self.params, None, size, f"kernel {self.id}'s params", False)
@@ -1107,7 +1154,16 @@ class KernelSpec:
                     f"of field values, got {type(derived).__name__}"
                 )
             merged.update(derived)
-        merged.update(values)
+        return merged
+
+    def pack_uniform(self, size: Any, **values: Any) -> np.ndarray:
+        """The uniform record for a problem of ``size``: ``defaults``, then the fields
+        ``params(size)`` derives, then ``values``. Returns a one-element record array of
+        the logical layout (``uniform_bytes`` lays it out for a target)."""
+        spec = self.uniform
+        if spec is None:
+            raise InvalidArgument(f"kernel {self.id} has no uniform block to pack")
+        merged = {**self.scalar_values(size), **values}
         names = [n for n, _ in spec.fields]
         unknown = set(merged) - set(names)
         if unknown:
@@ -1257,6 +1313,8 @@ class KernelSpec:
                 names.append(self.buffers[key].name or f"__buffer{key}")
             elif kind == "field":
                 names.append(key)
+            elif kind == "value":
+                names.append(key[0])
             else:
                 names.append((self.uniform.name or "params") if self.uniform else "params")
         if any(n.startswith("__buffer") for n in names):

@@ -13,6 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import ml_dtypes
+import numpy as np
+
 __all__ = [
     "WgslBinding",
     "wgsl_bindings",
@@ -153,6 +156,40 @@ def is_scalar_type(type_text: str) -> bool:
     ``__half``, ``int64_t``), not a struct."""
     words = re.findall(r"[A-Za-z_]\w*", type_text)
     return any(w in _SCALAR_WORDS or re.fullmatch(r"u?int\d+_t", w) for w in words)
+
+
+def scalar_dtype(type_text: str) -> np.dtype | None:
+    """The numpy dtype of a by-value scalar parameter's C type on a 64-bit CUDA target
+    (``const unsigned int`` -> uint32, ``long``/``size_t`` -> 8 bytes, ``__half`` ->
+    float16, ``__nv_bfloat16`` -> bfloat16), or None for a type that is not one."""
+    words = [w for w in re.findall(r"[A-Za-z_]\w*", type_text) if w not in _QUALIFIERS]
+    sized = next((w for w in words if re.fullmatch(r"u?int(8|16|32|64)_t", w)), None)
+    if sized is not None:
+        return np.dtype(sized[:-2])
+    for names, dtype in _C_SCALARS:
+        if any(w in names for w in words):
+            if dtype.kind == "i" and ("unsigned" in words):
+                return np.dtype(f"u{dtype.itemsize}")
+            return dtype
+    if words and set(words) <= {"unsigned", "signed"}:
+        return np.dtype("u4" if "unsigned" in words else "i4")
+    return None
+
+
+_QUALIFIERS = frozenset({"const", "volatile", "__restrict__", "restrict", "struct"})
+# Most specific first: "long long" and "long" are 8 bytes on CUDA's 64-bit targets.
+_C_SCALARS: tuple[tuple[frozenset[str], np.dtype], ...] = (
+    (frozenset({"double"}), np.dtype("f8")),
+    (frozenset({"float"}), np.dtype("f4")),
+    (frozenset({"half", "__half"}), np.dtype("f2")),
+    (frozenset({"__nv_bfloat16", "nv_bfloat16", "bfloat16"}), np.dtype(ml_dtypes.bfloat16)),
+    (frozenset({"size_t"}), np.dtype("u8")),
+    (frozenset({"ptrdiff_t", "long"}), np.dtype("i8")),
+    (frozenset({"short"}), np.dtype("i2")),
+    (frozenset({"char"}), np.dtype("i1")),
+    (frozenset({"bool"}), np.dtype("u1")),
+    (frozenset({"int"}), np.dtype("i4")),
+)
 
 
 def _split_top_level(text: str) -> list[str]:

@@ -6,9 +6,13 @@ neither fits, instead of a silently guessed order (red-team finding F7c)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+import forge
+import oracle
 from forge import BufferSpec, InvalidArgument, KernelSpec, Schedule
+from oracle.pytest_plugin import require_available
 
 _BUFFERS = (
     BufferSpec(0, "f32", "read", name="tokens"),
@@ -84,3 +88,73 @@ def test_a_name_that_contradicts_its_position_is_refused():
         match="'out' of k is named like buffer 'out' but sits where buffer 'tokens' goes",
     ):
         _arguments("float* out, const float* inp, int n, float s")
+
+
+# -- scalars by value without a uniform block ------------------------------------------
+# CUDA code passes sizes and coefficients as plain parameters (``int n, float eps``), and
+# people say where their values come from with ``params``/``defaults``, not a uniform.
+_TWICE_PLUS = r"""
+#include <cuda_fp16.h>
+extern "C" __global__ void twice_plus(const float* x, float* y, int n, float shift,
+                                      unsigned long long stride, __half h, double d) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = 2.0f * x[i] + shift + (float)stride + __half2float(h) + (float)d;
+}
+"""
+
+
+def _twice_plus(**overrides):
+    fields = dict(
+        id="twice_plus",
+        entry_point="twice_plus",
+        sources={"cuda": _TWICE_PLUS},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+        ),
+        reference=lambda x, y: x * np.float32(2) + np.float32(0.25 + 3 + 0.5 + 0.125),
+        grid=lambda s, n: ((n + 63) // 64, 1, 1),
+        params=lambda n: {"n": n},
+        defaults={"shift": 0.25, "stride": 3, "h": 0.5, "d": 0.125},
+        schedules=(Schedule(64),),
+        test_sizes=(100, 1, 4099),
+        template=False,
+    )
+    fields.update(overrides)
+    return KernelSpec(**fields)
+
+
+def test_scalar_parameters_take_params_and_defaults_in_their_declared_c_types():
+    (step,) = _twice_plus().steps("cuda", Schedule(64), 100)
+    assert step.arguments == (
+        ("buffer", 0),
+        ("buffer", 1),
+        ("value", ("n", np.int32(100).tobytes())),
+        ("value", ("shift", np.float32(0.25).tobytes())),
+        ("value", ("stride", np.uint64(3).tobytes())),
+        ("value", ("h", np.float16(0.5).tobytes())),
+        ("value", ("d", np.float64(0.125).tobytes())),
+    )
+
+
+def test_a_scalar_value_its_c_type_cannot_hold_is_refused_by_name():
+    with pytest.raises(InvalidArgument, match=r"int n cannot hold .*outside int32's range"):
+        _twice_plus().steps("cuda", Schedule(64), 3_000_000_000, 2**40)
+    with pytest.raises(InvalidArgument, match=r"unsigned long long stride cannot hold 1.5"):
+        _twice_plus(defaults={"shift": 0.25, "stride": 1.5, "h": 0.5, "d": 0.125}).steps(
+            "cuda", Schedule(64), 100
+        )
+
+
+def test_a_scalar_no_one_gives_a_value_is_named_in_the_error():
+    with pytest.raises(InvalidArgument, match=r"\['stride'\]"):
+        _twice_plus(defaults={"shift": 0.25, "h": 0.5, "d": 0.125}).steps("cuda", Schedule(64), 1)
+
+
+@pytest.mark.parametrize("backend", ["reference", "cuda"])
+def test_a_kernel_with_scalar_parameters_runs_and_passes(request, backend):
+    require_available(request.config, backend)
+    with forge.open_context(backend) as ctx:
+        for size in (100, 1, 4099):
+            ev = oracle.evaluate(ctx, _twice_plus(), size=size)
+            assert ev.passed, ev.report()

@@ -577,6 +577,9 @@ class CudaComputeContext(SlabContext):
             if kind == "buffer":
                 holders.append(ctypes.c_uint64(self._res.slab + launch.views[key].offset))
                 continue
+            if kind == "value":  # a scalar params(size) gives, packed in the kernel's C type
+                holders.append((ctypes.c_char * len(key[1])).from_buffer_copy(key[1]))
+                continue
             spec = launch.kernel.uniform
             assert spec is not None  # only a kernel with a uniform block has these arguments
             index = launch.kernel.buffers.index(spec)
@@ -880,6 +883,8 @@ def _check_parameters(kernel: KernelSpec, function, step: Step, source: str) -> 
         elif kind == "field":
             need = _field_slot(kernel.uniform, key)[1]
             ok, want = size == need, str(need)
+        elif kind == "value":
+            ok, want = size == len(key[1]), str(len(key[1]))
         else:
             uniform = kernel.uniform
             assert uniform is not None  # the argument is the kernel's uniform block
@@ -904,6 +909,8 @@ def _argument_text(kernel: KernelSpec, kind: str, key: Any) -> str:
         return f"buffer {kernel.buffers[key].label} (pointer)"
     if kind == "field":
         return f"field {key} (by value)"
+    if kind == "value":
+        return f"value {key[0]} (by value)"
     uniform = kernel.uniform
     assert uniform is not None  # the argument is the kernel's uniform block
     return f"uniform block {uniform.label} (struct by value)"
