@@ -220,14 +220,15 @@ def _pairs(
         wants.update(leaves(label, array))
         flushed.update(leaves(label, expected.flushed()[label]))
     ran = [n for n, e in evaluations.items() if set(e.got) == set(wants)]
+    table = kernel.tolerance_at(expected.case.size)
     pairs = []
     for a, b in itertools.combinations(ran, 2):
         first, second = evaluations[a], evaluations[b]
         semantics = first.semantics.either(second.semantics)
         comparisons = {}
         for label, want in wants.items():
-            tol = resolve_tolerance(want.dtype, kernel.tolerance, a, tolerance).loosest(
-                resolve_tolerance(want.dtype, kernel.tolerance, b, tolerance)
+            tol = resolve_tolerance(want.dtype, table, a, tolerance).loosest(
+                resolve_tolerance(want.dtype, table, b, tolerance)
             )
             got_a, flushed_a = _as_unflushed(first, want, flushed[label], label, tol)
             got_b, flushed_b = _as_unflushed(second, want, flushed[label], label, tol)

@@ -147,7 +147,7 @@ def _precise_outputs(expected: Expected) -> dict[str, np.ndarray] | None:
             return None
         with np.errstate(all="ignore"):
             rounded = array.astype(want.dtype)
-        tolerance = resolve_tolerance(want.dtype, truth.tolerance, None, None)
+        tolerance = resolve_tolerance(want.dtype, truth.tolerance_at(case.size), None, None)
         agreement = compare(rounded, want, tolerance, nonfinite_either=True)
         if agreement.mismatches > max(_PRECISE_STRAY * agreement.count, 2):
             return None

@@ -71,11 +71,10 @@ def _leaf_tolerance(
 ) -> Any:
     """The tolerance of one output lane on this backend; in a port check, the looser
     of this backend's and the reference backend's budgets."""
-    tol = resolve_tolerance(dtype, kernel.tolerance, info.name, tolerance)
+    table = kernel.tolerance_at(expected.case.size)
+    tol = resolve_tolerance(dtype, table, info.name, tolerance)
     if expected.reference_backend is not None:
-        tol = tol.loosest(
-            resolve_tolerance(dtype, kernel.tolerance, expected.reference_backend, tolerance)
-        )
+        tol = tol.loosest(resolve_tolerance(dtype, table, expected.reference_backend, tolerance))
     return tol
 
 

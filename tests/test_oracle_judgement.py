@@ -436,3 +436,66 @@ def test_an_fma_under_cancellation_passes_as_closer_to_the_exact_result():
             ctx, OFF_BY_ONE_ULP_PRODUCT, size=64, samples=0, inputs=inputs, truth=TWO_ROUNDINGS
         )
         assert wrong.verdict == Verdict.MISMATCH, wrong.report()
+
+
+# -- a tolerance that grows with the size ------------------------------------------------
+_OFF_BY_A_HUNDREDTH = {
+    "wgsl": """
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x < arrayLength(&y)) { y[id.x] = x[id.x] + 0.01; }
+}""",
+    "cuda": """extern "C" __global__ void off(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = x[i] + 0.01f;
+}""",
+}
+
+
+@pytest.mark.parametrize("backend", ["wgpu", "cuda"])
+def test_a_tolerance_given_as_a_function_of_the_size_is_judged_at_each_size(request, backend):
+    """A long reduction's rounding error grows with its length, so its budget is a
+    function of the size (``tolerance=lambda size: ...``): here 0.02 from size 100 on,
+    exact below, so the same kernel, 0.01 off, passes at 200 and fails at 50."""
+    require_available(request.config, backend)
+    seen = []
+
+    def tolerance(size):
+        seen.append(int(size))
+        return {"f32": {"atol": 0.02 if int(size) >= 100 else 0.0, "rtol": 0.0, "ulp": 0}}
+
+    kernel = KernelSpec(
+        id="off_by_a_hundredth",
+        entry_point="main",
+        entry_points={"cuda": "off"},
+        sources=_OFF_BY_A_HUNDREDTH,
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+        ),
+        reference=lambda x, y: x,
+        params=lambda n: {"n": n},
+        template=False,
+        domain={"x": (-1.0, 1.0)},
+        nonfinite_inputs=False,
+        tolerance=tolerance,
+    )
+    with forge.open_context(backend) as ctx:
+        assert oracle.evaluate(ctx, kernel, size=200).passed
+        failed = oracle.evaluate(ctx, kernel, size=50)
+    assert failed.verdict is Verdict.MISMATCH, failed.report()
+    assert {200, 50} <= set(seen)
+
+
+def test_a_tolerance_function_must_return_a_table():
+    kernel = KernelSpec(
+        id="k",
+        entry_point="main",
+        sources={"wgsl": _OFF_BY_A_HUNDREDTH["wgsl"]},
+        buffers=(BufferSpec(0, "f32", "read"), BufferSpec(1, "f32", "read_write")),
+        tolerance=lambda size: 0.5,
+    )
+    with pytest.raises(forge.InvalidArgument, match="tolerance\\(size\\) must return a mapping"):
+        kernel.tolerance_at(kernel.size(10))

@@ -14,7 +14,7 @@ the emitters that import it.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from ..errors import UnsupportedFeature
@@ -179,7 +179,7 @@ def kernel(
     tags: Sequence[str] = (),
     domain: Mapping[str, tuple[float, float]] | None = None,
     nonfinite_inputs: bool = True,
-    tolerance: Mapping[str, Any] | None = None,
+    tolerance: Mapping[str, Any] | Callable[[Any], Mapping[str, Any]] | None = None,
     test_sizes: Sequence[int] | None = None,
     requires: Sequence[str] = (),
     version: int = 1,
@@ -241,7 +241,7 @@ def kernel(
         tags=("ir", body.kind, *tags),
         domain=dict(domain or {}),
         nonfinite_inputs=nonfinite_inputs,
-        tolerance=dict(tolerance or {}),
+        tolerance=tolerance if callable(tolerance) else dict(tolerance or {}),
         test_sizes=tuple(test_sizes) if test_sizes else None,
         bytes_moved=bytes_moved,
         flops=flops,
