@@ -1284,6 +1284,7 @@ class KernelSpec:
             else ()
         )
         first = steps[0]
+        scalars = {key[0] for s in steps for kind, key in s.arguments if kind == "value"}
         return KernelSpec(
             id=self.id,
             entry_point=first.entry_point,
@@ -1302,6 +1303,10 @@ class KernelSpec:
             launches=launches,
             template=False,
             version=self.version,
+            # scalars by value keep their values (params(size) is a function)
+            defaults={k: v for k, v in self.scalar_values(size).items() if k in scalars}
+            if scalars
+            else {},
         )
 
     def _argument_order(self, arguments: tuple) -> tuple[str, ...] | None:

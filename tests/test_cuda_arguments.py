@@ -158,3 +158,11 @@ def test_a_kernel_with_scalar_parameters_runs_and_passes(request, backend):
         for size in (100, 1, 4099):
             ev = oracle.evaluate(ctx, _twice_plus(), size=size)
             assert ev.passed, ev.report()
+
+
+def test_a_frozen_kernel_keeps_its_scalar_values_for_the_worker():
+    """Workers run the kernel frozen at one size (no Python functions): its scalars by
+    value must still reach the launch, with the values params(size) gave."""
+    kernel = _twice_plus()
+    frozen = kernel.frozen("cuda", Schedule(64), 100)
+    assert frozen.steps("cuda", Schedule(64), 100) == kernel.steps("cuda", Schedule(64), 100)

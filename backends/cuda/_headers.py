@@ -116,10 +116,11 @@ def _std_header(name: str) -> str:
     lines.append(f"#include <cuda/std/{name}>")
     if name == "cstddef":
         # libcu++'s fallback offsetof subtracts pointers, which is no constant expression
-        # (static_assert(offsetof(...) == 8) fails), and the CCCL of CUDA 13.0's toolkit
-        # left it undefined after the include (the H200): the compiler's builtin is one.
-        # NVRTC 13.0 knows no __builtin_offsetof: there, the classic member-address
-        # form, which its front end folds to a constant.
+        # (static_assert(offsetof(...) == 8) fails): the compiler's builtin is one, where
+        # it has it (NVRTC 13.5 does). NVRTC 13.0 has none ("type name is not allowed",
+        # the H200, 2026-12-01) and folds no form of offsetof to a constant there: the
+        # member-address form below gives the right offset at run time, and
+        # static_assert on it needs a newer NVRTC.
         lines += [
             "#undef offsetof",
             "#if defined(__has_builtin)",
