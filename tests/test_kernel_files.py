@@ -173,25 +173,17 @@ def test_a_kernel_for_a_backend_missing_here_is_reported_not_failed(tmp_path, ca
     its device code, which is the machine's lack, not the kernel's. The check says
     NOT CHECKED and names the missing backend; it fails only when every device backend
     was there and none could run it (the test above)."""
-    from forge import registry
-    from oracle import Session
+    from oracle._fleet import Fleet
 
-    real, real_status = Session.opened, registry.available_backends
+    real = Fleet.opened
 
     def without_device_backends(self, name):
         if name != "reference":
             return False, "pretend it is missing"
         return real(self, name)
 
-    def status_without_device_backends():
-        return {
-            name: (ok, why) if name == "reference" else (False, "pretend it is missing")
-            for name, (ok, why) in real_status().items()
-        }
-
-    # workers are asked through the session, --no-isolate through the registry
-    monkeypatch.setattr(Session, "opened", without_device_backends)
-    monkeypatch.setattr(registry, "available_backends", status_without_device_backends)
+    # kforge check learns what is there by opening each backend in its fleet
+    monkeypatch.setattr(Fleet, "opened", without_device_backends)
     path = tmp_path / "cuda_only.py"
     path.write_text(_CUDA_ONLY, encoding="utf-8")
     code = main(["check", str(path), "--no-isolate", "--samples", "1"])
