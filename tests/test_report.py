@@ -466,3 +466,26 @@ def test_a_tune_file_with_parameters_is_drawn_over_them(runs, tmp_path):
     text = page.read_text()
     assert "in each cell of UNROLL x wg" in text and "strategy tpe" in text
     assert f"{best['candidate']} (circle)" in text and "affine (tuned)" in text
+
+
+def test_the_committed_h200_example_is_still_read_by_kforge_report(tmp_path):
+    """examples/report-h200 holds the files a real H200 run wrote: the report must still
+    read them (a format change that breaks saved results is caught here), with the
+    figures their content calls for."""
+    import gzip
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "report-h200"
+    check = tmp_path / "check.json"
+    check.write_bytes(gzip.decompress((example / "check.json.gz").read_bytes()))
+    names = [str(example / n) for n in ("profile.json", "tune.json", "bench.json")]
+    data = load_runs([*names, str(check)])
+    kinds = {run.kind for run in data.runs}
+    assert kinds == {"profile", "tune", "bench", "check"}
+    assert sum(len(run.evaluations) for run in data.runs) >= 330
+    out = tmp_path / "again.html"
+    assert (
+        main(["report", *(str(example / n) for n in ("profile.json", "tune.json")), "-o", str(out)])
+        == 0
+    )
+    page = out.read_text(encoding="utf-8")
+    assert "Roofline: cuda on NVIDIA H200" in page and "Tuning: gemm" in page
