@@ -49,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from . import arguments as _arguments
 from . import layout as _layout
 from . import sources as _sources
 from . import tunables as _tunables
@@ -242,13 +243,6 @@ class RawBody(KernelBody):
 _TEMPLATE = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}|\$\{([A-Za-z_]\w*)\}")
 # WGSL enable-extensions and the feature each needs from the adapter.
 _ENABLE_FEATURES = {"f16": "f16", "subgroups": "subgroups", "subgroups_f16": "subgroups"}
-
-
-def _describe_argument(kernel: Any, argument: tuple[str, Any]) -> str:
-    kind, key = argument
-    if kind == "buffer":
-        return f"buffer {kernel.buffers[key].name or key!r}"
-    return f"uniform field {key!r}" if kind == "field" else "the uniform struct"
 
 
 @dataclass(frozen=True, eq=False)
@@ -844,115 +838,11 @@ class KernelSpec:
         explicit: Sequence[str] | None,
         target: str | None,
         source: str | None,
-        size: Any = None,
+        size: Any,
     ) -> tuple[tuple[str, Any], ...]:
         if target != "cuda":
             return ()
-        order = list(explicit) if explicit else None
-        params = _sources.cuda_parameters(source, entry) if source is not None else None
-        known = self._argument_names()
-        known.update(self._scalar_arguments(params or (), size, known))
-        if order is None and params:
-            if all(p.name in known for p in params):
-                order = [p.name for p in params]
-            else:
-                return self._arguments_by_position(entry, params, known)
-        if order is None:  # the default convention: buffers by binding, uniform last
-            return tuple(
-                ("uniform", None) if b.access is Access.UNIFORM else ("buffer", i)
-                for i, b in enumerate(self.buffers)
-            )
-        unknown = [name for name in order if name not in known]
-        if unknown:
-            raise InvalidArgument(
-                f"kernel {self.id}: CUDA arguments {unknown} of {entry} name "
-                f"no buffer or uniform field; known: {', '.join(known)}"
-            )
-        return tuple(known[name] for name in order)
-
-    def _arguments_by_position(
-        self, entry: str, params: Sequence[Any], known: dict[str, tuple[str, Any]]
-    ) -> tuple[tuple[str, Any], ...]:
-        """Arguments for ``__global__`` parameters that are not all named like the
-        buffers and fields: pointers take the buffers in binding order, values the
-        uniform's fields in order (or the whole uniform, for one struct parameter). A
-        parameter whose name does match must sit where its buffer or field does, and
-        when the kinds and counts do not fit, the error names what did not match
-        (rather than guessing an order, which ran kernels on the wrong arguments)."""
-        buffers = [
-            ("buffer", i) for i, b in enumerate(self.buffers) if b.access is not Access.UNIFORM
-        ]
-        uniform = next((b for b in self.buffers if b.access is Access.UNIFORM), None)
-        fields = [("field", name) for name, _ in uniform.fields] if uniform is not None else []
-        pointers = [p for p in params if p.pointer]
-        values = [p for p in params if not p.pointer]
-        value_args: list[tuple[str, Any]] | None = None
-        if len(values) == 1 and uniform is not None and not _sources.is_scalar_type(values[0].type):
-            value_args = [("uniform", None)]  # a struct: the whole uniform, padding and all
-        elif len(values) == len(fields) and (fields or uniform is None):
-            value_args = fields
-        unmatched = [p.name for p in params if p.name not in known]
-        if len(pointers) != len(buffers) or value_args is None:
-            raise InvalidArgument(
-                f"kernel {self.id}: the parameters {unmatched} of {entry} name no buffer or "
-                f"uniform field (known: {', '.join(known) or 'none'}), and by position its "
-                f"{len(pointers)} pointer and {len(values)} value parameters do not fit the "
-                f"{len(buffers)} buffers and {len(fields)} uniform fields; name the "
-                "parameters as the BufferSpecs and fields are named, or give "
-                "arguments=(...) in the kernel's order"
-            )
-        buffer_args, value_iter = iter(buffers), iter(value_args)
-        found = tuple(next(buffer_args) if p.pointer else next(value_iter) for p in params)
-        for param, argument in zip(params, found):
-            if param.name in known and known[param.name] != argument:
-                raise InvalidArgument(
-                    f"kernel {self.id}: parameter {param.name!r} of {entry} is named like "
-                    f"{_describe_argument(self, known[param.name])} but sits where "
-                    f"{_describe_argument(self, argument)} goes by position (the "
-                    f"parameters {unmatched} match no name); name every parameter as the "
-                    "spec does, or give arguments=(...)"
-                )
-        return found
-
-    def _scalar_arguments(
-        self, params: Sequence[Any], size: Any, known: Mapping[str, Any]
-    ) -> dict[str, tuple[str, Any]]:
-        """For a kernel without a uniform block: each scalar parameter the kernel takes by
-        value (``int n``, ``float eps``) that ``params(size)`` or ``defaults`` names, as
-        ``("value", (name, bytes))`` in the C type the kernel declares, as people write
-        ``params=lambda n: {"n": n}`` for ``__global__ void k(float* y, int n)``."""
-        if self.uniform is not None or not (self.params or self.defaults) or size is None:
-            return {}
-        wanted = [p for p in params if not p.pointer and p.name not in known]
-        if not wanted:
-            return {}
-        values = self.scalar_values(size)
-        found: dict[str, tuple[str, Any]] = {}
-        for param in wanted:
-            dtype = _sources.scalar_dtype(param.type)
-            if param.name not in values or dtype is None:
-                continue
-            value = values[param.name]
-            problem = _field_problem(value, dtype)
-            if problem:
-                raise InvalidArgument(
-                    f"kernel {self.id}: parameter {param.type} {param.name} cannot hold "
-                    f"{value!r}: {problem}"
-                )
-            raw = np.asarray(value).astype(dtype).tobytes()
-            found[param.name] = ("value", (param.name, raw))
-        return found
-
-    def _argument_names(self) -> dict[str, tuple[str, Any]]:
-        names: dict[str, tuple[str, Any]] = {}
-        for index, spec in enumerate(self.buffers):
-            if spec.access is Access.UNIFORM:
-                names[spec.name or "params"] = ("uniform", None)
-                for field_name, _ in spec.fields:
-                    names.setdefault(field_name, ("field", field_name))
-            elif spec.name:
-                names[spec.name] = ("buffer", index)
-        return names
+        return _arguments.cuda_arguments(self, entry, explicit, source, size)
 
     def check_schedule(
         self, schedule: Schedule, constraints: Any = None, target: str | None = None
@@ -1275,7 +1165,7 @@ class KernelSpec:
                     _Fixed(s.workgroups),
                     Schedule(s.block),
                     s.shared_bytes,
-                    self._argument_order(s.arguments),
+                    _arguments.argument_order(self, s.arguments),
                     dict(s.overrides),
                 )
                 for s in steps
@@ -1299,7 +1189,9 @@ class KernelSpec:
             overrides={} if self.launches else dict(first.overrides),
             options={target: self.compile_options(target)} if target in TARGETS else {},
             shared_bytes=first.shared_bytes if not self.launches else None,
-            arguments=self._argument_order(first.arguments) if not self.launches else None,
+            arguments=_arguments.argument_order(self, first.arguments)
+            if not self.launches
+            else None,
             launches=launches,
             template=False,
             version=self.version,
@@ -1308,23 +1200,6 @@ class KernelSpec:
             if scalars
             else {},
         )
-
-    def _argument_order(self, arguments: tuple) -> tuple[str, ...] | None:
-        if not arguments:
-            return None
-        names = []
-        for kind, key in arguments:
-            if kind == "buffer":
-                names.append(self.buffers[key].name or f"__buffer{key}")
-            elif kind == "field":
-                names.append(key)
-            elif kind == "value":
-                names.append(key[0])
-            else:
-                names.append((self.uniform.name or "params") if self.uniform else "params")
-        if any(n.startswith("__buffer") for n in names):
-            return None
-        return tuple(names)
 
 
 def _entry_name(entry: str) -> bool:
