@@ -176,6 +176,18 @@ def _inputs(kernel, rows: int, cols: int) -> dict[str, np.ndarray]:
     return data
 
 
+def _error_against(got: np.ndarray, want: np.ndarray, limit: float, what: str) -> float:
+    """The largest error of ``got`` relative to the largest ``|want|`` (torch's output);
+    an ``AssertionError`` beyond ``limit``: a figure of a wrong kernel is no figure."""
+    largest = max(1e-30, float(np.max(np.abs(want))))
+    error = float(np.max(np.abs(got.astype(np.float64) - want))) / largest
+    if error > limit:
+        raise AssertionError(
+            f"{what}: max error {error:.1e} of the largest |y| against torch (limit {limit:g})"
+        )
+    return error
+
+
 def _p11(env: Bench, name: str, dtype: str) -> Row:
     ctx = env.cuda()
     s = env.sizes
@@ -210,15 +222,8 @@ def _p11(env: Bench, name: str, dtype: str) -> Row:
     torch = env.torch()
     peers = _Peers(torch, name.split("_")[0], data, rows, cols, dict(kernel.defaults))
     want = peers.torch_output().float().cpu().numpy().reshape(-1)
-    error = float(
-        np.max(np.abs(got.astype(np.float64) - want)) / max(1e-30, float(np.max(np.abs(want))))
-    )
     limit = 2e-2 if dtype == "bf16" else 1e-4
-    if error > limit:
-        raise AssertionError(
-            f"{name} under {schedule}: max error {error:.1e} of the largest "
-            f"|y| against torch (limit {limit:g})"
-        )
+    error = _error_against(got, want, limit, f"{name} under {schedule}")
     triton_error = peers.check_triton(want, limit)
     timer = CudaTimer(ctx)
     try:
@@ -297,10 +302,7 @@ class _Peers:
 
     def check_triton(self, want: np.ndarray, limit: float) -> float:
         got = self.triton_output().float().cpu().numpy().reshape(-1)
-        error = float(np.max(np.abs(got - want)) / max(1e-30, float(np.max(np.abs(want)))))
-        if error > limit:
-            raise AssertionError(f"the Triton {self.op} disagrees with torch by {error:.1e}")
-        return error
+        return _error_against(got, want, limit, f"the Triton {self.op}")
 
     def seconds(self, who: str) -> float:
         work = self.torch_output if who == "torch" else self.triton_output

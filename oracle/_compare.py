@@ -449,9 +449,31 @@ def compare(
     abs_err, rel_err, ulp = (
         np.where(skip, np.zeros((), a.dtype), a) for a in (abs_err, rel_err, ulp)
     )
+    counts = dict(
+        masked=int(skip.sum()),
+        flushed=int(use_flushed.sum()),
+        nonfinite_either=int(either.sum()),
+        precise=int(use_precise.sum()),
+    )
+    return _comparison(got.shape, g, w, kinds, finite, (abs_err, rel_err, ulp), counts, base)
+
+
+def _comparison(
+    shape: tuple,
+    g: np.ndarray,
+    w: np.ndarray,
+    kinds: np.ndarray,
+    finite: np.ndarray,
+    errors: tuple[np.ndarray, np.ndarray, np.ndarray],
+    counts: dict,
+    base: dict,
+) -> Comparison:
+    """The ``Comparison`` of judged elements: each element's mismatch kind (0: matched),
+    its errors, and the counts of what was accepted or masked on the way."""
+    abs_err, rel_err, ulp = errors
     value_bad = kinds == _VALUE
     bad = np.flatnonzero(kinds)
-    args = (got.shape, g, w)
+    args = (shape, g, w)
     first = tuple(_mismatch(i, *args, kinds[i], abs_err, rel_err, ulp) for i in bad[:_SHOWN])
     largest = tuple(
         _mismatch(i, *args, _VALUE, abs_err, rel_err, ulp)
@@ -469,9 +491,6 @@ def compare(
         max_ulp=int(ulp.max(initial=0)),
         first_mismatches=first,
         largest=largest,
-        masked=int(skip.sum()),
-        flushed=int(use_flushed.sum()),
-        nonfinite_either=int(either.sum()),
-        precise=int(use_precise.sum()),
+        **counts,
         **base,
     )

@@ -16,7 +16,7 @@ value: the judge says so in the report instead of pretending to have looked.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -116,6 +116,33 @@ def _semantics_masks(
     }
 
 
+class _Edges(NamedTuple):
+    """Writes outside an output's elements: into the guard before it, into the
+    binding's padding, past the padding (the first such element, counted from the end
+    of the data)."""
+
+    before: int
+    padding: int
+    padding_written: int
+    past: int
+    first_past: int
+
+
+def _edges(region: Region, raw: np.ndarray) -> _Edges:
+    sent, size = region.data, region.itemsize
+    end = region.start + region.count * size
+    before, _ = _changed_elements(raw[: region.start], sent[: region.start], size)
+    # The binding's padding (the rest of the last vector the shader declares, WebGPU's
+    # 4-byte rounding) is inside the buffer as the shader sees it: writes there are
+    # noted, not faults. Past it is past the end.
+    pad_end = end + region.padding * size
+    padding_written, _ = _changed_elements(raw[end:pad_end], sent[end:pad_end], size)
+    past, first_past = _changed_elements(raw[pad_end:], sent[pad_end:], size)
+    if past:
+        first_past += region.padding
+    return _Edges(before, region.padding, padding_written, past, first_past)
+
+
 def _judge_output(
     ev: Evaluation,
     kernel: KernelSpec,
@@ -128,21 +155,9 @@ def _judge_output(
     tolerance: Any,
     covered: dict[str, np.ndarray],
 ) -> None:
-    raw, sent = outcome.first[index], region.data
+    raw = outcome.first[index]
     got = _decode(kernel, spec, region, raw, info.target)
-    end = region.start + region.count * region.itemsize
-    before, first_before = _changed_elements(
-        raw[: region.start], sent[: region.start], region.itemsize
-    )
-    # The binding's padding (the rest of the last vector the shader declares, WebGPU's
-    # 4-byte rounding) is inside the buffer as the shader sees it: writes there are
-    # noted, not faults. Past it is past the end.
-    padding = region.padding
-    pad_end = end + padding * region.itemsize
-    padding_written, _ = _changed_elements(raw[end:pad_end], sent[end:pad_end], region.itemsize)
-    past, first_past = _changed_elements(raw[pad_end:], sent[pad_end:], region.itemsize)
-    if past:
-        first_past += padding
+    edges = _edges(region, raw)
     value_coverage = _value_coverage(expected)
     want = expected.outputs[region.label]
     flushed = expected.flushed()[region.label] if ev.semantics.subnormals_may_flush else None
@@ -187,13 +202,13 @@ def _judge_output(
             got_leaf.size,
             int(unwritten.sum()),
             int(first_unwritten[0]) if first_unwritten.size else -1,
-            past if first_leaf else 0,
-            first_past if first_leaf else -1,
-            before if first_leaf else 0,
-            padding if first_leaf else 0,
+            edges.past if first_leaf else 0,
+            edges.first_past if first_leaf else -1,
+            edges.before if first_leaf else 0,
+            edges.padding if first_leaf else 0,
             later_cmp,
             int(covered[label].sum()),
-            padding_written if first_leaf else 0,
+            edges.padding_written if first_leaf else 0,
         )
         ev.got[label] = got_leaf.copy()
         ev.counts[label] = got_leaf.size

@@ -767,6 +767,33 @@ def _prepare(
     return candidates
 
 
+def _energy_plan(info: Any, objective: str, energy_s: float) -> tuple[str, float]:
+    """(why energy is not read here, or ""; the seconds each reading spans: 0 where the
+    backend cannot read energy, which the energy objective cannot do without)."""
+    if objective == "energy" and info.energy:
+        raise UnsupportedFeature(
+            f"the energy objective needs energy readings, which "
+            f"{info.name} cannot make: {info.energy}"
+        )
+    return (info.energy if energy_s else ""), (energy_s if not info.energy else 0.0)
+
+
+def _check_request(samples: int, objective: str, energy_s: float) -> None:
+    if samples < 2:
+        raise InvalidArgument(f"tuning needs samples >= 2 to measure noise, got {samples}")
+    if objective not in ("time", "energy"):
+        raise InvalidArgument(f"objective is 'time' or 'energy', got {objective!r}")
+    if objective == "energy" and energy_s <= 0:
+        raise InvalidArgument("the energy objective needs energy readings: give energy_s > 0")
+
+
+def _open_cache(cache: Any, key: Any) -> TuningCache:
+    """The tuning cache ``cache`` names: None the default file for ``key`` under the
+    cache root, False none (nothing kept or reused), else that path."""
+    path = None if cache is False else (TuningCache.default_path(key) if cache is None else cache)
+    return TuningCache(path, key)
+
+
 def tune(
     target: Any,
     kernel: KernelSpec,
@@ -802,25 +829,14 @@ def tune(
     ``forge.open_context(ctx.backend_name)``). ``on_planned(n)`` learns how many
     candidates the search will measure at most, ``on_progress(candidate)`` each one
     as it is first measured (or found in the cache)."""
-    if samples < 2:
-        raise InvalidArgument(f"tuning needs samples >= 2 to measure noise, got {samples}")
-    if objective not in ("time", "energy"):
-        raise InvalidArgument(f"objective is 'time' or 'energy', got {objective!r}")
-    if objective == "energy" and energy_s <= 0:
-        raise InvalidArgument("the energy objective needs energy readings: give energy_s > 0")
+    _check_request(samples, objective, energy_s)
     chosen = get_strategy(strategy)  # an unknown or uninstalled strategy says so now
     runner = _open_runner(target)
     size = kernel.largest_size() if size is None else kernel.size(size)
     budget = Budget.parse(budget)
     candidates = _prepare(runner, kernel, size, space, dry_run)
     info = runner.info
-    if objective == "energy" and info.energy:
-        raise UnsupportedFeature(
-            f"the energy objective needs energy readings, which "
-            f"{info.name} cannot make: {info.energy}"
-        )
-    energy_note = info.energy if energy_s else ""
-    energy_s = energy_s if not info.energy else 0.0
+    energy_note, energy_s = _energy_plan(info, objective, energy_s)
     result = TuneResult(
         kernel,
         info.name,
@@ -838,14 +854,10 @@ def tune(
     if dry_run:
         result.conclusion = f"{len(alive)} candidates would be measured"
         return result
-    key = tuning_key(info, kernel, size, seed, warmups)
-    path = None if cache is False else (TuningCache.default_path(key) if cache is None else cache)
-    tuning_cache = TuningCache(path, key)
-    result.cache_path = None if path is None else str(path)
-    case = make_case(kernel, size, seed)
-    expected = expected_outputs(
-        case, None, info.constraints if kernel.reference_reads_device else None
-    )
+    tuning_cache = _open_cache(cache, tuning_key(info, kernel, size, seed, warmups))
+    result.cache_path = None if tuning_cache.path is None else str(tuning_cache.path)
+    constraints = info.constraints if kernel.reference_reads_device else None
+    expected = expected_outputs(make_case(kernel, size, seed), None, constraints)
     if on_planned is not None:
         on_planned(min(len(alive), budget.count or len(alive)))
     settings = _Settings(warmups, tolerance, guard, timeout_s, energy_s, objective)
@@ -859,14 +871,20 @@ def tune(
         on_progress,
         reopen or (lambda: forge.open_context(info.name)),
     )
+    return _run(search, chosen, alive, samples, search_seed, result)
+
+
+def _run(
+    search: _Search, chosen: Any, alive: list, samples: int, seed: int, result: TuneResult
+) -> TuneResult:
+    """Run strategy ``chosen`` over the candidates ``alive`` and fill ``result``."""
     try:
-        survivors = chosen.search(search, alive, samples, search_seed)
+        survivors = chosen.search(search, alive, samples, seed)
         _finish(search, result, survivors)
     finally:
         result.contexts_opened = len(search.opened)
         result.measured, result.reused = search.new, search.reused
         search.close()
-    for c in candidates:
-        if c.status == "candidate" and c.order == 0:
-            c.reason = c.reason or "not measured: the budget was spent"
+    for c in (c for c in result.candidates if c.status == "candidate" and c.order == 0):
+        c.reason = c.reason or "not measured: the budget was spent"
     return result

@@ -165,6 +165,28 @@ def _buffer_specs(body: Body) -> tuple[BufferSpec, ...]:
     return tuple(specs)
 
 
+def _checked_defaults(id: str, body: Body, defaults: dict[str, Any]) -> dict[str, Any]:
+    """``defaults`` when it gives exactly the body's params a value (a dimension is
+    no param: it comes from the size)."""
+    params = [name for name, _ in body.params()]
+    clash = set(params) & set(body.dim_names)
+    if clash:
+        raise IRError(f"kernel {id!r}: {sorted(clash)} name both a param and a dimension")
+    missing = [name for name in params if name not in defaults]
+    if missing:
+        raise IRError(
+            f"kernel {id!r}: params {missing} have no default; give "
+            f"defaults={{{', '.join(repr(m) + ': ...' for m in missing)}}}"
+        )
+    unknown = sorted(set(defaults) - set(params))
+    if unknown:
+        raise IRError(
+            f"kernel {id!r}: defaults name {unknown}, which are not params of the "
+            f"body (its params: {params}; dimensions come from the size)"
+        )
+    return defaults
+
+
 def kernel(
     id: str,
     body: Body,
@@ -206,23 +228,7 @@ def kernel(
         body = body.with_input_order(inputs)
     if shape:
         body = body.with_shape(**shape)
-    params = [name for name, _ in body.params()]
-    clash = set(params) & set(body.dim_names)
-    if clash:
-        raise IRError(f"kernel {id!r}: {sorted(clash)} name both a param and a dimension")
-    defaults = dict(defaults or {})
-    missing = [name for name in params if name not in defaults]
-    if missing:
-        raise IRError(
-            f"kernel {id!r}: params {missing} have no default; give "
-            f"defaults={{{', '.join(repr(m) + ': ...' for m in missing)}}}"
-        )
-    unknown = sorted(set(defaults) - set(params))
-    if unknown:
-        raise IRError(
-            f"kernel {id!r}: defaults name {unknown}, which are not params of the "
-            f"body (its params: {params}; dimensions come from the size)"
-        )
+    defaults = _checked_defaults(id, body, dict(defaults or {}))
     needs = {t for t in ("f16", "bf16", "f64") if body.uses(t)} | set(requires)
     # The entry point shares WGSL's namespace with builtins ("exp", "tanh"...).
     entry = _name(entry_point or f"{id}_kernel", "entry point")
