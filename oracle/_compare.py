@@ -100,6 +100,7 @@ class Comparison:
     flushed: int = 0
     nonfinite_either: int = 0
     precise: int = 0
+    bounded: int = 0
     histogram: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __bool__(self) -> bool:
@@ -134,6 +135,12 @@ class Comparison:
                 "float64 (more accurate than the reference's own roundings: an FMA "
                 "or another order of operations under cancellation)"
             )
+        if self.bounded:
+            lines.append(
+                f"  {self.bounded} elements are off by less than the rounding error a "
+                "correct float sum of their terms may make (the reference is a sum of "
+                "products; the error grows with the number and size of the terms)"
+            )
         if self.nonfinite_either:
             lines.append(
                 f"  {self.nonfinite_either} elements are NaN where the reference "
@@ -163,6 +170,7 @@ class Comparison:
             "masked": self.masked,
             "flushed": self.flushed,
             "precise": self.precise,
+            "bounded": self.bounded,
             "nonfinite_either": self.nonfinite_either,
             "tolerance": self.tolerance.as_dict(),
             "first_mismatches": [m.as_dict() for m in self.first_mismatches],
@@ -389,6 +397,7 @@ def compare(
     indeterminate: Any = None,
     nonfinite_either: bool = False,
     precise: Any = None,
+    bound: Any = None,
 ) -> Comparison:
     """Compare ``got`` with ``want`` (array-likes) under ``tolerance`` (a Tolerance,
     or overrides merged into the default for ``want``'s dtype).
@@ -409,7 +418,11 @@ def compare(
     element off ``want`` in value but within tolerance of it is accepted and counted in
     ``precise``: a single-rounding FMA where the reference rounds twice, under
     cancellation, is further from the reference than any tolerance allows and yet
-    closer to the exact result."""
+    closer to the exact result.
+
+    ``bound``: per element, the absolute error a correct computation in float may make
+    beyond ``tolerance`` (``Expected.rounding_bound``: a long sum's rounding error); an
+    element off in value by no more is accepted and counted in ``bounded``."""
     got, want = np.asarray(got), np.asarray(want)
     tol = default_tolerance(want.dtype).merged(tolerance)
     shapes = (tuple(got.shape), tuple(want.shape))
@@ -438,6 +451,12 @@ def compare(
         "precise", precise, g, want, tol, kinds, kinds == _VALUE, skip, judged
     )
     w, finite, abs_err, rel_err, ulp = judged
+    use_bound = np.zeros(g.shape, bool)
+    if bound is not None:
+        limit = _same_layout("bound", np.asarray(bound), want, np.dtype(np.float64))
+        with np.errstate(invalid="ignore"):
+            use_bound = (kinds == _VALUE) & ~skip & (abs_err <= limit)
+        kinds[use_bound] = 0
     either = np.zeros(g.shape, bool)
     if nonfinite_either and w.dtype.kind == "f" and tol.nan != "forbid":
         with np.errstate(invalid="ignore"):
@@ -454,6 +473,7 @@ def compare(
         flushed=int(use_flushed.sum()),
         nonfinite_either=int(either.sum()),
         precise=int(use_precise.sum()),
+        bounded=int(use_bound.sum()),
     )
     return _comparison(got.shape, g, w, kinds, finite, (abs_err, rel_err, ulp), counts, base)
 

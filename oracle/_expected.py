@@ -100,6 +100,18 @@ class Expected:
             self._cache["precise"] = _precise_outputs(self)
         return self._cache["precise"]
 
+    def rounding_bound(self) -> dict[str, np.ndarray]:
+        """Per float output whose numpy reference is a sum of products (homogeneous in
+        its float inputs: doubling them all multiplies every result by 2**d, d >= 1, as
+        a matmul, a row sum, a convolution or a dot product does), the absolute error a
+        correct float32 (or float64) computation of each element may make: the rounding
+        error of summing its terms in another order (``_rounding_bounds``). Outputs of
+        other references (exp, softmax, an affine map with a constant term) have none.
+        Computed on first use, then shared."""
+        if "bound" not in self._cache:
+            self._cache["bound"] = _rounding_bounds(self)
+        return self._cache["bound"]
+
 
 # At most this share (or two elements) of a faithful float64 run's results may stray
 # from the reference's beyond its tolerance (cancellation is rare in drawn inputs); more
@@ -153,6 +165,86 @@ def _precise_outputs(expected: Expected) -> dict[str, np.ndarray] | None:
             return None
         outputs[label] = rounded
     return outputs
+
+
+# The error a correct float sum of k terms makes is about sqrt(k) * u * sum|term|
+# (Higham and Mary's probabilistic bound); a naive loop's partial sums make it about
+# 1.5 times that, and the largest of millions of elements some 4 times more. A factor of
+# 8 accepts those and still fails a sum accumulated in f16 or bf16 (u 2**-11, 2**-8
+# against float32's 2**-24), a dropped term or a wrong index by orders of magnitude.
+_BOUND_FACTOR = 8.0
+_MIN_TERMS = 4.0
+_DEGREES = (1, 2, 3, 4)
+
+
+def _rounding_bounds(expected: Expected) -> dict[str, np.ndarray]:
+    """``Expected.rounding_bound``: the reference run in float64 on the inputs, on the
+    inputs doubled (to find its degree of homogeneity), on their magnitudes (``M``:
+    the sum of |term| of each element) and on their squares (the sum of term**2, which
+    with ``M`` gives the number of terms that count, ``k = M**2 / sum(term**2)``); the
+    bound is ``min(8 * sqrt(k), k) * u * M`` for k >= 4 (0 below), with ``u`` the unit
+    roundoff of float32 (or of the output's dtype, if wider): sums are accumulated at
+    least in float32."""
+    from forge.types import is_float_dtype
+
+    case, truth = expected.case, expected.truth
+    if expected.reference != NUMPY_REFERENCE or truth.reference is None:
+        return {}
+    drawn = {
+        i
+        for i, spec in enumerate(truth.buffers)
+        if spec.access is not Access.UNIFORM and buffer_label(spec) in case.arrays
+    }
+
+    def run(transform: Any) -> dict[str, np.ndarray]:
+        arrays = reference_arrays(case, truth)
+        for i, (spec, array) in enumerate(zip(truth.buffers, arrays)):
+            if spec.access is Access.UNIFORM or array.dtype.names is not None:
+                continue
+            if is_float_dtype(array.dtype):
+                wide = array.astype(np.float64)
+                arrays[i] = transform(wide) if i in drawn else wide
+        truth.run_reference(arrays, case.size, None)
+        return {buffer_label(s): a for s, a in zip(truth.buffers, arrays)}
+
+    try:
+        with np.errstate(all="ignore"):
+            runs = [run(t) for t in (lambda a: a, lambda a: 2.0 * a, np.abs, np.square)]
+    except Exception:  # noqa: BLE001 - a reference bound to its dtypes: no bound
+        return {}
+    bounds = {}
+    for label, want in expected.outputs.items():
+        if want.dtype.names is not None or not is_float_dtype(want.dtype):
+            continue
+        plain, doubled, magnitude, squares = (
+            np.asarray(r[label], np.float64).reshape(-1) for r in runs
+        )
+        if plain.size != want.size:
+            continue
+        finite = np.isfinite(plain) & np.isfinite(doubled) & np.isfinite(magnitude)
+        finite &= np.isfinite(squares)
+        if not finite.any() or _degree(plain[finite], doubled[finite]) is None:
+            continue
+        u = np.finfo(np.promote_types(want.dtype, np.float32)).eps / 2
+        magnitude = np.abs(magnitude)
+        with np.errstate(all="ignore"):
+            terms = np.where(squares > 0, magnitude * magnitude / squares, 1.0)
+        # never above the deterministic bound of a k-term sum (k * u * M), and none for
+        # fewer than 4 terms: a*x + y has one right rounding or two (an FMA), no order
+        growth = np.minimum(_BOUND_FACTOR * np.sqrt(terms), terms)
+        bound = np.where(finite & (terms >= _MIN_TERMS), growth * u * magnitude, 0.0)
+        bounds[label] = bound.reshape(want.shape)
+    return bounds
+
+
+def _degree(plain: np.ndarray, doubled: np.ndarray) -> int | None:
+    """The d >= 1 with ``doubled == 2**d * plain`` everywhere (exact up to 1e-12: a
+    sum of products of doubled floats doubles exactly), or None."""
+    scale = np.abs(plain)
+    for degree in _DEGREES:
+        if np.all(np.abs(doubled - 2.0**degree * plain) <= 1e-12 * 2.0**degree * scale):
+            return degree if scale.any() else None
+    return None
 
 
 def _interface(kernel: KernelSpec) -> list:

@@ -499,3 +499,97 @@ def test_a_tolerance_function_must_return_a_table():
     )
     with pytest.raises(forge.InvalidArgument, match="tolerance\\(size\\) must return a mapping"):
         kernel.tolerance_at(kernel.size(10))
+
+
+# -- a long sum as people write it, with the default tolerance ---------------------------
+_NAIVE_MATMUL_CUDA = """
+struct Uniforms { unsigned M, N, K; };
+extern "C" __global__ void matmul(const float* A, const float* B, float* C, Uniforms u) {
+    unsigned row = blockIdx.y * blockDim.y + threadIdx.y;
+    unsigned col = blockIdx.x * blockDim.x + threadIdx.x;
+    if (row >= u.M || col >= u.N) return;
+    float acc = 0.0f;
+    for (unsigned k = 0; k < u.K; k++) acc += A[row * u.K + k] * B[k * u.N + col];
+    C[row * u.N + col] = acc;
+}
+"""
+
+
+def _plain_matmul(source: str, name: str) -> KernelSpec:
+    """The naive matmul as a user writes it: ``A @ B`` as the reference, no tolerance of
+    its own, inputs in [-1, 1]."""
+    return dataclasses.replace(
+        _matmul(source, name),
+        reference=lambda A, B, C, u: A @ B,
+        tolerance={},
+        domain={"A": (-1.0, 1.0), "B": (-1.0, 1.0)},
+        nonfinite_inputs=False,
+    )
+
+
+@pytest.mark.parametrize("backend", ["wgpu", "cuda"])
+def test_a_long_naive_sum_passes_with_the_default_tolerance_and_a_dropped_term_fails(
+    request, backend
+):
+    """A loop over K = 8192 products in float32 errs by about sqrt(K) * u * sum|a*b|,
+    far beyond the default f32 tolerance where results cancel near zero (a correct
+    kernel was judged MISMATCH): the oracle finds that the reference is a sum of
+    products (doubling A and B quadruples C) and accepts what such a sum's rounding may
+    do, saying how many elements needed it; a loop that drops its last term fails."""
+    require_available(request.config, backend)
+    right = _plain_matmul(_NAIVE_MATMUL, "long_naive_matmul")
+    dropped = _plain_matmul(
+        _NAIVE_MATMUL.replace("k < u.K;", "k + 1u < u.K;"), "long_naive_matmul_drops_one"
+    )
+    if backend == "cuda":
+        right, dropped = (
+            dataclasses.replace(k, sources={"cuda": cuda}, entry_points={"cuda": "matmul"})
+            for k, cuda in (
+                (right, _NAIVE_MATMUL_CUDA),
+                (dropped, _NAIVE_MATMUL_CUDA.replace("k < u.K;", "k + 1 < u.K;")),
+            )
+        )
+    size = "16x16x8192"
+    good = oracle.evaluate(backend, right, size=size, samples=0)
+    assert good.passed, good.report()
+    assert good.outputs["C"].comparison.bounded > 0, good.report()
+    assert "rounding error a correct float sum" in good.report()
+    bad = oracle.evaluate(backend, dropped, size=size, samples=0)
+    assert bad.verdict is Verdict.MISMATCH, bad.report()
+
+
+def test_only_a_sum_of_products_gets_a_rounding_bound_and_it_grows_with_the_terms():
+    """The bound is for references that double their results' degree when their inputs
+    double (a matmul: 4 times); an exponential or an affine map with a constant term
+    gets none, and a sum of fewer than 4 terms none either (one rounding or two)."""
+
+    def spec(name, reference, count="n"):
+        return KernelSpec(
+            id=name,
+            entry_point="main",
+            sources={},
+            buffers=(
+                BufferSpec(0, "f32", "read", name="x", count=count),
+                BufferSpec(1, "f32", "read_write", name="y"),
+            ),
+            reference=reference,
+            domain={"x": (-1.0, 1.0)},
+            nonfinite_inputs=False,
+        )
+
+    def bound(kernel, size):
+        case = oracle.make_case(kernel, size, 0)
+        return oracle.expected_outputs(case).rounding_bound().get("y")
+
+    row_sum = spec("sum_rows", lambda x, y: x.reshape(len(y), -1).sum(axis=1), "n*1024")
+    short = spec("sum_pairs", lambda x, y: x.reshape(len(y), -1).sum(axis=1), "n*2")
+    assert bound(spec("exp", lambda x, y: np.exp(x)), 64) is None
+    assert bound(spec("affine", lambda x, y: 2 * x + 1), 64) is None
+    assert not bound(short, 64).any()
+    wide = bound(row_sum, 64)
+    x = oracle.make_case(row_sum, 64, 0).arrays["x"].reshape(64, -1).astype(np.float64)
+    magnitude = np.abs(x).sum(axis=1)
+    u = 2.0**-24
+    # at most k * u * M for k = 1024 terms; at least 32 * u * M (the drawn rows have
+    # some larger values, so fewer terms count: 60 to 1024 here)
+    assert np.all(wide <= 1024 * u * magnitude) and np.all(wide >= 32 * u * magnitude)
