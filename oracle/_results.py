@@ -300,6 +300,11 @@ class OutputCheck:
                 if self.comparison.precise
                 else ""
             )
+            + (
+                f" ({self.comparison.bounded} accepted within a long sum's rounding bound)"
+                if self.comparison.bounded
+                else ""
+            )
             + f", {self.masked} masked, {self.unwritten} unwritten"
         )
         if self.covered >= 0 and self.unjudged:

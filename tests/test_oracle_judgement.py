@@ -554,6 +554,7 @@ def test_a_long_naive_sum_passes_with_the_default_tolerance_and_a_dropped_term_f
     assert good.passed, good.report()
     assert good.outputs["C"].comparison.bounded > 0, good.report()
     assert "rounding error a correct float sum" in good.report()
+    assert "accepted within a long sum's rounding bound" in good.outputs["C"].accounting()
     bad = oracle.evaluate(backend, dropped, size=size, samples=0)
     assert bad.verdict is Verdict.MISMATCH, bad.report()
 
