@@ -168,7 +168,10 @@ def _judge_output(
     flushed = expected.flushed()[region.label] if ev.semantics.subnormals_may_flush else None
     later = None
     later_raw = outcome.later[index] if outcome.later else None
-    if later_raw is not None:
+    # the run after the timed samples left the same bytes (guards included): it is
+    # judged as the first was, without comparing millions of elements again
+    same_later = later_raw is not None and np.array_equal(later_raw, raw)
+    if later_raw is not None and not same_later:
         later = _decode(kernel, spec, region, later_raw, info.target)
     check_unwritten = spec.initial is None and not spec.inout
     first_leaf = True
@@ -195,7 +198,7 @@ def _judge_output(
         if value_coverage:  # a NaN matched by a NaN checks no arithmetic
             judged = judged & _finite(want_leaf)
         covered[label] = covered.get(label, np.zeros(got_leaf.size, bool)) | judged
-        later_cmp: Comparison | None = None
+        later_cmp: Comparison | None = comparison if same_later else None
         if label in later_leaves:
             later_cmp = compare(
                 later_leaves[label], want_leaf, tol, nonfinite_either=value_coverage, **masks
