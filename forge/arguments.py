@@ -33,7 +33,7 @@ from .errors import InvalidArgument
 if TYPE_CHECKING:
     from .kernel import KernelSpec
 
-__all__ = ["cuda_arguments", "argument_order"]
+__all__ = ["cuda_arguments", "argument_order", "scalar_values"]
 
 Argument = tuple[str, Any]
 
@@ -90,6 +90,13 @@ def argument_order(kernel: KernelSpec, arguments: Sequence[Argument]) -> tuple[s
     return tuple(names)
 
 
+def scalar_values(kernel: KernelSpec, size: Any) -> dict[str, Any]:
+    """The values a kernel without a uniform block passes by value, by name: the problem
+    size's dimensions (``n``, or ``rows`` and ``cols``, ...), then ``defaults``, then
+    what ``params(size)`` derives."""
+    return {**kernel.size(size).dims, **kernel.scalar_values(size)}
+
+
 def _spec_names(kernel: KernelSpec) -> dict[str, Argument]:
     """Every name the spec gives a parameter may use: named buffers, the uniform block
     (``params`` unless named) and its fields."""
@@ -108,15 +115,15 @@ def _scalars(
     kernel: KernelSpec, params: Sequence[Any], size: Any, known: Mapping[str, Any]
 ) -> dict[str, Argument]:
     """For a kernel without a uniform block: each scalar parameter the kernel takes by
-    value (``int n``, ``float eps``) that ``params(size)`` or ``defaults`` names, packed
-    in the C type the kernel declares, as people write ``params=lambda n: {"n": n}`` for
-    ``__global__ void k(float* y, int n)``."""
-    if kernel.uniform is not None or not (kernel.params or kernel.defaults) or size is None:
+    value (``int n``, ``float eps``) that ``scalar_values`` names (a dimension of the
+    size, ``defaults``, ``params(size)``), packed in the C type the kernel declares, as
+    people write ``__global__ void k(float* y, int n)`` with ``n`` the problem size."""
+    if kernel.uniform is not None or size is None:
         return {}
     wanted = [p for p in params if not p.pointer and p.name not in known]
     if not wanted:
         return {}
-    values = kernel.scalar_values(size)
+    values = scalar_values(kernel, size)
     found: dict[str, Argument] = {}
     for param in wanted:
         dtype = _sources.scalar_dtype(param.type)

@@ -1196,7 +1196,7 @@ class KernelSpec:
             template=False,
             version=self.version,
             # scalars by value keep their values (params(size) is a function)
-            defaults={k: v for k, v in self.scalar_values(size).items() if k in scalars}
+            defaults={k: v for k, v in _arguments.scalar_values(self, size).items() if k in scalars}
             if scalars
             else {},
         )

@@ -166,3 +166,34 @@ def test_a_frozen_kernel_keeps_its_scalar_values_for_the_worker():
     kernel = _twice_plus()
     frozen = kernel.frozen("cuda", Schedule(64), 100)
     assert frozen.steps("cuda", Schedule(64), 100) == kernel.steps("cuda", Schedule(64), 100)
+
+
+def test_a_scalar_named_like_a_dimension_of_the_size_takes_it_with_no_params():
+    """``int n`` (or ``int rows, int cols`` for a 2-D size) is the problem size people
+    mean; no params or defaults are needed for it, also in the worker's frozen kernel."""
+    source = r"""extern "C" __global__ void scale(const float* x, float* y, int rows, int cols) {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < rows * cols) y[i] = 2.0f * x[i];
+    }"""
+    kernel = KernelSpec(
+        id="scale",
+        entry_point="scale",
+        sources={"cuda": source},
+        dims=("rows", "cols"),
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x", count="rows*cols"),
+            BufferSpec(1, "f32", "read_write", name="y", count="rows*cols"),
+        ),
+        reference=lambda x, y: 2 * x,
+        grid=lambda s, size: ((size.rows * size.cols + 63) // 64, 1, 1),
+        schedules=(Schedule(64),),
+        template=False,
+    )
+    size = kernel.size("3x70")
+    (step,) = kernel.steps("cuda", Schedule(64), size)
+    assert step.arguments[2:] == (
+        ("value", ("rows", np.int32(3).tobytes())),
+        ("value", ("cols", np.int32(70).tobytes())),
+    )
+    frozen = kernel.frozen("cuda", Schedule(64), size)
+    assert frozen.steps("cuda", Schedule(64), size) == (step,)
