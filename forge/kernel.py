@@ -1048,8 +1048,10 @@ class KernelSpec:
 
     def pack_uniform(self, size: Any, **values: Any) -> np.ndarray:
         """The uniform record for a problem of ``size``: ``defaults``, then the fields
-        ``params(size)`` derives, then ``values``. Returns a one-element record array of
-        the logical layout (``uniform_bytes`` lays it out for a target)."""
+        ``params(size)`` derives, then ``values``; a field named like a dimension of the
+        size (``n``, ``rows``) that none of them gives holds that dimension. Returns a
+        one-element record array of the logical layout (``uniform_bytes`` lays it out for
+        a target)."""
         spec = self.uniform
         if spec is None:
             raise InvalidArgument(f"kernel {self.id} has no uniform block to pack")
@@ -1060,9 +1062,14 @@ class KernelSpec:
             raise InvalidArgument(
                 f"kernel {self.id}: unknown uniform fields {sorted(unknown)}; fields are {names}"
             )
+        dims = self.size(size).dims if size is not None else {}
+        merged.update({n: dims[n] for n in names if n not in merged and n in dims})
         missing = [n for n in names if n not in merged]
         if missing:
-            raise InvalidArgument(f"kernel {self.id}: uniform fields {missing} have no value")
+            raise InvalidArgument(
+                f"kernel {self.id}: uniform fields {missing} have no value; give them "
+                "defaults={...} or params=lambda size: {...}"
+            )
         record = np.zeros(1, spec.record_dtype)
         for name in names:
             problem = _field_problem(merged[name], spec.record_dtype[name])

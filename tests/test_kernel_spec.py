@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import subprocess
 import sys
@@ -208,3 +209,28 @@ def test_a_frozen_kernel_carries_its_rendered_source_and_entry_point_and_pickles
     assert again.steps("cuda", Schedule(128), 1000, 2**31 - 1) == kernel.steps(
         "cuda", Schedule(128), 1000, 2**31 - 1
     )
+
+
+def test_a_uniform_field_named_like_a_dimension_holds_it_when_nothing_else_gives_it():
+    """``struct Params { n: u32 }`` is the problem size people mean; params and
+    defaults still win, and a field nothing names is an error that says how to give it."""
+    kernel = KernelSpec(
+        id="u",
+        entry_point="main",
+        sources={},
+        dims=("rows", "cols"),
+        buffers=(
+            BufferSpec(0, "f32", "read_write", name="y", count="rows*cols"),
+            BufferSpec.uniform(1, (("rows", "u32"), ("cols", "u32"), ("scale", "f32"))),
+        ),
+        defaults={"scale": 2.0, "cols": 9},
+    )
+    record = kernel.pack_uniform(kernel.size("3x70"))
+    assert (int(record["rows"][0]), int(record["cols"][0]), float(record["scale"][0])) == (
+        3,
+        9,
+        2.0,
+    )
+    bare = dataclasses.replace(kernel, defaults={})
+    with pytest.raises(InvalidArgument, match=r"\['scale'\] have no value; give them defaults"):
+        bare.pack_uniform(bare.size("3x70"))
