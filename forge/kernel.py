@@ -740,7 +740,7 @@ class KernelSpec:
                     schedule.workgroup_size,
                     self._shared(self.shared_bytes, schedule, size),
                     self._cuda_arguments(entry, self.arguments, target, source, size),
-                    self._overrides(None, target, schedule, size),
+                    self._overrides(None, target, schedule, size, source),
                 ),
             )
         steps = []
@@ -781,7 +781,7 @@ class KernelSpec:
                     self._cuda_arguments(
                         dispatch.entry_point, dispatch.arguments, target, source, size
                     ),
-                    self._overrides(dispatch, target, own, size),
+                    self._overrides(dispatch, target, own, size, source),
                 )
             )
         return tuple(steps)
@@ -804,18 +804,30 @@ class KernelSpec:
         return found
 
     def _overrides(
-        self, dispatch: Dispatch | None, target: str | None, schedule: Schedule, size: Any
+        self,
+        dispatch: Dispatch | None,
+        target: str | None,
+        schedule: Schedule,
+        size: Any,
+        source: str | None = None,
     ) -> tuple[tuple[str, Any], ...]:
         """WGSL ``override`` values of one launch: the kernel's, then the launch's own,
         each resolved under the launch's schedule, then the parameters the source
-        declares as overrides."""
+        declares as overrides; an override the source declares without a value, named
+        like a dimension of the size (``override n: u32;``), that none of them sets
+        holds that dimension."""
         if target != "wgsl":
             return ()
         merged = {**self.overrides, **dict((dispatch and dispatch.overrides) or {})}
-        return tuple(
+        found = tuple(
             (k, self._resolve(v, schedule, size, f"kernel {self.id} override {k}"))
             for k, v in merged.items()
         ) + tuple(self._passed(target, "override").items())
+        if source is None or size is None:
+            return found
+        dims, named = self.size(size).dims, {k for k, _ in found}
+        unset = _sources.wgsl_overrides_without_default(source) - named
+        return found + tuple((n, dims[n]) for n in sorted(unset) if n in dims)
 
     def _entry(self, entry: str, schedule: Schedule, size: Any) -> str:
         """An entry point with its template values filled (a C++ instantiation such as

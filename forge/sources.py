@@ -20,6 +20,7 @@ __all__ = [
     "WgslBinding",
     "wgsl_bindings",
     "wgsl_overrides",
+    "wgsl_overrides_without_default",
     "wgsl_enables",
     "wgsl_array_lengths",
     "wgsl_entry_points",
@@ -90,6 +91,17 @@ _OVERRIDE = re.compile(r"(?:@\s*id\s*\(\s*(\d+)u?\s*\)\s*)?override\s+(\w+)\s*(?
 def wgsl_overrides(source: str) -> dict[str, str]:
     """``override`` constants by name, with their declared type ("" when inferred)."""
     return {m.group(2): m.group(3) or "" for m in _OVERRIDE.finditer(strip_comments(source))}
+
+
+def wgsl_overrides_without_default(source: str) -> set[str]:
+    """The ``override`` constants declared with no initializer: the pipeline must set
+    them (``override n: u32;``)."""
+    text = strip_comments(source)
+    return {
+        m.group(2)
+        for m in _OVERRIDE.finditer(text)
+        if not re.match(r"\s*=", text[m.end() :]) and re.match(r"\s*;", text[m.end() :])
+    }
 
 
 _ENABLE = re.compile(r"^\s*enable\s+([\w\s,]+);", re.M)

@@ -234,3 +234,43 @@ def test_a_uniform_field_named_like_a_dimension_holds_it_when_nothing_else_gives
     bare = dataclasses.replace(kernel, defaults={})
     with pytest.raises(InvalidArgument, match=r"\['scale'\] have no value; give them defaults"):
         bare.pack_uniform(bare.size("3x70"))
+
+
+_OVERRIDE_N = """
+override n: u32;
+override scale: f32 = 2.0;
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    if (id.x < n) { y[id.x] = scale * x[id.x]; }
+}
+"""
+
+
+def test_an_override_without_a_value_named_like_a_dimension_holds_it(request):
+    """``override n: u32;`` is the problem size people mean; an override with its own
+    initializer keeps it, and the kernel's ``overrides`` still win."""
+    from oracle.pytest_plugin import require_available
+
+    kernel = KernelSpec(
+        id="override_n",
+        entry_point="main",
+        sources={"wgsl": _OVERRIDE_N},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+        ),
+        reference=lambda x, y: 2 * x,
+        template=False,
+    )
+    (step,) = kernel.steps("wgsl", Schedule(64), kernel.size(1001))
+    assert step.overrides == (("n", 1001),)
+    given = dataclasses.replace(kernel, overrides={"n": 7})
+    assert given.steps("wgsl", Schedule(64), given.size(1001))[0].overrides == (("n", 7),)
+    require_available(request.config, "wgpu")
+    import oracle
+
+    for size in (1001, 1, 64):
+        ev = oracle.evaluate("wgpu", kernel, size=size, samples=0)
+        assert ev.passed, ev.report()
