@@ -192,6 +192,37 @@ class KernelBody(abc.ABC):
         """JSON-able data defining the body's meaning."""
 
 
+def _reference_call(
+    reference: Callable, kernel: KernelSpec, arrays: Sequence[Any]
+) -> tuple[list, dict]:
+    """How a numpy reference takes the buffers: all of them in (group, binding) order
+    when its parameters fit that; else by name when every parameter it needs names a
+    buffer (``def ref(x, y)`` of a kernel that also has a uniform); else the inputs alone
+    in order, without the uniform or with it, when that fits (``def ref(a, b): return
+    a + b``, the outputs returned)."""
+    try:
+        parameters = list(inspect.signature(reference).parameters.values())
+    except (TypeError, ValueError):  # a builtin or C function: no signature to read
+        return list(arrays), {}
+    parameters = [p for p in parameters if p.name != "constraints"]
+    if any(p.kind is p.VAR_POSITIONAL for p in parameters):
+        return list(arrays), {}
+    takes = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    needs = [p for p in takes if p.default is p.empty]
+    if len(needs) <= len(arrays) <= len(takes):
+        return list(arrays), {}
+    labels = {spec.label: a for spec, a in zip(kernel.buffers, arrays)}
+    if kernel.uniform is not None:
+        labels.setdefault("params", arrays[kernel.buffers.index(kernel.uniform)])
+    if needs and all(p.name in labels and p.kind is not p.POSITIONAL_ONLY for p in needs):
+        return [], {p.name: labels[p.name] for p in takes if p.name in labels}
+    read = [(s, a) for s, a in zip(kernel.buffers, arrays) if not s.is_output or s.inout]
+    for inputs in ([a for s, a in read if s.access is not Access.UNIFORM], [a for _, a in read]):
+        if len(needs) <= len(inputs) <= len(takes):
+            return inputs, {}
+    return list(arrays), {}  # does not fit: the call raises, and the error says why
+
+
 class RawBody(KernelBody):
     """Hand-written sources per target plus a numpy ``reference`` function."""
 
@@ -227,9 +258,10 @@ class RawBody(KernelBody):
     ) -> Any:
         if self.reference is None:
             raise UnsupportedFeature(f"kernel {kernel.id} has no CPU reference")
+        args, named = _reference_call(self.reference, kernel, arrays)
         if constraints is not None and kernel.reference_reads_device:
-            return self.reference(*arrays, constraints=constraints)
-        return self.reference(*arrays)
+            named["constraints"] = constraints
+        return self.reference(*args, **named)
 
     def describe(self, kernel: KernelSpec) -> dict:
         described: dict[str, Any] = {"sources": {t: self.sources[t] for t in sorted(self.sources)}}
@@ -252,8 +284,10 @@ class KernelSpec:
 
     ``sources`` maps a target (``"wgsl"``, ``"cuda"``) to its source; ``reference`` is
     the numpy meaning: called with the buffers as arrays in (group, binding) order (a
-    uniform as a record; a buffer with ``shape`` reshaped), it writes the outputs in
-    place or returns them (an array, or a tuple in output order). A reference that
+    uniform as a record; a buffer with ``shape`` reshaped), or with those its
+    parameters name, or with the inputs alone when it takes fewer (``_reference_call``),
+    it writes the outputs in place or returns them (an array, or a tuple in output
+    order). A reference that
     takes a ``constraints`` keyword receives the adapter's (e.g. its subgroup size).
     ``params(size)`` derives uniform fields from the problem size and ``defaults``
     gives the rest their usual values; ``grid(schedule, size)`` overrides the 1-D
@@ -994,8 +1028,16 @@ class KernelSpec:
             ) from exc
         except Exception as exc:
             where = getattr(self.reference, "__qualname__", "the reference")
+            hint = (
+                "; it is called with the buffers "
+                f"({', '.join(b.label for b in self.buffers)}) in (group, binding) order, by "
+                "name when its parameters name buffers, or with the inputs alone"
+                if isinstance(exc, TypeError) and "argument" in str(exc)
+                else ""
+            )
             raise ReferenceFailed(
-                f"the reference of kernel {self.id} ({where}) raised {type(exc).__name__}: {exc}"
+                f"the reference of kernel {self.id} ({where}) raised "
+                f"{type(exc).__name__}: {exc}{hint}"
             ) from exc
         if returned is not None:
             self._store_returned(returned, shaped)

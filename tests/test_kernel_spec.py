@@ -274,3 +274,47 @@ def test_an_override_without_a_value_named_like_a_dimension_holds_it(request):
     for size in (1001, 1, 64):
         ev = oracle.evaluate("wgpu", kernel, size=size, samples=0)
         assert ev.passed, ev.report()
+
+
+def _with_uniform(reference) -> KernelSpec:
+    return KernelSpec(
+        id="ref_call",
+        entry_point="main",
+        sources={},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+            BufferSpec.uniform(2, (("n", "u32"),), name="p"),
+        ),
+        reference=reference,
+    )
+
+
+def _reference_result(kernel: KernelSpec) -> np.ndarray:
+    x = np.arange(5, dtype=np.float32)
+    arrays = [x, np.full(5, np.nan, np.float32), kernel.pack_uniform(kernel.size(5))]
+    kernel.run_reference(arrays, kernel.size(5))
+    return arrays[1]
+
+
+@pytest.mark.parametrize(
+    "reference",
+    [
+        lambda x, y, p: 2 * x,  # every buffer, in order (as before)
+        lambda x, y: 2 * x,  # by name: no uniform taken
+        lambda y, x: 2 * x,  # by name, in another order
+        lambda a: 2 * a,  # the inputs alone, the output returned
+    ],
+    ids=["all-in-order", "by-name", "by-name-reordered", "inputs-alone"],
+)
+def test_a_reference_takes_the_buffers_as_its_parameters_ask(reference):
+    """People write numpy references that take what they use: the buffers in order, the
+    ones they name, or the inputs alone returning the output."""
+    assert _reference_result(_with_uniform(reference)).tolist() == [0, 2, 4, 6, 8]
+
+
+def test_a_reference_whose_parameters_fit_no_call_says_how_it_is_called():
+    from forge import ReferenceFailed
+
+    with pytest.raises(ReferenceFailed, match=r"called with the buffers \(x, y, p\)"):
+        _reference_result(_with_uniform(lambda a, b, c, d: 2 * a))
