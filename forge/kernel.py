@@ -195,7 +195,8 @@ class KernelBody(abc.ABC):
 def _reference_call(
     reference: Callable, kernel: KernelSpec, arrays: Sequence[Any]
 ) -> tuple[list, dict]:
-    """How a numpy reference takes the buffers: all of them in (group, binding) order
+    """How a numpy reference takes the buffers: by name when every parameter names a
+    buffer (``def ref(y, x)`` gets y as y); else all of them in (group, binding) order
     when its parameters fit that; else by name when every parameter it needs names a
     buffer (``def ref(x, y)`` of a kernel that also has a uniform); else the inputs alone
     in order, without the uniform or with it, when that fits (``def ref(a, b): return
@@ -209,13 +210,16 @@ def _reference_call(
         return list(arrays), {}
     takes = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     needs = [p for p in takes if p.default is p.empty]
-    if len(needs) <= len(arrays) <= len(takes):
-        return list(arrays), {}
     labels = {spec.label: a for spec, a in zip(kernel.buffers, arrays)}
     if kernel.uniform is not None:
         labels.setdefault("params", arrays[kernel.buffers.index(kernel.uniform)])
-    if needs and all(p.name in labels and p.kind is not p.POSITIONAL_ONLY for p in needs):
-        return [], {p.name: labels[p.name] for p in takes if p.name in labels}
+    named = [p for p in takes if p.name in labels and p.kind is not p.POSITIONAL_ONLY]
+    if needs and len(named) == len(takes):  # every parameter names a buffer: by name
+        return [], {p.name: labels[p.name] for p in named}
+    if len(needs) <= len(arrays) <= len(takes):
+        return list(arrays), {}
+    if needs and all(p in named for p in needs):
+        return [], {p.name: labels[p.name] for p in named}
     read = [(s, a) for s, a in zip(kernel.buffers, arrays) if not s.is_output or s.inout]
     for inputs in ([a for s, a in read if s.access is not Access.UNIFORM], [a for _, a in read]):
         if len(needs) <= len(inputs) <= len(takes):

@@ -303,9 +303,10 @@ def _reference_result(kernel: KernelSpec) -> np.ndarray:
         lambda x, y, p: 2 * x,  # every buffer, in order (as before)
         lambda x, y: 2 * x,  # by name: no uniform taken
         lambda y, x: 2 * x,  # by name, in another order
+        lambda y, x, p: 2 * x,  # every parameter names a buffer: by name, not position
         lambda a: 2 * a,  # the inputs alone, the output returned
     ],
-    ids=["all-in-order", "by-name", "by-name-reordered", "inputs-alone"],
+    ids=["all-in-order", "by-name", "by-name-reordered", "all-by-name", "inputs-alone"],
 )
 def test_a_reference_takes_the_buffers_as_its_parameters_ask(reference):
     """People write numpy references that take what they use: the buffers in order, the
