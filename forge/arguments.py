@@ -33,7 +33,7 @@ from .errors import InvalidArgument
 if TYPE_CHECKING:
     from .kernel import KernelSpec
 
-__all__ = ["cuda_arguments", "argument_order", "scalar_values"]
+__all__ = ["cuda_arguments", "argument_order", "values_by_name"]
 
 Argument = tuple[str, Any]
 
@@ -90,10 +90,10 @@ def argument_order(kernel: KernelSpec, arguments: Sequence[Argument]) -> tuple[s
     return tuple(names)
 
 
-def scalar_values(kernel: KernelSpec, size: Any) -> dict[str, Any]:
+def values_by_name(kernel: KernelSpec, size: Any) -> dict[str, Any]:
     """The values a kernel without a uniform block passes by value, by name: the problem
-    size's dimensions (``n``, or ``rows`` and ``cols``, ...), then ``defaults``, then
-    what ``params(size)`` derives."""
+    size's dimensions (``n``, or ``rows`` and ``cols``, ...), then what
+    ``KernelSpec.scalar_values`` gives (``defaults``, then ``params(size)``)."""
     return {**kernel.size(size).dims, **kernel.scalar_values(size)}
 
 
@@ -115,7 +115,7 @@ def _scalars(
     kernel: KernelSpec, params: Sequence[Any], size: Any, known: Mapping[str, Any]
 ) -> dict[str, Argument]:
     """For a kernel without a uniform block: each scalar parameter the kernel takes by
-    value (``int n``, ``float eps``) that ``scalar_values`` names (a dimension of the
+    value (``int n``, ``float eps``) that ``values_by_name`` names (a dimension of the
     size, ``defaults``, ``params(size)``), packed in the C type the kernel declares, as
     people write ``__global__ void k(float* y, int n)`` with ``n`` the problem size."""
     if kernel.uniform is not None or size is None:
@@ -123,7 +123,7 @@ def _scalars(
     wanted = [p for p in params if not p.pointer and p.name not in known]
     if not wanted:
         return {}
-    values = scalar_values(kernel, size)
+    values = values_by_name(kernel, size)
     found: dict[str, Argument] = {}
     for param in wanted:
         dtype = _sources.scalar_dtype(param.type)

@@ -1261,7 +1261,9 @@ class KernelSpec:
             template=False,
             version=self.version,
             # scalars by value keep their values (params(size) is a function)
-            defaults={k: v for k, v in _arguments.scalar_values(self, size).items() if k in scalars}
+            defaults={
+                k: v for k, v in _arguments.values_by_name(self, size).items() if k in scalars
+            }
             if scalars
             else {},
         )

@@ -141,33 +141,10 @@ class CudaParam:
     pointer: bool
 
 
-_SCALAR_WORDS = frozenset(
-    {
-        "int",
-        "unsigned",
-        "signed",
-        "float",
-        "double",
-        "half",
-        "__half",
-        "__nv_bfloat16",
-        "nv_bfloat16",
-        "bfloat16",
-        "size_t",
-        "ptrdiff_t",
-        "long",
-        "short",
-        "char",
-        "bool",
-    }
-)
-
-
 def is_scalar_type(type_text: str) -> bool:
     """Whether a by-value parameter's type is a scalar (``const unsigned int``,
     ``__half``, ``int64_t``), not a struct."""
-    words = re.findall(r"[A-Za-z_]\w*", type_text)
-    return any(w in _SCALAR_WORDS or re.fullmatch(r"u?int\d+_t", w) for w in words)
+    return scalar_dtype(type_text) is not None
 
 
 def scalar_dtype(type_text: str) -> np.dtype | None:

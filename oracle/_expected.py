@@ -120,38 +120,66 @@ class Expected:
 _PRECISE_STRAY = 0.01
 
 
+def _float64_run(expected: Expected, transform: Any = None) -> dict[str, np.ndarray] | None:
+    """The numpy reference run with every float buffer widened to float64 and the drawn
+    inputs passed through ``transform`` (None: as drawn; that run is kept for the next
+    asker), each buffer by label; None where the reference fails so (one bound to its
+    dtypes)."""
+    from forge.types import is_float_dtype
+
+    if transform is None and "float64" in expected._cache:
+        return expected._cache["float64"]
+    case, truth = expected.case, expected.truth
+    arrays = reference_arrays(case, truth)
+    found: dict[str, np.ndarray] | None = None
+    with np.errstate(all="ignore"):  # signalling NaNs widen with a warning
+        for i, (spec, array) in enumerate(zip(truth.buffers, arrays)):
+            if spec.access is Access.UNIFORM or array.dtype.names is not None:
+                continue
+            if is_float_dtype(array.dtype):
+                wide = array.astype(np.float64)
+                drawn = transform is not None and buffer_label(spec) in case.arrays
+                arrays[i] = transform(wide) if drawn else wide
+        try:
+            truth.run_reference(arrays, case.size, None)
+            found = {buffer_label(s): a for s, a in zip(truth.buffers, arrays)}
+        except Exception:  # noqa: BLE001 - a reference bound to its dtypes: no such run
+            pass
+    if transform is None:
+        expected._cache["float64"] = found
+    return found
+
+
+def _widens(expected: Expected) -> bool:
+    """Whether running the reference in float64 changes any buffer's precision."""
+    from forge.types import is_float_dtype
+
+    case = expected.case
+    dtypes = [
+        case.arrays[buffer_label(s)].dtype if buffer_label(s) in case.arrays else s.dtype
+        for s in expected.truth.buffers
+        if s.access is not Access.UNIFORM
+    ]
+    return any(
+        d.names is None and is_float_dtype(d) and d.itemsize < 8 for d in map(np.dtype, dtypes)
+    )
+
+
 def _precise_outputs(expected: Expected) -> dict[str, np.ndarray] | None:
     """The numpy reference run again with its float inputs widened to float64, each
     result rounded back to its output's dtype; None where that is no faithful, more
     precise run of the same function (see ``Expected.precise``)."""
-    from forge.types import is_float_dtype
-
     from ._compare import compare
     from ._tolerance import resolve_tolerance
 
     case, truth = expected.case, expected.truth
     if expected.reference != NUMPY_REFERENCE or truth.reference is None:
         return None
-    arrays, widened = reference_arrays(case, truth), False
-    for i, (spec, array) in enumerate(zip(truth.buffers, arrays)):
-        if (
-            spec.access is not Access.UNIFORM
-            and array.dtype.names is None
-            and is_float_dtype(array.dtype)
-            and array.dtype.itemsize < 8
-        ):
-            with np.errstate(all="ignore"):
-                arrays[i], widened = array.astype(np.float64), True
-    if not widened:
-        return None
-    try:
-        with np.errstate(all="ignore"):
-            truth.run_reference(arrays, case.size, None)
-    except Exception:  # noqa: BLE001 - a reference bound to its dtypes: no precise run
+    wide = _float64_run(expected) if _widens(expected) else None
+    if wide is None:
         return None
     outputs = {}
-    for spec, array in zip(truth.buffers, arrays):
-        label = buffer_label(spec)
+    for label, array in wide.items():
         want = expected.outputs.get(label)
         if want is None:
             continue
@@ -187,30 +215,11 @@ def _rounding_bounds(expected: Expected) -> dict[str, np.ndarray]:
     least in float32."""
     from forge.types import is_float_dtype
 
-    case, truth = expected.case, expected.truth
-    if expected.reference != NUMPY_REFERENCE or truth.reference is None:
+    if expected.reference != NUMPY_REFERENCE or expected.truth.reference is None:
         return {}
-    drawn = {
-        i
-        for i, spec in enumerate(truth.buffers)
-        if spec.access is not Access.UNIFORM and buffer_label(spec) in case.arrays
-    }
-
-    def run(transform: Any) -> dict[str, np.ndarray]:
-        arrays = reference_arrays(case, truth)
-        for i, (spec, array) in enumerate(zip(truth.buffers, arrays)):
-            if spec.access is Access.UNIFORM or array.dtype.names is not None:
-                continue
-            if is_float_dtype(array.dtype):
-                wide = array.astype(np.float64)
-                arrays[i] = transform(wide) if i in drawn else wide
-        truth.run_reference(arrays, case.size, None)
-        return {buffer_label(s): a for s, a in zip(truth.buffers, arrays)}
-
-    try:
-        with np.errstate(all="ignore"):
-            runs = [run(t) for t in (lambda a: a, lambda a: 2.0 * a, np.abs, np.square)]
-    except Exception:  # noqa: BLE001 - a reference bound to its dtypes: no bound
+    transforms = (None, lambda a: 2.0 * a, np.abs, np.square)
+    runs = [r for r in (_float64_run(expected, t) for t in transforms) if r is not None]
+    if len(runs) < len(transforms):
         return {}
     bounds = {}
     for label, want in expected.outputs.items():
