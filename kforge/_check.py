@@ -12,12 +12,21 @@ judged is kept and reported).
 
 from __future__ import annotations
 
+import concurrent.futures
 import sys
 from dataclasses import dataclass, field
 
 from forge import registry
 from forge.errors import GpuUnavailable, InvalidArgument
-from oracle import CheckOptions, CrossCheck, Evaluation, Verdict, check_many, format_duration
+from oracle import (
+    CheckOptions,
+    CrossCheck,
+    Evaluation,
+    Verdict,
+    check_many,
+    format_duration,
+    prepare_while,
+)
 
 from ._baseline import RESULTS_FORMAT, compare_with_baseline
 from ._fanout import add_fanout_flags, make_fleet
@@ -252,19 +261,6 @@ def run_check(args) -> CheckRun:
         known_backends([reference])
     session = make_fleet(args, chosen + [reference or ""], open_options(args))
     session.start(chosen + ([reference] if reference else []))  # workers open meanwhile
-    try:
-        kernels = resolve_kernels(args.kernels, args.kernel_ids)
-        plan = _plan(kernels, args.size, args.seed)
-        if reference:
-            ok, why = session.opened(reference)
-            if not ok:
-                raise GpuUnavailable(f"the reference backend {reference!r} is not available: {why}")
-        names, unavailable, refused = opened_backends(session, chosen, args.backends)
-    except BaseException:
-        session.close()
-        raise
-    run = CheckRun(unavailable=unavailable, refused=refused)
-    judged = [n for n in names if n != reference]
     options = CheckOptions(
         schedule=args.schedule,
         samples=args.samples,
@@ -272,6 +268,21 @@ def run_check(args) -> CheckRun:
         reference=reference,
         tuned=args.tuned,
     )
+    try:
+        kernels = resolve_kernels(args.kernels, args.kernel_ids)
+        plan = _plan(kernels, args.size, args.seed)
+        if reference:
+            ok, why = session.opened(reference)
+            if not ok:
+                raise GpuUnavailable(f"the reference backend {reference!r} is not available: {why}")
+        (names, unavailable, refused), prepared = _open_while_preparing(
+            session, chosen, args.backends, plan, options
+        )
+    except BaseException:
+        session.close()
+        raise
+    run = CheckRun(unavailable=unavailable, refused=refused)
+    judged = [n for n in names if n != reference]
     try:
         with progress(len(plan) * len(judged), args.json) as advance:
             for result in check_many(
@@ -282,6 +293,7 @@ def run_check(args) -> CheckRun:
                 on_result=lambda name, ev: advance(
                     f"{ev.kernel.id} at {ev.size} on {name}: {ev.verdict}"
                 ),
+                prepared=prepared,
             ):
                 run.results.append(result)
                 _after_each(result, args)
@@ -290,6 +302,16 @@ def run_check(args) -> CheckRun:
     finally:
         session.close()
     return run
+
+
+def _open_while_preparing(session, chosen, asked, plan, options: CheckOptions):
+    """``opened_backends``, waited for on a thread while this one makes the first
+    items' inputs and references (``prepare_while``): the workers' start (their
+    imports, the driver, the device) is no longer time the check spends idle."""
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="kforge-open") as pool:
+        opening = pool.submit(opened_backends, session, chosen, asked)
+        prepared = prepare_while(lambda: not opening.done(), plan, options)
+        return opening.result(), prepared
 
 
 def _after_each(result: CrossCheck, args) -> None:

@@ -25,7 +25,15 @@ from ._compare import (
     nonfinite_expected,
     ulp_distance,
 )
-from ._cross_check import CheckOptions, CrossCheck, PairCheck, check_many, cross_check
+from ._cross_check import (
+    CheckOptions,
+    CrossCheck,
+    PairCheck,
+    Prepared,
+    check_many,
+    cross_check,
+    prepare_while,
+)
 from ._evaluate import (
     DEFAULT_GUARD,
     DEFAULT_TIMEOUT_S,
@@ -115,6 +123,8 @@ __all__ = [
     "execute",
     "cross_check",
     "check_many",
+    "prepare_while",
+    "Prepared",
     "CheckOptions",
     "CrossCheck",
     "PairCheck",

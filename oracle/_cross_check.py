@@ -51,7 +51,15 @@ from ._tuning_cache import find_tuned
 if TYPE_CHECKING:
     from ._fleet import Fleet
 
-__all__ = ["cross_check", "check_many", "CheckOptions", "CrossCheck", "PairCheck"]
+__all__ = [
+    "cross_check",
+    "check_many",
+    "prepare_while",
+    "CheckOptions",
+    "CrossCheck",
+    "PairCheck",
+    "Prepared",
+]
 
 
 @dataclass(frozen=True)
@@ -251,15 +259,14 @@ def _pairs(
 def _expected(
     case,
     kernel: KernelSpec,
-    session: Session | Fleet,
+    session: Session | Fleet | None,
     reference: str | None,
     guard: int,
     timeout_s: Any,
 ) -> Expected:
-    if reference is None:
+    if reference in (None, "numpy"):
         return expected_outputs(case)
-    if reference == "numpy":
-        return expected_outputs(case)
+    assert session is not None, "a backend as the reference needs the session"
     return expected_from_backend(case, session.runner(reference), guard=guard, timeout_s=timeout_s)
 
 
@@ -348,6 +355,7 @@ def check_many(
     on_result: Callable[[str, Evaluation], None] | None = None,
     inputs: Any = None,
     uniform: Any = None,
+    prepared: Sequence[Prepared] = (),
 ) -> Iterator[CrossCheck]:
     """Cross-check each (kernel, size, seed) of ``items`` on ``backends``, yielding the
     results in order. The backends run concurrently, each through its own runner in
@@ -355,7 +363,9 @@ def check_many(
     ``width``), while this thread draws the next cases and runs their references (up
     to two items ahead, or as many as the widest backend has workers), so a check takes
     about as long as its slowest backend. A broken reference or a backend that cannot
-    open becomes that evaluation's verdict."""
+    open becomes that evaluation's verdict. ``prepared``: the first items' cases and
+    references made already (``prepare_while``), taken in order instead of making
+    them again."""
     options = options or CheckOptions()
     names = [n for n in backends if n != options.reference]
     widths = {name: _width(session, name) for name in names}
@@ -368,10 +378,13 @@ def check_many(
     ahead = max([_AHEAD, *widths.values()])
     pending: collections.deque = collections.deque()
     try:
-        for kernel, size, seed in items:
-            pending.append(
-                _submit(kernel, size, seed, names, session, options, lanes, inputs, uniform)
+        for index, (kernel, size, seed) in enumerate(items):
+            made = (
+                prepared[index].made()
+                if index < len(prepared)
+                else _prepare(kernel, size, seed, session, options, inputs, uniform)
             )
+            pending.append(_submit(made, names, session, options, lanes))
             while len(pending) > ahead:
                 yield _collect(pending.popleft(), options, on_result)
         while pending:
@@ -392,22 +405,75 @@ def _width(session: Any, name: str) -> int:
     return max(1, int(width(name))) if callable(width) else 1
 
 
-def _submit(
-    kernel, size, seed, names, session, options: CheckOptions, lanes, inputs, uniform
-) -> tuple:
+def _prepare(
+    kernel, size, seed, session, options: CheckOptions, inputs, uniform
+) -> tuple[Any, Expected | None, ForgeError | None]:
+    """An item's case, and its reference's expectation (or why there is none)."""
     size = kernel.largest_size() if size is None else kernel.size(size)
     check_host_memory(kernel, size)
     case = make_case(kernel, size, seed, uniform, given=inputs)
-    result = CrossCheck(
-        kernel, case.size, case.seed, case.input_hash, reference=options.reference or "numpy"
-    )
-    failure: ForgeError | None = None
     try:
-        expected: Expected | None = _expected(
+        expected = _expected(
             case, kernel, session, options.reference, options.guard, options.timeout_s
         )
     except ForgeError as exc:  # a broken reference, or a reference backend that failed
-        expected, failure = None, exc
+        return case, None, exc
+    return case, expected, None
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """An item made ahead by ``prepare_while``: ``_prepare``'s answer, or the exception
+    it raised (raised again when the check reaches the item, as it would have been)."""
+
+    answer: tuple | None
+    raised: BaseException | None = None
+
+    def made(self) -> tuple:
+        if self.raised is not None:
+            raise self.raised
+        assert self.answer is not None
+        return self.answer
+
+
+def prepare_while(
+    busy: Callable[[], bool],
+    items: Sequence[tuple[KernelSpec, Any, int]],
+    options: CheckOptions | None = None,
+    *,
+    limit_bytes: int = 1 << 30,
+) -> list[Prepared]:
+    """The first ``items``' cases and numpy references, made in order for as long as
+    ``busy()`` (say, while the backends' workers open) and their inputs and
+    expectations stay under ``limit_bytes``; give them to ``check_many(prepared=)``.
+    With a backend as the reference there is nothing to make without it: none."""
+    options = options or CheckOptions()
+    made: list[Prepared] = []
+    if options.reference not in (None, "numpy"):
+        return made
+    held = 0
+    for kernel, size, seed in items:
+        if not busy() or held > limit_bytes:
+            break
+        try:
+            answer = _prepare(kernel, size, seed, None, options, None, None)
+        except Exception as exc:  # raised again when the check reaches this item
+            made.append(Prepared(None, exc))
+            continue
+        made.append(Prepared(answer))
+        case, expected = answer[0], answer[1]
+        held += sum(a.nbytes for a in case.arrays.values()) + (
+            sum(a.nbytes for a in expected.outputs.values()) if expected is not None else 0
+        )
+    return made
+
+
+def _submit(made: tuple, names, session, options: CheckOptions, lanes) -> tuple:
+    case, expected, failure = made
+    kernel = case.kernel
+    result = CrossCheck(
+        kernel, case.size, case.seed, case.input_hash, reference=options.reference or "numpy"
+    )
     futures = {
         name: lanes[name].submit(
             _evaluate_one,

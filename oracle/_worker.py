@@ -6,6 +6,7 @@ the driver goes away."""
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from multiprocessing.connection import Connection
@@ -54,4 +55,10 @@ def main(argv: list[str]) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    code = main(sys.argv)
+    # The context is closed: what is left is the interpreter's own teardown (every
+    # module's objects, one by one), which the driver waits for in close(); the
+    # operating system reclaims it at once.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

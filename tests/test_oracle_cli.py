@@ -101,7 +101,7 @@ def test_check_reports_a_timeout_as_a_failure(capsys, monkeypatch):
     (shown with a hand-made result: a real one takes a device that can hang)."""
     import oracle
 
-    def timed_out(items, names, session, options, on_result):
+    def timed_out(items, names, session, options, on_result, prepared=()):
         for kernel, size, seed in items:
             result = oracle.CrossCheck(kernel, size, seed, "hash")
             ev = oracle.Evaluation(

@@ -71,3 +71,64 @@ def test_a_backend_that_timed_out_diverges():
 def test_unknown_backends_are_refused_with_the_installed_list():
     with pytest.raises(InvalidArgument, match="installed"):
         oracle.cross_check(AFFINE, ["reference", "no-such-backend"])
+
+
+def _plan_of(*ids: str) -> list[tuple]:
+    return [(forge.get_kernel(i), s, 0) for i in ids for s in forge.get_kernel(i).checked_sizes()]
+
+
+def test_items_prepared_while_backends_open_are_judged_as_if_made_in_the_check(monkeypatch):
+    """``kforge check`` makes the first items' inputs and references while the workers
+    open; the check takes them in order, runs no reference twice, and judges exactly
+    as it does with nothing prepared."""
+    plan = _plan_of("axpy", "row_sum", "raw_affine")
+    options = oracle.CheckOptions(samples=1)
+    with oracle.Session(isolate=False) as session:
+        plain = list(oracle.check_many(plan, ["reference"], session, options))
+    prepared = oracle.prepare_while(lambda: True, plan, options)
+    assert len(prepared) == len(plan)
+    import oracle._cross_check as cross
+
+    def no_second_reference(*args, **kwargs):
+        raise AssertionError("a prepared item's reference ran again")
+
+    monkeypatch.setattr(cross, "expected_outputs", no_second_reference)
+    with oracle.Session(isolate=False) as session:
+        ahead = list(oracle.check_many(plan, ["reference"], session, options, prepared=prepared))
+
+    def summary(results):
+        return [
+            (r.kernel.id, r.size, r.input_hash, ev.verdict, ev.max_ulp)
+            for r in results
+            for ev in r.evaluations.values()
+        ]
+
+    assert summary(ahead) == summary(plain) and len(ahead) == len(plan)
+
+
+def test_preparing_stops_when_the_backends_are_open_or_the_memory_bound_is_reached():
+    plan = _plan_of("axpy", "row_sum")
+    assert oracle.prepare_while(lambda: False, plan) == []
+    assert len(oracle.prepare_while(lambda: True, plan, limit_bytes=0)) == 1
+    # a backend as the reference cannot be prepared without it: nothing is made
+    with_backend = oracle.CheckOptions(reference="reference")
+    assert oracle.prepare_while(lambda: True, plan, with_backend) == []
+
+
+def test_an_item_that_fails_while_prepared_fails_when_the_check_reaches_it():
+    """A bad item made ahead raises where the check would have raised it (the check
+    draws two items ahead, so before the first result), with the same error."""
+    good = forge.get_kernel("axpy")
+    plan = [(good, 100, 0), (good, "-5", 0)]  # a negative size is refused
+
+    def run(prepared):
+        seen = []
+        with pytest.raises(InvalidArgument) as raised:
+            with oracle.Session(isolate=False) as session:
+                for result in oracle.check_many(plan, ["reference"], session, prepared=prepared):
+                    seen.append(result.size)
+        return str(raised.value), seen
+
+    prepared = oracle.prepare_while(lambda: True, plan)
+    assert prepared[0].raised is None and prepared[1].raised is not None
+    assert run(prepared) == run(()) and "-5" in run(())[0]

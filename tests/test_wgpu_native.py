@@ -191,3 +191,69 @@ def test_an_abandoned_device_keeps_its_native_handles_out_of_wgpu_py(device):
     assert any(kept[1] is device for kept in _native._ABANDONED if isinstance(kept, tuple))
     device._release()  # what a finalizer would do: with no handle it frees nothing,
     _native.wait_idle(handle)  # so the native device is still there to poll
+
+
+# -- cffi's parsed types -----------------------------------------------------------------
+
+_PARSES_AFTER_WARMING = """
+import cffi.cparser, json, sys
+from backends.wgpu import _native
+added = _native.warm_type_cache()
+seen = []
+parse = cffi.cparser.Parser.parse_type_and_quals
+def recording(self, text):
+    seen.append(text)
+    return parse(self, text)
+cffi.cparser.Parser.parse_type_and_quals = recording
+import forge, oracle
+ctx = forge.open_context("wgpu")
+for kernel, size in (("axpy", 1000), ("gemm", 67), ("softmax", 100), ("raw_affine", 129)):
+    oracle.evaluate(ctx, forge.get_kernel(kernel), size=size, samples=2)
+ctx.close()
+print(json.dumps({"added": added, "parsed_later": seen}))
+"""
+
+
+def test_opening_and_running_parse_no_c_type_the_warm_cache_lacks(request):
+    """A fresh process warms cffi's type cache in one pass, then opens a context and
+    runs kernels (timestamps, reads, uniforms): cffi parses nothing more. A wgpu-py
+    that builds a new C type fails here, naming it for ``PARSED_TYPES``."""
+    require_available(request.config, "wgpu")
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _PARSES_AFTER_WARMING],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["added"] >= len(_native.PARSED_TYPES) - 5, result
+    assert result["parsed_later"] == [], (
+        f"wgpu-py parsed C types warm_type_cache does not know: {result['parsed_later']}; "
+        "add them to backends/wgpu/_native.py's PARSED_TYPES"
+    )
+
+
+def test_warmed_types_are_the_types_cffi_parses_one_by_one():
+    _native.warm_type_cache()
+    ffi = _native.ffi
+    for text in _native.PARSED_TYPES:
+        ctype = ffi._parser.parse_type(text)  # as cffi parses a text it has not met
+        if ctype.is_raw_function:
+            ctype = ctype.as_function_pointer()
+        with ffi._lock:
+            one_by_one = ffi._get_cached_btype(ctype)
+        assert ffi._parsed_types[text] == (one_by_one, text.startswith("void(")), text
+
+
+def test_an_unknown_type_text_warms_nothing_and_leaves_the_lazy_path():
+    """On a surprise (here, a text cffi cannot parse) nothing is added, and cffi goes
+    on parsing each text on first use."""
+    before = dict(_native.ffi._parsed_types)
+    assert _native.warm_type_cache(("WGPUNoSuchType *",)) == 0
+    assert _native.ffi._parsed_types == before

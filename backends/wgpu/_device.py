@@ -87,6 +87,7 @@ def select_adapter(power_preference: str = "high-performance", adapter_index: in
         raise InvalidArgument(
             f"power_preference must be 'high-performance' or 'low-power', got {power_preference!r}"
         )
+    _native.warm_type_cache()  # the C types opening and running will parse, in one pass
     if adapter_index is not None:
         adapter_index = _checks.integer(adapter_index, "adapter_index", minimum=0)
         adapters = wgpu.gpu.enumerate_adapters_sync()

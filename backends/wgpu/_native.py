@@ -49,6 +49,8 @@ __all__ = [
     "destroy_natively",
     "keep_forever",
     "abandon",
+    "PARSED_TYPES",
+    "warm_type_cache",
 ]
 
 #: The wgpu-py releases these internals were written for and checked on: the pin of
@@ -94,6 +96,103 @@ OBJECT_ATTRIBUTES = {
     "GPUCommandBuffer": ("_internal",),
 }
 _WORK_DONE_SIGNATURE = "void(WGPUQueueWorkDoneStatus, WGPUStringView, void *, void *)"
+
+
+#: Every C type text that opening a device and running kernels hands to cffi (wgpu-py's
+#: ``ffi.new("WGPUBufferDescriptor *")`` and the like, and this module's own), in the
+#: order they are first met. cffi parses each new text alone, and every such parse
+#: reads all of wgpu.h's ~440 typedefs again: 13 ms a text here, 0.8 s of a wgpu
+#: ``kforge check``. ``warm_type_cache`` parses them in one pass instead.
+#: ``tests/test_wgpu_native.py`` fails, naming the text, when wgpu-py parses one not
+#: listed here.
+PARSED_TYPES = (
+    "void(WGPULogLevel, WGPUStringView, void *)",
+    "WGPUStringView *",
+    _WORK_DONE_SIGNATURE,
+    "WGPURequestAdapterOptions *",
+    "void(WGPURequestAdapterStatus, WGPUAdapter, WGPUStringView, void *, void *)",
+    "WGPURequestAdapterCallbackInfo *",
+    "WGPUInstanceDescriptor *",
+    "WGPUAdapterInfo *",
+    "WGPUChainedStruct *",
+    "WGPUNativeLimits *",
+    "WGPULimits *",
+    "char []",
+    "WGPUQueueDescriptor *",
+    "WGPUDeviceExtras *",
+    "WGPUChainedStruct * ",
+    "void(WGPUDevice const *, WGPUDeviceLostReason, WGPUStringView, void *, void *)",
+    "WGPUDeviceLostCallbackInfo *",
+    "void(WGPUDevice const *, WGPUErrorType, WGPUStringView, void *, void *)",
+    "WGPUUncapturedErrorCallbackInfo *",
+    "WGPUFeatureName[]",
+    "WGPUDeviceDescriptor *",
+    "void(WGPURequestDeviceStatus, WGPUDevice, WGPUStringView, void *, void *)",
+    "WGPURequestDeviceCallbackInfo *",
+    "WGPUBufferDescriptor *",
+    "WGPUQuerySetDescriptor *",
+    "uint8_t []",
+    "uintptr_t",
+    "uint8_t *",
+    "WGPUShaderSourceWGSL *",
+    "WGPUShaderModuleDescriptor *",
+    "WGPUBufferBindingLayout *",
+    "WGPUBindGroupLayoutEntry *",
+    "WGPUBindGroupLayoutEntry[]",
+    "WGPUBindGroupLayoutDescriptor *",
+    "WGPUBindGroupLayout[]",
+    "WGPUPipelineLayoutDescriptor *",
+    "WGPUComputeState *",
+    "WGPUComputePipelineDescriptor *",
+    "WGPUBindGroupEntry *",
+    "WGPUBindGroupEntry[]",
+    "WGPUBindGroupDescriptor *",
+    "WGPUCommandEncoderDescriptor *",
+    "WGPUPassTimestampWrites *",
+    "WGPUComputePassDescriptor *",
+    "uint32_t []",
+    "WGPUCommandBufferDescriptor *",
+    "WGPUCommandBuffer[]",
+    "void *",
+    "WGPUQueueWorkDoneCallbackInfo *",
+    "void(WGPUMapAsyncStatus, WGPUStringView, void *, void *)",
+    "WGPUBufferMapCallbackInfo *",
+    "intptr_t",
+    "WGPUSubmissionIndex *",
+)
+
+
+def warm_type_cache(texts: tuple[str, ...] = PARSED_TYPES) -> int:
+    """Parse the C type ``texts`` cffi has not met yet in one pass of its C parser and
+    store each in cffi's cache of parsed types, as ``ffi.typeof(text)`` would one by
+    one (the same parser calls on the same declaration, a dummy function's parameter,
+    in one prototype rather than one each); returns how many it added. This reaches
+    into cffi's ``FFI`` (``_parser``, ``_parsed_types``, ``_lock``,
+    ``_get_cached_btype``) and its parser's ``_parse`` and ``_get_type_and_quals``:
+    on any surprise it adds nothing, and cffi parses each text when first used."""
+    todo = [t for t in dict.fromkeys(texts) if t not in ffi._parsed_types]
+    if not todo:
+        return 0
+    try:
+        parser = ffi._parser
+        with ffi._lock:
+            parameters = ",\n".join(todo)
+            ast = parser._parse(f"void __kforge_types(\n{parameters}\n);")[0]
+            params = ast.ext[-1].type.args.params
+            if len(params) != len(todo):
+                return 0
+            parsed = {}
+            for text, node in zip(todo, params):
+                ctype = parser._get_type_and_quals(node.type)[0]
+                raw_function = ctype.is_raw_function
+                if raw_function:
+                    ctype = ctype.as_function_pointer()
+                parsed[text] = (ffi._get_cached_btype(ctype), raw_function)
+            for text, entry in parsed.items():
+                ffi._parsed_types.setdefault(text, entry)
+    except Exception:  # a cffi that moved its internals: parse lazily, as before
+        return 0
+    return len(parsed)
 
 
 class UntestedWgpuWarning(RuntimeWarning):
