@@ -594,3 +594,35 @@ def test_only_a_sum_of_products_gets_a_rounding_bound_and_it_grows_with_the_term
     # at most k * u * M for k = 1024 terms; at least 32 * u * M (the drawn rows have
     # some larger values, so fewer terms count: 60 to 1024 here)
     assert np.all(wide <= 1024 * u * magnitude) and np.all(wide >= 32 * u * magnitude)
+
+
+def test_a_reference_that_casts_its_result_to_the_output_dtype_gets_the_same_bound():
+    """numpy code casts its result to the output's dtype (``.astype(np.float32)``); in
+    the float64 run the oracle makes to bound rounding, that cast result is taken
+    (widened) rather than refused, so such a reference still gets its bound (without
+    it, a right block scan on wgpu was a MISMATCH of 656 ulp)."""
+
+    def spec(name, reference):
+        return KernelSpec(
+            id=name,
+            entry_point="main",
+            sources={},
+            buffers=(
+                BufferSpec(0, "f32", "read", name="x", count="n*512"),
+                BufferSpec(1, "f32", "read_write", name="y"),
+            ),
+            reference=reference,
+            domain={"x": (-1.0, 1.0)},
+            nonfinite_inputs=False,
+        )
+
+    def bound(kernel):
+        return oracle.expected_outputs(oracle.make_case(kernel, 16, 0)).rounding_bound()["y"]
+
+    plain = spec("rows", lambda x, y: x.reshape(len(y), -1).sum(axis=1))
+    cast = spec("rows_cast", lambda x, y: x.reshape(len(y), -1).sum(axis=1).astype(np.float32))
+    assert np.allclose(bound(cast), bound(plain), rtol=1e-5, atol=1e-30) and bound(cast).max() > 0
+    # where the output holds its own dtype, a returned float64 is still refused
+    wide = spec("rows_wide", lambda x, y: x.reshape(len(y), -1).astype(np.float64).sum(axis=1))
+    ev = oracle.evaluate("reference", wide, size=16, samples=0)
+    assert ev.verdict is Verdict.REFERENCE_ERROR and "astype(np.float32)" in ev.report()
