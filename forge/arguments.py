@@ -14,9 +14,10 @@ entry per parameter, which the CUDA backend packs:
 The rules, in order: ``arguments=(...)`` names the order explicitly; else parameters
 all named like the spec's names are matched by name; else by position and kind
 (pointers take the buffers in binding order, values the uniform's fields, or the whole
-uniform for one struct parameter), and an error names the parameters when neither fits
-rather than guessing an order. Without a parsable declaration the default convention
-holds: buffers by binding, the uniform last.
+uniform for one struct parameter; a scalar named like a dimension of the size or a
+value ``params(size)``/``defaults`` gives is that value wherever it sits), and an error
+names the parameters when neither fits rather than guessing an order. Without a
+parsable declaration the default convention holds: buffers by binding, the uniform last.
 """
 
 from __future__ import annotations
@@ -144,8 +145,9 @@ def _by_position(
     kernel: KernelSpec, entry: str, params: Sequence[Any], known: Mapping[str, Argument]
 ) -> tuple[Argument, ...]:
     """Arguments for parameters that are not all named like the spec's names: pointers
-    take the buffers in binding order, values the uniform's fields in order (or the
-    whole uniform, for one struct parameter). A parameter whose name does match must sit
+    take the buffers in binding order, scalars named like a value the kernel gives take
+    it, the other values the uniform's fields in order (or the whole uniform, for one
+    struct parameter). A parameter whose name does match must sit
     where its buffer or field does, and when the kinds and counts do not fit, the error
     names what did not match (guessing an order ran kernels on the wrong arguments)."""
     buffers = [
@@ -154,7 +156,10 @@ def _by_position(
     uniform = kernel.uniform
     fields = [("field", name) for name, _ in uniform.fields] if uniform is not None else []
     pointers = [p for p in params if p.pointer]
-    values = [p for p in params if not p.pointer]
+    # a scalar named like a value the kernel gives (``int n``: the size's dimension) is
+    # that value wherever it sits, as in ``(const float* in, float* out, int n)``
+    by_name = {p.name for p in params if not p.pointer and known.get(p.name, ("",))[0] == "value"}
+    values = [p for p in params if not p.pointer and p.name not in by_name]
     value_args: list[Argument] | None = None
     if len(values) == 1 and uniform is not None and not _sources.is_scalar_type(values[0].type):
         value_args = [("uniform", None)]  # a struct: the whole uniform, padding and all
@@ -171,7 +176,10 @@ def _by_position(
             "arguments=(...) in the kernel's order"
         )
     buffer_args, value_iter = iter(buffers), iter(value_args)
-    found = tuple(next(buffer_args) if p.pointer else next(value_iter) for p in params)
+    found = tuple(
+        next(buffer_args) if p.pointer else known[p.name] if p.name in by_name else next(value_iter)
+        for p in params
+    )
     for param, argument in zip(params, found):
         if param.name in known and known[param.name] != argument:
             raise InvalidArgument(

@@ -197,3 +197,25 @@ def test_a_scalar_named_like_a_dimension_of_the_size_takes_it_with_no_params():
     )
     frozen = kernel.frozen("cuda", Schedule(64), size)
     assert frozen.steps("cuda", Schedule(64), size) == (step,)
+
+
+def test_pointers_named_otherwise_go_by_position_and_n_still_takes_the_size():
+    """``(const float* in, float* out, int n)`` over buffers named ``input`` and
+    ``output``: the pointers match no name, so they take the buffers by position, and
+    ``int n`` is the size's dimension by its name (it was refused: "2 pointer and 1
+    value parameters do not fit 2 buffers and 0 uniform fields")."""
+    buffers = (
+        BufferSpec(0, "f32", "read", name="input"),
+        BufferSpec(1, "f32", "read_write", name="output"),
+    )
+    assert _arguments("const float* __restrict__ in, float* __restrict__ out, int n", buffers) == (
+        ("buffer", 0),
+        ("buffer", 1),
+        ("value", ("n", np.int32(4).tobytes())),
+    )
+    assert _arguments("int n, const float* in, float* out", buffers)[0] == (
+        "value",
+        ("n", np.int32(4).tobytes()),
+    )
+    with pytest.raises(InvalidArgument, match="count"):  # a scalar no one gives a value
+        _arguments("const float* in, float* out, int count", buffers)

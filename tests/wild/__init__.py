@@ -1123,6 +1123,106 @@ PORT = Wild(
     {"port subtracts": ("wgsl", "a[id.x] + b[id.x]", "a[id.x] - b[id.x]")},
 )
 
+# A block-wise inclusive scan, as WebGPU samples (Hillis-Steele over a double buffer in
+# workgroup memory) and CUDA code (warp shuffles, then the warps' totals) write it; its
+# numpy reference casts its result to the output's dtype, as numpy code does. The sums
+# run in another order than numpy's: a right scan differs from the reference by up to
+# a long sum's rounding (issue 11: no false alarm).
+_SCAN_WGSL = """
+@group(0) @binding(0) var<storage, read> input: array<f32>;
+@group(0) @binding(1) var<storage, read_write> output: array<f32>;
+
+const WG: u32 = 256u;
+var<workgroup> temp: array<f32, 512>;
+
+@compute @workgroup_size(256)
+fn block_scan(@builtin(global_invocation_id) gid: vec3<u32>,
+              @builtin(local_invocation_id) lid: vec3<u32>) {
+    let n = arrayLength(&input);
+    let i = gid.x;
+    var pout: u32 = 0u;
+    var pin: u32 = 1u;
+    temp[lid.x] = select(0.0, input[i], i < n);
+    workgroupBarrier();
+    for (var offset: u32 = 1u; offset < WG; offset = offset * 2u) {
+        pout = 1u - pout;
+        pin = 1u - pout;
+        if (lid.x >= offset) {
+            temp[pout * WG + lid.x] = temp[pin * WG + lid.x] + temp[pin * WG + lid.x - offset];
+        } else {
+            temp[pout * WG + lid.x] = temp[pin * WG + lid.x];
+        }
+        workgroupBarrier();
+    }
+    if (i < n) {
+        output[i] = temp[pout * WG + lid.x];
+    }
+}
+"""
+
+_SCAN_CUDA = """
+extern "C" __global__ void block_scan(const float* __restrict__ in,
+                                      float* __restrict__ out, int n) {
+    __shared__ float warp_sums[32];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    int lane = threadIdx.x & 31;
+    int warp = threadIdx.x >> 5;
+    float v = (i < n) ? in[i] : 0.0f;
+    #pragma unroll
+    for (int offset = 1; offset < 32; offset <<= 1) {
+        float t = __shfl_up_sync(0xffffffff, v, offset);
+        if (lane >= offset) v += t;
+    }
+    if (lane == 31) warp_sums[warp] = v;
+    __syncthreads();
+    if (warp == 0) {
+        float s = (lane < (blockDim.x >> 5)) ? warp_sums[lane] : 0.0f;
+        #pragma unroll
+        for (int offset = 1; offset < 32; offset <<= 1) {
+            float t = __shfl_up_sync(0xffffffff, s, offset);
+            if (lane >= offset) s += t;
+        }
+        warp_sums[lane] = s;
+    }
+    __syncthreads();
+    if (warp > 0) v += warp_sums[warp - 1];
+    if (i < n) out[i] = v;
+}
+"""
+
+
+def _block_scan_reference(input):
+    out = np.empty(input.shape, np.float64)
+    for start in range(0, input.size, 256):
+        out[start : start + 256] = np.cumsum(input[start : start + 256].astype(np.float64))
+    return out.astype(np.float32)
+
+
+BLOCK_SCAN = Wild(
+    KernelSpec(
+        id="wild_block_scan",
+        entry_point="block_scan",
+        sources={"wgsl": _SCAN_WGSL, "cuda": _SCAN_CUDA},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="input"),
+            BufferSpec(1, "f32", "read_write", name="output"),
+        ),
+        reference=_block_scan_reference,
+        grid=lambda schedule, n: (ceil_div(n, 256), 1, 1),
+        schedules=(Schedule(256),),
+        test_sizes=(10007, 256, 1),
+    ),
+    {
+        "the scan stops a round early": ("wgsl", "offset < WG;", "offset < WG / 2u;"),
+        "a lane skips its first neighbour": (
+            "cuda",
+            "if (lane >= offset) v += t;",
+            "if (lane > offset) v += t;",
+        ),
+        "adds its own warp's total": ("cuda", "v += warp_sums[warp - 1];", "v += warp_sums[warp];"),
+    },
+)
+
 CORPUS = {
     w.kernel.id: w
     for w in (
@@ -1146,5 +1246,6 @@ CORPUS = {
         REDUCE_CG,
         HAXPY,
         PORT,
+        BLOCK_SCAN,
     )
 }
