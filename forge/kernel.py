@@ -39,7 +39,6 @@ from __future__ import annotations
 import abc
 import functools
 import hashlib
-import inspect
 import json
 import math
 import re
@@ -49,13 +48,14 @@ from typing import Any
 
 import numpy as np
 
+from . import _reference
 from . import arguments as _arguments
 from . import layout as _layout
 from . import sources as _sources
 from . import tunables as _tunables
 from ._digest import _callable_digest, _value_digest
 from .buffers import Access, BufferSpec, _field_problem
-from .errors import ForgeError, InvalidArgument, ReferenceFailed, UnsupportedFeature
+from .errors import ForgeError, InvalidArgument, UnsupportedFeature
 from .expressions import _names, ceil_div, expression_names, resolve
 from .schedule import Schedule
 from .size import Size, is_int, parse_size
@@ -192,41 +192,6 @@ class KernelBody(abc.ABC):
         """JSON-able data defining the body's meaning."""
 
 
-def _reference_call(
-    reference: Callable, kernel: KernelSpec, arrays: Sequence[Any]
-) -> tuple[list, dict]:
-    """How a numpy reference takes the buffers: by name when every parameter names a
-    buffer (``def ref(y, x)`` gets y as y); else all of them in (group, binding) order
-    when its parameters fit that; else by name when every parameter it needs names a
-    buffer (``def ref(x, y)`` of a kernel that also has a uniform); else the inputs alone
-    in order, without the uniform or with it, when that fits (``def ref(a, b): return
-    a + b``, the outputs returned)."""
-    try:
-        parameters = list(inspect.signature(reference).parameters.values())
-    except (TypeError, ValueError):  # a builtin or C function: no signature to read
-        return list(arrays), {}
-    parameters = [p for p in parameters if p.name != "constraints"]
-    if any(p.kind is p.VAR_POSITIONAL for p in parameters):
-        return list(arrays), {}
-    takes = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-    needs = [p for p in takes if p.default is p.empty]
-    labels = {spec.label: a for spec, a in zip(kernel.buffers, arrays)}
-    if kernel.uniform is not None:
-        labels.setdefault("params", arrays[kernel.buffers.index(kernel.uniform)])
-    named = [p for p in takes if p.name in labels and p.kind is not p.POSITIONAL_ONLY]
-    if needs and len(named) == len(takes):  # every parameter names a buffer: by name
-        return [], {p.name: labels[p.name] for p in named}
-    if len(needs) <= len(arrays) <= len(takes):
-        return list(arrays), {}
-    if needs and all(p in named for p in needs):
-        return [], {p.name: labels[p.name] for p in named}
-    read = [(s, a) for s, a in zip(kernel.buffers, arrays) if not s.is_output or s.inout]
-    for inputs in ([a for s, a in read if s.access is not Access.UNIFORM], [a for _, a in read]):
-        if len(needs) <= len(inputs) <= len(takes):
-            return inputs, {}
-    return list(arrays), {}  # does not fit: the call raises, and the error says why
-
-
 class RawBody(KernelBody):
     """Hand-written sources per target plus a numpy ``reference`` function."""
 
@@ -262,7 +227,7 @@ class RawBody(KernelBody):
     ) -> Any:
         if self.reference is None:
             raise UnsupportedFeature(f"kernel {kernel.id} has no CPU reference")
-        args, named = _reference_call(self.reference, kernel, arrays)
+        args, named = _reference.reference_call(self.reference, kernel, arrays)
         if constraints is not None and kernel.reference_reads_device:
             named["constraints"] = constraints
         return self.reference(*args, **named)
@@ -289,7 +254,8 @@ class KernelSpec:
     ``sources`` maps a target (``"wgsl"``, ``"cuda"``) to its source; ``reference`` is
     the numpy meaning: called with the buffers as arrays in (group, binding) order (a
     uniform as a record; a buffer with ``shape`` reshaped), or with those its
-    parameters name, or with the inputs alone when it takes fewer (``_reference_call``),
+    parameters name, or with the inputs alone when it takes fewer
+    (``forge._reference.reference_call``),
     it writes the outputs in place or returns them (an array, or a tuple in output
     order). A reference that
     takes a ``constraints`` keyword receives the adapter's (e.g. its subgroup size).
@@ -988,108 +954,25 @@ class KernelSpec:
     @functools.cached_property
     def reference_reads_device(self) -> bool:
         """Whether the numpy reference takes the adapter's ``constraints``."""
-        function = self.reference
-        if function is None:
-            return False
-        try:
-            return "constraints" in inspect.signature(function).parameters
-        except (TypeError, ValueError):
-            return False
+        return _reference.reads_device(self)
 
     def reference_arrays(self, arrays: Sequence[Any], size: Any) -> list[Any]:
         """The arrays the reference sees: each buffer reshaped to its ``shape``, the
         uniform as its record."""
-        shaped = []
-        for spec, array in zip(self.buffers, arrays):
-            if spec.access is Access.UNIFORM:
-                shaped.append(array[0] if isinstance(array, np.ndarray) and array.ndim else array)
-            elif spec.shape is not None and size is not None:
-                shaped.append(np.asarray(array).reshape(spec.shape_at(size)))
-            else:
-                shaped.append(array)
-        return shaped
+        return _reference.reference_arrays(self, arrays, size)
 
     def run_reference(
         self, arrays: Sequence[Any], size: Any = None, constraints: Any = None
     ) -> None:
         """Evaluate the kernel's numpy meaning over ``arrays`` (buffers in (group,
-        binding) order, each trimmed to its element count; the uniform as a record) and
-        leave the outputs in them, whether the function wrote them in place or returned
-        them. Raises ``ReferenceFailed`` naming the output and the fix when it returned
-        something that does not fit, and when the function itself raised."""
-        if len(arrays) != len(self.buffers):
-            raise InvalidArgument(
-                f"kernel {self.id} has {len(self.buffers)} buffers, got {len(arrays)} arrays"
-            )
-        shaped = self.reference_arrays(arrays, size)
-        try:
-            returned = self.body.evaluate(self, shaped, size, constraints)
-        except ForgeError as exc:
-            if isinstance(exc, UnsupportedFeature):
-                raise
-            raise ReferenceFailed(
-                f"the reference of kernel {self.id} raised {type(exc).__name__}: {exc}"
-            ) from exc
-        except Exception as exc:
-            where = getattr(self.reference, "__qualname__", "the reference")
-            hint = (
-                "; it is called with the buffers "
-                f"({', '.join(b.label for b in self.buffers)}) in (group, binding) order, by "
-                "name when its parameters name buffers, or with the inputs alone"
-                if isinstance(exc, TypeError) and "argument" in str(exc)
-                else ""
-            )
-            raise ReferenceFailed(
-                f"the reference of kernel {self.id} ({where}) raised "
-                f"{type(exc).__name__}: {exc}{hint}"
-            ) from exc
-        if returned is not None:
-            self._store_returned(returned, shaped)
-
-    def _store_returned(self, returned: Any, shaped: list) -> None:
-        outputs = [(i, spec) for i, spec in enumerate(self.buffers) if spec.is_output]
-        values = returned if isinstance(returned, tuple) else (returned,)
-        if isinstance(returned, list) and len(outputs) > 1:
-            values = tuple(returned)
-        if len(values) != len(outputs):
-            raise ReferenceFailed(
-                f"the reference of kernel {self.id} returned {len(values)} value(s), but the "
-                f"kernel has {len(outputs)} output(s) ({', '.join(s.label for _, s in outputs)}); "
-                "return them as a tuple in that order, or write them in place"
-            )
-        for (index, spec), value in zip(outputs, values):
-            target = shaped[index]
-            got = np.asarray(value)
-            if _widened_to_fit(got, target, spec):
-                got = got.astype(target.dtype)
-            if got.shape != target.shape or got.dtype != target.dtype:
-                hint = (
-                    f" (declare shape=... on the BufferSpec, or return {spec.label}.reshape(-1))"
-                    if got.size == target.size and got.dtype == target.dtype
-                    else f" (cast it: .astype(np.{target.dtype.name}))"
-                    if got.shape == target.shape
-                    else ""
-                )
-                raise ReferenceFailed(
-                    f"the reference of kernel {self.id} returned for output {spec.label} an "
-                    f"array of shape {got.shape} and dtype {got.dtype}; the output holds shape "
-                    f"{target.shape} of {target.dtype}{hint}"
-                )
-            target[...] = got
+        binding) order, the uniform as a record) and leave the outputs in them, written in
+        place or returned; ``ReferenceFailed`` says what did not fit (``forge._reference``)."""
+        _reference.run_reference(self, arrays, size, constraints)
 
     def tolerance_at(self, size: Any) -> Mapping[str, Any]:
         """The tolerance table at ``size``: ``tolerance``, or what ``tolerance(size)``
-        returns (the rounding error of a k-long dot product grows with k, so a GEMM's
-        budget at k = 4096 is not its budget at k = 64)."""
-        if not callable(self.tolerance):
-            return self.tolerance
-        found = resolve(self.tolerance, None, size, f"kernel {self.id}'s tolerance", False)
-        if not isinstance(found, Mapping):
-            raise InvalidArgument(
-                f"kernel {self.id}: tolerance(size) must return a mapping of tolerances "
-                f"(keys: a dtype name or 'backend:NAME'), got {type(found).__name__}"
-            )
-        return found
+        returns."""
+        return _reference.tolerance_at(self, size)
 
     # -- arguments -----------------------------------------------------------------
     def scalar_values(self, size: Any) -> dict[str, Any]:
@@ -1269,19 +1152,6 @@ class KernelSpec:
             if scalars
             else {},
         )
-
-
-def _widened_to_fit(got: np.ndarray, target: np.ndarray, spec: BufferSpec) -> bool:
-    """Whether ``got`` fits an output the oracle widened (a float32 output run in
-    float64, to bound rounding): a reference that returns its output's declared dtype,
-    as numpy code casts its result, is right there too, and is taken cast. Where the
-    output holds its declared dtype, the dtype must be that one exactly."""
-    return (
-        got.shape == target.shape
-        and target.dtype != spec.dtype
-        and got.dtype != target.dtype
-        and np.can_cast(got.dtype, target.dtype, "safe")
-    )
 
 
 def _entry_name(entry: str) -> bool:

@@ -1,0 +1,192 @@
+"""A kernel's numpy reference: how it is called, how what it gives back is stored, and
+the tolerance a result is judged within at a size.
+
+``KernelSpec.run_reference``, ``reference_arrays``, ``reference_reads_device`` and
+``tolerance_at`` call these functions; ``RawBody.evaluate`` calls ``reference_call``.
+They live here so that the rules of a reference (the buffers by name, in order or the
+inputs alone; outputs written in place or returned; the errors that say what does not
+fit and how to fix it) read as one piece, apart from the kernel's declaration.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .buffers import Access, BufferSpec
+from .errors import ForgeError, InvalidArgument, ReferenceFailed, UnsupportedFeature
+from .expressions import resolve
+
+if TYPE_CHECKING:  # forge.kernel calls this module, never the other way round
+    from .kernel import KernelSpec
+
+__all__ = [
+    "reference_call",
+    "reads_device",
+    "reference_arrays",
+    "run_reference",
+    "tolerance_at",
+]
+
+
+def reference_call(
+    reference: Callable, kernel: KernelSpec, arrays: Sequence[Any]
+) -> tuple[list, dict]:
+    """How a numpy reference takes the buffers: by name when every parameter names a
+    buffer (``def ref(y, x)`` gets y as y); else all of them in (group, binding) order
+    when its parameters fit that; else by name when every parameter it needs names a
+    buffer (``def ref(x, y)`` of a kernel that also has a uniform); else the inputs alone
+    in order, without the uniform or with it, when that fits (``def ref(a, b): return
+    a + b``, the outputs returned)."""
+    try:
+        parameters = list(inspect.signature(reference).parameters.values())
+    except (TypeError, ValueError):  # a builtin or C function: no signature to read
+        return list(arrays), {}
+    parameters = [p for p in parameters if p.name != "constraints"]
+    if any(p.kind is p.VAR_POSITIONAL for p in parameters):
+        return list(arrays), {}
+    takes = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    needs = [p for p in takes if p.default is p.empty]
+    labels = {spec.label: a for spec, a in zip(kernel.buffers, arrays)}
+    if kernel.uniform is not None:
+        labels.setdefault("params", arrays[kernel.buffers.index(kernel.uniform)])
+    named = [p for p in takes if p.name in labels and p.kind is not p.POSITIONAL_ONLY]
+    if needs and len(named) == len(takes):  # every parameter names a buffer: by name
+        return [], {p.name: labels[p.name] for p in named}
+    if len(needs) <= len(arrays) <= len(takes):
+        return list(arrays), {}
+    if needs and all(p in named for p in needs):
+        return [], {p.name: labels[p.name] for p in named}
+    read = [(s, a) for s, a in zip(kernel.buffers, arrays) if not s.is_output or s.inout]
+    for inputs in ([a for s, a in read if s.access is not Access.UNIFORM], [a for _, a in read]):
+        if len(needs) <= len(inputs) <= len(takes):
+            return inputs, {}
+    return list(arrays), {}  # does not fit: the call raises, and the error says why
+
+
+def reads_device(kernel: KernelSpec) -> bool:
+    """Whether the numpy reference takes the adapter's ``constraints``."""
+    function = kernel.reference
+    if function is None:
+        return False
+    try:
+        return "constraints" in inspect.signature(function).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def reference_arrays(kernel: KernelSpec, arrays: Sequence[Any], size: Any) -> list[Any]:
+    """The arrays the reference sees: each buffer reshaped to its ``shape``, the
+    uniform as its record."""
+    shaped = []
+    for spec, array in zip(kernel.buffers, arrays):
+        if spec.access is Access.UNIFORM:
+            shaped.append(array[0] if isinstance(array, np.ndarray) and array.ndim else array)
+        elif spec.shape is not None and size is not None:
+            shaped.append(np.asarray(array).reshape(spec.shape_at(size)))
+        else:
+            shaped.append(array)
+    return shaped
+
+
+def run_reference(
+    kernel: KernelSpec, arrays: Sequence[Any], size: Any = None, constraints: Any = None
+) -> None:
+    """Evaluate the kernel's numpy meaning over ``arrays`` (buffers in (group,
+    binding) order, each trimmed to its element count; the uniform as a record) and
+    leave the outputs in them, whether the function wrote them in place or returned
+    them. Raises ``ReferenceFailed`` naming the output and the fix when it returned
+    something that does not fit, and when the function itself raised."""
+    if len(arrays) != len(kernel.buffers):
+        raise InvalidArgument(
+            f"kernel {kernel.id} has {len(kernel.buffers)} buffers, got {len(arrays)} arrays"
+        )
+    shaped = reference_arrays(kernel, arrays, size)
+    try:
+        returned = kernel.body.evaluate(kernel, shaped, size, constraints)
+    except ForgeError as exc:
+        if isinstance(exc, UnsupportedFeature):
+            raise
+        raise ReferenceFailed(
+            f"the reference of kernel {kernel.id} raised {type(exc).__name__}: {exc}"
+        ) from exc
+    except Exception as exc:
+        where = getattr(kernel.reference, "__qualname__", "the reference")
+        hint = (
+            "; it is called with the buffers "
+            f"({', '.join(b.label for b in kernel.buffers)}) in (group, binding) order, by "
+            "name when its parameters name buffers, or with the inputs alone"
+            if isinstance(exc, TypeError) and "argument" in str(exc)
+            else ""
+        )
+        raise ReferenceFailed(
+            f"the reference of kernel {kernel.id} ({where}) raised "
+            f"{type(exc).__name__}: {exc}{hint}"
+        ) from exc
+    if returned is not None:
+        _store_returned(kernel, returned, shaped)
+
+
+def _store_returned(kernel: KernelSpec, returned: Any, shaped: list) -> None:
+    """What the reference returned (an array, or a tuple in output order) written into
+    the outputs' arrays, refused with the fix when its count, shape or dtype is off."""
+    outputs = [(i, spec) for i, spec in enumerate(kernel.buffers) if spec.is_output]
+    values = returned if isinstance(returned, tuple) else (returned,)
+    if isinstance(returned, list) and len(outputs) > 1:
+        values = tuple(returned)
+    if len(values) != len(outputs):
+        raise ReferenceFailed(
+            f"the reference of kernel {kernel.id} returned {len(values)} value(s), but the "
+            f"kernel has {len(outputs)} output(s) ({', '.join(s.label for _, s in outputs)}); "
+            "return them as a tuple in that order, or write them in place"
+        )
+    for (index, spec), value in zip(outputs, values):
+        target = shaped[index]
+        got = np.asarray(value)
+        if _widened_to_fit(got, target, spec):
+            got = got.astype(target.dtype)
+        if got.shape != target.shape or got.dtype != target.dtype:
+            hint = (
+                f" (declare shape=... on the BufferSpec, or return {spec.label}.reshape(-1))"
+                if got.size == target.size and got.dtype == target.dtype
+                else f" (cast it: .astype(np.{target.dtype.name}))"
+                if got.shape == target.shape
+                else ""
+            )
+            raise ReferenceFailed(
+                f"the reference of kernel {kernel.id} returned for output {spec.label} an "
+                f"array of shape {got.shape} and dtype {got.dtype}; the output holds shape "
+                f"{target.shape} of {target.dtype}{hint}"
+            )
+        target[...] = got
+
+
+def _widened_to_fit(got: np.ndarray, target: np.ndarray, spec: BufferSpec) -> bool:
+    """Whether ``got`` fits an output the oracle widened (a float32 output run in
+    float64, to bound rounding): a reference that returns its output's declared dtype,
+    as numpy code casts its result, is right there too, and is taken cast. Where the
+    output holds its declared dtype, the dtype must be that one exactly."""
+    return (
+        got.shape == target.shape
+        and target.dtype != spec.dtype
+        and got.dtype != target.dtype
+        and np.can_cast(got.dtype, target.dtype, "safe")
+    )
+
+
+def tolerance_at(kernel: KernelSpec, size: Any) -> Mapping[str, Any]:
+    """The tolerance table at ``size``: ``tolerance``, or what ``tolerance(size)``
+    returns (the rounding error of a k-long dot product grows with k, so a GEMM's
+    budget at k = 4096 is not its budget at k = 64)."""
+    if not callable(kernel.tolerance):
+        return kernel.tolerance
+    found = resolve(kernel.tolerance, None, size, f"kernel {kernel.id}'s tolerance", False)
+    if not isinstance(found, Mapping):
+        raise InvalidArgument(
+            f"kernel {kernel.id}: tolerance(size) must return a mapping of tolerances "
+            f"(keys: a dtype name or 'backend:NAME'), got {type(found).__name__}"
+        )
+    return found
