@@ -48,17 +48,18 @@ from typing import Any
 
 import numpy as np
 
-from . import _reference
+from . import _launch, _reference, _templates
 from . import arguments as _arguments
 from . import layout as _layout
 from . import sources as _sources
 from . import tunables as _tunables
 from ._digest import _callable_digest, _value_digest
+from ._launch import Dispatch, Step
 from .buffers import Access, BufferSpec, _field_problem
 from .errors import ForgeError, InvalidArgument, UnsupportedFeature
-from .expressions import _names, ceil_div, expression_names, resolve
+from .expressions import ceil_div, expression_names, resolve
 from .schedule import Schedule
-from .size import Size, is_int, parse_size
+from .size import Size, parse_size
 from .types import BufferView
 
 __all__ = [
@@ -76,11 +77,6 @@ __all__ = [
 TARGETS = ("wgsl", "cuda")
 
 
-def _as_text(value: Any) -> str:
-    """A template or ``-D`` value as source text (a bool as 1 or 0)."""
-    return str(int(value)) if isinstance(value, (bool, np.integer)) else str(value)
-
-
 class _Fixed:
     """A picklable callable returning one value whatever it is asked (frozen kernels)."""
 
@@ -92,50 +88,6 @@ class _Fixed:
 
     def __repr__(self) -> str:
         return f"fixed({self.value!r})"
-
-
-@dataclass(frozen=True)
-class Dispatch:
-    """One launch of a kernel made of several (a three-kernel layernorm, a two-pass
-    reduction): its entry point, geometry (``grid(schedule, size)``; None: 1-D over the
-    size), its own schedule (a ``Schedule``, or ``schedule(kernel_schedule, size)``;
-    None: the kernel's), dynamic shared memory, CUDA argument order, and WGSL
-    ``override`` values of its own (over the kernel's; each a value or a function of
-    (schedule, size)), as a bitonic sort's passes each set their ``k`` and ``j``."""
-
-    entry_point: str
-    grid: Any = None
-    schedule: Any = None
-    shared_bytes: Any = None
-    arguments: tuple[str, ...] | None = None
-    overrides: Any = None
-
-    def describe(self) -> dict:
-        return {
-            "entry_point": self.entry_point,
-            "grid": _callable_digest(self.grid),
-            "schedule": _callable_digest(self.schedule)
-            if not isinstance(self.schedule, Schedule)
-            else str(self.schedule),
-            "shared_bytes": _callable_digest(self.shared_bytes),
-            "arguments": list(self.arguments) if self.arguments else None,
-            "overrides": _value_digest(dict(self.overrides)) if self.overrides else None,
-        }
-
-
-@dataclass(frozen=True)
-class Step:
-    """One launch resolved for a target, schedule and size: what a backend runs.
-    ``arguments`` (CUDA) lists each parameter as ``("buffer", index)``,
-    ``("field", name)``, ``("uniform", None)`` or ``("value", (name, bytes))`` (a
-    scalar ``params(size)`` gives a kernel without a uniform block)."""
-
-    entry_point: str
-    workgroups: tuple[int, int, int]
-    block: tuple[int, int, int]
-    shared_bytes: int = 0
-    arguments: tuple[tuple[str, Any], ...] = ()
-    overrides: tuple[tuple[str, Any], ...] = ()
 
 
 # -- bodies -------------------------------------------------------------------------------
@@ -241,7 +193,6 @@ class RawBody(KernelBody):
 
 
 # -- the kernel ---------------------------------------------------------------------------
-_TEMPLATE = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}|\$\{([A-Za-z_]\w*)\}")
 # WGSL enable-extensions and the feature each needs from the adapter.
 _ENABLE_FEATURES = {"f16": "f16", "subgroups": "subgroups", "subgroups_f16": "subgroups"}
 
@@ -665,39 +616,11 @@ class KernelSpec:
     # -- lowering ------------------------------------------------------------------
     def template_values(self, schedule: Schedule, size: Any) -> dict[str, Any]:
         """The values ``{{NAME}}`` may use: schedule, size dimensions, constants."""
-        values: dict[str, Any] = {"entry": self.entry_point}
-        values.update(_names(schedule, None))
-        if size is not None:
-            values.update(self.size(size).dims)
-        values.update(self.tunable_values())
-        for name, value in self.constants.items():
-            values[name] = self._resolve(value, schedule, size, f"kernel {self.id} constant {name}")
-        return values
+        return _templates.template_values(self, schedule, size)
 
     def render(self, text: str, schedule: Schedule, size: Any) -> str:
         """``text`` with every known ``{{NAME}}`` / ``${NAME}`` replaced."""
-        values: dict[str, Any] | None = None
-
-        def replace_one(match: re.Match) -> str:
-            nonlocal values
-            name = match.group(1) or match.group(2)
-            if values is None:
-                values = self.template_values(schedule, size)
-            if name in values:
-                return _as_text(values[name])
-            if match.group(1) is None:
-                return match.group(0)  # ${...} that is not ours: leave it as written
-            if size is None and name not in self.constants:
-                raise InvalidArgument(
-                    f"kernel {self.id}: the source uses {{{{{name}}}}}, which "
-                    "needs a problem size; give one"
-                )
-            raise InvalidArgument(
-                f"kernel {self.id}: the source uses {{{{{name}}}}}, which is "
-                f"not a template value; known: {', '.join(sorted(values))}"
-            )
-
-        return _TEMPLATE.sub(replace_one, text)
+        return _templates.render(self, text, schedule, size)
 
     def source(self, target: str, schedule: Schedule, size: Any = None) -> str:
         """The source text for ``target`` under ``schedule`` at ``size`` (a source that
@@ -713,16 +636,7 @@ class KernelSpec:
     ) -> tuple[int, int, int]:
         """How many workgroups a single-launch kernel's dispatch of ``size`` needs:
         ``grid`` when the kernel has one, else the body's geometry."""
-        if self.grid is not None:
-            return _grid(
-                self.grid,
-                schedule,
-                size,
-                f"kernel {self.id}",
-                max_per_dimension,
-                self.tunable_values(),
-            )
-        return self.body.workgroups(self, schedule, size, max_per_dimension)
+        return _launch.workgroups(self, schedule, size, max_per_dimension)
 
     def steps(
         self,
@@ -732,133 +646,13 @@ class KernelSpec:
         max_per_dimension: int = 65535,
         source: str | None = None,
     ) -> tuple[Step, ...]:
-        """Each launch this kernel makes on ``target``, resolved."""
-        if source is None and target is not None and target in self.targets:
-            source = self.source(target, schedule, size)
-        if not self.launches:
-            entry = self.entry_points.get(target or "", self.entry_point)
-            return (
-                Step(
-                    self._entry(entry, schedule, size),
-                    self.workgroups(schedule, size, max_per_dimension),
-                    schedule.workgroup_size,
-                    self._shared(self.shared_bytes, schedule, size),
-                    self._cuda_arguments(entry, self.arguments, target, source, size),
-                    self._overrides(None, target, schedule, size, source),
-                ),
-            )
-        steps = []
-        for dispatch in self.launches_at(size):
-            own = dispatch.schedule
-            if own is None:
-                own = schedule
-            elif not isinstance(own, Schedule):
-                own = self._resolve(
-                    own,
-                    schedule,
-                    size,
-                    f"kernel {self.id} launch {dispatch.entry_point}'s schedule",
-                )
-                if not isinstance(own, Schedule):
-                    raise InvalidArgument(
-                        f"kernel {self.id}: launch {dispatch.entry_point}'s "
-                        f"schedule function returned {own!r}"
-                    )
-            grid = (
-                _grid(
-                    dispatch.grid,
-                    own,
-                    size,
-                    f"kernel {self.id} launch {dispatch.entry_point}",
-                    max_per_dimension,
-                    self.tunable_values(),
-                )
-                if dispatch.grid is not None
-                else own.dispatch_workgroups(int(size), max_per_dimension)
-            )
-            steps.append(
-                Step(
-                    self._entry(dispatch.entry_point, own, size),
-                    grid,
-                    own.workgroup_size,
-                    self._shared(dispatch.shared_bytes, own, size),
-                    self._cuda_arguments(
-                        dispatch.entry_point, dispatch.arguments, target, source, size
-                    ),
-                    self._overrides(dispatch, target, own, size, source),
-                )
-            )
-        return tuple(steps)
-
-    def _resolve(self, value: Any, schedule: Schedule, size: Any, what: str) -> Any:
-        """``resolve`` with this kernel's parameter values among an expression's names."""
-        return resolve(value, schedule, size, what, names=self.tunable_values())
+        """Each launch this kernel makes on ``target``, resolved (``forge._launch``)."""
+        return _launch.steps(self, target, schedule, size, max_per_dimension, source)
 
     def launches_at(self, size: Any) -> tuple[Dispatch, ...]:
         """The launches at ``size``: ``launches``, or what ``launches(size)`` returns
         (a number of passes that grows with the size)."""
-        if not callable(self.launches):
-            return self.launches
-        found = resolve(self.launches, None, size, f"kernel {self.id}'s launches", False)
-        found = tuple(found) if isinstance(found, (list, tuple)) else found
-        if not (isinstance(found, tuple) and found and all(isinstance(d, Dispatch) for d in found)):
-            raise InvalidArgument(
-                f"kernel {self.id}: launches(size) must return Dispatch objects, got {found!r}"
-            )
-        return found
-
-    def _overrides(
-        self,
-        dispatch: Dispatch | None,
-        target: str | None,
-        schedule: Schedule,
-        size: Any,
-        source: str | None = None,
-    ) -> tuple[tuple[str, Any], ...]:
-        """WGSL ``override`` values of one launch: the kernel's, then the launch's own,
-        each resolved under the launch's schedule, then the parameters the source
-        declares as overrides; an override the source declares without a value, named
-        like a dimension of the size (``override n: u32;``), that none of them sets
-        holds that dimension."""
-        if target != "wgsl":
-            return ()
-        merged = {**self.overrides, **dict((dispatch and dispatch.overrides) or {})}
-        found = tuple(
-            (k, self._resolve(v, schedule, size, f"kernel {self.id} override {k}"))
-            for k, v in merged.items()
-        ) + tuple(self._passed(target, "override").items())
-        if source is None or size is None:
-            return found
-        dims, named = self.size(size).dims, {k for k, _ in found}
-        unset = _sources.wgsl_overrides_without_default(source) - named
-        return found + tuple((n, dims[n]) for n in sorted(unset) if n in dims)
-
-    def _entry(self, entry: str, schedule: Schedule, size: Any) -> str:
-        """An entry point with its template values filled (a C++ instantiation such as
-        ``"scale<float, {{wg_x}}>"``)."""
-        return self.render(entry, schedule, size) if self.template and "{" in entry else entry
-
-    def _shared(self, value: Any, schedule: Schedule, size: Any) -> int:
-        if value is None:
-            return 0
-        shared = self._resolve(value, schedule, size, f"kernel {self.id} shared_bytes")
-        if not is_int(shared) or shared < 0:
-            raise InvalidArgument(
-                f"kernel {self.id}: shared_bytes is {shared!r}; it must be an int >= 0"
-            )
-        return int(shared)
-
-    def _cuda_arguments(
-        self,
-        entry: str,
-        explicit: Sequence[str] | None,
-        target: str | None,
-        source: str | None,
-        size: Any,
-    ) -> tuple[tuple[str, Any], ...]:
-        if target != "cuda":
-            return ()
-        return _arguments.cuda_arguments(self, entry, explicit, source, size)
+        return _launch.launches_at(self, size)
 
     def check_schedule(
         self, schedule: Schedule, constraints: Any = None, target: str | None = None
@@ -942,7 +736,9 @@ class KernelSpec:
         options = list(self.options.get(target, ()))
         if target == "cuda":
             options += [f"-D{k}" if v is True else f"-D{k}={v}" for k, v in self.defines.items()]
-            options += [f"-D{k}={_as_text(v)}" for k, v in self._passed(target, "define").items()]
+            options += [
+                f"-D{k}={_templates.as_text(v)}" for k, v in self._passed(target, "define").items()
+            ]
             options += [f"--include-path={d}" for d in self.include_dirs]
         return tuple(options)
 
@@ -1159,40 +955,6 @@ def _entry_name(entry: str) -> bool:
     if entry.isidentifier():
         return True
     return bool(re.match(r"^[A-Za-z_][\w:]*\s*(<.*>)?$", entry.strip()))
-
-
-def _grid(
-    value: Any,
-    schedule: Schedule,
-    size: Any,
-    what: str,
-    max_per_dimension: int,
-    names: Mapping[str, Any] | None = None,
-) -> tuple[int, int, int]:
-    dims = (
-        resolve(value, schedule, size, f"{what}'s grid", names=names)
-        if not isinstance(value, (tuple, list))
-        else value
-    )
-    if is_int(dims):
-        dims = (dims,)
-    if (
-        not isinstance(dims, (tuple, list))
-        or not 1 <= len(dims) <= 3
-        or not all(is_int(d) for d in dims)
-    ):
-        raise InvalidArgument(
-            f"{what}'s grid must give 1 to 3 workgroup counts (ints), got {dims!r}"
-        )
-    dims = tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
-    if min(dims) < 0:
-        raise InvalidArgument(f"{what} asks for {dims} workgroups; each count must be >= 0")
-    if any(d > max_per_dimension for d in dims):
-        raise UnsupportedFeature(
-            f"{what} at size {size} needs {dims} workgroups, over "
-            f"max_workgroups_per_dimension={max_per_dimension}"
-        )
-    return dims  # type: ignore[return-value]
 
 
 def iter_specs(values: Iterable[Any]) -> list[KernelSpec]:

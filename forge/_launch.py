@@ -1,0 +1,306 @@
+"""Launches: what a backend runs for one target, schedule and size.
+
+A kernel launches once (its entry point, ``grid`` or the body's geometry, its
+``shared_bytes``, ``arguments`` and ``overrides``) or several times (``launches``: a
+tuple of ``Dispatch``, or a function of the size returning them). Each launch resolves
+into a ``Step``: the entry point with its template values filled, the workgroup counts,
+the block, the dynamic shared memory, the CUDA arguments (``forge.arguments``) and the
+WGSL ``override`` values. ``KernelSpec.steps``, ``workgroups`` and ``launches_at`` call
+these functions; ``Dispatch`` and ``Step`` are re-exported by ``forge.kernel``.
+
+Every value a launch declares may be a constant, an expression over the schedule, the
+size's dimensions and the kernel's parameter values, or a function of (schedule, size)
+(``forge.expressions.resolve``); what it resolves to is checked here, and a wrong one is
+an ``InvalidArgument`` naming the kernel, the launch and the value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from . import _templates
+from . import arguments as _arguments
+from . import sources as _sources
+from ._digest import _callable_digest, _value_digest
+from .errors import InvalidArgument, UnsupportedFeature
+from .expressions import resolve
+from .schedule import Schedule
+from .size import is_int
+
+if TYPE_CHECKING:  # forge.kernel calls this module, never the other way round
+    from .kernel import KernelSpec
+
+__all__ = ["Dispatch", "Step", "steps", "workgroups", "launches_at"]
+
+
+@dataclass(frozen=True)
+class Dispatch:
+    """One launch of a kernel made of several (a three-kernel layernorm, a two-pass
+    reduction): its entry point, geometry (``grid(schedule, size)``; None: 1-D over the
+    size), its own schedule (a ``Schedule``, or ``schedule(kernel_schedule, size)``;
+    None: the kernel's), dynamic shared memory, CUDA argument order, and WGSL
+    ``override`` values of its own (over the kernel's; each a value or a function of
+    (schedule, size)), as a bitonic sort's passes each set their ``k`` and ``j``."""
+
+    entry_point: str
+    grid: Any = None
+    schedule: Any = None
+    shared_bytes: Any = None
+    arguments: tuple[str, ...] | None = None
+    overrides: Any = None
+
+    def describe(self) -> dict:
+        return {
+            "entry_point": self.entry_point,
+            "grid": _callable_digest(self.grid),
+            "schedule": _callable_digest(self.schedule)
+            if not isinstance(self.schedule, Schedule)
+            else str(self.schedule),
+            "shared_bytes": _callable_digest(self.shared_bytes),
+            "arguments": list(self.arguments) if self.arguments else None,
+            "overrides": _value_digest(dict(self.overrides)) if self.overrides else None,
+        }
+
+
+@dataclass(frozen=True)
+class Step:
+    """One launch resolved for a target, schedule and size: what a backend runs.
+    ``arguments`` (CUDA) lists each parameter as ``("buffer", index)``,
+    ``("field", name)``, ``("uniform", None)`` or ``("value", (name, bytes))`` (a
+    scalar ``params(size)`` gives a kernel without a uniform block)."""
+
+    entry_point: str
+    workgroups: tuple[int, int, int]
+    block: tuple[int, int, int]
+    shared_bytes: int = 0
+    arguments: tuple[tuple[str, Any], ...] = ()
+    overrides: tuple[tuple[str, Any], ...] = ()
+
+
+def workgroups(
+    kernel: KernelSpec, schedule: Schedule, size: Any, max_per_dimension: int = 65535
+) -> tuple[int, int, int]:
+    """How many workgroups a single-launch kernel's dispatch of ``size`` needs:
+    ``grid`` when the kernel has one, else the body's geometry."""
+    if kernel.grid is not None:
+        return _grid(
+            kernel.grid,
+            schedule,
+            size,
+            f"kernel {kernel.id}",
+            max_per_dimension,
+            kernel.tunable_values(),
+        )
+    return kernel.body.workgroups(kernel, schedule, size, max_per_dimension)
+
+
+def steps(
+    kernel: KernelSpec,
+    target: str | None,
+    schedule: Schedule,
+    size: Any,
+    max_per_dimension: int = 65535,
+    source: str | None = None,
+) -> tuple[Step, ...]:
+    """Each launch ``kernel`` makes on ``target``, resolved (``source``: the text for
+    ``target``, made here when not given)."""
+    if source is None and target is not None and target in kernel.targets:
+        source = kernel.source(target, schedule, size)
+    if not kernel.launches:
+        return (_single_step(kernel, target, schedule, size, max_per_dimension, source),)
+    return tuple(
+        _dispatch_step(kernel, dispatch, target, schedule, size, max_per_dimension, source)
+        for dispatch in launches_at(kernel, size)
+    )
+
+
+def _single_step(
+    kernel: KernelSpec,
+    target: str | None,
+    schedule: Schedule,
+    size: Any,
+    max_per_dimension: int,
+    source: str | None,
+) -> Step:
+    """The one launch of a kernel without ``launches``."""
+    entry = kernel.entry_points.get(target or "", kernel.entry_point)
+    return Step(
+        _entry(kernel, entry, schedule, size),
+        workgroups(kernel, schedule, size, max_per_dimension),
+        schedule.workgroup_size,
+        _shared(kernel, kernel.shared_bytes, schedule, size),
+        _cuda_arguments(kernel, entry, kernel.arguments, target, source, size),
+        _overrides(kernel, None, target, schedule, size, source),
+    )
+
+
+def _dispatch_step(
+    kernel: KernelSpec,
+    dispatch: Dispatch,
+    target: str | None,
+    schedule: Schedule,
+    size: Any,
+    max_per_dimension: int,
+    source: str | None,
+) -> Step:
+    """One ``Dispatch`` of a kernel made of several, under its own schedule."""
+    own = _dispatch_schedule(kernel, dispatch, schedule, size)
+    grid = (
+        _grid(
+            dispatch.grid,
+            own,
+            size,
+            f"kernel {kernel.id} launch {dispatch.entry_point}",
+            max_per_dimension,
+            kernel.tunable_values(),
+        )
+        if dispatch.grid is not None
+        else own.dispatch_workgroups(int(size), max_per_dimension)
+    )
+    return Step(
+        _entry(kernel, dispatch.entry_point, own, size),
+        grid,
+        own.workgroup_size,
+        _shared(kernel, dispatch.shared_bytes, own, size),
+        _cuda_arguments(kernel, dispatch.entry_point, dispatch.arguments, target, source, size),
+        _overrides(kernel, dispatch, target, own, size, source),
+    )
+
+
+def _dispatch_schedule(
+    kernel: KernelSpec, dispatch: Dispatch, schedule: Schedule, size: Any
+) -> Schedule:
+    """The schedule a ``Dispatch`` runs under: its own, what its schedule function
+    returns, or the kernel's."""
+    own = dispatch.schedule
+    if own is None:
+        return schedule
+    if isinstance(own, Schedule):
+        return own
+    own = _resolve(
+        kernel, own, schedule, size, f"kernel {kernel.id} launch {dispatch.entry_point}'s schedule"
+    )
+    if not isinstance(own, Schedule):
+        raise InvalidArgument(
+            f"kernel {kernel.id}: launch {dispatch.entry_point}'s "
+            f"schedule function returned {own!r}"
+        )
+    return own
+
+
+def _resolve(kernel: KernelSpec, value: Any, schedule: Schedule, size: Any, what: str) -> Any:
+    """``resolve`` with the kernel's parameter values among an expression's names."""
+    return resolve(value, schedule, size, what, names=kernel.tunable_values())
+
+
+def launches_at(kernel: KernelSpec, size: Any) -> tuple[Dispatch, ...]:
+    """The launches at ``size``: ``launches``, or what ``launches(size)`` returns
+    (a number of passes that grows with the size)."""
+    if not callable(kernel.launches):
+        return kernel.launches
+    found = resolve(kernel.launches, None, size, f"kernel {kernel.id}'s launches", False)
+    found = tuple(found) if isinstance(found, (list, tuple)) else found
+    if not (isinstance(found, tuple) and found and all(isinstance(d, Dispatch) for d in found)):
+        raise InvalidArgument(
+            f"kernel {kernel.id}: launches(size) must return Dispatch objects, got {found!r}"
+        )
+    return found
+
+
+def _overrides(
+    kernel: KernelSpec,
+    dispatch: Dispatch | None,
+    target: str | None,
+    schedule: Schedule,
+    size: Any,
+    source: str | None = None,
+) -> tuple[tuple[str, Any], ...]:
+    """WGSL ``override`` values of one launch: the kernel's, then the launch's own,
+    each resolved under the launch's schedule, then the parameters the source
+    declares as overrides; an override the source declares without a value, named
+    like a dimension of the size (``override n: u32;``), that none of them sets
+    holds that dimension."""
+    if target != "wgsl":
+        return ()
+    merged = {**kernel.overrides, **dict((dispatch and dispatch.overrides) or {})}
+    found = tuple(
+        (k, _resolve(kernel, v, schedule, size, f"kernel {kernel.id} override {k}"))
+        for k, v in merged.items()
+    ) + tuple(kernel._passed(target, "override").items())
+    if source is None or size is None:
+        return found
+    dims, named = kernel.size(size).dims, {k for k, _ in found}
+    unset = _sources.wgsl_overrides_without_default(source) - named
+    return found + tuple((n, dims[n]) for n in sorted(unset) if n in dims)
+
+
+def _entry(kernel: KernelSpec, entry: str, schedule: Schedule, size: Any) -> str:
+    """An entry point with its template values filled (a C++ instantiation such as
+    ``"scale<float, {{wg_x}}>"``)."""
+    if kernel.template and "{" in entry:
+        return _templates.render(kernel, entry, schedule, size)
+    return entry
+
+
+def _shared(kernel: KernelSpec, value: Any, schedule: Schedule, size: Any) -> int:
+    """Dynamic shared memory in bytes (``shared_bytes`` resolved; None: 0)."""
+    if value is None:
+        return 0
+    shared = _resolve(kernel, value, schedule, size, f"kernel {kernel.id} shared_bytes")
+    if not is_int(shared) or shared < 0:
+        raise InvalidArgument(
+            f"kernel {kernel.id}: shared_bytes is {shared!r}; it must be an int >= 0"
+        )
+    return int(shared)
+
+
+def _cuda_arguments(
+    kernel: KernelSpec,
+    entry: str,
+    explicit: Sequence[str] | None,
+    target: str | None,
+    source: str | None,
+    size: Any,
+) -> tuple[tuple[str, Any], ...]:
+    """What each CUDA parameter receives (``forge.arguments``); none on other targets."""
+    if target != "cuda":
+        return ()
+    return _arguments.cuda_arguments(kernel, entry, explicit, source, size)
+
+
+def _grid(
+    value: Any,
+    schedule: Schedule,
+    size: Any,
+    what: str,
+    max_per_dimension: int,
+    names: Mapping[str, Any] | None = None,
+) -> tuple[int, int, int]:
+    """A ``grid`` (1 to 3 counts, an expression or a function of (schedule, size))
+    resolved into three workgroup counts within ``max_per_dimension``."""
+    dims = (
+        resolve(value, schedule, size, f"{what}'s grid", names=names)
+        if not isinstance(value, (tuple, list))
+        else value
+    )
+    if is_int(dims):
+        dims = (dims,)
+    if (
+        not isinstance(dims, (tuple, list))
+        or not 1 <= len(dims) <= 3
+        or not all(is_int(d) for d in dims)
+    ):
+        raise InvalidArgument(
+            f"{what}'s grid must give 1 to 3 workgroup counts (ints), got {dims!r}"
+        )
+    dims = tuple(int(d) for d in dims) + (1,) * (3 - len(dims))
+    if min(dims) < 0:
+        raise InvalidArgument(f"{what} asks for {dims} workgroups; each count must be >= 0")
+    if any(d > max_per_dimension for d in dims):
+        raise UnsupportedFeature(
+            f"{what} at size {size} needs {dims} workgroups, over "
+            f"max_workgroups_per_dimension={max_per_dimension}"
+        )
+    return dims  # type: ignore[return-value]
