@@ -48,14 +48,14 @@ from typing import Any
 
 import numpy as np
 
-from . import _launch, _reference, _templates
+from . import _bindings, _launch, _reference, _templates
 from . import arguments as _arguments
 from . import layout as _layout
 from . import sources as _sources
 from . import tunables as _tunables
 from ._digest import _callable_digest, _value_digest
 from ._launch import Dispatch, Step
-from .buffers import Access, BufferSpec, _field_problem
+from .buffers import Access, BufferSpec
 from .errors import ForgeError, InvalidArgument, UnsupportedFeature
 from .expressions import ceil_div, expression_names, resolve
 from .schedule import Schedule
@@ -682,53 +682,17 @@ class KernelSpec:
     def access_on(self, target: str | None, source: str | None) -> tuple[Access, ...]:
         """Each buffer's access as bound on ``target``: what the WGSL source declares
         (an input declared ``read_write`` is bound writable), else the spec's."""
-        accesses = [spec.access for spec in self.buffers]
-        if target == "wgsl" and source is not None:
-            declared = {(b.group, b.binding): b.access for b in _sources.wgsl_bindings(source)}
-            for i, spec in enumerate(self.buffers):
-                if (
-                    spec.access is Access.READ
-                    and declared.get((spec.group, spec.binding)) == "read_write"
-                ):
-                    accesses[i] = Access.READ_WRITE
-        return tuple(accesses)
+        return _bindings.access_on(self, target, source)
 
     def length_read(self, target: str | None, source: str | None) -> tuple[bool, ...]:
         """Per buffer, whether the kernel can read its binding's length (WGSL
-        ``arrayLength``; a CUDA pointer carries none). A binding whose length the kernel
-        cannot read may extend past the data into guard elements: it computes the same
-        either way, and a write past the end lands where it can be seen."""
-        if target != "wgsl" or source is None:
-            return (False,) * len(self.buffers)
-        names = {(b.group, b.binding): b.name for b in _sources.wgsl_bindings(source)}
-        used = _sources.wgsl_array_lengths(source)
-        return tuple(names.get((s.group, s.binding)) in used for s in self.buffers)
+        ``arrayLength``; a CUDA pointer carries none)."""
+        return _bindings.length_read(self, target, source)
 
     def binding_granules(self, target: str | None, source: str | None) -> tuple[int, ...]:
-        """Per buffer, how many elements the binding is rounded up to: more than one
-        where a WGSL source declares the buffer as an array of a wider type than its
-        element (``array<vec4<f32>>`` over ``f32``: 4), so that the last, partial
-        vector lies inside the binding."""
-        granules = [1] * len(self.buffers)
-        if target != "wgsl" or source is None:
-            return tuple(granules)
-        declared = {(b.group, b.binding): b.type for b in _sources.wgsl_bindings(source)}
-        for i, spec in enumerate(self.buffers):
-            text = declared.get((spec.group, spec.binding), "")
-            match = re.match(r"^array\s*<\s*(.+?)\s*(?:,\s*\d+u?\s*)?>$", text)
-            if spec.access is Access.UNIFORM or match is None:
-                continue
-            inner = match.group(1)
-            if inner.startswith("atomic"):
-                inner = re.sub(r"^atomic\s*<\s*(\w+)\s*>$", r"\1", inner)
-            try:
-                wide = _layout.size_align(inner, "wgsl-storage")[0]
-            except ForgeError:
-                continue
-            own = spec.dtype_for("wgsl").itemsize
-            if wide > own and wide % own == 0:
-                granules[i] = wide // own
-        return tuple(granules)
+        """Per buffer, how many elements the binding is rounded up to (4 for
+        ``array<vec4<f32>>`` over ``f32``)."""
+        return _bindings.binding_granules(self, target, source)
 
     def compile_options(self, target: str) -> tuple[str, ...]:
         """Compiler options for ``target``: ``options[target]``, CUDA ``defines`` as
@@ -774,56 +738,12 @@ class KernelSpec:
     def scalar_values(self, size: Any) -> dict[str, Any]:
         """``defaults``, then the values ``params(size)`` derives: the fields of the
         uniform block, or, for a CUDA kernel without one, its scalar parameters by name."""
-        merged = dict(self.defaults)
-        if self.params is not None:
-            derived = resolve(self.params, None, size, f"kernel {self.id}'s params", False)
-            if not isinstance(derived, Mapping):
-                raise InvalidArgument(
-                    f"kernel {self.id}: params(size) must return a mapping "
-                    f"of field values, got {type(derived).__name__}"
-                )
-            merged.update(derived)
-        return merged
+        return _bindings.scalar_values(self, size)
 
     def pack_uniform(self, size: Any, **values: Any) -> np.ndarray:
-        """The uniform record for a problem of ``size``: ``defaults``, then the fields
-        ``params(size)`` derives, then ``values``; a field named like a dimension of the
-        size (``n``, ``rows``) that none of them gives holds that dimension. Returns a
-        one-element record array of the logical layout (``uniform_bytes`` lays it out for
-        a target)."""
-        spec = self.uniform
-        if spec is None:
-            raise InvalidArgument(f"kernel {self.id} has no uniform block to pack")
-        merged = {**self.scalar_values(size), **values}
-        names = [n for n, _ in spec.fields]
-        unknown = set(merged) - set(names)
-        if unknown:
-            raise InvalidArgument(
-                f"kernel {self.id}: unknown uniform fields {sorted(unknown)}; fields are {names}"
-            )
-        dims = self.size(size).dims if size is not None else {}
-        merged.update({n: dims[n] for n in names if n not in merged and n in dims})
-        missing = [n for n in names if n not in merged]
-        if missing:
-            raise InvalidArgument(
-                f"kernel {self.id}: uniform fields {missing} have no value; give them "
-                "defaults={...} or params=lambda size: {...}"
-            )
-        record = np.zeros(1, spec.record_dtype)
-        for name in names:
-            problem = _field_problem(merged[name], spec.record_dtype[name])
-            if problem:
-                raise InvalidArgument(
-                    f"kernel {self.id}: uniform field {name} cannot hold "
-                    f"{merged[name]!r}: {problem}"
-                )
-            try:
-                record[name] = merged[name]
-            except (TypeError, ValueError, OverflowError) as exc:
-                raise InvalidArgument(
-                    f"kernel {self.id}: uniform field {name} cannot hold {merged[name]!r}: {exc}"
-                ) from None
-        return record
+        """The uniform record for a problem of ``size``: ``defaults``, then ``params(size)``,
+        then ``values``, then the size's dimensions, as a one-element record array."""
+        return _bindings.pack_uniform(self, size, **values)
 
     def buffer_bytes(
         self,
@@ -833,21 +753,11 @@ class KernelSpec:
         fill: np.ndarray | None = None,
     ) -> np.ndarray:
         """``values`` (logical) of buffer ``spec`` laid out for ``target``."""
-        if target is None:  # host memory: the logical dtype (a vector keeps its lanes)
-            values = np.asarray(values)
-            dtype = spec.dtype
-            return values.astype(dtype.base if dtype.subdtype else dtype, copy=False)
-        return _layout.encode(
-            values, spec.type, _layout.rules_for(target, spec.access is Access.UNIFORM), fill
-        )
+        return _bindings.buffer_bytes(spec, values, target, fill)
 
     def buffer_values(self, spec: BufferSpec, raw: np.ndarray, target: str | None) -> np.ndarray:
         """The logical values held by ``raw`` (of ``spec.dtype_for(target)``)."""
-        if target is None:
-            return raw
-        return _layout.decode(
-            raw, spec.type, _layout.rules_for(target, spec.access is Access.UNIFORM)
-        )
+        return _bindings.buffer_values(spec, raw, target)
 
     def check_buffers(
         self,
@@ -857,37 +767,9 @@ class KernelSpec:
         accesses: Sequence[Access] | None = None,
     ) -> None:
         """Raise ``InvalidArgument`` unless ``views`` can be bound to this kernel for a
-        problem of ``size``: one view per buffer in (group, binding) order, with a
-        matching binding, group and usage, and enough bytes."""
-        if int(size) < 0:
-            raise InvalidArgument(f"element count must be >= 0, got {size}")
-        if len(views) != len(self.buffers):
-            raise InvalidArgument(
-                f"kernel {self.id} binds {len(self.buffers)} buffers, got {len(views)} views"
-            )
-        accesses = accesses or [spec.access for spec in self.buffers]
-        for view, spec, access in zip(views, self.buffers, accesses):
-            if not isinstance(view, BufferView):
-                raise InvalidArgument(
-                    f"kernel {self.id}: expected BufferView for binding "
-                    f"{spec.binding}, got {type(view).__name__}"
-                )
-            label = f"kernel {self.id} buffer {spec.label}"
-            if (view.group, view.binding) != (spec.group, spec.binding):
-                raise InvalidArgument(
-                    f"{label} is at group {spec.group} binding {spec.binding}, but the "
-                    f"view is at group {view.group} binding {view.binding}"
-                )
-            if not access.accepts(view.usage):
-                raise InvalidArgument(
-                    f"{label} is {access.value}; a view of usage {view.usage.name} "
-                    f"cannot be bound there (use {access.default_usage.name})"
-                )
-            need = spec.byte_size(size, target)
-            if view.length_bytes < need:
-                raise InvalidArgument(
-                    f"{label} needs {need} bytes at size {size}, the view has {view.length_bytes}"
-                )
+        problem of ``size`` (one per buffer, at its binding, of a usage it accepts, with
+        enough bytes)."""
+        _bindings.check_buffers(self, views, size, target, accesses)
 
     # -- freezing ------------------------------------------------------------------
     def frozen(

@@ -1,0 +1,213 @@
+"""Bindings: how each of a kernel's buffers is bound on a target, what its bytes hold,
+and the values of its uniform block and scalar parameters.
+
+On a target, a buffer's binding follows what the source declares (WGSL: the access, an
+``arrayLength`` read, an array of wider vectors than the element), its bytes follow the
+target's layout (``forge.layout``: logical values in, the target's bytes out, and back),
+and a view offered for it must sit at its (group, binding) with a fitting usage and
+enough bytes. The uniform record and the scalars CUDA takes by value come from
+``defaults``, ``params(size)`` and the size's dimensions. ``KernelSpec``'s methods of
+the same names call these functions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from . import layout as _layout
+from . import sources as _sources
+from .buffers import Access, BufferSpec, _field_problem
+from .errors import ForgeError, InvalidArgument
+from .expressions import resolve
+from .types import BufferView
+
+if TYPE_CHECKING:  # forge.kernel calls this module, never the other way round
+    from .kernel import KernelSpec
+
+__all__ = [
+    "access_on",
+    "length_read",
+    "binding_granules",
+    "scalar_values",
+    "pack_uniform",
+    "buffer_bytes",
+    "buffer_values",
+    "check_buffers",
+]
+
+
+def access_on(kernel: KernelSpec, target: str | None, source: str | None) -> tuple[Access, ...]:
+    """Each buffer's access as bound on ``target``: what the WGSL source declares
+    (an input declared ``read_write`` is bound writable), else the spec's."""
+    accesses = [spec.access for spec in kernel.buffers]
+    if target == "wgsl" and source is not None:
+        declared = {(b.group, b.binding): b.access for b in _sources.wgsl_bindings(source)}
+        for i, spec in enumerate(kernel.buffers):
+            if (
+                spec.access is Access.READ
+                and declared.get((spec.group, spec.binding)) == "read_write"
+            ):
+                accesses[i] = Access.READ_WRITE
+    return tuple(accesses)
+
+
+def length_read(kernel: KernelSpec, target: str | None, source: str | None) -> tuple[bool, ...]:
+    """Per buffer, whether the kernel can read its binding's length (WGSL
+    ``arrayLength``; a CUDA pointer carries none). A binding whose length the kernel
+    cannot read may extend past the data into guard elements: it computes the same
+    either way, and a write past the end lands where it can be seen."""
+    if target != "wgsl" or source is None:
+        return (False,) * len(kernel.buffers)
+    names = {(b.group, b.binding): b.name for b in _sources.wgsl_bindings(source)}
+    used = _sources.wgsl_array_lengths(source)
+    return tuple(names.get((s.group, s.binding)) in used for s in kernel.buffers)
+
+
+def binding_granules(kernel: KernelSpec, target: str | None, source: str | None) -> tuple[int, ...]:
+    """Per buffer, how many elements the binding is rounded up to: more than one
+    where a WGSL source declares the buffer as an array of a wider type than its
+    element (``array<vec4<f32>>`` over ``f32``: 4), so that the last, partial
+    vector lies inside the binding."""
+    granules = [1] * len(kernel.buffers)
+    if target != "wgsl" or source is None:
+        return tuple(granules)
+    declared = {(b.group, b.binding): b.type for b in _sources.wgsl_bindings(source)}
+    for i, spec in enumerate(kernel.buffers):
+        text = declared.get((spec.group, spec.binding), "")
+        match = re.match(r"^array\s*<\s*(.+?)\s*(?:,\s*\d+u?\s*)?>$", text)
+        if spec.access is Access.UNIFORM or match is None:
+            continue
+        inner = match.group(1)
+        if inner.startswith("atomic"):
+            inner = re.sub(r"^atomic\s*<\s*(\w+)\s*>$", r"\1", inner)
+        try:
+            wide = _layout.size_align(inner, "wgsl-storage")[0]
+        except ForgeError:
+            continue
+        own = spec.dtype_for("wgsl").itemsize
+        if wide > own and wide % own == 0:
+            granules[i] = wide // own
+    return tuple(granules)
+
+
+def scalar_values(kernel: KernelSpec, size: Any) -> dict[str, Any]:
+    """``defaults``, then the values ``params(size)`` derives: the fields of the
+    uniform block, or, for a CUDA kernel without one, its scalar parameters by name."""
+    merged = dict(kernel.defaults)
+    if kernel.params is not None:
+        derived = resolve(kernel.params, None, size, f"kernel {kernel.id}'s params", False)
+        if not isinstance(derived, Mapping):
+            raise InvalidArgument(
+                f"kernel {kernel.id}: params(size) must return a mapping "
+                f"of field values, got {type(derived).__name__}"
+            )
+        merged.update(derived)
+    return merged
+
+
+def pack_uniform(kernel: KernelSpec, size: Any, **values: Any) -> np.ndarray:
+    """The uniform record for a problem of ``size``: ``defaults``, then the fields
+    ``params(size)`` derives, then ``values``; a field named like a dimension of the
+    size (``n``, ``rows``) that none of them gives holds that dimension. Returns a
+    one-element record array of the logical layout (``buffer_bytes`` lays it out for
+    a target)."""
+    spec = kernel.uniform
+    if spec is None:
+        raise InvalidArgument(f"kernel {kernel.id} has no uniform block to pack")
+    merged = {**scalar_values(kernel, size), **values}
+    names = [n for n, _ in spec.fields]
+    unknown = set(merged) - set(names)
+    if unknown:
+        raise InvalidArgument(
+            f"kernel {kernel.id}: unknown uniform fields {sorted(unknown)}; fields are {names}"
+        )
+    dims = kernel.size(size).dims if size is not None else {}
+    merged.update({n: dims[n] for n in names if n not in merged and n in dims})
+    missing = [n for n in names if n not in merged]
+    if missing:
+        raise InvalidArgument(
+            f"kernel {kernel.id}: uniform fields {missing} have no value; give them "
+            "defaults={...} or params=lambda size: {...}"
+        )
+    record = np.zeros(1, spec.record_dtype)
+    for name in names:
+        problem = _field_problem(merged[name], spec.record_dtype[name])
+        if problem:
+            raise InvalidArgument(
+                f"kernel {kernel.id}: uniform field {name} cannot hold {merged[name]!r}: {problem}"
+            )
+        try:
+            record[name] = merged[name]
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise InvalidArgument(
+                f"kernel {kernel.id}: uniform field {name} cannot hold {merged[name]!r}: {exc}"
+            ) from None
+    return record
+
+
+def buffer_bytes(
+    spec: BufferSpec,
+    values: np.ndarray,
+    target: str | None,
+    fill: np.ndarray | None = None,
+) -> np.ndarray:
+    """``values`` (logical) of buffer ``spec`` laid out for ``target``."""
+    if target is None:  # host memory: the logical dtype (a vector keeps its lanes)
+        values = np.asarray(values)
+        dtype = spec.dtype
+        return values.astype(dtype.base if dtype.subdtype else dtype, copy=False)
+    return _layout.encode(
+        values, spec.type, _layout.rules_for(target, spec.access is Access.UNIFORM), fill
+    )
+
+
+def buffer_values(spec: BufferSpec, raw: np.ndarray, target: str | None) -> np.ndarray:
+    """The logical values held by ``raw`` (of ``spec.dtype_for(target)``)."""
+    if target is None:
+        return raw
+    return _layout.decode(raw, spec.type, _layout.rules_for(target, spec.access is Access.UNIFORM))
+
+
+def check_buffers(
+    kernel: KernelSpec,
+    views: Sequence[BufferView],
+    size: Any,
+    target: str | None = None,
+    accesses: Sequence[Access] | None = None,
+) -> None:
+    """Raise ``InvalidArgument`` unless ``views`` can be bound to ``kernel`` for a
+    problem of ``size``: one view per buffer in (group, binding) order, with a
+    matching binding, group and usage, and enough bytes."""
+    if int(size) < 0:
+        raise InvalidArgument(f"element count must be >= 0, got {size}")
+    if len(views) != len(kernel.buffers):
+        raise InvalidArgument(
+            f"kernel {kernel.id} binds {len(kernel.buffers)} buffers, got {len(views)} views"
+        )
+    accesses = accesses or [spec.access for spec in kernel.buffers]
+    for view, spec, access in zip(views, kernel.buffers, accesses):
+        if not isinstance(view, BufferView):
+            raise InvalidArgument(
+                f"kernel {kernel.id}: expected BufferView for binding "
+                f"{spec.binding}, got {type(view).__name__}"
+            )
+        label = f"kernel {kernel.id} buffer {spec.label}"
+        if (view.group, view.binding) != (spec.group, spec.binding):
+            raise InvalidArgument(
+                f"{label} is at group {spec.group} binding {spec.binding}, but the "
+                f"view is at group {view.group} binding {view.binding}"
+            )
+        if not access.accepts(view.usage):
+            raise InvalidArgument(
+                f"{label} is {access.value}; a view of usage {view.usage.name} "
+                f"cannot be bound there (use {access.default_usage.name})"
+            )
+        need = spec.byte_size(size, target)
+        if view.length_bytes < need:
+            raise InvalidArgument(
+                f"{label} needs {need} bytes at size {size}, the view has {view.length_bytes}"
+            )
