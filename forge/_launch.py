@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from . import _templates
 from . import arguments as _arguments
 from . import sources as _sources
+from . import tunables as _tunables
 from ._digest import _callable_digest, _value_digest
 from .errors import InvalidArgument, UnsupportedFeature
 from .expressions import resolve
@@ -228,7 +229,7 @@ def _overrides(
     found = tuple(
         (k, _resolve(kernel, v, schedule, size, f"kernel {kernel.id} override {k}"))
         for k, v in merged.items()
-    ) + tuple(kernel._passed(target, "override").items())
+    ) + tuple(_tunables.passed(kernel, target, "override").items())
     if source is None or size is None:
         return found
     dims, named = kernel.size(size).dims, {k for k, _ in found}

@@ -539,41 +539,19 @@ class KernelSpec:
     def tunable_values(self) -> dict[str, Any]:
         """Each parameter (a tunable that is not a schedule knob) with the value it has
         in this kernel: ``tuned``, else its first."""
-        return {
-            name: self.tuned.get(name, tunable.default)
-            for name, tunable in self.tunables.items()
-            if name not in _tunables.SCHEDULE_KEYS
-        }
+        return _tunables.parameter_values(self)
 
     def with_tunables(self, values: Mapping[str, Any] | None = None, **more: Any) -> KernelSpec:
         """This kernel with parameter values applied: an ordinary ``KernelSpec`` whose
         semantic hash covers them (raises ``InvalidArgument`` for an unknown name or a
         value that was not declared)."""
-        tuned = {**self.tuned, **(values or {}), **more}
-        if tuned == self.tuned:
-            return self
-        kernel = replace(self, tuned=tuned)
-        if "origin" in self.__dict__:
-            object.__setattr__(kernel, "origin", self.__dict__["origin"])
-        return kernel
+        return _tunables.with_values(self, {**(values or {}), **more})
 
     @functools.cached_property
     def _channels(self) -> dict[tuple[str, str], str | None]:
-        """How each parameter reaches each target's source (``forge.tunables.channel``)."""
-        return {
-            (name, target): _tunables.channel(self, name, target)
-            for name in self.tunable_values()
-            for target in self.targets
-        }
-
-    def _passed(self, target: str, way: str) -> dict[str, Any]:
-        """The parameters that reach ``target`` as ``way`` ("override", "define"), with
-        their values."""
-        return {
-            name: value
-            for name, value in self.tunable_values().items()
-            if self._channels.get((name, target)) == way
-        }
+        """How each parameter reaches each target's source, made once per kernel (what
+        ``forge.tunables.passed`` reads)."""
+        return _tunables.channels(self)
 
     def schedule_role(self, schedule: Schedule) -> str:
         """``"baseline"`` (portable) unless ``schedule_roles`` says otherwise."""
@@ -700,9 +678,8 @@ class KernelSpec:
         options = list(self.options.get(target, ()))
         if target == "cuda":
             options += [f"-D{k}" if v is True else f"-D{k}={v}" for k, v in self.defines.items()]
-            options += [
-                f"-D{k}={_templates.as_text(v)}" for k, v in self._passed(target, "define").items()
-            ]
+            defines = _tunables.passed(self, target, "define")
+            options += [f"-D{k}={_templates.as_text(v)}" for k, v in defines.items()]
             options += [f"--include-path={d}" for d in self.include_dirs]
         return tuple(options)
 

@@ -55,6 +55,10 @@ __all__ = [
     "declared",
     "check_tunables",
     "channel",
+    "channels",
+    "parameter_values",
+    "with_values",
+    "passed",
     "parameters",
     "restriction_failure",
     "combinations",
@@ -196,6 +200,49 @@ def channel(kernel: KernelSpec, name: str, target: str) -> str | None:
     if tunable.via == "template" or (tunable.via is None and template):
         return "template"
     return "define" if mentioned or tunable.via is not None else None
+
+
+def parameter_values(kernel: KernelSpec) -> dict[str, Any]:
+    """Each parameter (a tunable that is not a schedule knob) with the value it has in
+    ``kernel``: ``tuned``, else its first (``KernelSpec.tunable_values``)."""
+    return {
+        name: kernel.tuned.get(name, tunable.default)
+        for name, tunable in kernel.tunables.items()
+        if name not in SCHEDULE_KEYS
+    }
+
+
+def with_values(kernel: KernelSpec, values: Mapping[str, Any]) -> KernelSpec:
+    """``kernel`` with parameter ``values`` applied over its ``tuned``: itself when
+    nothing changes, else an ordinary ``KernelSpec`` whose semantic hash covers them,
+    keeping the ``origin`` a kernel file gave it (``KernelSpec.with_tunables``)."""
+    tuned = {**kernel.tuned, **values}
+    if tuned == kernel.tuned:
+        return kernel
+    applied = dataclasses.replace(kernel, tuned=tuned)
+    if "origin" in kernel.__dict__:
+        object.__setattr__(applied, "origin", kernel.__dict__["origin"])
+    return applied
+
+
+def channels(kernel: KernelSpec) -> dict[tuple[str, str], str | None]:
+    """How each parameter reaches each target's source (``channel``), for every pair;
+    ``KernelSpec._channels`` keeps it, made once per kernel."""
+    return {
+        (name, target): channel(kernel, name, target)
+        for name in parameter_values(kernel)
+        for target in kernel.targets
+    }
+
+
+def passed(kernel: KernelSpec, target: str, way: str) -> dict[str, Any]:
+    """The parameters that reach ``target`` as ``way`` ("override", "define"), with
+    their values."""
+    return {
+        name: value
+        for name, value in parameter_values(kernel).items()
+        if kernel._channels.get((name, target)) == way
+    }
 
 
 def check_tunables(kernel: KernelSpec, size: Any = None) -> None:
