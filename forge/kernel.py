@@ -43,13 +43,12 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from . import _bindings, _launch, _reference, _templates
-from . import arguments as _arguments
+from . import _bindings, _frozen, _launch, _reference, _templates
 from . import layout as _layout
 from . import sources as _sources
 from . import tunables as _tunables
@@ -60,6 +59,7 @@ from .errors import ForgeError, InvalidArgument, UnsupportedFeature
 from .expressions import ceil_div, expression_names, resolve
 from .schedule import Schedule
 from .size import Size, parse_size
+from .sources import TARGETS
 from .types import BufferView
 
 __all__ = [
@@ -73,21 +73,6 @@ __all__ = [
     "TARGETS",
     "ceil_div",
 ]
-
-TARGETS = ("wgsl", "cuda")
-
-
-class _Fixed:
-    """A picklable callable returning one value whatever it is asked (frozen kernels)."""
-
-    def __init__(self, value: Any) -> None:
-        self.value = value
-
-    def __call__(self, *args: Any) -> Any:
-        return self.value
-
-    def __repr__(self) -> str:
-        return f"fixed({self.value!r})"
 
 
 # -- bodies -------------------------------------------------------------------------------
@@ -756,57 +741,7 @@ class KernelSpec:
         counts, geometry and constants, no Python functions. It pickles, so a worker
         process (which never imports the kernel's own module) can run it; its meaning is
         the original's at exactly this run."""
-        size = self.size(size)
-        source = self.source(target, schedule, size) if target in self.targets else None
-        steps = self.steps(target, schedule, size, max_per_dimension, source)
-        buffers = tuple(
-            replace(b, count=b.element_count(size), shape=None, fill=None, initial=None)
-            for b in self.buffers
-        )
-        launches = (
-            tuple(
-                Dispatch(
-                    s.entry_point,
-                    _Fixed(s.workgroups),
-                    Schedule(s.block),
-                    s.shared_bytes,
-                    _arguments.argument_order(self, s.arguments),
-                    dict(s.overrides),
-                )
-                for s in steps
-            )
-            if self.launches
-            else ()
-        )
-        first = steps[0]
-        scalars = {key[0] for s in steps for kind, key in s.arguments if kind == "value"}
-        return KernelSpec(
-            id=self.id,
-            entry_point=first.entry_point,
-            buffers=buffers,
-            sources={target: source} if target is not None and source is not None else {},
-            description=self.description,
-            grid=None if self.launches else _Fixed(first.workgroups),
-            schedules=(schedule,),
-            requires=self.features(target, source),
-            tags=self.tags,
-            dims=self.size(size).names,
-            overrides={} if self.launches else dict(first.overrides),
-            options={target: self.compile_options(target)} if target in TARGETS else {},
-            shared_bytes=first.shared_bytes if not self.launches else None,
-            arguments=_arguments.argument_order(self, first.arguments)
-            if not self.launches
-            else None,
-            launches=launches,
-            template=False,
-            version=self.version,
-            # scalars by value keep their values (params(size) is a function)
-            defaults={
-                k: v for k, v in _arguments.values_by_name(self, size).items() if k in scalars
-            }
-            if scalars
-            else {},
-        )
+        return KernelSpec(**_frozen.frozen_fields(self, target, schedule, size, max_per_dimension))
 
 
 def _entry_name(entry: str) -> bool:

@@ -17,6 +17,7 @@ import ml_dtypes
 import numpy as np
 
 __all__ = [
+    "TARGETS",
     "WgslBinding",
     "wgsl_bindings",
     "wgsl_overrides",
@@ -28,6 +29,10 @@ __all__ = [
     "cuda_parameters",
     "strip_comments",
 ]
+
+#: The languages a kernel's sources are written in, one per target; ``forge.kernel``
+#: and ``forge`` export it.
+TARGETS = ("wgsl", "cuda")
 
 
 def strip_comments(text: str) -> str:
