@@ -9,6 +9,17 @@ raw sources per target with a numpy reference function, or an IR pattern
 answer the same questions (``KernelBody``): the source for a target, the dispatch
 geometry, whether a schedule may run, the CPU meaning.
 
+This module holds the declaration: ``KernelSpec``'s fields, their normalisation and
+checks, the bodies, and the public methods. What a method works out lives beside it,
+one concern per module, as plain functions of the kernel that the method calls:
+``forge._templates`` (the ``{{NAME}}`` values and rendering), ``forge._launch``
+(``Dispatch``, ``Step``, and each launch resolved), ``forge._bindings`` (buffers bound,
+laid out and checked on a target; the uniform record), ``forge._reference`` (calling
+the numpy reference, storing what it returns; the tolerance at a size),
+``forge.tunables`` (parameter values and how they reach the sources),
+``forge.arguments`` (what each CUDA parameter receives) and ``forge._frozen`` (a kernel
+resolved for one run). None of them imports this module but for type checking.
+
 Calling conventions shared by every backend and by hand-written sources:
 
 - WGSL declares buffers with ``@group(g) @binding(b)``; the access the shader declares
@@ -520,7 +531,7 @@ class KernelSpec:
         except ForgeError as exc:
             return {"bytes_moved": None, "flops": None, "work_error": str(exc)}
 
-    # -- tunables ------------------------------------------------------------------
+    # -- tunables (forge.tunables) -------------------------------------------------
     def tunable_values(self) -> dict[str, Any]:
         """Each parameter (a tunable that is not a schedule knob) with the value it has
         in this kernel: ``tuned``, else its first."""
@@ -576,7 +587,7 @@ class KernelSpec:
     def largest_size(self) -> Size:
         return max(self.checked_sizes(), key=int)
 
-    # -- lowering ------------------------------------------------------------------
+    # -- lowering: templates (forge._templates), launches (forge._launch) ----------
     def template_values(self, schedule: Schedule, size: Any) -> dict[str, Any]:
         """The values ``{{NAME}}`` may use: schedule, size dimensions, constants."""
         return _templates.template_values(self, schedule, size)
@@ -642,21 +653,6 @@ class KernelSpec:
             found |= {s for s in _layout.parse_type(spec.type).scalars() if s in ("f16", "f64")}
         return frozenset(found)
 
-    def access_on(self, target: str | None, source: str | None) -> tuple[Access, ...]:
-        """Each buffer's access as bound on ``target``: what the WGSL source declares
-        (an input declared ``read_write`` is bound writable), else the spec's."""
-        return _bindings.access_on(self, target, source)
-
-    def length_read(self, target: str | None, source: str | None) -> tuple[bool, ...]:
-        """Per buffer, whether the kernel can read its binding's length (WGSL
-        ``arrayLength``; a CUDA pointer carries none)."""
-        return _bindings.length_read(self, target, source)
-
-    def binding_granules(self, target: str | None, source: str | None) -> tuple[int, ...]:
-        """Per buffer, how many elements the binding is rounded up to (4 for
-        ``array<vec4<f32>>`` over ``f32``)."""
-        return _bindings.binding_granules(self, target, source)
-
     def compile_options(self, target: str) -> tuple[str, ...]:
         """Compiler options for ``target``: ``options[target]``, CUDA ``defines`` as
         ``-D``, ``include_dirs`` as ``-I``."""
@@ -668,7 +664,7 @@ class KernelSpec:
             options += [f"--include-path={d}" for d in self.include_dirs]
         return tuple(options)
 
-    # -- the reference ---------------------------------------------------------------
+    # -- the reference and its tolerance (forge._reference) ------------------------
     @property
     def has_reference(self) -> bool:
         return self.body.has_reference
@@ -696,7 +692,22 @@ class KernelSpec:
         returns."""
         return _reference.tolerance_at(self, size)
 
-    # -- arguments -----------------------------------------------------------------
+    # -- bindings and buffers (forge._bindings) ------------------------------------
+    def access_on(self, target: str | None, source: str | None) -> tuple[Access, ...]:
+        """Each buffer's access as bound on ``target``: what the WGSL source declares
+        (an input declared ``read_write`` is bound writable), else the spec's."""
+        return _bindings.access_on(self, target, source)
+
+    def length_read(self, target: str | None, source: str | None) -> tuple[bool, ...]:
+        """Per buffer, whether the kernel can read its binding's length (WGSL
+        ``arrayLength``; a CUDA pointer carries none)."""
+        return _bindings.length_read(self, target, source)
+
+    def binding_granules(self, target: str | None, source: str | None) -> tuple[int, ...]:
+        """Per buffer, how many elements the binding is rounded up to (4 for
+        ``array<vec4<f32>>`` over ``f32``)."""
+        return _bindings.binding_granules(self, target, source)
+
     def scalar_values(self, size: Any) -> dict[str, Any]:
         """``defaults``, then the values ``params(size)`` derives: the fields of the
         uniform block, or, for a CUDA kernel without one, its scalar parameters by name."""
@@ -733,7 +744,7 @@ class KernelSpec:
         enough bytes)."""
         _bindings.check_buffers(self, views, size, target, accesses)
 
-    # -- freezing ------------------------------------------------------------------
+    # -- freezing (forge._frozen) --------------------------------------------------
     def frozen(
         self, target: str | None, schedule: Schedule, size: Any, max_per_dimension: int = 65535
     ) -> KernelSpec:
