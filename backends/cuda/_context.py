@@ -32,6 +32,7 @@ from forge.errors import (
     InvalidArgument,
 )
 from forge.kernel import KernelSpec, Step
+from forge.schedule import Schedule
 from forge.types import (
     AdapterConstraints,
     AdapterIdentity,
@@ -54,7 +55,7 @@ from ._driver import (
 from ._energy import EnergyCounter, energy_support
 from ._graphs import Capture, CapturedCudaGraph, SampleGraphs
 from ._memory import Staging, pinned_empty
-from ._modules import module_build
+from ._modules import compile_ahead, module_build
 from ._nvrtc import nvrtc_version
 from ._resources import Resources
 
@@ -533,6 +534,23 @@ class CudaComputeContext(SlabContext):
                 for step, function in zip(launch.steps, functions)
             )
         return LoadedKernel(functions, module, kernel, f"{build.output} {build.arch}", sizes)
+
+    def compile_ahead(self, kernel: KernelSpec, schedule: Schedule, size: Any = None) -> None:
+        """Compile now, into NVRTC's disk cache, the module ``run_kernel`` will load for
+        ``kernel`` under ``schedule`` at ``size`` (``OracleContext.compile_ahead``): the
+        same source, entry points, options and target as ``_compile`` (both go through
+        ``module_build``), so the run only loads a cached image. Needs neither the device
+        nor this context's lock: it may run on other threads while the context runs
+        kernels, and after it closed. Raises what the compile raises."""
+        size = kernel.size(size if size is not None else kernel.largest_size())
+        compile_ahead(
+            kernel,
+            schedule,
+            size,
+            self._info.arch,
+            self._constraints.max_workgroups_per_dimension[0],
+            self._as_compiled(self.kernel_source(kernel, schedule, size)),
+        )
 
     @contextlib.contextmanager
     def _unsafe_calls_allowed(self):
