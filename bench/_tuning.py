@@ -58,7 +58,11 @@ def _subjects(env: Bench) -> list[tuple[str, object, int]]:
         sys.path.pop(0)
     # Every candidate is measured and judged: gemm's 362 at 2048 did not finish in the
     # 175 s a device call had left on the H200 (2026-12-01), so 1024 and 2048, for both
-    # subjects to fit one call (not measured yet at these sizes).
+    # subjects to fit one call. At 1024 they did not finish in 215 s either: each
+    # measurement waited for its own NVRTC compile (~1.3 s for a gemm candidate on one
+    # core, some over 10 s) while the GPU idled. The tuner now compiles the next
+    # candidates on the host's other cores while one is measured (tune's compile_ahead;
+    # here through the worker's fleet); not measured yet on the H200 since.
     quick = env.sizes.gemm <= 1024
     return [
         ("gemm", forge.get_kernel("gemm"), 512 if quick else 1024),

@@ -114,6 +114,18 @@ class OracleContext(abc.ABC):
         that compiles nothing describes what it runs instead (this default)."""
         return f"{kernel.semantic_hash} {schedule}"
 
+    def compile_ahead(  # noqa: B027 - optional: most backends prepare nothing ahead
+        self, kernel: KernelSpec, schedule: Schedule, size=None
+    ) -> None:
+        """Optional: do now the costly preparation ``run_kernel`` would do first for
+        ``kernel`` under ``schedule`` at ``size`` that needs no device (CUDA: the NVRTC
+        compile, into its on-disk cache), so that the run later only loads the result.
+        The tuner calls it for the candidates it will measure next, on other threads,
+        while this context runs kernels: an implementation must not take the context's
+        lock, nor touch the device, nor change what any run does or reports. It may
+        raise (a source that does not compile): the caller ignores it, and the run
+        reports the error as it would have. Default: nothing."""
+
     # -- identity ------------------------------------------------------------------
     @property
     @abc.abstractmethod

@@ -65,6 +65,13 @@ class BackendEntry:
     the devices of this machine the backend can open one by one, and ``device_option``
     names the open option that picks one by index (``device=1``), so that work can be
     spread over them; None: one device, the backend's default.
+
+    ``compile_ahead(kernel, schedule, size, adapter, constraints)``, optional: what
+    ``OracleContext.compile_ahead`` does, for a context this process does not hold but
+    which shares this host's disk (a local worker process's), described by its
+    ``AdapterIdentity`` and ``AdapterConstraints``: the device-free preparation of that
+    run, into a cache the context reads (CUDA: the NVRTC compile for
+    ``adapter.architecture``). It may raise; callers ignore it. None: nothing to do.
     """
 
     name: str
@@ -76,6 +83,7 @@ class BackendEntry:
     device_code: bool = True
     devices: Callable[[], int] | None = None
     device_option: str | None = None
+    compile_ahead: Callable[..., None] | None = None
 
 
 def _entry_points(group: str) -> list[metadata.EntryPoint]:
@@ -103,6 +111,7 @@ def _as_backend_entry(obj: Any, name: str, origin: str) -> BackendEntry:
         bool(getattr(obj, "device_code", True)),
         getattr(obj, "devices", None),
         getattr(obj, "device_option", None),
+        getattr(obj, "compile_ahead", None),
     )
 
 

@@ -121,6 +121,12 @@ def register(subparsers) -> None:
     parser.add_argument(
         "--dry-run", action="store_true", help="show the pruned space and run nothing"
     )
+    parser.add_argument(
+        "--no-compile-ahead",
+        action="store_true",
+        help="compile each candidate only when it is measured (default: the next "
+        "candidates' NVRTC compiles run on the host's other cores meanwhile)",
+    )
     add_run_flags(parser, samples=5)
     add_fanout_flags(parser)
     add_report_flag(parser)
@@ -173,6 +179,7 @@ def _run(args, kernel, backend: str) -> tuple[TuneResult, list[str]]:
                 energy_s=energy_s,
                 on_planned=lambda n: advance(total=n),
                 on_progress=lambda c: advance(f"{c.key}: {c.status}"),
+                compile_ahead=not args.no_compile_ahead,
             )
         if args.save:
             notes.append(_save(result, runner.info))

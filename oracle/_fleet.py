@@ -30,6 +30,8 @@ from typing import Any
 
 from forge import registry
 from forge.errors import ForgeError, GpuUnavailable, InvalidArgument
+from forge.kernel import KernelSpec
+from forge.schedule import Schedule
 
 from ._plan import BackendInfo, Outcome, Plan
 from ._ray import ray_slots
@@ -116,6 +118,12 @@ class PooledRunner(Runner):
             yield slot.runner
         finally:
             self._release(slot)
+
+    def compile_ahead(self, kernel: KernelSpec, schedule: Schedule, size: Any) -> None:
+        """Its first runner's (every runner here is on one adapter model, so what one
+        prepares serves them all where they share a disk; Ray's prepare nothing). Never
+        waits for a free runner."""
+        self.slots[0].runner.compile_ahead(kernel, schedule, size)
 
     def grow(self, capacity_bytes: int) -> bool:
         """Grow every runner (each waits until it is free)."""
@@ -340,6 +348,9 @@ class _LazyRunner(Runner):
 
     def grow(self, capacity_bytes: int) -> bool:
         return self._runner.grow(capacity_bytes)
+
+    def compile_ahead(self, kernel: KernelSpec, schedule: Schedule, size: Any) -> None:
+        self._runner.compile_ahead(kernel, schedule, size)
 
     def close(self) -> None:
         """The session closes its runners."""

@@ -17,6 +17,8 @@ import abc
 from typing import Any
 
 from forge.contract import OracleContext
+from forge.kernel import KernelSpec
+from forge.schedule import Schedule
 
 from ._plan import BackendInfo, ErrorInfo, Outcome, Plan, execute
 
@@ -44,6 +46,17 @@ class Runner(abc.ABC):
         context itself with the backend's default capacity; False when it cannot (a
         context the caller gave, or a capacity the caller chose)."""
         return False
+
+    def compile_ahead(  # noqa: B027 - optional: a runner may have nothing to prepare
+        self, kernel: KernelSpec, schedule: Schedule, size: Any
+    ) -> None:
+        """Do now, on the caller's thread, the device-free preparation of a run of
+        ``kernel`` under ``schedule`` at ``size`` that this runner will make later
+        (``OracleContext.compile_ahead``; CUDA: the NVRTC compile into its disk cache),
+        where this process can reach what the run will read. The tuner calls it on
+        threads of its own for the candidates it measures next. It may raise (the run
+        reports the error as it would have): callers ignore it. Default: nothing (so a
+        runner on another host, Ray's, prepares nothing)."""
 
     def close(self) -> None:  # noqa: B027 - optional: a runner may hold nothing
         """Release what the runner holds (idempotent)."""
@@ -84,6 +97,12 @@ class InProcessRunner(Runner):
         if outcome.error is not None and outcome.error.lost and self.owned:
             self._lost = outcome.error.message.split("\n")[0][:200]
         return outcome
+
+    def compile_ahead(self, kernel: KernelSpec, schedule: Schedule, size: Any) -> None:
+        """The context's own ``compile_ahead`` (none after it was lost)."""
+        hook = getattr(self.ctx, "compile_ahead", None)
+        if self._lost is None and callable(hook):
+            hook(kernel, schedule, size)
 
     def close(self) -> None:
         if self.owned:

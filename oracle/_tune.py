@@ -12,9 +12,12 @@ evaluation: a wrong candidate is recorded with why and can never win, a faulting
 costs only its own verdict. Measurements run on the target's workers at once when it
 has several (``oracle._fleet``), and stream to the tuning cache
 (``oracle._tuning_cache``), from which a resumed or repeated run takes them instead
-of measuring again. The best candidates (finalists) are measured again together on one
-device, and a winner is declared only when its lead over the runner-up exceeds the
-measured noise (the larger interquartile range of the two).
+of measuring again. While a candidate is measured, the next ones are compiled ahead on
+threads of their own (``oracle._ahead``, ``Runner.compile_ahead``), so that each
+measurement loads a compiled image instead of waiting for its compile. The best
+candidates (finalists) are measured again together on one device, and a winner is
+declared only when its lead over the runner-up exceeds the measured noise (the larger
+interquartile range of the two).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ from forge.errors import ForgeError, InvalidArgument, UnsupportedFeature
 from forge.kernel import KernelSpec
 from forge.schedule import Schedule
 
+from ._ahead import CompileAhead, default_threads
 from ._evaluate import DEFAULT_GUARD, DEFAULT_TIMEOUT_S, as_runner, evaluate_case
 from ._expected import Expected, expected_outputs
 from ._inputs import make_case
@@ -63,6 +67,8 @@ ITEMS_PER_INVOCATION = (1, 2, 4, 8)
 VECTOR_WIDTHS = (1, 2, 4)
 #: How many of the best candidates are measured again together, and how much longer.
 FINAL_SAMPLES_FACTOR = 4
+#: Compile-ahead's window: candidates past the one measured next, per thread.
+AHEAD_PER_THREAD = 2
 # A candidate's status after a verdict other than pass.
 _FAILED_STATUS = {
     "mismatch": "wrong",
@@ -455,6 +461,27 @@ class _Settings:
     objective: str
 
 
+class _Cursor:
+    """An iterator over candidates that knows where it is, so that what comes next can
+    be looked at without taking it."""
+
+    def __init__(self, items: Sequence[Candidate]) -> None:
+        self.items, self.position = items, 0
+
+    def __iter__(self) -> _Cursor:
+        return self
+
+    def __next__(self) -> Candidate:
+        if self.position >= len(self.items):
+            raise StopIteration
+        self.position += 1
+        return self.items[self.position - 1]
+
+    def upcoming(self, count: int) -> Sequence[Candidate]:
+        """The next ``count`` candidates (fewer at the end), not taken."""
+        return self.items[self.position : self.position + count]
+
+
 class _Search:
     """The measuring half of the tuner: one case, judged on the target's runners (at
     once when it has several), each measurement taken from the tuning cache when it
@@ -470,11 +497,17 @@ class _Search:
         size: Any,
         on_progress: Callable[[Candidate], None] | None,
         reopen: Callable[[], Any],
+        ahead_threads: int = 0,
     ) -> None:
         self.runner, self.expected, self.settings = runner, expected, settings
         self.cache, self.budget, self.size = cache, budget, size
         self.on_progress, self.reopen = on_progress, reopen
         self.concurrency = max(1, int(getattr(runner, "concurrency", 1)))
+        # Compile-ahead: the next candidates' device-free preparation (NVRTC compiles)
+        # on threads of their own, at most ``ahead_window`` candidates past the one
+        # measured next.
+        self.ahead = CompileAhead(self._compile_ahead, ahead_threads) if ahead_threads else None
+        self.ahead_window = AHEAD_PER_THREAD * ahead_threads + self.concurrency
         self.opened: list[Any] = []
         self.first_measured = 0  # candidates measured (now or earlier): the budget's count
         self.spent_s = 0.0  # device seconds over the workers: the budget's time
@@ -513,26 +546,31 @@ class _Search:
         """Measure ``candidates`` (in order, at most ``concurrency`` at once, each new
         one only while the budget lasts when ``budgeted``); returns those that ran
         correctly, in order."""
-        todo = iter(candidates)
+        todo = _Cursor(candidates)
         running: dict = {}
         with ThreadPoolExecutor(self.concurrency) as pool:
-            while True:
-                while len(running) < self.concurrency:
-                    new = sum(not c.order for c in running.values())
-                    c = self._next(todo, samples, round_, phase, budgeted, new)
-                    if c is None:
+            try:
+                while True:
+                    while len(running) < self.concurrency:
+                        self._offer_ahead(todo, samples, phase, budgeted)
+                        new = sum(not c.order for c in running.values())
+                        c = self._next(todo, samples, round_, phase, budgeted, new)
+                        if c is None:
+                            break
+                        running[
+                            pool.submit(
+                                self._measure_one, c, samples, round_, phase, runner or self.runner
+                            )
+                        ] = c
+                    if not running:
                         break
-                    running[
-                        pool.submit(
-                            self._measure_one, c, samples, round_, phase, runner or self.runner
-                        )
-                    ] = c
-                if not running:
-                    break
-                finished, _ = wait(running, return_when=FIRST_COMPLETED)
-                for future in finished:
-                    running.pop(future)
-                    future.result()
+                    finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                    for future in finished:
+                        running.pop(future)
+                        future.result()
+            finally:  # what was not started is not needed (the budget), or interrupted
+                if self.ahead is not None:
+                    self.ahead.cancel_pending()
         return [c for c in candidates if c.round == round_ and c.status == "measured"]
 
     def _next(
@@ -560,10 +598,8 @@ class _Search:
                 )
             ):
                 return None
-            record = self.cache.get(
-                c.key, samples, phase, _kernel(c).semantic_hash, self._source_hash(c)
-            )
-            if record is None or (self.settings.energy_s and record.get("energy_j") is None):
+            record = self._held(c, samples, phase)
+            if record is None:
                 return c
             first = not c.order
             self._apply(c, record, round_, cached=True)
@@ -572,6 +608,41 @@ class _Search:
             if first:
                 self._progress(c)
         return None
+
+    def _held(self, c: Candidate, samples: int, phase: str) -> dict | None:
+        """The tuning cache's measurement of ``c`` that this search can take, if any."""
+        record = self.cache.get(
+            c.key, samples, phase, _kernel(c).semantic_hash, self._source_hash(c)
+        )
+        if record is None or (self.settings.energy_s and record.get("energy_j") is None):
+            return None
+        return record
+
+    # -- compile-ahead --
+    def _offer_ahead(self, todo: _Cursor, samples: int, phase: str, budgeted: bool) -> None:
+        """Offer compile-ahead the candidates of the window past ``todo``'s position
+        that will be measured: not those the tuning cache holds, nor new ones past a
+        count budget, nor any once a time budget is spent."""
+        ahead = self.ahead
+        if ahead is None or (budgeted and self.exhausted_time()):
+            return
+        room = None
+        if budgeted and self.budget.count is not None:
+            room = self.budget.count - self.first_measured
+        offered = []
+        for c in todo.upcoming(self.ahead_window):
+            if not c.order and room is not None:
+                if room <= 0:
+                    continue
+                room -= 1
+            if c.key in ahead or self._held(c, samples, phase) is not None:
+                continue
+            offered.append((c.key, c))
+        ahead.offer(offered)
+
+    def _compile_ahead(self, c: Candidate) -> None:
+        """The device-free preparation of ``c``'s run, on a compile-ahead thread."""
+        self.runner.compile_ahead(_kernel(c), c.schedule, self.size)
 
     def _source_hash(self, c: Candidate) -> str:
         if not c.source_hash:
@@ -589,6 +660,8 @@ class _Search:
         self, c: Candidate, samples: int, round_: int, phase: str, runner: Runner
     ) -> None:
         settings = self.settings
+        if self.ahead is not None:
+            self.ahead.claim(c.key)  # its compile: cancelled if not started, else awaited
         start = time.monotonic()
         ev = evaluate_case(
             runner,
@@ -660,6 +733,8 @@ class _Search:
                 yield runner
 
     def close(self) -> None:
+        if self.ahead is not None:
+            self.ahead.close()
         for ctx in self.opened:
             ctx.close()
 
@@ -787,6 +862,17 @@ def _check_request(samples: int, objective: str, energy_s: float) -> None:
         raise InvalidArgument("the energy objective needs energy readings: give energy_s > 0")
 
 
+def _ahead_threads(compile_ahead: Any) -> int:
+    """The compile-ahead threads ``tune(compile_ahead=...)`` asks for (0: none)."""
+    if isinstance(compile_ahead, bool):
+        return default_threads() if compile_ahead else 0
+    if isinstance(compile_ahead, int) and compile_ahead >= 0:
+        return compile_ahead
+    raise InvalidArgument(
+        f"compile_ahead is True, False or a number of threads >= 0, got {compile_ahead!r}"
+    )
+
+
 def _open_cache(cache: Any, key: Any) -> TuningCache:
     """The tuning cache ``cache`` names: None the default file for ``key`` under the
     cache root, False none (nothing kept or reused), else that path."""
@@ -816,6 +902,7 @@ def tune(
     objective: str = "time",
     energy_s: float = 0.0,
     on_planned: Callable[[int], None] | None = None,
+    compile_ahead: bool | int = True,
 ) -> TuneResult:
     """Search ``kernel``'s candidates (``space``: schedules to try instead of its own
     knobs) for the fastest correct one on ``target`` (an open context, a runner, or a
@@ -828,8 +915,15 @@ def tune(
     ``reopen`` opens a fresh context after an in-process one is lost (default:
     ``forge.open_context(ctx.backend_name)``). ``on_planned(n)`` learns how many
     candidates the search will measure at most, ``on_progress(candidate)`` each one
-    as it is first measured (or found in the cache)."""
+    as it is first measured (or found in the cache). ``compile_ahead``: while a
+    candidate is measured, the next ones' device-free preparation (the NVRTC compile of
+    a CUDA candidate, into the disk cache its run then loads from) runs on threads of
+    its own, one per core but one by default, or on as many threads as an int gives
+    (``Runner.compile_ahead``: in this process, and for local worker processes, never
+    for Ray actors on other hosts); False (or 0) turns it off. It never changes a
+    verdict: a compile that fails ahead fails again, and is reported, in the run."""
     _check_request(samples, objective, energy_s)
+    ahead_threads = _ahead_threads(compile_ahead)
     chosen = get_strategy(strategy)  # an unknown or uninstalled strategy says so now
     runner = _open_runner(target)
     size = kernel.largest_size() if size is None else kernel.size(size)
@@ -870,6 +964,7 @@ def tune(
         size,
         on_progress,
         reopen or (lambda: forge.open_context(info.name)),
+        ahead_threads,
     )
     return _run(search, chosen, alive, samples, search_seed, result)
 

@@ -29,7 +29,10 @@ from collections.abc import Mapping, Sequence
 from multiprocessing.connection import Connection
 from typing import Any
 
+from forge import registry
 from forge.errors import ForgeError, GpuUnavailable
+from forge.kernel import KernelSpec
+from forge.schedule import Schedule
 
 from ._plan import BackendInfo, ErrorInfo, Outcome, Plan
 from ._runners import Runner
@@ -268,6 +271,17 @@ class WorkerRunner(Runner):
         if outcome.error is not None and outcome.error.lost:
             self._replace()  # a lost device, or a timeout with work still running
         return outcome
+
+    def compile_ahead(self, kernel: KernelSpec, schedule: Schedule, size: Any) -> None:
+        """The backend entry's ``compile_ahead``, made here for the worker's context (as
+        its ``BackendInfo`` describes it): the worker runs on this host with this
+        process's environment, so it reads the cache this fills (CUDA: NVRTC's, under
+        the cache root). Nothing before the worker first opened."""
+        info = self._info
+        entry = registry.backend_entries().get(self.name)
+        hook = getattr(entry, "compile_ahead", None)
+        if info is not None and callable(hook):
+            hook(kernel, schedule, size, info.adapter, info.constraints)
 
     def grow(self, capacity_bytes: int) -> bool:
         """Restart the worker with ``capacity_bytes`` (unless the caller chose one)."""

@@ -89,6 +89,24 @@ def test_tune_reports_the_candidates_by_median_with_rates(capsys, kernel_file):
     assert any(c["reason"] == "restriction 'wg_x * UNROLL <= 256' is false" for c in pruned)
 
 
+def test_no_compile_ahead_turns_it_off(capsys, kernel_file, monkeypatch):
+    import kforge._tune
+
+    asked = []
+
+    def tune(*args, **options):
+        asked.append(options["compile_ahead"])
+        return oracle.tune(*args, **options)
+
+    monkeypatch.setattr(kforge._tune, "tune", tune)
+    for flags in ([], ["--no-compile-ahead"]):
+        code, _ = _tune_json(
+            capsys, kernel_file, "--backend", "reference", "--samples", "2", *flags
+        )
+        assert code == 0
+    assert asked == [True, False]
+
+
 def test_the_table_shows_median_noise_and_rates(capsys, kernel_file):
     code = kforge.main(
         [

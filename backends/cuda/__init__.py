@@ -4,10 +4,12 @@ Importing this package does not import cuda; ``CudaComputeContext`` and the NVRT
 compiler (``compile_cuda``, which needs no GPU) are loaded on first use.
 
 Inside: ``_driver`` (the CUresult/nvrtcResult translation point, device probing, the
-primary context), ``_nvrtc`` (compiles and their disk cache), ``_memory`` (pinned
-memory and staged copies), ``_resources`` (a context's native handles: the slab,
-streams, events, modules, graphs, and their release), ``_graphs`` (captured graphs,
-and the cached graphs that replay ``run_kernel``'s timed samples), and ``_context``
+primary context), ``_nvrtc`` (compiles and their disk cache), ``_modules`` (the one
+NVRTC module a kernel's launches compile to, and compiling it ahead with no context:
+the entry's ``compile_ahead``), ``_memory`` (pinned memory and staged copies),
+``_resources`` (a context's native handles: the slab, streams, events, modules,
+graphs, and their release), ``_graphs`` (captured graphs, and the cached graphs that
+replay ``run_kernel``'s timed samples), and ``_context``
 (the context itself: synchronisation, bytes in and out, compiles and launches). Its
 speed is measured by the repository's ``python -m bench`` (docs/PERFORMANCE.md).
 
@@ -93,6 +95,17 @@ def _open(**options):
     return CudaComputeContext(**options)
 
 
+def _compile_ahead(kernel, schedule, size, adapter, constraints) -> None:
+    """``BackendEntry.compile_ahead``: NVRTC compiles, into the disk cache, what a
+    context on a device of ``adapter.architecture`` will load for this run (a local
+    worker's context reads the same cache root)."""
+    from ._modules import compile_ahead
+
+    compile_ahead(
+        kernel, schedule, size, adapter.architecture, constraints.max_workgroups_per_dimension[0]
+    )
+
+
 def __getattr__(name: str):
     if name not in _LAZY:
         raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -108,4 +121,5 @@ entry = BackendEntry(
     description="CUDA driver API + NVRTC through cuda-python, CUDA-event timing",
     devices=_device_count,
     device_option="device",
+    compile_ahead=_compile_ahead,
 )

@@ -30,9 +30,9 @@ from forge.errors import (
     CompileError,
     DeviceLost,
     InvalidArgument,
-    UnsupportedFeature,
 )
 from forge.kernel import KernelSpec, Step
+from forge.schedule import Schedule
 from forge.types import (
     AdapterConstraints,
     AdapterIdentity,
@@ -55,7 +55,8 @@ from ._driver import (
 from ._energy import EnergyCounter, energy_support
 from ._graphs import Capture, CapturedCudaGraph, SampleGraphs
 from ._memory import Staging, pinned_empty
-from ._nvrtc import compile_module, nvrtc_version, supported_archs
+from ._modules import compile_ahead, module_build
+from ._nvrtc import nvrtc_version
 from ._resources import Resources
 
 __all__ = ["CudaComputeContext", "CapturedCudaGraph", "LoadedKernel"]
@@ -507,10 +508,8 @@ class CudaComputeContext(SlabContext):
         name, so C++ and template kernels work), loaded once; each function's
         parameters are checked against the arguments its launch will pass."""
         kernel = launch.kernel
-        arch, output = self._target()
-        entries = tuple(dict.fromkeys(step.entry_point for step in launch.steps))
-        options = kernel.compile_options("cuda")
-        image, symbols = compile_module(source or "", entries, arch, output, options)
+        build = module_build(kernel, launch.steps, source or "", self._info.arch, self._info.name)
+        image, symbols = build.compile()
         res = self._res
         res.primary.make_current()
         with self._unsafe_calls_allowed():
@@ -521,7 +520,7 @@ class CudaComputeContext(SlabContext):
                     f"kernel {kernel.id}: {exc}",
                     source=source or "",
                     target="cuda",
-                    options=(f"--gpu-architecture={arch}", *options),
+                    options=(f"--gpu-architecture={build.arch}", *build.options),
                     log=str(exc),
                 ) from None
             res.modules.append(module)
@@ -534,23 +533,24 @@ class CudaComputeContext(SlabContext):
                 _check_parameters(kernel, function, step, source or "")
                 for step, function in zip(launch.steps, functions)
             )
-        return LoadedKernel(functions, module, kernel, f"{output} {arch}", sizes)
+        return LoadedKernel(functions, module, kernel, f"{build.output} {build.arch}", sizes)
 
-    def _target(self) -> tuple[str, str]:
-        """(arch, output): a cubin for the device when NVRTC can target it, else PTX
-        for the newest virtual architecture at or below it, for the driver to JIT."""
-        major, minor = self._info.compute_capability
-        number = major * 10 + minor
-        supported = supported_archs()
-        if number in supported:
-            return f"sm_{number}", "cubin"
-        below = [a for a in supported if a <= number]
-        if not below:
-            raise UnsupportedFeature(
-                f"NVRTC {nvrtc_version()} cannot target {self._info.arch} "
-                f"({self._info.name}) or any architecture below it"
-            )
-        return f"compute_{max(below)}", "ptx"
+    def compile_ahead(self, kernel: KernelSpec, schedule: Schedule, size: Any = None) -> None:
+        """Compile now, into NVRTC's disk cache, the module ``run_kernel`` will load for
+        ``kernel`` under ``schedule`` at ``size`` (``OracleContext.compile_ahead``): the
+        same source, entry points, options and target as ``_compile`` (both go through
+        ``module_build``), so the run only loads a cached image. Needs neither the device
+        nor this context's lock: it may run on other threads while the context runs
+        kernels, and after it closed. Raises what the compile raises."""
+        size = kernel.size(size if size is not None else kernel.largest_size())
+        compile_ahead(
+            kernel,
+            schedule,
+            size,
+            self._info.arch,
+            self._constraints.max_workgroups_per_dimension[0],
+            self._as_compiled(self.kernel_source(kernel, schedule, size)),
+        )
 
     @contextlib.contextmanager
     def _unsafe_calls_allowed(self):

@@ -16,6 +16,7 @@ import functools
 import hashlib
 import json
 import re
+import threading
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -39,6 +40,7 @@ __all__ = [
     "compile_module",
     "nvrtc_version",
     "supported_archs",
+    "target_for",
     "cache_dir",
     "CompileStats",
     "STATS",
@@ -52,7 +54,8 @@ _ARCH = re.compile(r"^(sm|compute)_(\d+)([af]?)$")
 
 @dataclass
 class CompileStats:
-    """Process-wide counters of the compile cache."""
+    """Process-wide counters of the compile cache (counted under a lock: compiles run
+    on several threads at once, the tuner's compile-ahead among them)."""
 
     compiles: int = 0  # NVRTC runs (successful or not)
     disk_hits: int = 0  # images served from the disk cache
@@ -64,6 +67,12 @@ class CompileStats:
 
 
 STATS = CompileStats()
+_STATS_LOCK = threading.Lock()
+
+
+def _count(counter: str) -> None:
+    with _STATS_LOCK:
+        setattr(STATS, counter, getattr(STATS, counter) + 1)
 
 
 def _nvrtc():
@@ -96,6 +105,29 @@ def supported_archs() -> tuple[int, ...]:
     """The architectures this NVRTC can target, as numbers (``90`` for sm_90)."""
     nvrtc_version()
     return tuple(int(a) for a in check(_nvrtc().nvrtcGetSupportedArchs(), "nvrtcGetSupportedArchs"))
+
+
+def target_for(architecture: str, device: str = "") -> tuple[str, str]:
+    """``(arch, output)`` NVRTC builds for a device of real architecture ``architecture``
+    (``"sm_90"``, as ``DeviceInfo.arch`` and ``AdapterIdentity.architecture`` give it):
+    a cubin for the device when NVRTC can target it, else PTX for the newest virtual
+    architecture at or below it, for the driver to JIT. ``device`` names the device in
+    the error when there is none."""
+    match = re.fullmatch(r"sm_(\d+)", architecture) if isinstance(architecture, str) else None
+    if match is None:
+        raise InvalidArgument(f"a device architecture looks like 'sm_90', got {architecture!r}")
+    number = int(match.group(1))
+    supported = supported_archs()
+    if number in supported:
+        return f"sm_{number}", "cubin"
+    below = [a for a in supported if a <= number]
+    if not below:
+        raise UnsupportedFeature(
+            f"NVRTC {nvrtc_version()} cannot target {architecture}"
+            + (f" ({device})" if device else "")
+            + " or any architecture below it"
+        )
+    return f"compute_{max(below)}", "ptx"
 
 
 def include_options() -> tuple[str, ...]:
@@ -172,12 +204,12 @@ def _load(path: Path) -> bytes | None:
     except FileNotFoundError:
         return None
     except OSError:
-        STATS.disk_errors += 1
+        _count("disk_errors")
         return None
     end = len(_MAGIC)
     head, digest, payload = blob[:end], blob[end : end + 32], blob[end + 32 :]
     if head != _MAGIC or hashlib.sha256(payload).digest() != digest or not payload:
-        STATS.disk_errors += 1
+        _count("disk_errors")
         return None
     return payload
 
@@ -186,9 +218,9 @@ def _store(path: Path, image: bytes) -> None:
     """Write atomically: a reader sees the old entry, no entry, or the whole new one."""
     try:
         write_atomically(path, _MAGIC + hashlib.sha256(image).digest() + image)
-        STATS.disk_writes += 1
+        _count("disk_writes")
     except OSError:  # a read-only or full cache directory costs a recompile, nothing more
-        STATS.disk_errors += 1
+        _count("disk_errors")
 
 
 def _log(nvrtc, program) -> str:
@@ -250,7 +282,7 @@ def _run_nvrtc(
             check(nvrtc.nvrtcAddNameExpression(program, entry.encode()), "nvrtcAddNameExpression")
         encoded = [o.encode() for o in options]
         result = nvrtc.nvrtcCompileProgram(program, len(encoded), encoded)
-        STATS.compiles += 1
+        _count("compiles")
         log = _log(nvrtc, program)
         if result[0]:
             error = error_for(result[0], "nvrtcCompileProgram")
@@ -348,7 +380,7 @@ def compile_module(
     path = cache_dir() / f"{key}.{output}"
     cached = _load(path)
     if cached is not None:
-        STATS.disk_hits += 1
+        _count("disk_hits")
         return _unpack(cached)
     image, lowered = _run_nvrtc(source, entry_points, arch, output, full, headers)
     _store(path, json.dumps(lowered).encode() + b"\n" + image)
