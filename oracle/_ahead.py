@@ -25,14 +25,20 @@ from typing import Any
 __all__ = ["CompileAhead", "default_threads"]
 
 
+#: At most this many compiles at once: each NVRTC compile of a GEMM candidate holds a
+#: few hundred MB, and past a window of 2 per thread more threads only compile sooner
+#: what the measuring will not reach for a while.
+MAX_THREADS = 16
+
+
 def default_threads() -> int:
     """One thread per core this process may run on, but one (left to the measuring
-    and the runners), and at least one."""
+    and the runners), at least one and at most ``MAX_THREADS``."""
     try:
         cores = len(os.sched_getaffinity(0))
     except (AttributeError, OSError):  # no affinity on this platform
         cores = os.cpu_count() or 1
-    return max(1, cores - 1)
+    return max(1, min(MAX_THREADS, cores - 1))
 
 
 class CompileAhead:
