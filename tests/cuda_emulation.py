@@ -395,17 +395,21 @@ def emulate_matmul(
     early: bool,
     offsets: tuple[int, int] = (0, 0),
     max_blocks: int | None = None,
+    mutate=None,
 ) -> Emulated:
     """Run ``kernel`` (a mixed-precision ``ir.matmul`` under a pipelined ``mma=1``
     schedule) on the flat buffers ``a``, ``b`` (f16 or bf16, each laid out as the kernel
     says) and ``c`` (f32, m x n). ``offsets`` moves a and b that many elements past a
     64-byte boundary (1: only 2-byte aligned, so the kernel must not use cp.async);
-    ``max_blocks`` caps the grid (the kernel then strides over the rest)."""
+    ``max_blocks`` caps the grid (the kernel then strides over the rest); ``mutate``
+    changes the source first (a broken twin, to prove a check)."""
     import forge
 
     body = kernel.body.pattern
     geometry = forge.emit._mma_pipeline.geometry(schedule)
     source = kernel.source("cuda", schedule)
+    if mutate is not None:
+        source = mutate(source)
     m, n, k = dims["m"], dims["n"], dims["k"]
     tiles = -(-m // geometry.bm) * -(-n // geometry.bn)
     blocks = max(1, min(tiles, max_blocks or tiles))

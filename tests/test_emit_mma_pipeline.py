@@ -250,6 +250,47 @@ def test_c_is_not_read_when_beta_is_zero_and_blocks_stride_over_tiles():
     assert np.abs(got.c - want).max() <= accumulation_tolerance(96, 2.0)["atol"]
 
 
+_MUTANTS = {
+    # each a bug the pipeline could have, and a run that shows it
+    "no wait before the barrier": (
+        lambda s: s.replace("fg_cp_async_wait_stage();\n", "", 1),
+        False,
+    ),
+    "no barrier after the wait": (
+        lambda s: s.replace(
+            "fg_cp_async_wait_stage();\n            __syncthreads();",
+            "fg_cp_async_wait_stage();",
+            1,
+        ),
+        True,
+    ),
+    "stores unswizzled": (lambda s: s.replace("fg_lidx ^ (", "fg_lidx + 0 * (", 1), True),
+    "refills the stage being read": (lambda s: s.replace("fg_next % 3u", "fg_step % 3u", 1), True),
+    "a fragment's k step off by one chunk": (
+        lambda s: s.replace("((2u + fg_a_chunk)", "((0u + fg_a_chunk)", 1),
+        True,
+    ),
+}
+
+
+@pytest.mark.skipif(compiler() is None, reason="no host C++ compiler (g++ or clang++)")
+@pytest.mark.parametrize("mutant", list(_MUTANTS))
+def test_the_cpu_run_finds_a_broken_pipeline(mutant):
+    """The twins of the passing runs above, each with one bug: each must fail."""
+    mutate, early = _MUTANTS[mutant]
+    kernel = _mixed("f16", "row", "row")
+    rng = np.random.default_rng(5)
+    a = rng.uniform(-2, 2, (136, 72)).astype(np.float16)
+    b = rng.uniform(-2, 2, (72, 264)).astype(np.float16)
+    c = np.zeros((136, 264), np.float32)
+    dims = {"m": 136, "n": 264, "k": 72}
+    source = kernel.source("cuda", FIRST)
+    assert mutate(source) != source, "the mutation no longer applies"
+    got = emulate_matmul(kernel, FIRST, a, b, c, dims, 1.0, 0.0, early=early, mutate=mutate)
+    want = a.astype(np.float64) @ b.astype(np.float64)
+    assert np.abs(got.c - want).max() > 0.1 or got.conflicts > 0
+
+
 # -- on the GPU --------------------------------------------------------------------------
 @pytest.mark.parametrize("inputs", ["f16", "bf16"])
 @pytest.mark.parametrize("a_layout, b_layout", LAYOUTS)
