@@ -139,7 +139,7 @@ def test_a_device_with_less_shared_memory_refuses_the_deep_pipelines():
     class Small:  # an sm_86 device: 99 KiB a block
         max_workgroup_storage_bytes = 99 * 1024
 
-    GEMM_F16.check_schedule(MMA_PIPELINE_SCHEDULES[2], target="cuda")
+    forge.emit.check(GEMM_F16, MMA_PIPELINE_SCHEDULES[3], "cuda", Small())  # 96 KiB: fits
     with pytest.raises(UnsupportedFeature, match="dynamic shared memory on cuda"):
         forge.emit.check(GEMM_F16, DYNAMIC, "cuda", Small())
 
