@@ -19,11 +19,14 @@ descriptions:
   ``cp.async.wait_group`` retires its group (``late``), which finds a tile read before
   its wait.
 
-Every shared-memory access is checked against the declared array, every cp.async
-source against the 16-byte alignment it needs, and every copy must have been waited
-for when a thread ends. ``ldmatrix`` phases whose 8 rows share a bank are counted (the
-swizzle should leave none). The program is built with AddressSanitizer where the
-compiler has it, so a load past an operand's end is an error, not a silent read.
+Every shared-memory access is checked against the declared array, every cp.async source
+against the 16-byte alignment it needs, and every copy must have been waited for when a
+thread ends. Races are errors too: a 16-byte chunk of shared memory written by one
+thread (a copy when it lands, a store) and read or written by another with no
+``__syncthreads`` between them, in whichever order the host threads ran them.
+``ldmatrix`` phases whose 8 rows share a bank are counted (the swizzle should leave
+none). The program is built with AddressSanitizer where the compiler has it, so a load
+past an operand's end is an error, not a silent read.
 """
 
 from __future__ import annotations
@@ -52,6 +55,7 @@ _PRELUDE = r"""
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <mutex>
 #include <new>
 #include <thread>
 #include <vector>
@@ -72,7 +76,11 @@ struct __attribute__((aligned(8))) float2 { float x, y; };
 static inline float2 make_float2(float x, float y) { return float2{x, y}; }
 
 static std::barrier<>* fg_block;
-static inline void __syncthreads() { fg_block->arrive_and_wait(); }
+static thread_local unsigned int fg_generation;  // barriers this thread has passed
+static inline void __syncthreads() {
+    fg_block->arrive_and_wait();
+    fg_generation += 1;
+}
 
 static void fg_fail(const char* what, unsigned long long value) {
     std::fprintf(stderr, "EMULATION ERROR: %s (%llu)\n", what, value);
@@ -89,6 +97,48 @@ static inline unsigned char* fg_shared_at(unsigned int address, unsigned int byt
     if ((unsigned long long)address + bytes > FG_SMEM_BYTES)
         fg_fail("shared access past the array", address);
     return fg_shared_base + address;
+}
+
+// Races: two threads' accesses to one 16-byte chunk, one a write, with no barrier
+// between them (the same barrier generation), whatever the order they happened in.
+struct fg_Chunk {
+    unsigned int write_generation, read_generation;
+    int writer, reader;  // threads; reader -2: several
+};
+static std::mutex fg_race_lock;
+static std::vector<fg_Chunk> fg_chunks;
+static thread_local unsigned int fg_thread;
+
+static inline void fg_forget_accesses() {
+    fg_chunks.assign(FG_SMEM_BYTES / 16, fg_Chunk{~0u, ~0u, -1, -1});
+}
+
+static inline void fg_note_read(unsigned int address) {
+    std::lock_guard<std::mutex> hold(fg_race_lock);
+    fg_Chunk& c = fg_chunks[address / 16];
+    const int me = (int)fg_thread;
+    if (c.write_generation == fg_generation && c.writer != me)
+        fg_fail("race: a read of shared memory another thread wrote since the last barrier",
+                address);
+    if (c.read_generation != fg_generation) {
+        c.read_generation = fg_generation;
+        c.reader = me;
+    } else if (c.reader != me) {
+        c.reader = -2;
+    }
+}
+
+static inline void fg_note_write(unsigned int address) {
+    std::lock_guard<std::mutex> hold(fg_race_lock);
+    fg_Chunk& c = fg_chunks[address / 16];
+    const int me = (int)fg_thread;
+    if (c.read_generation == fg_generation && c.reader != me)
+        fg_fail("race: a write to shared memory another thread read since the last barrier",
+                address);
+    if (c.write_generation == fg_generation && c.writer != me)
+        fg_fail("race: two threads wrote shared memory since the last barrier", address);
+    c.write_generation = fg_generation;
+    c.writer = me;
 }
 static inline void fg_check_source(const void* src, unsigned int bytes) {
     const unsigned char* p = (const unsigned char*)src;
@@ -110,7 +160,6 @@ struct fg_Warp {
     unsigned int rb[32][2];
 };
 static fg_Warp* fg_warps;
-static thread_local unsigned int fg_thread;
 static std::atomic<unsigned long long> fg_conflicts{0}, fg_ldmatrix{0}, fg_async{0}, fg_sync{0};
 
 static inline uint16_t fg_half_at(unsigned int row_address, unsigned int element) {
@@ -123,6 +172,7 @@ static inline void fg_ldmatrix_any(unsigned int* r, unsigned int src, bool trans
     fg_Warp& w = fg_warps[fg_thread / 32];
     const unsigned int lane = fg_thread % 32;
     fg_shared_at(src, 16);
+    fg_note_read(src);
     w.addr[lane] = src;
     w.bar.arrive_and_wait();
     const unsigned int g = lane / 4, t = lane % 4;
@@ -206,6 +256,7 @@ static thread_local std::vector<fg_Copy> fg_open;
 static thread_local std::deque<std::vector<fg_Copy>> fg_groups;
 
 static inline void fg_land(const fg_Copy& c) {
+    fg_note_write(c.dst);
     unsigned char* to = fg_shared_at(c.dst, 16);
     std::memset(to, 0, 16);
     if (c.bytes) std::memcpy(to, c.src, c.bytes);
@@ -237,6 +288,7 @@ static inline void fg_cp_async_wait_all() { fg_cp_async_commit(); fg_retire(0); 
 static inline void fg_st_shared16(
         unsigned int dst, unsigned int x, unsigned int y, unsigned int z, unsigned int w) {
     const unsigned int words[4] = {x, y, z, w};
+    fg_note_write(dst);
     std::memcpy(fg_shared_at(dst, 16), words, 16);
     fg_sync += 1;
 }
@@ -284,6 +336,7 @@ int main(int argc, char** argv) {
     gridDim = fg_dim3{blocks, 1, 1};
     for (unsigned int block = 0; block < blocks; ++block) {
         blockIdx = fg_dim3{block, 0, 0};
+        fg_forget_accesses();
         std::barrier<> barrier(threads);
         fg_block = &barrier;
         std::vector<fg_Warp> warps(threads / 32);

@@ -286,7 +286,11 @@ def test_the_cpu_run_finds_a_broken_pipeline(mutant):
     dims = {"m": 136, "n": 264, "k": 72}
     source = kernel.source("cuda", FIRST)
     assert mutate(source) != source, "the mutation no longer applies"
-    got = emulate_matmul(kernel, FIRST, a, b, c, dims, 1.0, 0.0, early=early, mutate=mutate)
+    try:
+        got = emulate_matmul(kernel, FIRST, a, b, c, dims, 1.0, 0.0, early=early, mutate=mutate)
+    except AssertionError as exc:  # a race, found whatever the threads' timing
+        assert "EMULATION ERROR: race" in str(exc), exc
+        return
     want = a.astype(np.float64) @ b.astype(np.float64)
     assert np.abs(got.c - want).max() > 0.1 or got.conflicts > 0
 
