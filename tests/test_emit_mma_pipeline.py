@@ -60,12 +60,13 @@ def test_pipelined_gemms_compile_to_mma_sync_ldmatrix_and_cp_async(
     kernel = _mixed(inputs, a_layout, b_layout)
     source = kernel.source("cuda", FIRST)
     ptx = compile_cuda(source, kernel.entry_point, arch=arch, output="ptx").decode()
-    # 2 k16 steps of a 64x64 warp tile: 2 x 4 x 8 mma, 2 x (4 + 4) ldmatrix
+    # 2 k16 steps of a 64x64 warp tile: 2 x 4 x 8 mma; 4 + 4 ldmatrix for each of a
+    # block's first k16 step, the second one and the next tile's first
     assert len(re.findall(rf"mma\.sync\.aligned\.m16n8k16\.row\.col\.f32\.{inputs}", ptx)) == 64
     plain = len(re.findall(r"ldmatrix\.sync\.aligned\.m8n8\.x4\.shared\.b16", ptx))
     trans = len(re.findall(r"ldmatrix\.sync\.aligned\.m8n8\.x4\.trans\.shared\.b16", ptx))
     # an operand stored along m or n (col-major a, row-major b) is read transposed
-    assert trans == 8 * ((a_layout == "col") + (b_layout == "row")) and plain + trans == 16
+    assert trans == 12 * ((a_layout == "col") + (b_layout == "row")) and plain + trans == 24
     assert "cp.async.cg.shared.global" in ptx and "cp.async.wait_group 1;" in ptx
     assert "st.shared.v4.b32" in ptx  # the register path of unaligned operands
     assert ".local" not in ptx  # fragments and accumulators stay in registers
@@ -262,6 +263,10 @@ _MUTANTS = {
             "fg_cp_async_wait_stage();",
             1,
         ),
+        True,
+    ),
+    "no wait nor barrier before a block's first fragments": (
+        lambda s: s.replace("fg_cp_async_wait_stage();\n        __syncthreads();", "", 1),
         True,
     ),
     "stores unswizzled": (lambda s: s.replace("fg_lidx ^ (", "fg_lidx + 0 * (", 1), True),

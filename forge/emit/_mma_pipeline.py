@@ -418,29 +418,63 @@ class _PipelineLowering:
         em.let("fg_n0", "u32", f"fg_in_band / fg_rows * {g.bn}u")
 
     # -- the pipeline ----------------------------------------------------------------
+    def _stage(self, index: str) -> str:
+        """The shared address of the stage that holds k tile ``index``."""
+        g = self.g
+        return f"fg_sbase + {index} % {g.stages}u * {g.stage_bytes}u"
+
     def _main_loop(self) -> None:
+        """The pipeline. Fragments are double-buffered in registers: each k16 step's
+        mma.sync run on fragments loaded during the step before, and the last step of a
+        k tile first waits for the next tile (the one barrier of the step) and loads
+        that tile's first fragments, so no k16 step waits on ldmatrix."""
         code, d, g = self.code, self.d, self.g
+        mi, nj = g.wtm // 16, g.wtn // 8
+        code.line(f"unsigned int fg_fa[2][{mi}][4];  // a fragments, double-buffered")
+        code.line(f"unsigned int fg_fb[2][{nj // 2}][4];  // b: two 8-column fragments each")
         code.comment(f"prologue: the first {g.stages - 1} k tiles in flight, one group each")
         with code.block(d.loop("fg_s", "0u", f"{g.stages - 1}u", "1u", unroll=True)):
             with code.block("if (fg_s < fg_steps) {"):
                 self._load(f"fg_s * {g.bk}u", f"fg_sbase + fg_s * {g.stage_bytes}u")
             code.line("fg_cp_async_commit();")
+        code.comment(
+            f"k tile 0 has landed (at most {g.stages - 2} later groups in flight) and, after "
+            "the barrier, is visible to every thread: its first fragments"
+        )
+        code.line("fg_cp_async_wait_stage();")
+        code.line(d.barrier)
+        with code.block("if (0u < fg_steps) {"):
+            self._fragments(0, "fg_sbase", 0)
         with code.block(d.loop("fg_step", "0u", "fg_steps", "1u")):
             code.comment(
-                f"k tile fg_step has landed (at most {g.stages - 2} later groups in flight) "
-                "and, after the barrier, is visible to every thread; every warp is then also "
-                "done with the stage refilled next (read in the previous step)"
+                f"refill the stage of k tile fg_step - 1 with tile fg_step + {g.stages - 1}: "
+                "every warp read it before the last barrier"
             )
-            code.line("fg_cp_async_wait_stage();")
-            code.line(d.barrier)
             self.em.let("fg_next", "u32", f"fg_step + {g.stages - 1}u")
             with code.block("if (fg_next < fg_steps) {"):
-                self._load(
-                    f"fg_next * {g.bk}u",
-                    f"fg_sbase + fg_next % {g.stages}u * {g.stage_bytes}u",
-                )
+                self._load(f"fg_next * {g.bk}u", self._stage("fg_next"))
             code.line("fg_cp_async_commit();")
-            self._compute(f"fg_sbase + fg_step % {g.stages}u * {g.stage_bytes}u")
+            self.em.let("fg_sa", "u32", self._stage("fg_step"))
+            steps = g.bk // 16
+            for step in range(steps):
+                code.comment(f"k16 step {step}: the next fragments, then {mi * nj} mma.sync")
+                if step + 1 < steps:
+                    self._fragments((step + 1) % 2, "fg_sa", step + 1)
+                else:
+                    code.comment(
+                        "k tile fg_step + 1 has landed and, after the barrier, is visible; "
+                        "every warp is also done reading this tile's stage"
+                    )
+                    code.line("fg_cp_async_wait_stage();")
+                    code.line(d.barrier)
+                    with code.block("if (fg_step + 1u < fg_steps) {"):
+                        self._fragments(steps % 2, self._stage("(fg_step + 1u)"), 0)
+                self._products(step % 2)
+            if steps % 2:  # the next tile's first fragments went to buffer 1
+                for name, count in (("fg_fa", mi), ("fg_fb", nj // 2)):
+                    with code.block(d.loop("fg_i", "0u", f"{count}u", "1u", unroll=True)):
+                        with code.block(d.loop("fg_j", "0u", "4u", "1u", unroll=True)):
+                            code.line(f"{name}[0][fg_i][fg_j] = {name}[1][fg_i][fg_j];")
         code.comment(
             "all copies landed and every warp is done with the stages: the next block "
             "may refill them"
@@ -521,32 +555,30 @@ class _PipelineLowering:
             "fg_h[4] | fg_h[5] << 16, fg_h[6] | fg_h[7] << 16);"
         )
 
-    def _compute(self, stage: str) -> None:
-        em, code, g = self.em, self.code, self.g
-        a, b = self.ops["a"], self.ops["b"]
-        em.let("fg_sa", "u32", stage)
-        em.let("fg_sb", "u32", f"fg_sa + {g.a_bytes}u")
-        mi, nj = g.wtm // 16, g.wtn // 8
-        for step in range(g.bk // 16):
-            with code.block("{"):
-                code.comment(f"k16 step {step}: fragments by ldmatrix, then {mi * nj} mma.sync")
-                code.line(f"unsigned int fg_fa[{mi}][4];")
-                code.line(f"unsigned int fg_fb[{nj // 2}][4];")
-                for op, base, array in ((a, "fg_sa", "fg_fa"), (b, "fg_sb", "fg_fb")):
-                    load = "fg_ldmatrix_x4" if op.along_k else "fg_ldmatrix_x4_trans"
-                    for block in range(op.fragments):
-                        if op.along_k:
-                            # the warp tile's 16-row block `block` at k16 step `step`
-                            at = f"fg_{op.name}_ld{step} + {block * 16 * op.row_bytes}u"
-                        else:
-                            at = f"fg_{op.name}_ld{block} + {step * 16 * op.row_bytes}u"
-                        code.line(f"{load}({array}[{block}], {base} + {at});")
-                with code.block(self.d.loop("fg_i", "0u", f"{mi}u", "1u", unroll=True)):
-                    with code.block(self.d.loop("fg_j", "0u", f"{nj}u", "1u", unroll=True)):
-                        code.line(
-                            "fg_mma_16816(fg_acc[fg_i][fg_j], fg_fa[fg_i], "
-                            "&fg_fb[fg_j / 2u][fg_j % 2u * 2u]);"
-                        )
+    def _fragments(self, buffer: int, stage: str, step: int) -> None:
+        """ldmatrix the warp's a and b fragments of k16 step ``step`` of the k tile in
+        the stage at ``stage`` into fragment buffer ``buffer``."""
+        code, g = self.code, self.g
+        for op in self.ops.values():
+            array = "fg_fa" if op.name == "a" else "fg_fb"
+            base = stage if op.name == "a" else f"{stage} + {g.a_bytes}u"
+            load = "fg_ldmatrix_x4" if op.along_k else "fg_ldmatrix_x4_trans"
+            for block in range(op.fragments):
+                if op.along_k:  # the warp tile's 16-row block `block` at k16 step `step`
+                    at = f"fg_{op.name}_ld{step} + {block * 16 * op.row_bytes}u"
+                else:  # 16 rows (k) further on per step, each block its own chunk
+                    at = f"fg_{op.name}_ld{block} + {step * 16 * op.row_bytes}u"
+                code.line(f"{load}({array}[{buffer}][{block}], {base} + {at});")
+
+    def _products(self, buffer: int) -> None:
+        """mma.sync of every fragment pair of buffer ``buffer`` into the accumulators."""
+        code, d, g = self.code, self.d, self.g
+        with code.block(d.loop("fg_i", "0u", f"{g.wtm // 16}u", "1u", unroll=True)):
+            with code.block(d.loop("fg_j", "0u", f"{g.wtn // 8}u", "1u", unroll=True)):
+                code.line(
+                    f"fg_mma_16816(fg_acc[fg_i][fg_j], fg_fa[{buffer}][fg_i], "
+                    f"&fg_fb[{buffer}][fg_j / 2u][fg_j % 2u * 2u]);"
+                )
 
     # -- the epilogue ----------------------------------------------------------------
     def _epilogue(self) -> None:
