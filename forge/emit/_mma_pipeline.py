@@ -27,16 +27,20 @@ bytes and its row length (the contiguous extent: k, m or n) a multiple of 8 halv
 that a chunk starting inside a row lies wholly inside it. Where an operand is not (odd
 sizes, an offset view), its chunks go through registers instead: 8 guarded 2-byte loads,
 zero outside the matrix, then one 16-byte shared store; the choice is made once per
-operand and is the same for the whole workgroup. The pipeline is the usual one: STAGES
-- 1 tiles in flight; at each step wait for the oldest (``cp.async.wait_group STAGES-2``),
-one barrier (its data is visible, and every warp is done with the stage read last step),
-issue the load of the tile STAGES - 1 ahead into that stage, then compute this one.
+operand and is the same for the whole workgroup. STAGES - 1 k tiles are in flight, one
+commit group each: a k tile's step first refills the stage of the tile before it with
+the tile STAGES - 1 ahead, and its last k16 step waits for the next tile
+(``cp.async.wait_group STAGES-2``) and passes the step's one barrier (that tile's data
+is then visible to all, and every warp is done reading this tile's stage, which the
+next step refills).
 
-Compute. Per k16 step a warp loads its fragments with ``ldmatrix.x4`` (``.trans`` for an
-operand stored along m or n, which gives the fragment the transposed tile) and issues
+Compute. A warp loads its fragments with ``ldmatrix.x4`` (``.trans`` for an operand
+stored along m or n, which gives the fragment the transposed tile) and issues
 ``mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}`` per fragment pair; the fragment
 layouts are PTX's (a: a0..a3 at rows g, g+8 and k 2t, 2t+8; b: b0, b1 at k 2t, 2t+8 and
 column g; c: c0..c3 at rows g, g+8 and columns 2t, 2t+1; g = lane / 4, t = lane % 4).
+Fragments are double-buffered in registers: each k16 step loads the next one's (after
+the last step's barrier, the next tile's first) before its own mma.sync.
 
 Epilogue. Each thread writes its accumulators straight from registers: ``alpha * acc +
 beta * c`` (``c`` not read when beta is 0) as float2 where ``c`` is 8-byte aligned and
