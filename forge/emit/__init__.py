@@ -40,8 +40,8 @@ __all__ = [
 #: ``check``, ``storage_bytes``, ``workgroup_count`` and ``lower``.
 _LOWERINGS = {module.PATTERN: module for module in (_map, _rows, _matmul, _transpose)}
 #: Workgroup storage a target guarantees without asking: WebGPU's default
-#: maxComputeWorkgroupStorageSize, and CUDA's limit on static __shared__ memory (the
-#: generated kernels use no dynamic shared memory).
+#: maxComputeWorkgroupStorageSize, and CUDA's limit on static __shared__ memory (beyond
+#: it a source declares dynamic shared memory, up to DYNAMIC_STORAGE_LIMIT).
 STORAGE_LIMITS = {"wgsl": 16384, "cuda": CUDA_STATIC_SHARED}
 #: Dynamic shared memory a CUDA block may use once its function opts in: the most any
 #: device offers (sm_90's 227 KiB; an A100 has 163 KiB, sm_86 and sm_89 99 KiB, which
