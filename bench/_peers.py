@@ -2,8 +2,10 @@
 run on the same device, every measured output checked.
 
 - P9: the tensor-core GEMMs (``gemm_f16``, ``gemm_bf16`` under their ``mma=1``
-  schedules: f16/bf16 inputs, f32 accumulation) against ``torch.matmul`` in the same
-  input precision (cuBLAS, reduced-precision reductions off).
+  schedules: f16/bf16 inputs, f32 accumulation; WMMA, and mma.sync with a cp.async
+  pipeline for the four-number tiles) against ``torch.matmul`` in the same input
+  precision (cuBLAS, reduced-precision reductions off). The row names the path of the
+  winning schedule.
 - P11: softmax, rmsnorm, layernorm and gelu at rows x cols (f32; softmax and rmsnorm
   also in bf16) against the better of torch and a Triton kernel written the way
   Triton's tutorials write it (one program per row holding the whole row, or a 1-D
@@ -125,7 +127,8 @@ def _p9(env: Bench, dtype: str) -> Row:
     base, mine, values = _final(env, theirs, lambda: ours(schedule))
     return Row(
         "P9",
-        f"gemm {size}^3 {dtype} in, f32 accumulate, CUDA tensor cores (WMMA)",
+        f"gemm {size}^3 {dtype} in, f32 accumulate, CUDA tensor cores "
+        f"({'mma.sync, cp.async' if len(schedule.tile or ()) == 4 else 'WMMA'})",
         f"torch.matmul {dtype} (cuBLAS)",
         base,
         mine,

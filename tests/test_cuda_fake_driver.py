@@ -8,9 +8,11 @@ and device memory inside an allocation, a sticky error fails every call until th
 primary context's last retain is released, a thread-local capture refuses copies,
 waits and module loads, a plain event record in a capture makes an event nobody may
 wait for (only ``CU_EVENT_RECORD_EXTERNAL`` captures an event record node), a destroyed
-executable graph cannot be launched, and kernel arguments are copied when the launch is
-made. Stream operations run at once, in order; kernels are Python functions registered
-by entry-point name, reading their arguments through the ``void**`` array like a GPU.
+executable graph cannot be launched, a launch with more than 48 KiB of dynamic shared
+memory needs the function's opt-in (``cuFuncSetAttribute``) first, and kernel arguments
+are copied when the launch is made. Stream operations run at once, in order; kernels
+are Python functions registered by entry-point name, reading their arguments through
+the ``void**`` array like a GPU.
 """
 
 from __future__ import annotations
@@ -147,6 +149,7 @@ class FakeDriver:
     CUevent_flags = real.CUevent_flags
     CUevent_record_flags = real.CUevent_record_flags
     CUstreamCaptureMode = real.CUstreamCaptureMode
+    CUfunction_attribute = real.CUfunction_attribute
 
     def __init__(self, total_memory: int = 8 << 30) -> None:
         self.total_memory = total_memory
@@ -451,16 +454,31 @@ class FakeDriver:
             return (R.CUDA_ERROR_INVALID_VALUE, None, None)
         return (OK, sum(function.sizes[:index]), function.sizes[index])
 
+    def cuFuncSetAttribute(self, function, attribute, value):
+        """Only the opt-in to more than 48 KiB of dynamic shared memory, up to the
+        device's limit, which a launch asking for more needs first."""
+        self._count("cuFuncSetAttribute")
+        limit = ATTRIBUTES["MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"]
+        wanted = real.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+        if attribute != wanted or not 0 <= value <= limit:
+            return (R.CUDA_ERROR_INVALID_VALUE,)
+        function.max_dynamic_shared = value
+        return (OK,)
+
     def cuLaunchKernel(self, function, gx, gy, gz, bx, by, bz, shared, stream, params, extra):
         self._count("cuLaunchKernel")
         err = self._usable()
         if err:
             return (err,)
         grid, block = (gx, gy, gz), (bx, by, bz)
+        allowed = max(
+            ATTRIBUTES["MAX_SHARED_MEMORY_PER_BLOCK"], getattr(function, "max_dynamic_shared", 0)
+        )
         if (
             min(grid + block) < 1
             or bx * by * bz > ATTRIBUTES["MAX_THREADS_PER_BLOCK"]
             or bz > ATTRIBUTES["MAX_BLOCK_DIM_Z"]
+            or shared > allowed
         ):
             return (R.CUDA_ERROR_INVALID_VALUE,)
         pointers = (ctypes.c_void_p * len(function.sizes)).from_address(int(params))

@@ -58,7 +58,8 @@ def test_tensor_core_gemms_compile_to_wmma_instructions(inputs, a_layout, b_layo
         (GEMM_F16, Schedule((32, 2), tile=(64, 64, 32), mma=True), "needs 4 warps"),
         (GEMM_F16, Schedule((64, 2), tile=(64, 64, 32), mma=True), "whole warps"),
         (GEMM_F16, Schedule((32, 4), tile=(64, 64, 24), mma=True), "BK of 16"),
-        (GEMM_F16, Schedule((32, 4), tile=(64, 64, 32, 2), mma=True), "no register-prefetch"),
+        (GEMM_F16, Schedule((32, 4), tile=(64, 64, 32, 2, 1), mma=True), "BMxBNxBKxSTAGES"),
+        (GEMM_F16, Schedule((32, 4), tile=(64, 64, 32, 1), mma=True), "no register prefetch"),
     ],
 )
 def test_mma_schedules_are_checked_before_emitting(kernel, schedule, reason):

@@ -18,8 +18,8 @@ from ..errors import InvalidArgument, UnsupportedFeature
 from ..ir._kernel import set_lowering
 from ..kernel import TARGETS
 from ..schedule import Schedule
-from . import _map, _matmul, _rows, _transpose
-from ._code import EMITTER_VERSION, Emission, ScheduleRefused, used_ops
+from . import _map, _matmul, _mma, _rows, _transpose
+from ._code import CUDA_STATIC_SHARED, EMITTER_VERSION, Emission, ScheduleRefused, used_ops
 from ._dialect import DIALECTS, Unsupported
 
 __all__ = [
@@ -27,10 +27,12 @@ __all__ = [
     "check",
     "workgroups",
     "workgroup_storage_bytes",
+    "dynamic_shared_bytes",
     "EMITTER_VERSION",
     "ScheduleRefused",
     "TARGETS",
     "STORAGE_LIMITS",
+    "DYNAMIC_STORAGE_LIMIT",
     "MAX_UNROLLED_ITEMS",
 ]
 
@@ -38,9 +40,14 @@ __all__ = [
 #: ``check``, ``storage_bytes``, ``workgroup_count`` and ``lower``.
 _LOWERINGS = {module.PATTERN: module for module in (_map, _rows, _matmul, _transpose)}
 #: Workgroup storage a target guarantees without asking: WebGPU's default
-#: maxComputeWorkgroupStorageSize, and CUDA's limit on static __shared__ memory (the
-#: generated kernels use no dynamic shared memory).
-STORAGE_LIMITS = {"wgsl": 16384, "cuda": 48 * 1024}
+#: maxComputeWorkgroupStorageSize, and CUDA's limit on static __shared__ memory (beyond
+#: it a source declares dynamic shared memory, up to DYNAMIC_STORAGE_LIMIT).
+STORAGE_LIMITS = {"wgsl": 16384, "cuda": CUDA_STATIC_SHARED}
+#: Dynamic shared memory a CUDA block may use once its function opts in: the most any
+#: device offers (sm_90's 227 KiB; an A100 has 163 KiB, sm_86 and sm_89 99 KiB, which
+#: their constraints' ``max_workgroup_storage_bytes`` say). Only the tensor-core matmul's
+#: deep pipelines use it (``forge/emit/_mma_pipeline.py``).
+DYNAMIC_STORAGE_LIMIT = 227 * 1024
 _CUDA_MAX_THREADS = 1024
 #: Items one invocation handles (items per invocation x vector width): every lowering
 #: unrolls them, so the source grows with them, by about 1 KB of WGSL per item (1024
@@ -75,6 +82,26 @@ def workgroup_storage_bytes(kernel, schedule: Schedule, target: str) -> int:
     return lowering.storage_bytes(body, schedule, _targets(target)[0])
 
 
+def _dynamic_storage(body, schedule: Schedule, target: str) -> int:
+    """The part of ``storage_bytes`` a ``target`` source declares as dynamic shared
+    memory: a tensor-core matmul's pipeline over the static 48 KiB, nothing else."""
+    if target != "cuda" or body.kind != _matmul.PATTERN or not schedule.mma:
+        return 0
+    return _mma.dynamic_storage_bytes(body, schedule)
+
+
+def dynamic_shared_bytes(body, schedule: Schedule) -> int:
+    """Dynamic shared memory (bytes) the CUDA source of IR pattern ``body`` declares
+    under ``schedule``, which its launch must ask for (an IR kernel's ``shared_bytes``);
+    0 where the source declares none or the schedule cannot be lowered."""
+    lowering = _LOWERINGS[body.kind]
+    try:
+        lowering.check(body, schedule, "cuda")
+    except UnsupportedFeature:
+        return 0
+    return _dynamic_storage(body, schedule, "cuda")
+
+
 def check(kernel, schedule: Schedule, target: str | None = None, constraints=None) -> None:
     """Raise ``ScheduleRefused`` (an ``UnsupportedFeature``) with the reason unless
     ``kernel`` can be lowered under ``schedule`` for ``target`` (default: every target):
@@ -104,14 +131,22 @@ def check(kernel, schedule: Schedule, target: str | None = None, constraints=Non
                 f"a CUDA block holds at most {_CUDA_MAX_THREADS} threads; the "
                 f"workgroup {schedule.workgroup_size} has {schedule.invocations}"
             )
-        limit = STORAGE_LIMITS[name]
+        dynamic = _dynamic_storage(body, schedule, name)
+        limit = DYNAMIC_STORAGE_LIMIT if dynamic else STORAGE_LIMITS[name]
         if constraints is not None:
             limit = min(limit, constraints.max_workgroup_storage_bytes)
         need = lowering.storage_bytes(body, schedule, name)
         if need > limit:
             raise ScheduleRefused(
                 f"kernel {kernel.id} under {schedule} needs {need} bytes of "
-                f"workgroup storage on {name}, over the limit of {limit}"
+                f"{'dynamic shared memory' if dynamic else 'workgroup storage'} on {name}, "
+                f"over the limit of {limit}"
+            )
+        if dynamic and getattr(kernel, "shared_bytes", None) is None:
+            raise ScheduleRefused(
+                f"kernel {kernel.id} under {schedule} keeps {dynamic} bytes in dynamic "
+                "shared memory, which the kernel does not ask for at launch: its "
+                "shared_bytes is unset (ir.kernel sets it for a mixed-precision matmul)"
             )
 
 

@@ -21,6 +21,7 @@ __all__ = [
     "Values",
     "Emission",
     "EMITTER_VERSION",
+    "CUDA_STATIC_SHARED",
     "ScheduleRefused",
     "plus",
     "short",
@@ -34,6 +35,9 @@ class ScheduleRefused(UnsupportedFeature):
 
 
 EMITTER_VERSION = 3
+#: Static ``__shared__`` memory a CUDA block may declare; more must be dynamic shared
+#: memory, which the launch asks for and the function opts in to.
+CUDA_STATIC_SHARED = 48 * 1024
 _COMMENT_WIDTH = 72
 
 
@@ -165,6 +169,7 @@ class Emission:
         self.vector_arrays: dict[str, int] = {}  # WGSL buffers declared as vectors
         self._vector_types: set[tuple[str, int]] = set()  # (dtype, width) moved as vectors
         self.includes: list[str] = []  # headers a lowering needs (CUDA: mma.h)
+        self.definitions: list[str] = []  # device functions a lowering needs (CUDA)
         self.code.depth = 1
 
     # -- building blocks -------------------------------------------------------------
@@ -471,6 +476,8 @@ class Emission:
         helpers = d.helpers(ops)
         if helpers:
             out += ["", helpers.rstrip()]
+        if self.definitions:
+            out += ["", "\n\n".join(text.rstrip() for text in self.definitions)]
         params = []
         for b in k.buffers:
             if b.access.value == "uniform":

@@ -12,15 +12,21 @@ bounds checks (``c`` not read when beta is 0). Products of halves are exact in f
 tensor cores sum them in f32 in their own order, which the k-dependent tolerance of
 the mixed-precision GEMMs covers.
 
+A four-number tile, ``tile = (BM, BN, BK, STAGES)``, takes the fast path instead:
+``mma.sync`` m16n8k16 with ``ldmatrix``, register-blocked warp tiles and a ``cp.async``
+pipeline of STAGES swizzled shared-memory stages (``_mma_pipeline.py``). The WMMA path
+above stays as it is, for the schedules written for it.
+
 WGSL has no matrix-multiply-accumulate (wgpu-native refuses the cooperative-matrix
 feature at device creation), so ``mma=1`` is refused there.
 """
 
 from __future__ import annotations
 
+from . import _mma_pipeline
 from ._code import Emission, ScheduleRefused
 
-__all__ = ["check", "storage_bytes", "lower"]
+__all__ = ["check", "storage_bytes", "dynamic_storage_bytes", "lower"]
 
 _WARP = 32
 _FRAGMENT = 16
@@ -47,19 +53,23 @@ def check(body, schedule, target: str | None) -> None:
             f"the products the reference computes); this matmul has "
             f"{body.input_dtype} inputs and {body.dtype} accumulation"
         )
-    if schedule.tile is None or len(schedule.tile) != 3:
+    if schedule.tile is None or len(schedule.tile) not in (3, 4):
         raise ScheduleRefused(
-            "mma=1 takes tile=BMxBNxBK (no register-prefetch stages), e.g. "
-            "tile=64x64x32 on a 32x4 workgroup"
+            "mma=1 takes tile=BMxBNxBK (WMMA, e.g. tile=64x64x32 on a 32x4 workgroup) or "
+            "tile=BMxBNxBKxSTAGES (mma.sync with cp.async stages, e.g. tile=128x128x32x3 "
+            "on a 32x4 workgroup)"
         )
     if (schedule.vector_width, schedule.items_per_invocation, schedule.unroll) != (1, 1, False):
         raise ScheduleRefused("mma=1 sets the work per warp itself: vec=1, ipt=1, no unroll")
-    bm, bn, bk, warps = _geometry(schedule)
     x, _, z = schedule.workgroup_size
     if x != _WARP or z != 1:
         raise ScheduleRefused(
             f"mma=1 runs on whole warps: the workgroup is 32 x W, got {schedule.workgroup_size}"
         )
+    if len(schedule.tile) == 4:
+        _mma_pipeline.check(body, schedule)
+        return
+    bm, bn, bk, warps = _geometry(schedule)
     if bm % _WARP_TILE or bn % _WARP_TILE or bk % _FRAGMENT:
         raise ScheduleRefused(
             f"mma=1 needs BM and BN multiples of 32 and BK of 16, got tile={bm}x{bn}x{bk}"
@@ -72,7 +82,16 @@ def check(body, schedule, target: str | None) -> None:
         )
 
 
+def dynamic_storage_bytes(body, schedule) -> int:
+    """Shared memory the CUDA source declares as dynamic (the WMMA path has none)."""
+    if _pipelined(schedule):
+        return _mma_pipeline.dynamic_storage_bytes(body, schedule)
+    return 0
+
+
 def storage_bytes(body, schedule, target: str) -> int:
+    if _pipelined(schedule):
+        return _mma_pipeline.storage_bytes(body, schedule)
     bm, bn, bk, warps = _geometry(schedule)
     return 2 * (bm * (bk + _PAD) + bk * (bn + _PAD)) + 4 * _SCRATCH * warps
 
@@ -212,5 +231,13 @@ class _MmaLowering:
         self._each_fragment(fragment)
 
 
+def _pipelined(schedule) -> bool:
+    """Whether a checked schedule takes the mma.sync pipeline (tile=BMxBNxBKxSTAGES)."""
+    return schedule.tile is not None and len(schedule.tile) == 4
+
+
 def lower(em: Emission) -> None:
-    _MmaLowering(em).lower()
+    if _pipelined(em.schedule):
+        _mma_pipeline.lower(em)
+    else:
+        _MmaLowering(em).lower()

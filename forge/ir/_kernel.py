@@ -44,6 +44,8 @@ class Lowering(Protocol):
         constraints: Any = None,
     ) -> None: ...
 
+    def dynamic_shared_bytes(self, body: Body, schedule: Schedule) -> int: ...
+
 
 _lowering: list[Lowering] = []
 
@@ -134,6 +136,27 @@ class _Dims:
 
     def __call__(self, size: int) -> dict[str, int]:
         return self.body.dims(size)
+
+
+class _DynamicShared:
+    """``shared_bytes`` of an IR kernel whose CUDA source may keep memory in dynamic
+    shared memory (a tensor-core matmul's deep pipeline): the bytes the emitters
+    declare under the schedule, which the launch must ask for; 0 under the others."""
+
+    def __init__(self, body: Body) -> None:
+        self.body = body
+
+    def __call__(self, schedule: Schedule, size: Any) -> int:
+        return _lowered().dynamic_shared_bytes(self.body, schedule)
+
+
+def _shared_bytes(body: Body) -> _DynamicShared | None:
+    """What an IR kernel of ``body`` asks for at launch: only a matmul of f16 or bf16
+    inputs (the tensor cores' ``mma=1``) may need dynamic shared memory; the others
+    declare none, and their kernels' semantic hashes stay as they were."""
+    if isinstance(body, Matmul) and body.input_dtype != body.dtype:
+        return _DynamicShared(body)
+    return None
 
 
 class _Count:
@@ -251,6 +274,7 @@ def kernel(
         test_sizes=tuple(test_sizes) if test_sizes else None,
         bytes_moved=bytes_moved,
         flops=flops,
+        shared_bytes=_shared_bytes(body),
     )
 
 
@@ -261,5 +285,9 @@ def with_shape(spec: KernelSpec, **rules: Any) -> KernelSpec:
         raise IRError(f"kernel {spec.id} has no IR body to reshape")
     body = spec.body.pattern.with_shape(**rules)
     return dataclasses.replace(
-        spec, body=IRBody(body), buffers=_buffer_specs(body), params=_Dims(body)
+        spec,
+        body=IRBody(body),
+        buffers=_buffer_specs(body),
+        params=_Dims(body),
+        shared_bytes=_shared_bytes(body),
     )

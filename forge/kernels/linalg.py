@@ -5,8 +5,10 @@ blocked tile; its ``big-gpu`` schedules are 128x128x8 tiles with 8x8 per invocat
 float4 loads, ``a`` stored transposed in shared memory, and register prefetch of the
 next tile (docs/PERFORMANCE.md P4); the ``unroll=1`` twins write WGSL's register loops
 out (see ``forge/emit/_matmul.py``). All fit WebGPU's 256 invocations and 16 KiB. The
-mixed-precision gemm_f16 and gemm_bf16 also have ``mma=1`` schedules: CUDA's tensor
-cores through WMMA (``forge/emit/_mma.py``), refused on WGSL.
+mixed-precision gemm_f16 and gemm_bf16 also have ``mma=1`` schedules, refused on WGSL:
+CUDA's tensor cores through WMMA (``forge/emit/_mma.py``), and the fast ones,
+``tile=BMxBNxBKxSTAGES``, through mma.sync with ldmatrix and a cp.async pipeline
+(``forge/emit/_mma_pipeline.py``); ``kforge tune gemm_f16`` searches the latter.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ __all__ = [
     "GEMM_SCHEDULES",
     "GEMM_TUNABLES",
     "MMA_SCHEDULES",
+    "MMA_PIPELINE_SCHEDULES",
+    "MMA_TUNABLES",
     "TRANSPOSE_SCHEDULES",
     "accumulation_tolerance",
     "gemm_tolerance",
@@ -140,6 +144,34 @@ MMA_SCHEDULES = (
     Schedule((32, 4), tile=(64, 64, 32), mma=True),
     Schedule((32, 8), tile=(128, 64, 32), mma=True),
 )
+# Tensor cores through mma.sync m16n8k16 and a cp.async pipeline (tile=BMxBNxBKxSTAGES):
+# 64x64 of c per warp (2x2 warps on 128x128, 2x4 on 128x256, 4x2 on 256x128), 48 KiB of
+# static shared memory for the first, dynamic shared memory for the others (the H200
+# lets a block have 227 KiB: two 128x128 blocks an SM, one of the 8-warp ones). The
+# 8-warp tiles read a third less from L2 per flop than 128x128 (at 500 TFLOP/s, 5.9
+# against 7.8 TB/s), which is where a 4096^3 GEMM on mma.sync is expected to be limited.
+MMA_PIPELINE_SCHEDULES = (
+    Schedule((32, 4), tile=(128, 128, 32, 3), mma=True),  # 48 KiB
+    Schedule((32, 4), tile=(128, 128, 64, 3), mma=True),  # 96 KiB
+    Schedule((32, 8), tile=(128, 256, 32, 3), mma=True),  # 72 KiB
+    Schedule((32, 8), tile=(128, 256, 32, 4), mma=True),  # 96 KiB
+    Schedule((32, 8), tile=(128, 256, 64, 3), mma=True),  # 144 KiB
+    Schedule((32, 8), tile=(256, 128, 64, 3), mma=True),  # 144 KiB
+)
+#: What ``kforge tune gemm_f16`` (and gemm_bf16) searches: the pipelined tensor-core
+#: path's workgroups (4 or 8 warps), block tiles, k steps and stage counts; the emitter
+#: refuses warp tiles over 64x64 (spilled accumulators) and pipelines over the device's
+#: shared memory, and the tuner prunes what it refuses.
+MMA_TUNABLES = {
+    "wg": ((32, 4), (32, 8)),
+    "tile": tuple(
+        (bm, bn, bk, stages)
+        for bm, bn in ((64, 128), (128, 64), (128, 128), (128, 256), (256, 128))
+        for bk in (32, 64)
+        for stages in (2, 3, 4)
+    ),
+    "mma": (True,),
+}
 
 
 def _mixed_gemm(inputs: str):
@@ -149,15 +181,17 @@ def _mixed_gemm(inputs: str):
         description=f"c = alpha * a @ b + beta * c, {inputs} a and b, f32 accumulation "
         "and c, m = n = k = size",
         defaults={"alpha": 1.5, "beta": 0.5},
-        schedules=GEMM_SCHEDULES + MMA_SCHEDULES,
+        schedules=GEMM_SCHEDULES + MMA_SCHEDULES + MMA_PIPELINE_SCHEDULES,
         schedule_roles={
             **{str(s): "big-gpu" for s in GEMM_SCHEDULES[2:]},
-            **{str(s): "tensor-core" for s in MMA_SCHEDULES},
+            **{str(s): "tensor-core" for s in MMA_SCHEDULES + MMA_PIPELINE_SCHEDULES},
         },
         domain={name: (-_MIXED_BOUND, _MIXED_BOUND) for name in ("a", "b", "c")},
         tolerance=lambda size: {"f32": gemm_tolerance(int(size), _MIXED_BOUND)},
         nonfinite_inputs=False,
-        test_sizes=_MIXED_SIZES,
+        # 136 is a multiple of 8 and of no tile: the mma pipeline's cp.async path with
+        # partial tiles along m, n and k (67 and 130 take its register path)
+        test_sizes=_MIXED_SIZES + (136,),
         tags=("linalg",),
         # 2-byte a and b read once, f32 c read and written
         bytes_moved="2*(m*k + k*n) + 8*m*n",
@@ -165,6 +199,8 @@ def _mixed_gemm(inputs: str):
     )
 
 
-GEMM_F16, GEMM_BF16 = _mixed_gemm("f16"), _mixed_gemm("bf16")
+GEMM_F16, GEMM_BF16 = (
+    dataclasses.replace(_mixed_gemm(inputs), tunables=MMA_TUNABLES) for inputs in ("f16", "bf16")
+)
 
 KERNELS = (GEMM, TRANSPOSE, GEMM_F16, GEMM_BF16)
