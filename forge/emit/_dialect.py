@@ -191,6 +191,18 @@ class Dialect:
         """The reduction step ``op`` ("sum" or "max") of two values."""
         return self.op(Expr(REDUCTIONS[op].combine, dtype), [a, b])
 
+    def f32_bits(self, text: str) -> str:
+        """The bits of an f32 value as a u32."""
+        raise NotImplementedError
+
+    def bits_f32(self, text: str) -> str:
+        """The f32 value of the bits in a u32."""
+        raise NotImplementedError
+
+    def significant_bits(self, text: str) -> str:
+        """The bits from the highest set bit of a nonzero u32 down to its lowest."""
+        raise NotImplementedError
+
     def helpers(self, ops: set[tuple[str, str]], code: str = "") -> str:
         """Helper functions for the (op, dtype) pairs a kernel uses, and for the
         helpers its ``code`` calls."""
@@ -272,6 +284,15 @@ class WGSL(Dialect):
 
     def select(self, cond, if_true, if_false) -> str:
         return f"select({if_false}, {if_true}, {cond})"
+
+    def f32_bits(self, text: str) -> str:
+        return f"bitcast<u32>({text})"
+
+    def bits_f32(self, text: str) -> str:
+        return f"bitcast<f32>({text})"
+
+    def significant_bits(self, text: str) -> str:
+        return f"(firstLeadingBit({text}) - firstTrailingBit({text}) + 1u)"
 
     def cast(self, text: str, source: str, target: str) -> str:
         if source in FLOATS and target in ("i32", "u32"):
@@ -399,6 +420,16 @@ class CUDA(Dialect):
 
     def select(self, cond, if_true, if_false) -> str:
         return f"({cond} ? {if_true} : {if_false})"
+
+    def f32_bits(self, text: str) -> str:
+        return f"__float_as_uint({text})"
+
+    def bits_f32(self, text: str) -> str:
+        return f"__uint_as_float({text})"
+
+    def significant_bits(self, text: str) -> str:
+        # __clz and __ffs (1 + the lowest set bit's index) take and give ints
+        return f"((unsigned int)(33 - __clz((int)({text})) - __ffs((int)({text}))))"
 
     def cast(self, text: str, source: str, target: str) -> str:
         if source in self.HEADERS:

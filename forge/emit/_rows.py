@@ -21,6 +21,14 @@ so the row is swept once for both. On the one-pass path each ``exp(a - m)`` is k
 in registers and ``exp(a - M)`` becomes ``exp(a - m) * exp(m - M)`` (``/ S`` folded
 into that per-invocation factor), so an element costs one ``exp``. This reassociates:
 a few ulp more than the two-level form, far inside the kernels' tolerances.
+
+A ``row_sum(a)`` level followed by a ``row_sum((a - m) * (a - m))`` level, ``m`` made of
+the sum (layernorm's mean and variance), is one moments level: each invocation keeps
+the count, the sum and the squared deviations from their own mean of its ``a - k`` (``k``
+a shift near the row's values, see ``_moments_level``), and partials merge pairwise, so
+the row is swept once and reduced across once (one barrier on CUDA, where the two levels
+took two). The sum keeps the reference's rounding even where the row's mean is far
+larger than its spread, which the two-level form's float32 sum did not.
 """
 
 from __future__ import annotations
@@ -98,22 +106,74 @@ def _online(first: list[Expr], second: list[Expr]) -> _Online | None:
     return _Online(peak, total) if (a.key, m.key) == (peak.args[0].key, peak.key) else None
 
 
+@dataclass(frozen=True)
+class _Moments:
+    """``total = row_sum(a)`` and, a level later, ``squares = row_sum((a - m) * (a - m))``
+    for a per-row ``m`` made of ``total`` (layernorm: ``m = total / cols``), reduced
+    together as each invocation's (count, sum, squared deviations from its mean) of ``a``."""
+
+    total: Expr
+    squares: Expr
+
+    @property
+    def arg(self) -> Expr:
+        return self.total.args[0]
+
+    @property
+    def centre(self) -> Expr:
+        return self.squares.args[0].args[0].args[1]
+
+
+def _moments(first: list[Expr], second: list[Expr]) -> _Moments | None:
+    """The moments pair when level ``first`` is one f32 ``row_sum(a)`` and ``second``
+    one f32 ``row_sum((a - m) * (a - m))`` with ``m`` the same for the whole row;
+    None otherwise."""
+    if len(first) != 1 or len(second) != 1:
+        return None
+    total, squares = first[0], second[0]
+    if (total.attr[0], squares.attr[0], total.dtype, squares.dtype) != ("sum", "sum", "f32", "f32"):
+        return None
+    square = squares.args[0]
+    if square.op != "mul" or square.args[0].key != square.args[1].key:
+        return None
+    centred = square.args[0]
+    if centred.op != "sub" or centred.args[0].key != total.args[0].key:
+        return None
+    if centred.args[1].scope == "element":
+        return None
+    return _Moments(total, squares)
+
+
 def _levels(body) -> list[list]:
-    """The reduction levels, each a list of reductions, with an online pair standing
-    alone in the level that replaces its two."""
+    """The reduction levels, each a list of reductions, with an online or moments pair
+    standing alone in the level that replaces its two."""
     levels, out = body.reductions(), []
     while levels:
-        pair = _online(levels[0], levels[1]) if len(levels) > 1 else None
+        pair: _Online | _Moments | None = None
+        if len(levels) > 1:
+            pair = _online(levels[0], levels[1]) or _moments(levels[0], levels[1])
         out.append([pair] if pair else levels[0])
         levels = levels[2:] if pair else levels[1:]
     return out
 
 
+def _arguments(item) -> list[Expr]:
+    """The expressions over the row that a level item reduces."""
+    if isinstance(item, _Online):
+        return [item.arg]
+    if isinstance(item, _Moments):
+        return [item.arg, item.squares.args[0]]
+    return [item.args[0]]
+
+
 def _parts(item, target: str) -> list[str]:
     """Accumulator dtypes one level item keeps in shared memory at once: the online pair
-    is a (max, sum) partial on CUDA and two trees in turn on WGSL."""
+    is a (max, sum) partial on CUDA and two trees in turn on WGSL; the moments pair a
+    (count, sum, squared deviations) partial on both."""
     if isinstance(item, _Online):
         return ["f32", "f32"] if target == "cuda" else ["f32"]
+    if isinstance(item, _Moments):
+        return ["f32", "f32", "f32"]
     return [accumulator(item.dtype)]
 
 
@@ -274,6 +334,8 @@ class _RowLowering:
             for level in _levels(self.body):
                 if isinstance(level[0], _Online):
                     self._online_level(level[0], one_pass)
+                elif isinstance(level[0], _Moments):
+                    self._moments_level(level[0], one_pass)
                 else:
                     self._plain_level(level, one_pass)
             v.hoist(self.body.expressions(), ("uniform", "row"))
@@ -341,10 +403,11 @@ class _RowLowering:
         later = _outside_reductions(
             [e for _, e in self.body.outputs]
             + [
-                r.args[0]
+                arg
                 for level in _levels(self.body)
-                for r in level
-                if not isinstance(r, _Online)
+                for item in level
+                if not isinstance(item, _Online)
+                for arg in _arguments(item)
             ]
         )
         fold = Expr("div", "f32", (pair.shifted_exp, pair.total))
@@ -392,6 +455,117 @@ class _RowLowering:
             if fold.key in later:
                 over = em.let(v.fresh("g"), "f32", f"({own} / {total})")
                 self.lane_values.append((fold, lambda slot: f"({kept}[{slot}] * {over})"))
+
+    # -- the moments (sum, squared deviations) level ------------------------------------
+    def _moments_level(self, item: _Moments, one_pass: bool) -> None:
+        """``row_sum(a)`` and ``row_sum((a - m)^2)`` from one sweep and one reduction
+        across the row. Each invocation keeps the count, the sum and the squared
+        deviations from their mean of its values of ``a - k``; partials merge pairwise
+        (Chan, Golub and LeVeque), so no deviation is ever squared off a far mean.
+
+        ``k`` is a value of the row (the median of its first, middle and last ``a``:
+        no single outlier) with as many low bits cleared as ``cols`` has significant
+        bits, so that ``cols * k`` is exact. Near ``k``, ``a - k`` and its sums are
+        exact, and the row's sum ``cols * k + sum(a - k)`` is rounded once, as the
+        reference's float64 sum is: a mean far larger than the row's spread comes out
+        as the reference's, to the bit (ties included), where a plain f32 sum is off
+        by more than the spread."""
+        em, d, code, v = self.em, self.em.d, self.em.code, self.em.values
+        v.hoist([item.arg], ("uniform", "row"))
+        zero, one = d.literal(0.0, "f32"), d.literal(1.0, "f32")
+        code.comment(f"{short(item.total)} and {short(item.squares)} as moments: one sweep")
+        shift = v.fresh("k")
+        code.line(d.var(shift, "f32", zero))
+        with code.block(f"if ({self.cols} > 0u) {{"):
+            first, middle, last = (
+                self._at_column(item.arg, c)
+                for c in ("0u", f"{self.cols} / 2u", f"{self.cols} - 1u")
+            )
+
+            def f(name: str, a: str, b: str) -> str:
+                return d.function(name, "f32", [a, b])
+
+            median = f("max", f("min", first, middle), f("min", f("max", first, middle), last))
+            low = em.let(v.fresh("b"), "u32", f"min({d.significant_bits(self.cols)}, 23u)")
+            code.line(f"{shift} = {d.bits_f32(f'{d.f32_bits(median)} & (0xffffffffu << {low})')};")
+        running: tuple[str, str, str] | None = None
+        if not one_pass:
+            running = (v.fresh("n"), v.fresh("s"), v.fresh("q"))
+            for name in running:
+                code.line(d.var(name, "f32", zero))
+        mine: list[tuple[str, str, str]] = []
+
+        def block(base: str) -> None:
+            # this invocation's values of the block, from registers: their count and
+            # sum, then their squared deviations from their mean
+            c, total = v.fresh("c"), v.fresh("s")
+            code.line(d.var(c, "f32", zero))
+            code.line(d.var(total, "f32", zero))
+
+            def add(lane: int, slot: str) -> None:
+                code.line(f"{c} = {c} + {one};")
+                code.line(f"{total} = {total} + ({v.get(item.arg)} - {shift});")
+
+            self._process(base, add)
+            mean = em.let(v.fresh("mean"), "f32", f"({total} / {f('max', c, one)})")
+            q = v.fresh("q")
+            code.line(d.var(q, "f32", zero))
+
+            def square(lane: int, slot: str) -> None:
+                t = em.let(v.fresh("t"), "f32", f"(({v.get(item.arg)} - {shift}) - {mean})")
+                code.line(f"{q} = {q} + {t} * {t};")
+
+            self._process(base, square)
+            if running is None:
+                mine.append((c, total, q))
+                return
+            for name, value in zip(running, self._merge(running, (c, total, q))):
+                code.line(f"{name} = {value};")
+
+        self._blocks(one_pass, list(_matrix_loads([item.arg])), block)
+        n, total, q = self._reduce_moments(item, running or mine[0])
+        # the row's sum; then m as the IR makes it of the sum, and the squared
+        # deviations from m: those from the mean, plus n (mean - m)^2
+        count = d.cast(self.cols, "u32", "f32")
+        v.bind(item.total, em.let(v.fresh("r"), "f32", f"({count} * {shift} + {total})"))
+        centre = v.get(item.centre)
+        mean = f"{total} / {f('max', n, one)}"
+        gap = em.let(v.fresh("g"), "f32", f"(({shift} - {centre}) + {mean})")
+        squares = d.select(f"{n} > {zero}", f"({q} + ({n} * {gap}) * {gap})", zero)
+        v.bind(item.squares, em.let(v.fresh("r"), "f32", squares))
+
+    def _at_column(self, expr: Expr, column: str) -> str:
+        """A let of ``expr``'s value at ``column`` of the row, read from memory."""
+        em, d, v = self.em, self.em.d, self.em.values
+        with v.scope():
+            index = "fg_base" if column == "0u" else f"fg_base + {column}"
+            for name, load in self.matrix.items():
+                v.bind(load, d.load(name, index, load.dtype))
+            for name, load in self.body.loads().items():
+                if load.attr[1] == "cols":
+                    v.bind(load, d.load(name, column, load.dtype))
+            v.bind(_COL, f"({column})")
+            return em.let(v.fresh("at"), "f32", v.get(expr))
+
+    def _merge(self, a: tuple[str, str, str], b: tuple[str, str, str]) -> tuple[str, str, str]:
+        """The (count, sum, squared deviations from the mean) of two partials' values
+        together: counts and sums add, and the squared deviations gain
+        ``(mean_b - mean_a)^2 * na * nb / n``. An empty partial (0, 0, 0) leaves the
+        other as it is. Swapping the partials negates the means' difference exactly,
+        so both orders give the same bits (the two lanes of a shuffle agree)."""
+        em, d, v = self.em, self.em.d, self.em.values
+        (na, sa, qa), (nb, sb, qb) = a, b
+        one = d.literal(1.0, "f32")
+
+        def per(total: str, count: str) -> str:
+            return f"{total} / {d.function('max', 'f32', [count, one])}"
+
+        n = em.let(v.fresh("n"), "f32", f"({na} + {nb})")
+        total = em.let(v.fresh("s"), "f32", f"({sa} + {sb})")
+        gap = em.let(v.fresh("g"), "f32", f"({per(sb, nb)} - {per(sa, na)})")
+        weight = f"({na} * {nb}) / {d.function('max', 'f32', [n, one])}"
+        q = em.let(v.fresh("q"), "f32", f"(({qa} + {qb}) + ({gap} * {gap}) * ({weight}))")
+        return n, total, q
 
     # -- sweeps over the row -----------------------------------------------------------
     def _blocks(self, one_pass: bool, names: list[str], body) -> None:
@@ -502,6 +676,38 @@ class _RowLowering:
         (total,) = self._tree([[0]], [("sum", "f32")], [scaled])
         return peak, total
 
+    def _reduce_moments(self, item: _Moments, values: tuple[str, str, str]) -> tuple[str, str, str]:
+        """The row's (count, sum, squared deviations) from each invocation's."""
+        em, d, code, v = self.em, self.em.d, self.em.code, self.em.values
+        if self.target == "cuda":
+            n, total, q = self._reduce_cuda([item], [list(values)], [self._moments_stage])[0]
+            return n, total, q
+        # WGSL: a shared-memory tree, merging the upper half's partials into the lower's
+        plane = self.y * self.x
+        slots = _slots([item], "wgsl")[0]
+
+        def slot(part: int, lane: str) -> str:
+            return f"fg_red_f32[{slots[part] * plane}u + fg_ty * {self.x}u + {lane}]"
+
+        for part, value in enumerate(values):
+            code.line(f"{slot(part, 'fg_tx')} = {value};")
+        code.line(d.barrier)
+        stride = self.x // 2
+        while stride:
+            with code.block(f"if (fg_tx < {stride}u) {{"):
+                low = [em.let(v.fresh("p"), "f32", slot(p, "fg_tx")) for p in range(3)]
+                high = [
+                    em.let(v.fresh("p"), "f32", slot(p, f"fg_tx + {stride}u")) for p in range(3)
+                ]
+                merged = self._merge((low[0], low[1], low[2]), (high[0], high[1], high[2]))
+                for part, value in enumerate(merged):
+                    code.line(f"{slot(part, 'fg_tx')} = {value};")
+            code.line(d.barrier)
+            stride //= 2
+        n, total, q = (em.let(v.fresh("r"), "f32", slot(p, "0u")) for p in range(3))
+        code.line(d.barrier)
+        return n, total, q
+
     def _tree(
         self, slots: list[list[int]], specs: list[tuple[str, str]], accs: list[str]
     ) -> list[str]:
@@ -554,6 +760,19 @@ class _RowLowering:
         em.code.line(d.var(total, "f32", f"{s} * {self._factor(m, peak)}"))
         self._butterfly(total, "sum", "f32", offsets, width, mask)
         return [peak, total]
+
+    def _moments_stage(
+        self, values: list[str], offsets: list[int], width: int, mask: str
+    ) -> list[str]:
+        em, v = self.em, self.em.values
+        mine = (values[0], values[1], values[2])
+        for offset in offsets:
+            other = [
+                em.let(v.fresh("o"), "f32", f"__shfl_xor_sync({mask}, {value}, {offset}, {width})")
+                for value in mine
+            ]
+            mine = self._merge(mine, (other[0], other[1], other[2]))
+        return list(mine)
 
     def _butterfly(
         self, acc: str, op: str, t: str, offsets: list[int], width: int, mask: str
