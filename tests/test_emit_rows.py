@@ -117,6 +117,26 @@ def test_layernorm_reads_its_row_once_and_reduces_it_once():
     assert wgsl.count("workgroupBarrier();") == 3 * (8 + 2)
 
 
+@pytest.mark.parametrize(
+    "kernel_id, columns", [("layernorm", ["gamma", "beta"]), ("rmsnorm", ["w"]), ("gemv", ["x"])]
+)
+def test_per_column_values_move_as_vectors_on_cuda(kernel_id, columns):
+    """A per-column buffer is read a chunk at a time like the row (one float4 where
+    there were four scalar loads of every fourth float), when it is aligned as well."""
+    kernel = forge.get_kernel(kernel_id)
+    source = kernel.source("cuda", Schedule((64, 2), items_per_invocation=2, vector_width=4))
+    (check,) = [line for line in source.splitlines() if "fg_vec_ok" in line and "15ull" in line]
+    for name in columns:
+        assert f"(unsigned long long){name}" in check
+        assert f"*reinterpret_cast<const float4*>(&{name}[" in source
+        # the arithmetic reads the chunk's registers, not memory
+        assert not re.search(rf"const float fg_t\d+ = .*[ (]{name}\[", source)
+    assert not any(
+        f"fg_w_{name}" in kernel.source("wgsl", Schedule((64, 2), vector_width=4))
+        for name in columns
+    )
+
+
 def _adversarial_rows(cols: int) -> dict[str, np.ndarray]:
     """Rows whose mean is far larger than their spread (where a float32 sum's error
     exceeds the spread), one whose first value is an outlier, constant rows, and a mix

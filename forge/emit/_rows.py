@@ -282,8 +282,9 @@ class _RowLowering:
         em.let("fg_tx", "u32", d.local_x)
         em.let("fg_ty", "u32", d.local_y)
         blocks = em.let("fg_blocks", "u32", em.ceil_div(self.rows, self.y))
+        columns = [n for n, load in self.body.loads().items() if load.attr[1] == "cols"]
         self.vec_ok = em.vec_ok(
-            list(self.matrix) + self.matrix_outputs,
+            list(self.matrix) + self.matrix_outputs + columns,
             self.width,
             f" && {self.cols} % {self.width}u == 0u",
         )
@@ -426,6 +427,7 @@ class _RowLowering:
                 lambda lane, slot: code.line(
                     f"{top} = {d.combine('max', 'f32', top, v.get(pair.arg))};"
                 ),
+                [pair.arg],
             )
             if not one_pass:
                 top = em.let(v.fresh("top"), "f32", d.combine("max", "f32", m, top))
@@ -443,7 +445,7 @@ class _RowLowering:
                 if keep:
                     code.line(f"{kept}[{slot}] = {e};")
 
-            self._process(base, add)
+            self._process(base, add, [pair.arg])
 
         self._blocks(one_pass, list(_matrix_loads([pair.arg])), block)
         peak, total = self._reduce_online(pair, m, s)
@@ -506,7 +508,7 @@ class _RowLowering:
                 code.line(f"{c} = {c} + {one};")
                 code.line(f"{total} = {total} + ({v.get(item.arg)} - {shift});")
 
-            self._process(base, add)
+            self._process(base, add, [item.arg])
             mean = em.let(v.fresh("mean"), "f32", f"({total} / {f('max', c, one)})")
             q = v.fresh("q")
             code.line(d.var(q, "f32", zero))
@@ -515,7 +517,7 @@ class _RowLowering:
                 t = em.let(v.fresh("t"), "f32", f"(({v.get(item.arg)} - {shift}) - {mean})")
                 code.line(f"{q} = {q} + {t} * {t};")
 
-            self._process(base, square)
+            self._process(base, square, [item.arg])
             if running is None:
                 mine.append((c, total, q))
                 return
@@ -582,7 +584,9 @@ class _RowLowering:
         """Run ``element(lane, slot)`` at every column of the row (registers bound),
         storing the matrix outputs chunk by chunk when ``store``."""
         self._blocks(
-            one_pass, list(_matrix_loads(exprs)), lambda base: self._process(base, element, store)
+            one_pass,
+            list(_matrix_loads(exprs)),
+            lambda base: self._process(base, element, exprs, store),
         )
 
     def _chunk_start(self, base: str) -> str:
@@ -613,11 +617,26 @@ class _RowLowering:
 
         em.unrolled("fg_k", self.items, chunk)
 
-    def _process(self, base: str, element, store: bool = False) -> None:
+    def _process(self, base: str, element, exprs: list[Expr], store: bool = False) -> None:
+        """Run ``element(lane, slot)`` at each column of the block at ``base``, with the
+        registers and the per-column values ``exprs`` use bound; on CUDA those per-column
+        buffers (layernorm's gamma and beta) move a chunk at a time like the row, not
+        one element per load."""
         em, d, code, v = self.em, self.em.d, self.em.code, self.em.values
+        reached = _outside_reductions(exprs)
+        columns = {
+            name: load
+            for name, load in self.body.loads().items()
+            if load.attr[1] == "cols" and load.key in reached and self.vec_ok
+        }
 
         def chunk() -> None:
             c0 = self._chunk_start(base)
+            for name, load in columns.items():
+                code.line(d.array(f"fg_w_{name}", load.dtype, self.width))
+                em.load_chunk(
+                    name, f"fg_w_{name}", "0u", c0, c0, self.limit, self.width, self.vec_ok
+                )
             if store:
                 for name in self.matrix_outputs:
                     code.line(d.array(f"fg_o_{name}", self.outputs[name].dtype, self.width))
@@ -629,7 +648,9 @@ class _RowLowering:
                     for name, load in self.matrix.items():
                         v.bind(load, f"fg_v_{name}[{slot}]")
                     for name, load in self.body.loads().items():
-                        if load.attr[1] == "cols":
+                        if name in columns:
+                            v.bind(load, f"fg_w_{name}[{lane}u]")
+                        elif load.attr[1] == "cols":
                             v.bind(load, d.load(name, column, load.dtype))
                     for expr, text in self.lane_values:
                         v.bind(expr, text(slot))
