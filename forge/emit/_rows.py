@@ -37,12 +37,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..ir import Expr, col, row
+from ..ir._dtypes import TYPES
 from ..ir._expr import walk
 from ._code import Emission, ScheduleRefused, refuse_unroll, short
 
-__all__ = ["PATTERN", "check", "storage_bytes", "workgroup_count", "lower"]
+__all__ = ["PATTERN", "VECTOR_WIDTHS", "check", "storage_bytes", "workgroup_count", "lower"]
 
 PATTERN = "rows"  # the ``Body.kind`` this module lowers
+#: vec=8: 16-byte loads and stores of 2-byte elements (f16, bf16) on CUDA
+VECTOR_WIDTHS = (1, 2, 4, 8)
 
 _ROW, _COL = row(), col()
 _WARP = 32
@@ -65,6 +68,27 @@ def check(body, schedule, target: str | None) -> None:
         raise ScheduleRefused(
             f"wg_x={x} invocations share a row and reduce it as a tree, "
             "so wg_x must be a power of two"
+        )
+    if schedule.vector_width == 8:
+        _check_eight(body, target)
+
+
+def _check_eight(body, target: str | None) -> None:
+    """vec=8 is one 16-byte access per chunk: only for 2-byte elements, only on CUDA."""
+    if target == "wgsl":
+        raise ScheduleRefused(
+            "vec=8 is unsupported, because WGSL has no 8-wide vectors (vec2 to vec4); "
+            "it is CUDA's 16-byte access to 2-byte elements"
+        )
+    wide = [
+        f"{b.name} is {b.dtype}"
+        for b in body.buffers()
+        if b.layout in ("matrix", "cols") and TYPES[b.dtype].size != 2
+    ]
+    if wide:
+        raise ScheduleRefused(
+            f"vec=8 moves 16 bytes at a time only for 2-byte elements (f16, bf16), and "
+            f"{', '.join(wide)}: vec=4 already moves 16 bytes of 4-byte elements"
         )
 
 
