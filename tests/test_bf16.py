@@ -263,6 +263,22 @@ def test_vec8_moves_2_byte_rows_in_16_byte_accesses_on_cuda(kernel_id):
     assert re.search(r"ld\.global(\.nc)?\.v4\.u16", four) and "v4.u32" not in four
 
 
+def test_vec8_is_among_the_bf16_rows_schedules_and_the_bench_sweeps_it():
+    from bench._workload import rows_schedules
+
+    for kernel_id in ("softmax_bf16", "rmsnorm_bf16"):
+        kernel = forge.get_kernel(kernel_id)
+        eights = [s for s in kernel.schedules if s.vector_width == 8]
+        assert eights and all(kernel.schedule_role(s) == "big-gpu" for s in eights)
+        swept = rows_schedules(kernel, 32768, cuda=True)
+        assert Schedule((512, 1), items_per_invocation=8, vector_width=8) in swept
+        assert Schedule((1024, 1), items_per_invocation=4, vector_width=8) in swept
+        assert rows_schedules(kernel, 32768, cuda=False) == list(kernel.schedules)
+    for kernel_id in ("softmax", "layernorm"):  # f32: vec=4 is already 16 bytes
+        swept = rows_schedules(forge.get_kernel(kernel_id), 32768, cuda=True)
+        assert all(s.vector_width <= 4 for s in swept)
+
+
 @pytest.mark.parametrize(
     "kernel_id, schedule, target, reason",
     [
