@@ -274,6 +274,12 @@ def _outside_reductions(exprs) -> set[tuple]:
     return seen
 
 
+#: A count of values: a variable's name, or an int where it is known when emitting.
+_Count = str | int
+#: A moments partial: (count, sum of a - k, squared deviations from its mean).
+_Partial = tuple[_Count, str, str]
+
+
 class _RowLowering:
     """State of one rows lowering; see the module docstring."""
 
@@ -514,39 +520,57 @@ class _RowLowering:
             median = f("max", f("min", first, middle), f("min", f("max", first, middle), last))
             low = em.let(v.fresh("b"), "u32", f"min({d.significant_bits(self.cols)}, 23u)")
             code.line(f"{shift} = {d.bits_f32(f'{d.f32_bits(median)} & (0xffffffffu << {low})')};")
-        running: tuple[str, str, str] | None = None
+        running: _Partial | None = None
         if not one_pass:
             running = (v.fresh("n"), v.fresh("s"), v.fresh("q"))
             for name in running:
-                code.line(d.var(name, "f32", zero))
-        mine: list[tuple[str, str, str]] = []
+                code.line(d.var(str(name), "f32", zero))
+        mine: list[_Partial] = []
 
         def block(base: str) -> None:
             # this invocation's values of the block, from registers: their count and
-            # sum, then their squared deviations from their mean
-            c, total = v.fresh("c"), v.fresh("s")
-            code.line(d.var(c, "f32", zero))
+            # sum, then their squared deviations from their mean; where the row exactly
+            # fills the registers every invocation's count is known
+            c: _Count = self.items * self.width if self.limit is None else v.fresh("c")
+            total = v.fresh("s")
+            if isinstance(c, str):
+                code.line(d.var(c, "f32", zero))
             code.line(d.var(total, "f32", zero))
 
             def add(lane: int, slot: str) -> None:
-                code.line(f"{c} = {c} + {one};")
+                if isinstance(c, str):
+                    code.line(f"{c} = {c} + {one};")
                 code.line(f"{total} = {total} + ({v.get(item.arg)} - {shift});")
 
             self._process(base, add, [item.arg])
-            mean = em.let(v.fresh("mean"), "f32", f"({total} / {f('max', c, one)})")
-            q = v.fresh("q")
-            code.line(d.var(q, "f32", zero))
+            # the squared deviations from r = k + mean rounded (exact near the values,
+            # and no a - k shared with the sum above, which the compiler would keep in
+            # registers beside a), less count * (mean - r)^2: those from the mean
+            mean = em.let(v.fresh("mean"), "f32", self._per(total, c))
+            centre = em.let(v.fresh("m"), "f32", f"({shift} + {mean})")
+            squares = v.fresh("q")
+            code.line(d.var(squares, "f32", zero))
 
             def square(lane: int, slot: str) -> None:
-                t = em.let(v.fresh("t"), "f32", f"(({v.get(item.arg)} - {shift}) - {mean})")
-                code.line(f"{q} = {q} + {t} * {t};")
+                t = em.let(v.fresh("t"), "f32", f"({v.get(item.arg)} - {centre})")
+                code.line(f"{squares} = {squares} + {t} * {t};")
 
             self._process(base, square, [item.arg])
+            off = em.let(v.fresh("g"), "f32", f"(({shift} - {centre}) + {mean})")
+            q = em.let(
+                v.fresh("q"),
+                "f32",
+                f(
+                    "max",
+                    f"({squares} - ({self._count(c)} * {off}) * {off})",
+                    d.literal(0.0, "f32"),
+                ),
+            )
             if running is None:
                 mine.append((c, total, q))
                 return
             for name, value in zip(running, self._merge(running, (c, total, q))):
-                code.line(f"{name} = {value};")
+                code.line(f"{name} = {self._count(value)};")
 
         self._blocks(one_pass, list(_matrix_loads([item.arg])), block)
         n, total, q = self._reduce_moments(item, running or mine[0])
@@ -555,10 +579,25 @@ class _RowLowering:
         count = d.cast(self.cols, "u32", "f32")
         v.bind(item.total, em.let(v.fresh("r"), "f32", f"({count} * {shift} + {total})"))
         centre = v.get(item.centre)
-        mean = f"{total} / {f('max', n, one)}"
-        gap = em.let(v.fresh("g"), "f32", f"(({shift} - {centre}) + {mean})")
-        squares = d.select(f"{n} > {zero}", f"({q} + ({n} * {gap}) * {gap})", zero)
+        gap = em.let(v.fresh("g"), "f32", f"(({shift} - {centre}) + {self._per(total, n)})")
+        squares = f"({q} + ({self._count(n)} * {gap}) * {gap})"
+        if isinstance(n, str):  # no values (cols == 0): no squares either
+            squares = d.select(f"{n} > {zero}", squares, zero)
         v.bind(item.squares, em.let(v.fresh("r"), "f32", squares))
+
+    def _count(self, count: _Count) -> str:
+        """A count's text: a variable, or an f32 literal where it is known."""
+        return count if isinstance(count, str) else self.em.d.literal(float(count), "f32")
+
+    def _per(self, total: str, count: _Count) -> str:
+        """``total / count`` (0 for no values): a multiplication where the count is a
+        known power of two."""
+        d = self.em.d
+        if isinstance(count, int):
+            if count & (count - 1) == 0:
+                return f"({total} * {d.literal(1.0 / count, 'f32')})"
+            return f"({total} / {d.literal(float(count), 'f32')})"
+        return f"({total} / {d.function('max', 'f32', [count, d.literal(1.0, 'f32')])})"
 
     def _at_column(self, expr: Expr, column: str) -> str:
         """A let of ``expr``'s value at ``column`` of the row, read from memory."""
@@ -573,24 +612,30 @@ class _RowLowering:
             v.bind(_COL, f"({column})")
             return em.let(v.fresh("at"), "f32", v.get(expr))
 
-    def _merge(self, a: tuple[str, str, str], b: tuple[str, str, str]) -> tuple[str, str, str]:
+    def _merge(self, a: _Partial, b: _Partial) -> _Partial:
         """The (count, sum, squared deviations from the mean) of two partials' values
         together: counts and sums add, and the squared deviations gain
-        ``(mean_b - mean_a)^2 * na * nb / n``. An empty partial (0, 0, 0) leaves the
-        other as it is. Swapping the partials negates the means' difference exactly,
-        so both orders give the same bits (the two lanes of a shuffle agree)."""
+        ``(mean_b - mean_a)^2 * na * nb / n``, which for known equal counts ``m`` is
+        ``(sb - sa)^2 / 2m`` (no division). An empty partial (0, 0, 0) leaves the other
+        as it is. Swapping the partials negates a difference exactly, so both orders
+        give the same bits (the two lanes of a shuffle agree)."""
         em, d, v = self.em, self.em.d, self.em.values
         (na, sa, qa), (nb, sb, qb) = a, b
+        total = em.let(v.fresh("s"), "f32", f"({sa} + {sb})")
+        if isinstance(na, int) and isinstance(nb, int) and na == nb:
+            gap = em.let(v.fresh("g"), "f32", f"({sb} - {sa})")
+            weight = d.literal(1.0 / (2 * na), "f32")
+            q = em.let(v.fresh("q"), "f32", f"(({qa} + {qb}) + ({gap} * {gap}) * {weight})")
+            return 2 * na, total, q
         one = d.literal(1.0, "f32")
 
-        def per(total: str, count: str) -> str:
-            return f"{total} / {d.function('max', 'f32', [count, one])}"
+        def per(value: str, count: _Count) -> str:
+            return f"({value} / {d.function('max', 'f32', [self._count(count), one])})"
 
-        n = em.let(v.fresh("n"), "f32", f"({na} + {nb})")
-        total = em.let(v.fresh("s"), "f32", f"({sa} + {sb})")
+        n = em.let(v.fresh("n"), "f32", f"({self._count(na)} + {self._count(nb)})")
         gap = em.let(v.fresh("g"), "f32", f"({per(sb, nb)} - {per(sa, na)})")
-        weight = f"({na} * {nb}) / {d.function('max', 'f32', [n, one])}"
-        q = em.let(v.fresh("q"), "f32", f"(({qa} + {qb}) + ({gap} * {gap}) * ({weight}))")
+        weight = per(f"({self._count(na)} * {self._count(nb)})", n)
+        q = em.let(v.fresh("q"), "f32", f"(({qa} + {qb}) + ({gap} * {gap}) * {weight})")
         return n, total, q
 
     # -- sweeps over the row -----------------------------------------------------------
@@ -721,8 +766,9 @@ class _RowLowering:
         (total,) = self._tree([[0]], [("sum", "f32")], [scaled])
         return peak, total
 
-    def _reduce_moments(self, item: _Moments, values: tuple[str, str, str]) -> tuple[str, str, str]:
-        """The row's (count, sum, squared deviations) from each invocation's."""
+    def _reduce_moments(self, item: _Moments, values: _Partial) -> _Partial:
+        """The row's (count, sum, squared deviations) from each invocation's (a known
+        count is neither shuffled nor stored)."""
         em, d, code, v = self.em, self.em.d, self.em.code, self.em.values
         if self.target == "cuda":
             n, total, q = self._reduce_cuda([item], [list(values)], [self._moments_stage])[0]
@@ -734,24 +780,32 @@ class _RowLowering:
         def slot(part: int, lane: str) -> str:
             return f"fg_red_f32[{slots[part] * plane}u + fg_ty * {self.x}u + {lane}]"
 
-        for part, value in enumerate(values):
-            code.line(f"{slot(part, 'fg_tx')} = {value};")
+        parts = [p for p in range(3) if isinstance(values[p], str)]
+        for part in parts:
+            code.line(f"{slot(part, 'fg_tx')} = {values[part]};")
         code.line(d.barrier)
+        count = values[0]
         stride = self.x // 2
         while stride:
             with code.block(f"if (fg_tx < {stride}u) {{"):
-                low = [em.let(v.fresh("p"), "f32", slot(p, "fg_tx")) for p in range(3)]
-                high = [
-                    em.let(v.fresh("p"), "f32", slot(p, f"fg_tx + {stride}u")) for p in range(3)
-                ]
-                merged = self._merge((low[0], low[1], low[2]), (high[0], high[1], high[2]))
-                for part, value in enumerate(merged):
-                    code.line(f"{slot(part, 'fg_tx')} = {value};")
+                low: list[_Count] = [count, "", ""]
+                high: list[_Count] = [count, "", ""]
+                for part in parts:
+                    low[part] = em.let(v.fresh("p"), "f32", slot(part, "fg_tx"))
+                    high[part] = em.let(v.fresh("p"), "f32", slot(part, f"fg_tx + {stride}u"))
+                merged = self._merge(
+                    (low[0], str(low[1]), str(low[2])), (high[0], str(high[1]), str(high[2]))
+                )
+                for part in parts:
+                    code.line(f"{slot(part, 'fg_tx')} = {merged[part]};")
+            count = merged[0] if isinstance(count, int) else count
             code.line(d.barrier)
             stride //= 2
-        n, total, q = (em.let(v.fresh("r"), "f32", slot(p, "0u")) for p in range(3))
+        results = [count] + [em.let(v.fresh("r"), "f32", slot(p, "0u")) for p in (1, 2)]
+        if isinstance(count, str):
+            results[0] = em.let(v.fresh("r"), "f32", slot(0, "0u"))
         code.line(d.barrier)
-        return n, total, q
+        return results[0], str(results[1]), str(results[2])
 
     def _tree(
         self, slots: list[list[int]], specs: list[tuple[str, str]], accs: list[str]
@@ -807,16 +861,20 @@ class _RowLowering:
         return [peak, total]
 
     def _moments_stage(
-        self, values: list[str], offsets: list[int], width: int, mask: str
-    ) -> list[str]:
+        self, values: list[_Count], offsets: list[int], width: int, mask: str
+    ) -> list[_Count]:
         em, v = self.em, self.em.values
-        mine = (values[0], values[1], values[2])
+        mine: _Partial = (values[0], str(values[1]), str(values[2]))
         for offset in offsets:
             other = [
-                em.let(v.fresh("o"), "f32", f"__shfl_xor_sync({mask}, {value}, {offset}, {width})")
+                value
+                if isinstance(value, int)  # the same in every lane
+                else em.let(
+                    v.fresh("o"), "f32", f"__shfl_xor_sync({mask}, {value}, {offset}, {width})"
+                )
                 for value in mine
             ]
-            mine = self._merge(mine, (other[0], other[1], other[2]))
+            mine = self._merge(mine, (other[0], str(other[1]), str(other[2])))
         return list(mine)
 
     def _butterfly(
@@ -828,10 +886,11 @@ class _RowLowering:
             other = f"__shfl_xor_sync({mask}, {acc}, {offset}, {width})"
             self.em.code.line(f"{acc} = {self.em.d.combine(op, t, acc, other)};")
 
-    def _reduce_cuda(self, level: list, values: list[list[str]], stages) -> list[list[str]]:
+    def _reduce_cuda(self, level: list, values: list[list], stages) -> list[list]:
         """Each item's ``stage`` within warps; then, for rows wider than a warp, the
         per-warp partials go through shared memory (one ``__syncthreads``) and every
-        warp runs the stage again on them, one partial per lane."""
+        warp runs the stage again on them, one partial per lane. A part known when
+        emitting (an int: the same in every lane) stays out of shared memory."""
         d, code, v = self.em.d, self.em.code, self.em.values
         threads = self.x * self.y
         width = min(self.x, _WARP)
@@ -859,14 +918,20 @@ class _RowLowering:
         with code.block("if ((fg_tx & 31u) == 0u) {"):
             for i, parts in enumerate(partials):
                 for p, value in enumerate(parts):
-                    code.line(f"{shared(i, p, 'fg_tx / 32u')} = {value};")
+                    if not isinstance(value, int):
+                        code.line(f"{shared(i, p, 'fg_tx / 32u')} = {value};")
         code.line(d.barrier)
         lane = f"(fg_tx & {warps - 1}u)"
         gathered = []
         for i, parts in enumerate(partials):
             types = _parts(level[i], "cuda")
             gathered.append(
-                [self.em.let(v.fresh("w"), types[p], shared(i, p, lane)) for p in range(len(parts))]
+                [
+                    value
+                    if isinstance(value, int)
+                    else self.em.let(v.fresh("w"), types[p], shared(i, p, lane))
+                    for p, value in enumerate(parts)
+                ]
             )
         code.line("fg_half ^= 1u;")
         block_offsets = [warps >> i for i in range(1, warps.bit_length())]
