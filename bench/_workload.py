@@ -114,15 +114,29 @@ def map_schedules(kernel, multiprocessors: int | None) -> list[Schedule]:
 
 def rows_schedules(kernel, cols: int, cuda: bool) -> list[Schedule]:
     """A row kernel's own schedules, plus (on CUDA, whose blocks hold up to 1024
-    threads) float4 ones whose ``wg * ipt * 4`` columns hold a whole row of ``cols`` in
-    registers, and one that sweeps it in two passes."""
+    threads) 16-byte-vector ones whose ``wg * ipt * vec`` columns hold a whole row of
+    ``cols`` in registers, and one that sweeps it in two passes: float4 (``vec=4``), and
+    for rows of 2-byte elements (f16, bf16) also ``vec=8``, whose 8 elements are the 16
+    bytes that 4 floats are."""
     extra = []
     if cuda:
-        for wg in (1024, 512, 256):
-            ipt = max(1, cols // (wg * 4))
-            extra.append(Schedule((wg, 1), items_per_invocation=ipt, vector_width=4))
-        extra.append(Schedule((1024, 1), items_per_invocation=max(1, cols // 8192), vector_width=4))
+        for vec in (4, 8) if _two_byte_rows(kernel) else (4,):
+            for wg in (1024, 512, 256):
+                ipt = max(1, cols // (wg * vec))
+                extra.append(Schedule((wg, 1), items_per_invocation=ipt, vector_width=vec))
+            ipt = max(1, cols // (2 * 1024 * vec))
+            extra.append(Schedule((1024, 1), items_per_invocation=ipt, vector_width=vec))
     return _unique([*kernel.schedules, *extra])
+
+
+def _two_byte_rows(kernel) -> bool:
+    """Whether every buffer a row kernel moves in chunks (not its uniform) has 2-byte
+    elements, as vec=8 needs."""
+    return all(
+        np.dtype(spec.dtype).itemsize == 2
+        for spec in kernel.buffers
+        if spec.access is not Access.UNIFORM
+    )
 
 
 def gemm_schedules(kernel, cuda: bool) -> list[Schedule]:

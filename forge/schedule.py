@@ -16,7 +16,9 @@ from .types import AdapterConstraints
 
 __all__ = ["Schedule"]
 
-_VECTOR_WIDTHS = (1, 2, 4)
+# 8 only where 8 elements are 16 bytes: rows of 2-byte elements on CUDA (the lowering
+# refuses it elsewhere, saying why).
+_VECTOR_WIDTHS = (1, 2, 4, 8)
 # Short keys of the textual form ("wg=128,ipt=4,vec=4"), used by the CLI and headers.
 _KEYS = {
     "wg": "workgroup_size",

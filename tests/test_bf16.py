@@ -1,8 +1,11 @@
 """bfloat16 end to end beside f16: the IR evaluates it rounding to the dtype, CUDA C
 computes it with cuda_bf16.h (compiled here by NVRTC; run on the GPU machine), WGSL
-refuses it with the reason, and the oracle draws, poisons and judges it."""
+refuses it with the reason, and the oracle draws, poisons and judges it. Rows of 2-byte
+elements move 8 at a time under vec=8 on CUDA (16-byte accesses), refused elsewhere."""
 
 from __future__ import annotations
+
+import re
 
 import ml_dtypes
 import numpy as np
@@ -227,3 +230,87 @@ def test_f16_map_chunks_move_as_f16_vectors_on_wgsl_and_match_on_wgpu(request):
             for size in (1, 3, 1001):  # partial last vectors go lane by lane
                 ev = oracle.evaluate(ctx, kernel, schedule, size=size, samples=1)
                 assert ev.passed, ev.report()
+
+
+# -- vec=8: 16-byte chunks of 2-byte elements (rows, CUDA) -----------------------------------
+EIGHT = Schedule((256, 1), items_per_invocation=2, vector_width=8)
+
+
+def _ptx(kernel, schedule) -> str:
+    from backends.cuda import compile_cuda
+
+    source = kernel.source("cuda", schedule)
+    return compile_cuda(source, kernel.entry_point, arch="sm_90", output="ptx").decode()
+
+
+@pytest.mark.parametrize("kernel_id", ["softmax_bf16", "rmsnorm_bf16", "softmax_f16"])
+def test_vec8_moves_2_byte_rows_in_16_byte_accesses_on_cuda(kernel_id):
+    """Under vec=8 a chunk of 8 halves is one aligned 16-byte struct: one ld.global.v4.u32
+    (st.global.v4.u32) per chunk, as a float4 chunk of f32, where vec=4 moved 8 bytes."""
+    kernel = forge.get_kernel(kernel_id)
+    source = kernel.source("cuda", EIGHT)
+    half = "__nv_bfloat16" if kernel_id.endswith("bf16") else "__half"
+    vector = "fg_bfloat8" if kernel_id.endswith("bf16") else "fg_half8"
+    lanes = ", ".join(f"s{i}" for i in range(8))
+    assert f"struct __align__(16) {vector} {{ {half} {lanes}; }};" in source
+    assert f"*reinterpret_cast<const {vector}*>(&x[" in source
+    assert f"*reinterpret_cast<{vector}*>(&y[" in source
+    assert "& 15ull) == 0ull" in source and "cols % 8u == 0u" in source
+    ptx = _ptx(kernel, EIGHT)
+    assert re.search(r"ld\.global(\.nc)?\.v4\.u32", ptx) and "st.global.v4.u32" in ptx
+    assert not re.search(r"\.v[24]\.u16", ptx)  # no 4- or 8-byte chunk accesses left
+    four = _ptx(kernel, Schedule((256, 1), items_per_invocation=4, vector_width=4))
+    assert re.search(r"ld\.global(\.nc)?\.v4\.u16", four) and "v4.u32" not in four
+
+
+def test_vec8_is_among_the_bf16_rows_schedules_and_the_bench_sweeps_it():
+    from bench._workload import rows_schedules
+
+    for kernel_id in ("softmax_bf16", "rmsnorm_bf16"):
+        kernel = forge.get_kernel(kernel_id)
+        eights = [s for s in kernel.schedules if s.vector_width == 8]
+        assert eights and all(kernel.schedule_role(s) == "big-gpu" for s in eights)
+        swept = rows_schedules(kernel, 32768, cuda=True)
+        assert Schedule((512, 1), items_per_invocation=8, vector_width=8) in swept
+        assert Schedule((1024, 1), items_per_invocation=4, vector_width=8) in swept
+        assert rows_schedules(kernel, 32768, cuda=False) == list(kernel.schedules)
+    for kernel_id in ("softmax", "layernorm"):  # f32: vec=4 is already 16 bytes
+        swept = rows_schedules(forge.get_kernel(kernel_id), 32768, cuda=True)
+        assert all(s.vector_width <= 4 for s in swept)
+
+
+@pytest.mark.parametrize(
+    "kernel_id, schedule, target, reason",
+    [
+        ("softmax", EIGHT, "cuda", "only for 2-byte elements (f16, bf16), and x is f32"),
+        ("rmsnorm", EIGHT, "cuda", "x is f32, w is f32, y is f32: vec=4 already moves 16"),
+        ("softmax_f16", EIGHT, "wgsl", "unsupported, because WGSL has no 8-wide vectors"),
+        ("softmax_bf16", EIGHT, "wgsl", "unsupported, because WGSL has no 8-wide vectors"),
+        (
+            "affine",
+            Schedule(256, vector_width=8),
+            "cuda",
+            "a map kernel moves vectors of 1, 2 or 4",
+        ),
+        (
+            "gemm",
+            Schedule((16, 16), vector_width=8, tile=(128, 128, 8)),
+            "cuda",
+            "a matmul kernel moves vectors of 1, 2 or 4",
+        ),
+        ("transpose", Schedule((32, 8), vector_width=8, tile=(32, 32)), "cuda", "vector width and"),
+    ],
+    ids=["f32-rows", "f32-weights", "wgsl-f16", "wgsl-bf16", "map", "matmul", "transpose"],
+)
+def test_vec8_is_refused_where_it_moves_no_16_byte_chunk_saying_why(
+    kernel_id, schedule, target, reason
+):
+    with pytest.raises(UnsupportedFeature, match=re.escape(reason)):
+        forge.get_kernel(kernel_id).source(target, schedule)
+
+
+def test_vec8_is_a_schedule_width_and_reads_back_from_its_text():
+    assert Schedule.parse("wg=256,ipt=2,vec=8") == EIGHT
+    assert str(EIGHT) == "wg=256,ipt=2,vec=8"
+    with pytest.raises(forge.InvalidArgument, match="vector width must be one of"):
+        Schedule(64, vector_width=16)

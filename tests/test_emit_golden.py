@@ -19,6 +19,8 @@ GOLDEN = Path(__file__).parent / "golden"
 CASES = [
     ("affine", Schedule(256, items_per_invocation=2, vector_width=4, max_workgroups=4224)),
     ("softmax", Schedule((32, 4), items_per_invocation=2)),
+    # the moments level (mean and variance in one reduction) and per-column chunks
+    ("layernorm", Schedule((256, 1), items_per_invocation=4, vector_width=4)),
     ("gemm", Schedule((16, 16), vector_width=4, tile=(64, 64, 8))),
     ("transpose", Schedule((32, 8), tile=(32, 32))),
 ]

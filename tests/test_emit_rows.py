@@ -1,9 +1,12 @@
 """Row reductions: a ``row_max`` level followed by ``row_sum(exp(x - row_max(x)))`` is
-reduced online in one level (one sweep, one exp per element on the one-pass path), a
-CUDA level costs one ``__syncthreads``, and the results keep the reference's meaning:
-on the device at sizes below, at and past what the registers hold
-(tests/test_emit_bounds.py), for a look-alike that must not be fused, and for masked
-rows (-inf entries) where the backend computes with IEEE infinities."""
+reduced online in one level (one sweep, one exp per element on the one-pass path), and
+a ``row_sum(x)`` level followed by ``row_sum((x - m)^2)`` (layernorm's mean and
+variance) is one moments level (one sweep, one reduction across the row); a CUDA level
+costs one ``__syncthreads``, and the results keep the reference's meaning: on the
+device at sizes below, at and past what the registers hold
+(tests/test_emit_bounds.py), for look-alikes that must not be fused, for masked rows
+(-inf entries) where the backend computes with IEEE infinities, and for rows whose mean
+is far larger than their spread."""
 
 from __future__ import annotations
 
@@ -13,8 +16,9 @@ import numpy as np
 import pytest
 
 import forge
+import oracle
 from forge import BindingUsage, Schedule, ir
-from forge.emit._rows import _levels, _Online
+from forge.emit._rows import _levels, _Moments, _Online
 from tests.test_emit_bounds import ctx  # noqa: F401 - the fixture: a wgpu, then a CUDA context
 
 x = ir.input("x")
@@ -34,13 +38,14 @@ NOT_ONLINE = ir.kernel(
         ("softmax", ["online"]),
         ("log_softmax", ["online"]),
         ("rmsnorm", ["plain"]),
-        ("layernorm", ["plain", "plain"]),
+        ("layernorm", ["moments"]),
         ("row_max", ["plain"]),
     ],
 )
 def test_max_then_sum_of_exp_is_one_online_level(kernel_id, shapes):
     levels = _levels(forge.get_kernel(kernel_id).body.pattern)
-    assert [("online" if isinstance(level[0], _Online) else "plain") for level in levels] == shapes
+    kinds = {_Online: "online", _Moments: "moments"}
+    assert [kinds.get(type(level[0]), "plain") for level in levels] == shapes
 
 
 def test_a_sum_of_a_different_exp_stays_two_levels():
@@ -48,6 +53,139 @@ def test_a_sum_of_a_different_exp_stays_two_levels():
     assert not any(
         isinstance(item, _Online) for level in _levels(NOT_ONLINE.body.pattern) for item in level
     )
+
+
+_cols = ir.dim("cols", "f32")
+_mean = ir.row_sum(x) / _cols
+# squared deviations from a centre other than the mean (the moments level corrects for
+# it), and the row's sum beside them
+OFF_CENTRE = ir.kernel(
+    "off_centre",
+    ir.rows(
+        total=ir.row_sum(x),
+        spread=ir.row_sum((x - (_mean + 0.5)) * (x - (_mean + 0.5))),
+    ),
+    domain={"x": (-3.0, 3.0)},
+    tolerance={"f32": {"rtol": 1e-4, "atol": 1e-4}},
+    nonfinite_inputs=False,
+)
+
+
+@pytest.mark.parametrize(
+    "kernel, levels",
+    [
+        (OFF_CENTRE, ["moments"]),
+        # two different factors: no square
+        (ir.kernel("cross", ir.rows(y=ir.row_sum((x - _mean) * (x + _mean)) + x)), [1, 1]),
+        # deviations of another value than the one summed
+        (ir.kernel("other", ir.rows(y=ir.row_sum((x * 2 - _mean) * (x * 2 - _mean)) + x)), [1, 1]),
+        # a centre that varies along the row
+        (ir.kernel("along", ir.rows(y=ir.row_sum((x - _mean * x) * (x - _mean * x)) + x)), [1, 1]),
+    ],
+    ids=["off-centre", "cross", "other", "along"],
+)
+def test_only_a_sum_and_the_squares_of_its_deviations_are_one_moments_level(kernel, levels):
+    found = _levels(kernel.body.pattern)
+    if levels == ["moments"]:
+        assert len(found) == 1 and isinstance(found[0][0], _Moments)
+    else:
+        assert [len(level) for level in found] == levels
+        assert not any(isinstance(item, _Moments) for level in found for item in level)
+
+
+def test_layernorm_reads_its_row_once_and_reduces_it_once():
+    """Mean and variance come from one sweep of the registers and one reduction across
+    the row (one barrier per path on CUDA, one shared-memory tree on WGSL, where two
+    reductions took two); a row longer than the registers is read twice (statistics,
+    then outputs), not three times."""
+    kernel = forge.get_kernel("layernorm")
+    wide = Schedule((256, 1), items_per_invocation=2, vector_width=4)
+    cuda = kernel.source("cuda", wide)
+    assert cuda.count("__syncthreads();") == 3  # the row exactly in registers, shorter, longer
+    exact, short, looped = (
+        cuda[cuda.index(a) : cuda.index(b)] if b else cuda[cuda.index(a) :]
+        for a, b in (
+            ("no bounds checks", "the row lives in registers"),
+            ("the row lives in registers", "looped"),
+            ("looped", None),
+        )
+    )
+    row_read = "reinterpret_cast<const float4*>(&x["
+    assert (exact.count(row_read), short.count(row_read), looped.count(row_read)) == (1, 1, 2)
+    wgsl = kernel.source("wgsl", wide)
+    # one tree of log2(256) levels, with a barrier before it and after reading it
+    assert wgsl.count("workgroupBarrier();") == 3 * (8 + 2)
+
+
+@pytest.mark.parametrize(
+    "kernel_id, columns", [("layernorm", ["gamma", "beta"]), ("rmsnorm", ["w"]), ("gemv", ["x"])]
+)
+def test_per_column_values_move_as_vectors_on_cuda(kernel_id, columns):
+    """A per-column buffer is read a chunk at a time like the row (one float4 where
+    there were four scalar loads of every fourth float), when it is aligned as well."""
+    kernel = forge.get_kernel(kernel_id)
+    source = kernel.source("cuda", Schedule((64, 2), items_per_invocation=2, vector_width=4))
+    (check,) = [line for line in source.splitlines() if "fg_vec_ok" in line and "15ull" in line]
+    for name in columns:
+        assert f"(unsigned long long){name}" in check
+        assert f"*reinterpret_cast<const float4*>(&{name}[" in source
+        # the arithmetic reads the chunk's registers, not memory
+        assert not re.search(rf"const float fg_t\d+ = .*[ (]{name}\[", source)
+    assert not any(
+        f"fg_w_{name}" in kernel.source("wgsl", Schedule((64, 2), vector_width=4))
+        for name in columns
+    )
+
+
+def _adversarial_rows(cols: int) -> dict[str, np.ndarray]:
+    """Rows whose mean is far larger than their spread (where a float32 sum's error
+    exceeds the spread), one whose first value is an outlier, constant rows, and a mix
+    of ordinary rows, with per-column weights."""
+    rng = np.random.default_rng(cols)
+    groups = [
+        1000.0 + rng.standard_normal((4, cols)),
+        1e4 + rng.standard_normal((3, cols)),
+        -2000.0 + 0.05 * rng.standard_normal((3, cols)),
+        100.0 + 0.01 * rng.standard_normal((3, cols)),
+        500.0 + rng.standard_normal((2, cols)),
+        np.full((2, cols), 3.25),
+        rng.uniform(-1e3, 1e3, (3, cols)),
+    ]
+    groups[4][:, 0] = 1e6
+    rows = np.concatenate(groups).astype(np.float32)
+    return {
+        "x": rows.ravel(),
+        "gamma": rng.uniform(-8.0, 8.0, cols).astype(np.float32),
+        "beta": rng.uniform(-8.0, 8.0, cols).astype(np.float32),
+    }
+
+
+# under the register capacity, at it, past it (looped); 1001 and 4099 divide unevenly
+_ADVERSARIAL = [
+    (Schedule((64, 2), items_per_invocation=2, vector_width=4), (100, 512, 1001)),
+    (Schedule((32, 4), items_per_invocation=1), (2, 3, 32, 100)),
+    (Schedule((256, 1), items_per_invocation=4, vector_width=4), (4096, 4099)),
+]
+
+
+@pytest.mark.parametrize("schedule, sizes", _ADVERSARIAL, ids=[str(s) for s, _ in _ADVERSARIAL])
+def test_layernorm_holds_on_rows_with_a_large_mean_and_a_small_spread(ctx, schedule, sizes):
+    """A float32 sum of such a row is off by more than the row's spread, which the
+    outputs magnify by 1 / spread: the moments level's shifted sums give the
+    reference's mean to the bit (the two-level emission failed most of these)."""
+    kernel = forge.get_kernel("layernorm")
+    for cols in sizes:
+        data = _adversarial_rows(cols)
+        rows = data["x"].size // cols
+        ev = oracle.evaluate(ctx, ir.with_shape(kernel, rows=rows), schedule, cols, inputs=data)
+        assert ev.passed, ev.report()
+
+
+@pytest.mark.parametrize("schedule", [s for s, _ in _ADVERSARIAL], ids=str)
+def test_squared_deviations_from_any_centre_and_the_sum_match_the_reference(ctx, schedule):
+    for cols in (1, 5, 300, 1030):
+        ev = oracle.evaluate(ctx, ir.with_shape(OFF_CENTRE, rows=7), schedule, cols, samples=0)
+        assert ev.passed, ev.report()
 
 
 @pytest.mark.parametrize("kernel_id", ["softmax", "log_softmax", "rmsnorm", "layernorm", "gemv"])
@@ -151,6 +289,10 @@ _BIG_ROWS = [
     for k in ("softmax", "log_softmax", "rmsnorm", "layernorm", "row_sum", "row_max")
     for s in forge.get_kernel(k).schedules
     if forge.get_kernel(k).schedule_role(s) == "big-gpu"
+] + [
+    # P11's winner on the H200 (2026-11-30): 64 floats of the row per thread, at the
+    # 128 registers 512 threads leave each
+    ("layernorm", Schedule((512, 1), items_per_invocation=16, vector_width=4)),
 ]
 
 

@@ -37,7 +37,8 @@ __all__ = [
 ]
 
 #: A lowering per IR pattern: a module with ``PATTERN`` (the pattern's ``kind``) and
-#: ``check``, ``storage_bytes``, ``workgroup_count`` and ``lower``.
+#: ``check``, ``storage_bytes``, ``workgroup_count`` and ``lower`` (and ``VECTOR_WIDTHS``
+#: where it takes other vector widths than 1, 2 and 4).
 _LOWERINGS = {module.PATTERN: module for module in (_map, _rows, _matmul, _transpose)}
 #: Workgroup storage a target guarantees without asking: WebGPU's default
 #: maxComputeWorkgroupStorageSize, and CUDA's limit on static __shared__ memory (beyond
@@ -49,6 +50,8 @@ STORAGE_LIMITS = {"wgsl": 16384, "cuda": CUDA_STATIC_SHARED}
 #: deep pipelines use it (``forge/emit/_mma_pipeline.py``).
 DYNAMIC_STORAGE_LIMIT = 227 * 1024
 _CUDA_MAX_THREADS = 1024
+#: Vector widths a lowering takes unless it names its own (``VECTOR_WIDTHS``).
+_VECTOR_WIDTHS = (1, 2, 4)
 #: Items one invocation handles (items per invocation x vector width): every lowering
 #: unrolls them, so the source grows with them, by about 1 KB of WGSL per item (1024
 #: items made 0.8 to 2 MB; 2**20 exhausted the host's memory while emitting). The
@@ -112,6 +115,14 @@ def check(kernel, schedule: Schedule, target: str | None = None, constraints=Non
     body = _body_of(kernel)
     lowering = _LOWERINGS[body.kind]
     lowering.check(body, schedule, None)
+    widths = getattr(lowering, "VECTOR_WIDTHS", _VECTOR_WIDTHS)
+    if schedule.vector_width not in widths:
+        *most, last = map(str, widths)
+        raise ScheduleRefused(
+            f"a {body.kind} kernel moves vectors of {', '.join(most)} or {last} elements, "
+            f"not {schedule.vector_width}: vec=8 (16-byte accesses of 2-byte elements) is "
+            "a rows choice, on CUDA"
+        )
     items = schedule.items_per_invocation * schedule.vector_width
     if items > MAX_UNROLLED_ITEMS:
         raise ScheduleRefused(

@@ -289,7 +289,7 @@ class Emission:
             def convert(value: str) -> str:
                 return value
 
-        parts = "xyzw"[:width]
+        parts = d.lanes(width)
         whole: list[str] | None
         if buffer in self.vector_arrays:
             element = f"{buffer}[{vindex}]"
@@ -343,7 +343,7 @@ class Emission:
         values = [f"{src}[{plus(src_base, i)}]" for i in range(width)]
         whole: list[str] | None
         if buffer in self.vector_arrays:
-            element, parts = f"{buffer}[{vindex}]", "xyzw"[:width]
+            element, parts = f"{buffer}[{vindex}]", d.lanes(width)
             whole = [f"{element} = {d.vector(dtype, width)}({', '.join(values)});"]
             self._chunk(
                 width, pos, limit, lambda i: f"{element}.{parts[i]} = {values[i]};", whole, None

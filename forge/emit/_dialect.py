@@ -158,6 +158,11 @@ class Dialect:
         """A vector of type ``vector`` holding ``values``."""
         return f"{vector}({', '.join(values)})"
 
+    def lanes(self, width: int) -> list[str]:
+        """The names of a ``width``-wide vector's components: x, y, z, w, and s0 to s7
+        for CUDA's 8-wide half structs."""
+        return list("xyzw"[:width]) if width <= 4 else [f"s{i}" for i in range(width)]
+
     def vector_struct(self, dtype: str, width: int) -> str | None:
         """The declaration a vector type of ``dtype`` needs in the module (None: the
         target has the type)."""
@@ -190,6 +195,18 @@ class Dialect:
     def combine(self, op: str, dtype: str, a: str, b: str) -> str:
         """The reduction step ``op`` ("sum" or "max") of two values."""
         return self.op(Expr(REDUCTIONS[op].combine, dtype), [a, b])
+
+    def f32_bits(self, text: str) -> str:
+        """The bits of an f32 value as a u32."""
+        raise NotImplementedError
+
+    def bits_f32(self, text: str) -> str:
+        """The f32 value of the bits in a u32."""
+        raise NotImplementedError
+
+    def significant_bits(self, text: str) -> str:
+        """The bits from the highest set bit of a nonzero u32 down to its lowest."""
+        raise NotImplementedError
 
     def helpers(self, ops: set[tuple[str, str]], code: str = "") -> str:
         """Helper functions for the (op, dtype) pairs a kernel uses, and for the
@@ -273,6 +290,15 @@ class WGSL(Dialect):
     def select(self, cond, if_true, if_false) -> str:
         return f"select({if_false}, {if_true}, {cond})"
 
+    def f32_bits(self, text: str) -> str:
+        return f"bitcast<u32>({text})"
+
+    def bits_f32(self, text: str) -> str:
+        return f"bitcast<f32>({text})"
+
+    def significant_bits(self, text: str) -> str:
+        return f"(firstLeadingBit({text}) - firstTrailingBit({text}) + 1u)"
+
     def cast(self, text: str, source: str, target: str) -> str:
         if source in FLOATS and target in ("i32", "u32"):
             # Saturate explicitly: WGSL's own conversion clamps to the range both types
@@ -327,8 +353,9 @@ class CUDA(Dialect):
     group_count = "(gridDim.x * gridDim.y)"
 
     _TYPES = {name: t.cuda for name, t in TYPES.items()}
-    # f16 and bf16 chunks move as structs of 2 or 4 halves, aligned to their size (one
-    # 4- or 8-byte access), declared by the module (``vector_struct``).
+    # f16 and bf16 chunks move as structs of 2, 4 or 8 halves, aligned to their size (one
+    # 4-, 8- or 16-byte access: NVRTC loads an aligned 16-byte struct of halves with one
+    # ld.global.v4.u32), declared by the module (``vector_struct``).
     _VECTORS = {"f32": "float", "i32": "int", "u32": "uint", "f16": "fg_half", "bf16": "fg_bfloat"}
     #: The header that declares each half type and its arithmetic.
     HEADERS = {"f16": "cuda_fp16.h", "bf16": "cuda_bf16.h"}
@@ -388,10 +415,16 @@ class CUDA(Dialect):
             return f"{vector}{{{', '.join(values)}}}"
         return f"make_{vector}({', '.join(values)})"
 
+    def vector(self, dtype: str, width: int) -> str | None:
+        # no vector type is wider than 16 bytes (float4, or 8 halves)
+        if TYPES[dtype].size * width > 16:
+            return None
+        return super().vector(dtype, width)
+
     def vector_struct(self, dtype: str, width: int) -> str | None:
         if dtype not in self.HEADERS:
             return None
-        lanes = ", ".join("xyzw"[:width])
+        lanes = ", ".join(self.lanes(width))
         return (
             f"struct __align__({TYPES[dtype].size * width}) {self.vector(dtype, width)} "
             f"{{ {self._TYPES[dtype]} {lanes}; }};"
@@ -399,6 +432,16 @@ class CUDA(Dialect):
 
     def select(self, cond, if_true, if_false) -> str:
         return f"({cond} ? {if_true} : {if_false})"
+
+    def f32_bits(self, text: str) -> str:
+        return f"__float_as_uint({text})"
+
+    def bits_f32(self, text: str) -> str:
+        return f"__uint_as_float({text})"
+
+    def significant_bits(self, text: str) -> str:
+        # __clz and __ffs (1 + the lowest set bit's index) take and give ints
+        return f"((unsigned int)(33 - __clz((int)({text})) - __ffs((int)({text}))))"
 
     def cast(self, text: str, source: str, target: str) -> str:
         if source in self.HEADERS:

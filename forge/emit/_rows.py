@@ -21,6 +21,14 @@ so the row is swept once for both. On the one-pass path each ``exp(a - m)`` is k
 in registers and ``exp(a - M)`` becomes ``exp(a - m) * exp(m - M)`` (``/ S`` folded
 into that per-invocation factor), so an element costs one ``exp``. This reassociates:
 a few ulp more than the two-level form, far inside the kernels' tolerances.
+
+A ``row_sum(a)`` level followed by a ``row_sum((a - m) * (a - m))`` level, ``m`` made of
+the sum (layernorm's mean and variance), is one moments level: each invocation keeps
+the count, the sum and the squared deviations from their own mean of its ``a - k`` (``k``
+a shift near the row's values, see ``_moments_level``), and partials merge pairwise, so
+the row is swept once and reduced across once (one barrier on CUDA, where the two levels
+took two). The sum keeps the reference's rounding even where the row's mean is far
+larger than its spread, which the two-level form's float32 sum did not.
 """
 
 from __future__ import annotations
@@ -29,12 +37,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..ir import Expr, col, row
+from ..ir._dtypes import TYPES
 from ..ir._expr import walk
 from ._code import Emission, ScheduleRefused, refuse_unroll, short
 
-__all__ = ["PATTERN", "check", "storage_bytes", "workgroup_count", "lower"]
+__all__ = ["PATTERN", "VECTOR_WIDTHS", "check", "storage_bytes", "workgroup_count", "lower"]
 
 PATTERN = "rows"  # the ``Body.kind`` this module lowers
+#: vec=8: 16-byte loads and stores of 2-byte elements (f16, bf16) on CUDA
+VECTOR_WIDTHS = (1, 2, 4, 8)
 
 _ROW, _COL = row(), col()
 _WARP = 32
@@ -57,6 +68,27 @@ def check(body, schedule, target: str | None) -> None:
         raise ScheduleRefused(
             f"wg_x={x} invocations share a row and reduce it as a tree, "
             "so wg_x must be a power of two"
+        )
+    if schedule.vector_width == 8:
+        _check_eight(body, target)
+
+
+def _check_eight(body, target: str | None) -> None:
+    """vec=8 is one 16-byte access per chunk: only for 2-byte elements, only on CUDA."""
+    if target == "wgsl":
+        raise ScheduleRefused(
+            "vec=8 is unsupported, because WGSL has no 8-wide vectors (vec2 to vec4); "
+            "it is CUDA's 16-byte access to 2-byte elements"
+        )
+    wide = [
+        f"{b.name} is {b.dtype}"
+        for b in body.buffers()
+        if b.layout in ("matrix", "cols") and TYPES[b.dtype].size != 2
+    ]
+    if wide:
+        raise ScheduleRefused(
+            f"vec=8 moves 16 bytes at a time only for 2-byte elements (f16, bf16), and "
+            f"{', '.join(wide)}: vec=4 already moves 16 bytes of 4-byte elements"
         )
 
 
@@ -98,22 +130,74 @@ def _online(first: list[Expr], second: list[Expr]) -> _Online | None:
     return _Online(peak, total) if (a.key, m.key) == (peak.args[0].key, peak.key) else None
 
 
+@dataclass(frozen=True)
+class _Moments:
+    """``total = row_sum(a)`` and, a level later, ``squares = row_sum((a - m) * (a - m))``
+    for a per-row ``m`` made of ``total`` (layernorm: ``m = total / cols``), reduced
+    together as each invocation's (count, sum, squared deviations from its mean) of ``a``."""
+
+    total: Expr
+    squares: Expr
+
+    @property
+    def arg(self) -> Expr:
+        return self.total.args[0]
+
+    @property
+    def centre(self) -> Expr:
+        return self.squares.args[0].args[0].args[1]
+
+
+def _moments(first: list[Expr], second: list[Expr]) -> _Moments | None:
+    """The moments pair when level ``first`` is one f32 ``row_sum(a)`` and ``second``
+    one f32 ``row_sum((a - m) * (a - m))`` with ``m`` the same for the whole row;
+    None otherwise."""
+    if len(first) != 1 or len(second) != 1:
+        return None
+    total, squares = first[0], second[0]
+    if (total.attr[0], squares.attr[0], total.dtype, squares.dtype) != ("sum", "sum", "f32", "f32"):
+        return None
+    square = squares.args[0]
+    if square.op != "mul" or square.args[0].key != square.args[1].key:
+        return None
+    centred = square.args[0]
+    if centred.op != "sub" or centred.args[0].key != total.args[0].key:
+        return None
+    if centred.args[1].scope == "element":
+        return None
+    return _Moments(total, squares)
+
+
 def _levels(body) -> list[list]:
-    """The reduction levels, each a list of reductions, with an online pair standing
-    alone in the level that replaces its two."""
+    """The reduction levels, each a list of reductions, with an online or moments pair
+    standing alone in the level that replaces its two."""
     levels, out = body.reductions(), []
     while levels:
-        pair = _online(levels[0], levels[1]) if len(levels) > 1 else None
+        pair: _Online | _Moments | None = None
+        if len(levels) > 1:
+            pair = _online(levels[0], levels[1]) or _moments(levels[0], levels[1])
         out.append([pair] if pair else levels[0])
         levels = levels[2:] if pair else levels[1:]
     return out
 
 
+def _arguments(item) -> list[Expr]:
+    """The expressions over the row that a level item reduces."""
+    if isinstance(item, _Online):
+        return [item.arg]
+    if isinstance(item, _Moments):
+        return [item.arg, item.squares.args[0]]
+    return [item.args[0]]
+
+
 def _parts(item, target: str) -> list[str]:
     """Accumulator dtypes one level item keeps in shared memory at once: the online pair
-    is a (max, sum) partial on CUDA and two trees in turn on WGSL."""
+    is a (max, sum) partial on CUDA and two trees in turn on WGSL; the moments pair a
+    (count, sum, squared deviations) partial on both."""
     if isinstance(item, _Online):
         return ["f32", "f32"] if target == "cuda" else ["f32"]
+    if isinstance(item, _Moments):
+        return ["f32", "f32", "f32"]
     return [accumulator(item.dtype)]
 
 
@@ -190,6 +274,12 @@ def _outside_reductions(exprs) -> set[tuple]:
     return seen
 
 
+#: A count of values: a variable's name, or an int where it is known when emitting.
+_Count = str | int
+#: A moments partial: (count, sum of a - k, squared deviations from its mean).
+_Partial = tuple[_Count, str, str]
+
+
 class _RowLowering:
     """State of one rows lowering; see the module docstring."""
 
@@ -222,8 +312,9 @@ class _RowLowering:
         em.let("fg_tx", "u32", d.local_x)
         em.let("fg_ty", "u32", d.local_y)
         blocks = em.let("fg_blocks", "u32", em.ceil_div(self.rows, self.y))
+        columns = [n for n, load in self.body.loads().items() if load.attr[1] == "cols"]
         self.vec_ok = em.vec_ok(
-            list(self.matrix) + self.matrix_outputs,
+            list(self.matrix) + self.matrix_outputs + columns,
             self.width,
             f" && {self.cols} % {self.width}u == 0u",
         )
@@ -274,6 +365,8 @@ class _RowLowering:
             for level in _levels(self.body):
                 if isinstance(level[0], _Online):
                     self._online_level(level[0], one_pass)
+                elif isinstance(level[0], _Moments):
+                    self._moments_level(level[0], one_pass)
                 else:
                     self._plain_level(level, one_pass)
             v.hoist(self.body.expressions(), ("uniform", "row"))
@@ -341,10 +434,11 @@ class _RowLowering:
         later = _outside_reductions(
             [e for _, e in self.body.outputs]
             + [
-                r.args[0]
+                arg
                 for level in _levels(self.body)
-                for r in level
-                if not isinstance(r, _Online)
+                for item in level
+                if not isinstance(item, _Online)
+                for arg in _arguments(item)
             ]
         )
         fold = Expr("div", "f32", (pair.shifted_exp, pair.total))
@@ -363,6 +457,7 @@ class _RowLowering:
                 lambda lane, slot: code.line(
                     f"{top} = {d.combine('max', 'f32', top, v.get(pair.arg))};"
                 ),
+                [pair.arg],
             )
             if not one_pass:
                 top = em.let(v.fresh("top"), "f32", d.combine("max", "f32", m, top))
@@ -380,7 +475,7 @@ class _RowLowering:
                 if keep:
                     code.line(f"{kept}[{slot}] = {e};")
 
-            self._process(base, add)
+            self._process(base, add, [pair.arg])
 
         self._blocks(one_pass, list(_matrix_loads([pair.arg])), block)
         peak, total = self._reduce_online(pair, m, s)
@@ -392,6 +487,156 @@ class _RowLowering:
             if fold.key in later:
                 over = em.let(v.fresh("g"), "f32", f"({own} / {total})")
                 self.lane_values.append((fold, lambda slot: f"({kept}[{slot}] * {over})"))
+
+    # -- the moments (sum, squared deviations) level ------------------------------------
+    def _moments_level(self, item: _Moments, one_pass: bool) -> None:
+        """``row_sum(a)`` and ``row_sum((a - m)^2)`` from one sweep and one reduction
+        across the row. Each invocation keeps the count, the sum and the squared
+        deviations from their mean of its values of ``a - k``; partials merge pairwise
+        (Chan, Golub and LeVeque), so no deviation is ever squared off a far mean.
+
+        ``k`` is a value of the row (the median of its first, middle and last ``a``:
+        no single outlier) with as many low bits cleared as ``cols`` has significant
+        bits, so that ``cols * k`` is exact. Near ``k``, ``a - k`` and its sums are
+        exact, and the row's sum ``cols * k + sum(a - k)`` is rounded once, as the
+        reference's float64 sum is: a mean far larger than the row's spread comes out
+        as the reference's, to the bit (ties included), where a plain f32 sum is off
+        by more than the spread."""
+        em, d, code, v = self.em, self.em.d, self.em.code, self.em.values
+        v.hoist([item.arg], ("uniform", "row"))
+        zero, one = d.literal(0.0, "f32"), d.literal(1.0, "f32")
+        code.comment(f"{short(item.total)} and {short(item.squares)} as moments: one sweep")
+        shift = v.fresh("k")
+        code.line(d.var(shift, "f32", zero))
+        with code.block(f"if ({self.cols} > 0u) {{"):
+            first, middle, last = (
+                self._at_column(item.arg, c)
+                for c in ("0u", f"{self.cols} / 2u", f"{self.cols} - 1u")
+            )
+
+            def f(name: str, a: str, b: str) -> str:
+                return d.function(name, "f32", [a, b])
+
+            median = f("max", f("min", first, middle), f("min", f("max", first, middle), last))
+            low = em.let(v.fresh("b"), "u32", f"min({d.significant_bits(self.cols)}, 23u)")
+            code.line(f"{shift} = {d.bits_f32(f'{d.f32_bits(median)} & (0xffffffffu << {low})')};")
+        running: _Partial | None = None
+        if not one_pass:
+            running = (v.fresh("n"), v.fresh("s"), v.fresh("q"))
+            for name in running:
+                code.line(d.var(str(name), "f32", zero))
+        mine: list[_Partial] = []
+
+        def block(base: str) -> None:
+            # this invocation's values of the block, from registers: their count and
+            # sum, then their squared deviations from their mean; where the row exactly
+            # fills the registers every invocation's count is known
+            c: _Count = self.items * self.width if self.limit is None else v.fresh("c")
+            total = v.fresh("s")
+            if isinstance(c, str):
+                code.line(d.var(c, "f32", zero))
+            code.line(d.var(total, "f32", zero))
+
+            def add(lane: int, slot: str) -> None:
+                if isinstance(c, str):
+                    code.line(f"{c} = {c} + {one};")
+                code.line(f"{total} = {total} + ({v.get(item.arg)} - {shift});")
+
+            self._process(base, add, [item.arg])
+            # the squared deviations from r = k + mean rounded (exact near the values,
+            # and no a - k shared with the sum above, which the compiler would keep in
+            # registers beside a), less count * (mean - r)^2: those from the mean
+            mean = em.let(v.fresh("mean"), "f32", self._per(total, c))
+            centre = em.let(v.fresh("m"), "f32", f"({shift} + {mean})")
+            squares = v.fresh("q")
+            code.line(d.var(squares, "f32", zero))
+
+            def square(lane: int, slot: str) -> None:
+                t = em.let(v.fresh("t"), "f32", f"({v.get(item.arg)} - {centre})")
+                code.line(f"{squares} = {squares} + {t} * {t};")
+
+            self._process(base, square, [item.arg])
+            off = em.let(v.fresh("g"), "f32", f"(({shift} - {centre}) + {mean})")
+            q = em.let(
+                v.fresh("q"),
+                "f32",
+                f(
+                    "max",
+                    f"({squares} - ({self._count(c)} * {off}) * {off})",
+                    d.literal(0.0, "f32"),
+                ),
+            )
+            if running is None:
+                mine.append((c, total, q))
+                return
+            for name, value in zip(running, self._merge(running, (c, total, q))):
+                code.line(f"{name} = {self._count(value)};")
+
+        self._blocks(one_pass, list(_matrix_loads([item.arg])), block)
+        n, total, q = self._reduce_moments(item, running or mine[0])
+        # the row's sum; then m as the IR makes it of the sum, and the squared
+        # deviations from m: those from the mean, plus n (mean - m)^2
+        count = d.cast(self.cols, "u32", "f32")
+        v.bind(item.total, em.let(v.fresh("r"), "f32", f"({count} * {shift} + {total})"))
+        centre = v.get(item.centre)
+        gap = em.let(v.fresh("g"), "f32", f"(({shift} - {centre}) + {self._per(total, n)})")
+        squares = f"({q} + ({self._count(n)} * {gap}) * {gap})"
+        if isinstance(n, str):  # no values (cols == 0): no squares either
+            squares = d.select(f"{n} > {zero}", squares, zero)
+        v.bind(item.squares, em.let(v.fresh("r"), "f32", squares))
+
+    def _count(self, count: _Count) -> str:
+        """A count's text: a variable, or an f32 literal where it is known."""
+        return count if isinstance(count, str) else self.em.d.literal(float(count), "f32")
+
+    def _per(self, total: str, count: _Count) -> str:
+        """``total / count`` (0 for no values): a multiplication where the count is a
+        known power of two."""
+        d = self.em.d
+        if isinstance(count, int):
+            if count & (count - 1) == 0:
+                return f"({total} * {d.literal(1.0 / count, 'f32')})"
+            return f"({total} / {d.literal(float(count), 'f32')})"
+        return f"({total} / {d.function('max', 'f32', [count, d.literal(1.0, 'f32')])})"
+
+    def _at_column(self, expr: Expr, column: str) -> str:
+        """A let of ``expr``'s value at ``column`` of the row, read from memory."""
+        em, d, v = self.em, self.em.d, self.em.values
+        with v.scope():
+            index = "fg_base" if column == "0u" else f"fg_base + {column}"
+            for name, load in self.matrix.items():
+                v.bind(load, d.load(name, index, load.dtype))
+            for name, load in self.body.loads().items():
+                if load.attr[1] == "cols":
+                    v.bind(load, d.load(name, column, load.dtype))
+            v.bind(_COL, f"({column})")
+            return em.let(v.fresh("at"), "f32", v.get(expr))
+
+    def _merge(self, a: _Partial, b: _Partial) -> _Partial:
+        """The (count, sum, squared deviations from the mean) of two partials' values
+        together: counts and sums add, and the squared deviations gain
+        ``(mean_b - mean_a)^2 * na * nb / n``, which for known equal counts ``m`` is
+        ``(sb - sa)^2 / 2m`` (no division). An empty partial (0, 0, 0) leaves the other
+        as it is. Swapping the partials negates a difference exactly, so both orders
+        give the same bits (the two lanes of a shuffle agree)."""
+        em, d, v = self.em, self.em.d, self.em.values
+        (na, sa, qa), (nb, sb, qb) = a, b
+        total = em.let(v.fresh("s"), "f32", f"({sa} + {sb})")
+        if isinstance(na, int) and isinstance(nb, int) and na == nb:
+            gap = em.let(v.fresh("g"), "f32", f"({sb} - {sa})")
+            weight = d.literal(1.0 / (2 * na), "f32")
+            q = em.let(v.fresh("q"), "f32", f"(({qa} + {qb}) + ({gap} * {gap}) * {weight})")
+            return 2 * na, total, q
+        one = d.literal(1.0, "f32")
+
+        def per(value: str, count: _Count) -> str:
+            return f"({value} / {d.function('max', 'f32', [self._count(count), one])})"
+
+        n = em.let(v.fresh("n"), "f32", f"({self._count(na)} + {self._count(nb)})")
+        gap = em.let(v.fresh("g"), "f32", f"({per(sb, nb)} - {per(sa, na)})")
+        weight = per(f"({self._count(na)} * {self._count(nb)})", n)
+        q = em.let(v.fresh("q"), "f32", f"(({qa} + {qb}) + ({gap} * {gap}) * {weight})")
+        return n, total, q
 
     # -- sweeps over the row -----------------------------------------------------------
     def _blocks(self, one_pass: bool, names: list[str], body) -> None:
@@ -408,7 +653,9 @@ class _RowLowering:
         """Run ``element(lane, slot)`` at every column of the row (registers bound),
         storing the matrix outputs chunk by chunk when ``store``."""
         self._blocks(
-            one_pass, list(_matrix_loads(exprs)), lambda base: self._process(base, element, store)
+            one_pass,
+            list(_matrix_loads(exprs)),
+            lambda base: self._process(base, element, exprs, store),
         )
 
     def _chunk_start(self, base: str) -> str:
@@ -439,11 +686,26 @@ class _RowLowering:
 
         em.unrolled("fg_k", self.items, chunk)
 
-    def _process(self, base: str, element, store: bool = False) -> None:
+    def _process(self, base: str, element, exprs: list[Expr], store: bool = False) -> None:
+        """Run ``element(lane, slot)`` at each column of the block at ``base``, with the
+        registers and the per-column values ``exprs`` use bound; on CUDA those per-column
+        buffers (layernorm's gamma and beta) move a chunk at a time like the row, not
+        one element per load."""
         em, d, code, v = self.em, self.em.d, self.em.code, self.em.values
+        reached = _outside_reductions(exprs)
+        columns = {
+            name: load
+            for name, load in self.body.loads().items()
+            if load.attr[1] == "cols" and load.key in reached and self.vec_ok
+        }
 
         def chunk() -> None:
             c0 = self._chunk_start(base)
+            for name, load in columns.items():
+                code.line(d.array(f"fg_w_{name}", load.dtype, self.width))
+                em.load_chunk(
+                    name, f"fg_w_{name}", "0u", c0, c0, self.limit, self.width, self.vec_ok
+                )
             if store:
                 for name in self.matrix_outputs:
                     code.line(d.array(f"fg_o_{name}", self.outputs[name].dtype, self.width))
@@ -455,7 +717,9 @@ class _RowLowering:
                     for name, load in self.matrix.items():
                         v.bind(load, f"fg_v_{name}[{slot}]")
                     for name, load in self.body.loads().items():
-                        if load.attr[1] == "cols":
+                        if name in columns:
+                            v.bind(load, f"fg_w_{name}[{lane}u]")
+                        elif load.attr[1] == "cols":
                             v.bind(load, d.load(name, column, load.dtype))
                     for expr, text in self.lane_values:
                         v.bind(expr, text(slot))
@@ -501,6 +765,47 @@ class _RowLowering:
         scaled = em.let(v.fresh("s"), "f32", f"{s} * {self._factor(m, peak)}")
         (total,) = self._tree([[0]], [("sum", "f32")], [scaled])
         return peak, total
+
+    def _reduce_moments(self, item: _Moments, values: _Partial) -> _Partial:
+        """The row's (count, sum, squared deviations) from each invocation's (a known
+        count is neither shuffled nor stored)."""
+        em, d, code, v = self.em, self.em.d, self.em.code, self.em.values
+        if self.target == "cuda":
+            n, total, q = self._reduce_cuda([item], [list(values)], [self._moments_stage])[0]
+            return n, total, q
+        # WGSL: a shared-memory tree, merging the upper half's partials into the lower's
+        plane = self.y * self.x
+        slots = _slots([item], "wgsl")[0]
+
+        def slot(part: int, lane: str) -> str:
+            return f"fg_red_f32[{slots[part] * plane}u + fg_ty * {self.x}u + {lane}]"
+
+        parts = [p for p in range(3) if isinstance(values[p], str)]
+        for part in parts:
+            code.line(f"{slot(part, 'fg_tx')} = {values[part]};")
+        code.line(d.barrier)
+        count = values[0]
+        stride = self.x // 2
+        while stride:
+            with code.block(f"if (fg_tx < {stride}u) {{"):
+                low: list[_Count] = [count, "", ""]
+                high: list[_Count] = [count, "", ""]
+                for part in parts:
+                    low[part] = em.let(v.fresh("p"), "f32", slot(part, "fg_tx"))
+                    high[part] = em.let(v.fresh("p"), "f32", slot(part, f"fg_tx + {stride}u"))
+                merged = self._merge(
+                    (low[0], str(low[1]), str(low[2])), (high[0], str(high[1]), str(high[2]))
+                )
+                for part in parts:
+                    code.line(f"{slot(part, 'fg_tx')} = {merged[part]};")
+            count = merged[0] if isinstance(count, int) else count
+            code.line(d.barrier)
+            stride //= 2
+        results = [count] + [em.let(v.fresh("r"), "f32", slot(p, "0u")) for p in (1, 2)]
+        if isinstance(count, str):
+            results[0] = em.let(v.fresh("r"), "f32", slot(0, "0u"))
+        code.line(d.barrier)
+        return results[0], str(results[1]), str(results[2])
 
     def _tree(
         self, slots: list[list[int]], specs: list[tuple[str, str]], accs: list[str]
@@ -555,6 +860,23 @@ class _RowLowering:
         self._butterfly(total, "sum", "f32", offsets, width, mask)
         return [peak, total]
 
+    def _moments_stage(
+        self, values: list[_Count], offsets: list[int], width: int, mask: str
+    ) -> list[_Count]:
+        em, v = self.em, self.em.values
+        mine: _Partial = (values[0], str(values[1]), str(values[2]))
+        for offset in offsets:
+            other = [
+                value
+                if isinstance(value, int)  # the same in every lane
+                else em.let(
+                    v.fresh("o"), "f32", f"__shfl_xor_sync({mask}, {value}, {offset}, {width})"
+                )
+                for value in mine
+            ]
+            mine = self._merge(mine, (other[0], str(other[1]), str(other[2])))
+        return list(mine)
+
     def _butterfly(
         self, acc: str, op: str, t: str, offsets: list[int], width: int, mask: str
     ) -> None:
@@ -564,10 +886,11 @@ class _RowLowering:
             other = f"__shfl_xor_sync({mask}, {acc}, {offset}, {width})"
             self.em.code.line(f"{acc} = {self.em.d.combine(op, t, acc, other)};")
 
-    def _reduce_cuda(self, level: list, values: list[list[str]], stages) -> list[list[str]]:
+    def _reduce_cuda(self, level: list, values: list[list], stages) -> list[list]:
         """Each item's ``stage`` within warps; then, for rows wider than a warp, the
         per-warp partials go through shared memory (one ``__syncthreads``) and every
-        warp runs the stage again on them, one partial per lane."""
+        warp runs the stage again on them, one partial per lane. A part known when
+        emitting (an int: the same in every lane) stays out of shared memory."""
         d, code, v = self.em.d, self.em.code, self.em.values
         threads = self.x * self.y
         width = min(self.x, _WARP)
@@ -595,14 +918,20 @@ class _RowLowering:
         with code.block("if ((fg_tx & 31u) == 0u) {"):
             for i, parts in enumerate(partials):
                 for p, value in enumerate(parts):
-                    code.line(f"{shared(i, p, 'fg_tx / 32u')} = {value};")
+                    if not isinstance(value, int):
+                        code.line(f"{shared(i, p, 'fg_tx / 32u')} = {value};")
         code.line(d.barrier)
         lane = f"(fg_tx & {warps - 1}u)"
         gathered = []
         for i, parts in enumerate(partials):
             types = _parts(level[i], "cuda")
             gathered.append(
-                [self.em.let(v.fresh("w"), types[p], shared(i, p, lane)) for p in range(len(parts))]
+                [
+                    value
+                    if isinstance(value, int)
+                    else self.em.let(v.fresh("w"), types[p], shared(i, p, lane))
+                    for p, value in enumerate(parts)
+                ]
             )
         code.line("fg_half ^= 1u;")
         block_offsets = [warps >> i for i in range(1, warps.bit_length())]

@@ -14,7 +14,7 @@ from .. import ir
 from ..kernel import KernelSpec
 from ..schedule import Schedule
 
-__all__ = ["KERNELS", "SCHEDULES", "SCHEDULE_ROLES"]
+__all__ = ["KERNELS", "SCHEDULES", "SCHEDULE_ROLES", "HALF_SCHEDULES", "HALF_SCHEDULE_ROLES"]
 
 SCHEDULES = (
     Schedule((64, 1), items_per_invocation=4),
@@ -23,6 +23,14 @@ SCHEDULES = (
     Schedule((256, 1), items_per_invocation=8, vector_width=4),
 )
 SCHEDULE_ROLES = {str(s): "big-gpu" for s in SCHEDULES[2:]}
+# Rows of 2-byte elements (f16, bf16) on CUDA: 8 elements per chunk are one 16-byte
+# access, as 4 floats are (the same 4096 and 8192 columns in registers).
+HALF_SCHEDULES = (
+    *SCHEDULES,
+    Schedule((256, 1), items_per_invocation=2, vector_width=8),
+    Schedule((256, 1), items_per_invocation=4, vector_width=8),
+)
+HALF_SCHEDULE_ROLES = {str(s): "big-gpu" for s in HALF_SCHEDULES[2:]}
 GEMV_SCHEDULES = (
     Schedule((32, 4)),
     Schedule((64, 1), items_per_invocation=4),
@@ -109,7 +117,9 @@ LAYERNORM = _kernel(
     defaults={"eps": 1e-5},
     domain={"x": (-1e3, 1e3), "gamma": _WEIGHT_DOMAIN, "beta": _WEIGHT_DOMAIN},
     # x - mean cancels for elements near the mean: the mean's float32 error (relative to
-    # mean|x|) becomes an absolute error of y in units of one standard deviation.
+    # mean|x|) becomes an absolute error of y in units of one standard deviation. The
+    # emitted kernels sum x shifted by one of its values (forge/emit/_rows.py, moments),
+    # so their mean is the reference's even where mean|x| dwarfs the deviation.
     tolerance={"f32": {"rtol": 1e-4, "atol": 2e-5}},
     nonfinite_inputs=False,
     bytes_moved="8*rows*cols + 8*cols",
@@ -161,7 +171,15 @@ GEMV = _kernel(
 # Each element is loaded from f16/bf16, computed in f32 and rounded once to the output's
 # dtype, so a correct kernel is at most one rounding of the output dtype from the
 # reference (its f32 error, ~1e-5 relative, can flip that rounding): the default f16 and
-# bf16 tolerances (2 ulp of the dtype) hold with a margin. Both dtypes are 2 bytes.
+# bf16 tolerances (2 ulp of the dtype) hold with a margin. Both dtypes are 2 bytes; the
+# bf16 kernels (CUDA only: WGSL has no bf16) also carry the vec=8 schedules, which WGSL
+# cannot express, so f16's (which WGSL runs) keep the f32 ones.
+def _half_schedules(dtype: str) -> dict:
+    if dtype != "bf16":
+        return {}
+    return {"schedules": HALF_SCHEDULES, "schedule_roles": HALF_SCHEDULE_ROLES}
+
+
 def _softmax_in(dtype: str) -> KernelSpec:
     wide = ir.cast(ir.input("x", dtype), "f32")
     shifted = wide - ir.row_max(wide)
@@ -172,6 +190,7 @@ def _softmax_in(dtype: str) -> KernelSpec:
         nonfinite_inputs=False,
         bytes_moved="4*rows*cols",
         flops="5*rows*cols",
+        **_half_schedules(dtype),
     )
 
 
@@ -188,6 +207,7 @@ def _rmsnorm_in(dtype: str) -> KernelSpec:
         nonfinite_inputs=False,
         bytes_moved="4*rows*cols + 2*cols",
         flops="4*rows*cols + 3*rows",
+        **_half_schedules(dtype),
     )
 
 
