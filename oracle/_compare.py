@@ -14,6 +14,7 @@ are not judged. Every other element stays as strictly judged as before.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +34,7 @@ __all__ = [
     "flush_subnormals",
     "nonfinite_expected",
     "MASKED_NONFINITE",
+    "nan_excused",
     "log2_histogram",
 ]
 
@@ -101,6 +103,7 @@ class Comparison:
     nonfinite_either: int = 0
     precise: int = 0
     bounded: int = 0
+    nan_input: int = 0
     histogram: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __bool__(self) -> bool:
@@ -124,6 +127,13 @@ class Comparison:
             )
         if self.masked:
             lines.append(f"  masked: {MASKED_NONFINITE} ({self.masked} elements not judged)")
+        if self.nan_input:
+            lines.append(
+                f"  {self.nan_input} elements match the reference with NaN inputs taken as "
+                "missing (IEEE maxNum/minNum, fmaxf and WGSL's max return the other "
+                "operand; numpy's maximum, max and argmax propagate NaN); the finite input "
+                "set judges them too"
+            )
         if self.flushed:
             lines.append(
                 f"  {self.flushed} elements match only the expectation with "
@@ -171,6 +181,7 @@ class Comparison:
             "flushed": self.flushed,
             "precise": self.precise,
             "bounded": self.bounded,
+            "nan_input": self.nan_input,
             "nonfinite_either": self.nonfinite_either,
             "tolerance": self.tolerance.as_dict(),
             "first_mismatches": [m.as_dict() for m in self.first_mismatches],
@@ -361,6 +372,21 @@ def element_matches(got: Any, want: Any, tolerance: Tolerance | dict | None = No
     return _judge(got.reshape(-1), want.reshape(-1), tol)[2] == 0
 
 
+def nan_excused(
+    got: Any, alternatives: Sequence[np.ndarray], tolerance: Tolerance | dict | None = None
+) -> np.ndarray | None:
+    """Per element (``got``'s shape), whether ``got`` matches one of ``alternatives``
+    (``Expected.nan_alternatives``: the reference with NaN inputs as missing values),
+    for ``compare(nan_input=...)``; None when there is none or nothing matches."""
+    if not alternatives:
+        return None
+    got = np.asarray(got)
+    found = np.zeros(got.size, bool)
+    for alternative in alternatives:
+        found |= element_matches(got, alternative, tolerance)
+    return found.reshape(got.shape) if found.any() else None
+
+
 def _same_layout(name: str, array: np.ndarray, want: np.ndarray, dtype=None) -> np.ndarray:
     if array.shape != want.shape or (dtype is not None and array.dtype != dtype):
         raise InvalidArgument(
@@ -408,6 +434,7 @@ def compare(
     nonfinite_either: bool = False,
     precise: Any = None,
     bound: Any = None,
+    nan_input: Any = None,
 ) -> Comparison:
     """Compare ``got`` with ``want`` (array-likes) under ``tolerance`` (a Tolerance,
     or overrides merged into the default for ``want``'s dtype).
@@ -432,7 +459,13 @@ def compare(
 
     ``bound``: per element, the absolute error a correct computation in float may make
     beyond ``tolerance`` (``Expected.rounding_bound``: a long sum's rounding error); an
-    element off in value by no more is accepted and counted in ``bounded``."""
+    element off in value by no more is accepted and counted in ``bounded``.
+
+    ``nan_input``: a boolean mask (``nan_excused``) of elements that match what the
+    reference gives with NaN inputs as missing values (``Expected.nan_alternatives``);
+    an element off ``want`` there is accepted and counted in ``nan_input``: numpy's
+    ``maximum``, ``max`` and ``argmax`` propagate NaN where IEEE 754-2008's maxNum,
+    ``fmaxf`` and WGSL's ``max`` return the other operand, and both are right."""
     got, want = np.asarray(got), np.asarray(want)
     tol = default_tolerance(want.dtype).merged(tolerance)
     shapes = (tuple(got.shape), tuple(want.shape))
@@ -467,6 +500,14 @@ def compare(
         with np.errstate(invalid="ignore"):
             use_bound = (kinds == _VALUE) & ~skip & (abs_err <= limit)
         kinds[use_bound] = 0
+    excused = np.zeros(g.shape, bool)
+    if nan_input is not None:
+        excused = (
+            (kinds != 0)
+            & ~skip
+            & _same_layout("nan_input", np.asarray(nan_input), want, np.dtype(bool))
+        )
+        kinds[excused] = 0
     either = np.zeros(g.shape, bool)
     if nonfinite_either and w.dtype.kind == "f" and tol.nan != "forbid":
         with np.errstate(invalid="ignore"):
@@ -474,9 +515,9 @@ def compare(
             either = (kinds != 0) & ~np.isfinite(g) & ~np.isfinite(w) & swapped & ~skip
         kinds[either] = 0
     kinds[skip] = 0
-    finite = finite & ~skip
+    finite = finite & ~skip & ~excused
     abs_err, rel_err, ulp = (
-        np.where(skip, np.zeros((), a.dtype), a) for a in (abs_err, rel_err, ulp)
+        np.where(skip | excused, np.zeros((), a.dtype), a) for a in (abs_err, rel_err, ulp)
     )
     counts = dict(
         masked=int(skip.sum()),
@@ -484,6 +525,7 @@ def compare(
         nonfinite_either=int(either.sum()),
         precise=int(use_precise.sum()),
         bounded=int(use_bound.sum()),
+        nan_input=int(excused.sum()),
     )
     return _comparison(got.shape, g, w, kinds, finite, (abs_err, rel_err, ulp), counts, base)
 

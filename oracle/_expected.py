@@ -100,6 +100,18 @@ class Expected:
             self._cache["precise"] = _precise_outputs(self)
         return self._cache["precise"]
 
+    def nan_alternatives(self) -> dict[str, list[np.ndarray]]:
+        """Per output whose expectation depends on a NaN input, what the reference gives
+        when NaN inputs are missing values, as IEEE 754-2008's minNum and maxNum treat
+        them: the reference run again with every NaN of the drawn float inputs replaced
+        by -inf (what a max that drops NaN sees), then by +inf (a min). numpy's
+        ``maximum``, ``max`` and ``argmax`` propagate NaN; C's ``fmaxf`` and WGSL's
+        ``max`` return the other operand, and a right kernel may do either. Empty where
+        no input holds a NaN or the reference is a backend. Computed on first use."""
+        if "nan_alternatives" not in self._cache:
+            self._cache["nan_alternatives"] = _nan_alternatives(self)
+        return self._cache["nan_alternatives"]
+
     def rounding_bound(self) -> dict[str, np.ndarray]:
         """Per float output whose numpy reference is a sum of products (homogeneous in
         its float inputs: doubling them all multiplies every result by 2**d, d >= 1, as
@@ -328,6 +340,37 @@ def _unwritten_message(kernel: KernelSpec, label: str, left: np.ndarray) -> str:
         f"elements of output {label} unwritten (first at element {first}); it must write "
         "every element"
     )
+
+
+def _nan_alternatives(expected: Expected) -> dict[str, list[np.ndarray]]:
+    case = expected.case
+    nans = {
+        label: np.isnan(a)
+        for label, a in case.arrays.items()
+        if a.dtype.names is None and a.dtype.kind == "f" and label not in expected.outputs
+    }
+    if expected.reference != NUMPY_REFERENCE or not any(m.any() for m in nans.values()):
+        return {}
+    found: dict[str, list[np.ndarray]] = {}
+    for value in (-np.inf, np.inf):
+        arrays = dict(case.arrays)
+        for label, mask in nans.items():
+            if mask.any():
+                arrays[label] = np.where(mask, arrays[label].dtype.type(value), arrays[label])
+        try:
+            outputs = expected_outputs(replace(case, arrays=arrays), expected.truth).outputs
+        except ReferenceFailed:
+            return {}
+        for label, out in outputs.items():
+            want = expected.outputs[label]
+            if want.dtype.names is not None:  # a struct output: judged as drawn
+                continue
+            same = want == out
+            if want.dtype.kind == "f":
+                same |= np.isnan(want) & np.isnan(out)
+            if not same.all():
+                found.setdefault(label, []).append(out)
+    return found
 
 
 def _flushed_outputs(expected: Expected) -> dict[str, np.ndarray]:

@@ -138,15 +138,16 @@ _PARTIAL = {
 }
 
 
-# relu's only departure (a NaN result) is the non-finite one, so declaring that alone
-# explains it: the case is left out rather than expected to fail.
+# relu's only departure is max(NaN, 0) = 0: IEEE maxNum, right under any declaration
+# (``test_a_max_that_drops_nan_passes_and_a_wrong_value_there_fails``), so it is left
+# out here rather than expected to fail.
 @pytest.mark.parametrize(
     "name,flags",
     [
         pytest.param(name, flags, id=f"{name}-{label}")
         for name in PATTERNS
         for label, flags in _PARTIAL.items()
-        if (name, label) != ("relu", "indeterminate only")
+        if name != "relu"
     ],
 )
 def test_h200_patterns_fail_without_the_declaration_that_explains_them(reference, name, flags):
@@ -318,3 +319,20 @@ def test_cuda_constraints_keep_ieee_semantics():
     info = DeviceInfo(0, "fake", (9, 0), (12, 0), 1 << 30, Attributes(), "0000:00:00.0", "")
     constraints = _constraints(info, 1 << 20, 256)
     assert not constraints.subnormals_may_flush and not constraints.nonfinite_indeterminate
+
+
+def test_a_max_that_drops_nan_passes_and_a_wrong_value_there_fails(reference):
+    """max(NaN, 0) = 0 (IEEE 754-2008 maxNum, C's fmaxf, WGSL's max) where numpy's
+    maximum gives NaN: right, on an IEEE-strict backend too, and said (the element
+    matches the reference with its NaN input taken as missing); a relu that gives 1.0
+    there matches neither and fails."""
+    ev = oracle.evaluate_case(Declaring(reference), _planted(_twin("relu")), samples=0)
+    assert ev.passed, ev.report()
+    (check,) = ev.outputs.values()
+    assert check.comparison.nan_input >= 1 and "NaN inputs taken as missing" in ev.report()
+    wrong = oracle.evaluate_case(
+        Declaring(reference), _planted(_twin("relu", defects={0: 1.0})), samples=0
+    )
+    assert wrong.verdict == "mismatch", wrong.report()
+    first = next(iter(wrong.outputs.values())).comparison.first_mismatches[0]
+    assert first.index[0] == 0  # the planted NaN input

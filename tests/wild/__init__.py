@@ -1223,6 +1223,57 @@ BLOCK_SCAN = Wild(
     },
 )
 
+# A row argmax as people write it (a strict > over the row, NaN never wins), judged
+# against numpy's argmax, for which a NaN is the maximum: the two agree wherever the
+# row holds no NaN, and where it does the kernel's answer is numpy's with the NaN taken
+# as missing (issue 11: no false alarm on the NaN the default inputs hold).
+_ARGMAX = """
+struct Params { cols: u32 }
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> idx: array<u32>;
+@group(0) @binding(2) var<uniform> p: Params;
+
+@compute @workgroup_size(64)
+fn argmax(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let row = gid.x;
+    if (row >= arrayLength(&idx)) { return; }
+    var best = x[row * p.cols];
+    var bi = 0u;
+    for (var c = 1u; c < p.cols; c++) {
+        let v = x[row * p.cols + c];
+        if (v > best) { best = v; bi = c; }
+    }
+    idx[row] = bi;
+}
+"""
+
+
+def _argmax_reference(x, idx, p):
+    return np.argmax(x.reshape(len(idx), -1), axis=1).astype(np.uint32)
+
+
+ROW_ARGMAX = Wild(
+    KernelSpec(
+        id="wild_row_argmax",
+        entry_point="argmax",
+        sources={"wgsl": _ARGMAX},
+        dims=("rows", "cols"),
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x", count="rows*cols"),
+            BufferSpec(1, "u32", "read_write", name="idx", count="rows"),
+            BufferSpec.uniform(2, (("cols", "u32"),), name="p"),
+        ),
+        reference=_argmax_reference,
+        grid=lambda schedule, size: (ceil_div(size.rows, 64), 1, 1),
+        schedules=(Schedule(64),),
+        test_sizes=("100x37", "1x1", "7x1000"),
+    ),
+    {
+        "skips the second column": ("wgsl", "for (var c = 1u;", "for (var c = 2u;"),
+        "keeps the first column's index": ("wgsl", "best = v; bi = c;", "best = v;"),
+    },
+)
+
 CORPUS = {
     w.kernel.id: w
     for w in (
@@ -1247,5 +1298,6 @@ CORPUS = {
         HAXPY,
         PORT,
         BLOCK_SCAN,
+        ROW_ARGMAX,
     )
 }
