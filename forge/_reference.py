@@ -120,6 +120,8 @@ def run_reference(
             f"({', '.join(b.label for b in kernel.buffers)}) in (group, binding) order, by "
             "name when its parameters name buffers, or with the inputs alone"
             if isinstance(exc, TypeError) and "argument" in str(exc)
+            else _index_hint(kernel)
+            if isinstance(exc, IndexError)
             else ""
         )
         raise ReferenceFailed(
@@ -128,6 +130,24 @@ def run_reference(
         ) from exc
     if returned is not None:
         _store_returned(kernel, returned, shaped)
+
+
+def _index_hint(kernel: KernelSpec) -> str:
+    """For a reference that indexed out of range: integer inputs without a domain or a
+    fill are drawn over their whole range, so indices (tokens, gathers) need one."""
+    free = [
+        b.label
+        for b in kernel.inputs
+        if b.dtype.kind in "iu" and b.fill is None and b.label not in (kernel.domain or {})
+    ]
+    if not free:
+        return ""
+    example = free[0]
+    return (
+        f"; integer inputs are drawn over their whole range unless the kernel declares "
+        f"their domain: if {', '.join(free)} index into another buffer, give "
+        f"domain={{{example!r}: (0, LAST_INDEX)}} (or a fill)"
+    )
 
 
 def _store_returned(kernel: KernelSpec, returned: Any, shaped: list) -> None:

@@ -626,3 +626,28 @@ def test_a_reference_that_casts_its_result_to_the_output_dtype_gets_the_same_bou
     wide = spec("rows_wide", lambda x, y: x.reshape(len(y), -1).astype(np.float64).sum(axis=1))
     ev = oracle.evaluate("reference", wide, size=16, samples=0)
     assert ev.verdict is Verdict.REFERENCE_ERROR and "astype(np.float32)" in ev.report()
+
+
+def test_a_gather_whose_indices_have_no_domain_is_told_to_declare_one():
+    """Token ids drawn over all of int32 index past the table; the reference's
+    IndexError is a reference-error that says which input needs a domain."""
+
+    def gather(idx, table, out):
+        return table[idx]
+
+    kernel = KernelSpec(
+        id="gather_without_domain",
+        entry_point="main",
+        sources={},
+        buffers=(
+            BufferSpec(0, "i32", "read", name="idx"),
+            BufferSpec(1, "f32", "read", name="table", count=50),
+            BufferSpec(2, "f32", "read_write", name="out"),
+        ),
+        reference=gather,
+    )
+    ev = oracle.evaluate("reference", kernel, size=64, samples=0)
+    assert ev.verdict is Verdict.REFERENCE_ERROR
+    assert "IndexError" in ev.report() and "domain={'idx': (0, LAST_INDEX)}" in ev.report()
+    fixed = dataclasses.replace(kernel, domain={"idx": (0, 49)})
+    assert oracle.evaluate("reference", fixed, size=64, samples=0).passed
