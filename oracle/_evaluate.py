@@ -40,7 +40,7 @@ from forge.schedule import Schedule
 from forge.types import ValidationLevel
 
 from ._expected import NUMPY_REFERENCE, Expected, expected_outputs
-from ._inputs import Case, make_case
+from ._inputs import RANGE_LIMITED_NOTE, Case, make_case, range_limited
 from ._judge import coverage_gaps, judge
 from ._plan import BackendInfo, ErrorInfo, build_plan
 from ._results import Evaluation, Finding, FloatSemantics, Timing, Verdict
@@ -370,6 +370,8 @@ def evaluate_case(
             "so a write past a buffer's end shows only where it changed an "
             "in-bounds value"
         )
+    if expected.case.generated and range_limited(kernel):
+        ev.notes.append(RANGE_LIMITED_NOTE)
     if ev.failing and info.target == "wgsl" and not info.constraints.zeroes_workgroup_memory:
         _note_workgroup_zeroing(ev, kernel, schedule)
     ev.repro = _repro(ev)

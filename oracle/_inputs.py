@@ -7,12 +7,15 @@ Families: ``normal`` (moderate values), ``zeros`` (+0.0 and -0.0), ``negatives``
 with no declared domain, since NaN lies inside no range), and ``mixed``
 (each element picked from the other families). Families are contiguous blocks, so a
 kernel that reduces rows also sees whole rows of zeros or of negatives. A family that
-does not meet the domain is left out and its block stays ``normal``.
+does not meet the domain is left out and its block stays ``normal``. A kernel that
+calls sin, cos or tan (``range_limited``) gets no ``large`` block: those are accurate
+only near zero on WGSL and under CUDA's fast math.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -33,6 +36,8 @@ __all__ = [
     "poison",
     "INPUT_SETS",
     "conform",
+    "range_limited",
+    "RANGE_LIMITED_NOTE",
 ]
 
 FAMILIES = ("normal", "zeros", "negatives", "large", "tiny", "subnormal", "nonfinite", "mixed")
@@ -219,6 +224,37 @@ def _family(rng, family, n, dtype, domain, nonfinite, nan=True):
 INPUT_SETS = {"all": None, "finite": ("zeros", "negatives", "tiny", "subnormal"), "normal": ()}
 
 
+#: Calls whose accuracy is bounded only near zero: WGSL's ``sin``, ``cos`` and ``tan``
+#: (an absolute error bound on [-pi, pi] alone) and CUDA's fast intrinsics ``__sinf``,
+#: ``__cosf``, ``__tanf`` and ``__sincosf`` (the same range), which ``--use_fast_math``
+#: makes of ``sinf``, ``cosf`` and ``tanf``. On lavapipe, ``sin(9.9e8)`` is -1.0.
+_TRIG = {
+    "wgsl": re.compile(r"\b(?:sin|cos|tan)\s*\("),
+    "cuda": re.compile(r"\b__(?:sin|cos|tan|sincos)f\s*\("),
+}
+_TRIG_FAST_MATH = re.compile(r"\b(?:sin|cos|tan|sincos)f\s*\(")
+RANGE_LIMITED_NOTE = (
+    "large magnitudes were not drawn: the kernel calls sin, cos or tan, whose accuracy "
+    "WGSL (and CUDA's __sinf family) bounds only on [-pi, pi]"
+)
+
+
+def range_limited(kernel: KernelSpec) -> bool:
+    """Whether one of ``kernel``'s sources calls a function accurate only near zero
+    (``_TRIG``); its inputs are then drawn without the ``large`` family."""
+    for target, text in kernel.sources.items():
+        pattern = _TRIG.get(target)
+        if pattern is None or not isinstance(text, str):
+            continue
+        if pattern.search(text):
+            return True
+        if target == "cuda" and _TRIG_FAST_MATH.search(text):
+            options = kernel.compile_options("cuda")
+            if "--use_fast_math" in options or "-use_fast_math" in options:
+                return True
+    return False
+
+
 def _scalar_values(
     name: str,
     domain,
@@ -236,6 +272,8 @@ def _scalar_values(
         return _family(rng, family, n, dtype, domain, nonfinite, not declared)
 
     allowed = _SPECIAL if families is None else tuple(f for f in _SPECIAL if f in families)
+    if dtype.kind == "f" and range_limited(kernel):  # see _TRIG
+        allowed = tuple(f for f in allowed if f != "large")
     present = [f for f in allowed if draw(f, 1) is not None]
     blocks = _blocks(count, present + (["mixed"] if families is None else []))
     out = draw("normal", count)

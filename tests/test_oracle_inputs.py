@@ -134,3 +134,54 @@ def test_bad_sizes_seeds_and_domains_are_refused():
         make_case(AFFINE, 10, seed=-2)
     with pytest.raises(InvalidArgument, match="empty"):
         make_case(dataclasses.replace(AFFINE, id="empty_domain", domain={"x": (1.0, 0.0)}), 10)
+
+
+def _elementwise(name: str, sources: dict, **more) -> KernelSpec:
+    return KernelSpec(
+        id=name,
+        entry_point="main",
+        sources=sources,
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+        ),
+        reference=lambda x: np.sin(x),
+        **more,
+    )
+
+
+_WGSL_SIN = """
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < arrayLength(&y)) { y[gid.x] = sin(x[gid.x]); }
+}
+"""
+_CUDA = 'extern "C" __global__ void main(const float* x, float* y, int n) {{ {} }}'
+
+
+def test_a_kernel_calling_sin_cos_or_tan_gets_no_large_magnitudes():
+    """WGSL bounds sin's error only on [-pi, pi] (lavapipe gives sin(9.9e8) = -1.0), as
+    CUDA does for __sinf and for sinf under --use_fast_math: such kernels are drawn no
+    large magnitudes; others still are, and so is CUDA's accurate sinf."""
+    from oracle._inputs import range_limited
+
+    sin_wgsl = _elementwise("sin_wgsl", {"wgsl": _WGSL_SIN})
+    fast = _elementwise("fast", {"cuda": _CUDA.format("y[0] = __sinf(x[0]);")})
+    fast_math = _elementwise(
+        "fast_math",
+        {"cuda": _CUDA.format("y[0] = sinf(x[0]);")},
+        options={"cuda": ("--use_fast_math",)},
+    )
+    accurate = _elementwise("accurate", {"cuda": _CUDA.format("y[0] = sinf(x[0]);")})
+    plain = _elementwise("plain", {"wgsl": _WGSL_SIN.replace("sin(x[gid.x])", "x[gid.x] * 2.0")})
+    assert range_limited(sin_wgsl) and range_limited(fast) and range_limited(fast_math)
+    assert not range_limited(accurate) and not range_limited(plain)
+
+    def largest(kernel):
+        x = make_case(kernel, 4099, 0).arrays["x"]
+        return np.abs(x[np.isfinite(x)]).max()
+
+    assert largest(sin_wgsl) < 1e3 and largest(fast) < 1e3
+    assert largest(plain) > 1e4 and largest(accurate) > 1e4

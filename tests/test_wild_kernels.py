@@ -5,6 +5,8 @@ machine."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 import forge
@@ -157,3 +159,16 @@ def test_the_port_check_machinery_needs_no_numpy_reference_on_the_judged_side(se
     assert result.passed and result.evaluations["wgpu"].reference.startswith("reference ("), (
         result.report()
     )
+
+
+def test_a_wgsl_sine_passes_and_says_which_inputs_it_was_not_drawn(request):
+    """sin(x) in WGSL, as written, against np.sin: right, though lavapipe's sin of a
+    large x is -1.0 (WGSL bounds it only on [-pi, pi]); the report says so."""
+    require_available(request.config, "wgpu")
+    from tests.test_oracle_inputs import _WGSL_SIN, _elementwise
+
+    kernel = _elementwise("wild_sine", {"wgsl": _WGSL_SIN})
+    kernel = dataclasses.replace(kernel, grid=lambda s, n: ((n + 63) // 64, 1, 1))
+    ev = oracle.evaluate("wgpu", kernel, size=10007, samples=0)
+    assert ev.passed, ev.report()
+    assert "large magnitudes were not drawn" in ev.report()
