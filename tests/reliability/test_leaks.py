@@ -97,22 +97,34 @@ def test_creating_and_closing_contexts_leaks_nothing(request, forge_backend_name
             _use(ctx, kernel, 0)
         before_objects = _native_counts(forge_backend_name)
         before_memory = memory_used()
-        refs = []
-        for i in range(CONTEXTS):
-            ctx = forge.open_context(forge_backend_name, capacity_bytes=1 << 20)
-            if i % 20 == 0:
-                _use(ctx, kernel, i)
-            ctx.close()
-            refs.append(weakref.ref(ctx))
-            del ctx
-        gc.collect()
+        refs = _open_and_close(forge_backend_name, kernel)
         after_memory = memory_used()
+        growth = [] if before_memory is None else [after_memory - before_memory]
+        if growth and growth[0] >= 8 << 20:
+            # CUDA's count is the whole GPU's, which other processes (the suite's other
+            # groups) use too: a leak grows again with as many contexts, their noise not
+            refs += _open_and_close(forge_backend_name, kernel)
+            growth.append(memory_used() - after_memory)
     assert sum(r() is not None for r in refs) == 0, "closed contexts are kept alive"
     assert _native_counts(forge_backend_name) == before_objects
-    if before_memory is not None:
+    if growth:
         # Device memory is allocated in pages; a leak of one 1 MiB slab per context would
-        # show as 200 MiB.
-        assert after_memory - before_memory < 8 << 20, (before_memory, after_memory)
+        # show as 200 MiB, in each round.
+        assert min(growth) < 8 << 20, (before_memory, growth)
+
+
+def _open_and_close(backend: str, kernel) -> list:
+    """CONTEXTS contexts opened and closed (every 20th used); weak references to them."""
+    refs = []
+    for i in range(CONTEXTS):
+        ctx = forge.open_context(backend, capacity_bytes=1 << 20)
+        if i % 20 == 0:
+            _use(ctx, kernel, i)
+        ctx.close()
+        refs.append(weakref.ref(ctx))
+        del ctx
+    gc.collect()
+    return refs
 
 
 def test_ten_thousand_views_leave_nothing_behind(forge_context):
