@@ -96,12 +96,12 @@ def test_pipelines_over_48_kib_use_dynamic_shared_memory_the_launch_asks_for():
 
 
 def test_the_tunables_search_the_pipelined_path():
-    assert set(MMA_TUNABLES) == {"wg", "tile", "mma"} and GEMM_F16.tunables
+    assert set(MMA_TUNABLES) == {"wg", "tile", "mma"} and GEMM_BF16.tunables
     accepted = 0
     for wg in MMA_TUNABLES["wg"]:
         for tile in MMA_TUNABLES["tile"]:
             try:
-                GEMM_F16.check_schedule(Schedule(wg, tile=tile, mma=True), target="cuda")
+                GEMM_BF16.check_schedule(Schedule(wg, tile=tile, mma=True), target="cuda")
                 accepted += 1
             except UnsupportedFeature as exc:
                 assert "spill" in str(exc) or "over the limit" in str(exc), exc
@@ -315,3 +315,13 @@ def test_pipelined_gemms_match_the_reference_on_cuda(request, inputs, a_layout, 
             for k, size in [(kernel, s) for s in kernel.test_sizes] + [(wide, 264)]:
                 ev = oracle.evaluate(ctx, k, schedule, size=size, samples=1)
                 assert ev.passed, ev.report()
+
+
+def test_gemm_f16_stays_tunable_where_there_is_no_mma(request):
+    """gemm_f16 runs on WGSL too: its tuner searches its declared schedules, so on wgpu
+    the SIMT ones remain (with the tensor-core tunables, every candidate was pruned)."""
+    require_available(request.config, "wgpu")
+    assert not GEMM_F16.tunables
+    with forge.open_context("wgpu") as ctx:
+        planned = oracle.tune(ctx, GEMM_F16, size=64, dry_run=True, cache=False)
+    assert planned.by_status("candidate"), planned.report()

@@ -158,7 +158,7 @@ MMA_PIPELINE_SCHEDULES = (
     Schedule((32, 8), tile=(128, 256, 64, 3), mma=True),  # 144 KiB
     Schedule((32, 8), tile=(256, 128, 64, 3), mma=True),  # 144 KiB
 )
-#: What ``kforge tune gemm_f16`` (and gemm_bf16) searches: the pipelined tensor-core
+#: What ``kforge tune gemm_bf16`` searches: the pipelined tensor-core
 #: path's workgroups (4 or 8 warps), block tiles, k steps and stage counts; the emitter
 #: refuses warp tiles over 64x64 (spilled accumulators) and pipelines over the device's
 #: shared memory, and the tuner prunes what it refuses.
@@ -199,8 +199,10 @@ def _mixed_gemm(inputs: str):
     )
 
 
-GEMM_F16, GEMM_BF16 = (
-    dataclasses.replace(_mixed_gemm(inputs), tunables=MMA_TUNABLES) for inputs in ("f16", "bf16")
-)
+# gemm_bf16 runs on CUDA alone (WGSL has no bfloat16), so its tuner searches the
+# tensor-core path; gemm_f16 also runs on WGSL, where mma does not exist, so its tuner
+# searches its declared schedules (the pipelined ones among them on CUDA).
+GEMM_F16 = _mixed_gemm("f16")
+GEMM_BF16 = dataclasses.replace(_mixed_gemm("bf16"), tunables=MMA_TUNABLES)
 
 KERNELS = (GEMM, TRANSPOSE, GEMM_F16, GEMM_BF16)
