@@ -308,10 +308,13 @@ def _open_while_preparing(session, chosen, asked, plan, options: CheckOptions):
     """``opened_backends``, waited for on a thread while this one makes the first
     items' inputs and references (``prepare_while``): the workers' start (their
     imports, the driver, the device) is no longer time the check spends idle."""
-    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="kforge-open") as pool:
+    pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="kforge-open")
+    try:
         opening = pool.submit(opened_backends, session, chosen, asked)
         prepared = prepare_while(lambda: not opening.done(), plan, options)
         return opening.result(), prepared
+    finally:  # on Ctrl-C the caller closes the session, which ends the wait: no join
+        pool.shutdown(wait=False)
 
 
 def _after_each(result: CrossCheck, args) -> None:
