@@ -207,8 +207,14 @@ def _judge_output(
         covered[label] = covered.get(label, np.zeros(got_leaf.size, bool)) | judged
         later_cmp: Comparison | None = comparison if same_later else None
         if label in later_leaves:
+            later_masks = dict(masks)
+            if masks.get("nan_input") is not None:  # what the later run matches, not the first
+                excused = nan_excused(
+                    later_leaves[label], expected.nan_alternatives().get(region.label, []), tol
+                )
+                later_masks["nan_input"] = excused
             later_cmp = compare(
-                later_leaves[label], want_leaf, tol, nonfinite_either=value_coverage, **masks
+                later_leaves[label], want_leaf, tol, nonfinite_either=value_coverage, **later_masks
             )
         first_unwritten = np.flatnonzero(unwritten)
         ev.outputs[label] = OutputCheck(
