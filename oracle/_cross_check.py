@@ -238,6 +238,14 @@ def _pairs(
             tol = resolve_tolerance(want.dtype, table, a, tolerance).loosest(
                 resolve_tolerance(want.dtype, table, b, tolerance)
             )
+            for side in (first, second):  # what each side was judged with (a WGSL floor)
+                used = side.outputs.get(label)
+                if used is not None and used.comparison.tolerance.atol > tol.atol:
+                    tol = replace(
+                        tol,
+                        atol=used.comparison.tolerance.atol,
+                        rtol=max(tol.rtol, used.comparison.tolerance.rtol),
+                    )
             got_a, flushed_a = _as_unflushed(first, want, flushed[label], label, tol)
             got_b, flushed_b = _as_unflushed(second, want, flushed[label], label, tol)
             masked = (

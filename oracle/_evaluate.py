@@ -46,6 +46,7 @@ from ._plan import BackendInfo, ErrorInfo, build_plan
 from ._results import Evaluation, Finding, FloatSemantics, Timing, Verdict
 from ._runners import NOT_RUN, InProcessRunner, Runner
 from ._session import Session
+from ._tolerance import WGSL_TRIG_ERROR, calls_trig
 from ._workers import CRASHED
 
 __all__ = [
@@ -372,6 +373,11 @@ def evaluate_case(
         )
     if expected.case.generated and range_limited(kernel):
         ev.notes.append(RANGE_LIMITED_NOTE)
+    if info.target == "wgsl" and calls_trig(kernel, "wgsl"):
+        ev.notes.append(
+            "WGSL bounds sin, cos and tan's error at 2**-11 only: float outputs were judged "
+            f"with atol and rtol of at least {WGSL_TRIG_ERROR:.2g} on this target"
+        )
     if ev.failing and info.target == "wgsl" and not info.constraints.zeroes_workgroup_memory:
         _note_workgroup_zeroing(ev, kernel, schedule)
     ev.repro = _repro(ev)

@@ -15,7 +15,6 @@ only near zero on WGSL and under CUDA's fast math.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +24,8 @@ import numpy as np
 from forge.errors import InvalidArgument
 from forge.kernel import Access, BufferSpec, KernelSpec
 from forge.size import is_int
+
+from ._tolerance import calls_trig
 
 __all__ = [
     "Case",
@@ -224,15 +225,6 @@ def _family(rng, family, n, dtype, domain, nonfinite, nan=True):
 INPUT_SETS = {"all": None, "finite": ("zeros", "negatives", "tiny", "subnormal"), "normal": ()}
 
 
-#: Calls whose accuracy is bounded only near zero: WGSL's ``sin``, ``cos`` and ``tan``
-#: (an absolute error bound on [-pi, pi] alone) and CUDA's fast intrinsics ``__sinf``,
-#: ``__cosf``, ``__tanf`` and ``__sincosf`` (the same range), which ``--use_fast_math``
-#: makes of ``sinf``, ``cosf`` and ``tanf``. On lavapipe, ``sin(9.9e8)`` is -1.0.
-_TRIG = {
-    "wgsl": re.compile(r"\b(?:sin|cos|tan)\s*\("),
-    "cuda": re.compile(r"\b__(?:sin|cos|tan|sincos)f\s*\("),
-}
-_TRIG_FAST_MATH = re.compile(r"\b(?:sin|cos|tan|sincos)f\s*\(")
 RANGE_LIMITED_NOTE = (
     "large magnitudes were not drawn: the kernel calls sin, cos or tan, whose accuracy "
     "WGSL (and CUDA's __sinf family) bounds only on [-pi, pi]"
@@ -241,18 +233,9 @@ RANGE_LIMITED_NOTE = (
 
 def range_limited(kernel: KernelSpec) -> bool:
     """Whether one of ``kernel``'s sources calls a function accurate only near zero
-    (``_TRIG``); its inputs are then drawn without the ``large`` family."""
-    for target, text in kernel.sources.items():
-        pattern = _TRIG.get(target)
-        if pattern is None or not isinstance(text, str):
-            continue
-        if pattern.search(text):
-            return True
-        if target == "cuda" and _TRIG_FAST_MATH.search(text):
-            options = kernel.compile_options("cuda")
-            if "--use_fast_math" in options or "-use_fast_math" in options:
-                return True
-    return False
+    (sin, cos, tan: ``calls_trig``); its inputs are then drawn without the ``large``
+    family."""
+    return calls_trig(kernel)
 
 
 def _scalar_values(

@@ -28,7 +28,7 @@ from ._expected import Expected, unwritten_mask
 from ._inputs import buffer_label
 from ._plan import BackendInfo, Outcome, Plan, Region
 from ._results import Evaluation, FloatSemantics, OutputCheck
-from ._tolerance import resolve_tolerance
+from ._tolerance import builtin_floor, resolve_tolerance
 
 __all__ = ["judge", "leaves", "coverage_gaps"]
 
@@ -75,7 +75,7 @@ def _leaf_tolerance(
     tol = resolve_tolerance(dtype, table, info.name, tolerance)
     if expected.reference_backend is not None:
         tol = tol.loosest(resolve_tolerance(dtype, table, expected.reference_backend, tolerance))
-    return tol
+    return builtin_floor(tol, kernel, info.target)  # the language's own error bounds
 
 
 def _compare_leaf(

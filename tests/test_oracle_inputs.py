@@ -185,3 +185,15 @@ def test_a_kernel_calling_sin_cos_or_tan_gets_no_large_magnitudes():
 
     assert largest(sin_wgsl) < 1e3 and largest(fast) < 1e3
     assert largest(plain) > 1e4 and largest(accurate) > 1e4
+
+
+def test_only_wgsl_gets_the_trig_tolerance_and_only_atol_and_rtol_change():
+    from oracle._tolerance import WGSL_TRIG_ERROR, Tolerance, builtin_floor
+
+    kernel = _elementwise("sin_wgsl", {"wgsl": _WGSL_SIN})
+    strict = Tolerance(atol=1e-6, rtol=1e-5, ulp=4, nan="forbid", signed_zeros=True)
+    wide = builtin_floor(strict, kernel, "wgsl")
+    assert (wide.atol, wide.rtol) == (WGSL_TRIG_ERROR, WGSL_TRIG_ERROR)
+    assert (wide.ulp, wide.nan, wide.signed_zeros) == (4, "forbid", True)
+    assert builtin_floor(strict, kernel, "cuda") is strict
+    assert builtin_floor(strict, _elementwise("plain", {"wgsl": "fn main() {}"}), "wgsl") is strict
