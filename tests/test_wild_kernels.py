@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pytest
 
 import forge
@@ -179,3 +180,54 @@ def test_a_wgsl_sine_passes_within_wgsl_bounds_and_a_shifted_one_fails(request, 
         kernel, sources={"wgsl": _WGSL_SIN.replace("sin(x[gid.x])", "sin(x[gid.x] + 0.01)")}
     )
     assert oracle.evaluate(backend, shifted, size=10007, samples=0).verdict is Verdict.MISMATCH
+
+
+_GELU_TANH = """
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < arrayLength(&y)) {
+        let v = x[gid.x];
+        y[gid.x] = 0.5 * v * (1.0 + tanh(0.7978845608 * (v + 0.044715 * v * v * v)));
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["wgpu", "browser"])
+def test_a_wgsl_tanh_that_overflows_is_told_how_to_clamp_and_the_clamped_one_passes(
+    request, backend
+):
+    """WGSL gives tanh the accuracy of sinh/cosh: SwiftShader returns NaN past |x| = 89,
+    so a tanh GELU, as written, has NaN where numpy has -0.0 there. Where that happens
+    the report says why and how to clamp; the clamped GELU passes everywhere."""
+    require_available(request.config, backend)
+    plain = oracle.evaluate(backend, _gelu_kernel(_GELU_TANH), size=10007, samples=0)
+    if not plain.passed:
+        assert "tanh(clamp(x, -15.0, 15.0))" in plain.report(), plain.report()
+    clamped = _GELU_TANH.replace(
+        "tanh(0.7978845608 * (v + 0.044715 * v * v * v))",
+        "tanh(clamp(0.7978845608 * (v + 0.044715 * v * v * v), -15.0, 15.0))",
+    )
+    ev = oracle.evaluate(backend, _gelu_kernel(clamped), size=10007, samples=0)
+    assert ev.passed, ev.report()
+
+
+def _gelu_kernel(source: str):
+    """The GELU above (or a variant of its source) as a kernel, with its numpy meaning."""
+    from forge import BufferSpec, KernelSpec
+
+    return KernelSpec(
+        id="wild_gelu_tanh",
+        entry_point="main",
+        sources={"wgsl": source},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+        ),
+        reference=lambda x: (
+            0.5 * x * (1 + np.tanh(0.7978845608 * (x + 0.044715 * x.astype(np.float64) ** 3)))
+        ).astype(np.float32),
+        grid=lambda s, n: ((n + 63) // 64, 1, 1),
+    )
