@@ -206,11 +206,26 @@ def calls_trig(kernel: Any, target: str | None = None) -> bool:
     return False
 
 
+#: WGSL's inverse trigonometric functions: ``atan`` and ``atan2`` err by up to 4096 ULP,
+#: and ``asin`` and ``acos`` inherit that from ``atan2``.
+_INVERSE_TRIG = re.compile(r"\ba(?:sin|cos|tan2|tan)\s*\(")
+WGSL_ATAN_ULP = 4096
+
+
 def builtin_floor(tolerance: Tolerance, kernel: Any, target: str | None) -> Tolerance:
     """``tolerance`` widened, on ``target``, to the error bounds the language gives the
-    builtins ``kernel``'s source calls: on WGSL, ``sin``, ``cos`` and ``tan`` may err by
-    2**-11 (SwiftShader's sin is 1.7e-5 off at -0.42, inside that bound), so atol and
-    rtol are at least that. Only atol and rtol change; elsewhere it is returned as is."""
-    if target != "wgsl" or not calls_trig(kernel, "wgsl") or tolerance.atol >= WGSL_TRIG_ERROR:
+    builtins ``kernel``'s source calls. On WGSL: ``sin``, ``cos`` and ``tan`` may err by
+    2**-11 absolute (SwiftShader's sin is 1.7e-5 off at -0.42, inside that bound), so
+    atol and rtol are at least that; ``atan``, ``atan2``, ``asin`` and ``acos`` by 4096
+    ULP, so ulp is at least that. Only atol, rtol and ulp change; elsewhere it is
+    returned as is."""
+    if target != "wgsl":
         return tolerance
-    return replace(tolerance, atol=WGSL_TRIG_ERROR, rtol=max(tolerance.rtol, WGSL_TRIG_ERROR))
+    if calls_trig(kernel, "wgsl") and tolerance.atol < WGSL_TRIG_ERROR:
+        tolerance = replace(
+            tolerance, atol=WGSL_TRIG_ERROR, rtol=max(tolerance.rtol, WGSL_TRIG_ERROR)
+        )
+    source = kernel.sources.get("wgsl")
+    if isinstance(source, str) and _INVERSE_TRIG.search(source):
+        tolerance = replace(tolerance, ulp=max(tolerance.ulp, WGSL_ATAN_ULP))
+    return tolerance

@@ -197,3 +197,13 @@ def test_only_wgsl_gets_the_trig_tolerance_and_only_atol_and_rtol_change():
     assert (wide.ulp, wide.nan, wide.signed_zeros) == (4, "forbid", True)
     assert builtin_floor(strict, kernel, "cuda") is strict
     assert builtin_floor(strict, _elementwise("plain", {"wgsl": "fn main() {}"}), "wgsl") is strict
+
+
+@pytest.mark.parametrize(
+    "call, ulp", [("atan2(v, 2.0)", 4096), ("acos(v)", 4096), ("asinh(v)", 4), ("v * 2.0", 4)]
+)
+def test_wgsl_inverse_trig_gets_its_4096_ulp(call, ulp):
+    from oracle._tolerance import Tolerance, builtin_floor
+
+    kernel = _elementwise("t", {"wgsl": _WGSL_SIN.replace("sin(x[gid.x])", call)})
+    assert builtin_floor(Tolerance(1e-6, 1e-5, 4), kernel, "wgsl").ulp == ulp
