@@ -41,7 +41,7 @@ from forge.schedule import Schedule
 from forge.types import ValidationLevel
 
 from ._expected import NUMPY_REFERENCE, Expected, expected_outputs
-from ._inputs import RANGE_LIMITED_NOTE, Case, make_case, range_limited
+from ._inputs import Case, builtin_limits, limits_note, make_case
 from ._judge import coverage_gaps, judge
 from ._plan import BackendInfo, ErrorInfo, build_plan
 from ._results import Evaluation, Finding, FloatSemantics, Timing, Verdict
@@ -372,8 +372,9 @@ def evaluate_case(
             "so a write past a buffer's end shows only where it changed an "
             "in-bounds value"
         )
-    if expected.case.generated and range_limited(kernel):
-        ev.notes.append(RANGE_LIMITED_NOTE)
+    limits = builtin_limits(kernel) if expected.case.generated else {}
+    if limits:
+        ev.notes.append(limits_note(limits))
     if ev.verdict == Verdict.MISMATCH and info.target == "wgsl" and _tanh_overflow(ev, kernel):
         ev.notes.append(
             "NaN where the reference is finite, in a kernel calling tanh: WGSL gives tanh "

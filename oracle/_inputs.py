@@ -8,13 +8,15 @@ with no declared domain, since NaN lies inside no range), and ``mixed``
 (each element picked from the other families). Families are contiguous blocks, so a
 kernel that reduces rows also sees whole rows of zeros or of negatives. A family that
 does not meet the domain is left out and its block stays ``normal``. A kernel that
-calls sin, cos or tan (``range_limited``) gets no ``large`` block: those are accurate
-only near zero on WGSL and under CUDA's fast math.
+calls a function without a defined result on some family is not drawn it
+(``builtin_limits``): no large magnitudes for sin, cos and tan, no subnormals for WGSL's
+log and pow, no NaN or Inf for WGSL's pow.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -37,8 +39,8 @@ __all__ = [
     "poison",
     "INPUT_SETS",
     "conform",
-    "range_limited",
-    "RANGE_LIMITED_NOTE",
+    "builtin_limits",
+    "limits_note",
 ]
 
 FAMILIES = ("normal", "zeros", "negatives", "large", "tiny", "subnormal", "nonfinite", "mixed")
@@ -225,17 +227,44 @@ def _family(rng, family, n, dtype, domain, nonfinite, nan=True):
 INPUT_SETS = {"all": None, "finite": ("zeros", "negatives", "tiny", "subnormal"), "normal": ()}
 
 
-RANGE_LIMITED_NOTE = (
-    "large magnitudes were not drawn: the kernel calls sin, cos or tan, whose accuracy "
-    "WGSL (and CUDA's __sinf family) bounds only on [-pi, pi]"
+#: Edge families a kernel is not drawn because a function its source calls has no
+#: defined result there: (the WGSL calls, what is left out, why). sin, cos and tan are
+#: handled by ``calls_trig`` (WGSL and CUDA's fast intrinsics).
+_WGSL_LIMITS = (
+    (
+        re.compile(r"\b(?:log|log2|pow)\s*\("),
+        "subnormal",
+        "WGSL specifies log, log2 and pow for normal inputs (lavapipe's log of a subnormal "
+        "is -88 where it is -90 to -103)",
+    ),
+    (
+        re.compile(r"\bpow\s*\("),
+        "nonfinite",
+        "WGSL's pow is exp2(y * log2(x)), undefined at NaN and -Inf (lavapipe's pow(NaN, y) is 0)",
+    ),
 )
+_TRIG_LIMIT = "sin, cos and tan are accurate only on [-pi, pi] (WGSL, and CUDA's __sinf family)"
 
 
-def range_limited(kernel: KernelSpec) -> bool:
-    """Whether one of ``kernel``'s sources calls a function accurate only near zero
-    (sin, cos, tan: ``calls_trig``); its inputs are then drawn without the ``large``
-    family."""
-    return calls_trig(kernel)
+def builtin_limits(kernel: KernelSpec) -> dict[str, str]:
+    """The edge families ``kernel`` is not drawn, each with why: those where a function
+    its source calls has no defined result (large magnitudes for sin, cos and tan;
+    subnormals for WGSL's log and pow; NaN and Inf for WGSL's pow)."""
+    limits: dict[str, str] = {}
+    if calls_trig(kernel):
+        limits["large"] = _TRIG_LIMIT
+    source = kernel.sources.get("wgsl")
+    if isinstance(source, str):
+        for pattern, family, why in _WGSL_LIMITS:
+            if pattern.search(source):
+                limits.setdefault(family, why)
+    return limits
+
+
+def limits_note(limits: Mapping[str, str]) -> str:
+    """What ``builtin_limits`` left out, for the report."""
+    names = {"large": "large magnitudes", "subnormal": "subnormals", "nonfinite": "NaN and Inf"}
+    return "; ".join(f"{names[f]} were not drawn: {why}" for f, why in limits.items())
 
 
 def _scalar_values(
@@ -255,8 +284,10 @@ def _scalar_values(
         return _family(rng, family, n, dtype, domain, nonfinite, not declared)
 
     allowed = _SPECIAL if families is None else tuple(f for f in _SPECIAL if f in families)
-    if dtype.kind == "f" and range_limited(kernel):  # see _TRIG
-        allowed = tuple(f for f in allowed if f != "large")
+    if dtype.kind == "f":  # families where a called function has no defined result
+        limits = builtin_limits(kernel)
+        allowed = tuple(f for f in allowed if f not in limits)
+        nonfinite = nonfinite and "nonfinite" not in limits
     present = [f for f in allowed if draw(f, 1) is not None]
     blocks = _blocks(count, present + (["mixed"] if families is None else []))
     out = draw("normal", count)

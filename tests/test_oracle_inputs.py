@@ -165,7 +165,10 @@ def test_a_kernel_calling_sin_cos_or_tan_gets_no_large_magnitudes():
     """WGSL bounds sin's error only on [-pi, pi] (lavapipe gives sin(9.9e8) = -1.0), as
     CUDA does for __sinf and for sinf under --use_fast_math: such kernels are drawn no
     large magnitudes; others still are, and so is CUDA's accurate sinf."""
-    from oracle._inputs import range_limited
+    from oracle._inputs import builtin_limits
+
+    def range_limited(kernel):
+        return "large" in builtin_limits(kernel)
 
     sin_wgsl = _elementwise("sin_wgsl", {"wgsl": _WGSL_SIN})
     fast = _elementwise("fast", {"cuda": _CUDA.format("y[0] = __sinf(x[0]);")})
@@ -207,3 +210,26 @@ def test_wgsl_inverse_trig_gets_its_4096_ulp(call, ulp):
 
     kernel = _elementwise("t", {"wgsl": _WGSL_SIN.replace("sin(x[gid.x])", call)})
     assert builtin_floor(Tolerance(1e-6, 1e-5, 4), kernel, "wgsl").ulp == ulp
+
+
+@pytest.mark.parametrize(
+    "call, left_out",
+    [
+        ("log(x[gid.x])", {"subnormal"}),
+        ("pow(x[gid.x], 2.2)", {"subnormal", "nonfinite"}),
+        ("sqrt(x[gid.x])", set()),
+        ("exp(x[gid.x])", set()),
+    ],
+)
+def test_wgsl_log_and_pow_are_not_drawn_where_wgsl_leaves_them_undefined(call, left_out):
+    """lavapipe's log of a subnormal is -88 (it is -90 to -103) and its pow(NaN, y) is
+    0: WGSL specifies log and pow for normal inputs, and pow as exp2(y * log2(x))."""
+    from oracle._inputs import builtin_limits
+
+    kernel = _elementwise("w", {"wgsl": _WGSL_SIN.replace("sin(x[gid.x])", call)})
+    assert set(builtin_limits(kernel)) == left_out
+    case = make_case(kernel, 4099, 0)
+    kinds = {family for family, _, _ in case.layout["x"]}
+    assert not kinds & left_out and ("subnormal" in kinds) == ("subnormal" not in left_out)
+    x = case.arrays["x"]
+    assert np.isfinite(x).all() == ("nonfinite" in left_out)
