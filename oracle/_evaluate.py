@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import re
 import shlex
 from collections.abc import Mapping
 from typing import Any
@@ -40,14 +39,14 @@ from forge.layout import as_elements
 from forge.schedule import Schedule
 from forge.types import ValidationLevel
 
+from ._builtins import builtin_notes
 from ._expected import NUMPY_REFERENCE, Expected, expected_outputs
-from ._inputs import Case, builtin_limits, limits_note, make_case
+from ._inputs import Case, make_case
 from ._judge import coverage_gaps, judge
 from ._plan import BackendInfo, ErrorInfo, build_plan
 from ._results import Evaluation, Finding, FloatSemantics, Timing, Verdict
 from ._runners import NOT_RUN, InProcessRunner, Runner
 from ._session import Session
-from ._tolerance import WGSL_TRIG_ERROR, calls_trig
 from ._workers import CRASHED
 
 __all__ = [
@@ -372,41 +371,11 @@ def evaluate_case(
             "so a write past a buffer's end shows only where it changed an "
             "in-bounds value"
         )
-    limits = builtin_limits(kernel) if expected.case.generated else {}
-    if limits:
-        ev.notes.append(limits_note(limits))
-    if ev.verdict == Verdict.MISMATCH and info.target == "wgsl" and _tanh_overflow(ev, kernel):
-        ev.notes.append(
-            "NaN where the reference is finite, in a kernel calling tanh: WGSL gives tanh "
-            "the accuracy of sinh(x) / cosh(x), which some implementations (SwiftShader) "
-            "overflow to NaN for |x| > 89; tanh(clamp(x, -15.0, 15.0)) is the same in f32 "
-            "and portable"
-        )
-    if info.target == "wgsl" and calls_trig(kernel, "wgsl"):
-        ev.notes.append(
-            "WGSL bounds sin, cos and tan's error at 2**-11 only: float outputs were judged "
-            f"with atol and rtol of at least {WGSL_TRIG_ERROR:.2g} on this target"
-        )
+    ev.notes += builtin_notes(ev, kernel, info.target, expected.case.generated)
     if ev.failing and info.target == "wgsl" and not info.constraints.zeroes_workgroup_memory:
         _note_workgroup_zeroing(ev, kernel, schedule)
     ev.repro = _repro(ev)
     return ev
-
-
-_TANH = re.compile(r"\btanh\s*\(")
-
-
-def _tanh_overflow(ev: Evaluation, kernel: KernelSpec) -> bool:
-    """Whether ``ev`` has NaN where the reference is finite, from a WGSL tanh."""
-    source = kernel.sources.get("wgsl")
-    if not isinstance(source, str) or not _TANH.search(source):
-        return False
-    return any(
-        np.isnan(m.got) and np.isfinite(m.want)
-        for check in ev.outputs.values()
-        for m in check.comparison.first_mismatches
-        if isinstance(m.got, (float, np.floating)) and isinstance(m.want, (float, np.floating))
-    )
 
 
 def _note_workgroup_zeroing(ev: Evaluation, kernel: KernelSpec, schedule: Schedule) -> None:

@@ -16,7 +16,6 @@ log and pow, no NaN or Inf for WGSL's pow.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,7 +26,7 @@ from forge.errors import InvalidArgument
 from forge.kernel import Access, BufferSpec, KernelSpec
 from forge.size import is_int
 
-from ._tolerance import calls_trig
+from ._builtins import builtin_limits
 
 __all__ = [
     "Case",
@@ -39,8 +38,6 @@ __all__ = [
     "poison",
     "INPUT_SETS",
     "conform",
-    "builtin_limits",
-    "limits_note",
 ]
 
 FAMILIES = ("normal", "zeros", "negatives", "large", "tiny", "subnormal", "nonfinite", "mixed")
@@ -225,46 +222,6 @@ def _family(rng, family, n, dtype, domain, nonfinite, nan=True):
 #: whose results stay finite, judged where an adapter's non-finite results are
 #: indeterminate), ``"normal"`` (moderate values only).
 INPUT_SETS = {"all": None, "finite": ("zeros", "negatives", "tiny", "subnormal"), "normal": ()}
-
-
-#: Edge families a kernel is not drawn because a function its source calls has no
-#: defined result there: (the WGSL calls, what is left out, why). sin, cos and tan are
-#: handled by ``calls_trig`` (WGSL and CUDA's fast intrinsics).
-_WGSL_LIMITS = (
-    (
-        re.compile(r"\b(?:log|log2|pow)\s*\("),
-        "subnormal",
-        "WGSL specifies log, log2 and pow for normal inputs (lavapipe's log of a subnormal "
-        "is -88 where it is -90 to -103)",
-    ),
-    (
-        re.compile(r"\bpow\s*\("),
-        "nonfinite",
-        "WGSL's pow is exp2(y * log2(x)), undefined at NaN and -Inf (lavapipe's pow(NaN, y) is 0)",
-    ),
-)
-_TRIG_LIMIT = "sin, cos and tan are accurate only on [-pi, pi] (WGSL, and CUDA's __sinf family)"
-
-
-def builtin_limits(kernel: KernelSpec) -> dict[str, str]:
-    """The edge families ``kernel`` is not drawn, each with why: those where a function
-    its source calls has no defined result (large magnitudes for sin, cos and tan;
-    subnormals for WGSL's log and pow; NaN and Inf for WGSL's pow)."""
-    limits: dict[str, str] = {}
-    if calls_trig(kernel):
-        limits["large"] = _TRIG_LIMIT
-    source = kernel.sources.get("wgsl")
-    if isinstance(source, str):
-        for pattern, family, why in _WGSL_LIMITS:
-            if pattern.search(source):
-                limits.setdefault(family, why)
-    return limits
-
-
-def limits_note(limits: Mapping[str, str]) -> str:
-    """What ``builtin_limits`` left out, for the report."""
-    names = {"large": "large magnitudes", "subnormal": "subnormals", "nonfinite": "NaN and Inf"}
-    return "; ".join(f"{names[f]} were not drawn: {why}" for f, why in limits.items())
 
 
 def _scalar_values(

@@ -23,12 +23,13 @@ import numpy as np
 from forge.kernel import Access, KernelSpec
 from forge.layout import as_elements
 
+from ._builtins import builtin_floor
 from ._compare import Comparison, compare, nan_excused, nonfinite_expected
 from ._expected import Expected, unwritten_mask
 from ._inputs import buffer_label
 from ._plan import BackendInfo, Outcome, Plan, Region
 from ._results import Evaluation, FloatSemantics, OutputCheck
-from ._tolerance import builtin_floor, resolve_tolerance
+from ._tolerance import resolve_tolerance
 
 __all__ = ["judge", "leaves", "coverage_gaps"]
 

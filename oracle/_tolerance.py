@@ -9,7 +9,6 @@ keyed by dtype), and a caller's tolerance is merged in last.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from typing import Any
@@ -25,9 +24,6 @@ __all__ = [
     "default_tolerance",
     "resolve_tolerance",
     "dtype_name",
-    "calls_trig",
-    "builtin_floor",
-    "WGSL_TRIG_ERROR",
 ]
 
 _NAN_POLICIES = ("equal", "forbid")
@@ -175,57 +171,3 @@ def resolve_tolerance(
             _per_dtype(table.get(f"backend:{backend}"), name, f"tolerance 'backend:{backend}'")
         )
     return tolerance.merged(_per_dtype(override, name, "tolerance override"))
-
-
-#: Calls whose accuracy is bounded only near zero: WGSL's ``sin``, ``cos`` and ``tan``
-#: (absolute error 2**-11 on [-pi, pi], nothing outside) and CUDA's fast intrinsics
-#: ``__sinf``, ``__cosf``, ``__tanf`` and ``__sincosf`` (the same range), which
-#: ``--use_fast_math`` makes of ``sinf``, ``cosf`` and ``tanf``.
-_TRIG = {
-    "wgsl": re.compile(r"\b(?:sin|cos|tan)\s*\("),
-    "cuda": re.compile(r"\b__(?:sin|cos|tan|sincos)f\s*\("),
-}
-_TRIG_FAST_MATH = re.compile(r"\b(?:sin|cos|tan|sincos)f\s*\(")
-#: WGSL's bound on the error of ``sin`` and ``cos`` (absolute, on [-pi, pi]).
-WGSL_TRIG_ERROR = 2.0**-11
-
-
-def calls_trig(kernel: Any, target: str | None = None) -> bool:
-    """Whether ``kernel``'s source for ``target`` (any target when None) calls a
-    function accurate only near zero (``_TRIG``)."""
-    for name, text in kernel.sources.items():
-        pattern = _TRIG.get(name)
-        if pattern is None or not isinstance(text, str) or target not in (None, name):
-            continue
-        if pattern.search(text):
-            return True
-        if name == "cuda" and _TRIG_FAST_MATH.search(text):
-            options = kernel.compile_options("cuda")
-            if "--use_fast_math" in options or "-use_fast_math" in options:
-                return True
-    return False
-
-
-#: WGSL's inverse trigonometric functions: ``atan`` and ``atan2`` err by up to 4096 ULP,
-#: and ``asin`` and ``acos`` inherit that from ``atan2``.
-_INVERSE_TRIG = re.compile(r"\ba(?:sin|cos|tan2|tan)\s*\(")
-WGSL_ATAN_ULP = 4096
-
-
-def builtin_floor(tolerance: Tolerance, kernel: Any, target: str | None) -> Tolerance:
-    """``tolerance`` widened, on ``target``, to the error bounds the language gives the
-    builtins ``kernel``'s source calls. On WGSL: ``sin``, ``cos`` and ``tan`` may err by
-    2**-11 absolute (SwiftShader's sin is 1.7e-5 off at -0.42, inside that bound), so
-    atol and rtol are at least that; ``atan``, ``atan2``, ``asin`` and ``acos`` by 4096
-    ULP, so ulp is at least that. Only atol, rtol and ulp change; elsewhere it is
-    returned as is."""
-    if target != "wgsl":
-        return tolerance
-    if calls_trig(kernel, "wgsl") and tolerance.atol < WGSL_TRIG_ERROR:
-        tolerance = replace(
-            tolerance, atol=WGSL_TRIG_ERROR, rtol=max(tolerance.rtol, WGSL_TRIG_ERROR)
-        )
-    source = kernel.sources.get("wgsl")
-    if isinstance(source, str) and _INVERSE_TRIG.search(source):
-        tolerance = replace(tolerance, ulp=max(tolerance.ulp, WGSL_ATAN_ULP))
-    return tolerance

@@ -165,7 +165,7 @@ def test_a_kernel_calling_sin_cos_or_tan_gets_no_large_magnitudes():
     """WGSL bounds sin's error only on [-pi, pi] (lavapipe gives sin(9.9e8) = -1.0), as
     CUDA does for __sinf and for sinf under --use_fast_math: such kernels are drawn no
     large magnitudes; others still are, and so is CUDA's accurate sinf."""
-    from oracle._inputs import builtin_limits
+    from oracle._builtins import builtin_limits
 
     def range_limited(kernel):
         return "large" in builtin_limits(kernel)
@@ -191,7 +191,8 @@ def test_a_kernel_calling_sin_cos_or_tan_gets_no_large_magnitudes():
 
 
 def test_only_wgsl_gets_the_trig_tolerance_and_only_atol_and_rtol_change():
-    from oracle._tolerance import WGSL_TRIG_ERROR, Tolerance, builtin_floor
+    from oracle._builtins import WGSL_TRIG_ERROR, builtin_floor
+    from oracle._tolerance import Tolerance
 
     kernel = _elementwise("sin_wgsl", {"wgsl": _WGSL_SIN})
     strict = Tolerance(atol=1e-6, rtol=1e-5, ulp=4, nan="forbid", signed_zeros=True)
@@ -206,7 +207,8 @@ def test_only_wgsl_gets_the_trig_tolerance_and_only_atol_and_rtol_change():
     "call, ulp", [("atan2(v, 2.0)", 4096), ("acos(v)", 4096), ("asinh(v)", 4), ("v * 2.0", 4)]
 )
 def test_wgsl_inverse_trig_gets_its_4096_ulp(call, ulp):
-    from oracle._tolerance import Tolerance, builtin_floor
+    from oracle._builtins import builtin_floor
+    from oracle._tolerance import Tolerance
 
     kernel = _elementwise("t", {"wgsl": _WGSL_SIN.replace("sin(x[gid.x])", call)})
     assert builtin_floor(Tolerance(1e-6, 1e-5, 4), kernel, "wgsl").ulp == ulp
@@ -224,7 +226,7 @@ def test_wgsl_inverse_trig_gets_its_4096_ulp(call, ulp):
 def test_wgsl_log_and_pow_are_not_drawn_where_wgsl_leaves_them_undefined(call, left_out):
     """lavapipe's log of a subnormal is -88 (it is -90 to -103) and its pow(NaN, y) is
     0: WGSL specifies log and pow for normal inputs, and pow as exp2(y * log2(x))."""
-    from oracle._inputs import builtin_limits
+    from oracle._builtins import builtin_limits
 
     kernel = _elementwise("w", {"wgsl": _WGSL_SIN.replace("sin(x[gid.x])", call)})
     assert set(builtin_limits(kernel)) == left_out

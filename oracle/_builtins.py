@@ -1,0 +1,175 @@
+"""What the kernel languages promise of their builtins, and what the oracle does
+about it: one home for it.
+
+A right kernel can differ from its numpy reference because the language allows its
+builtins to. WGSL bounds ``sin``, ``cos`` and ``tan`` by 2**-11, absolute, and only
+on [-pi, pi] (CUDA's fast intrinsics, ``__sinf`` and its kin, likewise); ``atan`` and
+its kin by 4096 ULP; it specifies ``log`` and ``pow`` for normal inputs only, and
+``pow`` as ``exp2(y * log2(x))``; and it gives ``tanh`` the accuracy of ``sinh(x) /
+cosh(x)``, which overflows. Implementations use all of that: lavapipe's ``sin(9.9e8)``
+is -1.0, its log of a subnormal -88 and its ``pow(NaN, y)`` 0; SwiftShader's sin is
+1.7e-5 off at -0.42 and its tanh NaN past |x| = 89.
+
+So, reading a kernel's source for the calls:
+
+- ``builtin_limits``: the edge input families it is not drawn (``oracle._inputs``);
+- ``builtin_floor``: the least tolerance its outputs get on a target (``oracle._judge``);
+- ``builtin_notes``: what the report says of both, and of a tanh that overflowed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import replace
+
+import numpy as np
+
+from forge.kernel import KernelSpec
+
+from ._results import Evaluation, Verdict
+from ._tolerance import Tolerance
+
+__all__ = [
+    "calls_trig",
+    "builtin_limits",
+    "builtin_floor",
+    "builtin_notes",
+    "WGSL_TRIG_ERROR",
+    "WGSL_ATAN_ULP",
+]
+
+
+#: Calls whose accuracy is bounded only near zero: WGSL's ``sin``, ``cos`` and ``tan``
+#: (absolute error 2**-11 on [-pi, pi], nothing outside) and CUDA's fast intrinsics
+#: ``__sinf``, ``__cosf``, ``__tanf`` and ``__sincosf`` (the same range), which
+#: ``--use_fast_math`` makes of ``sinf``, ``cosf`` and ``tanf``.
+_TRIG = {
+    "wgsl": re.compile(r"\b(?:sin|cos|tan)\s*\("),
+    "cuda": re.compile(r"\b__(?:sin|cos|tan|sincos)f\s*\("),
+}
+_TRIG_FAST_MATH = re.compile(r"\b(?:sin|cos|tan|sincos)f\s*\(")
+#: WGSL's bound on the error of ``sin`` and ``cos`` (absolute, on [-pi, pi]).
+WGSL_TRIG_ERROR = 2.0**-11
+
+
+def calls_trig(kernel: KernelSpec, target: str | None = None) -> bool:
+    """Whether ``kernel``'s source for ``target`` (any target when None) calls a
+    function accurate only near zero (``_TRIG``)."""
+    for name, text in kernel.sources.items():
+        pattern = _TRIG.get(name)
+        if pattern is None or not isinstance(text, str) or target not in (None, name):
+            continue
+        if pattern.search(text):
+            return True
+        if name == "cuda" and _TRIG_FAST_MATH.search(text):
+            options = kernel.compile_options("cuda")
+            if "--use_fast_math" in options or "-use_fast_math" in options:
+                return True
+    return False
+
+
+#: WGSL's inverse trigonometric functions: ``atan`` and ``atan2`` err by up to 4096 ULP,
+#: and ``asin`` and ``acos`` inherit that from ``atan2``.
+_INVERSE_TRIG = re.compile(r"\ba(?:sin|cos|tan2|tan)\s*\(")
+WGSL_ATAN_ULP = 4096
+
+
+def builtin_floor(tolerance: Tolerance, kernel: KernelSpec, target: str | None) -> Tolerance:
+    """``tolerance`` widened, on ``target``, to the error bounds the language gives the
+    builtins ``kernel``'s source calls. On WGSL: ``sin``, ``cos`` and ``tan`` may err by
+    2**-11 absolute (SwiftShader's sin is 1.7e-5 off at -0.42, inside that bound), so
+    atol and rtol are at least that; ``atan``, ``atan2``, ``asin`` and ``acos`` by 4096
+    ULP, so ulp is at least that. Only atol, rtol and ulp change; elsewhere it is
+    returned as is."""
+    if target != "wgsl":
+        return tolerance
+    if calls_trig(kernel, "wgsl") and tolerance.atol < WGSL_TRIG_ERROR:
+        tolerance = replace(
+            tolerance, atol=WGSL_TRIG_ERROR, rtol=max(tolerance.rtol, WGSL_TRIG_ERROR)
+        )
+    source = kernel.sources.get("wgsl")
+    if isinstance(source, str) and _INVERSE_TRIG.search(source):
+        tolerance = replace(tolerance, ulp=max(tolerance.ulp, WGSL_ATAN_ULP))
+    return tolerance
+
+
+#: Edge families a kernel is not drawn because a function its source calls has no
+#: defined result there: (the WGSL calls, what is left out, why). sin, cos and tan are
+#: handled by ``calls_trig`` (WGSL and CUDA's fast intrinsics).
+_WGSL_LIMITS = (
+    (
+        re.compile(r"\b(?:log|log2|pow)\s*\("),
+        "subnormal",
+        "WGSL specifies log, log2 and pow for normal inputs (lavapipe's log of a subnormal "
+        "is -88 where it is -90 to -103)",
+    ),
+    (
+        re.compile(r"\bpow\s*\("),
+        "nonfinite",
+        "WGSL's pow is exp2(y * log2(x)), undefined at NaN and -Inf (lavapipe's pow(NaN, y) is 0)",
+    ),
+)
+_TRIG_LIMIT = "sin, cos and tan are accurate only on [-pi, pi] (WGSL, and CUDA's __sinf family)"
+
+
+def builtin_limits(kernel: KernelSpec) -> dict[str, str]:
+    """The edge families ``kernel`` is not drawn, each with why: those where a function
+    its source calls has no defined result (large magnitudes for sin, cos and tan;
+    subnormals for WGSL's log and pow; NaN and Inf for WGSL's pow)."""
+    limits: dict[str, str] = {}
+    if calls_trig(kernel):
+        limits["large"] = _TRIG_LIMIT
+    source = kernel.sources.get("wgsl")
+    if isinstance(source, str):
+        for pattern, family, why in _WGSL_LIMITS:
+            if pattern.search(source):
+                limits.setdefault(family, why)
+    return limits
+
+
+def limits_note(limits: Mapping[str, str]) -> str:
+    """What ``builtin_limits`` left out, for the report."""
+    names = {"large": "large magnitudes", "subnormal": "subnormals", "nonfinite": "NaN and Inf"}
+    return "; ".join(f"{names[f]} were not drawn: {why}" for f, why in limits.items())
+
+
+_TANH = re.compile(r"\btanh\s*\(")
+
+
+def _tanh_overflow(ev: Evaluation, kernel: KernelSpec) -> bool:
+    """Whether ``ev`` has NaN where the reference is finite, from a WGSL tanh."""
+    source = kernel.sources.get("wgsl")
+    if not isinstance(source, str) or not _TANH.search(source):
+        return False
+    return any(
+        np.isnan(m.got) and np.isfinite(m.want)
+        for check in ev.outputs.values()
+        for m in check.comparison.first_mismatches
+        if isinstance(m.got, (float, np.floating)) and isinstance(m.want, (float, np.floating))
+    )
+
+
+def builtin_notes(
+    ev: Evaluation, kernel: KernelSpec, target: str | None, generated: bool
+) -> list[str]:
+    """What the report says of the builtins ``kernel`` calls: the input families left
+    out (where the oracle drew the inputs), the tolerance widened on WGSL, and a tanh
+    that overflowed to NaN (on a mismatch)."""
+    notes: list[str] = []
+    limits = builtin_limits(kernel) if generated else {}
+    if limits:
+        notes.append(limits_note(limits))
+    if ev.verdict == Verdict.MISMATCH and target == "wgsl" and _tanh_overflow(ev, kernel):
+        notes.append(
+            "NaN where the reference is finite, in a kernel calling tanh: WGSL gives tanh "
+            "the accuracy of sinh(x) / cosh(x), which some implementations (SwiftShader) "
+            "overflow to NaN for |x| > 89; tanh(clamp(x, -15.0, 15.0)) is the same in f32 "
+            "and portable"
+        )
+    if target == "wgsl" and calls_trig(kernel, "wgsl"):
+        notes.append(
+            "WGSL bounds sin, cos and tan's error at 2**-11 only: float outputs were judged "
+            f"with atol and rtol of at least {WGSL_TRIG_ERROR:.2g} on this target"
+        )
+    return notes
