@@ -374,17 +374,15 @@ def element_matches(got: Any, want: Any, tolerance: Tolerance | dict | None = No
 
 def nan_excused(
     got: Any, alternatives: Sequence[np.ndarray], tolerance: Tolerance | dict | None = None
-) -> np.ndarray | None:
+) -> np.ndarray:
     """Per element (``got``'s shape), whether ``got`` matches one of ``alternatives``
     (``Expected.nan_alternatives``: the reference with NaN inputs as missing values),
-    for ``compare(nan_input=...)``; None when there is none or nothing matches."""
-    if not alternatives:
-        return None
+    for ``compare(nan_input=...)``; all False when there is none."""
     got = np.asarray(got)
     found = np.zeros(got.size, bool)
     for alternative in alternatives:
         found |= element_matches(got, alternative, tolerance)
-    return found.reshape(got.shape) if found.any() else None
+    return found.reshape(got.shape)
 
 
 def _same_layout(name: str, array: np.ndarray, want: np.ndarray, dtype=None) -> np.ndarray:

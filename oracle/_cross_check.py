@@ -238,14 +238,10 @@ def _pairs(
             tol = resolve_tolerance(want.dtype, table, a, tolerance).loosest(
                 resolve_tolerance(want.dtype, table, b, tolerance)
             )
-            for side in (first, second):  # what each side was judged with (a WGSL floor)
+            for side in (first, second):  # what each side was judged with (WGSL's floors)
                 used = side.outputs.get(label)
-                if used is not None and used.comparison.tolerance.atol > tol.atol:
-                    tol = replace(
-                        tol,
-                        atol=used.comparison.tolerance.atol,
-                        rtol=max(tol.rtol, used.comparison.tolerance.rtol),
-                    )
+                if used is not None:
+                    tol = tol.loosest(used.comparison.tolerance)
             got_a, flushed_a = _as_unflushed(first, want, flushed[label], label, tol)
             got_b, flushed_b = _as_unflushed(second, want, flushed[label], label, tol)
             masked = (
@@ -267,7 +263,7 @@ def _pairs(
                 # each side matches the reference, or it with NaN inputs as missing
                 sides = [
                     element_matches(got, want, tol)
-                    | _or_none(nan_excused(got, alternatives, tol), got.size)
+                    | nan_excused(got, alternatives, tol).reshape(-1)
                     for got in (got_a, got_b)
                 ]
                 masks["nan_input"] = (sides[0] & sides[1]).reshape(want.shape)
@@ -275,10 +271,6 @@ def _pairs(
             comparisons[label] = replace(pair, flushed=flushed_a + flushed_b)
         pairs.append(PairCheck(a, b, comparisons))
     return pairs
-
-
-def _or_none(mask: np.ndarray | None, size: int) -> np.ndarray:
-    return np.zeros(size, bool) if mask is None else mask.reshape(-1)
 
 
 def _expected(

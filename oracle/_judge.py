@@ -104,7 +104,7 @@ def _compare_leaf(
             comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
     if comparison.mismatches and value_coverage and label == output:
         excused = nan_excused(got, expected.nan_alternatives().get(output, []), tol)
-        if excused is not None:  # NaN inputs dropped (maxNum) where numpy propagates them?
+        if excused.any():  # NaN inputs dropped (maxNum) where numpy propagates them?
             masks["nan_input"] = excused.reshape(want.shape)
             comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
     return comparison
@@ -210,10 +210,9 @@ def _judge_output(
         if label in later_leaves:
             later_masks = dict(masks)
             if masks.get("nan_input") is not None:  # what the later run matches, not the first
-                excused = nan_excused(
+                later_masks["nan_input"] = nan_excused(
                     later_leaves[label], expected.nan_alternatives().get(region.label, []), tol
                 )
-                later_masks["nan_input"] = excused
             later_cmp = compare(
                 later_leaves[label], want_leaf, tol, nonfinite_either=value_coverage, **later_masks
             )
