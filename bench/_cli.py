@@ -1,4 +1,4 @@
-"""``python -m bench``: every docs/PERFORMANCE.md target (P1 to P8, P12 to P14, and B1 for
+"""``python -m bench``: every docs/PERFORMANCE.md target (P1 to P14, and B1 for
 the browser backend) measured against its baseline in one process, as a table on stdout;
 progress on stderr; ``--json`` and
 ``--markdown`` keep the run for BENCHMARKS.md."""
@@ -30,6 +30,7 @@ def _sections() -> dict[str, Callable[[Bench], list[Row]]]:
     from ._peers import p9, p11
     from ._tuning import p12, p13
     from ._wgpu import p2, p6
+    from ._wgpu_gemm import p10
 
     return {
         "P1": p1,
@@ -41,6 +42,7 @@ def _sections() -> dict[str, Callable[[Bench], list[Row]]]:
         "P7": p7,
         "P8": p8,
         "P9": p9,
+        "P10": p10,
         "P11": p11,
         "P12": p12,
         "P13": p13,
@@ -49,7 +51,10 @@ def _sections() -> dict[str, Callable[[Bench], list[Row]]]:
     }
 
 
-SECTIONS = ("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P11", "P12", "P13", "P14", "B1")
+SECTIONS = (
+    *("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10", "P11", "P12", "P13", "P14"),
+    "B1",
+)
 _LIBRARIES = (
     "numpy",
     "cuda-bindings",

@@ -5,10 +5,15 @@ with its baseline, and its output is checked against the kernel's numpy meaning.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
 
 import forge
-from forge import ir
+from forge import Schedule, ir
 
 from ._env import Bench
 from ._report import (
@@ -41,7 +46,7 @@ from ._workload import (
     sweep_note,
 )
 
-__all__ = ["p1", "p3", "p4", "copy_gbps"]
+__all__ = ["p1", "p3", "p4", "copy_gbps", "CudaGemm", "cuda_gemm", "gemm_inputs", "GEMM_PARAMS"]
 
 _MAP_KERNELS = ("affine", "add")
 _ROW_KERNELS = ("softmax", "rmsnorm")
@@ -258,30 +263,71 @@ def _torch_fp32(torch) -> str:
     return f"allow_tf32={matmul.allow_tf32}"
 
 
-def _p4(env: Bench) -> Row:
+#: c = a @ b, what torch.matmul computes (P4) and what P10 runs on wgpu
+GEMM_PARAMS = {"alpha": 1.0, "beta": 0.0}
+
+
+def gemm_inputs(size: int) -> dict[str, np.ndarray]:
+    """The float32 a, b and c of a ``size``-cubed gemm (P4 and P10 use the same)."""
+    return {name: host_array(size * size, seed=20 + i) for i, name in enumerate("abc")}
+
+
+@dataclasses.dataclass(frozen=True)
+class CudaGemm:
+    """Our CUDA float32 gemm at the run's size: ``figure()`` measures the winning
+    schedule (TFLOP/s) on views bound when this was made; the sweep behind it."""
+
+    figure: Callable[[], float]
+    kernel: Any
+    schedule: Schedule
+    tried: list
+    winner: dict
+    error: float  # the winner's max relative error against float64
+    data: dict
+    flops: float
+
+
+def cuda_gemm(env: Bench) -> CudaGemm:
+    """P4's CUDA gemm: the sweep over ``gemm_schedules`` runs once per run (P4 and P10
+    share its winner), and each call binds fresh views for the winner's figure."""
     ctx = env.cuda()
     size = env.sizes.gemm
     kernel = forge.get_kernel("gemm")
-    a, b = host_array(size * size, seed=20), host_array(size * size, seed=21)
-    data = {"a": a, "b": b, "c": host_array(size * size, seed=22)}
-    params = {"alpha": 1.0, "beta": 0.0}  # c = a @ b, what torch.matmul computes
-    env.progress(f"P4 gemm {size}^3 float32")
-    views = bind_views(ctx, kernel, size, data, **params)
+    data = gemm_inputs(size)
+    views = bind_views(ctx, kernel, size, data, **GEMM_PARAMS)
     flops = gemm_flops(size, size, size)
-    s = env.sizes
-    seconds = device_seconds(ctx, kernel, views, size, s)
+    seconds = device_seconds(ctx, kernel, views, size, env.sizes)
 
     def ours(schedule) -> float:
         return tflops(flops, seconds(schedule))
 
-    tried, winner, schedule = sweep_best(
-        kernel, gemm_schedules(kernel, cuda=True), ours, ctx.constraints, "cuda", env.progress
+    def swept() -> tuple:
+        env.progress(f"gemm {size}^3 float32 on CUDA")
+        tried, winner, schedule = sweep_best(
+            kernel, gemm_schedules(kernel, cuda=True), ours, ctx.constraints, "cuda", env.progress
+        )
+        got = ctx.read_buffer_f32(views[output_index(kernel)])
+        return tried, winner, schedule, check_gemm_output(data["a"], data["b"], got, size)
+
+    tried, winner, schedule, error = env.memo("cuda gemm sweep", swept)
+    return CudaGemm(lambda: ours(schedule), kernel, schedule, tried, winner, error, data, flops)
+
+
+def _p4(env: Bench) -> Row:
+    gemm = cuda_gemm(env)
+    size, s = env.sizes.gemm, env.sizes
+    kernel, flops, tried, winner, error = (
+        gemm.kernel,
+        gemm.flops,
+        gemm.tried,
+        gemm.winner,
+        gemm.error,
     )
-    error = check_gemm_output(a, b, ctx.read_buffer_f32(views[output_index(kernel)]), size)
+    a, b = gemm.data["a"], gemm.data["b"]
     try:
         torch = env.torch()
     except ImportError as exc:
-        mine = median(ours(schedule) for _ in range(s.rounds))
+        mine = median(gemm.figure() for _ in range(s.rounds))
         return Row(
             "P4",
             f"gemm {size}^3 f32, CUDA",
@@ -310,7 +356,7 @@ def _p4(env: Bench) -> Row:
         seconds = torch_seconds(torch, lambda: torch.matmul(ta, tb, out=tc), s.warmups, s.samples)
         return tflops(flops, median(seconds))
 
-    base, mine, values = _final(env, theirs, lambda: ours(schedule))
+    base, mine, values = _final(env, theirs, gemm.figure)
     return Row(
         "P4",
         f"gemm {size}^3 f32, CUDA",

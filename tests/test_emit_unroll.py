@@ -26,7 +26,8 @@ def test_unroll_is_part_of_the_schedule_text_only_when_set():
 
 
 def test_unrolled_wgsl_indexes_register_arrays_by_constants_only():
-    source = GEMM.source("wgsl", UNROLLED)
+    """Without float4 tiles (vec=2) the registers stay arrays, indexed by constants."""
+    source = GEMM.source("wgsl", UNROLLED.with_(vector_width=2))
     for var in ("fg_kk", "fg_i", "fg_j", "fg_g"):
         assert f"for (var {var}:" not in source
         assert f"const {var}: u32 = " in source
@@ -36,11 +37,20 @@ def test_unrolled_wgsl_indexes_register_arrays_by_constants_only():
     assert len(re.findall(r"fg_acc\[fg_i \* 8u \+ fg_j\] \+=", source)) == 8 * 8 * 8
 
 
-def test_unrolled_wgsl_keeps_vec4_tiles_and_reads_fragments_16_bytes_at_a_time():
+def test_unrolled_vec4_wgsl_has_no_register_arrays_and_moves_16_bytes():
+    """vec=4: named vec4 registers (nothing for naga to clamp or a driver to keep in
+    local memory), vec4 tiles read at constant offsets, and a, b, c as vec4 arrays."""
     source = GEMM.source("wgsl", UNROLLED)
+    assert "array<f32" not in source and "fg_acc[" not in source
     assert "var<workgroup> fg_as: array<vec4<f32>, 256>;" in source  # 8 x 128 / 4
-    assert "let fg_fa_v1 = fg_as[fg_kk * 32u + 16u + fg_ty];" in source  # rows 64..67 + 4ty
-    assert "fg_fa[5u] = fg_fa_v1.y;" in source
+    for name in ("a", "b", "c"):
+        assert re.search(rf"var<storage, read(_write)?> {name}: array<vec4<f32>>;", source)
+    assert source.count("var fg_acc") == 8 * 2  # 8 rows x 2 column groups of 4
+    # k step 1 reads rows 64..67 + 4ty of the block as one vec4 at a constant offset
+    assert "let fg_fa1 = fg_as[48u + fg_ty];" in source
+    assert "fg_acc5_1 += fg_fa1.y * fg_fb1;" in source
+    assert source.count("fg_acc5_1 += ") == 8  # once per k of the step
+    assert "fg_ra0 = a[fg_i" in source and "c[fg_at / 4u] = fg_out;" in source
     assert "var<workgroup> fg_as: array<f32, 1024>;" in GEMM.source("wgsl", ROLLED)
 
 
@@ -74,6 +84,7 @@ def test_unrolled_gemm_matches_the_reference_on_wgpu(request):
 
     require_available(request.config, "wgpu")
     with forge.open_context("wgpu") as ctx:
-        for size in GEMM.test_sizes:
-            ev = evaluate(ctx, GEMM, UNROLLED, size=size, samples=1)
-            assert ev.passed, ev.report()
+        for schedule in (UNROLLED, UNROLLED.with_(vector_width=2)):
+            for size in GEMM.test_sizes:
+                ev = evaluate(ctx, GEMM, schedule, size=size, samples=1)
+                assert ev.passed, (str(schedule), ev.report())

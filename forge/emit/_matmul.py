@@ -21,9 +21,16 @@ columns and the epilogue stay loops there, and the accumulators and fragments ar
 indexed by loop variables: a driver that does not unroll them keeps those arrays in
 indexable (local) memory instead of registers. ``unroll=1`` writes these loops out in
 full on WGSL (``Emission.unrolled``), every index into a register array a constant;
-CUDA unrolls them by pragma either way. With ``vec=4`` it also keeps the WGSL tiles in
-workgroup memory as ``vec4<f32>``, so a step reads each operand's fragment as TM/4 and
-TN/4 16-byte loads instead of TM and TN scalar ones.
+CUDA unrolls them by pragma either way. With ``vec=4`` (f32 accumulation) WGSL gets no
+register arrays at all (``_NamedRegisters``): naga lowers a function-scope array to an
+indexable variable and clamps every index it cannot prove in range, which a driver may
+leave in local memory, so the accumulators are TM x TN/4 named ``vec4<f32>`` variables
+(one FMA of a fragment scalar by a ``vec4`` per row and column group), the fragments
+``let`` vectors, and the staged loads ``vec4`` variables. The tiles in workgroup memory
+are ``vec4<f32>`` (a step reads each operand's fragment as TM/4 and TN/4 16-byte loads
+at a constant offset from the invocation's own), and ``a``, ``b`` and ``c`` are
+declared as arrays of vec4 so that global loads and stores move 16 bytes when a row's
+length is a multiple of 4 (lane by lane otherwise, and at the edges).
 """
 
 from __future__ import annotations
@@ -373,8 +380,180 @@ class _MatmulLowering:
         self._each("fg_i", self.tm, row)
 
 
+_LANES = "xyzw"
+
+
+class _NamedRegisters(_MatmulLowering):
+    """WGSL under ``unroll=1, vec=4`` with f32 accumulation: every register is a named
+    ``vec4<f32>`` (no function-scope array, so no index for naga to clamp or a driver
+    to keep in local memory), and ``a``, ``b``, ``c`` are arrays of vec4 (see the module
+    docstring)."""
+
+    def lower(self) -> None:
+        em, d, code = self.em, self.em.d, self.em.code
+        em.vectorize(["a", "b", "c"], 4)
+        em.let("fg_tx", "u32", d.local_x)
+        em.let("fg_ty", "u32", d.local_y)
+        em.shared("fg_as", "vec4<f32>", self.bk * self.bm // 4)
+        em.shared("fg_bs", "vec4<f32>", self.bk * self.bn // 4)
+        tiles_n = em.let("fg_tiles_n", "u32", em.ceil_div(self.n, self.bn))
+        tiles = em.let("fg_tiles", "u32", f"{em.ceil_div(self.m, self.bm)} * {tiles_n}")
+        # whole vec4 moves need rows whose length is a multiple of 4 (aligned starts)
+        self.rows_of_4 = {
+            name: em.let(f"fg_{name}_vec", "bool", f"{extent} % 4u == 0u")
+            for name, extent in (
+                ("a", self._contiguous_extent("a")),
+                ("b", self._contiguous_extent("b")),
+                ("c", self.n),
+            )
+        }
+        code.comment(
+            f"{self.bm}x{self.bn} block of c per workgroup, {self.tm}x{self.tn} per "
+            f"invocation in named vec4 registers, k in steps of {self.bk}"
+            + (", next tile prefetched into registers" if self.stages == 2 else "")
+        )
+        with em.c_tiles(tiles, tiles_n, self.bm, self.bn):
+            for i in range(self.tm):
+                for g in range(self.tn // 4):
+                    code.line(f"var fg_acc{i}_{g}: vec4<f32> = vec4<f32>();")
+            for name in ("a", "b"):
+                for it in range(self._slots(name)):
+                    code.line(f"var fg_r{name}{it}: vec4<f32> = vec4<f32>();")
+            if self.stages == 2:
+                self._load_global("0u")
+            with code.block(d.loop("fg_k0", "0u", self.k, f"{self.bk}u")):
+                if self.stages == 1:
+                    self._load_global("fg_k0")
+                self._store_shared()
+                code.line(d.barrier)
+                if self.stages == 2:
+                    with code.block(f"if (fg_k0 + {self.bk}u < {self.k}) {{"):
+                        self._load_global(f"fg_k0 + {self.bk}u")
+                self._compute()
+                code.line(d.barrier)
+            self._epilogue()
+
+    def _element(self, name: str, index: str) -> str:
+        """Element ``index`` of vec4 buffer ``name`` as f32."""
+        value = f"{name}[({index}) / 4u][({index}) % 4u]"
+        return value if self.em.decls[name].dtype == "f32" else f"f32({value})"
+
+    def _vector(self, name: str, index: str) -> str:
+        """The 4 elements from ``index`` (a multiple of 4) of buffer ``name`` as vec4<f32>."""
+        value = f"{name}[{index} / 4u]"
+        return value if self.em.decls[name].dtype == "f32" else f"vec4<f32>({value})"
+
+    def _load_global(self, k0: str) -> None:
+        em, code = self.em, self.em.code
+        for name in ("a", "b"):
+            contiguous, outer, size, origin = self._tile(name)
+            total = outer * self.bk // self.v
+            for it in range(self._slots(name)):
+                reg = f"fg_r{name}{it}"
+                slot = em.let(em.values.fresh("s"), "u32", f"{it * self.threads}u + fg_lidx")
+                o, k = self._slot_coordinates(name, slot)
+                go = em.let(em.values.fresh("go"), "u32", f"{origin} + {o}")
+                gk = em.let(em.values.fresh("gk"), "u32", f"{k0} + {k}")
+                code.line(f"{reg} = vec4<f32>();")
+                if contiguous == "k":
+                    guard, pos, limit = f"{go} < {size}", gk, self.k
+                    index = f"{go} * {self.k} + {gk}"
+                else:
+                    guard, pos, limit = f"{gk} < {self.k}", go, size
+                    index = f"{gk} * {size} + {go}"
+                in_tile = f"{slot} < {total}u && " if total % self.threads else ""
+                with code.block(f"if ({in_tile}{guard}) {{"):
+                    at = em.let(em.values.fresh("i"), "u32", index)
+                    with code.block(f"if ({self.rows_of_4[name]} && {pos} + 4u <= {limit}) {{"):
+                        code.line(f"{reg} = {self._vector(name, at)};")
+                        code.otherwise()
+                        for lane in range(4):
+                            code.line(
+                                f"if ({plus(pos, lane)} < {limit}) {{ {reg}.{_LANES[lane]} = "
+                                f"{self._element(name, plus(at, lane))}; }}"
+                            )
+
+    def _store_shared(self) -> None:
+        em, code = self.em, self.em.code
+        for name in ("a", "b"):
+            contiguous, outer, _, _ = self._tile(name)
+            total = outer * self.bk // self.v
+            shared, quads = f"fg_{name}s", outer // 4
+            for it in range(self._slots(name)):
+                reg = f"fg_r{name}{it}"
+                slot = em.let(em.values.fresh("s"), "u32", f"{it * self.threads}u + fg_lidx")
+                o, k = self._slot_coordinates(name, slot)
+                guard = f"if ({slot} < {total}u) {{" if total % self.threads else "{"
+                with code.block(guard):
+                    if contiguous != "k":  # lanes along the tile's rows: one vec4
+                        code.line(f"{shared}[({k}) * {quads}u + ({o}) / 4u] = {reg};")
+                        continue
+                    # lanes along k: stored transposed, one component of 4 rows of k
+                    at = em.let(em.values.fresh("w"), "u32", f"({k}) * {quads}u + ({o}) / 4u")
+                    part = em.let(em.values.fresh("p"), "u32", f"({o}) % 4u")
+                    for lane in range(4):
+                        code.line(
+                            f"{shared}[{plus(at, lane * quads)}][{part}] = {reg}.{_LANES[lane]};"
+                        )
+
+    def _compute(self) -> None:
+        code = self.em.code
+        for kk in range(self.bk):
+            with code.block("{"):
+                for g in range(self.tm // 4):
+                    code.line(f"let fg_fa{g} = fg_as[{kk * self.bm // 4 + g * self.wy}u + fg_ty];")
+                for g in range(self.tn // 4):
+                    code.line(f"let fg_fb{g} = fg_bs[{kk * self.bn // 4 + g * self.wx}u + fg_tx];")
+                for i in range(self.tm):
+                    for g in range(self.tn // 4):
+                        code.line(f"fg_acc{i}_{g} += fg_fa{i // 4}.{_LANES[i % 4]} * fg_fb{g};")
+
+    def _epilogue(self) -> None:
+        em, d, code = self.em, self.em.d, self.em.code
+        alpha, beta = em.uniform("alpha"), em.uniform("beta")
+        code.comment("c = alpha * acc + beta * c; c is not read when beta == 0")
+        for i in range(self.tm):
+            row = f"{i // 4 * self.wy * 4}u + fg_ty * 4u + {i % 4}u"
+            with code.block("{"):
+                m = em.let("fg_m", "u32", f"fg_m0 + {row}")
+                with code.block(f"if ({m} < {self.m}) {{"):
+                    for g in range(self.tn // 4):
+                        with code.block("{"):
+                            self._store_c(i, g, m, alpha, beta, d.literal(0, self.dtype))
+
+    def _store_c(self, i: int, g: int, m: str, alpha: str, beta: str, zero: str) -> None:
+        em, code = self.em, self.em.code
+        whole = f"{self.rows_of_4['c']} && fg_n + 4u <= {self.n}"
+        em.let("fg_n", "u32", f"fg_n0 + {g * self.wx * 4}u + fg_tx * 4u")
+        em.let("fg_at", "u32", f"{m} * {self.n} + fg_n")
+        code.line(f"var fg_out: vec4<f32> = {alpha} * fg_acc{i}_{g};")
+        with code.block(f"if ({beta} != {zero}) {{"):
+            code.line("var fg_old: vec4<f32> = vec4<f32>();")
+            with code.block(f"if ({whole}) {{"):
+                code.line("fg_old = c[fg_at / 4u];")
+                code.otherwise()
+                for lane in range(4):
+                    code.line(
+                        f"if ({plus('fg_n', lane)} < {self.n}) {{ fg_old.{_LANES[lane]} = "
+                        f"{self._element('c', plus('fg_at', lane))}; }}"
+                    )
+            code.line(f"fg_out = fg_out + {beta} * fg_old;")
+        with code.block(f"if ({whole}) {{"):
+            code.line("c[fg_at / 4u] = fg_out;")
+            code.otherwise()
+            for lane in range(4):
+                at = plus("fg_at", lane)
+                code.line(
+                    f"if ({plus('fg_n', lane)} < {self.n}) {{ c[({at}) / 4u][({at}) % 4u] = "
+                    f"fg_out.{_LANES[lane]}; }}"
+                )
+
+
 def lower(em: Emission) -> None:
     if em.schedule.mma:
         _mma.lower(em)
-    else:
-        _MatmulLowering(em).lower()
+        return
+    lowering = _MatmulLowering(em)
+    if lowering.vector_shared:
+        lowering = _NamedRegisters(em)
+    lowering.lower()
