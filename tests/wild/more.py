@@ -78,6 +78,10 @@ RMSNORM = Wild(
     {
         "tree one step short": ("wgsl", "s > 0u; s >>= 1u", "s > 1u; s >>= 1u"),
         "weight indexed by lane": ("wgsl", "rstd * weight[c]", "rstd * weight[lid.x]"),
+        # ORACLE BUG (FINDINGS.md, F3): passes silently at these sizes. The edge-case
+        # families are laid out in blocks of 6% of the flat buffer, shorter than a row
+        # of 768 or 257, so no row is all zeros or tiny and eps never matters.
+        "eps dropped": ("wgsl", "f32(params.cols) + params.eps)", "f32(params.cols))"),
         "mean over one column too few": (
             "wgsl",
             "partial[0] / f32(params.cols)",
@@ -345,6 +349,9 @@ SILU = Wild(
     },
 )
 
+# ORACLE BUG (FINDINGS.md, F1): this right kernel is MISMATCH on wgpu and browser; the
+# sum-of-products rounding bound is given only to references homogeneous in their
+# inputs, and alpha*A@B + beta*C is not.
 # A naive SGEMM with a uniform struct first (M, N, K, alpha, beta), a 2D dispatch of
 # 8x8 workgroups, fma accumulation, C read and written (C = alpha A B + beta C).
 _SGEMM = """
@@ -405,6 +412,9 @@ SGEMM = Wild(
     },
 )
 
+# ORACLE BUG (FINDINGS.md, F2): MISMATCH on wgpu (lavapipe): with x = NaN, min() drops the
+# NaN of sqrt(NaN) and gives 96; the NaN-as-missing alternatives (x = -inf, +inf) take
+# the other select() arm.
 # select/clamp/min/max/abs/sign/floor/fract/exp2/sqrt/inverseSqrt: a shader-toy style
 # elementwise function of many builtins.
 _BUILTINS = """
@@ -458,6 +468,9 @@ BUILTINS = Wild(
     },
 )
 
+# ORACLE BUG (FINDINGS.md, F2): MISMATCH on wgpu (lavapipe): max(inf + nan, 0) and
+# max(inf + -inf, 0) are 0 (maxNum), numpy's maximum gives NaN, and replacing NaN inputs
+# by -inf/+inf does not reproduce 0. Expected to fail the same way on CUDA (fmaxf).
 # Bias add and ReLU over a [rows, cols] matrix: CUDA as a C++ template (mangled name)
 # with a 2D block (blockIdx.y / threadIdx.y), WGSL with workgroup_size(16, 16).
 _BIAS_RELU_CUDA = """
@@ -516,6 +529,142 @@ BIAS_RELU = Wild(
         "bias indexed by row": ("wgsl", "+ bias[gid.x]", "+ bias[gid.y]"),
         "relu clamps at bias": ("wgsl", "bias[gid.x], 0.0)", "bias[gid.x], bias[gid.x])"),
         "cuda: stride is rows": ("cuda", "out[row * cols + col]", "out[row * rows + col]"),
+    },
+)
+
+# tfjs-backend-webgpu's binary ops: an entry point named _start, i32 indices, a uniform
+# struct with vec2<i32> shape fields (WGSL's 8-byte alignment pads it), coordinates
+# from a flat index through the output's strides, B broadcast along the rows.
+_TFJS_SQDIFF = """
+struct Uniforms { size: i32, outShape: vec2<i32>, outShapeStrides: i32, bShape: i32 }
+@group(0) @binding(0) var<storage, read_write> result: array<f32>;
+@group(0) @binding(1) var<storage, read> A: array<f32>;
+@group(0) @binding(2) var<storage, read> B: array<f32>;
+@group(0) @binding(3) var<uniform> uniforms: Uniforms;
+
+fn getCoordsFromIndex(index: i32) -> vec2<i32> {
+    let d0 = index / uniforms.outShapeStrides;
+    let d1 = index - d0 * uniforms.outShapeStrides;
+    return vec2<i32>(d0, d1);
+}
+
+fn binaryOperation(a: f32, b: f32) -> f32 {
+    return (a - b) * (a - b);
+}
+
+@compute @workgroup_size(64, 1, 1)
+fn _start(@builtin(global_invocation_id) globalId: vec3<u32>) {
+    let index = i32(globalId.x);
+    if (index < uniforms.size) {
+        let coords = getCoordsFromIndex(index);
+        let a = A[index];
+        let b = B[coords.y % uniforms.bShape];
+        result[index] = binaryOperation(a, b);
+    }
+}
+"""
+
+
+def _sqdiff_reference(result, A, B, uniforms):
+    return (A - B) * (A - B)
+
+
+TFJS_SQDIFF = Wild(
+    KernelSpec(
+        id="wild_tfjs_squared_difference",
+        entry_point="_start",
+        sources={"wgsl": _TFJS_SQDIFF},
+        dims=("R", "C"),
+        buffers=(
+            BufferSpec(0, "f32", "read_write", name="result", count="R*C", shape=("R", "C")),
+            BufferSpec(1, "f32", "read", name="A", count="R*C", shape=("R", "C")),
+            BufferSpec(2, "f32", "read", name="B", count="C"),
+            BufferSpec.uniform(
+                3,
+                (
+                    ("size", "i32"),
+                    ("outShape", "vec2<i32>"),
+                    ("outShapeStrides", "i32"),
+                    ("bShape", "i32"),
+                ),
+                name="uniforms",
+            ),
+        ),
+        reference=_sqdiff_reference,
+        params=lambda size: {
+            "size": size.R * size.C,
+            "outShape": (size.R, size.C),
+            "outShapeStrides": size.C,
+            "bShape": size.C,
+        },
+        grid=lambda s, size: (ceil_div(size.R * size.C, 64), 1, 1),
+        test_sizes=("R=33,C=70", "R=1,C=1", "R=7,C=300"),
+    ),
+    {
+        "b indexed by row": (
+            "wgsl",
+            "B[coords.y % uniforms.bShape]",
+            "B[coords.x % uniforms.bShape]",
+        ),
+        "a - b not squared": ("wgsl", "return (a - b) * (a - b);", "return (a - b) * a;"),
+    },
+)
+
+# A float atomicAdd as WGSL code writes it (no float atomics): a compare-exchange loop
+# on the bits of an array<atomic<u32>> bound over an f32 output that starts at zero,
+# after a workgroup tree reduction; blocks finish in any order.
+_CAS_SUM = """
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> total: array<atomic<u32>>;
+var<workgroup> wsum: array<f32, 64>;
+
+fn atomicAddF32(v: f32) {
+    var old = atomicLoad(&total[0]);
+    loop {
+        let r = atomicCompareExchangeWeak(&total[0], old, bitcast<u32>(bitcast<f32>(old) + v));
+        if (r.exchanged) { break; }
+        old = r.old_value;
+    }
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    wsum[lid] = select(0.0, x[gid.x], gid.x < arrayLength(&x));
+    workgroupBarrier();
+    for (var s = 32u; s > 0u; s >>= 1u) {
+        if (lid < s) { wsum[lid] += wsum[lid + s]; }
+        workgroupBarrier();
+    }
+    if (lid == 0u) { atomicAddF32(wsum[0]); }
+}
+"""
+
+
+def _cas_sum_reference(x, total):
+    total += x.sum(dtype=np.float32)
+
+
+CAS_SUM = Wild(
+    KernelSpec(
+        id="wild_cas_float_atomic_sum",
+        entry_point="main",
+        sources={"wgsl": _CAS_SUM},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x", fill=(-1.0, 1.0)),
+            BufferSpec(1, "f32", "read_write", name="total", count=1, initial=0),
+        ),
+        reference=_cas_sum_reference,
+        grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+        test_sizes=(10007, 1, 64),
+    ),
+    {
+        "stores instead of adding": (
+            "wgsl",
+            "bitcast<u32>(bitcast<f32>(old) + v)",
+            "bitcast<u32>(v)",
+        ),
+        "one level short": ("wgsl", "s > 0u; s >>= 1u", "s > 1u; s >>= 1u"),
     },
 )
 
@@ -721,8 +870,8 @@ ADAMW = Wild(
         "no bias correction of v": ("wgsl", "v /= h.beta2_correction;", ""),
         "weight decay on the gradient": (
             "wgsl",
-            "h.weight_decay * params_memory[i]",
-            "h.weight_decay * grad",
+            "h.weight_decay * p)",
+            "h.weight_decay * grad)",
         ),
         "cuda: betas swapped": (
             "cuda",
@@ -888,5 +1037,7 @@ MORE = {
         ROWSUM,
         BIAS_GRAD,
         SILU_BF16,
+        TFJS_SQDIFF,
+        CAS_SUM,
     )
 }
