@@ -1301,3 +1301,7 @@ CORPUS = {
         ROW_ARGMAX,
     )
 }
+
+from tests.wild.more import MORE  # noqa: E402  (more kernels from the wild: tests/wild/more.py)
+
+CORPUS.update(MORE)
