@@ -37,6 +37,7 @@ __all__ = [
     "builtin_notes",
     "WGSL_TRIG_ERROR",
     "WGSL_ATAN_ULP",
+    "nan_dropping",
 ]
 
 
@@ -173,3 +174,82 @@ def builtin_notes(
             f"with atol and rtol of at least {WGSL_TRIG_ERROR:.2g} on this target"
         )
     return notes
+
+
+# -- min and max: IEEE 754-2008's minNum and maxNum ----------------------------------------
+# WGSL's min, max and clamp and C's fminf, fmaxf drop a NaN operand (they return the other
+# one); numpy's minimum, maximum, clip, min and max propagate it. A reference written with
+# numpy's is run once more with the dropping twins, for ``Expected.nan_alternatives``;
+# with them ``sign`` as comparisons make it (0 for NaN, as lavapipe's WGSL sign gives).
+def _clip(a, a_min=None, a_max=None, *args, **kwargs):
+    out = np.asarray(a)
+    if a_min is not None:
+        out = np.fmax(out, a_min)
+    if a_max is not None:
+        out = np.fmin(out, a_max)
+    return out
+
+
+def _sign(x, *args, **kwargs):  # by comparisons, as WGSL's sign is: 0 for NaN
+    x = np.asarray(x)
+    if x.dtype.kind != "f":
+        return np.sign(x, *args, **kwargs)
+    return np.where(np.isnan(x), x.dtype.type(0), np.sign(x, *args, **kwargs))
+
+
+_DROPPING = {
+    "maximum": np.fmax,
+    "minimum": np.fmin,
+    "max": np.nanmax,
+    "amax": np.nanmax,
+    "min": np.nanmin,
+    "amin": np.nanmin,
+    "clip": _clip,
+    "sign": _sign,
+}
+_BY_IDENTITY = {id(getattr(np, name)): twin for name, twin in _DROPPING.items()}
+
+
+class _NanDroppingNumpy:
+    """numpy, with its NaN-propagating min and max replaced by their NaN-dropping twins."""
+
+    def __getattr__(self, name: str):
+        return _DROPPING.get(name) or getattr(np, name)
+
+
+_NAN_DROPPING_NUMPY = _NanDroppingNumpy()
+
+
+def nan_dropping(reference):
+    """``reference`` (a plain function) as C's ``fmaxf`` and WGSL's ``max`` would compute
+    it: where it, or a function of its module it calls, names numpy (``np.maximum``,
+    ``np.clip``, ``np.max``, ...) or such a function directly, the NaN-dropping twin
+    instead; None where it names none (or is no plain function)."""
+    import types
+
+    if not isinstance(reference, types.FunctionType):
+        return None
+    module = reference.__globals__
+    globals_: dict = {}
+    changed = False
+    for name, value in module.items():
+        if value is np:
+            globals_[name], changed = _NAN_DROPPING_NUMPY, True
+        elif id(value) in _BY_IDENTITY and callable(value):
+            globals_[name], changed = _BY_IDENTITY[id(value)], True
+        else:
+            globals_[name] = value
+    if not changed:
+        return None
+
+    def rebound(fn):  # the same function, reading the twins' globals
+        copy = types.FunctionType(
+            fn.__code__, globals_, fn.__name__, fn.__defaults__, fn.__closure__
+        )
+        copy.__kwdefaults__ = fn.__kwdefaults__
+        return copy
+
+    for name, value in module.items():  # helpers of the same module call the twins too
+        if isinstance(value, types.FunctionType) and value.__globals__ is module:
+            globals_[name] = rebound(value)
+    return rebound(reference)

@@ -11,6 +11,7 @@ never produces a pass.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -101,25 +102,28 @@ class Expected:
         return self._cache["precise"]
 
     def nan_alternatives(self) -> dict[str, list[np.ndarray]]:
-        """Per output whose expectation depends on a NaN input, what the reference gives
-        when NaN inputs are missing values, as IEEE 754-2008's minNum and maxNum treat
-        them: the reference run again with every NaN of the drawn float inputs replaced
-        by -inf (what a max that drops NaN sees), then by +inf (a min). numpy's
-        ``maximum``, ``max`` and ``argmax`` propagate NaN; C's ``fmaxf`` and WGSL's
-        ``max`` return the other operand, and a right kernel may do either. Empty where
-        no input holds a NaN or the reference is a backend. Computed on first use."""
+        """Per output whose expectation depends on a non-finite input, what the
+        reference gives when NaNs are missing values, as IEEE 754-2008's minNum and
+        maxNum treat them: the reference run again with every NaN of the drawn float
+        inputs replaced by -inf (what a max that drops NaN sees), then by +inf (a min),
+        and run with numpy's min and max replaced by their NaN-dropping twins
+        (``oracle._builtins.nan_dropping``: a NaN the kernel makes, inf - inf, meets a
+        max too). numpy's ``maximum``, ``max`` and ``argmax`` propagate NaN; C's
+        ``fmaxf`` and WGSL's ``max`` return the other operand, and a right kernel may do
+        either. Empty where every input is finite or the reference is a backend.
+        Computed on first use."""
         if "nan_alternatives" not in self._cache:
             self._cache["nan_alternatives"] = _nan_alternatives(self)
         return self._cache["nan_alternatives"]
 
     def rounding_bound(self) -> dict[str, np.ndarray]:
-        """Per float output whose numpy reference is a sum of products (homogeneous in
-        its float inputs: doubling them all multiplies every result by 2**d, d >= 1, as
-        a matmul, a row sum, a convolution or a dot product does), the absolute error a
-        correct float32 (or float64) computation of each element may make: the rounding
-        error of summing its terms in another order (``_rounding_bounds``). Outputs of
-        other references (exp, softmax, an affine map with a constant term) have none.
-        Computed on first use, then shared."""
+        """Per float output with elements that are sums of products of the inputs (a
+        polynomial of degree at most 4 in them, as a matmul, a row sum, a convolution,
+        a dot product, a GEMM with beta or a linear layer with its bias is), the absolute
+        error a correct float32 (or float64) computation of each element may make: the
+        rounding error of summing its terms in another order (``_rounding_bounds``).
+        Elements of other functions (exp, softmax's quotient) get 0. Computed on first
+        use, then shared."""
         if "bound" not in self._cache:
             self._cache["bound"] = _rounding_bounds(self)
         return self._cache["bound"]
@@ -132,11 +136,13 @@ class Expected:
 _PRECISE_STRAY = 0.01
 
 
-def _float64_run(expected: Expected, transform: Any = None) -> dict[str, np.ndarray] | None:
+def _float64_run(
+    expected: Expected, transform: Any = None, *, scalars: bool = False
+) -> dict[str, np.ndarray] | None:
     """The numpy reference run with every float buffer widened to float64 and the drawn
     inputs passed through ``transform`` (None: as drawn; that run is kept for the next
-    asker), each buffer by label; None where the reference fails so (one bound to its
-    dtypes)."""
+    asker), and with ``scalars`` the uniform's float fields too; each buffer by label;
+    None where the reference fails so (one bound to its dtypes)."""
     from forge.types import is_float_dtype
 
     if transform is None and "float64" in expected._cache:
@@ -146,6 +152,11 @@ def _float64_run(expected: Expected, transform: Any = None) -> dict[str, np.ndar
     found: dict[str, np.ndarray] | None = None
     with np.errstate(all="ignore"):  # signalling NaNs widen with a warning
         for i, (spec, array) in enumerate(zip(truth.buffers, arrays)):
+            if spec.access is Access.UNIFORM and scalars and array.dtype.names:
+                for name in array.dtype.names:
+                    if is_float_dtype(array.dtype[name]):
+                        array[name] = transform(array[name].astype(np.float64))
+                continue
             if spec.access is Access.UNIFORM or array.dtype.names is not None:
                 continue
             if is_float_dtype(array.dtype):
@@ -207,65 +218,77 @@ def _precise_outputs(expected: Expected) -> dict[str, np.ndarray] | None:
     return outputs
 
 
-# The error a correct float sum of k terms makes is about sqrt(k) * u * sum|term|
-# (Higham and Mary's probabilistic bound); a naive loop's partial sums make it about
-# 1.5 times that, and the largest of millions of elements some 4 times more. A factor of
-# 8 accepts those and still fails a sum accumulated in f16 or bf16 (u 2**-11, 2**-8
-# against float32's 2**-24), a dropped term or a wrong index by orders of magnitude.
+# The error a correct float sum of k terms is about sqrt(k) * u * sum|term| (Higham and
+# Mary's probabilistic bound); a naive loop's partial sums make it about 1.5 times that,
+# and the largest of millions of elements some 4 times more. A factor of 8 accepts those
+# and still fails a sum accumulated in f16 or bf16 (u 2**-11, 2**-8 against float32's
+# 2**-24), a dropped term or a wrong index by orders of magnitude.
 _BOUND_FACTOR = 8.0
 _MIN_TERMS = 4.0
-_DEGREES = (1, 2, 3, 4)
+# An element is a polynomial of degree <= 4 in the drawn inputs where the fifth finite
+# difference of f(t * inputs), t = 0..5, vanishes up to float64's rounding of k terms.
+_SCALES = (0.0, 1.0, 2.0, 3.0, 4.0, 5.0)
+_FIFTH_DIFFERENCE = (-1.0, 5.0, -10.0, 10.0, -5.0, 1.0)
+_POLYNOMIAL_SLACK = 1e-10  # times k * sum|term|: float64's rounding of the six runs
 
 
 def _rounding_bounds(expected: Expected) -> dict[str, np.ndarray]:
-    """``Expected.rounding_bound``: the reference run in float64 on the inputs, on the
-    inputs doubled (to find its degree of homogeneity), on their magnitudes (``M``:
-    the sum of |term| of each element) and on their squares (the sum of term**2, which
-    with ``M`` gives the number of terms that count, ``k = M**2 / sum(term**2)``); the
-    bound is ``min(8 * sqrt(k), k) * u * M`` for k >= 4 (0 below), with ``u`` the unit
-    roundoff of float32 (or of the output's dtype, if wider): sums are accumulated at
-    least in float32."""
+    """``Expected.rounding_bound``: where an element of the reference is a sum of
+    products of the drawn inputs (a polynomial of degree at most 4 in them: a matmul, a
+    row sum, ``alpha * A @ B + beta * C``, ``x @ W + b``), the error a correct float
+    computation of it may make. From the reference run in float64 on the inputs scaled
+    by t = 0..5 (an element is such a sum where the fifth difference vanishes), on
+    their magnitudes with the uniform's float scalars' (``M``: the sum of |term|) and
+    on their squares with the scalars' (the sum of term**2, which with ``M`` gives the
+    number of terms that count, ``k = M**2 / sum(term**2)``), the bound is
+    ``min(8 * sqrt(k), k) * u * M`` for k >= 4 (0 below, and 0 at elements that are no
+    such sum), with ``u`` the unit roundoff of float32 (or of the output's dtype, if
+    wider): sums are accumulated at least in float32. An output with no element so
+    bounded has no entry."""
     from forge.types import is_float_dtype
 
     if expected.reference != NUMPY_REFERENCE or expected.truth.reference is None:
         return {}
-    transforms = (None, lambda a: 2.0 * a, np.abs, np.square)
-    runs = [r for r in (_float64_run(expected, t) for t in transforms) if r is not None]
-    if len(runs) < len(transforms):
+    scaled = [_float64_run(expected, None if t == 1.0 else _times(t)) for t in _SCALES]
+    magnitude_run = _float64_run(expected, np.abs, scalars=True)
+    squares_run = _float64_run(expected, np.square, scalars=True)
+    if magnitude_run is None or squares_run is None or any(r is None for r in scaled):
         return {}
     bounds = {}
     for label, want in expected.outputs.items():
         if want.dtype.names is not None or not is_float_dtype(want.dtype):
             continue
-        plain, doubled, magnitude, squares = (
-            np.asarray(r[label], np.float64).reshape(-1) for r in runs
-        )
-        if plain.size != want.size:
+        values = [np.asarray(r[label], np.float64).reshape(-1) for r in scaled]  # type: ignore[index]
+        # a reference that casts its result (``.astype(np.float32)``) rounds each run
+        ulp = np.finfo(want.dtype).eps
+        magnitude = np.abs(np.asarray(magnitude_run[label], np.float64).reshape(-1))
+        squares = np.asarray(squares_run[label], np.float64).reshape(-1)
+        if any(v.size != want.size for v in (*values, magnitude, squares)):
             continue
-        finite = np.isfinite(plain) & np.isfinite(doubled) & np.isfinite(magnitude)
-        finite &= np.isfinite(squares)
-        if not finite.any() or _degree(plain[finite], doubled[finite]) is None:
-            continue
-        u = np.finfo(np.promote_types(want.dtype, np.float32)).eps / 2
-        magnitude = np.abs(magnitude)
         with np.errstate(all="ignore"):
             terms = np.where(squares > 0, magnitude * magnitude / squares, 1.0)
+            finite = np.isfinite(magnitude) & np.isfinite(squares) & np.isfinite(terms)
+            for v in values:
+                finite &= np.isfinite(v)
+            fifth = sum(c * v for c, v in zip(_FIFTH_DIFFERENCE, values))
+            largest = np.max(np.abs(values), axis=0)
+            slack = _POLYNOMIAL_SLACK * np.maximum(terms, 1.0) * magnitude
+            slack += 32 * ulp * largest
+            polynomial = finite & (np.abs(fifth) <= slack)
+        if not polynomial.any():
+            continue
+        u = np.finfo(np.promote_types(want.dtype, np.float32)).eps / 2
         # never above the deterministic bound of a k-term sum (k * u * M), and none for
         # fewer than 4 terms: a*x + y has one right rounding or two (an FMA), no order
         growth = np.minimum(_BOUND_FACTOR * np.sqrt(terms), terms)
-        bound = np.where(finite & (terms >= _MIN_TERMS), growth * u * magnitude, 0.0)
-        bounds[label] = bound.reshape(want.shape)
+        bound = np.where(polynomial & (terms >= _MIN_TERMS), growth * u * magnitude, 0.0)
+        if bound.any():
+            bounds[label] = bound.reshape(want.shape)
     return bounds
 
 
-def _degree(plain: np.ndarray, doubled: np.ndarray) -> int | None:
-    """The d >= 1 with ``doubled == 2**d * plain`` everywhere (exact up to 1e-12: a
-    sum of products of doubled floats doubles exactly), or None."""
-    scale = np.abs(plain)
-    for degree in _DEGREES:
-        if np.all(np.abs(doubled - 2.0**degree * plain) <= 1e-12 * 2.0**degree * scale):
-            return degree if scale.any() else None
-    return None
+def _times(t: float):
+    return lambda a: t * a
 
 
 def _interface(kernel: KernelSpec) -> list:
@@ -343,24 +366,36 @@ def _unwritten_message(kernel: KernelSpec, label: str, left: np.ndarray) -> str:
 
 
 def _nan_alternatives(expected: Expected) -> dict[str, list[np.ndarray]]:
-    case = expected.case
-    nans = {
-        label: np.isnan(a)
+    from ._builtins import nan_dropping
+
+    case, truth = expected.case, expected.truth
+    drawn = {
+        label: a
         for label, a in case.arrays.items()
         if a.dtype.names is None and a.dtype.kind == "f" and label not in expected.outputs
     }
-    if expected.reference != NUMPY_REFERENCE or not any(m.any() for m in nans.values()):
+    nans = {label: np.isnan(a) for label, a in drawn.items()}
+    nonfinite = any(not np.isfinite(a).all() for a in drawn.values())
+    if expected.reference != NUMPY_REFERENCE or not nonfinite:
         return {}
-    found: dict[str, list[np.ndarray]] = {}
-    for value in (-np.inf, np.inf):
+    runs = []  # (the case, the reference) of each alternative
+    for value in (-np.inf, np.inf) if any(m.any() for m in nans.values()) else ():
         arrays = dict(case.arrays)
         for label, mask in nans.items():
             if mask.any():
                 arrays[label] = np.where(mask, arrays[label].dtype.type(value), arrays[label])
+        runs.append((replace(case, arrays=arrays), truth))
+    dropping = nan_dropping(getattr(truth, "reference", None))
+    if dropping is not None:  # NaNs the kernel makes (inf - inf) meet a max too
+        runs.append((case, replace(truth, reference=dropping)))
+    found: dict[str, list[np.ndarray]] = {}
+    for run_case, run_truth in runs:
         try:
-            outputs = expected_outputs(replace(case, arrays=arrays), expected.truth).outputs
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)  # nanmax of all-NaN rows
+                outputs = expected_outputs(run_case, run_truth).outputs
         except ReferenceFailed:
-            return {}
+            continue
         for label, out in outputs.items():
             want = expected.outputs[label]
             if want.dtype.names is not None:  # a struct output: judged as drawn
