@@ -5,8 +5,9 @@ Families: ``normal`` (moderate values), ``zeros`` (+0.0 and -0.0), ``negatives``
 ``large`` and ``tiny`` magnitudes, ``subnormal``, ``nonfinite`` (only when
 ``kernel.nonfinite_inputs``: +-Inf where the domain reaches them, NaN only for a buffer
 with no declared domain, since NaN lies inside no range), and ``mixed``
-(each element picked from the other families). Families are contiguous blocks, so a
-kernel that reduces rows also sees whole rows of zeros or of negatives. A family that
+(each element picked from the other families). Families are contiguous blocks, and in
+a buffer with a ``shape`` whole rows of its last axis, so a kernel that reduces rows
+also sees whole rows of zeros, of tiny values or of negatives. A family that
 does not meet the domain is left out and its block stays ``normal``. A kernel that
 calls a function without a defined result on some family is not drawn it
 (``builtin_limits``): no large magnitudes for sin, cos and tan, no subnormals for WGSL's
@@ -102,9 +103,34 @@ class Case:
         return not any(blocks and blocks[0][0] == "given" for blocks in self.layout.values())
 
 
-def _blocks(count: int, families: list[str]) -> list[tuple[str, int, int]]:
+def _blocks(count: int, families: list[str], row: int = 1) -> list[tuple[str, int, int]]:
     """Contiguous (family, start, stop) blocks: the special families and ``mixed``
-    after a leading ``normal`` block that takes what is left (at least half)."""
+    after a leading ``normal`` block that takes what is left (at least half). In a
+    buffer of rows (``row`` elements each, its shape's last axis), families take whole
+    rows, as many as fit in half of them (zeros and tiny first: a normalisation that
+    forgot its epsilon differs on such a row, and on no other); those that get none
+    are laid out by element at the end of the normal rows."""
+    rows = count // row if row > 1 and count % row == 0 else 0
+    if rows < 2:
+        return _element_blocks(count, families)
+    by_row = sorted(families, key=_ROW_ORDER.index)[: rows // 2]
+    share = {
+        f: max(1, round(rows * (_MIXED_SHARE if f == "mixed" else _SPECIAL_SHARE))) for f in by_row
+    }
+    if sum(share.values()) * 2 > rows:
+        share = dict.fromkeys(by_row, 1)
+    start = count - sum(share.values()) * row
+    blocks = _element_blocks(start, [f for f in families if f not in share])
+    for family in by_row:
+        blocks.append((family, start, start + share[family] * row))
+        start += share[family] * row
+    return blocks
+
+
+_ROW_ORDER = ("zeros", "tiny", "negatives", "large", "nonfinite", "subnormal", "mixed")
+
+
+def _element_blocks(count: int, families: list[str]) -> list[tuple[str, int, int]]:
     sizes = [
         (f, max(1, int(count * (_MIXED_SHARE if f == "mixed" else _SPECIAL_SHARE))))
         for f in families
@@ -233,8 +259,10 @@ def _scalar_values(
     rng,
     kernel: KernelSpec,
     families: tuple[str, ...] | None,
+    row: int = 1,
 ):
-    """``count`` values of scalar ``dtype`` in blocks of edge-case families."""
+    """``count`` values of scalar ``dtype`` in blocks of edge-case families (by whole
+    rows of ``row`` elements where there are rows, ``_blocks``)."""
     nonfinite = kernel.nonfinite_inputs and families is None
 
     def draw(family: str, n: int):
@@ -246,7 +274,7 @@ def _scalar_values(
         allowed = tuple(f for f in allowed if f not in limits)
         nonfinite = nonfinite and "nonfinite" not in limits
     present = [f for f in allowed if draw(f, 1) is not None]
-    blocks = _blocks(count, present + (["mixed"] if families is None else []))
+    blocks = _blocks(count, present + (["mixed"] if families is None else []), row)
     out = draw("normal", count)
     for family, start, stop in blocks[1:]:
         n = stop - start
@@ -301,13 +329,27 @@ def _fill(
     )
     if domain[0] > domain[1]:
         raise InvalidArgument(f"kernel {kernel.id}: domain of {spec.name!r} is empty: {domain}")
+    row = _row_length(spec, count, size) if spec.dtype.names is None and not spec.dtype.shape else 1
     return _logical_values(
         spec.dtype,
         count,
         lambda dtype, n: _scalar_values(
-            spec.name, domain, declared, dtype, n, rng, kernel, families
+            spec.name, domain, declared, dtype, n, rng, kernel, families, row
         ),
     )
+
+
+def _row_length(spec: BufferSpec, count: int, size) -> int:
+    """The length of a buffer's rows: its ``shape``'s last axis, else, for a buffer of
+    as many elements as a size of several dimensions holds (``rows x cols``), the last
+    dimension; 1 where it has none."""
+    if spec.shape is not None:
+        shape = spec.shape_at(size)
+        return shape[-1] if len(shape) > 1 else 1
+    dims = list(getattr(size, "dims", {}).values())
+    if len(dims) > 1 and int(np.prod(dims)) == count:
+        return int(dims[-1])
+    return 1
 
 
 def _given_fill(spec: BufferSpec, fill: Any, count: int, rng, size, kernel: KernelSpec):
