@@ -57,14 +57,34 @@ def reference_call(
     if needs and len(named) == len(takes):  # every parameter names a buffer: by name
         return [], {p.name: labels[p.name] for p in named}
     if len(needs) <= len(arrays) <= len(takes):
-        return list(arrays), {}
+        return _in_order(reference, kernel, takes, labels, list(arrays)), {}
     if needs and all(p in named for p in needs):
         return [], {p.name: labels[p.name] for p in named}
     read = [(s, a) for s, a in zip(kernel.buffers, arrays) if not s.is_output or s.inout]
     for inputs in ([a for s, a in read if s.access is not Access.UNIFORM], [a for _, a in read]):
         if len(needs) <= len(inputs) <= len(takes):
-            return inputs, {}
+            return _in_order(reference, kernel, takes, labels, inputs), {}
     return list(arrays), {}  # does not fit: the call raises, and the error says why
+
+
+def _in_order(reference: Callable, kernel: KernelSpec, takes: list, labels: dict, given: list):
+    """``given`` (arrays in order) for the reference's parameters, refused where a
+    parameter named after a buffer would get another one: its parameters mix names of
+    buffers with other names (``def ref(out, inp, bias)`` for buffers in, bias, out)."""
+    wrong = [
+        p.name for p, array in zip(takes, given) if p.name in labels and labels[p.name] is not array
+    ]
+    if wrong:
+        unknown = [p.name for p in takes if p.name not in labels]
+        raise InvalidArgument(
+            f"the parameters of {getattr(reference, '__qualname__', 'the reference')} "
+            f"({', '.join(p.name for p in takes)}) name buffers ({', '.join(wrong)}) but "
+            f"not in the order they would be given, and "
+            f"{', '.join(unknown) or 'some'} name{'s' if len(unknown) == 1 else ''} no "
+            f"buffer of kernel {kernel.id} ({', '.join(labels)}): name every parameter "
+            "after a buffer, or take them all in (group, binding) order"
+        )
+    return given
 
 
 def reads_device(kernel: KernelSpec) -> bool:
