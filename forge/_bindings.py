@@ -37,6 +37,7 @@ __all__ = [
     "buffer_bytes",
     "buffer_values",
     "check_buffers",
+    "check_uniform_layout",
 ]
 
 
@@ -92,6 +93,51 @@ def binding_granules(kernel: KernelSpec, target: str | None, source: str | None)
         if wide > own and wide % own == 0:
             granules[i] = wide // own
     return tuple(granules)
+
+
+def check_uniform_layout(kernel: KernelSpec, target: str | None, source: str | None) -> None:
+    """Raise ``InvalidArgument`` where the uniform block's fields, laid out by WGSL's
+    rules as the spec declares them, do not sit where the WGSL source's struct reads
+    them (a field declared ``i64`` that the struct reads as ``u32`` moves every later
+    field): the kernel would read other bytes than the ones written, silently. Fields
+    are compared by position: offset, size and kind (float or integer)."""
+    uniform = kernel.uniform
+    if target != "wgsl" or source is None or uniform is None:
+        return
+    declared = [
+        b
+        for b in _sources.wgsl_bindings(source)
+        if (b.group, b.binding) == (uniform.group, uniform.binding)
+    ]
+    if not declared:
+        return
+    structs = _sources.wgsl_structs(source)
+    members = structs.get(declared[0].type, [(declared[0].name, declared[0].type)])
+    try:
+        spec_type = _layout.parse_type(uniform.fields)
+        wgsl_type = _layout.parse_type(
+            [(name, _struct_fields(text, structs)) for name, text in members]
+        )
+        ours = _layout.struct_layout(spec_type, "wgsl-uniform")
+        theirs = _layout.struct_layout(wgsl_type, "wgsl-uniform")
+    except ForgeError:  # a type this check cannot lay out: nothing to compare
+        return
+    for i, (mine, read) in enumerate(zip(ours, theirs)):
+        if mine[1:] != read[1:]:
+            raise InvalidArgument(
+                f"kernel {kernel.id}: uniform {uniform.label} field {i} is "
+                f"{mine[0]} ({_layout.type_text(spec_type.fields[i][1])}, {mine[2]} bytes at "
+                f"byte {mine[1]}) in the spec, but the WGSL struct {declared[0].type} reads "
+                f"{read[0]}: {members[i][1]} ({read[2]} bytes at byte {read[1]}); declare "
+                "the spec's fields with the struct's types, in its order"
+            )
+
+
+def _struct_fields(text: str, structs: Mapping[str, list]) -> Any:
+    """A WGSL member type as ``parse_type`` takes it: nested structs as their fields."""
+    if text in structs:
+        return [(name, _struct_fields(inner, structs)) for name, inner in structs[text]]
+    return text
 
 
 def scalar_values(kernel: KernelSpec, size: Any) -> dict[str, Any]:

@@ -708,6 +708,11 @@ class KernelSpec:
         ``array<vec4<f32>>`` over ``f32``)."""
         return _bindings.binding_granules(self, target, source)
 
+    def check_uniform_layout(self, target: str | None, source: str | None) -> None:
+        """Raise ``InvalidArgument`` where the WGSL source's uniform struct reads its
+        fields at other bytes (or as another kind) than the spec lays them out."""
+        _bindings.check_uniform_layout(self, target, source)
+
     def scalar_values(self, size: Any) -> dict[str, Any]:
         """``defaults``, then the values ``params(size)`` derives: the fields of the
         uniform block, or, for a CUDA kernel without one, its scalar parameters by name."""

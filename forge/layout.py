@@ -44,6 +44,7 @@ __all__ = [
     "type_text",
     "rules_for",
     "as_elements",
+    "struct_layout",
 ]
 
 RULES = ("wgsl-storage", "wgsl-uniform", "c")
@@ -245,6 +246,20 @@ def _struct_offsets(t: TypeSpec, rules: str) -> tuple[list[int], int, int]:
     if rules == "wgsl-uniform":
         align = _round_up(align, 16)
     return offsets, _round_up(max(end, 1), align), align
+
+
+def struct_layout(t: TypeSpec, rules: str) -> list[tuple[str, int, int, str]]:
+    """Per member of struct ``t`` under ``rules``: (name, byte offset, size, the kind of
+    its scalars: "f" float, "i" integer)."""
+    offsets = _struct_offsets(t, rules)[0]
+    return [
+        (name, offset, _size_align(field, rules)[0], _kind(field))
+        for (name, field), offset in zip(t.fields, offsets)
+    ]
+
+
+def _kind(t: TypeSpec) -> str:
+    return "".join(sorted({"f" if s.startswith(("f", "bf")) else "i" for s in t.scalars()}))
 
 
 def size_align(value: Any, rules: str) -> tuple[int, int]:

@@ -20,6 +20,7 @@ __all__ = [
     "TARGETS",
     "WgslBinding",
     "wgsl_bindings",
+    "wgsl_structs",
     "wgsl_overrides",
     "wgsl_overrides_without_default",
     "wgsl_enables",
@@ -87,6 +88,26 @@ def wgsl_bindings(source: str) -> list[WgslBinding]:
                 " ".join(type_.split()),
             )
         )
+    return found
+
+
+_STRUCT = re.compile(r"\bstruct\s+(\w+)\s*\{([^}]*)\}")
+_MEMBER = re.compile(r"^(?:" + _ATTR + r")*(\w+)\s*:\s*(.+)$", re.S)
+
+
+def wgsl_structs(source: str) -> dict[str, list[tuple[str, str]]]:
+    """Each ``struct`` the module declares: its members as (name, type text), in order
+    (one whose members set ``@size`` or ``@align`` is left out: its layout is its own)."""
+    found = {}
+    for match in _STRUCT.finditer(strip_comments(source)):
+        if re.search(r"@\s*(?:size|align)\b", match.group(2)):
+            continue
+        members = []
+        for part in re.split(r"[,;](?![^<]*>)", match.group(2)):
+            member = _MEMBER.match(part.strip())
+            if member:
+                members.append((member.group(1), " ".join(member.group(2).split())))
+        found[match.group(1)] = members
     return found
 
 

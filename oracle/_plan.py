@@ -318,6 +318,7 @@ def build_plan(
     size = case.size
     if target is not None:
         source = kernel.source(target, schedule, size)
+        kernel.check_uniform_layout(target, source)
         accesses = kernel.access_on(target, source)
         granules = kernel.binding_granules(target, source)
         length_read = kernel.length_read(target, source)

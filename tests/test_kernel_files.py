@@ -190,3 +190,65 @@ def test_a_kernel_for_a_backend_missing_here_is_reported_not_failed(tmp_path, ca
     out = capsys.readouterr()
     assert code == 0, out.out + out.err
     assert "twice: NOT CHECKED here" in out.out and "cuda" in out.out
+
+
+_LAYOUT_SOURCE = """
+struct P { n: u32, scale: f32, clamp: vec2<f32>, pad: vec3<f32> }
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@group(0) @binding(2) var<uniform> p: P;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    if (g.x < p.n) { y[g.x] = clamp(x[g.x] * p.scale, p.clamp.x, p.clamp.y); }
+}
+"""
+_AGREES = (("n", "u32"), ("scale", "f32"), ("clamp", "vec2<f32>"), ("pad", "vec3<f32>"))
+_DISAGREES = (("n", "i64"), ("scale", "f32"), ("clamp", "vec2<f32>"), ("pad", "vec3<f32>"))
+
+
+def _layout_kernel(fields):
+    import numpy as np
+
+    from forge import BufferSpec, KernelSpec, ceil_div
+
+    return KernelSpec(
+        id="uniform_layout",
+        entry_point="main",
+        sources={"wgsl": _LAYOUT_SOURCE},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+            BufferSpec.uniform(2, fields),
+        ),
+        reference=lambda x, y, p: np.clip(x * p["scale"], *p["clamp"]),
+        defaults={"scale": 2.0, "pad": (0.0, 0.0, 0.0), "clamp": (-1.0, 1.0)},
+        params=lambda n: {"n": n},
+        grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+    )
+
+
+def test_a_uniform_spec_that_disagrees_with_the_wgsl_struct_is_refused():
+    """Declared ``i64`` where the WGSL struct reads ``u32``, every later field is read
+    4 bytes off: a value MISMATCH that pointed at the kernel's arithmetic. Now it is
+    refused, naming the field; a spec that agrees (vec2 and vec3 alignment) passes."""
+    import oracle
+    from forge import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match=r"field 0 is n \(i64, 8 bytes at byte 0\)"):
+        _layout_kernel(_DISAGREES).check_uniform_layout("wgsl", _LAYOUT_SOURCE)
+    _layout_kernel(_AGREES).check_uniform_layout("wgsl", _LAYOUT_SOURCE)
+    ev = oracle.evaluate("reference", _layout_kernel(_AGREES), size=100, samples=0)
+    assert ev.passed, ev.report()
+
+
+def test_a_uniform_that_disagrees_with_the_wgsl_struct_is_an_error_on_wgpu(request):
+    import oracle
+    from oracle import Verdict
+    from oracle.pytest_plugin import require_available
+
+    require_available(request.config, "wgpu")
+    bad = oracle.evaluate("wgpu", _layout_kernel(_DISAGREES), size=100, samples=0)
+    assert bad.verdict is Verdict.ERROR, bad.report()
+    assert "the WGSL struct P reads n: u32" in bad.report(), bad.report()
+    good = oracle.evaluate("wgpu", _layout_kernel(_AGREES), size=100, samples=0)
+    assert good.passed, good.report()
