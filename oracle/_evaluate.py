@@ -71,6 +71,9 @@ DEFAULT_GUARD = 1024
 # Seconds any one wait for the device may take before the verdict is "timeout": far
 # beyond any test-sized kernel, short enough that a hung kernel is reported.
 DEFAULT_TIMEOUT_S = 60.0
+# What an output's own check reports (``OutputCheck.findings``).
+_OUTPUT_CHECKS = frozenset({"unwritten", "past-end", "before-start", "value", "later"})
+
 # Later input sets, tried in order while some output element was judged in no set.
 _EXTRA_SETS = ("finite", "normal")
 
@@ -273,9 +276,17 @@ def _complete_coverage(
         )
         if sub.verdict != Verdict.PASS:
             ev.verdict = sub.verdict if sub.failing else ev.verdict
+            # an output that failed here is shown as judged here (its mismatches, the
+            # inputs at them): the first set had masked what this one judges
+            failed = {k for k, c in sub.outputs.items() if not c.passed and k in ev.outputs}
+            for label in failed:
+                ev.outputs[label] = dataclasses.replace(sub.outputs[label], input_set=input_set)
+                if label in sub.inputs_at_mismatch:
+                    ev.inputs_at_mismatch[label] = sub.inputs_at_mismatch[label]
             ev.extra += [
                 Finding(f.check, f"in the {input_set} input set: {f.message}", f.buffer)
                 for f in sub.findings
+                if f.buffer not in failed or f.check not in _OUTPUT_CHECKS
             ]
             if sub.error:
                 ev.error, ev.error_type, ev.lost = sub.error, sub.error_type, sub.lost

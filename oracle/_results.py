@@ -4,6 +4,7 @@ list of named checks, and the ``Evaluation`` that holds them all."""
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 from dataclasses import dataclass, field
 from typing import Any
@@ -199,6 +200,7 @@ class OutputCheck:
     later: Comparison | None = None
     covered: int = -1
     padding_written: int = 0  # of the binding's padding (inside the shader's last vector)
+    input_set: str = ""  # a further input set this output failed in ("" the first one)
 
     @property
     def masked(self) -> int:
@@ -229,6 +231,13 @@ class OutputCheck:
         )
 
     def findings(self) -> list[Finding]:
+        found = self._findings()
+        if not self.input_set:
+            return found
+        where = f"in the {self.input_set} input set: "
+        return [dataclasses.replace(f, message=where + f.message) for f in found]
+
+    def _findings(self) -> list[Finding]:
         found, count = [], self.count
         if self.unwritten:
             found.append(
@@ -292,8 +301,9 @@ class OutputCheck:
         return found
 
     def accounting(self) -> str:
+        where = f" in the {self.input_set} input set" if self.input_set else ""
         text = (
-            f"{self.label}: {self.count} elements, {self.judged} judged"
+            f"{self.label}{where}: {self.count} elements, {self.judged} judged"
             + (f" ({self.flushed} accepted as a flushed subnormal)" if self.flushed else "")
             + (
                 f" ({self.comparison.precise} accepted as closer to the float64 reference)"
@@ -330,6 +340,7 @@ class OutputCheck:
             "padding_written": self.padding_written,
             "unjudged": self.unjudged,
             "later": self.later.as_dict() if self.later else None,
+            "input_set": self.input_set or None,
         }
 
 
