@@ -235,3 +235,28 @@ def test_wgsl_log_and_pow_are_not_drawn_where_wgsl_leaves_them_undefined(call, l
     assert not kinds & left_out and ("subnormal" in kinds) == ("subnormal" not in left_out)
     x = case.arrays["x"]
     assert np.isfinite(x).all() == ("nonfinite" in left_out)
+
+
+def test_a_buffer_of_rows_gets_whole_rows_of_zeros_and_of_tiny_values():
+    """A normalisation that forgot its epsilon differs only on a row of zeros or of
+    tiny values; with the families laid out by element a few long rows (8 x 768) never
+    had one, and such a mutant passed. In a buffer with a shape (or of a size's
+    rows x cols) the families take whole rows."""
+    for shape in (("rows", "cols"), None):
+        kernel = KernelSpec(
+            id="rows",
+            entry_point="main",
+            sources={},
+            dims=("rows", "cols"),
+            buffers=(
+                BufferSpec(0, "f32", "read", name="x", count="rows*cols", shape=shape),
+                BufferSpec(1, "f32", "read_write", name="y", count="rows*cols", shape=shape),
+            ),
+            reference=lambda x, y: x,
+        )
+        for size in ("8x768", "5x257", "64x32"):
+            x = make_case(kernel, size, 0).arrays["x"]
+            rows = x.reshape(int(size.split("x")[0]), -1)
+            assert (rows == 0).all(axis=1).any(), (shape, size)
+            tiny = (np.abs(rows) < 1e-30) & (rows != 0)
+            assert tiny.all(axis=1).any(), (shape, size)

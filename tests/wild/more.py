@@ -3,8 +3,9 @@
 CUDA, CUDA samples' warp shuffles and float4 loads, C++ templates, integer bit ops),
 with a numpy reference written the way a user would, and realistic one-line mutants.
 
-Entries whose originals expose a wrong verdict of the oracle say so beside them and
-in FINDINGS.md at the repository root of this branch.
+Entries that exposed a wrong verdict of the oracle (issue 11: a GEMM with beta, a ReLU
+after a NaN the kernel makes, an RMSNorm without epsilon over few long rows) say so
+beside them.
 """
 
 from __future__ import annotations
@@ -78,9 +79,9 @@ RMSNORM = Wild(
     {
         "tree one step short": ("wgsl", "s > 0u; s >>= 1u", "s > 1u; s >>= 1u"),
         "weight indexed by lane": ("wgsl", "rstd * weight[c]", "rstd * weight[lid.x]"),
-        # ORACLE BUG (FINDINGS.md, F3): passes silently at these sizes. The edge-case
-        # families are laid out in blocks of 6% of the flat buffer, shorter than a row
-        # of 768 or 257, so no row is all zeros or tiny and eps never matters.
+        # Passed silently at these sizes while the edge-case families were laid out in
+        # blocks of 6% of the flat buffer, shorter than a row of 768 or 257: no row was
+        # all zeros or tiny, where eps matters. Families now take whole rows.
         "eps dropped": ("wgsl", "f32(params.cols) + params.eps)", "f32(params.cols))"),
         "mean over one column too few": (
             "wgsl",
@@ -349,9 +350,9 @@ SILU = Wild(
     },
 )
 
-# ORACLE BUG (FINDINGS.md, F1): this right kernel is MISMATCH on wgpu and browser; the
-# sum-of-products rounding bound is given only to references homogeneous in their
-# inputs, and alpha*A@B + beta*C is not.
+# This right kernel was a MISMATCH on wgpu and browser while the sum-of-products
+# rounding bound was given only to references homogeneous in their inputs, which
+# alpha*A@B + beta*C is not; it is now given per element of any polynomial.
 # A naive SGEMM with a uniform struct first (M, N, K, alpha, beta), a 2D dispatch of
 # 8x8 workgroups, fma accumulation, C read and written (C = alpha A B + beta C).
 _SGEMM = """
@@ -412,9 +413,9 @@ SGEMM = Wild(
     },
 )
 
-# ORACLE BUG (FINDINGS.md, F2): MISMATCH on wgpu (lavapipe): with x = NaN, min() drops the
-# NaN of sqrt(NaN) and gives 96; the NaN-as-missing alternatives (x = -inf, +inf) take
-# the other select() arm.
+# Was a MISMATCH on wgpu (lavapipe): with x = NaN, min() drops the NaN of sqrt(NaN) and
+# gives 96, where replacing the NaN input by -inf or +inf takes the other select() arm;
+# the reference run with NaN-dropping min and max (and sign(NaN) = 0) gives 96 too.
 # select/clamp/min/max/abs/sign/floor/fract/exp2/sqrt/inverseSqrt: a shader-toy style
 # elementwise function of many builtins.
 _BUILTINS = """
@@ -468,9 +469,9 @@ BUILTINS = Wild(
     },
 )
 
-# ORACLE BUG (FINDINGS.md, F2): MISMATCH on wgpu (lavapipe): max(inf + nan, 0) and
-# max(inf + -inf, 0) are 0 (maxNum), numpy's maximum gives NaN, and replacing NaN inputs
-# by -inf/+inf does not reproduce 0. Expected to fail the same way on CUDA (fmaxf).
+# Was a MISMATCH on wgpu (lavapipe): max(inf + nan, 0) and max(inf + -inf, 0) are 0
+# (maxNum) where numpy's maximum gives NaN, and replacing NaN inputs by -inf/+inf does
+# not give 0; the reference run with NaN-dropping max does (CUDA's fmaxf the same).
 # Bias add and ReLU over a [rows, cols] matrix: CUDA as a C++ template (mangled name)
 # with a 2D block (blockIdx.y / threadIdx.y), WGSL with workgroup_size(16, 16).
 _BIAS_RELU_CUDA = """
