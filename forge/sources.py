@@ -10,6 +10,7 @@ an empty result) on what they cannot read; callers then fall back to what the
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -36,6 +37,12 @@ __all__ = [
 TARGETS = ("wgsl", "cuda")
 
 
+# The parsers below are pure functions of a source's text, read again for every run of
+# the same kernel (bindings, lengths, overrides): each keeps its recent answers.
+_cached = functools.lru_cache(maxsize=256)
+
+
+@_cached
 def strip_comments(text: str) -> str:
     """``text`` with // and /* */ comments replaced by spaces (line numbers kept)."""
 
@@ -66,7 +73,8 @@ _GROUP = re.compile(r"@\s*group\s*\(\s*(\d+)u?\s*\)")
 _BINDING = re.compile(r"@\s*binding\s*\(\s*(\d+)u?\s*\)")
 
 
-def wgsl_bindings(source: str) -> list[WgslBinding]:
+@_cached
+def wgsl_bindings(source: str) -> tuple[WgslBinding, ...]:
     """Every storage and uniform buffer binding the module declares."""
     found = []
     for match in _VAR.finditer(strip_comments(source)):
@@ -88,7 +96,7 @@ def wgsl_bindings(source: str) -> list[WgslBinding]:
                 " ".join(type_.split()),
             )
         )
-    return found
+    return tuple(found)
 
 
 _STRUCT = re.compile(r"\bstruct\s+(\w+)\s*\{([^}]*)\}")
@@ -119,15 +127,17 @@ def wgsl_overrides(source: str) -> dict[str, str]:
     return {m.group(2): m.group(3) or "" for m in _OVERRIDE.finditer(strip_comments(source))}
 
 
-def wgsl_overrides_without_default(source: str) -> set[str]:
+_NO_INITIALIZER = re.compile(r"\s*;")
+
+
+@_cached
+def wgsl_overrides_without_default(source: str) -> frozenset[str]:
     """The ``override`` constants declared with no initializer: the pipeline must set
     them (``override n: u32;``)."""
     text = strip_comments(source)
-    return {
-        m.group(2)
-        for m in _OVERRIDE.finditer(text)
-        if not re.match(r"\s*=", text[m.end() :]) and re.match(r"\s*;", text[m.end() :])
-    }
+    return frozenset(
+        m.group(2) for m in _OVERRIDE.finditer(text) if _NO_INITIALIZER.match(text, m.end())
+    )
 
 
 _ENABLE = re.compile(r"^\s*enable\s+([\w\s,]+);", re.M)
@@ -144,9 +154,10 @@ def wgsl_enables(source: str) -> set[str]:
 _LENGTH = re.compile(r"\barrayLength\s*\(\s*&?\s*\(?\s*(\w+)")
 
 
-def wgsl_array_lengths(source: str) -> set[str]:
+@_cached
+def wgsl_array_lengths(source: str) -> frozenset[str]:
     """Names of the variables whose length the module reads with ``arrayLength``."""
-    return {m.group(1) for m in _LENGTH.finditer(strip_comments(source))}
+    return frozenset(m.group(1) for m in _LENGTH.finditer(strip_comments(source)))
 
 
 _ENTRY = re.compile(r"@\s*compute[^{;]*?\bfn\s+(\w+)\s*\(", re.S)
