@@ -377,22 +377,23 @@ def check_many(
     """Cross-check each (kernel, size, seed) of ``items`` on ``backends``, yielding the
     results in order. The backends run concurrently, each through its own runner in
     order (through as many at once as the session has workers for it: a ``Fleet``'s
-    ``width``), while this thread draws the next cases and runs their references (up
-    to two items ahead, or as many as the widest backend has workers), so a check takes
+    ``width``, and one more evaluation waiting for a free one), while this thread draws
+    the next cases and runs their references (up to two items ahead, or one more than
+    the widest backend has evaluations under way), so a check takes
     about as long as its slowest backend. A broken reference or a backend that cannot
     open becomes that evaluation's verdict. ``prepared``: the first items' cases and
     references made already (``prepare_while``), taken in order instead of making
     them again."""
     options = options or CheckOptions()
     names = [n for n in backends if n != options.reference]
-    widths = {name: _width(session, name) for name in names}
+    widths = {name: _lanes(session, name) for name in names}
     lanes = {
         name: concurrent.futures.ThreadPoolExecutor(
             widths[name], thread_name_prefix=f"kforge-{name}"
         )
         for name in names
     }
-    ahead = max([_AHEAD, *widths.values()])
+    ahead = max([_AHEAD, *(w + 1 for w in widths.values())])
     pending: collections.deque = collections.deque()
     try:
         for index, (kernel, size, seed) in enumerate(items):
@@ -416,10 +417,13 @@ def check_many(
 _AHEAD = 2  # items whose references are computed before the oldest one is collected
 
 
-def _width(session: Any, name: str) -> int:
-    """How many evaluations of backend ``name`` the session runs at once."""
+def _lanes(session: Any, name: str) -> int:
+    """How many evaluations of backend ``name`` to have under way at once: one per
+    runner the session has for it, and one more where it hands out free runners (a
+    ``Fleet``): that evaluation's plan waits for a runner while the others' results are
+    judged, so a worker does not sit idle while this process judges."""
     width = getattr(session, "width", None)
-    return max(1, int(width(name))) if callable(width) else 1
+    return max(1, int(width(name))) + 1 if callable(width) else 1
 
 
 def _prepare(
