@@ -96,11 +96,12 @@ def binding_granules(kernel: KernelSpec, target: str | None, source: str | None)
 
 
 def check_uniform_layout(kernel: KernelSpec, target: str | None, source: str | None) -> None:
-    """Raise ``InvalidArgument`` where the uniform block's fields, laid out by WGSL's
-    rules as the spec declares them, do not sit where the WGSL source's struct reads
-    them (a field declared ``i64`` that the struct reads as ``u32`` moves every later
-    field): the kernel would read other bytes than the ones written, silently. Fields
-    are compared by position: offset, size and kind (float or integer)."""
+    """Raise ``InvalidArgument`` where the uniform block's values, laid out by WGSL's
+    rules as the spec declares them, do not sit where the WGSL source reads them (a
+    field declared ``i64`` that the struct reads as ``u32`` moves every later field):
+    the kernel would read other bytes than the ones written, silently. Compared scalar
+    by scalar (offset, size, float or integer), so two u32 fields may be read as one
+    ``vec2<u32>``; bytes only one side declares are not compared."""
     uniform = kernel.uniform
     if target != "wgsl" or source is None or uniform is None:
         return
@@ -114,22 +115,20 @@ def check_uniform_layout(kernel: KernelSpec, target: str | None, source: str | N
     structs = _sources.wgsl_structs(source)
     members = structs.get(declared[0].type, [(declared[0].name, declared[0].type)])
     try:
-        spec_type = _layout.parse_type(uniform.fields)
-        wgsl_type = _layout.parse_type(
-            [(name, _struct_fields(text, structs)) for name, text in members]
-        )
-        ours = _layout.struct_layout(spec_type, "wgsl-uniform")
-        theirs = _layout.struct_layout(wgsl_type, "wgsl-uniform")
+        ours = _layout.scalar_lanes(_layout.parse_type(uniform.fields), "wgsl-uniform")
+        wgsl_type = [(name, _struct_fields(text, structs)) for name, text in members]
+        theirs = _layout.scalar_lanes(_layout.parse_type(wgsl_type), "wgsl-uniform")
     except ForgeError:  # a type this check cannot lay out: nothing to compare
         return
-    for i, (mine, read) in enumerate(zip(ours, theirs)):
-        if mine[1:] != read[1:]:
+    for mine, read in zip(ours, theirs):
+        if mine[:3] != read[:3]:
+            kinds = {"f": "float", "i": "integer"}
             raise InvalidArgument(
-                f"kernel {kernel.id}: uniform {uniform.label} field {i} is "
-                f"{mine[0]} ({_layout.type_text(spec_type.fields[i][1])}, {mine[2]} bytes at "
-                f"byte {mine[1]}) in the spec, but the WGSL struct {declared[0].type} reads "
-                f"{read[0]}: {members[i][1]} ({read[2]} bytes at byte {read[1]}); declare "
-                "the spec's fields with the struct's types, in its order"
+                f"kernel {kernel.id}: uniform {uniform.label}'s {mine[3]} is a "
+                f"{mine[1] * 8}-bit {kinds[mine[2]]} at byte {mine[0]} as the spec declares "
+                f"it, but the WGSL source ({declared[0].name}: {declared[0].type}) reads "
+                f"{read[3]}, a {read[1] * 8}-bit {kinds[read[2]]} at byte {read[0]}; "
+                "declare the spec's fields with the types the shader reads, in its order"
             )
 
 

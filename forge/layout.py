@@ -44,7 +44,7 @@ __all__ = [
     "type_text",
     "rules_for",
     "as_elements",
-    "struct_layout",
+    "scalar_lanes",
 ]
 
 RULES = ("wgsl-storage", "wgsl-uniform", "c")
@@ -248,18 +248,39 @@ def _struct_offsets(t: TypeSpec, rules: str) -> tuple[list[int], int, int]:
     return offsets, _round_up(max(end, 1), align), align
 
 
-def struct_layout(t: TypeSpec, rules: str) -> list[tuple[str, int, int, str]]:
-    """Per member of struct ``t`` under ``rules``: (name, byte offset, size, the kind of
-    its scalars: "f" float, "i" integer)."""
+def scalar_lanes(t: TypeSpec, rules: str, base: int = 0, path: str = "") -> list[tuple]:
+    """Every scalar of ``t`` laid out under ``rules``: (byte offset, size, kind: "f"
+    float or "i" integer, its path such as ``shape.y`` or ``m[2].x``), in order. Two
+    types whose lanes agree hold the same values at the same bytes (two u32 fields and
+    one vec2<u32>, say)."""
+    if t.kind == "scalar":
+        size = scalar_dtype(t.scalar).itemsize
+        return [(base, size, _kind(t.scalar), path)]
+    if t.kind == "vec":
+        lane = scalar_dtype(t.scalar).itemsize
+        names = "xyzw"
+        return [
+            (base + i * lane, lane, _kind(t.scalar), f"{path}.{names[i]}") for i in range(t.count)
+        ]
+    if t.kind == "array":
+        stride = _size_align(t, rules)[0] // max(t.count, 1)
+        element = t.element
+        assert element is not None
+        return [
+            lane
+            for i in range(t.count)
+            for lane in scalar_lanes(element, rules, base + i * stride, f"{path}[{i}]")
+        ]
     offsets = _struct_offsets(t, rules)[0]
     return [
-        (name, offset, _size_align(field, rules)[0], _kind(field))
+        lane
         for (name, field), offset in zip(t.fields, offsets)
+        for lane in scalar_lanes(field, rules, base + offset, f"{path}.{name}" if path else name)
     ]
 
 
-def _kind(t: TypeSpec) -> str:
-    return "".join(sorted({"f" if s.startswith(("f", "bf")) else "i" for s in t.scalars()}))
+def _kind(scalar: str) -> str:
+    return "f" if scalar.startswith(("f", "bf")) else "i"
 
 
 def size_align(value: Any, rules: str) -> tuple[int, int]:

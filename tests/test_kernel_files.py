@@ -234,9 +234,16 @@ def test_a_uniform_spec_that_disagrees_with_the_wgsl_struct_is_refused():
     import oracle
     from forge import InvalidArgument
 
-    with pytest.raises(InvalidArgument, match=r"field 0 is n \(i64, 8 bytes at byte 0\)"):
+    with pytest.raises(InvalidArgument, match=r"params's n is a 64-bit integer at byte 0"):
         _layout_kernel(_DISAGREES).check_uniform_layout("wgsl", _LAYOUT_SOURCE)
     _layout_kernel(_AGREES).check_uniform_layout("wgsl", _LAYOUT_SOURCE)
+    # the same bytes read another way agree: two u32 fields as one vec2<u32> (a
+    # bias-add kernel declares var<uniform> shape: vec2<u32>), a struct as an array
+    as_vector = "@group(0) @binding(2) var<uniform> shape: vec2<u32>;"
+    two_fields = _layout_kernel((("rows", "u32"), ("cols", "u32")))
+    two_fields.check_uniform_layout("wgsl", as_vector)
+    with pytest.raises(InvalidArgument, match=r"cols is a 32-bit float at byte 4"):
+        _layout_kernel((("rows", "u32"), ("cols", "f32"))).check_uniform_layout("wgsl", as_vector)
     ev = oracle.evaluate("reference", _layout_kernel(_AGREES), size=100, samples=0)
     assert ev.passed, ev.report()
 
@@ -249,6 +256,6 @@ def test_a_uniform_that_disagrees_with_the_wgsl_struct_is_an_error_on_wgpu(reque
     require_available(request.config, "wgpu")
     bad = oracle.evaluate("wgpu", _layout_kernel(_DISAGREES), size=100, samples=0)
     assert bad.verdict is Verdict.ERROR, bad.report()
-    assert "the WGSL struct P reads n: u32" in bad.report(), bad.report()
+    assert "reads n, a 32-bit integer at byte 0" in bad.report(), bad.report()
     good = oracle.evaluate("wgpu", _layout_kernel(_AGREES), size=100, samples=0)
     assert good.passed, good.report()
