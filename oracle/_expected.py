@@ -245,7 +245,7 @@ def _rounding_bounds(expected: Expected) -> dict[str, np.ndarray]:
     such sum), with ``u`` the unit roundoff of float32 (or of the output's dtype, if
     wider): sums are accumulated at least in float32. An output with no element so
     bounded has no entry."""
-    from forge.types import is_float_dtype
+    from forge.types import float_info, is_float_dtype
 
     if expected.reference != NUMPY_REFERENCE or expected.truth.reference is None:
         return {}
@@ -260,7 +260,7 @@ def _rounding_bounds(expected: Expected) -> dict[str, np.ndarray]:
             continue
         values = [np.asarray(r[label], np.float64).reshape(-1) for r in scaled]  # type: ignore[index]
         # a reference that casts its result (``.astype(np.float32)``) rounds each run
-        ulp = np.finfo(want.dtype).eps
+        ulp = float(float_info(want.dtype).eps)
         magnitude = np.abs(np.asarray(magnitude_run[label], np.float64).reshape(-1))
         squares = np.asarray(squares_run[label], np.float64).reshape(-1)
         if any(v.size != want.size for v in (*values, magnitude, squares)):

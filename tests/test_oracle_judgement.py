@@ -719,3 +719,25 @@ def test_a_reference_whose_parameters_name_some_buffers_is_told_which_do_not():
     assert "inp names no buffer" in ev.report() and "(in, b, y)" in ev.report(), ev.report()
     fixed = dataclasses.replace(kernel, reference=lambda x, b, y: np.maximum(x + b, 0))
     assert oracle.evaluate("reference", fixed, size=64, samples=0).passed
+
+
+def test_a_bf16_output_of_a_long_sum_gets_a_bound():
+    """The bound's check for a sum of products reads the output dtype's precision;
+    bfloat16 has no ``np.finfo`` (on the H200 a bf16 SiLU mutant raised there instead
+    of failing)."""
+    import ml_dtypes
+
+    kernel = KernelSpec(
+        id="rows_bf16",
+        entry_point="main",
+        sources={},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x", count="n*256"),
+            BufferSpec(1, "bf16", "read_write", name="y"),
+        ),
+        reference=lambda x, y: x.reshape(len(y), -1).sum(axis=1).astype(ml_dtypes.bfloat16),
+        domain={"x": (-1.0, 1.0)},
+        nonfinite_inputs=False,
+    )
+    bound = oracle.expected_outputs(oracle.make_case(kernel, 16, 0)).rounding_bound()["y"]
+    assert bound.shape == (16,) and bound.max() > 0
