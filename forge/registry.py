@@ -35,6 +35,7 @@ __all__ = [
     "backend_entries",
     "backend_names",
     "available_backends",
+    "availability",
     "default_backend",
     "open_context",
     "get_kernel",
@@ -184,6 +185,16 @@ def _availability(name: str) -> tuple[bool, str]:
     except Exception as exc:
         return False, f"availability check failed: {type(exc).__name__}: {exc}"
     return bool(ok), str(reason)
+
+
+def availability(name: str) -> tuple[bool, str]:
+    """``(ok, reason)`` for backend ``name`` (cached; see ``refresh``); a backend not
+    installed is not ok, and the reason says so."""
+    try:
+        _entry(name)
+    except InvalidArgument as exc:
+        return False, str(exc)
+    return _availability(name)
 
 
 def available_backends() -> dict[str, tuple[bool, str]]:

@@ -1,8 +1,9 @@
-"""``python -m oracle._worker REQUESTS_FD RESULTS_FD``: a worker process holding one
-warm context (see ``oracle._workers``). It answers ``("open", backend, options,
-timeout_s)`` with ``("ready", BackendInfo)`` or ``("error", ErrorInfo)``,
-``("run", Plan)`` with ``("outcome", Outcome)``, and exits on ``("close",)`` or when
-the driver goes away."""
+"""``python -m oracle._worker REQUESTS_FD RESULTS_FD [BACKEND]``: a worker process
+holding one warm context (see ``oracle._workers``). Given a backend, it imports it and
+probes its device before its first request (``oracle._spawn.start_early``). It
+answers ``("open", backend, options, timeout_s)`` with ``("ready", BackendInfo)`` or
+``("error", ErrorInfo)``, ``("run", Plan)`` with ``("outcome", Outcome)``, and exits on
+``("close",)`` or when the driver goes away."""
 
 from __future__ import annotations
 
@@ -20,6 +21,9 @@ def main(argv: list[str]) -> int:
 
     from forge import registry
     from forge.errors import ForgeError
+
+    if len(argv) > 3:  # warm up: what open_context would do first, done while the driver starts
+        registry.availability(argv[3])
 
     from ._plan import BackendInfo, ErrorInfo, Outcome, execute
 

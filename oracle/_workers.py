@@ -22,11 +22,8 @@ import os
 import pickle
 import signal
 import subprocess
-import sys
-import tempfile
 import weakref
 from collections.abc import Mapping, Sequence
-from multiprocessing.connection import Connection
 from typing import Any
 
 from forge import registry
@@ -34,10 +31,11 @@ from forge.errors import ForgeError, GpuUnavailable
 from forge.kernel import KernelSpec
 from forge.schedule import Schedule
 
+from . import _spawn
 from ._plan import BackendInfo, ErrorInfo, Outcome, Plan
 from ._runners import Runner
 
-__all__ = ["WorkerRunner", "CRASHED", "worker_command"]
+__all__ = ["WorkerRunner", "CRASHED"]
 
 #: ``ErrorInfo.type`` of an evaluation whose worker process died.
 CRASHED = "WorkerCrashed"
@@ -46,48 +44,12 @@ _DEADLINE_WAITS = 3  # a plan's bounded waits: the judged run, the samples, the 
 _DEADLINE_MARGIN = 20.0  # beyond them: uploads, compiles, reads
 
 
-def worker_command() -> list[str]:
-    return [sys.executable, "-m", "oracle._worker"]
-
-
-def _stop(process: subprocess.Popen, connections: Sequence[Connection]) -> None:
-    for connection in connections:
-        try:
-            connection.close()
-        except OSError:
-            pass
-    if process.poll() is None:
-        process.kill()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            pass
-
-
 class _Worker:
-    """One worker process and its two pipe ends."""
+    """One worker process and its two pipe ends (``oracle._spawn.Spawned``)."""
 
-    def __init__(self, prefix: Sequence[str], log_path: str) -> None:
-        to_worker_r, to_worker_w = os.pipe()
-        from_worker_r, from_worker_w = os.pipe()
-        env = dict(os.environ)
-        env.setdefault("XDG_RUNTIME_DIR", tempfile.gettempdir())
-        self.stderr = open(log_path, "wb")
-        try:
-            self.process = subprocess.Popen(
-                [*prefix, *worker_command(), str(to_worker_r), str(from_worker_w)],
-                pass_fds=(to_worker_r, from_worker_w),
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=self.stderr,
-                env=env,
-            )
-        finally:
-            os.close(to_worker_r)
-            os.close(from_worker_w)
-        self.send = Connection(to_worker_w, readable=False)
-        self.recv = Connection(from_worker_r, writable=False)
-        self._finalizer = weakref.finalize(self, _stop, self.process, (self.send, self.recv))
+    def __init__(self, spawned: _spawn.Spawned) -> None:
+        self.process, self.send, self.recv = spawned.process, spawned.send, spawned.recv
+        self._finalizer = weakref.finalize(self, _spawn.stop, spawned)
 
     def request(self, message: Any, deadline: float | None) -> Any:
         """Send ``message`` and return the answer; raises ``EOFError`` when the worker
@@ -120,7 +82,6 @@ class _Worker:
 
     def stop(self) -> None:
         self._finalizer()
-        self.stderr.close()
 
 
 class WorkerRunner(Runner):
@@ -142,10 +103,7 @@ class WorkerRunner(Runner):
         self.name, self.options, self.timeout_s = name, dict(options or {}), timeout_s
         self.fixed_options = dict(self.options)  # what the caller chose (growth leaves them)
         self.prefix = list(prefix)
-        self._log = tempfile.NamedTemporaryFile(
-            prefix=f"kforge-{name}-worker-", suffix=".log", delete=False
-        )
-        self._log.close()
+        self._log_path = ""  # the worker's stderr, once one was started
         self._worker: _Worker | None = None
         self._info: BackendInfo | None = None
         self.restarts = 0
@@ -162,12 +120,17 @@ class WorkerRunner(Runner):
 
     @property
     def log_path(self) -> str:
-        return self._log.name
+        return self._log_path
 
     def _launch(self) -> _Worker:
         """Start a worker and ask it to open its context, without waiting: the driver
         goes on with its own work while the worker imports and opens."""
-        worker = _Worker(self.prefix, self._log.name)
+        early = None if self.prefix else _spawn.take_early(self.name)
+        if early is not None:  # started by the command line before it imported all this
+            self._log_path = early.log_path
+        elif not self._log_path:
+            self._log_path = _spawn.new_log(self.name)
+        worker = _Worker(early or _spawn.spawn(self.prefix, self._log_path))
         try:
             worker.send.send(("open", self.name, self.options, self.timeout_s))
         except OSError:
@@ -198,7 +161,7 @@ class WorkerRunner(Runner):
 
     def _stderr_tail(self, limit: int = 1500) -> str:
         try:
-            with open(self._log.name, "rb") as f:
+            with open(self._log_path, "rb") as f:
                 f.seek(0, os.SEEK_END)
                 f.seek(max(0, f.tell() - limit))
                 return f.read().decode(errors="replace").strip() or "(no output)"
@@ -318,7 +281,8 @@ class WorkerRunner(Runner):
             except (OSError, subprocess.TimeoutExpired, ValueError):
                 pass
             worker.stop()
-        try:
-            os.unlink(self._log.name)
-        except OSError:
-            pass
+        if self._log_path:
+            try:
+                os.unlink(self._log_path)
+            except OSError:
+                pass

@@ -141,3 +141,54 @@ def test_workers_are_gone_after_the_session_closes():
     process = runner._worker.process
     session.close()
     assert process.poll() is not None
+
+
+# -- workers started before the command line imports the framework -------------------
+def _count_spawns(monkeypatch) -> list:
+    from oracle import _spawn
+
+    started = []
+    spawn = _spawn.spawn
+
+    def counted(prefix, log_path, warm=None):
+        started.append(warm)
+        return spawn(prefix, log_path, warm)
+
+    monkeypatch.setattr(_spawn, "spawn", counted)
+    return started
+
+
+def test_kforge_check_starts_its_worker_first_and_uses_that_one(request, monkeypatch, capsys):
+    """``kforge check --backend wgpu`` starts the wgpu worker before it imports the
+    framework (its imports and device start overlap the command line's), then the
+    check adopts that worker: one worker started in all, none left over; the host
+    backend (reference) gets none."""
+    require_available(request.config, "wgpu")
+    from kforge import main
+    from oracle import _spawn
+
+    started = _count_spawns(monkeypatch)
+    argv = ["check", "raw_affine", "--backend", "wgpu", "--backend", "reference"]
+    assert main(argv) == 0, capsys.readouterr()
+    assert started == ["wgpu"] and not _spawn._EARLY
+
+
+def test_a_worker_started_early_and_not_used_is_stopped(monkeypatch, capsys):
+    """A command that fails before it runs anything (an unknown kernel) leaves no early
+    worker running."""
+    from kforge import main
+    from oracle import _spawn
+
+    started = _count_spawns(monkeypatch)
+    processes = []
+    start_early = _spawn.start_early
+
+    def recorded(names):
+        start_early(names)
+        processes.extend(s.process for s in _spawn._EARLY.values())
+
+    monkeypatch.setattr(_spawn, "start_early", recorded)
+    assert main(["check", "no_such_kernel", "--backend", "demo_faulty"]) == 2
+    assert started == ["demo_faulty"] and not _spawn._EARLY
+    assert processes and all(p.poll() is not None for p in processes)
+    assert "no_such_kernel" in capsys.readouterr().err
