@@ -321,7 +321,7 @@ def _after_each(result: CrossCheck, args) -> None:
     """Per evaluation follow-ups the flags ask for: the sanitizer, saved failures."""
     if not (args.sanitize or args.save_failures):
         return
-    from oracle._evaluate import save_failure
+    from oracle._evaluate import input_set_expected, save_failure
     from oracle._expected import expected_outputs
     from oracle._inputs import make_case
     from oracle._sanitize import sanitize_evaluation
@@ -333,6 +333,8 @@ def _after_each(result: CrossCheck, args) -> None:
         if args.sanitize:
             sanitize_evaluation(ev, expected, guard=1024, timeout_s=args.timeout)
         if args.save_failures and ev.failing:
+            if ev.failed_input_set:
+                expected = input_set_expected(expected, ev.failed_input_set)
             ev.saved = save_failure(ev, expected, args.save_failures)
 
 

@@ -244,15 +244,9 @@ def _complete_coverage(
     for input_set in _EXTRA_SETS if case.generated else ():
         if not coverage_gaps(covered) or ev.verdict != Verdict.PASS:
             break
-        sub_case = dataclasses.replace(
-            make_case(case.kernel, case.size, case.seed, input_set=input_set), uniform=case.uniform
-        )
         try:
-            sub_expected = (
-                expected.recompute(sub_case)
-                if expected.recompute is not None
-                else expected_outputs(sub_case, expected.truth)
-            )
+            sub_expected = input_set_expected(expected, input_set)
+            sub_case = sub_expected.case
         except ForgeError as exc:  # the numpy reference failed, or the reference backend
             ev.extra.append(Finding("reference", f"in the {input_set} input set: {exc}"))
             break
@@ -279,6 +273,8 @@ def _complete_coverage(
             # an output that failed here is shown as judged here (its mismatches, the
             # inputs at them): the first set had masked what this one judges
             failed = {k for k, c in sub.outputs.items() if not c.passed and k in ev.outputs}
+            if sub.failing and not ev.failed_input_set:
+                ev.got, ev.failed_input_set = dict(sub.got), input_set
             for label in failed:
                 ev.outputs[label] = dataclasses.replace(sub.outputs[label], input_set=input_set)
                 if label in sub.inputs_at_mismatch:
@@ -578,6 +574,8 @@ def evaluate(
 
         sanitize_evaluation(ev, expected, guard=guard, timeout_s=timeout_s)
     if save is not None and ev.failing:
+        if ev.failed_input_set:
+            expected = input_set_expected(expected, ev.failed_input_set)
         ev.saved = save_failure(ev, expected, save)
     return ev
 
@@ -636,11 +634,25 @@ class _Targets:
         self.session.close()
 
 
+def input_set_expected(expected: Expected, input_set: str) -> Expected:
+    """What the same reference expects of the same problem drawn from ``input_set``
+    (the uniform kept)."""
+    case = expected.case
+    sub_case = dataclasses.replace(
+        make_case(case.kernel, case.size, case.seed, input_set=input_set), uniform=case.uniform
+    )
+    if expected.recompute is not None:
+        return expected.recompute(sub_case)
+    return expected_outputs(sub_case, expected.truth)
+
+
 def save_failure(ev: Evaluation, expected: Expected, folder: str | os.PathLike) -> str:
-    """Write ``ev``'s inputs, expected and actual outputs to ``folder`` as one ``.npz``;
-    returns its path."""
+    """Write ``ev``'s inputs, expected and actual outputs to ``folder`` as one ``.npz``
+    (``expected`` is of the input set that failed: ``ev.failed_input_set``, or the first
+    one); returns its path."""
     os.makedirs(folder, exist_ok=True)
-    name = f"{ev.kernel.id}-{ev.backend}-{str(ev.size).replace(',', '_')}-seed{ev.seed}.npz"
+    where = f"-{ev.failed_input_set}" if ev.failed_input_set else ""
+    name = f"{ev.kernel.id}-{ev.backend}-{str(ev.size).replace(',', '_')}-seed{ev.seed}{where}.npz"
     path = os.path.join(folder, name)
     arrays: dict[str, Any] = {}  # np.savez's stub types **kwds against allow_pickle too
     for label, array in expected.case.arrays.items():

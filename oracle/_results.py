@@ -365,6 +365,9 @@ class Evaluation:
     error_type: str = ""
     timing: Timing | None = None
     got: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    # the further input set whose failure made the verdict ("": the first one); ``got``
+    # then holds that set's outputs, and a saved failure its inputs
+    failed_input_set: str = ""
     counts: dict[str, int] = field(default_factory=dict, repr=False)
     semantics: FloatSemantics = field(default_factory=FloatSemantics)
     lost: bool = False  # the context was lost (device loss, timeout): open a new one

@@ -317,7 +317,7 @@ def _matmul(source: str, name: str) -> KernelSpec:
 
 
 @pytest.mark.parametrize("backend", ["wgpu", "browser"])
-def test_a_wrong_matmul_whose_every_expected_output_is_nan_fails(request, backend):
+def test_a_wrong_matmul_whose_every_expected_output_is_nan_fails(request, backend, tmp_path):
     """With the default inputs (NaN and Inf admitted, no domain) every row of A holds a
     NaN or an Inf, so every expected element of C is not finite and matched by its NaN
     pattern whatever the arithmetic: the oracle runs the finite input set, where a
@@ -338,6 +338,12 @@ def test_a_wrong_matmul_whose_every_expected_output_is_nan_fails(request, backen
     assert bad.max_ulp > 0 and check.comparison.first_mismatches, bad.report()
     assert bad.as_dict()["outputs"]["C"]["input_set"] == "finite"
     assert bad.report().count("elements differ from the reference") == 1, bad.report()
+    # a saved failure holds the set that failed: its finite inputs and its outputs
+    saved = oracle.evaluate(backend, wrong, size="64x64x64", samples=0, save=tmp_path)
+    assert saved.failed_input_set == "finite" and saved.saved.endswith("-finite.npz")
+    with np.load(saved.saved) as data:
+        assert np.isfinite(data["input.A"]).all() and np.isfinite(data["expected.C"]).all()
+        assert not np.allclose(data["actual.C"], data["expected.C"], rtol=1e-3)
 
 
 _ABS_VEC4 = """
