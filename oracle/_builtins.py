@@ -181,12 +181,17 @@ def builtin_notes(
 # one); numpy's minimum, maximum, clip, min and max propagate it. A reference written with
 # numpy's is run once more with the dropping twins, for ``Expected.nan_alternatives``;
 # with them ``sign`` as comparisons make it (0 for NaN, as lavapipe's WGSL sign gives).
-def _clip(a, a_min=None, a_max=None, *args, **kwargs):
-    out = np.asarray(a)
-    if a_min is not None:
-        out = np.fmax(out, a_min)
-    if a_max is not None:
-        out = np.fmin(out, a_max)
+def _clip(a, a_min=None, a_max=None, out=None, *, min=None, max=None, **kwargs):
+    low = a_min if a_min is not None else min
+    high = a_max if a_max is not None else max
+    result = np.asarray(a)
+    if low is not None:
+        result = np.fmax(result, low)
+    if high is not None:
+        result = np.fmin(result, high)
+    if out is None:
+        return result
+    out[...] = result
     return out
 
 
@@ -224,7 +229,7 @@ def nan_dropping(reference):
     """``reference`` (a plain function) as C's ``fmaxf`` and WGSL's ``max`` would compute
     it: where it, or a function of its module it calls, names numpy (``np.maximum``,
     ``np.clip``, ``np.max``, ...) or such a function directly, the NaN-dropping twin
-    instead; None where it names none (or is no plain function)."""
+    instead; None where its module names none (or it is no plain function)."""
     import types
 
     if not isinstance(reference, types.FunctionType):

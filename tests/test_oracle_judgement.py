@@ -747,3 +747,25 @@ def test_a_bf16_output_of_a_long_sum_gets_a_bound():
     )
     bound = oracle.expected_outputs(oracle.make_case(kernel, 16, 0)).rounding_bound()["y"]
     assert bound.shape == (16,) and bound.max() > 0
+
+
+def _relu(v):
+    return np.maximum(v, 0)
+
+
+def test_a_reference_run_as_maxnum_uses_fmax_in_it_and_in_its_helpers():
+    """``nan_dropping`` re-binds numpy's NaN-propagating min, max and clip to their
+    NaN-dropping twins in the reference and in the functions of its module it calls
+    (a ReLU helper), keyword forms included; the original is left as it was."""
+    from oracle._builtins import nan_dropping
+
+    def reference(x):
+        return _relu(x + 1.0) + np.clip(x, min=-1.0, max=1.0)
+
+    x = np.array([np.nan, np.inf, -np.inf, 0.5])
+    with np.errstate(invalid="ignore"):
+        plain = reference(x)
+        dropping = nan_dropping(reference)(x)
+    assert np.isnan(plain[0]) and dropping.tolist() == [-1.0, np.inf, -1.0, 2.0]
+    assert np.isnan(reference(x)[0])  # the original still propagates NaN
+    assert nan_dropping(np.maximum) is None  # no plain function: nothing to re-bind
