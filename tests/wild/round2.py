@@ -1046,6 +1046,66 @@ CG_SUMSQ = Wild(
     },
 )
 
+# Scalars packed into vec4s of a uniform struct (the WebGPU samples' way to meet uniform
+# alignment), declared in the spec as the scalars they pack, padding fields included.
+# FINDINGS2.md F5: refused before the run (ERROR: "field 0 is n (u32, 4 bytes at byte 0)
+# in the spec, but the WGSL struct Params reads dims: vec4<u32>"), though every lane
+# the kernel reads is the one written; its tests fail on wgpu and browser on this branch.
+_VEC4_PACKED = """
+struct Params { dims: vec4<u32>, coef: vec4<f32> }
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@group(0) @binding(2) var<uniform> params: Params;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let n = params.dims.x;
+    if (gid.x < n) { y[gid.x] = x[gid.x] * params.coef.x + params.coef.y; }
+}
+"""
+
+
+def _vec4_packed_reference(x, y, params):
+    return x * params["scale"] + params["shift"]
+
+
+VEC4_PACKED = Wild(
+    KernelSpec(
+        id="wild_uniform_vec4_packed_scalars",
+        entry_point="main",
+        sources={"wgsl": _VEC4_PACKED},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+            BufferSpec.uniform(
+                2,
+                (
+                    ("n", "u32"),
+                    ("pad0", "u32"),
+                    ("pad1", "u32"),
+                    ("pad2", "u32"),
+                    ("scale", "f32"),
+                    ("shift", "f32"),
+                    ("pad3", "f32"),
+                    ("pad4", "f32"),
+                ),
+            ),
+        ),
+        reference=_vec4_packed_reference,
+        defaults={"scale": 2.0, "shift": 1.0, **{f"pad{i}": 0 for i in range(5)}},
+        grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+        test_sizes=(1000, 1, 4099),
+    ),
+    {
+        "count from the wrong lane": ("wgsl", "params.dims.x", "params.dims.y"),
+        "scale and shift swapped": (
+            "wgsl",
+            "params.coef.x + params.coef.y",
+            "params.coef.y + params.coef.x",
+        ),
+    },
+)
+
 ROUND2 = {
     w.kernel.id: w
     for w in (
@@ -1065,5 +1125,6 @@ ROUND2 = {
         F16_AFFINE_RELU,
         PALETTE,
         CG_SUMSQ,
+        VEC4_PACKED,
     )
 }
