@@ -1308,3 +1308,7 @@ CORPUS = {
 from tests.wild.more import MORE  # noqa: E402  (more kernels from the wild: tests/wild/more.py)
 
 CORPUS.update(MORE)
+
+from tests.wild.round2 import ROUND2  # noqa: E402  (round 2: tests/wild/round2.py)
+
+CORPUS.update(ROUND2)
