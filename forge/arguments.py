@@ -8,8 +8,9 @@ entry per parameter, which the CUDA backend packs:
 - ``("buffer", index)``: the device pointer of ``kernel.buffers[index]``;
 - ``("field", name)``: one field of the uniform block, by value;
 - ``("uniform", None)``: the whole uniform block as its C struct, by value;
-- ``("value", (name, bytes))``: a scalar ``params(size)`` or ``defaults`` gives a kernel
-  without a uniform block, already packed in the C type the kernel declares.
+- ``("value", (name, bytes))``: a scalar that is no uniform field (a dimension of the
+  size, or what ``params(size)`` or ``defaults`` gives), already packed in the C type
+  the kernel declares.
 
 The rules, in order: ``arguments=(...)`` names the order explicitly; else parameters
 all named like the spec's names are matched by name; else by position and kind
@@ -92,7 +93,7 @@ def argument_order(kernel: KernelSpec, arguments: Sequence[Argument]) -> tuple[s
 
 
 def values_by_name(kernel: KernelSpec, size: Any) -> dict[str, Any]:
-    """The values a kernel without a uniform block passes by value, by name: the problem
+    """The values a kernel passes by value outside its uniform block, by name: the problem
     size's dimensions (``n``, or ``rows`` and ``cols``, ...), then what
     ``KernelSpec.scalar_values`` gives (``defaults``, then ``params(size)``)."""
     return {**kernel.size(size).dims, **kernel.scalar_values(size)}
@@ -115,11 +116,12 @@ def _spec_names(kernel: KernelSpec) -> dict[str, Argument]:
 def _scalars(
     kernel: KernelSpec, params: Sequence[Any], size: Any, known: Mapping[str, Any]
 ) -> dict[str, Argument]:
-    """For a kernel without a uniform block: each scalar parameter the kernel takes by
-    value (``int n``, ``float eps``) that ``values_by_name`` names (a dimension of the
-    size, ``defaults``, ``params(size)``), packed in the C type the kernel declares, as
-    people write ``__global__ void k(float* y, int n)`` with ``n`` the problem size."""
-    if kernel.uniform is not None or size is None:
+    """Each scalar parameter the kernel takes by value (``int n``, ``float eps``) that is
+    no uniform field but that ``values_by_name`` names (a dimension of the size,
+    ``defaults``, ``params(size)``), packed in the C type the kernel declares, as people
+    write ``__global__ void k(float* y, int n)`` with ``n`` the problem size; also
+    beside a uniform block, which a spec shared with a WGSL source has."""
+    if size is None:
         return {}
     wanted = [p for p in params if not p.pointer and p.name not in known]
     if not wanted:

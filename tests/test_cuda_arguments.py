@@ -219,3 +219,21 @@ def test_pointers_named_otherwise_go_by_position_and_n_still_takes_the_size():
     )
     with pytest.raises(InvalidArgument, match="count"):  # a scalar no one gives a value
         _arguments("const float* in, float* out, int count", buffers)
+
+
+def test_n_takes_the_size_beside_a_uniform_block_shared_with_wgsl():
+    """A spec shared by a WGSL and a CUDA source has a uniform block (WGSL reads its
+    scalars from one); the CUDA side's ``int n`` that is no field of it is the size, as
+    without a block (it was refused: "the parameters ['n'] name no buffer or uniform
+    field")."""
+    buffers = (
+        BufferSpec(0, "f32", "read", name="x"),
+        BufferSpec(1, "f32", "read_write", name="y"),
+        BufferSpec.uniform(2, (("scale", "f32"),)),
+    )
+    assert _arguments("const float* x, float* y, float scale, int n", buffers) == (
+        ("buffer", 0),
+        ("buffer", 1),
+        ("field", "scale"),
+        ("value", ("n", np.int32(4).tobytes())),
+    )
