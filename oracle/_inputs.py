@@ -2,7 +2,8 @@
 in blocks of edge-case families, always inside the kernel's declared domain.
 
 Families: ``normal`` (moderate values), ``zeros`` (+0.0 and -0.0), ``negatives``,
-``large`` and ``tiny`` magnitudes, ``subnormal``, ``nonfinite`` (only when
+``large`` (in rows, one sign per row; for integers in a declared range, its two ends)
+and ``tiny`` magnitudes, ``subnormal``, ``nonfinite`` (only when
 ``kernel.nonfinite_inputs``: +-Inf where the domain reaches them, NaN only for a buffer
 with no declared domain, since NaN lies inside no range), and ``mixed``
 (each element picked from the other families). Families are contiguous blocks, and in
@@ -30,6 +31,7 @@ from forge.size import is_int
 from ._builtins import builtin_limits
 
 __all__ = [
+    "row_length",
     "Case",
     "make_case",
     "buffer_label",
@@ -226,6 +228,10 @@ def _int_family(rng, family: str, n: int, dtype: np.dtype, domain):
         return None
     a, b = spans[family]
     a, b = max(a, lo), min(b, hi)
+    if family == "large" and a > b and hi - lo < 2**20:
+        # a declared range (token ids, indices) below the large magnitudes: its two
+        # ends, where an off-by-one bound check fails
+        return rng.choice(np.array([int(lo), int(hi)], np.int64), n)
     if a > b:
         return None if family != "normal" else rng.integers(int(lo), int(hi) + 1, n, np.int64)
     values = rng.integers(int(a), int(b) + 1, n, np.int64)
@@ -281,6 +287,8 @@ def _scalar_values(
         if family == "mixed":
             stacked = np.stack([out[start:stop]] + [draw(f, n) for f in present])
             out[start:stop] = stacked[rng.integers(0, len(stacked), n), np.arange(n)]
+        elif family == "large" and row > 1 and n % row == 0 and domain[0] < 0 < domain[1]:
+            out[start:stop] = _one_sign_per_row(np.abs(draw(family, n)), row)
         else:
             out[start:stop] = draw(family, n)
     if dtype.kind == "f" or dtype.name == "bfloat16":  # rounding may step past a bound
@@ -288,6 +296,14 @@ def _scalar_values(
         finite = np.isfinite(out)
         out[finite] = np.clip(out[finite], lo, hi)
     return out, tuple(blocks)
+
+
+def _one_sign_per_row(magnitudes: np.ndarray, row: int) -> np.ndarray:
+    """Rows of large magnitudes, all negative in the first row, all positive in the
+    next, and so on: a row far below zero (every exp underflows, an attention row
+    masked out) is where a softmax whose running max starts at 0 divides 0 by 0."""
+    signs = np.where(np.arange(magnitudes.size // row) % 2 == 0, -1, 1).repeat(row)
+    return magnitudes * signs.astype(magnitudes.dtype)
 
 
 def _logical_values(dtype: np.dtype, count: int, draw_scalar) -> tuple[np.ndarray, tuple]:
@@ -329,7 +345,7 @@ def _fill(
     )
     if domain[0] > domain[1]:
         raise InvalidArgument(f"kernel {kernel.id}: domain of {spec.name!r} is empty: {domain}")
-    row = _row_length(spec, count, size) if spec.dtype.names is None and not spec.dtype.shape else 1
+    row = row_length(spec, count, size) if spec.dtype.names is None and not spec.dtype.shape else 1
     return _logical_values(
         spec.dtype,
         count,
@@ -339,7 +355,7 @@ def _fill(
     )
 
 
-def _row_length(spec: BufferSpec, count: int, size) -> int:
+def row_length(spec: BufferSpec, count: int, size) -> int:
     """The length of a buffer's rows: its ``shape``'s last axis, else, for a buffer of
     as many elements as a size of several dimensions holds (``rows x cols``), the last
     dimension; 1 where it has none."""

@@ -260,3 +260,28 @@ def test_a_buffer_of_rows_gets_whole_rows_of_zeros_and_of_tiny_values():
             assert (rows == 0).all(axis=1).any(), (shape, size)
             tiny = (np.abs(rows) < 1e-30) & (rows != 0)
             assert tiny.all(axis=1).any(), (shape, size)
+
+
+def test_rows_of_large_values_have_one_sign_each_and_integer_ranges_their_ends():
+    """A softmax whose running max starts at 0 is wrong only on a row far below zero (a
+    masked attention row); large rows mixed signs, so none was drawn and the mutant
+    passed. And token ids in a declared range reached its last id only by chance."""
+    kernel = KernelSpec(
+        id="rows_and_ids",
+        entry_point="main",
+        sources={},
+        dims=("rows", "cols"),
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x", count="rows*cols", shape=("rows", "cols")),
+            BufferSpec(1, "i32", "read", name="ids", count="rows*cols"),
+            BufferSpec(2, "f32", "read_write", name="y", count="rows*cols"),
+        ),
+        reference=lambda x, ids, y: x,
+        domain={"ids": (0, 49)},
+    )
+    case = make_case(kernel, "rows=8,cols=768", 0)
+    rows = case.arrays["x"].reshape(8, -1)
+    large = [r for r in rows if np.all(np.abs(r) >= 1e4)]
+    assert large and all((r < 0).all() or (r > 0).all() for r in large)
+    assert any((r < -100).all() for r in rows)
+    assert {0, 49} <= set(np.unique(case.arrays["ids"]).tolist())

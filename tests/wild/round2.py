@@ -6,7 +6,7 @@ PCG-hash dropout on u32, a uniform with a ``mat4x4<f32>``, an exact i32 row scan
 workgroup bitonic sort of u32 keys, and CUDA's grid-stride ``size_t`` loops with
 ``__ldg`` and ``#pragma unroll``. Each has a numpy reference written the way a user
 would, and realistic one-line mutants. Entries that exposed a wrong verdict of the
-oracle say so beside them (FINDINGS2.md).
+oracle (issue 11) say so beside them.
 """
 
 from __future__ import annotations
@@ -203,11 +203,8 @@ ONLINE_SOFTMAX = Wild(
         ),
         "rescale the wrong way": ("wgsl", "d * exp(m - m_new)", "d * exp(m_new - m)"),
         # right wherever a row has a value above -88: only a row of large negatives
-        # (exp underflows to 0, then 0 / 0) shows it
-        # FINDINGS2.md F3: a silent pass. Wrong only on a row whose values all lie below
-        # about -87 (every exp underflows, then 0 / 0): a fully masked attention row. No
-        # such row is drawn ("negatives" reach -100 only from -0.01 up, "large" rows mix
-        # signs), so this test fails on this branch.
+        # (exp underflows to 0, then 0 / 0: a fully masked attention row) shows it. It
+        # passed silently while "large" rows mixed signs; each large row has one sign now.
         "running max starts at zero": ("wgsl", "var m = -3.402823e38;", "var m = 0.0;"),
     },
 )
@@ -282,11 +279,11 @@ ATTENTION = Wild(
 # -- normalisation ---------------------------------------------------------------------------
 
 # LayerNorm with Welford's running mean and M2, one invocation per row, gamma and beta.
-# FINDINGS2.md F2: a false alarm. This right kernel (and the textbook two-pass one) fails
-# at rows=8,cols=768 on wgpu and browser: the mean's float32 summation error, 0.6 u of
+# This right kernel (and the textbook two-pass one) was a false MISMATCH at
+# rows=8,cols=768 on wgpu and browser: the mean's float32 summation error, 0.6 u of
 # mean|x|, becomes 2.3e-5 relative where x is near 0 and y is -mean * rstd * gamma +
-# beta; the oracle forgives summation order only for polynomial outputs. Its
-# test_a_kernel_from_the_wild_passes_as_written fails on wgpu and browser.
+# beta, while the oracle forgave summation order only for polynomial outputs. Elements
+# now also get the float64 reference's change under input perturbations of sqrt(k) u.
 _WELFORD = """
 struct Params { rows: u32, cols: u32, eps: f32 }
 @group(0) @binding(0) var<storage, read> x: array<f32>;
@@ -584,8 +581,8 @@ ENCODER = Wild(
     {
         "position ignored": ("wgsl", "+ wpe[t * p.C + i]", "+ wpe[i]"),
         "token row stride T": ("wgsl", "wte[ix * p.C + i]", "wte[ix * p.T + i]"),
-        # FINDINGS2.md F4: the last id of the domain (49) is drawn only by chance: never at
-        # B=2,T=33 (66 ids, max 47), three times at B=4,T=64; caught there alone
+        # the last id of the domain (49) was drawn only by chance (never at B=2,T=33);
+        # an integer domain's "large" family is now its two ends
         "bounds check off by one": ("wgsl", "if (ix >= p.V)", "if (ix >= p.V - 1u)"),
         "cuda: position is the batch": ("cuda", "wpe + t * C", "wpe + b * C"),
     },
@@ -594,7 +591,7 @@ ENCODER = Wild(
 # Dropout with a stateless PCG hash of (index ^ seed) on u32: keep where the top 24 bits as
 # a fraction reach p, scale by 1 / (1 - p); the mask is written too.
 _DROPOUT_WGSL = """
-struct Params { seed: u32, p_drop: f32, scale: f32, n: i32 }
+struct Params { seed: u32, p_drop: f32, scale: f32 }
 @group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read_write> y: array<f32>;
 @group(0) @binding(2) var<storage, read_write> mask: array<u32>;
@@ -654,11 +651,9 @@ DROPOUT = Wild(
             BufferSpec(0, "f32", "read", name="x"),
             BufferSpec(1, "f32", "read_write", name="y"),
             BufferSpec(2, "u32", "read_write", name="mask"),
-            # FINDINGS2.md F1: ``int n`` is the size only in a kernel with no uniform block, so n
-            # has to be a field here although the WGSL reads arrayLength
-            BufferSpec.uniform(
-                3, (("seed", "u32"), ("p_drop", "f32"), ("scale", "f32"), ("n", "i32"))
-            ),
+            # CUDA's ``int n`` is the size beside this block too (it was refused while
+            # only a kernel without a uniform block got the size by name)
+            BufferSpec.uniform(3, (("seed", "u32"), ("p_drop", "f32"), ("scale", "f32"))),
         ),
         reference=_dropout_reference,
         defaults={"seed": 1234, "p_drop": 0.1, "scale": 1.0 / 0.9},
@@ -1048,9 +1043,8 @@ CG_SUMSQ = Wild(
 
 # Scalars packed into vec4s of a uniform struct (the WebGPU samples' way to meet uniform
 # alignment), declared in the spec as the scalars they pack, padding fields included.
-# FINDINGS2.md F5: refused before the run (ERROR: "field 0 is n (u32, 4 bytes at byte 0)
-# in the spec, but the WGSL struct Params reads dims: vec4<u32>"), though every lane
-# the kernel reads is the one written; its tests fail on wgpu and browser on this branch.
+# The first uniform check refused it before the run (its fields were compared one by
+# one, not lane by lane), though every lane the kernel reads is the one written.
 _VEC4_PACKED = """
 struct Params { dims: vec4<u32>, coef: vec4<f32> }
 @group(0) @binding(0) var<storage, read> x: array<f32>;
