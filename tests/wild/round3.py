@@ -1161,7 +1161,8 @@ _XSCAN = """
 var<workgroup> buf: array<array<f32, 256>, 2>;
 
 @compute @workgroup_size(256)
-fn exclusive_scan(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+fn exclusive_scan(@builtin(workgroup_id) wg: vec3<u32>,
+                  @builtin(local_invocation_id) lid: vec3<u32>) {
     let i = wg.x * 256u + lid.x;
     let t = lid.x;
     var src = 0u;
