@@ -1312,3 +1312,7 @@ CORPUS.update(MORE)
 from tests.wild.round2 import ROUND2  # noqa: E402  (round 2: tests/wild/round2.py)
 
 CORPUS.update(ROUND2)
+
+from tests.wild.round3 import ROUND3  # noqa: E402  (round 3: tests/wild/round3.py)
+
+CORPUS.update(ROUND3)
