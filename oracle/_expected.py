@@ -116,6 +116,16 @@ class Expected:
             self._cache["nan_alternatives"] = _nan_alternatives(self)
         return self._cache["nan_alternatives"]
 
+    def trig_bound(self) -> dict[str, np.ndarray]:
+        """Per float output, how far a right WGSL kernel's results may move through what
+        it computes from sin, cos and tan, which WGSL lets err by 2**-11: 4 times the
+        most the float64 reference moves when they do, at random, in 3 draws
+        (``oracle._builtins.trig_erring``). Empty where the reference calls none, or is
+        a backend. Computed on first use."""
+        if "trig" not in self._cache:
+            self._cache["trig"] = _trig_bounds(self)
+        return self._cache["trig"]
+
     def rounding_bound(self) -> dict[str, np.ndarray]:
         """Per float output with elements that are sums of products of the inputs (a
         polynomial of degree at most 4 in them, as a matmul, a row sum, a convolution,
@@ -137,7 +147,7 @@ _PRECISE_STRAY = 0.01
 
 
 def _float64_run(
-    expected: Expected, transform: Any = None, *, scalars: bool = False
+    expected: Expected, transform: Any = None, *, scalars: bool = False, truth: Any = None
 ) -> dict[str, np.ndarray] | None:
     """The numpy reference run with every float buffer widened to float64 and the drawn
     inputs passed through ``transform`` (None: as drawn; that run is kept for the next
@@ -145,9 +155,10 @@ def _float64_run(
     None where the reference fails so (one bound to its dtypes)."""
     from forge.types import is_float_dtype
 
-    if transform is None and "float64" in expected._cache:
+    own = truth is None  # the reference itself (else a variant of it, not kept)
+    if transform is None and own and "float64" in expected._cache:
         return expected._cache["float64"]
-    case, truth = expected.case, expected.truth
+    case, truth = expected.case, truth or expected.truth
     arrays = reference_arrays(case, truth)
     found: dict[str, np.ndarray] | None = None
     with np.errstate(all="ignore"):  # signalling NaNs widen with a warning
@@ -168,7 +179,7 @@ def _float64_run(
             found = {buffer_label(s): a for s, a in zip(truth.buffers, arrays)}
         except Exception:  # noqa: BLE001 - a reference bound to its dtypes: no such run
             pass
-    if transform is None:
+    if transform is None and own:
         expected._cache["float64"] = found
     return found
 
@@ -302,7 +313,6 @@ def _sensitivity(expected: Expected, plain: dict) -> dict[str, np.ndarray]:
     the error a correct float32 computation makes where an element depends on a
     cancelling sum (layernorm's ``x - mean`` where x is near the mean). Elements that
     are well conditioned move by a few ulp, well inside the tolerance."""
-    from forge.types import is_float_dtype
 
     from ._inputs import row_length
 
@@ -321,17 +331,50 @@ def _sensitivity(expected: Expected, plain: dict) -> dict[str, np.ndarray]:
         moved = _float64_run(expected, _nudged(rng, k))
         if moved is None:
             return {}
-        for label, want in expected.outputs.items():
-            if want.dtype.names is not None or not is_float_dtype(want.dtype) or label not in plain:
-                continue
-            base = np.asarray(plain[label], np.float64).reshape(-1)
-            there = np.asarray(moved[label], np.float64).reshape(-1)
-            if there.size != base.size:
-                continue
-            with np.errstate(all="ignore"):
-                change = np.where(np.isfinite(base) & np.isfinite(there), np.abs(there - base), 0.0)
+        for label, change in _changes(expected, plain, moved).items():
             found[label] = np.maximum(found.get(label, 0.0), _SENSITIVITY_FACTOR * change)
     return found
+
+
+def _trig_bounds(expected: Expected) -> dict[str, np.ndarray]:
+    from ._builtins import trig_erring
+
+    if expected.reference != NUMPY_REFERENCE or expected.truth.reference is None:
+        return {}
+    plain = _float64_run(expected)
+    if plain is None:
+        return {}
+    found: dict[str, np.ndarray] = {}
+    for draw in range(_SENSITIVITY_DRAWS):
+        erring = trig_erring(expected.truth.reference, np.random.default_rng([draw, 11]))
+        if erring is None:
+            return {}
+        moved = _float64_run(expected, truth=replace(expected.truth, reference=erring))
+        if moved is None:
+            return {}
+        for label, change in _changes(expected, plain, moved).items():
+            found[label] = np.maximum(found.get(label, 0.0), _SENSITIVITY_FACTOR * change)
+    return found
+
+
+def _changes(expected: Expected, plain: dict, moved: dict) -> dict[str, np.ndarray]:
+    """Per float output, how far each finite element of ``moved`` lies from ``plain``
+    (two float64 runs of the reference)."""
+    from forge.types import is_float_dtype
+
+    changes = {}
+    for label, want in expected.outputs.items():
+        if want.dtype.names is not None or not is_float_dtype(want.dtype) or label not in plain:
+            continue
+        base = np.asarray(plain[label], np.float64).reshape(-1)
+        there = np.asarray(moved[label], np.float64).reshape(-1)
+        if there.size != base.size:
+            continue
+        with np.errstate(all="ignore"):
+            changes[label] = np.where(
+                np.isfinite(base) & np.isfinite(there), np.abs(there - base), 0.0
+            )
+    return changes
 
 
 def _nudged(rng, k: int):
@@ -367,9 +410,19 @@ def _check_truth(kernel: KernelSpec, truth: KernelSpec) -> None:
         )
 
 
-def reference_arrays(case: Case, kernel: KernelSpec) -> list[np.ndarray]:
+# A second poison for the reference's outputs, every byte unlike the first's (and still
+# a NaN in each float width): an element of a 1- or 2-byte output that a reference
+# writes with the first poison's byte (an int8 saturated at 127) is told from one it
+# left, by running it again over this one.
+_SECOND_POISON = {2: 0xFE5A, 4: 0xFFC5A5A5, 8: 0xFFF5A5A5A5A5A5A5}
+
+
+def reference_arrays(
+    case: Case, kernel: KernelSpec, pattern: Any = POISON_OUTPUT
+) -> list[np.ndarray]:
     """The arrays a reference runs over: inputs and initial contents as drawn (copies),
-    outputs without initial content poisoned, the uniform as its record."""
+    outputs without initial content poisoned (with ``pattern``), the uniform as its
+    record."""
     arrays = []
     for spec in kernel.buffers:
         label = buffer_label(spec)
@@ -379,7 +432,7 @@ def reference_arrays(case: Case, kernel: KernelSpec) -> list[np.ndarray]:
         elif label in case.arrays:
             arrays.append(case.arrays[label].copy())
         else:
-            arrays.append(poisoned(spec.dtype, spec.element_count(case.size)))
+            arrays.append(poisoned(spec.dtype, spec.element_count(case.size), pattern))
     return arrays
 
 
@@ -395,12 +448,19 @@ def expected_outputs(
     with np.errstate(all="ignore"):  # edge-case inputs overflow and make NaNs on purpose
         truth.run_reference(arrays, case.size, constraints)
     outputs = {}
-    for spec, array in zip(truth.buffers, arrays):
+    again: list[np.ndarray] | None = None  # the run over the second poison, if needed
+    for index, (spec, array) in enumerate(zip(truth.buffers, arrays)):
         if not spec.is_output:
             continue
         label = buffer_label(spec)
         if spec.initial is None and not spec.inout:
             left = unwritten_mask(array)
+            if left.any() and again is None:
+                again = reference_arrays(case, truth, _SECOND_POISON)
+                with np.errstate(all="ignore"):
+                    truth.run_reference(again, case.size, constraints)
+            if left.any():  # left unwritten: it holds each run's poison
+                left &= unwritten_mask(again[index], _SECOND_POISON)  # type: ignore[index]
             if left.any():
                 raise ReferenceFailed(_unwritten_message(truth, label, left))
         outputs[label] = array
