@@ -38,6 +38,7 @@ __all__ = [
     "WGSL_TRIG_ERROR",
     "WGSL_ATAN_ULP",
     "nan_dropping",
+    "trig_erring",
 ]
 
 
@@ -110,14 +111,32 @@ _WGSL_LIMITS = (
         "nonfinite",
         "WGSL's pow is exp2(y * log2(x)), undefined at NaN and -Inf (lavapipe's pow(NaN, y) is 0)",
     ),
+    (
+        re.compile(r"\b(?:pack2x16float|quantizeToF16)\s*\("),
+        "large",
+        "WGSL leaves pack2x16float and quantizeToF16 indeterminate outside f16's finite "
+        "range (+-65504; SwiftShader packs 0xFFFF where numpy rounds to Inf)",
+    ),
+    (
+        re.compile(r"\b(?:pack2x16float|quantizeToF16)\s*\("),
+        "nonfinite",
+        "WGSL leaves pack2x16float and quantizeToF16 indeterminate outside f16's finite "
+        "range, Inf and NaN included",
+    ),
+    (
+        re.compile(r"\bfrexp\s*\("),
+        "nonfinite",
+        "frexp's exponent of Inf and NaN is unspecified (C; SwiftShader's is 129, numpy's 0)",
+    ),
 )
 _TRIG_LIMIT = "sin, cos and tan are accurate only on [-pi, pi] (WGSL, and CUDA's __sinf family)"
 
 
 def builtin_limits(kernel: KernelSpec) -> dict[str, str]:
     """The edge families ``kernel`` is not drawn, each with why: those where a function
-    its source calls has no defined result (large magnitudes for sin, cos and tan;
-    subnormals for WGSL's log and pow; NaN and Inf for WGSL's pow)."""
+    its source calls has no defined result (large magnitudes for sin, cos and tan, and
+    for WGSL's f16 packing; subnormals for WGSL's log and pow; NaN and Inf for WGSL's
+    pow)."""
     limits: dict[str, str] = {}
     if calls_trig(kernel):
         limits["large"] = _TRIG_LIMIT
@@ -212,49 +231,72 @@ _DROPPING = {
     "clip": _clip,
     "sign": _sign,
 }
-_BY_IDENTITY = {id(getattr(np, name)): twin for name, twin in _DROPPING.items()}
 
 
-class _NanDroppingNumpy:
-    """numpy, with its NaN-propagating min and max replaced by their NaN-dropping twins."""
+class _NumpyWith:
+    """numpy, with some of its functions replaced."""
+
+    def __init__(self, replaced: Mapping) -> None:
+        self._replaced = replaced
 
     def __getattr__(self, name: str):
-        return _DROPPING.get(name) or getattr(np, name)
+        return self._replaced.get(name) or getattr(np, name)
 
 
-_NAN_DROPPING_NUMPY = _NanDroppingNumpy()
-
-
-def nan_dropping(reference):
-    """``reference`` (a plain function) as C's ``fmaxf`` and WGSL's ``max`` would compute
-    it: where it, or a function of its module it calls, names numpy (``np.maximum``,
-    ``np.clip``, ``np.max``, ...) or such a function directly, the NaN-dropping twin
-    instead; None where its module names none (or it is no plain function)."""
+def _rebound(reference, replaced: Mapping):
+    """``reference`` (a plain function) reading ``replaced`` numpy functions by name:
+    where it, or a function of its module it calls, names numpy (``np.maximum``) or
+    such a function directly; None where its module names none (or it is no plain
+    function)."""
     import types
 
     if not isinstance(reference, types.FunctionType):
         return None
+    by_identity = {id(getattr(np, name)): twin for name, twin in replaced.items()}
     module = reference.__globals__
     globals_: dict = {}
     changed = False
     for name, value in module.items():
         if value is np:
-            globals_[name], changed = _NAN_DROPPING_NUMPY, True
-        elif id(value) in _BY_IDENTITY and callable(value):
-            globals_[name], changed = _BY_IDENTITY[id(value)], True
+            globals_[name], changed = _NumpyWith(replaced), True
+        elif id(value) in by_identity and callable(value):
+            globals_[name], changed = by_identity[id(value)], True
         else:
             globals_[name] = value
     if not changed:
         return None
 
-    def rebound(fn):  # the same function, reading the twins' globals
+    def rebound(fn):  # the same function, reading the replaced globals
         copy = types.FunctionType(
             fn.__code__, globals_, fn.__name__, fn.__defaults__, fn.__closure__
         )
         copy.__kwdefaults__ = fn.__kwdefaults__
         return copy
 
-    for name, value in module.items():  # helpers of the same module call the twins too
+    for name, value in module.items():  # helpers of the same module read them too
         if isinstance(value, types.FunctionType) and value.__globals__ is module:
             globals_[name] = rebound(value)
     return rebound(reference)
+
+
+def nan_dropping(reference):
+    """``reference`` as C's ``fmaxf`` and WGSL's ``max`` would compute it: numpy's
+    NaN-propagating min and max (``np.maximum``, ``np.clip``, ``np.max``, ...) replaced
+    by their NaN-dropping twins (``_rebound``); None where its module names none."""
+    return _rebound(reference, _DROPPING)
+
+
+def trig_erring(reference, rng):
+    """``reference`` with numpy's sin, cos and tan off by WGSL's bound for them,
+    ``+-2**-11`` at random per element (from ``rng``): how far a right WGSL kernel's
+    results may move through what it computes from them (a rotary embedding multiplies
+    them by x). None where its module names none."""
+
+    def erring(function):
+        def off(x, *args, **kwargs):
+            value = function(x, *args, **kwargs)
+            return value + WGSL_TRIG_ERROR * rng.choice((-1.0, 1.0), size=np.shape(value))
+
+        return off
+
+    return _rebound(reference, {name: erring(getattr(np, name)) for name in ("sin", "cos", "tan")})

@@ -23,7 +23,7 @@ import numpy as np
 from forge.kernel import Access, KernelSpec
 from forge.layout import as_elements
 
-from ._builtins import builtin_floor
+from ._builtins import builtin_floor, calls_trig
 from ._compare import Comparison, compare, nan_excused, nonfinite_expected
 from ._expected import Expected, unwritten_mask
 from ._inputs import buffer_label
@@ -88,9 +88,12 @@ def _compare_leaf(
     expected: Expected,
     output: str,
     label: str,
+    trig: bool = False,
 ) -> Comparison:
     """``compare`` one lane; where it is off in value, again with the reference run in
-    float64 as a second expectation (kept in ``masks`` for the later comparison)."""
+    float64 as a second expectation (kept in ``masks`` for the later comparison), then
+    within a long sum's rounding and (``trig``: WGSL's sin, cos and tan) their error
+    carried through the reference."""
     comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
     if comparison.mismatches > comparison.nonfinite_mismatches:
         precise = _precise_leaf(expected, output, label)
@@ -99,6 +102,9 @@ def _compare_leaf(
             comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
     if comparison.mismatches > comparison.nonfinite_mismatches and label == output:
         bound = expected.rounding_bound().get(output)
+        erring = expected.trig_bound().get(output) if trig else None
+        if erring is not None:  # sin or cos within WGSL's bound, carried through
+            bound = erring if bound is None else np.maximum(bound, erring)
         if bound is not None:  # a long sum, rounded in another order?
             masks["bound"] = bound.reshape(want.shape)
             comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
@@ -189,7 +195,15 @@ def _judge_output(
         tol = _leaf_tolerance(kernel, want_leaf.dtype, info, expected, tolerance)
         masks = _semantics_masks(ev.semantics, want_leaf, flushed_leaves.get(label))
         comparison = _compare_leaf(
-            got_leaf, want_leaf, tol, masks, value_coverage, expected, region.label, label
+            got_leaf,
+            want_leaf,
+            tol,
+            masks,
+            value_coverage,
+            expected,
+            region.label,
+            label,
+            info.target == "wgsl" and calls_trig(kernel, "wgsl"),
         )
         unwritten = (
             unwritten_mask(got_leaf) & ~unwritten_mask(want_leaf)
