@@ -1,7 +1,8 @@
 """Deterministic test vectors for a kernel: every input drawn from the seed, laid out
 in blocks of edge-case families, always inside the kernel's declared domain.
 
-Families: ``normal`` (moderate values), ``zeros`` (+0.0 and -0.0), ``negatives``,
+Families: ``normal`` (moderate values, an eighth of them on a grid of 1/16, where
+rounding has ties), ``zeros`` (+0.0 and -0.0), ``negatives``,
 ``large`` (in rows, one sign per row; for integers in a declared range, its two ends)
 and ``tiny`` magnitudes, ``subnormal``, ``nonfinite`` (only when
 ``kernel.nonfinite_inputs``: +-Inf where the domain reaches them, NaN only for a buffer
@@ -193,7 +194,15 @@ def _float_family(
         a, b = max(lo, -4.0), min(hi, 4.0)
         if a > b:  # the domain lies away from the origin: draw from it
             a, b = lo, hi
-        return np.clip(rng.standard_normal(n) * 1.5, a, b) if a < b else np.full(n, a)
+        if a >= b:
+            return np.full(n, a)
+        values = rng.standard_normal(n) * 1.5
+        # an eighth on a grid of 1/16: exact halves and quarters, the ties where a
+        # rounding kernel's half-up and half-to-even differ (numbers drawn from a
+        # continuum never are one)
+        grid = rng.random(n) < 0.125
+        values[grid] = np.round(values[grid] * 16) / 16
+        return np.clip(values, a, b)
     if family == "zeros":
         if not lo <= 0 <= hi:
             return None
