@@ -813,3 +813,53 @@ def test_an_element_that_reads_a_cancelling_mean_gets_the_error_of_rounding_it()
     # sqrt(k) u of itself (4 times, for 3 draws), not more
     far = np.abs(y) > 1.0
     assert np.all(bound[far] <= 10 * np.sqrt(768) * 2.0**-24 * np.abs(y[far]))
+
+
+def test_an_int8_output_saturated_at_127_is_written_and_one_left_is_not():
+    """An int8 output's poison repeats 0x7FBADBAD over its bytes, so every fourth
+    element holds 127, which a right quantizer writes when it saturates: the reference
+    runs again over a second poison before an element is called unwritten."""
+
+    def spec(reference):
+        return KernelSpec(
+            id="saturate_i8",
+            entry_point="main",
+            sources={},
+            buffers=(
+                BufferSpec(0, "f32", "read", name="x"),
+                BufferSpec(1, "i8", "read_write", name="q"),
+            ),
+            reference=reference,
+        )
+
+    saturate = spec(lambda x, q: np.full(x.shape, 127, np.int8))
+    assert oracle.expected_outputs(oracle.make_case(saturate, 64, 0)).outputs["q"].min() == 127
+
+    def half(x, q):
+        q[: len(q) // 2] = 127
+
+    with pytest.raises(ReferenceFailed, match="left 32 of 64 elements of output q unwritten"):
+        oracle.expected_outputs(oracle.make_case(spec(half), 64, 0))
+
+
+def test_wgsl_trig_error_is_carried_through_what_multiplies_it():
+    """WGSL lets sin and cos err by 2**-11; a rotary embedding multiplies them by x, so
+    its outputs may err by about |x| 2**-11 (a right RoPE on SwiftShader was a
+    MISMATCH under a flat atol of 2**-11); the bound follows x."""
+    kernel = KernelSpec(
+        id="rotate",
+        entry_point="main",
+        sources={},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+        ),
+        reference=lambda x, y: x * np.cos(0.25 * np.arange(x.size, dtype=x.dtype)),
+        nonfinite_inputs=False,
+    )
+    case = oracle.make_case(kernel, 256, 0)
+    bound = oracle.expected_outputs(case).trig_bound()["y"]
+    x = np.abs(case.arrays["x"].astype(np.float64))
+    assert np.all(bound <= 4 * 2.0**-11 * x * (1 + 1e-9)) and np.all(
+        bound >= 2.0**-11 * x * (1 - 1e-9)
+    )

@@ -35,8 +35,8 @@ class Wild:
     mutants: dict[str, tuple[str, str, str]]
     invisible: dict[tuple[str, str], str] = field(default_factory=dict)
     nonfinite_only: frozenset[str] = frozenset()  # mutants wrong only on NaN or Inf
-    # (backend, adapter name part, output): a driver that computes the original's output
-    # against the language's definition (seen on that adapter), and how
+    # (backend, adapter name part, outputs joined by "+"): a driver that computes the
+    # original's outputs against the language's definition (seen on that adapter), and how
     platform: dict[tuple[str, str, str], str] = field(default_factory=dict)
 
 

@@ -7,7 +7,7 @@ batched matmul on a 3-D grid, LayerNorm backward, softmax cross-entropy backward
 sparse matvec with ``workgroupUniformLoad``, a 3-D 7-point stencil, and CUDA's
 ``float2`` complex multiply with a struct by value and ``__launch_bounds__``,
 ``atomicMax`` on ints, ``__half2`` math and a ``static_cast`` template. Entries that
-exposed a wrong verdict of the oracle say so beside them (FINDINGS3.md).
+exposed a wrong verdict of the oracle (issue 11) say so beside them.
 """
 
 from __future__ import annotations
@@ -199,8 +199,9 @@ def _rope_reference(x, out, p):
     return y.astype(np.float32)
 
 
-# FINDINGS3 F2: a false MISMATCH on the browser (SwiftShader) at T=128,D=64: the oracle
-# judges outputs with WGSL's 2**-11 sin/cos bound as a flat atol, ignoring the factor x.
+# Was a false MISMATCH on the browser (SwiftShader) at T=128,D=64 while WGSL's 2**-11
+# sin/cos bound was only a flat atol on the outputs, ignoring the factor x; the bound is
+# now carried through the reference (Expected.trig_bound).
 ROPE = Wild(
     KernelSpec(
         id="wild_rope",
@@ -268,8 +269,8 @@ _QUANT_WGSL_SPEC = dict(
     test_sizes=(10007, 1, 4099),
 )
 
-# FINDINGS3 F5: the round-half-up mutant passes silently: no exact ties (x / scale = k +
-# 0.5) are ever drawn.
+# The round-half-up mutant passed silently while no exact tie (x / scale = k + 0.5) was
+# drawn; an eighth of the normal family now lies on a grid of 1/16.
 QUANT_I8 = Wild(
     KernelSpec(
         id="wild_quantize_int8",
@@ -296,8 +297,9 @@ QUANT_I8 = Wild(
     },
 )
 
-# FINDINGS3 F1: a false REFERENCE-ERROR: a saturated 127 at position 3 mod 4 equals the
-# i8 output poison byte (0x7F of 0x7FBADBAD), so the right reference is 'left unwritten'.
+# Was a false REFERENCE-ERROR: a saturated 127 at position 3 mod 4 equals the i8 output
+# poison byte (0x7F of 0x7FBADBAD); the reference now runs again over a second poison
+# before an element is called unwritten.
 QUANT_I8_CUDA = Wild(
     KernelSpec(
         id="wild_quantize_int8_cuda",
@@ -342,8 +344,8 @@ def _pack_reference(x, packed):
     return x.astype(np.float16).view(np.uint32)
 
 
-# FINDINGS3 F3: a false MISMATCH on the browser: inputs beyond f16's range are drawn,
-# where WGSL's pack2x16float is indeterminate, and the u32 is judged exactly.
+# Was a false MISMATCH on the browser: inputs beyond f16's range were drawn, where WGSL's
+# pack2x16float is indeterminate; such a kernel is drawn no large values, NaN or Inf.
 PACK_F16 = Wild(
     KernelSpec(
         id="wild_pack2x16float",
@@ -431,10 +433,9 @@ def _frexp_reference(x):
     return m, e.astype(np.int32)
 
 
-# FINDINGS3 F4: on the browser, the i32 exponent of +-Inf/NaN is judged exactly although
-# the adapter's non-finite results are indeterminate (the f32 part is masked); on lavapipe
-# frexp of a subnormal is wrong in both outputs (a driver defect Wild.platform cannot
-# declare: it xfails one wrong output only).
+# The exponent of frexp(+-Inf or NaN) is unspecified (C; SwiftShader gives 129, numpy 0):
+# a kernel calling frexp is drawn no NaN or Inf (oracle._builtins). On lavapipe frexp of a
+# subnormal is wrong in both outputs: a driver defect, named below.
 FREXP = Wild(
     KernelSpec(
         id="wild_frexp_two_outputs",
@@ -452,6 +453,12 @@ FREXP = Wild(
     {
         "exponent off by one": ("wgsl", "expo[i] = r.exp;", "expo[i] = r.exp - 1;"),
         "mantissa doubled": ("wgsl", "mant[i] = r.fract;", "mant[i] = 2.0 * r.fract;"),
+    },
+    platform={
+        ("wgpu", "llvmpipe", "mant+expo"): (
+            "lavapipe (Mesa 22.3.6) splits a subnormal as if it were normal: frexp(1e-42) is "
+            "(0.50004, -126), neither (0.714, -139) nor a flushed (0, 0)"
+        )
     },
 )
 
@@ -682,8 +689,8 @@ def _ln_bwd_reference(dout, inp, weight, mean, rstd, dinp, p):
     return (dnorm - dnorm_mean - norm * dnorm_norm_mean) * rstd[:, None]
 
 
-# FINDINGS3 F6: passes rightly, but at 8x768 every expected value of the 'all' set is NaN
-# (weight holds a NaN), so the reported max ulp is 0; the finite set's 1256 is not shown.
+# Passes rightly, but at 8x768 every expected value of the 'all' set is NaN (weight holds
+# a NaN), so the reported max ulp is 0: a further input set that passes shows no figures.
 LN_BACKWARD = Wild(
     KernelSpec(
         id="wild_layernorm_backward_dx",
