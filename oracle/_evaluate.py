@@ -265,9 +265,12 @@ def _complete_coverage(
             sub, runner, sub_expected, schedule, warmups=0, samples=0, covered=covered, **options
         )
         _settle(sub)
+        figures = f", max ulp {sub.max_ulp}" if sub.max_ulp is not None else ""
         ev.input_sets.append(
-            f"{input_set} (inputs sha256 {sub_case.input_hash[:16]}): {sub.verdict}"
+            f"{input_set} (inputs sha256 {sub_case.input_hash[:16]}): {sub.verdict}{figures}"
         )
+        if sub.max_ulp is not None and sub.max_abs is not None:
+            ev.set_figures.append((sub.max_ulp, sub.max_abs))
         if sub.verdict != Verdict.PASS:
             ev.verdict = sub.verdict if sub.failing else ev.verdict
             # an output that failed here is shown as judged here (its mismatches, the

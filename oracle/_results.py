@@ -368,6 +368,9 @@ class Evaluation:
     # the further input set whose failure made the verdict ("": the first one); ``got``
     # then holds that set's outputs, and a saved failure its inputs
     failed_input_set: str = ""
+    # (max ulp, max abs) of each further input set judged, so that the figures cover
+    # every set (the first may be all NaN where a weight holds one)
+    set_figures: list[tuple[int, float]] = field(default_factory=list, repr=False)
     counts: dict[str, int] = field(default_factory=dict, repr=False)
     semantics: FloatSemantics = field(default_factory=FloatSemantics)
     lost: bool = False  # the context was lost (device loss, timeout): open a new one
@@ -396,13 +399,16 @@ class Evaluation:
 
     @property
     def max_ulp(self) -> int | None:
-        """The largest ULP distance over every output (None when nothing was compared)."""
+        """The largest ULP distance over every output and input set judged (None when
+        nothing was compared)."""
         values = [o.comparison.max_ulp for o in self.outputs.values()]
+        values += [ulp for ulp, _ in self.set_figures]
         return max(values) if values else None
 
     @property
     def max_abs(self) -> float | None:
         values = [o.comparison.max_abs for o in self.outputs.values()]
+        values += [abs_ for _, abs_ in self.set_figures]
         return max(values) if values else None
 
     @property

@@ -329,6 +329,9 @@ def test_a_wrong_matmul_whose_every_expected_output_is_nan_fails(request, backen
     assert not np.isfinite(oracle.expected_outputs(case).outputs["C"]).any()
     good = oracle.evaluate(backend, right, size="64x64x64", samples=0)
     assert good.passed and any(s.startswith("finite") for s in good.input_sets), good.report()
+    # its figures are the finite set's, not the all-NaN first set's "max ulp 0"
+    assert "max ulp" in good.input_sets[-1] and good.max_ulp == good.set_figures[-1][0]
+    assert good.max_ulp > 0, good.report()
     bad = oracle.evaluate(backend, wrong, size="64x64x64", samples=0)
     assert bad.verdict is Verdict.MISMATCH, bad.report()
     assert "in the finite input set" in bad.report()
