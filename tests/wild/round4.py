@@ -317,8 +317,16 @@ BILINEAR = Wild(
     ),
     {
         # (A transposed is no bug here: x^T A x == x^T A^T x)
-        "outer factor read from batch 0": ("wgsl", "acc += x[b * d + i] * row;", "acc += x[i] * row;"),
-        "last column of A skipped": ("wgsl", "for (var j = 0u; j < d; j++)", "for (var j = 0u; j + 1u < d; j++)"),
+        "outer factor read from batch 0": (
+            "wgsl",
+            "acc += x[b * d + i] * row;",
+            "acc += x[i] * row;",
+        ),
+        "last column of A skipped": (
+            "wgsl",
+            "for (var j = 0u; j < d; j++)",
+            "for (var j = 0u; j + 1u < d; j++)",
+        ),
     },
 )
 
@@ -413,12 +421,15 @@ RUNSTART = Wild(
         test_sizes=(1, 2, 1000),
     ),
     {
-        "compares with the next": ("wgsl", "labels[i] != labels[i - 1u]", "labels[i] != labels[i + 1u]"),
+        "compares with the next": (
+            "wgsl",
+            "labels[i] != labels[i - 1u]",
+            "labels[i] != labels[i + 1u]",
+        ),
         "first not a start": ("wgsl", "starts[i] = 1u;", "starts[i] = 0u;"),
     },
 )
 
 ROUND4 = {
-    w.kernel.id: w
-    for w in (MINMAX, COLSCALE, AXPY_ACC, SUMSQ, SCALES, BILINEAR, CLAMP, RUNSTART)
+    w.kernel.id: w for w in (MINMAX, COLSCALE, AXPY_ACC, SUMSQ, SCALES, BILINEAR, CLAMP, RUNSTART)
 }
