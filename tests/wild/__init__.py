@@ -1316,3 +1316,7 @@ CORPUS.update(ROUND2)
 from tests.wild.round3 import ROUND3  # noqa: E402  (round 3: tests/wild/round3.py)
 
 CORPUS.update(ROUND3)
+
+from tests.wild.round4 import ROUND4  # noqa: E402  (round 4: tests/wild/round4.py)
+
+CORPUS.update(ROUND4)
