@@ -147,7 +147,8 @@ def _by_position(
     kernel: KernelSpec, entry: str, params: Sequence[Any], known: Mapping[str, Argument]
 ) -> tuple[Argument, ...]:
     """Arguments for parameters that are not all named like the spec's names: pointers
-    take the buffers in binding order, scalars named like a value the kernel gives take
+    take the buffers in binding order (const ones the read-only buffers where that
+    fits, ``_pointer_order``), scalars named like a value the kernel gives take
     it, the other values the uniform's fields in order (or the whole uniform, for one
     struct parameter). A parameter whose name does match must sit
     where its buffer or field does, and when the kinds and counts do not fit, the error
@@ -177,7 +178,7 @@ def _by_position(
             "parameters as the BufferSpecs and fields are named, or give "
             "arguments=(...) in the kernel's order"
         )
-    buffer_args, value_iter = iter(buffers), iter(value_args)
+    buffer_args, value_iter = iter(_pointer_order(kernel, pointers, buffers)), iter(value_args)
     found = tuple(
         next(buffer_args) if p.pointer else known[p.name] if p.name in by_name else next(value_iter)
         for p in params
@@ -192,6 +193,20 @@ def _by_position(
                 "spec does, or give arguments=(...)"
             )
     return found
+
+
+def _pointer_order(kernel: KernelSpec, pointers: Sequence[Any], buffers: list) -> list:
+    """The buffers for ``pointers`` in their order: where the kernel marks its inputs
+    ``const`` and they are as many as the spec's read-only buffers, const pointers take
+    those and the others the writable ones, each in binding order (``(float* out, const
+    float* in, int n)`` over buffers in, out: out is the output); else binding order."""
+    const = [p.reads_only for p in pointers]
+    read = [b for b in buffers if kernel.buffers[b[1]].access is Access.READ]
+    written = [b for b in buffers if kernel.buffers[b[1]].access is not Access.READ]
+    if not any(const) or sum(const) != len(read) or len(pointers) - sum(const) != len(written):
+        return buffers
+    reads, writes = iter(read), iter(written)
+    return [next(reads) if c else next(writes) for c in const]
 
 
 def _describe(kernel: KernelSpec, argument: Argument) -> str:

@@ -177,6 +177,11 @@ class CudaParam:
     type: str
     pointer: bool
 
+    @property
+    def reads_only(self) -> bool:
+        """A pointer to const (``const float*``, ``float const*``): an input."""
+        return self.pointer and "const" in self.type.rsplit("*", 1)[0].split()
+
 
 def is_scalar_type(type_text: str) -> bool:
     """Whether a by-value parameter's type is a scalar (``const unsigned int``,

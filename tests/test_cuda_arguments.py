@@ -87,7 +87,12 @@ def test_a_name_that_contradicts_its_position_is_refused():
         InvalidArgument,
         match="'out' of k is named like buffer 'out' but sits where buffer 'tokens' goes",
     ):
-        _arguments("float* out, const float* inp, int n, float s")
+        _arguments("float* out, float* inp, int n, float s")
+    # marked const, the input is told from the output, and the name agrees
+    assert _arguments("float* out, const float* inp, int n, float s")[:2] == (
+        ("buffer", 1),
+        ("buffer", 0),
+    )
 
 
 # -- scalars by value without a uniform block ------------------------------------------
@@ -237,3 +242,19 @@ def test_n_takes_the_size_beside_a_uniform_block_shared_with_wgsl():
         ("field", "scale"),
         ("value", ("n", np.int32(4).tobytes())),
     )
+
+
+def test_const_pointers_take_the_inputs_when_the_output_comes_first():
+    """``(float* d_out, const float* d_in, int n)`` over buffers x (read) and y
+    (written): by binding order d_out got the input; the const marks which is which."""
+    buffers = (
+        BufferSpec(0, "f32", "read", name="x"),
+        BufferSpec(1, "f32", "read_write", name="y"),
+    )
+    assert _arguments("float* d_out, const float* __restrict__ d_in, int n", buffers) == (
+        ("buffer", 1),
+        ("buffer", 0),
+        ("value", ("n", np.int32(4).tobytes())),
+    )
+    # with no const to tell them apart, binding order stays
+    assert _arguments("float* a, float* b, int n", buffers)[:2] == (("buffer", 0), ("buffer", 1))
