@@ -103,8 +103,9 @@ def reference_arrays(kernel: KernelSpec, arrays: Sequence[Any], size: Any) -> li
     uniform as its record."""
     shaped = []
     for spec, array in zip(kernel.buffers, arrays):
-        if spec.access is Access.UNIFORM:
-            shaped.append(array[0] if isinstance(array, np.ndarray) and array.ndim else array)
+        if spec.access is Access.UNIFORM:  # a record: p["alpha"] and p.alpha
+            record = array.view(np.recarray) if isinstance(array, np.ndarray) else array
+            shaped.append(record[0] if isinstance(record, np.ndarray) and record.ndim else record)
         elif spec.shape is not None and size is not None:
             shaped.append(np.asarray(array).reshape(spec.shape_at(size)))
         else:
@@ -186,6 +187,8 @@ def _store_returned(kernel: KernelSpec, returned: Any, shaped: list) -> None:
     for (index, spec), value in zip(outputs, values):
         target = shaped[index]
         got = np.asarray(value)
+        if got.ndim == 0 and target.size == 1:  # return x.sum() for a one-element output
+            got = got.reshape(target.shape)
         if _widened_to_fit(got, target, spec):
             got = got.astype(target.dtype)
         if got.shape != target.shape or got.dtype != target.dtype:

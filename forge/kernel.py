@@ -768,9 +768,12 @@ def _entry_name(entry: str) -> bool:
 
 
 def iter_specs(values: Iterable[Any]) -> list[KernelSpec]:
-    """The ``KernelSpec`` objects among ``values``, each once, in order."""
+    """The ``KernelSpec`` objects among ``values``, and in the lists, tuples and dicts
+    among them (``KERNELS = [a, b]``), each once, in order."""
     seen: dict[int, KernelSpec] = {}
     for value in values:
-        if isinstance(value, KernelSpec) and id(value) not in seen:
-            seen[id(value)] = value
+        inner = value.values() if isinstance(value, dict) else value
+        for item in inner if isinstance(value, (list, tuple, dict)) else (value,):
+            if isinstance(item, KernelSpec) and id(item) not in seen:
+                seen[id(item)] = item
     return list(seen.values())

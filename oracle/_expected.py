@@ -463,8 +463,37 @@ def expected_outputs(
                 left &= unwritten_mask(again[index], _SECOND_POISON)  # type: ignore[index]
             if left.any():
                 raise ReferenceFailed(_unwritten_message(truth, label, left))
+            carried = _carries_poison(array)
+            if carried:
+                raise ReferenceFailed(
+                    f"the reference of kernel {truth.id} reads output {label} before "
+                    f"writing it: {carried} of its results carry the poison the output "
+                    f"was filled with; if the kernel reads it too (y += ...), declare the "
+                    "buffer inout=True (its initial contents are then drawn) or give it "
+                    "initial=... contents"
+                )
         outputs[label] = array
     return Expected(case, truth, outputs, NUMPY_REFERENCE)
+
+
+# The NaN payload of each float poison, its quiet bit and sign left out: arithmetic on a
+# NaN keeps its payload (quieted), so a result computed from the poison still shows it.
+_PAYLOAD = {2: 0x01FF, 4: 0x003FFFFF, 8: 0x0007FFFFFFFFFFFF}
+
+
+def _carries_poison(array: np.ndarray) -> int:
+    """How many NaNs of a float output (not left as the poison itself) carry the output
+    poison's payload: results the reference computed from the output's contents."""
+    if array.dtype.names is not None or array.dtype.kind != "f" or array.size == 0:
+        return 0
+    width = array.dtype.itemsize
+    if width not in _PAYLOAD:
+        return 0
+    bits = array.reshape(-1).view(np.dtype(f"u{width}"))
+    mask = array.dtype.type(0).view(np.dtype(f"u{width}")).dtype.type(_PAYLOAD[width])
+    poison = bits.dtype.type(POISON_OUTPUT[width])
+    nan = np.isnan(array.reshape(-1))
+    return int(np.count_nonzero(nan & ((bits & mask) == (poison & mask)) & (bits != poison)))
 
 
 def _unwritten_message(kernel: KernelSpec, label: str, left: np.ndarray) -> str:

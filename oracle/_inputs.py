@@ -348,10 +348,20 @@ def _fill(
         values = _given_fill(spec, fill, count, rng, size, kernel)
         return values, (("fill", 0, count),)
     declared = spec.name in kernel.domain or fill is not None
-    domain = tuple(
-        float(v)
-        for v in (fill if fill is not None else kernel.domain.get(spec.name, (-np.inf, np.inf)))
-    )
+    bounds = fill if fill is not None else kernel.domain.get(spec.name, (-np.inf, np.inf))
+    try:  # None is an open end: (0, None) is every value from 0 up
+        domain = tuple(
+            (-np.inf, np.inf)[i] if v is None else float(v) for i, v in enumerate(bounds)
+        )
+    except (TypeError, ValueError) as exc:
+        raise InvalidArgument(
+            f"kernel {kernel.id}: domain of {spec.name!r} must be (low, high) numbers, "
+            f"None for an open end; got {bounds!r}"
+        ) from exc
+    if len(domain) != 2:
+        raise InvalidArgument(
+            f"kernel {kernel.id}: domain of {spec.name!r} is (low, high), got {bounds!r}"
+        )
     if domain[0] > domain[1]:
         raise InvalidArgument(f"kernel {kernel.id}: domain of {spec.name!r} is empty: {domain}")
     row = row_length(spec, count, size) if spec.dtype.names is None and not spec.dtype.shape else 1

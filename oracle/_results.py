@@ -425,10 +425,16 @@ class Evaluation:
             )
         for check in self.outputs.values():
             found += check.findings()
+        hint = (
+            " (on the reference backend the kernel is its numpy function: one that changes "
+            "its input in place, a += b, does; write a + b)"
+            if self.backend == "reference"
+            else ""
+        )
         found += [
             Finding(
                 "input-modified",
-                f"{label}: input modified by the kernel ({n} elements changed)",
+                f"{label}: input modified by the kernel ({n} elements changed){hint}",
                 label,
             )
             for label, n in self.inputs_modified.items()

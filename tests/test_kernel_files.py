@@ -259,3 +259,18 @@ def test_a_uniform_that_disagrees_with_the_wgsl_struct_is_an_error_on_wgpu(reque
     assert "reads n, a 32-bit integer at byte 0" in bad.report(), bad.report()
     good = oracle.evaluate("wgpu", _layout_kernel(_AGREES), size=100, samples=0)
     assert good.passed, good.report()
+
+
+def test_a_kernel_file_may_keep_its_kernels_in_a_list_or_a_dict(tmp_path):
+    """``KERNELS = [a, b]`` (or a dict of them) at the top of a file: both are found; the
+    file was said to have no KernelSpec at its top level."""
+    path = tmp_path / "listed.py"
+    lines = [
+        "import dataclasses",
+        "import forge",
+        "BASE = forge.get_kernel('raw_affine')",
+        "KERNELS = [dataclasses.replace(BASE, id='listed_a')]",
+        "BY_NAME = {'b': dataclasses.replace(BASE, id='listed_b')}",
+    ]
+    path.write_text("\n".join(lines) + "\n")
+    assert [k.id for k in load_file(path)] == ["raw_affine", "listed_a", "listed_b"]

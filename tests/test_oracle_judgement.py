@@ -866,3 +866,47 @@ def test_wgsl_trig_error_is_carried_through_what_multiplies_it():
     assert np.all(bound <= 4 * 2.0**-11 * x * (1 + 1e-9)) and np.all(
         bound >= 2.0**-11 * x * (1 - 1e-9)
     )
+
+
+def test_a_reference_that_reads_its_output_before_writing_it_is_told_to_declare_inout():
+    """``y += 2 * x`` without ``inout=True``: the output is poisoned (NaN), so reference
+    and a kernel reading y both gave NaN everywhere, and NaN matched NaN: a silent pass.
+    The reference's results carry the poison's payload, which names the mistake."""
+
+    def accumulate(x, y):
+        y += 2 * x
+
+    buffers = (BufferSpec(0, "f32", "read", name="x"), BufferSpec(1, "f32", "read_write", name="y"))
+    kernel = KernelSpec(
+        id="accumulate", entry_point="main", sources={}, buffers=buffers, reference=accumulate
+    )
+    ev = oracle.evaluate("reference", kernel, size=100, samples=0)
+    assert ev.verdict is Verdict.REFERENCE_ERROR and "inout=True" in ev.report(), ev.report()
+    declared = dataclasses.replace(
+        kernel, buffers=(buffers[0], BufferSpec(1, "f32", "read_write", name="y", inout=True))
+    )
+    assert oracle.evaluate("reference", declared, size=100, samples=0).passed
+
+
+def test_references_written_as_people_write_them_are_taken():
+    """A scalar returned for a one-element output (``x.sum()``), the uniform read as
+    ``p.alpha``, and a domain with an open end ``(0, None)``."""
+    buffers = (
+        BufferSpec(0, "f32", "read", name="x"),
+        BufferSpec(1, "f32", "read_write", name="total", count=1),
+        BufferSpec.uniform(2, (("alpha", "f32"),)),
+    )
+    kernel = KernelSpec(
+        id="scaled_total",
+        entry_point="main",
+        sources={},
+        buffers=buffers,
+        reference=lambda x, total, p: (np.sqrt(x) * p.alpha).sum(dtype=np.float32),
+        defaults={"alpha": 0.5},
+        domain={"x": (0, None)},
+    )
+    ev = oracle.evaluate("reference", kernel, size=64, samples=0)
+    assert ev.passed, ev.report()
+    assert oracle.make_case(kernel, 64, 0).arrays["x"].min() >= 0
+    with pytest.raises(forge.InvalidArgument, match="domain of 'x' must be"):
+        oracle.make_case(dataclasses.replace(kernel, domain={"x": (0, "big")}), 64, 0)

@@ -7,8 +7,8 @@ place; a full reduction to a one-element output (``keepdims``); two entry points
 WGSL module with an ``override`` from the schedule and several schedules; a batched
 bilinear form with an ``np.einsum`` reference in float64; a clamp with CUDA ``defines``
 and ``template=False`` (braces and ``$`` in the source); a run-start flag kernel with a
-Python-loop reference and an integer ``domain``. FINDINGS4.md says what the oracle did
-with the declarations around them.
+Python-loop reference and an integer ``domain``. What the oracle did wrong with the
+declarations around them (issue 11) is tested beside the oracle's own tests.
 """
 
 from __future__ import annotations
