@@ -286,16 +286,25 @@ def nan_dropping(reference):
     return _rebound(reference, _DROPPING)
 
 
-def trig_erring(reference, rng):
-    """``reference`` with numpy's sin, cos and tan off by WGSL's bound for them,
-    ``+-2**-11`` at random per element (from ``rng``): how far a right WGSL kernel's
-    results may move through what it computes from them (a rotary embedding multiplies
-    them by x). None where its module names none."""
+#: The relative error of a float32 argument a kernel computes for sin or cos (an angle
+#: t * freq with freq = 10000**(-2i/D)): two roundings.
+ARGUMENT_ERROR = 2.0 * 2.0**-24
+
+
+def trig_erring(reference, rng, absolute: float = 0.0):
+    """``reference`` with numpy's sin, cos and tan taken at arguments off by
+    ``ARGUMENT_ERROR``, relative, and their values off by ``absolute`` (WGSL's bound
+    ``2**-11``, or 0 for an accurate sinf), each at random per element (from ``rng``):
+    how far a right float32 kernel's results may move through what it computes from
+    them (a rotary embedding's angle of 127 radians rounds by 1.5e-5, which x
+    multiplies). None where its module names none."""
 
     def erring(function):
         def off(x, *args, **kwargs):
-            value = function(x, *args, **kwargs)
-            return value + WGSL_TRIG_ERROR * rng.choice((-1.0, 1.0), size=np.shape(value))
+            x = np.asarray(x)
+            moved = x * (1.0 + ARGUMENT_ERROR * rng.choice((-1.0, 1.0), size=x.shape))
+            value = function(moved, *args, **kwargs)
+            return value + absolute * rng.choice((-1.0, 1.0), size=np.shape(value))
 
         return off
 

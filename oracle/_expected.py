@@ -116,15 +116,17 @@ class Expected:
             self._cache["nan_alternatives"] = _nan_alternatives(self)
         return self._cache["nan_alternatives"]
 
-    def trig_bound(self) -> dict[str, np.ndarray]:
-        """Per float output, how far a right WGSL kernel's results may move through what
-        it computes from sin, cos and tan, which WGSL lets err by 2**-11: 4 times the
-        most the float64 reference moves when they do, at random, in 3 draws
+    def trig_bound(self, absolute: float = 0.0) -> dict[str, np.ndarray]:
+        """Per float output, how far a right float32 kernel's results may move through
+        what it computes from sin, cos and tan: their arguments rounded in float32, and
+        their values off by ``absolute`` (WGSL lets them err by 2**-11): 4 times the
+        most the float64 reference moves when they are, at random, in 3 draws
         (``oracle._builtins.trig_erring``). Empty where the reference calls none, or is
         a backend. Computed on first use."""
-        if "trig" not in self._cache:
-            self._cache["trig"] = _trig_bounds(self)
-        return self._cache["trig"]
+        key = ("trig", absolute)
+        if key not in self._cache:
+            self._cache[key] = _trig_bounds(self, absolute)
+        return self._cache[key]
 
     def rounding_bound(self) -> dict[str, np.ndarray]:
         """Per float output with elements that are sums of products of the inputs (a
@@ -336,7 +338,7 @@ def _sensitivity(expected: Expected, plain: dict) -> dict[str, np.ndarray]:
     return found
 
 
-def _trig_bounds(expected: Expected) -> dict[str, np.ndarray]:
+def _trig_bounds(expected: Expected, absolute: float) -> dict[str, np.ndarray]:
     from ._builtins import trig_erring
 
     if expected.reference != NUMPY_REFERENCE or expected.truth.reference is None:
@@ -346,7 +348,8 @@ def _trig_bounds(expected: Expected) -> dict[str, np.ndarray]:
         return {}
     found: dict[str, np.ndarray] = {}
     for draw in range(_SENSITIVITY_DRAWS):
-        erring = trig_erring(expected.truth.reference, np.random.default_rng([draw, 11]))
+        rng = np.random.default_rng([draw, 11])
+        erring = trig_erring(expected.truth.reference, rng, absolute)
         if erring is None:
             return {}
         moved = _float64_run(expected, truth=replace(expected.truth, reference=erring))

@@ -23,7 +23,7 @@ import numpy as np
 from forge.kernel import Access, KernelSpec
 from forge.layout import as_elements
 
-from ._builtins import builtin_floor, calls_trig
+from ._builtins import WGSL_TRIG_ERROR, builtin_floor, calls_trig
 from ._compare import Comparison, compare, nan_excused, nonfinite_expected
 from ._expected import Expected, unwritten_mask
 from ._inputs import buffer_label
@@ -92,8 +92,9 @@ def _compare_leaf(
 ) -> Comparison:
     """``compare`` one lane; where it is off in value, again with the reference run in
     float64 as a second expectation (kept in ``masks`` for the later comparison), then
-    within a long sum's rounding and (``trig``: WGSL's sin, cos and tan) their error
-    carried through the reference."""
+    within a long sum's rounding and the error of sin and cos of float32 arguments
+    (``trig``: WGSL's, or CUDA's fast ``__sinf``, within 2**-11) carried through the
+    reference."""
     comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
     if comparison.mismatches > comparison.nonfinite_mismatches:
         precise = _precise_leaf(expected, output, label)
@@ -102,8 +103,8 @@ def _compare_leaf(
             comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
     if comparison.mismatches > comparison.nonfinite_mismatches and label == output:
         bound = expected.rounding_bound().get(output)
-        erring = expected.trig_bound().get(output) if trig else None
-        if erring is not None:  # sin or cos within WGSL's bound, carried through
+        erring = expected.trig_bound(WGSL_TRIG_ERROR if trig else 0.0).get(output)
+        if erring is not None:  # sin or cos of a float32 angle (within WGSL's bound)
             bound = erring if bound is None else np.maximum(bound, erring)
         if bound is not None:  # a long sum, rounded in another order?
             masks["bound"] = bound.reshape(want.shape)
@@ -203,7 +204,7 @@ def _judge_output(
             expected,
             region.label,
             label,
-            info.target == "wgsl" and calls_trig(kernel, "wgsl"),
+            info.target is not None and calls_trig(kernel, info.target),
         )
         unwritten = (
             unwritten_mask(got_leaf) & ~unwritten_mask(want_leaf)

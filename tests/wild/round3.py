@@ -18,7 +18,7 @@ import numpy as np
 
 from forge import BufferSpec, KernelSpec, Schedule, ceil_div
 
-from . import Wild
+from . import RACE_HIDDEN, Wild
 
 # -- GELU, erf form ------------------------------------------------------------------------
 
@@ -586,6 +586,7 @@ CUMPROD = Wild(
             "y[i] = select(1.0, buf[src][t - 1u], t > 0u);",
         ),
     },
+    invisible_on={("no barrier", "wgsl", "NVIDIA"): RACE_HIDDEN},
 )
 
 # -- batched matmul on a 3-D grid ------------------------------------------------------------------
