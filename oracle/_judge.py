@@ -161,6 +161,17 @@ def _edges(region: Region, raw: np.ndarray) -> _Edges:
     return _Edges(before, region.padding, padding_written, past, first_past)
 
 
+def _later(kernel: KernelSpec, spec, region: Region, raw, outcome: Outcome, index: int, target):
+    """The output as the run after the timed samples left it, decoded (None when there
+    was none), and whether it left the same bytes, guards included: then it is judged as
+    the first was, without comparing millions of elements again."""
+    later_raw = outcome.later[index] if outcome.later else None
+    same = later_raw is not None and np.array_equal(later_raw, raw)
+    if later_raw is None or same:
+        return None, same
+    return _decode(kernel, spec, region, later_raw, target), False
+
+
 def _judge_output(
     ev: Evaluation,
     kernel: KernelSpec,
@@ -179,13 +190,8 @@ def _judge_output(
     value_coverage = _value_coverage(expected)
     want = expected.outputs[region.label]
     flushed = expected.flushed()[region.label] if ev.semantics.subnormals_may_flush else None
-    later = None
-    later_raw = outcome.later[index] if outcome.later else None
-    # the run after the timed samples left the same bytes (guards included): it is
-    # judged as the first was, without comparing millions of elements again
-    same_later = later_raw is not None and np.array_equal(later_raw, raw)
-    if later_raw is not None and not same_later:
-        later = _decode(kernel, spec, region, later_raw, info.target)
+    later, same_later = _later(kernel, spec, region, raw, outcome, index, info.target)
+    trig = info.target is not None and calls_trig(kernel, info.target)
     check_unwritten = spec.initial is None and not spec.inout
     first_leaf = True
     flushed_leaves = dict(leaves(region.label, flushed)) if flushed is not None else {}
@@ -196,15 +202,7 @@ def _judge_output(
         tol = _leaf_tolerance(kernel, want_leaf.dtype, info, expected, tolerance)
         masks = _semantics_masks(ev.semantics, want_leaf, flushed_leaves.get(label))
         comparison = _compare_leaf(
-            got_leaf,
-            want_leaf,
-            tol,
-            masks,
-            value_coverage,
-            expected,
-            region.label,
-            label,
-            info.target is not None and calls_trig(kernel, info.target),
+            got_leaf, want_leaf, tol, masks, value_coverage, expected, region.label, label, trig
         )
         unwritten = (
             unwritten_mask(got_leaf) & ~unwritten_mask(want_leaf)
