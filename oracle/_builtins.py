@@ -308,4 +308,26 @@ def trig_erring(reference, rng, absolute: float = 0.0):
 
         return off
 
+    if not _names(reference) & {"sin", "cos", "tan"}:
+        return None  # it calls none of them: nothing moves
     return _rebound(reference, {name: erring(getattr(np, name)) for name in ("sin", "cos", "tan")})
+
+
+def _names(function) -> set[str]:
+    """The global and attribute names ``function`` and the functions of its module read
+    (``np.sin`` reads ``np`` and ``sin``), nested code included."""
+    import types
+
+    if not isinstance(function, types.FunctionType):
+        return set()
+    codes = [function.__code__] + [
+        value.__code__
+        for value in function.__globals__.values()
+        if isinstance(value, types.FunctionType) and value.__globals__ is function.__globals__
+    ]
+    names: set[str] = set()
+    while codes:
+        code = codes.pop()
+        names.update(code.co_names)
+        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+    return names

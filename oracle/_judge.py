@@ -105,7 +105,7 @@ def _compare_leaf(
         bound = expected.rounding_bound().get(output)
         erring = expected.trig_bound(WGSL_TRIG_ERROR if trig else 0.0).get(output)
         if erring is not None:  # sin or cos of a float32 angle (within WGSL's bound)
-            bound = erring if bound is None else np.maximum(bound, erring)
+            bound = erring if bound is None else np.maximum(bound.reshape(-1), erring.reshape(-1))
         if bound is not None:  # a long sum, rounded in another order?
             masks["bound"] = bound.reshape(want.shape)
             comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
