@@ -27,6 +27,7 @@ __all__ = [
     "wgsl_enables",
     "wgsl_array_lengths",
     "wgsl_entry_points",
+    "wgsl_workgroup_size",
     "CudaParam",
     "cuda_parameters",
     "strip_comments",
@@ -161,6 +162,30 @@ def wgsl_array_lengths(source: str) -> frozenset[str]:
 
 
 _ENTRY = re.compile(r"@\s*compute[^{;]*?\bfn\s+(\w+)\s*\(", re.S)
+
+
+_WORKGROUP_SIZE = re.compile(
+    r"@\s*workgroup_size\s*\(([^)]*)\)[^{;]*?\bfn\s+(\w+)\s*\(|"
+    r"@\s*compute[^{;]*?@\s*workgroup_size\s*\(([^)]*)\)[^{;]*?\bfn\s+(\w+)\s*\(",
+    re.S,
+)
+
+
+@_cached
+def wgsl_workgroup_size(source: str, entry_point: str) -> tuple[int, int, int] | None:
+    """The ``@workgroup_size`` the module declares for ``entry_point`` when it is
+    written in integer literals (``(256)``, ``(8, 8)``); None where it names constants
+    or overrides, or the entry point is not found."""
+    for match in _WORKGROUP_SIZE.finditer(strip_comments(source)):
+        sizes, name = (match.group(1), match.group(2)) if match.group(2) else match.group(3, 4)
+        if name != entry_point:
+            continue
+        parts = [p.strip().rstrip("iu") for p in sizes.split(",") if p.strip()]
+        if not parts or not all(p.isdigit() for p in parts):
+            return None
+        dims = [int(p) for p in parts] + [1] * (3 - len(parts))
+        return dims[0], dims[1], dims[2]
+    return None
 
 
 def wgsl_entry_points(source: str) -> list[str]:

@@ -384,8 +384,29 @@ def evaluate_case(
     ev.notes += builtin_notes(ev, kernel, info.target, expected.case.generated)
     if ev.failing and info.target == "wgsl" and not info.constraints.zeroes_workgroup_memory:
         _note_workgroup_zeroing(ev, kernel, schedule)
+    if ev.failing and info.target == "wgsl":
+        _note_workgroup_size(ev, kernel, schedule)
     ev.repro = _repro(ev)
     return ev
+
+
+def _note_workgroup_size(ev: Evaluation, kernel: KernelSpec, schedule: Schedule) -> None:
+    """Say so where the shader's literal ``@workgroup_size`` is not the schedule's: a
+    grid computed from the schedule then dispatches too few invocations (or too many)."""
+    from forge.sources import wgsl_workgroup_size
+
+    try:
+        source = kernel.source("wgsl", schedule, ev.size)
+    except ForgeError:
+        return
+    declared = wgsl_workgroup_size(source, kernel.entry_points.get("wgsl", kernel.entry_point))
+    if declared is not None and declared != tuple(schedule.workgroup_size):
+        ev.notes.append(
+            f"the shader declares @workgroup_size{declared} but the schedule says "
+            f"wg={'x'.join(map(str, schedule.workgroup_size))}: a grid computed from the "
+            "schedule dispatches for the schedule's size; give the kernel "
+            f"schedules=(Schedule({declared[0]}),) (or (x, y) for 2-D)"
+        )
 
 
 def _note_workgroup_zeroing(ev: Evaluation, kernel: KernelSpec, schedule: Schedule) -> None:

@@ -274,3 +274,36 @@ def test_a_kernel_file_may_keep_its_kernels_in_a_list_or_a_dict(tmp_path):
     ]
     path.write_text("\n".join(lines) + "\n")
     assert [k.id for k in load_file(path)] == ["raw_affine", "listed_a", "listed_b"]
+
+
+def test_a_schedule_other_than_the_shaders_workgroup_size_is_named(request):
+    """``@workgroup_size(64)`` run under ``Schedule(256)`` with a grid of n / 256: three
+    quarters of the output stay unwritten, and the report says why."""
+    import oracle
+    from forge import BufferSpec, KernelSpec, Schedule, ceil_div
+    from oracle.pytest_plugin import require_available
+
+    require_available(request.config, "wgpu")
+    source = """
+    @group(0) @binding(0) var<storage, read> x: array<f32>;
+    @group(0) @binding(1) var<storage, read_write> y: array<f32>;
+    @compute @workgroup_size(64)
+    fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+        if (g.x < arrayLength(&y)) { y[g.x] = 2.0 * x[g.x]; }
+    }
+    """
+    kernel = KernelSpec(
+        id="wg_mismatch",
+        entry_point="main",
+        sources={"wgsl": source},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+        ),
+        reference=lambda x, y: 2 * x,
+        grid=lambda s, n: (ceil_div(n, s.workgroup_size[0]), 1, 1),
+        schedules=(Schedule(256),),
+    )
+    ev = oracle.evaluate("wgpu", kernel, size=1024, samples=0)
+    assert ev.failing and "declares @workgroup_size(64, 1, 1)" in ev.report(), ev.report()
+    assert oracle.evaluate("wgpu", kernel, Schedule(64), size=1024, samples=0).passed
