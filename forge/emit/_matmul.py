@@ -158,22 +158,33 @@ class _MatmulLowering:
             + (", next tile prefetched into registers" if self.stages == 2 else "")
         )
         with em.c_tiles(tiles, tiles_n, self.bm, self.bn):
-            code.line(d.array("fg_acc", self.dtype, self.tm * self.tn))
-            for name in ("a", "b"):
-                code.line(d.array(f"fg_r{name}", self.dtype, self._slots(name) * self.v))
+            self._declare_registers()
+            self._steps()
+
+    def _declare_registers(self) -> None:
+        """The accumulators and the staged loads, as register arrays."""
+        code, d = self.em.code, self.em.d
+        code.line(d.array("fg_acc", self.dtype, self.tm * self.tn))
+        for name in ("a", "b"):
+            code.line(d.array(f"fg_r{name}", self.dtype, self._slots(name) * self.v))
+
+    def _steps(self) -> None:
+        """The loop over k (each step staged through shared memory, the next prefetched
+        with ``stages=2``), then the epilogue."""
+        code, d = self.em.code, self.em.d
+        if self.stages == 2:
+            self._load_global("0u")
+        with code.block(d.loop("fg_k0", "0u", self.k, f"{self.bk}u")):
+            if self.stages == 1:
+                self._load_global("fg_k0")
+            self._store_shared()
+            code.line(d.barrier)
             if self.stages == 2:
-                self._load_global("0u")
-            with code.block(d.loop("fg_k0", "0u", self.k, f"{self.bk}u")):
-                if self.stages == 1:
-                    self._load_global("fg_k0")
-                self._store_shared()
-                code.line(d.barrier)
-                if self.stages == 2:
-                    with code.block(f"if (fg_k0 + {self.bk}u < {self.k}) {{"):
-                        self._load_global(f"fg_k0 + {self.bk}u")
-                self._compute()
-                code.line(d.barrier)
-            self._epilogue()
+                with code.block(f"if (fg_k0 + {self.bk}u < {self.k}) {{"):
+                    self._load_global(f"fg_k0 + {self.bk}u")
+            self._compute()
+            code.line(d.barrier)
+        self._epilogue()
 
     # -- operand tiles -----------------------------------------------------------------
     def _contiguous(self, name: str) -> str:
@@ -413,25 +424,18 @@ class _NamedRegisters(_MatmulLowering):
             + (", next tile prefetched into registers" if self.stages == 2 else "")
         )
         with em.c_tiles(tiles, tiles_n, self.bm, self.bn):
-            for i in range(self.tm):
-                for g in range(self.tn // 4):
-                    code.line(f"var fg_acc{i}_{g}: vec4<f32> = vec4<f32>();")
-            for name in ("a", "b"):
-                for it in range(self._slots(name)):
-                    code.line(f"var fg_r{name}{it}: vec4<f32> = vec4<f32>();")
-            if self.stages == 2:
-                self._load_global("0u")
-            with code.block(d.loop("fg_k0", "0u", self.k, f"{self.bk}u")):
-                if self.stages == 1:
-                    self._load_global("fg_k0")
-                self._store_shared()
-                code.line(d.barrier)
-                if self.stages == 2:
-                    with code.block(f"if (fg_k0 + {self.bk}u < {self.k}) {{"):
-                        self._load_global(f"fg_k0 + {self.bk}u")
-                self._compute()
-                code.line(d.barrier)
-            self._epilogue()
+            self._declare_registers()
+            self._steps()
+
+    def _declare_registers(self) -> None:
+        """The accumulators and the staged loads, each a named vec4."""
+        code = self.em.code
+        for i in range(self.tm):
+            for g in range(self.tn // 4):
+                code.line(f"var fg_acc{i}_{g}: vec4<f32> = vec4<f32>();")
+        for name in ("a", "b"):
+            for it in range(self._slots(name)):
+                code.line(f"var fg_r{name}{it}: vec4<f32> = vec4<f32>();")
 
     def _element(self, name: str, index: str) -> str:
         """Element ``index`` of vec4 buffer ``name`` as f32."""
