@@ -327,15 +327,12 @@ def _sensitivity(expected: Expected, plain: dict) -> dict[str, np.ndarray]:
         ]
         or [1]
     )
-    found: dict[str, np.ndarray] = {}
-    for draw in range(_SENSITIVITY_DRAWS):
-        rng = np.random.default_rng([draw, case.seed])
-        moved = _float64_run(expected, _nudged(rng, k))
-        if moved is None:
-            return {}
-        for label, change in _changes(expected, plain, moved).items():
-            found[label] = np.maximum(found.get(label, 0.0), _SENSITIVITY_FACTOR * change)
-    return found
+    return _most_moved(
+        expected,
+        plain,
+        lambda rng: _float64_run(expected, _nudged(rng, k)),
+        case.seed,
+    )
 
 
 def _trig_bounds(expected: Expected, absolute: float) -> dict[str, np.ndarray]:
@@ -346,13 +343,23 @@ def _trig_bounds(expected: Expected, absolute: float) -> dict[str, np.ndarray]:
     plain = _float64_run(expected)
     if plain is None:
         return {}
+
+    def run(rng):
+        erring = trig_erring(expected.truth.reference, rng, absolute)
+        if erring is None:  # it calls none of them
+            return None
+        return _float64_run(expected, truth=replace(expected.truth, reference=erring))
+
+    return _most_moved(expected, plain, run, 11)
+
+
+def _most_moved(expected: Expected, plain: dict, run, seed: int) -> dict[str, np.ndarray]:
+    """Per float output, ``_SENSITIVITY_FACTOR`` times the most each element of the
+    float64 reference ``plain`` moves in ``_SENSITIVITY_DRAWS`` runs ``run(rng)`` (each
+    with its own generator from ``seed``); empty where a run gives None."""
     found: dict[str, np.ndarray] = {}
     for draw in range(_SENSITIVITY_DRAWS):
-        rng = np.random.default_rng([draw, 11])
-        erring = trig_erring(expected.truth.reference, rng, absolute)
-        if erring is None:
-            return {}
-        moved = _float64_run(expected, truth=replace(expected.truth, reference=erring))
+        moved = run(np.random.default_rng([draw, seed]))
         if moved is None:
             return {}
         for label, change in _changes(expected, plain, moved).items():
@@ -493,7 +500,7 @@ def _carries_poison(array: np.ndarray) -> int:
     if width not in _PAYLOAD:
         return 0
     bits = array.reshape(-1).view(np.dtype(f"u{width}"))
-    mask = array.dtype.type(0).view(np.dtype(f"u{width}")).dtype.type(_PAYLOAD[width])
+    mask = bits.dtype.type(_PAYLOAD[width])
     poison = bits.dtype.type(POISON_OUTPUT[width])
     nan = np.isnan(array.reshape(-1))
     return int(np.count_nonzero(nan & ((bits & mask) == (poison & mask)) & (bits != poison)))
