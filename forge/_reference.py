@@ -172,9 +172,12 @@ def _index_hint(kernel: KernelSpec) -> str:
 
 
 def _store_returned(kernel: KernelSpec, returned: Any, shaped: list) -> None:
-    """What the reference returned (an array, or a tuple in output order) written into
+    """What the reference returned (an array, a tuple in output order, or a dict keyed by
+    output name) written into
     the outputs' arrays, refused with the fix when its count, shape or dtype is off."""
     outputs = [(i, spec) for i, spec in enumerate(kernel.buffers) if spec.is_output]
+    if isinstance(returned, Mapping):
+        returned = _by_output_name(kernel, returned, [spec for _, spec in outputs])
     values = returned if isinstance(returned, tuple) else (returned,)
     if isinstance(returned, list) and len(outputs) > 1:
         values = tuple(returned)
@@ -205,6 +208,25 @@ def _store_returned(kernel: KernelSpec, returned: Any, shaped: list) -> None:
                 f"{target.shape} of {target.dtype}{hint}"
             )
         target[...] = got
+
+
+def _by_output_name(kernel: KernelSpec, returned: Mapping, outputs: list) -> tuple:
+    """A dict returned by the reference, keyed by output name, in output order: every
+    output named once, nothing else."""
+    labels = [spec.label for spec in outputs]
+    keys = [str(k) for k in returned]
+    if sorted(keys) != sorted(labels):
+        missing = [label for label in labels if label not in keys]
+        extra = [k for k in keys if k not in labels]
+        raise ReferenceFailed(
+            f"the reference of kernel {kernel.id} returned a dict keyed "
+            f"{', '.join(keys) or '(nothing)'}; a dict must name each output once "
+            f"({', '.join(labels)})"
+            + (f": missing {', '.join(missing)}" if missing else "")
+            + (f"; not outputs: {', '.join(extra)}" if extra else "")
+        )
+    by_key = {str(k): v for k, v in returned.items()}
+    return tuple(by_key[label] for label in labels)
 
 
 def _widened_to_fit(got: np.ndarray, target: np.ndarray, spec: BufferSpec) -> bool:

@@ -253,7 +253,7 @@ class KernelSpec:
     params: Callable[[Any], Mapping[str, Any]] | None = None
     defaults: Mapping[str, Any] = field(default_factory=dict)
     grid: Any = None
-    schedules: tuple[Schedule, ...] = (Schedule(),)
+    schedules: tuple[Schedule, ...] = ()  # none: Schedule(), or the WGSL literal's size
     requires: frozenset[str] = frozenset()
     tags: tuple[str, ...] = ()
     domain: Mapping[str, tuple[float, float]] = field(default_factory=dict)
@@ -344,9 +344,10 @@ class KernelSpec:
 
     def _normalise_launch_fields(self, set_: Callable[[str, Any], None]) -> None:
         """Schedules, features, launches, entry points, options and sizes normalised."""
-        set_("schedules", tuple(self.schedules) or (Schedule(),))
+        set_("schedules", tuple(self.schedules) or (self._default_schedule(),))
         if not all(isinstance(s, Schedule) for s in self.schedules):
             raise InvalidArgument(f"kernel {self.id}: schedules must be Schedule objects")
+        self._check_wgsl_declarations()
         requires = (self.requires,) if isinstance(self.requires, str) else self.requires
         if not all(isinstance(f, str) for f in requires):
             raise InvalidArgument(
@@ -377,6 +378,54 @@ class KernelSpec:
                     f"({', '.join(TARGETS)}), got {key!r}"
                 )
 
+    def _literal_wgsl(self) -> tuple[str, str] | None:
+        """The raw WGSL source (when it is no template) and its entry point's name."""
+        text = self.sources.get("wgsl")
+        if text is None or (self.template and ("{{" in text or "${" in text)):
+            return None
+        return text, self.entry_points.get("wgsl", self.entry_point)
+
+    def _default_schedule(self) -> Schedule:
+        """A kernel that declares no schedule runs with the one its WGSL entry point
+        declares in literals (``@workgroup_size(256)``: ``Schedule(256)``, so that
+        reports, grids and a CUDA port's block agree with it), else ``Schedule()``."""
+        literal = self._literal_wgsl()
+        declared = _sources.wgsl_workgroup_size(*literal) if literal else None
+        return Schedule(declared) if declared else Schedule()
+
+    def _check_wgsl_declarations(self) -> None:
+        """Refuse what a raw WGSL kernel declares against its own source: ``overrides``
+        the source does not declare, and ``Schedule(8, 8)`` (a workgroup of 8 with 8
+        items per invocation) beside ``@workgroup_size(8, 8)``."""
+        literal = self._literal_wgsl()
+        if literal is None:
+            return
+        text, entry = literal
+        declared = _sources.wgsl_overrides(text)
+        keys = _sources.wgsl_override_keys(text)
+        unknown = sorted(str(k) for k in self.overrides if str(k) not in keys)
+        if unknown:
+            raise InvalidArgument(
+                f"kernel {self.id}: overrides names {', '.join(unknown)}, which the WGSL "
+                "source does not declare (its override constants: "
+                f"{', '.join(sorted(declared)) or 'none'})"
+            )
+        size = _sources.wgsl_workgroup_size(text, entry)
+        for schedule in self.schedules:
+            if (
+                size is not None
+                and size[1] > 1
+                and schedule.workgroup_size == (size[0], 1, 1)
+                and schedule.items_per_invocation == size[1]
+            ):
+                raise InvalidArgument(
+                    f"kernel {self.id}: Schedule({size[0]}, {size[1]}) is a workgroup of "
+                    f"{size[0]} invocations with {size[1]} items each (its arguments are "
+                    "workgroup_size, items_per_invocation), but the WGSL entry point "
+                    f"{entry} declares @workgroup_size({size[0]}, {size[1]}): for that "
+                    f"workgroup write Schedule(({size[0]}, {size[1]}))"
+                )
+
     def _check_body_and_domain(self, set_: Callable[[str, Any], None], buffers: tuple) -> None:
         """The body (a raw kernel's made from its sources) and the domain's buffer names."""
         if self.body is None:
@@ -391,6 +440,14 @@ class KernelSpec:
         if unknown_domain:
             raise InvalidArgument(
                 f"kernel {self.id}: domain names unknown buffers {sorted(unknown_domain)}"
+            )
+        written = sorted(
+            b.name for b in buffers if b.name in self.domain and b.is_output and not b.inout
+        )
+        if written:
+            raise InvalidArgument(
+                f"kernel {self.id}: domain names outputs {written}; a domain bounds the "
+                "values drawn for inputs (and inout buffers), not what a kernel writes"
             )
 
     def _declare_tunables(self) -> None:

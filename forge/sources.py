@@ -23,6 +23,7 @@ __all__ = [
     "wgsl_bindings",
     "wgsl_structs",
     "wgsl_overrides",
+    "wgsl_override_keys",
     "wgsl_overrides_without_default",
     "wgsl_enables",
     "wgsl_array_lengths",
@@ -126,6 +127,12 @@ _OVERRIDE = re.compile(r"(?:@\s*id\s*\(\s*(\d+)u?\s*\)\s*)?override\s+(\w+)\s*(?
 def wgsl_overrides(source: str) -> dict[str, str]:
     """``override`` constants by name, with their declared type ("" when inferred)."""
     return {m.group(2): m.group(3) or "" for m in _OVERRIDE.finditer(strip_comments(source))}
+
+
+def wgsl_override_keys(source: str) -> frozenset[str]:
+    """What a pipeline may set: each ``override`` constant's name, and its ``@id``."""
+    found = _OVERRIDE.finditer(strip_comments(source))
+    return frozenset(key for m in found for key in (m.group(1), m.group(2)) if key)
 
 
 _NO_INITIALIZER = re.compile(r"\s*;")

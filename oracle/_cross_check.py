@@ -140,7 +140,18 @@ class CrossCheck:
                 f"{', '.join(others)} agree with each other but not with the reference: "
                 "suspect the reference meaning (or a shared emitter bug)"
             )
-        return f"diverging from the reference: {', '.join(wrong)}"
+        by_kind: dict[str, list[str]] = {}
+        for name in wrong:
+            verdict = self.evaluations[name].verdict
+            kind = (
+                "diverging from the reference"
+                if verdict == Verdict.MISMATCH
+                else "the reference itself failed"
+                if verdict == Verdict.REFERENCE_ERROR
+                else f"{verdict}"
+            )
+            by_kind.setdefault(kind, []).append(name)
+        return "; ".join(f"{kind}: {', '.join(names)}" for kind, names in by_kind.items())
 
     def _agree_among(self, names: Sequence[str]) -> bool:
         wanted = set(itertools.combinations(sorted(names), 2))

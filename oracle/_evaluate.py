@@ -41,7 +41,7 @@ from forge.types import ValidationLevel
 
 from ._builtins import builtin_notes
 from ._expected import NUMPY_REFERENCE, Expected, expected_outputs
-from ._inputs import Case, make_case
+from ._inputs import Case, make_case, size_from_given
 from ._judge import coverage_gaps, judge
 from ._plan import BackendInfo, ErrorInfo, build_plan
 from ._results import Evaluation, Finding, FloatSemantics, Timing, Verdict
@@ -382,6 +382,11 @@ def evaluate_case(
             "in-bounds value"
         )
     ev.notes += builtin_notes(ev, kernel, info.target, expected.case.generated)
+    if ev.outputs and all(o.count == 0 for o in ev.outputs.values()):
+        ev.notes.append(
+            f"at size {ev.size} the outputs hold no elements: nothing was judged but that "
+            "the kernel ran and wrote nothing past their ends"
+        )
     if ev.failing and info.target == "wgsl" and not info.constraints.zeroes_workgroup_memory:
         _note_workgroup_zeroing(ev, kernel, schedule)
     if ev.failing and info.target == "wgsl":
@@ -545,11 +550,12 @@ def evaluate(
     ``target`` is an open context (evaluated in this process unless ``isolate=True``)
     or a backend name (evaluated in a worker process when the backend runs device code,
     unless ``isolate=False``). ``size`` (an int, ``"4096x32768"``, ``"M=..,N=.."``)
-    defaults to the kernel's largest checked size; ``schedule`` to its first the
-    backend admits. Inputs are drawn from ``seed``, or taken from ``inputs`` (arrays by
-    buffer name: numpy, or anything with ``__dlpack__``); ``uniform`` overrides uniform
-    fields. ``tolerance`` (a Tolerance, or fields flat or keyed by dtype) is merged over
-    the defaults and the kernel's overrides. ``truth``: a kernel with the same buffers
+    defaults to the size the ``inputs`` given fit, else the kernel's largest checked
+    size; ``schedule`` to its first the backend admits. Inputs are drawn from
+    ``seed``, or taken from ``inputs`` (arrays by buffer name: numpy, or anything with
+    ``__dlpack__``); ``uniform`` overrides uniform fields. ``tolerance`` (a Tolerance,
+    or fields flat or keyed by dtype) is merged over the defaults and the kernel's
+    overrides. ``truth``: a kernel with the same buffers
     whose numpy meaning defines the expectation; ``reference``: a backend name whose
     run defines it instead (a port check, no numpy reference needed). ``warmups``
     untimed and ``samples`` timed runs follow the judged run (``samples=0``: no timing).
@@ -564,7 +570,10 @@ def evaluate(
             f"reference names the backend a port check is judged against "
             f"(e.g. 'cuda'), got {type(reference).__name__}"
         )
-    size = kernel.largest_size() if size is None else kernel.size(size)
+    if size is None:
+        size = size_from_given(kernel, inputs) if inputs else kernel.largest_size()
+    else:
+        size = kernel.size(size)
     check_host_memory(kernel, size)
     with _Targets(target, reference, isolate, timeout_s) as (runner, reference_runner):
         case = make_case(kernel, size, seed, uniform, given=inputs)

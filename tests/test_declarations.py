@@ -1,0 +1,167 @@
+"""How users declare and call kernels (issue 11, round 4 of kernels from the wild): what
+a new user writes is taken where its meaning is plain, and refused up front, saying
+what to write instead, where it cannot mean what was intended."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import forge
+import oracle
+from forge import BufferSpec, InvalidArgument, KernelSpec, Schedule, ceil_div
+from oracle import Verdict
+from oracle.pytest_plugin import require_available
+
+_MINMAX = """
+@group(0) @binding(0) var<storage, read> a: array<f32>;
+@group(0) @binding(1) var<storage, read> b: array<f32>;
+@group(0) @binding(2) var<storage, read_write> lo: array<f32>;
+@group(0) @binding(3) var<storage, read_write> hi: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (i >= arrayLength(&lo)) { return; }
+    lo[i] = min(a[i], b[i]);
+    hi[i] = max(a[i], b[i]);
+}
+"""
+
+_BUFFERS = (
+    BufferSpec(0, "f32", "read", name="a"),
+    BufferSpec(1, "f32", "read", name="b"),
+    BufferSpec(2, "f32", "read_write", name="lo"),
+    BufferSpec(3, "f32", "read_write", name="hi"),
+)
+
+
+def _minmax(reference, **fields) -> KernelSpec:
+    return KernelSpec(
+        id="pair_minmax",
+        entry_point="main",
+        sources={"wgsl": _MINMAX},
+        buffers=_BUFFERS,
+        reference=reference,
+        grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+        nonfinite_inputs=False,
+        **fields,
+    )
+
+
+@pytest.mark.parametrize("backend", ["reference", "wgpu"])
+def test_a_reference_may_return_a_dict_keyed_by_output_name(request, backend):
+    require_available(request.config, backend)
+    kernel = _minmax(lambda a, b: {"hi": np.maximum(a, b), "lo": np.minimum(a, b)})
+    ev = oracle.evaluate(backend, kernel, size=1000, samples=0)
+    assert ev.passed, ev.report()
+    swapped = _minmax(lambda a, b: {"hi": np.minimum(a, b), "lo": np.maximum(a, b)})
+    if backend == "wgpu":  # the dict's keys are honoured, not its order
+        ev = oracle.evaluate(backend, swapped, size=1000, samples=0)
+        assert ev.verdict is Verdict.MISMATCH, ev.report()
+
+
+def test_a_dict_that_does_not_name_each_output_is_a_reference_error_naming_them():
+    kernel = _minmax(lambda a, b: {"hi": np.maximum(a, b), "low": np.minimum(a, b)})
+    ev = oracle.evaluate("reference", kernel, size=100, samples=0)
+    assert ev.verdict is Verdict.REFERENCE_ERROR
+    assert "missing lo" in ev.error and "not outputs: low" in ev.error, ev.error
+
+
+def test_the_size_is_taken_from_the_inputs_given():
+    kernel = _minmax(lambda a, b: (np.minimum(a, b), np.maximum(a, b)))
+    a, b = np.arange(7, dtype=np.float32), np.full(7, 3, np.float32)
+    ev = oracle.evaluate("reference", kernel, inputs={"a": a, "b": b}, samples=0)
+    assert ev.passed and int(ev.size) == 7, ev.report()
+    with pytest.raises(InvalidArgument, match=r"no size fits .* pass size="):
+        oracle.evaluate("reference", kernel, inputs={"a": a, "b": b[:5]})
+
+
+def test_a_two_dimensional_size_is_taken_from_an_input_array_s_shape():
+    kernel = KernelSpec(
+        id="scale_rows",
+        entry_point="main",
+        sources={},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x", count="rows*cols", shape=("rows", "cols")),
+            BufferSpec(1, "f32", "read_write", name="y", count="rows*cols", shape=("rows", "cols")),
+        ),
+        reference=lambda x, y: x * 2,
+        dims=("rows", "cols"),
+    )
+    x = np.ones((3, 5), np.float32)
+    ev = oracle.evaluate("reference", kernel, inputs={"x": x}, samples=0)
+    assert ev.passed and dict(ev.size.dims) == {"rows": 3, "cols": 5}, ev.report()
+
+
+def test_content_given_for_an_output_the_kernel_only_writes_is_refused():
+    kernel = _minmax(lambda a, b: (np.minimum(a, b), np.maximum(a, b)))
+    with pytest.raises(InvalidArgument, match="lo is an output the kernel writes"):
+        oracle.evaluate("reference", kernel, size=7, inputs={"lo": np.zeros(7, np.float32)})
+
+
+def test_a_domain_on_an_output_is_refused_at_declaration():
+    with pytest.raises(InvalidArgument, match=r"domain names outputs \['hi'\]"):
+        _minmax(lambda a, b: None, domain={"hi": (0, 1)})
+
+
+_OVERRIDE = """
+override SCALE: f32 = 2.0;
+@id(7) override SHIFT: f32 = 0.0;
+@group(0) @binding(0) var<storage, read> a: array<f32>;
+@group(0) @binding(1) var<storage, read_write> o: array<f32>;
+@compute @workgroup_size(8, 8)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.y * 64u + gid.x;
+    if (i >= arrayLength(&o)) { return; }
+    o[i] = a[i] * SCALE + SHIFT;
+}
+"""
+
+
+def _override_kernel(**fields) -> KernelSpec:
+    return KernelSpec(
+        id="scaled",
+        entry_point="main",
+        sources={"wgsl": _OVERRIDE},
+        buffers=(BufferSpec(0, "f32", "read", name="a"), BufferSpec(1, "f32", "read_write")),
+        reference=lambda a: a * np.float32(3.0),
+        grid=lambda s, n: (8, ceil_div(n, 512), 1),
+        **fields,
+    )
+
+
+def test_an_override_the_shader_does_not_declare_is_refused_on_every_backend():
+    with pytest.raises(InvalidArgument, match=r"overrides names NOPE.*SCALE, SHIFT"):
+        _override_kernel(overrides={"NOPE": 1.0})
+    assert _override_kernel(overrides={"SCALE": 3.0, "7": 0.0}).overrides["SCALE"] == 3.0
+
+
+def test_schedule_8_8_beside_workgroup_size_8_8_says_how_to_write_an_8x8_workgroup():
+    with pytest.raises(InvalidArgument, match=r"write Schedule\(\(8, 8\)\)"):
+        _override_kernel(schedules=(Schedule(8, 8),))
+
+
+@pytest.mark.parametrize("backend", ["reference", "wgpu"])
+def test_a_kernel_without_schedules_runs_with_its_shader_s_workgroup_size(request, backend):
+    require_available(request.config, backend)
+    kernel = _override_kernel(overrides={"SCALE": 3.0})
+    assert kernel.schedules == (Schedule((8, 8)),)
+    ev = oracle.evaluate(backend, kernel, size=1000, samples=0)
+    assert ev.passed and "wg=8x8" in ev.report(), ev.report()
+    # a kernel whose workgroup size is no literal keeps the default
+    text = _OVERRIDE.replace("@workgroup_size(8, 8)", "@workgroup_size({{wg_x}})")
+    templated = dataclasses.replace(kernel, sources={"wgsl": text}, schedules=())
+    assert templated.schedules == (Schedule(),)
+
+
+def test_size_zero_passes_and_says_that_nothing_was_judged():
+    ev = oracle.evaluate("reference", forge.get_kernel("raw_affine"), size=0, samples=0)
+    assert ev.passed and "nothing was judged" in ev.report(), ev.report()
+
+
+def test_a_cross_check_names_a_broken_reference_as_such_not_as_diverging():
+    kernel = _minmax(lambda a, b: {"hi": np.maximum(a, b)})
+    result = oracle.cross_check(kernel, ["reference"], size=100)
+    assert result.verdict() == "the reference itself failed: reference", result.report()
