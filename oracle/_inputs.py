@@ -19,13 +19,14 @@ log and pow, no NaN or Inf for WGSL's pow.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from forge.errors import InvalidArgument
+from forge.errors import ForgeError, InvalidArgument
 from forge.kernel import Access, BufferSpec, KernelSpec
 from forge.size import is_int
 
@@ -122,18 +123,29 @@ def _blocks(count: int, families: list[str], row: int = 1) -> list[tuple[str, in
     }
     if sum(share.values()) * 2 > rows:
         share = dict.fromkeys(by_row, 1)
-    start = count - sum(share.values()) * row
-    blocks = _element_blocks(start, [f for f in families if f not in share])
+    tail = 1 if rows - sum(share.values()) >= 2 else 0  # the last row normal, as by element
+    start = count - (sum(share.values()) + tail) * row
+    blocks = _element_blocks(start, [f for f in families if f not in share], tail=0)
     for family in by_row:
         blocks.append((family, start, start + share[family] * row))
         start += share[family] * row
+    if tail:
+        blocks.append(("normal", start, count))
     return blocks
 
 
 _ROW_ORDER = ("zeros", "tiny", "negatives", "large", "nonfinite", "subnormal", "mixed")
 
 
-def _element_blocks(count: int, families: list[str]) -> list[tuple[str, int, int]]:
+#: Normal values at the end of a buffer laid out by element: a loop that stops one
+#: element, one vector or one partial block short (``i + 1 < n``) loses them, and a
+#: sum that drops them must differ; were they tiny or zero (the families), it would not.
+_NORMAL_TAIL = 16
+
+
+def _element_blocks(
+    count: int, families: list[str], tail: int = _NORMAL_TAIL
+) -> list[tuple[str, int, int]]:
     sizes = [
         (f, max(1, int(count * (_MIXED_SHARE if f == "mixed" else _SPECIAL_SHARE))))
         for f in families
@@ -143,10 +155,13 @@ def _element_blocks(count: int, families: list[str]) -> list[tuple[str, int, int
         sizes = sizes[: max(0, count // 2)]
         sizes = [(f, 1) for f, _ in sizes]
         total = len(sizes)
-    blocks, start = [("normal", 0, count - total)], count - total
+    tail = min(tail, (count - total) // 4) if sizes else 0
+    start = count - total - tail
+    blocks = [("normal", 0, start)]
     for family, size in sizes:
         blocks.append((family, start, start + size))
         start += size
+    blocks.append(("normal", start, count))
     return [b for b in blocks if b[2] > b[1]]
 
 
@@ -298,6 +313,11 @@ def _scalar_values(
             out[start:stop] = stacked[rng.integers(0, len(stacked), n), np.arange(n)]
         elif family == "large" and row > 1 and n % row == 0 and domain[0] < 0 < domain[1]:
             out[start:stop] = _one_sign_per_row(np.abs(draw(family, n)), row)
+        elif family == "normal" and dtype.kind == "f" and row == 1:
+            # the tail: magnitudes of 1 to 4 (clipped to the domain below), so that a
+            # sum which drops one of them moves by more than a short sum's rounding
+            signs = np.where(rng.integers(0, 2, n) == 1, -1.0, 1.0)
+            out[start:stop] = signs * rng.uniform(1.0, 4.0, n)
         else:
             out[start:stop] = draw(family, n)
     if dtype.kind == "f" or dtype.name == "bfloat16":  # rounding may step past a bound
@@ -459,6 +479,49 @@ def _initial(spec: BufferSpec, count: int, size, kernel: KernelSpec) -> np.ndarr
     return conform(initial, spec, count, where)
 
 
+def size_from_given(kernel: KernelSpec, given: Mapping[str, Any]) -> Any:
+    """The problem size at which every array in ``given`` has its buffer's element
+    count: for ``oracle.evaluate(..., inputs=...)`` without ``size``. Tried in order:
+    each array's shape (a 2-D kernel's rows x cols), its length, then the kernel's
+    checked sizes; refused, naming the counts, when none fits."""
+    arrays = {}
+    for label, value in given.items():
+        shape = getattr(value, "shape", None)
+        arrays[label] = tuple(int(d) for d in shape) if shape is not None else np.shape(value)
+    specs = {buffer_label(s): s for s in kernel.buffers}
+    candidates: list[Any] = []
+    for shape in arrays.values():
+        if len(shape) == len(kernel.dims) > 1:
+            candidates.append("x".join(map(str, shape)))
+        if shape:
+            candidates.append(math.prod(shape))
+            candidates.append(shape[0])
+    candidates += list(kernel.checked_sizes())
+
+    def fits(size: Any) -> bool:
+        try:
+            size = kernel.size(size)
+            for label, shape in arrays.items():
+                spec = specs.get(label)
+                if spec is None or spec.access is Access.UNIFORM:
+                    continue
+                lanes = int(np.prod(spec.dtype.shape)) if spec.dtype.shape else 1
+                if spec.element_count(size) * lanes != math.prod(shape):
+                    return False
+            return True
+        except (ForgeError, TypeError, ValueError, ArithmeticError):
+            return False
+
+    for candidate in candidates:
+        if fits(candidate):
+            return kernel.size(candidate)
+    described = ", ".join(f"{label} of shape {shape}" for label, shape in arrays.items())
+    raise InvalidArgument(
+        f"kernel {kernel.id}: no size fits the inputs given ({described}); pass size= "
+        "(an int, or e.g. '64x128' for a kernel of dims rows, cols)"
+    )
+
+
 def make_case(
     kernel: KernelSpec,
     size: Any,
@@ -484,6 +547,19 @@ def make_case(
         raise InvalidArgument(
             f"kernel {kernel.id} has no buffers {sorted(unknown)}; its "
             f"buffers: {', '.join(buffer_label(s) for s in kernel.buffers)}"
+        )
+    written = [
+        buffer_label(s)
+        for s in kernel.buffers
+        if buffer_label(s) in given and s.is_output and not s.inout and s.initial is None
+    ]
+    if written:
+        raise InvalidArgument(
+            f"kernel {kernel.id}: {', '.join(written)} "
+            f"{'is an output' if len(written) == 1 else 'are outputs'} the kernel writes, "
+            "so given content would be overwritten unjudged; give inputs only (declare "
+            "inout=True on an output the kernel also reads, or initial= for its content "
+            "before the run)"
         )
     digest = hashlib.sha256(f"size={size!r}:seed={seed}:set={input_set}".encode())
     arrays: dict[str, np.ndarray] = {}

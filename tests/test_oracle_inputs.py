@@ -12,7 +12,9 @@ import pytest
 
 import forge
 from forge import Access, BufferSpec, InvalidArgument, KernelSpec
-from oracle import make_case
+import oracle
+from oracle import Verdict, make_case
+from oracle.pytest_plugin import require_available
 
 AFFINE = forge.get_kernel("raw_affine")
 
@@ -35,7 +37,11 @@ def _kernel(**changes) -> KernelSpec:
 
 
 def _families(case, label):
-    return {family: case.arrays[label][start:stop] for family, start, stop in case.layout[label]}
+    """Each family's values (a family may have several blocks: normal at both ends)."""
+    found: dict[str, list] = {}
+    for family, start, stop in case.layout[label]:
+        found.setdefault(family, []).append(case.arrays[label][start:stop])
+    return {family: np.concatenate(parts) for family, parts in found.items()}
 
 
 def test_same_seed_same_bytes_and_hash_different_seed_different():
@@ -285,3 +291,44 @@ def test_rows_of_large_values_have_one_sign_each_and_integer_ranges_their_ends()
     assert large and all((r < 0).all() or (r > 0).all() for r in large)
     assert any((r < -100).all() for r in rows)
     assert {0, 49} <= set(np.unique(case.arrays["ids"]).tolist())
+
+
+def test_the_last_elements_and_the_last_row_are_of_normal_magnitude():
+    """A loop that stops one element (or one vector) short loses the buffer's last
+    elements; a sum that drops them differs only if they are not zero or tiny. The
+    families were laid out last, so they nearly always were, and such mutants passed."""
+    flat = dataclasses.replace(_elementwise("flat", {}), reference=lambda x: 2 * x)
+    for size in (65, 1000, 4099, 10007):
+        x = make_case(flat, size, 0).arrays["x"]
+        tail = x[-min(16, size // 8) :]
+        assert np.all((np.abs(tail) >= 1) & (np.abs(tail) <= 4)), (size, tail)
+    rows = KernelSpec(
+        id="rows",
+        entry_point="main",
+        sources={},
+        dims=("rows", "cols"),
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x", count="rows*cols", shape=("rows", "cols")),
+            BufferSpec(1, "f32", "read_write", name="y", count="rows*cols", shape=("rows", "cols")),
+        ),
+        reference=lambda x, y: x,
+    )
+    for size in ("8x768", "64x32"):
+        last = make_case(rows, size, 0).arrays["x"].reshape(int(size.split("x")[0]), -1)[-1]
+        assert np.all(np.isfinite(last)) and np.abs(last).max() <= 4, (size, last)
+        assert np.count_nonzero(np.abs(last) > 1e-3) > last.size // 2, (size, last)
+
+
+@pytest.mark.parametrize("backend", ["wgpu", "browser"])
+def test_a_sum_that_stops_one_element_short_fails_at_every_size_and_seed(request, backend):
+    """Round 5 of kernels from the wild: a grid-stride sum of squares whose loop stops
+    at ``i + 1 < n`` passed at 65 and 5000 elements (11 of 15 sizes and seeds)."""
+    require_available(request.config, backend)
+    from tests.wild import CORPUS, mutant
+
+    wild = CORPUS["wild_sum_of_squares"]
+    short = mutant(wild, "the loop stops one element short")
+    for size in (65, 1000, 4099):  # at 10007 only a large last term is past the bound
+        for seed in (0, 1, 2):
+            ev = oracle.evaluate(backend, short, size=size, seed=seed, samples=0)
+            assert ev.verdict is Verdict.MISMATCH, ev.report()

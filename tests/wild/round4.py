@@ -212,6 +212,11 @@ SUMSQ = Wild(
     {
         "last tree step dropped": ("wgsl", "stride > 0u;", "stride > 1u;"),
         "sum of x, not x squared": ("wgsl", "s += x[i] * x[i];", "s += x[i];"),
+        "the loop stops one element short": (
+            "wgsl",
+            "i < arrayLength(&x); i += 64u",
+            "i + 1u < arrayLength(&x); i += 64u",
+        ),
     },
 )
 
