@@ -1330,3 +1330,7 @@ CORPUS.update(ROUND3)
 from tests.wild.round4 import ROUND4  # noqa: E402  (round 4: tests/wild/round4.py)
 
 CORPUS.update(ROUND4)
+
+from tests.wild.round5_wgsl import ROUND5_WGSL  # noqa: E402  (round 5, WGSL: tests/wild/round5_wgsl.py)
+
+CORPUS.update(ROUND5_WGSL)
