@@ -1330,3 +1330,7 @@ CORPUS.update(ROUND3)
 from tests.wild.round4 import ROUND4  # noqa: E402  (round 4: tests/wild/round4.py)
 
 CORPUS.update(ROUND4)
+
+from tests.wild.round5_cuda import ROUND5_CUDA  # noqa: E402  (round 5, CUDA: tests/wild/round5_cuda.py)
+
+CORPUS.update(ROUND5_CUDA)
