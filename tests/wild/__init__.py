@@ -1334,3 +1334,7 @@ CORPUS.update(ROUND4)
 from tests.wild.round5_wgsl import ROUND5_WGSL  # noqa: E402  (round 5, WGSL: tests/wild/round5_wgsl.py)
 
 CORPUS.update(ROUND5_WGSL)
+
+from tests.wild.round5_cuda import ROUND5_CUDA  # noqa: E402  (round 5, CUDA: tests/wild/round5_cuda.py)
+
+CORPUS.update(ROUND5_CUDA)
