@@ -11,6 +11,7 @@ never produces a pass.
 
 from __future__ import annotations
 
+import math
 import warnings
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -20,7 +21,7 @@ import numpy as np
 from forge.errors import InvalidArgument, ReferenceFailed
 from forge.kernel import Access, KernelSpec
 
-from ._compare import flush_subnormals
+from ._compare import flush_subnormals, flushing
 from ._inputs import POISON_OUTPUT, Case, buffer_label, poison
 
 __all__ = ["Expected", "expected_outputs", "poisoned", "unwritten_mask", "NUMPY_REFERENCE"]
@@ -82,8 +83,9 @@ class Expected:
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def flushed(self) -> dict[str, np.ndarray]:
-        """What a device that flushes subnormals computes: the reference run on the
-        inputs with subnormals flushed to zero (sign kept), its subnormal results
+        """What a device that flushes subnormals computes: the reference run with every
+        float operand and result of its numpy operations below the smallest normal
+        flushed to a zero of its sign (``oracle._compare.FlushingArray``), its results
         flushed too. Computed on first use, then shared like ``outputs``."""
         if "flushed" not in self._cache:
             self._cache["flushed"] = _flushed_outputs(self)
@@ -149,12 +151,17 @@ _PRECISE_STRAY = 0.01
 
 
 def _float64_run(
-    expected: Expected, transform: Any = None, *, scalars: bool = False, truth: Any = None
+    expected: Expected,
+    transform: Any = None,
+    *,
+    scalars: bool = False,
+    truth: Any = None,
+    only: str | None = None,
 ) -> dict[str, np.ndarray] | None:
     """The numpy reference run with every float buffer widened to float64 and the drawn
-    inputs passed through ``transform`` (None: as drawn; that run is kept for the next
-    asker), and with ``scalars`` the uniform's float fields too; each buffer by label;
-    None where the reference fails so (one bound to its dtypes)."""
+    inputs (``only`` that one) passed through ``transform`` (None: as drawn; that run
+    is kept for the next asker), and with ``scalars`` the uniform's float fields too;
+    each buffer by label; None where the reference fails so (one bound to its dtypes)."""
     from forge.types import is_float_dtype
 
     own = truth is None  # the reference itself (else a variant of it, not kept)
@@ -174,7 +181,8 @@ def _float64_run(
                 continue
             if is_float_dtype(array.dtype):
                 wide = array.astype(np.float64)
-                drawn = transform is not None and buffer_label(spec) in case.arrays
+                label = buffer_label(spec)
+                drawn = transform is not None and label in case.arrays and only in (None, label)
                 arrays[i] = transform(wide) if drawn else wide
         try:
             truth.run_reference(arrays, case.size, None)
@@ -311,10 +319,12 @@ _SENSITIVITY_FACTOR = 4.0
 def _sensitivity(expected: Expected, plain: dict) -> dict[str, np.ndarray]:
     """Per float output, ``_SENSITIVITY_FACTOR`` times the largest change of each element
     of the float64 reference when every drawn float input moves by ``sqrt(k) * u``
-    relative, in random directions (k: the longest row of the inputs, 1 without rows):
-    the error a correct float32 computation makes where an element depends on a
-    cancelling sum (layernorm's ``x - mean`` where x is near the mean). Elements that
-    are well conditioned move by a few ulp, well inside the tolerance."""
+    relative, in random directions: the error a correct float32 computation makes where
+    an element depends on a cancelling sum (layernorm's ``x - mean`` where x is near
+    the mean). k is how many inputs an element reads (``_fan_in``), at most the longest
+    row of the inputs (1 without rows): an elementwise ``exp`` over rows reads one, and
+    gets no more than its own rounding. Elements that are well conditioned move by a few
+    ulp, well inside the tolerance."""
 
     from ._inputs import row_length
 
@@ -327,12 +337,61 @@ def _sensitivity(expected: Expected, plain: dict) -> dict[str, np.ndarray]:
         ]
         or [1]
     )
+    if k > 1:
+        fan_in = _fan_in(expected, plain)
+        if math.isfinite(fan_in):
+            k = max(1, min(k, round(fan_in)))
     return _most_moved(
         expected,
         plain,
         lambda rng: _float64_run(expected, _nudged(rng, k)),
         case.seed,
     )
+
+
+_FAN_IN_PROBES = 2  # single elements moved per input buffer
+
+
+def _fan_in(expected: Expected, plain: dict) -> float:
+    """How many input elements a float output element reads, on average: the float64
+    reference run again with one element of a drawn float input moved (in its leading
+    block of normal values), ``_FAN_IN_PROBES`` times per buffer; the outputs that
+    change, times the buffer's element count, summed over the buffers and divided by
+    the output elements. 1 for an elementwise kernel, about k for a row of k values
+    normalised, 2k for a k-long matmul. Infinite where a run fails (no bound is lost)."""
+    case = expected.case
+    rng = np.random.default_rng([case.seed, 17])
+    outputs = sum(
+        np.asarray(plain[label]).size
+        for label, want in expected.outputs.items()
+        if label in plain and want.dtype.names is None and want.dtype.kind == "f"
+    )
+    pairs = 0.0
+    for label, array in case.arrays.items():
+        if label in expected.outputs or array.dtype.names is not None:
+            continue
+        if array.dtype.kind != "f" or array.size == 0:
+            continue
+        blocks = case.layout.get(label, ())
+        stop = blocks[0][2] if blocks and blocks[0][0] == "normal" else array.shape[0]
+        lanes = array.size // array.shape[0]  # the reference may see it reshaped
+        moved_outputs = 0
+        for _ in range(_FAN_IN_PROBES):
+            position = int(rng.integers(0, max(1, stop))) * lanes
+
+            def move_one(a: np.ndarray, position: int = position) -> np.ndarray:
+                a = a.copy()
+                flat = a.reshape(-1)
+                flat[position] += max(abs(float(flat[position])), 1.0) * 2.0**-20
+                return a
+
+            moved = _float64_run(expected, move_one, only=label)
+            if moved is None:
+                return float("inf")
+            changes = _changes(expected, plain, moved).values()
+            moved_outputs += sum(int(np.count_nonzero(change)) for change in changes)
+        pairs += moved_outputs / _FAN_IN_PROBES * array.size
+    return pairs / outputs if outputs else float("inf")
 
 
 def _trig_bounds(expected: Expected, absolute: float) -> dict[str, np.ndarray]:
@@ -565,19 +624,30 @@ def _nan_alternatives(expected: Expected) -> dict[str, list[np.ndarray]]:
 
 
 def _flushed_outputs(expected: Expected) -> dict[str, np.ndarray]:
+    """``Expected.flushed``: the numpy reference run on the inputs with subnormals
+    flushed, every float result of its numpy operations flushed too
+    (``FlushingArray``, below the smallest normal of the narrowest float output: WGSL
+    lets a device flush intermediates, and ``x * 0.5`` of a tiny x is then 0); where
+    the reference cannot run so, only its inputs and results are flushed."""
+    from forge.types import float_info, is_float_dtype
+
     case = expected.case
     arrays = {label: flush_subnormals(a) for label, a in case.arrays.items()}
     uniform = None if case.uniform is None else flush_subnormals(case.uniform)
-    changed = any(a is not case.arrays[label] for label, a in arrays.items()) or (
-        uniform is not None
-        and case.uniform is not None
-        and uniform.tobytes() != case.uniform.tobytes()
-    )
     outputs = expected.outputs
-    if changed and expected.reference == NUMPY_REFERENCE:  # only the results can differ
-        flushed_case = replace(case, arrays=arrays, uniform=uniform)
-        try:
-            outputs = expected_outputs(flushed_case, expected.truth).outputs
-        except ReferenceFailed:
-            outputs = expected.outputs
+    if expected.reference == NUMPY_REFERENCE:
+        truth = expected.truth
+        runs = [(replace(case, arrays=arrays, uniform=uniform), truth)]  # the inputs flushed
+        if truth.reference is not None:  # operands flushed as each operation reads them
+            floats = [o.dtype for o in outputs.values() if is_float_dtype(o.dtype)]
+            narrowest = min(floats, key=lambda d: d.itemsize, default=np.dtype(np.float32))
+            tiny = float_info(narrowest if narrowest.itemsize <= 4 else np.float32).tiny
+            runs.insert(0, (case, replace(truth, reference=flushing(truth.reference, tiny))))
+        for run_case, run_truth in runs:
+            try:
+                with np.errstate(all="ignore"):
+                    outputs = expected_outputs(run_case, run_truth).outputs
+                break
+            except (ReferenceFailed, InvalidArgument):
+                outputs = expected.outputs
     return {label: flush_subnormals(out) for label, out in outputs.items()}

@@ -65,7 +65,7 @@ def test_a_backend_that_timed_out_diverges():
             AFFINE, name, None, AFFINE.schedules[0], 10, 0, "hash", "ref", verdict=verdict
         )
     assert result.diverging == ["gpu"] and not result.passed
-    assert result.verdict() == "diverging from the reference: gpu"
+    assert result.verdict() == "timeout: gpu"  # not "diverging": it never finished
 
 
 def test_unknown_backends_are_refused_with_the_installed_list():
