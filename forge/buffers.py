@@ -70,7 +70,9 @@ class BufferSpec:
     ``shape`` gives the reference the buffer as an array of that shape (ints, dimension
     names or expressions; default flat). ``scratch`` marks a read-write buffer the
     kernel uses for intermediate results: the reference need not write it and it is
-    not judged.
+    not judged. ``unordered`` marks an output of scalars whose elements the kernel may
+    write in any order (a compaction through ``atomicAdd``, a set of found indices):
+    it is judged as a multiset, the kernel's and the reference's values both sorted.
     """
 
     binding: int
@@ -85,6 +87,7 @@ class BufferSpec:
     fill: Any = None
     initial: Any = None
     scratch: bool = False
+    unordered: bool = False
 
     def __post_init__(self) -> None:
         for attribute in ("binding", "group"):
@@ -132,6 +135,13 @@ class BufferSpec:
         if (self.initial is not None or self.scratch) and self.access is not Access.READ_WRITE:
             raise InvalidArgument(
                 f"buffer {self.binding}: initial content and scratch are for read_write buffers"
+            )
+        if self.unordered and (
+            self.access is not Access.READ_WRITE or self.scratch or not self.is_scalar
+        ):
+            raise InvalidArgument(
+                f"buffer {self.name or self.binding}: unordered is for an output of scalars "
+                "(read_write, not scratch), whose elements are compared as a multiset"
             )
         if self.fill is not None and self.access is not Access.READ and not self.inout:
             raise InvalidArgument(
@@ -251,6 +261,7 @@ class BufferSpec:
             "fill": _callable_digest(self.fill),
             "initial": _callable_digest(self.initial),
             "scratch": self.scratch,
+            **({"unordered": True} if self.unordered else {}),
         }
 
 

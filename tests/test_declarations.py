@@ -165,3 +165,47 @@ def test_a_cross_check_names_a_broken_reference_as_such_not_as_diverging():
     kernel = _minmax(lambda a, b: {"hi": np.maximum(a, b)})
     result = oracle.cross_check(kernel, ["reference"], size=100)
     assert result.verdict() == "the reference itself failed: reference", result.report()
+
+
+_REVERSED = """
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let n = arrayLength(&y);
+    if (gid.x < n) { y[n - 1u - gid.x] = x[gid.x] * 2.0; }
+}
+"""
+
+
+def _reversed(unordered: bool, text: str = _REVERSED) -> KernelSpec:
+    return KernelSpec(
+        id="any_order",
+        entry_point="main",
+        sources={"wgsl": text},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y", unordered=unordered),
+        ),
+        reference=lambda x: 2 * x,
+        grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+    )
+
+
+@pytest.mark.parametrize("backend", ["wgpu", "browser"])
+def test_an_output_declared_unordered_is_judged_as_a_multiset(request, backend):
+    """An atomic-append compaction writes its values in whatever order invocations reach
+    the atomic (round 5 of kernels from the wild: a right one failed at random)."""
+    require_available(request.config, backend)
+    assert oracle.evaluate(backend, _reversed(False), size=1000, samples=0).failing
+    ev = oracle.evaluate(backend, _reversed(True), size=1000, samples=0)
+    assert ev.passed and "compared sorted" in ev.report(), ev.report()
+    wrong = _reversed(True, _REVERSED.replace("* 2.0", "* 2.0 + 0.001"))
+    assert oracle.evaluate(backend, wrong, size=1000, samples=0).verdict is Verdict.MISMATCH
+
+
+def test_unordered_is_for_outputs_of_scalars():
+    with pytest.raises(InvalidArgument, match="unordered is for an output of scalars"):
+        BufferSpec(0, "f32", "read", unordered=True)
+    with pytest.raises(InvalidArgument, match="unordered is for an output of scalars"):
+        BufferSpec(0, "vec4<f32>", "read_write", unordered=True)

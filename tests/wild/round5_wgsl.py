@@ -1367,7 +1367,8 @@ ORT_EXP = Wild(
 
 # -- stream compaction by atomic append (culling / particle emit style) ---------------------
 # Right, but the order of the kept indices is whatever order the invocations reach the
-# atomic: the reference can only give one order, and a spec cannot say "compare as a set".
+# atomic: the reference can only give one order, so ``kept`` is declared unordered
+# (compared as a multiset; it was a MISMATCH before the spec could say so).
 
 _APPEND = """
 struct Counter { count: atomic<u32> }
@@ -1401,7 +1402,7 @@ APPEND = Wild(
         buffers=(
             BufferSpec(0, "f32", "read", name="x", fill=(0.0, 1.0)),
             BufferSpec(1, "u32", "read_write", name="counter", count=1, initial=0),
-            BufferSpec(2, "u32", "read_write", name="kept", initial=0xFFFFFFFF),
+            BufferSpec(2, "u32", "read_write", name="kept", initial=0xFFFFFFFF, unordered=True),
         ),
         reference=_append_reference,
         grid=lambda s, n: (ceil_div(n, 64), 1, 1),
