@@ -14,6 +14,7 @@ are not judged. Every other element stays as strictly judged as before.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -287,6 +288,82 @@ def flush_subnormals(x: np.ndarray) -> np.ndarray:
     if not subnormal.any():
         return x
     return np.where(subnormal, np.copysign(np.zeros_like(x), x), x)
+
+
+class FlushingArray(np.ndarray):
+    """An array whose every ufunc (arithmetic, ``exp``, a sum's ``reduce``, a
+    ``matmul``) takes float operands below ``tiny`` in magnitude as zeros of their sign
+    and gives results so flushed: how a device that flushes subnormals computes,
+    intermediates included (``x * 0.5 * big`` of a tiny ``x`` is 0 there), while bits
+    read through a view (``x.view(np.uint32)``, WGSL's ``bitcast``) stay as they are.
+    What is no ufunc (``np.where``, ``einsum``) returns a plain array, unflushed."""
+
+    tiny: float = float(np.finfo(np.float32).tiny)
+
+    def __array_finalize__(self, obj: Any) -> None:
+        self.tiny = getattr(obj, "tiny", FlushingArray.tiny)
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        plain = tuple(self._operand(x) for x in inputs)
+        out = kwargs.get("out")
+        if out is not None:
+            kwargs["out"] = tuple(np.asarray(o) if isinstance(o, FlushingArray) else o for o in out)
+        result = getattr(ufunc, method)(*plain, **kwargs)
+        if method == "at":  # in place, on the first input
+            self._flush_in_place(np.asarray(inputs[0]))
+            return None
+        if out is not None:
+            for target in kwargs["out"]:
+                self._flush_in_place(np.asarray(target))
+            return out[0] if len(out) == 1 else out
+        if isinstance(result, tuple):
+            return tuple(self._flushed(r) for r in result)
+        return self._flushed(result)
+
+    def _operand(self, x: Any) -> Any:
+        x = np.asarray(x) if isinstance(x, FlushingArray) else x
+        if isinstance(x, (np.ndarray, np.floating)) and np.asarray(x).dtype.kind == "f":
+            with np.errstate(invalid="ignore"):
+                low = (x != 0) & (np.abs(x) < self.tiny)
+            if np.any(low):
+                return np.where(low, np.copysign(np.zeros_like(x), x), x)
+        return x
+
+    def _flush_in_place(self, array: np.ndarray) -> None:
+        if array.dtype.kind == "f":
+            with np.errstate(invalid="ignore"):
+                array[(array != 0) & (np.abs(array) < self.tiny)] *= 0
+
+    def _flushed(self, result: Any) -> Any:
+        if isinstance(result, np.ndarray):  # integers too: their bits may become floats
+            if result.dtype.kind == "f":
+                with np.errstate(invalid="ignore"):
+                    low = (result != 0) & (np.abs(result) < self.tiny)
+                result = np.where(low, np.copysign(np.zeros_like(result), result), result)
+            view = result.view(FlushingArray)
+            view.tiny = self.tiny
+            return view
+        if isinstance(result, np.floating) and result != 0 and abs(result) < self.tiny:
+            return type(result)(np.copysign(0.0, result))
+        return result
+
+
+def flushing(reference: Any, tiny: float) -> Any:
+    """``reference`` run with its float arrays as ``FlushingArray`` (outputs written in
+    place keep their memory): what a device that flushes subnormals computes."""
+
+    @functools.wraps(reference)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        def wrap(a: Any) -> Any:
+            if isinstance(a, np.ndarray) and a.dtype.names is None:
+                view = a.view(FlushingArray)
+                view.tiny = tiny
+                return view
+            return a
+
+        return reference(*map(wrap, args), **{k: wrap(v) for k, v in kwargs.items()})
+
+    return run
 
 
 def nonfinite_expected(*expectations: np.ndarray | None) -> np.ndarray:

@@ -397,3 +397,32 @@ def test_log2_histogram_bins_values_by_their_power_of_two():
         [2.0, 1],
         ["inf", 1],
     ]
+
+
+def test_a_flushing_reference_flushes_operands_and_results_but_not_bits():
+    """What a device that flushes subnormals computes, intermediates included (round 5
+    of kernels from the wild: ``(x * 0.5) * big`` of a tiny x is 0 on SwiftShader, a
+    MISMATCH against the reference that flushed only its inputs and results)."""
+    from oracle._compare import flushing
+
+    tiny = float(np.finfo(np.float32).tiny)
+    x = np.array([1.2e-38, 3.0, -1.5e-38, 1e-45], np.float32)
+
+    def scaled(x):
+        return (x * np.float32(0.5)) * np.float32(1e38)
+
+    plain, flushed = scaled(x), flushing(scaled, tiny)(x)
+    assert plain[0] > 0.5 and flushed[0] == 0 and flushed[1] == plain[1]
+    assert flushed[2] == 0 and np.signbit(flushed[2]) and flushed[3] == 0
+    bits = flushing(lambda x: (x.view(np.uint32) >> np.uint32(1)).view(np.float32), tiny)(x)
+    assert bits.view(np.uint32)[3] == np.uint32(0)  # 1e-45's bits halved, read as bits
+    assert bits.view(np.uint32)[0] == x.view(np.uint32)[0] >> 1
+    total = flushing(lambda x: np.sum(x * np.float32(1e-30)), tiny)(x)
+    assert total == np.float32(3.0) * np.float32(1e-30)  # the tiny products dropped
+
+    def in_place(x, y):
+        y[:] = x * np.float32(0.25)
+
+    y = np.zeros(4, np.float32)
+    flushing(in_place, tiny)(x, y)
+    assert y[0] == 0 and y[1] == np.float32(0.75)
