@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import shlex
 from collections.abc import Mapping
 from typing import Any
@@ -37,6 +38,7 @@ from forge.errors import ForgeError, InvalidArgument, ReferenceFailed, Unsupport
 from forge.kernel import KernelSpec
 from forge.layout import as_elements
 from forge.schedule import Schedule
+from forge.sources import strip_comments
 from forge.types import ValidationLevel
 
 from ._builtins import builtin_notes
@@ -419,9 +421,12 @@ def _note_workgroup_zeroing(ev: Evaluation, kernel: KernelSpec, schedule: Schedu
     from forge.workgroup_zero import zero_workgroup_memory
 
     try:
-        _, why = zero_workgroup_memory(kernel.source("wgsl", schedule, ev.size))
+        source = kernel.source("wgsl", schedule, ev.size)
+        _, why = zero_workgroup_memory(source)
     except ForgeError:
         return
+    if not re.search(r"var\s*<\s*workgroup\s*>", strip_comments(source)):
+        return  # nothing to zero: the note would only distract
     ev.notes.append(
         "this adapter does not zero workgroup memory as WGSL requires (the "
         "probe saw it); "
