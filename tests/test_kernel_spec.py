@@ -321,6 +321,44 @@ def test_a_reference_whose_parameters_fit_no_call_says_how_it_is_called():
         _reference_result(_with_uniform(lambda a, b, c, d: 2 * a))
 
 
+# -- text template constants (gpu.cpp's {{precision}}, round 5 of WGSL from the wild) ----
+_GPUCPP = """
+@group(0) @binding(0) var<storage, read_write> y: array<{{precision}}>;
+@compute @workgroup_size({{workgroupSize}})
+fn main(@builtin(global_invocation_id) g: vec3<u32>) { y[g.x] = {{precision}}({{twice}}); }
+"""
+
+
+def test_a_str_constant_that_is_no_expression_of_known_names_is_filled_in_as_text():
+    """gpu.cpp fills ``{{precision}}`` with "f32" and ``{{workgroupSize}}`` with
+    "256, 1, 1": text, not expressions (they gave "expression 'f32' names 'f32', which
+    is not one of n, size, ..."); "2*wg_x" names only known names and is evaluated."""
+    constants = {"precision": "f32", "workgroupSize": "256, 1, 1", "twice": "2*wg_x"}
+    kernel = _kernel(
+        entry_point="main",
+        sources={"wgsl": _GPUCPP},
+        buffers=(BufferSpec(0, "f32", "read_write", name="y"),),
+        reference=lambda y: None,
+        params=None,
+        defaults={},
+        constants=constants,
+    )
+    text = kernel.source("wgsl", Schedule(128), 10)
+    assert "array<f32>" in text and "@workgroup_size(256, 1, 1)" in text and "f32(256)" in text
+    # text that names the shader's own constants is text too; one of the size's
+    # dimensions is evaluated once there is a size
+    kernel = dataclasses.replace(kernel, constants={**constants, "twice": "TILE * 2u"})
+    assert "f32(TILE * 2u)" in kernel.source("wgsl", Schedule(128), 10)
+    kernel = dataclasses.replace(kernel, constants={**constants, "twice": "n // 2"})
+    assert "f32(5)" in kernel.source("wgsl", Schedule(128), 10)
+    with pytest.raises(InvalidArgument, match="needs a problem size"):
+        kernel.source("wgsl", Schedule(128))
+    # an expression of known names that cannot be evaluated names the constant
+    kernel = dataclasses.replace(kernel, constants={**constants, "twice": "wg_x // 0"})
+    with pytest.raises(InvalidArgument, match=r"constant twice = 'wg_x // 0'"):
+        kernel.source("wgsl", Schedule(128), 10)
+
+
 # -- @workgroup_size written with module-scope constants and overrides --------------------
 _NAMED_WG = """
 const WG: u32 = 32u;
