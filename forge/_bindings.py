@@ -13,7 +13,7 @@ the same names call these functions.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -98,10 +98,13 @@ def binding_granules(kernel: KernelSpec, target: str | None, source: str | None)
 def check_uniform_layout(kernel: KernelSpec, target: str | None, source: str | None) -> None:
     """Raise ``InvalidArgument`` where the uniform block's values, laid out by WGSL's
     rules as the spec declares them, do not sit where the WGSL source reads them (a
-    field declared ``i64`` that the struct reads as ``u32`` moves every later field):
-    the kernel would read other bytes than the ones written, silently. Compared scalar
-    by scalar (offset, size, float or integer), so two u32 fields may be read as one
-    ``vec2<u32>``; bytes only one side declares are not compared."""
+    field declared ``i64`` that the struct reads as ``u32`` moves every later field; a
+    member the shader gives ``@size(8)`` or ``@align(16)`` sits past bytes the spec
+    fills): the kernel would read other bytes than the ones written, silently. Compared
+    scalar by scalar (offset, size, float or integer), so two u32 fields may be read as
+    one ``vec2<u32>``; bytes only one side declares are not compared, but a record
+    smaller than the shader's struct is refused (the binding would be too short). Where
+    padding fields can match the shader's layout, the error spells the spec to write."""
     uniform = kernel.uniform
     if target != "wgsl" or source is None or uniform is None:
         return
@@ -112,31 +115,190 @@ def check_uniform_layout(kernel: KernelSpec, target: str | None, source: str | N
     ]
     if not declared:
         return
+    binding = declared[0]
     structs = _sources.wgsl_structs(source)
-    members = structs.get(declared[0].type, [(declared[0].name, declared[0].type)])
     try:
-        ours = _layout.scalar_lanes(_layout.parse_type(uniform.fields), "wgsl-uniform")
-        wgsl_type = [(name, _struct_fields(text, structs)) for name, text in members]
-        theirs = _layout.scalar_lanes(_layout.parse_type(wgsl_type), "wgsl-uniform")
+        ours_type = _layout.parse_type(uniform.fields)
+        if binding.type in structs:
+            theirs_type = _shader_type(binding.type, structs)
+        else:
+            theirs_type = _layout.TypeSpec(
+                "struct", fields=((binding.name, _shader_type(binding.type, structs)),)
+            )
+        ours = _layout.scalar_lanes(ours_type, "wgsl-uniform")
+        theirs = _layout.scalar_lanes(theirs_type, "wgsl-uniform")
+        our_size = _layout.size_align(ours_type, "wgsl-uniform")[0]
+        # WGSL lays a struct out one way in every address space; the uniform rules
+        # above only round it up to 16 bytes (what a valid shader's layout is anyway)
+        their_size = _layout.size_align(theirs_type, "wgsl-storage")[0]
     except ForgeError:  # a type this check cannot lay out: nothing to compare
         return
-    for mine, read in zip(ours, theirs):
-        if mine[:3] != read[:3]:
-            kinds = {"f": "float", "i": "integer"}
-            raise InvalidArgument(
-                f"kernel {kernel.id}: uniform {uniform.label}'s {mine[3]} is a "
-                f"{mine[1] * 8}-bit {kinds[mine[2]]} at byte {mine[0]} as the spec declares "
-                f"it, but the WGSL source ({declared[0].name}: {declared[0].type}) reads "
-                f"{read[3]}, a {read[1] * 8}-bit {kinds[read[2]]} at byte {read[0]}; "
-                "declare the spec's fields with the types the shader reads, in its order"
+    what = f"kernel {kernel.id}: uniform {uniform.label}"
+    source_text = f"the WGSL source ({binding.name}: {binding.type})"
+    attributes = _attributes(binding.type, structs)
+    remedy = _padding_remedy(uniform, ours_type, theirs_type, their_size)
+    at = {lane[0]: lane for lane in ours}
+    end = max((lane[0] + lane[1] for lane in ours), default=0)
+    for index, read in enumerate(theirs):
+        mine = at.get(read[0])
+        if mine is not None and mine[:3] == read[:3]:
+            continue
+        if read[0] >= end and all(lane[3] != read[3] for lane in ours):
+            continue  # past what the spec declares: only the record's size is checked
+        # what the spec put there instead: the value covering that byte, else the field
+        # of the same name, else the one in the same place in order
+        mine = next(
+            (lane for lane in ours if lane[0] <= read[0] < lane[0] + lane[1]),
+            next((lane for lane in ours if lane[3] == read[3]), None)
+            or (ours[index] if index < len(ours) else None),
+        )
+        kinds = {"f": "float", "i": "integer"}
+        declares = (
+            f"'s {mine[3]} is a {mine[1] * 8}-bit {kinds[mine[2]]} at byte {mine[0]} as the "
+            "spec declares it"
+            if mine is not None
+            else f" declares nothing at byte {read[0]}"
+        )
+        raise InvalidArgument(
+            f"{what}{declares}, but {source_text} reads {read[3]}, a {read[1] * 8}-bit "
+            f"{kinds[read[2]]} at byte {read[0]}{attributes}; "
+            + (remedy or "declare the spec's fields with the types the shader reads, in its order")
+        )
+    if our_size < their_size:
+        raise InvalidArgument(
+            f"{what}'s record is {our_size} bytes as the spec declares it, but {source_text} "
+            f"reads {their_size} bytes{attributes}, so the binding would be too short; "
+            + (
+                remedy
+                or "declare every field the shader's struct has, with padding fields "
+                '(("_pad0", "u32"), ...) where it leaves a gap'
             )
+        )
 
 
-def _struct_fields(text: str, structs: Mapping[str, list]) -> Any:
-    """A WGSL member type as ``parse_type`` takes it: nested structs as their fields."""
-    if text in structs:
-        return [(name, _struct_fields(inner, structs)) for name, inner in structs[text]]
-    return text
+def _shader_type(text: str, structs: Mapping[str, tuple[_sources.WgslMember, ...]]) -> Any:
+    """A WGSL type as ``forge.layout`` lays it out: nested structs with their members'
+    ``@size`` and ``@align``."""
+    if text not in structs:
+        return _layout.parse_type(text)
+    members = structs[text]
+    attrs = tuple((m.size, m.align) for m in members)
+    return _layout.TypeSpec(
+        "struct",
+        fields=tuple((m.name, _shader_type(m.type, structs)) for m in members),
+        attrs=attrs if any(a != (None, None) for a in attrs) else (),
+    )
+
+
+def _attributes(text: str, structs: Mapping[str, tuple[_sources.WgslMember, ...]]) -> str:
+    """`` (struct Params sets @size(8) on count)``: the layout attributes of the
+    shader's struct and those it nests, or ""."""
+    said: list[str] = []
+    seen: set[str] = set()
+
+    def visit(name: str) -> None:
+        if name not in structs or name in seen:
+            return
+        seen.add(name)
+        parts = [
+            " ".join(
+                f"@{attr}({value})"
+                for attr, value in (("size", m.size), ("align", m.align))
+                if value is not None
+            )
+            + f" on {m.name}"
+            for m in structs[name]
+            if m.size is not None or m.align is not None
+        ]
+        if parts:
+            said.append(f"struct {name} sets {', '.join(parts)}")
+        for m in structs[name]:
+            visit(m.type)
+
+    visit(text)
+    return f" ({'; '.join(said)})" if said else ""
+
+
+def _padding_remedy(uniform: BufferSpec, ours: Any, theirs: Any, their_size: int) -> str | None:
+    """What to write so the spec's record lays out as the shader's struct: the padding
+    fields to add (when the spec names the shader's members, in order) and the whole
+    ``BufferSpec.uniform`` call; None where u32 padding fields cannot match it."""
+    taken = {name for name, _ in theirs.fields}
+    names = (n for n in (f"_pad{i}" for i in range(1 << 16)) if n not in taken)
+    pads: list[str] = []
+
+    def pad() -> str:
+        pads.append(next(names))
+        return pads[-1]
+
+    try:
+        padded = _padded(theirs, pad)
+        if padded is None:
+            return None
+        while _layout.size_align(padded, "wgsl-uniform")[0] < their_size:
+            padded = padded + [(pad(), "u32")]
+        lanes = _layout.scalar_lanes(_layout.parse_type(padded), "wgsl-uniform")
+        if [lane[:3] for lane in lanes if lane[3].split(".")[-1] not in pads] != [
+            lane[:3] for lane in _layout.scalar_lanes(theirs, "wgsl-uniform")
+        ]:
+            return None
+    except ForgeError:
+        return None
+    call = f"BufferSpec.uniform({uniform.binding}, {_pairs(padded)}"
+    call += f", name={uniform.name!r})" if uniform.name != "params" else ")"
+    spec_fields = [(n, _layout.parse_type(t)) for n, t in uniform.fields if not n.startswith("_")]
+    if spec_fields == [(n, _layout.parse_type(t)) for n, t in padded if n not in pads]:
+        previous = ""
+        groups: dict[str, list[str]] = {}
+        for name, type_ in padded:
+            if name in pads:
+                groups.setdefault(previous, []).append(f'("{name}", "{type_}")')
+            else:
+                previous = name
+        adds = [
+            f"{', '.join(group)} {f'after {after}' if after else 'first'}"
+            for after, group in groups.items()
+        ]
+        return (
+            f"add padding fields to the spec: {'; '.join(adds)} (a field whose name starts "
+            f"with an underscore holds 0 unless given), i.e. {call}"
+        )
+    return f"declare the fields as the shader lays them out, padding included: {call}"
+
+
+def _padded(theirs: Any, pad: Callable[[], str]) -> list | None:
+    """The members of struct ``theirs`` as spec fields (nested structs as their own
+    lists), with ``u32`` padding fields where its ``@size``/``@align`` leave gaps the
+    spec's natural layout would not; None where a gap is no whole number of u32s."""
+    fields: list = []
+    offsets = _layout._struct_offsets(theirs, "wgsl-uniform")[0]
+    for (name, field), want in zip(theirs.fields, offsets):
+        if field.kind == "struct":
+            inner = _padded(field, pad)
+            if inner is None:
+                return None
+            spelled: Any = inner
+        else:
+            spelled = _layout.type_text(field)
+        for _ in range(want // 4 + 1):
+            at = _layout._struct_offsets(
+                _layout.parse_type(fields + [(name, spelled)]), "wgsl-uniform"
+            )[0][-1]
+            if at >= want:
+                break
+            fields.append((pad(), "u32"))
+        if at != want:
+            return None
+        fields.append((name, spelled))
+    return fields
+
+
+def _pairs(fields: Any) -> str:
+    """Spec fields as Python source: ``(("count", "u32"), ("_pad0", "u32"))``."""
+    if isinstance(fields, str):
+        return repr(fields).replace("'", '"')
+    inner = ", ".join(f'("{name}", {_pairs(t)})' for name, t in fields)
+    return f"({inner},)" if len(fields) == 1 else f"({inner})"
 
 
 def scalar_values(kernel: KernelSpec, size: Any) -> dict[str, Any]:
@@ -157,8 +319,9 @@ def scalar_values(kernel: KernelSpec, size: Any) -> dict[str, Any]:
 def pack_uniform(kernel: KernelSpec, size: Any, **values: Any) -> np.ndarray:
     """The uniform record for a problem of ``size``: ``defaults``, then the fields
     ``params(size)`` derives, then ``values``; a field named like a dimension of the
-    size (``n``, ``rows``) that none of them gives holds that dimension. Returns a
-    one-element record array of the logical layout (``buffer_bytes`` lays it out for
+    size (``n``, ``rows``) that none of them gives holds that dimension, and one whose
+    name starts with an underscore (a padding field such as ``_pad0``) holds zero.
+    Returns a one-element record array of the logical layout (``buffer_bytes`` lays it out for
     a target)."""
     spec = kernel.uniform
     if spec is None:
@@ -172,6 +335,8 @@ def pack_uniform(kernel: KernelSpec, size: Any, **values: Any) -> np.ndarray:
         )
     dims = kernel.size(size).dims if size is not None else {}
     merged.update({n: dims[n] for n in names if n not in merged and n in dims})
+    # a padding field (``_pad0``, as a #[repr(C)] host struct names it) holds zero
+    merged.update({n: 0 for n in names if n not in merged and n.startswith("_")})
     missing = [n for n in names if n not in merged]
     if missing:
         raise InvalidArgument(

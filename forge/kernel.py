@@ -387,11 +387,18 @@ class KernelSpec:
 
     def _default_schedule(self) -> Schedule:
         """A kernel that declares no schedule runs with the one its WGSL entry point
-        declares in literals (``@workgroup_size(256)``: ``Schedule(256)``, so that
-        reports, grids and a CUDA port's block agree with it), else ``Schedule()``."""
+        declares (``@workgroup_size(256)``: ``Schedule(256)``, so that reports, grids and
+        a CUDA port's block agree with it; literals, module-scope ``const`` values and
+        ``override`` defaults the kernel does not set), else ``Schedule()``."""
         literal = self._literal_wgsl()
-        declared = _sources.wgsl_workgroup_size(*literal) if literal else None
+        declared = (
+            _sources.wgsl_workgroup_size(*literal, self._override_values()) if literal else None
+        )
         return Schedule(declared) if declared else Schedule()
+
+    def _override_values(self) -> Mapping[Any, Any] | None:
+        """The ``overrides`` the kernel sets, as ``wgsl_workgroup_size`` takes them."""
+        return self.overrides if isinstance(self.overrides, Mapping) else None
 
     def _check_wgsl_declarations(self) -> None:
         """Refuse what a raw WGSL kernel declares against its own source: ``overrides``
@@ -410,7 +417,7 @@ class KernelSpec:
                 "source does not declare (its override constants: "
                 f"{', '.join(sorted(declared)) or 'none'})"
             )
-        size = _sources.wgsl_workgroup_size(text, entry)
+        size = _sources.wgsl_workgroup_size(text, entry, self._override_values())
         for schedule in self.schedules:
             if (
                 size is not None

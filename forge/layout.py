@@ -79,6 +79,10 @@ class TypeSpec:
     element: TypeSpec | None = None  # array: its element type
     fields: tuple[tuple[str, TypeSpec], ...] = ()  # struct: its members
     matrix: bool = False  # array: a matCxR, columns of vecR
+    # struct: per member, the (size, align) WGSL's @size(N) / @align(N) set (None where
+    # one sets none); empty when no member sets either. A spec's fields never set them
+    # (padding fields say the same); a shader's struct read by ``forge.sources`` may.
+    attrs: tuple[tuple[int | None, int | None], ...] = ()
 
     @property
     def is_scalar(self) -> bool:
@@ -232,8 +236,11 @@ def _size_align(t: TypeSpec, rules: str) -> tuple[int, int]:
 def _struct_offsets(t: TypeSpec, rules: str) -> tuple[list[int], int, int]:
     offsets, end, align = [], 0, 1
     follow_struct = 0  # uniform: a member after a struct starts at least 16-rounded past it
-    for _, field in t.fields:
+    for i, (_, field) in enumerate(t.fields):
         size, field_align = _size_align(field, rules)
+        if t.attrs:
+            size = t.attrs[i][0] or size
+            field_align = t.attrs[i][1] or field_align
         offset = max(_round_up(end, field_align), follow_struct)
         offsets.append(offset)
         end = offset + size

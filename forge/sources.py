@@ -10,9 +10,13 @@ an empty result) on what they cannot read; callers then fall back to what the
 
 from __future__ import annotations
 
+import ast
 import functools
+import operator
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -20,8 +24,10 @@ import numpy as np
 __all__ = [
     "TARGETS",
     "WgslBinding",
+    "WgslMember",
     "wgsl_bindings",
     "wgsl_structs",
+    "wgsl_constant",
     "wgsl_overrides",
     "wgsl_override_keys",
     "wgsl_overrides_without_default",
@@ -102,23 +108,47 @@ def wgsl_bindings(source: str) -> tuple[WgslBinding, ...]:
 
 
 _STRUCT = re.compile(r"\bstruct\s+(\w+)\s*\{([^}]*)\}")
-_MEMBER = re.compile(r"^(?:" + _ATTR + r")*(\w+)\s*:\s*(.+)$", re.S)
+_MEMBER = re.compile(r"^((?:" + _ATTR + r")*)(\w+)\s*:\s*(.+)$", re.S)
+_LAYOUT_ATTR = re.compile(r"@\s*(size|align)\s*\(([^)]*)\)")
 
 
-def wgsl_structs(source: str) -> dict[str, list[tuple[str, str]]]:
-    """Each ``struct`` the module declares: its members as (name, type text), in order
-    (one whose members set ``@size`` or ``@align`` is left out: its layout is its own)."""
+@dataclass(frozen=True)
+class WgslMember:
+    """One member of a WGSL ``struct``: its name, its type text, and the byte size and
+    alignment its ``@size(N)`` / ``@align(N)`` attributes set (None where it sets none)."""
+
+    name: str
+    type: str
+    size: int | None = None
+    align: int | None = None
+
+
+@_cached
+def wgsl_structs(source: str) -> dict[str, tuple[WgslMember, ...]]:
+    """Each ``struct`` the module declares: its members in order, with their ``@size``
+    and ``@align`` (integer literals or module-scope constants). A struct with an
+    attribute that cannot be read so is left out: its layout is not known."""
     found = {}
     for match in _STRUCT.finditer(strip_comments(source)):
-        if re.search(r"@\s*(?:size|align)\b", match.group(2)):
-            continue
-        members = []
-        for part in re.split(r"[,;](?![^<]*>)", match.group(2)):
-            member = _MEMBER.match(part.strip())
-            if member:
-                members.append((member.group(1), " ".join(member.group(2).split())))
-        found[match.group(1)] = members
+        members = [_member(source, part) for part in re.split(r"[,;](?![^<]*>)", match.group(2))]
+        if all(m is not None for m in members):
+            found[match.group(1)] = tuple(m for m in members if isinstance(m, WgslMember))
     return found
+
+
+def _member(source: str, text: str) -> WgslMember | None | bool:
+    """One struct member; False where ``text`` is none (what follows the last comma),
+    None where its layout attributes cannot be read."""
+    member = _MEMBER.match(text.strip())
+    if member is None:
+        return False
+    attrs: dict[str, int | None] = {"size": None, "align": None}
+    for attr in _LAYOUT_ATTR.finditer(member.group(1)):
+        attrs[attr.group(1)] = wgsl_constant(source, attr.group(2), None)
+        if attrs[attr.group(1)] is None:
+            return None
+    name, type_ = member.group(2), " ".join(member.group(3).split())
+    return WgslMember(name, type_, attrs["size"], attrs["align"])
 
 
 _OVERRIDE = re.compile(r"(?:@\s*id\s*\(\s*(\d+)u?\s*\)\s*)?override\s+(\w+)\s*(?::\s*(\w+))?")
@@ -178,21 +208,142 @@ _WORKGROUP_SIZE = re.compile(
 )
 
 
+def wgsl_workgroup_size(
+    source: str, entry_point: str, overrides: Mapping[Any, Any] | None = None
+) -> tuple[int, int, int] | None:
+    """The ``@workgroup_size`` the module declares for ``entry_point``: integer
+    literals (``(256)``, ``(8, 8)``), module-scope ``const`` values (``const WG = 64u;``)
+    and ``override`` constants (see ``wgsl_constant``: ``overrides`` are the values the
+    kernel sets, by name or ``@id``; None when they are not known, and an override
+    then makes the size unknown). None where a dimension cannot be known so, or the
+    entry point is not found."""
+    known = None
+    if overrides is not None:
+        known = tuple(sorted((str(k), _int_or_none(v)) for k, v in overrides.items()))
+    return _workgroup_size(source, entry_point, known)
+
+
 @_cached
-def wgsl_workgroup_size(source: str, entry_point: str) -> tuple[int, int, int] | None:
-    """The ``@workgroup_size`` the module declares for ``entry_point`` when it is
-    written in integer literals (``(256)``, ``(8, 8)``); None where it names constants
-    or overrides, or the entry point is not found."""
+def _workgroup_size(
+    source: str, entry_point: str, known: tuple[tuple[str, int | None], ...] | None
+) -> tuple[int, int, int] | None:
+    overrides = None if known is None else dict(known)
     for match in _WORKGROUP_SIZE.finditer(strip_comments(source)):
         sizes, name = (match.group(1), match.group(2)) if match.group(2) else match.group(3, 4)
         if name != entry_point:
             continue
-        parts = [p.strip().rstrip("iu") for p in sizes.split(",") if p.strip()]
-        if not parts or not all(p.isdigit() for p in parts):
+        parts = [p.strip() for p in sizes.split(",") if p.strip()]
+        values = [wgsl_constant(source, p, overrides) for p in parts]
+        if not values or len(values) > 3 or any(v is None or v < 1 for v in values):
             return None
-        dims = [int(p) for p in parts] + [1] * (3 - len(parts))
+        dims = [int(v) for v in values if v is not None] + [1] * (3 - len(values))
         return dims[0], dims[1], dims[2]
     return None
+
+
+def _int_or_none(value: Any) -> int | None:
+    """An override's value as the kernel sets it, where it is an integer."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        return None
+    return int(value)
+
+
+_DECLARED = re.compile(
+    r"(?:@\s*id\s*\(\s*(\d+)u?\s*\)\s*)?\b(const|override)\s+(\w+)\s*"
+    r"(?::\s*[\w<>\s]+?)?\s*(?:=\s*([^;]+))?;"
+)
+
+
+@_cached
+def _module_constants(source: str) -> dict[str, tuple[str, str | None, str | None]]:
+    """Module-scope ``const`` and ``override`` declarations: name -> (kind, its
+    initializer text or None, its ``@id`` or None). A ``const`` inside a function
+    body is not module scope and is left out."""
+    text = strip_comments(source)
+    depth, chars = 0, []
+    for char in text:  # blank what lies inside braces: function bodies, struct members
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+        chars.append(char if depth == 0 and char != "}" else " ")
+    found: dict[str, tuple[str, str | None, str | None]] = {}
+    for match in _DECLARED.finditer("".join(chars)):
+        found[match.group(3)] = (match.group(2), match.group(4), match.group(1))
+    return found
+
+
+_WGSL_INT = re.compile(r"\b(0[xX][0-9a-fA-F]+|[0-9]+)[iu]?\b")
+_BINARY = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.floordiv,  # WGSL's integer division (of the sizes here, >= 0)
+    ast.FloorDiv: operator.floordiv,
+    ast.Mod: operator.mod,
+    ast.LShift: operator.lshift,
+    ast.RShift: operator.rshift,
+}
+
+
+def _int_literal(text: str) -> int:
+    return int(text, 16) if text[:2] in ("0x", "0X") else int(text)
+
+
+def wgsl_constant(source: str, text: str, overrides: Mapping[str, int | None] | None) -> int | None:
+    """The integer value of WGSL expression ``text`` as the module fixes it: integer
+    literals (``64``, ``64u``, ``0x40``), module-scope ``const`` names, arithmetic
+    (+ - * / % << >>, ``u32(...)``/``i32(...)``) and ``override`` names: an override
+    the kernel sets (``overrides``, by name or ``@id``) has the kernel's integer value,
+    one it does not set its literal default. None where the value cannot be known
+    (an override when ``overrides`` is None, one set to a non-integer, a float)."""
+    declared = _module_constants(source)
+
+    def value(node: ast.AST, seen: frozenset[str]) -> int | None:
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.Name):
+            entry = declared.get(node.id)
+            if entry is None or node.id in seen:
+                return None
+            kind, initializer, id_ = entry
+            if kind == "override":
+                if overrides is None:
+                    return None
+                for key in (node.id, id_):
+                    if key is not None and key in overrides:
+                        return overrides[key]
+            return None if initializer is None else parse(initializer, seen | {node.id})
+        if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+            left, right = value(node.left, seen), value(node.right, seen)
+            if left is None or right is None:
+                return None
+            try:
+                return int(_BINARY[type(node.op)](left, right))
+            except (ZeroDivisionError, ValueError):
+                return None
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+            inner = value(node.operand, seen)
+            return None if inner is None else -inner
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id in ("u32", "i32")
+            and len(node.args) == 1
+            and not node.keywords
+        ):
+            return value(node.args[0], seen)
+        return None
+
+    def parse(expression: str, seen: frozenset[str]) -> int | None:
+        python = _WGSL_INT.sub(lambda m: str(_int_literal(m.group(1))), expression.strip())
+        try:
+            tree = ast.parse(python, mode="eval")
+        except (SyntaxError, ValueError):
+            return None
+        return value(tree.body, seen)
+
+    return parse(text, frozenset())
 
 
 def wgsl_entry_points(source: str) -> list[str]:

@@ -276,22 +276,27 @@ def test_a_kernel_file_may_keep_its_kernels_in_a_list_or_a_dict(tmp_path):
     assert [k.id for k in load_file(path)] == ["raw_affine", "listed_a", "listed_b"]
 
 
-def test_a_schedule_other_than_the_shaders_workgroup_size_is_named(request):
+@pytest.mark.parametrize("declared", ["64", "WG", "WG_X, 1, 1"])
+def test_a_schedule_other_than_the_shaders_workgroup_size_is_named(request, declared):
     """``@workgroup_size(64)`` run under ``Schedule(256)`` with a grid of n / 256: three
-    quarters of the output stay unwritten, and the report says why."""
+    quarters of the output stay unwritten, and the report says why; so too where the
+    size is a module-scope constant (``const WG: u32 = 64u;``, TF.js's
+    ``workgroupSizeX``), not only a literal."""
     import oracle
     from forge import BufferSpec, KernelSpec, Schedule, ceil_div
     from oracle.pytest_plugin import require_available
 
     require_available(request.config, "wgpu")
     source = """
+    const WG: u32 = 64u;
+    const WG_X = 64u;
     @group(0) @binding(0) var<storage, read> x: array<f32>;
     @group(0) @binding(1) var<storage, read_write> y: array<f32>;
-    @compute @workgroup_size(64)
+    @compute @workgroup_size(DECLARED)
     fn main(@builtin(global_invocation_id) g: vec3<u32>) {
         if (g.x < arrayLength(&y)) { y[g.x] = 2.0 * x[g.x]; }
     }
-    """
+    """.replace("DECLARED", declared)
     kernel = KernelSpec(
         id="wg_mismatch",
         entry_point="main",

@@ -319,3 +319,97 @@ def test_a_reference_whose_parameters_fit_no_call_says_how_it_is_called():
 
     with pytest.raises(ReferenceFailed, match=r"called with the buffers \(x, y, p\)"):
         _reference_result(_with_uniform(lambda a, b, c, d: 2 * a))
+
+
+# -- text template constants (gpu.cpp's {{precision}}, round 5 of WGSL from the wild) ----
+_GPUCPP = """
+@group(0) @binding(0) var<storage, read_write> y: array<{{precision}}>;
+@compute @workgroup_size({{workgroupSize}})
+fn main(@builtin(global_invocation_id) g: vec3<u32>) { y[g.x] = {{precision}}({{twice}}); }
+"""
+
+
+def test_a_str_constant_that_is_no_expression_of_known_names_is_filled_in_as_text():
+    """gpu.cpp fills ``{{precision}}`` with "f32" and ``{{workgroupSize}}`` with
+    "256, 1, 1": text, not expressions (they gave "expression 'f32' names 'f32', which
+    is not one of n, size, ..."); "2*wg_x" names only known names and is evaluated."""
+    constants = {"precision": "f32", "workgroupSize": "256, 1, 1", "twice": "2*wg_x"}
+    kernel = _kernel(
+        entry_point="main",
+        sources={"wgsl": _GPUCPP},
+        buffers=(BufferSpec(0, "f32", "read_write", name="y"),),
+        reference=lambda y: None,
+        params=None,
+        defaults={},
+        constants=constants,
+    )
+    text = kernel.source("wgsl", Schedule(128), 10)
+    assert "array<f32>" in text and "@workgroup_size(256, 1, 1)" in text and "f32(256)" in text
+    # text that names the shader's own constants is text too; one of the size's
+    # dimensions is evaluated once there is a size
+    kernel = dataclasses.replace(kernel, constants={**constants, "twice": "TILE * 2u"})
+    assert "f32(TILE * 2u)" in kernel.source("wgsl", Schedule(128), 10)
+    kernel = dataclasses.replace(kernel, constants={**constants, "twice": "n // 2"})
+    assert "f32(5)" in kernel.source("wgsl", Schedule(128), 10)
+    with pytest.raises(InvalidArgument, match="needs a problem size"):
+        kernel.source("wgsl", Schedule(128))
+    # an expression of known names that cannot be evaluated names the constant
+    kernel = dataclasses.replace(kernel, constants={**constants, "twice": "wg_x // 0"})
+    with pytest.raises(InvalidArgument, match=r"constant twice = 'wg_x // 0'"):
+        kernel.source("wgsl", Schedule(128), 10)
+
+
+# -- @workgroup_size written with module-scope constants and overrides --------------------
+_NAMED_WG = """
+const WG: u32 = 32u;
+const workgroupSizeX = 16u;
+const TWICE = WG * 2u;
+override BLOCK: u32 = 128;
+@group(0) @binding(0) var<storage, read_write> y: array<f32>;
+@compute @workgroup_size(SIZE)
+fn main(@builtin(global_invocation_id) g: vec3<u32>) {
+    const WG = 3u; // a function's own constant is not the module's
+    y[g.x] = 1.0;
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "size, overrides, declared",
+    [
+        ("WG", {}, (32, 1, 1)),
+        ("workgroupSizeX, 1, 1", {}, (16, 1, 1)),
+        ("TWICE, 2u", {}, (64, 2, 1)),
+        ("0x40", {}, (64, 1, 1)),
+        ("BLOCK", {}, (128, 1, 1)),  # an override's default, where the kernel sets none
+        ("BLOCK", {"BLOCK": 256}, (256, 1, 1)),
+        ("BLOCK", {"BLOCK": "wg_x"}, None),  # set per schedule: not known here
+        ("BLOCK", None, None),  # which overrides the kernel sets is not known
+        ("NOWHERE", {}, None),
+    ],
+)
+def test_a_workgroup_size_of_constants_and_override_defaults_is_read(size, overrides, declared):
+    from forge.sources import wgsl_workgroup_size
+
+    source = _NAMED_WG.replace("SIZE", size)
+    assert wgsl_workgroup_size(source, "main", overrides) == declared
+
+
+def test_a_kernel_without_schedules_runs_with_its_constant_workgroup_size():
+    """TF.js writes ``@workgroup_size(workgroupSizeX, 1, 1)`` over ``const
+    workgroupSizeX = 16u;``: the default schedule is that size, as for a literal; an
+    override the kernel sets from the schedule leaves the usual default."""
+    kernel = _kernel(
+        entry_point="main",
+        sources={"wgsl": _NAMED_WG.replace("SIZE", "workgroupSizeX, 1, 1")},
+        buffers=(BufferSpec(0, "f32", "read_write", name="y"),),
+        reference=lambda y: None,
+        params=None,
+        defaults={},
+    )
+    assert kernel.schedules[0].workgroup_size == (16, 1, 1)
+    block = _NAMED_WG.replace("SIZE", "BLOCK")
+    defaulted = dataclasses.replace(kernel, sources={"wgsl": block}, schedules=())
+    assert defaulted.schedules[0].workgroup_size == (128, 1, 1)
+    set_by_schedule = dataclasses.replace(defaulted, schedules=(), overrides={"BLOCK": "wg_x"})
+    assert set_by_schedule.schedules == (Schedule(),)

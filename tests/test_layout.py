@@ -338,3 +338,131 @@ def test_matrices_and_wgsl_aliases_lay_out_as_wgsl_says():
     assert np.zeros(1, logical_dtype("mat3x2<f32>")).shape == (1, 3, 2)  # 3 columns of 2
     uniform = (("transform", "mat4x4f"), ("tint", "vec3f"), ("scale", "f32"))
     assert _offsets(uniform, "wgsl-uniform") == {"transform": 0, "tint": 64, "scale": 76}
+
+
+# -- @size / @align on a shader's uniform struct members (round 5 of WGSL from the wild) --
+_SIZED = """
+const WIDE = 16u;
+struct Params {
+  @size(8) count: u32,   // host: count: u32, _pad: u32
+  gain: f32,
+}
+@group(0) @binding(0) var<storage, read> samples: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@group(0) @binding(2) var<uniform> params: Params;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+  if (gid.x >= params.count) { return; }
+  out[gid.x] = samples[gid.x] * params.gain;
+}
+"""
+_ALIGNED = _SIZED.replace("@size(8) count: u32,", "count: u32,").replace(
+    "  gain: f32,", "  @align(WIDE) gain: f32,"
+)
+
+
+def _gain_kernel(fields, source=_SIZED):
+    return KernelSpec(
+        id="sized_uniform",
+        entry_point="main",
+        sources={"wgsl": source},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="samples"),
+            BufferSpec(1, "f32", "read_write", name="out"),
+            BufferSpec.uniform(2, fields),
+        ),
+        reference=lambda samples, params: samples * np.float32(params["gain"]),
+        params=lambda n: {"count": n},
+        defaults={"gain": 0.5},
+        grid=lambda s, n: (-(-n // 64), 1, 1),
+    )
+
+
+def test_size_and_align_attributes_lay_a_struct_out_as_wgsl_says():
+    """WGSL's @size(N) makes a member N bytes and @align(N) starts it at a multiple of
+    N; the struct's alignment is its widest member's. Read from the source, literals or
+    module-scope constants."""
+    from forge.layout import _struct_offsets
+    from forge.sources import WgslMember, wgsl_structs
+
+    assert wgsl_structs(_SIZED)["Params"] == (
+        WgslMember("count", "u32", size=8),
+        WgslMember("gain", "f32"),
+    )
+    assert wgsl_structs(_ALIGNED)["Params"][1] == WgslMember("gain", "f32", align=16)
+    u32, f32 = parse_type("u32"), parse_type("f32")
+    sized = TypeSpec(
+        "struct", fields=(("count", u32), ("gain", f32)), attrs=((8, None), (None, None))
+    )
+    aligned = TypeSpec(
+        "struct", fields=(("count", u32), ("gain", f32)), attrs=((None, None), (None, 16))
+    )
+    assert _struct_offsets(sized, "wgsl-storage") == ([0, 8], 12, 4)
+    assert _struct_offsets(aligned, "wgsl-storage") == ([0, 16], 32, 16)
+    # a struct whose attribute is no constant the module fixes is not read
+    assert "Params" not in wgsl_structs(_SIZED.replace("@size(8)", "@size(WHO)"))
+
+
+def test_a_uniform_spec_without_the_shaders_padding_is_refused_naming_the_fields_to_add():
+    """``@size(8) count`` puts gain at byte 8: a spec of (count, gain) wrote it at byte 4
+    and the kernel read padding (a MISMATCH pointing at the arithmetic). @align(16)
+    moved gain to byte 16 and wgpu refused the 16-byte binding with its own error. Both
+    are refused before a run, saying which padding fields to add."""
+    from forge import InvalidArgument
+
+    plain = (("count", "u32"), ("gain", "f32"))
+    with pytest.raises(InvalidArgument) as info:
+        _gain_kernel(plain).check_uniform_layout("wgsl", _SIZED)
+    message = str(info.value)
+    assert "params's gain is a 32-bit float at byte 4" in message, message
+    assert "reads gain, a 32-bit float at byte 8 (struct Params sets @size(8) on count)" in message
+    assert '("_pad0", "u32") after count' in message, message
+    assert 'BufferSpec.uniform(2, (("count", "u32"), ("_pad0", "u32"), ("gain", "f32")))' in message
+    with pytest.raises(InvalidArgument) as info:
+        _gain_kernel(plain, _ALIGNED).check_uniform_layout("wgsl", _ALIGNED)
+    message = str(info.value)
+    assert "at byte 16 (struct Params sets @align(16) on gain)" in message, message
+    assert '("_pad0", "u32"), ("_pad1", "u32"), ("_pad2", "u32") after count' in message
+    # a wrong type gets the whole spec to write
+    with pytest.raises(InvalidArgument, match=r"count is a 64-bit integer.*declare the fields"):
+        _gain_kernel((("count", "i64"), ("gain", "f32"))).check_uniform_layout("wgsl", _SIZED)
+    padded = (("count", "u32"), ("_pad0", "u32"), ("gain", "f32"))
+    _gain_kernel(padded).check_uniform_layout("wgsl", _SIZED)
+    aligned = (
+        ("count", "u32"),
+        ("_pad0", "u32"),
+        ("_pad1", "u32"),
+        ("_pad2", "u32"),
+        ("gain", "f32"),
+    )
+    _gain_kernel(aligned, _ALIGNED).check_uniform_layout("wgsl", _ALIGNED)
+    # a padding field holds zero unless given
+    assert _gain_kernel(padded).pack_uniform(10)["_pad0"][0] == 0
+
+
+def test_a_uniform_record_smaller_than_the_shaders_struct_is_refused():
+    """Every field agrees where both declare it, but the shader's struct is longer
+    than the spec's record: wgpu refused the short binding with a raw error."""
+    from forge import InvalidArgument
+
+    source = _SIZED.replace("@size(8) count: u32,", "count: u32,").replace(
+        "  gain: f32,", "  gain: f32,\n  @align(16) bias: vec4<f32>,"
+    )
+    with pytest.raises(InvalidArgument) as info:
+        _gain_kernel((("count", "u32"), ("gain", "f32"))).check_uniform_layout("wgsl", source)
+    message = str(info.value)
+    assert "record is 16 bytes as the spec declares it" in message, message
+    assert "reads 32 bytes (struct Params sets @align(16) on bias)" in message, message
+    assert '("bias", "vec4<f32>")' in message, message
+
+
+@pytest.mark.parametrize("source", [_SIZED, _ALIGNED], ids=["size", "align"])
+def test_a_kernel_whose_uniform_uses_size_or_align_passes_with_padding_fields(request, source):
+    require_available(request.config, "wgpu")
+    pads = 1 if source is _SIZED else 3
+    fields = (("count", "u32"), *((f"_pad{i}", "u32") for i in range(pads)), ("gain", "f32"))
+    ev = oracle.evaluate("wgpu", _gain_kernel(fields, source), size=1000, samples=0)
+    assert ev.passed, ev.report()
+    ev = oracle.evaluate("wgpu", _gain_kernel(fields[:1] + fields[-1:], source), size=100)
+    assert ev.verdict == oracle.Verdict.ERROR and "_pad0" in ev.report(), ev.report()
