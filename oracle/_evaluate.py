@@ -406,7 +406,8 @@ def _note_workgroup_size(ev: Evaluation, kernel: KernelSpec, schedule: Schedule)
         source = kernel.source("wgsl", schedule, ev.size)
     except ForgeError:
         return
-    declared = wgsl_workgroup_size(source, kernel.entry_points.get("wgsl", kernel.entry_point))
+    entry = kernel.entry_points.get("wgsl", kernel.entry_point)
+    declared = wgsl_workgroup_size(source, entry, kernel.overrides)
     if declared is not None and declared != tuple(schedule.workgroup_size):
         ev.notes.append(
             f"the shader declares @workgroup_size{declared} but the schedule says "
