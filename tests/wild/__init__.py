@@ -1338,3 +1338,7 @@ CORPUS.update(ROUND5_WGSL)
 from tests.wild.round5_cuda import ROUND5_CUDA  # noqa: E402  (round 5, CUDA: tests/wild/round5_cuda.py)
 
 CORPUS.update(ROUND5_CUDA)
+
+from tests.wild.round6 import ROUND6  # noqa: E402  (round 6, numerics: tests/wild/round6.py)
+
+CORPUS.update(ROUND6)
