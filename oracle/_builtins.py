@@ -19,9 +19,11 @@ So, reading a kernel's source for the calls:
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
 import numpy as np
 
@@ -38,6 +40,7 @@ __all__ = [
     "WGSL_TRIG_ERROR",
     "WGSL_ATAN_ULP",
     "nan_dropping",
+    "rounding_every_operation",
     "trig_erring",
 ]
 
@@ -292,7 +295,8 @@ ARGUMENT_ERROR = 2.0 * 2.0**-24
 
 
 def trig_erring(reference, rng, absolute: float = 0.0):
-    """``reference`` with numpy's sin, cos and tan taken at arguments off by
+    """``reference`` with numpy's sin, cos and tan (and ``exp`` of an imaginary angle, a
+    twiddle factor) taken at arguments off by
     ``ARGUMENT_ERROR``, relative, and their values off by ``absolute`` (WGSL's bound
     ``2**-11``, or 0 for an accurate sinf), each at random per element (from ``rng``):
     how far a right float32 kernel's results may move through what it computes from
@@ -308,9 +312,98 @@ def trig_erring(reference, rng, absolute: float = 0.0):
 
         return off
 
-    if not _names(reference) & {"sin", "cos", "tan"}:
+    def erring_exp(x, *args, **kwargs):  # exp(1j * theta) is cos(theta) + 1j * sin(theta)
+        if not np.iscomplexobj(x):
+            return np.exp(x, *args, **kwargs)
+        x = np.asarray(x)
+        signs = rng.choice((-1.0, 1.0), size=x.shape)
+        moved = x.real + 1j * x.imag * (1.0 + ARGUMENT_ERROR * signs)
+        value = np.exp(moved, *args, **kwargs)
+        off = rng.choice((-1.0, 1.0), size=np.shape(value))
+        return value + absolute * (off + 1j * rng.choice((-1.0, 1.0), size=np.shape(value)))
+
+    if not _names(reference) & {"sin", "cos", "tan", "exp"}:
         return None  # it calls none of them: nothing moves
-    return _rebound(reference, {name: erring(getattr(np, name)) for name in ("sin", "cos", "tan")})
+    replaced = {name: erring(getattr(np, name)) for name in ("sin", "cos", "tan")}
+    return _rebound(reference, {**replaced, "exp": erring_exp})
+
+
+# -- every operation rounded: Monte Carlo arithmetic ------------------------------------
+# A float32 kernel rounds every intermediate it computes, also those that come from no
+# input (a bilinear resize's sample coordinate, from its output index); a reference in
+# float64 rounds none. Run with each float result of its numpy operations moved by one
+# float32 rounding (a random direction per element), it shows how far those roundings
+# may carry an element.
+class _RoundingArray(np.ndarray):
+    """An array whose every ufunc's float result is moved by ``unit`` relative, in a
+    direction drawn per element from ``rng``; its other results stay such arrays."""
+
+    rng: Any = None
+    unit: float = 2.0**-24
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        plain = tuple(np.asarray(x) if isinstance(x, _RoundingArray) else x for x in inputs)
+        if "out" in kwargs:
+            kwargs["out"] = tuple(
+                np.asarray(o) if isinstance(o, _RoundingArray) else o for o in kwargs["out"]
+            )
+        result = getattr(ufunc, method)(*plain, **kwargs)
+        if method == "at" or "out" in kwargs:
+            return result
+        if isinstance(result, tuple):
+            return tuple(_rounded(r) for r in result)
+        return _rounded(result)
+
+
+def _rounded(result: Any) -> Any:
+    if isinstance(result, np.floating) or (
+        isinstance(result, np.ndarray) and result.dtype.kind == "f"
+    ):
+        signs = _RoundingArray.rng.choice((-1.0, 1.0), size=np.shape(result))
+        result = result * (1.0 + _RoundingArray.unit * signs).astype(result.dtype)
+    if isinstance(result, np.ndarray):
+        return result.view(_RoundingArray)
+    return result
+
+
+_CREATORS = (
+    "arange", "linspace", "array", "asarray", "asanyarray", "ones", "zeros", "full",
+    "empty", "ones_like", "zeros_like", "full_like", "empty_like", "indices", "meshgrid",
+)  # fmt: skip
+
+
+def rounding_every_operation(reference, rng, unit: float):
+    """``reference`` run with its arrays, and those its numpy calls create (``arange``,
+    ``linspace``...), as ``_RoundingArray``: every float result of its operations off
+    by ``unit`` relative at random (from ``rng``). None where its module names no numpy."""
+
+    def creating(function):
+        def create(*args, **kwargs):
+            made = function(*args, **kwargs)
+            if isinstance(made, np.ndarray):
+                return made.view(_RoundingArray)
+            if isinstance(made, (list, tuple)):
+                return type(made)(m.view(_RoundingArray) for m in made)
+            return made
+
+        return create
+
+    rebound = _rebound(reference, {name: creating(getattr(np, name)) for name in _CREATORS})
+    if rebound is None:
+        return None
+
+    def run(*args, **kwargs):
+        _RoundingArray.rng, _RoundingArray.unit = rng, unit
+
+        def wrap(a):
+            return a.view(_RoundingArray) if isinstance(a, np.ndarray) else a
+
+        try:
+            return rebound(*map(wrap, args), **{k: wrap(v) for k, v in kwargs.items()})
+        finally:
+            _RoundingArray.rng = None
+
+    return functools.wraps(reference)(run)
 
 
 def _names(function) -> set[str]:

@@ -515,10 +515,11 @@ def compare(
     or overrides merged into the default for ``want``'s dtype).
 
     ``flushed``: what a backend that flushes subnormals computes (``want``'s shape and
-    dtype); an element matching it instead of ``want`` is accepted and counted in
-    ``flushed``. ``indeterminate``: a boolean mask of elements the backend's semantics
-    leave indeterminate (see ``nonfinite_expected``); they are not judged and are
-    counted in ``masked``. Without both, judging is IEEE-strict.
+    dtype; or a sequence of such expectations); an element matching it instead of
+    ``want`` is accepted and counted in ``flushed``. ``indeterminate``: a boolean mask
+    of elements the backend's semantics leave indeterminate (see
+    ``nonfinite_expected``); they are not judged and are counted in ``masked``.
+    Without both, judging is IEEE-strict.
 
     ``nonfinite_either``: accept NaN against an infinity (either way round; never
     under ``nan="forbid"``), counted in ``nonfinite_either``. For inputs made to
@@ -562,9 +563,11 @@ def compare(
     # An element off ``want`` may be accepted on a second expectation, and is then
     # measured against it: computed with subnormals flushed (any mismatch), or in
     # float64 (a mismatch in value only).
-    use_flushed = _accept_alternative(
-        "flushed", flushed, g, want, tol, kinds, kinds != 0, skip, judged
-    )
+    use_flushed = np.zeros(g.shape, bool)
+    for alternative in flushed if isinstance(flushed, (list, tuple)) else (flushed,):
+        use_flushed |= _accept_alternative(
+            "flushed", alternative, g, want, tol, kinds, kinds != 0, skip, judged
+        )
     use_precise = _accept_alternative(
         "precise", precise, g, want, tol, kinds, kinds == _VALUE, skip, judged
     )

@@ -83,13 +83,23 @@ class Expected:
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     def flushed(self) -> dict[str, np.ndarray]:
-        """What a device that flushes subnormals computes: the reference run with every
-        float operand and result of its numpy operations below the smallest normal
-        flushed to a zero of its sign (``oracle._compare.FlushingArray``), its results
+        """What a device that flushes subnormals computes: the reference run on the
+        inputs with subnormals flushed to zero (sign kept), its subnormal results
         flushed too. Computed on first use, then shared like ``outputs``."""
         if "flushed" not in self._cache:
             self._cache["flushed"] = _flushed_outputs(self)
         return self._cache["flushed"]
+
+    def flushed_operations(self) -> dict[str, np.ndarray]:
+        """The same device seen through its operations: the reference run with every
+        float operand and result of its numpy operations below the smallest normal
+        flushed (``oracle._compare.FlushingArray``), while bits read through a view
+        stay (``x * 0.5`` of a tiny x is 0, its ``bitcast`` is not). A second
+        expectation beside ``flushed`` (an argmax over a row of subnormals, no numpy
+        operation, matches that one). Computed on first use."""
+        if "flushed_operations" not in self._cache:
+            self._cache["flushed_operations"] = _flushed_outputs(self, operations=True)
+        return self._cache["flushed_operations"]
 
     def precise(self) -> dict[str, np.ndarray] | None:
         """The numpy reference run with its float inputs widened to float64 and its
@@ -276,6 +286,8 @@ def _rounding_bounds(expected: Expected) -> dict[str, np.ndarray]:
     if magnitude_run is None or squares_run is None or any(r is None for r in scaled):
         return {}
     sensitivity = _sensitivity(expected, scaled[1])  # type: ignore[arg-type]
+    for label, moved in _operation_rounding(expected, scaled[1]).items():  # type: ignore[arg-type]
+        sensitivity[label] = np.maximum(sensitivity.get(label, 0.0), moved)
     bounds = {}
     for label, want in expected.outputs.items():
         if want.dtype.names is not None or not is_float_dtype(want.dtype):
@@ -347,6 +359,30 @@ def _sensitivity(expected: Expected, plain: dict) -> dict[str, np.ndarray]:
         lambda rng: _float64_run(expected, _nudged(rng, k)),
         case.seed,
     )
+
+
+def _operation_rounding(expected: Expected, plain: dict) -> dict[str, np.ndarray]:
+    """Per float output, ``_SENSITIVITY_FACTOR`` times the most each element of the
+    float64 reference moves when every float result of its numpy operations (on its
+    arrays and those it creates: ``arange``, ``linspace``) is off by one rounding of the
+    narrowest float output's precision, at random (``rounding_every_operation``): the
+    kernel rounds what it derives from no input too (a resize's sample coordinates)."""
+    from forge.types import float_info, is_float_dtype
+
+    from ._builtins import rounding_every_operation
+
+    floats = [o.dtype for o in expected.outputs.values() if is_float_dtype(o.dtype)]
+    if not floats or expected.truth.reference is None:
+        return {}
+    unit = float(float_info(min(floats, key=lambda d: d.itemsize)).eps) / 2
+
+    def run(rng):
+        rounding = rounding_every_operation(expected.truth.reference, rng, unit)
+        if rounding is None:
+            return None
+        return _float64_run(expected, truth=replace(expected.truth, reference=rounding))
+
+    return _most_moved(expected, plain, run, 23)
 
 
 _FAN_IN_PROBES = 2  # single elements moved per input buffer
@@ -623,31 +659,30 @@ def _nan_alternatives(expected: Expected) -> dict[str, list[np.ndarray]]:
     return found
 
 
-def _flushed_outputs(expected: Expected) -> dict[str, np.ndarray]:
-    """``Expected.flushed``: the numpy reference run on the inputs with subnormals
-    flushed, every float result of its numpy operations flushed too
-    (``FlushingArray``, below the smallest normal of the narrowest float output: WGSL
-    lets a device flush intermediates, and ``x * 0.5`` of a tiny x is then 0); where
-    the reference cannot run so, only its inputs and results are flushed."""
+def _flushed_outputs(expected: Expected, operations: bool = False) -> dict[str, np.ndarray]:
+    """``Expected.flushed`` (the reference on its inputs with subnormals flushed) or,
+    with ``operations``, ``Expected.flushed_operations`` (every float operand and result
+    of its numpy operations flushed, below the smallest normal of the narrowest float
+    output: ``FlushingArray``); its results flushed too. Where the reference cannot run
+    so, the reference's own outputs flushed."""
     from forge.types import float_info, is_float_dtype
 
-    case = expected.case
-    arrays = {label: flush_subnormals(a) for label, a in case.arrays.items()}
-    uniform = None if case.uniform is None else flush_subnormals(case.uniform)
+    case, truth = expected.case, expected.truth
     outputs = expected.outputs
-    if expected.reference == NUMPY_REFERENCE:
-        truth = expected.truth
-        runs = [(replace(case, arrays=arrays, uniform=uniform), truth)]  # the inputs flushed
-        if truth.reference is not None:  # operands flushed as each operation reads them
-            floats = [o.dtype for o in outputs.values() if is_float_dtype(o.dtype)]
-            narrowest = min(floats, key=lambda d: d.itemsize, default=np.dtype(np.float32))
-            tiny = float_info(narrowest if narrowest.itemsize <= 4 else np.float32).tiny
-            runs.insert(0, (case, replace(truth, reference=flushing(truth.reference, tiny))))
-        for run_case, run_truth in runs:
-            try:
-                with np.errstate(all="ignore"):
-                    outputs = expected_outputs(run_case, run_truth).outputs
-                break
-            except (ReferenceFailed, InvalidArgument):
-                outputs = expected.outputs
+    runs = []
+    if expected.reference == NUMPY_REFERENCE and not operations:
+        arrays = {label: flush_subnormals(a) for label, a in case.arrays.items()}
+        uniform = None if case.uniform is None else flush_subnormals(case.uniform)
+        runs.append((replace(case, arrays=arrays, uniform=uniform), truth))
+    elif expected.reference == NUMPY_REFERENCE and truth.reference is not None:
+        floats = [o.dtype for o in outputs.values() if is_float_dtype(o.dtype)]
+        narrowest = min(floats, key=lambda d: d.itemsize, default=np.dtype(np.float32))
+        tiny = float_info(narrowest if narrowest.itemsize <= 4 else np.float32).tiny
+        runs.append((case, replace(truth, reference=flushing(truth.reference, tiny))))
+    for run_case, run_truth in runs:
+        try:
+            with np.errstate(all="ignore"):
+                outputs = expected_outputs(run_case, run_truth).outputs
+        except (ReferenceFailed, InvalidArgument):
+            outputs = expected.outputs
     return {label: flush_subnormals(out) for label, out in outputs.items()}

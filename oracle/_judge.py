@@ -125,11 +125,13 @@ def _precise_leaf(expected: Expected, output: str, label: str) -> np.ndarray | N
 
 
 def _semantics_masks(
-    semantics: FloatSemantics, want: np.ndarray, flushed: np.ndarray | None
+    semantics: FloatSemantics, want: np.ndarray, flushed: list[np.ndarray]
 ) -> dict[str, Any]:
-    indeterminate = nonfinite_expected(want, flushed) if semantics.nonfinite_indeterminate else None
+    indeterminate = (
+        nonfinite_expected(want, *flushed) if semantics.nonfinite_indeterminate else None
+    )
     return {
-        "flushed": flushed if semantics.subnormals_may_flush else None,
+        "flushed": tuple(flushed) if semantics.subnormals_may_flush and flushed else None,
         "indeterminate": indeterminate,
     }
 
@@ -189,11 +191,15 @@ def _judge_output(
     edges = _edges(region, raw)
     value_coverage = _value_coverage(expected)
     want = expected.outputs[region.label]
-    flushed = expected.flushed()[region.label] if ev.semantics.subnormals_may_flush else None
+    flushed = (  # two expectations of a device that flushes: its inputs, its operations
+        [expected.flushed()[region.label], expected.flushed_operations()[region.label]]
+        if ev.semantics.subnormals_may_flush
+        else []
+    )
     later, same_later = _later(kernel, spec, region, raw, outcome, index, info.target)
     if spec.unordered:  # any order is right: compared as multisets
         got, want = np.sort(got, axis=None), np.sort(want, axis=None)
-        flushed = None if flushed is None else np.sort(flushed, axis=None)
+        flushed = [np.sort(f, axis=None) for f in flushed]
         later = None if later is None else np.sort(later, axis=None)
         note = (
             f"{region.label} is declared unordered: its values are compared sorted, as "
@@ -204,13 +210,13 @@ def _judge_output(
     trig = info.target is not None and calls_trig(kernel, info.target)
     check_unwritten = spec.initial is None and not spec.inout
     first_leaf = True
-    flushed_leaves = dict(leaves(region.label, flushed)) if flushed is not None else {}
+    flushed_leaves = [dict(leaves(region.label, f)) for f in flushed]
     later_leaves = dict(leaves(region.label, later)) if later is not None else {}
     for (label, got_leaf), (_, want_leaf) in zip(
         leaves(region.label, got), leaves(region.label, want)
     ):
         tol = _leaf_tolerance(kernel, want_leaf.dtype, info, expected, tolerance)
-        masks = _semantics_masks(ev.semantics, want_leaf, flushed_leaves.get(label))
+        masks = _semantics_masks(ev.semantics, want_leaf, [f[label] for f in flushed_leaves])
         comparison = _compare_leaf(
             got_leaf, want_leaf, tol, masks, value_coverage, expected, region.label, label, trig
         )
