@@ -41,9 +41,12 @@ class Dispatch:
     """One launch of a kernel made of several (a three-kernel layernorm, a two-pass
     reduction): its entry point, geometry (``grid(schedule, size)``; None: 1-D over the
     size), its own schedule (a ``Schedule``, or ``schedule(kernel_schedule, size)``;
-    None: the kernel's), dynamic shared memory, CUDA argument order, and WGSL
-    ``override`` values of its own (over the kernel's; each a value or a function of
-    (schedule, size)), as a bitonic sort's passes each set their ``k`` and ``j``."""
+    None: the kernel's), dynamic shared memory, CUDA argument order, and
+    ``overrides`` of its own (over the kernel's; each a value or a function of
+    (schedule, size)), as a bitonic sort's passes each set their ``k`` and ``j``: WGSL
+    ``override`` constants, or on CUDA the by-value parameters of those names (``int
+    j, int k``). An override the CUDA kernel takes no parameter of, and its WGSL twin
+    declares no ``override`` of, is an error."""
 
     entry_point: str
     grid: Any = None
