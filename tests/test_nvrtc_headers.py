@@ -252,6 +252,7 @@ def test_kernels_that_declare_the_integers_themselves_still_compile(prelude):
 C_HEADER_KERNELS = {
     "math.h": 'extern "C" __global__ void k(float* x) { x[0] = sqrtf(x[1]) + fabs(x[2]); }',
     "stdlib.h": 'extern "C" __global__ void k(int* x) { x[0] = abs(x[1]); }',
+    "string.h": 'extern "C" __global__ void k(float* x) { memcpy(x, x + 4, 4 * sizeof(float)); }',
     "stdio.h": 'extern "C" __global__ void k(float* x) { if (x[0] < 0) printf("%f\\n", x[0]); }',
     "cstdio": 'extern "C" __global__ void k(float* x) { if (x[0] < 0) printf("%f\\n", x[0]); }',
     "algorithm": """extern "C" __global__ void k(float* x, int* n) {
