@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 import forge
-from forge import Access, BufferSpec, InvalidArgument, KernelSpec
 import oracle
+from forge import Access, BufferSpec, InvalidArgument, KernelSpec
 from oracle import Verdict, make_case
 from oracle.pytest_plugin import require_available
 
