@@ -41,9 +41,12 @@ class Dispatch:
     """One launch of a kernel made of several (a three-kernel layernorm, a two-pass
     reduction): its entry point, geometry (``grid(schedule, size)``; None: 1-D over the
     size), its own schedule (a ``Schedule``, or ``schedule(kernel_schedule, size)``;
-    None: the kernel's), dynamic shared memory, CUDA argument order, and WGSL
-    ``override`` values of its own (over the kernel's; each a value or a function of
-    (schedule, size)), as a bitonic sort's passes each set their ``k`` and ``j``."""
+    None: the kernel's), dynamic shared memory, CUDA argument order, and
+    ``overrides`` of its own (over the kernel's; each a value or a function of
+    (schedule, size)), as a bitonic sort's passes each set their ``k`` and ``j``: WGSL
+    ``override`` constants, or on CUDA the by-value parameters of those names (``int
+    j, int k``). An override the CUDA kernel takes no parameter of, and its WGSL twin
+    declares no ``override`` of, is an error."""
 
     entry_point: str
     grid: Any = None
@@ -126,14 +129,16 @@ def _single_step(
     source: str | None,
 ) -> Step:
     """The one launch of a kernel without ``launches``."""
-    entry = kernel.entry_points.get(target or "", kernel.entry_point)
+    entry = _entry(
+        kernel, kernel.entry_points.get(target or "", kernel.entry_point), schedule, size
+    )
+    overrides = _overrides(kernel, None, target, schedule, size, source)
     return Step(
-        _entry(kernel, entry, schedule, size),
+        entry,
         workgroups(kernel, schedule, size, max_per_dimension),
         schedule.workgroup_size,
         _shared(kernel, kernel.shared_bytes, schedule, size),
-        _cuda_arguments(kernel, entry, kernel.arguments, target, source, size),
-        _overrides(kernel, None, target, schedule, size, source),
+        *_cuda_arguments(kernel, entry, kernel.arguments, target, source, size, overrides),
     )
 
 
@@ -160,13 +165,14 @@ def _dispatch_step(
         if dispatch.grid is not None
         else own.dispatch_workgroups(int(size), max_per_dimension)
     )
+    entry = _entry(kernel, dispatch.entry_point, own, size)
+    overrides = _overrides(kernel, dispatch, target, own, size, source)
     return Step(
-        _entry(kernel, dispatch.entry_point, own, size),
+        entry,
         grid,
         own.workgroup_size,
         _shared(kernel, dispatch.shared_bytes, own, size),
-        _cuda_arguments(kernel, dispatch.entry_point, dispatch.arguments, target, source, size),
-        _overrides(kernel, dispatch, target, own, size, source),
+        *_cuda_arguments(kernel, entry, dispatch.arguments, target, source, size, overrides),
     )
 
 
@@ -218,18 +224,22 @@ def _overrides(
     size: Any,
     source: str | None = None,
 ) -> tuple[tuple[str, Any], ...]:
-    """WGSL ``override`` values of one launch: the kernel's, then the launch's own,
-    each resolved under the launch's schedule, then the parameters the source
+    """The ``override`` values of one launch: the kernel's, then the launch's own,
+    each resolved under the launch's schedule. On WGSL, then the parameters the source
     declares as overrides; an override the source declares without a value, named
     like a dimension of the size (``override n: u32;``), that none of them sets
-    holds that dimension."""
-    if target != "wgsl":
+    holds that dimension. On CUDA they are by-value parameters of that name
+    (``_cuda_arguments``); other targets take none."""
+    if target not in ("wgsl", "cuda"):
         return ()
     merged = {**kernel.overrides, **dict((dispatch and dispatch.overrides) or {})}
     found = tuple(
         (k, _resolve(kernel, v, schedule, size, f"kernel {kernel.id} override {k}"))
         for k, v in merged.items()
-    ) + tuple(_tunables.passed(kernel, target, "override").items())
+    )
+    if target == "cuda":
+        return found
+    found += tuple(_tunables.passed(kernel, target, "override").items())
     if source is None or size is None:
         return found
     dims, named = kernel.size(size).dims, {k for k, _ in found}
@@ -264,11 +274,19 @@ def _cuda_arguments(
     target: str | None,
     source: str | None,
     size: Any,
-) -> tuple[tuple[str, Any], ...]:
-    """What each CUDA parameter receives (``forge.arguments``); none on other targets."""
+    overrides: tuple[tuple[str, Any], ...],
+) -> tuple[tuple[tuple[str, Any], ...], tuple[tuple[str, Any], ...]]:
+    """(what each CUDA parameter receives, ``forge.arguments``; the overrides the step
+    keeps). On CUDA the launch's overrides are values of by-value parameters by name,
+    and the step keeps those the kernel takes (a kernel frozen for a worker gives them
+    again); a WGSL twin's overrides are left to it. Other targets: no arguments, and
+    the overrides as given."""
     if target != "cuda":
-        return ()
-    return _arguments.cuda_arguments(kernel, entry, explicit, source, size)
+        return (), overrides
+    values = dict(overrides)
+    arguments = _arguments.cuda_arguments(kernel, entry, explicit, source, size, values)
+    used = {key[0] for kind, key in arguments if kind == "value"}
+    return arguments, tuple((k, v) for k, v in overrides if k in used)
 
 
 def _grid(

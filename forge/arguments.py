@@ -1,24 +1,46 @@
 """What each parameter of a CUDA ``__global__`` function receives at launch.
 
 A raw CUDA kernel declares its parameters in its own order (``const float* x, float* y,
-int n, float eps``); a ``KernelSpec`` names buffers, a uniform block's fields and the
-values ``params(size)``/``defaults`` give. This module matches the two and returns one
-entry per parameter, which the CUDA backend packs:
+int n, float eps``); a ``KernelSpec`` names buffers, a uniform block's fields, the
+dimensions of the problem size and the values ``params(size)``/``defaults`` give, and
+a launch may give values of its own (``overrides``, ``Dispatch.overrides``). This
+module matches the two and returns one entry per parameter, which the CUDA backend
+packs:
 
 - ``("buffer", index)``: the device pointer of ``kernel.buffers[index]``;
 - ``("field", name)``: one field of the uniform block, by value;
 - ``("uniform", None)``: the whole uniform block as its C struct, by value;
 - ``("value", (name, bytes))``: a scalar that is no uniform field (a dimension of the
-  size, or what ``params(size)`` or ``defaults`` gives), already packed in the C type
-  the kernel declares.
+  size, what ``params(size)`` or ``defaults`` gives, or a launch's override), already
+  packed in the C type the kernel declares; ``name`` is the spec's name for the value,
+  which may differ from the parameter's (``arguments=("d_in", "d_out", "n")`` for
+  ``int num_items``).
 
-The rules, in order: ``arguments=(...)`` names the order explicitly; else parameters
-all named like the spec's names are matched by name; else by position and kind
-(pointers take the buffers in binding order, values the uniform's fields, or the whole
-uniform for one struct parameter; a scalar named like a dimension of the size or a
-value ``params(size)``/``defaults`` gives is that value wherever it sits), and an error
-names the parameters when neither fits rather than guessing an order. Without a
-parsable declaration the default convention holds: buffers by binding, the uniform last.
+The rules, in order:
+
+1. ``arguments=(...)`` (the kernel's or a ``Dispatch``'s) lists, in the kernel's
+   order, the name of what each parameter receives: a buffer, a uniform field (or the
+   uniform block, ``params`` unless named), a dimension of the size (``n``), a value
+   ``params(size)``/``defaults`` gives or one of the launch's overrides. A value is
+   packed in the type the parameter at that position declares; when the declaration
+   cannot be read, a Python int as a C ``int`` and a float as a C ``float`` (give a
+   numpy scalar, ``np.int64(n)``, for another type).
+2. Else, when every parameter is named like one of those, by name.
+3. Else by position and kind: pointers take the buffers in binding order (const ones
+   the read-only buffers where that fits); a scalar named like a value is that value
+   wherever it sits; the other values take the uniform's fields in order, or the
+   whole uniform for one struct parameter. A 1-D kernel (one size dimension) without
+   a uniform block whose one unnamed integer scalar is its only unmatched value, as
+   in cuda-samples' ``vectorAdd(const float* A, const float* B, float* C, int
+   numElements)``, passes the size there. When kinds and counts do not fit, an error
+   names the parameters and what to write, rather than guessing an order.
+4. Without a readable declaration (and no ``arguments=``), the default convention:
+   buffers by binding, the uniform last.
+
+A template's type parameters take the entry point's arguments (``scale<float>``: a
+``scalar_t alpha`` is a ``float``), and a kernel stamped out by a macro is read from
+the macro's body (``forge.sources.cuda_parameters``). A launch's override that names
+no parameter of the kernel (nor a WGSL ``override`` of its WGSL source) is an error.
 """
 
 from __future__ import annotations
@@ -46,29 +68,121 @@ def cuda_arguments(
     explicit: Sequence[str] | None,
     source: str | None,
     size: Any = None,
+    launch_values: Mapping[str, Any] | None = None,
 ) -> tuple[Argument, ...]:
-    """The argument of each parameter of ``entry`` in ``source`` at ``size``."""
-    order = list(explicit) if explicit else None
+    """The argument of each parameter of ``entry`` (rendered: ``"scan<128, 4>"``) in
+    ``source`` at ``size``; ``launch_values``: the launch's own values by name (its
+    overrides), over the kernel's."""
     params = _sources.cuda_parameters(source, entry) if source is not None else None
     known = _spec_names(kernel)
-    known.update(_scalars(kernel, params or (), size, known))
-    if order is None and params:
-        if all(p.name in known for p in params):
-            order = [p.name for p in params]
-        else:
-            return _by_position(kernel, entry, params, known)
-    if order is None:  # the default convention: buffers by binding, uniform last
+    values = {**(values_by_name(kernel, size) if size is not None else {}), **(launch_values or {})}
+    if launch_values:
+        _check_launch_values(kernel, entry, launch_values, params, explicit)
+    if explicit:
+        return _explicit(kernel, entry, list(explicit), params, known, values, size)
+    if params is None:  # the default convention: buffers by binding, uniform last
         return tuple(
             ("uniform", None) if b.access is Access.UNIFORM else ("buffer", i)
             for i, b in enumerate(kernel.buffers)
         )
-    unknown = [name for name in order if name not in known]
+    known.update(_scalars(kernel, entry, params, values, known))
+    if all(p.name in known for p in params):
+        return tuple(known[p.name] for p in params)
+    return _by_position(kernel, entry, params, known, values, size)
+
+
+def _explicit(
+    kernel: KernelSpec,
+    entry: str,
+    order: list[str],
+    params: Sequence[_sources.CudaParam] | None,
+    known: Mapping[str, Argument],
+    values: Mapping[str, Any],
+    size: Any,
+) -> tuple[Argument, ...]:
+    """Rule 1: ``arguments=(...)``, one name per parameter."""
+    if params is not None and len(params) != len(order):
+        raise InvalidArgument(
+            f"kernel {kernel.id}: arguments= names {len(order)} arguments "
+            f"({', '.join(order)}), but {entry} declares {len(params)} parameters "
+            f"({_signature(params)}); give one name per parameter, in the kernel's order"
+        )
+    unknown = [name for name in order if name not in known and name not in values]
     if unknown:
         raise InvalidArgument(
             f"kernel {kernel.id}: CUDA arguments {unknown} of {entry} name no buffer, "
-            f"uniform field or value params(size)/defaults give; known: {', '.join(known)}"
+            "uniform field, dimension of the size or value params(size)/defaults/overrides "
+            f"give; known: {_known_text(kernel, known, values, size)}"
         )
-    return tuple(known[name] for name in order)
+    found = []
+    for index, name in enumerate(order):
+        param = params[index] if params is not None else None
+        if name in known:
+            found.append(known[name])
+        elif param is not None and param.pointer:
+            raise InvalidArgument(
+                f"kernel {kernel.id}: parameter {param.type} {param.name} of {entry} is a "
+                f"pointer, but arguments= gives it the value {name!r}; name a buffer there"
+            )
+        else:
+            found.append(_value(kernel, entry, name, values[name], param))
+    return tuple(found)
+
+
+def _value(
+    kernel: KernelSpec, entry: str, name: str, value: Any, param: _sources.CudaParam | None
+) -> Argument:
+    """Value ``name`` packed in the C type ``param`` declares (without a declaration,
+    in the type the Python value has: int as ``int``, float as ``float``)."""
+    declared = _sources.scalar_dtype(param.type) if param is not None else None
+    if param is None:
+        dtype, what = _python_dtype(value), f"the value {name} of {entry}"
+    elif declared is None:
+        raise InvalidArgument(
+            f"kernel {kernel.id}: parameter {param.type} {param.name} of {entry} is given "
+            f"the value {name!r}, but {param.type!r} is no scalar type kernel-forge can "
+            "pack (int, float, half, the fixed-width integers, ...); pass it in a uniform "
+            "block instead"
+        )
+    else:
+        dtype, what = declared, f"parameter {param.type} {param.name}"
+    problem = _field_problem(value, dtype)
+    if problem:
+        raise InvalidArgument(f"kernel {kernel.id}: {what} cannot hold {value!r}: {problem}")
+    return ("value", (name, np.asarray(value).astype(dtype).tobytes()))
+
+
+def _python_dtype(value: Any) -> np.dtype:
+    if isinstance(value, (np.generic, np.ndarray)):
+        return np.asarray(value).dtype
+    if isinstance(value, bool):
+        return np.dtype("u1")
+    return np.dtype("i4") if isinstance(value, int) else np.dtype("f4")
+
+
+def _check_launch_values(
+    kernel: KernelSpec,
+    entry: str,
+    launch_values: Mapping[str, Any],
+    params: Sequence[_sources.CudaParam] | None,
+    explicit: Sequence[str] | None,
+) -> None:
+    """A launch's override must name a parameter of ``entry`` (or a name its
+    ``arguments=`` lists, or a WGSL ``override`` its WGSL twin declares): one that
+    names nothing would be dropped without a word."""
+    if params is None and not explicit:
+        return  # nothing to check against; the default convention passes no values
+    takes = set(explicit or ()) | {p.name for p in params or ()}
+    wgsl = kernel.sources.get("wgsl") if isinstance(kernel.sources, Mapping) else None
+    declared = _sources.wgsl_override_keys(wgsl) if wgsl else frozenset()
+    unknown = sorted(name for name in launch_values if name not in takes | declared)
+    if unknown:
+        names = sorted(explicit) if explicit else [p.name for p in params or ()]
+        raise InvalidArgument(
+            f"kernel {kernel.id}: overrides {unknown} name no parameter of the CUDA "
+            f"kernel {entry} (its parameters: {', '.join(names) or 'none'}); on CUDA an "
+            "override gives a by-value parameter of that name its value for the launch"
+        )
 
 
 def argument_order(kernel: KernelSpec, arguments: Sequence[Argument]) -> tuple[str, ...] | None:
@@ -114,45 +228,44 @@ def _spec_names(kernel: KernelSpec) -> dict[str, Argument]:
 
 
 def _scalars(
-    kernel: KernelSpec, params: Sequence[Any], size: Any, known: Mapping[str, Any]
+    kernel: KernelSpec,
+    entry: str,
+    params: Sequence[_sources.CudaParam],
+    values: Mapping[str, Any],
+    known: Mapping[str, Any],
 ) -> dict[str, Argument]:
     """Each scalar parameter the kernel takes by value (``int n``, ``float eps``) that is
-    no uniform field but that ``values_by_name`` names (a dimension of the size,
-    ``defaults``, ``params(size)``), packed in the C type the kernel declares, as people
-    write ``__global__ void k(float* y, int n)`` with ``n`` the problem size; also
-    beside a uniform block, which a spec shared with a WGSL source has."""
-    if size is None:
-        return {}
-    wanted = [p for p in params if not p.pointer and p.name not in known]
-    if not wanted:
-        return {}
-    values = values_by_name(kernel, size)
-    found: dict[str, Argument] = {}
-    for param in wanted:
-        dtype = _sources.scalar_dtype(param.type)
-        if param.name not in values or dtype is None:
-            continue
-        value = values[param.name]
-        problem = _field_problem(value, dtype)
-        if problem:
-            raise InvalidArgument(
-                f"kernel {kernel.id}: parameter {param.type} {param.name} cannot hold "
-                f"{value!r}: {problem}"
-            )
-        found[param.name] = ("value", (param.name, np.asarray(value).astype(dtype).tobytes()))
-    return found
+    no uniform field but is named like one of ``values`` (a dimension of the size,
+    ``defaults``, ``params(size)``, the launch's overrides), packed in the C type the
+    kernel declares, as people write ``__global__ void k(float* y, int n)`` with ``n``
+    the problem size; also beside a uniform block, which a spec shared with a WGSL
+    source has."""
+    return {
+        p.name: _value(kernel, entry, p.name, values[p.name], p)
+        for p in params
+        if not p.pointer
+        and p.name not in known
+        and p.name in values
+        and _sources.scalar_dtype(p.type) is not None
+    }
 
 
 def _by_position(
-    kernel: KernelSpec, entry: str, params: Sequence[Any], known: Mapping[str, Argument]
+    kernel: KernelSpec,
+    entry: str,
+    params: Sequence[_sources.CudaParam],
+    known: Mapping[str, Argument],
+    values: Mapping[str, Any],
+    size: Any,
 ) -> tuple[Argument, ...]:
-    """Arguments for parameters that are not all named like the spec's names: pointers
+    """Rule 3, for parameters that are not all named like the spec's names: pointers
     take the buffers in binding order (const ones the read-only buffers where that
-    fits, ``_pointer_order``), scalars named like a value the kernel gives take
-    it, the other values the uniform's fields in order (or the whole uniform, for one
-    struct parameter). A parameter whose name does match must sit
-    where its buffer or field does, and when the kinds and counts do not fit, the error
-    names what did not match (guessing an order ran kernels on the wrong arguments)."""
+    fits, ``_pointer_order``), scalars named like a value take it, the lone unnamed
+    integer of a 1-D kernel without a uniform block takes the size (``_lone_size``),
+    the other values the uniform's fields in order (or the whole uniform, for one
+    struct parameter). A parameter whose name does match must sit where its buffer or
+    field does, and when the kinds and counts do not fit, the error names what did not
+    match and what to write (guessing an order ran kernels on the wrong arguments)."""
     buffers = [
         ("buffer", i) for i, b in enumerate(kernel.buffers) if b.access is not Access.UNIFORM
     ]
@@ -161,26 +274,25 @@ def _by_position(
     pointers = [p for p in params if p.pointer]
     # a scalar named like a value the kernel gives (``int n``: the size's dimension) is
     # that value wherever it sits, as in ``(const float* in, float* out, int n)``
-    by_name = {p.name for p in params if not p.pointer and known.get(p.name, ("",))[0] == "value"}
-    values = [p for p in params if not p.pointer and p.name not in by_name]
+    by_name = {p.name: known[p.name] for p in params if not p.pointer and p.name in known}
+    by_name = {name: arg for name, arg in by_name.items() if arg[0] == "value"}
+    by_name.update(_lone_size(kernel, entry, params, by_name, values, size))
+    rest = [p for p in params if not p.pointer and p.name not in by_name]
     value_args: list[Argument] | None = None
-    if len(values) == 1 and uniform is not None and not _sources.is_scalar_type(values[0].type):
+    if len(rest) == 1 and uniform is not None and not _sources.is_scalar_type(rest[0].type):
         value_args = [("uniform", None)]  # a struct: the whole uniform, padding and all
-    elif len(values) == len(fields) and (fields or uniform is None):
+    elif len(rest) == len(fields) and (fields or uniform is None):
         value_args = fields
     unmatched = [p.name for p in params if p.name not in known]
     if len(pointers) != len(buffers) or value_args is None:
-        raise InvalidArgument(
-            f"kernel {kernel.id}: the parameters {unmatched} of {entry} name no buffer or "
-            f"uniform field (known: {', '.join(known) or 'none'}), and by position its "
-            f"{len(pointers)} pointer and {len(values)} value parameters do not fit the "
-            f"{len(buffers)} buffers and {len(fields)} uniform fields; name the "
-            "parameters as the BufferSpecs and fields are named, or give "
-            "arguments=(...) in the kernel's order"
-        )
+        raise InvalidArgument(_no_fit(kernel, entry, params, known, values, size, unmatched))
     buffer_args, value_iter = iter(_pointer_order(kernel, pointers, buffers)), iter(value_args)
     found = tuple(
-        next(buffer_args) if p.pointer else known[p.name] if p.name in by_name else next(value_iter)
+        next(buffer_args)
+        if p.pointer
+        else by_name[p.name]
+        if p.name in by_name
+        else next(value_iter)
         for p in params
     )
     for param, argument in zip(params, found):
@@ -193,6 +305,91 @@ def _by_position(
                 "spec does, or give arguments=(...)"
             )
     return found
+
+
+def _lone_size(
+    kernel: KernelSpec,
+    entry: str,
+    params: Sequence[_sources.CudaParam],
+    by_name: Mapping[str, Argument],
+    values: Mapping[str, Any],
+    size: Any,
+) -> dict[str, Argument]:
+    """cuda-samples' ``vectorAdd(..., int numElements)``: in a kernel of one size
+    dimension, without a uniform block, whose size no parameter takes by name, the one
+    integer scalar that matches no name, when it is the only value left, is the size.
+    Anything more ambiguous (two such integers, a float left over, a 2-D size) is left
+    to the error."""
+    dims = kernel.size(size).names if size is not None else ()
+    if kernel.uniform is not None or len(dims) != 1 or dims[0] not in values:
+        return {}
+    if any(arg[1][0] == dims[0] for arg in by_name.values()):
+        return {}
+    rest = [p for p in params if not p.pointer and p.name not in by_name]
+    dtype = _sources.scalar_dtype(rest[0].type) if len(rest) == 1 else None
+    if dtype is None or dtype.kind not in "iu":
+        return {}
+    return {rest[0].name: _value(kernel, entry, dims[0], values[dims[0]], rest[0])}
+
+
+def _no_fit(
+    kernel: KernelSpec,
+    entry: str,
+    params: Sequence[_sources.CudaParam],
+    known: Mapping[str, Argument],
+    values: Mapping[str, Any],
+    size: Any,
+    unmatched: list[str],
+) -> str:
+    """The by-position error: what did not fit, and the ways to say what each parameter
+    receives."""
+    pointers = sum(p.pointer for p in params)
+    buffers = sum(b.access is not Access.UNIFORM for b in kernel.buffers)
+    fields = len(kernel.uniform.fields) if kernel.uniform is not None else 0
+    scalar = next((p.name for p in params if not p.pointer and p.name not in known), None)
+    dims = kernel.size(size).names if size is not None else tuple(kernel.dims)
+    lines = [
+        f"kernel {kernel.id}: the parameters {unmatched} of {entry} name no buffer, "
+        "uniform field, dimension of the size or value params(size)/defaults give "
+        f"(known: {_known_text(kernel, known, values, size)}), and by position its "
+        f"{pointers} pointer and {len(params) - pointers} value parameters do not fit the "
+        f"{buffers} buffers and {fields} uniform fields. Say what each receives: name the "
+        "parameters as the BufferSpecs, uniform fields and the size's dimensions "
+        f"({', '.join(dims)}) are named;",
+    ]
+    if scalar is not None:
+        argument = "n" if dims == ("n",) else "size"
+        lines.append(
+            f'or give {scalar} its value by its own name, params=lambda {argument}: {{"{scalar}": '
+            f"{argument if argument == 'n' else '...'}}}"
+            + (f' (or dims=("{scalar}",) when it is the size)' if len(dims) == 1 else "")
+            + ";"
+        )
+    named = [kernel.buffers[i].name or "?" for _, i in _buffer_slots(kernel)][:pointers]
+    lines.append(
+        "or list what each parameter receives, in the kernel's order, arguments=("
+        + ", ".join(f'"{n}"' for n in named)
+        + (", ..." if len(params) > len(named) else "")
+        + f") (the signature: {_signature(params)})"
+    )
+    return " ".join(lines)
+
+
+def _buffer_slots(kernel: KernelSpec) -> list[Argument]:
+    return [("buffer", i) for i, b in enumerate(kernel.buffers) if b.access is not Access.UNIFORM]
+
+
+def _known_text(
+    kernel: KernelSpec, known: Mapping[str, Argument], values: Mapping[str, Any], size: Any
+) -> str:
+    """The names a parameter may take, the size's dimensions marked."""
+    dims = set(kernel.size(size).names) if size is not None else set()
+    names = list(dict.fromkeys([*known, *values]))
+    return ", ".join(f"{n} (the size)" if n in dims else n for n in names) or "none"
+
+
+def _signature(params: Sequence[_sources.CudaParam]) -> str:
+    return ", ".join(f"{p.type} {p.name}" for p in params)
 
 
 def _pointer_order(kernel: KernelSpec, pointers: Sequence[Any], buffers: list) -> list:

@@ -30,11 +30,15 @@ Calling conventions shared by every backend and by hand-written sources:
   ``f32`` buffer). ``override`` constants take ``overrides``.
 - CUDA takes its parameters in the order the ``__global__`` function declares them,
   matched by name: a buffer is a device pointer, a uniform field a scalar by value,
-  the uniform block's name the whole struct by value. ``arguments`` gives the order
-  explicitly; without names to match, buffers come in (group, binding) order and the
-  uniform block last, as a struct. Dynamic shared memory is ``shared_bytes``; NVRTC
-  options ``options["cuda"]``; ``defines`` become ``-D`` options; the entry point may
-  be a C++ name (``"ns::kernel<float, 256>"``), found through NVRTC's name expressions.
+  the uniform block's name the whole struct by value, a scalar named like a
+  dimension of the size or a ``params``/``defaults``/``overrides`` value that value
+  (``overrides`` give each launch its own). ``arguments`` gives the order
+  explicitly, and may name the size (``n``) for a parameter named otherwise; the
+  full rules, by position included, are ``forge.arguments``'s. Without a readable
+  declaration, buffers come in (group, binding) order and the uniform block last.
+  Dynamic shared memory is ``shared_bytes``; NVRTC options ``options["cuda"]``;
+  ``defines`` become ``-D`` options; the entry point may be a C++ name
+  (``"ns::kernel<float, 256>"``), found through NVRTC's name expressions.
 - A 1-D dispatch of more than ``max_workgroups_per_dimension`` workgroups spills into
   y (WebGPU allows 65535 per dimension): a kernel linearises its workgroup as
   ``wg.y * num_workgroups.x + wg.x`` (``blockIdx.y * gridDim.x + blockIdx.x``), reading
@@ -220,13 +224,15 @@ class KernelSpec:
     multiples, with two seeds).
 
     Per target: ``constants`` (template values: constants, expressions or callables of
-    (schedule, size)), ``overrides`` (WGSL ``override`` values), ``defines`` (CUDA
-    ``-D``), ``options`` (compiler options by target), ``include_dirs`` (CUDA),
-    ``shared_bytes`` (CUDA dynamic shared memory), ``arguments`` (CUDA parameter
-    order by name), ``launches`` (several ``Dispatch``es run as one kernel), and
-    ``requires`` (device features such as ``"subgroups"``; a WGSL ``enable`` adds its
-    own), and ``entry_points`` (the entry point's name per target, where the sources
-    name it differently). The numpy reference never needs them.
+    (schedule, size)), ``overrides`` (WGSL ``override`` values; on CUDA the values of
+    by-value parameters of those names), ``defines`` (CUDA ``-D``), ``options``
+    (compiler options by target), ``include_dirs`` (CUDA), ``shared_bytes`` (CUDA
+    dynamic shared memory), ``arguments`` (CUDA parameter order by name: buffers,
+    fields, the size's dimensions, params/defaults values), ``launches`` (several
+    ``Dispatch``es run as one kernel), and ``requires`` (device features such as
+    ``"subgroups"``; a WGSL ``enable`` adds its own), and ``entry_points`` (the entry
+    point's name per target, where the sources name it differently). The numpy
+    reference never needs them.
 
     ``body`` is an IR pattern (build one with ``forge.ir.kernel``); a raw kernel gets a
     ``RawBody`` of its sources and reference. ``schedule_roles`` marks schedules by

@@ -442,26 +442,126 @@ def _parameter(text: str) -> CudaParam | None:
 def cuda_parameters(source: str, entry_point: str) -> list[CudaParam] | None:
     """The parameters of ``__global__`` function ``entry_point`` (a plain name, or a
     template instantiation such as ``"softmax<float, 256>"``: its name part is looked
-    up), in declaration order; None when the declaration cannot be read."""
+    up), in declaration order; None when the declaration cannot be read.
+
+    A template's type parameters are replaced by the entry point's arguments in the
+    parameters' types (``template <typename scalar_t>`` and ``"scale<float>"``: a
+    ``scalar_t alpha`` is a ``float alpha``), defaults filling those it leaves out. A
+    kernel stamped out by a function-like macro (``#define UNARY(name, expr)
+    __global__ void name(...)`` then ``UNARY(relu, ...)``) is read from the macro's
+    body with the invocation's arguments in place of its parameters."""
     name = re.split(r"[<\s(]", entry_point.split("::")[-1].strip(), maxsplit=1)[0]
     text = strip_comments(source)
+    found = _declaration(text, name)
+    if found is None:
+        expanded = _expand_kernel_macro(text, name)
+        found = _declaration(expanded, name) if expanded is not None else None
+    if found is None:
+        return None
+    template, inner = found
+    if inner in ("", "void"):
+        return []
+    params = [_parameter(part) for part in _split_top_level(inner)]
+    if any(p is None for p in params):
+        return None
+    types = _template_types(template, entry_point)
+    return [_substituted(p, types) for p in params]  # type: ignore[arg-type]
+
+
+def _declaration(text: str, name: str) -> tuple[str, str] | None:
+    """(the ``template <...>`` parameter list before it, or "", the parameter list) of
+    the first ``__global__`` function ``name`` in ``text``."""
     pattern = re.compile(r"__global__[^;{]*?\b" + re.escape(name) + r"\s*\(")
     for match in pattern.finditer(text):
-        depth, start = 1, match.end()
-        for index in range(start, len(text)):
-            if text[index] == "(":
-                depth += 1
-            elif text[index] == ")":
-                depth -= 1
-                if depth == 0:
-                    break
-        else:
+        end = _closing(text, match.end() - 1, "(", ")")
+        if end is None:
             return None
-        inner = text[start:index].strip()
-        if inner in ("", "void"):
-            return []
-        params = [_parameter(part) for part in _split_top_level(inner)]
-        if any(p is None for p in params):
-            return None
-        return params  # type: ignore[return-value]
+        # the template header sits between the previous declaration and __global__
+        start = max(text.rfind(";", 0, match.start()), text.rfind("}", 0, match.start())) + 1
+        header = list(re.finditer(r"\btemplate\s*<", text[start : match.start()]))
+        template = ""
+        if header:
+            opening = start + header[-1].end() - 1
+            closing = _closing(text, opening, "<", ">")
+            template = text[opening + 1 : closing] if closing is not None else ""
+        return template, text[match.end() : end].strip()
+    return None
+
+
+def _closing(text: str, opening: int, open_: str, close: str) -> int | None:
+    """The index of the ``close`` that matches the ``open_`` at ``opening``."""
+    depth = 0
+    for index in range(opening, len(text)):
+        if text[index] == open_:
+            depth += 1
+        elif text[index] == close:
+            depth -= 1
+            if depth == 0:
+                return index
+    return None
+
+
+_TYPE_PARAMETER = re.compile(r"\s*(?:typename|class)\s+(\w+)\s*(?:=\s*(.+?))?\s*$", re.S)
+
+
+def _template_types(template: str, entry_point: str) -> dict[str, str]:
+    """Each type parameter of ``template`` (``typename scalar_t``, ``class T = float``)
+    and the type ``entry_point``'s template arguments (or its default) give it."""
+    if not template:
+        return {}
+    opening = entry_point.find("<")
+    closing = entry_point.rfind(">")
+    given = (
+        [a.strip() for a in _split_top_level(entry_point[opening + 1 : closing])]
+        if 0 <= opening < closing
+        else []
+    )
+    types = {}
+    for index, part in enumerate(_split_top_level(template)):
+        match = _TYPE_PARAMETER.match(part)
+        if match is None:
+            continue
+        value = given[index] if index < len(given) else match.group(2)
+        if value:
+            types[match.group(1)] = " ".join(value.split())
+    return types
+
+
+def _substituted(param: CudaParam, types: Mapping[str, str]) -> CudaParam:
+    text = param.type
+    for name, value in types.items():
+        text = re.sub(r"\b" + re.escape(name) + r"\b", value, text)
+    return param if text == param.type else CudaParam(param.name, text, param.pointer)
+
+
+def _replace_word(mapping: Mapping[str, str], match: re.Match) -> str:
+    return mapping.get(match.group(0), match.group(0))
+
+
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)]*)\)(.*)$", re.M)
+
+
+def _expand_kernel_macro(text: str, name: str) -> str | None:
+    """``text`` with the first invocation of a function-like macro whose body declares
+    a ``__global__`` function, and one of whose arguments is ``name``, expanded in
+    place (its parameters replaced, ``##`` pasted); None when there is none."""
+    text = re.sub(r"\\[ \t]*\n", " ", text)  # line continuations
+    for define in _DEFINE.finditer(text):
+        macro, body = define.group(1), define.group(3)
+        if "__global__" not in body:
+            continue
+        formals = [f.strip() for f in define.group(2).split(",")]
+        for call in re.finditer(r"\b" + re.escape(macro) + r"\s*\(", text):
+            if define.start() <= call.start() < define.end():
+                continue
+            end = _closing(text, call.end() - 1, "(", ")")
+            if end is None:
+                return None
+            actuals = [a.strip() for a in _split_top_level(text[call.end() : end])]
+            if name not in actuals:
+                continue
+            mapping = {f: a for f, a in zip(formals, actuals) if f.isidentifier()}
+            expanded = re.sub(r"\b\w+\b", functools.partial(_replace_word, mapping), body)
+            expanded = re.sub(r"\s*##\s*", "", expanded)
+            return text[: call.start()] + expanded + text[end + 1 :]
     return None

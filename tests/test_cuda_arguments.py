@@ -222,8 +222,9 @@ def test_pointers_named_otherwise_go_by_position_and_n_still_takes_the_size():
         "value",
         ("n", np.int32(4).tobytes()),
     )
-    with pytest.raises(InvalidArgument, match="count"):  # a scalar no one gives a value
-        _arguments("const float* in, float* out, int count", buffers)
+    # two scalars no one gives a value: which is the size would be a guess
+    with pytest.raises(InvalidArgument, match=r"'count', 'stride'\]"):
+        _arguments("const float* in, float* out, int count, int stride", buffers)
 
 
 def test_n_takes_the_size_beside_a_uniform_block_shared_with_wgsl():
@@ -258,3 +259,253 @@ def test_const_pointers_take_the_inputs_when_the_output_comes_first():
     )
     # with no const to tell them apart, binding order stays
     assert _arguments("float* a, float* b, int n", buffers)[:2] == (("buffer", 0), ("buffer", 1))
+
+
+# -- arguments=(...) naming the size or a params value (FINDINGS_R5C F1) ----------------
+_TILE_SCAN = r"""
+template <int BLOCK_THREADS, int ITEMS_PER_THREAD>
+__global__ void tile_sum(const int* d_in, int* d_out, int num_items) {
+    int i = blockIdx.x * BLOCK_THREADS + threadIdx.x;
+    if (i < num_items) d_out[i] = d_in[i] * ITEMS_PER_THREAD;
+}
+"""
+_INT_BUFFERS = (
+    BufferSpec(0, "i32", "read", name="d_in"),
+    BufferSpec(1, "i32", "read_write", name="d_out"),
+)
+
+
+def _spec(source, entry="tile_sum<{{wg_x}}, 1>", buffers=_INT_BUFFERS, **fields):
+    base = dict(
+        id="k",
+        entry_point=entry,
+        sources={"cuda": source},
+        buffers=buffers,
+        grid=lambda s, n: (1, 1, 1),
+        schedules=(Schedule(32),),
+        test_sizes=(4,),
+    )
+    base.update(fields)
+    return KernelSpec(**base)
+
+
+def test_arguments_can_name_the_size_for_a_parameter_named_otherwise():
+    """CUB's example names the size ``int num_items``: ``arguments=`` naming ``n`` binds
+    it (it was refused: "name no buffer, uniform field or value params(size)/defaults
+    give"), packed in the parameter's declared type."""
+    kernel = _spec(_TILE_SCAN, arguments=("d_in", "d_out", "n"))
+    (step,) = kernel.steps("cuda", Schedule(32), 4)
+    assert step.arguments == (
+        ("buffer", 0),
+        ("buffer", 1),
+        ("value", ("n", np.int32(4).tobytes())),
+    )
+    # the frozen kernel a worker runs gives the same arguments again
+    assert kernel.frozen("cuda", Schedule(32), 4).steps("cuda", Schedule(32), 4) == (step,)
+
+
+def test_a_dispatch_can_pass_a_params_value_as_another_launchs_n():
+    """reduce6's second launch passes the partials' count as the same kernel's ``n``."""
+    source = r"""extern "C" __global__ void part(const float* x, float* y, unsigned int n) {
+        if (threadIdx.x < n) y[threadIdx.x] = x[threadIdx.x];
+    }"""
+    kernel = _spec(
+        source,
+        entry="part",
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="partial", count=64, scratch=True),
+            BufferSpec(2, "f32", "read_write", name="total", count=1),
+        ),
+        params=lambda n: {"nparts": 64},
+        launches=(
+            forge.Dispatch("part", grid=(1, 1, 1), arguments=("x", "partial", "n")),
+            forge.Dispatch("part", grid=(1, 1, 1), arguments=("partial", "total", "nparts")),
+        ),
+    )
+    first, second = kernel.steps("cuda", Schedule(32), 1000)
+    assert first.arguments[2] == ("value", ("n", np.uint32(1000).tobytes()))
+    assert second.arguments == (
+        ("buffer", 1),
+        ("buffer", 2),
+        ("value", ("nparts", np.uint32(64).tobytes())),
+    )
+
+
+def test_arguments_naming_nothing_known_says_what_is_known():
+    kernel = _spec(_TILE_SCAN, arguments=("d_in", "d_out", "count"))
+    with pytest.raises(InvalidArgument, match=r"\['count'\].*tile_sum<32, 1>.*n \(the size\)"):
+        kernel.steps("cuda", Schedule(32), 4)
+
+
+def test_arguments_of_another_length_than_the_declaration_are_refused_early():
+    kernel = _spec(_TILE_SCAN, arguments=("d_in", "d_out"))
+    with pytest.raises(InvalidArgument, match=r"2 arguments.*declares 3 parameters"):
+        kernel.steps("cuda", Schedule(32), 4)
+
+
+def test_the_by_position_error_suggests_what_works_and_renders_the_entry():
+    kernel = _spec(_TILE_SCAN.replace("int num_items", "int num_items, int stride"))
+    with pytest.raises(InvalidArgument) as caught:
+        kernel.steps("cuda", Schedule(32), 4)
+    message = str(caught.value)
+    assert "tile_sum<32, 1>" in message and "{{" not in message
+    for hint in ("params=lambda n:", "dims=", "arguments=("):
+        assert hint in message, message
+
+
+def test_a_lone_integer_parameter_of_a_1d_kernel_takes_the_size():
+    """cuda-samples' ``vectorAdd(const float *A, const float *B, float *C, int
+    numElements)``: one size dimension, no uniform block, and one integer scalar that
+    matches no name: it is the size."""
+    source = r"""__global__ void vectorAdd(const float *A, const float *B, float *C,
+                                            int numElements) {
+        int i = blockDim.x * blockIdx.x + threadIdx.x;
+        if (i < numElements) C[i] = A[i] + B[i];
+    }"""
+    buffers = (
+        BufferSpec(0, "f32", "read", name="a"),
+        BufferSpec(1, "f32", "read", name="b"),
+        BufferSpec(2, "f32", "read_write", name="c"),
+    )
+    kernel = _spec(source, entry="vectorAdd", buffers=buffers)
+    (step,) = kernel.steps("cuda", Schedule(32), 50000)
+    assert step.arguments == (
+        ("buffer", 0),
+        ("buffer", 1),
+        ("buffer", 2),
+        ("value", ("n", np.int32(50000).tobytes())),
+    )
+    assert kernel.frozen("cuda", Schedule(32), 7).steps("cuda", Schedule(32), 7) == (
+        kernel.steps("cuda", Schedule(32), 7)
+    )
+    # two integers, or a 2-D size: which one is the size is a guess, so still an error
+    two = _spec(source.replace("int numElements)", "int numElements, int s)"), "vectorAdd")
+    with pytest.raises(InvalidArgument, match="numElements"):
+        two.steps("cuda", Schedule(32), 4)
+
+
+# -- per-launch values: Dispatch.overrides fill CUDA by-value parameters (F2) ---------------
+_BITONIC = r"""
+__global__ void bitonic_sort_step(float *dev_values, int j, int k) {
+    unsigned int i = threadIdx.x + blockDim.x * blockIdx.x, ixj = i ^ j;
+    if (ixj > i && ((i & k) == 0) == (dev_values[i] > dev_values[ixj])) {
+        float t = dev_values[i]; dev_values[i] = dev_values[ixj]; dev_values[ixj] = t;
+    }
+}
+"""
+
+
+def _bitonic(**dispatch):
+    return _spec(
+        _BITONIC,
+        entry="bitonic_sort_step",
+        buffers=(BufferSpec(0, "f32", "read_write", name="dev_values", inout=True),),
+        launches=lambda n: (
+            tuple(
+                forge.Dispatch("bitonic_sort_step", grid=(1, 1, 1), overrides={"j": j, "k": k})
+                for k, j in ((2, 1), (4, 2), (4, 1))
+            )
+            + (
+                (forge.Dispatch("bitonic_sort_step", grid=(1, 1, 1), **dispatch),)
+                if dispatch
+                else ()
+            )
+        ),
+    )
+
+
+def test_dispatch_overrides_give_each_cuda_launch_its_own_scalars():
+    steps = _bitonic().steps("cuda", Schedule(32), 4)
+    assert [s.arguments for s in steps] == [
+        (
+            ("buffer", 0),
+            ("value", ("j", np.int32(j).tobytes())),
+            ("value", ("k", np.int32(k).tobytes())),
+        )
+        for k, j in ((2, 1), (4, 2), (4, 1))
+    ]
+    frozen = _bitonic().frozen("cuda", Schedule(32), 4)
+    assert frozen.steps("cuda", Schedule(32), 4) == steps
+
+
+def test_an_override_that_names_no_cuda_parameter_is_refused():
+    with pytest.raises(InvalidArgument, match=r"overrides.*'jj'.*bitonic_sort_step.*j, k"):
+        _bitonic(overrides={"jj": 1, "j": 1, "k": 2}).steps("cuda", Schedule(32), 4)
+
+
+def test_an_override_value_its_c_type_cannot_hold_is_refused():
+    with pytest.raises(InvalidArgument, match=r"int j cannot hold 1.5"):
+        _bitonic(overrides={"j": 1.5, "k": 2}).steps("cuda", Schedule(32), 4)
+
+
+# -- a template type parameter by value (F3) ------------------------------------------------
+_SCALE_T = r"""
+template <typename scalar_t>
+__global__ void scale(const scalar_t* __restrict__ x, scalar_t* __restrict__ y,
+                      scalar_t alpha, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = alpha * x[i];
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "entry, dtype, packed",
+    [("scale<float>", "f32", np.float32(2.0)), ("scale<double>", "f64", np.float64(2.0))],
+)
+def test_a_scalar_t_parameter_takes_the_entry_points_template_argument(entry, dtype, packed):
+    buffers = (BufferSpec(0, dtype, "read", name="x"), BufferSpec(1, dtype, "read_write", name="y"))
+    kernel = _spec(_SCALE_T, entry=entry, buffers=buffers, defaults={"alpha": 2.0})
+    (step,) = kernel.steps("cuda", Schedule(32), 4)
+    assert step.arguments[2:] == (
+        ("value", ("alpha", packed.tobytes())),
+        ("value", ("n", np.int32(4).tobytes())),
+    )
+
+
+def test_template_parameters_are_read_from_the_declaration():
+    from forge import sources
+
+    text = "template <class T, unsigned int B = 4, typename U = float>\n" + _SCALE_T.split("\n", 2)[
+        2
+    ].replace("scalar_t alpha", "U alpha").replace("scalar_t", "T")
+    params = sources.cuda_parameters(text, "scale<double, 8>")
+    assert [p.type for p in params] == [
+        "const double* __restrict__",
+        "double* __restrict__",
+        "float",
+        "int",
+    ]
+
+
+# -- a kernel stamped out by a macro (F6) ----------------------------------------------------
+_MACRO = r"""
+#define UNARY_KERNEL(name, expr)                                                     \
+  __global__ void name(const float* __restrict__ x, float* __restrict__ y, int n) { \
+    int i = blockIdx.x * blockDim.x + threadIdx.x;                                 \
+    if (i < n) { float v = x[i]; y[i] = (expr); }                                  \
+  }
+UNARY_KERNEL(relu_kernel, fmaxf(v, 0.0f))
+UNARY_KERNEL(neg_kernel, -v)
+"""
+_XY = (BufferSpec(0, "f32", "read", name="x"), BufferSpec(1, "f32", "read_write", name="y"))
+
+
+def test_a_kernel_stamped_out_by_a_macro_binds_its_parameters():
+    want = (("buffer", 0), ("buffer", 1), ("value", ("n", np.int32(4).tobytes())))
+    for entry in ("relu_kernel", "neg_kernel"):
+        (step,) = _spec(_MACRO, entry=entry, buffers=_XY).steps("cuda", Schedule(32), 4)
+        assert step.arguments == want
+    explicit = _spec(_MACRO, entry="relu_kernel", buffers=_XY, arguments=("x", "y", "n"))
+    assert explicit.steps("cuda", Schedule(32), 4)[0].arguments == want
+
+
+def test_an_unreadable_declaration_with_arguments_binds_values_in_their_python_type():
+    source = r"""__global__ void opaque(const float* x, float* y, int /* an unnamed n */) { }"""
+    kernel = _spec(source, entry="opaque", buffers=_XY, arguments=("x", "y", "n"))
+    (step,) = kernel.steps("cuda", Schedule(32), 4)
+    assert step.arguments[2] == ("value", ("n", np.int32(4).tobytes()))
+    # without arguments=, a kernel that takes exactly its buffers in order still binds
+    (step,) = _spec(source, entry="opaque", buffers=_XY).steps("cuda", Schedule(32), 4)
+    assert step.arguments == (("buffer", 0), ("buffer", 1))

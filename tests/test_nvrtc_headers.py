@@ -212,3 +212,67 @@ def test_wheels_installed_without_pathfinders_help_are_found_on_sys_path(monkeyp
     monkeypatch.setattr(cuda.pathfinder, "find_nvidia_header_directory", refuse)
     assert _headers._wheel_directory("cudart") == runtime
     assert _headers._wheel_directory("cccl") == cccl
+
+
+# -- what nvcc users expect without asking (FINDINGS_R5C F4, F5) ---------------------------
+def _compiles(source: str) -> bool:
+    from backends.cuda._nvrtc import compile_module
+
+    image, _ = compile_module(source, ("k",), arch="sm_90")
+    return image[:4] == b"\x7fELF"
+
+
+def test_fixed_width_integers_need_no_include():
+    """nvcc's implicit host headers declare ``int64_t``; PyTorch extensions use it with
+    no include of their own."""
+    assert _compiles(
+        'extern "C" __global__ void k(int64_t* x, const uint32_t n) { x[0] = (int64_t)n; }'
+    )
+
+
+@pytest.mark.parametrize(
+    "prelude",
+    [
+        "#include <cstdint>",
+        "#include <stdint.h>",
+        "#include <cuda/std/cstdint>",
+        "typedef long long int64_t;\ntypedef unsigned int uint32_t;",
+        "namespace mine { typedef long int64_t; typedef unsigned uint32_t; }\n"
+        "using mine::int64_t;\nusing mine::uint32_t;",
+        "typedef long int64_t;  // another type than cstdint's long long\n"
+        "typedef unsigned int uint32_t;",
+    ],
+)
+def test_kernels_that_declare_the_integers_themselves_still_compile(prelude):
+    assert _compiles(
+        prelude + '\nextern "C" __global__ void k(int64_t* x, uint32_t n) { x[0] = n; }'
+    )
+
+
+C_HEADER_KERNELS = {
+    "math.h": 'extern "C" __global__ void k(float* x) { x[0] = sqrtf(x[1]) + fabs(x[2]); }',
+    "stdlib.h": 'extern "C" __global__ void k(int* x) { x[0] = abs(x[1]); }',
+    "string.h": 'extern "C" __global__ void k(float* x) { memcpy(x, x + 4, 4 * sizeof(float)); }',
+    "stdio.h": 'extern "C" __global__ void k(float* x) { if (x[0] < 0) printf("%f\\n", x[0]); }',
+    "cstdio": 'extern "C" __global__ void k(float* x) { if (x[0] < 0) printf("%f\\n", x[0]); }',
+    "algorithm": """extern "C" __global__ void k(float* x, int* n) {
+    x[0] = std::min(x[1], x[2]) + std::max(x[3], 0.0f);
+    n[0] = std::max(n[1], 4) - std::min<int>(n[2], 7);
+}""",
+}
+
+
+@pytest.mark.parametrize("header", list(C_HEADER_KERNELS))
+def test_c_headers_cuda_files_start_with_compile(header):
+    assert _compiles(f"#include <{header}>\n" + C_HEADER_KERNELS[header])
+
+
+def test_the_driver_api_header_says_what_to_include_instead():
+    """``cuda.h`` declares the driver API's host functions, which NVRTC refuses: the
+    error says device code needs nothing from it."""
+    from forge import CompileError
+
+    source = '#include <cuda.h>\nextern "C" __global__ void k(float* x) { x[0] = 1.0f; }'
+    with pytest.raises(CompileError, match=r"drop the #include <cuda.h>.*cuda_runtime.h"):
+        _compiles(source)
+    assert _compiles(source.replace("cuda.h", "cuda_runtime.h"))

@@ -13,7 +13,15 @@ NVRTC has no C++ standard library: ``#include <cstdint>`` fails. libcu++ has a
 device-side twin of each header (``cuda/std/cstdint``), so NVRTC gets small in-memory
 headers under the standard names (``STD_HEADERS``) that include the twin and make
 ``std::`` names resolve to ``cuda::std::`` (and, for the fixed-width integers, put them
-in the global namespace too, as host toolchains do).
+in the global namespace too, as host toolchains do). The C headers CUDA files start
+with are served too: ``stdint.h``, ``math.h``, ``stdlib.h``... by their C++ twin, and
+``stdio.h``/``cstdio`` empty (NVRTC has ``printf`` built in), so ``cuda.h``, which
+includes ``stdlib.h``, compiles as well.
+
+nvcc declares ``int64_t`` and the other fixed-width integers without an include (its
+implicit host headers do); ``implicit_options`` pre-includes ``cstdint`` for a source
+that uses them and neither includes nor declares them itself, so a typedef of its own
+(``typedef long int64_t;``, another type than ours) never meets ours.
 """
 
 from __future__ import annotations
@@ -36,6 +44,7 @@ __all__ = [
     "wheel_versions",
     "HEADER_WHEELS",
     "INSTALL_HINT",
+    "implicit_options",
 ]
 
 #: NVIDIA's wheels that carry the headers (the ``cuda`` extra installs them).
@@ -56,6 +65,7 @@ _TWINS = (
     "tuple",
     "array",
     "bit",
+    "algorithm",  # std::min, std::max, std::swap in device code
 )
 _MACRO_ONLY = ("climits", "cfloat", "cassert")
 # C headers and the C++ header they are.
@@ -65,7 +75,12 @@ _C_HEADERS = {
     "limits.h": "climits",
     "float.h": "cfloat",
     "assert.h": "cassert",
+    "math.h": "cmath",
+    "stdlib.h": "cstdlib",
+    "string.h": "cstring",
 }
+# Headers with nothing NVRTC needs: printf is built into NVRTC.
+_EMPTY = ("cstdio", "stdio.h")
 _GLOBAL_INTEGERS = (
     "int8_t",
     "int16_t",
@@ -150,7 +165,29 @@ def _std_header(name: str) -> str:
 STD_HEADERS: dict[str, str] = {
     **{name: _std_header(name) for name in (*_TWINS, *_MACRO_ONLY)},
     **{c: f"#pragma once\n#include <{cpp}>\n" for c, cpp in _C_HEADERS.items()},
+    **{name: "// kernel-forge: printf is built into NVRTC\n#pragma once\n" for name in _EMPTY},
 }
+
+_INTEGER_NAME = re.compile(r"\b(" + "|".join(_GLOBAL_INTEGERS) + r")\b")
+# what declares the fixed-width integers: an include of a header that may (any quoted
+# one, a C or C++ standard one), or a typedef or using of one of the names
+_DECLARES_INTEGERS = re.compile(
+    r'^[ \t]*#[ \t]*include[ \t]*(?:"|<(?:cstdint|stdint\.h|cuda/std/cstdint)>)'
+    r"|\btypedef\b[^;]*\b(?:" + "|".join(_GLOBAL_INTEGERS) + r")\s*;"
+    r"|\busing\s+(?:[\w:]*::)?(?:" + "|".join(_GLOBAL_INTEGERS) + r")\b",
+    re.M,
+)
+
+
+def implicit_options(source: str) -> tuple[str, ...]:
+    """``--pre-include=cstdint`` when ``source`` uses ``int64_t``, ``uint32_t``... and
+    does not include or declare them itself (a quoted include may: left alone), as
+    nvcc users expect; nothing otherwise, or when CCCL (which the header includes) is
+    not installed."""
+    text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
+    if not _INTEGER_NAME.search(text) or _DECLARES_INTEGERS.search(text):
+        return ()
+    return ("--pre-include=cstdint",) if std_headers() else ()
 
 
 # Where NVIDIA's CUDA 13 wheels put their headers, below a site-packages folder.

@@ -1,8 +1,10 @@
 """NVRTC: CUDA C to a cubin or PTX image, with no GPU needed, behind an on-disk cache.
 
 CUDA's headers (``cuda_fp16.h``, ``cuda_bf16.h``, ``mma.h``, ``cooperative_groups.h``,
-CUB and libcu++) and the standard headers NVRTC lacks (``<cstdint>``...) are on the
-include path by default (``_headers``). The cache is keyed by the source, entry point,
+CUB and libcu++) and the standard headers NVRTC lacks (``<cstdint>``, ``<math.h>``...)
+are on the include path by default, and ``<cstdint>`` is pre-included for a source
+that uses ``int64_t`` and the like without declaring them, as nvcc users expect
+(``_headers``). The cache is keyed by the source, entry point,
 options, architecture, output kind, NVRTC version, the versions of NVIDIA's header
 wheels and the contents of every header the source can include. Entries are written
 atomically (a temporary file renamed into place) and carry a sha256 of their payload,
@@ -31,6 +33,7 @@ from ._headers import (
     cache_dir,
     header_digest,
     header_directories,
+    implicit_options,
     std_headers,
     wheel_versions,
 )
@@ -166,6 +169,13 @@ def _include_directories(options: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(found)
 
 
+def _pre_included(options: tuple[str, ...]) -> tuple[str, ...]:
+    """The headers ``--pre-include=NAME`` (or ``-include NAME``) options name."""
+    found = [o.split("=", 1)[1] for o in options if o.startswith("--pre-include=")]
+    found += [b for a, b in zip(options, options[1:]) if a in ("-include", "--pre-include")]
+    return tuple(found)
+
+
 def _cache_key(
     source: str,
     entry_point: Any,
@@ -176,9 +186,14 @@ def _cache_key(
 ) -> str:
     """Everything the image depends on: a source without ``#include`` reads no header,
     so its key skips the (cheap, memoized) walk over the headers."""
+    pre = _pre_included(options)
     included = (
-        header_digest(source, _include_directories(options), headers)
-        if "include" in source
+        header_digest(
+            source + "".join(f"\n#include <{name}>" for name in pre),
+            _include_directories(options),
+            headers,
+        )
+        if "include" in source or pre
         else None
     )
     text = json.dumps(
@@ -317,9 +332,16 @@ def _run_nvrtc(
 
 
 def _missing_headers_hint(log: str) -> str:
-    """Where a header was not found and none of CUDA's are installed, how to get them."""
+    """Where a header was not found and none of CUDA's are installed, how to get them;
+    where the driver API's host header was included, what to write instead."""
     if "open source file" in log and not header_directories():
         return f" (CUDA's headers are not installed: {INSTALL_HINT})"
+    if re.search(r"[/\\]cuda\.h\(\d+\): error: .*host functions are not allowed", log):
+        return (
+            " (cuda.h is the driver API's host header, whose host functions NVRTC cannot "
+            "compile, and device code needs nothing from it: drop the #include <cuda.h>, "
+            "or include <cuda_runtime.h> for CUDART_VERSION and the runtime's types)"
+        )
     return ""
 
 
@@ -374,7 +396,7 @@ def compile_module(
     if isinstance(options, str) or not all(isinstance(o, str) for o in options):
         raise InvalidArgument(f"options must be a sequence of strings, got {options!r}")
     arch = _checked_arch(arch or default_arch(), output)
-    full = (f"--gpu-architecture={arch}", *include_options(), *options)
+    full = (f"--gpu-architecture={arch}", *include_options(), *implicit_options(source), *options)
     headers = std_headers()
     key = _cache_key(source, list(entry_points), arch, output, full, headers)
     path = cache_dir() / f"{key}.{output}"

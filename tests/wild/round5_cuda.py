@@ -76,7 +76,7 @@ reduce6(const T *__restrict__ g_idata, T *__restrict__ g_odata, unsigned int n) 
 _REDUCE6_BLOCKS = 64
 
 
-def _total_reference(g_idata, partial, total, params):
+def _total_reference(g_idata, partial, total):
     return np.array([g_idata.astype(np.float64).sum()], np.float32)
 
 
@@ -98,10 +98,10 @@ REDUCE6 = Wild(
             ),
             BufferSpec(1, "f32", "read_write", name="partial", count=_REDUCE6_BLOCKS, scratch=True),
             BufferSpec(2, "f32", "read_write", name="total", count=1),
-            BufferSpec.uniform(3, (("n", "u32"), ("blocks", "u32"))),
         ),
         reference=_total_reference,
-        params=lambda n: {"n": n, "blocks": _REDUCE6_BLOCKS},
+        # the second launch passes the partials' count as the same kernel's n
+        params=lambda n: {"blocks": _REDUCE6_BLOCKS},
         launches=(
             # the host code: reduce<T>(size, threads, blocks, ...) then the partials again
             Dispatch(
@@ -241,7 +241,7 @@ CUB_SCAN = Wild(
             BufferSpec(1, "i32", "read_write", name="d_out"),
         ),
         reference=_tile_scan_reference,
-        params=lambda n: {"num_items": n},
+        # int num_items, the kernel's one integer, is the size
         grid=lambda s, n: (ceil_div(n, 128 * 4), 1, 1),
         schedules=(Schedule(128, items_per_invocation=4),),
         test_sizes=(10007, 1, 512, 4099),
@@ -308,9 +308,6 @@ TORCH_BIAS_GELU = Wild(
         ),
         reference=_bias_gelu_reference,
         params=lambda size: {"numel": size.rows * size.hidden},
-        # nvcc's implicit host headers declare int64_t; NVRTC needs it included
-        # (FINDINGS_R5C.md): the source is kept as the extension has it
-        options={"cuda": ("--pre-include=cstdint",)},
         # const int64_t blocks = std::min((numel + threads - 1) / threads, (int64_t)32);
         grid=lambda s, size: (
             min(ceil_div(size.rows * size.hidden, s.workgroup_size[0]), 32),
@@ -821,12 +818,11 @@ BLELLOCH = Wild(
 )
 
 # -- the bitonic sort step kernel (j, k by value, one launch per step) ------------------------
-# As written it takes ``int j, int k`` per launch; a Dispatch has no per-launch CUDA
-# argument values (FINDINGS_R5C.md), so the body is kept and j, k become template
-# parameters of the entry point each Dispatch names.
+# As written: ``int j, int k`` by value, each launch giving its own through
+# ``Dispatch.overrides``.
 
 _BITONIC = r"""
-__device__ __forceinline__ void bitonic_sort_step_body(float *dev_values, int j, int k) {
+__global__ void bitonic_sort_step(float *dev_values, int j, int k) {
     unsigned int i, ixj; /* Sorting partners: i and ixj */
     i = threadIdx.x + blockDim.x * blockIdx.x;
     ixj = i ^ j;
@@ -850,11 +846,6 @@ __device__ __forceinline__ void bitonic_sort_step_body(float *dev_values, int j,
         }
     }
 }
-
-template <int J, int K>
-__global__ void bitonic_sort_step(float *dev_values) {
-    bitonic_sort_step_body(dev_values, J, K);
-}
 """
 
 
@@ -866,8 +857,9 @@ def _bitonic_launches(n):
         while j > 0:  # Minor step
             passes.append(
                 Dispatch(
-                    f"bitonic_sort_step<{j}, {k}>",
+                    "bitonic_sort_step",
                     grid=lambda s, n: (n // s.workgroup_size[0], 1, 1),
+                    overrides={"j": j, "k": k},
                 )
             )
             j >>= 1
@@ -878,7 +870,7 @@ def _bitonic_launches(n):
 BITONIC = Wild(
     KernelSpec(
         id="wild_r5_bitonic_sort_step_launches",
-        entry_point="bitonic_sort_step<1, 2>",
+        entry_point="bitonic_sort_step",
         sources={"cuda": _BITONIC},
         buffers=(
             BufferSpec(
