@@ -934,3 +934,23 @@ def test_an_accurate_sine_of_a_float32_angle_may_be_off_by_the_angle_rounding():
     angle = 0.5 * np.arange(256)
     assert np.all(bound <= 4 * 2.0**-23 * x * angle + 1e-30)
     assert np.all(bound[x > 1] < 2.0**-11 * x[x > 1]) and bound[angle > 50].max() > 0
+
+
+@pytest.mark.parametrize("backend", ["wgpu", "browser"])
+def test_a_cancelling_sigmoid_fails_under_atol_0(request, backend):
+    """The default f32 atol (1e-6) accepts ``1 - 1/(1 + exp(x))``, off by one ulp of 1.0
+    on values below 1e-3 (round 6 of kernels from the wild, a known gap); a kernel that
+    declares ``atol=0`` gets the right sigmoid passed and the cancelling one caught."""
+    require_available(request.config, backend)
+    from tests.wild import CORPUS, mutant
+
+    wild = CORPUS["wild_r6_sigmoid_exp"]
+    strict = {"f32": {"atol": 0.0}}
+    right = dataclasses.replace(wild.kernel, tolerance=strict)
+    ev = oracle.evaluate(backend, right, size=10007, samples=0)
+    assert ev.passed, ev.report()
+    cancelling = dataclasses.replace(
+        mutant(wild, "1 - sigmoid(-x) cancels below zero"), tolerance=strict
+    )
+    ev = oracle.evaluate(backend, cancelling, size=10007, samples=0)
+    assert ev.verdict is Verdict.MISMATCH, ev.report()

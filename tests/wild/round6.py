@@ -6,6 +6,15 @@ sum, Cephes' ``expf`` in Horner form, a radix-2 FFT stage, scaled attention scor
 3x3 inverse by the adjugate, a bilinear resize and a distance matrix through
 ``|a|^2 + |b|^2 - 2ab``), with a numpy reference written the natural way and mutants
 whose error is beyond what a correct float32 computation makes.
+
+What they found, fixed since with a test: the FFT stage's twiddles from
+``np.exp(-1j * theta)`` got no WGSL sin/cos bound (a false alarm on SwiftShader), and the
+bilinear resize's sample coordinate, rounded in float32 by the kernel and derived from no
+input, had no bound either (a false alarm on lavapipe and SwiftShader: now every
+operation of the reference is rounded at random, Monte Carlo arithmetic). Two mutants the
+oracle cannot see, each said in ``Wild.invisible``: a sigmoid cancelling by one ulp of 1.0
+(inside the default f32 atol) and a distance matrix without its clamp at zero (NaN only
+for coinciding points).
 """
 
 from __future__ import annotations
@@ -415,6 +424,14 @@ SIGMOID = Wild(
             "exp(-x[i])",
             "bitcast<f32>(i32(clamp(-12102203.0 * x[i], -1.0e9, 1.0e9)) + 1064866805)",
         ),
+    },
+    invisible={
+        ("1 - sigmoid(-x) cancels below zero", "wgsl"): (
+            "its error is one ulp of 1.0 (6e-8) on values below 1e-3, inside the default "
+            "f32 atol of 1e-6 (a known gap: the default absolute tolerance does not scale "
+            "with an output's magnitude); declared with atol=0 the original passes and "
+            "this mutant fails (test_a_cancelling_sigmoid_fails_under_atol_0)"
+        )
     },
 )
 
@@ -866,6 +883,13 @@ PDIST = Wild(
             "ab += u * v;",
             "ab = unpack2x16float(pack2x16float(vec2<f32>(ab + u * v, 0.0))).x;",
         ),
+    },
+    invisible={
+        ("no clamp at zero", "wgsl"): (
+            "without the clamp sqrt takes a negative only where two points (nearly) "
+            "coincide; drawn inputs put none so, and near such a pair the expanded "
+            "formula is itself inaccurate, so a right kernel would fail there too"
+        )
     },
 )
 
