@@ -65,7 +65,6 @@ _TWINS = (
     "tuple",
     "array",
     "bit",
-    "algorithm",  # std::min, std::max, std::swap in device code
 )
 _MACRO_ONLY = ("climits", "cfloat", "cassert")
 # C headers and the C++ header they are.
@@ -81,6 +80,25 @@ _C_HEADERS = {
 }
 # Headers with nothing NVRTC needs: printf is built into NVRTC.
 _EMPTY = ("cstdio", "stdio.h")
+# <algorithm> for what device code takes from it (std::min, std::max, std::swap), self-
+# contained: CUDA 13.0's CCCL on the H200 has no <cuda/std/algorithm> (2026-12-01). A
+# name declared in std itself is found before those a using-directive brings in.
+_ALGORITHM = """// kernel-forge: what device code takes from <algorithm>, for NVRTC
+#pragma once
+namespace std {
+template <class T> __host__ __device__ constexpr const T& min(const T& a, const T& b) {
+  return b < a ? b : a;
+}
+template <class T> __host__ __device__ constexpr const T& max(const T& a, const T& b) {
+  return a < b ? b : a;
+}
+template <class T> __host__ __device__ void swap(T& a, T& b) {
+  T t = a;
+  a = b;
+  b = t;
+}
+}
+"""
 _GLOBAL_INTEGERS = (
     "int8_t",
     "int16_t",
@@ -166,6 +184,7 @@ STD_HEADERS: dict[str, str] = {
     **{name: _std_header(name) for name in (*_TWINS, *_MACRO_ONLY)},
     **{c: f"#pragma once\n#include <{cpp}>\n" for c, cpp in _C_HEADERS.items()},
     **{name: "// kernel-forge: printf is built into NVRTC\n#pragma once\n" for name in _EMPTY},
+    "algorithm": _ALGORITHM,
 }
 
 _INTEGER_NAME = re.compile(r"\b(" + "|".join(_GLOBAL_INTEGERS) + r")\b")

@@ -25,6 +25,13 @@ from forge import BufferSpec, KernelSpec, Schedule, ceil_div
 
 from . import Wild
 
+# What NVIDIA's Vulkan driver made of an f16 round trip (H200, 2026-12-01).
+_F16_ROUND_TRIP_KEPT = (
+    "unpack2x16float(pack2x16float(v)) kept more than f16's precision on NVIDIA's Vulkan "
+    "driver (580.159.04, H200, 2026-12-01): the mutant passed there; lavapipe and "
+    "SwiftShader round to f16 as WGSL says, and it fails on both"
+)
+
 # -- GELU, tanh approximation in its sigmoid form (x * sigmoid(2z)) -------------------------
 # The form fast GELU kernels use: 0.5 x (1 + tanh(z)) == x / (1 + exp(-2z)).
 
@@ -488,6 +495,7 @@ KAHAN = Wild(
             "s = unpack2x16float(pack2x16float(vec2<f32>(t, 0.0))).x;",
         ),
     },
+    invisible_on={("compensated sum in f16-sized steps", "wgsl", "NVIDIA"): _F16_ROUND_TRIP_KEPT},
 )
 
 # -- Cephes expf: Cody-Waite reduction, Horner polynomial, ldexp ----------------------------
@@ -884,6 +892,7 @@ PDIST = Wild(
             "ab = unpack2x16float(pack2x16float(vec2<f32>(ab + u * v, 0.0))).x;",
         ),
     },
+    invisible_on={("cross term in half precision", "wgsl", "NVIDIA"): _F16_ROUND_TRIP_KEPT},
     invisible={
         ("no clamp at zero", "wgsl"): (
             "without the clamp sqrt takes a negative only where two points (nearly) "
