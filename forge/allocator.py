@@ -136,9 +136,15 @@ class SlabAllocator:
                 f"{size_bytes} bytes exceed the capacity of slab "
                 f"{self.topology.slabs[slab].name!r} ({ring.capacity} bytes)"
             )
-        start = _align_up(ring.write, self.alignment)
-        if start % ring.capacity + size_bytes > ring.capacity:
-            start = _align_up(start, ring.capacity)  # wrap: the tail becomes padding
+        if not ring.records:
+            # Nothing live: restart at offset 0, so that requests adding up to the
+            # capacity fit whatever the write head's position was.
+            start = _align_up(ring.write, ring.capacity)
+            ring.read = ring.write = start
+        else:
+            start = _align_up(ring.write, self.alignment)
+            if start % ring.capacity + size_bytes > ring.capacity:
+                start = _align_up(start, ring.capacity)  # wrap: the tail becomes padding
         end = start + size_bytes
         if end - ring.read > ring.capacity:
             raise AllocationError(

@@ -26,12 +26,35 @@ def test_start_offsets_are_aligned():
 
 
 def test_wrap_pads_the_tail_and_restarts_at_zero():
-    alloc = SlabAllocator(1024, alignment=256)
+    alloc = SlabAllocator(1024, alignment=4)
+    first = alloc.allocate_transient(400, 0)
+    alloc.allocate_transient(500, 0)  # 400..900 stays live
+    alloc.advance_read_head(first.end)
+    third = alloc.allocate_transient(300, 0)  # 900 + 300 > 1024: wraps
+    assert third.offset == 0
+    assert alloc.used_bytes() == (1024 - 900) + 500 + 300  # the padded tail counts as used
+
+
+def test_an_empty_ring_does_not_count_the_wrap_padding():
+    # Seen in CI: a 17 MB request on an empty 26.8 MB slab whose write head stood
+    # past its middle was refused, as if the padding to the end held data.
+    alloc = SlabAllocator(1024, alignment=4)
     first = alloc.allocate_transient(700, 0)
     alloc.advance_read_head(first.end)
-    second = alloc.allocate_transient(400, 0)  # 768 + 400 > 1024: wraps
+    second = alloc.allocate_transient(1000, 0)
     assert second.offset == 0
-    assert alloc.used_bytes() == (1024 - 700) + 400  # the padded tail counts as used
+    assert alloc.used_bytes() == 1000
+    # Requests that add up to the capacity fit once the ring is empty, wherever its
+    # write head stood (here 1000 bytes in: 512 + 512 would otherwise lap).
+    alloc.clear([0])
+    halves = [alloc.allocate_transient(512, 0) for _ in range(2)]
+    assert [v.offset for v in halves] == [0, 512]
+    alloc.clear([0])
+    second = alloc.allocate_transient(1000, 0)
+    checkpoint = alloc.write_checkpoint()
+    alloc.allocate_transient(24, 0)
+    alloc.restore_checkpoint(checkpoint)
+    assert alloc.used_bytes() == 1000
 
 
 def test_request_over_capacity_is_refused():
@@ -233,23 +256,26 @@ class RingModel(RuleBasedStateMachine):
         self.dead = []  # every view released so far: none may ever be live again
 
     def _model_place(self, size):
+        if not self.live:  # an empty ring restarts both heads at offset 0
+            start = -(-self.write // self.capacity) * self.capacity
+            return start, start + size, start
         start = -(-self.write // self.alignment) * self.alignment
         if start % self.capacity + size > self.capacity:
             start = -(-start // self.capacity) * self.capacity
-        return start, start + size
+        return start, start + size, self.read
 
     # Sizes shared with checkpoint_roundtrip, so that a view it undoes is often
     # followed by a live one of the same position and length.
     @rule(size=st.one_of(st.integers(1, 1500), st.sampled_from([32, 64])))
     def allocate(self, size):
-        start, end = self._model_place(size)
-        if end - self.read > self.capacity:
+        start, end, read = self._model_place(size)
+        if end - read > self.capacity:
             with pytest.raises(AllocationError):
                 self.alloc.allocate_transient(size, 0)
             return
         view = self.alloc.allocate_transient(size, 0)
         assert view.offset == start % self.capacity
-        self.write = end
+        self.read, self.write = read, end
         self.live.append(view)
 
     @precondition(lambda self: self.live)
@@ -265,11 +291,13 @@ class RingModel(RuleBasedStateMachine):
     @rule(size=st.sampled_from([32, 64]))
     def checkpoint_roundtrip(self, size):
         mark = self.alloc.write_checkpoint()
-        start, end = self._model_place(size)
-        if end - self.read <= self.capacity:
+        start, end, read = self._model_place(size)
+        if end - read <= self.capacity:
             view = self.alloc.allocate_transient(size, 0)
             self.alloc.restore_checkpoint(mark)
             self.dead.append(view)
+            if read == start:  # the ring was empty: both heads moved to the start
+                self.read = self.write = start
         assert self.alloc.write_checkpoint() == mark
 
     @rule()
