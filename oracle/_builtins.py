@@ -42,6 +42,7 @@ __all__ = [
     "nan_dropping",
     "rounding_every_operation",
     "trig_erring",
+    "widened",
 ]
 
 
@@ -326,6 +327,33 @@ def trig_erring(reference, rng, absolute: float = 0.0):
         return None  # it calls none of them: nothing moves
     replaced = {name: erring(getattr(np, name)) for name in ("sin", "cos", "tan")}
     return _rebound(reference, {**replaced, "exp": erring_exp})
+
+
+# -- float32 names read as float64 -------------------------------------------------------
+# A reference run on float64 arrays still rounds where it makes its own float32 arrays
+# (``out = np.zeros(shape, np.float32)``, then ``out += ...``): a convolution accumulated
+# so was no polynomial in its inputs to the oracle, its float64 runs at 1x..5x the inputs
+# off by the float32 roundings of its partial sums.
+_NARROW = ("float32", "float16", "single", "half")
+_NARROW_STRINGS = {"float32", "f4", "<f4", "float16", "f2", "<f2", "single", "half"}
+
+
+def widened(reference):
+    """``reference`` with numpy's float32 and float16 (by those names, or as a creator's
+    ``dtype=`` string) read as float64; None where its module names no numpy."""
+
+    def widening(function):
+        def create(*args, **kwargs):
+            dtype = kwargs.get("dtype")
+            if isinstance(dtype, str) and dtype in _NARROW_STRINGS:
+                kwargs["dtype"] = np.float64
+            return function(*args, **kwargs)
+
+        return create
+
+    replaced: dict[str, Any] = {name: np.float64 for name in _NARROW}
+    replaced.update({name: widening(getattr(np, name)) for name in _CREATORS})
+    return _rebound(reference, replaced)
 
 
 # -- every operation rounded: Monte Carlo arithmetic ------------------------------------

@@ -284,19 +284,21 @@ def _rounding_bounds(expected: Expected) -> dict[str, np.ndarray]:
 
     if expected.reference != NUMPY_REFERENCE or expected.truth.reference is None:
         return {}
-    scaled = [_float64_run(expected, None if t == 1.0 else _times(t)) for t in _SCALES]
-    magnitude_run = _float64_run(expected, np.abs, scalars=True)
-    squares_run = _float64_run(expected, np.square, scalars=True)
-    if magnitude_run is None or squares_run is None or any(r is None for r in scaled):
+    plain = _float64_run(expected)
+    if plain is None:
         return {}
-    sensitivity = _sensitivity(expected, scaled[1])  # type: ignore[arg-type]
-    for label, moved in _operation_rounding(expected, scaled[1]).items():  # type: ignore[arg-type]
+    runs = _polynomial_runs(expected, plain)
+    if runs is None:
+        return {}
+    scaled, magnitude_run, squares_run = runs
+    sensitivity = _sensitivity(expected, plain)
+    for label, moved in _operation_rounding(expected, plain).items():
         sensitivity[label] = np.maximum(sensitivity.get(label, 0.0), moved)
     bounds = {}
     for label, want in expected.outputs.items():
         if want.dtype.names is not None or not is_float_dtype(want.dtype):
             continue
-        values = [np.asarray(r[label], np.float64).reshape(-1) for r in scaled]  # type: ignore[index]
+        values = [np.asarray(r[label], np.float64).reshape(-1) for r in scaled]
         # a reference that casts its result (``.astype(np.float32)``) rounds each run
         ulp = float(float_info(want.dtype).eps)
         magnitude = np.abs(np.asarray(magnitude_run[label], np.float64).reshape(-1))
@@ -322,6 +324,36 @@ def _rounding_bounds(expected: Expected) -> dict[str, np.ndarray]:
         if bound.any():
             bounds[label] = bound.reshape(want.shape)
     return bounds
+
+
+def _polynomial_runs(expected: Expected, plain: dict) -> tuple[list, dict, dict] | None:
+    """The float64 runs ``_rounding_bounds`` reads: at the inputs times each of
+    ``_SCALES``, at their magnitudes and at their squares. With the reference's float32
+    names read as float64 (``widened``) where that runs and gives outputs of the same
+    shapes: a reference that accumulates in an array it made float32 is otherwise no
+    polynomial to the fifth difference. None where a run fails."""
+    from ._builtins import widened
+
+    def runs(truth: Any) -> tuple[list, dict, dict] | None:
+        scaled = [
+            _float64_run(expected, _times(t), truth=truth) if truth or t != 1.0 else plain
+            for t in _SCALES
+        ]
+        magnitude = _float64_run(expected, np.abs, scalars=True, truth=truth)
+        squares = _float64_run(expected, np.square, scalars=True, truth=truth)
+        if magnitude is None or squares is None or any(r is None for r in scaled):
+            return None
+        return scaled, magnitude, squares
+
+    wide = widened(expected.truth.reference) if expected.truth.reference else None
+    if wide is not None:
+        found = runs(replace(expected.truth, reference=wide))
+        shapes = {k: np.shape(v) for k, v in plain.items()}
+        if found is not None and all(
+            {k: np.shape(v) for k, v in run.items()} == shapes for run in (*found[0], *found[1:])
+        ):
+            return found
+    return runs(None)
 
 
 # A backward-stable float32 computation of a function whose elements read rows of k
