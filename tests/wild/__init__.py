@@ -1342,3 +1342,7 @@ CORPUS.update(ROUND5_CUDA)
 from tests.wild.round6 import ROUND6  # noqa: E402  (round 6, numerics: tests/wild/round6.py)
 
 CORPUS.update(ROUND6)
+
+from tests.wild.round7 import ROUND7  # noqa: E402  (round 7, around the maths: tests/wild/round7.py)
+
+CORPUS.update(ROUND7)
