@@ -719,8 +719,12 @@ class KernelSpec:
         found = set(self.requires)
         if target == "wgsl" and source is not None:
             found |= {_ENABLE_FEATURES.get(e, e) for e in _sources.wgsl_enables(source)}
+        # A WGSL source that computes in f16 must say ``enable f16;`` (read above); an
+        # f16 buffer it reads as u32 words (``unpack2x16float``) needs no shader-f16.
+        wide_only = target == "wgsl" and source is not None
         for spec in self.buffers:
-            found |= {s for s in _layout.parse_type(spec.type).scalars() if s in ("f16", "f64")}
+            scalars = _layout.parse_type(spec.type).scalars()
+            found |= {s for s in scalars if s == "f64" or (s == "f16" and not wide_only)}
         return frozenset(found)
 
     def compile_options(self, target: str) -> tuple[str, ...]:
