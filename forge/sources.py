@@ -33,6 +33,7 @@ __all__ = [
     "wgsl_overrides_without_default",
     "wgsl_enables",
     "wgsl_array_lengths",
+    "wgsl_packed_f16",
     "wgsl_entry_points",
     "wgsl_workgroup_size",
     "CudaParam",
@@ -196,6 +197,25 @@ _LENGTH = re.compile(r"\barrayLength\s*\(\s*&?\s*\(?\s*(\w+)")
 def wgsl_array_lengths(source: str) -> frozenset[str]:
     """Names of the variables whose length the module reads with ``arrayLength``."""
     return frozenset(m.group(1) for m in _LENGTH.finditer(strip_comments(source)))
+
+
+_PACK_F16 = re.compile(r"\bpack2x16float\s*\(")
+_PACKED_LOCAL = re.compile(r"\b(?:let|var)\s+(\w+)\s*(?::\s*u32\s*)?=\s*pack2x16float\s*\(")
+_STORE = re.compile(r"\b(\w+)\s*\[[^;]*?\]\s*=(?!=)([^;]*);")
+
+
+@_cached
+def wgsl_packed_f16(source: str) -> frozenset[str]:
+    """Names of the variables the module stores f16 pairs in: an element assigned
+    ``pack2x16float(...)``, directly or through a ``let`` holding one (a u32 word
+    holding two halves, the way a shader without ``shader-f16`` writes f16)."""
+    text = strip_comments(source)
+    if not _PACK_F16.search(text):
+        return frozenset()
+    local = sorted({m.group(1) for m in _PACKED_LOCAL.finditer(text)})
+    words = [r"\bpack2x16float\s*\("] + [rf"\b{re.escape(name)}\b" for name in local]
+    holds = re.compile("|".join(words))
+    return frozenset(m.group(1) for m in _STORE.finditer(text) if holds.search(m.group(2)))
 
 
 _ENTRY = re.compile(r"@\s*compute[^{;]*?\bfn\s+(\w+)\s*\(", re.S)

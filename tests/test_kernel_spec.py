@@ -413,3 +413,47 @@ def test_a_kernel_without_schedules_runs_with_its_constant_workgroup_size():
     assert defaulted.schedules[0].workgroup_size == (128, 1, 1)
     set_by_schedule = dataclasses.replace(defaulted, schedules=(), overrides={"BLOCK": "wg_x"})
     assert set_by_schedule.schedules == (Schedule(),)
+
+
+def test_f16_pairs_stored_in_u32_words_are_found_and_need_no_shader_f16():
+    """A shader without ``shader-f16`` keeps halves in u32 words: the words it stores
+    ``pack2x16float`` in (directly or through a ``let``) are found, a plain u32 store
+    is not; and such a kernel needs no f16 feature even where its buffers are declared
+    f16, since WGSL computes in f16 only after ``enable f16;``."""
+    from forge.sources import wgsl_packed_f16
+
+    source = """
+    @group(0) @binding(0) var<storage, read> x: array<u32>;
+    @group(0) @binding(1) var<storage, read_write> y: array<u32>;
+    @group(0) @binding(2) var<storage, read_write> z: array<u32>;
+    @group(0) @binding(3) var<storage, read_write> counts: array<u32>;
+    @compute @workgroup_size(64)
+    fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+        let i = gid.x;
+        let h = unpack2x16float(x[i]);
+        y[i] = pack2x16float(h * 2.0);
+        let packed: u32 = pack2x16float(h);
+        z[x[i] & 7u] = packed;  // a store indexed by a load
+        counts[i] = x[i] + 1u;  // an integer, not halves
+        if (counts[i] == packed) { return; }
+    }
+    """
+    assert wgsl_packed_f16(source) == {"y", "z"}
+    assert (
+        wgsl_packed_f16(
+            source.replace("pack2x16float(h * 2.0)", "1u").replace("= pack2x16float(h)", "= 2u")
+        )
+        == set()
+    )
+    halves = KernelSpec(
+        id="halves",
+        entry_point="main",
+        sources={"wgsl": source},
+        buffers=(
+            BufferSpec(0, "f16", "read", name="x"),
+            BufferSpec(1, "f16", "read_write", name="y"),
+        ),
+    )
+    assert "f16" not in halves.features("wgsl", source)
+    assert "f16" in halves.features("wgsl", "enable f16;\n" + source)
+    assert "f16" in halves.features("wgsl")  # emitted from the IR: f16 buffers, f16 code

@@ -11,19 +11,22 @@ Caffe's im2col, a 1-D derivative stencil with a halo in workgroup memory and a o
 row mean and max), with a numpy reference written the natural way and mutants that each
 hold one plausible bug.
 
-What they found, open: f16 pairs packed in u32 words, declared u32 as the shader declares
-them, are compared as exact integers, so a right SiLU on packed halves is a false MISMATCH
-(about 1 word in 1400 one f16 ulp apart, reported as "ulp 65536"); declared as f16 halves
-they are judged as f16, but an f16 buffer makes forge require the shader-f16 feature the
-WGSL never enables, so SwiftShader refuses the kernel (``KernelSpec.features``). And the
-report counts elements accepted within sin and cos's bound as "accepted within a long
-sum's rounding bound". Fixed in the kernels (their fault, not the oracle's): a router
-reference that took the argmax of float32 probabilities, which tie where the logits do
-not; a Hillis-Steele mutant (``thid > offset``) that is right for an exclusive scan; an
-SGD mutant that read back the buffer it had just stored.
+What they found, fixed since with a test: f16 pairs packed in u32 words, declared u32 as
+the shader declares them, were compared as exact integers, so a right SiLU on packed
+halves was a false MISMATCH (about 1 word in 1400 one f16 ulp apart, reported as "ulp
+65536"): a u32 buffer the WGSL stores ``pack2x16float`` in is now judged as its f16 pairs;
+and an f16 buffer made forge require the shader-f16 feature the WGSL never enables, so
+SwiftShader refused such a kernel (``KernelSpec.features`` now takes f16 from ``enable
+f16;``). Open: the report counts elements accepted within sin and cos's bound as
+"accepted within a long sum's rounding bound". Fixed in the kernels (their fault, not the
+oracle's): a router reference that took the argmax of float32 probabilities, which tie
+where the logits do not; a Hillis-Steele mutant (``thid > offset``) that is right for an
+exclusive scan; an SGD mutant that read back the buffer it had just stored.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import numpy as np
 
@@ -1257,12 +1260,13 @@ MEAN_MAX = Wild(
 )
 
 # -- SiLU on f16 pairs packed in u32 words (WebGPU without shader-f16: ORT Web, WebLLM) -----
-# Declared as the shader declares it (u32 words, compared exactly) a right kernel fails: its
+# Declared as the shader declares it (u32 words), a right kernel was a false MISMATCH: its
 # f32 SiLU rounds to f16 one ulp apart from numpy's on about 1 word in 1400 (an f32 result
-# one ulp off lands on the other side of an f16 rounding midpoint). Declared as f16 halves
-# (twice the count), the words are judged as the f16 values they hold. Open: an f16 buffer
-# makes forge require the shader-f16 feature although the WGSL never enables f16, so
-# SwiftShader (the browser) refuses it as UNSUPPORTED (KernelSpec.features).
+# one ulp off lands on the other side of an f16 rounding midpoint), and u32 words were
+# compared exactly; the oracle now judges a u32 buffer the WGSL stores pack2x16float in as
+# the f16 pairs it holds. Declared as f16 halves (twice the count) it is judged the same;
+# such a buffer made forge require shader-f16 although the WGSL never enables f16, so
+# SwiftShader refused it (KernelSpec.features now reads f16 from ``enable f16;``).
 
 _SILU_HALF2 = """
 @group(0) @binding(0) var<storage, read> x: array<u32>;
@@ -1312,6 +1316,36 @@ SILU_HALF2 = Wild(
     },
 )
 
+
+def _f16_pair_words(rng, count, size):
+    return rng.normal(0.0, 3.0, 2 * count).astype(np.float16).view(np.uint32)
+
+
+def _silu_half2_words_reference(x, y):
+    v = x.view(np.float16).astype(np.float32)
+    return (v / (1 + np.exp(-v))).astype(np.float16).view(np.uint32)
+
+
+SILU_HALF2_WORDS = Wild(
+    dataclasses.replace(
+        SILU_HALF2.kernel,
+        id="wild_r7_silu_half2_u32_words",
+        buffers=(
+            BufferSpec(0, "u32", "read", name="x", fill=_f16_pair_words),
+            BufferSpec(1, "u32", "read_write", name="y"),
+        ),
+        reference=_silu_half2_words_reference,
+    ),
+    {
+        **SILU_HALF2.mutants,
+        "the upper half masked off": (
+            "wgsl",
+            "y[i] = pack2x16float(s);",
+            "y[i] = pack2x16float(s) & 0xFFFFu;",
+        ),
+    },
+)
+
 ROUND7 = {
     w.kernel.id: w
     for w in (
@@ -1330,5 +1364,6 @@ ROUND7 = {
         STENCIL,
         MEAN_MAX,
         SILU_HALF2,
+        SILU_HALF2_WORDS,
     )
 }
