@@ -104,6 +104,7 @@ class Comparison:
     nonfinite_either: int = 0
     precise: int = 0
     bounded: int = 0
+    bounded_by: str = "a long sum's rounding bound"  # what ``bounded`` were accepted within
     nan_input: int = 0
     histogram: dict = field(default_factory=dict, repr=False, compare=False)
 

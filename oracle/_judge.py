@@ -15,6 +15,7 @@ value: the judge says so in the report instead of pretending to have looked.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
@@ -129,13 +130,18 @@ def _compare_leaf(
             masks["precise"] = precise
             comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
     if comparison.mismatches > comparison.nonfinite_mismatches and label == output:
-        bound = expected.rounding_bound().get(output)
+        bound = summed = expected.rounding_bound().get(output)
         erring = expected.trig_bound(WGSL_TRIG_ERROR if trig else 0.0).get(output)
         if erring is not None:  # sin or cos of a float32 angle (within WGSL's bound)
             bound = erring if bound is None else np.maximum(bound.reshape(-1), erring.reshape(-1))
         if bound is not None:  # a long sum, rounded in another order?
             masks["bound"] = bound.reshape(want.shape)
             comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
+            if erring is not None:
+                kinds = "a long sum's rounding bound or " if summed is not None else ""
+                comparison = dataclasses.replace(
+                    comparison, bounded_by=f"{kinds}the error of sin and cos carried through"
+                )
     if comparison.mismatches and value_coverage and label == output:
         alternatives = expected.nan_alternatives().get(output, [])
         if packed:

@@ -311,7 +311,7 @@ class OutputCheck:
                 else ""
             )
             + (
-                f" ({self.comparison.bounded} accepted within a long sum's rounding bound)"
+                f" ({self.comparison.bounded} accepted within {self.comparison.bounded_by})"
                 if self.comparison.bounded
                 else ""
             )

@@ -17,11 +17,12 @@ halves was a false MISMATCH (about 1 word in 1400 one f16 ulp apart, reported as
 65536"): a u32 buffer the WGSL stores ``pack2x16float`` in is now judged as its f16 pairs;
 and an f16 buffer made forge require the shader-f16 feature the WGSL never enables, so
 SwiftShader refused such a kernel (``KernelSpec.features`` now takes f16 from ``enable
-f16;``). Open: the report counts elements accepted within sin and cos's bound as
-"accepted within a long sum's rounding bound". Fixed in the kernels (their fault, not the
-oracle's): a router reference that took the argmax of float32 probabilities, which tie
-where the logits do not; a Hillis-Steele mutant (``thid > offset``) that is right for an
-exclusive scan; an SGD mutant that read back the buffer it had just stored.
+f16;``); and the report counted elements accepted within sin and cos's error as
+"accepted within a long sum's rounding bound" (it names both now). Fixed in the kernels
+(their fault, not the oracle's): a router reference that took the argmax of float32
+probabilities, which tie where the logits do not; a Hillis-Steele mutant (``thid >
+offset``) that is right for an exclusive scan; an SGD mutant that read back the buffer it
+had just stored.
 """
 
 from __future__ import annotations
