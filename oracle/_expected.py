@@ -450,12 +450,12 @@ def _fan_in(expected: Expected, plain: dict) -> float:
             continue
         if array.dtype.kind != "f" or array.size == 0:
             continue
+        # the layout's blocks count scalars (a vec4 element's lanes each), as ``flat`` does
         blocks = case.layout.get(label, ())
-        stop = blocks[0][2] if blocks and blocks[0][0] == "normal" else array.shape[0]
-        lanes = array.size // array.shape[0]  # the reference may see it reshaped
+        stop = blocks[0][2] if blocks and blocks[0][0] == "normal" else array.size
         moved_outputs = 0
         for _ in range(_FAN_IN_PROBES):
-            position = int(rng.integers(0, max(1, stop))) * lanes
+            position = int(rng.integers(0, max(1, min(stop, array.size))))
 
             def move_one(a: np.ndarray, position: int = position) -> np.ndarray:
                 a = a.copy()

@@ -1004,3 +1004,26 @@ def test_a_cancelling_sigmoid_fails_under_atol_0(request, backend):
     )
     ev = oracle.evaluate(backend, cancelling, size=10007, samples=0)
     assert ev.verdict is Verdict.MISMATCH, ev.report()
+
+
+def test_the_rounding_bound_of_a_kernel_with_a_vec4_input_beside_rows_is_computed():
+    """An int4 GEMV of round 8 of kernels from the wild (rows of packed weights beside a
+    ``vec4<f32>`` activation): the probe that counts how many inputs an output reads
+    moved a vector input's element at (a scalar index) x (its lanes), past its end, and
+    the rounding bound raised IndexError instead of judging the right kernel."""
+    kernel = KernelSpec(
+        id="rows_plus_vec4",
+        entry_point="main",
+        sources={},
+        dims=("R", "C"),
+        buffers=(
+            BufferSpec(0, "f32", "read", name="a", count="R*C", shape=("R", "C")),
+            BufferSpec(1, "vec4<f32>", "read", name="v", count="R"),
+            BufferSpec(2, "f32", "read_write", name="y", count="R"),
+        ),
+        reference=lambda a, v: a.sum(axis=1) + v[:, 0] * v[:, 3],
+    )
+    for seed in range(4):
+        case = oracle.make_case(kernel, "R=64,C=8", seed)
+        bound = oracle.expected_outputs(case).rounding_bound()["y"]
+        assert bound.shape == (64,) and np.all(np.isfinite(bound) | (bound == np.inf))
