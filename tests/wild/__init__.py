@@ -1346,3 +1346,7 @@ CORPUS.update(ROUND6)
 from tests.wild.round7 import ROUND7  # noqa: E402  (round 7, around the maths: tests/wild/round7.py)
 
 CORPUS.update(ROUND7)
+
+from tests.wild.round8 import ROUND8  # noqa: E402  (round 8, WebGPU samples and ONNX ops: tests/wild/round8.py)
+
+CORPUS.update(ROUND8)
