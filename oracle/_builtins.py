@@ -42,6 +42,7 @@ __all__ = [
     "nan_dropping",
     "rounding_every_operation",
     "trig_erring",
+    "undefined_in_wgsl",
     "widened",
 ]
 
@@ -327,6 +328,55 @@ def trig_erring(reference, rng, absolute: float = 0.0):
         return None  # it calls none of them: nothing moves
     replaced = {name: erring(getattr(np, name)) for name in ("sin", "cos", "tan")}
     return _rebound(reference, {**replaced, "exp": erring_exp})
+
+
+# -- where WGSL defines no result ----------------------------------------------------
+# numpy (IEEE 754) gives atan2(+-0, +-0) a value (0 or +-pi) and pow(-2, 2) one (4);
+# WGSL lowers both to GLSL.std.450 on Vulkan, which leaves Atan2 undefined where both
+# arguments are 0 and Pow where x < 0, or x = 0 and y <= 0 (pow is exp2(y * log2(x))):
+# lavapipe's atan2(0, 0) is 3 pi / 4. An output element that comes from such a call may
+# hold anything on a right kernel.
+_UNDEFINED_CALLS = {
+    "arctan2": re.compile(r"\batan2\s*\("),
+    "power": re.compile(r"\bpow\s*\("),
+}
+
+
+def _nan_where(function, undefined):
+    def twin(*args, **kwargs):
+        value = function(*args, **kwargs)
+        if len(args) < 2:
+            return value
+        where = undefined(np.asarray(args[0]), np.asarray(args[1]))
+        return np.where(where, np.nan, value) if np.any(where) else value
+
+    return twin
+
+
+_UNDEFINED_TWINS = {
+    "arctan2": _nan_where(np.arctan2, lambda y, x: (y == 0) & (x == 0)),
+    "power": _nan_where(
+        np.power,
+        lambda x, y: (
+            (x.dtype.kind == "f" or y.dtype.kind == "f") & ((x < 0) | ((x == 0) & (y <= 0)))
+        ),
+    ),
+}
+
+
+def undefined_in_wgsl(reference, kernel: KernelSpec):
+    """``reference`` with each numpy function whose WGSL builtin ``kernel``'s WGSL source
+    calls (``atan2``, ``pow``) giving NaN where WGSL defines no result; None where the
+    source calls none of them or the reference's module names none."""
+    source = kernel.sources.get("wgsl")
+    if not isinstance(source, str):
+        return None
+    twins = {
+        name: _UNDEFINED_TWINS[name]
+        for name, call in _UNDEFINED_CALLS.items()
+        if call.search(source)
+    }
+    return _rebound(reference, twins) if twins else None
 
 
 # -- float32 names read as float64 -------------------------------------------------------

@@ -106,6 +106,7 @@ class Comparison:
     bounded: int = 0
     bounded_by: str = "a long sum's rounding bound"  # what ``bounded`` were accepted within
     nan_input: int = 0
+    undefined: int = 0
     histogram: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __bool__(self) -> bool:
@@ -511,6 +512,7 @@ def compare(
     precise: Any = None,
     bound: Any = None,
     nan_input: Any = None,
+    undefined: Any = None,
 ) -> Comparison:
     """Compare ``got`` with ``want`` (array-likes) under ``tolerance`` (a Tolerance,
     or overrides merged into the default for ``want``'s dtype).
@@ -542,7 +544,11 @@ def compare(
     reference gives with NaN inputs as missing values (``Expected.nan_alternatives``);
     an element off ``want`` there is accepted and counted in ``nan_input``: numpy's
     ``maximum``, ``max`` and ``argmax`` propagate NaN where IEEE 754-2008's maxNum,
-    ``fmaxf`` and WGSL's ``max`` return the other operand, and both are right."""
+    ``fmaxf`` and WGSL's ``max`` return the other operand, and both are right.
+
+    ``undefined``: a boolean mask (``Expected.undefined_in_wgsl``) of elements that come
+    from a builtin at arguments where the language defines no result (WGSL's
+    ``atan2(0, 0)``); any value there is right, accepted and counted in ``undefined``."""
     got, want = np.asarray(got), np.asarray(want)
     tol = default_tolerance(want.dtype).merged(tolerance)
     shapes = (tuple(got.shape), tuple(want.shape))
@@ -587,6 +593,12 @@ def compare(
             & _same_layout("nan_input", np.asarray(nan_input), want, np.dtype(bool))
         )
         kinds[excused] = 0
+    anything = np.zeros(g.shape, bool)
+    if undefined is not None:
+        where = _same_layout("undefined", np.asarray(undefined), want, np.dtype(bool))
+        anything = (kinds != 0) & ~skip & where
+        kinds[anything] = 0
+    excused = excused | anything
     either = np.zeros(g.shape, bool)
     if nonfinite_either and w.dtype.kind == "f" and tol.nan != "forbid":
         with np.errstate(invalid="ignore"):
@@ -604,7 +616,8 @@ def compare(
         nonfinite_either=int(either.sum()),
         precise=int(use_precise.sum()),
         bounded=int(use_bound.sum()),
-        nan_input=int(excused.sum()),
+        nan_input=int((excused & ~anything).sum()),
+        undefined=int(anything.sum()),
     )
     return _comparison(got.shape, g, w, kinds, finite, (abs_err, rel_err, ulp), counts, base)
 

@@ -128,6 +128,16 @@ class Expected:
             self._cache["nan_alternatives"] = _nan_alternatives(self)
         return self._cache["nan_alternatives"]
 
+    def undefined_in_wgsl(self) -> dict[str, np.ndarray]:
+        """Per output, the elements that come from a WGSL builtin at arguments where
+        WGSL defines no result and numpy does (``atan2(0, 0)``, ``pow`` of a negative
+        base: ``oracle._builtins.undefined_in_wgsl``): those the reference changes when
+        such calls give NaN. Empty where the kernel's WGSL calls none, or the reference
+        is a backend. Computed on first use."""
+        if "undefined" not in self._cache:
+            self._cache["undefined"] = _undefined_outputs(self)
+        return self._cache["undefined"]
+
     def trig_bound(self, absolute: float = 0.0) -> dict[str, np.ndarray]:
         """Per float output, how far a right float32 kernel's results may move through
         what it computes from sin, cos and tan: their arguments rounded in float32, and
@@ -700,6 +710,34 @@ def _nan_alternatives(expected: Expected) -> dict[str, list[np.ndarray]]:
                 same |= np.isnan(want) & np.isnan(out)
             if not same.all():
                 found.setdefault(label, []).append(out)
+    return found
+
+
+def _undefined_outputs(expected: Expected) -> dict[str, np.ndarray]:
+    from ._builtins import undefined_in_wgsl
+
+    truth = expected.truth
+    if expected.reference != NUMPY_REFERENCE or truth.reference is None:
+        return {}
+    twin = undefined_in_wgsl(truth.reference, expected.case.kernel)
+    if twin is None:
+        return {}
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)  # NaN cast to an integer
+            outputs = expected_outputs(expected.case, replace(truth, reference=twin)).outputs
+    except ReferenceFailed:
+        return {}
+    found: dict[str, np.ndarray] = {}
+    for label, out in outputs.items():
+        want = expected.outputs[label]
+        if want.dtype.names is not None:  # a struct output: judged as drawn
+            continue
+        same = want == out
+        if want.dtype.kind == "f":
+            same |= np.isnan(want) & np.isnan(out)
+        if not same.all():
+            found[label] = ~same
     return found
 
 

@@ -115,12 +115,14 @@ def _compare_leaf(
     label: str,
     trig: bool = False,
     packed: bool = False,
+    wgsl: bool = False,
 ) -> Comparison:
     """``compare`` one lane; where it is off in value, again with the reference run in
     float64 as a second expectation (kept in ``masks`` for the later comparison), then
     within a long sum's rounding and the error of sin and cos of float32 arguments
     (``trig``: WGSL's, or CUDA's fast ``__sinf``, within 2**-11) carried through the
-    reference. ``packed``: u32 words judged as their f16 pairs (``_halves``)."""
+    reference; on WGSL (``wgsl``), any value where a builtin has no defined result
+    (``atan2(0, 0)``). ``packed``: u32 words judged as their f16 pairs (``_halves``)."""
     comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
     if comparison.mismatches > comparison.nonfinite_mismatches:
         precise = _precise_leaf(expected, output, label)
@@ -149,6 +151,11 @@ def _compare_leaf(
         excused = nan_excused(got, alternatives, tol)
         if excused.any():  # NaN inputs dropped (maxNum) where numpy propagates them?
             masks["nan_input"] = excused.reshape(want.shape)
+            comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
+    if comparison.mismatches and wgsl and not packed and label == output:
+        undefined = expected.undefined_in_wgsl().get(output)
+        if undefined is not None:  # atan2(0, 0), pow(-2, 2): any value is right
+            masks["undefined"] = undefined.reshape(want.shape)
             comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
     return comparison
 
@@ -264,7 +271,8 @@ def _judge_output(
     ):
         tol = _leaf_tolerance(kernel, want_leaf.dtype, info, expected, tolerance)
         masks = _semantics_masks(ev.semantics, want_leaf, [f[label] for f in flushed_leaves])
-        judging = (value_coverage, expected, region.label, label, trig, packed)
+        wgsl = info.target == "wgsl"
+        judging = (value_coverage, expected, region.label, label, trig, packed, wgsl)
         comparison = _compare_leaf(got_leaf, want_leaf, tol, masks, *judging)
         if flushed and not comparison.passed and len(flushed_leaves) == 1:
             operations = expected.flushed_operations()[region.label]

@@ -315,6 +315,12 @@ class OutputCheck:
                 if self.comparison.bounded
                 else ""
             )
+            + (
+                f" ({self.comparison.undefined} accepted where WGSL defines no result:"
+                " atan2(0, 0), pow of a negative base)"
+                if self.comparison.undefined
+                else ""
+            )
             + f", {self.masked} masked, {self.unwritten} unwritten"
         )
         if self.covered >= 0 and self.unjudged:

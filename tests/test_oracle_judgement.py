@@ -1027,3 +1027,87 @@ def test_the_rounding_bound_of_a_kernel_with_a_vec4_input_beside_rows_is_compute
         case = oracle.make_case(kernel, "R=64,C=8", seed)
         bound = oracle.expected_outputs(case).rounding_bound()["y"]
         assert bound.shape == (64,) and np.all(np.isfinite(bound) | (bound == np.inf))
+
+
+_DIRECTION = """
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (i >= arrayLength(&y)) { return; }
+    let g = select(x[i], 0.0, abs(x[i]) < 0.5);  // a flat patch: no gradient
+    y[i] = atan2(g, 0.5 * g);
+}
+"""
+
+
+def _direction(x, y):
+    g = np.where(np.abs(x) < 0.5, np.float32(0), x)
+    return np.arctan2(g, np.float32(0.5) * g)
+
+
+@pytest.mark.parametrize("backend", ["wgpu", "browser"])
+def test_any_value_is_right_where_wgsl_defines_no_result_and_only_there(request, backend):
+    """numpy's atan2(0, 0) is 0 (or +-pi); GLSL.std.450, which WGSL lowers to on Vulkan,
+    leaves it undefined, and lavapipe's is 3 pi / 4: a right gradient direction was a
+    MISMATCH at every flat point. Such elements (found by running the reference with
+    atan2 giving NaN there) take any value; the others are judged as before, so a kernel
+    off by 1e-3 still fails."""
+    require_available(request.config, backend)
+    kernel = KernelSpec(
+        id="direction",
+        entry_point="main",
+        sources={"wgsl": _DIRECTION},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+        ),
+        reference=_direction,
+        grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+        nonfinite_inputs=False,
+    )
+    case = oracle.make_case(kernel, 1000, 0)
+    undefined = oracle.expected_outputs(case).undefined_in_wgsl()["y"]
+    assert np.array_equal(undefined, np.abs(case.arrays["x"]) < 0.5)
+    good = oracle.evaluate(backend, kernel, size=1000, samples=0)
+    assert good.passed, good.report()
+    if good.outputs["y"].comparison.undefined:  # lavapipe: 3 pi / 4 at the flat points
+        assert "accepted where WGSL defines no result" in good.report()
+    off = dataclasses.replace(
+        kernel,
+        id="direction_off",
+        sources={"wgsl": _DIRECTION.replace("0.5 * g);", "0.5 * g) + 1e-3;")},
+    )
+    assert oracle.evaluate(backend, off, size=1000, samples=0).verdict is Verdict.MISMATCH
+
+
+def test_pow_of_a_negative_base_is_undefined_in_wgsl_only_where_it_is_called():
+    """WGSL's pow is exp2(y * log2(x)): undefined for x < 0 (numpy's (-2) ** 2.0 is 4).
+    The elements are found only for a kernel whose WGSL calls pow, never for CUDA's
+    powf, which C defines there."""
+
+    def squared(x, y):
+        return np.power(x, 2.0)
+
+    buffers = (BufferSpec(0, "f32", "read", name="x"), BufferSpec(1, "f32", "read_write", name="y"))
+    wgsl = KernelSpec(
+        id="squared",
+        entry_point="main",
+        sources={"wgsl": "fn main() { y[i] = pow(x[i], 2.0); }"},
+        buffers=buffers,
+        reference=squared,
+        nonfinite_inputs=False,
+    )
+    case = oracle.make_case(wgsl, 256, 0)
+    assert np.array_equal(
+        oracle.expected_outputs(case).undefined_in_wgsl()["y"], case.arrays["x"] < 0
+    )
+    cuda = dataclasses.replace(
+        wgsl,
+        id="squared_cuda",
+        sources={"cuda": "y[i] = powf(x[i], 2.0f);"},
+        entry_points={"cuda": "main"},
+    )
+    assert oracle.expected_outputs(oracle.make_case(cuda, 256, 0)).undefined_in_wgsl() == {}
