@@ -107,7 +107,8 @@ def reference_arrays(kernel: KernelSpec, arrays: Sequence[Any], size: Any) -> li
             record = array.view(np.recarray) if isinstance(array, np.ndarray) else array
             shaped.append(record[0] if isinstance(record, np.ndarray) and record.ndim else record)
         elif spec.shape is not None and size is not None:
-            shaped.append(np.asarray(array).reshape(spec.shape_at(size)))
+            array = np.asarray(array)  # a vector's lanes stay trailing axes: (H, W, 2)
+            shaped.append(array.reshape(spec.shape_at(size) + array.shape[1:]))
         else:
             shaped.append(array)
     return shaped

@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from forge.kernel import KernelSpec
+from forge.sources import strip_comments
 
 from ._results import Evaluation, Verdict
 from ._tolerance import Tolerance
@@ -60,12 +61,20 @@ _TRIG_FAST_MATH = re.compile(r"\b(?:sin|cos|tan|sincos)f\s*\(")
 WGSL_TRIG_ERROR = 2.0**-11
 
 
+def _code(kernel: KernelSpec, target: str) -> str | None:
+    """``kernel``'s source for ``target`` without its comments (``// cos(a)`` calls
+    nothing), or None where it has none."""
+    text = kernel.sources.get(target)
+    return strip_comments(text) if isinstance(text, str) else None
+
+
 def calls_trig(kernel: KernelSpec, target: str | None = None) -> bool:
     """Whether ``kernel``'s source for ``target`` (any target when None) calls a
     function accurate only near zero (``_TRIG``)."""
-    for name, text in kernel.sources.items():
+    for name in kernel.sources:
         pattern = _TRIG.get(name)
-        if pattern is None or not isinstance(text, str) or target not in (None, name):
+        text = _code(kernel, name)
+        if pattern is None or text is None or target not in (None, name):
             continue
         if pattern.search(text):
             return True
@@ -95,8 +104,8 @@ def builtin_floor(tolerance: Tolerance, kernel: KernelSpec, target: str | None) 
         tolerance = replace(
             tolerance, atol=WGSL_TRIG_ERROR, rtol=max(tolerance.rtol, WGSL_TRIG_ERROR)
         )
-    source = kernel.sources.get("wgsl")
-    if isinstance(source, str) and _INVERSE_TRIG.search(source):
+    source = _code(kernel, "wgsl")
+    if source is not None and _INVERSE_TRIG.search(source):
         tolerance = replace(tolerance, ulp=max(tolerance.ulp, WGSL_ATAN_ULP))
     return tolerance
 
@@ -145,8 +154,8 @@ def builtin_limits(kernel: KernelSpec) -> dict[str, str]:
     limits: dict[str, str] = {}
     if calls_trig(kernel):
         limits["large"] = _TRIG_LIMIT
-    source = kernel.sources.get("wgsl")
-    if isinstance(source, str):
+    source = _code(kernel, "wgsl")
+    if source is not None:
         for pattern, family, why in _WGSL_LIMITS:
             if pattern.search(source):
                 limits.setdefault(family, why)
@@ -164,8 +173,8 @@ _TANH = re.compile(r"\btanh\s*\(")
 
 def _tanh_overflow(ev: Evaluation, kernel: KernelSpec) -> bool:
     """Whether ``ev`` has NaN where the reference is finite, from a WGSL tanh."""
-    source = kernel.sources.get("wgsl")
-    if not isinstance(source, str) or not _TANH.search(source):
+    source = _code(kernel, "wgsl")
+    if source is None or not _TANH.search(source):
         return False
     return any(
         np.isnan(m.got) and np.isfinite(m.want)
@@ -368,8 +377,8 @@ def undefined_in_wgsl(reference, kernel: KernelSpec):
     """``reference`` with each numpy function whose WGSL builtin ``kernel``'s WGSL source
     calls (``atan2``, ``pow``) giving NaN where WGSL defines no result; None where the
     source calls none of them or the reference's module names none."""
-    source = kernel.sources.get("wgsl")
-    if not isinstance(source, str):
+    source = _code(kernel, "wgsl")
+    if source is None:
         return None
     twins = {
         name: _UNDEFINED_TWINS[name]

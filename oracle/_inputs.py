@@ -211,6 +211,15 @@ def _float_family(
             a, b = lo, hi
         if a >= b:
             return np.full(n, a)
+        if a > 0 or b < 0:
+            # moderate values around 0 would all clip to the end nearest the origin
+            # (a domain of (20, 28) drew 20.0 everywhere): draw across the interval,
+            # at most 8 wide past an unbounded end
+            a, b = (a, min(b, a + 8.0)) if a > 0 else (max(a, b - 8.0), b)
+            values = rng.uniform(a, b, n)
+            grid = (rng.random(n) < 0.125) & (b - a >= 1.0)  # a grid of 1/16 inside it
+            values[grid] = np.round(values[grid] * 16) / 16
+            return np.clip(values, a, b)
         values = rng.standard_normal(n) * 1.5
         # an eighth on a grid of 1/16: exact halves and quarters, the ties where a
         # rounding kernel's half-up and half-to-even differ (numbers drawn from a

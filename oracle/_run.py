@@ -118,7 +118,7 @@ def run(
             np.frombuffer(data.tobytes(), np.uint8), spec.dtype_for(info.target), region.count
         )
         logical = kernel.buffer_values(spec, values, info.target).copy()
-        shape = spec.shape_at(size) if spec.shape is not None else logical.shape
+        shape = spec.shape_at(size) + logical.shape[1:] if spec.shape is not None else logical.shape
         outputs[buffer_label(spec)] = (
             logical.reshape(shape) if spec.dtype.names is None else logical
         )

@@ -1111,3 +1111,136 @@ def test_pow_of_a_negative_base_is_undefined_in_wgsl_only_where_it_is_called():
         entry_points={"cuda": "main"},
     )
     assert oracle.expected_outputs(oracle.make_case(cuda, 256, 0)).undefined_in_wgsl() == {}
+
+
+_DIAGONAL_WGSL = """
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+// the diagonal gradient, vec2(cos(a), sin(a)) at a = pi / 4, taken as a constant
+/* atan2(1.0, 1.0) and tanh( are not called either */
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < arrayLength(&y)) { y[gid.x] = x[gid.x] * 0.707; }
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["wgpu", "browser"])
+def test_a_builtin_named_only_in_a_comment_widens_no_tolerance(request, backend):
+    """The builtins a kernel calls were found by searching its source, comments included:
+    a WGSL comment that said ``cos(a)`` gave the outputs sin and cos's 2**-11 tolerance,
+    so a diagonal rounded to 0.707 (1.5e-4 off) passed silently, and ``atan2(`` in a
+    comment gave them 4096 ULP. Calls are now read from the source without comments."""
+    require_available(request.config, backend)
+    from oracle._builtins import builtin_floor, builtin_limits, calls_trig
+    from oracle._tolerance import Tolerance
+
+    kernel = KernelSpec(
+        id="diagonal_in_a_comment",
+        entry_point="main",
+        sources={"wgsl": _DIAGONAL_WGSL},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x", fill=(-1.0, 1.0)),
+            BufferSpec(1, "f32", "read_write", name="y"),
+        ),
+        reference=lambda x: (x * np.float64(np.sqrt(0.5))).astype(np.float32),
+        grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+    )
+    assert not calls_trig(kernel) and builtin_limits(kernel) == {}
+    tight = Tolerance(atol=1e-6, rtol=1e-5, ulp=4)
+    assert builtin_floor(tight, kernel, "wgsl") == tight
+    ev = oracle.evaluate(backend, kernel, size=1000, samples=0)
+    assert ev.verdict is Verdict.MISMATCH, ev.report()
+
+
+_TWO_MOMENT_NORM_WGSL = """
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let row = gid.x;
+    if (row >= arrayLength(&y) / 64u) { return; }
+    var s = 0.0;
+    var sq = 0.0;
+    for (var j = 0u; j < 64u; j++) { let v = x[row * 64u + j]; s += v; sq += v * v; }
+    let mean = s / 64.0;
+    let inv_std = inverseSqrt(max(sq / 64.0 - mean * mean, 0.0) + 1e-5);
+    for (var j = 0u; j < 64u; j++) { y[row * 64u + j] = (x[row * 64u + j] - mean) * inv_std; }
+}
+"""
+
+
+def test_a_domain_away_from_the_origin_draws_across_it_not_its_nearest_end():
+    """The ``normal`` family drew moderate values around 0 and clipped them into the
+    domain: a domain of (20, 28) (or (0.001, 0.05)) gave one value, its nearer end,
+    almost everywhere, so a row of inputs was constant and a layer norm computing the
+    variance as E[x^2] - E[x]^2, which cancels on such rows in float32, passed. The
+    family now draws across a domain that excludes 0."""
+    for lo, hi in ((20.0, 28.0), (1000.0, 1004.0), (0.001, 0.05), (-30.0, -21.0), (5.0, np.inf)):
+        kernel = KernelSpec(
+            id="offset_domain",
+            entry_point="main",
+            sources={"wgsl": _TWO_MOMENT_NORM_WGSL},
+            buffers=(
+                BufferSpec(0, "f32", "read", name="x"),
+                BufferSpec(1, "f32", "read_write", name="y"),
+            ),
+            domain={"x": (lo, hi)},
+        )
+        x = oracle.make_case(kernel, 4096, 0).arrays["x"]
+        x = x[np.isfinite(x)]  # (5, inf) holds +inf, drawn as such
+        assert x.min() >= lo and x.max() <= hi, (lo, hi)
+        assert np.unique(x).size > 1000 and np.mean(x == x.min()) < 0.05, (lo, hi, x[:8])
+
+
+@pytest.mark.parametrize("backend", ["wgpu"])
+def test_a_two_moment_variance_is_caught_on_offset_rows(request, backend):
+    """The layer norm above on rows drawn from (100, 104): E[x^2] - E[x]^2 in float32
+    loses the variance (1e-2 relative off and more), a MISMATCH against float64."""
+    require_available(request.config, backend)
+
+    def reference(x):
+        rows = x.reshape(-1, 64).astype(np.float64)
+        mean, var = rows.mean(axis=1, keepdims=True), rows.var(axis=1, keepdims=True)
+        return ((rows - mean) / np.sqrt(var + 1e-5)).reshape(-1).astype(np.float32)
+
+    kernel = KernelSpec(
+        id="two_moment_norm",
+        entry_point="main",
+        sources={"wgsl": _TWO_MOMENT_NORM_WGSL},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+        ),
+        reference=reference,
+        grid=lambda s, n: (ceil_div(n // 64, 64), 1, 1),
+        domain={"x": (100.0, 104.0)},
+    )
+    ev = oracle.evaluate(backend, kernel, size=64 * 40, samples=0)
+    assert ev.verdict is Verdict.MISMATCH, ev.report()
+
+
+def test_a_vector_buffer_with_a_shape_reaches_the_reference_with_its_lanes_trailing():
+    """``shape=("H", "W")`` on a ``vec2<f32>`` buffer (a velocity field over an image)
+    was a ReferenceFailed: the (H*W, 2) array was reshaped to (H, W), its lanes lost.
+    The reference now sees (H, W, 2), and writes through it in place."""
+
+    def swap(v, out):
+        assert v.shape == (3, 5, 2) and out.shape == (3, 5, 2)
+        out[...] = v[..., ::-1]
+
+    kernel = KernelSpec(
+        id="vec2_image_swap",
+        entry_point="main",
+        sources={"wgsl": "fn main() { out[i] = v[i].yx; }"},
+        dims=("H", "W"),
+        buffers=(
+            BufferSpec(0, "vec2<f32>", "read", name="v", count="H*W", shape=("H", "W")),
+            BufferSpec(1, "vec2<f32>", "read_write", name="out", count="H*W", shape=("H", "W")),
+        ),
+        reference=swap,
+    )
+    case = oracle.make_case(kernel, "H=3,W=5", 0)
+    got = oracle.expected_outputs(case).outputs["out"]
+    v = case.arrays["v"].reshape(15, 2)
+    assert np.array_equal(np.asarray(got).reshape(15, 2), v[:, ::-1], equal_nan=True)
