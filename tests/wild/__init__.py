@@ -1350,3 +1350,11 @@ CORPUS.update(ROUND7)
 from tests.wild.round8 import ROUND8  # noqa: E402  (round 8, WebGPU samples and ONNX ops: tests/wild/round8.py)
 
 CORPUS.update(ROUND8)
+
+from tests.wild.round9 import ROUND9  # noqa: E402  (round 9, ML operators of web runtimes: tests/wild/round9.py)
+
+CORPUS.update(ROUND9)
+
+from tests.wild.round10 import ROUND10  # noqa: E402  (round 10, WGSL idioms of graphics code: tests/wild/round10.py)
+
+CORPUS.update(ROUND10)
