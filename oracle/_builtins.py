@@ -41,6 +41,7 @@ __all__ = [
     "WGSL_TRIG_ERROR",
     "WGSL_ATAN_ULP",
     "nan_dropping",
+    "RoundingPattern",
     "rounding_every_operation",
     "trig_erring",
     "undefined_in_wgsl",
@@ -423,10 +424,13 @@ def widened(reference):
 # may carry an element.
 class _RoundingArray(np.ndarray):
     """An array whose every ufunc's float result is moved by ``unit`` relative, in a
-    direction drawn per element from ``rng``; its other results stay such arrays."""
+    direction drawn per element from ``rng`` (``_EXACT`` ufuncs' results not at all, and
+    a correctly rounded ``+``, ``-`` or ``*`` only where its result is not a ``narrow``
+    number; a quotient by ``_QUOTIENT_UNITS`` units); its other results stay such arrays."""
 
     rng: Any = None
     unit: float = 2.0**-24
+    narrow: Any = None  # the dtype ``unit`` is half an ulp of (None: round every result)
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         plain = tuple(np.asarray(x) if isinstance(x, _RoundingArray) else x for x in inputs)
@@ -437,20 +441,71 @@ class _RoundingArray(np.ndarray):
         result = getattr(ufunc, method)(*plain, **kwargs)
         if method == "at" or "out" in kwargs:
             return result
+        if method != "__call__" or ufunc.__name__ in _EXACT:
+            how = _EXACT_RESULT
+        elif ufunc.__name__ in _CORRECTLY_ROUNDED:
+            how = _INEXACT_RESULT
+        else:
+            how = _QUOTIENT_UNITS if ufunc.__name__ in _QUOTIENTS else 1.0
         if isinstance(result, tuple):
-            return tuple(_rounded(r) for r in result)
-        return _rounded(result)
+            return tuple(_rounded(r, how) for r in result)
+        return _rounded(result, how)
 
 
-def _rounded(result: Any) -> Any:
-    if isinstance(result, np.floating) or (
-        isinstance(result, np.ndarray) and result.dtype.kind == "f"
+#: Ufuncs whose result is exact (a floor, a sign, a larger operand): a float32 kernel
+#: computes the same from the same operands. Rounding their results made an index of
+#: ``np.floor(x).astype(int)`` one less at every element (5.0 moved to 4.9999997), and
+#: the bound of a resize or a noise lookup took in the neighbouring texel's value.
+_EXACT = frozenset(
+    "floor ceil trunc rint negative positive absolute fabs sign copysign maximum minimum "
+    "fmax fmin clip fmod remainder floor_divide divmod modf frexp ldexp nextafter spacing "
+    "conjugate heaviside".split()
+)
+#: Correctly rounded in IEEE arithmetic: a result that is a float32 number is exact.
+_CORRECTLY_ROUNDED = frozenset("add subtract multiply square".split())
+#: WGSL's division is accurate to 2.5 ulp (``x / y`` as ``x * (1 / y)``), five half-ulps.
+_QUOTIENTS = frozenset("divide true_divide reciprocal".split())
+_QUOTIENT_UNITS = 5.0
+_EXACT_RESULT, _INEXACT_RESULT = 0.0, -1.0
+
+
+def _rounded(result: Any, units: float = 1.0) -> Any:
+    """``result`` moved by ``units`` roundings (``_EXACT_RESULT``: none;
+    ``_INEXACT_RESULT``: one, where it is not a ``_RoundingArray.narrow`` number)."""
+    if units != _EXACT_RESULT and (
+        isinstance(result, np.floating)
+        or (isinstance(result, np.ndarray) and result.dtype.kind == "f")
     ):
-        signs = _RoundingArray.rng.choice((-1.0, 1.0), size=np.shape(result))
-        result = result * (1.0 + _RoundingArray.unit * signs).astype(result.dtype)
+        rng = _RoundingArray.rng
+        if isinstance(rng, RoundingPattern):  # one direction for the whole operation
+            signs = np.full(np.shape(result), rng.next_sign())
+        else:
+            signs = rng.choice((-1.0, 1.0), size=np.shape(result))
+        if units == _INEXACT_RESULT:
+            narrow = _RoundingArray.narrow
+            units = 1.0
+            if narrow is not None:
+                with np.errstate(all="ignore"):
+                    signs = np.where(np.asarray(result, narrow) == result, 0.0, signs)
+        result = result * (1.0 + units * _RoundingArray.unit * signs).astype(result.dtype)
     if isinstance(result, np.ndarray):
         return result.view(_RoundingArray)
     return result
+
+
+class RoundingPattern:
+    """Directions for ``rounding_every_operation`` by operation rather than by element:
+    every operation up (``bit`` None), or the n-th operation up where bit ``bit`` of n
+    is set, down elsewhere. Random directions per element cancel where two roundings
+    carry an element the same way; over the patterns, any two operations among the
+    first ``2**bits`` are moved both alike and apart."""
+
+    def __init__(self, bit: int | None = None) -> None:
+        self.bit, self.calls = bit, 0
+
+    def next_sign(self) -> float:
+        n, self.calls = self.calls, self.calls + 1
+        return 1.0 if self.bit is None or (n >> self.bit) & 1 else -1.0
 
 
 _CREATORS = (
@@ -462,7 +517,8 @@ _CREATORS = (
 def rounding_every_operation(reference, rng, unit: float):
     """``reference`` run with its arrays, and those its numpy calls create (``arange``,
     ``linspace``...), as ``_RoundingArray``: every float result of its operations off
-    by ``unit`` relative at random (from ``rng``). None where its module names no numpy."""
+    by ``unit`` relative at random (from ``rng``, or by operation from a
+    ``RoundingPattern``). None where its module names no numpy."""
 
     def creating(function):
         def create(*args, **kwargs):
@@ -479,8 +535,10 @@ def rounding_every_operation(reference, rng, unit: float):
     if rebound is None:
         return None
 
+    narrow = {2.0**-24: np.float32, 2.0**-11: np.float16}.get(unit)
+
     def run(*args, **kwargs):
-        _RoundingArray.rng, _RoundingArray.unit = rng, unit
+        _RoundingArray.rng, _RoundingArray.unit, _RoundingArray.narrow = rng, unit, narrow
 
         def wrap(a):
             return a.view(_RoundingArray) if isinstance(a, np.ndarray) else a

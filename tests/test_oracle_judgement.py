@@ -1244,3 +1244,34 @@ def test_a_vector_buffer_with_a_shape_reaches_the_reference_with_its_lanes_trail
     got = oracle.expected_outputs(case).outputs["out"]
     v = case.arrays["v"].reshape(15, 2)
     assert np.array_equal(np.asarray(got).reshape(15, 2), v[:, ::-1], equal_nan=True)
+
+
+def test_a_floored_index_is_not_moved_by_the_rounding_of_every_operation():
+    """Monte Carlo arithmetic moved ``np.floor``'s exact result too (5.0 to 4.9999997),
+    so ``.astype(int)`` indexed the neighbouring entry and every element that reads a
+    table through a floored value got the distance to its neighbour as its bound (3
+    elements in 4 of a Perlin noise; a gradient rounded to 0.707 passed). Exact results
+    stay; the bound is the few ulp of the product's own rounding."""
+    kernel = KernelSpec(
+        id="lookup",
+        entry_point="main",
+        sources={},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read", name="t", count=16),
+            BufferSpec(2, "f32", "read_write", name="y"),
+        ),
+        reference=lambda x, t, y: t[np.floor(x).astype(int)] * x,
+        domain={"x": (0.0, 2.99), "t": (-100.0, 100.0)},  # x * 5 still indexes t
+        nonfinite_inputs=False,
+    )
+    case = oracle.make_case(kernel, 4096, 0)
+    found = oracle.expected_outputs(case).rounding_bound().get("y")
+    want = oracle.expected_outputs(case).outputs["y"].astype(np.float64)
+    assert found is not None  # the bound is computed (the product's rounding)...
+    # ...and no more than the inputs' and the product's few roundings (a neighbour's
+    # entry is tens away), but where an input sits on the step itself (x = 2.0: an
+    # input moved by its own rounding is floored to 1)
+    x = case.arrays["x"]
+    wide = found > 32 * 2.0**-24 * np.abs(want) + 1e-6
+    assert np.all(x[wide] == np.round(x[wide])), x[wide]

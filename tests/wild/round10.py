@@ -30,17 +30,17 @@ read without comments. Fixed in the kernels: a PCG reference that wrapped the fr
 product through a Python int (OverflowError), and an int8 mutant that did not type-check
 (``dot4U8Packed`` returns u32).
 
-Left open (an oracle defect, not fixed here): the rounding bound runs the reference with
-every numpy result moved by a float32 rounding, ``np.floor``'s too, so ``floor(x)`` =
-5.0 becomes 4.9999997 and ``.astype(int)`` gives 4; where a reference indexes with a
-floored value (the noise cell here, the advection's texel, round 6's bilinear resize
-and round 8's nearest resize) 3 elements in 4 (9 in 10 for the resize) are accepted
-anywhere between two texels. The Perlin mutant that rounds one diagonal gradient to
-``vec2<f32>(0.707, 0.707)`` passes silently through it, and is left out of the corpus.
-Not moving exact results (floor, ceil, trunc, rint, abs, min, max, clip...) removes the
-bogus bound, but then round 6's right bilinear resize fails on lavapipe at 13 of 9216
-elements (4e-6 off): WGSL's division is 2.5 ULP, which the per-operation half-ulp model
-does not cover, and the bogus floor bound was hiding that.
+And the rounding bound ran the reference with every numpy result moved by a float32
+rounding, ``np.floor``'s too, so ``floor(x)`` = 5.0 became 4.9999997 and ``.astype(int)``
+gave 4: where a reference indexes with a floored value (the noise cell here, the
+advection's texel, round 6's bilinear resize and round 8's nearest resize) 3 elements in
+4 were accepted anywhere between two texels, and a Perlin mutant that rounds one
+diagonal gradient to 0.707 passed. Exact results (floor, min, max, clip, ...) are no
+longer moved, nor a sum or product that is a float32 number; a quotient moves by WGSL's
+2.5 ulp; and besides random directions per element, runs with directions by operation
+(all up; by the bits of the operation's index) keep two roundings from cancelling (round
+6's right bilinear resize was otherwise off by 2.7e-5 against a bound of 1.6e-5 on
+lavapipe). The mutant is in the corpus.
 """
 
 from __future__ import annotations
@@ -248,6 +248,11 @@ PERLIN = Wild(
             "return t * t * (3.0 - 2.0 * t);",
         ),
         "axis gradients only": ("wgsl", "hash_cell(cell) & 7u", "hash_cell(cell) & 3u"),
+        "a diagonal gradient rounded to 0.707": (
+            "wgsl",
+            "vec2<f32>(0.70710678, 0.70710678), vec2<f32>(-0.70710678, 0.70710678),",
+            "vec2<f32>(0.707, 0.707), vec2<f32>(-0.70710678, 0.70710678),",
+        ),
         "cell truncated toward zero": (
             "wgsl",
             "let i = vec2<i32>(floor(p));",
