@@ -228,7 +228,8 @@ def _overrides(
     each resolved under the launch's schedule. On WGSL, then the parameters the source
     declares as overrides; an override the source declares without a value, named
     like a dimension of the size (``override n: u32;``), that none of them sets
-    holds that dimension. On CUDA they are by-value parameters of that name
+    holds that dimension; one declared with ``@id(N)`` is set by "N". On CUDA they
+    are by-value parameters of that name
     (``_cuda_arguments``); other targets take none."""
     if target not in ("wgsl", "cuda"):
         return ()
@@ -244,7 +245,9 @@ def _overrides(
         return found
     dims, named = kernel.size(size).dims, {k for k, _ in found}
     unset = _sources.wgsl_overrides_without_default(source) - named
-    return found + tuple((n, dims[n]) for n in sorted(unset) if n in dims)
+    found += tuple((n, dims[n]) for n in sorted(unset) if n in dims)
+    ids = _sources.wgsl_override_ids(source)  # an @id(N) override is set by "N"
+    return tuple((ids.get(k, k), v) for k, v in found)
 
 
 def _entry(kernel: KernelSpec, entry: str, schedule: Schedule, size: Any) -> str:

@@ -166,6 +166,14 @@ def wgsl_override_keys(source: str) -> frozenset[str]:
     return frozenset(key for m in found for key in (m.group(1), m.group(2)) if key)
 
 
+@_cached
+def wgsl_override_ids(source: str) -> dict[str, str]:
+    """The ``@id(N)`` of each ``override`` constant that declares one, by name: WebGPU
+    sets such a constant by ``"N"`` only (``constants={"SLOPE": ...}`` is refused)."""
+    found = _OVERRIDE.finditer(strip_comments(source))
+    return {m.group(2): m.group(1) for m in found if m.group(1)}
+
+
 _NO_INITIALIZER = re.compile(r"\s*;")
 
 
