@@ -1358,3 +1358,7 @@ CORPUS.update(ROUND9)
 from tests.wild.round10 import ROUND10  # noqa: E402  (round 10, WGSL idioms of graphics code: tests/wild/round10.py)
 
 CORPUS.update(ROUND10)
+
+from tests.wild.round11 import ROUND11  # noqa: E402  (round 11, f16, subgroups, atomics and overrides: tests/wild/round11.py)
+
+CORPUS.update(ROUND11)
