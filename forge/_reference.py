@@ -53,6 +53,13 @@ def reference_call(
     labels = {spec.label: a for spec, a in zip(kernel.buffers, arrays)}
     if kernel.uniform is not None:
         labels.setdefault("params", arrays[kernel.buffers.index(kernel.uniform)])
+    # a parameter with a default that names no buffer keeps its default, and so do those
+    # after it (``def ref(x, scale=2.0)``, ``np.cumsum(a, axis=None)``): given the output
+    # in order, it was a false reference-error
+    for i, p in enumerate(takes):
+        if p.default is not p.empty and p.name not in labels:
+            takes = takes[:i]
+            break
     named = [p for p in takes if p.name in labels and p.kind is not p.POSITIONAL_ONLY]
     if needs and len(named) == len(takes):  # every parameter names a buffer: by name
         return [], {p.name: labels[p.name] for p in named}

@@ -1275,3 +1275,34 @@ def test_a_floored_index_is_not_moved_by_the_rounding_of_every_operation():
     x = case.arrays["x"]
     wide = found > 32 * 2.0**-24 * np.abs(want) + 1e-6
     assert np.all(x[wide] == np.round(x[wide])), x[wide]
+
+
+@pytest.mark.parametrize(
+    "reference, uniform",
+    [
+        (lambda x, scale=2.0: x * np.float32(scale) + 1, False),
+        (lambda x, p, eps=0.0: p.alpha * x + p.beta + np.float32(eps), True),
+        (np.cumsum, False),
+        (np.round, False),
+        (lambda x, y, scale=2.0: y.__setitem__(slice(None), x * np.float32(scale)), False),
+    ],
+    ids=["defaulted_scale", "uniform_and_eps", "np_cumsum", "np_round", "in_place_defaulted"],
+)
+def test_a_defaulted_parameter_that_names_no_buffer_keeps_its_default(reference, uniform):
+    """``def ref(x, scale=2.0)``, ``np.cumsum(a, axis=None)``: the buffers were given in
+    order to every parameter the reference takes, the output to ``scale`` (or ``axis``),
+    and a right reference was a reference-error ("reads output y before writing it")."""
+    buffers = [BufferSpec(0, "f32", "read", name="x"), BufferSpec(1, "f32", "read_write", name="y")]
+    if uniform:
+        buffers.append(BufferSpec.uniform(2, (("alpha", "f32"), ("beta", "f32"))))
+    kernel = KernelSpec(
+        id="defaulted",
+        entry_point="main",
+        sources={},
+        buffers=tuple(buffers),
+        reference=reference,
+        nonfinite_inputs=False,
+        defaults={"alpha": 2.0, "beta": 1.0} if uniform else {},
+    )
+    ev = oracle.evaluate("reference", kernel, size=100, samples=0)
+    assert ev.passed, ev.report()
