@@ -259,15 +259,33 @@ class _NumpyWith:
 
 
 def _rebound(reference, replaced: Mapping):
-    """``reference`` (a plain function) reading ``replaced`` numpy functions by name:
-    where it, or a function of its module it calls, names numpy (``np.maximum``) or
-    such a function directly; None where its module names none (or it is no plain
-    function)."""
+    """``reference`` (a plain function, or one inside a ``functools.partial``, a bound
+    method or an instance's ``__call__``; or the numpy function itself) reading
+    ``replaced`` numpy functions by name: where it, or a function of its module it
+    calls, names numpy (``np.maximum``) or such a function directly; None where its
+    module names none (or it is none of those)."""
+    import inspect
     import types
 
+    by_identity = {id(getattr(np, name)): twin for name, twin in replaced.items()}
+    if id(reference) in by_identity:  # the numpy function itself: ``reference=np.sign``
+        return by_identity[id(reference)]
+    if isinstance(reference, functools.partial):  # the function inside, its arguments kept
+        inner = _rebound(reference.func, replaced)
+        return (
+            None
+            if inner is None
+            else functools.partial(inner, *reference.args, **reference.keywords)
+        )
+    if isinstance(reference, types.MethodType):  # a bound method: bound again
+        inner = _rebound(reference.__func__, replaced)
+        return None if inner is None else types.MethodType(inner, reference.__self__)
+    call = inspect.getattr_static(type(reference), "__call__", None)
+    if not isinstance(reference, types.FunctionType) and isinstance(call, types.FunctionType):
+        inner = _rebound(call, replaced)  # an instance with __call__: its method, bound
+        return None if inner is None else types.MethodType(inner, reference)
     if not isinstance(reference, types.FunctionType):
         return None
-    by_identity = {id(getattr(np, name)): twin for name, twin in replaced.items()}
     module = reference.__globals__
     globals_: dict = {}
     changed = False

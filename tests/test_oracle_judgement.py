@@ -4,6 +4,7 @@ judged or the verdict says why not, references checked before they judge."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import textwrap
 
@@ -1305,4 +1306,50 @@ def test_a_defaulted_parameter_that_names_no_buffer_keeps_its_default(reference,
         defaults={"alpha": 2.0, "beta": 1.0} if uniform else {},
     )
     ev = oracle.evaluate("reference", kernel, size=100, samples=0)
+    assert ev.passed, ev.report()
+
+
+class _Sign:
+    def __call__(self, x):
+        return np.sign(x)
+
+
+def _sign_scaled(x, k):
+    return np.sign(x) * k
+
+
+@pytest.mark.parametrize(
+    "reference",
+    [np.sign, _Sign(), functools.partial(_sign_scaled, k=np.float32(1))],
+    ids=["numpy_function", "callable_instance", "partial"],
+)
+def test_a_reference_given_as_a_numpy_function_an_instance_or_a_partial_gets_the_twins(
+    request, reference
+):
+    """WGSL's ``sign(NaN)`` is 0 where numpy's is NaN; the oracle accepts it through
+    numpy's functions replaced by their NaN-dropping twins, which it did only for a
+    plain function: ``reference=np.sign``, a callable instance and a
+    ``functools.partial`` were a MISMATCH on lavapipe at every NaN input."""
+    require_available(request.config, "wgpu")
+    kernel = KernelSpec(
+        id="sign",
+        entry_point="main",
+        sources={
+            "wgsl": """
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < arrayLength(&y)) { y[gid.x] = sign(x[gid.x]); }
+}
+"""
+        },
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+        ),
+        reference=reference,
+        grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+    )
+    ev = oracle.evaluate("wgpu", kernel, size=1000, samples=0)
     assert ev.passed, ev.report()
