@@ -824,7 +824,8 @@ def test_a_reference_run_as_maxnum_uses_fmax_in_it_and_in_its_helpers():
         dropping = nan_dropping(reference)(x)
     assert np.isnan(plain[0]) and dropping.tolist() == [-1.0, np.inf, -1.0, 2.0]
     assert np.isnan(reference(x)[0])  # the original still propagates NaN
-    assert nan_dropping(np.maximum) is None  # no plain function: nothing to re-bind
+    assert nan_dropping(np.maximum) is np.fmax  # the numpy function itself: its twin
+    assert nan_dropping(np.exp) is None  # no twin, no plain function: nothing to re-bind
 
 
 def test_an_element_that_reads_a_cancelling_mean_gets_the_error_of_rounding_it():
