@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -434,18 +435,12 @@ def _operation_rounding(expected: Expected, plain: dict) -> dict[str, np.ndarray
     # each operation moved by a whole half-ulp (the most a correct rounding makes), not
     # amplified: an intermediate off by one ulp (a product rounded the wrong way) still
     # fails where the result cancels
-    found = _most_moved(expected, plain, run, 23, factor=_ROUNDING_FACTOR)
-    # and the operations rounded by pattern: random directions per element cancel where
-    # two roundings carry an element the same way, or apart (a resize's x and y sample
-    # coordinates: a right bilinear resize on lavapipe was off by 2.7e-5 against a bound
-    # of 1.6e-5 from three random runs)
-    for bit in (None, 0, 1, 2):
-        moved = run(RoundingPattern(bit))
-        if moved is None:
-            return found
-        for label, change in _changes(expected, plain, moved).items():
-            found[label] = np.maximum(found.get(label, 0.0), _ROUNDING_FACTOR * change)
-    return found
+    # and by pattern: random directions per element cancel where two roundings carry an
+    # element the same way, or apart (a resize's x and y sample coordinates: a right
+    # bilinear resize on lavapipe was off by 2.7e-5 against a bound of 1.6e-5 from
+    # three random runs)
+    patterns = [RoundingPattern(bit) for bit in (None, 0, 1, 2)]
+    return _most_moved(expected, plain, run, 23, factor=_ROUNDING_FACTOR, also=patterns)
 
 
 _FAN_IN_PROBES = 2  # single elements moved per input buffer
@@ -512,14 +507,21 @@ def _trig_bounds(expected: Expected, absolute: float) -> dict[str, np.ndarray]:
 
 
 def _most_moved(
-    expected: Expected, plain: dict, run, seed: int, factor: float = _SENSITIVITY_FACTOR
+    expected: Expected,
+    plain: dict,
+    run,
+    seed: int,
+    factor: float = _SENSITIVITY_FACTOR,
+    also: Sequence[Any] = (),
 ) -> dict[str, np.ndarray]:
     """Per float output, ``factor`` times the most each element of the float64
     reference ``plain`` moves in ``_SENSITIVITY_DRAWS`` runs ``run(rng)`` (each with
-    its own generator from ``seed``); empty where a run gives None."""
+    its own generator from ``seed``), then in ``run(a)`` for each of ``also``; empty
+    where a run gives None."""
     found: dict[str, np.ndarray] = {}
-    for draw in range(_SENSITIVITY_DRAWS):
-        moved = run(np.random.default_rng([draw, seed]))
+    draws = [np.random.default_rng([draw, seed]) for draw in range(_SENSITIVITY_DRAWS)]
+    for argument in [*draws, *also]:
+        moved = run(argument)
         if moved is None:
             return {}
         for label, change in _changes(expected, plain, moved).items():
@@ -716,10 +718,7 @@ def _nan_alternatives(expected: Expected) -> dict[str, list[np.ndarray]]:
             want = expected.outputs[label]
             if want.dtype.names is not None:  # a struct output: judged as drawn
                 continue
-            same = want == out
-            if want.dtype.kind == "f":
-                same |= np.isnan(want) & np.isnan(out)
-            if not same.all():
+            if not _same_elements(want, out).all():
                 found.setdefault(label, []).append(out)
     return found
 
@@ -744,12 +743,18 @@ def _undefined_outputs(expected: Expected) -> dict[str, np.ndarray]:
         want = expected.outputs[label]
         if want.dtype.names is not None:  # a struct output: judged as drawn
             continue
-        same = want == out
-        if want.dtype.kind == "f":
-            same |= np.isnan(want) & np.isnan(out)
+        same = _same_elements(want, out)
         if not same.all():
             found[label] = ~same
     return found
+
+
+def _same_elements(want: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Per element, whether a second run of the reference gave what it gave (NaN as NaN)."""
+    same = want == out
+    if want.dtype.kind == "f":
+        same |= np.isnan(want) & np.isnan(out)
+    return same
 
 
 def _flushed_outputs(expected: Expected, operations: bool = False) -> dict[str, np.ndarray]:

@@ -262,6 +262,7 @@ def _judge_output(
         if note not in ev.notes:
             ev.notes.append(note)
     trig = info.target is not None and calls_trig(kernel, info.target)
+    wgsl = info.target == "wgsl"
     check_unwritten = spec.initial is None and not spec.inout
     first_leaf = True
     flushed_leaves = [dict(leaves(region.label, f)) for f in flushed]
@@ -271,7 +272,6 @@ def _judge_output(
     ):
         tol = _leaf_tolerance(kernel, want_leaf.dtype, info, expected, tolerance)
         masks = _semantics_masks(ev.semantics, want_leaf, [f[label] for f in flushed_leaves])
-        wgsl = info.target == "wgsl"
         judging = (value_coverage, expected, region.label, label, trig, packed, wgsl)
         comparison = _compare_leaf(got_leaf, want_leaf, tol, masks, *judging)
         if flushed and not comparison.passed and len(flushed_leaves) == 1:
