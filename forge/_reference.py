@@ -200,6 +200,8 @@ def _store_returned(kernel: KernelSpec, returned: Any, shaped: list) -> None:
         got = np.asarray(value)
         if got.ndim == 0 and target.size == 1:  # return x.sum() for a one-element output
             got = got.reshape(target.shape)
+        if got.shape != target.shape and _squeezed(got.shape) == _squeezed(target.shape):
+            got = got.reshape(target.shape)  # x.sum(axis=1, keepdims=True): (R, 1) for (R,)
         if _widened_to_fit(got, target, spec):
             got = got.astype(target.dtype)
         if got.shape != target.shape or got.dtype != target.dtype:
@@ -216,6 +218,12 @@ def _store_returned(kernel: KernelSpec, returned: Any, shaped: list) -> None:
                 f"{target.shape} of {target.dtype}{hint}"
             )
         target[...] = got
+
+
+def _squeezed(shape: tuple) -> tuple:
+    """``shape`` without its unit dimensions: two shapes equal so hold the same elements
+    in the same order."""
+    return tuple(n for n in shape if n != 1)
 
 
 def _by_output_name(kernel: KernelSpec, returned: Mapping, outputs: list) -> tuple:

@@ -147,6 +147,21 @@ def test_a_broken_reference_is_a_reference_error_naming_the_output_and_the_fix(r
         oracle.expected_outputs(oracle.make_case(kernel, 1000))
 
 
+@pytest.mark.parametrize(
+    "reference",
+    [lambda a, y: (a * 2)[:, None], lambda a, y: (a * 2).reshape(1, 1000, 1)],
+    ids=["keepdims column", "unit axes around"],
+)
+def test_a_returned_array_that_differs_only_by_unit_axes_is_taken(reference):
+    """``x.sum(axis=1, keepdims=True)`` returns (R, 1) for an output of R elements:
+    the same elements in the same order, so it is taken as the output (it was a
+    reference-error); a (10, 100) for 1000 elements still is one (above)."""
+    kernel = _constant_kernel(reference)
+    case = oracle.make_case(kernel, 1000)
+    want = oracle.expected_outputs(case).outputs["y"]
+    np.testing.assert_array_equal(want, case.arrays["a"] * 2)
+
+
 def test_a_reference_error_fails_kforge_check(capsys, tmp_path):
     path = tmp_path / "k.py"
     path.write_text(
@@ -1246,6 +1261,61 @@ def test_a_vector_buffer_with_a_shape_reaches_the_reference_with_its_lanes_trail
     got = oracle.expected_outputs(case).outputs["out"]
     v = case.arrays["v"].reshape(15, 2)
     assert np.array_equal(np.asarray(got).reshape(15, 2), v[:, ::-1], equal_nan=True)
+
+
+def _instance_norm(x, scale, bias):
+    x64 = x.astype(np.float64)
+    mean = x64.mean(axis=1, keepdims=True)
+    var = x64.var(axis=1, keepdims=True)
+    return ((x64 - mean) / np.sqrt(var + 1e-5) * scale[:, None] + bias[:, None]).astype(np.float32)
+
+
+def test_numpys_own_mean_and_an_in_place_sum_are_rounded_like_any_operation():
+    """H200, 2026-12-02: ORT's instance norm of one value (``y = x * a + (bias - mean
+    * a)``, NVIDIA's Vulkan driver fusing it into an FMA) was 3.05e-5 from the
+    reference's -2.0, a false MISMATCH. WGSL's ``sum / f32(HW)`` may err by 2.5 ulp, and
+    the reference's ``x64.mean()`` divides with ``out=``, which Monte Carlo arithmetic
+    left exact: with the mean equal to x, no rounding reached the 1/sqrt(eps) it is
+    multiplied by. Results written in place are rounded too now (and ``acc += x``
+    keeps rounding after it); an error of 1e-3 still fails."""
+    kernel = KernelSpec(
+        id="instance_norm_one",
+        entry_point="main",
+        sources={},
+        dims=("C", "HW"),
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x", count="C*HW", shape=("C", "HW")),
+            BufferSpec(1, "f32", "read", name="scale", count="C"),
+            BufferSpec(2, "f32", "read", name="bias", count="C"),
+            BufferSpec(3, "f32", "read_write", name="y", count="C*HW", shape=("C", "HW")),
+        ),
+        reference=_instance_norm,
+        domain={"x": (-8.0, 8.0), "scale": (-2.0, 2.0), "bias": (-2.0, 2.0)},
+        nonfinite_inputs=False,
+    )
+    case = oracle.make_case(kernel, "C=4,HW=1", 0)
+    expected = oracle.expected_outputs(case)
+    want = expected.outputs["y"].astype(np.float64)
+    x, scale, bias = (case.arrays[k].astype(np.float64) for k in ("x", "scale", "bias"))
+    a = (scale / np.sqrt(1e-5)).astype(np.float32).astype(np.float64)
+    x = x.reshape(-1)
+    fused = x * a + (bias - np.float32(x * a))  # one rounding of x * a left over
+    bound = expected.rounding_bound()["y"].reshape(-1)
+    assert np.all(np.abs(fused - want.reshape(-1)) <= bound), (fused, want, bound)
+    assert np.all(bound < 1e-3), bound
+
+    from oracle._builtins import RoundingPattern, rounding_every_operation
+
+    def accumulate(x):
+        acc = np.zeros_like(x)
+        for _ in range(3):
+            acc += x
+        return acc * np.float32(1.0 / 3.0)
+
+    moved = rounding_every_operation(accumulate, RoundingPattern(None), 2.0**-24)
+    assert moved is not None
+    tenths = np.full(8, 0.1)  # float64, as the oracle's rounding runs are
+    assert not np.array_equal(moved(tenths), accumulate(tenths))
 
 
 def test_a_floored_index_is_not_moved_by_the_rounding_of_every_operation():
