@@ -26,7 +26,7 @@ import numpy as np
 
 from forge import Access, BufferSpec, Dispatch, KernelSpec, Schedule, ceil_div  # noqa: F401
 
-__all__ = ["Wild", "CORPUS", "mutant", "RACE_HIDDEN"]
+__all__ = ["Wild", "CORPUS", "mutant", "RACE_HIDDEN", "I32_REMAINDER"]
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,14 @@ class Wild:
 RACE_HIDDEN = (
     "a race NVIDIA's Vulkan driver runs in an order that hides it (H200, 2026-12-01); "
     "lavapipe shows it"
+)
+
+#: What NVIDIA's Vulkan driver computes for WGSL's i32 ``%`` (``Wild.platform``, and
+#: ``Wild.invisible_on`` for a mutant it hides).
+I32_REMAINDER = (
+    "NVIDIA's Vulkan driver (580.159.04, H200, 2026-12-01) computes WGSL's i32 `%` of a "
+    "negative dividend as the unsigned remainder (-1 % 7 = 3, -5 % 7 = 6; WGSL and "
+    "lavapipe: -1, -5); `>>` and `/` are right there"
 )
 
 
@@ -1362,3 +1370,7 @@ CORPUS.update(ROUND10)
 from tests.wild.round11 import ROUND11  # noqa: E402  (round 11, f16, subgroups, atomics and overrides: tests/wild/round11.py)
 
 CORPUS.update(ROUND11)
+
+from tests.wild.round12 import ROUND12  # noqa: E402  (round 12, CUDA __constant__ memory: tests/wild/round12.py)
+
+CORPUS.update(ROUND12)

@@ -14,7 +14,7 @@ import numpy as np
 
 from forge import BufferSpec, KernelSpec, Schedule, ceil_div
 
-from . import Wild
+from . import I32_REMAINDER, Wild
 
 # -- WGSL --------------------------------------------------------------------------------
 
@@ -296,13 +296,7 @@ INT_OPS = Wild(
         "cuda: unsigned shift": ("cuda", "(v >> 3)", "(int32_t)((uint32_t)v >> 3)"),
         "cuda: last element dropped": ("cuda", "if (i < n)", "if (i < n - 1)"),
     },
-    platform={
-        ("wgpu", "NVIDIA", "out_i"): (
-            "NVIDIA's Vulkan driver (580.159.04, H200, 2026-12-01) computes WGSL's i32 `%` "
-            "of a negative dividend as the unsigned remainder (-1 % 7 = 3, -5 % 7 = 6; WGSL "
-            "and lavapipe: -1, -5); `>>` and `/` are right there"
-        )
-    },
+    platform={("wgpu", "NVIDIA", "out_i"): I32_REMAINDER},
 )
 
 # SiLU over vec4 storage with a scalar size uniform (onnxruntime-web's elementwise

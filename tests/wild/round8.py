@@ -32,7 +32,7 @@ import numpy as np
 
 from forge import BufferSpec, Dispatch, KernelSpec, Schedule, ceil_div
 
-from . import Wild
+from . import RACE_HIDDEN, Wild
 
 # -- wgpu's hello-compute: Collatz steps, in place, with the 3n + 1 overflow check ---------
 
@@ -1015,6 +1015,7 @@ NBODY = Wild(
             "let tiles = p.n / 64u;",
         ),
     },
+    invisible_on={("tile overwritten while read", "wgsl", "NVIDIA"): RACE_HIDDEN},
 )
 
 # -- a radix sort's upsweep: per-workgroup counts of one 4-bit digit, digit-major ------------
@@ -1173,6 +1174,7 @@ SEGSCAN = Wild(
         ),
         "a round short": ("wgsl", "offset < WG; offset *= 2u", "offset < WG / 2u; offset *= 2u"),
     },
+    invisible_on={("read and write in one step", "wgsl", "NVIDIA"): RACE_HIDDEN},
 )
 
 # -- summed-area table in two passes: rows, then columns (integral images, box filters) -------
