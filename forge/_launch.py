@@ -81,6 +81,9 @@ class Step:
     shared_bytes: int = 0
     arguments: tuple[tuple[str, Any], ...] = ()
     overrides: tuple[tuple[str, Any], ...] = ()
+    # (buffer index, variable): buffers the CUDA backend copies into a file-scope
+    # ``__constant__``/``__device__`` variable before the launch (``forge.arguments``)
+    symbols: tuple[tuple[int, str], ...] = ()
 
 
 def workgroups(
@@ -278,18 +281,19 @@ def _cuda_arguments(
     source: str | None,
     size: Any,
     overrides: tuple[tuple[str, Any], ...],
-) -> tuple[tuple[tuple[str, Any], ...], tuple[tuple[str, Any], ...]]:
+) -> tuple[tuple, tuple, tuple]:
     """(what each CUDA parameter receives, ``forge.arguments``; the overrides the step
-    keeps). On CUDA the launch's overrides are values of by-value parameters by name,
-    and the step keeps those the kernel takes (a kernel frozen for a worker gives them
-    again); a WGSL twin's overrides are left to it. Other targets: no arguments, and
-    the overrides as given."""
+    keeps; the buffers copied into ``__constant__`` variables). On CUDA the launch's
+    overrides are values of by-value parameters by name, and the step keeps those the
+    kernel takes (a kernel frozen for a worker gives them again); a WGSL twin's
+    overrides are left to it. Other targets: no arguments, and the overrides as given."""
     if target != "cuda":
-        return (), overrides
+        return (), overrides, ()
     values = dict(overrides)
     arguments = _arguments.cuda_arguments(kernel, entry, explicit, source, size, values)
     used = {key[0] for kind, key in arguments if kind == "value"}
-    return arguments, tuple((k, v) for k, v in overrides if k in used)
+    symbols = _arguments.symbol_buffers(kernel, entry, explicit, source)
+    return arguments, tuple((k, v) for k, v in overrides if k in used), tuple(symbols.items())
 
 
 def _grid(

@@ -37,6 +37,11 @@ The rules, in order:
 4. Without a readable declaration (and no ``arguments=``), the default convention:
    buffers by binding, the uniform last.
 
+A buffer named like a ``__constant__`` or ``__device__`` variable of the source's file
+scope (``__constant__ float c_Kernel[17]``, which cuda-samples fill with
+``cudaMemcpyToSymbol``) that no parameter is named like is no argument: the backend
+copies its contents into that variable before the launches (``symbol_buffers``).
+
 A template's type parameters take the entry point's arguments (``scale<float>``: a
 ``scalar_t alpha`` is a ``float``), and a kernel stamped out by a macro is read from
 the macro's body (``forge.sources.cuda_parameters``). A launch's override that names
@@ -57,7 +62,7 @@ from .errors import InvalidArgument
 if TYPE_CHECKING:
     from .kernel import KernelSpec
 
-__all__ = ["cuda_arguments", "argument_order", "values_by_name"]
+__all__ = ["cuda_arguments", "argument_order", "values_by_name", "symbol_buffers"]
 
 Argument = tuple[str, Any]
 
@@ -74,7 +79,12 @@ def cuda_arguments(
     ``source`` at ``size``; ``launch_values``: the launch's own values by name (its
     overrides), over the kernel's."""
     params = _sources.cuda_parameters(source, entry) if source is not None else None
-    known = _spec_names(kernel)
+    symbols = symbol_buffers(kernel, entry, explicit, source)
+    known = {
+        name: arg
+        for name, arg in _spec_names(kernel).items()
+        if arg[0] != "buffer" or arg[1] not in symbols
+    }
     values = {**(values_by_name(kernel, size) if size is not None else {}), **(launch_values or {})}
     if launch_values:
         _check_launch_values(kernel, entry, launch_values, params, explicit)
@@ -84,11 +94,33 @@ def cuda_arguments(
         return tuple(
             ("uniform", None) if b.access is Access.UNIFORM else ("buffer", i)
             for i, b in enumerate(kernel.buffers)
+            if i not in symbols
         )
     known.update(_scalars(kernel, entry, params, values, known))
     if all(p.name in known for p in params):
         return tuple(known[p.name] for p in params)
-    return _by_position(kernel, entry, params, known, values, size)
+    return _by_position(kernel, entry, params, known, values, size, symbols)
+
+
+def symbol_buffers(
+    kernel: KernelSpec, entry: str, explicit: Sequence[str] | None, source: str | None
+) -> dict[int, str]:
+    """The buffers (by index) the CUDA backend copies into a file-scope ``__constant__``
+    or ``__device__`` variable of ``source`` before ``entry``'s launch, with the
+    variable's name: those named like such a variable that no parameter of ``entry``
+    (nor ``arguments=``) is named like."""
+    if source is None:
+        return {}
+    variables = set(_sources.cuda_device_variables(source))
+    if not variables:
+        return {}
+    params = _sources.cuda_parameters(source, entry)
+    takes = set(explicit or ()) | {p.name for p in params or ()}
+    return {
+        i: b.name
+        for i, b in enumerate(kernel.buffers)
+        if b.access is not Access.UNIFORM and b.name in variables and b.name not in takes
+    }
 
 
 def _explicit(
@@ -257,6 +289,7 @@ def _by_position(
     known: Mapping[str, Argument],
     values: Mapping[str, Any],
     size: Any,
+    symbols: Mapping[int, str],
 ) -> tuple[Argument, ...]:
     """Rule 3, for parameters that are not all named like the spec's names: pointers
     take the buffers in binding order (const ones the read-only buffers where that
@@ -267,7 +300,9 @@ def _by_position(
     field does, and when the kinds and counts do not fit, the error names what did not
     match and what to write (guessing an order ran kernels on the wrong arguments)."""
     buffers = [
-        ("buffer", i) for i, b in enumerate(kernel.buffers) if b.access is not Access.UNIFORM
+        ("buffer", i)
+        for i, b in enumerate(kernel.buffers)
+        if b.access is not Access.UNIFORM and i not in symbols
     ]
     uniform = kernel.uniform
     fields = [("field", name) for name, _ in uniform.fields] if uniform is not None else []
@@ -285,7 +320,9 @@ def _by_position(
         value_args = fields
     unmatched = [p.name for p in params if p.name not in known]
     if len(pointers) != len(buffers) or value_args is None:
-        raise InvalidArgument(_no_fit(kernel, entry, params, known, values, size, unmatched))
+        raise InvalidArgument(
+            _no_fit(kernel, entry, params, known, values, size, unmatched, len(buffers))
+        )
     buffer_args, value_iter = iter(_pointer_order(kernel, pointers, buffers)), iter(value_args)
     found = tuple(
         next(buffer_args)
@@ -340,11 +377,11 @@ def _no_fit(
     values: Mapping[str, Any],
     size: Any,
     unmatched: list[str],
+    buffers: int,
 ) -> str:
     """The by-position error: what did not fit, and the ways to say what each parameter
     receives."""
     pointers = sum(p.pointer for p in params)
-    buffers = sum(b.access is not Access.UNIFORM for b in kernel.buffers)
     fields = len(kernel.uniform.fields) if kernel.uniform is not None else 0
     scalar = next((p.name for p in params if not p.pointer and p.name not in known), None)
     dims = kernel.size(size).names if size is not None else tuple(kernel.dims)

@@ -38,6 +38,7 @@ __all__ = [
     "wgsl_workgroup_size",
     "CudaParam",
     "cuda_parameters",
+    "cuda_device_variables",
     "strip_comments",
 ]
 
@@ -465,6 +466,40 @@ def _parameter(text: str) -> CudaParam | None:
         return None
     pointer = "*" in type_ or array is not None
     return CudaParam(name, " ".join(type_.split()), pointer)
+
+
+_DEVICE_VARIABLE = re.compile(
+    r"(?:^|(?<=[;}]))\s*((?:(?:static|const|volatile|__constant__|__device__)\s+)+)"
+    r"[A-Za-z_][\w:<>,\s]*?[\s*]([A-Za-z_]\w*)\s*((?:\[[^\]]*\]\s*)*)(?==|;)"
+)
+
+
+@_cached
+def cuda_device_variables(source: str) -> tuple[str, ...]:
+    """The names of the ``__constant__`` and ``__device__`` variables ``source``
+    defines at file scope (``__constant__ float c_Kernel[17];``, ``static __device__
+    int counter;``), in order: what cuda-samples fill with ``cudaMemcpyToSymbol``.
+    Those inside a namespace, a struct or a function, and ``extern`` ones, are left
+    out."""
+    text = strip_comments(source)
+    top, depth = [], 0
+    for char in text:  # the text at brace depth 0, each block kept as "{}"
+        if char == "{":
+            depth += 1
+            if depth == 1:
+                top.append("{")
+        elif char == "}":
+            depth = max(0, depth - 1)
+            if depth == 0:
+                top.append("}")
+        elif depth == 0:
+            top.append(char)
+    flat = re.sub(r"^\s*#.*$", "", "".join(top), flags=re.M)  # preprocessor lines
+    return tuple(
+        m.group(2)
+        for m in _DEVICE_VARIABLE.finditer(flat)
+        if re.search(r"\b__(constant|device)__\b", m.group(1))
+    )
 
 
 def cuda_parameters(source: str, entry_point: str) -> list[CudaParam] | None:

@@ -385,6 +385,76 @@ def test_a_lone_integer_parameter_of_a_1d_kernel_takes_the_size():
         two.steps("cuda", Schedule(32), 4)
 
 
+# -- __constant__ variables the host fills (cudaMemcpyToSymbol) ---------------------------
+_ROWS = r"""
+#define KERNEL_RADIUS 8
+__constant__ float c_Kernel[2 * KERNEL_RADIUS + 1];  // cuda-samples' taps
+static __device__ unsigned int launches;
+namespace detail { __constant__ float hidden[4]; }
+__device__ float tap(int j) { return c_Kernel[KERNEL_RADIUS - j]; }
+__global__ void rows(float *d_Dst, const float *d_Src, int n) {
+    __shared__ float s[64];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) d_Dst[i] = tap(0) * d_Src[i];
+}
+"""
+
+
+def test_the_file_scope_constant_and_device_variables_of_a_source_are_read():
+    from forge.sources import cuda_device_variables
+
+    assert cuda_device_variables(_ROWS) == ("c_Kernel", "launches")
+    assert cuda_device_variables("__global__ void k(float* y) { y[0] = 1; }") == ()
+
+
+def test_a_buffer_named_like_a_constant_variable_is_copied_there_not_passed():
+    """cuda-samples' separable convolution reads its taps from ``__constant__ float
+    c_Kernel[]``, filled by ``cudaMemcpyToSymbol``: a buffer of that name is no
+    argument (the pointers take the other buffers), and the step says which variable
+    it is copied into; a parameter named like it takes it as a pointer instead."""
+    buffers = (
+        BufferSpec(0, "f32", "read_write", name="d_Dst"),
+        BufferSpec(1, "f32", "read", name="d_Src"),
+        BufferSpec(2, "f32", "read", name="c_Kernel", count=17),
+    )
+    kernel = _spec(_ROWS, entry="rows", buffers=buffers)
+    (step,) = kernel.steps("cuda", Schedule(32), 100)
+    assert step.arguments == (
+        ("buffer", 0),
+        ("buffer", 1),
+        ("value", ("n", np.int32(100).tobytes())),
+    )
+    assert step.symbols == ((2, "c_Kernel"),)
+    frozen = kernel.frozen("cuda", Schedule(32), 100)  # what a worker process runs
+    assert frozen.steps("cuda", Schedule(32), 100) == (step,)
+    passed = _ROWS.replace(
+        "const float *d_Src, int n", "const float *d_Src, const float *c_Kernel, int n"
+    )
+    (step,) = _spec(passed, entry="rows", buffers=buffers).steps("cuda", Schedule(32), 100)
+    assert step.symbols == () and ("buffer", 2) in step.arguments
+
+
+def test_a_constant_variable_too_small_for_its_buffer_is_refused_on_the_gpu(request):
+    require_available(request.config, "cuda")
+    buffers = (
+        BufferSpec(0, "f32", "read_write", name="d_Dst"),
+        BufferSpec(1, "f32", "read", name="d_Src"),
+        BufferSpec(2, "f32", "read", name="c_Kernel", count="n"),  # 17 floats fit, no more
+    )
+    kernel = _spec(
+        _ROWS,
+        entry="rows",
+        buffers=buffers,
+        reference=lambda d_Dst, d_Src, c_Kernel: d_Src * c_Kernel[8],
+    )
+    with forge.open_context("cuda") as ctx:
+        fits = oracle.evaluate(ctx, kernel, size=17, samples=0)
+        assert fits.passed, fits.report()
+        over = oracle.evaluate(ctx, kernel, size=18, samples=0)
+        assert over.verdict == "error" and "holds 68 bytes" in over.error, over.report()
+        assert oracle.evaluate(ctx, kernel, size=17, samples=0).passed  # still usable
+
+
 # -- per-launch values: Dispatch.overrides fill CUDA by-value parameters (F2) ---------------
 _BITONIC = r"""
 __global__ void bitonic_sort_step(float *dev_values, int j, int k) {

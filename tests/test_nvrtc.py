@@ -106,6 +106,23 @@ def test_cpp_and_template_entry_points_are_found_by_their_lowered_names():
     assert all(name.encode() in image for name in names.values())
 
 
+def test_constant_variables_are_found_by_their_lowered_names():
+    """``__constant__`` and ``__device__`` variables a buffer is copied into are named
+    to NVRTC as ``&name`` and come back keyed so, for ``cuModuleGetGlobal``."""
+    from backends.cuda._nvrtc import compile_module
+
+    source = (
+        "__constant__ float c_Kernel[17];\n"
+        "__device__ unsigned int counter;\n"
+        "__global__ void rows(float* y) { y[0] = c_Kernel[3]; counter = 1; }\n"
+    )
+    image, names = compile_module(source, ("rows",), arch="sm_90", variables=("c_Kernel",))
+    assert names["&c_Kernel"] == "c_Kernel" and b"c_Kernel" in image
+    assert "&counter" not in names
+    with pytest.raises(forge.InvalidArgument, match="identifiers"):
+        compile_module(source, ("rows",), arch="sm_90", variables=("c_Kernel[0]",))
+
+
 def test_an_entry_point_that_is_not_a_kernel_is_a_compile_error():
     source = "__device__ float helper(float x) { return x; }\n"
     with pytest.raises(CompileError, match="helper"):

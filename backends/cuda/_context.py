@@ -55,7 +55,7 @@ from ._driver import (
 from ._energy import EnergyCounter, energy_support
 from ._graphs import Capture, CapturedCudaGraph, SampleGraphs
 from ._memory import Staging, pinned_empty
-from ._modules import compile_ahead, module_build
+from ._modules import TARGET, compile_ahead, module_build
 from ._nvrtc import nvrtc_version
 from ._resources import Resources
 
@@ -83,6 +83,9 @@ class LoadedKernel(NamedTuple):
     kernel: KernelSpec
     image: str
     param_sizes: tuple = ()  # per function, each parameter's size in bytes (when known)
+    # (buffer index, device address, bytes, name) of each ``__constant__`` variable a
+    # buffer is copied into before the launches (``forge.arguments.symbol_buffers``)
+    variables: tuple = ()
 
     @property
     def function(self) -> Any:
@@ -533,7 +536,15 @@ class CudaComputeContext(SlabContext):
                 _check_parameters(kernel, function, step, source or "")
                 for step, function in zip(launch.steps, functions)
             )
-        return LoadedKernel(functions, module, kernel, f"{build.output} {build.arch}", sizes)
+            variables = []
+            for index, name in dict(s for step in launch.steps for s in step.symbols).items():
+                address, capacity = call(
+                    driver.cuModuleGetGlobal, module, symbols[f"&{name}"].encode()
+                )
+                variables.append((index, int(address), int(capacity), name))
+        return LoadedKernel(
+            functions, module, kernel, f"{build.output} {build.arch}", sizes, tuple(variables)
+        )
 
     def compile_ahead(self, kernel: KernelSpec, schedule: Schedule, size: Any = None) -> None:
         """Compile now, into NVRTC's disk cache, the module ``run_kernel`` will load for
@@ -603,6 +614,7 @@ class CudaComputeContext(SlabContext):
         res.primary.make_current()
         self._join_prefetch()
         calls, identity, keep = [], [], []
+        self._fill_variables(compiled, launch)
         sizes = compiled.param_sizes or ((),) * len(compiled.functions)
         for step, function, param_sizes in zip(launch.steps, compiled.functions, sizes):
             if 0 in step.workgroups:
@@ -627,6 +639,27 @@ class CudaComputeContext(SlabContext):
             identity.append((int(function), data, step.workgroups, step.block, step.shared_bytes))
             keep.append(held)
         return calls, (tuple(identity), int(res.stream_compute)), tuple(keep)
+
+    def _fill_variables(self, compiled: LoadedKernel, launch: Launch) -> None:
+        """Copy each buffer a ``__constant__`` variable takes into it, on the compute
+        stream (so before the launches), as ``cudaMemcpyToSymbol`` would have."""
+        for index, address, capacity, name in compiled.variables:
+            spec, view = launch.kernel.buffers[index], launch.views[index]
+            need = spec.element_count(launch.size) * spec.dtype_for(TARGET).itemsize
+            if need > capacity:
+                raise InvalidArgument(
+                    f"kernel {launch.kernel.id}: buffer {name!r} holds {need} bytes at size "
+                    f"{launch.size}, but the variable {name} it is copied into holds "
+                    f"{capacity}; declare it larger in the source, or give the buffer a "
+                    "count that fits"
+                )
+            call(
+                driver.cuMemcpyDtoDAsync,
+                address,
+                self._res.slab + view.offset,
+                min(view.length_bytes, capacity),
+                self._res.stream_compute,
+            )
 
     def _allow_shared(self, function, step: Step) -> None:
         """Opt a function in to more than 48 KiB of dynamic shared memory (the driver

@@ -36,11 +36,15 @@ class ModuleBuild:
     arch: str
     output: str
     options: tuple[str, ...]
+    variables: tuple[str, ...] = ()  # ``__constant__`` variables buffers are copied into
 
     def compile(self) -> tuple[bytes, dict[str, str]]:
-        """The image and each entry point's symbol (from the disk cache when it holds
-        them); raises ``CompileError`` with NVRTC's log."""
-        return compile_module(self.source, self.entry_points, self.arch, self.output, self.options)
+        """The image and each entry point's symbol, and each variable's (keyed
+        ``"&name"``), from the disk cache when it holds them; raises ``CompileError``
+        with NVRTC's log."""
+        return compile_module(
+            self.source, self.entry_points, self.arch, self.output, self.options, self.variables
+        )
 
 
 def module_build(
@@ -50,7 +54,8 @@ def module_build(
     architecture ``architecture`` (``"sm_90"``; ``device`` names it in errors)."""
     arch, output = target_for(architecture, device)
     entries = tuple(dict.fromkeys(step.entry_point for step in steps))
-    return ModuleBuild(source, entries, arch, output, kernel.compile_options(TARGET))
+    variables = tuple(dict.fromkeys(name for step in steps for _, name in step.symbols))
+    return ModuleBuild(source, entries, arch, output, kernel.compile_options(TARGET), variables)
 
 
 def compile_ahead(

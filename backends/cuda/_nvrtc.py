@@ -266,7 +266,7 @@ def _summary(log: str) -> str:
 
 
 def _file_name(entry_points: tuple[str, ...]) -> bytes:
-    stem = re.sub(r"\W+", "_", entry_points[0]).strip("_") or "kernel"
+    stem = re.sub(r"\W+", "_", entry_points[0]).strip("_") or "kernel"  # a function first
     return f"{stem}.cu".encode()
 
 
@@ -319,7 +319,7 @@ def _run_nvrtc(
     finally:
         nvrtc.nvrtcDestroyProgram(program)
     for entry, name in lowered.items():
-        if not _has_entry(image, name, output):
+        if not entry.startswith("&") and not _has_entry(image, name, output):
             raise CompileError(
                 f"entry point {entry!r} ({name}) is not a kernel of the compiled {output}: it "
                 "must be a __global__ function",
@@ -372,10 +372,13 @@ def compile_module(
     arch: str | None = None,
     output: str = "cubin",
     options: tuple[str, ...] = (),
+    variables: Sequence[str] = (),
 ) -> tuple[bytes, dict[str, str]]:
     """Compile CUDA C ``source`` with NVRTC: the image (cubin bytes, or PTX text with its
     terminating NUL) and the symbol of each of ``entry_points`` (a function name, or a
-    C++ name expression such as ``"ns::kernel<float, 4>"``). ``arch`` is ``"sm_XX"`` or
+    C++ name expression such as ``"ns::kernel<float, 4>"``), and of each of
+    ``variables`` (file-scope ``__constant__``/``__device__`` variables, keyed
+    ``"&name"``, for ``cuModuleGetGlobal``). ``arch`` is ``"sm_XX"`` or
     (PTX only) ``"compute_XX"``; by default the current device's, or ``sm_90`` with no
     GPU. Served from the disk cache when the same compile was done before, in any
     process. Raises ``CompileError`` carrying the NVRTC log, the source and the options."""
@@ -391,6 +394,11 @@ def compile_module(
         raise InvalidArgument(
             f"entry points must be function names (or C++ name expressions), got {entry_points!r}"
         )
+    if isinstance(variables, str) or not all(
+        isinstance(v, str) and re.fullmatch(r"[A-Za-z_]\w*", v) for v in variables
+    ):
+        raise InvalidArgument(f"variables must be identifiers, got {variables!r}")
+    entry_points += tuple(f"&{v}" for v in dict.fromkeys(variables))
     if output not in OUTPUTS:
         raise InvalidArgument(f"output must be one of {OUTPUTS}, got {output!r}")
     if isinstance(options, str) or not all(isinstance(o, str) for o in options):
