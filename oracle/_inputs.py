@@ -200,6 +200,11 @@ def _finfo(dtype: np.dtype):
         return ml_dtypes.finfo(dtype)
 
 
+#: A domain around 0 that ends closer to it than this on one side is drawn uniformly:
+#: the normal draw (sigma 1.5) would clip a third or more of its values to that end.
+_NARROW = 3.0
+
+
 def _float_family(
     rng, family: str, n: int, dtype: np.dtype, domain, nonfinite: bool, nan: bool = True
 ):
@@ -211,11 +216,12 @@ def _float_family(
             a, b = lo, hi
         if a >= b:
             return np.full(n, a)
-        if a > 0 or b < 0:
-            # moderate values around 0 would all clip to the end nearest the origin
-            # (a domain of (20, 28) drew 20.0 everywhere): draw across the interval,
-            # at most 8 wide past an unbounded end
-            a, b = (a, min(b, a + 8.0)) if a > 0 else (max(a, b - 8.0), b)
+        if a >= 0 or b <= 0 or min(-a, b) < _NARROW:
+            # moderate values around 0 would clip to the end nearest the origin (a
+            # domain of (20, 28) drew 20.0 everywhere, one of (0, 1) 0.0 half the time
+            # and one of (-1, 1) +-1 half the time): draw across the interval, at most
+            # 8 wide past an unbounded end
+            a, b = (a, min(b, a + 8.0)) if a >= 0 else (max(a, b - 8.0), b) if b <= 0 else (a, b)
             values = rng.uniform(a, b, n)
             grid = (rng.random(n) < 0.125) & (b - a >= 1.0)  # a grid of 1/16 inside it
             values[grid] = np.round(values[grid] * 16) / 16

@@ -1210,6 +1210,32 @@ def test_a_domain_away_from_the_origin_draws_across_it_not_its_nearest_end():
         assert np.unique(x).size > 1000 and np.mean(x == x.min()) < 0.05, (lo, hi, x[:8])
 
 
+@pytest.mark.parametrize("lo, hi", [(-1.0, 1.0), (0.0, 1.0), (-0.5, 100.0), (-2.0, 0.0)])
+def test_a_narrow_domain_at_the_origin_draws_across_it_not_its_ends(lo, hi):
+    """A domain of (-1, 1) (an arcsine's, a correlation's) clipped the ``normal``
+    family's draws (sigma 1.5) to +-1 half the time, and (0, 1) (a probability's) to 0
+    half the time: half the inputs were one of two values. Such a domain is drawn
+    across now; the edge families (zeros, tiny, ...) still have their own blocks."""
+    kernel = KernelSpec(
+        id="narrow_domain",
+        entry_point="main",
+        sources={},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+        ),
+        reference=lambda x: x,
+        domain={"x": (lo, hi)},
+    )
+    case = oracle.make_case(kernel, 4096, 0)
+    (family, start, stop), *_ = case.layout["x"]
+    assert family == "normal"
+    x = case.arrays["x"][start:stop]
+    assert x.min() >= lo and x.max() <= hi
+    ends = np.mean((x == max(lo, -4.0)) | (x == min(hi, 4.0)))
+    assert ends < 0.05 and np.unique(x).size > 0.5 * x.size, (lo, hi, ends)
+
+
 @pytest.mark.parametrize("backend", ["wgpu"])
 def test_a_two_moment_variance_is_caught_on_offset_rows(request, backend):
     """The layer norm above on rows drawn from (100, 104): E[x^2] - E[x]^2 in float32
