@@ -249,6 +249,25 @@ def test_kernels_that_declare_the_integers_themselves_still_compile(prelude):
     )
 
 
+@pytest.mark.parametrize("prelude", ["", "#include <math.h>", "#include <cmath>"])
+def test_glibc_math_constants_need_no_include(prelude):
+    """llm.c's GELU scales by ``sqrtf(2.0f / M_PI)``: nvcc's implicit host <math.h>
+    defines M_PI, NVRTC has none. The constants a source uses are defined with glibc's
+    values; one the source defines itself is left to it."""
+    from backends.cuda._headers import implicit_options
+
+    kernel = 'extern "C" __global__ void k(float* x) { x[0] = sqrtf(2.0f / M_PI) * M_SQRT1_2; }'
+    assert _compiles(prelude + "\n" + kernel)
+    assert implicit_options(kernel) == (
+        "--define-macro=M_PI=3.14159265358979323846",
+        "--define-macro=M_SQRT1_2=0.70710678118654752440",
+    )
+    own = "#define M_PI 3.14159f\n" + kernel
+    assert _compiles(own) and implicit_options(own) == (
+        "--define-macro=M_SQRT1_2=0.70710678118654752440",
+    )
+
+
 C_HEADER_KERNELS = {
     "math.h": 'extern "C" __global__ void k(float* x) { x[0] = sqrtf(x[1]) + fabs(x[2]); }',
     "stdlib.h": 'extern "C" __global__ void k(int* x) { x[0] = abs(x[1]); }',

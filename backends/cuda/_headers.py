@@ -198,15 +198,40 @@ _DECLARES_INTEGERS = re.compile(
 )
 
 
+# glibc's <math.h> constants, which nvcc's implicit <cuda_runtime.h> brings in (llm.c's
+# GELU scales by sqrtf(2.0f / M_PI)); NVRTC has no host <math.h>.
+_MATH_CONSTANTS = {
+    "M_E": "2.7182818284590452354",
+    "M_LOG2E": "1.4426950408889634074",
+    "M_LOG10E": "0.43429448190325182765",
+    "M_LN2": "0.69314718055994530942",
+    "M_LN10": "2.30258509299404568402",
+    "M_PI": "3.14159265358979323846",
+    "M_PI_2": "1.57079632679489661923",
+    "M_PI_4": "0.78539816339744830962",
+    "M_1_PI": "0.31830988618379067154",
+    "M_2_PI": "0.63661977236758134308",
+    "M_2_SQRTPI": "1.12837916709551257390",
+    "M_SQRT2": "1.41421356237309504880",
+    "M_SQRT1_2": "0.70710678118654752440",
+}
+_MATH_CONSTANT = re.compile(r"\b(" + "|".join(_MATH_CONSTANTS) + r")\b")
+
+
 def implicit_options(source: str) -> tuple[str, ...]:
-    """``--pre-include=cstdint`` when ``source`` uses ``int64_t``, ``uint32_t``... and
-    does not include or declare them itself (a quoted include may: left alone), as
-    nvcc users expect; nothing otherwise, or when CCCL (which the header includes) is
-    not installed."""
+    """What nvcc users expect without writing it: ``--pre-include=cstdint`` when
+    ``source`` uses ``int64_t``, ``uint32_t``... and does not include or declare them
+    itself (a quoted include may: left alone; nothing when CCCL, which the header
+    includes, is not installed); and glibc's ``M_PI``, ``M_SQRT2``... for those it uses
+    and does not ``#define``."""
     text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
-    if not _INTEGER_NAME.search(text) or _DECLARES_INTEGERS.search(text):
-        return ()
-    return ("--pre-include=cstdint",) if std_headers() else ()
+    options: list[str] = []
+    if _INTEGER_NAME.search(text) and not _DECLARES_INTEGERS.search(text) and std_headers():
+        options.append("--pre-include=cstdint")
+    defined = set(re.findall(r"^\s*#\s*define\s+(M_\w+)", text, flags=re.M))
+    for name in sorted(set(_MATH_CONSTANT.findall(text)) - defined):
+        options.append(f"--define-macro={name}={_MATH_CONSTANTS[name]}")
+    return tuple(options)
 
 
 # Where NVIDIA's CUDA 13 wheels put their headers, below a site-packages folder.
