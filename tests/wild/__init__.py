@@ -45,7 +45,8 @@ class Wild:
 
 #: Why a dropped barrier may pass on NVIDIA's Vulkan driver (``Wild.invisible_on``).
 RACE_HIDDEN = (
-    "a race NVIDIA's Vulkan driver runs in an order that hides it (H200, 2026-12-01); "
+    "a race NVIDIA's Vulkan driver runs in an order that hides it, in some runs or all "
+    "(H200, 2026-12-01 and 02); "
     "lavapipe shows it"
 )
 
