@@ -1368,11 +1368,59 @@ def test_a_floored_index_is_not_moved_by_the_rounding_of_every_operation():
     want = oracle.expected_outputs(case).outputs["y"].astype(np.float64)
     assert found is not None  # the bound is computed (the product's rounding)...
     # ...and no more than the inputs' and the product's few roundings (a neighbour's
-    # entry is tens away), but where an input sits on the step itself (x = 2.0: an
-    # input moved by its own rounding is floored to 1)
+    # entry is tens away), also where an input sits on the step itself (x = 2.0: the
+    # kernel floors the same 2.0; an input nudged to 1.9999999 jumped to t[1])
     x = case.arrays["x"]
     wide = found > 32 * 2.0**-24 * np.abs(want) + 1e-6
-    assert np.all(x[wide] == np.round(x[wide])), x[wide]
+    assert np.any(x == np.round(x)) and not wide.any(), x[wide]
+
+
+_LOOKUP_WGSL = """
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read> t: array<f32>;
+@group(0) @binding(2) var<storage, read_write> y: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (i >= arrayLength(&y)) { return; }
+    y[i] = t[u32(floor(x[i]))] * x[i];
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["wgpu", "reference"])
+def test_a_lookup_off_by_one_only_at_whole_numbers_fails_at_each_of_them(request, backend):
+    """``ceil(x) - 1`` for ``floor(x)`` differs only where x is a whole number (an eighth
+    of the drawn values sit on a grid of 1/16). The reference run at inputs nudged by a
+    rounding jumped to the neighbouring entry there, and that jump was taken as the
+    bound: 17 of the 20 such elements were accepted. A change that does not halve with
+    the nudge is a jump the kernel makes too, and bounds nothing."""
+    require_available(request.config, backend)
+    kernel = KernelSpec(
+        id="lookup_floor",
+        entry_point="main",
+        sources={"wgsl": _LOOKUP_WGSL},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read", name="t", count=16),
+            BufferSpec(2, "f32", "read_write", name="y"),
+        ),
+        reference=lambda x, t, y: t[np.floor(x).astype(int)] * x,
+        domain={"x": (0.5, 2.99), "t": (-100.0, 100.0)},
+        nonfinite_inputs=False,
+    )
+    right = oracle.evaluate(backend, kernel, size=4096, samples=0)
+    assert right.passed, right.report()
+    if backend == "reference":
+        return  # the reference backend runs the reference: the WGSL mutant is wgpu's
+    ceil = _LOOKUP_WGSL.replace("u32(floor(x[i]))", "u32(ceil(x[i]) - 1.0)")
+    wrong = dataclasses.replace(kernel, sources={"wgsl": ceil})
+    ev = oracle.evaluate(backend, wrong, size=4096, samples=0)
+    x = oracle.make_case(kernel, 4096, 0).arrays["x"]
+    whole = int(np.count_nonzero((x == np.round(x)) & (x > 0.5)))
+    assert ev.verdict is Verdict.MISMATCH, ev.report()
+    assert ev.outputs["y"].comparison.mismatches >= whole - 1 > 10, ev.report()
 
 
 @pytest.mark.parametrize(
