@@ -80,10 +80,11 @@ def cuda_arguments(
     overrides), over the kernel's."""
     params = _sources.cuda_parameters(source, entry) if source is not None else None
     symbols = symbol_buffers(kernel, entry, explicit, source)
+    uniform_copied = kernel.uniform is not None and _passed_uniform(kernel, symbols) is None
     known = {
         name: arg
         for name, arg in _spec_names(kernel).items()
-        if arg[0] != "buffer" or arg[1] not in symbols
+        if (arg[1] not in symbols if arg[0] == "buffer" else not uniform_copied)
     }
     values = {**(values_by_name(kernel, size) if size is not None else {}), **(launch_values or {})}
     if launch_values:
@@ -108,7 +109,8 @@ def symbol_buffers(
     """The buffers (by index) the CUDA backend copies into a file-scope ``__constant__``
     or ``__device__`` variable of ``source`` before ``entry``'s launch, with the
     variable's name: those named like such a variable that no parameter of ``entry``
-    (nor ``arguments=``) is named like."""
+    (nor ``arguments=``) is named like; a uniform block so named is copied whole, its C
+    struct (``__constant__ SimParams params``, as cuda-samples' particles fill it)."""
     if source is None:
         return {}
     variables = set(_sources.cuda_device_variables(source))
@@ -119,8 +121,17 @@ def symbol_buffers(
     return {
         i: b.name
         for i, b in enumerate(kernel.buffers)
-        if b.access is not Access.UNIFORM and b.name in variables and b.name not in takes
+        if b.name and b.name in variables and b.name not in takes
     }
+
+
+def _passed_uniform(kernel: KernelSpec, symbols: Mapping[int, str]) -> Any:
+    """The kernel's uniform block, unless it is copied into a ``__constant__`` variable
+    (then no parameter takes it or its fields): None."""
+    uniform = kernel.uniform
+    if uniform is None or kernel.buffers.index(uniform) in symbols:
+        return None
+    return uniform
 
 
 def _explicit(
@@ -304,14 +315,14 @@ def _by_position(
         for i, b in enumerate(kernel.buffers)
         if b.access is not Access.UNIFORM and i not in symbols
     ]
-    uniform = kernel.uniform
+    uniform = _passed_uniform(kernel, symbols)
     fields = [("field", name) for name, _ in uniform.fields] if uniform is not None else []
     pointers = [p for p in params if p.pointer]
     # a scalar named like a value the kernel gives (``int n``: the size's dimension) is
     # that value wherever it sits, as in ``(const float* in, float* out, int n)``
     by_name = {p.name: known[p.name] for p in params if not p.pointer and p.name in known}
     by_name = {name: arg for name, arg in by_name.items() if arg[0] == "value"}
-    by_name.update(_lone_size(kernel, entry, params, by_name, values, size))
+    by_name.update(_lone_size(kernel, entry, params, by_name, values, size, uniform))
     rest = [p for p in params if not p.pointer and p.name not in by_name]
     value_args: list[Argument] | None = None
     if len(rest) == 1 and uniform is not None and not _sources.is_scalar_type(rest[0].type):
@@ -321,7 +332,7 @@ def _by_position(
     unmatched = [p.name for p in params if p.name not in known]
     if len(pointers) != len(buffers) or value_args is None:
         raise InvalidArgument(
-            _no_fit(kernel, entry, params, known, values, size, unmatched, len(buffers))
+            _no_fit(kernel, entry, params, known, values, size, unmatched, len(buffers), fields)
         )
     buffer_args, value_iter = iter(_pointer_order(kernel, pointers, buffers)), iter(value_args)
     found = tuple(
@@ -351,6 +362,7 @@ def _lone_size(
     by_name: Mapping[str, Argument],
     values: Mapping[str, Any],
     size: Any,
+    uniform: Any,
 ) -> dict[str, Argument]:
     """cuda-samples' ``vectorAdd(..., int numElements)``: in a kernel of one size
     dimension, without a uniform block, whose size no parameter takes by name, the one
@@ -358,7 +370,7 @@ def _lone_size(
     Anything more ambiguous (two such integers, a float left over, a 2-D size) is left
     to the error."""
     dims = kernel.size(size).names if size is not None else ()
-    if kernel.uniform is not None or len(dims) != 1 or dims[0] not in values:
+    if uniform is not None or len(dims) != 1 or dims[0] not in values:
         return {}
     if any(arg[1][0] == dims[0] for arg in by_name.values()):
         return {}
@@ -378,11 +390,12 @@ def _no_fit(
     size: Any,
     unmatched: list[str],
     buffers: int,
+    field_args: list,
 ) -> str:
     """The by-position error: what did not fit, and the ways to say what each parameter
     receives."""
     pointers = sum(p.pointer for p in params)
-    fields = len(kernel.uniform.fields) if kernel.uniform is not None else 0
+    fields = len(field_args)
     scalar = next((p.name for p in params if not p.pointer and p.name not in known), None)
     dims = kernel.size(size).names if size is not None else tuple(kernel.dims)
     lines = [

@@ -434,6 +434,45 @@ def test_a_buffer_named_like_a_constant_variable_is_copied_there_not_passed():
     assert step.symbols == () and ("buffer", 2) in step.arguments
 
 
+_PARTICLES = r"""
+struct SimParams { float deltaT; float3 gravity; unsigned int numBodies; };
+__constant__ SimParams params;  // cuda-samples' particles: cudaMemcpyToSymbol(params, ...)
+__global__ void integrate(float4* pos, float4* vel, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float3 v = make_float3(vel[i].x, vel[i].y, vel[i].z);
+    v.x += params.gravity.x * params.deltaT;
+    pos[i].x += v.x * params.deltaT;
+    vel[i].x = v.x;
+}
+"""
+
+
+def test_a_uniform_named_like_a_constant_struct_is_copied_whole_not_passed():
+    buffers = (
+        BufferSpec(0, "vec4<f32>", "read_write", name="pos", inout=True),
+        BufferSpec(1, "vec4<f32>", "read_write", name="vel", inout=True),
+        BufferSpec.uniform(
+            2, (("deltaT", "f32"), ("gravity", "vec3<f32>"), ("numBodies", "u32")), name="params"
+        ),
+    )
+    kernel = _spec(_PARTICLES, entry="integrate", buffers=buffers)
+    (step,) = kernel.steps("cuda", Schedule(32), 100)
+    assert step.arguments == (
+        ("buffer", 0),
+        ("buffer", 1),
+        ("value", ("n", np.int32(100).tobytes())),
+    )
+    assert step.symbols == ((2, "params"),)
+    assert kernel.buffers[2].dtype_for("cuda").itemsize == 20  # the C struct it fills
+    # passed by value instead where the kernel takes it
+    by_value = _PARTICLES.replace("__constant__ SimParams params;", "").replace(
+        "int n)", "int n, SimParams params)"
+    )
+    (step,) = _spec(by_value, entry="integrate", buffers=buffers).steps("cuda", Schedule(32), 100)
+    assert step.symbols == () and step.arguments[-1] == ("uniform", None)
+
+
 def test_a_constant_variable_too_small_for_its_buffer_is_refused_on_the_gpu(request):
     require_available(request.config, "cuda")
     buffers = (

@@ -419,3 +419,136 @@ LLMC_ENCODER = Wild(
 )
 
 ROUND12.update({w.kernel.id: w for w in (LLMC_LAYERNORM, LLMC_GELU, LLMC_ENCODER)})
+
+# -- cuda-samples particles' integrateSystem: the simulation's parameters in a
+# __constant__ struct (cudaMemcpyToSymbol(params, &hostParams, sizeof(SimParams))) ------
+
+_PARTICLES = r"""
+struct SimParams {
+    float3 gravity;
+    float globalDamping;
+    float particleRadius;
+    float boundaryDamping;
+};
+
+__constant__ SimParams params;
+
+__global__ void integrateSystem(float4 *pos, float4 *vel, float deltaTime,
+                                unsigned int numParticles) {
+    unsigned int index = blockIdx.x * blockDim.x + threadIdx.x;
+    if (index >= numParticles) return;
+
+    float4 posData = pos[index];
+    float4 velData = vel[index];
+    float3 p = make_float3(posData.x, posData.y, posData.z);
+    float3 v = make_float3(velData.x, velData.y, velData.z);
+
+    v.x += params.gravity.x * deltaTime;
+    v.y += params.gravity.y * deltaTime;
+    v.z += params.gravity.z * deltaTime;
+    v.x *= params.globalDamping;
+    v.y *= params.globalDamping;
+    v.z *= params.globalDamping;
+
+    // new position = old position + velocity * deltaTime
+    p.x += v.x * deltaTime;
+    p.y += v.y * deltaTime;
+    p.z += v.z * deltaTime;
+
+    // set this to zero to disable collisions with cube sides
+    if (p.x > 1.0f - params.particleRadius) {
+        p.x = 1.0f - params.particleRadius;
+        v.x *= params.boundaryDamping;
+    }
+    if (p.x < -1.0f + params.particleRadius) {
+        p.x = -1.0f + params.particleRadius;
+        v.x *= params.boundaryDamping;
+    }
+    if (p.y > 1.0f - params.particleRadius) {
+        p.y = 1.0f - params.particleRadius;
+        v.y *= params.boundaryDamping;
+    }
+    if (p.z > 1.0f - params.particleRadius) {
+        p.z = 1.0f - params.particleRadius;
+        v.z *= params.boundaryDamping;
+    }
+    if (p.z < -1.0f + params.particleRadius) {
+        p.z = -1.0f + params.particleRadius;
+        v.z *= params.boundaryDamping;
+    }
+    if (p.y < -1.0f + params.particleRadius) {
+        p.y = -1.0f + params.particleRadius;
+        v.y *= params.boundaryDamping;
+    }
+
+    // store new position and velocity
+    pos[index] = make_float4(p.x, p.y, p.z, posData.w);
+    vel[index] = make_float4(v.x, v.y, v.z, velData.w);
+}
+"""
+
+
+def _particles_reference(pos, vel, params, deltaTime=0.5):
+    f = np.float32
+    dt, r = f(deltaTime), f(params["particleRadius"])
+    p, v = pos[:, :3].astype(f), vel[:, :3].astype(f)
+    v = (v + np.asarray(params["gravity"], f) * dt) * f(params["globalDamping"])
+    p = p + v * dt
+    high, low = p > f(1) - r, p < f(-1) + r
+    p = np.where(high, f(1) - r, np.where(low, f(-1) + r, p))
+    v = np.where(high | low, v * f(params["boundaryDamping"]), v)
+    pos[:, :3], vel[:, :3] = p, v
+
+
+PARTICLES = Wild(
+    KernelSpec(
+        id="wild_r12_cuda_samples_particles_constant_simparams",
+        entry_point="integrateSystem",
+        sources={"cuda": _PARTICLES},
+        buffers=(
+            BufferSpec(0, "vec4<f32>", "read_write", name="pos", inout=True, fill=(-1.0, 1.0)),
+            BufferSpec(1, "vec4<f32>", "read_write", name="vel", inout=True, fill=(-0.5, 0.5)),
+            BufferSpec.uniform(
+                2,
+                (
+                    ("gravity", "vec3<f32>"),
+                    ("globalDamping", "f32"),
+                    ("particleRadius", "f32"),
+                    ("boundaryDamping", "f32"),
+                ),
+                name="params",
+            ),
+        ),
+        reference=_particles_reference,
+        defaults={
+            "gravity": (0.0, -0.0003, 0.0),
+            "globalDamping": 1.0,
+            "particleRadius": 1.0 / 64.0,
+            "boundaryDamping": -0.5,
+        },
+        overrides={"deltaTime": 0.5},  # a by-value parameter beside the __constant__ block
+        grid=lambda s, n: (ceil_div(n, 256), 1, 1),
+        schedules=(Schedule(256),),
+        nonfinite_inputs=False,
+        test_sizes=(16384, 1, 257),
+    ),
+    {
+        "gravity applied twice": (
+            "cuda",
+            "v.y += params.gravity.y * deltaTime;",
+            "v.y += 2.0f * params.gravity.y * deltaTime;",
+        ),
+        "bounce keeps its speed": (
+            "cuda",
+            "p.x = 1.0f - params.particleRadius;\n        v.x *= params.boundaryDamping;",
+            "p.x = 1.0f - params.particleRadius;\n        v.x = -v.x;",
+        ),
+        "radius ignored at the floor": (
+            "cuda",
+            "if (p.y < -1.0f + params.particleRadius)",
+            "if (p.y < -1.0f)",
+        ),
+    },
+)
+
+ROUND12[PARTICLES.kernel.id] = PARTICLES
