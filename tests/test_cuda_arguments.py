@@ -464,6 +464,7 @@ def test_a_uniform_named_like_a_constant_struct_is_copied_whole_not_passed():
         ("value", ("n", np.int32(100).tobytes())),
     )
     assert step.symbols == ((2, "params"),)
+    assert kernel.frozen("cuda", Schedule(32), 100).steps("cuda", Schedule(32), 100) == (step,)
     assert kernel.buffers[2].dtype_for("cuda").itemsize == 20  # the C struct it fills
     # passed by value instead where the kernel takes it
     by_value = _PARTICLES.replace("__constant__ SimParams params;", "").replace(
