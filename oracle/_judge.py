@@ -26,7 +26,7 @@ from forge.layout import as_elements
 from forge.sources import wgsl_bindings, wgsl_packed_f16
 
 from ._builtins import WGSL_TRIG_ERROR, builtin_floor, calls_trig
-from ._compare import Comparison, compare, nan_excused, nonfinite_expected
+from ._compare import Comparison, compare, element_matches, nan_excused, nonfinite_expected
 from ._expected import Expected, unwritten_mask
 from ._inputs import buffer_label
 from ._plan import BackendInfo, Outcome, Plan, Region
@@ -295,7 +295,11 @@ def _judge_output(
         if value_coverage:  # a NaN matched by a NaN checks no arithmetic
             judged = judged & _finite(want_leaf)
         if masks.get("nan_input") is not None:  # excused here: the finite set judges them
-            judged = judged & ~masks["nan_input"].reshape(-1)
+            # (those that match the reference itself are judged: a NaN-free row's
+            # elements match its NaN-dropping twin too, and a failing softmax said
+            # "6400 judged in no input set" of all its 6400)
+            excused = masks["nan_input"].reshape(-1) & ~element_matches(got_leaf, want_leaf, tol)
+            judged = judged & ~excused
         covered[label] = covered.get(label, np.zeros(got_leaf.size, bool)) | judged
         later_cmp: Comparison | None = comparison if same_later else None
         if label in later_leaves:
@@ -358,6 +362,52 @@ def _inputs_at(ev: Evaluation, expected: Expected) -> None:
             ev.inputs_at_mismatch[label] = shown
 
 
+def _reference_overflow_notes(ev: Evaluation, expected: Expected) -> None:
+    """A note for each failing output where the reference is NaN or +-Inf, the kernel
+    finite, and the inputs finite (all of them, or those shown at that element): a
+    naive reference (``np.exp(x) / np.exp(x).sum()`` over a row of large negatives is
+    0 / 0) is what is wrong there, more often than a kernel that subtracts the row's
+    maximum. The verdict stays: which of the two is right is the user's to say."""
+    floats = [
+        a
+        for label, a in expected.case.arrays.items()
+        if label not in expected.outputs and a.dtype.names is None and a.dtype.kind == "f"
+    ]
+    everywhere = all(bool(np.isfinite(a).all()) for a in floats)
+    for label, check in ev.outputs.items():
+        comparison = check.comparison
+        if comparison.passed or not comparison.nonfinite_mismatches:
+            continue
+        shown = ev.inputs_at_mismatch.get(label, {})
+        for mismatch in comparison.first_mismatches:
+            try:
+                want = np.asarray(mismatch.want, np.float64)
+                got = np.asarray(mismatch.got, np.float64)
+            except (TypeError, ValueError):
+                continue
+            if np.isfinite(want).all() or not np.isfinite(got).all():
+                continue
+            flat = mismatch.index[0] if len(mismatch.index) == 1 else None
+            inputs = shown.get(flat, {}) if flat is not None else {}
+            finite_there = bool(inputs) and all(
+                np.isfinite(np.asarray(v, np.float64)).all()
+                for v in inputs.values()
+                if isinstance(v, (int, float))
+            )
+            if not (everywhere or finite_there):
+                continue
+            ev.notes.append(
+                f"{label}: at element {list(mismatch.index)} the reference gave "
+                f"{mismatch.want} and the kernel {mismatch.got} from finite inputs: if "
+                "the reference overflows or divides 0 by 0 there (np.exp of a large "
+                "input, a softmax without its row maximum subtracted, a norm of huge "
+                "values), it is what is wrong, not the kernel: compute it stably, or "
+                "give the input a domain (where NaN is the right result, a sqrt or log "
+                "of a negative, the kernel is wrong)"
+            )
+            break
+
+
 def judge(
     ev: Evaluation,
     plan: Plan,
@@ -381,6 +431,7 @@ def judge(
             if changed:
                 ev.inputs_modified[buffer_label(spec)] = changed
     _inputs_at(ev, expected)
+    _reference_overflow_notes(ev, expected)
 
 
 def _value_coverage(expected: Expected) -> bool:

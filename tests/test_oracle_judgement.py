@@ -13,7 +13,7 @@ import pytest
 
 import forge
 import oracle
-from forge import BufferSpec, KernelSpec, ReferenceFailed, ceil_div
+from forge import BufferSpec, KernelSpec, ReferenceFailed, Schedule, ceil_div
 from kforge import main
 from oracle import Verdict
 from oracle.pytest_plugin import require_available
@@ -1498,3 +1498,66 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
     )
     ev = oracle.evaluate("wgpu", kernel, size=1000, samples=0)
     assert ev.passed, ev.report()
+
+
+_STABLE_SOFTMAX_WGSL = """
+struct P { cols: u32 }
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@group(0) @binding(2) var<uniform> p: P;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let r = gid.x;
+    if (r * p.cols >= arrayLength(&x)) { return; }
+    var m = -3.4e38;
+    for (var j = 0u; j < p.cols; j++) { m = max(m, x[r * p.cols + j]); }
+    var s = 0.0;
+    for (var j = 0u; j < p.cols; j++) { s += exp(x[r * p.cols + j] - m); }
+    for (var j = 0u; j < p.cols; j++) { y[r * p.cols + j] = exp(x[r * p.cols + j] - m) / s; }
+}
+"""
+
+
+def _naive_softmax(x, y):
+    e = np.exp(x)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("backend", ["wgpu"])
+def test_a_reference_that_overflows_where_the_kernel_does_not_is_named(request, backend):
+    """The numpy habit ``np.exp(x) / np.exp(x).sum()`` is 0 / 0 on a row of large
+    negatives, where a kernel that subtracts the row's maximum is right: the MISMATCH
+    stays (which one is right is the user's to say), and the report says the reference
+    gave NaN from finite inputs and how to write it. Its accounting no longer says that
+    the 6,300 elements that matched were judged in no input set (they matched the
+    NaN-dropping twin of the reference too, and were counted as excused)."""
+    require_available(request.config, backend)
+    kernel = KernelSpec(
+        id="softmax_rows_stable",
+        entry_point="main",
+        sources={"wgsl": _STABLE_SOFTMAX_WGSL},
+        dims=("rows", "cols"),
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x", count="rows*cols", shape=("rows", "cols")),
+            BufferSpec(1, "f32", "read_write", name="y", count="rows*cols", shape=("rows", "cols")),
+            BufferSpec.uniform(2, (("cols", "u32"),)),
+        ),
+        reference=_naive_softmax,
+        grid=lambda s, size: (ceil_div(size.rows, 64), 1, 1),
+        schedules=(Schedule(64),),
+    )
+    ev = oracle.evaluate(backend, kernel, size="rows=64,cols=100", samples=0)
+    assert ev.verdict is Verdict.MISMATCH, ev.report()
+    assert any("from finite inputs" in n and "overflows" in n for n in ev.notes), ev.report()
+    y = ev.outputs["y"]
+    assert y.unjudged < y.count // 10, ev.report()
+
+    def stable(x, y):
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    right = oracle.evaluate(
+        backend, dataclasses.replace(kernel, reference=stable), size="rows=64,cols=100", samples=0
+    )
+    assert right.passed and not any("overflows" in n for n in right.notes), right.report()
