@@ -449,6 +449,30 @@ class _RoundingArray(np.ndarray):
     rng: Any = None
     unit: float = 2.0**-24
     narrow: Any = None  # the dtype ``unit`` is half an ulp of (None: round every result)
+    either_f16: bool = False  # a conversion to f16 may round either way (WGSL)
+
+    def astype(self, dtype: Any, *args: Any, **kwargs: Any) -> Any:
+        """A conversion to float16 that is not exact rounds down or up, as WGSL allows
+        (its conversions to f16, ``quantizeToF16`` and ``f16(x)``, name no rounding
+        mode: SwiftShader truncates), the direction drawn like an operation's; other
+        conversions as numpy makes them."""
+        result = np.asarray(self).astype(dtype, *args, **kwargs)
+        if (
+            _RoundingArray.either_f16
+            and _RoundingArray.rng is not None
+            and result.dtype == np.float16
+            and self.dtype.kind == "f"
+            and self.dtype.itemsize > 2
+        ):
+            wide = np.asarray(self)
+            with np.errstate(all="ignore"):
+                inexact = np.isfinite(result) & (result.astype(wide.dtype) != wide)
+                other = np.nextafter(
+                    result, np.where(result > wide, -np.inf, np.inf).astype(np.float16)
+                )
+            signs = _signs(np.shape(result))
+            result = np.where(inexact & (signs > 0), other, result).astype(np.float16)
+        return result.view(_RoundingArray) if isinstance(result, np.ndarray) else result
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         plain = tuple(np.asarray(x) if isinstance(x, _RoundingArray) else x for x in inputs)
@@ -503,11 +527,7 @@ def _rounded(result: Any, units: float = 1.0) -> Any:
         isinstance(result, np.floating)
         or (isinstance(result, np.ndarray) and result.dtype.kind == "f")
     ):
-        rng = _RoundingArray.rng
-        if isinstance(rng, RoundingPattern):  # one direction for the whole operation
-            signs = np.full(np.shape(result), rng.next_sign())
-        else:
-            signs = rng.choice((-1.0, 1.0), size=np.shape(result))
+        signs = _signs(np.shape(result))
         if units == _INEXACT_RESULT:
             narrow = _RoundingArray.narrow
             units = 1.0
@@ -518,6 +538,15 @@ def _rounded(result: Any, units: float = 1.0) -> Any:
     if isinstance(result, np.ndarray):
         return result.view(_RoundingArray)
     return result
+
+
+def _signs(shape: tuple) -> np.ndarray:
+    """A direction (+-1) per element, drawn from ``_RoundingArray.rng``: at random, or
+    one for the whole operation from a ``RoundingPattern``."""
+    rng = _RoundingArray.rng
+    if isinstance(rng, RoundingPattern):
+        return np.full(shape, rng.next_sign())
+    return rng.choice((-1.0, 1.0), size=shape)
 
 
 class RoundingPattern:
@@ -541,11 +570,12 @@ _CREATORS = (
 )  # fmt: skip
 
 
-def rounding_every_operation(reference, rng, unit: float):
+def rounding_every_operation(reference, rng, unit: float, either_f16: bool = False):
     """``reference`` run with its arrays, and those its numpy calls create (``arange``,
     ``linspace``...), as ``_RoundingArray``: every float result of its operations off
     by ``unit`` relative at random (from ``rng``, or by operation from a
-    ``RoundingPattern``). None where its module names no numpy."""
+    ``RoundingPattern``); with ``either_f16`` (WGSL), its inexact conversions to float16
+    rounded either way. None where its module names no numpy."""
 
     def creating(function):
         def create(*args, **kwargs):
@@ -566,6 +596,7 @@ def rounding_every_operation(reference, rng, unit: float):
 
     def run(*args, **kwargs):
         _RoundingArray.rng, _RoundingArray.unit, _RoundingArray.narrow = rng, unit, narrow
+        _RoundingArray.either_f16 = either_f16
 
         def wrap(a):
             return a.view(_RoundingArray) if isinstance(a, np.ndarray) else a

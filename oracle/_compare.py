@@ -104,7 +104,8 @@ class Comparison:
     nonfinite_either: int = 0
     precise: int = 0
     bounded: int = 0
-    bounded_by: str = "a long sum's rounding bound"  # what ``bounded`` were accepted within
+    # what ``bounded`` were accepted within
+    bounded_by: str = "the rounding bound of a correct float computation"
     nan_input: int = 0
     undefined: int = 0
     histogram: dict = field(default_factory=dict, repr=False, compare=False)
@@ -150,9 +151,11 @@ class Comparison:
             )
         if self.bounded:
             lines.append(
-                f"  {self.bounded} elements are off by less than the rounding error a "
-                "correct float sum of their terms may make (the reference is a sum of "
-                "products; the error grows with the number and size of the terms)"
+                f"  {self.bounded} elements are off by less than a correct float "
+                "computation of them may be: a long sum's rounding, which grows with the "
+                "number and size of its terms; the rounding of its inputs and of each "
+                "operation, carried through the reference; a conversion to f16 rounded "
+                "either way, as WGSL allows"
             )
         if self.nonfinite_either:
             lines.append(

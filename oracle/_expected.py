@@ -151,17 +151,19 @@ class Expected:
             self._cache[key] = _trig_bounds(self, absolute)
         return self._cache[key]
 
-    def rounding_bound(self) -> dict[str, np.ndarray]:
+    def rounding_bound(self, wgsl: bool = False) -> dict[str, np.ndarray]:
         """Per float output with elements that are sums of products of the inputs (a
         polynomial of degree at most 4 in them, as a matmul, a row sum, a convolution,
         a dot product, a GEMM with beta or a linear layer with its bias is), the absolute
         error a correct float32 (or float64) computation of each element may make: the
         rounding error of summing its terms in another order (``_rounding_bounds``).
-        Elements of other functions (exp, softmax's quotient) get 0. Computed on first
-        use, then shared."""
-        if "bound" not in self._cache:
-            self._cache["bound"] = _rounding_bounds(self)
-        return self._cache["bound"]
+        Elements of other functions (exp, softmax's quotient) get 0. ``wgsl``: the
+        reference's conversions to float16 may round either way, as WGSL's may. Computed
+        on first use, then shared."""
+        key = ("bound", wgsl)
+        if key not in self._cache:
+            self._cache[key] = _rounding_bounds(self, wgsl)
+        return self._cache[key]
 
 
 # At most this share (or two elements) of a faithful float64 run's results may stray
@@ -278,7 +280,7 @@ _FIFTH_DIFFERENCE = (-1.0, 5.0, -10.0, 10.0, -5.0, 1.0)
 _POLYNOMIAL_SLACK = 1e-10  # times k * sum|term|: float64's rounding of the six runs
 
 
-def _rounding_bounds(expected: Expected) -> dict[str, np.ndarray]:
+def _rounding_bounds(expected: Expected, wgsl: bool = False) -> dict[str, np.ndarray]:
     """``Expected.rounding_bound``: where an element of the reference is a sum of
     products of the drawn inputs (a polynomial of degree at most 4 in them: a matmul, a
     row sum, ``alpha * A @ B + beta * C``, ``x @ W + b``), the error a correct float
@@ -303,7 +305,7 @@ def _rounding_bounds(expected: Expected) -> dict[str, np.ndarray]:
         return {}
     scaled, magnitude_run, squares_run = runs
     sensitivity = _sensitivity(expected, plain)
-    for label, moved in _operation_rounding(expected, plain).items():
+    for label, moved in _operation_rounding(expected, plain, wgsl).items():
         sensitivity[label] = np.maximum(sensitivity.get(label, 0.0), moved)
     bounds = {}
     for label, want in expected.outputs.items():
@@ -439,7 +441,9 @@ def _without_jumps(expected: Expected, plain: dict, full: dict, half: dict) -> d
 _ROUNDING_FACTOR = 1.0
 
 
-def _operation_rounding(expected: Expected, plain: dict) -> dict[str, np.ndarray]:
+def _operation_rounding(
+    expected: Expected, plain: dict, wgsl: bool = False
+) -> dict[str, np.ndarray]:
     """Per float output, the most each element of the
     float64 reference moves when every float result of its numpy operations (on its
     arrays and those it creates: ``arange``, ``linspace``) is off by one rounding of the
@@ -455,7 +459,7 @@ def _operation_rounding(expected: Expected, plain: dict) -> dict[str, np.ndarray
     unit = float(float_info(min(floats, key=lambda d: d.itemsize)).eps) / 2
 
     def run(rng):
-        rounding = rounding_every_operation(expected.truth.reference, rng, unit)
+        rounding = rounding_every_operation(expected.truth.reference, rng, unit, wgsl)
         if rounding is None:
             return None
         return _float64_run(expected, truth=replace(expected.truth, reference=rounding))

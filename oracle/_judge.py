@@ -132,7 +132,7 @@ def _compare_leaf(
             masks["precise"] = precise
             comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
     if comparison.mismatches > comparison.nonfinite_mismatches and label == output:
-        bound = summed = expected.rounding_bound().get(output)
+        bound = summed = expected.rounding_bound(wgsl).get(output)
         erring = expected.trig_bound(WGSL_TRIG_ERROR if trig else 0.0).get(output)
         if erring is not None:  # sin or cos of a float32 angle (within WGSL's bound)
             bound = erring if bound is None else np.maximum(bound.reshape(-1), erring.reshape(-1))
@@ -140,7 +140,7 @@ def _compare_leaf(
             masks["bound"] = bound.reshape(want.shape)
             comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
             if erring is not None:
-                kinds = "a long sum's rounding bound or " if summed is not None else ""
+                kinds = "the rounding bound or " if summed is not None else ""
                 comparison = dataclasses.replace(
                     comparison, bounded_by=f"{kinds}the error of sin and cos carried through"
                 )
