@@ -549,6 +549,50 @@ def _signs(shape: tuple) -> np.ndarray:
     return rng.choice((-1.0, 1.0), size=shape)
 
 
+class _SaturatingArray(np.ndarray):
+    """An input of a reference run whose float-to-integer conversions (``astype``)
+    saturate as the GPU's do: toward zero, clamped to the integer's range, NaN to 0
+    (PTX's ``cvt.rzi``; WGSL clamps to the source type's values inside the range:
+    ``i32(3e9)`` is 2147483520). numpy leaves such conversions undefined (x86 gives
+    INT_MIN, and a negative float to uint32 wraps). Arrays derived from it by ufuncs,
+    indexing and reshaping stay such arrays; the rest is numpy's."""
+
+    wgsl: bool = False
+
+    def astype(self, dtype: Any, *args: Any, **kwargs: Any) -> Any:
+        plain = np.asarray(self)
+        target = np.dtype(dtype)
+        if plain.dtype.kind != "f" or target.kind not in "iu":
+            out = plain.astype(dtype, *args, **kwargs)
+            return out.view(_SaturatingArray) if isinstance(out, np.ndarray) else out
+        info = np.iinfo(target)
+        lo, hi = float(info.min), float(info.max)
+        if _SaturatingArray.wgsl:  # the largest source values inside the range
+            source = plain.dtype.type
+            hi = float(np.nextafter(source(hi), source(0))) if float(source(hi)) > hi else hi
+        with np.errstate(invalid="ignore"):
+            wide = np.trunc(plain.astype(np.float64))
+            wide = np.where(np.isnan(wide), 0.0, np.clip(wide, lo, hi))
+        return wide.astype(target).view(_SaturatingArray)
+
+
+def saturating_casts(reference, wgsl: bool):
+    """``reference`` run with its array arguments as ``_SaturatingArray`` (WGSL's bounds
+    with ``wgsl``); None where it is no function."""
+    if not callable(reference):
+        return None
+
+    def run(*args, **kwargs):
+        _SaturatingArray.wgsl = wgsl
+
+        def wrap(a):
+            return a.view(_SaturatingArray) if type(a) is np.ndarray else a
+
+        return reference(*map(wrap, args), **{k: wrap(v) for k, v in kwargs.items()})
+
+    return functools.wraps(reference)(run)
+
+
 class RoundingPattern:
     """Directions for ``rounding_every_operation`` by operation rather than by element:
     every operation up (``bit`` None), or the n-th operation up where bit ``bit`` of n

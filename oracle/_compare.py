@@ -108,6 +108,7 @@ class Comparison:
     bounded_by: str = "the rounding bound of a correct float computation"
     nan_input: int = 0
     undefined: int = 0
+    saturated: int = 0
     histogram: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __bool__(self) -> bool:
@@ -148,6 +149,13 @@ class Comparison:
                 f"  {self.precise} elements match only the reference computed in "
                 "float64 (more accurate than the reference's own roundings: an FMA "
                 "or another order of operations under cancellation)"
+            )
+        if self.saturated:
+            lines.append(
+                f"  {self.saturated} elements match only the reference with its float to "
+                "integer conversions saturated, as the GPU converts (toward zero, clamped "
+                "to the integer's range, NaN to 0): numpy leaves a conversion out of range "
+                "undefined"
             )
         if self.bounded:
             lines.append(
@@ -516,6 +524,7 @@ def compare(
     bound: Any = None,
     nan_input: Any = None,
     undefined: Any = None,
+    saturated: Any = None,
 ) -> Comparison:
     """Compare ``got`` with ``want`` (array-likes) under ``tolerance`` (a Tolerance,
     or overrides merged into the default for ``want``'s dtype).
@@ -551,7 +560,10 @@ def compare(
 
     ``undefined``: a boolean mask (``Expected.undefined_in_wgsl``) of elements that come
     from a builtin at arguments where the language defines no result (WGSL's
-    ``atan2(0, 0)``); any value there is right, accepted and counted in ``undefined``."""
+    ``atan2(0, 0)``); any value there is right, accepted and counted in ``undefined``.
+    ``saturated``: the reference with its float-to-integer conversions saturated as
+    the GPU makes them (``Expected.saturated_casts``); an element matching it instead
+    of ``want`` is accepted and counted in ``saturated``."""
     got, want = np.asarray(got), np.asarray(want)
     tol = default_tolerance(want.dtype).merged(tolerance)
     shapes = (tuple(got.shape), tuple(want.shape))
@@ -580,6 +592,9 @@ def compare(
         )
     use_precise = _accept_alternative(
         "precise", precise, g, want, tol, kinds, kinds == _VALUE, skip, judged
+    )
+    use_saturated = _accept_alternative(
+        "saturated", saturated, g, want, tol, kinds, kinds != 0, skip, judged
     )
     w, finite, abs_err, rel_err, ulp = judged
     use_bound = np.zeros(g.shape, bool)
@@ -621,6 +636,7 @@ def compare(
         bounded=int(use_bound.sum()),
         nan_input=int(excused.sum()),
         undefined=int(anything.sum()),
+        saturated=int(use_saturated.sum()),
     )
     return _comparison(got.shape, g, w, kinds, finite, (abs_err, rel_err, ulp), counts, base)
 

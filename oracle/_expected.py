@@ -139,6 +139,17 @@ class Expected:
             self._cache["undefined"] = _undefined_outputs(self)
         return self._cache["undefined"]
 
+    def saturated_casts(self, wgsl: bool = False) -> dict[str, np.ndarray]:
+        """Per integer output that differs from it, the reference run with its float to
+        integer conversions saturated as the GPU makes them (``wgsl``: WGSL's bounds;
+        ``oracle._builtins.saturating_casts``): numpy's are undefined out of range, and
+        ``(x * 255).astype(np.uint32)`` wraps a negative x where a GPU gives 0. Empty
+        where no output differs, or the reference is a backend. Computed on first use."""
+        key = ("saturated", wgsl)
+        if key not in self._cache:
+            self._cache[key] = _saturated_outputs(self, wgsl)
+        return self._cache[key]
+
     def trig_bound(self, absolute: float = 0.0) -> dict[str, np.ndarray]:
         """Per float output, how far a right float32 kernel's results may move through
         what it computes from sin, cos and tan: their arguments rounded in float32, and
@@ -778,6 +789,32 @@ def _undefined_outputs(expected: Expected) -> dict[str, np.ndarray]:
         same = _same_elements(want, out)
         if not same.all():
             found[label] = ~same
+    return found
+
+
+def _saturated_outputs(expected: Expected, wgsl: bool) -> dict[str, np.ndarray]:
+    from ._builtins import saturating_casts
+
+    truth = expected.truth
+    if expected.reference != NUMPY_REFERENCE or truth.reference is None:
+        return {}
+    twin = saturating_casts(truth.reference, wgsl)
+    if twin is None:
+        return {}
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
+            outputs = expected_outputs(expected.case, replace(truth, reference=twin)).outputs
+    except (ReferenceFailed, InvalidArgument):
+        return {}
+    found: dict[str, np.ndarray] = {}
+    for label, out in outputs.items():
+        want = expected.outputs[label]
+        if want.dtype.names is not None or want.dtype.kind not in "iu":
+            continue
+        out = np.asarray(out)
+        if out.shape == want.shape and not _same_elements(want, out).all():
+            found[label] = out
     return found
 
 

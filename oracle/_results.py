@@ -311,6 +311,12 @@ class OutputCheck:
                 else ""
             )
             + (
+                f" ({self.comparison.saturated} accepted as a saturated float to integer "
+                "conversion)"
+                if self.comparison.saturated
+                else ""
+            )
+            + (
                 f" ({self.comparison.bounded} accepted within {self.comparison.bounded_by})"
                 if self.comparison.bounded
                 else ""

@@ -1616,3 +1616,68 @@ def test_quantize_to_f16_passes_rounded_either_way_and_a_wrong_scale_fails(reque
     off = _QUANTIZE_WGSL.replace("quantizeToF16(x[i]) * 2.0", "quantizeToF16(x[i] * 1.002) * 2.0")
     wrong = oracle.evaluate(backend, dataclasses.replace(kernel, sources={"wgsl": off}), size=10007)
     assert wrong.verdict is Verdict.MISMATCH, wrong.report()
+
+
+_TO_INTEGERS_WGSL = """
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<i32>;
+@group(0) @binding(2) var<storage, read_write> u: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (i >= arrayLength(&y)) { return; }
+    y[i] = i32(x[i] * 1000.0);
+    u[i] = u32(x[i] * 1000.0);
+}
+"""
+
+
+def test_float_to_integer_conversions_saturate_as_the_gpu_makes_them():
+    from oracle._builtins import saturating_casts
+
+    def convert(x):
+        return x.astype(np.int32), x.astype(np.uint32)
+
+    x = np.array([1.9, -1.9, 3e9, -3e9, np.nan, -0.5, 5e9], np.float32)
+    cuda_i, cuda_u = saturating_casts(convert, wgsl=False)(x)
+    assert cuda_i.tolist() == [1, -1, 2**31 - 1, -(2**31), 0, 0, 2**31 - 1]
+    assert cuda_u.tolist() == [1, 0, 3000000000, 0, 0, 0, 2**32 - 1]
+    wgsl_i, wgsl_u = saturating_casts(convert, wgsl=True)(x)
+    assert wgsl_i.tolist() == [1, -1, 2147483520, -(2**31), 0, 0, 2147483520]
+    assert wgsl_u.tolist()[-1] == 4294967040  # the largest f32 below 2**32
+    in_range = np.array([2.5, 7.0, 4e9], np.float32)  # numpy's own answers, kept
+    got_i, got_u = saturating_casts(convert, wgsl=True)(in_range[:2])
+    assert got_i.tolist() == [2, 7] and got_u.tolist() == [2, 7]
+    assert saturating_casts(convert, wgsl=True)(in_range)[1].tolist()[-1] == 4000000000
+
+
+@pytest.mark.parametrize("backend", ["wgpu", "browser"])
+def test_a_conversion_numpy_leaves_undefined_is_judged_as_the_gpu_saturates(request, backend):
+    """``(x * 1000).astype(np.int32)`` is INT_MIN in numpy where x * 1000 passes 2**31,
+    and a negative float to uint32 wraps; WGSL (and PTX) saturate toward zero: a right
+    kernel was a MISMATCH at 473 and 4484 of 10007 elements on lavapipe and SwiftShader.
+    The elements that match the reference with its conversions saturated are accepted,
+    and counted; a kernel off by one still fails."""
+    require_available(request.config, backend)
+    kernel = KernelSpec(
+        id="to_integers",
+        entry_point="main",
+        sources={"wgsl": _TO_INTEGERS_WGSL},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "i32", "read_write", name="y"),
+            BufferSpec(2, "u32", "read_write", name="u"),
+        ),
+        reference=lambda x, y, u: (
+            (x * np.float32(1000)).astype(np.int32),
+            (x * np.float32(1000)).astype(np.uint32),
+        ),
+    )
+    right = oracle.evaluate(backend, kernel, size=10007, samples=0)
+    assert right.passed, right.report()
+    assert right.outputs["u"].comparison.saturated > 1000, right.report()
+    assert "saturated" in right.outputs["u"].accounting()
+    off = _TO_INTEGERS_WGSL.replace("y[i] = i32(x[i] * 1000.0);", "y[i] = i32(x[i] * 1000.0) + 1;")
+    wrong = oracle.evaluate(backend, dataclasses.replace(kernel, sources={"wgsl": off}), size=10007)
+    assert wrong.verdict is Verdict.MISMATCH and not wrong.outputs["y"].passed, wrong.report()
