@@ -425,6 +425,9 @@ def _sensitivity(expected: Expected, plain: dict) -> dict[str, np.ndarray]:
     return _most_moved(expected, plain, run, case.seed)
 
 
+_JUMP_ULPS = 16  # a change that does not halve and is larger than this many ulp: a jump
+
+
 def _without_jumps(expected: Expected, plain: dict, full: dict, half: dict) -> dict:
     """``full`` (a run at inputs nudged by a step) with each float element whose change
     does not halve at half the step (0.2 to 0.8 of it) put back at ``plain``: there the
@@ -433,16 +436,22 @@ def _without_jumps(expected: Expected, plain: dict, full: dict, half: dict) -> d
     ``floor(x)`` got the distance to the neighbouring entry as its bound wherever x was
     a whole number (a ``ceil(x) - 1`` kernel, wrong exactly there, passed at 17 of its
     20 such elements)."""
+    from forge.types import float_info
+
     kept = dict(full)
     for label, change in _changes(expected, plain, full).items():
         halved = _changes(expected, plain, half).get(label)
         if halved is None:
             continue
+        base = np.asarray(plain[label], np.float64).reshape(-1)
         with np.errstate(all="ignore"):
             smooth = (halved > 0.2 * change) & (halved < 0.8 * change)
-        jumps = (change > 0) & ~smooth
+            # a change of a few ulp does not halve either where the reference rounds
+            # its result (.astype(np.float32)): only what is far above that is a jump
+            eps = float(float_info(expected.outputs[label].dtype).eps)
+            grain = _JUMP_ULPS * eps * np.abs(base)
+        jumps = (change > grain) & ~smooth
         if jumps.any():
-            base = np.asarray(plain[label], np.float64).reshape(-1)
             there = np.asarray(full[label], np.float64).reshape(-1).copy()
             there[jumps] = base[jumps]
             kept[label] = there

@@ -1375,6 +1375,31 @@ def test_a_floored_index_is_not_moved_by_the_rounding_of_every_operation():
     assert np.any(x == np.round(x)) and not wide.any(), x[wide]
 
 
+def test_a_change_of_a_few_ulp_that_does_not_halve_is_no_jump():
+    """A reference that rounds its result (``.astype(np.float32)``) changes by whole
+    ulps: 1 at the nudge and 1 (or 0) at half of it. That is rounding, not a jump, and
+    keeps its bound; a change of hundreds of ulps that does not halve is a jump."""
+    from oracle._expected import _without_jumps
+
+    kernel = KernelSpec(
+        id="scale3",
+        entry_point="main",
+        sources={},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+        ),
+        reference=lambda x: x * np.float32(3),
+    )
+    expected = oracle.expected_outputs(oracle.make_case(kernel, 4, 0))
+    plain = {"y": np.array([1.0, 1.0, 1.0, 1.0])}
+    ulp = float(np.spacing(np.float32(1.0)))
+    full = {"y": plain["y"] + np.array([ulp, 2 * ulp, 400 * ulp, 400 * ulp])}
+    half = {"y": plain["y"] + np.array([ulp, 2 * ulp, 400 * ulp, 200 * ulp])}
+    kept = _without_jumps(expected, plain, full, half)["y"]
+    np.testing.assert_array_equal(kept, [full["y"][0], full["y"][1], 1.0, full["y"][3]])
+
+
 _LOOKUP_WGSL = """
 @group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read> t: array<f32>;
