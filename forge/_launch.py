@@ -290,9 +290,9 @@ def _cuda_arguments(
     if target != "cuda":
         return (), overrides, ()
     values = dict(overrides)
-    arguments = _arguments.cuda_arguments(kernel, entry, explicit, source, size, values)
-    used = {key[0] for kind, key in arguments if kind == "value"}
     symbols = _arguments.symbol_buffers(kernel, entry, explicit, source)
+    arguments = _arguments.cuda_arguments(kernel, entry, explicit, source, size, values, symbols)
+    used = {key[0] for kind, key in arguments if kind == "value"}
     return arguments, tuple((k, v) for k, v in overrides if k in used), tuple(symbols.items())
 
 

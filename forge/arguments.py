@@ -74,12 +74,15 @@ def cuda_arguments(
     source: str | None,
     size: Any = None,
     launch_values: Mapping[str, Any] | None = None,
+    symbols: Mapping[int, str] | None = None,
 ) -> tuple[Argument, ...]:
     """The argument of each parameter of ``entry`` (rendered: ``"scan<128, 4>"``) in
     ``source`` at ``size``; ``launch_values``: the launch's own values by name (its
-    overrides), over the kernel's."""
+    overrides), over the kernel's; ``symbols``: ``symbol_buffers``' answer, when the
+    caller has it."""
     params = _sources.cuda_parameters(source, entry) if source is not None else None
-    symbols = symbol_buffers(kernel, entry, explicit, source)
+    if symbols is None:
+        symbols = symbol_buffers(kernel, entry, explicit, source)
     uniform_copied = kernel.uniform is not None and _passed_uniform(kernel, symbols) is None
     known = {
         name: arg

@@ -456,15 +456,15 @@ class _RoundingArray(np.ndarray):
         (its conversions to f16, ``quantizeToF16`` and ``f16(x)``, name no rounding
         mode: SwiftShader truncates), the direction drawn like an operation's; other
         conversions as numpy makes them."""
-        result = np.asarray(self).astype(dtype, *args, **kwargs)
+        wide = np.asarray(self)
+        result = wide.astype(dtype, *args, **kwargs)
         if (
             _RoundingArray.either_f16
             and _RoundingArray.rng is not None
             and result.dtype == np.float16
-            and self.dtype.kind == "f"
-            and self.dtype.itemsize > 2
+            and wide.dtype.kind == "f"
+            and wide.dtype.itemsize > 2
         ):
-            wide = np.asarray(self)
             with np.errstate(all="ignore"):
                 inexact = np.isfinite(result) & (result.astype(wide.dtype) != wide)
                 other = np.nextafter(

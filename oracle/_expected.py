@@ -439,8 +439,9 @@ def _without_jumps(expected: Expected, plain: dict, full: dict, half: dict) -> d
     from forge.types import float_info
 
     kept = dict(full)
+    halves = _changes(expected, plain, half)
     for label, change in _changes(expected, plain, full).items():
-        halved = _changes(expected, plain, half).get(label)
+        halved = halves.get(label)
         if halved is None:
             continue
         base = np.asarray(plain[label], np.float64).reshape(-1)
@@ -775,56 +776,49 @@ def _nan_alternatives(expected: Expected) -> dict[str, list[np.ndarray]]:
     return found
 
 
-def _undefined_outputs(expected: Expected) -> dict[str, np.ndarray]:
-    from ._builtins import undefined_in_wgsl
-
+def _twin_outputs(expected: Expected, make_twin) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """Per output that is no struct, (what the reference's twin ``make_twin(reference)``
+    gives, where it differs from the reference) for the outputs it changes; empty where
+    the reference is a backend, has no twin, or its twin fails."""
     truth = expected.truth
     if expected.reference != NUMPY_REFERENCE or truth.reference is None:
         return {}
-    twin = undefined_in_wgsl(truth.reference, expected.case.kernel)
+    twin = make_twin(truth.reference)
     if twin is None:
         return {}
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore", RuntimeWarning)  # NaN cast to an integer
             outputs = expected_outputs(expected.case, replace(truth, reference=twin)).outputs
-    except ReferenceFailed:
+    except (ReferenceFailed, InvalidArgument):
         return {}
-    found: dict[str, np.ndarray] = {}
+    found = {}
     for label, out in outputs.items():
         want = expected.outputs[label]
         if want.dtype.names is not None:  # a struct output: judged as drawn
             continue
         same = _same_elements(want, out)
         if not same.all():
-            found[label] = ~same
+            found[label] = (out, ~same)
     return found
+
+
+def _undefined_outputs(expected: Expected) -> dict[str, np.ndarray]:
+    from ._builtins import undefined_in_wgsl
+
+    twins = _twin_outputs(expected, lambda r: undefined_in_wgsl(r, expected.case.kernel))
+    return {label: differs for label, (_, differs) in twins.items()}
 
 
 def _saturated_outputs(expected: Expected, wgsl: bool) -> dict[str, np.ndarray]:
     from ._builtins import saturating_casts
 
-    truth = expected.truth
-    if expected.reference != NUMPY_REFERENCE or truth.reference is None:
-        return {}
-    twin = saturating_casts(truth.reference, wgsl)
-    if twin is None:
-        return {}
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore", RuntimeWarning)
-            outputs = expected_outputs(expected.case, replace(truth, reference=twin)).outputs
-    except (ReferenceFailed, InvalidArgument):
-        return {}
-    found: dict[str, np.ndarray] = {}
-    for label, out in outputs.items():
-        want = expected.outputs[label]
-        if want.dtype.names is not None or want.dtype.kind not in "iu":
-            continue
-        out = np.asarray(out)
-        if out.shape == want.shape and not _same_elements(want, out).all():
-            found[label] = out
-    return found
+    twins = _twin_outputs(expected, lambda r: saturating_casts(r, wgsl))
+    return {
+        label: out
+        for label, (out, _) in twins.items()
+        if expected.outputs[label].dtype.kind in "iu"
+    }
 
 
 def _same_elements(want: np.ndarray, out: np.ndarray) -> np.ndarray:

@@ -221,7 +221,10 @@ def _float_family(
             # domain of (20, 28) drew 20.0 everywhere, one of (0, 1) 0.0 half the time
             # and one of (-1, 1) +-1 half the time): draw across the interval, at most
             # 8 wide past an unbounded end
-            a, b = (a, min(b, a + 8.0)) if a >= 0 else (max(a, b - 8.0), b) if b <= 0 else (a, b)
+            if a >= 0:
+                b = min(b, a + 8.0)
+            elif b <= 0:
+                a = max(a, b - 8.0)
             values = rng.uniform(a, b, n)
             grid = (rng.random(n) < 0.125) & (b - a >= 1.0)  # a grid of 1/16 inside it
             values[grid] = np.round(values[grid] * 16) / 16

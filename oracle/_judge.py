@@ -285,11 +285,9 @@ def _judge_output(
             # numpy's float to integer conversion out of range is undefined; the GPU's
             # saturates: u32(-2.5) is 0 where numpy's uint32 wraps
             saturated = expected.saturated_casts(wgsl).get(region.label)
-            leaf = (
-                dict(leaves(region.label, order(saturated))).get(label)
-                if saturated is not None
-                else None
-            )
+            leaf = None
+            if saturated is not None:
+                leaf = dict(leaves(region.label, order(saturated))).get(label)
             if leaf is not None and leaf.size == want_leaf.size:
                 masks["saturated"] = leaf.reshape(want_leaf.shape)
                 comparison = _compare_leaf(got_leaf, want_leaf, tol, masks, *judging)

@@ -266,7 +266,7 @@ def _summary(log: str) -> str:
 
 
 def _file_name(entry_points: tuple[str, ...]) -> bytes:
-    stem = re.sub(r"\W+", "_", entry_points[0]).strip("_") or "kernel"  # a function first
+    stem = re.sub(r"\W+", "_", entry_points[0]).strip("_") or "kernel"
     return f"{stem}.cu".encode()
 
 
