@@ -31,6 +31,8 @@ import wgpu
 import wgpu.backends.wgpu_native as _wgpu_native
 from wgpu.backends.wgpu_native import _api
 
+from ._exit import end_without_driver_teardown
+
 __all__ = [
     "SUPPORTED",
     "UntestedWgpuWarning",
@@ -423,7 +425,8 @@ def abandon(device, objects: list) -> None:
     native handles are taken out of their wgpu-py objects, so that no finalizer
     releases them, not even the ones that run at interpreter exit; the device keeps
     running the work on its own threads (lavapipe) or on the GPU, and the operating
-    system reclaims it all when the process ends.
+    system reclaims it all when the process ends, which skips the C library's exit
+    handlers for that (``_exit``: the driver's teardown there waits for the device).
     """
     queue = device._queue
     handles = (device._internal, queue._internal if queue is not None else None)
@@ -431,6 +434,7 @@ def abandon(device, objects: list) -> None:
     if queue is not None:
         queue._internal = None
     keep_forever((handles, device, objects))
+    end_without_driver_teardown()
 
 
 check_version()

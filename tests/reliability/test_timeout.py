@@ -129,12 +129,14 @@ def test_after_a_timeout_the_process_exits_promptly_however_the_context_ends(
     request, forge_backend_name, ending
 ):
     """The kernel would run for about a minute; the process must be gone within a few
-    seconds of the timeout, without waiting for it."""
+    seconds of the timeout, without waiting for it. (NVIDIA's kernel driver takes about
+    4.5 s to tear down a process whose Vulkan dispatch is still running, on the H200:
+    hence 10 s, far below the minute a wait for the kernel takes.)"""
     require_device_backend(request, forge_backend_name)
     code = _AFTER_A_TIMEOUT.format(backend=forge_backend_name, ending=_ENDINGS[ending])
     finished = run_python(code, timeout=150).check()
     assert "timeout" in finished.before_exit, f"no KernelTimeout:\n{finished.stdout}"
-    assert finished.before_exit["timeout"] < 5.0, (
+    assert finished.before_exit["timeout"] < 10.0, (
         f"the process took {finished.before_exit['timeout']:.1f} s to exit after the "
         f"timeout ({ending}); it waited for the device"
     )
@@ -169,3 +171,40 @@ def test_an_abandoned_cuda_context_dropped_unclosed_does_not_wait_for_the_device
     with CudaComputeContext(1 << 20):
         assert fake.retains == 1
     assert fake.retains == 0
+
+
+_EXIT_STATUS_AFTER_A_TIMEOUT = """
+import atexit, sys
+import forge
+from forge import KernelTimeout, Schedule
+from tests.reliability._spin import SPIN, spin_views
+
+ctx = forge.open_context({backend!r})
+n, views = spin_views(ctx, seconds=20.0)
+ctx.timeout_s = 0.25
+try:
+    ctx.run_kernel(SPIN, Schedule(64), views, n)
+except KernelTimeout:
+    mark("timeout")
+atexit.register(print, "atexit handler ran", flush=True)
+left_open = open({path!r}, "w")
+left_open.write("buffered, never flushed by the script")
+sys.exit(3)
+"""
+
+
+def test_a_process_that_abandoned_a_device_keeps_its_exit_status_and_python_finalization(
+    request, forge_backend_name, tmp_path
+):
+    """The exit that skips the driver's teardown (wgpu, after a device was abandoned)
+    still runs Python's atexit handlers, flushes and closes the files Python left open,
+    and ends with the status the script asked for."""
+    require_device_backend(request, forge_backend_name)
+    path = tmp_path / "left_open.txt"
+    code = _EXIT_STATUS_AFTER_A_TIMEOUT.format(backend=forge_backend_name, path=str(path))
+    finished = run_python(code, timeout=150)
+    assert finished.returncode == 3, f"exit status {finished.returncode}:\n{finished.stderr}"
+    assert "timeout" in finished.before_exit, f"no KernelTimeout:\n{finished.stdout}"
+    assert finished.before_exit["timeout"] < 10.0, "the exit waited for the device"
+    assert "atexit handler ran" in finished.stdout
+    assert path.read_text() == "buffered, never flushed by the script"
