@@ -40,19 +40,41 @@ def reference_call(
     when its parameters fit that; else by name when every parameter it needs names a
     buffer (``def ref(x, y)`` of a kernel that also has a uniform); else the inputs alone
     in order, without the uniform or with it, when that fits (``def ref(a, b): return
-    a + b``, the outputs returned)."""
+    a + b``, the outputs returned). A keyword-only parameter named after a buffer gets
+    that buffer (``def ref(x, *, out)``), whichever way the others are given."""
     try:
         parameters = list(inspect.signature(reference).parameters.values())
     except (TypeError, ValueError):  # a builtin or C function: no signature to read
         return list(arrays), {}
     parameters = [p for p in parameters if p.name != "constraints"]
+    labels = _labels(kernel, arrays)
+    keyword_only = {
+        p.name: labels[p.name] for p in parameters if p.kind is p.KEYWORD_ONLY and p.name in labels
+    }
+    taken = {id(a) for a in keyword_only.values()}
+    pairs = [(spec, a) for spec, a in zip(kernel.buffers, arrays) if id(a) not in taken]
+    args, named = _positional_call(reference, kernel, pairs, parameters, labels)
+    return args, {**named, **keyword_only}
+
+
+def _labels(kernel: KernelSpec, arrays: Sequence[Any]) -> dict[str, Any]:
+    """Each buffer's array by label, and the uniform also as ``params``."""
+    labels = {spec.label: a for spec, a in zip(kernel.buffers, arrays)}
+    if kernel.uniform is not None:
+        labels.setdefault("params", arrays[kernel.buffers.index(kernel.uniform)])
+    return labels
+
+
+def _positional_call(
+    reference: Callable, kernel: KernelSpec, pairs: list, parameters: list, labels: dict
+) -> tuple[list, dict]:
+    """``reference_call`` for the parameters that may be given positionally; ``pairs``
+    are the buffers (spec, array) in order, less those given by keyword only."""
+    arrays = [a for _, a in pairs]
     if any(p.kind is p.VAR_POSITIONAL for p in parameters):
         return list(arrays), {}
     takes = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     needs = [p for p in takes if p.default is p.empty]
-    labels = {spec.label: a for spec, a in zip(kernel.buffers, arrays)}
-    if kernel.uniform is not None:
-        labels.setdefault("params", arrays[kernel.buffers.index(kernel.uniform)])
     # a parameter with a default that names no buffer keeps its default, and so do those
     # after it (``def ref(x, scale=2.0)``, ``np.cumsum(a, axis=None)``): given the output
     # in order, it was a false reference-error
@@ -67,7 +89,7 @@ def reference_call(
         return _in_order(reference, kernel, takes, labels, list(arrays)), {}
     if needs and all(p in named for p in needs):
         return [], {p.name: labels[p.name] for p in named}
-    read = [(s, a) for s, a in zip(kernel.buffers, arrays) if not s.is_output or s.inout]
+    read = [(s, a) for s, a in pairs if not s.is_output or s.inout]
     for inputs in ([a for s, a in read if s.access is not Access.UNIFORM], [a for _, a in read]):
         if len(needs) <= len(inputs) <= len(takes):
             return _in_order(reference, kernel, takes, labels, inputs), {}
@@ -134,6 +156,7 @@ def run_reference(
             f"kernel {kernel.id} has {len(kernel.buffers)} buffers, got {len(arrays)} arrays"
         )
     shaped = reference_arrays(kernel, arrays, size)
+    before = _output_bytes(kernel, shaped)
     try:
         returned = kernel.body.evaluate(kernel, shaped, size, constraints)
     except ForgeError as exc:
@@ -158,7 +181,24 @@ def run_reference(
             f"{type(exc).__name__}: {exc}{hint}"
         ) from exc
     if returned is not None:
-        _store_returned(kernel, returned, shaped)
+        _store_returned(kernel, returned, shaped, before)
+
+
+# Outputs up to this many bytes in all are copied before the reference runs, so that one
+# writing some outputs in place and returning the others can be told apart.
+_SNAPSHOT_LIMIT = 64 << 20
+
+
+def _output_bytes(kernel: KernelSpec, shaped: list) -> dict[int, bytes] | None:
+    """The bytes of each output before the reference runs, by buffer index, for a
+    kernel of several outputs not too large to copy; None otherwise."""
+    outputs = [i for i, spec in enumerate(kernel.buffers) if spec.is_output]
+    arrays = [shaped[i] for i in outputs if isinstance(shaped[i], np.ndarray)]
+    if len(outputs) < 2 or len(arrays) < len(outputs):
+        return None
+    if sum(a.nbytes for a in arrays) > _SNAPSHOT_LIMIT:
+        return None
+    return {i: shaped[i].tobytes() for i in outputs}
 
 
 def _index_hint(kernel: KernelSpec) -> str:
@@ -179,21 +219,40 @@ def _index_hint(kernel: KernelSpec) -> str:
     )
 
 
-def _store_returned(kernel: KernelSpec, returned: Any, shaped: list) -> None:
+def _store_returned(
+    kernel: KernelSpec, returned: Any, shaped: list, before: dict[int, bytes] | None = None
+) -> None:
     """What the reference returned (an array, a tuple in output order, or a dict keyed by
-    output name) written into
-    the outputs' arrays, refused with the fix when its count, shape or dtype is off."""
+    output name) written into the outputs' arrays, refused with the fix when its count,
+    shape or dtype is off. With ``before`` (the outputs' bytes before the call), fewer
+    values than outputs fill, in order, the outputs the reference did not write in
+    place."""
     outputs = [(i, spec) for i, spec in enumerate(kernel.buffers) if spec.is_output]
     if isinstance(returned, Mapping):
         returned = _by_output_name(kernel, returned, [spec for _, spec in outputs])
     values = returned if isinstance(returned, tuple) else (returned,)
     if isinstance(returned, list) and len(outputs) > 1:
         values = tuple(returned)
+    if len(values) < len(outputs) and before is not None:
+        untouched = [(i, s) for i, s in outputs if shaped[i].tobytes() == before[i]]
+        if len(untouched) == len(values):  # the rest were written in place
+            outputs = untouched
     if len(values) != len(outputs):
+        written = (
+            [s.label for i, s in outputs if shaped[i].tobytes() != before[i]]
+            if before is not None
+            else []
+        )
+        also = (
+            f"; it wrote {', '.join(written)} in place, and values returned besides fill "
+            "the outputs it did not write, in order"
+            if written
+            else ""
+        )
         raise ReferenceFailed(
             f"the reference of kernel {kernel.id} returned {len(values)} value(s), but the "
-            f"kernel has {len(outputs)} output(s) ({', '.join(s.label for _, s in outputs)}); "
-            "return them as a tuple in that order, or write them in place"
+            f"kernel has {len(outputs)} output(s) ({', '.join(s.label for _, s in outputs)})"
+            f"{also}; return them as a tuple in that order, or write them in place"
         )
     for (index, spec), value in zip(outputs, values):
         target = shaped[index]

@@ -297,6 +297,17 @@ def _reference_result(kernel: KernelSpec) -> np.ndarray:
     return arrays[1]
 
 
+def _keyword_only_out(x, *, y):
+    y[:] = 2 * x
+
+
+def _keyword_only_with_default(a, *, y=None):
+    result = 2 * a
+    if y is not None:
+        y[:] = result
+    return result
+
+
 @pytest.mark.parametrize(
     "reference",
     [
@@ -305,13 +316,77 @@ def _reference_result(kernel: KernelSpec) -> np.ndarray:
         lambda y, x: 2 * x,  # by name, in another order
         lambda y, x, p: 2 * x,  # every parameter names a buffer: by name, not position
         lambda a: 2 * a,  # the inputs alone, the output returned
+        _keyword_only_out,  # def ref(x, *, y): the output by keyword only
+        _keyword_only_with_default,  # def ref(a, *, y=None): numpy's out= habit
     ],
-    ids=["all-in-order", "by-name", "by-name-reordered", "all-by-name", "inputs-alone"],
+    ids=[
+        "all-in-order",
+        "by-name",
+        "by-name-reordered",
+        "all-by-name",
+        "inputs-alone",
+        "keyword-only",
+        "keyword-only-default",
+    ],
 )
 def test_a_reference_takes_the_buffers_as_its_parameters_ask(reference):
     """People write numpy references that take what they use: the buffers in order, the
     ones they name, or the inputs alone returning the output."""
     assert _reference_result(_with_uniform(reference)).tolist() == [0, 2, 4, 6, 8]
+
+
+def _two_outputs(reference) -> KernelSpec:
+    return KernelSpec(
+        id="two_outputs",
+        entry_point="main",
+        sources={},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+            BufferSpec(2, "f32", "read_write", name="z"),
+        ),
+        reference=reference,
+    )
+
+
+def _run_two_outputs(kernel: KernelSpec) -> tuple[list, list]:
+    arrays = [np.arange(3, dtype=np.float32), *(np.full(3, np.nan, np.float32) for _ in "yz")]
+    kernel.run_reference(arrays, 3)
+    return arrays[1].tolist(), arrays[2].tolist()
+
+
+def test_a_reference_may_write_some_outputs_in_place_and_return_the_others():
+    def in_place_and_returned(x, y, z):
+        z[:] = x + 1  # the second output in place...
+        return 2 * x  # ...and the first returned
+
+    assert _run_two_outputs(_two_outputs(in_place_and_returned)) == ([0, 2, 4], [1, 2, 3])
+
+
+def test_too_few_values_returned_name_the_outputs_written_in_place():
+    from forge import ReferenceFailed
+
+    def one_of_two(x, y, z):
+        return 2 * x
+
+    with pytest.raises(ReferenceFailed, match=r"returned 1 value\(s\), but the kernel has 2"):
+        _run_two_outputs(_two_outputs(one_of_two))
+
+    def wrote_both_returned_one(x, y, z):
+        y[:], z[:] = x, x
+        return 2 * x
+
+    with pytest.raises(ReferenceFailed, match="it wrote y, z in place"):
+        _run_two_outputs(_two_outputs(wrote_both_returned_one))
+
+    def wrote_one_returned_two(x, y, z):
+        y[:] = x
+        return x, x
+
+    kernel = _two_outputs(wrote_one_returned_two)
+    arrays = [np.arange(3, dtype=np.float32), *(np.full(3, np.nan, np.float32) for _ in "yz")]
+    kernel.run_reference(arrays, 3)  # a value for every output: all are stored
+    assert arrays[2].tolist() == [0, 1, 2]
 
 
 def test_a_reference_whose_parameters_fit_no_call_says_how_it_is_called():
