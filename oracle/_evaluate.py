@@ -373,6 +373,8 @@ def evaluate_case(
         _complete_coverage(ev, runner, expected, schedule, covered, options)
     if ev.verdict == Verdict.PASS:
         ev.level = ValidationLevel.PROFILED if ev.timing else ValidationLevel.ORACLE_VERIFIED
+    if ev.verdict == Verdict.MISMATCH:
+        _check_reference_determinism(ev, expected, info)
     if (
         ev.verdict == Verdict.MISMATCH
         and info.target == "wgsl"
@@ -395,6 +397,42 @@ def evaluate_case(
         _note_workgroup_size(ev, kernel, schedule)
     ev.repro = _repro(ev)
     return ev
+
+
+def _check_reference_determinism(ev: Evaluation, expected: Expected, info: BackendInfo) -> None:
+    """For a mismatch against the numpy reference, run the reference again on the same
+    inputs: one that gives other outputs (unseeded random numbers, a dict's order, a
+    clock) defines no expectation, and the verdict is ``reference-error`` rather than
+    a mismatch it would make of any kernel."""
+    if expected.reference != NUMPY_REFERENCE:
+        return
+    kernel = expected.case.kernel
+    constraints = info.constraints if kernel.reference_reads_device else None
+    try:
+        again = expected_outputs(expected.case, expected.truth, constraints).outputs
+    except ForgeError:
+        return  # it failed this time: the mismatch stands, judged on the first run
+    differing = []
+    for label, first in expected.outputs.items():
+        second = again.get(label)
+        if second is None or first.shape != second.shape:
+            continue
+        changed = np.frombuffer(first.tobytes(), np.uint8) != np.frombuffer(
+            second.tobytes(), np.uint8
+        )
+        if changed.any():
+            per_element = changed.reshape(first.size, -1).any(axis=1) if first.size else changed
+            differing.append(f"{label}: {int(per_element.sum())} of {first.size} elements")
+    if not differing:
+        return
+    ev.verdict = Verdict.REFERENCE_ERROR
+    ev.error_type = "ReferenceFailed"
+    ev.error = (
+        f"ReferenceFailed: the reference of kernel {kernel.id} gave other outputs when run "
+        f"again on the same inputs ({'; '.join(differing)}), so it defines no expected "
+        "result: make it deterministic (draw random numbers from a seeded "
+        "np.random.default_rng, or give them to the kernel as an input buffer)"
+    )
 
 
 def _note_workgroup_size(ev: Evaluation, kernel: KernelSpec, schedule: Schedule) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import json
+import re
 import textwrap
 
 import numpy as np
@@ -145,6 +146,31 @@ def test_a_broken_reference_is_a_reference_error_naming_the_output_and_the_fix(r
     assert message in ev.error, ev.error
     with pytest.raises(ReferenceFailed, match="reference"):
         oracle.expected_outputs(oracle.make_case(kernel, 1000))
+
+
+def _unseeded_noise(a, y):
+    y[:] = a * 2 + np.random.random(a.shape).astype(np.float32)  # a new draw every run
+
+
+@pytest.mark.parametrize("backend", ["reference", "wgpu"])
+def test_a_reference_that_gives_other_outputs_each_run_is_a_reference_error(request, backend):
+    """An unseeded random reference defines no expectation: any kernel would mismatch it,
+    the right one too. Run again on the same inputs, it is caught and named."""
+    require_available(request.config, backend)
+    ev = oracle.evaluate(backend, _constant_kernel(_unseeded_noise), size=1000, samples=0)
+    assert ev.verdict == Verdict.REFERENCE_ERROR and ev.failing, ev.report()
+    assert re.search(r"other outputs when run again on the same inputs \(y: \d+ of 1000", ev.error)
+    assert "seeded np.random.default_rng" in ev.report()
+
+
+def test_a_seeded_random_reference_still_judges(request):
+    require_available(request.config, "wgpu")
+
+    def seeded_noise(a, y):
+        y[:] = a * 2 + np.random.default_rng(7).random(a.shape).astype(np.float32)
+
+    ev = oracle.evaluate("wgpu", _constant_kernel(seeded_noise), size=1000, samples=0)
+    assert ev.verdict == Verdict.MISMATCH, ev.report()  # 12345.0 is wrong, and said so
 
 
 @pytest.mark.parametrize(
