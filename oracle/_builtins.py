@@ -35,6 +35,7 @@ from ._tolerance import Tolerance
 
 __all__ = [
     "calls_trig",
+    "dividing_by_zero",
     "builtin_limits",
     "builtin_floor",
     "builtin_notes",
@@ -587,6 +588,68 @@ def saturating_casts(reference, wgsl: bool):
 
         def wrap(a):
             return a.view(_SaturatingArray) if type(a) is np.ndarray else a
+
+        return reference(*map(wrap, args), **{k: wrap(v) for k, v in kwargs.items()})
+
+    return functools.wraps(reference)(run)
+
+
+class _DividingArray(np.ndarray):
+    """An input of a reference run whose integer divisions by zero (``//``, ``%``,
+    ``np.divide`` of integers and the rest of ``_INTEGER_DIVISIONS``) give ``fill``
+    there. numpy defines no result for them (it warns, and gives 0 or an infinity);
+    CUDA C++ leaves them undefined and WGSL gives the dividend or 0. Two runs with two
+    fills show which elements of the outputs depend on such a division."""
+
+    fill: int = 0
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        plain = tuple(np.asarray(x) if isinstance(x, _DividingArray) else x for x in inputs)
+        outs = kwargs.get("out")
+        if outs is not None:
+            kwargs["out"] = tuple(np.asarray(o) if isinstance(o, np.ndarray) else o for o in outs)
+        result = getattr(ufunc, method)(*plain, **kwargs)
+        if method != "__call__":
+            return result
+        results = result if isinstance(result, tuple) else (result,)
+        if ufunc.__name__ in _INTEGER_DIVISIONS and len(plain) == 2:
+            a, b = np.asarray(plain[0]), np.asarray(plain[1])
+            if a.dtype.kind in "iu" and b.dtype.kind in "iu" and (b == 0).any():
+                zero = np.broadcast_to(b == 0, np.broadcast_shapes(a.shape, b.shape))
+                results = tuple(_filled(r, zero) for r in results)
+                if outs is not None:
+                    for o, r in zip(kwargs["out"], results):
+                        o[...] = r
+                    return outs if isinstance(result, tuple) else outs[0]
+        if outs is not None:
+            return outs if isinstance(result, tuple) else outs[0]
+        wrapped = tuple(r.view(_DividingArray) if isinstance(r, np.ndarray) else r for r in results)
+        return wrapped if isinstance(result, tuple) else wrapped[0]
+
+
+def _filled(result: Any, where: np.ndarray) -> Any:
+    array = np.asarray(result)
+    filled = np.where(where, np.asarray(_DividingArray.fill).astype(array.dtype), array)
+    return filled if isinstance(result, np.ndarray) else filled[()]
+
+
+#: Ufuncs that divide: by an integer zero, numpy defines no result.
+_INTEGER_DIVISIONS = frozenset("divide true_divide floor_divide remainder fmod divmod".split())
+
+
+def dividing_by_zero(reference, fill: int):
+    """``reference`` run with its integer arrays as ``_DividingArray`` (divisions by
+    zero give ``fill``); None where it is no function."""
+    if not callable(reference):
+        return None
+
+    def run(*args, **kwargs):
+        _DividingArray.fill = fill
+
+        def wrap(a):
+            if type(a) is np.ndarray and a.dtype.kind in "iu":
+                return a.view(_DividingArray)
+            return a
 
         return reference(*map(wrap, args), **{k: wrap(v) for k, v in kwargs.items()})
 

@@ -139,6 +139,17 @@ class Expected:
             self._cache["undefined"] = _undefined_outputs(self)
         return self._cache["undefined"]
 
+    def divided_by_zero(self) -> dict[str, np.ndarray]:
+        """Per output, the elements that depend on an integer division by zero in the
+        reference (``oracle._builtins.dividing_by_zero``: they change when such
+        divisions give another value): numpy defines none (it warns, and gives 0 or an
+        infinity), CUDA C++ leaves it undefined and WGSL gives the dividend or 0, so any
+        value there is right. Empty where the reference makes none, or is a backend.
+        Computed on first use."""
+        if "by_zero" not in self._cache:
+            self._cache["by_zero"] = _divided_by_zero_outputs(self)
+        return self._cache["by_zero"]
+
     def saturated_casts(self, wgsl: bool = False) -> dict[str, np.ndarray]:
         """Per integer output that differs from it, the reference run with its float to
         integer conversions saturated as the GPU makes them (``wgsl``: WGSL's bounds;
@@ -808,6 +819,18 @@ def _undefined_outputs(expected: Expected) -> dict[str, np.ndarray]:
 
     twins = _twin_outputs(expected, lambda r: undefined_in_wgsl(r, expected.case.kernel))
     return {label: differs for label, (_, differs) in twins.items()}
+
+
+def _divided_by_zero_outputs(expected: Expected) -> dict[str, np.ndarray]:
+    from ._builtins import dividing_by_zero
+
+    found: dict[str, np.ndarray] = {}
+    for fill in (3, 7):  # two values: an element equal to one still differs by the other
+        for label, (_, differs) in _twin_outputs(
+            expected, lambda r, fill=fill: dividing_by_zero(r, fill)
+        ).items():
+            found[label] = found[label] | differs if label in found else differs
+    return found
 
 
 def _saturated_outputs(expected: Expected, wgsl: bool) -> dict[str, np.ndarray]:

@@ -121,8 +121,9 @@ def _compare_leaf(
     float64 as a second expectation (kept in ``masks`` for the later comparison), then
     within a long sum's rounding and the error of sin and cos of float32 arguments
     (``trig``: WGSL's, or CUDA's fast ``__sinf``, within 2**-11) carried through the
-    reference; on WGSL (``wgsl``), any value where a builtin has no defined result
-    (``atan2(0, 0)``). ``packed``: u32 words judged as their f16 pairs (``_halves``)."""
+    reference; any value where the result is not defined: a WGSL builtin's (``wgsl``:
+    ``atan2(0, 0)``), an integer division by zero. ``packed``: u32 words judged as
+    their f16 pairs (``_halves``)."""
     comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
     if comparison.mismatches > comparison.nonfinite_mismatches:
         precise = _precise_leaf(expected, output, label)
@@ -152,10 +153,19 @@ def _compare_leaf(
         if excused.any():  # NaN inputs dropped (maxNum) where numpy propagates them?
             masks["nan_input"] = excused.reshape(want.shape)
             comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
-    if comparison.mismatches and wgsl and not packed and label == output:
-        undefined = expected.undefined_in_wgsl().get(output)
-        if undefined is not None:  # atan2(0, 0), pow(-2, 2): any value is right
-            masks["undefined"] = undefined.reshape(want.shape)
+    if comparison.mismatches and not packed and label == output:
+        # atan2(0, 0) and pow(-2, 2) in WGSL, an integer division by zero anywhere: any
+        # value is right
+        undefined = [
+            mask.reshape(-1)
+            for mask in (
+                expected.undefined_in_wgsl().get(output) if wgsl else None,
+                expected.divided_by_zero().get(output),
+            )
+            if mask is not None and mask.size == want.size
+        ]
+        if undefined:
+            masks["undefined"] = np.logical_or.reduce(undefined).reshape(want.shape)
             comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
     return comparison
 

@@ -322,8 +322,9 @@ class OutputCheck:
                 else ""
             )
             + (
-                f" ({self.comparison.undefined} accepted where WGSL defines no result:"
-                " atan2(0, 0), pow of a negative base)"
+                f" ({self.comparison.undefined} accepted where no result is defined:"
+                " WGSL's atan2(0, 0) and pow of a negative base, an integer division by"
+                " zero)"
                 if self.comparison.undefined
                 else ""
             )

@@ -1732,3 +1732,68 @@ def test_a_conversion_numpy_leaves_undefined_is_judged_as_the_gpu_saturates(requ
     off = _TO_INTEGERS_WGSL.replace("y[i] = i32(x[i] * 1000.0);", "y[i] = i32(x[i] * 1000.0) + 1;")
     wrong = oracle.evaluate(backend, dataclasses.replace(kernel, sources={"wgsl": off}), size=10007)
     assert wrong.verdict is Verdict.MISMATCH and not wrong.outputs["y"].passed, wrong.report()
+
+
+# -- integer division by zero: numpy defines no result, CUDA none, WGSL its own --------
+_DIVIDE_WGSL = """
+@group(0) @binding(0) var<storage, read> a: array<i32>;
+@group(0) @binding(1) var<storage, read> b: array<i32>;
+@group(0) @binding(2) var<storage, read_write> q: array<i32>;
+@group(0) @binding(3) var<storage, read_write> r: array<i32>;
+@compute @workgroup_size(64)
+fn divide(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (i < arrayLength(&q)) { q[i] = a[i] / b[i]; r[i] = a[i] % b[i]; }
+}
+"""
+_DIVIDE_CUDA = """
+extern "C" __global__ void divide(const int* a, const int* b, int* q, int* r, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) { q[i] = a[i] / b[i]; r[i] = a[i] % b[i]; }
+}
+"""
+
+
+def _truncating_division(a, b, q, r):
+    q[:] = np.fix(a / b).astype(np.int32)  # C's and WGSL's `/` truncate
+    r[:] = np.fmod(a, b)
+
+
+def _divide_kernel(wgsl: str = _DIVIDE_WGSL) -> KernelSpec:
+    return KernelSpec(
+        id="divide_i32",
+        entry_point="divide",
+        sources={"wgsl": wgsl, "cuda": _DIVIDE_CUDA},
+        buffers=(
+            BufferSpec(0, "i32", "read", name="a"),
+            BufferSpec(1, "i32", "read", name="b"),
+            BufferSpec(2, "i32", "read_write", name="q"),
+            BufferSpec(3, "i32", "read_write", name="r"),
+        ),
+        reference=_truncating_division,
+        grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+        test_sizes=(10007,),
+    )
+
+
+def test_an_integer_division_by_zero_takes_any_value_and_says_so(request, forge_backend_name):
+    """The drawn divisors hold zeros (about 9% of them): there numpy's inf cast to i32 is
+    undefined, CUDA's quotient is too, and WGSL's is the dividend. A right kernel was a
+    MISMATCH at 257 of 10007 elements on lavapipe; the elements are now accepted and
+    counted, and a wrong quotient elsewhere still fails."""
+    require_available(request.config, forge_backend_name)
+    case = oracle.make_case(_divide_kernel(), 10007)
+    zeros = int((case.arrays["b"] == 0).sum())
+    assert zeros > 100
+    ev = oracle.evaluate(forge_backend_name, _divide_kernel(), size=10007, samples=0)
+    if ev.verdict is Verdict.UNSUPPORTED:
+        pytest.skip(ev.error)
+    assert ev.passed, ev.report()
+    q = ev.outputs["q"]
+    assert q.comparison.undefined <= zeros and q.unjudged == 0, ev.report()
+    if forge_backend_name not in ("reference", "demo"):  # numpy runs them: nothing differs
+        assert q.comparison.undefined > 0 and "an integer division by zero" in ev.report()
+    guarded = _DIVIDE_WGSL.replace("a[i] / b[i]", "a[i] / max(b[i], 1)")
+    wrong = oracle.evaluate(forge_backend_name, _divide_kernel(guarded), size=10007, samples=0)
+    if forge_backend_name not in ("reference", "cuda", "demo"):
+        assert wrong.verdict is Verdict.MISMATCH, wrong.report()
