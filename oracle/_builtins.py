@@ -596,12 +596,12 @@ def saturating_casts(reference, wgsl: bool):
 
 class _DividingArray(np.ndarray):
     """An input of a reference run whose integer divisions by zero (``//``, ``%``,
-    ``np.divide`` of integers and the rest of ``_INTEGER_DIVISIONS``) give ``fill``
+    ``np.divide`` of integers and the rest of ``_INTEGER_DIVISIONS``) give ``at_zero``
     there. numpy defines no result for them (it warns, and gives 0 or an infinity);
     CUDA C++ leaves them undefined and WGSL gives the dividend or 0. Two runs with two
     fills show which elements of the outputs depend on such a division."""
 
-    fill: int = 0
+    at_zero: int = 0
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         plain = tuple(np.asarray(x) if isinstance(x, _DividingArray) else x for x in inputs)
@@ -629,7 +629,7 @@ class _DividingArray(np.ndarray):
 
 def _filled(result: Any, where: np.ndarray) -> Any:
     array = np.asarray(result)
-    filled = np.where(where, np.asarray(_DividingArray.fill).astype(array.dtype), array)
+    filled = np.where(where, np.asarray(_DividingArray.at_zero).astype(array.dtype), array)
     return filled if isinstance(result, np.ndarray) else filled[()]
 
 
@@ -644,7 +644,7 @@ def dividing_by_zero(reference, fill: int):
         return None
 
     def run(*args, **kwargs):
-        _DividingArray.fill = fill
+        _DividingArray.at_zero = fill
 
         def wrap(a):
             if type(a) is np.ndarray and a.dtype.kind in "iu":
