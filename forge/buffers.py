@@ -216,8 +216,8 @@ class BufferSpec:
     def element_count(self, size: Any) -> int:
         if self.access is Access.UNIFORM:
             return 1
-        if self.count is None:
-            return int(size)
+        if self.count is None:  # as many as the shape holds, else the size's
+            return math.prod(self._shape_dims(size)) if self.shape is not None else int(size)
         count = resolve(self.count, None, size, f"buffer {self.label}'s count", False)
         if not is_int(count) or count < 0:
             raise InvalidArgument(
@@ -233,18 +233,22 @@ class BufferSpec:
         count = self.element_count(size)
         if self.shape is None:
             return (count,)
-        dims = resolve(self.shape, None, size, f"buffer {self.label}'s shape", False)
-        if isinstance(dims, (int, np.integer, str)):
-            dims = (dims,)
-        shape = tuple(
-            int(resolve(d, None, size, f"buffer {self.label}'s shape", False)) for d in dims
-        )
+        shape = self._shape_dims(size)
         if math.prod(shape) != count:
             raise InvalidArgument(
                 f"buffer {self.label}: shape {shape} holds {math.prod(shape)} "
                 f"elements, but its count at size {size} is {count}"
             )
         return shape
+
+    def _shape_dims(self, size: Any) -> tuple[int, ...]:
+        """``shape`` resolved at ``size``."""
+        dims = resolve(self.shape, None, size, f"buffer {self.label}'s shape", False)
+        if isinstance(dims, (int, np.integer, str)):
+            dims = (dims,)
+        return tuple(
+            int(resolve(d, None, size, f"buffer {self.label}'s shape", False)) for d in dims
+        )
 
     def describe(self) -> dict:
         """A JSON-able description, part of the kernel's semantic hash."""

@@ -52,6 +52,7 @@ Calling conventions shared by every backend and by hand-written sources:
 from __future__ import annotations
 
 import abc
+import ast
 import functools
 import hashlib
 import json
@@ -190,6 +191,32 @@ class RawBody(KernelBody):
         if digest is not None:
             described["reference"] = digest
         return described
+
+
+def _implied_dims(kernel: KernelSpec, buffers: tuple) -> tuple[str, ...] | None:
+    """The dimensions a kernel that declares none means: the keys of its first test size
+    given by name (``{"M": 64, "N": 32, "K": 16}``), else, with no ``params`` to give
+    other names, the names its buffers' shapes use (``shape=("M", "K")``), in order of
+    first use; None where neither names any but ``n``."""
+    for size in kernel.test_sizes or ():
+        if isinstance(size, Mapping) and size and all(isinstance(k, str) for k in size):
+            return tuple(size)
+    if kernel.params is not None:
+        return None
+    names: list[str] = []
+    for spec in buffers:
+        entries = spec.shape if isinstance(spec.shape, (tuple, list)) else (spec.shape,)
+        for entry in entries:
+            if not isinstance(entry, str):
+                continue
+            try:
+                tree = ast.parse(entry, mode="eval")
+            except SyntaxError:
+                return None
+            for node in ast.walk(tree):
+                if isinstance(node, ast.Name) and node.id not in names:
+                    names.append(node.id)
+    return tuple(names) if names and names != ["n"] else None
 
 
 # -- the kernel ---------------------------------------------------------------------------
@@ -334,6 +361,8 @@ class KernelSpec:
             )
         if isinstance(self.dims, str):
             set_("dims", (self.dims,))
+        if tuple(self.dims) == ("n",):  # the default: the names the sizes or shapes use
+            set_("dims", _implied_dims(self, buffers) or ("n",))
         if not self.dims or not all(isinstance(d, str) and d.isidentifier() for d in self.dims):
             raise InvalidArgument(
                 f"kernel {self.id}: dims must name the size's dimensions, got {self.dims!r}"

@@ -19,6 +19,7 @@ from forge import (
     KernelSpec,
     Schedule,
     UnsupportedFeature,
+    ceil_div,
     get_kernel,
 )
 
@@ -532,3 +533,64 @@ def test_f16_pairs_stored_in_u32_words_are_found_and_need_no_shader_f16():
     assert "f16" not in halves.features("wgsl", source)
     assert "f16" in halves.features("wgsl", "enable f16;\n" + source)
     assert "f16" in halves.features("wgsl")  # emitted from the IR: f16 buffers, f16 code
+
+
+# -- a kernel that declares no dims means the names its sizes and shapes use -------------
+_MATMUL_WGSL = """
+struct P { M: u32, N: u32, K: u32 }
+@group(0) @binding(0) var<storage, read> A: array<f32>;
+@group(0) @binding(1) var<storage, read> B: array<f32>;
+@group(0) @binding(2) var<storage, read_write> C: array<f32>;
+@group(0) @binding(3) var<uniform> p: P;
+@compute @workgroup_size(8, 8)
+fn matmul(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let row = gid.y; let col = gid.x;
+    if (row >= p.M || col >= p.N) { return; }
+    var acc = 0.0;
+    for (var k = 0u; k < p.K; k++) { acc += A[row * p.K + k] * B[k * p.N + col]; }
+    C[row * p.N + col] = acc;
+}
+"""
+
+
+def _matmul_without_dims(**extra) -> KernelSpec:
+    return KernelSpec(
+        id="matmul_without_dims",
+        entry_point="matmul",
+        sources={"wgsl": _MATMUL_WGSL},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="A", shape=("M", "K")),
+            BufferSpec(1, "f32", "read", name="B", shape=("K", "N")),
+            BufferSpec(2, "f32", "read_write", name="C", shape=("M", "N")),
+            BufferSpec.uniform(3, (("M", "u32"), ("N", "u32"), ("K", "u32")), name="p"),
+        ),
+        reference=lambda A, B: A @ B,
+        grid=lambda s, d: (ceil_div(d["N"], 8), ceil_div(d["M"], 8), 1),
+        **extra,
+    )
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [{"test_sizes": ({"M": 33, "N": 17, "K": 9},)}, {}],
+    ids=["from-the-test-sizes", "from-the-shapes"],
+)
+def test_a_kernel_without_dims_takes_the_names_its_sizes_or_shapes_use(request, extra):
+    """``shape=("M", "K")`` with no ``dims=`` was refused ("does not match the
+    dimensions n"), and each buffer held M*N*K elements; the dimensions are now the
+    names used, and a shaped buffer holds what its shape holds."""
+    from oracle.pytest_plugin import require_available
+
+    kernel = _matmul_without_dims(**extra)
+    assert sorted(kernel.dims) == ["K", "M", "N"]
+    size = kernel.size({"M": 33, "N": 17, "K": 9})
+    assert [b.element_count(size) for b in kernel.buffers[:3]] == [33 * 9, 9 * 17, 33 * 17]
+    require_available(request.config, "wgpu")
+    import oracle
+
+    ev = oracle.evaluate("wgpu", kernel, size={"M": 33, "N": 17, "K": 9}, samples=0)
+    assert ev.passed, ev.report()
+    wrong = dataclasses.replace(
+        kernel, sources={"wgsl": _MATMUL_WGSL.replace("k < p.K", "k + 1u < p.K")}
+    )
+    assert oracle.evaluate("wgpu", wrong, size={"M": 33, "N": 17, "K": 9}).failing
