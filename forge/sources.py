@@ -527,8 +527,32 @@ def cuda_parameters(source: str, entry_point: str) -> list[CudaParam] | None:
     params = [_parameter(part) for part in _split_top_level(inner)]
     if any(p is None for p in params):
         return None
-    types = _template_types(template, entry_point)
+    types = {**_type_aliases(text), **_template_types(template, entry_point)}
     return [_substituted(p, types) for p in params]  # type: ignore[arg-type]
+
+
+# glibc's <sys/types.h> short names, which nvcc's implicit host headers bring in
+# (cuda-samples' histogram and sorting kernels take ``uint`` by value)
+_GLIBC_ALIASES = {"uint": "unsigned int", "ushort": "unsigned short", "ulong": "unsigned long"}
+_TYPEDEF = re.compile(r"\btypedef\s+([A-Za-z_][\w\s]*?)\s+([A-Za-z_]\w*)\s*;")
+_USING = re.compile(r"\busing\s+([A-Za-z_]\w*)\s*=\s*([A-Za-z_][\w\s:]*?)\s*;")
+
+
+def _type_aliases(text: str) -> dict[str, str]:
+    """The scalar type names ``text`` declares (``typedef unsigned int uint;``, ``using
+    index_t = int64_t;``), over glibc's ``uint``, ``ushort`` and ``ulong``, each to the
+    type it names (an alias of an alias resolved)."""
+    aliases = dict(_GLIBC_ALIASES)
+    for match in _TYPEDEF.finditer(text):
+        aliases[match.group(2)] = " ".join(match.group(1).split())
+    for match in _USING.finditer(text):
+        aliases[match.group(1)] = " ".join(match.group(2).split())
+    for _ in range(4):  # an alias of an alias, a few deep
+        aliases = {
+            name: " ".join(aliases.get(word, word) if word != name else word for word in t.split())
+            for name, t in aliases.items()
+        }
+    return aliases
 
 
 def _declaration(text: str, name: str) -> tuple[str, str] | None:

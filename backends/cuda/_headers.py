@@ -115,31 +115,31 @@ _GLOBAL_INTEGERS = (
 )
 
 
-# The limits a C header defines, from the compiler's predefined macros where libcu++
-# leaves them undefined (FLT_MAX was undefined after <cfloat> with CUDA 13.0's toolkit
-# headers and NVRTC 13.0 on the H200; not verified there since, NVIDIA's header wheels
-# define them).
+# The limits a C header defines, where libcu++ leaves them undefined: FLT_MAX was
+# undefined after <cfloat> with CUDA 13.0's toolkit headers and NVRTC 13.0 on the H200
+# (2026-12-01 and 02, a Caffe max pool and llm.c's softmax did not compile), and neither
+# NVRTC 13.0 nor 13.5 predefines __FLT_MAX__ to fall back on; NVIDIA's header wheels
+# define them. IEEE 754's values, as <float.h> and <limits.h> give them.
 _MACRO_FALLBACKS = {
-    "cfloat": tuple(
-        (m, f"__{m}__")
-        for m in (
-            "FLT_MAX",
-            "FLT_MIN",
-            "FLT_EPSILON",
-            "FLT_MANT_DIG",
-            "DBL_MAX",
-            "DBL_MIN",
-            "DBL_EPSILON",
-            "DBL_MANT_DIG",
-        )
+    "cfloat": (
+        ("FLT_MAX", "3.402823466e+38F"),
+        ("FLT_MIN", "1.175494351e-38F"),
+        ("FLT_EPSILON", "1.192092896e-07F"),
+        ("FLT_MANT_DIG", "24"),
+        ("DBL_MAX", "1.7976931348623158e+308"),
+        ("DBL_MIN", "2.2250738585072014e-308"),
+        ("DBL_EPSILON", "2.2204460492503131e-16"),
+        ("DBL_MANT_DIG", "53"),
     ),
     "climits": (
-        ("CHAR_BIT", "__CHAR_BIT__"),
-        ("SCHAR_MAX", "__SCHAR_MAX__"),
-        ("SHRT_MAX", "__SHRT_MAX__"),
-        ("INT_MAX", "__INT_MAX__"),
-        ("LONG_MAX", "__LONG_MAX__"),
-        ("LLONG_MAX", "__LONG_LONG_MAX__"),
+        ("CHAR_BIT", "8"),
+        ("SCHAR_MAX", "127"),
+        ("SHRT_MAX", "32767"),
+        ("INT_MAX", "2147483647"),
+        ("INT_MIN", "(-2147483647 - 1)"),
+        ("UINT_MAX", "4294967295U"),
+        ("LONG_MAX", "9223372036854775807L"),
+        ("LLONG_MAX", "9223372036854775807LL"),
     ),
 }
 
@@ -166,12 +166,8 @@ def _std_header(name: str) -> str:
             "<const volatile char&>((((type*)0)->member)))",
             "#endif",
         ]
-    for macro, builtin in _MACRO_FALLBACKS.get(name, ()):
-        lines += [
-            f"#if !defined({macro}) && defined({builtin})",
-            f"#define {macro} {builtin}",
-            "#endif",
-        ]
+    for macro, value in _MACRO_FALLBACKS.get(name, ()):
+        lines += [f"#ifndef {macro}", f"#define {macro} {value}", "#endif"]
     if name not in _MACRO_ONLY:
         lines.append("namespace std { using namespace ::cuda::std; }")
     if name == "cstdint":
