@@ -293,6 +293,8 @@ def _rebound(reference, replaced: Mapping):
     for name, value in module.items():
         if value is np:
             globals_[name], changed = _NumpyWith(replaced), True
+        elif isinstance(value, _NumpyWith):  # rebound before (widened): both replaced
+            globals_[name], changed = _NumpyWith({**value._replaced, **replaced}), True
         elif id(value) in by_identity and callable(value):
             globals_[name], changed = by_identity[id(value)], True
         else:
@@ -451,6 +453,7 @@ class _RoundingArray(np.ndarray):
     unit: float = 2.0**-24
     narrow: Any = None  # the dtype ``unit`` is half an ulp of (None: round every result)
     either_f16: bool = False  # a conversion to f16 may round either way (WGSL)
+    quotient_units: float = 5.0  # how far a quotient moves (WGSL's 2.5 ulp; see below)
 
     def astype(self, dtype: Any, *args: Any, **kwargs: Any) -> Any:
         """A conversion to float16 that is not exact rounds down or up, as WGSL allows
@@ -488,7 +491,7 @@ class _RoundingArray(np.ndarray):
         elif ufunc.__name__ in _CORRECTLY_ROUNDED:
             how = _INEXACT_RESULT
         else:
-            how = _QUOTIENT_UNITS if ufunc.__name__ in _QUOTIENTS else 1.0
+            how = _RoundingArray.quotient_units if ufunc.__name__ in _QUOTIENTS else 1.0
         if outs is not None:
             # a result written in place (``acc += x``, and numpy's own ``mean`` and
             # ``var``, which divide with ``out=``) is rounded there, and the caller gets
@@ -597,11 +600,13 @@ def saturating_casts(reference, wgsl: bool):
 class _DividingArray(np.ndarray):
     """An input of a reference run whose integer divisions by zero (``//``, ``%``,
     ``np.divide`` of integers and the rest of ``_INTEGER_DIVISIONS``) give ``at_zero``
-    there. numpy defines no result for them (it warns, and gives 0 or an infinity);
-    CUDA C++ leaves them undefined and WGSL gives the dividend or 0. Two runs with two
-    fills show which elements of the outputs depend on such a division."""
+    there, or with ``at_zero`` None what WGSL defines: the dividend for a quotient, 0
+    for a remainder. numpy defines no result for them (it warns, and gives 0 or an
+    infinity) and CUDA C++ leaves them undefined: two runs with two fills show which
+    elements of the outputs depend on such a division."""
 
-    at_zero: int = 0
+    at_zero: int | None = 0
+    divided: bool = False  # whether the run divided an integer by zero at all
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         plain = tuple(np.asarray(x) if isinstance(x, _DividingArray) else x for x in inputs)
@@ -616,7 +621,11 @@ class _DividingArray(np.ndarray):
             a, b = np.asarray(plain[0]), np.asarray(plain[1])
             if a.dtype.kind in "iu" and b.dtype.kind in "iu" and (b == 0).any():
                 zero = np.broadcast_to(b == 0, np.broadcast_shapes(a.shape, b.shape))
-                results = tuple(_filled(r, zero) for r in results)
+                _DividingArray.divided = True
+                name = ufunc.__name__
+                # WGSL's value at a zero divisor: the dividend, and 0 for a remainder
+                dividends = (a, None) if name == "divmod" else (None if name in _REMAINDERS else a,)
+                results = tuple(_filled(r, zero, d) for r, d in zip(results, dividends))
                 if outs is not None:
                     for o, r in zip(kwargs["out"], results):
                         o[...] = r
@@ -627,24 +636,32 @@ class _DividingArray(np.ndarray):
         return wrapped if isinstance(result, tuple) else wrapped[0]
 
 
-def _filled(result: Any, where: np.ndarray) -> Any:
+def _filled(result: Any, where: np.ndarray, dividend: np.ndarray | None) -> Any:
+    """``result`` with ``at_zero`` where ``where``; with ``at_zero`` None, WGSL's value:
+    the ``dividend`` for a quotient (None for a remainder: 0)."""
     array = np.asarray(result)
-    filled = np.where(where, np.asarray(_DividingArray.at_zero).astype(array.dtype), array)
+    at_zero = _DividingArray.at_zero
+    if at_zero is None:
+        value = np.zeros((), array.dtype) if dividend is None else dividend.astype(array.dtype)
+    else:
+        value = np.asarray(at_zero).astype(array.dtype)
+    filled = np.where(where, value, array)
     return filled if isinstance(result, np.ndarray) else filled[()]
 
 
 #: Ufuncs that divide: by an integer zero, numpy defines no result.
 _INTEGER_DIVISIONS = frozenset("divide true_divide floor_divide remainder fmod divmod".split())
+_REMAINDERS = frozenset(("remainder", "fmod"))
 
 
-def dividing_by_zero(reference, fill: int):
+def dividing_by_zero(reference, at_zero: int | None):
     """``reference`` run with its integer arrays as ``_DividingArray`` (divisions by
-    zero give ``fill``); None where it is no function."""
+    zero give ``at_zero``; None: WGSL's values); None where it is no function."""
     if not callable(reference):
         return None
 
     def run(*args, **kwargs):
-        _DividingArray.at_zero = fill
+        _DividingArray.at_zero, _DividingArray.divided = at_zero, False
 
         def wrap(a):
             if type(a) is np.ndarray and a.dtype.kind in "iu":
@@ -677,12 +694,29 @@ _CREATORS = (
 )  # fmt: skip
 
 
-def rounding_every_operation(reference, rng, unit: float, either_f16: bool = False):
+class _RoundingGrid:
+    """``np.mgrid`` or ``np.ogrid`` whose arrays are ``_RoundingArray``s (a pixel grid
+    made with ``np.mgrid[0:h, 0:w]``, then scaled)."""
+
+    def __init__(self, grid: Any) -> None:
+        self._grid = grid
+
+    def __getitem__(self, key: Any) -> Any:
+        made = self._grid[key]
+        if isinstance(made, np.ndarray):
+            return made.view(_RoundingArray)
+        return type(made)(m.view(_RoundingArray) for m in made)
+
+
+def rounding_every_operation(
+    reference, rng, unit: float, either_f16: bool = False, correct_quotients: bool = False
+):
     """``reference`` run with its arrays, and those its numpy calls create (``arange``,
     ``linspace``...), as ``_RoundingArray``: every float result of its operations off
     by ``unit`` relative at random (from ``rng``, or by operation from a
     ``RoundingPattern``); with ``either_f16`` (WGSL), its inexact conversions to float16
-    rounded either way. None where its module names no numpy."""
+    rounded either way; a quotient by WGSL's 2.5 ulp, or with ``correct_quotients``
+    (IEEE division, CUDA's) like a product. None where its module names no numpy."""
 
     def creating(function):
         def create(*args, **kwargs):
@@ -695,7 +729,9 @@ def rounding_every_operation(reference, rng, unit: float, either_f16: bool = Fal
 
         return create
 
-    rebound = _rebound(reference, {name: creating(getattr(np, name)) for name in _CREATORS})
+    creators: dict[str, Any] = {name: creating(getattr(np, name)) for name in _CREATORS}
+    creators.update({name: _RoundingGrid(getattr(np, name)) for name in ("mgrid", "ogrid")})
+    rebound = _rebound(reference, creators)
     if rebound is None:
         return None
 
@@ -704,6 +740,7 @@ def rounding_every_operation(reference, rng, unit: float, either_f16: bool = Fal
     def run(*args, **kwargs):
         _RoundingArray.rng, _RoundingArray.unit, _RoundingArray.narrow = rng, unit, narrow
         _RoundingArray.either_f16 = either_f16
+        _RoundingArray.quotient_units = _INEXACT_RESULT if correct_quotients else _QUOTIENT_UNITS
 
         def wrap(a):
             return a.view(_RoundingArray) if isinstance(a, np.ndarray) else a

@@ -109,6 +109,7 @@ class Comparison:
     nan_input: int = 0
     undefined: int = 0
     saturated: int = 0
+    unstable: int = 0
     histogram: dict = field(default_factory=dict, repr=False, compare=False)
 
     def __bool__(self) -> bool:
@@ -156,6 +157,13 @@ class Comparison:
                 "integer conversions saturated, as the GPU converts (toward zero, clamped "
                 "to the integer's range, NaN to 0): numpy leaves a conversion out of range "
                 "undefined"
+            )
+        if self.unstable:
+            lines.append(
+                f"  {self.unstable} integer elements are ill-conditioned: their value "
+                "moves when the reference's float operations round otherwise (an escape "
+                "count, a comparison near a boundary); the kernel's is within one step "
+                "of what those roundings give, or any where they scatter further (chaos)"
             )
         if self.bounded:
             lines.append(
@@ -525,6 +533,7 @@ def compare(
     nan_input: Any = None,
     undefined: Any = None,
     saturated: Any = None,
+    unstable: Any = None,
 ) -> Comparison:
     """Compare ``got`` with ``want`` (array-likes) under ``tolerance`` (a Tolerance,
     or overrides merged into the default for ``want``'s dtype).
@@ -563,7 +572,10 @@ def compare(
     ``atan2(0, 0)``); any value there is right, accepted and counted in ``undefined``.
     ``saturated``: the reference with its float-to-integer conversions saturated as
     the GPU makes them (``Expected.saturated_casts``); an element matching it instead
-    of ``want`` is accepted and counted in ``saturated``."""
+    of ``want`` is accepted and counted in ``saturated``. ``unstable``: a boolean mask
+    of integer elements accepted as ill-conditioned (``Expected.unstable_integers``:
+    the value is one the reference gives with its float operations rounded otherwise),
+    counted in ``unstable``."""
     got, want = np.asarray(got), np.asarray(want)
     tol = default_tolerance(want.dtype).merged(tolerance)
     shapes = (tuple(got.shape), tuple(want.shape))
@@ -616,6 +628,11 @@ def compare(
         where = _same_layout("undefined", np.asarray(undefined), want, np.dtype(bool))
         anything = (kinds != 0) & ~skip & where
         kinds[anything] = 0
+    moved = np.zeros(g.shape, bool)
+    if unstable is not None:
+        where = _same_layout("unstable", np.asarray(unstable), want, np.dtype(bool))
+        moved = (kinds != 0) & ~skip & where
+        kinds[moved] = 0
     either = np.zeros(g.shape, bool)
     if nonfinite_either and w.dtype.kind == "f" and tol.nan != "forbid":
         with np.errstate(invalid="ignore"):
@@ -623,7 +640,7 @@ def compare(
             either = (kinds != 0) & ~np.isfinite(g) & ~np.isfinite(w) & swapped & ~skip
         kinds[either] = 0
     kinds[skip] = 0
-    accepted_apart = excused | anything  # judged by another expectation or by none
+    accepted_apart = excused | anything | moved  # judged by another expectation or none
     finite = finite & ~skip & ~accepted_apart
     abs_err, rel_err, ulp = (
         np.where(skip | accepted_apart, np.zeros((), a.dtype), a) for a in (abs_err, rel_err, ulp)
@@ -637,6 +654,7 @@ def compare(
         nan_input=int(excused.sum()),
         undefined=int(anything.sum()),
         saturated=int(use_saturated.sum()),
+        unstable=int(moved.sum()),
     )
     return _comparison(got.shape, g, w, kinds, finite, (abs_err, rel_err, ulp), counts, base)
 

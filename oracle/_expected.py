@@ -139,16 +139,32 @@ class Expected:
             self._cache["undefined"] = _undefined_outputs(self)
         return self._cache["undefined"]
 
-    def divided_by_zero(self) -> dict[str, np.ndarray]:
-        """Per output, the elements that depend on an integer division by zero in the
-        reference (``oracle._builtins.dividing_by_zero``: they change when such
-        divisions give another value): numpy defines none (it warns, and gives 0 or an
-        infinity), CUDA C++ leaves it undefined and WGSL gives the dividend or 0, so any
-        value there is right. Empty where the reference makes none, or is a backend.
-        Computed on first use."""
-        if "by_zero" not in self._cache:
-            self._cache["by_zero"] = _divided_by_zero_outputs(self)
-        return self._cache["by_zero"]
+    def divided_by_zero(self, wgsl: bool = False) -> dict[str, tuple[Any, np.ndarray]]:
+        """Per output, (values, where): ``where`` the elements that depend on an integer
+        division by zero in the reference, which numpy does not define (it warns, and
+        gives 0 or an infinity; ``oracle._builtins.dividing_by_zero``), and ``values``
+        None (CUDA C++ leaves them undefined too: any value is right) or, with ``wgsl``,
+        the reference run with WGSL's values there (the dividend, 0 for a remainder).
+        Empty where the reference makes none, or is a backend. Computed on first use."""
+        key = ("by_zero", wgsl)
+        if key not in self._cache:
+            self._cache[key] = _divided_by_zero_outputs(self, wgsl)
+        return self._cache[key]
+
+    def unstable_integers(
+        self, wgsl: bool = False
+    ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Per integer output whose value moves with the rounding of the reference's
+        float operations (an escape count of an iteration, an index from a comparison
+        near a tie), (moved, low, high): the elements that move, and the least and the
+        most value each takes over the reference, its float64 runs (its own float32
+        arrays widened too) and its runs with every float operation off by a float32
+        rounding (``_operation_rounding``'s patterns; a quotient by WGSL's 2.5 ulp on WGSL).
+        Empty where none moves, or the reference is a backend. Computed on first use."""
+        key = ("unstable", wgsl)
+        if key not in self._cache:
+            self._cache[key] = _unstable_integer_outputs(self, wgsl)
+        return self._cache[key]
 
     def saturated_casts(self, wgsl: bool = False) -> dict[str, np.ndarray]:
         """Per integer output that differs from it, the reference run with its float to
@@ -821,15 +837,63 @@ def _undefined_outputs(expected: Expected) -> dict[str, np.ndarray]:
     return {label: differs for label, (_, differs) in twins.items()}
 
 
-def _divided_by_zero_outputs(expected: Expected) -> dict[str, np.ndarray]:
-    from ._builtins import dividing_by_zero
+def _divided_by_zero_outputs(expected: Expected, wgsl: bool) -> dict[str, tuple[Any, np.ndarray]]:
+    from ._builtins import _DividingArray, dividing_by_zero
 
-    found: dict[str, np.ndarray] = {}
+    if not any(a.dtype.kind in "iu" for a in expected.case.arrays.values()):
+        return {}  # no integer input: nothing to divide by zero
+    if wgsl:  # defined: the dividend, 0 for a remainder
+        twins = _twin_outputs(expected, lambda r: dividing_by_zero(r, None))
+        if not _DividingArray.divided:
+            return {}
+        return {label: (out, differs) for label, (out, differs) in twins.items()}
+    found: dict[str, tuple[Any, np.ndarray]] = {}
     for fill in (3, 7):  # two values: an element equal to one still differs by the other
-        for label, (_, differs) in _twin_outputs(
-            expected, lambda r, fill=fill: dividing_by_zero(r, fill)
-        ).items():
-            found[label] = found[label] | differs if label in found else differs
+        twins = _twin_outputs(expected, lambda r, fill=fill: dividing_by_zero(r, fill))
+        if not _DividingArray.divided:
+            return {}  # none divided by zero: what differs is not from that
+        for label, (_, differs) in twins.items():
+            found[label] = (None, found[label][1] | differs if label in found else differs)
+    return found
+
+
+def _unstable_integer_outputs(
+    expected: Expected, wgsl: bool
+) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    from ._builtins import RoundingPattern, rounding_every_operation, widened
+
+    integers = {
+        label: want.reshape(-1)
+        for label, want in expected.outputs.items()
+        if want.dtype.names is None and want.dtype.kind in "iu"
+    }
+    if not integers or expected.reference != NUMPY_REFERENCE or expected.truth.reference is None:
+        return {}
+    runs = [_float64_run(expected)]
+    # its own float32 arrays made float64 too: rounded to float32 there, a computation
+    # in float32 is moved nowhere (every result is a float32 number)
+    base = widened(expected.truth.reference) or expected.truth.reference
+    if base is not expected.truth.reference:
+        runs.append(_float64_run(expected, truth=replace(expected.truth, reference=base)))
+    directions: list[Any] = [RoundingPattern(bit) for bit in (None, 0, 1, 2)]
+    directions += [np.random.default_rng([expected.case.seed, 29, i]) for i in range(2)]
+    for rng in directions:
+        # CUDA divides correctly rounded: a tie after a division stays one there
+        rounding = rounding_every_operation(base, rng, 2.0**-24, wgsl, correct_quotients=not wgsl)
+        if rounding is None:
+            break
+        runs.append(_float64_run(expected, truth=replace(expected.truth, reference=rounding)))
+    found = {}
+    for label, want in integers.items():
+        values = [want]
+        for run in runs:
+            if run is not None and label in run and np.asarray(run[label]).size == want.size:
+                values.append(np.asarray(run[label]).reshape(-1).astype(want.dtype))
+        stacked = np.stack(values)
+        low, high = stacked.min(axis=0), stacked.max(axis=0)
+        moved = low != high
+        if moved.any():
+            found[label] = (moved, low, high)
     return found
 
 

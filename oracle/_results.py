@@ -322,10 +322,16 @@ class OutputCheck:
                 else ""
             )
             + (
-                f" ({self.comparison.undefined} accepted where no result is defined:"
-                " WGSL's atan2(0, 0) and pow of a negative base, an integer division by"
-                " zero)"
+                f" ({self.comparison.undefined} accepted where numpy's result is not the"
+                " language's: WGSL's atan2(0, 0) and pow of a negative base (any value), an"
+                " integer division by zero (CUDA: any value; WGSL: the dividend, 0 for a"
+                " remainder))"
                 if self.comparison.undefined
+                else ""
+            )
+            + (
+                f" ({self.comparison.unstable} accepted as ill-conditioned integers)"
+                if self.comparison.unstable
                 else ""
             )
             + f", {self.masked} masked, {self.unwritten} unwritten"
