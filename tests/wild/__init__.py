@@ -1375,3 +1375,15 @@ CORPUS.update(ROUND11)
 from tests.wild.round12 import ROUND12  # noqa: E402  (round 12, CUDA __constant__ memory: tests/wild/round12.py)
 
 CORPUS.update(ROUND12)
+
+from tests.wild.round13 import ROUND13  # noqa: E402  (round 13: tests/wild/round13.py)
+
+CORPUS.update(ROUND13)
+
+from tests.wild.round14 import ROUND14  # noqa: E402  (round 14: tests/wild/round14.py)
+
+CORPUS.update(ROUND14)
+
+from tests.wild.round15 import ROUND15  # noqa: E402  (round 15: tests/wild/round15.py)
+
+CORPUS.update(ROUND15)
