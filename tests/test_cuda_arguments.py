@@ -620,3 +620,30 @@ def test_an_unreadable_declaration_with_arguments_binds_values_in_their_python_t
     # without arguments=, a kernel that takes exactly its buffers in order still binds
     (step,) = _spec(source, entry="opaque", buffers=_XY).steps("cuda", Schedule(32), 4)
     assert step.arguments == (("buffer", 0), ("buffer", 1))
+
+
+def test_a_scalar_of_a_typedefd_type_binds_like_its_type():
+    """cuda-samples take ``uint`` (glibc's, or their own ``typedef unsigned int uint``)
+    and code bases their own ``using index_t = ...``: such a parameter was refused as
+    naming no value, though it named the size."""
+    from forge import BufferSpec, KernelSpec
+    from forge.arguments import cuda_arguments
+    from forge.sources import cuda_parameters, scalar_dtype
+
+    source = """
+    typedef unsigned int uint;
+    using index_t = long long;
+    typedef index_t offset_t;
+    __global__ void fill(float *y, uint n, offset_t first, ushort pad) {}
+    """
+    types = [scalar_dtype(p.type) for p in cuda_parameters(source, "fill")[1:]]
+    assert types == [np.dtype("u4"), np.dtype("i8"), np.dtype("u2")]
+    kernel = KernelSpec(
+        id="fill",
+        entry_point="fill",
+        sources={"cuda": "typedef unsigned int uint;\n__global__ void fill(float *y, uint n) {}"},
+        buffers=(BufferSpec(0, "f32", "read_write", name="y"),),
+        reference=lambda y: y.fill(1.0),
+    )
+    arguments = cuda_arguments(kernel, "fill", None, kernel.sources["cuda"], size=100)
+    assert arguments[1] == ("value", ("n", np.uint32(100).tobytes()))

@@ -295,3 +295,14 @@ def test_the_driver_api_header_says_what_to_include_instead():
     with pytest.raises(CompileError, match=r"drop the #include <cuda.h>.*cuda_runtime.h"):
         _compiles(source)
     assert _compiles(source.replace("cuda.h", "cuda_runtime.h"))
+
+
+def test_cfloat_defines_its_limits_where_libcu_leaves_them_out():
+    """NVRTC predefines no __FLT_MAX__, and with CUDA 13.0's toolkit headers FLT_MAX was
+    undefined after <cfloat> on the H200: the header kernel-forge gives NVRTC defines
+    the limits as literals where they are still undefined."""
+    from backends.cuda._headers import STD_HEADERS
+
+    text = STD_HEADERS["cfloat"]
+    assert "#ifndef FLT_MAX\n#define FLT_MAX 3.402823466e+38F\n#endif" in text
+    assert "#define INT_MAX 2147483647" in STD_HEADERS["climits"]
