@@ -42,6 +42,7 @@ __all__ = [
     "WGSL_TRIG_ERROR",
     "WGSL_ATAN_ULP",
     "nan_dropping",
+    "nudging_every_operation",
     "RoundingPattern",
     "rounding_every_operation",
     "trig_erring",
@@ -694,18 +695,77 @@ _CREATORS = (
 )  # fmt: skip
 
 
+class _NudgedArray(np.ndarray):
+    """An array of a reference run in its own precision whose every inexact float
+    result moves one ulp of its own dtype (up or down, from ``_RoundingArray.rng``):
+    another correct rounding of the same operation. A result that is exact (the
+    operation recomputed in long double agrees) stays, except a quotient on WGSL
+    (``wgsl``: its division may err by 2.5 ulp). Unlike ``_RoundingArray``, which
+    moves float64 runs by float32 roundings, a computation the reference makes in
+    float64 on purpose (an integer quotient emulated as ``np.fix(a / b)``) moves by
+    float64's, and one in float32 by float32's."""
+
+    wgsl: bool = False
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        plain = tuple(np.asarray(x) if isinstance(x, _NudgedArray) else x for x in inputs)
+        outs = kwargs.get("out")
+        if outs is not None:
+            kwargs["out"] = tuple(np.asarray(o) if isinstance(o, np.ndarray) else o for o in outs)
+        result = getattr(ufunc, method)(*plain, **kwargs)
+        if method != "__call__" or ufunc.__name__ in _EXACT:
+            return _as_nudged(result, outs)
+        results = result if isinstance(result, tuple) else (result,)
+        moved = tuple(_nudged(ufunc, plain, r) for r in results)
+        if outs is not None:
+            for o, r in zip(kwargs["out"], moved):
+                if isinstance(o, np.ndarray):
+                    o[...] = r
+            return outs if isinstance(result, tuple) else outs[0]
+        return _as_nudged(moved if isinstance(result, tuple) else moved[0], None)
+
+
+def _as_nudged(result: Any, outs: Any) -> Any:
+    if outs is not None:
+        return outs if isinstance(result, tuple) else outs[0]
+    if isinstance(result, tuple):
+        return tuple(_as_nudged(r, None) for r in result)
+    return result.view(_NudgedArray) if isinstance(result, np.ndarray) else result
+
+
+def _nudged(ufunc: Any, operands: tuple, result: Any) -> Any:
+    """``result`` moved one ulp where it is an inexact float (see ``_NudgedArray``)."""
+    array = np.asarray(result)
+    if array.dtype.kind != "f" or array.size == 0:
+        return result
+    exact = np.zeros(array.shape, bool)
+    name = ufunc.__name__
+    if name in _CORRECTLY_ROUNDED or (name in _QUOTIENTS and not _NudgedArray.wgsl):
+        try:
+            with np.errstate(all="ignore"):
+                wide = ufunc(*(np.asarray(x, np.longdouble) for x in operands))
+                exact = np.broadcast_to(wide == array, array.shape)
+        except (TypeError, ValueError):
+            pass
+    signs = _signs(array.shape)
+    with np.errstate(all="ignore"):
+        away = np.where(signs > 0, np.inf, -np.inf).astype(array.dtype)
+        moved = np.where(exact | ~np.isfinite(array), array, np.nextafter(array, away))
+    return moved if isinstance(result, np.ndarray) else moved[()]
+
+
 class _RoundingGrid:
     """``np.mgrid`` or ``np.ogrid`` whose arrays are ``_RoundingArray``s (a pixel grid
     made with ``np.mgrid[0:h, 0:w]``, then scaled)."""
 
-    def __init__(self, grid: Any) -> None:
-        self._grid = grid
+    def __init__(self, grid: Any, cls: type = None) -> None:  # type: ignore[assignment]
+        self._grid, self._cls = grid, cls or _RoundingArray
 
     def __getitem__(self, key: Any) -> Any:
         made = self._grid[key]
         if isinstance(made, np.ndarray):
-            return made.view(_RoundingArray)
-        return type(made)(m.view(_RoundingArray) for m in made)
+            return made.view(self._cls)
+        return type(made)(m.view(self._cls) for m in made)
 
 
 def rounding_every_operation(
@@ -744,6 +804,45 @@ def rounding_every_operation(
 
         def wrap(a):
             return a.view(_RoundingArray) if isinstance(a, np.ndarray) else a
+
+        try:
+            return rebound(*map(wrap, args), **{k: wrap(v) for k, v in kwargs.items()})
+        finally:
+            _RoundingArray.rng = None
+
+    return functools.wraps(reference)(run)
+
+
+def nudging_every_operation(reference, rng, wgsl: bool = False):
+    """``reference`` run in its own precision with its arrays, and those its numpy calls
+    create, as ``_NudgedArray``: every inexact float result one ulp of its dtype off,
+    in a direction from ``rng`` (random, or a ``RoundingPattern``). None where its
+    module names no numpy."""
+
+    def creating(function):
+        def create(*args, **kwargs):
+            made = function(*args, **kwargs)
+            if isinstance(made, np.ndarray):
+                return made.view(_NudgedArray)
+            if isinstance(made, (list, tuple)):
+                return type(made)(m.view(_NudgedArray) for m in made)
+            return made
+
+        return create
+
+    creators: dict[str, Any] = {name: creating(getattr(np, name)) for name in _CREATORS}
+    creators.update(
+        {name: _RoundingGrid(getattr(np, name), _NudgedArray) for name in ("mgrid", "ogrid")}
+    )
+    rebound = _rebound(reference, creators)
+    if rebound is None:
+        return None
+
+    def run(*args, **kwargs):
+        _RoundingArray.rng, _NudgedArray.wgsl = rng, wgsl
+
+        def wrap(a):
+            return a.view(_NudgedArray) if isinstance(a, np.ndarray) else a
 
         try:
             return rebound(*map(wrap, args), **{k: wrap(v) for k, v in kwargs.items()})

@@ -161,9 +161,9 @@ class Comparison:
         if self.unstable:
             lines.append(
                 f"  {self.unstable} integer elements are ill-conditioned: their value "
-                "moves when the reference's float operations round otherwise (an escape "
-                "count, a comparison near a boundary); the kernel's is within one step "
-                "of what those roundings give, or any where they scatter further (chaos)"
+                "scatters when the reference's float operations round otherwise (an escape "
+                "count near the set's boundary) over more than one step, so far that "
+                "any value is taken (chaos)"
             )
         if self.bounded:
             lines.append(

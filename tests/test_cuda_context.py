@@ -430,9 +430,11 @@ def test_a_second_run_loads_and_compiles_nothing(ctx):
     ctx.run_kernel(AFFINE, Schedule(64), _affine_views(ctx, x), x.size)
     loads, stats = ctx.module_loads, compile_stats.snapshot()
     ctx.run_kernel(AFFINE, Schedule(64), _affine_views(ctx, x, a=4.0), x.size, samples=3)
-    assert ctx.module_loads == loads == 1
+    # the first run may also have loaded the float-semantics probe of an adapter this
+    # cache root had not met (alone, in a fresh cache: 2); the second loads nothing
+    assert ctx.module_loads == loads >= 1
     assert compile_stats.snapshot() == stats, "the second run touched NVRTC or its cache"
-    ((key, loaded),) = ctx.module_cache.items()
+    ((key, loaded),) = [(k, m) for k, m in ctx.module_cache.items() if k[1] == ("raw_affine",)]
     assert key[1] == ("raw_affine",) and loaded.kernel is AFFINE
     assert loaded.image.startswith("cubin sm_")
 

@@ -1599,6 +1599,12 @@ def test_a_reference_that_overflows_where_the_kernel_does_not_is_named(request, 
         schedules=(Schedule(64),),
     )
     ev = oracle.evaluate(backend, kernel, size="rows=64,cols=100", samples=0)
+    if ev.semantics.nonfinite_indeterminate:
+        # an adapter measured to give anything for a non-finite result (NVIDIA's Vulkan
+        # driver): the reference's NaN is masked there, counted, and the finite set judges
+        assert ev.passed and ev.outputs["y"].masked > 0, ev.report()
+        assert "non-finite results are indeterminate" in ev.report()
+        return
     assert ev.verdict is Verdict.MISMATCH, ev.report()
     assert any("from finite inputs" in n and "overflows" in n for n in ev.notes), ev.report()
     y = ev.outputs["y"]
@@ -1772,6 +1778,9 @@ def _divide_kernel(wgsl: str = _DIVIDE_WGSL) -> KernelSpec:
         ),
         reference=_truncating_division,
         grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+        # dividends >= 0: NVIDIA's Vulkan driver computes i32 % of a negative dividend as
+        # the unsigned remainder (tests.wild.I32_REMAINDER); the divisors keep their zeros
+        domain={"a": (0, 1 << 30)},
         test_sizes=(10007,),
     )
 

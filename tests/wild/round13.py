@@ -30,7 +30,7 @@ import numpy as np
 
 from forge import BufferSpec, Dispatch, KernelSpec, Schedule, ceil_div
 
-from . import Wild
+from . import RACE_HIDDEN, Wild
 
 # -- TF.js WebGPU makeMatMulPackedSource: 32x32 tiles, 8x8 invocations of 4x4, batched ----
 
@@ -197,6 +197,7 @@ TFJS_MATMUL = Wild(
             "  if (row < uniforms.dimAOuter) {\n    let outIndex",
         ),
     },
+    invisible_on={("tile overwritten before all have read it", "wgsl", "NVIDIA"): RACE_HIDDEN},
 )
 
 # -- ONNX Runtime Web, GroupQueryAttention: scores with a causal mask past the cached keys,

@@ -27,7 +27,7 @@ import numpy as np
 
 from forge import BufferSpec, Dispatch, KernelSpec, Schedule, ceil_div
 
-from . import Wild
+from . import I32_REMAINDER, RACE_HIDDEN, Wild
 
 #: Why a dropped barrier before a read of lower invocations' slots passes on lavapipe.
 _LAVAPIPE_ORDER = (
@@ -595,6 +595,7 @@ DIV_ZERO = Wild(
         ),
         "signed divided as unsigned": ("wgsl", "vec2i(x / y,", "vec2i(i32(u32(x) / u32(y)),"),
     },
+    platform={("wgpu", "NVIDIA", "signed_out"): I32_REMAINDER},
 )
 
 # -- level-synchronous BFS on a CSR graph: a launch per level, atomicMin on distances -----
@@ -817,7 +818,8 @@ RADIX_PASS = Wild(
         ),
     },
     invisible_on={
-        ("rank not read after every digit is staged", "wgsl", "llvmpipe"): _LAVAPIPE_ORDER
+        ("rank not read after every digit is staged", "wgsl", "llvmpipe"): _LAVAPIPE_ORDER,
+        ("rank not read after every digit is staged", "wgsl", "NVIDIA"): RACE_HIDDEN,
     },
 )
 

@@ -295,14 +295,6 @@ QUANT_I8 = Wild(
             "i32(round(x[i] / p.scale))",
         ),
     },
-    invisible={
-        ("round half up (floor(v + 0.5))", "wgsl"): (
-            "it differs only at ties (x / scale = k + 0.5), and WGSL's division may err by "
-            "2.5 ulp, so a right kernel may round a tie either way there: those elements "
-            "are ill-conditioned integers (the CUDA twin, whose division is correctly "
-            "rounded, still fails it)"
-        )
-    },
 )
 
 # Was a false REFERENCE-ERROR: a saturated 127 at position 3 mod 4 equals the i8 output
