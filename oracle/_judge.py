@@ -368,6 +368,13 @@ def _judge_output(
             later_cmp = compare(
                 later_leaves[label], want_leaf, tol, nonfinite_either=value_coverage, **later_masks
             )
+            if not later_cmp.passed and "bound" not in later_masks:
+                # the first run matched within tolerance, so no bound was made for it: a
+                # later run summing its float atomics in another order may need one (a
+                # weighted histogram off by 269 ulp on the H200, within its rounding)
+                later_cmp = _compare_leaf(
+                    later_leaves[label], want_leaf, tol, later_masks, *judging
+                )
         first_unwritten = np.flatnonzero(unwritten)
         ev.outputs[label] = OutputCheck(
             label,
