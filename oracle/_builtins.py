@@ -755,17 +755,54 @@ def _nudged(ufunc: Any, operands: tuple, result: Any) -> Any:
 
 
 class _RoundingGrid:
-    """``np.mgrid`` or ``np.ogrid`` whose arrays are ``_RoundingArray``s (a pixel grid
-    made with ``np.mgrid[0:h, 0:w]``, then scaled)."""
+    """``np.mgrid`` or ``np.ogrid`` whose arrays are of class ``cls`` (a pixel grid made
+    with ``np.mgrid[0:h, 0:w]``, then scaled, rounds or nudges)."""
 
-    def __init__(self, grid: Any, cls: type = None) -> None:  # type: ignore[assignment]
-        self._grid, self._cls = grid, cls or _RoundingArray
+    def __init__(self, grid: Any, cls: type) -> None:
+        self._grid, self._cls = grid, cls
 
     def __getitem__(self, key: Any) -> Any:
         made = self._grid[key]
         if isinstance(made, np.ndarray):
             return made.view(self._cls)
         return type(made)(m.view(self._cls) for m in made)
+
+
+def _with_arrays_as(reference, cls: type, configure: Any):
+    """``reference`` run with its arrays, and those its numpy calls create (``arange``,
+    ``linspace``, ``np.mgrid``...), as ``cls``, after ``configure()`` set ``cls``'s
+    class state for the run; ``_RoundingArray.rng`` is cleared after it. None where its
+    module names no numpy."""
+
+    def creating(function):
+        def create(*args, **kwargs):
+            made = function(*args, **kwargs)
+            if isinstance(made, np.ndarray):
+                return made.view(cls)
+            if isinstance(made, (list, tuple)):
+                return type(made)(m.view(cls) for m in made)
+            return made
+
+        return create
+
+    creators: dict[str, Any] = {name: creating(getattr(np, name)) for name in _CREATORS}
+    creators.update({name: _RoundingGrid(getattr(np, name), cls) for name in ("mgrid", "ogrid")})
+    rebound = _rebound(reference, creators)
+    if rebound is None:
+        return None
+
+    def run(*args, **kwargs):
+        configure()
+
+        def wrap(a):
+            return a.view(cls) if isinstance(a, np.ndarray) else a
+
+        try:
+            return rebound(*map(wrap, args), **{k: wrap(v) for k, v in kwargs.items()})
+        finally:
+            _RoundingArray.rng = None
+
+    return functools.wraps(reference)(run)
 
 
 def rounding_every_operation(
@@ -777,40 +814,14 @@ def rounding_every_operation(
     ``RoundingPattern``); with ``either_f16`` (WGSL), its inexact conversions to float16
     rounded either way; a quotient by WGSL's 2.5 ulp, or with ``correct_quotients``
     (IEEE division, CUDA's) like a product. None where its module names no numpy."""
-
-    def creating(function):
-        def create(*args, **kwargs):
-            made = function(*args, **kwargs)
-            if isinstance(made, np.ndarray):
-                return made.view(_RoundingArray)
-            if isinstance(made, (list, tuple)):
-                return type(made)(m.view(_RoundingArray) for m in made)
-            return made
-
-        return create
-
-    creators: dict[str, Any] = {name: creating(getattr(np, name)) for name in _CREATORS}
-    creators.update({name: _RoundingGrid(getattr(np, name)) for name in ("mgrid", "ogrid")})
-    rebound = _rebound(reference, creators)
-    if rebound is None:
-        return None
-
     narrow = {2.0**-24: np.float32, 2.0**-11: np.float16}.get(unit)
 
-    def run(*args, **kwargs):
+    def configure() -> None:
         _RoundingArray.rng, _RoundingArray.unit, _RoundingArray.narrow = rng, unit, narrow
         _RoundingArray.either_f16 = either_f16
         _RoundingArray.quotient_units = _INEXACT_RESULT if correct_quotients else _QUOTIENT_UNITS
 
-        def wrap(a):
-            return a.view(_RoundingArray) if isinstance(a, np.ndarray) else a
-
-        try:
-            return rebound(*map(wrap, args), **{k: wrap(v) for k, v in kwargs.items()})
-        finally:
-            _RoundingArray.rng = None
-
-    return functools.wraps(reference)(run)
+    return _with_arrays_as(reference, _RoundingArray, configure)
 
 
 def nudging_every_operation(reference, rng, wgsl: bool = False):
@@ -819,37 +830,10 @@ def nudging_every_operation(reference, rng, wgsl: bool = False):
     in a direction from ``rng`` (random, or a ``RoundingPattern``). None where its
     module names no numpy."""
 
-    def creating(function):
-        def create(*args, **kwargs):
-            made = function(*args, **kwargs)
-            if isinstance(made, np.ndarray):
-                return made.view(_NudgedArray)
-            if isinstance(made, (list, tuple)):
-                return type(made)(m.view(_NudgedArray) for m in made)
-            return made
-
-        return create
-
-    creators: dict[str, Any] = {name: creating(getattr(np, name)) for name in _CREATORS}
-    creators.update(
-        {name: _RoundingGrid(getattr(np, name), _NudgedArray) for name in ("mgrid", "ogrid")}
-    )
-    rebound = _rebound(reference, creators)
-    if rebound is None:
-        return None
-
-    def run(*args, **kwargs):
+    def configure() -> None:
         _RoundingArray.rng, _NudgedArray.wgsl = rng, wgsl
 
-        def wrap(a):
-            return a.view(_NudgedArray) if isinstance(a, np.ndarray) else a
-
-        try:
-            return rebound(*map(wrap, args), **{k: wrap(v) for k, v in kwargs.items()})
-        finally:
-            _RoundingArray.rng = None
-
-    return functools.wraps(reference)(run)
+    return _with_arrays_as(reference, _NudgedArray, configure)
 
 
 def _names(function) -> set[str]:
