@@ -163,6 +163,19 @@ def test_a_reference_that_gives_other_outputs_each_run_is_a_reference_error(requ
     assert "seeded np.random.default_rng" in ev.report()
 
 
+def _summed_in_another_order_each_run(a, y):
+    # a BLAS that sums in another order from one call to the next (MKL by alignment):
+    # each run a few ulp apart, one expectation all the same
+    y[:] = a * 2 * (1 + np.float32(np.random.choice([-1, 1]) * 2.0**-23))
+
+
+def test_a_reference_a_few_ulp_apart_between_runs_still_judges(request):
+    require_available(request.config, "wgpu")
+    kernel = _constant_kernel(_summed_in_another_order_each_run)
+    ev = oracle.evaluate("wgpu", kernel, size=1000, samples=0)
+    assert ev.verdict == Verdict.MISMATCH, ev.report()  # 12345.0 is wrong, and said so
+
+
 def test_a_seeded_random_reference_still_judges(request):
     require_available(request.config, "wgpu")
 
