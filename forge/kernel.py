@@ -197,7 +197,8 @@ def _implied_dims(kernel: KernelSpec, buffers: tuple) -> tuple[str, ...] | None:
     """The dimensions a kernel that declares none means: the keys of its first test size
     given by name (``{"M": 64, "N": 32, "K": 16}``), else, with no ``params`` to give
     other names, the names its buffers' shapes use (``shape=("M", "K")``), in order of
-    first use; None where neither names any but ``n``."""
+    first use; None where neither does, or the shapes also use ``n`` or a value the
+    kernel gives."""
     for size in kernel.test_sizes or ():
         if isinstance(size, Mapping) and size and all(isinstance(k, str) for k in size):
             return tuple(size)
@@ -216,7 +217,12 @@ def _implied_dims(kernel: KernelSpec, buffers: tuple) -> tuple[str, ...] | None:
             for node in ast.walk(tree):
                 if isinstance(node, ast.Name) and node.id not in names:
                     names.append(node.id)
-    return tuple(names) if names and names != ["n"] else None
+    # the size's own n, or a value the kernel gives (``defaults``, ``constants``,
+    # ``overrides``: ``shape=("n // cols", "cols")``), means no dimensions of its own
+    given = {*kernel.defaults, *kernel.constants, *kernel.overrides}
+    if not names or "n" in names or any(name in given for name in names):
+        return None
+    return tuple(names)
 
 
 # -- the kernel ---------------------------------------------------------------------------

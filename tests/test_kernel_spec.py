@@ -594,3 +594,21 @@ def test_a_kernel_without_dims_takes_the_names_its_sizes_or_shapes_use(request, 
         kernel, sources={"wgsl": _MATMUL_WGSL.replace("k < p.K", "k + 1u < p.K")}
     )
     assert oracle.evaluate("wgpu", wrong, size={"M": 33, "N": 17, "K": 9}).failing
+
+
+def test_shapes_in_terms_of_n_or_given_values_keep_the_one_dimension():
+    """``shape=("n // cols", "cols")`` with ``cols`` from ``defaults`` is a 1-D size
+    reshaped: no dimensions are read from it."""
+    kernel = KernelSpec(
+        id="rows_of_n",
+        entry_point="main",
+        sources={},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x", shape=("n // cols", "cols")),
+            BufferSpec(1, "f32", "read_write", name="y", shape=("n // cols", "cols")),
+            BufferSpec.uniform(2, (("cols", "u32"),)),
+        ),
+        reference=lambda x: 2 * x,
+        defaults={"cols": 8},
+    )
+    assert kernel.dims == ("n",)
