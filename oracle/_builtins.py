@@ -480,11 +480,7 @@ class _RoundingArray(np.ndarray):
         return result.view(_RoundingArray) if isinstance(result, np.ndarray) else result
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        plain = tuple(np.asarray(x) if isinstance(x, _RoundingArray) else x for x in inputs)
-        outs = kwargs.get("out")
-        if outs is not None:
-            kwargs["out"] = tuple(np.asarray(o) if isinstance(o, np.ndarray) else o for o in outs)
-        result = getattr(ufunc, method)(*plain, **kwargs)
+        _, outs, result = _plain_call(_RoundingArray, ufunc, method, inputs, kwargs)
         if method == "at":
             return result
         if method != "__call__" or ufunc.__name__ in _EXACT:
@@ -610,14 +606,9 @@ class _DividingArray(np.ndarray):
     divided: bool = False  # whether the run divided an integer by zero at all
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        plain = tuple(np.asarray(x) if isinstance(x, _DividingArray) else x for x in inputs)
-        outs = kwargs.get("out")
-        if outs is not None:
-            kwargs["out"] = tuple(np.asarray(o) if isinstance(o, np.ndarray) else o for o in outs)
-        result = getattr(ufunc, method)(*plain, **kwargs)
+        plain, outs, result = _plain_call(_DividingArray, ufunc, method, inputs, kwargs)
         if method != "__call__":
             return result
-        results = result if isinstance(result, tuple) else (result,)
         if ufunc.__name__ in _INTEGER_DIVISIONS and len(plain) == 2:
             a, b = np.asarray(plain[0]), np.asarray(plain[1])
             if a.dtype.kind in "iu" and b.dtype.kind in "iu" and (b == 0).any():
@@ -626,15 +617,10 @@ class _DividingArray(np.ndarray):
                 name = ufunc.__name__
                 # WGSL's value at a zero divisor: the dividend, and 0 for a remainder
                 dividends = (a, None) if name == "divmod" else (None if name in _REMAINDERS else a,)
-                results = tuple(_filled(r, zero, d) for r, d in zip(results, dividends))
-                if outs is not None:
-                    for o, r in zip(kwargs["out"], results):
-                        o[...] = r
-                    return outs if isinstance(result, tuple) else outs[0]
-        if outs is not None:
-            return outs if isinstance(result, tuple) else outs[0]
-        wrapped = tuple(r.view(_DividingArray) if isinstance(r, np.ndarray) else r for r in results)
-        return wrapped if isinstance(result, tuple) else wrapped[0]
+                results = result if isinstance(result, tuple) else (result,)
+                filled = tuple(_filled(r, zero, d) for r, d in zip(results, dividends))
+                result = filled if isinstance(result, tuple) else filled[0]
+        return _rewrapped(_DividingArray, result, outs, kwargs)
 
 
 def _filled(result: Any, where: np.ndarray, dividend: np.ndarray | None) -> Any:
@@ -708,29 +694,37 @@ class _NudgedArray(np.ndarray):
     wgsl: bool = False
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        plain = tuple(np.asarray(x) if isinstance(x, _NudgedArray) else x for x in inputs)
-        outs = kwargs.get("out")
-        if outs is not None:
-            kwargs["out"] = tuple(np.asarray(o) if isinstance(o, np.ndarray) else o for o in outs)
-        result = getattr(ufunc, method)(*plain, **kwargs)
-        if method != "__call__" or ufunc.__name__ in _EXACT:
-            return _as_nudged(result, outs)
-        results = result if isinstance(result, tuple) else (result,)
-        moved = tuple(_nudged(ufunc, plain, r) for r in results)
-        if outs is not None:
-            for o, r in zip(kwargs["out"], moved):
-                if isinstance(o, np.ndarray):
-                    o[...] = r
-            return outs if isinstance(result, tuple) else outs[0]
-        return _as_nudged(moved if isinstance(result, tuple) else moved[0], None)
+        plain, outs, result = _plain_call(_NudgedArray, ufunc, method, inputs, kwargs)
+        if method == "__call__" and ufunc.__name__ not in _EXACT:
+            if isinstance(result, tuple):
+                result = tuple(_nudged(ufunc, plain, r) for r in result)
+            else:
+                result = _nudged(ufunc, plain, result)
+        return _rewrapped(_NudgedArray, result, outs, kwargs)
 
 
-def _as_nudged(result: Any, outs: Any) -> Any:
+def _plain_call(cls: type, ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> tuple:
+    """(the inputs as plain arrays, the caller's ``out`` arrays or None, the result):
+    ``ufunc`` called as numpy would without ``cls``, whose arrays it unwraps, ``out``
+    included (``kwargs`` is changed to hold the plain ones)."""
+    plain = tuple(np.asarray(x) if isinstance(x, cls) else x for x in inputs)
+    outs = kwargs.get("out")
     if outs is not None:
+        kwargs["out"] = tuple(np.asarray(o) if isinstance(o, np.ndarray) else o for o in outs)
+    return plain, outs, getattr(ufunc, method)(*plain, **kwargs)
+
+
+def _rewrapped(cls: type, result: Any, outs: Any, kwargs: dict) -> Any:
+    """What a ``cls`` ufunc returns: its (changed) ``result`` written into the caller's
+    ``out`` arrays and those returned, else the result's arrays as ``cls``."""
+    if outs is not None:
+        for o, r in zip(kwargs["out"], result if isinstance(result, tuple) else (result,)):
+            if isinstance(o, np.ndarray) and o is not r:
+                o[...] = r
         return outs if isinstance(result, tuple) else outs[0]
     if isinstance(result, tuple):
-        return tuple(_as_nudged(r, None) for r in result)
-    return result.view(_NudgedArray) if isinstance(result, np.ndarray) else result
+        return tuple(r.view(cls) if isinstance(r, np.ndarray) else r for r in result)
+    return result.view(cls) if isinstance(result, np.ndarray) else result
 
 
 def _nudged(ufunc: Any, operands: tuple, result: Any) -> Any:

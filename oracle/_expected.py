@@ -803,6 +803,20 @@ def _nan_alternatives(expected: Expected) -> dict[str, list[np.ndarray]]:
     return found
 
 
+def _twin_run(expected: Expected, twin: Any) -> dict[str, np.ndarray] | None:
+    """The outputs of the reference's ``twin`` on the case, quietly (its NaNs cast to
+    integers warn); None where there is no twin or it fails."""
+    if twin is None:
+        return None
+    try:
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)  # NaN cast to an integer
+            truth = replace(expected.truth, reference=twin)
+            return dict(expected_outputs(expected.case, truth).outputs)
+    except (ReferenceFailed, InvalidArgument):
+        return None
+
+
 def _twin_outputs(expected: Expected, make_twin) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Per output that is no struct, (what the reference's twin ``make_twin(reference)``
     gives, where it differs from the reference) for the outputs it changes; empty where
@@ -810,14 +824,8 @@ def _twin_outputs(expected: Expected, make_twin) -> dict[str, tuple[np.ndarray, 
     truth = expected.truth
     if expected.reference != NUMPY_REFERENCE or truth.reference is None:
         return {}
-    twin = make_twin(truth.reference)
-    if twin is None:
-        return {}
-    try:
-        with warnings.catch_warnings(), np.errstate(all="ignore"):
-            warnings.simplefilter("ignore", RuntimeWarning)  # NaN cast to an integer
-            outputs = expected_outputs(expected.case, replace(truth, reference=twin)).outputs
-    except (ReferenceFailed, InvalidArgument):
+    outputs = _twin_run(expected, make_twin(truth.reference))
+    if outputs is None:
         return {}
     found = {}
     for label, out in outputs.items():
@@ -873,16 +881,10 @@ def _unstable_integer_outputs(
     directions += [np.random.default_rng([expected.case.seed, 29, i]) for i in range(4)]
     runs = []
     for rng in directions:
-        nudging = nudging_every_operation(expected.truth.reference, rng, wgsl)
-        if nudging is None:
+        run = _twin_run(expected, nudging_every_operation(expected.truth.reference, rng, wgsl))
+        if run is None:
             break
-        try:
-            with warnings.catch_warnings(), np.errstate(all="ignore"):
-                warnings.simplefilter("ignore", RuntimeWarning)
-                truth = replace(expected.truth, reference=nudging)
-                runs.append(expected_outputs(expected.case, truth).outputs)
-        except (ReferenceFailed, InvalidArgument):
-            break
+        runs.append(run)
     found = {}
     for label, want in integers.items():
         values = [want]
