@@ -323,6 +323,95 @@ def nan_dropping(reference):
     return _rebound(reference, _DROPPING)
 
 
+# -- a zero times Inf or NaN: skipped padding -------------------------------------------
+# A convolution's reference pads with zeros (``np.pad``) and multiplies them in; a kernel
+# skips the padded taps (it reads no padding). At a tap that meets only padding, an
+# infinite or NaN weight makes the reference NaN (0 * Inf) where the kernel, rightly,
+# stays finite. The reference run with such products zero is one more alternative.
+class _AnnihilatingArray(np.ndarray):
+    """An array of a reference run whose products (``*``, ``@``, ``einsum``, ``dot``...)
+    give 0 where an exact zero meets Inf or NaN, as a kernel that skips the term does;
+    everything else as numpy computes it. Arrays derived from it stay such arrays."""
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        if func in _CONTRACTIONS and "out" not in kwargs:
+            plain = tuple(np.asarray(a) if isinstance(a, _AnnihilatingArray) else a for a in args)
+            result = _annihilated(func, plain, kwargs, func(*plain, **kwargs))
+        else:
+            result = super().__array_function__(func, types, args, kwargs)
+        if isinstance(result, np.ndarray) and not isinstance(result, _AnnihilatingArray):
+            return result.view(_AnnihilatingArray)
+        return result
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        plain, outs, result = _plain_call(_AnnihilatingArray, ufunc, method, inputs, kwargs)
+        if method == "__call__" and ufunc in (np.multiply, np.matmul):
+            rest = {k: v for k, v in kwargs.items() if k != "out"}
+            result = _annihilated(ufunc, plain, rest, result)
+        return _rewrapped(_AnnihilatingArray, result, outs, kwargs)
+
+
+#: In float64, what stands for an infinite float32 (or float16) element in a product:
+#: zero times it is zero, a finite number times it is far above any finite result.
+_HUGE = 1e200
+_HUGE_SEEN = 1e120  # a result this large took an infinite element with a non-zero one
+_FINITE_ROOM = 1e60  # operands below this in magnitude leave that gap
+
+
+def _annihilated(function: Any, operands: tuple, kwargs: dict, result: Any) -> Any:
+    """``result`` (``function`` of two array ``operands``, a product or a sum of
+    products) with the terms where an exact zero meets Inf or NaN left out: computed
+    in float64 with each Inf as ``+-_HUGE`` (and NaN apart), so that the terms where a
+    non-finite element meets a non-zero one still make the result infinite (or NaN).
+    Where the operands' finite values leave no room for that, ``result`` is kept where
+    a non-finite element meets a non-zero one, else the operands' finite part."""
+    array = np.asarray(result)
+    places = [i for i, a in enumerate(operands) if isinstance(a, (np.ndarray, float, np.floating))]
+    if array.dtype.kind != "f" or len(places) != 2:
+        return result
+    a, b = (np.asarray(operands[i]) for i in places)
+    if a.dtype.kind not in "fiub" or b.dtype.kind not in "fiub":
+        return result
+    if np.isfinite(a).all() and np.isfinite(b).all():
+        return result
+
+    def call(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        args = list(operands)
+        args[places[0]], args[places[1]] = x, y
+        return np.asarray(function(*args, **kwargs))
+
+    def indicator(x: np.ndarray) -> np.ndarray:
+        return x.astype(np.float64)
+
+    with np.errstate(all="ignore"):
+        nan = [indicator(np.isnan(x)) for x in (a, b)]
+        nonzero = [indicator(x != 0) for x in (a, b)]
+        nan_met = call(nan[0], nonzero[1]) + call(nonzero[0], nan[1]) > 0
+        finite = [np.where(np.isfinite(x), x, 0).astype(np.float64) for x in (a, b)]
+        if max(float(np.abs(x).max(initial=0.0)) for x in finite) < _FINITE_ROOM:
+            huge = [
+                np.where(np.isinf(x), np.sign(x, dtype=np.float64) * _HUGE, f)
+                for x, f in zip((a, b), finite)
+            ]
+            kept = call(*huge)
+            kept = np.where(np.abs(kept) >= _HUGE_SEEN, np.sign(kept) * np.inf, kept)
+        else:
+            infinite = [indicator(np.isinf(x)) for x in (a, b)]
+            met = call(infinite[0], nonzero[1]) + call(nonzero[0], infinite[1]) > 0
+            kept = np.where(met, array, call(*finite))
+        if kept.shape != array.shape or nan_met.shape != array.shape:
+            return result
+        kept = np.where(nan_met, np.nan, kept).astype(array.dtype)
+    return kept if isinstance(result, np.ndarray) else kept[()]
+
+
+def zeros_annihilating(reference):
+    """``reference`` with its arrays, and those its numpy calls create, as
+    ``_AnnihilatingArray``: a zero times Inf or NaN is zero, as where a kernel skips
+    padded taps. None where its module names no numpy."""
+    return _with_arrays_as(reference, _AnnihilatingArray, lambda: None)
+
+
 #: The relative error of a float32 argument a kernel computes for sin or cos (an angle
 #: t * freq with freq = 10000**(-2i/D)): two roundings.
 ARGUMENT_ERROR = 2.0 * 2.0**-24
@@ -479,10 +568,29 @@ class _RoundingArray(np.ndarray):
             result = np.where(inexact & (signs > 0), other, result).astype(np.float16)
         return result.view(_RoundingArray) if isinstance(result, np.ndarray) else result
 
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        """A contraction (``einsum``, ``dot``, ``tensordot``...) computed on the plain
+        arrays, its result moved as a float32 sum of its terms may be
+        (``_summed``); any other function as numpy runs it on these arrays. Either way
+        a float array comes back as one of them: ``einsum`` returned a plain array, and
+        nothing computed from an attention's scores was rounded after it."""
+        if func in _CONTRACTIONS:
+            plain = tuple(np.asarray(a) if isinstance(a, _RoundingArray) else a for a in args)
+            result = _summed(func, plain, kwargs, func(*plain, **kwargs))
+        else:
+            result = super().__array_function__(func, types, args, kwargs)
+        return _still_rounding(result)
+
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        _, outs, result = _plain_call(_RoundingArray, ufunc, method, inputs, kwargs)
+        plain, outs, result = _plain_call(_RoundingArray, ufunc, method, inputs, kwargs)
         if method == "at":
             return result
+        if (ufunc is np.add and method in ("reduce", "accumulate")) or ufunc is np.matmul:
+            # a sum (``x.sum()``, ``np.cumsum``, ``a @ b``) rounds once per term
+            call = getattr(ufunc, method)
+            rest = {k: v for k, v in kwargs.items() if k != "out"}
+            result = _summed(lambda *a, **k: call(*a, **k), plain, rest, result)
+            return _still_rounding(_rewrapped(_RoundingArray, result, outs, kwargs))
         if method != "__call__" or ufunc.__name__ in _EXACT:
             how = _EXACT_RESULT
         elif ufunc.__name__ in _CORRECTLY_ROUNDED:
@@ -521,6 +629,63 @@ _QUOTIENT_UNITS = 5.0
 _EXACT_RESULT, _INEXACT_RESULT = 0.0, -1.0
 
 
+def _still_rounding(result: Any) -> Any:
+    """``result`` as a ``_RoundingArray``, a float scalar (a whole sum: ``x.sum()``,
+    ``np.einsum("i,i->", ...)``) as a 0-d one, so that what is computed from it rounds
+    too; anything else as it is."""
+    if isinstance(result, np.floating):
+        return np.asarray(result).view(_RoundingArray)
+    if isinstance(result, np.ndarray) and not isinstance(result, _RoundingArray):
+        return result.view(_RoundingArray)
+    return result
+
+
+#: Functions whose every result element is a sum of products of their operands'
+#: elements (multilinear in them): a float32 kernel accumulates each in some order.
+_CONTRACTIONS = frozenset(
+    (np.einsum, np.dot, np.tensordot, np.inner, np.vdot, np.trace, np.convolve, np.correlate)
+)
+
+
+def _summed(function: Any, operands: tuple, kwargs: dict, result: Any) -> Any:
+    """``result`` (``function`` of ``operands``: a sum of products of their elements)
+    moved, per element, as a float32 accumulation of its terms may move it:
+    ``min(max(8 sqrt(k), 256), k) * u * M`` in a direction from ``_signs``, with ``M``
+    the sum of the terms' magnitudes (``function`` of the operands' magnitudes), ``k``
+    how many terms count (``M**2`` over ``function`` of their squares) and ``u`` float32's
+    unit roundoff (or the outputs', if finer): the bound ``Expected.rounding_bound`` puts
+    on an output that is such a sum, here on a sum a kernel computes on the way (an
+    attention's scores, before their exp: a right split-KV decode was off by 780 ulp of
+    its output, from its scores' rounding carried through exp)."""
+    array = np.asarray(result)
+    if array.dtype.kind != "f" or array.size == 0:
+        return result
+
+    def each(transform: Any) -> tuple:
+        return tuple(
+            transform(np.asarray(a))
+            if isinstance(a, np.ndarray) or isinstance(a, (float, np.floating))
+            else a
+            for a in operands
+        )
+
+    try:
+        with np.errstate(all="ignore"):
+            magnitude = np.abs(np.asarray(function(*each(np.abs), **kwargs), np.float64))
+            squares = np.asarray(function(*each(np.square), **kwargs), np.float64)
+            terms = np.where(squares > 0, magnitude * magnitude / squares, 1.0)
+    except (TypeError, ValueError):  # operands that have no magnitudes (booleans, objects)
+        return result
+    if magnitude.shape != array.shape:
+        return result
+    unit = min(_RoundingArray.unit, 2.0**-24)
+    growth = np.minimum(np.maximum(8.0 * np.sqrt(terms), 256.0), terms)
+    with np.errstate(all="ignore"):
+        move = np.where(np.isfinite(magnitude), growth * unit * magnitude, 0.0)
+        moved = array + (_signs(array.shape) * move).astype(array.dtype)
+    return moved if isinstance(result, np.ndarray) else moved[()]
+
+
 def _rounded(result: Any, units: float = 1.0) -> Any:
     """``result`` moved by ``units`` roundings (``_EXACT_RESULT``: none;
     ``_INEXACT_RESULT``: one, where it is not a ``_RoundingArray.narrow`` number)."""
@@ -545,6 +710,8 @@ def _signs(shape: tuple) -> np.ndarray:
     """A direction (+-1) per element, drawn from ``_RoundingArray.rng``: at random, or
     one for the whole operation from a ``RoundingPattern``."""
     rng = _RoundingArray.rng
+    if rng is None:  # outside a run (an array it returned): nothing moves
+        return np.zeros(shape)
     if isinstance(rng, RoundingPattern):
         return np.full(shape, rng.next_sign())
     return rng.choice((-1.0, 1.0), size=shape)

@@ -123,7 +123,10 @@ class Expected:
         (``oracle._builtins.nan_dropping``: a NaN the kernel makes, inf - inf, meets a
         max too). numpy's ``maximum``, ``max`` and ``argmax`` propagate NaN; C's
         ``fmaxf`` and WGSL's ``max`` return the other operand, and a right kernel may do
-        either. Empty where every input is finite or the reference is a backend.
+        either. And run with a zero times Inf or NaN made zero
+        (``oracle._builtins.zeros_annihilating``): a reference that pads with zeros and
+        multiplies them in is NaN where a kernel that skips the padded taps is finite.
+        Empty where every input is finite or the reference is a backend.
         Computed on first use."""
         if "nan_alternatives" not in self._cache:
             self._cache["nan_alternatives"] = _nan_alternatives(self)
@@ -764,7 +767,7 @@ def _unwritten_message(kernel: KernelSpec, label: str, left: np.ndarray) -> str:
 
 
 def _nan_alternatives(expected: Expected) -> dict[str, list[np.ndarray]]:
-    from ._builtins import nan_dropping
+    from ._builtins import nan_dropping, zeros_annihilating
 
     case, truth = expected.case, expected.truth
     drawn = {
@@ -786,6 +789,9 @@ def _nan_alternatives(expected: Expected) -> dict[str, list[np.ndarray]]:
     dropping = nan_dropping(getattr(truth, "reference", None))
     if dropping is not None:  # NaNs the kernel makes (inf - inf) meet a max too
         runs.append((case, replace(truth, reference=dropping)))
+    skipping = zeros_annihilating(getattr(truth, "reference", None))
+    if skipping is not None:  # a kernel that skips zero padding makes no 0 * Inf
+        runs.append((case, replace(truth, reference=skipping)))
     found: dict[str, list[np.ndarray]] = {}
     for run_case, run_truth in runs:
         try:

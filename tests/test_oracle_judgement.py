@@ -699,7 +699,9 @@ def test_a_reference_that_casts_its_result_to_the_output_dtype_gets_the_same_bou
 
     plain = spec("rows", lambda x, y: x.reshape(len(y), -1).sum(axis=1))
     cast = spec("rows_cast", lambda x, y: x.reshape(len(y), -1).sum(axis=1).astype(np.float32))
-    assert np.allclose(bound(cast), bound(plain), rtol=1e-5, atol=1e-30) and bound(cast).max() > 0
+    # (the same up to the cast's own rounding of the sums the oracle moves: a few
+    # percent of the move where a row's sum is small)
+    assert np.allclose(bound(cast), bound(plain), rtol=0.05, atol=1e-30) and bound(cast).max() > 0
     # where the output holds its own dtype, a returned float64 is still refused
     wide = spec("rows_wide", lambda x, y: x.reshape(len(y), -1).astype(np.float64).sum(axis=1))
     ev = oracle.evaluate("reference", wide, size=16, samples=0)
@@ -918,10 +920,11 @@ def test_an_element_that_reads_a_cancelling_mean_gets_the_error_of_rounding_it()
     assert near_mean.any() and np.all(
         bound[near_mean] >= 0.5 * np.broadcast_to(carried, y.shape)[near_mean]
     )
-    # and an element far from the mean what a sum's rounding makes of it: about
-    # sqrt(k) u of itself (4 times, for 3 draws), not more
+    # and an element far from the mean what its sums' rounding makes of it: the mean's
+    # and the variance's (a 768-term sum may move by 256 u of its terms' magnitudes),
+    # some hundreds of ulp of itself, not more
     far = np.abs(y) > 1.0
-    assert np.all(bound[far] <= 10 * np.sqrt(768) * 2.0**-24 * np.abs(y[far]))
+    assert np.all(bound[far] <= 16 * np.sqrt(768) * 2.0**-24 * np.abs(y[far]))
 
 
 def test_an_int8_output_saturated_at_127_is_written_and_one_left_is_not():
