@@ -397,11 +397,12 @@ def _judge_output(
 
 def _inputs_at(ev: Evaluation, expected: Expected) -> None:
     """For each failing flat output, the values of the inputs of the same length at its
-    first mismatching elements (elementwise kernels: what made it wrong)."""
+    first mismatching elements (elementwise kernels: what made it wrong); a buffer the
+    kernel updates in place shows what it held before, named ``label (before)``."""
     inputs = {
-        label: array.reshape(-1)
+        f"{label} (before)" if label in expected.outputs else label: array.reshape(-1)
         for label, array in expected.case.arrays.items()
-        if array.dtype.names is None and label not in expected.outputs
+        if array.dtype.names is None
     }
     for label, check in ev.outputs.items():
         if check.comparison.passed:

@@ -268,6 +268,44 @@ def test_glibc_math_constants_need_no_include(prelude):
     )
 
 
+# as llm.c's softmax kernels and many others start a running maximum
+_RUNNING_MAX = """
+extern "C" __global__ void k(const float* x, float* out, int cols) {
+    float m = -INFINITY;
+    for (int j = 0; j < cols; j++) m = fmaxf(m, x[blockIdx.x * cols + j]);
+    out[blockIdx.x] = isnan(NAN) && m < FLT_MAX && cols < INT_MAX ? m : HUGE_VALF;
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "prelude",
+    [
+        "",
+        "#include <cuda_runtime.h>",
+        "#include <cuda_fp16.h>",
+        "#include <cfloat>",
+        "#include <cmath>",
+        "#include <math.h>\n#include <limits.h>",
+        "#define INFINITY __int_as_float(0x7f800000)",
+    ],
+)
+def test_infinity_nan_and_the_limits_need_no_include(prelude):
+    """nvcc's implicit <cuda_runtime.h> brings in <math.h> and <limits.h>: ``-INFINITY``,
+    ``NAN``, ``HUGE_VALF``, ``FLT_MAX`` and ``INT_MAX`` compile with no include (NVRTC:
+    'identifier "INFINITY" is undefined', even after <cuda_runtime.h>), with one that
+    defines some of them, and where the source defines one itself."""
+    from backends.cuda._headers import implicit_options
+
+    assert _compiles(prelude + "\n" + _RUNNING_MAX)
+    options = implicit_options(prelude + "\n" + _RUNNING_MAX)
+    assert ("--pre-include=cmath" in options) == (
+        "cmath" not in prelude and "math.h" not in prelude
+    )
+    assert ("--pre-include=climits" in options) == ("limits.h" not in prelude)
+    assert implicit_options('extern "C" __global__ void k(float* x) { x[0] = 1.0f; }') == ()
+
+
 C_HEADER_KERNELS = {
     "math.h": 'extern "C" __global__ void k(float* x) { x[0] = sqrtf(x[1]) + fabs(x[2]); }',
     "stdlib.h": 'extern "C" __global__ void k(int* x) { x[0] = abs(x[1]); }',

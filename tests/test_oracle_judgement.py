@@ -332,6 +332,38 @@ def test_a_failure_saves_its_arrays_and_prints_how_to_reproduce_it(request, tmp_
     assert "reproduce: kforge check" in report and "inputs at the first mismatches" in report
 
 
+def test_the_inputs_at_a_mismatch_include_what_an_updated_buffer_held_before():
+    """An optimizer step updates its buffers in place: what they held before is part
+    of what made an element wrong, shown as ``name (before)`` beside the read-only
+    inputs (the reference backend runs a wrong reference as the kernel)."""
+
+    def step(p, g):
+        p[:] = p - 0.1 * g
+
+    def wrong(p, g):
+        p[:] = p - 0.1 * g + (np.arange(len(p)) == 3)
+
+    def spec(reference):
+        return KernelSpec(
+            id="sgd_step",
+            entry_point="main",
+            sources={},
+            buffers=(
+                BufferSpec(0, "f32", "read_write", name="p", inout=True),
+                BufferSpec(1, "f32", "read", name="g"),
+            ),
+            reference=reference,
+        )
+
+    broken, truth = spec(wrong), spec(step)
+    ev = oracle.evaluate("reference", broken, size=64, samples=0, truth=truth)
+    assert ev.verdict == "mismatch", ev.report()
+    case = oracle.make_case(truth, 64, 0)
+    shown = ev.inputs_at_mismatch["p"][3]
+    assert shown == {"p (before)": case.arrays["p"][3].item(), "g": case.arrays["g"][3].item()}
+    assert "'p (before)'" in ev.report()
+
+
 # -- 5. nothing passes on NaN patterns alone; a shader's own last vector is its own -------
 _NAIVE_MATMUL = """
 struct Uniforms { M: u32, N: u32, K: u32 };

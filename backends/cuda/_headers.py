@@ -214,17 +214,53 @@ _MATH_CONSTANTS = {
 _MATH_CONSTANT = re.compile(r"\b(" + "|".join(_MATH_CONSTANTS) + r")\b")
 
 
+# The macros nvcc's implicit <cuda_runtime.h> brings in through <math.h> and <limits.h>
+# (llm.c's and most softmax kernels start their maximum at -INFINITY), by the standard
+# header that defines them here (libcu++'s <cmath> gives INFINITY, NAN and FLT_MAX; ours
+# <climits> the integer limits), and the includes that already do.
+_IMPLICIT_MACROS = (
+    (
+        "cmath",
+        re.compile(r"\b(?:INFINITY|NAN|HUGE_VALF?|FLT_(?:MAX|MIN|EPSILON)|DBL_(?:MAX|MIN))\b"),
+        re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"|<(?:cmath|math\.h|cuda/std/cmath)>)', re.M),
+    ),
+    (
+        "climits",
+        re.compile(r"\b(?:U?INT|U?LONG|U?LLONG|U?SHRT|S?CHAR)_(?:MAX|MIN)\b|\bCHAR_BIT\b"),
+        re.compile(
+            r'^[ \t]*#[ \t]*include[ \t]*(?:"|<(?:climits|limits\.h|cuda/std/climits)>)', re.M
+        ),
+    ),
+)
+# what <cmath> leaves out: C's HUGE_VALF and HUGE_VAL, as libcu++ spells infinity
+_HUGE_VALUES = {
+    "HUGE_VALF": "::cuda::std::numeric_limits<float>::infinity()",
+    "HUGE_VAL": "::cuda::std::numeric_limits<double>::infinity()",
+}
+
+
 def implicit_options(source: str) -> tuple[str, ...]:
     """What nvcc users expect without writing it: ``--pre-include=cstdint`` when
     ``source`` uses ``int64_t``, ``uint32_t``... and does not include or declare them
     itself (a quoted include may: left alone; nothing when CCCL, which the header
-    includes, is not installed); and glibc's ``M_PI``, ``M_SQRT2``... for those it uses
-    and does not ``#define``."""
+    includes, is not installed); ``--pre-include=cmath`` (``climits``) when it uses
+    ``INFINITY``, ``NAN``, ``FLT_MAX`` (``INT_MAX``...) and includes nothing that
+    defines them, as nvcc's implicit ``<math.h>`` (``<limits.h>``) would; and glibc's
+    ``M_PI``, ``M_SQRT2``... for those it uses and does not ``#define``."""
     text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
     options: list[str] = []
     if _INTEGER_NAME.search(text) and not _DECLARES_INTEGERS.search(text) and std_headers():
         options.append("--pre-include=cstdint")
-    defined = set(re.findall(r"^\s*#\s*define\s+(M_\w+)", text, flags=re.M))
+    defined = set(re.findall(r"^\s*#\s*define\s+(\w+)", text, flags=re.M))
+    for header, uses, includes in _IMPLICIT_MACROS:
+        used = set(uses.findall(text)) - defined
+        if not used or not std_headers():
+            continue
+        if not includes.search(text):
+            options.append(f"--pre-include={header}")
+        if header == "cmath":
+            for name in sorted(used & set(_HUGE_VALUES)):
+                options.append(f"--define-macro={name}={_HUGE_VALUES[name]}")
     for name in sorted(set(_MATH_CONSTANT.findall(text)) - defined):
         options.append(f"--define-macro={name}={_MATH_CONSTANTS[name]}")
     return tuple(options)
