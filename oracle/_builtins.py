@@ -88,6 +88,21 @@ def calls_trig(kernel: KernelSpec, target: str | None = None) -> bool:
     return False
 
 
+#: Tensor-core TF32: WMMA's ``precision::tf32`` fragments, ``__float_to_tf32`` and PTX's
+#: ``.tf32`` operands (``mma.sync....tf32.tf32``, ``cvt.rna.tf32.f32``) keep 10 of a
+#: float32's 23 mantissa bits of each input: rounded, or truncated where a fragment is
+#: loaded from float32 unconverted, each input moves by less than 2**-10 of itself.
+_TF32 = re.compile(r"precision::tf32\b|\b__float_to_tf32\s*\(|\.tf32\b")
+TF32_UNIT = 2.0**-10
+
+
+def rounds_to_tf32(kernel: KernelSpec, target: str | None) -> bool:
+    """Whether ``kernel``'s CUDA source, on ``target`` "cuda", multiplies its float32
+    inputs as TF32 (``_TF32``)."""
+    text = _code(kernel, "cuda") if target == "cuda" else None
+    return text is not None and _TF32.search(text) is not None
+
+
 #: WGSL's inverse trigonometric functions: ``atan`` and ``atan2`` err by up to 4096 ULP,
 #: and ``asin`` and ``acos`` inherit that from ``atan2``.
 _INVERSE_TRIG = re.compile(r"\ba(?:sin|cos|tan2|tan)\s*\(")

@@ -192,6 +192,18 @@ class Expected:
             self._cache[key] = _trig_bounds(self, absolute)
         return self._cache[key]
 
+    def input_rounding_bound(self, unit: float) -> dict[str, np.ndarray]:
+        """Per float output, how far a right kernel's results may move where it rounds
+        each float input to a narrower precision before it multiplies (TF32 tensor
+        cores: by less than ``unit`` = 2**-10 of itself, toward zero where it
+        truncates): 4 times the most the float64 reference moves with its drawn float
+        inputs moved by ``unit`` relative, in random directions, in 3 draws, and once
+        all toward zero. Empty where the reference is a backend. Computed on first use."""
+        key = ("inputs", unit)
+        if key not in self._cache:
+            self._cache[key] = _input_rounding_bounds(self, unit)
+        return self._cache[key]
+
     def rounding_bound(self, wgsl: bool = False) -> dict[str, np.ndarray]:
         """Per float output with elements that are sums of products of the inputs (a
         polynomial of degree at most 4 in them, as a matmul, a row sum, a convolution,
@@ -587,6 +599,23 @@ def _trig_bounds(expected: Expected, absolute: float) -> dict[str, np.ndarray]:
         return _float64_run(expected, truth=replace(expected.truth, reference=erring))
 
     return _most_moved(expected, plain, run, 11)
+
+
+def _input_rounding_bounds(expected: Expected, unit: float) -> dict[str, np.ndarray]:
+    if expected.reference != NUMPY_REFERENCE or expected.truth.reference is None:
+        return {}
+    plain = _float64_run(expected)
+    if plain is None:
+        return {}
+    found = _most_moved(
+        expected, plain, lambda rng: _float64_run(expected, _nudged(rng, 1, unit * 2.0**24)), 31
+    )
+    toward_zero = _float64_run(expected, _times(1.0 - unit))
+    if toward_zero is None or not found:
+        return {}
+    for label, change in _changes(expected, plain, toward_zero).items():
+        found[label] = np.maximum(found.get(label, 0.0), change)
+    return found
 
 
 def _most_moved(

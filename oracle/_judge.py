@@ -25,7 +25,7 @@ from forge.kernel import Access, KernelSpec
 from forge.layout import as_elements
 from forge.sources import wgsl_bindings, wgsl_packed_f16
 
-from ._builtins import WGSL_TRIG_ERROR, builtin_floor, calls_trig
+from ._builtins import TF32_UNIT, WGSL_TRIG_ERROR, builtin_floor, calls_trig, rounds_to_tf32
 from ._compare import Comparison, compare, element_matches, nan_excused, nonfinite_expected
 from ._expected import Expected, unwritten_mask
 from ._inputs import buffer_label
@@ -116,12 +116,14 @@ def _compare_leaf(
     trig: bool = False,
     packed: bool = False,
     wgsl: bool = False,
+    tf32: bool = False,
 ) -> Comparison:
     """``compare`` one lane; where it is off in value, again with the reference run in
     float64 as a second expectation (kept in ``masks`` for the later comparison), then
     within a long sum's rounding and the error of sin and cos of float32 arguments
     (``trig``: WGSL's, or CUDA's fast ``__sinf``, within 2**-11) carried through the
-    reference; any value where the result is not defined: a WGSL builtin's (``wgsl``:
+    reference, and (``tf32``) the rounding of its inputs to TF32; any value where the
+    result is not defined: a WGSL builtin's (``wgsl``:
     ``atan2(0, 0)``), an integer division by zero. ``packed``: u32 words judged as
     their f16 pairs (``_halves``)."""
     comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
@@ -137,14 +139,21 @@ def _compare_leaf(
         erring = expected.trig_bound(WGSL_TRIG_ERROR if trig else 0.0).get(output)
         if erring is not None:  # sin or cos of a float32 angle (within WGSL's bound)
             bound = erring if bound is None else np.maximum(bound.reshape(-1), erring.reshape(-1))
+        narrowed = expected.input_rounding_bound(TF32_UNIT).get(output) if tf32 else None
+        if narrowed is not None:  # tensor cores multiply the inputs as TF32
+            bound = (
+                narrowed if bound is None else np.maximum(bound.reshape(-1), narrowed.reshape(-1))
+            )
         if bound is not None:  # a long sum, rounded in another order?
             masks["bound"] = bound.reshape(want.shape)
             comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
+            kinds = ["the rounding bound"] if summed is not None else []
             if erring is not None:
-                kinds = "the rounding bound or " if summed is not None else ""
-                comparison = dataclasses.replace(
-                    comparison, bounded_by=f"{kinds}the error of sin and cos carried through"
-                )
+                kinds.append("the error of sin and cos carried through")
+            if narrowed is not None:
+                kinds.append("the rounding of its inputs to TF32 carried through")
+            if len(kinds) > 1 or summed is None:
+                comparison = dataclasses.replace(comparison, bounded_by=" or ".join(kinds))
     if comparison.mismatches and value_coverage and label == output:
         alternatives = expected.nan_alternatives().get(output, [])
         if packed:
@@ -291,6 +300,7 @@ def _judge_output(
             ev.notes.append(note)
     trig = info.target is not None and calls_trig(kernel, info.target)
     wgsl = info.target == "wgsl"
+    tf32 = rounds_to_tf32(kernel, info.target)
     check_unwritten = spec.initial is None and not spec.inout
     first_leaf = True
     flushed_leaves = [dict(leaves(region.label, f)) for f in flushed]
@@ -300,7 +310,7 @@ def _judge_output(
     ):
         tol = _leaf_tolerance(kernel, want_leaf.dtype, info, expected, tolerance)
         masks = _semantics_masks(ev.semantics, want_leaf, [f[label] for f in flushed_leaves])
-        judging = (value_coverage, expected, region.label, label, trig, packed, wgsl)
+        judging = (value_coverage, expected, region.label, label, trig, packed, wgsl, tf32)
         comparison = _compare_leaf(got_leaf, want_leaf, tol, masks, *judging)
         if flushed and not comparison.passed and len(flushed_leaves) == 1:
             operations = expected.flushed_operations()[region.label]

@@ -221,3 +221,88 @@ def test_a_convolution_that_skips_its_padding_passes_and_one_that_drops_a_tap_fa
     broken = _conv(reference, _CONV1D.replace("j >= i32(p.len))", "j >= i32(p.len) - 1)"))
     verdicts = [oracle.evaluate(backend, broken, size=s, samples=0) for s in broken.checked_sizes()]
     assert any(ev.failing for ev in verdicts), "\n".join(ev.report() for ev in verdicts)
+
+
+# -- tensor-core TF32: inputs rounded to 10 mantissa bits before they multiply -----------
+
+_WMMA_TF32 = """
+#include <mma.h>
+using namespace nvcuda;
+extern "C" __global__ void gemm(const float* a, const float* b, float* c, int M, int N, int K) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> fa;
+    for (int t = 0; t < fa.num_elements; t++) fa.x[t] = wmma::__float_to_tf32(fa.x[t]);
+}
+"""
+
+
+def _tf32(x: np.ndarray, truncate: bool) -> np.ndarray:
+    """float32 ``x`` with 10 mantissa bits: truncated, or rounded to nearest (ties away)."""
+    bits = x.astype(np.float32).view(np.uint32)
+    if not truncate:
+        bits = bits + np.uint32(1 << 12)
+    return (bits & np.uint32(0xFFFFE000)).view(np.float32)
+
+
+def test_tf32_kernels_are_found_by_their_source():
+    from oracle._builtins import rounds_to_tf32
+
+    def kernel(source):
+        return KernelSpec(
+            id="g", entry_point="gemm", sources={"cuda": source}, buffers=_attention().buffers
+        )
+
+    assert rounds_to_tf32(kernel(_WMMA_TF32), "cuda")
+    asm = 'asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, ...");'
+    assert rounds_to_tf32(kernel(asm), "cuda")
+    assert not rounds_to_tf32(kernel(_WMMA_TF32), "wgsl")
+    plain = _WMMA_TF32.replace("wmma::precision::tf32", "half").replace("wmma::__float_to_tf32", "")
+    assert not rounds_to_tf32(kernel(plain), "cuda")
+    assert not rounds_to_tf32(kernel("// no .tf32 here: a comment\n" + plain), "cuda")
+
+
+@pytest.mark.parametrize("truncate", [False, True])
+def test_a_tf32_gemm_is_inside_the_bound_of_its_input_rounding_and_a_dropped_tile_is_not(
+    truncate,
+):
+    """A right TF32 GEMM (inputs rounded or truncated to 10 mantissa bits, products
+    summed in float32) is off the float32 reference by far more than a float32 sum's
+    rounding, and inside the input-rounding bound; one that drops a K tile of 8 is not,
+    and neither is a float32 GEMM that reads B in the wrong order."""
+    from oracle._builtins import TF32_UNIT
+
+    m = n = 32
+    k = 256
+
+    def gemm(a, b, c):
+        c[:] = (a.reshape(m, k).astype(np.float64) @ b.reshape(k, n)).reshape(-1)
+
+    kernel = KernelSpec(
+        id="tf32_gemm",
+        entry_point="gemm",
+        sources={},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="a", count=m * k),
+            BufferSpec(1, "f32", "read", name="b", count=k * n),
+            BufferSpec(2, "f32", "read_write", name="c", count=m * n),
+        ),
+        reference=gemm,
+        nonfinite_inputs=False,
+        domain={"a": (-2.0, 2.0), "b": (0.0, 2.0)},
+    )
+    case = oracle.make_case(kernel, 1, 0)
+    expected = oracle.expected_outputs(case)
+    want = expected.outputs["c"]
+    summed = expected.rounding_bound()["c"]
+    bound = np.maximum(summed, expected.input_rounding_bound(TF32_UNIT)["c"])
+    a = case.arrays["a"].reshape(m, k)
+    b = case.arrays["b"].reshape(k, n)
+    ta, tb = _tf32(a, truncate), _tf32(b, truncate)
+    right = np.zeros((m, n), np.float32)
+    for kk in range(0, k, 8):  # the K steps of an m16n8k8 loop, summed in float32
+        right = (right + ta[:, kk : kk + 8].astype(np.float32) @ tb[kk : kk + 8]).astype(np.float32)
+    assert not oracle.compare(right.reshape(-1), want, bound=summed).passed
+    assert oracle.compare(right.reshape(-1), want, bound=bound).passed
+    dropped = right - (ta[:, 64:72] @ tb[64:72]).astype(np.float32)
+    assert not oracle.compare(dropped.reshape(-1), want, bound=bound).passed
+    scrambled = (a @ b.T.reshape(k, n)).astype(np.float32)  # B read in the wrong order
+    assert not oracle.compare(scrambled.reshape(-1), want, bound=bound).passed

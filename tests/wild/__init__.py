@@ -1387,3 +1387,7 @@ CORPUS.update(ROUND14)
 from tests.wild.round15 import ROUND15  # noqa: E402  (round 15: tests/wild/round15.py)
 
 CORPUS.update(ROUND15)
+
+from tests.wild.round16 import ROUND16  # noqa: E402  (round 16: tests/wild/round16.py)
+
+CORPUS.update(ROUND16)

@@ -1,0 +1,180 @@
+"""Round 16 of kernels from the wild, merged into ``tests.wild.CORPUS``: CUDA as people
+write it after reading NVIDIA's blog posts. A WMMA GEMM on TF32 tensor cores (one warp
+per 16x16 tile of C, fragments loaded from global memory and converted with
+``__float_to_tf32``), and a row softmax that starts its maximum at ``-INFINITY`` with no
+include, as nvcc accepts.
+
+What they found: the softmax did not compile (NVRTC: 'identifier "INFINITY" is
+undefined'; nvcc's implicit ``<cuda_runtime.h>`` brings in ``<math.h>``, NVRTC has none),
+and the TF32 GEMM's results differ from the float32 reference by what rounding its inputs
+to 10 mantissa bits makes (``Expected.input_rounding_bound``), far past a float32 sum's
+rounding.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from forge import BufferSpec, KernelSpec, Schedule, ceil_div
+
+from . import Wild
+
+# -- WMMA TF32 GEMM: one warp per 16x16 tile of C, K in steps of 8 ------------------------
+
+_WMMA_TF32_GEMM = r"""
+#include <mma.h>
+using namespace nvcuda;
+
+#define WMMA_M 16
+#define WMMA_N 16
+#define WMMA_K 8
+
+// C (M x N) = A (M x K, row-major) * B (K x N, row-major); M, N multiples of 16, K of 8
+extern "C" __global__ void wmma_tf32_gemm(const float* a, const float* b, float* c,
+                                          int M, int N, int K) {
+    int lda = K, ldb = N, ldc = N;
+    int warpM = (blockIdx.x * blockDim.x + threadIdx.x) / warpSize;
+    int warpN = blockIdx.y * blockDim.y + threadIdx.y;
+
+    wmma::fragment<wmma::matrix_a, WMMA_M, WMMA_N, WMMA_K, wmma::precision::tf32,
+                   wmma::row_major> a_frag;
+    wmma::fragment<wmma::matrix_b, WMMA_M, WMMA_N, WMMA_K, wmma::precision::tf32,
+                   wmma::row_major> b_frag;
+    wmma::fragment<wmma::accumulator, WMMA_M, WMMA_N, WMMA_K, float> acc_frag;
+    wmma::fill_fragment(acc_frag, 0.0f);
+
+    for (int i = 0; i < K; i += WMMA_K) {
+        int aRow = warpM * WMMA_M, aCol = i;
+        int bRow = i, bCol = warpN * WMMA_N;
+        if (aRow < M && aCol < K && bRow < K && bCol < N) {
+            wmma::load_matrix_sync(a_frag, a + aRow * lda + aCol, lda);
+            wmma::load_matrix_sync(b_frag, b + bRow * ldb + bCol, ldb);
+            for (int t = 0; t < a_frag.num_elements; t++)
+                a_frag.x[t] = wmma::__float_to_tf32(a_frag.x[t]);
+            for (int t = 0; t < b_frag.num_elements; t++)
+                b_frag.x[t] = wmma::__float_to_tf32(b_frag.x[t]);
+            wmma::mma_sync(acc_frag, a_frag, b_frag, acc_frag);
+        }
+    }
+
+    int cRow = warpM * WMMA_M, cCol = warpN * WMMA_N;
+    if (cRow < M && cCol < N) {
+        wmma::store_matrix_sync(c + cRow * ldc + cCol, acc_frag, ldc, wmma::mem_row_major);
+    }
+}
+"""
+
+
+def _gemm_reference(a, b, c, dims):
+    M, N, K = (int(dims[f]) for f in ("M", "N", "K"))
+    c[:] = (a.reshape(M, K).astype(np.float64) @ b.reshape(K, N)).reshape(-1)
+
+
+WMMA_TF32_GEMM = Wild(
+    KernelSpec(
+        id="wild_r16_wmma_tf32_gemm_warp_tiles",
+        entry_point="wmma_tf32_gemm",
+        sources={"cuda": _WMMA_TF32_GEMM},
+        dims=("M", "N", "K"),
+        buffers=(
+            BufferSpec(0, "f32", "read", name="a", count="M*K"),
+            BufferSpec(1, "f32", "read", name="b", count="K*N"),
+            BufferSpec(2, "f32", "read_write", name="c", count="M*N"),
+            BufferSpec.uniform(3, (("M", "i32"), ("N", "i32"), ("K", "i32")), name="dims"),
+        ),
+        reference=_gemm_reference,
+        params=lambda size: dict(size.dims),
+        # four warps of a 128-thread block along M, one tile column per block along N
+        grid=lambda s, size: (ceil_div(size.M, 64), ceil_div(size.N, 16), 1),
+        schedules=(Schedule(128),),
+        domain={"a": (-2.0, 2.0), "b": (-2.0, 2.0)},
+        nonfinite_inputs=False,
+        test_sizes=("M=64,N=64,K=64", "M=16,N=16,K=8", "M=128,N=48,K=264"),
+    ),
+    {
+        "last K step left out": (
+            "cuda",
+            "for (int i = 0; i < K; i += WMMA_K)",
+            "for (int i = 0; i + WMMA_K < K; i += WMMA_K)",
+        ),
+        "B read as column-major": (
+            "cuda",
+            "wmma::precision::tf32,\n                   wmma::row_major> b_frag;",
+            "wmma::precision::tf32,\n                   wmma::col_major> b_frag;",
+        ),
+    },
+)
+
+# -- a row softmax from -INFINITY, no include, shared-memory trees -----------------------
+
+_SOFTMAX_FROM_INFINITY = r"""
+extern "C" __global__ void softmax_rows(const float* __restrict__ x, float* __restrict__ y,
+                                        int cols) {
+    extern __shared__ float smem[];
+    const float* row = x + (size_t)blockIdx.x * cols;
+    float* out = y + (size_t)blockIdx.x * cols;
+
+    float m = -INFINITY;
+    for (int j = threadIdx.x; j < cols; j += blockDim.x) m = fmaxf(m, row[j]);
+    smem[threadIdx.x] = m;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) smem[threadIdx.x] = fmaxf(smem[threadIdx.x], smem[threadIdx.x + s]);
+        __syncthreads();
+    }
+    m = smem[0];
+    __syncthreads();
+
+    float sum = 0.0f;
+    for (int j = threadIdx.x; j < cols; j += blockDim.x) sum += expf(row[j] - m);
+    smem[threadIdx.x] = sum;
+    __syncthreads();
+    for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+        if (threadIdx.x < s) smem[threadIdx.x] += smem[threadIdx.x + s];
+        __syncthreads();
+    }
+    float inv = 1.0f / smem[0];
+    for (int j = threadIdx.x; j < cols; j += blockDim.x) out[j] = expf(row[j] - m) * inv;
+}
+"""
+
+
+def _softmax_reference(x, y, p):
+    rows = x.reshape(-1, int(p["cols"])).astype(np.float64)
+    e = np.exp(rows - rows.max(axis=1, keepdims=True))
+    y[:] = (e / e.sum(axis=1, keepdims=True)).reshape(-1)
+
+
+SOFTMAX_FROM_INFINITY = Wild(
+    KernelSpec(
+        id="wild_r16_softmax_rows_from_minus_infinity",
+        entry_point="softmax_rows",
+        sources={"cuda": _SOFTMAX_FROM_INFINITY},
+        dims=("rows", "cols"),
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x", count="rows*cols", shape=("rows", "cols")),
+            BufferSpec(1, "f32", "read_write", name="y", count="rows*cols", shape=("rows", "cols")),
+            BufferSpec.uniform(2, (("cols", "i32"),), name="p"),
+        ),
+        reference=_softmax_reference,
+        params=lambda size: {"cols": size.cols},
+        grid=lambda s, size: (size.rows, 1, 1),
+        shared_bytes="wg_x * 4",
+        schedules=(Schedule(256),),
+        test_sizes=("rows=8,cols=1000", "rows=1,cols=1", "rows=5,cols=4099"),
+    ),
+    {
+        "sum tree stops one level early": (
+            "cuda",
+            "s > 0; s >>= 1) {\n        if (threadIdx.x < s) smem[threadIdx.x] +=",
+            "s > 1; s >>= 1) {\n        if (threadIdx.x < s) smem[threadIdx.x] +=",
+        ),
+        "max not subtracted in the output": (
+            "cuda",
+            "out[j] = expf(row[j] - m) * inv;",
+            "out[j] = expf(row[j]) * inv;",
+        ),
+    },
+)
+
+ROUND16: dict[str, Wild] = {w.kernel.id: w for w in (WMMA_TF32_GEMM, SOFTMAX_FROM_INFINITY)}
