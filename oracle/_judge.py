@@ -137,6 +137,8 @@ def _compare_leaf(
     if comparison.mismatches > comparison.nonfinite_mismatches and label == output:
         bound = summed = expected.rounding_bound(wgsl).get(output)
         erring = expected.trig_bound(WGSL_TRIG_ERROR if trig else 0.0).get(output)
+        if erring is not None and not erring.any():  # no sin or cos moved it
+            erring = None
         if erring is not None:  # sin or cos of a float32 angle (within WGSL's bound)
             bound = erring if bound is None else np.maximum(bound.reshape(-1), erring.reshape(-1))
         narrowed = expected.input_rounding_bound(TF32_UNIT).get(output) if tf32 else None
