@@ -294,7 +294,8 @@ def test_infinity_nan_and_the_limits_need_no_include(prelude):
     """nvcc's implicit <cuda_runtime.h> brings in <math.h> and <limits.h>: ``-INFINITY``,
     ``NAN``, ``HUGE_VALF``, ``FLT_MAX`` and ``INT_MAX`` compile with no include (NVRTC:
     'identifier "INFINITY" is undefined', even after <cuda_runtime.h>), with one that
-    defines some of them, and where the source defines one itself."""
+    defines some of them, and where the source defines one itself (CUDA 13.0's own
+    <cmath>, the H200's, defines no FLT_MAX; the wheels' newer one does)."""
     from backends.cuda._headers import implicit_options
 
     assert _compiles(prelude + "\n" + _RUNNING_MAX)
@@ -303,6 +304,7 @@ def test_infinity_nan_and_the_limits_need_no_include(prelude):
         "cmath" not in prelude and "math.h" not in prelude
     )
     assert ("--pre-include=climits" in options) == ("limits.h" not in prelude)
+    assert ("--pre-include=cfloat" in options) == ("cfloat" not in prelude)
     assert implicit_options('extern "C" __global__ void k(float* x) { x[0] = 1.0f; }') == ()
 
 

@@ -216,13 +216,19 @@ _MATH_CONSTANT = re.compile(r"\b(" + "|".join(_MATH_CONSTANTS) + r")\b")
 
 # The macros nvcc's implicit <cuda_runtime.h> brings in through <math.h> and <limits.h>
 # (llm.c's and most softmax kernels start their maximum at -INFINITY), by the standard
-# header that defines them here (libcu++'s <cmath> gives INFINITY, NAN and FLT_MAX; ours
-# <climits> the integer limits), and the includes that already do.
+# header that defines them here (libcu++'s <cmath> gives INFINITY and NAN; ours <cfloat>
+# and <climits> the limits, with the fallbacks above: CUDA 13.0's <cmath> defines no
+# FLT_MAX where the wheels' newer one does), and the includes that already do.
 _IMPLICIT_MACROS = (
     (
         "cmath",
-        re.compile(r"\b(?:INFINITY|NAN|HUGE_VALF?|FLT_(?:MAX|MIN|EPSILON)|DBL_(?:MAX|MIN))\b"),
+        re.compile(r"\b(?:INFINITY|NAN|HUGE_VALF?)\b"),
         re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"|<(?:cmath|math\.h|cuda/std/cmath)>)', re.M),
+    ),
+    (
+        "cfloat",
+        re.compile(r"\b(?:FLT|DBL)_(?:MAX|MIN|EPSILON|MANT_DIG)\b"),
+        re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"|<(?:cfloat|float\.h|cuda/std/cfloat)>)', re.M),
     ),
     (
         "climits",
@@ -243,9 +249,9 @@ def implicit_options(source: str) -> tuple[str, ...]:
     """What nvcc users expect without writing it: ``--pre-include=cstdint`` when
     ``source`` uses ``int64_t``, ``uint32_t``... and does not include or declare them
     itself (a quoted include may: left alone; nothing when CCCL, which the header
-    includes, is not installed); ``--pre-include=cmath`` (``climits``) when it uses
-    ``INFINITY``, ``NAN``, ``FLT_MAX`` (``INT_MAX``...) and includes nothing that
-    defines them, as nvcc's implicit ``<math.h>`` (``<limits.h>``) would; and glibc's
+    includes, is not installed); ``--pre-include=cmath`` (``cfloat``, ``climits``) when
+    it uses ``INFINITY`` or ``NAN`` (``FLT_MAX``, ``INT_MAX``...) and includes nothing
+    that defines them, as nvcc's implicit ``<math.h>`` (``<limits.h>``) would; and glibc's
     ``M_PI``, ``M_SQRT2``... for those it uses and does not ``#define``."""
     text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
     options: list[str] = []
