@@ -219,8 +219,8 @@ def test_a_convolution_that_skips_its_padding_passes_and_one_that_drops_a_tap_fa
         ev = oracle.evaluate(backend, kernel, size=size, samples=0)
         assert ev.passed, ev.report()
     broken = _conv(reference, _CONV1D.replace("j >= i32(p.len))", "j >= i32(p.len) - 1)"))
-    verdicts = [oracle.evaluate(backend, broken, size=s, samples=0) for s in broken.checked_sizes()]
-    assert any(ev.failing for ev in verdicts), "\n".join(ev.report() for ev in verdicts)
+    ev = oracle.evaluate(backend, broken, size="L=37", samples=0)  # its last tap is real
+    assert ev.failing, ev.report()
 
 
 # -- tensor-core TF32: inputs rounded to 10 mantissa bits before they multiply -----------
