@@ -50,6 +50,7 @@ no parameter of the kernel (nor a WGSL ``override`` of its WGSL source) is an er
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -192,6 +193,17 @@ def _value(
         )
     else:
         dtype, what = declared, f"parameter {param.type} {param.name}"
+        if isinstance(value, (bool, np.bool_)) and re.search(r"\bbool\b", param.type):
+            value = int(value)  # a C++ bool takes True and False
+    if dtype.subdtype is not None:  # a vector type (float2, int4): its lanes in order
+        base, (lanes,) = dtype.subdtype
+        if np.shape(value) != (lanes,):
+            raise InvalidArgument(
+                f"kernel {kernel.id}: {what} cannot hold {value!r}: it takes {lanes} "
+                f"values, its lanes in order (x, y{', z' if lanes > 2 else ''}"
+                f"{', w' if lanes > 3 else ''})"
+            )
+        dtype = base
     problem = _field_problem(value, dtype)
     if problem:
         raise InvalidArgument(f"kernel {kernel.id}: {what} cannot hold {value!r}: {problem}")

@@ -397,15 +397,21 @@ class CudaParam:
 
 def is_scalar_type(type_text: str) -> bool:
     """Whether a by-value parameter's type is a scalar (``const unsigned int``,
-    ``__half``, ``int64_t``), not a struct."""
-    return scalar_dtype(type_text) is not None
+    ``__half``, ``int64_t``), not a struct nor a vector type (``float2``, which like a
+    struct may take a whole uniform block)."""
+    dtype = scalar_dtype(type_text)
+    return dtype is not None and dtype.subdtype is None
 
 
 def scalar_dtype(type_text: str) -> np.dtype | None:
     """The numpy dtype of a by-value scalar parameter's C type on a 64-bit CUDA target
     (``const unsigned int`` -> uint32, ``long``/``size_t`` -> 8 bytes, ``__half`` ->
-    float16, ``__nv_bfloat16`` -> bfloat16), or None for a type that is not one."""
+    float16, ``__nv_bfloat16`` -> bfloat16; a CUDA vector type such as ``float2`` or
+    ``int4`` -> a subarray dtype of its lanes), or None for a type that is not one."""
     words = [w for w in re.findall(r"[A-Za-z_]\w*", type_text) if w not in _QUALIFIERS]
+    if len(words) == 1 and words[0] in _VECTOR_TYPES:
+        base, lanes = _VECTOR_TYPES[words[0]]
+        return np.dtype((base, (lanes,)))
     sized = next((w for w in words if re.fullmatch(r"u?int(8|16|32|64)_t", w)), None)
     if sized is not None:
         return np.dtype(sized[:-2])
@@ -432,6 +438,36 @@ _C_SCALARS: tuple[tuple[frozenset[str], np.dtype], ...] = (
     (frozenset({"char"}), np.dtype("i1")),
     (frozenset({"bool"}), np.dtype("u1")),
     (frozenset({"int"}), np.dtype("i4")),
+)
+
+
+# CUDA's vector types (vector_types.h, cuda_fp16.h, cuda_bf16.h), passed by value as
+# their lanes in order: ``float2 scale`` takes ``(sx, sy)``.
+_VECTOR_TYPES: dict[str, tuple[np.dtype, int]] = {
+    f"{name}{lanes}": (np.dtype(code), lanes)
+    for name, code in (
+        ("char", "i1"),
+        ("uchar", "u1"),
+        ("short", "i2"),
+        ("ushort", "u2"),
+        ("int", "i4"),
+        ("uint", "u4"),
+        ("long", "i8"),
+        ("ulong", "u8"),
+        ("longlong", "i8"),
+        ("ulonglong", "u8"),
+        ("float", "f4"),
+        ("double", "f8"),
+    )
+    for lanes in (1, 2, 3, 4)
+}
+_VECTOR_TYPES.update(
+    {
+        "half2": (np.dtype("f2"), 2),
+        "__half2": (np.dtype("f2"), 2),
+        "__nv_bfloat162": (np.dtype(ml_dtypes.bfloat16), 2),
+        "nv_bfloat162": (np.dtype(ml_dtypes.bfloat16), 2),
+    }
 )
 
 

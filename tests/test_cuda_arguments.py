@@ -647,3 +647,61 @@ def test_a_scalar_of_a_typedefd_type_binds_like_its_type():
     )
     arguments = cuda_arguments(kernel, "fill", None, kernel.sources["cuda"], size=100)
     assert arguments[1] == ("value", ("n", np.uint32(100).tobytes()))
+
+
+_FLAGGED = r"""
+extern "C" __global__ void flagged(const float* x, float* y, int n, bool negate, float2 affine) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = (negate ? -x[i] : x[i]) * affine.x + affine.y;
+}
+"""
+
+
+def test_a_bool_takes_true_and_a_vector_type_takes_its_lanes():
+    """``bool causal`` and ``float2 scale`` by value are how people write flags and
+    pairs: a bool parameter takes True (one byte), a CUDA vector type its lanes in
+    order, and a wrong count of lanes is refused by name."""
+    kernel = _twice_plus(
+        entry_point="flagged",
+        sources={"cuda": _FLAGGED},
+        defaults={"negate": True, "affine": (2.0, 0.5)},
+        reference=lambda x, y: -x * np.float32(2) + np.float32(0.5),
+    )
+    (step,) = kernel.steps("cuda", Schedule(64), 100)
+    assert step.arguments[-2:] == (
+        ("value", ("negate", b"\x01")),
+        ("value", ("affine", np.array([2.0, 0.5], np.float32).tobytes())),
+    )
+    wrong = _twice_plus(
+        entry_point="flagged", sources={"cuda": _FLAGGED}, defaults={"negate": 0, "affine": 2.0}
+    )
+    with pytest.raises(InvalidArgument, match=r"float2 affine cannot hold 2.0: it takes 2 values"):
+        wrong.steps("cuda", Schedule(64), 100)
+
+
+def test_a_lone_vector_parameter_still_takes_a_whole_uniform_block():
+    source = 'extern "C" __global__ void k(const float* x, float* y, float2 p) { }'
+    buffers = (
+        BufferSpec(0, "f32", "read", name="x"),
+        BufferSpec(1, "f32", "read_write", name="y"),
+        BufferSpec.uniform(2, (("sx", "f32"), ("sy", "f32"))),
+    )
+    assert _arguments(source[len('extern "C" __global__ void k(') : -5], buffers) == (
+        ("buffer", 0),
+        ("buffer", 1),
+        ("uniform", None),
+    )
+
+
+@pytest.mark.parametrize("backend", ["reference", "cuda"])
+def test_a_kernel_with_a_bool_and_a_float2_runs_and_passes(request, backend):
+    require_available(request.config, backend)
+    kernel = _twice_plus(
+        entry_point="flagged",
+        sources={"cuda": _FLAGGED},
+        defaults={"negate": True, "affine": (2.0, 0.5)},
+        reference=lambda x, y: -x * np.float32(2) + np.float32(0.5),
+    )
+    for size in kernel.checked_sizes():
+        ev = oracle.evaluate(backend, kernel, size=size, samples=0)
+        assert ev.passed, ev.report()
