@@ -349,11 +349,7 @@ class _AnnihilatingArray(np.ndarray):
     everything else as numpy computes it. Arrays derived from it stay such arrays."""
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        if func in _CONTRACTIONS and "out" not in kwargs:
-            plain = tuple(np.asarray(a) if isinstance(a, _AnnihilatingArray) else a for a in args)
-            result = _annihilated(func, plain, kwargs, func(*plain, **kwargs))
-        else:
-            result = super().__array_function__(func, types, args, kwargs)
+        result = _contracting(self, func, types, args, kwargs, _annihilated)
         if isinstance(result, np.ndarray) and not isinstance(result, _AnnihilatingArray):
             return result.view(_AnnihilatingArray)
         return result
@@ -589,12 +585,7 @@ class _RoundingArray(np.ndarray):
         (``_summed``); any other function as numpy runs it on these arrays. Either way
         a float array comes back as one of them: ``einsum`` returned a plain array, and
         nothing computed from an attention's scores was rounded after it."""
-        if func in _CONTRACTIONS:
-            plain = tuple(np.asarray(a) if isinstance(a, _RoundingArray) else a for a in args)
-            result = _summed(func, plain, kwargs, func(*plain, **kwargs))
-        else:
-            result = super().__array_function__(func, types, args, kwargs)
-        return _still_rounding(result)
+        return _still_rounding(_contracting(self, func, types, args, kwargs, _summed))
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         plain, outs, result = _plain_call(_RoundingArray, ufunc, method, inputs, kwargs)
@@ -644,6 +635,19 @@ _QUOTIENT_UNITS = 5.0
 _EXACT_RESULT, _INEXACT_RESULT = 0.0, -1.0
 
 
+def _contracting(
+    array: np.ndarray, func: Any, types: Any, args: Any, kwargs: Any, change: Any
+) -> Any:
+    """``func`` called on ``array``'s class of arrays: a contraction (``_CONTRACTIONS``,
+    with no ``out``) on the plain arrays, its result passed through
+    ``change(func, plain_args, kwargs, result)``; any other function as numpy runs it."""
+    cls = type(array)
+    if func in _CONTRACTIONS and "out" not in kwargs:
+        plain = tuple(np.asarray(a) if isinstance(a, cls) else a for a in args)
+        return change(func, plain, kwargs, func(*plain, **kwargs))
+    return np.ndarray.__array_function__(array, func, types, args, kwargs)
+
+
 def _still_rounding(result: Any) -> Any:
     """``result`` as a ``_RoundingArray``, a float scalar (a whole sum: ``x.sum()``,
     ``np.einsum("i,i->", ...)``) as a 0-d one, so that what is computed from it rounds
@@ -660,6 +664,28 @@ def _still_rounding(result: Any) -> Any:
 _CONTRACTIONS = frozenset(
     (np.einsum, np.dot, np.tensordot, np.inner, np.vdot, np.trace, np.convolve, np.correlate)
 )
+
+
+# The error a correct float sum of k terms is about sqrt(k) * u * sum|term| (Higham and
+# Mary's probabilistic bound); a naive loop's partial sums make it about 1.5 times that,
+# and the largest of millions of elements some 4 times more. A factor of 8 accepts those
+# and still fails a sum accumulated in f16 or bf16 (u 2**-11, 2**-8 against float32's
+# 2**-24), a dropped term or a wrong index by orders of magnitude.
+_BOUND_FACTOR = 8.0
+# Up to this many terms a sum gets the deterministic bound k * u * M: in a short sum whose
+# partial sums stay near M the roundings need not average out (a right 144-term NCHW
+# convolution on NVIDIA's Vulkan driver was off by 106 u M, past 8 sqrt(k) = 96).
+_SHORT_SUM = 256.0
+
+
+def summed_growth(magnitude: np.ndarray, squares: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For sums whose terms' magnitudes add up to ``magnitude`` (M) and their squares to
+    ``squares``: how many terms count, ``k = M**2 / squares`` (1 where there are none),
+    and how many roundings of M a correct float accumulation of them may be off by,
+    ``min(max(8 sqrt(k), 256), k)`` (never above a k-term sum's deterministic bound)."""
+    with np.errstate(all="ignore"):
+        terms = np.where(squares > 0, magnitude * magnitude / squares, 1.0)
+        return terms, np.minimum(np.maximum(_BOUND_FACTOR * np.sqrt(terms), _SHORT_SUM), terms)
 
 
 def _summed(function: Any, operands: tuple, kwargs: dict, result: Any) -> Any:
@@ -688,13 +714,12 @@ def _summed(function: Any, operands: tuple, kwargs: dict, result: Any) -> Any:
         with np.errstate(all="ignore"):
             magnitude = np.abs(np.asarray(function(*each(np.abs), **kwargs), np.float64))
             squares = np.asarray(function(*each(np.square), **kwargs), np.float64)
-            terms = np.where(squares > 0, magnitude * magnitude / squares, 1.0)
     except (TypeError, ValueError):  # operands that have no magnitudes (booleans, objects)
         return result
     if magnitude.shape != array.shape:
         return result
+    _, growth = summed_growth(magnitude, squares)
     unit = min(_RoundingArray.unit, 2.0**-24)
-    growth = np.minimum(np.maximum(8.0 * np.sqrt(terms), 256.0), terms)
     with np.errstate(all="ignore"):
         move = np.where(np.isfinite(magnitude), growth * unit * magnitude, 0.0)
         moved = array + (_signs(array.shape) * move).astype(array.dtype)

@@ -271,6 +271,14 @@ def _float64_run(
     return found
 
 
+def _own_float64_run(expected: Expected) -> dict[str, np.ndarray] | None:
+    """The numpy reference's own float64 run (``_float64_run``), which the bounds move
+    away from; None where the expectation is no numpy reference's or the run fails."""
+    if expected.reference != NUMPY_REFERENCE or expected.truth.reference is None:
+        return None
+    return _float64_run(expected)
+
+
 def _widens(expected: Expected) -> bool:
     """Whether running the reference in float64 changes any buffer's precision."""
     from forge.types import is_float_dtype
@@ -316,16 +324,7 @@ def _precise_outputs(expected: Expected) -> dict[str, np.ndarray] | None:
     return outputs
 
 
-# The error a correct float sum of k terms is about sqrt(k) * u * sum|term| (Higham and
-# Mary's probabilistic bound); a naive loop's partial sums make it about 1.5 times that,
-# and the largest of millions of elements some 4 times more. A factor of 8 accepts those
-# and still fails a sum accumulated in f16 or bf16 (u 2**-11, 2**-8 against float32's
-# 2**-24), a dropped term or a wrong index by orders of magnitude.
-_BOUND_FACTOR = 8.0
-# Up to this many terms a sum gets the deterministic bound k * u * M: in a short sum whose
-# partial sums stay near M the roundings need not average out (a right 144-term NCHW
-# convolution on NVIDIA's Vulkan driver was off by 106 u M, past 8 sqrt(k) = 96).
-_SHORT_SUM = 256.0
+# How far a float sum of k terms may round: ``oracle._builtins.summed_growth``.
 _MIN_TERMS = 4.0
 # An element is a polynomial of degree <= 4 in the drawn inputs where the fifth finite
 # difference of f(t * inputs), t = 0..5, vanishes up to float64's rounding of k terms.
@@ -349,9 +348,9 @@ def _rounding_bounds(expected: Expected, wgsl: bool = False) -> dict[str, np.nda
     bounded has no entry."""
     from forge.types import float_info, is_float_dtype
 
-    if expected.reference != NUMPY_REFERENCE or expected.truth.reference is None:
-        return {}
-    plain = _float64_run(expected)
+    from ._builtins import summed_growth
+
+    plain = _own_float64_run(expected)
     if plain is None:
         return {}
     runs = _polynomial_runs(expected, plain)
@@ -372,8 +371,8 @@ def _rounding_bounds(expected: Expected, wgsl: bool = False) -> dict[str, np.nda
         squares = np.asarray(squares_run[label], np.float64).reshape(-1)
         if any(v.size != want.size for v in (*values, magnitude, squares)):
             continue
+        terms, growth = summed_growth(magnitude, squares)
         with np.errstate(all="ignore"):
-            terms = np.where(squares > 0, magnitude * magnitude / squares, 1.0)
             finite = np.isfinite(magnitude) & np.isfinite(squares) & np.isfinite(terms)
             for v in values:
                 finite &= np.isfinite(v)
@@ -383,9 +382,7 @@ def _rounding_bounds(expected: Expected, wgsl: bool = False) -> dict[str, np.nda
             slack += 32 * ulp * largest
             polynomial = finite & (np.abs(fifth) <= slack)
         u = np.finfo(np.promote_types(want.dtype, np.float32)).eps / 2
-        # never above the deterministic bound of a k-term sum (k * u * M), and none for
-        # fewer than 4 terms: a*x + y has one right rounding or two (an FMA), no order
-        growth = np.minimum(np.maximum(_BOUND_FACTOR * np.sqrt(terms), _SHORT_SUM), terms)
+        # none for fewer than 4 terms: a*x + y has one right rounding or two (an FMA)
         bound = np.where(polynomial & (terms >= _MIN_TERMS), growth * u * magnitude, 0.0)
         bound = np.maximum(bound, sensitivity.get(label, 0.0))
         if bound.any():
@@ -593,9 +590,7 @@ def _fan_in(expected: Expected, plain: dict) -> float:
 def _trig_bounds(expected: Expected, absolute: float) -> dict[str, np.ndarray]:
     from ._builtins import trig_erring
 
-    if expected.reference != NUMPY_REFERENCE or expected.truth.reference is None:
-        return {}
-    plain = _float64_run(expected)
+    plain = _own_float64_run(expected)
     if plain is None:
         return {}
 
@@ -619,9 +614,7 @@ _INPUT_FACTOR = 5.0
 
 
 def _input_rounding_bounds(expected: Expected, unit: float) -> dict[str, np.ndarray]:
-    if expected.reference != NUMPY_REFERENCE or expected.truth.reference is None:
-        return {}
-    plain = _float64_run(expected)
+    plain = _own_float64_run(expected)
     if plain is None:
         return {}
 

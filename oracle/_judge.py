@@ -135,19 +135,16 @@ def _compare_leaf(
             masks["precise"] = precise
             comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
     if comparison.mismatches > comparison.nonfinite_mismatches and label == output:
-        bound = summed = expected.rounding_bound(wgsl).get(output)
+        summed = expected.rounding_bound(wgsl).get(output)  # a long sum in another order?
+        # sin or cos of a float32 angle (within WGSL's bound), where one moved an element
         erring = expected.trig_bound(WGSL_TRIG_ERROR if trig else 0.0).get(output)
-        if erring is not None and not erring.any():  # no sin or cos moved it
+        if erring is not None and not erring.any():
             erring = None
-        if erring is not None:  # sin or cos of a float32 angle (within WGSL's bound)
-            bound = erring if bound is None else np.maximum(bound.reshape(-1), erring.reshape(-1))
+        # the inputs multiplied as TF32 on tensor cores
         narrowed = expected.input_rounding_bound(TF32_UNIT).get(output) if tf32 else None
-        if narrowed is not None:  # tensor cores multiply the inputs as TF32
-            bound = (
-                narrowed if bound is None else np.maximum(bound.reshape(-1), narrowed.reshape(-1))
-            )
-        if bound is not None:  # a long sum, rounded in another order?
-            masks["bound"] = bound.reshape(want.shape)
+        parts = [b.reshape(-1) for b in (summed, erring, narrowed) if b is not None]
+        if parts:
+            masks["bound"] = np.maximum.reduce(parts).reshape(want.shape)
             comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
             kinds = ["the rounding bound"] if summed is not None else []
             if erring is not None:
