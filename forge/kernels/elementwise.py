@@ -1,5 +1,5 @@
 """Elementwise IR kernels (``ir.map``): affine, axpy, add, mul, fma, relu, gelu,
-sigmoid, tanh, exp.
+sigmoid, tanh, exp; gelu also of f16 and bf16 values (``gelu_f16``, ``gelu_bf16``).
 
 Schedules: two portable baselines, and two marked ``big-gpu`` (float4 chunks,
 grid-stride) meant for memory-bound throughput on large devices (docs/PERFORMANCE.md P1/P2).
@@ -103,6 +103,28 @@ GELU = _kernel(
     flops="5*n",
 )
 
+
+def _gelu_in(dtype: str) -> KernelSpec:
+    """GELU of f16 or bf16 values: loaded, computed in f32 as GELU is, rounded once to
+    ``dtype`` (the way the low-precision row kernels of ``reductions`` are written)."""
+    wide = ir.cast(ir.input("x", dtype), "f32")
+    return _kernel(
+        f"gelu_{dtype}",
+        ir.map(y=ir.cast(0.5 * wide * (1.0 + ir.erf(wide * (1.0 / math.sqrt(2.0)))), dtype)),
+        f"GELU of {dtype} values (exact, erf), computed in f32, rounded once to {dtype}",
+        # One rounding to the dtype after an f32 computation: a correct kernel is within
+        # one ulp of the dtype from the reference (the f32 error, a few f32 ulp, can flip
+        # that rounding), so the defaults (2 ulp) hold. GELU's cancelling erf near -1
+        # (an absolute |x| * 1.2e-7 in f32, under 1e-6 for the |x| <= 8 where y is not
+        # 0) stays far below their atol (1e-3 for f16, 8e-3 for bf16).
+        nonfinite_inputs=False,
+        bytes_moved="4*n",
+        flops="5*n",
+    )
+
+
+GELU_BF16, GELU_F16 = _gelu_in("bf16"), _gelu_in("f16")
+
 SIGMOID = _kernel(
     "sigmoid",
     ir.map(y=ir.sigmoid(x)),
@@ -134,4 +156,4 @@ EXP = _kernel(
     flops="n",
 )
 
-KERNELS = (AFFINE, AXPY, ADD, MUL, FMA, RELU, GELU, SIGMOID, TANH, EXP)
+KERNELS = (AFFINE, AXPY, ADD, MUL, FMA, RELU, GELU, SIGMOID, TANH, EXP, GELU_BF16, GELU_F16)

@@ -1,5 +1,6 @@
 """Row kernels (``ir.rows``): softmax, log_softmax, rmsnorm, layernorm, row_sum,
-row_max and gemv.
+row_max and gemv; softmax, rmsnorm and layernorm also of f16 and bf16 rows (``_f16``,
+``_bf16``: low precision in memory, f32 inside).
 
 The problem size is the row length (``cols``); the row count is fixed per kernel (37,
 not a multiple of any workgroup) and can be changed with ``ir.with_shape(kernel,
@@ -211,8 +212,35 @@ def _rmsnorm_in(dtype: str) -> KernelSpec:
     )
 
 
+def _layernorm_in(dtype: str) -> KernelSpec:
+    # The same two moments as LAYERNORM's, of the f32 values (one moments level in the
+    # emitted kernels). The f32 errors that cost more than one rounding of the dtype are
+    # absolute, where y is near 0: near a cancelling mean (LAYERNORM's 2e-5 in units of
+    # one standard deviation), and where beta cancels centred * rstd * gamma (an f32 ulp
+    # of that product, 2 f16 ulp of a y of 1e-4 on lavapipe); both lie far below the
+    # dtype's default atol (1e-3 for f16, 8e-3 for bf16), so the defaults hold.
+    wide = ir.cast(ir.input("x", dtype), "f32")
+    gamma = ir.cast(ir.input("gamma", dtype, layout="cols"), "f32")
+    beta = ir.cast(ir.input("beta", dtype, layout="cols"), "f32")
+    centred = wide - ir.row_sum(wide) / cols_f32
+    rstd = ir.rsqrt(ir.row_sum(centred * centred) / cols_f32 + ir.param("eps"))
+    return _kernel(
+        f"layernorm_{dtype}",
+        ir.rows(y=ir.cast(centred * rstd * gamma + beta, dtype)),
+        f"layernorm of {dtype} rows, gamma and beta, computed in f32 (two-pass "
+        f"variance), rounded once to {dtype}",
+        defaults={"eps": 1e-5},
+        domain={"x": (-1e3, 1e3), "gamma": _WEIGHT_DOMAIN, "beta": _WEIGHT_DOMAIN},
+        nonfinite_inputs=False,
+        bytes_moved="4*rows*cols + 4*cols",
+        flops="7*rows*cols + 4*rows",
+        **_half_schedules(dtype),
+    )
+
+
 SOFTMAX_BF16, SOFTMAX_F16 = _softmax_in("bf16"), _softmax_in("f16")
-RMSNORM_BF16 = _rmsnorm_in("bf16")
+RMSNORM_BF16, RMSNORM_F16 = _rmsnorm_in("bf16"), _rmsnorm_in("f16")
+LAYERNORM_BF16, LAYERNORM_F16 = _layernorm_in("bf16"), _layernorm_in("f16")
 
 KERNELS = (
     SOFTMAX,
@@ -225,4 +253,7 @@ KERNELS = (
     SOFTMAX_BF16,
     SOFTMAX_F16,
     RMSNORM_BF16,
+    RMSNORM_F16,
+    LAYERNORM_BF16,
+    LAYERNORM_F16,
 )
