@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..schedule import Schedule
-from ._dtypes import NUMPY_DTYPES, as_dtype
+from ._dtypes import NUMPY_DTYPES, as_dtype, to_tf32
 from ._eval import Evaluator
 from ._expr import Expr, IRError, IRTypeError, _name, walk
 
@@ -505,7 +505,10 @@ def rows(layouts: Mapping[str, str] | None = None, **outputs: Expr) -> Rows:
 
 # -- matmul ------------------------------------------------------------------------------
 _MATRIX_LAYOUTS = ("row", "col")
-_NARROW_INPUTS = ("f16", "bf16")  # input precisions a f32 accumulation may declare
+_NARROW_INPUTS = ("f16", "bf16", "tf32")  # input precisions a f32 accumulation may declare
+#: Declared input precisions that are no dtype in memory: TF32 inputs are f32 buffers,
+#: each element rounded to TF32 (``to_tf32``) before it multiplies.
+_ROUNDED_INPUTS = {"tf32": "f32"}
 
 
 @dataclass(frozen=True, eq=False)
@@ -517,7 +520,11 @@ class Matmul(Body):
     ``dtype`` is the accumulation and output precision (``c``, ``alpha``, ``beta``);
     ``input_dtype`` the declared precision of ``a`` and ``b`` (default: ``dtype``):
     f16 or bf16 inputs with f32 accumulation are the mixed-precision GEMM, whose
-    products are exact in f32 and whose sum is rounded in f32."""
+    products are exact in f32 and whose sum is rounded in f32. ``"tf32"`` declares
+    f32 inputs (f32 in memory, ``operand_dtype``) that the GEMM rounds to TF32 before it
+    multiplies them, as tensor cores take them (``to_tf32``: cvt.rna.tf32.f32, 10
+    mantissa bits, ties away from zero): the same exact products and f32 sum, of the
+    rounded values."""
 
     dtype: str = "f32"
     a_layout: str = "row"
@@ -547,10 +554,22 @@ class Matmul(Body):
             if layout not in _MATRIX_LAYOUTS:
                 raise IRError(f"matmul {which}_layout must be 'row' or 'col', got {layout!r}")
 
+    @property
+    def operand_dtype(self) -> str:
+        """The dtype ``a`` and ``b`` hold in memory: their declared precision, or f32
+        for TF32 inputs (rounded as they are read)."""
+        return _ROUNDED_INPUTS.get(self.input_dtype, self.input_dtype)
+
+    @property
+    def rounds_inputs(self) -> bool:
+        """Whether the inputs are rounded to their declared precision as they are read
+        (TF32), not stored in it."""
+        return self.input_dtype in _ROUNDED_INPUTS
+
     def buffers(self) -> list[BufferDecl]:
         return [
-            BufferDecl("a", self.input_dtype, False, False, ("m", "k"), self.a_layout),
-            BufferDecl("b", self.input_dtype, False, False, ("k", "n"), self.b_layout),
+            BufferDecl("a", self.operand_dtype, False, False, ("m", "k"), self.a_layout),
+            BufferDecl("b", self.operand_dtype, False, False, ("k", "n"), self.b_layout),
             BufferDecl("c", self.dtype, True, True, ("m", "n"), "row"),
         ]
 
@@ -562,10 +581,11 @@ class Matmul(Body):
         return {"dtype": self.dtype, "a_layout": self.a_layout, "b_layout": self.b_layout, **mixed}
 
     def summary(self) -> list[str]:
+        stored = f" rounded from {self.operand_dtype} in memory" if self.rounds_inputs else ""
         precision = (
             self.dtype
             if self.input_dtype == self.dtype
-            else f"{self.input_dtype} a and b, {self.dtype} accumulation and c"
+            else f"{self.input_dtype} a and b{stored}, {self.dtype} accumulation and c"
         )
         return [
             f"c = alpha * a @ b + beta * c ({precision}; a {self.a_layout}-major, "
@@ -580,8 +600,11 @@ class Matmul(Body):
 
     def evaluate(self, arrays: Mapping[str, np.ndarray], uniform: Any) -> None:
         m, n, k = (int(uniform[d]) for d in ("m", "n", "k"))
-        a = self._operand(arrays["a"], m, k, self.a_layout).astype(np.float64)
-        b = self._operand(arrays["b"], k, n, self.b_layout).astype(np.float64)
+        a = self._operand(arrays["a"], m, k, self.a_layout)
+        b = self._operand(arrays["b"], k, n, self.b_layout)
+        if self.input_dtype == "tf32":  # as the kernel reads them: rounded to TF32
+            a, b = to_tf32(a), to_tf32(b)
+        a, b = a.astype(np.float64), b.astype(np.float64)
         alpha = _uniform_value(uniform, "alpha", self.dtype)
         beta = _uniform_value(uniform, "beta", self.dtype)
         c = arrays["c"][: m * n].reshape(m, n)
@@ -597,7 +620,8 @@ def matmul(
 ) -> Matmul:
     """GEMM pattern ``c = alpha * a @ b + beta * c``; dims ``m = n = k = size`` unless
     reshaped with ``ir.kernel(..., shape={...})``. ``dtype`` is the accumulation and
-    output precision; ``input_dtype`` (e.g. ``"bf16"`` with ``"f32"``) that of a and b."""
+    output precision; ``input_dtype`` (e.g. ``"bf16"`` with ``"f32"``) that of a and b
+    (``"tf32"``: f32 buffers whose values are rounded to TF32 before they multiply)."""
     return Matmul(
         shape=(("m", SIZE), ("n", SIZE), ("k", SIZE)),
         dtype=dtype,
