@@ -169,7 +169,7 @@ class Emission:
         self.vector_arrays: dict[str, int] = {}  # WGSL buffers declared as vectors
         self._vector_types: set[tuple[str, int]] = set()  # (dtype, width) moved as vectors
         self.includes: list[str] = []  # headers a lowering needs (CUDA: mma.h)
-        self.definitions: list[str] = []  # device functions a lowering needs (CUDA)
+        self.definitions: list[str] = []  # functions a lowering needs (after the helpers)
         self.code.depth = 1
 
     # -- building blocks -------------------------------------------------------------
@@ -451,6 +451,8 @@ class Emission:
         helpers = self.d.helpers(ops, body + "\n".join(self._shared))
         if helpers:
             out += ["", helpers.rstrip()]
+        if self.definitions:
+            out += ["", "\n\n".join(text.rstrip() for text in self.definitions)]
         x, y, z = self.schedule.workgroup_size
         out += [
             "",

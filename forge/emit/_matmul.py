@@ -31,11 +31,15 @@ are ``vec4<f32>`` (a step reads each operand's fragment as TM/4 and TN/4 16-byte
 at a constant offset from the invocation's own), and ``a``, ``b`` and ``c`` are
 declared as arrays of vec4 so that global loads and stores move 16 bytes when a row's
 length is a multiple of 4 (lane by lane otherwise, and at the edges).
+
+A matmul that declares TF32 inputs rounds each element of ``a`` and ``b`` to TF32 as it
+stores it into its tile (``_tf32.py``: ``fg_tf32``, ``fg_tf32x4`` for a named vec4
+register), so every product the FMAs form is one of rounded values, as the reference's.
 """
 
 from __future__ import annotations
 
-from . import _mma
+from . import _mma, _tf32
 from ._code import Emission, ScheduleRefused, plus
 
 __all__ = ["PATTERN", "check", "storage_bytes", "workgroup_count", "lower"]
@@ -134,6 +138,13 @@ class _MatmulLowering:
         self.threads = self.wx * self.wy
         self.dtype = self.body.dtype
         self.m, self.n, self.k = (em.uniform(d) for d in ("m", "n", "k"))
+        # TF32 inputs: each element rounded as it is stored into its tile
+        self.tf32 = self.body.input_dtype == "tf32"
+
+    def _rounded(self, value: str) -> str:
+        """``value``, an element of ``a`` or ``b`` on its way into a tile, as the
+        products take it: rounded to TF32 for TF32 inputs."""
+        return f"{_tf32.SCALAR}({value})" if self.tf32 else value
 
     def lower(self) -> None:
         em, d, code = self.em, self.em.d, self.em.code
@@ -277,7 +288,7 @@ class _MatmulLowering:
         """The stores of one loaded vector into its tile: lane by lane, or, into vec4
         tiles, one vector (lanes along the tile's rows) or one component per lane (lanes
         along k, stored transposed)."""
-        values = [f"fg_r{name}[{it * self.v + lane}u]" for lane in range(self.v)]
+        values = [self._rounded(f"fg_r{name}[{it * self.v + lane}u]") for lane in range(self.v)]
         if self.vector_shared and contiguous != "k":
             return [f"{shared}[(({k}) * {outer}u + {o}) / 4u] = vec4<f32>({', '.join(values)});"]
         lines = []
@@ -489,6 +500,8 @@ class _NamedRegisters(_MatmulLowering):
                 o, k = self._slot_coordinates(name, slot)
                 guard = f"if ({slot} < {total}u) {{" if total % self.threads else "{"
                 with code.block(guard):
+                    if self.tf32:  # the 4 inputs as the products take them
+                        code.line(f"{reg} = {_tf32.VECTOR}({reg});")
                     if contiguous != "k":  # lanes along the tile's rows: one vec4
                         code.line(f"{shared}[({k}) * {quads}u + ({o}) / 4u] = {reg};")
                         continue
@@ -560,4 +573,6 @@ def lower(em: Emission) -> None:
     lowering = _MatmulLowering(em)
     if lowering.vector_shared:
         lowering = _NamedRegisters(em)
+    if lowering.tf32:
+        em.definitions.append(_tf32.ROUNDING[em.d.target])
     lowering.lower()

@@ -1,0 +1,57 @@
+"""TF32 rounding in generated code: a matmul that declares TF32 inputs
+(``ir.matmul("f32", input_dtype="tf32")``) rounds each f32 element of ``a`` and ``b`` as
+PTX's ``cvt.rna.tf32.f32`` does before it multiplies it (``forge.ir.to_tf32``, the
+meaning the numpy evaluator gives it): to 10 explicit mantissa bits, to nearest, ties
+away from zero; infinities and NaNs kept.
+
+On the bits of a finite value that is: add half a TF32 ulp (``0x1000``) to the magnitude
+(the sign bit is apart, so a tie moves away from zero), then clear the low 13 bits. A
+carry out of the mantissa moves the value into the next binade, and past the largest
+TF32 value (``0x7F7FE000``) into an infinity of its sign, as rounding to nearest does; a
+value whose exponent field is all ones (Inf or NaN) is left alone, since the addition
+would turn a NaN with a small payload into an infinity or carry into the sign bit.
+
+The SIMT lowerings (``_matmul.py``, both targets) round each element once, as they
+stage it in workgroup memory; the tensor-core pipeline (``_mma_pipeline.py``) rounds its
+fragments with the instruction itself (``cvt.rna.tf32.f32``, sm_80 and later), as they
+leave shared memory.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ROUNDING", "SCALAR", "VECTOR"]
+
+#: The scalar and vec4 rounding functions' names, as the lowerings call them.
+SCALAR = "fg_tf32"
+VECTOR = "fg_tf32x4"
+
+_WGSL = """\
+// x rounded to TF32 as cvt.rna.tf32.f32 rounds (forge.ir.to_tf32): half a TF32 ulp added
+// to the magnitude, the low 13 bits cleared; an infinity or a NaN is kept as it is
+fn fg_tf32(x: f32) -> f32 {
+    let bits = bitcast<u32>(x);
+    let rounded = bitcast<f32>((bits + 0x1000u) & 0xffffe000u);
+    return select(rounded, x, (bits & 0x7f800000u) == 0x7f800000u);
+}
+
+fn fg_tf32x4(x: vec4<f32>) -> vec4<f32> {
+    let bits = bitcast<vec4<u32>>(x);
+    let rounded = bitcast<vec4<f32>>((bits + vec4<u32>(0x1000u)) & vec4<u32>(0xffffe000u));
+    return select(rounded, x, (bits & vec4<u32>(0x7f800000u)) == vec4<u32>(0x7f800000u));
+}
+"""
+
+_CUDA = """\
+// x rounded to TF32 as cvt.rna.tf32.f32 rounds (forge.ir.to_tf32), on any architecture:
+// half a TF32 ulp added to the magnitude, the low 13 bits cleared; an infinity or a NaN
+// is kept as it is
+__device__ __forceinline__ float fg_tf32(float x) {
+    const unsigned int bits = __float_as_uint(x);
+    if ((bits & 0x7f800000u) == 0x7f800000u) return x;
+    return __uint_as_float((bits + 0x1000u) & 0xffffe000u);
+}
+"""
+
+#: The rounding functions by target: ``fg_tf32`` (f32 to f32) on both, and on WGSL
+#: ``fg_tf32x4`` (vec4<f32>).
+ROUNDING = {"wgsl": _WGSL, "cuda": _CUDA}
