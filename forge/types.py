@@ -217,6 +217,9 @@ class AdapterConstraints:
     shader_f16: bool = False
     shader_f64: bool = False
     cooperative_matrix: bool = False
+    #: Hopper's warpgroup matrix-multiply-accumulate (``wgmma``, sm_90a): compute
+    #: capability 9.0 exactly (Blackwell replaced it).
+    warpgroup_mma: bool = False
     timestamp_query: bool = False
     multiprocessor_count: int | None = None
     l2_cache_bytes: int | None = None
@@ -253,6 +256,7 @@ class AdapterConstraints:
             "f64": self.shader_f64,
             "subgroups": self.subgroups,
             "cooperative_matrix": self.cooperative_matrix,
+            "warpgroup_mma": self.warpgroup_mma,
             "timestamp_query": self.timestamp_query,
         }
         if feature in flags:

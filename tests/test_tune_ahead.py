@@ -92,7 +92,8 @@ def _tune(target, kernel=AFFINE, **options):
 def test_the_target_follows_the_architecture_as_the_context_picks_it():
     from backends.cuda._nvrtc import supported_archs, target_for
 
-    assert target_for("sm_90") == ("sm_90", "cubin")
+    assert target_for("sm_90") == ("sm_90a", "cubin")  # Hopper's own instructions (wgmma)
+    assert target_for("sm_80") == ("sm_80", "cubin")
     newest = max(supported_archs())
     assert target_for(f"sm_{newest + 1000}") == (f"compute_{newest}", "ptx")
     with pytest.raises(UnsupportedFeature, match=r"sm_10 \(Old GPU\) or any architecture below"):

@@ -142,6 +142,7 @@ def _constraints(info: DeviceInfo, capacity: int, alignment: int) -> AdapterCons
         shader_f16=True,
         shader_f64=True,
         cooperative_matrix=info.compute_capability >= (7, 0),
+        warpgroup_mma=info.compute_capability == (9, 0),
         timestamp_query=True,
         multiprocessor_count=a["MULTIPROCESSOR_COUNT"],
         l2_cache_bytes=a["L2_CACHE_SIZE"],

@@ -53,6 +53,8 @@ __all__ = [
 OUTPUTS = ("cubin", "ptx")
 _MAGIC = b"KFNVRTC2"  # cache file header; bump when the file layout changes
 _ARCH = re.compile(r"^(sm|compute)_(\d+)([af]?)$")
+#: The first architecture with an architecture-specific target (sm_90a).
+_ARCH_SPECIFIC_FROM = 90
 
 
 @dataclass
@@ -115,14 +117,20 @@ def target_for(architecture: str, device: str = "") -> tuple[str, str]:
     (``"sm_90"``, as ``DeviceInfo.arch`` and ``AdapterIdentity.architecture`` give it):
     a cubin for the device when NVRTC can target it, else PTX for the newest virtual
     architecture at or below it, for the driver to JIT. ``device`` names the device in
-    the error when there is none."""
+    the error when there is none.
+
+    From sm_90 on, the cubin is built for the architecture-specific target (``sm_90a``):
+    a cubin runs on its own architecture only either way, and that target adds the
+    instructions only that architecture has (Hopper's ``wgmma`` and ``setmaxnreg``),
+    which the library's wgmma GEMM and kernels written for ``-arch=sm_90a`` use. PTX
+    for the driver to JIT stays portable (``compute_XX``)."""
     match = re.fullmatch(r"sm_(\d+)", architecture) if isinstance(architecture, str) else None
     if match is None:
         raise InvalidArgument(f"a device architecture looks like 'sm_90', got {architecture!r}")
     number = int(match.group(1))
     supported = supported_archs()
     if number in supported:
-        return f"sm_{number}", "cubin"
+        return f"sm_{number}{'a' if number >= _ARCH_SPECIFIC_FROM else ''}", "cubin"
     below = [a for a in supported if a <= number]
     if not below:
         raise UnsupportedFeature(

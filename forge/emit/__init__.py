@@ -105,6 +105,10 @@ def dynamic_shared_bytes(body, schedule: Schedule) -> int:
     return _dynamic_storage(body, schedule, "cuda")
 
 
+#: What each device feature a lowering may need is, in the words of a refusal.
+_FEATURES = {"warpgroup_mma": "Hopper's warpgroup MMA (wgmma, compute capability 9.0)"}
+
+
 def check(kernel, schedule: Schedule, target: str | None = None, constraints=None) -> None:
     """Raise ``ScheduleRefused`` (an ``UnsupportedFeature``) with the reason unless
     ``kernel`` can be lowered under ``schedule`` for ``target`` (default: every target):
@@ -142,6 +146,14 @@ def check(kernel, schedule: Schedule, target: str | None = None, constraints=Non
                 f"a CUDA block holds at most {_CUDA_MAX_THREADS} threads; the "
                 f"workgroup {schedule.workgroup_size} has {schedule.invocations}"
             )
+        if constraints is not None:
+            features = getattr(lowering, "device_features", lambda body, schedule: ())
+            for feature in features(body, schedule):
+                if not constraints.supports(feature):
+                    raise ScheduleRefused(
+                        f"kernel {kernel.id} under {schedule} is unsupported, because it "
+                        f"needs {_FEATURES.get(feature, feature)}, which this device lacks"
+                    )
         dynamic = _dynamic_storage(body, schedule, name)
         limit = DYNAMIC_STORAGE_LIMIT if dynamic else STORAGE_LIMITS[name]
         if constraints is not None:

@@ -110,6 +110,11 @@ def _operands(body, bm: int, bn: int, bk: int):
     ]
 
 
+def device_features(body, schedule) -> tuple[str, ...]:
+    """What a device must offer to run this schedule, beyond its target."""
+    return _mma.device_features(body, schedule) if schedule.mma else ()
+
+
 def storage_bytes(body, schedule, target: str) -> int:
     if schedule.mma:
         return _mma.storage_bytes(body, schedule, target)

@@ -17,16 +17,19 @@ A four-number tile, ``tile = (BM, BN, BK, STAGES)``, takes the fast path instead
 pipeline of STAGES swizzled shared-memory stages (``_mma_pipeline.py``). The WMMA path
 above stays as it is, for the schedules written for it.
 
+A ``128 x G`` workgroup (G warpgroups) takes Hopper's ``wgmma`` instead
+(``_wgmma.py``, sm_90a only).
+
 WGSL has no matrix-multiply-accumulate (wgpu-native refuses the cooperative-matrix
 feature at device creation), so ``mma=1`` is refused there.
 """
 
 from __future__ import annotations
 
-from . import _mma_pipeline
+from . import _mma_pipeline, _wgmma
 from ._code import Emission, ScheduleRefused
 
-__all__ = ["check", "storage_bytes", "dynamic_storage_bytes", "lower"]
+__all__ = ["check", "storage_bytes", "dynamic_storage_bytes", "device_features", "lower"]
 
 _WARP = 32
 _FRAGMENT = 16
@@ -62,6 +65,9 @@ def check(body, schedule, target: str | None) -> None:
     if (schedule.vector_width, schedule.items_per_invocation, schedule.unroll) != (1, 1, False):
         raise ScheduleRefused("mma=1 sets the work per warp itself: vec=1, ipt=1, no unroll")
     x, _, z = schedule.workgroup_size
+    if _on_warpgroups(schedule):
+        _wgmma.check(body, schedule)
+        return
     if x != _WARP or z != 1:
         raise ScheduleRefused(
             f"mma=1 runs on whole warps: the workgroup is 32 x W, got {schedule.workgroup_size}"
@@ -84,12 +90,16 @@ def check(body, schedule, target: str | None) -> None:
 
 def dynamic_storage_bytes(body, schedule) -> int:
     """Shared memory the CUDA source declares as dynamic (the WMMA path has none)."""
+    if _on_warpgroups(schedule):
+        return _wgmma.dynamic_storage_bytes(body, schedule)
     if _pipelined(schedule):
         return _mma_pipeline.dynamic_storage_bytes(body, schedule)
     return 0
 
 
 def storage_bytes(body, schedule, target: str) -> int:
+    if _on_warpgroups(schedule):
+        return _wgmma.storage_bytes(body, schedule)
     if _pipelined(schedule):
         return _mma_pipeline.storage_bytes(body, schedule)
     bm, bn, bk, warps = _geometry(schedule)
@@ -236,8 +246,20 @@ def _pipelined(schedule) -> bool:
     return schedule.tile is not None and len(schedule.tile) == 4
 
 
+def device_features(body, schedule) -> tuple[str, ...]:
+    """What the device must offer beyond the target: Hopper's wgmma on warpgroups."""
+    return _wgmma.device_features(body, schedule) if _on_warpgroups(schedule) else ()
+
+
+def _on_warpgroups(schedule) -> bool:
+    """Whether a schedule takes the wgmma path: a workgroup of 128 x G (warpgroups)."""
+    return schedule.workgroup_size[0] == _wgmma.WARPGROUP
+
+
 def lower(em: Emission) -> None:
-    if _pipelined(em.schedule):
+    if _on_warpgroups(em.schedule):
+        _wgmma.lower(em)
+    elif _pipelined(em.schedule):
         _mma_pipeline.lower(em)
     else:
         _MmaLowering(em).lower()

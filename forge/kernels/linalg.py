@@ -26,6 +26,7 @@ __all__ = [
     "MMA_SCHEDULES",
     "MMA_PIPELINE_SCHEDULES",
     "MMA_TUNABLES",
+    "WGMMA_SCHEDULES",
     "TRANSPOSE_SCHEDULES",
     "accumulation_tolerance",
     "gemm_tolerance",
@@ -158,6 +159,17 @@ MMA_PIPELINE_SCHEDULES = (
     Schedule((32, 8), tile=(128, 256, 64, 3), mma=True),  # 144 KiB
     Schedule((32, 8), tile=(256, 128, 64, 3), mma=True),  # 144 KiB
 )
+# Hopper's warpgroup MMA (wgmma, sm_90a; forge/emit/_wgmma.py): a 128 x G workgroup of G
+# warpgroups, 64 rows of c each, one m64nBNk16 per k16 step, k in 64-half swizzled rows
+# through STAGES stages fed by cp.async (loads STAGES - 2 tiles ahead). 128x256 on two
+# warpgroups is cuBLAS's shape (0.83 of it at 4096^3 on an H100, 2026-12-02; 193 KiB of
+# stages, one block an SM); 128x128 leaves room for two blocks an SM at 3 stages.
+WGMMA_SCHEDULES = (
+    Schedule((128, 2), tile=(128, 256, 64, 4), mma=True),  # 193 KiB
+    Schedule((128, 2), tile=(128, 128, 64, 4), mma=True),  # 129 KiB
+    Schedule((128, 2), tile=(128, 128, 64, 3), mma=True),  # 97 KiB
+    Schedule((128, 1), tile=(64, 256, 64, 4), mma=True),  # 161 KiB
+)
 #: What ``kforge tune gemm_bf16`` searches: the pipelined tensor-core
 #: path's workgroups (4 or 8 warps), block tiles, k steps and stage counts; the emitter
 #: refuses warp tiles over 64x64 (spilled accumulators) and pipelines over the device's
@@ -181,10 +193,11 @@ def _mixed_gemm(inputs: str):
         description=f"c = alpha * a @ b + beta * c, {inputs} a and b, f32 accumulation "
         "and c, m = n = k = size",
         defaults={"alpha": 1.5, "beta": 0.5},
-        schedules=GEMM_SCHEDULES + MMA_SCHEDULES + MMA_PIPELINE_SCHEDULES,
+        schedules=GEMM_SCHEDULES + MMA_SCHEDULES + MMA_PIPELINE_SCHEDULES + WGMMA_SCHEDULES,
         schedule_roles={
             **{str(s): "big-gpu" for s in GEMM_SCHEDULES[2:]},
             **{str(s): "tensor-core" for s in MMA_SCHEDULES + MMA_PIPELINE_SCHEDULES},
+            **{str(s): "hopper" for s in WGMMA_SCHEDULES},
         },
         domain={name: (-_MIXED_BOUND, _MIXED_BOUND) for name in ("a", "b", "c")},
         tolerance=lambda size: {"f32": gemm_tolerance(int(size), _MIXED_BOUND)},

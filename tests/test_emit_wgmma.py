@@ -1,0 +1,144 @@
+"""``mma=1`` on a ``128 x G`` workgroup: the Hopper GEMM through ``wgmma.mma_async``
+(sm_90a), fed by cp.async into 128-byte-swizzled stages (``forge/emit/_wgmma.py``).
+
+Here, without a GPU: NVRTC compiles every layout for sm_90a (the PTX holds one wgmma per
+k16 step with the transpose flags of the operands' layouts), the rules refuse what the
+path cannot do and say why, and a device without wgmma (anything but compute capability
+9.0) refuses the schedules by name. On an H100 or H200 the oracle judges every layout at
+sizes that fill no tile, unaligned ones (the register load path) and a non-square
+shape; ``test_library`` runs the library's schedules."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+
+import forge
+import oracle
+from forge import Schedule, UnsupportedFeature, ir
+from forge.kernels.linalg import GEMM_BF16, GEMM_F16, WGMMA_SCHEDULES
+from oracle.pytest_plugin import require_available
+
+LAYOUTS = [("row", "row"), ("col", "row"), ("row", "col"), ("col", "col")]
+BIG = WGMMA_SCHEDULES[0]  # 128x256x64, 4 stages, 2 warpgroups
+
+
+def _mixed(inputs: str, a_layout: str, b_layout: str, sizes=(67, 1, 130, 136, 264)):
+    return ir.kernel(
+        f"wgmma_{inputs}_{a_layout}_{b_layout}",
+        ir.matmul("f32", a_layout, b_layout, input_dtype=inputs),
+        defaults={"alpha": 1.5, "beta": 0.5},
+        schedules=WGMMA_SCHEDULES,
+        domain={n: (-2.0, 2.0) for n in "abc"},
+        nonfinite_inputs=False,
+        tolerance=GEMM_BF16.tolerance,
+        test_sizes=sizes,
+    )
+
+
+# -- compiled by NVRTC -------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "inputs, a_layout, b_layout", [("f16", a, b) for a, b in LAYOUTS] + [("bf16", "row", "row")]
+)
+def test_wgmma_gemms_compile_for_sm_90a_with_the_layouts_transpose_flags(
+    inputs, a_layout, b_layout
+):
+    from backends.cuda import compile_cuda
+
+    kernel = _mixed(inputs, a_layout, b_layout)
+    ptx = compile_cuda(
+        kernel.source("cuda", BIG), kernel.entry_point, arch="sm_90a", output="ptx"
+    ).decode()
+    calls = re.findall(
+        rf"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.{inputs}\.{inputs}\s*\{{[^}}]*\}},"
+        r"\s*%rd\d+,\s*%rd\d+,\s*p,\s*1,\s*1,\s*(\d),\s*(\d);",
+        ptx,
+    )
+    # K-major operands (row-major a, col-major b) untransposed, MN-major ones transposed
+    flags = (str(int(a_layout == "col")), str(int(b_layout == "row")))
+    assert calls and set(calls) == {flags}, (calls[:2], flags)
+    for needed in ("fence.proxy.async.shared::cta", "wgmma.commit_group", "cp.async.cg"):
+        assert needed in ptx
+    assert re.search(r"wgmma\.wait_group\.sync\.aligned\s+1;", ptx)
+
+
+@pytest.mark.parametrize("schedule", WGMMA_SCHEDULES, ids=str)
+def test_every_library_wgmma_schedule_assembles_for_sm_90a(schedule):
+    from backends.cuda import compile_cuda
+
+    assert compile_cuda(GEMM_F16.source("cuda", schedule), GEMM_F16.entry_point, "sm_90a")[:4] == (
+        b"\x7fELF"
+    )
+
+
+@pytest.mark.parametrize(
+    "schedule, reason",
+    [
+        (Schedule((128, 2), tile=(128, 256, 32, 4), mma=True), "BK = 64"),
+        (Schedule((128, 2), tile=(256, 256, 64, 4), mma=True), "takes BM = 128"),
+        (Schedule((128, 2), tile=(128, 96, 64, 4), mma=True), "one of 64, 128, 192, 256"),
+        (Schedule((128, 2), tile=(128, 128, 64, 2), mma=True), "3 to 8"),
+        (Schedule((128, 2), tile=(128, 128, 64), mma=True), "tile=BMxBNx64xSTAGES"),
+        (Schedule((128, 1, 2), tile=(128, 128, 64, 4), mma=True), "128 x G workgroup"),
+    ],
+    ids=lambda v: v if isinstance(v, str) else str(v),
+)
+def test_wgmma_schedules_are_checked_before_emitting(schedule, reason):
+    with pytest.raises(UnsupportedFeature, match=re.escape(reason)):
+        GEMM_F16.source("cuda", schedule)
+
+
+def test_wgsl_and_f32_inputs_refuse_the_wgmma_path_saying_why():
+    with pytest.raises(UnsupportedFeature, match="WGSL has no matrix-multiply"):
+        GEMM_F16.source("wgsl", BIG)
+    with pytest.raises(UnsupportedFeature, match="f16 or bf16"):
+        forge.get_kernel("gemm").source("cuda", BIG)
+
+
+def test_a_device_without_wgmma_refuses_the_schedules_by_name():
+    """An A100 (or a Blackwell) has tensor cores but no wgmma: the check against its
+    constraints refuses the warpgroup schedules, the mma.sync ones stay."""
+    from forge import emit
+    from forge.types import AdapterConstraints
+
+    ampere = AdapterConstraints(
+        max_workgroup_size=(1024, 1024, 64),
+        max_invocations_per_workgroup=1024,
+        max_workgroups_per_dimension=(2**31 - 1, 65535, 65535),
+        max_workgroup_storage_bytes=232448,
+        max_storage_binding_size=2**36,
+        max_buffer_size=2**36,
+        cooperative_matrix=True,
+    )
+    with pytest.raises(UnsupportedFeature, match=r"needs Hopper's warpgroup MMA \(wgmma"):
+        emit.check(GEMM_F16, BIG, "cuda", ampere)
+    emit.check(GEMM_F16, WGMMA_SCHEDULES[0].with_(workgroup_size=(32, 8)), "cuda", ampere)
+    emit.check(GEMM_F16, BIG, "cuda", dataclasses.replace(ampere, warpgroup_mma=True))
+
+
+def test_the_stages_are_dynamic_shared_memory_with_room_to_align():
+    from forge import emit
+
+    # 4 stages of (128 + 256) rows of 128 bytes, and 1024 bytes to align the first
+    assert emit.dynamic_shared_bytes(GEMM_F16.body.pattern, BIG) == 4 * 384 * 128 + 1024
+
+
+# -- on the GPU --------------------------------------------------------------------------
+@pytest.mark.parametrize("inputs", ["f16", "bf16"])
+@pytest.mark.parametrize("a_layout, b_layout", LAYOUTS)
+def test_wgmma_gemms_match_the_reference_on_cuda(request, inputs, a_layout, b_layout):
+    """Every wgmma library schedule at sizes that fill no tile: 67, 1 and 130 (the
+    register path), 136 and 264 (cp.async, partial tiles along m, n and k), and a
+    non-square 264 x 136 x 200."""
+    require_available(request.config, "cuda")
+    kernel = _mixed(inputs, a_layout, b_layout)
+    wide = ir.with_shape(kernel, m=ir.SIZE, n=136, k=200)
+    with forge.open_context("cuda") as ctx:
+        if not ctx.constraints.warpgroup_mma:
+            pytest.skip("wgmma needs compute capability 9.0 (H100, H200)")
+        for schedule in WGMMA_SCHEDULES:
+            for k, size in [(kernel, s) for s in kernel.test_sizes] + [(wide, 264)]:
+                ev = oracle.evaluate(ctx, k, schedule, size=size, samples=1)
+                assert ev.passed, ev.report()
