@@ -14,6 +14,13 @@ descriptions:
 - ``mma.sync.m16n8k16.row.col``: a0..a3 hold A rows g, g+8 and columns 2t, 2t+8 (+1);
   b0, b1 hold B rows 2t, 2t+8 (+1) of column g; c0..c3 rows g, g+8, columns 2t, 2t+1
   (g = lane / 4, t = lane % 4);
+- ``mma.sync.m16n8k8.row.col...tf32`` (f32 inputs declared TF32): a0..a3 hold A (g, t),
+  (g+8, t), (g, t+4), (g+8, t+4); b0, b1 hold B (t, g), (t+4, g); c as above. A tensor
+  core reads 10 of an operand's 23 mantissa bits: the emulation truncates the low 13,
+  so a fragment that skipped ``cvt.rna.tf32.f32`` (emulated bit for bit: half a TF32 ulp
+  added, the low 13 bits cleared, Inf and NaN kept) shows;
+- ``ld.shared.b32``: one float a lane, its bank conflicts counted as ``ldmatrix``'s
+  (two lanes reading different words of one bank);
 - ``cp.async.cg`` 16 bytes with a source size (the rest zero-filled), in commit groups:
   either done at issue (``early``, as fast hardware may) or only when a
   ``cp.async.wait_group`` retires its group (``late``), which finds a tile read before
@@ -160,7 +167,8 @@ struct fg_Warp {
     unsigned int rb[32][2];
 };
 static fg_Warp* fg_warps;
-static std::atomic<unsigned long long> fg_conflicts{0}, fg_ldmatrix{0}, fg_async{0}, fg_sync{0};
+static std::atomic<unsigned long long> fg_conflicts{0}, fg_ldmatrix{0}, fg_async{0}, fg_sync{0},
+    fg_words{0};
 
 static inline uint16_t fg_half_at(unsigned int row_address, unsigned int element) {
     uint16_t h;
@@ -204,6 +212,37 @@ static inline void fg_ldmatrix_any(unsigned int* r, unsigned int src, bool trans
 static inline void fg_ldmatrix_x4(unsigned int* r, unsigned int src) {
     fg_ldmatrix_any(r, src, false);
 }
+
+// ld.shared.b32: warp-wide, so that its bank conflicts are counted
+static inline unsigned int fg_ld_shared32(unsigned int src) {
+    fg_Warp& w = fg_warps[fg_thread / 32];
+    const unsigned int lane = fg_thread % 32;
+    if (src % 4u) fg_fail("ld.shared.b32 not 4-byte aligned", src);
+    fg_shared_at(src - src % 16u, 16);
+    fg_note_read(src - src % 16u);
+    w.addr[lane] = src;
+    w.bar.arrive_and_wait();
+    if (lane == 0) {
+        fg_words += 1;
+        unsigned int word[32];
+        bool busy[32] = {};
+        for (int i = 0; i < 32; ++i) {
+            const unsigned int bank = w.addr[i] / 4u % 32u;
+            if (busy[bank] && word[bank] != w.addr[i]) { fg_conflicts += 1; break; }
+            busy[bank] = true;
+            word[bank] = w.addr[i];
+        }
+    }
+    unsigned int value;
+    std::memcpy(&value, fg_shared_base + src, 4);
+    w.bar.arrive_and_wait();
+    return value;
+}
+
+static inline unsigned int fg_cvt_tf32(unsigned int bits) {
+    if ((bits & 0x7f800000u) == 0x7f800000u) return bits;
+    return (bits + 0x1000u) & 0xffffe000u;
+}
 static inline void fg_ldmatrix_x4_trans(unsigned int* r, unsigned int src) {
     fg_ldmatrix_any(r, src, true);
 }
@@ -245,6 +284,34 @@ static inline void fg_mma_16816(float* d, const unsigned int* a, const unsigned 
         double sum = 0.0;
         for (unsigned int k = 0; k < 16; ++k)
             sum += (double)fg_a_at(w, row, k) * fg_b_at(w, k, col);
+        d[i] = (float)((double)d[i] + sum);
+    }
+    w.bar.arrive_and_wait();
+}
+
+static inline float fg_tf32_operand(unsigned int bits) {
+    bits &= 0xffffe000u;  // the 10 mantissa bits a tensor core reads
+    float f;
+    std::memcpy(&f, &bits, 4);
+    return f;
+}
+
+static inline void fg_mma_1688(float* d, const unsigned int* a, const unsigned int* b) {
+    fg_Warp& w = fg_warps[fg_thread / 32];
+    const unsigned int lane = fg_thread % 32;
+    for (int i = 0; i < 4; ++i) w.ra[lane][i] = a[i];
+    for (int i = 0; i < 2; ++i) w.rb[lane][i] = b[i];
+    w.bar.arrive_and_wait();
+    const unsigned int g = lane / 4, t = lane % 4;
+    for (int i = 0; i < 4; ++i) {
+        const unsigned int row = g + 8 * (i / 2), col = 2 * t + i % 2;
+        double sum = 0.0;
+        for (unsigned int k = 0; k < 8; ++k) {
+            const unsigned int a_reg = (row >= 8 ? 1 : 0) + (k >= 4 ? 2 : 0);
+            const unsigned int a_bits = w.ra[(row % 8) * 4 + k % 4][a_reg];
+            const unsigned int b_bits = w.rb[col * 4 + k % 4][k >= 4 ? 1 : 0];
+            sum += (double)fg_tf32_operand(a_bits) * fg_tf32_operand(b_bits);
+        }
         d[i] = (float)((double)d[i] + sum);
     }
     w.bar.arrive_and_wait();
@@ -326,8 +393,8 @@ int main(int argc, char** argv) {
     const size_t a_count = (size_t)p.m * p.k, b_count = (size_t)p.k * p.n;
     const size_t c_count = (size_t)p.m * p.n;
     (void)argv[11]; (void)argv[12];
-    uint16_t* a = fg_read<uint16_t>((dir + "/a.bin").c_str(), a_count, a_offset);
-    uint16_t* b = fg_read<uint16_t>((dir + "/b.bin").c_str(), b_count, b_offset);
+    FG_ELEMENT* a = fg_read<FG_ELEMENT>((dir + "/a.bin").c_str(), a_count, a_offset);
+    FG_ELEMENT* b = fg_read<FG_ELEMENT>((dir + "/b.bin").c_str(), b_count, b_offset);
     float* c = fg_read<float>((dir + "/c.bin").c_str(), c_count, 0);
     fg_extent_lo[0] = (const unsigned char*)(a + a_offset);
     fg_extent_hi[0] = (const unsigned char*)(a + a_offset + a_count);
@@ -354,9 +421,10 @@ int main(int argc, char** argv) {
     FILE* f = std::fopen((dir + "/out.bin").c_str(), "wb");
     std::fwrite(c, sizeof(float), c_count, f);
     std::fclose(f);
-    std::printf("ldmatrix %llu conflicts %llu async %llu sync %llu\n",
+    std::printf("ldmatrix %llu conflicts %llu async %llu sync %llu words %llu\n",
         (unsigned long long)fg_ldmatrix, (unsigned long long)fg_conflicts,
-        (unsigned long long)fg_async, (unsigned long long)fg_sync);
+        (unsigned long long)fg_async, (unsigned long long)fg_sync,
+        (unsigned long long)fg_words);
     return 0;
 }
 """
@@ -394,9 +462,12 @@ class Emulated:
 
     c: np.ndarray
     ldmatrix: int
-    conflicts: int  # ldmatrix matrices whose 8 rows did not fall in 8 bank groups
+    # ldmatrix matrices whose 8 rows did not fall in 8 bank groups, and ld.shared.b32
+    # whose 32 lanes read two words of one bank
+    conflicts: int
     async_copies: int
     sync_stores: int
+    words: int = 0  # warp-wide ld.shared.b32 (tf32 fragments of a tile along m or n)
 
 
 def _program(source: str, entry: str, inputs: str, pending: int, early: bool, smem: int) -> Path:
@@ -410,10 +481,12 @@ def _program(source: str, entry: str, inputs: str, pending: int, early: bool, sm
     )
     body, count = _PRIMITIVE.subn("", body)
     assert count >= 9, "the kernel's PTX primitives were not found"
+    half = {"bf16": "__nv_bfloat16", "tf32": "float"}.get(inputs, "__half")
     defines = (
         f"#define FG_SMEM_BYTES {smem}ull\n#define FG_PENDING {pending}\n"
         f"#define FG_EARLY {int(early)}\n#define FG_BF16 {int(inputs == 'bf16')}\n"
-        f"#define FG_HALF {'__nv_bfloat16' if inputs == 'bf16' else '__half'}\n"
+        f"#define FG_HALF {half}\n"
+        f"#define FG_ELEMENT {'uint32_t' if inputs == 'tf32' else 'uint16_t'}\n"
         f"#define FG_ENTRY {entry}\n#include <string>\n"
     )
     text = defines + _PRELUDE + body + _DRIVER
@@ -451,15 +524,16 @@ def emulate_matmul(
     mutate=None,
 ) -> Emulated:
     """Run ``kernel`` (a mixed-precision ``ir.matmul`` under a pipelined ``mma=1``
-    schedule) on the flat buffers ``a``, ``b`` (f16 or bf16, each laid out as the kernel
-    says) and ``c`` (f32, m x n). ``offsets`` moves a and b that many elements past a
-    64-byte boundary (1: only 2-byte aligned, so the kernel must not use cp.async);
-    ``max_blocks`` caps the grid (the kernel then strides over the rest); ``mutate``
-    changes the source first (a broken twin, to prove a check)."""
+    schedule) on the flat buffers ``a``, ``b`` (f16 or bf16, or f32 for TF32 inputs,
+    each laid out as the kernel says) and ``c`` (f32, m x n). ``offsets`` moves a and b
+    that many elements past a 64-byte boundary (1: only 2- or 4-byte aligned, so the
+    kernel must not use cp.async); ``max_blocks`` caps the grid (the kernel then strides
+    over the rest); ``mutate`` changes the source first (a broken twin, to prove a
+    check)."""
     import forge
 
     body = kernel.body.pattern
-    geometry = forge.emit._mma_pipeline.geometry(schedule)
+    geometry = forge.emit._mma_pipeline.geometry(schedule, body)
     source = kernel.source("cuda", schedule)
     if mutate is not None:
         source = mutate(source)
@@ -475,8 +549,9 @@ def emulate_matmul(
         geometry.shared_bytes,
     )
     with tempfile.TemporaryDirectory() as tmp:
-        np.ascontiguousarray(a).view(np.uint16).tofile(f"{tmp}/a.bin")
-        np.ascontiguousarray(b).view(np.uint16).tofile(f"{tmp}/b.bin")
+        for name, array in (("a", a), ("b", b)):
+            word = np.uint32 if np.dtype(array.dtype).itemsize == 4 else np.uint16
+            np.ascontiguousarray(array).view(word).tofile(f"{tmp}/{name}.bin")
         np.ascontiguousarray(c, dtype=np.float32).tofile(f"{tmp}/c.bin")
         args = [str(program), tmp, repr(float(alpha)), repr(float(beta)), str(m), str(n), str(k)]
         args += [str(blocks), str(geometry.threads), str(offsets[0]), str(offsets[1]), "0", "0"]
@@ -494,4 +569,5 @@ def emulate_matmul(
         int(counts["conflicts"]),
         int(counts["async"]),
         int(counts["sync"]),
+        int(counts["words"]),
     )

@@ -13,7 +13,8 @@ tensor cores sum them in f32 in their own order, which the k-dependent tolerance
 the mixed-precision GEMMs covers.
 
 A four-number tile, ``tile = (BM, BN, BK, STAGES)``, takes the fast path instead:
-``mma.sync`` m16n8k16 with ``ldmatrix``, register-blocked warp tiles and a ``cp.async``
+``mma.sync`` m16n8k16 (m16n8k8 for f32 inputs declared TF32, ``input_dtype="tf32"``,
+which take this path only) with ``ldmatrix``, register-blocked warp tiles and a ``cp.async``
 pipeline of STAGES swizzled shared-memory stages (``_mma_pipeline.py``). The WMMA path
 above stays as it is, for the schedules written for it.
 
@@ -50,11 +51,11 @@ def check(body, schedule, target: str | None) -> None:
             "mma=1 is unsupported, because WGSL has no matrix-multiply-"
             "accumulate (wgpu-native refuses the cooperative-matrix feature)"
         )
-    if body.input_dtype not in ("f16", "bf16") or body.dtype != "f32":
+    if body.input_dtype not in ("f16", "bf16", "tf32") or body.dtype != "f32":
         raise ScheduleRefused(
-            f"mma=1 multiplies f16 or bf16 inputs into f32 (tf32 would change "
-            f"the products the reference computes); this matmul has "
-            f"{body.input_dtype} inputs and {body.dtype} accumulation"
+            f"mma=1 multiplies f16 or bf16 inputs into f32, or f32 inputs that the matmul "
+            f"declares tf32 (input_dtype='tf32': rounded to TF32 in the reference too); this "
+            f"matmul has {body.input_dtype} inputs and {body.dtype} accumulation"
         )
     if schedule.tile is None or len(schedule.tile) not in (3, 4):
         raise ScheduleRefused(
@@ -75,6 +76,12 @@ def check(body, schedule, target: str | None) -> None:
     if len(schedule.tile) == 4:
         _mma_pipeline.check(body, schedule)
         return
+    if body.input_dtype == "tf32":
+        raise ScheduleRefused(
+            "mma=1 multiplies tf32 inputs through the mma.sync pipeline only: "
+            "tile=BMxBNxBKxSTAGES (e.g. tile=128x128x16x4 on a 32x4 workgroup); the WMMA "
+            "tiles (BMxBNxBK) take f16 and bf16"
+        )
     bm, bn, bk, warps = _geometry(schedule)
     if bm % _WARP_TILE or bn % _WARP_TILE or bk % _FRAGMENT:
         raise ScheduleRefused(

@@ -45,6 +45,21 @@ the last step's barrier, the next tile's first) before its own mma.sync.
 Epilogue. Each thread writes its accumulators straight from registers: ``alpha * acc +
 beta * c`` (``c`` not read when beta is 0) as float2 where ``c`` is 8-byte aligned and
 ``n`` even, else element by element, rows and columns outside ``c`` skipped.
+
+TF32. A matmul of f32 inputs declared TF32 (``input_dtype="tf32"``) runs the same
+pipeline on 4-byte elements (``Geometry.element``): a chunk is 4 floats (row lengths a
+multiple of 4 for cp.async, 4 guarded loads otherwise), BK a multiple of 8, and the
+mma is ``m16n8k8.row.col.f32.tf32.tf32.f32`` per k8 step (a: a0..a3 at (g, t), (g+8, t),
+(g, t+4), (g+8, t+4); b: b0, b1 at k t, t+4 and column g; c as above). An operand along
+k is read by the same ``ldmatrix.x4`` (each 8 x 8 matrix of halves is 8 rows of 4
+floats, lane l getting float l % 4 of row l / 4: exactly a0..a3, or b0, b1 of two
+fragments). ``ldmatrix .trans`` moves 16-bit elements only, so an operand along m or n
+(col-major ``a``, row-major ``b``) is read a float at a time (``ld.shared.b32``): each
+register of the warp reads 8 consecutive floats of 4 rows, which ``_swizzle_words``
+spreads over all 32 banks. Every fragment register is rounded by ``cvt.rna.tf32.f32`` as
+it is loaded, before any mma.sync takes it, so the products are those of the rounded
+inputs, as the reference's (``forge.ir.to_tf32``); a tensor core given unrounded f32 bits
+would truncate them instead.
 """
 
 from __future__ import annotations
@@ -63,10 +78,11 @@ __all__ = [
     "dynamic_storage_bytes",
     "lower",
     "PRIMITIVES",
+    "TF32_PRIMITIVES",
 ]
 
 _WARP = 32
-_CHUNK = 8  # halves in a 16-byte chunk
+_CHUNK_BYTES = 16  # what one cp.async, one ldmatrix row and one swizzle slot move
 _MAX_ACCUMULATORS = 128  # floats per thread: a 64 x 64 warp tile
 _MAX_STAGES = 8
 _BAND = 8  # block rows per band of the raster order
@@ -82,6 +98,7 @@ class Geometry:
     stages: int
     warps_m: int
     warps_n: int
+    element: int = 2  # bytes of an a or b element: 2 (f16, bf16) or 4 (tf32 inputs, f32)
 
     @property
     def warps(self) -> int:
@@ -102,12 +119,22 @@ class Geometry:
         return self.bn // self.warps_n
 
     @property
+    def chunk(self) -> int:
+        """Elements in a 16-byte chunk: 8 halves, or 4 floats."""
+        return _CHUNK_BYTES // self.element
+
+    @property
+    def k_step(self) -> int:
+        """k per mma.sync: m16n8k16 for halves, m16n8k8 for tf32."""
+        return 16 if self.element == 2 else 8
+
+    @property
     def a_bytes(self) -> int:
-        return self.bm * self.bk * 2
+        return self.bm * self.bk * self.element
 
     @property
     def stage_bytes(self) -> int:
-        return (self.bm + self.bn) * self.bk * 2
+        return (self.bm + self.bn) * self.bk * self.element
 
     @property
     def shared_bytes(self) -> int:
@@ -130,12 +157,18 @@ def _warp_grid(bm: int, bn: int, warps: int) -> tuple[int, int] | None:
     return None if best is None else best[1]
 
 
-def geometry(schedule) -> Geometry:
-    """The geometry of a schedule ``check`` accepted."""
+def _element_bytes(body) -> int:
+    """Bytes of an element of ``a`` and ``b``: 4 for f32 inputs declared TF32, else 2."""
+    return 4 if body is not None and body.input_dtype == "tf32" else 2
+
+
+def geometry(schedule, body=None) -> Geometry:
+    """The geometry of a schedule ``check`` accepted (for ``body``'s inputs: halves
+    when it is not given)."""
     bm, bn, bk, stages = schedule.tile
     grid = _warp_grid(bm, bn, schedule.invocations // _WARP)
     assert grid is not None, schedule  # check refuses such schedules
-    return Geometry(bm, bn, bk, stages, *grid)
+    return Geometry(bm, bn, bk, stages, *grid, element=_element_bytes(body))
 
 
 def _contiguous_k(body, name: str) -> bool:
@@ -144,7 +177,7 @@ def _contiguous_k(body, name: str) -> bool:
 
 
 def _tile_rows(body, g: Geometry, name: str) -> tuple[int, int]:
-    """(rows, halves per row) of operand ``name``'s shared tile."""
+    """(rows, elements per row) of operand ``name``'s shared tile."""
     outer = g.bm if name == "a" else g.bn
     return (outer, g.bk) if _contiguous_k(body, name) else (g.bk, outer)
 
@@ -158,7 +191,14 @@ def check(body, schedule) -> None:
             f"mma=1 with tile=BMxBNxBKxSTAGES keeps STAGES cp.async shared-memory stages, "
             f"2 to {_MAX_STAGES} (no register prefetch); got tile={tile}"
         )
-    if bm % 16 or bn % 16 or bk % 16:
+    k_step = 16 if _element_bytes(body) == 2 else 8
+    if k_step == 8 and (bm % 16 or bn % 16 or bk % 8):
+        raise ScheduleRefused(
+            f"mma=1 with cp.async stages computes tf32 inputs with m16n8k8 fragments on "
+            f"16-wide warp tiles: BM and BN must be multiples of 16 and BK of 8, got "
+            f"tile={tile}"
+        )
+    if bm % 16 or bn % 16 or bk % k_step:
         raise ScheduleRefused(
             f"mma=1 with cp.async stages computes with m16n8k16 fragments and ldmatrix "
             f"16 x 16 blocks: BM, BN and BK must be multiples of 16, got tile={tile}"
@@ -171,7 +211,7 @@ def check(body, schedule) -> None:
             f"sides are multiples of 16 (tile={tile} on a {schedule.workgroup_size} "
             f"workgroup)"
         )
-    g = Geometry(bm, bn, bk, stages, *grid)
+    g = Geometry(bm, bn, bk, stages, *grid, element=_element_bytes(body))
     per_thread = g.wtm * g.wtn // _WARP
     if per_thread > _MAX_ACCUMULATORS:
         raise ScheduleRefused(
@@ -179,26 +219,28 @@ def check(body, schedule) -> None:
             f"{bm}x{bn} tile): {per_thread} f32 accumulators per thread, over "
             f"{_MAX_ACCUMULATORS}: they would spill (use more warps or a smaller tile)"
         )
+    unit = "halves" if g.element == 2 else "floats"
     for name in ("a", "b"):
-        _, halves = _tile_rows(body, g, name)
-        chunks = halves // _CHUNK
+        _, elements = _tile_rows(body, g, name)
+        chunks = elements // g.chunk
         if chunks not in (2, 4) and chunks % 8:
             layout = body.a_layout if name == "a" else body.b_layout
             raise ScheduleRefused(
-                f"the shared tiles are swizzled in 16-byte chunks of 8 halves: a row of "
-                f"{name}'s tile ({layout}-major, {halves} halves long) must be 16, 32 or a "
-                f"multiple of 64 halves (tile={tile})"
+                f"the shared tiles are swizzled in 16-byte chunks of {g.chunk} {unit}: a row "
+                f"of {name}'s tile ({layout}-major, {elements} {unit} long) must be "
+                f"{2 * g.chunk}, {4 * g.chunk} or a multiple of {8 * g.chunk} {unit} "
+                f"(tile={tile})"
             )
 
 
 def storage_bytes(body, schedule) -> int:
-    return geometry(schedule).shared_bytes
+    return geometry(schedule, body).shared_bytes
 
 
 def dynamic_storage_bytes(body, schedule) -> int:
     """The stage buffers when they are over the static 48 KiB (then all of them are
     dynamic shared memory), else 0."""
-    need = geometry(schedule).shared_bytes
+    need = geometry(schedule, body).shared_bytes
     return need if need > CUDA_STATIC_SHARED else 0
 
 
@@ -214,9 +256,25 @@ def _swizzle(row: str, chunks: int) -> str:
     return f"({row} & 7u)"
 
 
+def _swizzle_words(row: str, chunks: int) -> str:
+    """The chunk mask of tile row ``row`` (text, a row along k) of a tf32 tile that lies
+    along m or n, whose fragments are read a float at a time (``ld.shared.b32``: no
+    ``ldmatrix .trans`` for 32-bit elements). A fragment register of the warp reads 8
+    consecutive floats (2 chunks, from an even chunk) of each of 4 rows, k = t or t + 4
+    (t = 0..3) of a k8 step; the mask sends those 4 pairs of chunks to 4 different pairs
+    of a 128-byte line's 8 chunk positions, so the 32 lanes hit 32 banks: with 8 or more
+    chunks a row, 2 (r % 4) + (r / 4) % 2; with 4 (two rows a line), r & 2. Any 8
+    consecutive chunks of the tile (what a quarter warp writes) stay in 8 positions. Its
+    period is 8 rows."""
+    if chunks == 4:
+        return f"({row} & 2u)"
+    assert chunks % 8 == 0, chunks  # check keeps a tile along m or n 16 floats or more
+    return f"((({row} & 3u) << 1u) | (({row} >> 2u) & 1u))"
+
+
 #: The PTX primitives (sm_80 and later), as device functions: names and argument
 #: orders are what the generated kernels call.
-PRIMITIVES = """\
+_PRIMITIVES_COMMON = """\
 __device__ __forceinline__ unsigned int fg_shared_address(const void* pointer) {
     return (unsigned int)__cvta_generic_to_shared(pointer);
 }
@@ -249,7 +307,13 @@ __device__ __forceinline__ void fg_ldmatrix_x4(unsigned int* r, unsigned int src
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];\\n"
         : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(src));
 }
+"""
 
+#: Halves (f16, bf16): fragments of operands along m or n through ldmatrix .trans, and
+#: m16n8k16.
+PRIMITIVES = (
+    _PRIMITIVES_COMMON
+    + """
 __device__ __forceinline__ void fg_ldmatrix_x4_trans(unsigned int* r, unsigned int src) {
     asm volatile("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%0, %1, %2, %3}, [%4];\\n"
         : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(src));
@@ -263,6 +327,36 @@ __device__ __forceinline__ void fg_mma_16816(
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 """
+)
+
+#: TF32 inputs (f32 in memory): an operand along m or n read a float at a time (ldmatrix
+#: has no .trans for 32-bit elements), every fragment register rounded by
+#: cvt.rna.tf32.f32, and m16n8k8 (a: a0..a3 at rows g, g+8 and k t, t+4; b: b0, b1 at k
+#: t, t+4 and column g; c as m16n8k16's).
+TF32_PRIMITIVES = (
+    _PRIMITIVES_COMMON
+    + """
+__device__ __forceinline__ unsigned int fg_ld_shared32(unsigned int src) {
+    unsigned int value;
+    asm volatile("ld.shared.b32 %0, [%1];\\n" : "=r"(value) : "r"(src));
+    return value;
+}
+
+__device__ __forceinline__ unsigned int fg_cvt_tf32(unsigned int bits) {
+    unsigned int rounded;
+    asm("cvt.rna.tf32.f32 %0, %1;\\n" : "=r"(rounded) : "f"(__uint_as_float(bits)));
+    return rounded;
+}
+
+__device__ __forceinline__ void fg_mma_1688(
+        float* d, const unsigned int* a, const unsigned int* b) {
+    asm volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 "
+        "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+}
+"""
+)
 
 
 class _Operand:
@@ -272,9 +366,13 @@ class _Operand:
         body, g = lowering.body, lowering.g
         self.name = name
         self.along_k = _contiguous_k(body, name)
-        self.rows, halves = _tile_rows(body, g, name)
-        self.chunks = halves // _CHUNK
-        self.row_bytes = halves * 2
+        self.rows, elements = _tile_rows(body, g, name)
+        self.chunks = elements // g.chunk
+        self.row_bytes = elements * g.element
+        # fragments by ldmatrix (.trans for halves along m or n), else (tf32 along m or n)
+        # a float at a time, in a swizzle made for such reads
+        self.ldmatrix = self.along_k or g.element == 2
+        self.swizzle = _swizzle if self.ldmatrix else _swizzle_words
         self.total = self.rows * self.chunks  # chunks per stage
         self.iterations = -(-self.total // g.threads)
         m, n, k = lowering.m, lowering.n, lowering.k
@@ -285,7 +383,7 @@ class _Operand:
         else:
             self.row_origin, self.row_limit = "fg_k0", k
             self.pos_origin, self.pos_limit = origin, outer
-        self.ld = self.pos_limit  # halves between tile rows in global memory
+        self.ld = self.pos_limit  # elements between tile rows in global memory
         # Thread t's chunks are t, t + threads, ...: when ``threads`` is a whole number of
         # rows, and a multiple of 8 rows (the swizzle's period), each next chunk of a
         # thread is ``pass_rows`` rows further on at the same column and swizzle, so its
@@ -306,16 +404,27 @@ class _Operand:
             )
         self.warp_origin = "fg_wm" if name == "a" else "fg_wn"
         self.fragments = (g.wtm if name == "a" else g.wtn) // 16  # 16-wide blocks per warp
-        self.k_steps = g.bk // 16
+        self.k_steps = g.bk // g.k_step
         self.offset = 0 if name == "a" else g.a_bytes  # within a stage
+
+    def word(self, q: int) -> tuple[int, int]:
+        """Where register ``q`` (0..3) of a 16-wide block's tf32 fragment reads, read a
+        float at a time: (offset along m or n, along k) from (g, t), g = lane / 4, t =
+        lane % 4. a's four are a0..a3 of m16n8k8: (g, t), (g + 8, t), (g, t + 4),
+        (g + 8, t + 4); b's are b0, b1 of the block's two 8-column fragments: (g, t),
+        (g, t + 4), (g + 8, t), (g + 8, t + 4)."""
+        if self.name == "a":
+            return 8 * (q % 2), 4 * (q // 2)
+        return 8 * (q // 2), 4 * (q % 2)
 
 
 class _PipelineLowering:
     def __init__(self, em: Emission) -> None:
         self.em, self.d, self.code = em, em.d, em.code
         self.body = em.body
-        self.g = geometry(em.schedule)
-        self.half = self.d.scalar(self.body.input_dtype)
+        self.g = geometry(em.schedule, self.body)
+        self.tf32 = self.g.element == 4
+        self.unit = "floats" if self.tf32 else "halves"
         self.m, self.n, self.k = (em.uniform(name) for name in ("m", "n", "k"))
         self.ops = {name: _Operand(self, name) for name in ("a", "b")}
 
@@ -323,8 +432,9 @@ class _PipelineLowering:
     def lower(self) -> None:
         em, d, code, g = self.em, self.d, self.code, self.g
         ptx_type = "f16" if self.body.input_dtype == "f16" else "bf16"
+        primitives = TF32_PRIMITIVES if self.tf32 else PRIMITIVES
         em.definitions.append(
-            PRIMITIVES.replace("{pending}", str(g.stages - 2)).replace("{type}", ptx_type)
+            primitives.replace("{pending}", str(g.stages - 2)).replace("{type}", ptx_type)
         )
         if g.shared_bytes > CUDA_STATIC_SHARED:  # the launch gives these bytes
             em.declare_shared(
@@ -335,7 +445,7 @@ class _PipelineLowering:
             em.declare_shared(f"__shared__ __align__(128) unsigned char fg_smem[{g.shared_bytes}];")
         code.comment(
             f"{g.bm}x{g.bn} block of c per workgroup; {g.warps_m}x{g.warps_n} warps of "
-            f"{g.wtm}x{g.wtn}, each {g.wtm // 16}x{g.wtn // 8} mma.sync m16n8k16 "
+            f"{g.wtm}x{g.wtn}, each {g.wtm // 16}x{g.wtn // 8} mma.sync m16n8k{g.k_step} "
             f"fragments; k in steps of {g.bk} through {g.stages} cp.async stages of "
             f"{g.stage_bytes} bytes"
         )
@@ -346,24 +456,26 @@ class _PipelineLowering:
         em.let("fg_sbase", "u32", "fg_shared_address(fg_smem)")
         for op in self.ops.values():
             code.comment(
-                f"{op.name}: a {op.rows} x {op.row_bytes // 2} tile of halves a stage, "
+                f"{op.name}: a {op.rows} x {op.row_bytes // g.element} tile of {self.unit} "
+                "a stage, "
                 f"along {'k' if op.along_k else ('m' if op.name == 'a' else 'n')}; "
                 "cp.async when 16-byte chunks are aligned"
             )
             aligned = (
-                f"((unsigned long long){op.name} & 15ull) == 0ull && {op.ld} % {_CHUNK}u == 0u"
+                f"((unsigned long long){op.name} & 15ull) == 0ull && {op.ld} % {g.chunk}u == 0u"
             )
             em.let(f"fg_async_{op.name}", "bool", aligned)
+            word = "unsigned int" if self.tf32 else "unsigned short"
             code.line(
-                f"const unsigned short* const fg_{op.name}16 = "
-                f"reinterpret_cast<const unsigned short*>({op.name});"
+                f"const {word}* const fg_{op.name}{8 * g.element} = "
+                f"reinterpret_cast<const {word}*>({op.name});"
             )
             self._fragment_offsets(op)
             if op.strided:
                 x = op.name
                 em.let(f"fg_{x}_lr", "u32", f"fg_lidx / {op.chunks}u")
-                em.let(f"fg_{x}_lq", "u32", f"fg_lidx % {op.chunks}u * {_CHUNK}u")
-                swizzle = _swizzle(f"fg_{x}_lr", op.chunks)
+                em.let(f"fg_{x}_lq", "u32", f"fg_lidx % {op.chunks}u * {g.chunk}u")
+                swizzle = op.swizzle(f"fg_{x}_lr", op.chunks)
                 em.let(f"fg_{x}_ls", "u32", f"(fg_lidx ^ {swizzle}) * 16u")
         tiles_n = em.let("fg_tiles_n", "u32", em.ceil_div(self.n, g.bn))
         tiles_m = em.let("fg_tiles_m", "u32", em.ceil_div(self.m, g.bm))
@@ -381,11 +493,15 @@ class _PipelineLowering:
 
     def _fragment_offsets(self, op: _Operand) -> None:
         """Each lane's byte offsets, within its operand's tile, of the rows it gives
-        ``ldmatrix``: one per k16 step (tiles along k: the row is fixed, the chunk moves
-        with k) or one per 16-wide block of the warp tile (tiles along m or n: the chunk
-        is fixed, the row moves with k). Rows move in multiples of 16, which keeps
-        each row's swizzle (its period is 8 rows)."""
+        ``ldmatrix``: one per k16 (or k8) step (tiles along k: the row is fixed, the
+        chunk moves with k) or one per 16-wide block of the warp tile (tiles along m or
+        n: the chunk is fixed, the row moves with k). Rows move in multiples of 16 (8),
+        which keeps each row's swizzle (its period is 8 rows). A tf32 tile along m or n
+        is read a float at a time instead (``_word_offsets``)."""
         em = self.em
+        if not op.ldmatrix:
+            self._word_offsets(op)
+            return
         row_part = em.let(f"fg_{op.name}_row", "u32", op.row_part)
         chunk_part = em.let(f"fg_{op.name}_chunk", "u32", op.chunk_part)
         swizzle = em.let(f"fg_{op.name}_swz", "u32", _swizzle(row_part, op.chunks))
@@ -402,8 +518,31 @@ class _PipelineLowering:
                 em.let(
                     f"fg_{op.name}_ld{block}",
                     "u32",
-                    f"{row_part} * {op.row_bytes}u + (({op.warp_origin} / 8u + "
+                    f"{row_part} * {op.row_bytes}u + (({op.warp_origin} / {self.g.chunk}u + "
                     f"{2 * block}u + {chunk_part}) ^ {swizzle}) * 16u",
+                )
+
+    def _word_offsets(self, op: _Operand) -> None:
+        """Each lane's byte offsets, within a tf32 tile that lies along m or n (its rows
+        along k), of the four floats of each 16-wide block of the warp tile it holds at
+        the first k8 step (``_Operand.word``): row k, column ``warp origin + block *
+        16 + offset + g``, in chunk ``column / 4`` swizzled by the row (the rows of a
+        later step are 8 further on: the same swizzle)."""
+        em = self.em
+        x = op.name
+        swizzles = [
+            em.let(f"fg_{x}_swz{h}", "u32", op.swizzle(f"(fg_lane % 4u + {4 * h}u)", op.chunks))
+            for h in range(2)
+        ]
+        for block in range(op.fragments):
+            for q in range(4):
+                outer, k = op.word(q)
+                column = f"{op.warp_origin} + {16 * block + outer}u + fg_lane / 4u"
+                em.let(
+                    f"fg_{x}_ld{block}_{q}",
+                    "u32",
+                    f"(fg_lane % 4u + {k}u) * {op.row_bytes}u + "
+                    f"((({column}) / 4u) ^ {swizzles[k // 4]}) * 16u + fg_lane / 4u % 4u * 4u",
                 )
 
     def _tile_origin(self, tiles_m: str) -> None:
@@ -428,10 +567,10 @@ class _PipelineLowering:
         return f"fg_sbase + {index} % {g.stages}u * {g.stage_bytes}u"
 
     def _main_loop(self) -> None:
-        """The pipeline. Fragments are double-buffered in registers: each k16 step's
-        mma.sync run on fragments loaded during the step before, and the last step of a
-        k tile first waits for the next tile (the one barrier of the step) and loads
-        that tile's first fragments, so no k16 step waits on ldmatrix."""
+        """The pipeline. Fragments are double-buffered in registers: each k16 (tf32:
+        k8) step's mma.sync run on fragments loaded during the step before, and the last
+        step of a k tile first waits for the next tile (the one barrier of the step) and
+        loads that tile's first fragments, so no k16 step waits on ldmatrix."""
         code, d, g = self.code, self.d, self.g
         mi, nj = g.wtm // 16, g.wtn // 8
         code.line(f"unsigned int fg_fa[2][{mi}][4];  // a fragments, double-buffered")
@@ -459,9 +598,11 @@ class _PipelineLowering:
                 self._load(f"fg_next * {g.bk}u", self._stage("fg_next"))
             code.line("fg_cp_async_commit();")
             self.em.let("fg_sa", "u32", self._stage("fg_step"))
-            steps = g.bk // 16
+            steps = g.bk // g.k_step
             for step in range(steps):
-                code.comment(f"k16 step {step}: the next fragments, then {mi * nj} mma.sync")
+                code.comment(
+                    f"k{g.k_step} step {step}: the next fragments, then {mi * nj} mma.sync"
+                )
                 if step + 1 < steps:
                     self._fragments((step + 1) % 2, "fg_sa", step + 1)
                 else:
@@ -528,9 +669,9 @@ class _PipelineLowering:
                     )
                 else:
                     em.let("fg_r", "u32", f"{op.row_origin} + fg_e / {op.chunks}u")
-                    em.let("fg_q", "u32", f"{op.pos_origin} + fg_e % {op.chunks}u * {_CHUNK}u")
+                    em.let("fg_q", "u32", f"{op.pos_origin} + fg_e % {op.chunks}u * {g.chunk}u")
                     em.wide("fg_at", f"{d.widen('fg_r')} * {op.ld} + fg_q")
-                    swizzled = f"(fg_e ^ {_swizzle(f'(fg_e / {op.chunks}u)', op.chunks)})"
+                    swizzled = f"(fg_e ^ {op.swizzle(f'(fg_e / {op.chunks}u)', op.chunks)})"
                     em.let("fg_dst", "u32", f"fg_stage + {op.offset}u + {swizzled} * 16u")
                 chunk(op)
 
@@ -545,9 +686,19 @@ class _PipelineLowering:
         )
 
     def _register_chunk(self, op: _Operand) -> None:
-        """8 guarded 2-byte loads (0 outside the matrix), one 16-byte shared store."""
+        """8 guarded 2-byte loads (4 of 4 bytes for tf32; 0 outside the matrix), one
+        16-byte shared store."""
         em, code = self.em, self.code
         em.let("fg_row_in", "bool", f"fg_r < {op.row_limit}")
+        if self.tf32:
+            code.line("unsigned int fg_w[4];")
+            with code.block(self.d.loop("fg_i", "0u", "4u", "1u", unroll=True)):
+                code.line(
+                    f"fg_w[fg_i] = (fg_row_in && fg_q + fg_i < {op.pos_limit}) ? "
+                    f"fg_{op.name}32[fg_at + fg_i] : 0u;"
+                )
+            code.line("fg_st_shared16(fg_dst, fg_w[0], fg_w[1], fg_w[2], fg_w[3]);")
+            return
         code.line("unsigned int fg_h[8];")
         with code.block(self.d.loop("fg_i", "0u", "8u", "1u", unroll=True)):
             code.line(
@@ -561,18 +712,29 @@ class _PipelineLowering:
 
     def _fragments(self, buffer: int, stage: str, step: int) -> None:
         """ldmatrix the warp's a and b fragments of k16 step ``step`` of the k tile in
-        the stage at ``stage`` into fragment buffer ``buffer``."""
+        the stage at ``stage`` into fragment buffer ``buffer``. TF32: k8 steps, a tile
+        along m or n read a float at a time, and every register rounded to TF32
+        (``cvt.rna.tf32.f32``) before any mma.sync takes it."""
         code, g = self.code, self.g
         for op in self.ops.values():
             array = "fg_fa" if op.name == "a" else "fg_fb"
             base = stage if op.name == "a" else f"{stage} + {g.a_bytes}u"
             load = "fg_ldmatrix_x4" if op.along_k else "fg_ldmatrix_x4_trans"
             for block in range(op.fragments):
-                if op.along_k:  # the warp tile's 16-row block `block` at k16 step `step`
+                registers = f"{array}[{buffer}][{block}]"
+                if not op.ldmatrix:  # tf32 along m or n: 8 rows (k) further on per step
+                    for q in range(4):
+                        at = f"fg_{op.name}_ld{block}_{q} + {step * 8 * op.row_bytes}u"
+                        code.line(f"{registers}[{q}] = fg_cvt_tf32(fg_ld_shared32({base} + {at}));")
+                    continue
+                if op.along_k:  # the warp tile's 16-row block `block` at k step `step`
                     at = f"fg_{op.name}_ld{step} + {block * 16 * op.row_bytes}u"
                 else:  # 16 rows (k) further on per step, each block its own chunk
                     at = f"fg_{op.name}_ld{block} + {step * 16 * op.row_bytes}u"
-                code.line(f"{load}({array}[{buffer}][{block}], {base} + {at});")
+                code.line(f"{load}({registers}, {base} + {at});")
+                if self.tf32:
+                    for q in range(4):
+                        code.line(f"{registers}[{q}] = fg_cvt_tf32({registers}[{q}]);")
 
     def _products(self, buffer: int) -> None:
         """mma.sync of every fragment pair of buffer ``buffer`` into the accumulators."""
@@ -580,8 +742,8 @@ class _PipelineLowering:
         with code.block(d.loop("fg_i", "0u", f"{g.wtm // 16}u", "1u", unroll=True)):
             with code.block(d.loop("fg_j", "0u", f"{g.wtn // 8}u", "1u", unroll=True)):
                 code.line(
-                    f"fg_mma_16816(fg_acc[fg_i][fg_j], fg_fa[{buffer}][fg_i], "
-                    f"&fg_fb[{buffer}][fg_j / 2u][fg_j % 2u * 2u]);"
+                    f"{'fg_mma_1688' if self.tf32 else 'fg_mma_16816'}(fg_acc[fg_i][fg_j], "
+                    f"fg_fa[{buffer}][fg_i], &fg_fb[{buffer}][fg_j / 2u][fg_j % 2u * 2u]);"
                 )
 
     # -- the epilogue ----------------------------------------------------------------

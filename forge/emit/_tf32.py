@@ -27,17 +27,19 @@ VECTOR = "fg_tf32x4"
 
 _WGSL = """\
 // x rounded to TF32 as cvt.rna.tf32.f32 rounds (forge.ir.to_tf32): half a TF32 ulp added
-// to the magnitude, the low 13 bits cleared; an infinity or a NaN is kept as it is
+// to the magnitude, the low 13 bits cleared; an infinity or a NaN is kept as it is (the
+// choice is made on the bits, so no float but x and the result is formed)
 fn fg_tf32(x: f32) -> f32 {
     let bits = bitcast<u32>(x);
-    let rounded = bitcast<f32>((bits + 0x1000u) & 0xffffe000u);
-    return select(rounded, x, (bits & 0x7f800000u) == 0x7f800000u);
+    let special = (bits & 0x7f800000u) == 0x7f800000u;
+    return bitcast<f32>(select((bits + 0x1000u) & 0xffffe000u, bits, special));
 }
 
 fn fg_tf32x4(x: vec4<f32>) -> vec4<f32> {
     let bits = bitcast<vec4<u32>>(x);
-    let rounded = bitcast<vec4<f32>>((bits + vec4<u32>(0x1000u)) & vec4<u32>(0xffffe000u));
-    return select(rounded, x, (bits & vec4<u32>(0x7f800000u)) == vec4<u32>(0x7f800000u));
+    let special = (bits & vec4<u32>(0x7f800000u)) == vec4<u32>(0x7f800000u);
+    let rounded = (bits + vec4<u32>(0x1000u)) & vec4<u32>(0xffffe000u);
+    return bitcast<vec4<f32>>(select(rounded, bits, special));
 }
 """
 
@@ -47,8 +49,8 @@ _CUDA = """\
 // is kept as it is
 __device__ __forceinline__ float fg_tf32(float x) {
     const unsigned int bits = __float_as_uint(x);
-    if ((bits & 0x7f800000u) == 0x7f800000u) return x;
-    return __uint_as_float((bits + 0x1000u) & 0xffffe000u);
+    const bool special = (bits & 0x7f800000u) == 0x7f800000u;
+    return __uint_as_float(special ? bits : (bits + 0x1000u) & 0xffffe000u);
 }
 """
 
