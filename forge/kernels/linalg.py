@@ -9,6 +9,10 @@ mixed-precision gemm_f16 and gemm_bf16 also have ``mma=1`` schedules, refused on
 CUDA's tensor cores through WMMA (``forge/emit/_mma.py``), and the fast ones,
 ``tile=BMxBNxBKxSTAGES``, through mma.sync with ldmatrix and a cp.async pipeline
 (``forge/emit/_mma_pipeline.py``); ``kforge tune gemm_f16`` searches the latter.
+gemm_tf32 has f32 a and b that it declares TF32 (``input_dtype="tf32"``): every input is
+rounded to TF32 (10 mantissa bits, ties away from zero, as ``cvt.rna.tf32.f32``) before
+it multiplies, in the reference as in every schedule: the SIMT ones on both targets, and
+mma.sync m16n8k8 through the same pipeline on CUDA.
 """
 
 from __future__ import annotations
@@ -27,6 +31,8 @@ __all__ = [
     "MMA_PIPELINE_SCHEDULES",
     "MMA_TUNABLES",
     "WGMMA_SCHEDULES",
+    "MMA_TF32_SCHEDULES",
+    "MMA_TF32_TUNABLES",
     "TRANSPOSE_SCHEDULES",
     "accumulation_tolerance",
     "gemm_tolerance",
@@ -218,4 +224,63 @@ def _mixed_gemm(inputs: str):
 GEMM_F16 = _mixed_gemm("f16")
 GEMM_BF16 = dataclasses.replace(_mixed_gemm("bf16"), tunables=MMA_TUNABLES)
 
-KERNELS = (GEMM, TRANSPOSE, GEMM_F16, GEMM_BF16)
+
+# TF32: f32 a and b in memory, each value rounded to TF32 before it multiplies (in the
+# reference too, so it is what tensor cores compute up to the order of the f32 sum, and
+# is judged by the same accumulation tolerance as f16 and bf16: a GEMM that skips the
+# rounding, truncates instead (what mma.sync does to unrounded f32 bits) or rounds one
+# operand only is off by 10 to 40 times it at k = 130). On CUDA's tensor cores through
+# the mma.sync pipeline, m16n8k8, 4-byte elements: BK is a multiple of 8 and a stage holds
+# (BM + BN) * BK floats. Every fragment register is rounded by cvt.rna.tf32.f32 as it
+# leaves shared memory, which costs registers: 64x64 warp tiles (128 accumulators) spill
+# a few under ptxas 13.0 where halves do not, 64x32 ones (8 warps on 128x128) use 170 to
+# 240; both are here, for the GPU run to compare (``MMA_TF32_TUNABLES`` has more).
+MMA_TF32_SCHEDULES = (
+    Schedule((32, 8), tile=(128, 128, 16, 3), mma=True),  # 48 KiB, 64x32 a warp
+    Schedule((32, 4), tile=(128, 128, 16, 3), mma=True),  # 48 KiB, 64x64 a warp
+    Schedule((32, 8), tile=(128, 128, 32, 3), mma=True),  # 96 KiB
+)
+#: The tf32 twin of ``MMA_TUNABLES`` (k steps of 16 or 32 floats: 64 or 128 bytes a row,
+#: as 32 and 64 halves): ``dataclasses.replace(GEMM_TF32, tunables=MMA_TF32_TUNABLES)``
+#: tunes the tensor-core path alone. gemm_tf32 itself also runs on WGSL, where mma does
+#: not exist, so like gemm_f16 its tuner searches its declared schedules.
+MMA_TF32_TUNABLES = {
+    "wg": ((32, 4), (32, 8)),
+    "tile": tuple(
+        (bm, bn, bk, stages)
+        for bm, bn in ((64, 128), (128, 64), (128, 128), (128, 256), (256, 128))
+        for bk in (16, 32)
+        for stages in (2, 3, 4)
+    ),
+    "mma": (True,),
+}
+# The SIMT schedules of gemm_tf32: the two baselines and the big-GPU register prefetch
+# with WGSL's register loops written out (CUDA compiles it as without; each rounds as it
+# stages a tile).
+_TF32_SIMT_SCHEDULES = GEMM_SCHEDULES[:2] + GEMM_SCHEDULES[4:5]
+
+GEMM_TF32 = ir.kernel(
+    "gemm_tf32",
+    ir.matmul("f32", input_dtype="tf32"),
+    description="c = alpha * a @ b + beta * c, f32 a and b rounded to TF32 (10 mantissa "
+    "bits, ties away from zero) before they multiply, f32 accumulation and c, m = n = k = "
+    "size",
+    defaults={"alpha": 1.5, "beta": 0.5},
+    schedules=_TF32_SIMT_SCHEDULES + MMA_TF32_SCHEDULES,
+    schedule_roles={
+        **{str(s): "big-gpu" for s in _TF32_SIMT_SCHEDULES[2:]},
+        **{str(s): "tensor-core" for s in MMA_TF32_SCHEDULES},
+    },
+    domain={name: (-_MIXED_BOUND, _MIXED_BOUND) for name in ("a", "b", "c")},
+    tolerance=lambda size: {"f32": gemm_tolerance(int(size), _MIXED_BOUND)},
+    nonfinite_inputs=False,
+    # 136 is a multiple of 4 (a 16-byte chunk of floats) and of no tile: the pipeline's
+    # cp.async path with partial tiles along m, n and k; 67 and 130 take its register path
+    test_sizes=_MIXED_SIZES + (136,),
+    tags=("linalg",),
+    # f32 a and b read once, c read and written
+    bytes_moved="4*(m*k + k*n) + 8*m*n",
+    flops="2*m*n*k",
+)
+
+KERNELS = (GEMM, TRANSPOSE, GEMM_F16, GEMM_BF16, GEMM_TF32)
