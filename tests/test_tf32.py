@@ -231,11 +231,23 @@ def _rounding_kernel(target: str) -> KernelSpec:
     )
 
 
-def _assert_rounded(bits: np.ndarray, got: np.ndarray, what: str) -> None:
-    """Bit for bit as the model, a NaN as any NaN (a device may quiet it)."""
+def _assert_rounded(
+    bits: np.ndarray, got: np.ndarray, what: str, low_nan_to_infinity: bool = False
+) -> None:
+    """Bit for bit as the model, a NaN as any NaN (a device may quiet it). With
+    ``low_nan_to_infinity`` a NaN whose payload lies in the 13 dropped bits alone may also
+    come out as the infinity of its sign: the hardware's ``cvt.rna.tf32.f32`` clears
+    those bits of a NaN too (its sm_86 lowering: no half ulp added at or past infinity,
+    then the mask), which the reference, the SIMT paths and the library's TF32 GEMM
+    (drawn no NaN) need not follow."""
     want = _model(bits)
     nan = np.isnan(bits.view(np.float32))
-    assert np.isnan(got.view(np.float32)[nan]).all(), what
+    result = got.view(np.float32)
+    excused = np.zeros_like(nan)
+    if low_nan_to_infinity:
+        low = nan & ((bits & np.uint32(0x007FE000)) == 0)
+        excused = low & (got == (bits & np.uint32(0xFF800000)))
+    assert (np.isnan(result[nan]) | excused[nan]).all(), what
     wrong = np.flatnonzero((got != want) & ~nan)
     assert not wrong.size, (what, [(hex(bits[i]), hex(got[i]), hex(want[i])) for i in wrong[:8]])
 
@@ -266,7 +278,7 @@ def test_the_cuda_roundings_are_bit_exact_on_the_device(request):
     with forge.open_context("cuda") as ctx:
         out = oracle.run(ctx, _rounding_kernel("cuda"), {"x": bits}, len(bits))
     _assert_rounded(bits, out["y"].view(np.uint32), "fg_tf32 (bit operations)")
-    _assert_rounded(bits, out["z"].view(np.uint32), "cvt.rna.tf32.f32")
+    _assert_rounded(bits, out["z"].view(np.uint32), "cvt.rna.tf32.f32", low_nan_to_infinity=True)
 
 
 # -- the library kernel with a planted bug -----------------------------------------------

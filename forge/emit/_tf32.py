@@ -14,7 +14,10 @@ would turn a NaN with a small payload into an infinity or carry into the sign bi
 The SIMT lowerings (``_matmul.py``, both targets) round each element once, as they
 stage it in workgroup memory; the tensor-core pipeline (``_mma_pipeline.py``) rounds its
 fragments with the instruction itself (``cvt.rna.tf32.f32``, sm_80 and later), as they
-leave shared memory.
+leave shared memory. The instruction's lowering (on sm_86: no half ulp added at or past
+infinity, then the mask) also clears the low 13 bits of a NaN, so a NaN whose payload
+lies there alone becomes an infinity on the tensor-core path only; finite values and
+infinities agree bit for bit (``tests/test_tf32.py`` checks both on the device).
 """
 
 from __future__ import annotations

@@ -62,7 +62,9 @@ def to_tf32(values: Any) -> np.ndarray:
     binade, and past the largest TF32 value, 0x7F7FE000, an infinity of the value's
     sign); subnormals round the same way (to 10 bits of the fraction); infinities and
     NaNs are kept as they are (their exponent field is all ones, where the addition
-    would change a NaN's payload or carry into the sign)."""
+    would change a NaN's payload or carry into the sign). The hardware's instruction
+    may differ at one kind of input only: a NaN whose payload lies in the 13 dropped
+    bits alone, whose low bits its lowering clears too (an infinity comes out)."""
     x = np.array(values, dtype=np.float32, copy=True)
     bits = x.view(np.uint32)
     finite = (bits & _F32_EXPONENT) != _F32_EXPONENT
