@@ -31,6 +31,7 @@ def _sections() -> dict[str, Callable[[Bench], list[Row]]]:
     from ._tuning import p12, p13
     from ._wgpu import p2, p6
     from ._wgpu_gemm import p10
+    from ._wgpu_rows import p11_wgpu
 
     return {
         "P1": p1,
@@ -43,7 +44,8 @@ def _sections() -> dict[str, Callable[[Bench], list[Row]]]:
         "P8": p8,
         "P9": p9,
         "P10": p10,
-        "P11": p11,
+        # P11: the CUDA rows (bench/_peers.py), then the same kernels on wgpu
+        "P11": lambda env: p11(env) + p11_wgpu(env),
         "P12": p12,
         "P13": p13,
         "P14": p14,

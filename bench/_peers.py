@@ -6,20 +6,29 @@ run on the same device, every measured output checked.
   pipeline for the four-number tiles) against ``torch.matmul`` in the same input
   precision (cuBLAS, reduced-precision reductions off). The row names the path of the
   winning schedule.
-- P11: softmax, rmsnorm, layernorm and gelu at rows x cols (f32; softmax and rmsnorm
-  also in bf16) against the better of torch and a Triton kernel written the way
+- P11: softmax, rmsnorm, layernorm and gelu at rows x cols, f32 and bf16, on CUDA,
+  each in two rows: against the better of torch and a Triton kernel written the way
   Triton's tutorials write it (one program per row holding the whole row, or a 1-D
-  block for gelu), with the device copy of the same bytes for scale.
+  block for gelu), in the same dtype (goal 0.97), and against the device copy of the
+  same bytes (goal 0.9). Every candidate schedule's output is checked on a few rows
+  against the kernel's numpy meaning, the winner's whole output against torch (and
+  Triton's too). The same rows on wgpu (f32, f16) are bench/_wgpu_rows.py's, which
+  ``p11_work``, ``checked_sweep``, ``check_peers`` and ``p11_rows`` serve as well.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
 import forge
-from forge import ir
+from forge import Schedule, ir
+from forge.kernel import Access
 
 from ._env import Bench
 from ._report import (
@@ -34,17 +43,31 @@ from ._report import (
 )
 from ._timing import CudaTimer, alternate, median, torch_seconds
 from ._workload import (
+    best,
     bind_views,
     device_seconds,
     gemm_error,
     host_array,
     output_index,
     rows_schedules,
+    sweep,
     sweep_best,
     sweep_note,
 )
 
-__all__ = ["p9", "p11"]
+__all__ = [
+    "p9",
+    "p11",
+    "P11Work",
+    "p11_work",
+    "checked_sweep",
+    "final_output",
+    "check_peers",
+    "p11_rows",
+    "DeviceCopy",
+    "COPY_GOAL",
+    "PEER_GOAL",
+]
 
 _GEMM_TOLERANCE = 1e-3  # relative, f32 accumulation of exactly representable products
 
@@ -156,10 +179,23 @@ _P11 = (
     ("gelu", "f32"),
     ("softmax_bf16", "bf16"),
     ("rmsnorm_bf16", "bf16"),
+    ("layernorm_bf16", "bf16"),
+    ("gelu_bf16", "bf16"),
 )
+#: P11's goals: ours over the best of torch and Triton, and over the device copy of the
+#: same bytes (bench/_wgpu_rows.py holds f16 on wgpu to 0.88 of its copy)
+PEER_GOAL, COPY_GOAL = 0.97, 0.9
+#: The largest error of an output, against torch's or the kernel's own numpy meaning,
+#: relative to the largest |y|: f32 rounding, or one rounding of f16 (2^-11 of an
+#: element) or bf16 (2^-8) on each side, with a margin
+ERROR_LIMITS = {"f32": 1e-4, "f16": 4e-3, "bf16": 2e-2}
+#: Rows of every candidate's output checked against the kernel's numpy meaning (these
+#: first ones and the last), poisoned with NaN before it runs
+_CHECK_ROWS = 4
 
 
 def p11(env: Bench) -> list[Row]:
+    """The CUDA rows; ``p11_wgpu`` (bench/_wgpu_rows.py) adds the wgpu ones."""
     return [
         row
         for name, dtype in _P11
@@ -167,6 +203,49 @@ def p11(env: Bench) -> list[Row]:
             "P11", f"{name} against torch and Triton", functools.partial(_p11, env, name, dtype)
         )
     ]
+
+
+@dataclasses.dataclass(frozen=True)
+class P11Work:
+    """One P11 kernel at rows x cols: the kernel (a row kernel reshaped to ``rows``), the
+    size it runs at, and the host data."""
+
+    name: str
+    dtype: str
+    kernel: Any
+    size: int
+    data: dict
+    rows: int
+    cols: int
+
+    @property
+    def elementwise(self) -> bool:
+        return self.kernel.body.kind == "map"
+
+    @property
+    def out_dtype(self) -> np.dtype:
+        return np.dtype(self.kernel.buffer("y").dtype)
+
+    @property
+    def moved(self) -> int:
+        """One read and one write of each element (weights not counted)."""
+        return rows_bytes(self.rows, self.cols, np.dtype(self.kernel.buffer("x").dtype).itemsize)
+
+    @property
+    def limit(self) -> float:
+        return ERROR_LIMITS[self.dtype]
+
+
+def p11_work(name: str, dtype: str, rows: int, cols: int) -> P11Work:
+    """Library kernel ``name`` at rows x cols, with its inputs (as P11 draws them)."""
+    base = forge.get_kernel(name)
+    if base.body.kind == "map":  # gelu: rows * cols values
+        x = host_array(rows * cols, seed=40, low=-4.0, high=4.0)
+        return P11Work(
+            name, dtype, base, rows * cols, {"x": x.astype(base.buffer("x").dtype)}, rows, cols
+        )
+    kernel = ir.with_shape(base, rows=rows)
+    return P11Work(name, dtype, kernel, cols, _inputs(kernel, rows, cols), rows, cols)
 
 
 def _inputs(kernel, rows: int, cols: int) -> dict[str, np.ndarray]:
@@ -179,105 +258,322 @@ def _inputs(kernel, rows: int, cols: int) -> dict[str, np.ndarray]:
     return data
 
 
-def _error_against(got: np.ndarray, want: np.ndarray, limit: float, what: str) -> float:
-    """The largest error of ``got`` relative to the largest ``|want|`` (torch's output);
-    an ``AssertionError`` beyond ``limit``: a figure of a wrong kernel is no figure."""
+def _error(got: np.ndarray, want: np.ndarray) -> float:
+    """The largest error of ``got`` relative to the largest ``|want|``; inf where ``got``
+    holds a NaN (an element left poisoned) or has the wrong length."""
+    if got.shape != want.shape:
+        return math.inf
     largest = max(1e-30, float(np.max(np.abs(want))))
     error = float(np.max(np.abs(got.astype(np.float64) - want))) / largest
-    if error > limit:
+    return error if error == error else math.inf
+
+
+def _error_against(got: np.ndarray, want: np.ndarray, limit: float, what: str) -> float:
+    """``_error``, and an ``AssertionError`` beyond ``limit``: a figure of a wrong
+    kernel is no figure."""
+    error = _error(got, want)
+    if not error <= limit:
         raise AssertionError(
             f"{what}: max error {error:.1e} of the largest |y| against torch (limit {limit:g})"
         )
     return error
 
 
-def _p11(env: Bench, name: str, dtype: str) -> Row:
+def _spans(rows: int) -> list[tuple[int, int]]:
+    """(first row, row count) of the rows ``OutputCheck`` reads."""
+    if rows <= _CHECK_ROWS + 1:
+        return [(0, rows)]
+    return [(0, _CHECK_ROWS), (rows - 1, 1)]
+
+
+def _checked_rows(work: P11Work) -> str:
+    """Which rows ``OutputCheck`` reads, in words."""
+    return str(work.rows) if len(_spans(work.rows)) == 1 else f"first {_CHECK_ROWS} and last"
+
+
+def _reference(work: P11Work, x: np.ndarray, rows: int) -> np.ndarray:
+    """The kernel's numpy meaning of ``rows`` rows ``x`` (and the run's weights)."""
+    base = forge.get_kernel(work.name)
+    if work.elementwise:
+        kernel, size = base, rows * work.cols
+    else:
+        kernel, size = ir.with_shape(base, rows=rows), work.cols
+    arrays = []
+    for spec in kernel.buffers:
+        if spec.access is Access.UNIFORM:
+            arrays.append(kernel.pack_uniform(size, **dict(kernel.defaults))[0])
+        elif spec.access is Access.READ:
+            arrays.append(x if spec.name == "x" else work.data[spec.name])
+        else:
+            arrays.append(np.zeros(spec.element_count(size), spec.dtype))
+    kernel.run_reference(arrays)
+    return arrays[output_index(kernel)].astype(np.float64)
+
+
+class OutputCheck:
+    """A few rows of one P11 output (``_spans``): poisoned with NaN before a run, read
+    back after it and compared with the kernel's numpy meaning (computed once)."""
+
+    def __init__(self, ctx, work: P11Work, out) -> None:
+        self.ctx, self.work = ctx, work
+        row_bytes = work.cols * work.out_dtype.itemsize
+        spans = _spans(work.rows)
+        self.windows = [
+            (out.window(first * row_bytes, count * row_bytes), count * work.cols)
+            for first, count in spans
+        ]
+        x = work.data["x"].reshape(work.rows, work.cols)
+        picked = np.concatenate([x[first : first + count] for first, count in spans])
+        self.want = _reference(work, picked.reshape(-1), len(picked))
+        self.checked_rows = len(picked)
+
+    def poison(self) -> None:
+        for window, count in self.windows:
+            self.ctx.write_view(window, np.full(count, np.nan, self.work.out_dtype))
+
+    def error(self) -> float:
+        got = np.concatenate(
+            [_read(self.ctx, window, self.work.out_dtype, count) for window, count in self.windows]
+        )
+        return _error(got, self.want)
+
+
+@dataclasses.dataclass
+class CheckedSweep:
+    """A sweep whose every candidate's output was checked (``OutputCheck``): the entries
+    (a wrong one moved from ``figure`` to ``wrong``), the winner, and ``figure()``
+    measuring the winner again."""
+
+    tried: list[dict]
+    winner: dict
+    schedule: Schedule
+    figure: Callable[[], float]
+    reference_error: float
+
+    @property
+    def note(self) -> str:
+        wrong = sum("wrong" in t for t in self.tried)
+        return f"{sweep_note(self.tried, self.winner)}; {wrong} with a wrong output"
+
+
+def checked_sweep(
+    env: Bench, ctx, work: P11Work, views: list, schedules, target: str
+) -> CheckedSweep:
+    """Sweep ``schedules`` of ``work`` on ``ctx`` (GB/s), each candidate's output checked
+    against the kernel's numpy meaning on a few rows; a wrong one cannot win."""
+    check = OutputCheck(ctx, work, views[output_index(work.kernel)])
+    seconds = device_seconds(ctx, work.kernel, views, work.size, env.sizes)
+    errors: dict[str, float] = {}
+
+    def figure(schedule: Schedule) -> float:
+        check.poison()
+        value = bandwidth_gbps(work.moved, seconds(schedule))
+        errors[str(schedule)] = check.error()
+        return value
+
+    tried = sweep(work.kernel, schedules, figure, ctx.constraints, target, env.progress)
+    for entry in tried:
+        error = errors.get(entry["schedule"])
+        if error is None:
+            continue
+        entry["max_rel_err"] = error
+        if not error <= work.limit:
+            entry["wrong"] = entry.pop("figure")
+            entry["error"] = f"wrong output: max error {error:.3g} of the largest |y|"
+            env.progress(f"  {work.kernel.id} {entry['schedule']}: {entry['error']}")
+    winner = best(tried)
+    schedule = Schedule.parse(winner["schedule"])
+    return CheckedSweep(
+        tried,
+        winner,
+        schedule,
+        lambda: bandwidth_gbps(work.moved, seconds(schedule)),
+        winner["max_rel_err"],
+    )
+
+
+def final_output(ctx, work: P11Work, views: list, schedule: Schedule) -> np.ndarray:
+    """The whole output of one more run of the winner, on an output poisoned first."""
+    out = views[output_index(work.kernel)]
+    count = work.rows * work.cols
+    ctx.write_view(out, np.full(count, np.nan, work.out_dtype))
+    ctx.run_kernel(work.kernel, schedule, views, work.size)
+    return _read(ctx, out, work.out_dtype, count)
+
+
+@dataclasses.dataclass
+class PeerCheck:
+    """torch's and Triton's version of a P11 kernel with their outputs checked against
+    ours, or why there are none (``missing``)."""
+
+    peers: _Peers | None = None
+    torch_version: str = ""
+    ours_error: float = math.nan
+    triton_error: float = math.nan
+    missing: str = ""
+
+    def figures(self, moved: int) -> dict[str, Callable[[], float]]:
+        peers = self.peers
+        if peers is None:
+            return {}
+        return {
+            "torch": lambda: bandwidth_gbps(moved, peers.seconds("torch")),
+            "triton": lambda: bandwidth_gbps(moved, peers.seconds("triton")),
+        }
+
+
+def check_peers(env: Bench, work: P11Work, got: np.ndarray) -> PeerCheck:
+    """torch and Triton on ``work``'s data, on the GPU: our output ``got`` and Triton's
+    checked against torch's; ``missing`` says which of them is not there."""
+    try:
+        torch = env.torch()
+    except ImportError as exc:
+        return PeerCheck(missing=f"no baseline: {exc}")
+    peers = _Peers(
+        torch, work.name.split("_")[0], work.data, work.rows, work.cols, dict(work.kernel.defaults)
+    )
+    want = peers.torch_output().float().cpu().numpy().reshape(-1)
+    ours = _error_against(got, want, work.limit, f"{work.name}")
+    try:
+        triton_error = peers.check_triton(want, work.limit)
+    except ImportError as exc:
+        return PeerCheck(missing=f"no baseline: Triton is not installed ({exc})")
+    return PeerCheck(peers, torch.__version__, ours, triton_error)
+
+
+@dataclasses.dataclass(frozen=True)
+class DeviceCopy:
+    """The device copy a P11 row is held to: what it is, its GB/s (bytes read + written
+    per second), how it was measured, and the goal on ours over it."""
+
+    label: str
+    figure: float
+    note: str
+    goal: float = COPY_GOAL
+
+
+def p11_rows(
+    env: Bench,
+    work: P11Work,
+    where: str,
+    swept: CheckedSweep,
+    peers: PeerCheck,
+    values: dict[str, list[float]],
+    copy: DeviceCopy,
+    raw: dict,
+) -> list[Row]:
+    """The two rows of one P11 kernel on ``where`` (``"CUDA"``, ``"wgpu"``), from the
+    rounds ``values``: ours against the best of torch and Triton (an error row saying
+    what is missing where they are not there), and ours against ``copy``."""
+    s = env.sizes
+    what = f"{work.name} {s.rows}x{s.cols} {work.dtype}, {where}"
+    ours = median(values["ours"])
+    checks = (
+        f"outputs checked: every candidate's {_checked_rows(work)} rows against the "
+        f"kernel's numpy meaning (winner {swept.reference_error:.1e} of the largest |y|)"
+    )
+    if peers.peers is not None:
+        checks += (
+            f", the winner's whole output against torch ({peers.ours_error:.1e}) as Triton's "
+            f"({peers.triton_error:.1e})"
+        )
+    backend = "cuda" if where == "CUDA" else "wgpu"
+    raw = {
+        **raw,
+        "candidates": swept.tried,
+        "rounds": values,
+        "bytes_counted": work.moved,
+        "work": roofline_work(work.kernel, work.size, backend, work.moved / (ours * 1e9)),
+    }
+    notes = f"{swept.note}; one read + one write per element; {checks}"
+    against_copy = Row(
+        "P11",
+        f"{what}, against the device copy",
+        copy.label,
+        copy.figure,
+        ours,
+        "GB/s",
+        Goal(">=", copy.goal),
+        notes=f"{copy.note}; {notes}",
+        raw={"rounds": values},
+    )
+    if peers.peers is None:
+        return [
+            Row(
+                "P11",
+                what,
+                "best of torch / Triton",
+                None,
+                ours,
+                "GB/s",
+                Goal(">=", PEER_GOAL),
+                error=peers.missing,
+                notes=notes,
+                raw=raw,
+            ),
+            against_copy,
+        ]
+    medians = {k: median(values[k]) for k in ("torch", "triton")}
+    best_peer = max(medians, key=lambda k: medians[k])
+    return [
+        Row(
+            "P11",
+            what,
+            f"best of torch / Triton ({best_peer})",
+            medians[best_peer],
+            ours,
+            "GB/s",
+            Goal(">=", PEER_GOAL),
+            notes=(
+                f"{notes}; torch {medians['torch']:.0f}, Triton {medians['triton']:.0f}, "
+                f"device copy {copy.figure:.0f} GB/s (ours {ours / copy.figure:.2f} of it); "
+                f"torch {peers.torch_version}"
+            ),
+            raw=raw,
+        ),
+        against_copy,
+    ]
+
+
+def _p11(env: Bench, name: str, dtype: str) -> list[Row]:
     ctx = env.cuda()
     s = env.sizes
-    rows, cols = s.rows, s.cols
-    elementwise = name == "gelu"
-    kernel = (
-        forge.get_kernel(name) if elementwise else ir.with_shape(forge.get_kernel(name), rows=rows)
+    work = p11_work(name, dtype, s.rows, s.cols)
+    env.progress(f"P11 {name}: {s.rows} x {s.cols} {dtype}, CUDA")
+    views = bind_views(ctx, work.kernel, work.size, work.data)
+    schedules = (
+        [*work.kernel.schedules]
+        if work.elementwise
+        else rows_schedules(work.kernel, s.cols, cuda=True)
     )
-    size = rows * cols if elementwise else cols
-    data = (
-        _inputs(kernel, rows, cols)
-        if not elementwise
-        else {"x": host_array(rows * cols, seed=40, low=-4.0, high=4.0)}
-    )
-    itemsize = np.dtype(kernel.buffer("x").dtype).itemsize
-    moved = rows_bytes(rows, cols, itemsize)
-    env.progress(f"P11 {name}: {rows} x {cols} {dtype}")
-    views = bind_views(ctx, kernel, size, data)
-    out = views[output_index(kernel)]
-    figure = device_seconds(ctx, kernel, views, size, s)
-    schedules = [*kernel.schedules] if elementwise else rows_schedules(kernel, cols, cuda=True)
-    tried, winner, schedule = sweep_best(
-        kernel,
-        schedules,
-        lambda sch: bandwidth_gbps(moved, figure(sch)),
-        ctx.constraints,
-        "cuda",
-        env.progress,
-    )
-    ctx.run_kernel(kernel, schedule, views, size)
-    got = _read(ctx, out, np.dtype(kernel.buffer("y").dtype), rows * cols)
-    torch = env.torch()
-    peers = _Peers(torch, name.split("_")[0], data, rows, cols, dict(kernel.defaults))
-    want = peers.torch_output().float().cpu().numpy().reshape(-1)
-    limit = 2e-2 if dtype == "bf16" else 1e-4
-    error = _error_against(got, want, limit, f"{name} under {schedule}")
-    triton_error = peers.check_triton(want, limit)
+    swept = checked_sweep(env, ctx, work, views, schedules, "cuda")
+    peers = check_peers(env, work, final_output(ctx, work, views, swept.schedule))
     timer = CudaTimer(ctx)
     try:
         from ._cuda import copy_gbps
 
+        out = views[output_index(work.kernel)]
         copy = copy_gbps(
             env, ctx, timer, views[0], out, min(views[0].length_bytes, out.length_bytes)
         )
-        figures = {
-            "copy": copy,
-            "torch": lambda: bandwidth_gbps(moved, peers.seconds("torch")),
-            "triton": lambda: bandwidth_gbps(moved, peers.seconds("triton")),
-            "ours": lambda: bandwidth_gbps(moved, figure(schedule)),
-        }
-        values = alternate(figures, s.rounds)
+        values = alternate(
+            {"copy": copy, **peers.figures(work.moved), "ours": swept.figure}, s.rounds
+        )
     finally:
         timer.close()
-    medians = {k: median(v) for k, v in values.items()}
-    best = max(("torch", "triton"), key=lambda k: medians[k])
-    return Row(
-        "P11",
-        f"{name} {rows}x{cols} {dtype}, CUDA",
-        f"best of torch / Triton ({best})",
-        medians[best],
-        medians["ours"],
-        "GB/s",
-        Goal(">=", 0.97),
-        notes=(
-            f"{sweep_note(tried, winner)}; torch {medians['torch']:.0f}, Triton "
-            f"{medians['triton']:.0f}, device copy {medians['copy']:.0f} GB/s "
-            f"(ours {medians['ours'] / medians['copy']:.2f} of it); one read + one "
-            f"write per element; outputs checked against torch (ours {error:.1e}, "
-            f"Triton {triton_error:.1e})"
-        ),
-        raw={
-            "candidates": tried,
-            "rounds": values,
-            "bytes_counted": moved,
-            "work": roofline_work(kernel, size, "cuda", moved / (medians["ours"] * 1e9)),
-        },
-    )
+    copied = DeviceCopy("cuMemcpyDtoD same bytes", median(values["copy"]), "CUDA events")
+    return p11_rows(env, work, "CUDA", swept, peers, values, copied, {})
 
 
 class _Peers:
     """torch's and a tutorial-style Triton kernel's version of one row kernel, on the
-    same data (on the device)."""
+    same data (on the device), in the data's dtype (f32, f16 or bf16)."""
 
     def __init__(self, torch, op: str, data: dict, rows: int, cols: int, params: dict):
         self.torch, self.op, self.rows, self.cols = torch, op, rows, cols
         self.eps = float(params.get("eps", 0.0))
-        kind = {np.dtype(np.float32): torch.float32}.get(data["x"].dtype, torch.bfloat16)
+        kinds = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
+        kind = kinds[data["x"].dtype.name]
 
         def device(array, shape):
             return torch.from_numpy(array.astype(np.float32)).cuda().to(kind).reshape(shape)

@@ -1,7 +1,9 @@
 """Triton kernels for P11, written the way Triton's tutorials write them: one program
 per row holding the whole row in registers (softmax, rmsnorm, layernorm; the tutorial's
-fused softmax), a 1-D block per program for the elementwise gelu. Imported only when
-P11 runs (it needs triton and a GPU)."""
+fused softmax), a 1-D block per program for the elementwise gelu. Each loads its dtype
+(fp32, fp16 or bf16: the tensors' own), computes in fp32 and stores in the output's
+dtype, as the library's low-precision kernels do. Imported only when P11 runs (it needs
+triton and a GPU)."""
 
 from __future__ import annotations
 

@@ -213,13 +213,23 @@ def test_b1_measures_the_browser_beside_wgpu(request):
 def test_p9_and_p11_sweep_and_check_ours_then_need_torch_for_their_peers(fake_driver, monkeypatch):  # noqa: F811
     """With no GPU (the simulated driver runs each kernel's numpy meaning), P9 and P11
     get as far as their peers: the tensor-core schedules and row schedules are swept,
-    the outputs read back in their own dtype, then torch is missing, and each row says
-    so instead of reporting a figure without its baseline."""
+    the outputs read back in their own dtype (P11: every candidate's checked), then
+    torch is missing, and each row that needs it says so instead of reporting a figure
+    without its baseline; P11's rows against the device copy need no torch."""
+    import bench._peers
     from bench._peers import p9, p11
 
     # torch and Triton missing, as in CI (the GPU machine has them, for the real GPU)
     monkeypatch.setitem(sys.modules, "torch", None)
     monkeypatch.setitem(sys.modules, "triton", None)
+    # each row kernel's own schedules and one the bench adds: every NVRTC compile costs
+    # CI a second, and the added ones are the same code at other sizes
+    every = bench._peers.rows_schedules
+    monkeypatch.setattr(
+        bench._peers,
+        "rows_schedules",
+        lambda kernel, cols, cuda: every(kernel, cols, cuda)[: len(kernel.schedules) + 1],
+    )
 
     _simulate(
         fake_driver,
@@ -231,15 +241,23 @@ def test_p9_and_p11_sweep_and_check_ours_then_need_torch_for_their_peers(fake_dr
         "gelu",
         "softmax_bf16",
         "rmsnorm_bf16",
+        "layernorm_bf16",
+        "gelu_bf16",
     )
     env = Bench(TINY, log=io.StringIO())
     try:
         rows = p9(env) + p11(env)
     finally:
         env.close()
-    assert [r.target for r in rows] == ["P9"] * 2 + ["P11"] * 6
-    for row in rows:
+    assert [r.target for r in rows] == ["P9"] * 2 + ["P11"] * 16
+    peers, copies = rows[2::2], rows[3::2]
+    for row in rows[:2] + peers:
         assert "torch" in row.error, (row.what, row.error)
+    assert [r.what.split()[0] for r in copies][-2:] == ["layernorm_bf16", "gelu_bf16"]
+    for row in copies:
+        assert not row.error and row.what.endswith("CUDA, against the device copy")
+        assert row.baseline_value > 0 and row.ours > 0 and row.goal.bound == 0.9
+        assert "first 4 and last rows" in row.notes and "0 with a wrong output" in row.notes
 
 
 # -- P10 ---------------------------------------------------------------------------------

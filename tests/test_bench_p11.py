@@ -1,0 +1,118 @@
+"""P11's wgpu rows (bench/_wgpu_rows.py) on the adapter here (lavapipe in CI), and the
+checks every P11 row rests on: a wrong candidate cannot win, the f16 rows say when the
+adapter lacks shader-f16, and no wgpu is a row per kernel saying why. Plumbing only, as
+tests/test_bench_sections.py: no figure is asserted on; the real run is ``python -m
+bench --only P11`` on the GPU machine (the CUDA rows are in
+test_bench_sections.py's P9/P11 test, on the simulated driver)."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import sys
+from types import SimpleNamespace
+
+import pytest
+
+import forge
+from bench import _wgpu_rows
+from bench._env import Bench
+from bench._peers import checked_sweep, p11_work
+from bench._workload import bind_views
+from forge import Schedule, ir
+from oracle.pytest_plugin import require_available
+from tests.test_bench_sections import TINY
+
+
+def _limits(most: int):
+    return SimpleNamespace(max_invocations_per_workgroup=most, max_workgroup_size=(most, most, 64))
+
+
+def test_the_wgsl_row_schedules_hold_a_whole_row_within_the_adapter_s_workgroups():
+    kernel = forge.get_kernel("softmax_f16")
+    added = _wgpu_rows.wgsl_rows_schedules(kernel, 32768, _limits(1024))[len(kernel.schedules) :]
+    assert [(s.workgroup_size[0], s.items_per_invocation, s.vector_width) for s in added] == [
+        (1024, 8, 4),
+        (512, 16, 4),
+        (256, 32, 4),
+        (1024, 4, 4),  # two sweeps of the row
+    ]
+    small = _wgpu_rows.wgsl_rows_schedules(kernel, 32768, _limits(256))
+    assert {s.workgroup_size[0] for s in small} <= {32, 64, 256}
+    assert Schedule((256, 1), items_per_invocation=32, vector_width=4) in small
+
+
+def test_a_candidate_with_a_wrong_output_cannot_win():
+    """On the reference backend: layernorm's rows measured with a kernel that copies x
+    instead (same buffers): every candidate is marked wrong, and none is the winner."""
+    work = p11_work("layernorm", "f32", 8, 256)
+    cols = ir.input("gamma", layout="cols") + ir.input("beta", layout="cols")
+    wrong = ir.kernel(
+        "layernorm",
+        ir.rows(y=ir.input("x") + 0.0 * cols + 0.0 * ir.param("eps")),
+        defaults={"eps": 1e-5},
+        shape={"rows": 8, "cols": ir.SIZE},
+    )
+    work = dataclasses.replace(work, kernel=wrong)
+    env = Bench(TINY, log=io.StringIO())
+    with forge.open_context("reference") as ctx:
+        views = bind_views(ctx, wrong, work.size, work.data)
+        with pytest.raises(LookupError, match="wrong output"):
+            checked_sweep(env, ctx, work, views, wrong.schedules[:2], None)
+
+
+def test_f16_rows_say_so_where_the_adapter_lacks_shader_f16():
+    ctx = SimpleNamespace(
+        constraints=SimpleNamespace(shader_f16=False), adapter=SimpleNamespace(name="SomeGPU")
+    )
+    (row,) = _wgpu_rows._rows(Bench(TINY, log=io.StringIO()), ctx, "layernorm_f16", "f16", None)
+    assert row.target == "P11" and row.verdict == "error" and row.ours is None
+    assert row.error == "unsupported, because the adapter (SomeGPU) lacks shader-f16"
+
+
+def test_without_wgpu_each_row_says_why(monkeypatch):
+    def unavailable(*args, **kwargs):
+        raise forge.GpuUnavailable("no Vulkan driver here")
+
+    monkeypatch.setattr(_wgpu_rows, "open_wgpu", unavailable)
+    rows = _wgpu_rows.p11_wgpu(Bench(TINY, log=io.StringIO()))
+    assert len(rows) == len(_wgpu_rows.WGPU_P11)
+    assert all("no Vulkan driver here" in r.error and r.ours is None for r in rows)
+
+
+def test_p11_runs_on_wgpu_here_against_its_copy_and_says_torch_is_missing(request, monkeypatch):
+    """A row kernel in f16 and gelu in f32 (the map path), each of their sweeps cut to
+    two candidates (pipelines compile slowly on lavapipe); torch and Triton missing."""
+    require_available(request.config, "wgpu")
+    monkeypatch.setitem(sys.modules, "torch", None)
+    monkeypatch.setitem(sys.modules, "triton", None)
+    monkeypatch.setattr(_wgpu_rows, "WGPU_P11", (("rmsnorm_f16", "f16"), ("gelu", "f32")))
+    every = _wgpu_rows.wgsl_rows_schedules
+    monkeypatch.setattr(
+        _wgpu_rows, "wgsl_rows_schedules", lambda k, c, limits: every(k, c, limits)[3:5]
+    )
+    monkeypatch.setattr(_wgpu_rows, "map_schedules", lambda k, sms: list(k.schedules[-2:]))
+    env = Bench(TINY, log=io.StringIO())
+    try:
+        rows = _wgpu_rows.p11_wgpu(env)
+    finally:
+        env.close()
+    assert [r.what for r in rows] == [
+        "rmsnorm_f16 8x2048 f16, wgpu",
+        "rmsnorm_f16 8x2048 f16, wgpu, against the device copy",
+        "gelu 8x2048 f32, wgpu",
+        "gelu 8x2048 f32, wgpu, against the device copy",
+    ]
+    peers, copies = rows[::2], rows[1::2]
+    for row in peers:
+        assert row.error.startswith("no baseline: torch") and row.ours > 0
+        assert row.goal.bound == 0.97 and row.baseline_value is None
+    assert [r.goal.bound for r in copies] == [0.88, 0.9]
+    for row in copies:
+        assert not row.error and row.baseline_value > 0 and row.ours > 0
+        assert "copy shader" in row.notes and "both checked" in row.notes
+        assert "0 with a wrong output" in row.notes and "first 4 and last rows" in row.notes
+    swept = peers[0].raw["candidates"]
+    assert [t["schedule"] for t in swept] == ["wg=256,ipt=8,vec=4", "wg=1024,ipt=1,vec=4"]
+    assert all(t["max_rel_err"] < 4e-3 for t in swept)
+    assert peers[0].raw["work"]["kernel"] == "rmsnorm_f16"
