@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import io
+import math
 import sys
 from types import SimpleNamespace
 
+import ml_dtypes
+import numpy as np
 import pytest
 
 import forge
@@ -116,3 +119,109 @@ def test_p11_runs_on_wgpu_here_against_its_copy_and_says_torch_is_missing(reques
     assert [t["schedule"] for t in swept] == ["wg=256,ipt=8,vec=4", "wg=1024,ipt=1,vec=4"]
     assert all(t["max_rel_err"] < 4e-3 for t in swept)
     assert peers[0].raw["work"]["kernel"] == "rmsnorm_f16"
+
+
+# -- the peers' path, with numpy stand-ins for torch and the Triton kernels ------------------
+class _Tensor:
+    """The few torch.Tensor methods P11 calls, over a numpy array."""
+
+    def __init__(self, array):
+        self.a = np.asarray(array)
+
+    def cuda(self):
+        return self
+
+    cpu = cuda
+
+    def to(self, kind):
+        return _Tensor(self.a.astype(kind))
+
+    def reshape(self, *shape):
+        return _Tensor(self.a.reshape(*shape))
+
+    def float(self):
+        return _Tensor(self.a.astype(np.float32))
+
+    def numpy(self):
+        return self.a
+
+    @property
+    def shape(self):
+        return self.a.shape
+
+
+def _meaning(op, x, weights, eps):
+    """What torch and the Triton kernels compute, in float64, rounded to x's dtype."""
+    a = x.a.astype(np.float64)
+    w = {k: v.a.astype(np.float64) for k, v in weights.items()}
+    if op == "softmax":
+        e = np.exp(a - a.max(-1, keepdims=True))
+        y = e / e.sum(-1, keepdims=True)
+    elif op == "rmsnorm":
+        y = a / np.sqrt((a * a).mean(-1, keepdims=True) + eps) * w["w"]
+    elif op == "layernorm":
+        c = a - a.mean(-1, keepdims=True)
+        y = c / np.sqrt((c * c).mean(-1, keepdims=True) + eps) * w["gamma"] + w["beta"]
+    else:
+        y = 0.5 * a * (1 + np.vectorize(math.erf)(a / math.sqrt(2)))
+    return y.astype(x.a.dtype)
+
+
+class _Event:
+    def record(self):
+        pass
+
+    def synchronize(self):
+        pass
+
+    def elapsed_time(self, other):
+        return 1.0  # ms: a stand-in, never a figure
+
+
+def _fake_torch():
+    F = SimpleNamespace(
+        rms_norm=lambda x, shape, w, eps: _Tensor(_meaning("rmsnorm", x, {"w": w}, eps)),
+        layer_norm=lambda x, shape, g, b, eps: _Tensor(
+            _meaning("layernorm", x, {"gamma": g, "beta": b}, eps)
+        ),
+        gelu=lambda x: _Tensor(_meaning("gelu", x, {}, 0.0)),
+    )
+    return SimpleNamespace(
+        __version__="fake",
+        float32=np.float32,
+        float16=np.float16,
+        bfloat16=ml_dtypes.bfloat16,
+        from_numpy=_Tensor,
+        empty_like=lambda t: _Tensor(np.empty_like(t.a)),
+        softmax=lambda x, dim: _Tensor(_meaning("softmax", x, {}, 0.0)),
+        nn=SimpleNamespace(functional=F),
+        cuda=SimpleNamespace(is_available=lambda: True, Event=lambda enable_timing: _Event()),
+    )
+
+
+def _fake_triton_run(op, x, y, weights, eps):
+    y.a[...] = _meaning(op, x, weights, eps)
+
+
+def test_the_peer_rows_name_the_better_of_torch_and_triton_with_their_outputs_checked(
+    request, monkeypatch
+):
+    require_available(request.config, "wgpu")
+    monkeypatch.setitem(sys.modules, "torch", _fake_torch())
+    monkeypatch.setitem(sys.modules, "bench._triton_kernels", SimpleNamespace(run=_fake_triton_run))
+    monkeypatch.setattr(_wgpu_rows, "WGPU_P11", (("layernorm_f16", "f16"),))
+    every = _wgpu_rows.wgsl_rows_schedules
+    monkeypatch.setattr(
+        _wgpu_rows, "wgsl_rows_schedules", lambda k, c, limits: every(k, c, limits)[3:4]
+    )
+    monkeypatch.setattr(_wgpu_rows, "map_schedules", lambda k, sms: list(k.schedules[-1:]))
+    env = Bench(TINY, log=io.StringIO())
+    try:
+        peer, copy = _wgpu_rows.p11_wgpu(env)
+    finally:
+        env.close()
+    assert not peer.error and peer.baseline == "best of torch / Triton (torch)"
+    assert peer.baseline_value > 0 and peer.ours > 0 and peer.met is not None
+    assert "against torch" in peer.notes and "torch fake" in peer.notes
+    assert not copy.error and copy.goal.bound == 0.88
+    assert set(peer.raw["rounds"]) == {"copy_shader", "copy_buffer", "torch", "triton", "ours"}
