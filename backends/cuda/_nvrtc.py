@@ -387,9 +387,11 @@ def compile_module(
     C++ name expression such as ``"ns::kernel<float, 4>"``), and of each of
     ``variables`` (file-scope ``__constant__``/``__device__`` variables, keyed
     ``"&name"``, for ``cuModuleGetGlobal``). ``arch`` is ``"sm_XX"`` or
-    (PTX only) ``"compute_XX"``; by default the current device's, or ``sm_90`` with no
-    GPU. Served from the disk cache when the same compile was done before, in any
-    process. Raises ``CompileError`` carrying the NVRTC log, the source and the options."""
+    (PTX only) ``"compute_XX"``; by default the current device's (``sm_90`` with no
+    GPU), and for a cubin the target ``target_for`` gives it (``sm_90a``), the one the
+    CUDA backend builds for, so Hopper's ``wgmma`` compiles with or without a GPU.
+    Served from the disk cache when the same compile was done before, in any process.
+    Raises ``CompileError`` carrying the NVRTC log, the source and the options."""
     if not isinstance(source, str) or not source.strip():
         raise InvalidArgument("source must be non-empty CUDA C text")
     if isinstance(entry_points, str):
@@ -411,7 +413,9 @@ def compile_module(
         raise InvalidArgument(f"output must be one of {OUTPUTS}, got {output!r}")
     if isinstance(options, str) or not all(isinstance(o, str) for o in options):
         raise InvalidArgument(f"options must be a sequence of strings, got {options!r}")
-    arch = _checked_arch(arch or default_arch(), output)
+    if arch is None:
+        arch = target_for(default_arch())[0] if output == "cubin" else default_arch()
+    arch = _checked_arch(arch, output)
     full = (f"--gpu-architecture={arch}", *include_options(), *implicit_options(source), *options)
     headers = std_headers()
     key = _cache_key(source, list(entry_points), arch, output, full, headers)
