@@ -18,6 +18,7 @@ import pytest
 import forge
 import oracle
 from forge import Schedule, UnsupportedFeature, ir
+from forge.emit import _wgmma
 from forge.kernels.linalg import GEMM_BF16, GEMM_F16, WGMMA_SCHEDULES
 from oracle.pytest_plugin import require_available
 
@@ -142,3 +143,38 @@ def test_wgmma_gemms_match_the_reference_on_cuda(request, inputs, a_layout, b_la
             for k, size in [(kernel, s) for s in kernel.test_sizes] + [(wide, 264)]:
                 ev = oracle.evaluate(ctx, k, schedule, size=size, samples=1)
                 assert ev.passed, ev.report()
+
+
+_MUTANTS = {
+    # the leading- and stride-byte offsets of an MN-major operand swapped (the two
+    # strides a hand-written Hopper GEMM most easily confuses)
+    "swapped strides": lambda text: text.replace(
+        f"{_wgmma._BLOCK_BYTES}u, {_wgmma._GROUP_BYTES}u",
+        f"{_wgmma._GROUP_BYTES}u, {_wgmma._BLOCK_BYTES}u",
+    ),
+    # b's descriptor stays at the tile's first k16 step: a quarter of each k tile's b
+    # read four times
+    "stuck k step": lambda text: text.replace("fg_j *", "0u *") if "1024u)" in text else text,
+}
+
+
+@pytest.mark.parametrize("mutant", list(_MUTANTS))
+def test_the_oracle_fails_a_broken_wgmma_gemm(request, monkeypatch, mutant):
+    """The same GEMM with a planted descriptor bug (row-major a and b: b MN-major, as
+    P9 runs it) fails at a size of whole tiles and at one of partial tiles."""
+    require_available(request.config, "cuda")
+    correct = _wgmma._WgmmaLowering._descriptor
+
+    def broken(self, name):
+        text = correct(self, name)
+        return _MUTANTS[mutant](text) if name == "b" else text
+
+    monkeypatch.setattr(_wgmma._WgmmaLowering, "_descriptor", broken)
+    kernel = _mixed("f16", "row", "row", sizes=(256, 136))
+    kernel = dataclasses.replace(kernel, id=f"wgmma_mutant_{mutant.replace(' ', '_')}")
+    with forge.open_context("cuda") as ctx:
+        if not ctx.constraints.warpgroup_mma:
+            pytest.skip("wgmma needs compute capability 9.0 (H100, H200)")
+        for size in kernel.test_sizes:
+            ev = oracle.evaluate(ctx, kernel, BIG, size=size, samples=1)
+            assert not ev.passed, f"{mutant} passed at {size}"
