@@ -1,11 +1,13 @@
 """P9 and P11: kernel-forge against the libraries users would pick instead, in the same
 run on the same device, every measured output checked.
 
-- P9: the tensor-core GEMMs (``gemm_f16``, ``gemm_bf16`` under their ``mma=1``
-  schedules: f16/bf16 inputs, f32 accumulation; WMMA, and mma.sync with a cp.async
-  pipeline for the four-number tiles) against ``torch.matmul`` in the same input
-  precision (cuBLAS, reduced-precision reductions off). The row names the path of the
-  winning schedule.
+- P9: the tensor-core GEMMs (``gemm_f16``, ``gemm_bf16``, ``gemm_tf32`` under their
+  ``mma=1`` schedules: f16/bf16/TF32 inputs, f32 accumulation; WMMA, mma.sync with a
+  cp.async pipeline for the four-number tiles, Hopper's wgmma for 128-thread warpgroups)
+  against ``torch.matmul`` in the same input precision (cuBLAS; reduced-precision
+  reductions off, TF32 on for the f32 matmul of the TF32 row). The row names the path of
+  the winning schedule. TF32's output is checked against float64 dot products of its
+  inputs rounded to TF32 as the kernel rounds them (``forge.ir.to_tf32``).
 - P11: softmax, rmsnorm, layernorm and gelu at rows x cols, f32 and bf16, on CUDA,
   each in two rows: against the better of torch and a Triton kernel written the way
   Triton's tutorials write it (one program per row holding the whole row, or a 1-D
@@ -28,6 +30,7 @@ import numpy as np
 
 import forge
 from forge import Schedule, ir
+from forge.emit._mma import lowering
 from forge.kernel import Access
 
 from ._env import Bench
@@ -69,6 +72,12 @@ __all__ = [
     "PEER_GOAL",
 ]
 
+#: How a P9 row names the tensor-core path its winning schedule took.
+_PATHS = {
+    "wgmma": "wgmma, cp.async into swizzled stages",
+    "mma.sync": "mma.sync, cp.async",
+    "wmma": "WMMA",
+}
 _GEMM_TOLERANCE = 1e-3  # relative, f32 accumulation of exactly representable products
 
 
@@ -88,7 +97,7 @@ def _final(env: Bench, baseline, ours) -> tuple[float, float, dict]:
 def p9(env: Bench) -> list[Row]:
     return [
         row
-        for dtype in ("f16", "bf16")
+        for dtype in ("f16", "bf16", "tf32")
         for row in guarded(
             "P9", f"gemm_{dtype} on CUDA tensor cores", functools.partial(_p9, env, dtype)
         )
@@ -100,9 +109,14 @@ def _p9(env: Bench, dtype: str) -> Row:
     s = env.sizes
     size = s.gemm
     kernel = forge.get_kernel(f"gemm_{dtype}")
-    low = kernel.buffer("a").dtype
     a32, b32 = host_array(size * size, seed=30), host_array(size * size, seed=31)
-    a, b = a32.astype(low), b32.astype(low)
+    if dtype == "tf32":  # f32 in memory; the kernel rounds as it loads, and so does the check
+        a, b = a32, b32
+        exact_a, exact_b = ir.to_tf32(a32), ir.to_tf32(b32)
+    else:
+        low = kernel.buffer("a").dtype
+        a, b = a32.astype(low), b32.astype(low)
+        exact_a, exact_b = a.astype(np.float32), b.astype(np.float32)
     env.progress(f"P9 gemm_{dtype} {size}^3 on tensor cores")
     views = bind_views(
         ctx,
@@ -124,7 +138,7 @@ def _p9(env: Bench, dtype: str) -> Row:
     )
     ctx.run_kernel(kernel, schedule, views, size)
     got = ctx.read_buffer_f32(views[output_index(kernel)])
-    error = gemm_error(a.astype(np.float32), b.astype(np.float32), got, size)
+    error = gemm_error(exact_a, exact_b, got, size)
     if error > _GEMM_TOLERANCE:
         raise AssertionError(
             f"gemm_{dtype} under {schedule} has a relative error of "
@@ -134,7 +148,8 @@ def _p9(env: Bench, dtype: str) -> Row:
     matmul = torch.backends.cuda.matmul
     matmul.allow_fp16_reduced_precision_reduction = False
     matmul.allow_bf16_reduced_precision_reduction = False
-    kind = torch.float16 if dtype == "f16" else torch.bfloat16
+    matmul.allow_tf32 = dtype == "tf32"
+    kind = {"f16": torch.float16, "bf16": torch.bfloat16, "tf32": torch.float32}[dtype]
     ta = torch.from_numpy(a32.reshape(size, size)).cuda().to(kind)
     tb = torch.from_numpy(b32.reshape(size, size)).cuda().to(kind)
     tc = torch.empty_like(ta)
@@ -151,15 +166,15 @@ def _p9(env: Bench, dtype: str) -> Row:
     return Row(
         "P9",
         f"gemm {size}^3 {dtype} in, f32 accumulate, CUDA tensor cores "
-        f"({'mma.sync, cp.async' if len(schedule.tile or ()) == 4 else 'WMMA'})",
-        f"torch.matmul {dtype} (cuBLAS)",
+        f"({_PATHS[lowering(schedule)]})",
+        f"torch.matmul {'f32, allow_tf32' if dtype == 'tf32' else dtype} (cuBLAS)",
         base,
         mine,
         "TFLOP/s",
         Goal(">=", 0.7),
         notes=(
             f"{sweep_note(tried, winner)}; output checked (max rel err "
-            f"{error:.1e}); ours writes f32 c, cuBLAS {dtype} c; torch "
+            f"{error:.1e}); ours writes f32 c, cuBLAS {kind} c; torch "
             f"{torch.__version__}"
         ),
         raw={

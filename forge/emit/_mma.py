@@ -263,6 +263,14 @@ def _on_warpgroups(schedule) -> bool:
     return schedule.workgroup_size[0] == _wgmma.WARPGROUP
 
 
+def lowering(schedule) -> str:
+    """The name of the path a checked ``mma=1`` schedule takes, for reports: ``"wgmma"``,
+    ``"mma.sync"`` (the cp.async pipeline) or ``"wmma"``."""
+    if _on_warpgroups(schedule):
+        return "wgmma"
+    return "mma.sync" if _pipelined(schedule) else "wmma"
+
+
 def lower(em: Emission) -> None:
     if _on_warpgroups(em.schedule):
         _wgmma.lower(em)
