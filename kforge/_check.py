@@ -422,7 +422,8 @@ def _print_run(run: CheckRun, regressions: list[str]) -> None:
     ]
     if rows and not any(row[-1] for row in rows):
         columns, rows = columns[:-1], [row[:-1] for row in rows]
-    print_table(f"kforge check: each backend against the {reference} reference", columns, rows)
+    title = f"kforge check: each backend against the {reference} reference"
+    print_table(title, columns, rows, whole=2)
     for name, why in run.unavailable.items():
         print(f"{name}: not available: {why}")
     for name, why in run.refused.items():

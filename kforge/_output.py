@@ -45,14 +45,26 @@ def print_json(data: Any) -> None:
 
 
 def print_table(
-    title: str, columns: Sequence[str], rows: Sequence[Sequence[Any]], caption: str | None = None
+    title: str,
+    columns: Sequence[str],
+    rows: Sequence[Sequence[Any]],
+    caption: str | None = None,
+    whole: int = 1,
 ) -> None:
+    """A table of text cells. The first ``whole`` columns hold names (kernel ids,
+    backends) that people read and grep: they are never folded, however long the
+    other cells are; the rest fold to fit the width."""
     # Cells are text, not rich markup: "pip install 'kernel-forge[cuda]'" keeps its [cuda].
+    cells = [["" if cell is None else str(cell) for cell in row] for row in rows]
     table = Table(title=escape(title), caption=caption and escape(caption), title_justify="left")
-    for column in columns:
-        table.add_column(escape(column), overflow="fold")
-    for row in rows:
-        table.add_row(*("" if cell is None else escape(str(cell)) for cell in row))
+    for i, column in enumerate(columns):
+        if i < whole:
+            widest = max((len(row[i]) for row in cells), default=0)
+            table.add_column(escape(column), no_wrap=True, min_width=max(widest, len(column)))
+        else:
+            table.add_column(escape(column), overflow="fold")
+    for row in cells:
+        table.add_row(*(escape(cell) for cell in row))
     console().print(table)
 
 

@@ -65,3 +65,20 @@ def test_table_cells_are_text_not_markup(capsys):
 
     print_table("reasons", ["reason"], [["pip install 'kernel-forge[cuda]'"]])
     assert "kernel-forge[cuda]" in capsys.readouterr().out
+
+
+def test_names_stay_whole_however_long_the_other_cells(capsys):
+    """Piped output is 160 columns wide; a long note must fold itself, not the kernel
+    id and backend a user greps for (seen on the H200: 'layernorm_b' / 'f16')."""
+    from kforge._output import print_table
+
+    columns = ["kernel", "backend", "verdict", "sizes", "max ulp", "max abs err"]
+    columns += ["elements", "median", "timing", "schedule", "note"]
+    row = ["layernorm_bf16_with_a_long_name", "cuda-secondary", "pass", "67, 1, 130, 4096"]
+    row += ["1.2e+03", "3.0e-05", "123456/123456", "1.23 ms", "gpu-timestamp"]
+    row += ["wg=256,ipt=32,vec=4,grid=4224", "a long note " * 10]
+    print_table("t", columns, [row], whole=2)
+    lines = capsys.readouterr().out.splitlines()
+    assert any("layernorm_bf16_with_a_long_name" in line for line in lines)
+    assert any("cuda-secondary" in line for line in lines)
+    assert all(len(line) <= 160 for line in lines)

@@ -231,15 +231,28 @@ def test_a_new_process_finds_the_compile_on_disk(cache):
     )
 
 
-def test_the_default_arch_is_the_devices_or_sm_90_without_one():
+def test_the_default_arch_is_the_backends_target_for_the_device_or_sm_90_without_one():
+    """A cubin by default is built for what the CUDA backend builds for the device (or
+    sm_90 with none): the architecture-specific target from sm_90 on, so kernels using
+    wgmma compile; PTX by default targets the plain architecture."""
+    from backends.cuda._nvrtc import target_for
+
     ok, _ = forge.available_backends()["cuda"]
-    expected = "sm_90"
+    device = "sm_90"
     if ok:
         from backends.cuda._driver import device_info
 
-        expected = device_info(0).arch
+        device = device_info(0).arch
+    expected, _ = target_for(device)
     assert cuda.compile_cuda(AFFINE, "raw_affine") == cuda.compile_cuda(
         AFFINE, "raw_affine", arch=expected
+    )
+    if expected != device:  # the default is not the plain architecture's cubin
+        assert cuda.compile_cuda(AFFINE, "raw_affine") != cuda.compile_cuda(
+            AFFINE, "raw_affine", arch=device
+        )
+    assert cuda.compile_cuda(AFFINE, "raw_affine", output="ptx") == cuda.compile_cuda(
+        AFFINE, "raw_affine", arch=device, output="ptx"
     )
 
 
