@@ -414,7 +414,10 @@ def compile_module(
     if isinstance(options, str) or not all(isinstance(o, str) for o in options):
         raise InvalidArgument(f"options must be a sequence of strings, got {options!r}")
     if arch is None:
-        arch = target_for(default_arch())[0] if output == "cubin" else default_arch()
+        arch = default_arch()
+        target, kind = target_for(arch)
+        if output == kind == "cubin":  # a device past this NVRTC keeps its plain name
+            arch = target
     arch = _checked_arch(arch, output)
     full = (f"--gpu-architecture={arch}", *include_options(), *implicit_options(source), *options)
     headers = std_headers()
