@@ -104,7 +104,9 @@ def wgsl_rows_schedules(kernel, cols: int, constraints) -> list[Schedule]:
     """A row kernel's own schedules, plus vec4 ones whose ``wg * ipt * 4`` columns hold
     a whole row of ``cols`` in registers (one read and one write per element) for each
     workgroup of 1024, 512 and 256 invocations the adapter allows, and one that sweeps
-    the row twice at the largest of them."""
+    the row twice at the largest of them; where the adapter offers subgroups, each of
+    those with one row per workgroup also with its reductions through subgroup
+    operations (sg=1)."""
     most = min(constraints.max_invocations_per_workgroup, constraints.max_workgroup_size[0])
     sizes = [wg for wg in (1024, 512, 256) if wg <= most]
     extra = [
@@ -114,7 +116,10 @@ def wgsl_rows_schedules(kernel, cols: int, constraints) -> list[Schedule]:
     if sizes:
         twice = max(1, cols // (2 * sizes[0] * 4))
         extra.append(Schedule((sizes[0], 1), items_per_invocation=twice, vector_width=4))
-    return list(dict.fromkeys([*kernel.schedules, *extra]))
+    every = list(dict.fromkeys([*kernel.schedules, *extra]))
+    if constraints.subgroups:
+        every += [s.with_(subgroups=True) for s in every if s.workgroup_size[1] == 1]
+    return every
 
 
 def _rows(env: Bench, ctx, name: str, dtype: str, multiprocessors: int | None) -> list[Row]:

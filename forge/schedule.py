@@ -28,7 +28,11 @@ _KEYS = {
     "grid": "max_workgroups",
     "unroll": "unroll",
     "mma": "mma",
+    "sg": "subgroups",
 }
+
+#: The on/off fields (0 or 1 in the textual form).
+_FLAGS = ("unroll", "mma", "subgroups")
 
 
 def _as_dims(value: int | tuple[int, ...]) -> tuple[int, int, int]:
@@ -57,7 +61,10 @@ class Schedule:
     ``unroll``: write the loops over a tiled kernel's register arrays out in full on
     targets without an unroll hint (WGSL), so their indices are constants (a matmul
     choice; CUDA unrolls them by pragma either way); ``mma``: compute a matmul with the
-    device's matrix-multiply-accumulate units (CUDA tensor cores through WMMA)."""
+    device's matrix-multiply-accumulate units (CUDA tensor cores through WMMA);
+    ``subgroups``: reduce across invocations with the device's subgroup operations
+    (a rows choice on WGSL where the adapter offers ``subgroup``; CUDA's row reductions
+    always use warp shuffles)."""
 
     workgroup_size: tuple[int, int, int] = (64, 1, 1)
     items_per_invocation: int = 1
@@ -66,6 +73,7 @@ class Schedule:
     max_workgroups: int | None = None
     unroll: bool = False
     mma: bool = False
+    subgroups: bool = False
 
     if TYPE_CHECKING:
         # What the generated __init__ accepts, as __post_init__ normalises it: a
@@ -79,6 +87,7 @@ class Schedule:
             max_workgroups: int | None = None,
             unroll: bool = False,
             mma: bool = False,
+            subgroups: bool = False,
         ) -> None: ...
 
     def __post_init__(self) -> None:
@@ -109,7 +118,7 @@ class Schedule:
             keep(
                 "max_workgroups", _checks.integer(self.max_workgroups, "max_workgroups", minimum=1)
             )
-        for flag in ("unroll", "mma"):
+        for flag in _FLAGS:
             if getattr(self, flag) not in (False, True):  # 0 and 1 from the textual form
                 raise InvalidArgument(f"{flag} is 0 or 1, got {getattr(self, flag)!r}")
             keep(flag, bool(getattr(self, flag)))
@@ -175,7 +184,8 @@ class Schedule:
             parts.append("tile=" + "x".join(map(str, self.tile)))
         if self.max_workgroups is not None:
             parts.append(f"grid={self.max_workgroups}")
-        parts += [f"{flag}=1" for flag in ("unroll", "mma") if getattr(self, flag)]
+        on = [key for key, name in _KEYS.items() if name in _FLAGS and getattr(self, name)]
+        parts += [f"{key}=1" for key in on]
         return ",".join(parts)
 
     @classmethod

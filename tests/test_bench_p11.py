@@ -27,8 +27,12 @@ from oracle.pytest_plugin import require_available
 from tests.test_bench_sections import TINY
 
 
-def _limits(most: int):
-    return SimpleNamespace(max_invocations_per_workgroup=most, max_workgroup_size=(most, most, 64))
+def _limits(most: int, subgroups: bool = False):
+    return SimpleNamespace(
+        max_invocations_per_workgroup=most,
+        max_workgroup_size=(most, most, 64),
+        subgroups=subgroups,
+    )
 
 
 def test_the_wgsl_row_schedules_hold_a_whole_row_within_the_adapter_s_workgroups():
@@ -43,6 +47,17 @@ def test_the_wgsl_row_schedules_hold_a_whole_row_within_the_adapter_s_workgroups
     small = _wgpu_rows.wgsl_rows_schedules(kernel, 32768, _limits(256))
     assert {s.workgroup_size[0] for s in small} <= {32, 64, 256}
     assert Schedule((256, 1), items_per_invocation=32, vector_width=4) in small
+
+
+def test_where_the_adapter_offers_subgroups_each_one_row_schedule_also_runs_with_sg():
+    kernel = forge.get_kernel("softmax")
+    plain = _wgpu_rows.wgsl_rows_schedules(kernel, 32768, _limits(1024))
+    both = _wgpu_rows.wgsl_rows_schedules(kernel, 32768, _limits(1024, subgroups=True))
+    assert not any(s.subgroups for s in plain)
+    assert both[: len(plain)] == plain
+    one_row = [s for s in plain if s.workgroup_size[1] == 1]
+    assert both[len(plain) :] == [s.with_(subgroups=True) for s in one_row]
+    assert Schedule((32, 4), items_per_invocation=2) in plain  # two rows a workgroup: no sg twin
 
 
 def test_a_candidate_with_a_wrong_output_cannot_win():

@@ -106,7 +106,10 @@ def dynamic_shared_bytes(body, schedule: Schedule) -> int:
 
 
 #: What each device feature a lowering may need is, in the words of a refusal.
-_FEATURES = {"warpgroup_mma": "Hopper's warpgroup MMA (wgmma, compute capability 9.0)"}
+_FEATURES = {
+    "warpgroup_mma": "Hopper's warpgroup MMA (wgmma, compute capability 9.0)",
+    "subgroups": "subgroup operations (the WebGPU feature 'subgroups')",
+}
 
 
 def check(kernel, schedule: Schedule, target: str | None = None, constraints=None) -> None:
@@ -118,6 +121,11 @@ def check(kernel, schedule: Schedule, target: str | None = None, constraints=Non
         raise InvalidArgument(f"expected a Schedule, got {type(schedule).__name__}")
     body = _body_of(kernel)
     lowering = _LOWERINGS[body.kind]
+    if schedule.subgroups and not getattr(lowering, "SUBGROUPS", False):
+        raise ScheduleRefused(
+            f"sg=1 reduces across invocations with subgroup operations, a choice of row "
+            f"kernels on WGSL; a {body.kind} kernel has no such reduction"
+        )
     lowering.check(body, schedule, None)
     widths = getattr(lowering, "VECTOR_WIDTHS", _VECTOR_WIDTHS)
     if schedule.vector_width not in widths:

@@ -426,8 +426,11 @@ class Emission:
     def _wgsl(self, ops) -> str:
         k = self.kernel
         out = self.header("WGSL")
-        if self.body.uses("f16"):
-            out += ["enable f16;"]
+        enables = (["f16"] if self.body.uses("f16") else []) + (
+            ["subgroups"] if self.schedule.subgroups else []
+        )
+        if enables:
+            out += [f"enable {', '.join(enables)};"]
         out += ["", "struct fg_Params {"]
         out += [f"    {name}: {dtype}," for name, dtype in k.uniform.fields] + ["}", ""]
         if self.vector_arrays:
@@ -460,7 +463,16 @@ class Emission:
             f"fn {k.entry_point}(@builtin(workgroup_id) fg_wid: vec3<u32>,",
             "        @builtin(num_workgroups) fg_nwg: vec3<u32>,",
             "        @builtin(local_invocation_id) fg_lid3: vec3<u32>,",
-            "        @builtin(local_invocation_index) fg_lidx: u32) {",
+            "        @builtin(local_invocation_index) fg_lidx: u32"
+            + (
+                ",\n        @builtin(subgroup_invocation_id) fg_sgi: u32,"
+                "\n        @builtin(subgroup_size) fg_sgs: u32,"
+                "\n        @builtin(subgroup_id) fg_sgid: u32,"
+                "\n        @builtin(num_subgroups) fg_nsg: u32"
+                if self.schedule.subgroups
+                else ""
+            )
+            + ") {",
         ]
         return "\n".join(out) + "\n" + body + "}\n"
 

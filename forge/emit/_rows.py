@@ -41,9 +41,19 @@ from ..ir._dtypes import TYPES
 from ..ir._expr import walk
 from ._code import Emission, ScheduleRefused, refuse_unroll, short
 
-__all__ = ["PATTERN", "VECTOR_WIDTHS", "check", "storage_bytes", "workgroup_count", "lower"]
+__all__ = [
+    "PATTERN",
+    "SUBGROUPS",
+    "VECTOR_WIDTHS",
+    "check",
+    "device_features",
+    "storage_bytes",
+    "workgroup_count",
+    "lower",
+]
 
 PATTERN = "rows"  # the ``Body.kind`` this module lowers
+SUBGROUPS = True  # takes sg=1 (on WGSL)
 #: vec=8: 16-byte loads and stores of 2-byte elements (f16, bf16) on CUDA
 VECTOR_WIDTHS = (1, 2, 4, 8)
 
@@ -71,6 +81,40 @@ def check(body, schedule, target: str | None) -> None:
         )
     if schedule.vector_width == 8:
         _check_eight(body, target)
+    if schedule.subgroups:
+        _check_subgroups(body, schedule, target)
+
+
+def _check_subgroups(body, schedule, target: str | None) -> None:
+    """sg=1: WGSL's reductions through subgroup operations, one row per workgroup (a
+    subgroup never straddles two rows), accumulators the operations take."""
+    if target == "cuda":
+        raise ScheduleRefused(
+            "sg=1 is WGSL's subgroup reduction; CUDA's row reductions always go "
+            "through warp shuffles, so the schedule without it is the same kernel"
+        )
+    if schedule.workgroup_size[1] != 1:
+        raise ScheduleRefused(
+            f"sg=1 reduces each row within its workgroup's subgroups, which may straddle "
+            f"rows: it takes one row per workgroup (wg_y = 1), got {schedule.workgroup_size}"
+        )
+    wide = sorted({t for t in _widest(body, "subgroups") if t not in _SUBGROUP_TYPES})
+    if wide:
+        raise ScheduleRefused(
+            f"sg=1 is unsupported, because subgroup operations take "
+            f"{', '.join(sorted(_SUBGROUP_TYPES))} and this kernel accumulates in {', '.join(wide)}"
+        )
+
+
+#: Accumulator dtypes WGSL's subgroup operations take (f16 sums accumulate in f32).
+_SUBGROUP_TYPES = frozenset({"f32", "i32", "u32"})
+#: WebGPU's smallest subgroup: a workgroup of x invocations has at most x / 4 subgroups.
+_MIN_SUBGROUP = 4
+
+
+def device_features(body, schedule) -> tuple[str, ...]:
+    """What a device must offer to run this schedule, beyond its target."""
+    return ("subgroups",) if schedule.subgroups else ()
 
 
 def _check_eight(body, target: str | None) -> None:
@@ -190,53 +234,64 @@ def _arguments(item) -> list[Expr]:
     return [item.args[0]]
 
 
-def _parts(item, target: str) -> list[str]:
+def _crossing(schedule, target: str) -> str:
+    """How a reduction crosses the row's invocations: ``"cuda"`` (warp shuffles, then
+    the warps' partials through shared memory), ``"subgroups"`` (WGSL's subgroup
+    operations the same way, sg=1) or ``"wgsl"`` (a workgroup-memory tree)."""
+    return "subgroups" if target == "wgsl" and schedule.subgroups else target
+
+
+def _parts(item, how: str) -> list[str]:
     """Accumulator dtypes one level item keeps in shared memory at once: the online pair
-    is a (max, sum) partial on CUDA and two trees in turn on WGSL; the moments pair a
-    (count, sum, squared deviations) partial on both."""
+    is a (max, sum) partial, except in the WGSL tree, which takes the two in turn; the
+    moments pair a (count, sum, squared deviations) partial everywhere."""
     if isinstance(item, _Online):
-        return ["f32", "f32"] if target == "cuda" else ["f32"]
+        return ["f32"] if how == "wgsl" else ["f32", "f32"]
     if isinstance(item, _Moments):
         return ["f32", "f32", "f32"]
     return [accumulator(item.dtype)]
 
 
-def _slots(level: list, target: str) -> list[list[int]]:
+def _slots(level: list, how: str) -> list[list[int]]:
     """Each item's parts' indices among the level's parts of the same dtype."""
     seen: dict[str, int] = {}
     slots = []
     for item in level:
         mine = []
-        for t in _parts(item, target):
+        for t in _parts(item, how):
             mine.append(seen.get(t, 0))
             seen[t] = mine[-1] + 1
         slots.append(mine)
     return slots
 
 
-def _widest(body, target: str) -> dict[str, int]:
+def _widest(body, how: str) -> dict[str, int]:
     """Per accumulator dtype, the most parts of that dtype in one level."""
     widest: dict[str, int] = {}
     for level in _levels(body):
-        for item, slots in zip(level, _slots(level, target)):
-            for t, slot in zip(_parts(item, target), slots):
+        for item, slots in zip(level, _slots(level, how)):
+            for t, slot in zip(_parts(item, how), slots):
                 widest[t] = max(widest.get(t, 0), slot + 1)
     return widest
 
 
-def _per_row(x: int, target: str) -> int:
-    """Shared slots one row needs per part: the whole tree on WGSL, one per warp and
-    two halves on CUDA (none when a row is one warp or less)."""
-    if target == "wgsl":
+def _per_row(x: int, how: str) -> int:
+    """Shared slots one row needs per part: the whole tree on WGSL; one per warp and
+    two halves on CUDA (none when a row is one warp or less); one per subgroup (at most
+    ``x / 4``) and two halves with sg=1."""
+    if how == "wgsl":
         return x
+    if how == "subgroups":
+        return 2 * max(1, x // _MIN_SUBGROUP)
     return 2 * (x // _WARP) if x > _WARP else 0
 
 
 def storage_bytes(body, schedule, target: str) -> int:
     x, y, _ = schedule.workgroup_size
-    per_row = _per_row(x, target)
+    how = _crossing(schedule, target)
+    per_row = _per_row(x, how)
     return sum(
-        count * y * per_row * (8 if t == "f64" else 4) for t, count in _widest(body, target).items()
+        count * y * per_row * (8 if t == "f64" else 4) for t, count in _widest(body, how).items()
     )
 
 
@@ -300,6 +355,7 @@ class _RowLowering:
         self.vec_ok: str | None = None
         self.limit: str | None = self.cols  # None: every column of a sweep is in range
         self.target = em.d.target
+        self.how = _crossing(s, self.target)
         self.neg_inf = em.d.literal(float("-inf"), "f32")
         # (expression, its value's text from a register slot) bound at every column
         self.lane_values: list[tuple[Expr, Callable[[str], str]]] = []
@@ -346,12 +402,12 @@ class _RowLowering:
                     self._passes(one_pass=False)
 
     def _declare_reduction_memory(self) -> None:
-        per_row = _per_row(self.x, self.target)
-        widest = sorted(_widest(self.body, self.target).items())
+        per_row = _per_row(self.x, self.how)
+        widest = sorted(_widest(self.body, self.how).items())
         for t, count in widest:
             if per_row:
                 self.em.shared(f"fg_red_{t}", t, count * self.y * per_row)
-        if per_row and widest and self.target == "cuda":
+        if per_row and widest and self.how != "wgsl":
             # which half of the partials the next block-wide reduction writes
             self.em.code.line(self.em.d.var("fg_half", "u32", "0u"))
 
@@ -752,6 +808,8 @@ class _RowLowering:
         if self.target == "cuda":
             stages = [self._stage(op, t) for op, t in specs]
             return [r[0] for r in self._reduce_cuda(level, [[a] for a in accs], stages)]
+        if self.how == "subgroups":
+            return [r[0] for r in self._reduce_subgroups(level, [[a] for a in accs])]
         return self._tree(_slots(level, "wgsl"), specs, accs)
 
     def _reduce_online(self, pair: _Online, m: str, s: str) -> tuple[str, str]:
@@ -760,6 +818,9 @@ class _RowLowering:
         em, v = self.em, self.em.values
         if self.target == "cuda":
             peak, total = self._reduce_cuda([pair], [[m, s]], [self._online_stage])[0]
+            return peak, total
+        if self.how == "subgroups":
+            peak, total = self._reduce_subgroups([pair], [[m, s]])[0]
             return peak, total
         (peak,) = self._tree([[0]], [("max", "f32")], [m])
         scaled = em.let(v.fresh("s"), "f32", f"{s} * {self._factor(m, peak)}")
@@ -772,6 +833,9 @@ class _RowLowering:
         em, d, code, v = self.em, self.em.d, self.em.code, self.em.values
         if self.target == "cuda":
             n, total, q = self._reduce_cuda([item], [list(values)], [self._moments_stage])[0]
+            return n, total, q
+        if self.how == "subgroups":
+            n, total, q = self._reduce_subgroups([item], [[self._count(p) for p in values]])[0]
             return n, total, q
         # WGSL: a shared-memory tree, merging the upper half's partials into the lower's
         plane = self.y * self.x
@@ -835,6 +899,97 @@ class _RowLowering:
         ]
         code.line(d.barrier)
         return results
+
+    # -- WGSL subgroups (sg=1) -----------------------------------------------------------
+    def _reduce_subgroups(self, level: list, values: list[list[str]]) -> list[list[str]]:
+        """Each item's partials reduced within every subgroup (``_within``); each
+        subgroup's first invocation stores its result by ``subgroup_id`` in one half of
+        workgroup memory (the halves alternate, so the next level may write while a
+        slow subgroup still reads: one barrier a level, as on CUDA); then every
+        invocation folds a strided share of those results and its subgroup reduces them
+        again, so every invocation ends with the row's result. Nothing assumes how
+        invocations are grouped into subgroups, nor their size, beyond WebGPU's 4 to
+        128 (a workgroup of x invocations has at most x / 4 of them)."""
+        d, code, v = self.em.d, self.em.code, self.em.values
+        per = max(1, self.x // _MIN_SUBGROUP)
+        widest = _widest(self.body, "subgroups")
+        slots = _slots(level, "subgroups")
+
+        def shared(i: int, p: int, index: str) -> str:
+            t = _parts(level[i], "subgroups")[p]
+            return f"fg_red_{t}[fg_half * {widest[t] * per}u + {slots[i][p] * per}u + {index}]"
+
+        mine = [self._within(item, vals) for item, vals in zip(level, values)]
+        with code.block("if (fg_sgi == 0u) {"):
+            for i, parts in enumerate(mine):
+                for p, value in enumerate(parts):
+                    code.line(f"{shared(i, p, 'fg_sgid')} = {value};")
+        code.line(d.barrier)
+        folded = []
+        for i, item in enumerate(level):
+            acc = [v.fresh("a") for _ in _parts(item, "subgroups")]
+            for name, t, start in zip(acc, _parts(item, "subgroups"), self._empty(item)):
+                code.line(d.var(name, t, start))
+            with code.block(d.loop("fg_j", "fg_sgi", "fg_nsg", "fg_sgs")):
+                other = [
+                    self.em.let(v.fresh("o"), t, shared(i, p, "fg_j"))
+                    for p, t in enumerate(_parts(item, "subgroups"))
+                ]
+                for name, value in zip(acc, self._merged(item, acc, other)):
+                    code.line(f"{name} = {value};")
+            folded.append(acc)
+        code.line("fg_half ^= 1u;")
+        return [self._within(item, acc) for item, acc in zip(level, folded)]
+
+    def _empty(self, item) -> list[str]:
+        """The partial of no values: the reduction's identity; (-inf, 0) for the
+        online pair, (0, 0, 0) for the moments."""
+        d = self.em.d
+        if isinstance(item, _Online):
+            return [self.neg_inf, d.literal(0.0, "f32")]
+        if isinstance(item, _Moments):
+            return [d.literal(0.0, "f32")] * 3
+        t = accumulator(item.dtype)
+        return [_identity(self.em, item.attr[0], t)]
+
+    def _merged(self, item, a: list[str], b: list[str]) -> list[str]:
+        """One partial of the values of two."""
+        em, d, v = self.em, self.em.d, self.em.values
+        if isinstance(item, _Online):
+            peak = em.let(v.fresh("p"), "f32", d.combine("max", "f32", a[0], b[0]))
+            total = f"({a[1]} * {self._factor(a[0], peak)} + {b[1]} * {self._factor(b[0], peak)})"
+            return [peak, em.let(v.fresh("t"), "f32", total)]
+        if isinstance(item, _Moments):
+            return [str(part) for part in self._merge((a[0], a[1], a[2]), (b[0], b[1], b[2]))]
+        return [d.combine(item.attr[0], accumulator(item.dtype), a[0], b[0])]
+
+    def _within(self, item, values: list[str]) -> list[str]:
+        """The partial of the values of every invocation of this subgroup, the same in
+        each: subgroupAdd and subgroupMax where the merge is one, a butterfly of
+        subgroupShuffleXor for the moments (whose merge is not). A butterfly stays
+        within the workgroup's x invocations, where a subgroup is wider."""
+        em, d, code, v = self.em, self.em.d, self.em.code, self.em.values
+        builtin = {"sum": "subgroupAdd", "max": "subgroupMax"}
+        if isinstance(item, _Online):
+            peak = em.let(v.fresh("peak"), "f32", f"subgroupMax({values[0]})")
+            scaled = f"{values[1]} * {self._factor(values[0], peak)}"
+            return [peak, em.let(v.fresh("total"), "f32", f"subgroupAdd({scaled})")]
+        if not isinstance(item, _Moments):
+            t = accumulator(item.dtype)
+            return [em.let(v.fresh("r"), t, f"{builtin[item.attr[0]]}({values[0]})")]
+        mine = [v.fresh("b") for _ in values]
+        for name, value in zip(mine, values):
+            code.line(d.var(name, "f32", value))
+        with code.block(
+            f"for (var fg_o: u32 = min(fg_sgs, {self.x}u) >> 1u; fg_o > 0u; fg_o = fg_o >> 1u) {{"
+        ):
+            other = [
+                em.let(v.fresh("o"), "f32", f"subgroupShuffleXor({name}, fg_o)") for name in mine
+            ]
+            merged = self._merge((mine[0], mine[1], mine[2]), (other[0], other[1], other[2]))
+            for name, part in zip(mine, merged):
+                code.line(f"{name} = {self._count(part)};")
+        return mine
 
     # CUDA: a stage turns each invocation's values of one item into the item's result
     # over the lanes that shuffle together (``offsets``), in every one of those lanes.
