@@ -71,6 +71,9 @@ REFUSED = [
     (MAP, Schedule(64, items_per_invocation=257), None, r"unrolls 257 items per invocation"),
     (MAP, Schedule(64, items_per_invocation=128, vector_width=4), None, r"unrolls 512 items"),
     (ROWS, Schedule((32, 1), items_per_invocation=2**20), None, r"unrolls 1048576 items"),
+    (MAP, Schedule(256, vector_width=8), "cuda", r"map kernel's .* is f32.*vec=4 already"),
+    (forge.get_kernel("gelu_f16"), Schedule(256, vector_width=8), "wgsl", r"no 8-wide vectors"),
+    (MAP, Schedule(256, subgroups=True), None, r"a map kernel has no such reduction"),
 ]
 
 
@@ -88,6 +91,13 @@ def test_refused_combinations_name_the_reason_before_emission(kernel, schedule, 
             emit(kernel, schedule, name)
     after = _emit.cache_info()
     assert (after.hits, after.misses) == (before.hits, before.misses), "the emitter ran"
+
+
+def test_a_map_of_2_byte_values_moves_16_byte_chunks_on_cuda():
+    source = emit(forge.get_kernel("gelu_bf16"), Schedule(256, vector_width=8), "cuda")
+    assert "struct __align__(16) fg_bfloat8" in source
+    assert "*reinterpret_cast<const fg_bfloat8*>(&x[" in source
+    assert "*reinterpret_cast<fg_bfloat8*>(&y[" in source
 
 
 def test_a_refusal_is_an_unsupported_feature_so_tuners_prune_it():

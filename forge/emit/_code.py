@@ -76,6 +76,23 @@ class Code:
         return "\n".join(self.lines) + "\n"
 
 
+def refuse_eight(buffers, target: str | None, pattern: str) -> None:
+    """vec=8 is one 16-byte access per chunk of 2-byte elements: refused on WGSL (no
+    8-wide vectors) and where any of the ``buffers`` moved in chunks is wider."""
+    if target == "wgsl":
+        raise ScheduleRefused(
+            "vec=8 is unsupported, because WGSL has no 8-wide vectors (vec2 to vec4); "
+            "it is CUDA's 16-byte access to 2-byte elements"
+        )
+    wide = [f"{b.name} is {b.dtype}" for b in buffers if TYPES[b.dtype].size != 2]
+    if wide:
+        raise ScheduleRefused(
+            f"vec=8 moves 16 bytes at a time only for 2-byte elements (f16, bf16), and a "
+            f"{pattern} kernel's {', '.join(wide)}: vec=4 already moves 16 bytes of "
+            "4-byte elements"
+        )
+
+
 def refuse_unroll(schedule: Schedule, pattern: str) -> None:
     """Refuse the matmul's choices for another pattern: ``unroll=1`` (its lowering
     writes its register loops out always, so the schedule would only repeat another

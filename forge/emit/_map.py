@@ -12,17 +12,21 @@ invocation, then keep their values)."""
 from __future__ import annotations
 
 from ..ir import index
-from ._code import Emission, ScheduleRefused, plus, refuse_unroll
+from ._code import Emission, ScheduleRefused, plus, refuse_eight, refuse_unroll
 
-__all__ = ["PATTERN", "check", "storage_bytes", "workgroup_count", "lower"]
+__all__ = ["PATTERN", "VECTOR_WIDTHS", "check", "storage_bytes", "workgroup_count", "lower"]
 
 PATTERN = "map"  # the ``Body.kind`` this module lowers
+#: vec=8: 16-byte loads and stores of 2-byte elements (f16, bf16) on CUDA
+VECTOR_WIDTHS = (1, 2, 4, 8)
 
 _INDEX = index()
 
 
 def check(body, schedule, target: str) -> None:
     refuse_unroll(schedule, "map")
+    if schedule.vector_width == 8:
+        refuse_eight(body.buffers(), target, "map")
     if schedule.tile is not None:
         tile = "x".join(map(str, schedule.tile))
         raise ScheduleRefused(

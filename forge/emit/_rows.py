@@ -37,9 +37,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..ir import Expr, col, row
-from ..ir._dtypes import TYPES
 from ..ir._expr import walk
-from ._code import Emission, ScheduleRefused, refuse_unroll, short
+from ._code import Emission, ScheduleRefused, refuse_eight, refuse_unroll, short
 
 __all__ = [
     "PATTERN",
@@ -80,7 +79,7 @@ def check(body, schedule, target: str | None) -> None:
             "so wg_x must be a power of two"
         )
     if schedule.vector_width == 8:
-        _check_eight(body, target)
+        refuse_eight([b for b in body.buffers() if b.layout in ("matrix", "cols")], target, "rows")
     if schedule.subgroups:
         _check_subgroups(body, schedule, target)
 
@@ -115,25 +114,6 @@ _MIN_SUBGROUP = 4
 def device_features(body, schedule) -> tuple[str, ...]:
     """What a device must offer to run this schedule, beyond its target."""
     return ("subgroups",) if schedule.subgroups else ()
-
-
-def _check_eight(body, target: str | None) -> None:
-    """vec=8 is one 16-byte access per chunk: only for 2-byte elements, only on CUDA."""
-    if target == "wgsl":
-        raise ScheduleRefused(
-            "vec=8 is unsupported, because WGSL has no 8-wide vectors (vec2 to vec4); "
-            "it is CUDA's 16-byte access to 2-byte elements"
-        )
-    wide = [
-        f"{b.name} is {b.dtype}"
-        for b in body.buffers()
-        if b.layout in ("matrix", "cols") and TYPES[b.dtype].size != 2
-    ]
-    if wide:
-        raise ScheduleRefused(
-            f"vec=8 moves 16 bytes at a time only for 2-byte elements (f16, bf16), and "
-            f"{', '.join(wide)}: vec=4 already moves 16 bytes of 4-byte elements"
-        )
 
 
 def accumulator(dtype: str) -> str:

@@ -13,7 +13,7 @@ from .. import ir
 from ..kernel import KernelSpec
 from ..schedule import Schedule
 
-__all__ = ["KERNELS", "SCHEDULES", "SCHEDULE_ROLES"]
+__all__ = ["KERNELS", "SCHEDULES", "SCHEDULE_ROLES", "HALF_SCHEDULES", "HALF_SCHEDULE_ROLES"]
 
 SCHEDULES = (
     Schedule(64),
@@ -22,6 +22,14 @@ SCHEDULES = (
     Schedule(256, items_per_invocation=2, vector_width=4, max_workgroups=4224),
 )
 SCHEDULE_ROLES = {str(s): "big-gpu" for s in SCHEDULES[2:]}
+# Values of 2 bytes (f16, bf16) on CUDA: 8 a chunk are one 16-byte access, as 4 floats
+# are (WGSL, which has no 8-wide vectors, refuses these, saying so).
+HALF_SCHEDULES = (
+    *SCHEDULES,
+    Schedule(256, items_per_invocation=4, vector_width=8),
+    Schedule(256, items_per_invocation=2, vector_width=8, max_workgroups=4224),
+)
+HALF_SCHEDULE_ROLES = {str(s): "big-gpu" for s in HALF_SCHEDULES[2:]}
 # `kforge check` runs every size; `oracle.evaluate`, `cross_check` and the tuner default
 # to the last, the largest. 1001 and 4099 are multiples of no workgroup, vector or tile.
 _TEST_SIZES = (1001, 1, 4099)
@@ -40,15 +48,9 @@ x, y, z = ir.input("x"), ir.input("y"), ir.input("z")
 
 def _kernel(id: str, body, description: str, **options) -> KernelSpec:
     options.setdefault("test_sizes", _TEST_SIZES)
-    return ir.kernel(
-        id,
-        body,
-        description=description,
-        schedules=SCHEDULES,
-        schedule_roles=SCHEDULE_ROLES,
-        tags=("elementwise",),
-        **options,
-    )
+    options.setdefault("schedules", SCHEDULES)
+    options.setdefault("schedule_roles", SCHEDULE_ROLES)
+    return ir.kernel(id, body, description=description, tags=("elementwise",), **options)
 
 
 AFFINE = _kernel(
@@ -120,6 +122,8 @@ def _gelu_in(dtype: str) -> KernelSpec:
         nonfinite_inputs=False,
         bytes_moved="4*n",
         flops="5*n",
+        schedules=HALF_SCHEDULES,
+        schedule_roles=HALF_SCHEDULE_ROLES,
     )
 
 
