@@ -94,21 +94,28 @@ def _final(env: Bench, baseline, ours) -> tuple[float, float, dict]:
 
 
 # -- P9 ---------------------------------------------------------------------------------
+#: P9's kernels and their input precision: row-major a and b, and TF32 with b
+#: col-major too (x @ w.T, the layout wgmma takes TF32 in)
+_P9 = (("gemm_f16", "f16"), ("gemm_bf16", "bf16"), ("gemm_tf32", "tf32"), ("gemm_tf32_nt", "tf32"))
+
+
 def p9(env: Bench) -> list[Row]:
     return [
         row
-        for dtype in ("f16", "bf16", "tf32")
+        for name, dtype in _P9
         for row in guarded(
-            "P9", f"gemm_{dtype} on CUDA tensor cores", functools.partial(_p9, env, dtype)
+            "P9", f"{name} on CUDA tensor cores", functools.partial(_p9, env, name, dtype)
         )
     ]
 
 
-def _p9(env: Bench, dtype: str) -> Row:
+def _p9(env: Bench, name: str, dtype: str) -> Row:
     ctx = env.cuda()
     s = env.sizes
     size = s.gemm
-    kernel = forge.get_kernel(f"gemm_{dtype}")
+    kernel = forge.get_kernel(name)
+    # b's buffer holds b, or (col-major b) its transpose w: b = w.T, as torch gets it
+    b_col = kernel.body.pattern.b_layout == "col"
     a32, b32 = host_array(size * size, seed=30), host_array(size * size, seed=31)
     if dtype == "tf32":  # f32 in memory; the kernel rounds as it loads, and so does the check
         a, b = a32, b32
@@ -117,7 +124,7 @@ def _p9(env: Bench, dtype: str) -> Row:
         low = kernel.buffer("a").dtype
         a, b = a32.astype(low), b32.astype(low)
         exact_a, exact_b = a.astype(np.float32), b.astype(np.float32)
-    env.progress(f"P9 gemm_{dtype} {size}^3 on tensor cores")
+    env.progress(f"P9 {name} {size}^3 on tensor cores")
     views = bind_views(
         ctx,
         kernel,
@@ -138,10 +145,12 @@ def _p9(env: Bench, dtype: str) -> Row:
     )
     ctx.run_kernel(kernel, schedule, views, size)
     got = ctx.read_buffer_f32(views[output_index(kernel)])
+    if b_col:
+        exact_b = np.ascontiguousarray(exact_b.reshape(size, size).T)
     error = gemm_error(exact_a, exact_b, got, size)
     if error > _GEMM_TOLERANCE:
         raise AssertionError(
-            f"gemm_{dtype} under {schedule} has a relative error of "
+            f"{name} under {schedule} has a relative error of "
             f"{error:.1e} against float64 dot products of its inputs"
         )
     torch = env.torch()
@@ -152,6 +161,8 @@ def _p9(env: Bench, dtype: str) -> Row:
     kind = {"f16": torch.float16, "bf16": torch.bfloat16, "tf32": torch.float32}[dtype]
     ta = torch.from_numpy(a32.reshape(size, size)).cuda().to(kind)
     tb = torch.from_numpy(b32.reshape(size, size)).cuda().to(kind)
+    if b_col:  # torch.matmul(x, w.t()): cuBLAS reads w transposed, as ours does
+        tb = tb.t()
     tc = torch.empty_like(ta)
 
     def theirs() -> float:
@@ -165,9 +176,10 @@ def _p9(env: Bench, dtype: str) -> Row:
     base, mine, values = _final(env, theirs, lambda: ours(schedule))
     return Row(
         "P9",
-        f"gemm {size}^3 {dtype} in, f32 accumulate, CUDA tensor cores "
-        f"({_PATHS[lowering(schedule)]})",
-        f"torch.matmul {'f32, allow_tf32' if dtype == 'tf32' else dtype} (cuBLAS)",
+        f"gemm {size}^3 {dtype} in{', b col-major' if b_col else ''}, f32 accumulate, "
+        f"CUDA tensor cores ({_PATHS[lowering(schedule)]})",
+        f"torch.matmul{'(a, w.t())' if b_col else ''} "
+        f"{'f32, allow_tf32' if dtype == 'tf32' else dtype} (cuBLAS)",
         base,
         mine,
         "TFLOP/s",

@@ -19,7 +19,14 @@ import forge
 import oracle
 from forge import Schedule, UnsupportedFeature, ir
 from forge.emit import _wgmma
-from forge.kernels.linalg import GEMM_BF16, GEMM_F16, WGMMA_SCHEDULES
+from forge.kernels.linalg import (
+    GEMM_BF16,
+    GEMM_F16,
+    GEMM_TF32,
+    GEMM_TF32_NT,
+    WGMMA_SCHEDULES,
+    WGMMA_TF32_SCHEDULES,
+)
 from oracle.pytest_plugin import require_available
 
 LAYOUTS = [("row", "row"), ("col", "row"), ("row", "col"), ("col", "col")]
@@ -72,6 +79,35 @@ def test_every_library_wgmma_schedule_assembles_for_sm_90a(schedule):
     assert compile_cuda(GEMM_F16.source("cuda", schedule), GEMM_F16.entry_point, "sm_90a")[:4] == (
         b"\x7fELF"
     )
+
+
+def test_tf32_wgmma_is_k8_without_transpose_flags_and_rounds_each_stage():
+    """TF32 (gemm_tf32_nt: b col-major, both operands K-major): one m64nNk8 per 32 bytes
+    of k, no transpose flags (PTX has none for .tf32), and every chunk rounded in place
+    by cvt.rna.tf32.f32 before the fence that shows the stage to wgmma."""
+    from backends.cuda import compile_cuda
+
+    schedule = WGMMA_TF32_SCHEDULES[0]
+    source = GEMM_TF32_NT.source("cuda", schedule)
+    assert source.index("fg_round_tf32_chunk(fg_dst);") < source.index("fg_fence_async_shared();")
+    ptx = compile_cuda(source, GEMM_TF32_NT.entry_point, arch="sm_90a", output="ptx").decode()
+    calls = re.findall(
+        r"wgmma\.mma_async\.sync\.aligned\.m64n256k8\.f32\.tf32\.tf32\s*\{[^}]*\},"
+        r"\s*%rd\d+,\s*%rd\d+,\s*p,\s*1,\s*1;",
+        ptx,
+    )
+    assert calls, "no wgmma k8 of TF32 without transpose flags"
+    assert "cvt.rna.tf32.f32" in ptx and "st.shared.v4.b32" in ptx
+    for each in WGMMA_TF32_SCHEDULES:
+        image = compile_cuda(GEMM_TF32_NT.source("cuda", each), GEMM_TF32_NT.entry_point)
+        assert image[:4] == b"\x7fELF"
+
+
+def test_tf32_wgmma_takes_k_major_operands_only_saying_why():
+    with pytest.raises(UnsupportedFeature, match=r"only K-major .* b row-major"):
+        GEMM_TF32.source("cuda", WGMMA_TF32_SCHEDULES[0])
+    with pytest.raises(UnsupportedFeature, match=r"BK = 32"):
+        GEMM_TF32_NT.source("cuda", BIG)
 
 
 @pytest.mark.parametrize(
@@ -178,3 +214,32 @@ def test_the_oracle_fails_a_broken_wgmma_gemm(request, monkeypatch, mutant):
         for size in kernel.test_sizes:
             ev = oracle.evaluate(ctx, kernel, BIG, size=size, samples=1)
             assert not ev.passed, f"{mutant} passed at {size}"
+
+
+def test_tf32_wgmma_gemms_match_the_reference_on_cuda(request):
+    """gemm_tf32_nt under every wgmma schedule at its test sizes (the register path at
+    67, 1 and 130; cp.async with partial tiles at 136) and a non-square shape."""
+    require_available(request.config, "cuda")
+    wide = ir.with_shape(GEMM_TF32_NT, m=ir.SIZE, n=136, k=200)
+    with forge.open_context("cuda") as ctx:
+        if not ctx.constraints.warpgroup_mma:
+            pytest.skip("wgmma needs compute capability 9.0 (H100, H200)")
+        for schedule in WGMMA_TF32_SCHEDULES:
+            for kernel, size in [(GEMM_TF32_NT, s) for s in GEMM_TF32_NT.test_sizes] + [
+                (wide, 264)
+            ]:
+                ev = oracle.evaluate(ctx, kernel, schedule, size=size, samples=1)
+                assert ev.passed, ev.report()
+
+
+def test_the_oracle_fails_a_tf32_wgmma_gemm_that_does_not_round(request, monkeypatch):
+    """Without the rounding pass wgmma reads the f32 bits as they are (TF32 by
+    truncation): the kernel's contract is cvt.rna's rounding, and the oracle says so."""
+    require_available(request.config, "cuda")
+    monkeypatch.setattr(_wgmma._WgmmaLowering, "_round_stage", lambda self: None)
+    kernel = dataclasses.replace(GEMM_TF32_NT, id="wgmma_tf32_unrounded")
+    with forge.open_context("cuda") as ctx:
+        if not ctx.constraints.warpgroup_mma:
+            pytest.skip("wgmma needs compute capability 9.0 (H100, H200)")
+        ev = oracle.evaluate(ctx, kernel, WGMMA_TF32_SCHEDULES[0], size=264, samples=1)
+        assert not ev.passed, ev.report()

@@ -1,7 +1,16 @@
-"""Lowering of a mixed-precision ``matmul`` (f16 or bf16 a and b, f32 accumulation) onto
-Hopper's warpgroup tensor-core instruction, ``wgmma.mma_async`` (sm_90a), under ``mma=1``
-on a workgroup of ``128 x G``: G warpgroups of four warps, with ``tile = (BM, BN, 64,
-STAGES)``. (A workgroup of ``32 x W`` is the mma.sync and WMMA paths, ``_mma.py``.)
+"""Lowering of a mixed-precision ``matmul`` (f16 or bf16 a and b, or TF32 ones with b
+col-major; f32 accumulation) onto Hopper's warpgroup tensor-core instruction,
+``wgmma.mma_async`` (sm_90a), under ``mma=1`` on a workgroup of ``128 x G``: G
+warpgroups of four warps, with ``tile = (BM, BN, 64, STAGES)`` (``BK = 32`` for TF32).
+(A workgroup of ``32 x W`` is the mma.sync and WMMA paths, ``_mma.py``.)
+
+TF32. wgmma reads TF32 only K-major (PTX has no transpose flag for it), so both operands
+must lie along k in memory: a row-major, b col-major (``x @ w.T``); other layouts take
+the mma.sync path. A stage row is still 128 bytes (32 floats), a k8 step 32 bytes along
+it, so the layouts below are the halves' with 4-byte elements. wgmma takes the f32 bits
+as they are, which would truncate them to TF32: the kernel's contract is ``cvt.rna``'s
+rounding (``_tf32.py``), so after a tile's copies land each thread rounds the chunks it
+copied in place, before the fence that shows the stage to wgmma.
 
 Work. The workgroup computes a BM x BN block of ``c``, BM = 64 G: warpgroup w owns rows
 64 w to 64 w + 63 and all BN columns, one ``wgmma.m64n{BN}k16`` per k16 step, whose
@@ -63,7 +72,7 @@ __all__ = [
 
 WARPGROUP = 128  # threads
 _ROWS = 64  # rows of c per warpgroup (wgmma's m)
-_BK = 64  # halves along k per stage: one 128-byte swizzled row
+_BK = 64  # halves along k per stage: one 128-byte swizzled row (32 for TF32)
 _ROW_BYTES = 128
 _GROUP_BYTES = 8 * _ROW_BYTES  # 8 rows: the stride-byte offset
 _BLOCK_BYTES = _BK * _ROW_BYTES  # an MN-major operand's [64 k][64 outer] block
@@ -71,6 +80,16 @@ _ALIGN = 1024  # the 128-byte swizzle repeats every 1024 bytes
 _N_SIZES = (64, 128, 192, 256)  # BN: whole 64-wide blocks (MN-major b), n <= 256
 _MAX_STAGES = 8
 _BAND = 8
+_STEP_BYTES = 32  # one k step of wgmma along a K-major row: k16 of halves, k8 of TF32
+
+
+def _element_bytes(body) -> int:
+    return 4 if body.input_dtype == "tf32" else 2
+
+
+def _row_elements(body) -> int:
+    """BK: the elements along k of one 128-byte swizzled row."""
+    return _ROW_BYTES // _element_bytes(body)
 
 
 @dataclass(frozen=True)
@@ -113,10 +132,17 @@ def check(body, schedule) -> None:
         raise ScheduleRefused(
             f"mma=1 on warpgroups runs on a 128 x G workgroup, got {schedule.workgroup_size}"
         )
-    if body.input_dtype not in ("f16", "bf16"):
+    if body.input_dtype not in ("f16", "bf16", "tf32"):
         raise ScheduleRefused(
-            f"mma=1 on warpgroups (wgmma) multiplies f16 or bf16 inputs; this matmul has "
-            f"{body.input_dtype} inputs"
+            f"mma=1 on warpgroups (wgmma) multiplies f16, bf16 or TF32 inputs; this matmul "
+            f"has {body.input_dtype} inputs"
+        )
+    if body.input_dtype == "tf32" and (body.a_layout, body.b_layout) != ("row", "col"):
+        raise ScheduleRefused(
+            f"wgmma reads TF32 operands only K-major (PTX has no transpose for .tf32): a "
+            f"row-major and b col-major, as in x @ w.T; this matmul's a is "
+            f"{body.a_layout}-major and b {body.b_layout}-major, which the mma=1 schedules "
+            f"on a 32 x W workgroup (mma.sync) take"
         )
     if schedule.tile is None or len(schedule.tile) != 4:
         raise ScheduleRefused(
@@ -124,6 +150,7 @@ def check(body, schedule) -> None:
             f"64 rows of c) takes tile=BMxBNx64xSTAGES, e.g. tile=128x256x64x4 on 128x2"
         )
     bm, bn, bk, stages = schedule.tile
+    row = _row_elements(body)
     if bm != _ROWS * groups:
         raise ScheduleRefused(
             f"each warpgroup computes 64 rows of c, so a {x} x {groups} workgroup takes "
@@ -134,10 +161,10 @@ def check(body, schedule) -> None:
             f"wgmma's n is the whole BN here: one of {', '.join(map(str, _N_SIZES))} "
             f"(64-wide swizzled blocks, at most 256); got tile={tile}"
         )
-    if bk != _BK:
+    if bk != row:
         raise ScheduleRefused(
-            f"the wgmma path stages k in rows of 64 halves (the 128-byte swizzle): BK = 64, "
-            f"got tile={tile}"
+            f"the wgmma path stages k in 128-byte rows (the 128-byte swizzle) of "
+            f"{_ROW_BYTES // row}-byte {body.input_dtype} elements: BK = {row}, got tile={tile}"
         )
     if not 3 <= stages <= _MAX_STAGES:
         raise ScheduleRefused(
@@ -161,18 +188,21 @@ def dynamic_storage_bytes(body, schedule) -> int:
 
 
 def _wgmma_call(n: int, ptx_type: str, trans_a: int, trans_b: int) -> str:
-    """The device function of one ``wgmma.mma_async.m64n{n}k16`` into ``n / 2``
-    accumulators (operands %0..), descriptors for a and b; scale-d 1 (accumulate)."""
+    """The device function of one ``wgmma.mma_async.m64n{n}k16`` (k8 for TF32) into
+    ``n / 2`` accumulators (operands %0..), descriptors for a and b; scale-d 1
+    (accumulate). TF32 takes no transpose flags: both operands are K-major."""
     count = n // 2
     outputs = ", ".join(f"%{i}" for i in range(count))
     constraints = ", ".join(f'"+f"(d[{i}])' for i in range(count))
+    k = 8 if ptx_type == "tf32" else 16
+    flags = "" if ptx_type == "tf32" else f", {trans_a}, {trans_b}"
     return (
         f"__device__ __forceinline__ void fg_wgmma(float (&d)[{count}], "
         "unsigned long long da, unsigned long long db) {\n"
         '    asm volatile("{\\n.reg .pred p;\\nsetp.ne.b32 p, %'
         f'{count + 2}, 0;\\n"\n'
-        f'        "wgmma.mma_async.sync.aligned.m64n{n}k16.f32.{ptx_type}.{ptx_type} "\n'
-        f'        "{{{outputs}}}, %{count}, %{count + 1}, p, 1, 1, {trans_a}, {trans_b};\\n}}\\n"\n'
+        f'        "wgmma.mma_async.sync.aligned.m64n{n}k{k}.f32.{ptx_type}.{ptx_type} "\n'
+        f'        "{{{outputs}}}, %{count}, %{count + 1}, p, 1, 1{flags};\\n}}\\n"\n'
         f"        : {constraints}\n"
         '        : "l"(da), "l"(db), "r"(1));\n'
         "}\n"
@@ -208,6 +238,20 @@ __device__ __forceinline__ void fg_wgmma_wait() {
 """
 
 
+#: TF32: a 16-byte chunk of f32 in shared memory rounded in place as cvt.rna.tf32.f32
+#: rounds (wgmma reads the bits as they are, and would truncate them).
+_ROUND_CHUNK = """
+__device__ __forceinline__ void fg_round_tf32_chunk(unsigned int address) {
+    unsigned int w0, w1, w2, w3;
+    asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\\n"
+        : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(address));
+    asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\\n"
+        :: "r"(address), "r"(fg_cvt_tf32(w0)), "r"(fg_cvt_tf32(w1)), "r"(fg_cvt_tf32(w2)),
+           "r"(fg_cvt_tf32(w3)) : "memory");
+}
+"""
+
+
 class _Operand:
     """One operand's tile in a stage: which chunk goes where, and its descriptors."""
 
@@ -228,7 +272,7 @@ class _Operand:
             (self.outer_limit, k) if self.along_k else (k, self.outer_limit)
         )
         self.per_row = 8 if self.along_k else self.outer // 8
-        self.total = self.outer * _BK // 8  # 16-byte chunks a stage
+        self.total = self.outer * 8  # 16-byte chunks a stage: 8 a 128-byte row
         self.iterations = -(-self.total // g.threads)
         # Thread t's chunks are t, t + threads, ...: when ``threads`` is a whole number
         # of rows, and of 8 rows (the swizzle's period), each next chunk of a thread is
@@ -252,18 +296,21 @@ class _WgmmaLowering:
         self.body = em.body
         self.g = _geometry(em.schedule)
         self.m, self.n, self.k = (em.uniform(name) for name in ("m", "n", "k"))
+        self.tf32 = self.body.input_dtype == "tf32"
+        self.bk = _row_elements(self.body)  # elements along k a stage
+        self.chunk = 16 // _element_bytes(self.body)  # elements a 16-byte chunk
+        self.bits = "unsigned int" if self.tf32 else "unsigned short"
         self.ops = {name: _Operand(self, name) for name in ("a", "b")}
 
     def lower(self) -> None:
         em, d, code, g = self.em, self.d, self.code, self.g
-        ptx_type = "f16" if self.body.input_dtype == "f16" else "bf16"
+        ptx_type = self.body.input_dtype if self.body.input_dtype != "f16" else "f16"
         trans = [0 if self.ops[x].along_k else 1 for x in ("a", "b")]
+        primitives = _mma_pipeline.TF32_PRIMITIVES if self.tf32 else _mma_pipeline.PRIMITIVES
         em.definitions.append(
-            _mma_pipeline.PRIMITIVES.replace("{pending}", str(g.stages - 3)).replace(
-                "{type}", ptx_type
-            )
+            primitives.replace("{pending}", str(g.stages - 3)).replace("{type}", ptx_type)
         )
-        em.definitions.append(_PRIMITIVES)
+        em.definitions.append(_PRIMITIVES + (_ROUND_CHUNK if self.tf32 else ""))
         em.definitions.append(_wgmma_call(g.bn, ptx_type, *trans))
         em.declare_shared(
             f"extern __shared__ __align__(1024) unsigned char fg_smem[];  "
@@ -271,7 +318,8 @@ class _WgmmaLowering:
         )
         code.comment(
             f"{g.bm}x{g.bn} block of c per workgroup: {g.warpgroups} warpgroups of 64 rows, "
-            f"one wgmma m64n{g.bn}k16 per k16 step; k in steps of 64 through {g.stages} "
+            f"one wgmma m64n{g.bn}k{32 // _element_bytes(self.body)} per 32 bytes of k; k "
+            f"in steps of {self.bk} through {g.stages} "
             f"stages of {g.stage_bytes} bytes, loads {g.stages - 2} k tiles ahead"
         )
         em.let("fg_wg", "u32", f"fg_lidx / {WARPGROUP}u")
@@ -279,17 +327,19 @@ class _WgmmaLowering:
         em.let("fg_wv", "u32", f"fg_lidx % {WARPGROUP}u / 32u")
         em.let("fg_sbase", "u32", f"(fg_shared_address(fg_smem) + {_ALIGN - 1}u) & ~{_ALIGN - 1}u")
         for op in self.ops.values():
-            aligned = f"((unsigned long long){op.name} & 15ull) == 0ull && {op.ld} % 8u == 0u"
+            aligned = (
+                f"((unsigned long long){op.name} & 15ull) == 0ull && {op.ld} % {self.chunk}u == 0u"
+            )
             em.let(f"fg_async_{op.name}", "bool", aligned)
             code.line(
-                f"const unsigned short* const fg_{op.name}16 = "
-                f"reinterpret_cast<const unsigned short*>({op.name});"
+                f"const {self.bits}* const fg_{op.name}_bits = "
+                f"reinterpret_cast<const {self.bits}*>({op.name});"
             )
         tiles_n = em.let("fg_tiles_n", "u32", em.ceil_div(self.n, g.bn))
         tiles_m = em.let("fg_tiles_m", "u32", em.ceil_div(self.m, g.bm))
         tiles = em.let("fg_tiles", "u32", f"{tiles_m} * {tiles_n}")
         em.let("fg_band", "u32", f"{_BAND}u * {tiles_n}")
-        em.let("fg_steps", "u32", em.ceil_div(self.k, _BK))
+        em.let("fg_steps", "u32", em.ceil_div(self.k, self.bk))
         em.let("fg_c2", "bool", f"((unsigned long long)c & 7ull) == 0ull && {self.n} % 2u == 0u")
         with code.block(
             d.loop("fg_tile", d.widen(d.group_linear), tiles, d.widen(d.group_count), wide=True)
@@ -334,6 +384,8 @@ class _WgmmaLowering:
                 "fg_step - 2's stage (wgmma.wait_group 1 before it)"
             )
             code.line("fg_cp_async_wait_stage();")
+            if self.tf32:
+                self._round_stage()
             code.line("fg_fence_async_shared();")
             code.line(d.barrier)
             self.em.let("fg_next", "u32", f"fg_step + {ahead}u")
@@ -342,7 +394,9 @@ class _WgmmaLowering:
             code.line("fg_cp_async_commit();")
             self.em.let("fg_sa", "u32", self._stage("fg_step"))
             code.line("fg_wgmma_fence();")
-            with code.block(d.loop("fg_j", "0u", f"{_BK // 16}u", "1u", unroll=True)):
+            with code.block(
+                d.loop("fg_j", "0u", f"{_ROW_BYTES // _STEP_BYTES}u", "1u", unroll=True)
+            ):
                 code.line(f"fg_wgmma(fg_acc, {self._descriptor('a')}, {self._descriptor('b')});")
             code.line("fg_wgmma_commit();")
             code.line("fg_wgmma_wait<1>();")
@@ -351,6 +405,19 @@ class _WgmmaLowering:
         code.line("fg_cp_async_wait_all();")
         code.line(d.barrier)
 
+    def _round_stage(self) -> None:
+        """TF32: round the chunks of k tile ``fg_step`` this thread copied (its own
+        copies, landed: no barrier needed first) in place, before the fence that shows
+        them to wgmma."""
+        code, d = self.code, self.d
+        code.comment("TF32: this thread's chunks of the tile rounded in place (cvt.rna)")
+        with code.block("{"):
+            self.em.let("fg_k0", "u32", f"fg_step * {self.bk}u")
+            self.em.let("fg_stage", "u32", self._stage("fg_step"))
+            for op in self.ops.values():
+                with code.block(d.loop("fg_it", "0u", f"{op.iterations}u", "1u", unroll=True)):
+                    self._each_chunk(op, lambda op: code.line("fg_round_tf32_chunk(fg_dst);"))
+
     def _descriptor(self, name: str) -> str:
         """Operand ``name``'s descriptor at k16 step ``fg_j`` of the stage at ``fg_sa``."""
         op = self.ops[name]
@@ -358,7 +425,7 @@ class _WgmmaLowering:
         if name == "a":  # this warpgroup's 64 rows
             base += f" + fg_wg * {_ROWS * _ROW_BYTES if op.along_k else _BLOCK_BYTES}u"
         if op.along_k:
-            return f"fg_descriptor({base} + fg_j * 32u, 16u, {_GROUP_BYTES}u)"
+            return f"fg_descriptor({base} + fg_j * {_STEP_BYTES}u, 16u, {_GROUP_BYTES}u)"
         step = 16 * _ROW_BYTES
         return f"fg_descriptor({base} + fg_j * {step}u, {_BLOCK_BYTES}u, {_GROUP_BYTES}u)"
 
@@ -376,7 +443,7 @@ class _WgmmaLowering:
             em.let(f"fg_{x}_c0", "u32", f"fg_lidx % {op.per_row}u")
             if op.along_k:
                 em.let(f"fg_{x}_r0", "u32", f"{op.outer_origin} + fg_{x}_o0")
-                em.let(f"fg_{x}_q0", "u32", f"fg_{x}_c0 * 8u")
+                em.let(f"fg_{x}_q0", "u32", f"fg_{x}_c0 * {self.chunk}u")
             else:
                 em.let(f"fg_{x}_r0", "u32", f"fg_{x}_o0")
                 em.let(f"fg_{x}_q0", "u32", f"{op.outer_origin} + fg_{x}_c0 * 8u")
@@ -394,9 +461,9 @@ class _WgmmaLowering:
         the throughput at 4096^3 when every chunk pays them (H100, 2026-12-02: 500
         against 630 TFLOP/s). The others check each chunk."""
         em, code, d = self.em, self.code, self.d
-        em.let("fg_k0", "u32", f"{tile} * {_BK}u")
+        em.let("fg_k0", "u32", f"{tile} * {self.bk}u")
         em.let("fg_stage", "u32", stage)
-        em.let("fg_k_inside", "bool", f"fg_k0 + {_BK}u <= {self.k}")
+        em.let("fg_k_inside", "bool", f"fg_k0 + {self.bk}u <= {self.k}")
         for op in self.ops.values():
             x = op.name
             inside = (
@@ -463,7 +530,7 @@ class _WgmmaLowering:
         em.let("fg_ch", "u32", f"fg_e % {op.per_row}u")
         if op.along_k:
             em.let("fg_r", "u32", f"{op.outer_origin} + fg_o")
-            em.let("fg_q", "u32", "fg_k0 + fg_ch * 8u")
+            em.let("fg_q", "u32", f"fg_k0 + fg_ch * {self.chunk}u")
         else:
             em.let("fg_r", "u32", "fg_k0 + fg_o")
             em.let("fg_q", "u32", f"{op.outer_origin} + fg_ch * 8u")
@@ -471,19 +538,22 @@ class _WgmmaLowering:
         em.let("fg_dst", "u32", f"fg_stage + {op.offset}u + {op.place('fg_o', 'fg_ch')}")
 
     def _register_chunk(self, op: _Operand) -> None:
-        """8 guarded 2-byte loads (0 outside the matrix), one 16-byte shared store."""
-        em, code = self.em, self.code
+        """8 guarded 2-byte loads (4 of 4 bytes for TF32; 0 outside the matrix), one
+        16-byte shared store."""
+        em, code, n = self.em, self.code, self.chunk
         em.let("fg_row_in", "bool", f"fg_r < {op.row_limit}")
-        code.line("unsigned int fg_h[8];")
-        with code.block(self.d.loop("fg_i", "0u", "8u", "1u", unroll=True)):
+        code.line(f"unsigned int fg_h[{n}];")
+        with code.block(self.d.loop("fg_i", "0u", f"{n}u", "1u", unroll=True)):
             code.line(
                 f"fg_h[fg_i] = (fg_row_in && fg_q + fg_i < {op.pos_limit}) ? "
-                f"(unsigned int)fg_{op.name}16[fg_at + fg_i] : 0u;"
+                f"(unsigned int)fg_{op.name}_bits[fg_at + fg_i] : 0u;"
             )
-        code.line(
-            "fg_st_shared16(fg_dst, fg_h[0] | fg_h[1] << 16, fg_h[2] | fg_h[3] << 16, "
-            "fg_h[4] | fg_h[5] << 16, fg_h[6] | fg_h[7] << 16);"
+        words = (
+            [f"fg_h[{i}]" for i in range(4)]
+            if n == 4
+            else [f"fg_h[{2 * i}] | fg_h[{2 * i + 1}] << 16" for i in range(4)]
         )
+        code.line(f"fg_st_shared16(fg_dst, {', '.join(words)});")
 
     def _epilogue(self) -> None:
         em, code, g, d = self.em, self.code, self.g, self.d

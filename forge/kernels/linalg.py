@@ -33,6 +33,7 @@ __all__ = [
     "WGMMA_SCHEDULES",
     "MMA_TF32_SCHEDULES",
     "MMA_TF32_TUNABLES",
+    "WGMMA_TF32_SCHEDULES",
     "TRANSPOSE_SCHEDULES",
     "accumulation_tolerance",
     "gemm_tolerance",
@@ -283,4 +284,35 @@ GEMM_TF32 = ir.kernel(
     flops="2*m*n*k",
 )
 
-KERNELS = (GEMM, TRANSPOSE, GEMM_F16, GEMM_BF16, GEMM_TF32)
+#: Hopper's wgmma for TF32 (sm_90a): both operands K-major, so b col-major; k in
+#: 128-byte rows of 32 floats a stage, each thread rounding the chunks it copied before
+#: wgmma reads them (shared memory per stage as the halves' schedules).
+WGMMA_TF32_SCHEDULES = (
+    Schedule((128, 2), tile=(128, 256, 32, 4), mma=True),  # 193 KiB
+    Schedule((128, 2), tile=(128, 128, 32, 6), mma=True),  # 193 KiB
+    Schedule((128, 2), tile=(128, 128, 32, 4), mma=True),  # 129 KiB
+    Schedule((128, 1), tile=(64, 256, 32, 4), mma=True),  # 161 KiB
+)
+
+GEMM_TF32_NT = ir.kernel(
+    "gemm_tf32_nt",
+    ir.matmul("f32", b_layout="col", input_dtype="tf32"),
+    description="c = alpha * a @ b + beta * c with b col-major (b's transpose stored, n x "
+    "k: x @ w.T of a linear layer's weight), f32 a and b rounded to TF32 before they "
+    "multiply, f32 accumulation and c, m = n = k = size",
+    defaults={"alpha": 1.5, "beta": 0.5},
+    schedules=_TF32_SIMT_SCHEDULES + MMA_TF32_SCHEDULES + WGMMA_TF32_SCHEDULES,
+    schedule_roles={
+        **{str(s): "big-gpu" for s in _TF32_SIMT_SCHEDULES[2:]},
+        **{str(s): "tensor-core" for s in MMA_TF32_SCHEDULES + WGMMA_TF32_SCHEDULES},
+    },
+    domain={name: (-_MIXED_BOUND, _MIXED_BOUND) for name in ("a", "b", "c")},
+    tolerance=lambda size: {"f32": gemm_tolerance(int(size), _MIXED_BOUND)},
+    nonfinite_inputs=False,
+    test_sizes=_MIXED_SIZES + (136,),
+    tags=("linalg",),
+    bytes_moved="4*(m*k + k*n) + 8*m*n",
+    flops="2*m*n*k",
+)
+
+KERNELS = (GEMM, TRANSPOSE, GEMM_F16, GEMM_BF16, GEMM_TF32, GEMM_TF32_NT)
