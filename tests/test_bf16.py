@@ -282,7 +282,7 @@ def test_vec8_is_among_the_bf16_rows_schedules_and_the_bench_sweeps_it():
 @pytest.mark.parametrize(
     "kernel_id, schedule, target, reason",
     [
-        ("softmax", EIGHT, "cuda", "only for 2-byte elements (f16, bf16), and x is f32"),
+        ("softmax", EIGHT, "cuda", "only for 2-byte elements (f16, bf16), and a rows kernel's x"),
         ("rmsnorm", EIGHT, "cuda", "x is f32, w is f32, y is f32: vec=4 already moves 16"),
         ("softmax_f16", EIGHT, "wgsl", "unsupported, because WGSL has no 8-wide vectors"),
         ("softmax_bf16", EIGHT, "wgsl", "unsupported, because WGSL has no 8-wide vectors"),
@@ -290,7 +290,7 @@ def test_vec8_is_among_the_bf16_rows_schedules_and_the_bench_sweeps_it():
             "affine",
             Schedule(256, vector_width=8),
             "cuda",
-            "a map kernel moves vectors of 1, 2 or 4",
+            "a map kernel's x is f32, y is f32: vec=4 already moves 16 bytes",
         ),
         (
             "gemm",

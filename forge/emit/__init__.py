@@ -133,7 +133,7 @@ def check(kernel, schedule: Schedule, target: str | None = None, constraints=Non
         raise ScheduleRefused(
             f"a {body.kind} kernel moves vectors of {', '.join(most)} or {last} elements, "
             f"not {schedule.vector_width}: vec=8 (16-byte accesses of 2-byte elements) is "
-            "a rows choice, on CUDA"
+            "a choice of rows and map kernels, on CUDA"
         )
     items = schedule.items_per_invocation * schedule.vector_width
     if items > MAX_UNROLLED_ITEMS:
