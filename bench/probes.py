@@ -1,0 +1,233 @@
+"""``python -m bench.probes NAME``: diagnostics behind the open P9 and P11 gaps, kept so
+that a device session can rerun them in a minute. They print figures and comparisons;
+they are not bench rows (no goal, no baseline), and BENCHMARKS.md says which entry each
+one fed.
+
+- ``wgsl-rows``: row kernels on wgpu at ROWS x COLS f32 (GB/s of one read and one
+  write), each schedule as emitted and as hand variants of its WGSL: every
+  ``workgroupBarrier()`` deleted (a wrong result, timed only) and the register arrays
+  written as scalar variables. Each variant's output is compared with the kernel's
+  own, as emitted. A rows kernel without a reduction (``y = 2x``) is the floor.
+- ``row-means``: the row mean and variance of ``_adversarial_rows`` (rows whose mean
+  is far larger than their spread) under the tree and under ``sg=1``, bit for bit
+  against the first schedule's and in ulps against float64.
+- ``tf32-rounding``: ``gemm_tf32_nt`` at SIZE^3 on CUDA's wgmma, with and without its
+  rounding pass, in TFLOP/s (the second is wrong by design: it measures the pass).
+
+Device time is short: each takes well under a minute after the compiles.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import re
+import sys
+import types
+
+import numpy as np
+
+import forge
+from forge import KernelSpec, MemoryTopology, Schedule, ir
+
+from ._workload import bind_views, device_seconds, host_array, output_index
+
+__all__ = ["main", "scalar_registers"]
+
+_WARM = types.SimpleNamespace(warmups=30, samples=15)  # clocks up before a figure counts
+
+
+def scalar_registers(text: str) -> str:
+    """``text`` (emitted WGSL) with each local register array written as scalar
+    variables: inside the unrolled blocks every index is a constant expression of the
+    block's ``fg_k``, which is substituted and evaluated here."""
+    lines, depth, blocks = [], 0, []  # blocks: (depth, k) of the enclosing unrolled ones
+    for line in text.split("\n"):
+        found = re.match(r"\s*const fg_k: u32 = (\d+)u;", line)
+        if found:
+            blocks.append((depth, int(found.group(1))))
+            continue
+        if blocks:
+            line = re.sub(r"\bfg_k\b", str(blocks[-1][1]), line)
+        lines.append(line)
+        depth += line.count("{") - line.count("}")
+        while blocks and depth < blocks[-1][0]:
+            blocks.pop()
+    text = "\n".join(lines)
+    declared = r"var (fg_\w+): array<(\w+), (\d+)> = array<\w+, \d+>\(\);"
+    for name, dtype, count in re.findall(declared, text):
+
+        def scalar(match, name=name) -> str:
+            return f"{name}_{eval(match.group(1).replace('u', ''))}"  # noqa: S307 - digits
+
+        text = re.sub(rf"\b{name}\[([0-9u *+]+)\]", scalar, text)
+        scalars = " ".join(f"var {name}_{i}: {dtype} = {dtype}();" for i in range(int(count)))
+        text = re.sub(
+            rf"var {name}: array<{dtype}, {count}> = array<{dtype}, {count}>\(\);", scalars, text
+        )
+    return text
+
+
+def _variants(text: str) -> dict[str, str]:
+    return {
+        "as emitted": text,
+        "no barriers": text.replace("workgroupBarrier();", ""),
+        "scalar registers": scalar_registers(text),
+    }
+
+
+def _rows_kernels(rows: int, cols: int) -> list[tuple[str, KernelSpec]]:
+    x = ir.input("x")
+    floor = ir.kernel("rows_scale", ir.rows(y=x * 2.0))
+    named = [("y = 2x", floor)] + [
+        (n, forge.get_kernel(n)) for n in ("rmsnorm", "softmax", "layernorm")
+    ]
+    return [(name, ir.with_shape(kernel, rows=rows)) for name, kernel in named]
+
+
+def wgsl_rows(rows: int, cols: int, schedules: list[Schedule]) -> None:
+    rng = np.random.default_rng(1)
+    x = rng.uniform(-4, 4, rows * cols).astype(np.float32)
+    topology = MemoryTopology.split_by_usage(read=1000, read_write=1000, resident=1)
+    capacity = 4 * rows * cols * 4 + (64 << 20)
+    with forge.open_context("wgpu", capacity_bytes=capacity, topology=topology) as ctx:
+        print(f"{ctx.adapter.name}, {rows} x {cols} f32, GB/s of one read + one write")
+        for name, kernel in _rows_kernels(rows, cols):
+            ctx.clear_transient_allocations()
+            data = {
+                s.name: x if s.name == "x" else np.ones(cols, np.float32) for s in kernel.inputs
+            }
+            views = bind_views(ctx, kernel, cols, data)
+            for schedule in schedules:
+                want = None
+                for variant, text in _variants(kernel.source("wgsl", schedule)).items():
+                    raw = KernelSpec(
+                        id=f"{kernel.id}_probe",
+                        entry_point=kernel.entry_point,
+                        buffers=kernel.buffers,
+                        sources={"wgsl": text},
+                        grid=(rows, 1, 1),
+                        schedules=(schedule,),
+                        requires=frozenset({"subgroups"} if schedule.subgroups else ()),
+                    )
+                    ns = ctx.run_kernel(
+                        raw, schedule, views, cols, warmups=_WARM.warmups, samples=_WARM.samples
+                    )
+                    got = ctx.read_buffer_f32(views[output_index(kernel)])
+                    want = got.copy() if want is None else want
+                    same = "same output" if np.array_equal(got, want) else "differs"
+                    gbps = 2 * rows * cols * 4 / (float(np.median(ns)) * 1e-9) / 1e9
+                    print(
+                        f"{name:10s} {str(schedule):28s} {variant:17s} {gbps:7.0f}  {same}",
+                        flush=True,
+                    )
+
+
+def row_means(backend: str, schedules: list[Schedule]) -> None:
+    from tests.test_emit_rows import _adversarial_rows  # the rows the failing test uses
+
+    x = ir.input("x")
+    cols_f32 = ir.dim("cols", "f32")
+    mean = ir.row_sum(x) / cols_f32
+    moments = ir.kernel(
+        "moments_probe",
+        ir.rows(
+            layouts={"m": "rows", "v": "rows"},
+            m=mean,
+            v=ir.row_sum((x - mean) * (x - mean)) / cols_f32,
+        ),
+    )
+    with forge.open_context(backend) as ctx:
+        print(ctx.adapter.name)
+        for cols in (100, 1001, 4099):
+            data = _adversarial_rows(cols)
+            rows = data["x"].size // cols
+            kernel = ir.with_shape(moments, rows=rows)
+            exact = data["x"].reshape(rows, cols).astype(np.float64).mean(axis=1).astype(np.float32)
+            first = None
+            for schedule in schedules:
+                ctx.clear_transient_allocations()
+                views = bind_views(ctx, kernel, cols, {"x": data["x"]})
+                ctx.run_kernel(kernel, schedule, views, cols)
+                got = np.stack([ctx.read_buffer_f32(views[i])[:rows] for i in (1, 2)])
+                first = got if first is None else first
+                bits = got.view(np.int32).astype(np.int64)
+                apart = np.abs(bits - first.view(np.int32).astype(np.int64))
+                off = np.abs(bits[0] - exact.view(np.int32).astype(np.int64))
+                print(
+                    f"cols {cols:5d} {str(schedule):28s} mean: rows apart from the first "
+                    f"{np.nonzero(apart[0])[0].tolist()} (most {apart[0].max()} ulp), from "
+                    f"float64 most {off.max()} ulp; variance rows apart "
+                    f"{np.count_nonzero(apart[1])}",
+                    flush=True,
+                )
+
+
+def tf32_rounding(size: int) -> None:
+    from forge.emit import _wgmma
+    from forge.kernels.linalg import WGMMA_TF32_SCHEDULES
+
+    kernel = forge.get_kernel("gemm_tf32_nt")
+    a, b = host_array(size * size, seed=30), host_array(size * size, seed=31)
+    with forge.open_context("cuda") as ctx:
+        c = np.zeros(size * size, np.float32)
+        views = bind_views(ctx, kernel, size, {"a": a, "b": b, "c": c}, alpha=1.0, beta=0.0)
+        rounded = device_seconds(ctx, kernel, views, size, _WARM)
+        for schedule in WGMMA_TF32_SCHEDULES:
+            print(
+                f"rounded   {schedule}  {2 * size**3 / rounded(schedule) / 1e12:6.1f} TFLOP/s",
+                flush=True,
+            )
+        keep = _wgmma._WgmmaLowering._round_stage
+        _wgmma._WgmmaLowering._round_stage = lambda self: None  # type: ignore[method-assign]
+        try:
+            bare = dataclasses.replace(kernel, id="gemm_tf32_nt_unrounded")
+            unrounded = device_seconds(ctx, bare, views, size, _WARM)
+            for schedule in WGMMA_TF32_SCHEDULES[:2]:
+                tflops = 2 * size**3 / unrounded(schedule) / 1e12
+                print(f"unrounded {schedule}  {tflops:6.1f} TFLOP/s", flush=True)
+        finally:
+            _wgmma._WgmmaLowering._round_stage = keep  # type: ignore[method-assign]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.probes", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("name", choices=("wgsl-rows", "row-means", "tf32-rounding"))
+    parser.add_argument("--rows", type=int, default=4096)
+    parser.add_argument("--cols", type=int, default=32768)
+    parser.add_argument("--size", type=int, default=4096, help="tf32-rounding's m = n = k")
+    parser.add_argument("--backend", default="wgpu", help="row-means' backend")
+    parser.add_argument("--schedule", action="append", default=[], help="a schedule's text; repeat")
+    args = parser.parse_args(argv)
+    given = [Schedule.parse(text) for text in args.schedule]
+    if args.name == "wgsl-rows":
+        wgsl_rows(
+            args.rows,
+            args.cols,
+            given
+            or [
+                Schedule((1024, 1), items_per_invocation=8, vector_width=4),
+                Schedule((256, 1), items_per_invocation=4, vector_width=4),
+                Schedule((256, 1), items_per_invocation=4, vector_width=4, subgroups=True),
+            ],
+        )
+    elif args.name == "row-means":
+        row_means(
+            args.backend,
+            given
+            or [
+                Schedule((256, 1), items_per_invocation=4, vector_width=4),
+                Schedule((256, 1), items_per_invocation=4, vector_width=4, subgroups=True),
+                Schedule((32, 1), items_per_invocation=4, vector_width=4, subgroups=True),
+                Schedule((64, 2), items_per_invocation=2, vector_width=4),
+            ],
+        )
+    else:
+        tf32_rounding(args.size)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,38 @@
+"""``python -m bench.probes``: the diagnostics stay runnable (a device session reruns them
+in a minute) and their hand variants stay the kernels they say they are."""
+
+from __future__ import annotations
+
+import re
+
+from bench import probes
+from forge import Schedule, get_kernel
+from oracle.pytest_plugin import require_available
+
+ONE_PASS = Schedule((64, 1), items_per_invocation=2, vector_width=4)
+
+
+def test_scalar_registers_leave_no_local_array_and_index_by_constants():
+    text = get_kernel("softmax").source("wgsl", ONE_PASS)
+    assert re.search(r"var fg_v_x: array<f32, 8>", text)
+    scalar = probes.scalar_registers(text)
+    assert not re.search(r"var fg_\w+: array<", scalar)
+    assert "fg_v_x_7" in scalar and "fg_v_x[" not in scalar
+
+
+def test_wgsl_rows_variants_run_and_the_scalar_one_computes_the_same(request, capsys):
+    require_available(request.config, "wgpu")
+    probes.main(["wgsl-rows", "--rows", "3", "--cols", "512", "--schedule", str(ONE_PASS)])
+    lines = capsys.readouterr().out.splitlines()
+    scalar = [line for line in lines if "scalar registers" in line]
+    assert len(scalar) == 4 and all(line.endswith("same output") for line in scalar)
+    # without its barriers a reduction reads partials not yet written
+    assert any("no barriers" in line and line.endswith("differs") for line in lines)
+
+
+def test_row_means_compare_the_schedules_bit_for_bit(request, capsys):
+    require_available(request.config, "wgpu")
+    probes.main(["row-means", "--schedule", str(ONE_PASS), "--schedule", "wg=64,ipt=2,vec=4"])
+    lines = capsys.readouterr().out.splitlines()
+    # the same schedule twice: no row apart
+    assert sum("rows apart from the first [] (most 0 ulp)" in line for line in lines) == 6
