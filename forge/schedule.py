@@ -120,7 +120,9 @@ class Schedule:
             )
         for flag in _FLAGS:
             if getattr(self, flag) not in (False, True):  # 0 and 1 from the textual form
-                raise InvalidArgument(f"{flag} is 0 or 1, got {getattr(self, flag)!r}")
+                key = next(k for k, name in _KEYS.items() if name == flag)
+                spelt = flag if key == flag else f"{flag} ({key}=)"
+                raise InvalidArgument(f"{spelt} is 0 or 1, got {getattr(self, flag)!r}")
             keep(flag, bool(getattr(self, flag)))
 
     @property

@@ -43,6 +43,8 @@ def test_the_schedule_spells_sg_and_reads_it_back():
     assert schedule.subgroups and str(schedule) == "wg=256,ipt=4,vec=4,sg=1"
     assert Schedule.parse(str(schedule)) == schedule
     assert Schedule.parse("wg=256,sg=0") == Schedule((256, 1))
+    with pytest.raises(forge.InvalidArgument, match=r"subgroups \(sg=\) is 0 or 1, got 2"):
+        Schedule.parse("wg=256,sg=2")
 
 
 @pytest.mark.parametrize("kernel_id", ["softmax", "rmsnorm", "layernorm"])
