@@ -304,7 +304,7 @@ class _WgmmaLowering:
 
     def lower(self) -> None:
         em, d, code, g = self.em, self.d, self.code, self.g
-        ptx_type = self.body.input_dtype if self.body.input_dtype != "f16" else "f16"
+        ptx_type = self.body.input_dtype  # f16, bf16 or tf32: PTX spells them so
         trans = [0 if self.ops[x].along_k else 1 for x in ("a", "b")]
         primitives = _mma_pipeline.TF32_PRIMITIVES if self.tf32 else _mma_pipeline.PRIMITIVES
         em.definitions.append(

@@ -21,6 +21,7 @@ import dataclasses
 import math
 
 from .. import ir
+from ..kernel import KernelSpec
 from ..schedule import Schedule
 
 __all__ = [
@@ -260,30 +261,6 @@ MMA_TF32_TUNABLES = {
 # stages a tile).
 _TF32_SIMT_SCHEDULES = GEMM_SCHEDULES[:2] + GEMM_SCHEDULES[4:5]
 
-GEMM_TF32 = ir.kernel(
-    "gemm_tf32",
-    ir.matmul("f32", input_dtype="tf32"),
-    description="c = alpha * a @ b + beta * c, f32 a and b rounded to TF32 (10 mantissa "
-    "bits, ties away from zero) before they multiply, f32 accumulation and c, m = n = k = "
-    "size",
-    defaults={"alpha": 1.5, "beta": 0.5},
-    schedules=_TF32_SIMT_SCHEDULES + MMA_TF32_SCHEDULES,
-    schedule_roles={
-        **{str(s): "big-gpu" for s in _TF32_SIMT_SCHEDULES[2:]},
-        **{str(s): "tensor-core" for s in MMA_TF32_SCHEDULES},
-    },
-    domain={name: (-_MIXED_BOUND, _MIXED_BOUND) for name in ("a", "b", "c")},
-    tolerance=lambda size: {"f32": gemm_tolerance(int(size), _MIXED_BOUND)},
-    nonfinite_inputs=False,
-    # 136 is a multiple of 4 (a 16-byte chunk of floats) and of no tile: the pipeline's
-    # cp.async path with partial tiles along m, n and k; 67 and 130 take its register path
-    test_sizes=_MIXED_SIZES + (136,),
-    tags=("linalg",),
-    # f32 a and b read once, c read and written
-    bytes_moved="4*(m*k + k*n) + 8*m*n",
-    flops="2*m*n*k",
-)
-
 #: Hopper's wgmma for TF32 (sm_90a): both operands K-major, so b col-major; k in
 #: 128-byte rows of 32 floats a stage, each thread rounding the chunks it copied before
 #: wgmma reads them (shared memory per stage as the halves' schedules).
@@ -294,25 +271,41 @@ WGMMA_TF32_SCHEDULES = (
     Schedule((128, 1), tile=(64, 256, 32, 4), mma=True),  # 161 KiB
 )
 
-GEMM_TF32_NT = ir.kernel(
+
+def _tf32_gemm(id: str, b_layout: str, what: str, tensor_core: tuple) -> KernelSpec:
+    """A GEMM of f32 a and b declared TF32, with b ``b_layout``-major."""
+    return ir.kernel(
+        id,
+        ir.matmul("f32", b_layout=b_layout, input_dtype="tf32"),
+        description=f"c = alpha * a @ b + beta * c{what}, f32 a and b rounded to TF32 "
+        "(10 mantissa bits, ties away from zero) before they multiply, f32 accumulation "
+        "and c, m = n = k = size",
+        defaults={"alpha": 1.5, "beta": 0.5},
+        schedules=_TF32_SIMT_SCHEDULES + tensor_core,
+        schedule_roles={
+            **{str(s): "big-gpu" for s in _TF32_SIMT_SCHEDULES[2:]},
+            **{str(s): "tensor-core" for s in tensor_core},
+        },
+        domain={name: (-_MIXED_BOUND, _MIXED_BOUND) for name in ("a", "b", "c")},
+        tolerance=lambda size: {"f32": gemm_tolerance(int(size), _MIXED_BOUND)},
+        nonfinite_inputs=False,
+        # 136 is a multiple of 4 (a 16-byte chunk of floats) and of no tile: the
+        # pipelines' cp.async path with partial tiles along m, n and k; 67 and 130 take
+        # their register path
+        test_sizes=_MIXED_SIZES + (136,),
+        tags=("linalg",),
+        # f32 a and b read once, c read and written
+        bytes_moved="4*(m*k + k*n) + 8*m*n",
+        flops="2*m*n*k",
+    )
+
+
+GEMM_TF32 = _tf32_gemm("gemm_tf32", "row", "", MMA_TF32_SCHEDULES)
+GEMM_TF32_NT = _tf32_gemm(
     "gemm_tf32_nt",
-    ir.matmul("f32", b_layout="col", input_dtype="tf32"),
-    description="c = alpha * a @ b + beta * c with b col-major (b's transpose stored, n x "
-    "k: x @ w.T of a linear layer's weight), f32 a and b rounded to TF32 before they "
-    "multiply, f32 accumulation and c, m = n = k = size",
-    defaults={"alpha": 1.5, "beta": 0.5},
-    schedules=_TF32_SIMT_SCHEDULES + MMA_TF32_SCHEDULES + WGMMA_TF32_SCHEDULES,
-    schedule_roles={
-        **{str(s): "big-gpu" for s in _TF32_SIMT_SCHEDULES[2:]},
-        **{str(s): "tensor-core" for s in MMA_TF32_SCHEDULES + WGMMA_TF32_SCHEDULES},
-    },
-    domain={name: (-_MIXED_BOUND, _MIXED_BOUND) for name in ("a", "b", "c")},
-    tolerance=lambda size: {"f32": gemm_tolerance(int(size), _MIXED_BOUND)},
-    nonfinite_inputs=False,
-    test_sizes=_MIXED_SIZES + (136,),
-    tags=("linalg",),
-    bytes_moved="4*(m*k + k*n) + 8*m*n",
-    flops="2*m*n*k",
+    "col",
+    " with b col-major (b's transpose stored, n x k: x @ w.T of a linear layer's weight)",
+    MMA_TF32_SCHEDULES + WGMMA_TF32_SCHEDULES,
 )
 
 KERNELS = (GEMM, TRANSPOSE, GEMM_F16, GEMM_BF16, GEMM_TF32, GEMM_TF32_NT)
