@@ -95,7 +95,7 @@ def _final(env: Bench, baseline, ours) -> tuple[float, float, dict]:
 
 # -- P9 ---------------------------------------------------------------------------------
 #: P9's kernels and their input precision: row-major a and b, and TF32 with b
-#: col-major too (x @ w.T, the layout wgmma takes TF32 in)
+#: col-major too (x @ w.T: wgmma reads TF32 K-major, so b row-major costs a transpose)
 _P9 = (("gemm_f16", "f16"), ("gemm_bf16", "bf16"), ("gemm_tf32", "tf32"), ("gemm_tf32_nt", "tf32"))
 
 

@@ -103,9 +103,47 @@ def test_tf32_wgmma_is_k8_without_transpose_flags_and_rounds_each_stage():
         assert image[:4] == b"\x7fELF"
 
 
-def test_tf32_wgmma_takes_k_major_operands_only_saying_why():
-    with pytest.raises(UnsupportedFeature, match=r"only K-major .* b row-major"):
-        GEMM_TF32.source("cuda", WGMMA_TF32_SCHEDULES[0])
+def _tf32(a_layout: str, b_layout: str) -> forge.KernelSpec:
+    """A TF32 GEMM of the library's (gemm_tf32's) contract in the given layouts."""
+    return ir.kernel(
+        f"wgmma_tf32_{a_layout}_{b_layout}",
+        ir.matmul("f32", a_layout, b_layout, input_dtype="tf32"),
+        defaults={"alpha": 1.5, "beta": 0.5},
+        schedules=WGMMA_TF32_SCHEDULES,
+        domain=GEMM_TF32.domain,
+        nonfinite_inputs=False,
+        tolerance=GEMM_TF32.tolerance,
+        test_sizes=GEMM_TF32.test_sizes,
+    )
+
+
+@pytest.mark.parametrize("a_layout, b_layout", LAYOUTS)
+def test_tf32_wgmma_transposes_an_operand_along_m_or_n_in_its_rounding_pass(a_layout, b_layout):
+    """wgmma reads TF32 only K-major: an operand that lies along m or n (a col-major, b
+    row-major) is copied as it lies and written back K-major by the rounding pass, one
+    rounded float per K-major row (st.shared.b32), between two barriers: every copy
+    landed before any thread reads another's chunks, every read done before any
+    write. Both K-major (a row-major, b col-major): each thread rounds its own chunks,
+    no barrier. Every schedule compiles for sm_90a."""
+    from backends.cuda import compile_cuda
+
+    kernel = _tf32(a_layout, b_layout)
+    source = kernel.source("cuda", WGMMA_TF32_SCHEDULES[0])
+    rounding = source[source.index("TF32: the tile rounded") :]
+    rounding = rounding[: rounding.index("fg_fence_async_shared();")]
+    transposed = [x for x, lies in (("a", a_layout == "col"), ("b", b_layout == "row")) if lies]
+    for x in "ab":
+        column = f"fg_st_tf32_column(fg_dst, fg_{x}_words[fg_it], fg_kk);" in rounding
+        assert column == (x in transposed), x
+    assert rounding.count("__syncthreads();") == (2 if transposed else 0)
+    ptx = compile_cuda(source, kernel.entry_point, arch="sm_90a", output="ptx").decode()
+    assert re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n256k8\.f32\.tf32\.tf32", ptx)
+    assert ("st.shared.b32" in ptx) == bool(transposed)
+    for each in WGMMA_TF32_SCHEDULES:
+        assert compile_cuda(kernel.source("cuda", each), kernel.entry_point)[:4] == b"\x7fELF"
+
+
+def test_tf32_wgmma_refuses_a_halves_k_step_saying_why():
     with pytest.raises(UnsupportedFeature, match=r"BK = 32"):
         GEMM_TF32_NT.source("cuda", BIG)
 
@@ -216,20 +254,36 @@ def test_the_oracle_fails_a_broken_wgmma_gemm(request, monkeypatch, mutant):
             assert not ev.passed, f"{mutant} passed at {size}"
 
 
-def test_tf32_wgmma_gemms_match_the_reference_on_cuda(request):
-    """gemm_tf32_nt under every wgmma schedule at its test sizes (the register path at
-    67, 1 and 130; cp.async with partial tiles at 136) and a non-square shape."""
+@pytest.mark.parametrize("a_layout, b_layout", LAYOUTS)
+def test_tf32_wgmma_gemms_match_the_reference_on_cuda(request, a_layout, b_layout):
+    """TF32 in every layout under every wgmma schedule at gemm_tf32's test sizes (the
+    register path at 67, 1 and 130; cp.async with partial tiles at 136) and a
+    non-square shape."""
     require_available(request.config, "cuda")
-    wide = ir.with_shape(GEMM_TF32_NT, m=ir.SIZE, n=136, k=200)
+    kernel = _tf32(a_layout, b_layout)
+    wide = ir.with_shape(kernel, m=ir.SIZE, n=136, k=200)
     with forge.open_context("cuda") as ctx:
         if not ctx.constraints.warpgroup_mma:
             pytest.skip("wgmma needs compute capability 9.0 (H100, H200)")
         for schedule in WGMMA_TF32_SCHEDULES:
-            for kernel, size in [(GEMM_TF32_NT, s) for s in GEMM_TF32_NT.test_sizes] + [
-                (wide, 264)
-            ]:
-                ev = oracle.evaluate(ctx, kernel, schedule, size=size, samples=1)
-                assert ev.passed, ev.report()
+            for each, size in [(kernel, s) for s in kernel.test_sizes] + [(wide, 264)]:
+                ev = oracle.evaluate(ctx, each, schedule, size=size, samples=1)
+                assert ev.passed, f"{schedule} at {size}: {ev.report()}"
+
+
+def test_the_oracle_fails_a_tf32_transpose_that_ignores_the_swizzle(request, monkeypatch):
+    """The transposing pass writing each K-major row's floats where an unswizzled row
+    would hold them: wgmma reads the wrong k for most rows, and the oracle says so."""
+    require_available(request.config, "cuda")
+    unswizzled = _wgmma._ROUND_CHUNK.replace("((kk >> 2) ^ (row & 7u))", "(kk >> 2)")
+    assert unswizzled != _wgmma._ROUND_CHUNK
+    monkeypatch.setattr(_wgmma, "_ROUND_CHUNK", unswizzled)
+    kernel = dataclasses.replace(_tf32("row", "row"), id="wgmma_tf32_unswizzled")
+    with forge.open_context("cuda") as ctx:
+        if not ctx.constraints.warpgroup_mma:
+            pytest.skip("wgmma needs compute capability 9.0 (H100, H200)")
+        ev = oracle.evaluate(ctx, kernel, WGMMA_TF32_SCHEDULES[0], size=264, samples=1)
+        assert not ev.passed, ev.report()
 
 
 def test_the_oracle_fails_a_tf32_wgmma_gemm_that_does_not_round(request, monkeypatch):

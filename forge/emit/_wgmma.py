@@ -1,16 +1,23 @@
-"""Lowering of a mixed-precision ``matmul`` (f16 or bf16 a and b, or TF32 ones with b
-col-major; f32 accumulation) onto Hopper's warpgroup tensor-core instruction,
-``wgmma.mma_async`` (sm_90a), under ``mma=1`` on a workgroup of ``128 x G``: G
-warpgroups of four warps, with ``tile = (BM, BN, 64, STAGES)`` (``BK = 32`` for TF32).
-(A workgroup of ``32 x W`` is the mma.sync and WMMA paths, ``_mma.py``.)
+"""Lowering of a mixed-precision ``matmul`` (f16, bf16 or TF32 a and b, f32
+accumulation) onto Hopper's warpgroup tensor-core instruction, ``wgmma.mma_async``
+(sm_90a), under ``mma=1`` on a workgroup of ``128 x G``: G warpgroups of four warps,
+with ``tile = (BM, BN, 64, STAGES)`` (``BK = 32`` for TF32). (A workgroup of ``32 x W``
+is the mma.sync and WMMA paths, ``_mma.py``.)
 
-TF32. wgmma reads TF32 only K-major (PTX has no transpose flag for it), so both operands
-must lie along k in memory: a row-major, b col-major (``x @ w.T``); other layouts take
-the mma.sync path. A stage row is still 128 bytes (32 floats), a k8 step 32 bytes along
-it, so the layouts below are the halves' with 4-byte elements. wgmma takes the f32 bits
-as they are, which would truncate them to TF32: the kernel's contract is ``cvt.rna``'s
-rounding (``_tf32.py``), so after a tile's copies land each thread rounds the chunks it
-copied in place, before the fence that shows the stage to wgmma.
+TF32. A stage row is still 128 bytes (32 floats), a k8 step 32 bytes along it, so the
+layouts below are the halves' with 4-byte elements. wgmma takes the f32 bits as they
+are, which would truncate them to TF32: the kernel's contract is ``cvt.rna``'s rounding
+(``_tf32.py``), so each stage is rounded in shared memory after its copies land and
+before the fence that shows it to wgmma. wgmma also reads TF32 only K-major (PTX has no
+transpose flag for it). Where both operands lie along k (a row-major, b col-major:
+``x @ w.T``) each thread rounds the chunks it copied, in place. An operand that lies
+along m or n (b row-major, a col-major) is copied as it lies, a ``[32 k][outer]`` tile
+whose 16-byte chunks are swizzled within each 8 by the k row, and the rounding pass
+writes it back K-major: after a barrier (every copy landed), each warp reads 32 k rows
+of one 4-wide column of chunks, and after another (every read done) each lane writes
+its 4 rounded floats into 4 K-major rows, one 4-byte store each, the 32 lanes on 32
+different banks. Measured on the H200 (2026-12-03): 195 TFLOP/s with b row-major
+against 219 with b col-major; the mma.sync path gave 114 on b row-major.
 
 Work. The workgroup computes a BM x BN block of ``c``, BM = 64 G: warpgroup w owns rows
 64 w to 64 w + 63 and all BN columns, one ``wgmma.m64n{BN}k16`` per k16 step, whose
@@ -137,13 +144,6 @@ def check(body, schedule) -> None:
             f"mma=1 on warpgroups (wgmma) multiplies f16, bf16 or TF32 inputs; this matmul "
             f"has {body.input_dtype} inputs"
         )
-    if body.input_dtype == "tf32" and (body.a_layout, body.b_layout) != ("row", "col"):
-        raise ScheduleRefused(
-            f"wgmma reads TF32 operands only K-major (PTX has no transpose for .tf32): a "
-            f"row-major and b col-major, as in x @ w.T; this matmul's a is "
-            f"{body.a_layout}-major and b {body.b_layout}-major, which the mma=1 schedules "
-            f"on a 32 x W workgroup (mma.sync) take"
-        )
     if schedule.tile is None or len(schedule.tile) != 4:
         raise ScheduleRefused(
             f"mma=1 on a {x} x {groups} workgroup (wgmma, one warpgroup of 128 threads per "
@@ -190,7 +190,7 @@ def dynamic_storage_bytes(body, schedule) -> int:
 def _wgmma_call(n: int, ptx_type: str, trans_a: int, trans_b: int) -> str:
     """The device function of one ``wgmma.mma_async.m64n{n}k16`` (k8 for TF32) into
     ``n / 2`` accumulators (operands %0..), descriptors for a and b; scale-d 1
-    (accumulate). TF32 takes no transpose flags: both operands are K-major."""
+    (accumulate). TF32 takes no transpose flags: both operands are K-major in the stage."""
     count = n // 2
     outputs = ", ".join(f"%{i}" for i in range(count))
     constraints = ", ".join(f'"+f"(d[{i}])' for i in range(count))
@@ -241,6 +241,33 @@ __device__ __forceinline__ void fg_wgmma_wait() {
 #: TF32: a 16-byte chunk of f32 in shared memory rounded in place as cvt.rna.tf32.f32
 #: rounds (wgmma reads the bits as they are, and would truncate them).
 _ROUND_CHUNK = """
+__device__ __forceinline__ uint4 fg_ld_shared16(unsigned int address) {
+    uint4 w;
+    asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\\n"
+        : "=r"(w.x), "=r"(w.y), "=r"(w.z), "=r"(w.w) : "r"(address));
+    return w;
+}
+
+__device__ __forceinline__ void fg_st_tf32_chunk(unsigned int address, uint4 w) {
+    asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\\n"
+        :: "r"(address), "r"(fg_cvt_tf32(w.x)), "r"(fg_cvt_tf32(w.y)), "r"(fg_cvt_tf32(w.z)),
+           "r"(fg_cvt_tf32(w.w)) : "memory");
+}
+
+// 4 elements of k row kk along m or n (w), rounded, into K-major rows row..row + 3 of
+// the tile at address: float kk of each 128-byte row, its chunk swizzled by the row
+__device__ __forceinline__ void fg_st_tf32_column(unsigned int address, uint4 w,
+                                                  unsigned int kk) {
+    const unsigned int word[4] = {w.x, w.y, w.z, w.w};
+    #pragma unroll
+    for (unsigned int j = 0u; j < 4u; ++j) {
+        const unsigned int row = (address >> 7) + j;  // 128-byte rows from 1024-aligned
+        const unsigned int at = (address & ~127u) + j * 128u
+            + (((kk >> 2) ^ (row & 7u)) << 4) + ((kk & 3u) << 2);
+        asm volatile("st.shared.b32 [%0], %1;\\n" :: "r"(at), "r"(fg_cvt_tf32(word[j])) : "memory");
+    }
+}
+
 __device__ __forceinline__ void fg_round_tf32_chunk(unsigned int address) {
     unsigned int w0, w1, w2, w3;
     asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\\n"
@@ -266,12 +293,17 @@ class _Operand:
         self.outer_origin, self.outer_limit = ("fg_m0", m) if name == "a" else ("fg_n0", n)
         self.k_limit = k
         self.ld = k if self.along_k else self.outer_limit  # elements between rows
+        # TF32 along m or n: wgmma reads TF32 only K-major, so the tile is copied as it
+        # lies (a "raw" [32 k][outer] tile, outer / 4 chunks a k row, swizzled within
+        # each 8 chunks) and the rounding pass writes it back transposed, K-major
+        self.transposed = lowering.tf32 and not self.along_k
         # a K-major tile is [outer][64] (8 chunks a row), an MN-major one [outer / 64]
         # blocks of [64 k][64 outer] (outer / 8 chunks a k row, 8 in each block)
         self.row_limit, self.pos_limit = (
             (self.outer_limit, k) if self.along_k else (k, self.outer_limit)
         )
-        self.per_row = 8 if self.along_k else self.outer // 8
+        self.per_row = 8 if self.along_k else self.outer // (4 if self.transposed else 8)
+        self.row_bytes = self.outer * 4 if self.transposed else _ROW_BYTES
         self.total = self.outer * 8  # 16-byte chunks a stage: 8 a 128-byte row
         self.iterations = -(-self.total // g.threads)
         # Thread t's chunks are t, t + threads, ...: when ``threads`` is a whole number
@@ -280,10 +312,19 @@ class _Operand:
         self.pass_rows = g.threads // self.per_row
         self.strided = g.threads % self.per_row == 0 and self.pass_rows % 8 == 0
 
+    @property
+    def k_major(self) -> bool:
+        """Whether wgmma reads the tile K-major: it lies along k, or is transposed."""
+        return self.along_k or self.transposed
+
     def place(self, row: str, chunk: str) -> str:
         """The byte offset in the operand's tile of chunk ``chunk`` of row ``row``."""
         if self.along_k:
             return f"{row} * {_ROW_BYTES}u + (({chunk} ^ ({row} & 7u)) * 16u)"
+        if self.transposed:
+            return (
+                f"{row} * {self.row_bytes}u + ((({chunk} & ~7u) | (({chunk} ^ {row}) & 7u)) * 16u)"
+            )
         return (
             f"{chunk} / 8u * {_BLOCK_BYTES}u + {row} * {_ROW_BYTES}u + "
             f"((({chunk} % 8u) ^ ({row} & 7u)) * 16u)"
@@ -305,7 +346,7 @@ class _WgmmaLowering:
     def lower(self) -> None:
         em, d, code, g = self.em, self.d, self.code, self.g
         ptx_type = self.body.input_dtype  # f16, bf16 or tf32: PTX spells them so
-        trans = [0 if self.ops[x].along_k else 1 for x in ("a", "b")]
+        trans = [0 if self.ops[x].k_major else 1 for x in ("a", "b")]
         primitives = _mma_pipeline.TF32_PRIMITIVES if self.tf32 else _mma_pipeline.PRIMITIVES
         em.definitions.append(
             primitives.replace("{pending}", str(g.stages - 3)).replace("{type}", ptx_type)
@@ -406,25 +447,78 @@ class _WgmmaLowering:
         code.line(d.barrier)
 
     def _round_stage(self) -> None:
-        """TF32: round the chunks of k tile ``fg_step`` this thread copied (its own
-        copies, landed: no barrier needed first) in place, before the fence that shows
-        them to wgmma."""
+        """TF32: round k tile ``fg_step`` to TF32 before the fence that shows it to wgmma.
+        With both operands K-major each thread rounds the chunks it copied (its own
+        copies, landed: no barrier needed first) in place. A transposed operand's raw
+        tile is read by another mapping (``_transpose_words``), so a barrier first lets
+        every thread's copies land, and another lets every read finish before any
+        thread writes the tile back K-major."""
         code, d = self.code, self.d
-        code.comment("TF32: this thread's chunks of the tile rounded in place (cvt.rna)")
+        code.comment("TF32: the tile rounded (cvt.rna) in shared memory")
         with code.block("{"):
             self.em.let("fg_k0", "u32", f"fg_step * {self.bk}u")
             self.em.let("fg_stage", "u32", self._stage("fg_step"))
+            if not any(op.transposed for op in self.ops.values()):
+                for op in self.ops.values():
+                    with code.block(d.loop("fg_it", "0u", f"{op.iterations}u", "1u", unroll=True)):
+                        self._each_chunk(op, lambda op: code.line("fg_round_tf32_chunk(fg_dst);"))
+                return
+            code.line(d.barrier)
+            for op in self.ops.values():
+                code.line(f"uint4 fg_{op.name}_words[{op.iterations}];")
+                with code.block(d.loop("fg_it", "0u", f"{op.iterations}u", "1u", unroll=True)):
+                    if op.transposed:
+                        self._transposed_chunk(
+                            op, f"fg_{op.name}_words[fg_it] = fg_ld_shared16(fg_src);"
+                        )
+                    else:
+                        self._each_chunk(
+                            op,
+                            lambda op: code.line(
+                                f"fg_{op.name}_words[fg_it] = fg_ld_shared16(fg_dst);"
+                            ),
+                        )
+            code.line(d.barrier)
             for op in self.ops.values():
                 with code.block(d.loop("fg_it", "0u", f"{op.iterations}u", "1u", unroll=True)):
-                    self._each_chunk(op, lambda op: code.line("fg_round_tf32_chunk(fg_dst);"))
+                    if op.transposed:
+                        self._transposed_chunk(
+                            op, f"fg_st_tf32_column(fg_dst, fg_{op.name}_words[fg_it], fg_kk);"
+                        )
+                    else:
+                        self._each_chunk(
+                            op,
+                            lambda op: code.line(
+                                f"fg_st_tf32_chunk(fg_dst, fg_{op.name}_words[fg_it]);"
+                            ),
+                        )
+
+    def _transposed_chunk(self, op: _Operand, line: str) -> None:
+        """``line`` for this thread's chunk ``fg_it`` of a transposed operand's raw tile,
+        by the mapping of the rounding pass: chunk ``e`` is k row ``e % 32`` (``fg_kk``)
+        at 4 elements ``e / 32`` of the outer dimension (``fg_oc``), so the 32 lanes of
+        a warp read one column of chunks (8 in a row of 16-byte reads hit 8 different
+        swizzled chunks) and write one 128-byte K-major row each (32 different banks).
+        ``fg_src``: its raw place; ``fg_dst``: its K-major row's place for element
+        0 (``fg_st_tf32_column`` adds a row per element)."""
+        em, g = self.em, self.g
+        guard = op.iterations * g.threads > op.total
+        em.let("fg_e", "u32", f"fg_lidx + fg_it * {g.threads}u")
+        with self.code.block(f"if (fg_e < {op.total}u) {{") if guard else nullcontext():
+            em.let("fg_kk", "u32", "fg_e % 32u")
+            em.let("fg_oc", "u32", "fg_e / 32u")
+            base = f"fg_stage + {op.offset}u"
+            em.let("fg_src", "u32", f"{base} + {op.place('fg_kk', 'fg_oc')}")
+            em.let("fg_dst", "u32", f"{base} + fg_oc * {4 * _ROW_BYTES}u")
+            self.code.line(line)
 
     def _descriptor(self, name: str) -> str:
         """Operand ``name``'s descriptor at k16 step ``fg_j`` of the stage at ``fg_sa``."""
         op = self.ops[name]
         base = f"fg_sa + {op.offset}u"
         if name == "a":  # this warpgroup's 64 rows
-            base += f" + fg_wg * {_ROWS * _ROW_BYTES if op.along_k else _BLOCK_BYTES}u"
-        if op.along_k:
+            base += f" + fg_wg * {_ROWS * _ROW_BYTES if op.k_major else _BLOCK_BYTES}u"
+        if op.k_major:
             return f"fg_descriptor({base} + fg_j * {_STEP_BYTES}u, 16u, {_GROUP_BYTES}u)"
         step = 16 * _ROW_BYTES
         return f"fg_descriptor({base} + fg_j * {step}u, {_BLOCK_BYTES}u, {_GROUP_BYTES}u)"
@@ -446,7 +540,7 @@ class _WgmmaLowering:
                 em.let(f"fg_{x}_q0", "u32", f"fg_{x}_c0 * {self.chunk}u")
             else:
                 em.let(f"fg_{x}_r0", "u32", f"fg_{x}_o0")
-                em.let(f"fg_{x}_q0", "u32", f"{op.outer_origin} + fg_{x}_c0 * 8u")
+                em.let(f"fg_{x}_q0", "u32", f"{op.outer_origin} + fg_{x}_c0 * {self.chunk}u")
             em.wide(f"fg_{x}_at0", f"{d.widen(f'fg_{x}_r0')} * {op.ld} + fg_{x}_q0")
             em.let(f"fg_{x}_dst0", "u32", op.place(f"fg_{x}_o0", f"fg_{x}_c0"))
 
@@ -523,7 +617,7 @@ class _WgmmaLowering:
             em.let(
                 "fg_dst",
                 "u32",
-                f"fg_stage + {op.offset}u + fg_{x}_dst0 + fg_it * {op.pass_rows * _ROW_BYTES}u",
+                f"fg_stage + {op.offset}u + fg_{x}_dst0 + fg_it * {op.pass_rows * op.row_bytes}u",
             )
             return
         em.let("fg_o", "u32", f"fg_e / {op.per_row}u")
@@ -533,7 +627,7 @@ class _WgmmaLowering:
             em.let("fg_q", "u32", f"fg_k0 + fg_ch * {self.chunk}u")
         else:
             em.let("fg_r", "u32", "fg_k0 + fg_o")
-            em.let("fg_q", "u32", f"{op.outer_origin} + fg_ch * 8u")
+            em.let("fg_q", "u32", f"{op.outer_origin} + fg_ch * {self.chunk}u")
         em.wide("fg_at", f"{d.widen('fg_r')} * {op.ld} + fg_q")
         em.let("fg_dst", "u32", f"fg_stage + {op.offset}u + {op.place('fg_o', 'fg_ch')}")
 

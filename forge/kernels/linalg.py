@@ -261,9 +261,10 @@ MMA_TF32_TUNABLES = {
 # stages a tile).
 _TF32_SIMT_SCHEDULES = GEMM_SCHEDULES[:2] + GEMM_SCHEDULES[4:5]
 
-#: Hopper's wgmma for TF32 (sm_90a): both operands K-major, so b col-major; k in
-#: 128-byte rows of 32 floats a stage, each thread rounding the chunks it copied before
-#: wgmma reads them (shared memory per stage as the halves' schedules).
+#: Hopper's wgmma for TF32 (sm_90a): k in 128-byte rows of 32 floats a stage, rounded in
+#: shared memory before wgmma reads them, and an operand that lies along m or n (b
+#: row-major) transposed there too, since wgmma reads TF32 only K-major (shared memory
+#: per stage as the halves' schedules).
 WGMMA_TF32_SCHEDULES = (
     Schedule((128, 2), tile=(128, 256, 32, 4), mma=True),  # 193 KiB
     Schedule((128, 2), tile=(128, 128, 32, 6), mma=True),  # 193 KiB
@@ -272,7 +273,7 @@ WGMMA_TF32_SCHEDULES = (
 )
 
 
-def _tf32_gemm(id: str, b_layout: str, what: str, tensor_core: tuple) -> KernelSpec:
+def _tf32_gemm(id: str, b_layout: str, what: str) -> KernelSpec:
     """A GEMM of f32 a and b declared TF32, with b ``b_layout``-major."""
     return ir.kernel(
         id,
@@ -281,10 +282,10 @@ def _tf32_gemm(id: str, b_layout: str, what: str, tensor_core: tuple) -> KernelS
         "(10 mantissa bits, ties away from zero) before they multiply, f32 accumulation "
         "and c, m = n = k = size",
         defaults={"alpha": 1.5, "beta": 0.5},
-        schedules=_TF32_SIMT_SCHEDULES + tensor_core,
+        schedules=_TF32_SIMT_SCHEDULES + MMA_TF32_SCHEDULES + WGMMA_TF32_SCHEDULES,
         schedule_roles={
             **{str(s): "big-gpu" for s in _TF32_SIMT_SCHEDULES[2:]},
-            **{str(s): "tensor-core" for s in tensor_core},
+            **{str(s): "tensor-core" for s in MMA_TF32_SCHEDULES + WGMMA_TF32_SCHEDULES},
         },
         domain={name: (-_MIXED_BOUND, _MIXED_BOUND) for name in ("a", "b", "c")},
         tolerance=lambda size: {"f32": gemm_tolerance(int(size), _MIXED_BOUND)},
@@ -300,12 +301,11 @@ def _tf32_gemm(id: str, b_layout: str, what: str, tensor_core: tuple) -> KernelS
     )
 
 
-GEMM_TF32 = _tf32_gemm("gemm_tf32", "row", "", MMA_TF32_SCHEDULES)
+GEMM_TF32 = _tf32_gemm("gemm_tf32", "row", "")
 GEMM_TF32_NT = _tf32_gemm(
     "gemm_tf32_nt",
     "col",
     " with b col-major (b's transpose stored, n x k: x @ w.T of a linear layer's weight)",
-    MMA_TF32_SCHEDULES + WGMMA_TF32_SCHEDULES,
 )
 
 KERNELS = (GEMM, TRANSPOSE, GEMM_F16, GEMM_BF16, GEMM_TF32, GEMM_TF32_NT)
