@@ -13,6 +13,10 @@ one fed.
   against the first schedule's and in ulps against float64.
 - ``tf32-rounding``: ``gemm_tf32_nt`` at SIZE^3 on CUDA's wgmma, with and without its
   rounding pass, in TFLOP/s (the second is wrong by design: it measures the pass).
+- ``wgsl-gemm``: ``gemm`` at SIZE^3 on wgpu under every schedule of ``GEMM_TUNABLES``
+  with WGSL's register loops written out and vec4 (the shape P10's best has) that the
+  emitter and the adapter take, in TFLOP/s, each output's first 64 rows (set to NaN
+  before) against float64, fastest last.
 
 Device time is short: each takes well under a minute after the compiles.
 """
@@ -190,14 +194,54 @@ def tf32_rounding(size: int) -> None:
             _wgmma._WgmmaLowering._round_stage = keep  # type: ignore[method-assign]
 
 
+def wgsl_gemm(size: int) -> None:
+    from forge.kernels.linalg import GEMM_TUNABLES
+
+    kernel = forge.get_kernel("gemm")
+    a, b = host_array(size * size, seed=30), host_array(size * size, seed=31)
+    rows = 64
+    a64, b64 = a.reshape(size, size).astype(np.float64), b.reshape(size, size).astype(np.float64)
+    want = a64[:rows] @ b64
+    capacity = 3 * size * size * 4 + (64 << 20)
+    topology = MemoryTopology.split_by_usage(read=1000, read_write=1000, resident=1)
+    with forge.open_context("wgpu", capacity_bytes=capacity, topology=topology) as ctx:
+        print(f"{ctx.adapter.name}, gemm {size}^3 f32, TFLOP/s", flush=True)
+        c = np.zeros(size * size, np.float32)
+        views = bind_views(ctx, kernel, size, {"a": a, "b": b, "c": c}, alpha=1.0, beta=0.0)
+        seconds = device_seconds(
+            ctx, kernel, views, size, types.SimpleNamespace(warmups=5, samples=10)
+        )
+        found = []
+        for wg in GEMM_TUNABLES["wg"]:
+            for tile in GEMM_TUNABLES["tile"]:
+                schedule = Schedule(wg, vector_width=4, tile=tile, unroll=True)
+                try:
+                    forge.emit.check(kernel, schedule, "wgsl", ctx.constraints)
+                except forge.UnsupportedFeature:
+                    continue
+                ctx.write_view(
+                    views[output_index(kernel)], np.full(size * size, np.nan, np.float32)
+                )
+                tflops = 2 * size**3 / seconds(schedule) / 1e12
+                got = ctx.read_buffer_f32(views[output_index(kernel)])[: rows * size]
+                error = np.abs(got - want.reshape(-1)).max() / np.abs(want).max()
+                found.append((tflops, str(schedule), error))
+                print(f"{str(schedule):50s} {tflops:6.1f}  max rel err {error:.1e}", flush=True)
+        print("fastest last:")
+        for tflops, schedule, error in sorted(found)[-8:]:
+            print(f"{schedule:50s} {tflops:6.1f}  max rel err {error:.1e}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.probes", description=__doc__.split("\n")[0]
     )
-    parser.add_argument("name", choices=("wgsl-rows", "row-means", "tf32-rounding"))
+    parser.add_argument("name", choices=("wgsl-rows", "row-means", "tf32-rounding", "wgsl-gemm"))
     parser.add_argument("--rows", type=int, default=4096)
     parser.add_argument("--cols", type=int, default=32768)
-    parser.add_argument("--size", type=int, default=4096, help="tf32-rounding's m = n = k")
+    parser.add_argument(
+        "--size", type=int, default=4096, help="tf32-rounding's and wgsl-gemm's m = n = k"
+    )
     parser.add_argument("--backend", default="wgpu", help="row-means' backend")
     parser.add_argument("--schedule", action="append", default=[], help="a schedule's text; repeat")
     args = parser.parse_args(argv)
@@ -224,6 +268,8 @@ def main(argv: list[str] | None = None) -> int:
                 Schedule((64, 2), items_per_invocation=2, vector_width=4),
             ],
         )
+    elif args.name == "wgsl-gemm":
+        wgsl_gemm(args.size)
     else:
         tf32_rounding(args.size)
     return 0

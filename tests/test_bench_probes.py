@@ -36,3 +36,14 @@ def test_row_means_compare_the_schedules_bit_for_bit(request, capsys):
     lines = capsys.readouterr().out.splitlines()
     # the same schedule twice: no row apart
     assert sum("rows apart from the first [] (most 0 ulp)" in line for line in lines) == 6
+
+
+def test_wgsl_gemm_sweeps_the_unrolled_tiles_and_checks_each_output(request, capsys):
+    require_available(request.config, "wgpu")
+    probes.main(["wgsl-gemm", "--size", "128"])
+    lines = capsys.readouterr().out.splitlines()
+    errors = [float(line.rsplit("max rel err ", 1)[1]) for line in lines if "max rel err" in line]
+    sweep = lines[1 : lines.index("fastest last:")]
+    assert len(sweep) >= 8 and all("unroll=1" in line for line in sweep)
+    # every output (set to NaN before each schedule) is the product: NaN fails this too
+    assert errors and all(error < 1e-5 for error in errors)
