@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import itertools
 import re
 import sys
 import types
@@ -212,24 +213,22 @@ def wgsl_gemm(size: int) -> None:
             ctx, kernel, views, size, types.SimpleNamespace(warmups=5, samples=10)
         )
         found = []
-        for wg in GEMM_TUNABLES["wg"]:
-            for tile in GEMM_TUNABLES["tile"]:
-                schedule = Schedule(wg, vector_width=4, tile=tile, unroll=True)
-                try:
-                    forge.emit.check(kernel, schedule, "wgsl", ctx.constraints)
-                except forge.UnsupportedFeature:
-                    continue
-                ctx.write_view(
-                    views[output_index(kernel)], np.full(size * size, np.nan, np.float32)
-                )
-                tflops = 2 * size**3 / seconds(schedule) / 1e12
-                got = ctx.read_buffer_f32(views[output_index(kernel)])[: rows * size]
-                error = np.abs(got - want.reshape(-1)).max() / np.abs(want).max()
-                found.append((tflops, str(schedule), error))
-                print(f"{str(schedule):50s} {tflops:6.1f}  max rel err {error:.1e}", flush=True)
+        tiles = [tile for tile in GEMM_TUNABLES["tile"] if isinstance(tile, tuple)]
+        for wg, tile in itertools.product(GEMM_TUNABLES["wg"], tiles):
+            schedule = Schedule(wg, vector_width=4, tile=tile, unroll=True)
+            try:
+                forge.emit.check(kernel, schedule, "wgsl", ctx.constraints)
+            except forge.UnsupportedFeature:
+                continue
+            ctx.write_view(views[output_index(kernel)], np.full(size * size, np.nan, np.float32))
+            tflops = 2 * size**3 / seconds(schedule) / 1e12
+            got = ctx.read_buffer_f32(views[output_index(kernel)])[: rows * size]
+            error = np.abs(got - want.reshape(-1)).max() / np.abs(want).max()
+            found.append((tflops, str(schedule), error))
+            print(f"{str(schedule):50s} {tflops:6.1f}  max rel err {error:.1e}", flush=True)
         print("fastest last:")
-        for tflops, schedule, error in sorted(found)[-8:]:
-            print(f"{schedule:50s} {tflops:6.1f}  max rel err {error:.1e}")
+        for tflops, text, error in sorted(found)[-8:]:
+            print(f"{text:50s} {tflops:6.1f}  max rel err {error:.1e}")
 
 
 def main(argv: list[str] | None = None) -> int:
