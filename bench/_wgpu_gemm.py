@@ -49,6 +49,8 @@ WGSL_GEMM_SCHEDULES = (
     _unrolled((16, 16), (64, 64, 8, 2)),  # 4x4
     _unrolled((8, 8), (64, 64, 8)),  # 8x8, 64 invocations
     _unrolled((16, 16), (128, 128, 16, 2)),
+    _unrolled((16, 16), (128, 128, 16)),  # the fastest of bench.probes wgsl-gemm's 59
+    _unrolled((32, 8), (128, 128, 16)),  # its runner-up
     _unrolled((16, 16), (128, 256, 8, 2)),  # 8x16: CUDA's P4 winner on the H200
     _unrolled((16, 16), (256, 128, 8, 2)),  # 16x8
     Schedule((16, 16), vector_width=4, tile=(128, 128, 8, 2)),  # rolled: register arrays

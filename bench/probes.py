@@ -203,7 +203,7 @@ def wgsl_gemm(size: int) -> None:
     rows = 64
     a64, b64 = a.reshape(size, size).astype(np.float64), b.reshape(size, size).astype(np.float64)
     want = a64[:rows] @ b64
-    capacity = 3 * size * size * 4 + (64 << 20)
+    capacity = 6 * size * size * 4 + (64 << 20)  # a and b in the read slab, half of it
     topology = MemoryTopology.split_by_usage(read=1000, read_write=1000, resident=1)
     with forge.open_context("wgpu", capacity_bytes=capacity, topology=topology) as ctx:
         print(f"{ctx.adapter.name}, gemm {size}^3 f32, TFLOP/s", flush=True)

@@ -49,6 +49,9 @@ GEMM_SCHEDULES = (
     # WGSL with the register loops written out (constant indices): issue 18's 67x gap
     Schedule((16, 16), vector_width=4, tile=(128, 128, 8, 2), unroll=True),
     Schedule((16, 16), vector_width=4, tile=(64, 64, 8), unroll=True),
+    # twice the k a barrier: the fastest of 59 unrolled vec4 tiles on the H200's Vulkan
+    # (bench.probes wgsl-gemm, 2026-12-03: 33.2 TFLOP/s against 31.2 for 128x128x8x2)
+    Schedule((16, 16), vector_width=4, tile=(128, 128, 16), unroll=True),
 )
 TRANSPOSE_SCHEDULES = (Schedule((32, 8), tile=(32, 32)), Schedule((16, 16), tile=(16, 16)))
 #: What ``kforge tune gemm`` searches: workgroup shapes, tiles (BMxBNxBK, with register
