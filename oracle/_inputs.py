@@ -3,7 +3,9 @@ in blocks of edge-case families, always inside the kernel's declared domain.
 
 Families: ``normal`` (moderate values, an eighth of them on a grid of 1/16, where
 rounding has ties), ``zeros`` (+0.0 and -0.0), ``negatives``,
-``large`` (in rows, one sign per row; for integers in a declared range, its two ends)
+``large`` (in rows, one sign per row; for floats, 1e4 to 1e9 in f32, or where the
+domain ends before that but at 16 or further, from 4 out to its far ends; for integers
+in a declared range, its two ends)
 and ``tiny`` magnitudes, ``subnormal``, ``nonfinite`` (only when
 ``kernel.nonfinite_inputs``: +-Inf where the domain reaches them, NaN only for a buffer
 with no declared domain, since NaN lies inside no range), and ``mixed``
@@ -200,6 +202,14 @@ def _finfo(dtype: np.dtype):
         return ml_dtypes.finfo(dtype)
 
 
+#: How far the normal family reaches: its draws are clipped to +-4.
+_NORMAL_REACH = 4.0
+#: A domain reaching this many times further gets its far ends as the large family.
+#: Nearer ends keep the large block normal, as before: drawn for every domain past 4,
+#: the inputs moved a group norm's small-spread group away and its eps-outside-the-root
+#: mutant went unseen (2026-12-03).
+_FAR = 4.0
+
 #: A domain around 0 that ends closer to it than this on one side is drawn uniformly:
 #: the normal draw (sigma 1.5) would clip a third or more of its values to that end.
 _NARROW = 3.0
@@ -211,7 +221,7 @@ def _float_family(
     info = _finfo(dtype)
     lo, hi = domain
     if family == "normal":
-        a, b = max(lo, -4.0), min(hi, 4.0)
+        a, b = max(lo, -_NORMAL_REACH), min(hi, _NORMAL_REACH)
         if a > b:  # the domain lies away from the origin: draw from it
             a, b = lo, hi
         if a >= b:
@@ -253,6 +263,12 @@ def _float_family(
         "subnormal": (float(info.smallest_subnormal), float(info.tiny) * (1 - 2.0**-8), (1, -1)),
     }
     m_lo, m_hi, signs = ranges[family]
+    reach = max(abs(lo), abs(hi))
+    if family == "large" and math.isfinite(reach) and _FAR * _NORMAL_REACH <= reach < m_lo:
+        # a domain that ends before the large magnitudes but far past the normal draw
+        # (clipped at 4): its own far ends, so that a kernel whose exp overflows past 88
+        # is seen under a domain of (-100, 100)
+        m_lo, m_hi = _NORMAL_REACH, reach
     return _magnitude_sample(rng, n, m_lo, m_hi, signs, domain)
 
 

@@ -335,3 +335,16 @@ def test_a_sum_that_stops_one_element_short_fails_at_every_size_and_seed(request
                     session.runner(backend), short, size=size, seed=seed, samples=0
                 )
                 assert ev.verdict is Verdict.MISMATCH, ev.report()
+
+
+def test_a_domain_reaching_far_past_the_normal_draw_gets_its_far_ends_drawn():
+    """A domain of (-100, 100): the normal draw stops at 4 and the large magnitudes
+    start at 1e4, so without its own far ends no key of an RWKV kernel would pass 88,
+    where an exp without a running maximum overflows (tests/wild/round17.py)."""
+    kernel = _kernel(domain={"x": (-100.0, 100.0), "w": (-8.0, 8.0)}, nonfinite_inputs=False)
+    case = make_case(kernel, 5000, 2)
+    large = _families(case, "x")["large"]
+    assert np.all((np.abs(large) >= 4.0) & (np.abs(large) <= 100.0))
+    assert large.max() > 88.0 and large.min() < -88.0
+    # nearer ends (8 is within 4 times the normal draw's reach) keep no large block
+    assert "large" not in {f for f, _, _ in case.layout["w"]}

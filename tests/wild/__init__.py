@@ -1391,3 +1391,7 @@ CORPUS.update(ROUND15)
 from tests.wild.round16 import ROUND16  # noqa: E402  (round 16: tests/wild/round16.py)
 
 CORPUS.update(ROUND16)
+
+from tests.wild.round17 import ROUND17  # noqa: E402  (round 17: tests/wild/round17.py)
+
+CORPUS.update(ROUND17)
