@@ -238,8 +238,9 @@ __device__ __forceinline__ void fg_wgmma_wait() {
 """
 
 
-#: TF32: a 16-byte chunk of f32 in shared memory rounded in place as cvt.rna.tf32.f32
-#: rounds (wgmma reads the bits as they are, and would truncate them).
+#: TF32's rounding pass (wgmma reads the f32 bits as they are, and would truncate them):
+#: 16-byte chunks read, and written back rounded as cvt.rna.tf32.f32 rounds, in place or
+#: transposed into K-major rows; ``fg_round_tf32_chunk`` does one chunk in place.
 _ROUND_CHUNK = """
 __device__ __forceinline__ uint4 fg_ld_shared16(unsigned int address) {
     uint4 w;
@@ -450,7 +451,7 @@ class _WgmmaLowering:
         """TF32: round k tile ``fg_step`` to TF32 before the fence that shows it to wgmma.
         With both operands K-major each thread rounds the chunks it copied (its own
         copies, landed: no barrier needed first) in place. A transposed operand's raw
-        tile is read by another mapping (``_transpose_words``), so a barrier first lets
+        tile is read by another mapping (``_transposed_chunk``), so a barrier first lets
         every thread's copies land, and another lets every read finish before any
         thread writes the tile back K-major."""
         code, d = self.code, self.d
