@@ -5,9 +5,11 @@ in WGSL: one invocation per channel walks the tokens, the state kept as a numera
 denominator and a running maximum exponent so that exp never overflows), and Mamba's
 selective scan (one invocation per channel, its 16 states in a register array, the
 step size through softplus written as ``log(1 + exp(x))`` with Mamba's threshold, the
-output gated by SiLU). Each has a numpy reference written the natural way, in float64
-(``np.log1p``, vectorised over the channels), and mutants that each hold one plausible
-bug.
+output gated by SiLU), and causal linear attention (Katharopoulos et al.'s elu + 1
+feature map, one invocation per output column carrying its column of the running
+``phi(K)^T V`` and the normaliser). Each has a numpy reference written the natural
+way, in float64 (``np.log1p``, vectorised over the channels; the attention as prefix
+sums), and mutants that each hold one plausible bug.
 
 What they found, fixed in the oracle on 2026-12-03: the WKV mutant that drops the
 running maximum passed on lavapipe and SwiftShader. Under its keys' domain of (-100,
@@ -293,3 +295,103 @@ MAMBA_SCAN = Wild(
 )
 
 ROUND17: dict[str, Wild] = {w.kernel.id: w for w in (RWKV_WKV, MAMBA_SCAN)}
+
+# -- causal linear attention (Katharopoulos et al.): phi = elu + 1, running K^T V and z --
+
+_LINEAR_ATTENTION = """
+struct Dims { T: u32, D: u32, M: u32 }
+@group(0) @binding(0) var<storage, read> Q: array<f32>;      // heads, T, D
+@group(0) @binding(1) var<storage, read> K: array<f32>;      // heads, T, D
+@group(0) @binding(2) var<storage, read> V: array<f32>;      // heads, T, M
+@group(0) @binding(3) var<storage, read_write> out: array<f32>;  // heads, T, M
+@group(0) @binding(4) var<uniform> dims: Dims;
+
+const MAX_D: u32 = 32u;
+
+fn phi(x: f32) -> f32 {
+  return select(exp(x), x + 1.0, x > 0.0);  // elu(x) + 1
+}
+
+// one invocation per (head, output column m): its column of S = sum phi(k) v^T and z
+@compute @workgroup_size(64)
+fn causal_linear_attention(@builtin(global_invocation_id) gid: vec3<u32>,
+                           @builtin(workgroup_id) wid: vec3<u32>) {
+  let m = gid.x;
+  let head = wid.y;
+  if (m >= dims.M) { return; }
+  var s: array<f32, MAX_D>;
+  var z: array<f32, MAX_D>;
+  for (var d = 0u; d < dims.D; d++) { s[d] = 0.0; z[d] = 0.0; }
+  for (var t = 0u; t < dims.T; t++) {
+    let qk = (head * dims.T + t) * dims.D;
+    let v = V[(head * dims.T + t) * dims.M + m];
+    var num = 0.0;
+    var den = 0.0;
+    for (var d = 0u; d < dims.D; d++) {
+      let fk = phi(K[qk + d]);
+      s[d] += fk * v;
+      z[d] += fk;
+      let fq = phi(Q[qk + d]);
+      num += fq * s[d];
+      den += fq * z[d];
+    }
+    out[(head * dims.T + t) * dims.M + m] = num / (den + 1e-6);
+  }
+}
+"""
+
+
+def _linear_attention_reference(Q, K, V, out, dims):
+    def phi(x):
+        x = x.astype(np.float64)
+        return np.where(x > 0, x + 1.0, np.exp(np.minimum(x, 0.0)))
+
+    q, k, v = phi(Q), phi(K), V.astype(np.float64)
+    # (heads, T, D, M): the running sums over the first t keys, as a prefix sum
+    s = np.cumsum(k[..., :, None] * v[..., None, :], axis=1)
+    z = np.cumsum(k, axis=1)
+    num = np.einsum("htd,htdm->htm", q, s)
+    den = np.einsum("htd,htd->ht", q, z)[..., None]
+    return (num / (den + 1e-6)).astype(np.float32)
+
+
+LINEAR_ATTENTION = Wild(
+    KernelSpec(
+        id="wild_r17_causal_linear_attention_elu_feature_map",
+        entry_point="causal_linear_attention",
+        sources={"wgsl": _LINEAR_ATTENTION},
+        dims=("heads", "T", "D", "M"),
+        buffers=(
+            BufferSpec(0, "f32", "read", name="Q", count="heads*T*D", shape=("heads", "T", "D")),
+            BufferSpec(1, "f32", "read", name="K", count="heads*T*D", shape=("heads", "T", "D")),
+            BufferSpec(2, "f32", "read", name="V", count="heads*T*M", shape=("heads", "T", "M")),
+            BufferSpec(
+                3, "f32", "read_write", name="out", count="heads*T*M", shape=("heads", "T", "M")
+            ),
+            BufferSpec.uniform(4, (("T", "u32"), ("D", "u32"), ("M", "u32"))),
+        ),
+        reference=_linear_attention_reference,
+        grid=lambda s, size: (ceil_div(size.M, 64), size.heads, 1),
+        schedules=(Schedule(64),),
+        domain={"Q": (-4.0, 4.0), "K": (-4.0, 4.0), "V": (-2.0, 2.0)},
+        nonfinite_inputs=False,
+        test_sizes=("heads=2,T=50,D=16,M=24", "heads=1,T=1,D=1,M=1", "heads=3,T=130,D=32,M=70"),
+    ),
+    {
+        "not causal: the key of step t left out": (
+            "wgsl",
+            "      s[d] += fk * v;\n      z[d] += fk;\n      let fq = phi(Q[qk + d]);\n"
+            "      num += fq * s[d];\n      den += fq * z[d];",
+            "      let fq = phi(Q[qk + d]);\n      num += fq * s[d];\n      den += fq * z[d];\n"
+            "      s[d] += fk * v;\n      z[d] += fk;",
+        ),
+        "feature map elu, without the + 1": (
+            "wgsl",
+            "return select(exp(x), x + 1.0, x > 0.0);",
+            "return select(exp(x) - 1.0, x, x > 0.0);",
+        ),
+        "normaliser of the queries only": ("wgsl", "den += fq * z[d];", "den += fq;"),
+    },
+)
+
+ROUND17[LINEAR_ATTENTION.kernel.id] = LINEAR_ATTENTION
