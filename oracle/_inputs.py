@@ -263,12 +263,13 @@ def _float_family(
         "subnormal": (float(info.smallest_subnormal), float(info.tiny) * (1 - 2.0**-8), (1, -1)),
     }
     m_lo, m_hi, signs = ranges[family]
-    reach = max(abs(lo), abs(hi))
-    if family == "large" and math.isfinite(reach) and _FAR * _NORMAL_REACH <= reach < m_lo:
-        # a domain that ends before the large magnitudes but far past the normal draw
-        # (clipped at 4): its own far ends, so that a kernel whose exp overflows past 88
-        # is seen under a domain of (-100, 100)
-        m_lo, m_hi = _NORMAL_REACH, reach
+    if family == "large":
+        reach = max(abs(lo), abs(hi))
+        if math.isfinite(reach) and _FAR * _NORMAL_REACH <= reach < m_lo:
+            # a domain that ends before the large magnitudes but far past the normal
+            # draw (clipped at 4): its own far ends, so that a kernel whose exp
+            # overflows past 88 is seen under a domain of (-100, 100)
+            m_lo, m_hi = _NORMAL_REACH, reach
     return _magnitude_sample(rng, n, m_lo, m_hi, signs, domain)
 
 

@@ -467,32 +467,29 @@ class _WgmmaLowering:
             code.line(d.barrier)
             for op in self.ops.values():
                 code.line(f"uint4 fg_{op.name}_words[{op.iterations}];")
-                with code.block(d.loop("fg_it", "0u", f"{op.iterations}u", "1u", unroll=True)):
-                    if op.transposed:
-                        self._transposed_chunk(
-                            op, f"fg_{op.name}_words[fg_it] = fg_ld_shared16(fg_src);"
-                        )
-                    else:
-                        self._each_chunk(
-                            op,
-                            lambda op: code.line(
-                                f"fg_{op.name}_words[fg_it] = fg_ld_shared16(fg_dst);"
-                            ),
-                        )
+                self._each_word(
+                    op,
+                    "fg_{x}_words[fg_it] = fg_ld_shared16(fg_dst);",
+                    "fg_{x}_words[fg_it] = fg_ld_shared16(fg_src);",
+                )
             code.line(d.barrier)
             for op in self.ops.values():
-                with code.block(d.loop("fg_it", "0u", f"{op.iterations}u", "1u", unroll=True)):
-                    if op.transposed:
-                        self._transposed_chunk(
-                            op, f"fg_st_tf32_column(fg_dst, fg_{op.name}_words[fg_it], fg_kk);"
-                        )
-                    else:
-                        self._each_chunk(
-                            op,
-                            lambda op: code.line(
-                                f"fg_st_tf32_chunk(fg_dst, fg_{op.name}_words[fg_it]);"
-                            ),
-                        )
+                self._each_word(
+                    op,
+                    "fg_st_tf32_chunk(fg_dst, fg_{x}_words[fg_it]);",
+                    "fg_st_tf32_column(fg_dst, fg_{x}_words[fg_it], fg_kk);",
+                )
+
+    def _each_word(self, op: _Operand, own: str, transposed: str) -> None:
+        """For each of this thread's chunks of ``op`` in the rounding pass: ``own`` (its
+        own copy, at ``fg_dst``), or for a transposed operand ``transposed``
+        (``_transposed_chunk``); ``{x}`` is the operand's name."""
+        with self.code.block(self.d.loop("fg_it", "0u", f"{op.iterations}u", "1u", unroll=True)):
+            if op.transposed:
+                self._transposed_chunk(op, transposed.format(x=op.name))
+            else:
+                line = own.format(x=op.name)
+                self._each_chunk(op, lambda op: self.code.line(line))
 
     def _transposed_chunk(self, op: _Operand, line: str) -> None:
         """``line`` for this thread's chunk ``fg_it`` of a transposed operand's raw tile,
