@@ -5,13 +5,14 @@ Families: ``normal`` (moderate values, an eighth of them on a grid of 1/16, wher
 rounding has ties), ``zeros`` (+0.0 and -0.0), ``negatives``,
 ``large`` (in rows, one sign per row; for floats, 1e4 to 1e9 in f32, or where the
 domain ends before that but at 16 or further, from 4 out to its far ends; for integers
-in a declared range, its two ends)
-and ``tiny`` magnitudes, ``subnormal``, ``nonfinite`` (only when
+in a declared range, its two ends), ``small`` (in buffers of rows: 1e-8 to 1e-2,
+normal numbers at the scale of a normalisation's epsilon, one band of them a row),
+``tiny`` magnitudes, ``subnormal``, ``nonfinite`` (only when
 ``kernel.nonfinite_inputs``: +-Inf where the domain reaches them, NaN only for a buffer
 with no declared domain, since NaN lies inside no range), and ``mixed``
 (each element picked from the other families). Families are contiguous blocks, and in
 a buffer with a ``shape`` whole rows of its last axis, so a kernel that reduces rows
-also sees whole rows of zeros, of tiny values or of negatives. A family that
+also sees whole rows of zeros, of small or tiny values or of negatives. A family that
 does not meet the domain is left out and its block stays ``normal``. A kernel that
 calls a function without a defined result on some family is not drawn it
 (``builtin_limits``): no large magnitudes for sin, cos and tan, no subnormals for WGSL's
@@ -47,9 +48,19 @@ __all__ = [
     "conform",
 ]
 
-FAMILIES = ("normal", "zeros", "negatives", "large", "tiny", "subnormal", "nonfinite", "mixed")
+FAMILIES = (
+    "normal",
+    "zeros",
+    "negatives",
+    "large",
+    "small",
+    "tiny",
+    "subnormal",
+    "nonfinite",
+    "mixed",
+)
 _SPECIAL = FAMILIES[1:-1]
-_SPECIAL_SHARE = 0.06  # of the elements, for each special family
+_SPECIAL_SHARE = 0.05  # of the elements, for each special family
 _MIXED_SHARE = 0.14
 
 # Bit patterns written where a kernel must write (outputs) and where it must not read
@@ -136,7 +147,7 @@ def _blocks(count: int, families: list[str], row: int = 1) -> list[tuple[str, in
     return blocks
 
 
-_ROW_ORDER = ("zeros", "tiny", "negatives", "large", "nonfinite", "subnormal", "mixed")
+_ROW_ORDER = ("zeros", "tiny", "small", "large", "negatives", "nonfinite", "subnormal", "mixed")
 
 
 #: Normal values at the end of a buffer laid out by element: a loop that stops one
@@ -210,6 +221,21 @@ _NORMAL_REACH = 4.0
 #: mutant went unseen (2026-12-03).
 _FAR = 4.0
 
+#: Magnitudes of the small family: normal numbers that are not tiny, the scale at which
+#: an epsilon added to a sum of squares (1e-5, 1e-6, 1e-12) is of its size. A layernorm
+#: or RMSNorm that adds eps outside the root (``x / (sqrt(ms) + eps)``) differs from the
+#: right one only there: on normal rows by a few 1e-7, on rows of zeros not at all, on
+#: tiny rows (their squares underflow) by less than any atol. The round-18 corpus
+#: (``tests/wild/round18.py``) has such mutants. In rows, each row takes one band of
+#: ``_SMALL_ROW_BANDS`` in turn, so one row's mean square is near 1e-5 and the next ones'
+#: near 1e-9 and 1e-13. Only buffers with rows are drawn it: elementwise, the tiny
+#: family already shows an eps in the wrong place (nothing squares it to 0), and small
+#: gradients beside unrelated optimizer states (v = 0, |m| = 0.04) put llm.c's AdamW,
+#: whose lerp cancels unless fma is fused (WGSL lets it not be; lavapipe and
+#: SwiftShader do not fuse), 1.5e-5 off where no training run goes.
+_SMALL = (1e-8, 1e-2)
+_SMALL_ROW_BANDS = ((1e-4, 1e-2), (1e-6, 1e-4), (1e-8, 1e-6))
+
 #: A domain around 0 that ends closer to it than this on one side is drawn uniformly:
 #: the normal draw (sigma 1.5) would clip a third or more of its values to that end.
 _NARROW = 3.0
@@ -259,6 +285,7 @@ def _float_family(
     ranges = {
         "negatives": (1e-2, 1e2, (-1,)),
         "large": (10.0 ** large[0], 10.0 ** large[1], (1, -1)),
+        "small": (max(_SMALL[0], float(info.tiny) * 4), _SMALL[1], (1, -1)),
         "tiny": (float(info.tiny), float(info.tiny) * 2.0**10, (1, -1)),
         "subnormal": (float(info.smallest_subnormal), float(info.tiny) * (1 - 2.0**-8), (1, -1)),
     }
@@ -312,7 +339,11 @@ def _family(rng, family, n, dtype, domain, nonfinite, nan=True):
 #: kernel's contract admits), ``"finite"`` (no NaN or Inf, no large magnitudes: a set
 #: whose results stay finite, judged where an adapter's non-finite results are
 #: indeterminate), ``"normal"`` (moderate values only).
-INPUT_SETS = {"all": None, "finite": ("zeros", "negatives", "tiny", "subnormal"), "normal": ()}
+INPUT_SETS = {
+    "all": None,
+    "finite": ("zeros", "negatives", "small", "tiny", "subnormal"),
+    "normal": (),
+}
 
 
 def _scalar_values(
@@ -338,6 +369,8 @@ def _scalar_values(
         limits = builtin_limits(kernel)
         allowed = tuple(f for f in allowed if f not in limits)
         nonfinite = nonfinite and "nonfinite" not in limits
+    if row == 1:  # small values matter where a row's squares are summed (_SMALL)
+        allowed = tuple(f for f in allowed if f != "small")
     present = [f for f in allowed if draw(f, 1) is not None]
     blocks = _blocks(count, present + (["mixed"] if families is None else []), row)
     out = draw("normal", count)
@@ -348,6 +381,8 @@ def _scalar_values(
             out[start:stop] = stacked[rng.integers(0, len(stacked), n), np.arange(n)]
         elif family == "large" and row > 1 and n % row == 0 and domain[0] < 0 < domain[1]:
             out[start:stop] = _one_sign_per_row(np.abs(draw(family, n)), row)
+        elif family == "small" and row > 1 and n % row == 0:
+            out[start:stop] = _small_rows(rng, n // row, row, dtype, domain, draw)
         elif family == "normal" and dtype.kind == "f" and row == 1:
             # the tail: magnitudes of 1 to 4 (clipped to the domain below), so that a
             # sum which drops one of them moves by more than a short sum's rounding
@@ -360,6 +395,19 @@ def _scalar_values(
         finite = np.isfinite(out)
         out[finite] = np.clip(out[finite], lo, hi)
     return out, tuple(blocks)
+
+
+def _small_rows(rng, rows: int, row: int, dtype: np.dtype, domain, draw) -> np.ndarray:
+    """Rows of the small family, each row's magnitudes in one band of
+    ``_SMALL_ROW_BANDS`` in turn (a band the dtype or the domain does not hold: the
+    whole family's range)."""
+    floor = float(_finfo(dtype).tiny) * 4
+    out = []
+    for k in range(rows):
+        lo, hi = _SMALL_ROW_BANDS[k % len(_SMALL_ROW_BANDS)]
+        band = None if lo < floor else _magnitude_sample(rng, row, lo, hi, (1, -1), domain)
+        out.append(draw("small", row) if band is None else band)
+    return np.concatenate(out)
 
 
 def _one_sign_per_row(magnitudes: np.ndarray, row: int) -> np.ndarray:

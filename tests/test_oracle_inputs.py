@@ -268,6 +268,41 @@ def test_a_buffer_of_rows_gets_whole_rows_of_zeros_and_of_tiny_values():
             assert tiny.all(axis=1).any(), (shape, size)
 
 
+def test_a_buffer_of_rows_gets_rows_of_small_values_at_the_scale_of_an_epsilon():
+    """An RMSNorm with eps outside the root (``x / (sqrt(ms) + eps)``) differs from the
+    right one only on a row whose mean square is near eps: not on normal rows, not on
+    zeros, not on tiny ones (their squares underflow). Such mutants passed. Rows of the
+    small family take one band of magnitudes each (1e-4 to 1e-2, then 1e-6 to 1e-4, then
+    1e-8 to 1e-6); a buffer without rows is not drawn it."""
+    kernel = KernelSpec(
+        id="small_rows",
+        entry_point="main",
+        sources={},
+        dims=("rows", "cols"),
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x", count="rows*cols", shape=("rows", "cols")),
+            BufferSpec(1, "f32", "read", name="w", count="cols"),
+            BufferSpec(2, "f32", "read_write", name="y", count="rows*cols"),
+        ),
+        reference=lambda x, w, y: x * w,
+    )
+    bands = ((1e-4, 1e-2), (1e-6, 1e-4), (1e-8, 1e-6))
+    for size, expected in (("rows=8,cols=768", bands[:1]), ("rows=64,cols=32", bands)):
+        case = make_case(kernel, size, 0)
+        rows = np.abs(case.arrays["x"].reshape(int(size.split(",")[0][5:]), -1))
+        found = {b for b in bands for r in rows if ((r >= b[0]) & (r <= b[1])).all()}
+        assert found == set(expected), (size, found)
+        assert "small" not in {f for f, _, _ in case.layout["w"]}
+        ms = np.mean(rows.astype(np.float64) ** 2, axis=1)
+        assert ((ms > 1e-6) & (ms < 1e-4)).any()  # eps = 1e-5 is of this row's size
+    assert "small" not in {f for f, _, _ in make_case(AFFINE, 10_000, 0).layout["x"]}
+    # in float16 the lower bands are subnormal: its small rows stay normal numbers
+    x16 = BufferSpec(0, "f16", "read", name="x", count="rows*cols", shape=("rows", "cols"))
+    half = make_case(dataclasses.replace(kernel, buffers=(x16, *kernel.buffers[1:])), "64x32", 0)
+    small = np.abs(_families(half, "x")["small"].astype(np.float64))
+    assert small.size and (small >= np.finfo(np.float16).tiny).all() and (small <= 1.01e-2).all()
+
+
 def test_rows_of_large_values_have_one_sign_each_and_integer_ranges_their_ends():
     """A softmax whose running max starts at 0 is wrong only on a row far below zero (a
     masked attention row); large rows mixed signs, so none was drawn and the mutant

@@ -961,6 +961,11 @@ LAYERNORM = Wild(
     ),
     {
         "unbiased variance": ("cuda", "v = v / C;", "v = v / (C - 1 > 0 ? C - 1 : 1);"),
+        "eps outside the root": (
+            "cuda",
+            "rstd[idx] = 1.0f / sqrtf(v + 1e-5f);",
+            "rstd[idx] = 1.0f / (sqrtf(v) + 1e-5f);",
+        ),
         "second launch misses the last row": (
             "cuda",
             "if (idx >= N * C) return;",
@@ -1395,3 +1400,7 @@ CORPUS.update(ROUND16)
 from tests.wild.round17 import ROUND17  # noqa: E402  (round 17: tests/wild/round17.py)
 
 CORPUS.update(ROUND17)
+
+from tests.wild.round18 import ROUND18  # noqa: E402  (round 18: tests/wild/round18.py)
+
+CORPUS.update(ROUND18)
