@@ -187,6 +187,7 @@ def limits_note(limits: Mapping[str, str]) -> str:
 
 
 _TANH = re.compile(r"\btanh\s*\(")
+_FMA = re.compile(r"\bfma\s*\(")
 
 
 def _tanh_overflow(ev: Evaluation, kernel: KernelSpec) -> bool:
@@ -206,8 +207,8 @@ def builtin_notes(
     ev: Evaluation, kernel: KernelSpec, target: str | None, generated: bool
 ) -> list[str]:
     """What the report says of the builtins ``kernel`` calls: the input families left
-    out (where the oracle drew the inputs), the tolerance widened on WGSL, and a tanh
-    that overflowed to NaN (on a mismatch)."""
+    out (where the oracle drew the inputs), the tolerance widened on WGSL, and on a
+    mismatch a tanh that overflowed to NaN or an fma WGSL may leave unfused."""
     notes: list[str] = []
     limits = builtin_limits(kernel) if generated else {}
     if limits:
@@ -218,6 +219,18 @@ def builtin_notes(
             "the accuracy of sinh(x) / cosh(x), which some implementations (SwiftShader) "
             "overflow to NaN for |x| > 89; tanh(clamp(x, -15.0, 15.0)) is the same in f32 "
             "and portable"
+        )
+    if (
+        ev.verdict == Verdict.MISMATCH
+        and target == "wgsl"
+        and _FMA.search(_code(kernel, "wgsl") or "")
+    ):
+        notes.append(
+            "the kernel calls fma: WGSL gives fma(a, b, c) the accuracy of a * b + c, and "
+            "some implementations (lavapipe, SwiftShader) round a * b before adding. Where "
+            "the sum cancels (a lerp written fma(-w, s, s) is s - w * s), that rounding of "
+            "a * b is all that is left: such elements are off by it here and not where fma "
+            "is fused (CUDA)"
         )
     if target == "wgsl" and calls_trig(kernel, "wgsl"):
         notes.append(

@@ -250,3 +250,52 @@ def _gelu_kernel(source: str):
         ).astype(np.float32),
         grid=lambda s, n: ((n + 63) // 64, 1, 1),
     )
+
+
+_LERP_FMA = """
+struct Params { w: f32 }
+@group(0) @binding(0) var<storage, read> s: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@group(0) @binding(2) var<uniform> p: Params;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < arrayLength(&y)) {
+        y[gid.x] = fma(-p.w, s[gid.x], s[gid.x]);  // llm.c's lerp toward 0: (1 - w) s
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["wgpu", "browser"])
+def test_an_fma_that_cancels_where_wgsl_leaves_it_unfused_is_explained(request, backend):
+    """WGSL gives fma the accuracy of a * b + c: lavapipe and SwiftShader round the
+    product first, so ``fma(-w, s, s)`` keeps only that rounding of w * s (6e-5 relative
+    at w = 0.999; llm.c's AdamW lerp, found by round 18's inputs). Where it mismatches,
+    the report says so; written as ``(1.0 - w) * s`` it passes everywhere."""
+    from forge import BufferSpec, KernelSpec
+
+    def kernel(source: str) -> KernelSpec:
+        return KernelSpec(
+            id="wild_lerp_fma",
+            entry_point="main",
+            sources={"wgsl": source},
+            buffers=(
+                BufferSpec(0, "f32", "read", name="s"),
+                BufferSpec(1, "f32", "read_write", name="y"),
+                BufferSpec.uniform(2, (("w", "f32"),)),
+            ),
+            reference=lambda s, y, p: ((1 - float(p["w"])) * s).astype(np.float32),
+            defaults={"w": 0.999},
+            grid=lambda sch, n: ((n + 63) // 64, 1, 1),
+            nonfinite_inputs=False,
+        )
+
+    require_available(request.config, backend)
+    plain = oracle.evaluate(backend, kernel(_LERP_FMA), size=4099, samples=0)
+    if not plain.passed:
+        assert plain.verdict is Verdict.MISMATCH and "round a * b before" in plain.report()
+    portable = _LERP_FMA.replace("fma(-p.w, s[gid.x], s[gid.x])", "(1.0 - p.w) * s[gid.x]")
+    ev = oracle.evaluate(backend, kernel(portable), size=4099, samples=0)
+    assert ev.passed, ev.report()
+    assert "the kernel calls fma" not in ev.report()
