@@ -17,6 +17,11 @@ one fed.
   with WGSL's register loops written out and vec4 (the shape P10's best has) that the
   emitter and the adapter take, in TFLOP/s, each output's first 64 rows (set to NaN
   before) against float64, fastest last.
+- ``gemm-stores``: ``gemm`` at SIZE^3 on wgpu (and CUDA where present) under the given
+  schedules (P10's and P4's best by default), as emitted and with A's tile loaded
+  across 32 rows a warp instead of 8 (``_rows_across``): as emitted, a warp's
+  transposed stores of A into workgroup memory land in 8 banks (4-way conflicts).
+  Each output's first 64 rows against float64.
 
 Device time is short: each takes well under a minute after the compiles.
 """
@@ -29,6 +34,7 @@ import itertools
 import re
 import sys
 import types
+from typing import Any
 
 import numpy as np
 
@@ -231,11 +237,69 @@ def wgsl_gemm(size: int) -> None:
             print(f"{text:50s} {tflops:6.1f}  max rel err {error:.1e}")
 
 
+def _rows_across(self, name: str, slot: str) -> tuple[str, str]:
+    """``_MatmulLowering._slot_coordinates`` with A's (k-contiguous) slots taken along
+    the tile's rows first: a warp loads one 16-byte chunk of 32 rows, and its stores
+    of each lane into the transposed tile fall in 32 banks."""
+    contiguous, outer, _, _ = self._tile(name)
+    if contiguous != "k":
+        return _EMITTED_SLOTS(self, name, slot)
+    return f"{slot} % {outer}u", f"{slot} / {outer}u * {self.v}u"
+
+
+_EMITTED_SLOTS: Any = None
+
+
+def gemm_stores(size: int, schedules: dict[str, list[Schedule]]) -> None:
+    global _EMITTED_SLOTS
+    from forge.emit import _matmul
+
+    kernel = forge.get_kernel("gemm")
+    a, b = host_array(size * size, seed=30), host_array(size * size, seed=31)
+    rows = 64
+    a64, b64 = a.reshape(size, size).astype(np.float64), b.reshape(size, size).astype(np.float64)
+    want = (a64[:rows] @ b64).reshape(-1)
+    capacity = 6 * size * size * 4 + (64 << 20)
+    topology = MemoryTopology.split_by_usage(read=1000, read_write=1000, resident=1)
+    _EMITTED_SLOTS = _matmul._MatmulLowering._slot_coordinates
+    for backend, listed in schedules.items():
+        if not forge.available_backends().get(backend, (False, ""))[0]:
+            print(f"{backend}: not available here")
+            continue
+        options = {"topology": topology} if backend == "wgpu" else {}
+        with forge.open_context(backend, capacity_bytes=capacity, **options) as ctx:
+            print(f"{backend} ({ctx.adapter.name}), gemm {size}^3 f32, TFLOP/s", flush=True)
+            c = np.zeros(size * size, np.float32)
+            views = bind_views(ctx, kernel, size, {"a": a, "b": b, "c": c}, alpha=1.0, beta=0.0)
+            out = views[output_index(kernel)]
+            for variant in ("emitted", "rows-across"):
+                across = variant == "rows-across"
+                probe = dataclasses.replace(kernel, id="gemm_rows_across") if across else kernel
+                if across:
+                    _matmul._MatmulLowering._slot_coordinates = _rows_across  # type: ignore[method-assign]
+                try:
+                    seconds = device_seconds(ctx, probe, views, size, _WARM)
+                    for schedule in listed:
+                        ctx.write_view(out, np.full(size * size, np.nan, np.float32))
+                        tflops = 2 * size**3 / seconds(schedule) / 1e12
+                        got = ctx.read_buffer_f32(out)[: rows * size]
+                        error = np.abs(got - want).max() / np.abs(want).max()
+                        print(
+                            f"{variant:12s} {str(schedule):50s} {tflops:6.1f}  "
+                            f"max rel err {error:.1e}",
+                            flush=True,
+                        )
+                finally:
+                    _matmul._MatmulLowering._slot_coordinates = _EMITTED_SLOTS  # type: ignore[method-assign]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.probes", description=__doc__.split("\n")[0]
     )
-    parser.add_argument("name", choices=("wgsl-rows", "row-means", "tf32-rounding", "wgsl-gemm"))
+    parser.add_argument(
+        "name", choices=("wgsl-rows", "row-means", "tf32-rounding", "wgsl-gemm", "gemm-stores")
+    )
     parser.add_argument("--rows", type=int, default=4096)
     parser.add_argument("--cols", type=int, default=32768)
     parser.add_argument(
@@ -269,6 +333,16 @@ def main(argv: list[str] | None = None) -> int:
         )
     elif args.name == "wgsl-gemm":
         wgsl_gemm(args.size)
+    elif args.name == "gemm-stores":
+        from bench._wgpu_gemm import WGSL_GEMM_SCHEDULES
+
+        cuda = [
+            Schedule((16, 16), vector_width=4, tile=t)
+            for t in ((128, 256, 8, 2), (128, 128, 8, 2), (128, 128, 16))
+        ]
+        gemm_stores(
+            args.size, {"wgpu": given or list(WGSL_GEMM_SCHEDULES[7:11]), "cuda": given or cuda}
+        )
     else:
         tf32_rounding(args.size)
     return 0
