@@ -40,6 +40,7 @@ __all__ = [
 ]
 
 _SHOWN = 8  # first mismatches and largest errors kept in a report
+_SPREAD = 256  # mismatches sampled evenly over an output (Comparison.spread)
 
 #: Why elements of a backend with indeterminate non-finite results are not judged.
 MASKED_NONFINITE = "non-finite results are indeterminate in WGSL"
@@ -111,6 +112,9 @@ class Comparison:
     saturated: int = 0
     unstable: int = 0
     histogram: dict = field(default_factory=dict, repr=False, compare=False)
+    # flat indices of up to _SPREAD mismatches, evenly spaced over all of them (where a
+    # kernel goes wrong: the report names the input families they lie in)
+    spread: tuple[int, ...] = field(default=(), repr=False, compare=False)
 
     def __bool__(self) -> bool:
         return self.passed
@@ -692,6 +696,7 @@ def _comparison(
         max_ulp=int(ulp.max(initial=0)),
         first_mismatches=first,
         largest=largest,
+        spread=tuple(int(i) for i in bad[:: max(1, -(-bad.size // _SPREAD))]),
         **counts,
         **base,
     )

@@ -485,6 +485,74 @@ def _reference_overflow_notes(ev: Evaluation, expected: Expected) -> None:
             break
 
 
+#: How the report names an input family (``oracle._inputs``).
+_FAMILY_NAMES = {
+    "zeros": "zeros",
+    "small": "small values (1e-8 to 1e-2, a row's mean square near a normalisation's epsilon)",
+    "tiny": "tiny values (near the smallest normal float; their squares underflow)",
+    "subnormal": "subnormals",
+    "large": "large magnitudes",
+    "negatives": "negative values",
+    "nonfinite": "NaN or Inf",
+    "mixed": "values mixed from every family",
+}
+_ORDER = tuple(_FAMILY_NAMES)
+#: Fewer mismatches than this say nothing of where a kernel goes wrong (a tiny size's
+#: one element may be any family's).
+_FAMILY_EVIDENCE = 3
+
+
+def _family_at(blocks: tuple[tuple[str, int, int], ...], element: int) -> str | None:
+    for family, start, stop in blocks:
+        if start <= element < stop:
+            return family
+    return None
+
+
+def _family_notes(ev: Evaluation, expected: Expected) -> None:
+    """For each failing output, the drawn input families its mismatches (a sample spread
+    over them) lie in, when none lies in normal values: an input of the output's length (element by
+    element), or of rows where the output has one element a row (a reduction). A
+    normalisation wrong only on rows of small values has its epsilon in the wrong place;
+    the layout ends on normal values, so a boundary bug does not read as a family's."""
+    from ._inputs import row_length
+
+    case = expected.case
+    specs = {buffer_label(spec): spec for spec in case.kernel.buffers}
+    for label, check in ev.outputs.items():
+        comparison = check.comparison
+        flats = comparison.spread
+        if comparison.passed or comparison.reason or len(flats) < _FAMILY_EVIDENCE:
+            continue
+        findings = []
+        for name, blocks in case.layout.items():
+            array, spec = case.arrays[name], specs.get(name)
+            if spec is None or array.dtype.names or array.dtype.shape or not blocks:
+                continue
+            if array.size == check.count:
+                per = 1
+            elif check.count and array.size % check.count == 0:
+                per = array.size // check.count
+                if row_length(spec, array.size, case.size) != per:
+                    continue
+            else:
+                continue
+            families = {_family_at(blocks, flat * per) for flat in flats}
+            if not families <= set(_FAMILY_NAMES):  # normal values, or not drawn
+                continue
+            where = f"{name} (before)" if name in expected.outputs else name
+            named = " or ".join(_FAMILY_NAMES[f] for f in sorted(families, key=_ORDER.index))
+            findings.append(f"where {where} holds {named}")
+        if findings:
+            sampled = "" if len(flats) == comparison.mismatches else f" ({len(flats)} sampled)"
+            ev.notes.append(
+                f"{label}: its mismatches{sampled} all lie "
+                + ", and ".join(findings[:2])
+                + ", none where it holds normal values: the kernel is wrong on those "
+                "inputs only"
+            )
+
+
 def judge(
     ev: Evaluation,
     plan: Plan,
@@ -509,6 +577,7 @@ def judge(
                 ev.inputs_modified[buffer_label(spec)] = changed
     _inputs_at(ev, expected)
     _reference_overflow_notes(ev, expected)
+    _family_notes(ev, expected)
 
 
 def _value_coverage(expected: Expected) -> bool:

@@ -426,3 +426,18 @@ def test_a_flushing_reference_flushes_operands_and_results_but_not_bits():
     y = np.zeros(4, np.float32)
     flushing(in_place, tiny)(x, y)
     assert y[0] == 0 and y[1] == np.float32(0.75)
+
+
+def test_a_comparison_keeps_a_sample_of_its_mismatches_spread_over_the_output():
+    """``spread``: where the mismatches are, all of them up to 256, else 256 or fewer
+    evenly spaced over them (the report names the input families they lie in)."""
+    want = np.zeros(10_000, np.float32)
+    few = want.copy()
+    few[[3, 500, 9999]] = 1.0
+    assert compare(few, want).spread == (3, 500, 9999)
+    many = want.copy()
+    many[1000:9000] = 1.0
+    spread = compare(many, want).spread
+    assert 200 <= len(spread) <= 256 and spread[0] == 1000 and spread[-1] >= 8900
+    assert all(1000 <= i < 9000 for i in spread) and list(spread) == sorted(set(spread))
+    assert compare(want, want).spread == ()

@@ -299,3 +299,22 @@ def test_an_fma_that_cancels_where_wgsl_leaves_it_unfused_is_explained(request, 
     ev = oracle.evaluate(backend, kernel(portable), size=4099, samples=0)
     assert ev.passed, ev.report()
     assert "the kernel calls fma" not in ev.report()
+
+
+@pytest.mark.parametrize("backend", ["wgpu", "browser"])
+def test_the_report_names_the_input_families_a_kernel_is_wrong_on(request, session, backend):
+    """An RMSNorm with eps outside the root is wrong on rows of small values only, and
+    its report says so; one that indexes the weight by lane is wrong on normal rows too,
+    and its report names no family."""
+    from tests.wild.more import RMSNORM
+
+    require_available(request.config, backend)
+    runner = session.runner(backend)
+    eps = oracle.evaluate(runner, mutant(RMSNORM, "eps outside the root"), size="8x768")
+    assert eps.verdict is Verdict.MISMATCH, eps.report()
+    named = [n for n in eps.notes if "all lie where x holds" in n]
+    assert len(named) == 1 and "small values (1e-8 to 1e-2" in named[0], eps.report()
+    assert "zeros" not in named[0] and "none where it holds normal values" in named[0]
+    lane = oracle.evaluate(runner, mutant(RMSNORM, "weight indexed by lane"), size="8x768")
+    assert lane.verdict is Verdict.MISMATCH, lane.report()
+    assert not any("all lie where" in n for n in lane.notes), lane.report()
