@@ -502,11 +502,12 @@ _ORDER = tuple(_FAMILY_NAMES)
 _FAMILY_EVIDENCE = 3
 
 
-def _family_at(blocks: tuple[tuple[str, int, int], ...], element: int) -> str | None:
+def _family_at(blocks: tuple[tuple[str, int, int], ...], element: int) -> str:
+    """The family of the block holding ``element`` ("" past the last block)."""
     for family, start, stop in blocks:
         if start <= element < stop:
             return family
-    return None
+    return ""
 
 
 def _family_notes(ev: Evaluation, expected: Expected) -> None:
