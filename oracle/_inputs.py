@@ -147,6 +147,9 @@ def _blocks(count: int, families: list[str], row: int = 1) -> list[tuple[str, in
     return blocks
 
 
+#: Which families get whole rows first when half the rows cannot hold them all: an
+#: 8-row buffer gets zeros, tiny, small and large rows (its first large row is all
+#: negative, where a softmax whose running max starts at 0 is wrong), negatives by element.
 _ROW_ORDER = ("zeros", "tiny", "small", "large", "negatives", "nonfinite", "subnormal", "mixed")
 
 
