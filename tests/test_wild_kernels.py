@@ -318,3 +318,58 @@ def test_the_report_names_the_input_families_a_kernel_is_wrong_on(request, sessi
     lane = oracle.evaluate(runner, mutant(RMSNORM, "weight indexed by lane"), size="8x768")
     assert lane.verdict is Verdict.MISMATCH, lane.report()
     assert not any("all lie where" in n for n in lane.notes), lane.report()
+
+
+_POINTER_PARAMETERS = """
+struct Params { n: u32, scale: f32 }
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@group(0) @binding(2) var<uniform> p: Params;
+var<workgroup> tile: array<f32, 64>;
+
+fn scaled(src: ptr<storage, array<f32>, read>, i: u32) -> f32 { return (*src)[i] * p.scale; }
+fn stash(t: ptr<workgroup, array<f32, 64>>, i: u32, v: f32) { (*t)[i] = v; }
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(local_invocation_index) l: u32) {
+    var v = 0.0;
+    if (g.x < p.n) { v = scaled(&x, g.x); }
+    stash(&tile, l, v);
+    workgroupBarrier();
+    if (g.x < p.n) { y[g.x] = tile[l]; }
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["wgpu", "browser"])
+def test_a_wgsl_kernel_with_pointer_parameters_is_unsupported_where_naga_lacks_them(
+    request, backend
+):
+    """Pointers into storage or workgroup memory as function parameters are WGSL's
+    unrestricted_pointer_parameters extension: Chromium's Tint has it, naga (wgpu-native
+    29) refuses the module. That is wgpu's gap, not the kernel's error: UNSUPPORTED
+    there, saying what and how to write it, and a pass in the browser."""
+    from forge import BufferSpec, KernelSpec
+
+    require_available(request.config, backend)
+    kernel = KernelSpec(
+        id="wild_pointer_parameters",
+        entry_point="main",
+        sources={"wgsl": _POINTER_PARAMETERS},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+            BufferSpec.uniform(2, (("n", "u32"), ("scale", "f32"))),
+        ),
+        reference=lambda x, y, p: (x * np.float32(p["scale"])).astype(np.float32),
+        params=lambda n: {"n": n},
+        defaults={"scale": 1.5},
+        grid=lambda s, n: ((n + 63) // 64, 1, 1),
+    )
+    ev = oracle.evaluate(backend, kernel, size=1000, samples=0)
+    if ev.verdict is Verdict.UNSUPPORTED:  # naga: wgpu-native 29 on every adapter
+        assert backend == "wgpu", ev.report()
+        assert "unrestricted_pointer_parameters" in ev.report(), ev.report()
+        assert "parameter 'src' points into storage memory" in ev.report(), ev.report()
+    else:
+        assert ev.passed, ev.report()

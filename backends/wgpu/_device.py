@@ -40,6 +40,7 @@ from forge.errors import (  # noqa: E402
     GpuUnavailable,
     GpuValidation,
     InvalidArgument,
+    UnsupportedFeature,
 )
 
 from . import _native  # noqa: E402
@@ -211,11 +212,30 @@ def naga_source(source: str, features) -> str:
     return _ENABLE_DIRECTIVE.sub(strip, source)
 
 
-def compile_error(exc: BaseException, source: str, what: str) -> CompileError:
-    """A ``CompileError`` carrying naga's (or wgpu's) message as the log."""
-    return CompileError(
-        f"{what}: wgpu rejected the WGSL", source=source, target="wgsl", log=_message(exc)
-    )
+#: naga's refusal of a pointer parameter into storage, uniform or workgroup memory:
+#: WGSL's ``unrestricted_pointer_parameters`` language extension, which naga (wgpu-native
+#: 29) lacks and Chrome's Tint has, so a kernel written for the browser is not wrong.
+_POINTER_PARAMETER = re.compile(
+    r"Argument '(\w+)' at index \d+ is a pointer of space (\w+).*can't be passed into functions"
+)
+
+
+def compile_error(exc: BaseException, source: str, what: str) -> CompileError | UnsupportedFeature:
+    """A ``CompileError`` carrying naga's (or wgpu's) message as the log; an
+    ``UnsupportedFeature`` where naga refuses a WGSL language extension the kernel uses
+    (a pointer parameter into storage or workgroup memory), which is not the kernel's
+    error."""
+    log = _message(exc)
+    pointer = _POINTER_PARAMETER.search(log)
+    if pointer:
+        return UnsupportedFeature(
+            f"{what}: function parameter '{pointer.group(1)}' points into "
+            f"{pointer.group(2).lower()} memory, which needs WGSL's "
+            "unrestricted_pointer_parameters language extension; wgpu's WGSL compiler "
+            "(naga) does not have it, Chromium's (the browser backend) does. To run it "
+            "here, pass an index instead of the pointer"
+        )
+    return CompileError(f"{what}: wgpu rejected the WGSL", source=source, target="wgsl", log=log)
 
 
 # -- validation (naga through wgpu) -------------------------------------------------
