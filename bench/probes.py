@@ -19,7 +19,7 @@ one fed.
   before) against float64, fastest last.
 - ``gemm-stores``: ``gemm`` at SIZE^3 on wgpu (and CUDA where present) under the given
   schedules (P10's and P4's best by default), as emitted and with A's tile loaded
-  across 32 rows a warp instead of 8 (``_rows_across``): as emitted, a warp's
+  across 32 rows a warp instead of 8: as emitted, a warp's
   transposed stores of A into workgroup memory land in 8 banks (4-way conflicts).
   Each output's first 64 rows against float64.
 
@@ -34,7 +34,6 @@ import itertools
 import re
 import sys
 import types
-from typing import Any
 
 import numpy as np
 
@@ -201,17 +200,40 @@ def tf32_rounding(size: int) -> None:
             _wgmma._WgmmaLowering._round_stage = keep  # type: ignore[method-assign]
 
 
+_GEMM_ROWS = 64  # rows of c checked against float64 after each timed schedule
+_GEMM_TOPOLOGY = MemoryTopology.split_by_usage(read=1000, read_write=1000, resident=1)
+
+
+def _gemm_problem(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The probes' a and b (``size`` squared, float32) and the first rows of a @ b."""
+    a, b = host_array(size * size, seed=30), host_array(size * size, seed=31)
+    a64, b64 = a.reshape(size, size).astype(np.float64), b.reshape(size, size).astype(np.float64)
+    return a, b, (a64[:_GEMM_ROWS] @ b64).reshape(-1)
+
+
+def _gemm_context(backend: str, size: int):
+    """A context sized for a, b and c of a ``size``-cubed gemm (a and b in the read slab
+    on wgpu, which holds half of the capacity)."""
+    capacity = 6 * size * size * 4 + (64 << 20)
+    options = {"topology": _GEMM_TOPOLOGY} if backend == "wgpu" else {}
+    return forge.open_context(backend, capacity_bytes=capacity, **options)
+
+
+def _gemm_measure(ctx, seconds, out, schedule: Schedule, size: int, want) -> tuple[float, float]:
+    """(TFLOP/s, max rel err of the first rows of c against ``want``) of one schedule;
+    c is set to NaN first, so a schedule that writes nothing cannot pass."""
+    ctx.write_view(out, np.full(size * size, np.nan, np.float32))
+    tflops = 2 * size**3 / seconds(schedule) / 1e12
+    got = ctx.read_buffer_f32(out)[: _GEMM_ROWS * size]
+    return tflops, float(np.abs(got - want).max() / np.abs(want).max())
+
+
 def wgsl_gemm(size: int) -> None:
     from forge.kernels.linalg import GEMM_TUNABLES
 
     kernel = forge.get_kernel("gemm")
-    a, b = host_array(size * size, seed=30), host_array(size * size, seed=31)
-    rows = 64
-    a64, b64 = a.reshape(size, size).astype(np.float64), b.reshape(size, size).astype(np.float64)
-    want = a64[:rows] @ b64
-    capacity = 6 * size * size * 4 + (64 << 20)  # a and b in the read slab, half of it
-    topology = MemoryTopology.split_by_usage(read=1000, read_write=1000, resident=1)
-    with forge.open_context("wgpu", capacity_bytes=capacity, topology=topology) as ctx:
+    a, b, want = _gemm_problem(size)
+    with _gemm_context("wgpu", size) as ctx:
         print(f"{ctx.adapter.name}, gemm {size}^3 f32, TFLOP/s", flush=True)
         c = np.zeros(size * size, np.float32)
         views = bind_views(ctx, kernel, size, {"a": a, "b": b, "c": c}, alpha=1.0, beta=0.0)
@@ -226,10 +248,8 @@ def wgsl_gemm(size: int) -> None:
                 forge.emit.check(kernel, schedule, "wgsl", ctx.constraints)
             except forge.UnsupportedFeature:
                 continue
-            ctx.write_view(views[output_index(kernel)], np.full(size * size, np.nan, np.float32))
-            tflops = 2 * size**3 / seconds(schedule) / 1e12
-            got = ctx.read_buffer_f32(views[output_index(kernel)])[: rows * size]
-            error = np.abs(got - want.reshape(-1)).max() / np.abs(want).max()
+            out = views[output_index(kernel)]
+            tflops, error = _gemm_measure(ctx, seconds, out, schedule, size, want)
             found.append((tflops, str(schedule), error))
             print(f"{str(schedule):50s} {tflops:6.1f}  max rel err {error:.1e}", flush=True)
         print("fastest last:")
@@ -237,60 +257,49 @@ def wgsl_gemm(size: int) -> None:
             print(f"{text:50s} {tflops:6.1f}  max rel err {error:.1e}")
 
 
-def _rows_across(self, name: str, slot: str) -> tuple[str, str]:
-    """``_MatmulLowering._slot_coordinates`` with A's (k-contiguous) slots taken along
-    the tile's rows first: a warp loads one 16-byte chunk of 32 rows, and its stores
-    of each lane into the transposed tile fall in 32 banks."""
-    contiguous, outer, _, _ = self._tile(name)
-    if contiguous != "k":
-        return _EMITTED_SLOTS(self, name, slot)
-    return f"{slot} % {outer}u", f"{slot} / {outer}u * {self.v}u"
-
-
-_EMITTED_SLOTS: Any = None
-
-
 def gemm_stores(size: int, schedules: dict[str, list[Schedule]]) -> None:
-    global _EMITTED_SLOTS
     from forge.emit import _matmul
 
+    lowering = _matmul._MatmulLowering
+    emitted = lowering._slot_coordinates
+
+    def rows_across(self, name: str, slot: str) -> tuple[str, str]:
+        # A's (k-contiguous) slots taken along the tile's rows first: a warp loads one
+        # 16-byte chunk of 32 rows, and its stores of each lane into the transposed
+        # tile fall in 32 banks
+        contiguous, outer, _, _ = self._tile(name)
+        if contiguous != "k":
+            return emitted(self, name, slot)
+        return f"{slot} % {outer}u", f"{slot} / {outer}u * {self.v}u"
+
     kernel = forge.get_kernel("gemm")
-    a, b = host_array(size * size, seed=30), host_array(size * size, seed=31)
-    rows = 64
-    a64, b64 = a.reshape(size, size).astype(np.float64), b.reshape(size, size).astype(np.float64)
-    want = (a64[:rows] @ b64).reshape(-1)
-    capacity = 6 * size * size * 4 + (64 << 20)
-    topology = MemoryTopology.split_by_usage(read=1000, read_write=1000, resident=1)
-    _EMITTED_SLOTS = _matmul._MatmulLowering._slot_coordinates
+    a, b, want = _gemm_problem(size)
     for backend, listed in schedules.items():
         if not forge.available_backends().get(backend, (False, ""))[0]:
             print(f"{backend}: not available here")
             continue
-        options = {"topology": topology} if backend == "wgpu" else {}
-        with forge.open_context(backend, capacity_bytes=capacity, **options) as ctx:
+        with _gemm_context(backend, size) as ctx:
             print(f"{backend} ({ctx.adapter.name}), gemm {size}^3 f32, TFLOP/s", flush=True)
             c = np.zeros(size * size, np.float32)
             views = bind_views(ctx, kernel, size, {"a": a, "b": b, "c": c}, alpha=1.0, beta=0.0)
             out = views[output_index(kernel)]
             for variant in ("emitted", "rows-across"):
                 across = variant == "rows-across"
+                # another id: the compiled pipelines of the two variants are kept apart
                 probe = dataclasses.replace(kernel, id="gemm_rows_across") if across else kernel
                 if across:
-                    _matmul._MatmulLowering._slot_coordinates = _rows_across  # type: ignore[method-assign]
+                    lowering._slot_coordinates = rows_across  # type: ignore[method-assign]
                 try:
                     seconds = device_seconds(ctx, probe, views, size, _WARM)
                     for schedule in listed:
-                        ctx.write_view(out, np.full(size * size, np.nan, np.float32))
-                        tflops = 2 * size**3 / seconds(schedule) / 1e12
-                        got = ctx.read_buffer_f32(out)[: rows * size]
-                        error = np.abs(got - want).max() / np.abs(want).max()
+                        tflops, error = _gemm_measure(ctx, seconds, out, schedule, size, want)
                         print(
                             f"{variant:12s} {str(schedule):50s} {tflops:6.1f}  "
                             f"max rel err {error:.1e}",
                             flush=True,
                         )
                 finally:
-                    _matmul._MatmulLowering._slot_coordinates = _EMITTED_SLOTS  # type: ignore[method-assign]
+                    lowering._slot_coordinates = emitted  # type: ignore[method-assign]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -28,7 +28,7 @@ from forge.sources import wgsl_bindings, wgsl_packed_f16
 from ._builtins import TF32_UNIT, WGSL_TRIG_ERROR, builtin_floor, calls_trig, rounds_to_tf32
 from ._compare import Comparison, compare, element_matches, nan_excused, nonfinite_expected
 from ._expected import Expected, unwritten_mask
-from ._inputs import buffer_label
+from ._inputs import FAMILIES, buffer_label
 from ._plan import BackendInfo, Outcome, Plan, Region
 from ._results import Evaluation, FloatSemantics, OutputCheck
 from ._tolerance import resolve_tolerance
@@ -496,7 +496,6 @@ _FAMILY_NAMES = {
     "nonfinite": "NaN or Inf",
     "mixed": "values mixed from every family",
 }
-_ORDER = tuple(_FAMILY_NAMES)
 #: Fewer mismatches than this say nothing of where a kernel goes wrong (a tiny size's
 #: one element may be any family's).
 _FAMILY_EVIDENCE = 3
@@ -512,8 +511,9 @@ def _family_at(blocks: tuple[tuple[str, int, int], ...], element: int) -> str:
 
 def _family_notes(ev: Evaluation, expected: Expected) -> None:
     """For each failing output, the drawn input families its mismatches (a sample spread
-    over them) lie in, when none lies in normal values: an input of the output's length (element by
-    element), or of rows where the output has one element a row (a reduction). A
+    over them) lie in, when none lies in normal values: an input of the output's length
+    (element by element), or of rows where the output has one element a row (a
+    reduction). A
     normalisation wrong only on rows of small values has its epsilon in the wrong place;
     the layout ends on normal values, so a boundary bug does not read as a family's."""
     from ._inputs import row_length
@@ -542,7 +542,7 @@ def _family_notes(ev: Evaluation, expected: Expected) -> None:
             if not families <= set(_FAMILY_NAMES):  # normal values, or not drawn
                 continue
             where = f"{name} (before)" if name in expected.outputs else name
-            named = " or ".join(_FAMILY_NAMES[f] for f in sorted(families, key=_ORDER.index))
+            named = " or ".join(_FAMILY_NAMES[f] for f in sorted(families, key=FAMILIES.index))
             findings.append(f"where {where} holds {named}")
         if findings:
             sampled = "" if len(flats) == comparison.mismatches else f" ({len(flats)} sampled)"

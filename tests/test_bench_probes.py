@@ -47,3 +47,14 @@ def test_wgsl_gemm_sweeps_the_unrolled_tiles_and_checks_each_output(request, cap
     assert len(sweep) >= 8 and all("unroll=1" in line for line in sweep)
     # every output (set to NaN before each schedule) is the product: NaN fails this too
     assert errors and all(error < 1e-5 for error in errors)
+
+
+def test_gemm_stores_times_both_mappings_and_both_compute_the_product(request, capsys):
+    require_available(request.config, "wgpu")
+    schedule = "wg=16x16,vec=4,tile=128x128x16,unroll=1"
+    probes.main(["gemm-stores", "--size", "128", "--schedule", schedule])
+    lines = [line for line in capsys.readouterr().out.splitlines() if "max rel err" in line]
+    variants = [line.split()[0] for line in lines if "unroll=1" in line]
+    assert variants[:2] == ["emitted", "rows-across"]
+    errors = [float(line.rsplit("max rel err ", 1)[1]) for line in lines]
+    assert errors and all(error < 1e-5 for error in errors)  # NaN (c unwritten) fails too
