@@ -5,9 +5,12 @@ run on the same device, every measured output checked.
   ``mma=1`` schedules: f16/bf16/TF32 inputs, f32 accumulation; WMMA, mma.sync with a
   cp.async pipeline for the four-number tiles, Hopper's wgmma for 128-thread warpgroups)
   against ``torch.matmul`` in the same input precision (cuBLAS; reduced-precision
-  reductions off, TF32 on for the f32 matmul of the TF32 row). The row names the path of
-  the winning schedule. TF32's output is checked against float64 dot products of its
-  inputs rounded to TF32 as the kernel rounds them (``forge.ir.to_tf32``).
+  reductions off, TF32 on for the f32 matmul of the TF32 rows). The row names the path
+  of the winning schedule. TF32's output is checked against float64 dot products of its
+  inputs reduced to TF32 as the kernel reduces them (``forge.ir.to_tf32``: rounded for
+  ``gemm_tf32`` and ``gemm_tf32_nt``, truncated for ``gemm_tf32rz_nt``). The TF32 rows
+  also say which of the two cuBLAS's own output is (its error against float64 of the
+  truncated and of the rounded inputs), so that "the same precision" is measured.
 - P11: softmax, rmsnorm, layernorm and gelu at rows x cols, f32 and bf16, on CUDA,
   each in two rows: against the better of torch and a Triton kernel written the way
   Triton's tutorials write it (one program per row holding the whole row, or a 1-D
@@ -96,7 +99,14 @@ def _final(env: Bench, baseline, ours) -> tuple[float, float, dict]:
 # -- P9 ---------------------------------------------------------------------------------
 #: P9's kernels and their input precision: row-major a and b, and TF32 with b
 #: col-major too (x @ w.T: wgmma reads TF32 K-major, so b row-major costs a transpose)
-_P9 = (("gemm_f16", "f16"), ("gemm_bf16", "bf16"), ("gemm_tf32", "tf32"), ("gemm_tf32_nt", "tf32"))
+_P9 = (
+    ("gemm_f16", "f16"),
+    ("gemm_bf16", "bf16"),
+    ("gemm_tf32", "tf32"),
+    ("gemm_tf32_nt", "tf32"),
+    ("gemm_tf32rz_nt", "tf32rz"),
+)
+_TF32 = {"tf32": "rna", "tf32rz": "rz"}  # P9's TF32 precisions: to_tf32's rounding
 
 
 def p9(env: Bench) -> list[Row]:
@@ -109,6 +119,23 @@ def p9(env: Bench) -> list[Row]:
     ]
 
 
+def _cublas_tf32(a32: np.ndarray, b32: np.ndarray, tc: Any, size: int, b_col: bool) -> str:
+    """Which TF32 cuBLAS computed: the relative error of its output ``tc`` (of
+    ``a @ b``, or ``a @ w.T`` with ``b32`` holding w when ``b_col``) against float64 dot
+    products of the inputs truncated and of the inputs rounded to TF32, as a note."""
+    got = tc.float().cpu().numpy().reshape(-1)
+    errors = []
+    for rounding in ("rz", "rna"):
+        a, b = ir.to_tf32(a32, rounding), ir.to_tf32(b32, rounding)
+        if b_col:
+            b = np.ascontiguousarray(b.reshape(size, size).T)
+        errors.append(gemm_error(a, b, got, size))
+    return (
+        f" (its output {errors[0]:.1e} from the truncated inputs' product, "
+        f"{errors[1]:.1e} from the rounded ones')"
+    )
+
+
 def _p9(env: Bench, name: str, dtype: str) -> Row:
     ctx = env.cuda()
     s = env.sizes
@@ -117,9 +144,9 @@ def _p9(env: Bench, name: str, dtype: str) -> Row:
     # b's buffer holds b, or (col-major b) its transpose w: b = w.T, as torch gets it
     b_col = kernel.body.pattern.b_layout == "col"
     a32, b32 = host_array(size * size, seed=30), host_array(size * size, seed=31)
-    if dtype == "tf32":  # f32 in memory; the kernel rounds as it loads, and so does the check
+    if dtype in _TF32:  # f32 in memory; the kernel rounds as it loads, and so does the check
         a, b = a32, b32
-        exact_a, exact_b = ir.to_tf32(a32), ir.to_tf32(b32)
+        exact_a, exact_b = ir.to_tf32(a32, _TF32[dtype]), ir.to_tf32(b32, _TF32[dtype])
     else:
         low = kernel.buffer("a").dtype
         a, b = a32.astype(low), b32.astype(low)
@@ -157,8 +184,8 @@ def _p9(env: Bench, name: str, dtype: str) -> Row:
     matmul = torch.backends.cuda.matmul
     matmul.allow_fp16_reduced_precision_reduction = False
     matmul.allow_bf16_reduced_precision_reduction = False
-    matmul.allow_tf32 = dtype == "tf32"
-    kind = {"f16": torch.float16, "bf16": torch.bfloat16, "tf32": torch.float32}[dtype]
+    matmul.allow_tf32 = dtype in _TF32
+    kind = {"f16": torch.float16, "bf16": torch.bfloat16}.get(dtype, torch.float32)
     ta = torch.from_numpy(a32.reshape(size, size)).cuda().to(kind)
     tb = torch.from_numpy(b32.reshape(size, size)).cuda().to(kind)
     if b_col:  # torch.matmul(x, w.t()): cuBLAS reads w transposed, as ours does
@@ -174,19 +201,20 @@ def _p9(env: Bench, name: str, dtype: str) -> Row:
         )
 
     base, mine, values = _final(env, theirs, lambda: ours(schedule))
+    cublas = _cublas_tf32(a32, b32, tc, size, b_col) if dtype in _TF32 else ""
     return Row(
         "P9",
         f"gemm {size}^3 {dtype} in{', b col-major' if b_col else ''}, f32 accumulate, "
         f"CUDA tensor cores ({_PATHS[lowering(schedule)]})",
         f"torch.matmul{'(a, w.t())' if b_col else ''} "
-        f"{'f32, allow_tf32' if dtype == 'tf32' else dtype} (cuBLAS)",
+        f"{'f32, allow_tf32' if dtype in _TF32 else dtype} (cuBLAS)",
         base,
         mine,
         "TFLOP/s",
         Goal(">=", 0.7),
         notes=(
             f"{sweep_note(tried, winner)}; output checked (max rel err "
-            f"{error:.1e}); ours writes f32 c, cuBLAS {kind} c; torch "
+            f"{error:.1e}); ours writes f32 c, cuBLAS {kind} c{cublas}; torch "
             f"{torch.__version__}"
         ),
         raw={

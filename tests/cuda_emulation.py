@@ -481,12 +481,13 @@ def _program(source: str, entry: str, inputs: str, pending: int, early: bool, sm
     )
     body, count = _PRIMITIVE.subn("", body)
     assert count >= 9, "the kernel's PTX primitives were not found"
-    half = {"bf16": "__nv_bfloat16", "tf32": "float"}.get(inputs, "__half")
+    tf32 = inputs in ("tf32", "tf32rz")  # f32 in memory, rounded or truncated
+    half = "float" if tf32 else {"bf16": "__nv_bfloat16"}.get(inputs, "__half")
     defines = (
         f"#define FG_SMEM_BYTES {smem}ull\n#define FG_PENDING {pending}\n"
         f"#define FG_EARLY {int(early)}\n#define FG_BF16 {int(inputs == 'bf16')}\n"
         f"#define FG_HALF {half}\n"
-        f"#define FG_ELEMENT {'uint32_t' if inputs == 'tf32' else 'uint16_t'}\n"
+        f"#define FG_ELEMENT {'uint32_t' if tf32 else 'uint16_t'}\n"
         f"#define FG_ENTRY {entry}\n#include <string>\n"
     )
     text = defines + _PRELUDE + body + _DRIVER

@@ -237,6 +237,7 @@ def test_p9_and_p11_sweep_and_check_ours_then_need_torch_for_their_peers(fake_dr
         "gemm_bf16",
         "gemm_tf32",
         "gemm_tf32_nt",
+        "gemm_tf32rz_nt",
         "softmax",
         "rmsnorm",
         "layernorm",
@@ -251,10 +252,10 @@ def test_p9_and_p11_sweep_and_check_ours_then_need_torch_for_their_peers(fake_dr
         rows = p9(env) + p11(env)
     finally:
         env.close()
-    assert [r.target for r in rows] == ["P9"] * 4 + ["P11"] * 16
-    assert rows[3].what.startswith("gemm_tf32_nt")
-    peers, copies = rows[4::2], rows[5::2]
-    for row in rows[:4] + peers:
+    assert [r.target for r in rows] == ["P9"] * 5 + ["P11"] * 16
+    assert rows[3].what.startswith("gemm_tf32_nt") and rows[4].what.startswith("gemm_tf32rz_nt")
+    peers, copies = rows[5::2], rows[6::2]
+    for row in rows[:5] + peers:
         assert "torch" in row.error, (row.what, row.error)
     assert [r.what.split()[0] for r in copies][-2:] == ["layernorm_bf16", "gelu_bf16"]
     for row in copies:

@@ -37,10 +37,10 @@ WIDE = MMA_TF32_SCHEDULES[0]  # 128x128x16, 3 stages, 8 warps of 64x32: 48 KiB s
 SQUARE = MMA_TF32_SCHEDULES[1]  # 128x128x16, 3 stages, 4 warps of 64x64
 
 
-def _tf32(a_layout: str, b_layout: str, sizes=(67, 1, 130, 136, 264)):
+def _tf32(a_layout: str, b_layout: str, sizes=(67, 1, 130, 136, 264), inputs: str = "tf32"):
     return ir.kernel(
-        f"mma_tf32_{a_layout}_{b_layout}",
-        ir.matmul("f32", a_layout, b_layout, input_dtype="tf32"),
+        f"mma_{inputs}_{a_layout}_{b_layout}",
+        ir.matmul("f32", a_layout, b_layout, input_dtype=inputs),
         defaults={"alpha": 1.5, "beta": 0.5},
         schedules=MMA_TF32_SCHEDULES,
         domain={n: (-2.0, 2.0) for n in "abc"},
@@ -136,8 +136,12 @@ _EMULATED = [
 ]
 
 
-def _emulated(schedule, layouts, m, n, k, early=False, offset=0, mutate=None):
-    kernel = _tf32(*layouts)
+def _emulated(
+    schedule, layouts, m, n, k, early=False, offset=0, mutate=None, inputs="tf32", want="rna"
+):
+    """The emulated kernel of ``inputs`` TF32 and the float64 product of the inputs
+    reduced to TF32 by ``want``'s rounding (``to_tf32``)."""
+    kernel = _tf32(*layouts, inputs=inputs)
     rng = np.random.default_rng(m * n + k)
     a = rng.uniform(-2, 2, (m, k)).astype(np.float32)
     b = rng.uniform(-2, 2, (k, n)).astype(np.float32)
@@ -155,7 +159,7 @@ def _emulated(schedule, layouts, m, n, k, early=False, offset=0, mutate=None):
         offsets=(offset, offset),
         mutate=mutate,
     )
-    rounded = to_tf32(a).astype(np.float64) @ to_tf32(b).astype(np.float64)
+    rounded = to_tf32(a, want).astype(np.float64) @ to_tf32(b, want).astype(np.float64)
     return got, 1.5 * rounded + 0.5 * c
 
 
@@ -199,15 +203,33 @@ def test_the_cpu_run_finds_fragments_that_skip_the_rounding():
     assert np.abs(got.c - want).max() > 10 * accumulation_tolerance(40, 2.0)["atol"]
 
 
+@pytest.mark.skipif(compiler() is None, reason="no host C++ compiler (g++ or clang++)")
+def test_truncated_tf32_fragments_skip_the_cvt_and_compute_the_truncated_product_on_the_cpu():
+    """``input_dtype="tf32rz"``: the fragments go to mma.sync as loaded, which truncates
+    them, and that is the product the reference makes; the rounded kernel's output is
+    many times the budget away from it (the two precisions are told apart both ways)."""
+    truncated = _tf32("col", "col", inputs="tf32rz")
+    assert "fg_cvt_tf32(" not in truncated.source("cuda", SQUARE).split("__global__")[1]
+    budget = accumulation_tolerance(40, 2.0)
+    got, want = _emulated(SQUARE, ("col", "col"), 72, 72, 40, inputs="tf32rz", want="rz")
+    assert np.all(np.abs(got.c - want) <= budget["atol"] + budget["rtol"] * np.abs(want))
+    got, want = _emulated(SQUARE, ("col", "col"), 72, 72, 40, inputs="tf32", want="rz")
+    assert np.abs(got.c - want).max() > 10 * budget["atol"]
+
+
 # -- on the GPU --------------------------------------------------------------------------
-@pytest.mark.parametrize("a_layout, b_layout", LAYOUTS)
-def test_tf32_pipelines_match_the_reference_on_cuda(request, a_layout, b_layout):
+@pytest.mark.parametrize(
+    "a_layout, b_layout, inputs",
+    [(a, b, "tf32") for a, b in LAYOUTS] + [("row", "row", "tf32rz"), ("row", "col", "tf32rz")],
+)
+def test_tf32_pipelines_match_the_reference_on_cuda(request, a_layout, b_layout, inputs):
     """Every tf32 library schedule at sizes that fill no tile: 67, 1 and 130 (the
     register path), 136 and 264 (cp.async, partial tiles along m, n and k), and a
     non-square 264 x 136 x 200; the reference rounds the inputs to TF32 as
-    cvt.rna.tf32.f32 does and sums in float64, within the accumulation tolerance."""
+    cvt.rna.tf32.f32 does (``"tf32rz"``: truncates them, as the tensor core reads f32)
+    and sums in float64, within the accumulation tolerance."""
     require_available(request.config, "cuda")
-    kernel = _tf32(a_layout, b_layout)
+    kernel = _tf32(a_layout, b_layout, inputs=inputs)
     wide = ir.with_shape(kernel, m=ir.SIZE, n=136, k=200)
     with forge.open_context("cuda") as ctx:
         for schedule in MMA_TF32_SCHEDULES:

@@ -24,6 +24,7 @@ from forge.kernels.linalg import (
     GEMM_F16,
     GEMM_TF32,
     GEMM_TF32_NT,
+    GEMM_TF32RZ_NT,
     WGMMA_SCHEDULES,
     WGMMA_TF32_SCHEDULES,
 )
@@ -103,11 +104,12 @@ def test_tf32_wgmma_is_k8_without_transpose_flags_and_rounds_each_stage():
         assert image[:4] == b"\x7fELF"
 
 
-def _tf32(a_layout: str, b_layout: str) -> forge.KernelSpec:
-    """A TF32 GEMM of the library's (gemm_tf32's) contract in the given layouts."""
+def _tf32(a_layout: str, b_layout: str, inputs: str = "tf32") -> forge.KernelSpec:
+    """A TF32 GEMM of the library's (gemm_tf32's) contract in the given layouts
+    (``inputs="tf32rz"``: gemm_tf32rz_nt's, the inputs truncated)."""
     return ir.kernel(
-        f"wgmma_tf32_{a_layout}_{b_layout}",
-        ir.matmul("f32", a_layout, b_layout, input_dtype="tf32"),
+        f"wgmma_{inputs}_{a_layout}_{b_layout}",
+        ir.matmul("f32", a_layout, b_layout, input_dtype=inputs),
         defaults={"alpha": 1.5, "beta": 0.5},
         schedules=WGMMA_TF32_SCHEDULES,
         domain=GEMM_TF32.domain,
@@ -141,6 +143,30 @@ def test_tf32_wgmma_transposes_an_operand_along_m_or_n_in_its_rounding_pass(a_la
     assert ("st.shared.b32" in ptx) == bool(transposed)
     for each in WGMMA_TF32_SCHEDULES:
         assert compile_cuda(kernel.source("cuda", each), kernel.entry_point)[:4] == b"\x7fELF"
+
+
+@pytest.mark.parametrize("a_layout, b_layout", LAYOUTS)
+def test_truncated_tf32_wgmma_passes_over_a_stage_only_to_transpose_it(a_layout, b_layout):
+    """``input_dtype="tf32rz"``: wgmma truncates the f32 bits itself, so with both
+    operands K-major (gemm_tf32rz_nt) the landed stage goes to wgmma as it is, with no
+    pass and no cvt; an operand along m or n is still written back K-major (between the
+    same two barriers), unconverted, and an operand along k is left out of the pass."""
+    from backends.cuda import compile_cuda
+
+    kernel = _tf32(a_layout, b_layout, inputs="tf32rz")
+    source = kernel.source("cuda", WGMMA_TF32_SCHEDULES[0])
+    main = source[source.index("__global__") :]
+    transposed = [x for x, lies in (("a", a_layout == "col"), ("b", b_layout == "row")) if lies]
+    assert "fg_round_tf32_chunk(" not in main and "TF32: the tile rounded" not in main
+    assert ("TF32 truncated by wgmma" in main) == bool(transposed)
+    for x in "ab":
+        assert (f"fg_{x}_words[" in main) == (x in transposed), x
+    ptx = compile_cuda(source, kernel.entry_point, arch="sm_90a", output="ptx").decode()
+    assert re.search(r"wgmma\.mma_async\.sync\.aligned\.m64n256k8\.f32\.tf32\.tf32", ptx)
+    assert "cvt.rna.tf32.f32" not in ptx
+    assert ("st.shared.b32" in ptx) == bool(transposed)
+    library = GEMM_TF32RZ_NT.source("cuda", WGMMA_TF32_SCHEDULES[0])
+    assert "fg_round_tf32_chunk(fg_dst)" not in library and "fg_a_words[" not in library
 
 
 def test_tf32_wgmma_refuses_a_halves_k_step_saying_why():
@@ -254,13 +280,17 @@ def test_the_oracle_fails_a_broken_wgmma_gemm(request, monkeypatch, mutant):
             assert not ev.passed, f"{mutant} passed at {size}"
 
 
-@pytest.mark.parametrize("a_layout, b_layout", LAYOUTS)
-def test_tf32_wgmma_gemms_match_the_reference_on_cuda(request, a_layout, b_layout):
-    """TF32 in every layout under every wgmma schedule at gemm_tf32's test sizes (the
-    register path at 67, 1 and 130; cp.async with partial tiles at 136) and a
-    non-square shape."""
+@pytest.mark.parametrize(
+    "a_layout, b_layout, inputs",
+    [(a, b, "tf32") for a, b in LAYOUTS] + [(a, b, "tf32rz") for a, b in LAYOUTS],
+)
+def test_tf32_wgmma_gemms_match_the_reference_on_cuda(request, a_layout, b_layout, inputs):
+    """TF32, rounded and truncated, in every layout under every wgmma schedule at
+    gemm_tf32's test sizes (the register path at 67, 1 and 130; cp.async with partial
+    tiles at 136) and a non-square shape. Truncated, it is the tensor core's own reading
+    of f32 that the reference's ``to_tf32(..., "rz")`` is held to."""
     require_available(request.config, "cuda")
-    kernel = _tf32(a_layout, b_layout)
+    kernel = _tf32(a_layout, b_layout, inputs=inputs)
     wide = ir.with_shape(kernel, m=ir.SIZE, n=136, k=200)
     with forge.open_context("cuda") as ctx:
         if not ctx.constraints.warpgroup_mma:
@@ -279,6 +309,26 @@ def test_the_oracle_fails_a_tf32_transpose_that_ignores_the_swizzle(request, mon
     assert unswizzled != _wgmma._ROUND_CHUNK
     monkeypatch.setattr(_wgmma, "_ROUND_CHUNK", unswizzled)
     kernel = dataclasses.replace(_tf32("row", "row"), id="wgmma_tf32_unswizzled")
+    with forge.open_context("cuda") as ctx:
+        if not ctx.constraints.warpgroup_mma:
+            pytest.skip("wgmma needs compute capability 9.0 (H100, H200)")
+        ev = oracle.evaluate(ctx, kernel, WGMMA_TF32_SCHEDULES[0], size=264, samples=1)
+        assert not ev.passed, ev.report()
+
+
+def test_the_oracle_fails_a_truncated_tf32_wgmma_gemm_that_rounds(request, monkeypatch):
+    """gemm_tf32rz_nt given cvt.rna's rounding pass: its contract is the truncation, and
+    the oracle tells the two apart this way too."""
+    require_available(request.config, "cuda")
+    build = _wgmma._WgmmaLowering.__init__
+
+    def rounding(self, em):
+        build(self, em)
+        self.rounds = True
+
+    monkeypatch.setattr(_wgmma._WgmmaLowering, "__init__", rounding)
+    kernel = dataclasses.replace(GEMM_TF32RZ_NT, id="wgmma_tf32rz_rounded")
+    assert "fg_round_tf32_chunk(fg_dst);" in kernel.source("cuda", WGMMA_TF32_SCHEDULES[0])
     with forge.open_context("cuda") as ctx:
         if not ctx.constraints.warpgroup_mma:
             pytest.skip("wgmma needs compute capability 9.0 (H100, H200)")

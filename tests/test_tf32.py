@@ -29,7 +29,7 @@ from forge import Access, BufferSpec, KernelSpec, Schedule, ir
 from forge.emit import _tf32
 from forge.ir import to_tf32
 from forge.ir._kernel import IRBody
-from forge.kernels.linalg import GEMM, GEMM_TF32, MMA_TF32_SCHEDULES
+from forge.kernels.linalg import GEMM, GEMM_TF32, GEMM_TF32_NT, GEMM_TF32RZ_NT, MMA_TF32_SCHEDULES
 from oracle.pytest_plugin import require_available
 
 
@@ -117,6 +117,35 @@ def test_to_tf32_on_the_documented_cases(bits, rounded):
     assert hex(int(got[0])) == hex(rounded)
 
 
+def _model_rz(bits: np.ndarray) -> np.ndarray:
+    """TF32 by truncation, by value in float64: the multiple of the value's TF32 ulp
+    nearest zero; infinities and NaNs as they are. Returns float32 bits."""
+    with np.errstate(invalid="ignore"):
+        x = bits.view(np.float32).astype(np.float64)
+    nonzero = np.isfinite(x) & (x != 0)
+    _, exponent = np.frexp(x[nonzero])
+    ulp = np.ldexp(1.0, np.maximum(exponent - 1, -126) - 10)
+    out = x.copy()
+    out[nonzero] = np.copysign(np.floor(np.abs(x[nonzero]) / ulp) * ulp, x[nonzero])
+    return np.where(np.isfinite(x), out.astype(np.float32).view(np.uint32), bits)
+
+
+_MODELS = {"rna": _model, "rz": _model_rz}
+
+
+def test_to_tf32_rz_truncates_toward_zero_on_every_low_pattern():
+    bits = _tricky(random=1 << 16)
+    got = to_tf32(bits.view(np.float32), "rz").view(np.uint32)
+    wrong = np.flatnonzero(got != _model_rz(bits))
+    assert not wrong.size, [(hex(bits[i]), hex(got[i])) for i in wrong[:8]]
+    # 1 + 2**-11 and just below 2: down, never into the next binade or to an infinity
+    cases = np.array([0x3F801000, 0xBF801FFF, 0x3FFFFFFF, 0x7F7FFFFF], np.uint32)
+    got = to_tf32(cases.view(np.float32), "rz").view(np.uint32)
+    assert [hex(int(x)) for x in got] == ["0x3f800000", "0xbf800000", "0x3fffe000", "0x7f7fe000"]
+    with pytest.raises(ValueError, match="'rna'.*'rz'"):
+        to_tf32(cases.view(np.float32), "rne")
+
+
 # -- the declaration and its reference ---------------------------------------------------
 def test_a_tf32_matmul_has_f32_buffers_and_declares_its_precision():
     body = ir.matmul("f32", input_dtype="tf32")
@@ -128,6 +157,12 @@ def test_a_tf32_matmul_has_f32_buffers_and_declares_its_precision():
     assert "tf32" not in forge.ir.DTYPES  # a precision, not a buffer's dtype
     with pytest.raises(ir.IRTypeError, match="matmul"):
         ir.matmul("f64", input_dtype="tf32")
+    truncated = ir.matmul("f32", input_dtype="tf32rz")
+    assert truncated.operand_dtype == "f32" and truncated.tf32_rounding == "rz"
+    assert (body.tf32_rounding, ir.matmul("f32").tf32_rounding) == ("rna", None)
+    assert "tf32rz a and b truncated from f32 in memory" in truncated.summary()[0]
+    assert GEMM_TF32RZ_NT.semantic_hash != GEMM_TF32_NT.semantic_hash
+    assert GEMM_TF32RZ_NT.buffer("a").element == "f32"
 
 
 def test_the_tf32_reference_multiplies_rounded_inputs_and_sums_them_exactly():
@@ -156,6 +191,17 @@ def test_gemm_tf32_on_the_reference_is_the_product_of_the_rounded_inputs():
     np.testing.assert_allclose(got, want, rtol=2e-6, atol=1e-5)
     raw = 1.5 * (a.astype(np.float64).reshape(size, size) @ b.reshape(size, size))
     assert np.abs(got - raw - 0.5 * c.reshape(size, size)).max() > 1e-3  # it did round
+
+
+def test_gemm_tf32rz_nt_on_the_reference_is_the_product_of_the_truncated_inputs():
+    size = 67
+    rng = np.random.default_rng(4)
+    a, w, c = (rng.uniform(-2, 2, size * size).astype(np.float32) for _ in range(3))
+    with forge.open_context("reference") as ctx:
+        got = oracle.run(ctx, GEMM_TF32RZ_NT, {"a": a, "b": w, "c": c}, size)["c"]
+    ta, tw = (_model_rz(x.view(np.uint32)).view(np.float32).astype(np.float64) for x in (a, w))
+    want = 1.5 * (ta.reshape(size, size) @ tw.reshape(size, size).T) + 0.5 * c.reshape(size, size)
+    np.testing.assert_allclose(got.reshape(size, size), want, rtol=2e-6, atol=1e-5)
 
 
 # -- the generated roundings -------------------------------------------------------------
@@ -202,9 +248,9 @@ extern "C" __global__ void round_tf32(const unsigned int* x, unsigned int* y, un
 """
 
 
-def _rounding_kernel(target: str) -> KernelSpec:
+def _rounding_kernel(target: str, rounding: str = "rna") -> KernelSpec:
     """y (and z: the vec4 function on WGSL, ``cvt.rna.tf32.f32`` on CUDA) = the bits of
-    x rounded to TF32 by the functions the emitters write."""
+    x reduced to TF32 by the functions the emitters write for ``rounding``."""
     cvt = re.search(
         r"__device__ __forceinline__ unsigned int fg_cvt_tf32.*?^\}\n",
         forge.emit._mma_pipeline.TF32_PRIMITIVES,
@@ -216,13 +262,13 @@ def _rounding_kernel(target: str) -> KernelSpec:
     ]
     uniform = (BufferSpec.uniform(3, (("n", "u32"),)),) if target == "cuda" else ()
     text = {
-        "wgsl": _WGSL_ROUNDING.replace("@ROUNDING@", _tf32.ROUNDING["wgsl"]),
-        "cuda": _CUDA_ROUNDING.replace("@ROUNDING@", _tf32.ROUNDING["cuda"]).replace(
+        "wgsl": _WGSL_ROUNDING.replace("@ROUNDING@", _tf32.functions("wgsl", rounding)),
+        "cuda": _CUDA_ROUNDING.replace("@ROUNDING@", _tf32.functions("cuda", rounding)).replace(
             "@PRIMITIVE@", cvt.group(0)
         ),
     }[target]
     return KernelSpec(
-        id=f"tf32_rounding_{target}",
+        id=f"tf32_{rounding}_{target}",
         entry_point="main" if target == "wgsl" else "round_tf32",
         sources={target: text},
         buffers=tuple(words) + uniform,
@@ -232,7 +278,11 @@ def _rounding_kernel(target: str) -> KernelSpec:
 
 
 def _assert_rounded(
-    bits: np.ndarray, got: np.ndarray, what: str, low_nan_to_infinity: bool = False
+    bits: np.ndarray,
+    got: np.ndarray,
+    what: str,
+    low_nan_to_infinity: bool = False,
+    rounding: str = "rna",
 ) -> None:
     """Bit for bit as the model, a NaN as any NaN (a device may quiet it). With
     ``low_nan_to_infinity`` a NaN whose payload lies in the 13 dropped bits alone may also
@@ -240,7 +290,7 @@ def _assert_rounded(
     those bits of a NaN too (its sm_86 lowering: no half ulp added at or past infinity,
     then the mask), which the reference, the SIMT paths and the library's TF32 GEMM
     (drawn no NaN) need not follow."""
-    want = _model(bits)
+    want = _MODELS[rounding](bits)
     nan = np.isnan(bits.view(np.float32))
     result = got.view(np.float32)
     excused = np.zeros_like(nan)
@@ -252,22 +302,24 @@ def _assert_rounded(
     assert not wrong.size, (what, [(hex(bits[i]), hex(got[i]), hex(want[i])) for i in wrong[:8]])
 
 
-def test_the_wgsl_rounding_is_bit_exact_on_wgpu(request):
+@pytest.mark.parametrize("rounding", ["rna", "rz"])
+def test_the_wgsl_rounding_is_bit_exact_on_wgpu(request, rounding):
     require_available(request.config, "wgpu")
     bits = _tricky(random=4096)
     bits = bits[: len(bits) // 4 * 4]
     with forge.open_context("wgpu") as ctx:
-        out = oracle.run(ctx, _rounding_kernel("wgsl"), {"x": bits}, len(bits))
-    _assert_rounded(bits, out["y"].view(np.uint32), "fg_tf32")
-    _assert_rounded(bits, out["z"].view(np.uint32), "fg_tf32x4")
+        out = oracle.run(ctx, _rounding_kernel("wgsl", rounding), {"x": bits}, len(bits))
+    _assert_rounded(bits, out["y"].view(np.uint32), "fg_tf32", rounding=rounding)
+    _assert_rounded(bits, out["z"].view(np.uint32), "fg_tf32x4", rounding=rounding)
 
 
 def test_the_cuda_roundings_compile():
     from backends.cuda import compile_cuda
 
-    kernel = _rounding_kernel("cuda")
-    ptx = compile_cuda(kernel.sources["cuda"], kernel.entry_point, arch="sm_90", output="ptx")
-    assert b"cvt.rna.tf32.f32" in ptx
+    for rounding in ("rna", "rz"):
+        kernel = _rounding_kernel("cuda", rounding)
+        ptx = compile_cuda(kernel.sources["cuda"], kernel.entry_point, arch="sm_90", output="ptx")
+        assert b"cvt.rna.tf32.f32" in ptx
 
 
 def test_the_cuda_roundings_are_bit_exact_on_the_device(request):
@@ -279,6 +331,9 @@ def test_the_cuda_roundings_are_bit_exact_on_the_device(request):
         out = oracle.run(ctx, _rounding_kernel("cuda"), {"x": bits}, len(bits))
     _assert_rounded(bits, out["y"].view(np.uint32), "fg_tf32 (bit operations)")
     _assert_rounded(bits, out["z"].view(np.uint32), "cvt.rna.tf32.f32", low_nan_to_infinity=True)
+    with forge.open_context("cuda") as ctx:
+        out = oracle.run(ctx, _rounding_kernel("cuda", "rz"), {"x": bits}, len(bits))
+    _assert_rounded(bits, out["y"].view(np.uint32), "fg_tf32 (truncating)", rounding="rz")
 
 
 # -- the library kernel with a planted bug -----------------------------------------------
@@ -299,9 +354,9 @@ class _Planted(IRBody):
         return {**super().describe(kernel), "planted": self.name}
 
 
-def _planted(name: str, plant) -> KernelSpec:
-    body = _Planted(GEMM_TF32.body.pattern, name, plant)
-    return dataclasses.replace(GEMM_TF32, id=f"gemm_tf32_{name}", body=body)
+def _planted(name: str, plant, kernel: KernelSpec = GEMM_TF32) -> KernelSpec:
+    body = _Planted(kernel.body.pattern, name, plant)
+    return dataclasses.replace(kernel, id=f"{kernel.id}_{name}", body=body)
 
 
 def _truncating(target: str, text: str) -> str:
@@ -339,6 +394,23 @@ def test_gemm_tf32_that_truncates_instead_of_rounding_fails_on_wgpu(request):
     with forge.open_context("wgpu") as ctx:
         for schedule in (GEMM_TF32.schedules[0], GEMM_TF32.schedules[2]):
             _assert_caught(oracle.evaluate(ctx, kernel, schedule, size=130, samples=0), 10)
+
+
+def _rounding(target: str, text: str) -> str:
+    """The SIMT truncation made a rounding: half a TF32 ulp added first."""
+    return text.replace("select(bits & 0xffffe000u", "select((bits + 0x1000u) & 0xffffe000u")
+
+
+def test_gemm_tf32rz_nt_that_rounds_instead_of_truncating_fails_on_wgpu(request):
+    """The other way round: gemm_tf32rz_nt's WGSL (the 16x16 baseline) rounding to
+    nearest where it declares truncation is as far off, and caught."""
+    require_available(request.config, "wgpu")
+    kernel = _planted("rounding", _rounding, GEMM_TF32RZ_NT)
+    with forge.open_context("wgpu") as ctx:
+        ev = oracle.evaluate(ctx, kernel, GEMM_TF32RZ_NT.schedules[0], size=130, samples=0)
+    assert not ev.passed, ev.report()
+    c = ev.outputs["c"].comparison
+    assert c is not None and c.max_abs > 10 * GEMM_TF32.tolerance_at(130)["f32"]["atol"]
 
 
 @pytest.mark.parametrize(

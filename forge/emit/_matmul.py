@@ -143,8 +143,8 @@ class _MatmulLowering:
         self.threads = self.wx * self.wy
         self.dtype = self.body.dtype
         self.m, self.n, self.k = (em.uniform(d) for d in ("m", "n", "k"))
-        # TF32 inputs: each element rounded as it is stored into its tile
-        self.tf32 = self.body.input_dtype == "tf32"
+        # TF32 inputs: each element rounded (or truncated) as it is stored into its tile
+        self.tf32 = self.body.tf32_rounding is not None
 
     def _rounded(self, value: str) -> str:
         """``value``, an element of ``a`` or ``b`` on its way into a tile, as the
@@ -579,5 +579,5 @@ def lower(em: Emission) -> None:
     if lowering.vector_shared:
         lowering = _NamedRegisters(em)
     if lowering.tf32:
-        em.definitions.append(_tf32.ROUNDING[em.d.target])
+        em.definitions.append(_tf32.functions(em.d.target, em.body.tf32_rounding))
     lowering.lower()

@@ -51,10 +51,11 @@ def check(body, schedule, target: str | None) -> None:
             "mma=1 is unsupported, because WGSL has no matrix-multiply-"
             "accumulate (wgpu-native refuses the cooperative-matrix feature)"
         )
-    if body.input_dtype not in ("f16", "bf16", "tf32") or body.dtype != "f32":
+    if not (body.input_dtype in ("f16", "bf16") or body.tf32_rounding) or body.dtype != "f32":
         raise ScheduleRefused(
             f"mma=1 multiplies f16 or bf16 inputs into f32, or f32 inputs that the matmul "
-            f"declares tf32 (input_dtype='tf32': rounded to TF32 in the reference too); this "
+            f"declares tf32 (input_dtype='tf32' or 'tf32rz': rounded or truncated to TF32 "
+            f"in the reference too); this "
             f"matmul has {body.input_dtype} inputs and {body.dtype} accumulation"
         )
     if schedule.tile is None or len(schedule.tile) not in (3, 4):
@@ -76,7 +77,7 @@ def check(body, schedule, target: str | None) -> None:
     if len(schedule.tile) == 4:
         _mma_pipeline.check(body, schedule)
         return
-    if body.input_dtype == "tf32":
+    if body.tf32_rounding:
         raise ScheduleRefused(
             "mma=1 multiplies tf32 inputs through the mma.sync pipeline only: "
             "tile=BMxBNxBKxSTAGES (e.g. tile=128x128x16x4 on a 32x4 workgroup); the WMMA "

@@ -59,7 +59,8 @@ register of the warp reads 8 consecutive floats of 4 rows, which ``_swizzle_word
 spreads over all 32 banks. Every fragment register is rounded by ``cvt.rna.tf32.f32`` as
 it is loaded, before any mma.sync takes it, so the products are those of the rounded
 inputs, as the reference's (``forge.ir.to_tf32``); a tensor core given unrounded f32 bits
-would truncate them instead.
+truncates them instead, which is what a matmul declaring ``"tf32rz"`` asks for: its
+fragments skip the cvt.
 """
 
 from __future__ import annotations
@@ -158,8 +159,9 @@ def _warp_grid(bm: int, bn: int, warps: int) -> tuple[int, int] | None:
 
 
 def _element_bytes(body) -> int:
-    """Bytes of an element of ``a`` and ``b``: 4 for f32 inputs declared TF32, else 2."""
-    return 4 if body is not None and body.input_dtype == "tf32" else 2
+    """Bytes of an element of ``a`` and ``b``: 4 for f32 inputs declared TF32 (either
+    rounding), else 2."""
+    return 4 if body is not None and body.tf32_rounding else 2
 
 
 def geometry(schedule, body=None) -> Geometry:
@@ -424,6 +426,9 @@ class _PipelineLowering:
         self.body = em.body
         self.g = geometry(em.schedule, self.body)
         self.tf32 = self.g.element == 4
+        # TF32 rounded to nearest: every fragment register through cvt.rna; truncated
+        # (tf32rz): the f32 bits as they are, which the tensor core truncates itself
+        self.cvt = "fg_cvt_tf32" if self.tf32 and self.body.tf32_rounding == "rna" else ""
         self.unit = "floats" if self.tf32 else "halves"
         self.m, self.n, self.k = (em.uniform(name) for name in ("m", "n", "k"))
         self.ops = {name: _Operand(self, name) for name in ("a", "b")}
@@ -713,8 +718,8 @@ class _PipelineLowering:
     def _fragments(self, buffer: int, stage: str, step: int) -> None:
         """ldmatrix the warp's a and b fragments of k16 step ``step`` of the k tile in
         the stage at ``stage`` into fragment buffer ``buffer``. TF32: k8 steps, a tile
-        along m or n read a float at a time, and every register rounded to TF32
-        (``cvt.rna.tf32.f32``) before any mma.sync takes it."""
+        along m or n read a float at a time, and (``"tf32"``) every register rounded to
+        TF32 (``cvt.rna.tf32.f32``) before any mma.sync takes it."""
         code, g = self.code, self.g
         for op in self.ops.values():
             array = "fg_fa" if op.name == "a" else "fg_fb"
@@ -725,16 +730,16 @@ class _PipelineLowering:
                 if not op.ldmatrix:  # tf32 along m or n: 8 rows (k) further on per step
                     for q in range(4):
                         at = f"fg_{op.name}_ld{block}_{q} + {step * 8 * op.row_bytes}u"
-                        code.line(f"{registers}[{q}] = fg_cvt_tf32(fg_ld_shared32({base} + {at}));")
+                        code.line(f"{registers}[{q}] = {self.cvt}(fg_ld_shared32({base} + {at}));")
                     continue
                 if op.along_k:  # the warp tile's 16-row block `block` at k step `step`
                     at = f"fg_{op.name}_ld{step} + {block * 16 * op.row_bytes}u"
                 else:  # 16 rows (k) further on per step, each block its own chunk
                     at = f"fg_{op.name}_ld{block} + {step * 16 * op.row_bytes}u"
                 code.line(f"{load}({registers}, {base} + {at});")
-                if self.tf32:
+                if self.cvt:
                     for q in range(4):
-                        code.line(f"{registers}[{q}] = fg_cvt_tf32({registers}[{q}]);")
+                        code.line(f"{registers}[{q}] = {self.cvt}({registers}[{q}]);")
 
     def _products(self, buffer: int) -> None:
         """mma.sync of every fragment pair of buffer ``buffer`` into the accumulators."""

@@ -2,7 +2,10 @@
 (``ir.matmul("f32", input_dtype="tf32")``) rounds each f32 element of ``a`` and ``b`` as
 PTX's ``cvt.rna.tf32.f32`` does before it multiplies it (``forge.ir.to_tf32``, the
 meaning the numpy evaluator gives it): to 10 explicit mantissa bits, to nearest, ties
-away from zero; infinities and NaNs kept.
+away from zero; infinities and NaNs kept. One that declares ``"tf32rz"`` truncates
+instead (``to_tf32(..., "rz")``): the SIMT lowerings clear the low 13 bits of each finite
+element (``ROUNDING_RZ``), and the tensor-core paths give the f32 bits to the tensor
+core unconverted, which reads them so.
 
 On the bits of a finite value that is: add half a TF32 ulp (``0x1000``) to the magnitude
 (the sign bit is apart, so a tie moves away from zero), then clear the low 13 bits. A
@@ -22,7 +25,7 @@ infinities agree bit for bit (``tests/test_tf32.py`` checks both on the device).
 
 from __future__ import annotations
 
-__all__ = ["ROUNDING", "SCALAR", "VECTOR"]
+__all__ = ["ROUNDING", "ROUNDING_RZ", "SCALAR", "VECTOR", "functions"]
 
 #: The scalar and vec4 rounding functions' names, as the lowerings call them.
 SCALAR = "fg_tf32"
@@ -57,6 +60,39 @@ __device__ __forceinline__ float fg_tf32(float x) {
 }
 """
 
+_WGSL_RZ = """\
+// x truncated to TF32 (forge.ir.to_tf32(x, "rz")): the low 13 bits cleared, as a tensor
+// core reads f32; an infinity or a NaN is kept as it is
+fn fg_tf32(x: f32) -> f32 {
+    let bits = bitcast<u32>(x);
+    let special = (bits & 0x7f800000u) == 0x7f800000u;
+    return bitcast<f32>(select(bits & 0xffffe000u, bits, special));
+}
+
+fn fg_tf32x4(x: vec4<f32>) -> vec4<f32> {
+    let bits = bitcast<vec4<u32>>(x);
+    let special = (bits & vec4<u32>(0x7f800000u)) == vec4<u32>(0x7f800000u);
+    return bitcast<vec4<f32>>(select(bits & vec4<u32>(0xffffe000u), bits, special));
+}
+"""
+
+_CUDA_RZ = """\
+// x truncated to TF32 (forge.ir.to_tf32(x, "rz")): the low 13 bits cleared, as a tensor
+// core reads f32; an infinity or a NaN is kept as it is
+__device__ __forceinline__ float fg_tf32(float x) {
+    const unsigned int bits = __float_as_uint(x);
+    const bool special = (bits & 0x7f800000u) == 0x7f800000u;
+    return __uint_as_float(special ? bits : bits & 0xffffe000u);
+}
+"""
+
 #: The rounding functions by target: ``fg_tf32`` (f32 to f32) on both, and on WGSL
-#: ``fg_tf32x4`` (vec4<f32>).
+#: ``fg_tf32x4`` (vec4<f32>); ``ROUNDING`` rounds to nearest, ``ROUNDING_RZ`` truncates.
 ROUNDING = {"wgsl": _WGSL, "cuda": _CUDA}
+ROUNDING_RZ = {"wgsl": _WGSL_RZ, "cuda": _CUDA_RZ}
+
+
+def functions(target: str, rounding: str) -> str:
+    """The text of ``fg_tf32`` (and on WGSL ``fg_tf32x4``) for ``target`` that reduce to
+    TF32 as ``forge.ir.to_tf32(..., rounding)`` does."""
+    return (ROUNDING_RZ if rounding == "rz" else ROUNDING)[target]

@@ -91,7 +91,7 @@ _STEP_BYTES = 32  # one k step of wgmma along a K-major row: k16 of halves, k8 o
 
 
 def _element_bytes(body) -> int:
-    return 4 if body.input_dtype == "tf32" else 2
+    return 4 if body.tf32_rounding else 2
 
 
 def _row_elements(body) -> int:
@@ -139,7 +139,7 @@ def check(body, schedule) -> None:
         raise ScheduleRefused(
             f"mma=1 on warpgroups runs on a 128 x G workgroup, got {schedule.workgroup_size}"
         )
-    if body.input_dtype not in ("f16", "bf16", "tf32"):
+    if not (body.input_dtype in ("f16", "bf16") or body.tf32_rounding):
         raise ScheduleRefused(
             f"mma=1 on warpgroups (wgmma) multiplies f16, bf16 or TF32 inputs; this matmul "
             f"has {body.input_dtype} inputs"
@@ -241,6 +241,8 @@ __device__ __forceinline__ void fg_wgmma_wait() {
 #: TF32's rounding pass (wgmma reads the f32 bits as they are, and would truncate them):
 #: 16-byte chunks read, and written back rounded as cvt.rna.tf32.f32 rounds, in place or
 #: transposed into K-major rows; ``fg_round_tf32_chunk`` does one chunk in place.
+#: ``{cvt}`` is ``fg_cvt_tf32``, or nothing for truncated TF32 (``"tf32rz"``), whose pass
+#: only transposes.
 _ROUND_CHUNK = """
 __device__ __forceinline__ uint4 fg_ld_shared16(unsigned int address) {
     uint4 w;
@@ -251,8 +253,8 @@ __device__ __forceinline__ uint4 fg_ld_shared16(unsigned int address) {
 
 __device__ __forceinline__ void fg_st_tf32_chunk(unsigned int address, uint4 w) {
     asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\\n"
-        :: "r"(address), "r"(fg_cvt_tf32(w.x)), "r"(fg_cvt_tf32(w.y)), "r"(fg_cvt_tf32(w.z)),
-           "r"(fg_cvt_tf32(w.w)) : "memory");
+        :: "r"(address), "r"({cvt}(w.x)), "r"({cvt}(w.y)), "r"({cvt}(w.z)),
+           "r"({cvt}(w.w)) : "memory");
 }
 
 // 4 elements of k row kk along m or n (w), rounded, into K-major rows row..row + 3 of
@@ -265,7 +267,7 @@ __device__ __forceinline__ void fg_st_tf32_column(unsigned int address, uint4 w,
         const unsigned int row = (address >> 7) + j;  // 128-byte rows from 1024-aligned
         const unsigned int at = (address & ~127u) + j * 128u
             + (((kk >> 2) ^ (row & 7u)) << 4) + ((kk & 3u) << 2);
-        asm volatile("st.shared.b32 [%0], %1;\\n" :: "r"(at), "r"(fg_cvt_tf32(word[j])) : "memory");
+        asm volatile("st.shared.b32 [%0], %1;\\n" :: "r"(at), "r"({cvt}(word[j])) : "memory");
     }
 }
 
@@ -274,8 +276,8 @@ __device__ __forceinline__ void fg_round_tf32_chunk(unsigned int address) {
     asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];\\n"
         : "=r"(w0), "=r"(w1), "=r"(w2), "=r"(w3) : "r"(address));
     asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};\\n"
-        :: "r"(address), "r"(fg_cvt_tf32(w0)), "r"(fg_cvt_tf32(w1)), "r"(fg_cvt_tf32(w2)),
-           "r"(fg_cvt_tf32(w3)) : "memory");
+        :: "r"(address), "r"({cvt}(w0)), "r"({cvt}(w1)), "r"({cvt}(w2)),
+           "r"({cvt}(w3)) : "memory");
 }
 """
 
@@ -338,7 +340,11 @@ class _WgmmaLowering:
         self.body = em.body
         self.g = _geometry(em.schedule)
         self.m, self.n, self.k = (em.uniform(name) for name in ("m", "n", "k"))
-        self.tf32 = self.body.input_dtype == "tf32"
+        self.tf32 = self.body.tf32_rounding is not None
+        # TF32 rounded to nearest ("tf32") passes over every stage with cvt.rna; truncated
+        # ("tf32rz") gives wgmma the f32 bits, which it truncates itself, so only an
+        # operand along m or n needs the pass (to be written back K-major, as it is)
+        self.rounds = self.body.tf32_rounding == "rna"
         self.bk = _row_elements(self.body)  # elements along k a stage
         self.chunk = 16 // _element_bytes(self.body)  # elements a 16-byte chunk
         self.bits = "unsigned int" if self.tf32 else "unsigned short"
@@ -346,13 +352,14 @@ class _WgmmaLowering:
 
     def lower(self) -> None:
         em, d, code, g = self.em, self.d, self.code, self.g
-        ptx_type = self.body.input_dtype  # f16, bf16 or tf32: PTX spells them so
+        ptx_type = "tf32" if self.tf32 else self.body.input_dtype  # as PTX spells them
         trans = [0 if self.ops[x].k_major else 1 for x in ("a", "b")]
         primitives = _mma_pipeline.TF32_PRIMITIVES if self.tf32 else _mma_pipeline.PRIMITIVES
         em.definitions.append(
             primitives.replace("{pending}", str(g.stages - 3)).replace("{type}", ptx_type)
         )
-        em.definitions.append(_PRIMITIVES + (_ROUND_CHUNK if self.tf32 else ""))
+        rounding = _ROUND_CHUNK.replace("{cvt}", "fg_cvt_tf32" if self.rounds else "")
+        em.definitions.append(_PRIMITIVES + (rounding if self.tf32 else ""))
         em.definitions.append(_wgmma_call(g.bn, ptx_type, *trans))
         em.declare_shared(
             f"extern __shared__ __align__(1024) unsigned char fg_smem[];  "
@@ -426,7 +433,7 @@ class _WgmmaLowering:
                 "fg_step - 2's stage (wgmma.wait_group 1 before it)"
             )
             code.line("fg_cp_async_wait_stage();")
-            if self.tf32:
+            if self.rounds or any(op.transposed for op in self.ops.values()):
                 self._round_stage()
             code.line("fg_fence_async_shared();")
             code.line(d.barrier)
@@ -453,9 +460,14 @@ class _WgmmaLowering:
         copies, landed: no barrier needed first) in place. A transposed operand's raw
         tile is read by another mapping (``_transposed_chunk``), so a barrier first lets
         every thread's copies land, and another lets every read finish before any
-        thread writes the tile back K-major."""
+        thread writes the tile back K-major. Truncated TF32 (``"tf32rz"``) comes here
+        only with a transposed operand, which the pass writes back as it is."""
         code, d = self.code, self.d
-        code.comment("TF32: the tile rounded (cvt.rna) in shared memory")
+        code.comment(
+            "TF32: the tile rounded (cvt.rna) in shared memory"
+            if self.rounds
+            else "TF32 truncated by wgmma: the tile along m or n written back K-major"
+        )
         with code.block("{"):
             self.em.let("fg_k0", "u32", f"fg_step * {self.bk}u")
             self.em.let("fg_stage", "u32", self._stage("fg_step"))
@@ -465,7 +477,9 @@ class _WgmmaLowering:
                         self._each_chunk(op, lambda op: code.line("fg_round_tf32_chunk(fg_dst);"))
                 return
             code.line(d.barrier)
-            for op in self.ops.values():
+            # truncated TF32 leaves an operand along k as it landed
+            passed = [op for op in self.ops.values() if op.transposed or self.rounds]
+            for op in passed:
                 code.line(f"uint4 fg_{op.name}_words[{op.iterations}];")
                 self._each_word(
                     op,
@@ -473,7 +487,7 @@ class _WgmmaLowering:
                     "fg_{x}_words[fg_it] = fg_ld_shared16(fg_src);",
                 )
             code.line(d.barrier)
-            for op in self.ops.values():
+            for op in passed:
                 self._each_word(
                     op,
                     "fg_st_tf32_chunk(fg_dst, fg_{x}_words[fg_it]);",

@@ -2,9 +2,11 @@
 rules, evaluator and emitters cover, plus ``bool``, the type of conditions, which no
 buffer holds.
 
-TF32 is no dtype of a buffer: it is a precision a matmul may declare for its f32 inputs
-(``ir.matmul("f32", input_dtype="tf32")``), which rounds each of them as
-``to_tf32`` does before it multiplies."""
+TF32 is no dtype of a buffer: it is a precision a matmul may declare for its f32 inputs,
+which reduces each of them to TF32 as ``to_tf32`` does before it multiplies:
+``input_dtype="tf32"`` rounds to nearest (``cvt.rna.tf32.f32``), ``input_dtype="tf32rz"``
+truncates (the low bits dropped, as a tensor core reads unconverted f32 and as cuBLAS's
+TF32 GEMM computes)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ __all__ = [
     "INT_RANGE",
     "as_dtype",
     "TF32_DROPPED_BITS",
+    "TF32_ROUNDINGS",
     "to_tf32",
 ]
 
@@ -54,19 +57,34 @@ _TF32_KEPT = np.uint32(0xFFFFFFFF ^ ((1 << TF32_DROPPED_BITS) - 1))  # 0xFFFFE00
 _F32_EXPONENT = np.uint32(0x7F800000)
 
 
-def to_tf32(values: Any) -> np.ndarray:
-    """``values`` (as float32) rounded to TF32 as PTX's ``cvt.rna.tf32.f32`` rounds: to
-    the nearest value with 10 explicit mantissa bits, ties away from zero, as float32
-    values whose low 13 bits are zero. On the bits: add half a TF32 ulp (0x1000) to the
-    magnitude and clear the low 13 bits. A carry into the exponent is right (the next
-    binade, and past the largest TF32 value, 0x7F7FE000, an infinity of the value's
-    sign); subnormals round the same way (to 10 bits of the fraction); infinities and
-    NaNs are kept as they are (their exponent field is all ones, where the addition
-    would change a NaN's payload or carry into the sign). The hardware's instruction
-    may differ at one kind of input only: a NaN whose payload lies in the 13 dropped
-    bits alone, whose low bits its lowering clears too (an infinity comes out)."""
+#: How each TF32 input precision reduces a float32 to TF32 (``to_tf32``'s ``rounding``).
+TF32_ROUNDINGS = {"tf32": "rna", "tf32rz": "rz"}
+
+
+def to_tf32(values: Any, rounding: str = "rna") -> np.ndarray:
+    """``values`` (as float32) reduced to TF32, float32 values whose low 13 bits are zero.
+
+    ``rounding="rna"`` rounds as PTX's ``cvt.rna.tf32.f32``: to the nearest value with 10
+    explicit mantissa bits, ties away from zero. On the bits: add half a TF32 ulp
+    (0x1000) to the magnitude and clear the low 13 bits. A carry into the exponent is
+    right (the next binade, and past the largest TF32 value, 0x7F7FE000, an infinity of
+    the value's sign); subnormals round the same way (to 10 bits of the fraction). The
+    hardware's instruction may differ at one kind of input only: a NaN whose payload
+    lies in the 13 dropped bits alone, whose low bits its lowering clears too (an
+    infinity comes out).
+
+    ``rounding="rz"`` truncates (rounds toward zero): the low 13 bits cleared, which is
+    what a tensor core reads of a float32 it is given unconverted.
+
+    Either way infinities and NaNs are kept as they are (their exponent field is all
+    ones, where the addition would change a NaN's payload or carry into the sign)."""
+    if rounding not in ("rna", "rz"):
+        raise ValueError(
+            f"to_tf32 rounds 'rna' (to nearest) or 'rz' (toward zero), got {rounding!r}"
+        )
     x = np.array(values, dtype=np.float32, copy=True)
     bits = x.view(np.uint32)
     finite = (bits & _F32_EXPONENT) != _F32_EXPONENT
-    bits[finite] = (bits[finite] + _TF32_HALF) & _TF32_KEPT
+    half = _TF32_HALF if rounding == "rna" else np.uint32(0)
+    bits[finite] = (bits[finite] + half) & _TF32_KEPT
     return x

@@ -21,7 +21,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..schedule import Schedule
-from ._dtypes import NUMPY_DTYPES, as_dtype, to_tf32
+from ._dtypes import NUMPY_DTYPES, TF32_ROUNDINGS, as_dtype, to_tf32
 from ._eval import Evaluator
 from ._expr import Expr, IRError, IRTypeError, _name, walk
 
@@ -505,10 +505,11 @@ def rows(layouts: Mapping[str, str] | None = None, **outputs: Expr) -> Rows:
 
 # -- matmul ------------------------------------------------------------------------------
 _MATRIX_LAYOUTS = ("row", "col")
-_NARROW_INPUTS = ("f16", "bf16", "tf32")  # input precisions a f32 accumulation may declare
+#: input precisions a f32 accumulation may declare
+_NARROW_INPUTS = ("f16", "bf16", *TF32_ROUNDINGS)
 #: Declared input precisions that are no dtype in memory: TF32 inputs are f32 buffers,
-#: each element rounded to TF32 (``to_tf32``) before it multiplies.
-_ROUNDED_INPUTS = {"tf32": "f32"}
+#: each element reduced to TF32 (``to_tf32``) before it multiplies.
+_ROUNDED_INPUTS = {name: "f32" for name in TF32_ROUNDINGS}
 
 
 @dataclass(frozen=True, eq=False)
@@ -524,7 +525,10 @@ class Matmul(Body):
     f32 inputs (f32 in memory, ``operand_dtype``) that the GEMM rounds to TF32 before it
     multiplies them, as tensor cores take them (``to_tf32``: cvt.rna.tf32.f32, 10
     mantissa bits, ties away from zero): the same exact products and f32 sum, of the
-    rounded values."""
+    rounded values. ``"tf32rz"`` declares the same with the inputs truncated to TF32
+    (``to_tf32(..., "rz")``: the low 13 bits dropped), which is what a tensor core reads
+    of f32 it is given as it is, and what cuBLAS's TF32 GEMM computes: no rounding pass,
+    and twice the error of each input's rounding, all of it toward zero."""
 
     dtype: str = "f32"
     a_layout: str = "row"
@@ -561,6 +565,12 @@ class Matmul(Body):
         return _ROUNDED_INPUTS.get(self.input_dtype, self.input_dtype)
 
     @property
+    def tf32_rounding(self) -> str | None:
+        """How TF32 inputs are reduced to TF32 (``to_tf32``'s ``"rna"`` or ``"rz"``), or
+        None for inputs that are not TF32."""
+        return TF32_ROUNDINGS.get(self.input_dtype)
+
+    @property
     def rounds_inputs(self) -> bool:
         """Whether the inputs are rounded to their declared precision as they are read
         (TF32), not stored in it."""
@@ -581,7 +591,8 @@ class Matmul(Body):
         return {"dtype": self.dtype, "a_layout": self.a_layout, "b_layout": self.b_layout, **mixed}
 
     def summary(self) -> list[str]:
-        stored = f" rounded from {self.operand_dtype} in memory" if self.rounds_inputs else ""
+        how = "truncated" if self.tf32_rounding == "rz" else "rounded"
+        stored = f" {how} from {self.operand_dtype} in memory" if self.rounds_inputs else ""
         precision = (
             self.dtype
             if self.input_dtype == self.dtype
@@ -602,8 +613,8 @@ class Matmul(Body):
         m, n, k = (int(uniform[d]) for d in ("m", "n", "k"))
         a = self._operand(arrays["a"], m, k, self.a_layout)
         b = self._operand(arrays["b"], k, n, self.b_layout)
-        if self.input_dtype == "tf32":  # as the kernel reads them: rounded to TF32
-            a, b = to_tf32(a), to_tf32(b)
+        if self.tf32_rounding:  # as the kernel reads them: reduced to TF32
+            a, b = to_tf32(a, self.tf32_rounding), to_tf32(b, self.tf32_rounding)
         a, b = a.astype(np.float64), b.astype(np.float64)
         alpha = _uniform_value(uniform, "alpha", self.dtype)
         beta = _uniform_value(uniform, "beta", self.dtype)
@@ -621,7 +632,8 @@ def matmul(
     """GEMM pattern ``c = alpha * a @ b + beta * c``; dims ``m = n = k = size`` unless
     reshaped with ``ir.kernel(..., shape={...})``. ``dtype`` is the accumulation and
     output precision; ``input_dtype`` (e.g. ``"bf16"`` with ``"f32"``) that of a and b
-    (``"tf32"``: f32 buffers whose values are rounded to TF32 before they multiply)."""
+    (``"tf32"``: f32 buffers whose values are rounded to TF32 before they multiply;
+    ``"tf32rz"``: truncated to TF32, as cuBLAS's TF32 GEMM takes them)."""
     return Matmul(
         shape=(("m", SIZE), ("n", SIZE), ("k", SIZE)),
         dtype=dtype,

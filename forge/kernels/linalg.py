@@ -12,7 +12,10 @@ CUDA's tensor cores through WMMA (``forge/emit/_mma.py``), and the fast ones,
 gemm_tf32 has f32 a and b that it declares TF32 (``input_dtype="tf32"``): every input is
 rounded to TF32 (10 mantissa bits, ties away from zero, as ``cvt.rna.tf32.f32``) before
 it multiplies, in the reference as in every schedule: the SIMT ones on both targets, and
-mma.sync m16n8k8 through the same pipeline on CUDA.
+mma.sync m16n8k8 through the same pipeline on CUDA. gemm_tf32_nt is the same with b
+col-major (``x @ w.T``), and gemm_tf32rz_nt that with the inputs truncated to TF32
+(``input_dtype="tf32rz"``), as cuBLAS computes TF32, which spares wgmma the rounding
+pass.
 """
 
 from __future__ import annotations
@@ -276,14 +279,22 @@ WGMMA_TF32_SCHEDULES = (
 )
 
 
-def _tf32_gemm(id: str, b_layout: str, what: str) -> KernelSpec:
-    """A GEMM of f32 a and b declared TF32, with b ``b_layout``-major."""
+_TF32_MEANINGS = {
+    "tf32": "rounded to TF32 (10 mantissa bits, ties away from zero)",
+    "tf32rz": "truncated to TF32 (the low 13 mantissa bits dropped, as a tensor core reads "
+    "f32 and cuBLAS's TF32 GEMM computes)",
+}
+
+
+def _tf32_gemm(id: str, b_layout: str, what: str, inputs: str = "tf32") -> KernelSpec:
+    """A GEMM of f32 a and b declared TF32 (``inputs``: ``"tf32"`` rounds them to
+    nearest, ``"tf32rz"`` truncates), with b ``b_layout``-major."""
     return ir.kernel(
         id,
-        ir.matmul("f32", b_layout=b_layout, input_dtype="tf32"),
-        description=f"c = alpha * a @ b + beta * c{what}, f32 a and b rounded to TF32 "
-        "(10 mantissa bits, ties away from zero) before they multiply, f32 accumulation "
-        "and c, m = n = k = size",
+        ir.matmul("f32", b_layout=b_layout, input_dtype=inputs),
+        description=f"c = alpha * a @ b + beta * c{what}, f32 a and b "
+        f"{_TF32_MEANINGS[inputs]} before they multiply, f32 accumulation and c, "
+        "m = n = k = size",
         defaults={"alpha": 1.5, "beta": 0.5},
         schedules=_TF32_SIMT_SCHEDULES + MMA_TF32_SCHEDULES + WGMMA_TF32_SCHEDULES,
         schedule_roles={
@@ -305,10 +316,11 @@ def _tf32_gemm(id: str, b_layout: str, what: str) -> KernelSpec:
 
 
 GEMM_TF32 = _tf32_gemm("gemm_tf32", "row", "")
-GEMM_TF32_NT = _tf32_gemm(
-    "gemm_tf32_nt",
-    "col",
-    " with b col-major (b's transpose stored, n x k: x @ w.T of a linear layer's weight)",
-)
+_NT = " with b col-major (b's transpose stored, n x k: x @ w.T of a linear layer's weight)"
+GEMM_TF32_NT = _tf32_gemm("gemm_tf32_nt", "col", _NT)
+# TF32 as cuBLAS computes it (torch.matmul with allow_tf32): the inputs truncated, so
+# wgmma reads the landed stages as they are, with no rounding pass (b col-major: both
+# operands K-major, as wgmma reads TF32)
+GEMM_TF32RZ_NT = _tf32_gemm("gemm_tf32rz_nt", "col", _NT, "tf32rz")
 
-KERNELS = (GEMM, TRANSPOSE, GEMM_F16, GEMM_BF16, GEMM_TF32, GEMM_TF32_NT)
+KERNELS = (GEMM, TRANSPOSE, GEMM_F16, GEMM_BF16, GEMM_TF32, GEMM_TF32_NT, GEMM_TF32RZ_NT)
