@@ -299,3 +299,38 @@ def test_p10_says_when_there_is_no_cuda_gemm(request):
     rows = _section_rows(p10)
     _p10_checks(rows)
     assert rows[0].baseline_value is not None or "no CUDA gemm" in rows[0].error
+
+
+# -- P9's TF32 precision -----------------------------------------------------------------
+class _Tensor:
+    """What ``_cublas_tf32`` reads of torch's output: ``.float().cpu().numpy()``."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.values = values
+
+    def float(self) -> _Tensor:
+        return self
+
+    def cpu(self) -> _Tensor:
+        return self
+
+    def numpy(self) -> np.ndarray:
+        return self.values
+
+
+@pytest.mark.parametrize("b_col", [False, True])
+def test_p9_tells_which_tf32_cublas_computed_from_its_output(b_col):
+    """A product of truncated inputs is told from one of rounded inputs by its error
+    against each (the P9 rows judge only a kernel of the precision cuBLAS computed)."""
+    from bench._peers import _cublas_tf32
+    from bench._workload import host_array
+
+    size = 96
+    a, b = host_array(size * size, seed=1), host_array(size * size, seed=2)
+    for rounding in ("rz", "rna"):
+        ta = forge.ir.to_tf32(a, rounding).reshape(size, size).astype(np.float64)
+        tb = forge.ir.to_tf32(b, rounding).reshape(size, size).astype(np.float64)
+        product = ta @ (tb.T if b_col else tb)
+        computed, note = _cublas_tf32(a, b, _Tensor(product.astype(np.float32)), size, b_col)
+        assert computed == rounding, note
+        assert ("truncated them" if rounding == "rz" else "rounded them") in note

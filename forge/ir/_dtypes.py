@@ -5,8 +5,7 @@ buffer holds.
 TF32 is no dtype of a buffer: it is a precision a matmul may declare for its f32 inputs,
 which reduces each of them to TF32 as ``to_tf32`` does before it multiplies:
 ``input_dtype="tf32"`` rounds to nearest (``cvt.rna.tf32.f32``), ``input_dtype="tf32rz"``
-truncates (the low bits dropped, as a tensor core reads unconverted f32 and as cuBLAS's
-TF32 GEMM computes)."""
+truncates (the low bits dropped, as a tensor core reads f32 it is given unconverted)."""
 
 from __future__ import annotations
 

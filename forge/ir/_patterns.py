@@ -527,8 +527,9 @@ class Matmul(Body):
     mantissa bits, ties away from zero): the same exact products and f32 sum, of the
     rounded values. ``"tf32rz"`` declares the same with the inputs truncated to TF32
     (``to_tf32(..., "rz")``: the low 13 bits dropped), which is what a tensor core reads
-    of f32 it is given as it is, and what cuBLAS's TF32 GEMM computes: no rounding pass,
-    and twice the error of each input's rounding, all of it toward zero."""
+    of f32 it is given as it is (cuBLAS's small TF32 GEMMs compute so on the H200; its
+    large ones round): no rounding pass, and twice the error of each input's
+    rounding, all of it toward zero."""
 
     dtype: str = "f32"
     a_layout: str = "row"
@@ -633,7 +634,7 @@ def matmul(
     reshaped with ``ir.kernel(..., shape={...})``. ``dtype`` is the accumulation and
     output precision; ``input_dtype`` (e.g. ``"bf16"`` with ``"f32"``) that of a and b
     (``"tf32"``: f32 buffers whose values are rounded to TF32 before they multiply;
-    ``"tf32rz"``: truncated to TF32, as cuBLAS's TF32 GEMM takes them)."""
+    ``"tf32rz"``: truncated to TF32, as a tensor core reads f32 given to it unconverted)."""
     return Matmul(
         shape=(("m", SIZE), ("n", SIZE), ("k", SIZE)),
         dtype=dtype,

@@ -14,8 +14,9 @@ rounded to TF32 (10 mantissa bits, ties away from zero, as ``cvt.rna.tf32.f32``)
 it multiplies, in the reference as in every schedule: the SIMT ones on both targets, and
 mma.sync m16n8k8 through the same pipeline on CUDA. gemm_tf32_nt is the same with b
 col-major (``x @ w.T``), and gemm_tf32rz_nt that with the inputs truncated to TF32
-(``input_dtype="tf32rz"``), as cuBLAS computes TF32, which spares wgmma the rounding
-pass.
+(``input_dtype="tf32rz"``), as a tensor core reads f32 given to it unconverted (and as
+cuBLAS's small TF32 GEMMs compute on the H200; its 4096^3 one rounds), which spares
+wgmma the rounding pass.
 """
 
 from __future__ import annotations
@@ -282,7 +283,7 @@ WGMMA_TF32_SCHEDULES = (
 _TF32_MEANINGS = {
     "tf32": "rounded to TF32 (10 mantissa bits, ties away from zero)",
     "tf32rz": "truncated to TF32 (the low 13 mantissa bits dropped, as a tensor core reads "
-    "f32 and cuBLAS's TF32 GEMM computes)",
+    "f32 given to it unconverted)",
 }
 
 
@@ -318,7 +319,7 @@ def _tf32_gemm(id: str, b_layout: str, what: str, inputs: str = "tf32") -> Kerne
 GEMM_TF32 = _tf32_gemm("gemm_tf32", "row", "")
 _NT = " with b col-major (b's transpose stored, n x k: x @ w.T of a linear layer's weight)"
 GEMM_TF32_NT = _tf32_gemm("gemm_tf32_nt", "col", _NT)
-# TF32 as cuBLAS computes it (torch.matmul with allow_tf32): the inputs truncated, so
+# TF32 as the tensor core reads f32 it is given unconverted: the inputs truncated, so
 # wgmma reads the landed stages as they are, with no rounding pass (b col-major: both
 # operands K-major, as wgmma reads TF32)
 GEMM_TF32RZ_NT = _tf32_gemm("gemm_tf32rz_nt", "col", _NT, "tf32rz")
