@@ -1404,3 +1404,7 @@ CORPUS.update(ROUND17)
 from tests.wild.round18 import ROUND18  # noqa: E402  (round 18: tests/wild/round18.py)
 
 CORPUS.update(ROUND18)
+
+from tests.wild.round19 import ROUND19  # noqa: E402  (round 19: tests/wild/round19.py)
+
+CORPUS.update(ROUND19)
