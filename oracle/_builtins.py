@@ -88,6 +88,20 @@ def calls_trig(kernel: KernelSpec, target: str | None = None) -> bool:
     return False
 
 
+#: A square root or its inverse, in either language (``__frsqrt_rn``, ``hrsqrt`` and
+#: ``h2rsqrt`` for CUDA's halves): where a normalisation's epsilon meets its statistic.
+_ROOT = re.compile(r"\b(?:sqrtf?|rsqrtf?|inverseSqrt|__frsqrt_rn|__fsqrt_r[nzdu]|h2?r?sqrt)\s*\(")
+
+
+def calls_root(kernel: KernelSpec) -> bool:
+    """Whether any of ``kernel``'s sources takes a square root or its inverse
+    (``_ROOT``): the kernels the oracle also runs on its ``small`` input set."""
+    return any(
+        text is not None and _ROOT.search(text) is not None
+        for text in (_code(kernel, target) for target in kernel.sources)
+    )
+
+
 #: Tensor-core TF32: WMMA's ``precision::tf32`` fragments, ``__float_to_tf32`` and PTX's
 #: ``.tf32`` operands (``mma.sync....tf32.tf32``, ``cvt.rna.tf32.f32``) keep 10 of a
 #: float32's 23 mantissa bits of each input: rounded, or truncated where a fragment is

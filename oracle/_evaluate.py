@@ -41,7 +41,7 @@ from forge.schedule import Schedule
 from forge.sources import strip_comments
 from forge.types import ValidationLevel
 
-from ._builtins import builtin_notes
+from ._builtins import builtin_notes, calls_root
 from ._expected import NUMPY_REFERENCE, Expected, expected_outputs
 from ._inputs import Case, make_case, size_from_given
 from ._judge import coverage_gaps, judge
@@ -241,56 +241,81 @@ def _complete_coverage(
     options: dict,
 ) -> None:
     """Run further input sets until every output element was judged in one (needed
-    where non-finite results are masked); ``inconclusive`` if some never were."""
+    where non-finite results are masked); ``inconclusive`` if some never were. Then,
+    for a kernel that takes a root (a normalisation), the ``small`` set, where every
+    statistic is near its epsilon (``oracle._inputs.SMALL_SET``)."""
     case = expected.case
     for input_set in _EXTRA_SETS if case.generated else ():
         if not coverage_gaps(covered) or ev.verdict != Verdict.PASS:
             break
-        try:
-            sub_expected = input_set_expected(expected, input_set)
-            sub_case = sub_expected.case
-        except ForgeError as exc:  # the numpy reference failed, or the reference backend
-            ev.extra.append(Finding("reference", f"in the {input_set} input set: {exc}"))
+        if not _extra_set(ev, runner, expected, schedule, covered, options, input_set):
             break
-        sub = Evaluation(
-            case.kernel,
-            ev.backend,
-            ev.adapter,
-            schedule,
-            case.size,
-            case.seed,
-            sub_case.input_hash,
-            expected.reference,
-            semantics=ev.semantics,
-        )
-        _run_set(
-            sub, runner, sub_expected, schedule, warmups=0, samples=0, covered=covered, **options
-        )
-        _settle(sub)
-        figures = f", max ulp {sub.max_ulp}" if sub.max_ulp is not None else ""
-        ev.input_sets.append(
-            f"{input_set} (inputs sha256 {sub_case.input_hash[:16]}): {sub.verdict}{figures}"
-        )
-        if sub.max_ulp is not None and sub.max_abs is not None:
-            ev.set_figures.append((sub.max_ulp, sub.max_abs))
-        if sub.verdict != Verdict.PASS:
-            ev.verdict = sub.verdict if sub.failing else ev.verdict
-            # an output that failed here is shown as judged here (its mismatches, the
-            # inputs at them): the first set had masked what this one judges
-            failed = {k for k, c in sub.outputs.items() if not c.passed and k in ev.outputs}
-            if sub.failing and not ev.failed_input_set:
-                ev.got, ev.failed_input_set = dict(sub.got), input_set
-            for label in failed:
-                ev.outputs[label] = dataclasses.replace(sub.outputs[label], input_set=input_set)
-                if label in sub.inputs_at_mismatch:
-                    ev.inputs_at_mismatch[label] = sub.inputs_at_mismatch[label]
-            ev.extra += [
-                Finding(f.check, f"in the {input_set} input set: {f.message}", f.buffer)
-                for f in sub.findings
-                if f.buffer not in failed or f.check not in _OUTPUT_CHECKS
-            ]
-            if sub.error:
-                ev.error, ev.error_type, ev.lost = sub.error, sub.error_type, sub.lost
+    _coverage_verdict(ev, covered)
+    if case.generated and ev.verdict == Verdict.PASS and calls_root(case.kernel):
+        _extra_set(ev, runner, expected, schedule, {}, options, "small")
+
+
+def _extra_set(
+    ev: Evaluation,
+    runner: Runner,
+    expected: Expected,
+    schedule: Schedule,
+    covered: dict[str, np.ndarray],
+    options: dict,
+    input_set: str,
+) -> bool:
+    """Run and judge ``input_set``'s inputs into ``ev`` (its verdict, and the outputs
+    that failed there shown as judged there); False when its reference failed."""
+    case = expected.case
+    try:
+        sub_expected = input_set_expected(expected, input_set)
+        sub_case = sub_expected.case
+    except ForgeError as exc:  # the numpy reference failed, or the reference backend
+        ev.extra.append(Finding("reference", f"in the {input_set} input set: {exc}"))
+        return False
+    sub = Evaluation(
+        case.kernel,
+        ev.backend,
+        ev.adapter,
+        schedule,
+        case.size,
+        case.seed,
+        sub_case.input_hash,
+        expected.reference,
+        semantics=ev.semantics,
+    )
+    _run_set(sub, runner, sub_expected, schedule, warmups=0, samples=0, covered=covered, **options)
+    _settle(sub)
+    figures = f", max ulp {sub.max_ulp}" if sub.max_ulp is not None else ""
+    ev.input_sets.append(
+        f"{input_set} (inputs sha256 {sub_case.input_hash[:16]}): {sub.verdict}{figures}"
+    )
+    if sub.max_ulp is not None and sub.max_abs is not None:
+        ev.set_figures.append((sub.max_ulp, sub.max_abs))
+    if sub.verdict != Verdict.PASS:
+        ev.verdict = sub.verdict if sub.failing else ev.verdict
+        # an output that failed here is shown as judged here (its mismatches, the
+        # inputs at them): the first set had masked what this one judges
+        failed = {k for k, c in sub.outputs.items() if not c.passed and k in ev.outputs}
+        if sub.failing and not ev.failed_input_set:
+            ev.got, ev.failed_input_set = dict(sub.got), input_set
+        for label in failed:
+            ev.outputs[label] = dataclasses.replace(sub.outputs[label], input_set=input_set)
+            if label in sub.inputs_at_mismatch:
+                ev.inputs_at_mismatch[label] = sub.inputs_at_mismatch[label]
+        ev.extra += [
+            Finding(f.check, f"in the {input_set} input set: {f.message}", f.buffer)
+            for f in sub.findings
+            if f.buffer not in failed or f.check not in _OUTPUT_CHECKS
+        ]
+        if sub.error:
+            ev.error, ev.error_type, ev.lost = sub.error, sub.error_type, sub.lost
+    return True
+
+
+def _coverage_verdict(ev: Evaluation, covered: dict[str, np.ndarray]) -> None:
+    """How many elements of each output some input set judged; ``inconclusive`` where
+    some were judged in none."""
     for label, check in list(ev.outputs.items()):
         if label in covered:
             ev.outputs[label] = dataclasses.replace(check, covered=int(covered[label].sum()))

@@ -303,6 +303,47 @@ def test_a_buffer_of_rows_gets_rows_of_small_values_at_the_scale_of_an_epsilon()
     assert small.size and (small >= np.finfo(np.float16).tiny).all() and (small <= 1.01e-2).all()
 
 
+def test_the_small_input_set_makes_every_buffer_of_rows_small_and_the_rest_normal():
+    """``input_set="small"``: a statistic over any axis of a buffer of rows (a BatchNorm
+    over N and HW, a column, a plane of several rows) is near eps or below it, since
+    every row is small values (one band a row); inputs without rows (gamma, beta) stay
+    normal, as does a buffer whose domain has no small values."""
+    from tests.wild.round19 import BN_TRAIN_WGSL
+
+    kernel = BN_TRAIN_WGSL.kernel
+    case = make_case(kernel, "N=4,C=6,HW=49", 0, input_set="small")
+    x = case.arrays["x"].reshape(4, 6, 49).astype(np.float64)
+    assert case.layout["x"] == (("small", 0, x.size),)
+    assert ((np.abs(x) >= 1e-8) & (np.abs(x) <= 1e-2)).all()
+    assert (x.var(axis=(0, 2)) < 1e-4).all()  # every channel's variance near eps or under
+    for name in ("weight", "bias"):
+        assert "small" not in {f for f, _, _ in case.layout[name]}
+        assert np.abs(case.arrays[name]).max() > 0.1
+    assert make_case(kernel, "N=4,C=6,HW=49", 0).input_hash != case.input_hash
+    away = dataclasses.replace(kernel, domain={**kernel.domain, "x": (1.0, 8.0)})
+    assert np.abs(make_case(away, "N=4,C=6,HW=49", 0, input_set="small").arrays["x"]).min() >= 1
+
+
+def test_a_kernel_that_takes_a_root_is_also_judged_on_small_inputs(request):
+    """The small set runs after the first passes, for a kernel whose source takes a
+    square root or its inverse (a normalisation), and only then: an RMSNorm with eps
+    outside the root that every row of the first set lets pass (5 x 257) fails there,
+    and the report says which set it failed in; the right kernel passes both."""
+    require_available(request.config, "wgpu")
+    from oracle._builtins import calls_root
+    from tests.wild import CORPUS, mutant
+
+    wild = CORPUS["wild_rmsnorm_workgroup"]
+    assert calls_root(wild.kernel) and not calls_root(AFFINE)
+    with forge.open_context("wgpu") as ctx:
+        right = oracle.evaluate(ctx, wild.kernel, size="5x257", samples=0)
+        wrong = oracle.evaluate(ctx, mutant(wild, "eps outside the root"), size="5x257", samples=0)
+    assert right.passed and any(s.startswith("small (") and "pass" in s for s in right.input_sets)
+    assert not wrong.passed and wrong.failed_input_set == "small", wrong.report()
+    assert wrong.input_sets[0].startswith("all (")
+    assert "small" in wrong.report()
+
+
 def test_rows_of_large_values_have_one_sign_each_and_integer_ranges_their_ends():
     """A softmax whose running max starts at 0 is wrong only on a row far below zero (a
     masked attention row); large rows mixed signs, so none was drawn and the mutant
