@@ -424,3 +424,26 @@ def test_a_domain_reaching_far_past_the_normal_draw_gets_its_far_ends_drawn():
     assert large.max() > 88.0 and large.min() < -88.0
     # nearer ends (8 is within 4 times the normal draw's reach) keep no large block
     assert "large" not in {f for f, _, _ in case.layout["w"]}
+
+
+@pytest.mark.parametrize(
+    "text, takes",
+    [
+        ("y[i] = x[i] * rsqrtf(ms + eps);", True),
+        ("float s = sqrtf (v);", True),
+        ("out = __frsqrt_rn(v + 1e-5f);", True),
+        ("h = hrsqrt(v); g = h2rsqrt(w);", True),
+        ("let s = inverseSqrt(v + p.eps);", True),
+        ("let n = sqrt(dot(v, v));", True),
+        ("// x / sqrt(ms) in a comment only\ny[i] = x[i];", False),
+        ("let sqrtish = x; y[i] = my_sqrt_table[i];", False),
+    ],
+)
+def test_which_kernels_take_a_root(text, takes):
+    """The kernels run on the small input set too: a square root or its inverse called
+    in code (CUDA's and WGSL's spellings, halves too), not in a comment or a name."""
+    from oracle._builtins import calls_root
+
+    target = "wgsl" if "let " in text else "cuda"
+    kernel = dataclasses.replace(AFFINE, sources={target: text})
+    assert calls_root(kernel) is takes
