@@ -89,12 +89,15 @@ def calls_trig(kernel: KernelSpec, target: str | None = None) -> bool:
 
 
 #: A square root or its inverse, in either language (``__frsqrt_rn``, ``hrsqrt`` and
-#: ``h2rsqrt`` for CUDA's halves): where a normalisation's epsilon meets its statistic.
-_ROOT = re.compile(r"\b(?:sqrtf?|rsqrtf?|inverseSqrt|__frsqrt_rn|__fsqrt_r[nzdu]|h2?r?sqrt)\s*\(")
+#: ``h2rsqrt`` for CUDA's halves), or a power (``powf(var + eps, -0.5f)``): where a
+#: normalisation's epsilon meets its statistic.
+_ROOT = re.compile(
+    r"\b(?:sqrtf?|rsqrtf?|inverseSqrt|__frsqrt_rn|__fsqrt_r[nzdu]|h2?r?sqrt|__powf|powf?)\s*\("
+)
 
 
 def calls_root(kernel: KernelSpec) -> bool:
-    """Whether any of ``kernel``'s sources takes a square root or its inverse
+    """Whether any of ``kernel``'s sources takes a square root, its inverse or a power
     (``_ROOT``): the kernels the oracle also runs on its ``small`` input set."""
     return any(
         text is not None and _ROOT.search(text) is not None

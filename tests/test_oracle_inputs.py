@@ -435,6 +435,7 @@ def test_a_domain_reaching_far_past_the_normal_draw_gets_its_far_ends_drawn():
         ("h = hrsqrt(v); g = h2rsqrt(w);", True),
         ("let s = inverseSqrt(v + p.eps);", True),
         ("let n = sqrt(dot(v, v));", True),
+        ("float r = powf(var + eps, -0.5f);", True),
         ("// x / sqrt(ms) in a comment only\ny[i] = x[i];", False),
         ("let sqrtish = x; y[i] = my_sqrt_table[i];", False),
     ],
