@@ -554,6 +554,64 @@ def _family_notes(ev: Evaluation, expected: Expected) -> None:
             )
 
 
+def _tied(row: np.ndarray, got: int, want: int) -> bool:
+    """Whether index ``got`` of ``row`` holds what index ``want`` does; where ``want``
+    holds a NaN (numpy's argmax and argmin take a NaN as the extreme), whether ``got``
+    holds the row's largest or least value with NaN taken as missing."""
+    if row[got] == row[want] or (np.isnan(row[got]) and np.isnan(row[want])):
+        return True
+    if not np.isnan(row[want]) or np.isnan(row).all():
+        return False
+    return bool(row[got] == np.nanmax(row) or row[got] == np.nanmin(row))
+
+
+def _tie_notes(ev: Evaluation, expected: Expected) -> None:
+    """For a failing integer output of one element a row of a float input (an argmax,
+    an argmin, a pooling index), whether at each of its mismatches (a sample spread over
+    them) the kernel's index holds the same value of that row as the reference's: a tie,
+    where the reference took the first index (numpy's and torch's argmax do) and the
+    kernel another. The verdict stands; the note says what the difference is."""
+    from ._inputs import row_length
+
+    case = expected.case
+    specs = {buffer_label(spec): spec for spec in case.kernel.buffers}
+    for label, check in ev.outputs.items():
+        comparison, want = check.comparison, expected.outputs.get(label)
+        got = ev.got.get(label)
+        flats = comparison.spread
+        if comparison.passed or comparison.reason or not len(flats) or got is None:
+            continue
+        if want is None or want.dtype.kind not in "iu" or got.dtype.kind not in "iu":
+            continue
+        got, want = got.reshape(-1), want.reshape(-1)
+        for name, array in case.arrays.items():
+            spec = specs.get(name)
+            if spec is None or array.dtype.kind != "f" or not check.count:
+                continue
+            per = array.size // check.count
+            if (
+                per < 2
+                or array.size % check.count
+                or row_length(spec, array.size, case.size) != per
+            ):
+                continue
+            rows = array.reshape(check.count, per)
+            picked = [(int(flat), int(got[flat]), int(want[flat])) for flat in flats]
+            if not all(0 <= g < per and 0 <= w < per for _, g, w in picked):
+                continue
+            tied = [_tied(rows[r], g, w) for r, g, w in picked]
+            if all(tied):
+                sampled = "" if len(flats) == comparison.mismatches else f" ({len(flats)} sampled)"
+                ev.notes.append(
+                    f"{label}: at each of its mismatches{sampled} the kernel's index holds the "
+                    f"same value of {name}'s row as the reference's: a tie, where the "
+                    "reference takes the first such index (as numpy's and torch's argmax "
+                    "do) and the kernel another; right for a kernel meant to return any of "
+                    "them, wrong for one meant to match torch"
+                )
+                break
+
+
 def judge(
     ev: Evaluation,
     plan: Plan,
@@ -579,6 +637,7 @@ def judge(
     _inputs_at(ev, expected)
     _reference_overflow_notes(ev, expected)
     _family_notes(ev, expected)
+    _tie_notes(ev, expected)
 
 
 def _value_coverage(expected: Expected) -> bool:

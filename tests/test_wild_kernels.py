@@ -320,6 +320,30 @@ def test_the_report_names_the_input_families_a_kernel_is_wrong_on(request, sessi
     assert not any("all lie where" in n for n in lane.notes), lane.report()
 
 
+def test_an_argmax_that_breaks_ties_otherwise_is_told_they_are_ties(request, session):
+    """An argmax with ``>=`` (the last of equal maxima) differs from numpy's first index
+    only on ties: rows of zeros, of infinities (NaN taken as missing). Still a mismatch
+    against its reference, and the report says each is a tie; a real bug (the index
+    never updated) gets no such note."""
+    require_available(request.config, "wgpu")
+    wild = CORPUS["wild_row_argmax"]
+    source = wild.kernel.sources["wgsl"]
+    last = dataclasses.replace(
+        wild.kernel,
+        id="wild_row_argmax_last_of_ties",
+        sources={"wgsl": source.replace("if (v > best)", "if (v >= best)")},
+    )
+    runner = session.runner("wgpu")
+    for size in ("100x37", "7x1000"):
+        ev = oracle.evaluate(runner, last, size=size, samples=0)
+        assert ev.verdict is Verdict.MISMATCH, ev.report()
+        assert any("idx: at each of its mismatches" in n and "a tie" in n for n in ev.notes)
+    stuck = oracle.evaluate(
+        runner, mutant(wild, "keeps the first column's index"), size="7x1000", samples=0
+    )
+    assert stuck.verdict is Verdict.MISMATCH and not any("a tie" in n for n in stuck.notes)
+
+
 _POINTER_PARAMETERS = """
 struct Params { n: u32, scale: f32 }
 @group(0) @binding(0) var<storage, read> x: array<f32>;
