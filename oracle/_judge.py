@@ -566,11 +566,12 @@ def _tied(row: np.ndarray, got: int, want: int) -> bool:
 
 
 def _tie_notes(ev: Evaluation, expected: Expected) -> None:
-    """For a failing integer output of one element a row of a float input (an argmax,
-    an argmin, a pooling index), whether at each of its mismatches (a sample spread over
-    them) the kernel's index holds the same value of that row as the reference's: a tie,
-    where the reference took the first index (numpy's and torch's argmax do) and the
-    kernel another. The verdict stands; the note says what the difference is."""
+    """For a failing integer output of k elements a row of a float input (an argmax or
+    a pooling index, k = 1; a top-k or an argsort of each row), whether at each of its
+    mismatches (a sample spread over them) the kernel's index holds the same value of
+    that row as the reference's: a tie, where the reference took one index (numpy's and
+    torch's argmax the first, a stable sort the first in order) and the kernel another.
+    The verdict stands; the note says what the difference is."""
     from ._inputs import row_length
 
     case = expected.case
@@ -588,26 +589,27 @@ def _tie_notes(ev: Evaluation, expected: Expected) -> None:
             spec = specs.get(name)
             if spec is None or array.dtype.kind != "f" or not check.count:
                 continue
-            per = array.size // check.count
-            if (
-                per < 2
-                or array.size % check.count
-                or row_length(spec, array.size, case.size) != per
-            ):
+            per = row_length(spec, array.size, case.size)  # elements a row of the input
+            count = array.size // per if per > 1 and array.size % per == 0 else 0
+            if not count or check.count % count:
                 continue
-            rows = array.reshape(check.count, per)
-            picked = [(int(flat), int(got[flat]), int(want[flat])) for flat in flats]
+            k = check.count // count  # elements a row of the output
+            rows = array.reshape(count, per)
+            picked = [(int(flat) // k, int(got[flat]), int(want[flat])) for flat in flats]
             if not all(0 <= g < per and 0 <= w < per for _, g, w in picked):
                 continue
-            tied = [_tied(rows[r], g, w) for r, g, w in picked]
-            if all(tied):
+            # ties on rows that hold one value alone (zeros) would say as much of a
+            # count or any integer that happens to be in range: a row with two values
+            # at least must show it
+            varied = any(not (rows[r] == rows[r][0]).all() for r, _, _ in picked)
+            if varied and all(_tied(rows[r], g, w) for r, g, w in picked):
                 sampled = "" if len(flats) == comparison.mismatches else f" ({len(flats)} sampled)"
                 ev.notes.append(
                     f"{label}: at each of its mismatches{sampled} the kernel's index holds the "
                     f"same value of {name}'s row as the reference's: a tie, where the "
-                    "reference takes the first such index (as numpy's and torch's argmax "
-                    "do) and the kernel another; right for a kernel meant to return any of "
-                    "them, wrong for one meant to match torch"
+                    "reference takes one of the equal values' indices (numpy's and torch's "
+                    "argmax the first) and the kernel another; right for a kernel meant to "
+                    "return any of them, wrong for one meant to match the reference's choice"
                 )
                 break
 

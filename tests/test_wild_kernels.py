@@ -344,6 +344,65 @@ def test_an_argmax_that_breaks_ties_otherwise_is_told_they_are_ties(request, ses
     assert stuck.verdict is Verdict.MISMATCH and not any("a tie" in n for n in stuck.notes)
 
 
+_ROW_ARGSORT = """
+struct Params { cols: u32 }
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> order: array<u32>;
+@group(0) @binding(2) var<uniform> p: Params;
+
+@compute @workgroup_size(64)
+fn argsort(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x >= arrayLength(&order)) { return; }
+    let row = gid.x / p.cols;
+    let i = gid.x % p.cols;
+    let v = x[gid.x];
+    var rank = 0u;
+    for (var j = 0u; j < p.cols; j++) {
+        let w = x[row * p.cols + j];
+        if (w < v || (w == v && j < i)) { rank++; }
+    }
+    order[row * p.cols + rank] = i;
+}
+"""
+
+
+def test_an_argsort_that_orders_ties_otherwise_is_told_they_are_ties(request, session):
+    """A row argsort by rank (each element counts those before it) is numpy's stable
+    argsort; ranking equal values the other way round differs only on ties (a row of
+    zeros), and the report says each mismatch is one."""
+    require_available(request.config, "wgpu")
+    kernel = forge.KernelSpec(
+        id="row_argsort_by_rank",
+        entry_point="argsort",
+        sources={"wgsl": _ROW_ARGSORT},
+        dims=("rows", "cols"),
+        buffers=(
+            forge.BufferSpec(0, "f32", "read", name="x", count="rows*cols"),
+            forge.BufferSpec(1, "u32", "read_write", name="order", count="rows*cols"),
+            forge.BufferSpec.uniform(2, (("cols", "u32"),), name="p"),
+        ),
+        reference=lambda x, order, p: (
+            np.argsort(x.reshape(-1, int(p["cols"])), axis=1, kind="stable")
+            .astype(np.uint32)
+            .reshape(-1)
+        ),
+        schedules=(forge.Schedule(64),),
+        domain={"x": (-8.0, 8.0)},
+        nonfinite_inputs=False,
+    )
+    reversed_ties = dataclasses.replace(
+        kernel,
+        id="row_argsort_ties_reversed",
+        sources={"wgsl": _ROW_ARGSORT.replace("(w == v && j < i)", "(w == v && j > i)")},
+    )
+    runner = session.runner("wgpu")
+    right = oracle.evaluate(runner, kernel, size="40x33", samples=0)
+    assert right.passed, right.report()
+    ev = oracle.evaluate(runner, reversed_ties, size="40x33", samples=0)
+    assert ev.verdict is Verdict.MISMATCH, ev.report()
+    assert any("order: at each of its mismatches" in n and "a tie" in n for n in ev.notes)
+
+
 _POINTER_PARAMETERS = """
 struct Params { n: u32, scale: f32 }
 @group(0) @binding(0) var<storage, read> x: array<f32>;
