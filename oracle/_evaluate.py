@@ -43,7 +43,7 @@ from forge.types import ValidationLevel
 
 from ._builtins import builtin_notes, calls_root
 from ._expected import NUMPY_REFERENCE, Expected, expected_outputs
-from ._inputs import Case, make_case, size_from_given
+from ._inputs import Case, has_float_rows, make_case, size_from_given
 from ._judge import coverage_gaps, judge
 from ._plan import BackendInfo, ErrorInfo, build_plan
 from ._results import Evaluation, Finding, FloatSemantics, Timing, Verdict
@@ -251,7 +251,12 @@ def _complete_coverage(
         if not _extra_set(ev, runner, expected, schedule, covered, options, input_set):
             break
     _coverage_verdict(ev, covered)
-    if case.generated and ev.verdict == Verdict.PASS and calls_root(case.kernel):
+    if (
+        case.generated
+        and ev.verdict == Verdict.PASS
+        and calls_root(case.kernel)
+        and has_float_rows(case)
+    ):
         _extra_set(ev, runner, expected, schedule, {}, options, "small")
 
 

@@ -37,6 +37,7 @@ from ._builtins import builtin_limits
 
 __all__ = [
     "row_length",
+    "has_float_rows",
     "Case",
     "make_case",
     "buffer_label",
@@ -512,6 +513,18 @@ def _fill(
         lambda dtype, n: _scalar_values(
             spec.name, domain, declared, dtype, n, rng, kernel, families, row
         ),
+    )
+
+
+def has_float_rows(case: Case) -> bool:
+    """Whether some float input of ``case`` is a buffer of rows (``row_length`` > 1):
+    what the ``small`` input set changes; without one it would draw normal values only."""
+    specs = {buffer_label(spec): spec for spec in case.kernel.buffers}
+    return any(
+        label in specs
+        and (array.dtype.kind == "f" or array.dtype.name == "bfloat16")
+        and row_length(specs[label], array.size, case.size) > 1
+        for label, array in case.arrays.items()
     )
 
 

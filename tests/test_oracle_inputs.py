@@ -342,6 +342,12 @@ def test_a_kernel_that_takes_a_root_is_also_judged_on_small_inputs(request):
     assert not wrong.passed and wrong.failed_input_set == "small", wrong.report()
     assert wrong.input_sets[0].startswith("all (")
     assert "small" in wrong.report()
+    # elementwise (no buffer of rows): the set would draw normal values only, and is not run
+    adamw = CORPUS["wild_llmc_adamw"].kernel
+    assert calls_root(adamw)
+    with forge.open_context("wgpu") as ctx:
+        plain = oracle.evaluate(ctx, adamw, size=1000, samples=0)
+    assert plain.passed and not any(s.startswith("small") for s in plain.input_sets)
 
 
 def test_rows_of_large_values_have_one_sign_each_and_integer_ranges_their_ends():
