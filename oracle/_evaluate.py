@@ -19,7 +19,10 @@ How a run is judged:
 - every element must be judged: where the adapter's non-finite results are
   indeterminate, elements expected non-finite are masked, and the oracle runs further
   input sets (finite-only, then moderate values) until each element was judged in
-  one; otherwise the verdict is ``inconclusive``.
+  one; otherwise the verdict is ``inconclusive``;
+- a kernel that takes a root or a power and reads a float buffer of rows, once it
+  passes, is run on the ``small`` input set too (every row small values), where a
+  statistic over any axis meets its epsilon.
 """
 
 from __future__ import annotations
