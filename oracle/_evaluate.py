@@ -497,9 +497,9 @@ def _moved_between_runs(first: np.ndarray, second: np.ndarray) -> int:
     from ._tolerance import default_tolerance
 
     if first.dtype.names is None and is_float_dtype(first.dtype):
-        a, b = (np.asarray(x, np.float64).reshape(-1) for x in (first, second))
         atol = default_tolerance(first.dtype).atol
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore"):  # a signalling NaN widens with a warning
+            a, b = (np.asarray(x, np.float64).reshape(-1) for x in (first, second))
             same = np.isclose(a, b, rtol=_RERUN_RTOL, atol=atol, equal_nan=True)
         return int((~same).sum())
     bytes_ = [np.frombuffer(x.tobytes(), np.uint8) for x in (first, second)]
