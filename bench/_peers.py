@@ -108,7 +108,6 @@ _P9 = (
     ("gemm_tf32_nt", "tf32"),
     ("gemm_tf32rz_nt", "tf32rz"),
 )
-_TF32 = {"tf32": "rna", "tf32rz": "rz"}  # P9's TF32 precisions: to_tf32's rounding
 
 
 def p9(env: Bench) -> list[Row]:
@@ -151,9 +150,10 @@ def _p9(env: Bench, name: str, dtype: str) -> Row:
     # b's buffer holds b, or (col-major b) its transpose w: b = w.T, as torch gets it
     b_col = kernel.body.pattern.b_layout == "col"
     a32, b32 = host_array(size * size, seed=30), host_array(size * size, seed=31)
-    if dtype in _TF32:  # f32 in memory; the kernel rounds as it loads, and so does the check
+    rounding = ir.TF32_ROUNDINGS.get(dtype)  # TF32: how the kernel reduces its f32 inputs
+    if rounding:  # f32 in memory; the kernel rounds as it loads, and so does the check
         a, b = a32, b32
-        exact_a, exact_b = ir.to_tf32(a32, _TF32[dtype]), ir.to_tf32(b32, _TF32[dtype])
+        exact_a, exact_b = ir.to_tf32(a32, rounding), ir.to_tf32(b32, rounding)
     else:
         low = kernel.buffer("a").dtype
         a, b = a32.astype(low), b32.astype(low)
@@ -191,7 +191,7 @@ def _p9(env: Bench, name: str, dtype: str) -> Row:
     matmul = torch.backends.cuda.matmul
     matmul.allow_fp16_reduced_precision_reduction = False
     matmul.allow_bf16_reduced_precision_reduction = False
-    matmul.allow_tf32 = dtype in _TF32
+    matmul.allow_tf32 = rounding is not None
     kind = {"f16": torch.float16, "bf16": torch.bfloat16}.get(dtype, torch.float32)
     ta = torch.from_numpy(a32.reshape(size, size)).cuda().to(kind)
     tb = torch.from_numpy(b32.reshape(size, size)).cuda().to(kind)
@@ -210,19 +210,19 @@ def _p9(env: Bench, name: str, dtype: str) -> Row:
     base, mine, values = _final(env, theirs, lambda: ours(schedule))
     goal: Goal | None = Goal(">=", 0.7)
     cublas = ""
-    if dtype in _TF32:
+    if rounding:
         computed, said = _cublas_tf32(a32, b32, tc, size, b_col)
         cublas = f"; {said}"
-        if computed != _TF32[dtype]:  # P9 compares in the same precision
+        if computed != rounding:  # P9 compares in the same precision
             goal = None
-            kernel_does = "truncates" if dtype == "tf32rz" else "rounds"
+            kernel_does = "truncates" if rounding == "rz" else "rounds"
             cublas += f", so not judged: this kernel {kernel_does}"
     return Row(
         "P9",
         f"gemm {size}^3 {dtype} in{', b col-major' if b_col else ''}, f32 accumulate, "
         f"CUDA tensor cores ({_PATHS[lowering(schedule)]})",
         f"torch.matmul{'(a, w.t())' if b_col else ''} "
-        f"{'f32, allow_tf32' if dtype in _TF32 else dtype} (cuBLAS)",
+        f"{'f32, allow_tf32' if rounding else dtype} (cuBLAS)",
         base,
         mine,
         "TFLOP/s",

@@ -32,6 +32,7 @@ import numpy as np
 from forge.errors import ForgeError, InvalidArgument
 from forge.kernel import Access, BufferSpec, KernelSpec
 from forge.size import is_int
+from forge.types import is_float_dtype
 
 from ._builtins import builtin_limits
 
@@ -522,7 +523,7 @@ def has_float_rows(case: Case) -> bool:
     specs = {buffer_label(spec): spec for spec in case.kernel.buffers}
     return any(
         label in specs
-        and (array.dtype.kind == "f" or array.dtype.name == "bfloat16")
+        and is_float_dtype(array.dtype)
         and row_length(specs[label], array.size, case.size) > 1
         for label, array in case.arrays.items()
     )

@@ -349,6 +349,8 @@ class _WgmmaLowering:
         self.chunk = 16 // _element_bytes(self.body)  # elements a 16-byte chunk
         self.bits = "unsigned int" if self.tf32 else "unsigned short"
         self.ops = {name: _Operand(self, name) for name in ("a", "b")}
+        # TF32 with an operand along m or n: the pass writes it back K-major
+        self.transposes = any(op.transposed for op in self.ops.values())
 
     def lower(self) -> None:
         em, d, code, g = self.em, self.d, self.code, self.g
@@ -433,7 +435,7 @@ class _WgmmaLowering:
                 "fg_step - 2's stage (wgmma.wait_group 1 before it)"
             )
             code.line("fg_cp_async_wait_stage();")
-            if self.rounds or any(op.transposed for op in self.ops.values()):
+            if self.rounds or self.transposes:
                 self._round_stage()
             code.line("fg_fence_async_shared();")
             code.line(d.barrier)
@@ -471,7 +473,7 @@ class _WgmmaLowering:
         with code.block("{"):
             self.em.let("fg_k0", "u32", f"fg_step * {self.bk}u")
             self.em.let("fg_stage", "u32", self._stage("fg_step"))
-            if not any(op.transposed for op in self.ops.values()):
+            if not self.transposes:
                 for op in self.ops.values():
                     with code.block(d.loop("fg_it", "0u", f"{op.iterations}u", "1u", unroll=True)):
                         self._each_chunk(op, lambda op: code.line("fg_round_tf32_chunk(fg_dst);"))

@@ -24,7 +24,7 @@ Ill-typed expressions raise ``IRTypeError`` saying what to write instead (above:
 one side, e.g. ir.cast(n, 'f32')").
 """
 
-from ._dtypes import DTYPES, FLOATS, INTEGERS, to_tf32
+from ._dtypes import DTYPES, FLOATS, INTEGERS, TF32_ROUNDINGS, to_tf32
 from ._erf import erf64
 from ._eval import Evaluator
 from ._expr import (
@@ -84,6 +84,7 @@ __all__ = [
     "DTYPES",
     "FLOATS",
     "INTEGERS",
+    "TF32_ROUNDINGS",
     "to_tf32",
     "Expr",
     "IRError",

@@ -77,7 +77,7 @@ def to_tf32(values: Any, rounding: str = "rna") -> np.ndarray:
 
     Either way infinities and NaNs are kept as they are (their exponent field is all
     ones, where the addition would change a NaN's payload or carry into the sign)."""
-    if rounding not in ("rna", "rz"):
+    if rounding not in TF32_ROUNDINGS.values():
         raise ValueError(
             f"to_tf32 rounds 'rna' (to nearest) or 'rz' (toward zero), got {rounding!r}"
         )
