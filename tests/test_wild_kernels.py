@@ -366,15 +366,11 @@ fn argsort(@builtin(global_invocation_id) gid: vec3<u32>) {
 """
 
 
-def test_an_argsort_that_orders_ties_otherwise_is_told_they_are_ties(request, session):
-    """A row argsort by rank (each element counts those before it) is numpy's stable
-    argsort; ranking equal values the other way round differs only on ties (a row of
-    zeros), and the report says each mismatch is one."""
-    require_available(request.config, "wgpu")
-    kernel = forge.KernelSpec(
-        id="row_argsort_by_rank",
+def _row_argsort(source: str, id: str = "row_argsort_by_rank") -> forge.KernelSpec:
+    return forge.KernelSpec(
+        id=id,
         entry_point="argsort",
-        sources={"wgsl": _ROW_ARGSORT},
+        sources={"wgsl": source},
         dims=("rows", "cols"),
         buffers=(
             forge.BufferSpec(0, "f32", "read", name="x", count="rows*cols"),
@@ -390,17 +386,60 @@ def test_an_argsort_that_orders_ties_otherwise_is_told_they_are_ties(request, se
         domain={"x": (-8.0, 8.0)},
         nonfinite_inputs=False,
     )
-    reversed_ties = dataclasses.replace(
-        kernel,
-        id="row_argsort_ties_reversed",
-        sources={"wgsl": _ROW_ARGSORT.replace("(w == v && j < i)", "(w == v && j > i)")},
-    )
+
+
+_TIES_REVERSED = ("(w == v && j < i)", "(w == v && j > i)")
+
+
+def test_an_argsort_that_orders_ties_otherwise_is_told_they_are_ties(request, session):
+    """A row argsort by rank (each element counts those before it) is numpy's stable
+    argsort; ranking equal values the other way round differs only on ties (a row of
+    zeros), and the report says each mismatch is one."""
+    require_available(request.config, "wgpu")
     runner = session.runner("wgpu")
-    right = oracle.evaluate(runner, kernel, size="40x33", samples=0)
+    right = oracle.evaluate(runner, _row_argsort(_ROW_ARGSORT), size="40x33", samples=0)
     assert right.passed, right.report()
+    reversed_ties = _row_argsort(_ROW_ARGSORT.replace(*_TIES_REVERSED), "row_argsort_ties_reversed")
     ev = oracle.evaluate(runner, reversed_ties, size="40x33", samples=0)
     assert ev.verdict is Verdict.MISMATCH, ev.report()
     assert any("order: at each of its mismatches" in n and "a tie" in n for n in ev.notes)
+
+
+class _Flushing:
+    """A wgpu context whose constraints say subnormals may flush, as the H200's Vulkan
+    driver's do (lavapipe keeps them); the kernels below flush their reads themselves."""
+
+    def __init__(self, ctx):
+        self._ctx = ctx
+        self.constraints = dataclasses.replace(ctx.constraints, subnormals_may_flush=True)
+
+    def __getattr__(self, name):
+        return getattr(self._ctx, name)
+
+
+def test_on_a_device_that_flushes_a_subnormal_and_a_zero_are_a_tie(request):
+    """Where the device flushes, a row of zeros and subnormals is all zeros to the kernel:
+    an argsort ranking those ties the other way round is told they are ties (it was not,
+    on the H200, when the note compared the values unflushed). A real bug, the rank
+    written in place of the index, gets no such note there either."""
+    require_available(request.config, "wgpu")
+    ftz = "fn ftz(v: f32) -> f32 { return select(v, v * 0.0, abs(v) < 1.17549435e-38); }\n"
+    flushing = ftz + _ROW_ARGSORT.replace("= x[gid.x];", "= ftz(x[gid.x]);").replace(
+        "= x[row * p.cols + j];", "= ftz(x[row * p.cols + j]);"
+    )
+    assert flushing.count("ftz(x[") == 2
+    with forge.open_context("wgpu") as real:
+        ctx = _Flushing(real)
+        right = oracle.evaluate(ctx, _row_argsort(flushing), size="40x33", samples=0)
+        assert right.passed, right.report()
+        assert right.outputs["order"].comparison.flushed, right.report()  # subnormals met
+        ties = _row_argsort(flushing.replace(*_TIES_REVERSED), "row_argsort_ties_reversed")
+        ev = oracle.evaluate(ctx, ties, size="40x33", samples=0)
+        assert ev.verdict is Verdict.MISMATCH, ev.report()
+        assert any("order: at each of its mismatches" in n and "a tie" in n for n in ev.notes)
+        ranks = _row_argsort(flushing.replace("= i;", "= rank;"), "row_argsort_writes_ranks")
+        bug = oracle.evaluate(ctx, ranks, size="40x33", samples=0)
+        assert bug.verdict is Verdict.MISMATCH and not any("a tie" in n for n in bug.notes)
 
 
 _POINTER_PARAMETERS = """
