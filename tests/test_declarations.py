@@ -209,3 +209,84 @@ def test_unordered_is_for_outputs_of_scalars():
         BufferSpec(0, "f32", "read", unordered=True)
     with pytest.raises(InvalidArgument, match="unordered is for an output of scalars"):
         BufferSpec(0, "vec4<f32>", "read_write", unordered=True)
+
+
+_APPEND = """
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> count: atomic<u32>;
+@group(0) @binding(2) var<storage, read_write> kept: array<KEPT>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let n = arrayLength(&x);
+    if (gid.x >= n) { return; }
+    let i = n - 1u - gid.x;  // the last elements reach the atomic first
+    if (x[i] KEEP) {
+        let slot = atomicAdd(&count, 1u);
+        kept[slot] = VALUE;
+    }
+}
+"""
+
+
+def _append(kept: str, keep: str, value: str, initial, reference, fill) -> KernelSpec:
+    """A stream compaction through an atomic counter, as culling passes write them:
+    ``kept`` is declared unordered with ``initial`` content, its reference appends."""
+    text = _APPEND.replace("KEPT", kept).replace("KEEP", keep).replace("VALUE", value)
+
+    def appended(x, count, out):
+        values = reference(x)
+        count[0] = len(values)
+        out[: len(values)] = values
+
+    return KernelSpec(
+        id=f"append_{kept}",
+        entry_point="main",
+        sources={"wgsl": text},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x", fill=fill),
+            BufferSpec(1, "u32", "read_write", name="count", count=1, initial=0),
+            BufferSpec(2, kept, "read_write", name="kept", initial=initial, unordered=True),
+        ),
+        reference=appended,
+        grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+    )
+
+
+def test_an_append_one_slot_past_the_counter_fails_where_the_reference_fills_a_prefix(request):
+    """The classic off-by-one of an atomic append, ``atomicAdd(...) + 1``, leaves slot 0
+    at its sentinel and writes one past the count: the same multiset over the whole
+    buffer, so it passed unless the buffer was full. Where the reference fills a prefix
+    and leaves a sentinel after it that is none of its values, each part is compared on
+    its own, in any order."""
+    require_available(request.config, "wgpu")
+    for kept, initial in (("u32", 0xFFFFFFFF), ("i32", -1)):
+        right = _append(
+            kept, "> 0.5", f"{kept}(i)", initial, lambda x: np.flatnonzero(x > 0.5), (0.0, 1.0)
+        )
+        text = right.sources["wgsl"]
+        one_past = text.replace("atomicAdd(&count, 1u);", "atomicAdd(&count, 1u) + 1u;")
+        past = dataclasses.replace(right, id=f"append_{kept}_one_past", sources={"wgsl": one_past})
+        for seed in (0, 1, 2):
+            ev = oracle.evaluate("wgpu", right, size=1000, seed=seed, samples=0)
+            assert ev.passed and "its reference appends" in ev.report(), ev.report()
+            wrong = oracle.evaluate("wgpu", past, size=1000, seed=seed, samples=0)
+            assert wrong.verdict is Verdict.MISMATCH, wrong.report()
+            assert "kept: MISMATCH" in wrong.report(), wrong.report()
+
+
+def test_an_append_whose_last_value_is_its_zero_initial_is_compared_whole(request):
+    """A float zero is as likely a value as the sentinel it is declared as: where the
+    reference's last appended value is 0.0 the prefix it fills cannot be told from the
+    rest, so the buffer is compared as one multiset and a right kernel that appends in
+    another order passes."""
+    require_available(request.config, "wgpu")
+
+    def fill(rng, count, size):  # values >= 0 are kept; the last of them is 0.0
+        x = rng.uniform(-1.0, 1.0, count).astype(np.float32)
+        x[-1] = 0.0
+        return x
+
+    right = _append("f32", ">= 0.0", "x[i]", 0.0, lambda x: x[x >= 0.0], fill)
+    ev = oracle.evaluate("wgpu", right, size=1000, samples=0)
+    assert ev.passed, ev.report()
+    assert "compared sorted" in ev.report() and "its reference appends" not in ev.report()

@@ -1432,6 +1432,11 @@ APPEND = Wild(
     {
         "keeps the rejected": ("wgsl", "x[i] > 0.5", "x[i] <= 0.5"),
         "stores the slot, not the index": ("wgsl", "kept[slot] = i;", "kept[slot] = slot;"),
+        "slot one past the counter": (
+            "wgsl",
+            "atomicAdd(&counter.count, 1u);",
+            "atomicAdd(&counter.count, 1u) + 1u;",
+        ),
     },
 )
 
