@@ -777,14 +777,31 @@ def _rounded(result: Any, units: float = 1.0) -> Any:
 
 
 def _signs(shape: tuple) -> np.ndarray:
-    """A direction (+-1) per element, drawn from ``_RoundingArray.rng``: at random, or
-    one for the whole operation from a ``RoundingPattern``."""
+    """A direction (+-1) per element, drawn from ``_RoundingArray.rng``: at random, one
+    for the whole operation from a ``RoundingPattern``, or by an ``IndexBit``."""
     rng = _RoundingArray.rng
     if rng is None:  # outside a run (an array it returned): nothing moves
         return np.zeros(shape)
     if isinstance(rng, RoundingPattern):
         return np.full(shape, rng.next_sign())
+    if isinstance(rng, IndexBit):
+        return rng.signs(shape)
     return rng.choice((-1.0, 1.0), size=shape)
+
+
+class IndexBit:
+    """Directions for ``rounding_every_operation`` by element: up where bit ``bit`` of
+    the element's flat index in its operation's result is ``up``, down elsewhere. Two
+    elements less than ``2**m`` apart differ in one of the bits below m, so over bits
+    0..m-1 and both polarities any two of them (two candidates' distances before an
+    argmin) are moved once each way apart, which random directions do only by chance."""
+
+    def __init__(self, bit: int, up: int) -> None:
+        self.bit, self.up = bit, up
+
+    def signs(self, shape: tuple) -> np.ndarray:
+        index = np.arange(int(np.prod(shape, dtype=np.int64)), dtype=np.int64).reshape(shape)
+        return np.where((index >> self.bit) & 1 == self.up, 1.0, -1.0)
 
 
 class _SaturatingArray(np.ndarray):
@@ -983,6 +1000,58 @@ def _nudged(ufunc: Any, operands: tuple, result: Any) -> Any:
         away = np.where(signs > 0, np.inf, -np.inf).astype(array.dtype)
         moved = np.where(exact | ~np.isfinite(array), array, np.nextafter(array, away))
     return moved if isinstance(result, np.ndarray) else moved[()]
+
+
+# -- every operation in float32: what a float32 kernel cannot tell apart ----------------
+# A reference in float64 decides an index (an argmin over distances, a bin) between
+# values that float32 rounds to the same number: a point's distance to a centroid of
+# zeros and to one of 1e-5s (x - c is x in float32). Every float32 kernel ties there and
+# takes the first; the float64 reference takes the other.
+class _SingleArray(np.ndarray):
+    """An array whose every ufunc's and contraction's float result is rounded to the
+    nearest float32 (its range too: past it an infinity, below it a subnormal or zero),
+    as a float32 computation of the same operations holds it; its dtype stays."""
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        return _as_single(_contracting(self, func, types, args, kwargs, _single_result))
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        plain, outs, result = _plain_call(_SingleArray, ufunc, method, inputs, kwargs)
+        if method == "at":
+            return result
+        if isinstance(result, tuple):
+            result = tuple(_to_single(r) for r in result)
+        else:
+            result = _to_single(result)
+        return _rewrapped(_SingleArray, result, outs, kwargs)
+
+
+def _to_single(result: Any) -> Any:
+    array = np.asarray(result)
+    if array.dtype.kind != "f" or array.dtype.itemsize <= 4:
+        return result
+    with np.errstate(all="ignore"):
+        single = array.astype(np.float32).astype(array.dtype)
+    return single if isinstance(result, np.ndarray) else single[()]
+
+
+def _single_result(function: Any, operands: tuple, kwargs: dict, result: Any) -> Any:
+    return _to_single(result)
+
+
+def _as_single(result: Any) -> Any:
+    if isinstance(result, np.floating):
+        return np.asarray(result).view(_SingleArray)
+    if isinstance(result, np.ndarray) and not isinstance(result, _SingleArray):
+        return result.view(_SingleArray)
+    return result
+
+
+def in_single_precision(reference):
+    """``reference`` run with its arrays, and those its numpy calls create, as
+    ``_SingleArray``: every float result of its operations rounded to float32, also
+    where it widened its inputs to float64. None where its module names no numpy."""
+    return _with_arrays_as(reference, _SingleArray, lambda: None)
 
 
 class _RoundingGrid:

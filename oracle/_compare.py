@@ -110,6 +110,7 @@ class Comparison:
     nan_input: int = 0
     undefined: int = 0
     saturated: int = 0
+    single: int = 0
     unstable: int = 0
     histogram: dict = field(default_factory=dict, repr=False, compare=False)
     # flat indices of up to _SPREAD mismatches, evenly spaced over all of them (where a
@@ -161,6 +162,13 @@ class Comparison:
                 "integer conversions saturated, as the GPU converts (toward zero, clamped "
                 "to the integer's range, NaN to 0): numpy leaves a conversion out of range "
                 "undefined"
+            )
+        if self.single:
+            lines.append(
+                f"  {self.single} integer elements match only the reference computed as "
+                "float32 computes (rounded to float32, or moved by float32's roundings): "
+                "it decides between values float32 cannot tell apart (two distances "
+                "within a few float32 roundings), where a float32 kernel may take either"
             )
         if self.unstable:
             lines.append(
@@ -537,6 +545,7 @@ def compare(
     nan_input: Any = None,
     undefined: Any = None,
     saturated: Any = None,
+    single: Any = None,
     unstable: Any = None,
 ) -> Comparison:
     """Compare ``got`` with ``want`` (array-likes) under ``tolerance`` (a Tolerance,
@@ -576,7 +585,11 @@ def compare(
     ``atan2(0, 0)``); any value there is right, accepted and counted in ``undefined``.
     ``saturated``: the reference with its float-to-integer conversions saturated as
     the GPU makes them (``Expected.saturated_casts``); an element matching it instead
-    of ``want`` is accepted and counted in ``saturated``. ``unstable``: a boolean mask
+    of ``want`` is accepted and counted in ``saturated``. ``single``: the reference
+    computed as float32 computes (``Expected.single``: a sequence of such runs); an
+    integer element matching one instead of ``want`` is accepted and counted in
+    ``single``.
+    ``unstable``: a boolean mask
     of integer elements accepted as ill-conditioned (``Expected.unstable_integers``:
     the value is one the reference gives with its float operations rounded otherwise),
     counted in ``unstable``."""
@@ -612,6 +625,11 @@ def compare(
     use_saturated = _accept_alternative(
         "saturated", saturated, g, want, tol, kinds, kinds != 0, skip, judged
     )
+    use_single = np.zeros(g.shape, bool)
+    for alternative in single if isinstance(single, (list, tuple)) else (single,):
+        use_single |= _accept_alternative(
+            "single", alternative, g, want, tol, kinds, kinds != 0, skip, judged
+        )
     w, finite, abs_err, rel_err, ulp = judged
     use_bound = np.zeros(g.shape, bool)
     if bound is not None:
@@ -658,6 +676,7 @@ def compare(
         nan_input=int(excused.sum()),
         undefined=int(anything.sum()),
         saturated=int(use_saturated.sum()),
+        single=int(use_single.sum()),
         unstable=int(moved.sum()),
     )
     return _comparison(got.shape, g, w, kinds, finite, (abs_err, rel_err, ulp), counts, base)

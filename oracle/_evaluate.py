@@ -442,6 +442,7 @@ def _accepted_apart(ev: Evaluation) -> bool:
         or c.comparison.nan_input
         or c.comparison.undefined
         or c.comparison.saturated
+        or c.comparison.single
         or c.comparison.flushed
         for c in ev.outputs.values()
     )

@@ -249,6 +249,11 @@ def _edges(region: Region, raw: np.ndarray) -> _Edges:
     return _Edges(before, region.padding, padding_written, past, first_past)
 
 
+# The most mismatches of an integer output, as a share of its elements, that the oracle
+# tries to explain as near-ties float32 decides otherwise with its costly runs.
+_NEAR_TIES = 0.05
+
+
 class _Sorted:
     """How an ``unordered`` output is put in order before it is compared: sorted whole,
     or, where the reference appends (``prefix``), its first ``prefix`` elements and the
@@ -391,6 +396,27 @@ def _judge_output(
             if leaf is not None and leaf.size == want_leaf.size:
                 masks["saturated"] = leaf.reshape(want_leaf.shape)
                 comparison = _compare_leaf(got_leaf, want_leaf, tol, masks, *judging)
+        if not comparison.passed and want_leaf.dtype.kind in "iu" and not packed:
+            # a float64 reference that decides between values float32 rounds to one or
+            # nearly; the runs moved by float32's roundings (many) only where few
+            # elements are left: a wrong kernel is off at many more
+            for by_bits in (False, True):
+                if by_bits and comparison.mismatches > _NEAR_TIES * want_leaf.size:
+                    break
+                runs = [
+                    dict(leaves(region.label, order(run))).get(label)
+                    for run in expected.single(by_bits).get(region.label, [])
+                ]
+                runs = [
+                    r.reshape(want_leaf.shape)
+                    for r in runs
+                    if r is not None and r.size == want_leaf.size
+                ]
+                if runs:
+                    masks["single"] = masks.get("single", []) + runs
+                    comparison = _compare_leaf(got_leaf, want_leaf, tol, masks, *judging)
+                if comparison.passed:
+                    break
         if (
             not comparison.passed
             and want_leaf.dtype.kind in "iu"

@@ -317,6 +317,11 @@ class OutputCheck:
                 else ""
             )
             + (
+                f" ({self.comparison.single} accepted as the reference computed in float32)"
+                if self.comparison.single
+                else ""
+            )
+            + (
                 f" ({self.comparison.bounded} accepted within {self.comparison.bounded_by})"
                 if self.comparison.bounded
                 else ""
