@@ -495,3 +495,28 @@ def test_a_wgsl_kernel_with_pointer_parameters_is_unsupported_where_naga_lacks_t
         assert "parameter 'src' points into storage memory" in ev.report(), ev.report()
     else:
         assert ev.passed, ev.report()
+
+
+def test_an_argmin_over_distances_float32_cannot_tell_apart_takes_either(request, session):
+    """k-means assignment against a float64 reference: a centroid of zeros and one of
+    1e-7s are at distances float32 rounds to one (x - c is x), so the float32 kernel
+    ties and takes the first where the reference takes the nearer. The oracle accepts
+    the reference computed as float32 computes and says so; a kernel that drops the
+    centroid's norm is still wrong there and everywhere else."""
+    require_available(request.config, "wgpu")
+    wild = CORPUS["wild_r20_kmeans_assign_expanded_wgsl"]
+    rng = np.random.default_rng(7)
+    points = rng.uniform(-4.0, 4.0, (500, 16)).astype(np.float32)
+    centroids = np.zeros((4, 16), np.float32)
+    centroids[1] = 1e-7  # nearer than the zeros to a point with sum(x) > 0, in float64
+    centroids[2:] = rng.uniform(20.0, 30.0, (2, 16))
+    given = {"points": points, "centroids": centroids}
+    size = "n=500,d=16,k=4"
+    runner = session.runner("wgpu")
+    ev = oracle.evaluate(runner, wild.kernel, size=size, inputs=given, samples=0)
+    assert ev.passed, ev.report()
+    accepted = ev.outputs["labels"].comparison.single
+    assert accepted > 100 and "computed as float32 computes" in ev.report(), ev.report()
+    dropped = mutant(wild, "norm of the centroid dropped")
+    wrong = oracle.evaluate(runner, dropped, size=size, inputs=given, samples=0)
+    assert wrong.verdict is Verdict.MISMATCH, wrong.report()

@@ -1408,3 +1408,7 @@ CORPUS.update(ROUND18)
 from tests.wild.round19 import ROUND19  # noqa: E402  (round 19: tests/wild/round19.py)
 
 CORPUS.update(ROUND19)
+
+from tests.wild.round20 import ROUND20  # noqa: E402  (round 20: tests/wild/round20.py)
+
+CORPUS.update(ROUND20)
