@@ -180,19 +180,20 @@ class Expected:
             self._cache[key] = _saturated_outputs(self, wgsl)
         return self._cache[key]
 
-    def single(self, moved: bool = False) -> dict[str, list[np.ndarray]]:
+    def single(self, stage: int = 0) -> dict[str, list[np.ndarray]]:
         """Per integer output that a float32 computation may decide otherwise, what the
-        reference gives computed as float32 computes: every float result of its
-        operations rounded to float32 (``in_single_precision``), or with ``moved`` each
-        moved by a float32 rounding (a sum by its rounding bound) up and down by the
-        bits of its index (``IndexBit``): 2 runs a bit, up to 24. A float64 reference
-        tells apart values that float32 rounds to one, or nearly: an argmin over
-        distances equal to a few float32 roundings, where a float32 kernel may take
-        either. Only for a case with float inputs of
-        float32 or narrower; computed on first use."""
-        key = ("single", moved)
+        reference gives computed as float32 computes, in stages of growing cost (0 to
+        ``SINGLE_STAGES - 1``): 0, every float result of its operations rounded to
+        float32 (``in_single_precision``); then each moved by a float32 rounding (a sum
+        by its rounding bound), 1: up and down by the bits of its index (``IndexBit``,
+        24 runs), 2: down at one residue of its index modulo 2, 4, 8 and 16 and up
+        elsewhere (``IndexResidue``, 30 runs). A float64 reference tells apart values
+        that float32 rounds to one, or nearly: an argmin over distances equal to a few
+        float32 roundings, where a float32 kernel may take either. Only for a case with
+        float inputs of float32 or narrower; each stage computed on first use."""
+        key = ("single", stage)
         if key not in self._cache:
-            self._cache[key] = _single_outputs(self, moved)
+            self._cache[key] = _single_outputs(self, stage)
         return self._cache[key]
 
     def trig_bound(self, absolute: float = 0.0) -> dict[str, np.ndarray]:
@@ -972,15 +973,17 @@ def _unstable_integer_outputs(
     return found
 
 
+#: How many stages ``Expected.single`` has.
+SINGLE_STAGES = 3
 # Bits of an element's index the float32 runs move by: two candidates fewer than 2**12
 # apart (an argmin over up to 4096 centroids) are moved apart both ways.
 _INDEX_BITS = 12
 
 
-def _single_outputs(expected: Expected, moved: bool) -> dict[str, list[np.ndarray]]:
+def _single_outputs(expected: Expected, stage: int) -> dict[str, list[np.ndarray]]:
     from forge.types import float_info
 
-    from ._builtins import IndexBit, in_single_precision, rounding_every_operation
+    from ._builtins import IndexBit, IndexResidue, in_single_precision, rounding_every_operation
 
     truth = expected.truth
     floats = [
@@ -993,19 +996,19 @@ def _single_outputs(expected: Expected, moved: bool) -> dict[str, list[np.ndarra
     unit = float(float_info(max(floats, key=lambda d: d.itemsize)).eps) / 2
     largest = max([a.size for a in expected.case.arrays.values()], default=1)
     bits = min(_INDEX_BITS, max(1, int(largest - 1).bit_length()))
-    twins = (
-        [
-            # a quotient exact in float32 stays, as a product does: x / 0.25 = k + 0.5
-            # is a tie the kernel rounds as written (round half up is wrong there)
-            rounding_every_operation(
-                truth.reference, IndexBit(bit, up), unit, correct_quotients=True
-            )
-            for bit in range(bits)
-            for up in (0, 1)
-        ]
-        if moved
-        else [in_single_precision(truth.reference)]
-    )
+    patterns: list[Any] = []
+    if stage == 1:
+        patterns = [IndexBit(bit, up) for bit in range(bits) for up in (0, 1)]
+    elif stage == 2:
+        patterns = [IndexResidue(m, r) for m in (2, 4, 8, 16) for r in range(m)]
+    # a quotient exact in float32 stays, as a product does: x / 0.25 = k + 0.5 is a tie
+    # the kernel rounds as written (round half up is wrong there)
+    twins = [
+        rounding_every_operation(truth.reference, pattern, unit, correct_quotients=True)
+        for pattern in patterns
+    ]
+    if stage == 0:
+        twins = [in_single_precision(truth.reference)]
     found: dict[str, list[np.ndarray]] = {}
     for twin in twins:
         for label, out in (_twin_run(expected, twin) or {}).items():
