@@ -178,10 +178,12 @@ VQ_CUDA = Wild(
             "float dist = book_norm[c] - 2.0f * dot;",
             "float dist = -2.0f * dot;",
         ),
-        "barrier before the norms dropped": (
+        # (a dropped barrier before the norms was tried: on the H200 warp 0 writes them
+        # before the other warps read them, in every run, 2026-12-03)
+        "norm read transposed": (
             "cuda",
-            "    __syncthreads();\n    for (int c = threadIdx.x",
-            "    for (int c = threadIdx.x",
+            "s = fmaf(book[c * d + j], book[c * d + j], s);",
+            "s = fmaf(book[j * k + c], book[j * k + c], s);",
         ),
         "first code skipped": (
             "cuda",
