@@ -38,11 +38,11 @@ import numpy as np
 
 from forge.contract import OracleContext
 from forge.errors import ForgeError, InvalidArgument, ReferenceFailed, UnsupportedFeature
-from forge.kernel import KernelSpec
+from forge.kernel import Access, KernelSpec
 from forge.layout import as_elements
 from forge.schedule import Schedule
 from forge.sources import strip_comments
-from forge.types import ValidationLevel
+from forge.types import ValidationLevel, is_float_dtype
 
 from ._builtins import builtin_notes, calls_root
 from ._expected import NUMPY_REFERENCE, Expected, expected_outputs
@@ -248,6 +248,8 @@ def _complete_coverage(
     for a kernel that takes a root (a normalisation), the ``small`` set, where every
     statistic is near its epsilon (``oracle._inputs.SMALL_SET``)."""
     case = expected.case
+    if case.generated and case.input_set == "all" and ev.verdict == Verdict.MISMATCH:
+        _diagnose_on_finite_inputs(ev, runner, expected, schedule, options)
     for input_set in _EXTRA_SETS if case.generated else ():
         if not coverage_gaps(covered) or ev.verdict != Verdict.PASS:
             break
@@ -274,26 +276,13 @@ def _extra_set(
 ) -> bool:
     """Run and judge ``input_set``'s inputs into ``ev`` (its verdict, and the outputs
     that failed there shown as judged there); False when its reference failed."""
-    case = expected.case
     try:
         sub_expected = input_set_expected(expected, input_set)
-        sub_case = sub_expected.case
     except ForgeError as exc:  # the numpy reference failed, or the reference backend
         ev.extra.append(Finding("reference", f"in the {input_set} input set: {exc}"))
         return False
-    sub = Evaluation(
-        case.kernel,
-        ev.backend,
-        ev.adapter,
-        schedule,
-        case.size,
-        case.seed,
-        sub_case.input_hash,
-        expected.reference,
-        semantics=ev.semantics,
-    )
-    _run_set(sub, runner, sub_expected, schedule, warmups=0, samples=0, covered=covered, **options)
-    _settle(sub)
+    sub = _judged_set(ev, runner, sub_expected, schedule, covered, options)
+    sub_case = sub_expected.case
     figures = f", max ulp {sub.max_ulp}" if sub.max_ulp is not None else ""
     ev.input_sets.append(
         f"{input_set} (inputs sha256 {sub_case.input_hash[:16]}): {sub.verdict}{figures}"
@@ -319,6 +308,59 @@ def _extra_set(
         if sub.error:
             ev.error, ev.error_type, ev.lost = sub.error, sub.error_type, sub.lost
     return True
+
+
+def _judged_set(
+    ev: Evaluation,
+    runner: Runner,
+    expected: Expected,
+    schedule: Schedule,
+    covered: dict[str, np.ndarray],
+    options: dict,
+) -> Evaluation:
+    """A further input set's case (``expected``) run, untimed, and judged on its own."""
+    case = expected.case
+    sub = Evaluation(
+        case.kernel,
+        ev.backend,
+        ev.adapter,
+        schedule,
+        case.size,
+        case.seed,
+        case.input_hash,
+        expected.reference,
+        semantics=ev.semantics,
+    )
+    _run_set(sub, runner, expected, schedule, warmups=0, samples=0, covered=covered, **options)
+    _settle(sub)
+    return sub
+
+
+def _diagnose_on_finite_inputs(
+    ev: Evaluation, runner: Runner, expected: Expected, schedule: Schedule, options: dict
+) -> None:
+    """Where the drawn inputs fail a kernel by its values, whether the finite input set
+    (no NaN, Inf or large magnitudes) passes it: then the report says the kernel is
+    wrong only on those (a histogram that bins a NaN, whose counts no input family can
+    be told from). The verdict stands; the finite set's run is not part of it."""
+    kernel = expected.case.kernel
+    drawn = [s for s in kernel.buffers if s.fill is None and s.access is Access.READ]
+    if not any(s.is_scalar and is_float_dtype(np.dtype(s.dtype)) for s in drawn):
+        return
+    if not any(f.check == "value" for f in ev.findings):
+        return
+    try:
+        finite = input_set_expected(expected, "finite")
+    except ForgeError:
+        return
+    sub = _judged_set(ev, runner, finite, schedule, {}, options)
+    if sub.verdict == Verdict.PASS:
+        ev.notes.append(
+            "it passes the finite input set (no NaN, Inf or magnitudes of 1e4 and more; "
+            f"inputs sha256 {finite.case.input_hash[:16]}): it is wrong only where its "
+            "inputs hold those; if it is never given them, declare nonfinite_inputs=False "
+            "and a domain that leaves them out"
+        )
 
 
 def _coverage_verdict(ev: Evaluation, covered: dict[str, np.ndarray]) -> None:

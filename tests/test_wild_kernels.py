@@ -520,3 +520,65 @@ def test_an_argmin_over_distances_float32_cannot_tell_apart_takes_either(request
     dropped = mutant(wild, "norm of the centroid dropped")
     wrong = oracle.evaluate(runner, dropped, size=size, inputs=given, samples=0)
     assert wrong.verdict is Verdict.MISMATCH, wrong.report()
+
+
+_FLOAT_HISTOGRAM = """
+struct Params { lo: f32, hi: f32, bins: u32, n: u32 }
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> hist: array<atomic<u32>>;
+@group(0) @binding(2) var<uniform> p: Params;
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (i >= p.n) { return; }
+    let v = x[i];
+    if (v < p.lo || v >= p.hi) { return; }
+    let b = min(u32((v - p.lo) / (p.hi - p.lo) * f32(p.bins)), p.bins - 1u);
+    atomicAdd(&hist[b], 1u);
+}
+"""
+
+
+def _float_histogram(source: str) -> forge.KernelSpec:
+    def reference(x, hist, p):
+        lo, hi, bins = float(p["lo"]), float(p["hi"]), int(p["bins"])
+        v = x.astype(np.float64)
+        v = v[(v >= lo) & (v < hi)]
+        b = np.minimum(((v - lo) / (hi - lo) * bins).astype(np.int64), bins - 1)
+        return np.bincount(b, minlength=bins).astype(np.uint32)
+
+    return forge.KernelSpec(
+        id="float_histogram",
+        entry_point="main",
+        sources={"wgsl": source},
+        buffers=(
+            forge.BufferSpec(0, "f32", "read", name="x"),
+            forge.BufferSpec(1, "u32", "read_write", name="hist", count=lambda n: 64, initial=0),
+            forge.BufferSpec.uniform(
+                2, (("lo", "f32"), ("hi", "f32"), ("bins", "u32"), ("n", "u32"))
+            ),
+        ),
+        reference=reference,
+        params=lambda n: {"n": n},
+        defaults={"lo": -3.0, "hi": 3.0, "bins": 64},
+        grid=lambda s, n: (forge.ceil_div(n, 256), 1, 1),
+        schedules=(forge.Schedule(256),),
+    )
+
+
+def test_a_histogram_wrong_only_on_nan_is_told_it_passes_the_finite_set(request, session):
+    """``v < lo || v >= hi`` lets a NaN through, and ``u32(NaN)`` is bin 0: the counts
+    are wrong, and no input family can be named for a count. The report says the finite
+    input set passes; the NaN-safe test passes outright, and a wrong bin width gets no
+    such note."""
+    require_available(request.config, "wgpu")
+    runner = session.runner("wgpu")
+    nan_in_bin_0 = oracle.evaluate(runner, _float_histogram(_FLOAT_HISTOGRAM), size=1000)
+    assert nan_in_bin_0.verdict is Verdict.MISMATCH, nan_in_bin_0.report()
+    assert any("it passes the finite input set" in n for n in nan_in_bin_0.notes)
+    safe = _FLOAT_HISTOGRAM.replace("if (v < p.lo || v >= p.hi)", "if (!(v >= p.lo && v < p.hi))")
+    assert oracle.evaluate(runner, _float_histogram(safe), size=1000).passed
+    narrow = safe.replace("* f32(p.bins)", "* f32(p.bins - 1u)")
+    wrong = oracle.evaluate(runner, _float_histogram(narrow), size=1000)
+    assert wrong.verdict is Verdict.MISMATCH
+    assert not any("it passes the finite input set" in n for n in wrong.notes)
