@@ -801,8 +801,7 @@ class IndexBit:
         self.bit, self.up = bit, up
 
     def signs(self, shape: tuple) -> np.ndarray:
-        index = np.arange(int(np.prod(shape, dtype=np.int64)), dtype=np.int64).reshape(shape)
-        return np.where((index >> self.bit) & 1 == self.up, 1.0, -1.0)
+        return np.where((_flat_index(shape) >> self.bit) & 1 == self.up, 1.0, -1.0)
 
 
 class IndexResidue:
@@ -817,8 +816,12 @@ class IndexResidue:
         self.modulus, self.residue = modulus, residue
 
     def signs(self, shape: tuple) -> np.ndarray:
-        index = np.arange(int(np.prod(shape, dtype=np.int64)), dtype=np.int64).reshape(shape)
-        return np.where(index % self.modulus == self.residue, -1.0, 1.0)
+        return np.where(_flat_index(shape) % self.modulus == self.residue, -1.0, 1.0)
+
+
+def _flat_index(shape: tuple) -> np.ndarray:
+    """Each element's flat (C-order) index in an array of ``shape``."""
+    return np.arange(int(np.prod(shape, dtype=np.int64)), dtype=np.int64).reshape(shape)
 
 
 class _SaturatingArray(np.ndarray):

@@ -588,11 +588,9 @@ def compare(
     of ``want`` is accepted and counted in ``saturated``. ``single``: the reference
     computed as float32 computes (``Expected.single``: a sequence of such runs); an
     integer element matching one instead of ``want`` is accepted and counted in
-    ``single``.
-    ``unstable``: a boolean mask
-    of integer elements accepted as ill-conditioned (``Expected.unstable_integers``:
-    the value is one the reference gives with its float operations rounded otherwise),
-    counted in ``unstable``."""
+    ``single``. ``unstable``: a boolean mask of integer elements accepted as
+    ill-conditioned (``Expected.unstable_integers``: the value is one the reference
+    gives with its float operations rounded otherwise), counted in ``unstable``."""
     got, want = np.asarray(got), np.asarray(want)
     tol = default_tolerance(want.dtype).merged(tolerance)
     shapes = (tuple(got.shape), tuple(want.shape))

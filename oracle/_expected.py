@@ -23,7 +23,7 @@ from forge.errors import InvalidArgument, ReferenceFailed
 from forge.kernel import Access, KernelSpec
 
 from ._compare import flush_subnormals, flushing
-from ._inputs import POISON_OUTPUT, Case, buffer_label, poison
+from ._inputs import POISON_OUTPUT, Case, buffer_label, largest_array, poison
 
 __all__ = ["Expected", "expected_outputs", "poisoned", "unwritten_mask", "NUMPY_REFERENCE"]
 
@@ -993,22 +993,22 @@ def _single_outputs(expected: Expected, stage: int) -> dict[str, list[np.ndarray
     ]
     if not floats or expected.reference != NUMPY_REFERENCE or truth.reference is None:
         return {}
-    unit = float(float_info(max(floats, key=lambda d: d.itemsize)).eps) / 2
-    largest = max([a.size for a in expected.case.arrays.values()], default=1)
-    bits = min(_INDEX_BITS, max(1, int(largest - 1).bit_length()))
-    patterns: list[Any] = []
-    if stage == 1:
-        patterns = [IndexBit(bit, up) for bit in range(bits) for up in (0, 1)]
-    elif stage == 2:
-        patterns = [IndexResidue(m, r) for m in (2, 4, 8, 16) for r in range(m)]
-    # a quotient exact in float32 stays, as a product does: x / 0.25 = k + 0.5 is a tie
-    # the kernel rounds as written (round half up is wrong there)
-    twins = [
-        rounding_every_operation(truth.reference, pattern, unit, correct_quotients=True)
-        for pattern in patterns
-    ]
     if stage == 0:
         twins = [in_single_precision(truth.reference)]
+    else:
+        unit = float(float_info(max(floats, key=lambda d: d.itemsize)).eps) / 2
+        bits = min(_INDEX_BITS, max(1, (largest_array(expected.case) - 1).bit_length()))
+        patterns: list[Any] = (
+            [IndexBit(bit, up) for bit in range(bits) for up in (0, 1)]
+            if stage == 1
+            else [IndexResidue(m, r) for m in (2, 4, 8, 16) for r in range(m)]
+        )
+        # a quotient exact in float32 stays, as a product does: x / 0.25 = k + 0.5 is a
+        # tie the kernel rounds as written (round half up is wrong there)
+        twins = [
+            rounding_every_operation(truth.reference, pattern, unit, correct_quotients=True)
+            for pattern in patterns
+        ]
     found: dict[str, list[np.ndarray]] = {}
     for twin in twins:
         for label, out in (_twin_run(expected, twin) or {}).items():

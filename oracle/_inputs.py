@@ -39,6 +39,7 @@ from ._builtins import builtin_limits
 __all__ = [
     "row_length",
     "has_float_rows",
+    "largest_array",
     "Case",
     "make_case",
     "buffer_label",
@@ -527,6 +528,11 @@ def has_float_rows(case: Case) -> bool:
         and row_length(specs[label], array.size, case.size) > 1
         for label, array in case.arrays.items()
     )
+
+
+def largest_array(case: Case) -> int:
+    """How many elements the largest of ``case``'s arrays (inputs, initial contents) has."""
+    return max((a.size for a in case.arrays.values()), default=0)
 
 
 def row_length(spec: BufferSpec, count: int, size) -> int:
