@@ -12,7 +12,9 @@ run on the same device, every measured output checked.
   also measure which of the two cuBLAS computed (its output's error against float64 of
   the truncated and of the rounded inputs: on the H200 its small GEMMs truncate and its
   4096^3 one rounds), and a row whose precision is not cuBLAS's is not judged: P9's goal
-  is "in the same precision".
+  is "in the same precision". ``gemm_tf32_2pass`` and ``gemm_tf32_nt_2pass`` round in a
+  launch of their own before the GEMM; a sample times both launches, and the scratch
+  buffers they pass the rounded inputs through are allocated with the others.
 - P11: softmax, rmsnorm, layernorm and gelu at rows x cols, f32 and bf16, on CUDA,
   each in two rows: against the better of torch and a Triton kernel written the way
   Triton's tutorials write it (one program per row holding the whole row, or a 1-D
@@ -107,6 +109,10 @@ _P9 = (
     ("gemm_tf32", "tf32"),
     ("gemm_tf32_nt", "tf32"),
     ("gemm_tf32rz_nt", "tf32rz"),
+    # TF32 rounded once by a first launch into scratch buffers, then the truncating
+    # GEMM of those (both launches timed: the row's time is the pair's)
+    ("gemm_tf32_2pass", "tf32"),
+    ("gemm_tf32_nt_2pass", "tf32"),
 )
 
 

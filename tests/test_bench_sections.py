@@ -16,6 +16,7 @@ import pytest
 
 import forge
 from bench._env import Bench, Sizes
+from forge import ir
 from oracle.pytest_plugin import require_available
 from tests.test_cuda_fake_driver import OK, device_array, fake_driver, ptr  # noqa: F401
 
@@ -50,9 +51,34 @@ def _model(kernel):
     return run, (8,) * len(body.buffers()) + (record.itemsize,)
 
 
+def _prepass_model(body):
+    """A prepass matmul's first launch: a and b rounded to TF32 into a_tf32 (m x k) and
+    b_tf32 (n x k), row-major, as ``forge/emit/_tf32.py``'s kernel writes them."""
+
+    def run(args, grid, block):
+        dims = dict(zip(("m", "n", "k"), np.frombuffer(args[-1][8:20], np.uint32)))
+        m, n, k = (int(dims[d]) for d in ("m", "n", "k"))
+        a, b, a_tf32, b_tf32 = (
+            device_array(ptr(arg), count, np.float32)
+            for arg, count in zip(args, (m * k, k * n, m * k, n * k))
+        )
+        a_mk = a.reshape(m, k) if body.a_layout == "row" else a.reshape(k, m).T
+        b_nk = b.reshape(n, k) if body.b_layout == "col" else b.reshape(k, n).T
+        a_tf32[:] = ir.to_tf32(a_mk, "rna").reshape(-1)
+        b_tf32[:] = ir.to_tf32(b_nk, "rna").reshape(-1)
+
+    return run, (8, 8, 8, 8, 20)
+
+
 def _simulate(fake, *names):
     for name in names:
         kernel = forge.get_kernel(name)
+        body = kernel.body.pattern
+        if getattr(body, "prepass", False):  # two launches: the rounding, then the GEMM
+            fake.kernels[kernel.entry_point + "_round"] = _prepass_model(body)
+            gemm = ir.kernel(kernel.id, body.entry_body, defaults=kernel.defaults)
+            fake.kernels[kernel.entry_point] = _model(gemm)
+            continue
         fake.kernels[kernel.entry_point] = _model(kernel)
 
     def copy_device_to_device(dst, src, size, stream):
@@ -238,6 +264,8 @@ def test_p9_and_p11_sweep_and_check_ours_then_need_torch_for_their_peers(fake_dr
         "gemm_tf32",
         "gemm_tf32_nt",
         "gemm_tf32rz_nt",
+        "gemm_tf32_2pass",
+        "gemm_tf32_nt_2pass",
         "softmax",
         "rmsnorm",
         "layernorm",
@@ -252,10 +280,12 @@ def test_p9_and_p11_sweep_and_check_ours_then_need_torch_for_their_peers(fake_dr
         rows = p9(env) + p11(env)
     finally:
         env.close()
-    assert [r.target for r in rows] == ["P9"] * 5 + ["P11"] * 16
+    assert [r.target for r in rows] == ["P9"] * 7 + ["P11"] * 16
     assert rows[3].what.startswith("gemm_tf32_nt") and rows[4].what.startswith("gemm_tf32rz_nt")
-    peers, copies = rows[5::2], rows[6::2]
-    for row in rows[:5] + peers:
+    assert rows[5].what.startswith("gemm_tf32_2pass")
+    assert rows[6].what.startswith("gemm_tf32_nt_2pass")
+    peers, copies = rows[7::2], rows[8::2]
+    for row in rows[:7] + peers:
         assert "torch" in row.error, (row.what, row.error)
     assert [r.what.split()[0] for r in copies][-2:] == ["layernorm_bf16", "gelu_bf16"]
     for row in copies:

@@ -66,9 +66,10 @@ def test_ir_expressions_name_the_patterns_dimensions_also_after_a_reshape():
 
 
 def _buffer_traffic(kernel: KernelSpec, size) -> int:
-    """Each storage buffer read once or written once (read and written when inout)."""
+    """Each storage buffer read once or written once (read and written when inout, and
+    when scratch: one launch writes what the next reads)."""
     return sum(
-        (2 if b.inout else 1) * b.byte_size(size)
+        (2 if b.inout or b.scratch else 1) * b.byte_size(size)
         for b in kernel.buffers
         if b.access is not Access.UNIFORM
     )

@@ -18,7 +18,7 @@ from ..errors import InvalidArgument, UnsupportedFeature
 from ..ir._kernel import set_lowering
 from ..kernel import TARGETS
 from ..schedule import Schedule
-from . import _map, _matmul, _mma, _rows, _transpose
+from . import _map, _matmul, _mma, _rows, _tf32, _transpose
 from ._code import CUDA_STATIC_SHARED, EMITTER_VERSION, Emission, ScheduleRefused, used_ops
 from ._dialect import DIALECTS, Unsupported
 
@@ -26,6 +26,8 @@ __all__ = [
     "emit",
     "check",
     "workgroups",
+    "pattern_workgroups",
+    "prepass_workgroups",
     "workgroup_storage_bytes",
     "dynamic_shared_bytes",
     "EMITTER_VERSION",
@@ -90,7 +92,7 @@ def _dynamic_storage(body, schedule: Schedule, target: str) -> int:
     memory: a tensor-core matmul's pipeline over the static 48 KiB, nothing else."""
     if target != "cuda" or body.kind != _matmul.PATTERN or not schedule.mma:
         return 0
-    return _mma.dynamic_storage_bytes(body, schedule)
+    return _mma.dynamic_storage_bytes(body.entry_body, schedule)
 
 
 def dynamic_shared_bytes(body, schedule: Schedule) -> int:
@@ -204,7 +206,13 @@ def workgroups(
     """The dispatch geometry of ``kernel`` at problem ``size``: the pattern's workgroup
     count, capped by ``schedule.max_workgroups`` (the kernel grid-strides over the rest)
     and spilled into y past ``max_per_dimension``."""
-    body = _body_of(kernel)
+    return pattern_workgroups(_body_of(kernel), schedule, size, max_per_dimension)
+
+
+def pattern_workgroups(
+    body, schedule: Schedule, size: int, max_per_dimension: int = 65535
+) -> tuple[int, int, int]:
+    """``workgroups`` of IR pattern ``body`` (one launch of a kernel made of several)."""
     lowering = _LOWERINGS[body.kind]
     lowering.check(body, schedule, None)
     if size < 0:
@@ -218,3 +226,8 @@ def workgroups(
 
 
 set_lowering(sys.modules[__name__])  # IR kernels lower through this module
+
+
+def prepass_workgroups(body, size: int) -> int:
+    """The workgroups of a matmul's rounding prepass at ``size`` (``_tf32``)."""
+    return _tf32.prepass_workgroups(body, size)

@@ -176,7 +176,9 @@ class Emission:
 
     def __init__(self, kernel, schedule: Schedule, dialect: Dialect) -> None:
         self.kernel = kernel
-        self.body = kernel.body.pattern
+        # what the entry point computes: the kernel's body, or the last launch's of a
+        # body of several (a matmul whose prepass launch rounds its operands)
+        self.body = kernel.body.pattern.entry_body
         self.schedule = schedule
         self.d = dialect
         self.code = Code()
@@ -184,6 +186,9 @@ class Emission:
         self._shared: list[str] = []
         self.decls = {decl.name: decl for decl in self.body.buffers()}
         self.vector_arrays: dict[str, int] = {}  # WGSL buffers declared as vectors
+        # WGSL: the name a buffer is declared under where it is not its own (a prepass
+        # matmul's GEMM reads its scratch a_tf32 and b_tf32 as a and b)
+        self.binding_names: dict[str, str] = {}
         self._vector_types: set[tuple[str, int]] = set()  # (dtype, width) moved as vectors
         self.includes: list[str] = []  # headers a lowering needs (CUDA: mma.h)
         self.definitions: list[str] = []  # functions a lowering needs (after the helpers)
@@ -430,7 +435,7 @@ class Emission:
             f"pattern: {body.kind} ({shape})",
             "IR:",
         ]
-        lines += [f"  {text}" for text in body.summary()]
+        lines += [f"  {text}" for text in k.body.pattern.summary()]
         return [f"// {line}".rstrip() for line in lines]
 
     def module(self) -> str:
@@ -460,11 +465,13 @@ class Emission:
                 out.append(f"@group({b.group}) @binding({b.binding}) var<uniform> fg_p: fg_Params;")
             else:
                 mode = "read" if b.access.value == "read" else "read_write"
-                width = self.vector_arrays.get(b.name)
+                name = self.binding_names.get(b.name, b.name)
+                width = self.vector_arrays.get(name)
                 element = self.d.vector(b.element, width) if width else b.element
                 out.append(
                     f"@group({b.group}) @binding({b.binding}) var<storage, {mode}> "
-                    f"{b.name}: array<{element}>;"
+                    f"{name}: array<{element}>;"
+                    + (f"  // buffer {b.name}" if name != b.name else "")
                 )
         out += self._shared
         body = self.code.text()
@@ -510,7 +517,9 @@ class Emission:
         if self.definitions:
             out += ["", "\n\n".join(text.rstrip() for text in self.definitions)]
         params = []
-        for b in k.buffers:
+        for b in k.buffers:  # those the entry body reads and writes, and the uniform
+            if b.access.value != "uniform" and b.name not in self.decls:
+                continue
             if b.access.value == "uniform":
                 params.append("const fg_Params fg_p")
             else:

@@ -56,7 +56,14 @@ def _geometry(schedule) -> tuple[int, int, int, int, int, int, int, int]:
     return bm, bn, bk, (rest[0] if rest else 1), wx, wy, bm // wy, bn // wx
 
 
+def _gemm(body):
+    """The GEMM a kernel of ``body`` runs as its entry point (``Body.entry_body``): a
+    prepass matmul's is that of its rounded operands; the rules and storage are its."""
+    return body.entry_body
+
+
 def check(body, schedule, target: str | None) -> None:
+    body = _gemm(body)
     if schedule.mma:
         _mma.check(body, schedule, target)
         return
@@ -112,10 +119,11 @@ def _operands(body, bm: int, bn: int, bk: int):
 
 def device_features(body, schedule) -> tuple[str, ...]:
     """What a device must offer to run this schedule, beyond its target."""
-    return _mma.device_features(body, schedule) if schedule.mma else ()
+    return _mma.device_features(_gemm(body), schedule) if schedule.mma else ()
 
 
 def storage_bytes(body, schedule, target: str) -> int:
+    body = _gemm(body)
     if schedule.mma:
         return _mma.storage_bytes(body, schedule, target)
     bm, bn, bk, *_ = _geometry(schedule)
@@ -572,6 +580,19 @@ class _NamedRegisters(_MatmulLowering):
 
 
 def lower(em: Emission) -> None:
+    _lower_gemm(em)
+    pattern = em.kernel.body.pattern
+    if pattern.prepass:  # its first launch, defined before the GEMM's entry point
+        if em.d.target == "wgsl":  # the GEMM reads a_tf32 and b_tf32 as a and b
+            em.binding_names.update({"a_tf32": "a", "b_tf32": "b", **_tf32.PREPASS_INPUTS})
+        em.definitions.append(
+            _tf32.prepass_kernel(
+                em.kernel.entry_point, pattern, em.d.target, dict(em.vector_arrays)
+            )
+        )
+
+
+def _lower_gemm(em: Emission) -> None:
     if em.schedule.mma:
         _mma.lower(em)
         return

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from ..errors import UnsupportedFeature
-from ..kernel import TARGETS, Access, BufferSpec, KernelBody, KernelSpec
+from ..kernel import TARGETS, Access, BufferSpec, Dispatch, KernelBody, KernelSpec
 from ..schedule import Schedule
 from ..size import Size, parse_size
 from ._expr import IRError, _name
@@ -45,6 +45,12 @@ class Lowering(Protocol):
     ) -> None: ...
 
     def dynamic_shared_bytes(self, body: Body, schedule: Schedule) -> int: ...
+
+    def pattern_workgroups(
+        self, body: Body, schedule: Schedule, size: Any, max_per_dimension: int = 65535
+    ) -> tuple[int, int, int]: ...
+
+    def prepass_workgroups(self, body: Body, size: Any) -> int: ...
 
 
 _lowering: list[Lowering] = []
@@ -150,6 +156,54 @@ class _DynamicShared:
         return _lowered().dynamic_shared_bytes(self.body, schedule)
 
 
+class _PatternGrid:
+    """The grid of one launch of a kernel made of several: that of ``body``'s own
+    lowering under the launch's schedule (a prepass matmul's GEMM launch)."""
+
+    def __init__(self, body: Body) -> None:
+        self.body = body
+
+    def __call__(self, schedule: Schedule, size: Any) -> tuple[int, int, int]:
+        return _lowered().pattern_workgroups(self.body, schedule, size, 65535)
+
+
+class _PrepassGrid:
+    """The grid of a matmul's rounding prepass: a workgroup per tile of a and of b."""
+
+    def __init__(self, body: Body) -> None:
+        self.body = body
+
+    def __call__(self, schedule: Schedule, size: Any) -> int:
+        return _lowered().prepass_workgroups(self.body, size)
+
+
+#: The rounding prepass's workgroup: 32 x 8 threads over a 32 x 32 tile.
+PREPASS_SCHEDULE = Schedule((32, 8))
+
+
+def _launches(body: Body, entry: str) -> tuple[Dispatch, ...]:
+    """The launches of a kernel of ``body``: none (one launch, the body's) unless it is
+    a matmul with a rounding ``prepass``, which runs ``<entry>_round`` (a and b into
+    a_tf32 and b_tf32) and then ``<entry>``, the GEMM of those (``rounded_operands``)."""
+    if not (isinstance(body, Matmul) and body.prepass):
+        return ()
+    gemm = body.rounded_operands
+    return (
+        Dispatch(
+            f"{entry}_round",
+            grid=_PrepassGrid(body),
+            schedule=PREPASS_SCHEDULE,
+            arguments=("a", "b", "a_tf32", "b_tf32", "params"),
+        ),
+        Dispatch(
+            entry,
+            grid=_PatternGrid(gemm),
+            shared_bytes=_DynamicShared(gemm),
+            arguments=("a_tf32", "b_tf32", "c", "params"),
+        ),
+    )
+
+
 def _shared_bytes(body: Body) -> _DynamicShared | None:
     """What an IR kernel of ``body`` asks for at launch: only a matmul of f16 or bf16
     inputs (the tensor cores' ``mma=1``) may need dynamic shared memory; the others
@@ -181,6 +235,7 @@ def _buffer_specs(body: Body) -> tuple[BufferSpec, ...]:
                 name=decl.name,
                 count=_Count(body, decl),
                 inout=decl.inout,
+                scratch=decl.scratch,
             )
         )
     fields = body.params() + [(name, "u32") for name in body.dim_names]
@@ -275,6 +330,7 @@ def kernel(
         bytes_moved=bytes_moved,
         flops=flops,
         shared_bytes=_shared_bytes(body),
+        launches=_launches(body, entry),
     )
 
 
@@ -290,4 +346,5 @@ def with_shape(spec: KernelSpec, **rules: Any) -> KernelSpec:
         buffers=_buffer_specs(body),
         params=_Dims(body),
         shared_bytes=_shared_bytes(body),
+        launches=_launches(body, spec.entry_point),
     )

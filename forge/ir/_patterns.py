@@ -106,7 +106,8 @@ def _rule(value: Any, dim: str) -> SizeRule:
 class BufferDecl:
     """A buffer of an IR body: its name, element dtype, whether the kernel writes it
     (``output``) and reads its old contents (``inout``), and its extent as a product of
-    problem dimensions."""
+    problem dimensions. A ``scratch`` buffer holds what one launch of the kernel leaves
+    for the next (a matmul's rounding pass): written, not judged."""
 
     name: str
     dtype: str
@@ -114,6 +115,7 @@ class BufferDecl:
     inout: bool
     extent: tuple[str, ...]
     layout: str = ""
+    scratch: bool = False
 
     def count(self, dims: Mapping[str, int]) -> int:
         # math.prod: exact, and a tenth of np.prod's cost on a few ints (every dispatch
@@ -188,7 +190,9 @@ class Body:
             "pattern": self.kind,
             "shape": [[name, rule.describe()] for name, rule in self.shape],
             "buffers": [
-                [b.name, b.dtype, b.output, b.inout, list(b.extent)] for b in self.buffers()
+                [b.name, b.dtype, b.output, b.inout, list(b.extent)]
+                + (["scratch"] if b.scratch else [])
+                for b in self.buffers()
             ],
             "params": [list(p) for p in self.params()],
             **self._describe(),
@@ -196,6 +200,13 @@ class Body:
 
     def _describe(self) -> dict:
         return {}
+
+    @property
+    def entry_body(self) -> Body:
+        """What the kernel's entry point computes: the body itself, or for a body of
+        several launches the last one's (a prepass matmul's GEMM of the rounded
+        operands), which the emitters lower as its entry point."""
+        return self
 
     def summary(self) -> list[str]:
         """The IR a source came from, one line per output, for headers and comments."""
@@ -529,12 +540,23 @@ class Matmul(Body):
     (``to_tf32(..., "rz")``: the low 13 bits dropped), which is what a tensor core reads
     of f32 it is given as it is (cuBLAS's small TF32 GEMMs compute so on the H200; its
     large ones round): no rounding pass, and twice the error of each input's
-    rounding, all of it toward zero."""
+    rounding, all of it toward zero.
+
+    ``prepass`` (TF32 rounded to nearest only) makes the GEMM two launches: the first
+    rounds ``a`` and ``b`` once into the scratch buffers ``a_tf32`` (m x k) and
+    ``b_tf32`` (n x k), both K-major as tensor cores read TF32 (an operand stored along
+    m or n is transposed on the way), and the second multiplies those as they are
+    (``rounded_operands``: the ``"tf32rz"`` GEMM of a row-major a and col-major b, whose
+    truncation leaves rounded values as they are). The rounding then costs one pass over
+    the inputs at memory speed instead of a pass over shared memory in every block
+    that reads a tile, as many times as the other dimension has tiles. Same meaning,
+    same reference; 4 * (m * k + n * k) bytes more memory."""
 
     dtype: str = "f32"
     a_layout: str = "row"
     b_layout: str = "row"
     input_dtype: str = ""
+    prepass: bool = False
     kind = "matmul"
     schedules = (
         Schedule((16, 16), tile=(16, 16, 16)),
@@ -558,6 +580,11 @@ class Matmul(Body):
         for which, layout in (("a", self.a_layout), ("b", self.b_layout)):
             if layout not in _MATRIX_LAYOUTS:
                 raise IRError(f"matmul {which}_layout must be 'row' or 'col', got {layout!r}")
+        if self.prepass and inputs != "tf32":
+            raise IRError(
+                f"matmul prepass=True rounds TF32 inputs once before the GEMM; the inputs "
+                f"are {inputs!r}, which no pass rounds (declare input_dtype='tf32')"
+            )
 
     @property
     def operand_dtype(self) -> str:
@@ -577,19 +604,43 @@ class Matmul(Body):
         (TF32), not stored in it."""
         return self.input_dtype in _ROUNDED_INPUTS
 
+    @property
+    def rounded_operands(self) -> Matmul:
+        """What the second launch of a ``prepass`` GEMM computes: the GEMM of the
+        rounded, K-major ``a_tf32`` and ``b_tf32`` (read as ``a`` and ``b``), which
+        truncates them to TF32, a no-op on rounded values."""
+        return replace(self, a_layout="row", b_layout="col", input_dtype="tf32rz", prepass=False)
+
+    @property
+    def entry_body(self) -> Body:
+        return self.rounded_operands if self.prepass else self
+
     def buffers(self) -> list[BufferDecl]:
-        return [
+        own = [
             BufferDecl("a", self.operand_dtype, False, False, ("m", "k"), self.a_layout),
             BufferDecl("b", self.operand_dtype, False, False, ("k", "n"), self.b_layout),
             BufferDecl("c", self.dtype, True, True, ("m", "n"), "row"),
         ]
+        if self.prepass:  # K-major: a_tf32 is m x k row-major, b_tf32 n x k row-major
+            own += [
+                BufferDecl("a_tf32", "f32", True, False, ("m", "k"), "row", scratch=True),
+                BufferDecl("b_tf32", "f32", True, False, ("k", "n"), "col", scratch=True),
+            ]
+        return own
 
     def params(self) -> list[tuple[str, str]]:
         return [("alpha", self.dtype), ("beta", self.dtype)]
 
     def _describe(self) -> dict:
         mixed = {"input_dtype": self.input_dtype} if self.input_dtype != self.dtype else {}
-        return {"dtype": self.dtype, "a_layout": self.a_layout, "b_layout": self.b_layout, **mixed}
+        passes = {"prepass": True} if self.prepass else {}
+        return {
+            "dtype": self.dtype,
+            "a_layout": self.a_layout,
+            "b_layout": self.b_layout,
+            **mixed,
+            **passes,
+        }
 
     def summary(self) -> list[str]:
         how = "truncated" if self.tf32_rounding == "rz" else "rounded"
@@ -599,9 +650,14 @@ class Matmul(Body):
             if self.input_dtype == self.dtype
             else f"{self.input_dtype} a and b{stored}, {self.dtype} accumulation and c"
         )
+        passes = (
+            "; a and b rounded once into a_tf32 and b_tf32 (K-major) by a first launch"
+            if self.prepass
+            else ""
+        )
         return [
             f"c = alpha * a @ b + beta * c ({precision}; a {self.a_layout}-major, "
-            f"b {self.b_layout}-major; c not read when beta == 0)"
+            f"b {self.b_layout}-major; c not read when beta == 0{passes})"
         ]
 
     @staticmethod
@@ -628,19 +684,26 @@ class Matmul(Body):
 
 
 def matmul(
-    dtype: str = "f32", a_layout: str = "row", b_layout: str = "row", input_dtype: str | None = None
+    dtype: str = "f32",
+    a_layout: str = "row",
+    b_layout: str = "row",
+    input_dtype: str | None = None,
+    prepass: bool = False,
 ) -> Matmul:
     """GEMM pattern ``c = alpha * a @ b + beta * c``; dims ``m = n = k = size`` unless
     reshaped with ``ir.kernel(..., shape={...})``. ``dtype`` is the accumulation and
     output precision; ``input_dtype`` (e.g. ``"bf16"`` with ``"f32"``) that of a and b
     (``"tf32"``: f32 buffers whose values are rounded to TF32 before they multiply;
-    ``"tf32rz"``: truncated to TF32, as a tensor core reads f32 given to it unconverted)."""
+    ``"tf32rz"``: truncated to TF32, as a tensor core reads f32 given to it unconverted).
+    ``prepass=True`` (with ``"tf32"``): a first launch rounds a and b once into scratch
+    buffers, which the GEMM reads (``Matmul``'s docstring)."""
     return Matmul(
         shape=(("m", SIZE), ("n", SIZE), ("k", SIZE)),
         dtype=dtype,
         a_layout=a_layout,
         b_layout=b_layout,
         input_dtype=input_dtype or "",
+        prepass=prepass,
     )
 
 

@@ -287,19 +287,29 @@ _TF32_MEANINGS = {
 }
 
 
-def _tf32_gemm(id: str, b_layout: str, what: str, inputs: str = "tf32") -> KernelSpec:
+def _tf32_gemm(
+    id: str, b_layout: str, what: str, inputs: str = "tf32", prepass: bool = False
+) -> KernelSpec:
     """A GEMM of f32 a and b declared TF32 (``inputs``: ``"tf32"`` rounds them to
-    nearest, ``"tf32rz"`` truncates), with b ``b_layout``-major."""
+    nearest, ``"tf32rz"`` truncates), with b ``b_layout``-major; ``prepass``: rounded
+    once by a first launch into scratch buffers (CUDA only)."""
+    passes = (
+        ", rounded once by a first launch into the scratch buffers a_tf32 and b_tf32 "
+        "(4 * (m * k + k * n) bytes, K-major), which the GEMM multiplies as they are"
+        if prepass
+        else ""
+    )
+    simt = _TF32_SIMT_SCHEDULES
     return ir.kernel(
         id,
-        ir.matmul("f32", b_layout=b_layout, input_dtype=inputs),
+        ir.matmul("f32", b_layout=b_layout, input_dtype=inputs, prepass=prepass),
         description=f"c = alpha * a @ b + beta * c{what}, f32 a and b "
-        f"{_TF32_MEANINGS[inputs]} before they multiply, f32 accumulation and c, "
-        "m = n = k = size",
+        f"{_TF32_MEANINGS[inputs]} before they multiply{passes}, f32 accumulation and "
+        "c, m = n = k = size",
         defaults={"alpha": 1.5, "beta": 0.5},
-        schedules=_TF32_SIMT_SCHEDULES + MMA_TF32_SCHEDULES + WGMMA_TF32_SCHEDULES,
+        schedules=simt + MMA_TF32_SCHEDULES + WGMMA_TF32_SCHEDULES,
         schedule_roles={
-            **{str(s): "big-gpu" for s in _TF32_SIMT_SCHEDULES[2:]},
+            **{str(s): "big-gpu" for s in simt[2:]},
             **{str(s): "tensor-core" for s in MMA_TF32_SCHEDULES + WGMMA_TF32_SCHEDULES},
         },
         domain={name: (-_MIXED_BOUND, _MIXED_BOUND) for name in ("a", "b", "c")},
@@ -310,8 +320,9 @@ def _tf32_gemm(id: str, b_layout: str, what: str, inputs: str = "tf32") -> Kerne
         # their register path
         test_sizes=_MIXED_SIZES + (136,),
         tags=("linalg",),
-        # f32 a and b read once, c read and written
-        bytes_moved="4*(m*k + k*n) + 8*m*n",
+        # f32 a and b read once, c read and written; a prepass writes the rounded a and
+        # b, which the GEMM reads once more
+        bytes_moved="12*(m*k + k*n) + 8*m*n" if prepass else "4*(m*k + k*n) + 8*m*n",
         flops="2*m*n*k",
     )
 
@@ -324,4 +335,21 @@ GEMM_TF32_NT = _tf32_gemm("gemm_tf32_nt", "col", _NT)
 # operands K-major, as wgmma reads TF32)
 GEMM_TF32RZ_NT = _tf32_gemm("gemm_tf32rz_nt", "col", _NT, "tf32rz")
 
-KERNELS = (GEMM, TRANSPOSE, GEMM_F16, GEMM_BF16, GEMM_TF32, GEMM_TF32_NT, GEMM_TF32RZ_NT)
+# gemm_tf32 and gemm_tf32_nt in two launches: a and b rounded once into scratch buffers
+# (K-major), then the truncating tensor-core GEMM of those, which needs no rounding pass
+# over shared memory in every block (issue 18's P9: that pass cost TF32 40 %). Same
+# meaning and reference as the one-launch kernels; CUDA only.
+GEMM_TF32_2PASS = _tf32_gemm("gemm_tf32_2pass", "row", "", prepass=True)
+GEMM_TF32_NT_2PASS = _tf32_gemm("gemm_tf32_nt_2pass", "col", _NT, prepass=True)
+
+KERNELS = (
+    GEMM,
+    TRANSPOSE,
+    GEMM_F16,
+    GEMM_BF16,
+    GEMM_TF32,
+    GEMM_TF32_NT,
+    GEMM_TF32RZ_NT,
+    GEMM_TF32_2PASS,
+    GEMM_TF32_NT_2PASS,
+)
