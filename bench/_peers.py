@@ -225,8 +225,9 @@ def _p9(env: Bench, name: str, dtype: str) -> Row:
             cublas += f", so not judged: this kernel {kernel_does}"
     return Row(
         "P9",
-        f"gemm {size}^3 {dtype} in{', b col-major' if b_col else ''}, f32 accumulate, "
-        f"CUDA tensor cores ({_PATHS[lowering(schedule)]})",
+        f"gemm {size}^3 {dtype} in{', b col-major' if b_col else ''}"
+        f"{', rounded once by a first launch' if kernel.body.pattern.prepass else ''}, "
+        f"f32 accumulate, CUDA tensor cores ({_PATHS[lowering(schedule)]})",
         f"torch.matmul{'(a, w.t())' if b_col else ''} "
         f"{'f32, allow_tf32' if rounding else dtype} (cuBLAS)",
         base,
