@@ -202,3 +202,20 @@ def test_the_oracle_fails_a_prepass_that_does_not_transpose(request, monkeypatch
             _skip_without_wgmma(ctx, schedule)
             ev = oracle.evaluate(ctx, kernel, schedule, size=264, samples=1)
             assert not ev.passed, ev.report()
+
+
+@pytest.mark.parametrize("backend", ["wgpu", "cuda"])
+def test_a_prepass_grid_smaller_than_its_tiles_strides_over_them(request, monkeypatch, backend):
+    """At most ``PREPASS_MAX_WORKGROUPS`` workgroups, each striding over the tiles past
+    the grid: capped at 3 here, every workgroup rounds several tiles of a and of b, and
+    with b row-major transposes some through workgroup memory it reuses (the barrier
+    after each tile)."""
+    require_available(request.config, backend)
+    monkeypatch.setattr(_tf32, "PREPASS_MAX_WORKGROUPS", 3)
+    kernel = _prepass("col", "row", id="tf32_prepass_strided")
+    first = kernel.steps(None, SCHEDULES[backend][0], 130)[0]
+    assert first.workgroups == (3, 1, 1)
+    with forge.open_context(backend) as ctx:
+        for schedule in SCHEDULES[backend][:1]:
+            ev = oracle.evaluate(ctx, kernel, schedule, size=130, samples=1)
+            assert ev.passed, ev.report()
