@@ -572,3 +572,137 @@ def emulate_matmul(
         int(counts["sync"]),
         int(counts["words"]),
     )
+
+
+# -- a TF32 matmul's rounding prepass (forge/emit/_tf32.py) ------------------------------
+_PREPASS_PRELUDE = r"""
+#include <barrier>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+#define __global__
+#define __device__
+#define __forceinline__ inline
+#define __launch_bounds__(n)
+#define __restrict__
+#define __shared__ static
+
+struct fg_dim3 { unsigned int x, y, z; };
+static thread_local fg_dim3 threadIdx;
+static fg_dim3 blockIdx, gridDim;
+static std::barrier<>* fg_block;
+static inline void __syncthreads() { fg_block->arrive_and_wait(); }
+static inline unsigned int __float_as_uint(float x) {
+    unsigned int u;
+    std::memcpy(&u, &x, 4);
+    return u;
+}
+static inline float __uint_as_float(unsigned int u) {
+    float x;
+    std::memcpy(&x, &u, 4);
+    return x;
+}
+
+struct fg_Params { float alpha; float beta; unsigned int m; unsigned int n; unsigned int k; };
+"""
+
+_PREPASS_DRIVER = r"""
+static std::vector<float> fg_load(const std::string& path, size_t count) {
+    std::vector<float> data(count);
+    FILE* f = std::fopen(path.c_str(), "rb");
+    if (!f || std::fread(data.data(), 4, count, f) != count) std::exit(3);
+    std::fclose(f);
+    return data;
+}
+
+int main(int argc, char** argv) {
+    if (argc != 6) return 2;
+    const std::string dir = argv[1];
+    fg_Params p{1.0f, 0.0f, (unsigned)std::strtoul(argv[2], nullptr, 10),
+                (unsigned)std::strtoul(argv[3], nullptr, 10),
+                (unsigned)std::strtoul(argv[4], nullptr, 10)};
+    const unsigned int blocks = std::strtoul(argv[5], nullptr, 10);
+    const size_t a_count = (size_t)p.m * p.k, b_count = (size_t)p.k * p.n;
+    std::vector<float> a = fg_load(dir + "/a.bin", a_count), b = fg_load(dir + "/b.bin", b_count);
+    // NaN where the prepass writes nothing: an element it leaves out shows
+    std::vector<float> a_tf32(a_count, __uint_as_float(0x7fc00001u));
+    std::vector<float> b_tf32(b_count, __uint_as_float(0x7fc00001u));
+    gridDim = fg_dim3{blocks, 1, 1};
+    for (unsigned int block = 0; block < blocks; ++block) {
+        blockIdx = fg_dim3{block, 0, 0};
+        std::barrier<> barrier(256);
+        fg_block = &barrier;
+        std::vector<std::thread> pool;
+        for (unsigned int t = 0; t < 256; ++t)
+            pool.emplace_back([&, t]() {
+                threadIdx = fg_dim3{t % 32u, t / 32u, 0u};
+                FG_ENTRY(a.data(), b.data(), a_tf32.data(), b_tf32.data(), p);
+            });
+        for (std::thread& t : pool) t.join();
+    }
+    FILE* out = std::fopen((dir + "/out.bin").c_str(), "wb");
+    std::fwrite(a_tf32.data(), 4, a_count, out);
+    std::fwrite(b_tf32.data(), 4, b_count, out);
+    std::fclose(out);
+    return 0;
+}
+"""
+
+
+def emulate_prepass(
+    body, a: np.ndarray, b: np.ndarray, dims: dict[str, int], blocks: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Run the CUDA text of ``body``'s rounding prepass (a TF32 ``ir.matmul`` with
+    ``prepass=True``) on the host, a host thread per CUDA thread and ``__syncthreads``
+    a barrier of the block's, over ``blocks`` blocks (default: the launch's grid, which
+    strides over the tiles past it). Returns (a_tf32, b_tf32) as written, NaN (payload
+    1) where nothing was."""
+    import forge
+    from forge.emit import _tf32
+
+    cxx = compiler()
+    assert cxx is not None
+    m, n, k = dims["m"], dims["n"], dims["k"]
+    blocks = blocks or _tf32.prepass_workgroups(body, forge.Size({"m": m, "n": n, "k": k}))
+    text = (
+        "#define FG_ENTRY fg_emulated_round\n"
+        + _PREPASS_PRELUDE
+        + _tf32.prepass_kernel("fg_emulated", body, "cuda").replace('extern "C" ', "")
+        + _PREPASS_DRIVER
+    )
+    flags = ("-std=c++20", "-O1", "-pthread", *_sanitizer_flags(cxx))
+    key = hashlib.sha256((text + " ".join(flags) + cxx).encode()).hexdigest()[:24]
+    binary = _CACHE / f"prepass-{key}"
+    if not binary.exists():
+        _CACHE.mkdir(parents=True, exist_ok=True)
+        cpp = _CACHE / f"prepass-{key}.cpp"
+        cpp.write_text(text)
+        partial = binary.with_suffix(f".{os.getpid()}.tmp")
+        result = subprocess.run(
+            [cxx, *flags, str(cpp), "-o", str(partial)], capture_output=True, text=True
+        )
+        if result.returncode:
+            raise AssertionError(f"the emulation did not compile:\n{result.stderr[-4000:]}")
+        partial.replace(binary)
+    with tempfile.TemporaryDirectory() as tmp:
+        np.ascontiguousarray(a, np.float32).tofile(f"{tmp}/a.bin")
+        np.ascontiguousarray(b, np.float32).tofile(f"{tmp}/b.bin")
+        env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+        result = subprocess.run(
+            [str(binary), tmp, str(m), str(n), str(k), str(blocks)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=600,
+        )
+        if result.returncode:
+            raise AssertionError(
+                f"the emulated prepass failed ({result.returncode}):\n{result.stderr[-4000:]}"
+            )
+        out = np.fromfile(f"{tmp}/out.bin", np.float32)
+    return out[: m * k], out[m * k :]

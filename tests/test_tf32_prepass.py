@@ -12,6 +12,7 @@ transpose."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
 import forge
@@ -27,6 +28,7 @@ from forge.kernels.linalg import (
     WGMMA_TF32_SCHEDULES,
 )
 from oracle.pytest_plugin import require_available
+from tests.cuda_emulation import compiler, emulate_prepass
 
 LAYOUTS = [("row", "row"), ("col", "row"), ("row", "col"), ("col", "col")]
 # one of each path: wgmma (Hopper), mma.sync (sm_80 on), the SIMT baseline
@@ -219,3 +221,24 @@ def test_a_prepass_grid_smaller_than_its_tiles_strides_over_them(request, monkey
         for schedule in SCHEDULES[backend][:1]:
             ev = oracle.evaluate(ctx, kernel, schedule, size=130, samples=1)
             assert ev.passed, ev.report()
+
+
+# -- the CUDA prepass on the host (tests/cuda_emulation.py) -------------------------------
+@pytest.mark.skipif(compiler() is None, reason="no host C++ compiler (g++ or clang++)")
+@pytest.mark.parametrize("a_layout, b_layout", LAYOUTS)
+def test_the_cuda_prepass_rounds_and_transposes_every_element_on_the_host(a_layout, b_layout):
+    """The CUDA text itself, a host thread per CUDA thread: every element of a_tf32 and
+    b_tf32 is the rounded element of a and b in K-major order, none left unwritten, at a
+    size that fills no tile and one with more tiles than the grid has blocks."""
+    body = _prepass(a_layout, b_layout).body.pattern
+    rng = np.random.default_rng(7)
+    for dims, blocks in (({"m": 67, "n": 33, "k": 45}, None), ({"m": 96, "n": 64, "k": 70}, 5)):
+        m, n, k = dims["m"], dims["n"], dims["k"]
+        # values with low bits at and around a tie, so that rounding and truncating differ
+        a = (rng.standard_normal(m * k) * 3).astype(np.float32)
+        b = (rng.standard_normal(k * n) * 3).astype(np.float32)
+        got_a, got_b = emulate_prepass(body, a, b, dims, blocks)
+        a_mk = a.reshape(m, k) if a_layout == "row" else a.reshape(k, m).T
+        b_nk = b.reshape(n, k) if b_layout == "col" else b.reshape(k, n).T
+        np.testing.assert_array_equal(got_a, ir.to_tf32(a_mk, "rna").reshape(-1))
+        np.testing.assert_array_equal(got_b, ir.to_tf32(b_nk, "rna").reshape(-1))
