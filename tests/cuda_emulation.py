@@ -471,8 +471,6 @@ class Emulated:
 
 
 def _program(source: str, entry: str, inputs: str, pending: int, early: bool, smem: int) -> Path:
-    cxx = compiler()
-    assert cxx is not None
     body = re.sub(r"^#include <cuda_\w+\.h>\n", "", source, flags=re.M)
     body = re.sub(  # dynamic shared memory: the launch's bytes, here a static array
         r"extern __shared__ (__align__\(\d+\)) unsigned char fg_smem\[\];",
@@ -490,14 +488,21 @@ def _program(source: str, entry: str, inputs: str, pending: int, early: bool, sm
         f"#define FG_ELEMENT {'uint32_t' if tf32 else 'uint16_t'}\n"
         f"#define FG_ENTRY {entry}\n#include <string>\n"
     )
-    text = defines + _PRELUDE + body + _DRIVER
+    return _built(defines + _PRELUDE + body + _DRIVER, "mma")
+
+
+def _built(text: str, prefix: str) -> Path:
+    """The host program of C++ ``text``, compiled once (cached by its text, flags and
+    compiler) with AddressSanitizer where the compiler has it."""
+    cxx = compiler()
+    assert cxx is not None
     flags = ("-std=c++20", "-O1", "-pthread", *_sanitizer_flags(cxx))
     key = hashlib.sha256((text + " ".join(flags) + cxx).encode()).hexdigest()[:24]
-    binary = _CACHE / f"mma-{key}"
+    binary = _CACHE / f"{prefix}-{key}"
     if binary.exists():
         return binary
     _CACHE.mkdir(parents=True, exist_ok=True)
-    cpp = _CACHE / f"mma-{key}.cpp"
+    cpp = _CACHE / f"{prefix}-{key}.cpp"
     cpp.write_text(text)
     partial = binary.with_suffix(f".{os.getpid()}.tmp")
     result = subprocess.run(
@@ -665,30 +670,15 @@ def emulate_prepass(
     import forge
     from forge.emit import _tf32
 
-    cxx = compiler()
-    assert cxx is not None
     m, n, k = dims["m"], dims["n"], dims["k"]
     blocks = blocks or _tf32.prepass_workgroups(body, forge.Size({"m": m, "n": n, "k": k}))
-    text = (
+    binary = _built(
         "#define FG_ENTRY fg_emulated_round\n"
         + _PREPASS_PRELUDE
         + _tf32.prepass_kernel("fg_emulated", body, "cuda").replace('extern "C" ', "")
-        + _PREPASS_DRIVER
+        + _PREPASS_DRIVER,
+        "prepass",
     )
-    flags = ("-std=c++20", "-O1", "-pthread", *_sanitizer_flags(cxx))
-    key = hashlib.sha256((text + " ".join(flags) + cxx).encode()).hexdigest()[:24]
-    binary = _CACHE / f"prepass-{key}"
-    if not binary.exists():
-        _CACHE.mkdir(parents=True, exist_ok=True)
-        cpp = _CACHE / f"prepass-{key}.cpp"
-        cpp.write_text(text)
-        partial = binary.with_suffix(f".{os.getpid()}.tmp")
-        result = subprocess.run(
-            [cxx, *flags, str(cpp), "-o", str(partial)], capture_output=True, text=True
-        )
-        if result.returncode:
-            raise AssertionError(f"the emulation did not compile:\n{result.stderr[-4000:]}")
-        partial.replace(binary)
     with tempfile.TemporaryDirectory() as tmp:
         np.ascontiguousarray(a, np.float32).tofile(f"{tmp}/a.bin")
         np.ascontiguousarray(b, np.float32).tofile(f"{tmp}/b.bin")

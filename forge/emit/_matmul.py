@@ -56,14 +56,9 @@ def _geometry(schedule) -> tuple[int, int, int, int, int, int, int, int]:
     return bm, bn, bk, (rest[0] if rest else 1), wx, wy, bm // wy, bn // wx
 
 
-def _gemm(body):
-    """The GEMM a kernel of ``body`` runs as its entry point (``Body.entry_body``): a
-    prepass matmul's is that of its rounded operands; the rules and storage are its."""
-    return body.entry_body
-
-
 def check(body, schedule, target: str | None) -> None:
-    body = _gemm(body)
+    # a prepass matmul's rules and storage are its GEMM's (of the rounded operands)
+    body = body.entry_body
     if schedule.mma:
         _mma.check(body, schedule, target)
         return
@@ -119,11 +114,11 @@ def _operands(body, bm: int, bn: int, bk: int):
 
 def device_features(body, schedule) -> tuple[str, ...]:
     """What a device must offer to run this schedule, beyond its target."""
-    return _mma.device_features(_gemm(body), schedule) if schedule.mma else ()
+    return _mma.device_features(body.entry_body, schedule) if schedule.mma else ()
 
 
 def storage_bytes(body, schedule, target: str) -> int:
-    body = _gemm(body)
+    body = body.entry_body
     if schedule.mma:
         return _mma.storage_bytes(body, schedule, target)
     bm, bn, bk, *_ = _geometry(schedule)

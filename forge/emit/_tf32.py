@@ -52,7 +52,7 @@ __all__ = [
 SCALAR = "fg_tf32"
 VECTOR = "fg_tf32x4"
 
-_WGSL = """\
+_WGSL_SCALAR = """\
 // x rounded to TF32 as cvt.rna.tf32.f32 rounds (forge.ir.to_tf32): half a TF32 ulp added
 // to the magnitude, the low 13 bits cleared; an infinity or a NaN is kept as it is (the
 // choice is made on the bits, so no float but x and the result is formed)
@@ -61,7 +61,11 @@ fn fg_tf32(x: f32) -> f32 {
     let special = (bits & 0x7f800000u) == 0x7f800000u;
     return bitcast<f32>(select((bits + 0x1000u) & 0xffffe000u, bits, special));
 }
+"""
 
+_WGSL = (
+    _WGSL_SCALAR
+    + """
 fn fg_tf32x4(x: vec4<f32>) -> vec4<f32> {
     let bits = bitcast<vec4<u32>>(x);
     let special = (bits & vec4<u32>(0x7f800000u)) == vec4<u32>(0x7f800000u);
@@ -69,6 +73,7 @@ fn fg_tf32x4(x: vec4<f32>) -> vec4<f32> {
     return bitcast<vec4<f32>>(select(rounded, bits, special));
 }
 """
+)
 
 _CUDA = """\
 // x rounded to TF32 as cvt.rna.tf32.f32 rounds (forge.ir.to_tf32), on any architecture:
@@ -175,8 +180,8 @@ def prepass_kernel(entry: str, body, target: str, vectors=None) -> str:
     t, last = PREPASS_TILE, PREPASS_TILE - 1
     tiles_b = f"((fg_p.k + {last}u) / {t}u) * ((fg_p.n + {last}u) / {t}u)"
     tiles_a = f"((fg_p.m + {last}u) / {t}u) * ((fg_p.k + {last}u) / {t}u)"
-    rounding = ROUNDING[target].split("\n\nfn fg_tf32x4")[0]  # the scalar function
-    rounding = rounding.replace("fg_tf32(", f"{_PREPASS_ROUNDING}(")
+    scalar = {"wgsl": _WGSL_SCALAR, "cuda": _CUDA}[target]
+    rounding = scalar.replace("fg_tf32(", f"{_PREPASS_ROUNDING}(")
     if target == "cuda":
         return f"""{rounding}
 {_comment(entry, body)}
