@@ -17,6 +17,10 @@ one fed.
   with WGSL's register loops written out and vec4 (the shape P10's best has) that the
   emitter and the adapter take, in TFLOP/s, each output's first 64 rows (set to NaN
   before) against float64, fastest last.
+- ``wgsl-checks``: what naga's runtime checks cost on wgpu: ``gemm`` at SIZE^3 (each
+  output's first 64 rows against float64, and the two outputs compared) and the row
+  kernels at ROWS x COLS, in a context with the checks (a clamp of each array index, a
+  counter bounding each loop) and in one with ``shader_checks=False``.
 - ``gemm-stores``: ``gemm`` at SIZE^3 on wgpu (and CUDA where present) under the given
   schedules (P10's and P4's best by default), as emitted and with A's tile loaded
   across 32 rows a warp instead of 8: as emitted, a warp's
@@ -211,11 +215,11 @@ def _gemm_problem(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return a, b, (a64[:_GEMM_ROWS] @ b64).reshape(-1)
 
 
-def _gemm_context(backend: str, size: int):
+def _gemm_context(backend: str, size: int, **options):
     """A context sized for a, b and c of a ``size``-cubed gemm (a and b in the read slab
     on wgpu, which holds half of the capacity)."""
     capacity = 6 * size * size * 4 + (64 << 20)
-    options = {"topology": _GEMM_TOPOLOGY} if backend == "wgpu" else {}
+    options.update({"topology": _GEMM_TOPOLOGY} if backend == "wgpu" else {})
     return forge.open_context(backend, capacity_bytes=capacity, **options)
 
 
@@ -302,12 +306,66 @@ def gemm_stores(size: int, schedules: dict[str, list[Schedule]]) -> None:
                     lowering._slot_coordinates = emitted  # type: ignore[method-assign]
 
 
+def wgsl_checks(size: int, rows: int, cols: int, gemm: list[Schedule], row: list[Schedule]) -> None:
+    kernel = forge.get_kernel("gemm")
+    a, b, want = _gemm_problem(size)
+    contexts = [(_gemm_context("wgpu", size, shader_checks=c), c) for c in (True, False)]
+    print(f"{contexts[0][0].adapter.name}, gemm {size}^3 f32, TFLOP/s", flush=True)
+    for schedule in gemm:
+        first = None
+        for ctx, checks in contexts:
+            c = np.zeros(size * size, np.float32)
+            views = bind_views(ctx, kernel, size, {"a": a, "b": b, "c": c}, alpha=1.0, beta=0.0)
+            out = views[output_index(kernel)]
+            seconds = device_seconds(ctx, kernel, views, size, _WARM)
+            tflops, error = _gemm_measure(ctx, seconds, out, schedule, size, want)
+            got = ctx.read_buffer_f32(out)
+            first = got if first is None else first
+            same = "same output" if np.array_equal(got, first) else "differs"
+            print(
+                f"{str(schedule):48s} checks {'on ' if checks else 'off'} {tflops:6.1f}  "
+                f"max rel err {error:.1e}  {same}",
+                flush=True,
+            )
+            ctx.clear_transient_allocations()
+    for ctx, _ in contexts:
+        ctx.close()
+    rng = np.random.default_rng(1)
+    x = rng.uniform(-4, 4, rows * cols).astype(np.float32)
+    topology = MemoryTopology.split_by_usage(read=1000, read_write=1000, resident=1)
+    capacity = 4 * x.nbytes + (64 << 20)
+    print(f"{rows} x {cols} f32, GB/s of one read + one write", flush=True)
+    for checks in (True, False):
+        with forge.open_context(
+            "wgpu", capacity_bytes=capacity, topology=topology, shader_checks=checks
+        ) as ctx:
+            for name, kernel in _rows_kernels(rows, cols):
+                ctx.clear_transient_allocations()
+                data = {
+                    s.name: x if s.name == "x" else np.ones(cols, np.float32) for s in kernel.inputs
+                }
+                views = bind_views(ctx, kernel, cols, data)
+                for schedule in row:
+                    timed = device_seconds(ctx, kernel, views, cols, _WARM)(schedule)
+                    gbps = 2 * x.nbytes / timed / 1e9
+                    state = "on " if checks else "off"
+                    print(f"{name:10s} {str(schedule):28s} checks {state} {gbps:7.0f}", flush=True)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.probes", description=__doc__.split("\n")[0]
     )
     parser.add_argument(
-        "name", choices=("wgsl-rows", "row-means", "tf32-rounding", "wgsl-gemm", "gemm-stores")
+        "name",
+        choices=(
+            "wgsl-rows",
+            "row-means",
+            "tf32-rounding",
+            "wgsl-gemm",
+            "gemm-stores",
+            "wgsl-checks",
+        ),
     )
     parser.add_argument("--rows", type=int, default=4096)
     parser.add_argument("--cols", type=int, default=32768)
@@ -342,6 +400,20 @@ def main(argv: list[str] | None = None) -> int:
         )
     elif args.name == "wgsl-gemm":
         wgsl_gemm(args.size)
+    elif args.name == "wgsl-checks":
+        from bench._wgpu_gemm import WGSL_GEMM_SCHEDULES
+
+        wgsl_checks(
+            args.size,
+            args.rows,
+            args.cols,
+            [WGSL_GEMM_SCHEDULES[i] for i in (8, 7, 0)],
+            given
+            or [
+                Schedule((1024, 1), items_per_invocation=8, vector_width=4),
+                Schedule((256, 1), items_per_invocation=4, vector_width=4),
+            ],
+        )
     elif args.name == "gemm-stores":
         from bench._wgpu_gemm import WGSL_GEMM_SCHEDULES
 

@@ -58,3 +58,16 @@ def test_gemm_stores_times_both_mappings_and_both_compute_the_product(request, c
     assert variants[:2] == ["emitted", "rows-across"]
     errors = [float(line.rsplit("max rel err ", 1)[1]) for line in lines]
     assert errors and all(error < 1e-5 for error in errors)  # NaN (c unwritten) fails too
+
+
+def test_wgsl_checks_times_both_contexts_and_their_outputs_agree(request, capsys):
+    require_available(request.config, "wgpu")
+    probes.main(["wgsl-checks", "--size", "128", "--rows", "3", "--cols", "512"])
+    lines = capsys.readouterr().out.splitlines()
+    gemm = [line for line in lines if "max rel err" in line]
+    assert [line.split()[2] for line in gemm] == ["on", "off"] * 3
+    assert all(line.endswith("same output") for line in gemm)
+    errors = [float(line.split("max rel err ")[1].split()[0]) for line in gemm]
+    assert all(error < 1e-5 for error in errors)  # NaN (c unwritten) fails too
+    rows = [line for line in lines if re.match(r"(y = 2x|rmsnorm|softmax|layernorm) ", line)]
+    assert len(rows) == 16 and sum("checks off" in line for line in rows) == 8

@@ -257,3 +257,19 @@ def test_an_unknown_type_text_warms_nothing_and_leaves_the_lazy_path():
     before = dict(_native.ffi._parsed_types)
     assert _native.warm_type_cache(("WGPUNoSuchType *",)) == 0
     assert _native.ffi._parsed_types == before
+
+
+def test_a_module_without_runtime_checks_is_made_and_bad_wgsl_raises_as_usual(device):
+    good = (
+        "@group(0) @binding(0) var<storage, read_write> y: array<f32>;\n"
+        "@compute @workgroup_size(1) fn main() { var t = array<f32, 2>(1.0, 2.0); "
+        "for (var k = 0u; k < 2u; k++) { y[k] = t[k]; } }"
+    )
+    module = _native.create_unchecked_shader_module(device, "unchecked", good)
+    assert isinstance(module, wgpu.GPUShaderModule)
+    device.create_compute_pipeline(layout="auto", compute={"module": module, "entry_point": "main"})
+    bad = good.replace("t[k]", "t[k] + nowhere")
+    with pytest.raises(wgpu.GPUValidationError, match="nowhere"):
+        device.create_shader_module(code=bad)
+    with pytest.raises(wgpu.GPUValidationError, match="nowhere"):
+        _native.create_unchecked_shader_module(device, "bad", bad)

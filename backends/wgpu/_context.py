@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import wgpu
 
+from forge import _checks
 from forge.allocator import SlabAllocator
 from forge.errors import DeviceLost, GpuValidation, InvalidArgument
 from forge.kernel import KernelSpec
@@ -90,6 +91,15 @@ class WgpuComputeContext(SlabContext):
     ``power_preference`` or ``adapter_index`` (into ``wgpu.gpu.enumerate_adapters``)
     picks the adapter; ``timestamps=False`` forces host-clock timing; ``topology``
     overrides the usage split (``MemoryTopology.split_by_usage()`` by default).
+
+    ``shader_checks=False`` makes every shader module through wgpu-native's trusted
+    path, without naga's runtime checks: no clamp of each array index and no counter
+    bounding each loop (``_native.create_unchecked_shader_module``). What a kernel
+    computes within bounds is the same; an index out of range is then undefined
+    behaviour instead of a clamped access. It is for timing kernels that have passed the
+    oracle the way production code built on wgpu-native would run them (P10 measures
+    both); the default keeps the checks, which is what a verifier of unknown kernels
+    wants.
     """
 
     backend_name = "wgpu"
@@ -103,9 +113,14 @@ class WgpuComputeContext(SlabContext):
         adapter_index: int | None = None,
         timestamps: bool = True,
         topology: MemoryTopology | None = None,
+        shader_checks: bool = True,
     ) -> None:
         capacity_bytes = self._checked_capacity(capacity_bytes)
         check_options(power_preference, timestamps, topology)
+        if not isinstance(shader_checks, (bool, np.bool_)):
+            raise InvalidArgument(
+                f"shader_checks must be True or False, got {_checks.shown(shader_checks)}"
+            )
         adapter = select_adapter(power_preference, adapter_index)
         features = optional_features(adapter, timestamps=bool(timestamps))
         device = request_device(adapter, features)
@@ -119,6 +134,7 @@ class WgpuComputeContext(SlabContext):
             SlabAllocator(capacity_bytes, alignment, topology or MemoryTopology.split_by_usage())
         )
         self._device = device
+        self._shader_checks = bool(shader_checks)
         self._queue = device.queue
         self._adapter = self._identity(adapter)
         self._constraints = self._read_constraints(adapter, device)
@@ -160,6 +176,11 @@ class WgpuComputeContext(SlabContext):
             cooperative_matrix="cooperative-matrix" in features,
             timestamp_query="timestamp-query" in features,
         )
+
+    @property
+    def shader_checks(self) -> bool:
+        """Whether naga's runtime checks are in this context's shader modules."""
+        return self._shader_checks
 
     @property
     def timing_source(self) -> str:
@@ -368,9 +389,11 @@ class WgpuComputeContext(SlabContext):
         groups = self._group_entries(kernel, launch.accesses)
         what = f"compiling kernel {kernel.id} under {launch.schedule}"
         try:
-            module = self._device.create_shader_module(
-                label=kernel.id, code=naga_source(source or "", self._device.features)
-            )
+            code = naga_source(source or "", self._device.features)
+            if self._shader_checks:
+                module = self._device.create_shader_module(label=kernel.id, code=code)
+            else:
+                module = _native.create_unchecked_shader_module(self._device, kernel.id, code)
             layouts = tuple(
                 self._device.create_bind_group_layout(entries=entries) for entries in groups
             )

@@ -1,14 +1,15 @@
 """Every use of wgpu-py's private internals, in one place.
 
 wgpu-py 0.32 exposes neither submission indices, a bounded wait for one, the queue's
-timestamp period, an adapter's subgroup sizes, nor whether a device was destroyed; and
-it gives no way to keep a device that may still be running alive past its Python
-object. The wgpu backend needs all of it, so it reaches under wgpu-py's public API
-here, and only here: wgpu-native's C functions through wgpu-py's cffi handles
-(``lib``, ``ffi``, and ``_api.libf``, the same functions wrapped to raise wgpu's
-errors), the native handle of each wgpu-py object (``_internal``), a device's
-queue (``_queue``) and poll thread (``_poller``), and the buffer map mode
-``"READ_NOSYNC"`` wgpu-py keeps for its own use.
+timestamp period, an adapter's subgroup sizes, whether a device was destroyed, nor
+wgpu-native's shader modules without runtime checks; and it gives no way to keep a
+device that may still be running alive past its Python object. The wgpu backend needs
+all of it, so it reaches under wgpu-py's public API here, and only here: wgpu-native's
+C functions through wgpu-py's cffi handles (``lib``, ``ffi``, and ``_api.libf``, the
+same functions wrapped to raise wgpu's errors), the native handle of each wgpu-py
+object (``_internal``), a device's queue (``_queue``) and poll thread (``_poller``),
+the buffer map mode ``"READ_NOSYNC"`` wgpu-py keeps for its own use, and the helpers
+its ``create_shader_module`` builds a module with (``API_HELPERS``).
 
 None of that is promised by wgpu-py, so it is checked for the versions it was written
 against (``SUPPORTED``, the pin in ``pyproject.toml``): importing this module under
@@ -53,6 +54,7 @@ __all__ = [
     "abandon",
     "PARSED_TYPES",
     "warm_type_cache",
+    "create_unchecked_shader_module",
 ]
 
 #: The wgpu-py releases these internals were written for and checked on: the pin of
@@ -74,11 +76,13 @@ LIBF_FUNCTIONS = (
     "wgpuAdapterGetInfo",
     "wgpuAdapterInfoFreeMembers",
     "wgpuDeviceDestroy",
+    "wgpuDeviceCreateShaderModuleTrusted",
 )
 LIB_NAMES = (
     "wgpuQueueGetTimestampPeriod",
     "WGPUCallbackMode_AllowProcessEvents",
     "WGPUQueueWorkDoneStatus_Success",
+    "WGPUSType_ShaderSourceWGSL",
 )
 C_TYPES = (
     "WGPUCommandBuffer[]",
@@ -86,11 +90,17 @@ C_TYPES = (
     "WGPUQueueWorkDoneCallbackInfo *",
     "WGPUAdapterInfo *",
     "uintptr_t",
+    "WGPUShaderSourceWGSL *",
+    "WGPUShaderModuleDescriptor *",
 )
 STRUCT_FIELDS = {
     "WGPUAdapterInfo": ("subgroupMinSize", "subgroupMaxSize"),
     "WGPUQueueWorkDoneCallbackInfo": ("mode", "callback", "userdata1"),
+    "WGPUShaderSourceWGSL": ("chain", "code"),
+    "WGPUShaderModuleDescriptor": ("nextInChain", "label"),
 }
+#: wgpu-py's own helpers for building a shader module, in ``_api``
+API_HELPERS = ("new_struct_p", "to_c_string_view", "GPUShaderModule")
 OBJECT_ATTRIBUTES = {
     "GPUAdapter": ("_internal",),
     "GPUDevice": ("_internal", "_queue", "_poller"),
@@ -254,6 +264,9 @@ def missing_internals() -> list[str]:
             missing.append(f"the C struct {struct!r} in wgpu.backends.wgpu_native.ffi")
             continue
         missing += [f"the field {struct}.{name}" for name in fields if name not in present]
+    missing += [
+        f"wgpu.backends.wgpu_native._api.{name}" for name in API_HELPERS if not hasattr(_api, name)
+    ]
     for cls in OBJECT_ATTRIBUTES:
         if not hasattr(_wgpu_native, cls):
             missing.append(f"wgpu.backends.wgpu_native.{cls}")
@@ -293,6 +306,35 @@ def timestamp_period_ns(queue) -> float:
     (unless the instance enables automatic timestamp normalisation, which wgpu-py does
     not): ns = ticks * this period."""
     return float(lib.wgpuQueueGetTimestampPeriod(queue._internal))
+
+
+# -- shader modules -----------------------------------------------------------------
+
+#: wgpu-native's ``WGPUShaderRuntimeChecks`` with every flag clear (wgpu.h)
+_NO_RUNTIME_CHECKS = 0x0
+
+
+def create_unchecked_shader_module(device, label: str, code: str):
+    """A ``GPUShaderModule`` of WGSL ``code`` made through wgpu-native's
+    ``wgpuDeviceCreateShaderModuleTrusted`` with no runtime checks: naga then writes
+    no clamp of an array index (function and workgroup arrays; buffer indices too, left
+    to the driver's robustness) and no counter bounding each loop. naga validates the
+    module as ``create_shader_module`` does, and its errors raise the same way
+    (``wgpu.GPUValidationError`` through ``libf``)."""
+    source = _api.new_struct_p("WGPUShaderSourceWGSL *", code=_api.to_c_string_view(code))
+    source[0].chain.next = ffi.NULL
+    source[0].chain.sType = lib.WGPUSType_ShaderSourceWGSL
+    descriptor = _api.new_struct_p(
+        "WGPUShaderModuleDescriptor *",
+        nextInChain=ffi.cast("WGPUChainedStruct *", source),
+        label=_api.to_c_string_view(label),
+    )
+    made = libf.wgpuDeviceCreateShaderModuleTrusted(
+        device._internal, descriptor, _NO_RUNTIME_CHECKS
+    )
+    if made == ffi.NULL:
+        raise RuntimeError(f"wgpu-native made no shader module for {label!r}")
+    return _api.GPUShaderModule(label, made, device)
 
 
 # -- submissions and waits ----------------------------------------------------------

@@ -1,0 +1,162 @@
+"""``WgpuComputeContext(shader_checks=False)``: shader modules made without naga's
+runtime checks (index clamps, loop-bounding counters) compute what checked ones do,
+refuse bad WGSL with the same typed error, and are refused as an option when not a
+bool. The default keeps the checks: an index past a local array's end reads its last
+element (naga's clamp), which is what the unchecked module no longer promises.
+
+Runs in CI on lavapipe; skips where wgpu has no adapter (fails under
+``--require-backend wgpu``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import forge
+from bench._workload import bind_views, output_index
+from forge import BindingUsage, BufferSpec, KernelSpec, Schedule
+from forge.errors import CompileError, InvalidArgument
+from oracle.pytest_plugin import require_available
+
+
+@pytest.fixture(scope="module")
+def contexts(request):
+    require_available(request.config, "wgpu")
+    opened = {
+        checks: forge.open_context("wgpu", capacity_bytes=32 << 20, shader_checks=checks)
+        for checks in (True, False)
+    }
+    yield opened
+    for ctx in opened.values():
+        ctx.close()
+
+
+def _output(ctx, kernel, schedule, size: int, data: dict, **params) -> np.ndarray:
+    ctx.clear_transient_allocations()
+    views = bind_views(ctx, kernel, size, data, **params)
+    out = views[output_index(kernel)]
+    ctx.write_view(out, np.full(out.length_bytes // 4, np.nan, np.float32))
+    ctx.run_kernel(kernel, schedule, views, size)
+    return ctx.read_buffer_f32(out)
+
+
+def test_the_option_is_reported_and_on_by_default(request, contexts):
+    assert contexts[True].shader_checks and not contexts[False].shader_checks
+    with forge.open_context("wgpu") as ctx:
+        assert ctx.shader_checks
+
+
+@pytest.mark.parametrize("value", ["no", 0, None])
+def test_shader_checks_must_be_a_bool(request, value):
+    require_available(request.config, "wgpu")
+    with pytest.raises(InvalidArgument, match="shader_checks must be True or False"):
+        forge.open_context("wgpu", shader_checks=value)
+
+
+def _schedules(kernel, constraints) -> list[Schedule]:
+    runnable = []
+    for schedule in kernel.schedules:
+        try:
+            forge.emit.check(kernel, schedule, "wgsl", constraints)
+        except forge.UnsupportedFeature:
+            continue
+        runnable.append(schedule)
+    return runnable
+
+
+def test_gemm_gives_the_same_bits_with_and_without_the_checks(contexts):
+    kernel = forge.get_kernel("gemm")
+    size = 96  # not a multiple of the tiles: the edge tiles' guards run too
+    rng = np.random.default_rng(5)
+    data = {n: rng.uniform(-1, 1, size * size).astype(np.float32) for n in ("a", "b", "c")}
+    want = data["a"].reshape(size, size).astype(np.float64) @ data["b"].reshape(size, size)
+    schedules = _schedules(kernel, contexts[False].constraints)
+    assert len(schedules) >= 2
+    for schedule in schedules:
+        got = {
+            checks: _output(ctx, kernel, schedule, size, data, alpha=1.0, beta=0.0)
+            for checks, ctx in contexts.items()
+        }
+        np.testing.assert_array_equal(got[False], got[True], err_msg=str(schedule))
+        assert np.abs(got[False] - want.reshape(-1)).max() < 1e-4 * np.abs(want).max()
+
+
+@pytest.mark.parametrize("name", ["softmax", "layernorm"])
+@pytest.mark.parametrize("cols", [100, 4096, 9000])
+def test_row_kernels_give_the_same_bits_with_and_without_the_checks(contexts, name, cols):
+    kernel = forge.get_kernel(name)
+    rows = 3
+    rng = np.random.default_rng(cols)
+    x = rng.uniform(-4, 4, rows * cols).astype(np.float32)
+    data = {
+        s.name: x if s.name == "x" else rng.uniform(0.5, 2, cols).astype(np.float32)
+        for s in kernel.inputs
+    }
+    sized = forge.ir.with_shape(kernel, rows=rows)
+    for schedule in _schedules(sized, contexts[False].constraints):
+        got = {
+            checks: _output(ctx, sized, schedule, cols, data) for checks, ctx in contexts.items()
+        }
+        assert np.isfinite(got[True][: rows * cols]).all(), str(schedule)
+        np.testing.assert_array_equal(got[False], got[True], err_msg=str(schedule))
+
+
+_LOCAL = """
+@group(0) @binding(0) var<storage, read> i: array<u32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x >= arrayLength(&y)) { return; }
+    var table = array<f32, 4>(1.0, 2.0, 3.0, 4.0);
+    var total = 0.0;
+    for (var k = 0u; k <= i[gid.x] % 4u; k++) { total += table[k]; }
+    y[gid.x] = total + table[i[gid.x]];
+}
+"""
+
+
+def _local(source: str = _LOCAL, id: str = "local_table") -> KernelSpec:
+    return KernelSpec(
+        id=id,
+        entry_point="main",
+        sources={"wgsl": source},
+        buffers=(BufferSpec(0, "u32", "read", name="i"), BufferSpec(1, "f32", "read_write")),
+        grid=lambda s, n: (-(-n // 64), 1, 1),
+    )
+
+
+def _run_local(ctx, index: np.ndarray, kernel: KernelSpec | None = None) -> np.ndarray:
+    ctx.clear_transient_allocations()
+    kernel = kernel or _local()
+    views = [
+        ctx.allocate_and_write(index, 0),
+        ctx.allocate_transient(index.size * 4, 1, 0, BindingUsage.STORAGE_READ_WRITE),
+    ]
+    ctx.run_kernel(kernel, kernel.schedules[0], views, index.size)
+    return ctx.read_buffer_f32(views[1])
+
+
+def test_a_local_array_and_a_loop_compute_the_same_in_range(contexts):
+    index = np.arange(200, dtype=np.uint32) % 4
+    want = np.cumsum([1.0, 2.0, 3.0, 4.0])[index] + index + 1
+    for ctx in contexts.values():
+        np.testing.assert_array_equal(_run_local(ctx, index), want.astype(np.float32))
+
+
+def test_with_the_checks_an_index_past_a_local_array_reads_its_last_element(contexts):
+    # the difference the option makes: naga clamps this index, the unchecked module
+    # leaves it undefined (so only the checked context is asserted on)
+    index = np.full(64, 7, np.uint32)
+    got = _run_local(contexts[True], index)
+    np.testing.assert_array_equal(got, np.full(64, 1.0 + 2.0 + 3.0 + 4.0 + 4.0, np.float32))
+
+
+def test_bad_wgsl_is_a_compile_error_and_the_context_stays_usable(contexts):
+    broken = _local(
+        _LOCAL.replace("total += table[k];", "total += table[k] + undeclared;"), "broken_table"
+    )
+    for ctx in contexts.values():
+        with pytest.raises(CompileError, match="undeclared") as raised:
+            _run_local(ctx, np.zeros(8, np.uint32), broken)
+        assert raised.value.target == "wgsl"
+        np.testing.assert_array_equal(_run_local(ctx, np.zeros(8, np.uint32)), np.full(8, 2.0))
