@@ -21,6 +21,10 @@ one fed.
   output's first 64 rows against float64, and the two outputs compared) and the row
   kernels at ROWS x COLS, in a context with the checks (a clamp of each array index, a
   counter bounding each loop) and in one with ``shader_checks=False``.
+- ``cuda-rows``: softmax of bf16, f16 and f32 rows on CUDA at ROWS x COLS (GB/s of one
+  read and one write), each schedule as emitted and with ``expf`` written ``__expf``
+  (ex2.approx: a few ulp of float32, far under half an ulp of bf16 or f16), each
+  variant's output compared with the emitted kernel's in ulps of the output dtype.
 - ``gemm-stores``: ``gemm`` at SIZE^3 on wgpu (and CUDA where present) under the given
   schedules (P10's and P4's best by default), as emitted and with A's tile loaded
   across 32 rows a warp instead of 8: as emitted, a warp's
@@ -352,6 +356,57 @@ def wgsl_checks(size: int, rows: int, cols: int, gemm: list[Schedule], row: list
                     print(f"{name:10s} {str(schedule):28s} checks {state} {gbps:7.0f}", flush=True)
 
 
+def cuda_rows(rows: int, cols: int, schedules: list[Schedule]) -> None:
+    body_type = type(forge.get_kernel("softmax_bf16").body)
+    emitted = body_type.source
+
+    def fast_exp(self, kernel, target, schedule, size):
+        text = emitted(self, kernel, target, schedule, size)
+        return re.sub(r"(?<![\w])expf\(", "__expf(", text) if "_fastexp" in kernel.id else text
+
+    rng = np.random.default_rng(1)
+    x = rng.normal(0, 2, rows * cols)
+    body_type.source = fast_exp
+    try:
+        from backends.cuda import CudaComputeContext  # the simulated driver's too, in tests
+
+        with CudaComputeContext(6 * rows * cols * 4 + (64 << 20)) as ctx:
+            print(f"{ctx.adapter.name}, {rows} x {cols}, GB/s of one read + one write")
+            for name in ("softmax_bf16", "softmax_f16", "softmax"):
+                kernel = ir.with_shape(forge.get_kernel(name), rows=rows)
+                dtype = kernel.buffers[0].dtype
+                data = {"x": x.astype(dtype)}
+                ctx.clear_transient_allocations()
+                views = bind_views(ctx, kernel, cols, data)
+                out = views[output_index(kernel)]
+                for schedule in schedules:
+                    first = None
+                    for variant in ("as emitted", "__expf"):
+                        probe = (
+                            kernel
+                            if variant == "as emitted"
+                            else dataclasses.replace(kernel, id=f"{kernel.id}_fastexp")
+                        )
+                        try:
+                            timed = device_seconds(ctx, probe, views, cols, _WARM)(schedule)
+                        except forge.UnsupportedFeature as exc:
+                            print(f"{name:13s} {str(schedule):28s} refused: {exc}")
+                            break
+                        raw = ctx.read_buffer_f32(out).view(np.uint32)
+                        got = raw.view(dtype)[: rows * cols] if dtype != np.float32 else raw
+                        bits = got.view(np.int16 if dtype != np.float32 else np.int32)
+                        first = bits.astype(np.int64) if first is None else first
+                        apart = int(np.abs(bits.astype(np.int64) - first).max())
+                        gbps = 2 * data["x"].nbytes / timed / 1e9
+                        print(
+                            f"{name:13s} {str(schedule):28s} {variant:11s} {gbps:7.0f}  "
+                            f"at most {apart} ulp from as emitted",
+                            flush=True,
+                        )
+    finally:
+        body_type.source = emitted
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.probes", description=__doc__.split("\n")[0]
@@ -365,6 +420,7 @@ def main(argv: list[str] | None = None) -> int:
             "wgsl-gemm",
             "gemm-stores",
             "wgsl-checks",
+            "cuda-rows",
         ),
     )
     parser.add_argument("--rows", type=int, default=4096)
@@ -400,6 +456,18 @@ def main(argv: list[str] | None = None) -> int:
         )
     elif args.name == "wgsl-gemm":
         wgsl_gemm(args.size)
+    elif args.name == "cuda-rows":
+        cuda_rows(
+            args.rows,
+            args.cols,
+            given
+            or [
+                Schedule((1024, 1), items_per_invocation=8, vector_width=4),
+                Schedule((1024, 1), items_per_invocation=4, vector_width=8),
+                Schedule((512, 1), items_per_invocation=16, vector_width=4),
+                Schedule((256, 1), items_per_invocation=4, vector_width=8),
+            ],
+        )
     elif args.name == "wgsl-checks":
         from bench._wgpu_gemm import WGSL_GEMM_SCHEDULES
 

@@ -8,6 +8,7 @@ import re
 from bench import probes
 from forge import Schedule, get_kernel
 from oracle.pytest_plugin import require_available
+from tests.test_cuda_fake_driver import fake_driver  # noqa: F401
 
 ONE_PASS = Schedule((64, 1), items_per_invocation=2, vector_width=4)
 
@@ -71,3 +72,23 @@ def test_wgsl_checks_times_both_contexts_and_their_outputs_agree(request, capsys
     assert all(error < 1e-5 for error in errors)  # NaN (c unwritten) fails too
     rows = [line for line in lines if re.match(r"(y = 2x|rmsnorm|softmax|layernorm) ", line)]
     assert len(rows) == 16 and sum("checks off" in line for line in rows) == 8
+
+
+def test_cuda_rows_times_expf_and_its_fast_twin_within_an_ulp(request, capsys):
+    require_available(request.config, "cuda")
+    probes.main(["cuda-rows", "--rows", "3", "--cols", "4096", "--schedule", "wg=256,ipt=4,vec=4"])
+    lines = [line for line in capsys.readouterr().out.splitlines() if "ulp from" in line]
+    assert [line.split()[0] for line in lines] == [
+        n for n in ("softmax_bf16", "softmax_f16", "softmax") for _ in "ab"
+    ]
+    apart = [int(line.split("at most ")[1].split()[0]) for line in lines]
+    assert apart[::2] == [0, 0, 0] and max(apart) <= 1
+
+
+def test_cuda_rows_runs_end_to_end_on_the_simulated_driver(fake_driver, capsys):
+    from tests.test_bench_sections import _simulate
+
+    _simulate(fake_driver, "softmax_bf16", "softmax_f16", "softmax")
+    probes.main(["cuda-rows", "--rows", "3", "--cols", "64", "--schedule", "wg=32,ipt=2,vec=1"])
+    lines = [line for line in capsys.readouterr().out.splitlines() if "ulp from" in line]
+    assert len(lines) == 6 and all("at most 0 ulp" in line for line in lines)
