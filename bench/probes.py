@@ -22,9 +22,12 @@ one fed.
   kernels at ROWS x COLS, in a context with the checks (a clamp of each array index, a
   counter bounding each loop) and in one with ``shader_checks=False``.
 - ``cuda-rows``: softmax of bf16, f16 and f32 rows on CUDA at ROWS x COLS (GB/s of one
-  read and one write), each schedule as emitted and with ``expf`` written ``__expf``
-  (ex2.approx: a few ulp of float32, far under half an ulp of bf16 or f16), each
-  variant's output compared with the emitted kernel's in ulps of the output dtype.
+  read and one write), each schedule as emitted and with every ``expf`` written
+  ``__expf`` (ex2.approx: a few ulp of float32, far under half an ulp of bf16 or f16),
+  each variant's output compared with the emitted kernel's in ulps of the output
+  dtype. It fed the half rows' ``__expf`` (forge/emit/_rows.py): since then their
+  online sums are ``__expf`` as emitted, and the twin differs in the looped path's
+  output sweep only.
 - ``gemm-stores``: ``gemm`` at SIZE^3 on wgpu (and CUDA where present) under the given
   schedules (P10's and P4's best by default), as emitted and with A's tile loaded
   across 32 rows a warp instead of 8: as emitted, a warp's

@@ -314,3 +314,20 @@ def test_vec8_is_a_schedule_width_and_reads_back_from_its_text():
     assert str(EIGHT) == "wg=256,ipt=2,vec=8"
     with pytest.raises(forge.InvalidArgument, match="vector width must be one of"):
         Schedule(64, vector_width=16)
+
+
+@pytest.mark.parametrize("kernel_id", ["softmax_bf16", "softmax_f16", "softmax"])
+def test_half_rows_take_the_online_sums_exp_through_ex2_approx_on_cuda(kernel_id):
+    """Where every output is f16 or bf16, the online softmax's exp(a - max) is __expf
+    (a multiply and one ex2.approx, far within half an ulp of either dtype); f32 keeps
+    expf's accurate sequence. The device tests (test_library) run every schedule of
+    both against the reference."""
+    one_pass = Schedule((1024, 1), items_per_invocation=8, vector_width=4)
+    kernel = forge.get_kernel(kernel_id)
+    source = kernel.source("cuda", one_pass)
+    half = kernel_id != "softmax"
+    assert ("__expf(" in source) is half
+    # NVRTC 13 spells __expf's ex2 without .ftz, and expf's (inside its range
+    # reduction and scaling) with it
+    plain = re.findall(r"ex2\.approx\.f32", _ptx(kernel, one_pass))
+    assert len(plain) >= (32 if half else 0) and bool(plain) is half
