@@ -160,3 +160,27 @@ def test_bad_wgsl_is_a_compile_error_and_the_context_stays_usable(contexts):
             _run_local(ctx, np.zeros(8, np.uint32), broken)
         assert raised.value.target == "wgsl"
         np.testing.assert_array_equal(_run_local(ctx, np.zeros(8, np.uint32)), np.full(8, 2.0))
+
+
+def test_kforge_no_shader_checks_opens_wgpu_without_them_and_says_so(request, capsys):
+    require_available(request.config, "wgpu")
+    import json
+
+    import kforge
+
+    argv = ["check", "softmax", "gemm", "--backend", "reference", "--backend", "wgpu"]
+    code = kforge.main([*argv, "--no-isolate", "--samples", "1", "--no-shader-checks", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0, data
+    for result in data["results"]:
+        info = result["evaluations"]["wgpu"]["adapter"]["driver_info"]
+        assert info.endswith("shader modules without naga's runtime checks")
+        assert result["evaluations"]["wgpu"]["verdict"] == "pass"
+        assert "adapter" not in result["evaluations"]["reference"] or "naga" not in str(
+            result["evaluations"]["reference"]["adapter"]
+        )
+    kforge.main([*argv, "--no-isolate", "--samples", "0", "--json"])
+    checked = json.loads(capsys.readouterr().out)
+    assert all(
+        "naga" not in r["evaluations"]["wgpu"]["adapter"]["driver_info"] for r in checked["results"]
+    )

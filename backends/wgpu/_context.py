@@ -136,7 +136,7 @@ class WgpuComputeContext(SlabContext):
         self._device = device
         self._shader_checks = bool(shader_checks)
         self._queue = device.queue
-        self._adapter = self._identity(adapter)
+        self._adapter = self._identity(adapter, self._shader_checks)
         self._constraints = self._read_constraints(adapter, device)
         self._timestamps = "timestamp-query" in device.features
         self._period_ns = _native.timestamp_period_ns(self._queue)
@@ -149,9 +149,11 @@ class WgpuComputeContext(SlabContext):
 
     # -- identity ------------------------------------------------------------------
     @staticmethod
-    def _identity(adapter) -> AdapterIdentity:
+    def _identity(adapter, shader_checks: bool = True) -> AdapterIdentity:
         info = adapter.info
         native = _native.native_version()
+        # a figure taken without the checks says so wherever the adapter is shown
+        checks = "" if shader_checks else "; shader modules without naga's runtime checks"
         return AdapterIdentity(
             name=info.get("device") or adapter_summary(adapter),
             vendor_id=int(info.get("vendor_id", 0)),
@@ -160,7 +162,7 @@ class WgpuComputeContext(SlabContext):
             backend=str(info.get("backend_type", "unknown")),
             driver=info.get("vendor") or "unknown",
             driver_info=f"{info.get('description') or 'no driver info'}; wgpu-native "
-            f"{native}; wgpu-py {wgpu.__version__}",
+            f"{native}; wgpu-py {wgpu.__version__}{checks}",
             architecture=info.get("architecture") or "",
         )
 
