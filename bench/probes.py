@@ -21,13 +21,14 @@ one fed.
   output's first 64 rows against float64, and the two outputs compared) and the row
   kernels at ROWS x COLS, in a context with the checks (a clamp of each array index, a
   counter bounding each loop) and in one with ``shader_checks=False``.
-- ``cuda-rows``: softmax of bf16, f16 and f32 rows on CUDA at ROWS x COLS (GB/s of one
-  read and one write), each schedule as emitted and with every ``expf`` written
-  ``__expf`` (ex2.approx: a few ulp of float32, far under half an ulp of bf16 or f16),
-  each variant's output compared with the emitted kernel's in ulps of the output
-  dtype. It fed the half rows' ``__expf`` (forge/emit/_rows.py): since then their
-  online sums are ``__expf`` as emitted, and the twin differs in the looped path's
-  output sweep only.
+- ``cuda-half``: softmax and gelu of bf16, f16 and f32 on CUDA at ROWS x COLS (GB/s of
+  one read and one write), each schedule as emitted and as a twin: softmax with every
+  ``expf`` written ``__expf`` (ex2.approx: a few ulp of float32, far under half an ulp
+  of bf16 or f16), gelu with ``erff`` replaced by Abramowitz and Stegun's 7.1.26 (one
+  reciprocal, one exp, within 1.5e-7 of erf). Each twin's output is compared with the
+  emitted kernel's, as a fraction of its largest magnitude. It fed the half rows' ``__expf``
+  (forge/emit/_rows.py): since then their online sums are ``__expf`` as emitted, and
+  the softmax twin differs in the looped path's output sweep only.
 - ``gemm-stores``: ``gemm`` at SIZE^3 on wgpu (and CUDA where present) under the given
   schedules (P10's and P4's best by default), as emitted and with A's tile loaded
   across 32 rows a warp instead of 8: as emitted, a warp's
@@ -359,53 +360,109 @@ def wgsl_checks(size: int, rows: int, cols: int, gemm: list[Schedule], row: list
                     print(f"{name:10s} {str(schedule):28s} checks {state} {gbps:7.0f}", flush=True)
 
 
-def cuda_rows(rows: int, cols: int, schedules: list[Schedule]) -> None:
+#: Abramowitz and Stegun 7.1.26: erf within 1.5e-7 (absolute) of the true value, with
+#: one reciprocal and one exp where CUDA's erff evaluates a polynomial per branch
+_ERF_AS = """__device__ __forceinline__ float fg_erf_as(float x) {
+    const float a = fabsf(x);
+    const float t = __fdividef(1.0f, fmaf(0.3275911f, a, 1.0f));
+    float p = fmaf(1.061405429f, t, -1.453152027f);
+    p = fmaf(p, t, 1.421413741f);
+    p = fmaf(p, t, -0.284496736f);
+    p = fmaf(p, t, 0.254829592f);
+    return copysignf(1.0f - p * t * __expf(-a * a), x);
+}
+"""
+
+
+def _fast_exp(text: str) -> str:
+    return re.sub(r"(?<![\w])expf\(", "__expf(", text)
+
+
+def _erf_as(text: str) -> str:
+    return _ERF_AS + re.sub(r"(?<![\w])erff\(", "fg_erf_as(", text)
+
+
+#: (kernels, rows-shaped, the twin's name, how its CUDA text is made, default schedules)
+_HALF_FAMILIES = (
+    (
+        ("softmax_bf16", "softmax_f16", "softmax"),
+        True,
+        "__expf",
+        _fast_exp,
+        (
+            Schedule((1024, 1), items_per_invocation=8, vector_width=4),
+            Schedule((1024, 1), items_per_invocation=4, vector_width=8),
+            Schedule((512, 1), items_per_invocation=16, vector_width=4),
+            Schedule((256, 1), items_per_invocation=4, vector_width=8),
+        ),
+    ),
+    (
+        ("gelu_bf16", "gelu_f16", "gelu"),
+        False,
+        "A&S erf",
+        _erf_as,
+        (
+            Schedule((256, 1), items_per_invocation=2, vector_width=8, max_workgroups=4224),
+            Schedule((256, 1), items_per_invocation=4, vector_width=8),
+            Schedule((256, 1), items_per_invocation=4, vector_width=4),
+            Schedule((256, 1), items_per_invocation=2, vector_width=4, max_workgroups=4224),
+        ),
+    ),
+)
+
+
+def _values(ctx, view, dtype, count: int) -> np.ndarray:
+    """The first ``count`` elements of an output view of ``dtype``, as float64."""
+    raw = ctx.read_buffer_f32(view).view(np.uint32)
+    return raw.view(dtype)[:count].astype(np.float64)
+
+
+def cuda_half(rows: int, cols: int, given: list[Schedule]) -> None:
+    twins = {}  # kernel id of a twin -> how its text is made from the emitted one
     body_type = type(forge.get_kernel("softmax_bf16").body)
     emitted = body_type.source
 
-    def fast_exp(self, kernel, target, schedule, size):
+    def source(self, kernel, target, schedule, size):
         text = emitted(self, kernel, target, schedule, size)
-        return re.sub(r"(?<![\w])expf\(", "__expf(", text) if "_fastexp" in kernel.id else text
+        return twins[kernel.id](text) if kernel.id in twins else text
 
     rng = np.random.default_rng(1)
     x = rng.normal(0, 2, rows * cols)
-    body_type.source = fast_exp
+    body_type.source = source
     try:
         from backends.cuda import CudaComputeContext  # the simulated driver's too, in tests
 
         with CudaComputeContext(6 * rows * cols * 4 + (64 << 20)) as ctx:
             print(f"{ctx.adapter.name}, {rows} x {cols}, GB/s of one read + one write")
-            for name in ("softmax_bf16", "softmax_f16", "softmax"):
-                kernel = ir.with_shape(forge.get_kernel(name), rows=rows)
-                dtype = kernel.buffers[0].dtype
-                data = {"x": x.astype(dtype)}
-                ctx.clear_transient_allocations()
-                views = bind_views(ctx, kernel, cols, data)
-                out = views[output_index(kernel)]
-                for schedule in schedules:
-                    first = None
-                    for variant in ("as emitted", "__expf"):
-                        probe = (
-                            kernel
-                            if variant == "as emitted"
-                            else dataclasses.replace(kernel, id=f"{kernel.id}_fastexp")
-                        )
-                        try:
-                            timed = device_seconds(ctx, probe, views, cols, _WARM)(schedule)
-                        except forge.UnsupportedFeature as exc:
-                            print(f"{name:13s} {str(schedule):28s} refused: {exc}")
-                            break
-                        raw = ctx.read_buffer_f32(out).view(np.uint32)
-                        got = raw.view(dtype)[: rows * cols] if dtype != np.float32 else raw
-                        bits = got.view(np.int16 if dtype != np.float32 else np.int32)
-                        first = bits.astype(np.int64) if first is None else first
-                        apart = int(np.abs(bits.astype(np.int64) - first).max())
-                        gbps = 2 * data["x"].nbytes / timed / 1e9
-                        print(
-                            f"{name:13s} {str(schedule):28s} {variant:11s} {gbps:7.0f}  "
-                            f"at most {apart} ulp from as emitted",
-                            flush=True,
-                        )
+            for names, shaped, twin, make, defaults in _HALF_FAMILIES:
+                for name in names:
+                    kernel = forge.get_kernel(name)
+                    kernel = ir.with_shape(kernel, rows=rows) if shaped else kernel
+                    size = cols if shaped else rows * cols
+                    dtype = kernel.buffers[0].dtype
+                    data = {"x": x.astype(dtype)}
+                    ctx.clear_transient_allocations()
+                    views = bind_views(ctx, kernel, size, data)
+                    out = views[output_index(kernel)]
+                    other = dataclasses.replace(kernel, id=f"{kernel.id}_twin")
+                    twins[other.id] = make
+                    for schedule in given or defaults:
+                        first = None
+                        for variant, probe in (("as emitted", kernel), (twin, other)):
+                            try:
+                                timed = device_seconds(ctx, probe, views, size, _WARM)(schedule)
+                            except forge.UnsupportedFeature as exc:
+                                print(f"{name:13s} {str(schedule):34s} refused: {exc}")
+                                break
+                            got = _values(ctx, out, dtype, rows * cols)
+                            first = got if first is None else first
+                            apart = np.abs(got - first).max() / np.abs(first).max()
+                            gbps = 2 * data["x"].nbytes / timed / 1e9
+                            print(
+                                f"{name:13s} {str(schedule):34s} {variant:11s} {gbps:7.0f}  "
+                                f"{apart:.1e} of the largest |y| from as emitted",
+                                flush=True,
+                            )
     finally:
         body_type.source = emitted
 
@@ -423,7 +480,7 @@ def main(argv: list[str] | None = None) -> int:
             "wgsl-gemm",
             "gemm-stores",
             "wgsl-checks",
-            "cuda-rows",
+            "cuda-half",
         ),
     )
     parser.add_argument("--rows", type=int, default=4096)
@@ -459,18 +516,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     elif args.name == "wgsl-gemm":
         wgsl_gemm(args.size)
-    elif args.name == "cuda-rows":
-        cuda_rows(
-            args.rows,
-            args.cols,
-            given
-            or [
-                Schedule((1024, 1), items_per_invocation=8, vector_width=4),
-                Schedule((1024, 1), items_per_invocation=4, vector_width=8),
-                Schedule((512, 1), items_per_invocation=16, vector_width=4),
-                Schedule((256, 1), items_per_invocation=4, vector_width=8),
-            ],
-        )
+    elif args.name == "cuda-half":
+        cuda_half(args.rows, args.cols, given)
     elif args.name == "wgsl-checks":
         from bench._wgpu_gemm import WGSL_GEMM_SCHEDULES
 

@@ -342,7 +342,7 @@ class _RowLowering:
         # output is f16 or bf16: its 2 + 1.17|arg| ulp of float32 (CUDA C Programming
         # Guide) stay under 2^-17 of the result wherever it is a normal float, far
         # within half an ulp of either dtype, and it costs two instructions to expf's
-        # eight or so (H200, 2026-12-03, ``bench.probes cuda-rows``: softmax_bf16 3117
+        # eight or so (H200, 2026-12-03, ``bench.probes cuda-half``: softmax_bf16 3117
         # to 3266 GB/s, 1 ulp of bf16 from expf's output at most)
         self.fast_exp = self.target == "cuda" and all(
             e.dtype in ("f16", "bf16") for e in self.outputs.values()
