@@ -46,6 +46,7 @@ import itertools
 import re
 import sys
 import types
+from collections.abc import Callable
 
 import numpy as np
 
@@ -418,7 +419,7 @@ def _values(ctx, view, dtype, count: int) -> np.ndarray:
 
 
 def cuda_half(rows: int, cols: int, given: list[Schedule]) -> None:
-    twins = {}  # kernel id of a twin -> how its text is made from the emitted one
+    twins: dict[str, Callable[[str], str]] = {}  # a twin's kernel id: how its text is made
     body_type = type(forge.get_kernel("softmax_bf16").body)
     emitted = body_type.source
 
