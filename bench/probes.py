@@ -25,7 +25,9 @@ one fed.
   one read and one write), each schedule as emitted and as a twin: softmax with every
   ``expf`` written ``__expf`` (ex2.approx: a few ulp of float32, far under half an ulp
   of bf16 or f16), gelu with ``erff`` replaced by Abramowitz and Stegun's 7.1.26 (one
-  reciprocal, one exp, within 1.5e-7 of erf). Each twin's output is compared with the
+  reciprocal, one exp, within 1.5e-7 of erf), and with its ``1 + erf(u)`` written
+  ``erfc(-u)`` (no cancellation where erf ~ -1) through CUDA's ``erfcf`` and through
+  Numerical Recipes' branch-free erfcc. Each twin's output is compared with the
   emitted kernel's, as a fraction of its largest magnitude. It fed the half rows' ``__expf``
   (forge/emit/_rows.py): since then their online sums are ``__expf`` as emitted, and
   the softmax twin differs in the looped path's output sweep only.
@@ -375,6 +377,43 @@ _ERF_AS = """__device__ __forceinline__ float fg_erf_as(float x) {
 """
 
 
+#: Numerical Recipes' erfcc: erfc within 1.2e-7 of its value (relative) in exact
+#: arithmetic, one branch-free polynomial, one reciprocal and one exp
+_ERFC_NR = """__device__ __forceinline__ float fg_erfc_nr(float x) {
+    const float z = fabsf(x);
+    const float t = __fdividef(1.0f, fmaf(0.5f, z, 1.0f));
+    float p = fmaf(t, 0.17087277f, -0.82215223f);
+    p = fmaf(t, p, 1.48851587f);
+    p = fmaf(t, p, -1.13520398f);
+    p = fmaf(t, p, 0.27886807f);
+    p = fmaf(t, p, -0.18628806f);
+    p = fmaf(t, p, 0.09678418f);
+    p = fmaf(t, p, 0.37409196f);
+    p = fmaf(t, p, 1.00002368f);
+    p = fmaf(t, p, -1.26551223f);
+    const float r = t * __expf(fmaf(-z, z, p));
+    return x >= 0.0f ? r : 2.0f - r;
+}
+"""
+# gelu's ``1 + erf(u)`` as emitted: the erf, then the sum that cancels where erf ~ -1
+_ONE_PLUS_ERF = re.compile(
+    r"const float (fg_t\d+) = erff\((fg_t\d+)\);[^\n]*\n(\s*)"
+    r"const float (fg_t\d+) = \(1\.0f \+ \1\);"
+)
+
+
+def _one_plus_erf_as(erfc: str):
+    """A twin writing gelu's ``1 + erf(u)`` as ``erfc(-u)`` through ``erfc`` (no
+    cancellation where erf ~ -1)."""
+
+    def make(text: str) -> str:
+        twin = _ONE_PLUS_ERF.sub(rf"\3const float \4 = {erfc}(-\2);", text)
+        assert twin != text, "no 1 + erf(u) found"
+        return (_ERFC_NR if erfc == "fg_erfc_nr" else "") + twin
+
+    return make
+
+
 def _fast_exp(text: str) -> str:
     return re.sub(r"(?<![\w])expf\(", "__expf(", text)
 
@@ -383,13 +422,12 @@ def _erf_as(text: str) -> str:
     return _ERF_AS + re.sub(r"(?<![\w])erff\(", "fg_erf_as(", text)
 
 
-#: (kernels, rows-shaped, the twin's name, how its CUDA text is made, default schedules)
+#: (kernels, rows-shaped, the twins (name, how the CUDA text is made), default schedules)
 _HALF_FAMILIES = (
     (
         ("softmax_bf16", "softmax_f16", "softmax"),
         True,
-        "__expf",
-        _fast_exp,
+        (("__expf", _fast_exp),),
         (
             Schedule((1024, 1), items_per_invocation=8, vector_width=4),
             Schedule((1024, 1), items_per_invocation=4, vector_width=8),
@@ -400,8 +438,11 @@ _HALF_FAMILIES = (
     (
         ("gelu_bf16", "gelu_f16", "gelu"),
         False,
-        "A&S erf",
-        _erf_as,
+        (
+            ("A&S erf", _erf_as),
+            ("erfcf(-u)", _one_plus_erf_as("erfcf")),
+            ("NR erfc(-u)", _one_plus_erf_as("fg_erfc_nr")),
+        ),
         (
             Schedule((256, 1), items_per_invocation=2, vector_width=8, max_workgroups=4224),
             Schedule((256, 1), items_per_invocation=4, vector_width=8),
@@ -435,7 +476,7 @@ def cuda_half(rows: int, cols: int, given: list[Schedule]) -> None:
 
         with CudaComputeContext(6 * rows * cols * 4 + (64 << 20)) as ctx:
             print(f"{ctx.adapter.name}, {rows} x {cols}, GB/s of one read + one write")
-            for names, shaped, twin, make, defaults in _HALF_FAMILIES:
+            for names, shaped, made, defaults in _HALF_FAMILIES:
                 for name in names:
                     kernel = forge.get_kernel(name)
                     kernel = ir.with_shape(kernel, rows=rows) if shaped else kernel
@@ -445,11 +486,13 @@ def cuda_half(rows: int, cols: int, given: list[Schedule]) -> None:
                     ctx.clear_transient_allocations()
                     views = bind_views(ctx, kernel, size, data)
                     out = views[output_index(kernel)]
-                    other = dataclasses.replace(kernel, id=f"{kernel.id}_twin")
-                    twins[other.id] = make
+                    variants = [("as emitted", kernel)]
+                    for i, (twin, make) in enumerate(made):
+                        variants.append((twin, dataclasses.replace(kernel, id=f"{name}_twin{i}")))
+                        twins[variants[-1][1].id] = make
                     for schedule in given or defaults:
                         first = None
-                        for variant, probe in (("as emitted", kernel), (twin, other)):
+                        for variant, probe in variants:
                             try:
                                 timed = device_seconds(ctx, probe, views, size, _WARM)(schedule)
                             except forge.UnsupportedFeature as exc:
