@@ -43,6 +43,7 @@ Device time is short: each takes well under a minute after the compiles.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import itertools
 import re
@@ -101,6 +102,10 @@ def _variants(text: str) -> dict[str, str]:
     }
 
 
+#: the bench's memory topology: read-only views in one slab, read-write in another
+_TOPOLOGY = MemoryTopology.split_by_usage(read=1000, read_write=1000, resident=1)
+
+
 def _rows_kernels(rows: int, cols: int) -> list[tuple[str, KernelSpec]]:
     x = ir.input("x")
     floor = ir.kernel("rows_scale", ir.rows(y=x * 2.0))
@@ -110,19 +115,30 @@ def _rows_kernels(rows: int, cols: int) -> list[tuple[str, KernelSpec]]:
     return [(name, ir.with_shape(kernel, rows=rows)) for name, kernel in named]
 
 
+def _rows_input(rows: int, cols: int) -> np.ndarray:
+    return np.random.default_rng(1).uniform(-4, 4, rows * cols).astype(np.float32)
+
+
+def _rows_context(x: np.ndarray, **options):
+    """A wgpu context sized for the row probes' x, y and their per-column vectors."""
+    capacity = 4 * x.nbytes + (64 << 20)
+    return forge.open_context("wgpu", capacity_bytes=capacity, topology=_TOPOLOGY, **options)
+
+
+def _bound_rows(ctx, x: np.ndarray, rows: int, cols: int):
+    """(name, kernel, views) of each row probe kernel on ``x``, one at a time (each
+    kernel's views replace the previous one's); per-column vectors are ones."""
+    for name, kernel in _rows_kernels(rows, cols):
+        ctx.clear_transient_allocations()
+        data = {s.name: x if s.name == "x" else np.ones(cols, np.float32) for s in kernel.inputs}
+        yield name, kernel, bind_views(ctx, kernel, cols, data)
+
+
 def wgsl_rows(rows: int, cols: int, schedules: list[Schedule]) -> None:
-    rng = np.random.default_rng(1)
-    x = rng.uniform(-4, 4, rows * cols).astype(np.float32)
-    topology = MemoryTopology.split_by_usage(read=1000, read_write=1000, resident=1)
-    capacity = 4 * rows * cols * 4 + (64 << 20)
-    with forge.open_context("wgpu", capacity_bytes=capacity, topology=topology) as ctx:
+    x = _rows_input(rows, cols)
+    with _rows_context(x) as ctx:
         print(f"{ctx.adapter.name}, {rows} x {cols} f32, GB/s of one read + one write")
-        for name, kernel in _rows_kernels(rows, cols):
-            ctx.clear_transient_allocations()
-            data = {
-                s.name: x if s.name == "x" else np.ones(cols, np.float32) for s in kernel.inputs
-            }
-            views = bind_views(ctx, kernel, cols, data)
+        for name, kernel, views in _bound_rows(ctx, x, rows, cols):
             for schedule in schedules:
                 want = None
                 for variant, text in _variants(kernel.source("wgsl", schedule)).items():
@@ -216,7 +232,6 @@ def tf32_rounding(size: int) -> None:
 
 
 _GEMM_ROWS = 64  # rows of c checked against float64 after each timed schedule
-_GEMM_TOPOLOGY = MemoryTopology.split_by_usage(read=1000, read_write=1000, resident=1)
 
 
 def _gemm_problem(size: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -230,7 +245,7 @@ def _gemm_context(backend: str, size: int, **options):
     """A context sized for a, b and c of a ``size``-cubed gemm (a and b in the read slab
     on wgpu, which holds half of the capacity)."""
     capacity = 6 * size * size * 4 + (64 << 20)
-    options.update({"topology": _GEMM_TOPOLOGY} if backend == "wgpu" else {})
+    options.update({"topology": _TOPOLOGY} if backend == "wgpu" else {})
     return forge.open_context(backend, capacity_bytes=capacity, **options)
 
 
@@ -320,42 +335,35 @@ def gemm_stores(size: int, schedules: dict[str, list[Schedule]]) -> None:
 def wgsl_checks(size: int, rows: int, cols: int, gemm: list[Schedule], row: list[Schedule]) -> None:
     kernel = forge.get_kernel("gemm")
     a, b, want = _gemm_problem(size)
-    contexts = [(_gemm_context("wgpu", size, shader_checks=c), c) for c in (True, False)]
-    print(f"{contexts[0][0].adapter.name}, gemm {size}^3 f32, TFLOP/s", flush=True)
-    for schedule in gemm:
-        first = None
-        for ctx, checks in contexts:
-            c = np.zeros(size * size, np.float32)
-            views = bind_views(ctx, kernel, size, {"a": a, "b": b, "c": c}, alpha=1.0, beta=0.0)
-            out = views[output_index(kernel)]
-            seconds = device_seconds(ctx, kernel, views, size, _WARM)
-            tflops, error = _gemm_measure(ctx, seconds, out, schedule, size, want)
-            got = ctx.read_buffer_f32(out)
-            first = got if first is None else first
-            same = "same output" if np.array_equal(got, first) else "differs"
-            print(
-                f"{str(schedule):48s} checks {'on ' if checks else 'off'} {tflops:6.1f}  "
-                f"max rel err {error:.1e}  {same}",
-                flush=True,
-            )
-            ctx.clear_transient_allocations()
-    for ctx, _ in contexts:
-        ctx.close()
-    rng = np.random.default_rng(1)
-    x = rng.uniform(-4, 4, rows * cols).astype(np.float32)
-    topology = MemoryTopology.split_by_usage(read=1000, read_write=1000, resident=1)
-    capacity = 4 * x.nbytes + (64 << 20)
+    with contextlib.ExitStack() as stack:
+        contexts = [
+            (stack.enter_context(_gemm_context("wgpu", size, shader_checks=c)), c)
+            for c in (True, False)
+        ]
+        print(f"{contexts[0][0].adapter.name}, gemm {size}^3 f32, TFLOP/s", flush=True)
+        for schedule in gemm:
+            first = None
+            for ctx, checks in contexts:
+                c = np.zeros(size * size, np.float32)
+                data = {"a": a, "b": b, "c": c}
+                views = bind_views(ctx, kernel, size, data, alpha=1.0, beta=0.0)
+                out = views[output_index(kernel)]
+                seconds = device_seconds(ctx, kernel, views, size, _WARM)
+                tflops, error = _gemm_measure(ctx, seconds, out, schedule, size, want)
+                got = ctx.read_buffer_f32(out)
+                first = got if first is None else first
+                same = "same output" if np.array_equal(got, first) else "differs"
+                print(
+                    f"{str(schedule):48s} checks {'on ' if checks else 'off'} {tflops:6.1f}  "
+                    f"max rel err {error:.1e}  {same}",
+                    flush=True,
+                )
+                ctx.clear_transient_allocations()
+    x = _rows_input(rows, cols)
     print(f"{rows} x {cols} f32, GB/s of one read + one write", flush=True)
     for checks in (True, False):
-        with forge.open_context(
-            "wgpu", capacity_bytes=capacity, topology=topology, shader_checks=checks
-        ) as ctx:
-            for name, kernel in _rows_kernels(rows, cols):
-                ctx.clear_transient_allocations()
-                data = {
-                    s.name: x if s.name == "x" else np.ones(cols, np.float32) for s in kernel.inputs
-                }
-                views = bind_views(ctx, kernel, cols, data)
+        with _rows_context(x, shader_checks=checks) as ctx:
+            for name, kernel, views in _bound_rows(ctx, x, rows, cols):
                 for schedule in row:
                     timed = device_seconds(ctx, kernel, views, cols, _WARM)(schedule)
                     gbps = 2 * x.nbytes / timed / 1e9

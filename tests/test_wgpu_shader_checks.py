@@ -40,7 +40,7 @@ def _output(ctx, kernel, schedule, size: int, data: dict, **params) -> np.ndarra
     return ctx.read_buffer_f32(out)
 
 
-def test_the_option_is_reported_and_on_by_default(request, contexts):
+def test_the_option_is_reported_and_on_by_default(contexts):
     assert contexts[True].shader_checks and not contexts[False].shader_checks
     with forge.open_context("wgpu") as ctx:
         assert ctx.shader_checks
@@ -176,9 +176,7 @@ def test_kforge_no_shader_checks_opens_wgpu_without_them_and_says_so(request, ca
         info = result["evaluations"]["wgpu"]["adapter"]["driver_info"]
         assert info.endswith("shader modules without naga's runtime checks")
         assert result["evaluations"]["wgpu"]["verdict"] == "pass"
-        assert "adapter" not in result["evaluations"]["reference"] or "naga" not in str(
-            result["evaluations"]["reference"]["adapter"]
-        )
+        assert "naga" not in str(result["evaluations"]["reference"].get("adapter", ""))
     kforge.main([*argv, "--no-isolate", "--samples", "0", "--json"])
     checked = json.loads(capsys.readouterr().out)
     assert all(
