@@ -22,15 +22,18 @@ one fed.
   kernels at ROWS x COLS, in a context with the checks (a clamp of each array index, a
   counter bounding each loop) and in one with ``shader_checks=False``.
 - ``cuda-half``: softmax and gelu of bf16, f16 and f32 on CUDA at ROWS x COLS (GB/s of
-  one read and one write), each schedule as emitted and as a twin: softmax with every
+  one read and one write), each schedule as emitted and as twins: softmax with every
   ``expf`` written ``__expf`` (ex2.approx: a few ulp of float32, far under half an ulp
-  of bf16 or f16), gelu with ``erff`` replaced by Abramowitz and Stegun's 7.1.26 (one
-  reciprocal, one exp, within 1.5e-7 of erf), and with its ``1 + erf(u)`` written
-  ``erfc(-u)`` (no cancellation where erf ~ -1) through CUDA's ``erfcf`` and through
-  Numerical Recipes' branch-free erfcc. Each twin's output is compared with the
-  emitted kernel's, as a fraction of its largest magnitude. It fed the half rows' ``__expf``
-  (forge/emit/_rows.py): since then their online sums are ``__expf`` as emitted, and
-  the softmax twin differs in the looped path's output sweep only.
+  of bf16 or f16); gelu with its ``1 + erf(u)`` written as the sum with ``erff``, with
+  Abramowitz and Stegun's 7.1.26 erf (one reciprocal, one exp, within 1.5e-7 of erf),
+  and as ``erfc(-u)`` (no cancellation where erf ~ -1) through CUDA's ``erfcf`` and
+  through Numerical Recipes' branch-free erfcc. Each twin's output is compared with
+  the emitted kernel's, as a fraction of its largest magnitude, and gelu's first 2^20
+  with gelu in float64, in ulps of the dtype at the exact value (``--kernel`` picks
+  kernels). It fed the emission of half kernels (``Emission.half_outputs``): their
+  online softmax sums are ``__expf`` (the softmax twin differs in the looped path's
+  output sweep only) and their ``1 + erf(u)`` is the erfcc (the last gelu twin is the
+  emitted half kernel again; the first, the f32 one).
 - ``gemm-stores``: ``gemm`` at SIZE^3 on wgpu (and CUDA where present) under the given
   schedules (P10's and P4's best by default), as emitted and with A's tile loaded
   across 32 rows a warp instead of 8: as emitted, a warp's
@@ -51,10 +54,13 @@ import sys
 import types
 from collections.abc import Callable
 
+import ml_dtypes
 import numpy as np
 
 import forge
 from forge import KernelSpec, MemoryTopology, Schedule, ir
+from forge.emit._approx import cuda_one_plus_erf
+from forge.ir._erf import erf64, erfc64
 
 from ._workload import bind_views, device_seconds, host_array, output_index
 
@@ -385,39 +391,27 @@ _ERF_AS = """__device__ __forceinline__ float fg_erf_as(float x) {
 """
 
 
-#: Numerical Recipes' erfcc: erfc within 1.2e-7 of its value (relative) in exact
-#: arithmetic, one branch-free polynomial, one reciprocal and one exp
-_ERFC_NR = """__device__ __forceinline__ float fg_erfc_nr(float x) {
-    const float z = fabsf(x);
-    const float t = __fdividef(1.0f, fmaf(0.5f, z, 1.0f));
-    float p = fmaf(t, 0.17087277f, -0.82215223f);
-    p = fmaf(t, p, 1.48851587f);
-    p = fmaf(t, p, -1.13520398f);
-    p = fmaf(t, p, 0.27886807f);
-    p = fmaf(t, p, -0.18628806f);
-    p = fmaf(t, p, 0.09678418f);
-    p = fmaf(t, p, 0.37409196f);
-    p = fmaf(t, p, 1.00002368f);
-    p = fmaf(t, p, -1.26551223f);
-    const float r = t * __expf(fmaf(-z, z, p));
-    return x >= 0.0f ? r : 2.0f - r;
-}
-"""
-# gelu's ``1 + erf(u)`` as emitted: the erf, then the sum that cancels where erf ~ -1
+# gelu's ``1 + erf(u)`` as emitted: for f32 outputs the erf, then the sum (which
+# cancels where erf ~ -1); for f16 and bf16 outputs one call of fg_one_plus_erf
 _ONE_PLUS_ERF = re.compile(
     r"const float (fg_t\d+) = erff\((fg_t\d+)\);[^\n]*\n(\s*)"
     r"const float (fg_t\d+) = \(1\.0f \+ \1\);"
+    r"|fg_one_plus_erf\((fg_t\d+)\)"
 )
 
 
-def _one_plus_erf_as(erfc: str):
-    """A twin writing gelu's ``1 + erf(u)`` as ``erfc(-u)`` through ``erfc`` (no
-    cancellation where erf ~ -1)."""
+def _one_plus_erf_as(spell: Callable[[str], str], helper: str = ""):
+    """A twin whose gelu writes ``1 + erf(u)`` as ``spell(u)``, with ``helper`` defined."""
+
+    def replace(found: re.Match) -> str:
+        if found.group(5):
+            return spell(found.group(5))
+        return f"{found.group(3)}const float {found.group(4)} = {spell(found.group(2))};"
 
     def make(text: str) -> str:
-        twin = _ONE_PLUS_ERF.sub(rf"\3const float \4 = {erfc}(-\2);", text)
-        assert twin != text, "no 1 + erf(u) found"
-        return (_ERFC_NR if erfc == "fg_erfc_nr" else "") + twin
+        twin, count = _ONE_PLUS_ERF.subn(replace, text)
+        assert count, "no 1 + erf(u) found"
+        return (helper if helper not in twin else "") + twin
 
     return make
 
@@ -426,9 +420,7 @@ def _fast_exp(text: str) -> str:
     return re.sub(r"(?<![\w])expf\(", "__expf(", text)
 
 
-def _erf_as(text: str) -> str:
-    return _ERF_AS + re.sub(r"(?<![\w])erff\(", "fg_erf_as(", text)
-
+_ERFC_NR = cuda_one_plus_erf()  # Numerical Recipes' erfcc, as f16 and bf16 gelu emit it
 
 #: (kernels, rows-shaped, the twins (name, how the CUDA text is made), default schedules)
 _HALF_FAMILIES = (
@@ -447,9 +439,10 @@ _HALF_FAMILIES = (
         ("gelu_bf16", "gelu_f16", "gelu"),
         False,
         (
-            ("A&S erf", _erf_as),
-            ("erfcf(-u)", _one_plus_erf_as("erfcf")),
-            ("NR erfc(-u)", _one_plus_erf_as("fg_erfc_nr")),
+            ("1 + erff(u)", _one_plus_erf_as(lambda u: f"(1.0f + erff({u}))")),
+            ("A&S erf", _one_plus_erf_as(lambda u: f"(1.0f + fg_erf_as({u}))", _ERF_AS)),
+            ("erfcf(-u)", _one_plus_erf_as(lambda u: f"erfcf(-{u})")),
+            ("NR erfc(-u)", _one_plus_erf_as(lambda u: f"fg_one_plus_erf({u})", _ERFC_NR)),
         ),
         (
             Schedule((256, 1), items_per_invocation=2, vector_width=8, max_workgroups=4224),
@@ -467,7 +460,17 @@ def _values(ctx, view, dtype, count: int) -> np.ndarray:
     return raw.view(dtype)[:count].astype(np.float64)
 
 
-def cuda_half(rows: int, cols: int, given: list[Schedule]) -> None:
+def _gelu_ulps(x: np.ndarray, dtype) -> Callable[[np.ndarray], float]:
+    """A measure of an output ``got`` of gelu of ``x`` (its first elements): its largest
+    error from gelu in float64, in ulps of ``dtype`` (``eps * |exact|``) at the exact value."""
+    x = x.astype(dtype).astype(np.float64)
+    exact = 0.5 * x * np.where(x < 0, erfc64(-x / np.sqrt(2)), 1 + erf64(x / np.sqrt(2)))
+    info = ml_dtypes.finfo(dtype)  # numpy's finfo knows no bfloat16
+    ulp = np.maximum(np.abs(exact), float(info.smallest_normal)) * float(info.eps)
+    return lambda got: float(np.max(np.abs(got[: x.size] - exact) / ulp))
+
+
+def cuda_half(rows: int, cols: int, given: list[Schedule], only: list[str]) -> None:
     twins: dict[str, Callable[[str], str]] = {}  # a twin's kernel id: how its text is made
     body_type = type(forge.get_kernel("softmax_bf16").body)
     emitted = body_type.source
@@ -485,12 +488,13 @@ def cuda_half(rows: int, cols: int, given: list[Schedule]) -> None:
         with CudaComputeContext(6 * rows * cols * 4 + (64 << 20)) as ctx:
             print(f"{ctx.adapter.name}, {rows} x {cols}, GB/s of one read + one write")
             for names, shaped, made, defaults in _HALF_FAMILIES:
-                for name in names:
+                for name in (n for n in names if not only or n in only):
                     kernel = forge.get_kernel(name)
                     kernel = ir.with_shape(kernel, rows=rows) if shaped else kernel
                     size = cols if shaped else rows * cols
                     dtype = kernel.buffers[0].dtype
                     data = {"x": x.astype(dtype)}
+                    ulps = _gelu_ulps(x[: 1 << 20], dtype) if name.startswith("gelu") else None
                     ctx.clear_transient_allocations()
                     views = bind_views(ctx, kernel, size, data)
                     out = views[output_index(kernel)]
@@ -510,8 +514,10 @@ def cuda_half(rows: int, cols: int, given: list[Schedule]) -> None:
                             first = got if first is None else first
                             apart = np.abs(got - first).max() / np.abs(first).max()
                             gbps = 2 * data["x"].nbytes / timed / 1e9
+                            error = ulps(got) if ulps else float("nan")
                             print(
                                 f"{name:13s} {str(schedule):34s} {variant:11s} {gbps:7.0f}  "
+                                f"{error:8.3g} ulps from exact, "
                                 f"{apart:.1e} of the largest |y| from as emitted",
                                 flush=True,
                             )
@@ -542,6 +548,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--backend", default="wgpu", help="row-means' backend")
     parser.add_argument("--schedule", action="append", default=[], help="a schedule's text; repeat")
+    parser.add_argument(
+        "--kernel", action="append", default=[], help="cuda-half: only this kernel; repeat"
+    )
     args = parser.parse_args(argv)
     given = [Schedule.parse(text) for text in args.schedule]
     if args.name == "wgsl-rows":
@@ -569,7 +578,7 @@ def main(argv: list[str] | None = None) -> int:
     elif args.name == "wgsl-gemm":
         wgsl_gemm(args.size)
     elif args.name == "cuda-half":
-        cuda_half(args.rows, args.cols, given)
+        cuda_half(args.rows, args.cols, given, args.kernel)
     elif args.name == "wgsl-checks":
         from bench._wgpu_gemm import WGSL_GEMM_SCHEDULES
 

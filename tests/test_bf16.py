@@ -331,3 +331,36 @@ def test_half_rows_take_the_online_sums_exp_through_ex2_approx_on_cuda(kernel_id
     # reduction and scaling) with it
     plain = re.findall(r"ex2\.approx\.f32", _ptx(kernel, one_pass))
     assert len(plain) >= (32 if half else 0) and bool(plain) is half
+
+
+@pytest.mark.parametrize("kernel_id", ["gelu_bf16", "gelu_f16", "gelu"])
+def test_half_outputs_take_one_plus_erf_as_erfc_on_cuda(kernel_id):
+    """Where every output is f16 or bf16, CUDA writes gelu's ``1 + erf(u)`` as erfc(-u)
+    through Numerical Recipes' erfcc (forge/emit/_approx.py; no cancellation near erf
+    = -1, and faster than erff on the H200); f32 keeps erff and the sum; WGSL is not
+    changed. NVRTC compiles it (the device tests run it against the reference)."""
+    schedule = Schedule((256, 1), items_per_invocation=4, vector_width=4)
+    kernel = forge.get_kernel(kernel_id)
+    source = kernel.source("cuda", schedule)
+    half = kernel_id != "gelu"
+    assert ("fg_one_plus_erf(fg_t" in source) is half
+    assert ("erff(" in source) is not half
+    if kernel_id != "gelu_bf16":  # WGSL has no bf16
+        assert "fg_one_plus_erf" not in kernel.source("wgsl", Schedule(64))
+    ptx = _ptx(kernel, schedule)  # the helper's __fdividef and __expf (no .ftz)
+    assert ("div.approx.f32" in ptx and "ex2.approx.f32" in ptx) is half
+
+
+def test_a_users_half_kernel_gets_erfc_in_either_order_and_only_for_one_plus_erf():
+    x = ir.cast(ir.input("x", "f16"), "f32")
+    kernel = ir.kernel(
+        "half_erfs",
+        ir.map(
+            a=ir.cast(ir.erf(x) + 1.0, "f16"),  # 1 + erf(u), the other order
+            b=ir.cast(2.0 + ir.erf(x), "f16"),  # not 1 + erf: left as it is
+        ),
+    )
+    source = kernel.source("cuda", Schedule(64))
+    assert source.count("fg_one_plus_erf(fg_t") == 1 and "(2.0f + " in source
+    assert "__device__ __forceinline__ float fg_one_plus_erf" in source
+    _ptx(kernel, Schedule(64))  # compiles

@@ -1,8 +1,10 @@
-"""The WGSL tanh and erf approximations (forge/emit/_approx.py): their float32 error,
-their non-finite behaviour, what a real WGSL implementation computes with them, and
-the float literals every emitter prints."""
+"""The WGSL tanh and erf approximations and CUDA's ``1 + erf(u)`` for half outputs
+(forge/emit/_approx.py): their float32 error, their non-finite behaviour, what a real
+WGSL implementation computes with them, and the float literals every emitter prints."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
@@ -11,9 +13,10 @@ from hypothesis import strategies as st
 
 import forge
 from forge import Schedule, ir
-from forge.emit._approx import f32_literal, float32_model, wgsl_helper
+from forge.emit._approx import ERFCC, cuda_one_plus_erf, f32_literal, float32_model, wgsl_helper
 from forge.emit._dialect import CUDA, WGSL
 from forge.ir import erf64
+from forge.ir._erf import erfc64
 from oracle.pytest_plugin import require_available
 
 TRUTH = {"tanh": np.tanh, "erf": erf64}
@@ -120,3 +123,42 @@ def test_non_finite_and_extreme_integer_literals_are_spelled_without_literals():
     assert largest == "3.4028234663852886e+38f"
     assert np.float32(float(largest[:-1])) == np.finfo(np.float32).max
     assert CUDA().literal(-(2**31), "i32") == "(-2147483647 - 1)"
+
+
+def _one_plus_erf_model(u: np.ndarray) -> np.ndarray:
+    """``fg_one_plus_erf`` as CUDA C spells it (``cuda_one_plus_erf``), in float32 with
+    each fmaf rounded once and an exact exp: the coefficients are read from the text."""
+    f32 = np.float32
+    text = cuda_one_plus_erf()
+    coefficients = [f32(v) for v in re.findall(r"(?:float p = |fmaf\(t, p, )(\S+?)f[;)]", text)]
+    assert len(coefficients) == len(ERFCC)
+    z = np.abs(u).astype(f32)
+    t = (f32(1) / (f32(0.5) * z + f32(1))).astype(f32)
+    p = np.full_like(z, coefficients[0])
+    for c in coefficients[1:]:
+        p = (t.astype(np.float64) * p + c).astype(f32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        argument = (-z.astype(np.float64) * z + p).astype(f32)
+        r = (t * np.exp(argument.astype(np.float64)).astype(f32)).astype(f32)
+        return np.where(u <= 0, r, f32(2) - r)
+
+
+def test_cuda_one_plus_erf_is_numerical_recipes_erfcc_without_the_cancellation():
+    """The helper half kernels' ``1 + erf(u)`` goes through: its coefficients give erfc
+    within 1.3e-7 (relative) in float64, and in float32 it stays within 1e-5 of 1 +
+    erf(u) relative to that value even where it is 1e-37, far within half an ulp of f16
+    (2.4e-4) and bf16 (2e-3), where the sum with erf loses every digit past u = -4."""
+    z = np.linspace(0, 10, 200_001)
+    t = 1 / (1 + 0.5 * z)
+    p = np.full_like(z, ERFCC[-1])
+    for c in reversed(ERFCC[:-1]):
+        p = t * p + c
+    assert (np.abs(t * np.exp(-z * z + p) / erfc64(z) - 1)).max() < 1.35e-7
+    u = np.linspace(-9, 9, 400_001).astype(np.float32)
+    wide = u.astype(np.float64)
+    exact = np.where(wide <= 0, erfc64(-wide), 1 + erf64(wide))
+    assert (np.abs(_one_plus_erf_model(u) / exact - 1)).max() < 1e-5
+    summed = 1 + erf64(wide).astype(np.float32)  # erf rounded to float32, then the sum
+    assert (np.abs(summed / exact - 1)).max() >= 1  # 0 where the exact value is 1e-37
+    special = _one_plus_erf_model(np.array([-np.inf, np.inf, np.nan], dtype=np.float32))
+    assert special[0] == 0 and special[1] == 2 and np.isnan(special[2])

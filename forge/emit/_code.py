@@ -5,7 +5,7 @@ uniform struct, buffer declarations, entry point)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 
 from ..errors import UnsupportedFeature
@@ -14,6 +14,7 @@ from ..ir._dtypes import TYPES
 from ..ir._expr import walk
 from ..ir._ops import LEAVES
 from ..schedule import Schedule
+from ._approx import cuda_one_plus_erf
 from ._dialect import Dialect
 
 __all__ = [
@@ -34,7 +35,7 @@ class ScheduleRefused(UnsupportedFeature):
     message says why. Raised before any source is emitted."""
 
 
-EMITTER_VERSION = 3
+EMITTER_VERSION = 4
 #: Static ``__shared__`` memory a CUDA block may declare; more must be dynamic shared
 #: memory, which the launch asks for and the function opts in to.
 CUDA_STATIC_SHARED = 48 * 1024
@@ -127,6 +128,9 @@ class Values:
         self.code = code
         self.env: dict[tuple, str] = {}
         self._count = 0
+        # how ``1 + erf(u)`` of f32 is spelled instead of its sum, given u's text (None:
+        # as the sum; see Emission.half_outputs)
+        self.one_plus_erf: Callable[[str], str] | None = None
 
     def fresh(self, stem: str = "t") -> str:
         self._count += 1
@@ -152,9 +156,13 @@ class Values:
             return found
         if expr.op in LEAVES or expr.op == "reduce":
             raise AssertionError(f"lowering bug: {expr} is not bound here")
-        args = [self.get(a) for a in expr.args]
+        erf_of = _one_plus_erf(expr) if self.one_plus_erf else None
+        if erf_of is not None and self.one_plus_erf is not None:
+            text = self.one_plus_erf(self.get(erf_of))
+        else:
+            text = self.d.op(expr, [self.get(a) for a in expr.args])
         name = self.fresh()
-        self.code.line(f"{self.d.let(name, expr.dtype, self.d.op(expr, args))}  // {short(expr)}")
+        self.code.line(f"{self.d.let(name, expr.dtype, text)}  // {short(expr)}")
         self.env[expr.key] = name
         return name
 
@@ -169,6 +177,16 @@ class Values:
                     r.key in self.env for r in walk(node) if r.op == "reduce"
                 ):
                     self.get(node)
+
+
+def _one_plus_erf(expr: Expr) -> Expr | None:
+    """``u`` where ``expr`` is ``1 + erf(u)`` (either order) of f32, else None."""
+    if expr.op != "add" or expr.dtype != "f32":
+        return None
+    one, erf = sorted(expr.args, key=lambda a: a.op != "const")
+    if one.op == "const" and one.attr[0] == 1.0 and erf.op == "erf":
+        return erf.args[0]
+    return None
 
 
 class Emission:
@@ -193,6 +211,23 @@ class Emission:
         self.includes: list[str] = []  # headers a lowering needs (CUDA: mma.h)
         self.definitions: list[str] = []  # functions a lowering needs (after the helpers)
         self.code.depth = 1
+        # CUDA, every output f16 or bf16: float32 approximations whose error stays far
+        # within half an ulp of either dtype (``__expf``, forge/emit/_rows.py) and that
+        # are faster or more accurate there; ``1 + erf(u)`` is erfc(-u) (_approx.py)
+        outputs = getattr(self.body, "outputs", ())  # map and rows name theirs
+        self.half_outputs = (
+            dialect.target == "cuda"
+            and bool(outputs)
+            and all(e.dtype in ("f16", "bf16") for _, e in outputs)
+        )
+        if self.half_outputs:
+            self.values.one_plus_erf = self._one_plus_erf
+
+    def _one_plus_erf(self, u: str) -> str:
+        helper = cuda_one_plus_erf()
+        if helper not in self.definitions:
+            self.definitions.append(helper)
+        return f"fg_one_plus_erf({u})"
 
     # -- building blocks -------------------------------------------------------------
     def declare_shared(self, text: str) -> None:

@@ -339,14 +339,13 @@ class _RowLowering:
         self.neg_inf = em.d.literal(float("-inf"), "f32")
         # CUDA takes the online softmax's exp(a - max) (an argument <= 0, a result in
         # (0, 1] that is summed and scaled, never cancelled) through __expf when every
-        # output is f16 or bf16: its 2 + 1.17|arg| ulp of float32 (CUDA C Programming
-        # Guide) stay under 2^-17 of the result wherever it is a normal float, far
-        # within half an ulp of either dtype, and it costs two instructions to expf's
-        # eight or so (H200, 2026-12-03, ``bench.probes cuda-half``: softmax_bf16 3117
-        # to 3266 GB/s, 1 ulp of bf16 from expf's output at most)
-        self.fast_exp = self.target == "cuda" and all(
-            e.dtype in ("f16", "bf16") for e in self.outputs.values()
-        )
+        # output is f16 or bf16 (``em.half_outputs``): its 2 + 1.17|arg| ulp of float32
+        # (CUDA C Programming Guide) stay under 2^-17 of the result wherever it is a
+        # normal float, far within half an ulp of either dtype, and it costs two
+        # instructions to expf's eight or so (H200, 2026-12-03, ``bench.probes
+        # cuda-half``: softmax_bf16 3117 to 3266 GB/s, 1 ulp of bf16 from expf's output
+        # at most)
+        self.fast_exp = em.half_outputs
         # (expression, its value's text from a register slot) bound at every column
         self.lane_values: list[tuple[Expr, Callable[[str], str]]] = []
 
