@@ -34,6 +34,9 @@ one fed.
   online softmax sums are ``__expf`` (the softmax twin differs in the looped path's
   output sweep only) and their ``1 + erf(u)`` is the erfcc (the last gelu twin is the
   emitted half kernel again; the first, the f32 one).
+- ``wgsl-half``: the same on wgpu for gelu_f16 (where the adapter has ``shader-f16``)
+  and gelu: as emitted, with ``1 + erf(u)`` as the sum through the WGSL erf helper
+  (``fg_erf_f32``, forge/emit/_approx.py) and as the erfcc.
 - ``gemm-stores``: ``gemm`` at SIZE^3 on wgpu (and CUDA where present) under the given
   schedules (P10's and P4's best by default), as emitted and with A's tile loaded
   across 32 rows a warp instead of 8: as emitted, a warp's
@@ -59,7 +62,7 @@ import numpy as np
 
 import forge
 from forge import KernelSpec, MemoryTopology, Schedule, ir
-from forge.emit._approx import cuda_one_plus_erf
+from forge.emit._approx import one_plus_erf, wgsl_helper
 from forge.ir._erf import erf64, erfc64
 
 from ._workload import bind_views, device_seconds, host_array, output_index
@@ -391,27 +394,40 @@ _ERF_AS = """__device__ __forceinline__ float fg_erf_as(float x) {
 """
 
 
-# gelu's ``1 + erf(u)`` as emitted: for f32 outputs the erf, then the sum (which
-# cancels where erf ~ -1); for f16 and bf16 outputs one call of fg_one_plus_erf
-_ONE_PLUS_ERF = re.compile(
-    r"const float (fg_t\d+) = erff\((fg_t\d+)\);[^\n]*\n(\s*)"
-    r"const float (fg_t\d+) = \(1\.0f \+ \1\);"
-    r"|fg_one_plus_erf\((fg_t\d+)\)"
-)
+# gelu's ``1 + erf(u)`` as each target emits it: for f32 outputs the erf, then the sum
+# (which cancels where erf ~ -1); for f16 and bf16 outputs one call of fg_one_plus_erf
+_ONE_PLUS_ERF = {
+    "cuda": re.compile(
+        r"const float (fg_t\d+) = erff\((fg_t\d+)\);[^\n]*\n(\s*)"
+        r"const float (fg_t\d+) = \(1\.0f \+ \1\);"
+        r"|fg_one_plus_erf\((fg_t\d+)\)"
+    ),
+    "wgsl": re.compile(
+        r"let (fg_t\d+): f32 = fg_erf_f32\((fg_t\d+)\);[^\n]*\n(\s*)"
+        r"let (fg_t\d+): f32 = \(1\.0f \+ \1\);"
+        r"|fg_one_plus_erf\((fg_t\d+)\)"
+    ),
+}
 
 
-def _one_plus_erf_as(spell: Callable[[str], str], helper: str = ""):
+def _one_plus_erf_as(spell: Callable[[str], str], helper: str = "", target: str = "cuda"):
     """A twin whose gelu writes ``1 + erf(u)`` as ``spell(u)``, with ``helper`` defined."""
+    let = "const float {} = {};" if target == "cuda" else "let {}: f32 = {};"
 
     def replace(found: re.Match) -> str:
         if found.group(5):
             return spell(found.group(5))
-        return f"{found.group(3)}const float {found.group(4)} = {spell(found.group(2))};"
+        return found.group(3) + let.format(found.group(4), spell(found.group(2)))
 
     def make(text: str) -> str:
-        twin, count = _ONE_PLUS_ERF.subn(replace, text)
+        twin, count = _ONE_PLUS_ERF[target].subn(replace, text)
         assert count, "no 1 + erf(u) found"
-        return (helper if helper not in twin else "") + twin
+        if helper in twin:
+            return twin
+        if target == "cuda":
+            return helper + twin
+        head, entry = twin.split("\n@compute", 1)  # WGSL: enable directives come first
+        return f"{head}\n{helper}\n@compute{entry}"
 
     return make
 
@@ -420,7 +436,7 @@ def _fast_exp(text: str) -> str:
     return re.sub(r"(?<![\w])expf\(", "__expf(", text)
 
 
-_ERFC_NR = cuda_one_plus_erf()  # Numerical Recipes' erfcc, as f16 and bf16 gelu emit it
+_ERFC_NR = one_plus_erf("cuda")  # Numerical Recipes' erfcc, as f16 and bf16 gelu emit it
 
 #: (kernels, rows-shaped, the twins (name, how the CUDA text is made), default schedules)
 _HALF_FAMILIES = (
@@ -454,6 +470,29 @@ _HALF_FAMILIES = (
 )
 
 
+#: the same for WGSL on wgpu: gelu of f16 (where the adapter has shader-f16) and f32
+_WGSL_HALF_FAMILIES = (
+    (
+        ("gelu_f16", "gelu"),
+        False,
+        (
+            (
+                "1 + erf(u)",
+                _one_plus_erf_as(lambda u: f"(1.0f + fg_erf_f32({u}))", wgsl_helper("erf"), "wgsl"),
+            ),
+            (
+                "NR erfc(-u)",
+                _one_plus_erf_as(lambda u: f"fg_one_plus_erf({u})", one_plus_erf("wgsl"), "wgsl"),
+            ),
+        ),
+        (
+            Schedule((256, 1), items_per_invocation=4, vector_width=4),
+            Schedule((1024, 1), items_per_invocation=2, vector_width=4, max_workgroups=1056),
+        ),
+    ),
+)
+
+
 def _values(ctx, view, dtype, count: int) -> np.ndarray:
     """The first ``count`` elements of an output view of ``dtype``, as float64."""
     raw = ctx.read_buffer_f32(view).view(np.uint32)
@@ -470,7 +509,19 @@ def _gelu_ulps(x: np.ndarray, dtype) -> Callable[[np.ndarray], float]:
     return lambda got: float(np.max(np.abs(got[: x.size] - exact) / ulp))
 
 
-def cuda_half(rows: int, cols: int, given: list[Schedule], only: list[str]) -> None:
+def _half_context(backend: str, elements: int):
+    capacity = 6 * elements * 4 + (64 << 20)
+    if backend == "cuda":
+        from backends.cuda import CudaComputeContext  # the simulated driver's too, in tests
+
+        return CudaComputeContext(capacity)
+    return forge.open_context(backend, capacity_bytes=capacity, topology=_TOPOLOGY)
+
+
+def half_twins(
+    backend: str, families, rows: int, cols: int, given: list[Schedule], only: list[str]
+) -> None:
+    """``cuda-half`` (``families``: ``_HALF_FAMILIES``) and ``wgsl-half`` on ``backend``."""
     twins: dict[str, Callable[[str], str]] = {}  # a twin's kernel id: how its text is made
     body_type = type(forge.get_kernel("softmax_bf16").body)
     emitted = body_type.source
@@ -483,11 +534,9 @@ def cuda_half(rows: int, cols: int, given: list[Schedule], only: list[str]) -> N
     x = rng.normal(0, 2, rows * cols)
     body_type.source = source
     try:
-        from backends.cuda import CudaComputeContext  # the simulated driver's too, in tests
-
-        with CudaComputeContext(6 * rows * cols * 4 + (64 << 20)) as ctx:
+        with _half_context(backend, rows * cols) as ctx:
             print(f"{ctx.adapter.name}, {rows} x {cols}, GB/s of one read + one write")
-            for names, shaped, made, defaults in _HALF_FAMILIES:
+            for names, shaped, made, defaults in families:
                 for name in (n for n in names if not only or n in only):
                     kernel = forge.get_kernel(name)
                     kernel = ir.with_shape(kernel, rows=rows) if shaped else kernel
@@ -539,6 +588,7 @@ def main(argv: list[str] | None = None) -> int:
             "gemm-stores",
             "wgsl-checks",
             "cuda-half",
+            "wgsl-half",
         ),
     )
     parser.add_argument("--rows", type=int, default=4096)
@@ -549,7 +599,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--backend", default="wgpu", help="row-means' backend")
     parser.add_argument("--schedule", action="append", default=[], help="a schedule's text; repeat")
     parser.add_argument(
-        "--kernel", action="append", default=[], help="cuda-half: only this kernel; repeat"
+        "--kernel",
+        action="append",
+        default=[],
+        help="cuda-half and wgsl-half: this kernel only; repeat",
     )
     args = parser.parse_args(argv)
     given = [Schedule.parse(text) for text in args.schedule]
@@ -578,7 +631,9 @@ def main(argv: list[str] | None = None) -> int:
     elif args.name == "wgsl-gemm":
         wgsl_gemm(args.size)
     elif args.name == "cuda-half":
-        cuda_half(args.rows, args.cols, given, args.kernel)
+        half_twins("cuda", _HALF_FAMILIES, args.rows, args.cols, given, args.kernel)
+    elif args.name == "wgsl-half":
+        half_twins("wgpu", _WGSL_HALF_FAMILIES, args.rows, args.cols, given, args.kernel)
     elif args.name == "wgsl-checks":
         from bench._wgpu_gemm import WGSL_GEMM_SCHEDULES
 

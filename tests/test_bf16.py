@@ -334,21 +334,23 @@ def test_half_rows_take_the_online_sums_exp_through_ex2_approx_on_cuda(kernel_id
 
 
 @pytest.mark.parametrize("kernel_id", ["gelu_bf16", "gelu_f16", "gelu"])
-def test_half_outputs_take_one_plus_erf_as_erfc_on_cuda(kernel_id):
-    """Where every output is f16 or bf16, CUDA writes gelu's ``1 + erf(u)`` as erfc(-u)
-    through Numerical Recipes' erfcc (forge/emit/_approx.py; no cancellation near erf
-    = -1, and faster than erff on the H200); f32 keeps erff and the sum; WGSL is not
-    changed. NVRTC compiles it (the device tests run it against the reference)."""
+def test_half_outputs_take_one_plus_erf_as_erfc(kernel_id):
+    """Where every output is f16 or bf16, gelu's ``1 + erf(u)`` is erfc(-u) through
+    Numerical Recipes' erfcc (forge/emit/_approx.py; no cancellation near erf = -1, and
+    faster than erff on the H200), in CUDA C and in WGSL; f32 keeps erf and the sum.
+    NVRTC compiles it (the device tests run it against the reference)."""
     schedule = Schedule((256, 1), items_per_invocation=4, vector_width=4)
     kernel = forge.get_kernel(kernel_id)
     source = kernel.source("cuda", schedule)
     half = kernel_id != "gelu"
     assert ("fg_one_plus_erf(fg_t" in source) is half
     assert ("erff(" in source) is not half
-    if kernel_id != "gelu_bf16":  # WGSL has no bf16
-        assert "fg_one_plus_erf" not in kernel.source("wgsl", Schedule(64))
     ptx = _ptx(kernel, schedule)  # the helper's __fdividef and __expf (no .ftz)
     assert ("div.approx.f32" in ptx and "ex2.approx.f32" in ptx) is half
+    if kernel_id != "gelu_bf16":  # WGSL has no bf16
+        wgsl = kernel.source("wgsl", Schedule(64))
+        assert ("fg_one_plus_erf(fg_t" in wgsl) is half
+        assert (" = fg_erf_f32(fg_t" in wgsl) is not half
 
 
 def test_a_users_half_kernel_gets_erfc_in_either_order_and_only_for_one_plus_erf():
@@ -364,3 +366,5 @@ def test_a_users_half_kernel_gets_erfc_in_either_order_and_only_for_one_plus_erf
     assert source.count("fg_one_plus_erf(fg_t") == 1 and "(2.0f + " in source
     assert "__device__ __forceinline__ float fg_one_plus_erf" in source
     _ptx(kernel, Schedule(64))  # compiles
+    wgsl = kernel.source("wgsl", Schedule(64))
+    assert wgsl.count("fg_one_plus_erf(fg_t") == 1 and "fn fg_one_plus_erf" in wgsl

@@ -50,7 +50,7 @@ __all__ = [
     "fit_coefficients",
     "f32_literal",
     "ERFCC",
-    "cuda_one_plus_erf",
+    "one_plus_erf",
 ]
 
 TANH_SPLIT, TANH_CLAMP = 0.55, 10.0
@@ -100,15 +100,27 @@ ERFCC = (
 )
 
 
-def cuda_one_plus_erf() -> str:
-    """CUDA C of ``fg_one_plus_erf(u)``: ``1 + erf(u)`` as ``erfc(-u)`` through ``ERFCC``
-    (see the module's docstring; NaN gives NaN, -inf 0, +inf 2)."""
+def one_plus_erf(target: str) -> str:
+    """Source of ``fg_one_plus_erf(u)`` in ``target`` ("cuda" or "wgsl"): ``1 + erf(u)``
+    as ``erfc(-u)`` through ``ERFCC``, for f32 ``u`` (see the module's docstring; NaN
+    gives NaN, -inf 0, +inf 2)."""
+    head = (
+        "// 1 + erf(u) = erfc(-u), without erf's cancellation near -1: Numerical Recipes'\n"
+        "// erfcc (relative error < 1.2e-7), see forge/emit/_approx.py\n"
+    )
+    if target == "wgsl":  # no fma in WGSL that is sure to be one; exp as the target has it
+        return (
+            head + "fn fg_one_plus_erf(u: f32) -> f32 {\n"
+            "    let z = abs(u);\n"
+            "    let t = 1.0f / (0.5f * z + 1.0f);\n"
+            f"    let r = t * exp({_horner('t', ERFCC)} - z * z);  // erfc(|u|)\n"
+            "    return select(2.0f - r, r, u <= 0.0f);\n"
+            "}\n"
+        )
     lines = [f"    float p = {f32_literal(ERFCC[-1])};"]
     lines += [f"    p = fmaf(t, p, {f32_literal(c)});" for c in reversed(ERFCC[:-1])]
     return (
-        "// 1 + erf(u) = erfc(-u), without erf's cancellation near -1: Numerical Recipes'\n"
-        "// erfcc (relative error < 1.2e-7), see forge/emit/_approx.py\n"
-        "__device__ __forceinline__ float fg_one_plus_erf(float u) {\n"
+        head + "__device__ __forceinline__ float fg_one_plus_erf(float u) {\n"
         "    const float z = fabsf(u);\n"
         "    const float t = __fdividef(1.0f, fmaf(0.5f, z, 1.0f));\n"
         + "\n".join(lines)

@@ -14,7 +14,7 @@ from ..ir._dtypes import TYPES
 from ..ir._expr import walk
 from ..ir._ops import LEAVES
 from ..schedule import Schedule
-from ._approx import cuda_one_plus_erf
+from ._approx import one_plus_erf
 from ._dialect import Dialect
 
 __all__ = [
@@ -211,20 +211,17 @@ class Emission:
         self.includes: list[str] = []  # headers a lowering needs (CUDA: mma.h)
         self.definitions: list[str] = []  # functions a lowering needs (after the helpers)
         self.code.depth = 1
-        # CUDA, every output f16 or bf16: float32 approximations whose error stays far
-        # within half an ulp of either dtype (``__expf``, forge/emit/_rows.py) and that
-        # are faster or more accurate there; ``1 + erf(u)`` is erfc(-u) (_approx.py)
+        # Every output f16 or bf16: float32 approximations whose error stays far within
+        # half an ulp of either dtype, and that are faster or more accurate there:
+        # ``1 + erf(u)`` is erfc(-u) (_approx.py), and on CUDA the online softmax's exp
+        # is ``__expf`` (_rows.py)
         outputs = getattr(self.body, "outputs", ())  # map and rows name theirs
-        self.half_outputs = (
-            dialect.target == "cuda"
-            and bool(outputs)
-            and all(e.dtype in ("f16", "bf16") for _, e in outputs)
-        )
+        self.half_outputs = bool(outputs) and all(e.dtype in ("f16", "bf16") for _, e in outputs)
         if self.half_outputs:
             self.values.one_plus_erf = self._one_plus_erf
 
     def _one_plus_erf(self, u: str) -> str:
-        helper = cuda_one_plus_erf()
+        helper = one_plus_erf(self.d.target)
         if helper not in self.definitions:
             self.definitions.append(helper)
         return f"fg_one_plus_erf({u})"

@@ -345,7 +345,7 @@ class _RowLowering:
         # instructions to expf's eight or so (H200, 2026-12-03, ``bench.probes
         # cuda-half``: softmax_bf16 3117 to 3266 GB/s, 1 ulp of bf16 from expf's output
         # at most)
-        self.fast_exp = em.half_outputs
+        self.fast_exp = self.target == "cuda" and em.half_outputs
         # (expression, its value's text from a register slot) bound at every column
         self.lane_values: list[tuple[Expr, Callable[[str], str]]] = []
 
