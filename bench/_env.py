@@ -29,6 +29,12 @@ class Sizes:
     transfer_bytes: int = 256 * MIB  # P7
     launch_samples: int = 2000  # P5/P6: samples per overhead measurement
     warmups: int = 3
+    # device seconds a kernel runs before its samples (device_seconds), in more
+    # dispatches than ``warmups`` where those take less. The bench's figures did not
+    # move with 0.2 (P11 on wgpu, H200, 2026-12-04): its measurements follow each
+    # other closely. The probes, which compute on the host for seconds between
+    # figures, need it (bench/probes.py)
+    warm_seconds: float = 0.0
     samples: int = 10  # per measurement of a device figure
     rounds: int = 7  # baseline/ours alternations of a final figure
 

@@ -5,6 +5,7 @@ wrong kernel must not count)."""
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 
@@ -154,15 +155,24 @@ def gemm_schedules(kernel, cuda: bool) -> list[Schedule]:
 
 def device_seconds(ctx, kernel, views, size: int, sizes) -> Callable[[Schedule], float]:
     """A function of a schedule: the median device seconds of one dispatch, over
-    ``sizes.samples`` samples timed by the backend (CUDA events, wgpu timestamps)."""
+    ``sizes.samples`` samples timed by the backend (CUDA events, wgpu timestamps),
+    after ``sizes.warmups`` dispatches and, where those took less, enough more to fill
+    ``sizes.warm_seconds`` (at most ``_MOST_WARMUPS``)."""
 
     def seconds(schedule: Schedule) -> float:
         ns = ctx.run_kernel(
             kernel, schedule, views, size, warmups=sizes.warmups, samples=sizes.samples
         )
+        each = float(np.median(ns)) * 1e-9
+        more = min(_MOST_WARMUPS, math.ceil(sizes.warm_seconds / max(each, 1e-9)))
+        if more > sizes.warmups + sizes.samples:
+            ns = ctx.run_kernel(kernel, schedule, views, size, warmups=more, samples=sizes.samples)
         return float(np.median(ns)) * 1e-9
 
     return seconds
+
+
+_MOST_WARMUPS = 20_000
 
 
 def host_seconds_per_sample(ctx, kernel, schedule: Schedule, views, size: int, count: int) -> float:

@@ -69,7 +69,11 @@ from ._workload import bind_views, device_seconds, host_array, output_index
 
 __all__ = ["main", "scalar_registers"]
 
-_WARM = types.SimpleNamespace(warmups=30, samples=15)  # clocks up before a figure counts
+#: clocks up before a figure counts: on the H200 through Vulkan, after the seconds of host
+#: work between two figures (reading an output back, float64 references), gelu on wgpu
+#: measured 994 GB/s after 30 warm-up dispatches and 3967 after 0.3 s of them
+#: (2026-12-04, ``wgsl-half``); ``--warm-seconds`` sets that time
+_WARM = types.SimpleNamespace(warmups=30, warm_seconds=0.3, samples=15)
 
 
 def scalar_registers(text: str) -> str:
@@ -277,7 +281,7 @@ def wgsl_gemm(size: int) -> None:
         c = np.zeros(size * size, np.float32)
         views = bind_views(ctx, kernel, size, {"a": a, "b": b, "c": c}, alpha=1.0, beta=0.0)
         seconds = device_seconds(
-            ctx, kernel, views, size, types.SimpleNamespace(warmups=5, samples=10)
+            ctx, kernel, views, size, types.SimpleNamespace(warmups=5, warm_seconds=0.0, samples=10)
         )
         found = []
         tiles = [tile for tile in GEMM_TUNABLES["tile"] if isinstance(tile, tuple)]
@@ -604,7 +608,14 @@ def main(argv: list[str] | None = None) -> int:
         default=[],
         help="cuda-half and wgsl-half: this kernel only; repeat",
     )
+    parser.add_argument(
+        "--warm-seconds",
+        type=float,
+        default=0.3,
+        help="device seconds of warm-up dispatches before each figure (default 0.3)",
+    )
     args = parser.parse_args(argv)
+    _WARM.warm_seconds = args.warm_seconds
     given = [Schedule.parse(text) for text in args.schedule]
     if args.name == "wgsl-rows":
         wgsl_rows(

@@ -13,6 +13,11 @@ from tests.test_cuda_fake_driver import fake_driver  # noqa: F401
 ONE_PASS = Schedule((64, 1), items_per_invocation=2, vector_width=4)
 
 
+def _probe(args: list[str]) -> None:
+    """A probe's main with a short warm-up: these tests read what it prints, not speed."""
+    probes.main([*args, "--warm-seconds", "0.01"])
+
+
 def test_scalar_registers_leave_no_local_array_and_index_by_constants():
     text = get_kernel("softmax").source("wgsl", ONE_PASS)
     assert re.search(r"var fg_v_x: array<f32, 8>", text)
@@ -23,7 +28,7 @@ def test_scalar_registers_leave_no_local_array_and_index_by_constants():
 
 def test_wgsl_rows_variants_run_and_the_scalar_one_computes_the_same(request, capsys):
     require_available(request.config, "wgpu")
-    probes.main(["wgsl-rows", "--rows", "3", "--cols", "512", "--schedule", str(ONE_PASS)])
+    _probe(["wgsl-rows", "--rows", "3", "--cols", "512", "--schedule", str(ONE_PASS)])
     lines = capsys.readouterr().out.splitlines()
     scalar = [line for line in lines if "scalar registers" in line]
     assert len(scalar) == 4 and all(line.endswith("same output") for line in scalar)
@@ -33,7 +38,7 @@ def test_wgsl_rows_variants_run_and_the_scalar_one_computes_the_same(request, ca
 
 def test_row_means_compare_the_schedules_bit_for_bit(request, capsys):
     require_available(request.config, "wgpu")
-    probes.main(["row-means", "--schedule", str(ONE_PASS), "--schedule", "wg=64,ipt=2,vec=4"])
+    _probe(["row-means", "--schedule", str(ONE_PASS), "--schedule", "wg=64,ipt=2,vec=4"])
     lines = capsys.readouterr().out.splitlines()
     # the same schedule twice: no row apart
     assert sum("rows apart from the first [] (most 0 ulp)" in line for line in lines) == 6
@@ -41,7 +46,7 @@ def test_row_means_compare_the_schedules_bit_for_bit(request, capsys):
 
 def test_wgsl_gemm_sweeps_the_unrolled_tiles_and_checks_each_output(request, capsys):
     require_available(request.config, "wgpu")
-    probes.main(["wgsl-gemm", "--size", "128"])
+    _probe(["wgsl-gemm", "--size", "128"])
     lines = capsys.readouterr().out.splitlines()
     errors = [float(line.rsplit("max rel err ", 1)[1]) for line in lines if "max rel err" in line]
     sweep = lines[1 : lines.index("fastest last:")]
@@ -53,7 +58,7 @@ def test_wgsl_gemm_sweeps_the_unrolled_tiles_and_checks_each_output(request, cap
 def test_gemm_stores_times_both_mappings_and_both_compute_the_product(request, capsys):
     require_available(request.config, "wgpu")
     schedule = "wg=16x16,vec=4,tile=128x128x16,unroll=1"
-    probes.main(["gemm-stores", "--size", "128", "--schedule", schedule])
+    _probe(["gemm-stores", "--size", "128", "--schedule", schedule])
     lines = [line for line in capsys.readouterr().out.splitlines() if "max rel err" in line]
     variants = [line.split()[0] for line in lines if "unroll=1" in line]
     assert variants[:2] == ["emitted", "rows-across"]
@@ -63,7 +68,7 @@ def test_gemm_stores_times_both_mappings_and_both_compute_the_product(request, c
 
 def test_wgsl_checks_times_both_contexts_and_their_outputs_agree(request, capsys):
     require_available(request.config, "wgpu")
-    probes.main(["wgsl-checks", "--size", "128", "--rows", "3", "--cols", "512"])
+    _probe(["wgsl-checks", "--size", "128", "--rows", "3", "--cols", "512"])
     lines = capsys.readouterr().out.splitlines()
     gemm = [line for line in lines if "max rel err" in line]
     assert [line.split()[2] for line in gemm] == ["on", "off"] * 3
@@ -76,7 +81,7 @@ def test_wgsl_checks_times_both_contexts_and_their_outputs_agree(request, capsys
 
 def test_cuda_half_times_each_twin_within_a_rounding_of_a_half(request, capsys):
     require_available(request.config, "cuda")
-    probes.main(["cuda-half", "--rows", "3", "--cols", "4096", "--schedule", "wg=256,ipt=4,vec=4"])
+    _probe(["cuda-half", "--rows", "3", "--cols", "4096", "--schedule", "wg=256,ipt=4,vec=4"])
     lines = [line for line in capsys.readouterr().out.splitlines() if "from as emitted" in line]
     twins = {"softmax": 2, "gelu": 5}  # as emitted, then each twin
     names = ("softmax_bf16", "softmax_f16", "softmax", "gelu_bf16", "gelu_f16", "gelu")
@@ -100,7 +105,7 @@ def test_cuda_half_times_each_twin_within_a_rounding_of_a_half(request, capsys):
 
 def test_wgsl_half_measures_gelu_as_emitted_and_its_twins_against_exact_gelu(request, capsys):
     require_available(request.config, "wgpu")
-    probes.main(["wgsl-half", "--rows", "3", "--cols", "4096", "--schedule", "wg=64,ipt=4,vec=4"])
+    _probe(["wgsl-half", "--rows", "3", "--cols", "4096", "--schedule", "wg=64,ipt=4,vec=4"])
     out = capsys.readouterr().out.splitlines()
     lines = [line for line in out if "from as emitted" in line]
     ulps: dict[str, list[float]] = {}
@@ -121,6 +126,6 @@ def test_cuda_half_runs_end_to_end_on_the_simulated_driver(fake_driver, capsys):
 
     names = ("softmax_bf16", "softmax_f16", "softmax", "gelu_bf16", "gelu_f16", "gelu")
     _simulate(fake_driver, *names)
-    probes.main(["cuda-half", "--rows", "3", "--cols", "64", "--schedule", "wg=32,ipt=2,vec=1"])
+    _probe(["cuda-half", "--rows", "3", "--cols", "64", "--schedule", "wg=32,ipt=2,vec=1"])
     lines = [line for line in capsys.readouterr().out.splitlines() if "from as emitted" in line]
     assert len(lines) == 21 and all("0.0e+00 of the largest" in line for line in lines)

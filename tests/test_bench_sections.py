@@ -8,6 +8,7 @@ bench`` on the GPU machine."""
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import io
 import sys
 
@@ -368,3 +369,28 @@ def test_p9_tells_which_tf32_cublas_computed_from_its_output(b_col):
         computed, note = _cublas_tf32(a, b, _Tensor(product.astype(np.float32)), size, b_col)
         assert computed == rounding, note
         assert ("truncated them" if rounding == "rz" else "rounded them") in note
+
+
+def test_device_seconds_warms_up_for_warm_seconds_of_device_time_before_its_samples():
+    """Where ``warmups`` dispatches fill less than ``warm_seconds``, the figure is taken
+    again after enough more to fill it (the H200's clocks under Vulkan, bench/probes.py);
+    a kernel slow enough, or warm_seconds 0, gets one measurement."""
+    from bench._workload import device_seconds
+
+    class Timed:  # 1 ms a dispatch, recording the warm-ups of each run_kernel
+        def __init__(self) -> None:
+            self.warmups: list[int] = []
+
+        def run_kernel(self, kernel, schedule, views, size, warmups, samples):
+            self.warmups.append(warmups)
+            return np.full(samples, 1e6)
+
+    ctx = Timed()
+    sizes = dataclasses.replace(TINY, warmups=3, samples=4, warm_seconds=0.5)
+    assert device_seconds(ctx, None, [], 1, sizes)(forge.Schedule(64)) == pytest.approx(1e-3)
+    assert ctx.warmups == [3, 500]
+    ctx.warmups.clear()
+    device_seconds(ctx, None, [], 1, dataclasses.replace(sizes, warm_seconds=0.0))(
+        forge.Schedule(64)
+    )
+    assert ctx.warmups == [3]
