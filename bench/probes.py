@@ -33,7 +33,9 @@ one fed.
   kernels). It fed the emission of half kernels (``Emission.half_outputs``): their
   online softmax sums are ``__expf`` (the softmax twin differs in the looped path's
   output sweep only) and their ``1 + erf(u)`` is the erfcc (the last gelu twin is the
-  emitted half kernel again; the first, the f32 one).
+  emitted half kernel again; the first, the f32 one). layernorm_bf16 and rmsnorm_bf16
+  have one twin: their row's register arrays as float instead of the half type (ptxas
+  spilled the half arrays at the one-pass schedules, NVRTC 13.5, 2026-12-04).
 - ``wgsl-half``: the same on wgpu for gelu_f16 (where the adapter has ``shader-f16``)
   and gelu: as emitted, with ``1 + erf(u)`` as the sum through the WGSL erf helper
   (``fg_erf_f32``, forge/emit/_approx.py) and as the erfcc.
@@ -440,6 +442,16 @@ def _fast_exp(text: str) -> str:
     return re.sub(r"(?<![\w])expf\(", "__expf(", text)
 
 
+def _float_registers(text: str) -> str:
+    """The row's register arrays of a half kernel as float (each value converted once
+    as it is loaded) instead of ``__nv_bfloat16``/``__half`` (converted in every sweep):
+    ptxas (NVRTC 13.5, sm_90) spilled 88/176 bytes of layernorm_bf16 at
+    ``wg=512,ipt=16,vec=4`` with the half arrays and none with float ones."""
+    twin = re.sub(r"\b(?:__nv_bfloat16|__half) (fg_v_\w+)\[", r"float \1[", text)
+    assert twin != text, "no half register array"
+    return twin
+
+
 _ERFC_NR = one_plus_erf("cuda")  # Numerical Recipes' erfcc, as f16 and bf16 gelu emit it
 
 #: (kernels, rows-shaped, the twins (name, how the CUDA text is made), default schedules)
@@ -453,6 +465,17 @@ _HALF_FAMILIES = (
             Schedule((1024, 1), items_per_invocation=4, vector_width=8),
             Schedule((512, 1), items_per_invocation=16, vector_width=4),
             Schedule((256, 1), items_per_invocation=4, vector_width=8),
+        ),
+    ),
+    (
+        ("layernorm_bf16", "rmsnorm_bf16"),
+        True,
+        (("f32 registers", _float_registers),),
+        (
+            Schedule((256, 1), items_per_invocation=32, vector_width=4),
+            Schedule((512, 1), items_per_invocation=16, vector_width=4),
+            Schedule((1024, 1), items_per_invocation=8, vector_width=4),
+            Schedule((512, 1), items_per_invocation=8, vector_width=8),
         ),
     ),
     (
@@ -546,7 +569,10 @@ def half_twins(
                     kernel = ir.with_shape(kernel, rows=rows) if shaped else kernel
                     size = cols if shaped else rows * cols
                     dtype = kernel.buffers[0].dtype
-                    data = {"x": x.astype(dtype)}
+                    data = {  # per-column weights (layernorm, rmsnorm) are ones
+                        b.name: x.astype(dtype) if b.name == "x" else np.ones(cols, b.dtype)
+                        for b in kernel.inputs
+                    }
                     ulps = _gelu_ulps(x[: 1 << 20], dtype) if name.startswith("gelu") else None
                     ctx.clear_transient_allocations()
                     views = bind_views(ctx, kernel, size, data)

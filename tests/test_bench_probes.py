@@ -14,8 +14,9 @@ ONE_PASS = Schedule((64, 1), items_per_invocation=2, vector_width=4)
 
 
 def _probe(args: list[str]) -> None:
-    """A probe's main with a short warm-up: these tests read what it prints, not speed."""
-    probes.main([*args, "--warm-seconds", "0.01"])
+    """A probe's main without the warm-up by device time: these tests read what it prints,
+    not speed (test_bench_sections checks the warm-up)."""
+    probes.main([*args, "--warm-seconds", "0"])
 
 
 def test_scalar_registers_leave_no_local_array_and_index_by_constants():
@@ -83,8 +84,9 @@ def test_cuda_half_times_each_twin_within_a_rounding_of_a_half(request, capsys):
     require_available(request.config, "cuda")
     _probe(["cuda-half", "--rows", "3", "--cols", "4096", "--schedule", "wg=256,ipt=4,vec=4"])
     lines = [line for line in capsys.readouterr().out.splitlines() if "from as emitted" in line]
-    twins = {"softmax": 2, "gelu": 5}  # as emitted, then each twin
-    names = ("softmax_bf16", "softmax_f16", "softmax", "gelu_bf16", "gelu_f16", "gelu")
+    twins = {"softmax": 2, "layernorm": 2, "rmsnorm": 2, "gelu": 5}  # as emitted, then twins
+    names = ("softmax_bf16", "softmax_f16", "softmax", "layernorm_bf16", "rmsnorm_bf16")
+    names += ("gelu_bf16", "gelu_f16", "gelu")
     want = [n for n in names for _ in range(twins[n.split("_")[0]])]
     assert [line.split()[0] for line in lines] == want
     apart, ulps = {}, {}
@@ -124,8 +126,8 @@ def test_wgsl_half_measures_gelu_as_emitted_and_its_twins_against_exact_gelu(req
 def test_cuda_half_runs_end_to_end_on_the_simulated_driver(fake_driver, capsys):
     from tests.test_bench_sections import _simulate
 
-    names = ("softmax_bf16", "softmax_f16", "softmax", "gelu_bf16", "gelu_f16", "gelu")
-    _simulate(fake_driver, *names)
+    names = ("softmax_bf16", "softmax_f16", "softmax", "layernorm_bf16", "rmsnorm_bf16")
+    _simulate(fake_driver, *names, "gelu_bf16", "gelu_f16", "gelu")
     _probe(["cuda-half", "--rows", "3", "--cols", "64", "--schedule", "wg=32,ipt=2,vec=1"])
     lines = [line for line in capsys.readouterr().out.splitlines() if "from as emitted" in line]
-    assert len(lines) == 21 and all("0.0e+00 of the largest" in line for line in lines)
+    assert len(lines) == 25 and all("0.0e+00 of the largest" in line for line in lines)
