@@ -39,6 +39,9 @@ one fed.
 - ``wgsl-half``: the same on wgpu for gelu_f16 (where the adapter has ``shader-f16``)
   and gelu: as emitted, with ``1 + erf(u)`` as the sum through the WGSL erf helper
   (``fg_erf_f32``, forge/emit/_approx.py) and as the erfcc.
+- ``cuda-resources``: ptxas's registers and spills (through NVRTC, no GPU needed) of the
+  half row kernels under the one-pass schedules, as emitted and with the row's register
+  arrays as float (the ``cuda-half`` twin), and of layernorm in f32 beside them.
 - ``gemm-stores``: ``gemm`` at SIZE^3 on wgpu (and CUDA where present) under the given
   schedules (P10's and P4's best by default), as emitted and with A's tile loaded
   across 32 rows a warp instead of 8: as emitted, a warp's
@@ -604,6 +607,37 @@ def half_twins(
         body_type.source = emitted
 
 
+def cuda_resources(given: list[Schedule], only: list[str]) -> None:
+    """ptxas's registers and spills of the half row kernels (and any ``--kernel``) as
+    emitted and with the row held in float registers, through this machine's NVRTC (no
+    GPU needed)."""
+    from backends.cuda import nvrtc_version, ptxas_report
+
+    print(f"NVRTC {nvrtc_version()}, sm_90: registers, spill stores/loads in bytes")
+    names = only or ["layernorm_bf16", "rmsnorm_bf16", "softmax_bf16", "layernorm"]
+    for name in names:
+        kernel = forge.get_kernel(name)
+        for schedule in given or _HALF_FAMILIES[1][3]:
+            try:
+                emitted = kernel.source("cuda", schedule)
+            except forge.UnsupportedFeature as exc:
+                print(f"{name:15s} {str(schedule):24s} refused: {exc}")
+                continue
+            texts = [("as emitted", emitted)]
+            if re.search(r"\b(?:__nv_bfloat16|__half) fg_v_", emitted):
+                texts.append(("f32 registers", _float_registers(emitted)))
+            for variant, text in texts:
+                report = ptxas_report(text, kernel.entry_point)
+                used = re.search(r"Used (\d+) registers", report)
+                spills = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report)
+                print(
+                    f"{name:15s} {str(schedule):24s} {variant:13s} "
+                    f"{used[1] if used else '?':>4s} registers, "
+                    f"{'/'.join(spills.groups()) if spills else '?'} spilled",
+                    flush=True,
+                )
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.probes", description=__doc__.split("\n")[0]
@@ -619,6 +653,7 @@ def main(argv: list[str] | None = None) -> int:
             "wgsl-checks",
             "cuda-half",
             "wgsl-half",
+            "cuda-resources",
         ),
     )
     parser.add_argument("--rows", type=int, default=4096)
@@ -669,6 +704,8 @@ def main(argv: list[str] | None = None) -> int:
         wgsl_gemm(args.size)
     elif args.name == "cuda-half":
         half_twins("cuda", _HALF_FAMILIES, args.rows, args.cols, given, args.kernel)
+    elif args.name == "cuda-resources":
+        cuda_resources(given, args.kernel)
     elif args.name == "wgsl-half":
         half_twins("wgpu", _WGSL_HALF_FAMILIES, args.rows, args.cols, given, args.kernel)
     elif args.name == "wgsl-checks":

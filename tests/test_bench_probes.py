@@ -131,3 +131,17 @@ def test_cuda_half_runs_end_to_end_on_the_simulated_driver(fake_driver, capsys):
     _probe(["cuda-half", "--rows", "3", "--cols", "64", "--schedule", "wg=32,ipt=2,vec=1"])
     lines = [line for line in capsys.readouterr().out.splitlines() if "from as emitted" in line]
     assert len(lines) == 25 and all("0.0e+00 of the largest" in line for line in lines)
+
+
+def test_cuda_resources_reports_registers_and_spills_of_each_variant_with_no_gpu(capsys):
+    _probe(["cuda-resources", "--kernel", "layernorm_bf16", "--kernel", "layernorm"])
+    _probe(["cuda-resources", "--kernel", "layernorm_bf16", "--schedule", "wg=512,ipt=16,vec=4"])
+    lines = capsys.readouterr().out.splitlines()
+    found = [re.search(r"(\d+) registers, (\d+)/(\d+) spilled", line) for line in lines]
+    rows = [line for line, match in zip(lines, found) if match]
+    # layernorm_bf16: four schedules, two variants each; layernorm (f32): three, and vec=8
+    # refused; then the one given schedule, two variants
+    assert len(rows) == 8 + 3 + 2, lines
+    assert sum("refused: vec=8" in line for line in lines) == 1
+    assert all(0 < int(m[1]) <= 255 for m in found if m)
+    assert rows[-2].split()[2:4] == ["as", "emitted"] and "f32 registers" in rows[-1]

@@ -277,29 +277,6 @@ def _nvrtc_version() -> str:
     return ".".join(map(str, nvrtc.nvrtcVersion()[1:]))
 
 
-def _ptxas_report(source: str) -> str:
-    """ptxas's resource report (``-v``) for ``source`` compiled by NVRTC for sm_90."""
-    from cuda.bindings import nvrtc
-
-    err, program = nvrtc.nvrtcCreateProgram(source.encode(), b"k.cu", 0, [], [])
-    assert err == nvrtc.nvrtcResult.NVRTC_SUCCESS
-    try:
-        options = [b"--gpu-architecture=sm_90", b"--ptxas-options=-v"]
-        assert (
-            nvrtc.nvrtcCompileProgram(program, len(options), options)[0]
-            == nvrtc.nvrtcResult.NVRTC_SUCCESS
-        )
-        # the cubin asked for, so that an NVRTC that assembles it only when asked has
-        # run ptxas before its log is read
-        assert nvrtc.nvrtcGetCUBINSize(program)[1] > 0
-        size = nvrtc.nvrtcGetProgramLogSize(program)[1]
-        log = bytearray(size)
-        nvrtc.nvrtcGetProgramLog(program, log)
-        return log.decode(errors="replace")
-    finally:
-        nvrtc.nvrtcDestroyProgram(program)
-
-
 _BIG_ROWS = [
     (k, s)
     for k in ("softmax", "log_softmax", "rmsnorm", "layernorm", "row_sum", "row_max")
@@ -315,7 +292,9 @@ _BIG_ROWS = [
 @pytest.mark.parametrize("kernel_id, schedule", _BIG_ROWS, ids=[f"{k}-{s}" for k, s in _BIG_ROWS])
 def test_big_gpu_row_schedules_keep_the_row_in_registers_without_spills(kernel_id, schedule):
     kernel = forge.get_kernel(kernel_id)
-    report = _ptxas_report(kernel.source("cuda", schedule))
+    from backends.cuda import ptxas_report
+
+    report = ptxas_report(kernel.source("cuda", schedule), kernel.entry_point)
     spills = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report)
     assert spills is not None, f"NVRTC {_nvrtc_version()} reported no ptxas info:\n{report}"
     # NVRTC 13.5 spills nothing here; 13.0 (the H200's toolkit, 2026-12-01) spills 12

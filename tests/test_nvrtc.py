@@ -72,6 +72,25 @@ def test_every_builtin_and_plugin_cuda_source_compiles_under_its_schedules():
     assert compiled >= 2, "expected at least raw_affine's two schedules"
 
 
+@pytest.mark.parametrize("kernel_id", ["raw_affine", "layernorm_bf16"])
+def test_ptxas_report_gives_registers_and_spills_with_no_gpu(kernel_id):
+    """A half kernel needs the backend's include options (cuda_bf16.h): the report comes
+    through them, and only once the cubin was asked for (NVRTC 13.0)."""
+    import re
+
+    kernel = forge.get_kernel(kernel_id)
+    schedule = Schedule((512, 1), items_per_invocation=16, vector_width=4)
+    source = kernel.source("cuda", schedule if kernel_id != "raw_affine" else Schedule(64))
+    report = cuda.ptxas_report(source, kernel.entry_point)
+    registers = re.search(r"Used (\d+) registers", report)
+    assert registers and 0 < int(registers[1]) <= 255, report
+    assert re.search(r"\d+ bytes spill stores, \d+ bytes spill loads", report), report
+    with pytest.raises(CompileError, match="no_such_name"):
+        cuda.ptxas_report(BROKEN, "broken")
+    with pytest.raises(InvalidArgument):
+        cuda.ptxas_report("  ", "broken")
+
+
 def test_a_broken_kernel_raises_compile_error_with_log_source_and_options():
     with pytest.raises(CompileError) as info:
         cuda.compile_cuda(BROKEN, "broken", arch="sm_90", options=("-lineinfo",))

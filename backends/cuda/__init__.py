@@ -37,6 +37,7 @@ __all__ = [
     "CapturedCudaGraph",
     "compile_cuda",
     "compile_module",
+    "ptxas_report",
     "compile_stats",
     "nvrtc_version",
     "driver",
@@ -52,6 +53,7 @@ _LAZY = {
     "CapturedCudaGraph": ("_graphs", "CapturedCudaGraph"),
     "compile_cuda": ("_nvrtc", "compile_cuda"),
     "compile_module": ("_nvrtc", "compile_module"),
+    "ptxas_report": ("_nvrtc", "ptxas_report"),
     "compile_stats": ("_nvrtc", "STATS"),
     "nvrtc_version": ("_nvrtc", "nvrtc_version"),
     # Read from _driver at each access, so that a simulated driver installed there is seen.

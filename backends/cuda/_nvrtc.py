@@ -41,6 +41,7 @@ from ._headers import (
 __all__ = [
     "compile_cuda",
     "compile_module",
+    "ptxas_report",
     "nvrtc_version",
     "supported_archs",
     "target_for",
@@ -285,11 +286,12 @@ def _run_nvrtc(
     output: str,
     options: tuple[str, ...],
     headers: dict[str, str],
-) -> tuple[bytes, dict[str, str]]:
+) -> tuple[bytes, dict[str, str], str]:
     """Compile, asking NVRTC for the lowered (mangled) name of each entry point: a plain
     ``extern "C"`` name lowers to itself, a C++ function or a template instantiation
     (``"softmax<float, 256>"``) to its symbol. ``headers`` are given to NVRTC in memory
-    (the standard headers it lacks, see ``_headers``)."""
+    (the standard headers it lacks, see ``_headers``). Returns the image, the lowered
+    names and NVRTC's log."""
     nvrtc = _nvrtc()
     names = [name.encode() for name in headers]
     texts = [text.encode() for text in headers.values()]
@@ -324,6 +326,9 @@ def _run_nvrtc(
             name = check(nvrtc.nvrtcGetLoweredName(program, entry.encode()), "nvrtcGetLoweredName")
             lowered[entry] = name.decode() if isinstance(name, bytes) else str(name)
         image = _image(nvrtc, program, output)
+        # read again: NVRTC 13.0 runs ptxas (and writes its -v report) only once the
+        # cubin is asked for
+        log = _log(nvrtc, program)
     finally:
         nvrtc.nvrtcDestroyProgram(program)
     for entry, name in lowered.items():
@@ -336,7 +341,7 @@ def _run_nvrtc(
                 options=options,
                 log=log,
             )
-    return image, lowered
+    return image, lowered, log
 
 
 def _missing_headers_hint(log: str) -> str:
@@ -427,9 +432,26 @@ def compile_module(
     if cached is not None:
         _count("disk_hits")
         return _unpack(cached)
-    image, lowered = _run_nvrtc(source, entry_points, arch, output, full, headers)
+    image, lowered, _ = _run_nvrtc(source, entry_points, arch, output, full, headers)
     _store(path, json.dumps(lowered).encode() + b"\n" + image)
     return image, lowered
+
+
+def ptxas_report(source: str, entry_point: str, arch: str = "sm_90") -> str:
+    """ptxas's resource report for ``entry_point`` of CUDA C ``source`` (registers,
+    spill stores and loads, stack frame): NVRTC's log of a cubin compiled for ``arch``
+    with the backend's options and ``--ptxas-options=-v``. Needs no GPU; not cached.
+    Raises ``CompileError`` as ``compile_cuda`` does."""
+    if not isinstance(source, str) or not source.strip():
+        raise InvalidArgument("source must be non-empty CUDA C text")
+    arch = _checked_arch(arch, "cubin")
+    full = (
+        f"--gpu-architecture={arch}",
+        *include_options(),
+        *implicit_options(source),
+        "--ptxas-options=-v",
+    )
+    return _run_nvrtc(source, (entry_point,), arch, "cubin", full, std_headers())[2]
 
 
 def _unpack(payload: bytes) -> tuple[bytes, dict[str, str]]:
