@@ -457,6 +457,14 @@ def _float_registers(text: str) -> str:
 
 _ERFC_NR = one_plus_erf("cuda")  # Numerical Recipes' erfcc, as f16 and bf16 gelu emit it
 
+#: one-pass schedules of a 32768-column row (P11's winners among them)
+_ONE_PASS = (
+    Schedule((256, 1), items_per_invocation=32, vector_width=4),
+    Schedule((512, 1), items_per_invocation=16, vector_width=4),
+    Schedule((1024, 1), items_per_invocation=8, vector_width=4),
+    Schedule((512, 1), items_per_invocation=8, vector_width=8),
+)
+
 #: (kernels, rows-shaped, the twins (name, how the CUDA text is made), default schedules)
 _HALF_FAMILIES = (
     (
@@ -470,17 +478,7 @@ _HALF_FAMILIES = (
             Schedule((256, 1), items_per_invocation=4, vector_width=8),
         ),
     ),
-    (
-        ("layernorm_bf16", "rmsnorm_bf16"),
-        True,
-        (("f32 registers", _float_registers),),
-        (
-            Schedule((256, 1), items_per_invocation=32, vector_width=4),
-            Schedule((512, 1), items_per_invocation=16, vector_width=4),
-            Schedule((1024, 1), items_per_invocation=8, vector_width=4),
-            Schedule((512, 1), items_per_invocation=8, vector_width=8),
-        ),
-    ),
+    (("layernorm_bf16", "rmsnorm_bf16"), True, (("f32 registers", _float_registers),), _ONE_PASS),
     (
         ("gelu_bf16", "gelu_f16", "gelu"),
         False,
@@ -617,7 +615,7 @@ def cuda_resources(given: list[Schedule], only: list[str]) -> None:
     names = only or ["layernorm_bf16", "rmsnorm_bf16", "softmax_bf16", "layernorm"]
     for name in names:
         kernel = forge.get_kernel(name)
-        for schedule in given or _HALF_FAMILIES[1][3]:
+        for schedule in given or _ONE_PASS:
             try:
                 emitted = kernel.source("cuda", schedule)
             except forge.UnsupportedFeature as exc:
