@@ -665,7 +665,7 @@ def main(argv: list[str] | None = None) -> int:
         "--kernel",
         action="append",
         default=[],
-        help="cuda-half and wgsl-half: this kernel only; repeat",
+        help="cuda-half, wgsl-half and cuda-resources: this kernel only; repeat",
     )
     parser.add_argument(
         "--warm-seconds",

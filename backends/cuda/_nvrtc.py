@@ -424,7 +424,7 @@ def compile_module(
         if output == kind == "cubin":  # a device past this NVRTC keeps its plain name
             arch = target
     arch = _checked_arch(arch, output)
-    full = (f"--gpu-architecture={arch}", *include_options(), *implicit_options(source), *options)
+    full = _full_options(source, arch, options)
     headers = std_headers()
     key = _cache_key(source, list(entry_points), arch, output, full, headers)
     path = cache_dir() / f"{key}.{output}"
@@ -445,13 +445,14 @@ def ptxas_report(source: str, entry_point: str, arch: str = "sm_90") -> str:
     if not isinstance(source, str) or not source.strip():
         raise InvalidArgument("source must be non-empty CUDA C text")
     arch = _checked_arch(arch, "cubin")
-    full = (
-        f"--gpu-architecture={arch}",
-        *include_options(),
-        *implicit_options(source),
-        "--ptxas-options=-v",
-    )
+    full = _full_options(source, arch, ("--ptxas-options=-v",))
     return _run_nvrtc(source, (entry_point,), arch, "cubin", full, std_headers())[2]
+
+
+def _full_options(source: str, arch: str, options: tuple[str, ...]) -> tuple[str, ...]:
+    """NVRTC's options for ``source``: the arch, the headers' include paths, what the
+    source implies, then the caller's."""
+    return (f"--gpu-architecture={arch}", *include_options(), *implicit_options(source), *options)
 
 
 def _unpack(payload: bytes) -> tuple[bytes, dict[str, str]]:

@@ -1,5 +1,5 @@
 """Documented float32 approximations of ``tanh`` and ``erf`` for WGSL, and of
-``1 + erf(u)`` for CUDA kernels whose outputs are all f16 or bf16.
+``1 + erf(u)`` for kernels (CUDA and WGSL) whose outputs are all f16 or bf16.
 
 WGSL has no ``erf``, and its ``tanh`` may be computed as ``sinh/cosh`` (NaN past
 |x| ~ 89 on some drivers, poor relative accuracy near 0), so generated WGSL calls these
@@ -22,7 +22,7 @@ Programming Guide).
 The coefficients are least-squares fits on Chebyshev nodes against the float64
 evaluator; ``python -m forge.emit._approx`` fits and prints them again.
 
-CUDA, ``1 + erf(u)`` (``cuda_one_plus_erf``): GELU's ``1 + erf(u)`` cancels where erf
+``1 + erf(u)`` (``one_plus_erf``): GELU's ``1 + erf(u)`` cancels where erf
 is near -1, so with ``erff`` the emitted gelu_bf16 was up to 128 ulps of bf16 from the
 exact GELU for x < -3 (an absolute error far below the oracle's atol, but a wrong
 digit where torch's answer is also wrong). Written ``erfc(-u)`` it does not cancel.
@@ -34,7 +34,9 @@ arithmetic) with ``__expf`` is faster than ``erff`` (3016 GB/s) and put every ou
 within half an ulp of bf16 and f16 from the exact GELU (0.49 and 0.50 ulps, against 128
 and 2.2 with ``erff``). ``__expf``'s ``2 + 1.17|arg|`` ulps of float32 at an argument
 as large as z^2 makes that helper up to about 50 float32 ulps from exact, which is why
-only kernels whose outputs are all f16 or bf16 (2^-9 and 2^-12 relative) get it.
+only kernels whose outputs are all f16 or bf16 (2^-9 and 2^-12 relative) get it. WGSL
+spells the same erfcc with the target's ``exp`` (gelu_f16 on wgpu 2985 against 2407 GB/s
+through the erf helper's sum, 0.50 against 1.69 ulps of f16, 2026-12-04).
 """
 
 from __future__ import annotations

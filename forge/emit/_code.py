@@ -156,9 +156,10 @@ class Values:
             return found
         if expr.op in LEAVES or expr.op == "reduce":
             raise AssertionError(f"lowering bug: {expr} is not bound here")
-        erf_of = _one_plus_erf(expr) if self.one_plus_erf else None
-        if erf_of is not None and self.one_plus_erf is not None:
-            text = self.one_plus_erf(self.get(erf_of))
+        spell = self.one_plus_erf
+        erf_of = _one_plus_erf(expr) if spell is not None else None
+        if spell is not None and erf_of is not None:
+            text = spell(self.get(erf_of))
         else:
             text = self.d.op(expr, [self.get(a) for a in expr.args])
         name = self.fresh()
