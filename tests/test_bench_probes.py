@@ -92,7 +92,9 @@ def test_cuda_half_times_each_twin_within_a_rounding_of_a_half(request, capsys):
     apart, ulps = {}, {}
     for name, line in zip(want, lines):
         apart.setdefault(name, []).append(float(re.search(r"(\S+) of the largest", line)[1]))
-        ulps.setdefault(name, []).append(float(re.search(r"(\S+) ulps from exact", line)[1]))
+        exact = re.search(r"(\S+) ulps from exact", line)
+        assert (exact is not None) == name.startswith("gelu"), line  # gelu's measure only
+        ulps.setdefault(name, []).append(float(exact[1]) if exact else None)
     for name, found in apart.items():
         assert found[0] == 0.0
         # each half twin within two roundings of its dtype; the f32 ones are timed only

@@ -131,9 +131,32 @@ def test_per_column_values_move_as_vectors_on_cuda(kernel_id, columns):
         assert f"*reinterpret_cast<const float4*>(&{name}[" in source
         # the arithmetic reads the chunk's registers, not memory
         assert not re.search(rf"const float fg_t\d+ = .*[ (]{name}\[", source)
-    assert not any(
-        f"fg_w_{name}" in kernel.source("wgsl", Schedule((64, 2), vector_width=4))
-        for name in columns
+
+
+@pytest.mark.parametrize(
+    "kernel_id, matrix, columns",
+    [
+        ("layernorm", ["x", "y"], ["gamma", "beta"]),
+        ("rmsnorm", ["x", "y"], ["w"]),
+        ("gemv", ["a"], ["x"]),
+    ],
+)
+def test_rows_move_as_vectors_on_wgsl(kernel_id, matrix, columns):
+    """WGSL declares the row's matrix and per-column buffers as arrays of vec4 and moves
+    a chunk as one vec4 where rows start on a vector (``cols % 4 == 0``); otherwise each
+    lane is a component of its vector, so no scalar ``array<f32>`` read is left."""
+    kernel = forge.get_kernel(kernel_id)
+    source = kernel.source("wgsl", Schedule((64, 2), items_per_invocation=2, vector_width=4))
+    assert "let fg_vec_ok: bool = fg_p.cols % 4u == 0u;" in source
+    for name in matrix + columns:
+        assert re.search(rf"var<storage, read(_write)?> {name}: array<vec4<f32>>;", source), name
+    for name in columns:
+        assert re.search(rf"let fg_q: vec4<f32> = {name}\[\(fg_c\d+\) / 4u\];", source)
+        assert f"fg_w_{name}" in source
+        # the arithmetic reads the chunk's registers, not memory
+        assert not re.search(rf"let fg_t\d+: f32 = .*[ (]{name}\[", source)
+    assert re.search(
+        r"\[\(fg_base \+ fg_c\d+ \+ 3u\) / 4u\]\[\(fg_base \+ fg_c\d+ \+ 3u\) % 4u\]", source
     )
 
 

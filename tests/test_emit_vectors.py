@@ -1,4 +1,4 @@
-"""WGSL map kernels move whole chunks as vectors: under a schedule of vector width 2 or
+"""WGSL map and rows kernels move whole chunks as vectors: under a schedule of vector width 2 or
 4, buffers of 32-bit elements are declared as arrays of ``vec2``/``vec4`` (WGSL cannot
 view an ``array<f32>`` as vectors), a full chunk is one vector load or store, and a
 partial last chunk is read and written component by component. Tail correctness on the
@@ -51,11 +51,13 @@ def test_32_bit_and_f16_buffers_become_vectors_but_not_f64():
     }
 
 
-def test_other_patterns_and_cuda_keep_scalar_declarations():
+def test_rows_declare_the_row_as_vectors_and_cuda_keeps_scalar_declarations():
     rows = forge.get_kernel("softmax").source(
         "wgsl", Schedule((64, 1), items_per_invocation=2, vector_width=4)
     )
-    assert set(_declarations(rows).values()) == {"f32"}
+    assert _declarations(rows) == {"x": "vec4<f32>", "y": "vec4<f32>"}
+    scalar = forge.get_kernel("softmax").source("wgsl", Schedule((64, 1), vector_width=1))
+    assert set(_declarations(scalar).values()) == {"f32"}
     cuda = forge.get_kernel("add").source("cuda", Schedule(64, vector_width=4))
     assert "const float* __restrict__ x" in cuda and "float4" in cuda
 

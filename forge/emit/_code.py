@@ -35,7 +35,7 @@ class ScheduleRefused(UnsupportedFeature):
     message says why. Raised before any source is emitted."""
 
 
-EMITTER_VERSION = 4
+EMITTER_VERSION = 5
 #: Static ``__shared__`` memory a CUDA block may declare; more must be dynamic shared
 #: memory, which the launch asks for and the function opts in to.
 CUDA_STATIC_SHARED = 48 * 1024
@@ -297,6 +297,17 @@ class Emission:
             if self.d.vector(self.decls[name].dtype, width):
                 self.vector_arrays[name] = width
 
+    def element(self, buffer: str, index: str) -> str:
+        """A reference to element ``index`` of ``buffer``: on WGSL, of a buffer declared
+        as vectors (``vectorize``), a component of its vector, ``buffer[index / w][index
+        % w]`` (a store of it writes that component's bytes on Vulkan, as naga lowers it
+        to a store through an access chain; WGSL lets an implementation write back the
+        whole vector, which no backend of this project does)."""
+        width = self.vector_arrays.get(buffer)
+        if width is None:
+            return f"{buffer}[{index}]"
+        return f"{buffer}[({index}) / {width}u][({index}) % {width}u]"
+
     def unrolled(self, var: str, count: int, body) -> None:
         """``body()`` for ``var`` = 0 .. ``count`` - 1: a loop the compiler unrolls on
         CUDA; on WGSL, which has no unroll hint, written out ``count`` times with ``var``
@@ -330,7 +341,11 @@ class Emission:
         ``pos + l < limit`` (every lane when ``limit`` is None): one vector load when
         the whole chunk is in range (and, on CUDA, aligned), else lane by lane. A buffer
         declared as vectors (``vectorize``) is addressed by its vector index ``vindex``
-        (``index / width``) and its lanes are components of that vector. ``into`` names
+        (``index / width``, where every chunk starts on a vector) and its lanes are
+        components of that vector; with ``vec_ok`` (a chunk starts on a vector only when
+        it holds, as in rows whose length may not be a multiple of ``width``) the
+        whole-vector load is taken when it holds and each lane is otherwise its own
+        component (``element``). ``into`` names
         the dtype ``dest`` holds when it differs from the buffer's: each element is
         converted (on CUDA after one vector load, like any chunk; on WGSL lane by lane)."""
         dtype = self.decls[buffer].dtype
@@ -347,16 +362,25 @@ class Emission:
         parts = d.lanes(width)
         whole: list[str] | None
         if buffer in self.vector_arrays:
-            element = f"{buffer}[{vindex}]"
+            element = f"{buffer}[{vindex or f'({index}) / {width}u'}]"
             whole = [d.let("fg_q", f"vec{width}<{dtype}>", element)]
-            whole += [f"{dest}[{plus(dest_base, i)}] = fg_q.{p};" for i, p in enumerate(parts)]
+            whole += [
+                f"{dest}[{plus(dest_base, i)}] = {convert(f'fg_q.{p}')};"
+                for i, p in enumerate(parts)
+            ]
+
+            def component(i: int) -> str:
+                if vec_ok is None:
+                    return f"{element}.{parts[i]}"
+                return self.element(buffer, plus(index, i))
+
             self._chunk(
                 width,
                 pos,
                 limit,
-                lambda i: f"{dest}[{plus(dest_base, i)}] = {element}.{parts[i]};",
+                lambda i: f"{dest}[{plus(dest_base, i)}] = {convert(component(i))};",
                 whole,
-                None,
+                vec_ok,
             )
             return
         whole = None
@@ -392,16 +416,23 @@ class Emission:
     ) -> None:
         """``buffer[index + l] = src[src_base + l]`` for the lanes in range; a tail
         writes only its own lanes (through the vector's components for a buffer
-        declared as vectors)."""
+        declared as vectors; ``vindex`` and ``vec_ok`` as in ``load_chunk``)."""
         dtype = self.decls[buffer].dtype
         d = self.d
         values = [f"{src}[{plus(src_base, i)}]" for i in range(width)]
         whole: list[str] | None
         if buffer in self.vector_arrays:
-            element, parts = f"{buffer}[{vindex}]", d.lanes(width)
+            element = f"{buffer}[{vindex or f'({index}) / {width}u'}]"
+            parts = d.lanes(width)
             whole = [f"{element} = {d.vector(dtype, width)}({', '.join(values)});"]
+
+            def component(i: int) -> str:
+                if vec_ok is None:
+                    return f"{element}.{parts[i]}"
+                return self.element(buffer, plus(index, i))
+
             self._chunk(
-                width, pos, limit, lambda i: f"{element}.{parts[i]} = {values[i]};", whole, None
+                width, pos, limit, lambda i: f"{component(i)} = {values[i]};", whole, vec_ok
             )
             return
         whole = None

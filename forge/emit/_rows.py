@@ -362,11 +362,7 @@ class _RowLowering:
         em.let("fg_ty", "u32", d.local_y)
         blocks = em.let("fg_blocks", "u32", em.ceil_div(self.rows, self.y))
         columns = [n for n, load in self.body.loads().items() if load.attr[1] == "cols"]
-        self.vec_ok = em.vec_ok(
-            list(self.matrix) + self.matrix_outputs + columns,
-            self.width,
-            f" && {self.cols} % {self.width}u == 0u",
-        )
+        self.vec_ok = self._vector_access(list(self.matrix) + self.matrix_outputs + columns)
         self._declare_reduction_memory()
         code.comment(
             f"{self.y} row(s) per workgroup, {self.x} invocations per row; "
@@ -650,14 +646,14 @@ class _RowLowering:
 
     def _at_column(self, expr: Expr, column: str) -> str:
         """A let of ``expr``'s value at ``column`` of the row, read from memory."""
-        em, d, v = self.em, self.em.d, self.em.values
+        em, v = self.em, self.em.values
         with v.scope():
             index = "fg_base" if column == "0u" else f"fg_base + {column}"
             for name, load in self.matrix.items():
-                v.bind(load, d.load(name, index, load.dtype))
+                v.bind(load, em.element(name, index))
             for name, load in self.body.loads().items():
                 if load.attr[1] == "cols":
-                    v.bind(load, d.load(name, column, load.dtype))
+                    v.bind(load, em.element(name, column))
             v.bind(_COL, f"({column})")
             return em.let(v.fresh("at"), "f32", v.get(expr))
 
@@ -697,6 +693,25 @@ class _RowLowering:
         with self.em.code.block(self.em.d.loop("fg_off", "0u", self.cols, f"{self.cap}u")):
             self._load_block("fg_off", names)
             body("fg_off")
+
+    def _vector_access(self, buffers: list[str]) -> str | None:
+        """A bool value: a chunk of the row moves as one vector (rows start on a vector:
+        ``cols`` is a multiple of the width; on CUDA the pointers are aligned too), or
+        None where chunks go lane by lane. WGSL declares the row's buffers as arrays of
+        vectors (``Emission.vectorize``): the driver cannot prove that four scalar loads
+        of an ``array<f32>`` at ``base + 4k`` are one aligned 16-byte load, and a row
+        kernel moved that way stays under the copy limit (H200 through Vulkan,
+        2026-12-04, ``bench.probes wgsl-rows``: ``y = 2x`` at 3347 GB/s against 3967 for
+        gelu's ``map``, which reads ``vec4``). Element by element reads (``_at_column``)
+        take a component of the vector."""
+        em = self.em
+        rows_of = f"{self.cols} % {self.width}u == 0u"
+        if em.d.pointer_vectors:
+            return em.vec_ok(buffers, self.width, f" && {rows_of}")
+        em.vectorize(buffers, self.width)
+        if not any(name in em.vector_arrays for name in buffers):
+            return None
+        return em.let("fg_vec_ok", "bool", rows_of)
 
     def _sweep(self, one_pass: bool, exprs: list[Expr], element, store: bool = False) -> None:
         """Run ``element(lane, slot)`` at every column of the row (registers bound),
@@ -769,7 +784,7 @@ class _RowLowering:
                         if name in columns:
                             v.bind(load, f"fg_w_{name}[{lane}u]")
                         elif load.attr[1] == "cols":
-                            v.bind(load, d.load(name, column, load.dtype))
+                            v.bind(load, em.element(name, column))
                     for expr, text in self.lane_values:
                         v.bind(expr, text(slot))
                     v.bind(_COL, column)

@@ -1,4 +1,4 @@
-// kernel-forge generated WGSL source (forge.emit, emitter version 4); do not edit
+// kernel-forge generated WGSL source (forge.emit, emitter version 5); do not edit
 // kernel: affine v1, entry point affine_kernel
 // semantic hash: 06ffa8c127aa60b96317540134f2898f1fdc8d10831ca10c03d03e07ee477f84
 // schedule: wg=256,ipt=2,vec=4,grid=4224

@@ -1,4 +1,4 @@
-// kernel-forge generated CUDA C source (forge.emit, emitter version 4); do not edit
+// kernel-forge generated CUDA C source (forge.emit, emitter version 5); do not edit
 // kernel: gemm v1, entry point gemm_kernel
 // semantic hash: f813ba1cd744885a2c6cc2e3f8247d8c71abcb64c1789a64b9e951ef579f7432
 // schedule: wg=16x16,ipt=1,vec=4,tile=64x64x8

@@ -1,4 +1,4 @@
-// kernel-forge generated CUDA C source (forge.emit, emitter version 4); do not edit
+// kernel-forge generated CUDA C source (forge.emit, emitter version 5); do not edit
 // kernel: layernorm v1, entry point layernorm_kernel
 // semantic hash: 710e18ad94c423a5a14ba4af3643dfcbb0f2fc38eae69263c0c4b419a36639b9
 // schedule: wg=256,ipt=4,vec=4

@@ -1,4 +1,4 @@
-// kernel-forge generated WGSL source (forge.emit, emitter version 4); do not edit
+// kernel-forge generated WGSL source (forge.emit, emitter version 5); do not edit
 // kernel: layernorm v1, entry point layernorm_kernel
 // semantic hash: 710e18ad94c423a5a14ba4af3643dfcbb0f2fc38eae69263c0c4b419a36639b9
 // schedule: wg=256,ipt=4,vec=4
@@ -12,10 +12,11 @@ struct fg_Params {
     cols: u32,
 }
 
-@group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(1) var<storage, read> gamma: array<f32>;
-@group(0) @binding(2) var<storage, read> beta: array<f32>;
-@group(0) @binding(3) var<storage, read_write> y: array<f32>;
+// x, y, gamma, beta: arrays of vectors, bound rounded up to whole vectors; a partial last chunk goes lane by lane
+@group(0) @binding(0) var<storage, read> x: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read> gamma: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read> beta: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read_write> y: array<vec4<f32>>;
 @group(0) @binding(4) var<uniform> fg_p: fg_Params;
 var<workgroup> fg_red_f32: array<f32, 768>;
 
@@ -28,6 +29,7 @@ fn layernorm_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
     let fg_tx: u32 = fg_lid3.x;
     let fg_ty: u32 = fg_lid3.y;
     let fg_blocks: u32 = fg_p.rows;
+    let fg_vec_ok: bool = fg_p.cols % 4u == 0u;
     // 1 row(s) per workgroup, 256 invocations per row; rows of up to 4096 columns stay in registers
     for (var fg_blk: u32 = (fg_wid.y * fg_nwg.x + fg_wid.x); fg_blk < fg_blocks; fg_blk += (fg_nwg.x * fg_nwg.y)) {
         let fg_row: u32 = fg_blk * 1u + fg_ty;
@@ -40,41 +42,73 @@ fn layernorm_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
             {
                 const fg_k: u32 = 0u;
                 let fg_c2: u32 = 0u + (fg_k * 256u + fg_tx) * 4u;
-                fg_v_x[fg_k * 4u] = x[fg_base + fg_c2];
-                fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c2 + 1u];
-                fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c2 + 2u];
-                fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c2 + 3u];
+                if (fg_vec_ok) {
+                    let fg_q: vec4<f32> = x[(fg_base + fg_c2) / 4u];
+                    fg_v_x[fg_k * 4u] = fg_q.x;
+                    fg_v_x[fg_k * 4u + 1u] = fg_q.y;
+                    fg_v_x[fg_k * 4u + 2u] = fg_q.z;
+                    fg_v_x[fg_k * 4u + 3u] = fg_q.w;
+                } else {
+                    fg_v_x[fg_k * 4u] = x[(fg_base + fg_c2) / 4u][(fg_base + fg_c2) % 4u];
+                    fg_v_x[fg_k * 4u + 1u] = x[(fg_base + fg_c2 + 1u) / 4u][(fg_base + fg_c2 + 1u) % 4u];
+                    fg_v_x[fg_k * 4u + 2u] = x[(fg_base + fg_c2 + 2u) / 4u][(fg_base + fg_c2 + 2u) % 4u];
+                    fg_v_x[fg_k * 4u + 3u] = x[(fg_base + fg_c2 + 3u) / 4u][(fg_base + fg_c2 + 3u) % 4u];
+                }
             }
             {
                 const fg_k: u32 = 1u;
                 let fg_c3: u32 = 0u + (fg_k * 256u + fg_tx) * 4u;
-                fg_v_x[fg_k * 4u] = x[fg_base + fg_c3];
-                fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c3 + 1u];
-                fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c3 + 2u];
-                fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c3 + 3u];
+                if (fg_vec_ok) {
+                    let fg_q: vec4<f32> = x[(fg_base + fg_c3) / 4u];
+                    fg_v_x[fg_k * 4u] = fg_q.x;
+                    fg_v_x[fg_k * 4u + 1u] = fg_q.y;
+                    fg_v_x[fg_k * 4u + 2u] = fg_q.z;
+                    fg_v_x[fg_k * 4u + 3u] = fg_q.w;
+                } else {
+                    fg_v_x[fg_k * 4u] = x[(fg_base + fg_c3) / 4u][(fg_base + fg_c3) % 4u];
+                    fg_v_x[fg_k * 4u + 1u] = x[(fg_base + fg_c3 + 1u) / 4u][(fg_base + fg_c3 + 1u) % 4u];
+                    fg_v_x[fg_k * 4u + 2u] = x[(fg_base + fg_c3 + 2u) / 4u][(fg_base + fg_c3 + 2u) % 4u];
+                    fg_v_x[fg_k * 4u + 3u] = x[(fg_base + fg_c3 + 3u) / 4u][(fg_base + fg_c3 + 3u) % 4u];
+                }
             }
             {
                 const fg_k: u32 = 2u;
                 let fg_c4: u32 = 0u + (fg_k * 256u + fg_tx) * 4u;
-                fg_v_x[fg_k * 4u] = x[fg_base + fg_c4];
-                fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c4 + 1u];
-                fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c4 + 2u];
-                fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c4 + 3u];
+                if (fg_vec_ok) {
+                    let fg_q: vec4<f32> = x[(fg_base + fg_c4) / 4u];
+                    fg_v_x[fg_k * 4u] = fg_q.x;
+                    fg_v_x[fg_k * 4u + 1u] = fg_q.y;
+                    fg_v_x[fg_k * 4u + 2u] = fg_q.z;
+                    fg_v_x[fg_k * 4u + 3u] = fg_q.w;
+                } else {
+                    fg_v_x[fg_k * 4u] = x[(fg_base + fg_c4) / 4u][(fg_base + fg_c4) % 4u];
+                    fg_v_x[fg_k * 4u + 1u] = x[(fg_base + fg_c4 + 1u) / 4u][(fg_base + fg_c4 + 1u) % 4u];
+                    fg_v_x[fg_k * 4u + 2u] = x[(fg_base + fg_c4 + 2u) / 4u][(fg_base + fg_c4 + 2u) % 4u];
+                    fg_v_x[fg_k * 4u + 3u] = x[(fg_base + fg_c4 + 3u) / 4u][(fg_base + fg_c4 + 3u) % 4u];
+                }
             }
             {
                 const fg_k: u32 = 3u;
                 let fg_c5: u32 = 0u + (fg_k * 256u + fg_tx) * 4u;
-                fg_v_x[fg_k * 4u] = x[fg_base + fg_c5];
-                fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c5 + 1u];
-                fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c5 + 2u];
-                fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c5 + 3u];
+                if (fg_vec_ok) {
+                    let fg_q: vec4<f32> = x[(fg_base + fg_c5) / 4u];
+                    fg_v_x[fg_k * 4u] = fg_q.x;
+                    fg_v_x[fg_k * 4u + 1u] = fg_q.y;
+                    fg_v_x[fg_k * 4u + 2u] = fg_q.z;
+                    fg_v_x[fg_k * 4u + 3u] = fg_q.w;
+                } else {
+                    fg_v_x[fg_k * 4u] = x[(fg_base + fg_c5) / 4u][(fg_base + fg_c5) % 4u];
+                    fg_v_x[fg_k * 4u + 1u] = x[(fg_base + fg_c5 + 1u) / 4u][(fg_base + fg_c5 + 1u) % 4u];
+                    fg_v_x[fg_k * 4u + 2u] = x[(fg_base + fg_c5 + 2u) / 4u][(fg_base + fg_c5 + 2u) % 4u];
+                    fg_v_x[fg_k * 4u + 3u] = x[(fg_base + fg_c5 + 3u) / 4u][(fg_base + fg_c5 + 3u) % 4u];
+                }
             }
             // row_sum(x) and row_sum(((x - (row_sum(x) / f32(cols))) * (x - (row_sum(x) / f32(cols... as moments: one sweep
             var fg_k6: f32 = 0.0f;
             if (fg_p.cols > 0u) {
-                let fg_at7: f32 = x[fg_base];
-                let fg_at8: f32 = x[fg_base + fg_p.cols / 2u];
-                let fg_at9: f32 = x[fg_base + fg_p.cols - 1u];
+                let fg_at7: f32 = x[(fg_base) / 4u][(fg_base) % 4u];
+                let fg_at8: f32 = x[(fg_base + fg_p.cols / 2u) / 4u][(fg_base + fg_p.cols / 2u) % 4u];
+                let fg_at9: f32 = x[(fg_base + fg_p.cols - 1u) / 4u][(fg_base + fg_p.cols - 1u) % 4u];
                 let fg_b10: u32 = min((firstLeadingBit(fg_p.cols) - firstTrailingBit(fg_p.cols) + 1u), 23u);
                 fg_k6 = bitcast<f32>(bitcast<u32>(max(min(fg_at7, fg_at8), min(max(fg_at7, fg_at8), fg_at9))) & (0xffffffffu << fg_b10));
             }
@@ -340,157 +374,277 @@ fn layernorm_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
             {
                 const fg_k: u32 = 0u;
                 let fg_c106: u32 = 0u + (fg_k * 256u + fg_tx) * 4u;
+                var fg_w_gamma: array<f32, 4> = array<f32, 4>();
+                if (fg_vec_ok) {
+                    let fg_q: vec4<f32> = gamma[(fg_c106) / 4u];
+                    fg_w_gamma[0u] = fg_q.x;
+                    fg_w_gamma[1u] = fg_q.y;
+                    fg_w_gamma[2u] = fg_q.z;
+                    fg_w_gamma[3u] = fg_q.w;
+                } else {
+                    fg_w_gamma[0u] = gamma[(fg_c106) / 4u][(fg_c106) % 4u];
+                    fg_w_gamma[1u] = gamma[(fg_c106 + 1u) / 4u][(fg_c106 + 1u) % 4u];
+                    fg_w_gamma[2u] = gamma[(fg_c106 + 2u) / 4u][(fg_c106 + 2u) % 4u];
+                    fg_w_gamma[3u] = gamma[(fg_c106 + 3u) / 4u][(fg_c106 + 3u) % 4u];
+                }
+                var fg_w_beta: array<f32, 4> = array<f32, 4>();
+                if (fg_vec_ok) {
+                    let fg_q: vec4<f32> = beta[(fg_c106) / 4u];
+                    fg_w_beta[0u] = fg_q.x;
+                    fg_w_beta[1u] = fg_q.y;
+                    fg_w_beta[2u] = fg_q.z;
+                    fg_w_beta[3u] = fg_q.w;
+                } else {
+                    fg_w_beta[0u] = beta[(fg_c106) / 4u][(fg_c106) % 4u];
+                    fg_w_beta[1u] = beta[(fg_c106 + 1u) / 4u][(fg_c106 + 1u) % 4u];
+                    fg_w_beta[2u] = beta[(fg_c106 + 2u) / 4u][(fg_c106 + 2u) % 4u];
+                    fg_w_beta[3u] = beta[(fg_c106 + 3u) / 4u][(fg_c106 + 3u) % 4u];
+                }
                 var fg_o_y: array<f32, 4> = array<f32, 4>();
                 {
                     let fg_t107: f32 = (fg_v_x[fg_k * 4u] - fg_t100);  // (x - (row_sum(x) / f32(cols)))
                     let fg_t108: f32 = (fg_t107 * fg_t105);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                    let fg_t109: f32 = (fg_t108 * gamma[fg_c106]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                    let fg_t110: f32 = (fg_t109 + beta[fg_c106]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                    let fg_t109: f32 = (fg_t108 * fg_w_gamma[0u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                    let fg_t110: f32 = (fg_t109 + fg_w_beta[0u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                     fg_o_y[0u] = fg_t110;
                 }
                 {
                     let fg_t111: f32 = (fg_v_x[fg_k * 4u + 1u] - fg_t100);  // (x - (row_sum(x) / f32(cols)))
                     let fg_t112: f32 = (fg_t111 * fg_t105);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                    let fg_t113: f32 = (fg_t112 * gamma[fg_c106 + 1u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                    let fg_t114: f32 = (fg_t113 + beta[fg_c106 + 1u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                    let fg_t113: f32 = (fg_t112 * fg_w_gamma[1u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                    let fg_t114: f32 = (fg_t113 + fg_w_beta[1u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                     fg_o_y[1u] = fg_t114;
                 }
                 {
                     let fg_t115: f32 = (fg_v_x[fg_k * 4u + 2u] - fg_t100);  // (x - (row_sum(x) / f32(cols)))
                     let fg_t116: f32 = (fg_t115 * fg_t105);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                    let fg_t117: f32 = (fg_t116 * gamma[fg_c106 + 2u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                    let fg_t118: f32 = (fg_t117 + beta[fg_c106 + 2u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                    let fg_t117: f32 = (fg_t116 * fg_w_gamma[2u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                    let fg_t118: f32 = (fg_t117 + fg_w_beta[2u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                     fg_o_y[2u] = fg_t118;
                 }
                 {
                     let fg_t119: f32 = (fg_v_x[fg_k * 4u + 3u] - fg_t100);  // (x - (row_sum(x) / f32(cols)))
                     let fg_t120: f32 = (fg_t119 * fg_t105);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                    let fg_t121: f32 = (fg_t120 * gamma[fg_c106 + 3u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                    let fg_t122: f32 = (fg_t121 + beta[fg_c106 + 3u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                    let fg_t121: f32 = (fg_t120 * fg_w_gamma[3u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                    let fg_t122: f32 = (fg_t121 + fg_w_beta[3u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                     fg_o_y[3u] = fg_t122;
                 }
                 if (fg_active) {
-                    y[fg_base + fg_c106] = fg_o_y[0u];
-                    y[fg_base + fg_c106 + 1u] = fg_o_y[1u];
-                    y[fg_base + fg_c106 + 2u] = fg_o_y[2u];
-                    y[fg_base + fg_c106 + 3u] = fg_o_y[3u];
+                    if (fg_vec_ok) {
+                        y[(fg_base + fg_c106) / 4u] = vec4<f32>(fg_o_y[0u], fg_o_y[1u], fg_o_y[2u], fg_o_y[3u]);
+                    } else {
+                        y[(fg_base + fg_c106) / 4u][(fg_base + fg_c106) % 4u] = fg_o_y[0u];
+                        y[(fg_base + fg_c106 + 1u) / 4u][(fg_base + fg_c106 + 1u) % 4u] = fg_o_y[1u];
+                        y[(fg_base + fg_c106 + 2u) / 4u][(fg_base + fg_c106 + 2u) % 4u] = fg_o_y[2u];
+                        y[(fg_base + fg_c106 + 3u) / 4u][(fg_base + fg_c106 + 3u) % 4u] = fg_o_y[3u];
+                    }
                 }
             }
             {
                 const fg_k: u32 = 1u;
                 let fg_c123: u32 = 0u + (fg_k * 256u + fg_tx) * 4u;
+                var fg_w_gamma: array<f32, 4> = array<f32, 4>();
+                if (fg_vec_ok) {
+                    let fg_q: vec4<f32> = gamma[(fg_c123) / 4u];
+                    fg_w_gamma[0u] = fg_q.x;
+                    fg_w_gamma[1u] = fg_q.y;
+                    fg_w_gamma[2u] = fg_q.z;
+                    fg_w_gamma[3u] = fg_q.w;
+                } else {
+                    fg_w_gamma[0u] = gamma[(fg_c123) / 4u][(fg_c123) % 4u];
+                    fg_w_gamma[1u] = gamma[(fg_c123 + 1u) / 4u][(fg_c123 + 1u) % 4u];
+                    fg_w_gamma[2u] = gamma[(fg_c123 + 2u) / 4u][(fg_c123 + 2u) % 4u];
+                    fg_w_gamma[3u] = gamma[(fg_c123 + 3u) / 4u][(fg_c123 + 3u) % 4u];
+                }
+                var fg_w_beta: array<f32, 4> = array<f32, 4>();
+                if (fg_vec_ok) {
+                    let fg_q: vec4<f32> = beta[(fg_c123) / 4u];
+                    fg_w_beta[0u] = fg_q.x;
+                    fg_w_beta[1u] = fg_q.y;
+                    fg_w_beta[2u] = fg_q.z;
+                    fg_w_beta[3u] = fg_q.w;
+                } else {
+                    fg_w_beta[0u] = beta[(fg_c123) / 4u][(fg_c123) % 4u];
+                    fg_w_beta[1u] = beta[(fg_c123 + 1u) / 4u][(fg_c123 + 1u) % 4u];
+                    fg_w_beta[2u] = beta[(fg_c123 + 2u) / 4u][(fg_c123 + 2u) % 4u];
+                    fg_w_beta[3u] = beta[(fg_c123 + 3u) / 4u][(fg_c123 + 3u) % 4u];
+                }
                 var fg_o_y: array<f32, 4> = array<f32, 4>();
                 {
                     let fg_t124: f32 = (fg_v_x[fg_k * 4u] - fg_t100);  // (x - (row_sum(x) / f32(cols)))
                     let fg_t125: f32 = (fg_t124 * fg_t105);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                    let fg_t126: f32 = (fg_t125 * gamma[fg_c123]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                    let fg_t127: f32 = (fg_t126 + beta[fg_c123]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                    let fg_t126: f32 = (fg_t125 * fg_w_gamma[0u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                    let fg_t127: f32 = (fg_t126 + fg_w_beta[0u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                     fg_o_y[0u] = fg_t127;
                 }
                 {
                     let fg_t128: f32 = (fg_v_x[fg_k * 4u + 1u] - fg_t100);  // (x - (row_sum(x) / f32(cols)))
                     let fg_t129: f32 = (fg_t128 * fg_t105);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                    let fg_t130: f32 = (fg_t129 * gamma[fg_c123 + 1u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                    let fg_t131: f32 = (fg_t130 + beta[fg_c123 + 1u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                    let fg_t130: f32 = (fg_t129 * fg_w_gamma[1u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                    let fg_t131: f32 = (fg_t130 + fg_w_beta[1u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                     fg_o_y[1u] = fg_t131;
                 }
                 {
                     let fg_t132: f32 = (fg_v_x[fg_k * 4u + 2u] - fg_t100);  // (x - (row_sum(x) / f32(cols)))
                     let fg_t133: f32 = (fg_t132 * fg_t105);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                    let fg_t134: f32 = (fg_t133 * gamma[fg_c123 + 2u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                    let fg_t135: f32 = (fg_t134 + beta[fg_c123 + 2u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                    let fg_t134: f32 = (fg_t133 * fg_w_gamma[2u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                    let fg_t135: f32 = (fg_t134 + fg_w_beta[2u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                     fg_o_y[2u] = fg_t135;
                 }
                 {
                     let fg_t136: f32 = (fg_v_x[fg_k * 4u + 3u] - fg_t100);  // (x - (row_sum(x) / f32(cols)))
                     let fg_t137: f32 = (fg_t136 * fg_t105);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                    let fg_t138: f32 = (fg_t137 * gamma[fg_c123 + 3u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                    let fg_t139: f32 = (fg_t138 + beta[fg_c123 + 3u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                    let fg_t138: f32 = (fg_t137 * fg_w_gamma[3u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                    let fg_t139: f32 = (fg_t138 + fg_w_beta[3u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                     fg_o_y[3u] = fg_t139;
                 }
                 if (fg_active) {
-                    y[fg_base + fg_c123] = fg_o_y[0u];
-                    y[fg_base + fg_c123 + 1u] = fg_o_y[1u];
-                    y[fg_base + fg_c123 + 2u] = fg_o_y[2u];
-                    y[fg_base + fg_c123 + 3u] = fg_o_y[3u];
+                    if (fg_vec_ok) {
+                        y[(fg_base + fg_c123) / 4u] = vec4<f32>(fg_o_y[0u], fg_o_y[1u], fg_o_y[2u], fg_o_y[3u]);
+                    } else {
+                        y[(fg_base + fg_c123) / 4u][(fg_base + fg_c123) % 4u] = fg_o_y[0u];
+                        y[(fg_base + fg_c123 + 1u) / 4u][(fg_base + fg_c123 + 1u) % 4u] = fg_o_y[1u];
+                        y[(fg_base + fg_c123 + 2u) / 4u][(fg_base + fg_c123 + 2u) % 4u] = fg_o_y[2u];
+                        y[(fg_base + fg_c123 + 3u) / 4u][(fg_base + fg_c123 + 3u) % 4u] = fg_o_y[3u];
+                    }
                 }
             }
             {
                 const fg_k: u32 = 2u;
                 let fg_c140: u32 = 0u + (fg_k * 256u + fg_tx) * 4u;
+                var fg_w_gamma: array<f32, 4> = array<f32, 4>();
+                if (fg_vec_ok) {
+                    let fg_q: vec4<f32> = gamma[(fg_c140) / 4u];
+                    fg_w_gamma[0u] = fg_q.x;
+                    fg_w_gamma[1u] = fg_q.y;
+                    fg_w_gamma[2u] = fg_q.z;
+                    fg_w_gamma[3u] = fg_q.w;
+                } else {
+                    fg_w_gamma[0u] = gamma[(fg_c140) / 4u][(fg_c140) % 4u];
+                    fg_w_gamma[1u] = gamma[(fg_c140 + 1u) / 4u][(fg_c140 + 1u) % 4u];
+                    fg_w_gamma[2u] = gamma[(fg_c140 + 2u) / 4u][(fg_c140 + 2u) % 4u];
+                    fg_w_gamma[3u] = gamma[(fg_c140 + 3u) / 4u][(fg_c140 + 3u) % 4u];
+                }
+                var fg_w_beta: array<f32, 4> = array<f32, 4>();
+                if (fg_vec_ok) {
+                    let fg_q: vec4<f32> = beta[(fg_c140) / 4u];
+                    fg_w_beta[0u] = fg_q.x;
+                    fg_w_beta[1u] = fg_q.y;
+                    fg_w_beta[2u] = fg_q.z;
+                    fg_w_beta[3u] = fg_q.w;
+                } else {
+                    fg_w_beta[0u] = beta[(fg_c140) / 4u][(fg_c140) % 4u];
+                    fg_w_beta[1u] = beta[(fg_c140 + 1u) / 4u][(fg_c140 + 1u) % 4u];
+                    fg_w_beta[2u] = beta[(fg_c140 + 2u) / 4u][(fg_c140 + 2u) % 4u];
+                    fg_w_beta[3u] = beta[(fg_c140 + 3u) / 4u][(fg_c140 + 3u) % 4u];
+                }
                 var fg_o_y: array<f32, 4> = array<f32, 4>();
                 {
                     let fg_t141: f32 = (fg_v_x[fg_k * 4u] - fg_t100);  // (x - (row_sum(x) / f32(cols)))
                     let fg_t142: f32 = (fg_t141 * fg_t105);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                    let fg_t143: f32 = (fg_t142 * gamma[fg_c140]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                    let fg_t144: f32 = (fg_t143 + beta[fg_c140]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                    let fg_t143: f32 = (fg_t142 * fg_w_gamma[0u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                    let fg_t144: f32 = (fg_t143 + fg_w_beta[0u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                     fg_o_y[0u] = fg_t144;
                 }
                 {
                     let fg_t145: f32 = (fg_v_x[fg_k * 4u + 1u] - fg_t100);  // (x - (row_sum(x) / f32(cols)))
                     let fg_t146: f32 = (fg_t145 * fg_t105);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                    let fg_t147: f32 = (fg_t146 * gamma[fg_c140 + 1u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                    let fg_t148: f32 = (fg_t147 + beta[fg_c140 + 1u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                    let fg_t147: f32 = (fg_t146 * fg_w_gamma[1u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                    let fg_t148: f32 = (fg_t147 + fg_w_beta[1u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                     fg_o_y[1u] = fg_t148;
                 }
                 {
                     let fg_t149: f32 = (fg_v_x[fg_k * 4u + 2u] - fg_t100);  // (x - (row_sum(x) / f32(cols)))
                     let fg_t150: f32 = (fg_t149 * fg_t105);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                    let fg_t151: f32 = (fg_t150 * gamma[fg_c140 + 2u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                    let fg_t152: f32 = (fg_t151 + beta[fg_c140 + 2u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                    let fg_t151: f32 = (fg_t150 * fg_w_gamma[2u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                    let fg_t152: f32 = (fg_t151 + fg_w_beta[2u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                     fg_o_y[2u] = fg_t152;
                 }
                 {
                     let fg_t153: f32 = (fg_v_x[fg_k * 4u + 3u] - fg_t100);  // (x - (row_sum(x) / f32(cols)))
                     let fg_t154: f32 = (fg_t153 * fg_t105);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                    let fg_t155: f32 = (fg_t154 * gamma[fg_c140 + 3u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                    let fg_t156: f32 = (fg_t155 + beta[fg_c140 + 3u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                    let fg_t155: f32 = (fg_t154 * fg_w_gamma[3u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                    let fg_t156: f32 = (fg_t155 + fg_w_beta[3u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                     fg_o_y[3u] = fg_t156;
                 }
                 if (fg_active) {
-                    y[fg_base + fg_c140] = fg_o_y[0u];
-                    y[fg_base + fg_c140 + 1u] = fg_o_y[1u];
-                    y[fg_base + fg_c140 + 2u] = fg_o_y[2u];
-                    y[fg_base + fg_c140 + 3u] = fg_o_y[3u];
+                    if (fg_vec_ok) {
+                        y[(fg_base + fg_c140) / 4u] = vec4<f32>(fg_o_y[0u], fg_o_y[1u], fg_o_y[2u], fg_o_y[3u]);
+                    } else {
+                        y[(fg_base + fg_c140) / 4u][(fg_base + fg_c140) % 4u] = fg_o_y[0u];
+                        y[(fg_base + fg_c140 + 1u) / 4u][(fg_base + fg_c140 + 1u) % 4u] = fg_o_y[1u];
+                        y[(fg_base + fg_c140 + 2u) / 4u][(fg_base + fg_c140 + 2u) % 4u] = fg_o_y[2u];
+                        y[(fg_base + fg_c140 + 3u) / 4u][(fg_base + fg_c140 + 3u) % 4u] = fg_o_y[3u];
+                    }
                 }
             }
             {
                 const fg_k: u32 = 3u;
                 let fg_c157: u32 = 0u + (fg_k * 256u + fg_tx) * 4u;
+                var fg_w_gamma: array<f32, 4> = array<f32, 4>();
+                if (fg_vec_ok) {
+                    let fg_q: vec4<f32> = gamma[(fg_c157) / 4u];
+                    fg_w_gamma[0u] = fg_q.x;
+                    fg_w_gamma[1u] = fg_q.y;
+                    fg_w_gamma[2u] = fg_q.z;
+                    fg_w_gamma[3u] = fg_q.w;
+                } else {
+                    fg_w_gamma[0u] = gamma[(fg_c157) / 4u][(fg_c157) % 4u];
+                    fg_w_gamma[1u] = gamma[(fg_c157 + 1u) / 4u][(fg_c157 + 1u) % 4u];
+                    fg_w_gamma[2u] = gamma[(fg_c157 + 2u) / 4u][(fg_c157 + 2u) % 4u];
+                    fg_w_gamma[3u] = gamma[(fg_c157 + 3u) / 4u][(fg_c157 + 3u) % 4u];
+                }
+                var fg_w_beta: array<f32, 4> = array<f32, 4>();
+                if (fg_vec_ok) {
+                    let fg_q: vec4<f32> = beta[(fg_c157) / 4u];
+                    fg_w_beta[0u] = fg_q.x;
+                    fg_w_beta[1u] = fg_q.y;
+                    fg_w_beta[2u] = fg_q.z;
+                    fg_w_beta[3u] = fg_q.w;
+                } else {
+                    fg_w_beta[0u] = beta[(fg_c157) / 4u][(fg_c157) % 4u];
+                    fg_w_beta[1u] = beta[(fg_c157 + 1u) / 4u][(fg_c157 + 1u) % 4u];
+                    fg_w_beta[2u] = beta[(fg_c157 + 2u) / 4u][(fg_c157 + 2u) % 4u];
+                    fg_w_beta[3u] = beta[(fg_c157 + 3u) / 4u][(fg_c157 + 3u) % 4u];
+                }
                 var fg_o_y: array<f32, 4> = array<f32, 4>();
                 {
                     let fg_t158: f32 = (fg_v_x[fg_k * 4u] - fg_t100);  // (x - (row_sum(x) / f32(cols)))
                     let fg_t159: f32 = (fg_t158 * fg_t105);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                    let fg_t160: f32 = (fg_t159 * gamma[fg_c157]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                    let fg_t161: f32 = (fg_t160 + beta[fg_c157]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                    let fg_t160: f32 = (fg_t159 * fg_w_gamma[0u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                    let fg_t161: f32 = (fg_t160 + fg_w_beta[0u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                     fg_o_y[0u] = fg_t161;
                 }
                 {
                     let fg_t162: f32 = (fg_v_x[fg_k * 4u + 1u] - fg_t100);  // (x - (row_sum(x) / f32(cols)))
                     let fg_t163: f32 = (fg_t162 * fg_t105);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                    let fg_t164: f32 = (fg_t163 * gamma[fg_c157 + 1u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                    let fg_t165: f32 = (fg_t164 + beta[fg_c157 + 1u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                    let fg_t164: f32 = (fg_t163 * fg_w_gamma[1u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                    let fg_t165: f32 = (fg_t164 + fg_w_beta[1u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                     fg_o_y[1u] = fg_t165;
                 }
                 {
                     let fg_t166: f32 = (fg_v_x[fg_k * 4u + 2u] - fg_t100);  // (x - (row_sum(x) / f32(cols)))
                     let fg_t167: f32 = (fg_t166 * fg_t105);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                    let fg_t168: f32 = (fg_t167 * gamma[fg_c157 + 2u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                    let fg_t169: f32 = (fg_t168 + beta[fg_c157 + 2u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                    let fg_t168: f32 = (fg_t167 * fg_w_gamma[2u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                    let fg_t169: f32 = (fg_t168 + fg_w_beta[2u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                     fg_o_y[2u] = fg_t169;
                 }
                 {
                     let fg_t170: f32 = (fg_v_x[fg_k * 4u + 3u] - fg_t100);  // (x - (row_sum(x) / f32(cols)))
                     let fg_t171: f32 = (fg_t170 * fg_t105);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                    let fg_t172: f32 = (fg_t171 * gamma[fg_c157 + 3u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                    let fg_t173: f32 = (fg_t172 + beta[fg_c157 + 3u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                    let fg_t172: f32 = (fg_t171 * fg_w_gamma[3u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                    let fg_t173: f32 = (fg_t172 + fg_w_beta[3u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                     fg_o_y[3u] = fg_t173;
                 }
                 if (fg_active) {
-                    y[fg_base + fg_c157] = fg_o_y[0u];
-                    y[fg_base + fg_c157 + 1u] = fg_o_y[1u];
-                    y[fg_base + fg_c157 + 2u] = fg_o_y[2u];
-                    y[fg_base + fg_c157 + 3u] = fg_o_y[3u];
+                    if (fg_vec_ok) {
+                        y[(fg_base + fg_c157) / 4u] = vec4<f32>(fg_o_y[0u], fg_o_y[1u], fg_o_y[2u], fg_o_y[3u]);
+                    } else {
+                        y[(fg_base + fg_c157) / 4u][(fg_base + fg_c157) % 4u] = fg_o_y[0u];
+                        y[(fg_base + fg_c157 + 1u) / 4u][(fg_base + fg_c157 + 1u) % 4u] = fg_o_y[1u];
+                        y[(fg_base + fg_c157 + 2u) / 4u][(fg_base + fg_c157 + 2u) % 4u] = fg_o_y[2u];
+                        y[(fg_base + fg_c157 + 3u) / 4u][(fg_base + fg_c157 + 3u) % 4u] = fg_o_y[3u];
+                    }
                 }
             }
         } else {
@@ -500,69 +654,73 @@ fn layernorm_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
                 {
                     const fg_k: u32 = 0u;
                     let fg_c174: u32 = 0u + (fg_k * 256u + fg_tx) * 4u;
-                    if (fg_c174 + 4u <= fg_p.cols) {
-                        fg_v_x[fg_k * 4u] = x[fg_base + fg_c174];
-                        fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c174 + 1u];
-                        fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c174 + 2u];
-                        fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c174 + 3u];
+                    if (fg_vec_ok && fg_c174 + 4u <= fg_p.cols) {
+                        let fg_q: vec4<f32> = x[(fg_base + fg_c174) / 4u];
+                        fg_v_x[fg_k * 4u] = fg_q.x;
+                        fg_v_x[fg_k * 4u + 1u] = fg_q.y;
+                        fg_v_x[fg_k * 4u + 2u] = fg_q.z;
+                        fg_v_x[fg_k * 4u + 3u] = fg_q.w;
                     } else {
-                        if (fg_c174 < fg_p.cols) { fg_v_x[fg_k * 4u] = x[fg_base + fg_c174]; }
-                        if (fg_c174 + 1u < fg_p.cols) { fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c174 + 1u]; }
-                        if (fg_c174 + 2u < fg_p.cols) { fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c174 + 2u]; }
-                        if (fg_c174 + 3u < fg_p.cols) { fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c174 + 3u]; }
+                        if (fg_c174 < fg_p.cols) { fg_v_x[fg_k * 4u] = x[(fg_base + fg_c174) / 4u][(fg_base + fg_c174) % 4u]; }
+                        if (fg_c174 + 1u < fg_p.cols) { fg_v_x[fg_k * 4u + 1u] = x[(fg_base + fg_c174 + 1u) / 4u][(fg_base + fg_c174 + 1u) % 4u]; }
+                        if (fg_c174 + 2u < fg_p.cols) { fg_v_x[fg_k * 4u + 2u] = x[(fg_base + fg_c174 + 2u) / 4u][(fg_base + fg_c174 + 2u) % 4u]; }
+                        if (fg_c174 + 3u < fg_p.cols) { fg_v_x[fg_k * 4u + 3u] = x[(fg_base + fg_c174 + 3u) / 4u][(fg_base + fg_c174 + 3u) % 4u]; }
                     }
                 }
                 {
                     const fg_k: u32 = 1u;
                     let fg_c175: u32 = 0u + (fg_k * 256u + fg_tx) * 4u;
-                    if (fg_c175 + 4u <= fg_p.cols) {
-                        fg_v_x[fg_k * 4u] = x[fg_base + fg_c175];
-                        fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c175 + 1u];
-                        fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c175 + 2u];
-                        fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c175 + 3u];
+                    if (fg_vec_ok && fg_c175 + 4u <= fg_p.cols) {
+                        let fg_q: vec4<f32> = x[(fg_base + fg_c175) / 4u];
+                        fg_v_x[fg_k * 4u] = fg_q.x;
+                        fg_v_x[fg_k * 4u + 1u] = fg_q.y;
+                        fg_v_x[fg_k * 4u + 2u] = fg_q.z;
+                        fg_v_x[fg_k * 4u + 3u] = fg_q.w;
                     } else {
-                        if (fg_c175 < fg_p.cols) { fg_v_x[fg_k * 4u] = x[fg_base + fg_c175]; }
-                        if (fg_c175 + 1u < fg_p.cols) { fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c175 + 1u]; }
-                        if (fg_c175 + 2u < fg_p.cols) { fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c175 + 2u]; }
-                        if (fg_c175 + 3u < fg_p.cols) { fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c175 + 3u]; }
+                        if (fg_c175 < fg_p.cols) { fg_v_x[fg_k * 4u] = x[(fg_base + fg_c175) / 4u][(fg_base + fg_c175) % 4u]; }
+                        if (fg_c175 + 1u < fg_p.cols) { fg_v_x[fg_k * 4u + 1u] = x[(fg_base + fg_c175 + 1u) / 4u][(fg_base + fg_c175 + 1u) % 4u]; }
+                        if (fg_c175 + 2u < fg_p.cols) { fg_v_x[fg_k * 4u + 2u] = x[(fg_base + fg_c175 + 2u) / 4u][(fg_base + fg_c175 + 2u) % 4u]; }
+                        if (fg_c175 + 3u < fg_p.cols) { fg_v_x[fg_k * 4u + 3u] = x[(fg_base + fg_c175 + 3u) / 4u][(fg_base + fg_c175 + 3u) % 4u]; }
                     }
                 }
                 {
                     const fg_k: u32 = 2u;
                     let fg_c176: u32 = 0u + (fg_k * 256u + fg_tx) * 4u;
-                    if (fg_c176 + 4u <= fg_p.cols) {
-                        fg_v_x[fg_k * 4u] = x[fg_base + fg_c176];
-                        fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c176 + 1u];
-                        fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c176 + 2u];
-                        fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c176 + 3u];
+                    if (fg_vec_ok && fg_c176 + 4u <= fg_p.cols) {
+                        let fg_q: vec4<f32> = x[(fg_base + fg_c176) / 4u];
+                        fg_v_x[fg_k * 4u] = fg_q.x;
+                        fg_v_x[fg_k * 4u + 1u] = fg_q.y;
+                        fg_v_x[fg_k * 4u + 2u] = fg_q.z;
+                        fg_v_x[fg_k * 4u + 3u] = fg_q.w;
                     } else {
-                        if (fg_c176 < fg_p.cols) { fg_v_x[fg_k * 4u] = x[fg_base + fg_c176]; }
-                        if (fg_c176 + 1u < fg_p.cols) { fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c176 + 1u]; }
-                        if (fg_c176 + 2u < fg_p.cols) { fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c176 + 2u]; }
-                        if (fg_c176 + 3u < fg_p.cols) { fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c176 + 3u]; }
+                        if (fg_c176 < fg_p.cols) { fg_v_x[fg_k * 4u] = x[(fg_base + fg_c176) / 4u][(fg_base + fg_c176) % 4u]; }
+                        if (fg_c176 + 1u < fg_p.cols) { fg_v_x[fg_k * 4u + 1u] = x[(fg_base + fg_c176 + 1u) / 4u][(fg_base + fg_c176 + 1u) % 4u]; }
+                        if (fg_c176 + 2u < fg_p.cols) { fg_v_x[fg_k * 4u + 2u] = x[(fg_base + fg_c176 + 2u) / 4u][(fg_base + fg_c176 + 2u) % 4u]; }
+                        if (fg_c176 + 3u < fg_p.cols) { fg_v_x[fg_k * 4u + 3u] = x[(fg_base + fg_c176 + 3u) / 4u][(fg_base + fg_c176 + 3u) % 4u]; }
                     }
                 }
                 {
                     const fg_k: u32 = 3u;
                     let fg_c177: u32 = 0u + (fg_k * 256u + fg_tx) * 4u;
-                    if (fg_c177 + 4u <= fg_p.cols) {
-                        fg_v_x[fg_k * 4u] = x[fg_base + fg_c177];
-                        fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c177 + 1u];
-                        fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c177 + 2u];
-                        fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c177 + 3u];
+                    if (fg_vec_ok && fg_c177 + 4u <= fg_p.cols) {
+                        let fg_q: vec4<f32> = x[(fg_base + fg_c177) / 4u];
+                        fg_v_x[fg_k * 4u] = fg_q.x;
+                        fg_v_x[fg_k * 4u + 1u] = fg_q.y;
+                        fg_v_x[fg_k * 4u + 2u] = fg_q.z;
+                        fg_v_x[fg_k * 4u + 3u] = fg_q.w;
                     } else {
-                        if (fg_c177 < fg_p.cols) { fg_v_x[fg_k * 4u] = x[fg_base + fg_c177]; }
-                        if (fg_c177 + 1u < fg_p.cols) { fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c177 + 1u]; }
-                        if (fg_c177 + 2u < fg_p.cols) { fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c177 + 2u]; }
-                        if (fg_c177 + 3u < fg_p.cols) { fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c177 + 3u]; }
+                        if (fg_c177 < fg_p.cols) { fg_v_x[fg_k * 4u] = x[(fg_base + fg_c177) / 4u][(fg_base + fg_c177) % 4u]; }
+                        if (fg_c177 + 1u < fg_p.cols) { fg_v_x[fg_k * 4u + 1u] = x[(fg_base + fg_c177 + 1u) / 4u][(fg_base + fg_c177 + 1u) % 4u]; }
+                        if (fg_c177 + 2u < fg_p.cols) { fg_v_x[fg_k * 4u + 2u] = x[(fg_base + fg_c177 + 2u) / 4u][(fg_base + fg_c177 + 2u) % 4u]; }
+                        if (fg_c177 + 3u < fg_p.cols) { fg_v_x[fg_k * 4u + 3u] = x[(fg_base + fg_c177 + 3u) / 4u][(fg_base + fg_c177 + 3u) % 4u]; }
                     }
                 }
                 // row_sum(x) and row_sum(((x - (row_sum(x) / f32(cols))) * (x - (row_sum(x) / f32(cols... as moments: one sweep
                 var fg_k178: f32 = 0.0f;
                 if (fg_p.cols > 0u) {
-                    let fg_at179: f32 = x[fg_base];
-                    let fg_at180: f32 = x[fg_base + fg_p.cols / 2u];
-                    let fg_at181: f32 = x[fg_base + fg_p.cols - 1u];
+                    let fg_at179: f32 = x[(fg_base) / 4u][(fg_base) % 4u];
+                    let fg_at180: f32 = x[(fg_base + fg_p.cols / 2u) / 4u][(fg_base + fg_p.cols / 2u) % 4u];
+                    let fg_at181: f32 = x[(fg_base + fg_p.cols - 1u) / 4u][(fg_base + fg_p.cols - 1u) % 4u];
                     let fg_b182: u32 = min((firstLeadingBit(fg_p.cols) - firstTrailingBit(fg_p.cols) + 1u), 23u);
                     fg_k178 = bitcast<f32>(bitcast<u32>(max(min(fg_at179, fg_at180), min(max(fg_at179, fg_at180), fg_at181))) & (0xffffffffu << fg_b182));
                 }
@@ -879,184 +1037,276 @@ fn layernorm_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
                 {
                     const fg_k: u32 = 0u;
                     let fg_c304: u32 = 0u + (fg_k * 256u + fg_tx) * 4u;
+                    var fg_w_gamma: array<f32, 4> = array<f32, 4>();
+                    if (fg_vec_ok && fg_c304 + 4u <= fg_p.cols) {
+                        let fg_q: vec4<f32> = gamma[(fg_c304) / 4u];
+                        fg_w_gamma[0u] = fg_q.x;
+                        fg_w_gamma[1u] = fg_q.y;
+                        fg_w_gamma[2u] = fg_q.z;
+                        fg_w_gamma[3u] = fg_q.w;
+                    } else {
+                        if (fg_c304 < fg_p.cols) { fg_w_gamma[0u] = gamma[(fg_c304) / 4u][(fg_c304) % 4u]; }
+                        if (fg_c304 + 1u < fg_p.cols) { fg_w_gamma[1u] = gamma[(fg_c304 + 1u) / 4u][(fg_c304 + 1u) % 4u]; }
+                        if (fg_c304 + 2u < fg_p.cols) { fg_w_gamma[2u] = gamma[(fg_c304 + 2u) / 4u][(fg_c304 + 2u) % 4u]; }
+                        if (fg_c304 + 3u < fg_p.cols) { fg_w_gamma[3u] = gamma[(fg_c304 + 3u) / 4u][(fg_c304 + 3u) % 4u]; }
+                    }
+                    var fg_w_beta: array<f32, 4> = array<f32, 4>();
+                    if (fg_vec_ok && fg_c304 + 4u <= fg_p.cols) {
+                        let fg_q: vec4<f32> = beta[(fg_c304) / 4u];
+                        fg_w_beta[0u] = fg_q.x;
+                        fg_w_beta[1u] = fg_q.y;
+                        fg_w_beta[2u] = fg_q.z;
+                        fg_w_beta[3u] = fg_q.w;
+                    } else {
+                        if (fg_c304 < fg_p.cols) { fg_w_beta[0u] = beta[(fg_c304) / 4u][(fg_c304) % 4u]; }
+                        if (fg_c304 + 1u < fg_p.cols) { fg_w_beta[1u] = beta[(fg_c304 + 1u) / 4u][(fg_c304 + 1u) % 4u]; }
+                        if (fg_c304 + 2u < fg_p.cols) { fg_w_beta[2u] = beta[(fg_c304 + 2u) / 4u][(fg_c304 + 2u) % 4u]; }
+                        if (fg_c304 + 3u < fg_p.cols) { fg_w_beta[3u] = beta[(fg_c304 + 3u) / 4u][(fg_c304 + 3u) % 4u]; }
+                    }
                     var fg_o_y: array<f32, 4> = array<f32, 4>();
                     if (fg_c304 < fg_p.cols) {
                         let fg_t305: f32 = (fg_v_x[fg_k * 4u] - fg_t298);  // (x - (row_sum(x) / f32(cols)))
                         let fg_t306: f32 = (fg_t305 * fg_t303);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                        let fg_t307: f32 = (fg_t306 * gamma[fg_c304]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                        let fg_t308: f32 = (fg_t307 + beta[fg_c304]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                        let fg_t307: f32 = (fg_t306 * fg_w_gamma[0u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                        let fg_t308: f32 = (fg_t307 + fg_w_beta[0u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                         fg_o_y[0u] = fg_t308;
                     }
                     if (fg_c304 + 1u < fg_p.cols) {
                         let fg_t309: f32 = (fg_v_x[fg_k * 4u + 1u] - fg_t298);  // (x - (row_sum(x) / f32(cols)))
                         let fg_t310: f32 = (fg_t309 * fg_t303);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                        let fg_t311: f32 = (fg_t310 * gamma[fg_c304 + 1u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                        let fg_t312: f32 = (fg_t311 + beta[fg_c304 + 1u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                        let fg_t311: f32 = (fg_t310 * fg_w_gamma[1u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                        let fg_t312: f32 = (fg_t311 + fg_w_beta[1u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                         fg_o_y[1u] = fg_t312;
                     }
                     if (fg_c304 + 2u < fg_p.cols) {
                         let fg_t313: f32 = (fg_v_x[fg_k * 4u + 2u] - fg_t298);  // (x - (row_sum(x) / f32(cols)))
                         let fg_t314: f32 = (fg_t313 * fg_t303);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                        let fg_t315: f32 = (fg_t314 * gamma[fg_c304 + 2u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                        let fg_t316: f32 = (fg_t315 + beta[fg_c304 + 2u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                        let fg_t315: f32 = (fg_t314 * fg_w_gamma[2u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                        let fg_t316: f32 = (fg_t315 + fg_w_beta[2u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                         fg_o_y[2u] = fg_t316;
                     }
                     if (fg_c304 + 3u < fg_p.cols) {
                         let fg_t317: f32 = (fg_v_x[fg_k * 4u + 3u] - fg_t298);  // (x - (row_sum(x) / f32(cols)))
                         let fg_t318: f32 = (fg_t317 * fg_t303);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                        let fg_t319: f32 = (fg_t318 * gamma[fg_c304 + 3u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                        let fg_t320: f32 = (fg_t319 + beta[fg_c304 + 3u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                        let fg_t319: f32 = (fg_t318 * fg_w_gamma[3u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                        let fg_t320: f32 = (fg_t319 + fg_w_beta[3u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                         fg_o_y[3u] = fg_t320;
                     }
                     if (fg_active) {
-                        if (fg_c304 + 4u <= fg_p.cols) {
-                            y[fg_base + fg_c304] = fg_o_y[0u];
-                            y[fg_base + fg_c304 + 1u] = fg_o_y[1u];
-                            y[fg_base + fg_c304 + 2u] = fg_o_y[2u];
-                            y[fg_base + fg_c304 + 3u] = fg_o_y[3u];
+                        if (fg_vec_ok && fg_c304 + 4u <= fg_p.cols) {
+                            y[(fg_base + fg_c304) / 4u] = vec4<f32>(fg_o_y[0u], fg_o_y[1u], fg_o_y[2u], fg_o_y[3u]);
                         } else {
-                            if (fg_c304 < fg_p.cols) { y[fg_base + fg_c304] = fg_o_y[0u]; }
-                            if (fg_c304 + 1u < fg_p.cols) { y[fg_base + fg_c304 + 1u] = fg_o_y[1u]; }
-                            if (fg_c304 + 2u < fg_p.cols) { y[fg_base + fg_c304 + 2u] = fg_o_y[2u]; }
-                            if (fg_c304 + 3u < fg_p.cols) { y[fg_base + fg_c304 + 3u] = fg_o_y[3u]; }
+                            if (fg_c304 < fg_p.cols) { y[(fg_base + fg_c304) / 4u][(fg_base + fg_c304) % 4u] = fg_o_y[0u]; }
+                            if (fg_c304 + 1u < fg_p.cols) { y[(fg_base + fg_c304 + 1u) / 4u][(fg_base + fg_c304 + 1u) % 4u] = fg_o_y[1u]; }
+                            if (fg_c304 + 2u < fg_p.cols) { y[(fg_base + fg_c304 + 2u) / 4u][(fg_base + fg_c304 + 2u) % 4u] = fg_o_y[2u]; }
+                            if (fg_c304 + 3u < fg_p.cols) { y[(fg_base + fg_c304 + 3u) / 4u][(fg_base + fg_c304 + 3u) % 4u] = fg_o_y[3u]; }
                         }
                     }
                 }
                 {
                     const fg_k: u32 = 1u;
                     let fg_c321: u32 = 0u + (fg_k * 256u + fg_tx) * 4u;
+                    var fg_w_gamma: array<f32, 4> = array<f32, 4>();
+                    if (fg_vec_ok && fg_c321 + 4u <= fg_p.cols) {
+                        let fg_q: vec4<f32> = gamma[(fg_c321) / 4u];
+                        fg_w_gamma[0u] = fg_q.x;
+                        fg_w_gamma[1u] = fg_q.y;
+                        fg_w_gamma[2u] = fg_q.z;
+                        fg_w_gamma[3u] = fg_q.w;
+                    } else {
+                        if (fg_c321 < fg_p.cols) { fg_w_gamma[0u] = gamma[(fg_c321) / 4u][(fg_c321) % 4u]; }
+                        if (fg_c321 + 1u < fg_p.cols) { fg_w_gamma[1u] = gamma[(fg_c321 + 1u) / 4u][(fg_c321 + 1u) % 4u]; }
+                        if (fg_c321 + 2u < fg_p.cols) { fg_w_gamma[2u] = gamma[(fg_c321 + 2u) / 4u][(fg_c321 + 2u) % 4u]; }
+                        if (fg_c321 + 3u < fg_p.cols) { fg_w_gamma[3u] = gamma[(fg_c321 + 3u) / 4u][(fg_c321 + 3u) % 4u]; }
+                    }
+                    var fg_w_beta: array<f32, 4> = array<f32, 4>();
+                    if (fg_vec_ok && fg_c321 + 4u <= fg_p.cols) {
+                        let fg_q: vec4<f32> = beta[(fg_c321) / 4u];
+                        fg_w_beta[0u] = fg_q.x;
+                        fg_w_beta[1u] = fg_q.y;
+                        fg_w_beta[2u] = fg_q.z;
+                        fg_w_beta[3u] = fg_q.w;
+                    } else {
+                        if (fg_c321 < fg_p.cols) { fg_w_beta[0u] = beta[(fg_c321) / 4u][(fg_c321) % 4u]; }
+                        if (fg_c321 + 1u < fg_p.cols) { fg_w_beta[1u] = beta[(fg_c321 + 1u) / 4u][(fg_c321 + 1u) % 4u]; }
+                        if (fg_c321 + 2u < fg_p.cols) { fg_w_beta[2u] = beta[(fg_c321 + 2u) / 4u][(fg_c321 + 2u) % 4u]; }
+                        if (fg_c321 + 3u < fg_p.cols) { fg_w_beta[3u] = beta[(fg_c321 + 3u) / 4u][(fg_c321 + 3u) % 4u]; }
+                    }
                     var fg_o_y: array<f32, 4> = array<f32, 4>();
                     if (fg_c321 < fg_p.cols) {
                         let fg_t322: f32 = (fg_v_x[fg_k * 4u] - fg_t298);  // (x - (row_sum(x) / f32(cols)))
                         let fg_t323: f32 = (fg_t322 * fg_t303);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                        let fg_t324: f32 = (fg_t323 * gamma[fg_c321]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                        let fg_t325: f32 = (fg_t324 + beta[fg_c321]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                        let fg_t324: f32 = (fg_t323 * fg_w_gamma[0u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                        let fg_t325: f32 = (fg_t324 + fg_w_beta[0u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                         fg_o_y[0u] = fg_t325;
                     }
                     if (fg_c321 + 1u < fg_p.cols) {
                         let fg_t326: f32 = (fg_v_x[fg_k * 4u + 1u] - fg_t298);  // (x - (row_sum(x) / f32(cols)))
                         let fg_t327: f32 = (fg_t326 * fg_t303);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                        let fg_t328: f32 = (fg_t327 * gamma[fg_c321 + 1u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                        let fg_t329: f32 = (fg_t328 + beta[fg_c321 + 1u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                        let fg_t328: f32 = (fg_t327 * fg_w_gamma[1u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                        let fg_t329: f32 = (fg_t328 + fg_w_beta[1u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                         fg_o_y[1u] = fg_t329;
                     }
                     if (fg_c321 + 2u < fg_p.cols) {
                         let fg_t330: f32 = (fg_v_x[fg_k * 4u + 2u] - fg_t298);  // (x - (row_sum(x) / f32(cols)))
                         let fg_t331: f32 = (fg_t330 * fg_t303);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                        let fg_t332: f32 = (fg_t331 * gamma[fg_c321 + 2u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                        let fg_t333: f32 = (fg_t332 + beta[fg_c321 + 2u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                        let fg_t332: f32 = (fg_t331 * fg_w_gamma[2u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                        let fg_t333: f32 = (fg_t332 + fg_w_beta[2u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                         fg_o_y[2u] = fg_t333;
                     }
                     if (fg_c321 + 3u < fg_p.cols) {
                         let fg_t334: f32 = (fg_v_x[fg_k * 4u + 3u] - fg_t298);  // (x - (row_sum(x) / f32(cols)))
                         let fg_t335: f32 = (fg_t334 * fg_t303);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                        let fg_t336: f32 = (fg_t335 * gamma[fg_c321 + 3u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                        let fg_t337: f32 = (fg_t336 + beta[fg_c321 + 3u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                        let fg_t336: f32 = (fg_t335 * fg_w_gamma[3u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                        let fg_t337: f32 = (fg_t336 + fg_w_beta[3u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                         fg_o_y[3u] = fg_t337;
                     }
                     if (fg_active) {
-                        if (fg_c321 + 4u <= fg_p.cols) {
-                            y[fg_base + fg_c321] = fg_o_y[0u];
-                            y[fg_base + fg_c321 + 1u] = fg_o_y[1u];
-                            y[fg_base + fg_c321 + 2u] = fg_o_y[2u];
-                            y[fg_base + fg_c321 + 3u] = fg_o_y[3u];
+                        if (fg_vec_ok && fg_c321 + 4u <= fg_p.cols) {
+                            y[(fg_base + fg_c321) / 4u] = vec4<f32>(fg_o_y[0u], fg_o_y[1u], fg_o_y[2u], fg_o_y[3u]);
                         } else {
-                            if (fg_c321 < fg_p.cols) { y[fg_base + fg_c321] = fg_o_y[0u]; }
-                            if (fg_c321 + 1u < fg_p.cols) { y[fg_base + fg_c321 + 1u] = fg_o_y[1u]; }
-                            if (fg_c321 + 2u < fg_p.cols) { y[fg_base + fg_c321 + 2u] = fg_o_y[2u]; }
-                            if (fg_c321 + 3u < fg_p.cols) { y[fg_base + fg_c321 + 3u] = fg_o_y[3u]; }
+                            if (fg_c321 < fg_p.cols) { y[(fg_base + fg_c321) / 4u][(fg_base + fg_c321) % 4u] = fg_o_y[0u]; }
+                            if (fg_c321 + 1u < fg_p.cols) { y[(fg_base + fg_c321 + 1u) / 4u][(fg_base + fg_c321 + 1u) % 4u] = fg_o_y[1u]; }
+                            if (fg_c321 + 2u < fg_p.cols) { y[(fg_base + fg_c321 + 2u) / 4u][(fg_base + fg_c321 + 2u) % 4u] = fg_o_y[2u]; }
+                            if (fg_c321 + 3u < fg_p.cols) { y[(fg_base + fg_c321 + 3u) / 4u][(fg_base + fg_c321 + 3u) % 4u] = fg_o_y[3u]; }
                         }
                     }
                 }
                 {
                     const fg_k: u32 = 2u;
                     let fg_c338: u32 = 0u + (fg_k * 256u + fg_tx) * 4u;
+                    var fg_w_gamma: array<f32, 4> = array<f32, 4>();
+                    if (fg_vec_ok && fg_c338 + 4u <= fg_p.cols) {
+                        let fg_q: vec4<f32> = gamma[(fg_c338) / 4u];
+                        fg_w_gamma[0u] = fg_q.x;
+                        fg_w_gamma[1u] = fg_q.y;
+                        fg_w_gamma[2u] = fg_q.z;
+                        fg_w_gamma[3u] = fg_q.w;
+                    } else {
+                        if (fg_c338 < fg_p.cols) { fg_w_gamma[0u] = gamma[(fg_c338) / 4u][(fg_c338) % 4u]; }
+                        if (fg_c338 + 1u < fg_p.cols) { fg_w_gamma[1u] = gamma[(fg_c338 + 1u) / 4u][(fg_c338 + 1u) % 4u]; }
+                        if (fg_c338 + 2u < fg_p.cols) { fg_w_gamma[2u] = gamma[(fg_c338 + 2u) / 4u][(fg_c338 + 2u) % 4u]; }
+                        if (fg_c338 + 3u < fg_p.cols) { fg_w_gamma[3u] = gamma[(fg_c338 + 3u) / 4u][(fg_c338 + 3u) % 4u]; }
+                    }
+                    var fg_w_beta: array<f32, 4> = array<f32, 4>();
+                    if (fg_vec_ok && fg_c338 + 4u <= fg_p.cols) {
+                        let fg_q: vec4<f32> = beta[(fg_c338) / 4u];
+                        fg_w_beta[0u] = fg_q.x;
+                        fg_w_beta[1u] = fg_q.y;
+                        fg_w_beta[2u] = fg_q.z;
+                        fg_w_beta[3u] = fg_q.w;
+                    } else {
+                        if (fg_c338 < fg_p.cols) { fg_w_beta[0u] = beta[(fg_c338) / 4u][(fg_c338) % 4u]; }
+                        if (fg_c338 + 1u < fg_p.cols) { fg_w_beta[1u] = beta[(fg_c338 + 1u) / 4u][(fg_c338 + 1u) % 4u]; }
+                        if (fg_c338 + 2u < fg_p.cols) { fg_w_beta[2u] = beta[(fg_c338 + 2u) / 4u][(fg_c338 + 2u) % 4u]; }
+                        if (fg_c338 + 3u < fg_p.cols) { fg_w_beta[3u] = beta[(fg_c338 + 3u) / 4u][(fg_c338 + 3u) % 4u]; }
+                    }
                     var fg_o_y: array<f32, 4> = array<f32, 4>();
                     if (fg_c338 < fg_p.cols) {
                         let fg_t339: f32 = (fg_v_x[fg_k * 4u] - fg_t298);  // (x - (row_sum(x) / f32(cols)))
                         let fg_t340: f32 = (fg_t339 * fg_t303);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                        let fg_t341: f32 = (fg_t340 * gamma[fg_c338]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                        let fg_t342: f32 = (fg_t341 + beta[fg_c338]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                        let fg_t341: f32 = (fg_t340 * fg_w_gamma[0u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                        let fg_t342: f32 = (fg_t341 + fg_w_beta[0u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                         fg_o_y[0u] = fg_t342;
                     }
                     if (fg_c338 + 1u < fg_p.cols) {
                         let fg_t343: f32 = (fg_v_x[fg_k * 4u + 1u] - fg_t298);  // (x - (row_sum(x) / f32(cols)))
                         let fg_t344: f32 = (fg_t343 * fg_t303);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                        let fg_t345: f32 = (fg_t344 * gamma[fg_c338 + 1u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                        let fg_t346: f32 = (fg_t345 + beta[fg_c338 + 1u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                        let fg_t345: f32 = (fg_t344 * fg_w_gamma[1u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                        let fg_t346: f32 = (fg_t345 + fg_w_beta[1u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                         fg_o_y[1u] = fg_t346;
                     }
                     if (fg_c338 + 2u < fg_p.cols) {
                         let fg_t347: f32 = (fg_v_x[fg_k * 4u + 2u] - fg_t298);  // (x - (row_sum(x) / f32(cols)))
                         let fg_t348: f32 = (fg_t347 * fg_t303);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                        let fg_t349: f32 = (fg_t348 * gamma[fg_c338 + 2u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                        let fg_t350: f32 = (fg_t349 + beta[fg_c338 + 2u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                        let fg_t349: f32 = (fg_t348 * fg_w_gamma[2u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                        let fg_t350: f32 = (fg_t349 + fg_w_beta[2u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                         fg_o_y[2u] = fg_t350;
                     }
                     if (fg_c338 + 3u < fg_p.cols) {
                         let fg_t351: f32 = (fg_v_x[fg_k * 4u + 3u] - fg_t298);  // (x - (row_sum(x) / f32(cols)))
                         let fg_t352: f32 = (fg_t351 * fg_t303);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                        let fg_t353: f32 = (fg_t352 * gamma[fg_c338 + 3u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                        let fg_t354: f32 = (fg_t353 + beta[fg_c338 + 3u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                        let fg_t353: f32 = (fg_t352 * fg_w_gamma[3u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                        let fg_t354: f32 = (fg_t353 + fg_w_beta[3u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                         fg_o_y[3u] = fg_t354;
                     }
                     if (fg_active) {
-                        if (fg_c338 + 4u <= fg_p.cols) {
-                            y[fg_base + fg_c338] = fg_o_y[0u];
-                            y[fg_base + fg_c338 + 1u] = fg_o_y[1u];
-                            y[fg_base + fg_c338 + 2u] = fg_o_y[2u];
-                            y[fg_base + fg_c338 + 3u] = fg_o_y[3u];
+                        if (fg_vec_ok && fg_c338 + 4u <= fg_p.cols) {
+                            y[(fg_base + fg_c338) / 4u] = vec4<f32>(fg_o_y[0u], fg_o_y[1u], fg_o_y[2u], fg_o_y[3u]);
                         } else {
-                            if (fg_c338 < fg_p.cols) { y[fg_base + fg_c338] = fg_o_y[0u]; }
-                            if (fg_c338 + 1u < fg_p.cols) { y[fg_base + fg_c338 + 1u] = fg_o_y[1u]; }
-                            if (fg_c338 + 2u < fg_p.cols) { y[fg_base + fg_c338 + 2u] = fg_o_y[2u]; }
-                            if (fg_c338 + 3u < fg_p.cols) { y[fg_base + fg_c338 + 3u] = fg_o_y[3u]; }
+                            if (fg_c338 < fg_p.cols) { y[(fg_base + fg_c338) / 4u][(fg_base + fg_c338) % 4u] = fg_o_y[0u]; }
+                            if (fg_c338 + 1u < fg_p.cols) { y[(fg_base + fg_c338 + 1u) / 4u][(fg_base + fg_c338 + 1u) % 4u] = fg_o_y[1u]; }
+                            if (fg_c338 + 2u < fg_p.cols) { y[(fg_base + fg_c338 + 2u) / 4u][(fg_base + fg_c338 + 2u) % 4u] = fg_o_y[2u]; }
+                            if (fg_c338 + 3u < fg_p.cols) { y[(fg_base + fg_c338 + 3u) / 4u][(fg_base + fg_c338 + 3u) % 4u] = fg_o_y[3u]; }
                         }
                     }
                 }
                 {
                     const fg_k: u32 = 3u;
                     let fg_c355: u32 = 0u + (fg_k * 256u + fg_tx) * 4u;
+                    var fg_w_gamma: array<f32, 4> = array<f32, 4>();
+                    if (fg_vec_ok && fg_c355 + 4u <= fg_p.cols) {
+                        let fg_q: vec4<f32> = gamma[(fg_c355) / 4u];
+                        fg_w_gamma[0u] = fg_q.x;
+                        fg_w_gamma[1u] = fg_q.y;
+                        fg_w_gamma[2u] = fg_q.z;
+                        fg_w_gamma[3u] = fg_q.w;
+                    } else {
+                        if (fg_c355 < fg_p.cols) { fg_w_gamma[0u] = gamma[(fg_c355) / 4u][(fg_c355) % 4u]; }
+                        if (fg_c355 + 1u < fg_p.cols) { fg_w_gamma[1u] = gamma[(fg_c355 + 1u) / 4u][(fg_c355 + 1u) % 4u]; }
+                        if (fg_c355 + 2u < fg_p.cols) { fg_w_gamma[2u] = gamma[(fg_c355 + 2u) / 4u][(fg_c355 + 2u) % 4u]; }
+                        if (fg_c355 + 3u < fg_p.cols) { fg_w_gamma[3u] = gamma[(fg_c355 + 3u) / 4u][(fg_c355 + 3u) % 4u]; }
+                    }
+                    var fg_w_beta: array<f32, 4> = array<f32, 4>();
+                    if (fg_vec_ok && fg_c355 + 4u <= fg_p.cols) {
+                        let fg_q: vec4<f32> = beta[(fg_c355) / 4u];
+                        fg_w_beta[0u] = fg_q.x;
+                        fg_w_beta[1u] = fg_q.y;
+                        fg_w_beta[2u] = fg_q.z;
+                        fg_w_beta[3u] = fg_q.w;
+                    } else {
+                        if (fg_c355 < fg_p.cols) { fg_w_beta[0u] = beta[(fg_c355) / 4u][(fg_c355) % 4u]; }
+                        if (fg_c355 + 1u < fg_p.cols) { fg_w_beta[1u] = beta[(fg_c355 + 1u) / 4u][(fg_c355 + 1u) % 4u]; }
+                        if (fg_c355 + 2u < fg_p.cols) { fg_w_beta[2u] = beta[(fg_c355 + 2u) / 4u][(fg_c355 + 2u) % 4u]; }
+                        if (fg_c355 + 3u < fg_p.cols) { fg_w_beta[3u] = beta[(fg_c355 + 3u) / 4u][(fg_c355 + 3u) % 4u]; }
+                    }
                     var fg_o_y: array<f32, 4> = array<f32, 4>();
                     if (fg_c355 < fg_p.cols) {
                         let fg_t356: f32 = (fg_v_x[fg_k * 4u] - fg_t298);  // (x - (row_sum(x) / f32(cols)))
                         let fg_t357: f32 = (fg_t356 * fg_t303);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                        let fg_t358: f32 = (fg_t357 * gamma[fg_c355]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                        let fg_t359: f32 = (fg_t358 + beta[fg_c355]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                        let fg_t358: f32 = (fg_t357 * fg_w_gamma[0u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                        let fg_t359: f32 = (fg_t358 + fg_w_beta[0u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                         fg_o_y[0u] = fg_t359;
                     }
                     if (fg_c355 + 1u < fg_p.cols) {
                         let fg_t360: f32 = (fg_v_x[fg_k * 4u + 1u] - fg_t298);  // (x - (row_sum(x) / f32(cols)))
                         let fg_t361: f32 = (fg_t360 * fg_t303);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                        let fg_t362: f32 = (fg_t361 * gamma[fg_c355 + 1u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                        let fg_t363: f32 = (fg_t362 + beta[fg_c355 + 1u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                        let fg_t362: f32 = (fg_t361 * fg_w_gamma[1u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                        let fg_t363: f32 = (fg_t362 + fg_w_beta[1u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                         fg_o_y[1u] = fg_t363;
                     }
                     if (fg_c355 + 2u < fg_p.cols) {
                         let fg_t364: f32 = (fg_v_x[fg_k * 4u + 2u] - fg_t298);  // (x - (row_sum(x) / f32(cols)))
                         let fg_t365: f32 = (fg_t364 * fg_t303);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                        let fg_t366: f32 = (fg_t365 * gamma[fg_c355 + 2u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                        let fg_t367: f32 = (fg_t366 + beta[fg_c355 + 2u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                        let fg_t366: f32 = (fg_t365 * fg_w_gamma[2u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                        let fg_t367: f32 = (fg_t366 + fg_w_beta[2u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                         fg_o_y[2u] = fg_t367;
                     }
                     if (fg_c355 + 3u < fg_p.cols) {
                         let fg_t368: f32 = (fg_v_x[fg_k * 4u + 3u] - fg_t298);  // (x - (row_sum(x) / f32(cols)))
                         let fg_t369: f32 = (fg_t368 * fg_t303);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                        let fg_t370: f32 = (fg_t369 * gamma[fg_c355 + 3u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                        let fg_t371: f32 = (fg_t370 + beta[fg_c355 + 3u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                        let fg_t370: f32 = (fg_t369 * fg_w_gamma[3u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                        let fg_t371: f32 = (fg_t370 + fg_w_beta[3u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                         fg_o_y[3u] = fg_t371;
                     }
                     if (fg_active) {
-                        if (fg_c355 + 4u <= fg_p.cols) {
-                            y[fg_base + fg_c355] = fg_o_y[0u];
-                            y[fg_base + fg_c355 + 1u] = fg_o_y[1u];
-                            y[fg_base + fg_c355 + 2u] = fg_o_y[2u];
-                            y[fg_base + fg_c355 + 3u] = fg_o_y[3u];
+                        if (fg_vec_ok && fg_c355 + 4u <= fg_p.cols) {
+                            y[(fg_base + fg_c355) / 4u] = vec4<f32>(fg_o_y[0u], fg_o_y[1u], fg_o_y[2u], fg_o_y[3u]);
                         } else {
-                            if (fg_c355 < fg_p.cols) { y[fg_base + fg_c355] = fg_o_y[0u]; }
-                            if (fg_c355 + 1u < fg_p.cols) { y[fg_base + fg_c355 + 1u] = fg_o_y[1u]; }
-                            if (fg_c355 + 2u < fg_p.cols) { y[fg_base + fg_c355 + 2u] = fg_o_y[2u]; }
-                            if (fg_c355 + 3u < fg_p.cols) { y[fg_base + fg_c355 + 3u] = fg_o_y[3u]; }
+                            if (fg_c355 < fg_p.cols) { y[(fg_base + fg_c355) / 4u][(fg_base + fg_c355) % 4u] = fg_o_y[0u]; }
+                            if (fg_c355 + 1u < fg_p.cols) { y[(fg_base + fg_c355 + 1u) / 4u][(fg_base + fg_c355 + 1u) % 4u] = fg_o_y[1u]; }
+                            if (fg_c355 + 2u < fg_p.cols) { y[(fg_base + fg_c355 + 2u) / 4u][(fg_base + fg_c355 + 2u) % 4u] = fg_o_y[2u]; }
+                            if (fg_c355 + 3u < fg_p.cols) { y[(fg_base + fg_c355 + 3u) / 4u][(fg_base + fg_c355 + 3u) % 4u] = fg_o_y[3u]; }
                         }
                     }
                 }
@@ -1065,9 +1315,9 @@ fn layernorm_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
                 // row_sum(x) and row_sum(((x - (row_sum(x) / f32(cols))) * (x - (row_sum(x) / f32(cols... as moments: one sweep
                 var fg_k372: f32 = 0.0f;
                 if (fg_p.cols > 0u) {
-                    let fg_at373: f32 = x[fg_base];
-                    let fg_at374: f32 = x[fg_base + fg_p.cols / 2u];
-                    let fg_at375: f32 = x[fg_base + fg_p.cols - 1u];
+                    let fg_at373: f32 = x[(fg_base) / 4u][(fg_base) % 4u];
+                    let fg_at374: f32 = x[(fg_base + fg_p.cols / 2u) / 4u][(fg_base + fg_p.cols / 2u) % 4u];
+                    let fg_at375: f32 = x[(fg_base + fg_p.cols - 1u) / 4u][(fg_base + fg_p.cols - 1u) % 4u];
                     let fg_b376: u32 = min((firstLeadingBit(fg_p.cols) - firstTrailingBit(fg_p.cols) + 1u), 23u);
                     fg_k372 = bitcast<f32>(bitcast<u32>(max(min(fg_at373, fg_at374), min(max(fg_at373, fg_at374), fg_at375))) & (0xffffffffu << fg_b376));
                 }
@@ -1079,61 +1329,65 @@ fn layernorm_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
                     {
                         const fg_k: u32 = 0u;
                         let fg_c380: u32 = fg_off + (fg_k * 256u + fg_tx) * 4u;
-                        if (fg_c380 + 4u <= fg_p.cols) {
-                            fg_v_x[fg_k * 4u] = x[fg_base + fg_c380];
-                            fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c380 + 1u];
-                            fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c380 + 2u];
-                            fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c380 + 3u];
+                        if (fg_vec_ok && fg_c380 + 4u <= fg_p.cols) {
+                            let fg_q: vec4<f32> = x[(fg_base + fg_c380) / 4u];
+                            fg_v_x[fg_k * 4u] = fg_q.x;
+                            fg_v_x[fg_k * 4u + 1u] = fg_q.y;
+                            fg_v_x[fg_k * 4u + 2u] = fg_q.z;
+                            fg_v_x[fg_k * 4u + 3u] = fg_q.w;
                         } else {
-                            if (fg_c380 < fg_p.cols) { fg_v_x[fg_k * 4u] = x[fg_base + fg_c380]; }
-                            if (fg_c380 + 1u < fg_p.cols) { fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c380 + 1u]; }
-                            if (fg_c380 + 2u < fg_p.cols) { fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c380 + 2u]; }
-                            if (fg_c380 + 3u < fg_p.cols) { fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c380 + 3u]; }
+                            if (fg_c380 < fg_p.cols) { fg_v_x[fg_k * 4u] = x[(fg_base + fg_c380) / 4u][(fg_base + fg_c380) % 4u]; }
+                            if (fg_c380 + 1u < fg_p.cols) { fg_v_x[fg_k * 4u + 1u] = x[(fg_base + fg_c380 + 1u) / 4u][(fg_base + fg_c380 + 1u) % 4u]; }
+                            if (fg_c380 + 2u < fg_p.cols) { fg_v_x[fg_k * 4u + 2u] = x[(fg_base + fg_c380 + 2u) / 4u][(fg_base + fg_c380 + 2u) % 4u]; }
+                            if (fg_c380 + 3u < fg_p.cols) { fg_v_x[fg_k * 4u + 3u] = x[(fg_base + fg_c380 + 3u) / 4u][(fg_base + fg_c380 + 3u) % 4u]; }
                         }
                     }
                     {
                         const fg_k: u32 = 1u;
                         let fg_c381: u32 = fg_off + (fg_k * 256u + fg_tx) * 4u;
-                        if (fg_c381 + 4u <= fg_p.cols) {
-                            fg_v_x[fg_k * 4u] = x[fg_base + fg_c381];
-                            fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c381 + 1u];
-                            fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c381 + 2u];
-                            fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c381 + 3u];
+                        if (fg_vec_ok && fg_c381 + 4u <= fg_p.cols) {
+                            let fg_q: vec4<f32> = x[(fg_base + fg_c381) / 4u];
+                            fg_v_x[fg_k * 4u] = fg_q.x;
+                            fg_v_x[fg_k * 4u + 1u] = fg_q.y;
+                            fg_v_x[fg_k * 4u + 2u] = fg_q.z;
+                            fg_v_x[fg_k * 4u + 3u] = fg_q.w;
                         } else {
-                            if (fg_c381 < fg_p.cols) { fg_v_x[fg_k * 4u] = x[fg_base + fg_c381]; }
-                            if (fg_c381 + 1u < fg_p.cols) { fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c381 + 1u]; }
-                            if (fg_c381 + 2u < fg_p.cols) { fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c381 + 2u]; }
-                            if (fg_c381 + 3u < fg_p.cols) { fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c381 + 3u]; }
+                            if (fg_c381 < fg_p.cols) { fg_v_x[fg_k * 4u] = x[(fg_base + fg_c381) / 4u][(fg_base + fg_c381) % 4u]; }
+                            if (fg_c381 + 1u < fg_p.cols) { fg_v_x[fg_k * 4u + 1u] = x[(fg_base + fg_c381 + 1u) / 4u][(fg_base + fg_c381 + 1u) % 4u]; }
+                            if (fg_c381 + 2u < fg_p.cols) { fg_v_x[fg_k * 4u + 2u] = x[(fg_base + fg_c381 + 2u) / 4u][(fg_base + fg_c381 + 2u) % 4u]; }
+                            if (fg_c381 + 3u < fg_p.cols) { fg_v_x[fg_k * 4u + 3u] = x[(fg_base + fg_c381 + 3u) / 4u][(fg_base + fg_c381 + 3u) % 4u]; }
                         }
                     }
                     {
                         const fg_k: u32 = 2u;
                         let fg_c382: u32 = fg_off + (fg_k * 256u + fg_tx) * 4u;
-                        if (fg_c382 + 4u <= fg_p.cols) {
-                            fg_v_x[fg_k * 4u] = x[fg_base + fg_c382];
-                            fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c382 + 1u];
-                            fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c382 + 2u];
-                            fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c382 + 3u];
+                        if (fg_vec_ok && fg_c382 + 4u <= fg_p.cols) {
+                            let fg_q: vec4<f32> = x[(fg_base + fg_c382) / 4u];
+                            fg_v_x[fg_k * 4u] = fg_q.x;
+                            fg_v_x[fg_k * 4u + 1u] = fg_q.y;
+                            fg_v_x[fg_k * 4u + 2u] = fg_q.z;
+                            fg_v_x[fg_k * 4u + 3u] = fg_q.w;
                         } else {
-                            if (fg_c382 < fg_p.cols) { fg_v_x[fg_k * 4u] = x[fg_base + fg_c382]; }
-                            if (fg_c382 + 1u < fg_p.cols) { fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c382 + 1u]; }
-                            if (fg_c382 + 2u < fg_p.cols) { fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c382 + 2u]; }
-                            if (fg_c382 + 3u < fg_p.cols) { fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c382 + 3u]; }
+                            if (fg_c382 < fg_p.cols) { fg_v_x[fg_k * 4u] = x[(fg_base + fg_c382) / 4u][(fg_base + fg_c382) % 4u]; }
+                            if (fg_c382 + 1u < fg_p.cols) { fg_v_x[fg_k * 4u + 1u] = x[(fg_base + fg_c382 + 1u) / 4u][(fg_base + fg_c382 + 1u) % 4u]; }
+                            if (fg_c382 + 2u < fg_p.cols) { fg_v_x[fg_k * 4u + 2u] = x[(fg_base + fg_c382 + 2u) / 4u][(fg_base + fg_c382 + 2u) % 4u]; }
+                            if (fg_c382 + 3u < fg_p.cols) { fg_v_x[fg_k * 4u + 3u] = x[(fg_base + fg_c382 + 3u) / 4u][(fg_base + fg_c382 + 3u) % 4u]; }
                         }
                     }
                     {
                         const fg_k: u32 = 3u;
                         let fg_c383: u32 = fg_off + (fg_k * 256u + fg_tx) * 4u;
-                        if (fg_c383 + 4u <= fg_p.cols) {
-                            fg_v_x[fg_k * 4u] = x[fg_base + fg_c383];
-                            fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c383 + 1u];
-                            fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c383 + 2u];
-                            fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c383 + 3u];
+                        if (fg_vec_ok && fg_c383 + 4u <= fg_p.cols) {
+                            let fg_q: vec4<f32> = x[(fg_base + fg_c383) / 4u];
+                            fg_v_x[fg_k * 4u] = fg_q.x;
+                            fg_v_x[fg_k * 4u + 1u] = fg_q.y;
+                            fg_v_x[fg_k * 4u + 2u] = fg_q.z;
+                            fg_v_x[fg_k * 4u + 3u] = fg_q.w;
                         } else {
-                            if (fg_c383 < fg_p.cols) { fg_v_x[fg_k * 4u] = x[fg_base + fg_c383]; }
-                            if (fg_c383 + 1u < fg_p.cols) { fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c383 + 1u]; }
-                            if (fg_c383 + 2u < fg_p.cols) { fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c383 + 2u]; }
-                            if (fg_c383 + 3u < fg_p.cols) { fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c383 + 3u]; }
+                            if (fg_c383 < fg_p.cols) { fg_v_x[fg_k * 4u] = x[(fg_base + fg_c383) / 4u][(fg_base + fg_c383) % 4u]; }
+                            if (fg_c383 + 1u < fg_p.cols) { fg_v_x[fg_k * 4u + 1u] = x[(fg_base + fg_c383 + 1u) / 4u][(fg_base + fg_c383 + 1u) % 4u]; }
+                            if (fg_c383 + 2u < fg_p.cols) { fg_v_x[fg_k * 4u + 2u] = x[(fg_base + fg_c383 + 2u) / 4u][(fg_base + fg_c383 + 2u) % 4u]; }
+                            if (fg_c383 + 3u < fg_p.cols) { fg_v_x[fg_k * 4u + 3u] = x[(fg_base + fg_c383 + 3u) / 4u][(fg_base + fg_c383 + 3u) % 4u]; }
                         }
                     }
                     var fg_c384: f32 = 0.0f;
@@ -1459,244 +1713,340 @@ fn layernorm_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
                     {
                         const fg_k: u32 = 0u;
                         let fg_c509: u32 = fg_off + (fg_k * 256u + fg_tx) * 4u;
-                        if (fg_c509 + 4u <= fg_p.cols) {
-                            fg_v_x[fg_k * 4u] = x[fg_base + fg_c509];
-                            fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c509 + 1u];
-                            fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c509 + 2u];
-                            fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c509 + 3u];
+                        if (fg_vec_ok && fg_c509 + 4u <= fg_p.cols) {
+                            let fg_q: vec4<f32> = x[(fg_base + fg_c509) / 4u];
+                            fg_v_x[fg_k * 4u] = fg_q.x;
+                            fg_v_x[fg_k * 4u + 1u] = fg_q.y;
+                            fg_v_x[fg_k * 4u + 2u] = fg_q.z;
+                            fg_v_x[fg_k * 4u + 3u] = fg_q.w;
                         } else {
-                            if (fg_c509 < fg_p.cols) { fg_v_x[fg_k * 4u] = x[fg_base + fg_c509]; }
-                            if (fg_c509 + 1u < fg_p.cols) { fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c509 + 1u]; }
-                            if (fg_c509 + 2u < fg_p.cols) { fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c509 + 2u]; }
-                            if (fg_c509 + 3u < fg_p.cols) { fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c509 + 3u]; }
+                            if (fg_c509 < fg_p.cols) { fg_v_x[fg_k * 4u] = x[(fg_base + fg_c509) / 4u][(fg_base + fg_c509) % 4u]; }
+                            if (fg_c509 + 1u < fg_p.cols) { fg_v_x[fg_k * 4u + 1u] = x[(fg_base + fg_c509 + 1u) / 4u][(fg_base + fg_c509 + 1u) % 4u]; }
+                            if (fg_c509 + 2u < fg_p.cols) { fg_v_x[fg_k * 4u + 2u] = x[(fg_base + fg_c509 + 2u) / 4u][(fg_base + fg_c509 + 2u) % 4u]; }
+                            if (fg_c509 + 3u < fg_p.cols) { fg_v_x[fg_k * 4u + 3u] = x[(fg_base + fg_c509 + 3u) / 4u][(fg_base + fg_c509 + 3u) % 4u]; }
                         }
                     }
                     {
                         const fg_k: u32 = 1u;
                         let fg_c510: u32 = fg_off + (fg_k * 256u + fg_tx) * 4u;
-                        if (fg_c510 + 4u <= fg_p.cols) {
-                            fg_v_x[fg_k * 4u] = x[fg_base + fg_c510];
-                            fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c510 + 1u];
-                            fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c510 + 2u];
-                            fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c510 + 3u];
+                        if (fg_vec_ok && fg_c510 + 4u <= fg_p.cols) {
+                            let fg_q: vec4<f32> = x[(fg_base + fg_c510) / 4u];
+                            fg_v_x[fg_k * 4u] = fg_q.x;
+                            fg_v_x[fg_k * 4u + 1u] = fg_q.y;
+                            fg_v_x[fg_k * 4u + 2u] = fg_q.z;
+                            fg_v_x[fg_k * 4u + 3u] = fg_q.w;
                         } else {
-                            if (fg_c510 < fg_p.cols) { fg_v_x[fg_k * 4u] = x[fg_base + fg_c510]; }
-                            if (fg_c510 + 1u < fg_p.cols) { fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c510 + 1u]; }
-                            if (fg_c510 + 2u < fg_p.cols) { fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c510 + 2u]; }
-                            if (fg_c510 + 3u < fg_p.cols) { fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c510 + 3u]; }
+                            if (fg_c510 < fg_p.cols) { fg_v_x[fg_k * 4u] = x[(fg_base + fg_c510) / 4u][(fg_base + fg_c510) % 4u]; }
+                            if (fg_c510 + 1u < fg_p.cols) { fg_v_x[fg_k * 4u + 1u] = x[(fg_base + fg_c510 + 1u) / 4u][(fg_base + fg_c510 + 1u) % 4u]; }
+                            if (fg_c510 + 2u < fg_p.cols) { fg_v_x[fg_k * 4u + 2u] = x[(fg_base + fg_c510 + 2u) / 4u][(fg_base + fg_c510 + 2u) % 4u]; }
+                            if (fg_c510 + 3u < fg_p.cols) { fg_v_x[fg_k * 4u + 3u] = x[(fg_base + fg_c510 + 3u) / 4u][(fg_base + fg_c510 + 3u) % 4u]; }
                         }
                     }
                     {
                         const fg_k: u32 = 2u;
                         let fg_c511: u32 = fg_off + (fg_k * 256u + fg_tx) * 4u;
-                        if (fg_c511 + 4u <= fg_p.cols) {
-                            fg_v_x[fg_k * 4u] = x[fg_base + fg_c511];
-                            fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c511 + 1u];
-                            fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c511 + 2u];
-                            fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c511 + 3u];
+                        if (fg_vec_ok && fg_c511 + 4u <= fg_p.cols) {
+                            let fg_q: vec4<f32> = x[(fg_base + fg_c511) / 4u];
+                            fg_v_x[fg_k * 4u] = fg_q.x;
+                            fg_v_x[fg_k * 4u + 1u] = fg_q.y;
+                            fg_v_x[fg_k * 4u + 2u] = fg_q.z;
+                            fg_v_x[fg_k * 4u + 3u] = fg_q.w;
                         } else {
-                            if (fg_c511 < fg_p.cols) { fg_v_x[fg_k * 4u] = x[fg_base + fg_c511]; }
-                            if (fg_c511 + 1u < fg_p.cols) { fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c511 + 1u]; }
-                            if (fg_c511 + 2u < fg_p.cols) { fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c511 + 2u]; }
-                            if (fg_c511 + 3u < fg_p.cols) { fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c511 + 3u]; }
+                            if (fg_c511 < fg_p.cols) { fg_v_x[fg_k * 4u] = x[(fg_base + fg_c511) / 4u][(fg_base + fg_c511) % 4u]; }
+                            if (fg_c511 + 1u < fg_p.cols) { fg_v_x[fg_k * 4u + 1u] = x[(fg_base + fg_c511 + 1u) / 4u][(fg_base + fg_c511 + 1u) % 4u]; }
+                            if (fg_c511 + 2u < fg_p.cols) { fg_v_x[fg_k * 4u + 2u] = x[(fg_base + fg_c511 + 2u) / 4u][(fg_base + fg_c511 + 2u) % 4u]; }
+                            if (fg_c511 + 3u < fg_p.cols) { fg_v_x[fg_k * 4u + 3u] = x[(fg_base + fg_c511 + 3u) / 4u][(fg_base + fg_c511 + 3u) % 4u]; }
                         }
                     }
                     {
                         const fg_k: u32 = 3u;
                         let fg_c512: u32 = fg_off + (fg_k * 256u + fg_tx) * 4u;
-                        if (fg_c512 + 4u <= fg_p.cols) {
-                            fg_v_x[fg_k * 4u] = x[fg_base + fg_c512];
-                            fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c512 + 1u];
-                            fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c512 + 2u];
-                            fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c512 + 3u];
+                        if (fg_vec_ok && fg_c512 + 4u <= fg_p.cols) {
+                            let fg_q: vec4<f32> = x[(fg_base + fg_c512) / 4u];
+                            fg_v_x[fg_k * 4u] = fg_q.x;
+                            fg_v_x[fg_k * 4u + 1u] = fg_q.y;
+                            fg_v_x[fg_k * 4u + 2u] = fg_q.z;
+                            fg_v_x[fg_k * 4u + 3u] = fg_q.w;
                         } else {
-                            if (fg_c512 < fg_p.cols) { fg_v_x[fg_k * 4u] = x[fg_base + fg_c512]; }
-                            if (fg_c512 + 1u < fg_p.cols) { fg_v_x[fg_k * 4u + 1u] = x[fg_base + fg_c512 + 1u]; }
-                            if (fg_c512 + 2u < fg_p.cols) { fg_v_x[fg_k * 4u + 2u] = x[fg_base + fg_c512 + 2u]; }
-                            if (fg_c512 + 3u < fg_p.cols) { fg_v_x[fg_k * 4u + 3u] = x[fg_base + fg_c512 + 3u]; }
+                            if (fg_c512 < fg_p.cols) { fg_v_x[fg_k * 4u] = x[(fg_base + fg_c512) / 4u][(fg_base + fg_c512) % 4u]; }
+                            if (fg_c512 + 1u < fg_p.cols) { fg_v_x[fg_k * 4u + 1u] = x[(fg_base + fg_c512 + 1u) / 4u][(fg_base + fg_c512 + 1u) % 4u]; }
+                            if (fg_c512 + 2u < fg_p.cols) { fg_v_x[fg_k * 4u + 2u] = x[(fg_base + fg_c512 + 2u) / 4u][(fg_base + fg_c512 + 2u) % 4u]; }
+                            if (fg_c512 + 3u < fg_p.cols) { fg_v_x[fg_k * 4u + 3u] = x[(fg_base + fg_c512 + 3u) / 4u][(fg_base + fg_c512 + 3u) % 4u]; }
                         }
                     }
                     {
                         const fg_k: u32 = 0u;
                         let fg_c513: u32 = fg_off + (fg_k * 256u + fg_tx) * 4u;
+                        var fg_w_gamma: array<f32, 4> = array<f32, 4>();
+                        if (fg_vec_ok && fg_c513 + 4u <= fg_p.cols) {
+                            let fg_q: vec4<f32> = gamma[(fg_c513) / 4u];
+                            fg_w_gamma[0u] = fg_q.x;
+                            fg_w_gamma[1u] = fg_q.y;
+                            fg_w_gamma[2u] = fg_q.z;
+                            fg_w_gamma[3u] = fg_q.w;
+                        } else {
+                            if (fg_c513 < fg_p.cols) { fg_w_gamma[0u] = gamma[(fg_c513) / 4u][(fg_c513) % 4u]; }
+                            if (fg_c513 + 1u < fg_p.cols) { fg_w_gamma[1u] = gamma[(fg_c513 + 1u) / 4u][(fg_c513 + 1u) % 4u]; }
+                            if (fg_c513 + 2u < fg_p.cols) { fg_w_gamma[2u] = gamma[(fg_c513 + 2u) / 4u][(fg_c513 + 2u) % 4u]; }
+                            if (fg_c513 + 3u < fg_p.cols) { fg_w_gamma[3u] = gamma[(fg_c513 + 3u) / 4u][(fg_c513 + 3u) % 4u]; }
+                        }
+                        var fg_w_beta: array<f32, 4> = array<f32, 4>();
+                        if (fg_vec_ok && fg_c513 + 4u <= fg_p.cols) {
+                            let fg_q: vec4<f32> = beta[(fg_c513) / 4u];
+                            fg_w_beta[0u] = fg_q.x;
+                            fg_w_beta[1u] = fg_q.y;
+                            fg_w_beta[2u] = fg_q.z;
+                            fg_w_beta[3u] = fg_q.w;
+                        } else {
+                            if (fg_c513 < fg_p.cols) { fg_w_beta[0u] = beta[(fg_c513) / 4u][(fg_c513) % 4u]; }
+                            if (fg_c513 + 1u < fg_p.cols) { fg_w_beta[1u] = beta[(fg_c513 + 1u) / 4u][(fg_c513 + 1u) % 4u]; }
+                            if (fg_c513 + 2u < fg_p.cols) { fg_w_beta[2u] = beta[(fg_c513 + 2u) / 4u][(fg_c513 + 2u) % 4u]; }
+                            if (fg_c513 + 3u < fg_p.cols) { fg_w_beta[3u] = beta[(fg_c513 + 3u) / 4u][(fg_c513 + 3u) % 4u]; }
+                        }
                         var fg_o_y: array<f32, 4> = array<f32, 4>();
                         if (fg_c513 < fg_p.cols) {
                             let fg_t514: f32 = (fg_v_x[fg_k * 4u] - fg_t503);  // (x - (row_sum(x) / f32(cols)))
                             let fg_t515: f32 = (fg_t514 * fg_t508);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                            let fg_t516: f32 = (fg_t515 * gamma[fg_c513]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                            let fg_t517: f32 = (fg_t516 + beta[fg_c513]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                            let fg_t516: f32 = (fg_t515 * fg_w_gamma[0u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                            let fg_t517: f32 = (fg_t516 + fg_w_beta[0u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                             fg_o_y[0u] = fg_t517;
                         }
                         if (fg_c513 + 1u < fg_p.cols) {
                             let fg_t518: f32 = (fg_v_x[fg_k * 4u + 1u] - fg_t503);  // (x - (row_sum(x) / f32(cols)))
                             let fg_t519: f32 = (fg_t518 * fg_t508);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                            let fg_t520: f32 = (fg_t519 * gamma[fg_c513 + 1u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                            let fg_t521: f32 = (fg_t520 + beta[fg_c513 + 1u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                            let fg_t520: f32 = (fg_t519 * fg_w_gamma[1u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                            let fg_t521: f32 = (fg_t520 + fg_w_beta[1u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                             fg_o_y[1u] = fg_t521;
                         }
                         if (fg_c513 + 2u < fg_p.cols) {
                             let fg_t522: f32 = (fg_v_x[fg_k * 4u + 2u] - fg_t503);  // (x - (row_sum(x) / f32(cols)))
                             let fg_t523: f32 = (fg_t522 * fg_t508);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                            let fg_t524: f32 = (fg_t523 * gamma[fg_c513 + 2u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                            let fg_t525: f32 = (fg_t524 + beta[fg_c513 + 2u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                            let fg_t524: f32 = (fg_t523 * fg_w_gamma[2u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                            let fg_t525: f32 = (fg_t524 + fg_w_beta[2u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                             fg_o_y[2u] = fg_t525;
                         }
                         if (fg_c513 + 3u < fg_p.cols) {
                             let fg_t526: f32 = (fg_v_x[fg_k * 4u + 3u] - fg_t503);  // (x - (row_sum(x) / f32(cols)))
                             let fg_t527: f32 = (fg_t526 * fg_t508);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                            let fg_t528: f32 = (fg_t527 * gamma[fg_c513 + 3u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                            let fg_t529: f32 = (fg_t528 + beta[fg_c513 + 3u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                            let fg_t528: f32 = (fg_t527 * fg_w_gamma[3u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                            let fg_t529: f32 = (fg_t528 + fg_w_beta[3u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                             fg_o_y[3u] = fg_t529;
                         }
                         if (fg_active) {
-                            if (fg_c513 + 4u <= fg_p.cols) {
-                                y[fg_base + fg_c513] = fg_o_y[0u];
-                                y[fg_base + fg_c513 + 1u] = fg_o_y[1u];
-                                y[fg_base + fg_c513 + 2u] = fg_o_y[2u];
-                                y[fg_base + fg_c513 + 3u] = fg_o_y[3u];
+                            if (fg_vec_ok && fg_c513 + 4u <= fg_p.cols) {
+                                y[(fg_base + fg_c513) / 4u] = vec4<f32>(fg_o_y[0u], fg_o_y[1u], fg_o_y[2u], fg_o_y[3u]);
                             } else {
-                                if (fg_c513 < fg_p.cols) { y[fg_base + fg_c513] = fg_o_y[0u]; }
-                                if (fg_c513 + 1u < fg_p.cols) { y[fg_base + fg_c513 + 1u] = fg_o_y[1u]; }
-                                if (fg_c513 + 2u < fg_p.cols) { y[fg_base + fg_c513 + 2u] = fg_o_y[2u]; }
-                                if (fg_c513 + 3u < fg_p.cols) { y[fg_base + fg_c513 + 3u] = fg_o_y[3u]; }
+                                if (fg_c513 < fg_p.cols) { y[(fg_base + fg_c513) / 4u][(fg_base + fg_c513) % 4u] = fg_o_y[0u]; }
+                                if (fg_c513 + 1u < fg_p.cols) { y[(fg_base + fg_c513 + 1u) / 4u][(fg_base + fg_c513 + 1u) % 4u] = fg_o_y[1u]; }
+                                if (fg_c513 + 2u < fg_p.cols) { y[(fg_base + fg_c513 + 2u) / 4u][(fg_base + fg_c513 + 2u) % 4u] = fg_o_y[2u]; }
+                                if (fg_c513 + 3u < fg_p.cols) { y[(fg_base + fg_c513 + 3u) / 4u][(fg_base + fg_c513 + 3u) % 4u] = fg_o_y[3u]; }
                             }
                         }
                     }
                     {
                         const fg_k: u32 = 1u;
                         let fg_c530: u32 = fg_off + (fg_k * 256u + fg_tx) * 4u;
+                        var fg_w_gamma: array<f32, 4> = array<f32, 4>();
+                        if (fg_vec_ok && fg_c530 + 4u <= fg_p.cols) {
+                            let fg_q: vec4<f32> = gamma[(fg_c530) / 4u];
+                            fg_w_gamma[0u] = fg_q.x;
+                            fg_w_gamma[1u] = fg_q.y;
+                            fg_w_gamma[2u] = fg_q.z;
+                            fg_w_gamma[3u] = fg_q.w;
+                        } else {
+                            if (fg_c530 < fg_p.cols) { fg_w_gamma[0u] = gamma[(fg_c530) / 4u][(fg_c530) % 4u]; }
+                            if (fg_c530 + 1u < fg_p.cols) { fg_w_gamma[1u] = gamma[(fg_c530 + 1u) / 4u][(fg_c530 + 1u) % 4u]; }
+                            if (fg_c530 + 2u < fg_p.cols) { fg_w_gamma[2u] = gamma[(fg_c530 + 2u) / 4u][(fg_c530 + 2u) % 4u]; }
+                            if (fg_c530 + 3u < fg_p.cols) { fg_w_gamma[3u] = gamma[(fg_c530 + 3u) / 4u][(fg_c530 + 3u) % 4u]; }
+                        }
+                        var fg_w_beta: array<f32, 4> = array<f32, 4>();
+                        if (fg_vec_ok && fg_c530 + 4u <= fg_p.cols) {
+                            let fg_q: vec4<f32> = beta[(fg_c530) / 4u];
+                            fg_w_beta[0u] = fg_q.x;
+                            fg_w_beta[1u] = fg_q.y;
+                            fg_w_beta[2u] = fg_q.z;
+                            fg_w_beta[3u] = fg_q.w;
+                        } else {
+                            if (fg_c530 < fg_p.cols) { fg_w_beta[0u] = beta[(fg_c530) / 4u][(fg_c530) % 4u]; }
+                            if (fg_c530 + 1u < fg_p.cols) { fg_w_beta[1u] = beta[(fg_c530 + 1u) / 4u][(fg_c530 + 1u) % 4u]; }
+                            if (fg_c530 + 2u < fg_p.cols) { fg_w_beta[2u] = beta[(fg_c530 + 2u) / 4u][(fg_c530 + 2u) % 4u]; }
+                            if (fg_c530 + 3u < fg_p.cols) { fg_w_beta[3u] = beta[(fg_c530 + 3u) / 4u][(fg_c530 + 3u) % 4u]; }
+                        }
                         var fg_o_y: array<f32, 4> = array<f32, 4>();
                         if (fg_c530 < fg_p.cols) {
                             let fg_t531: f32 = (fg_v_x[fg_k * 4u] - fg_t503);  // (x - (row_sum(x) / f32(cols)))
                             let fg_t532: f32 = (fg_t531 * fg_t508);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                            let fg_t533: f32 = (fg_t532 * gamma[fg_c530]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                            let fg_t534: f32 = (fg_t533 + beta[fg_c530]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                            let fg_t533: f32 = (fg_t532 * fg_w_gamma[0u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                            let fg_t534: f32 = (fg_t533 + fg_w_beta[0u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                             fg_o_y[0u] = fg_t534;
                         }
                         if (fg_c530 + 1u < fg_p.cols) {
                             let fg_t535: f32 = (fg_v_x[fg_k * 4u + 1u] - fg_t503);  // (x - (row_sum(x) / f32(cols)))
                             let fg_t536: f32 = (fg_t535 * fg_t508);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                            let fg_t537: f32 = (fg_t536 * gamma[fg_c530 + 1u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                            let fg_t538: f32 = (fg_t537 + beta[fg_c530 + 1u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                            let fg_t537: f32 = (fg_t536 * fg_w_gamma[1u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                            let fg_t538: f32 = (fg_t537 + fg_w_beta[1u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                             fg_o_y[1u] = fg_t538;
                         }
                         if (fg_c530 + 2u < fg_p.cols) {
                             let fg_t539: f32 = (fg_v_x[fg_k * 4u + 2u] - fg_t503);  // (x - (row_sum(x) / f32(cols)))
                             let fg_t540: f32 = (fg_t539 * fg_t508);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                            let fg_t541: f32 = (fg_t540 * gamma[fg_c530 + 2u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                            let fg_t542: f32 = (fg_t541 + beta[fg_c530 + 2u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                            let fg_t541: f32 = (fg_t540 * fg_w_gamma[2u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                            let fg_t542: f32 = (fg_t541 + fg_w_beta[2u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                             fg_o_y[2u] = fg_t542;
                         }
                         if (fg_c530 + 3u < fg_p.cols) {
                             let fg_t543: f32 = (fg_v_x[fg_k * 4u + 3u] - fg_t503);  // (x - (row_sum(x) / f32(cols)))
                             let fg_t544: f32 = (fg_t543 * fg_t508);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                            let fg_t545: f32 = (fg_t544 * gamma[fg_c530 + 3u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                            let fg_t546: f32 = (fg_t545 + beta[fg_c530 + 3u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                            let fg_t545: f32 = (fg_t544 * fg_w_gamma[3u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                            let fg_t546: f32 = (fg_t545 + fg_w_beta[3u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                             fg_o_y[3u] = fg_t546;
                         }
                         if (fg_active) {
-                            if (fg_c530 + 4u <= fg_p.cols) {
-                                y[fg_base + fg_c530] = fg_o_y[0u];
-                                y[fg_base + fg_c530 + 1u] = fg_o_y[1u];
-                                y[fg_base + fg_c530 + 2u] = fg_o_y[2u];
-                                y[fg_base + fg_c530 + 3u] = fg_o_y[3u];
+                            if (fg_vec_ok && fg_c530 + 4u <= fg_p.cols) {
+                                y[(fg_base + fg_c530) / 4u] = vec4<f32>(fg_o_y[0u], fg_o_y[1u], fg_o_y[2u], fg_o_y[3u]);
                             } else {
-                                if (fg_c530 < fg_p.cols) { y[fg_base + fg_c530] = fg_o_y[0u]; }
-                                if (fg_c530 + 1u < fg_p.cols) { y[fg_base + fg_c530 + 1u] = fg_o_y[1u]; }
-                                if (fg_c530 + 2u < fg_p.cols) { y[fg_base + fg_c530 + 2u] = fg_o_y[2u]; }
-                                if (fg_c530 + 3u < fg_p.cols) { y[fg_base + fg_c530 + 3u] = fg_o_y[3u]; }
+                                if (fg_c530 < fg_p.cols) { y[(fg_base + fg_c530) / 4u][(fg_base + fg_c530) % 4u] = fg_o_y[0u]; }
+                                if (fg_c530 + 1u < fg_p.cols) { y[(fg_base + fg_c530 + 1u) / 4u][(fg_base + fg_c530 + 1u) % 4u] = fg_o_y[1u]; }
+                                if (fg_c530 + 2u < fg_p.cols) { y[(fg_base + fg_c530 + 2u) / 4u][(fg_base + fg_c530 + 2u) % 4u] = fg_o_y[2u]; }
+                                if (fg_c530 + 3u < fg_p.cols) { y[(fg_base + fg_c530 + 3u) / 4u][(fg_base + fg_c530 + 3u) % 4u] = fg_o_y[3u]; }
                             }
                         }
                     }
                     {
                         const fg_k: u32 = 2u;
                         let fg_c547: u32 = fg_off + (fg_k * 256u + fg_tx) * 4u;
+                        var fg_w_gamma: array<f32, 4> = array<f32, 4>();
+                        if (fg_vec_ok && fg_c547 + 4u <= fg_p.cols) {
+                            let fg_q: vec4<f32> = gamma[(fg_c547) / 4u];
+                            fg_w_gamma[0u] = fg_q.x;
+                            fg_w_gamma[1u] = fg_q.y;
+                            fg_w_gamma[2u] = fg_q.z;
+                            fg_w_gamma[3u] = fg_q.w;
+                        } else {
+                            if (fg_c547 < fg_p.cols) { fg_w_gamma[0u] = gamma[(fg_c547) / 4u][(fg_c547) % 4u]; }
+                            if (fg_c547 + 1u < fg_p.cols) { fg_w_gamma[1u] = gamma[(fg_c547 + 1u) / 4u][(fg_c547 + 1u) % 4u]; }
+                            if (fg_c547 + 2u < fg_p.cols) { fg_w_gamma[2u] = gamma[(fg_c547 + 2u) / 4u][(fg_c547 + 2u) % 4u]; }
+                            if (fg_c547 + 3u < fg_p.cols) { fg_w_gamma[3u] = gamma[(fg_c547 + 3u) / 4u][(fg_c547 + 3u) % 4u]; }
+                        }
+                        var fg_w_beta: array<f32, 4> = array<f32, 4>();
+                        if (fg_vec_ok && fg_c547 + 4u <= fg_p.cols) {
+                            let fg_q: vec4<f32> = beta[(fg_c547) / 4u];
+                            fg_w_beta[0u] = fg_q.x;
+                            fg_w_beta[1u] = fg_q.y;
+                            fg_w_beta[2u] = fg_q.z;
+                            fg_w_beta[3u] = fg_q.w;
+                        } else {
+                            if (fg_c547 < fg_p.cols) { fg_w_beta[0u] = beta[(fg_c547) / 4u][(fg_c547) % 4u]; }
+                            if (fg_c547 + 1u < fg_p.cols) { fg_w_beta[1u] = beta[(fg_c547 + 1u) / 4u][(fg_c547 + 1u) % 4u]; }
+                            if (fg_c547 + 2u < fg_p.cols) { fg_w_beta[2u] = beta[(fg_c547 + 2u) / 4u][(fg_c547 + 2u) % 4u]; }
+                            if (fg_c547 + 3u < fg_p.cols) { fg_w_beta[3u] = beta[(fg_c547 + 3u) / 4u][(fg_c547 + 3u) % 4u]; }
+                        }
                         var fg_o_y: array<f32, 4> = array<f32, 4>();
                         if (fg_c547 < fg_p.cols) {
                             let fg_t548: f32 = (fg_v_x[fg_k * 4u] - fg_t503);  // (x - (row_sum(x) / f32(cols)))
                             let fg_t549: f32 = (fg_t548 * fg_t508);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                            let fg_t550: f32 = (fg_t549 * gamma[fg_c547]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                            let fg_t551: f32 = (fg_t550 + beta[fg_c547]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                            let fg_t550: f32 = (fg_t549 * fg_w_gamma[0u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                            let fg_t551: f32 = (fg_t550 + fg_w_beta[0u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                             fg_o_y[0u] = fg_t551;
                         }
                         if (fg_c547 + 1u < fg_p.cols) {
                             let fg_t552: f32 = (fg_v_x[fg_k * 4u + 1u] - fg_t503);  // (x - (row_sum(x) / f32(cols)))
                             let fg_t553: f32 = (fg_t552 * fg_t508);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                            let fg_t554: f32 = (fg_t553 * gamma[fg_c547 + 1u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                            let fg_t555: f32 = (fg_t554 + beta[fg_c547 + 1u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                            let fg_t554: f32 = (fg_t553 * fg_w_gamma[1u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                            let fg_t555: f32 = (fg_t554 + fg_w_beta[1u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                             fg_o_y[1u] = fg_t555;
                         }
                         if (fg_c547 + 2u < fg_p.cols) {
                             let fg_t556: f32 = (fg_v_x[fg_k * 4u + 2u] - fg_t503);  // (x - (row_sum(x) / f32(cols)))
                             let fg_t557: f32 = (fg_t556 * fg_t508);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                            let fg_t558: f32 = (fg_t557 * gamma[fg_c547 + 2u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                            let fg_t559: f32 = (fg_t558 + beta[fg_c547 + 2u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                            let fg_t558: f32 = (fg_t557 * fg_w_gamma[2u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                            let fg_t559: f32 = (fg_t558 + fg_w_beta[2u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                             fg_o_y[2u] = fg_t559;
                         }
                         if (fg_c547 + 3u < fg_p.cols) {
                             let fg_t560: f32 = (fg_v_x[fg_k * 4u + 3u] - fg_t503);  // (x - (row_sum(x) / f32(cols)))
                             let fg_t561: f32 = (fg_t560 * fg_t508);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                            let fg_t562: f32 = (fg_t561 * gamma[fg_c547 + 3u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                            let fg_t563: f32 = (fg_t562 + beta[fg_c547 + 3u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                            let fg_t562: f32 = (fg_t561 * fg_w_gamma[3u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                            let fg_t563: f32 = (fg_t562 + fg_w_beta[3u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                             fg_o_y[3u] = fg_t563;
                         }
                         if (fg_active) {
-                            if (fg_c547 + 4u <= fg_p.cols) {
-                                y[fg_base + fg_c547] = fg_o_y[0u];
-                                y[fg_base + fg_c547 + 1u] = fg_o_y[1u];
-                                y[fg_base + fg_c547 + 2u] = fg_o_y[2u];
-                                y[fg_base + fg_c547 + 3u] = fg_o_y[3u];
+                            if (fg_vec_ok && fg_c547 + 4u <= fg_p.cols) {
+                                y[(fg_base + fg_c547) / 4u] = vec4<f32>(fg_o_y[0u], fg_o_y[1u], fg_o_y[2u], fg_o_y[3u]);
                             } else {
-                                if (fg_c547 < fg_p.cols) { y[fg_base + fg_c547] = fg_o_y[0u]; }
-                                if (fg_c547 + 1u < fg_p.cols) { y[fg_base + fg_c547 + 1u] = fg_o_y[1u]; }
-                                if (fg_c547 + 2u < fg_p.cols) { y[fg_base + fg_c547 + 2u] = fg_o_y[2u]; }
-                                if (fg_c547 + 3u < fg_p.cols) { y[fg_base + fg_c547 + 3u] = fg_o_y[3u]; }
+                                if (fg_c547 < fg_p.cols) { y[(fg_base + fg_c547) / 4u][(fg_base + fg_c547) % 4u] = fg_o_y[0u]; }
+                                if (fg_c547 + 1u < fg_p.cols) { y[(fg_base + fg_c547 + 1u) / 4u][(fg_base + fg_c547 + 1u) % 4u] = fg_o_y[1u]; }
+                                if (fg_c547 + 2u < fg_p.cols) { y[(fg_base + fg_c547 + 2u) / 4u][(fg_base + fg_c547 + 2u) % 4u] = fg_o_y[2u]; }
+                                if (fg_c547 + 3u < fg_p.cols) { y[(fg_base + fg_c547 + 3u) / 4u][(fg_base + fg_c547 + 3u) % 4u] = fg_o_y[3u]; }
                             }
                         }
                     }
                     {
                         const fg_k: u32 = 3u;
                         let fg_c564: u32 = fg_off + (fg_k * 256u + fg_tx) * 4u;
+                        var fg_w_gamma: array<f32, 4> = array<f32, 4>();
+                        if (fg_vec_ok && fg_c564 + 4u <= fg_p.cols) {
+                            let fg_q: vec4<f32> = gamma[(fg_c564) / 4u];
+                            fg_w_gamma[0u] = fg_q.x;
+                            fg_w_gamma[1u] = fg_q.y;
+                            fg_w_gamma[2u] = fg_q.z;
+                            fg_w_gamma[3u] = fg_q.w;
+                        } else {
+                            if (fg_c564 < fg_p.cols) { fg_w_gamma[0u] = gamma[(fg_c564) / 4u][(fg_c564) % 4u]; }
+                            if (fg_c564 + 1u < fg_p.cols) { fg_w_gamma[1u] = gamma[(fg_c564 + 1u) / 4u][(fg_c564 + 1u) % 4u]; }
+                            if (fg_c564 + 2u < fg_p.cols) { fg_w_gamma[2u] = gamma[(fg_c564 + 2u) / 4u][(fg_c564 + 2u) % 4u]; }
+                            if (fg_c564 + 3u < fg_p.cols) { fg_w_gamma[3u] = gamma[(fg_c564 + 3u) / 4u][(fg_c564 + 3u) % 4u]; }
+                        }
+                        var fg_w_beta: array<f32, 4> = array<f32, 4>();
+                        if (fg_vec_ok && fg_c564 + 4u <= fg_p.cols) {
+                            let fg_q: vec4<f32> = beta[(fg_c564) / 4u];
+                            fg_w_beta[0u] = fg_q.x;
+                            fg_w_beta[1u] = fg_q.y;
+                            fg_w_beta[2u] = fg_q.z;
+                            fg_w_beta[3u] = fg_q.w;
+                        } else {
+                            if (fg_c564 < fg_p.cols) { fg_w_beta[0u] = beta[(fg_c564) / 4u][(fg_c564) % 4u]; }
+                            if (fg_c564 + 1u < fg_p.cols) { fg_w_beta[1u] = beta[(fg_c564 + 1u) / 4u][(fg_c564 + 1u) % 4u]; }
+                            if (fg_c564 + 2u < fg_p.cols) { fg_w_beta[2u] = beta[(fg_c564 + 2u) / 4u][(fg_c564 + 2u) % 4u]; }
+                            if (fg_c564 + 3u < fg_p.cols) { fg_w_beta[3u] = beta[(fg_c564 + 3u) / 4u][(fg_c564 + 3u) % 4u]; }
+                        }
                         var fg_o_y: array<f32, 4> = array<f32, 4>();
                         if (fg_c564 < fg_p.cols) {
                             let fg_t565: f32 = (fg_v_x[fg_k * 4u] - fg_t503);  // (x - (row_sum(x) / f32(cols)))
                             let fg_t566: f32 = (fg_t565 * fg_t508);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                            let fg_t567: f32 = (fg_t566 * gamma[fg_c564]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                            let fg_t568: f32 = (fg_t567 + beta[fg_c564]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                            let fg_t567: f32 = (fg_t566 * fg_w_gamma[0u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                            let fg_t568: f32 = (fg_t567 + fg_w_beta[0u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                             fg_o_y[0u] = fg_t568;
                         }
                         if (fg_c564 + 1u < fg_p.cols) {
                             let fg_t569: f32 = (fg_v_x[fg_k * 4u + 1u] - fg_t503);  // (x - (row_sum(x) / f32(cols)))
                             let fg_t570: f32 = (fg_t569 * fg_t508);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                            let fg_t571: f32 = (fg_t570 * gamma[fg_c564 + 1u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                            let fg_t572: f32 = (fg_t571 + beta[fg_c564 + 1u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                            let fg_t571: f32 = (fg_t570 * fg_w_gamma[1u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                            let fg_t572: f32 = (fg_t571 + fg_w_beta[1u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                             fg_o_y[1u] = fg_t572;
                         }
                         if (fg_c564 + 2u < fg_p.cols) {
                             let fg_t573: f32 = (fg_v_x[fg_k * 4u + 2u] - fg_t503);  // (x - (row_sum(x) / f32(cols)))
                             let fg_t574: f32 = (fg_t573 * fg_t508);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                            let fg_t575: f32 = (fg_t574 * gamma[fg_c564 + 2u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                            let fg_t576: f32 = (fg_t575 + beta[fg_c564 + 2u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                            let fg_t575: f32 = (fg_t574 * fg_w_gamma[2u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                            let fg_t576: f32 = (fg_t575 + fg_w_beta[2u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                             fg_o_y[2u] = fg_t576;
                         }
                         if (fg_c564 + 3u < fg_p.cols) {
                             let fg_t577: f32 = (fg_v_x[fg_k * 4u + 3u] - fg_t503);  // (x - (row_sum(x) / f32(cols)))
                             let fg_t578: f32 = (fg_t577 * fg_t508);  // ((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) /...
-                            let fg_t579: f32 = (fg_t578 * gamma[fg_c564 + 3u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
-                            let fg_t580: f32 = (fg_t579 + beta[fg_c564 + 3u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
+                            let fg_t579: f32 = (fg_t578 * fg_w_gamma[3u]);  // (((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x) ...
+                            let fg_t580: f32 = (fg_t579 + fg_w_beta[3u]);  // ((((x - (row_sum(x) / f32(cols))) * rsqrt(((row_sum(((x - (row_sum(x)...
                             fg_o_y[3u] = fg_t580;
                         }
                         if (fg_active) {
-                            if (fg_c564 + 4u <= fg_p.cols) {
-                                y[fg_base + fg_c564] = fg_o_y[0u];
-                                y[fg_base + fg_c564 + 1u] = fg_o_y[1u];
-                                y[fg_base + fg_c564 + 2u] = fg_o_y[2u];
-                                y[fg_base + fg_c564 + 3u] = fg_o_y[3u];
+                            if (fg_vec_ok && fg_c564 + 4u <= fg_p.cols) {
+                                y[(fg_base + fg_c564) / 4u] = vec4<f32>(fg_o_y[0u], fg_o_y[1u], fg_o_y[2u], fg_o_y[3u]);
                             } else {
-                                if (fg_c564 < fg_p.cols) { y[fg_base + fg_c564] = fg_o_y[0u]; }
-                                if (fg_c564 + 1u < fg_p.cols) { y[fg_base + fg_c564 + 1u] = fg_o_y[1u]; }
-                                if (fg_c564 + 2u < fg_p.cols) { y[fg_base + fg_c564 + 2u] = fg_o_y[2u]; }
-                                if (fg_c564 + 3u < fg_p.cols) { y[fg_base + fg_c564 + 3u] = fg_o_y[3u]; }
+                                if (fg_c564 < fg_p.cols) { y[(fg_base + fg_c564) / 4u][(fg_base + fg_c564) % 4u] = fg_o_y[0u]; }
+                                if (fg_c564 + 1u < fg_p.cols) { y[(fg_base + fg_c564 + 1u) / 4u][(fg_base + fg_c564 + 1u) % 4u] = fg_o_y[1u]; }
+                                if (fg_c564 + 2u < fg_p.cols) { y[(fg_base + fg_c564 + 2u) / 4u][(fg_base + fg_c564 + 2u) % 4u] = fg_o_y[2u]; }
+                                if (fg_c564 + 3u < fg_p.cols) { y[(fg_base + fg_c564 + 3u) / 4u][(fg_base + fg_c564 + 3u) % 4u] = fg_o_y[3u]; }
                             }
                         }
                     }

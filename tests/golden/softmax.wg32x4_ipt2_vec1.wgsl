@@ -1,4 +1,4 @@
-// kernel-forge generated WGSL source (forge.emit, emitter version 4); do not edit
+// kernel-forge generated WGSL source (forge.emit, emitter version 5); do not edit
 // kernel: softmax v1, entry point softmax_kernel
 // semantic hash: 3e1dcd70e2030aeb8f5eced6fb21aca9fe428f278594038936a0fcd8aa04476b
 // schedule: wg=32x4,ipt=2,vec=1

@@ -1,4 +1,4 @@
-// kernel-forge generated WGSL source (forge.emit, emitter version 4); do not edit
+// kernel-forge generated WGSL source (forge.emit, emitter version 5); do not edit
 // kernel: transpose v1, entry point transpose_kernel
 // semantic hash: 4f5ed4ecfa5aecd1eed66d07eb6651eb08fb214aa84ab5e4eb6c2e0a630cdb71
 // schedule: wg=32x8,ipt=1,vec=1,tile=32x32
