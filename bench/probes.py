@@ -20,7 +20,8 @@ one fed.
 - ``wgsl-checks``: what naga's runtime checks cost on wgpu: ``gemm`` at SIZE^3 (each
   output's first 64 rows against float64, and the two outputs compared) and the row
   kernels at ROWS x COLS, in a context with the checks (a clamp of each array index, a
-  counter bounding each loop) and in one with ``shader_checks=False``.
+  counter bounding each loop), with each check alone and with none (``--size 0``: the
+  row kernels only).
 - ``cuda-half``: softmax and gelu of bf16, f16 and f32 on CUDA at ROWS x COLS (GB/s of
   one read and one write), each schedule as emitted and as twins: softmax with every
   ``expf`` written ``__expf`` (ex2.approx: a few ulp of float32, far under half an ulp
@@ -348,7 +349,7 @@ def gemm_stores(size: int, schedules: dict[str, list[Schedule]]) -> None:
                     lowering._slot_coordinates = emitted  # type: ignore[method-assign]
 
 
-def wgsl_checks(size: int, rows: int, cols: int, gemm: list[Schedule], row: list[Schedule]) -> None:
+def _gemm_checks(size: int, gemm: list[Schedule]) -> None:
     kernel = forge.get_kernel("gemm")
     a, b, want = _gemm_problem(size)
     with contextlib.ExitStack() as stack:
@@ -375,16 +376,41 @@ def wgsl_checks(size: int, rows: int, cols: int, gemm: list[Schedule], row: list
                     flush=True,
                 )
                 ctx.clear_transient_allocations()
+
+
+def wgsl_checks(size: int, rows: int, cols: int, gemm: list[Schedule], row: list[Schedule]) -> None:
+    if size > 0:  # --size 0: the row kernels only
+        _gemm_checks(size, gemm)
     x = _rows_input(rows, cols)
     print(f"{rows} x {cols} f32, GB/s of one read + one write", flush=True)
-    for checks in (True, False):
-        with _rows_context(x, shader_checks=checks) as ctx:
+    for state, flags in _RUNTIME_CHECKS.items():
+        with _runtime_checks(flags), _rows_context(x, shader_checks=flags is None) as ctx:
             for name, kernel, views in _bound_rows(ctx, x, rows, cols):
                 for schedule in row:
                     timed = device_seconds(ctx, kernel, views, cols, _WARM)(schedule)
                     gbps = 2 * x.nbytes / timed / 1e9
-                    state = "on " if checks else "off"
-                    print(f"{name:10s} {str(schedule):28s} checks {state} {gbps:7.0f}", flush=True)
+                    print(
+                        f"{name:10s} {str(schedule):28s} checks {state:7s} {gbps:7.0f}", flush=True
+                    )
+
+
+#: the row kernels' runtime checks, each on its own: None is wgpu's default module
+#: (every check); otherwise ``WGPUShaderRuntimeChecks`` flags (wgpu.h) for the trusted
+#: path, 1 naga's clamp of each array index, 2 its counter bounding each loop
+_RUNTIME_CHECKS = {"on": None, "bounds": 1, "loops": 2, "off": 0}
+
+
+@contextlib.contextmanager
+def _runtime_checks(flags: int | None):
+    """Shader modules made through the trusted path within keep ``flags``'s checks."""
+    from backends.wgpu import _native
+
+    kept = _native._NO_RUNTIME_CHECKS
+    _native._NO_RUNTIME_CHECKS = 0 if flags is None else flags
+    try:
+        yield
+    finally:
+        _native._NO_RUNTIME_CHECKS = kept
 
 
 #: Abramowitz and Stegun 7.1.26: erf within 1.5e-7 (absolute) of the true value, with
@@ -714,6 +740,7 @@ def main(argv: list[str] | None = None) -> int:
             given
             or [
                 Schedule((1024, 1), items_per_invocation=8, vector_width=4),
+                Schedule((512, 1), items_per_invocation=16, vector_width=4),
                 Schedule((256, 1), items_per_invocation=4, vector_width=4),
             ],
         )

@@ -69,7 +69,10 @@ def test_gemm_stores_times_both_mappings_and_both_compute_the_product(request, c
 
 def test_wgsl_checks_times_both_contexts_and_their_outputs_agree(request, capsys):
     require_available(request.config, "wgpu")
-    _probe(["wgsl-checks", "--size", "128", "--rows", "3", "--cols", "512"])
+    _probe(
+        ["wgsl-checks", "--size", "128", "--rows", "3", "--cols", "512"]
+        + ["--schedule", "wg=64,ipt=4,vec=4", "--warm-seconds", "0"]
+    )
     lines = capsys.readouterr().out.splitlines()
     gemm = [line for line in lines if "max rel err" in line]
     assert [line.split()[2] for line in gemm] == ["on", "off"] * 3
@@ -77,7 +80,10 @@ def test_wgsl_checks_times_both_contexts_and_their_outputs_agree(request, capsys
     errors = [float(line.split("max rel err ")[1].split()[0]) for line in gemm]
     assert all(error < 1e-5 for error in errors)  # NaN (c unwritten) fails too
     rows = [line for line in lines if re.match(r"(y = 2x|rmsnorm|softmax|layernorm) ", line)]
-    assert len(rows) == 16 and sum("checks off" in line for line in rows) == 8
+    # 4 kernels, under every check, each check alone, and none
+    modes = [re.search(r"checks (\w+)", line)[1] for line in rows]
+    assert sorted(set(modes)) == ["bounds", "loops", "off", "on"]
+    assert all(modes.count(mode) == 4 for mode in set(modes)), modes
 
 
 def test_cuda_half_times_each_twin_within_a_rounding_of_a_half(request, capsys):
