@@ -368,7 +368,9 @@ class _RowLowering:
             f"{self.y} row(s) per workgroup, {self.x} invocations per row; "
             f"rows of up to {self.cap} columns stay in registers"
         )
-        with code.block(self._blocks_header(blocks)):
+        with code.block(
+            d.loop("fg_blk", d.widen(d.group_linear), blocks, d.widen(d.group_count), wide=True)
+        ):
             em.let("fg_row", "u32", f"{d.narrow('fg_blk')} * {self.y}u + fg_ty")
             em.let("fg_active", "bool", f"fg_row < {self.rows}")
             em.let("fg_rowc", "u32", f"min(fg_row, {self.rows} - 1u)")
@@ -691,21 +693,6 @@ class _RowLowering:
         with self.em.code.block(self.em.d.loop("fg_off", "0u", self.cols, f"{self.cap}u")):
             self._load_block("fg_off", names)
             body("fg_off")
-
-    def _blocks_header(self, blocks: str) -> str | list[str]:
-        """The header of the code run for each block of rows ``fg_blk``: a grid-stride
-        loop, except on WGSL where the grid has a workgroup per block (no ``grid=`` cap):
-        there it is ``if (fg_blk < blocks)``. wgpu's default runtime checks make naga
-        bound every loop with a counter, and one around the one-pass row kept the
-        driver from holding the row in registers (H200 through Vulkan, 2026-12-04,
-        ``bench.probes wgsl-checks``: rmsnorm at ``wg=1024,ipt=8,vec=4`` 1076 GB/s with
-        every check, 2839 with the index clamps alone, 1054 with the loop counters
-        alone; softmax 971, 3216, 1029)."""
-        em, d = self.em, self.em.d
-        if self.target == "wgsl" and em.schedule.max_workgroups is None:
-            em.let("fg_blk", "u32", d.group_linear)
-            return f"if (fg_blk < {blocks}) {{"
-        return d.loop("fg_blk", d.widen(d.group_linear), blocks, d.widen(d.group_count), wide=True)
 
     def _vector_access(self, buffers: list[str]) -> str | None:
         """A bool value: a chunk of the row moves as one vector (rows start on a vector:

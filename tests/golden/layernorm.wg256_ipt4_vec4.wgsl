@@ -31,8 +31,7 @@ fn layernorm_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
     let fg_blocks: u32 = fg_p.rows;
     let fg_vec_ok: bool = fg_p.cols % 4u == 0u;
     // 1 row(s) per workgroup, 256 invocations per row; rows of up to 4096 columns stay in registers
-    let fg_blk: u32 = (fg_wid.y * fg_nwg.x + fg_wid.x);
-    if (fg_blk < fg_blocks) {
+    for (var fg_blk: u32 = (fg_wid.y * fg_nwg.x + fg_wid.x); fg_blk < fg_blocks; fg_blk += (fg_nwg.x * fg_nwg.y)) {
         let fg_row: u32 = fg_blk * 1u + fg_ty;
         let fg_active: bool = fg_row < fg_p.rows;
         let fg_rowc: u32 = min(fg_row, fg_p.rows - 1u);

@@ -27,8 +27,7 @@ fn softmax_kernel(@builtin(workgroup_id) fg_wid: vec3<u32>,
     let fg_ty: u32 = fg_lid3.y;
     let fg_blocks: u32 = (fg_p.rows / 4u + select(0u, 1u, fg_p.rows % 4u != 0u));
     // 4 row(s) per workgroup, 32 invocations per row; rows of up to 64 columns stay in registers
-    let fg_blk: u32 = (fg_wid.y * fg_nwg.x + fg_wid.x);
-    if (fg_blk < fg_blocks) {
+    for (var fg_blk: u32 = (fg_wid.y * fg_nwg.x + fg_wid.x); fg_blk < fg_blocks; fg_blk += (fg_nwg.x * fg_nwg.y)) {
         let fg_row: u32 = fg_blk * 4u + fg_ty;
         let fg_active: bool = fg_row < fg_p.rows;
         let fg_rowc: u32 = min(fg_row, fg_p.rows - 1u);
