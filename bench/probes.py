@@ -383,8 +383,8 @@ def wgsl_checks(size: int, rows: int, cols: int, gemm: list[Schedule], row: list
         _gemm_checks(size, gemm)
     x = _rows_input(rows, cols)
     print(f"{rows} x {cols} f32, GB/s of one read + one write", flush=True)
-    for state, flags in _RUNTIME_CHECKS.items():
-        with _runtime_checks(flags), _rows_context(x, shader_checks=flags is None) as ctx:
+    for state, checks in _RUNTIME_CHECKS.items():
+        with _rows_context(x, shader_checks=checks) as ctx:
             for name, kernel, views in _bound_rows(ctx, x, rows, cols):
                 for schedule in row:
                     timed = device_seconds(ctx, kernel, views, cols, _WARM)(schedule)
@@ -394,23 +394,9 @@ def wgsl_checks(size: int, rows: int, cols: int, gemm: list[Schedule], row: list
                     )
 
 
-#: the row kernels' runtime checks, each on its own: None is wgpu's default module
-#: (every check); otherwise ``WGPUShaderRuntimeChecks`` flags (wgpu.h) for the trusted
-#: path, 1 naga's clamp of each array index, 2 its counter bounding each loop
-_RUNTIME_CHECKS = {"on": None, "bounds": 1, "loops": 2, "off": 0}
-
-
-@contextlib.contextmanager
-def _runtime_checks(flags: int | None):
-    """Shader modules made through the trusted path within keep ``flags``'s checks."""
-    from backends.wgpu import _native
-
-    kept = _native._NO_RUNTIME_CHECKS
-    _native._NO_RUNTIME_CHECKS = 0 if flags is None else flags
-    try:
-        yield
-    finally:
-        _native._NO_RUNTIME_CHECKS = kept
+#: the row kernels' runtime checks (``WgpuComputeContext``'s ``shader_checks``): every
+#: one, naga's clamp of each array index alone, its counter bounding each loop alone, none
+_RUNTIME_CHECKS = {"on": True, "bounds": "bounds", "loops": "loops", "off": False}
 
 
 #: Abramowitz and Stegun 7.1.26: erf within 1.5e-7 (absolute) of the true value, with

@@ -149,7 +149,8 @@ def test_cuda_resources_reports_registers_and_spills_of_each_variant_with_no_gpu
     rows = [line for line, match in zip(lines, found) if match]
     # layernorm_bf16: four schedules, two variants each; layernorm (f32): three, and vec=8
     # refused; then the one given schedule, two variants
-    assert len(rows) == 8 + 3 + 2, lines
+    others = [line for line, match in zip(lines, found) if not match]  # shown on failure
+    assert len(rows) == 8 + 3 + 2, others
     assert sum("refused: vec=8" in line for line in lines) == 1
     assert all(0 < int(m[1]) <= 255 for m in found if m)
     assert rows[-2].split()[2:4] == ["as", "emitted"] and "f32 registers" in rows[-1]

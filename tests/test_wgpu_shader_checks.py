@@ -1,8 +1,10 @@
 """``WgpuComputeContext(shader_checks=False)``: shader modules made without naga's
 runtime checks (index clamps, loop-bounding counters) compute what checked ones do,
 refuse bad WGSL with the same typed error, and are refused as an option when not a
-bool. The default keeps the checks: an index past a local array's end reads its last
-element (naga's clamp), which is what the unchecked module no longer promises.
+bool or the name of one check (``"bounds"`` or ``"loops"``: that check only). The
+default keeps the checks: an index past a local array's end reads its last element
+(naga's clamp), which is what the unchecked module no longer promises, and what
+``"bounds"`` keeps.
 
 Runs in CI on lavapipe; skips where wgpu has no adapter (fails under
 ``--require-backend wgpu``)."""
@@ -24,7 +26,7 @@ def contexts(request):
     require_available(request.config, "wgpu")
     opened = {
         checks: forge.open_context("wgpu", capacity_bytes=32 << 20, shader_checks=checks)
-        for checks in (True, False)
+        for checks in (True, False, "bounds", "loops")
     }
     yield opened
     for ctx in opened.values():
@@ -41,15 +43,25 @@ def _output(ctx, kernel, schedule, size: int, data: dict, **params) -> np.ndarra
 
 
 def test_the_option_is_reported_and_on_by_default(contexts):
-    assert contexts[True].shader_checks and not contexts[False].shader_checks
+    assert {key: ctx.shader_checks for key, ctx in contexts.items()} == {
+        True: True,
+        False: False,
+        "bounds": "bounds",
+        "loops": "loops",
+    }
     with forge.open_context("wgpu") as ctx:
-        assert ctx.shader_checks
+        assert ctx.shader_checks is True
+    said = {key: ctx.adapter.driver_info for key, ctx in contexts.items()}
+    assert "naga" not in said[True]
+    assert said[False].endswith("shader modules without naga's runtime checks")
+    assert said["bounds"].endswith("with naga's index clamps but no loop counters")
+    assert said["loops"].endswith("with naga's loop counters but no index clamps")
 
 
-@pytest.mark.parametrize("value", ["no", 0, None])
-def test_shader_checks_must_be_a_bool(request, value):
+@pytest.mark.parametrize("value", ["no", 0, None, "Bounds", ("bounds", "loops")])
+def test_shader_checks_must_be_a_bool_or_a_check(request, value):
     require_available(request.config, "wgpu")
-    with pytest.raises(InvalidArgument, match="shader_checks must be True or False"):
+    with pytest.raises(InvalidArgument, match="must be True, False, 'bounds' or 'loops'"):
         forge.open_context("wgpu", shader_checks=value)
 
 
@@ -77,7 +89,8 @@ def test_gemm_gives_the_same_bits_with_and_without_the_checks(contexts):
             checks: _output(ctx, kernel, schedule, size, data, alpha=1.0, beta=0.0)
             for checks, ctx in contexts.items()
         }
-        np.testing.assert_array_equal(got[False], got[True], err_msg=str(schedule))
+        for checks in (False, "bounds", "loops"):
+            np.testing.assert_array_equal(got[checks], got[True], err_msg=f"{schedule} {checks}")
         assert np.abs(got[False] - want.reshape(-1)).max() < 1e-4 * np.abs(want).max()
 
 
@@ -98,7 +111,8 @@ def test_row_kernels_give_the_same_bits_with_and_without_the_checks(contexts, na
             checks: _output(ctx, sized, schedule, cols, data) for checks, ctx in contexts.items()
         }
         assert np.isfinite(got[True][: rows * cols]).all(), str(schedule)
-        np.testing.assert_array_equal(got[False], got[True], err_msg=str(schedule))
+        for checks in (False, "bounds", "loops"):
+            np.testing.assert_array_equal(got[checks], got[True], err_msg=f"{schedule} {checks}")
 
 
 _LOCAL = """
@@ -145,10 +159,12 @@ def test_a_local_array_and_a_loop_compute_the_same_in_range(contexts):
 
 def test_with_the_checks_an_index_past_a_local_array_reads_its_last_element(contexts):
     # the difference the option makes: naga clamps this index, the unchecked module
-    # leaves it undefined (so only the checked context is asserted on)
+    # leaves it undefined (so only the contexts with the clamps are asserted on)
     index = np.full(64, 7, np.uint32)
-    got = _run_local(contexts[True], index)
-    np.testing.assert_array_equal(got, np.full(64, 1.0 + 2.0 + 3.0 + 4.0 + 4.0, np.float32))
+    for checks in (True, "bounds"):
+        got = _run_local(contexts[checks], index)
+        want = np.full(64, 1.0 + 2.0 + 3.0 + 4.0 + 4.0, np.float32)
+        np.testing.assert_array_equal(got, want, err_msg=str(checks))
 
 
 def test_bad_wgsl_is_a_compile_error_and_the_context_stays_usable(contexts):

@@ -99,7 +99,10 @@ class WgpuComputeContext(SlabContext):
     behaviour instead of a clamped access. It is for timing kernels that have passed the
     oracle the way production code built on wgpu-native would run them (P10 measures
     both); the default keeps the checks, which is what a verifier of unknown kernels
-    wants.
+    wants. ``shader_checks="bounds"`` keeps only the index clamps and ``"loops"`` only
+    the loop counters: on the H200 through Vulkan the counters, not the clamps, held
+    the one-pass row kernels to a third of their speed (``bench.probes wgsl-checks``,
+    BENCHMARKS.md 2026-12-04).
     """
 
     backend_name = "wgpu"
@@ -113,13 +116,17 @@ class WgpuComputeContext(SlabContext):
         adapter_index: int | None = None,
         timestamps: bool = True,
         topology: MemoryTopology | None = None,
-        shader_checks: bool = True,
+        shader_checks: bool | str = True,
     ) -> None:
         capacity_bytes = self._checked_capacity(capacity_bytes)
         check_options(power_preference, timestamps, topology)
-        if not isinstance(shader_checks, (bool, np.bool_)):
+        if not (
+            isinstance(shader_checks, (bool, np.bool_))
+            or (isinstance(shader_checks, str) and shader_checks in _native.RUNTIME_CHECKS)
+        ):
             raise InvalidArgument(
-                f"shader_checks must be True or False, got {_checks.shown(shader_checks)}"
+                "shader_checks must be True, False, 'bounds' or 'loops', got "
+                f"{_checks.shown(shader_checks)}"
             )
         adapter = select_adapter(power_preference, adapter_index)
         features = optional_features(adapter, timestamps=bool(timestamps))
@@ -134,7 +141,9 @@ class WgpuComputeContext(SlabContext):
             SlabAllocator(capacity_bytes, alignment, topology or MemoryTopology.split_by_usage())
         )
         self._device = device
-        self._shader_checks = bool(shader_checks)
+        self._shader_checks = (
+            shader_checks if isinstance(shader_checks, str) else bool(shader_checks)
+        )
         self._queue = device.queue
         self._adapter = self._identity(adapter, self._shader_checks)
         self._constraints = self._read_constraints(adapter, device)
@@ -149,11 +158,16 @@ class WgpuComputeContext(SlabContext):
 
     # -- identity ------------------------------------------------------------------
     @staticmethod
-    def _identity(adapter, shader_checks: bool = True) -> AdapterIdentity:
+    def _identity(adapter, shader_checks: bool | str = True) -> AdapterIdentity:
         info = adapter.info
         native = _native.native_version()
         # a figure taken without the checks says so wherever the adapter is shown
-        checks = "" if shader_checks else "; shader modules without naga's runtime checks"
+        checks = {
+            True: "",
+            False: "; shader modules without naga's runtime checks",
+            "bounds": "; shader modules with naga's index clamps but no loop counters",
+            "loops": "; shader modules with naga's loop counters but no index clamps",
+        }[shader_checks]
         return AdapterIdentity(
             name=info.get("device") or adapter_summary(adapter),
             vendor_id=int(info.get("vendor_id", 0)),
@@ -180,8 +194,9 @@ class WgpuComputeContext(SlabContext):
         )
 
     @property
-    def shader_checks(self) -> bool:
-        """Whether naga's runtime checks are in this context's shader modules."""
+    def shader_checks(self) -> bool | str:
+        """Which of naga's runtime checks are in this context's shader modules: True
+        (all), False (none), ``"bounds"`` or ``"loops"`` (that one only)."""
         return self._shader_checks
 
     @property
@@ -392,10 +407,12 @@ class WgpuComputeContext(SlabContext):
         what = f"compiling kernel {kernel.id} under {launch.schedule}"
         try:
             code = naga_source(source or "", self._device.features)
-            if self._shader_checks:
+            if self._shader_checks is True:
                 module = self._device.create_shader_module(label=kernel.id, code=code)
             else:
-                module = _native.create_unchecked_shader_module(self._device, kernel.id, code)
+                module = _native.create_unchecked_shader_module(
+                    self._device, kernel.id, code, self._shader_checks or None
+                )
             layouts = tuple(
                 self._device.create_bind_group_layout(entries=entries) for entries in groups
             )

@@ -310,15 +310,16 @@ def timestamp_period_ns(queue) -> float:
 
 # -- shader modules -----------------------------------------------------------------
 
-#: wgpu-native's ``WGPUShaderRuntimeChecks`` with every flag clear (wgpu.h)
-_NO_RUNTIME_CHECKS = 0x0
+#: wgpu-native's ``WGPUShaderRuntimeChecks`` flags (wgpu.h) by the check's name here
+RUNTIME_CHECKS = {"bounds": 0x1, "loops": 0x2}
 
 
-def create_unchecked_shader_module(device, label: str, code: str):
+def create_unchecked_shader_module(device, label: str, code: str, keep: str | None = None):
     """A ``GPUShaderModule`` of WGSL ``code`` made through wgpu-native's
-    ``wgpuDeviceCreateShaderModuleTrusted`` with no runtime checks: naga then writes
-    no clamp of an array index (function and workgroup arrays; buffer indices too, left
-    to the driver's robustness) and no counter bounding each loop. naga validates the
+    ``wgpuDeviceCreateShaderModuleTrusted`` with no runtime checks but ``keep`` (a key
+    of ``RUNTIME_CHECKS``): without ``"bounds"`` naga writes no clamp of an array index
+    (function and workgroup arrays; buffer indices too, left to the driver's
+    robustness), without ``"loops"`` no counter bounding each loop. naga validates the
     module as ``create_shader_module`` does, and its errors raise the same way
     (``wgpu.GPUValidationError`` through ``libf``)."""
     source = _api.new_struct_p("WGPUShaderSourceWGSL *", code=_api.to_c_string_view(code))
@@ -330,7 +331,7 @@ def create_unchecked_shader_module(device, label: str, code: str):
         label=_api.to_c_string_view(label),
     )
     made = libf.wgpuDeviceCreateShaderModuleTrusted(
-        device._internal, descriptor, _NO_RUNTIME_CHECKS
+        device._internal, descriptor, RUNTIME_CHECKS[keep] if keep else 0
     )
     if made == ffi.NULL:
         raise RuntimeError(f"wgpu-native made no shader module for {label!r}")
