@@ -6,8 +6,11 @@ one fed.
 - ``wgsl-rows``: row kernels on wgpu at ROWS x COLS f32 (GB/s of one read and one
   write), each schedule as emitted and as hand variants of its WGSL: every
   ``workgroupBarrier()`` deleted (a wrong result, timed only) and the register arrays
-  written as scalar variables. Each variant's output is compared with the kernel's
-  own, as emitted. A rows kernel without a reduction (``y = 2x``) is the floor.
+  written as scalar variables; where the row fits the schedule's registers, also
+  without the looped path (the loops naga bounds with counters, besides the
+  grid-stride loop) and, where it fills them exactly, with that path alone. Each
+  variant's output is compared with the kernel's own, as emitted. A rows kernel
+  without a reduction (``y = 2x``) is the floor.
 - ``row-means``: the row mean and variance of ``_adversarial_rows`` (rows whose mean
   is far larger than their spread) under the tree and under ``sg=1``, bit for bit
   against the first schedule's and in ulps against float64.
@@ -113,12 +116,38 @@ def scalar_registers(text: str) -> str:
     return text
 
 
-def _variants(text: str) -> dict[str, str]:
-    return {
+def without_else(text: str, marker: str) -> str:
+    """``text`` with the ``else`` branch whose first line holds ``marker`` removed (the
+    ``if`` before it then closes on its own); ``text`` itself where no branch has it."""
+    lines = text.splitlines()
+    at = next((i for i, line in enumerate(lines) if marker in line), None)
+    if at is None or not lines[at - 1].rstrip().endswith("} else {"):
+        return text
+    depth = 1
+    for end in range(at, len(lines)):
+        depth += lines[end].count("{") - lines[end].count("}")
+        if depth == 0:
+            break
+    indent = lines[at - 1][: len(lines[at - 1]) - len(lines[at - 1].lstrip())]
+    return "\n".join([*lines[: at - 1], f"{indent}}}", *lines[end + 1 :]]) + "\n"
+
+
+def _variants(text: str, cols: int, cap: int) -> dict[str, str]:
+    """The wgsl-rows variants of a row kernel's ``text`` at ``cols`` columns, under a
+    schedule whose registers hold ``cap``: where the row fits, also the kernel without
+    the looped path (its loops are the ones naga bounds with counters besides the
+    grid-stride loop), and where it fills them exactly, with that path alone."""
+    variants = {
         "as emitted": text,
         "no barriers": text.replace("workgroupBarrier();", ""),
         "scalar registers": scalar_registers(text),
     }
+    if cols <= cap:
+        looped = without_else(text, "// looped: each level sweeps the row again")
+        variants["no looped path"] = looped
+        if cols == cap:
+            variants["exact fill only"] = without_else(looped, f"if (fg_p.cols < {cap}u) {{")
+    return variants
 
 
 #: the bench's memory topology: read-only views in one slab, read-write in another
@@ -160,7 +189,9 @@ def wgsl_rows(rows: int, cols: int, schedules: list[Schedule]) -> None:
         for name, kernel, views in _bound_rows(ctx, x, rows, cols):
             for schedule in schedules:
                 want = None
-                for variant, text in _variants(kernel.source("wgsl", schedule)).items():
+                s = schedule
+                cap = s.workgroup_size[0] * s.items_per_invocation * s.vector_width
+                for variant, text in _variants(kernel.source("wgsl", s), cols, cap).items():
                     raw = KernelSpec(
                         id=f"{kernel.id}_probe",
                         entry_point=kernel.entry_point,

@@ -27,12 +27,34 @@ def test_scalar_registers_leave_no_local_array_and_index_by_constants():
     assert "fg_v_x_7" in scalar and "fg_v_x[" not in scalar
 
 
+def test_without_else_drops_the_looped_path_and_leaves_valid_wgsl(request):
+    require_available(request.config, "wgpu")
+    from backends.wgpu import validate_wgsl
+
+    text = get_kernel("layernorm").source("wgsl", ONE_PASS)
+    variants = probes._variants(text, 512, 512)
+    assert probes._variants(text, 513, 512).keys() == {
+        "as emitted",
+        "no barriers",
+        "scalar registers",
+    }
+    assert text.count("for (") == 3  # the grid-stride loop and the looped path's two levels
+    looped, exact = variants["no looped path"], variants["exact fill only"]
+    assert looped.count("for (") == exact.count("for (") == 1
+    assert "// looped" not in looped and "// one pass: the row lives" in looped
+    assert "// one pass: the row lives" not in exact and "exactly fills" in exact
+    for source in (looped, exact):  # naga takes both (CompileError otherwise)
+        validate_wgsl(source, "layernorm_kernel")
+    assert probes.without_else(text, "no such marker") == text
+
+
 def test_wgsl_rows_variants_run_and_the_scalar_one_computes_the_same(request, capsys):
     require_available(request.config, "wgpu")
     _probe(["wgsl-rows", "--rows", "3", "--cols", "512", "--schedule", str(ONE_PASS)])
     lines = capsys.readouterr().out.splitlines()
-    scalar = [line for line in lines if "scalar registers" in line]
-    assert len(scalar) == 4 and all(line.endswith("same output") for line in scalar)
+    for variant in ("scalar registers", "no looped path", "exact fill only"):
+        found = [line for line in lines if variant in line]  # cols fill the registers
+        assert len(found) == 4 and all(line.endswith("same output") for line in found), found
     # without its barriers a reduction reads partials not yet written
     assert any("no barriers" in line and line.endswith("differs") for line in lines)
 
