@@ -8,7 +8,9 @@ one fed.
   ``workgroupBarrier()`` deleted (a wrong result, timed only) and the register arrays
   written as scalar variables; where the row fits the schedule's registers, also
   without the looped path (the loops naga bounds with counters, besides the
-  grid-stride loop) and, where it fills them exactly, with that path alone. Each
+  grid-stride loop) and, where it fills them exactly, with that path alone; and with
+  the path chosen by a pipeline constant (``override fg_cols``) instead of the
+  uniform, which leaves the driver the same dead branches to drop. Each
   variant's output is compared with the kernel's own, as emitted. A rows kernel
   without a reduction (``y = 2x``) is the floor.
 - ``row-means``: the row mean and variance of ``_adversarial_rows`` (rows whose mean
@@ -147,6 +149,13 @@ def _variants(text: str, cols: int, cap: int) -> dict[str, str]:
         variants["no looped path"] = looped
         if cols == cap:
             variants["exact fill only"] = without_else(looped, f"if (fg_p.cols < {cap}u) {{")
+    # the path chosen by a pipeline constant (a pipeline per row length): the driver
+    # sees the branches not taken as dead code, as in the variants above
+    chosen = text.replace(f"if (fg_p.cols == {cap}u) {{", f"if (fg_cols == {cap}u) {{")
+    chosen = chosen.replace(f"if (fg_p.cols < {cap}u) {{", f"if (fg_cols < {cap}u) {{")
+    variants["cols as override"] = chosen.replace(
+        "struct fg_Params {", "override fg_cols: u32;\n\nstruct fg_Params {", 1
+    )
     return variants
 
 
@@ -200,6 +209,7 @@ def wgsl_rows(rows: int, cols: int, schedules: list[Schedule]) -> None:
                         grid=(rows, 1, 1),
                         schedules=(schedule,),
                         requires=frozenset({"subgroups"} if schedule.subgroups else ()),
+                        overrides={"fg_cols": cols} if "override fg_cols" in text else {},
                     )
                     timed = device_seconds(ctx, raw, views, cols, _WARM)(schedule)
                     got = ctx.read_buffer_f32(views[output_index(kernel)])

@@ -33,11 +33,10 @@ def test_without_else_drops_the_looped_path_and_leaves_valid_wgsl(request):
 
     text = get_kernel("layernorm").source("wgsl", ONE_PASS)
     variants = probes._variants(text, 512, 512)
-    assert probes._variants(text, 513, 512).keys() == {
-        "as emitted",
-        "no barriers",
-        "scalar registers",
-    }
+    longer = {"as emitted", "no barriers", "scalar registers", "cols as override"}
+    assert probes._variants(text, 513, 512).keys() == longer
+    assert "override fg_cols: u32;" in variants["cols as override"]
+    assert variants["cols as override"].count("if (fg_cols ") == 2
     assert text.count("for (") == 3  # the grid-stride loop and the looped path's two levels
     looped, exact = variants["no looped path"], variants["exact fill only"]
     assert looped.count("for (") == exact.count("for (") == 1
@@ -45,6 +44,7 @@ def test_without_else_drops_the_looped_path_and_leaves_valid_wgsl(request):
     assert "// one pass: the row lives" not in exact and "exactly fills" in exact
     for source in (looped, exact):  # naga takes both (CompileError otherwise)
         validate_wgsl(source, "layernorm_kernel")
+    validate_wgsl(variants["cols as override"], "layernorm_kernel", {"fg_cols": 512})
     assert probes.without_else(text, "no such marker") == text
 
 
@@ -52,7 +52,7 @@ def test_wgsl_rows_variants_run_and_the_scalar_one_computes_the_same(request, ca
     require_available(request.config, "wgpu")
     _probe(["wgsl-rows", "--rows", "3", "--cols", "512", "--schedule", str(ONE_PASS)])
     lines = capsys.readouterr().out.splitlines()
-    for variant in ("scalar registers", "no looped path", "exact fill only"):
+    for variant in ("scalar registers", "no looped path", "exact fill only", "cols as override"):
         found = [line for line in lines if variant in line]  # cols fill the registers
         assert len(found) == 4 and all(line.endswith("same output") for line in found), found
     # without its barriers a reduction reads partials not yet written
