@@ -24,9 +24,9 @@ one fed.
   before) against float64, fastest last.
 - ``wgsl-checks``: what naga's runtime checks cost on wgpu: ``gemm`` at SIZE^3 (each
   output's first 64 rows against float64, and the two outputs compared) and the row
-  kernels at ROWS x COLS, in a context with the checks (a clamp of each array index, a
-  counter bounding each loop), with each check alone and with none (``--size 0``: the
-  row kernels only).
+  kernels at ROWS x COLS, each in a context with the checks (a clamp of each array
+  index, a counter bounding each loop), with each check alone and with none
+  (``--size 0``: the row kernels only).
 - ``cuda-half``: softmax and gelu of bf16, f16 and f32 on CUDA at ROWS x COLS (GB/s of
   one read and one write), each schedule as emitted and as twins: softmax with every
   ``expf`` written ``__expf`` (ex2.approx: a few ulp of float32, far under half an ulp
@@ -390,18 +390,23 @@ def gemm_stores(size: int, schedules: dict[str, list[Schedule]]) -> None:
                     lowering._slot_coordinates = emitted  # type: ignore[method-assign]
 
 
+#: wgsl-checks' contexts (``WgpuComputeContext``'s ``shader_checks``): every
+#: one, naga's clamp of each array index alone, its counter bounding each loop alone, none
+_RUNTIME_CHECKS = {"on": True, "bounds": "bounds", "loops": "loops", "off": False}
+
+
 def _gemm_checks(size: int, gemm: list[Schedule]) -> None:
     kernel = forge.get_kernel("gemm")
     a, b, want = _gemm_problem(size)
     with contextlib.ExitStack() as stack:
         contexts = [
-            (stack.enter_context(_gemm_context("wgpu", size, shader_checks=c)), c)
-            for c in (True, False)
+            (stack.enter_context(_gemm_context("wgpu", size, shader_checks=c)), state)
+            for state, c in _RUNTIME_CHECKS.items()
         ]
         print(f"{contexts[0][0].adapter.name}, gemm {size}^3 f32, TFLOP/s", flush=True)
         for schedule in gemm:
             first = None
-            for ctx, checks in contexts:
+            for ctx, state in contexts:
                 c = np.zeros(size * size, np.float32)
                 data = {"a": a, "b": b, "c": c}
                 views = bind_views(ctx, kernel, size, data, alpha=1.0, beta=0.0)
@@ -412,7 +417,7 @@ def _gemm_checks(size: int, gemm: list[Schedule]) -> None:
                 first = got if first is None else first
                 same = "same output" if np.array_equal(got, first) else "differs"
                 print(
-                    f"{str(schedule):48s} checks {'on ' if checks else 'off'} {tflops:6.1f}  "
+                    f"{str(schedule):48s} checks {state:7s} {tflops:6.1f}  "
                     f"max rel err {error:.1e}  {same}",
                     flush=True,
                 )
@@ -433,11 +438,6 @@ def wgsl_checks(size: int, rows: int, cols: int, gemm: list[Schedule], row: list
                     print(
                         f"{name:10s} {str(schedule):28s} checks {state:7s} {gbps:7.0f}", flush=True
                     )
-
-
-#: the row kernels' runtime checks (``WgpuComputeContext``'s ``shader_checks``): every
-#: one, naga's clamp of each array index alone, its counter bounding each loop alone, none
-_RUNTIME_CHECKS = {"on": True, "bounds": "bounds", "loops": "loops", "off": False}
 
 
 #: Abramowitz and Stegun 7.1.26: erf within 1.5e-7 (absolute) of the true value, with

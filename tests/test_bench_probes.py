@@ -97,7 +97,7 @@ def test_wgsl_checks_times_both_contexts_and_their_outputs_agree(request, capsys
     )
     lines = capsys.readouterr().out.splitlines()
     gemm = [line for line in lines if "max rel err" in line]
-    assert [line.split()[2] for line in gemm] == ["on", "off"] * 3
+    assert [line.split()[2] for line in gemm] == ["on", "bounds", "loops", "off"] * 3
     assert all(line.endswith("same output") for line in gemm)
     errors = [float(line.split("max rel err ")[1].split()[0]) for line in gemm]
     assert all(error < 1e-5 for error in errors)  # NaN (c unwritten) fails too
