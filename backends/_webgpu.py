@@ -26,6 +26,7 @@ __all__ = [
     "constraints_from_limits",
     "layout_groups",
     "slab_sizes",
+    "binding_granules",
     "binding_size",
     "check_view",
     "durations_ns",
@@ -167,12 +168,31 @@ def slab_sizes(allocator: SlabAllocator, max_buffer_size: int) -> list[tuple[int
     return sizes
 
 
-def binding_size(view: BufferView) -> int:
+def binding_size(view: BufferView, granule: int = 4, alignment: int = 4) -> int:
     """Bytes bound for ``view``: exactly its bytes, rounded up to whole 4-byte words as
-    WebGPU requires, so that a shader's ``arrayLength`` counts the view's elements. (A
-    kernel that reads a buffer as ``array<vec4<f32>>`` is given a view of whole vectors
-    by the oracle: ``KernelSpec.binding_granules``.)"""
-    return align4(view.length_bytes)
+    WebGPU requires, so that a shader's ``arrayLength`` counts the view's elements.
+    Where the shader declares the buffer as an array of wider elements than its own
+    (``array<vec4<f32>>`` over f32: a ``granule`` of 16 bytes), rounded up to whole
+    ones, so that the last, partial vector lies inside the binding: Dawn and naga
+    without robust buffer access clamp an index into the binding, and a kernel's
+    component access to that vector would read and write the last whole one instead
+    (the browser backend did, 2026-12-04). It stays inside the view's own footprint:
+    every view starts on ``alignment``, so the bytes up to the next multiple of it are
+    no other view's. (The oracle gives such buffers whole vectors already:
+    ``KernelSpec.binding_granules``.)"""
+    exact = align4(view.length_bytes)
+    whole = -(-view.length_bytes // granule) * granule
+    footprint = -(-view.length_bytes // alignment) * alignment
+    return whole if exact < whole <= footprint else exact
+
+
+def binding_granules(kernel, source: str | None) -> tuple[int, ...]:
+    """Per buffer of ``kernel``, in bytes, the element its WGSL ``source`` declares the
+    binding as (``binding_size``'s ``granule``)."""
+    granules = kernel.binding_granules("wgsl", source)
+    return tuple(
+        count * spec.dtype_for("wgsl").itemsize for count, spec in zip(granules, kernel.buffers)
+    )
 
 
 def view_alignment(view: BufferView, constraints: AdapterConstraints) -> int:

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 import forge
-from forge import Schedule, ir
+from bench._workload import bind_views, output_index
+from forge import BindingUsage, Schedule, ir
+from oracle.pytest_plugin import require_available
 
 
 def _declarations(source: str) -> dict[str, str]:
@@ -82,3 +85,56 @@ def test_buffers_declared_as_vectors_are_bound_in_whole_vectors():
     scalar = kernel.source("wgsl", Schedule(64))
     assert kernel.binding_granules("wgsl", scalar) == (1, 1, 1, 1)
     assert kernel.binding_granules("cuda", kernel.source("cuda", vec4)) == (1, 1, 1, 1)
+
+
+def test_a_context_binds_a_view_of_a_partial_vector_in_whole_vectors():
+    """Without the oracle: a view's binding is rounded up to whole vectors where the
+    shader declares them, within the view's aligned footprint, and left exact where the
+    next view could start sooner."""
+    from backends._webgpu import binding_size
+    from forge.types import BufferView
+
+    def view(length: int) -> BufferView:
+        return BufferView(256, length, 0, 0, BindingUsage.STORAGE_READ)
+
+    assert binding_size(view(1188), 16, 256) == 1200  # 297 floats: 75 whole vec4
+    assert binding_size(view(1184), 16, 256) == 1184
+    assert binding_size(view(1188), 4, 256) == 1188  # declared as f32
+    assert binding_size(view(1188), 16, 4) == 1188  # the next view may start at 1188
+    assert binding_size(view(6), 8, 256) == 8  # vec4<f16> over 3 halves
+
+
+@pytest.fixture(params=["wgpu", "browser"])
+def webgpu(request):
+    require_available(request.config, request.param)
+    with forge.open_context(request.param, capacity_bytes=8 << 20) as ctx:
+        yield ctx
+
+
+@pytest.mark.parametrize("kernel_id", ["add", "rmsnorm", "layernorm"])
+def test_vector_kernels_on_views_of_partial_vectors_compute_as_scalar_ones(webgpu, kernel_id):
+    """``run_kernel`` on views sized exactly (3 x 99 floats): the vec4 schedule's output
+    is the scalar schedule's, the last, partial vector included. Dawn clamped the index
+    of that vector into the binding and rmsnorm's last row came out wrong (2026-12-04)
+    before bindings were rounded up to whole vectors."""
+    rows, cols = 3, 99
+    kernel = forge.get_kernel(kernel_id)
+    if kernel_id != "add":
+        kernel = ir.with_shape(kernel, rows=rows)
+    size = rows * cols if kernel_id == "add" else cols
+    rng = np.random.default_rng(7)
+    data = {
+        s.name: rng.uniform(
+            0.5, 2, rows * cols if s.name == "x" or kernel_id == "add" else cols
+        ).astype(np.float32)
+        for s in kernel.inputs
+    }
+    got = []
+    for schedule in (Schedule((64, 1)), Schedule((64, 1), items_per_invocation=2, vector_width=4)):
+        webgpu.clear_transient_allocations()
+        views = bind_views(webgpu, kernel, size, data)
+        assert views[output_index(kernel)].length_bytes == rows * cols * 4
+        webgpu.run_kernel(kernel, schedule, views, size)
+        got.append(webgpu.read_buffer_f32(views[output_index(kernel)]))
+    # the schedules sum the row in another order: a few ulps of the largest output
+    np.testing.assert_allclose(got[1], got[0], rtol=0, atol=4e-7 * np.abs(got[0]).max())

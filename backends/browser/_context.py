@@ -24,6 +24,7 @@ from forge.types import AdapterConstraints, AdapterIdentity, BufferView, MemoryT
 from .._base import Launch, SlabContext
 from .._webgpu import (
     align4,
+    binding_granules,
     binding_size,
     check_options,
     check_view,
@@ -58,6 +59,7 @@ class _Pipeline:
     ids: tuple[str, ...]
     bindings: tuple[tuple[int, int], ...]
     groups: int
+    granules: tuple[int, ...]  # bytes of the element each binding is declared as
     bind_groups: dict = field(default_factory=dict)
 
 
@@ -314,7 +316,10 @@ class BrowserComputeContext(SlabContext):
                 )
             )
         return _Pipeline(
-            tuple(ids), tuple((b.group, b.binding) for b in kernel.buffers), len(groups)
+            tuple(ids),
+            tuple((b.group, b.binding) for b in kernel.buffers),
+            len(groups),
+            binding_granules(kernel, source),
         )
 
     def _bind_groups(self, compiled: _Pipeline, views: tuple[BufferView, ...]) -> list[str]:
@@ -325,9 +330,10 @@ class BrowserComputeContext(SlabContext):
         if ids is not None:
             return ids
         entries: list[list] = [[] for _ in range(compiled.groups)]
-        for view, (group, binding) in zip(views, compiled.bindings):
+        alignment = self._allocator.alignment
+        for view, (group, binding), granule in zip(views, compiled.bindings, compiled.granules):
             buffer = self._checked_slab(view)
-            size = binding_size(view)
+            size = binding_size(view, granule, alignment)
             entries[group].append([binding, buffer, view.offset, size])
         ids = [self._new_id("group") for _ in entries]
         for group, (bind_group, group_entries) in enumerate(zip(ids, entries)):

@@ -28,6 +28,7 @@ from forge.types import AdapterConstraints, AdapterIdentity, BufferView, MemoryT
 from .._base import Launch, SlabContext, poll_until
 from .._webgpu import (
     align4,
+    binding_granules,
     binding_size,
     check_options,
     check_view,
@@ -69,6 +70,7 @@ class _Pipeline:
     pipelines: tuple
     layouts: tuple
     bindings: tuple[tuple[int, int], ...]  # (group, binding) per buffer, in view order
+    granules: tuple[int, ...]  # bytes of the element each binding is declared as
     bind_groups: dict = field(default_factory=dict)
 
 
@@ -427,7 +429,12 @@ class WgpuComputeContext(SlabContext):
             )
         except wgpu.GPUError as exc:
             raise lost_error(what, exc) or compile_error(exc, source or "", what) from exc
-        return _Pipeline(pipelines, layouts, tuple((b.group, b.binding) for b in kernel.buffers))
+        return _Pipeline(
+            pipelines,
+            layouts,
+            tuple((b.group, b.binding) for b in kernel.buffers),
+            binding_granules(kernel, source),
+        )
 
     @staticmethod
     def _stage(module, step) -> dict:
@@ -454,13 +461,15 @@ class WgpuComputeContext(SlabContext):
     def _bind_groups(self, compiled: _Pipeline, views: tuple[BufferView, ...]) -> tuple:
         """The bind groups for ``views`` (cached per pipeline: the slabs never move).
         Each binding is exactly its view, rounded up to whole 4-byte words as WebGPU
-        requires, so a shader's ``arrayLength`` counts the view's elements."""
+        requires (and to whole vectors where the shader declares them:
+        ``binding_size``), so a shader's ``arrayLength`` counts the view's elements."""
         key = tuple((v.slab, v.offset, v.length_bytes) for v in views)
         groups = compiled.bind_groups.get(key)
         if groups is not None:
             return groups
         entries: list[list[dict]] = [[] for _ in compiled.layouts]
-        for view, (group, binding) in zip(views, compiled.bindings):
+        alignment = self._allocator.alignment
+        for view, (group, binding), granule in zip(views, compiled.bindings, compiled.granules):
             buffer = self._checked_slab(view)
             entries[group].append(
                 {
@@ -468,7 +477,7 @@ class WgpuComputeContext(SlabContext):
                     "resource": {
                         "buffer": buffer,
                         "offset": view.offset,
-                        "size": binding_size(view),
+                        "size": binding_size(view, granule, alignment),
                     },
                 }
             )
