@@ -300,9 +300,11 @@ class Emission:
     def element(self, buffer: str, index: str) -> str:
         """A reference to element ``index`` of ``buffer``: on WGSL, of a buffer declared
         as vectors (``vectorize``), a component of its vector, ``buffer[index / w][index
-        % w]`` (a store of it writes that component's bytes on Vulkan, as naga lowers it
-        to a store through an access chain; WGSL lets an implementation write back the
-        whole vector, which no backend of this project does)."""
+        % w]``. A store of it writes that component's bytes where naga or Tint lower it
+        to a store through a SPIR-V access chain (Vulkan); WGSL would let an
+        implementation write the whole vector back, which could race with the
+        invocation writing the vector's other components (a row of ``cols % w != 0``
+        shares its last vector with the next row's first)."""
         width = self.vector_arrays.get(buffer)
         if width is None:
             return f"{buffer}[{index}]"

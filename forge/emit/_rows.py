@@ -702,8 +702,8 @@ class _RowLowering:
         of an ``array<f32>`` at ``base + 4k`` are one aligned 16-byte load, and a row
         kernel moved that way stays under the copy limit (H200 through Vulkan,
         2026-12-04, ``bench.probes wgsl-rows``: ``y = 2x`` at 3347 GB/s against 3967 for
-        gelu's ``map``, which reads ``vec4``). Element by element reads (``_at_column``)
-        take a component of the vector."""
+        gelu's ``map``, which reads ``vec4``; 3852 to 4060 declared as vectors). Element
+        by element reads (``_at_column``) take a component of the vector."""
         em = self.em
         rows_of = f"{self.cols} % {self.width}u == 0u"
         if em.d.pointer_vectors:
