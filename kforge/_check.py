@@ -83,12 +83,19 @@ def add_run_flags(parser, samples: int) -> None:
         action="store_true",
         help="run device backends in this process instead of worker processes",
     )
-    parser.add_argument(
+    checks = parser.add_mutually_exclusive_group()
+    checks.add_argument(
         "--no-shader-checks",
         action="store_true",
         help="wgpu: make shader modules without naga's runtime checks (index clamps, "
         "loop bounds), as an app on wgpu-native may run them; for timing kernels that "
         "pass: an index out of range is then undefined behaviour",
+    )
+    checks.add_argument(
+        "--shader-checks-only",
+        choices=("bounds", "loops"),
+        help="wgpu: keep only naga's index clamps (bounds) or only its loop counters "
+        "(loops) in shader modules",
     )
 
 

@@ -198,3 +198,26 @@ def test_kforge_no_shader_checks_opens_wgpu_without_them_and_says_so(request, ca
     assert all(
         "naga" not in r["evaluations"]["wgpu"]["adapter"]["driver_info"] for r in checked["results"]
     )
+
+
+def test_kforge_shader_checks_only_keeps_the_one_check_and_says_so(request, capsys):
+    require_available(request.config, "wgpu")
+    import json
+
+    import kforge
+
+    argv = ["check", "softmax", "--backend", "wgpu", "--no-isolate", "--samples", "0", "--json"]
+    for kept, said in (
+        ("bounds", "with naga's index clamps but no loop counters"),
+        ("loops", "with naga's loop counters but no index clamps"),
+    ):
+        code = kforge.main([*argv, "--shader-checks-only", kept])
+        data = json.loads(capsys.readouterr().out)
+        assert code == 0, data
+        assert data["results"]
+        for result in data["results"]:
+            assert result["evaluations"]["wgpu"]["adapter"]["driver_info"].endswith(said)
+            assert result["evaluations"]["wgpu"]["verdict"] == "pass"
+    with pytest.raises(SystemExit):  # one or the other
+        kforge.main([*argv, "--no-shader-checks", "--shader-checks-only", "loops"])
+    assert "not allowed with argument" in capsys.readouterr().err
