@@ -10,9 +10,12 @@ one fed.
   without the looped path (the loops naga bounds with counters, besides the
   grid-stride loop) and, where it fills them exactly, with that path alone; and with
   the path chosen by a pipeline constant (``override fg_cols``) instead of the
-  uniform, which leaves the driver the same dead branches to drop. Each
-  variant's output is compared with the kernel's own, as emitted. A rows kernel
-  without a reduction (``y = 2x``) is the floor.
+  uniform, which leaves the driver the same dead branches to drop. layernorm also
+  runs with its moments level emitted as the two levels it fuses (a tree of one sum
+  each instead of one merging three values). Each variant's output is compared with
+  the kernel's own, as emitted (bit for bit, else the largest difference as a
+  fraction of the largest output). A rows kernel without a reduction (``y = 2x``) is
+  the floor.
 - ``row-means``: the row mean and variance of ``_adversarial_rows`` (rows whose mean
   is far larger than their spread) under the tree and under ``sg=1``, bit for bit
   against the first schedule's and in ulps against float64.
@@ -134,6 +137,22 @@ def without_else(text: str, marker: str) -> str:
     return "\n".join([*lines[: at - 1], f"{indent}}}", *lines[end + 1 :]]) + "\n"
 
 
+def _without_moments(kernel: KernelSpec, schedule: Schedule) -> str | None:
+    """The WGSL of ``kernel`` with its moments level (layernorm's mean and variance in
+    one reduction of (count, sum, squared deviations) partials, see forge/emit/_rows.py)
+    emitted as the two levels it fuses: a tree of one sum each instead of one tree
+    merging three values with a division; None for a kernel without one."""
+    from forge.emit import _emit, _rows
+
+    fused = _rows._moments
+    _rows._moments = lambda first, second: None
+    try:
+        text = _emit.__wrapped__(kernel, schedule, "wgsl")  # around the emitter's cache
+    finally:
+        _rows._moments = fused
+    return None if text == kernel.source("wgsl", schedule) else text
+
+
 def _variants(text: str, cols: int, cap: int) -> dict[str, str]:
     """The wgsl-rows variants of a row kernel's ``text`` at ``cols`` columns, under a
     schedule whose registers hold ``cap``: where the row fits, also the kernel without
@@ -200,7 +219,11 @@ def wgsl_rows(rows: int, cols: int, schedules: list[Schedule]) -> None:
                 want = None
                 s = schedule
                 cap = s.workgroup_size[0] * s.items_per_invocation * s.vector_width
-                for variant, text in _variants(kernel.source("wgsl", s), cols, cap).items():
+                variants = _variants(kernel.source("wgsl", s), cols, cap)
+                fused = _without_moments(kernel, s)
+                if fused is not None:
+                    variants["two levels"] = fused
+                for variant, text in variants.items():
                     raw = KernelSpec(
                         id=f"{kernel.id}_probe",
                         entry_point=kernel.entry_point,
@@ -214,7 +237,8 @@ def wgsl_rows(rows: int, cols: int, schedules: list[Schedule]) -> None:
                     timed = device_seconds(ctx, raw, views, cols, _WARM)(schedule)
                     got = ctx.read_buffer_f32(views[output_index(kernel)])
                     want = got.copy() if want is None else want
-                    same = "same output" if np.array_equal(got, want) else "differs"
+                    apart = np.abs(got - want).max() / np.abs(want).max()
+                    same = "same output" if apart == 0 else f"differs, {apart:.1e} of max |y|"
                     gbps = 2 * x.nbytes / timed / 1e9
                     print(
                         f"{name:10s} {str(schedule):28s} {variant:17s} {gbps:7.0f}  {same}",

@@ -56,7 +56,10 @@ def test_wgsl_rows_variants_run_and_the_scalar_one_computes_the_same(request, ca
         found = [line for line in lines if variant in line]  # cols fill the registers
         assert len(found) == 4 and all(line.endswith("same output") for line in found), found
     # without its barriers a reduction reads partials not yet written
-    assert any("no barriers" in line and line.endswith("differs") for line in lines)
+    assert any("no barriers" in line and "differs" in line for line in lines)
+    # layernorm's moments level as the two levels it fuses: a rounding apart
+    (two,) = [line for line in lines if "two levels" in line]
+    assert two.startswith("layernorm") and float(re.search(r"differs, (\S+)", two)[1]) < 1e-5
 
 
 def test_row_means_compare_the_schedules_bit_for_bit(request, capsys):
