@@ -217,10 +217,13 @@ def wgsl_rows(rows: int, cols: int, schedules: list[Schedule]) -> None:
         for name, kernel, views in _bound_rows(ctx, x, rows, cols):
             for schedule in schedules:
                 want = None
-                s = schedule
-                cap = s.workgroup_size[0] * s.items_per_invocation * s.vector_width
-                variants = _variants(kernel.source("wgsl", s), cols, cap)
-                fused = _without_moments(kernel, s)
+                cap = (
+                    schedule.workgroup_size[0]
+                    * schedule.items_per_invocation
+                    * schedule.vector_width
+                )
+                variants = _variants(kernel.source("wgsl", schedule), cols, cap)
+                fused = _without_moments(kernel, schedule)
                 if fused is not None:
                     variants["two levels"] = fused
                 for variant, text in variants.items():
@@ -520,12 +523,16 @@ def _fast_exp(text: str) -> str:
     return re.sub(r"(?<![\w])expf\(", "__expf(", text)
 
 
+#: a half kernel's register array of the row (``fg_v_x``), as CUDA C declares it
+_HALF_REGISTERS = re.compile(r"\b(?:__nv_bfloat16|__half) (fg_v_\w+)\[")
+
+
 def _float_registers(text: str) -> str:
     """The row's register arrays of a half kernel as float (each value converted once
     as it is loaded) instead of ``__nv_bfloat16``/``__half`` (converted in every sweep):
     ptxas (NVRTC 13.5, sm_90) spilled 88/176 bytes of layernorm_bf16 at
     ``wg=512,ipt=16,vec=4`` with the half arrays and none with float ones."""
-    twin = re.sub(r"\b(?:__nv_bfloat16|__half) (fg_v_\w+)\[", r"float \1[", text)
+    twin = _HALF_REGISTERS.sub(r"float \1[", text)
     assert twin != text, "no half register array"
     return twin
 
@@ -696,7 +703,7 @@ def cuda_resources(given: list[Schedule], only: list[str]) -> None:
                 print(f"{name:15s} {str(schedule):24s} refused: {exc}")
                 continue
             texts = [("as emitted", emitted)]
-            if re.search(r"\b(?:__nv_bfloat16|__half) fg_v_", emitted):
+            if _HALF_REGISTERS.search(emitted):
                 texts.append(("f32 registers", _float_registers(emitted)))
             for variant, text in texts:
                 report = ptxas_report(text, kernel.entry_point)

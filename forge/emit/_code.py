@@ -310,6 +310,16 @@ class Emission:
             return f"{buffer}[{index}]"
         return f"{buffer}[({index}) / {width}u][({index}) % {width}u]"
 
+    def _lane(
+        self, buffer: str, element: str, parts: list[str], index: str, i: int, vec_ok: str | None
+    ) -> str:
+        """Lane ``i`` of the chunk at ``index`` of ``buffer``, declared as vectors: a
+        component of the chunk's vector ``element`` where every chunk starts on one
+        (``vec_ok`` None), else the element's own component (``element``)."""
+        if vec_ok is None:
+            return f"{element}.{parts[i]}"
+        return self.element(buffer, plus(index, i))
+
     def unrolled(self, var: str, count: int, body) -> None:
         """``body()`` for ``var`` = 0 .. ``count`` - 1: a loop the compiler unrolls on
         CUDA; on WGSL, which has no unroll hint, written out ``count`` times with ``var``
@@ -372,9 +382,7 @@ class Emission:
             ]
 
             def component(i: int) -> str:
-                if vec_ok is None:
-                    return f"{element}.{parts[i]}"
-                return self.element(buffer, plus(index, i))
+                return self._lane(buffer, element, parts, index, i, vec_ok)
 
             self._chunk(
                 width,
@@ -429,9 +437,7 @@ class Emission:
             whole = [f"{element} = {d.vector(dtype, width)}({', '.join(values)});"]
 
             def component(i: int) -> str:
-                if vec_ok is None:
-                    return f"{element}.{parts[i]}"
-                return self.element(buffer, plus(index, i))
+                return self._lane(buffer, element, parts, index, i, vec_ok)
 
             self._chunk(
                 width, pos, limit, lambda i: f"{component(i)} = {values[i]};", whole, vec_ok
