@@ -167,7 +167,10 @@ def _variants(text: str, cols: int, cap: int) -> dict[str, str]:
         looped = without_else(text, "// looped: each level sweeps the row again")
         variants["no looped path"] = looped
         if cols == cap:
-            variants["exact fill only"] = without_else(looped, f"if (fg_p.cols < {cap}u) {{")
+            exact = without_else(looped, f"if (fg_p.cols < {cap}u) {{")
+            variants["exact fill only"] = exact
+            # with the grid-stride loop an if too, naga has no loop left to bound
+            variants["no loops"] = without_grid_loop(exact)
     # the path chosen by a pipeline constant (a pipeline per row length): the driver
     # sees the branches not taken as dead code, as in the variants above
     chosen = text.replace(f"if (fg_p.cols == {cap}u) {{", f"if (fg_cols == {cap}u) {{")
@@ -175,7 +178,19 @@ def _variants(text: str, cols: int, cap: int) -> dict[str, str]:
     variants["cols as override"] = chosen.replace(
         "struct fg_Params {", "override fg_cols: u32;\n\nstruct fg_Params {", 1
     )
+    variants["override, no grid"] = without_grid_loop(variants["cols as override"])
     return variants
+
+
+def without_grid_loop(text: str) -> str:
+    """``text`` with its grid-stride loop over blocks of rows written as an ``if`` (the
+    probes dispatch a workgroup per block, so it never iterates twice)."""
+    return re.sub(
+        r"for \(var fg_blk: u32 = (.*); fg_blk < (\w+); fg_blk \+= .*\) \{",
+        r"let fg_blk: u32 = \1;\n    if (fg_blk < \2) {",
+        text,
+        count=1,
+    )
 
 
 #: the bench's memory topology: read-only views in one slab, read-write in another
