@@ -44,8 +44,11 @@ def _sections() -> dict[str, Callable[[Bench], list[Row]]]:
         "P8": p8,
         "P9": p9,
         "P10": p10,
-        # P11: the CUDA rows (bench/_peers.py), then the same kernels on wgpu
+        # P11: the CUDA rows (bench/_peers.py), then the same kernels on wgpu; each
+        # half can run alone (``--only P11-WGPU``)
         "P11": lambda env: p11(env) + p11_wgpu(env),
+        "P11-CUDA": p11,
+        "P11-WGPU": p11_wgpu,
         "P12": p12,
         "P13": p13,
         "P14": p14,
@@ -57,6 +60,8 @@ SECTIONS = (
     *("P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", "P9", "P10", "P11", "P12", "P13", "P14"),
     "B1",
 )
+#: targets that run part of one in ``SECTIONS``: only when named, in its place
+_PARTS = {"P11-CUDA": "P11", "P11-WGPU": "P11"}
 _LIBRARIES = (
     "numpy",
     "cuda-bindings",
@@ -78,10 +83,12 @@ def select(only: str | None) -> list[str]:
     if not only:
         return list(SECTIONS)
     wanted = {part.strip().upper() for part in only.split(",") if part.strip()}
-    unknown = sorted(wanted - set(SECTIONS))
+    unknown = sorted(wanted - set(SECTIONS) - set(_PARTS))
     if unknown:
-        raise ValueError(f"unknown targets {unknown}; choose from {', '.join(SECTIONS)}")
-    return [t for t in SECTIONS if t in wanted]
+        known = ", ".join([*SECTIONS, *_PARTS])
+        raise ValueError(f"unknown targets {unknown}; choose from {known}")
+    order = [*SECTIONS, *_PARTS]
+    return sorted(wanted, key=lambda t: (SECTIONS.index(_PARTS.get(t, t)), order.index(t)))
 
 
 def _versions() -> dict[str, str]:

@@ -3,8 +3,9 @@ beta 0, timestamp-timed, best of a short list of WGSL schedules, against our CUD
 gemm (P4's sweep and winner) re-measured in turn in the same run. Every candidate's
 output is checked against float64 dot products (a sample of entries) before its figure
 counts, on a ``c`` filled with NaN first, so that a fast wrong or silent schedule never
-wins. A second row does the same in a context with ``shader_checks=False`` (modules
-without naga's index clamps and loop-bounding counters). An informative row runs
+wins. The first row runs in a default context (``shader_checks="auto"``: the emitted
+gemm keeps naga's index clamps, not its loop counters); a second row does the same in a
+context with ``shader_checks=False`` (no clamps either). An informative row runs
 gemm_f16 (f16 a and b, f32 accumulation) where the adapter has shader-f16."""
 
 from __future__ import annotations

@@ -225,10 +225,15 @@ def _bound_rows(ctx, x: np.ndarray, rows: int, cols: int):
         yield name, kernel, bind_views(ctx, kernel, cols, data)
 
 
-def wgsl_rows(rows: int, cols: int, schedules: list[Schedule]) -> None:
+def wgsl_rows(rows: int, cols: int, schedules: list[Schedule], checks: bool | str) -> None:
     x = _rows_input(rows, cols)
-    with _rows_context(x) as ctx:
-        print(f"{ctx.adapter.name}, {rows} x {cols} f32, GB/s of one read + one write")
+    # the variants are hand-written WGSL to the context: "auto" would give them every
+    # check, so the probe names the checks it runs them under
+    with _rows_context(x, shader_checks=checks) as ctx:
+        print(
+            f"{ctx.adapter.name}, {rows} x {cols} f32, GB/s of one read + one write, "
+            f"shader_checks={checks!r}"
+        )
         for name, kernel, views in _bound_rows(ctx, x, rows, cols):
             for schedule in schedules:
                 want = None
@@ -434,7 +439,12 @@ def gemm_stores(size: int, schedules: dict[str, list[Schedule]]) -> None:
 
 #: wgsl-checks' contexts (``WgpuComputeContext``'s ``shader_checks``): every
 #: one, naga's clamp of each array index alone, its counter bounding each loop alone, none
-_RUNTIME_CHECKS = {"on": True, "bounds": "bounds", "loops": "loops", "off": False}
+_RUNTIME_CHECKS: dict[str, bool | str] = {
+    "on": True,
+    "bounds": "bounds",
+    "loops": "loops",
+    "off": False,
+}
 
 
 def _gemm_checks(size: int, gemm: list[Schedule]) -> None:
@@ -756,6 +766,12 @@ def main(argv: list[str] | None = None) -> int:
         "--size", type=int, default=4096, help="tf32-rounding's and wgsl-gemm's m = n = k"
     )
     parser.add_argument("--backend", default="wgpu", help="row-means' backend")
+    parser.add_argument(
+        "--checks",
+        choices=tuple(_RUNTIME_CHECKS),
+        default="on",
+        help="wgsl-rows: which of naga's runtime checks every module keeps (default on: all)",
+    )
     parser.add_argument("--schedule", action="append", default=[], help="a schedule's text; repeat")
     parser.add_argument(
         "--kernel",
@@ -782,6 +798,7 @@ def main(argv: list[str] | None = None) -> int:
                 Schedule((256, 1), items_per_invocation=4, vector_width=4),
                 Schedule((256, 1), items_per_invocation=4, vector_width=4, subgroups=True),
             ],
+            _RUNTIME_CHECKS[args.checks],
         )
     elif args.name == "row-means":
         row_means(

@@ -92,6 +92,12 @@ def add_run_flags(parser, samples: int) -> None:
         "pass: an index out of range is then undefined behaviour",
     )
     checks.add_argument(
+        "--all-shader-checks",
+        action="store_true",
+        help="wgpu: keep all of naga's runtime checks in every shader module; by default "
+        "modules of the WGSL forge emits (whose loops are counted) have no loop counters",
+    )
+    checks.add_argument(
         "--shader-checks-only",
         choices=("bounds", "loops"),
         help="wgpu: keep only naga's index clamps (bounds) or only its loop counters "

@@ -36,6 +36,8 @@ def make_fleet(args, names: Sequence[str], open_options: dict) -> Fleet:
     """The fleet the command's flags ask for, over backends ``names``."""
     names = [n for n in dict.fromkeys(names) if n]
     checks = False if args.no_shader_checks else args.shader_checks_only
+    if args.all_shader_checks:
+        checks = True
     unchecked = {} if checks is None else {"shader_checks": checks}
     options = {n: {**open_options, **(unchecked if n == "wgpu" else {})} for n in names}
     if args.ray is not None:

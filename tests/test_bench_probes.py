@@ -33,7 +33,13 @@ def test_without_else_drops_the_looped_path_and_leaves_valid_wgsl(request):
 
     text = get_kernel("layernorm").source("wgsl", ONE_PASS)
     variants = probes._variants(text, 512, 512)
-    longer = {"as emitted", "no barriers", "scalar registers", "cols as override"}
+    longer = {
+        "as emitted",
+        "no barriers",
+        "scalar registers",
+        "cols as override",
+        "override, no grid",
+    }
     assert probes._variants(text, 513, 512).keys() == longer
     assert "override fg_cols: u32;" in variants["cols as override"]
     assert variants["cols as override"].count("if (fg_cols ") == 2
@@ -42,17 +48,24 @@ def test_without_else_drops_the_looped_path_and_leaves_valid_wgsl(request):
     assert looped.count("for (") == exact.count("for (") == 1
     assert "// looped" not in looped and "// one pass: the row lives" in looped
     assert "// one pass: the row lives" not in exact and "exactly fills" in exact
-    for source in (looped, exact):  # naga takes both (CompileError otherwise)
+    no_loops, no_grid = variants["no loops"], variants["override, no grid"]
+    assert no_loops.count("for (") == 0 and no_grid.count("for (") == 2
+    assert "let fg_blk: u32 = " in no_loops and "if (fg_blk < fg_blocks) {" in no_loops
+    for source in (looped, exact, no_loops):  # naga takes them (CompileError otherwise)
         validate_wgsl(source, "layernorm_kernel")
-    validate_wgsl(variants["cols as override"], "layernorm_kernel", {"fg_cols": 512})
+    for source in (variants["cols as override"], no_grid):
+        validate_wgsl(source, "layernorm_kernel", {"fg_cols": 512})
     assert probes.without_else(text, "no such marker") == text
 
 
 def test_wgsl_rows_variants_run_and_the_scalar_one_computes_the_same(request, capsys):
     require_available(request.config, "wgpu")
-    _probe(["wgsl-rows", "--rows", "3", "--cols", "512", "--schedule", str(ONE_PASS)])
+    argv = ["wgsl-rows", "--rows", "3", "--cols", "512", "--schedule", str(ONE_PASS)]
+    _probe([*argv, "--checks", "bounds"])
     lines = capsys.readouterr().out.splitlines()
-    for variant in ("scalar registers", "no looped path", "exact fill only", "cols as override"):
+    assert lines[0].endswith("shader_checks='bounds'")
+    variants = ("scalar registers", "no looped path", "exact fill only", "no loops")
+    for variant in (*variants, "cols as override", "override, no grid"):
         found = [line for line in lines if variant in line]  # cols fill the registers
         assert len(found) == 4 and all(line.endswith("same output") for line in found), found
     # without its barriers a reduction reads partials not yet written

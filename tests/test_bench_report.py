@@ -215,6 +215,9 @@ def test_only_selects_targets_in_run_order_in_any_case():
     ]
     assert select("b1") == ["B1"]
     assert select("p10") == ["P10"]
+    # P11's halves run alone when named, in P11's place
+    assert select("p12,P11-wgpu,p1") == ["P1", "P11-WGPU", "P12"]
+    assert select("P11-WGPU,P11-CUDA") == ["P11-CUDA", "P11-WGPU"]
     with pytest.raises(ValueError, match="P15"):
         select("P1,P15")
 

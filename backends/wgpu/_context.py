@@ -87,6 +87,10 @@ class _Timestamps:
     writes: tuple[dict, ...]
 
 
+#: the values of ``WgpuComputeContext(shader_checks=...)`` that are strings
+_SHADER_CHECKS = ("auto", *_native.RUNTIME_CHECKS)
+
+
 class WgpuComputeContext(SlabContext):
     """WebGPU compute through wgpu-py; see the module docstring.
 
@@ -94,17 +98,20 @@ class WgpuComputeContext(SlabContext):
     picks the adapter; ``timestamps=False`` forces host-clock timing; ``topology``
     overrides the usage split (``MemoryTopology.split_by_usage()`` by default).
 
-    ``shader_checks=False`` makes every shader module through wgpu-native's trusted
-    path, without naga's runtime checks: no clamp of each array index and no counter
-    bounding each loop (``_native.create_unchecked_shader_module``). What a kernel
-    computes within bounds is the same; an index out of range is then undefined
-    behaviour instead of a clamped access. It is for timing kernels that have passed the
-    oracle the way production code built on wgpu-native would run them (P10 measures
-    both); the default keeps the checks, which is what a verifier of unknown kernels
-    wants. ``shader_checks="bounds"`` keeps only the index clamps and ``"loops"`` only
-    the loop counters: on the H200 through Vulkan the counters, not the clamps, held
-    the one-pass row kernels to a third of their speed (``bench.probes wgsl-checks``,
-    BENCHMARKS.md 2026-12-04).
+    ``shader_checks`` says which of naga's runtime checks go into shader modules. The
+    default, ``"auto"``, keeps every check (index clamps and a counter bounding each
+    loop) in modules of hand-written WGSL, which is what a verifier of unknown kernels
+    wants, and keeps only the index clamps in modules of WGSL that ``forge.emit`` wrote
+    (``KernelBody.emitted``: its loops are counted loops that end). On the H200 through
+    Vulkan the loop-bounding option, not the clamps, held the one-pass row kernels to a
+    third of their speed, and it did so with no loop left in their WGSL (``bench.probes
+    wgsl-checks`` and ``wgsl-rows``, BENCHMARKS.md 2026-12-04); why is not known.
+    ``True`` keeps every check in every module; ``"bounds"`` or ``"loops"`` keeps that
+    one check in every module; ``False`` none (wgpu-native's trusted path,
+    ``_native.create_unchecked_shader_module``): what a kernel computes within bounds is
+    the same, an index out of range is then undefined behaviour instead of a clamped
+    access. ``False`` is for timing kernels that have passed the oracle the way
+    production code built on wgpu-native would run them (P10 measures both).
     """
 
     backend_name = "wgpu"
@@ -118,16 +125,16 @@ class WgpuComputeContext(SlabContext):
         adapter_index: int | None = None,
         timestamps: bool = True,
         topology: MemoryTopology | None = None,
-        shader_checks: bool | str = True,
+        shader_checks: bool | str = "auto",
     ) -> None:
         capacity_bytes = self._checked_capacity(capacity_bytes)
         check_options(power_preference, timestamps, topology)
         if not (
             isinstance(shader_checks, (bool, np.bool_))
-            or (isinstance(shader_checks, str) and shader_checks in _native.RUNTIME_CHECKS)
+            or (isinstance(shader_checks, str) and shader_checks in _SHADER_CHECKS)
         ):
             raise InvalidArgument(
-                "shader_checks must be True, False, 'bounds' or 'loops', got "
+                "shader_checks must be 'auto', True, False, 'bounds' or 'loops', got "
                 f"{_checks.shown(shader_checks)}"
             )
         adapter = select_adapter(power_preference, adapter_index)
@@ -160,11 +167,12 @@ class WgpuComputeContext(SlabContext):
 
     # -- identity ------------------------------------------------------------------
     @staticmethod
-    def _identity(adapter, shader_checks: bool | str = True) -> AdapterIdentity:
+    def _identity(adapter, shader_checks: bool | str = "auto") -> AdapterIdentity:
         info = adapter.info
         native = _native.native_version()
         # a figure taken without the checks says so wherever the adapter is shown
         checks = {
+            "auto": "; forge-emitted shader modules with naga's index clamps but no loop counters",
             True: "",
             False: "; shader modules without naga's runtime checks",
             "bounds": "; shader modules with naga's index clamps but no loop counters",
@@ -197,8 +205,16 @@ class WgpuComputeContext(SlabContext):
 
     @property
     def shader_checks(self) -> bool | str:
-        """Which of naga's runtime checks are in this context's shader modules: True
-        (all), False (none), ``"bounds"`` or ``"loops"`` (that one only)."""
+        """Which of naga's runtime checks are in this context's shader modules:
+        ``"auto"`` (all, but no loop counters in forge-emitted WGSL), True (all), False
+        (none), ``"bounds"`` or ``"loops"`` (that one only)."""
+        return self._shader_checks
+
+    def _checks_for(self, kernel) -> bool | str:
+        """The checks of ``kernel``'s shader module: as ``shader_checks`` says, with
+        ``"auto"`` resolved by who wrote the WGSL."""
+        if self._shader_checks == "auto":
+            return "bounds" if kernel.body.emitted else True
         return self._shader_checks
 
     @property
@@ -409,11 +425,12 @@ class WgpuComputeContext(SlabContext):
         what = f"compiling kernel {kernel.id} under {launch.schedule}"
         try:
             code = naga_source(source or "", self._device.features)
-            if self._shader_checks is True:
+            checks = self._checks_for(kernel)
+            if checks is True:
                 module = self._device.create_shader_module(label=kernel.id, code=code)
             else:
                 module = _native.create_unchecked_shader_module(
-                    self._device, kernel.id, code, self._shader_checks or None
+                    self._device, kernel.id, code, checks or None
                 )
             layouts = tuple(
                 self._device.create_bind_group_layout(entries=entries) for entries in groups

@@ -73,6 +73,8 @@ class IRBody(KernelBody):
     """The ``KernelBody`` of an IR ``pattern``: lowered by the emitters to every
     target, evaluated with numpy."""
 
+    emitted = True
+
     def __init__(self, pattern: Body) -> None:
         self.pattern = pattern
 
