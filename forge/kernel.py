@@ -97,10 +97,11 @@ class KernelBody(abc.ABC):
     implement it, so ``KernelSpec`` never asks which kind it holds."""
 
     kind: str = ""
-    #: True where ``forge.emit`` writes the sources: every loop in them is a counted
-    #: loop (``for (i = start; i < stop; i += step)``, a positive step, bounds from
-    #: sizes the launch passes, each far below 2**32 so that ``i`` never wraps), so it
-    #: ends; a backend may leave out checks that only guard against loops that do not
+    #: True where ``forge.emit`` writes the sources: every loop in them ends, being a
+    #: counted loop (``for (i = start; i < stop; i += step)``, a positive step, bounds
+    #: from sizes the launch passes, each far below 2**32 so that ``i`` never wraps) or
+    #: a halving one (``o > 0u; o = o >> 1u``), which tests/test_emit_counted_loops.py
+    #: checks; a backend may leave out checks that only guard against loops that do not
     #: (the wgpu backend's ``shader_checks="auto"``). Hand-written sources: False.
     emitted: bool = False
 
