@@ -1412,3 +1412,7 @@ CORPUS.update(ROUND19)
 from tests.wild.round20 import ROUND20  # noqa: E402  (round 20: tests/wild/round20.py)
 
 CORPUS.update(ROUND20)
+
+from tests.wild.round21 import ROUND21  # noqa: E402  (round 21: tests/wild/round21.py)
+
+CORPUS.update(ROUND21)
