@@ -582,3 +582,67 @@ def test_a_histogram_wrong_only_on_nan_is_told_it_passes_the_finite_set(request,
     wrong = oracle.evaluate(runner, _float_histogram(narrow), size=1000)
     assert wrong.verdict is Verdict.MISMATCH
     assert not any("it passes the finite input set" in n for n in wrong.notes)
+
+
+_CHAINED_HAND_OFF = """
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@group(0) @binding(2) var<storage, read_write> ready: array<atomic<u32>>;
+
+@compute @workgroup_size(64)
+fn chained_copy(@builtin(workgroup_id) wg: vec3<u32>,
+                @builtin(local_invocation_index) l: u32,
+                @builtin(global_invocation_id) gid: vec3<u32>) {
+    // a chained scan's hand-off: each workgroup waits for the one before it; the first
+    // should not wait (if (wg.x > 0u)), so here none ever goes on
+    if (l == 0u) {
+        loop {
+            if (atomicLoad(&ready[wg.x]) == 1u) { break; }
+        }
+        atomicStore(&ready[wg.x + 1u], 1u);
+    }
+    workgroupBarrier();
+    if (gid.x < arrayLength(&y)) { y[gid.x] = x[gid.x]; }
+}
+"""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="oracle gap (round 21): lavapipe ends every loop after 65535 iterations, so a "
+    "workgroup spinning on a flag that nobody sets goes on as if it had been set, and the "
+    "oracle judges the kernel by the values it then writes: PASS for a kernel that hangs "
+    "on a GPU (SwiftShader: TIMEOUT)",
+)
+def test_a_spin_that_never_ends_is_not_a_pass(request, session):
+    """Round 21's look-back scan spins on its predecessors. A chained hand-off whose first
+    link is never set never ends by WGSL's rules; on lavapipe it must not pass."""
+    from forge import BufferSpec, KernelSpec, Schedule, ceil_div
+
+    require_available(request.config, "wgpu")
+    runner = session.runner("wgpu")
+    if "llvmpipe" not in runner.info.adapter.name:
+        pytest.skip(f"{runner.info.adapter.name}: the kernel would hang it until the timeout")
+    kernel = KernelSpec(
+        id="wild_r21_chained_hand_off_first_link_never_set",
+        entry_point="chained_copy",
+        sources={"wgsl": _CHAINED_HAND_OFF},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+            BufferSpec(
+                2,
+                "u32",
+                "read_write",
+                name="ready",
+                count=lambda n: ceil_div(n, 64) + 1,
+                initial=0,
+                scratch=True,
+            ),
+        ),
+        reference=lambda x, y, ready: x.copy(),
+        grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+        schedules=(Schedule(64),),
+    )
+    ev = oracle.evaluate(runner, kernel, size=1000, samples=0)
+    assert ev.verdict is not Verdict.PASS, ev.report()
