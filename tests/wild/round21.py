@@ -20,13 +20,14 @@ fixed, in CUDA (compiled with NVRTC here; no GPU) and WGSL.
 
 What they showed (lavapipe and SwiftShader, 2026-12-04):
 
-- The look-back cannot hang either CPU driver, and its forward-progress hazard cannot
-  be seen there: a workgroup holds a ticket only once it runs, and neither driver sets
-  a started workgroup aside for a queued one. Tile numbers taken from ``workgroup_id``
-  instead of the ticket (the classic hazard on a GPU) pass on both as well. lavapipe
-  ends every loop after 65535 iterations (DEVELOPERS.md), so on it a spin never hangs:
-  it gives up, and a kernel waiting on a flag that nobody sets passes there
-  (``test_a_spin_that_never_ends_is_not_a_pass``, xfail); SwiftShader times out.
+- The look-back passed on both (30 runs of 30 on lavapipe beside two busy cores), and
+  its forward-progress hazard cannot be seen there: a workgroup holds a ticket only
+  once it runs, and neither driver set a started workgroup aside for a queued one.
+  Tile numbers taken from ``workgroup_id`` instead of the ticket (the classic hazard on
+  a GPU) pass on both as well. lavapipe ends every loop after 65535 iterations
+  (DEVELOPERS.md), so on it a spin never hangs: it gives up, and a kernel waiting on a
+  flag that nobody sets passes there (``test_a_spin_that_never_ends_is_not_a_pass``,
+  xfail); SwiftShader times out.
 - The oracle widens the tolerance of a kernel that calls ``sin`` or ``cos`` to WGSL's
   2**-11 on each output, but an FFT carries each twiddle's error through its 8 stages:
   SwiftShader's twiddles are 1.9e-4 off and a right 256-point FFT's outputs up to
