@@ -73,9 +73,33 @@ __all__ = [
 REFERENCE_BACKEND = "reference"
 #: Elements kept before and after each storage buffer to catch out-of-bounds access.
 DEFAULT_GUARD = 1024
+
+
+class _DefaultTimeout(float):
+    """The type of ``DEFAULT_TIMEOUT_S``: a float, and recognisably the default rather
+    than a bound a caller chose (``timeout_s is DEFAULT_TIMEOUT_S``), so that the bound
+    of the session a runner came from can stand in for it (``bound_for``)."""
+
+    def __reduce__(self) -> tuple:
+        return (_DefaultTimeout, (float(self),))
+
+
 # Seconds any one wait for the device may take before the verdict is "timeout": far
-# beyond any test-sized kernel, short enough that a hung kernel is reported.
-DEFAULT_TIMEOUT_S = 60.0
+# beyond any test-sized kernel, short enough that a hung kernel is reported. Where
+# a run goes through a runner of a ``Session`` opened with its own ``timeout_s``, that
+# bound applies instead unless the call names one.
+DEFAULT_TIMEOUT_S: float = _DefaultTimeout(60.0)
+
+
+def bound_for(timeout_s: Any, runner: Any) -> Any:
+    """The bound of each wait of a run on ``runner``: ``timeout_s`` as the caller gave
+    it, except the default, which yields to the bound of the session that opened
+    ``runner`` where that session set one (``Runner.timeout_s``)."""
+    if timeout_s is DEFAULT_TIMEOUT_S and getattr(runner, "timeout_s", None) is not None:
+        return runner.timeout_s
+    return timeout_s
+
+
 # What an output's own check reports (``OutputCheck.findings``).
 _OUTPUT_CHECKS = frozenset({"unwritten", "past-end", "before-start", "value", "later"})
 
@@ -404,6 +428,7 @@ def evaluate_case(
     ``energy_s``: also read the device's energy over about that many seconds of
     repeated runs (``ev.energy_j``, joules per run; ``ev.energy_note`` says why not)."""
     runner = as_runner(target)
+    timeout_s = bound_for(timeout_s, runner)
     case = expected.case
     kernel = case.kernel
     if any(
@@ -654,6 +679,7 @@ def expected_from_backend(
     decoded). Raises ``ForgeError`` when that run fails."""
     info = runner.info
     schedule = schedule or choose_schedule(info, case.kernel)
+    timeout_s = bound_for(timeout_s, runner)
     plan = build_plan(
         case.kernel, case, info, schedule, guard=guard, warmups=0, samples=0, timeout_s=timeout_s
     )
@@ -737,6 +763,7 @@ def evaluate(
         size = kernel.size(size)
     check_host_memory(kernel, size)
     with _Targets(target, reference, isolate, timeout_s) as (runner, reference_runner):
+        timeout_s = bound_for(timeout_s, runner)
         case = make_case(kernel, size, seed, uniform, given=inputs)
         try:
             if reference_runner is not None:

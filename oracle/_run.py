@@ -21,7 +21,7 @@ from forge.kernel import Access, KernelSpec
 from forge.layout import as_elements
 from forge.schedule import Schedule
 
-from ._evaluate import DEFAULT_TIMEOUT_S, as_runner, choose_schedule
+from ._evaluate import DEFAULT_TIMEOUT_S, as_runner, bound_for, choose_schedule
 from ._inputs import buffer_label, make_case
 from ._plan import build_plan
 
@@ -97,6 +97,7 @@ def run(
             )
     size = kernel.size(size)
     runner = as_runner(ctx)
+    timeout_s = bound_for(timeout_s, runner)
     case = make_case(kernel, size, 0, uniform, given=arrays)
     info = runner.info
     schedule = schedule or choose_schedule(info, kernel)

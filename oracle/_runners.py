@@ -33,6 +33,9 @@ class Runner(abc.ABC):
 
     name: str
     isolated: bool = False
+    #: the bound on each wait for the device that the ``Session`` which opened this
+    #: runner was given (None: none given; an evaluation's own default applies)
+    timeout_s: float | None = None
 
     @property
     @abc.abstractmethod

@@ -22,7 +22,9 @@ class Session:
     pytest session), opened on first use and kept warm: contexts and their compiled
     pipelines serve every evaluation. ``isolate``: True or False for every backend,
     None for each backend's default (workers for device code). ``timeout_s`` bounds
-    each wait for the device in the contexts the session opens; ``open_options`` maps
+    each wait for the device in the contexts the session opens, and is the bound of
+    every evaluation run through its runners that names none (``evaluate``,
+    ``cross_check``, ``tune``... ``timeout_s=None`` there: unbounded); ``open_options`` maps
     a backend name to the options it is opened with; ``sanitize`` runs CUDA under
     compute-sanitizer. Close it (or use it as a context manager) to stop its workers."""
 
@@ -73,6 +75,7 @@ class Session:
         except ForgeError as exc:
             self._failed[name] = f"{type(exc).__name__}: {exc}"
             raise
+        runner.timeout_s = self.timeout_s  # evaluations through it default to this bound
         self._runners[name] = runner
         return runner
 

@@ -13,6 +13,7 @@ import pytest
 import forge
 import oracle
 from forge import KernelTimeout, Schedule
+from oracle._evaluate import bound_for
 from oracle.pytest_plugin import require_available
 
 # The simulated CUDA driver, installed for one test and collected before it goes: its
@@ -56,6 +57,38 @@ def test_a_kernel_that_runs_too_long_is_reported_not_hung_on(request, forge_back
         ctx.close()
     with forge.open_context(forge_backend_name) as fresh:
         assert oracle.evaluate(fresh, SPIN, size=100, samples=0).passed
+
+
+def test_an_evaluation_through_a_session_runner_is_bounded_by_the_sessions_timeout(
+    request, forge_backend_name
+):
+    require_device_backend(request, forge_backend_name)
+    with forge.open_context(forge_backend_name) as unbounded:  # calibrated with no bound
+        n, outer = spin_for(unbounded, seconds=3.0)
+    with oracle.Session(isolate=False, timeout_s=0.25) as session:
+        runner = session.runner(forge_backend_name)
+        assert runner.timeout_s == 0.25
+        start = time.monotonic()
+        # no timeout_s given: the session's bound, not the evaluation's default 60 s
+        ev = oracle.evaluate(runner, SPIN, size=n, samples=0, uniform={"outer": outer}, guard=0)
+        waited = time.monotonic() - start
+        assert ev.verdict == "timeout" and "timeout_s=0.25" in ev.error, ev.report()
+        assert waited < 2.0, f"the oracle waited {waited:.2f} s for the session's 0.25 s"
+
+
+def test_a_bound_the_call_names_wins_over_the_sessions_and_the_default_yields():
+    class Bounded:
+        timeout_s = 5.0
+
+    class Unbounded:
+        timeout_s = None
+
+    assert oracle.DEFAULT_TIMEOUT_S == 60.0
+    assert bound_for(oracle.DEFAULT_TIMEOUT_S, Bounded()) == 5.0
+    assert bound_for(oracle.DEFAULT_TIMEOUT_S, Unbounded()) == 60.0
+    assert bound_for(60.0, Bounded()) == 60.0  # named by the caller, even if equal
+    assert bound_for(None, Bounded()) is None  # unbounded, asked for
+    assert bound_for(2.0, object()) == 2.0
 
 
 def test_kernel_timeout_is_a_device_loss_and_a_timeout_error():
