@@ -97,6 +97,47 @@ def test_a_kernel_wrong_only_on_later_runs_is_caught_after_the_timed_runs(refere
     assert any("after the timed runs" in p for p in ev.problems)
 
 
+def _ticketed(seen: list[int]):
+    """raw_affine that first takes a ticket from a scratch counter starting at 0 (as a
+    single-pass scan numbers its tiles), recording each ticket it took."""
+    ticket = forge.BufferSpec(
+        3, "u32", "read_write", name="ticket", count=1, initial=0, scratch=True
+    )
+
+    def ticketed(x, y, p, counter):
+        seen.append(int(counter[0]))
+        counter[0] += 1
+        _affine(x, y, p)
+
+    return _twin(ticketed, "ticketed", buffers=(*AFFINE.buffers, ticket))
+
+
+def test_each_timed_run_starts_from_the_contents_the_judged_run_started_from(reference):
+    # a ticket counter left used by the judged run made the timed runs do other work
+    # (a scan 500 times faster on lavapipe): each warmup and sample starts from 0 too
+    seen: list[int] = []
+    ev = oracle.evaluate(reference, _ticketed(seen), size=64, warmups=2, samples=3)
+    assert ev.passed, ev.report()
+    # the first input set: judged, warmups, samples, the run after them; later input
+    # sets are judged untimed
+    assert len(seen) >= 1 + 2 + 3 + 1 and set(seen) == {0}, seen
+    assert len(ev.timing.samples_ns) == 3
+
+
+def test_without_contents_to_restore_the_timed_runs_go_back_to_back(reference, monkeypatch):
+    calls = []
+    run = reference.run_kernel
+
+    def counted(kernel, schedule, views, size, warmups=0, samples=1, **kwargs):
+        calls.append((warmups, samples))
+        return run(kernel, schedule, views, size, warmups, samples, **kwargs)
+
+    monkeypatch.setattr(reference, "run_kernel", counted)
+    assert oracle.evaluate(reference, AFFINE, size=64, warmups=2, samples=3).passed
+    # the judged run, then warmups and samples in one call; later input sets untimed
+    assert calls[:2] == [(0, 1), (2, 3)] and set(calls[2:]) <= {(0, 1)}, calls
+
+
 def test_tolerance_comes_from_defaults_kernel_backend_and_caller(reference):
     def sloppy(x, y, p):  # relative error 1e-4: outside the f32 default
         _affine(x, y, p)
