@@ -88,6 +88,35 @@ def calls_trig(kernel: KernelSpec, target: str | None = None) -> bool:
     return False
 
 
+#: A WGSL loop's opening: ``loop {``, ``while``, ``for (``.
+_WGSL_LOOP = re.compile(r"\bloop\s*\{|\bwhile\b|\bfor\s*\(")
+#: A read of what another invocation may write while the loop waits on it.
+_WGSL_WAIT = re.compile(r"\b(?:atomicLoad|atomicCompareExchangeWeak|workgroupUniformLoad)\s*\(")
+
+
+def _loop_bodies(text: str):
+    """The text of each loop in WGSL ``text``, from its opening to its closing brace."""
+    for match in _WGSL_LOOP.finditer(text):
+        start = text.find("{", match.end() - 1)
+        depth = 0
+        for end in range(start, len(text)):
+            depth += {"{": 1, "}": -1}.get(text[end], 0)
+            if depth == 0:
+                yield text[match.start() : end + 1]
+                break
+
+
+def wgsl_loops(kernel: KernelSpec) -> tuple[bool, bool]:
+    """(whether ``kernel``'s hand-written WGSL has a loop, whether one of its loops reads
+    what another invocation may write: a wait on a flag or a counter). False, False for
+    a kernel with no WGSL of its own (forge's emitted loops are counted and short)."""
+    text = _code(kernel, "wgsl")
+    if text is None:
+        return False, False
+    bodies = list(_loop_bodies(text))
+    return bool(bodies), any(_WGSL_WAIT.search(body) for body in bodies)
+
+
 #: A square root or its inverse, in either language (``__frsqrt_rn``, ``hrsqrt`` and
 #: ``h2rsqrt`` for CUDA's halves), or a power (``powf(var + eps, -0.5f)``): where a
 #: normalisation's epsilon meets its statistic.

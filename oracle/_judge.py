@@ -25,7 +25,14 @@ from forge.kernel import Access, KernelSpec
 from forge.layout import as_elements
 from forge.sources import wgsl_bindings, wgsl_packed_f16
 
-from ._builtins import TF32_UNIT, WGSL_TRIG_ERROR, builtin_floor, calls_trig, rounds_to_tf32
+from ._builtins import (
+    TF32_UNIT,
+    WGSL_TRIG_ERROR,
+    builtin_floor,
+    calls_trig,
+    rounds_to_tf32,
+    wgsl_loops,
+)
 from ._compare import (
     Comparison,
     compare,
@@ -743,6 +750,43 @@ def judge(
     _reference_overflow_notes(ev, expected)
     _family_notes(ev, expected)
     _tie_notes(ev, expected)
+    _loop_cap_notes(ev, kernel, info)
+
+
+#: Adapters that end every loop of an invocation after this many iterations, by a
+#: name their adapter reports: llvmpipe (Mesa's lavapipe, the CPU Vulkan driver of CI)
+#: stops loops at 65535 without a word, so a wait that would never end goes on, and a
+#: longer loop's result is cut short.
+LOOP_CAPS = {"llvmpipe": 65535}
+
+
+def _loop_cap_notes(ev: Evaluation, kernel: KernelSpec, info: BackendInfo) -> None:
+    """On an adapter that caps loops (``LOOP_CAPS``), a note for a WGSL kernel whose
+    outputs fail and that loops (what it writes may be cut short), and for one that
+    passes while a loop waits on other invocations (a pass here does not show the wait
+    ends: WebGPU promises no forward progress between workgroups, and on a GPU a wait
+    on a flag nobody sets hangs)."""
+    if info.target != "wgsl":
+        return
+    cap = next((n for name, n in LOOP_CAPS.items() if name in info.adapter.name.lower()), None)
+    if cap is None:
+        return
+    loops, waits = wgsl_loops(kernel)
+    failing = any(not check.comparison.passed for check in ev.outputs.values())
+    where = f"{info.adapter.name} ends every loop of an invocation after {cap} iterations"
+    if failing and loops:
+        ev.notes.append(
+            f"{where}: where this kernel's loops run longer (a serial pass over more "
+            "elements, a wait on other invocations), what it writes here is cut short; "
+            "judge it on another adapter too"
+        )
+    elif not failing and waits:
+        ev.notes.append(
+            f"{where}, so this kernel's wait on other invocations (a loop reading an "
+            "atomic) ends here whether or not what it waits for happens: this pass does "
+            "not show that it ends on a GPU (WebGPU promises no forward progress between "
+            "workgroups); judge it on another adapter too"
+        )
 
 
 def _value_coverage(expected: Expected) -> bool:
