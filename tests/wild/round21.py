@@ -26,18 +26,20 @@ What they showed (lavapipe and SwiftShader, 2026-12-04):
   Tile numbers taken from ``workgroup_id`` instead of the ticket (the classic hazard on
   a GPU) pass on both as well. lavapipe ends every loop after 65535 iterations
   (DEVELOPERS.md), so on it a spin never hangs: it gives up, and a kernel waiting on a
-  flag that nobody sets passes there (``test_a_spin_that_never_ends_is_not_a_pass``,
-  xfail); SwiftShader times out.
+  flag that nobody sets passes there; SwiftShader times out. The oracle cannot tell
+  there whether a wait would have ended, so since 2bd20cb such a pass carries a note
+  saying it does not show the wait ends on a GPU
+  (``test_on_lavapipe_a_wait_that_never_ends_is_said_not_to_be_shown_ending``).
 - The oracle widens the tolerance of a kernel that calls ``sin`` or ``cos`` to WGSL's
   2**-11 on each output, but an FFT carries each twiddle's error through its 8 stages:
   SwiftShader's twiddles are 1.9e-4 off and a right 256-point FFT's outputs up to
   0.0093 (0.049 at 4096 points), which the widened tolerance (4.9e-4) failed. The
   tolerances below are the user's, from the error WGSL allows.
-- The timed samples run from what the judged run left: ``initial`` contents are
-  uploaded again only before the run after them. The look-back's ticket counter is not
-  reset between samples, so its timings are of tiles numbered past the end (a kernel
-  that works only for the first tickets timed at 64 us against 31.8 ms on lavapipe).
-  The values judged are right: that last run starts from zero again.
+- The timed samples ran from what the judged run left: ``initial`` contents were
+  uploaded again only before the run after them, so the look-back's timings were of
+  tiles numbered past the end (a kernel that works only for the first tickets timed at
+  64 us against 31.8 ms on lavapipe). Since 0b00081 each warmup and sample of such a
+  kernel starts from its initial contents again (32.3 ms).
 """
 
 from __future__ import annotations
