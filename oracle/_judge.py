@@ -751,6 +751,36 @@ def judge(
     _family_notes(ev, expected)
     _tie_notes(ev, expected)
     _loop_cap_notes(ev, kernel, info)
+    _opaque_trig_notes(ev, kernel, expected, info)
+
+
+def _opaque_trig_notes(
+    ev: Evaluation, kernel: KernelSpec, expected: Expected, info: BackendInfo
+) -> None:
+    """A note where a WGSL kernel that calls sin or cos fails in value against a numpy
+    reference that calls none of the functions the oracle can carry WGSL's error through
+    (``Expected.trig_bound``): an FFT's twiddles checked against ``np.fft.fft`` carry
+    2**-11 each through every stage, further than the per-output widening."""
+    if info.target != "wgsl" or expected.reference_backend is not None:
+        return
+    failing = [
+        label
+        for label, check in ev.outputs.items()
+        if not check.comparison.passed and check.comparison.mismatches
+    ]
+    if not failing or not calls_trig(kernel, "wgsl"):
+        return
+    carried = expected.trig_bound(WGSL_TRIG_ERROR)  # zero where the reference calls none
+    failing = [label for label in failing if not np.any(carried.get(label, 0.0))]
+    if not failing:
+        return
+    ev.notes.append(
+        f"{', '.join(failing)}: this kernel calls sin or cos, which WGSL lets err by "
+        f"{WGSL_TRIG_ERROR:.2g} each, and each output was allowed that much; its reference "
+        "calls no np.sin, np.cos, np.tan or np.exp of an imaginary angle through which the "
+        "oracle could carry that error further (np.fft, say), so where an output sums many "
+        "such values a right kernel may be further off: give a tolerance from WGSL's bound"
+    )
 
 
 #: Adapters that end every loop of an invocation after this many iterations, by a

@@ -1856,3 +1856,59 @@ def test_an_integer_division_by_zero_takes_any_value_and_says_so(request, forge_
     wrong = oracle.evaluate(forge_backend_name, _divide_kernel(guarded), size=10007, samples=0)
     if forge_backend_name not in ("reference", "cuda", "demo"):
         assert wrong.verdict is Verdict.MISMATCH, wrong.report()
+
+
+_SINE_WGSL = """
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < arrayLength(&y)) { y[gid.x] = sin(x[gid.x]) + OFFSET; }
+}
+"""
+
+
+def _series_sine(x, y):  # sin by its series: no np.sin the oracle could perturb
+    x = x.astype(np.float64)
+    y[:] = x - x**3 / 6 + x**5 / 120 - x**7 / 5040 + x**9 / 362880 - x**11 / 39916800
+
+
+def _sine(offset: str, reference) -> KernelSpec:
+    return KernelSpec(
+        id=f"sine_{reference.__name__}_{offset.replace('.', '_')}",
+        entry_point="main",
+        sources={"wgsl": _SINE_WGSL.replace("OFFSET", offset)},
+        buffers=(
+            BufferSpec(
+                0,
+                "f32",
+                "read",
+                name="x",
+                fill=lambda rng, c, s: rng.uniform(-1, 1, c).astype(np.float32),
+            ),
+            BufferSpec(1, "f32", "read_write", name="y"),
+        ),
+        reference=reference,
+        grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+        schedules=(Schedule(64),),
+    )
+
+
+def test_a_trig_kernel_failing_against_a_reference_the_oracle_cannot_perturb_is_told_so(
+    request,
+):
+    require_available(request.config, "wgpu")
+    with forge.open_context("wgpu") as ctx:
+        right = oracle.evaluate(ctx, _sine("0.0", _series_sine), size=256, samples=0)
+        assert right.passed, right.report()
+        wrong = oracle.evaluate(ctx, _sine("0.01", _series_sine), size=256, samples=0)
+        assert not wrong.passed
+        said = [n for n in wrong.notes if "calls sin or cos" in n]
+        assert len(said) == 1 and said[0].startswith("y: ") and "np.fft" in said[0], wrong.notes
+
+        def numpy_sine(x, y):
+            y[:] = np.sin(x.astype(np.float64))
+
+        plain = oracle.evaluate(ctx, _sine("0.01", numpy_sine), size=256, samples=0)
+        assert not plain.passed  # the error is carried through np.sin: no such note
+        assert not any("calls sin or cos" in n for n in plain.notes), plain.notes
