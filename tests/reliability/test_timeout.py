@@ -5,6 +5,7 @@ ends promptly while the device may still be running the kernel."""
 
 from __future__ import annotations
 
+import pickle
 import time
 
 import numpy as np
@@ -84,6 +85,8 @@ def test_a_bound_the_call_names_wins_over_the_sessions_and_the_default_yields():
         timeout_s = None
 
     assert oracle.DEFAULT_TIMEOUT_S == 60.0
+    # still the default once a plan carrying it went to a worker and back
+    assert pickle.loads(pickle.dumps(oracle.DEFAULT_TIMEOUT_S)) is oracle.DEFAULT_TIMEOUT_S
     assert bound_for(oracle.DEFAULT_TIMEOUT_S, Bounded()) == 5.0
     assert bound_for(oracle.DEFAULT_TIMEOUT_S, Unbounded()) == 60.0
     assert bound_for(60.0, Bounded()) == 60.0  # named by the caller, even if equal
