@@ -16,8 +16,15 @@ import numpy as np
 
 from forge import _checks
 from forge.allocator import SlabAllocator
-from forge.errors import AllocationError, GpuValidation, InvalidArgument, UnsupportedFeature
+from forge.errors import (
+    AllocationError,
+    CompileError,
+    GpuValidation,
+    InvalidArgument,
+    UnsupportedFeature,
+)
 from forge.kernel import Access, KernelSpec
+from forge.sources import WgslBinding, wgsl_bindings, wgsl_handle_bindings
 from forge.types import AdapterConstraints, BindingUsage, BufferView, MemoryTopology
 
 __all__ = [
@@ -33,6 +40,7 @@ __all__ = [
     "align4",
     "override_value",
     "check_options",
+    "binding_problem",
 ]
 
 #: The bind group layout's buffer binding type for each access of a kernel buffer.
@@ -244,3 +252,78 @@ def durations_ns(
         )
     resolution = max(1, round(period_ns))
     return [max(resolution, round(t * period_ns)) for t in elapsed.tolist()]
+
+
+# -- a pipeline refused over a binding ------------------------------------------------
+
+#: Where naga/wgpu (``ResourceBinding { group: 0, binding: 2 }``) and Dawn (``the
+#: entry-point's declaration for @group(0) @binding(2)``) name the binding a compute
+#: pipeline was refused over, and where Dawn names only its group (``uses bindings in
+#: group 2 but [PipelineLayout] doesn't have a BindGroupLayout``).
+_REFUSED_BINDING = re.compile(
+    r"ResourceBinding \{ group: (\d+), binding: (\d+) \}"
+    r"|declaration for @group\((\d+)\) @binding\((\d+)\)"
+)
+_REFUSED_GROUP = re.compile(r"uses bindings in group (\d+) but .* doesn't have a BindGroupLayout")
+#: How each says the pipeline layout has nothing at that binding.
+_NOT_IN_LAYOUT = ("Binding is missing from the pipeline layout", "Binding doesn't exist")
+
+
+def binding_problem(source: str, log: str, what: str) -> CompileError | UnsupportedFeature | None:
+    """The error to raise, in the user's terms, where a compute pipeline was refused
+    because of one of the WGSL's bindings (``log`` is the compiler's or validator's
+    message; None where it is about something else):
+
+    - a texture, storage texture or sampler: ``UnsupportedFeature``, since kernel-forge
+      binds storage and uniform buffers only (image kernels of WebGPU samples read
+      ``texture_2d`` and write ``texture_storage_2d``);
+    - a buffer the kernel's ``buffers`` do not declare (or declare otherwise): a
+      ``CompileError`` naming the WGSL variable and what to declare, the log kept.
+    """
+    handles, buffers = wgsl_handle_bindings(source), wgsl_bindings(source)
+    found, group = _REFUSED_BINDING.search(log), _REFUSED_GROUP.search(log)
+    if found is not None:
+        numbers = [int(n) for n in found.groups() if n is not None]
+        at = (numbers[0], numbers[1])
+        handles = tuple(b for b in handles if (b.group, b.binding) == at)
+        buffers = tuple(b for b in buffers if (b.group, b.binding) == at)
+        missing = any(phrase in log for phrase in _NOT_IN_LAYOUT)
+    elif group is not None:  # none of the kernel's buffers is in that group
+        handles = tuple(b for b in handles if b.group == int(group.group(1)))
+        buffers = tuple(b for b in buffers if b.group == int(group.group(1)))
+        missing = True
+    else:
+        return None
+    if handles:
+        named = "; ".join(
+            f"`{b.name}: {b.type}` at @group({b.group}) @binding({b.binding})" for b in handles
+        )
+        return UnsupportedFeature(
+            f"{what}: the WGSL binds {named}; kernel-forge binds storage and uniform "
+            "buffers only, so a kernel that reads or writes textures or samplers cannot be "
+            "run by it. To check the kernel's arithmetic, keep the image in an array<f32> "
+            "(or array<u32> of packed texels) bound as a storage buffer"
+        )
+    if not buffers:
+        return None
+    if missing:
+        declare = ", ".join(
+            f"BufferSpec({b.binding}, ..., {b.access!r}, name={b.name!r}"
+            + (f", group={b.group})" if b.group else ")")
+            for b in buffers
+        )
+        remedy = f"not among the kernel's buffers: declare {declare}"
+    else:
+        remedy = "not bound as the kernel's BufferSpec there declares (see the log)"
+    named = ", ".join(f"`{b.name}` ({_declaration(b)})" for b in buffers)
+    return CompileError(
+        f"{what}: the WGSL's {named} {'is' if len(buffers) == 1 else 'are'} {remedy}",
+        source=source,
+        target="wgsl",
+        log=log,
+    )
+
+
+def _declaration(binding: WgslBinding) -> str:
+    space = "uniform" if binding.space == "uniform" else f"{binding.space}, {binding.access}"
+    return f"@group({binding.group}) @binding({binding.binding}), var<{space}>"

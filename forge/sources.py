@@ -26,6 +26,7 @@ __all__ = [
     "WgslBinding",
     "WgslMember",
     "wgsl_bindings",
+    "wgsl_handle_bindings",
     "wgsl_structs",
     "wgsl_constant",
     "wgsl_overrides",
@@ -103,6 +104,34 @@ def wgsl_bindings(source: str) -> tuple[WgslBinding, ...]:
                 name,
                 space,
                 access,
+                " ".join(type_.split()),
+            )
+        )
+    return tuple(found)
+
+
+#: A binding with no address space: a texture, storage texture or sampler (a "handle").
+_HANDLE = re.compile(r"((?:" + _ATTR + r")+)var\s+(\w+)\s*:\s*([^;=]+?)\s*;")
+
+
+@_cached
+def wgsl_handle_bindings(source: str) -> tuple[WgslBinding, ...]:
+    """Every texture, storage texture and sampler binding the module declares (space
+    "handle", access "handle"): what kernel-forge, which binds buffers only, cannot
+    bind."""
+    found = []
+    for match in _HANDLE.finditer(strip_comments(source)):
+        attrs, name, type_ = match.groups()
+        group, binding = _GROUP.search(attrs), _BINDING.search(attrs)
+        if group is None or binding is None:
+            continue
+        found.append(
+            WgslBinding(
+                int(group.group(1)),
+                int(binding.group(1)),
+                name,
+                "handle",
+                "handle",
                 " ".join(type_.split()),
             )
         )

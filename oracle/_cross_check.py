@@ -128,7 +128,14 @@ class CrossCheck:
         """One sentence naming who diverges, and whether the reference itself is suspect."""
         if not self.diverging:
             ran = [n for n, e in self.evaluations.items() if e.verdict == "pass"]
-            return f"all {len(ran)} backends that ran agree with the reference: {', '.join(ran)}"
+            others = [n for n, e in self.evaluations.items() if e.verdict != "pass"]
+            aside = f" ({', '.join(others)}: {self._aside(others)})" if others else ""
+            if not [n for n in ran if n != REFERENCE_BACKEND]:
+                return f"no backend but the reference ran the kernel{aside}: nothing was checked"
+            return (
+                f"all {len(ran)} backends that ran agree with the reference: "
+                f"{', '.join(ran)}{aside}"
+            )
         wrong = self.diverging
         others = [
             n
@@ -152,6 +159,11 @@ class CrossCheck:
             )
             by_kind.setdefault(kind, []).append(name)
         return "; ".join(f"{kind}: {', '.join(names)}" for kind, names in by_kind.items())
+
+    def _aside(self, names: Sequence[str]) -> str:
+        """The verdicts of backends that neither passed nor failed (unsupported, or
+        nothing to judge), as one phrase."""
+        return ", ".join(sorted({str(self.evaluations[n].verdict) for n in names}))
 
     def _agree_among(self, names: Sequence[str]) -> bool:
         wanted = set(itertools.combinations(sorted(names), 2))

@@ -27,6 +27,7 @@ from forge.errors import (
     KernelTimeout,
 )
 
+from .._webgpu import binding_problem
 from ._channel import Channel
 from ._chromium import close_tab, give_back_tab, open_tab
 from ._server import LoopbackServer
@@ -206,6 +207,9 @@ def _error(command: Command, error: dict) -> ForgeError:
     kind, message = error["kind"], error["message"]
     if kind == "compile" or (kind == "validation" and command.op == "compile"):
         log = compile_log(error["messages"]) if "messages" in error else message
+        problem = binding_problem(command.source or "", log, command.what)
+        if problem is not None:
+            return problem
         return CompileError(
             f"{command.what}: Chromium's WebGPU (Tint) rejected the WGSL",
             source=command.source,

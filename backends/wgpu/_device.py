@@ -43,6 +43,7 @@ from forge.errors import (  # noqa: E402
     UnsupportedFeature,
 )
 
+from .._webgpu import binding_problem  # noqa: E402
 from . import _native  # noqa: E402
 
 __all__ = [
@@ -235,6 +236,9 @@ def compile_error(exc: BaseException, source: str, what: str) -> CompileError | 
             "(naga) does not have it, Chromium's (the browser backend) does. To run it "
             "here, pass an index instead of the pointer"
         )
+    problem = binding_problem(source, log, what)
+    if problem is not None:
+        return problem
     return CompileError(f"{what}: wgpu rejected the WGSL", source=source, target="wgsl", log=log)
 
 
