@@ -1416,3 +1416,7 @@ CORPUS.update(ROUND20)
 from tests.wild.round21 import ROUND21  # noqa: E402  (round 21: tests/wild/round21.py)
 
 CORPUS.update(ROUND21)
+
+from tests.wild.round23 import ROUND23  # noqa: E402  (round 23: tests/wild/round23.py)
+
+CORPUS.update(ROUND23)

@@ -1,0 +1,1048 @@
+"""Round 23 of kernels from the wild, merged into ``tests.wild.CORPUS``: CUDA as LLM
+inference engines and NVIDIA's guides write it today.
+
+- vLLM's ``act_and_mul_kernel`` (csrc/activation_kernels.cu): SiLU-and-mul on bfloat16,
+  a template whose second parameter is a device function pointer
+  (``scalar_t (*ACT_FN)(const scalar_t&)``), instantiated inside ``namespace vllm`` as
+  ``vllm::act_and_mul_kernel<__nv_bfloat16, vllm::silu_kernel<__nv_bfloat16>, true>``;
+  ``VLLM_LDG`` loads, ``int64_t`` token offsets, one block per token of
+  ``min(d, 1024)`` threads.
+- FasterTransformer's RMSNorm on bfloat16 with 128-bit loads: eight ``__nv_bfloat16``
+  through one ``uint4``, reinterpreted as four ``__nv_bfloat162`` and widened with
+  ``__bfloat1622float2``; FT's ``blockReduceSum`` (``static __shared__``, warp shuffles);
+  the output rounded to bf16 and multiplied by the weight with ``__hmul2``, as vLLM's
+  ``rms_norm_kernel`` does (``(scalar_t)(x * s_variance) * weight``).
+- vLLM's dynamic per-tensor FP8 quantization (csrc/quantization/fp8): two launches, a
+  ``segmented_max_reduction`` whose blocks publish ``max|x| / 448`` through
+  ``atomicMaxFloat`` (``atomicMax`` on the float's int bits, the sign trick), then
+  ``scaled_fp8_quant_kernel`` writing ``__nv_fp8_e4m3`` from ``<cuda_fp8.h>`` with
+  ``if constexpr``; the FP8 output is a ``u8`` buffer, decoded by ``ml_dtypes``.
+- A row L2-normalisation (``F.normalize(x, dim=-1)``), one warp per row, written with
+  inline PTX the way hand-tuned kernels wrap it: ``ld.global.nc.v4.f32``, ``mov.u32 %0,
+  %%laneid;`` and ``shfl.sync.bfly.b32``; ``__launch_bounds__`` after ``void``.
+- The CUDA Programming Guide's ``with_staging`` (asynchronous data copies,
+  ``cuda::pipeline``): ``cuda::memcpy_async`` of a block's batch into one of two stages
+  of dynamic shared memory from ``<cuda/pipeline>`` while the previous stage is
+  computed; the guide writes the previous batch's result at the current batch's offset,
+  which is a mutant here.
+- A grid-wide sum with ``cooperative_groups``: ``cg::reduce`` over a
+  ``tiled_partition<32>``, then ``cg::this_grid().sync()`` (which needs a cooperative
+  launch) and one thread adding the blocks' partial sums.
+- A warp-level top-k for sampling (as LLM samplers write it): each lane keeps its best
+  (value, index), the warp takes the maximum pair k times with ``__shfl_xor_sync`` on
+  both halves, lower index on ties, and the winner's lane drops it.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from forge import BufferSpec, Dispatch, KernelSpec, Schedule, ceil_div
+
+from . import Wild
+
+_BF16 = ml_dtypes.bfloat16
+
+# -- vLLM's act_and_mul_kernel: SiLU-and-mul on bf16, a function-pointer template ----------
+
+_SILU_AND_MUL = r"""
+#include <cuda_bf16.h>
+#include <cstdint>
+
+#define VLLM_LDG(arg) __ldg(arg)
+
+namespace vllm {
+
+template <typename scalar_t, scalar_t (*ACT_FN)(const scalar_t&), bool act_first>
+__device__ __forceinline__ scalar_t compute(const scalar_t& x, const scalar_t& y) {
+  return act_first ? ACT_FN(x) * y : x * ACT_FN(y);
+}
+
+// Activation and gating kernel template.
+template <typename scalar_t, scalar_t (*ACT_FN)(const scalar_t&), bool act_first>
+__global__ void act_and_mul_kernel(
+    scalar_t* __restrict__ out,          // [..., d]
+    const scalar_t* __restrict__ input,  // [..., 2, d]
+    const int d) {
+  const int64_t token_idx = blockIdx.x;
+  for (int64_t idx = threadIdx.x; idx < d; idx += blockDim.x) {
+    const scalar_t x = VLLM_LDG(&input[token_idx * 2 * d + idx]);
+    const scalar_t y = VLLM_LDG(&input[token_idx * 2 * d + d + idx]);
+    out[token_idx * d + idx] = compute<scalar_t, ACT_FN, act_first>(x, y);
+  }
+}
+
+template <typename T>
+__device__ __forceinline__ T silu_kernel(const T& x) {
+  // x * sigmoid(x)
+  return (T)(((float)x) / (1.0f + expf((float)-x)));
+}
+
+}  // namespace vllm
+"""
+
+
+_SILU_AND_MUL_ENTRY = (
+    "vllm::act_and_mul_kernel<__nv_bfloat16, vllm::silu_kernel<__nv_bfloat16>, true>"
+)
+
+
+def _silu_and_mul_reference(out, input):
+    # vLLM's tests: F.silu(x[..., :d]) * x[..., d:], each op rounded to bf16 as torch does
+    x, y = input[:, 0, :].astype(np.float32), input[:, 1, :].astype(np.float32)
+    silu = (x / (1.0 + np.exp(-x))).astype(_BF16).astype(np.float32)
+    return (silu * y).astype(_BF16)
+
+
+SILU_AND_MUL = Wild(
+    KernelSpec(
+        id="wild_r23_vllm_silu_and_mul_bf16_fn_pointer_template",
+        entry_point=_SILU_AND_MUL_ENTRY,
+        sources={"cuda": _SILU_AND_MUL},
+        dims=("num_tokens", "d"),
+        buffers=(
+            BufferSpec(
+                0, "bf16", "read_write", name="out", count="num_tokens*d", shape=("num_tokens", "d")
+            ),
+            BufferSpec(
+                1,
+                "bf16",
+                "read",
+                name="input",
+                count="num_tokens*2*d",
+                shape=("num_tokens", 2, "d"),
+            ),
+        ),
+        reference=_silu_and_mul_reference,
+        launches=(
+            Dispatch(
+                _SILU_AND_MUL_ENTRY,
+                grid=lambda s, size: (size.num_tokens, 1, 1),
+                # vLLM: dim3 grid(num_tokens); dim3 block(std::min(d, 1024));
+                schedule=lambda s, size: Schedule(min(size.d, 1024)),
+            ),
+        ),
+        domain={"input": (-20.0, 20.0)},
+        test_sizes=("num_tokens=16,d=2816", "num_tokens=1,d=1", "num_tokens=7,d=1000"),
+    ),
+    {
+        "gate and up swapped": (
+            "cuda",
+            "return act_first ? ACT_FN(x) * y : x * ACT_FN(y);",
+            "return act_first ? x * ACT_FN(y) : ACT_FN(x) * y;",
+        ),
+        "token stride of d, not 2 d": (
+            "cuda",
+            "VLLM_LDG(&input[token_idx * 2 * d + idx]);",
+            "VLLM_LDG(&input[token_idx * d + idx]);",
+        ),
+        "sigmoid of the wrong sign": ("cuda", "expf((float)-x)", "expf((float)x)"),
+    },
+)
+
+
+# -- FasterTransformer's RMSNorm on bf16: uint4 loads of 8, __nv_bfloat162 math ---------------
+
+_RMSNORM_BF16X8 = r"""
+#include <cuda_bf16.h>
+
+#define FINAL_MASK 0xffffffff
+
+template <typename T>
+__inline__ __device__ T warpReduceSum(T val) {
+#pragma unroll
+    for (int mask = 16; mask > 0; mask >>= 1)
+        val += __shfl_xor_sync(FINAL_MASK, val, mask, 32);
+    return val;
+}
+
+/* Calculate the sum of all elements in a block */
+template <typename T>
+__inline__ __device__ T blockReduceSum(T val) {
+    static __shared__ T shared[32];
+    int lane = threadIdx.x & 0x1f;
+    int wid = threadIdx.x >> 5;
+
+    val = warpReduceSum<T>(val);
+
+    if (lane == 0)
+        shared[wid] = val;
+
+    __syncthreads();
+
+    // Modify from blockDim.x << 5 to blockDim.x / 32. to prevent
+    // blockDim.x is not divided by 32
+    val = (threadIdx.x < (blockDim.x / 32.f)) ? shared[lane] : (T)(0.0f);
+    val = warpReduceSum<T>(val);
+
+    return val;
+}
+
+// one block per row; n % 8 == 0, so a row is n / 8 uint4 of eight bf16 each
+__global__ void rmsnorm_bf16x8(__nv_bfloat16* __restrict__ output,
+                               const __nv_bfloat16* __restrict__ input,
+                               const __nv_bfloat16* __restrict__ gamma,
+                               const float eps, const int m, const int n) {
+    __shared__ float s_inv_rms;
+    const int n_vec = n / 8;
+    const uint4* x_vec = reinterpret_cast<const uint4*>(input + (size_t)blockIdx.x * n);
+    uint4* y_vec = reinterpret_cast<uint4*>(output + (size_t)blockIdx.x * n);
+    const uint4* g_vec = reinterpret_cast<const uint4*>(gamma);
+
+    float local_sum = 0.0f;
+    for (int i = threadIdx.x; i < n_vec; i += blockDim.x) {
+        uint4 raw = x_vec[i];
+        const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&raw);
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            float2 f = __bfloat1622float2(h[j]);
+            local_sum += f.x * f.x + f.y * f.y;
+        }
+    }
+    float sum = blockReduceSum<float>(local_sum);
+    if (threadIdx.x == 0) {
+        s_inv_rms = rsqrtf(sum / n + eps);
+    }
+    __syncthreads();
+
+    for (int i = threadIdx.x; i < n_vec; i += blockDim.x) {
+        uint4 raw = x_vec[i];
+        uint4 graw = g_vec[i];
+        uint4 oraw;
+        const __nv_bfloat162* h = reinterpret_cast<const __nv_bfloat162*>(&raw);
+        const __nv_bfloat162* g = reinterpret_cast<const __nv_bfloat162*>(&graw);
+        __nv_bfloat162* o = reinterpret_cast<__nv_bfloat162*>(&oraw);
+#pragma unroll
+        for (int j = 0; j < 4; ++j) {
+            float2 f = __bfloat1622float2(h[j]);
+            // (scalar_t)(x * s_variance) * weight, as vLLM's rms_norm_kernel
+            __nv_bfloat162 normed = __floats2bfloat162_rn(f.x * s_inv_rms, f.y * s_inv_rms);
+            o[j] = __hmul2(normed, g[j]);
+        }
+        y_vec[i] = oraw;
+    }
+}
+"""
+
+
+_EPS = 1e-6
+
+
+# (``eps`` is a by-value parameter given by ``defaults``; the reference cannot take it by
+# name, gap 2 of tests/test_wild_round23.py, so it keeps the value as its default)
+def _rmsnorm_bf16_reference(output, input, gamma, eps=_EPS):
+    x = input.astype(np.float32)
+    inv_rms = 1.0 / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)
+    normed = (x * inv_rms).astype(_BF16)
+    return (normed.astype(np.float32) * gamma.astype(np.float32)).astype(_BF16)
+
+
+RMSNORM_BF16X8 = Wild(
+    KernelSpec(
+        id="wild_r23_ft_rmsnorm_bf16_uint4_bfloat162",
+        entry_point="rmsnorm_bf16x8",
+        sources={"cuda": _RMSNORM_BF16X8},
+        dims=("m", "n"),
+        buffers=(
+            BufferSpec(0, "bf16", "read_write", name="output", count="m*n", shape=("m", "n")),
+            BufferSpec(1, "bf16", "read", name="input", count="m*n", shape=("m", "n")),
+            BufferSpec(2, "bf16", "read", name="gamma", count="n"),
+        ),
+        reference=_rmsnorm_bf16_reference,
+        defaults={"eps": _EPS},
+        grid=lambda s, size: (size.m, 1, 1),
+        schedules=(Schedule(256),),
+        domain={"input": (-8.0, 8.0), "gamma": (-2.0, 2.0)},
+        test_sizes=("m=8,n=4096", "m=1,n=8", "m=5,n=1288"),
+    ),
+    {
+        "mean over the vectors, not the elements": ("cuda", "sum / n + eps", "sum / n_vec + eps"),
+        "sum skips half of each vector": (
+            "cuda",
+            "for (int j = 0; j < 4; ++j) {\n            float2 f = __bfloat1622float2(h[j]);\n"
+            "            local_sum",
+            "for (int j = 0; j < 2; ++j) {\n            float2 f = __bfloat1622float2(h[j]);\n"
+            "            local_sum",
+        ),
+        "row offset in vectors, not elements": (
+            "cuda",
+            "reinterpret_cast<const uint4*>(input + (size_t)blockIdx.x * n)",
+            "reinterpret_cast<const uint4*>(input + (size_t)blockIdx.x * n_vec)",
+        ),
+    },
+)
+
+
+# -- vLLM's dynamic per-tensor FP8 quantization: atomicMaxFloat, then __nv_fp8_e4m3 ---------
+
+_FP8_QUANT = r"""
+#include <cuda_bf16.h>
+#include <cuda_fp8.h>
+#include <cstdint>
+
+#define FP8_E4M3_MAX 448.0f
+using FP8_TYPE = __nv_fp8_e4m3;
+
+__device__ __forceinline__ float atomicMaxFloat(float* addr, float value) {
+  float old;
+  old = (value >= 0)
+            ? __int_as_float(atomicMax((int*)addr, __float_as_int(value)))
+            : __uint_as_float(atomicMin((unsigned int*)addr, __float_as_uint(value)));
+  return old;
+}
+
+template <bool is_scale_inverted>
+__device__ __forceinline__ FP8_TYPE scaled_fp8_conversion(float const val, float const scale) {
+  float x = 0.0f;
+  if constexpr (is_scale_inverted) {
+    x = val * scale;
+  } else {
+    x = val / scale;
+  }
+  float r = fmax(-FP8_E4M3_MAX, fmin(x, FP8_E4M3_MAX));
+  return static_cast<FP8_TYPE>(r);
+}
+
+// Compute the absolute maximum m of the input tensor and store
+// m / float8_e4m3::max() in *scale. Each thread block performs a
+// reduction tree and the memory in scale is atomically updated.
+// So to get the right answer, *scale needs to be initialized to
+// a value <= 0.0 and we need to wait for all thread blocks to
+// finish before consuming *scale.
+template <typename scalar_t>
+__global__ void segmented_max_reduction(float* __restrict__ scale,
+                                        const scalar_t* __restrict__ input,
+                                        int64_t num_elems) {
+  __shared__ float cache[1024];
+  int64_t i = blockDim.x * blockIdx.x + threadIdx.x;
+
+  // First store maximum for all values processes by
+  // the current thread in cache[threadIdx.x]
+  float tmp = 0.0;
+  while (i < num_elems) {
+    float x = static_cast<float>(input[i]);
+    tmp = max(tmp, fabs(x));
+    i += blockDim.x * gridDim.x;
+  }
+  cache[threadIdx.x] = tmp;
+
+  __syncthreads();
+
+  // Now perform parallel reduction within the thread block
+  int ib = blockDim.x / 2;
+  while (ib != 0) {
+    if (threadIdx.x < ib && cache[threadIdx.x + ib] > cache[threadIdx.x]) {
+      cache[threadIdx.x] = cache[threadIdx.x + ib];
+    }
+    __syncthreads();
+    ib /= 2;
+  }
+  // Finally, since cache[0] contains the maximum for this thread block,
+  // atomically write the max to the target location
+  if (threadIdx.x == 0) {
+    atomicMaxFloat(scale, cache[0] / FP8_E4M3_MAX);
+  }
+}
+
+template <typename scalar_t>
+__global__ void scaled_fp8_quant_kernel(FP8_TYPE* __restrict__ out,
+                                        const scalar_t* __restrict__ input,
+                                        const float* __restrict__ scale,
+                                        int64_t num_elems) {
+  int tid = blockDim.x * blockIdx.x + threadIdx.x;
+
+  // Invert the scale so that we can use multiplications to avoid expensive
+  // division.
+  const float inverted_scale = 1.0f / (*scale);
+
+  int64_t i = tid;
+  while (i < num_elems) {
+    out[i] = scaled_fp8_conversion<true>(static_cast<float>(input[i]), inverted_scale);
+    i += blockDim.x * gridDim.x;
+  }
+}
+"""
+
+
+def _fp8_quant_reference(out, input, scale):
+    # vLLM's tests: ref_dynamic_per_tensor_fp8_quant, the clamp as C's fmin/fmax
+    x = input.astype(np.float32)
+    s = np.float32(np.abs(x).max()) / np.float32(448.0)
+    q = np.fmax(np.float32(-448.0), np.fmin(x * (np.float32(1.0) / s), np.float32(448.0)))
+    scale[:] = s
+    out[:] = q.astype(ml_dtypes.float8_e4m3fn).view(np.uint8).reshape(out.shape)
+
+
+def _fp8_grid(s, size):  # vLLM: dim3 grid(num_tokens); dim3 block(1024)
+    return (size.num_tokens, 1, 1)
+
+
+FP8_QUANT = Wild(
+    KernelSpec(
+        id="wild_r23_vllm_dynamic_fp8_e4m3_quant_atomic_max_float",
+        entry_point="scaled_fp8_quant_kernel<__nv_bfloat16>",
+        sources={"cuda": _FP8_QUANT},
+        dims=("num_tokens", "hidden"),
+        buffers=(
+            # __nv_fp8_e4m3 is one byte: declared as u8, decoded by ml_dtypes
+            BufferSpec(0, "u8", "read_write", name="out", count="num_tokens*hidden"),
+            BufferSpec(1, "bf16", "read", name="input", count="num_tokens*hidden"),
+            BufferSpec(2, "f32", "read_write", name="scale", count=1, initial=0),
+        ),
+        reference=_fp8_quant_reference,
+        params=lambda size: {"num_elems": np.int64(size.num_tokens * size.hidden)},
+        launches=(
+            Dispatch("segmented_max_reduction<__nv_bfloat16>", grid=_fp8_grid),
+            Dispatch("scaled_fp8_quant_kernel<__nv_bfloat16>", grid=_fp8_grid),
+        ),
+        schedules=(Schedule(1024),),
+        domain={"input": (-30.0, 30.0)},
+        nonfinite_inputs=False,  # activations; a NaN would go through fmax as vLLM's does
+        test_sizes=(
+            "num_tokens=16,hidden=4096",
+            "num_tokens=1,hidden=1",
+            "num_tokens=3,hidden=5000",
+        ),
+    ),
+    {
+        "scale not inverted": (
+            "cuda",
+            "const float inverted_scale = 1.0f / (*scale);",
+            "const float inverted_scale = (*scale);",
+        ),
+        "atomicMin for a positive scale": (
+            "cuda",
+            "? __int_as_float(atomicMax((int*)addr",
+            "? __int_as_float(atomicMin((int*)addr",
+        ),
+        "e5m2's maximum": ("cuda", "#define FP8_E4M3_MAX 448.0f", "#define FP8_E4M3_MAX 57344.0f"),
+    },
+)
+
+
+# -- F.normalize over rows in inline PTX: ld.global.nc.v4, %laneid, shfl.sync.bfly ----------
+
+_L2_NORMALIZE_PTX = r"""
+__device__ __forceinline__ float4 ldg_nc_v4(const float4* ptr) {
+    float4 v;
+    asm volatile("ld.global.nc.v4.f32 {%0, %1, %2, %3}, [%4];"
+                 : "=f"(v.x), "=f"(v.y), "=f"(v.z), "=f"(v.w)
+                 : "l"(ptr));
+    return v;
+}
+
+__device__ __forceinline__ unsigned int lane_id() {
+    unsigned int lane;
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return lane;
+}
+
+__device__ __forceinline__ float shfl_xor_f32(float v, int lane_mask) {
+    float r;
+    asm volatile("shfl.sync.bfly.b32 %0, %1, %2, 0x1f, 0xffffffff;"
+                 : "=f"(r)
+                 : "f"(v), "r"(lane_mask));
+    return r;
+}
+
+// y = x / max(||x||_2, eps) over each row, as F.normalize(x, dim=-1); one warp per row,
+// cols % 4 == 0
+extern "C" __global__ void __launch_bounds__(256)
+l2_normalize_rows(const float* __restrict__ x, float* __restrict__ y,
+                  int rows, int cols, float eps) {
+    const int warps_per_block = blockDim.x >> 5;
+    const int row = blockIdx.x * warps_per_block + (threadIdx.x >> 5);
+    if (row >= rows) return;
+    const unsigned int lane = lane_id();
+    const int cols4 = cols >> 2;
+    const float4* xr = reinterpret_cast<const float4*>(x + (size_t)row * cols);
+    float4* yr = reinterpret_cast<float4*>(y + (size_t)row * cols);
+
+    float ss = 0.0f;
+    for (int i = lane; i < cols4; i += 32) {
+        float4 v = ldg_nc_v4(xr + i);
+        ss += v.x * v.x + v.y * v.y + v.z * v.z + v.w * v.w;
+    }
+#pragma unroll
+    for (int m = 16; m > 0; m >>= 1) ss += shfl_xor_f32(ss, m);
+
+    const float inv = 1.0f / fmaxf(sqrtf(ss), eps);
+    for (int i = lane; i < cols4; i += 32) {
+        float4 v = ldg_nc_v4(xr + i);
+        v.x *= inv;
+        v.y *= inv;
+        v.z *= inv;
+        v.w *= inv;
+        yr[i] = v;
+    }
+}
+"""
+
+_NORMALIZE_EPS = 1e-12  # F.normalize's default
+
+
+def _l2_normalize_reference(x, y, eps=_NORMALIZE_EPS):
+    # F.normalize(x, p=2, dim=-1) on float32, as torch computes it
+    return x / np.maximum(np.linalg.norm(x, axis=-1, keepdims=True), np.float32(eps))
+
+
+L2_NORMALIZE_PTX = Wild(
+    KernelSpec(
+        id="wild_r23_l2_normalize_rows_inline_ptx",
+        entry_point="l2_normalize_rows",
+        sources={"cuda": _L2_NORMALIZE_PTX},
+        dims=("rows", "cols"),
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x", count="rows*cols", shape=("rows", "cols")),
+            BufferSpec(1, "f32", "read_write", name="y", count="rows*cols", shape=("rows", "cols")),
+        ),
+        reference=_l2_normalize_reference,
+        defaults={"eps": _NORMALIZE_EPS},
+        grid=lambda s, size: (ceil_div(size.rows, s.workgroup_size[0] // 32), 1, 1),
+        schedules=(Schedule(256),),
+        test_sizes=("rows=64,cols=1024", "rows=1,cols=4", "rows=37,cols=516"),
+    ),
+    {
+        "butterfly stops a step early": (
+            "cuda",
+            "for (int m = 16; m > 0; m >>= 1) ss +=",
+            "for (int m = 16; m > 1; m >>= 1) ss +=",
+        ),
+        "sum of squares not rooted": (
+            "cuda",
+            "1.0f / fmaxf(sqrtf(ss), eps)",
+            "1.0f / fmaxf(ss, eps)",
+        ),
+        "last float4 of a row left out": (
+            "cuda",
+            "for (int i = lane; i < cols4; i += 32) {\n        float4 v = ldg_nc_v4(xr + i);\n"
+            "        ss +=",
+            "for (int i = lane; i < cols4 - 1; i += 32) {\n        float4 v = ldg_nc_v4(xr + i);\n"
+            "        ss +=",
+        ),
+    },
+)
+
+
+# -- the CUDA Programming Guide's with_staging: cuda::memcpy_async into two stages ----------
+
+_WITH_STAGING = r"""
+#include <cooperative_groups/memcpy_async.h>
+#include <cuda/pipeline>
+
+__device__ void compute(int* global_out, int const* shared_in) {
+    // y = 3 x + 1, one element per thread of the block
+    int t = threadIdx.x;
+    global_out[t] = 3 * shared_in[t] + 1;
+}
+
+template <size_t stages_count = 2 /* Pipeline with stages_count stages */>
+__global__ void with_staging(int* global_out, int const* global_in, size_t size, size_t batch_sz) {
+    auto grid = cooperative_groups::this_grid();
+    auto block = cooperative_groups::this_thread_block();
+    assert(size == batch_sz * grid.size()); // Assume input size fits batch_sz * grid_size
+
+    extern __shared__ int shared[]; // stages_count * block.size() * sizeof(int) bytes
+    size_t shared_offset[stages_count];
+    for (int s = 0; s < stages_count; ++s) shared_offset[s] = s * block.size();
+
+    // Allocate shared storage for a two-stage cuda::pipeline:
+    __shared__ cuda::pipeline_shared_state<
+        cuda::thread_scope::thread_scope_block,
+        stages_count
+    > shared_state;
+    auto pipeline = cuda::make_pipeline(block, &shared_state);
+
+    // Each thread processes `batch_sz` elements.
+    // Compute offset of the batch `batch` of this thread block in global memory:
+    auto block_batch = [&](size_t batch) -> int {
+      return block.group_index().x * block.size() + grid.size() * batch;
+    };
+
+    // Initialize first pipeline stage by submitting a `memcpy_async` to fetch a whole
+    // batch for the block:
+    if (batch_sz == 0) return;
+    pipeline.producer_acquire();
+    cuda::memcpy_async(block, shared + shared_offset[0], global_in + block_batch(0),
+                       sizeof(int) * block.size(), pipeline);
+    pipeline.producer_commit();
+
+    // Pipelined copy/compute:
+    for (size_t batch = 1; batch < batch_sz; ++batch) {
+        // Stage indices for the compute and copy stages:
+        size_t compute_stage_idx = (batch - 1) % 2;
+        size_t copy_stage_idx = batch % 2;
+
+        size_t global_idx = block_batch(batch);
+
+        // Collectively acquire the pipeline head stage from all producer threads:
+        pipeline.producer_acquire();
+
+        // Submit async copies to the pipeline's head stage to be
+        // computed in the next loop iteration
+        cuda::memcpy_async(block, shared + shared_offset[copy_stage_idx],
+                           global_in + global_idx, sizeof(int) * block.size(), pipeline);
+        // Collectively commit (advance) the pipeline's head stage
+        pipeline.producer_commit();
+
+        // Collectively wait for the operations committed to the
+        // previous `compute` stage to complete:
+        pipeline.consumer_wait();
+
+        // Computation overlapped with the memcpy_async of the "copy" stage:
+        compute(global_out + block_batch(batch - 1), shared + shared_offset[compute_stage_idx]);
+
+        // Collectively release the stage resources
+        pipeline.consumer_release();
+    }
+
+    // Compute the data fetch by the last iteration
+    pipeline.consumer_wait();
+    compute(global_out + block_batch(batch_sz-1),
+            shared + shared_offset[(batch_sz - 1) % 2]);
+    pipeline.consumer_release();
+}
+"""
+
+_STAGING_BLOCK = 128
+
+
+def _with_staging_reference(global_out, global_in):
+    return (3 * global_in.astype(np.int64) + 1).astype(np.int32)
+
+
+WITH_STAGING = Wild(
+    KernelSpec(
+        id="wild_r23_cuda_guide_with_staging_cuda_pipeline_memcpy_async",
+        entry_point="with_staging<2>",
+        sources={"cuda": _WITH_STAGING},
+        dims=("batch_sz", "blocks"),
+        buffers=(
+            BufferSpec(
+                0, "i32", "read_write", name="global_out", count=f"batch_sz*blocks*{_STAGING_BLOCK}"
+            ),
+            BufferSpec(
+                1, "i32", "read", name="global_in", count=f"batch_sz*blocks*{_STAGING_BLOCK}"
+            ),
+        ),
+        reference=_with_staging_reference,
+        params=lambda size: {
+            "size": np.uint64(size.batch_sz * size.blocks * _STAGING_BLOCK),
+            "batch_sz": np.uint64(size.batch_sz),
+        },
+        grid=lambda s, size: (size.blocks, 1, 1),
+        schedules=(Schedule(_STAGING_BLOCK),),
+        shared_bytes="2 * wg_x * 4",  # stages_count * block.size() * sizeof(int)
+        domain={"global_in": (-100000, 100000)},
+        test_sizes=("batch_sz=8,blocks=32", "batch_sz=1,blocks=1", "batch_sz=5,blocks=3"),
+    ),
+    {
+        "the guide's offset: the previous batch written at the current one's": (
+            "cuda",
+            "compute(global_out + block_batch(batch - 1), shared",
+            "compute(global_out + global_idx, shared",
+        ),
+        "computes the stage being copied into": (
+            "cuda",
+            "size_t compute_stage_idx = (batch - 1) % 2;",
+            "size_t compute_stage_idx = batch % 2;",
+        ),
+        "last batch never computed": (
+            "cuda",
+            "    compute(global_out + block_batch(batch_sz-1),\n"
+            "            shared + shared_offset[(batch_sz - 1) % 2]);\n",
+            "",
+        ),
+    },
+)
+
+
+# -- a grid-wide sum with cooperative groups: cg::reduce, then this_grid().sync() -----------
+
+_GRID_SYNC_SUM = r"""
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+
+// out[0] = sum(in): blocks reduce into partial[], the grid syncs, thread 0 adds them up
+extern "C" __global__ void grid_sum(const float* __restrict__ in, float* __restrict__ partial,
+                                    float* __restrict__ out, int n) {
+    cg::grid_group grid = cg::this_grid();
+    cg::thread_block block = cg::this_thread_block();
+    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
+    __shared__ float warp_sums[32];
+
+    float v = 0.0f;
+    for (int i = grid.thread_rank(); i < n; i += grid.size()) v += in[i];
+    v = cg::reduce(warp, v, cg::plus<float>());
+    if (warp.thread_rank() == 0) warp_sums[warp.meta_group_rank()] = v;
+    block.sync();
+    if (warp.meta_group_rank() == 0) {
+        v = warp.thread_rank() < warp.meta_group_size() ? warp_sums[warp.thread_rank()]
+                                                        : 0.0f;
+        v = cg::reduce(warp, v, cg::plus<float>());
+        if (warp.thread_rank() == 0) partial[blockIdx.x] = v;
+    }
+
+    grid.sync();
+
+    if (grid.thread_rank() == 0) {
+        float total = 0.0f;
+        for (int b = 0; b < gridDim.x; ++b) total += partial[b];
+        out[0] = total;
+    }
+}
+"""
+
+_GRID_SYNC_BLOCKS = 32  # a grid every SM of an H200 holds at once, as a cooperative launch needs
+
+
+def _grid_sum_reference(in_, partial, out):
+    out[0] = np.sum(in_, dtype=np.float64)
+
+
+GRID_SYNC_SUM = Wild(
+    KernelSpec(
+        id="wild_r23_cooperative_groups_grid_sync_sum",
+        entry_point="grid_sum",
+        sources={"cuda": _GRID_SYNC_SUM},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="in"),
+            BufferSpec(
+                1, "f32", "read_write", name="partial", count=_GRID_SYNC_BLOCKS, scratch=True
+            ),
+            BufferSpec(2, "f32", "read_write", name="out", count=1),
+        ),
+        reference=_grid_sum_reference,
+        grid=(_GRID_SYNC_BLOCKS, 1, 1),
+        schedules=(Schedule(256),),
+        domain={"in": (-1.0, 1.0)},
+        nonfinite_inputs=False,
+        tolerance={"f32": {"atol": 1e-3, "rtol": 1e-5}},  # a float sum in another order
+        test_sizes=(100003, 1, 8192),
+    ),
+    {
+        "partial sums read before the grid syncs": ("cuda", "    grid.sync();\n", ""),
+        "warp sums of the first warp only": (
+            "cuda",
+            "v = warp.thread_rank() < warp.meta_group_size() ?",
+            "v = warp.thread_rank() < 1 ?",
+        ),
+    },
+    invisible={
+        (
+            "partial sums read before the grid syncs",
+            "cuda",
+        ): "a race across blocks: thread 0 may find every partial already written "
+        "(scratch starts as the last run left it); not shown reliably by the values",
+    },
+)
+
+
+# -- top-k for sampling: FasterTransformer's TopK<K> per lane, (value, index) shuffles ---------
+
+_TOPK_WARP = r"""
+#include <cfloat>
+
+template <int MAX_K>
+struct TopK {
+    int p[MAX_K];
+    float u[MAX_K];
+
+    __device__ __forceinline__ void insert(float elem, int elem_id) {
+        if (elem > u[MAX_K - 1] || (p[MAX_K - 1] == -1) ||
+            ((elem == u[MAX_K - 1]) && (elem_id < p[MAX_K - 1]))) {
+            u[MAX_K - 1] = elem;
+            p[MAX_K - 1] = elem_id;
+        }
+        for (int k = MAX_K - 2; k >= 0; --k) {
+            if ((u[k + 1] > u[k]) || (p[k] == -1) || ((u[k + 1] == u[k]) && (p[k + 1] < p[k]))) {
+                float u2 = u[k];
+                int p2 = p[k];
+                u[k] = u[k + 1];
+                p[k] = p[k + 1];
+                u[k + 1] = u2;
+                p[k + 1] = p2;
+            }
+        }
+    }
+
+    __device__ __forceinline__ void init() {
+#pragma unroll
+        for (int i = 0; i < MAX_K; i++) {
+            p[i] = -1;
+            u[i] = -FLT_MAX;
+        }
+    }
+};
+
+// one warp per row of logits: each lane keeps its K best, then K rounds of a warp argmax
+// over the lanes' heads on (value, index), the lower index on ties
+template <int K>
+__global__ void topk_warp(const float* __restrict__ logits, float* __restrict__ top_vals,
+                          int* __restrict__ top_ids, int vocab_size) {
+    const int row = blockIdx.x;
+    const int lane = threadIdx.x & 31;
+    const float* x = logits + (size_t)row * vocab_size;
+
+    TopK<K> partial;
+    partial.init();
+    for (int i = lane; i < vocab_size; i += 32) partial.insert(x[i], i);
+
+    int head = 0;
+    for (int k = 0; k < K; ++k) {
+        float v = head < K ? partial.u[head] : -FLT_MAX;
+        int id = head < K ? partial.p[head] : -1;
+#pragma unroll
+        for (int offset = 16; offset > 0; offset >>= 1) {
+            float ov = __shfl_xor_sync(0xffffffff, v, offset);
+            int oid = __shfl_xor_sync(0xffffffff, id, offset);
+            if (ov > v || (ov == v && oid != -1 && (id == -1 || oid < id))) {
+                v = ov;
+                id = oid;
+            }
+        }
+        if (lane == 0) {
+            top_vals[row * K + k] = v;
+            top_ids[row * K + k] = id;
+        }
+        if (id != -1 && head < K && partial.p[head] == id) ++head;
+    }
+}
+"""
+
+_TOP_K = 8
+
+
+def _topk_reference(logits, top_vals, top_ids):
+    order = np.argsort(-logits, axis=-1, kind="stable")[:, :_TOP_K]
+    vals = np.take_along_axis(logits, order, axis=-1)
+    rows, found = order.shape
+    top_vals[:] = np.float32(-np.finfo(np.float32).max)  # fewer than K logits: empty slots
+    top_ids[:] = -1
+    top_vals[:, :found] = vals
+    top_ids[:, :found] = order
+
+
+TOPK_WARP = Wild(
+    KernelSpec(
+        id="wild_r23_ft_topk_warp_shuffle_value_index_pairs",
+        entry_point=f"topk_warp<{_TOP_K}>",
+        sources={"cuda": _TOPK_WARP},
+        dims=("rows", "vocab_size"),
+        buffers=(
+            BufferSpec(
+                0,
+                "f32",
+                "read",
+                name="logits",
+                count="rows*vocab_size",
+                shape=("rows", "vocab_size"),
+            ),
+            BufferSpec(
+                1,
+                "f32",
+                "read_write",
+                name="top_vals",
+                count=f"rows*{_TOP_K}",
+                shape=("rows", _TOP_K),
+            ),
+            BufferSpec(
+                2,
+                "i32",
+                "read_write",
+                name="top_ids",
+                count=f"rows*{_TOP_K}",
+                shape=("rows", _TOP_K),
+            ),
+        ),
+        reference=_topk_reference,
+        grid=lambda s, size: (size.rows, 1, 1),
+        schedules=(Schedule(32),),
+        domain={"logits": (-30.0, 30.0)},
+        nonfinite_inputs=False,  # NaN logits order nowhere; samplers mask them first
+        test_sizes=("rows=16,vocab_size=32000", "rows=1,vocab_size=1", "rows=3,vocab_size=77"),
+    ),
+    {
+        "ties to the higher index": (
+            "cuda",
+            "(id == -1 || oid < id)",
+            "(id == -1 || oid > id)",
+        ),
+        "winner's lane keeps its head": (
+            "cuda",
+            "        if (id != -1 && head < K && partial.p[head] == id) ++head;\n",
+            "",
+        ),
+        "a lane keeps its K smallest": (
+            "cuda",
+            "if (elem > u[MAX_K - 1] || (p[MAX_K - 1] == -1) ||",
+            "if (elem < u[MAX_K - 1] || (p[MAX_K - 1] == -1) ||",
+        ),
+    },
+)
+
+
+# -- vLLM's rotary embedding with its scalars in a __grid_constant__ struct -------------------
+
+_ROTARY_GRID_CONSTANT = r"""
+#include <cstdint>
+
+#define VLLM_LDG(arg) __ldg(arg)
+
+struct RotaryParams {
+  int num_tokens;
+  int num_heads;
+  int head_size;
+  int rot_dim;
+  int64_t query_stride;  // elements from one token's heads to the next's
+};
+
+template <typename scalar_t, bool IS_NEOX>
+inline __device__ void apply_token_rotary_embedding(
+    scalar_t* __restrict__ arr, const scalar_t* __restrict__ cos_ptr,
+    const scalar_t* __restrict__ sin_ptr, int rot_offset, int embed_dim) {
+  int x_index, y_index;
+  scalar_t cos, sin;
+  if (IS_NEOX) {
+    // GPT-NeoX style rotary embedding.
+    x_index = rot_offset;
+    y_index = embed_dim + rot_offset;
+    cos = VLLM_LDG(cos_ptr + x_index);
+    sin = VLLM_LDG(sin_ptr + x_index);
+  } else {
+    // GPT-J style rotary embedding.
+    x_index = 2 * rot_offset;
+    y_index = 2 * rot_offset + 1;
+    cos = VLLM_LDG(cos_ptr + x_index / 2);
+    sin = VLLM_LDG(sin_ptr + x_index / 2);
+  }
+
+  const scalar_t x = arr[x_index];
+  const scalar_t y = arr[y_index];
+  arr[x_index] = x * cos - y * sin;
+  arr[y_index] = y * cos + x * sin;
+}
+
+template <typename scalar_t, bool IS_NEOX>
+__global__ void rotary_embedding_kernel(
+    const int64_t* __restrict__ positions,        // [num_tokens]
+    scalar_t* __restrict__ query,                 // [num_tokens, num_heads, head_size]
+    const scalar_t* __restrict__ cos_sin_cache,   // [max_position, 2, rot_dim // 2]
+    const __grid_constant__ RotaryParams params) {
+  // Each thread block is responsible for one token.
+  const int token_idx = blockIdx.x;
+  int64_t pos = positions[token_idx];
+  const scalar_t* cache_ptr = cos_sin_cache + pos * params.rot_dim;
+
+  const int embed_dim = params.rot_dim / 2;
+  const scalar_t* cos_ptr = cache_ptr;
+  const scalar_t* sin_ptr = cache_ptr + embed_dim;
+
+  const int nq = params.num_heads * embed_dim;
+  for (int i = threadIdx.x; i < nq; i += blockDim.x) {
+    const int head_idx = i / embed_dim;
+    const int64_t token_head = token_idx * params.query_stride + head_idx * params.head_size;
+    const int rot_offset = i % embed_dim;
+    apply_token_rotary_embedding<scalar_t, IS_NEOX>(query + token_head, cos_ptr, sin_ptr,
+                                                    rot_offset, embed_dim);
+  }
+}
+"""
+
+_MAX_POSITION = 256
+
+
+def _rotary_reference(positions, query, cos_sin_cache, params):
+    half = int(params["rot_dim"]) // 2
+    cache = cos_sin_cache.reshape(_MAX_POSITION, 2, half)[positions]  # [tokens, 2, half]
+    cos, sin = cache[:, None, 0, :], cache[:, None, 1, :]
+    q = query.copy()
+    x, y = q[..., :half].copy(), q[..., half : 2 * half].copy()
+    q[..., :half] = x * cos - y * sin
+    q[..., half : 2 * half] = y * cos + x * sin
+    return q
+
+
+ROTARY_GRID_CONSTANT = Wild(
+    KernelSpec(
+        id="wild_r23_vllm_rotary_neox_grid_constant_params",
+        entry_point="rotary_embedding_kernel<float, true>",
+        sources={"cuda": _ROTARY_GRID_CONSTANT},
+        dims=("num_tokens", "num_heads", "head_size"),
+        buffers=(
+            BufferSpec(0, "i64", "read", name="positions", count="num_tokens"),
+            BufferSpec(
+                1,
+                "f32",
+                "read_write",
+                name="query",
+                count="num_tokens*num_heads*head_size",
+                shape=("num_tokens", "num_heads", "head_size"),
+                inout=True,
+            ),
+            BufferSpec(
+                2,
+                "f32",
+                "read",
+                name="cos_sin_cache",
+                count=lambda size: _MAX_POSITION * size.head_size // 2,
+            ),
+            BufferSpec.uniform(
+                3,
+                (
+                    ("num_tokens", "i32"),
+                    ("num_heads", "i32"),
+                    ("head_size", "i32"),
+                    ("rot_dim", "i32"),
+                    ("query_stride", "i64"),
+                ),
+                name="params",
+            ),
+        ),
+        reference=_rotary_reference,
+        # partial rotary, as GPT-NeoX's rotary_pct = 0.25 ... here half the head
+        params=lambda size: {
+            **size.dims,
+            "rot_dim": size.head_size // 2,
+            "query_stride": size.num_heads * size.head_size,
+        },
+        grid=lambda s, size: (size.num_tokens, 1, 1),
+        schedules=(Schedule(256),),
+        domain={"positions": (0, _MAX_POSITION - 1), "cos_sin_cache": (-1.0, 1.0)},
+        test_sizes=(
+            "num_tokens=32,num_heads=8,head_size=128",
+            "num_tokens=1,num_heads=1,head_size=4",
+            "num_tokens=5,num_heads=3,head_size=80",
+        ),
+    ),
+    {
+        "sin read from the cos half": (
+            "cuda",
+            "const scalar_t* sin_ptr = cache_ptr + embed_dim;",
+            "const scalar_t* sin_ptr = cache_ptr;",
+        ),
+        "GPT-J pairs for a NeoX model": ("cuda", "if (IS_NEOX) {", "if (!IS_NEOX) {"),
+        "token offset without the stride": (
+            "cuda",
+            "token_idx * params.query_stride + head_idx",
+            "token_idx * params.head_size + head_idx",
+        ),
+    },
+)
+
+
+ROUND23: dict[str, Wild] = {
+    w.kernel.id: w
+    for w in (
+        SILU_AND_MUL,
+        RMSNORM_BF16X8,
+        FP8_QUANT,
+        L2_NORMALIZE_PTX,
+        WITH_STAGING,
+        GRID_SYNC_SUM,
+        TOPK_WARP,
+        ROTARY_GRID_CONSTANT,
+    )
+}
