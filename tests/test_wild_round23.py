@@ -1,0 +1,132 @@
+"""Round 23's device-free findings (tests/wild/round23.py): what kernel-forge reads from
+a CUDA kernel as LLM inference engines write it, before any GPU runs it. Each
+``xfail(strict=True)`` is a gap found in round 23, still open: it fails here today,
+and once fixed it passes, which a strict xfail reports, so the mark comes off."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import oracle
+from forge import BufferSpec, InvalidArgument, KernelSpec, Schedule, sources
+from tests.wild.round23 import RMSNORM_BF16X8, SILU_AND_MUL
+
+
+def _steps(kernel: KernelSpec, size: str):
+    size = kernel.size(size)
+    schedule = kernel.schedules[0]
+    source = kernel.source("cuda", schedule, size)
+    return kernel.steps("cuda", schedule, size, 2**31 - 1, source)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="round 23 gap 1: the entry point's name is taken after the last '::', which "
+    "here lies inside its template arguments; the declaration is not found and the "
+    "arguments fall back to the buffers alone, so 'const int d' is passed nothing",
+)
+def test_an_entry_point_with_a_namespaced_template_argument_passes_every_parameter():
+    """vLLM's ``vllm::act_and_mul_kernel<__nv_bfloat16, vllm::silu_kernel<...>, true>``
+    declares (out, input, d): d, a dimension of the size, is passed by value."""
+    kernel = SILU_AND_MUL.kernel
+    entry = kernel.entry_point
+    assert sources.cuda_parameters(kernel.sources["cuda"], entry) is not None
+    (step,) = _steps(kernel, "num_tokens=4,d=64")
+    assert step.arguments[:2] == (("buffer", 0), ("buffer", 1))
+    assert len(step.arguments) == 3 and step.arguments[2][0] == "value"
+    name, packed = step.arguments[2][1]
+    assert name == "d" and np.frombuffer(packed, np.int32)[0] == 64
+
+
+_PROTOTYPE_FIRST = r"""
+extern "C" __global__ void scale(const float*, float*, int);
+
+extern "C" __global__ void scale(const float* x, float* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = 2.0f * x[i];
+}
+"""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="round 23 gap 1b: the first __global__ declaration of the name is read, a "
+    "prototype with unnamed parameters; cuda_parameters gives None and 'int n' is "
+    "passed nothing",
+)
+def test_a_kernel_declared_before_its_definition_is_read_from_the_definition():
+    kernel = KernelSpec(
+        id="r23_prototype_first",
+        entry_point="scale",
+        sources={"cuda": _PROTOTYPE_FIRST},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+        ),
+        reference=lambda x: 2 * x,
+        grid=lambda s, n: ((n + 63) // 64, 1, 1),
+        schedules=(Schedule(64),),
+    )
+    (step,) = _steps(kernel, "1000")
+    assert len(step.arguments) == 3 and step.arguments[2][1][0] == "n", step.arguments
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="round 23 gap 2: a by-value scalar given by defaults or params (no uniform "
+    "block) is not given to a reference parameter of its name: reference-error",
+)
+def test_a_reference_takes_a_by_value_scalar_by_its_name():
+    """FT's RMSNorm takes ``const float eps`` by value, its value from ``defaults``; a
+    reference written ``def ref(output, input, gamma, eps)`` gets it."""
+
+    def reference(output, input, gamma, eps):
+        return RMSNORM_BF16X8.kernel.reference(output, input, gamma, eps)
+
+    kernel = dataclasses.replace(RMSNORM_BF16X8.kernel, reference=reference)
+    ev = oracle.evaluate("reference", kernel, size="m=2,n=64", samples=0)
+    assert ev.passed, ev.report()
+
+
+_STRUCT_BY_VALUE = r"""
+#include <cstdint>
+struct Params {
+  int64_t stride;
+  int n;
+  float scale;
+};
+extern "C" __global__ void scale_strided(const float* __restrict__ x, float* __restrict__ y,
+                                         const __grid_constant__ Params p) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < p.n) y[i] = p.scale * x[i * p.stride];
+}
+"""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="round 23 gap 4: a struct passed by value is packed in the spec's field order "
+    "and never compared with the struct the CUDA source declares (WGSL's uniform "
+    "structs are): here stride would read n and scale's bits",
+)
+def test_a_struct_by_value_whose_fields_the_spec_orders_otherwise_is_refused():
+    kernel = KernelSpec(
+        id="r23_struct_fields_out_of_order",
+        entry_point="scale_strided",
+        sources={"cuda": _STRUCT_BY_VALUE},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+            BufferSpec.uniform(2, (("n", "i32"), ("scale", "f32"), ("stride", "i64")), name="p"),
+        ),
+        reference=lambda x, y, p: x * np.float32(p["scale"]),
+        params=lambda n: {"n": n, "stride": 1},
+        defaults={"scale": 2.0},
+        grid=lambda s, n: ((n + 63) // 64, 1, 1),
+        schedules=(Schedule(64),),
+    )
+    with pytest.raises(InvalidArgument, match="stride"):
+        _steps(kernel, "1000")
