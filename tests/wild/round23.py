@@ -1033,12 +1033,80 @@ ROTARY_GRID_CONSTANT = Wild(
 )
 
 
+# -- FP8 dequantization: four e4m3 at a time through __nv_fp8x4_e4m3, a scalar tail -----------
+
+_FP8_DEQUANT = r"""
+#include <cuda_fp8.h>
+#include <cuda_bf16.h>
+#include <cstdint>
+
+// out = bf16(float(in) * scale), four at a time; n need not be a multiple of 4
+extern "C" __global__ void dequant_fp8x4_bf16(__nv_bfloat16* __restrict__ out,
+                                              const __nv_fp8_e4m3* __restrict__ in,
+                                              const float* __restrict__ scale, int64_t n) {
+    const float s = *scale;
+    const int64_t i4 = (int64_t)(blockIdx.x * blockDim.x + threadIdx.x) * 4;
+    if (i4 + 3 < n) {
+        __nv_fp8x4_e4m3 q = *reinterpret_cast<const __nv_fp8x4_e4m3*>(in + i4);
+        float4 f = static_cast<float4>(q);
+        __nv_bfloat162* o = reinterpret_cast<__nv_bfloat162*>(out + i4);
+        o[0] = __floats2bfloat162_rn(f.x * s, f.y * s);
+        o[1] = __floats2bfloat162_rn(f.z * s, f.w * s);
+    } else {
+        for (int64_t i = i4; i < n; ++i) out[i] = __float2bfloat16(float(in[i]) * s);
+    }
+}
+"""
+
+
+def _fp8_dequant_reference(out, in_, scale):
+    # every byte is an e4m3 value (0x7F and 0xFF are NaN), as torch's float8_e4m3fn
+    values = in_.view(ml_dtypes.float8_e4m3fn).astype(np.float32)
+    return (values * scale[0]).astype(_BF16)
+
+
+FP8_DEQUANT = Wild(
+    KernelSpec(
+        id="wild_r23_fp8x4_e4m3_dequant_to_bf16",
+        entry_point="dequant_fp8x4_bf16",
+        sources={"cuda": _FP8_DEQUANT},
+        buffers=(
+            BufferSpec(0, "bf16", "read_write", name="out"),
+            BufferSpec(1, "u8", "read", name="in"),  # __nv_fp8_e4m3: one byte each
+            BufferSpec(2, "f32", "read", name="scale", count=1, fill=(0.01, 4.0)),
+        ),
+        reference=_fp8_dequant_reference,
+        grid=lambda s, n: (ceil_div(ceil_div(n, 4), s.workgroup_size[0]), 1, 1),
+        schedules=(Schedule(256),),
+        test_sizes=(65536, 1, 4099),
+    ),
+    {
+        "vector path drops the scale": (
+            "cuda",
+            "o[0] = __floats2bfloat162_rn(f.x * s, f.y * s);",
+            "o[0] = __floats2bfloat162_rn(f.x, f.y * s);",
+        ),
+        "upper pair's lanes swapped": (
+            "cuda",
+            "__floats2bfloat162_rn(f.z * s, f.w * s)",
+            "__floats2bfloat162_rn(f.w * s, f.z * s)",
+        ),
+        "tail drops the scale": (
+            "cuda",
+            "__float2bfloat16(float(in[i]) * s)",
+            "__float2bfloat16(float(in[i]))",
+        ),
+    },
+)
+
+
 ROUND23: dict[str, Wild] = {
     w.kernel.id: w
     for w in (
         SILU_AND_MUL,
         RMSNORM_BF16X8,
         FP8_QUANT,
+        FP8_DEQUANT,
         L2_NORMALIZE_PTX,
         WITH_STAGING,
         GRID_SYNC_SUM,
