@@ -1420,3 +1420,7 @@ CORPUS.update(ROUND21)
 from tests.wild.round23 import ROUND23  # noqa: E402  (round 23: tests/wild/round23.py)
 
 CORPUS.update(ROUND23)
+
+from tests.wild.round22 import ROUND22  # noqa: E402  (round 22: tests/wild/round22.py)
+
+CORPUS.update(ROUND22)
