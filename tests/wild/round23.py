@@ -1100,6 +1100,212 @@ FP8_DEQUANT = Wild(
 )
 
 
+# -- llama.cpp's k_bin_bcast: a function-pointer template, 17 ints by value, 3-D blocks -------
+
+_BIN_BCAST = r"""
+#define GGML_UNUSED(x) (void)(x)
+
+static __device__ __forceinline__ float op_repeat(const float a, const float b) {
+    return b;
+    GGML_UNUSED(a);
+}
+
+static __device__ __forceinline__ float op_add(const float a, const float b) {
+    return a + b;
+}
+
+static __device__ __forceinline__ float op_mul(const float a, const float b) {
+    return a * b;
+}
+
+template<float (*bin_op)(const float, const float),
+         typename src0_t, typename src1_t, typename dst_t>
+static __global__ void k_bin_bcast(const src0_t * src0, const src1_t * src1, dst_t * dst,
+        int ne0, int ne1, int ne2, int ne3,
+        int ne10, int ne11, int ne12, int ne13,
+        /*int s0, */ int s1,  int s2,  int s3,
+        /*int s00,*/ int s01, int s02, int s03,
+        /*int s10,*/ int s11, int s12, int s13) {
+    const int i0s = blockDim.x*blockIdx.x + threadIdx.x;
+    const int i1 = (blockDim.y*blockIdx.y + threadIdx.y);
+    const int i2 = (blockDim.z*blockIdx.z + threadIdx.z) / ne3;
+    const int i3 = (blockDim.z*blockIdx.z + threadIdx.z) % ne3;
+
+    if (i0s >= ne0 || i1 >= ne1 || i2 >= ne2 || i3 >= ne3) {
+        return;
+    }
+
+    const int i11 = i1 % ne11;
+    const int i12 = i2 % ne12;
+    const int i13 = i3 % ne13;
+
+    const size_t i_src0 = i3*s03 + i2*s02 + i1*s01;
+    const size_t i_src1 = i13*s13 + i12*s12 + i11*s11;
+    const size_t i_dst  = i3*s3 + i2*s2 + i1*s1;
+
+    const src0_t * src0_row = src0 + i_src0;
+    const src1_t * src1_row = src1 + i_src1;
+    dst_t * dst_row = dst + i_dst;
+
+    for (int i0 = i0s; i0 < ne0; i0 += blockDim.x*gridDim.x) {
+        const int i10 = i0 % ne10;
+        dst_row[i0] = (dst_t)bin_op(src0 ? (float)src0_row[i0] : 0.0f, (float)src1_row[i10]);
+    }
+}
+"""
+
+_BCAST_FIELDS = "ne0 ne1 ne2 ne3 ne10 ne11 ne12 ne13 s1 s2 s3 s01 s02 s03 s11 s12 s13".split()
+
+
+def _bcast_values(size):
+    d = size.dims
+    ne0, ne1, ne2 = d["ne0"], d["ne1"], d["ne2"]
+    ne10, ne11, ne12 = d["ne10"], d["ne11"], d["ne12"]
+    # contiguous tensors, strides in elements (ggml's nb / sizeof(type))
+    return {
+        **d,
+        **{"s1": ne0, "s2": ne0 * ne1, "s3": ne0 * ne1 * ne2},
+        **{"s01": ne0, "s02": ne0 * ne1, "s03": ne0 * ne1 * ne2},
+        **{"s11": ne10, "s12": ne10 * ne11, "s13": ne10 * ne11 * ne12},
+    }
+
+
+def _bin_bcast_reference(src0, src1, dst, params):
+    ne = [int(params[f"ne{i}"]) for i in range(4)]
+    ne1x = [int(params[f"ne1{i}"]) for i in range(4)]
+    a = src0.reshape(ne[::-1])
+    b = src1.reshape(ne1x[::-1])
+    # ggml_can_repeat: src1 repeats along each axis, as ggml_repeat does
+    reps = tuple(n // m for n, m in zip(ne[::-1], ne1x[::-1]))
+    return (a + np.tile(b, reps)).reshape(-1)
+
+
+def _bcast_grid(s, size):  # llama.cpp: block_nums from hne0 = max(ne0 / 2, 1)
+    hne0 = max(size.ne0 // 2, 1)
+    bx, by, _ = s.workgroup_size
+    return (ceil_div(hne0, bx), ceil_div(size.ne1, by), size.ne2 * size.ne3)
+
+
+BIN_BCAST = Wild(
+    KernelSpec(
+        id="wild_r23_llama_cpp_bin_bcast_fn_pointer_template_17_ints",
+        entry_point="k_bin_bcast<op_add, float, float, float>",
+        sources={"cuda": _BIN_BCAST},
+        dims=("ne0", "ne1", "ne2", "ne3", "ne10", "ne11", "ne12", "ne13"),
+        buffers=(
+            BufferSpec(0, "f32", "read", name="src0", count="ne0*ne1*ne2*ne3"),
+            BufferSpec(1, "f32", "read", name="src1", count="ne10*ne11*ne12*ne13"),
+            BufferSpec(2, "f32", "read_write", name="dst", count="ne0*ne1*ne2*ne3"),
+            BufferSpec.uniform(3, tuple((f, "i32") for f in _BCAST_FIELDS)),
+        ),
+        reference=_bin_bcast_reference,
+        params=_bcast_values,
+        grid=_bcast_grid,
+        schedules=(Schedule((64, 2)),),
+        test_sizes=(
+            # a bias row added to every row of a [4, 3, 8, 4096] tensor
+            "ne0=4096,ne1=8,ne2=3,ne3=4,ne10=4096,ne11=1,ne12=1,ne13=1",
+            "ne0=1,ne1=1,ne2=1,ne3=1,ne10=1,ne11=1,ne12=1,ne13=1",
+            # a per-row scale repeated over planes, and a tensor of its own shape
+            "ne0=77,ne1=5,ne2=6,ne3=1,ne10=1,ne11=5,ne12=3,ne13=1",
+            "ne0=130,ne1=3,ne2=2,ne3=2,ne10=130,ne11=3,ne12=2,ne13=2",
+        ),
+    ),
+    {
+        "op_mul where op_add was meant": ("cuda", "    return a + b;", "    return a * b;"),
+        "rows past src1's skipped": ("cuda", "i1 >= ne1 ||", "i1 >= ne11 ||"),
+        "dst row from src1's indices": (
+            "cuda",
+            "const size_t i_dst  = i3*s3 + i2*s2 + i1*s1;",
+            "const size_t i_dst  = i13*s3 + i12*s2 + i11*s1;",
+        ),
+    },
+)
+
+
+# -- a functor passed by value (OneFlow's and PyTorch's elementwise style), packs of 4 --------
+
+_FUNCTOR_BY_VALUE = r"""
+#include <cstdint>
+
+template <typename T>
+struct LeakyReluFunctor {
+  float alpha;
+  __device__ __forceinline__ T operator()(T x) const {
+    return x > static_cast<T>(0) ? x : static_cast<T>(alpha) * x;
+  }
+};
+
+template <typename T, int pack_size>
+struct alignas(sizeof(T) * pack_size) Pack {
+  T elem[pack_size];
+};
+
+template <typename T, typename Functor, int pack_size>
+__global__ void __launch_bounds__(256)
+ApplyUnaryPacked(Functor functor, int64_t n, const T* __restrict__ in, T* __restrict__ out) {
+  const int64_t n_pack = n / pack_size;
+  const auto* in_pack = reinterpret_cast<const Pack<T, pack_size>*>(in);
+  auto* out_pack = reinterpret_cast<Pack<T, pack_size>*>(out);
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n_pack; i += step) {
+    Pack<T, pack_size> p = in_pack[i];
+#pragma unroll
+    for (int j = 0; j < pack_size; ++j) p.elem[j] = functor(p.elem[j]);
+    out_pack[i] = p;
+  }
+  // the tail that does not fill a pack
+  const int64_t tail = n_pack * pack_size;
+  for (int64_t i = tail + blockIdx.x * blockDim.x + threadIdx.x; i < n; i += step) {
+    out[i] = functor(in[i]);
+  }
+}
+"""
+
+
+def _leaky_relu_reference(in_, out, functor):
+    alpha = np.float32(functor["alpha"])
+    return np.where(in_ > 0, in_, alpha * in_)
+
+
+FUNCTOR_BY_VALUE = Wild(
+    KernelSpec(
+        id="wild_r23_oneflow_functor_by_value_packed_unary",
+        entry_point="ApplyUnaryPacked<float, LeakyReluFunctor<float>, 4>",
+        sources={"cuda": _FUNCTOR_BY_VALUE},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="in"),
+            BufferSpec(1, "f32", "read_write", name="out"),
+            # the functor, a struct by value: its one member
+            BufferSpec.uniform(2, (("alpha", "f32"),), name="functor"),
+        ),
+        reference=_leaky_relu_reference,
+        defaults={"alpha": 0.01},
+        # OneFlow's GetNumBlocks: enough blocks for the packs, at most a few waves
+        grid=lambda s, n: (max(1, min(ceil_div(ceil_div(n, 4), 256), 1024)), 1, 1),
+        schedules=(Schedule(256),),
+        test_sizes=(1 << 20, 1, 4099),
+    ),
+    {
+        "the tail starts a pack late": (
+            "cuda",
+            "const int64_t tail = n_pack * pack_size;",
+            "const int64_t tail = (n_pack + 1) * pack_size;",
+        ),
+        "negative slope applied to positives": (
+            "cuda",
+            "return x > static_cast<T>(0) ? x : static_cast<T>(alpha) * x;",
+            "return x > static_cast<T>(0) ? static_cast<T>(alpha) * x : x;",
+        ),
+        "last element of each pack left": (
+            "cuda",
+            "for (int j = 0; j < pack_size; ++j)",
+            "for (int j = 0; j < pack_size - 1; ++j)",
+        ),
+    },
+)
+
+
 ROUND23: dict[str, Wild] = {
     w.kernel.id: w
     for w in (
@@ -1112,5 +1318,7 @@ ROUND23: dict[str, Wild] = {
         GRID_SYNC_SUM,
         TOPK_WARP,
         ROTARY_GRID_CONSTANT,
+        BIN_BCAST,
+        FUNCTOR_BY_VALUE,
     )
 }
