@@ -152,3 +152,47 @@ def test_a_float8_reference_result_for_a_u8_buffer_is_taken_or_told_to_view_its_
     kernel = dataclasses.replace(FP8_QUANT.kernel, reference=reference)
     ev = oracle.evaluate("reference", kernel, size="num_tokens=2,hidden=64", samples=0)
     assert ev.passed or ".view(np.uint8)" in ev.report(), ev.report()
+
+
+_STATELESS_FUNCTOR = r"""
+struct Mul {
+    __device__ float operator()(float a, float b) const { return a * b; }
+};
+
+template <typename T, typename Op>
+__global__ void binary_elementwise(const T* __restrict__ a, const T* __restrict__ b,
+                                   T* __restrict__ out, int n, Op op) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        out[i] = op(a[i], b[i]);
+}
+"""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="round 23 gap 10: an empty functor by value (CUB's and PyTorch's 'Op op') has "
+    "nothing in the spec to take; the error tells the user to give it an int "
+    "(params=lambda n: {'op': n}), which cannot fill a struct; what works is a uniform "
+    "block named op with a one-byte field",
+)
+def test_a_stateless_functor_by_value_is_passed_or_explained():
+    kernel = KernelSpec(
+        id="r23_stateless_functor",
+        entry_point="binary_elementwise<float, Mul>",
+        sources={"cuda": _STATELESS_FUNCTOR},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="a"),
+            BufferSpec(1, "f32", "read", name="b"),
+            BufferSpec(2, "f32", "read_write", name="out"),
+        ),
+        reference=lambda a, b: a * b,
+        grid=lambda s, n: ((n + 255) // 256, 1, 1),
+        schedules=(Schedule(256),),
+    )
+    try:
+        (step,) = _steps(kernel, "1000")
+    except InvalidArgument as error:
+        message = str(error)
+        assert '{"op": n}' not in message and "struct" in message, message
+    else:
+        assert len(step.arguments) == 5, step.arguments
