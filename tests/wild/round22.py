@@ -40,6 +40,10 @@ write it.
   unvisited), on an 8-ary tree with extra edges.
 - The angle between unit normals, ``acos(clamp(dot(a, b), -1, 1))``, the pairs stored
   as ``vec3<f32>`` (16-byte stride), equal, nearly parallel and facing away.
+- Histogram equalisation as OpenCV's equalizeHist defines it, in 3 launches: a
+  256-bin histogram through workgroup atomics, the CDF scanned in one workgroup into
+  a LUT (``floor(x + 0.5)`` of a float32 ratio, levels below the darkest clamped to 0
+  before a u32 subtraction), and the LUT applied; the LUT is judged too.
 
 What they showed (lavapipe and SwiftShader, 2026-12-05):
 
@@ -1294,6 +1298,147 @@ NORMAL_ANGLE = Wild(
 )
 
 
+# -- histogram equalisation: histogram, LUT from the CDF, apply (3 launches) -------------
+
+_HIST_EQ = """
+struct Params { n: u32 }
+@group(0) @binding(0) var<storage, read> pixels: array<u32>;
+@group(0) @binding(1) var<storage, read_write> hist: array<atomic<u32>, 256>;
+@group(0) @binding(2) var<storage, read_write> lut: array<u32, 256>;
+@group(0) @binding(3) var<storage, read_write> equalized: array<u32>;
+@group(0) @binding(4) var<uniform> p: Params;
+var<workgroup> local_hist: array<atomic<u32>, 256>;
+var<workgroup> cdf: array<u32, 256>;
+
+@compute @workgroup_size(256)
+fn histogram(@builtin(global_invocation_id) gid: vec3<u32>,
+             @builtin(local_invocation_id) lid: vec3<u32>) {
+    atomicStore(&local_hist[lid.x], 0u);
+    workgroupBarrier();
+    if (gid.x < p.n) {
+        atomicAdd(&local_hist[pixels[gid.x] & 255u], 1u);
+    }
+    workgroupBarrier();
+    let c = atomicLoad(&local_hist[lid.x]);
+    if (c > 0u) { atomicAdd(&hist[lid.x], c); }
+}
+
+// one workgroup: the CDF by a Hillis-Steele scan, then OpenCV's equalizeHist mapping
+@compute @workgroup_size(256)
+fn build_lut(@builtin(local_invocation_id) lid: vec3<u32>) {
+    let i = lid.x;
+    cdf[i] = atomicLoad(&hist[i]);
+    for (var offset = 1u; offset < 256u; offset <<= 1u) {
+        workgroupBarrier();
+        var v = cdf[i];
+        if (i >= offset) { v += cdf[i - offset]; }
+        workgroupBarrier();
+        cdf[i] = v;
+    }
+    workgroupBarrier();
+    var cdf_min = 0u;  // the CDF at the darkest level present
+    for (var j = 0u; j < 256u; j++) {
+        if (cdf[j] != 0u) {
+            cdf_min = cdf[j];
+            break;
+        }
+    }
+    let denom = p.n - cdf_min;
+    if (denom == 0u) {  // one level only: leave the image as it is
+        lut[i] = i;
+        return;
+    }
+    let above = max(cdf[i], cdf_min) - cdf_min;
+    lut[i] = u32(floor(f32(above) / f32(denom) * 255.0 + 0.5));
+}
+
+@compute @workgroup_size(256)
+fn apply_lut(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < p.n) {
+        equalized[gid.x] = lut[pixels[gid.x] & 255u];
+    }
+}
+"""
+
+
+def _dark_image(rng, count, size):
+    # an under-exposed image: most levels between 10 and 80, a few highlights
+    img = rng.integers(10, 80, count)
+    bright = rng.random(count) < 0.02
+    img[bright] = rng.integers(200, 256, int(bright.sum()))
+    return img.astype(np.uint32)
+
+
+def _hist_eq_reference(pixels, hist, lut, equalized, p):
+    levels = pixels & 255
+    cdf = np.cumsum(np.bincount(levels, minlength=256))
+    cdf_min = cdf[np.flatnonzero(cdf)[0]]
+    denom = pixels.size - cdf_min
+    if denom == 0:
+        table = np.arange(256)
+    else:
+        table = np.floor((np.maximum(cdf, cdf_min) - cdf_min) / denom * 255 + 0.5)
+    lut[:] = table
+    equalized[:] = table[levels]
+
+
+def _hist_eq_launches(n):
+    tiles = (ceil_div(n, 256), 1, 1)
+    return (
+        Dispatch("histogram", grid=tiles),
+        Dispatch("build_lut", grid=(1, 1, 1)),
+        Dispatch("apply_lut", grid=tiles),
+    )
+
+
+HIST_EQ = Wild(
+    KernelSpec(
+        id="wild_r22_histogram_equalization_three_launches_wgsl",
+        entry_point="apply_lut",
+        sources={"wgsl": _HIST_EQ},
+        buffers=(
+            BufferSpec(0, "u32", "read", name="pixels", fill=_dark_image),
+            BufferSpec(1, "u32", "read_write", name="hist", count=256, initial=0, scratch=True),
+            BufferSpec(2, "u32", "read_write", name="lut", count=256),
+            BufferSpec(3, "u32", "read_write", name="equalized"),
+            BufferSpec.uniform(4, (("n", "u32"),)),
+        ),
+        reference=_hist_eq_reference,
+        params=lambda n: {"n": n},
+        launches=_hist_eq_launches,
+        schedules=(Schedule(256),),
+        test_sizes=(10007, 1, 65536, 333),
+    ),
+    {
+        "levels below the darkest wrap around": (
+            "wgsl",
+            "let above = max(cdf[i], cdf_min) - cdf_min;",
+            "let above = cdf[i] - cdf_min;",
+        ),
+        "cdf_min read at level 0": (
+            "wgsl",
+            "        if (cdf[j] != 0u) {",
+            "        if (true) {",
+        ),
+        "denominator without cdf_min": (
+            "wgsl",
+            "lut[i] = u32(floor(f32(above) / f32(denom) * 255.0 + 0.5));",
+            "lut[i] = u32(floor(f32(above) / f32(p.n) * 255.0 + 0.5));",
+        ),
+        "pixels past the end counted": (
+            "wgsl",
+            "    if (gid.x < p.n) {\n        atomicAdd(&local_hist",
+            "    if (true) {\n        atomicAdd(&local_hist",
+        ),
+        "truncated instead of rounded": (
+            "wgsl",
+            "* 255.0 + 0.5));",
+            "* 255.0));",
+        ),
+    },
+)
+
+
 ROUND22: dict[str, Wild] = {
     w.kernel.id: w
     for w in (
@@ -1307,5 +1452,6 @@ ROUND22: dict[str, Wild] = {
         SLERP,
         BFS_LEVEL,
         NORMAL_ANGLE,
+        HIST_EQ,
     )
 }
