@@ -1306,6 +1306,127 @@ FUNCTOR_BY_VALUE = Wild(
 )
 
 
+# -- the CUDA guide's distributed shared memory histogram, on a cluster of two blocks ---------
+
+_CLUSTER_HIST = r"""
+#include <cooperative_groups.h>
+
+// Distributed Shared memory histogram kernel
+__global__ void __cluster_dims__(2, 1, 1)
+clusterHist_kernel(int *bins, const int nbins, const int bins_per_block,
+                   const int *__restrict__ input, size_t array_size)
+{
+  extern __shared__ int smem[];
+  namespace cg = cooperative_groups;
+  int tid = cg::this_grid().thread_rank();
+
+  // Cluster initialization, size and calculating local bin offsets.
+  cg::cluster_group cluster = cg::this_cluster();
+  unsigned int clusterBlockRank = cluster.block_rank();
+  int cluster_size = cluster.dim_blocks().x;
+
+  for (int i = threadIdx.x; i < bins_per_block; i += blockDim.x)
+  {
+    smem[i] = 0; //Initialize shared memory histogram to zeros
+  }
+
+  // cluster synchronization ensures that shared memory is initialized to zero in
+  // all thread blocks in the cluster. It also ensures that all thread blocks
+  // have started executing and they exist concurrently.
+  cluster.sync();
+
+  for (int i = tid; i < array_size; i += blockDim.x * gridDim.x)
+  {
+    int ldata = input[i];
+
+    //Find the right histogram bin.
+    int binid = ldata;
+    if (ldata < 0)
+      binid = 0;
+    else if (ldata >= nbins)
+      binid = nbins - 1;
+
+    //Find destination block rank and offset for computing
+    //distributed shared memory histogram
+    int dst_block_rank = (int)(binid / bins_per_block);
+    int dst_offset = binid % bins_per_block;
+
+    //Pointer to target block shared memory
+    int *dst_smem = cluster.map_shared_rank(smem, dst_block_rank);
+
+    //Perform atomic update of the histogram bin
+    atomicAdd(dst_smem + dst_offset, 1);
+  }
+
+  // cluster synchronization is required to ensure all distributed shared
+  // memory operations are completed and no thread block exits while
+  // other thread blocks are still accessing distributed shared memory
+  cluster.sync();
+
+  // Perform global memory histogram, using the local distributed memory histogram
+  int *lbins = bins + cluster.block_rank() * bins_per_block;
+  for (int i = threadIdx.x; i < bins_per_block; i += blockDim.x)
+  {
+    atomicAdd(&lbins[i], smem[i]);
+  }
+}
+"""
+
+_CLUSTER_SIZE, _BINS_PER_BLOCK = 2, 512
+_NBINS = _CLUSTER_SIZE * _BINS_PER_BLOCK
+
+
+def _cluster_hist_reference(bins, input):
+    bins[:] += np.bincount(np.clip(input, 0, _NBINS - 1), minlength=_NBINS).astype(np.int32)
+
+
+CLUSTER_HIST = Wild(
+    KernelSpec(
+        id="wild_r23_cuda_guide_cluster_distributed_shared_memory_histogram",
+        entry_point="clusterHist_kernel",
+        sources={"cuda": _CLUSTER_HIST},
+        dims=("array_size",),
+        buffers=(
+            BufferSpec(0, "i32", "read_write", name="bins", count=_NBINS, initial=0),
+            BufferSpec(1, "i32", "read", name="input", count="array_size"),
+        ),
+        reference=_cluster_hist_reference,
+        params=lambda size: {
+            "nbins": _NBINS,
+            "bins_per_block": _BINS_PER_BLOCK,
+            "array_size": np.uint64(size.array_size),
+        },
+        # whole clusters of two blocks (the guide: array_size / threads_per_block blocks)
+        grid=lambda s, size: (
+            _CLUSTER_SIZE * max(1, min(ceil_div(size.array_size, 2 * s.workgroup_size[0]), 64)),
+            1,
+            1,
+        ),
+        schedules=(Schedule(256),),
+        shared_bytes=_BINS_PER_BLOCK * 4,  # bins_per_block * sizeof(int)
+        domain={"input": (-50, _NBINS + 50)},
+        test_sizes=(1 << 20, 1, 4099),
+    ),
+    {
+        "offset by the cluster size": (
+            "cuda",
+            "int dst_offset = binid % bins_per_block;",
+            "int dst_offset = binid % cluster_size;",
+        ),
+        "negatives counted in the last bin": (
+            "cuda",
+            "if (ldata < 0)\n      binid = 0;",
+            "if (ldata < 0)\n      binid = nbins - 1;",
+        ),
+        "grid stride of one block": (
+            "cuda",
+            "for (int i = tid; i < array_size; i += blockDim.x * gridDim.x)",
+            "for (int i = tid; i < array_size; i += blockDim.x)",
+        ),
+    },
+)
+
+
 ROUND23: dict[str, Wild] = {
     w.kernel.id: w
     for w in (
@@ -1320,5 +1441,6 @@ ROUND23: dict[str, Wild] = {
         ROTARY_GRID_CONSTANT,
         BIN_BCAST,
         FUNCTOR_BY_VALUE,
+        CLUSTER_HIST,
     )
 }
