@@ -1,5 +1,6 @@
 """Round 23 of kernels from the wild, merged into ``tests.wild.CORPUS``: CUDA as LLM
-inference engines and NVIDIA's guides write it today.
+inference engines (vLLM, FasterTransformer, llama.cpp, OneFlow) and NVIDIA's guides
+write it today.
 
 - vLLM's ``act_and_mul_kernel`` (csrc/activation_kernels.cu): SiLU-and-mul on bfloat16,
   a template whose second parameter is a device function pointer
@@ -28,9 +29,49 @@ inference engines and NVIDIA's guides write it today.
 - A grid-wide sum with ``cooperative_groups``: ``cg::reduce`` over a
   ``tiled_partition<32>``, then ``cg::this_grid().sync()`` (which needs a cooperative
   launch) and one thread adding the blocks' partial sums.
-- A warp-level top-k for sampling (as LLM samplers write it): each lane keeps its best
-  (value, index), the warp takes the maximum pair k times with ``__shfl_xor_sync`` on
-  both halves, lower index on ties, and the winner's lane drops it.
+- A warp-level top-k for sampling (FasterTransformer's ``TopK<MAX_K>`` per lane): each
+  lane keeps its best (value, index), the warp takes the maximum pair k times with
+  ``__shfl_xor_sync`` on both halves, lower index on ties, and the winner's lane drops
+  it (emulated in Python on the oracle's inputs: it matches the stable-argsort
+  reference bit for bit, ties included).
+- vLLM's rotary embedding (GPT-NeoX pairs, partial rotary, a cos/sin cache indexed by
+  ``int64_t`` positions) with its scalars in a ``const __grid_constant__ RotaryParams``
+  struct by value (``int64_t`` stride last).
+- FP8 dequantization to bf16, four e4m3 at a time through ``__nv_fp8x4_e4m3`` and
+  ``static_cast<float4>``, a scalar tail.
+- llama.cpp's ``k_bin_bcast`` (ggml-cuda/binbcast.cu): ``static __global__``, a
+  function-pointer template (``op_add``), 17 ints by value, 3-D blocks, src1 repeated
+  by modulo (``ggml_repeat``) against ``np.tile``.
+- A functor passed by value (OneFlow's and PyTorch's elementwise style):
+  ``ApplyUnaryPacked<float, LeakyReluFunctor<float>, 4>(Functor functor, int64_t n,
+  ...)``, packs of 4 through an ``alignas`` struct, the functor given as the uniform
+  block of its name.
+- The CUDA guide's distributed shared memory histogram on Hopper's thread block
+  clusters: ``__cluster_dims__(2, 1, 1)``, ``cluster.map_shared_rank``,
+  ``cluster.sync()``.
+
+What they found, without a GPU (2026-12-05; tests/test_wild_round23.py holds each
+device-free one as a strict xfail until it is fixed):
+
+- vLLM's entry point does not bind: the name is taken after the last ``::``, which lies
+  inside its template arguments, the declaration is not found, and the arguments fall
+  back to the buffers alone, so ``const int d`` is passed nothing (a prototype before
+  the definition does the same). The kernel is left as written here: on the GPU it
+  fails until the binding is fixed.
+- A by-value scalar from ``defaults`` does not reach a reference parameter of its name
+  (``def ref(output, input, gamma, eps)`` is a reference-error): the RMSNorm's and the
+  L2 norm's references keep it as a default value.
+- A struct by value is packed in the spec's field order and never compared with the
+  struct the source declares.
+- No FP8 element type: ``u8`` buffers are drawn as bytes (230 of 256 e4m3 codes, no
+  positive value above 48) and judged as bytes; a float8 result returned for one is
+  told to ``.astype(np.uint8)``, which converts values.
+- ``grid.sync()`` needs a cooperative launch, which the CUDA backend never makes
+  (``_CG_ABORT`` is ``__trap()``): the grid-sync sum is left as written and fails on the
+  GPU until it does. Cluster dimensions cannot be given at launch (the histogram fixes
+  them in the source), ``__launch_bounds__`` and ``.reqnctapercluster`` are not checked
+  against the schedule and grid, ``<curand_kernel.h>`` is not on NVRTC's path, and an
+  empty functor by value is told to take an int.
 """
 
 from __future__ import annotations
