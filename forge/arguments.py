@@ -34,8 +34,11 @@ The rules, in order:
    in cuda-samples' ``vectorAdd(const float* A, const float* B, float* C, int
    numElements)``, passes the size there. When kinds and counts do not fit, an error
    names the parameters and what to write, rather than guessing an order.
-4. Without a readable declaration (and no ``arguments=``), the default convention:
-   buffers by binding, the uniform last.
+4. A source whose declaration cannot be read (no ``__global__`` function of that
+   name, a parameter without a name) and no ``arguments=`` is an error saying so:
+   guessing "buffers by binding, the uniform last" passed nothing to its by-value
+   parameters. Without a source, or for one whose parameter list never closes (a
+   broken source, which NVRTC refuses with its own log), that convention stands.
 
 A buffer named like a ``__constant__`` or ``__device__`` variable of the source's file
 scope (``__constant__ float c_Kernel[17]``, which cuda-samples fill with
@@ -58,7 +61,7 @@ import numpy as np
 
 from . import sources as _sources
 from .buffers import Access, _field_problem
-from .errors import InvalidArgument
+from .errors import CompileError, InvalidArgument
 
 if TYPE_CHECKING:
     from .kernel import KernelSpec
@@ -95,7 +98,9 @@ def cuda_arguments(
         _check_launch_values(kernel, entry, launch_values, params, explicit)
     if explicit:
         return _explicit(kernel, entry, list(explicit), params, known, values, size)
-    if params is None:  # the default convention: buffers by binding, uniform last
+    if params is None and source is not None and _sources.cuda_parameters_problem(source, entry):
+        raise _unreadable(kernel, entry, source)
+    if params is None:  # no source, or a broken one NVRTC will refuse: the convention
         return tuple(
             ("uniform", None) if b.access is Access.UNIFORM else ("buffer", i)
             for i, b in enumerate(kernel.buffers)
@@ -105,6 +110,31 @@ def cuda_arguments(
     if all(p.name in known for p in params):
         return tuple(known[p.name] for p in params)
     return _by_position(kernel, entry, params, known, values, size, symbols)
+
+
+def _unreadable(kernel: KernelSpec, entry: str, source: str) -> CompileError:
+    """The error for a declaration that cannot be read: guessing "buffers by binding,
+    the uniform last" passed nothing to by-value parameters (round 23: vLLM's
+    ``const int d``), and the launch read garbage without a word. A ``CompileError``,
+    as the driver's own parameter check on the device raises for a launch that does
+    not fit its function."""
+    names = [b.name or f"<buffer {i}>" for i, b in enumerate(kernel.buffers)]
+    declared = _sources.cuda_parameter_texts(source, entry)
+    takes = (
+        f" takes {len(declared)} parameters ({', '.join(declared)}), but"
+        if declared is not None
+        else ""
+    )
+    return CompileError(
+        f"kernel {kernel.id}: CUDA entry point {entry}{takes} kernel-forge cannot read its "
+        f"declaration ({_sources.cuda_parameters_problem(source, entry)}), so it cannot "
+        "tell what each parameter receives. Say it: arguments=(...) lists, in the "
+        "kernel's order, the name of what each parameter receives (a buffer, a uniform "
+        "field or the uniform block, a dimension of the size, a value params(size) or "
+        f"defaults give), e.g. arguments=({', '.join(repr(n) for n in names)}, ...)",
+        source=source,
+        target="cuda",
+    )
 
 
 def symbol_buffers(

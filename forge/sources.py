@@ -39,6 +39,9 @@ __all__ = [
     "wgsl_workgroup_size",
     "CudaParam",
     "cuda_parameters",
+    "cuda_parameters_problem",
+    "cuda_function_name",
+    "cuda_parameter_texts",
     "cuda_device_variables",
     "strip_comments",
 ]
@@ -522,15 +525,34 @@ def _split_top_level(text: str) -> list[str]:
 def _parameter(text: str) -> CudaParam | None:
     text = re.sub(r"\s*=.*$", "", text.strip(), flags=re.S)  # a default argument
     text = re.sub(r"__attribute__\s*\(\(.*?\)\)", " ", text)
-    match = re.search(r"([A-Za-z_]\w*)\s*(\[[^\]]*\])?\s*$", text)
+    # a pointer to arrays, ``float (*tile)[64]``: a pointer named tile
+    nested = re.search(
+        r"\(\s*\*\s*(?:(?:const|volatile|__restrict__|restrict)\s+)*([A-Za-z_]\w*)\s*\)"
+        r"\s*((?:\[[^\]]*\]\s*)+)$",
+        text,
+    )
+    if nested is not None:
+        type_ = f"{text[: nested.start()].strip()} (*){''.join(nested.group(2).split())}"
+        return CudaParam(nested.group(1), " ".join(type_.split()), True)
+    match = re.search(r"([A-Za-z_]\w*)\s*((?:\[[^\]]*\]\s*)*)$", text)
     if match is None:
         return None
     name, array = match.group(1), match.group(2)
     type_ = text[: match.start()].strip()
-    if not type_:  # an unnamed parameter: we cannot match it by name
-        return None
-    pointer = "*" in type_ or array is not None
+    if not [w for w in re.findall(r"[A-Za-z_]\w*", type_) if w not in _QUALIFIERS]:
+        return None  # an unnamed parameter (``int``, ``const T``): not matched by name
+    if name in _QUALIFIERS or name in _TYPE_WORDS or name in _VECTOR_TYPES:
+        return None  # ``const float*``'s last word is a type: the parameter is unnamed
+    pointer = "*" in type_ or bool(array)
     return CudaParam(name, " ".join(type_.split()), pointer)
+
+
+# words that end an unnamed parameter's type (``int``, ``unsigned``), never a name
+_TYPE_WORDS = frozenset(
+    {"int", "float", "double", "char", "short", "long", "unsigned", "signed", "bool", "void"}
+    | {"size_t", "half", "__half", "__nv_bfloat16", "int64_t", "uint64_t", "int32_t"}
+    | {"uint32_t", "int16_t", "uint16_t", "int8_t", "uint8_t"}
+)
 
 
 _DEVICE_VARIABLE = re.compile(
@@ -570,7 +592,15 @@ def cuda_device_variables(source: str) -> tuple[str, ...]:
 def cuda_parameters(source: str, entry_point: str) -> list[CudaParam] | None:
     """The parameters of ``__global__`` function ``entry_point`` (a plain name, or a
     template instantiation such as ``"softmax<float, 256>"``: its name part is looked
-    up), in declaration order; None when the declaration cannot be read.
+    up), in declaration order; None when the declaration cannot be read
+    (``cuda_parameters_problem`` says why).
+
+    The name is the last ``::`` part of the text before the first ``<``: vLLM's
+    ``vllm::act_and_mul_kernel<__nv_bfloat16, vllm::silu_kernel<...>, true>`` is
+    ``act_and_mul_kernel``, whatever its template arguments hold. A definition is read
+    before a prototype (``.cu`` files declare kernels above their host code, often
+    with unnamed parameters); a prototype is read only when it names every parameter
+    and no definition follows.
 
     A template's type parameters are replaced by the entry point's arguments in the
     parameters' types (``template <typename scalar_t>`` and ``"scale<float>"``: a
@@ -578,22 +608,72 @@ def cuda_parameters(source: str, entry_point: str) -> list[CudaParam] | None:
     kernel stamped out by a function-like macro (``#define UNARY(name, expr)
     __global__ void name(...)`` then ``UNARY(relu, ...)``) is read from the macro's
     body with the invocation's arguments in place of its parameters."""
-    name = re.split(r"[<\s(]", entry_point.split("::")[-1].strip(), maxsplit=1)[0]
+    params = _read_parameters(source, entry_point)[0]
+    return list(params) if params is not None else None  # a copy of the cached answer
+
+
+def cuda_parameters_problem(source: str, entry_point: str) -> str:
+    """Why ``cuda_parameters`` gives None for ``entry_point`` (no ``__global__``
+    function of that name, or a parameter it cannot read); "" when it does not, and
+    for a declaration whose parentheses never close: a broken source, which the
+    compiler refuses with a better message."""
+    return _read_parameters(source, entry_point)[1]
+
+
+def cuda_parameter_texts(source: str, entry_point: str) -> list[str] | None:
+    """Each parameter of ``entry_point``'s first declaration as written (whitespace
+    collapsed), whether or not it names them: what an error quotes; None when the
+    source declares no ``__global__`` function of that name."""
     text = strip_comments(source)
-    found = _declaration(text, name)
-    if found is None:
+    name = cuda_function_name(entry_point)
+    found = _declarations(text, name)
+    if not found:
         expanded = _expand_kernel_macro(text, name)
-        found = _declaration(expanded, name) if expanded is not None else None
-    if found is None:
+        found = _declarations(expanded, name) if expanded is not None else []
+    if not found or found[0][2] is None:
         return None
-    template, inner = found
-    if inner in ("", "void"):
-        return []
-    params = [_parameter(part) for part in _split_top_level(inner)]
-    if any(p is None for p in params):
-        return None
-    types = {**_type_aliases(text), **_template_types(template, entry_point)}
-    return [_substituted(p, types) for p in params]  # type: ignore[arg-type]
+    found.sort(key=lambda d: not d[2])
+    inner = found[0][1]
+    return [] if inner in ("", "void") else [" ".join(p.split()) for p in _split_top_level(inner)]
+
+
+def cuda_function_name(entry_point: str) -> str:
+    """The function's own name in an entry point: the last ``::`` part of the text
+    before the first ``<`` (``"vllm::act_and_mul_kernel<float, vllm::silu<float>>"``
+    -> ``"act_and_mul_kernel"``), without a leading ``&``."""
+    head = entry_point.strip().lstrip("&").split("<", 1)[0]
+    return re.split(r"[\s(]", head.split("::")[-1].strip(), maxsplit=1)[0]
+
+
+@_cached
+def _read_parameters(source: str, entry_point: str) -> tuple[list[CudaParam] | None, str]:
+    name = cuda_function_name(entry_point)
+    text = strip_comments(source)
+    found = _declarations(text, name)
+    if not found:
+        expanded = _expand_kernel_macro(text, name)
+        found = _declarations(expanded, name) if expanded is not None else []
+    if not found:
+        return None, f"the source declares no __global__ function named {name!r}"
+    if found[0][2] is None:
+        return None, ""  # unbalanced parentheses: NVRTC's error says more than ours
+    # a definition first, then a prototype that names its parameters
+    found.sort(key=lambda d: not d[2])
+    problem = ""
+    for template, inner, _ in found:
+        if inner in ("", "void"):
+            return [], ""
+        parts = _split_top_level(inner)
+        params = [_parameter(part) for part in parts]
+        if any(p is None for p in params):
+            bad = next(" ".join(t.split()) for t, p in zip(parts, params) if p is None)
+            problem = problem or (
+                f"the parameter {bad!r} of {name} has no name kernel-forge can read"
+            )
+            continue
+        types = {**_type_aliases(text), **_template_types(template, entry_point)}
+        return [_substituted(p, types) for p in params], ""  # type: ignore[arg-type]
+    return None, problem
 
 
 # glibc's <sys/types.h> short names, which nvcc's implicit host headers bring in
@@ -620,14 +700,17 @@ def _type_aliases(text: str) -> dict[str, str]:
     return aliases
 
 
-def _declaration(text: str, name: str) -> tuple[str, str] | None:
-    """(the ``template <...>`` parameter list before it, or "", the parameter list) of
-    the first ``__global__`` function ``name`` in ``text``."""
+def _declarations(text: str, name: str) -> list[tuple[str, str, bool | None]]:
+    """(the ``template <...>`` parameter list before it, or "", the parameter list,
+    whether a body follows) of each ``__global__`` function ``name`` in ``text``, in
+    order: prototypes (``...);``) and the definition. A parameter list that never
+    closes is one entry with None for its body: a source the compiler will refuse."""
     pattern = re.compile(r"__global__[^;{]*?\b" + re.escape(name) + r"\s*\(")
+    found: list[tuple[str, str, bool | None]] = []
     for match in pattern.finditer(text):
         end = _closing(text, match.end() - 1, "(", ")")
-        if end is None:
-            return None
+        if end is None:  # unbalanced: a broken source, which the compiler reports
+            return [("", "", None)] if not found else found
         # the template header sits between the previous declaration and __global__
         start = max(text.rfind(";", 0, match.start()), text.rfind("}", 0, match.start())) + 1
         header = list(re.finditer(r"\btemplate\s*<", text[start : match.start()]))
@@ -636,8 +719,10 @@ def _declaration(text: str, name: str) -> tuple[str, str] | None:
             opening = start + header[-1].end() - 1
             closing = _closing(text, opening, "<", ">")
             template = text[opening + 1 : closing] if closing is not None else ""
-        return template, text[match.end() : end].strip()
-    return None
+        after = re.match(r"[^;{]*", text[end + 1 :])
+        body = after is not None and text[end + 1 + after.end() : end + 2 + after.end()] == "{"
+        found.append((template, text[match.end() : end].strip(), body))
+    return found
 
 
 def _closing(text: str, opening: int, open_: str, close: str) -> int | None:

@@ -11,7 +11,7 @@ import pytest
 
 import forge
 import oracle
-from forge import BufferSpec, InvalidArgument, KernelSpec, Schedule
+from forge import BufferSpec, CompileError, InvalidArgument, KernelSpec, Schedule
 from oracle.pytest_plugin import require_available
 
 _BUFFERS = (
@@ -617,9 +617,10 @@ def test_an_unreadable_declaration_with_arguments_binds_values_in_their_python_t
     kernel = _spec(source, entry="opaque", buffers=_XY, arguments=("x", "y", "n"))
     (step,) = kernel.steps("cuda", Schedule(32), 4)
     assert step.arguments[2] == ("value", ("n", np.int32(4).tobytes()))
-    # without arguments=, a kernel that takes exactly its buffers in order still binds
-    (step,) = _spec(source, entry="opaque", buffers=_XY).steps("cuda", Schedule(32), 4)
-    assert step.arguments == (("buffer", 0), ("buffer", 1))
+    # without arguments=, it is an error naming the parameter and what to write: the
+    # old fallback (the buffers by binding) passed the unnamed int nothing (round 23)
+    with pytest.raises(CompileError, match=r"takes 3 parameters.*'int'.*arguments=\("):
+        _spec(source, entry="opaque", buffers=_XY).steps("cuda", Schedule(32), 4)
 
 
 def test_a_scalar_of_a_typedefd_type_binds_like_its_type():

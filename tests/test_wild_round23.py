@@ -22,12 +22,6 @@ def _steps(kernel: KernelSpec, size: str):
     return kernel.steps("cuda", schedule, size, 2**31 - 1, source)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="round 23 gap 1: the entry point's name is taken after the last '::', which "
-    "here lies inside its template arguments; the declaration is not found and the "
-    "arguments fall back to the buffers alone, so 'const int d' is passed nothing",
-)
 def test_an_entry_point_with_a_namespaced_template_argument_passes_every_parameter():
     """vLLM's ``vllm::act_and_mul_kernel<__nv_bfloat16, vllm::silu_kernel<...>, true>``
     declares (out, input, d): d, a dimension of the size, is passed by value."""
@@ -51,12 +45,6 @@ extern "C" __global__ void scale(const float* x, float* y, int n) {
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="round 23 gap 1b: the first __global__ declaration of the name is read, a "
-    "prototype with unnamed parameters; cuda_parameters gives None and 'int n' is "
-    "passed nothing",
-)
 def test_a_kernel_declared_before_its_definition_is_read_from_the_definition():
     kernel = KernelSpec(
         id="r23_prototype_first",

@@ -55,7 +55,7 @@ from ._driver import (
 from ._energy import EnergyCounter, energy_support
 from ._graphs import Capture, CapturedCudaGraph, SampleGraphs
 from ._memory import Staging, pinned_empty
-from ._modules import TARGET, compile_ahead, module_build
+from ._modules import TARGET, check_sizes, check_steps, compile_ahead, module_build
 from ._nvrtc import nvrtc_version
 from ._resources import Resources
 
@@ -513,7 +513,8 @@ class CudaComputeContext(SlabContext):
         parameters are checked against the arguments its launch will pass."""
         kernel = launch.kernel
         build = module_build(kernel, launch.steps, source or "", self._info.arch, self._info.name)
-        image, symbols = build.compile()
+        image, symbols, entries = build.build()
+        check_steps(kernel, launch.steps, entries, source or "")
         res = self._res
         res.primary.make_current()
         with self._unsafe_calls_allowed():
@@ -882,9 +883,7 @@ def _field_slot(spec, name: str) -> tuple[int, int]:
 def _check_parameters(kernel: KernelSpec, function, step: Step, source: str) -> tuple[int, ...]:
     """Refuse an entry point whose parameters cannot take the arguments its launch
     passes (a wrong count or size would read garbage on the device), where the driver
-    can tell: a buffer is an 8-byte pointer, a field its scalar's size, the uniform
-    block at least its C struct's size (more when the struct is declared with a larger
-    alignment, ``__align__(16)``). Returns each parameter's size (empty when the driver
+    can tell (``check_sizes``). Returns each parameter's size (empty when the driver
     cannot say)."""
     try:
         result = driver.cuFuncGetParamCount(function)
@@ -893,58 +892,15 @@ def _check_parameters(kernel: KernelSpec, function, step: Step, source: str) -> 
     if result[0]:
         return ()
     count = int(result[1])
-    passed = [_argument_text(kernel, kind, key) for kind, key in step.arguments]
-    hint = (
-        "name the buffers and uniform fields as the function's parameters, or give "
-        "the order with arguments=(...)"
-    )
-    if count != len(step.arguments):
-        raise CompileError(
-            f"kernel {kernel.id}: CUDA entry point {step.entry_point} takes "
-            f"{count} parameters, but its launch passes {len(step.arguments)} "
-            f"({', '.join(passed)}); {hint}",
-            source=source,
-            target="cuda",
-        )
     sizes = []
-    for index, (kind, key) in enumerate(step.arguments):
-        result = driver.cuFuncGetParamInfo(function, index)
-        if result[0]:
+    for index in range(count):
+        if index >= len(step.arguments):
+            break  # the count alone is wrong: check_sizes says so
+        info = driver.cuFuncGetParamInfo(function, index)
+        if info[0]:
             return ()
-        size = int(result[2])
-        if kind == "buffer":
-            ok, want = size == 8, "8"
-        elif kind == "field":
-            need = _field_slot(kernel.uniform, key)[1]
-            ok, want = size == need, str(need)
-        elif kind == "value":
-            ok, want = size == len(key[1]), str(len(key[1]))
-        else:
-            uniform = kernel.uniform
-            assert uniform is not None  # the argument is the kernel's uniform block
-            need = layout.target_dtype(uniform.fields, "c").itemsize
-            ok = size >= need and any(
-                size == -(-need // a) * a for a in (1, 2, 4, 8, 16, 32, 64, 128, 256)
-            )
-            want = f"{need} (or that rounded up to its alignment)"
-        if not ok:
-            raise CompileError(
-                f"kernel {kernel.id}: parameter {index} of {step.entry_point} is {size} bytes, "
-                f"but the launch passes {passed[index]} of {want} bytes; {hint}",
-                source=source,
-                target="cuda",
-            )
-        sizes.append(size)
+        sizes.append(int(info[2]))
+    if count != len(step.arguments):
+        sizes += [0] * (count - len(sizes))
+    check_sizes(kernel, step, sizes, source, "the driver says")
     return tuple(sizes)
-
-
-def _argument_text(kernel: KernelSpec, kind: str, key: Any) -> str:
-    if kind == "buffer":
-        return f"buffer {kernel.buffers[key].label} (pointer)"
-    if kind == "field":
-        return f"field {key} (by value)"
-    if kind == "value":
-        return f"value {key[0]} (by value)"
-    uniform = kernel.uniform
-    assert uniform is not None  # the argument is the kernel's uniform block
-    return f"uniform block {uniform.label} (struct by value)"

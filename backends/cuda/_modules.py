@@ -8,6 +8,9 @@ sharing the cache root) later only loads it: the tuner's compile-ahead
 
 Both paths go through ``module_build``, so the cache key the ahead compile writes is
 the one the run reads: same source, entry points, options, architecture and output.
+Both also compare each launch with what the compiled PTX declares of its entry point
+(``check_steps``: the number and sizes of its parameters, its launch bounds), so a
+launch whose arguments the source's declaration was misread for is refused with no GPU.
 """
 
 from __future__ import annotations
@@ -16,12 +19,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from forge import layout
+from forge.errors import CompileError, UnsupportedFeature
 from forge.kernel import KernelSpec, Step
 from forge.schedule import Schedule
 
-from ._nvrtc import compile_module, target_for
+from ._nvrtc import EntryInfo, compile_module_entries, target_for
 
-__all__ = ["ModuleBuild", "module_build", "compile_ahead", "TARGET"]
+__all__ = [
+    "ModuleBuild",
+    "module_build",
+    "compile_ahead",
+    "check_steps",
+    "expected_size",
+    "argument_text",
+    "TARGET",
+]
 
 #: The ``KernelSpec.sources`` target the CUDA backend compiles.
 TARGET = "cuda"
@@ -42,7 +55,11 @@ class ModuleBuild:
         """The image and each entry point's symbol, and each variable's (keyed
         ``"&name"``), from the disk cache when it holds them; raises ``CompileError``
         with NVRTC's log."""
-        return compile_module(
+        return self.build()[:2]
+
+    def build(self) -> tuple[bytes, dict[str, str], dict[str, EntryInfo]]:
+        """``compile``'s answer and what the PTX declares of each entry point."""
+        return compile_module_entries(
             self.source, self.entry_points, self.arch, self.output, self.options, self.variables
         )
 
@@ -74,4 +91,103 @@ def compile_ahead(
     if source is None:
         source = kernel.source(TARGET, schedule, size)
     steps = kernel.steps(TARGET, schedule, size, max_workgroups, source)
-    module_build(kernel, steps, source, architecture).compile()
+    _, _, entries = module_build(kernel, steps, source, architecture).build()
+    check_steps(kernel, steps, entries, source)
+
+
+def check_steps(
+    kernel: KernelSpec, steps: Sequence[Step], entries: dict[str, EntryInfo], source: str
+) -> None:
+    """Refuse, before any launch, a step its compiled entry point cannot take: a number
+    or size of arguments other than the parameters the PTX declares (a declaration
+    kernel-forge misread would pass the wrong values: ``CompileError``, as the
+    driver's own check on the device), or a block larger than its
+    ``__launch_bounds__`` (``.maxntid``) or other than its ``.reqntid``, which the
+    driver refuses with no word of why (``UnsupportedFeature``)."""
+    for step in steps:
+        info = entries.get(step.entry_point)
+        if info is None:
+            continue
+        check_sizes(kernel, step, info.param_sizes, source, "its PTX declares")
+        threads = step.block[0] * step.block[1] * step.block[2]
+        if info.max_threads and threads > info.max_threads:
+            raise UnsupportedFeature(
+                f"kernel {kernel.id}: {step.entry_point} is compiled for at most "
+                f"{info.max_threads} threads a block (its __launch_bounds__, .maxntid "
+                f"{info.max_threads}), but the schedule launches blocks of "
+                f"{'x'.join(map(str, step.block))} = {threads}; the driver refuses such a "
+                f"launch: use a schedule of at most {info.max_threads} threads, or raise "
+                "the bound"
+            )
+        required = tuple(info.required_block) + (1,) * (3 - len(info.required_block))
+        if info.required_block and tuple(step.block) != required[:3]:
+            raise UnsupportedFeature(
+                f"kernel {kernel.id}: {step.entry_point} requires blocks of exactly "
+                f"{'x'.join(map(str, required[:3]))} threads (.reqntid), but the schedule "
+                f"launches {'x'.join(map(str, step.block))}"
+            )
+
+
+def check_sizes(
+    kernel: KernelSpec, step: Step, sizes: Sequence[int], source: str, where: str
+) -> None:
+    """Refuse a step whose arguments do not fit ``sizes``, its entry point's parameter
+    sizes in bytes (``where`` says who declared them: the PTX, the driver): a buffer is
+    an 8-byte pointer, a field its scalar's size, a value its packed bytes, the uniform
+    block at least its C struct's size (more when the struct is declared with a larger
+    alignment, ``__align__(16)``)."""
+    passed = [argument_text(kernel, kind, key) for kind, key in step.arguments]
+    hint = (
+        "name the buffers and uniform fields as the function's parameters, or give "
+        "the order with arguments=(...)"
+    )
+    if len(sizes) != len(step.arguments):
+        raise CompileError(
+            f"kernel {kernel.id}: CUDA entry point {step.entry_point} takes "
+            f"{len(sizes)} parameters ({where}), but its launch passes "
+            f"{len(step.arguments)} ({', '.join(passed)}); {hint}",
+            source=source,
+            target=TARGET,
+        )
+    for index, ((kind, key), size) in enumerate(zip(step.arguments, sizes)):
+        ok, want = expected_size(kernel, kind, key, size)
+        if not ok:
+            raise CompileError(
+                f"kernel {kernel.id}: parameter {index} of {step.entry_point} is {size} "
+                f"bytes ({where}), but the launch passes {passed[index]} of {want} bytes; "
+                f"{hint}",
+                source=source,
+                target=TARGET,
+            )
+
+
+def expected_size(kernel: KernelSpec, kind: str, key: Any, size: int) -> tuple[bool, str]:
+    """Whether a parameter of ``size`` bytes takes argument (``kind``, ``key``), and the
+    size it should have, in words."""
+    if kind == "buffer":
+        return size == 8, "8"
+    if kind == "value":
+        return size == len(key[1]), str(len(key[1]))
+    uniform = kernel.uniform
+    assert uniform is not None  # the argument is the kernel's uniform block or a field
+    if kind == "field":
+        fields = layout.target_dtype(uniform.fields, "c").fields
+        assert fields is not None  # a uniform block is a struct
+        need = fields[key][0].itemsize
+        return size == need, str(need)
+    need = layout.target_dtype(uniform.fields, "c").itemsize
+    ok = size >= need and any(size == -(-need // a) * a for a in (1, 2, 4, 8, 16, 32, 64, 128, 256))
+    return ok, f"{need} (or that rounded up to its alignment)"
+
+
+def argument_text(kernel: KernelSpec, kind: str, key: Any) -> str:
+    """An argument in words, for errors."""
+    if kind == "buffer":
+        return f"buffer {kernel.buffers[key].label} (pointer)"
+    if kind == "field":
+        return f"field {key} (by value)"
+    if kind == "value":
+        return f"value {key[0]} (by value)"
+    uniform = kernel.uniform
+    assert uniform is not None  # the argument is the kernel's uniform block
+    return f"uniform block {uniform.label} (struct by value)"

@@ -41,6 +41,9 @@ from ._headers import (
 __all__ = [
     "compile_cuda",
     "compile_module",
+    "compile_module_entries",
+    "EntryInfo",
+    "ptx_entries",
     "ptxas_report",
     "nvrtc_version",
     "supported_archs",
@@ -52,7 +55,7 @@ __all__ = [
 ]
 
 OUTPUTS = ("cubin", "ptx")
-_MAGIC = b"KFNVRTC2"  # cache file header; bump when the file layout changes
+_MAGIC = b"KFNVRTC3"  # cache file header; bump when the file layout changes
 _ARCH = re.compile(r"^(sm|compute)_(\d+)([af]?)$")
 #: The first architecture with an architecture-specific target (sm_90a).
 _ARCH_SPECIFIC_FROM = 90
@@ -74,6 +77,49 @@ class CompileStats:
 
 STATS = CompileStats()
 _STATS_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class EntryInfo:
+    """What the compiled PTX says of one ``.entry``, read with no GPU: each parameter's
+    size in bytes, in order, and the block sizes its launch bounds allow
+    (``.maxntid``, from ``__launch_bounds__``: at most that many threads; ``.reqntid``:
+    exactly that block; 0 when the kernel declares none)."""
+
+    param_sizes: tuple[int, ...]
+    max_threads: int = 0
+    required_block: tuple[int, ...] = ()
+
+
+_PTX_BITS = re.compile(r"\.[bsuf](8|16|32|64)\b")
+
+
+def ptx_entries(ptx: bytes | str) -> dict[str, EntryInfo]:
+    """Each ``.entry`` of PTX text by its symbol: its parameters' sizes and launch
+    bounds (``EntryInfo``). A parameter is ``.param .u64 name`` (8 bytes) or an array,
+    ``.param .align 16 .b8 name[32]`` (a struct or vector by value: 32 bytes)."""
+    text = ptx.decode(errors="replace") if isinstance(ptx, bytes) else ptx
+    found = {}
+    for match in re.finditer(r"\.entry\s+([\w$.]+)\s*\(([^)]*)\)([^{]*)\{", text):
+        sizes = []
+        for param in match.group(2).split(","):
+            if ".param" not in param:
+                continue
+            bits = _PTX_BITS.search(param)
+            count = re.search(r"\[(\d+)\]\s*$", param.strip())
+            width = int(bits.group(1)) // 8 if bits is not None else 8
+            sizes.append(width * (int(count.group(1)) if count is not None else 1))
+        tail = match.group(3)
+        most = re.search(r"\.maxntid\s+([\d\s,]+)", tail)
+        exact = re.search(r"\.reqntid\s+([\d\s,]+)", tail)
+        max_threads = 0
+        if most is not None:
+            max_threads = 1
+            for n in re.findall(r"\d+", most.group(1)):
+                max_threads *= int(n)
+        required = tuple(int(n) for n in re.findall(r"\d+", exact.group(1))) if exact else ()
+        found[match.group(1)] = EntryInfo(tuple(sizes), max_threads, required)
+    return found
 
 
 def _count(counter: str) -> None:
@@ -286,7 +332,7 @@ def _run_nvrtc(
     output: str,
     options: tuple[str, ...],
     headers: dict[str, str],
-) -> tuple[bytes, dict[str, str], str]:
+) -> tuple[bytes, dict[str, str], str, dict[str, EntryInfo]]:
     """Compile, asking NVRTC for the lowered (mangled) name of each entry point: a plain
     ``extern "C"`` name lowers to itself, a C++ function or a template instantiation
     (``"softmax<float, 256>"``) to its symbol. ``headers`` are given to NVRTC in memory
@@ -326,6 +372,8 @@ def _run_nvrtc(
             name = check(nvrtc.nvrtcGetLoweredName(program, entry.encode()), "nvrtcGetLoweredName")
             lowered[entry] = name.decode() if isinstance(name, bytes) else str(name)
         image = _image(nvrtc, program, output)
+        # the PTX a cubin was built from, for each entry's parameters (``ptx_entries``)
+        ptx = image if output == "ptx" else _image(nvrtc, program, "ptx")
         # read again: NVRTC 13.0 runs ptxas (and writes its -v report) only once the
         # cubin is asked for
         log = _log(nvrtc, program)
@@ -341,7 +389,9 @@ def _run_nvrtc(
                 options=options,
                 log=log,
             )
-    return image, lowered, log
+    infos = ptx_entries(ptx)
+    entries = {e: infos[n] for e, n in lowered.items() if not e.startswith("&") and n in infos}
+    return image, lowered, log, entries
 
 
 def _missing_headers_hint(log: str) -> str:
@@ -390,13 +440,35 @@ def compile_module(
     """Compile CUDA C ``source`` with NVRTC: the image (cubin bytes, or PTX text with its
     terminating NUL) and the symbol of each of ``entry_points`` (a function name, or a
     C++ name expression such as ``"ns::kernel<float, 4>"``), and of each of
+    ``variables`` (keyed ``"&name"``); see ``compile_module_entries``, which also gives
+    what the PTX declares of each entry point."""
+    image, lowered, _ = compile_module_entries(
+        source, entry_points, arch, output, options, variables
+    )
+    return image, lowered
+
+
+def compile_module_entries(
+    source: str,
+    entry_points: Sequence[str],
+    arch: str | None = None,
+    output: str = "cubin",
+    options: tuple[str, ...] = (),
+    variables: Sequence[str] = (),
+) -> tuple[bytes, dict[str, str], dict[str, EntryInfo]]:
+    """Compile CUDA C ``source`` with NVRTC: the image (cubin bytes, or PTX text with its
+    terminating NUL) and the symbol of each of ``entry_points`` (a function name, or a
+    C++ name expression such as ``"ns::kernel<float, 4>"``), and of each of
     ``variables`` (file-scope ``__constant__``/``__device__`` variables, keyed
     ``"&name"``, for ``cuModuleGetGlobal``). ``arch`` is ``"sm_XX"`` or
     (PTX only) ``"compute_XX"``; by default the current device's (``sm_90`` with no
     GPU), and for a cubin the target ``target_for`` gives it (``sm_90a``), the one the
     CUDA backend builds for, so Hopper's ``wgmma`` compiles with or without a GPU.
     Served from the disk cache when the same compile was done before, in any process.
-    Raises ``CompileError`` carrying the NVRTC log, the source and the options."""
+    Raises ``CompileError`` carrying the NVRTC log, the source and the options.
+    Also returns, for each entry point, what its PTX declares (``EntryInfo``: the
+    parameters' sizes, the launch bounds), which the CUDA backend compares with what a
+    launch passes before any GPU runs it."""
     if not isinstance(source, str) or not source.strip():
         raise InvalidArgument("source must be non-empty CUDA C text")
     if isinstance(entry_points, str):
@@ -432,9 +504,10 @@ def compile_module(
     if cached is not None:
         _count("disk_hits")
         return _unpack(cached)
-    image, lowered, _ = _run_nvrtc(source, entry_points, arch, output, full, headers)
-    _store(path, json.dumps(lowered).encode() + b"\n" + image)
-    return image, lowered
+    image, lowered, _, entries = _run_nvrtc(source, entry_points, arch, output, full, headers)
+    head = {"names": lowered, "entries": {e: asdict(i) for e, i in entries.items()}}
+    _store(path, json.dumps(head).encode() + b"\n" + image)
+    return image, lowered, entries
 
 
 def ptxas_report(source: str, entry_point: str, arch: str = "sm_90") -> str:
@@ -455,7 +528,13 @@ def _full_options(source: str, arch: str, options: tuple[str, ...]) -> tuple[str
     return (f"--gpu-architecture={arch}", *include_options(), *implicit_options(source), *options)
 
 
-def _unpack(payload: bytes) -> tuple[bytes, dict[str, str]]:
-    """A cache entry's payload: the entry points' symbols (a JSON line), then the image."""
-    names, _, image = payload.partition(b"\n")
-    return image, json.loads(names)
+def _unpack(payload: bytes) -> tuple[bytes, dict[str, str], dict[str, EntryInfo]]:
+    """A cache entry's payload: the entry points' symbols and what their PTX declares
+    (a JSON line), then the image."""
+    line, _, image = payload.partition(b"\n")
+    head = json.loads(line)
+    entries = {
+        e: EntryInfo(tuple(i["param_sizes"]), i["max_threads"], tuple(i["required_block"]))
+        for e, i in head["entries"].items()
+    }
+    return image, head["names"], entries
