@@ -33,7 +33,7 @@ __all__ = [
 
 
 def reference_call(
-    reference: Callable, kernel: KernelSpec, arrays: Sequence[Any]
+    reference: Callable, kernel: KernelSpec, arrays: Sequence[Any], size: Any = None
 ) -> tuple[list, dict]:
     """How a numpy reference takes the buffers: by name when every parameter names a
     buffer (``def ref(y, x)`` gets y as y); else all of them in (group, binding) order
@@ -41,7 +41,14 @@ def reference_call(
     buffer (``def ref(x, y)`` of a kernel that also has a uniform); else the inputs alone
     in order, without the uniform or with it, when that fits (``def ref(a, b): return
     a + b``, the outputs returned). A keyword-only parameter named after a buffer gets
-    that buffer (``def ref(x, *, out)``), whichever way the others are given."""
+    that buffer (``def ref(x, *, out)``), whichever way the others are given.
+
+    A parameter named like no buffer but like a value the kernel passes by value at
+    ``size`` (a dimension of the size, what ``defaults`` or ``params(size)`` give: the
+    scalars a CUDA kernel takes as ``const float eps``) gets that value by name, when
+    it comes after the parameters the buffers are given to in order (``def ref(output,
+    input, gamma, eps)``): a kernel without a uniform block had no other way to hand
+    its reference such a value."""
     try:
         parameters = list(inspect.signature(reference).parameters.values())
     except (TypeError, ValueError):  # a builtin or C function: no signature to read
@@ -53,8 +60,32 @@ def reference_call(
     }
     taken = {id(a) for a in keyword_only.values()}
     pairs = [(spec, a) for spec, a in zip(kernel.buffers, arrays) if id(a) not in taken]
+    scalars = _scalar_values(kernel, parameters, labels, size)
+    if scalars:
+        rest = [p for p in parameters if p.name not in scalars]
+        args, named = _positional_call(reference, kernel, pairs, rest, labels)
+        positional = [p for p in rest if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        last = parameters.index(positional[len(args) - 1]) if args else -1
+        if all(parameters.index(p) > last for p in parameters if p.name in scalars):
+            return args, {**named, **keyword_only, **scalars}
     args, named = _positional_call(reference, kernel, pairs, parameters, labels)
     return args, {**named, **keyword_only}
+
+
+def _scalar_values(kernel: KernelSpec, parameters: list, labels: dict, size: Any) -> dict:
+    """The values (``forge.arguments.values_by_name``) of the reference's parameters
+    named like one and like no buffer."""
+    wanted = [
+        p.name
+        for p in parameters
+        if p.name not in labels and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
+    if not wanted or size is None:
+        return {}
+    from .arguments import values_by_name  # forge.arguments reads the kernel's sources
+
+    values = values_by_name(kernel, size)
+    return {name: values[name] for name in wanted if name in values}
 
 
 def _labels(kernel: KernelSpec, arrays: Sequence[Any]) -> dict[str, Any]:
@@ -170,7 +201,9 @@ def run_reference(
         hint = (
             "; it is called with the buffers "
             f"({', '.join(b.label for b in kernel.buffers)}) in (group, binding) order, by "
-            "name when its parameters name buffers, or with the inputs alone"
+            "name when its parameters name buffers, or with the inputs alone; a "
+            "parameter after those named like a dimension of the size or a value "
+            f"defaults/params(size) give ({_value_names(kernel, size)}) gets that value"
             if isinstance(exc, TypeError) and "argument" in str(exc)
             else _index_hint(kernel)
             if isinstance(exc, IndexError)
@@ -182,6 +215,18 @@ def run_reference(
         ) from exc
     if returned is not None:
         _store_returned(kernel, returned, shaped, before)
+
+
+def _value_names(kernel: KernelSpec, size: Any) -> str:
+    """The names a reference's parameter may take a value by, for an error."""
+    if size is None:
+        return "none"
+    from .arguments import values_by_name
+
+    try:
+        return ", ".join(values_by_name(kernel, size)) or "none"
+    except Exception:  # the error being reported is the reference's, not this one
+        return "none"
 
 
 # Outputs up to this many bytes in all are copied before the reference runs, so that one

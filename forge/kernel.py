@@ -187,7 +187,7 @@ class RawBody(KernelBody):
     ) -> Any:
         if self.reference is None:
             raise UnsupportedFeature(f"kernel {kernel.id} has no CPU reference")
-        args, named = _reference.reference_call(self.reference, kernel, arrays)
+        args, named = _reference.reference_call(self.reference, kernel, arrays, size)
         if constraints is not None and kernel.reference_reads_device:
             named["constraints"] = constraints
         return self.reference(*args, **named)

@@ -62,11 +62,6 @@ def test_a_kernel_declared_before_its_definition_is_read_from_the_definition():
     assert len(step.arguments) == 3 and step.arguments[2][1][0] == "n", step.arguments
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="round 23 gap 2: a by-value scalar given by defaults or params (no uniform "
-    "block) is not given to a reference parameter of its name: reference-error",
-)
 def test_a_reference_takes_a_by_value_scalar_by_its_name():
     """FT's RMSNorm takes ``const float eps`` by value, its value from ``defaults``; a
     reference written ``def ref(output, input, gamma, eps)`` gets it."""

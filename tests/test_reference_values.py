@@ -1,0 +1,82 @@
+"""A numpy reference takes a by-value scalar by its name (round 23 gap 2): a CUDA kernel
+without a uniform block gets ``const float eps`` from ``defaults`` or ``params(size)``,
+and its reference, written ``def ref(output, input, gamma, eps)``, gets the same value;
+so does a parameter named like a dimension of the size."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import oracle
+from forge import BufferSpec, KernelSpec, ReferenceFailed, Schedule
+
+_SCALE = r"""
+extern "C" __global__ void scale(const float* x, float* y, int n, float alpha) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = alpha * x[i];
+}
+"""
+
+
+def _kernel(reference, **fields) -> KernelSpec:
+    base = dict(
+        id="ref_values",
+        entry_point="scale",
+        sources={"cuda": _SCALE},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+        ),
+        reference=reference,
+        defaults={"alpha": 3.0},
+        grid=lambda s, n: ((n + 63) // 64, 1, 1),
+        schedules=(Schedule(64),),
+    )
+    base.update(fields)
+    return KernelSpec(**base)
+
+
+def _run(kernel: KernelSpec, size=8):
+    x = np.arange(size, dtype=np.float32)
+    y = np.zeros(size, np.float32)
+    kernel.run_reference([x, y], kernel.size(size))
+    return x, y
+
+
+def test_a_value_from_defaults_reaches_the_reference_by_name():
+    x, y = _run(_kernel(lambda x, alpha: alpha * x))
+    assert y.tolist() == (3 * x).tolist()
+
+
+def test_a_value_from_params_and_a_dimension_of_the_size_reach_it_too():
+    def reference(x, y, n, alpha):
+        y[:n] = alpha * x[:n]
+
+    kernel = _kernel(reference, params=lambda n: {"alpha": 0.5})
+    x, y = _run(kernel)
+    assert y.tolist() == (0.5 * x).tolist()
+
+
+def test_the_value_replaces_the_parameters_own_default():
+    """A reference kept its own default where the value could not reach it (the round's
+    RMSNorm): the kernel's value is the one the kernel is run with."""
+    x, y = _run(_kernel(lambda x, alpha=1.0: alpha * x))
+    assert y.tolist() == (3 * x).tolist()
+
+
+def test_a_parameter_named_like_a_buffer_is_still_the_buffer():
+    kernel = _kernel(lambda x, alpha: alpha * x, defaults={"alpha": 3.0, "x": 1.0})
+    x, y = _run(kernel)
+    assert y.tolist() == (3 * x).tolist()
+
+
+def test_a_reference_that_cannot_be_called_says_which_values_it_may_take():
+    kernel = _kernel(lambda x, y, beta: beta * x)  # beta: no buffer, no value
+    with pytest.raises(ReferenceFailed, match=r"give \(n, alpha\) gets that value"):
+        _run(kernel)
+
+
+def test_the_oracle_judges_such_a_reference_on_the_reference_backend():
+    ev = oracle.evaluate("reference", _kernel(lambda x, alpha: alpha * x), size=100, samples=0)
+    assert ev.passed, ev.report()
