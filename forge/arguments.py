@@ -97,7 +97,9 @@ def cuda_arguments(
     if launch_values:
         _check_launch_values(kernel, entry, launch_values, params, explicit)
     if explicit:
-        return _explicit(kernel, entry, list(explicit), params, known, values, size)
+        found = _explicit(kernel, entry, list(explicit), params, known, values, size)
+        _check_structs(kernel, entry, params, found, source)
+        return found
     if params is None and source is not None and _sources.cuda_parameters_problem(source, entry):
         raise _unreadable(kernel, entry, source)
     if params is None:  # no source, or a broken one NVRTC will refuse: the convention
@@ -108,8 +110,145 @@ def cuda_arguments(
         )
     known.update(_scalars(kernel, entry, params, values, known))
     if all(p.name in known for p in params):
-        return tuple(known[p.name] for p in params)
-    return _by_position(kernel, entry, params, known, values, size, symbols)
+        found = tuple(known[p.name] for p in params)
+    else:
+        found = _by_position(kernel, entry, params, known, values, size, symbols)
+    _check_structs(kernel, entry, params, found, source)
+    return found
+
+
+def _check_structs(
+    kernel: KernelSpec,
+    entry: str,
+    params: Sequence[_sources.CudaParam] | None,
+    found: Sequence[Argument],
+    source: str | None,
+) -> None:
+    """Refuse a uniform block passed by value to a struct parameter whose C declaration
+    in ``source`` lays its members out otherwise than the spec's fields (another order,
+    another size or kind): packed in the spec's order, each member would read another
+    one's bytes, silently (round 23; WGSL's uniform structs get the same check,
+    ``forge._bindings.check_uniform_layout``). Compared by byte offset, so the spec may
+    name its fields otherwise; a struct this cannot read (a template, a nested type, a
+    member function with a body, a member of a type it does not know) is not checked:
+    say nothing rather than refuse a right kernel."""
+    uniform = kernel.uniform
+    if params is None or source is None or uniform is None or len(params) != len(found):
+        return
+    for param, argument in zip(params, found):
+        if argument != ("uniform", None) or param.pointer:
+            continue
+        struct = _sources.cuda_struct_type(param.type)
+        members = _sources.cuda_struct_fields(source, struct) if struct else None
+        theirs = _c_layout(members) if members else None
+        if theirs is None:
+            continue
+        problem = _struct_problem(uniform, theirs)
+        if problem:
+            declared = ", ".join(f"{m.type} {m.name}" for m in members or ())
+            raise InvalidArgument(
+                f"kernel {kernel.id}: uniform {uniform.label} is passed by value to parameter "
+                f"'{param.type} {param.name}' of {entry}, but struct {struct} in the CUDA "
+                f"source ({{{declared}}}) {problem}; packed as the spec declares it, the "
+                f"kernel would read other bytes. List the uniform's fields as the struct "
+                f"declares them{_struct_remedy(theirs)}"
+            )
+
+
+# CUDA's C layout of one struct member: (name, offset, size, kind "f"/"i"/"p"/"", C type)
+_Member = tuple[str, int, int, str, str]
+
+
+def _c_layout(members: Sequence[_sources.CudaField]) -> list[_Member] | None:
+    """Each member's offset, size and kind as CUDA lays the struct out (natural
+    alignment; CUDA's 2- and 4-lane vector types aligned to their size up to 16); None
+    where a member's type is not one this knows."""
+    laid: list[_Member] = []
+    offset = 0
+    for member in members:
+        if "*" in member.type:
+            size = align = 8
+            kind = "p"
+        else:
+            dtype = _sources.scalar_dtype(member.type)
+            if dtype is None:
+                return None
+            if dtype.subdtype is not None:
+                base, (lanes,) = dtype.subdtype
+                size = base.itemsize * lanes
+                align = min(size, 16) if lanes in (2, 4) else base.itemsize
+                kind = _kind(base)
+            else:
+                size = align = dtype.itemsize
+                kind = _kind(dtype)
+        offset = -(-offset // align) * align
+        laid.append((member.name, offset, size * member.count, kind, member.type))
+        offset += size * member.count
+    return laid
+
+
+def _kind(dtype: np.dtype) -> str:
+    """Float or integer, for comparing a C member with a spec field (bfloat16, whose
+    numpy kind is "V", is a float)."""
+    if dtype.kind == "f" or "bfloat16" in dtype.name:
+        return "f"
+    return "i" if dtype.kind in "iub" else ""
+
+
+def _struct_problem(uniform: Any, theirs: list[_Member]) -> str:
+    """How the spec's fields, in C's layout, differ from the struct's members; "" when
+    every member's bytes hold the field of the same name (or, for a member named like
+    no field, a field of its size at its offset), of the same kind."""
+    from . import layout
+
+    dtype = layout.target_dtype(uniform.fields, "c")
+    fields: Mapping[str, Any] = dtype.fields or {}
+    ours = {
+        name: (int(fields[name][1]), fields[name][0].itemsize, _kind(fields[name][0].base), t)
+        for name, t in uniform.fields
+    }
+    spec_text = {
+        name: f"{name} ({t}, {ours[name][1]} bytes at byte {ours[name][0]})"
+        for name, t in uniform.fields
+    }
+    names = [m[0] for m in theirs]
+    if set(names) == set(ours) and names != list(ours):
+        return (
+            f"declares its members in the order ({', '.join(names)}), and the spec lists "
+            f"its fields as ({', '.join(ours)})"
+        )
+    for name, offset, size, kind, c_type in theirs:
+        member = f"declares {name} ({c_type}, {size} bytes) at byte {offset}"
+        if name in ours:
+            at, width, ours_kind, _ = ours[name]
+            if (at, width) != (offset, size):
+                return f"{member}, and the spec's field is {spec_text[name]}"
+            if kind in "fi" and ours_kind in "fi" and kind != ours_kind and kind and ours_kind:
+                kinds = {"f": "a float", "i": "an integer"}
+                return f"{member}, {kinds[kind]}, and the spec's field {name} is {kinds[ours_kind]}"
+            continue
+        same = next((n for n, (at, _, _, _) in ours.items() if at == offset), None)
+        if same is None or ours[same][1] != size:
+            there = spec_text[same] if same is not None else "no field starting there"
+            return f"{member}, and the spec has {there}"
+    return ""
+
+
+def _struct_remedy(theirs: list[_Member]) -> str:
+    """The ``fields`` to write, where every member is a plain scalar."""
+    types = {("f", 2): "f16", ("f", 4): "f32", ("f", 8): "f64", ("i", 8): "i64"}
+    spelled = []
+    for name, _, size, kind, c_type in theirs:
+        dtype = _sources.scalar_dtype(c_type)
+        if dtype is None or dtype.subdtype is not None or kind not in "fi" or not kind:
+            return ""
+        if kind == "i" and dtype.kind in "iu":
+            spelled.append(f'("{name}", "{dtype.kind}{dtype.itemsize * 8}")')
+        elif (kind, size) in types:
+            spelled.append(f'("{name}", "{types[kind, size]}")')
+        else:
+            return ""
+    return f": fields=({', '.join(spelled)})"
 
 
 def _unreadable(kernel: KernelSpec, entry: str, source: str) -> CompileError:

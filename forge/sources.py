@@ -43,6 +43,9 @@ __all__ = [
     "cuda_function_name",
     "cuda_parameter_texts",
     "cuda_device_variables",
+    "CudaField",
+    "cuda_struct_fields",
+    "cuda_struct_type",
     "strip_comments",
 ]
 
@@ -674,6 +677,103 @@ def _read_parameters(source: str, entry_point: str) -> tuple[list[CudaParam] | N
         types = {**_type_aliases(text), **_template_types(template, entry_point)}
         return [_substituted(p, types) for p in params], ""  # type: ignore[arg-type]
     return None, problem
+
+
+@dataclass(frozen=True)
+class CudaField:
+    """One data member of a C struct as its source declares it: its name, its type text
+    (aliases resolved) and its element count (1, or an array's length)."""
+
+    name: str
+    type: str
+    count: int = 1
+
+
+def cuda_struct_type(type_text: str) -> str | None:
+    """The struct name a by-value parameter's type names (``const __grid_constant__
+    Params`` -> ``Params``, ``struct SimParams`` -> ``SimParams``); None for a template
+    instance, a pointer, a scope or anything else of more than one word."""
+    if "<" in type_text or "*" in type_text or "::" in type_text or "&" in type_text:
+        return None
+    words = [
+        w
+        for w in re.findall(r"[A-Za-z_]\w*", type_text)
+        if w not in _QUALIFIERS and w not in ("__grid_constant__", "struct")
+    ]
+    return words[0] if len(words) == 1 else None
+
+
+@_cached
+def cuda_struct_fields(source: str, name: str) -> tuple[CudaField, ...] | None:
+    """The data members of struct ``name`` as ``source`` declares it (``struct Params {
+    int64_t stride; int n; float scale; };``, or ``typedef struct {...} Params;``), in
+    order; None where it cannot be read with confidence: not declared (or declared
+    twice), a template, a base class, a nested type or union, a member function with a
+    body, a bit-field. A ``static`` member takes no room and is left out."""
+    text = re.sub(r"^[ \t]*#.*$", "", strip_comments(source), flags=re.M)
+    heads = [
+        m
+        for m in re.finditer(
+            r"\b(?:struct|class)\s+(?:(?:__align__|alignas|__attribute__)\s*\(+[^)]*\)+\s*)*"
+            + re.escape(name)
+            + r"\s*(:[^{;]*)?\{",
+            text,
+        )
+    ]
+    typedef = list(re.finditer(r"\btypedef\s+struct\s*(?:[A-Za-z_]\w*\s*)?\{", text))
+    bodies = []
+    for match in heads:
+        if match.group(1):  # a base class: its members come first, unread
+            return None
+        before = text[max(0, match.start() - 200) : match.start()]
+        if re.search(r"template\s*<[^;{}]*>\s*$", before):
+            return None
+        end = _closing(text, match.end() - 1, "{", "}")
+        if end is None:
+            return None
+        bodies.append(text[match.end() : end])
+    for match in typedef:
+        end = _closing(text, match.end() - 1, "{", "}")
+        if end is not None and re.match(r"\s*" + re.escape(name) + r"\s*;", text[end + 1 :]):
+            bodies.append(text[match.end() : end])
+    if len(bodies) != 1:
+        return None
+    body = bodies[0]
+    if "{" in body or re.search(r"\b(union|struct|class|enum|template|public|private)\b", body):
+        return None
+    aliases = _type_aliases(text)
+    fields: list[CudaField] = []
+    for declaration in body.split(";"):
+        declaration = " ".join(declaration.split())
+        if not declaration:
+            continue
+        if re.match(r"static\b", declaration):
+            continue  # a static member takes no room in the struct
+        if re.match(r"(using|typedef|friend)\b", declaration):
+            return None
+        if "(" in declaration or ":" in declaration or "=" in declaration:
+            return None  # a member function, a bit-field, an initializer: unread
+        first, *more = _split_top_level(declaration)
+        head = re.fullmatch(r"(.*?[\s*&])([A-Za-z_]\w*)\s*((?:\[\s*\d+\s*\]\s*)*)", first)
+        if head is None:
+            return None
+        base = head.group(1).rstrip(" *&") if "*" not in head.group(1) else head.group(1)
+        for index, part in enumerate([first, *more]):
+            found = re.fullmatch(r"\s*(\**)\s*([A-Za-z_]\w*)\s*((?:\[\s*\d+\s*\]\s*)*)", part)
+            if index == 0:
+                pointer, member, arrays = "", head.group(2), head.group(3)
+                type_ = head.group(1).strip()
+            elif found is not None:
+                pointer, member, arrays = found.group(1), found.group(2), found.group(3)
+                type_ = base.replace("*", "").strip() + (" " + pointer if pointer else "")
+            else:
+                return None
+            count = 1
+            for length in re.findall(r"\d+", arrays or ""):
+                count *= int(length)
+            type_ = " ".join(aliases.get(w, w) for w in type_.split())
+            fields.append(CudaField(member, type_, count))
+    return tuple(fields) or None
 
 
 # glibc's <sys/types.h> short names, which nvcc's implicit host headers bring in

@@ -89,12 +89,6 @@ extern "C" __global__ void scale_strided(const float* __restrict__ x, float* __r
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="round 23 gap 4: a struct passed by value is packed in the spec's field order "
-    "and never compared with the struct the CUDA source declares (WGSL's uniform "
-    "structs are): here stride would read n and scale's bits",
-)
 def test_a_struct_by_value_whose_fields_the_spec_orders_otherwise_is_refused():
     kernel = KernelSpec(
         id="r23_struct_fields_out_of_order",
