@@ -43,6 +43,7 @@ __all__ = [
     "cuda_function_name",
     "cuda_parameter_texts",
     "cuda_device_variables",
+    "cuda_grid_sync",
     "CudaField",
     "cuda_struct_fields",
     "cuda_struct_type",
@@ -774,6 +775,58 @@ def cuda_struct_fields(source: str, name: str) -> tuple[CudaField, ...] | None:
             type_ = " ".join(aliases.get(w, w) for w in type_.split())
             fields.append(CudaField(member, type_, count))
     return tuple(fields) or None
+
+
+_GRID_GROUP = re.compile(
+    r"\bgrid_group\s*[&*]?\s*([A-Za-z_]\w*)"  # cg::grid_group grid, grid_group& g
+    r"|\b(?:auto|const\s+auto)\s*&?\s*([A-Za-z_]\w*)\s*=\s*(?:[\w:]*::)?this_grid\s*\("
+)
+_GRID_SYNC_DIRECT = re.compile(r"\bthis_grid\s*\(\s*\)\s*\.\s*sync\s*\(")
+
+
+@_cached
+def cuda_grid_sync(source: str, entry_point: str) -> bool:
+    """Whether ``entry_point`` waits for its whole grid (cooperative groups'
+    ``this_grid().sync()``, ``grid.sync()`` or ``cg::sync(grid)`` on a ``grid_group``),
+    which only a cooperative launch allows: launched plainly, ``sync()`` traps and the
+    context is lost. A grid sync in the kernel's own body counts, and one outside every
+    ``__global__`` body (in a ``__device__`` helper it may call) counts for every
+    kernel of the source; one in another kernel's body does not."""
+    text = strip_comments(source)
+    names = {n for match in _GRID_GROUP.finditer(text) for n in match.groups() if n}
+    sites = [m.start() for m in _GRID_SYNC_DIRECT.finditer(text)]
+    for name in names:
+        pattern = (
+            r"\b" + re.escape(name) + r"\s*(?:\.|->)\s*sync\s*\("
+            r"|\bsync\s*\(\s*" + re.escape(name) + r"\s*\)"
+        )
+        sites += [m.start() for m in re.finditer(pattern, text)]
+    if not sites:
+        return False
+    bodies = _global_bodies(text)
+    own = cuda_function_name(entry_point)
+    for site in sites:
+        enclosing = [name for name, start, end in bodies if start <= site <= end]
+        if not enclosing or own in enclosing:
+            return True
+    return False
+
+
+def _global_bodies(text: str) -> list[tuple[str, int, int]]:
+    """(name, start, end) of the body of each ``__global__`` function defined in
+    ``text``."""
+    found = []
+    for match in re.finditer(r"__global__[^;{]*?\b([A-Za-z_]\w*)\s*\(", text):
+        end = _closing(text, match.end() - 1, "(", ")")
+        if end is None:
+            continue
+        after = re.match(r"[^;{]*", text[end + 1 :])
+        opening = end + 1 + (after.end() if after is not None else 0)
+        if text[opening : opening + 1] != "{":
+            continue
+        closing = _closing(text, opening, "{", "}")
+        found.append((match.group(1), opening, closing if closing is not None else len(text)))
+    return found
 
 
 # glibc's <sys/types.h> short names, which nvcc's implicit host headers bring in

@@ -24,12 +24,14 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from forge import _checks, layout
+from forge import sources as _sources
 from forge.allocator import SlabAllocator
 from forge.errors import (
     AllocationError,
     CompileError,
     DeviceLost,
     InvalidArgument,
+    UnsupportedFeature,
 )
 from forge.kernel import KernelSpec, Step
 from forge.schedule import Schedule
@@ -86,6 +88,9 @@ class LoadedKernel(NamedTuple):
     # (buffer index, device address, bytes, name) of each ``__constant__`` variable a
     # buffer is copied into before the launches (``forge.arguments.symbol_buffers``)
     variables: tuple = ()
+    # per function, whether it waits for its whole grid (``grid.sync()``): launched with
+    # cuLaunchCooperativeKernel, every block resident at once (``_cooperative_fit``)
+    cooperative: tuple = ()
 
     @property
     def function(self) -> Any:
@@ -242,6 +247,8 @@ class CudaComputeContext(SlabContext):
         self._uniforms: dict[int, tuple[BufferView, bytearray]] = {}
         self.module_loads = 0  # cuModuleLoadData calls, for tests and benchmarks
         self._shared_allowed: dict[int, int] = {}  # function -> dynamic shared bytes opted in
+        # (function, threads, dynamic shared bytes) -> blocks one SM holds at once
+        self._occupancy: dict[tuple[int, int, int], int] = {}
         self._declare_measured_semantics()
 
     @property
@@ -538,6 +545,9 @@ class CudaComputeContext(SlabContext):
                 _check_parameters(kernel, function, step, source or "")
                 for step, function in zip(launch.steps, functions)
             )
+            cooperative = tuple(
+                _sources.cuda_grid_sync(source or "", step.entry_point) for step in launch.steps
+            )
             variables = []
             for index, name in dict(s for step in launch.steps for s in step.symbols).items():
                 address, capacity = call(
@@ -545,7 +555,13 @@ class CudaComputeContext(SlabContext):
                 )
                 variables.append((index, int(address), int(capacity), name))
         return LoadedKernel(
-            functions, module, kernel, f"{build.output} {build.arch}", sizes, tuple(variables)
+            functions,
+            module,
+            kernel,
+            f"{build.output} {build.arch}",
+            sizes,
+            tuple(variables),
+            cooperative,
         )
 
     def compile_ahead(self, kernel: KernelSpec, schedule: Schedule, size: Any = None) -> None:
@@ -609,16 +625,21 @@ class CudaComputeContext(SlabContext):
     def _launch_arguments(
         self, compiled: LoadedKernel, launch: Launch
     ) -> tuple[list[tuple], tuple, tuple]:
-        """``cuLaunchKernel``'s arguments for each launch, packed once; the run's
-        identity (functions, argument bytes, grids, blocks, shared memory, stream:
-        everything a graph of it holds); and what must stay alive while it runs."""
+        """``cuLaunchKernel``'s arguments for each launch, packed once, each with whether
+        it is a cooperative launch (``cuLaunchCooperativeKernel``, whose arguments are
+        the same less the last); the run's identity (functions, argument bytes, grids,
+        blocks, shared memory, stream: everything a graph of it holds); and what must
+        stay alive while it runs."""
         res = self._res
         res.primary.make_current()
         self._join_prefetch()
         calls, identity, keep = [], [], []
         self._fill_variables(compiled, launch)
         sizes = compiled.param_sizes or ((),) * len(compiled.functions)
-        for step, function, param_sizes in zip(launch.steps, compiled.functions, sizes):
+        cooperative = compiled.cooperative or (False,) * len(compiled.functions)
+        for step, function, param_sizes, grid_sync in zip(
+            launch.steps, compiled.functions, sizes, cooperative
+        ):
             if 0 in step.workgroups:
                 raise InvalidArgument(
                     f"kernel {launch.kernel.id} at size {launch.size} "
@@ -626,18 +647,18 @@ class CudaComputeContext(SlabContext):
                     f"{step.entry_point}"
                 )
             self._allow_shared(function, step)
+            if grid_sync:
+                self._cooperative_fit(launch.kernel, function, step)
             params, data, held = self._arguments(launch, step, param_sizes)
-            calls.append(
-                (
-                    function,
-                    *step.workgroups,
-                    *step.block,
-                    step.shared_bytes,
-                    res.stream_compute,
-                    params,
-                    0,
-                )
+            args = (
+                function,
+                *step.workgroups,
+                *step.block,
+                step.shared_bytes,
+                res.stream_compute,
+                params,
             )
+            calls.append((grid_sync, args if grid_sync else (*args, 0)))
             identity.append((int(function), data, step.workgroups, step.block, step.shared_bytes))
             keep.append(held)
         return calls, (tuple(identity), int(res.stream_compute)), tuple(keep)
@@ -661,6 +682,40 @@ class CudaComputeContext(SlabContext):
                 self._res.slab + view.offset,
                 min(view.length_bytes, capacity),
                 self._res.stream_compute,
+            )
+
+    def _cooperative_fit(self, kernel: KernelSpec, function, step: Step) -> None:
+        """Refuse a grid that cannot be resident all at once, as a cooperative launch
+        needs (the driver's CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE says no more): the
+        blocks one SM holds of this function at this block and shared memory size
+        (``cuOccupancyMaxActiveBlocksPerMultiprocessor``), times the SMs. Asked once
+        per function, block and shared memory size."""
+        threads = step.block[0] * step.block[1] * step.block[2]
+        key = (int(function), threads, step.shared_bytes)
+        per_sm = self._occupancy.get(key)
+        if per_sm is None:
+            per_sm = int(
+                call(
+                    driver.cuOccupancyMaxActiveBlocksPerMultiprocessor,
+                    function,
+                    threads,
+                    step.shared_bytes,
+                )
+            )
+            self._occupancy[key] = per_sm
+        sms = int(self._info.attributes["MULTIPROCESSOR_COUNT"])
+        blocks = step.workgroups[0] * step.workgroups[1] * step.workgroups[2]
+        shared = f" and {step.shared_bytes} bytes of dynamic shared memory"
+        shared *= bool(step.shared_bytes)
+        if blocks > per_sm * sms:
+            raise UnsupportedFeature(
+                f"kernel {kernel.id}: {step.entry_point} waits for its whole grid "
+                "(cooperative groups' grid.sync()), so it is launched cooperatively, which "
+                f"needs every block resident at once: on {self._info.name} at most "
+                f"{per_sm * sms} blocks of {threads} threads"
+                f"{shared} fit ({per_sm} per SM x {sms} SMs), and the grid has {blocks} "
+                f"({'x'.join(map(str, step.workgroups))}); give it a grid of at most "
+                f"{per_sm * sms} blocks (a grid-stride loop covers the rest)"
             )
 
     def _allow_shared(self, function, step: Step) -> None:
@@ -727,7 +782,9 @@ class CudaComputeContext(SlabContext):
     def _sample_graph(self, args: list, key: tuple, views: tuple, count: int, what: str):
         """The executable graph of ``key``'s samples, or None to launch them directly:
         on the direct path, and the first time a launch is timed (``SampleGraphs``)."""
-        if self._launch_path != "graph":
+        if self._launch_path != "graph" or any(grid_sync for grid_sync, _ in args):
+            # a cooperative launch is timed directly: whether a captured one keeps its
+            # co-residency guarantee is the driver's to say, and no GPU here could tell
             return None
         return self._timed.executable(
             key,
@@ -739,12 +796,13 @@ class CudaComputeContext(SlabContext):
         """Record event 0, then per sample the kernel's launches and one ``record`` of
         the next event: sample i is the time between events i and i + 1."""
         launch, stream = driver.cuLaunchKernel, self._res.stream_compute
+        cooperative = driver.cuLaunchCooperativeKernel if any(c for c, _ in calls) else launch
         (err,) = record(events[0], stream)
         if err:
             raise error_for(err, "cuEventRecord")
         for event in events[1 : count + 1]:
-            for args in calls:
-                (err,) = launch(*args)
+            for grid_sync, args in calls:
+                (err,) = (cooperative if grid_sync else launch)(*args)
                 if err:
                     raise error_for(err, what)
             (err,) = record(event, stream)
@@ -753,10 +811,13 @@ class CudaComputeContext(SlabContext):
 
     @staticmethod
     def _launch_direct(calls: list, count: int, what: str) -> None:
+        """Each launch ``count`` times: ``cuLaunchKernel``, or for a kernel that waits
+        for its whole grid ``cuLaunchCooperativeKernel``."""
         launch = driver.cuLaunchKernel
+        cooperative = driver.cuLaunchCooperativeKernel if any(c for c, _ in calls) else launch
         for _ in range(count):
-            for args in calls:
-                (err,) = launch(*args)
+            for grid_sync, args in calls:
+                (err,) = (cooperative if grid_sync else launch)(*args)
                 if err:
                     raise error_for(err, what)
 
@@ -866,8 +927,10 @@ class CudaComputeContext(SlabContext):
 
 
 def _describe_launch(launch: Launch) -> str:
+    source = launch.source or ""
     return ", ".join(
-        f"cuLaunchKernel({launch.kernel.id}:{s.entry_point}, grid={s.workgroups}, block={s.block})"
+        f"cuLaunch{'Cooperative' * _sources.cuda_grid_sync(source, s.entry_point)}"
+        f"Kernel({launch.kernel.id}:{s.entry_point}, grid={s.workgroups}, block={s.block})"
         for s in launch.steps
     )
 
