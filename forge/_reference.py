@@ -312,6 +312,9 @@ def _store_returned(
             hint = (
                 f" (declare shape=... on the BufferSpec, or return {spec.label}.reshape(-1))"
                 if got.size == target.size and got.dtype == target.dtype
+                else f" (its bytes are what a kernel writes: .view(np.{target.dtype.name}); "
+                f".astype would convert the values)"
+                if got.shape == target.shape and _float_bits(got.dtype, target.dtype)
                 else f" (cast it: .astype(np.{target.dtype.name}))"
                 if got.shape == target.shape
                 else ""
@@ -322,6 +325,23 @@ def _store_returned(
                 f"{target.shape} of {target.dtype}{hint}"
             )
         target[...] = got
+
+
+def _float_bits(got: np.dtype, target: np.dtype) -> bool:
+    """Whether ``got`` is a one-byte float (ml_dtypes' ``float8_e4m3fn`` and the like)
+    returned for a byte buffer (``u8``, as an FP8 output is declared): the buffer holds
+    its bits, which ``.view`` keeps and ``.astype`` would convert (448.0 -> 0)."""
+    if got.itemsize != 1 or target.itemsize != 1 or target.kind not in "iu":
+        return False
+    if got.kind == "f":
+        return True
+    try:
+        import ml_dtypes
+
+        ml_dtypes.finfo(got)
+    except (ImportError, ValueError, TypeError):
+        return False
+    return True
 
 
 def _squeezed(shape: tuple) -> tuple:

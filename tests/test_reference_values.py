@@ -80,3 +80,27 @@ def test_a_reference_that_cannot_be_called_says_which_values_it_may_take():
 def test_the_oracle_judges_such_a_reference_on_the_reference_backend():
     ev = oracle.evaluate("reference", _kernel(lambda x, alpha: alpha * x), size=100, samples=0)
     assert ev.passed, ev.report()
+
+
+def test_a_float8_result_for_a_byte_output_is_told_to_view_its_bytes():
+    """An FP8 output is declared as a u8 buffer; ml_dtypes' float8 returned for it keeps
+    its bits with .view(np.uint8), where .astype(np.uint8) converts 448.0 to 0 (round 23
+    gap 8). A float32 result for it is still told to cast."""
+    import ml_dtypes
+
+    def quantize(x):
+        return x.astype(ml_dtypes.float8_e4m3fn)
+
+    kernel = _kernel(
+        quantize,
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "u8", "read_write", name="y"),
+        ),
+    )
+    x, y = np.arange(8, dtype=np.float32), np.zeros(8, np.uint8)
+    with pytest.raises(ReferenceFailed, match=r"\.view\(np\.uint8\); \.astype would convert"):
+        kernel.run_reference([x, y], kernel.size(8))
+    wide = _kernel(lambda x: x * 2, buffers=kernel.buffers)
+    with pytest.raises(ReferenceFailed, match=r"cast it: \.astype\(np\.uint8\)"):
+        wide.run_reference([x, y], kernel.size(8))

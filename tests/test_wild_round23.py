@@ -109,12 +109,6 @@ def test_a_struct_by_value_whose_fields_the_spec_orders_otherwise_is_refused():
         _steps(kernel, "1000")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="round 23 gap 8: a float8 array returned for the u8 buffer an FP8 output is "
-    "declared as is told '.astype(np.uint8)', which converts values (448 -> 0), not "
-    "bits; the bytes are .view(np.uint8)",
-)
 def test_a_float8_reference_result_for_a_u8_buffer_is_taken_or_told_to_view_its_bytes():
     import ml_dtypes
 
