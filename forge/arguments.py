@@ -580,7 +580,9 @@ def _no_fit(
     receives."""
     pointers = sum(p.pointer for p in params)
     fields = len(field_args)
-    scalar = next((p.name for p in params if not p.pointer and p.name not in known), None)
+    unknown = [p for p in params if not p.pointer and p.name not in known]
+    struct = next((p for p in unknown if _sources.scalar_dtype(p.type) is None), None)
+    scalar = next((p.name for p in unknown if p is not struct), None) if struct is None else None
     dims = kernel.size(size).names if size is not None else tuple(kernel.dims)
     lines = [
         f"kernel {kernel.id}: the parameters {unmatched} of {entry} name no buffer, "
@@ -598,6 +600,16 @@ def _no_fit(
             f"{argument if argument == 'n' else '...'}}}"
             + (f' (or dims=("{scalar}",) when it is the size)' if len(dims) == 1 else "")
             + ";"
+        )
+    if struct is not None:
+        binding = max((b.binding for b in kernel.buffers), default=-1) + 1
+        lines.append(
+            f"'{struct.type} {struct.name}' is a struct by value (a functor, as CUB's and "
+            "PyTorch's 'Op op'), which no scalar value can fill: give the spec a uniform "
+            f'block named "{struct.name}" whose fields are the struct\'s members in order, '
+            f'BufferSpec.uniform({binding}, (("alpha", "f32"),), name="{struct.name}") for '
+            "a functor holding a float alpha, or one byte for an empty functor, "
+            f'BufferSpec.uniform({binding}, (("_empty", "u8"),), name="{struct.name}");'
         )
     named = [kernel.buffers[i].name or "?" for _, i in _buffer_slots(kernel)][:pointers]
     lines.append(

@@ -258,3 +258,49 @@ def test_every_cuda_kernel_from_the_wild_passes_what_its_ptx_declares(name):
 
     kernel = CORPUS[name].kernel
     _checked(kernel, kernel.largest_size())
+
+
+# -- advice ------------------------------------------------------------------------------
+
+
+_FUNCTOR = r"""
+struct Mul {
+    __device__ float operator()(float a, float b) const { return a * b; }
+};
+template <typename T, typename Op>
+__global__ void binary(const T* __restrict__ a, const T* __restrict__ b, T* __restrict__ out,
+                       int n, Op op) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
+        out[i] = op(a[i], b[i]);
+}
+"""
+_ABC = (
+    BufferSpec(0, "f32", "read", name="a"),
+    BufferSpec(1, "f32", "read", name="b"),
+    BufferSpec(2, "f32", "read_write", name="out"),
+)
+
+
+def test_a_functor_by_value_is_told_to_take_a_uniform_block_of_its_name():
+    """An empty functor (CUB's and PyTorch's ``Op op``) was told to take an int
+    (``params=lambda n: {"op": n}``), which cannot fill a struct (round 23 gap 10)."""
+    from forge import InvalidArgument
+
+    kernel = _kernel(_FUNCTOR, "binary<float, Mul>", buffers=_ABC, reference=lambda a, b: a * b)
+    with pytest.raises(InvalidArgument) as error:
+        _steps(kernel)
+    message = str(error.value)
+    assert '{"op": n}' not in message
+    assert "'Mul op' is a struct by value" in message
+    assert 'BufferSpec.uniform(3, (("_empty", "u8"),), name="op")' in message
+    # what it says works, and its one byte is what the PTX declares
+    advised = _kernel(
+        _FUNCTOR,
+        "binary<float, Mul>",
+        buffers=(*_ABC, BufferSpec.uniform(3, (("_empty", "u8"),), name="op")),
+        reference=lambda a, b: a * b,
+    )
+    (step,) = _steps(advised)
+    assert step.arguments[3:] == (("value", ("n", np.int32(1000).tobytes())), ("uniform", None))
+    pytest.importorskip("cuda.bindings")
+    _checked(advised)

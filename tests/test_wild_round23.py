@@ -139,13 +139,6 @@ __global__ void binary_elementwise(const T* __restrict__ a, const T* __restrict_
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="round 23 gap 10: an empty functor by value (CUB's and PyTorch's 'Op op') has "
-    "nothing in the spec to take; the error tells the user to give it an int "
-    "(params=lambda n: {'op': n}), which cannot fill a struct; what works is a uniform "
-    "block named op with a one-byte field",
-)
 def test_a_stateless_functor_by_value_is_passed_or_explained():
     kernel = KernelSpec(
         id="r23_stateless_functor",
