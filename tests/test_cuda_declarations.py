@@ -263,6 +263,22 @@ def test_every_cuda_kernel_from_the_wild_passes_what_its_ptx_declares(name):
 # -- advice ------------------------------------------------------------------------------
 
 
+def test_a_template_entry_point_without_its_arguments_is_told_to_name_the_instance():
+    """nvcc users launch ``scale<<<g, b>>>`` for ``template <int BLOCK = 256>``; NVRTC
+    needs the instance (round 23 gap 13)."""
+    pytest.importorskip("cuda.bindings")
+    from backends.cuda._nvrtc import compile_module
+
+    source = """template <int BLOCK = 256>
+__global__ void scale(const float* x, float* y, int n) {
+    int i = blockIdx.x * BLOCK + threadIdx.x;
+    if (i < n) y[i] = 2.0f * x[i];
+}"""
+    with pytest.raises(CompileError, match=r'function template: .*"scale<>" for its default'):
+        compile_module(source, ["scale"], "sm_90")
+    assert compile_module(source, ["scale<>"], "sm_90")[1]["scale<>"]
+
+
 _FUNCTOR = r"""
 struct Mul {
     __device__ float operator()(float a, float b) const { return a * b; }

@@ -361,7 +361,8 @@ def _run_nvrtc(
                 raise error
             raise CompileError(
                 f"NVRTC could not compile {what} for {arch} "
-                f"({result[0].name}): {_summary(log)}{_missing_headers_hint(log)}",
+                f"({result[0].name}): {_summary(log)}{_missing_headers_hint(log)}"
+                f"{_template_instance_hint(log)}",
                 source=source,
                 target="cuda",
                 options=options,
@@ -406,6 +407,21 @@ def _missing_headers_hint(log: str) -> str:
             "or include <cuda_runtime.h> for CUDART_VERSION and the runtime's types)"
         )
     return ""
+
+
+def _template_instance_hint(log: str) -> str:
+    """For an entry point that names a function template without its arguments
+    (``"scale"`` for ``template <int BLOCK = 256> __global__ void scale``, as nvcc
+    users launch ``scale<<<g, b>>>``): NVRTC needs the instance named."""
+    match = re.search(r'cannot determine which instance of function template "([^"]+)"', log)
+    if match is None:
+        return ""
+    name = match.group(1)
+    return (
+        f" ({name} is a function template: name the instance in the entry point, "
+        f'"{name}<>" for its default template arguments, or "{name}<256>" and the like; '
+        'a template placeholder such as "{{wg_x}}" fills one from the schedule)'
+    )
 
 
 def _has_entry(image: bytes, entry_point: str, output: str) -> bool:
