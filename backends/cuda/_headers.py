@@ -43,6 +43,8 @@ __all__ = [
     "header_digest",
     "wheel_versions",
     "HEADER_WHEELS",
+    "CURAND_WHEEL",
+    "curand_directory",
     "INSTALL_HINT",
     "implicit_options",
 ]
@@ -276,11 +278,14 @@ def implicit_options(source: str) -> tuple[str, ...]:
 _WHEEL_LAYOUT = {
     "cudart": ("nvidia", "cu13", "include"),
     "cccl": ("nvidia", "cu13", "include", "cccl"),
+    "curand": ("nvidia", "cu13", "include"),
 }
+#: The wheel that carries cuRAND's headers (``curand_kernel.h``), in the ``cuda`` extra.
+CURAND_WHEEL = "nvidia-curand"
 
 
 def _wheel_directory(name: str) -> str | None:
-    """The header folder of wheel ``name`` ("cudart" or "cccl"): as cuda.pathfinder
+    """The header folder of wheel ``name`` ("cudart", "cccl" or "curand"): as cuda.pathfinder
     finds it, else (an older pathfinder, wheels installed with --target) on sys.path."""
     try:
         from cuda import pathfinder
@@ -357,7 +362,26 @@ def header_directories() -> tuple[str, ...]:
         ),
         None,
     )
-    return tuple(d for d in (runtime, cccl) if d)
+    # cuRAND's device API (curand_kernel.h: dropout and sampling kernels) comes with the
+    # nvidia-curand wheel, in the runtime's folder when both are installed alike; its
+    # own folder is added where it is elsewhere (another site-packages, a --target)
+    curand = curand_directory()
+    extra = (curand,) if curand and curand != runtime else ()
+    return tuple(d for d in (runtime, cccl) if d) + extra
+
+
+def curand_directory() -> str | None:
+    """The folder of the nvidia-curand wheel holding ``curand_kernel.h``, as
+    cuda.pathfinder or sys.path finds it; None when it is not installed. (A toolkit's
+    cuRAND is on the path already where the toolkit gives the runtime headers; it is not
+    added beside a wheel's, whose versions it need not match.)"""
+    candidates = [_wheel_directory("curand")] + [
+        os.path.join(entry, *_WHEEL_LAYOUT["curand"]) for entry in sys.path if entry
+    ]  # the runtime wheel shares the folder name: the one holding the header wins
+    return next(
+        (d for d in candidates if d and os.path.isfile(os.path.join(d, "curand_kernel.h"))),
+        None,
+    )
 
 
 def std_headers() -> dict[str, str]:

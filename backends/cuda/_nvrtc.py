@@ -29,8 +29,10 @@ from forge.errors import CompileError, GpuUnavailable, InvalidArgument, Unsuppor
 
 from ._driver import check, default_arch, error_for
 from ._headers import (
+    CURAND_WHEEL,
     INSTALL_HINT,
     cache_dir,
+    curand_directory,
     header_digest,
     header_directories,
     implicit_options,
@@ -400,6 +402,11 @@ def _missing_headers_hint(log: str) -> str:
     where the driver API's host header was included, what to write instead."""
     if "open source file" in log and not header_directories():
         return f" (CUDA's headers are not installed: {INSTALL_HINT})"
+    if re.search(r'open source file "curand\w*\.h"', log) and curand_directory() is None:
+        return (
+            f" (cuRAND's device headers come with the {CURAND_WHEEL} wheel, which is not "
+            f"installed: pip install {CURAND_WHEEL}, or {INSTALL_HINT})"
+        )
     if re.search(r"[/\\]cuda\.h\(\d+\): error: .*host functions are not allowed", log):
         return (
             " (cuda.h is the driver API's host header, whose host functions NVRTC cannot "
