@@ -117,6 +117,7 @@ def test_an_image_kernel_that_binds_textures_is_unsupported_saying_why(request, 
     both = oracle.cross_check(kernel, ["reference", backend], size=256)
     assert both.verdict().startswith("no backend but the reference ran the kernel")
     assert f"({backend}: unsupported): nothing was checked" in both.verdict()
+    assert not both.passed and not both.checked
 
 
 @pytest.mark.parametrize("backend", ["wgpu", "browser"])
