@@ -29,12 +29,15 @@ import numpy as np
 
 from forge.kernel import KernelSpec
 from forge.sources import strip_comments
+from forge.types import is_float_dtype
 
 from ._results import Evaluation, Verdict
 from ._tolerance import Tolerance
 
 __all__ = [
     "calls_trig",
+    "calls_inverse_trig",
+    "carries",
     "dividing_by_zero",
     "builtin_limits",
     "builtin_floor",
@@ -46,6 +49,7 @@ __all__ = [
     "RoundingPattern",
     "rounding_every_operation",
     "trig_erring",
+    "inverse_trig_error",
     "undefined_in_wgsl",
     "widened",
 ]
@@ -155,23 +159,115 @@ _INVERSE_TRIG = re.compile(r"\ba(?:sin|cos|tan2|tan)\s*\(")
 WGSL_ATAN_ULP = 4096
 
 
-def builtin_floor(tolerance: Tolerance, kernel: KernelSpec, target: str | None) -> Tolerance:
+def builtin_floor(
+    tolerance: Tolerance, kernel: KernelSpec, target: str | None, dtype: Any = np.float32
+) -> Tolerance:
     """``tolerance`` widened, on ``target``, to the error bounds the language gives the
-    builtins ``kernel``'s source calls. On WGSL: ``sin``, ``cos`` and ``tan`` may err by
-    2**-11 absolute (SwiftShader's sin is 1.7e-5 off at -0.42, inside that bound), so
-    atol and rtol are at least that; ``atan``, ``atan2``, ``asin`` and ``acos`` by 4096
-    ULP, so ulp is at least that. Only atol, rtol and ulp change; elsewhere it is
-    returned as is."""
-    if target != "wgsl":
+    builtins ``kernel``'s source calls, for a float output of ``dtype`` whose reference
+    the oracle cannot carry those errors through. On WGSL: ``sin``, ``cos`` and ``tan``
+    may err by 2**-11 absolute (SwiftShader's sin is 1.7e-5 off at -0.42, inside that
+    bound), so atol and rtol are at least that; ``atan``, ``atan2``, ``asin`` and
+    ``acos`` by 4096 ULP, so ulp is at least that. Only atol, rtol and ulp change.
+
+    Where the reference calls numpy's counterparts (``np.sin``, ``np.arctan2``...), the
+    error is carried through them instead, to the elements it reaches
+    (``Expected.trig_bound``, ``Expected.inverse_trig_bound``), and nothing is widened
+    here: a blanket widening passed an output no sine reaches that was off by 2500 ulp.
+    An integer output is never widened (an index off by 7 is wrong whatever else the
+    kernel computes with atan2); where a builtin's error may move one (a bin chosen by
+    an angle), the reference run with those errors says which values are right
+    (``Expected.unstable_integers``)."""
+    if target != "wgsl" or not is_float_dtype(np.dtype(dtype)):
         return tolerance
-    if calls_trig(kernel, "wgsl") and tolerance.atol < WGSL_TRIG_ERROR:
+    if (
+        calls_trig(kernel, "wgsl")
+        and tolerance.atol < WGSL_TRIG_ERROR
+        and not carries(kernel.reference, _TRIG_NAMES)
+    ):
         tolerance = replace(
             tolerance, atol=WGSL_TRIG_ERROR, rtol=max(tolerance.rtol, WGSL_TRIG_ERROR)
         )
-    source = _code(kernel, "wgsl")
-    if source is not None and _INVERSE_TRIG.search(source):
+    if calls_inverse_trig(kernel) and not carries(kernel.reference, _INVERSE_NAMES):
         tolerance = replace(tolerance, ulp=max(tolerance.ulp, WGSL_ATAN_ULP))
     return tolerance
+
+
+def calls_inverse_trig(kernel: KernelSpec) -> bool:
+    """Whether ``kernel``'s WGSL calls ``atan``, ``atan2``, ``asin`` or ``acos``."""
+    source = _code(kernel, "wgsl")
+    return source is not None and _INVERSE_TRIG.search(source) is not None
+
+
+#: numpy's functions the oracle carries WGSL's sin, cos and tan error through (``exp``
+#: of an imaginary angle is a twiddle factor), and its inverse trigonometric ones (by
+#: both of numpy 2's names).
+_TRIG_NAMES = frozenset({"sin", "cos", "tan", "exp"})
+_INVERSE_NAMES = frozenset(
+    {"arctan", "arctan2", "arcsin", "arccos", "atan", "atan2", "asin", "acos"}
+)
+
+
+def carries(reference, names: frozenset[str]) -> bool:
+    """Whether the oracle can carry a builtin's error through ``reference``: it calls
+    one of numpy's ``names`` (``_numpy_calls``; ``exp`` only with a complex constant in
+    its code, as twiddle factors ``np.exp(-2j * np.pi * k / n)`` are written: a real
+    exponential carries no sine)."""
+    if any(reference is getattr(np, name, None) for name in names):  # reference=np.sin
+        return True
+    named = _numpy_calls(reference, names)
+    if named == {"exp"} and not _complex_constants(reference):
+        return False
+    return bool(named)
+
+
+def _numpy_calls(function, names: frozenset[str]) -> set[str]:
+    """Which of numpy's ``names`` ``function`` reads: as attributes of the numpy module
+    (``np.sin``; ``math.sin`` is not numpy's) or as numpy's functions bound to a name
+    (``from numpy import sin``), in the code it reaches (``_reached_code``). Read from
+    the bytecode, never run."""
+    import dis
+
+    by_identity = {id(getattr(np, n)): n for n in names if hasattr(np, n)}
+    found: set[str] = set()
+    for code, module in _reached_code(function):
+        after_numpy = False
+        for instruction in dis.get_instructions(code):
+            if after_numpy and instruction.opname in ("LOAD_ATTR", "LOAD_METHOD"):
+                if instruction.argval in names:
+                    found.add(instruction.argval)
+            after_numpy = False
+            if instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+                value = module.get(instruction.argval)
+                after_numpy = value is np
+                if id(value) in by_identity:
+                    found.add(by_identity[id(value)])
+    return found
+
+
+def _reached_code(function):
+    """(code, module globals) of ``function``, of the code nested in it (lambdas,
+    comprehensions) and of the functions of its module it names, however deep (an
+    element's helper): what running it may run of the user's code."""
+    import dis
+    import types
+
+    if not isinstance(function, types.FunctionType):
+        return
+    module = function.__globals__
+    seen: set = set()
+    codes = [function.__code__]
+    while codes:
+        code = codes.pop()
+        if code in seen:
+            continue
+        seen.add(code)
+        yield code, module
+        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
+        for instruction in dis.get_instructions(code):
+            if instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+                value = module.get(instruction.argval)
+                if isinstance(value, types.FunctionType) and value.__globals__ is module:
+                    codes.append(value.__code__)
 
 
 #: Edge families a kernel is not drawn because a function its source calls has no
@@ -279,9 +375,29 @@ def builtin_notes(
             "is fused (CUDA)"
         )
     if target == "wgsl" and calls_trig(kernel, "wgsl"):
+        if carries(kernel.reference, _TRIG_NAMES):
+            notes.append(
+                "WGSL bounds sin, cos and tan's error at 2**-11 only: that "
+                "error was carried through the reference's np.sin, np.cos and np.tan to the "
+                "float elements it reaches, where a mismatch was within it"
+            )
+        else:
+            notes.append(
+                "WGSL bounds sin, cos and tan's error at 2**-11 only, and the reference calls "
+                "no np.sin, np.cos or np.tan to carry it through: float outputs were judged "
+                f"with atol and rtol of at least {WGSL_TRIG_ERROR:.2g} on this target"
+            )
+    if target == "wgsl" and calls_inverse_trig(kernel):
         notes.append(
-            "WGSL bounds sin, cos and tan's error at 2**-11 only: float outputs were judged "
-            f"with atol and rtol of at least {WGSL_TRIG_ERROR:.2g} on this target"
+            "WGSL lets atan, atan2, asin and acos err by 4096 ulp (asin and acos also by "
+            "what they inherit from atan2(sqrt(1 - x * x), x)): "
+            + (
+                "that error was carried through the reference's np.arctan2 and kin to the "
+                "float elements it reaches, and to integer ones it may move"
+                if carries(kernel.reference, _INVERSE_NAMES)
+                else "the reference calls none of np.arctan, np.arctan2, np.arcsin or "
+                "np.arccos to carry it through, so float outputs were judged within 4096 ulp"
+            )
         )
     return notes
 
@@ -329,9 +445,14 @@ class _NumpyWith:
 
     def __init__(self, replaced: Mapping) -> None:
         self._replaced = replaced
+        # numpy 2's aliases (np.atan2 is np.arctan2) are replaced with their originals
+        self._by_identity = {id(getattr(np, name)): twin for name, twin in replaced.items()}
 
     def __getattr__(self, name: str):
-        return self._replaced.get(name) or getattr(np, name)
+        if name in self._replaced:
+            return self._replaced[name]
+        value = getattr(np, name)
+        return self._by_identity.get(id(value), value)
 
 
 def _rebound(reference, replaced: Mapping):
@@ -487,14 +608,16 @@ def zeros_annihilating(reference):
 ARGUMENT_ERROR = 2.0 * 2.0**-24
 
 
-def trig_erring(reference, rng, absolute: float = 0.0):
+def trig_erring(reference, rng, absolute: float = 0.0, inverse: bool = False):
     """``reference`` with numpy's sin, cos and tan (and ``exp`` of an imaginary angle, a
     twiddle factor) taken at arguments off by
     ``ARGUMENT_ERROR``, relative, and their values off by ``absolute`` (WGSL's bound
     ``2**-11``, or 0 for an accurate sinf), each at random per element (from ``rng``):
     how far a right float32 kernel's results may move through what it computes from
     them (a rotary embedding's angle of 127 radians rounds by 1.5e-5, which x
-    multiplies). None where its module names none."""
+    multiplies). With ``inverse``, numpy's arctan, arctan2, arcsin and arccos instead,
+    their values off by what WGSL allows (``inverse_trig_error``). None where its module
+    names none of them."""
 
     def erring(function):
         def off(x, *args, **kwargs):
@@ -515,10 +638,49 @@ def trig_erring(reference, rng, absolute: float = 0.0):
         off = rng.choice((-1.0, 1.0), size=np.shape(value))
         return value + absolute * (off + 1j * rng.choice((-1.0, 1.0), size=np.shape(value)))
 
-    if not _names(reference) & {"sin", "cos", "tan", "exp"}:
+    def erring_inverse(name):
+        function = getattr(np, name)
+
+        def off(*args, **kwargs):
+            value = function(*args, **kwargs)
+            error = inverse_trig_error(name, value, *args)
+            return value + error * rng.choice((-1.0, 1.0), size=np.shape(value))
+
+        return off
+
+    if inverse:
+        if not carries(reference, _INVERSE_NAMES):
+            return None
+        names = ("arctan", "arctan2", "arcsin", "arccos")
+        return _rebound(reference, {name: erring_inverse(name) for name in names})
+    if not _names(reference) & _TRIG_NAMES:
         return None  # it calls none of them: nothing moves
     replaced = {name: erring(getattr(np, name)) for name in ("sin", "cos", "tan")}
     return _rebound(reference, {**replaced, "exp": erring_exp})
+
+
+#: float32's unit roundoff, for what WGSL's asin and acos inherit from their formula.
+_U32 = 2.0**-24
+
+
+def inverse_trig_error(name: str, value: Any, *args: Any) -> np.ndarray:
+    """The error WGSL allows a float32 ``name`` (numpy's arctan, arctan2, arcsin or
+    arccos) whose exact result is ``value`` at arguments ``args``: 4096 ULP of the
+    result, and for asin and acos what they inherit from ``atan2(sqrt(1 - x * x), x)``
+    (WGSL: "inherited from atan2(...)"): ``1 - x * x`` rounded in float32 moves the
+    angle by about ``|x| * u * (0.75 / sqrt(1 - x * x) + sqrt(1 - x * x))``, which near
+    x = +-1 (the angle between two near-parallel unit vectors) is hundreds of ulp, and
+    never more than the angle a rounding of ``1 - x * x`` can make, ``sqrt(3 u)``."""
+    value = np.asarray(value, np.float64)
+    with np.errstate(all="ignore"):
+        ulps = WGSL_ATAN_ULP * np.spacing(np.abs(value).astype(np.float32)).astype(np.float64)
+        if name not in ("arcsin", "arccos") or not args:
+            return np.where(np.isfinite(ulps), ulps, 0.0)
+        x = np.abs(np.asarray(args[0], np.float64))
+        y = np.sqrt(np.maximum(1.0 - x * x, 0.0))
+        inherited = np.minimum(x * _U32 * (0.75 / y + y), np.sqrt(3.0 * _U32))
+        total = ulps + np.where(np.isfinite(inherited), inherited, np.sqrt(3.0 * _U32))
+    return np.where(np.isfinite(total), total, 0.0)
 
 
 # -- where WGSL defines no result ----------------------------------------------------
@@ -533,20 +695,20 @@ _UNDEFINED_CALLS = {
 }
 
 
-def _nan_where(function, undefined):
+def _filled_where(function, undefined, fill: float):
     def twin(*args, **kwargs):
         value = function(*args, **kwargs)
         if len(args) < 2:
             return value
         where = undefined(np.asarray(args[0]), np.asarray(args[1]))
-        return np.where(where, np.nan, value) if np.any(where) else value
+        return np.where(where, fill, value) if np.any(where) else value
 
     return twin
 
 
-_UNDEFINED_TWINS = {
-    "arctan2": _nan_where(np.arctan2, lambda y, x: (y == 0) & (x == 0)),
-    "power": _nan_where(
+_UNDEFINED_WHERE = {
+    "arctan2": (np.arctan2, lambda y, x: (y == 0) & (x == 0)),
+    "power": (
         np.power,
         lambda x, y: (
             (x.dtype.kind == "f" or y.dtype.kind == "f") & ((x < 0) | ((x == 0) & (y <= 0)))
@@ -555,15 +717,16 @@ _UNDEFINED_TWINS = {
 }
 
 
-def undefined_in_wgsl(reference, kernel: KernelSpec):
+def undefined_in_wgsl(reference, kernel: KernelSpec, fill: float = np.nan):
     """``reference`` with each numpy function whose WGSL builtin ``kernel``'s WGSL source
-    calls (``atan2``, ``pow``) giving NaN where WGSL defines no result; None where the
-    source calls none of them or the reference's module names none."""
+    calls (``atan2``, ``pow``) giving ``fill`` (NaN, or a finite value: a NaN compared
+    lands where numpy's value does) where WGSL defines no result; None where the source
+    calls none of them or the reference's module names none."""
     source = _code(kernel, "wgsl")
     if source is None:
         return None
     twins = {
-        name: _UNDEFINED_TWINS[name]
+        name: _filled_where(*_UNDEFINED_WHERE[name], fill)
         for name, call in _UNDEFINED_CALLS.items()
         if call.search(source)
     }
@@ -1183,6 +1346,14 @@ def nudging_every_operation(reference, rng, wgsl: bool = False):
         _RoundingArray.rng, _NudgedArray.wgsl = rng, wgsl
 
     return _with_arrays_as(reference, _NudgedArray, configure)
+
+
+def _complex_constants(function) -> bool:
+    """Whether the code ``function`` reaches (``_reached_code``) has a complex literal
+    (``2j``)."""
+    return any(
+        any(isinstance(c, complex) for c in code.co_consts) for code, _ in _reached_code(function)
+    )
 
 
 def _names(function) -> set[str]:

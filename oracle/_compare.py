@@ -166,9 +166,11 @@ class Comparison:
         if self.single:
             lines.append(
                 f"  {self.single} integer elements match only the reference computed as "
-                "float32 computes (rounded to float32, or moved by float32's roundings): "
-                "it decides between values float32 cannot tell apart (two distances "
-                "within a few float32 roundings), where a float32 kernel may take either"
+                "float32 computes (rounded to float32, or moved by float32's roundings) or "
+                "with its trigonometric functions off by what WGSL allows them: it decides "
+                "between values float32 cannot tell apart (two distances within a few "
+                "float32 roundings, an angle within atan2's error of a bin's edge), where a "
+                "float32 kernel may take either"
             )
         if self.unstable:
             lines.append(
@@ -329,12 +331,31 @@ class FlushingArray(np.ndarray):
     and gives results so flushed: how a device that flushes subnormals computes,
     intermediates included (``x * 0.5 * big`` of a tiny ``x`` is 0 there), while bits
     read through a view (``x.view(np.uint32)``, WGSL's ``bitcast``) stay as they are.
-    What is no ufunc (``np.where``, ``einsum``) returns a plain array, unflushed."""
+    What is no ufunc (``np.pad``, ``np.where``, ``einsum``) computes unflushed, and its
+    float results flush again in later ufuncs (an image padded by ``np.pad`` kept its
+    subnormal gradients, where a device computing them flushed them to zero)."""
 
     tiny: float = float(np.finfo(np.float32).tiny)
 
     def __array_finalize__(self, obj: Any) -> None:
         self.tiny = getattr(obj, "tiny", FlushingArray.tiny)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        result = super().__array_function__(func, types, args, kwargs)
+        return self._rewrapped(result)
+
+    def _rewrapped(self, result: Any) -> Any:
+        if isinstance(result, (tuple, list)):
+            return type(result)(self._rewrapped(r) for r in result)
+        if (
+            isinstance(result, np.ndarray)
+            and not isinstance(result, FlushingArray)
+            and result.dtype.kind == "f"
+        ):
+            view = result.view(FlushingArray)
+            view.tiny = self.tiny
+            return view
+        return result
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
         plain = tuple(self._operand(x) for x in inputs)

@@ -132,15 +132,18 @@ class Expected:
             self._cache["nan_alternatives"] = _nan_alternatives(self)
         return self._cache["nan_alternatives"]
 
-    def undefined_in_wgsl(self) -> dict[str, np.ndarray]:
+    def undefined_in_wgsl(self, flushed: bool = False) -> dict[str, np.ndarray]:
         """Per output, the elements that come from a WGSL builtin at arguments where
         WGSL defines no result and numpy does (``atan2(0, 0)``, ``pow`` of a negative
         base: ``oracle._builtins.undefined_in_wgsl``): those the reference changes when
-        such calls give NaN. Empty where the kernel's WGSL calls none, or the reference
-        is a backend. Computed on first use."""
-        if "undefined" not in self._cache:
-            self._cache["undefined"] = _undefined_outputs(self)
-        return self._cache["undefined"]
+        such calls give NaN or other values. With ``flushed``, on the inputs with
+        subnormals flushed, as a device that flushes them sees them (a Sobel gradient of
+        a subnormal image is atan2(0, 0) there). Empty where the kernel's WGSL calls
+        none, or the reference is a backend. Computed on first use."""
+        key = ("undefined", flushed)
+        if key not in self._cache:
+            self._cache[key] = _undefined_outputs(self, flushed)
+        return self._cache[key]
 
     def divided_by_zero(self, wgsl: bool = False) -> dict[str, tuple[Any, np.ndarray]]:
         """Per output, (values, where): ``where`` the elements that depend on an integer
@@ -199,14 +202,47 @@ class Expected:
     def trig_bound(self, absolute: float = 0.0) -> dict[str, np.ndarray]:
         """Per float output, how far a right float32 kernel's results may move through
         what it computes from sin, cos and tan: their arguments rounded in float32, and
-        their values off by ``absolute`` (WGSL lets them err by 2**-11): 4 times the
-        most the float64 reference moves when they are, at random, in 3 draws
+        their values off by ``absolute`` (WGSL lets them err by 2**-11): 2.5 times the
+        most the float64 reference moves when they are, at random, in 12 draws
         (``oracle._builtins.trig_erring``). Empty where the reference calls none, or is
         a backend. Computed on first use."""
         key = ("trig", absolute)
         if key not in self._cache:
             self._cache[key] = _trig_bounds(self, absolute)
         return self._cache[key]
+
+    def builtin_erring(self) -> dict[str, list[np.ndarray]]:
+        """Per integer output, what the reference gives (in its own precision) with
+        numpy's counterparts of the trigonometric builtins the kernel's WGSL calls off
+        by what WGSL allows them, at random per element, in a few runs: a bin chosen by
+        an angle within atan2's 4096 ulp of its edge may be either. Empty where the
+        kernel calls none, the reference names none, or is a backend. Computed on
+        first use."""
+        if "builtin_erring" not in self._cache:
+            found: dict[str, list[np.ndarray]] = {}
+            for run in _builtin_erring_runs(self):
+                for label, out in run.items():
+                    want = self.outputs.get(label)
+                    if want is None or want.dtype.names is not None or want.dtype.kind not in "iu":
+                        continue
+                    out = np.asarray(out)
+                    if out.shape == want.shape and not np.array_equal(out, want):
+                        found.setdefault(label, []).append(out.astype(want.dtype))
+            self._cache["builtin_erring"] = found
+        return self._cache["builtin_erring"]
+
+    def inverse_trig_bound(self) -> dict[str, np.ndarray]:
+        """Per float output, how far a right float32 kernel's results may move through
+        what it computes from WGSL's atan, atan2, asin and acos: the most the float64
+        reference moves, in 12 draws, with numpy's counterparts off by what WGSL allows
+        each of them (``oracle._builtins.inverse_trig_error``: 4096 ULP, and what asin
+        and acos inherit from their formula), at random per element; zero at the
+        elements none reaches. Taken as it is (no factor): each draw moves an element
+        reached by one such call by all WGSL allows it. Empty where the reference calls
+        none, or is a backend. Computed on first use."""
+        if "inverse_trig" not in self._cache:
+            self._cache["inverse_trig"] = _inverse_trig_bounds(self)
+        return self._cache["inverse_trig"]
 
     def input_rounding_bound(self, unit: float) -> dict[str, np.ndarray]:
         """Per float output, how far a right kernel's results may move where it rounds
@@ -603,6 +639,19 @@ def _fan_in(expected: Expected, plain: dict) -> float:
     return pairs / outputs if outputs else float("inf")
 
 
+# A builtin's error is drawn with a random sign per call: where an output combines a
+# few such values (slerp's sin((1 - t) theta) / sin(theta)), their signs decide how far
+# it moves, and 3 draws that happened to cancel at an element gave a hundredth of the
+# worst (a right slerp failed on SwiftShader): 12 draws meet every sign pattern of three
+# calls with odds of 0.8 or better (and each pattern's opposite, which moves as far).
+# Over a long sum of such values the most of 12 draws is about 2.3 of their spread
+# where the most of 3 was about 1.3: a factor of 2.5 on it keeps the 4 times the most
+# of 3 that sin and cos were judged within before (an FFT stage's twiddle with pi
+# written 3.14 is still caught).
+_BUILTIN_DRAWS = 12
+_BUILTIN_FACTOR = 2.5
+
+
 def _trig_bounds(expected: Expected, absolute: float) -> dict[str, np.ndarray]:
     from ._builtins import trig_erring
 
@@ -616,7 +665,23 @@ def _trig_bounds(expected: Expected, absolute: float) -> dict[str, np.ndarray]:
             return None
         return _float64_run(expected, truth=replace(expected.truth, reference=erring))
 
-    return _most_moved(expected, plain, run, 11)
+    return _most_moved(expected, plain, run, 11, factor=_BUILTIN_FACTOR, draws=_BUILTIN_DRAWS)
+
+
+def _inverse_trig_bounds(expected: Expected) -> dict[str, np.ndarray]:
+    from ._builtins import trig_erring
+
+    plain = _own_float64_run(expected)
+    if plain is None:
+        return {}
+
+    def run(rng):
+        erring = trig_erring(expected.truth.reference, rng, inverse=True)
+        if erring is None:  # it calls none of them
+            return None
+        return _float64_run(expected, truth=replace(expected.truth, reference=erring))
+
+    return _most_moved(expected, plain, run, 13, factor=1.0, draws=_BUILTIN_DRAWS)
 
 
 # The input-rounding bound is judged at every element of large outputs (a GEMM's
@@ -912,11 +977,45 @@ def _twin_outputs(expected: Expected, make_twin) -> dict[str, tuple[np.ndarray, 
     return found
 
 
-def _undefined_outputs(expected: Expected) -> dict[str, np.ndarray]:
+#: What the reference's twins give where WGSL defines no result: NaN, and finite values
+#: (lavapipe's atan2(0, 0) is 3 pi / 4), since a NaN that passes through a comparison
+#: (``angle > 1.0`` is False) lands where numpy's value does and shows nothing.
+_UNDEFINED_FILLS = (np.nan, 0.0, 3.0 * np.pi / 4.0, -3.0 * np.pi / 4.0, np.pi / 2.0, -np.pi, 1e4)
+
+
+def _undefined_outputs(expected: Expected, flushed: bool = False) -> dict[str, np.ndarray]:
     from ._builtins import undefined_in_wgsl
 
-    twins = _twin_outputs(expected, lambda r: undefined_in_wgsl(r, expected.case.kernel))
-    return {label: differs for label, (_, differs) in twins.items()}
+    case, truth = expected.case, expected.truth
+    if expected.reference != NUMPY_REFERENCE or truth.reference is None:
+        return {}
+    if undefined_in_wgsl(truth.reference, case.kernel) is None:
+        return {}  # the kernel calls none of them, or the reference names no numpy
+    variants: list[tuple[Case, Any]] = [(case, lambda r: r)]
+    if flushed:  # the inputs flushed, and every operation of the reference flushing
+        arrays = {label: flush_subnormals(a) for label, a in case.arrays.items()}
+        uniform = None if case.uniform is None else flush_subnormals(case.uniform)
+        tiny = float(np.finfo(np.float32).tiny)
+        variants = [
+            (replace(case, arrays=arrays, uniform=uniform), lambda r: r),
+            (case, lambda r: flushing(r, tiny)),
+        ]
+    found: dict[str, np.ndarray] = {}
+    for run_case, wrap in variants:
+        scope = replace(expected, case=run_case, _cache={})
+        plain = expected.outputs if not flushed else _twin_run(scope, wrap(truth.reference))
+        if plain is None:
+            continue
+        for fill in _UNDEFINED_FILLS:
+            out = _twin_run(scope, wrap(undefined_in_wgsl(truth.reference, case.kernel, fill)))
+            for label, got in (out or {}).items():
+                want = plain.get(label)
+                if want is None or want.dtype.names is not None or want.shape != got.shape:
+                    continue  # a struct output is judged as drawn
+                differs = ~_same_elements(want, got)
+                if differs.any():
+                    found[label] = found[label] | differs if label in found else differs
+    return found
 
 
 def _divided_by_zero_outputs(expected: Expected, wgsl: bool) -> dict[str, tuple[Any, np.ndarray]]:
@@ -971,6 +1070,35 @@ def _unstable_integer_outputs(
         if moved.any():
             found[label] = (moved, low, high)
     return found
+
+
+#: How many runs of the reference with WGSL's trigonometric builtins off by what WGSL
+#: allows them, at random per element, show an integer output a builtin's error may
+#: move (a bin chosen by an angle near its edge moves in half of them).
+_BUILTIN_ERRING_RUNS = 6
+
+
+def _builtin_erring_runs(expected: Expected) -> list[dict[str, np.ndarray]]:
+    """The reference's outputs, in its own precision, with numpy's counterparts of the
+    trigonometric builtins the kernel's WGSL calls off by what WGSL allows them
+    (``oracle._builtins.trig_erring``); none where it calls none, or the reference
+    names none of them."""
+    from ._builtins import WGSL_TRIG_ERROR, calls_inverse_trig, calls_trig, trig_erring
+
+    kernel, reference = expected.case.kernel, expected.truth.reference
+    if expected.reference != NUMPY_REFERENCE or reference is None:
+        return []
+    kinds = [(WGSL_TRIG_ERROR, False)] if calls_trig(kernel, "wgsl") else []
+    kinds += [(0.0, True)] if calls_inverse_trig(kernel) else []
+    runs = []
+    for absolute, inverse in kinds:
+        for i in range(_BUILTIN_ERRING_RUNS):
+            rng = np.random.default_rng([expected.case.seed, 31, i, inverse])
+            run = _twin_run(expected, trig_erring(reference, rng, absolute, inverse))
+            if run is None:
+                break
+            runs.append(run)
+    return runs
 
 
 #: How many stages ``Expected.single`` has.

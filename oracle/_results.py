@@ -317,7 +317,8 @@ class OutputCheck:
                 else ""
             )
             + (
-                f" ({self.comparison.single} accepted as the reference computed in float32)"
+                f" ({self.comparison.single} accepted as the reference computed in float32"
+                " or with the builtins' allowed error)"
                 if self.comparison.single
                 else ""
             )

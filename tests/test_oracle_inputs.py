@@ -197,15 +197,28 @@ def test_a_kernel_calling_sin_cos_or_tan_gets_no_large_magnitudes():
 
 
 def test_only_wgsl_gets_the_trig_tolerance_and_only_atol_and_rtol_change():
+    """The blanket floor is for float outputs of a reference the oracle cannot carry
+    WGSL's sin error through (no np.sin: here a math.sin per element); one that calls
+    np.sin gets the error carried to the elements it reaches instead (round 22: the
+    blanket passed an output no sine reaches, off by 2500 ulp), and an integer output
+    is never widened (it passed an index off by 7)."""
+    import dataclasses
+    import math
+
     from oracle._builtins import WGSL_TRIG_ERROR, builtin_floor
     from oracle._tolerance import Tolerance
 
-    kernel = _elementwise("sin_wgsl", {"wgsl": _WGSL_SIN})
+    carried = _elementwise("sin_wgsl", {"wgsl": _WGSL_SIN})
+    opaque = dataclasses.replace(
+        carried, reference=lambda x: np.array([math.sin(v) for v in x], np.float32)
+    )
     strict = Tolerance(atol=1e-6, rtol=1e-5, ulp=4, nan="forbid", signed_zeros=True)
-    wide = builtin_floor(strict, kernel, "wgsl")
+    wide = builtin_floor(strict, opaque, "wgsl")
     assert (wide.atol, wide.rtol) == (WGSL_TRIG_ERROR, WGSL_TRIG_ERROR)
     assert (wide.ulp, wide.nan, wide.signed_zeros) == (4, "forbid", True)
-    assert builtin_floor(strict, kernel, "cuda") is strict
+    assert builtin_floor(strict, carried, "wgsl") is strict
+    assert builtin_floor(strict, opaque, "wgsl", np.uint32) is strict
+    assert builtin_floor(strict, opaque, "cuda") is strict
     assert builtin_floor(strict, _elementwise("plain", {"wgsl": "fn main() {}"}), "wgsl") is strict
 
 
@@ -213,11 +226,17 @@ def test_only_wgsl_gets_the_trig_tolerance_and_only_atol_and_rtol_change():
     "call, ulp", [("atan2(v, 2.0)", 4096), ("acos(v)", 4096), ("asinh(v)", 4), ("v * 2.0", 4)]
 )
 def test_wgsl_inverse_trig_gets_its_4096_ulp(call, ulp):
+    """Where the reference names no np.arctan2 and kin (here np.sin): the 4096 ulp as a
+    floor; where it does, carried instead (``Expected.inverse_trig_bound``)."""
+    import dataclasses
+
     from oracle._builtins import builtin_floor
     from oracle._tolerance import Tolerance
 
     kernel = _elementwise("t", {"wgsl": _WGSL_SIN.replace("sin(x[gid.x])", call)})
     assert builtin_floor(Tolerance(1e-6, 1e-5, 4), kernel, "wgsl").ulp == ulp
+    named = dataclasses.replace(kernel, reference=lambda x: np.arctan2(x, 2.0))
+    assert builtin_floor(Tolerance(1e-6, 1e-5, 4), named, "wgsl").ulp == 4
 
 
 @pytest.mark.parametrize(

@@ -1029,16 +1029,20 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 
 def _unit_quaternions(rng, count, size):
-    q = rng.normal(size=(count, 4))
+    # drawn from the count, not from ``rng`` (each buffer gets its own), so that
+    # ``_nearby_quaternions`` can place q1 near this q0
+    q = np.random.default_rng(count).normal(size=(count, 4))
     return (q / np.linalg.norm(q, axis=1, keepdims=True)).astype(np.float32)
 
 
 def _nearby_quaternions(rng, count, size):
-    # a third far, a third close (some past the lerp threshold), a third opposite
+    # a third far (drawn anew), a third close to q0 (some past the lerp threshold), a
+    # third close and opposite (the short way round)
     q = _unit_quaternions(rng, count, size).astype(np.float64)
+    q[: count // 3] = rng.normal(size=(count // 3, 4))
     near = rng.normal(size=(count, 4)) * rng.choice([0.005, 0.02, 0.1], size=(count, 1))
     third = count // 3
-    q[third : 2 * third] = q[third : 2 * third] + near[third : 2 * third]
+    q[third:] = q[third:] + near[third:]
     q[2 * third :] = -q[2 * third :]
     return (q / np.linalg.norm(q, axis=1, keepdims=True)).astype(np.float32)
 
