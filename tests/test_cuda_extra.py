@@ -35,6 +35,7 @@ def test_the_cuda_extra_brings_python_bindings_nvrtc_and_the_header_wheels():
         "nvidia-cuda-runtime",
         "nvidia-cuda-crt",
         "nvidia-cuda-cccl",
+        "nvidia-curand",  # curand_kernel.h, cuRAND's device API (round 23)
         "nvidia-ml-py",
     }  # NVML: the tuner's energy readings
 
