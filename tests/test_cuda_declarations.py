@@ -234,19 +234,20 @@ def test_a_block_larger_than_the_launch_bounds_is_refused_before_launch():
 def _cuda_corpus():
     from tests.test_wild_kernels import CORPUS
 
-    names = [n for n, w in CORPUS.items() if "cuda" in w.kernel.targets]
-    # the PTX net's own finding, left to the corpus' owner: llm.c's AdamW declares
-    # ``long num_parameters`` (8 bytes), its spec a u32 uniform field (4 bytes)
-    known = {
-        "wild_llmc_adamw": "its spec gives 'long num_parameters' a u32 field: 4 bytes "
-        "for an 8-byte parameter (the driver's own check on the GPU refuses it too)"
-    }
-    return [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=known[n], raises=CompileError))
-        if n in known
-        else n
-        for n in names
-    ]
+    # llm.c's AdamW declares ``long num_parameters`` (8 bytes) where its spec, shared
+    # with its WGSL port, has a u32 field: passed widened, as C converts an argument
+    return [n for n, w in CORPUS.items() if "cuda" in w.kernel.targets]
+
+
+def test_a_u32_field_widens_to_a_long_parameter_by_its_own_signedness():
+    from backends.cuda._modules import widened_field
+
+    assert widened_field(np.dtype(np.uint32), 8) == np.dtype(np.uint64)
+    assert widened_field(np.dtype(np.int32), 8) == np.dtype(np.int64)
+    assert widened_field(np.dtype(np.float32), 8) == np.dtype(np.float64)
+    assert widened_field(np.dtype(np.uint32), 4) is None  # the same size: as it is
+    assert widened_field(np.dtype(np.float32), 2) is None  # narrowing is no conversion
+    assert widened_field(np.dtype(np.int32), 16) is None
 
 
 @pytest.mark.parametrize("name", _cuda_corpus())

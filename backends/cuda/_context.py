@@ -57,7 +57,14 @@ from ._driver import (
 from ._energy import EnergyCounter, energy_support
 from ._graphs import Capture, CapturedCudaGraph, SampleGraphs
 from ._memory import Staging, pinned_empty
-from ._modules import TARGET, check_sizes, check_steps, compile_ahead, module_build
+from ._modules import (
+    TARGET,
+    check_sizes,
+    check_steps,
+    compile_ahead,
+    module_build,
+    widened_field,
+)
 from ._nvrtc import nvrtc_version
 from ._resources import Resources
 
@@ -542,7 +549,9 @@ class CudaComputeContext(SlabContext):
                 for step in launch.steps
             )
             sizes = tuple(
+                # where the driver cannot say, the PTX's (a u32 field widened to a long)
                 _check_parameters(kernel, function, step, source or "")
+                or (entries[step.entry_point].param_sizes if step.entry_point in entries else ())
                 for step, function in zip(launch.steps, functions)
             )
             cooperative = tuple(
@@ -613,10 +622,17 @@ class CudaComputeContext(SlabContext):
             assert spec is not None  # only a kernel with a uniform block has these arguments
             index = launch.kernel.buffers.index(spec)
             raw = self._uniform_bytes(launch.views[index])
+            want = None
             if kind == "field":
                 offset, size = _field_slot(spec, key)
                 raw = raw[offset : offset + size]
-            want = sizes[len(holders)] if len(sizes) > len(holders) else len(raw)
+                want = sizes[len(holders)] if len(sizes) > len(holders) else len(raw)
+                wider = widened_field(_field_dtype(spec, key), want)
+                if wider is not None:  # u32 to a long parameter: converted as C converts
+                    field = np.frombuffer(bytes(raw), _field_dtype(spec, key))
+                    raw = bytearray(field.astype(wider).tobytes())
+            if want is None:
+                want = sizes[len(holders)] if len(sizes) > len(holders) else len(raw)
             padded = bytes(raw[:want]).ljust(want, b"\0")  # a struct __align__(16) is padded
             holders.append((ctypes.c_char * len(padded)).from_buffer_copy(padded))
         pointers = (ctypes.c_void_p * max(1, len(holders)))(*[ctypes.addressof(h) for h in holders])
@@ -933,6 +949,13 @@ def _describe_launch(launch: Launch) -> str:
         f"Kernel({launch.kernel.id}:{s.entry_point}, grid={s.workgroups}, block={s.block})"
         for s in launch.steps
     )
+
+
+def _field_dtype(spec, name: str) -> np.dtype:
+    """The dtype of uniform field ``name`` in its C layout."""
+    fields = layout.target_dtype(spec.fields, "c").fields
+    assert fields is not None  # a uniform block is a struct
+    return fields[name][0]
 
 
 def _field_slot(spec, name: str) -> tuple[int, int]:

@@ -19,6 +19,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from forge import layout
 from forge.errors import CompileError, UnsupportedFeature
 from forge.kernel import KernelSpec, Step
@@ -32,6 +34,7 @@ __all__ = [
     "compile_ahead",
     "check_steps",
     "expected_size",
+    "widened_field",
     "argument_text",
     "TARGET",
 ]
@@ -173,11 +176,27 @@ def expected_size(kernel: KernelSpec, kind: str, key: Any, size: int) -> tuple[b
     if kind == "field":
         fields = layout.target_dtype(uniform.fields, "c").fields
         assert fields is not None  # a uniform block is a struct
-        need = fields[key][0].itemsize
-        return size == need, str(need)
+        dtype = fields[key][0]
+        need = dtype.itemsize
+        return size == need or widened_field(dtype, size) is not None, str(need)
     need = layout.target_dtype(uniform.fields, "c").itemsize
     ok = size >= need and any(size == -(-need // a) * a for a in (1, 2, 4, 8, 16, 32, 64, 128, 256))
     return ok, f"{need} (or that rounded up to its alignment)"
+
+
+def widened_field(dtype: np.dtype, size: int) -> np.dtype | None:
+    """The dtype a uniform field of ``dtype`` is passed as to a scalar parameter of
+    ``size`` bytes that is wider, as C converts an argument to its parameter's type: a
+    u32 or i32 field (a spec shared with WGSL, which has no 64-bit integers) to llm.c's
+    ``long num_parameters`` or a ``size_t n``, sign- or zero-extended by the field's
+    own signedness; an f32 field to a ``double``. None where no such widening fits."""
+    if size <= dtype.itemsize or dtype.subdtype is not None or dtype.names is not None:
+        return None
+    if dtype.kind in "iu" and size == 8:
+        return np.dtype(f"{dtype.kind}8")
+    if dtype == np.float32 and size == 8:
+        return np.dtype(np.float64)
+    return None
 
 
 def argument_text(kernel: KernelSpec, kind: str, key: Any) -> str:
