@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from forge.errors import CompileError, ForgeError, GpuUnavailable
+from forge.errors import CompileError, ForgeError, GpuUnavailable, UnsupportedFeature
 from forge.kernel import TARGETS, KernelSpec
 from forge.schedule import Schedule
 from forge.types import ValidationLevel
@@ -100,14 +100,19 @@ def _validate_wgsl(kernel: KernelSpec, source: str, steps) -> tuple[ValidationLe
 
 
 def _validate_cuda(kernel: KernelSpec, source: str, steps) -> tuple[ValidationLevel, str]:
-    from backends.cuda import compile_module
+    """NVRTC compiles it, and every launch passes what its PTX declares (the number and
+    size of the arguments, a block within ``__launch_bounds__``), as the CUDA backend
+    checks before it loads the module: validated means a GPU would take the launch."""
+    from backends.cuda._modules import check_steps
+    from backends.cuda._nvrtc import compile_module_entries
 
-    compile_module(
+    _, _, entries = compile_module_entries(
         source,
         [s.entry_point for s in steps],
         output="cubin",
         options=kernel.compile_options("cuda"),
     )
+    check_steps(kernel, steps, entries, source)
     return ValidationLevel.VALIDATED, ""
 
 
@@ -134,6 +139,8 @@ def validate_source(kernel: KernelSpec, target: str, schedule: Schedule) -> Vali
         result.message = f"not validated: {exc}"
     except CompileError as exc:
         result.failed, result.message = True, (exc.log or str(exc)).strip()
+    except UnsupportedFeature as exc:  # a block past the kernel's __launch_bounds__
+        result.message = f"unsupported: {exc}"
     return result
 
 

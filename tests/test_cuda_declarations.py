@@ -321,3 +321,19 @@ def test_a_functor_by_value_is_told_to_take_a_uniform_block_of_its_name():
     assert step.arguments[3:] == (("value", ("n", np.int32(1000).tobytes())), ("uniform", None))
     pytest.importorskip("cuda.bindings")
     _checked(advised)
+
+
+def test_kforge_validate_runs_the_same_check_with_no_gpu():
+    """``kforge validate`` (``validate_source``) compares each launch with the PTX too:
+    a block past ``__launch_bounds__`` is unsupported there, not "validated", and a
+    width a parameter cannot take fails."""
+    pytest.importorskip("cuda.bindings")
+    from forge.types import ValidationLevel
+    from kforge._codegen import validate_source
+
+    kernel = _kernel(_BOUNDED, schedules=(Schedule(256), Schedule(512)))
+    fits = validate_source(kernel, "cuda", Schedule(256))
+    assert fits.level is ValidationLevel.VALIDATED and not fits.failed, fits.message
+    past = validate_source(kernel, "cuda", Schedule(512))
+    assert past.level is not ValidationLevel.VALIDATED and not past.failed
+    assert "unsupported" in past.message and "256" in past.message, past.message
