@@ -56,7 +56,7 @@ SCALARS: dict[str, np.dtype | None] = {name: t.numpy for name, t in SCALAR_TYPES
 # What WGSL can declare at all (the rest is "unsupported, because WGSL has no ...").
 _WGSL_SCALARS = {name for name, t in SCALAR_TYPES.items() if t.wgsl is not None}
 # Bound packed in storage buffers on WGSL (the shader reads them from u32 words).
-_PACKED = {"i8", "u8", "i16", "u16", "bf16"}
+_PACKED = {"i8", "u8", "i16", "u16", "bf16", "f8e4m3", "f8e5m2"}
 
 
 def scalar_dtype(name: str) -> np.dtype:

@@ -296,6 +296,11 @@ SCALAR_TYPES: dict[str, ScalarType] = {
         # numpy has no bfloat16: ml_dtypes gives it one; WGSL has no bfloat16 type.
         ScalarType("bf16", np.dtype(ml_dtypes.bfloat16), None, "__nv_bfloat16"),
         ScalarType("f32", np.dtype(np.float32), "f32", "float"),
+        # FP8 (cuda_fp8.h's __nv_fp8_e4m3 and __nv_fp8_e5m2; OCP's E4M3 has no Inf,
+        # its largest finite 448): through ml_dtypes; WGSL has none, though a buffer of
+        # them is bytes a WGSL kernel may read as u32 words
+        ScalarType("f8e4m3", np.dtype(ml_dtypes.float8_e4m3fn), None, "__nv_fp8_e4m3"),
+        ScalarType("f8e5m2", np.dtype(ml_dtypes.float8_e5m2), None, "__nv_fp8_e5m2"),
         ScalarType("f64", np.dtype(np.float64), "f64", "double"),
         # WGSL has no 8- or 16-bit integers; i64/u64 need the adapter's shader-int64.
         ScalarType("i8", np.dtype(np.int8), None, "signed char", "int"),

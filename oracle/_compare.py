@@ -271,7 +271,7 @@ def _json_number(value: Any) -> Any:
     return value
 
 
-_INT_OF_FLOAT = {2: np.int16, 4: np.int32, 8: np.int64}
+_INT_OF_FLOAT = {1: np.int8, 2: np.int16, 4: np.int32, 8: np.int64}
 
 
 def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:

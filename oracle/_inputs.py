@@ -299,10 +299,14 @@ def _float_family(
         choices = [np.nan] * nan + [v for v in (np.inf, -np.inf) if lo <= v <= hi]
         return rng.choice(np.array(choices), n) if choices else None
     large = _LARGE.get(dtype.itemsize, _LARGE[4]) if dtype.name != "bfloat16" else (4.0, 9.0)
+    small = (max(_SMALL[0], float(info.tiny) * 4), _SMALL[1])
+    if dtype.itemsize == 1:  # FP8: its own far end (448 for E4M3) and near its tiny
+        top = math.log10(float(info.max))
+        large, small = (top - 1.0, top - 0.05), (float(info.tiny) * 2, float(info.tiny) * 16)
     ranges = {
         "negatives": (1e-2, 1e2, (-1,)),
         "large": (10.0 ** large[0], 10.0 ** large[1], (1, -1)),
-        "small": (max(_SMALL[0], float(info.tiny) * 4), _SMALL[1], (1, -1)),
+        "small": (small[0], small[1], (1, -1)),
         "tiny": (float(info.tiny), float(info.tiny) * 2.0**10, (1, -1)),
         "subnormal": (float(info.smallest_subnormal), float(info.tiny) * (1 - 2.0**-8), (1, -1)),
     }
@@ -431,8 +435,10 @@ def _scalar_values(
 def _clipped(out: np.ndarray, dtype: np.dtype, domain) -> np.ndarray:
     """``out`` with its finite floats clipped into ``domain`` (rounding to the dtype may
     step past a bound)."""
-    if dtype.kind == "f" or dtype.name == "bfloat16":
-        lo, hi = (dtype.type(v) for v in domain)
+    if is_float_dtype(dtype):
+        # an end past the dtype's range is its largest finite value (E4M3 has no Inf)
+        top = float(_finfo(dtype).max)
+        lo, hi = (dtype.type(min(max(v, -top), top)) for v in domain)
         finite = np.isfinite(out)
         out[finite] = np.clip(out[finite], lo, hi)
     return out

@@ -114,6 +114,11 @@ DEFAULT_TOLERANCES: dict[str, Tolerance] = {
     # bfloat16 keeps 8 significant bits (ulp 2^-7 at 1): the same few roundings as f16
     # cost 8 times more, relative and absolute.
     "bf16": Tolerance(atol=8e-3, rtol=8e-3, ulp=2),
+    # FP8 keeps 4 (E4M3) or 3 (E5M2) significant bits: a right kernel computes in
+    # float and rounds once, which lands one FP8 step from numpy's rounding only where
+    # its float result is within a rounding of a tie
+    "f8e4m3": Tolerance(atol=2.0**-9, rtol=2.0**-3, ulp=1),
+    "f8e5m2": Tolerance(atol=2.0**-16, rtol=2.0**-2, ulp=1),
     "f32": Tolerance(atol=1e-6, rtol=1e-5, ulp=4),
     "f64": Tolerance(atol=1e-12, rtol=1e-10, ulp=4),
     "i32": Tolerance(),

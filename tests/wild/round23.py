@@ -17,7 +17,7 @@ write it today.
   ``segmented_max_reduction`` whose blocks publish ``max|x| / 448`` through
   ``atomicMaxFloat`` (``atomicMax`` on the float's int bits, the sign trick), then
   ``scaled_fp8_quant_kernel`` writing ``__nv_fp8_e4m3`` from ``<cuda_fp8.h>`` with
-  ``if constexpr``; the FP8 output is a ``u8`` buffer, decoded by ``ml_dtypes``.
+  ``if constexpr``; the FP8 output is an ``f8e4m3`` buffer (``ml_dtypes``' E4M3).
 - A row L2-normalisation (``F.normalize(x, dim=-1)``), one warp per row, written with
   inline PTX the way hand-tuned kernels wrap it: ``ld.global.nc.v4.f32``, ``mov.u32 %0,
   %%laneid;`` and ``shfl.sync.bfly.b32``; ``__launch_bounds__`` after ``void``.
@@ -412,7 +412,7 @@ def _fp8_quant_reference(out, input, scale):
     s = np.float32(np.abs(x).max()) / np.float32(448.0)
     q = np.fmax(np.float32(-448.0), np.fmin(x * (np.float32(1.0) / s), np.float32(448.0)))
     scale[:] = s
-    out[:] = q.astype(ml_dtypes.float8_e4m3fn).view(np.uint8).reshape(out.shape)
+    out[:] = q.astype(ml_dtypes.float8_e4m3fn).reshape(out.shape)
 
 
 def _fp8_grid(s, size):  # vLLM: dim3 grid(num_tokens); dim3 block(1024)
@@ -426,8 +426,9 @@ FP8_QUANT = Wild(
         sources={"cuda": _FP8_QUANT},
         dims=("num_tokens", "hidden"),
         buffers=(
-            # __nv_fp8_e4m3 is one byte: declared as u8, decoded by ml_dtypes
-            BufferSpec(0, "u8", "read_write", name="out", count="num_tokens*hidden"),
+            # __nv_fp8_e4m3: judged as E4M3 values (one FP8 step where float rounds
+            # within a rounding of a tie), not as bytes
+            BufferSpec(0, "f8e4m3", "read_write", name="out", count="num_tokens*hidden"),
             BufferSpec(1, "bf16", "read", name="input", count="num_tokens*hidden"),
             BufferSpec(2, "f32", "read_write", name="scale", count=1, initial=0),
         ),
@@ -1101,8 +1102,8 @@ extern "C" __global__ void dequant_fp8x4_bf16(__nv_bfloat16* __restrict__ out,
 
 
 def _fp8_dequant_reference(out, in_, scale):
-    # every byte is an e4m3 value (0x7F and 0xFF are NaN), as torch's float8_e4m3fn
-    values = in_.view(ml_dtypes.float8_e4m3fn).astype(np.float32)
+    # E4M3 values drawn as such (to 448, NaN among them), as torch's float8_e4m3fn
+    values = in_.astype(np.float32)
     return (values * scale[0]).astype(_BF16)
 
 
@@ -1113,7 +1114,7 @@ FP8_DEQUANT = Wild(
         sources={"cuda": _FP8_DEQUANT},
         buffers=(
             BufferSpec(0, "bf16", "read_write", name="out"),
-            BufferSpec(1, "u8", "read", name="in"),  # __nv_fp8_e4m3: one byte each
+            BufferSpec(1, "f8e4m3", "read", name="in"),  # __nv_fp8_e4m3
             BufferSpec(2, "f32", "read", name="scale", count=1, fill=(0.01, 4.0)),
         ),
         reference=_fp8_dequant_reference,
