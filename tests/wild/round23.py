@@ -50,28 +50,32 @@ write it today.
   clusters: ``__cluster_dims__(2, 1, 1)``, ``cluster.map_shared_rank``,
   ``cluster.sync()``.
 
-What they found, without a GPU (2026-12-05; tests/test_wild_round23.py holds each
-device-free one as a strict xfail until it is fixed):
+What they found, without a GPU (2026-12-05), and what was done about it the same day
+(tests/test_wild_round23.py held each device-free gap as a strict xfail; they pass now):
 
-- vLLM's entry point does not bind: the name is taken after the last ``::``, which lies
-  inside its template arguments, the declaration is not found, and the arguments fall
-  back to the buffers alone, so ``const int d`` is passed nothing (a prototype before
-  the definition does the same). The kernel is left as written here: on the GPU it
-  fails until the binding is fixed.
-- A by-value scalar from ``defaults`` does not reach a reference parameter of its name
-  (``def ref(output, input, gamma, eps)`` is a reference-error): the RMSNorm's and the
-  L2 norm's references keep it as a default value.
-- A struct by value is packed in the spec's field order and never compared with the
-  struct the source declares.
-- No FP8 element type: ``u8`` buffers are drawn as bytes (230 of 256 e4m3 codes, no
-  positive value above 48) and judged as bytes; a float8 result returned for one is
-  told to ``.astype(np.uint8)``, which converts values.
-- ``grid.sync()`` needs a cooperative launch, which the CUDA backend never makes
-  (``_CG_ABORT`` is ``__trap()``): the grid-sync sum is left as written and fails on the
-  GPU until it does. Cluster dimensions cannot be given at launch (the histogram fixes
-  them in the source), ``__launch_bounds__`` and ``.reqnctapercluster`` are not checked
-  against the schedule and grid, ``<curand_kernel.h>`` is not on NVRTC's path, and an
-  empty functor by value is told to take an int.
+- vLLM's entry point did not bind: the name was taken after the last ``::``, which lies
+  inside its template arguments, the declaration was not found, and the arguments fell
+  back to the buffers alone, so ``const int d`` was passed nothing (a prototype before
+  the definition did the same). Now the name is read before the template arguments, an
+  unreadable declaration is an error, and every launch is compared with the parameters
+  its PTX declares before it runs (and by ``kforge validate``).
+- A by-value scalar from ``defaults`` did not reach a reference parameter of its name
+  (``def ref(output, input, gamma, eps)`` was a reference-error); it does now. The
+  RMSNorm's and the L2 norm's references still keep it as a default value, as written.
+- A struct by value was packed in the spec's field order and never compared with the
+  struct the source declares; it is compared now (order, size, kind of each member).
+- No FP8 element type: ``u8`` buffers were drawn as bytes (230 of 256 E4M3 codes, no
+  positive value above 48) and judged as bytes; ``f8e4m3`` and ``f8e5m2`` exist now and
+  the FP8 entries here declare them. A float8 result returned for a byte output is
+  told to ``.view(np.uint8)`` (it was told ``.astype``, which converts values).
+- ``grid.sync()`` needs a cooperative launch, which the CUDA backend never made
+  (``_CG_ABORT`` is ``__trap()``); it makes one now, after checking the grid is
+  co-resident (not yet run on a GPU). ``__launch_bounds__`` is checked against the
+  schedule, ``<curand_kernel.h>`` is on NVRTC's path (the nvidia-curand wheel), and an
+  empty functor by value is told to take a one-byte uniform block of its name.
+- Still open: cluster dimensions cannot be given at launch (the histogram fixes them in
+  the source, and ``.reqnctapercluster`` is not checked against the grid), and a Params
+  struct holding device pointers (FlashAttention's, CUTLASS's) cannot be described.
 """
 
 from __future__ import annotations
