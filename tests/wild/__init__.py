@@ -1424,3 +1424,7 @@ CORPUS.update(ROUND23)
 from tests.wild.round22 import ROUND22  # noqa: E402  (round 22: tests/wild/round22.py)
 
 CORPUS.update(ROUND22)
+
+from tests.wild.round24 import ROUND24  # noqa: E402  (round 24: tests/wild/round24.py)
+
+CORPUS.update(ROUND24)
