@@ -244,6 +244,11 @@ CROSS_ENTROPY = Wild(
         test_sizes=("rows=64,classes=1000", "rows=3,classes=1", "rows=17,classes=50257"),
     ),
     {
+        "CUDA: target logit read without the row offset": (
+            "cuda",
+            "(1.f - smoothing) * x[y]",
+            "(1.f - smoothing) * logits[y]",
+        ),
         "smoothing spread over the other C - 1 classes": (
             "wgsl",
             "eps / f32(p.classes) * sum_x",
@@ -326,6 +331,7 @@ FP8_E5M2_DEQUANT = Wild(
         test_sizes=(10007, 1, 4096),
     ),
     {
+        "CUDA: scale blocks of 16": ("cuda", "scales[i / 32]", "scales[i / 16]"),
         "bytes taken from the top of the word": (
             "wgsl",
             "((i & 3u) * 8u)",
@@ -433,6 +439,11 @@ MORTON = Wild(
         test_sizes=(10007, 1, 64),
     ),
     {
+        "CUDA: x and z interleaved the other way": (
+            "cuda",
+            "return xx * 4 + yy * 2 + zz;",
+            "return xx + yy * 2 + zz * 4;",
+        ),
         "x and z interleaved the other way": (
             "wgsl",
             "(xx << 2u) | (yy << 1u) | zz",
@@ -663,6 +674,7 @@ LOGSUMEXP_MASKED = Wild(
         test_sizes=("rows=64,cols=77", "rows=1,cols=1", "rows=33,cols=1024"),
     ),
     {
+        "CUDA: infinite maximum kept": ("cuda", "if (isinf(m)) m = 0.f;", ""),
         "infinite maximum kept (NaN for a masked row)": (
             "wgsl",
             "if (row_max < -3.402823466e+38) { row_max = 0.0; }",
@@ -674,7 +686,9 @@ LOGSUMEXP_MASKED = Wild(
             "var row_max = m;",
         ),
     },
-    nonfinite_only=frozenset({"infinite maximum kept (NaN for a masked row)"}),
+    nonfinite_only=frozenset(
+        {"infinite maximum kept (NaN for a masked row)", "CUDA: infinite maximum kept"}
+    ),
 )
 
 
@@ -762,6 +776,7 @@ FOCAL_LOSS = Wild(
         test_sizes=(10007, 1, 4096),
     ),
     {
+        "CUDA: modulating factor of p_t": ("cuda", "powf(1.f - p_t, gamma)", "powf(p_t, gamma)"),
         "modulating factor of p_t, not 1 - p_t": (
             "wgsl",
             "pow(1.0 - p_t, gamma)",
@@ -853,11 +868,12 @@ ARGMAX_NAN = Wild(
         test_sizes=("rows=256,cols=33", "rows=1,cols=1", "rows=100,cols=1000"),
     ),
     {
+        "CUDA: NaN ignored": ("cuda", "if (v > best || isnan(v)) {", "if (v > best) {"),
         "last of equal maxima": ("wgsl", "if (v > best || v != v) {", "if (v >= best || v != v) {"),
         "NaN ignored": ("wgsl", "if (v > best || v != v) {", "if (v > best) {"),
         "first column never a candidate": ("wgsl", "var best_i = 0u;", "var best_i = 1u;"),
     },
-    nonfinite_only=frozenset({"NaN ignored"}),
+    nonfinite_only=frozenset({"NaN ignored", "CUDA: NaN ignored"}),
 )
 
 
@@ -921,6 +937,7 @@ BIAS_GELU_F16 = Wild(
         test_sizes=("tokens=16,hidden=1024", "tokens=1,hidden=1", "tokens=7,hidden=333"),
     ),
     {
+        "CUDA: bias indexed by row": ("cuda", "bias[i % hidden]", "bias[i / hidden]"),
         "bias indexed by row": ("wgsl", "bias[i % p.hidden]", "bias[i / p.hidden]"),
         "cubic term squared only": (
             "wgsl",
