@@ -83,6 +83,18 @@ def test_an_fp8_code_equal_to_a_poison_byte_is_judged_as_a_value(request):
 
 @pytest.mark.xfail(
     strict=True,
+    reason="gap (false alarm): the right E5M2 quantizer's element 7170 at seed 1 is one "
+    "step off through f16's double rounding (tolerated) and its code 0xBA is the poison "
+    "byte of element 4k + 2: reported 'never written', MISMATCH",
+)
+def test_the_right_e5m2_quantizer_passes_where_a_tolerated_code_equals_the_poison(request):
+    require_available(request.config, "wgpu")
+    ev = oracle.evaluate("wgpu", E5M2_QUANT.kernel, size=10007, seed=1, samples=0)
+    assert ev.passed, ev.report()
+
+
+@pytest.mark.xfail(
+    strict=True,
     reason="gap: FP8 outputs are judged within one step everywhere, so a quantizer that "
     "truncates (49% of codes one step toward zero; the original: 0.2%, double rounding) "
     "passes",
