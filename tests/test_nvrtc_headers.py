@@ -111,7 +111,7 @@ def _require_the_header_wheels() -> None:
 
 def test_the_header_directories_come_from_nvidias_wheels():
     _require_the_header_wheels()
-    runtime, cccl = _headers.header_directories()
+    runtime, cccl = _headers.header_directories()[:2]
     assert Path(runtime, "cuda_bf16.h").is_file() and Path(runtime, "crt", "mma.h").is_file()
     assert Path(cccl, "cuda", "std", "cstdint").is_file()
     assert {name for name, _ in _headers.wheel_versions()} == set(_headers.HEADER_WHEELS)
@@ -145,7 +145,7 @@ def test_changing_an_included_headers_contents_misses_the_cache(tmp_path):
 def test_a_change_in_a_cuda_header_misses_the_cache(tmp_path, monkeypatch):
     """The same for one of CUDA's own headers: a copy of the runtime headers stands in
     for the installed wheel, and one of its files changes."""
-    runtime, cccl = _headers.header_directories()
+    runtime, cccl = _headers.header_directories()[:2]
     copy = tmp_path / "runtime"
     shutil.copytree(runtime, copy, ignore=shutil.ignore_patterns("cccl"))
     monkeypatch.setattr("backends.cuda._nvrtc.header_directories", lambda: (str(copy), cccl))
@@ -187,7 +187,7 @@ def test_without_wheels_or_a_toolkit_nvrtcs_bundled_headers_are_extracted_and_us
     monkeypatch.setattr(_headers.os.path, "isfile", _without_usr_local(_headers.os.path.isfile))
     _headers.header_directories.cache_clear()
     try:
-        runtime, cccl = _headers.header_directories()
+        runtime, cccl = _headers.header_directories()[:2]
         assert Path(runtime).is_relative_to(tmp_path) and Path(cccl) == Path(runtime, "cccl")
         for name in ("cuda_fp16.h", "cooperative_groups.h", "cstdint"):
             assert cuda.compile_cuda(HEADER_KERNELS[name], "k", arch="sm_90")[:4] == b"\x7fELF"
@@ -204,7 +204,7 @@ def test_wheels_installed_without_pathfinders_help_are_found_on_sys_path(monkeyp
     import cuda.pathfinder
 
     _require_the_header_wheels()
-    runtime, cccl = _headers.header_directories()
+    runtime, cccl = _headers.header_directories()[:2]
 
     def refuse(name):
         raise RuntimeError("an older pathfinder")
