@@ -20,6 +20,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from . import _templates
 from . import arguments as _arguments
 from . import sources as _sources
@@ -249,8 +251,24 @@ def _overrides(
     dims, named = kernel.size(size).dims, {k for k, _ in found}
     unset = _sources.wgsl_overrides_without_default(source) - named
     found += tuple((n, dims[n]) for n in sorted(unset) if n in dims)
+    # an override named like a scalar the kernel gives by value (defaults, params(size):
+    # a CUDA twin's ``float alpha``, the reference's ``alpha``) holds that value, so the
+    # two halves of one spec compute the same thing (round 24: the WGSL kept its own
+    # default and only a bare MISMATCH said so)
+    named = {k for k, _ in found}
+    values = kernel.scalar_values(size)
+    found += tuple(
+        (n, values[n])
+        for n in sorted(_sources.wgsl_overrides(source))
+        if n not in named and n in values and _is_number(values[n])
+    )
     ids = _sources.wgsl_override_ids(source)  # an @id(N) override is set by "N"
     return tuple((ids.get(k, k), v) for k, v in found)
+
+
+def _is_number(value: Any) -> bool:
+    """A value an ``override`` can hold: a bool or a real number, numpy's included."""
+    return isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating))
 
 
 def _entry(kernel: KernelSpec, entry: str, schedule: Schedule, size: Any) -> str:
