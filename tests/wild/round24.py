@@ -868,6 +868,10 @@ ARGMAX_NAN = Wild(
         grid=lambda s, size: (ceil_div(size.rows, 64), 1, 1),
         schedules=(Schedule(64),),
         test_sizes=("rows=256,cols=33", "rows=1,cols=1", "rows=100,cols=1000"),
+        # torch.argmax's NaN wins: declared on CUDA, where isnan holds, so an argmax
+        # that drops NaN (which the oracle otherwise accepts, as fmaxf and WGSL's max
+        # drop it, issue 11) fails there
+        tolerance={"backend:cuda": {"u32": {"nan": "propagate"}}},
     ),
     {
         "CUDA: NaN ignored": ("cuda", "if (v > best || isnan(v)) {", "if (v > best) {"),
@@ -876,6 +880,12 @@ ARGMAX_NAN = Wild(
         "first column never a candidate": ("wgsl", "var best_i = 0u;", "var best_i = 1u;"),
     },
     nonfinite_only=frozenset({"NaN ignored", "CUDA: NaN ignored"}),
+    invisible={
+        ("NaN ignored", "wgsl"): "WGSL lets an implementation assume no NaN (lavapipe folds "
+        "`v != v` to false, so the original ignores NaN too), and on WGSL the oracle takes "
+        "NaN inputs as missing (issue 11); on CUDA, where isnan holds, the kernel declares "
+        'nan="propagate" and its NaN-ignoring twin fails'
+    },
 )
 
 
@@ -1021,6 +1031,12 @@ E5M2_QUANT = Wild(
             "return (h + 0x80u) >> 8u;",
         ),
         "bytes packed from the top": ("wgsl", "<< (8u * k);", "<< (24u - 8u * k);"),
+    },
+    invisible={
+        (name, "wgsl"): "FP8 outputs are judged within one step (rounding near a tie), "
+        "so a conversion one step off is not seen: an open gap, pinned by "
+        "tests/test_wild_round24.py::test_a_truncating_fp8_quantizer_fails"
+        for name in ("truncated, not rounded", "ties rounded away from zero")
     },
 )
 
