@@ -1259,6 +1259,24 @@ def _as_single(result: Any) -> Any:
     return result
 
 
+class _UnroundedArray(np.ndarray):
+    """An array of a reference run whose conversions to a one-byte float
+    (``.astype(ml_dtypes.float8_e4m3fn)``) keep the value in float64 instead: what the
+    reference rounds to FP8, before it rounds."""
+
+    def astype(self, dtype: Any, *args: Any, **kwargs: Any) -> Any:
+        wanted = np.dtype(dtype)
+        if wanted.itemsize == 1 and wanted.kind not in "iub":
+            return np.asarray(self, np.float64).view(type(self))
+        return super().astype(dtype, *args, **kwargs)
+
+
+def before_fp8_rounding(reference):
+    """``reference`` run with its arrays as ``_UnroundedArray``: its FP8 results before
+    their rounding. None where its module names no numpy."""
+    return _with_arrays_as(reference, _UnroundedArray, lambda: None)
+
+
 def in_single_precision(reference):
     """``reference`` run with its arrays, and those its numpy calls create, as
     ``_SingleArray``: every float result of its operations rounded to float32, also

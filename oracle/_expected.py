@@ -231,6 +231,17 @@ class Expected:
             self._cache["builtin_erring"] = found
         return self._cache["builtin_erring"]
 
+    def fp8_roundings(self) -> dict[str, list[np.ndarray]]:
+        """Per one-byte float output (FP8), the two codes a right kernel may give: the
+        reference's value before its FP8 rounding (``before_fp8_rounding``, in float64)
+        moved down and up by ``FP8_COMPUTE_ERROR`` of itself, each rounded as numpy
+        rounds. They differ from the reference only near a tie between two codes, where
+        a float32 computation may land on either. Empty where that run fails or does
+        not change what is rounded. Computed on first use."""
+        if "fp8" not in self._cache:
+            self._cache["fp8"] = _fp8_roundings(self)
+        return self._cache["fp8"]
+
     def inverse_trig_bound(self) -> dict[str, np.ndarray]:
         """Per float output, how far a right float32 kernel's results may move through
         what it computes from WGSL's atan, atan2, asin and acos: the most the float64
@@ -666,6 +677,39 @@ def _trig_bounds(expected: Expected, absolute: float) -> dict[str, np.ndarray]:
         return _float64_run(expected, truth=replace(expected.truth, reference=erring))
 
     return _most_moved(expected, plain, run, 11, factor=_BUILTIN_FACTOR, draws=_BUILTIN_DRAWS)
+
+
+#: How far a right kernel's value before its FP8 rounding may lie from the reference's:
+#: a float32 computation of a few operations (a scale, a clamp), 16 float32 ulps. A
+#: conversion that truncates, or rounds ties away, is off by a step far from any tie.
+FP8_COMPUTE_ERROR = 2.0**-20
+
+
+def _fp8_roundings(expected: Expected) -> dict[str, list[np.ndarray]]:
+    from ._builtins import before_fp8_rounding
+
+    narrow = {
+        label: want
+        for label, want in expected.outputs.items()
+        if want.dtype.names is None and want.dtype.itemsize == 1 and want.dtype.kind not in "iub"
+    }
+    if not narrow or expected.reference != NUMPY_REFERENCE or expected.truth.reference is None:
+        return {}
+    twin = before_fp8_rounding(expected.truth.reference)
+    if twin is None:
+        return {}
+    run = _float64_run(expected, truth=replace(expected.truth, reference=twin))
+    if run is None:
+        return {}
+    found = {}
+    for label, want in narrow.items():
+        exact = np.asarray(run.get(label), np.float64)
+        if exact.shape != want.shape:
+            continue
+        with np.errstate(all="ignore"):
+            codes = [(exact * (1.0 + s * FP8_COMPUTE_ERROR)).astype(want.dtype) for s in (-1, 1)]
+        found[label] = codes
+    return found
 
 
 def _inverse_trig_bounds(expected: Expected) -> dict[str, np.ndarray]:

@@ -1017,6 +1017,10 @@ E5M2_QUANT = Wild(
         grid=lambda s, n: (ceil_div(ceil_div(n, 4), 64), 1, 1),
         schedules=(Schedule(64),),
         domain={"x": (-2000.0, 2000.0)},
+        # it rounds twice (to f16, then the f16's low byte to nearest even), which lands
+        # one E5M2 step from a single rounding where the f16 is a tie (0.1 to 0.2% of
+        # codes): its author accepts that, so it declares one step
+        tolerance={"f8e5m2": {"ulp": 1}},
         test_sizes=(10007, 1, 4096),
     ),
     {
@@ -1033,9 +1037,9 @@ E5M2_QUANT = Wild(
         "bytes packed from the top": ("wgsl", "<< (8u * k);", "<< (24u - 8u * k);"),
     },
     invisible={
-        (name, "wgsl"): "FP8 outputs are judged within one step (rounding near a tie), "
-        "so a conversion one step off is not seen: an open gap, pinned by "
-        "tests/test_wild_round24.py::test_a_truncating_fp8_quantizer_fails"
+        (name, "wgsl"): "the kernel declares one E5M2 step (its double rounding), so a "
+        "conversion one step off is within it; judged by its rounding, as an FP8 output "
+        "is by default, it fails (tests/test_wild_round24.py)"
         for name in ("truncated, not rounded", "ties rounded away from zero")
     },
 )
