@@ -648,13 +648,11 @@ def trig_erring(reference, rng, absolute: float = 0.0, inverse: bool = False):
 
         return off
 
+    if not carries(reference, _INVERSE_NAMES if inverse else _TRIG_NAMES):
+        return None  # it calls none of them: nothing moves
     if inverse:
-        if not carries(reference, _INVERSE_NAMES):
-            return None
         names = ("arctan", "arctan2", "arcsin", "arccos")
         return _rebound(reference, {name: erring_inverse(name) for name in names})
-    if not _names(reference) & _TRIG_NAMES:
-        return None  # it calls none of them: nothing moves
     replaced = {name: erring(getattr(np, name)) for name in ("sin", "cos", "tan")}
     return _rebound(reference, {**replaced, "exp": erring_exp})
 
@@ -1372,23 +1370,3 @@ def _complex_constants(function) -> bool:
     return any(
         any(isinstance(c, complex) for c in code.co_consts) for code, _ in _reached_code(function)
     )
-
-
-def _names(function) -> set[str]:
-    """The global and attribute names ``function`` and the functions of its module read
-    (``np.sin`` reads ``np`` and ``sin``), nested code included."""
-    import types
-
-    if not isinstance(function, types.FunctionType):
-        return set()
-    codes = [function.__code__] + [
-        value.__code__
-        for value in function.__globals__.values()
-        if isinstance(value, types.FunctionType) and value.__globals__ is function.__globals__
-    ]
-    names: set[str] = set()
-    while codes:
-        code = codes.pop()
-        names.update(code.co_names)
-        codes.extend(c for c in code.co_consts if isinstance(c, types.CodeType))
-    return names

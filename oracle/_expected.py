@@ -1030,36 +1030,39 @@ _UNDEFINED_FILLS = (np.nan, 0.0, 3.0 * np.pi / 4.0, -3.0 * np.pi / 4.0, np.pi / 
 def _undefined_outputs(expected: Expected, flushed: bool = False) -> dict[str, np.ndarray]:
     from ._builtins import undefined_in_wgsl
 
-    case, truth = expected.case, expected.truth
+    truth = expected.truth
     if expected.reference != NUMPY_REFERENCE or truth.reference is None:
         return {}
-    if undefined_in_wgsl(truth.reference, case.kernel) is None:
+    kernel = expected.case.kernel
+    if undefined_in_wgsl(truth.reference, kernel) is None:
         return {}  # the kernel calls none of them, or the reference names no numpy
-    variants: list[tuple[Case, Any]] = [(case, lambda r: r)]
+    scopes: list[tuple[Expected, Any]] = [] if flushed else [(expected, lambda r: r)]
     if flushed:  # the inputs flushed, and every operation of the reference flushing
-        arrays = {label: flush_subnormals(a) for label, a in case.arrays.items()}
-        uniform = None if case.uniform is None else flush_subnormals(case.uniform)
         tiny = float(np.finfo(np.float32).tiny)
-        variants = [
-            (replace(case, arrays=arrays, uniform=uniform), lambda r: r),
-            (case, lambda r: flushing(r, tiny)),
-        ]
+        for case, wrap in (
+            (_flushed_case(expected.case), lambda r: r),
+            (expected.case, lambda r: flushing(r, tiny)),
+        ):
+            scope = replace(expected, case=case, _cache={})
+            plain = _twin_run(scope, wrap(truth.reference))
+            if plain is not None:
+                scopes.append((replace(scope, outputs=plain), wrap))
     found: dict[str, np.ndarray] = {}
-    for run_case, wrap in variants:
-        scope = replace(expected, case=run_case, _cache={})
-        plain = expected.outputs if not flushed else _twin_run(scope, wrap(truth.reference))
-        if plain is None:
-            continue
+    for scope, wrap in scopes:
         for fill in _UNDEFINED_FILLS:
-            out = _twin_run(scope, wrap(undefined_in_wgsl(truth.reference, case.kernel, fill)))
-            for label, got in (out or {}).items():
-                want = plain.get(label)
-                if want is None or want.dtype.names is not None or want.shape != got.shape:
-                    continue  # a struct output is judged as drawn
-                differs = ~_same_elements(want, got)
-                if differs.any():
-                    found[label] = found[label] | differs if label in found else differs
+            twins = _twin_outputs(
+                scope, lambda r, fill=fill, wrap=wrap: wrap(undefined_in_wgsl(r, kernel, fill))
+            )
+            for label, (_, differs) in twins.items():
+                found[label] = found[label] | differs if label in found else differs
     return found
+
+
+def _flushed_case(case: Case) -> Case:
+    """``case`` with every subnormal of its inputs and uniform flushed to zero."""
+    arrays = {label: flush_subnormals(a) for label, a in case.arrays.items()}
+    uniform = None if case.uniform is None else flush_subnormals(case.uniform)
+    return replace(case, arrays=arrays, uniform=uniform)
 
 
 def _divided_by_zero_outputs(expected: Expected, wgsl: bool) -> dict[str, tuple[Any, np.ndarray]]:
@@ -1223,9 +1226,7 @@ def _flushed_outputs(expected: Expected, operations: bool = False) -> dict[str, 
     outputs = expected.outputs
     runs = []
     if expected.reference == NUMPY_REFERENCE and not operations:
-        arrays = {label: flush_subnormals(a) for label, a in case.arrays.items()}
-        uniform = None if case.uniform is None else flush_subnormals(case.uniform)
-        runs.append((replace(case, arrays=arrays, uniform=uniform), truth))
+        runs.append((_flushed_case(case), truth))
     elif expected.reference == NUMPY_REFERENCE and truth.reference is not None:
         floats = [o.dtype for o in outputs.values() if is_float_dtype(o.dtype)]
         narrowest = min(floats, key=lambda d: d.itemsize, default=np.dtype(np.float32))

@@ -622,17 +622,14 @@ class CudaComputeContext(SlabContext):
             assert spec is not None  # only a kernel with a uniform block has these arguments
             index = launch.kernel.buffers.index(spec)
             raw = self._uniform_bytes(launch.views[index])
-            want = None
+            known = sizes[len(holders)] if len(sizes) > len(holders) else None
             if kind == "field":
-                offset, size = _field_slot(spec, key)
-                raw = raw[offset : offset + size]
-                want = sizes[len(holders)] if len(sizes) > len(holders) else len(raw)
-                wider = widened_field(_field_dtype(spec, key), want)
+                offset, dtype = _field_slot(spec, key)
+                raw = raw[offset : offset + dtype.itemsize]
+                wider = widened_field(dtype, known) if known else None
                 if wider is not None:  # u32 to a long parameter: converted as C converts
-                    field = np.frombuffer(bytes(raw), _field_dtype(spec, key))
-                    raw = bytearray(field.astype(wider).tobytes())
-            if want is None:
-                want = sizes[len(holders)] if len(sizes) > len(holders) else len(raw)
+                    raw = bytearray(np.frombuffer(bytes(raw), dtype).astype(wider).tobytes())
+            want = known or len(raw)
             padded = bytes(raw[:want]).ljust(want, b"\0")  # a struct __align__(16) is padded
             holders.append((ctypes.c_char * len(padded)).from_buffer_copy(padded))
         pointers = (ctypes.c_void_p * max(1, len(holders)))(*[ctypes.addressof(h) for h in holders])
@@ -951,19 +948,12 @@ def _describe_launch(launch: Launch) -> str:
     )
 
 
-def _field_dtype(spec, name: str) -> np.dtype:
-    """The dtype of uniform field ``name`` in its C layout."""
-    fields = layout.target_dtype(spec.fields, "c").fields
-    assert fields is not None  # a uniform block is a struct
-    return fields[name][0]
-
-
-def _field_slot(spec, name: str) -> tuple[int, int]:
-    """(offset, size) of uniform field ``name`` in its C layout."""
+def _field_slot(spec, name: str) -> tuple[int, np.dtype]:
+    """(offset, dtype) of uniform field ``name`` in its C layout."""
     fields = layout.target_dtype(spec.fields, "c").fields
     assert fields is not None  # a uniform block is a struct
     sub, offset = fields[name][:2]
-    return offset, sub.itemsize
+    return offset, sub
 
 
 def _check_parameters(kernel: KernelSpec, function, step: Step, source: str) -> tuple[int, ...]:
