@@ -41,12 +41,15 @@ class Wild:
     # (backend, adapter name part, outputs joined by "+"): a driver that computes the
     # original's outputs against the language's definition (seen on that adapter), and how
     platform: dict[tuple[str, str, str], str] = field(default_factory=dict)
+    # (mutant, target): a mutant the backend refuses before it runs, a declaration it
+    # can check against the source; the text its ERROR must hold (the fix it names)
+    refused: dict[tuple[str, str], str] = field(default_factory=dict)
 
 
 #: Why a dropped barrier may pass on NVIDIA's Vulkan driver (``Wild.invisible_on``).
 RACE_HIDDEN = (
     "a race NVIDIA's Vulkan driver runs in an order that hides it, in some runs or all "
-    "(H200, 2026-12-01 and 02); "
+    "(H200, 2026-12-01, 02 and 05); "
     "lavapipe shows it"
 )
 

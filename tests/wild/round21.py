@@ -48,7 +48,7 @@ import numpy as np
 
 from forge import BufferSpec, Dispatch, KernelSpec, Schedule, ceil_div
 
-from . import Wild
+from . import RACE_HIDDEN, Wild
 
 # -- single-pass scan with decoupled look-back ---------------------------------------------
 
@@ -274,6 +274,7 @@ STOCKHAM_FFT = Wild(
             "        src = 1u - src;",
         ),
     },
+    invisible_on={("no barrier between stages", "wgsl", "NVIDIA"): RACE_HIDDEN},
 )
 
 # -- the same scan made safe: reduce, scan the tiles' sums, scan again (3 launches) ---------

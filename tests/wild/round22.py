@@ -76,7 +76,7 @@ import numpy as np
 
 from forge import BufferSpec, Dispatch, KernelSpec, Schedule, ceil_div
 
-from . import Wild
+from . import RACE_HIDDEN, Wild
 
 # -- LSD radix sort, 4 bits a pass: count, scan, scatter, 8 passes, ping-pong ---------------
 
@@ -248,7 +248,13 @@ RADIX_SORT = Wild(
             "        atomicAdd(&local_hist[d], 1u);\n    }",
         ),
     },
-    invisible_on={("no barrier before ranking", "wgsl", "llvmpipe"): _RANK_RACE_HIDDEN},
+    invisible_on={
+        ("no barrier before ranking", "wgsl", "llvmpipe"): _RANK_RACE_HIDDEN,
+        ("no barrier before ranking", "wgsl", "NVIDIA"): (
+            "NVIDIA's Vulkan driver (H200, 2026-12-05) ran every tile's stores before its "
+            "ranking reads; SwiftShader shows it"
+        ),
+    },
 )
 
 # -- row max through atomicMax on order-preserving u32 -----------------------------------
@@ -558,6 +564,7 @@ NBODY = Wild(
             "            force += compute_force(pos, tile[j]);\n        }",
         ),
     },
+    invisible_on={("no barrier after the tile", "wgsl", "NVIDIA"): RACE_HIDDEN},
 )
 
 # -- Sobel with clamp-to-edge, Canny's direction quantised from atan2 ----------------------

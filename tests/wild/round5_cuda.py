@@ -971,6 +971,11 @@ SIGMOID = Wild(
         "sign of the exponent lost": ("cuda", "__expf(-x)", "__expf(x)"),
         "wgsl: beta dropped": ("wgsl", "exp(-x[i])) + p.beta;", "exp(-x[i]));"),
     },
+    refused={
+        ("struct fields declared in another order", "cuda"): (
+            'fields=(("n", "i32"), ("beta", "f32"), ("alpha", "f32"))'
+        )
+    },
 )
 
 # -- blockIdx.z batching, dim3 blocks, size_t index math ------------------------------------
