@@ -808,6 +808,8 @@ class _RoundingArray(np.ndarray):
         return _still_rounding(_contracting(self, func, types, args, kwargs, _summed))
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if method == "__call__" and ufunc.__name__ not in _EXACT:
+            inputs = tuple(_held_in_float32(x) for x in inputs)
         plain, outs, result = _plain_call(_RoundingArray, ufunc, method, inputs, kwargs)
         if method == "at":
             return result
@@ -964,6 +966,28 @@ def _rounded(result: Any, units: float = 1.0) -> Any:
     if isinstance(result, np.ndarray):
         return result.view(_RoundingArray)
     return result
+
+
+def _held_in_float32(value: Any) -> Any:
+    """A float scalar of the reference (a Python float, a float64 number) that the
+    narrow dtype cannot hold, as the kernel may hold it: moved, in one direction for the
+    whole operation, by a quotient's error (WGSL's 2.5 ulp; one rounding where
+    quotients are correctly rounded). Such a scalar is a ratio of sizes or parameters
+    (a resize's ``in_h / out_h``, computed in Python from ints, out of numpy's sight)
+    or a constant the kernel rounds: on NVIDIA's Vulkan driver a right bilinear
+    resize's scale, a WGSL quotient off by 2.5 ulp, moved its sample coordinates near
+    62 by 1.3e-5, and its outputs by as much, past a bound that rounded only the
+    products made with it."""
+    if not isinstance(value, (float, np.floating)) or isinstance(value, (np.float32, np.float16)):
+        return value
+    narrow = _RoundingArray.narrow
+    if _RoundingArray.rng is None or not np.isfinite(value):
+        return value
+    if narrow is not None and float(np.asarray(value, narrow)) == float(value):
+        return value
+    units = _RoundingArray.quotient_units
+    units = 1.0 if units == _INEXACT_RESULT else units
+    return float(value) * (1.0 + units * _RoundingArray.unit * float(_signs(())))
 
 
 def _signs(shape: tuple) -> np.ndarray:

@@ -1912,3 +1912,38 @@ def test_a_trig_kernel_failing_against_a_reference_the_oracle_cannot_perturb_is_
         plain = oracle.evaluate(ctx, _sine("0.01", numpy_sine), size=256, samples=0)
         assert not plain.passed  # the error is carried through np.sin: no such note
         assert not any("calls sin or cos" in n for n in plain.notes), plain.notes
+
+
+def test_a_resize_whose_scale_is_a_wgsl_quotient_passes_and_a_wrong_scale_fails():
+    """H200 through Vulkan, 2026-12-05: a right ``upsample_bilinear2d`` (PyTorch's
+    align_corners=False) failed at 30 of 1260 elements by up to 1e-5. Its scale
+    ``f32(in_h) / f32(out_h)`` is a WGSL quotient, 2.5 ulp off on NVIDIA's driver, and the
+    sample coordinates near 62 carry that into ``s - floor(s)``; the reference computes
+    the scale in Python from ints, where no rounding run saw it. A float scalar that
+    float32 cannot hold is now moved as a quotient may be; a scale 64 ulp off still
+    fails."""
+    from tests.wild.round24 import BILINEAR
+
+    case = oracle.make_case(BILINEAR.kernel, "planes=2,in_h=64,in_w=48,out_h=21,out_w=30", 0)
+    expected = oracle.expected_outputs(case)
+    want = expected.outputs["dst"].astype(np.float64).reshape(-1)
+    src = case.arrays["src"].reshape(2, 64, 48)
+    f = np.float32
+
+    def resized(scale_ulps):  # the kernel's float32 arithmetic, its scales off by so many
+        def taps(n_in, n_out):
+            scale = f(f(n_in) / f(n_out) * (1 + scale_ulps * 2.0**-23))
+            s = np.maximum((np.arange(n_out, dtype=f) + f(0.5)) * scale - f(0.5), f(0))
+            i0 = s.astype(np.int64)
+            return i0, np.minimum(i0 + 1, n_in - 1), s - i0.astype(f)
+
+        (h0, h1, lh), (w0, w1, lw) = taps(64, 21), taps(48, 30)
+        lh, lw = lh[:, None], lw[None, :]
+        top = src[:, h0][:, :, w0] * (f(1) - lw) + src[:, h0][:, :, w1] * lw
+        bottom = src[:, h1][:, :, w0] * (f(1) - lw) + src[:, h1][:, :, w1] * lw
+        return ((f(1) - lh) * top + lh * bottom).astype(np.float64).reshape(-1)
+
+    allowed = expected.rounding_bound(wgsl=True)["dst"].reshape(-1) + 1e-6 + 1e-5 * abs(want)
+    for ulps in (2.5, -2.5):
+        assert np.all(np.abs(resized(ulps) - want) <= allowed), ulps
+    assert np.sum(np.abs(resized(64) - want) > allowed) > 100
