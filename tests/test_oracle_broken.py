@@ -89,11 +89,14 @@ def test_cuda_sources_of_the_broken_kernels_compile(name):
 @pytest.mark.parametrize("kernel_id", [k.id for k in forge.list_kernels()])
 def test_no_correct_builtin_kernel_is_judged_wrong(forge_context, kernel_id):
     """Every test size under the default schedule, then every other schedule the adapter
-    admits at the largest size."""
+    admits at the largest size. An IR kernel's other schedules are left to test_library,
+    which runs every one of them at every test size on each device (on SwiftShader,
+    compiling layernorm's widest schedule alone takes two and a half minutes)."""
     kernel = forge.get_kernel(kernel_id)
     default = oracle.choose_schedule(forge_context, kernel)
     runs = [(default, size) for size in kernel.checked_sizes()]
-    runs += [(s, kernel.largest_size()) for s in kernel.schedules if s != default]
+    if kernel.body.kind == "raw":
+        runs += [(s, kernel.largest_size()) for s in kernel.schedules if s != default]
     for schedule, size in runs:
         ev = oracle.evaluate(forge_context, kernel, schedule, size=size, warmups=0, samples=1)
         if ev.verdict == "unsupported" and schedule == default:
