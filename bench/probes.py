@@ -66,6 +66,7 @@ import argparse
 import contextlib
 import dataclasses
 import itertools
+import os
 import re
 import sys
 import types
@@ -715,6 +716,9 @@ def cuda_resources(given: list[Schedule], only: list[str]) -> None:
     """ptxas's registers and spills of the half row kernels (and any ``--kernel``) as
     emitted and with the row held in float registers, through this machine's NVRTC (no
     GPU needed)."""
+    # a cubin from the CUDA compute cache comes with no ptxas report (NVRTC 13.0);
+    # read when NVRTC first compiles in this process
+    os.environ.setdefault("CUDA_CACHE_DISABLE", "1")
     from backends.cuda import nvrtc_version, ptxas_report
 
     print(f"NVRTC {nvrtc_version()}, sm_90: registers, spill stores/loads in bytes")
@@ -740,6 +744,8 @@ def cuda_resources(given: list[Schedule], only: list[str]) -> None:
                     f"{'/'.join(spills.groups()) if spills else '?'} spilled",
                     flush=True,
                 )
+                if not used:
+                    print("    " + report.strip().splitlines()[-1], flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -536,13 +536,24 @@ def compile_module_entries(
 def ptxas_report(source: str, entry_point: str, arch: str = "sm_90") -> str:
     """ptxas's resource report for ``entry_point`` of CUDA C ``source`` (registers,
     spill stores and loads, stack frame): NVRTC's log of a cubin compiled for ``arch``
-    with the backend's options and ``--ptxas-options=-v``. Needs no GPU; not cached.
-    Raises ``CompileError`` as ``compile_cuda`` does."""
+    with the backend's options and ``--ptxas-options=-v``. Needs no GPU; not cached
+    here, but NVRTC may take the cubin from the CUDA compute cache, with no report (the
+    log then says so: run with ``CUDA_CACHE_DISABLE=1``). Raises ``CompileError`` as
+    ``compile_cuda`` does."""
     if not isinstance(source, str) or not source.strip():
         raise InvalidArgument("source must be non-empty CUDA C text")
     arch = _checked_arch(arch, "cubin")
     full = _full_options(source, arch, ("--ptxas-options=-v",))
-    return _run_nvrtc(source, (entry_point,), arch, "cubin", full, std_headers())[2]
+    log = _run_nvrtc(source, (entry_point,), arch, "cubin", full, std_headers())[2]
+    if "ptxas" not in log:
+        # NVRTC 13.0 on the H200 (2026-12-05) took a cubin it had built before from the
+        # driver's compute cache: ptxas did not run, and its report is missing
+        log += (
+            "\nkernel-forge: no ptxas report: the cubin came from the CUDA compute cache "
+            "(~/.nv/ComputeCache), so ptxas did not run; set CUDA_CACHE_DISABLE=1 before the "
+            "process starts\n"
+        )
+    return log
 
 
 def _full_options(source: str, arch: str, options: tuple[str, ...]) -> tuple[str, ...]:
