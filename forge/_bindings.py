@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # forge.kernel calls this module, never the other way round
     from .kernel import KernelSpec
 
 __all__ = [
+    "pointer_fields",
     "access_on",
     "length_read",
     "binding_granules",
@@ -316,6 +317,42 @@ def scalar_values(kernel: KernelSpec, size: Any) -> dict[str, Any]:
     return merged
 
 
+def pointer_fields(kernel: KernelSpec) -> dict[str, int]:
+    """The uniform block's fields that hold a device pointer: a ``u64`` field named like
+    one of the kernel's other buffers (a CUDA ``struct Params { const float* x; float*
+    y; int n; }`` passed by value, as FlashAttention's and CUTLASS's kernels take their
+    arguments, is ``fields=(("x", "u64"), ("y", "u64"), ("n", "i32"))``). Each maps to
+    that buffer's index; the CUDA backend writes the buffer's address there at launch,
+    and every other backend sees 0."""
+    spec = kernel.uniform
+    if spec is None:
+        return {}
+    buffers = {b.label: i for i, b in enumerate(kernel.buffers) if b is not spec}
+    return {
+        name: buffers[name]
+        for name, t in spec.fields
+        if isinstance(t, str) and t == "u64" and name in buffers
+    }
+
+
+def _cuda_scalar_names(kernel: KernelSpec) -> set[str]:
+    """The names of the by-value parameters of the kernel's CUDA entry points (those
+    of every launch), and the names ``arguments=`` lists."""
+    source = kernel.sources.get("cuda")
+    if not isinstance(source, str):
+        return set()
+    launches = () if callable(kernel.launches) else kernel.launches or ()
+    entries = {kernel.entry_points.get("cuda", kernel.entry_point)}
+    entries |= {d.entry_point for d in launches}
+    names = set(kernel.arguments or ())
+    names.update(name for d in launches for name in d.arguments or ())
+    for entry in entries:
+        for param in _sources.cuda_parameters(source, entry) or ():
+            if not param.pointer:
+                names.add(param.name)
+    return names
+
+
 def pack_uniform(kernel: KernelSpec, size: Any, **values: Any) -> np.ndarray:
     """The uniform record for a problem of ``size``: ``defaults``, then the fields
     ``params(size)`` derives, then ``values``; a field named like a dimension of the
@@ -328,21 +365,26 @@ def pack_uniform(kernel: KernelSpec, size: Any, **values: Any) -> np.ndarray:
         raise InvalidArgument(f"kernel {kernel.id} has no uniform block to pack")
     merged = {**scalar_values(kernel, size), **values}
     names = [n for n, _ in spec.fields]
-    unknown = set(merged) - set(names)
+    # a value for a CUDA parameter by value beside the struct (ggml's rope_neox: its
+    # corr_dims struct among nine scalars) is no field, and no mistake
+    unknown = set(merged) - set(names) - _cuda_scalar_names(kernel)
     if unknown:
         raise InvalidArgument(
             f"kernel {kernel.id}: unknown uniform fields {sorted(unknown)}; fields are {names}"
         )
     dims = kernel.size(size).dims if size is not None else {}
     merged.update({n: dims[n] for n in names if n not in merged and n in dims})
-    # a padding field (``_pad0``, as a #[repr(C)] host struct names it) holds zero
-    merged.update({n: 0 for n in names if n not in merged and n.startswith("_")})
+    # a padding field (``_pad0``, as a #[repr(C)] host struct names it) holds zero, and
+    # so does a device pointer until the CUDA backend writes it (``pointer_fields``)
+    pointers = pointer_fields(kernel)
+    merged.update({n: 0 for n in names if n not in merged and (n.startswith("_") or n in pointers)})
     missing = [n for n in names if n not in merged]
     if missing:
         raise InvalidArgument(
             f"kernel {kernel.id}: uniform fields {missing} have no value; give them "
             "defaults={...} or params=lambda size: {...}"
         )
+    merged = {n: v for n, v in merged.items() if n in names}
     record = np.zeros(1, spec.record_dtype)
     for name in names:
         problem = _field_problem(merged[name], spec.record_dtype[name])

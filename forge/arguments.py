@@ -97,7 +97,9 @@ def cuda_arguments(
     if launch_values:
         _check_launch_values(kernel, entry, launch_values, params, explicit)
     if explicit:
-        found = _explicit(kernel, entry, list(explicit), params, known, values, size)
+        found = _through_pointers(
+            kernel, params, _explicit(kernel, entry, list(explicit), params, known, values, size)
+        )
         _check_structs(kernel, entry, params, found, source)
         return found
     if params is None and source is not None and _sources.cuda_parameters_problem(source, entry):
@@ -113,8 +115,25 @@ def cuda_arguments(
         found = tuple(known[p.name] for p in params)
     else:
         found = _by_position(kernel, entry, params, known, values, size, symbols)
+    found = _through_pointers(kernel, params, found)
     _check_structs(kernel, entry, params, found, source)
     return found
+
+
+def _through_pointers(
+    kernel: KernelSpec, params: Sequence[_sources.CudaParam] | None, found: Sequence[Argument]
+) -> tuple[Argument, ...]:
+    """The uniform block given to a pointer parameter (``const Params* p``) as its
+    buffer's device address: packed by value there, the struct's first 8 bytes were
+    passed as the pointer, and the kernel read through garbage."""
+    uniform = kernel.uniform
+    if params is None or uniform is None or len(params) != len(found):
+        return tuple(found)
+    index = kernel.buffers.index(uniform)
+    return tuple(
+        ("buffer", index) if argument == ("uniform", None) and param.pointer else argument
+        for param, argument in zip(params, found)
+    )
 
 
 def _check_structs(
@@ -135,8 +154,9 @@ def _check_structs(
     uniform = kernel.uniform
     if params is None or source is None or uniform is None or len(params) != len(found):
         return
+    index = kernel.buffers.index(uniform)
     for param, argument in zip(params, found):
-        if argument != ("uniform", None) or param.pointer:
+        if argument not in (("uniform", None), ("buffer", index)):
             continue
         struct = _sources.cuda_struct_type(param.type)
         members = _sources.cuda_struct_fields(source, struct) if struct else None

@@ -25,6 +25,7 @@ import numpy as np
 
 from forge import _checks, layout
 from forge import sources as _sources
+from forge._bindings import pointer_fields
 from forge.allocator import SlabAllocator
 from forge.errors import (
     AllocationError,
@@ -33,7 +34,7 @@ from forge.errors import (
     InvalidArgument,
     UnsupportedFeature,
 )
-from forge.kernel import KernelSpec, Step
+from forge.kernel import Access, KernelSpec, Step
 from forge.schedule import Schedule
 from forge.types import (
     AdapterConstraints,
@@ -611,9 +612,17 @@ class CudaComputeContext(SlabContext):
         address, the argument bytes it points at, and the objects that must outlive
         the launch call."""
         holders: list[Any] = []
+        addressed = pointer_fields(launch.kernel)  # uniform fields holding buffer addresses
         for kind, key in step.arguments:
             if kind == "buffer":
-                holders.append(ctypes.c_uint64(self._res.slab + launch.views[key].offset))
+                if addressed and launch.kernel.buffers[key].access is Access.UNIFORM:
+                    raise UnsupportedFeature(
+                        f"kernel {launch.kernel.id}: uniform {launch.kernel.buffers[key].label} "
+                        f"holds device pointers ({', '.join(addressed)}), which the CUDA backend "
+                        f"writes only into a struct passed by value; {step.entry_point} takes "
+                        "it through a pointer"
+                    )
+                holders.append(ctypes.c_uint64(self._address(launch, key)))
                 continue
             if kind == "value":  # a scalar params(size) gives, packed in the kernel's C type
                 holders.append((ctypes.c_char * len(key[1])).from_buffer_copy(key[1]))
@@ -623,7 +632,14 @@ class CudaComputeContext(SlabContext):
             index = launch.kernel.buffers.index(spec)
             raw = self._uniform_bytes(launch.views[index])
             known = sizes[len(holders)] if len(sizes) > len(holders) else None
-            if kind == "field":
+            if kind == "uniform" and addressed:  # the buffers' addresses, as the struct holds
+                raw = bytearray(raw)
+                for name, buffer in addressed.items():
+                    offset = _field_slot(spec, name)[0]
+                    raw[offset : offset + 8] = self._address(launch, buffer).to_bytes(8, "little")
+            if kind == "field" and key in addressed:
+                raw = bytearray(self._address(launch, addressed[key]).to_bytes(8, "little"))
+            elif kind == "field":
                 offset, dtype = _field_slot(spec, key)
                 raw = raw[offset : offset + dtype.itemsize]
                 wider = widened_field(dtype, known) if known else None
@@ -634,6 +650,10 @@ class CudaComputeContext(SlabContext):
             holders.append((ctypes.c_char * len(padded)).from_buffer_copy(padded))
         pointers = (ctypes.c_void_p * max(1, len(holders)))(*[ctypes.addressof(h) for h in holders])
         return ctypes.addressof(pointers), b"".join(map(bytes, holders)), (pointers, holders)
+
+    def _address(self, launch: Launch, index: int) -> int:
+        """The device address of buffer ``index`` of ``launch``."""
+        return self._res.slab + launch.views[index].offset
 
     def _launch_arguments(
         self, compiled: LoadedKernel, launch: Launch
