@@ -159,3 +159,18 @@ def test_a_uniform_struct_taken_through_a_pointer_gets_its_device_address(struct
     with CudaComputeContext(1 << 22) as ctx:
         ev = oracle.evaluate(ctx, plain, size=1000, samples=0)
     assert ev.passed, ev.report()
+
+
+def test_on_the_gpu_the_struct_of_pointers_kernel_passes_and_a_wrong_one_fails(request):
+    """The same on the device (``--require-backend cuda``): the addresses NVRTC's
+    kernel follows are the buffers'."""
+    from oracle.pytest_plugin import require_available
+
+    require_available(request.config, "cuda")
+    for size in KERNEL.checked_sizes():
+        ev = oracle.evaluate("cuda", KERNEL, size=size, samples=0)
+        assert ev.passed, ev.report()
+    wrong = dataclasses.replace(
+        KERNEL, sources={"cuda": _SOURCE.replace("p.alpha * p.x[i]", "p.alpha * p.x[i] + 1e-3f")}
+    )
+    assert oracle.evaluate("cuda", wrong, size=1000, samples=0).verdict == "mismatch"
