@@ -115,9 +115,7 @@ def test_a_mutant_of_a_kernel_from_the_wild_fails(request, session, name, what, 
     verdicts = []
     for size, seed in _runs(broken):  # until the first failing verdict, untimed
         runner = session.runner(backend)  # (the rerun after the judged run stays)
-        verdicts.append(
-            oracle.evaluate(runner, broken, size=size, seed=seed, warmups=0, samples=0)
-        )
+        verdicts.append(oracle.evaluate(runner, broken, size=size, seed=seed, warmups=0, samples=0))
         if verdicts[-1].failing:
             break
     _skip_if_the_adapter_lacks_a_feature(broken, backend, verdicts[0])
