@@ -442,7 +442,8 @@ def is_scalar_type(type_text: str) -> bool:
 def scalar_dtype(type_text: str) -> np.dtype | None:
     """The numpy dtype of a by-value scalar parameter's C type on a 64-bit CUDA target
     (``const unsigned int`` -> uint32, ``long``/``size_t`` -> 8 bytes, ``__half`` ->
-    float16, ``__nv_bfloat16`` -> bfloat16; a CUDA vector type such as ``float2`` or
+    float16, ``__nv_bfloat16`` -> bfloat16, ``__nv_fp8_e4m3``/``__nv_fp8_e5m2`` -> the
+    FP8 formats (a one-byte struct holding the code); a CUDA vector type such as ``float2`` or
     ``int4`` -> a subarray dtype of its lanes), or None for a type that is not one."""
     words = [w for w in re.findall(r"[A-Za-z_]\w*", type_text) if w not in _QUALIFIERS]
     if len(words) == 1 and words[0] in _VECTOR_TYPES:
@@ -468,6 +469,9 @@ _C_SCALARS: tuple[tuple[frozenset[str], np.dtype], ...] = (
     (frozenset({"float"}), np.dtype("f4")),
     (frozenset({"half", "__half"}), np.dtype("f2")),
     (frozenset({"__nv_bfloat16", "nv_bfloat16", "bfloat16"}), np.dtype(ml_dtypes.bfloat16)),
+    (frozenset({"__nv_fp8_e4m3"}), np.dtype(ml_dtypes.float8_e4m3fn)),
+    (frozenset({"__nv_fp8_e5m2"}), np.dtype(ml_dtypes.float8_e5m2)),
+    (frozenset({"__nv_fp8_storage_t"}), np.dtype("u1")),  # cuda_fp8.h: unsigned char
     (frozenset({"size_t"}), np.dtype("u8")),
     (frozenset({"ptrdiff_t", "long"}), np.dtype("i8")),
     (frozenset({"short"}), np.dtype("i2")),

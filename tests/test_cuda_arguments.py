@@ -706,3 +706,30 @@ def test_a_kernel_with_a_bool_and_a_float2_runs_and_passes(request, backend):
     for size in kernel.checked_sizes():
         ev = oracle.evaluate(backend, kernel, size=size, samples=0)
         assert ev.passed, ev.report()
+
+
+def test_an_fp8_scalar_by_value_is_packed_as_its_code():
+    """``__nv_fp8_e4m3 lo`` (cuda_fp8.h's one-byte struct, passed by value like a
+    ``__half``) takes the FP8 code of the value ``defaults`` give: 448 is 0x7e in E4M3,
+    -0.5 is 0xb8 in E5M2. It was refused as no scalar type kernel-forge can pack."""
+    from forge.arguments import cuda_arguments
+
+    source = (
+        "#include <cuda_fp8.h>\n"
+        "__global__ void clampq(const float* x, float* y, __nv_fp8_e4m3 hi, "
+        "__nv_fp8_e5m2 lo, int n) { }\n"
+    )
+    kernel = KernelSpec(
+        id="fp8_scalars",
+        entry_point="clampq",
+        sources={"cuda": source},
+        buffers=_BUFFERS[:2],
+        defaults={"hi": 448.0, "lo": -0.5},
+        grid=lambda s, n: (1, 1, 1),
+        schedules=(Schedule(32),),
+    )
+    args = cuda_arguments(kernel, "clampq", None, source, kernel.size(4))
+    assert args[2] == ("value", ("hi", b"\x7e")) and args[3] == ("value", ("lo", b"\xb8"))
+    from backends.cuda import compile_cuda
+
+    assert compile_cuda(source, "clampq", arch="sm_90")  # and NVRTC takes it as written
