@@ -166,12 +166,13 @@ def test_the_ptx_gives_each_entry_points_parameter_sizes_and_launch_bounds():
 }
 .visible .entry g()
 .reqntid 32, 4, 1
+.reqnctapercluster 2, 1, 1
 {
 }
 """
     assert ptx_entries(ptx) == {
         "f": EntryInfo((8, 4, 32, 8), 256, ()),
-        "g": EntryInfo((), 0, (32, 4, 1)),
+        "g": EntryInfo((), 0, (32, 4, 1), (2, 1, 1)),
     }
 
 
@@ -229,6 +230,22 @@ def test_a_block_larger_than_the_launch_bounds_is_refused_before_launch():
     _checked(_kernel(_BOUNDED, schedules=(Schedule(256),)))
     with pytest.raises(UnsupportedFeature, match=r"at most 256 threads.*__launch_bounds__.*512"):
         _checked(_kernel(_BOUNDED, schedules=(Schedule(512),)))
+
+
+def test_a_grid_of_partial_clusters_is_refused_before_launch():
+    """The CUDA guide's cluster histogram (``__cluster_dims__(2, 1, 1)``, round 23):
+    its PTX's ``.reqnctapercluster 2, 1, 1`` is read, and a grid of an odd number of
+    blocks, which the driver refuses with no cause, is refused saying why."""
+    pytest.importorskip("cuda.bindings")
+    import dataclasses
+
+    from tests.wild.round23 import CLUSTER_HIST
+
+    kernel = CLUSTER_HIST.kernel
+    _checked(kernel, size=4099)
+    odd = dataclasses.replace(kernel, grid=lambda s, size: (3, 1, 1))
+    with pytest.raises(UnsupportedFeature, match=r"clusters of 2x1x1 blocks.*grid of 3x1x1"):
+        _checked(odd, size=4099)
 
 
 def _cuda_corpus():

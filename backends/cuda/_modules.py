@@ -105,8 +105,9 @@ def check_steps(
     or size of arguments other than the parameters the PTX declares (a declaration
     kernel-forge misread would pass the wrong values: ``CompileError``, as the
     driver's own check on the device), or a block larger than its
-    ``__launch_bounds__`` (``.maxntid``) or other than its ``.reqntid``, which the
-    driver refuses with no word of why (``UnsupportedFeature``)."""
+    ``__launch_bounds__`` (``.maxntid``) or other than its ``.reqntid``, or a grid that
+    is no whole number of its ``__cluster_dims__`` clusters (``.reqnctapercluster``),
+    which the driver refuses with no word of why (``UnsupportedFeature``)."""
     for step in steps:
         info = entries.get(step.entry_point)
         if info is None:
@@ -121,6 +122,15 @@ def check_steps(
                 f"{'x'.join(map(str, step.block))} = {threads}; the driver refuses such a "
                 f"launch: use a schedule of at most {info.max_threads} threads, or raise "
                 "the bound"
+            )
+        cluster = tuple(info.cluster) + (1,) * (3 - len(info.cluster))
+        if info.cluster and any(g % c for g, c in zip(step.workgroups, cluster)):
+            raise UnsupportedFeature(
+                f"kernel {kernel.id}: {step.entry_point} runs in clusters of "
+                f"{'x'.join(map(str, cluster[:3]))} blocks (its __cluster_dims__, "
+                f".reqnctapercluster), but the grid of {'x'.join(map(str, step.workgroups))} "
+                "blocks is not a whole number of them in each dimension; the driver refuses "
+                "such a launch: round the grid up to a multiple of the cluster"
             )
         required = tuple(info.required_block) + (1,) * (3 - len(info.required_block))
         if info.required_block and tuple(step.block) != required[:3]:

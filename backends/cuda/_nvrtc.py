@@ -57,7 +57,7 @@ __all__ = [
 ]
 
 OUTPUTS = ("cubin", "ptx")
-_MAGIC = b"KFNVRTC3"  # cache file header; bump when the file layout changes
+_MAGIC = b"KFNVRTC4"  # cache file header; bump when the file layout changes (4: clusters)
 _ARCH = re.compile(r"^(sm|compute)_(\d+)([af]?)$")
 #: The first architecture with an architecture-specific target (sm_90a).
 _ARCH_SPECIFIC_FROM = 90
@@ -86,11 +86,13 @@ class EntryInfo:
     """What the compiled PTX says of one ``.entry``, read with no GPU: each parameter's
     size in bytes, in order, and the block sizes its launch bounds allow
     (``.maxntid``, from ``__launch_bounds__``: at most that many threads; ``.reqntid``:
-    exactly that block; 0 when the kernel declares none)."""
+    exactly that block; 0 when the kernel declares none), and the cluster of blocks it
+    is compiled for (``.reqnctapercluster``, from ``__cluster_dims__``: () for none)."""
 
     param_sizes: tuple[int, ...]
     max_threads: int = 0
     required_block: tuple[int, ...] = ()
+    cluster: tuple[int, ...] = ()
 
 
 _PTX_BITS = re.compile(r"\.[bsuf](8|16|32|64)\b")
@@ -120,7 +122,9 @@ def ptx_entries(ptx: bytes | str) -> dict[str, EntryInfo]:
             for n in re.findall(r"\d+", most.group(1)):
                 max_threads *= int(n)
         required = tuple(int(n) for n in re.findall(r"\d+", exact.group(1))) if exact else ()
-        found[match.group(1)] = EntryInfo(tuple(sizes), max_threads, required)
+        per = re.search(r"\.reqnctapercluster\s+([\d\s,]+)", tail)
+        cluster = tuple(int(n) for n in re.findall(r"\d+", per.group(1))) if per else ()
+        found[match.group(1)] = EntryInfo(tuple(sizes), max_threads, required, cluster)
     return found
 
 
@@ -568,7 +572,12 @@ def _unpack(payload: bytes) -> tuple[bytes, dict[str, str], dict[str, EntryInfo]
     line, _, image = payload.partition(b"\n")
     head = json.loads(line)
     entries = {
-        e: EntryInfo(tuple(i["param_sizes"]), i["max_threads"], tuple(i["required_block"]))
+        e: EntryInfo(
+            tuple(i["param_sizes"]),
+            i["max_threads"],
+            tuple(i["required_block"]),
+            tuple(i["cluster"]),
+        )
         for e, i in head["entries"].items()
     }
     return image, head["names"], entries

@@ -74,8 +74,10 @@ What they found, without a GPU (2026-12-05), and what was done about it the same
   schedule, ``<curand_kernel.h>`` is on NVRTC's path (the nvidia-curand wheel), and an
   empty functor by value is told to take a one-byte uniform block of its name.
 - Still open: cluster dimensions cannot be given at launch (the histogram fixes them in
-  the source, and ``.reqnctapercluster`` is not checked against the grid), and a Params
-  struct holding device pointers (FlashAttention's, CUTLASS's) cannot be described.
+  the source; since 2026-12-05 a grid of partial clusters is refused before launch from
+  the PTX's ``.reqnctapercluster``). A Params struct holding device pointers
+  (FlashAttention's, CUTLASS's) is described by ``u64`` fields named like the buffers
+  (2026-12-05, tests/test_cuda_struct_pointers.py).
 """
 
 from __future__ import annotations
