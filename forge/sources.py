@@ -60,6 +60,30 @@ TARGETS = ("wgsl", "cuda")
 _cached = functools.lru_cache(maxsize=256)
 
 
+#: ``bitcast<f32>(<integer literal>)``: a const-expression, evaluated when the shader is
+#: created (WGSL 8.3.3)
+_LITERAL_BITCAST = re.compile(
+    r"bitcast\s*<\s*(f32|f16)\s*>\s*\(\s*(-?)\s*(0[xX][0-9a-fA-F]+|\d+)\s*[ui]?\s*\)"
+)
+
+
+def wgsl_nonfinite_constant(source: str) -> tuple[str, int] | None:
+    """The first const-expression in WGSL ``source`` whose value is an infinity or a
+    NaN, as ``bitcast<f32>(0xff800000u)`` (-inf, a max pool's start) is, and its offset
+    in ``source``; None where there is none. WGSL makes such a value a shader-creation
+    error and Chrome's Tint refuses it ("value -inf cannot be represented as 'f32'"),
+    while naga compiles it (round 25): a kernel that passes on wgpu would not run in a
+    browser."""
+    for match in _LITERAL_BITCAST.finditer(strip_comments(source)):
+        kind, minus, digits = match.groups()
+        value = -int(digits, 0) if minus else int(digits, 0)
+        bits, exponent = (32, 23) if kind == "f32" else (16, 10)
+        mask = (1 << (bits - exponent - 1)) - 1
+        if ((value & ((1 << bits) - 1)) >> exponent) & mask == mask:
+            return match.group(0), match.start()
+    return None
+
+
 @_cached
 def strip_comments(text: str) -> str:
     """``text`` with // and /* */ comments replaced by spaces (line numbers kept)."""

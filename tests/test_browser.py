@@ -194,7 +194,10 @@ def test_a_constant_infinity_is_refused_by_tint_though_naga_accepts_it(request, 
     require_available(request.config, "wgpu")
     from backends.wgpu import validate_wgsl
 
-    validate_wgsl(kernel.sources["wgsl"], "fill")  # naga: no error
+    # naga alone lets it pass; kernel-forge refuses it on wgpu too (round 25), saying why
+    with pytest.raises(CompileError, match="Tint refuses it") as info:
+        validate_wgsl(kernel.sources["wgsl"], "fill")
+    assert re.search(r"^5:\d+: error: bitcast<f32>\(0x7f800000u\)", info.value.log, re.M)
 
 
 def test_validation_errors_are_gpu_validation_with_dawns_message(ctx):

@@ -41,6 +41,7 @@ from .._webgpu import (
 from . import _native
 from ._device import (
     adapter_summary,
+    check_portable,
     compile_error,
     destroyed_reason,
     lost_error,
@@ -423,6 +424,7 @@ class WgpuComputeContext(SlabContext):
         kernel = launch.kernel
         groups = self._group_entries(kernel, launch.accesses)
         what = f"compiling kernel {kernel.id} under {launch.schedule}"
+        check_portable(source or "", what)
         try:
             code = naga_source(source or "", self._device.features)
             checks = self._checks_for(kernel)

@@ -33,6 +33,7 @@ _private_runtime_dir()
 import wgpu  # noqa: E402  (after the environment Mesa reads)
 
 from forge import _checks  # noqa: E402
+from forge import sources as _sources  # noqa: E402
 from forge.errors import (  # noqa: E402
     AllocationError,
     CompileError,
@@ -58,6 +59,7 @@ __all__ = [
     "lost_error",
     "destroyed_reason",
     "naga_source",
+    "check_portable",
     "OPTIONAL_FEATURES",
 ]
 
@@ -253,6 +255,31 @@ def _validation_device():
     return request_device(adapter, optional_features(adapter, timestamps=False))
 
 
+def check_portable(source: str, what: str) -> None:
+    """Refuse WGSL that naga compiles but the WGSL spec makes a shader-creation error,
+    and Chrome's Tint refuses: a const-expression whose value is an infinity or a NaN
+    (``bitcast<f32>(0xff800000u)``, round 25's max pool). Passed on wgpu, such a kernel
+    would not run in a browser."""
+    found = _sources.wgsl_nonfinite_constant(source)
+    if found is None:
+        return
+    text, offset = found
+    line = source.count("\n", 0, offset) + 1
+    column = offset - source.rfind("\n", 0, offset)
+    message = (
+        f"{text} is a const-expression whose value is an infinity or NaN, which WGSL "
+        "makes a shader-creation error (Chrome's Tint refuses it; naga lets it pass)"
+    )
+    raise CompileError(
+        f"{what}: {message}; make the value at run time (from a `let` or `var` holding "
+        "the bits, or a function that returns them), or start a maximum from "
+        "-3.40282347e+38 (-FLT_MAX)",
+        source=source,
+        target="wgsl",
+        log=f"{line}:{column}: error: {message}",
+    )
+
+
 def validate_wgsl(
     source: str, entry_point: str | None = None, constants: dict | None = None
 ) -> None:
@@ -264,6 +291,7 @@ def validate_wgsl(
         raise InvalidArgument(f"WGSL source must be a str, got {type(source).__name__}")
     device = _validation_device()
     what = f"validating WGSL{f' entry point {entry_point!r}' if entry_point else ''}"
+    check_portable(source, what)
     with _validation_lock:
         try:
             module = device.create_shader_module(
