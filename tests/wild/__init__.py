@@ -1431,3 +1431,11 @@ CORPUS.update(ROUND22)
 from tests.wild.round24 import ROUND24  # noqa: E402  (round 24: tests/wild/round24.py)
 
 CORPUS.update(ROUND24)
+
+from tests.wild.round25 import ROUND25  # noqa: E402  (round 25: tests/wild/round25.py)
+
+CORPUS.update(ROUND25)
+
+from tests.wild.round26 import ROUND26  # noqa: E402  (round 26: tests/wild/round26.py)
+
+CORPUS.update(ROUND26)
