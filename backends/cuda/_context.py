@@ -717,6 +717,24 @@ class CudaComputeContext(SlabContext):
                 self._res.stream_compute,
             )
 
+    def _drain_variables(self, compiled: LoadedKernel, launch: Launch) -> None:
+        """Copy each writable buffer's ``__device__`` variable back into it, on the
+        compute stream (so after the launches), as ``cudaMemcpyFromSymbol`` would have:
+        a kernel whose output is a file-scope ``__device__`` array (cuda-samples'
+        binomialOptions, ``d_CallValue``; round 28) was judged on the buffer it never
+        wrote."""
+        for index, address, capacity, _ in compiled.variables:
+            spec, view = launch.kernel.buffers[index], launch.views[index]
+            if spec.access in (Access.READ, Access.UNIFORM):
+                continue
+            call(
+                driver.cuMemcpyDtoDAsync,
+                self._res.slab + view.offset,
+                address,
+                min(view.length_bytes, capacity),
+                self._res.stream_compute,
+            )
+
     def _cooperative_fit(self, kernel: KernelSpec, function, step: Step) -> None:
         """Refuse a grid that cannot be resident all at once, as a cooperative launch
         needs (the driver's CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE says no more): the
@@ -794,6 +812,7 @@ class CudaComputeContext(SlabContext):
         while len(times) < samples:
             count = min(samples - len(times), _GRAPH_SAMPLES)
             times += self._timed_chunk(calls, (*identity, count), launch.views, count, what)
+        self._drain_variables(compiled, launch)
         del keep
         self._all_complete()
         return times
@@ -883,6 +902,7 @@ class CudaComputeContext(SlabContext):
     def _enqueue(self, compiled: LoadedKernel, launch: Launch) -> None:
         calls, _, keep = self._launch_arguments(compiled, launch)
         self._launch_direct(calls, 1, _describe_launch(launch))
+        self._drain_variables(compiled, launch)
         del keep
         if self._capture is not None:
             self._capture.views.extend(launch.views)
