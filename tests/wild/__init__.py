@@ -1439,3 +1439,11 @@ CORPUS.update(ROUND25)
 from tests.wild.round26 import ROUND26  # noqa: E402  (round 26: tests/wild/round26.py)
 
 CORPUS.update(ROUND26)
+
+from tests.wild.round27 import ROUND27  # noqa: E402  (round 27: tests/wild/round27.py)
+
+CORPUS.update(ROUND27)
+
+from tests.wild.round28 import ROUND28  # noqa: E402  (round 28: tests/wild/round28.py)
+
+CORPUS.update(ROUND28)
