@@ -697,10 +697,11 @@ class CudaComputeContext(SlabContext):
         return calls, (tuple(identity), int(res.stream_compute)), tuple(keep)
 
     def _fill_variables(self, compiled: LoadedKernel, launch: Launch) -> None:
-        """Copy each buffer a ``__constant__`` variable takes into it, on the compute
-        stream (so before the launches), as ``cudaMemcpyToSymbol`` would have."""
-        for index, address, capacity, name in compiled.variables:
-            spec, view = launch.kernel.buffers[index], launch.views[index]
+        """Copy each buffer a ``__constant__`` or ``__device__`` variable takes into it,
+        on the compute stream (so before the launches), as ``cudaMemcpyToSymbol`` would
+        have."""
+        for index, _, capacity, name in compiled.variables:
+            spec = launch.kernel.buffers[index]
             need = spec.element_count(launch.size) * spec.dtype_for(TARGET).itemsize
             if need > capacity:
                 raise InvalidArgument(
@@ -709,13 +710,7 @@ class CudaComputeContext(SlabContext):
                     f"{capacity}; declare it larger in the source, or give the buffer a "
                     "count that fits"
                 )
-            call(
-                driver.cuMemcpyDtoDAsync,
-                address,
-                self._res.slab + view.offset,
-                min(view.length_bytes, capacity),
-                self._res.stream_compute,
-            )
+        self._copy_variables(compiled, launch, back=False)
 
     def _drain_variables(self, compiled: LoadedKernel, launch: Launch) -> None:
         """Copy each writable buffer's ``__device__`` variable back into it, on the
@@ -723,14 +718,18 @@ class CudaComputeContext(SlabContext):
         a kernel whose output is a file-scope ``__device__`` array (cuda-samples'
         binomialOptions, ``d_CallValue``; round 28) was judged on the buffer it never
         wrote."""
+        self._copy_variables(compiled, launch, back=True)
+
+    def _copy_variables(self, compiled: LoadedKernel, launch: Launch, back: bool) -> None:
+        """Each buffer into its variable, or ``back`` each writable one out of it."""
         for index, address, capacity, _ in compiled.variables:
             spec, view = launch.kernel.buffers[index], launch.views[index]
-            if spec.access in (Access.READ, Access.UNIFORM):
+            if back and spec.access in (Access.READ, Access.UNIFORM):
                 continue
+            buffer = self._address(launch, index)
             call(
                 driver.cuMemcpyDtoDAsync,
-                self._res.slab + view.offset,
-                address,
+                *((buffer, address) if back else (address, buffer)),
                 min(view.length_bytes, capacity),
                 self._res.stream_compute,
             )
