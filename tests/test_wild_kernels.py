@@ -6,12 +6,14 @@ machine."""
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import numpy as np
 import pytest
 
 import forge
 import oracle
+from forge.errors import ReferenceFailed
 from oracle import Session, Verdict
 from oracle.pytest_plugin import require_available
 from tests.wild import CORPUS, mutant
@@ -31,7 +33,7 @@ _ORIGINALS = [
     if b in forge.backend_names() and _applies(w.kernel, b)
 ]
 _MUTANTS = [
-    (n, m, b)
+    pytest.param(n, m, b, id=f"{n}-{m.replace(' ', '_')}-{b}", marks=pytest.mark.xdist_group(n))
     for n, w in CORPUS.items()
     for m, (target, _, _) in w.mutants.items()
     for b in _TARGET
@@ -102,20 +104,54 @@ def test_a_kernel_from_the_wild_passes_as_written(request, session, name, backen
         assert all(o.unjudged == 0 for o in ev.outputs.values()), ev.report()
 
 
-@pytest.mark.parametrize(
-    "name, what, backend", _MUTANTS, ids=[f"{n}-{m.replace(' ', '_')}-{b}" for n, m, b in _MUTANTS]
-)
+@functools.cache
+def _mutant(name: str, what: str):
+    return mutant(CORPUS[name], what)
+
+
+@functools.lru_cache(maxsize=16)
+def _mutant_expected(name: str, what: str, size, seed: int) -> oracle.Expected:
+    """The reference's expectation for a mutant's case, made once in this process for
+    both WGSL backends (wgpu, browser), as ``oracle.cross_check`` shares it: for a
+    failing kernel, most of a verdict's time is the reference's analyses of how far a
+    right kernel may stray (rounding bounds: dozens of float64 runs), kept in the
+    ``Expected``. The tests of a kernel share an xdist group, so one worker runs them.
+    The inputs are made read-only: no evaluation may change what the next one reads."""
+    case = oracle.make_case(_mutant(name, what), size, seed)
+    for array in [*case.arrays.values(), case.uniform]:
+        if array is not None:
+            array.setflags(write=False)
+    return oracle.expected_outputs(case)
+
+
+def _judge_mutant(runner, name: str, what: str, size, seed: int) -> oracle.Evaluation:
+    """``oracle.evaluate(runner, mutant, size, seed, warmups=0, samples=0)``, judged
+    against the shared expectation; a reference that reads the device's constraints,
+    or fails, goes through ``evaluate`` itself."""
+    broken = _mutant(name, what)
+    untimed = {"warmups": 0, "samples": 0}
+    if not broken.reference_reads_device:
+        try:
+            expected = _mutant_expected(name, what, size, seed)
+        except ReferenceFailed:
+            pass
+        else:
+            return oracle.evaluate_case(runner, expected, **untimed)
+    return oracle.evaluate(runner, broken, size=size, seed=seed, **untimed)
+
+
+@pytest.mark.parametrize("name, what, backend", _MUTANTS)
 def test_a_mutant_of_a_kernel_from_the_wild_fails(request, session, name, what, backend):
     require_available(request.config, backend)
     wild = CORPUS[name]
     why = wild.invisible.get((what, _TARGET[backend]))
     if why:
         pytest.skip(f"not visible in the values on {backend}: {why}")
-    broken = mutant(wild, what)
+    broken = _mutant(name, what)
     verdicts = []
     for size, seed in _runs(broken):  # until the first failing verdict, untimed
         runner = session.runner(backend)  # (the rerun after the judged run stays)
-        verdicts.append(oracle.evaluate(runner, broken, size=size, seed=seed, warmups=0, samples=0))
+        verdicts.append(_judge_mutant(runner, name, what, size, seed))
         if verdicts[-1].failing:
             break
     _skip_if_the_adapter_lacks_a_feature(broken, backend, verdicts[0])
