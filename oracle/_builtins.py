@@ -968,6 +968,20 @@ def _rounded(result: Any, units: float = 1.0) -> Any:
     return result
 
 
+def _spaced(made: Any) -> Any:
+    """``np.linspace``'s points as a kernel computes them, ``start + i * step`` with
+    ``step`` a quotient of sizes: each moved by a quotient's error and two roundings
+    (WGSL's 2.5 ulp makes that 7 half-ulps; 3 where quotients are correctly rounded).
+    A resize's sample coordinates, ``r * ((in - 1) / (out - 1))`` in the kernel, were
+    off by 3 half-ulps of themselves on lavapipe, and a bound that moved only what the
+    reference computed from them failed a right align-corners resize."""
+    if not isinstance(made, np.ndarray) or made.dtype.kind != "f" or _RoundingArray.rng is None:
+        return made
+    units = _RoundingArray.quotient_units
+    units = (1.0 if units == _INEXACT_RESULT else units) + 2.0
+    return made * (1.0 + units * _RoundingArray.unit * _signs(made.shape)).astype(made.dtype)
+
+
 def _held_in_float32(value: Any) -> Any:
     """A float scalar of the reference (a Python float, a float64 number) that the
     narrow dtype cannot hold, as the kernel may hold it: moved, in one direction for the
@@ -1329,6 +1343,8 @@ def _with_arrays_as(reference, cls: type, configure: Any):
     def creating(function):
         def create(*args, **kwargs):
             made = function(*args, **kwargs)
+            if cls is _RoundingArray and function is np.linspace:
+                made = _spaced(made)
             if isinstance(made, np.ndarray):
                 return made.view(cls)
             if isinstance(made, (list, tuple)):
