@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -57,6 +57,28 @@ def _lanes_equal(array: np.ndarray, marker: np.ndarray) -> np.ndarray:
     bits = array.reshape(array.shape[0], -1).view(np.dtype(f"u{width}"))
     mark = marker.reshape(marker.shape[0], -1).view(np.dtype(f"u{width}"))
     return (bits == mark).any(axis=1)
+
+
+def leaves(label: str, array: np.ndarray) -> Iterator[tuple[str, np.ndarray]]:
+    """The scalar lanes of a logical array, flat: itself for scalars, every lane of a
+    vector or array element, each field of a struct (``label.field``)."""
+    if array.dtype.names:
+        for name in array.dtype.names:
+            yield from leaves(f"{label}.{name}", array[name])
+    else:
+        yield label, array.reshape(-1)
+
+
+def _leaf_outputs(outputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """``outputs`` with each struct output as its fields' leaves (``label.field``,
+    flat), what the judge compares and the bounds are keyed by; the rest as they are."""
+    flat: dict[str, np.ndarray] = {}
+    for label, array in outputs.items():
+        if np.asarray(array).dtype.names:
+            flat.update(leaves(label, np.asarray(array)))
+        else:
+            flat[label] = array
+    return flat
 
 
 def unwritten_mask(array: np.ndarray, pattern=POISON_OUTPUT) -> np.ndarray:
@@ -275,8 +297,9 @@ class Expected:
         error a correct float32 (or float64) computation of each element may make: the
         rounding error of summing its terms in another order (``_rounding_bounds``).
         Elements of other functions (exp, softmax's quotient) get 0. ``wgsl``: the
-        reference's conversions to float16 may round either way, as WGSL's may. Computed
-        on first use, then shared."""
+        reference's conversions to float16 may round either way, as WGSL's may. A struct
+        output's float fields are keyed as the judge names them (``label.field``, flat).
+        Computed on first use, then shared."""
         key = ("bound", wgsl)
         if key not in self._cache:
             self._cache[key] = _rounding_bounds(self, wgsl)
@@ -317,12 +340,14 @@ def _float64_run(
                     if is_float_dtype(array.dtype[name]):
                         array[name] = transform(array[name].astype(np.float64))
                 continue
-            if spec.access is Access.UNIFORM or array.dtype.names is not None:
+            if spec.access is Access.UNIFORM:
                 continue
-            if is_float_dtype(array.dtype):
+            label = buffer_label(spec)
+            drawn = transform is not None and label in case.arrays and only in (None, label)
+            if array.dtype.names is not None:
+                arrays[i] = _wide_struct(array, transform if drawn else None)
+            elif is_float_dtype(array.dtype):
                 wide = array.astype(np.float64)
-                label = buffer_label(spec)
-                drawn = transform is not None and label in case.arrays and only in (None, label)
                 arrays[i] = transform(wide) if drawn else wide
         try:
             truth.run_reference(arrays, case.size, None)
@@ -332,6 +357,31 @@ def _float64_run(
     if transform is None and own:
         expected._cache["float64"] = found
     return found
+
+
+def _wide_struct(array: np.ndarray, transform: Any = None) -> np.ndarray:
+    """A buffer of structs with its float fields (and their lanes) as float64, each
+    passed through ``transform`` (None: as they are): a particle's ``pos`` and ``vel``
+    move in the bounds' runs as a float array's elements do. Fields of other types stay;
+    a struct nested in a struct leaves the buffer as it is."""
+    from forge.types import is_float_dtype
+
+    names = array.dtype.names or ()
+    if any(array.dtype[name].base.names for name in names):
+        return array
+    fields = [
+        (name, np.float64 if is_float_dtype(base) else base, array.dtype[name].shape)
+        for name in names
+        for base in (array.dtype[name].base,)
+    ]
+    wide = np.zeros(array.shape, np.dtype(fields))
+    for name in names:
+        values = array[name]
+        if is_float_dtype(values.dtype):
+            values = values.astype(np.float64)
+            values = transform(values) if transform is not None else values
+        wide[name] = values
+    return wide
 
 
 def _own_float64_run(expected: Expected) -> dict[str, np.ndarray] | None:
@@ -424,8 +474,12 @@ def _rounding_bounds(expected: Expected, wgsl: bool = False) -> dict[str, np.nda
     for label, moved in _operation_rounding(expected, plain, wgsl).items():
         sensitivity[label] = np.maximum(sensitivity.get(label, 0.0), moved)
     bounds = {}
-    for label, want in expected.outputs.items():
-        if want.dtype.names is not None or not is_float_dtype(want.dtype):
+    scaled = [_leaf_outputs(r) for r in scaled]
+    magnitude_run, squares_run = _leaf_outputs(magnitude_run), _leaf_outputs(squares_run)
+    for label, want in _leaf_outputs(expected.outputs).items():
+        if not is_float_dtype(want.dtype):
+            continue
+        if any(label not in r for r in (*scaled, magnitude_run, squares_run)):
             continue
         values = [np.asarray(r[label], np.float64).reshape(-1) for r in scaled]
         # a reference that casts its result (``.astype(np.float32)``) rounds each run
@@ -541,9 +595,10 @@ def _without_jumps(expected: Expected, plain: dict, full: dict, half: dict) -> d
     20 such elements)."""
     from forge.types import float_info
 
-    kept = dict(full)
+    kept = _leaf_outputs(full)
+    plain, wants = _leaf_outputs(plain), _leaf_outputs(expected.outputs)
     halves = _changes(expected, plain, half)
-    for label, change in _changes(expected, plain, full).items():
+    for label, change in _changes(expected, plain, kept).items():
         halved = halves.get(label)
         if halved is None:
             continue
@@ -552,11 +607,11 @@ def _without_jumps(expected: Expected, plain: dict, full: dict, half: dict) -> d
             smooth = (halved > 0.2 * change) & (halved < 0.8 * change)
             # a change of a few ulp does not halve either where the reference rounds
             # its result (.astype(np.float32)): only what is far above that is a jump
-            eps = float(float_info(expected.outputs[label].dtype).eps)
+            eps = float(float_info(wants[label].dtype).eps)
             grain = _JUMP_ULPS * eps * np.abs(base)
         jumps = (change > grain) & ~smooth
         if jumps.any():
-            there = np.asarray(full[label], np.float64).reshape(-1).copy()
+            there = np.asarray(kept[label], np.float64).reshape(-1).copy()
             there[jumps] = base[jumps]
             kept[label] = there
     return kept
@@ -795,8 +850,9 @@ def _changes(expected: Expected, plain: dict, moved: dict) -> dict[str, np.ndarr
     from forge.types import is_float_dtype
 
     changes = {}
-    for label, want in expected.outputs.items():
-        if want.dtype.names is not None or not is_float_dtype(want.dtype) or label not in plain:
+    plain, moved = _leaf_outputs(plain), _leaf_outputs(moved)
+    for label, want in _leaf_outputs(expected.outputs).items():
+        if not is_float_dtype(want.dtype) or label not in plain or label not in moved:
             continue
         base = np.asarray(plain[label], np.float64).reshape(-1)
         there = np.asarray(moved[label], np.float64).reshape(-1)

@@ -16,7 +16,6 @@ value: the judge says so in the report instead of pretending to have looked.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -43,7 +42,7 @@ from ._compare import (
     nan_excused,
     nonfinite_expected,
 )
-from ._expected import SINGLE_STAGES, Expected, unwritten_mask
+from ._expected import SINGLE_STAGES, Expected, leaves, unwritten_mask
 from ._inputs import FAMILIES, buffer_label, largest_array
 from ._plan import BackendInfo, Outcome, Plan, Region
 from ._results import Evaluation, FloatSemantics, OutputCheck
@@ -52,16 +51,6 @@ from ._tolerance import dtype_name, resolve_tolerance
 __all__ = ["judge", "leaves", "coverage_gaps"]
 
 _SHOWN_INPUTS = 4  # first mismatches whose inputs the report shows
-
-
-def leaves(label: str, array: np.ndarray) -> Iterator[tuple[str, np.ndarray]]:
-    """The scalar lanes of a logical array, flat: itself for scalars, every lane of a
-    vector or array element, each field of a struct (``label.field``)."""
-    if array.dtype.names:
-        for name in array.dtype.names:
-            yield from leaves(f"{label}.{name}", array[name])
-    else:
-        yield label, array.reshape(-1)
 
 
 def _changed_elements(got: np.ndarray, sent: np.ndarray, itemsize: int) -> tuple[int, int]:
@@ -150,6 +139,14 @@ def _compare_leaf(
             precise = _halves(precise)
         if precise is not None:  # closer to the exact result than the reference?
             masks["precise"] = precise
+            comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
+    # a struct's field (``label`` is ``output.field``) gets the rounding bound, keyed by
+    # its label; the other bounds are an output's own
+    summed = None
+    if comparison.mismatches > comparison.nonfinite_mismatches and label != output:
+        summed = expected.rounding_bound(wgsl).get(label)
+        if summed is not None and summed.size == want.size:
+            masks["bound"] = summed.reshape(want.shape)
             comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
     if comparison.mismatches > comparison.nonfinite_mismatches and label == output:
         summed = expected.rounding_bound(wgsl).get(output)  # a long sum in another order?
