@@ -247,14 +247,34 @@ _HUGE_VALUES = {
 }
 
 
+# The standard math functions nvcc's implicit <cuda_runtime.h> declares in std through
+# its <cmath> (Megatron's softmax calls std::exp with <limits> and <cfloat> included);
+# NVRTC declares none without an include (round 29: "namespace std has no member exp").
+_STD_MATH = re.compile(
+    r"\bstd::(?:exp|exp2|expm1|log|log2|log10|log1p|pow|sqrt|cbrt|hypot|sin|cos|tan|asin|acos|"
+    r"atan|atan2|sinh|cosh|tanh|asinh|acosh|atanh|erf|erfc|tgamma|lgamma|fabs|floor|ceil|"
+    r"trunc|round|rint|fmod|remainder|fmin|fmax|fma|copysign|ldexp|frexp|isinf|isnan|"
+    r"isfinite|signbit)\s*\("
+)
+# CUDA_VERSION, which PyTorch extensions test (``#if CUDA_VERSION >= 9000`` picks
+# __shfl_xor_sync over the __shfl_xor that CUDA 9 removed) and get from <cuda.h> through
+# their translation unit's includes; <cuda.h> itself declares host functions NVRTC
+# refuses, so the value is nvcc's: major * 1000 + minor * 10, from NVRTC's own version.
+_CUDA_VERSION = re.compile(r"\bCUDA_VERSION\b")
+_INCLUDES_CUDA_H = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]cuda\.h[>"]', re.M)
+
+
 def implicit_options(source: str) -> tuple[str, ...]:
     """What nvcc users expect without writing it: ``--pre-include=cstdint`` when
     ``source`` uses ``int64_t``, ``uint32_t``... and does not include or declare them
     itself (a quoted include may: left alone; nothing when CCCL, which the header
     includes, is not installed); ``--pre-include=cmath`` (``cfloat``, ``climits``) when
     it uses ``INFINITY`` or ``NAN`` (``FLT_MAX``, ``INT_MAX``...) and includes nothing
-    that defines them, as nvcc's implicit ``<math.h>`` (``<limits.h>``) would; and glibc's
-    ``M_PI``, ``M_SQRT2``... for those it uses and does not ``#define``."""
+    that defines them, as nvcc's implicit ``<math.h>`` (``<limits.h>``) would, and
+    ``cmath`` when it calls ``std::exp``, ``std::sqrt``... without including it, as nvcc's
+    implicit ``<cmath>`` would; glibc's ``M_PI``, ``M_SQRT2``... for those it uses and does
+    not ``#define``; and ``CUDA_VERSION`` (nvcc's value for this NVRTC) where it tests it
+    without defining it or including ``<cuda.h>``, which NVRTC cannot compile."""
     text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
     options: list[str] = []
     if _INTEGER_NAME.search(text) and not _DECLARES_INTEGERS.search(text) and std_headers():
@@ -269,6 +289,15 @@ def implicit_options(source: str) -> tuple[str, ...]:
         if header == "cmath":
             for name in sorted(used & set(_HUGE_VALUES)):
                 options.append(f"--define-macro={name}={_HUGE_VALUES[name]}")
+    cmath = next(includes for header, _, includes in _IMPLICIT_MACROS if header == "cmath")
+    pre = "--pre-include=cmath"
+    if _STD_MATH.search(text) and not cmath.search(text) and pre not in options and std_headers():
+        options.append(pre)
+    if _CUDA_VERSION.search(text) and "CUDA_VERSION" not in defined:
+        if not _INCLUDES_CUDA_H.search(text):
+            options.append(
+                "--define-macro=CUDA_VERSION=(__CUDACC_VER_MAJOR__*1000+__CUDACC_VER_MINOR__*10)"
+            )
     for name in sorted(set(_MATH_CONSTANT.findall(text)) - defined):
         options.append(f"--define-macro={name}={_MATH_CONSTANTS[name]}")
     return tuple(options)
