@@ -73,13 +73,18 @@ def binding_granules(kernel: KernelSpec, target: str | None, source: str | None)
     """Per buffer, how many elements the binding is rounded up to: more than one
     where a WGSL source declares the buffer as an array of a wider type than its
     element (``array<vec4<f32>>`` over ``f32``: 4), so that the last, partial
-    vector lies inside the binding."""
+    vector lies inside the binding; the same where a struct wraps that array alone
+    (``struct ArrayVector { data: array<vec4<f32>> }``, as wonnx and three.js's
+    generated WGSL bind their buffers)."""
     granules = [1] * len(kernel.buffers)
     if target != "wgsl" or source is None:
         return tuple(granules)
     declared = {(b.group, b.binding): b.type for b in _sources.wgsl_bindings(source)}
+    structs = _sources.wgsl_structs(source)
     for i, spec in enumerate(kernel.buffers):
         text = declared.get((spec.group, spec.binding), "")
+        if len(structs.get(text, ())) == 1:  # a struct that wraps the array alone
+            text = structs[text][0].type
         match = re.match(r"^array\s*<\s*(.+?)\s*(?:,\s*\d+u?\s*)?>$", text)
         if spec.access is Access.UNIFORM or match is None:
             continue

@@ -1447,3 +1447,11 @@ CORPUS.update(ROUND27)
 from tests.wild.round28 import ROUND28  # noqa: E402  (round 28: tests/wild/round28.py)
 
 CORPUS.update(ROUND28)
+
+from tests.wild.round29 import ROUND29  # noqa: E402  (round 29: tests/wild/round29.py)
+
+CORPUS.update(ROUND29)
+
+from tests.wild.round30 import ROUND30  # noqa: E402  (round 30: tests/wild/round30.py)
+
+CORPUS.update(ROUND30)
