@@ -1320,6 +1320,98 @@ def in_single_precision(reference):
     return _with_arrays_as(reference, _SingleArray, lambda: None)
 
 
+# -- an index chosen between near-equal values: the operands of argmin and argmax ------
+class _ChoosingArray(np.ndarray):
+    """An array of a reference run whose ``argmin`` and ``argmax`` (numpy's functions
+    and the methods) record (operand as float64, axis, result, whether argmax) in
+    ``_ChoosingArray.seen``.
+    With ``magnitudes`` set, its arithmetic adds magnitudes instead: ``a - b`` is
+    ``|a| + |b|``, a product ``|a| |b|``, a sum or a contraction that of its terms'
+    magnitudes; the operand is then the sum of the magnitudes of its terms, before any
+    cancels (for ``sum((x - c)**2)``, ``sum((|x| + |c|)**2)``: what ``x**2 - 2 x c +
+    c**2``, the way GPU k-means expands it, rounds relative to)."""
+
+    seen: list = []
+    magnitudes = False
+
+    def argmin(self, axis: Any = None, *args: Any, **kwargs: Any) -> Any:
+        return _chosen(np.argmin, self, axis)
+
+    def argmax(self, axis: Any = None, *args: Any, **kwargs: Any) -> Any:
+        return _chosen(np.argmax, self, axis)
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        if func in (np.argmin, np.argmax) and args:
+            axis = kwargs.get("axis", args[1] if len(args) > 1 else None)
+            return _chosen(func, args[0], axis)
+        if _ChoosingArray.magnitudes and func in _CONTRACTIONS and "out" not in kwargs:
+            plain = tuple(np.abs(np.asarray(a)) if isinstance(a, np.ndarray) else a for a in args)
+            return _as_choosing(func(*plain, **kwargs))
+        return _as_choosing(np.ndarray.__array_function__(self, func, types, args, kwargs))
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        if _ChoosingArray.magnitudes and ufunc.__name__ in _MAGNITUDE_UFUNCS:
+            if method in ("__call__", "reduce", "accumulate"):
+                inputs = tuple(_magnitude(x) for x in inputs)
+                ufunc = _MAGNITUDE_UFUNCS[ufunc.__name__]
+        plain, outs, result = _plain_call(_ChoosingArray, ufunc, method, inputs, kwargs)
+        if method == "at":
+            return result
+        return _rewrapped(_ChoosingArray, result, outs, kwargs)
+
+
+#: How magnitudes combine (``_ChoosingArray.magnitudes``): a difference or a negation
+#: adds them, a product, a quotient, a square, a power and a matmul take them as they are.
+_MAGNITUDE_UFUNCS = {
+    "add": np.add,
+    "subtract": np.add,
+    "negative": np.positive,
+    "positive": np.positive,
+    "absolute": np.positive,
+    "multiply": np.multiply,
+    "divide": np.divide,
+    "true_divide": np.divide,
+    "square": np.square,
+    "power": np.power,
+    "matmul": np.matmul,
+}
+
+
+def _magnitude(x: Any) -> Any:
+    if isinstance(x, np.ndarray) and x.dtype.kind in "fc":
+        return np.abs(np.asarray(x))
+    if isinstance(x, (float, np.floating)):
+        return abs(x)
+    return x
+
+
+def _as_choosing(result: Any) -> Any:
+    if isinstance(result, np.ndarray) and not isinstance(result, _ChoosingArray):
+        return result.view(_ChoosingArray)
+    return result
+
+
+def _chosen(function: Any, operand: Any, axis: Any) -> Any:
+    plain = np.asarray(operand)
+    result = function(plain, axis=axis)
+    if plain.dtype.kind == "f" and plain.dtype.names is None:
+        largest = function is np.argmax
+        _ChoosingArray.seen.append((plain.astype(np.float64), axis, np.asarray(result), largest))
+    return result
+
+
+def choosing(reference, magnitudes: bool, seen: list):
+    """``reference`` run with its arrays, and those its numpy calls create, as
+    ``_ChoosingArray``: each argmin and argmax it takes appends (operand, axis, result)
+    to ``seen``; with ``magnitudes``, computed on its terms' magnitudes. None where its
+    module names no numpy."""
+
+    def configure() -> None:
+        _ChoosingArray.seen, _ChoosingArray.magnitudes = seen, magnitudes
+
+    return _with_arrays_as(reference, _ChoosingArray, configure)
+
+
 class _RoundingGrid:
     """``np.mgrid`` or ``np.ogrid`` whose arrays are of class ``cls`` (a pixel grid made
     with ``np.mgrid[0:h, 0:w]``, then scaled, rounds or nudges)."""

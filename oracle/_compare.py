@@ -112,6 +112,7 @@ class Comparison:
     saturated: int = 0
     single: int = 0
     unstable: int = 0
+    near: int = 0
     histogram: dict = field(default_factory=dict, repr=False, compare=False)
     # flat indices of up to _SPREAD mismatches, evenly spaced over all of them (where a
     # kernel goes wrong: the report names the input families they lie in)
@@ -171,6 +172,14 @@ class Comparison:
                 "between values float32 cannot tell apart (two distances within a few "
                 "float32 roundings, an angle within atan2's error of a bin's edge), where a "
                 "float32 kernel may take either"
+            )
+        if self.near:
+            lines.append(
+                f"  {self.near} integer elements choose another index than the reference's "
+                "argmin or argmax, whose value lies within a float32 computation's rounding "
+                "of the one chosen: the values' terms cancel (|x|^2 - 2 x.c + |c|^2, the "
+                "way k-means and nearest-neighbour code expand a distance), so a right "
+                "float32 kernel cannot tell them apart"
             )
         if self.unstable:
             lines.append(
@@ -568,6 +577,7 @@ def compare(
     saturated: Any = None,
     single: Any = None,
     unstable: Any = None,
+    near: Any = None,
 ) -> Comparison:
     """Compare ``got`` with ``want`` (array-likes) under ``tolerance`` (a Tolerance,
     or overrides merged into the default for ``want``'s dtype).
@@ -611,7 +621,10 @@ def compare(
     integer element matching one instead of ``want`` is accepted and counted in
     ``single``. ``unstable``: a boolean mask of integer elements accepted as
     ill-conditioned (``Expected.unstable_integers``: the value is one the reference
-    gives with its float operations rounded otherwise), counted in ``unstable``."""
+    gives with its float operations rounded otherwise), counted in ``unstable``.
+    ``near``: a boolean mask of integer elements accepted as another index than the
+    reference's argmin or argmax whose value is within a float computation's rounding of
+    the chosen one (``Expected.near_choices``), counted in ``near``."""
     got, want = np.asarray(got), np.asarray(want)
     tol = default_tolerance(want.dtype).merged(tolerance)
     shapes = (tuple(got.shape), tuple(want.shape))
@@ -674,6 +687,11 @@ def compare(
         where = _same_layout("unstable", np.asarray(unstable), want, np.dtype(bool))
         moved = (kinds != 0) & ~skip & where
         kinds[moved] = 0
+    chose = np.zeros(g.shape, bool)
+    if near is not None:
+        where = _same_layout("near", np.asarray(near), want, np.dtype(bool))
+        chose = (kinds != 0) & ~skip & where
+        kinds[chose] = 0
     either = np.zeros(g.shape, bool)
     if nonfinite_either and w.dtype.kind == "f" and tol.nan != "forbid":
         with np.errstate(invalid="ignore"):
@@ -681,7 +699,7 @@ def compare(
             either = (kinds != 0) & ~np.isfinite(g) & ~np.isfinite(w) & swapped & ~skip
         kinds[either] = 0
     kinds[skip] = 0
-    accepted_apart = excused | anything | moved  # judged by another expectation or none
+    accepted_apart = excused | anything | moved | chose  # judged by another expectation or none
     finite = finite & ~skip & ~accepted_apart
     abs_err, rel_err, ulp = (
         np.where(skip | accepted_apart, np.zeros((), a.dtype), a) for a in (abs_err, rel_err, ulp)
@@ -697,6 +715,7 @@ def compare(
         saturated=int(use_saturated.sum()),
         single=int(use_single.sum()),
         unstable=int(moved.sum()),
+        near=int(chose.sum()),
     )
     return _comparison(got.shape, g, w, kinds, finite, (abs_err, rel_err, ulp), counts, base)
 

@@ -510,6 +510,7 @@ def _accepted_apart(ev: Evaluation) -> bool:
         or c.comparison.undefined
         or c.comparison.saturated
         or c.comparison.single
+        or c.comparison.near
         or c.comparison.flushed
         for c in ev.outputs.values()
     )

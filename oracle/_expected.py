@@ -194,6 +194,16 @@ class Expected:
             self._cache[key] = _unstable_integer_outputs(self, wgsl)
         return self._cache[key]
 
+    def near_choices(self) -> dict[str, Choices]:
+        """Per integer output that is the reference's ``argmin`` or ``argmax`` over
+        values it computes with cancelling terms (a distance as ``sum((x - c)**2)``),
+        what it chose among and how far a float32 computation of each value may be off
+        (``Choices``): another index within that of the chosen one is right. Empty
+        where none is, or the reference is a backend. Computed on first use."""
+        if "choices" not in self._cache:
+            self._cache["choices"] = _near_choices(self)
+        return self._cache["choices"]
+
     def saturated_casts(self, wgsl: bool = False) -> dict[str, np.ndarray]:
         """Per integer output that differs from it, the reference run with its float to
         integer conversions saturated as the GPU makes them (``wgsl``: WGSL's bounds;
@@ -1138,6 +1148,92 @@ def _divided_by_zero_outputs(expected: Expected, wgsl: bool) -> dict[str, tuple[
             return {}  # none divided by zero: what differs is not from that
         for label, (_, differs) in twins.items():
             found[label] = (None, found[label][1] | differs if label in found else differs)
+    return found
+
+
+@dataclass(frozen=True)
+class Choices:
+    """An integer output's choices (``Expected.near_choices``): per element, the values
+    the reference chose among (``values``, one row an element, float64), how far a
+    float32 computation of each may be off (``bound``), the index it chose, and whether
+    it took the largest (argmax) or the smallest."""
+
+    values: np.ndarray
+    bound: np.ndarray
+    chosen: np.ndarray
+    largest: bool
+
+    def accepts(self, got: np.ndarray) -> np.ndarray:
+        """Per element of ``got``, whether it is another index whose value lies within
+        the two values' bounds of the chosen one's, and differs from it (an exact tie is
+        broken as the reference breaks it: first)."""
+        index = np.asarray(got).reshape(-1).astype(np.int64)
+        rows, count = self.values.shape
+        valid = (index >= 0) & (index < count) & (index != self.chosen)
+        index = np.where(valid, index, 0)
+        at = np.arange(rows)
+        theirs, ours = self.values[at, index], self.values[at, self.chosen]
+        slack = self.bound[at, index] + self.bound[at, self.chosen]
+        with np.errstate(invalid="ignore"):
+            gap = ours - theirs if self.largest else theirs - ours
+            return valid & np.isfinite(gap) & (theirs != ours) & (gap <= slack)
+
+
+# How many unit roundoffs of its terms' magnitudes (beyond what cancels) a value that
+# decides an argmin may be off by in a float32 kernel: |x|^2 - 2 x.c + |c|^2 over d
+# dimensions rounds about (d + 2) times, most of it averaging out (a right k-means
+# assignment on lavapipe chose a centroid 22 away in a squared distance of 10^5,
+# from terms of 10^8).
+_CHOICE_FACTOR = 8.0
+
+
+def _near_choices(expected: Expected) -> dict[str, Choices]:
+    """``Expected.near_choices``: the reference run twice as ``oracle._builtins.choosing``
+    runs it, on its values and on its terms' magnitudes, its argmin and argmax matched
+    to the integer outputs that hold their results; the bound of each value is
+    ``_CHOICE_FACTOR`` unit roundoffs of what its terms' magnitudes add up to beyond its
+    own magnitude (0 where nothing cancels: a value read as it is, a sum of squares,
+    whose near ties ``Expected.single`` handles)."""
+    from ._builtins import choosing
+
+    truth = expected.truth
+    integers = {
+        label: want.reshape(-1)
+        for label, want in expected.outputs.items()
+        if want.dtype.names is None and want.dtype.kind in "iu"
+    }
+    if not integers or expected.reference != NUMPY_REFERENCE or truth.reference is None:
+        return {}
+    seen: list = []
+    magnitudes: list = []
+    if _twin_run(expected, choosing(truth.reference, False, seen)) is None:
+        return {}
+    if _twin_run(expected, choosing(truth.reference, True, magnitudes)) is None:
+        return {}
+    if not seen or len(seen) != len(magnitudes):
+        return {}
+    floats = [a.dtype for a in expected.case.arrays.values() if a.dtype.kind == "f"]
+    unit = min((float(np.finfo(d).eps) / 2 for d in floats if d.itemsize >= 4), default=2.0**-24)
+    unit = max(unit, 2.0**-24)  # a float64 input is still computed on in float32
+    found: dict[str, Choices] = {}
+    for label, want in integers.items():
+        for (values, axis, result, largest), (terms, *_) in zip(seen, magnitudes):
+            if result.size != want.size or terms.shape != values.shape:
+                continue
+            if not np.array_equal(result.reshape(-1).astype(np.int64), want.astype(np.int64)):
+                continue
+            if axis is None:
+                values, terms = values.reshape(1, -1), terms.reshape(1, -1)
+            else:
+                values = np.moveaxis(values, axis, -1).reshape(want.size, -1)
+                terms = np.moveaxis(terms, axis, -1).reshape(want.size, -1)
+            with np.errstate(all="ignore"):
+                excess = np.abs(terms) - np.abs(values)
+                bound = np.where(np.isfinite(excess), _CHOICE_FACTOR * unit * excess, 0.0)
+            if values.shape[0] == want.size and (bound > 0).any():
+                chosen = want.astype(np.int64)
+                found[label] = Choices(values, np.maximum(bound, 0.0), chosen, largest)
+                break
     return found
 
 

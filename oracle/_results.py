@@ -340,6 +340,12 @@ class OutputCheck:
                 if self.comparison.unstable
                 else ""
             )
+            + (
+                f" ({self.comparison.near} accepted as an index whose value float32 cannot"
+                " tell from the chosen one's)"
+                if self.comparison.near
+                else ""
+            )
             + f", {self.masked} masked, {self.unwritten} unwritten"
         )
         if self.covered >= 0 and self.unjudged:
