@@ -108,7 +108,9 @@ def check_uniform_layout(kernel: KernelSpec, target: str | None, source: str | N
     member the shader gives ``@size(8)`` or ``@align(16)`` sits past bytes the spec
     fills): the kernel would read other bytes than the ones written, silently. Compared
     scalar by scalar (offset, size, float or integer), so two u32 fields may be read as
-    one ``vec2<u32>``; bytes only one side declares are not compared, but a record
+    one ``vec2<u32>``, and a 64-bit integer field as two 32-bit integers (a CUDA struct's
+    pointer, a ``u64`` field named like its buffer, read by a WGSL port, which has no
+    64-bit integer, as ``vec2<u32>``); bytes only one side declares are not compared, but a record
     smaller than the shader's struct is refused (the binding would be too short). Where
     padding fields can match the shader's layout, the error spells the spec to write."""
     uniform = kernel.uniform
@@ -151,6 +153,14 @@ def check_uniform_layout(kernel: KernelSpec, target: str | None, source: str | N
             continue
         if read[0] >= end and all(lane[3] != read[3] for lane in ours):
             continue  # past what the spec declares: only the record's size is checked
+        if any(
+            lane[1] == 8
+            and lane[2] == "i"
+            and read[1:3] == (4, "i")
+            and read[0] - lane[0] in (0, 4)
+            for lane in ours
+        ):
+            continue  # a word of a 64-bit integer: the same bytes
         # what the spec put there instead: the value covering that byte, else the field
         # of the same name, else the one in the same place in order
         mine = next(

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from forge import BufferSpec, KernelSpec, Schedule
+from forge.errors import InvalidArgument
 
 # Megatron's scaled_masked_softmax.h, reduced to what it asks of the compiler: std::exp
 # with only <limits> and <cfloat> included (nvcc's implicit <cuda_runtime.h> declares the
@@ -76,21 +77,13 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "open (round 29, StyleGAN2-ADA's bias_act): a CUDA struct of pointers is "
-        "described by u64 fields named like the buffers, and WGSL has no 64-bit integer, "
-        "so a port sharing the spec reads each as vec2<u32> (its two words, the same 8 "
-        "bytes); forge._bindings.check_uniform_layout compares 4-byte lanes with the "
-        "8-byte field and refuses it ('x is a 64-bit integer at byte 0 ... reads x.x, a "
-        "32-bit integer'), and its suggested fix (vec2<u32> fields) would stop the CUDA "
-        "backend writing the addresses. Fix: accept two 4-byte integer lanes at a 64-bit "
-        "integer field's offset and offset + 4 (forge/_bindings.py, being edited by "
-        "another helper in this session, so not changed here)"
-    ),
-)
 def test_a_wgsl_port_may_read_a_cuda_pointer_field_as_two_words():
+    """Round 29 (StyleGAN2-ADA's bias_act): a CUDA struct of pointers is described by
+    u64 fields named like the buffers, and WGSL has no 64-bit integer, so a port sharing
+    the spec reads each as vec2<u32>, the same 8 bytes. The layout check refused it
+    ('x is a 64-bit integer at byte 0 ... reads x.x, a 32-bit integer'); two 32-bit
+    integer words of a 64-bit integer field are now accepted, and a float read there,
+    or a word at a third offset, is still refused."""
     from forge._bindings import check_uniform_layout
 
     kernel = KernelSpec(
@@ -108,3 +101,6 @@ def test_a_wgsl_port_may_read_a_cuda_pointer_field_as_two_words():
         schedules=(Schedule(64),),
     )
     check_uniform_layout(kernel, "wgsl", _POINTERS_WGSL)
+    floats = _POINTERS_WGSL.replace("x: vec2<u32>", "x: vec2<f32>")
+    with pytest.raises(InvalidArgument, match="reads x.x, a 32-bit float at byte 0"):
+        check_uniform_layout(kernel, "wgsl", floats)
