@@ -84,6 +84,155 @@ def wgsl_nonfinite_constant(source: str) -> tuple[str, int] | None:
     return None
 
 
+# -- operators WGSL's grammar will not mix without parentheses ---------------------------
+# WGSL takes a shift's operands, a bitwise operator's and those of ``&&`` and ``||``
+# as unary expressions or their own kind: ``a * b >> c``, ``x & m == 0u``, ``a & b | c``,
+# ``p && q || r`` and ``a < b < c`` are parse errors there (Chrome's Tint: "mixing '*'
+# and '>>' requires parenthesis"), which naga accepts (round 29).
+_WGSL_TOKEN = re.compile(
+    r"\s+|(?P<number>0[xX][0-9a-fA-F.]+(?:[pP][+-]?\d+)?[fhiu]?|\d+\.?\d*(?:[eE][+-]?\d+)?"
+    r"[fhiu]?|\.\d+(?:[eE][+-]?\d+)?[fh]?)|(?P<name>[A-Za-z_]\w*)"
+    r"|(?P<op><<=|>>=|->|&&|\|\||<<|>>|<=|>=|==|!=|\+=|-=|\*=|/=|%=|&=|\|=|\^=|\+\+|--|.)"
+)
+_WGSL_GENERIC = re.compile(
+    r"^(?:vec[234]|mat[234]x[234]|array|ptr|atomic|bitcast|binding_array|texture_\w+)$"
+)
+_WGSL_KEYWORDS = frozenset(
+    "return let var const override if else for while loop switch case default fn struct "
+    "break continue continuing discard alias enable requires diagnostic".split()
+)
+_WGSL_CLASS = {
+    **dict.fromkeys(("*", "/", "%"), "mul"),
+    **dict.fromkeys(("+", "-"), "add"),
+    **dict.fromkeys(("<<", ">>"), "shift"),
+    **dict.fromkeys(("<", ">", "<=", ">=", "==", "!="), "rel"),
+    **dict.fromkeys(("&", "|", "^"), "bit"),
+    **dict.fromkeys(("&&", "||"), "logic"),
+}
+
+
+def _wgsl_tokens(text: str) -> list[tuple[str, str, int]]:
+    """(kind, text, offset) of WGSL ``text``'s tokens, template lists of the generic
+    builtins (``vec3<f32>``, ``array<vec4<f32>, 4>``) folded into their name."""
+    raw = [
+        (m.lastgroup or "", m.group(0), m.start())
+        for m in _WGSL_TOKEN.finditer(text)
+        if m.lastgroup is not None
+    ]
+    tokens: list[tuple[str, str, int]] = []
+    i = 0
+    while i < len(raw):
+        kind, word, at = raw[i]
+        if (
+            kind == "name"
+            and _WGSL_GENERIC.match(word)
+            and i + 1 < len(raw)
+            and raw[i + 1][1] == "<"
+        ):
+            depth, j = 0, i + 1
+            while j < len(raw):
+                depth += {"<": 1, ">": -1, ">>": -2}.get(raw[j][1], 0)
+                if depth <= 0 or raw[j][1] in (";", "{", "}"):
+                    break
+                j += 1
+            tokens.append(("name", word, at))
+            i = j + 1
+            continue
+        tokens.append((kind, word, at))
+        i += 1
+    return tokens
+
+
+def wgsl_unparenthesized_mix(source: str) -> tuple[str, int] | None:
+    """The first place in WGSL ``source`` where its grammar needs parentheses that are
+    not there (``a * b >> c``, ``x & m == 0u``, ``a & b | c``, ``p && q || r``, ``a < b
+    < c``), as (the two operators, the second's offset); None where there is none. Tint
+    refuses such WGSL, naga compiles it: a kernel that passes on wgpu would not run in
+    a browser."""
+    tokens = _wgsl_tokens(strip_comments(source))
+    segments: list[list[tuple[str, int]]] = [[]]  # the binary operators of each open level
+    operand = False  # whether the last token ended an operand (the next op is binary)
+    closers = {")": "(", "]": "["}
+    for kind, word, at in tokens:
+        if word in ("(", "["):
+            segments.append([])
+            operand = False
+            continue
+        if word in closers:
+            found = _mixed(segments.pop()) if len(segments) > 1 else None
+            if found:
+                return found
+            operand = True
+            continue
+        if kind in ("name", "number"):
+            if word in _WGSL_KEYWORDS:
+                found = _mixed(segments[-1])
+                if found:
+                    return found
+                segments[-1] = []
+                operand = False
+            else:
+                operand = True
+            continue
+        if word in _WGSL_CLASS and operand:
+            segments[-1].append((word, at))
+            operand = False
+            continue
+        if word == ".":
+            operand = False
+            continue
+        if word in _WGSL_CLASS or word in ("!", "~"):  # unary: -x, !p, &v, *ptr
+            operand = False
+            continue
+        found = _mixed(segments[-1])  # ; , { } : = += -> @ ++ ...: the expression ends
+        if found:
+            return found
+        segments[-1] = []
+        operand = False
+    for ops in segments:
+        found = _mixed(ops)
+        if found:
+            return found
+    return None
+
+
+def _mixed(ops: list[tuple[str, int]]) -> tuple[str, int] | None:
+    """Where one expression's binary operators (in order) mix as WGSL does not allow."""
+    classes = [_WGSL_CLASS[word] for word, _ in ops]
+
+    def say(first: int, second: int) -> tuple[str, int]:
+        return f"'{ops[first][0]}' and '{ops[second][0]}'", ops[second][1]
+
+    for i, kind in enumerate(classes):
+        if kind == "bit":  # only one bitwise operator, repeated, and nothing else
+            for j, other in enumerate(ops):
+                if other[0] != ops[i][0]:
+                    return say(min(i, j), max(i, j))
+        if kind == "logic":
+            for j, other in enumerate(ops):
+                if _WGSL_CLASS[other[0]] == "logic" and other[0] != ops[i][0]:
+                    return say(min(i, j), max(i, j))
+    # between && and ||: relational expressions, each at most one comparison of shift
+    # expressions, each a shift of two unary expressions or a sum of products
+    start = 0
+    for end in [*[i for i, k in enumerate(classes) if k == "logic"], len(ops)]:
+        part = list(range(start, end))
+        relations = [i for i in part if classes[i] == "rel"]
+        if len(relations) > 1:
+            return say(relations[0], relations[1])
+        cut = relations[0] if relations else None
+        for side in (
+            [i for i in part if cut is None or i < cut],
+            [i for i in part if cut is not None and i > cut],
+        ):
+            shifts = [i for i in side if classes[i] == "shift"]
+            if shifts and len(side) > 1:
+                partner = next(i for i in side if i != shifts[0])
+                return say(min(shifts[0], partner), max(shifts[0], partner))
+        start = end + 1
+    return None
+
+
 @_cached
 def strip_comments(text: str) -> str:
     """``text`` with // and /* */ comments replaced by spaces (line numbers kept)."""

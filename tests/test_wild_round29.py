@@ -6,10 +6,14 @@ shows it: two things nvcc gives a PyTorch extension without a word, which NVRTC 
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 
+import oracle
 from forge import BufferSpec, KernelSpec, Schedule
 from forge.errors import InvalidArgument
+from oracle import Verdict
+from oracle.pytest_plugin import require_available
 
 # Megatron's scaled_masked_softmax.h, reduced to what it asks of the compiler: std::exp
 # with only <limits> and <cfloat> included (nvcc's implicit <cuda_runtime.h> declares the
@@ -104,3 +108,77 @@ def test_a_wgsl_port_may_read_a_cuda_pointer_field_as_two_words():
     floats = _POINTERS_WGSL.replace("x: vec2<u32>", "x: vec2<f32>")
     with pytest.raises(InvalidArgument, match="reads x.x, a 32-bit float at byte 0"):
         check_uniform_layout(kernel, "wgsl", floats)
+
+
+# Round 29's mutant as first written: ``2 * (...) >> shift``. WGSL's grammar takes a
+# shift's operands as unary expressions; Chrome's Tint refuses it ("mixing '*' and '>>'
+# requires parenthesis"), naga compiled it and wgpu ran it.
+_MIXED_SHIFT = """
+@group(0) @binding(0) var<storage, read> x: array<u32>;
+@group(0) @binding(1) var<storage, read_write> y: array<u32>;
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (i >= arrayLength(&y)) { return; }
+    y[i] = 2u * x[i] >> 1u;
+}
+"""
+
+
+def _mixed_shift_kernel(source: str) -> KernelSpec:
+    return KernelSpec(
+        id="r29_mixed_shift",
+        entry_point="main",
+        sources={"wgsl": source},
+        buffers=(
+            BufferSpec(0, "u32", "read", name="x"),
+            BufferSpec(1, "u32", "read_write", name="y"),
+        ),
+        reference=lambda x, y: ((2 * x.astype(np.uint64)) % 2**32 >> 1).astype(np.uint32),
+        grid=lambda s, n: ((n + 63) // 64, 1, 1),
+        schedules=(Schedule(64),),
+    )
+
+
+@pytest.mark.parametrize("backend", ["wgpu", "browser"])
+def test_operators_mixed_without_the_parentheses_wgsl_needs_are_refused(request, backend):
+    """The browser's Tint refuses it; wgpu (naga) ran it, and now refuses it too, naming
+    the operators and the fix. With the parentheses, it passes on both."""
+    require_available(request.config, backend)
+    ev = oracle.evaluate(backend, _mixed_shift_kernel(_MIXED_SHIFT), size=300, samples=0)
+    assert ev.verdict is Verdict.ERROR, ev.report()
+    assert "'*'" in ev.report() and ">>" in ev.report(), ev.report()
+    fixed = _MIXED_SHIFT.replace("2u * x[i] >> 1u", "(2u * x[i]) >> 1u")
+    ev = oracle.evaluate(backend, _mixed_shift_kernel(fixed), size=300, samples=0)
+    assert ev.passed, ev.report()
+
+
+def test_the_portability_check_reads_wgsl_as_its_grammar_does():
+    """No GPU: what WGSL refuses, and what it takes (templates, indexing, unary
+    operators, one kind of operator repeated)."""
+    from forge.sources import wgsl_unparenthesized_mix as mixed
+
+    refused = {
+        "let a = x * y >> 2u;": "'*' and '>>'",
+        "let b = x & m == 0u;": "'&' and '=='",
+        "let c = a & b | c;": "'&' and '|'",
+        "let d = p && q || r;": "'&&' and '||'",
+        "let e = a < b < c;": "'<' and '<'",
+        "let g = a >> b >> c;": "'>>' and '>>'",
+    }
+    for text, operators in refused.items():
+        found = mixed(text)
+        assert found is not None and found[0] == operators, (text, found)
+    taken = [
+        "let a = (x * y) >> 2u;",
+        "let b = vec3<f32>(1.0) * a + b - c / d;",
+        "let c = a[i * 2u] >> 3u;",
+        "let d = array<vec4<f32>, 4>();",
+        "let e = -a * -b + c < d && e && !f;",
+        "let f = bitcast<u32>(x) >> 16u;",
+        "x = a & b & c;",
+        "var p: ptr<function, f32> = &v; let q = *p * 2.0;",
+        "for (var i = 0u; i < n; i++) { y[i] = x[i] << 1u; }",
+    ]
+    for text in taken:
+        assert mixed(text) is None, text

@@ -257,9 +257,27 @@ def _validation_device():
 
 def check_portable(source: str, what: str) -> None:
     """Refuse WGSL that naga compiles but the WGSL spec makes a shader-creation error,
-    and Chrome's Tint refuses: a const-expression whose value is an infinity or a NaN
-    (``bitcast<f32>(0xff800000u)``, round 25's max pool). Passed on wgpu, such a kernel
-    would not run in a browser."""
+    and Chrome's Tint refuses: operators mixed without the parentheses WGSL's grammar
+    needs (``a * b >> c``, ``x & m == 0u``: round 29), a const-expression whose value is
+    an infinity or a NaN (``bitcast<f32>(0xff800000u)``, round 25's max pool). Passed on
+    wgpu, such a kernel would not run in a browser."""
+    mixed = _sources.wgsl_unparenthesized_mix(source)
+    if mixed is not None:
+        operators, offset = mixed
+        line = source.count("\n", 0, offset) + 1
+        column = offset - source.rfind("\n", 0, offset)
+        message = (
+            f"mixing {operators} requires parentheses in WGSL (Chrome's Tint refuses it; "
+            "naga lets it pass)"
+        )
+        raise CompileError(
+            f"{what}: {message}: a shift's and a bitwise operator's operands are unary "
+            "expressions, && and || do not mix, nor do two comparisons; write "
+            "(a * b) >> c, (x & m) == 0u",
+            source=source,
+            target="wgsl",
+            log=f"{line}:{column}: error: {message}",
+        )
     found = _sources.wgsl_nonfinite_constant(source)
     if found is None:
         return
