@@ -108,11 +108,12 @@ def check_uniform_layout(kernel: KernelSpec, target: str | None, source: str | N
     member the shader gives ``@size(8)`` or ``@align(16)`` sits past bytes the spec
     fills): the kernel would read other bytes than the ones written, silently. Compared
     scalar by scalar (offset, size, float or integer), so two u32 fields may be read as
-    one ``vec2<u32>``, and a 64-bit integer field as two 32-bit integers (a CUDA struct's
-    pointer, a ``u64`` field named like its buffer, read by a WGSL port, which has no
-    64-bit integer, as ``vec2<u32>``); bytes only one side declares are not compared, but a record
-    smaller than the shader's struct is refused (the binding would be too short). Where
-    padding fields can match the shader's layout, the error spells the spec to write."""
+    one ``vec2<u32>``, and a pointer field (``pointer_fields``: a CUDA struct's pointer,
+    a ``u64`` field named like its buffer) as two 32-bit integers, as a WGSL port, which
+    has no 64-bit integer, reads it (``vec2<u32>``); bytes only one side declares are not
+    compared, but a record smaller than the shader's struct is refused (the binding
+    would be too short). Where padding fields can match the shader's layout, the error
+    spells the spec to write."""
     uniform = kernel.uniform
     if target != "wgsl" or source is None or uniform is None:
         return
@@ -147,6 +148,7 @@ def check_uniform_layout(kernel: KernelSpec, target: str | None, source: str | N
     remedy = _padding_remedy(uniform, ours_type, theirs_type, their_size)
     at = {lane[0]: lane for lane in ours}
     end = max((lane[0] + lane[1] for lane in ours), default=0)
+    pointers = pointer_fields(kernel)
     for index, read in enumerate(theirs):
         mine = at.get(read[0])
         if mine is not None and mine[:3] == read[:3]:
@@ -154,13 +156,10 @@ def check_uniform_layout(kernel: KernelSpec, target: str | None, source: str | N
         if read[0] >= end and all(lane[3] != read[3] for lane in ours):
             continue  # past what the spec declares: only the record's size is checked
         if any(
-            lane[1] == 8
-            and lane[2] == "i"
-            and read[1:3] == (4, "i")
-            and read[0] - lane[0] in (0, 4)
+            lane[3] in pointers and read[1:3] == (4, "i") and read[0] - lane[0] in (0, 4)
             for lane in ours
         ):
-            continue  # a word of a 64-bit integer: the same bytes
+            continue  # a word of a pointer field: the same bytes
         # what the spec put there instead: the value covering that byte, else the field
         # of the same name, else the one in the same place in order
         mine = next(

@@ -6,8 +6,11 @@ entry point (``entry``), the size's dimensions (``{{M}}``), the kernel's paramet
 (``forge.tunables``) and its ``constants``: a number, a callable of the schedule and
 size, or a ``str``, evaluated when it is an expression of the names above (``"2*wg_x"``)
 and else filled in as written (``"f32"``, ``"256, 1, 1"``). Only known names are
-replaced: an unknown ``{{NAME}}`` is an error saying which names are known, and any
-other ``$`` or brace is left as written, so a source from elsewhere fits as it is.
+replaced: an unknown ``{{NAME}}`` is an error saying which names are known. An
+expression of them in the same braces, as Tera and Jinja templates write it (wonnx's
+``{{ i_lens[0] }}``, ``{{ o_chunks[0][0] / 4 }}``, a constant that is a tuple indexed),
+is filled with its value (a whole quotient as an integer). Any other ``$`` or brace is
+left as written, so a source from elsewhere fits as it is.
 ``KernelSpec.render`` and ``template_values`` call these functions.
 """
 
@@ -28,6 +31,9 @@ if TYPE_CHECKING:  # forge.kernel calls this module, never the other way round
 __all__ = ["as_text", "template_values", "render"]
 
 _TEMPLATE = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}|\$\{([A-Za-z_]\w*)\}")
+# ``{{ i_lens[0] }}``, ``{{ o_chunks[0][0] / 4 }}``: an expression of known values, as
+# Tera (wonnx's WGSL templates) and Jinja write them
+_TEMPLATE_EXPRESSION = re.compile(r"\{\{\s*([^{};=\n]+?)\s*\}\}")
 
 
 def as_text(value: Any) -> str:
@@ -116,4 +122,22 @@ def render(kernel: KernelSpec, text: str, schedule: Schedule, size: Any) -> str:
             f"not a template value; known: {', '.join(sorted(values))}"
         )
 
-    return _TEMPLATE.sub(replace_one, text)
+    text = _TEMPLATE.sub(replace_one, text)
+
+    def evaluate_one(match: re.Match) -> str:
+        nonlocal values
+        expression = match.group(1)
+        try:
+            used = expression_names(expression)
+        except ForgeError:  # not an expression: a C++ aggregate's braces, left as written
+            return match.group(0)
+        if values is None:
+            values = template_values(kernel, schedule, size)
+        if not used <= set(values):
+            return match.group(0)
+        value = evaluate_expression(expression, values)
+        if isinstance(value, float) and value.is_integer():
+            value = int(value)  # Tera's 16 / 4 is 4, and the shader reads 4u
+        return as_text(value)
+
+    return _TEMPLATE_EXPRESSION.sub(evaluate_one, text)
