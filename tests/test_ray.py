@@ -21,6 +21,10 @@ from forge import Access, BufferSpec, KernelSpec
 from oracle import Fleet, Verdict, fan_out
 from oracle.pytest_plugin import require_available
 
+# one xdist group (scripts/test passes --dist loadgroup): its module fixture starts a
+# local Ray cluster (4 s), once on one worker rather than on each
+pytestmark = pytest.mark.xdist_group("ray")
+
 EXTRA = "forge_demo_plugin:faulty_backend"
 
 

@@ -21,6 +21,10 @@ from kforge import main
 from kforge._report_data import load_runs
 from kforge._report_perf import _best_so_far, schedule_params
 
+# one xdist group (scripts/test passes --dist loadgroup): its module fixtures run check,
+# tune, certify and profile for real (22 s), once on one worker rather than on each
+pytestmark = pytest.mark.xdist_group("report")
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = os.environ.get("FORGE_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_FLAGS = [

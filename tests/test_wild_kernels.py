@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
+import zlib
 
 import numpy as np
 import pytest
@@ -140,9 +142,39 @@ def _judge_mutant(runner, name: str, what: str, size, seed: int) -> oracle.Evalu
     return oracle.evaluate(runner, broken, size=size, seed=seed, **untimed)
 
 
+def _one_wgsl_adapter(name: str, what: str, backend: str) -> str | None:
+    """Why this WGSL mutant does not run on ``backend`` in this run, or None. With both
+    CPU adapters here (lavapipe through wgpu, SwiftShader in the browser: CI), each
+    mutant runs on one of them, chosen by a stable hash of its name, so that each sees
+    half of the corpus's 800 (both took 500 s of CI's 2 CPUs, 2026-12-05); the judging
+    is the same code, and every original still runs on both. A mutant whose visibility
+    depends on the adapter (a race one scheduler hides) runs on both, as every mutant
+    does with ``KFORGE_SLOW_TESTS=1`` or with one of the two missing."""
+    wild = CORPUS[name]
+    if backend not in ("wgpu", "browser") or os.environ.get("KFORGE_SLOW_TESTS"):
+        return None
+    if any(m == what for m, _, _ in wild.invisible_on) or (what, "wgsl") in wild.invisible:
+        return None
+    if what in wild.nonfinite_only:
+        return None
+    available = forge.available_backends()
+    if not all(available.get(b, (False, ""))[0] for b in ("wgpu", "browser")):
+        return None
+    chosen = ("wgpu", "browser")[zlib.crc32(f"{name}/{what}".encode()) % 2]
+    if chosen == backend:
+        return None
+    return (
+        f"runs on {chosen} in this run: each WGSL mutant on one of the two CPU adapters "
+        "(KFORGE_SLOW_TESTS=1 runs it on both)"
+    )
+
+
 @pytest.mark.parametrize("name, what, backend", _MUTANTS)
 def test_a_mutant_of_a_kernel_from_the_wild_fails(request, session, name, what, backend):
     require_available(request.config, backend)
+    elsewhere = _one_wgsl_adapter(name, what, backend)
+    if elsewhere:
+        pytest.skip(elsewhere)
     wild = CORPUS[name]
     why = wild.invisible.get((what, _TARGET[backend]))
     if why:
