@@ -143,6 +143,7 @@ def _wgsl_tokens(text: str) -> list[tuple[str, str, int]]:
     return tokens
 
 
+@_cached  # every compile on wgpu asks (82 ms for the library's largest shader)
 def wgsl_unparenthesized_mix(source: str) -> tuple[str, int] | None:
     """The first place in WGSL ``source`` where its grammar needs parentheses that are
     not there (``a * b >> c``, ``x & m == 0u``, ``a & b | c``, ``p && q || r``, ``a < b

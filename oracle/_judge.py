@@ -140,26 +140,25 @@ def _compare_leaf(
         if precise is not None:  # closer to the exact result than the reference?
             masks["precise"] = precise
             comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
-    # a struct's field (``label`` is ``output.field``) gets the rounding bound, keyed by
-    # its label; the other bounds are an output's own
-    summed = None
-    if comparison.mismatches > comparison.nonfinite_mismatches and label != output:
+    if comparison.mismatches > comparison.nonfinite_mismatches:
+        # a long sum in another order? (keyed by the leaf: a struct's field is
+        # ``output.field``); the other bounds are a whole output's own
         summed = expected.rounding_bound(wgsl).get(label)
-        if summed is not None and summed.size == want.size:
-            masks["bound"] = summed.reshape(want.shape)
-            comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
-    if comparison.mismatches > comparison.nonfinite_mismatches and label == output:
-        summed = expected.rounding_bound(wgsl).get(output)  # a long sum in another order?
+        whole = label == output
         # sin or cos of a float32 angle (within WGSL's bound), where one moved an element
-        erring = expected.trig_bound(WGSL_TRIG_ERROR if trig else 0.0).get(output)
+        erring = (
+            expected.trig_bound(WGSL_TRIG_ERROR if trig else 0.0).get(output) if whole else None
+        )
         if erring is not None and not erring.any():
             erring = None
         # atan2, asin and acos within WGSL's 4096 ulp (and what acos inherits)
-        inverse = expected.inverse_trig_bound().get(output) if wgsl and inverse_trig else None
+        inverse = (
+            expected.inverse_trig_bound().get(output) if whole and wgsl and inverse_trig else None
+        )
         if inverse is not None and not inverse.any():
             inverse = None
         # the inputs multiplied as TF32 on tensor cores
-        narrowed = expected.input_rounding_bound(TF32_UNIT).get(output) if tf32 else None
+        narrowed = expected.input_rounding_bound(TF32_UNIT).get(output) if whole and tf32 else None
         parts = [b.reshape(-1) for b in (summed, erring, inverse, narrowed) if b is not None]
         if parts:
             # independent errors of one computation add up: a dot product's rounding

@@ -98,8 +98,8 @@ def test_a_kernel_from_the_wild_passes_as_written(request, session, name, backen
             "(test_a_port_is_checked_against_its_original)"
         )
     for size, seed in _runs(kernel):
-        # untimed: the warm-up run after the judged one still runs it again (a kernel
-        # that cannot run twice shows there); timing is the bench's and test_oracle_run's
+        # untimed: the rerun after the judged run (oracle._plan._rerun) still runs it a
+        # second time and compares; timing is the bench's and test_oracle_run's
         ev = oracle.evaluate(session.runner(backend), kernel, size=size, seed=seed, samples=0)
         _skip_if_the_adapter_lacks_a_feature(kernel, backend, ev)
         _xfail_where_the_platform_computes_otherwise(CORPUS[name], backend, ev)

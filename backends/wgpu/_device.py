@@ -264,34 +264,36 @@ def check_portable(source: str, what: str) -> None:
     mixed = _sources.wgsl_unparenthesized_mix(source)
     if mixed is not None:
         operators, offset = mixed
-        line = source.count("\n", 0, offset) + 1
-        column = offset - source.rfind("\n", 0, offset)
-        message = (
-            f"mixing {operators} requires parentheses in WGSL (Chrome's Tint refuses it; "
-            "naga lets it pass)"
-        )
-        raise CompileError(
-            f"{what}: {message}: a shift's and a bitwise operator's operands are unary "
-            "expressions, && and || do not mix, nor do two comparisons; write "
-            "(a * b) >> c, (x & m) == 0u",
-            source=source,
-            target="wgsl",
-            log=f"{line}:{column}: error: {message}",
+        _refuse(
+            source,
+            what,
+            offset,
+            f"mixing {operators} requires parentheses in WGSL",
+            ": a shift's and a bitwise operator's operands are unary expressions, && and || "
+            "do not mix, nor do two comparisons; write (a * b) >> c, (x & m) == 0u",
         )
     found = _sources.wgsl_nonfinite_constant(source)
-    if found is None:
-        return
-    text, offset = found
+    if found is not None:
+        text, offset = found
+        _refuse(
+            source,
+            what,
+            offset,
+            f"{text} is a const-expression whose value is an infinity or NaN, which WGSL "
+            "makes a shader-creation error",
+            "; make the value at run time (from a `let` or `var` holding the bits, or a "
+            "function that returns them), or start a maximum from -3.40282347e+38 (-FLT_MAX)",
+        )
+
+
+def _refuse(source: str, what: str, offset: int, problem: str, advice: str) -> None:
+    """Raise the ``CompileError`` of ``check_portable``: ``problem`` at ``offset`` of
+    ``source``, located as a compiler's log locates it, then what to write instead."""
     line = source.count("\n", 0, offset) + 1
     column = offset - source.rfind("\n", 0, offset)
-    message = (
-        f"{text} is a const-expression whose value is an infinity or NaN, which WGSL "
-        "makes a shader-creation error (Chrome's Tint refuses it; naga lets it pass)"
-    )
+    message = f"{problem} (Chrome's Tint refuses it; naga lets it pass)"
     raise CompileError(
-        f"{what}: {message}; make the value at run time (from a `let` or `var` holding "
-        "the bits, or a function that returns them), or start a maximum from "
-        "-3.40282347e+38 (-FLT_MAX)",
+        f"{what}: {message}{advice}",
         source=source,
         target="wgsl",
         log=f"{line}:{column}: error: {message}",
