@@ -182,24 +182,26 @@ class Expected:
     def unstable_integers(
         self, wgsl: bool = False
     ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
-        """Per integer output whose value moves with the rounding of the reference's
-        float operations (an escape count of an iteration, an index from a comparison
-        near a tie), (moved, low, high): the elements that move, and the least and the
-        most value each takes over the reference and its runs in its own precision
-        with every inexact float result one ulp off (``nudging_every_operation``, in
-        ``_operation_rounding``'s patterns and at random; on WGSL a quotient too).
-        Empty where none moves, or the reference is a backend. Computed on first use."""
+        """Per integer output (a struct's integer field as ``label.field``) whose value
+        moves with the rounding of the reference's float operations (an escape count of
+        an iteration, an index from a comparison near a tie), (moved, low, high): the
+        elements that move, and the least and the most value each takes over the
+        reference and its runs in its own precision with every inexact float result one
+        ulp off (``nudging_every_operation``, in ``_operation_rounding``'s patterns and
+        at random; on WGSL a quotient too). Empty where none moves, or the reference is
+        a backend. Computed on first use."""
         key = ("unstable", wgsl)
         if key not in self._cache:
             self._cache[key] = _unstable_integer_outputs(self, wgsl)
         return self._cache[key]
 
     def near_choices(self) -> dict[str, Choices]:
-        """Per integer output that is the reference's ``argmin`` or ``argmax`` over
-        values it computes with cancelling terms (a distance as ``sum((x - c)**2)``),
-        what it chose among and how far a float32 computation of each value may be off
-        (``Choices``): another index within that of the chosen one is right. Empty
-        where none is, or the reference is a backend. Computed on first use."""
+        """Per integer output (a struct's field as ``label.field``) that holds the
+        reference's ``argmin`` or ``argmax`` over values it computes with cancelling
+        terms (a distance as ``sum((x - c)**2)``), what it chose among and how far a
+        float32 computation of each value may be off (``Choices``): another index within
+        that of the chosen one is right. Empty where none is, or the reference is a
+        backend. Computed on first use."""
         if "choices" not in self._cache:
             self._cache["choices"] = _near_choices(self)
         return self._cache["choices"]
@@ -216,16 +218,17 @@ class Expected:
         return self._cache[key]
 
     def single(self, stage: int = 0) -> dict[str, list[np.ndarray]]:
-        """Per integer output that a float32 computation may decide otherwise, what the
-        reference gives computed as float32 computes, in stages of growing cost (0 to
-        ``SINGLE_STAGES - 1``): 0, every float result of its operations rounded to
-        float32 (``in_single_precision``); then each moved by a float32 rounding (a sum
-        by its rounding bound), 1: up and down by the bits of its index (``IndexBit``,
-        24 runs), 2: down at one residue of its index modulo 2, 4, 8 and 16 and up
-        elsewhere (``IndexResidue``, 30 runs). A float64 reference tells apart values
-        that float32 rounds to one, or nearly: an argmin over distances equal to a few
-        float32 roundings, where a float32 kernel may take either. Only for a case with
-        float inputs of float32 or narrower; each stage computed on first use."""
+        """Per integer output (or struct output with integer fields) that a float32
+        computation may decide otherwise, what the reference gives computed as float32
+        computes, in stages of growing cost (0 to ``SINGLE_STAGES - 1``): 0, every float
+        result of its operations rounded to float32 (``in_single_precision``); then each
+        moved by a float32 rounding (a sum by its rounding bound), 1: up and down by the
+        bits of its index (``IndexBit``, 24 runs), 2: down at one residue of its index
+        modulo 2, 4, 8 and 16 and up elsewhere (``IndexResidue``, 30 runs). A float64
+        reference tells apart values that float32 rounds to one, or nearly: an argmin
+        over distances equal to a few float32 roundings, where a float32 kernel may take
+        either. Only for a case with float inputs of float32 or narrower; each stage
+        computed on first use."""
         key = ("single", stage)
         if key not in self._cache:
             self._cache[key] = _single_outputs(self, stage)
@@ -244,22 +247,22 @@ class Expected:
         return self._cache[key]
 
     def builtin_erring(self) -> dict[str, list[np.ndarray]]:
-        """Per integer output, what the reference gives (in its own precision) with
-        numpy's counterparts of the trigonometric builtins the kernel's WGSL calls off
-        by what WGSL allows them, at random per element, in a few runs: a bin chosen by
-        an angle within atan2's 4096 ulp of its edge may be either. Empty where the
-        kernel calls none, the reference names none, or is a backend. Computed on
-        first use."""
+        """Per integer output (or struct output with integer fields), what the reference
+        gives (in its own precision) with numpy's counterparts of the trigonometric
+        builtins the kernel's WGSL calls off by what WGSL allows them, at random per
+        element, in a few runs: a bin chosen by an angle within atan2's 4096 ulp of its
+        edge may be either. Empty where the kernel calls none, the reference names none,
+        or is a backend. Computed on first use."""
         if "builtin_erring" not in self._cache:
             found: dict[str, list[np.ndarray]] = {}
             for run in _builtin_erring_runs(self):
                 for label, out in run.items():
-                    want = self.outputs.get(label)
-                    if want is None or want.dtype.names is not None or want.dtype.kind not in "iu":
+                    want, out = self.outputs.get(label), np.asarray(out)
+                    if want is None:
                         continue
-                    out = np.asarray(out)
-                    if out.shape == want.shape and not np.array_equal(out, want):
-                        found.setdefault(label, []).append(out.astype(want.dtype))
+                    out = out if out.dtype.names else out.astype(want.dtype)
+                    if _integers_differ(want, out):
+                        found.setdefault(label, []).append(out)
             self._cache["builtin_erring"] = found
         return self._cache["builtin_erring"]
 
@@ -643,7 +646,7 @@ def _operation_rounding(
 
     from ._builtins import RoundingPattern, rounding_every_operation
 
-    floats = [o.dtype for o in expected.outputs.values() if is_float_dtype(o.dtype)]
+    floats = [o.dtype for o in _leaf_outputs(expected.outputs).values() if is_float_dtype(o.dtype)]
     if not floats or expected.truth.reference is None:
         return {}
     unit = float(float_info(min(floats, key=lambda d: d.itemsize)).eps) / 2
@@ -1187,6 +1190,16 @@ class Choices:
 _CHOICE_FACTOR = 8.0
 
 
+def _integer_leaves(expected: Expected) -> dict[str, np.ndarray]:
+    """The integer outputs, flat, by the labels the judge names them (a struct's
+    integer fields as ``label.field``: a particle's grid cell beside its position)."""
+    return {
+        label: np.asarray(want).reshape(-1)
+        for label, want in _leaf_outputs(expected.outputs).items()
+        if np.asarray(want).dtype.kind in "iu"
+    }
+
+
 def _near_choices(expected: Expected) -> dict[str, Choices]:
     """``Expected.near_choices``: the reference run twice as ``oracle._builtins.choosing``
     runs it, on its values and on its terms' magnitudes, its argmin and argmax matched
@@ -1197,11 +1210,7 @@ def _near_choices(expected: Expected) -> dict[str, Choices]:
     from ._builtins import choosing
 
     truth = expected.truth
-    integers = {
-        label: want.reshape(-1)
-        for label, want in expected.outputs.items()
-        if want.dtype.names is None and want.dtype.kind in "iu"
-    }
+    integers = _integer_leaves(expected)
     if not integers or expected.reference != NUMPY_REFERENCE or truth.reference is None:
         return {}
     seen: list = []
@@ -1242,11 +1251,7 @@ def _unstable_integer_outputs(
 ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
     from ._builtins import RoundingPattern, nudging_every_operation
 
-    integers = {
-        label: want.reshape(-1)
-        for label, want in expected.outputs.items()
-        if want.dtype.names is None and want.dtype.kind in "iu"
-    }
+    integers = _integer_leaves(expected)
     if not integers or expected.reference != NUMPY_REFERENCE or expected.truth.reference is None:
         return {}
     directions: list[Any] = [RoundingPattern(bit) for bit in (None, 0, 1, 2)]
@@ -1258,6 +1263,7 @@ def _unstable_integer_outputs(
             break
         runs.append(run)
     found = {}
+    runs = [_leaf_outputs(run) for run in runs]
     for label, want in integers.items():
         values = [want]
         for run in runs:
@@ -1339,12 +1345,22 @@ def _single_outputs(expected: Expected, stage: int) -> dict[str, list[np.ndarray
     found: dict[str, list[np.ndarray]] = {}
     for twin in twins:
         for label, out in (_twin_run(expected, twin) or {}).items():
-            want = expected.outputs[label]
-            if want.dtype.kind not in "iu" or want.dtype.names is not None:
-                continue
-            if out.shape == want.shape and not _same_elements(want, out).all():
+            if _integers_differ(expected.outputs[label], out):
                 found.setdefault(label, []).append(out)
     return found
+
+
+def _integers_differ(want: np.ndarray, out: np.ndarray) -> bool:
+    """Whether ``out`` (a twin run's output) gives other values than the reference's
+    ``want`` in an integer output, or in an integer field of a struct output (a
+    particle's cell beside its position; the judge reads the field from the run)."""
+    if out.shape != want.shape or out.dtype != want.dtype:
+        return False
+    if want.dtype.names:
+        return any(
+            _integers_differ(leaf, dict(leaves("", out))[name]) for name, leaf in leaves("", want)
+        )
+    return want.dtype.kind in "iu" and not _same_elements(want, out).all()
 
 
 def _saturated_outputs(expected: Expected, wgsl: bool) -> dict[str, np.ndarray]:

@@ -12,8 +12,11 @@ original of tests.wild at seeds 2 to 4 on the reference backend and on lavapipe
   np.linspace points are exact: linspace's points now move as a kernel computes them;
 - round 22's boids (WebGPU samples) at seed 2: three velocity elements off by up to
   5.7e-6, from a sum over 851 neighbours' offsets the reference computes as a matmul
-  minus count * pos. Struct fields now get rounding bounds (none before), but this one
-  is still short: open, not pinned as passing.
+  minus count * pos. Struct outputs had no rounding bounds at all (their fields are
+  bounded now), and then none from the reference's operations either (it asked for
+  float outputs and found a struct); and ``count * pos`` rounded once where the kernel
+  adds 851 equal offsets, which round alike: a product by a count of true elements now
+  moves as that many equal terms summed.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from tests.wild import CORPUS
 
 _KMEANS = "wild_r20_kmeans_assign_expanded_wgsl"
 _RESIZE = "wild_r9_tfjs_resize_bilinear_align_corners"
+_BOIDS = "wild_r22_compute_boids_webgpu_samples_wgsl"
 
 
 def _size(name: str, text: str):
@@ -98,3 +102,106 @@ def test_an_align_corners_resize_passes_at_the_seed_that_showed_its_coordinates(
     kernel, size = _size(_RESIZE, "N=2,H=5,W=7,C=3")
     ev = oracle.evaluate(backend, kernel, size=size, seed=4, samples=0)
     assert ev.passed, ev.report()
+
+
+def test_boids_passes_at_the_seed_whose_neighbour_sums_cancel(request):
+    """Seed 2 puts 851 boids within 0.025 of the origin: each sums 851 offsets
+    (pos_j - pos_i) of about 0.02 to 17, off by 110 roundings of it on lavapipe."""
+    require_available(request.config, "wgpu")
+    kernel, size = _size(_BOIDS, "4000")
+    ev = oracle.evaluate("wgpu", kernel, size=size, seed=2, samples=0)
+    assert ev.passed, ev.report()
+
+
+def _offsets_summed(mask: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """What the boids kernel computes in float32: the offsets to each near neighbour
+    added one by one."""
+    out = np.zeros_like(pos)
+    for i in range(pos.shape[0]):
+        for j in np.nonzero(mask[i])[0]:
+            out[i] += pos[j] - pos[i]
+    return out
+
+
+def test_a_count_times_a_value_is_bounded_as_that_many_equal_terms_summed():
+    """No device needed: the reference's ``mask @ pos - count * pos`` against the
+    kernel's sum of offsets, in float32, where most neighbours sit at 0 (an offset of
+    -pos_i added hundreds of times). The bound from the reference's operations covers
+    the float32 sum; a kernel that drops one neighbour is still far outside it."""
+    from oracle._builtins import rounding_every_operation
+
+    rng = np.random.default_rng(5)
+    n = 600
+    pos = np.where(rng.random((n, 1)) < 0.8, 0.0, rng.uniform(-0.02, 0.02, (n, 1)))
+    pos[:4] = [[-0.0199], [0.0173], [0.0191], [-0.0187]]
+    pos = pos.astype(np.float32)
+    mask = ~np.eye(n, dtype=bool)
+
+    def reference(mask, pos):
+        return mask.astype(np.float64) @ pos - mask.sum(axis=1)[:, None] * pos
+
+    want = reference(mask, pos.astype(np.float64))
+    got = _offsets_summed(mask, pos).astype(np.float64)
+    error = np.abs(got - want)[:4, 0]
+    assert error.max() > 64 * 2.0**-24 * np.abs(want[:4, 0]).max() / 8  # not a few ulp
+    moves = [
+        np.abs(
+            rounding_every_operation(reference, np.random.default_rng(d), 2.0**-24)(
+                mask, pos.astype(np.float64)
+            )
+            - want
+        )[:4, 0]
+        for d in range(8)
+    ]
+    bound = np.max(moves, axis=0)
+    assert (error <= bound).all(), (error, bound)
+    # a kernel whose loop skips one neighbour (one at 0 here) is off by |pos_i|
+    skipped = mask.copy()
+    skipped[:4, np.nonzero(pos[:, 0] == 0)[0][0]] = False
+    wrong = np.abs(_offsets_summed(skipped, pos).astype(np.float64) - want)[:4, 0]
+    assert (wrong > 50 * bound).all(), (wrong, bound)
+
+
+def _kmeans_into_structs() -> object:
+    """Round 20's k-means assignment writing ``struct Assignment { point: u32, cluster:
+    u32 }``, as code that sorts points by cluster next writes it."""
+    import dataclasses
+
+    from forge import BufferSpec
+
+    wild = CORPUS[_KMEANS]
+    source = wild.kernel.sources["wgsl"]
+    source = source.replace(
+        "@group(0) @binding(2) var<storage, read_write> labels: array<u32>;",
+        "struct Assignment { point: u32, cluster: u32 }\n"
+        "@group(0) @binding(2) var<storage, read_write> labels: array<Assignment>;",
+    ).replace("labels[i] = best;", "labels[i] = Assignment(i, best);")
+    assert "Assignment(i, best)" in source
+    fields = (("point", "u32"), ("cluster", "u32"))
+    buffers = tuple(
+        BufferSpec(2, fields, "read_write", name="labels", count="n") if b.binding == 2 else b
+        for b in wild.kernel.buffers
+    )
+
+    def reference(points, centroids, labels, p):
+        labels["point"] = np.arange(labels.shape[0])
+        labels["cluster"] = wild.kernel.reference(points, centroids, None, p)
+
+    return dataclasses.replace(
+        wild.kernel,
+        id="kmeans_assign_expanded_into_structs",
+        sources={"wgsl": source},
+        buffers=buffers,
+        reference=reference,
+    )
+
+
+def test_a_near_choice_in_a_struct_field_is_judged_as_in_an_array(request):
+    """The k-means seed that chose centroids within float32's reach of the nearest one
+    (seed 2), its choice written into a struct's field: judged by the same near choices
+    as a bare array of indices (the struct's integer fields had none)."""
+    require_available(request.config, "wgpu")
+    kernel = _kmeans_into_structs()
+    ev = oracle.evaluate("wgpu", kernel, size=kernel.size("n=3000,d=2,k=200"), seed=2, samples=0)
+    assert ev.passed, ev.report()
+    assert "near" in ev.report()
