@@ -302,7 +302,14 @@ def _logical(t: TypeSpec) -> np.dtype:
     if t.kind == "vec":
         return np.dtype((scalar_dtype(t.scalar), (t.count,)))
     if t.kind == "array":
-        return np.dtype((_logical(t.element), (t.count,)))
+        element = _logical(t.element)
+        if element.subdtype is not None:
+            # an array of vectors (a matrix's columns): one scalar sub-array, the lanes
+            # as trailing axes (numpy keeps a sub-array of sub-arrays nested, and its
+            # ``subdtype`` then names a sub-array where a scalar is expected)
+            base, shape = element.subdtype
+            return np.dtype((base, (t.count, *shape)))
+        return np.dtype((element, (t.count,)))
     return np.dtype([(n, _logical(f)) for n, f in t.fields], align=True)
 
 
