@@ -44,16 +44,18 @@ __all__ = [
 
 def access_on(kernel: KernelSpec, target: str | None, source: str | None) -> tuple[Access, ...]:
     """Each buffer's access as bound on ``target``: what the WGSL source declares
-    (an input declared ``read_write`` is bound writable), else the spec's."""
+    (an input declared ``read_write`` is bound writable; one declared ``var<uniform>``,
+    a second uniform beside the spec's block, as WebGPU-Ocean's ``init_box_size`` and
+    3D Gaussian splatting's camera matrices are bound, is bound as a uniform buffer),
+    else the spec's."""
     accesses = [spec.access for spec in kernel.buffers]
     if target == "wgsl" and source is not None:
         declared = {(b.group, b.binding): b.access for b in _sources.wgsl_bindings(source)}
+        shader = {"read_write": Access.READ_WRITE, "uniform": Access.UNIFORM}
         for i, spec in enumerate(kernel.buffers):
-            if (
-                spec.access is Access.READ
-                and declared.get((spec.group, spec.binding)) == "read_write"
-            ):
-                accesses[i] = Access.READ_WRITE
+            found = shader.get(declared.get((spec.group, spec.binding), ""))
+            if spec.access is Access.READ and found is not None:
+                accesses[i] = found
     return tuple(accesses)
 
 

@@ -264,6 +264,11 @@ def _region(
         if values is None
         else kernel.buffer_bytes(spec, values, target, poison(dtype, count, pattern))
     )
+    if access is Access.UNIFORM:
+        # a uniform binding starts on the device's uniform offset alignment (256 bytes,
+        # not the storage one), and its accesses are checked against the type the shader
+        # declares, not the binding: no guards around it
+        guard = 0
     bound = max(4, _round_up(_round_up(count, granule) * dtype.itemsize, 4))
     before = _round_up(guard * dtype.itemsize, alignment) if guard else 0
     after = guard * dtype.itemsize + (-(before + bound + guard * dtype.itemsize) % 4)
@@ -274,11 +279,10 @@ def _region(
             _pattern_bytes(bound - count * dtype.itemsize + after, dtype, pattern),
         ]
     )
-    usage = (
-        BindingUsage.STORAGE_READ_WRITE
-        if access is Access.READ_WRITE
-        else BindingUsage.STORAGE_READ
-    )
+    usage = {
+        Access.READ_WRITE: BindingUsage.STORAGE_READ_WRITE,
+        Access.UNIFORM: BindingUsage.UNIFORM,  # an input the WGSL declares var<uniform>
+    }.get(access, BindingUsage.STORAGE_READ)
     padding = (bound - count * dtype.itemsize) // dtype.itemsize
     if target == "wgsl" and not length_read:
         # WGSL's robust access would clamp or drop an access past the binding: bind the
