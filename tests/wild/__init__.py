@@ -1455,3 +1455,7 @@ CORPUS.update(ROUND29)
 from tests.wild.round30 import ROUND30  # noqa: E402  (round 30: tests/wild/round30.py)
 
 CORPUS.update(ROUND30)
+
+from tests.wild.round32 import ROUND32  # noqa: E402  (round 32: tests/wild/round32.py)
+
+CORPUS.update(ROUND32)
