@@ -1459,3 +1459,7 @@ CORPUS.update(ROUND30)
 from tests.wild.round32 import ROUND32  # noqa: E402  (round 32: tests/wild/round32.py)
 
 CORPUS.update(ROUND32)
+
+from tests.wild.round31 import ROUND31  # noqa: E402  (round 31: tests/wild/round31.py)
+
+CORPUS.update(ROUND31)

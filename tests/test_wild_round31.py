@@ -1,0 +1,63 @@
+"""Round 31's findings (tests/wild/round31.py), each pinned by the smallest run that
+shows it: two bugs of the benchmark suites' own that the oracle catches in their
+kernels as written, where the specs in the corpus keep to the sizes and grids the
+kernels mean."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import oracle
+from forge import Dispatch, Schedule, ceil_div
+from oracle import Verdict
+from oracle.pytest_plugin import require_available
+from tests.wild.round31 import COVARIANCE, SRAD
+
+
+def test_rodinia_srad_at_one_block_row_reads_past_the_image_and_fails(request):
+    """srad_cuda_1, as written, fixes its south halo only ``else if ( by == gridDim.y -
+    1 )``: with one block row (16 rows, which srad.cu accepts) that row is also ``by ==
+    0``, so ``J_cuda[index_s]`` is read past the image's end and S_C's last row, and the
+    C and J that use it, come back wrong (NaN: the guard past the end). Two block rows
+    pass (the corpus's sizes)."""
+    backend = "wgpu"
+    require_available(request.config, backend)
+    ev = oracle.evaluate(backend, SRAD.kernel, size="16x32", seed=0, samples=0)
+    assert ev.verdict is Verdict.MISMATCH, ev.report()
+    wrong = {label for label, check in ev.outputs.items() if not check.passed}
+    assert "S_C" in wrong and {"E_C", "W_C", "N_C"}.isdisjoint(wrong), ev.report()
+    assert oracle.evaluate(backend, SRAD.kernel, size="32x32", seed=0, samples=0).passed
+
+
+def _polybench_host_launches(size):
+    """covarianceCuda's grid2 as written: ``N / DIM_THREAD_BLOCK_KERNEL_2_X`` (32) blocks
+    of DIM_THREAD_BLOCK_KERNEL_2_Y (8) rows, a quarter of the rows (the other two grids,
+    and grid2's x, as the kernels mean them)."""
+    return (
+        Dispatch("mean_kernel", grid=(ceil_div(size.M, 256), 1, 1), schedule=Schedule(256)),
+        Dispatch(
+            "reduce_kernel",
+            grid=(ceil_div(size.M, 32), ceil_div(size.N, 32), 1),
+            schedule=Schedule((32, 8)),
+        ),
+        Dispatch("covar_kernel", grid=(ceil_div(size.M, 256), 1, 1), schedule=Schedule(256)),
+    )
+
+
+def test_polybench_covariance_centring_a_quarter_of_the_rows_fails_on_finite_inputs(request):
+    """PolyBench/GPU launches reduce_kernel on N / 32 blocks of 8 rows: rows N / 4 and
+    on are never centred. Its mean divides by 3214212.01, so the shift is small on
+    rows of normal values (its own 1.05 % check passes), but the oracle's large rows
+    make it show, on finite inputs alone (no NaN or Inf column mean needed)."""
+    require_available(request.config, "wgpu")
+    host = dataclasses.replace(
+        COVARIANCE.kernel,
+        id=COVARIANCE.kernel.id + "__host_grid2",
+        launches=_polybench_host_launches,
+        nonfinite_inputs=False,
+    )
+    ev = oracle.evaluate("wgpu", host, size="M=40,N=56", seed=0, samples=0)
+    assert ev.verdict is Verdict.MISMATCH, ev.report()
+    assert not ev.outputs["data"].passed, ev.report()
+    finite = dataclasses.replace(COVARIANCE.kernel, nonfinite_inputs=False)
+    assert oracle.evaluate("wgpu", finite, size="M=40,N=56", seed=0, samples=0).passed
