@@ -11,6 +11,7 @@ import oracle
 from forge import Dispatch, Schedule, ceil_div
 from oracle import Verdict
 from oracle.pytest_plugin import require_available
+from tests.wild import CORPUS, mutant
 from tests.wild.round31 import COVARIANCE, SRAD
 
 
@@ -61,3 +62,16 @@ def test_polybench_covariance_centring_a_quarter_of_the_rows_fails_on_finite_inp
     assert not ev.outputs["data"].passed, ev.report()
     finite = dataclasses.replace(COVARIANCE.kernel, nonfinite_inputs=False)
     assert oracle.evaluate("wgpu", finite, size="M=40,N=56", seed=0, samples=0).passed
+
+
+def test_a_non_finite_mean_of_data_centred_in_place_is_not_blamed_on_the_reference(request):
+    """The covariance's data is drawn with -inf in a column and centred in place; a
+    kernel that leaves rows uncentred keeps finite values where the reference's are
+    -inf. The note that blames a reference for a non-finite result "from finite inputs"
+    read no input at all here (the in-place buffer's values were not counted)."""
+    require_available(request.config, "wgpu")
+    wild = CORPUS["wild_r31_polybench_gpu_covariance_mean_reduce_covar"]
+    kernel = mutant(wild, "reduce bounds swapped")
+    ev = oracle.evaluate("wgpu", kernel, size=kernel.size("M=40,N=56"), seed=0, samples=0)
+    assert ev.verdict is Verdict.MISMATCH, ev.report()
+    assert not [n for n in ev.notes if "from finite inputs" in n], ev.notes

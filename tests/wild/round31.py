@@ -48,11 +48,12 @@ session: the CUDA originals and their mutants run on the GPU machine later):
   (float)M) / 256.0)``: no block at all below 256): MISMATCH on the finite inputs too,
   through the large rows. The specs here use the grids the kernels mean (the ceiling
   of the size over the block) and sizes of two blocks or more for srad.
-- A misleading note (open): where a column holds -inf or NaN, its mean is non-finite,
-  and a row left uncentred keeps a finite value; the report then says "the reference
+- A misleading note (fixed): where a column holds -inf or NaN, its mean is non-finite,
+  and a row left uncentred keeps a finite value; the report then said "the reference
   gave -inf and the kernel -0.367 from finite inputs: if the reference overflows ...
   it is what is wrong, not the kernel" (the "reduce bounds swapped" mutant, M=40,N=56,
-  seed 0): "finite inputs" are the element's own, not the column the mean reads.
+  seed 0): the data is centred in place, and an in-place buffer's drawn values were
+  not counted as inputs at all (``_reference_overflow_notes``).
 - Withheld inputs (open): backprop's port calls ``log2`` and ``pow`` on constants only
   (the tree's levels), and the report says subnormals, NaN and Inf "were not drawn"
   for every input: ``builtin_limits`` reads the calls, not their arguments, so the
