@@ -337,6 +337,22 @@ def test_the_driver_api_header_says_what_to_include_instead():
     assert _compiles(source.replace("cuda.h", "cuda_runtime.h"))
 
 
+def test_host_only_headers_a_cu_file_includes_for_its_timing_compile():
+    """Rodinia's hotspot.cu includes <time.h> (and others <sys/time.h>, <unistd.h>) for
+    its host code's timing: NVRTC said only 'cannot open source file "time.h"'."""
+    kernel = 'extern "C" __global__ void k(float* x) { x[0] = (float)(clock64() & 1); }'
+    for header in ("time.h", "ctime", "sys/time.h", "unistd.h"):
+        assert _compiles(f"#include <{header}>\n" + kernel), header
+
+
+def test_a_header_nvrtc_cannot_open_is_named_with_what_it_is_given():
+    from forge import CompileError
+
+    source = '#include <pthread.h>\nextern "C" __global__ void k(float* x) { x[0] = 1.0f; }'
+    with pytest.raises(CompileError, match=r"pthread\.h is neither.*<cstdint>.*include_dirs"):
+        _compiles(source)
+
+
 def test_cfloat_defines_its_limits_where_libcu_leaves_them_out():
     """NVRTC predefines no __FLT_MAX__, and with CUDA 13.0's toolkit headers FLT_MAX was
     undefined after <cfloat> on the H200: the header kernel-forge gives NVRTC defines

@@ -15,8 +15,10 @@ headers under the standard names (``STD_HEADERS``) that include the twin and mak
 ``std::`` names resolve to ``cuda::std::`` (and, for the fixed-width integers, put them
 in the global namespace too, as host toolchains do). The C headers CUDA files start
 with are served too: ``stdint.h``, ``math.h``, ``stdlib.h``... by their C++ twin, and
-``stdio.h``/``cstdio`` empty (NVRTC has ``printf`` built in), so ``cuda.h``, which
-includes ``stdlib.h``, compiles as well.
+``stdio.h``/``cstdio`` empty (NVRTC has ``printf`` built in), as are the host-only
+headers a ``.cu`` file includes for its host code's timing (``time.h``, ``sys/time.h``,
+``unistd.h``: Rodinia's hotspot.cu), whose device code reads nothing from them.
+(``cuda.h`` itself does not compile: it declares host functions; ``_nvrtc`` says so.)
 
 nvcc declares ``int64_t`` and the other fixed-width integers without an include (its
 implicit host headers do); ``implicit_options`` pre-includes ``cstdint`` for a source
@@ -82,6 +84,9 @@ _C_HEADERS = {
 }
 # Headers with nothing NVRTC needs: printf is built into NVRTC.
 _EMPTY = ("cstdio", "stdio.h")
+# Host-only headers a .cu file includes for its host code (timing, sleeps): device code
+# needs nothing from them (clock() and clock64() are NVRTC builtins).
+_HOST_ONLY = ("time.h", "ctime", "sys/time.h", "unistd.h")
 # <algorithm> for what device code takes from it (std::min, std::max, std::swap), self-
 # contained: CUDA 13.0's CCCL on the H200 has no <cuda/std/algorithm> (2026-12-01). A
 # name declared in std itself is found before those a using-directive brings in.
@@ -182,6 +187,7 @@ STD_HEADERS: dict[str, str] = {
     **{name: _std_header(name) for name in (*_TWINS, *_MACRO_ONLY)},
     **{c: f"#pragma once\n#include <{cpp}>\n" for c, cpp in _C_HEADERS.items()},
     **{name: "// kernel-forge: printf is built into NVRTC\n#pragma once\n" for name in _EMPTY},
+    **{name: "// kernel-forge: a host-only header\n#pragma once\n" for name in _HOST_ONLY},
     "algorithm": _ALGORITHM,
 }
 

@@ -31,6 +31,7 @@ from ._driver import check, default_arch, error_for
 from ._headers import (
     CURAND_WHEEL,
     INSTALL_HINT,
+    STD_HEADERS,
     cache_dir,
     curand_directory,
     header_digest,
@@ -411,6 +412,16 @@ def _missing_headers_hint(log: str) -> str:
             f" (cuRAND's device headers come with the {CURAND_WHEEL} wheel, which is not "
             f"installed: pip install {CURAND_WHEEL}, or {INSTALL_HINT})"
         )
+    missing = re.search(r'cannot open source file "([^"]+)"', log)
+    if missing is not None and header_directories():
+        return (
+            f" ({missing.group(1)} is neither on NVRTC's include path (CUDA's runtime "
+            "headers, CUB, libcu++) nor a standard header it is given: NVRTC compiles "
+            "device code only and has no host C or C++ "
+            f"library (kernel-forge serves {_served_headers()}): drop the include if the "
+            "kernel's device code needs nothing from it, or give its directory in "
+            "include_dirs)"
+        )
     if re.search(r"[/\\]cuda\.h\(\d+\): error: .*host functions are not allowed", log):
         return (
             " (cuda.h is the driver API's host header, whose host functions NVRTC cannot "
@@ -418,6 +429,11 @@ def _missing_headers_hint(log: str) -> str:
             "or include <cuda_runtime.h> for CUDART_VERSION and the runtime's types)"
         )
     return ""
+
+
+def _served_headers() -> str:
+    """The standard headers NVRTC is given in memory, as a user would include them."""
+    return ", ".join(f"<{name}>" for name in sorted(STD_HEADERS))
 
 
 def _template_instance_hint(log: str) -> str:

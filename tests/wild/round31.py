@@ -59,11 +59,12 @@ session: the CUDA originals and their mutants run on the GPU machine later):
   for every input: ``builtin_limits`` reads the calls, not their arguments, so the
   port never sees a subnormal, NaN or Inf weight. With ``1 << u32(i)`` for the pow,
   the same kernel is drawn all three (and a finite set besides) and passes.
-- NVRTC (open): ``#include <time.h>`` (hotspot.cu's, for the host's timing) fails with
-  "cannot open source file" and no hint, where ``stdio.h`` is served empty; ``cuda.h``
-  (backprop_cuda_kernel.cu's) is refused with the remedy named, though
-  backends/cuda/_headers.py's docstring says it compiles. Both includes are dropped
-  here, with the host code they serve, and commented in the sources.
+- NVRTC (fixed): ``#include <time.h>`` (hotspot.cu's, for the host's timing) failed
+  with "cannot open source file" and no hint, where ``stdio.h`` is served empty: the
+  host-only headers (``time.h``, ``sys/time.h``, ``unistd.h``) are served empty now,
+  and a header NVRTC cannot open is named with the ones it is given. ``cuda.h``
+  (backprop_cuda_kernel.cu's) is refused with the remedy named (the headers module's
+  docstring said it compiled; corrected); that include is dropped here, commented.
 - My own mutant, caught by the oracle: "computed range one cell wider" of hotspot
   writes cells outside the small block computed from a neighbour that was itself
   updated from a clamped one; that error is damped by step/Cap/R (about 5e-4 a step)
@@ -93,7 +94,7 @@ _HOTSPOT_CUDA = r"""
 //   calculate_temp<<<dim3(blockCols, blockRows), dim3(BLOCK_SIZE, BLOCK_SIZE)>>>(MIN(num_iterations, total_iterations-t), MatrixPower, MatrixTemp[src], MatrixTemp[dst], col, row, borderCols, borderRows, Cap, Rx, Ry, Rz, step, time_elapsed);
 #include <stdio.h>
 #include <stdlib.h>
-// #include <time.h>: the host's timing; NVRTC has no <time.h> (see the module docstring)
+#include <time.h>
 #include <assert.h>
 
 #ifdef RD_WG_SIZE_0_0
