@@ -316,10 +316,52 @@ def builtin_limits(kernel: KernelSpec) -> dict[str, str]:
         limits["large"] = _TRIG_LIMIT
     source = _code(kernel, "wgsl")
     if source is not None:
+        constant = _constant_names(source)
         for pattern, family, why in _WGSL_LIMITS:
-            if pattern.search(source):
+            if any(not _on_constants(source, m.end(), constant) for m in pattern.finditer(source)):
                 limits.setdefault(family, why)
     return limits
+
+
+_NUMBER = re.compile(
+    r"^(?:0[xX][0-9a-fA-F]+|\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)[fhiu]?$"
+)
+_CONST_DECL = re.compile(r"\b(?:const|override)\s+(\w+)")
+# a loop counter started at a literal and stepped by a literal: ``for (var i = 1; ...;
+# i++)``, the only variable whose values a call on it can be sure of
+_COUNTER = re.compile(
+    r"\bfor\s*\(\s*var\s+(\w+)\s*(?::\s*\w+\s*)?=\s*[\d.]+[fiu]?\s*;[^;]*;\s*"
+    r"(?:\1\s*(?:\+\+|--|[+-]=\s*[\d.]+[fiu]?)|(?:\+\+|--)\s*\1)\s*\)"
+)
+_CASTS = frozenset("f32 f16 i32 u32 abs".split())
+
+
+def _constant_names(source: str) -> frozenset[str]:
+    """Names whose values come from no input: ``const`` and ``override`` declarations,
+    and loop counters stepped from a literal by a literal (``_COUNTER``)."""
+    return frozenset(_CONST_DECL.findall(source)) | frozenset(
+        m.group(1) for m in _COUNTER.finditer(source)
+    )
+
+
+def _on_constants(source: str, start: int, constant: frozenset[str]) -> bool:
+    """Whether the call whose arguments open at ``source[start - 1]`` reads only
+    literals, ``constant`` names, casts and arithmetic of them (Rodinia backprop's
+    ``pow(2.0, f32(i))`` over its tree's levels, ``log2(f32(HEIGHT))``): such a call
+    meets no input value, and the families it has no defined result for may be drawn."""
+    depth, end = 1, start
+    while end < len(source) and depth:
+        depth += {"(": 1, ")": -1}.get(source[end], 0)
+        end += 1
+    if depth:
+        return False
+    for token in re.findall(r"[A-Za-z_]\w*|[\d.][\w.]*", source[start : end - 1]):
+        if token[0].isdigit() or token[0] == ".":
+            if not _NUMBER.match(token):
+                return False
+        elif token not in constant and token not in _CASTS:
+            return False
+    return True
 
 
 def limits_note(limits: Mapping[str, str]) -> str:

@@ -75,3 +75,17 @@ def test_a_non_finite_mean_of_data_centred_in_place_is_not_blamed_on_the_referen
     ev = oracle.evaluate("wgpu", kernel, size=kernel.size("M=40,N=56"), seed=0, samples=0)
     assert ev.verdict is Verdict.MISMATCH, ev.report()
     assert not [n for n in ev.notes if "from finite inputs" in n], ev.notes
+
+
+def test_pow_and_log2_on_constants_withhold_no_input_family():
+    """No device needed: backprop's port counts its tree's levels with
+    ``log2(f32(HEIGHT))`` and ``pow(2.0, f32(i))``; the families WGSL's pow and log2
+    have no defined result for were withheld from every input. A pow of an input still
+    withholds them."""
+    from oracle._builtins import builtin_limits
+
+    wild = CORPUS["wild_r31_rodinia_backprop_layerforward_shared_tree"]
+    assert builtin_limits(wild.kernel) == {}
+    source = wild.kernel.sources["wgsl"].replace("pow(2.0, f32(i))", "pow(2.0, f32(i) + 0.0 * x)")
+    data = dataclasses.replace(wild.kernel, sources={"wgsl": source})
+    assert set(builtin_limits(data)) == {"subnormal", "nonfinite"}

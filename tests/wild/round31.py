@@ -54,11 +54,12 @@ session: the CUDA originals and their mutants run on the GPU machine later):
   it is what is wrong, not the kernel" (the "reduce bounds swapped" mutant, M=40,N=56,
   seed 0): the data is centred in place, and an in-place buffer's drawn values were
   not counted as inputs at all (``_reference_overflow_notes``).
-- Withheld inputs (open): backprop's port calls ``log2`` and ``pow`` on constants only
-  (the tree's levels), and the report says subnormals, NaN and Inf "were not drawn"
-  for every input: ``builtin_limits`` reads the calls, not their arguments, so the
-  port never sees a subnormal, NaN or Inf weight. With ``1 << u32(i)`` for the pow,
-  the same kernel is drawn all three (and a finite set besides) and passes.
+- Withheld inputs (fixed): backprop's port calls ``log2`` and ``pow`` on constants only
+  (the tree's levels), and the report said subnormals, NaN and Inf "were not drawn"
+  for every input: ``builtin_limits`` read the calls, not their arguments. A call whose
+  arguments are literals, ``const``/``override`` names and loop counters stepped from a
+  literal (``pow(2.0, f32(i))``, ``log2(f32(HEIGHT))``) now withholds nothing; the port
+  is drawn all three and passes.
 - NVRTC (fixed): ``#include <time.h>`` (hotspot.cu's, for the host's timing) failed
   with "cannot open source file" and no hint, where ``stdio.h`` is served empty: the
   host-only headers (``time.h``, ``sys/time.h``, ``unistd.h``) are served empty now,
