@@ -628,6 +628,8 @@ def _reference_overflow_notes(ev: Evaluation, expected: Expected) -> None:
         if a.dtype.names is None and a.dtype.kind == "f"
     }
     everywhere = all(bool(np.isfinite(a).all()) for a in floats.values())
+    if everywhere:
+        _poison_read_note(ev)
     for label, check in ev.outputs.items():
         comparison = check.comparison
         if comparison.passed or not comparison.nonfinite_mismatches:
@@ -663,6 +665,36 @@ def _reference_overflow_notes(ev: Evaluation, expected: Expected) -> None:
                 "of a negative, the kernel is wrong)"
             )
             break
+
+
+def _poison_read_note(ev: Evaluation) -> None:
+    """A note where an output holds NaN at elements the reference has finite, and every
+    input is finite: what holds no value is NaN here (the guard elements past a
+    buffer's end, an output before it is written), so the kernel most often read one
+    of those (Rodinia's srad at one block row reads past ``J_cuda``'s end)."""
+    nan_at = [
+        label
+        for label, check in ev.outputs.items()
+        if not check.comparison.passed
+        and any(
+            isinstance(m.got, (float, np.floating))
+            and isinstance(m.want, (float, np.floating))
+            and np.isnan(m.got)
+            and np.isfinite(m.want)
+            for m in check.comparison.first_mismatches
+        )
+    ]
+    if nan_at:
+        ev.notes.append(
+            f"{', '.join(nan_at)}: NaN where the reference is finite, from inputs that "
+            "are all finite: kernel-forge fills what holds no value with NaN (the guard "
+            "elements past each buffer's end, an output before it is written), so the "
+            "kernel most likely read one of those: an index past a buffer's end (a "
+            "neighbour of the last row or block), or an output another invocation had "
+            "not written yet (a missing barrier, or a launch that runs before the one "
+            "that writes it); else it computed a 0 / 0, inf - inf or square root of a "
+            "negative that the reference does not"
+        )
 
 
 #: How the report names an input family (``oracle._inputs``).

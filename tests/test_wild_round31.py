@@ -27,6 +27,8 @@ def test_rodinia_srad_at_one_block_row_reads_past_the_image_and_fails(request):
     assert ev.verdict is Verdict.MISMATCH, ev.report()
     wrong = {label for label, check in ev.outputs.items() if not check.passed}
     assert "S_C" in wrong and {"E_C", "W_C", "N_C"}.isdisjoint(wrong), ev.report()
+    # and the report says where such NaNs come from (it did not)
+    assert any("S_C" in n and "past a buffer's end" in n for n in ev.notes), ev.notes
     assert oracle.evaluate(backend, SRAD.kernel, size="32x32", seed=0, samples=0).passed
 
 

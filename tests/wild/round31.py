@@ -41,7 +41,9 @@ session: the CUDA originals and their mutants run on the GPU machine later):
   at one block row (16 x 32, which srad.cu accepts) reads ``J_cuda[index_s]`` past the
   end: ``else if ( by == gridDim.y - 1 )`` never runs when ``by == 0`` is that row
   too; S_C, C_cuda and J_cuda come back NaN there (with one block column, the east
-  halo is the next row's first cell, and past the end on the last row). PolyBench's
+  halo is the next row's first cell, and past the end on the last row). The report
+  did not say where such a NaN comes from; it now notes that NaN from finite inputs
+  most likely was read from a guard past a buffer's end or an unwritten output. PolyBench's
   host launches reduce_kernel on ``(M / 32, N / 32)`` blocks of 32 x 8, centring a
   quarter of the rows (its own check, a 1.05 % threshold against a mean over
   3214212.01, does not see it), and truncates every grid's quotient (``(size_t)(ceil(
