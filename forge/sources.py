@@ -1109,14 +1109,27 @@ def _replace_word(mapping: Mapping[str, str], match: re.Match) -> str:
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)\(([^)]*)\)(.*)$", re.M)
 
 
-def _expand_kernel_macro(text: str, name: str) -> str | None:
+def _expand_kernel_macro(text: str, name: str, depth: int = 0) -> str | None:
     """``text`` with the first invocation of a function-like macro whose body declares
-    a ``__global__`` function, and one of whose arguments is ``name``, expanded in
-    place (its parameters replaced, ``##`` pasted); None when there is none."""
+    a ``__global__`` function, or invokes a macro that does (candle's ``BINARY_OP``
+    stamps its kernels out through ``BINARY_OP_OUT``), and one of whose arguments is
+    ``name``, expanded in place (its parameters replaced, ``##`` pasted, and a macro
+    its body invokes expanded in turn); None when there is none."""
     text = re.sub(r"\\[ \t]*\n", " ", text)  # line continuations
-    for define in _DEFINE.finditer(text):
+    defines = list(_DEFINE.finditer(text))
+    stamping = {d.group(1) for d in defines if "__global__" in d.group(3)}
+    grown = True
+    while grown:  # the macros that reach one that declares a kernel
+        grown = False
+        for d in defines:
+            if d.group(1) not in stamping and any(
+                re.search(r"\b" + re.escape(m) + r"\s*\(", d.group(3)) for m in stamping
+            ):
+                stamping.add(d.group(1))
+                grown = True
+    for define in defines:
         macro, body = define.group(1), define.group(3)
-        if "__global__" not in body:
+        if macro not in stamping:
             continue
         formals = [f.strip() for f in define.group(2).split(",")]
         for call in re.finditer(r"\b" + re.escape(macro) + r"\s*\(", text):
@@ -1131,5 +1144,8 @@ def _expand_kernel_macro(text: str, name: str) -> str | None:
             mapping = {f: a for f, a in zip(formals, actuals) if f.isidentifier()}
             expanded = re.sub(r"\b\w+\b", functools.partial(_replace_word, mapping), body)
             expanded = re.sub(r"\s*##\s*", "", expanded)
-            return text[: call.start()] + expanded + text[end + 1 :]
+            result = text[: call.start()] + expanded + text[end + 1 :]
+            if "__global__" not in expanded and depth < 4:
+                return _expand_kernel_macro(result, name, depth + 1)
+            return result
     return None

@@ -138,6 +138,48 @@ def calls_root(kernel: KernelSpec) -> bool:
     )
 
 
+# A running maximum or minimum: ``m = max(m, x)`` (fmaxf, MAX, std::max; the variable
+# either argument), ``m = m > x ? m : x`` or ``select(m, x, x > m)`` (tinygrad's
+# ``acc0 = ((val0<acc0)?acc0:val0)``), and ``if (x > m) { m = x; }`` (an argmax's best).
+_EXTREMUM_CALL = re.compile(
+    r"\b(\w+)\s*=\s*(?:\w+::)?(?:max|min|fmax|fmin|fmaxf|fminf|MAX|MIN|Max|Min|__hmax|__hmin)"
+    r"\s*\(([^;]*)"
+)
+_EXTREMUM_PICK = re.compile(r"\b(\w+)\s*=\s*(?:select\s*\(|[^;?]*\?)([^;]*)")
+_EXTREMUM_IF = re.compile(r"\bif\s*\(\s*[^(){};]*[<>]=?\s*(\w+)\s*\)\s*\{?\s*\1\s*=")
+# the larger or smaller of two values picked by comparing them, as generated code writes
+# a max in SSA form, the running value through a temporary (tinygrad's
+# ``alu1 = select(val1,val0,(val1<val0)); buf0[0] = alu1;``)
+_PICK_OF_TWO = re.compile(
+    r"\bselect\s*\(\s*(\w+)\s*,\s*(\w+)\s*,\s*\(?\s*(?:\1|\2)\s*[<>]=?\s*(?:\1|\2)\s*\)?\s*\)"
+    r"|\(?\s*(\w+)\s*[<>]=?\s*(\w+)\s*\)?\s*\?\s*(?:\3|\4)\s*:\s*(?:\3|\4)\b"
+)
+
+
+def running_extremum(kernel: KernelSpec) -> bool:
+    """Whether any of ``kernel``'s sources keeps a running maximum or minimum
+    (``_EXTREMUM_CALL``, ``_EXTREMUM_PICK``, ``_EXTREMUM_IF``): the kernels the oracle
+    also runs on its one-sign input sets, where every line of every axis is of one
+    sign and a maximum started at 0 (a minimum at 0) is wrong. In ``"all"`` the
+    families take whole rows, and a max over a middle axis, over few rows or over a
+    flat buffer never met an all-negative line (round 33: candle's ``fast_max`` and
+    ggml's softmax with ``-INFINITY`` written 0 passed)."""
+    for text in (_code(kernel, target) for target in kernel.sources):
+        if text is None:
+            continue
+        if _EXTREMUM_IF.search(text) or _PICK_OF_TWO.search(text):
+            return True
+        for pattern in (_EXTREMUM_CALL, _EXTREMUM_PICK):
+            for match in pattern.finditer(text):
+                picked = match.group(2)
+                compared = match.group(0)[match.group(0).index("=") + 1 :]
+                if re.search(rf"\b{re.escape(match.group(1))}\b", picked) and (
+                    pattern is _EXTREMUM_CALL or re.search(r"[<>]", compared)
+                ):
+                    return True
+    return False
+
+
 #: Tensor-core TF32: WMMA's ``precision::tf32`` fragments, ``__float_to_tf32`` and PTX's
 #: ``.tf32`` operands (``mma.sync....tf32.tf32``, ``cvt.rna.tf32.f32``) keep 10 of a
 #: float32's 23 mantissa bits of each input: rounded, or truncated where a fragment is

@@ -200,7 +200,9 @@ class Comparison:
             lines.append(
                 f"  {self.nonfinite_either} elements are NaN where the reference "
                 "has an infinity, or the reverse (edge inputs make both non-finite; "
-                "the order and precision of the arithmetic decide which)"
+                "the order and precision of the arithmetic decide which, and a max or "
+                "min written as a comparison, or fmax/fmin, drops a NaN operand that "
+                "numpy's max keeps)"
             )
         if self.first_mismatches:
             lines.append("  first mismatches:")

@@ -44,9 +44,9 @@ from forge.schedule import Schedule
 from forge.sources import strip_comments
 from forge.types import ValidationLevel, is_float_dtype
 
-from ._builtins import builtin_notes, calls_root
+from ._builtins import builtin_notes, calls_root, running_extremum
 from ._expected import NUMPY_REFERENCE, Expected, expected_outputs
-from ._inputs import Case, has_float_rows, make_case, size_from_given
+from ._inputs import ONE_SIGN_SETS, Case, has_float_rows, make_case, size_from_given
 from ._judge import coverage_gaps, judge
 from ._plan import BackendInfo, ErrorInfo, build_plan
 from ._results import Evaluation, Finding, FloatSemantics, Timing, Verdict
@@ -270,7 +270,8 @@ def _complete_coverage(
     """Run further input sets until every output element was judged in one (needed
     where non-finite results are masked); ``inconclusive`` if some never were. Then,
     for a kernel that takes a root (a normalisation), the ``small`` set, where every
-    statistic is near its epsilon (``oracle._inputs.SMALL_SET``)."""
+    statistic is near its epsilon (``oracle._inputs.SMALL_SET``); and for one that
+    keeps a running maximum or minimum, the one-sign sets (``ONE_SIGN_SETS``)."""
     case = expected.case
     if case.generated and case.input_set == "all" and ev.verdict == Verdict.MISMATCH:
         _diagnose_on_finite_inputs(ev, runner, expected, schedule, options)
@@ -287,6 +288,11 @@ def _complete_coverage(
         and has_float_rows(case)
     ):
         _extra_set(ev, runner, expected, schedule, {}, options, "small")
+    if case.generated and ev.verdict == Verdict.PASS and running_extremum(case.kernel):
+        for input_set in ONE_SIGN_SETS:
+            if ev.verdict != Verdict.PASS:
+                break
+            _extra_set(ev, runner, expected, schedule, {}, options, input_set)
 
 
 def _extra_set(

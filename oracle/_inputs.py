@@ -48,6 +48,7 @@ __all__ = [
     "POISON_INPUT",
     "poison",
     "INPUT_SETS",
+    "ONE_SIGN_SETS",
     "SMALL_SET",
     "conform",
 ]
@@ -366,7 +367,18 @@ INPUT_SETS = {
     "finite": ("zeros", "negatives", "small", "tiny", "subnormal"),
     "normal": (),
     "small": ("small",),
+    "negative": ("negative",),
+    "positive": ("positive",),
 }
+
+#: The one-sign input sets: every float (and signed integer) input of one sign
+#: throughout, so that every line along any axis is: a running maximum started at 0
+#: is wrong on the first, a minimum started at 0 on the second. The first half of each
+#: buffer has magnitudes of 1e-2 to 1e2 (the ``negatives`` family's), the rest from a
+#: row boundary on the ``large`` family's (a softmax whose maximum starts at 0 is wrong
+#: only on a row whose every exp underflows). Run after ``"all"`` passes, for a kernel that
+#: keeps a running extremum (``oracle._builtins.running_extremum``).
+ONE_SIGN_SETS = ("negative", "positive")
 
 #: The ``small`` input set's families. In ``"all"`` the small family takes whole rows
 #: (``_SMALL``), which is where a row's statistic is taken; a statistic over another
@@ -398,6 +410,20 @@ def _scalar_values(
     def draw(family: str, n: int):
         return _family(rng, family, n, dtype, domain, nonfinite, not declared)
 
+    if families is not None and families[0:1] in (("negative",), ("positive",)):
+        sign = -1 if families[0] == "negative" else 1
+        # moderate magnitudes, then large ones from a row boundary at the middle on (a
+        # softmax whose max starts at 0 is wrong only where a whole row underflows exp)
+        half = count // 2 // row * row if row > 1 else count // 2
+        moderate, large = draw("negatives", half), draw("large", count - half)
+        if moderate is not None:
+            if large is None:  # a domain or dtype without large magnitudes: moderate
+                large = draw("negatives", count - half)
+            values = np.concatenate([np.abs(moderate), np.abs(large)])
+            values = _clipped((sign * values).astype(dtype), dtype, domain)
+            if (np.sign(values.astype(np.float64)) == sign).all():
+                return values, ((families[0], 0, half), (families[0], half, count))
+        families = ()  # a domain or a dtype of the other sign only: normal values
     if families == SMALL_SET:
         if row > 1 and count % row == 0 and draw("small", 1) is not None:
             out = _small_rows(rng, count // row, row, dtype, domain, draw).astype(dtype)
@@ -584,6 +610,10 @@ def conform(values: Any, spec: BufferSpec, count: int, where: str) -> np.ndarray
     # A vector or array element type (vec4<f16>) takes arrays of its scalar with the
     # lanes as trailing axes (or flat); a struct takes a structured array of its fields.
     scalar = want.base if want.subdtype is not None else want
+    if scalar.names is not None and array.dtype != scalar and _same_bytes(array.dtype, scalar):
+        # the same fields in the same bytes, spelled otherwise: a matrix field as vectors
+        # of vectors (('<f4', (4,)), (3,)) where the layout gives ('<f4', (3, 4))
+        array = np.ascontiguousarray(array).view(scalar)
     if array.dtype not in (want, scalar):
         same_kind = array.dtype.kind == scalar.kind and array.dtype.itemsize <= scalar.itemsize
         if scalar.names is not None:
@@ -607,6 +637,25 @@ def conform(values: Any, spec: BufferSpec, count: int, where: str) -> np.ndarray
             f"{array.shape}) for a buffer of {count} at this size"
         )
     return np.ascontiguousarray(array).reshape((count, *want.shape) if want.shape else count)
+
+
+def _flat(dtype: np.dtype) -> Any:
+    """``dtype`` as what its bytes hold: a struct's fields (name, offset, what each
+    holds) and size, a sub-array's scalar and lane count however its shape nests."""
+    if dtype.names is not None and dtype.fields is not None:
+        return (
+            tuple((n, dtype.fields[n][1], _flat(dtype.fields[n][0])) for n in dtype.names),
+            dtype.itemsize,
+        )
+    lanes = 1
+    while dtype.subdtype is not None:
+        dtype, shape = dtype.subdtype
+        lanes *= int(np.prod(shape))
+    return dtype.str, lanes
+
+
+def _same_bytes(given: np.dtype, want: np.dtype) -> bool:
+    return _flat(given) == _flat(want)
 
 
 def _initial(spec: BufferSpec, count: int, size, kernel: KernelSpec) -> np.ndarray:

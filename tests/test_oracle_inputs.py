@@ -369,6 +369,56 @@ def test_a_kernel_that_takes_a_root_is_also_judged_on_small_inputs(request):
     assert plain.passed and not any(s.startswith("small") for s in plain.input_sets)
 
 
+def test_the_one_sign_input_sets_make_every_line_of_one_sign():
+    """``input_set="negative"`` (``"positive"``): every float and signed integer input of
+    one sign, so that a line along any axis is (a max over the middle axis of a 3-D
+    tensor, few rows, a flat buffer); from a row boundary at the middle on, large
+    magnitudes (a softmax whose max starts at 0 is wrong where every exp underflows).
+    A domain of the other sign only, or an unsigned input, keeps normal values."""
+    kernel = _kernel()
+    for name, sign in (("negative", -1), ("positive", 1)):
+        case = make_case(kernel, 1000, 3, input_set=name)
+        for label in ("x", "w", "c"):
+            values = case.arrays[label].astype(np.float64)
+            assert (np.sign(values) == sign).all(), (name, label)
+            assert np.abs(values[:500]).max() <= 100 and np.abs(values[500:]).min() > 100
+        assert (np.sign(case.arrays["k"]) == sign).all()
+    away = _kernel(domain={"x": (0.5, 2.0)})
+    kept = make_case(away, 1000, 3, input_set="negative")
+    assert "negative" not in {f for f, _, _ in kept.layout["x"]}
+    assert (kept.arrays["x"] >= 0.5).all() and "negative" in kept.layout["w"][0]
+    rows = _kernel(
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x", shape=(7, 9)),
+            BufferSpec(1, "f32", "read_write", name="out"),
+        )
+    )
+    x = make_case(rows, 63, 0, input_set="negative").arrays["x"].reshape(7, 9)
+    large = np.abs(x).min(axis=1) > 100
+    assert large.tolist() == [False] * 3 + [True] * 4  # whole rows, from row 3 on
+
+
+def test_running_extrema_are_recognised_as_people_write_them():
+    """What puts a kernel on the one-sign sets: a running max or min however written,
+    and not an elementwise max of an input and a constant."""
+    from oracle._builtins import running_extremum
+
+    def kernel(body: str) -> KernelSpec:
+        return _kernel(sources={"wgsl": f"fn f() {{ {body} }}"})
+
+    for body in (
+        "m = max(m, x[i]);",
+        "acc = fmaxf(x[i], acc);",
+        "if (v > best) { best = v; }",
+        "let alu1 = select(val1, val0, (val1 < val0));",
+        "float alu1 = ((val1<val0)?val0:val1);",
+        "lo = min(lo, v);",
+    ):
+        assert running_extremum(kernel(body)), body
+    for body in ("y[i] = max(x[i], 0.0);", "let s = select(a, b, c);", "z = x < y;"):
+        assert not running_extremum(kernel(body)), body
+
+
 def test_rows_of_large_values_have_one_sign_each_and_integer_ranges_their_ends():
     """A softmax whose running max starts at 0 is wrong only on a row far below zero (a
     masked attention row); large rows mixed signs, so none was drawn and the mutant

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import forge
 import oracle
 from forge import Access, BufferSpec, KernelSpec, ceil_div
 from oracle.pytest_plugin import require_available
@@ -98,3 +99,25 @@ def test_a_matrix_fill_is_taken_as_columns():
     joints = case.arrays["joint_matrices"]
     assert joints.shape[1:] == (4, 4) and joints.dtype == np.float32
     np.testing.assert_array_equal(joints[:, 3, 3], 1.0)  # the affine's last row, column 3
+
+
+def test_a_struct_fill_with_its_matrix_as_nested_vectors_is_taken():
+    """A struct's ``mat3x4<f32>`` field filled from a dtype that spells it as vectors of
+    vectors (``(('<f4', (4,)), (3,))``, what numpy builds from a vec4 dtype repeated, and
+    what the logical dtype was before matrices became one sub-array): the same bytes,
+    taken as they are (round 30's Bevy culling fills its mesh inputs so)."""
+    from oracle._inputs import conform
+
+    spec = BufferSpec(0, (("m", "mat3x4<f32>"), ("flags", "u32")), "read", name="s")
+    nested = np.dtype([("m", (np.dtype(("<f4", (4,))), (3,))), ("flags", "<u4")], align=True)
+    given = np.zeros(2, nested)
+    given["m"][1] = np.arange(12, dtype=np.float32).reshape(3, 4)
+    given["flags"] = (7, 9)
+    taken = conform(given, spec, 2, "test")
+    assert taken.dtype == spec.dtype
+    np.testing.assert_array_equal(taken["m"][1], np.arange(12).reshape(3, 4))
+    assert taken["flags"].tolist() == [7, 9]
+    other = np.zeros(2, [("m", "<f4", (12,)), ("flags", "<u4")])  # 12 flat floats: the same bytes
+    assert conform(other, spec, 2, "test").dtype == spec.dtype
+    with pytest.raises(forge.InvalidArgument, match="structured array"):
+        conform(np.zeros(2, [("m", "<f4", (11,)), ("flags", "<u4")]), spec, 2, "test")
