@@ -1463,3 +1463,7 @@ CORPUS.update(ROUND32)
 from tests.wild.round31 import ROUND31  # noqa: E402  (round 31: tests/wild/round31.py)
 
 CORPUS.update(ROUND31)
+
+from tests.wild.round33 import ROUND33  # noqa: E402  (round 33: tests/wild/round33.py)
+
+CORPUS.update(ROUND33)
