@@ -158,9 +158,9 @@ _PICK_OF_TWO = re.compile(
 
 def running_extremum(kernel: KernelSpec) -> bool:
     """Whether any of ``kernel``'s sources keeps a running maximum or minimum
-    (``_EXTREMUM_CALL``, ``_EXTREMUM_PICK``, ``_EXTREMUM_IF``): the kernels the oracle
-    also runs on its one-sign input sets, where every line of every axis is of one
-    sign and a maximum started at 0 (a minimum at 0) is wrong. In ``"all"`` the
+    (``_EXTREMUM_CALL``, ``_EXTREMUM_PICK``, ``_EXTREMUM_IF``, ``_PICK_OF_TWO``): the
+    kernels the oracle also runs on its one-sign input sets, where every line of every
+    axis is of one sign and a maximum started at 0 (a minimum at 0) is wrong. In ``"all"`` the
     families take whole rows, and a max over a middle axis, over few rows or over a
     flat buffer never met an all-negative line (round 33: candle's ``fast_max`` and
     ggml's softmax with ``-INFINITY`` written 0 passed)."""
