@@ -439,6 +439,12 @@ def _scalar_values(
     present = [f for f in allowed if draw(f, 1) is not None]
     blocks = _blocks(count, present + (["mixed"] if families is None else []), row)
     out = draw("normal", count)
+    if families == () and dtype.kind == "f":
+        # the normal set is the one a kernel's non-finite results are judged away in: no
+        # exact zero there (the grid of 1/16 rounds values near 0 to it), whose quotient
+        # (a broadcast division's denominator, Burn's div) is infinite in every set
+        zero = out == 0
+        out[zero] = _clipped(np.full(int(zero.sum()), 1.0 / 16), dtype, domain)
     for family, start, stop in blocks[1:]:
         n = stop - start
         if family == "mixed":

@@ -398,6 +398,19 @@ def test_the_one_sign_input_sets_make_every_line_of_one_sign():
     assert large.tolist() == [False] * 3 + [True] * 4  # whole rows, from row 3 on
 
 
+def test_the_normal_input_set_draws_no_exact_zero():
+    """The normal set is where results non-finite in the first sets are judged: an exact
+    0 there (a value near 0 on the grid of 1/16) made a broadcast division's column
+    infinite in every set, and Burn's right ``div`` INCONCLUSIVE on SwiftShader at
+    seeds 2 and 3. The first set still draws zeros."""
+    for seed in range(6):
+        case = make_case(AFFINE, 20000, seed, input_set="normal")
+        for label, values in case.arrays.items():
+            if values.dtype.kind == "f":
+                assert (values != 0).all(), (seed, label)
+    assert any((a == 0).any() for a in make_case(AFFINE, 20000, 0).arrays.values())
+
+
 def test_running_extrema_are_recognised_as_people_write_them():
     """What puts a kernel on the one-sign sets: a running max or min however written,
     and not an elementwise max of an input and a constant."""
