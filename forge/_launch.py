@@ -238,6 +238,8 @@ def _overrides(
     (``_cuda_arguments``); other targets take none."""
     if target not in ("wgsl", "cuda"):
         return ()
+    if target == "wgsl" and dispatch is not None and dispatch.overrides:
+        _check_launch_overrides(kernel, dispatch, source)
     merged = {**kernel.overrides, **dict((dispatch and dispatch.overrides) or {})}
     found = tuple(
         (k, _resolve(kernel, v, schedule, size, f"kernel {kernel.id} override {k}"))
@@ -264,6 +266,37 @@ def _overrides(
     )
     ids = _sources.wgsl_override_ids(source)  # an @id(N) override is set by "N"
     return tuple((ids.get(k, k), v) for k, v in found)
+
+
+def _check_launch_overrides(kernel: KernelSpec, dispatch: Dispatch, source: str | None) -> None:
+    """Refuse a launch's ``overrides`` the WGSL declares no ``override`` of, as the
+    kernel's own are refused (``KernelSpec._check_wgsl_declarations``): they reached the
+    driver, whose error said the WGSL was rejected (round 35). One named like a field of
+    the uniform block is told how a launch gets a value of its own."""
+    if source is None:
+        literal = kernel._literal_wgsl()
+        source = literal[0] if literal else None
+    if source is None:
+        return
+    keys = _sources.wgsl_override_keys(source)
+    unknown = sorted(str(k) for k in dispatch.overrides if str(k) not in keys)
+    if not unknown:
+        return
+    declared = ", ".join(sorted(_sources.wgsl_overrides(source))) or "none"
+    message = (
+        f"kernel {kernel.id}: the launch of {dispatch.entry_point} overrides "
+        f"{', '.join(unknown)}, which the WGSL source does not declare (its override "
+        f"constants: {declared})"
+    )
+    uniform = kernel.uniform
+    fields = {name for name, _ in uniform.fields} if uniform is not None else set()
+    if fields & set(unknown):
+        message += (
+            "; the uniform block is written once for every launch, so a value of each "
+            "launch's own is a WGSL `override` (declare `override "
+            f"{sorted(fields & set(unknown))[0]}: u32;` and read it in place of the field)"
+        )
+    raise InvalidArgument(message)
 
 
 def _is_number(value: Any) -> bool:

@@ -16,13 +16,14 @@ value: the judge says so in the report instead of pretending to have looked.
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from forge.kernel import Access, KernelSpec
 from forge.layout import as_elements
-from forge.sources import wgsl_bindings, wgsl_packed_f16
+from forge.sources import strip_comments, wgsl_bindings, wgsl_packed_f16
 from forge.types import is_float_dtype
 
 from ._builtins import (
@@ -856,7 +857,7 @@ def judge(
     _reference_overflow_notes(ev, expected)
     _family_notes(ev, expected)
     _tie_notes(ev, expected)
-    _loop_cap_notes(ev, kernel, info)
+    _loop_cap_notes(ev, kernel, info, expected)
     _opaque_trig_notes(ev, kernel, expected, info)
 
 
@@ -896,12 +897,15 @@ def _opaque_trig_notes(
 LOOP_CAPS = {"llvmpipe": 65535}
 
 
-def _loop_cap_notes(ev: Evaluation, kernel: KernelSpec, info: BackendInfo) -> None:
+def _loop_cap_notes(
+    ev: Evaluation, kernel: KernelSpec, info: BackendInfo, expected: Expected
+) -> None:
     """On an adapter that caps loops (``LOOP_CAPS``), a note for a WGSL kernel whose
-    outputs fail and that loops (what it writes may be cut short), and for one that
-    passes while a loop waits on other invocations (a pass here does not show the wait
-    ends: WebGPU promises no forward progress between workgroups, and on a GPU a wait
-    on a flag nobody sets hangs)."""
+    outputs fail and that loops where a loop may reach the cap (``_may_loop_long``:
+    what it writes may be cut short), and for one that passes while a loop waits on
+    other invocations (a pass here does not show the wait ends: WebGPU promises no
+    forward progress between workgroups, and on a GPU a wait on a flag nobody sets
+    hangs)."""
     if info.target != "wgsl":
         return
     cap = next((n for name, n in LOOP_CAPS.items() if name in info.adapter.name.lower()), None)
@@ -910,7 +914,7 @@ def _loop_cap_notes(ev: Evaluation, kernel: KernelSpec, info: BackendInfo) -> No
     loops, waits = wgsl_loops(kernel)
     failing = any(not check.comparison.passed for check in ev.outputs.values())
     where = f"{info.adapter.name} ends every loop of an invocation after {cap} iterations"
-    if failing and loops:
+    if failing and loops and (waits or _may_loop_long(kernel, expected, cap)):
         ev.notes.append(
             f"{where}: where this kernel's loops run longer (a serial pass over more "
             "elements, a wait on other invocations), what it writes here is cut short; "
@@ -925,6 +929,41 @@ def _loop_cap_notes(ev: Evaluation, kernel: KernelSpec, info: BackendInfo) -> No
             "promises no forward progress between workgroups); judge it on another "
             "adapter too"
         )
+
+
+# what decides how long a loop runs: a for's header, a while's condition, the condition
+# of an ``if (...) { break; }``
+_LOOP_HEADS = re.compile(
+    r"\bfor\s*\(([^{]*)\)\s*\{|\bwhile\s*\(?([^{]*)\)?\s*\{|\bif\s*\(([^{]*)\)\s*\{?\s*break"
+)
+
+
+def _may_loop_long(kernel: KernelSpec, expected: Expected, cap: int) -> bool:
+    """Whether a loop of ``kernel`` may run ``cap`` times at this case: a buffer or a
+    dimension of that many elements, or a count that large in a loop's condition in the
+    WGSL or in the uniform's values (an escape-time iteration's maximum). A histogram whose loops
+    run 37 and 23 times was told its writes may be cut short (round 35)."""
+    case = expected.case
+    if largest_array(case) >= cap or int(case.size) >= cap:
+        return True
+    if any(int(d) >= cap for d in getattr(case.size, "dims", {}).values()):
+        return True
+    source = kernel.sources.get("wgsl")
+    if isinstance(source, str):
+        heads = ["".join(groups) for groups in _LOOP_HEADS.findall(strip_comments(source))]
+        if any(
+            int(n, 16 if n.lower().startswith("0x") else 10) >= cap
+            for head in heads
+            for n in re.findall(r"\b(0[xX][0-9a-fA-F]+|\d+)[iu]?\b", head)
+        ):
+            return True
+    record = case.uniform
+    if record is not None and record.dtype.names:
+        for name in record.dtype.names:
+            values = np.asarray(record[name])
+            if values.dtype.kind in "iuf" and np.nanmax(np.abs(values.astype(np.float64))) >= cap:
+                return True
+    return False
 
 
 def _value_coverage(expected: Expected) -> bool:
