@@ -138,6 +138,7 @@ def _single_step(
         kernel, kernel.entry_points.get(target or "", kernel.entry_point), schedule, size
     )
     overrides = _overrides(kernel, None, target, schedule, size, source)
+    _check_workgroup_size(kernel, entry, schedule, target, source, overrides, None)
     return Step(
         entry,
         workgroups(kernel, schedule, size, max_per_dimension),
@@ -172,6 +173,7 @@ def _dispatch_step(
     )
     entry = _entry(kernel, dispatch.entry_point, own, size)
     overrides = _overrides(kernel, dispatch, target, own, size, source)
+    _check_workgroup_size(kernel, entry, own, target, source, overrides, dispatch)
     return Step(
         entry,
         grid,
@@ -266,6 +268,44 @@ def _overrides(
     )
     ids = _sources.wgsl_override_ids(source)  # an @id(N) override is set by "N"
     return tuple((ids.get(k, k), v) for k, v in found)
+
+
+def _check_workgroup_size(
+    kernel: KernelSpec,
+    entry: str,
+    schedule: Schedule,
+    target: str | None,
+    source: str | None,
+    overrides: tuple[tuple[str, Any], ...],
+    dispatch: Dispatch | None,
+) -> None:
+    """Refuse a launch whose schedule is not the ``@workgroup_size`` its WGSL entry point
+    declares (where that is known): the shader runs the size it declares, and the grid,
+    the coverage and the report followed the schedule. A launch's own schedule does not
+    render the source again: ``{{wg_x}}`` is the kernel's (round 34: dynamicReverse's
+    port ran 64 invocations where its launch said 256, and passed at n = 37 only because
+    robust access dropped the extra writes)."""
+    if target != "wgsl" or source is None or (dispatch is not None and dispatch.schedule is None):
+        return  # a launch without a schedule of its own runs what its entry point declares
+    declared = _sources.wgsl_workgroup_size(source, entry, dict(overrides))
+    if declared is None or tuple(declared) == tuple(schedule.workgroup_size):
+        return
+    shown = ", ".join(str(d) for d in declared)
+    ran = "x".join(str(d) for d in schedule.workgroup_size)
+    what = f"launch {dispatch.entry_point}" if dispatch is not None else f"entry point {entry}"
+    hint = (
+        "; a launch's own schedule does not render the source again ({{wg_x}} and the like "
+        "are the kernel's schedule): size the workgroup by a WGSL override the launch sets "
+        "(`override wg: u32; @workgroup_size(wg)` with the Dispatch's overrides={'wg': ...})"
+        if dispatch is not None
+        else "; give the schedule the shader declares (Schedule("
+        + ", ".join(map(str, declared))
+        + ")), or leave schedules out to take it from the source"
+    )
+    raise InvalidArgument(
+        f"kernel {kernel.id}: the {what} runs under a schedule of {ran} invocations a "
+        f"workgroup, but the WGSL declares @workgroup_size({shown}) for {entry}{hint}"
+    )
 
 
 def _check_launch_overrides(kernel: KernelSpec, dispatch: Dispatch, source: str | None) -> None:

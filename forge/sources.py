@@ -737,10 +737,26 @@ _TYPE_WORDS = frozenset(
 )
 
 
+# a file-scope declaration: its qualifiers, then its type and declarators up to the ';'
 _DEVICE_VARIABLE = re.compile(
     r"(?:^|(?<=[;}]))\s*((?:(?:static|const|volatile|__constant__|__device__)\s+)+)"
-    r"[A-Za-z_][\w:<>,\s]*?[\s*]([A-Za-z_]\w*)\s*((?:\[[^\]]*\]\s*)*)(?==|;)"
+    r"([^;{}=]*(?:=(?:[^;{}]|\{\})*)?);"  # braces (emptied) only in an initializer
 )
+
+
+def _declared_names(body: str) -> list[str]:
+    """The names a declaration's type and declarators (``float c_ax, c_bx[4] = {..}``)
+    declare: each declarator's identifier before its array bounds and initializer;
+    none for a function's prototype."""
+    names = []
+    for i, piece in enumerate(_split_top_level(body)):
+        declarator = piece.split("=", 1)[0]
+        if "(" in declarator:  # a prototype, or a pointer to a function
+            return []
+        words = re.findall(r"[A-Za-z_]\w*", re.sub(r"\[[^\]]*\]", " ", declarator))
+        if words and (i > 0 or len(words) > 1):  # the first piece holds the type too
+            names.append(words[-1])
+    return names
 
 
 @_cached
@@ -765,9 +781,10 @@ def cuda_device_variables(source: str) -> tuple[str, ...]:
             top.append(char)
     flat = re.sub(r"^\s*#.*$", "", "".join(top), flags=re.M)  # preprocessor lines
     return tuple(
-        m.group(2)
+        name
         for m in _DEVICE_VARIABLE.finditer(flat)
         if re.search(r"\b__(constant|device)__\b", m.group(1))
+        for name in _declared_names(m.group(2))
     )
 
 

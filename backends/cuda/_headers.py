@@ -87,6 +87,21 @@ _EMPTY = ("cstdio", "stdio.h")
 # Host-only headers a .cu file includes for its host code (timing, sleeps): device code
 # needs nothing from them (clock() and clock64() are NVRTC builtins).
 _HOST_ONLY = ("time.h", "ctime", "sys/time.h", "unistd.h")
+# glibc's <sys/types.h> shorthands, which nvcc's implicit host headers declare and
+# SGEMM_CUDA's kernels use (``const uint cRow = blockIdx.y;``): NVRTC said only
+# 'identifier "uint" is undefined', twenty times.
+_SYS_TYPES = """// kernel-forge: glibc's <sys/types.h> shorthands, for NVRTC
+#pragma once
+typedef unsigned int uint;
+typedef unsigned short ushort;
+typedef unsigned long ulong;
+"""
+_SYS_TYPE_NAME = re.compile(r"\b(?:uint|ushort|ulong)\b")
+_DECLARES_SYS_TYPES = re.compile(
+    r"\btypedef\b[^;]*\b(?:uint|ushort|ulong)\s*;|\busing\s+(?:uint|ushort|ulong)\b"
+    r"|^\s*#\s*define\s+(?:uint|ushort|ulong)\b|^\s*#\s*include\s*<sys/types\.h>",
+    re.M,
+)
 # <algorithm> for what device code takes from it (std::min, std::max, std::swap), self-
 # contained: CUDA 13.0's CCCL on the H200 has no <cuda/std/algorithm> (2026-12-01). A
 # name declared in std itself is found before those a using-directive brings in.
@@ -189,6 +204,7 @@ STD_HEADERS: dict[str, str] = {
     **{name: "// kernel-forge: printf is built into NVRTC\n#pragma once\n" for name in _EMPTY},
     **{name: "// kernel-forge: a host-only header\n#pragma once\n" for name in _HOST_ONLY},
     "algorithm": _ALGORITHM,
+    "sys/types.h": _SYS_TYPES,
 }
 
 _INTEGER_NAME = re.compile(r"\b(" + "|".join(_GLOBAL_INTEGERS) + r")\b")
@@ -280,7 +296,8 @@ def implicit_options(source: str) -> tuple[str, ...]:
     ``cmath`` when it calls ``std::exp``, ``std::sqrt``... without including it, as nvcc's
     implicit ``<cmath>`` would; glibc's ``M_PI``, ``M_SQRT2``... for those it uses and does
     not ``#define``; and ``CUDA_VERSION`` (nvcc's value for this NVRTC) where it tests it
-    without defining it or including ``<cuda.h>``, which NVRTC cannot compile."""
+    without defining it or including ``<cuda.h>``, which NVRTC cannot compile; glibc's
+    ``uint``, ``ushort`` and ``ulong`` where it uses them without declaring them."""
     text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
     options: list[str] = []
     if _INTEGER_NAME.search(text) and not _DECLARES_INTEGERS.search(text) and std_headers():
@@ -306,6 +323,8 @@ def implicit_options(source: str) -> tuple[str, ...]:
             )
     for name in sorted(set(_MATH_CONSTANT.findall(text)) - defined):
         options.append(f"--define-macro={name}={_MATH_CONSTANTS[name]}")
+    if _SYS_TYPE_NAME.search(text) and not _DECLARES_SYS_TYPES.search(text):
+        options.append("--pre-include=sys/types.h")
     return tuple(options)
 
 
