@@ -1467,3 +1467,11 @@ CORPUS.update(ROUND31)
 from tests.wild.round33 import ROUND33  # noqa: E402  (round 33: tests/wild/round33.py)
 
 CORPUS.update(ROUND33)
+
+from tests.wild.round35 import ROUND35  # noqa: E402  (round 35: tests/wild/round35.py)
+
+CORPUS.update(ROUND35)
+
+from tests.wild.round34 import ROUND34  # noqa: E402  (round 34: tests/wild/round34.py)
+
+CORPUS.update(ROUND34)

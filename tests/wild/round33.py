@@ -805,7 +805,7 @@ struct Params { src_numel: u32, el_to_sum_per_block: u32, num_dims: u32 }
 @group(0) @binding(2) var<storage, read_write> dst: array<f32>;
 @group(0) @binding(3) var<uniform> p: Params;
 
-const BLOCK_SIZE: u32 = {{wg_x}}u;
+override BLOCK_SIZE: u32;  // the launch's block (its own schedule), set per launch
 var<workgroup> shr: array<f32, BLOCK_SIZE>;
 
 fn get_strided_index(i: u32) -> u32 {
@@ -880,7 +880,10 @@ CANDLE_FAST_MAX = Wild(
         params=lambda s: {"src_numel": s.A * s.B * s.C, "el_to_sum_per_block": s.B, "num_dims": 3},
         launches=(
             Dispatch(
-                "fast_max_f32", grid=lambda sch, s: (s.A * s.C, 1, 1), schedule=_fast_max_block
+                "fast_max_f32",
+                grid=lambda sch, s: (s.A * s.C, 1, 1),
+                schedule=_fast_max_block,
+                overrides={"BLOCK_SIZE": lambda sch, s: sch.workgroup_size[0]},
             ),
         ),
         test_sizes=("3x37x5", "2x300x3", "4x1x7", "1x64x16"),
