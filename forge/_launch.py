@@ -174,10 +174,15 @@ def _dispatch_step(
     entry = _entry(kernel, dispatch.entry_point, own, size)
     overrides = _overrides(kernel, dispatch, target, own, size, source)
     _check_workgroup_size(kernel, entry, own, target, source, overrides, dispatch)
+    block: tuple[int, int, int] = own.workgroup_size
+    if target == "wgsl" and source is not None and dispatch.schedule is None:
+        # a launch without a schedule of its own runs what its entry point declares (a
+        # module of several entry points, each with its own @workgroup_size)
+        block = _sources.wgsl_workgroup_size(source, entry, dict(overrides)) or block
     return Step(
         entry,
         grid,
-        own.workgroup_size,
+        block,
         _shared(kernel, dispatch.shared_bytes, own, size),
         *_cuda_arguments(kernel, entry, dispatch.arguments, target, source, size, overrides),
     )

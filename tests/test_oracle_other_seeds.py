@@ -21,6 +21,8 @@ original of tests.wild at seeds 2 to 4 on the reference backend and on lavapipe
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -106,7 +108,11 @@ def test_an_align_corners_resize_passes_at_the_seed_that_showed_its_coordinates(
 
 def test_boids_passes_at_the_seed_whose_neighbour_sums_cancel(request):
     """Seed 2 puts 851 boids within 0.025 of the origin: each sums 851 offsets
-    (pos_j - pos_i) of about 0.02 to 17, off by 110 roundings of it on lavapipe."""
+    (pos_j - pos_i) of about 0.02 to 17, off by 110 roundings of it on lavapipe. Its
+    bounds take 65 s of CI's 2 CPUs (4000 x 4000 distances, run some 30 times): with
+    KFORGE_SLOW_TESTS=1 only; the numpy test below checks the rule with no adapter."""
+    if not os.environ.get("KFORGE_SLOW_TESTS"):
+        pytest.skip("65 s of bounds on 2 CPUs: KFORGE_SLOW_TESTS=1 runs it")
     require_available(request.config, "wgpu")
     kernel, size = _size(_BOIDS, "4000")
     ev = oracle.evaluate("wgpu", kernel, size=size, seed=2, samples=0)
