@@ -323,23 +323,18 @@ def _check_launch_overrides(kernel: KernelSpec, dispatch: Dispatch, source: str 
         source = literal[0] if literal else None
     if source is None:
         return
-    keys = _sources.wgsl_override_keys(source)
-    unknown = sorted(str(k) for k in dispatch.overrides if str(k) not in keys)
-    if not unknown:
+    undeclared = _sources.wgsl_undeclared_overrides(source, dispatch.overrides)
+    if not undeclared:
         return
-    declared = ", ".join(sorted(_sources.wgsl_overrides(source))) or "none"
-    message = (
-        f"kernel {kernel.id}: the launch of {dispatch.entry_point} overrides "
-        f"{', '.join(unknown)}, which the WGSL source does not declare (its override "
-        f"constants: {declared})"
-    )
+    message = f"kernel {kernel.id}: the launch of {dispatch.entry_point} overrides {undeclared}"
     uniform = kernel.uniform
     fields = {name for name, _ in uniform.fields} if uniform is not None else set()
-    if fields & set(unknown):
+    named = sorted(fields & {str(k) for k in dispatch.overrides})
+    if named:
         message += (
             "; the uniform block is written once for every launch, so a value of each "
-            "launch's own is a WGSL `override` (declare `override "
-            f"{sorted(fields & set(unknown))[0]}: u32;` and read it in place of the field)"
+            f"launch's own is a WGSL `override` (declare `override {named[0]}: u32;` and "
+            "read it in place of the field)"
         )
     raise InvalidArgument(message)
 

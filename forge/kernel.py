@@ -456,15 +456,9 @@ class KernelSpec:
         if literal is None:
             return
         text, entry = literal
-        declared = _sources.wgsl_overrides(text)
-        keys = _sources.wgsl_override_keys(text)
-        unknown = sorted(str(k) for k in self.overrides if str(k) not in keys)
-        if unknown:
-            raise InvalidArgument(
-                f"kernel {self.id}: overrides names {', '.join(unknown)}, which the WGSL "
-                "source does not declare (its override constants: "
-                f"{', '.join(sorted(declared)) or 'none'})"
-            )
+        undeclared = _sources.wgsl_undeclared_overrides(text, self.overrides)
+        if undeclared:
+            raise InvalidArgument(f"kernel {self.id}: overrides names {undeclared}")
         size = _sources.wgsl_workgroup_size(text, entry, self._override_values())
         for schedule in self.schedules:
             if (

@@ -48,6 +48,7 @@ __all__ = [
     "cuda_struct_fields",
     "cuda_struct_type",
     "strip_comments",
+    "wgsl_undeclared_overrides",
 ]
 
 #: The languages a kernel's sources are written in, one per target; ``forge.kernel``
@@ -375,6 +376,21 @@ def wgsl_override_keys(source: str) -> frozenset[str]:
     """What a pipeline may set: each ``override`` constant's name, and its ``@id``."""
     found = _OVERRIDE.finditer(strip_comments(source))
     return frozenset(key for m in found for key in (m.group(1), m.group(2)) if key)
+
+
+def wgsl_undeclared_overrides(source: str, names: Any) -> str:
+    """ "" where ``source`` declares an ``override`` (by name or ``@id``) for each of
+    ``names``; else what an error says of them: which it does not declare, and which it
+    does."""
+    keys = wgsl_override_keys(source)
+    unknown = sorted(str(k) for k in names if str(k) not in keys)
+    if not unknown:
+        return ""
+    declared = ", ".join(sorted(wgsl_overrides(source))) or "none"
+    return (
+        f"{', '.join(unknown)}, which the WGSL source does not declare (its override "
+        f"constants: {declared})"
+    )
 
 
 @_cached

@@ -1357,9 +1357,8 @@ def _integers_differ(want: np.ndarray, out: np.ndarray) -> bool:
     if out.shape != want.shape or out.dtype != want.dtype:
         return False
     if want.dtype.names:
-        return any(
-            _integers_differ(leaf, dict(leaves("", out))[name]) for name, leaf in leaves("", want)
-        )
+        got = dict(leaves("", out))
+        return any(_integers_differ(leaf, got[name]) for name, leaf in leaves("", want))
     return want.dtype.kind in "iu" and not _same_elements(want, out).all()
 
 

@@ -616,7 +616,7 @@ def conform(values: Any, spec: BufferSpec, count: int, where: str) -> np.ndarray
     # A vector or array element type (vec4<f16>) takes arrays of its scalar with the
     # lanes as trailing axes (or flat); a struct takes a structured array of its fields.
     scalar = want.base if want.subdtype is not None else want
-    if scalar.names is not None and array.dtype != scalar and _same_bytes(array.dtype, scalar):
+    if scalar.names is not None and array.dtype != scalar and _flat(array.dtype) == _flat(scalar):
         # the same fields in the same bytes, spelled otherwise: a matrix field as vectors
         # of vectors (('<f4', (4,)), (3,)) where the layout gives ('<f4', (3, 4))
         array = np.ascontiguousarray(array).view(scalar)
@@ -658,10 +658,6 @@ def _flat(dtype: np.dtype) -> Any:
         dtype, shape = dtype.subdtype
         lanes *= int(np.prod(shape))
     return dtype.str, lanes
-
-
-def _same_bytes(given: np.dtype, want: np.dtype) -> bool:
-    return _flat(given) == _flat(want)
 
 
 def _initial(spec: BufferSpec, count: int, size, kernel: KernelSpec) -> np.ndarray:
