@@ -213,6 +213,9 @@ class SlabContext(OracleContext):
 
     #: The ``KernelSpec.sources`` target this backend compiles (None: no source).
     target: str | None = None
+    #: Whether ``_launch`` and ``_enqueue`` give a launch the uniform fields of its own
+    #: (``Step.fields``); a backend that does not refuses such a kernel, naming them.
+    sets_launch_fields: bool = False
 
     def __init__(self, allocator: SlabAllocator) -> None:
         self._allocator = allocator
@@ -592,6 +595,12 @@ class SlabContext(OracleContext):
             source if target else None,
         )
         for step in steps:
+            if step.fields and not self.sets_launch_fields:
+                raise UnsupportedFeature(
+                    f"kernel {kernel.id}: the launch of {step.entry_point} sets uniform "
+                    f"fields {[name for name, _ in step.fields]} of its own, which the "
+                    f"{type(self).__name__} backend cannot bind per launch"
+                )
             Schedule(step.block).check(constraints)
             for axis, (count, limit) in enumerate(
                 zip(step.workgroups, constraints.max_workgroups_per_dimension)

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from forge import _checks
+from forge._bindings import uniform_field_bytes
 from forge.allocator import SlabAllocator
 from forge.errors import (
     AllocationError,
@@ -23,7 +24,7 @@ from forge.errors import (
     InvalidArgument,
     UnsupportedFeature,
 )
-from forge.kernel import Access, KernelSpec
+from forge.kernel import Access, KernelSpec, Step
 from forge.sources import WgslBinding, wgsl_bindings, wgsl_handle_bindings
 from forge.types import AdapterConstraints, BindingUsage, BufferView, MemoryTopology
 
@@ -41,6 +42,7 @@ __all__ = [
     "override_value",
     "check_options",
     "binding_problem",
+    "launch_field_patch",
 ]
 
 #: The bind group layout's buffer binding type for each access of a kernel buffer.
@@ -192,6 +194,29 @@ def binding_size(view: BufferView, granule: int = 4, alignment: int = 4) -> int:
     whole = -(-view.length_bytes // granule) * granule
     footprint = -(-view.length_bytes // alignment) * alignment
     return whole if exact < whole <= footprint else exact
+
+
+def launch_field_patch(
+    kernel: KernelSpec, step: Step, bound: int
+) -> tuple[bytes, tuple[tuple[int, int], ...]]:
+    """How a launch that sets uniform fields of its own (``Step.fields``) gets them:
+    its own uniform buffer of ``bound`` bytes, a copy of the kernel's uniform view
+    made before the run, then the ``(offset, length)`` ranges of the returned bytes
+    copied over it (WebGPU copies whole words: a field of 2 bytes is refused)."""
+    data = bytearray(bound)
+    ranges = []
+    for (name, _), (offset, raw) in zip(
+        step.fields, uniform_field_bytes(kernel, step.fields, "wgsl")
+    ):
+        if offset % 4 or len(raw) % 4:
+            raise UnsupportedFeature(
+                f"kernel {kernel.id}: the launch of {step.entry_point} sets uniform field "
+                f"{name} of {len(raw)} bytes at offset {offset}; WebGPU copies whole 4-byte "
+                "words, so a launch sets only fields of whole words"
+            )
+        data[offset : offset + len(raw)] = raw
+        ranges.append((offset, len(raw)))
+    return bytes(data), tuple(ranges)
 
 
 def binding_granules(kernel, source: str | None) -> tuple[int, ...]:

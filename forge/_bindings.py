@@ -35,6 +35,7 @@ __all__ = [
     "binding_granules",
     "scalar_values",
     "pack_uniform",
+    "uniform_field_bytes",
     "buffer_bytes",
     "buffer_values",
     "check_buffers",
@@ -415,6 +416,36 @@ def pack_uniform(kernel: KernelSpec, size: Any, **values: Any) -> np.ndarray:
                 f"kernel {kernel.id}: uniform field {name} cannot hold {merged[name]!r}: {exc}"
             ) from None
     return record
+
+
+def uniform_field_bytes(
+    kernel: KernelSpec, values: Sequence[tuple[str, Any]], target: str
+) -> tuple[tuple[int, bytes], ...]:
+    """(offset, bytes) of each uniform field a launch gives a value of its own
+    (``Step.fields``), laid out as ``target`` reads the uniform block: the backends
+    bind a copy of the block with these bytes in place for that launch only."""
+    spec = kernel.uniform
+    if spec is None or not values:
+        return ()
+    record = np.zeros(1, spec.record_dtype)
+    for name, value in values:
+        problem = _field_problem(value, spec.record_dtype[name])
+        if not problem:
+            try:
+                record[name] = value
+            except (TypeError, ValueError, OverflowError) as exc:
+                problem = str(exc)
+        if problem:
+            raise InvalidArgument(
+                f"kernel {kernel.id}: a launch sets uniform field {name} to {value!r}: {problem}"
+            )
+    raw = buffer_bytes(spec, record, target).view(np.uint8).reshape(-1).tobytes()
+    laid = _layout.target_dtype(spec.fields, _layout.rules_for(target, True)).fields
+    assert laid is not None  # a uniform block is a struct
+    return tuple(
+        (laid[name][1], raw[laid[name][1] : laid[name][1] + laid[name][0].itemsize])
+        for name, _ in values
+    )
 
 
 def buffer_bytes(

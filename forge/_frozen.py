@@ -94,7 +94,7 @@ def _frozen_launches(kernel: KernelSpec, steps: tuple[Step, ...]) -> tuple[Dispa
             Schedule(s.block),
             s.shared_bytes,
             _arguments.argument_order(kernel, s.arguments),
-            dict(s.overrides),
+            {**dict(s.fields), **dict(s.overrides)},  # a launch's uniform fields again
         )
         for s in steps
     )

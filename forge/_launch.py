@@ -17,12 +17,12 @@ an ``InvalidArgument`` naming the kernel, the launch and the value.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from . import _templates
+from . import _bindings, _templates
 from . import arguments as _arguments
 from . import sources as _sources
 from . import tunables as _tunables
@@ -86,6 +86,12 @@ class Step:
     # (buffer index, variable): buffers the CUDA backend copies into a file-scope
     # ``__constant__``/``__device__`` variable before the launch (``forge.arguments``)
     symbols: tuple[tuple[int, str], ...] = ()
+    # (field, value): uniform fields this launch gives values of its own (a Dispatch's
+    # overrides named like a field of the uniform block, and on WGSL no ``override``
+    # the source declares): the backend binds, or passes, a copy of the block with
+    # these values (``forge._bindings.uniform_field_bytes``), as a multi-pass WGSL
+    # algorithm binds a uniform buffer a pass
+    fields: tuple[tuple[str, Any], ...] = ()
 
 
 def workgroups(
@@ -172,6 +178,7 @@ def _dispatch_step(
         else own.dispatch_workgroups(int(size), max_per_dimension)
     )
     entry = _entry(kernel, dispatch.entry_point, own, size)
+    dispatch, fields = _launch_fields(kernel, dispatch, target, own, size, source)
     overrides = _overrides(kernel, dispatch, target, own, size, source)
     _check_workgroup_size(kernel, entry, own, target, source, overrides, dispatch)
     block: tuple[int, int, int] = own.workgroup_size
@@ -179,13 +186,53 @@ def _dispatch_step(
         # a launch without a schedule of its own runs what its entry point declares (a
         # module of several entry points, each with its own @workgroup_size)
         block = _sources.wgsl_workgroup_size(source, entry, dict(overrides)) or block
+    arguments = _cuda_arguments(kernel, entry, dispatch.arguments, target, source, size, overrides)
+    symbols = dict(arguments[2])
+    if fields and kernel.uniform is not None and kernel.buffers.index(kernel.uniform) in symbols:
+        raise UnsupportedFeature(
+            f"kernel {kernel.id}: the launch of {entry} sets uniform fields "
+            f"{[name for name, _ in fields]}, but the block is copied once into the "
+            f"variable {symbols[kernel.buffers.index(kernel.uniform)]} for every launch; "
+            "pass it by value, or give the launch a by-value parameter of its own"
+        )
     return Step(
-        entry,
-        grid,
-        block,
-        _shared(kernel, dispatch.shared_bytes, own, size),
-        *_cuda_arguments(kernel, entry, dispatch.arguments, target, source, size, overrides),
+        entry, grid, block, _shared(kernel, dispatch.shared_bytes, own, size), *arguments, fields
     )
+
+
+def _launch_fields(
+    kernel: KernelSpec,
+    dispatch: Dispatch,
+    target: str | None,
+    schedule: Schedule,
+    size: Any,
+    source: str | None,
+) -> tuple[Dispatch, tuple[tuple[str, Any], ...]]:
+    """Split a launch's overrides into the uniform fields it sets (``Step.fields``)
+    and the rest: on CUDA every override named like a field (a by-value parameter
+    named like one reads the field; before, the launch's value was dropped without a
+    word), on WGSL those the source declares no ``override`` of. Returns the launch
+    without those overrides, and the fields with their values resolved and checked."""
+    uniform = kernel.uniform
+    if target not in ("wgsl", "cuda") or uniform is None or not dispatch.overrides:
+        return dispatch, ()
+    names = {name for name, _ in uniform.fields}
+    declared = (
+        _sources.wgsl_override_keys(source)
+        if target == "wgsl" and source is not None
+        else frozenset()
+    )
+    chosen = [k for k in dispatch.overrides if str(k) in names and str(k) not in declared]
+    if not chosen:
+        return dispatch, ()
+    where = f"kernel {kernel.id} launch {dispatch.entry_point}"
+    fields = tuple(
+        (str(k), _resolve(kernel, dispatch.overrides[k], schedule, size, f"{where}'s {k}"))
+        for k in chosen
+    )
+    _bindings.uniform_field_bytes(kernel, fields, target)  # refuses a value the field cannot hold
+    rest = {k: v for k, v in dispatch.overrides.items() if k not in chosen}
+    return replace(dispatch, overrides=rest or None), fields
 
 
 def _dispatch_schedule(
@@ -317,26 +364,17 @@ def _check_launch_overrides(kernel: KernelSpec, dispatch: Dispatch, source: str 
     """Refuse a launch's ``overrides`` the WGSL declares no ``override`` of, as the
     kernel's own are refused (``KernelSpec._check_wgsl_declarations``): they reached the
     driver, whose error said the WGSL was rejected (round 35). One named like a field of
-    the uniform block is told how a launch gets a value of its own."""
+    the uniform block is no override but a field the launch sets (``_launch_fields``)."""
     if source is None:
         literal = kernel._literal_wgsl()
         source = literal[0] if literal else None
     if source is None:
         return
     undeclared = _sources.wgsl_undeclared_overrides(source, dispatch.overrides)
-    if not undeclared:
-        return
-    message = f"kernel {kernel.id}: the launch of {dispatch.entry_point} overrides {undeclared}"
-    uniform = kernel.uniform
-    fields = {name for name, _ in uniform.fields} if uniform is not None else set()
-    named = sorted(fields & {str(k) for k in dispatch.overrides})
-    if named:
-        message += (
-            "; the uniform block is written once for every launch, so a value of each "
-            f"launch's own is a WGSL `override` (declare `override {named[0]}: u32;` and "
-            "read it in place of the field)"
+    if undeclared:
+        raise InvalidArgument(
+            f"kernel {kernel.id}: the launch of {dispatch.entry_point} overrides {undeclared}"
         )
-    raise InvalidArgument(message)
 
 
 def _is_number(value: Any) -> bool:

@@ -31,6 +31,7 @@ from .._webgpu import (
     constraints_from_limits,
     durations_ns,
     kebab_limits,
+    launch_field_patch,
     layout_groups,
     override_value,
     slab_sizes,
@@ -61,6 +62,9 @@ class _Pipeline:
     groups: int
     granules: tuple[int, ...]  # bytes of the element each binding is declared as
     bind_groups: dict = field(default_factory=dict)
+    # a launch's own uniform buffer (``Step.fields``): its bind group ids, the buffer,
+    # the buffer its fields are copied from, and their (offset, length) ranges
+    launch_fields: dict = field(default_factory=dict)
 
 
 class BrowserComputeContext(SlabContext):
@@ -73,6 +77,7 @@ class BrowserComputeContext(SlabContext):
 
     backend_name = "browser"
     target = "wgsl"
+    sets_launch_fields = True
 
     def __init__(
         self,
@@ -329,60 +334,113 @@ class BrowserComputeContext(SlabContext):
         ids = compiled.bind_groups.get(key)
         if ids is not None:
             return ids
-        entries: list[list] = [[] for _ in range(compiled.groups)]
-        alignment = self._allocator.alignment
-        for view, (group, binding), granule in zip(views, compiled.bindings, compiled.granules):
-            buffer = self._checked_slab(view)
-            size = binding_size(view, granule, alignment)
-            entries[group].append([binding, buffer, view.offset, size])
-        ids = [self._new_id("group") for _ in entries]
-        for group, (bind_group, group_entries) in enumerate(zip(ids, entries)):
-            self._page.defer(
-                Command(
-                    "bindGroup",
-                    {
-                        "id": bind_group,
-                        "pipeline": compiled.ids[0],
-                        "group": group,
-                        "entries": group_entries,
-                    },
-                    f"creating bind group {group} of {compiled.ids[0]}",
-                )
-            )
+        entries = self._entries(compiled, views)
+        ids = [self._bind_group_at(compiled, g, group) for g, group in enumerate(entries)]
         if len(compiled.bind_groups) >= _BIND_GROUP_CACHE:
             evicted = compiled.bind_groups.pop(next(iter(compiled.bind_groups)))
             self._page.defer(Command("release", {"ids": evicted}, "releasing bind groups"))
         compiled.bind_groups[key] = ids
         return ids
 
-    def _items(self, compiled: _Pipeline, launch: Launch) -> list:
-        """The dispatch list of one run: [pipeline, bind groups, workgroups] per launch."""
+    def _entries(self, compiled: _Pipeline, views: tuple[BufferView, ...]) -> list[list]:
+        """Per group index, its entries over ``views``: [binding, buffer, offset, size]."""
+        entries: list[list] = [[] for _ in range(compiled.groups)]
+        alignment = self._allocator.alignment
+        for view, (group, binding), granule in zip(views, compiled.bindings, compiled.granules):
+            buffer = self._checked_slab(view)
+            size = binding_size(view, granule, alignment)
+            entries[group].append([binding, buffer, view.offset, size])
+        return entries
+
+    def _bind_group_at(self, compiled: _Pipeline, group: int, entries: list) -> str:
+        """A new bind group ``group`` over ``entries`` (made with the next message)."""
+        bind_group = self._new_id("group")
+        self._page.defer(
+            Command(
+                "bindGroup",
+                {"id": bind_group, "pipeline": compiled.ids[0], "group": group, "entries": entries},
+                f"creating bind group {group} of {compiled.ids[0]}",
+            )
+        )
+        return bind_group
+
+    def _items(self, compiled: _Pipeline, launch: Launch) -> tuple[list, list]:
+        """The dispatch list of one run, [pipeline, bind groups, workgroups] per launch,
+        and the copies ([from, offset, to, offset, bytes]) the run makes first: a launch
+        that sets uniform fields of its own (``Step.fields``) binds its own uniform
+        buffer, filled from the uniform view and then its fields (``launch_field_patch``)."""
         groups = self._bind_groups(compiled, launch.views)
-        return [
-            [pipeline, groups, list(step.workgroups)]
-            for pipeline, step in zip(compiled.ids, launch.steps)
-        ]
+        copies: list[list] = []
+        items = []
+        for number, (pipeline, step) in enumerate(zip(compiled.ids, launch.steps)):
+            step_groups = groups
+            if step.fields:
+                step_groups = self._field_groups(compiled, launch, number, groups, copies)
+            items.append([pipeline, step_groups, list(step.workgroups)])
+        return items, copies
+
+    def _field_groups(
+        self, compiled: _Pipeline, launch: Launch, number: int, groups: list[str], copies: list
+    ) -> list[str]:
+        """The bind groups of launch ``number``, which sets uniform fields of its own;
+        appends the copies that fill its uniform buffer to ``copies``."""
+        kernel, step = launch.kernel, launch.steps[number]
+        assert kernel.uniform is not None  # only a uniform block has fields
+        index = kernel.buffers.index(kernel.uniform)
+        view, (group, binding) = launch.views[index], compiled.bindings[index]
+        bound = binding_size(view, compiled.granules[index], self._allocator.alignment)
+        key = (view.slab, view.offset, bound, number, step.fields)
+        made = compiled.launch_fields.get(key)
+        if made is None:
+            data, ranges = launch_field_patch(kernel, step, bound)
+            own = self._buffer(bound, ("uniform", "copy-dst"), "a launch's uniform block")
+            patch = self._buffer(bound, ("copy-src", "copy-dst"), "a launch's uniform fields")
+            self._page.defer(
+                Command(
+                    "write",
+                    {"buffer": patch, "offset": 0, "size": bound, "keepTail": False},
+                    f"writing the uniform fields of {step.entry_point}",
+                    payload=memoryview(data),
+                )
+            )
+            entries = self._entries(compiled, launch.views)[group]
+            entries = [[binding, own, 0, bound] if e[0] == binding else e for e in entries]
+            replaced = self._bind_group_at(compiled, group, entries)
+            if len(compiled.launch_fields) >= _BIND_GROUP_CACHE:
+                old = compiled.launch_fields.pop(next(iter(compiled.launch_fields)))
+                self._page.defer(Command("release", {"ids": list(old[:3])}, "releasing buffers"))
+            made = compiled.launch_fields[key] = (replaced, own, patch, ranges)
+        replaced, own, patch, ranges = made
+        copies.append([self._checked_slab(view), view.offset, own, 0, bound])
+        copies.extend([patch, offset, own, offset, length] for offset, length in ranges)
+        return groups[:group] + [replaced] + groups[group + 1 :]
 
     def _enqueue(self, compiled: _Pipeline, launch: Launch) -> None:
-        items = self._items(compiled, launch)
+        items, copies = self._items(compiled, launch)
         self._settled = False
         self._page.call(
             Command(
                 "run",
-                {"items": items, "repeat": 1, "samples": 0},
+                {"items": items, "copies": copies, "repeat": 1, "samples": 0},
                 f"dispatching kernel {launch.kernel.id}",
             )
         )
 
     def _launch(self, compiled: _Pipeline, launch: Launch, warmups: int, samples: int) -> list[int]:
-        items = self._items(compiled, launch)
+        items, copies = self._items(compiled, launch)
         what = f"running kernel {launch.kernel.id}"
         self._settled = False
         if self._timestamps is None:
             result = self._page.call(
                 Command(
                     "run",
-                    {"items": items, "repeat": warmups, "samples": samples, "timing": "host"},
+                    {
+                        "items": items,
+                        "copies": copies,
+                        "repeat": warmups,
+                        "samples": samples,
+                        "timing": "host",
+                    },
                     what,
                 )
             )
@@ -392,7 +450,7 @@ class BrowserComputeContext(SlabContext):
             while len(times) < samples:
                 batch = min(samples - len(times), _MAX_BATCH)
                 begin, end = self._timed_run(
-                    self._timestamps, items, 0 if times else warmups, batch, what
+                    self._timestamps, items, 0 if times else warmups, batch, what, copies
                 )
                 times += durations_ns(begin, end, 1.0)  # WebGPU timestamps are in ns
         self._completed()
@@ -405,13 +463,16 @@ class BrowserComputeContext(SlabContext):
         warmups: int,
         samples: int,
         what: str = "timing an empty pass",
+        copies: list | None = None,
     ) -> tuple[list[int], list[int]]:
-        """Raw begin and end timestamps of ``samples`` timed passes of ``items``."""
+        """Raw begin and end timestamps of ``samples`` timed passes of ``items`` (after
+        ``copies``: ``_items``)."""
         result = self._page.call(
             Command(
                 "run",
                 {
                     "items": items,
+                    "copies": copies or [],
                     "repeat": warmups,
                     "samples": samples,
                     "timing": "device",

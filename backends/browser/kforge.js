@@ -204,13 +204,17 @@ const ops = {
     }));
   },
 
-  // The dispatch list `items` ([pipeline, [bind groups], [x, y, z]]) in compute passes:
+  // The dispatch list `items` ([pipeline, [bind groups], [x, y, z]]) in compute passes,
+  // after `copies` ([from, offset, to, offset, bytes]: a launch's own uniform block):
   // one untimed pass running it `repeat` times, then `samples` passes running it once
   // each, timed by `timing`: "device" (timestamp writes into `queries`, resolved and
   // read through `staging`; submits every `submitEvery` passes), "host"
   // (performance.now() around submit and completion of each pass) or none (no wait).
-  async run({ items, repeat, samples, timing, queries, resolve, staging, submitEvery }) {
+  async run({ items, copies, repeat, samples, timing, queries, resolve, staging, submitEvery }) {
     const encoder = state.device.createCommandEncoder();
+    for (const [from, fromOffset, to, toOffset, size] of copies || []) {
+      encoder.copyBufferToBuffer(object(from), fromOffset, object(to), toOffset, size);
+    }
     const dispatches = items.map(([pipeline, groups, workgroups]) =>
       [object(pipeline).pipeline, groups.map(object), workgroups]);
     if (repeat) encodePass(encoder, dispatches, repeat, null);

@@ -25,7 +25,7 @@ import numpy as np
 
 from forge import _checks, layout
 from forge import sources as _sources
-from forge._bindings import pointer_fields
+from forge._bindings import pointer_fields, uniform_field_bytes
 from forge.allocator import SlabAllocator
 from forge.errors import (
     AllocationError,
@@ -175,6 +175,7 @@ class CudaComputeContext(SlabContext):
 
     backend_name = "cuda"
     target = "cuda"
+    sets_launch_fields = True
 
     def __init__(
         self,
@@ -631,6 +632,10 @@ class CudaComputeContext(SlabContext):
             assert spec is not None  # only a kernel with a uniform block has these arguments
             index = launch.kernel.buffers.index(spec)
             raw = self._uniform_bytes(launch.views[index])
+            if step.fields:  # the launch's own values of some fields (a pass's stride)
+                raw = bytearray(raw)
+                for offset, data in uniform_field_bytes(launch.kernel, step.fields, self.target):
+                    raw[offset : offset + len(data)] = data
             known = sizes[len(holders)] if len(sizes) > len(holders) else None
             if kind == "uniform" and addressed:  # the buffers' addresses, as the struct holds
                 raw = bytearray(raw)

@@ -34,6 +34,7 @@ from .._webgpu import (
     check_view,
     constraints_from_limits,
     durations_ns,
+    launch_field_patch,
     layout_groups,
     override_value,
     slab_sizes,
@@ -117,6 +118,7 @@ class WgpuComputeContext(SlabContext):
 
     backend_name = "wgpu"
     target = "wgsl"
+    sets_launch_fields = True
 
     def __init__(
         self,
@@ -486,59 +488,123 @@ class WgpuComputeContext(SlabContext):
         groups = compiled.bind_groups.get(key)
         if groups is not None:
             return groups
-        entries: list[list[dict]] = [[] for _ in compiled.layouts]
-        alignment = self._allocator.alignment
-        for view, (group, binding), granule in zip(views, compiled.bindings, compiled.granules):
-            buffer = self._checked_slab(view)
-            entries[group].append(
-                {
-                    "binding": binding,
-                    "resource": {
-                        "buffer": buffer,
-                        "offset": view.offset,
-                        "size": binding_size(view, granule, alignment),
-                    },
-                }
-            )
         with translate_errors("creating bind groups"):
             groups = tuple(
-                self._device.create_bind_group(layout=layout, entries=group)
-                for layout, group in zip(compiled.layouts, entries)
+                self._device.create_bind_group(
+                    layout=layout, entries=self._group_entries_for(compiled, views, index)
+                )
+                for index, layout in enumerate(compiled.layouts)
             )
         if len(compiled.bind_groups) >= _BIND_GROUP_CACHE:
             compiled.bind_groups.pop(next(iter(compiled.bind_groups)))
         compiled.bind_groups[key] = groups
         return groups
 
+    def _step_groups(self, compiled: _Pipeline, launch: Launch) -> list[tuple]:
+        """The bind groups of each launch: the views' own, except for a launch that
+        sets uniform fields of its own (``Step.fields``), whose uniform binding is its
+        own buffer, filled from the uniform view and its fields by copies submitted
+        here, before the run (``launch_field_patch``)."""
+        groups = self._bind_groups(compiled, launch.views)
+        if not any(step.fields for step in launch.steps):
+            return [groups] * len(launch.steps)
+        kernel = launch.kernel
+        assert kernel.uniform is not None  # only a uniform block has fields
+        index = kernel.buffers.index(kernel.uniform)
+        view, (group, binding) = launch.views[index], compiled.bindings[index]
+        bound = binding_size(view, compiled.granules[index], self._allocator.alignment)
+        source = self._checked_slab(view)
+        encoder = self._device.create_command_encoder()
+        out = []
+        for number, step in enumerate(launch.steps):
+            if not step.fields:
+                out.append(groups)
+                continue
+            key = ("fields", view.slab, view.offset, bound, number, step.fields)
+            made = compiled.bind_groups.get(key)
+            if made is None:
+                data, ranges = launch_field_patch(kernel, step, bound)
+                with translate_errors("binding a launch's uniform fields"):
+                    own = self._device.create_buffer(
+                        size=bound, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
+                    )
+                    patch = self._device.create_buffer_with_data(
+                        data=data, usage=wgpu.BufferUsage.COPY_SRC
+                    )
+                    entries = [
+                        {**e, "resource": {"buffer": own, "offset": 0, "size": bound}}
+                        if e["binding"] == binding
+                        else e
+                        for e in self._group_entries_for(compiled, launch.views, group)
+                    ]
+                    layout = compiled.layouts[group]
+                    replaced = self._device.create_bind_group(layout=layout, entries=entries)
+                made = compiled.bind_groups[key] = (
+                    groups[:group] + (replaced,) + groups[group + 1 :],
+                    own,
+                    patch,
+                    ranges,
+                )
+            step_groups, own, patch, ranges = made
+            encoder.copy_buffer_to_buffer(source, view.offset, own, 0, bound)
+            for offset, length in ranges:
+                encoder.copy_buffer_to_buffer(patch, offset, own, offset, length)
+            out.append(step_groups)
+        with translate_errors(f"copying the uniform fields of kernel {kernel.id}'s launches"):
+            self._submit(encoder.finish())
+        return out
+
+    def _group_entries_for(
+        self, compiled: _Pipeline, views: tuple[BufferView, ...], group: int
+    ) -> list[dict]:
+        """The entries of bind group ``group`` over ``views``."""
+        alignment = self._allocator.alignment
+        return [
+            {
+                "binding": binding,
+                "resource": {
+                    "buffer": self._checked_slab(view),
+                    "offset": view.offset,
+                    "size": binding_size(view, granule, alignment),
+                },
+            }
+            for view, (at, binding), granule in zip(views, compiled.bindings, compiled.granules)
+            if at == group
+        ]
+
     @staticmethod
     def _encode(
         encoder,
         compiled: _Pipeline,
-        groups: tuple,
+        groups: list[tuple],
         steps,
         repeat: int = 1,
         timestamp_writes: dict | None = None,
     ) -> None:
         """One compute pass running the kernel's launches in order, ``repeat`` times
-        (WebGPU orders dispatches of a pass: each sees the writes of the ones before)."""
+        (WebGPU orders dispatches of a pass: each sees the writes of the ones before),
+        each with its bind groups (``_step_groups``)."""
         compute = encoder.begin_compute_pass(timestamp_writes=timestamp_writes)
-        for index, group in enumerate(groups):
-            compute.set_bind_group(index, group)
+        current = None
         for _ in range(repeat):
-            for pipeline, step in zip(compiled.pipelines, steps):
+            for pipeline, step, step_groups in zip(compiled.pipelines, steps, groups):
+                if step_groups is not current:
+                    for index, group in enumerate(step_groups):
+                        compute.set_bind_group(index, group)
+                    current = step_groups
                 compute.set_pipeline(pipeline)
                 compute.dispatch_workgroups(*step.workgroups)
         compute.end()
 
     def _enqueue(self, compiled: _Pipeline, launch: Launch) -> None:
-        groups = self._bind_groups(compiled, launch.views)
+        groups = self._step_groups(compiled, launch)
         with translate_errors(f"dispatching kernel {launch.kernel.id}"):
             encoder = self._device.create_command_encoder()
             self._encode(encoder, compiled, groups, launch.steps)
             self._submit(encoder.finish())
 
     def _launch(self, compiled: _Pipeline, launch: Launch, warmups: int, samples: int) -> list[int]:
-        groups = self._bind_groups(compiled, launch.views)
+        groups = self._step_groups(compiled, launch)
         with translate_errors(f"running kernel {launch.kernel.id}"):
             if self._timestamps:
                 return self._timed_on_device(compiled, groups, launch.steps, warmups, samples)
