@@ -38,6 +38,9 @@ class Wild:
     # (mutant, target, adapter name part): a mutant these adapters' values do not show
     # (a race their scheduling hides), seen there; still expected to fail elsewhere
     invisible_on: dict[tuple[str, str, str], str] = field(default_factory=dict)
+    # CUDA mutants that are a race (a dropped or misplaced barrier): where the GPU's
+    # values hide one, compute-sanitizer must find it (tests/wild/nvidia.py)
+    races: frozenset[str] = frozenset()
     # (backend, adapter name part, outputs joined by "+"): a driver that computes the
     # original's outputs against the language's definition (seen on that adapter), and how
     platform: dict[tuple[str, str, str], str] = field(default_factory=dict)
@@ -1475,3 +1478,7 @@ CORPUS.update(ROUND35)
 from tests.wild.round34 import ROUND34  # noqa: E402  (round 34: tests/wild/round34.py)
 
 CORPUS.update(ROUND34)
+
+from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
+
+seen_on_nvidia(CORPUS)

@@ -1080,7 +1080,7 @@ CANDLE_SOFTMAX = Wild(
         "CUDA: columns stepped by the block's x extent": (
             "cuda",
             "const int block_size = blockDim.y;",
-            "const int block_size = blockDim.x * 32;",
+            "const int block_size = blockDim.x;",
         ),
         "CUDA: max not subtracted": (
             "cuda",

@@ -1,0 +1,109 @@
+"""What the first GPU run of rounds 25 to 35 saw (H100 80GB HBM3, driver 580.159.04,
+2026-12-05): mutants whose wrong values NVIDIA hardware does not show, each with why.
+The rounds were written where only the CPU adapters run (lavapipe, SwiftShader); a
+dropped barrier there interleaves invocations so that the race shows, while NVIDIA
+runs a workgroup's warps in an order that hides it, in some runs or all.
+
+- A WGSL mutant is ``Wild.invisible_on`` NVIDIA: still required to fail on the CPU
+  adapters, skipped with the reason on NVIDIA's Vulkan driver where its values pass.
+- A CUDA race goes into ``Wild.races``: where its values pass on the GPU, the test
+  runs it again under compute-sanitizer (``kforge check --sanitize``), whose racecheck
+  or synccheck must find it; the values alone cannot.
+- A CUDA mutant that reads ``__shared__`` memory it never wrote is ``invisible_on``
+  NVIDIA: the memory held zeros, which is what the right kernel writes there (no
+  sanitizer tool checks shared memory for initialisation).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from tests.wild import RACE_HIDDEN, Wild
+
+#: Why a CUDA kernel's read of ``__shared__`` memory it never wrote passed.
+SHARED_ZERO = (
+    "reads __shared__ memory no thread wrote, which held zeros on the H100 (2026-12-05), "
+    "the value the right kernel writes there; compute-sanitizer's initcheck covers "
+    "global memory only"
+)
+
+_SUBGROUP_32 = (
+    "with NVIDIA's 32-wide subgroups a 256-invocation workgroup has 8 partial sums, all "
+    "within the first subgroup's loop; lavapipe's narrower subgroups leave some out"
+)
+
+_WGSL_RACES = {
+    "wild_r25_blelloch_exclusive_scan_one_workgroup_wgsl": "no barrier in the up-sweep",
+    "wild_r26_ggml_rms_norm_f32_warp_shuffle_xor": (
+        "no barrier between the butterfly's read and the next write"
+    ),
+    "wild_r26_vllm_fused_add_rms_norm_in_place_cub": "no barrier after s_variance",
+    "wild_r27_gaussian_blur_h_workgroup_tile_halo": "no barrier",
+    "wild_r28_cuda_samples_scan_exclusive_shared_uint4": "one barrier in the Hillis-Steele step",
+    "wild_r31_rodinia_backprop_layerforward_shared_tree": "no barrier in the tree",
+    "wild_r31_rodinia_nw_needle_shared_wavefront_launches": "no barrier in the first wavefront",
+    "wild_r31_rodinia_srad_v2_cuda_1_then_2_diffusion": "no barrier before the centre is read",
+    "wild_r32_vello_pathtag_reduce_scan_small_monoid": (
+        "reduce reads its neighbour before the barrier"
+    ),
+    "wild_r33_candle_fast_max_f32_middle_dim_info_strides": "no barrier in the tree",
+    "wild_r33_candle_softmax_f32_ggml_warp_along_y": "no barrier between the tree's steps",
+    "wild_r33_tinygrad_r_8_16_6_row_max_grouptop_infinity_uniform": (
+        "no barrier before the group's reduce"
+    ),
+    "wild_r34_harris_shared_memory_dynamicReverse": (
+        "no barrier between the copy and the reversed read"
+    ),
+    "wild_r34_harris_shared_memory_staticReverse": (
+        "no barrier between the copy and the reversed read"
+    ),
+    "wild_r34_siboehm_sgemm2DBlocktiling_bm64": "no barrier before the next tile is loaded",
+    "wild_r34_siboehm_sgemm2DBlocktiling_bm128": "no barrier between the tile's loads and reads",
+    "wild_r34_siboehm_sgemmVectorize_float4_transposed_As_bm128": (
+        "no barrier before the next tile is loaded"
+    ),
+}
+
+_CUDA_RACES = {
+    "wild_r28_cuda_samples_scan_exclusive_shared_uint4": (
+        "CUDA: one barrier in the Hillis-Steele step"
+    ),
+    "wild_r33_candle_fast_max_f32_middle_dim_info_strides": (
+        "CUDA: barrier after the tree step instead of before"
+    ),
+    "wild_r33_tinygrad_r_8_16_6_row_max_grouptop_infinity_uniform": (
+        "CUDA: no barrier before the group's reduce"
+    ),
+    "wild_r34_siboehm_sgemm2DBlocktiling_bm64": "CUDA: no barrier before the next tile is loaded",
+}
+
+_OTHERS = {
+    ("wild_r28_cuda_samples_scan_exclusive_shared_uint4", "CUDA: lower half not zeroed", "cuda"): (
+        SHARED_ZERO
+    ),
+    (
+        "wild_r34_luitjens_deviceReduceKernel_block_shfl_two_launches",
+        "CUDA: partial sums read from every lane",
+        "cuda",
+    ): SHARED_ZERO,
+    (
+        "wild_r34_luitjens_deviceReduceKernel_wgsl_port_subgroups",
+        "partial sums of the first subgroups only",
+        "wgsl",
+    ): _SUBGROUP_32,
+}
+
+
+def seen_on_nvidia(corpus: dict[str, Wild]) -> None:
+    """Add what the GPU run saw to the corpus's entries (each mutant named must exist)."""
+    seen = {(name, what, "wgsl"): RACE_HIDDEN for name, what in _WGSL_RACES.items()}
+    seen.update(_OTHERS)
+    for (name, what, target), why in seen.items():
+        wild = corpus[name]
+        assert wild.mutants[what][0] == target, (name, what)
+        invisible = {**wild.invisible_on, (what, target, "NVIDIA"): why}
+        corpus[name] = dataclasses.replace(wild, invisible_on=invisible)
+    for name, what in _CUDA_RACES.items():
+        wild = corpus[name]
+        assert wild.mutants[what][0] == "cuda", (name, what)
+        corpus[name] = dataclasses.replace(wild, races=wild.races | {what})
