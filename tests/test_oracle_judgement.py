@@ -134,7 +134,7 @@ def test_the_pytest_fixture_fails_the_wrong_kernel(pytester):
             "left 990 of 1000 elements of output y unwritten",
         ),
         (lambda a, y: (a * 2).reshape(10, 100), "shape (10, 100)"),
-        (lambda a, y: (a * 2).astype(np.float64), "dtype float64"),
+        (lambda a, y: (a * 2).astype(np.complex64), "dtype complex64"),
         (lambda a, y: (a, a), "returned 2 value(s), but the kernel has 1 output"),
         (lambda a, y: 1 / 0, "ZeroDivisionError"),
     ],
@@ -734,10 +734,12 @@ def test_a_reference_that_casts_its_result_to_the_output_dtype_gets_the_same_bou
     # (the same up to the cast's own rounding of the sums the oracle moves: a few
     # percent of the move where a row's sum is small)
     assert np.allclose(bound(cast), bound(plain), rtol=0.05, atol=1e-30) and bound(cast).max() > 0
-    # where the output holds its own dtype, a returned float64 is still refused
+    # a float64 result is taken cast where the output holds its own dtype too (refused
+    # until round 28's GPU run, 2026-12-05), with the same bound
     wide = spec("rows_wide", lambda x, y: x.reshape(len(y), -1).astype(np.float64).sum(axis=1))
+    assert np.allclose(bound(wide), bound(plain), rtol=0.05, atol=1e-30)
     ev = oracle.evaluate("reference", wide, size=16, samples=0)
-    assert ev.verdict is Verdict.REFERENCE_ERROR and "astype(np.float32)" in ev.report()
+    assert ev.verdict is Verdict.PASS, ev.report()
 
 
 def test_a_reference_that_accumulates_in_a_float32_array_gets_the_same_bound():

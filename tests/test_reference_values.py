@@ -104,3 +104,25 @@ def test_a_float8_result_for_a_byte_output_is_told_to_view_its_bytes():
     wide = _kernel(lambda x: x * 2, buffers=kernel.buffers)
     with pytest.raises(ReferenceFailed, match=r"cast it: \.astype\(np\.uint8\)"):
         wide.run_reference([x, y], kernel.size(8))
+
+
+def test_a_wider_result_of_the_same_kind_is_taken_cast():
+    """A reference computing in float64 returns float64 for an f32 output (round 28's
+    device-variable kernel, ``2.0 * x.astype(np.float64)``): refused until the GPU
+    run of 2026-12-05 showed the right kernel never judged. Now it is cast, as are
+    integers an integer output holds exactly (``x.sum()`` is int64 for int32 ``x``);
+    integers that do not fit, and floats for an integer output, are still refused."""
+    x, y = _run(_kernel(lambda x: 3.0 * x.astype(np.float64)))
+    assert y.dtype == np.float32 and y.tolist() == (3 * x).tolist()
+    ints = (BufferSpec(0, "i32", "read", name="x"), BufferSpec(1, "i32", "read_write", name="y"))
+    x = np.arange(-4, 4, dtype=np.int32)
+    y = np.zeros(8, np.int32)
+    kernel = _kernel(lambda x: x.astype(np.int64) * 3, buffers=ints)
+    kernel.run_reference([x, y], kernel.size(8))
+    assert y.tolist() == (3 * x).tolist()
+    huge = _kernel(lambda x: x.astype(np.int64) + 2**40, buffers=ints)
+    with pytest.raises(ReferenceFailed, match=r"dtype int64; the output holds .* int32"):
+        huge.run_reference([x, np.zeros(8, np.int32)], huge.size(8))
+    rounded = _kernel(lambda x: x * 0.5, buffers=ints)
+    with pytest.raises(ReferenceFailed, match=r"cast it: \.astype\(np\.int32\)"):
+        rounded.run_reference([x, np.zeros(8, np.int32)], rounded.size(8))
