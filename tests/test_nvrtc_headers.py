@@ -312,6 +312,8 @@ C_HEADER_KERNELS = {
     "math.h": 'extern "C" __global__ void k(float* x) { x[0] = sqrtf(x[1]) + fabs(x[2]); }',
     "stdlib.h": 'extern "C" __global__ void k(int* x) { x[0] = abs(x[1]); }',
     "string.h": 'extern "C" __global__ void k(float* x) { memcpy(x, x + 4, 4 * sizeof(float)); }',
+    # glibc's legacy name for <string.h> (mochimodev/cuda-hashing-algos' sha256.cu)
+    "memory.h": 'extern "C" __global__ void k(char* x) { memset(x, 0, 56); }',
     "stdio.h": 'extern "C" __global__ void k(float* x) { if (x[0] < 0) printf("%f\\n", x[0]); }',
     "cstdio": 'extern "C" __global__ void k(float* x) { if (x[0] < 0) printf("%f\\n", x[0]); }',
     "algorithm": """extern "C" __global__ void k(float* x, int* n) {

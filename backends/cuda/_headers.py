@@ -14,7 +14,8 @@ device-side twin of each header (``cuda/std/cstdint``), so NVRTC gets small in-m
 headers under the standard names (``STD_HEADERS``) that include the twin and make
 ``std::`` names resolve to ``cuda::std::`` (and, for the fixed-width integers, put them
 in the global namespace too, as host toolchains do). The C headers CUDA files start
-with are served too: ``stdint.h``, ``math.h``, ``stdlib.h``... by their C++ twin, and
+with are served too: ``stdint.h``, ``math.h``, ``stdlib.h``... by their C++ twin
+(``memory.h``, glibc's old name for ``string.h``, by ``cstring``), and
 ``stdio.h``/``cstdio`` empty (NVRTC has ``printf`` built in), as are the host-only
 headers a ``.cu`` file includes for its host code's timing (``time.h``, ``sys/time.h``,
 ``unistd.h``: Rodinia's hotspot.cu), whose device code reads nothing from them.
@@ -81,6 +82,9 @@ _C_HEADERS = {
     "math.h": "cmath",
     "stdlib.h": "cstdlib",
     "string.h": "cstring",
+    # glibc's (and BSD's) legacy <memory.h> is <string.h>: memset and memcpy, which
+    # mochimodev's cuda-hashing-algos includes it for (round 36)
+    "memory.h": "cstring",
 }
 # Headers with nothing NVRTC needs: printf is built into NVRTC.
 _EMPTY = ("cstdio", "stdio.h")
