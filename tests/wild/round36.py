@@ -405,5 +405,455 @@ SHA256 = Wild(
     },
 )
 
+# -- NVIDIA/cuda-samples: warpAggregatedAtomicsCG's three kernels ---------------------------
 
-ROUND36: dict[str, Wild] = {w.kernel.id: w for w in (SHA256,)}
+_WARP_AGGREGATED_CUDA = r"""/* Copyright (c) 2022, NVIDIA CORPORATION. All rights reserved.
+ * (BSD 3-clause: the sample's licence, as in NVIDIA/cuda-samples)
+ */
+
+#include <stdio.h>
+// includes, project
+// (cuda-samples' <helper_cuda.h> and <helper_functions.h> are left out: host helpers,
+// from the samples' Common folder, that no device code reads)
+
+#include <cuda_runtime.h>
+
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+
+namespace cg = cooperative_groups;
+
+#define NUM_ELEMS 10000000
+#define NUM_THREADS_PER_BLOCK 512
+
+// warp-aggregated atomic increment
+__device__ int atomicAggInc(int *counter) {
+  cg::coalesced_group active = cg::coalesced_threads();
+
+  // leader does the update
+  int res = 0;
+  if (active.thread_rank() == 0) {
+    res = atomicAdd(counter, active.size());
+  }
+
+  // broadcast result
+  res = active.shfl(res, 0);
+
+  // each thread computes its own value
+  return res + active.thread_rank();
+}
+
+__global__ void filter_arr(int *dst, int *nres, const int *src, int n) {
+  int id = threadIdx.x + blockIdx.x * blockDim.x;
+
+  for (int i = id; i < n; i += gridDim.x * blockDim.x) {
+    if (src[i] > 0) dst[atomicAggInc(nres)] = src[i];
+  }
+}
+
+// warp-aggregated atomic multi bucket increment
+#if __CUDA_ARCH__ >= 700
+__device__ int atomicAggIncMulti(const int bucket, int *counter)
+{
+  cg::coalesced_group active = cg::coalesced_threads();
+  // group all threads with same bucket value.
+  auto labeledGroup = cg::labeled_partition(active, bucket);
+
+  int res = 0;
+  if (labeledGroup.thread_rank() == 0)
+  {
+    res = atomicAdd(&counter[bucket], labeledGroup.size());
+  }
+
+  // broadcast result
+  res = labeledGroup.shfl(res, 0);
+
+  // each thread computes its own value
+  return res + labeledGroup.thread_rank();
+}
+#endif
+
+// Places individual value indices into its corresponding buckets.
+__global__ void mapToBuckets(const int *srcArr, int *indicesBuckets, int *bucketCounters, const int srcSize, const int numOfBuckets)
+{
+#if __CUDA_ARCH__ >= 700
+  cg::grid_group grid = cg::this_grid();
+
+  for (int i=grid.thread_rank(); i < srcSize; i += grid.size())
+  {
+    const int bucket = srcArr[i];
+    if (bucket < numOfBuckets)
+    {
+      indicesBuckets[atomicAggIncMulti(bucket, bucketCounters)] = i;
+    }
+  }
+#endif
+}
+
+// (the sample's host function mapIndicesToBuckets, left out, sets bucket i's counter to
+// i*NUM_ELEMS and launches mapToBuckets<<<NUM_ELEMS / NUM_THREADS_PER_BLOCK, 512>>>)
+
+// Warp-aggregated atomic Max in multi bucket
+#if __CUDA_ARCH__ >= 700
+__device__ void atomicAggMaxMulti(const int bucket, int *counter, const int valueForMax)
+{
+  cg::coalesced_group active = cg::coalesced_threads();
+  // group all threads with same bucket value.
+  auto labeledGroup = cg::labeled_partition(active, bucket);
+
+  const int maxValueInGroup = cg::reduce(labeledGroup, valueForMax, cg::greater<int>());
+
+  if (labeledGroup.thread_rank() == 0)
+  {
+    atomicMax(&counter[bucket], maxValueInGroup);
+  }
+}
+#endif
+
+// Performs max calculation in each buckets.
+__global__ void calculateMaxInEachBuckets(const int *srcArr, const int *valueInBuckets, int *bucketsMax, const int srcSize, const int numOfBuckets)
+{
+#if __CUDA_ARCH__ >= 700
+  cg::grid_group grid = cg::this_grid();
+
+  for (int i=grid.thread_rank(); i < srcSize; i += grid.size())
+  {
+    const int bucket = srcArr[i];
+    if (bucket < numOfBuckets)
+    {
+      atomicAggMaxMulti(bucket, bucketsMax, valueInBuckets[i]);
+    }
+  }
+#endif
+}
+
+// (calculateMaxInBuckets, left out: cudaMemset(d_bucketsMax, 0, ...), values rand(),
+// calculateMaxInEachBuckets<<<NUM_ELEMS / NUM_THREADS_PER_BLOCK, 512>>>; and main:
+// data_to_filter[i] = rand() % numOfBuckets, cudaMemset(d_nres, 0, ...),
+// filter_arr<<<(NUM_ELEMS / NUM_THREADS_PER_BLOCK) + 1, 512>>>)
+"""
+
+_FILTER_ARR_WGSL = """
+// a WebGPU port of cuda-samples' filter_arr with its warp-aggregated atomicAggInc, in
+// the ballot form of NVIDIA's "Optimized Filtering with Warp-Aggregated Atomics": the
+// subgroup's kept lanes counted by subgroupBallot, its first kept lane adding them to
+// the counter, each kept lane's slot its base plus the kept lanes below it. The
+// grid-stride loop runs the same rounds in every invocation, so that the ballot is in
+// uniform control flow. (A subgroup is at most 32 wide here: 8 on lavapipe, 4 on
+// SwiftShader, 32 on NVIDIA; ballot's .x holds it.)
+enable subgroups;
+
+@group(0) @binding(0) var<storage, read_write> dst: array<i32>;
+@group(0) @binding(1) var<storage, read_write> nres: array<atomic<i32>>;
+@group(0) @binding(2) var<storage, read> src: array<i32>;
+override n: u32;
+
+@compute @workgroup_size(256)
+fn filter_arr(@builtin(global_invocation_id) gid: vec3<u32>,
+              @builtin(num_workgroups) nwg: vec3<u32>,
+              @builtin(subgroup_invocation_id) lane: u32) {
+    let stride = nwg.x * 256u;
+    let rounds = (n + stride - 1u) / stride;
+    for (var r = 0u; r < rounds; r++) {
+        let i = gid.x + r * stride;
+        var keep = false;
+        if (i < n) { keep = src[i] > 0; }
+        let mask = subgroupBallot(keep).x;
+        let leader = firstTrailingBit(mask);
+        var res = 0i;
+        if (lane == leader) {
+            res = atomicAdd(&nres[0], i32(countOneBits(mask)));
+        }
+        res = subgroupShuffle(res, leader);
+        if (keep) {
+            dst[res + i32(countOneBits(mask & ((1u << lane) - 1u)))] = src[i];
+        }
+    }
+}
+"""
+
+
+def _filter_arr_reference(dst, nres, src):
+    kept = src[src > 0]
+    dst[: kept.size] = kept
+    nres[0] = kept.size
+
+
+def _positives_and_not(rng, count, size):
+    """main's data_to_filter, rand() % numOfBuckets (0 to 4), and negatives besides."""
+    return rng.integers(-2, 5, count).astype(np.int32)
+
+
+FILTER_ARR = Wild(
+    KernelSpec(
+        id="wild_r36_cuda_samples_filter_arr_coalesced_group",
+        entry_point="filter_arr",
+        sources={"cuda": _WARP_AGGREGATED_CUDA, "wgsl": _FILTER_ARR_WGSL},
+        buffers=(
+            BufferSpec(0, "i32", "read_write", name="dst", initial=-1, unordered=True),
+            BufferSpec(1, "i32", "read_write", name="nres", count=1, initial=0),
+            BufferSpec(2, "i32", "read", name="src", fill=_positives_and_not),
+        ),
+        reference=_filter_arr_reference,
+        overrides={"n": lambda s, size: int(size)},
+        # main's (NUM_ELEMS / NUM_THREADS_PER_BLOCK) + 1 blocks, of 256 here, WebGPU's
+        # most (the sample's 512 on CUDA too: the kernel reads only blockDim)
+        grid=lambda s, n: (int(n) // 256 + 1, 1, 1),
+        schedules=(Schedule(256),),
+        test_sizes=(10007, 1, 300),
+    ),
+    {
+        "CUDA: slot one past the group's base": (
+            "cuda",
+            "  return res + active.thread_rank();\n}\n\n__global__ void filter_arr",
+            "  return res + active.thread_rank() + 1;\n}\n\n__global__ void filter_arr",
+        ),
+        "CUDA: every lane adds the group's size": (
+            "cuda",
+            "  if (active.thread_rank() == 0) {\n    res = atomicAdd(counter, active.size());",
+            "  if (active.thread_rank() >= 0) {\n    res = atomicAdd(counter, active.size());",
+        ),
+        "CUDA: keeps zeros": ("cuda", "if (src[i] > 0) dst", "if (src[i] >= 0) dst"),
+        "slot counts the lane itself": (
+            "wgsl",
+            "mask & ((1u << lane) - 1u)",
+            "mask & ((2u << lane) - 1u)",
+        ),
+        "leader's base not broadcast": ("wgsl", "res = subgroupShuffle(res, leader);", ""),
+        "keeps zeros": ("wgsl", "keep = src[i] > 0;", "keep = src[i] >= 0;"),
+    },
+)
+
+
+_PORT_NOTE = """// a WebGPU port of cuda-samples' {name}: WGSL has no labeled_partition
+// (__match_any_sync), so a subgroup takes the labels in turn, {how} a bucket;
+// grid.thread_rank() and grid.size() are the global index and the dispatch's
+// invocations. Every invocation runs the same rounds of the grid-stride loop, so that
+// the subgroup operations are in uniform control flow.
+"""
+
+_MAP_TO_BUCKETS_WGSL = (
+    _PORT_NOTE.format(name="mapToBuckets", how="one ballot")
+    + """enable subgroups;
+
+@group(0) @binding(0) var<storage, read> srcArr: array<i32>;
+@group(0) @binding(1) var<storage, read_write> indicesBuckets: array<i32>;
+@group(0) @binding(2) var<storage, read_write> bucketCounters: array<atomic<i32>>;
+override srcSize: i32;
+override numOfBuckets: i32;
+
+@compute @workgroup_size(256)
+fn mapToBuckets(@builtin(global_invocation_id) gid: vec3<u32>,
+                @builtin(num_workgroups) nwg: vec3<u32>,
+                @builtin(subgroup_invocation_id) lane: u32) {
+    let size = nwg.x * 256u;
+    let rounds = (u32(srcSize) + size - 1u) / size;
+    for (var r = 0u; r < rounds; r++) {
+        let i = gid.x + r * size;
+        var bucket = -1;
+        if (i < u32(srcSize)) { bucket = srcArr[i]; }
+        for (var b = 0; b < numOfBuckets; b++) {
+            let group = subgroupBallot(bucket == b).x;
+            let leader = firstTrailingBit(group);
+            var res = 0i;
+            if (lane == leader) {
+                res = atomicAdd(&bucketCounters[b], i32(countOneBits(group)));
+            }
+            res = subgroupShuffle(res, leader);
+            if (bucket == b) {
+                indicesBuckets[res + i32(countOneBits(group & ((1u << lane) - 1u)))] = i32(i);
+            }
+        }
+    }
+}
+"""
+)
+
+_MAX_IN_BUCKETS_WGSL = (
+    _PORT_NOTE.format(name="calculateMaxInEachBuckets", how="one subgroupMax")
+    + """enable subgroups;
+
+@group(0) @binding(0) var<storage, read> srcArr: array<i32>;
+@group(0) @binding(1) var<storage, read> valueInBuckets: array<i32>;
+@group(0) @binding(2) var<storage, read_write> bucketsMax: array<atomic<i32>>;
+override srcSize: i32;
+override numOfBuckets: i32;
+
+@compute @workgroup_size(256)
+fn calculateMaxInEachBuckets(@builtin(global_invocation_id) gid: vec3<u32>,
+                             @builtin(num_workgroups) nwg: vec3<u32>,
+                             @builtin(subgroup_invocation_id) lane: u32) {
+    let size = nwg.x * 256u;
+    let rounds = (u32(srcSize) + size - 1u) / size;
+    for (var r = 0u; r < rounds; r++) {
+        let i = gid.x + r * size;
+        var bucket = -1;
+        var value = 0;
+        if (i < u32(srcSize)) {
+            bucket = srcArr[i];
+            value = valueInBuckets[i];
+        }
+        for (var b = 0; b < numOfBuckets; b++) {
+            let mine = bucket == b;
+            let maxValueInGroup = subgroupMax(select(-2147483647 - 1, value, mine));
+            if (subgroupAny(mine) && lane == 0u) {
+                atomicMax(&bucketsMax[b], maxValueInGroup);
+            }
+        }
+    }
+}
+"""
+)
+
+_BUCKETS = 5  # main's numOfBuckets
+
+
+def _bucket_ids(rng, count, size):
+    """main's rand() % numOfBuckets, and 5 and 6 besides, which both kernels skip."""
+    return rng.integers(0, _BUCKETS + 2, count).astype(np.int32)
+
+
+def _rand(rng, count, size):
+    """calculateMaxInBuckets' h_valueInBuckets[i] = rand(): 0 to RAND_MAX (glibc's)."""
+    return rng.integers(0, 2**31 - 1, count, endpoint=True).astype(np.int32)
+
+
+def _map_to_buckets_reference(srcArr, indicesBuckets, bucketCounters):
+    n = srcArr.size
+    for b in range(_BUCKETS):
+        members = np.flatnonzero(srcArr == b)
+        indicesBuckets[b, : members.size] = members
+        bucketCounters[b] = b * n + members.size
+
+
+def _max_in_buckets_reference(srcArr, valueInBuckets, bucketsMax):
+    for b in range(_BUCKETS):
+        bucketsMax[b] = valueInBuckets[srcArr == b].max(initial=0)
+
+
+_SRC_ARR = BufferSpec(0, "i32", "read", name="srcArr", fill=_bucket_ids)
+
+
+def _buckets(entry_point: str, wgsl: str, buffers, reference, mutants: dict) -> Wild:
+    return Wild(
+        KernelSpec(
+            id=f"wild_r36_cuda_samples_{entry_point}_labeled_partition",
+            entry_point=entry_point,
+            sources={"cuda": _WARP_AGGREGATED_CUDA, "wgsl": wgsl},
+            buffers=(_SRC_ARR, *buffers),
+            reference=reference,
+            params=lambda n: {"srcSize": int(n)},
+            defaults={"numOfBuckets": _BUCKETS},
+            # the host's NUM_ELEMS / NUM_THREADS_PER_BLOCK blocks (rounded down: the
+            # grid-stride loop takes the rest), of 256 here, WebGPU's most
+            grid=lambda s, n: (int(n) // 256, 1, 1),
+            schedules=(Schedule(256),),
+            # 39 blocks and a second lap of 23; one block and a second lap of 44
+            test_sizes=(10007, 300),
+        ),
+        mutants,
+    )
+
+
+MAP_TO_BUCKETS = _buckets(
+    "mapToBuckets",
+    _MAP_TO_BUCKETS_WGSL,
+    (
+        # bucket b's indices from b * n on, in any order: a row each
+        BufferSpec(
+            1,
+            "i32",
+            "read_write",
+            name="indicesBuckets",
+            count=lambda n: _BUCKETS * int(n),
+            shape=(_BUCKETS, "n"),
+            initial=-1,
+            unordered=True,
+        ),
+        # mapIndicesToBuckets' h_bucketCounters[i] = i*NUM_ELEMS
+        BufferSpec(
+            2,
+            "i32",
+            "read_write",
+            name="bucketCounters",
+            count=_BUCKETS,
+            initial=lambda n: np.arange(_BUCKETS, dtype=np.int32) * int(n),
+        ),
+    ),
+    _map_to_buckets_reference,
+    {
+        "CUDA: slot one past the group's base": (
+            "cuda",
+            "  return res + labeledGroup.thread_rank();",
+            "  return res + labeledGroup.thread_rank() + 1;",
+        ),
+        "CUDA: one group for every bucket": (
+            "cuda",
+            "  auto labeledGroup = cg::labeled_partition(active, bucket);\n\n  int res = 0;",
+            "  auto labeledGroup = cg::labeled_partition(active, 0);\n\n  int res = 0;",
+        ),
+        "CUDA: the bucket past the last taken": (
+            "cuda",
+            "    if (bucket < numOfBuckets)\n    {\n      indicesBuckets",
+            "    if (bucket <= numOfBuckets)\n    {\n      indicesBuckets",
+        ),
+        "slot one past the group's base": (
+            "wgsl",
+            "indicesBuckets[res + i32(countOneBits(group & ((1u << lane) - 1u)))] = i32(i);",
+            "indicesBuckets[res + 1 + i32(countOneBits(group & ((1u << lane) - 1u)))] = i32(i);",
+        ),
+        "ranked among the whole subgroup": (
+            "wgsl",
+            "indicesBuckets[res + i32(countOneBits(group & ((1u << lane) - 1u)))] = i32(i);",
+            "indicesBuckets[res + i32(lane)] = i32(i);",
+        ),
+        "last bucket never taken": (
+            "wgsl",
+            "let group = subgroupBallot(bucket == b).x;",
+            "let group = subgroupBallot(bucket == b && b < numOfBuckets - 1).x;",
+        ),
+    },
+)
+
+MAX_IN_BUCKETS = _buckets(
+    "calculateMaxInEachBuckets",
+    _MAX_IN_BUCKETS_WGSL,
+    (
+        BufferSpec(1, "i32", "read", name="valueInBuckets", fill=_rand),
+        # calculateMaxInBuckets' cudaMemset(d_bucketsMax, 0, ...)
+        BufferSpec(2, "i32", "read_write", name="bucketsMax", count=_BUCKETS, initial=0),
+    ),
+    _max_in_buckets_reference,
+    {
+        "CUDA: the group's least value": (
+            "cuda",
+            "cg::reduce(labeledGroup, valueForMax, cg::greater<int>());",
+            "cg::reduce(labeledGroup, valueForMax, cg::less<int>());",
+        ),
+        "CUDA: one group for every bucket": (
+            "cuda",
+            "  auto labeledGroup = cg::labeled_partition(active, bucket);\n\n  const int maxValueInGroup",
+            "  auto labeledGroup = cg::labeled_partition(active, 0);\n\n  const int maxValueInGroup",
+        ),
+        "CUDA: grid-stride loop runs once": (
+            "cuda",
+            "  for (int i=grid.thread_rank(); i < srcSize; i += grid.size())\n  {\n    const int bucket = srcArr[i];\n    if (bucket < numOfBuckets)\n    {\n      atomicAggMaxMulti",
+            "  for (int i=grid.thread_rank(); i < srcSize; i += srcSize)\n  {\n    const int bucket = srcArr[i];\n    if (bucket < numOfBuckets)\n    {\n      atomicAggMaxMulti",
+        ),
+        "max over every lane, whatever its bucket": (
+            "wgsl",
+            "subgroupMax(select(-2147483647 - 1, value, mine))",
+            "subgroupMax(value)",
+        ),
+        "grid-stride loop runs once": (
+            "wgsl",
+            "            value = valueInBuckets[i];",
+            "            value = valueInBuckets[i % (nwg.x * 256u)];",
+        ),
+    },
+)
+
+
+ROUND36: dict[str, Wild] = {
+    w.kernel.id: w for w in (SHA256, FILTER_ARR, MAP_TO_BUCKETS, MAX_IN_BUCKETS)
+}
