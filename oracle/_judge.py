@@ -329,25 +329,16 @@ def _unordered_order(spec, want: np.ndarray, packed: bool, row: int | None = Non
     flat = want.reshape(-1)
     if row is None or packed or not 0 < row < flat.size or flat.size % row:
         prefix = _prefix(spec, flat, packed)
-        parts = None if prefix is None else [(0, prefix), (prefix, flat.size)]
-        return _Sorted(parts, flat.size, prefix)
-    parts: list[tuple[int, int]] = []
+        whole = None if prefix is None else [(0, prefix), (prefix, flat.size)]
+        return _Sorted(whole, flat.size, prefix)
+    rows: list[tuple[int, int]] = []
     for start in range(0, flat.size, row):
-        parts += _prefix_parts(spec, flat[start : start + row], start, packed) or [
-            (start, start + row)
-        ]
-    order = _Sorted(parts, flat.size)
+        prefix = _prefix(spec, flat[start : start + row], packed)
+        cuts = [start, start + row] if prefix is None else [start, start + prefix, start + row]
+        rows += list(zip(cuts, cuts[1:]))
+    order = _Sorted(rows, flat.size)
     order.rows = flat.size // row
     return order
-
-
-def _prefix_parts(spec, flat: np.ndarray, start: int, packed: bool) -> list[tuple[int, int]] | None:
-    """The prefix and the rest of ``flat`` (at ``start`` in the output) where its
-    reference appends, else None."""
-    prefix = _prefix(spec, flat, packed)
-    if prefix is None:
-        return None
-    return [(start, start + prefix), (start + prefix, start + flat.size)]
 
 
 def _prefix(spec, flat: np.ndarray, packed: bool) -> int | None:

@@ -19,7 +19,8 @@ with are served too: ``stdint.h``, ``math.h``, ``stdlib.h``... by their C++ twin
 ``stdio.h``/``cstdio`` empty (NVRTC has ``printf`` built in), as are the host-only
 headers a ``.cu`` file includes for its host code's timing (``time.h``, ``sys/time.h``,
 ``unistd.h``: Rodinia's hotspot.cu), whose device code reads nothing from them.
-(``cuda.h`` itself does not compile: it declares host functions; ``_nvrtc`` says so.)
+(``cuda.h`` declares host functions, which NVRTC refuses; ``_nvrtc`` retries such a
+compile with them as device declarations, as they are declarations only.)
 
 nvcc declares ``int64_t`` and the other fixed-width integers without an include (its
 implicit host headers do); ``implicit_options`` pre-includes ``cstdint`` for a source
@@ -300,7 +301,7 @@ def implicit_options(source: str) -> tuple[str, ...]:
     ``cmath`` when it calls ``std::exp``, ``std::sqrt``... without including it, as nvcc's
     implicit ``<cmath>`` would; glibc's ``M_PI``, ``M_SQRT2``... for those it uses and does
     not ``#define``; and ``CUDA_VERSION`` (nvcc's value for this NVRTC) where it tests it
-    without defining it or including ``<cuda.h>``, which NVRTC cannot compile; glibc's
+    without defining it or including ``<cuda.h>``; glibc's
     ``uint``, ``ushort`` and ``ulong`` where it uses them without declaring them."""
     text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
     options: list[str] = []

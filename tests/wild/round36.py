@@ -4,7 +4,53 @@ written with a WGSL port as a WebGPU port would write it (the port runs here, on
 lavapipe and SwiftShader, the original on the GPU machine), both judged by one exact
 integer (or float64) reference.
 
-FINDINGS
+- mochimodev/cuda-hashing-algos (sha256.cu, sha256.cuh and config.h at 5f80d58c;
+  public domain, after Brad Conte's crypto-algorithms): ``kernel_sha256_hash``, one
+  message of ``inlen`` bytes a thread, BYTE buffers, ``__constant__ WORD k[64]``, the
+  ROTRIGHT/EP0/EP1/SIG0/SIG1 macros, ``memset`` in device code; its headers as written
+  in tests/wild/round36_include (``include_dirs``), the file's host launcher left out
+  (NVRTC compiles device code only). Judged against ``hashlib.sha256``, byte for byte;
+  sizes that pad in the last block (55 bytes), in a block of its own (56) and past two
+  blocks (121). The port reads the bytes out of u32 words and writes the digest a word
+  at a time, byte-swapped.
+- NVIDIA/cuda-samples, Samples/3_CUDA_Features/warpAggregatedAtomicsCG (at f5cb14f3;
+  BSD 3-clause): ``filter_arr`` (``atomicAggInc`` over ``cg::coalesced_threads()``),
+  ``mapToBuckets`` (``cg::labeled_partition``, i.e. ``__match_any_sync``, counters
+  starting at b * n) and ``calculateMaxInEachBuckets`` (``cg::reduce`` with
+  ``cg::greater``, ``atomicMax``), ``cg::this_grid()`` grid-stride loops, the host's
+  grids; blocks of 256 (WebGPU's most) where the host launches 512. The ports use
+  subgroup ballots (``subgroupBallot``, ``firstTrailingBit``, ``countOneBits``,
+  ``subgroupShuffle``), one label at a time for labeled_partition, and ``subgroupMax``.
+- nobuyuki83/del-msh, del-msh-cuda-kernel/src/aabb3_from_vtx2xyz.cu (at e886c26a; MIT):
+  ``kernel_MinMax_TPB256``, a point cloud's bounding box: a (256, 3) block staging the
+  coordinates in shared memory, ``assert`` on the block, an early return before
+  ``__syncthreads`` past np, and float min and max merged across blocks by
+  ``atomicCAS`` loops on ``__float_as_int``. The port (256 invocations, WebGPU's most)
+  is a spec of its own; its loops are ``atomicCompareExchangeWeak`` on u32 bits.
+
+What they showed (lavapipe and SwiftShader here, NVRTC for sm_90; no GPU: the CUDA
+originals and their mutants compile, and run on the GPU machine later):
+
+- Every original passed on reference, wgpu and browser; every WGSL mutant failed on
+  both CPU adapters. Every CUDA original and mutant compiles with NVRTC.
+- Gap, fixed: sha256.cu's ``#include <memory.h>`` (glibc's old name for <string.h>)
+  was not served to NVRTC; it is now, as <cstring>.
+- Gap, fixed: sha256.cuh declares the host launcher, ``void
+  mcm_cuda_sha256_hash_batch(BYTE* in, ...);``, which NVRTC refuses ("host functions
+  are not allowed in JIT mode") and nvcc compiles. A compile whose only errors are host
+  functions that are merely declared is retried with them as device declarations (a
+  host function with a body is still refused, with NVRTC's message).
+- False pass, fixed: mapToBuckets' output holds one list per bucket, each appended from
+  its own offset; the reference leaves the sentinel after each list, not after one
+  prefix, so the output was compared as one multiset and an index appended one past
+  its bucket's base passed (on CUDA and on the port). An ``unordered`` output with a
+  ``shape`` of two or more axes is now a multiset a row, with the prefix rule in each.
+- Gap (strict xfail): a min/max port whose scan leaves out each block's last point
+  passes unless that point is an extreme; no drawn input puts the extremes at block
+  ends. And a compare-and-swap loop that drops its retry cannot be seen on the CPU
+  adapters (no two workgroups' CAS on one address meet there); the mutants here break
+  the loop's comparison instead (float bits compared as unsigned integers), which
+  shows everywhere.
 """
 
 # ruff: noqa: E501, W191, W291, W293  (the CUDA sources keep their authors' long lines, tabs and
@@ -854,6 +900,228 @@ MAX_IN_BUCKETS = _buckets(
 )
 
 
+# -- nobuyuki83/del-msh: kernel_MinMax_TPB256, float min and max through atomicCAS --------
+
+_MINMAX_CUDA = r"""
+__device__
+void device_AtomicMaxFloat(float * const address, const float value)
+{
+  if ( *address >= value ) { return; }
+  int * const address_as_i = (int *)address;
+  int old = * address_as_i, assumed;
+  do {
+    assumed = old;
+    if (__int_as_float(assumed) >= value) { break; }
+    old = atomicCAS(address_as_i, assumed, __float_as_int(value));
+  } while (assumed != old);
+}
+
+__device__
+void device_AtomicMinFloat(float * const address, const float value)
+{
+  if ( *address <= value ) { return; }
+  int * const address_as_i = (int *)address;
+  int old = * address_as_i, assumed;
+  do {
+    assumed = old;
+    if (__int_as_float(assumed) <= value) { break; }
+    old = atomicCAS(address_as_i, assumed, __float_as_int(value));
+  } while (assumed != old);
+}
+
+
+extern "C" {
+
+__global__
+void kernel_MinMax_TPB256(
+    float *d_minmax,
+    const float *d_XYZ,
+    unsigned int np)
+{
+  const unsigned int idx = blockDim.x * blockIdx.x + threadIdx.x;
+  const unsigned int s_idx = threadIdx.x;
+  const unsigned int BLOCK = 256;
+  assert(blockDim.x == BLOCK);
+  assert( blockDim.y == 3 && blockIdx.y == 0 );
+  unsigned int idy = threadIdx.y;
+  if( idx >= np ){ return; }
+  // ---------------
+  // put value in shared memory
+  __shared__ float s_XYZ[BLOCK][3];
+  s_XYZ[s_idx][idy] = d_XYZ[idx*3+idy];
+  __syncthreads();
+  if( s_idx == 0 ) {
+    // computing min/max inside shared memory
+    float vmin = s_XYZ[0][idy];
+    float vmax = s_XYZ[0][idy];
+    int ns = BLOCK;
+    if( blockDim.x * (blockIdx.x+1) > np ) {
+      ns = np - blockDim.x * blockIdx.x;
+    }
+    for(int is=0;is<ns;++is){
+      if( s_XYZ[is][idy] < vmin ){ vmin = s_XYZ[is][idy]; }
+      if( s_XYZ[is][idy] > vmax ){ vmax = s_XYZ[is][idy]; }
+    }
+    // computing mim/max across blocks
+    device_AtomicMinFloat(d_minmax+idy+0,vmin);
+    device_AtomicMaxFloat(d_minmax+idy+3,vmax);
+  }
+}
+
+}
+// (del-msh's Rust host, del-msh-cudarc, launches it with a block of (256, 3, 1) and
+// ceil(np / 256) blocks, d_minmax set to (FLT_MAX x 3, -FLT_MAX x 3) first)
+"""
+
+_MINMAX_WGSL = """
+// a WebGPU port of del-msh's kernel_MinMax_TPB256: a workgroup of 256 invocations (not
+// CUDA's 256 x 3, past WebGPU's 256), each staging a point's three coordinates, then
+// invocation 0 scanning the block for each axis and merging into d_minmax with the
+// compare-and-swap loops WGSL needs for floats (atomics on the u32 bits). The early
+// return past np would leave the barrier in non-uniform control flow: the loads are
+// guarded instead.
+@group(0) @binding(0) var<storage, read_write> d_minmax: array<atomic<u32>>;
+@group(0) @binding(1) var<storage, read> d_XYZ: array<f32>;
+override np: u32;
+
+const BLOCK = 256u;
+var<workgroup> s_XYZ: array<array<f32, 3>, BLOCK>;
+
+fn atomicMaxFloat(i: u32, value: f32) {
+    var old = atomicLoad(&d_minmax[i]);
+    loop {
+        if (bitcast<f32>(old) >= value) { break; }
+        let r = atomicCompareExchangeWeak(&d_minmax[i], old, bitcast<u32>(value));
+        if (r.exchanged) { break; }
+        old = r.old_value;
+    }
+}
+
+fn atomicMinFloat(i: u32, value: f32) {
+    var old = atomicLoad(&d_minmax[i]);
+    loop {
+        if (bitcast<f32>(old) <= value) { break; }
+        let r = atomicCompareExchangeWeak(&d_minmax[i], old, bitcast<u32>(value));
+        if (r.exchanged) { break; }
+        old = r.old_value;
+    }
+}
+
+@compute @workgroup_size(BLOCK)
+fn kernel_MinMax_TPB256(@builtin(workgroup_id) blockIdx: vec3<u32>,
+                        @builtin(local_invocation_index) s_idx: u32) {
+    let idx = BLOCK * blockIdx.x + s_idx;
+    if (idx < np) {
+        for (var idy = 0u; idy < 3u; idy++) {
+            s_XYZ[s_idx][idy] = d_XYZ[idx * 3u + idy];
+        }
+    }
+    workgroupBarrier();
+    if (s_idx == 0u) {
+        let ns = min(BLOCK, np - BLOCK * blockIdx.x);
+        for (var idy = 0u; idy < 3u; idy++) {
+            var vmin = s_XYZ[0][idy];
+            var vmax = s_XYZ[0][idy];
+            for (var is = 0u; is < ns; is++) {
+                if (s_XYZ[is][idy] < vmin) { vmin = s_XYZ[is][idy]; }
+                if (s_XYZ[is][idy] > vmax) { vmax = s_XYZ[is][idy]; }
+            }
+            atomicMinFloat(idy, vmin);
+            atomicMaxFloat(idy + 3u, vmax);
+        }
+    }
+}
+"""
+
+_FLT_MAX = float(np.finfo(np.float32).max)
+
+
+def _minmax_reference(d_minmax, d_XYZ):
+    xyz = d_XYZ.reshape(-1, 3)
+    d_minmax[:3] = xyz.min(axis=0)
+    d_minmax[3:] = xyz.max(axis=0)
+
+
+def _minmax(target: str, schedule: Schedule, mutants: dict) -> Wild:
+    return Wild(
+        KernelSpec(
+            id=f"wild_r36_del_msh_kernel_MinMax_TPB256_atomicCAS_{target}",
+            entry_point="kernel_MinMax_TPB256",
+            sources={target: _MINMAX_CUDA if target == "cuda" else _MINMAX_WGSL},
+            dims=("np",),
+            buffers=(
+                BufferSpec(
+                    0,
+                    "f32",
+                    "read_write",
+                    name="d_minmax",
+                    count=6,
+                    initial=np.array([_FLT_MAX] * 3 + [-_FLT_MAX] * 3, np.float32),
+                ),
+                BufferSpec(1, "f32", "read", name="d_XYZ", count="np*3"),
+            ),
+            reference=_minmax_reference,
+            overrides={"np": lambda s, size: int(size)},
+            grid=lambda s, size: (ceil_div(int(size), 256), 1, 1),
+            schedules=(schedule,),
+            # a vertex list's coordinates: finite (a mesh has no NaN vertex)
+            nonfinite_inputs=False,
+            # many blocks and a partial one; one block, partial; one point
+            test_sizes=(10007, 100, 1),
+        ),
+        mutants,
+    )
+
+
+MINMAX_CUDA = _minmax(
+    "cuda",
+    Schedule((256, 3)),
+    {
+        "CUDA: the max compares the bits as signed integers": (
+            "cuda",
+            "if (__int_as_float(assumed) >= value) { break; }",
+            "if (assumed >= __float_as_int(value)) { break; }",
+        ),
+        "CUDA: the partial block scans a full block": (
+            "cuda",
+            "      ns = np - blockDim.x * blockIdx.x;",
+            "      ns = BLOCK;",
+        ),
+        "CUDA: the max merged into the min's slot": (
+            "cuda",
+            "device_AtomicMaxFloat(d_minmax+idy+3,vmax);",
+            "device_AtomicMaxFloat(d_minmax+idy+0,vmax);",
+        ),
+    },
+)
+
+MINMAX_WGSL = _minmax(
+    "wgsl",
+    Schedule(256),
+    {
+        "the max compares the bits as unsigned integers": (
+            "wgsl",
+            "if (bitcast<f32>(old) >= value) { break; }",
+            "if (old >= bitcast<u32>(value)) { break; }",
+        ),
+        "the partial block scans a full block": (
+            "wgsl",
+            "let ns = min(BLOCK, np - BLOCK * blockIdx.x);",
+            "let ns = BLOCK;",
+        ),
+        "no barrier before the scan": ("wgsl", "    workgroupBarrier();\n", ""),
+    },
+)
+
+
 ROUND36: dict[str, Wild] = {
-    w.kernel.id: w for w in (SHA256, FILTER_ARR, MAP_TO_BUCKETS, MAX_IN_BUCKETS)
+    w.kernel.id: w
+    for w in (
+        SHA256,
+        FILTER_ARR,
+        MAP_TO_BUCKETS,
+        MAX_IN_BUCKETS,
+        MINMAX_CUDA,
+        MINMAX_WGSL,
+    )
 }
