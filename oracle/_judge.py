@@ -298,33 +298,57 @@ def _near_ties_worth_trying(comparison: Comparison, want: np.ndarray, expected: 
 
 
 class _Sorted:
-    """How an ``unordered`` output is put in order before it is compared: sorted whole,
-    or, where the reference appends (``prefix``), its first ``prefix`` elements and the
-    rest each sorted on their own."""
+    """How an ``unordered`` output is put in order before it is compared: ``parts``, the
+    (start, stop) runs of its flat elements each sorted on their own: the whole output;
+    where the reference appends, its prefix and the rest; and for an output with a
+    ``shape`` of two or more axes, each row (along the last axis), with that rule in
+    each. ``prefix`` is the single-prefix case's length, for the report."""
 
-    def __init__(self, prefix: int | None):
+    def __init__(self, parts: list[tuple[int, int]] | None, size: int, prefix: int | None = None):
+        self.parts = parts if parts is not None else [(0, size)]
         self.prefix = prefix
+        self.rows = 0
 
     def __call__(self, a: np.ndarray) -> np.ndarray:
         flat = a.reshape(-1)
-        if self.prefix is None:
-            return np.sort(flat)
-        return np.concatenate([np.sort(flat[: self.prefix]), np.sort(flat[self.prefix :])])
+        return np.concatenate([np.sort(flat[start:stop]) for start, stop in self.parts])
 
 
-def _unordered_order(spec, want: np.ndarray, packed: bool) -> _Sorted:
+def _unordered_order(spec, want: np.ndarray, packed: bool, row: int | None = None) -> _Sorted:
     """For an unordered output, whether its reference appends (through an atomic counter,
     as a stream compaction or a culling pass does): it fills a prefix and leaves the
     declared scalar ``initial`` after it, a sentinel that is none of the values it
     wrote and outside their range (0xFFFFFFFF, -1, NaN; zero only for integers: a float
     zero is as likely a value as any). Then a kernel must fill the same prefix, in any
     order: an append one slot past (``atomicAdd(...) + 1``) leaves a hole at the front
-    and writes past the count, which a multiset of the whole buffer cannot see."""
-    initial, flat = spec.initial, want.reshape(-1)
+    and writes past the count, which a multiset of the whole buffer cannot see. An
+    output shaped in rows of ``row`` elements (its ``shape``'s last axis) is a multiset
+    a row, each with that rule: a list per bucket, each appended from its own offset
+    (cuda-samples' mapToBuckets), where a multiset of the whole buffer passed an index
+    appended one past its bucket's base, or into the next bucket's list."""
+    flat = want.reshape(-1)
+    if row is None or packed or not 0 < row < flat.size or flat.size % row:
+        prefix = _prefix(spec, flat, packed)
+        whole = None if prefix is None else [(0, prefix), (prefix, flat.size)]
+        return _Sorted(whole, flat.size, prefix)
+    rows: list[tuple[int, int]] = []
+    for start in range(0, flat.size, row):
+        prefix = _prefix(spec, flat[start : start + row], packed)
+        cuts = [start, start + row] if prefix is None else [start, start + prefix, start + row]
+        rows += list(zip(cuts, cuts[1:]))
+    order = _Sorted(rows, flat.size)
+    order.rows = flat.size // row
+    return order
+
+
+def _prefix(spec, flat: np.ndarray, packed: bool) -> int | None:
+    """How many elements ``flat``'s reference appends before the sentinel ``initial``
+    it leaves after them, or None where it does not append so."""
+    initial = spec.initial
     if packed or not isinstance(initial, (int, float, np.number)) or isinstance(initial, bool):
-        return _Sorted(None)
+        return None
     if flat.dtype.kind not in "iuf" or flat.size < 2:
-        return _Sorted(None)
+        return None
     sentinel = flat.dtype.type(initial)
     with np.errstate(invalid="ignore"):
         left = flat == sentinel
@@ -333,16 +357,24 @@ def _unordered_order(spec, want: np.ndarray, packed: bool) -> _Sorted:
     written = np.flatnonzero(~left)
     prefix = int(written[-1]) + 1 if written.size else 0
     if not 0 < prefix < flat.size or left[:prefix].any():
-        return _Sorted(None)
+        return None
     values = flat[:prefix]
     if flat.dtype.kind == "f":
         if sentinel == 0 or np.isnan(values).any():
-            return _Sorted(None)
+            return None
         if not np.isnan(sentinel) and values.min() <= sentinel <= values.max():
-            return _Sorted(None)
+            return None
     elif values.min() <= sentinel <= values.max():
-        return _Sorted(None)
-    return _Sorted(prefix)
+        return None
+    return prefix
+
+
+def _row(spec, expected: Expected) -> int | None:
+    """The length of an output's rows where its ``shape`` has two or more axes."""
+    if spec.shape is None:
+        return None
+    shape = spec.shape_at(expected.case.size)
+    return int(shape[-1]) if len(shape) >= 2 else None
 
 
 def _later(kernel: KernelSpec, spec, region: Region, raw, outcome: Outcome, index: int, target):
@@ -389,7 +421,7 @@ def _judge_output(
         )
         if note not in ev.notes:
             ev.notes.append(note)
-    sort = _unordered_order(spec, want, packed) if spec.unordered else None
+    sort = _unordered_order(spec, want, packed, _row(spec, expected)) if spec.unordered else None
     order = sort if sort is not None else (lambda a: a)
     if sort is not None:  # any order is right: compared as multisets
         got, want = order(got), order(want)
@@ -399,7 +431,14 @@ def _judge_output(
             f"{region.label} is declared unordered: its values are compared sorted, as "
             "a multiset (element i of the report is the i-th smallest)"
         )
-        if sort.prefix is not None:
+        if sort.rows:
+            note = (
+                f"{region.label} is declared unordered and shaped in {sort.rows} rows: each "
+                "row is compared sorted, as a multiset of its own (where its reference "
+                f"appends, leaving the initial {spec.initial!r} after, its prefix and the "
+                "rest each; element i of the report is the i-th smallest of its part)"
+            )
+        elif sort.prefix is not None:
             note = (
                 f"{region.label} is declared unordered and its reference appends: it fills "
                 f"the first {sort.prefix} elements and leaves the rest at the initial "

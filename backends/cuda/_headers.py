@@ -14,11 +14,13 @@ device-side twin of each header (``cuda/std/cstdint``), so NVRTC gets small in-m
 headers under the standard names (``STD_HEADERS``) that include the twin and make
 ``std::`` names resolve to ``cuda::std::`` (and, for the fixed-width integers, put them
 in the global namespace too, as host toolchains do). The C headers CUDA files start
-with are served too: ``stdint.h``, ``math.h``, ``stdlib.h``... by their C++ twin, and
+with are served too: ``stdint.h``, ``math.h``, ``stdlib.h``... by their C++ twin
+(``memory.h``, glibc's old name for ``string.h``, by ``cstring``), and
 ``stdio.h``/``cstdio`` empty (NVRTC has ``printf`` built in), as are the host-only
 headers a ``.cu`` file includes for its host code's timing (``time.h``, ``sys/time.h``,
 ``unistd.h``: Rodinia's hotspot.cu), whose device code reads nothing from them.
-(``cuda.h`` itself does not compile: it declares host functions; ``_nvrtc`` says so.)
+(``cuda.h`` declares host functions, which NVRTC refuses; ``_nvrtc`` retries such a
+compile with them as device declarations, as they are declarations only.)
 
 nvcc declares ``int64_t`` and the other fixed-width integers without an include (its
 implicit host headers do); ``implicit_options`` pre-includes ``cstdint`` for a source
@@ -81,6 +83,9 @@ _C_HEADERS = {
     "math.h": "cmath",
     "stdlib.h": "cstdlib",
     "string.h": "cstring",
+    # glibc's (and BSD's) legacy <memory.h> is <string.h>: memset and memcpy, which
+    # mochimodev's cuda-hashing-algos includes it for (round 36)
+    "memory.h": "cstring",
 }
 # Headers with nothing NVRTC needs: printf is built into NVRTC.
 _EMPTY = ("cstdio", "stdio.h")
@@ -296,7 +301,7 @@ def implicit_options(source: str) -> tuple[str, ...]:
     ``cmath`` when it calls ``std::exp``, ``std::sqrt``... without including it, as nvcc's
     implicit ``<cmath>`` would; glibc's ``M_PI``, ``M_SQRT2``... for those it uses and does
     not ``#define``; and ``CUDA_VERSION`` (nvcc's value for this NVRTC) where it tests it
-    without defining it or including ``<cuda.h>``, which NVRTC cannot compile; glibc's
+    without defining it or including ``<cuda.h>``; glibc's
     ``uint``, ``ushort`` and ``ulong`` where it uses them without declaring them."""
     text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
     options: list[str] = []

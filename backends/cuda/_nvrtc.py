@@ -327,6 +327,36 @@ def _summary(log: str) -> str:
     return next((line for line in lines if "error" in line), lines[0] if lines else "no log")
 
 
+_DEVICE_DEFAULT = "--device-as-default-execution-space"
+_HOST_FUNCTION = re.compile(
+    r"^(.*)\((\d+)\): error: A function without execution space annotations", re.M
+)
+
+
+def _host_prototypes_only(log: str, source: str, file_name: str) -> bool:
+    """Whether every error of an NVRTC ``log`` is a host function that is only declared
+    (``void launch(float* x, int n);``, as a .cu file's header declares its host
+    launcher), which nvcc compiles: the declaration, read in ``source`` (NVRTC's
+    ``file_name``) or the header on disk, ends at a ``;`` before any ``{``."""
+    found = _HOST_FUNCTION.findall(log)
+    if not found or len(found) != len(re.findall(r"\(\d+\): (?:catastrophic )?error", log)):
+        return False
+    for path, number in found:
+        if path == file_name:
+            text = source
+        else:
+            try:
+                text = Path(path).read_text(errors="replace")
+            except OSError:
+                return False
+        rest = "\n".join(text.splitlines()[int(number) - 1 :])
+        rest = re.sub(r"//[^\n]*|/\*.*?\*/", " ", rest, flags=re.S)
+        end = re.search(r"[;{]", rest)
+        if end is None or end.group() != ";":
+            return False
+    return True
+
+
 def _file_name(entry_points: tuple[str, ...]) -> bytes:
     stem = re.sub(r"\W+", "_", entry_points[0]).strip("_") or "kernel"
     return f"{stem}.cu".encode()
@@ -547,7 +577,17 @@ def compile_module_entries(
     if cached is not None:
         _count("disk_hits")
         return _unpack(cached)
-    image, lowered, _, entries = _run_nvrtc(source, entry_points, arch, output, full, headers)
+    try:
+        image, lowered, _, entries = _run_nvrtc(source, entry_points, arch, output, full, headers)
+    except CompileError as error:
+        if not _host_prototypes_only(error.log, source, _file_name(entry_points).decode()):
+            raise
+        # nvcc compiles a host function's prototype (a .cu file's header declaring its
+        # launcher) and never asks for its body; NVRTC refuses the declaration itself.
+        # Declared as device functions, never defined nor called, they cost nothing.
+        image, lowered, _, entries = _run_nvrtc(
+            source, entry_points, arch, output, (*full, _DEVICE_DEFAULT), headers
+        )
     head = {"names": lowered, "entries": {e: asdict(i) for e, i in entries.items()}}
     _store(path, json.dumps(head).encode() + b"\n" + image)
     return image, lowered, entries

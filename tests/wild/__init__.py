@@ -1479,6 +1479,10 @@ from tests.wild.round34 import ROUND34  # noqa: E402  (round 34: tests/wild/roun
 
 CORPUS.update(ROUND34)
 
+from tests.wild.round36 import ROUND36  # noqa: E402  (round 36: tests/wild/round36.py)
+
+CORPUS.update(ROUND36)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
