@@ -1475,3 +1475,7 @@ CORPUS.update(ROUND35)
 from tests.wild.round34 import ROUND34  # noqa: E402  (round 34: tests/wild/round34.py)
 
 CORPUS.update(ROUND34)
+
+from tests.wild.round37 import ROUND37  # noqa: E402  (round 37: tests/wild/round37.py)
+
+CORPUS.update(ROUND37)
