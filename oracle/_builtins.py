@@ -1080,22 +1080,47 @@ def _repeated(result: Any, counts: np.ndarray) -> Any:
 
 def _rounded(result: Any, units: float = 1.0) -> Any:
     """``result`` moved by ``units`` roundings (``_EXACT_RESULT``: none;
-    ``_INEXACT_RESULT``: one, where it is not a ``_RoundingArray.narrow`` number)."""
+    ``_INEXACT_RESULT``: one, where it is not a ``_RoundingArray.narrow`` number), and
+    where it lies below the narrow dtype's smallest normal, by as much as a flush to
+    zero (``_underflow``)."""
     if units != _EXACT_RESULT and (
         isinstance(result, np.floating)
         or (isinstance(result, np.ndarray) and result.dtype.kind == "f")
     ):
         signs = _signs(np.shape(result))
+        narrow = _RoundingArray.narrow
         if units == _INEXACT_RESULT:
-            narrow = _RoundingArray.narrow
             units = 1.0
             if narrow is not None:
                 with np.errstate(all="ignore"):
                     signs = np.where(np.asarray(result, narrow) == result, 0.0, signs)
-        result = result * (1.0 + units * _RoundingArray.unit * signs).astype(result.dtype)
+        moved = result * (1.0 + units * _RoundingArray.unit * signs).astype(result.dtype)
+        result = moved if narrow is None else _underflow(moved, signs, narrow)
     if isinstance(result, np.ndarray):
         return result.view(_RoundingArray)
     return result
+
+
+def _underflow(result: Any, signs: Any, narrow: Any) -> Any:
+    """``result`` where it is not 0 but lies below ``narrow``'s smallest normal,
+    flushed to a zero of the sign ``signs`` draws (of its own where they draw none):
+    WGSL lets any operation flush a subnormal operand or result, a float32 result below
+    2**-149 is 0 in any arithmetic, and ``-0 - -0`` is ``+0``, so there a float32
+    computation keeps neither the value nor its sign. A relative move alone left a
+    float64 product of two small inputs (-0.0127 * -6.5e-38) what it is; lavapipe's
+    ``atan2`` took it as 0 (though its ``*`` and ``+`` keep subnormals, as the probe
+    measures), and signalforge's FM discriminator, ``atan2(im, re)`` of such products,
+    was a false alarm off by up to 2 pi (round 37). Only elements computed from values
+    that small move."""
+    tiny = float(np.finfo(narrow).tiny)
+    plain = np.asarray(result)
+    with np.errstate(all="ignore"):
+        below = (np.abs(plain) < tiny) & (plain != 0)
+        if not np.any(below):
+            return result
+        zero = np.copysign(np.zeros((), plain.dtype), np.where(signs != 0, signs, plain))
+        moved = np.where(below, zero, plain).astype(plain.dtype)
+    return moved[()] if isinstance(result, np.floating) else moved
 
 
 def _spaced(made: Any) -> Any:

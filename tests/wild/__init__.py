@@ -1483,6 +1483,10 @@ from tests.wild.round36 import ROUND36  # noqa: E402  (round 36: tests/wild/roun
 
 CORPUS.update(ROUND36)
 
+from tests.wild.round37 import ROUND37  # noqa: E402  (round 37: tests/wild/round37.py)
+
+CORPUS.update(ROUND37)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
