@@ -77,10 +77,13 @@ def test_check_names_a_diverging_gpu_backend(capsys, extra_kernels, request):
     assert "written past the end" in err
 
 
-@pytest.mark.parametrize("name", list(CASES))
-def test_check_catches_every_broken_kernel_on_wgpu(capsys, extra_kernels, request, name):
+@pytest.mark.parametrize("name", ["missing_guard", "partial_output", "wrong_identity"])
+def test_check_catches_broken_kernels_on_wgpu(capsys, extra_kernels, request, name):
     """wgpu declares WGSL's float semantics (flushed subnormals, indeterminate
-    non-finite results); judging by them must still catch every defect."""
+    non-finite results); judging by them must still catch a defect, and ``kforge
+    check`` exit with 1 and say so in its JSON: one kernel of each finding here (past
+    the end, unwritten, a wrong value), every broken kernel on every backend in
+    tests/test_oracle_broken.py."""
     require_available(request.config, "wgpu")
     for kernel, code_wanted in ((CASES[name].good, 0), (CASES[name].broken, 1)):
         extra_kernels[kernel.id] = kernel
