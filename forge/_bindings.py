@@ -360,7 +360,9 @@ def _cuda_scalar_names(kernel: KernelSpec) -> set[str]:
         return set()
     launches = () if callable(kernel.launches) else kernel.launches or ()
     entries = {kernel.entry_points.get("cuda", kernel.entry_point)}
-    entries |= {d.entry_point for d in launches}
+    from ._launch import launch_entry  # (forge._launch imports this module)
+
+    entries |= {launch_entry(kernel, d, "cuda") for d in launches}
     names = set(kernel.arguments or ())
     names.update(name for d in launches for name in d.arguments or ())
     for entry in entries:

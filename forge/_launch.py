@@ -35,7 +35,7 @@ from .size import is_int
 if TYPE_CHECKING:  # forge.kernel calls this module, never the other way round
     from .kernel import KernelSpec
 
-__all__ = ["Dispatch", "Step", "steps", "workgroups", "launches_at"]
+__all__ = ["Dispatch", "Step", "steps", "workgroups", "launches_at", "launch_entry"]
 
 
 @dataclass(frozen=True)
@@ -48,9 +48,12 @@ class Dispatch:
     (schedule, size)), as a bitonic sort's passes each set their ``k`` and ``j``: WGSL
     ``override`` constants, or on CUDA the by-value parameters of those names (``int
     j, int k``). An override the CUDA kernel takes no parameter of, and its WGSL twin
-    declares no ``override`` of, is an error."""
+    declares no ``override`` of, is an error. The entry point is one name, which the
+    kernel's ``entry_points`` maps per target where it is the kernel's own
+    ``entry_point`` (a CUDA template instance whose WGSL port is a plain function), or
+    a mapping of target to name (``{"cuda": "scan<256>", "wgsl": "scan"}``)."""
 
-    entry_point: str
+    entry_point: str | Mapping[str, str]
     grid: Any = None
     schedule: Any = None
     shared_bytes: Any = None
@@ -164,6 +167,8 @@ def _dispatch_step(
     source: str | None,
 ) -> Step:
     """One ``Dispatch`` of a kernel made of several, under its own schedule."""
+    name = launch_entry(kernel, dispatch, target)
+    dispatch = replace(dispatch, entry_point=name)
     own = _dispatch_schedule(kernel, dispatch, schedule, size)
     grid = (
         _grid(
@@ -177,7 +182,7 @@ def _dispatch_step(
         if dispatch.grid is not None
         else own.dispatch_workgroups(int(size), max_per_dimension)
     )
-    entry = _entry(kernel, dispatch.entry_point, own, size)
+    entry = _entry(kernel, name, own, size)
     dispatch, fields = _launch_fields(kernel, dispatch, target, own, size, source)
     overrides = _overrides(kernel, dispatch, target, own, size, source)
     _check_workgroup_size(kernel, entry, own, target, source, overrides, dispatch)
@@ -233,6 +238,27 @@ def _launch_fields(
     _bindings.uniform_field_bytes(kernel, fields, target)  # refuses a value the field cannot hold
     rest = {k: v for k, v in dispatch.overrides.items() if k not in chosen}
     return replace(dispatch, overrides=rest or None), fields
+
+
+def launch_entry(kernel: KernelSpec, dispatch: Dispatch, target: str | None) -> str:
+    """The entry point ``dispatch`` names on ``target`` (its template values unfilled):
+    its name for that target where it maps targets to names; the kernel's
+    ``entry_points[target]`` where it names the kernel's own ``entry_point``; else its
+    name (round 34: SGEMM_CUDA's runner launches ``sgemm2DBlocktiling<{{BM}}, ...>``,
+    whose WGSL port was asked for that name)."""
+    name = dispatch.entry_point
+    if isinstance(name, Mapping):
+        if target is not None and target in name:
+            return str(name[target])
+        if target is None and name:
+            return str(next(iter(name.values())))
+        raise InvalidArgument(
+            f"kernel {kernel.id}: a launch names its entry point for {sorted(name)} only, "
+            f"not for {target}"
+        )
+    if target is not None and name == kernel.entry_point:
+        return kernel.entry_points.get(target, name)
+    return name
 
 
 def _dispatch_schedule(

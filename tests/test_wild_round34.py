@@ -14,6 +14,7 @@ import pytest
 
 import oracle
 from forge import Dispatch, Schedule, ceil_div
+from forge.errors import InvalidArgument
 from oracle import Verdict
 from oracle.pytest_plugin import require_available
 from tests.wild.round34 import DERIVATIVE_X, DYNAMIC_REVERSE, SGEMM_2D_BM64, SGEMM_VECTORIZE
@@ -65,17 +66,14 @@ def _runner_block(schedule, size):
     return 128 if size.M >= 128 and size.N >= 128 else 64
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gap: a Dispatch's entry point is one name for every target",
-)
 def test_a_launch_of_a_template_instantiation_names_the_wgsl_entry_point():
     """No device needed: SGEMM_CUDA's runner picks BM = BN (and so the block) by size,
     which one spec can say only through ``launches`` (a Dispatch has its own schedule);
-    but the Dispatch's entry point, ``sgemm2DBlocktiling<{{BM}}, {{BN}}, 8, 8, 8>``, is
-    also what the WGSL port is asked for (``entry_points`` applies to a single launch
-    only): on wgpu, "Unable to find entry point 'sgemm2DBlocktiling<64, 64, 8, 8, 8>'",
-    with no word about ``entry_points``. The corpus has one spec per branch."""
+    the Dispatch's entry point, ``sgemm2DBlocktiling<{{BM}}, {{BN}}, 8, 8, 8>``, was
+    also what the WGSL port was asked for (``entry_points`` applied to a single launch
+    only): on wgpu, "Unable to find entry point 'sgemm2DBlocktiling<64, 64, 8, 8, 8>'".
+    A launch naming the kernel's entry point now takes ``entry_points`` too (a strict
+    xfail until then), and a launch may name one per target."""
     block = _runner_block
     kernel = dataclasses.replace(
         SGEMM_2D_BM64.kernel,
@@ -105,6 +103,29 @@ def test_a_launch_of_a_template_instantiation_names_the_wgsl_entry_point():
         )
         (wgsl,) = kernel.steps("wgsl", kernel.schedules[0], size)
         assert wgsl.entry_point == "sgemm2DBlocktiling"
+    named = dataclasses.replace(
+        kernel,
+        entry_points={},
+        launches=(
+            dataclasses.replace(
+                kernel.launches[0],
+                entry_point={
+                    "cuda": "sgemm2DBlocktiling<{{BM}}, {{BN}}, 8, 8, 8>",
+                    "wgsl": "sgemm2DBlocktiling",
+                },
+            ),
+        ),
+    )
+    size = named.size("M=64,N=192,K=72")
+    assert named.steps("wgsl", named.schedules[0], size)[0].entry_point == "sgemm2DBlocktiling"
+    assert named.steps("cuda", named.schedules[0], size)[0].entry_point == (
+        "sgemm2DBlocktiling<64, 64, 8, 8, 8>"
+    )
+    cuda_only = dataclasses.replace(
+        named, launches=(dataclasses.replace(named.launches[0], entry_point={"cuda": "x"}),)
+    )
+    with pytest.raises(InvalidArgument, match=r"entry point for \['cuda'\] only, not for wgsl"):
+        cuda_only.steps("wgsl", named.schedules[0], size)
 
 
 _DYNAMIC_REVERSE_WG_X = """
