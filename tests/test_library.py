@@ -189,12 +189,21 @@ def test_every_ir_kernel_on_the_device_matches_the_reference(kernel, schedule, d
     missing = sorted(f for f in kernel.requires if not ctx.constraints.supports(f))
     if missing:  # so is a feature the adapter does not offer (f16 on SwiftShader)
         pytest.skip(f"{kernel.id} needs {missing}, which {ctx.backend_name} does not offer")
-    compile_s = _SLOW_ON_SWIFTSHADER.get((kernel.id, str(schedule)))
-    if compile_s and "swiftshader" in ctx.adapter.name.lower():
-        if not os.environ.get("KFORGE_SLOW_TESTS"):
+    swiftshader = "swiftshader" in ctx.adapter.name.lower()
+    if swiftshader and not os.environ.get("KFORGE_SLOW_TESTS"):
+        compile_s = _SLOW_ON_SWIFTSHADER.get((kernel.id, str(schedule)))
+        if compile_s:
             pytest.skip(
                 f"SwiftShader took {compile_s} s to compile {kernel.id} under {schedule} "
                 "(2026-12-05); wgpu runs it here; KFORGE_SLOW_TESTS=1 runs it on SwiftShader"
+            )
+        if schedule != kernel.schedules[0]:
+            # its shader compiles were 87 s of the CI-like machine's worker time for
+            # every schedule (2026-12-05); the WGSL of each runs on lavapipe here, and naga
+            # validates it (tests/test_emit_validation.py)
+            pytest.skip(
+                f"SwiftShader runs {kernel.id} under its first schedule only; wgpu runs "
+                f"{schedule} here; KFORGE_SLOW_TESTS=1 runs it on SwiftShader"
             )
     for size in kernel.checked_sizes():
         ev = evaluate(ctx, kernel, schedule, size, samples=0)
