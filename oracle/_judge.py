@@ -325,20 +325,26 @@ def _unordered_order(spec, want: np.ndarray, packed: bool, row: int | None = Non
     output shaped in rows of ``row`` elements (its ``shape``'s last axis) is a multiset
     a row, each with that rule: a list per bucket, each appended from its own offset
     (cuda-samples' mapToBuckets), where a multiset of the whole buffer passed an index
-    appended one past its bucket's base, or into the next bucket's list."""
+    appended one past its bucket's base, or into the next bucket's list. That holds
+    only where some row's reference appends so: rows with none (pairs stored as rows
+    of two, an unordered list of points) are the whole output's multiset, as before,
+    which any order of the pairs passes."""
     flat = want.reshape(-1)
-    if row is None or packed or not 0 < row < flat.size or flat.size % row:
-        prefix = _prefix(spec, flat, packed)
-        whole = None if prefix is None else [(0, prefix), (prefix, flat.size)]
-        return _Sorted(whole, flat.size, prefix)
     rows: list[tuple[int, int]] = []
-    for start in range(0, flat.size, row):
-        prefix = _prefix(spec, flat[start : start + row], packed)
-        cuts = [start, start + row] if prefix is None else [start, start + prefix, start + row]
-        rows += list(zip(cuts, cuts[1:]))
-    order = _Sorted(rows, flat.size)
-    order.rows = flat.size // row
-    return order
+    if row is not None and not packed and 0 < row < flat.size and not flat.size % row:
+        appended = False
+        for start in range(0, flat.size, row):
+            prefix = _prefix(spec, flat[start : start + row], packed)
+            appended |= prefix is not None
+            cuts = [start, start + row] if prefix is None else [start, start + prefix, start + row]
+            rows += list(zip(cuts, cuts[1:]))
+        if appended:
+            order = _Sorted(rows, flat.size)
+            order.rows = flat.size // row
+            return order
+    prefix = _prefix(spec, flat, packed)
+    whole = None if prefix is None else [(0, prefix), (prefix, flat.size)]
+    return _Sorted(whole, flat.size, prefix)
 
 
 def _prefix(spec, flat: np.ndarray, packed: bool) -> int | None:

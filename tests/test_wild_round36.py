@@ -91,3 +91,22 @@ def test_a_min_max_that_leaves_out_a_blocks_last_element_fails(request):
     )
     ev = oracle.evaluate("wgpu", kernel, size=100, seed=0, samples=0)
     assert ev.verdict is Verdict.MISMATCH, ev.report()
+
+
+def test_an_unordered_list_of_pairs_stored_as_rows_is_one_multiset():
+    """No device needed: an unordered output of (x, y) pairs a reference returns as an
+    (n, 2) array, so declared with that shape; no row's reference appends (each is a
+    whole pair), so the output stays one multiset (and its appended prefix), which any
+    order of the pairs passes; a multiset a row failed a right kernel whose pairs came
+    in another order."""
+    from oracle._judge import _unordered_order
+
+    spec = BufferSpec(0, "u32", "read_write", initial=0xFFFFFFFF, unordered=True, shape=(4, 2))
+    sentinel = 0xFFFFFFFF
+    want = np.array([[1, 2], [3, 4], [5, 6], [sentinel, sentinel]], np.uint32)
+    order = _unordered_order(spec, want, False, row=2)
+    assert order.rows == 0 and order.prefix == 6
+    right = np.array([[5, 6], [1, 2], [3, 4], [sentinel, sentinel]], np.uint32)
+    assert np.array_equal(order(right), order(want))
+    dropped = np.array([[5, 6], [1, 2], [sentinel, sentinel], [sentinel, sentinel]], np.uint32)
+    assert not np.array_equal(order(dropped), order(want))
