@@ -36,6 +36,7 @@ __all__ = [
     "scalar_values",
     "pack_uniform",
     "uniform_field_bytes",
+    "launch_entry",
     "buffer_bytes",
     "buffer_values",
     "check_buffers",
@@ -352,6 +353,28 @@ def pointer_fields(kernel: KernelSpec) -> dict[str, int]:
     }
 
 
+def launch_entry(kernel: KernelSpec, dispatch: Any, target: str | None) -> str:
+    """The entry point ``dispatch`` names on ``target`` (its template values unfilled):
+    its name for that target where it maps targets to names; the kernel's
+    ``entry_points[target]`` where it names the kernel's own ``entry_point``; else its
+    name (round 34: SGEMM_CUDA's runner launches ``sgemm2DBlocktiling<{{BM}}, ...>``,
+    whose WGSL port was asked for that name). Here, not in ``forge._launch``, which
+    imports this module: ``_cuda_scalar_names`` needs it too."""
+    name = dispatch.entry_point
+    if isinstance(name, Mapping):
+        if target is not None and target in name:
+            return str(name[target])
+        if target is None and name:
+            return str(next(iter(name.values())))
+        raise InvalidArgument(
+            f"kernel {kernel.id}: a launch names its entry point for {sorted(name)} only, "
+            f"not for {target}"
+        )
+    if target is not None and name == kernel.entry_point:
+        return kernel.entry_points.get(target, name)
+    return name
+
+
 def _cuda_scalar_names(kernel: KernelSpec) -> set[str]:
     """The names of the by-value parameters of the kernel's CUDA entry points (those
     of every launch), and the names ``arguments=`` lists."""
@@ -360,8 +383,6 @@ def _cuda_scalar_names(kernel: KernelSpec) -> set[str]:
         return set()
     launches = () if callable(kernel.launches) else kernel.launches or ()
     entries = {kernel.entry_points.get("cuda", kernel.entry_point)}
-    from ._launch import launch_entry  # (forge._launch imports this module)
-
     entries |= {launch_entry(kernel, d, "cuda") for d in launches}
     names = set(kernel.arguments or ())
     names.update(name for d in launches for name in d.arguments or ())

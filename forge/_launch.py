@@ -26,6 +26,7 @@ from . import _bindings, _templates
 from . import arguments as _arguments
 from . import sources as _sources
 from . import tunables as _tunables
+from ._bindings import launch_entry
 from ._digest import _callable_digest, _value_digest
 from .errors import InvalidArgument, UnsupportedFeature
 from .expressions import resolve
@@ -238,27 +239,6 @@ def _launch_fields(
     _bindings.uniform_field_bytes(kernel, fields, target)  # refuses a value the field cannot hold
     rest = {k: v for k, v in dispatch.overrides.items() if k not in chosen}
     return replace(dispatch, overrides=rest or None), fields
-
-
-def launch_entry(kernel: KernelSpec, dispatch: Dispatch, target: str | None) -> str:
-    """The entry point ``dispatch`` names on ``target`` (its template values unfilled):
-    its name for that target where it maps targets to names; the kernel's
-    ``entry_points[target]`` where it names the kernel's own ``entry_point``; else its
-    name (round 34: SGEMM_CUDA's runner launches ``sgemm2DBlocktiling<{{BM}}, ...>``,
-    whose WGSL port was asked for that name)."""
-    name = dispatch.entry_point
-    if isinstance(name, Mapping):
-        if target is not None and target in name:
-            return str(name[target])
-        if target is None and name:
-            return str(next(iter(name.values())))
-        raise InvalidArgument(
-            f"kernel {kernel.id}: a launch names its entry point for {sorted(name)} only, "
-            f"not for {target}"
-        )
-    if target is not None and name == kernel.entry_point:
-        return kernel.entry_points.get(target, name)
-    return name
 
 
 def _dispatch_schedule(
