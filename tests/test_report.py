@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -22,7 +23,8 @@ from kforge._report_data import load_runs
 from kforge._report_perf import _best_so_far, schedule_params
 
 # one xdist group (scripts/test passes --dist loadgroup): its module fixtures run check,
-# tune, certify and profile for real (22 s), once on one worker rather than on each
+# tune, certify and profile for real (22 s one by one, side by side now), once on one
+# worker rather than on each
 pytestmark = pytest.mark.xdist_group("report")
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,41 +106,28 @@ def runs(tmp_path_factory) -> dict[str, Path]:
         name: d / f"{name}.json"
         for name in ("check", "broken", "tune", "certify", "profile", "bench")
     }
-    _kforge("check", "affine", "gemm", *BACKENDS, "--samples", "4", "--results", paths["check"])
-    _kforge(
-        "check",
-        ROOT / "tests" / "report_kernels.py",
-        *BACKENDS,
-        "--samples",
-        "3",
-        "--results",
-        paths["broken"],
-        code=1,
-    )  # wrong on wgpu, or run by no device
     schedules = [
         f"--schedule={s}"
         for s in ("wg=64", "wg=128", "wg=256", "wg=64,ipt=4", "wg=128,ipt=4", "wg=4096")
     ]
-    paths["tune"].write_text(
-        _kforge(
-            "tune",
-            "affine",
-            "--backend",
-            TUNED,
-            "--size",
-            "20000",
-            *schedules,
-            "--samples",
-            "3",
-            "--json",
-        )
-    )
-    paths["certify"].write_text(
-        _kforge(
-            "certify", "raw_affine", "--backend", "reference", "--cache-dir", d / "cache", "--json"
-        )
-    )
-    _kforge("profile-hardware", "--measure", *BACKENDS, "--results", paths["profile"])
+    check = ("check", "affine", "gemm", *BACKENDS, "--samples", "4", "--results", paths["check"])
+    broken = ("check", ROOT / "tests" / "report_kernels.py", *BACKENDS, "--samples", "3")
+    tune = ("tune", "affine", "--backend", TUNED, "--size", "20000", *schedules)
+    certify = ("certify", "raw_affine", "--backend", "reference", "--cache-dir", d / "cache")
+    profile = ("profile-hardware", "--measure", *BACKENDS, "--results", paths["profile"])
+    # five processes, each mostly start-up and compiles: side by side, not one by one
+    with ThreadPoolExecutor(5) as pool:
+        done = [
+            pool.submit(_kforge, *check),
+            # wrong on wgpu, or run by no device
+            pool.submit(_kforge, *broken, "--results", paths["broken"], code=1),
+            pool.submit(_kforge, *tune, "--samples", "3", "--json"),
+            pool.submit(_kforge, *certify, "--json"),
+            pool.submit(_kforge, *profile),
+        ]
+        outputs = [job.result() for job in done]
+    paths["tune"].write_text(outputs[2])
+    paths["certify"].write_text(outputs[3])
     _bench_json(paths["bench"])
     return paths
 
