@@ -52,7 +52,7 @@ class Wild:
 #: Why a dropped barrier may pass on NVIDIA's Vulkan driver (``Wild.invisible_on``).
 RACE_HIDDEN = (
     "a race NVIDIA's Vulkan driver runs in an order that hides it, in some runs or all "
-    "(H200, 2026-12-01, 02 and 05); "
+    "(H200 and H100, 2026-12-01 to 06); "
     "lavapipe shows it"
 )
 

@@ -63,6 +63,7 @@ _WGSL_RACES = {
     "wild_r34_siboehm_sgemmVectorize_float4_transposed_As_bm128": (
         "no barrier before the next tile is loaded"
     ),
+    "wild_r36_del_msh_kernel_MinMax_TPB256_atomicCAS_wgsl": "no barrier before the scan",
 }
 
 _CUDA_RACES = {
@@ -73,6 +74,9 @@ _CUDA_RACES = {
         "CUDA: barrier after the tree step instead of before"
     ),
     "wild_r34_siboehm_sgemm2DBlocktiling_bm64": "CUDA: no barrier before the next tile is loaded",
+    # failed at 63bb967 and passed at 91a7726 (H100, 2026-12-05 and 06): a race the
+    # scheduling shows in some runs only
+    "wild_r31_rodinia_hotspot_calculate_temp_pyramid": "CUDA: no barrier after the load",
 }
 
 #: Why a CUDA race inside one warp passed, and compute-sanitizer said nothing.
