@@ -12,6 +12,11 @@ as public WebGPU projects write it, taken as written.
 - Its reduce-then-scan (``rts.wgsl``, same commit): ``reduce``, ``spine_scan`` and
   ``downsweep`` entry points of one module run as a sequence over the six buffers
   main.rs binds to every pass.
+- arrow-gpu's Arrow kernels on packed words (psvri/arrow-gpu at 463956cd, MIT or
+  Apache-2.0): the cast of f32 to u8 that ORs four bytes into each word of a buffer its
+  host creates (zeroed: ``initial=0`` here), the u8 shift left through ``unpack4xU8``
+  and ``pack4xU8`` by a u32 amount a byte (WGSL takes it modulo 32), and the take on a
+  bitmap, 32 gathered bits a word.
 
 What they showed (lavapipe and SwiftShader; not run on a GPU; pinned in
 tests/test_wild_round39.py):
@@ -23,6 +28,17 @@ tests/test_wild_round39.py):
   extension 'subgroups'"), and the kernels declared no need of subgroups. A module
   that uses subgroups now needs the feature, and the browser backend enables the
   extension where the source leaves it out.
+- An input-drawing gap, worked around in the specs: the oracle's u32 draws stay below
+  2**30, so a word of packed bytes never has a top byte of 64 or more and a bitmap's
+  high bits are mostly 0; arrow-gpu's inputs draw whole words (``_words``). A first
+  shift mutant (bytes unpacked as signed) was equivalent for a left shift: replaced.
+- Two gaps left open, strict xfails: arrow-gpu's cast declared without ``initial=0``
+  fails, rightly, but the report says "never written (still poisoned)" with no hint of
+  the declaration; and the bitmap take with its tail bound dropped passes on both
+  adapters, since a read past the end of ``indexes`` gets the oracle's input poison,
+  which as an index reads past the bitmap, where robust access gives 0.
+- Every original passed on reference, wgpu and the browser, and every mutant failed on
+  both adapters.
 """
 
 # ruff: noqa: E501, W291, W293  (the WGSL keeps its authors' long lines and trailing spaces)
@@ -763,4 +779,269 @@ RTS = Wild(
     },
 )
 
-ROUND39: dict = {w.kernel.id: w for w in (CSDLDF, RTS)}
+# -- 3. arrow-gpu: Arrow arrays of bytes and bits packed into u32 words --------------------------
+# psvri/arrow-gpu at 463956cd (MIT or Apache-2.0), as written:
+# crates/cast/compute_shaders/f32/cast_u8.wgsl, crates/logical/compute_shaders/u8/shift.wgsl
+# and crates/routines/compute_shaders/bool/take.wgsl. A u8 array is its bytes in u32
+# words, a boolean array its bits (LSB first); the Rust host (f32_cast.rs, lib.rs,
+# bool.rs) creates each output buffer new (WebGPU zeroes it) and dispatches
+# ceil(words / 256) workgroups of 256.
+
+
+def _words(rng, count, size):
+    """Whole words, every bit as likely set: a u8 array's bytes, a bitmap's bits (the
+    oracle's u32 draws stay below 2**30, so a top byte would be under 64)."""
+    return rng.integers(0, 2**32, count, dtype=np.uint32)
+
+
+_CAST_U8 = """
+@group(0)
+@binding(0)
+var<storage, read> original_values: array<f32>;
+
+@group(0)
+@binding(1)
+var<storage, read_write> new_values: array<u32>;
+
+@compute
+@workgroup_size(256)
+fn cast_u8(@builtin(global_invocation_id) global_id: vec3<u32>) {
+    if global_id.x < arrayLength(&new_values) {
+        let index = 4u * global_id.x;
+        let left_byte = u32(original_values[index]) % 256u;
+        let mid_left_byte = u32(original_values[index + 1u]) % 256u;
+        let mid_right_byte = u32(original_values[index + 2u]) % 256u;
+        let right_byte = u32(original_values[index + 3u]) % 256u;
+        new_values[global_id.x] = new_values[global_id.x] | left_byte;
+        new_values[global_id.x] = new_values[global_id.x] | (mid_left_byte << 8u);
+        new_values[global_id.x] = new_values[global_id.x] | (mid_right_byte << 16u);
+        new_values[global_id.x] = new_values[global_id.x] | (right_byte << 24u);
+    }
+}
+"""
+
+
+def _cast_u8_reference(original_values, new_values):
+    """Each float to u32 then its low byte, four to a word, first in the low byte."""
+    data = original_values.astype(np.uint32) % 256
+    new_values[...] = data.astype(np.uint8).view(np.uint32)
+
+
+CAST_U8 = Wild(
+    KernelSpec(
+        id="wild_r39_arrow_gpu_cast_f32_to_packed_u8",
+        entry_point="cast_u8",
+        sources={"wgsl": _CAST_U8},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="original_values", count=lambda n: 4 * int(n)),
+            # ORed into: a buffer WebGPU made, zeroed
+            BufferSpec(1, "u32", "read_write", name="new_values", initial=0),
+        ),
+        reference=_cast_u8_reference,
+        grid=lambda s, n: (ceil_div(int(n), 256), 1, 1),
+        schedules=(Schedule(256),),
+        test_sizes=(1001, 1, 256),
+    ),
+    {
+        "the bytes in big-endian order": (
+            "wgsl",
+            "new_values[global_id.x] | left_byte;",
+            "new_values[global_id.x] | (left_byte << 24u);",
+        ),
+        "a byte shifted by a nibble": (
+            "wgsl",
+            "new_values[global_id.x] | (mid_right_byte << 16u);",
+            "new_values[global_id.x] | (mid_right_byte << 12u);",
+        ),
+        "modulo 255": (
+            "wgsl",
+            "u32(original_values[index + 1u]) % 256u;",
+            "u32(original_values[index + 1u]) % 255u;",
+        ),
+    },
+)
+
+_SHIFT_U8 = """
+@group(0)
+@binding(0)
+var<storage, read> left_values: array<u32>;
+
+@group(0)
+@binding(1)
+var<storage, read> right_values: array<u32>;
+
+@group(0)
+@binding(2)
+var<storage, read_write> new_values: array<u32>;
+
+@compute
+@workgroup_size(256)
+fn bitwise_shl(@builtin(global_invocation_id) global_id: vec3<u32>) {
+    if global_id.x < arrayLength(&new_values) {
+        let lhs = unpack4xU8(left_values[global_id.x]);
+        let index_pos = (global_id.x * 4u);
+        let rhs = vec4(
+            right_values[index_pos], 
+            right_values[index_pos + 1], 
+            right_values[index_pos + 2], 
+            right_values[index_pos + 3]
+        );
+
+        new_values[global_id.x] = pack4xU8(lhs << rhs);
+    }
+}
+
+@compute
+@workgroup_size(256)
+fn bitwise_shr(@builtin(global_invocation_id) global_id: vec3<u32>) {
+    if global_id.x < arrayLength(&new_values) {
+        let lhs = unpack4xU8(left_values[global_id.x]);
+        let index_pos = (global_id.x * 4u);
+        let rhs = vec4(
+            right_values[index_pos], 
+            right_values[index_pos + 1], 
+            right_values[index_pos + 2], 
+            right_values[index_pos + 3]
+        );
+
+        new_values[global_id.x] = pack4xU8(lhs >> rhs);
+    }
+}
+"""
+
+
+def _shl_u8_reference(left_values, right_values, new_values):
+    """Each byte shifted left by its own u32 amount (WGSL takes it modulo 32), cut to
+    its low byte by ``pack4xU8``."""
+    lhs = left_values.view(np.uint8).astype(np.uint64)
+    rhs = right_values.astype(np.uint64) % 32
+    new_values[...] = ((lhs << rhs) & 0xFF).astype(np.uint8).view(np.uint32)
+
+
+SHL_U8 = Wild(
+    KernelSpec(
+        id="wild_r39_arrow_gpu_u8_shift_left_unpack4xu8",
+        entry_point="bitwise_shl",
+        sources={"wgsl": _SHIFT_U8},
+        buffers=(
+            BufferSpec(0, "u32", "read", name="left_values", fill=_words),
+            BufferSpec(1, "u32", "read", name="right_values", count=lambda n: 4 * int(n)),
+            BufferSpec(2, "u32", "read_write", name="new_values"),
+        ),
+        reference=_shl_u8_reference,
+        grid=lambda s, n: (ceil_div(int(n), 256), 1, 1),
+        schedules=(Schedule(256),),
+        test_sizes=(1001, 1, 256),
+    ),
+    {
+        "shifts the other way": (
+            "wgsl",
+            "new_values[global_id.x] = pack4xU8(lhs << rhs);",
+            "new_values[global_id.x] = pack4xU8(lhs >> rhs);",
+        ),
+        "one amount for the word": (
+            "wgsl",
+            "right_values[index_pos + 3]\n        );\n\n        new_values[global_id.x] = pack4xU8(lhs << rhs);",
+            "right_values[index_pos + 3]\n        );\n\n        new_values[global_id.x] = pack4xU8(lhs << vec4(rhs.x));",
+        ),
+        "packed saturating": (
+            "wgsl",
+            "new_values[global_id.x] = pack4xU8(lhs << rhs);",
+            "new_values[global_id.x] = pack4xU8Clamp(lhs << rhs);",
+        ),
+    },
+)
+
+_TAKE_BOOL = """
+@group(0)
+@binding(0)
+var<storage, read> left_values: array<u32>;
+
+@group(0)
+@binding(1)
+var<storage, read> indexes: array<u32>;
+
+@group(0)
+@binding(2)
+var<storage, read_write> new_values: array<u32>;
+
+@compute
+@workgroup_size(256)
+fn take(@builtin(global_invocation_id) global_id: vec3<u32>) {
+    if global_id.x < arrayLength(&new_values) {
+        let start_index = global_id.x * 32u;
+        var result = 0u;
+        for (var i = 0u; (i < 32u) && ((start_index + i) < arrayLength(&indexes)); i++) {
+            let index = indexes[start_index + i];
+            let base_src_index = index / 32u;
+            let src_index = index % 32u;
+            var value = left_values[base_src_index] & (1u << src_index);
+            if src_index > i {
+                value = value >> (src_index - i);
+            } else {
+                value = value << (i - src_index);
+            }
+            result = result | value;
+        }
+        new_values[global_id.x] = result;
+    }
+}
+"""
+
+
+def _take_bool_reference(left_values, indexes, new_values):
+    """Arrow's take on a bitmap: bit i of the result is bit ``indexes[i]`` of the
+    source, 32 to a word, the last word's spare bits 0."""
+    bits = np.unpackbits(left_values.view(np.uint8), bitorder="little").astype(bool)
+    taken = np.zeros(len(new_values) * 32, bool)
+    taken[: len(indexes)] = bits[indexes]
+    new_values[...] = np.packbits(taken, bitorder="little").view(np.uint32)
+
+
+def _bit_indexes(rng, count, size):
+    """Indexes into the source's bits (32 a word): any order, repeats allowed."""
+    return rng.integers(0, 32 * _take_words(size), count, dtype=np.uint32)
+
+
+def _take_words(size) -> int:
+    return ceil_div(int(size), 32) + 3
+
+
+TAKE_BOOL = Wild(
+    KernelSpec(
+        id="wild_r39_arrow_gpu_take_bitmap",
+        entry_point="take",
+        sources={"wgsl": _TAKE_BOOL},
+        buffers=(
+            BufferSpec(0, "u32", "read", name="left_values", count=_take_words, fill=_words),
+            BufferSpec(1, "u32", "read", name="indexes", fill=_bit_indexes),
+            BufferSpec(
+                2, "u32", "read_write", name="new_values", count=lambda n: ceil_div(int(n), 32)
+            ),
+        ),
+        reference=_take_bool_reference,
+        grid=lambda s, n: (ceil_div(ceil_div(int(n), 32), 256), 1, 1),
+        schedules=(Schedule(256),),
+        test_sizes=(10007, 1, 64),
+    ),
+    {
+        "shifts the bit the wrong way": (
+            "wgsl",
+            "if src_index > i {",
+            "if src_index < i {",
+        ),
+        "the word from the bit's index": (
+            "wgsl",
+            "let base_src_index = index / 32u;",
+            "let base_src_index = index % 32u;",
+        ),
+        "31 bits a word": (
+            "wgsl",
+            "let start_index = global_id.x * 32u;",
+            "let start_index = global_id.x * 31u;",
+        ),
+    },
+)
+
+
+ROUND39: dict = {w.kernel.id: w for w in (CSDLDF, RTS, CAST_U8, SHL_U8, TAKE_BOOL)}
