@@ -755,6 +755,8 @@ class KernelSpec:
         found = set(self.requires)
         if target == "wgsl" and source is not None:
             found |= {_ENABLE_FEATURES.get(e, e) for e in _sources.wgsl_enables(source)}
+            if _sources.wgsl_uses_subgroups(source):  # written for naga, with no ``enable``
+                found.add("subgroups")
         # A WGSL source that computes in f16 must say ``enable f16;`` (read above); an
         # f16 buffer it reads as u32 words (``unpack2x16float``) needs no shader-f16.
         wide_only = target == "wgsl" and source is not None

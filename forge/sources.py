@@ -33,6 +33,8 @@ __all__ = [
     "wgsl_override_keys",
     "wgsl_overrides_without_default",
     "wgsl_enables",
+    "wgsl_uses_subgroups",
+    "wgsl_with_subgroups_enabled",
     "wgsl_array_lengths",
     "wgsl_packed_f16",
     "wgsl_entry_points",
@@ -423,6 +425,31 @@ def wgsl_enables(source: str) -> set[str]:
     for match in _ENABLE.finditer(strip_comments(source)):
         found |= {part.strip() for part in match.group(1).split(",") if part.strip()}
     return found
+
+
+#: What only the ``subgroups`` extension declares: its built-in values and functions
+#: (``subgroupAdd``, ``subgroupShuffle``, ``quadBroadcast``...).
+_SUBGROUP_USE = re.compile(
+    r"@builtin\s*\(\s*subgroup_(?:invocation_id|size)\s*\)|\b(?:subgroup|quad)[A-Z]\w*\s*\("
+)
+
+
+@_cached
+def wgsl_uses_subgroups(source: str) -> bool:
+    """Whether the module calls a subgroup built-in function or reads a subgroup built-in
+    value, ``enable subgroups;`` or not: naga (wgpu before 25) took them under the
+    device feature alone, so shaders written for wgpu in Rust often lack the directive,
+    which WebGPU's WGSL and Chromium's Tint require."""
+    return _SUBGROUP_USE.search(strip_comments(source)) is not None
+
+
+def wgsl_with_subgroups_enabled(source: str) -> str:
+    """``source`` with ``enable subgroups;`` put before its first line where it uses
+    subgroups without the directive (``wgsl_uses_subgroups``), so a shader written for
+    wgpu compiles under Tint as its author ran it; its lines keep their numbers."""
+    if "subgroups" in wgsl_enables(source) or not wgsl_uses_subgroups(source):
+        return source
+    return "enable subgroups; " + source
 
 
 _LENGTH = re.compile(r"\barrayLength\s*\(\s*&?\s*\(?\s*(\w+)")

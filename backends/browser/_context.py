@@ -19,6 +19,7 @@ from itertools import count
 
 from forge.allocator import SlabAllocator
 from forge.errors import ForgeError
+from forge.sources import wgsl_with_subgroups_enabled
 from forge.types import AdapterConstraints, AdapterIdentity, BufferView, MemoryTopology
 
 from .._base import Launch, SlabContext
@@ -311,7 +312,7 @@ class BrowserComputeContext(SlabContext):
                     {
                         "id": ids[-1],
                         "label": f"{kernel.id}:{step.entry_point}",
-                        "code": source,
+                        "code": wgsl_with_subgroups_enabled(source or ""),
                         "entryPoint": step.entry_point,
                         "layouts": groups,
                         "constants": constants or None,

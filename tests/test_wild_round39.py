@@ -1,0 +1,150 @@
+"""Round 39's findings (tests/wild/round39.py), each pinned by the smallest run that
+shows it.
+
+- A shader as written that could not run, fixed: GPUPrefixSums' WGSL (written for wgpu
+  23 in Rust, whose naga took subgroup built-ins under the device feature alone) calls
+  ``subgroupInclusiveAdd`` and reads ``@builtin(subgroup_size)`` with no ``enable
+  subgroups;``. lavapipe ran it; the browser's verdict was ERROR ("cannot call built-in
+  function 'subgroupInclusiveAdd' without extension 'subgroups'", Tint), and the kernel
+  declared no need of subgroups, so an adapter without them would have said ERROR
+  rather than UNSUPPORTED. A module that uses subgroups now needs the ``subgroups``
+  feature, enabled or not, and the browser backend enables the extension where the
+  source leaves it out (``forge.sources.wgsl_with_subgroups_enabled``).
+- Gaps left open, strict xfails: an output a kernel ORs into without ``initial=0``
+  declared is reported as never written, with no hint of the declaration; a read of
+  an index input past its end gets the oracle's input poison, which as an index reads
+  past every buffer (0 there), so arrow-gpu's bitmap take with its tail bound dropped
+  passes (the poison is drawn in oracle/_inputs.py, not touched this round).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import oracle
+from forge import BufferSpec, KernelSpec, Schedule, ceil_div
+from forge.sources import wgsl_with_subgroups_enabled
+from oracle import Session, Verdict
+from oracle.pytest_plugin import require_available
+from tests.wild import mutant
+from tests.wild.round39 import CAST_U8, TAKE_BOOL
+
+_SUBGROUP_SUM_NO_ENABLE = """// no enable directive: naga took this under the device feature
+@group(0) @binding(0) var<storage, read> x: array<u32>;
+@group(0) @binding(1) var<storage, read_write> y: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) g: vec3u, @builtin(subgroup_invocation_id) lane: u32) {
+    let v = x[g.x];
+    y[g.x] = subgroupInclusiveAdd(v) - subgroupExclusiveAdd(v) + subgroupShuffle(v, lane);
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def session():
+    with Session(timeout_s=60) as shared:
+        yield shared
+
+
+def _twice(x, y):
+    """Each lane's inclusive less its exclusive prefix is its value, as is a shuffle
+    from itself: twice the value (mod 2**32), whatever the subgroup size."""
+    return (x.astype(np.uint64) * 2 % 2**32).astype(np.uint32)
+
+
+def _no_enable() -> KernelSpec:
+    """Subgroup built-ins called with no ``enable subgroups;``, as naga took them."""
+    return KernelSpec(
+        id="r39_subgroups_without_enable",
+        entry_point="main",
+        sources={"wgsl": _SUBGROUP_SUM_NO_ENABLE},
+        buffers=(
+            BufferSpec(0, "u32", "read", name="x"),
+            BufferSpec(1, "u32", "read_write", name="y"),
+        ),
+        reference=_twice,
+        grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+        schedules=(Schedule(64),),
+        test_sizes=(64,),
+    )
+
+
+def test_a_module_using_subgroups_without_enable_needs_the_feature():
+    """No device: the kernel needs ``subgroups`` as one with the directive does; the
+    source Tint gets says ``enable subgroups;`` on its first line (lines keep their
+    numbers); a module that enables it, or only names it in a comment, is unchanged."""
+    kernel = _no_enable()
+    assert "subgroups" in kernel.features("wgsl", _SUBGROUP_SUM_NO_ENABLE)
+    enabled = wgsl_with_subgroups_enabled(_SUBGROUP_SUM_NO_ENABLE)
+    assert enabled.startswith("enable subgroups; //")
+    assert enabled.count("\n") == _SUBGROUP_SUM_NO_ENABLE.count("\n")
+    written = "enable subgroups;\n" + _SUBGROUP_SUM_NO_ENABLE
+    assert wgsl_with_subgroups_enabled(written) == written
+    comment = "// subgroupAdd( would need it\n@compute @workgroup_size(1) fn main() {}\n"
+    assert wgsl_with_subgroups_enabled(comment) == comment
+    assert "subgroups" not in kernel.features("wgsl", comment)
+
+
+def test_subgroups_without_enable_run_in_the_browser(request, session):
+    """Browser: ERROR before the fix (Tint: "cannot call built-in function
+    'subgroupInclusiveAdd' without extension 'subgroups'"), PASS now."""
+    require_available(request.config, "browser")
+    kernel = _no_enable()
+    ev = oracle.evaluate(session.runner("browser"), kernel, size=64, seed=0, samples=0, warmups=0)
+    assert ev.passed, ev.report()
+
+
+def _without_initial(kernel: KernelSpec) -> KernelSpec:
+    buffers = tuple(dataclasses.replace(b, initial=None) for b in kernel.buffers)
+    return dataclasses.replace(kernel, id=f"{kernel.id}_no_initial", buffers=buffers)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="gap: an output the kernel ORs into (relying on WebGPU's zeroed new buffers) "
+    "is reported as 'never written (still poisoned)' with no word of the poison it "
+    "read nor of BufferSpec(initial=0)",
+)
+def test_an_output_ored_into_without_initial_content_says_to_declare_it(request, session):
+    """arrow-gpu's cast ORs each byte into ``new_values``, a buffer its host creates
+    (zeroed). Declared without ``initial=0`` the MISMATCH is right, but the report says
+    elements were never written where the kernel combined its bytes with the poison
+    (an attempt to match got against want | poison failed: NaN and negative floats
+    convert to 0 under WGSL's saturation, which numpy's reference leaves undefined)."""
+    require_available(request.config, "wgpu")
+    kernel = _without_initial(CAST_U8.kernel)
+    ev = oracle.evaluate(session.runner("wgpu"), kernel, size=1, seed=0, samples=0, warmups=0)
+    assert ev.verdict is Verdict.MISMATCH, ev.report()
+    assert "initial=0" in ev.report(), ev.report()
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="gap: a read past the end of an index input returns the oracle's guard poison "
+    "(both adapters); taken as an index, it reads past every buffer, where robust access "
+    "returns 0, so a gather of bits adds none: the poison past inputs is drawn in "
+    "oracle/_inputs.py (left to its owner)",
+)
+def test_a_bitmap_take_reading_its_indexes_past_the_end_fails(request, session):
+    """arrow-gpu's take on a bitmap with its loop's tail bound dropped reads
+    ``indexes`` past the end for the last word's spare bits: each read is the poison
+    0x7FB17FF0 (seen on lavapipe and SwiftShader), whose word 66946951 lies past the
+    bitmap, 0 there: the spare bits stay 0, as the reference says; PASS at every seed."""
+    require_available(request.config, "wgpu")
+    broken = dataclasses.replace(
+        TAKE_BOOL,
+        mutants={
+            "the tail bound dropped": (
+                "wgsl",
+                "(i < 32u) && ((start_index + i) < arrayLength(&indexes))",
+                "i < 32u",
+            )
+        },
+    )
+    kernel = mutant(broken, "the tail bound dropped")
+    ev = oracle.evaluate(session.runner("wgpu"), kernel, size=1, seed=0, samples=0, warmups=0)
+    assert ev.verdict is Verdict.MISMATCH, ev.report()
