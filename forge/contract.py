@@ -126,6 +126,16 @@ class OracleContext(abc.ABC):
         raise (a source that does not compile): the caller ignores it, and the run
         reports the error as it would have. Default: nothing."""
 
+    def poison_scratch_memory(self, word: int) -> bool:  # noqa: B027 - optional
+        """Optional: fill the on-chip memory a kernel may read before any of its threads
+        wrote it (CUDA's ``__shared__``) with the 32-bit pattern ``word``, so that the
+        kernel run next on this context reads it there rather than whatever an earlier
+        kernel left, often zeros, which hides the read (a reduction summing a slot no
+        thread filled). The oracle calls it before the runs it judges, never before timed
+        ones. Returns whether it did; the default does nothing and returns False (WGSL
+        defines workgroup memory as zeroed, the host has none)."""
+        return False
+
     # -- identity ------------------------------------------------------------------
     @property
     @abc.abstractmethod

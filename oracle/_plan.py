@@ -8,10 +8,12 @@ oracle looks. The kernel travels frozen (``KernelSpec.frozen``): source text and
 numbers, nothing that needs its defining module, so a ``Plan`` pickles.
 
 ``execute(ctx, plan)`` is the one place device work of an evaluation happens, in this
-process or in a worker: upload, run once, read every region back, run the timed
-samples (each from the initial contents where the kernel changes what it starts from),
-run once more from the initial contents (so accumulating kernels and races can be
-judged again), read the outputs back. It returns an ``Outcome`` of raw bytes;
+process or in a worker: upload, fill the scratch memory a kernel may read unwritten
+with a poison (``SCRATCH_POISON``, where the context has such memory), run once, read
+every region back, run the timed samples (each from the initial contents where the
+kernel changes what it starts from), run once more from the initial contents over the
+other poison (so accumulating kernels, races and unwritten reads can be judged again),
+read the outputs back. It returns an ``Outcome`` of raw bytes;
 judging happens on the driver's side (``oracle._judge``). A plan with ``energy_s``
 also reads the device's energy counter around repeated runs (``_measure_energy``).
 """
@@ -358,6 +360,19 @@ def _read(ctx: OracleContext, view) -> np.ndarray:
     return words.view(np.uint8)
 
 
+#: What the judged run and the rerun find in on-chip scratch memory no thread of theirs
+#: wrote (``OracleContext.poison_scratch_memory``; CUDA's ``__shared__``): as float32 a
+#: huge positive then a huge negative finite value, as int32 +2.1e9 then -1.7e7, so that
+#: a max hides the first and a min the second, never both (the runs are judged apart).
+SCRATCH_POISON = (0x7F7F7F7F, 0xFEFEFEFE)
+
+
+def _poison_scratch(ctx: OracleContext, word: int) -> None:
+    poison_scratch = getattr(ctx, "poison_scratch_memory", None)  # a context of the contract
+    if callable(poison_scratch):
+        poison_scratch(word)
+
+
 def execute(ctx: OracleContext, plan: Plan) -> Outcome:
     """Run ``plan`` on ``ctx`` (see the module docstring). A ``ForgeError`` ends the run
     and is returned in the outcome; every transient allocation is released after."""
@@ -375,6 +390,7 @@ def execute(ctx: OracleContext, plan: Plan) -> Outcome:
             views.append(view)
             bound.append(view.window(region.start, region.length) if region.windowed else view)
         with np.errstate(all="ignore"):  # a host backend meets the edge cases too
+            _poison_scratch(ctx, SCRATCH_POISON[0])
             run(plan.kernel, plan.schedule, bound, plan.size, 0, 1, **kwargs)
             outcome.ran = True
             outcome.first = [_read(ctx, view) for view in views]
@@ -463,6 +479,7 @@ def _rerun(ctx, plan: Plan, views, bound, kwargs, outcome: Outcome) -> None:
     """After the timed samples: restore what the kernel starts from, run once, read the
     outputs (a race that shows only sometimes, or state left over, differs now)."""
     if _restore(ctx, plan, views) or not plan.samples:
+        _poison_scratch(ctx, SCRATCH_POISON[1])
         ctx.run_kernel(plan.kernel, plan.schedule, bound, plan.size, 0, 1, **kwargs)
     outcome.later = [
         _read(ctx, view) if region.output else None for region, view in zip(plan.regions, views)

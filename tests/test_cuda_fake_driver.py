@@ -100,8 +100,14 @@ def _probe(args, grid, block):
     assert x.size == 2 * count
 
 
+def _poison_shared(args, grid, block):
+    """The backend's shared memory poison (``poison_scratch_memory``): shared memory is
+    not simulated, so nothing to fill; a test that asks what was poisoned swaps its own in."""
+
+
 # Entry point -> (kernel, parameter sizes). Tests add their own.
 KERNELS: dict[str, tuple[Kernel, tuple[int, ...]]] = {
+    "kforge_poison_shared": (_poison_shared, (4, 4)),
     "raw_affine": (_affine, (8, 8, 12)),
     "demo_square": (_square, (8, 8, 4)),
     "probe": (_probe, (8, 8)),

@@ -80,6 +80,14 @@ _POLL_AFTER = 64  # pending fence events before completed ones are collected
 _GRAPH_SAMPLES = 4096  # samples per timed chunk (one graph); more run chunk by chunk
 # (the launch_path docstring quotes it, and _graphs._TIMED_CACHE)
 _LAUNCH_PATHS = ("graph", "direct")
+# stores through a volatile pointer, so that NVRTC keeps them though nothing reads them
+_POISON_SOURCE = r"""
+extern "C" __global__ void kforge_poison_shared(unsigned int word, unsigned int words) {
+  extern __shared__ unsigned int kforge_scratch[];
+  volatile unsigned int* slot = kforge_scratch;
+  for (unsigned int i = threadIdx.x; i < words; i += blockDim.x) slot[i] = word;
+}
+"""
 
 
 class LoadedKernel(NamedTuple):
@@ -256,6 +264,7 @@ class CudaComputeContext(SlabContext):
         self._uniforms: dict[int, tuple[BufferView, bytearray]] = {}
         self.module_loads = 0  # cuModuleLoadData calls, for tests and benchmarks
         self._shared_allowed: dict[int, int] = {}  # function -> dynamic shared bytes opted in
+        self._poison: tuple[Any, int] | None = None  # poison_scratch_memory's (function, bytes)
         # (function, threads, dynamic shared bytes) -> blocks one SM holds at once
         self._occupancy: dict[tuple[int, int, int], int] = {}
         self._declare_measured_semantics()
@@ -285,6 +294,75 @@ class CudaComputeContext(SlabContext):
         if getattr(self, "_energy", None) is None:
             self._energy = EnergyCounter(self._info.pci_bus_id)
         return self._energy()
+
+    # -- shared memory poison (the oracle's judged runs) ------------------------------
+    @_api
+    def poison_scratch_memory(self, word: int) -> bool:
+        """Fill every SM's shared memory with ``word`` (``OracleContext``): one block
+        per SM (two waves of them) taking the most dynamic shared memory a block may opt
+        in to, each thread storing ``word`` over it. Shared memory keeps its bytes from
+        one kernel to the next in a context, so the kernel launched next reads ``word``
+        where it reads a slot none of its threads wrote (a fresh context holds zeros
+        there, the value a reduction's right kernel writes, so such a read passed)."""
+        word = _checks.integer(word, "word (a 32-bit pattern)", minimum=0)
+        if word >> 32:
+            raise InvalidArgument(f"word must fit 32 bits, got {word:#x}")
+        self._refuse_during_capture("poison_scratch_memory")
+        if self._poison is None:
+            self._poison = self._load_poison()
+        function, shared = self._poison
+        held = (ctypes.c_uint32(word), ctypes.c_uint32(shared // 4))
+        params = (ctypes.c_void_p * 2)(*[ctypes.addressof(h) for h in held])
+        sms = self._info.attributes["MULTIPROCESSOR_COUNT"]
+        self._res.primary.make_current()
+        self._join_prefetch()
+        self._launch_direct(
+            [
+                (
+                    False,
+                    (
+                        function,
+                        2 * sms,
+                        1,
+                        1,
+                        1024,
+                        1,
+                        1,
+                        shared,
+                        self._res.stream_compute,
+                        ctypes.addressof(params),
+                        0,
+                    ),
+                )
+            ],
+            1,
+            "kforge_poison_shared",
+        )
+        self._dirty = True
+        return True
+
+    def _load_poison(self) -> tuple[Any, int]:
+        """The poison kernel's function, opted in to the most shared memory a block may
+        have on this device, and that many bytes."""
+        from ._nvrtc import compile_cuda
+
+        image = compile_cuda(_POISON_SOURCE, "kforge_poison_shared", self._info.arch)
+        with self._unsafe_calls_allowed():
+            module = call(driver.cuModuleLoadData, image)
+        self._res.modules.append(module)
+        function = call(driver.cuModuleGetFunction, module, b"kforge_poison_shared")
+        shared = max(
+            self._info.attributes["MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"],
+            self._info.attributes["MAX_SHARED_MEMORY_PER_BLOCK"],
+        )
+        if shared > _STATIC_SHARED:
+            call(
+                driver.cuFuncSetAttribute,
+                function,
+                driver.CUfunction_attribute.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                shared,
+            )
+        return function, shared
 
     # -- the seed's fields -----------------------------------------------------------
     @property
