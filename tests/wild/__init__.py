@@ -1487,6 +1487,10 @@ from tests.wild.round37 import ROUND37  # noqa: E402  (round 37: tests/wild/roun
 
 CORPUS.update(ROUND37)
 
+from tests.wild.round38 import ROUND38  # noqa: E402  (round 38: tests/wild/round38.py)
+
+CORPUS.update(ROUND38)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
