@@ -1139,8 +1139,8 @@ BITONIC = Wild(
 # + i*nb1``); Hopper's programmatic dependent launch calls under ``__CUDA_ARCH__ >=
 # GGML_CUDA_CC_HOPPER``. ``#include "tsembd.cuh"`` brings ggml's whole common.cuh; the two
 # macros the kernel takes from it are written in its place. The host launches
-# ceil(((dim + 1) / 2) / 256) blocks of 256 along x. Even dims here (320, Stable
-# Diffusion's, and small ones): the odd-dim pad is another layout at this commit.
+# ceil(((dim + 1) / 2) / 256) blocks of 256 along x. Even dims here (1026: three blocks,
+# the last partial; and 2): the odd-dim pad is another layout at this commit.
 
 _TSEMBD_CUDA = r"""// from tsembd.cuh and ggml's common.cuh
 #define CUDA_TIMESTEP_EMBEDDING_BLOCK_SIZE 256
