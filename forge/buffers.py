@@ -73,6 +73,10 @@ class BufferSpec:
     not judged. ``unordered`` marks an output of scalars whose elements the kernel may
     write in any order (a compaction through ``atomicAdd``, a set of found indices):
     it is judged as a multiset, the kernel's and the reference's values both sorted.
+    ``unordered="keys"`` names another output instead, the keys this one was sorted
+    with: its elements may come in any order only among equal keys (the values of a
+    key-value sort that is not stable, whose ties any order of the values sorts), so
+    each run of equal elements in the reference's ``keys`` is a multiset of its own.
     """
 
     binding: int
@@ -87,7 +91,7 @@ class BufferSpec:
     fill: Any = None
     initial: Any = None
     scratch: bool = False
-    unordered: bool = False
+    unordered: bool | str = False
 
     def __post_init__(self) -> None:
         for attribute in ("binding", "group"):
@@ -135,6 +139,13 @@ class BufferSpec:
         if (self.initial is not None or self.scratch) and self.access is not Access.READ_WRITE:
             raise InvalidArgument(
                 f"buffer {self.binding}: initial content and scratch are for read_write buffers"
+            )
+        if self.unordered is not False and not (
+            self.unordered is True or (isinstance(self.unordered, str) and self.unordered)
+        ):
+            raise InvalidArgument(
+                f"buffer {self.name or self.binding}: unordered is True, or the name of the "
+                f"output of keys this one was sorted with, got {self.unordered!r}"
             )
         if self.unordered and (
             self.access is not Access.READ_WRITE or self.scratch or not self.is_scalar
@@ -265,7 +276,7 @@ class BufferSpec:
             "fill": _callable_digest(self.fill),
             "initial": _callable_digest(self.initial),
             "scratch": self.scratch,
-            **({"unordered": True} if self.unordered else {}),
+            **({"unordered": self.unordered} if self.unordered else {}),
         }
 
 

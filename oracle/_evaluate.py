@@ -586,12 +586,20 @@ def _moved_between_runs(first: np.ndarray, second: np.ndarray) -> int:
 
 def _note_workgroup_size(ev: Evaluation, kernel: KernelSpec, schedule: Schedule) -> None:
     """Say so where the shader's literal ``@workgroup_size`` is not the schedule's: a
-    grid computed from the schedule then dispatches too few invocations (or too many)."""
+    grid computed from the schedule then dispatches too few invocations (or too many).
+    Not for a kernel of launches that each give their grid or a schedule of their own:
+    a launch runs its own schedule (checked against its entry point) or what its entry
+    point declares, on the grid it gives (cuda-samples' bitonic sort, blocks of 512 on
+    CUDA and a port of 256, round 38, was told to change a schedule that would have
+    broken its CUDA launches)."""
     from forge.sources import wgsl_workgroup_size
 
     try:
         source = kernel.source("wgsl", schedule, ev.size)
+        launches = kernel.launches_at(ev.size)
     except ForgeError:
+        return
+    if launches and all(d.grid is not None or d.schedule is not None for d in launches):
         return
     entry = kernel.entry_points.get("wgsl", kernel.entry_point)
     declared = wgsl_workgroup_size(source, entry, kernel.overrides)

@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from forge.errors import InvalidArgument
 from forge.kernel import Access, KernelSpec
 from forge.layout import as_elements
 from forge.sources import strip_comments, wgsl_bindings, wgsl_packed_f16
@@ -308,9 +309,15 @@ class _Sorted:
         self.parts = parts if parts is not None else [(0, size)]
         self.prefix = prefix
         self.rows = 0
+        self.among: str | None = None  # the keys output whose ties the parts are
 
     def __call__(self, a: np.ndarray) -> np.ndarray:
         flat = a.reshape(-1)
+        if self.among is not None:  # runs of tied keys only; the rest stays in place
+            flat = flat.copy()
+            for start, stop in self.parts:
+                flat[start:stop] = np.sort(flat[start:stop])
+            return flat
         return np.concatenate([np.sort(flat[start:stop]) for start, stop in self.parts])
 
 
@@ -347,6 +354,25 @@ def _unordered_order(spec, want: np.ndarray, packed: bool, row: int | None = Non
     return _Sorted(whole, flat.size, prefix)
 
 
+def _tied_order(want: np.ndarray, keys: np.ndarray, row: int | None = None) -> _Sorted | None:
+    """For an output unordered among equal keys (``unordered="keys"``: the values of a
+    sort that is not stable), the runs of equal elements in the reference's ``keys``
+    output, each sorted on its own (and cut at each row's end, for an output shaped in
+    rows: a batch of arrays sorted one by one); None where ``keys`` does not match the
+    output element for element."""
+    flat, key = want.reshape(-1), keys.reshape(-1)
+    if key.size != flat.size:
+        return None
+    with np.errstate(invalid="ignore"):
+        same = key[1:] == key[:-1]
+        if key.dtype.kind == "f":
+            same |= np.isnan(key[1:]) & np.isnan(key[:-1])
+    if row is not None and 0 < row < flat.size and not flat.size % row:
+        same[row - 1 :: row] = False
+    cuts = [0, *(np.flatnonzero(~same) + 1).tolist(), flat.size]
+    return _Sorted([(a, b) for a, b in zip(cuts, cuts[1:]) if b - a > 1], flat.size)
+
+
 def _prefix(spec, flat: np.ndarray, packed: bool) -> int | None:
     """How many elements ``flat``'s reference appends before the sentinel ``initial``
     it leaves after them, or None where it does not append so."""
@@ -373,6 +399,26 @@ def _prefix(spec, flat: np.ndarray, packed: bool) -> int | None:
     elif values.min() <= sentinel <= values.max():
         return None
     return prefix
+
+
+def _output_order(spec, want: np.ndarray, packed: bool, expected: Expected) -> _Sorted | None:
+    """How an unordered output is put in order before it is compared (None: it is
+    not unordered): as a multiset (``_unordered_order``), or among the ties of the
+    keys output it names (``_tied_order``)."""
+    if not spec.unordered:
+        return None
+    row = _row(spec, expected)
+    if spec.unordered is True or packed:
+        return _unordered_order(spec, want, packed, row)
+    keys = expected.outputs.get(spec.unordered)
+    order = None if keys is None else _tied_order(want, np.asarray(keys), row)
+    if order is None:
+        raise InvalidArgument(
+            f"output {spec.label} is unordered among equal {spec.unordered}, whose "
+            "reference output must hold one key for each of its elements"
+        )
+    order.among = spec.unordered
+    return order
 
 
 def _row(spec, expected: Expected) -> int | None:
@@ -427,7 +473,7 @@ def _judge_output(
         )
         if note not in ev.notes:
             ev.notes.append(note)
-    sort = _unordered_order(spec, want, packed, _row(spec, expected)) if spec.unordered else None
+    sort = _output_order(spec, want, packed, expected)
     order = sort if sort is not None else (lambda a: a)
     if sort is not None:  # any order is right: compared as multisets
         got, want = order(got), order(want)
@@ -437,7 +483,14 @@ def _judge_output(
             f"{region.label} is declared unordered: its values are compared sorted, as "
             "a multiset (element i of the report is the i-th smallest)"
         )
-        if sort.rows:
+        if sort.among is not None:
+            note = (
+                f"{region.label} is declared unordered among equal {sort.among}: within "
+                f"each run of equal keys in the reference's {sort.among} "
+                f"({len(sort.parts)} runs of two or more here), its values are compared "
+                "sorted, as a multiset; elsewhere element by element"
+            )
+        elif sort.rows:
             note = (
                 f"{region.label} is declared unordered and shaped in {sort.rows} rows: each "
                 "row is compared sorted, as a multiset of its own (where its reference "

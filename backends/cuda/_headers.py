@@ -18,7 +18,9 @@ with are served too: ``stdint.h``, ``math.h``, ``stdlib.h``... by their C++ twin
 (``memory.h``, glibc's old name for ``string.h``, by ``cstring``), and
 ``stdio.h``/``cstdio`` empty (NVRTC has ``printf`` built in), as are the host-only
 headers a ``.cu`` file includes for its host code's timing (``time.h``, ``sys/time.h``,
-``unistd.h``: Rodinia's hotspot.cu), whose device code reads nothing from them.
+``unistd.h``: Rodinia's hotspot.cu), whose device code reads nothing from them, and
+cuda-samples' host helpers (``helper_cuda.h``, ``helper_functions.h``...) as what
+device code can take from them (their C headers and MIN/MAX macros).
 (``cuda.h`` declares host functions, which NVRTC refuses; ``_nvrtc`` retries such a
 compile with them as device declarations, as they are declarations only.)
 
@@ -92,6 +94,34 @@ _EMPTY = ("cstdio", "stdio.h")
 # Host-only headers a .cu file includes for its host code (timing, sleeps): device code
 # needs nothing from them (clock() and clock64() are NVRTC builtins).
 _HOST_ONLY = ("time.h", "ctime", "sys/time.h", "unistd.h")
+# cuda-samples' Common helpers, which nearly every sample's .cu file includes (the
+# sortingNetworks kernels: ``#include <helper_cuda.h>``): error checks, timers, string
+# and image parsing for the host, none of which NVRTC compiles (host functions with
+# bodies, <string>, <fstream>). Served as what device code can take from them: the C
+# headers they include, EXIT_WAIVED, and the MIN and MAX macros they define, each as
+# its header writes it (helper_cuda.h's MAX, helper_image.h's MIN and MAX).
+_SAMPLES_COMMON = "// kernel-forge: cuda-samples' {name}, as device code sees it\n#pragma once\n"
+_SAMPLES_INCLUDES = "".join(
+    f"#include <{h}>\n"
+    for h in ("stdint.h", "stdio.h", "stdlib.h", "string.h", "math.h", "assert.h")
+)
+_WAIVED = "#ifndef EXIT_WAIVED\n#define EXIT_WAIVED 2\n#endif\n"
+_IMAGE_MIN_MAX = (
+    "#ifndef MIN\n#define MIN(a, b) ((a < b) ? a : b)\n#endif\n"
+    "#ifndef MAX\n#define MAX(a, b) ((a > b) ? a : b)\n#endif\n"
+)
+_SAMPLES_HELPERS = {
+    "helper_string.h": _SAMPLES_INCLUDES + _WAIVED,
+    "helper_timer.h": _SAMPLES_INCLUDES + "#include <helper_string.h>\n",
+    "helper_image.h": _SAMPLES_INCLUDES + _IMAGE_MIN_MAX + _WAIVED + "#include <helper_string.h>\n",
+    "helper_functions.h": _SAMPLES_INCLUDES
+    + "#include <helper_image.h>\n#include <helper_string.h>\n#include <helper_timer.h>\n"
+    + _WAIVED,
+    "helper_cuda.h": _SAMPLES_INCLUDES
+    + "#include <helper_string.h>\n"
+    + _WAIVED
+    + "#ifndef MAX\n#define MAX(a, b) (a > b ? a : b)\n#endif\n",
+}
 # glibc's <sys/types.h> shorthands, which nvcc's implicit host headers declare and
 # SGEMM_CUDA's kernels use (``const uint cRow = blockIdx.y;``): NVRTC said only
 # 'identifier "uint" is undefined', twenty times.
@@ -210,6 +240,7 @@ STD_HEADERS: dict[str, str] = {
     **{name: "// kernel-forge: a host-only header\n#pragma once\n" for name in _HOST_ONLY},
     "algorithm": _ALGORITHM,
     "sys/types.h": _SYS_TYPES,
+    **{name: _SAMPLES_COMMON.format(name=name) + text for name, text in _SAMPLES_HELPERS.items()},
 }
 
 _INTEGER_NAME = re.compile(r"\b(" + "|".join(_GLOBAL_INTEGERS) + r")\b")
@@ -291,6 +322,19 @@ _CUDA_VERSION = re.compile(r"\bCUDA_VERSION\b")
 _INCLUDES_CUDA_H = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]cuda\.h[>"]', re.M)
 
 
+# The device runtime's programmatic dependent launch calls (Hopper's griddepcontrol),
+# which nvcc's implicit <cuda_runtime.h> declares through <cuda_device_runtime_api.h>
+# and NVRTC's does not: ggml's kernels call them under ``__CUDA_ARCH__ >= 900``
+# (timestep_embedding_f32, round 38), and NVRTC said the identifier is undefined.
+_DEVICE_RUNTIME_CALL = re.compile(
+    r"\b(?:cudaGridDependencySynchronize|cudaTriggerProgrammaticLaunchCompletion)\s*\("
+)
+_INCLUDES_DEVICE_RUNTIME = re.compile(
+    r"^[ \t]*#[ \t]*include[ \t]*[<\"]cuda_device_runtime_api\.h[>\"]", re.M
+)
+_DEVICE_RUNTIME_HEADER = "cuda_device_runtime_api.h"
+
+
 def implicit_options(source: str) -> tuple[str, ...]:
     """What nvcc users expect without writing it: ``--pre-include=cstdint`` when
     ``source`` uses ``int64_t``, ``uint32_t``... and does not include or declare them
@@ -302,7 +346,9 @@ def implicit_options(source: str) -> tuple[str, ...]:
     implicit ``<cmath>`` would; glibc's ``M_PI``, ``M_SQRT2``... for those it uses and does
     not ``#define``; and ``CUDA_VERSION`` (nvcc's value for this NVRTC) where it tests it
     without defining it or including ``<cuda.h>``; glibc's
-    ``uint``, ``ushort`` and ``ulong`` where it uses them without declaring them."""
+    ``uint``, ``ushort`` and ``ulong`` where it uses them without declaring them; and
+    ``cuda_device_runtime_api.h`` where it calls ``cudaGridDependencySynchronize()`` or
+    ``cudaTriggerProgrammaticLaunchCompletion()`` without including it."""
     text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
     options: list[str] = []
     if _INTEGER_NAME.search(text) and not _DECLARES_INTEGERS.search(text) and std_headers():
@@ -330,6 +376,14 @@ def implicit_options(source: str) -> tuple[str, ...]:
         options.append(f"--define-macro={name}={_MATH_CONSTANTS[name]}")
     if _SYS_TYPE_NAME.search(text) and not _DECLARES_SYS_TYPES.search(text):
         options.append("--pre-include=sys/types.h")
+    if (
+        _DEVICE_RUNTIME_CALL.search(text)
+        and not _INCLUDES_DEVICE_RUNTIME.search(text)
+        and any(
+            os.path.isfile(os.path.join(d, _DEVICE_RUNTIME_HEADER)) for d in header_directories()
+        )
+    ):
+        options.append(f"--pre-include={_DEVICE_RUNTIME_HEADER}")
     return tuple(options)
 
 

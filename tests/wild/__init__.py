@@ -1487,6 +1487,10 @@ from tests.wild.round37 import ROUND37  # noqa: E402  (round 37: tests/wild/roun
 
 CORPUS.update(ROUND37)
 
+from tests.wild.round38 import ROUND38  # noqa: E402  (round 38: tests/wild/round38.py)
+
+CORPUS.update(ROUND38)
+
 from tests.wild.round39 import ROUND39  # noqa: E402  (round 39: tests/wild/round39.py)
 
 CORPUS.update(ROUND39)
