@@ -41,7 +41,7 @@ from forge.errors import ForgeError, InvalidArgument, ReferenceFailed, Unsupport
 from forge.kernel import Access, KernelSpec
 from forge.layout import as_elements
 from forge.schedule import Schedule
-from forge.sources import strip_comments
+from forge.sources import strip_comments, wgsl_bindings
 from forge.types import ValidationLevel, is_float_dtype
 
 from ._builtins import builtin_notes, calls_root, running_extremum
@@ -805,6 +805,9 @@ def evaluate(
             guard=guard,
             timeout_s=timeout_s,
         )
+        if ev.verdict is Verdict.MISMATCH and reference_runner is None and not inputs:
+            hint = dict(truth=truth, uniform=uniform, tolerance=tolerance, guard=guard)
+            _note_outputs_read_first(ev, runner, case, schedule, timeout_s=timeout_s, **hint)
     if sanitize:
         from ._sanitize import sanitize_evaluation
 
@@ -814,6 +817,116 @@ def evaluate(
             expected = input_set_expected(expected, ev.failed_input_set)
         ev.saved = save_failure(ev, expected, save)
     return ev
+
+
+def _note_outputs_read_first(
+    ev: Evaluation,
+    runner: Runner,
+    case: Case,
+    schedule: Schedule | None,
+    *,
+    truth: KernelSpec | None,
+    uniform: Mapping[str, Any] | None,
+    tolerance: Any,
+    guard: int,
+    timeout_s: Any,
+) -> None:
+    """Where outputs declared without ``initial`` failed, judge the kernel once more
+    with them starting at zero; if it passes, say so: the kernel reads them before it
+    writes (``out[i] |= byte``, ``+=``, an atomic), relying on its host zeroing them
+    (a new WebGPU buffer, ``cudaMemset``), which its spec did not declare. The verdict
+    stands (the oracle poisons outputs without ``initial``, so that an element never
+    written shows), and without this the report says only "never written"."""
+    kernel = case.kernel
+    target = runner.info.target
+    if target is None:
+        return  # the host runs the reference: no source to read
+    try:
+        source = strip_comments(kernel.source(target, ev.schedule, ev.size))
+    except ForgeError:
+        return
+    failed = {
+        spec.label: spec
+        for spec in kernel.buffers
+        if spec.is_output
+        and spec.initial is None
+        and not spec.inout
+        and spec.label in ev.outputs
+        and not ev.outputs[spec.label].passed
+        and _updated_in_place(source, _source_names(spec, source, target))
+    }
+    if not failed:
+        return
+    zeroed = dataclasses.replace(
+        kernel,
+        buffers=tuple(
+            dataclasses.replace(spec, initial=0) if spec.label in failed else spec
+            for spec in kernel.buffers
+        ),
+    )
+    try:
+        variant = make_case(zeroed, case.size, case.seed, uniform)
+        expected = expected_outputs(
+            variant, truth, runner.info.constraints if kernel.reference_reads_device else None
+        )
+        again = evaluate_case(
+            runner,
+            expected,
+            schedule,
+            warmups=0,
+            samples=0,
+            tolerance=tolerance,
+            guard=guard,
+            timeout_s=timeout_s,
+        )
+    except ForgeError:
+        return  # the hint is a courtesy: a run that cannot be made gives none
+    if not again.passed:
+        return
+    names = ", ".join(sorted(failed))
+    ev.notes.append(
+        f"{names}: the kernel reads {'it' if len(failed) == 1 else 'them'} before writing "
+        f"(it passes when {'it starts' if len(failed) == 1 else 'they start'} at zero): if "
+        "its host zeroes them (a new WebGPU buffer, cudaMemset), declare "
+        "BufferSpec(..., initial=0); an output without initial starts as the oracle's "
+        "poison, so that an element never written shows"
+    )
+
+
+def _source_names(spec, source: str, target: str) -> set[str]:
+    """What ``source`` may call buffer ``spec``: its name, and in WGSL the variable
+    bound at its group and binding."""
+    names = {spec.name} if spec.name else set()
+    if target == "wgsl":
+        try:
+            names |= {
+                b.name
+                for b in wgsl_bindings(source)
+                if (b.group, b.binding) == (spec.group, spec.binding)
+            }
+        except ForgeError:
+            pass
+    return names
+
+
+#: A read-modify-write of ``{name}``: a compound assignment to an element of it
+#: (``y[i] |= b``, ``y[i] += v``), an atomic on it (``atomicAdd(&y[i], v)``,
+#: ``atomicOr(y + i, b)``), or an element assigned from itself (``y[i] = y[i] + v``).
+_IN_PLACE = (
+    r"\b{name}\s*\[[^;{{}}]*?\]\s*(?:\+|-|\*|/|%|\||&|\^|<<|>>)=",
+    r"\batomic\w*\s*\(\s*&?\s*\(?\s*{name}\b",
+    r"\b{name}\s*\[([^\];]*)\]\s*=[^=;][^;]*\b{name}\s*\[\s*\1\s*\]",
+)
+
+
+def _updated_in_place(source: str, names: set[str]) -> bool:
+    """Whether ``source`` reads one of ``names`` where it writes it (the cheap test
+    before ``_note_outputs_read_first`` runs a kernel again)."""
+    return any(
+        re.search(pattern.format(name=re.escape(name)), source)
+        for name in names
+        for pattern in _IN_PLACE
+    )
 
 
 def reference_error(

@@ -10,11 +10,12 @@ shows it.
   rather than UNSUPPORTED. A module that uses subgroups now needs the ``subgroups``
   feature, enabled or not, and the browser backend enables the extension where the
   source leaves it out (``forge.sources.wgsl_with_subgroups_enabled``).
-- Gaps left open, strict xfails: an output a kernel ORs into without ``initial=0``
-  declared is reported as never written, with no hint of the declaration; a read of
-  an index input past its end gets the oracle's input poison, which as an index reads
-  past every buffer (0 there), so arrow-gpu's bitmap take with its tail bound dropped
-  passes (the poison is drawn in oracle/_inputs.py, not touched this round).
+- An output a kernel ORs into without ``initial=0`` declared was reported as never
+  written, with no hint of the declaration (fixed: the oracle judges it again with
+  such outputs zeroed, and where that passes says to declare ``initial=0``).
+- Gap left open, a strict xfail: a read of an index input past its end gets the
+  oracle's input poison, which as an index reads past every buffer (0 there), so
+  arrow-gpu's bitmap take with its tail bound dropped passes.
 """
 
 from __future__ import annotations
@@ -103,18 +104,14 @@ def _without_initial(kernel: KernelSpec) -> KernelSpec:
     return dataclasses.replace(kernel, id=f"{kernel.id}_no_initial", buffers=buffers)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gap: an output the kernel ORs into (relying on WebGPU's zeroed new buffers) "
-    "is reported as 'never written (still poisoned)' with no word of the poison it "
-    "read nor of BufferSpec(initial=0)",
-)
 def test_an_output_ored_into_without_initial_content_says_to_declare_it(request, session):
     """arrow-gpu's cast ORs each byte into ``new_values``, a buffer its host creates
-    (zeroed). Declared without ``initial=0`` the MISMATCH is right, but the report says
-    elements were never written where the kernel combined its bytes with the poison
-    (an attempt to match got against want | poison failed: NaN and negative floats
-    convert to 0 under WGSL's saturation, which numpy's reference leaves undefined)."""
+    (zeroed). Declared without ``initial=0`` the MISMATCH is right, but the report said
+    only that elements were never written, where the kernel combined its bytes with the
+    poison (once a strict xfail; an attempt to match got against want | poison failed:
+    NaN and negative floats convert to 0 under WGSL's saturation, which numpy's
+    reference leaves undefined). Now the oracle judges it once more with the failing
+    outputs zeroed, and says so where that passes (``_note_outputs_read_first``)."""
     require_available(request.config, "wgpu")
     kernel = _without_initial(CAST_U8.kernel)
     ev = oracle.evaluate(session.runner("wgpu"), kernel, size=1, seed=0, samples=0, warmups=0)
@@ -148,3 +145,55 @@ def test_a_bitmap_take_reading_its_indexes_past_the_end_fails(request, session):
     kernel = mutant(broken, "the tail bound dropped")
     ev = oracle.evaluate(session.runner("wgpu"), kernel, size=1, seed=0, samples=0, warmups=0)
     assert ev.verdict is Verdict.MISMATCH, ev.report()
+
+
+def _accumulating(name: str, body: str) -> KernelSpec:
+    return KernelSpec(
+        id=f"r39_accumulate_{name}",
+        entry_point="main",
+        sources={
+            "wgsl": "@group(0) @binding(0) var<storage, read> x: array<u32>;\n"
+            "@group(0) @binding(1) var<storage, read_write> y: array<u32>;\n"
+            "@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) g: vec3u) {\n"
+            f"  if (g.x < arrayLength(&x)) {{ {body} }}\n}}\n"
+        },
+        buffers=(
+            BufferSpec(0, "u32", "read", name="x"),
+            BufferSpec(1, "u32", "read_write", name="y"),
+        ),
+        reference=lambda x, y: y.__setitem__(slice(None), x & 0xFF),
+        grid=lambda s, n: (ceil_div(int(n), 64), 1, 1),
+        schedules=(Schedule(64),),
+        test_sizes=(100,),
+    )
+
+
+def test_the_hint_is_given_only_where_zeroed_outputs_pass(request, session):
+    """An output ORed into without ``initial``: the hint names it; a kernel that is wrong
+    whatever its output starts from (a mask of 0x7F) gets no such hint."""
+    require_available(request.config, "wgpu")
+    runner = session.runner("wgpu")
+    ored = oracle.evaluate(runner, _accumulating("or", "y[g.x] |= x[g.x] & 0xFFu;"), samples=0)
+    assert ored.verdict is Verdict.MISMATCH, ored.report()
+    assert any("y: the kernel reads it before writing" in n for n in ored.notes), ored.report()
+    wrong = oracle.evaluate(runner, _accumulating("wrong", "y[g.x] |= x[g.x] & 0x7Fu;"), samples=0)
+    assert wrong.verdict is Verdict.MISMATCH, wrong.report()
+    assert not any("before writing" in n for n in wrong.notes), wrong.report()
+
+
+def test_an_update_in_place_is_told_from_a_plain_write():
+    """The cheap test before the second run: compound assignments and atomics on the
+    output (WGSL and CUDA spellings), an element assigned from itself; not a plain
+    store, not another array's update, not a comparison."""
+    from oracle._evaluate import _updated_in_place
+
+    for updated in (
+        "y[g.x] |= x[g.x] & 0xFFu;",
+        "atomicAdd(&y[i], 1u);",
+        "atomicOr(y + i, bits);",
+        "y[row * n + col] += acc;",
+        "y[i] = y[i] * beta + alpha * x[i];",
+    ):
+        assert _updated_in_place(updated, {"y"}), updated
+    for written in ("y[i] = x[i] + 1.0;", "yy[i] += 1;", "s[t] += s[t + k]; y[i] = s[0];"):
+        assert not _updated_in_place(written, {"y"}), written
