@@ -443,6 +443,49 @@ def _measure_energy(ctx: OracleContext, plan: Plan, bound, kwargs, outcome: Outc
         outcome.energy_j, outcome.energy_note = [], str(exc)
 
 
+# What the rerun finds past each input's end and before its start, where the judged
+# run found the input poison (a NaN as a float, 0x7FB0F0F0 as a u32): the elements 1,
+# 2, 3, ... counted away from the data (in each element's first bytes, little-endian).
+# An index read past the end of an index input is an index past every buffer under
+# the poison, where WebGPU's robust access reads zeros, which a gather of bits or a sum
+# over zeroed rows does not show (arrow-gpu's bitmap take with its tail bound dropped
+# passed so); small indexes, each other, read real elements of any buffer. As floats
+# they are subnormals, which the judged run's NaN covers.
+def _counted_guard(count: int, itemsize: int) -> np.ndarray:
+    """``count`` elements of ``itemsize`` bytes holding 1, 2, 3, ... as raw bytes."""
+    ordinals = np.arange(1, count + 1, dtype=np.uint64)
+    width = next(w for w in (8, 4, 2, 1) if itemsize % w == 0)
+    words = ordinals.astype({8: np.uint64, 4: np.uint32, 2: np.uint16, 1: np.uint8}[width])
+    elements = np.zeros((count, itemsize), np.uint8)
+    elements[:, :width] = words.view(np.uint8).reshape(count, width)
+    return elements.reshape(-1)
+
+
+def _reguard_inputs(ctx, plan: Plan, views) -> None:
+    """Write the counted guard over the guards (and padding) of every input region: the
+    bytes before the data (counted back from it), and those after it (from the last
+    offset before its end that a window may start at: a few of the data's own bytes go
+    again, unchanged)."""
+    aligned = max(16, ctx.constraints.min_storage_offset_alignment)
+    for region, view in zip(plan.regions, views):
+        if region.output or region.uniform or region.usage is BindingUsage.UNIFORM:
+            continue
+        data, size = region.data, region.itemsize
+        end = region.start + region.count * size
+        guarded = data.copy()
+        before = region.start // size
+        # element j before the data holds j + 1: the counted elements in reverse
+        head = _counted_guard(before, size).reshape(before, size)[::-1].reshape(-1)
+        guarded[region.start - before * size : region.start] = head
+        after = (data.size - end) // size
+        guarded[end : end + after * size] = _counted_guard(after, size)
+        tail = end - end % aligned
+        if region.start:
+            ctx.write_view(view.window(0, region.start), guarded[: region.start])
+        if tail < data.size:
+            ctx.write_view(view.window(tail, data.size - tail), guarded[tail:])
+
+
 def _restore(ctx, plan: Plan, views) -> bool:
     """Upload again the initial contents of the regions the kernel starts from and
     changes (``Region.restore``); whether there were any."""
@@ -477,8 +520,11 @@ def _timed(ctx, plan: Plan, views, bound, kwargs) -> list[int]:
 
 def _rerun(ctx, plan: Plan, views, bound, kwargs, outcome: Outcome) -> None:
     """After the timed samples: restore what the kernel starts from, run once, read the
-    outputs (a race that shows only sometimes, or state left over, differs now)."""
+    outputs (a race that shows only sometimes, or state left over, differs now; so does
+    a read past an input's end or of shared memory no thread wrote, which find other
+    values now: ``_reguard_inputs``, ``SCRATCH_POISON``)."""
     if _restore(ctx, plan, views) or not plan.samples:
+        _reguard_inputs(ctx, plan, views)
         _poison_scratch(ctx, SCRATCH_POISON[1])
         ctx.run_kernel(plan.kernel, plan.schedule, bound, plan.size, 0, 1, **kwargs)
     outcome.later = [

@@ -294,7 +294,9 @@ class OutputCheck:
                     "later",
                     f"{self.label}: after the timed runs, "
                     f"{self.later.mismatches} elements differ from the reference "
-                    "(a race or leftover state)",
+                    "(a race, leftover state, or a read of memory the kernel was not "
+                    "given or did not write: the run after finds other values past the "
+                    "inputs' ends and in shared memory)",
                     self.label,
                 )
             )

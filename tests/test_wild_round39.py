@@ -13,9 +13,10 @@ shows it.
 - An output a kernel ORs into without ``initial=0`` declared was reported as never
   written, with no hint of the declaration (fixed: the oracle judges it again with
   such outputs zeroed, and where that passes says to declare ``initial=0``).
-- Gap left open, a strict xfail: a read of an index input past its end gets the
-  oracle's input poison, which as an index reads past every buffer (0 there), so
-  arrow-gpu's bitmap take with its tail bound dropped passes.
+- A read of an index input past its end got the oracle's input poison, which as an
+  index reads past every buffer (0 there), so arrow-gpu's bitmap take with its tail
+  bound dropped passed (once a strict xfail; fixed: the rerun finds 1, 2, 3, ... past
+  every input's ends, ``oracle._plan._reguard_inputs``).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ import pytest
 import oracle
 from forge import BufferSpec, KernelSpec, Schedule, ceil_div
 from forge.sources import wgsl_with_subgroups_enabled
+from forge.types import BindingUsage
 from oracle import Session, Verdict
 from oracle.pytest_plugin import require_available
 from tests.wild import mutant
@@ -119,18 +121,12 @@ def test_an_output_ored_into_without_initial_content_says_to_declare_it(request,
     assert "initial=0" in ev.report(), ev.report()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gap: a read past the end of an index input returns the oracle's guard poison "
-    "(both adapters); taken as an index, it reads past every buffer, where robust access "
-    "returns 0, so a gather of bits adds none: the poison past inputs is drawn in "
-    "oracle/_inputs.py (left to its owner)",
-)
 def test_a_bitmap_take_reading_its_indexes_past_the_end_fails(request, session):
     """arrow-gpu's take on a bitmap with its loop's tail bound dropped reads
     ``indexes`` past the end for the last word's spare bits: each read is the poison
     0x7FB17FF0 (seen on lavapipe and SwiftShader), whose word 66946951 lies past the
-    bitmap, 0 there: the spare bits stay 0, as the reference says; PASS at every seed."""
+    bitmap, 0 there: the spare bits stay 0, as the reference says; it passed at every
+    seed. The rerun reads the indexes 1, 2, 3, ... there, real bits of the bitmap."""
     require_available(request.config, "wgpu")
     broken = dataclasses.replace(
         TAKE_BOOL,
@@ -197,3 +193,33 @@ def test_an_update_in_place_is_told_from_a_plain_write():
         assert _updated_in_place(updated, {"y"}), updated
     for written in ("y[i] = x[i] + 1.0;", "yy[i] += 1;", "s[t] += s[t + k]; y[i] = s[0];"):
         assert not _updated_in_place(written, {"y"}), written
+
+
+def test_the_rerun_counts_the_elements_past_each_inputs_ends():
+    """No device: what ``_reguard_inputs`` writes around an input of 5 u16 elements with
+    3 guard elements before (padded to 16 bytes) and after: 1, 2, 3 counted away from
+    the data on both sides, the data itself unchanged; outputs are left alone."""
+    from types import SimpleNamespace
+
+    from forge.types import BufferView
+    from oracle._plan import Region, _reguard_inputs
+
+    data = np.full(16 + 5 * 2 + 6 + 2, 0xEE, np.uint8)  # guards, data, guards, padding
+    region = Region("x", 0, 0, BindingUsage.STORAGE_READ, data, 16, 10, 5, 2, False)
+    out = dataclasses.replace(region, label="y", output=True)
+    memory = {0: data.copy(), 1: data.copy()}
+    writes = []
+
+    def write_view(view, payload):
+        writes.append(view.binding)
+        memory[view.binding][view.offset : view.offset + len(payload)] = payload
+
+    ctx = SimpleNamespace(
+        constraints=SimpleNamespace(min_storage_offset_alignment=4), write_view=write_view
+    )
+    views = [BufferView(0, data.size, 0), BufferView(0, data.size, 1)]
+    _reguard_inputs(ctx, SimpleNamespace(regions=(region, out)), views)
+    words = memory[0].view(np.uint16)
+    assert list(words[5:8]) == [3, 2, 1] and list(words[8:13]) == [0xEEEE] * 5
+    assert list(words[13:17]) == [1, 2, 3, 4]
+    assert set(writes) == {0} and np.array_equal(memory[1], data)
