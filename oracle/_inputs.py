@@ -186,6 +186,91 @@ def _element_blocks(
     return [b for b in blocks if b[2] > b[1]]
 
 
+#: Aligned block sizes (warps, workgroups, tiles) at whose ends each drawn line holds
+#: its extremes (``_extremes_at_ends``).
+_BLOCK_ENDS = (1024, 512, 256, 128, 64, 32)
+
+
+def _extremes_at_ends(values: np.ndarray, blocks, row: int = 1, flip: bool = False) -> np.ndarray:
+    """``values`` permuted so that each line (a row of ``row`` elements, else the whole
+    buffer) holds its maximum at its last element and its minimum at its first, and so
+    does each block of ``_BLOCK_ENDS`` elements aligned on the line's start, largest
+    first (a block's ends are its parent's where they share one, so none undoes
+    another). A reduction that leaves out the last (or first) element of each block,
+    warp or row (``is + 1 < ns``, a loop from 1) is wrong on a maximum, a minimum or an
+    argmax only where that element is the extreme, which a random draw makes one chance
+    in the block's length: del-msh's bounding box that left out each block's last point
+    passed. Every other row (and every line where ``flip``: a negative one-sign set,
+    whose largest magnitudes then come last) holds its maximum first and its minimum
+    last instead, for a maximum that skips the first element. Values move only within a
+    ``blocks`` segment of one family (and a row), so each family keeps its place, each
+    row its values and every value its domain; a block holding NaN is left as drawn."""
+    dtype = values.dtype
+    if values.size < 2 or dtype.names is not None or dtype.kind not in "fiuV":
+        return values
+    key = values.astype(np.float64) if dtype.kind in "fV" else values.copy()
+    line = row if 1 < row < values.size and values.size % row == 0 else values.size
+    order = np.arange(values.size)
+    for _family, start, stop in blocks:
+        # the lines wholly inside the segment, then the parts of a line at either end
+        first, last = -(-start // line), stop // line
+        spans = [(first * line, last * line)] if first < last else []
+        if first > last:  # inside one line
+            spans.append((start, stop))
+        else:
+            spans += [(start, first * line), (last * line, stop)]
+        for size in (line, *(s for s in _BLOCK_ENDS if s < line)):
+            for lo, hi in spans:
+                if hi - lo >= 2:
+                    _span_to_ends(key, order, lo, hi, line, size, flip)
+    return values[order]
+
+
+def _span_to_ends(key, order, lo: int, hi: int, line: int, size: int, flip: bool) -> None:
+    """``_to_ends`` on each block of ``size`` aligned on its line's start in
+    ``[lo, hi)``: whole lines in one array of (lines, blocks, size) and the block cut
+    short at each line's end, else (part of one line) the blocks cut short at ``lo`` and
+    ``hi`` and the whole ones between."""
+    base = lo // line * line
+    if (lo - base) == 0 and (hi - lo) % line == 0:  # whole lines
+        lines = (hi - lo) // line
+        turned = (np.arange(base // line, base // line + lines) % 2 == 1) != flip
+        pieces = [(0, line // size * size, size), (line // size * size, line, line % size)]
+        rows = (key[lo:hi].reshape(lines, line), order[lo:hi].reshape(lines, line))
+    else:
+        turned = np.array([(base // line) % 2 == 1]) != flip
+        head = min(hi, base + -(-(lo - base) // size) * size)
+        tail = max(head, hi - (hi - base) % size)
+        pieces = [
+            (0, head - lo, head - lo),
+            (head - lo, tail - lo, size),
+            (tail - lo, hi - lo, hi - tail),
+        ]
+        rows = (key[lo:hi][None, :], order[lo:hi][None, :])
+    for c0, c1, width in pieces:
+        if width >= 2 and c1 > c0:
+            _to_ends(rows[0][:, c0:c1], rows[1][:, c0:c1], width, turned)
+
+
+def _to_ends(key: np.ndarray, order: np.ndarray, width: int, turned: np.ndarray) -> None:
+    """Swap, in each row of ``key`` (written back in place, ``order`` alongside), each
+    block of ``width``'s maximum to its last element and its minimum to its first (the
+    other way round in a row ``turned``); a block whose extreme is NaN is left as is."""
+    lines, blocks = key.shape[0], key.shape[1] // width
+    k, o = key.reshape(lines, blocks, width), order.reshape(lines, blocks, width)
+    for largest in (True, False):
+        at = (k.argmax if largest else k.argmin)(axis=2)
+        extreme = np.take_along_axis(k, at[..., None], 2)[..., 0]
+        target = np.broadcast_to(np.where(turned != largest, width - 1, 0)[:, None], at.shape)
+        there = np.take_along_axis(k, target[..., None], 2)[..., 0]
+        i, j = np.nonzero((extreme == extreme) & (there != extreme))
+        a, b = at[i, j], target[i, j]
+        k[i, j, a], k[i, j, b] = k[i, j, b], k[i, j, a]
+        o[i, j, a], o[i, j, b] = o[i, j, b], o[i, j, a]
+    if not np.may_share_memory(k, key):  # reshaped into a copy: written back
+        key[...], order[...] = k.reshape(key.shape), o.reshape(order.shape)
+
+
 def _magnitude_sample(rng, n, lo_mag, hi_mag, signs, domain):
     """``n`` values with magnitudes log-uniform in [lo_mag, hi_mag] and a sign from
     ``signs``, restricted to ``domain``; None when no such value is in the domain."""
@@ -422,12 +507,14 @@ def _scalar_values(
             values = np.concatenate([np.abs(moderate), np.abs(large)])
             values = _clipped((sign * values).astype(dtype), dtype, domain)
             if (np.sign(values.astype(np.float64)) == sign).all():
-                return values, ((families[0], 0, half), (families[0], half, count))
+                halves = ((families[0], 0, half), (families[0], half, count))
+                return _extremes_at_ends(values, halves, row, flip=sign < 0), halves
         families = ()  # a domain or a dtype of the other sign only: normal values
     if families == SMALL_SET:
         if row > 1 and count % row == 0 and draw("small", 1) is not None:
             out = _small_rows(rng, count // row, row, dtype, domain, draw).astype(dtype)
-            return _clipped(out, dtype, domain), (("small", 0, count),)
+            whole = (("small", 0, count),)
+            return _extremes_at_ends(_clipped(out, dtype, domain), whole, row), whole
         families = ()  # elementwise inputs (gamma, beta, running statistics): normal
     allowed = _SPECIAL if families is None else tuple(f for f in _SPECIAL if f in families)
     if dtype.kind == "f":  # families where a called function has no defined result
@@ -461,7 +548,7 @@ def _scalar_values(
             out[start:stop] = signs * rng.uniform(1.0, 4.0, n)
         else:
             out[start:stop] = draw(family, n)
-    return _clipped(out, dtype, domain), tuple(blocks)
+    return _extremes_at_ends(_clipped(out, dtype, domain), blocks, row), tuple(blocks)
 
 
 def _clipped(out: np.ndarray, dtype: np.dtype, domain) -> np.ndarray:

@@ -70,10 +70,6 @@ def test_an_unordered_output_shaped_in_rows_is_a_multiset_a_row():
         assert not np.array_equal(order(wrong), order(want))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gap: no drawn input puts an extreme at the last element of a block",
-)
 def test_a_min_max_that_leaves_out_a_blocks_last_element_fails(request):
     """del-msh's kernel_MinMax_TPB256 port with ``is + 1u < ns``: each block's scan leaves
     out its last point, so the bounding box is wrong only where that point is an extreme
