@@ -186,24 +186,28 @@ def _element_blocks(
     return [b for b in blocks if b[2] > b[1]]
 
 
-#: Aligned block sizes (warps, workgroups, tiles) at whose ends each drawn line holds
-#: its extremes (``_extremes_at_ends``).
+#: Aligned block sizes (warps, workgroups, tiles) at whose ends drawn lines hold their
+#: extremes (``_extremes_at_ends``).
 _BLOCK_ENDS = (1024, 512, 256, 128, 64, 32)
 
 
 def _extremes_at_ends(values: np.ndarray, blocks, row: int = 1, flip: bool = False) -> np.ndarray:
-    """``values`` permuted so that each line (a row of ``row`` elements, else the whole
+    """``values`` permuted so that a line (a row of ``row`` elements, else the whole
     buffer) holds its maximum at its last element and its minimum at its first, and so
-    does each block of ``_BLOCK_ENDS`` elements aligned on the line's start, largest
-    first (a block's ends are its parent's where they share one, so none undoes
-    another). A reduction that leaves out the last (or first) element of each block,
-    warp or row (``is + 1 < ns``, a loop from 1) is wrong on a maximum, a minimum or an
-    argmax only where that element is the extreme, which a random draw makes one chance
-    in the block's length: del-msh's bounding box that left out each block's last point
-    passed. Every other row (and every line where ``flip``: a negative one-sign set,
-    whose largest magnitudes then come last) holds its maximum first and its minimum
-    last instead, for a maximum that skips the first element. Values move only within a
-    ``blocks`` segment of one family (and a row), so each family keeps its place, each
+    does each block of ``_BLOCK_ENDS`` elements aligned on its start, largest first (a
+    block's ends are its parent's where they share one, so none undoes another). A
+    reduction that leaves out the last (or first) element of each block, warp or row
+    (``is + 1 < ns``, a loop from 1) is wrong on a maximum, a minimum or an argmax only
+    where that element is the extreme, one draw in the block's length: del-msh's
+    bounding box that left out each block's last point passed.
+
+    Where an extreme always sits at an end, a reduction that skips an element inside
+    (a row argmax starting at the third column) is never wrong: of the rows, those
+    ``_chosen`` leaves half as drawn, and in a flat buffer every other aligned region,
+    so that an extreme lands anywhere there. Rows alternate too: the turned ones hold
+    their maximum first and minimum last (so does every line where ``flip``: a negative
+    one-sign set, whose largest magnitudes then come last). Values move only within a
+    ``blocks`` segment of one family and a row, so each family keeps its place, each
     row its values and every value its domain; a block holding NaN is left as drawn."""
     dtype = values.dtype
     if values.size < 2 or dtype.names is not None or dtype.kind not in "fiuV":
@@ -222,48 +226,73 @@ def _extremes_at_ends(values: np.ndarray, blocks, row: int = 1, flip: bool = Fal
         for size in (line, *(s for s in _BLOCK_ENDS if s < line)):
             for lo, hi in spans:
                 if hi - lo >= 2:
-                    _span_to_ends(key, order, lo, hi, line, size, flip)
+                    _span_to_ends(key, order, lo, hi, (line, first), size, flip)
     return values[order]
 
 
-def _span_to_ends(key, order, lo: int, hi: int, line: int, size: int, flip: bool) -> None:
+def _chosen(starts: np.ndarray, size: int, lines: tuple[int, int], count: int, flip: bool):
+    """Which blocks of ``size`` (by where each starts) ``_extremes_at_ends`` plants,
+    and which of them it turns. In a buffer of rows, rows 0 and 1 of each 4 counted from
+    the segment's first (``lines``: their length, that row), 1 turned, the other two as
+    drawn: a family of one row (large values, where a softmax's maximum matters) has it
+    planted. In a flat buffer (one line), the line and blocks larger than
+    its regions (the largest block size of which it holds 4), and inside every other
+    region all blocks; none where it holds fewer than 4 of the smallest."""
+    line, origin = lines
+    if line < count:
+        nth = (starts // line - origin) % 4  # a part of a row before: the 4th
+        return nth < 2, (nth == 1) != flip
+    region = next((s for s in _BLOCK_ENDS if 4 * s <= line), 0)
+    if size > region or not region:
+        return np.ones(starts.shape, bool), np.full(starts.shape, flip)
+    return starts // region % 2 == 0, np.full(starts.shape, flip)
+
+
+def _span_to_ends(
+    key, order, lo: int, hi: int, lines: tuple[int, int], size: int, flip: bool
+) -> None:
     """``_to_ends`` on each block of ``size`` aligned on its line's start in
-    ``[lo, hi)``: whole lines in one array of (lines, blocks, size) and the block cut
-    short at each line's end, else (part of one line) the blocks cut short at ``lo`` and
-    ``hi`` and the whole ones between."""
+    ``[lo, hi)`` that ``_chosen`` picks: whole lines in one array of (lines, blocks,
+    size) and the block cut short at each line's end, else (part of one line) the
+    blocks cut short at ``lo`` and ``hi`` and the whole ones between."""
+    line = lines[0]
     base = lo // line * line
-    if (lo - base) == 0 and (hi - lo) % line == 0:  # whole lines
-        lines = (hi - lo) // line
-        turned = (np.arange(base // line, base // line + lines) % 2 == 1) != flip
-        pieces = [(0, line // size * size, size), (line // size * size, line, line % size)]
-        rows = (key[lo:hi].reshape(lines, line), order[lo:hi].reshape(lines, line))
+    if lo == base and (hi - lo) % line == 0:  # whole lines
+        firsts = np.arange(lo, hi, line)[:, None]
+        whole = line // size * size
+        pieces = [(0, whole, size), (whole, line, line % size)]
+        rows = (key[lo:hi].reshape(-1, line), order[lo:hi].reshape(-1, line))
     else:
-        turned = np.array([(base // line) % 2 == 1]) != flip
+        firsts = np.array([[base]])
         head = min(hi, base + -(-(lo - base) // size) * size)
         tail = max(head, hi - (hi - base) % size)
-        pieces = [
-            (0, head - lo, head - lo),
-            (head - lo, tail - lo, size),
-            (tail - lo, hi - lo, hi - tail),
-        ]
+        pieces = [(lo, head, head - lo), (head, tail, size), (tail, hi, hi - tail)]
+        pieces = [(c0 - lo, c1 - lo, width) for c0, c1, width in pieces]
         rows = (key[lo:hi][None, :], order[lo:hi][None, :])
     for c0, c1, width in pieces:
-        if width >= 2 and c1 > c0:
-            _to_ends(rows[0][:, c0:c1], rows[1][:, c0:c1], width, turned)
+        if width < 2 or c1 <= c0:
+            continue
+        offset = (lo - base + c0) // size * size  # where the first block starts in its line
+        starts = firsts + offset + np.arange((c1 - c0) // width)[None, :] * size
+        planted, turned = _chosen(starts, size, lines, key.size, flip)
+        if planted.any():
+            _to_ends(rows[0][:, c0:c1], rows[1][:, c0:c1], width, planted, turned)
 
 
-def _to_ends(key: np.ndarray, order: np.ndarray, width: int, turned: np.ndarray) -> None:
+def _to_ends(
+    key: np.ndarray, order: np.ndarray, width: int, planted: np.ndarray, turned: np.ndarray
+) -> None:
     """Swap, in each row of ``key`` (written back in place, ``order`` alongside), each
-    block of ``width``'s maximum to its last element and its minimum to its first (the
-    other way round in a row ``turned``); a block whose extreme is NaN is left as is."""
-    lines, blocks = key.shape[0], key.shape[1] // width
-    k, o = key.reshape(lines, blocks, width), order.reshape(lines, blocks, width)
+    ``planted`` block of ``width``'s maximum to its last element and its minimum to its
+    first (the other way round where ``turned``); a block whose extreme is NaN is left."""
+    k = key.reshape(key.shape[0], -1, width)
+    o = order.reshape(k.shape)
     for largest in (True, False):
         at = (k.argmax if largest else k.argmin)(axis=2)
         extreme = np.take_along_axis(k, at[..., None], 2)[..., 0]
-        target = np.broadcast_to(np.where(turned != largest, width - 1, 0)[:, None], at.shape)
+        target = np.where(turned != largest, width - 1, 0)
         there = np.take_along_axis(k, target[..., None], 2)[..., 0]
-        i, j = np.nonzero((extreme == extreme) & (there != extreme))
+        i, j = np.nonzero(planted & (extreme == extreme) & (there != extreme))
         a, b = at[i, j], target[i, j]
         k[i, j, a], k[i, j, b] = k[i, j, b], k[i, j, a]
         o[i, j, a], o[i, j, b] = o[i, j, b], o[i, j, a]
