@@ -16,7 +16,10 @@ also sees whole rows of zeros, of small or tiny values or of negatives. A family
 does not meet the domain is left out and its block stays ``normal``. A kernel that
 calls a function without a defined result on some family is not drawn it
 (``builtin_limits``): no large magnitudes for sin, cos and tan, no subnormals for WGSL's
-log and pow, no NaN or Inf for WGSL's pow.
+log and pow, no NaN or Inf for WGSL's pow. Inside each family's block, half the rows
+(and every other region of a flat buffer) hold their maximum and minimum at their ends
+and at the ends of their aligned blocks of 32 to 1024 (``_extremes_at_ends``), where a
+reduction that leaves out one element of each block or row loses it.
 """
 
 from __future__ import annotations
