@@ -16,7 +16,10 @@ also sees whole rows of zeros, of small or tiny values or of negatives. A family
 does not meet the domain is left out and its block stays ``normal``. A kernel that
 calls a function without a defined result on some family is not drawn it
 (``builtin_limits``): no large magnitudes for sin, cos and tan, no subnormals for WGSL's
-log and pow, no NaN or Inf for WGSL's pow.
+log and pow, no NaN or Inf for WGSL's pow. Inside each family's block, half the rows
+(and every other region of a flat buffer) hold their maximum and minimum at their ends
+and at the ends of their aligned blocks of 32 to 1024 (``_extremes_at_ends``), where a
+reduction that leaves out one element of each block or row loses it.
 """
 
 from __future__ import annotations
@@ -184,6 +187,120 @@ def _element_blocks(
         start += size
     blocks.append(("normal", start, count))
     return [b for b in blocks if b[2] > b[1]]
+
+
+#: Aligned block sizes (warps, workgroups, tiles) at whose ends drawn lines hold their
+#: extremes (``_extremes_at_ends``).
+_BLOCK_ENDS = (1024, 512, 256, 128, 64, 32)
+
+
+def _extremes_at_ends(values: np.ndarray, blocks, row: int = 1, flip: bool = False) -> np.ndarray:
+    """``values`` permuted so that a line (a row of ``row`` elements, else the whole
+    buffer) holds its maximum at its last element and its minimum at its first, and so
+    does each block of ``_BLOCK_ENDS`` elements aligned on its start, largest first (a
+    block's ends are its parent's where they share one, so none undoes another). A
+    reduction that leaves out the last (or first) element of each block, warp or row
+    (``is + 1 < ns``, a loop from 1) is wrong on a maximum, a minimum or an argmax only
+    where that element is the extreme, one draw in the block's length: del-msh's
+    bounding box that left out each block's last point passed.
+
+    Where an extreme always sits at an end, a reduction that skips an element inside
+    (a row argmax starting at the third column) is never wrong: of the rows, those
+    ``_chosen`` leaves half as drawn, and in a flat buffer every other aligned region,
+    so that an extreme lands anywhere there. Rows alternate too: the turned ones hold
+    their maximum first and minimum last (so does every line where ``flip``: a negative
+    one-sign set, whose largest magnitudes then come last). Values move only within a
+    ``blocks`` segment of one family and a row, so each family keeps its place, each
+    row its values and every value its domain; a block holding NaN is left as drawn."""
+    dtype = values.dtype
+    if values.size < 2 or dtype.names is not None or dtype.kind not in "fiuV":
+        return values
+    key = values.astype(np.float64) if dtype.kind in "fV" else values.copy()
+    line = row if 1 < row < values.size and values.size % row == 0 else values.size
+    order = np.arange(values.size)
+    for _family, start, stop in blocks:
+        # the lines wholly inside the segment, then the parts of a line at either end
+        first, last = -(-start // line), stop // line
+        spans = [(first * line, last * line)] if first < last else []
+        if first > last:  # inside one line
+            spans.append((start, stop))
+        else:
+            spans += [(start, first * line), (last * line, stop)]
+        for size in (line, *(s for s in _BLOCK_ENDS if s < line)):
+            for lo, hi in spans:
+                if hi - lo >= 2:
+                    _span_to_ends(key, order, lo, hi, (line, first), size, flip)
+    return values[order]
+
+
+def _chosen(starts: np.ndarray, size: int, lines: tuple[int, int], count: int, flip: bool):
+    """Which blocks of ``size`` (by where each starts) ``_extremes_at_ends`` plants,
+    and which of them it turns. In a buffer of rows, rows 0 and 1 of each 4 counted from
+    the segment's first (``lines``: their length, that row), 1 turned, the other two as
+    drawn: a family of one row (large values, where a softmax's maximum matters) has it
+    planted. In a flat buffer (one line), the line and blocks larger than
+    its regions (the largest block size of which it holds 4), and inside every other
+    region all blocks; none where it holds fewer than 4 of the smallest."""
+    line, origin = lines
+    if line < count:
+        nth = (starts // line - origin) % 4  # a part of a row before: the 4th
+        return nth < 2, (nth == 1) != flip
+    region = next((s for s in _BLOCK_ENDS if 4 * s <= line), 0)
+    if size > region or not region:
+        return np.ones(starts.shape, bool), np.full(starts.shape, flip)
+    return starts // region % 2 == 0, np.full(starts.shape, flip)
+
+
+def _span_to_ends(
+    key, order, lo: int, hi: int, lines: tuple[int, int], size: int, flip: bool
+) -> None:
+    """``_to_ends`` on each block of ``size`` aligned on its line's start in
+    ``[lo, hi)`` that ``_chosen`` picks: whole lines in one array of (lines, blocks,
+    size) and the block cut short at each line's end, else (part of one line) the
+    blocks cut short at ``lo`` and ``hi`` and the whole ones between."""
+    line = lines[0]
+    base = lo // line * line
+    if lo == base and (hi - lo) % line == 0:  # whole lines
+        firsts = np.arange(lo, hi, line)[:, None]
+        whole = line // size * size
+        pieces = [(0, whole, size), (whole, line, line % size)]
+        rows = (key[lo:hi].reshape(-1, line), order[lo:hi].reshape(-1, line))
+    else:
+        firsts = np.array([[base]])
+        head = min(hi, base + -(-(lo - base) // size) * size)
+        tail = max(head, hi - (hi - base) % size)
+        pieces = [(lo, head, head - lo), (head, tail, size), (tail, hi, hi - tail)]
+        pieces = [(c0 - lo, c1 - lo, width) for c0, c1, width in pieces]
+        rows = (key[lo:hi][None, :], order[lo:hi][None, :])
+    for c0, c1, width in pieces:
+        if width < 2 or c1 <= c0:
+            continue
+        offset = (lo - base + c0) // size * size  # where the first block starts in its line
+        starts = firsts + offset + np.arange((c1 - c0) // width)[None, :] * size
+        planted, turned = _chosen(starts, size, lines, key.size, flip)
+        if planted.any():
+            _to_ends(rows[0][:, c0:c1], rows[1][:, c0:c1], width, planted, turned)
+
+
+def _to_ends(
+    key: np.ndarray, order: np.ndarray, width: int, planted: np.ndarray, turned: np.ndarray
+) -> None:
+    """Swap, in each row of ``key`` (written back in place, ``order`` alongside), each
+    ``planted`` block of ``width``'s maximum to its last element and its minimum to its
+    first (the other way round where ``turned``); a block whose extreme is NaN is left."""
+    k = key.reshape(key.shape[0], -1, width)
+    o = order.reshape(k.shape)
+    for largest in (True, False):
+        at = (k.argmax if largest else k.argmin)(axis=2)
+        extreme = np.take_along_axis(k, at[..., None], 2)[..., 0]
+        target = np.where(turned != largest, width - 1, 0)
+        there = np.take_along_axis(k, target[..., None], 2)[..., 0]
+        i, j = np.nonzero(planted & (extreme == extreme) & (there != extreme))
+        a, b = at[i, j], target[i, j]
+        k[i, j, a], k[i, j, b] = k[i, j, b], k[i, j, a]
+        o[i, j, a], o[i, j, b] = o[i, j, b], o[i, j, a]
+    if not np.may_share_memory(k, key):  # reshaped into a copy: written back
+        key[...], order[...] = k.reshape(key.shape), o.reshape(order.shape)
 
 
 def _magnitude_sample(rng, n, lo_mag, hi_mag, signs, domain):
@@ -422,12 +539,14 @@ def _scalar_values(
             values = np.concatenate([np.abs(moderate), np.abs(large)])
             values = _clipped((sign * values).astype(dtype), dtype, domain)
             if (np.sign(values.astype(np.float64)) == sign).all():
-                return values, ((families[0], 0, half), (families[0], half, count))
+                halves = ((families[0], 0, half), (families[0], half, count))
+                return _extremes_at_ends(values, halves, row, flip=sign < 0), halves
         families = ()  # a domain or a dtype of the other sign only: normal values
     if families == SMALL_SET:
         if row > 1 and count % row == 0 and draw("small", 1) is not None:
             out = _small_rows(rng, count // row, row, dtype, domain, draw).astype(dtype)
-            return _clipped(out, dtype, domain), (("small", 0, count),)
+            whole = (("small", 0, count),)
+            return _extremes_at_ends(_clipped(out, dtype, domain), whole, row), whole
         families = ()  # elementwise inputs (gamma, beta, running statistics): normal
     allowed = _SPECIAL if families is None else tuple(f for f in _SPECIAL if f in families)
     if dtype.kind == "f":  # families where a called function has no defined result
@@ -461,7 +580,7 @@ def _scalar_values(
             out[start:stop] = signs * rng.uniform(1.0, 4.0, n)
         else:
             out[start:stop] = draw(family, n)
-    return _clipped(out, dtype, domain), tuple(blocks)
+    return _extremes_at_ends(_clipped(out, dtype, domain), blocks, row), tuple(blocks)
 
 
 def _clipped(out: np.ndarray, dtype: np.dtype, domain) -> np.ndarray:

@@ -5,8 +5,9 @@ compile is retried with the prototypes as device declarations; ``<memory.h>`` is
 too, tests/test_nvrtc_headers.py); an unordered output of one list per bucket, each
 appended from its own offset, was compared as one multiset, so an index appended one
 past its bucket's base passed (fixed: an unordered output shaped in rows is a multiset
-a row); and a min/max reduction that leaves out the last element of each block passes
-unless that element happens to be an extreme (open, a strict xfail)."""
+a row); and a min/max reduction that leaves out the last element of each block passed
+unless that element happened to be an extreme (fixed: each drawn line and each aligned
+block holds its extremes at its ends, ``oracle._inputs._extremes_at_ends``)."""
 
 from __future__ import annotations
 
@@ -70,17 +71,13 @@ def test_an_unordered_output_shaped_in_rows_is_a_multiset_a_row():
         assert not np.array_equal(order(wrong), order(want))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gap: no drawn input puts an extreme at the last element of a block",
-)
 def test_a_min_max_that_leaves_out_a_blocks_last_element_fails(request):
     """del-msh's kernel_MinMax_TPB256 port with ``is + 1u < ns``: each block's scan leaves
     out its last point, so the bounding box is wrong only where that point is an extreme
-    of an axis, which the drawn inputs (uniform, one-sign, small) make unlikely: at 100
-    points one block, its last point the extreme of an axis in 6% of draws. An input set
-    in ascending order (each block's extreme at its end) would show it, but changes
-    every kernel's inputs; it waits for a run of the whole corpus on every backend."""
+    of an axis, which random inputs made unlikely: at 100 points one block, its last
+    point the extreme of an axis in 6% of draws, and it passed. Each drawn line now holds
+    its largest magnitude last in the one-sign sets (a bounding box keeps a running
+    extremum, so it runs on them): the negative set's minimum is the last point's z."""
     require_available(request.config, "wgpu")
     wild = MINMAX_WGSL
     source = wild.kernel.sources["wgsl"].replace(
