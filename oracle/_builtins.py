@@ -140,13 +140,18 @@ def calls_root(kernel: KernelSpec) -> bool:
 
 # A running maximum or minimum: ``m = max(m, x)`` (fmaxf, MAX, std::max; the variable
 # either argument), ``m = m > x ? m : x`` or ``select(m, x, x > m)`` (tinygrad's
-# ``acc0 = ((val0<acc0)?acc0:val0)``), and ``if (x > m) { m = x; }`` (an argmax's best).
+# ``acc0 = ((val0<acc0)?acc0:val0)``), and ``if (x > m) { m = x; }`` (an argmax's best),
+# the best also a field or an element of what is assigned (ggml-webgpu's argmax: ``if
+# (val > local_pair.value) { local_pair = Pair(val, i); }``, round 41; ``best.v = x``).
 _EXTREMUM_CALL = re.compile(
     r"\b(\w+)\s*=\s*(?:\w+::)?(?:max|min|fmax|fmin|fmaxf|fminf|MAX|MIN|Max|Min|__hmax|__hmin)"
     r"\s*\(([^;]*)"
 )
 _EXTREMUM_PICK = re.compile(r"\b(\w+)\s*=\s*(?:select\s*\(|[^;?]*\?)([^;]*)")
-_EXTREMUM_IF = re.compile(r"\bif\s*\(\s*[^(){};]*[<>]=?\s*(\w+)\s*\)\s*\{?\s*\1\s*=")
+_MEMBERS = r"(?:\s*\.\s*\w+|\s*\[[^\[\]{};]*\])*"
+_EXTREMUM_IF = re.compile(
+    rf"\bif\s*\(\s*[^(){{}};]*[<>]=?\s*(\w+){_MEMBERS}\s*\)\s*\{{?\s*\1\b{_MEMBERS}\s*=(?!=)"
+)
 # the larger or smaller of two values picked by comparing them, as generated code writes
 # a max in SSA form, the running value through a temporary (tinygrad's
 # ``alu1 = select(val1,val0,(val1<val0)); buf0[0] = alu1;``)

@@ -426,9 +426,20 @@ def test_running_extrema_are_recognised_as_people_write_them():
         "let alu1 = select(val1, val0, (val1 < val0));",
         "float alu1 = ((val1<val0)?val0:val1);",
         "lo = min(lo, v);",
+        # the best a struct's field or an element (ggml-webgpu's argmax, round 41)
+        "if (val > local_pair.value) { local_pair = Pair(val, i32(col)); }",
+        "if (v > best.v) { best.v = v; best.i = i; }",
+        "if (d < nearest[q].dist) { nearest[q] = Hit(d, i); }",
     ):
         assert running_extremum(kernel(body)), body
-    for body in ("y[i] = max(x[i], 0.0);", "let s = select(a, b, c);", "z = x < y;"):
+    for body in (
+        "y[i] = max(x[i], 0.0);",
+        "let s = select(a, b, c);",
+        "z = x < y;",
+        "if (i < p.n) { out[i] = 1.0; }",
+        "if (b.value > a.value) { shared_max[lid.x] = b; }",
+        "if (x == best.v) { best.v == x; }",
+    ):
         assert not running_extremum(kernel(body)), body
 
 

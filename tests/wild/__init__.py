@@ -1495,6 +1495,10 @@ from tests.wild.round39 import ROUND39  # noqa: E402  (round 39: tests/wild/roun
 
 CORPUS.update(ROUND39)
 
+from tests.wild.round41 import ROUND41  # noqa: E402  (round 41: tests/wild/round41.py)
+
+CORPUS.update(ROUND41)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
