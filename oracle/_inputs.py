@@ -446,7 +446,13 @@ def _int_family(rng, family: str, n: int, dtype: np.dtype, domain):
         "normal": (-100, 100),
         "zeros": (0, 0),
         "negatives": (-1000, -1),
-        "large": (min(2**20, info.max // 2), min(2**30, info.max)),
+        # unsigned: up to the type's top (bits 30 and 31 of a u32 set, where a packed
+        # byte's top lane, a bitmap's high bits, an arithmetic shift differ); signed
+        # ones stop at 2**30, where a sum of two stays in range
+        "large": (
+            min(2**20, info.max // 2),
+            min(info.max, 2**63 - 1) if info.min == 0 else min(2**30, info.max),
+        ),
         "tiny": (1, 3),
     }
     if family not in spans:
