@@ -44,7 +44,9 @@ class Dispatch:
     """One launch of a kernel made of several (a three-kernel layernorm, a two-pass
     reduction): its entry point, geometry (``grid(schedule, size)``; None: 1-D over the
     size), its own schedule (a ``Schedule``, or ``schedule(kernel_schedule, size)``;
-    None: the kernel's), dynamic shared memory, CUDA argument order, and
+    None: the kernel's; or a mapping of target to either, where a target it leaves out
+    runs as without: a CUDA host's ``min(1024, ncols)`` block beside a port that
+    declares its ``@workgroup_size``), dynamic shared memory, CUDA argument order, and
     ``overrides`` of its own (over the kernel's; each a value or a function of
     (schedule, size)), as a bitonic sort's passes each set their ``k`` and ``j``: WGSL
     ``override`` constants, or on CUDA the by-value parameters of those names (``int
@@ -65,21 +67,27 @@ class Dispatch:
         return {
             "entry_point": self.entry_point,
             "grid": _callable_digest(self.grid),
-            "schedule": _callable_digest(self.schedule)
-            if not isinstance(self.schedule, Schedule)
-            else str(self.schedule),
+            "schedule": {str(t): _schedule_digest(v) for t, v in self.schedule.items()}
+            if isinstance(self.schedule, Mapping)
+            else _schedule_digest(self.schedule),
             "shared_bytes": _callable_digest(self.shared_bytes),
             "arguments": list(self.arguments) if self.arguments else None,
             "overrides": _value_digest(dict(self.overrides)) if self.overrides else None,
         }
 
 
+def _schedule_digest(schedule: Any) -> Any:
+    return str(schedule) if isinstance(schedule, Schedule) else _callable_digest(schedule)
+
+
 @dataclass(frozen=True)
 class Step:
     """One launch resolved for a target, schedule and size: what a backend runs.
     ``arguments`` (CUDA) lists each parameter as ``("buffer", index)``,
-    ``("field", name)``, ``("uniform", None)`` or ``("value", (name, bytes))`` (a
-    scalar ``params(size)`` gives a kernel without a uniform block)."""
+    ``("field", name)``, ``("uniform", None)``, ``("value", (name, bytes))`` (a
+    scalar ``params(size)`` gives a kernel without a uniform block), ``("offset",
+    (index, bytes))`` (a buffer's address that many bytes on) or ``("default", (name,
+    bytes))`` (a parameter left to its declared default, packed)."""
 
     entry_point: str
     workgroups: tuple[int, int, int]
@@ -169,7 +177,7 @@ def _dispatch_step(
 ) -> Step:
     """One ``Dispatch`` of a kernel made of several, under its own schedule."""
     name = launch_entry(kernel, dispatch, target)
-    dispatch = replace(dispatch, entry_point=name)
+    dispatch = replace(dispatch, entry_point=name, schedule=_target_schedule(dispatch, target))
     own = _dispatch_schedule(kernel, dispatch, schedule, size)
     grid = (
         _grid(
@@ -239,6 +247,16 @@ def _launch_fields(
     _bindings.uniform_field_bytes(kernel, fields, target)  # refuses a value the field cannot hold
     rest = {k: v for k, v in dispatch.overrides.items() if k not in chosen}
     return replace(dispatch, overrides=rest or None), fields
+
+
+def _target_schedule(dispatch: Dispatch, target: str | None) -> Any:
+    """The schedule a launch gives on ``target``: its mapping's entry for the target
+    (None where it names none: the launch runs as one without a schedule of its own),
+    or what it gives every target."""
+    own = dispatch.schedule
+    if not isinstance(own, Mapping):
+        return own
+    return own.get(target) if target is not None else None
 
 
 def _dispatch_schedule(

@@ -14,7 +14,11 @@ packs:
   size, what ``params(size)`` or ``defaults`` gives, or a launch's override), already
   packed in the C type the kernel declares; ``name`` is the spec's name for the value,
   which may differ from the parameter's (``arguments=("d_in", "d_out", "n")`` for
-  ``int num_items``).
+  ``int num_items``);
+- ``("offset", (index, bytes))``: the device pointer of a buffer that many bytes on,
+  for ``arguments=("d_data + 256", ...)`` (a host's ``d_data + blockSize``);
+- ``("default", (name, bytes))``: a trailing parameter ``arguments=`` leaves out,
+  packed from its declared default (``int *partial_sums = NULL``: a null pointer).
 
 The rules, in order:
 
@@ -62,6 +66,8 @@ import numpy as np
 from . import sources as _sources
 from .buffers import Access, _field_problem
 from .errors import CompileError, InvalidArgument
+from .expressions import resolve
+from .size import is_int
 
 if TYPE_CHECKING:
     from .kernel import KernelSpec
@@ -336,14 +342,31 @@ def _explicit(
     values: Mapping[str, Any],
     size: Any,
 ) -> tuple[Argument, ...]:
-    """Rule 1: ``arguments=(...)``, one name per parameter."""
-    if params is not None and len(params) != len(order):
+    """Rule 1: ``arguments=(...)``, one name per parameter; the trailing parameters
+    it leaves out take the defaults their declaration gives (``int *partial_sums =
+    NULL``, which cuda-samples' shfl_scan launches with two arguments), and a buffer
+    may be passed at an offset of its elements (``"d_data + 256"``, as a host passes
+    ``d_data + blockSize``)."""
+    defaulted: Sequence[_sources.CudaParam] = ()
+    if params is not None and len(order) < len(params):
+        defaulted = params[len(order) :]
+    if params is not None and (
+        len(params) < len(order) or any(p.default is None for p in defaulted)
+    ):
         raise InvalidArgument(
             f"kernel {kernel.id}: arguments= names {len(order)} arguments "
             f"({', '.join(order)}), but {entry} declares {len(params)} parameters "
-            f"({_signature(params)}); give one name per parameter, in the kernel's order"
+            f"({_signature(params)}); give one name per parameter, in the kernel's order "
+            "(trailing parameters that declare a default may be left out)"
         )
-    unknown = [name for name in order if name not in known and name not in values]
+    offsets = {
+        name: at
+        for name in order
+        if name not in known and (at := _offset(kernel, name, known, values, size)) is not None
+    }
+    unknown = [
+        name for name in order if name not in known and name not in values and name not in offsets
+    ]
     if unknown:
         raise InvalidArgument(
             f"kernel {kernel.id}: CUDA arguments {unknown} of {entry} name no buffer, "
@@ -355,6 +378,13 @@ def _explicit(
         param = params[index] if params is not None else None
         if name in known:
             found.append(known[name])
+        elif name in offsets:
+            if param is not None and not param.pointer:
+                raise InvalidArgument(
+                    f"kernel {kernel.id}: parameter {param.type} {param.name} of {entry} is "
+                    f"passed by value, but arguments= gives it the buffer offset {name!r}"
+                )
+            found.append(offsets[name])
         elif param is not None and param.pointer:
             raise InvalidArgument(
                 f"kernel {kernel.id}: parameter {param.type} {param.name} of {entry} is a "
@@ -362,7 +392,64 @@ def _explicit(
             )
         else:
             found.append(_value(kernel, entry, name, values[name], param))
-    return tuple(found)
+    return tuple(found) + tuple(_default(kernel, entry, p) for p in defaulted)
+
+
+_OFFSET = re.compile(r"^\s*([A-Za-z_]\w*)\s*\+\s*(\S.*?)\s*$", re.S)
+
+
+def _offset(
+    kernel: KernelSpec,
+    name: str,
+    known: Mapping[str, Argument],
+    values: Mapping[str, Any],
+    size: Any,
+) -> Argument | None:
+    """``"buffer + count"`` as ``("offset", (index, bytes))``: the buffer's address
+    ``count`` elements on (an int or an expression over the size's dimensions and the
+    values by name), as C's pointer arithmetic; None for any other name."""
+    match = _OFFSET.match(name)
+    if match is None or known.get(match.group(1), ("", None))[0] != "buffer":
+        return None
+    index = known[match.group(1)][1]
+    spec = kernel.buffers[index]
+    what = f"kernel {kernel.id}'s argument {name!r}"
+    if size is None:
+        return ("offset", (index, 0))  # no size to count at: checked where there is one
+    count = resolve(match.group(2), None, size, what, names=values)
+    length = spec.element_count(size)
+    if not is_int(count) or not 0 <= count <= length:
+        raise InvalidArgument(
+            f"{what}: the offset {match.group(2)} is {count!r} at size {size}; it must be a "
+            f"whole number of elements within the buffer's {length}"
+        )
+    return ("offset", (index, int(count) * spec.dtype_for("cuda").itemsize))
+
+
+_NULL = frozenset({"NULL", "nullptr", "0", "0L", "(void*)0", "(void *)0"})
+
+
+def _default(kernel: KernelSpec, entry: str, param: _sources.CudaParam) -> Argument:
+    """What a parameter left out of ``arguments=`` receives: its declared default, a
+    null pointer or a number literal, as ``("default", (name, bytes))``."""
+    text = param.default or ""
+    if param.pointer and text in _NULL:
+        return ("default", (param.name, bytes(8)))
+    literal = re.fullmatch(r"([-+]?(?:0[xX][0-9a-fA-F]+|[\d.]+(?:[eE][-+]?\d+)?))[uUlLfF]*", text)
+    if param.pointer or literal is None:
+        raise InvalidArgument(
+            f"kernel {kernel.id}: parameter {param.type} {param.name} of {entry} is left "
+            f"out of arguments=, and its default {text!r} is no null pointer or number "
+            "kernel-forge can pass; name what it receives"
+        )
+    number = literal.group(1)
+    value: Any = (
+        int(number, 0)
+        if not re.search(r"[.eE]", number) or number.lower().startswith("0x")
+        else float(number)
+    )
+    _, (_, packed) = _value(kernel, entry, param.name, value, param)
+    return ("default", (param.name, packed))
 
 
 def _value(
@@ -448,6 +535,13 @@ def argument_order(kernel: KernelSpec, arguments: Sequence[Argument]) -> tuple[s
             names.append(key)
         elif kind == "value":
             names.append(key[0])
+        elif kind == "offset":
+            spec = kernel.buffers[key[0]]
+            if not spec.name:
+                return None
+            names.append(f"{spec.name} + {key[1] // spec.dtype_for('cuda').itemsize}")
+        elif kind == "default":
+            continue  # a trailing parameter left to its default
         else:
             names.append((kernel.uniform.name or "params") if kernel.uniform else "params")
     return tuple(names)

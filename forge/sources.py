@@ -641,6 +641,7 @@ class CudaParam:
     name: str
     type: str
     pointer: bool
+    default: str | None = None  # a default argument's text (``= NULL``), else None
 
     @property
     def reads_only(self) -> bool:
@@ -748,7 +749,9 @@ def _split_top_level(text: str) -> list[str]:
 
 
 def _parameter(text: str) -> CudaParam | None:
-    text = re.sub(r"\s*=.*$", "", text.strip(), flags=re.S)  # a default argument
+    given = re.search(r"=(.*)$", text.strip(), flags=re.S)  # a default argument
+    default = " ".join(given.group(1).split()) if given else None
+    text = re.sub(r"\s*=.*$", "", text.strip(), flags=re.S)
     text = re.sub(r"__attribute__\s*\(\(.*?\)\)", " ", text)
     # a pointer to arrays, ``float (*tile)[64]``: a pointer named tile
     nested = re.search(
@@ -758,7 +761,7 @@ def _parameter(text: str) -> CudaParam | None:
     )
     if nested is not None:
         type_ = f"{text[: nested.start()].strip()} (*){''.join(nested.group(2).split())}"
-        return CudaParam(nested.group(1), " ".join(type_.split()), True)
+        return CudaParam(nested.group(1), " ".join(type_.split()), True, default)
     match = re.search(r"([A-Za-z_]\w*)\s*((?:\[[^\]]*\]\s*)*)$", text)
     if match is None:
         return None
@@ -769,7 +772,7 @@ def _parameter(text: str) -> CudaParam | None:
     if name in _QUALIFIERS or name in _TYPE_WORDS or name in _VECTOR_TYPES:
         return None  # ``const float*``'s last word is a type: the parameter is unnamed
     pointer = "*" in type_ or bool(array)
-    return CudaParam(name, " ".join(type_.split()), pointer)
+    return CudaParam(name, " ".join(type_.split()), pointer, default)
 
 
 # words that end an unnamed parameter's type (``int``, ``unsigned``), never a name
@@ -1159,7 +1162,9 @@ def _substituted(param: CudaParam, types: Mapping[str, str]) -> CudaParam:
     text = param.type
     for name, value in types.items():
         text = re.sub(r"\b" + re.escape(name) + r"\b", value, text)
-    return param if text == param.type else CudaParam(param.name, text, param.pointer)
+    return (
+        param if text == param.type else CudaParam(param.name, text, param.pointer, param.default)
+    )
 
 
 def _replace_word(mapping: Mapping[str, str], match: re.Match) -> str:

@@ -421,6 +421,57 @@ _TANH = re.compile(r"\btanh\s*\(")
 _FMA = re.compile(r"\bfma\s*\(")
 
 
+# half arithmetic as CUDA writes it: the intrinsics (__hadd2, __hfma2, __hmul...) and
+# locals of a half type (``half2 value(0.f, 0.f)``, ``__half acc = ...``), whose
+# operators compute in half; WGSL: an f16 module
+_CUDA_HALF_MATH = re.compile(
+    r"\b__h(?:add|sub|mul|fma|div)2?(?:_rn|_sat|_relu)?\s*\("
+    r"|\b(?:__)?half2?\s+[A-Za-z_]\w*\s*(?:=|\()"
+)
+_WGSL_F16 = re.compile(r"\benable\s+f16\s*;")
+# relative errors up to this many f16 roundings (2**-11 each) are "a few": past it, more
+# than half arithmetic is wrong
+_HALF_ROUNDINGS = 64
+
+
+def _half_arithmetic_note(ev: Evaluation, kernel: KernelSpec, target: str | None) -> list[str]:
+    """On a mismatch of outputs wider than f16 within a few f16 roundings of the
+    reference, in a kernel that computes in half (round 40: cuda-samples'
+    fp16ScalarProduct adds its products with ``__hfma2`` and ``__hadd2``, whole numbers
+    past 2048 round to even, and an f32 result was off by 3 in 5310 with no word of
+    why): the precision the kernel computes in, and the two ways to a pass."""
+    source = _code(kernel, target) if target in ("cuda", "wgsl") else None
+    pattern = _CUDA_HALF_MATH if target == "cuda" else _WGSL_F16
+    if source is None or not pattern.search(source):
+        return []
+    unit = 2.0**-11
+    wide = [
+        check
+        for check in ev.outputs.values()
+        if not check.passed
+        and check.comparison.dtype[1] in ("f32", "f64")
+        and 0 < check.comparison.max_rel <= _HALF_ROUNDINGS * unit
+    ]
+    if not wide:
+        return []
+    worst = max(check.comparison.max_rel for check in wide)
+    labels = ", ".join(check.label for check in wide)
+    ops, widen = (
+        ("__hadd2, __hfma2, half operators", "__half2float or __low2float, then fmaf")
+        if target == "cuda"
+        else ("enable f16", "f32(x) of each f16 operand")
+    )
+    return [
+        f"the kernel computes in half (f16 arithmetic: {ops}), "
+        f"and {labels} differ from the reference by at most {worst:.2g} relative, "
+        f"{worst / unit:.1f} f16 roundings (2**-11 each: a sum of whole numbers past 2048 "
+        "rounds to even): a float reference holds it to its own precision. If half "
+        "arithmetic is the kernel's design, the reference must round as it does (each "
+        f"step .astype(np.float16), in the kernel's order); if not, the kernel should "
+        f"accumulate in float ({widen})"
+    ]
+
+
 def _tanh_overflow(ev: Evaluation, kernel: KernelSpec) -> bool:
     """Whether ``ev`` has NaN where the reference is finite, from a WGSL tanh."""
     source = _code(kernel, "wgsl")
@@ -463,6 +514,8 @@ def builtin_notes(
             "a * b is all that is left: such elements are off by it here and not where fma "
             "is fused (CUDA)"
         )
+    if ev.verdict == Verdict.MISMATCH:
+        notes += _half_arithmetic_note(ev, kernel, target)
     if target == "wgsl" and calls_trig(kernel, "wgsl"):
         if carries(kernel.reference, _TRIG_NAMES):
             notes.append(

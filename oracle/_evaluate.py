@@ -599,7 +599,10 @@ def _note_workgroup_size(ev: Evaluation, kernel: KernelSpec, schedule: Schedule)
         launches = kernel.launches_at(ev.size)
     except ForgeError:
         return
-    if launches and all(d.grid is not None or d.schedule is not None for d in launches):
+    own = [
+        d.schedule.get("wgsl") if isinstance(d.schedule, Mapping) else d.schedule for d in launches
+    ]
+    if launches and all(d.grid is not None or o is not None for d, o in zip(launches, own)):
         return
     entry = kernel.entry_points.get("wgsl", kernel.entry_point)
     declared = wgsl_workgroup_size(source, entry, kernel.overrides)

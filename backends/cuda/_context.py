@@ -703,7 +703,10 @@ class CudaComputeContext(SlabContext):
                     )
                 holders.append(ctypes.c_uint64(self._address(launch, key)))
                 continue
-            if kind == "value":  # a scalar params(size) gives, packed in the kernel's C type
+            if kind == "offset":  # a buffer passed at an offset (``d_data + blockSize``)
+                holders.append(ctypes.c_uint64(self._address(launch, key[0]) + key[1]))
+                continue
+            if kind in ("value", "default"):  # a scalar by value, packed in the kernel's C type
                 holders.append((ctypes.c_char * len(key[1])).from_buffer_copy(key[1]))
                 continue
             spec = launch.kernel.uniform

@@ -177,9 +177,9 @@ def check_sizes(
 def expected_size(kernel: KernelSpec, kind: str, key: Any, size: int) -> tuple[bool, str]:
     """Whether a parameter of ``size`` bytes takes argument (``kind``, ``key``), and the
     size it should have, in words."""
-    if kind == "buffer":
+    if kind in ("buffer", "offset"):
         return size == 8, "8"
-    if kind == "value":
+    if kind in ("value", "default"):
         return size == len(key[1]), str(len(key[1]))
     uniform = kernel.uniform
     assert uniform is not None  # the argument is the kernel's uniform block or a field
@@ -213,6 +213,10 @@ def argument_text(kernel: KernelSpec, kind: str, key: Any) -> str:
     """An argument in words, for errors."""
     if kind == "buffer":
         return f"buffer {kernel.buffers[key].label} (pointer)"
+    if kind == "offset":
+        return f"buffer {kernel.buffers[key[0]].label} + {key[1]} bytes (pointer)"
+    if kind == "default":
+        return f"{key[0]}'s default (by value)"
     if kind == "field":
         return f"field {key} (by value)"
     if kind == "value":

@@ -1495,6 +1495,10 @@ from tests.wild.round39 import ROUND39  # noqa: E402  (round 39: tests/wild/roun
 
 CORPUS.update(ROUND39)
 
+from tests.wild.round40 import ROUND40  # noqa: E402  (round 40: tests/wild/round40.py)
+
+CORPUS.update(ROUND40)
+
 from tests.wild.round41 import ROUND41  # noqa: E402  (round 41: tests/wild/round41.py)
 
 CORPUS.update(ROUND41)
