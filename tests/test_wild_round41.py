@@ -10,10 +10,10 @@ shows it.
   come by element there, and no row of large magnitudes fit). The best may now be a
   field or an element of what the branch assigns (``oracle._builtins._EXTREMUM_IF``;
   the patterns in tests/test_oracle_inputs.py).
-- Gap left open, strict xfail: an identity of a larger magnitude (f16's lowest, -65504,
-  in this f32 kernel) is caught only where some row lies wholly beyond it, which the
-  one-sign sets' large rows (magnitudes 1e4 to 1e9) leave to chance at rows of 36 and
-  more (the draws are oracle/_inputs.py's, not touched this round).
+- An identity of a larger magnitude (f16's lowest, -65504, in this f32 kernel) was
+  caught only where some row lay wholly beyond it, which the one-sign sets' large rows
+  (magnitudes 1e4 to 1e9) left to chance at rows of 36 and more (once a strict xfail;
+  fixed: f32's large magnitudes start at 1e5).
 """
 
 from __future__ import annotations
@@ -54,12 +54,6 @@ def test_an_argmax_whose_struct_best_starts_at_minus_one_fails(request, session)
     assert ev.verdict is Verdict.MISMATCH, ev.report()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="gap: the one-sign sets' large rows draw magnitudes of 1e4 to 1e9, so a row "
-    "wholly below a finite identity of -65504 is left to chance (none at 7 rows of 36, "
-    "seeds 0 to 4); the draws are oracle/_inputs.py's (left to its owner)",
-)
 def test_an_argmax_whose_identity_is_f16s_lowest_fails(request, session):
     """f16's lowest (-65504) as an f32 argmax's identity: every row of the one-sign
     negative set holds some element above it, so the kernel's -1 is never written."""
