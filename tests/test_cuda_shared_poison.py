@@ -112,11 +112,18 @@ def test_the_oracle_poisons_before_the_judged_run_and_the_rerun(fake_driver):  #
                 ctx.poison_scratch_memory(bad)
 
 
-def test_the_poison_kernel_compiles_with_nvrtc():
-    from backends.cuda import _context, compile_cuda
+def test_the_poison_kernel_compiles_with_nvrtc_uncounted_and_uncached(tmp_path, monkeypatch):
+    """Compiled as the backend's own: not in compile_stats (a search's count of its
+    candidates' compiles) nor in the disk cache (a worker's images)."""
+    from backends.cuda import _context, compile_stats
+    from backends.cuda._nvrtc import compile_own
 
-    image = compile_cuda(_context._POISON_SOURCE, "kforge_poison_shared", "sm_90")
+    monkeypatch.setenv("FORGE_CACHE_DIR", str(tmp_path))
+    compile_own.cache_clear()
+    before = compile_stats.snapshot()
+    image = compile_own(_context._POISON_SOURCE, "kforge_poison_shared", "sm_90")
     assert b".text.kforge_poison_shared\0" in image
+    assert compile_stats.snapshot() == before and not list(tmp_path.rglob("*.cubin"))
 
 
 def test_other_contexts_have_nothing_to_poison(request):

@@ -344,9 +344,9 @@ class CudaComputeContext(SlabContext):
     def _load_poison(self) -> tuple[Any, int]:
         """The poison kernel's function, opted in to the most shared memory a block may
         have on this device, and that many bytes."""
-        from ._nvrtc import compile_cuda
+        from ._nvrtc import compile_own
 
-        image = compile_cuda(_POISON_SOURCE, "kforge_poison_shared", self._info.arch)
+        image = compile_own(_POISON_SOURCE, "kforge_poison_shared", self._info.arch)
         with self._unsafe_calls_allowed():
             module = call(driver.cuModuleLoadData, image)
         self._res.modules.append(module)

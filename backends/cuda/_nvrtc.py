@@ -369,6 +369,7 @@ def _run_nvrtc(
     output: str,
     options: tuple[str, ...],
     headers: dict[str, str],
+    counted: bool = True,
 ) -> tuple[bytes, dict[str, str], str, dict[str, EntryInfo]]:
     """Compile, asking NVRTC for the lowered (mangled) name of each entry point: a plain
     ``extern "C"`` name lowers to itself, a C++ function or a template instantiation
@@ -390,7 +391,8 @@ def _run_nvrtc(
             check(nvrtc.nvrtcAddNameExpression(program, entry.encode()), "nvrtcAddNameExpression")
         encoded = [o.encode() for o in options]
         result = nvrtc.nvrtcCompileProgram(program, len(encoded), encoded)
-        _count("compiles")
+        if counted:
+            _count("compiles")
         log = _log(nvrtc, program)
         if result[0]:
             error = error_for(result[0], "nvrtcCompileProgram")
@@ -591,6 +593,16 @@ def compile_module_entries(
     head = {"names": lowered, "entries": {e: asdict(i) for e, i in entries.items()}}
     _store(path, json.dumps(head).encode() + b"\n" + image)
     return image, lowered, entries
+
+
+@functools.cache
+def compile_own(source: str, entry_point: str, arch: str) -> bytes:
+    """The cubin of one of the backend's own kernels (the shared memory poison):
+    compiled once a process, neither kept in the disk cache nor counted in ``STATS``,
+    which hold what a user's runs and searches compiled."""
+    arch = _checked_arch(arch, "cubin")
+    full = _full_options(source, arch, ())
+    return _run_nvrtc(source, (entry_point,), arch, "cubin", full, std_headers(), False)[0]
 
 
 def ptxas_report(source: str, entry_point: str, arch: str = "sm_90") -> str:
