@@ -12,8 +12,17 @@ import pytest
 import forge
 import oracle
 from forge import BufferSpec, InvalidArgument, KernelSpec, Schedule, ceil_div
-from oracle import Verdict
+from oracle import Session, Verdict
 from oracle.pytest_plugin import require_available
+
+
+@pytest.fixture(scope="module")
+def session():
+    """One worker per backend for this module's evaluations: a fresh worker for each
+    is a second of start-up (1.2 s on lavapipe, 2026-12-06), spent dozens of times."""
+    with Session(timeout_s=60) as shared:
+        yield shared
+
 
 _MINMAX = """
 @group(0) @binding(0) var<storage, read> a: array<f32>;
@@ -51,34 +60,34 @@ def _minmax(reference, **fields) -> KernelSpec:
 
 
 @pytest.mark.parametrize("backend", ["reference", "wgpu"])
-def test_a_reference_may_return_a_dict_keyed_by_output_name(request, backend):
+def test_a_reference_may_return_a_dict_keyed_by_output_name(request, backend, session):
     require_available(request.config, backend)
     kernel = _minmax(lambda a, b: {"hi": np.maximum(a, b), "lo": np.minimum(a, b)})
-    ev = oracle.evaluate(backend, kernel, size=1000, samples=0)
+    ev = oracle.evaluate(session.runner(backend), kernel, size=1000, samples=0)
     assert ev.passed, ev.report()
     swapped = _minmax(lambda a, b: {"hi": np.minimum(a, b), "lo": np.maximum(a, b)})
     if backend == "wgpu":  # the dict's keys are honoured, not its order
-        ev = oracle.evaluate(backend, swapped, size=1000, samples=0)
+        ev = oracle.evaluate(session.runner(backend), swapped, size=1000, samples=0)
         assert ev.verdict is Verdict.MISMATCH, ev.report()
 
 
-def test_a_dict_that_does_not_name_each_output_is_a_reference_error_naming_them():
+def test_a_dict_that_does_not_name_each_output_is_a_reference_error_naming_them(session):
     kernel = _minmax(lambda a, b: {"hi": np.maximum(a, b), "low": np.minimum(a, b)})
-    ev = oracle.evaluate("reference", kernel, size=100, samples=0)
+    ev = oracle.evaluate(session.runner("reference"), kernel, size=100, samples=0)
     assert ev.verdict is Verdict.REFERENCE_ERROR
     assert "missing lo" in ev.error and "not outputs: low" in ev.error, ev.error
 
 
-def test_the_size_is_taken_from_the_inputs_given():
+def test_the_size_is_taken_from_the_inputs_given(session):
     kernel = _minmax(lambda a, b: (np.minimum(a, b), np.maximum(a, b)))
     a, b = np.arange(7, dtype=np.float32), np.full(7, 3, np.float32)
-    ev = oracle.evaluate("reference", kernel, inputs={"a": a, "b": b}, samples=0)
+    ev = oracle.evaluate(session.runner("reference"), kernel, inputs={"a": a, "b": b}, samples=0)
     assert ev.passed and int(ev.size) == 7, ev.report()
     with pytest.raises(InvalidArgument, match=r"no size fits .* pass size="):
-        oracle.evaluate("reference", kernel, inputs={"a": a, "b": b[:5]})
+        oracle.evaluate(session.runner("reference"), kernel, inputs={"a": a, "b": b[:5]})
 
 
-def test_a_two_dimensional_size_is_taken_from_an_input_array_s_shape():
+def test_a_two_dimensional_size_is_taken_from_an_input_array_s_shape(session):
     kernel = KernelSpec(
         id="scale_rows",
         entry_point="main",
@@ -91,14 +100,16 @@ def test_a_two_dimensional_size_is_taken_from_an_input_array_s_shape():
         dims=("rows", "cols"),
     )
     x = np.ones((3, 5), np.float32)
-    ev = oracle.evaluate("reference", kernel, inputs={"x": x}, samples=0)
+    ev = oracle.evaluate(session.runner("reference"), kernel, inputs={"x": x}, samples=0)
     assert ev.passed and dict(ev.size.dims) == {"rows": 3, "cols": 5}, ev.report()
 
 
-def test_content_given_for_an_output_the_kernel_only_writes_is_refused():
+def test_content_given_for_an_output_the_kernel_only_writes_is_refused(session):
     kernel = _minmax(lambda a, b: (np.minimum(a, b), np.maximum(a, b)))
     with pytest.raises(InvalidArgument, match="lo is an output the kernel writes"):
-        oracle.evaluate("reference", kernel, size=7, inputs={"lo": np.zeros(7, np.float32)})
+        oracle.evaluate(
+            session.runner("reference"), kernel, size=7, inputs={"lo": np.zeros(7, np.float32)}
+        )
 
 
 def test_a_domain_on_an_output_is_refused_at_declaration():
@@ -144,11 +155,13 @@ def test_schedule_8_8_beside_workgroup_size_8_8_says_how_to_write_an_8x8_workgro
 
 
 @pytest.mark.parametrize("backend", ["reference", "wgpu"])
-def test_a_kernel_without_schedules_runs_with_its_shader_s_workgroup_size(request, backend):
+def test_a_kernel_without_schedules_runs_with_its_shader_s_workgroup_size(
+    request, backend, session
+):
     require_available(request.config, backend)
     kernel = _override_kernel(overrides={"SCALE": 3.0})
     assert kernel.schedules == (Schedule((8, 8)),)
-    ev = oracle.evaluate(backend, kernel, size=1000, samples=0)
+    ev = oracle.evaluate(session.runner(backend), kernel, size=1000, samples=0)
     assert ev.passed and "wg=8x8" in ev.report(), ev.report()
     # a kernel whose workgroup size is no literal keeps the default
     text = _OVERRIDE.replace("@workgroup_size(8, 8)", "@workgroup_size({{wg_x}})")
@@ -156,8 +169,10 @@ def test_a_kernel_without_schedules_runs_with_its_shader_s_workgroup_size(reques
     assert templated.schedules == (Schedule(),)
 
 
-def test_size_zero_passes_and_says_that_nothing_was_judged():
-    ev = oracle.evaluate("reference", forge.get_kernel("raw_affine"), size=0, samples=0)
+def test_size_zero_passes_and_says_that_nothing_was_judged(session):
+    ev = oracle.evaluate(
+        session.runner("reference"), forge.get_kernel("raw_affine"), size=0, samples=0
+    )
     assert ev.passed and "nothing was judged" in ev.report(), ev.report()
 
 
@@ -193,15 +208,18 @@ def _reversed(unordered: bool, text: str = _REVERSED) -> KernelSpec:
 
 
 @pytest.mark.parametrize("backend", ["wgpu", "browser"])
-def test_an_output_declared_unordered_is_judged_as_a_multiset(request, backend):
+def test_an_output_declared_unordered_is_judged_as_a_multiset(request, backend, session):
     """An atomic-append compaction writes its values in whatever order invocations reach
     the atomic (round 5 of kernels from the wild: a right one failed at random)."""
     require_available(request.config, backend)
-    assert oracle.evaluate(backend, _reversed(False), size=1000, samples=0).failing
-    ev = oracle.evaluate(backend, _reversed(True), size=1000, samples=0)
+    assert oracle.evaluate(session.runner(backend), _reversed(False), size=1000, samples=0).failing
+    ev = oracle.evaluate(session.runner(backend), _reversed(True), size=1000, samples=0)
     assert ev.passed and "compared sorted" in ev.report(), ev.report()
     wrong = _reversed(True, _REVERSED.replace("* 2.0", "* 2.0 + 0.001"))
-    assert oracle.evaluate(backend, wrong, size=1000, samples=0).verdict is Verdict.MISMATCH
+    assert (
+        oracle.evaluate(session.runner(backend), wrong, size=1000, samples=0).verdict
+        is Verdict.MISMATCH
+    )
 
 
 def test_unordered_is_for_outputs_of_scalars():
@@ -252,7 +270,9 @@ def _append(kept: str, keep: str, value: str, initial, reference, fill) -> Kerne
     )
 
 
-def test_an_append_one_slot_past_the_counter_fails_where_the_reference_fills_a_prefix(request):
+def test_an_append_one_slot_past_the_counter_fails_where_the_reference_fills_a_prefix(
+    request, session
+):
     """The classic off-by-one of an atomic append, ``atomicAdd(...) + 1``, leaves slot 0
     at its sentinel and writes one past the count: the same multiset over the whole
     buffer, so it passed unless the buffer was full. Where the reference fills a prefix
@@ -267,14 +287,14 @@ def test_an_append_one_slot_past_the_counter_fails_where_the_reference_fills_a_p
         one_past = text.replace("atomicAdd(&count, 1u);", "atomicAdd(&count, 1u) + 1u;")
         past = dataclasses.replace(right, id=f"append_{kept}_one_past", sources={"wgsl": one_past})
         for seed in (0, 1, 2):
-            ev = oracle.evaluate("wgpu", right, size=1000, seed=seed, samples=0)
+            ev = oracle.evaluate(session.runner("wgpu"), right, size=1000, seed=seed, samples=0)
             assert ev.passed and "its reference appends" in ev.report(), ev.report()
-            wrong = oracle.evaluate("wgpu", past, size=1000, seed=seed, samples=0)
+            wrong = oracle.evaluate(session.runner("wgpu"), past, size=1000, seed=seed, samples=0)
             assert wrong.verdict is Verdict.MISMATCH, wrong.report()
             assert "kept: MISMATCH" in wrong.report(), wrong.report()
 
 
-def test_an_append_whose_last_value_is_its_zero_initial_is_compared_whole(request):
+def test_an_append_whose_last_value_is_its_zero_initial_is_compared_whole(request, session):
     """A float zero is as likely a value as the sentinel it is declared as: where the
     reference's last appended value is 0.0 the prefix it fills cannot be told from the
     rest, so the buffer is compared as one multiset and a right kernel that appends in
@@ -287,6 +307,6 @@ def test_an_append_whose_last_value_is_its_zero_initial_is_compared_whole(reques
         return x
 
     right = _append("f32", ">= 0.0", "x[i]", 0.0, lambda x: x[x >= 0.0], fill)
-    ev = oracle.evaluate("wgpu", right, size=1000, samples=0)
+    ev = oracle.evaluate(session.runner("wgpu"), right, size=1000, samples=0)
     assert ev.passed, ev.report()
     assert "compared sorted" in ev.report() and "its reference appends" not in ev.report()

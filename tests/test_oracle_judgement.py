@@ -16,8 +16,17 @@ import forge
 import oracle
 from forge import BufferSpec, KernelSpec, ReferenceFailed, Schedule, ceil_div
 from kforge import main
-from oracle import Verdict
+from oracle import Session, Verdict
 from oracle.pytest_plugin import require_available
+
+
+@pytest.fixture(scope="module")
+def session():
+    """One worker per backend for this module's evaluations: a fresh worker for each
+    is a second of start-up (1.2 s on lavapipe, 2026-12-06), spent dozens of times."""
+    with Session(timeout_s=60) as shared:
+        yield shared
+
 
 pytest_plugins = ["pytester"]
 
@@ -52,9 +61,9 @@ def _constant_kernel(reference=_returns_double) -> KernelSpec:
 
 # -- 1. a returning reference is accepted, and never makes a wrong kernel pass ----------
 @pytest.mark.parametrize("backend", ["reference", "wgpu"])
-def test_a_wrong_kernel_judged_by_a_returning_reference_fails(request, backend):
+def test_a_wrong_kernel_judged_by_a_returning_reference_fails(request, backend, session):
     require_available(request.config, backend)
-    ev = oracle.evaluate(backend, _constant_kernel(), size=1000, samples=0)
+    ev = oracle.evaluate(session.runner(backend), _constant_kernel(), size=1000, samples=0)
     if backend == "reference":  # numpy computes a * 2 itself: right
         assert ev.passed, ev.report()
     else:
@@ -139,9 +148,11 @@ def test_the_pytest_fixture_fails_the_wrong_kernel(pytester):
         (lambda a, y: 1 / 0, "ZeroDivisionError"),
     ],
 )
-def test_a_broken_reference_is_a_reference_error_naming_the_output_and_the_fix(reference, message):
+def test_a_broken_reference_is_a_reference_error_naming_the_output_and_the_fix(
+    reference, message, session
+):
     kernel = _constant_kernel(reference)
-    ev = oracle.evaluate("reference", kernel, size=1000, samples=0)
+    ev = oracle.evaluate(session.runner("reference"), kernel, size=1000, samples=0)
     assert ev.verdict == Verdict.REFERENCE_ERROR and ev.failing, ev.report()
     assert message in ev.error, ev.error
     with pytest.raises(ReferenceFailed, match="reference"):
@@ -153,11 +164,15 @@ def _unseeded_noise(a, y):
 
 
 @pytest.mark.parametrize("backend", ["reference", "wgpu"])
-def test_a_reference_that_gives_other_outputs_each_run_is_a_reference_error(request, backend):
+def test_a_reference_that_gives_other_outputs_each_run_is_a_reference_error(
+    request, backend, session
+):
     """An unseeded random reference defines no expectation: any kernel would mismatch it,
     the right one too. Run again on the same inputs, it is caught and named."""
     require_available(request.config, backend)
-    ev = oracle.evaluate(backend, _constant_kernel(_unseeded_noise), size=1000, samples=0)
+    ev = oracle.evaluate(
+        session.runner(backend), _constant_kernel(_unseeded_noise), size=1000, samples=0
+    )
     assert ev.verdict == Verdict.REFERENCE_ERROR and ev.failing, ev.report()
     assert re.search(r"other outputs when run again on the same inputs \(y: \d+ of 1000", ev.error)
     assert "seeded np.random.default_rng" in ev.report()
@@ -169,20 +184,22 @@ def _summed_in_another_order_each_run(a, y):
     y[:] = a * 2 * (1 + np.float32(np.random.choice([-1, 1]) * 2.0**-23))
 
 
-def test_a_reference_a_few_ulp_apart_between_runs_still_judges(request):
+def test_a_reference_a_few_ulp_apart_between_runs_still_judges(request, session):
     require_available(request.config, "wgpu")
     kernel = _constant_kernel(_summed_in_another_order_each_run)
-    ev = oracle.evaluate("wgpu", kernel, size=1000, samples=0)
+    ev = oracle.evaluate(session.runner("wgpu"), kernel, size=1000, samples=0)
     assert ev.verdict == Verdict.MISMATCH, ev.report()  # 12345.0 is wrong, and said so
 
 
-def test_a_seeded_random_reference_still_judges(request):
+def test_a_seeded_random_reference_still_judges(request, session):
     require_available(request.config, "wgpu")
 
     def seeded_noise(a, y):
         y[:] = a * 2 + np.random.default_rng(7).random(a.shape).astype(np.float32)
 
-    ev = oracle.evaluate("wgpu", _constant_kernel(seeded_noise), size=1000, samples=0)
+    ev = oracle.evaluate(
+        session.runner("wgpu"), _constant_kernel(seeded_noise), size=1000, samples=0
+    )
     assert ev.verdict == Verdict.MISMATCH, ev.report()  # 12345.0 is wrong, and said so
 
 
@@ -214,14 +231,16 @@ def test_a_reference_error_fails_kforge_check(capsys, tmp_path):
 
 
 # -- 2. arrayLength is exact: a correct kernel bounded by it passes ---------------------
-def test_a_kernel_bounded_by_array_length_passes_and_its_unwritten_tail_is_caught(request):
+def test_a_kernel_bounded_by_array_length_passes_and_its_unwritten_tail_is_caught(request, session):
     require_available(request.config, "wgpu")
     from tests.wild import CORPUS, mutant
 
     wild = CORPUS["wild_fma"]
-    ev = oracle.evaluate("wgpu", wild.kernel, size=10007, samples=0)
+    ev = oracle.evaluate(session.runner("wgpu"), wild.kernel, size=10007, samples=0)
     assert ev.passed, ev.report()
-    broken = oracle.evaluate("wgpu", mutant(wild, "last element unwritten"), size=10007, samples=0)
+    broken = oracle.evaluate(
+        session.runner("wgpu"), mutant(wild, "last element unwritten"), size=10007, samples=0
+    )
     assert broken.outputs["o"].unwritten == 1 and broken.outputs["o"].first_unwritten == 10006
 
 
@@ -321,9 +340,11 @@ def test_kernels_without_test_sizes_get_bound_finding_sizes_and_two_seeds():
 
 
 # -- a failure you can debug ------------------------------------------------------------
-def test_a_failure_saves_its_arrays_and_prints_how_to_reproduce_it(request, tmp_path):
+def test_a_failure_saves_its_arrays_and_prints_how_to_reproduce_it(request, tmp_path, session):
     require_available(request.config, "wgpu")
-    ev = oracle.evaluate("wgpu", _constant_kernel(), size=1000, samples=0, save=tmp_path)
+    ev = oracle.evaluate(
+        session.runner("wgpu"), _constant_kernel(), size=1000, samples=0, save=tmp_path
+    )
     saved = np.load(ev.saved)
     assert set(saved.files) >= {"input.a", "expected.y", "actual.y"}
     assert (saved["actual.y"] == 12345.0).all()
@@ -332,7 +353,7 @@ def test_a_failure_saves_its_arrays_and_prints_how_to_reproduce_it(request, tmp_
     assert "reproduce: kforge check" in report and "inputs at the first mismatches" in report
 
 
-def test_the_inputs_at_a_mismatch_include_what_an_updated_buffer_held_before():
+def test_the_inputs_at_a_mismatch_include_what_an_updated_buffer_held_before(session):
     """An optimizer step updates its buffers in place: what they held before is part
     of what made an element wrong, shown as ``name (before)`` beside the read-only
     inputs (the reference backend runs a wrong reference as the kernel)."""
@@ -356,7 +377,7 @@ def test_the_inputs_at_a_mismatch_include_what_an_updated_buffer_held_before():
         )
 
     broken, truth = spec(wrong), spec(step)
-    ev = oracle.evaluate("reference", broken, size=64, samples=0, truth=truth)
+    ev = oracle.evaluate(session.runner("reference"), broken, size=64, samples=0, truth=truth)
     assert ev.verdict == "mismatch", ev.report()
     case = oracle.make_case(truth, 64, 0)
     shown = ev.inputs_at_mismatch["p"][3]
@@ -404,7 +425,9 @@ def _matmul(source: str, name: str) -> KernelSpec:
 
 
 @pytest.mark.parametrize("backend", ["wgpu", "browser"])
-def test_a_wrong_matmul_whose_every_expected_output_is_nan_fails(request, backend, tmp_path):
+def test_a_wrong_matmul_whose_every_expected_output_is_nan_fails(
+    request, backend, tmp_path, session
+):
     """With the default inputs (NaN and Inf admitted, no domain) every row of A holds a
     NaN or an Inf, so every expected element of C is not finite and matched by its NaN
     pattern whatever the arithmetic: the oracle runs the finite input set, where a
@@ -414,12 +437,12 @@ def test_a_wrong_matmul_whose_every_expected_output_is_nan_fails(request, backen
     wrong = _matmul(_NAIVE_MATMUL.replace("= acc;", "= acc * 1.01;"), "naive_matmul_x101")
     case = oracle.make_case(right, "64x64x64", 0)
     assert not np.isfinite(oracle.expected_outputs(case).outputs["C"]).any()
-    good = oracle.evaluate(backend, right, size="64x64x64", samples=0)
+    good = oracle.evaluate(session.runner(backend), right, size="64x64x64", samples=0)
     assert good.passed and any(s.startswith("finite") for s in good.input_sets), good.report()
     # its figures are the finite set's, not the all-NaN first set's "max ulp 0"
     assert "max ulp" in good.input_sets[-1] and good.max_ulp == good.set_figures[-1][0]
     assert good.max_ulp > 0, good.report()
-    bad = oracle.evaluate(backend, wrong, size="64x64x64", samples=0)
+    bad = oracle.evaluate(session.runner(backend), wrong, size="64x64x64", samples=0)
     assert bad.verdict is Verdict.MISMATCH, bad.report()
     assert "in the finite input set" in bad.report()
     # the output shows what the finite set found, not the first set's masked pass
@@ -429,7 +452,9 @@ def test_a_wrong_matmul_whose_every_expected_output_is_nan_fails(request, backen
     assert bad.as_dict()["outputs"]["C"]["input_set"] == "finite"
     assert bad.report().count("elements differ from the reference") == 1, bad.report()
     # a saved failure holds the set that failed: its finite inputs and its outputs
-    saved = oracle.evaluate(backend, wrong, size="64x64x64", samples=0, save=tmp_path)
+    saved = oracle.evaluate(
+        session.runner(backend), wrong, size="64x64x64", samples=0, save=tmp_path
+    )
     assert saved.failed_input_set == "finite" and saved.saved.endswith("-finite.npz")
     with np.load(saved.saved) as data:
         assert np.isfinite(data["input.A"]).all() and np.isfinite(data["expected.C"]).all()
@@ -451,7 +476,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 """
 
 
-def test_writing_the_whole_last_vector_of_a_vec4_binding_is_not_past_the_end(request):
+def test_writing_the_whole_last_vector_of_a_vec4_binding_is_not_past_the_end(request, session):
     """ONNX Runtime Web style: f32 tensors bound as ``array<vec4<f32>>`` with
     vec_size = ceil(n / 4). At n = 1001 the last vec4 holds 3 padding floats of the
     binding, which the shader writes as part of its last vector: noted, not a fault.
@@ -471,13 +496,13 @@ def test_writing_the_whole_last_vector_of_a_vec4_binding_is_not_past_the_end(req
         grid=lambda s, n: (forge.ceil_div(forge.ceil_div(n, 4), 64), 1, 1),
         schedules=(forge.Schedule(64),),
     )
-    ev = oracle.evaluate("wgpu", kernel, size=1001, samples=0)
+    ev = oracle.evaluate(session.runner("wgpu"), kernel, size=1001, samples=0)
     assert ev.passed, ev.report()
     assert ev.outputs["output"].padding_written == 3 and "padding" in ev.report()
     over = dataclasses.replace(
         kernel, id="ort_abs_vec4_over", params=lambda n: {"vec_size": forge.ceil_div(n, 4) + 1}
     )
-    bad = oracle.evaluate("wgpu", over, size=1001, samples=0, guard=64)
+    bad = oracle.evaluate(session.runner("wgpu"), over, size=1001, samples=0, guard=64)
     assert bad.verdict is Verdict.MISMATCH, bad.report()
 
 
@@ -631,7 +656,7 @@ def _plain_matmul(source: str, name: str) -> KernelSpec:
 
 @pytest.mark.parametrize("backend", ["wgpu", "cuda"])
 def test_a_long_naive_sum_passes_with_the_default_tolerance_and_a_dropped_term_fails(
-    request, backend
+    request, backend, session
 ):
     """A loop over K = 8192 products in float32 errs by about sqrt(K) * u * sum|a*b|,
     far beyond the default f32 tolerance where results cancel near zero (a correct
@@ -652,12 +677,12 @@ def test_a_long_naive_sum_passes_with_the_default_tolerance_and_a_dropped_term_f
             )
         )
     size = "16x16x8192"
-    good = oracle.evaluate(backend, right, size=size, samples=0)
+    good = oracle.evaluate(session.runner(backend), right, size=size, samples=0)
     assert good.passed, good.report()
     assert good.outputs["C"].comparison.bounded > 0, good.report()
     assert "a long sum's rounding, which grows" in good.report()
     assert "accepted within the rounding bound" in good.outputs["C"].accounting()
-    bad = oracle.evaluate(backend, dropped, size=size, samples=0)
+    bad = oracle.evaluate(session.runner(backend), dropped, size=size, samples=0)
     assert bad.verdict is Verdict.MISMATCH, bad.report()
 
 
@@ -706,7 +731,7 @@ def test_only_a_sum_of_products_gets_a_rounding_bound_and_it_grows_with_the_term
     assert np.all(wide <= 1024 * u * magnitude) and np.all(wide >= 32 * u * magnitude)
 
 
-def test_a_reference_that_casts_its_result_to_the_output_dtype_gets_the_same_bound():
+def test_a_reference_that_casts_its_result_to_the_output_dtype_gets_the_same_bound(session):
     """numpy code casts its result to the output's dtype (``.astype(np.float32)``); in
     the float64 run the oracle makes to bound rounding, that cast result is taken
     (widened) rather than refused, so such a reference still gets its bound (without
@@ -738,7 +763,7 @@ def test_a_reference_that_casts_its_result_to_the_output_dtype_gets_the_same_bou
     # until round 28's GPU run, 2026-12-05), with the same bound
     wide = spec("rows_wide", lambda x, y: x.reshape(len(y), -1).astype(np.float64).sum(axis=1))
     assert np.allclose(bound(wide), bound(plain), rtol=0.05, atol=1e-30)
-    ev = oracle.evaluate("reference", wide, size=16, samples=0)
+    ev = oracle.evaluate(session.runner("reference"), wide, size=16, samples=0)
     assert ev.verdict is Verdict.PASS, ev.report()
 
 
@@ -792,7 +817,7 @@ def test_a_reference_that_accumulates_in_a_float32_array_gets_the_same_bound():
     assert oracle.expected_outputs(case).outputs["y"].dtype == np.float32
 
 
-def test_a_gather_whose_indices_have_no_domain_is_told_to_declare_one():
+def test_a_gather_whose_indices_have_no_domain_is_told_to_declare_one(session):
     """Token ids drawn over all of int32 index past the table; the reference's
     IndexError is a reference-error that says which input needs a domain."""
 
@@ -810,11 +835,11 @@ def test_a_gather_whose_indices_have_no_domain_is_told_to_declare_one():
         ),
         reference=gather,
     )
-    ev = oracle.evaluate("reference", kernel, size=64, samples=0)
+    ev = oracle.evaluate(session.runner("reference"), kernel, size=64, samples=0)
     assert ev.verdict is Verdict.REFERENCE_ERROR
     assert "IndexError" in ev.report() and "domain={'idx': (0, LAST_INDEX)}" in ev.report()
     fixed = dataclasses.replace(kernel, domain={"idx": (0, 49)})
-    assert oracle.evaluate("reference", fixed, size=64, samples=0).passed
+    assert oracle.evaluate(session.runner("reference"), fixed, size=64, samples=0).passed
 
 
 def test_a_linear_layer_with_bias_and_a_gemm_with_beta_get_the_rounding_bound():
@@ -850,7 +875,7 @@ def test_a_linear_layer_with_bias_and_a_gemm_with_beta_get_the_rounding_bound():
     assert gemm_beta is not None and (gemm_beta > 0).mean() > 0.75
 
 
-def test_a_reference_whose_parameters_name_some_buffers_is_told_which_do_not():
+def test_a_reference_whose_parameters_name_some_buffers_is_told_which_do_not(session):
     """``def ref(y, inp, b)`` for buffers (in, b, y): two parameters name buffers, one
     does not, and the order is not the buffers'; it was called positionally with the
     wrong arrays (an unrelated numpy error). Now the reference-error names the
@@ -866,11 +891,11 @@ def test_a_reference_whose_parameters_name_some_buffers_is_told_which_do_not():
         ),
         reference=lambda y, inp, b: np.maximum(inp + b, 0),
     )
-    ev = oracle.evaluate("reference", kernel, size=64, samples=0)
+    ev = oracle.evaluate(session.runner("reference"), kernel, size=64, samples=0)
     assert ev.verdict is Verdict.REFERENCE_ERROR, ev.report()
     assert "inp names no buffer" in ev.report() and "(in, b, y)" in ev.report(), ev.report()
     fixed = dataclasses.replace(kernel, reference=lambda x, b, y: np.maximum(x + b, 0))
-    assert oracle.evaluate("reference", fixed, size=64, samples=0).passed
+    assert oracle.evaluate(session.runner("reference"), fixed, size=64, samples=0).passed
 
 
 def test_a_bf16_output_of_a_long_sum_gets_a_bound():
@@ -1011,7 +1036,7 @@ def test_wgsl_trig_error_is_carried_through_what_multiplies_it():
     assert np.all(bound >= 2.0**-11 * x * (1 - 1e-9))
 
 
-def test_a_reference_that_reads_its_output_before_writing_it_is_told_to_declare_inout():
+def test_a_reference_that_reads_its_output_before_writing_it_is_told_to_declare_inout(session):
     """``y += 2 * x`` without ``inout=True``: the output is poisoned (NaN), so reference
     and a kernel reading y both gave NaN everywhere, and NaN matched NaN: a silent pass.
     The reference's results carry the poison's payload, which names the mistake."""
@@ -1023,15 +1048,15 @@ def test_a_reference_that_reads_its_output_before_writing_it_is_told_to_declare_
     kernel = KernelSpec(
         id="accumulate", entry_point="main", sources={}, buffers=buffers, reference=accumulate
     )
-    ev = oracle.evaluate("reference", kernel, size=100, samples=0)
+    ev = oracle.evaluate(session.runner("reference"), kernel, size=100, samples=0)
     assert ev.verdict is Verdict.REFERENCE_ERROR and "inout=True" in ev.report(), ev.report()
     declared = dataclasses.replace(
         kernel, buffers=(buffers[0], BufferSpec(1, "f32", "read_write", name="y", inout=True))
     )
-    assert oracle.evaluate("reference", declared, size=100, samples=0).passed
+    assert oracle.evaluate(session.runner("reference"), declared, size=100, samples=0).passed
 
 
-def test_references_written_as_people_write_them_are_taken():
+def test_references_written_as_people_write_them_are_taken(session):
     """A scalar returned for a one-element output (``x.sum()``), the uniform read as
     ``p.alpha``, and a domain with an open end ``(0, None)``."""
     buffers = (
@@ -1048,7 +1073,7 @@ def test_references_written_as_people_write_them_are_taken():
         defaults={"alpha": 0.5},
         domain={"x": (0, None)},
     )
-    ev = oracle.evaluate("reference", kernel, size=64, samples=0)
+    ev = oracle.evaluate(session.runner("reference"), kernel, size=64, samples=0)
     assert ev.passed, ev.report()
     assert oracle.make_case(kernel, 64, 0).arrays["x"].min() >= 0
     with pytest.raises(forge.InvalidArgument, match="domain of 'x' must be"):
@@ -1080,7 +1105,7 @@ def test_an_accurate_sine_of_a_float32_angle_may_be_off_by_the_angle_rounding():
 
 
 @pytest.mark.parametrize("backend", ["wgpu", "browser"])
-def test_a_cancelling_sigmoid_fails_under_atol_0(request, backend):
+def test_a_cancelling_sigmoid_fails_under_atol_0(request, backend, session):
     """The default f32 atol (1e-6) accepts ``1 - 1/(1 + exp(x))``, off by one ulp of 1.0
     on values below 1e-3 (round 6 of kernels from the wild, a known gap); a kernel that
     declares ``atol=0`` gets the right sigmoid passed and the cancelling one caught."""
@@ -1090,12 +1115,12 @@ def test_a_cancelling_sigmoid_fails_under_atol_0(request, backend):
     wild = CORPUS["wild_r6_sigmoid_exp"]
     strict = {"f32": {"atol": 0.0}}
     right = dataclasses.replace(wild.kernel, tolerance=strict)
-    ev = oracle.evaluate(backend, right, size=10007, samples=0)
+    ev = oracle.evaluate(session.runner(backend), right, size=10007, samples=0)
     assert ev.passed, ev.report()
     cancelling = dataclasses.replace(
         mutant(wild, "1 - sigmoid(-x) cancels below zero"), tolerance=strict
     )
-    ev = oracle.evaluate(backend, cancelling, size=10007, samples=0)
+    ev = oracle.evaluate(session.runner(backend), cancelling, size=10007, samples=0)
     assert ev.verdict is Verdict.MISMATCH, ev.report()
 
 
@@ -1142,7 +1167,7 @@ def _direction(x, y):
 
 
 @pytest.mark.parametrize("backend", ["wgpu", "browser"])
-def test_any_value_is_right_where_wgsl_defines_no_result_and_only_there(request, backend):
+def test_any_value_is_right_where_wgsl_defines_no_result_and_only_there(request, backend, session):
     """numpy's atan2(0, 0) is 0 (or +-pi); GLSL.std.450, which WGSL lowers to on Vulkan,
     leaves it undefined, and lavapipe's is 3 pi / 4: a right gradient direction was a
     MISMATCH at every flat point. Such elements (found by running the reference with
@@ -1164,7 +1189,7 @@ def test_any_value_is_right_where_wgsl_defines_no_result_and_only_there(request,
     case = oracle.make_case(kernel, 1000, 0)
     undefined = oracle.expected_outputs(case).undefined_in_wgsl()["y"]
     assert np.array_equal(undefined, np.abs(case.arrays["x"]) < 0.5)
-    good = oracle.evaluate(backend, kernel, size=1000, samples=0)
+    good = oracle.evaluate(session.runner(backend), kernel, size=1000, samples=0)
     assert good.passed, good.report()
     if good.outputs["y"].comparison.undefined:  # lavapipe: 3 pi / 4 at the flat points
         assert "accepted where numpy's result is not the language's" in good.report()
@@ -1173,7 +1198,10 @@ def test_any_value_is_right_where_wgsl_defines_no_result_and_only_there(request,
         id="direction_off",
         sources={"wgsl": _DIRECTION.replace("0.5 * g);", "0.5 * g) + 1e-3;")},
     )
-    assert oracle.evaluate(backend, off, size=1000, samples=0).verdict is Verdict.MISMATCH
+    assert (
+        oracle.evaluate(session.runner(backend), off, size=1000, samples=0).verdict
+        is Verdict.MISMATCH
+    )
 
 
 def test_pow_of_a_negative_base_is_undefined_in_wgsl_only_where_it_is_called():
@@ -1219,7 +1247,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 
 @pytest.mark.parametrize("backend", ["wgpu", "browser"])
-def test_a_builtin_named_only_in_a_comment_widens_no_tolerance(request, backend):
+def test_a_builtin_named_only_in_a_comment_widens_no_tolerance(request, backend, session):
     """The builtins a kernel calls were found by searching its source, comments included:
     a WGSL comment that said ``cos(a)`` gave the outputs sin and cos's 2**-11 tolerance,
     so a diagonal rounded to 0.707 (1.5e-4 off) passed silently, and ``atan2(`` in a
@@ -1242,7 +1270,7 @@ def test_a_builtin_named_only_in_a_comment_widens_no_tolerance(request, backend)
     assert not calls_trig(kernel) and builtin_limits(kernel) == {}
     tight = Tolerance(atol=1e-6, rtol=1e-5, ulp=4)
     assert builtin_floor(tight, kernel, "wgsl") == tight
-    ev = oracle.evaluate(backend, kernel, size=1000, samples=0)
+    ev = oracle.evaluate(session.runner(backend), kernel, size=1000, samples=0)
     assert ev.verdict is Verdict.MISMATCH, ev.report()
 
 
@@ -1313,7 +1341,7 @@ def test_a_narrow_domain_at_the_origin_draws_across_it_not_its_ends(lo, hi):
 
 
 @pytest.mark.parametrize("backend", ["wgpu"])
-def test_a_two_moment_variance_is_caught_on_offset_rows(request, backend):
+def test_a_two_moment_variance_is_caught_on_offset_rows(request, backend, session):
     """The layer norm above on rows drawn from (100, 104): E[x^2] - E[x]^2 in float32
     loses the variance (1e-2 relative off and more), a MISMATCH against float64."""
     require_available(request.config, backend)
@@ -1335,7 +1363,7 @@ def test_a_two_moment_variance_is_caught_on_offset_rows(request, backend):
         grid=lambda s, n: (ceil_div(n // 64, 64), 1, 1),
         domain={"x": (100.0, 104.0)},
     )
-    ev = oracle.evaluate(backend, kernel, size=64 * 40, samples=0)
+    ev = oracle.evaluate(session.runner(backend), kernel, size=64 * 40, samples=0)
     assert ev.verdict is Verdict.MISMATCH, ev.report()
 
 
@@ -1491,7 +1519,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 
 
 @pytest.mark.parametrize("backend", ["wgpu", "reference"])
-def test_a_lookup_off_by_one_only_at_whole_numbers_fails_at_each_of_them(request, backend):
+def test_a_lookup_off_by_one_only_at_whole_numbers_fails_at_each_of_them(request, backend, session):
     """``ceil(x) - 1`` for ``floor(x)`` differs only where x is a whole number (an eighth
     of the drawn values sit on a grid of 1/16). The reference run at inputs nudged by a
     rounding jumped to the neighbouring entry there, and that jump was taken as the
@@ -1511,13 +1539,13 @@ def test_a_lookup_off_by_one_only_at_whole_numbers_fails_at_each_of_them(request
         domain={"x": (0.5, 2.99), "t": (-100.0, 100.0)},
         nonfinite_inputs=False,
     )
-    right = oracle.evaluate(backend, kernel, size=4096, samples=0)
+    right = oracle.evaluate(session.runner(backend), kernel, size=4096, samples=0)
     assert right.passed, right.report()
     if backend == "reference":
         return  # the reference backend runs the reference: the WGSL mutant is wgpu's
     ceil = _LOOKUP_WGSL.replace("u32(floor(x[i]))", "u32(ceil(x[i]) - 1.0)")
     wrong = dataclasses.replace(kernel, sources={"wgsl": ceil})
-    ev = oracle.evaluate(backend, wrong, size=4096, samples=0)
+    ev = oracle.evaluate(session.runner(backend), wrong, size=4096, samples=0)
     x = oracle.make_case(kernel, 4096, 0).arrays["x"]
     whole = int(np.count_nonzero((x == np.round(x)) & (x > 0.5)))
     assert ev.verdict is Verdict.MISMATCH, ev.report()
@@ -1535,7 +1563,7 @@ def test_a_lookup_off_by_one_only_at_whole_numbers_fails_at_each_of_them(request
     ],
     ids=["defaulted_scale", "uniform_and_eps", "np_cumsum", "np_round", "in_place_defaulted"],
 )
-def test_a_defaulted_parameter_that_names_no_buffer_keeps_its_default(reference, uniform):
+def test_a_defaulted_parameter_that_names_no_buffer_keeps_its_default(reference, uniform, session):
     """``def ref(x, scale=2.0)``, ``np.cumsum(a, axis=None)``: the buffers were given in
     order to every parameter the reference takes, the output to ``scale`` (or ``axis``),
     and a right reference was a reference-error ("reads output y before writing it")."""
@@ -1551,7 +1579,7 @@ def test_a_defaulted_parameter_that_names_no_buffer_keeps_its_default(reference,
         nonfinite_inputs=False,
         defaults={"alpha": 2.0, "beta": 1.0} if uniform else {},
     )
-    ev = oracle.evaluate("reference", kernel, size=100, samples=0)
+    ev = oracle.evaluate(session.runner("reference"), kernel, size=100, samples=0)
     assert ev.passed, ev.report()
 
 
@@ -1626,7 +1654,7 @@ def _naive_softmax(x, y):
 
 
 @pytest.mark.parametrize("backend", ["wgpu"])
-def test_a_reference_that_overflows_where_the_kernel_does_not_is_named(request, backend):
+def test_a_reference_that_overflows_where_the_kernel_does_not_is_named(request, backend, session):
     """The numpy habit ``np.exp(x) / np.exp(x).sum()`` is 0 / 0 on a row of large
     negatives, where a kernel that subtracts the row's maximum is right: the MISMATCH
     stays (which one is right is the user's to say), and the report says the reference
@@ -1648,7 +1676,7 @@ def test_a_reference_that_overflows_where_the_kernel_does_not_is_named(request, 
         grid=lambda s, size: (ceil_div(size.rows, 64), 1, 1),
         schedules=(Schedule(64),),
     )
-    ev = oracle.evaluate(backend, kernel, size="rows=64,cols=100", samples=0)
+    ev = oracle.evaluate(session.runner(backend), kernel, size="rows=64,cols=100", samples=0)
     if ev.semantics.nonfinite_indeterminate:
         # an adapter measured to give anything for a non-finite result (NVIDIA's Vulkan
         # driver): the reference's NaN is masked there, counted, and the finite set judges
@@ -1670,7 +1698,10 @@ def test_a_reference_that_overflows_where_the_kernel_does_not_is_named(request, 
         return e / e.sum(axis=1, keepdims=True)
 
     right = oracle.evaluate(
-        backend, dataclasses.replace(kernel, reference=stable), size="rows=64,cols=100", samples=0
+        session.runner(backend),
+        dataclasses.replace(kernel, reference=stable),
+        size="rows=64,cols=100",
+        samples=0,
     )
     assert right.passed and not any("overflows" in n for n in right.notes), right.report()
 
@@ -1711,7 +1742,9 @@ def test_a_conversion_to_f16_may_round_either_way_on_wgsl_only():
 
 
 @pytest.mark.parametrize("backend", ["wgpu", "browser"])
-def test_quantize_to_f16_passes_rounded_either_way_and_a_wrong_scale_fails(request, backend):
+def test_quantize_to_f16_passes_rounded_either_way_and_a_wrong_scale_fails(
+    request, backend, session
+):
     require_available(request.config, backend)
     kernel = KernelSpec(
         id="quantize_f16",
@@ -1723,10 +1756,12 @@ def test_quantize_to_f16_passes_rounded_either_way_and_a_wrong_scale_fails(reque
         ),
         reference=lambda x, y: x.astype(np.float16).astype(np.float32) * np.float32(2),
     )
-    right = oracle.evaluate(backend, kernel, size=10007, samples=0)
+    right = oracle.evaluate(session.runner(backend), kernel, size=10007, samples=0)
     assert right.passed, right.report()
     off = _QUANTIZE_WGSL.replace("quantizeToF16(x[i]) * 2.0", "quantizeToF16(x[i] * 1.002) * 2.0")
-    wrong = oracle.evaluate(backend, dataclasses.replace(kernel, sources={"wgsl": off}), size=10007)
+    wrong = oracle.evaluate(
+        session.runner(backend), dataclasses.replace(kernel, sources={"wgsl": off}), size=10007
+    )
     assert wrong.verdict is Verdict.MISMATCH, wrong.report()
 
 
@@ -1765,7 +1800,9 @@ def test_float_to_integer_conversions_saturate_as_the_gpu_makes_them():
 
 
 @pytest.mark.parametrize("backend", ["wgpu", "browser"])
-def test_a_conversion_numpy_leaves_undefined_is_judged_as_the_gpu_saturates(request, backend):
+def test_a_conversion_numpy_leaves_undefined_is_judged_as_the_gpu_saturates(
+    request, backend, session
+):
     """``(x * 1000).astype(np.int32)`` is INT_MIN in numpy where x * 1000 passes 2**31,
     and a negative float to uint32 wraps; WGSL (and PTX) saturate toward zero: a right
     kernel was a MISMATCH at 473 and 4484 of 10007 elements on lavapipe and SwiftShader.
@@ -1786,12 +1823,14 @@ def test_a_conversion_numpy_leaves_undefined_is_judged_as_the_gpu_saturates(requ
             (x * np.float32(1000)).astype(np.uint32),
         ),
     )
-    right = oracle.evaluate(backend, kernel, size=10007, samples=0)
+    right = oracle.evaluate(session.runner(backend), kernel, size=10007, samples=0)
     assert right.passed, right.report()
     assert right.outputs["u"].comparison.saturated > 1000, right.report()
     assert "saturated" in right.outputs["u"].accounting()
     off = _TO_INTEGERS_WGSL.replace("y[i] = i32(x[i] * 1000.0);", "y[i] = i32(x[i] * 1000.0) + 1;")
-    wrong = oracle.evaluate(backend, dataclasses.replace(kernel, sources={"wgsl": off}), size=10007)
+    wrong = oracle.evaluate(
+        session.runner(backend), dataclasses.replace(kernel, sources={"wgsl": off}), size=10007
+    )
     assert wrong.verdict is Verdict.MISMATCH and not wrong.outputs["y"].passed, wrong.report()
 
 
