@@ -386,7 +386,7 @@ def _diagnose_on_finite_inputs(
     sub = _judged_set(ev, runner, finite, schedule, {}, options)
     if sub.verdict == Verdict.PASS:
         ev.notes.append(
-            "it passes the finite input set (no NaN, Inf or magnitudes of 1e5 and more; "
+            "it passes the finite input set (no NaN, Inf or magnitudes of 1e4 and more; "
             f"inputs sha256 {finite.case.input_hash[:16]}): it is wrong only where its "
             "inputs hold those; if it is never given them, declare nonfinite_inputs=False "
             "and a domain that leaves them out"

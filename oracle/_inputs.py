@@ -3,7 +3,8 @@ in blocks of edge-case families, always inside the kernel's declared domain.
 
 Families: ``normal`` (moderate values, sigma 1.5, folded back inside +-4; an eighth of
 them on a grid of 1/16, where rounding has ties), ``zeros`` (+0.0 and -0.0), ``negatives``,
-``large`` (in rows, one sign per row; for floats, 1e5 to 1e9 in f32, or where the
+``large`` (in rows, one sign per row; for floats, 1e4 to 1e9 in f32, its second half
+from 1e5, or where the
 domain ends before that but at 16 or further, from 4 out to its far ends; for integers
 in a declared range, its two ends), ``small`` (in buffers of rows: 1e-8 to 1e-2,
 normal numbers at the scale of a normalisation's epsilon, one band of them a row),
@@ -79,10 +80,15 @@ POISON_OUTPUT = {2: 0x7DAD, 4: 0x7FBADBAD, 8: 0x7FF7BADBADBADBAD}
 POISON_INPUT = {2: 0x7D0F, 4: 0x7FB0F0F0, 8: 0x7FF70F0F0F0F0F0F}
 
 # log10 magnitude ranges of the large family, per float size (kept well inside the
-# dtype so products and short sums stay finite); from 1e5 in f32, past the finite
-# "lowest" a max is started from (-1e4, f16's -65504), so a row of the one-sign negative
-# set lies wholly below it (an argmax started there kept -1; 1e4 left that to chance).
-_LARGE = {2: (2.0, 4.0), 4: (5.0, 9.0), 8: (8.0, 30.0)}
+# dtype so products and short sums stay finite).
+_LARGE = {2: (2.0, 4.0), 4: (4.0, 9.0), 8: (8.0, 30.0)}
+
+# The second half of a large block starts here instead (log10, f32 and wider): past the
+# finite "lowest" a max is started from (-1e4, f16's -65504), so that some row of the
+# one-sign negative set lies wholly below it (an argmax started there keeps -1; a row
+# of 36 wholly past 65504 drawn from 1e4 was left to chance); the first half keeps the
+# band from 1e4, where a float32 distance's cancellation shows.
+_LARGE_SECOND_HALF = 5.0
 
 
 def poison(dtype: np.dtype, count: int, pattern: Mapping[int, int] = POISON_OUTPUT) -> np.ndarray:
@@ -438,6 +444,13 @@ def _float_family(
             # draw (clipped at 4): its own far ends, so that a kernel whose exp
             # overflows past 88 is seen under a domain of (-100, 100)
             m_lo, m_hi = _NORMAL_REACH, reach
+        elif dtype.itemsize >= 4 and m_lo < 10.0**_LARGE_SECOND_HALF < m_hi and n >= 2:
+            first = _magnitude_sample(rng, n // 2, m_lo, m_hi, signs, domain)
+            second = _magnitude_sample(
+                rng, n - n // 2, 10.0**_LARGE_SECOND_HALF, m_hi, signs, domain
+            )
+            if first is not None and second is not None:
+                return np.concatenate([first, second])
     return _magnitude_sample(rng, n, m_lo, m_hi, signs, domain)
 
 

@@ -80,7 +80,7 @@ def test_every_family_appears_as_a_block_of_the_right_kind():
     }
     assert np.all(fam["zeros"] == 0) and np.signbit(fam["zeros"]).any()
     assert np.all(fam["negatives"] < 0)
-    assert np.all(np.abs(fam["large"]) >= 1e5)  # past -1e4 and -65504 (round 41)
+    assert np.all(np.abs(fam["large"]) >= 1e4)
     tiny = np.finfo(np.float32).tiny
     assert np.all((np.abs(fam["tiny"]) >= tiny) & (np.abs(fam["tiny"]) < 1e-30))
     assert np.all((np.abs(fam["subnormal"]) < tiny) & (fam["subnormal"] != 0))
@@ -727,3 +727,20 @@ def test_a_row_argmax_that_stops_one_column_short_fails(request):
     short = dataclasses.replace(wild.kernel, id="row_argmax_short", sources={"wgsl": source})
     ev = oracle.evaluate("wgpu", short, size="7x1000", samples=0)
     assert ev.verdict is Verdict.MISMATCH, ev.report()  # the kernel as written: the corpus
+
+
+def test_the_second_half_of_a_large_draw_lies_past_the_finite_lowest_identities():
+    """Round 41: an argmax started at -65504 (or -1e4) keeps -1 only on a row wholly
+    below it; the large family's second half (whole rows, in a buffer of rows) starts
+    at 1e5, its first half keeps the band from 1e4 where float32 distances cancel."""
+    from oracle._inputs import _float_family
+
+    rng = np.random.default_rng(0)
+    values = np.abs(
+        _float_family(rng, "large", 1000, np.dtype(np.float32), (-np.inf, np.inf), False)
+    )
+    assert np.all(values[500:] >= 1e5) and np.any(values[:500] < 1e5)
+    wide = np.abs(_float_family(rng, "large", 1000, np.dtype(np.float64), (-np.inf, np.inf), False))
+    assert np.all(wide >= 1e8)  # f64's large family starts past 1e5 already
+    half = np.abs(_float_family(rng, "large", 1000, np.dtype(np.float16), (-np.inf, np.inf), False))
+    assert np.all(half <= 65504)  # f16's own range: no split
