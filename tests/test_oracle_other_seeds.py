@@ -27,9 +27,19 @@ import numpy as np
 import pytest
 
 import oracle
+from oracle import Session
 from oracle._expected import Choices
 from oracle.pytest_plugin import require_available
 from tests.wild import CORPUS
+
+
+@pytest.fixture(scope="module")
+def session():
+    """One worker per backend for this module's evaluations: a fresh worker for each
+    is a second of start-up (1.2 s on lavapipe, 2026-12-06)."""
+    with Session(timeout_s=60) as shared:
+        yield shared
+
 
 _KMEANS = "wild_r20_kmeans_assign_expanded_wgsl"
 _RESIZE = "wild_r9_tfjs_resize_bilinear_align_corners"
@@ -44,10 +54,12 @@ def _size(name: str, text: str):
 # the browser at one seed: a run there takes 9 s of CI's time, and the numpy test below
 # checks the same choices with no adapter at all
 @pytest.mark.parametrize("backend, seed", [("wgpu", 2), ("wgpu", 4), ("browser", 2)])
-def test_a_kmeans_assignment_expanded_as_gpus_write_it_passes_at_any_seed(request, backend, seed):
+def test_a_kmeans_assignment_expanded_as_gpus_write_it_passes_at_any_seed(
+    request, backend, seed, session
+):
     require_available(request.config, backend)
     kernel, size = _size(_KMEANS, "n=3000,d=2,k=200")
-    ev = oracle.evaluate(backend, kernel, size=size, seed=seed, samples=0)
+    ev = oracle.evaluate(session.runner(backend), kernel, size=size, seed=seed, samples=0)
     assert ev.passed, ev.report()
 
 
@@ -99,14 +111,16 @@ def test_an_exact_tie_is_broken_as_the_reference_breaks_it():
 
 
 @pytest.mark.parametrize("backend", ["wgpu", "browser"])
-def test_an_align_corners_resize_passes_at_the_seed_that_showed_its_coordinates(request, backend):
+def test_an_align_corners_resize_passes_at_the_seed_that_showed_its_coordinates(
+    request, backend, session
+):
     require_available(request.config, backend)
     kernel, size = _size(_RESIZE, "N=2,H=5,W=7,C=3")
-    ev = oracle.evaluate(backend, kernel, size=size, seed=4, samples=0)
+    ev = oracle.evaluate(session.runner(backend), kernel, size=size, seed=4, samples=0)
     assert ev.passed, ev.report()
 
 
-def test_boids_passes_at_the_seed_whose_neighbour_sums_cancel(request):
+def test_boids_passes_at_the_seed_whose_neighbour_sums_cancel(request, session):
     """Seed 2 puts 851 boids within 0.025 of the origin: each sums 851 offsets
     (pos_j - pos_i) of about 0.02 to 17, off by 110 roundings of it on lavapipe. Its
     bounds take 65 s of CI's 2 CPUs (4000 x 4000 distances, run some 30 times): with
@@ -115,7 +129,7 @@ def test_boids_passes_at_the_seed_whose_neighbour_sums_cancel(request):
         pytest.skip("65 s of bounds on 2 CPUs: KFORGE_SLOW_TESTS=1 runs it")
     require_available(request.config, "wgpu")
     kernel, size = _size(_BOIDS, "4000")
-    ev = oracle.evaluate("wgpu", kernel, size=size, seed=2, samples=0)
+    ev = oracle.evaluate(session.runner("wgpu"), kernel, size=size, seed=2, samples=0)
     assert ev.passed, ev.report()
 
 
@@ -202,12 +216,14 @@ def _kmeans_into_structs() -> object:
     )
 
 
-def test_a_near_choice_in_a_struct_field_is_judged_as_in_an_array(request):
+def test_a_near_choice_in_a_struct_field_is_judged_as_in_an_array(request, session):
     """The k-means seed that chose centroids within float32's reach of the nearest one
     (seed 2), its choice written into a struct's field: judged by the same near choices
     as a bare array of indices (the struct's integer fields had none)."""
     require_available(request.config, "wgpu")
     kernel = _kmeans_into_structs()
-    ev = oracle.evaluate("wgpu", kernel, size=kernel.size("n=3000,d=2,k=200"), seed=2, samples=0)
+    ev = oracle.evaluate(
+        session.runner("wgpu"), kernel, size=kernel.size("n=3000,d=2,k=200"), seed=2, samples=0
+    )
     assert ev.passed, ev.report()
     assert "near" in ev.report()

@@ -14,8 +14,17 @@ from backends._webgpu import binding_problem
 from forge import BufferSpec, KernelSpec, ceil_div
 from forge.errors import CompileError, UnsupportedFeature
 from forge.sources import wgsl_handle_bindings
-from oracle import Verdict
+from oracle import Session, Verdict
 from oracle.pytest_plugin import require_available
+
+
+@pytest.fixture(scope="module")
+def session():
+    """One worker per backend for this module's evaluations: a fresh worker for each
+    is a second of start-up (1.2 s on lavapipe, 2026-12-06)."""
+    with Session(timeout_s=60) as shared:
+        yield shared
+
 
 _BLUR = """
 @group(0) @binding(0) var src: texture_2d<f32>;
@@ -97,7 +106,7 @@ def _kernel(kid: str, source: str, entry: str, buffers: tuple) -> KernelSpec:
 
 
 @pytest.mark.parametrize("backend", ["wgpu", "browser"])
-def test_an_image_kernel_that_binds_textures_is_unsupported_saying_why(request, backend):
+def test_an_image_kernel_that_binds_textures_is_unsupported_saying_why(request, backend, session):
     require_available(request.config, backend)
     kernel = _kernel(
         "textured_blur",
@@ -109,7 +118,7 @@ def test_an_image_kernel_that_binds_textures_is_unsupported_saying_why(request, 
             BufferSpec(2, "f32", "read", name="samp"),
         ),
     )
-    ev = oracle.evaluate(backend, kernel, size=256, samples=0)
+    ev = oracle.evaluate(session.runner(backend), kernel, size=256, samples=0)
     assert ev.verdict is Verdict.UNSUPPORTED, ev.report()
     assert "binds storage and uniform buffers only" in ev.report(), ev.report()
     assert "texture" in ev.error, ev.error
@@ -121,7 +130,9 @@ def test_an_image_kernel_that_binds_textures_is_unsupported_saying_why(request, 
 
 
 @pytest.mark.parametrize("backend", ["wgpu", "browser"])
-def test_a_buffer_the_kernel_does_not_declare_is_named_with_what_to_declare(request, backend):
+def test_a_buffer_the_kernel_does_not_declare_is_named_with_what_to_declare(
+    request, backend, session
+):
     require_available(request.config, backend)
     kernel = _kernel(
         "undeclared_bias",
@@ -129,7 +140,7 @@ def test_a_buffer_the_kernel_does_not_declare_is_named_with_what_to_declare(requ
         "main",
         (BufferSpec(0, "f32", "read", name="x"), BufferSpec(1, "f32", "read_write", name="y")),
     )
-    ev = oracle.evaluate(backend, kernel, size=256, samples=0)
+    ev = oracle.evaluate(session.runner(backend), kernel, size=256, samples=0)
     assert ev.verdict is Verdict.ERROR, ev.report()
     assert ev.error_type == "CompileError", ev.report()
     assert "the WGSL's `bias` (@group(2) @binding(3), var<storage, read>)" in ev.error
@@ -146,4 +157,4 @@ def test_a_buffer_the_kernel_does_not_declare_is_named_with_what_to_declare(requ
         reference=lambda x, y, bias: (x + bias[0]).astype(np.float32),
         grid=kernel.grid,
     )
-    assert oracle.evaluate(backend, declared, size=256, samples=0).passed
+    assert oracle.evaluate(session.runner(backend), declared, size=256, samples=0).passed

@@ -11,8 +11,17 @@ import pytest
 
 import oracle
 from forge import BufferSpec, KernelSpec, ceil_div
-from oracle import Verdict
+from oracle import Session, Verdict
 from oracle.pytest_plugin import require_available
+
+
+@pytest.fixture(scope="module")
+def session():
+    """One worker per backend for this module's evaluations: a fresh worker for each
+    is a second of start-up (1.2 s on lavapipe, 2026-12-06)."""
+    with Session(timeout_s=60) as shared:
+        yield shared
+
 
 _BUILTIN_AND_INDEX = """
 @group(0) @binding(0) var<storage, read> x: array<f32>;
@@ -53,12 +62,14 @@ def _builtin_and_index(call: str, numpy_call) -> KernelSpec:
     [("atan2(x[i], 1.0)", lambda x: np.arctan2(x, 1.0)), ("sin(x[i])", np.sin)],
     ids=["atan2", "sin"],
 )
-def test_an_integer_output_is_not_widened_by_a_builtin_the_kernel_calls(request, call, numpy_call):
+def test_an_integer_output_is_not_widened_by_a_builtin_the_kernel_calls(
+    request, call, numpy_call, session
+):
     """An index off by 7 is wrong whatever else the kernel computes with atan2 or sin
     (it passed: ulp >= 4096, or rtol >= 2**-11 of 1e5, on the u32 output)."""
     require_available(request.config, "wgpu")
     kernel = _builtin_and_index(call, numpy_call)
-    ev = oracle.evaluate("wgpu", kernel, size=4099, samples=0)
+    ev = oracle.evaluate(session.runner("wgpu"), kernel, size=4099, samples=0)
     assert ev.verdict is Verdict.MISMATCH, ev.report()
     assert not ev.outputs["idx"].passed, ev.report()
 
@@ -77,7 +88,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 """
 
 
-def test_a_float_output_no_sine_reaches_is_not_widened_by_one(request):
+def test_a_float_output_no_sine_reaches_is_not_widened_by_one(request, session):
     """y = x * 1.0003 where y = x is meant: 2500 float32 ulp off, in an output no sine
     reaches (it passed under the blanket atol = rtol = 2**-11)."""
     require_available(request.config, "wgpu")
@@ -94,7 +105,7 @@ def test_a_float_output_no_sine_reaches_is_not_widened_by_one(request):
         grid=lambda s, n: (ceil_div(n, 64), 1, 1),
         nonfinite_inputs=False,
     )
-    ev = oracle.evaluate("wgpu", kernel, size=4099, samples=0)
+    ev = oracle.evaluate(session.runner("wgpu"), kernel, size=4099, samples=0)
     assert ev.verdict is Verdict.MISMATCH, ev.report()
     assert not ev.outputs["y"].passed, ev.report()
 
@@ -122,7 +133,7 @@ def _half_zeros(rng, count, size):
 
 
 @pytest.mark.parametrize("backend", ["wgpu", "browser"])
-def test_an_undefined_atan2_is_found_through_a_comparison(request, backend):
+def test_an_undefined_atan2_is_found_through_a_comparison(request, backend, session):
     """WGSL leaves atan2(0, 0) undefined (lavapipe: 3 pi / 4); a bin chosen by comparing
     it may be either, as a float output from it may be anything. The NaN-tainted rerun
     of the reference gives NaN > 1.0 = false, the same bin as numpy's 0, so lavapipe's
@@ -142,5 +153,5 @@ def test_an_undefined_atan2_is_found_through_a_comparison(request, backend):
         ),
         grid=lambda s, n: (ceil_div(n, 64), 1, 1),
     )
-    ev = oracle.evaluate(backend, kernel, size=1000, samples=0)
+    ev = oracle.evaluate(session.runner(backend), kernel, size=1000, samples=0)
     assert ev.passed, ev.report()

@@ -12,8 +12,17 @@ import pytest
 import oracle
 from forge import BufferSpec, KernelSpec, Schedule
 from forge.errors import InvalidArgument
-from oracle import Verdict
+from oracle import Session, Verdict
 from oracle.pytest_plugin import require_available
+
+
+@pytest.fixture(scope="module")
+def session():
+    """One worker per backend for this module's evaluations: a fresh worker for each
+    is a second of start-up (1.2 s on lavapipe, 2026-12-06)."""
+    with Session(timeout_s=60) as shared:
+        yield shared
+
 
 # Megatron's scaled_masked_softmax.h, reduced to what it asks of the compiler: std::exp
 # with only <limits> and <cfloat> included (nvcc's implicit <cuda_runtime.h> declares the
@@ -141,15 +150,17 @@ def _mixed_shift_kernel(source: str) -> KernelSpec:
 
 
 @pytest.mark.parametrize("backend", ["wgpu", "browser"])
-def test_operators_mixed_without_the_parentheses_wgsl_needs_are_refused(request, backend):
+def test_operators_mixed_without_the_parentheses_wgsl_needs_are_refused(request, backend, session):
     """The browser's Tint refuses it; wgpu (naga) ran it, and now refuses it too, naming
     the operators and the fix. With the parentheses, it passes on both."""
     require_available(request.config, backend)
-    ev = oracle.evaluate(backend, _mixed_shift_kernel(_MIXED_SHIFT), size=300, samples=0)
+    ev = oracle.evaluate(
+        session.runner(backend), _mixed_shift_kernel(_MIXED_SHIFT), size=300, samples=0
+    )
     assert ev.verdict is Verdict.ERROR, ev.report()
     assert "'*'" in ev.report() and ">>" in ev.report(), ev.report()
     fixed = _MIXED_SHIFT.replace("2u * x[i] >> 1u", "(2u * x[i]) >> 1u")
-    ev = oracle.evaluate(backend, _mixed_shift_kernel(fixed), size=300, samples=0)
+    ev = oracle.evaluate(session.runner(backend), _mixed_shift_kernel(fixed), size=300, samples=0)
     assert ev.passed, ev.report()
 
 

@@ -11,8 +11,17 @@ import pytest
 
 import oracle
 from forge import BufferSpec, KernelSpec, ceil_div
-from oracle import Verdict
+from oracle import Session, Verdict
 from oracle.pytest_plugin import require_available
+
+
+@pytest.fixture(scope="module")
+def session():
+    """One worker per backend for this module's evaluations: a fresh worker for each
+    is a second of start-up (1.2 s on lavapipe, 2026-12-06)."""
+    with Session(timeout_s=60) as shared:
+        yield shared
+
 
 _BARE = """
 @group(0) @binding(0) var<storage, read> x: array<vec4<f32>>;
@@ -57,12 +66,14 @@ def test_a_struct_wrapped_vec4_array_is_bound_in_whole_vectors():
 
 
 @pytest.mark.parametrize("backend", ["wgpu", "browser"])
-def test_a_struct_wrapped_vec4_array_with_a_partial_last_vector_passes(request, backend):
+def test_a_struct_wrapped_vec4_array_with_a_partial_last_vector_passes(request, backend, session):
     """10 floats as vec4s: the bare array passed and the wrapped one was a MISMATCH,
     its elements 8 and 9 never written (arrayLength 2 of a 40-byte binding)."""
     require_available(request.config, backend)
     for name, source in (("bare", _BARE), ("wrapped", _WRAPPED)):
-        ev = oracle.evaluate(backend, _double(source, name), size=10, seed=0, samples=0)
+        ev = oracle.evaluate(
+            session.runner(backend), _double(source, name), size=10, seed=0, samples=0
+        )
         assert ev.verdict is Verdict.PASS, ev.report()
 
 
@@ -84,7 +95,7 @@ fn main(@builtin(global_invocation_id) global_id: vec3<u32>) {
 """
 
 
-def test_a_template_as_wonnx_writes_it_is_filled_from_tuple_constants(request):
+def test_a_template_as_wonnx_writes_it_is_filled_from_tuple_constants(request, session):
     from forge import Schedule
 
     kernel = KernelSpec(
@@ -109,5 +120,5 @@ def test_a_template_as_wonnx_writes_it_is_filled_from_tuple_constants(request):
     assert "gidx < 256u" in text and "@workgroup_size(256)" in text and "vec4<f32>(0.0)" in text
     require_available(request.config, "wgpu")
     for size in kernel.checked_sizes():
-        ev = oracle.evaluate("wgpu", kernel, size=size, samples=0)
+        ev = oracle.evaluate(session.runner("wgpu"), kernel, size=size, samples=0)
         assert ev.passed, ev.report()

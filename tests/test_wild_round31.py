@@ -7,15 +7,25 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 import oracle
 from forge import Dispatch, Schedule, ceil_div
-from oracle import Verdict
+from oracle import Session, Verdict
 from oracle.pytest_plugin import require_available
 from tests.wild import CORPUS, mutant
 from tests.wild.round31 import COVARIANCE, SRAD
 
 
-def test_rodinia_srad_at_one_block_row_reads_past_the_image_and_fails(request):
+@pytest.fixture(scope="module")
+def session():
+    """One worker per backend for this module's evaluations: a fresh worker for each
+    is a second of start-up (1.2 s on lavapipe, 2026-12-06)."""
+    with Session(timeout_s=60) as shared:
+        yield shared
+
+
+def test_rodinia_srad_at_one_block_row_reads_past_the_image_and_fails(request, session):
     """srad_cuda_1, as written, fixes its south halo only ``else if ( by == gridDim.y -
     1 )``: with one block row (16 rows, which srad.cu accepts) that row is also ``by ==
     0``, so ``J_cuda[index_s]`` is read past the image's end and S_C's last row, and the
@@ -23,13 +33,15 @@ def test_rodinia_srad_at_one_block_row_reads_past_the_image_and_fails(request):
     pass (the corpus's sizes)."""
     backend = "wgpu"
     require_available(request.config, backend)
-    ev = oracle.evaluate(backend, SRAD.kernel, size="16x32", seed=0, samples=0)
+    ev = oracle.evaluate(session.runner(backend), SRAD.kernel, size="16x32", seed=0, samples=0)
     assert ev.verdict is Verdict.MISMATCH, ev.report()
     wrong = {label for label, check in ev.outputs.items() if not check.passed}
     assert "S_C" in wrong and {"E_C", "W_C", "N_C"}.isdisjoint(wrong), ev.report()
     # and the report says where such NaNs come from (it did not)
     assert any("S_C" in n and "past a buffer's end" in n for n in ev.notes), ev.notes
-    assert oracle.evaluate(backend, SRAD.kernel, size="32x32", seed=0, samples=0).passed
+    assert oracle.evaluate(
+        session.runner(backend), SRAD.kernel, size="32x32", seed=0, samples=0
+    ).passed
 
 
 def _polybench_host_launches(size):
@@ -47,7 +59,9 @@ def _polybench_host_launches(size):
     )
 
 
-def test_polybench_covariance_centring_a_quarter_of_the_rows_fails_on_finite_inputs(request):
+def test_polybench_covariance_centring_a_quarter_of_the_rows_fails_on_finite_inputs(
+    request, session
+):
     """PolyBench/GPU launches reduce_kernel on N / 32 blocks of 8 rows: rows N / 4 and
     on are never centred. Its mean divides by 3214212.01, so the shift is small on
     rows of normal values (its own 1.05 % check passes), but the oracle's large rows
@@ -59,14 +73,18 @@ def test_polybench_covariance_centring_a_quarter_of_the_rows_fails_on_finite_inp
         launches=_polybench_host_launches,
         nonfinite_inputs=False,
     )
-    ev = oracle.evaluate("wgpu", host, size="M=40,N=56", seed=0, samples=0)
+    ev = oracle.evaluate(session.runner("wgpu"), host, size="M=40,N=56", seed=0, samples=0)
     assert ev.verdict is Verdict.MISMATCH, ev.report()
     assert not ev.outputs["data"].passed, ev.report()
     finite = dataclasses.replace(COVARIANCE.kernel, nonfinite_inputs=False)
-    assert oracle.evaluate("wgpu", finite, size="M=40,N=56", seed=0, samples=0).passed
+    assert oracle.evaluate(
+        session.runner("wgpu"), finite, size="M=40,N=56", seed=0, samples=0
+    ).passed
 
 
-def test_a_non_finite_mean_of_data_centred_in_place_is_not_blamed_on_the_reference(request):
+def test_a_non_finite_mean_of_data_centred_in_place_is_not_blamed_on_the_reference(
+    request, session
+):
     """The covariance's data is drawn with -inf in a column and centred in place; a
     kernel that leaves rows uncentred keeps finite values where the reference's are
     -inf. The note that blames a reference for a non-finite result "from finite inputs"
@@ -74,7 +92,9 @@ def test_a_non_finite_mean_of_data_centred_in_place_is_not_blamed_on_the_referen
     require_available(request.config, "wgpu")
     wild = CORPUS["wild_r31_polybench_gpu_covariance_mean_reduce_covar"]
     kernel = mutant(wild, "reduce bounds swapped")
-    ev = oracle.evaluate("wgpu", kernel, size=kernel.size("M=40,N=56"), seed=0, samples=0)
+    ev = oracle.evaluate(
+        session.runner("wgpu"), kernel, size=kernel.size("M=40,N=56"), seed=0, samples=0
+    )
     assert ev.verdict is Verdict.MISMATCH, ev.report()
     assert not [n for n in ev.notes if "from finite inputs" in n], ev.notes
 

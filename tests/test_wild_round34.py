@@ -15,9 +15,17 @@ import pytest
 import oracle
 from forge import Dispatch, Schedule, ceil_div
 from forge.errors import InvalidArgument
-from oracle import Verdict
+from oracle import Session, Verdict
 from oracle.pytest_plugin import require_available
 from tests.wild.round34 import DERIVATIVE_X, DYNAMIC_REVERSE, SGEMM_2D_BM64, SGEMM_VECTORIZE
+
+
+@pytest.fixture(scope="module")
+def session():
+    """One worker per backend for this module's evaluations: a fresh worker for each
+    is a second of start-up (1.2 s on lavapipe, 2026-12-06)."""
+    with Session(timeout_s=60) as shared:
+        yield shared
 
 
 def test_sgemm_cuda_with_glibc_uint_compiles_with_nvrtc_as_written():
@@ -144,7 +152,7 @@ fn dynamicReverse(@builtin(local_invocation_index) t: u32) {
 """
 
 
-def test_a_launch_schedule_the_wgsl_does_not_run_is_refused(request):
+def test_a_launch_schedule_the_wgsl_does_not_run_is_refused(request, session):
     """dynamicReverse's port written with ``{{wg_x}}`` for its workgroup size and array
     length, launched as the post does (one block of n: ``Dispatch(schedule=lambda s,
     size: Schedule(n))``): the source is rendered once under the kernel's default
@@ -162,7 +170,7 @@ def test_a_launch_schedule_the_wgsl_does_not_run_is_refused(request):
         id="wild_r34_harris_shared_memory_dynamicReverse_wg_x",
         sources={**wild.kernel.sources, "wgsl": _DYNAMIC_REVERSE_WG_X},
     )
-    ev = oracle.evaluate("wgpu", kernel, size=256, seed=0, samples=0)
+    ev = oracle.evaluate(session.runner("wgpu"), kernel, size=256, seed=0, samples=0)
     # a launch's own schedule does not render the source again; what was a silent
     # MISMATCH here (and a pass at n = 37) is refused, naming the override to use
     assert ev.verdict is Verdict.ERROR, ev.report()
@@ -170,7 +178,7 @@ def test_a_launch_schedule_the_wgsl_does_not_run_is_refused(request):
     assert "@workgroup_size(64, 1, 1)" in ev.report() or "@workgroup_size(64" in ev.report()
 
 
-def test_sgemm_vectorize_in_the_runners_64_branch_loads_half_the_tile_and_fails(request):
+def test_sgemm_vectorize_in_the_runners_64_branch_loads_half_the_tile_and_fails(request, session):
     """SGEMM_CUDA's own bug, which the oracle catches: runSgemmVectorize launches
     BM = BN = 64 (64 threads) when M or N is below 128, but sgemmVectorize loads one
     float4 of A and of B a thread per tile, 256 of As's and Bs's 512 floats: rows 32 to
@@ -186,7 +194,7 @@ def test_sgemm_vectorize_in_the_runners_64_branch_loads_half_the_tile_and_fails(
         schedules=(Schedule(64),),
         test_sizes=("M=64,N=64,K=64",),
     )
-    ev = oracle.evaluate("wgpu", kernel, size="M=64,N=64,K=64", seed=0, samples=0)
+    ev = oracle.evaluate(session.runner("wgpu"), kernel, size="M=64,N=64,K=64", seed=0, samples=0)
     assert ev.verdict is Verdict.MISMATCH, ev.report()
 
 

@@ -28,10 +28,19 @@ import pytest
 
 import oracle
 from forge import BufferSpec, KernelSpec, Schedule
-from oracle import Verdict
+from oracle import Session, Verdict
 from oracle.pytest_plugin import require_available
 from tests.wild import mutant
 from tests.wild.round37 import FM_DEMOD
+
+
+@pytest.fixture(scope="module")
+def session():
+    """One worker per backend for this module's evaluations: a fresh worker for each
+    is a second of start-up (1.2 s on lavapipe, 2026-12-06)."""
+    with Session(timeout_s=60) as shared:
+        yield shared
+
 
 # sample pairs (n - 1, n) lavapipe computed otherwise than float64 does, then a normal pair
 _I = np.array([-6.503119e-38, -0.012678532, 1.8854646e-38, -25.743614, 0.5, -0.25], np.float32)
@@ -61,17 +70,17 @@ def test_a_result_below_float32s_range_is_bounded_as_a_flush_of_either_sign():
     assert bound[5] < 1e-5, bound
 
 
-def test_the_fm_discriminator_on_products_below_float32s_range(request):
+def test_the_fm_discriminator_on_products_below_float32s_range(request, session):
     """lavapipe: MISMATCH before the fix (-pi/2 for -1.5654, +pi for -pi), PASS now; the
     conjugate taken of the wrong sample still fails, at the normal samples."""
     require_available(request.config, "wgpu")
     kernel = _small_products()
-    ev = oracle.evaluate("wgpu", kernel, size=6, seed=0, samples=0)
+    ev = oracle.evaluate(session.runner("wgpu"), kernel, size=6, seed=0, samples=0)
     assert ev.passed, ev.report()
     broken = mutant(
         dataclasses.replace(FM_DEMOD, kernel=kernel), "the conjugate on the wrong sample"
     )
-    ev = oracle.evaluate("wgpu", broken, size=6, seed=0, samples=0)
+    ev = oracle.evaluate(session.runner("wgpu"), broken, size=6, seed=0, samples=0)
     assert ev.verdict is Verdict.MISMATCH, ev.report()
 
 
@@ -84,7 +93,7 @@ fn main(@builtin(global_invocation_id) g: vec3u) { o[g.x] = atan2(y[g.x], x[g.x]
 """
 
 
-def test_swiftshader_takes_atan2_of_minus_zero_for_another_angle(request):
+def test_swiftshader_takes_atan2_of_minus_zero_for_another_angle(request, session):
     """atan2(-0, 1) and atan2(-0, -1): IEEE's -0 and -pi (lavapipe's); SwiftShader's pi
     and 0, neither of which ignoring the zero's sign (+0, +pi) allows. The MISMATCH is
     the right verdict (round 37's discriminator declares it as ``Wild.platform``)."""
@@ -104,7 +113,7 @@ def test_swiftshader_takes_atan2_of_minus_zero_for_another_angle(request):
         nonfinite_inputs=False,
         test_sizes=(2,),
     )
-    ev = oracle.evaluate("browser", kernel, size=2, seed=0, samples=0)
+    ev = oracle.evaluate(session.runner("browser"), kernel, size=2, seed=0, samples=0)
     adapter = ev.adapter.name if ev.adapter else ""
     if "swiftshader" not in adapter.lower():
         pytest.skip(f"{adapter}: the defect was seen on SwiftShader")
