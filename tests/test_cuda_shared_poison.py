@@ -93,20 +93,26 @@ def test_the_oracle_poisons_before_the_judged_run_and_the_rerun(fake_driver):  #
     with CudaComputeContext(1 << 22) as ctx:
         ev = oracle.evaluate(ctx, affine, size=100, seed=0, samples=0)
         assert ev.verdict is Verdict.PASS, ev.report()
-        words = ATTRIBUTES["MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"] // 4
-        grid = (2 * ATTRIBUTES["MULTIPROCESSOR_COUNT"], 1, 1)
-        # each input set the oracle draws: its judged run, then its rerun
-        runs = len(launches) // 2
+        most, sms = (
+            ATTRIBUTES["MAX_SHARED_MEMORY_PER_BLOCK_OPTIN"],
+            ATTRIBUTES["MULTIPROCESSOR_COUNT"],
+        )
+        pair = [((2 * sms, 1, 1), most // 4), ((8 * sms, 1, 1), (48 << 10) // 4)]
+        # each input set the oracle draws: its judged run, then its rerun, two launches each
+        runs = len(launches) // 4
         assert (
             runs >= 1
-            and launches == [(w, words, grid, (1024, 1, 1)) for w in SCRATCH_POISON] * runs
+            and launches
+            == [(w, words, grid, (1024, 1, 1)) for w in SCRATCH_POISON for grid, words in pair]
+            * runs
         )
         launches.clear()
         ev = oracle.evaluate(ctx, affine, size=100, seed=0, samples=3, warmups=1)
         assert ev.verdict is Verdict.PASS, ev.report()
         first, later = (sum(launch[0] == w for launch in launches) for w in SCRATCH_POISON)
         # the timed set's rerun reads its last sample, which ran over its own leftovers
-        assert launches[0][0] == SCRATCH_POISON[0] and (first, later) == (runs, runs - 1)
+        assert launches[0][0] == SCRATCH_POISON[0]
+        assert (first, later) == (2 * runs, 2 * (runs - 1))
         for bad in (-1, 1 << 32, 1.5):
             with pytest.raises(InvalidArgument, match="word"):
                 ctx.poison_scratch_memory(bad)

@@ -298,46 +298,36 @@ class CudaComputeContext(SlabContext):
     # -- shared memory poison (the oracle's judged runs) ------------------------------
     @_api
     def poison_scratch_memory(self, word: int) -> bool:
-        """Fill every SM's shared memory with ``word`` (``OracleContext``): one block
-        per SM (two waves of them) taking the most dynamic shared memory a block may opt
-        in to, each thread storing ``word`` over it. Shared memory keeps its bytes from
-        one kernel to the next in a context, so the kernel launched next reads ``word``
+        """Fill every SM's shared memory with ``word`` (``OracleContext``): two launches
+        of a kernel whose threads store ``word`` over all the dynamic shared memory
+        their block has, first blocks of the most a block may opt in to (two an SM),
+        then blocks of 48 KiB (eight an SM). Shared memory keeps its bytes from one
+        kernel to the next in a context, so the kernel launched next reads ``word``
         where it reads a slot none of its threads wrote (a fresh context holds zeros
-        there, the value a reduction's right kernel writes, so such a read passed)."""
+        there, the value a reduction's right kernel writes, so such a read passed).
+        Measured on the H100 (2026-12-06), reading 4 and 48 KiB of static shared memory
+        unwritten in 8 blocks an SM: after the first launch alone 6% of the reads
+        still found zeros (the blocks' slices of the SM fall otherwise), after both none."""
         word = _checks.integer(word, "word (a 32-bit pattern)", minimum=0)
         if word >> 32:
             raise InvalidArgument(f"word must fit 32 bits, got {word:#x}")
         self._refuse_during_capture("poison_scratch_memory")
         if self._poison is None:
             self._poison = self._load_poison()
-        function, shared = self._poison
-        held = (ctypes.c_uint32(word), ctypes.c_uint32(shared // 4))
-        params = (ctypes.c_void_p * 2)(*[ctypes.addressof(h) for h in held])
+        function, most = self._poison
         sms = self._info.attributes["MULTIPROCESSOR_COUNT"]
         self._res.primary.make_current()
         self._join_prefetch()
-        self._launch_direct(
-            [
-                (
-                    False,
-                    (
-                        function,
-                        2 * sms,
-                        1,
-                        1,
-                        1024,
-                        1,
-                        1,
-                        shared,
-                        self._res.stream_compute,
-                        ctypes.addressof(params),
-                        0,
-                    ),
-                )
-            ],
-            1,
-            "kforge_poison_shared",
-        )
+        held = []
+        calls = []
+        for blocks, shared in ((2 * sms, most), (8 * sms, min(most, _STATIC_SHARED))):
+            values = (ctypes.c_uint32(word), ctypes.c_uint32(shared // 4))
+            params = (ctypes.c_void_p * 2)(*[ctypes.addressof(v) for v in values])
+            held.append((values, params))
+            stream = self._res.stream_compute
+            launch = (function, blocks, 1, 1, 1024, 1, 1, shared, stream, ctypes.addressof(params))
+            calls.append((False, (*launch, 0)))
+        self._launch_direct(calls, 1, "kforge_poison_shared")
         self._dirty = True
         return True
 
