@@ -38,6 +38,7 @@ from ._evaluate import (
     check_host_memory,
     evaluate_case,
     expected_from_backend,
+    note_outputs_read_first,
     reference_error,
 )
 from ._expected import Expected, expected_outputs
@@ -617,6 +618,10 @@ def _evaluate_one(
         guard=guard,
         timeout_s=timeout_s,
     )
+    if ev.verdict is Verdict.MISMATCH:
+        note_outputs_read_first(
+            ev, runner, expected, schedule, tolerance=tolerance, guard=guard, timeout_s=timeout_s
+        )
     if note:
         ev.notes.append(note)
     return ev

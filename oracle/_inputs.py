@@ -800,7 +800,8 @@ def _flat(dtype: np.dtype) -> Any:
     return dtype.str, lanes
 
 
-def _initial(spec: BufferSpec, count: int, size, kernel: KernelSpec) -> np.ndarray:
+def initial_contents(spec: BufferSpec, count: int, size, kernel: KernelSpec) -> np.ndarray:
+    """``count`` elements of ``spec``'s declared ``initial`` content at ``size``."""
     where = f"kernel {kernel.id} buffer {spec.label}'s initial content"
     initial = spec.initial
     if callable(initial) and not isinstance(initial, np.ndarray):
@@ -917,7 +918,7 @@ def make_case(
             rng = np.random.default_rng([int(seed), index, int(size)])
             array, blocks = _fill(spec, count, rng, kernel, size, families)
         elif spec.initial is not None:
-            array, blocks = _initial(spec, count, size, kernel), (("initial", 0, count),)
+            array, blocks = initial_contents(spec, count, size, kernel), (("initial", 0, count),)
         else:
             continue
         arrays[label], layout[label] = array, blocks

@@ -175,6 +175,19 @@ def test_the_hint_is_given_only_where_zeroed_outputs_pass(request, session):
     wrong = oracle.evaluate(runner, _accumulating("wrong", "y[g.x] |= x[g.x] & 0x7Fu;"), samples=0)
     assert wrong.verdict is Verdict.MISMATCH, wrong.report()
     assert not any("before writing" in n for n in wrong.notes), wrong.report()
+    # kforge check's way (a cross-check), and over inputs a user gives
+    given = {"x": np.arange(100, dtype=np.uint32) * 7}
+    checked = oracle.cross_check(
+        _accumulating("or", "y[g.x] |= x[g.x] & 0xFFu;"),
+        ["wgpu"],
+        samples=0,
+        session=session,
+        inputs=given,
+    ).evaluations["wgpu"]
+    assert checked.verdict is Verdict.MISMATCH, checked.report()
+    assert any("y: the kernel reads it before writing" in n for n in checked.notes), (
+        checked.report()
+    )
 
 
 def test_an_update_in_place_is_told_from_a_plain_write():
