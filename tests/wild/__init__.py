@@ -1503,6 +1503,10 @@ from tests.wild.round41 import ROUND41  # noqa: E402  (round 41: tests/wild/roun
 
 CORPUS.update(ROUND41)
 
+from tests.wild.round42 import ROUND42  # noqa: E402  (round 42: tests/wild/round42.py)
+
+CORPUS.update(ROUND42)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
