@@ -121,6 +121,35 @@ def wgsl_loops(kernel: KernelSpec) -> tuple[bool, bool]:
     return bool(bodies), any(_WGSL_WAIT.search(body) for body in bodies)
 
 
+#: A loop's whole condition that no ``u32`` can make false: ``i >= 0u`` or ``0u <= i``
+#: (WGSL converts no i32 to u32, so a comparison with ``0u`` is unsigned), the habit of
+#: a countdown ported from signed code (``for (var i = n - 1u; i >= 0u; i--)``) or a
+#: tree reduction's ``s >= 0u`` for ``s > 0u``.
+_ALWAYS_TRUE = re.compile(r"\(?\s*(?:[\w.\[\]]+\s*>=\s*0u|0u\s*<=\s*[\w.\[\]]+)\s*\)?")
+_FOR_CONDITION = re.compile(r"for\s*\([^;]*;([^;]*);")
+_WHILE_CONDITION = re.compile(r"while\s*(.*?)\s*\{", re.DOTALL)
+_EXIT = re.compile(r"\b(?:break|return)\b")
+
+
+def endless_wgsl_loops(kernel: KernelSpec) -> list[str]:
+    """The conditions of ``kernel``'s hand-written WGSL ``for`` and ``while`` loops that
+    never end: a condition no ``u32`` can make false (``_ALWAYS_TRUE``) and no ``break``
+    or ``return`` in the loop. On a GPU such a loop hangs; llvmpipe ends every loop after
+    65535 iterations (``oracle._judge.LOOP_CAPS``), so there its results may well pass."""
+    text = _code(kernel, "wgsl")
+    if text is None:
+        return []
+    found = []
+    for loop in _loop_bodies(text):
+        head = _FOR_CONDITION.match(loop) or _WHILE_CONDITION.match(loop)
+        if head is None:
+            continue
+        condition = head.group(1).strip()
+        if _ALWAYS_TRUE.fullmatch(condition) and not _EXIT.search(loop[head.end() :]):
+            found.append(condition)
+    return found
+
+
 #: A square root or its inverse, in either language (``__frsqrt_rn``, ``hrsqrt`` and
 #: ``h2rsqrt`` for CUDA's halves), or a power (``powf(var + eps, -0.5f)``): where a
 #: normalisation's epsilon meets its statistic.

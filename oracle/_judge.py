@@ -33,6 +33,7 @@ from ._builtins import (
     builtin_floor,
     calls_inverse_trig,
     calls_trig,
+    endless_wgsl_loops,
     rounds_to_tf32,
     wgsl_loops,
 )
@@ -47,7 +48,7 @@ from ._compare import (
 from ._expected import SINGLE_STAGES, Expected, leaves, unwritten_mask
 from ._inputs import FAMILIES, buffer_label, largest_array
 from ._plan import BackendInfo, Outcome, Plan, Region
-from ._results import Evaluation, FloatSemantics, OutputCheck
+from ._results import Evaluation, Finding, FloatSemantics, OutputCheck
 from ._tolerance import dtype_name, resolve_tolerance
 
 __all__ = ["judge", "leaves", "coverage_gaps"]
@@ -956,6 +957,7 @@ def judge(
     _family_notes(ev, expected)
     _tie_notes(ev, expected)
     _loop_cap_notes(ev, kernel, info, expected)
+    _endless_loop_finding(ev, kernel, info)
     _opaque_trig_notes(ev, kernel, expected, info)
 
 
@@ -1026,6 +1028,27 @@ def _loop_cap_notes(
             "waits for happens, so this pass does not show that it ends on a GPU (WebGPU "
             "promises no forward progress between workgroups); judge it on another "
             "adapter too"
+        )
+
+
+def _endless_loop_finding(ev: Evaluation, kernel: KernelSpec, info: BackendInfo) -> None:
+    """A finding for a WGSL kernel with a loop that never ends (``endless_wgsl_loops``:
+    ``for (...; s >= 0u; ...)`` with no break): a GPU hangs on it, while llvmpipe ends it
+    after 65535 iterations (``LOOP_CAPS``) and, where the extra iterations change nothing
+    (``s >>= 1u`` stuck at 0), its outputs pass."""
+    if info.target != "wgsl" or any(f.check == "loop" for f in ev.extra):
+        return
+    conditions = endless_wgsl_loops(kernel)
+    if conditions:
+        ev.extra.append(
+            Finding(
+                "loop",
+                "a loop never ends: its condition "
+                + ", ".join(f"`{c}`" for c in conditions)
+                + " is true for every u32 and the loop has no break or return (a GPU hangs "
+                "on it; llvmpipe ends every loop after 65535 iterations, so its outputs may "
+                "match); compare with `> 0u`, or count with an i32",
+            )
         )
 
 

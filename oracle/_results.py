@@ -170,7 +170,7 @@ class FloatSemantics:
 class Finding:
     """One thing a named check found wrong (``check``: "unwritten", "past-end",
     "before-start", "value", "input-modified", "coverage", "later", "sanitizer",
-    "reference", "backend")."""
+    "reference", "backend", "loop")."""
 
     check: str
     message: str
