@@ -816,8 +816,16 @@ def evaluate(
             timeout_s=timeout_s,
         )
         if ev.verdict is Verdict.MISMATCH:
-            hint = dict(truth=truth, tolerance=tolerance, guard=guard, timeout_s=timeout_s)
-            note_outputs_read_first(ev, runner, expected, schedule, **hint)
+            note_outputs_read_first(
+                ev,
+                runner,
+                expected,
+                schedule,
+                truth=truth,
+                tolerance=tolerance,
+                guard=guard,
+                timeout_s=timeout_s,
+            )
     if sanitize:
         from ._sanitize import sanitize_evaluation
 
@@ -851,7 +859,7 @@ def note_outputs_read_first(
     kernel = case.kernel
     target = runner.info.target
     if target is None or expected.reference != NUMPY_REFERENCE:
-        return  # the host runs the reference: no source to read
+        return  # no source to read (the host), or no numpy expectation to judge again
     try:
         source = strip_comments(kernel.source(target, ev.schedule, ev.size))
     except ForgeError:
@@ -936,7 +944,7 @@ _IN_PLACE = (
 
 def _updated_in_place(source: str, names: set[str]) -> bool:
     """Whether ``source`` reads one of ``names`` where it writes it (the cheap test
-    before ``_note_outputs_read_first`` runs a kernel again)."""
+    before ``note_outputs_read_first`` runs a kernel again)."""
     return any(
         re.search(pattern.format(name=re.escape(name)), source)
         for name in names

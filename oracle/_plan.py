@@ -470,20 +470,21 @@ def _reguard_inputs(ctx, plan: Plan, views) -> None:
     for region, view in zip(plan.regions, views):
         if region.output or region.uniform or region.usage is BindingUsage.UNIFORM:
             continue
-        data, size = region.data, region.itemsize
-        end = region.start + region.count * size
-        guarded = data.copy()
-        before = region.start // size
-        # element j before the data holds j + 1: the counted elements in reverse
-        head = _counted_guard(before, size).reshape(before, size)[::-1].reshape(-1)
-        guarded[region.start - before * size : region.start] = head
-        after = (data.size - end) // size
-        guarded[end : end + after * size] = _counted_guard(after, size)
+        data, size, start = region.data, region.itemsize, region.start
+        end = start + region.count * size
+        if start:  # element j before the data holds j + 1: the counted elements reversed
+            before = start // size
+            head = data[:start].copy()
+            head[start - before * size :] = (
+                _counted_guard(before, size).reshape(before, size)[::-1].reshape(-1)
+            )
+            ctx.write_view(view.window(0, start), head)
         tail = end - end % aligned
-        if region.start:
-            ctx.write_view(view.window(0, region.start), guarded[: region.start])
-        if tail < data.size:
-            ctx.write_view(view.window(tail, data.size - tail), guarded[tail:])
+        if tail < data.size:  # only the guard's bytes and the few before it: no copy of the data
+            after = (data.size - end) // size
+            rest = data[tail:].copy()
+            rest[end - tail : end - tail + after * size] = _counted_guard(after, size)
+            ctx.write_view(view.window(tail, data.size - tail), rest)
 
 
 def _restore(ctx, plan: Plan, views) -> bool:

@@ -318,13 +318,12 @@ class CudaComputeContext(SlabContext):
         sms = self._info.attributes["MULTIPROCESSOR_COUNT"]
         self._res.primary.make_current()
         self._join_prefetch()
-        held = []
-        calls = []
+        stream = self._res.stream_compute
+        held, calls = [], []  # held: the arguments, alive until the launches are made
         for blocks, shared in ((2 * sms, most), (8 * sms, min(most, _STATIC_SHARED))):
             values = (ctypes.c_uint32(word), ctypes.c_uint32(shared // 4))
             params = (ctypes.c_void_p * 2)(*[ctypes.addressof(v) for v in values])
             held.append((values, params))
-            stream = self._res.stream_compute
             launch = (function, blocks, 1, 1, 1024, 1, 1, shared, stream, ctypes.addressof(params))
             calls.append((False, (*launch, 0)))
         self._launch_direct(calls, 1, "kforge_poison_shared")
