@@ -265,6 +265,7 @@ class CudaComputeContext(SlabContext):
         self.module_loads = 0  # cuModuleLoadData calls, for tests and benchmarks
         self._shared_allowed: dict[int, int] = {}  # function -> dynamic shared bytes opted in
         self._poison: tuple[Any, int] | None = None  # poison_scratch_memory's (function, bytes)
+        self._poison_word: int | None = None  # the word the next launch's poison stores
         # (function, threads, dynamic shared bytes) -> blocks one SM holds at once
         self._occupancy: dict[tuple[int, int, int], int] = {}
         self._declare_measured_semantics()
@@ -298,37 +299,52 @@ class CudaComputeContext(SlabContext):
     # -- shared memory poison (the oracle's judged runs) ------------------------------
     @_api
     def poison_scratch_memory(self, word: int) -> bool:
-        """Fill every SM's shared memory with ``word`` (``OracleContext``): two launches
-        of a kernel whose threads store ``word`` over all the dynamic shared memory
-        their block has, first blocks of the most a block may opt in to (two an SM),
-        then blocks of 48 KiB (eight an SM). Shared memory keeps its bytes from one
-        kernel to the next in a context, so the kernel launched next reads ``word``
-        where it reads a slot none of its threads wrote (a fresh context holds zeros
-        there, the value a reduction's right kernel writes, so such a read passed).
-        Measured on the H100 (2026-12-06), reading 4 and 48 KiB of static shared memory
-        unwritten in 8 blocks an SM: after the first launch alone 6% of the reads
-        still found zeros (the blocks' slices of the SM fall otherwise), after both none."""
+        """Fill every SM's shared memory with ``word`` before the next launch
+        (``OracleContext``): two launches of a kernel whose threads store ``word`` over
+        all the dynamic shared memory their block has, first blocks of the most a block
+        may opt in to (two an SM), then blocks of 48 KiB (eight an SM). Shared memory
+        keeps its bytes from one kernel to the next in a context, so the kernel launched
+        next reads ``word`` where it reads a slot none of its threads wrote (a fresh
+        context holds zeros there, the value a reduction's right kernel writes, so such a
+        read passed). Measured on the H100 (2026-12-06), reading 4 and 48 KiB of static
+        shared memory unwritten in 8 blocks an SM: after the first launch alone 6% of
+        the reads still found zeros (the blocks' slices of the SM fall otherwise), after
+        both none.
+
+        The two launches are made with the next kernel's, one after the other with no
+        host work between (``_poison_calls``), so that no other process's context runs
+        between them where this context's queue would run dry. Launched at once and the
+        kernel after the uploads, with 14 test processes on the H100 (2026-12-06), every
+        read found zeros where a probe alone on the GPU found the word: what the GPU
+        ran between had replaced it."""
         word = _checks.integer(word, "word (a 32-bit pattern)", minimum=0)
         if word >> 32:
             raise InvalidArgument(f"word must fit 32 bits, got {word:#x}")
         self._refuse_during_capture("poison_scratch_memory")
         if self._poison is None:
             self._poison = self._load_poison()
+        self._poison_word = word
+        return True
+
+    def _poison_calls(self) -> tuple[list, list]:
+        """The pending poison's two launches (``poison_scratch_memory``), and the
+        arguments they point to (alive until they are made), or nothing pending."""
+        if self._capture is not None:  # kept for the first launch after the capture
+            return [], []
+        word, self._poison_word = self._poison_word, None
+        if word is None or self._poison is None:
+            return [], []
         function, most = self._poison
         sms = self._info.attributes["MULTIPROCESSOR_COUNT"]
-        self._res.primary.make_current()
-        self._join_prefetch()
         stream = self._res.stream_compute
-        held, calls = [], []  # held: the arguments, alive until the launches are made
+        held, calls = [], []
         for blocks, shared in ((2 * sms, most), (8 * sms, min(most, _STATIC_SHARED))):
             values = (ctypes.c_uint32(word), ctypes.c_uint32(shared // 4))
             params = (ctypes.c_void_p * 2)(*[ctypes.addressof(v) for v in values])
             held.append((values, params))
             launch = (function, blocks, 1, 1, 1024, 1, 1, shared, stream, ctypes.addressof(params))
             calls.append((False, (*launch, 0)))
-        self._launch_direct(calls, 1, "kforge_poison_shared")
-        self._dirty = True
-        return True
+        return calls, held
 
     def _load_poison(self) -> tuple[Any, int]:
         """The poison kernel's function, opted in to the most shared memory a block may
@@ -881,23 +897,30 @@ class CudaComputeContext(SlabContext):
         calls, identity, keep = self._launch_arguments(compiled, launch)
         what = _describe_launch(launch)
         self._dirty = True
+        poison, held = self._poison_calls()
+        self._launch_direct(poison, 1, "kforge_poison_shared")
         self._launch_direct(calls, warmups, what)
+        del held
         times: list[int] = []
         while len(times) < samples:
             count = min(samples - len(times), _GRAPH_SAMPLES)
-            times += self._timed_chunk(calls, (*identity, count), launch.views, count, what)
+            # right after a poison, no graph capture before the launch (milliseconds)
+            direct = bool(poison) and not warmups and not times
+            times += self._timed_chunk(
+                calls, (*identity, count), launch.views, count, what, direct=direct
+            )
         self._drain_variables(compiled, launch)
         del keep
         self._all_complete()
         return times
 
     def _timed_chunk(
-        self, args: list, key: tuple, views: tuple, count: int, what: str
+        self, args: list, key: tuple, views: tuple, count: int, what: str, direct: bool = False
     ) -> list[int]:
         """``count`` samples, directly or by replaying their graph (docs/PERFORMANCE.md P5:
         a replay is one host call where direct samples are two each); then their times."""
         events = self._events_for(count + 1)
-        executable = self._sample_graph(args, key, views, count, what)
+        executable = None if direct else self._sample_graph(args, key, views, count, what)
         if executable is None:
             self._enqueue_samples(args, events, count, what, driver.cuEventRecord)
         else:
@@ -975,7 +998,9 @@ class CudaComputeContext(SlabContext):
 
     def _enqueue(self, compiled: LoadedKernel, launch: Launch) -> None:
         calls, _, keep = self._launch_arguments(compiled, launch)
-        self._launch_direct(calls, 1, _describe_launch(launch))
+        poison, held = self._poison_calls()
+        self._launch_direct(poison + calls, 1, _describe_launch(launch))
+        del held
         self._drain_variables(compiled, launch)
         del keep
         if self._capture is not None:
