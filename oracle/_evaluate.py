@@ -54,7 +54,7 @@ from ._inputs import (
     make_case,
     size_from_given,
 )
-from ._judge import coverage_gaps, judge
+from ._judge import coverage_gaps, endless_loop_finding, judge
 from ._plan import BackendInfo, ErrorInfo, build_plan
 from ._results import Evaluation, Finding, FloatSemantics, Timing, Verdict
 from ._runners import NOT_RUN, InProcessRunner, Runner
@@ -214,6 +214,8 @@ def _run_set(
     ev.notes += outcome.notes
     if outcome.error is not None:
         _fail(ev, outcome.error)
+        if outcome.error.timeout:  # a loop no u32 ends is why a GPU hung, where there is one
+            endless_loop_finding(ev, expected.case.kernel, info)
         if not outcome.ran:
             ev.level = _source_level(expected.case.kernel, info, schedule, expected.case.size)
         return False

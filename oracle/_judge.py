@@ -957,7 +957,7 @@ def judge(
     _family_notes(ev, expected)
     _tie_notes(ev, expected)
     _loop_cap_notes(ev, kernel, info, expected)
-    _endless_loop_finding(ev, kernel, info)
+    endless_loop_finding(ev, kernel, info)
     _opaque_trig_notes(ev, kernel, expected, info)
 
 
@@ -1031,10 +1031,11 @@ def _loop_cap_notes(
         )
 
 
-def _endless_loop_finding(ev: Evaluation, kernel: KernelSpec, info: BackendInfo) -> None:
+def endless_loop_finding(ev: Evaluation, kernel: KernelSpec, info: BackendInfo) -> None:
     """A finding for a WGSL kernel with a loop that never ends (``endless_wgsl_loops``:
-    ``for (...; s >= 0u; ...)`` with no break): a GPU hangs on it, while llvmpipe ends it
-    after 65535 iterations (``LOOP_CAPS``) and, where the extra iterations change nothing
+    ``for (...; s >= 0u; ...)`` with no break): a GPU hangs on it (the evaluation's
+    TIMEOUT says why: ``oracle._evaluate``), while llvmpipe ends it after 65535
+    iterations (``LOOP_CAPS``) and, where the extra iterations change nothing
     (``s >>= 1u`` stuck at 0), its outputs pass."""
     if info.target != "wgsl" or any(f.check == "loop" for f in ev.extra):
         return
