@@ -60,6 +60,8 @@ _WGSL_RACES = {
     "wild_r38_cuda_samples_bitonic_sort_key_value_launches": (
         "no barrier between the merge's strides"
     ),
+    "wild_r38_flash_attention_minimal_forward_kernel": "no barrier after the K and V tiles",
+    "wild_r38_rodinia_pathfinder_dynproc_pyramid_launches": "no barrier before the next step",
 }
 
 _CUDA_RACES = {
