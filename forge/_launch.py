@@ -54,7 +54,13 @@ class Dispatch:
     declares no ``override`` of, is an error. The entry point is one name, which the
     kernel's ``entry_points`` maps per target where it is the kernel's own
     ``entry_point`` (a CUDA template instance whose WGSL port is a plain function), or
-    a mapping of target to name (``{"cuda": "scan<256>", "wgsl": "scan"}``)."""
+    a mapping of target to name (``{"cuda": "scan<256>", "wgsl": "scan"}``).
+
+    ``bindings`` map a WGSL buffer variable's name to the name of the kernel buffer it
+    holds in this launch (``{"src": "b", "dst": "a"}``), as a page that ping-pongs two
+    buffers swaps bind groups between launches; a variable they leave out holds the
+    buffer declared at its own (group, binding). On CUDA, ``arguments`` say the same
+    (a launch with bindings and no arguments is refused there)."""
 
     entry_point: str | Mapping[str, str]
     grid: Any = None
@@ -62,6 +68,19 @@ class Dispatch:
     shared_bytes: Any = None
     arguments: tuple[str, ...] | None = None
     overrides: Any = None
+    bindings: Mapping[str, str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.bindings is None:
+            return
+        if not isinstance(self.bindings, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in self.bindings.items()
+        ):
+            raise InvalidArgument(
+                f"launch {self.entry_point}: bindings map a WGSL variable's name to a "
+                f"buffer's name ({{'src': 'b', 'dst': 'a'}}), got {self.bindings!r}"
+            )
+        object.__setattr__(self, "bindings", dict(self.bindings) or None)
 
     def describe(self) -> dict:
         return {
@@ -73,6 +92,7 @@ class Dispatch:
             "shared_bytes": _callable_digest(self.shared_bytes),
             "arguments": list(self.arguments) if self.arguments else None,
             "overrides": _value_digest(dict(self.overrides)) if self.overrides else None,
+            **({"bindings": dict(self.bindings)} if self.bindings else {}),
         }
 
 
@@ -104,6 +124,10 @@ class Step:
     # these values (``forge._bindings.uniform_field_bytes``), as a multi-pass WGSL
     # algorithm binds a uniform buffer a pass
     fields: tuple[tuple[str, Any], ...] = ()
+    # per buffer, in the kernel's (group, binding) order, the index of the buffer bound
+    # at that buffer's (group, binding) in this launch (``Dispatch.bindings``: WGSL
+    # ping-pong); () where the launch declares no bindings: each is bound at its own
+    bindings: tuple[int, ...] = ()
 
 
 def workgroups(
@@ -200,6 +224,13 @@ def _dispatch_step(
         # a launch without a schedule of its own runs what its entry point declares (a
         # module of several entry points, each with its own @workgroup_size)
         block = _sources.wgsl_workgroup_size(source, entry, dict(overrides)) or block
+    if target == "cuda" and dispatch.bindings and dispatch.arguments is None:
+        raise InvalidArgument(
+            f"kernel {kernel.id}: the launch of {entry} binds WGSL variables "
+            f"({dispatch.bindings}), which CUDA has none of: give the launch "
+            "arguments=(...) too, naming the buffer each CUDA parameter gets in it"
+        )
+    slots = _bindings.launch_slots(kernel, dispatch, target, source)
     arguments = _cuda_arguments(kernel, entry, dispatch.arguments, target, source, size, overrides)
     symbols = dict(arguments[2])
     if fields and kernel.uniform is not None and kernel.buffers.index(kernel.uniform) in symbols:
@@ -210,7 +241,13 @@ def _dispatch_step(
             "pass it by value, or give the launch a by-value parameter of its own"
         )
     return Step(
-        entry, grid, block, _shared(kernel, dispatch.shared_bytes, own, size), *arguments, fields
+        entry,
+        grid,
+        block,
+        _shared(kernel, dispatch.shared_bytes, own, size),
+        *arguments,
+        fields,
+        slots,
     )
 
 
