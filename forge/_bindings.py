@@ -40,6 +40,7 @@ __all__ = [
     "launch_entry",
     "launch_slots",
     "bound_slots",
+    "cuda_aliases",
     "buffer_bytes",
     "buffer_values",
     "check_buffers",
@@ -224,6 +225,47 @@ def launch_slots(
                 "(a variable the bindings leave out holds the buffer of its own binding)"
             )
     return tuple(chosen)
+
+
+def cuda_aliases(
+    kernel: KernelSpec, dispatch: Any, wgsl: str | None, size: Any = None
+) -> dict[str, int]:
+    """The names a CUDA launch's pointer parameters may take buffers by besides the
+    buffers' own, where the kernel's launches declare ``bindings``: each WGSL storage
+    variable's name for the buffer this launch binds to it (its own where the bindings
+    leave it out), so that a CUDA twin named like the WGSL (``float* src``) follows the
+    same swaps; without WGSL, the launch's bindings themselves (parameter name to
+    buffer name). {} for kernels whose launches declare none."""
+    if not declares_bindings(kernel, size, dispatch):
+        return {}
+    names = {s.name: i for i, s in enumerate(kernel.buffers) if s.name}
+    if wgsl is None:
+        moves = dict(getattr(dispatch, "bindings", None) or {})
+        unknown = sorted(b for b in moves.values() if b not in names)
+        if unknown:
+            raise InvalidArgument(
+                f"kernel {kernel.id}: the launch of {launch_entry(kernel, dispatch, 'cuda')} "
+                f"binds {unknown}, which name no buffer of the kernel; its buffers are "
+                f"{sorted(names)}"
+            )
+        return {parameter: names[buffer] for parameter, buffer in moves.items()}
+    chosen = launch_slots(kernel, dispatch, "wgsl", wgsl) or tuple(range(len(kernel.buffers)))
+    slot_of = {(s.group, s.binding): j for j, s in enumerate(kernel.buffers)}
+    return {
+        b.name: chosen[slot_of[(b.group, b.binding)]]
+        for b in _sources.wgsl_bindings(wgsl)
+        if b.access != "uniform" and (b.group, b.binding) in slot_of
+    }
+
+
+def declares_bindings(kernel: KernelSpec, size: Any = None, dispatch: Any = None) -> bool:
+    """Whether any launch of ``kernel`` (at ``size``, for ``launches`` given as a
+    function; without a size, ``dispatch``) declares ``bindings``."""
+    if callable(kernel.launches):
+        launches = kernel.launches_at(size) if size is not None else (dispatch,)
+    else:
+        launches = kernel.launches or ()
+    return any(getattr(d, "bindings", None) for d in launches)
 
 
 def _slot(kernel: KernelSpec, j: int) -> tuple[int, int]:

@@ -59,8 +59,10 @@ class Dispatch:
     ``bindings`` map a WGSL buffer variable's name to the name of the kernel buffer it
     holds in this launch (``{"src": "b", "dst": "a"}``), as a page that ping-pongs two
     buffers swaps bind groups between launches; a variable they leave out holds the
-    buffer declared at its own (group, binding). On CUDA, ``arguments`` say the same
-    (a launch with bindings and no arguments is refused there)."""
+    buffer declared at its own (group, binding). On CUDA a pointer parameter named like
+    a WGSL variable takes the buffer the launch binds to that variable (a CUDA twin
+    written with the WGSL's names follows the same swaps); without WGSL, bindings map
+    CUDA parameter names to buffer names; ``arguments`` still give any order."""
 
     entry_point: str | Mapping[str, str]
     grid: Any = None
@@ -224,14 +226,17 @@ def _dispatch_step(
         # a launch without a schedule of its own runs what its entry point declares (a
         # module of several entry points, each with its own @workgroup_size)
         block = _sources.wgsl_workgroup_size(source, entry, dict(overrides)) or block
-    if target == "cuda" and dispatch.bindings and dispatch.arguments is None:
-        raise InvalidArgument(
-            f"kernel {kernel.id}: the launch of {entry} binds WGSL variables "
-            f"({dispatch.bindings}), which CUDA has none of: give the launch "
-            "arguments=(...) too, naming the buffer each CUDA parameter gets in it"
-        )
     slots = _bindings.launch_slots(kernel, dispatch, target, source)
-    arguments = _cuda_arguments(kernel, entry, dispatch.arguments, target, source, size, overrides)
+    aliases = (
+        _bindings.cuda_aliases(kernel, dispatch, _wgsl_of(kernel, schedule, size), size)
+        if target == "cuda" and _bindings.declares_bindings(kernel, size, dispatch)
+        else {}
+    )
+    if aliases and "wgsl" not in kernel.targets and source is not None:
+        _check_cuda_bindings(kernel, dispatch, entry, source)
+    arguments = _cuda_arguments(
+        kernel, entry, dispatch.arguments, target, source, size, overrides, aliases
+    )
     symbols = dict(arguments[2])
     if fields and kernel.uniform is not None and kernel.buffers.index(kernel.uniform) in symbols:
         raise UnsupportedFeature(
@@ -249,6 +254,29 @@ def _dispatch_step(
         fields,
         slots,
     )
+
+
+def _wgsl_of(kernel: KernelSpec, schedule: Schedule, size: Any) -> str | None:
+    """The kernel's WGSL at ``schedule`` and ``size`` (None without one): the variables
+    a CUDA twin's parameters may be named like (``_bindings.cuda_aliases``)."""
+    if "wgsl" not in kernel.targets:
+        return None
+    return kernel.source("wgsl", schedule, size)
+
+
+def _check_cuda_bindings(kernel: KernelSpec, dispatch: Dispatch, entry: str, source: str) -> None:
+    """Refuse bindings of a kernel without WGSL that name no parameter of its CUDA
+    entry point (there they name parameters)."""
+    params = _sources.cuda_parameters(source, entry)
+    if params is None or not dispatch.bindings:
+        return
+    unknown = sorted(set(dispatch.bindings) - {p.name for p in params})
+    if unknown:
+        raise InvalidArgument(
+            f"kernel {kernel.id}: the launch of {entry} binds {unknown}, which name no "
+            f"parameter of it ({', '.join(p.name or '?' for p in params)}); without WGSL a "
+            "launch's bindings map CUDA parameter names to buffer names"
+        )
 
 
 def _launch_fields(
@@ -471,6 +499,7 @@ def _cuda_arguments(
     source: str | None,
     size: Any,
     overrides: tuple[tuple[str, Any], ...],
+    aliases: Mapping[str, int] | None = None,
 ) -> tuple[tuple, tuple, tuple]:
     """(what each CUDA parameter receives, ``forge.arguments``; the overrides the step
     keeps; the buffers copied into ``__constant__`` variables). On CUDA the launch's
@@ -481,7 +510,9 @@ def _cuda_arguments(
         return (), overrides, ()
     values = dict(overrides)
     symbols = _arguments.symbol_buffers(kernel, entry, explicit, source)
-    arguments = _arguments.cuda_arguments(kernel, entry, explicit, source, size, values, symbols)
+    arguments = _arguments.cuda_arguments(
+        kernel, entry, explicit, source, size, values, symbols, aliases
+    )
     used = {key[0] for kind, key in arguments if kind == "value"}
     return arguments, tuple((k, v) for k, v in overrides if k in used), tuple(symbols.items())
 

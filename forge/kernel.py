@@ -479,12 +479,7 @@ class KernelSpec:
             if literal is None and "wgsl" in self.sources:
                 continue  # a template: checked once rendered
             if "wgsl" not in self.sources:
-                if dispatch.arguments is None:
-                    raise InvalidArgument(
-                        f"kernel {self.id}: a launch of {dispatch.entry_point} binds WGSL "
-                        f"variables ({dispatch.bindings}), but the kernel has no WGSL "
-                        "source; on CUDA a launch's arguments=(...) name its buffers"
-                    )
+                _bindings.cuda_aliases(self, dispatch, None)  # refuses unknown buffers
                 continue
             assert literal is not None
             _bindings.launch_slots(self, dispatch, "wgsl", literal[0])

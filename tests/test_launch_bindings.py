@@ -6,8 +6,6 @@ name."""
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 
@@ -56,11 +54,25 @@ def _reference(a, b):
     return {"a": states[-1], "b": states[-2]}
 
 
-def _kernel(launches=(_FORWARD, _BACK) * (_STEPS // 2), source=_BLUR, **changes) -> KernelSpec:
-    kernel = KernelSpec(
+#: a CUDA twin whose pointers are named like the WGSL's variables: they follow the swaps
+_CUDA = r"""
+__global__ void blur(const float* src, float* dst, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    float left = src[i == 0 ? 0 : i - 1];
+    float right = src[min(i + 1, n - 1)];
+    dst[i] = 0.25f * left + 0.5f * src[i] + 0.25f * right;
+}
+"""
+
+
+def _kernel(
+    launches=(_FORWARD, _BACK) * (_STEPS // 2), source=_BLUR, cuda=_CUDA, sources=None
+) -> KernelSpec:
+    return KernelSpec(
         id="pingpong_blur",
         entry_point="blur",
-        sources={"wgsl": source},
+        sources={"wgsl": source, "cuda": cuda} if sources is None else sources,
         buffers=(
             BufferSpec.uniform(0, (("n", "u32"),)),
             BufferSpec(1, "f32", "read_write", name="a", inout=True, fill=(-1.0, 1.0)),
@@ -73,13 +85,15 @@ def _kernel(launches=(_FORWARD, _BACK) * (_STEPS // 2), source=_BLUR, **changes)
         nonfinite_inputs=False,
         test_sizes=(65, 200),
     )
-    return dataclasses.replace(kernel, **changes) if changes else kernel
 
 
 #: the swap forgotten: every launch binds a to src and b to dst
 _FORGOTTEN = _kernel((Dispatch("blur", bindings={"src": "a", "dst": "b"}),) * _STEPS)
 #: the right neighbour read one past the end at the last element
-_OFF_BY_ONE = _kernel(source=_BLUR.replace("min(i + 1u, n - 1u)", "min(i + 1u, n)"))
+_OFF_BY_ONE = _kernel(
+    source=_BLUR.replace("min(i + 1u, n - 1u)", "min(i + 1u, n)"),
+    cuda=_CUDA.replace("min(i + 1, n - 1)", "min(i + 1, n)"),
+)
 
 
 @pytest.fixture(scope="module")
@@ -118,11 +132,29 @@ def test_bindings_that_cannot_be_bound_are_refused_by_name(bindings, message):
         _kernel((_FORWARD, Dispatch("blur", bindings=bindings)))
 
 
-def test_bindings_of_the_wrong_shape_and_on_cuda_alone_are_refused():
+def test_bindings_of_the_wrong_shape_are_refused():
     with pytest.raises(InvalidArgument, match="map a WGSL variable's name to a buffer's"):
         Dispatch("blur", bindings=[("src", "b")])  # type: ignore[arg-type]
-    with pytest.raises(InvalidArgument, match="no WGSL source; on CUDA a launch's arguments"):
-        _kernel(sources={"cuda": "__global__ void blur(float* a, float* b, unsigned n) {}"})
+
+
+def test_cuda_pointers_named_like_the_wgsl_variables_follow_the_swaps():
+    """No GPU: a CUDA twin's ``src`` and ``dst`` take what the WGSL's variables hold in
+    each launch (a, b, then b, a), as a frozen kernel's arguments say; without WGSL the
+    bindings name the CUDA parameters themselves, and one that names none is refused."""
+    a, b, n = ("buffer", 1), ("buffer", 2), ("field", "n")
+    for sources in ({"wgsl": _BLUR, "cuda": _CUDA}, {"cuda": _CUDA}):
+        kernel = _kernel(sources=sources)
+        steps = kernel.steps("cuda", Schedule(64), 65)
+        assert [s.arguments for s in steps] == [(a, b, n), (b, a, n)] * 2
+        frozen = kernel.frozen("cuda", Schedule(64), 65)
+        assert [d.arguments for d in frozen.launches] == [("a", "b", "n"), ("b", "a", "n")] * 2
+    cuda_only = _kernel(
+        (_FORWARD, Dispatch("blur", bindings={"source": "b"})), sources={"cuda": _CUDA}
+    )
+    with pytest.raises(InvalidArgument, match=r"binds \['source'\], which name no parameter"):
+        cuda_only.steps("cuda", Schedule(64), 65)
+    with pytest.raises(InvalidArgument, match=r"binds \['c'\], which name no buffer"):
+        _kernel((Dispatch("blur", bindings={"src": "c"}),), sources={"cuda": _CUDA})
 
 
 def test_the_reference_runs_the_four_steps():
@@ -130,11 +162,13 @@ def test_the_reference_runs_the_four_steps():
     assert ev.passed, ev.report()
 
 
-@pytest.mark.parametrize("backend", ["wgpu", "browser"])
+@pytest.mark.parametrize("backend", ["wgpu", "browser", "cuda"])
 def test_a_ping_pong_passes_and_its_mutants_fail(request, session, backend):
     """wgpu (lavapipe) and the browser (SwiftShader): the blur passes, its timed runs
     too (a and b go through buffers of their own, copied in and back around the
-    passes); the swap forgotten and the stencil read one past the end mismatch."""
+    passes); the swap forgotten and the stencil read one past the end mismatch. CUDA
+    (on the GPU machine): the twin whose pointers are named like the WGSL's variables
+    does the same."""
     require_available(request.config, backend)
     runner = session.runner(backend)
     ev = oracle.evaluate(runner, _kernel(), size=200, seed=0, samples=2)
