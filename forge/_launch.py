@@ -4,8 +4,9 @@ A kernel launches once (its entry point, ``grid`` or the body's geometry, its
 ``shared_bytes``, ``arguments`` and ``overrides``) or several times (``launches``: a
 tuple of ``Dispatch``, or a function of the size returning them). Each launch resolves
 into a ``Step``: the entry point with its template values filled, the workgroup counts,
-the block, the dynamic shared memory, the CUDA arguments (``forge.arguments``) and the
-WGSL ``override`` values. ``KernelSpec.steps``, ``workgroups`` and ``launches_at`` call
+the block, the dynamic shared memory, the CUDA arguments (``forge.arguments``), the
+WGSL ``override`` values, and the buffer each WGSL binding holds (``Dispatch.bindings``:
+ping-pong). ``KernelSpec.steps``, ``workgroups`` and ``launches_at`` call
 these functions; ``Dispatch`` and ``Step`` are re-exported by ``forge.kernel``.
 
 Every value a launch declares may be a constant, an expression over the schedule, the
