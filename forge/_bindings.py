@@ -314,6 +314,13 @@ def bound_slots(
         chosen = launch_slots(kernel, dispatch, target, source) or tuple(range(count))
         for j, i in enumerate(chosen):
             found[i].add(j)
+    unbound = [kernel.buffers[i].label for i, slots in enumerate(found) if not slots]
+    if unbound:
+        raise InvalidArgument(
+            f"kernel {kernel.id}: no launch binds buffer {', '.join(unbound)}: each binds "
+            "another buffer at its (group, binding); bind it to a variable in some "
+            "launch's bindings, or declare the buffer the launches bind there instead"
+        )
     return tuple(frozenset(f) for f in found)
 
 

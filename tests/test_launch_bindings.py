@@ -132,6 +132,37 @@ def test_bindings_that_cannot_be_bound_are_refused_by_name(bindings, message):
         _kernel((_FORWARD, Dispatch("blur", bindings=bindings)))
 
 
+_SUM = """
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read> y: array<f32>;
+@group(0) @binding(2) var<storage, read_write> out: array<f32>;
+@compute @workgroup_size(64)
+fn add(@builtin(global_invocation_id) g: vec3<u32>) {
+    if (g.x < arrayLength(&out)) { out[g.x] = x[g.x] + y[g.x]; }
+}
+"""
+
+
+def test_a_buffer_bound_twice_read_only_is_fine_but_one_never_bound_is_refused():
+    """p in both read-only variables is a dispatch WebGPU allows; q, whose own
+    variable then holds p in every launch, is bound nowhere, which is refused."""
+    kernel = KernelSpec(
+        id="doubled",
+        entry_point="add",
+        sources={"wgsl": _SUM},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="p"),
+            BufferSpec(1, "f32", "read", name="q"),
+            BufferSpec(2, "f32", "read_write", name="o"),
+        ),
+        reference=lambda p, q: p + p,
+        launches=(Dispatch("add", bindings={"y": "p"}),),
+    )
+    assert kernel.steps("wgsl", Schedule(64), 8)[0].bindings == (0, 0, 2)
+    with pytest.raises(InvalidArgument, match="no launch binds buffer q"):
+        kernel.access_on("wgsl", _SUM)
+
+
 def test_bindings_of_the_wrong_shape_are_refused():
     with pytest.raises(InvalidArgument, match="map a WGSL variable's name to a buffer's"):
         Dispatch("blur", bindings=[("src", "b")])  # type: ignore[arg-type]

@@ -387,7 +387,9 @@ class BrowserComputeContext(SlabContext):
         copies: list[list] = []
         after: list[list] = []
         moved = any(step.bindings for step in launch.steps)
-        resources = self._resources(compiled, launch, copies, after)
+        resources: list[list] = []
+        if moved or any(step.fields for step in launch.steps):
+            resources = self._resources(compiled, launch, copies, after)
         items = []
         for number, (pipeline, step) in enumerate(zip(compiled.ids, launch.steps)):
             step_groups = groups
