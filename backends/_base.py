@@ -616,7 +616,7 @@ class SlabContext(OracleContext):
                     f"memory for {step.entry_point}; the device allows "
                     f"{constraints.max_workgroup_storage_bytes}"
                 )
-        accesses = kernel.access_on(target, source)
+        accesses = kernel.access_on(target, source, size)
         launch = Launch(kernel, schedule, (), size, steps, accesses, source if target else None)
         options = kernel.compile_options(target) if target else ()
         key = (

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -43,6 +44,9 @@ __all__ = [
     "check_options",
     "binding_problem",
     "launch_field_patch",
+    "slot_accesses",
+    "step_slots",
+    "private_buffers",
 ]
 
 #: The bind group layout's buffer binding type for each access of a kernel buffer.
@@ -219,10 +223,46 @@ def launch_field_patch(
     return bytes(data), tuple(ranges)
 
 
-def binding_granules(kernel, source: str | None) -> tuple[int, ...]:
+def slot_accesses(kernel: KernelSpec, source: str | None, steps: Sequence[Step], size: Any):
+    """The access each (group, binding) of ``kernel``'s bind group layouts has: where
+    its launches bind buffers to other variables than their own (``Step.bindings``),
+    what the shader declares there, whichever buffer a launch binds; else each buffer's
+    access as bound (``KernelSpec.access_on``)."""
+    moved = any(step.bindings for step in steps)
+    return kernel.access_on("wgsl", source, size, slots=moved)
+
+
+def step_slots(step: Step, count: int) -> tuple[int, ...]:
+    """Per (group, binding) of the kernel's ``count`` buffers, the index of the buffer
+    ``step`` binds there."""
+    return step.bindings or tuple(range(count))
+
+
+def private_buffers(
+    steps: Sequence[Step], accesses: Sequence[Access], slots: Sequence[Access]
+) -> tuple[int, ...]:
+    """The buffers that a kernel's launches bind read-only in one launch and writable
+    in another (WGSL ping-pong, ``Step.bindings``), by index. The views of writable
+    buffers share one slab, and WebGPU refuses a dispatch that binds one GPU buffer
+    both writable and read-only, so each of these is bound through a buffer of its
+    own, copied from its view before the launches and back into it after them (the
+    copies lie outside the timed passes)."""
+    if not any(step.bindings for step in steps):
+        return ()
+    count = len(accesses)
+    found = {
+        i
+        for step in steps
+        for j, i in enumerate(step_slots(step, count))
+        if accesses[i] is Access.READ_WRITE and slots[j] is not Access.READ_WRITE
+    }
+    return tuple(sorted(found))
+
+
+def binding_granules(kernel, source: str | None, size: Any = None) -> tuple[int, ...]:
     """Per buffer of ``kernel``, in bytes, the element its WGSL ``source`` declares the
-    binding as (``binding_size``'s ``granule``)."""
-    granules = kernel.binding_granules("wgsl", source)
+    binding as (``binding_size``'s ``granule``; of every variable a launch binds it to)."""
+    granules = kernel.binding_granules("wgsl", source, size)
     return tuple(
         count * spec.dtype_for("wgsl").itemsize for count, spec in zip(granules, kernel.buffers)
     )

@@ -12,6 +12,7 @@ the same names call these functions.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -37,6 +38,9 @@ __all__ = [
     "pack_uniform",
     "uniform_field_bytes",
     "launch_entry",
+    "launch_slots",
+    "bound_slots",
+    "cuda_aliases",
     "buffer_bytes",
     "buffer_values",
     "check_buffers",
@@ -44,65 +48,280 @@ __all__ = [
 ]
 
 
-def access_on(kernel: KernelSpec, target: str | None, source: str | None) -> tuple[Access, ...]:
+def access_on(
+    kernel: KernelSpec,
+    target: str | None,
+    source: str | None,
+    size: Any = None,
+    slots: bool = False,
+) -> tuple[Access, ...]:
     """Each buffer's access as bound on ``target``: what the WGSL source declares
     (an input declared ``read_write`` is bound writable; one declared ``var<uniform>``,
     a second uniform beside the spec's block, as WebGPU-Ocean's ``init_box_size`` and
     3D Gaussian splatting's camera matrices are bound, is bound as a uniform buffer),
-    else the spec's."""
+    else the spec's. Where a launch binds buffers to other variables than their own
+    (``Dispatch.bindings``: ping-pong), a buffer is bound writable where any launch
+    binds it to a ``read_write`` variable, and ``slots=True`` gives instead the access
+    of each buffer's own (group, binding), as the shader declares it: what the bind
+    group layout says there, whichever buffer a launch binds."""
     accesses = [spec.access for spec in kernel.buffers]
-    if target == "wgsl" and source is not None:
-        declared = {(b.group, b.binding): b.access for b in _sources.wgsl_bindings(source)}
-        shader = {"read_write": Access.READ_WRITE, "uniform": Access.UNIFORM}
+    if target != "wgsl" or source is None:
+        return tuple(accesses)
+    declared = {(b.group, b.binding): b.access for b in _sources.wgsl_bindings(source)}
+    shader = {"read": Access.READ, "read_write": Access.READ_WRITE, "uniform": Access.UNIFORM}
+    bound = bound_slots(kernel, target, source, size)
+    if bound is None:
         for i, spec in enumerate(kernel.buffers):
             found = shader.get(declared.get((spec.group, spec.binding), ""))
-            if spec.access is Access.READ and found is not None:
+            if spec.access is Access.READ and found not in (None, Access.READ):
                 accesses[i] = found
+        return tuple(accesses)
+    # launches that move buffers: each (group, binding) is what the shader declares
+    declared_at = tuple(
+        shader.get(declared.get((s.group, s.binding), ""), s.access) for s in kernel.buffers
+    )
+    if slots:
+        return declared_at
+    for i, spec in enumerate(kernel.buffers):
+        if spec.access is Access.READ and declared_at[i] is Access.UNIFORM:
+            accesses[i] = Access.UNIFORM  # an input declared var<uniform> (never moved)
+        elif spec.access is Access.READ and any(
+            declared_at[j] is Access.READ_WRITE for j in bound[i]
+        ):
+            accesses[i] = Access.READ_WRITE
     return tuple(accesses)
 
 
-def length_read(kernel: KernelSpec, target: str | None, source: str | None) -> tuple[bool, ...]:
+def length_read(
+    kernel: KernelSpec, target: str | None, source: str | None, size: Any = None
+) -> tuple[bool, ...]:
     """Per buffer, whether the kernel can read its binding's length (WGSL
-    ``arrayLength``; a CUDA pointer carries none). A binding whose length the kernel
-    cannot read may extend past the data into guard elements: it computes the same
-    either way, and a write past the end lands where it can be seen."""
+    ``arrayLength``; a CUDA pointer carries none), through any variable a launch binds
+    it to. A binding whose length the kernel cannot read may extend past the data into
+    guard elements: it computes the same either way, and a write past the end lands
+    where it can be seen."""
     if target != "wgsl" or source is None:
         return (False,) * len(kernel.buffers)
     names = {(b.group, b.binding): b.name for b in _sources.wgsl_bindings(source)}
     used = _sources.wgsl_array_lengths(source)
-    return tuple(names.get((s.group, s.binding)) in used for s in kernel.buffers)
+    at = tuple(names.get((s.group, s.binding)) in used for s in kernel.buffers)
+    bound = bound_slots(kernel, target, source, size)
+    if bound is None:
+        return at
+    return tuple(any(at[j] for j in slots) for slots in bound)
 
 
-def binding_granules(kernel: KernelSpec, target: str | None, source: str | None) -> tuple[int, ...]:
+def binding_granules(
+    kernel: KernelSpec, target: str | None, source: str | None, size: Any = None
+) -> tuple[int, ...]:
     """Per buffer, how many elements the binding is rounded up to: more than one
     where a WGSL source declares the buffer as an array of a wider type than its
     element (``array<vec4<f32>>`` over ``f32``: 4), so that the last, partial
     vector lies inside the binding; the same where a struct wraps that array alone
     (``struct ArrayVector { data: array<vec4<f32>> }``, as wonnx and three.js's
-    generated WGSL bind their buffers)."""
+    generated WGSL bind their buffers). A buffer that launches bind to several
+    variables is rounded up to whole elements of each."""
     granules = [1] * len(kernel.buffers)
     if target != "wgsl" or source is None:
         return tuple(granules)
     declared = {(b.group, b.binding): b.type for b in _sources.wgsl_bindings(source)}
     structs = _sources.wgsl_structs(source)
+    bound = bound_slots(kernel, target, source, size)
     for i, spec in enumerate(kernel.buffers):
-        text = declared.get((spec.group, spec.binding), "")
-        if len(structs.get(text, ())) == 1:  # a struct that wraps the array alone
-            text = structs[text][0].type
-        match = re.match(r"^array\s*<\s*(.+?)\s*(?:,\s*\d+u?\s*)?>$", text)
-        if spec.access is Access.UNIFORM or match is None:
-            continue
-        inner = match.group(1)
-        if inner.startswith("atomic"):
-            inner = re.sub(r"^atomic\s*<\s*(\w+)\s*>$", r"\1", inner)
-        try:
-            wide = _layout.size_align(inner, "wgsl-storage")[0]
-        except ForgeError:
-            continue
-        own = spec.dtype_for("wgsl").itemsize
-        if wide > own and wide % own == 0:
-            granules[i] = wide // own
+        for j in bound[i] if bound is not None else (i,):
+            slot = kernel.buffers[j]
+            text = declared.get((slot.group, slot.binding), "")
+            granules[i] = math.lcm(granules[i], _granule(spec, text, structs))
     return tuple(granules)
+
+
+def _granule(
+    spec: BufferSpec, text: str, structs: Mapping[str, tuple[_sources.WgslMember, ...]]
+) -> int:
+    """How many of ``spec``'s elements one element of the WGSL type ``text`` holds
+    (1 unless it is an array of wider elements)."""
+    if len(structs.get(text, ())) == 1:  # a struct that wraps the array alone
+        text = structs[text][0].type
+    match = re.match(r"^array\s*<\s*(.+?)\s*(?:,\s*\d+u?\s*)?>$", text)
+    if spec.access is Access.UNIFORM or match is None:
+        return 1
+    inner = match.group(1)
+    if inner.startswith("atomic"):
+        inner = re.sub(r"^atomic\s*<\s*(\w+)\s*>$", r"\1", inner)
+    try:
+        wide = _layout.size_align(inner, "wgsl-storage")[0]
+    except ForgeError:
+        return 1
+    own = spec.dtype_for("wgsl").itemsize
+    return wide // own if wide > own and wide % own == 0 else 1
+
+
+def launch_slots(
+    kernel: KernelSpec, dispatch: Any, target: str | None, source: str | None
+) -> tuple[int, ...]:
+    """Per buffer of ``kernel`` (its (group, binding): the WGSL variable declared
+    there), the index of the buffer ``dispatch`` binds there on ``target``: its
+    ``bindings`` map WGSL variable names to buffer names, and a variable they leave out
+    holds the buffer of its own (group, binding). () where the launch declares no
+    bindings, and on targets other than WGSL. Raises ``InvalidArgument`` naming the fix
+    for a variable the WGSL does not declare, a buffer the kernel does not have, a
+    uniform moved, and a buffer bound twice where one of its variables is writable
+    (WebGPU refuses that dispatch)."""
+    moves = getattr(dispatch, "bindings", None)
+    if not moves or target != "wgsl":
+        return ()
+    where = f"kernel {kernel.id}: the launch of {launch_entry(kernel, dispatch, target)}"
+    if source is None:
+        return ()
+    declared = {b.name: b for b in _sources.wgsl_bindings(source)}
+    slot_of = {(s.group, s.binding): j for j, s in enumerate(kernel.buffers)}
+    names = {s.name: i for i, s in enumerate(kernel.buffers) if s.name}
+    chosen = list(range(len(kernel.buffers)))
+    for variable, buffer in moves.items():
+        found = declared.get(variable)
+        if found is None:
+            raise InvalidArgument(
+                f"{where} binds the WGSL variable {variable!r}, which the source does not "
+                f"declare; its buffer variables are {sorted(declared)}: bindings map a WGSL "
+                "variable's name to the name of the kernel buffer it holds in that launch"
+            )
+        if buffer not in names:
+            raise InvalidArgument(
+                f"{where} binds {variable} to {buffer!r}, which is no buffer of the kernel; "
+                f"its buffers are {sorted(names)} (name each BufferSpec a launch binds)"
+            )
+        j = slot_of.get((found.group, found.binding))
+        if j is None:
+            raise InvalidArgument(
+                f"{where} binds {variable}, at @group({found.group}) @binding"
+                f"({found.binding}), where the kernel declares no buffer: declare a "
+                "BufferSpec there (the buffer a launch that does not move it binds)"
+            )
+        i = names[buffer]
+        if found.access == "uniform" or kernel.buffers[i].access is Access.UNIFORM:
+            raise InvalidArgument(
+                f"{where} binds {variable} to {buffer}: bindings move storage buffers "
+                "only; a uniform block stays at its own binding (a launch sets its fields "
+                "through overrides)"
+            )
+        own = kernel.buffers[i]
+        if declared_access(source, own) == "uniform":
+            raise InvalidArgument(
+                f"{where} binds {variable} to {buffer}, which the WGSL declares "
+                "var<uniform> at its own binding; bindings move storage buffers only"
+            )
+        chosen[j] = i
+    access = {(b.group, b.binding): b.access for b in declared.values()}
+    for i in sorted(set(chosen)):
+        at = [j for j, k in enumerate(chosen) if k == i]
+        writable = [j for j in at if access.get(_slot(kernel, j)) == "read_write"]
+        if len(at) > 1 and writable:
+            variables = [_variable(declared, kernel, j) for j in at]
+            raise InvalidArgument(
+                f"{where} binds buffer {kernel.buffers[i].label} to {' and '.join(variables)}"
+                f", and {_variable(declared, kernel, writable[0])} is read_write: WebGPU "
+                "refuses a dispatch that binds one buffer writable and bound again; give "
+                "each of those variables a buffer of its own in the launch's bindings "
+                "(a variable the bindings leave out holds the buffer of its own binding)"
+            )
+    return tuple(chosen)
+
+
+def cuda_aliases(
+    kernel: KernelSpec, dispatch: Any, wgsl: str | None, size: Any = None
+) -> dict[str, int]:
+    """The names a CUDA launch's pointer parameters may take buffers by besides the
+    buffers' own, where the kernel's launches declare ``bindings``: each WGSL storage
+    variable's name for the buffer this launch binds to it (its own where the bindings
+    leave it out), so that a CUDA twin named like the WGSL (``float* src``) follows the
+    same swaps; without WGSL, the launch's bindings themselves (parameter name to
+    buffer name). {} for kernels whose launches declare none."""
+    if not declares_bindings(kernel, size, dispatch):
+        return {}
+    names = {s.name: i for i, s in enumerate(kernel.buffers) if s.name}
+    if wgsl is None:
+        moves = dict(getattr(dispatch, "bindings", None) or {})
+        unknown = sorted(b for b in moves.values() if b not in names)
+        if unknown:
+            raise InvalidArgument(
+                f"kernel {kernel.id}: the launch of {launch_entry(kernel, dispatch, 'cuda')} "
+                f"binds {unknown}, which name no buffer of the kernel; its buffers are "
+                f"{sorted(names)}"
+            )
+        return {parameter: names[buffer] for parameter, buffer in moves.items()}
+    chosen = launch_slots(kernel, dispatch, "wgsl", wgsl) or tuple(range(len(kernel.buffers)))
+    slot_of = {(s.group, s.binding): j for j, s in enumerate(kernel.buffers)}
+    return {
+        b.name: chosen[slot_of[(b.group, b.binding)]]
+        for b in _sources.wgsl_bindings(wgsl)
+        if b.access != "uniform" and (b.group, b.binding) in slot_of
+    }
+
+
+def declares_bindings(kernel: KernelSpec, size: Any = None, dispatch: Any = None) -> bool:
+    """Whether any launch of ``kernel`` (at ``size``, for ``launches`` given as a
+    function; without a size, ``dispatch``) declares ``bindings``."""
+    if callable(kernel.launches):
+        launches = kernel.launches_at(size) if size is not None else (dispatch,)
+    else:
+        launches = kernel.launches or ()
+    return any(getattr(d, "bindings", None) for d in launches)
+
+
+def _slot(kernel: KernelSpec, j: int) -> tuple[int, int]:
+    return (kernel.buffers[j].group, kernel.buffers[j].binding)
+
+
+def _variable(declared: Mapping[str, Any], kernel: KernelSpec, j: int) -> str:
+    """The name of the WGSL variable at buffer ``j``'s (group, binding)."""
+    slot = _slot(kernel, j)
+    return next((n for n, b in declared.items() if (b.group, b.binding) == slot), str(slot))
+
+
+def declared_access(source: str, spec: BufferSpec) -> str | None:
+    """What the WGSL declares at ``spec``'s (group, binding): "read", "read_write",
+    "uniform", or None."""
+    return next(
+        (
+            b.access
+            for b in _sources.wgsl_bindings(source)
+            if (b.group, b.binding) == (spec.group, spec.binding)
+        ),
+        None,
+    )
+
+
+def bound_slots(
+    kernel: KernelSpec, target: str | None, source: str | None, size: Any = None
+) -> tuple[frozenset[int], ...] | None:
+    """Per buffer, the buffers' (group, binding)s, as indexes, that the kernel's
+    launches bind it to (``launch_slots``); None where no launch declares bindings
+    (each buffer is bound at its own). ``launches`` given as a function of the size
+    are asked at ``size`` (without one: none of theirs is known)."""
+    if target != "wgsl" or source is None or not kernel.launches:
+        return None
+    if callable(kernel.launches):
+        if size is None:
+            return None
+        launches = kernel.launches_at(size)
+    else:
+        launches = kernel.launches
+    if not any(getattr(d, "bindings", None) for d in launches):
+        return None
+    count = len(kernel.buffers)
+    found: list[set[int]] = [set() for _ in range(count)]
+    for dispatch in launches:
+        chosen = launch_slots(kernel, dispatch, target, source) or tuple(range(count))
+        for j, i in enumerate(chosen):
+            found[i].add(j)
+    unbound = [kernel.buffers[i].label for i, slots in enumerate(found) if not slots]
+    if unbound:
+        raise InvalidArgument(
+            f"kernel {kernel.id}: no launch binds buffer {', '.join(unbound)}: each binds "
+            "another buffer at its (group, binding); bind it to a variable in some "
+            "launch's bindings, or declare the buffer the launches bind there instead"
+        )
+    return tuple(frozenset(f) for f in found)
 
 
 def check_uniform_layout(kernel: KernelSpec, target: str | None, source: str | None) -> None:

@@ -54,7 +54,7 @@ def frozen_fields(
         replace(b, count=b.element_count(size), shape=None, fill=None, initial=None)
         for b in kernel.buffers
     )
-    launches = _frozen_launches(kernel, steps) if kernel.launches else ()
+    launches = _frozen_launches(kernel, steps, target, size) if kernel.launches else ()
     first = steps[0]
     scalars = {key[0] for s in steps for kind, key in s.arguments if kind == "value"}
     return dict(
@@ -84,9 +84,15 @@ def frozen_fields(
     )
 
 
-def _frozen_launches(kernel: KernelSpec, steps: tuple[Step, ...]) -> tuple[Dispatch, ...]:
+def _frozen_launches(
+    kernel: KernelSpec, steps: tuple[Step, ...], target: str | None, size: Any
+) -> tuple[Dispatch, ...]:
     """Each resolved launch of a kernel made of several as a ``Dispatch`` of fixed
-    values."""
+    values (WGSL: with the buffers it binds to other variables than their own)."""
+    moved = [
+        d.bindings if target == "wgsl" and s.bindings else None
+        for d, s in zip(kernel.launches_at(size), steps)
+    ]
     return tuple(
         Dispatch(
             s.entry_point,
@@ -95,6 +101,7 @@ def _frozen_launches(kernel: KernelSpec, steps: tuple[Step, ...]) -> tuple[Dispa
             s.shared_bytes,
             _arguments.argument_order(kernel, s.arguments),
             {**dict(s.fields), **dict(s.overrides)},  # a launch's uniform fields again
+            bindings=bindings,
         )
-        for s in steps
+        for s, bindings in zip(steps, moved)
     )

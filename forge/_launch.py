@@ -4,8 +4,9 @@ A kernel launches once (its entry point, ``grid`` or the body's geometry, its
 ``shared_bytes``, ``arguments`` and ``overrides``) or several times (``launches``: a
 tuple of ``Dispatch``, or a function of the size returning them). Each launch resolves
 into a ``Step``: the entry point with its template values filled, the workgroup counts,
-the block, the dynamic shared memory, the CUDA arguments (``forge.arguments``) and the
-WGSL ``override`` values. ``KernelSpec.steps``, ``workgroups`` and ``launches_at`` call
+the block, the dynamic shared memory, the CUDA arguments (``forge.arguments``), the
+WGSL ``override`` values, and the buffer each WGSL binding holds (``Dispatch.bindings``:
+ping-pong). ``KernelSpec.steps``, ``workgroups`` and ``launches_at`` call
 these functions; ``Dispatch`` and ``Step`` are re-exported by ``forge.kernel``.
 
 Every value a launch declares may be a constant, an expression over the schedule, the
@@ -54,7 +55,15 @@ class Dispatch:
     declares no ``override`` of, is an error. The entry point is one name, which the
     kernel's ``entry_points`` maps per target where it is the kernel's own
     ``entry_point`` (a CUDA template instance whose WGSL port is a plain function), or
-    a mapping of target to name (``{"cuda": "scan<256>", "wgsl": "scan"}``)."""
+    a mapping of target to name (``{"cuda": "scan<256>", "wgsl": "scan"}``).
+
+    ``bindings`` map a WGSL buffer variable's name to the name of the kernel buffer it
+    holds in this launch (``{"src": "b", "dst": "a"}``), as a page that ping-pongs two
+    buffers swaps bind groups between launches; a variable they leave out holds the
+    buffer declared at its own (group, binding). On CUDA a pointer parameter named like
+    a WGSL variable takes the buffer the launch binds to that variable (a CUDA twin
+    written with the WGSL's names follows the same swaps); without WGSL, bindings map
+    CUDA parameter names to buffer names; ``arguments`` still give any order."""
 
     entry_point: str | Mapping[str, str]
     grid: Any = None
@@ -62,6 +71,19 @@ class Dispatch:
     shared_bytes: Any = None
     arguments: tuple[str, ...] | None = None
     overrides: Any = None
+    bindings: Mapping[str, str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.bindings is None:
+            return
+        if not isinstance(self.bindings, Mapping) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in self.bindings.items()
+        ):
+            raise InvalidArgument(
+                f"launch {self.entry_point}: bindings map a WGSL variable's name to a "
+                f"buffer's name ({{'src': 'b', 'dst': 'a'}}), got {self.bindings!r}"
+            )
+        object.__setattr__(self, "bindings", dict(self.bindings) or None)
 
     def describe(self) -> dict:
         return {
@@ -73,6 +95,7 @@ class Dispatch:
             "shared_bytes": _callable_digest(self.shared_bytes),
             "arguments": list(self.arguments) if self.arguments else None,
             "overrides": _value_digest(dict(self.overrides)) if self.overrides else None,
+            **({"bindings": dict(self.bindings)} if self.bindings else {}),
         }
 
 
@@ -104,6 +127,10 @@ class Step:
     # these values (``forge._bindings.uniform_field_bytes``), as a multi-pass WGSL
     # algorithm binds a uniform buffer a pass
     fields: tuple[tuple[str, Any], ...] = ()
+    # per buffer, in the kernel's (group, binding) order, the index of the buffer bound
+    # at that buffer's (group, binding) in this launch (``Dispatch.bindings``: WGSL
+    # ping-pong); () where the launch declares no bindings: each is bound at its own
+    bindings: tuple[int, ...] = ()
 
 
 def workgroups(
@@ -200,7 +227,17 @@ def _dispatch_step(
         # a launch without a schedule of its own runs what its entry point declares (a
         # module of several entry points, each with its own @workgroup_size)
         block = _sources.wgsl_workgroup_size(source, entry, dict(overrides)) or block
-    arguments = _cuda_arguments(kernel, entry, dispatch.arguments, target, source, size, overrides)
+    slots = _bindings.launch_slots(kernel, dispatch, target, source)
+    aliases = (
+        _bindings.cuda_aliases(kernel, dispatch, _wgsl_of(kernel, schedule, size), size)
+        if target == "cuda" and _bindings.declares_bindings(kernel, size, dispatch)
+        else {}
+    )
+    if aliases and "wgsl" not in kernel.targets and source is not None:
+        _check_cuda_bindings(kernel, dispatch, entry, source)
+    arguments = _cuda_arguments(
+        kernel, entry, dispatch.arguments, target, source, size, overrides, aliases
+    )
     symbols = dict(arguments[2])
     if fields and kernel.uniform is not None and kernel.buffers.index(kernel.uniform) in symbols:
         raise UnsupportedFeature(
@@ -210,8 +247,37 @@ def _dispatch_step(
             "pass it by value, or give the launch a by-value parameter of its own"
         )
     return Step(
-        entry, grid, block, _shared(kernel, dispatch.shared_bytes, own, size), *arguments, fields
+        entry,
+        grid,
+        block,
+        _shared(kernel, dispatch.shared_bytes, own, size),
+        *arguments,
+        fields,
+        slots,
     )
+
+
+def _wgsl_of(kernel: KernelSpec, schedule: Schedule, size: Any) -> str | None:
+    """The kernel's WGSL at ``schedule`` and ``size`` (None without one): the variables
+    a CUDA twin's parameters may be named like (``_bindings.cuda_aliases``)."""
+    if "wgsl" not in kernel.targets:
+        return None
+    return kernel.source("wgsl", schedule, size)
+
+
+def _check_cuda_bindings(kernel: KernelSpec, dispatch: Dispatch, entry: str, source: str) -> None:
+    """Refuse bindings of a kernel without WGSL that name no parameter of its CUDA
+    entry point (there they name parameters)."""
+    params = _sources.cuda_parameters(source, entry)
+    if params is None or not dispatch.bindings:
+        return
+    unknown = sorted(set(dispatch.bindings) - {p.name for p in params})
+    if unknown:
+        raise InvalidArgument(
+            f"kernel {kernel.id}: the launch of {entry} binds {unknown}, which name no "
+            f"parameter of it ({', '.join(p.name or '?' for p in params)}); without WGSL a "
+            "launch's bindings map CUDA parameter names to buffer names"
+        )
 
 
 def _launch_fields(
@@ -434,6 +500,7 @@ def _cuda_arguments(
     source: str | None,
     size: Any,
     overrides: tuple[tuple[str, Any], ...],
+    aliases: Mapping[str, int] | None = None,
 ) -> tuple[tuple, tuple, tuple]:
     """(what each CUDA parameter receives, ``forge.arguments``; the overrides the step
     keeps; the buffers copied into ``__constant__`` variables). On CUDA the launch's
@@ -444,7 +511,9 @@ def _cuda_arguments(
         return (), overrides, ()
     values = dict(overrides)
     symbols = _arguments.symbol_buffers(kernel, entry, explicit, source)
-    arguments = _arguments.cuda_arguments(kernel, entry, explicit, source, size, values, symbols)
+    arguments = _arguments.cuda_arguments(
+        kernel, entry, explicit, source, size, values, symbols, aliases
+    )
     used = {key[0] for kind, key in arguments if kind == "value"}
     return arguments, tuple((k, v) for k, v in overrides if k in used), tuple(symbols.items())
 

@@ -85,11 +85,14 @@ def cuda_arguments(
     size: Any = None,
     launch_values: Mapping[str, Any] | None = None,
     symbols: Mapping[int, str] | None = None,
+    aliases: Mapping[str, int] | None = None,
 ) -> tuple[Argument, ...]:
     """The argument of each parameter of ``entry`` (rendered: ``"scan<128, 4>"``) in
     ``source`` at ``size``; ``launch_values``: the launch's own values by name (its
     overrides), over the kernel's; ``symbols``: ``symbol_buffers``' answer, when the
-    caller has it."""
+    caller has it; ``aliases``: other names of buffers in this launch, over their own
+    (``Dispatch.bindings``: a pointer named like the WGSL variable ``src`` gets the
+    buffer the launch binds there)."""
     params = _sources.cuda_parameters(source, entry) if source is not None else None
     if symbols is None:
         symbols = symbol_buffers(kernel, entry, explicit, source)
@@ -99,6 +102,9 @@ def cuda_arguments(
         for name, arg in _spec_names(kernel).items()
         if (arg[1] not in symbols if arg[0] == "buffer" else not uniform_copied)
     }
+    for name, index in (aliases or {}).items():
+        if index not in symbols:
+            known[name] = ("buffer", index)
     values = {**(values_by_name(kernel, size) if size is not None else {}), **(launch_values or {})}
     if launch_values:
         _check_launch_values(kernel, entry, launch_values, params, explicit)

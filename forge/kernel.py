@@ -411,6 +411,7 @@ class KernelSpec:
         if not all(isinstance(s, Schedule) for s in self.schedules):
             raise InvalidArgument(f"kernel {self.id}: schedules must be Schedule objects")
         self._check_wgsl_declarations()
+        self._check_launch_bindings()
         requires = (self.requires,) if isinstance(self.requires, str) else self.requires
         if not all(isinstance(f, str) for f in requires):
             raise InvalidArgument(
@@ -462,6 +463,26 @@ class KernelSpec:
     def _override_values(self) -> Mapping[Any, Any] | None:
         """The ``overrides`` the kernel sets, as ``wgsl_workgroup_size`` takes them."""
         return self.overrides if isinstance(self.overrides, Mapping) else None
+
+    def _check_launch_bindings(self) -> None:
+        """Refuse, when the kernel is made, launches' ``bindings`` that name a variable
+        its literal WGSL does not declare or a buffer it does not have (a function of
+        the size, or a template source, is checked where its launches resolve)."""
+        if callable(self.launches) or not any(
+            isinstance(d, Dispatch) and d.bindings for d in self.launches
+        ):
+            return
+        literal = self._literal_wgsl()
+        for dispatch in self.launches:
+            if not isinstance(dispatch, Dispatch) or not dispatch.bindings:
+                continue
+            if literal is None and "wgsl" in self.sources:
+                continue  # a template: checked once rendered
+            if "wgsl" not in self.sources:
+                _bindings.cuda_aliases(self, dispatch, None)  # refuses unknown buffers
+                continue
+            assert literal is not None
+            _bindings.launch_slots(self, dispatch, "wgsl", literal[0])
 
     def _check_wgsl_declarations(self) -> None:
         """Refuse what a raw WGSL kernel declares against its own source: ``overrides``
@@ -824,20 +845,29 @@ class KernelSpec:
         return _reference.tolerance_at(self, size)
 
     # -- bindings and buffers (forge._bindings) ------------------------------------
-    def access_on(self, target: str | None, source: str | None) -> tuple[Access, ...]:
+    def access_on(
+        self, target: str | None, source: str | None, size: Any = None, slots: bool = False
+    ) -> tuple[Access, ...]:
         """Each buffer's access as bound on ``target``: what the WGSL source declares
-        (an input declared ``read_write`` is bound writable), else the spec's."""
-        return _bindings.access_on(self, target, source)
+        (an input declared ``read_write`` is bound writable), else the spec's; one that
+        a launch binds to a ``read_write`` variable (``Dispatch.bindings``) is bound
+        writable. ``slots=True``: the access each (group, binding) is declared with
+        (``launches`` given as a function are asked at ``size``)."""
+        return _bindings.access_on(self, target, source, size, slots)
 
-    def length_read(self, target: str | None, source: str | None) -> tuple[bool, ...]:
+    def length_read(
+        self, target: str | None, source: str | None, size: Any = None
+    ) -> tuple[bool, ...]:
         """Per buffer, whether the kernel can read its binding's length (WGSL
         ``arrayLength``; a CUDA pointer carries none)."""
-        return _bindings.length_read(self, target, source)
+        return _bindings.length_read(self, target, source, size)
 
-    def binding_granules(self, target: str | None, source: str | None) -> tuple[int, ...]:
+    def binding_granules(
+        self, target: str | None, source: str | None, size: Any = None
+    ) -> tuple[int, ...]:
         """Per buffer, how many elements the binding is rounded up to (4 for
         ``array<vec4<f32>>`` over ``f32``)."""
-        return _bindings.binding_granules(self, target, source)
+        return _bindings.binding_granules(self, target, source, size)
 
     def check_uniform_layout(self, target: str | None, source: str | None) -> None:
         """Raise ``InvalidArgument`` where the WGSL source's uniform struct reads its

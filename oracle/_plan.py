@@ -326,9 +326,9 @@ def build_plan(
     if target is not None:
         source = kernel.source(target, schedule, size)
         kernel.check_uniform_layout(target, source)
-        accesses = kernel.access_on(target, source)
-        granules = kernel.binding_granules(target, source)
-        length_read = kernel.length_read(target, source)
+        accesses = kernel.access_on(target, source, size)
+        granules = kernel.binding_granules(target, source, size)
+        length_read = kernel.length_read(target, source, size)
         frozen = kernel.frozen(
             target, schedule, size, info.constraints.max_workgroups_per_dimension[0]
         )

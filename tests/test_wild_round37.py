@@ -13,6 +13,9 @@ shows it.
 - A platform defect, declared (``Wild.platform``), not the oracle's: SwiftShader's
   ``atan2(-0.0, 1.0)`` is pi and ``atan2(-0.0, -1.0)`` is 0. The oracle's MISMATCH there
   is the right verdict.
+- Round 45: webgpu-lbm as its page runs it, collision (A to B) then streaming (B to A)
+  twice, one kernel whose launches swap the buffers between ``src`` and ``dst``
+  (``Dispatch.bindings``); in the corpus, and here with the swap forgotten.
 - Not a finding: webgpu-lbm's streaming pulls f_i from x + e_i, against its velocity,
   as the demo writes it (the reference computes what the kernel says). The collision
   judged on drawn distributions (densities near its ``rho < 0.0001`` switch) passed
@@ -27,11 +30,11 @@ import numpy as np
 import pytest
 
 import oracle
-from forge import BufferSpec, KernelSpec, Schedule
+from forge import BufferSpec, Dispatch, KernelSpec, Schedule
 from oracle import Session, Verdict
 from oracle.pytest_plugin import require_available
 from tests.wild import mutant
-from tests.wild.round37 import FM_DEMOD
+from tests.wild.round37 import FM_DEMOD, LBM_PAGE, _lbm_grid
 
 
 @pytest.fixture(scope="module")
@@ -119,3 +122,18 @@ def test_swiftshader_takes_atan2_of_minus_zero_for_another_angle(request, sessio
         pytest.skip(f"{adapter}: the defect was seen on SwiftShader")
     assert ev.verdict is Verdict.MISMATCH, ev.report()
     assert "got 3.1415927 want -0.0" in ev.report(), ev.report()
+
+
+def test_the_lbm_page_with_its_swap_forgotten_fails(request, session):
+    """The page's sequence with the streaming bound as the collision is (A in src, B in
+    dst: the bind groups never swapped) reads the state before the collision and
+    leaves its result in b: MISMATCH in both buffers (the corpus runs the right one)."""
+    require_available(request.config, "wgpu")
+    same = (
+        Dispatch("collision", grid=_lbm_grid),
+        Dispatch("streaming", grid=_lbm_grid, bindings={"src": "a", "dst": "b"}),
+    ) * 2
+    kernel = dataclasses.replace(LBM_PAGE.kernel, launches=same)
+    ev = oracle.evaluate(session.runner("wgpu"), kernel, size="W=37,H=21", seed=0, samples=0)
+    assert ev.verdict is Verdict.MISMATCH, ev.report()
+    assert {name for name, check in ev.outputs.items() if not check.passed} == {"a", "b"}

@@ -35,7 +35,10 @@ from .._webgpu import (
     launch_field_patch,
     layout_groups,
     override_value,
+    private_buffers,
     slab_sizes,
+    slot_accesses,
+    step_slots,
 )
 from ._chromium import in_browser
 from ._page import INLINE_LIMIT, PART, Command, Page
@@ -62,7 +65,11 @@ class _Pipeline:
     bindings: tuple[tuple[int, int], ...]
     groups: int
     granules: tuple[int, ...]  # bytes of the element each binding is declared as
+    # the access each (group, binding) is laid out with (``slot_accesses``)
+    slots: tuple = ()
     bind_groups: dict = field(default_factory=dict)
+    # (buffer index, bytes): the buffer of its own a ping-pong buffer is bound through
+    private: dict = field(default_factory=dict)
     # a launch's own uniform buffer (``Step.fields``): its bind group ids, the buffer,
     # the buffer its fields are copied from, and their (offset, length) ranges
     launch_fields: dict = field(default_factory=dict)
@@ -301,7 +308,8 @@ class BrowserComputeContext(SlabContext):
         """A pipeline per launch (its entry point and override constants), each with
         the explicit layouts of the access the shader declares."""
         kernel = launch.kernel
-        groups = layout_groups(kernel, self._limits, launch.accesses)
+        slots = slot_accesses(kernel, source, launch.steps, launch.size)
+        groups = layout_groups(kernel, self._limits, slots)
         ids = []
         for step in launch.steps:
             ids.append(self._new_id("pipeline"))
@@ -325,7 +333,8 @@ class BrowserComputeContext(SlabContext):
             tuple(ids),
             tuple((b.group, b.binding) for b in kernel.buffers),
             len(groups),
-            binding_granules(kernel, source),
+            binding_granules(kernel, source, launch.size),
+            slots,
         )
 
     def _bind_groups(self, compiled: _Pipeline, views: tuple[BufferView, ...]) -> list[str]:
@@ -365,23 +374,93 @@ class BrowserComputeContext(SlabContext):
         )
         return bind_group
 
-    def _items(self, compiled: _Pipeline, launch: Launch) -> tuple[list, list]:
+    def _items(self, compiled: _Pipeline, launch: Launch) -> tuple[list, list, list]:
         """The dispatch list of one run, [pipeline, bind groups, workgroups] per launch,
-        and the copies ([from, offset, to, offset, bytes]) the run makes first: a launch
-        that sets uniform fields of its own (``Step.fields``) binds its own uniform
-        buffer, filled from the uniform view and then its fields (``launch_field_patch``)."""
+        the copies ([from, offset, to, offset, bytes]) the run makes first, and those it
+        makes after. A launch that sets uniform fields of its own (``Step.fields``)
+        binds its own uniform buffer, filled from the uniform view and then its fields
+        (``launch_field_patch``); the launches of a kernel that moves buffers between
+        variables (``Step.bindings``) bind each buffer where they say, one bound
+        read-only in one launch and writable in another through a buffer of its own
+        (``private_buffers``), filled from its view first and copied back after."""
         groups = self._bind_groups(compiled, launch.views)
         copies: list[list] = []
+        after: list[list] = []
+        moved = any(step.bindings for step in launch.steps)
+        resources: list[list] = []
+        if moved or any(step.fields for step in launch.steps):
+            resources = self._resources(compiled, launch, copies, after)
         items = []
         for number, (pipeline, step) in enumerate(zip(compiled.ids, launch.steps)):
             step_groups = groups
+            if moved:
+                step_groups = self._moved_groups(compiled, launch, number, resources)
             if step.fields:
-                step_groups = self._field_groups(compiled, launch, number, groups, copies)
+                step_groups = self._field_groups(
+                    compiled, launch, number, step_groups, copies, resources
+                )
             items.append([pipeline, step_groups, list(step.workgroups)])
-        return items, copies
+        return items, copies, after
+
+    def _resources(
+        self, compiled: _Pipeline, launch: Launch, copies: list, after: list
+    ) -> list[list]:
+        """[buffer, offset, bytes] bound for each kernel buffer: its view's range, or
+        for a buffer ``private_buffers`` names, a buffer of its own, with the copies
+        that fill it appended to ``copies`` and those back to ``after``."""
+        alignment = self._allocator.alignment
+        resources: list[list] = [
+            [self._checked_slab(view), view.offset, binding_size(view, granule, alignment)]
+            for view, granule in zip(launch.views, compiled.granules)
+        ]
+        for i in private_buffers(launch.steps, launch.accesses, compiled.slots):
+            slab, offset, size = resources[i]
+            assert isinstance(size, int)
+            own = compiled.private.get((i, size))
+            if own is None:
+                label = launch.kernel.buffers[i].label
+                own = compiled.private[(i, size)] = self._buffer(
+                    size, _SLAB_USAGE, f"buffer {label}'s own binding"
+                )
+            copies.append([slab, offset, own, 0, size])
+            after.append([own, 0, slab, offset, size])
+            resources[i] = [own, 0, size]
+        return resources
+
+    def _slot_entries(self, compiled: _Pipeline, chosen: list[list]) -> list[list]:
+        """Per group index, its entries [binding, buffer, offset, size] over ``chosen``,
+        the [buffer, offset, bytes] bound at each kernel buffer's (group, binding)."""
+        entries: list[list] = [[] for _ in range(compiled.groups)]
+        for (buffer, offset, size), (group, binding) in zip(chosen, compiled.bindings):
+            entries[group].append([binding, buffer, offset, size])
+        return entries
+
+    def _moved_groups(
+        self, compiled: _Pipeline, launch: Launch, number: int, resources: list[list]
+    ) -> list[str]:
+        """The bind groups of launch ``number`` of a kernel whose launches move buffers
+        between variables (``Step.bindings``), over ``resources``."""
+        step = launch.steps[number]
+        chosen = [resources[i] for i in step_slots(step, len(resources))]
+        key = ("moved", tuple(map(tuple, chosen)))
+        ids = compiled.bind_groups.get(key)
+        if ids is None:
+            entries = self._slot_entries(compiled, chosen)
+            ids = [self._bind_group_at(compiled, g, group) for g, group in enumerate(entries)]
+            if len(compiled.bind_groups) >= _BIND_GROUP_CACHE:
+                evicted = compiled.bind_groups.pop(next(iter(compiled.bind_groups)))
+                self._page.defer(Command("release", {"ids": evicted}, "releasing bind groups"))
+            compiled.bind_groups[key] = ids
+        return ids
 
     def _field_groups(
-        self, compiled: _Pipeline, launch: Launch, number: int, groups: list[str], copies: list
+        self,
+        compiled: _Pipeline,
+        launch: Launch,
+        number: int,
+        groups: list[str],
+        copies: list,
+        resources: list[list],
     ) -> list[str]:
         """The bind groups of launch ``number``, which sets uniform fields of its own;
         appends the copies that fill its uniform buffer to ``copies``."""
@@ -390,7 +469,8 @@ class BrowserComputeContext(SlabContext):
         index = kernel.buffers.index(kernel.uniform)
         view, (group, binding) = launch.views[index], compiled.bindings[index]
         bound = binding_size(view, compiled.granules[index], self._allocator.alignment)
-        key = (view.slab, view.offset, bound, number, step.fields)
+        chosen = [resources[i] for i in step_slots(step, len(resources))]
+        key = (tuple(map(tuple, chosen)), number, step.fields)
         made = compiled.launch_fields.get(key)
         if made is None:
             data, ranges = launch_field_patch(kernel, step, bound)
@@ -404,7 +484,7 @@ class BrowserComputeContext(SlabContext):
                     payload=memoryview(data),
                 )
             )
-            entries = self._entries(compiled, launch.views)[group]
+            entries = self._slot_entries(compiled, chosen)[group]
             entries = [[binding, own, 0, bound] if e[0] == binding else e for e in entries]
             replaced = self._bind_group_at(compiled, group, entries)
             if len(compiled.launch_fields) >= _BIND_GROUP_CACHE:
@@ -417,18 +497,18 @@ class BrowserComputeContext(SlabContext):
         return groups[:group] + [replaced] + groups[group + 1 :]
 
     def _enqueue(self, compiled: _Pipeline, launch: Launch) -> None:
-        items, copies = self._items(compiled, launch)
+        items, copies, after = self._items(compiled, launch)
         self._settled = False
         self._page.call(
             Command(
                 "run",
-                {"items": items, "copies": copies, "repeat": 1, "samples": 0},
+                {"items": items, "copies": copies, "after": after, "repeat": 1, "samples": 0},
                 f"dispatching kernel {launch.kernel.id}",
             )
         )
 
     def _launch(self, compiled: _Pipeline, launch: Launch, warmups: int, samples: int) -> list[int]:
-        items, copies = self._items(compiled, launch)
+        items, copies, after = self._items(compiled, launch)
         what = f"running kernel {launch.kernel.id}"
         self._settled = False
         if self._timestamps is None:
@@ -438,6 +518,7 @@ class BrowserComputeContext(SlabContext):
                     {
                         "items": items,
                         "copies": copies,
+                        "after": after,
                         "repeat": warmups,
                         "samples": samples,
                         "timing": "host",
@@ -451,7 +532,7 @@ class BrowserComputeContext(SlabContext):
             while len(times) < samples:
                 batch = min(samples - len(times), _MAX_BATCH)
                 begin, end = self._timed_run(
-                    self._timestamps, items, 0 if times else warmups, batch, what, copies
+                    self._timestamps, items, 0 if times else warmups, batch, what, copies, after
                 )
                 times += durations_ns(begin, end, 1.0)  # WebGPU timestamps are in ns
         self._completed()
@@ -465,15 +546,17 @@ class BrowserComputeContext(SlabContext):
         samples: int,
         what: str = "timing an empty pass",
         copies: list | None = None,
+        after: list | None = None,
     ) -> tuple[list[int], list[int]]:
         """Raw begin and end timestamps of ``samples`` timed passes of ``items`` (after
-        ``copies``: ``_items``)."""
+        ``copies`` and before ``after``: ``_items``)."""
         result = self._page.call(
             Command(
                 "run",
                 {
                     "items": items,
                     "copies": copies or [],
+                    "after": after or [],
                     "repeat": warmups,
                     "samples": samples,
                     "timing": "device",

@@ -205,12 +205,14 @@ const ops = {
   },
 
   // The dispatch list `items` ([pipeline, [bind groups], [x, y, z]]) in compute passes,
-  // after `copies` ([from, offset, to, offset, bytes]: a launch's own uniform block):
+  // after `copies` ([from, offset, to, offset, bytes]: a launch's own uniform block, a
+  // ping-pong buffer's own binding) and before `after` (those bindings copied back):
   // one untimed pass running it `repeat` times, then `samples` passes running it once
   // each, timed by `timing`: "device" (timestamp writes into `queries`, resolved and
   // read through `staging`; submits every `submitEvery` passes), "host"
   // (performance.now() around submit and completion of each pass) or none (no wait).
-  async run({ items, copies, repeat, samples, timing, queries, resolve, staging, submitEvery }) {
+  async run({ items, copies, after, repeat, samples, timing, queries, resolve, staging,
+              submitEvery }) {
     const encoder = state.device.createCommandEncoder();
     for (const [from, fromOffset, to, toOffset, size] of copies || []) {
       encoder.copyBufferToBuffer(object(from), fromOffset, object(to), toOffset, size);
@@ -218,13 +220,23 @@ const ops = {
     const dispatches = items.map(([pipeline, groups, workgroups]) =>
       [object(pipeline).pipeline, groups.map(object), workgroups]);
     if (repeat) encodePass(encoder, dispatches, repeat, null);
-    if (timing === "host") return hostTimed(encoder, dispatches, samples);
-    if (timing === "device") {
-      return deviceTimed(encoder, dispatches, samples, submitEvery,
-                         object(queries), object(resolve), object(staging));
+    let result = {};
+    if (timing === "host") {
+      result = await hostTimed(encoder, dispatches, samples);
+    } else if (timing === "device") {
+      result = await deviceTimed(encoder, dispatches, samples, submitEvery,
+                                 object(queries), object(resolve), object(staging));
+    } else {
+      state.device.queue.submit([encoder.finish()]);
     }
-    state.device.queue.submit([encoder.finish()]);
-    return {};
+    if (after && after.length) {
+      const back = state.device.createCommandEncoder();
+      for (const [from, fromOffset, to, toOffset, size] of after) {
+        back.copyBufferToBuffer(object(from), fromOffset, object(to), toOffset, size);
+      }
+      state.device.queue.submit([back.finish()]);
+    }
+    return result;
   },
 
   // Completion: resolves once every submission made so far has finished.

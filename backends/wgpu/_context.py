@@ -37,7 +37,10 @@ from .._webgpu import (
     launch_field_patch,
     layout_groups,
     override_value,
+    private_buffers,
     slab_sizes,
+    slot_accesses,
+    step_slots,
 )
 from . import _native
 from ._device import (
@@ -73,7 +76,11 @@ class _Pipeline:
     layouts: tuple
     bindings: tuple[tuple[int, int], ...]  # (group, binding) per buffer, in view order
     granules: tuple[int, ...]  # bytes of the element each binding is declared as
+    # the access each (group, binding) is laid out with (``slot_accesses``)
+    slots: tuple = ()
     bind_groups: dict = field(default_factory=dict)
+    # (buffer index, bytes): the buffer of its own a ping-pong buffer is bound through
+    private: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -424,7 +431,8 @@ class WgpuComputeContext(SlabContext):
         point and ``override`` constants); the launches share the layout, so one set of
         bind groups serves them all."""
         kernel = launch.kernel
-        groups = self._group_entries(kernel, launch.accesses)
+        slots = slot_accesses(kernel, source, launch.steps, launch.size)
+        groups = self._group_entries(kernel, slots)
         what = f"compiling kernel {kernel.id} under {launch.schedule}"
         check_portable(source or "", what)
         try:
@@ -454,7 +462,8 @@ class WgpuComputeContext(SlabContext):
             pipelines,
             layouts,
             tuple((b.group, b.binding) for b in kernel.buffers),
-            binding_granules(kernel, source),
+            binding_granules(kernel, source, launch.size),
+            slots,
         )
 
     @staticmethod
@@ -500,59 +509,113 @@ class WgpuComputeContext(SlabContext):
         compiled.bind_groups[key] = groups
         return groups
 
-    def _step_groups(self, compiled: _Pipeline, launch: Launch) -> list[tuple]:
-        """The bind groups of each launch: the views' own, except for a launch that
-        sets uniform fields of its own (``Step.fields``), whose uniform binding is its
-        own buffer, filled from the uniform view and its fields by copies submitted
-        here, before the run (``launch_field_patch``)."""
+    def _step_groups(self, compiled: _Pipeline, launch: Launch) -> tuple[list[tuple], list]:
+        """The bind groups of each launch, and the copies to make after the run. Each
+        launch binds the views' own groups, except that a launch that sets uniform
+        fields of its own (``Step.fields``) binds its own uniform buffer, filled from
+        the uniform view and its fields (``launch_field_patch``), and that the launches
+        of a kernel that moves buffers between variables (``Step.bindings``) bind each
+        buffer where they say, a buffer bound read-only in one and writable in another
+        through a buffer of its own (``private_buffers``), filled from its view. Those
+        copies are submitted here, before the run; the copies back into the views,
+        (source, destination, offset, bytes), are returned for after it."""
         groups = self._bind_groups(compiled, launch.views)
-        if not any(step.fields for step in launch.steps):
-            return [groups] * len(launch.steps)
+        moved = any(step.bindings for step in launch.steps)
+        if not moved and not any(step.fields for step in launch.steps):
+            return [groups] * len(launch.steps), []
         kernel = launch.kernel
-        assert kernel.uniform is not None  # only a uniform block has fields
-        index = kernel.buffers.index(kernel.uniform)
-        view, (group, binding) = launch.views[index], compiled.bindings[index]
-        bound = binding_size(view, compiled.granules[index], self._allocator.alignment)
-        source = self._checked_slab(view)
+        alignment = self._allocator.alignment
+        resources = [
+            (self._checked_slab(view), view.offset, binding_size(view, granule, alignment))
+            for view, granule in zip(launch.views, compiled.granules)
+        ]
         encoder = self._device.create_command_encoder()
+        back = []
+        for i in private_buffers(launch.steps, launch.accesses, compiled.slots):
+            slab, offset, size = resources[i]
+            own = compiled.private.get((i, size))
+            if own is None:
+                with translate_errors(f"binding buffer {kernel.buffers[i].label} of its own"):
+                    own = compiled.private[(i, size)] = self._device.create_buffer(
+                        label=f"kforge-{kernel.buffers[i].label}", size=size, usage=_SLAB_USAGE
+                    )
+            encoder.copy_buffer_to_buffer(slab, offset, own, 0, size)
+            back.append((own, slab, offset, size))
+            resources[i] = (own, 0, size)
+        views_key = tuple((v.slab, v.offset, v.length_bytes) for v in launch.views)
         out = []
         for number, step in enumerate(launch.steps):
-            if not step.fields:
+            if not moved and not step.fields:
                 out.append(groups)
                 continue
-            key = ("fields", view.slab, view.offset, bound, number, step.fields)
+            key = ("step", views_key, number, step.bindings, step.fields)
             made = compiled.bind_groups.get(key)
             if made is None:
-                data, ranges = launch_field_patch(kernel, step, bound)
-                with translate_errors("binding a launch's uniform fields"):
-                    own = self._device.create_buffer(
-                        size=bound, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
-                    )
-                    patch = self._device.create_buffer_with_data(
-                        data=data, usage=wgpu.BufferUsage.COPY_SRC
-                    )
-                    entries = [
-                        {**e, "resource": {"buffer": own, "offset": 0, "size": bound}}
-                        if e["binding"] == binding
-                        else e
-                        for e in self._group_entries_for(compiled, launch.views, group)
-                    ]
-                    layout = compiled.layouts[group]
-                    replaced = self._device.create_bind_group(layout=layout, entries=entries)
-                made = compiled.bind_groups[key] = (
-                    groups[:group] + (replaced,) + groups[group + 1 :],
-                    own,
-                    patch,
-                    ranges,
-                )
+                made = self._launch_groups(compiled, launch, number, resources)
+                if len(compiled.bind_groups) >= _BIND_GROUP_CACHE:
+                    compiled.bind_groups.pop(next(iter(compiled.bind_groups)))
+                compiled.bind_groups[key] = made
             step_groups, own, patch, ranges = made
-            encoder.copy_buffer_to_buffer(source, view.offset, own, 0, bound)
-            for offset, length in ranges:
-                encoder.copy_buffer_to_buffer(patch, offset, own, offset, length)
+            if own is not None:
+                uniform = launch.views[kernel.buffers.index(kernel.uniform)]
+                bound = own.size
+                encoder.copy_buffer_to_buffer(
+                    self._checked_slab(uniform), uniform.offset, own, 0, bound
+                )
+                for offset, length in ranges:
+                    encoder.copy_buffer_to_buffer(patch, offset, own, offset, length)
             out.append(step_groups)
-        with translate_errors(f"copying the uniform fields of kernel {kernel.id}'s launches"):
+        with translate_errors(f"copying the bindings of kernel {kernel.id}'s launches"):
             self._submit(encoder.finish())
-        return out
+        return out, back
+
+    def _launch_groups(
+        self, compiled: _Pipeline, launch: Launch, number: int, resources: list
+    ) -> tuple:
+        """(bind groups, own uniform buffer, patch buffer, patch ranges) of launch
+        ``number`` over ``resources``, (buffer, offset, bytes) per kernel buffer; the
+        three last None where the launch sets no uniform field."""
+        kernel, step = launch.kernel, launch.steps[number]
+        chosen = [resources[i] for i in step_slots(step, len(kernel.buffers))]
+        own = patch = None
+        ranges: tuple = ()
+        with translate_errors("creating a launch's bind groups"):
+            if step.fields:
+                assert kernel.uniform is not None  # only a uniform block has fields
+                index = kernel.buffers.index(kernel.uniform)
+                bound = chosen[index][2]
+                data, ranges = launch_field_patch(kernel, step, bound)
+                own = self._device.create_buffer(
+                    size=bound, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
+                )
+                patch = self._device.create_buffer_with_data(
+                    data=data, usage=wgpu.BufferUsage.COPY_SRC
+                )
+                chosen[index] = (own, 0, bound)
+            step_groups = tuple(
+                self._device.create_bind_group(
+                    layout=layout,
+                    entries=[
+                        {
+                            "binding": binding,
+                            "resource": {"buffer": buffer, "offset": offset, "size": size},
+                        }
+                        for (buffer, offset, size), (at, binding) in zip(chosen, compiled.bindings)
+                        if at == group
+                    ],
+                )
+                for group, layout in enumerate(compiled.layouts)
+            )
+        return step_groups, own, patch, ranges
+
+    def _copy_back(self, back: list) -> None:
+        """Copy each private binding back into its view (``_step_groups``)."""
+        if not back:
+            return
+        encoder = self._device.create_command_encoder()
+        for own, slab, offset, size in back:
+            encoder.copy_buffer_to_buffer(own, 0, slab, offset, size)
+        self._submit(encoder.finish())
 
     def _group_entries_for(
         self, compiled: _Pipeline, views: tuple[BufferView, ...], group: int
@@ -597,18 +660,22 @@ class WgpuComputeContext(SlabContext):
         compute.end()
 
     def _enqueue(self, compiled: _Pipeline, launch: Launch) -> None:
-        groups = self._step_groups(compiled, launch)
+        groups, back = self._step_groups(compiled, launch)
         with translate_errors(f"dispatching kernel {launch.kernel.id}"):
             encoder = self._device.create_command_encoder()
             self._encode(encoder, compiled, groups, launch.steps)
             self._submit(encoder.finish())
+            self._copy_back(back)
 
     def _launch(self, compiled: _Pipeline, launch: Launch, warmups: int, samples: int) -> list[int]:
-        groups = self._step_groups(compiled, launch)
+        groups, back = self._step_groups(compiled, launch)
         with translate_errors(f"running kernel {launch.kernel.id}"):
             if self._timestamps:
-                return self._timed_on_device(compiled, groups, launch.steps, warmups, samples)
-            return self._timed_on_host(compiled, groups, launch.steps, warmups, samples)
+                times = self._timed_on_device(compiled, groups, launch.steps, warmups, samples)
+            else:
+                times = self._timed_on_host(compiled, groups, launch.steps, warmups, samples)
+            self._copy_back(back)
+            return times
 
     def _timed_on_device(self, compiled, groups, steps, warmups, samples) -> list[int]:
         """Warmups in one untimed pass, then one timestamped pass per sample. Passes go

@@ -16,8 +16,10 @@ written.
 - webgpu-lbm (Anatta336/webgpu-lbm at 8ddb9279, ``src/fluid/shaders/simulate.wgsl``
   with ``lbm_common.wgsl`` inlined where its ``#include`` stands): the D2Q9 BGK
   collision and the streaming with bounce-back walls, 12 floats a cell (f0..f8, rho,
-  vx, vy); the page ping-pongs two buffers by swapping bind groups, so each entry point
-  is a kernel of its own here (src read, dst written), as each launch binds them.
+  vx, vy); the page ping-pongs two buffers by swapping bind groups: each entry point
+  as a kernel of its own (src read, dst written), and the page's own sequence, two
+  steps of collision (A to B) then streaming (B to A), as one kernel whose launches
+  bind the buffers as the page does (``Dispatch.bindings``, added in round 45).
 
 What they showed (lavapipe and SwiftShader; not run on a GPU; pinned in
 tests/test_wild_round37.py):
@@ -47,11 +49,12 @@ tests/test_wild_round37.py):
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 
 import numpy as np
 
-from forge import BufferSpec, KernelSpec, Schedule, ceil_div
+from forge import BufferSpec, Dispatch, KernelSpec, Schedule, ceil_div
 
 from . import Wild
 
@@ -937,6 +940,57 @@ LBM_STREAMING = Wild(
 )
 
 
+# The page's sequence: simulatePipeline.ts binds (params, A, B) for the collision and
+# (params, B, A) for the streaming, a step a frame; two steps here, so the second
+# collision reads what the first streaming wrote.
+_LBM_STEPS = 2
+
+
+def _lbm_steps_reference(params, a, b):
+    """Two steps of the page: the collision of a into b, then the streaming of b back
+    into a, whose wall cells keep what a held before the collision in f0, rho and u."""
+    a = a.astype(np.float64)
+    b = np.empty_like(a)
+    for _ in range(_LBM_STEPS):
+        _lbm_collision_reference(params, a, b)
+        _lbm_streaming_reference(params, b, a)
+    return {"a": a, "b": b}
+
+
+def _lbm_grid(schedule, size):
+    return (ceil_div(size.W, 16), ceil_div(size.H, 16), 1)
+
+
+_LBM_PAGE = (
+    Dispatch("collision", grid=_lbm_grid),  # (params, A, B): a in src, b in dst
+    Dispatch("streaming", grid=_lbm_grid, bindings={"src": "b", "dst": "a"}),
+) * _LBM_STEPS
+
+LBM_PAGE = Wild(
+    dataclasses.replace(
+        _lbm_kernel(
+            "wild_r37_webgpu_lbm_d2q9_collide_and_stream",
+            "collision",
+            _lbm_steps_reference,
+            ("W=37,H=21", "W=3,H=3", "W=16,H=17"),
+        ),
+        buffers=(
+            LBM_COLLISION.kernel.buffers[0],
+            BufferSpec(
+                1, "f32", "read_write", name="a", count="W*H*12", inout=True, fill=_lbm_cells
+            ),
+            BufferSpec(2, "f32", "read_write", name="b", count="W*H*12"),
+        ),
+        launches=_LBM_PAGE,
+    ),
+    {
+        "relaxes toward f": LBM_COLLISION.mutants["relaxes toward f"],
+        "bounces back unreversed": LBM_STREAMING.mutants["bounces back unreversed"],
+    },
+)
+
+
 ROUND37: dict = {
-    w.kernel.id: w for w in (SHA256, BOXMULLER, FM_DEMOD, FIR, LBM_COLLISION, LBM_STREAMING)
+    w.kernel.id: w
+    for w in (SHA256, BOXMULLER, FM_DEMOD, FIR, LBM_COLLISION, LBM_STREAMING, LBM_PAGE)
 }
