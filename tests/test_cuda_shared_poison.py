@@ -118,6 +118,41 @@ def test_the_oracle_poisons_before_the_judged_run_and_the_rerun(fake_driver):  #
                 ctx.poison_scratch_memory(bad)
 
 
+def test_the_poison_is_launched_right_before_the_kernel_it_is_for(fake_driver):  # noqa: F811
+    """No copy, wait or graph capture between the poison's two launches and the kernel's:
+    with other processes on the GPU, what ran in such a gap replaced the poison (every
+    read found zeros in the H100's suite run, 2026-12-06). Timed or not, with or without
+    warm-ups, the driver's calls go poison, poison, (an event record,) the kernel."""
+    from backends.cuda import CudaComputeContext
+
+    log: list[str] = []
+    for name in [n for n in dir(fake_driver) if n.startswith("cu")]:
+        method = getattr(fake_driver, name)
+
+        def logged(*args, _name=name, _method=method):
+            function = args[0] if _name.startswith("cuLaunch") else None
+            log.append(getattr(function, "name", _name))
+            return _method(*args)
+
+        setattr(fake_driver, name, logged)
+    affine = forge.get_kernel("raw_affine")
+    with CudaComputeContext(1 << 22) as ctx:
+        for samples, warmups in ((0, 0), (3, 0), (3, 1)):
+            log.clear()
+            ev = oracle.evaluate(ctx, affine, size=100, seed=0, samples=samples, warmups=warmups)
+            assert ev.verdict is Verdict.PASS, ev.report()
+            starts = [i for i, name in enumerate(log) if name == "kforge_poison_shared"][::2]
+            assert starts, log
+            for i in starts:
+                # (the simulation's cuEventRecord calls its cuEventRecordWithFlags)
+                after = [n for n in log[i + 2 :][:4] if not n.startswith("cuEventRecord")]
+                assert log[i + 1] == "kforge_poison_shared" and after[0] == "raw_affine", (
+                    samples,
+                    warmups,
+                    log[i : i + 8],
+                )
+
+
 def test_the_poison_kernel_compiles_with_nvrtc_uncounted_and_uncached(tmp_path, monkeypatch):
     """Compiled as the backend's own: not in compile_stats (a search's count of its
     candidates' compiles) nor in the disk cache (a worker's images)."""

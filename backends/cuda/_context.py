@@ -898,6 +898,8 @@ class CudaComputeContext(SlabContext):
         what = _describe_launch(launch)
         self._dirty = True
         poison, held = self._poison_calls()
+        if poison and samples:
+            self._events_for(min(samples, _GRAPH_SAMPLES) + 1)  # made before, not between
         self._launch_direct(poison, 1, "kforge_poison_shared")
         self._launch_direct(calls, warmups, what)
         del held
