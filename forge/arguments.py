@@ -18,7 +18,9 @@ packs:
 - ``("offset", (index, bytes))``: the device pointer of a buffer that many bytes on,
   for ``arguments=("d_data + 256", ...)`` (a host's ``d_data + blockSize``);
 - ``("default", (name, bytes))``: a trailing parameter ``arguments=`` leaves out,
-  packed from its declared default (``int *partial_sums = NULL``: a null pointer).
+  packed from its declared default (``int *partial_sums = NULL``: a null pointer), or
+  a null pointer ``arguments=`` gives by name, anywhere (``"nullptr"`` or ``"NULL"``,
+  its name: a host's ``_use_mean ? means : nullptr``).
 
 The rules, in order:
 
@@ -346,7 +348,9 @@ def _explicit(
     it leaves out take the defaults their declaration gives (``int *partial_sums =
     NULL``, which cuda-samples' shfl_scan launches with two arguments), and a buffer
     may be passed at an offset of its elements (``"d_data + 256"``, as a host passes
-    ``d_data + blockSize``)."""
+    ``d_data + blockSize``), and a pointer may be given a null pointer by name
+    (``"nullptr"``, ``"NULL"``), as LightSeq's host passes ``means`` unless it keeps
+    them."""
     defaulted: Sequence[_sources.CudaParam] = ()
     if params is not None and len(order) < len(params):
         defaulted = params[len(order) :]
@@ -365,7 +369,9 @@ def _explicit(
         if name not in known and (at := _offset(kernel, name, known, values, size)) is not None
     }
     unknown = [
-        name for name in order if name not in known and name not in values and name not in offsets
+        name
+        for name in order
+        if name not in known and name not in values and name not in offsets and name not in _NULL
     ]
     if unknown:
         raise InvalidArgument(
@@ -385,6 +391,15 @@ def _explicit(
                     f"passed by value, but arguments= gives it the buffer offset {name!r}"
                 )
             found.append(offsets[name])
+        elif name in _NULL and name not in values:
+            if param is not None and not param.pointer:
+                raise InvalidArgument(
+                    f"kernel {kernel.id}: parameter {param.type} {param.name} of {entry} is "
+                    f"passed by value, but arguments= gives it the null pointer {name!r}"
+                )
+            # a host's nullptr for an optional pointer (LightSeq's ``means``, unless the
+            # op keeps them): the kernel's ``if (means != nullptr)`` is what runs
+            found.append(("default", (name, bytes(8))))
         elif param is not None and param.pointer:
             raise InvalidArgument(
                 f"kernel {kernel.id}: parameter {param.type} {param.name} of {entry} is a "
@@ -541,7 +556,9 @@ def argument_order(kernel: KernelSpec, arguments: Sequence[Argument]) -> tuple[s
                 return None
             names.append(f"{spec.name} + {key[1] // spec.dtype_for('cuda').itemsize}")
         elif kind == "default":
-            continue  # a trailing parameter left to its default
+            if key[0] in _NULL:  # a null pointer arguments= gave
+                names.append(key[0])
+            # else a trailing parameter left to its default
         else:
             names.append((kernel.uniform.name or "params") if kernel.uniform else "params")
     return tuple(names)
