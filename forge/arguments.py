@@ -472,6 +472,10 @@ def _value(
 ) -> Argument:
     """Value ``name`` packed in the C type ``param`` declares (without a declaration,
     in the type the Python value has: int as ``int``, float as ``float``)."""
+    if isinstance(value, (bytes, bytearray)):
+        # an object passed by value as its bytes (thrust's and CUSP's functors, an
+        # empty struct's one byte): the PTX's parameter size checks their count
+        return ("value", (name, bytes(value)))
     declared = _sources.scalar_dtype(param.type) if param is not None else None
     if param is None:
         dtype, what = _python_dtype(value), f"the value {name} of {entry}"
@@ -480,7 +484,7 @@ def _value(
             f"kernel {kernel.id}: parameter {param.type} {param.name} of {entry} is given "
             f"the value {name!r}, but {param.type!r} is no scalar type kernel-forge can "
             "pack (int, float, half, the fixed-width integers, ...); pass it in a uniform "
-            "block instead"
+            'block instead, or as its bytes (b"\\0" for an empty functor)'
         )
     else:
         dtype, what = declared, f"parameter {param.type} {param.name}"
@@ -604,7 +608,10 @@ def _scalars(
         if not p.pointer
         and p.name not in known
         and p.name in values
-        and _sources.scalar_dtype(p.type) is not None
+        and (
+            _sources.scalar_dtype(p.type) is not None
+            or isinstance(values[p.name], (bytes, bytearray))
+        )
     }
 
 
@@ -740,7 +747,10 @@ def _no_fit(
             f'block named "{struct.name}" whose fields are the struct\'s members in order, '
             f'BufferSpec.uniform({binding}, (("alpha", "f32"),), name="{struct.name}") for '
             "a functor holding a float alpha, or one byte for an empty functor, "
-            f'BufferSpec.uniform({binding}, (("_empty", "u8"),), name="{struct.name}");'
+            f'BufferSpec.uniform({binding}, (("_empty", "u8"),), name="{struct.name}"); '
+            f'or give it its bytes by name, defaults={{"{struct.name}": b"\\0"}} for an '
+            "empty functor (as a kernel with several functors must: a spec has one uniform "
+            "block);"
         )
     named = [kernel.buffers[i].name or "?" for _, i in _buffer_slots(kernel)][:pointers]
     lines.append(
