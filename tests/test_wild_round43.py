@@ -13,6 +13,11 @@ shows it.
   parameter types (``"apply_rotary_pos_emb(float*, float*, unsigned, ...)"``): NVRTC is
   asked for the cast that picks it, the parameters are read from that definition, and
   the plain name's error says to do so.
+- Inexpressible, fixed: CUSP's SpMV kernel takes three functors by value (a
+  ``constant_functor<float>`` holding 0, thrust's empty ``multiplies`` and ``plus``); a
+  struct parameter could be filled only by the spec's one uniform block. A value given as
+  bytes (``defaults={"combine": b"\\0"}``) is now passed as they are, and the size the
+  PTX declares for the parameter checks them.
 - A gap of the drawn inputs, pinned and not closed: no drawn row has a mean far from 0
   against its spread, so LightSeq's one-pass variance (``E[x^2] - E[x]^2`` in float32)
   passes, while on rows of 1000 +- 1 it loses every digit of the variance (outputs off
@@ -34,7 +39,7 @@ from forge.errors import CompileError, InvalidArgument
 from forge.sources import cuda_parameters, cuda_parameters_problem
 from oracle import Session, Verdict
 from oracle.pytest_plugin import require_available
-from tests.wild.round43 import _ROPE_CUDA, DEEPSPEED_ROPE, LIGHTSEQ_LAYER_NORM
+from tests.wild.round43 import _ROPE_CUDA, CUSP_SPMV, DEEPSPEED_ROPE, LIGHTSEQ_LAYER_NORM
 
 _HALF_OVERLOAD = (
     "apply_rotary_pos_emb(__half*, __half*, unsigned, unsigned, unsigned, unsigned, unsigned, "
@@ -110,6 +115,27 @@ def test_an_overloaded_kernel_named_alone_is_told_to_name_its_parameter_types():
     assert "no __global__ function apply_rotary_pos_emb(double*)" in problem
 
 
+def test_functors_by_value_are_passed_as_their_bytes_and_checked_against_the_ptx():
+    """CUSP's initialize (4 bytes), combine and reduce (1 byte each) as the launch passes
+    them; given 4 bytes for an empty functor, the PTX's 1-byte parameter refuses it."""
+    from backends.cuda._modules import check_steps, module_build
+
+    kernel = CUSP_SPMV.kernel
+    text = "num_rows=33,num_cols=10,nnz=50"
+    steps = _steps(kernel, text)
+    assert steps[0].arguments[-3:] == (
+        ("value", ("initialize", bytes(4))),
+        ("value", ("combine", b"\0")),
+        ("value", ("reduce", b"\0")),
+    )
+    source = kernel.source("cuda", kernel.schedules[0], kernel.size(text))
+    _, _, entries = module_build(kernel, steps, source, "sm_90").build()
+    check_steps(kernel, steps, entries, source)
+    wide = dataclasses.replace(kernel, defaults={**kernel.defaults, "combine": bytes(4)})
+    with pytest.raises(CompileError, match=r"is 1 bytes .* value combine \(by value\) of 4 bytes"):
+        check_steps(wide, _steps(wide, text), entries, source)
+
+
 def _offset_rows(rng, count, size):
     """Rows of 1000 +- 1 and -250 +- 1: a mean far from 0 against the spread."""
     rows = count // size.hidden_dim
@@ -144,6 +170,15 @@ def test_the_layer_norm_with_means_nullptr_passes_on_cuda(request, session):
         seed=0,
         samples=0,
         warmups=0,
+    )
+    assert ev.verdict is Verdict.PASS, ev.report()
+
+
+def test_the_spmv_with_its_functors_as_bytes_passes_on_cuda(request, session):
+    require_available(request.config, "cuda")
+    kernel = CUSP_SPMV.kernel
+    ev = oracle.evaluate(
+        session.runner("cuda"), kernel, size=kernel.test_sizes[0], seed=0, samples=0, warmups=0
     )
     assert ev.verdict is Verdict.PASS, ev.report()
 

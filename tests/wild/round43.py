@@ -23,6 +23,13 @@ GPU machine).
   into ``at::zeros`` from int64 edge lists with hubs and self-loops, ``bool`` and
   ``size_t`` parameters by value, blocks striding over the edges; ported to WGSL with
   a compare-exchange loop on the floats' bits (WGSL has no float atomics).
+- CUSP's ``spmv_csr_vector_kernel`` (cusplibrary/cusplibrary at 2b5d1ab8,
+  cusp/system/cuda/detail/multiply/csr_vector_spmv.h; Apache 2.0): a template over five
+  iterator types, three functors passed by value and two ``unsigned`` widths
+  (THREADS_PER_VECTOR picked by the host from the mean row length), warp-synchronous
+  reductions through ``volatile __shared__`` memory with no barrier ("This code relies
+  on implicit synchronization among threads in a warp"), two lanes fetching the row's
+  bounds for the others.
 
 What they showed (pinned in tests/test_wild_round43.py; lavapipe here, NVRTC for
 sm_90; not run on a GPU: the CUDA originals and mutants run there later):
@@ -31,6 +38,10 @@ sm_90; not run on a GPU: the CUDA originals and mutants run there later):
   parameters; ``arguments=`` may now say ``"nullptr"`` for any pointer parameter.
 - Inexpressible, fixed: DeepSpeed's overloads share a name NVRTC cannot lower; an entry
   point may now name the overload by its parameter types.
+- Inexpressible, fixed: CUSP's three functors by value (one holding a float, two empty
+  structs of one byte); only the spec's one uniform block could fill a struct
+  parameter. A value given as bytes is now passed as it is, checked against the
+  parameter's size in the PTX.
 - A gap of the drawn inputs, not closed: no drawn row has a mean far from 0 against its
   spread, so the one-pass variance passes; on rows of 1000 +- 1 it is off by up to a
   third. Five WGSL originals of earlier rounds compute the variance so as well
@@ -47,7 +58,8 @@ sm_90; not run on a GPU: the CUDA originals and mutants run there later):
   CUDA original and mutant compiles with NVRTC and binds as the source means.
 """
 
-# ruff: noqa: E501  (the CUDA sources keep their authors' long lines, as written)
+# ruff: noqa: E501, E101, W291  (the CUDA sources keep their authors' long lines, tabs and
+# trailing spaces, as written)
 
 from __future__ import annotations
 
@@ -817,6 +829,311 @@ PYTORCH3D_GATHER_SCATTER = Wild(
 )
 
 
+# -- 4. CUSP's spmv_csr_vector_kernel: iterators and functors as template arguments --------
+# cusplibrary/cusplibrary at 2b5d1ab8, cusp/system/cuda/detail/multiply/csr_vector_spmv.h
+# (Apache 2.0; NVIDIA's licence header left out). What it takes from thrust
+# (iterator_value, multiplies, plus) and from cusp/functional.h (constant_functor) is
+# written in its place. The host (cusp::multiply -> __spmv_csr_vector<THREADS_PER_VECTOR>):
+# THREADS_PER_VECTOR 2, 4, 8, 16 or 32 from num_entries / num_rows, 128 threads a block,
+# min(MAX_BLOCKS, DIVIDE_INTO(num_rows, VECTORS_PER_BLOCK)) blocks (MAX_BLOCKS, the
+# occupancy, is the larger at these sizes), and three functors by value: initialize =
+# constant_functor<float>(0), combine = multiplies, reduce = plus.
+
+_SPMV_CUDA = r"""#include <cstddef>
+
+// from thrust/iterator/iterator_traits.h: the value type of a pointer
+namespace thrust {
+template <typename T> struct iterator_value;
+template <typename T> struct iterator_value<T*> { typedef T type; };
+template <typename T> struct iterator_value<const T*> { typedef T type; };
+
+// from thrust/functional.h
+template <typename Argument, typename Result> struct unary_function {
+    typedef Argument argument_type;
+    typedef Result result_type;
+};
+template <typename T> struct multiplies {
+    __host__ __device__ T operator()(const T &lhs, const T &rhs) const { return lhs * rhs; }
+};
+template <typename T> struct plus {
+    __host__ __device__ T operator()(const T &lhs, const T &rhs) const { return lhs + rhs; }
+};
+}  // namespace thrust
+
+// from cusp/functional.h
+namespace cusp {
+template<typename T>
+struct constant_functor : public thrust::unary_function<T,T>
+{
+    private:
+      T val;
+
+    public:
+    __host__ __device__
+    constant_functor(const T val = 0) : val(val) {}
+
+    __host__ __device__
+    T operator()(const T& x) const {
+        return val;
+    }
+};
+}  // namespace cusp
+
+namespace cusp
+{
+namespace system
+{
+namespace cuda
+{
+
+//////////////////////////////////////////////////////////////////////////////
+// CSR SpMV kernels based on a vector model (one warp per row)
+//////////////////////////////////////////////////////////////////////////////
+//
+// spmv_csr_vector_device
+//   Each row of the CSR matrix is assigned to a warp.  The warp computes
+//   y[i] = A[i,:] * x, i.e. the dot product of the i-th row of A with
+//   the x vector, in parallel.  This division of work implies that
+//   the CSR index and data arrays (Aj and Ax) are accessed in a contiguous
+//   manner (but generally not aligned).  On GT200 these accesses are
+//   coalesced, unlike kernels based on the one-row-per-thread division of
+//   work.  Since an entire 32-thread warp is assigned to each row, many
+//   threads will remain idle when their row contains a small number
+//   of elements.  This code relies on implicit synchronization among
+//   threads in a warp.
+//
+// spmv_csr_vector_tex_device
+//   Same as spmv_csr_vector_tex_device, except that the texture cache is
+//   used for accessing the x vector.
+//
+//  Note: THREADS_PER_VECTOR must be one of [2,4,8,16,32]
+
+
+template <typename RowIterator, typename ColumnIterator, typename ValueIterator1,
+	  typename ValueIterator2, typename ValueIterator3,
+	  typename UnaryFunction, typename BinaryFunction1, typename BinaryFunction2,
+          unsigned int VECTORS_PER_BLOCK, unsigned int THREADS_PER_VECTOR>
+__global__ void
+spmv_csr_vector_kernel(const unsigned int num_rows,
+                       const RowIterator    Ap,
+                       const ColumnIterator Aj,
+                       const ValueIterator1 Ax,
+                       const ValueIterator2  x,
+                       ValueIterator3        y,
+                       UnaryFunction initialize,
+                       BinaryFunction1 combine,
+                       BinaryFunction2 reduce)
+{
+    typedef typename thrust::iterator_value<RowIterator>::type    IndexType;
+    typedef typename thrust::iterator_value<ValueIterator1>::type ValueType;
+
+    __shared__ volatile ValueType sdata[VECTORS_PER_BLOCK * THREADS_PER_VECTOR + THREADS_PER_VECTOR / 2];  // padded to avoid reduction conditionals
+    __shared__ volatile IndexType ptrs[VECTORS_PER_BLOCK][2];
+
+    const IndexType THREADS_PER_BLOCK = VECTORS_PER_BLOCK * THREADS_PER_VECTOR;
+
+    const IndexType thread_id   = THREADS_PER_BLOCK * blockIdx.x + threadIdx.x;    // global thread index
+    const IndexType thread_lane = threadIdx.x & (THREADS_PER_VECTOR - 1);          // thread index within the vector
+    const IndexType vector_id   = thread_id   /  THREADS_PER_VECTOR;               // global vector index
+    const IndexType vector_lane = threadIdx.x /  THREADS_PER_VECTOR;               // vector index within the block
+    const IndexType num_vectors = VECTORS_PER_BLOCK * gridDim.x;                   // total number of active vectors
+
+    for(IndexType row = vector_id; row < num_rows; row += num_vectors)
+    {
+        // use two threads to fetch Ap[row] and Ap[row+1]
+        // this is considerably faster than the straightforward version
+        if(thread_lane < 2)
+            ptrs[vector_lane][thread_lane] = Ap[row + thread_lane];
+
+        const IndexType row_start = ptrs[vector_lane][0];                   //same as: row_start = Ap[row];
+        const IndexType row_end   = ptrs[vector_lane][1];                   //same as: row_end   = Ap[row+1];
+
+        // initialize local sum
+        ValueType sum = (thread_lane == 0) ? initialize(y[row]) : ValueType(0);
+
+        if (THREADS_PER_VECTOR == 32 && row_end - row_start > 32)
+        {
+            // ensure aligned memory access to Aj and Ax
+
+            IndexType jj = row_start - (row_start & (THREADS_PER_VECTOR - 1)) + thread_lane;
+
+            // accumulate local sums
+            if(jj >= row_start && jj < row_end)
+                sum = reduce(sum, combine(Ax[jj], x[Aj[jj]]));
+
+            // accumulate local sums
+            for(jj += THREADS_PER_VECTOR; jj < row_end; jj += THREADS_PER_VECTOR)
+                sum = reduce(sum, combine(Ax[jj], x[Aj[jj]]));
+        }
+        else
+        {
+            // accumulate local sums
+            for(IndexType jj = row_start + thread_lane; jj < row_end; jj += THREADS_PER_VECTOR)
+                sum = reduce(sum, combine(Ax[jj], x[Aj[jj]]));
+        }
+
+        // store local sum in shared memory
+        sdata[threadIdx.x] = sum;
+
+	// TODO: remove temp var WAR for MSVC
+	ValueType temp; 
+
+        // reduce local sums to row sum
+        if (THREADS_PER_VECTOR > 16) {temp = sdata[threadIdx.x + 16]; sdata[threadIdx.x] = sum = reduce(sum, temp);}
+        if (THREADS_PER_VECTOR >  8) {temp = sdata[threadIdx.x +  8]; sdata[threadIdx.x] = sum = reduce(sum, temp);}
+        if (THREADS_PER_VECTOR >  4) {temp = sdata[threadIdx.x +  4]; sdata[threadIdx.x] = sum = reduce(sum, temp);}
+        if (THREADS_PER_VECTOR >  2) {temp = sdata[threadIdx.x +  2]; sdata[threadIdx.x] = sum = reduce(sum, temp);}
+        if (THREADS_PER_VECTOR >  1) {temp = sdata[threadIdx.x +  1]; sdata[threadIdx.x] = sum = reduce(sum, temp);}
+
+        // first thread writes the result
+        if (thread_lane == 0)
+            y[row] = ValueType(sdata[threadIdx.x]);
+    }
+}
+
+} // end namespace cuda
+} // end namespace system
+} // end namespace cusp
+"""
+
+# A WebGPU port: 32 invocations a row whatever the rows' lengths (no template to pick
+# a vector width), four rows a workgroup of 128, a tree in workgroup memory with a
+# barrier a level; the workgroups stride over the rows as CUSP's vectors do.
+_SPMV_WGSL = """
+struct Params { num_rows: u32 }
+@group(0) @binding(0) var<storage, read> Ap: array<i32>;
+@group(0) @binding(1) var<storage, read> Aj: array<i32>;
+@group(0) @binding(2) var<storage, read> Ax: array<f32>;
+@group(0) @binding(3) var<storage, read> x: array<f32>;
+@group(0) @binding(4) var<storage, read_write> y: array<f32>;
+@group(0) @binding(5) var<uniform> p: Params;
+
+var<workgroup> sdata: array<f32, 128>;
+
+@compute @workgroup_size(128)
+fn spmv_csr_vector_kernel(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+                          @builtin(local_invocation_id) lid: vec3<u32>) {
+    let lane = lid.x & 31u;
+    for (var base = wg.x * 4u; base < p.num_rows; base += 4u * nwg.x) {
+        let row = base + lid.x / 32u;
+        var sum = 0.0;
+        if (row < p.num_rows) {
+            let row_end = Ap[row + 1u];
+            for (var jj = Ap[row] + i32(lane); jj < row_end; jj += 32) {
+                sum += Ax[jj] * x[Aj[jj]];
+            }
+        }
+        sdata[lid.x] = sum;
+        workgroupBarrier();
+        for (var offset = 16u; offset > 0u; offset >>= 1u) {
+            if (lane < offset) {
+                sdata[lid.x] += sdata[lid.x + offset];
+            }
+            workgroupBarrier();
+        }
+        if (lane == 0u && row < p.num_rows) {
+            y[row] = sdata[lid.x];
+        }
+        workgroupBarrier();
+    }
+}
+"""
+
+
+def _row_offsets(rng, count, size):
+    """CSR row offsets for nnz entries over num_rows rows: lengths skewed (a cube of
+    uniforms), every seventh row empty, so rows of 0 to a few times the mean, some
+    longer than 32 where the mean is above it."""
+    weight = rng.random(size.num_rows) ** 3
+    weight[::7] = 0.0
+    lengths = rng.multinomial(size.nnz, weight / weight.sum())
+    return np.concatenate([[0], np.cumsum(lengths)]).astype(np.int32)
+
+
+def _column_indices(rng, count, size):
+    return rng.integers(0, size.num_cols, count).astype(np.int32)
+
+
+def _spmv_reference(Ap, Aj, Ax, x):
+    rows = np.repeat(np.arange(len(Ap) - 1), np.diff(Ap))
+    return np.bincount(rows, Ax.astype(np.float64) * x[Aj], minlength=len(Ap) - 1)
+
+
+def _threads_per_vector(size):
+    # cusp::multiply: nnz_per_row = num_entries / num_rows (IndexType division)
+    per_row = size.nnz // size.num_rows
+    return next((t for t in (2, 4, 8, 16) if per_row <= t), 32)
+
+
+CUSP_SPMV = Wild(
+    KernelSpec(
+        id="wild_r43_cusp_spmv_csr_vector_functors",
+        entry_point="spmv_csr_vector_kernel",
+        entry_points={
+            "cuda": "cusp::system::cuda::spmv_csr_vector_kernel<const int*, const int*, const float*, "
+            "const float*, float*, cusp::constant_functor<float>, thrust::multiplies<float>, "
+            "thrust::plus<float>, {{VPB}}, {{TPV}}>"
+        },
+        sources={"cuda": _SPMV_CUDA, "wgsl": _SPMV_WGSL},
+        dims=("num_rows", "num_cols", "nnz"),
+        buffers=(
+            BufferSpec(0, "i32", "read", name="Ap", count="num_rows+1", fill=_row_offsets),
+            BufferSpec(1, "i32", "read", name="Aj", count="nnz", fill=_column_indices),
+            BufferSpec(2, "f32", "read", name="Ax", count="nnz"),
+            BufferSpec(3, "f32", "read", name="x", count="num_cols"),
+            BufferSpec(4, "f32", "read_write", name="y", count="num_rows"),
+            BufferSpec.uniform(5, (("num_rows", "u32"),), name="p"),
+        ),
+        reference=_spmv_reference,
+        params=lambda size: {"num_rows": size.num_rows},
+        # the functors by value, as their bytes: constant_functor<float>(0) holds a float,
+        # thrust's multiplies and plus are empty structs of one byte
+        defaults={"initialize": np.float32(0).tobytes(), "combine": b"\0", "reduce": b"\0"},
+        constants={
+            "TPV": lambda s, size: _threads_per_vector(size),
+            "VPB": lambda s, size: 128 // _threads_per_vector(size),
+        },
+        grid=lambda s, size: (-(-size.num_rows // (128 // _threads_per_vector(size))), 1, 1),
+        schedules=(Schedule(128),),
+        # 37 entries a row (32 threads a vector, rows past 32 on the aligned path), 5 (8
+        # threads a vector, 16 a block) and 1 (2 threads, 64 a block)
+        test_sizes=(
+            "num_rows=70,num_cols=90,nnz=2600",
+            "num_rows=100,num_cols=40,nnz=500",
+            "num_rows=33,num_cols=10,nnz=50",
+        ),
+    ),
+    {
+        "CUDA: a long row's first, partial chunk dropped": (
+            "cuda",
+            "            // accumulate local sums\n            if(jj >= row_start && jj < row_end)\n                sum = reduce(sum, combine(Ax[jj], x[Aj[jj]]));\n\n",
+            "",
+        ),
+        "CUDA: the reduction from 8": (
+            "cuda",
+            "        if (THREADS_PER_VECTOR > 16) {temp = sdata[threadIdx.x + 16]; sdata[threadIdx.x] = sum = reduce(sum, temp);}\n",
+            "",
+        ),
+        "CUDA: a short row strided by the warp, not the vector": (
+            "cuda",
+            "for(IndexType jj = row_start + thread_lane; jj < row_end; jj += THREADS_PER_VECTOR)",
+            "for(IndexType jj = row_start + thread_lane; jj < row_end; jj += 32)",
+        ),
+        "the tree from offset 8": (
+            "wgsl",
+            "for (var offset = 16u; offset > 0u; offset >>= 1u) {",
+            "for (var offset = 8u; offset > 0u; offset >>= 1u) {",
+        ),
+        "the row's last entry left out": (
+            "wgsl",
+            "let row_end = Ap[row + 1u];",
+            "let row_end = Ap[row + 1u] - 1;",
+        ),
+    },
+)
+
+
 ROUND43: dict[str, Wild] = {
-    w.kernel.id: w for w in (LIGHTSEQ_LAYER_NORM, DEEPSPEED_ROPE, PYTORCH3D_GATHER_SCATTER)
+    w.kernel.id: w
+    for w in (LIGHTSEQ_LAYER_NORM, DEEPSPEED_ROPE, PYTORCH3D_GATHER_SCATTER, CUSP_SPMV)
 }
