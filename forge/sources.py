@@ -875,6 +875,10 @@ def cuda_parameter_texts(source: str, entry_point: str) -> list[str] | None:
     if not found:
         expanded = _expand_kernel_macro(text, name)
         found = _declarations(expanded, name) if expanded is not None else []
+    wanted = cuda_signature(entry_point)[1]
+    if wanted is not None:  # the overload its parameter types name, if any
+        keys = tuple(_type_key(t) for t in wanted)
+        found = [d for d in found if d[2] is not None and _overload_keys(d[1]) == keys]
     if not found or found[0][2] is None:
         return None
     found.sort(key=lambda d: not d[2])

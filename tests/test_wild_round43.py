@@ -36,7 +36,7 @@ import pytest
 import oracle
 from forge.arguments import argument_order
 from forge.errors import CompileError, InvalidArgument
-from forge.sources import cuda_parameters, cuda_parameters_problem
+from forge.sources import cuda_parameter_texts, cuda_parameters, cuda_parameters_problem
 from oracle import Session, Verdict
 from oracle.pytest_plugin import require_available
 from tests.wild.round43 import _ROPE_CUDA, CUSP_SPMV, DEEPSPEED_ROPE, LIGHTSEQ_LAYER_NORM
@@ -113,6 +113,8 @@ def test_an_overloaded_kernel_named_alone_is_told_to_name_its_parameter_types():
         compile_module_entries(_ROPE_CUDA, ["apply_rotary_pos_emb"], "sm_90", "ptx")
     problem = cuda_parameters_problem(_ROPE_CUDA, "apply_rotary_pos_emb(double*)")
     assert "no __global__ function apply_rotary_pos_emb(double*)" in problem
+    assert cuda_parameter_texts(_ROPE_CUDA, "apply_rotary_pos_emb(double*)") is None
+    assert cuda_parameter_texts(_ROPE_CUDA, _HALF_OVERLOAD)[:1] == ["__half* mixed_query"]
 
 
 def test_functors_by_value_are_passed_as_their_bytes_and_checked_against_the_ptx():
