@@ -44,7 +44,7 @@ sm_90; not run on a GPU: the CUDA originals and mutants run there later):
   parameter's size in the PTX.
 - A gap of the drawn inputs, not closed: no drawn row has a mean far from 0 against its
   spread, so the one-pass variance passes; on rows of 1000 +- 1 it is off by up to a
-  third. Five WGSL originals of earlier rounds compute the variance so as well
+  third, where round 2's Welford layer norm passes. Five WGSL originals of earlier rounds compute the variance so as well
   (ONNX Runtime Web's LayerNorm and SkipLayerNorm, an InstanceNorm, a ViT's layer norm, a
   vec4 LayerNorm): an input set of such rows would fail them all, a decision left open.
 - No false alarm from float atomics: the gather-scatter's sums, added in any order by
