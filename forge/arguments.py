@@ -18,7 +18,9 @@ packs:
 - ``("offset", (index, bytes))``: the device pointer of a buffer that many bytes on,
   for ``arguments=("d_data + 256", ...)`` (a host's ``d_data + blockSize``);
 - ``("default", (name, bytes))``: a trailing parameter ``arguments=`` leaves out,
-  packed from its declared default (``int *partial_sums = NULL``: a null pointer).
+  packed from its declared default (``int *partial_sums = NULL``: a null pointer), or
+  a null pointer ``arguments=`` gives by name, anywhere (``"nullptr"`` or ``"NULL"``,
+  its name: a host's ``_use_mean ? means : nullptr``).
 
 The rules, in order:
 
@@ -352,7 +354,9 @@ def _explicit(
     it leaves out take the defaults their declaration gives (``int *partial_sums =
     NULL``, which cuda-samples' shfl_scan launches with two arguments), and a buffer
     may be passed at an offset of its elements (``"d_data + 256"``, as a host passes
-    ``d_data + blockSize``)."""
+    ``d_data + blockSize``), and a pointer may be given a null pointer by name
+    (``"nullptr"``, ``"NULL"``), as LightSeq's host passes ``means`` unless it keeps
+    them."""
     defaulted: Sequence[_sources.CudaParam] = ()
     if params is not None and len(order) < len(params):
         defaulted = params[len(order) :]
@@ -371,7 +375,9 @@ def _explicit(
         if name not in known and (at := _offset(kernel, name, known, values, size)) is not None
     }
     unknown = [
-        name for name in order if name not in known and name not in values and name not in offsets
+        name
+        for name in order
+        if name not in known and name not in values and name not in offsets and name not in _NULL
     ]
     if unknown:
         raise InvalidArgument(
@@ -391,6 +397,15 @@ def _explicit(
                     f"passed by value, but arguments= gives it the buffer offset {name!r}"
                 )
             found.append(offsets[name])
+        elif name in _NULL and name not in values:
+            if param is not None and not param.pointer:
+                raise InvalidArgument(
+                    f"kernel {kernel.id}: parameter {param.type} {param.name} of {entry} is "
+                    f"passed by value, but arguments= gives it the null pointer {name!r}"
+                )
+            # a host's nullptr for an optional pointer (LightSeq's ``means``, unless the
+            # op keeps them): the kernel's ``if (means != nullptr)`` is what runs
+            found.append(("default", (name, bytes(8))))
         elif param is not None and param.pointer:
             raise InvalidArgument(
                 f"kernel {kernel.id}: parameter {param.type} {param.name} of {entry} is a "
@@ -463,6 +478,10 @@ def _value(
 ) -> Argument:
     """Value ``name`` packed in the C type ``param`` declares (without a declaration,
     in the type the Python value has: int as ``int``, float as ``float``)."""
+    if isinstance(value, (bytes, bytearray)):
+        # an object passed by value as its bytes (thrust's and CUSP's functors, an
+        # empty struct's one byte): the PTX's parameter size checks their count
+        return ("value", (name, bytes(value)))
     declared = _sources.scalar_dtype(param.type) if param is not None else None
     if param is None:
         dtype, what = _python_dtype(value), f"the value {name} of {entry}"
@@ -471,7 +490,7 @@ def _value(
             f"kernel {kernel.id}: parameter {param.type} {param.name} of {entry} is given "
             f"the value {name!r}, but {param.type!r} is no scalar type kernel-forge can "
             "pack (int, float, half, the fixed-width integers, ...); pass it in a uniform "
-            "block instead"
+            'block instead, or as its bytes (b"\\0" for an empty functor)'
         )
     else:
         dtype, what = declared, f"parameter {param.type} {param.name}"
@@ -547,7 +566,9 @@ def argument_order(kernel: KernelSpec, arguments: Sequence[Argument]) -> tuple[s
                 return None
             names.append(f"{spec.name} + {key[1] // spec.dtype_for('cuda').itemsize}")
         elif kind == "default":
-            continue  # a trailing parameter left to its default
+            if key[0] in _NULL:  # a null pointer arguments= gave
+                names.append(key[0])
+            # else a trailing parameter left to its default
         else:
             names.append((kernel.uniform.name or "params") if kernel.uniform else "params")
     return tuple(names)
@@ -593,7 +614,10 @@ def _scalars(
         if not p.pointer
         and p.name not in known
         and p.name in values
-        and _sources.scalar_dtype(p.type) is not None
+        and (
+            _sources.scalar_dtype(p.type) is not None
+            or isinstance(values[p.name], (bytes, bytearray))
+        )
     }
 
 
@@ -729,7 +753,10 @@ def _no_fit(
             f'block named "{struct.name}" whose fields are the struct\'s members in order, '
             f'BufferSpec.uniform({binding}, (("alpha", "f32"),), name="{struct.name}") for '
             "a functor holding a float alpha, or one byte for an empty functor, "
-            f'BufferSpec.uniform({binding}, (("_empty", "u8"),), name="{struct.name}");'
+            f'BufferSpec.uniform({binding}, (("_empty", "u8"),), name="{struct.name}"); '
+            f'or give it its bytes by name, defaults={{"{struct.name}": b"\\0"}} for an '
+            "empty functor (as a kernel with several functors must: a spec has one uniform "
+            "block);"
         )
     named = [kernel.buffers[i].name or "?" for _, i in _buffer_slots(kernel)][:pointers]
     lines.append(

@@ -922,10 +922,11 @@ class KernelSpec:
 
 
 def _entry_name(entry: str) -> bool:
-    """An identifier, or a C++ name expression for NVRTC (``ns::k<float, 4>``)."""
+    """An identifier, or a C++ name expression for NVRTC (``ns::k<float, 4>``), which
+    may name an overload by its parameter types (``apply(float*, unsigned)``)."""
     if entry.isidentifier():
         return True
-    return bool(re.match(r"^[A-Za-z_][\w:]*\s*(<.*>)?$", entry.strip()))
+    return bool(re.match(r"^[A-Za-z_][\w:]*\s*(<.*>)?\s*(\(.*\))?$", entry.strip(), re.S))
 
 
 def iter_specs(values: Iterable[Any]) -> list[KernelSpec]:

@@ -875,11 +875,52 @@ def cuda_parameter_texts(source: str, entry_point: str) -> list[str] | None:
     if not found:
         expanded = _expand_kernel_macro(text, name)
         found = _declarations(expanded, name) if expanded is not None else []
+    wanted = cuda_signature(entry_point)[1]
+    if wanted is not None:  # the overload its parameter types name, if any
+        keys = tuple(_type_key(t) for t in wanted)
+        found = [d for d in found if d[2] is not None and _overload_keys(d[1]) == keys]
     if not found or found[0][2] is None:
         return None
     found.sort(key=lambda d: not d[2])
     inner = found[0][1]
     return [] if inner in ("", "void") else [" ".join(p.split()) for p in _split_top_level(inner)]
+
+
+def cuda_signature(entry_point: str) -> tuple[str, tuple[str, ...] | None]:
+    """An entry point split into its name expression and the parameter types it names
+    an overload by: ``"apply(float*, unsigned)"`` -> ``("apply", ("float*",
+    "unsigned"))``, as DeepSpeed declares ``apply_rotary_pos_emb`` once for ``float*``
+    and once for ``__half*``; ``(entry_point, None)`` for an entry point without them
+    (``"softmax<float, 256>"``)."""
+    text = entry_point.strip()
+    depth = 0
+    for index, char in enumerate(text):
+        if char == "<":
+            depth += 1
+        elif char == ">":
+            depth -= 1
+        elif char == "(" and depth == 0 and index > 0 and text.endswith(")"):
+            inner = text[index + 1 : -1].strip()
+            types = () if inner in ("", "void") else tuple(_split_top_level(inner))
+            return text[:index].strip(), tuple(" ".join(t.split()) for t in types)
+    return text, None
+
+
+def cuda_name_expression(entry_point: str) -> str:
+    """What NVRTC is asked to lower for ``entry_point``: the entry point itself, or for
+    one that names an overload by its parameter types, a cast to that function type
+    (``static_cast<void(*)(float*, unsigned)>(apply)``), which picks it."""
+    head, types = cuda_signature(entry_point)
+    return entry_point if types is None else f"static_cast<void(*)({', '.join(types)})>({head})"
+
+
+def _type_key(type_text: str) -> str:
+    """A parameter's type as an overload is told apart by: no spaces, no
+    ``__restrict__``, no ``const`` of a parameter passed by value."""
+    text = re.sub(r"\b(__restrict__|__restrict|restrict)\b", " ", type_text)
+    if "*" not in text and "&" not in text and "[" not in text:
+        text = re.sub(r"\b(const|volatile)\b", " ", text)
+    return "".join(text.split())
 
 
 def cuda_function_name(entry_point: str) -> str:
@@ -904,6 +945,15 @@ def _read_parameters(source: str, entry_point: str) -> tuple[list[CudaParam] | N
         return None, ""  # unbalanced parentheses: NVRTC's error says more than ours
     # a definition first, then a prototype that names its parameters
     found.sort(key=lambda d: not d[2])
+    head, wanted = cuda_signature(entry_point)
+    if wanted is not None:  # an overload named by its parameter types
+        keys = tuple(_type_key(t) for t in wanted)
+        found = [d for d in found if _overload_keys(d[1]) == keys]
+        if not found:
+            return None, (
+                f"the source declares no __global__ function {name}({', '.join(wanted)}): "
+                "name an overload by its parameter types as the source writes them"
+            )
     problem = ""
     for template, inner, _ in found:
         if inner in ("", "void"):
@@ -916,7 +966,7 @@ def _read_parameters(source: str, entry_point: str) -> tuple[list[CudaParam] | N
                 f"the parameter {bad!r} of {name} has no name kernel-forge can read"
             )
             continue
-        types = {**_type_aliases(text), **_template_types(template, entry_point)}
+        types = {**_type_aliases(text), **_template_types(template, head)}
         return [_substituted(p, types) for p in params], ""  # type: ignore[arg-type]
     return None, problem
 
@@ -1117,6 +1167,17 @@ def _declarations(text: str, name: str) -> list[tuple[str, str, bool | None]]:
         body = after is not None and text[end + 1 + after.end() : end + 2 + after.end()] == "{"
         found.append((template, text[match.end() : end].strip(), body))
     return found
+
+
+def _overload_keys(inner: str) -> tuple[str, ...]:
+    """The ``_type_key`` of each parameter in a parameter list, its name dropped."""
+    if inner.strip() in ("", "void"):
+        return ()
+    keys = []
+    for part in _split_top_level(inner):
+        param = _parameter(part)
+        keys.append(_type_key(param.type if param is not None else part.split("=")[0]))
+    return tuple(keys)
 
 
 def _closing(text: str, opening: int, open_: str, close: str) -> int | None:

@@ -215,6 +215,8 @@ def argument_text(kernel: KernelSpec, kind: str, key: Any) -> str:
         return f"buffer {kernel.buffers[key].label} (pointer)"
     if kind == "offset":
         return f"buffer {kernel.buffers[key[0]].label} + {key[1]} bytes (pointer)"
+    if kind == "default" and key[0] in ("NULL", "nullptr"):
+        return f"{key[0]} (pointer)"
     if kind == "default":
         return f"{key[0]}'s default (by value)"
     if kind == "field":

@@ -26,6 +26,7 @@ from typing import Any
 
 from forge.cache import write_atomically
 from forge.errors import CompileError, GpuUnavailable, InvalidArgument, UnsupportedFeature
+from forge.sources import cuda_name_expression
 
 from ._driver import check, default_arch, error_for
 from ._headers import (
@@ -388,7 +389,8 @@ def _run_nvrtc(
     what = ", ".join(repr(e) for e in entry_points)
     try:
         for entry in entry_points:
-            check(nvrtc.nvrtcAddNameExpression(program, entry.encode()), "nvrtcAddNameExpression")
+            expression = cuda_name_expression(entry).encode()
+            check(nvrtc.nvrtcAddNameExpression(program, expression), "nvrtcAddNameExpression")
         encoded = [o.encode() for o in options]
         result = nvrtc.nvrtcCompileProgram(program, len(encoded), encoded)
         if counted:
@@ -401,7 +403,7 @@ def _run_nvrtc(
             raise CompileError(
                 f"NVRTC could not compile {what} for {arch} "
                 f"({result[0].name}): {_summary(log)}{_missing_headers_hint(log)}"
-                f"{_template_instance_hint(log)}",
+                f"{_template_instance_hint(log)}{_overload_hint(log)}",
                 source=source,
                 target="cuda",
                 options=options,
@@ -409,7 +411,10 @@ def _run_nvrtc(
             )
         lowered = {}
         for entry in entry_points:
-            name = check(nvrtc.nvrtcGetLoweredName(program, entry.encode()), "nvrtcGetLoweredName")
+            name = check(
+                nvrtc.nvrtcGetLoweredName(program, cuda_name_expression(entry).encode()),
+                "nvrtcGetLoweredName",
+            )
             lowered[entry] = name.decode() if isinstance(name, bytes) else str(name)
         image = _image(nvrtc, program, output)
         # the PTX a cubin was built from, for each entry's parameters (``ptx_entries``)
@@ -483,6 +488,20 @@ def _template_instance_hint(log: str) -> str:
     )
 
 
+def _overload_hint(log: str) -> str:
+    """For an entry point that names an overloaded ``__global__`` function by its name
+    alone (DeepSpeed's ``apply_rotary_pos_emb``, defined for ``float*`` and for
+    ``__half*``): NVRTC needs the overload named."""
+    match = re.search(r'cannot determine which instance of overloaded function "([^"]+)"', log)
+    if match is None:
+        return ""
+    name = match.group(1)
+    return (
+        f" ({name} is overloaded: name the one to launch by its parameter types, as the "
+        f'source writes them, "{name}(float*, float*, unsigned)" and the like)'
+    )
+
+
 def _has_entry(image: bytes, entry_point: str, output: str) -> bool:
     if output == "ptx":
         return (
@@ -549,7 +568,7 @@ def compile_module_entries(
     if isinstance(entry_points, str):
         entry_points = (entry_points,)
     entry_points = tuple(dict.fromkeys(entry_points))
-    name = re.compile(r"^[A-Za-z_][\w:]*\s*(<.*>)?$")
+    name = re.compile(r"^[A-Za-z_][\w:]*\s*(<.*>)?\s*(\(.*\))?$", re.S)
     if not entry_points or not all(
         isinstance(e, str) and name.match(e.strip()) for e in entry_points
     ):

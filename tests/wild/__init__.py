@@ -1507,6 +1507,10 @@ from tests.wild.round42 import ROUND42  # noqa: E402  (round 42: tests/wild/roun
 
 CORPUS.update(ROUND42)
 
+from tests.wild.round43 import ROUND43  # noqa: E402  (round 43: tests/wild/round43.py)
+
+CORPUS.update(ROUND43)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
