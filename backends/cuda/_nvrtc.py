@@ -28,6 +28,7 @@ from forge.cache import write_atomically
 from forge.errors import CompileError, GpuUnavailable, InvalidArgument, UnsupportedFeature
 from forge.sources import cuda_name_expression
 
+from ._device_code import device_code
 from ._driver import check, default_arch, error_for
 from ._headers import (
     CURAND_WHEEL,
@@ -378,6 +379,9 @@ def _run_nvrtc(
     (the standard headers it lacks, see ``_headers``). Returns the image, the lowered
     names and NVRTC's log."""
     nvrtc = _nvrtc()
+    # a .cu file with its host side (a PyTorch extension, a sample's main): its device
+    # part, as nvcc's device pass sees it (``_device_code``)
+    source, left_out = device_code(source)
     names = [name.encode() for name in headers]
     texts = [text.encode() for text in headers.values()]
     program = check(
@@ -403,7 +407,8 @@ def _run_nvrtc(
             raise CompileError(
                 f"NVRTC could not compile {what} for {arch} "
                 f"({result[0].name}): {_summary(log)}{_missing_headers_hint(log)}"
-                f"{_template_instance_hint(log)}{_overload_hint(log)}",
+                f"{_template_instance_hint(log)}{_overload_hint(log)}"
+                f"{_left_out_hint(left_out)}",
                 source=source,
                 target="cuda",
                 options=options,
@@ -437,6 +442,16 @@ def _run_nvrtc(
     infos = ptx_entries(ptx)
     entries = {e: infos[n] for e, n in lowered.items() if not e.startswith("&") and n in infos}
     return image, lowered, log, entries
+
+
+def _left_out_hint(left_out: tuple[str, ...]) -> str:
+    """What NVRTC was not given of a .cu file with a host side (``device_code``)."""
+    if not left_out:
+        return ""
+    return (
+        " (NVRTC compiled the file's device code: its host side was left out, as nvcc's "
+        f"device pass leaves it: {', '.join(left_out)})"
+    )
 
 
 def _missing_headers_hint(log: str) -> str:
