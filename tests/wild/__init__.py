@@ -1507,6 +1507,10 @@ from tests.wild.round42 import ROUND42  # noqa: E402  (round 42: tests/wild/roun
 
 CORPUS.update(ROUND42)
 
+from tests.wild.round44 import ROUND44  # noqa: E402  (round 44: tests/wild/round44.py)
+
+CORPUS.update(ROUND44)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
