@@ -87,6 +87,37 @@ def wgsl_nonfinite_constant(source: str) -> tuple[str, int] | None:
     return None
 
 
+#: A module-scope variable of atomics: ``var<workgroup> h: array<atomic<u32>, 16>;``,
+#: ``var<storage, read_write> bins: array<atomic<u32>>;``, ``var<workgroup> n: atomic<u32>;``
+_ATOMIC_VAR = re.compile(
+    r"\bvar\s*<\s*(?:workgroup|storage\s*,\s*read_write)\s*>\s*(\w+)\s*:"
+    r"\s*(?:array\s*<\s*)?atomic\s*<"
+)
+
+
+def wgsl_plain_atomic_access(source: str) -> tuple[str, int] | None:
+    """The first place WGSL ``source`` reads or writes an atomic variable as a plain
+    value, not through ``&`` and an atomic builtin (``histogram[i] = 0u;``, ``counts[j] =
+    histogram[i];``), and its offset in ``source``; None where there is none. WGSL
+    gives atomics no load or store but ``atomicLoad``/``atomicStore`` and Chrome's Tint
+    refuses it ("cannot assign 'u32' to 'atomic<u32>'"), while naga compiles it (round
+    44: a radix sort's counting pass, compute-shader-101's)."""
+    text = strip_comments(source)
+    declared = {m.group(1): m.start() for m in _ATOMIC_VAR.finditer(text)}
+    for name, at in declared.items():
+        for use in re.finditer(rf"(?<![\w.])\b{re.escape(name)}\b", text):
+            if use.start() <= at + text[at:].index(name):
+                continue  # the declaration
+            before = text[: use.start()].rstrip()
+            while before.endswith("("):  # &(h[i]), arrayLength(&(h))
+                before = before[:-1].rstrip()
+            if before.endswith("&") and not before.endswith("&&"):
+                continue
+            end = text.find(";", use.start())
+            return text[use.start() : end if end >= 0 else len(text)].strip(), use.start()
+    return None
+
+
 # -- operators WGSL's grammar will not mix without parentheses ---------------------------
 # WGSL takes a shift's operands, a bitwise operator's and those of ``&&`` and ``||``
 # as unary expressions or their own kind: ``a * b >> c``, ``x & m == 0u``, ``a & b | c``,

@@ -5,9 +5,13 @@ shows it.
   memory (ratchet's ``smem[index] = max(smem[index], X[...])``) was not seen keeping
   one, so the one-sign input sets never ran, and its maximum started at 0 or with a
   fold of its tree dropped passed.
+- A false pass, fixed: naga compiled compute-shader-101's plain store to and load of
+  an atomic (``histogram[i] = 0u``), which Tint refuses; wgpu now refuses it too.
 """
 
 from __future__ import annotations
+
+import dataclasses
 
 import pytest
 
@@ -16,7 +20,7 @@ from oracle import Session, Verdict
 from oracle._builtins import running_extremum
 from oracle.pytest_plugin import require_available
 from tests.wild import mutant
-from tests.wild.round44 import RATCHET_SOFTMAX
+from tests.wild.round44 import RADIX_COUNT_REDUCE, RATCHET_SOFTMAX
 
 
 @pytest.fixture(scope="module")
@@ -55,3 +59,65 @@ def test_a_softmax_with_a_wrong_running_max_fails_on_a_one_sign_set(request, ses
     assert "in the negative input set" in ev.report() or "in the positive input set" in (
         ev.report()
     ), ev.report()
+
+
+# compute-shader-101's counting pass as its authors wrote it: the histogram of atomics
+# zeroed and read back as plain values
+_AS_WRITTEN = dataclasses.replace(
+    RADIX_COUNT_REDUCE,
+    mutants={
+        "plain": (
+            "wgsl",
+            "atomicStore(&histogram[local_id.x], 0u);",
+            "histogram[local_id.x] = 0u;",
+        )
+    },
+)
+
+
+@pytest.mark.parametrize(
+    "backend, says",
+    [
+        ("wgpu", "atomicStore(&h[i], 0u)"),
+        ("browser", "cannot assign 'u32' to 'atomic<u32>'"),
+    ],
+)
+def test_a_plain_store_to_an_atomic_is_refused_as_tint_refuses_it(request, session, backend, says):
+    """naga compiled it and wgpu passed it; a browser would not run it. Now both
+    refuse it, wgpu naming the access and the builtin to use."""
+    require_available(request.config, backend)
+    kernel = mutant(_AS_WRITTEN, "plain")
+    ev = oracle.evaluate(session.runner(backend), kernel, size=1, seed=0, samples=0, warmups=0)
+    assert ev.verdict is Verdict.ERROR, ev.report()
+    assert says in ev.report(), ev.report()
+
+
+def test_plain_access_to_an_atomic_is_found_as_wgsl_reads_it():
+    """No GPU: a store or load of an atomic variable not through ``&`` is found (the
+    first one, where it is); its uses through ``&`` and the builtins are not."""
+    from forge.sources import wgsl_plain_atomic_access as plain
+
+    head = (
+        "var<workgroup> h: array<atomic<u32>, 16>;\n"
+        "@group(0) @binding(0) var<storage, read_write> bins: array<atomic<u32>>;\n"
+        "var<workgroup> n: atomic<u32>;\n"
+        "fn f(i: u32) {\n"
+    )
+    found = {
+        "h[i] = 0u;": "h[i] = 0u",
+        "let c = h[i];": "h[i]",
+        "out[i] = bins[i];": "bins[i]",
+        "n = 1u;": "n = 1u",
+    }
+    for body, text in found.items():
+        got = plain(head + body + "\n}")
+        assert got is not None and got[0] == text, (body, got)
+        assert (head + body).index(text) == got[1], (body, got)
+    taken = [
+        "atomicStore(&h[i], 0u); let c = atomicLoad(&h[i]);",
+        "atomicAdd(&(bins[i]), 1u); let m = arrayLength(&bins);",
+        "let p = &n; atomicMax(p, 3u); let q = atomicExchange(&( n ), 0u);",
+        "let hist = s.h; let nn = 2u; x.bins[i] = 0u;",
+    ]
+    for body in taken:
+        assert plain(head + body + "\n}") is None, body

@@ -259,8 +259,9 @@ def check_portable(source: str, what: str) -> None:
     """Refuse WGSL that naga compiles but the WGSL spec makes a shader-creation error,
     and Chrome's Tint refuses: operators mixed without the parentheses WGSL's grammar
     needs (``a * b >> c``, ``x & m == 0u``: round 29), a const-expression whose value is
-    an infinity or a NaN (``bitcast<f32>(0xff800000u)``, round 25's max pool). Passed on
-    wgpu, such a kernel would not run in a browser."""
+    an infinity or a NaN (``bitcast<f32>(0xff800000u)``, round 25's max pool), an
+    atomic read or written as a plain value (``histogram[i] = 0u``, round 44's radix
+    count). Passed on wgpu, such a kernel would not run in a browser."""
     mixed = _sources.wgsl_unparenthesized_mix(source)
     if mixed is not None:
         operators, offset = mixed
@@ -283,6 +284,17 @@ def check_portable(source: str, what: str) -> None:
             "makes a shader-creation error",
             "; make the value at run time (from a `let` or `var` holding the bits, or a "
             "function that returns them), or start a maximum from -3.40282347e+38 (-FLT_MAX)",
+        )
+    plain = _sources.wgsl_plain_atomic_access(source)
+    if plain is not None:
+        text, offset = plain
+        _refuse(
+            source,
+            what,
+            offset,
+            f"`{text}` reads or writes an atomic as a plain value, which WGSL does not allow",
+            "; go through the atomic builtins: atomicStore(&h[i], 0u) to write it, "
+            "atomicLoad(&h[i]) to read it",
         )
 
 
