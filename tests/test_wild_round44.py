@@ -7,11 +7,14 @@ shows it.
   fold of its tree dropped passed.
 - A false pass, fixed: naga compiled compute-shader-101's plain store to and load of
   an atomic (``histogram[i] = 0u``), which Tint refuses; wgpu now refuses it too.
+- Explained, not changed: NaN weights vanish from a histogram whose flush tests
+  ``if (old != 0)``, since naga's ``!=`` is an ordered comparison; the report says so.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from types import SimpleNamespace
 
 import pytest
 
@@ -20,7 +23,7 @@ from oracle import Session, Verdict
 from oracle._builtins import running_extremum
 from oracle.pytest_plugin import require_available
 from tests.wild import mutant
-from tests.wild.round44 import RADIX_COUNT_REDUCE, RATCHET_SOFTMAX
+from tests.wild.round44 import FUTHARK_FADD_HISTOGRAM, RADIX_COUNT_REDUCE, RATCHET_SOFTMAX
 
 
 @pytest.fixture(scope="module")
@@ -121,3 +124,37 @@ def test_plain_access_to_an_atomic_is_found_as_wgsl_reads_it():
     ]
     for body in taken:
         assert plain(head + body + "\n}") is None, body
+
+
+def test_nan_weights_through_an_ordered_not_equal_are_explained(request, session):
+    """The histogram given NaN weights (its default contract is finite ones): on an
+    adapter whose ``!=`` is ordered, the flush's ``if (old != 0)`` skips a NaN bin;
+    the report says it passes the finite set and why NaN differs."""
+    require_available(request.config, "wgpu")
+    runner = session.runner("wgpu")
+    kernel = dataclasses.replace(FUTHARK_FADD_HISTOGRAM.kernel, nonfinite_inputs=True)
+    ev = oracle.evaluate(runner, kernel, size=256, seed=0, samples=0, warmups=0)
+    ordered = "nan_is_not_equal" in runner.info.constraints.float_departures
+    said = "compiles != as an ordered comparison" in ev.report()
+    if not ordered:
+        assert not said, ev.report()
+        return
+    assert ev.verdict is Verdict.MISMATCH, ev.report()
+    assert said and "it passes the finite input set" in ev.report(), ev.report()
+
+
+def test_the_ordered_comparison_is_named_only_where_the_probe_saw_it():
+    """No GPU: the note's clause needs both the probe's departure and a ``!=`` in the
+    kernel's WGSL."""
+    from oracle._evaluate import _ordered_not_equal
+
+    kernel = FUTHARK_FADD_HISTOGRAM.kernel
+
+    def runner(departures, target="wgsl"):
+        constraints = SimpleNamespace(float_departures=departures)
+        return SimpleNamespace(info=SimpleNamespace(constraints=constraints, target=target))
+
+    assert "ordered comparison" in _ordered_not_equal(runner(("nan_is_not_equal",)), kernel)
+    assert _ordered_not_equal(runner(()), kernel) == ""
+    assert _ordered_not_equal(runner(("nan_is_not_equal",), "cuda"), kernel) == ""
+    assert _ordered_not_equal(runner(("nan_is_not_equal",)), RATCHET_SOFTMAX.kernel) == ""
