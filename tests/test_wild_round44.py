@@ -9,6 +9,10 @@ shows it.
   an atomic (``histogram[i] = 0u``), which Tint refuses; wgpu now refuses it too.
 - Explained, not changed: NaN weights vanish from a histogram whose flush tests
   ``if (old != 0)``, since naga's ``!=`` is an ordered comparison; the report says so.
+- A false pass, fixed: a barrier moved into ``if (local_id.x == 0u)`` (wgpu's
+  hello_synchronization) is a shader-creation error by WGSL's uniformity analysis,
+  which Tint enforces; naga compiled it and lavapipe ran it to the right counts. wgpu
+  now refuses the cases of that analysis ``forge.sources`` reads.
 """
 
 from __future__ import annotations
@@ -23,7 +27,12 @@ from oracle import Session, Verdict
 from oracle._builtins import running_extremum
 from oracle.pytest_plugin import require_available
 from tests.wild import mutant
-from tests.wild.round44 import FUTHARK_FADD_HISTOGRAM, RADIX_COUNT_REDUCE, RATCHET_SOFTMAX
+from tests.wild.round44 import (
+    FUTHARK_FADD_HISTOGRAM,
+    HELLO_SYNCHRONIZATION,
+    RADIX_COUNT_REDUCE,
+    RATCHET_SOFTMAX,
+)
 
 
 @pytest.fixture(scope="module")
@@ -158,3 +167,62 @@ def test_the_ordered_comparison_is_named_only_where_the_probe_saw_it():
     assert _ordered_not_equal(runner(()), kernel) == ""
     assert _ordered_not_equal(runner(("nan_is_not_equal",), "cuda"), kernel) == ""
     assert _ordered_not_equal(runner(("nan_is_not_equal",)), RATCHET_SOFTMAX.kernel) == ""
+
+
+def test_a_barrier_only_some_invocations_reach_is_refused_on_wgpu(request, session):
+    """The barrier inside ``if (local_id.x == 0u)``: lavapipe ran it and every count was
+    16; Tint refuses it, and wgpu now refuses it too, before it runs."""
+    require_available(request.config, "wgpu")
+    kernel = mutant(HELLO_SYNCHRONIZATION, "barrier moved into the reporting branch")
+    ev = oracle.evaluate(session.runner("wgpu"), kernel, size=4, seed=0, samples=0, warmups=0)
+    assert ev.verdict is Verdict.ERROR, ev.report()
+    assert "must only be called from uniform control flow" in ev.report(), ev.report()
+
+
+_UNIFORMITY_HEAD = """
+@group(0) @binding(0) var<storage, read_write> out: array<u32>;
+@group(0) @binding(1) var<storage, read_write> buf: array<u32>;
+var<workgroup> flag: array<u32, 4>;
+fn sync() { workgroupBarrier(); }
+@compute @workgroup_size(64)
+fn main(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>,
+        @builtin(global_invocation_id) gid: vec3<u32>) {
+"""
+
+
+def test_barriers_are_judged_uniform_or_not_as_tint_judges_them():
+    """No GPU: each case as Chrome's Tint judged it (SwiftShader's browser, 2026-12-06):
+    the refused ones made "must only be called from uniform control flow", the taken
+    ones compiled."""
+    from forge.sources import wgsl_barrier_in_nonuniform_flow as nonuniform
+
+    refused = [
+        "if (lid.x == 0u) { workgroupBarrier(); }",
+        "if (gid.x >= 100u) { return; }\n workgroupBarrier();",
+        "for (var i = lid.x; i < 64u; i += 16u) { workgroupBarrier(); }",
+        "if (flag[0] == 1u) { workgroupBarrier(); }",
+        "if (lid.x < 4u) { sync(); }",
+        "var k = 0u; loop { if (lid.x > k) { break; } workgroupBarrier(); k++; }",
+        "let l = lid.x; let m = l * 2u; if (m < 8u) { storageBarrier(); }",
+        "if (lid.x == 0u) { out[0] = 2u; } else { workgroupBarrier(); }",
+        "for (var i = 0u; i < buf[0]; i++) { workgroupBarrier(); }",
+    ]
+    taken = [
+        "for (var s = 32u; s > 0u; s >>= 1u) { if (lid.x < s) { flag[0] = s; }\n"
+        "  workgroupBarrier(); }",
+        "if (wid.x == 0u) { workgroupBarrier(); }",
+        "let v = workgroupUniformLoad(&flag[0]); if (v > 0u) { workgroupBarrier(); }",
+        "if (lid.x == 0u) { out[0] = 2u; } else { out[1] = 2u; }\n workgroupBarrier();",
+        "for (var i = 0u; i < arrayLength(&buf); i++) { workgroupBarrier(); }",
+        "if (lid.x < 4u) { flag[lid.x] = 1u; }\n sync();",
+        "var k = 0u; loop { if (k > 3u) { break; } workgroupBarrier(); k++; }",
+    ]
+    for body in refused:
+        found = nonuniform(_UNIFORMITY_HEAD + body + "\n}")
+        assert found is not None and found[0] in (
+            "workgroupBarrier()",
+            "storageBarrier()",
+            "sync()",
+        ), body
+    for body in taken:
+        assert nonuniform(_UNIFORMITY_HEAD + body + "\n}") is None, body

@@ -1,5 +1,5 @@
 """Round 44 of kernels from the wild, merged into ``tests.wild.CORPUS``: WGSL compute
-in the idioms of three projects not yet in the corpus.
+in the idioms of four projects not yet in the corpus.
 
 These are not the projects' text. The public sources were read (where each is cited),
 and each kernel here is written anew to the same algorithm, bindings, constants,
@@ -39,6 +39,12 @@ line is the author's own (the changes that matter are named below).
   ``ptr<workgroup, atomic<i32>>`` parameter, which needs WGSL's
   ``unrestricted_pointer_parameters`` (naga lacks it: kforge says so and skips
   wgpu); here the helper takes the bin's index instead.
+- wgpu's hello_synchronization example (gfx-rs/wgpu at efc6d903, MIT or Apache-2.0,
+  ``examples/src/hello_synchronization/shaders.wgsl``): a workgroup of 16 adds 1 to a
+  ``var<workgroup> count: atomic<u32>`` (zeroed by WGSL's rule, never by the code),
+  and invocation 0 stores its ``atomicLoad`` after a barrier; the module holds the
+  example's second entry point, ``hasty_main``, without the barrier, which the kernel
+  does not run (its text is the first mutant).
 
 What they showed (lavapipe and SwiftShader; not run on a GPU; pinned in
 tests/test_wild_round44.py):
@@ -56,6 +62,13 @@ tests/test_wild_round44.py):
   written passed on wgpu and would not run in a browser. wgpu now refuses it too,
   naming the access and the builtins to use (forge/sources.py,
   backends/wgpu/_device.py), as it does for round 29's and round 25's Tint errors.
+- A false pass, fixed: the barrier moved into the reporting branch (``if
+  (local_id.x == 0u) { workgroupBarrier(); ... }``) is a shader-creation error by
+  WGSL's uniformity analysis, which Tint enforces; naga compiled it and lavapipe ran it
+  to the right counts, so it passed. wgpu now refuses a barrier under control flow
+  that varies by invocation (``forge.sources.wgsl_barrier_in_nonuniform_flow``: a
+  part of the analysis, which judged 16 cases as Tint did and flags nothing in the
+  corpus, its mutants, the tests' WGSL or the library's emitted WGSL).
 - Not fixed, named: NaN weights in the histogram. naga compiles WGSL's ``!=`` on floats
   as an ordered comparison (kforge's probe records it: ``nan_is_not_equal``), so on
   lavapipe the flush's ``if (old != 0)`` is false for a NaN bin, which is never
@@ -485,6 +498,60 @@ FUTHARK_FADD_HISTOGRAM = Wild(
     },
 )
 
+# -- 4. wgpu's hello_synchronization: a workgroup atomic counted, then reported ---------
+
+_HELLO_SYNCHRONIZATION = """// Each workgroup counts its invocations into a workgroup atomic and one of them
+// reports the count; `hasty_main` reports without waiting for the others.
+@group(0) @binding(0) var<storage, read_write> output: array<u32>;
+
+var<workgroup> count: atomic<u32>;
+
+@compute @workgroup_size(16)
+fn patient_main(@builtin(local_invocation_id) local_id: vec3<u32>,
+                @builtin(workgroup_id) workgroup_id: vec3<u32>) {
+    atomicAdd(&count, 1u);
+    workgroupBarrier();
+    if (local_id.x == 0u) {
+        output[workgroup_id.x] = atomicLoad(&count);
+    }
+}
+
+@compute @workgroup_size(16)
+fn hasty_main(@builtin(local_invocation_id) local_id: vec3<u32>,
+              @builtin(workgroup_id) workgroup_id: vec3<u32>) {
+    atomicAdd(&count, 1u);
+    if (local_id.x == 0u) {
+        output[workgroup_id.x] = atomicLoad(&count);
+    }
+}
+"""
+
+HELLO_SYNCHRONIZATION = Wild(
+    KernelSpec(
+        id="wild_r44_wgpu_hello_synchronization",
+        entry_point="patient_main",
+        sources={"wgsl": _HELLO_SYNCHRONIZATION},
+        buffers=(BufferSpec(0, "u32", "read_write", name="output"),),
+        reference=lambda output: np.full(output.shape, 16, np.uint32),
+        grid=lambda s, n: (n, 1, 1),  # a workgroup an output, as the example dispatches
+        schedules=(Schedule(16),),
+        test_sizes=(40,),
+    ),
+    {
+        # the example's own hasty_main: lavapipe and SwiftShader report 8 or 4 of 16
+        "no barrier before the report": ("wgsl", "    workgroupBarrier();\n    if", "    if"),
+        "barrier moved into the reporting branch": (
+            "wgsl",
+            "    workgroupBarrier();\n    if (local_id.x == 0u) {\n",
+            "    if (local_id.x == 0u) {\n        workgroupBarrier();\n",
+        ),
+    },
+    # WGSL's uniformity analysis: Tint refuses it, and wgpu now too (naga compiled it and
+    # lavapipe ran it to the right counts)
+    refused={("barrier moved into the reporting branch", "wgsl"): "uniform control flow"},
+)
+
 ROUND44: dict[str, Wild] = {
-    w.kernel.id: w for w in (RATCHET_SOFTMAX, RADIX_COUNT_REDUCE, FUTHARK_FADD_HISTOGRAM)
+    w.kernel.id: w
+    for w in (RATCHET_SOFTMAX, RADIX_COUNT_REDUCE, FUTHARK_FADD_HISTOGRAM, HELLO_SYNCHRONIZATION)
 }
