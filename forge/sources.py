@@ -296,6 +296,8 @@ def wgsl_barrier_in_nonuniform_flow(source: str) -> tuple[str, int] | None:
     reach without the others (see above), as (the call's text, its offset); None where
     none is found. Tint refuses such WGSL, naga compiles it."""
     text = strip_comments(source)
+    if not any(name in text for name in _BARRIERS):
+        return None
     module_varying = set()
     functions = _functions(text)
     bodies = [(brace, end) for _, brace, end in functions.values()]
@@ -308,12 +310,17 @@ def wgsl_barrier_in_nonuniform_flow(source: str) -> tuple[str, int] | None:
         if not more:
             break
         reaching |= more
-    for params, brace, end in functions.values():
+    for name, (params, brace, end) in functions.items():
+        if name not in reaching:
+            continue  # reaches no barrier: nothing to judge in it
         varying = set(module_varying) | set(_INVOCATION_BUILTIN.findall(params))
         body = _without_uniform_reads(text[brace:end])
-        assignments = _DEFINED.findall(body) + _ASSIGNED.findall(_TYPED.sub(" ", body))
+        assignments = [
+            (name, set(_NAME.findall(value)))
+            for name, value in _DEFINED.findall(body) + _ASSIGNED.findall(_TYPED.sub(" ", body))
+        ]
         while True:
-            grown = {name for name, value in assignments if _mentions(value, varying)} - varying
+            grown = {name for name, words in assignments if words & varying} - varying
             if not grown:
                 break
             varying |= grown
@@ -327,8 +334,11 @@ def _calls(body: str, names) -> bool:
     return any(re.search(rf"\b{re.escape(n)}\s*\(", body) for n in names)
 
 
+_NAME = re.compile(r"(?<![.\w])[A-Za-z_]\w*")  # a name, not a member (`lid.x`: lid)
+
+
 def _mentions(expression: str, names) -> bool:
-    return any(word in names for word in re.findall(r"(?<![.\w])[A-Za-z_]\w*", expression))
+    return any(word in names for word in _NAME.findall(expression))
 
 
 def _nonuniform_barrier(
