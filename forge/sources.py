@@ -87,6 +87,37 @@ def wgsl_nonfinite_constant(source: str) -> tuple[str, int] | None:
     return None
 
 
+#: A module-scope variable of atomics: ``var<workgroup> h: array<atomic<u32>, 16>;``,
+#: ``var<storage, read_write> bins: array<atomic<u32>>;``, ``var<workgroup> n: atomic<u32>;``
+_ATOMIC_VAR = re.compile(
+    r"\bvar\s*<\s*(?:workgroup|storage\s*,\s*read_write)\s*>\s*(\w+)\s*:"
+    r"\s*(?:array\s*<\s*)?atomic\s*<"
+)
+
+
+def wgsl_plain_atomic_access(source: str) -> tuple[str, int] | None:
+    """The first place WGSL ``source`` reads or writes an atomic variable as a plain
+    value, not through ``&`` and an atomic builtin (``histogram[i] = 0u;``, ``counts[j] =
+    histogram[i];``), and its offset in ``source``; None where there is none. WGSL
+    gives atomics no load or store but ``atomicLoad``/``atomicStore`` and Chrome's Tint
+    refuses it ("cannot assign 'u32' to 'atomic<u32>'"), while naga compiles it (round
+    44: a radix sort's counting pass, compute-shader-101's)."""
+    text = strip_comments(source)
+    declared = {m.group(1): m.start() for m in _ATOMIC_VAR.finditer(text)}
+    for name, at in declared.items():
+        for use in re.finditer(rf"(?<![\w.])\b{re.escape(name)}\b", text):
+            if use.start() <= at + text[at:].index(name):
+                continue  # the declaration
+            before = text[: use.start()].rstrip()
+            while before.endswith("("):  # &(h[i]), arrayLength(&(h))
+                before = before[:-1].rstrip()
+            if before.endswith("&") and not before.endswith("&&"):
+                continue
+            end = text.find(";", use.start())
+            return text[use.start() : end if end >= 0 else len(text)].strip(), use.start()
+    return None
+
+
 # -- operators WGSL's grammar will not mix without parentheses ---------------------------
 # WGSL takes a shift's operands, a bitwise operator's and those of ``&&`` and ``||``
 # as unary expressions or their own kind: ``a * b >> c``, ``x & m == 0u``, ``a & b | c``,
@@ -198,6 +229,207 @@ def wgsl_unparenthesized_mix(source: str) -> tuple[str, int] | None:
         if found:
             return found
     return None
+
+
+# -- barriers in non-uniform control flow ------------------------------------------------
+# WGSL's uniformity analysis makes a barrier that not every invocation of the workgroup
+# reaches together a shader-creation error (Tint: "'workgroupBarrier' must only be
+# called from uniform control flow"); naga compiles it, and lavapipe ran one inside
+# ``if (local_id.x == 0u)`` to the right values (round 44). What is found here is a
+# part of that analysis, the part that cannot flag what Tint takes: a barrier (or a
+# call of a function that reaches one) under an ``if``, ``switch`` or loop whose
+# condition reads a value that varies by invocation, or after a ``return`` under one,
+# or in a loop after a ``break`` or ``continue`` under one. What varies: the
+# invocation builtins, workgroup, private and read_write storage variables (not through
+# ``workgroupUniformLoad`` or ``arrayLength``), and what is computed from them.
+_BARRIERS = frozenset(("workgroupBarrier", "storageBarrier", "textureBarrier"))
+_INVOCATION_BUILTIN = re.compile(
+    r"@\s*builtin\s*\(\s*(?:local_invocation_id|local_invocation_index|global_invocation_id"
+    r"|subgroup_invocation_id)\s*\)\s*(\w+)"
+)
+_VARYING_VAR = re.compile(r"\bvar\s*<\s*(?:workgroup|private|storage\s*,\s*read_write)\s*>\s*(\w+)")
+_UNIFORM_OF = re.compile(r"\b(?:workgroupUniformLoad|arrayLength)\s*\(")
+_DEFINED = re.compile(r"\b(?:let|var|const)\s+(\w+)\s*(?::[^=;{}]*)?=(?!=)([^;{}]*)")
+_ASSIGNED = re.compile(r"(?<![\w.\]])(\w+)\s*(?:<<|>>|[-+*/%&|^])?=(?!=)([^;{}]*)")
+_TYPED = re.compile(r"\b(?:let|var|const)\s+\w+\s*(?::[^=;{}]*)?")  # up to its =
+_FN = re.compile(r"\bfn\s+(\w+)\s*\(")
+
+
+def _bracket_end(text: str, at: int, pair: str = "()") -> int:
+    """The offset just past the bracket that closes the one at ``at``."""
+    depth = 0
+    for i in range(at, len(text)):
+        if text[i] == pair[0]:
+            depth += 1
+        elif text[i] == pair[1]:
+            depth -= 1
+            if depth == 0:
+                return i + 1
+    return len(text)
+
+
+def _without_uniform_reads(text: str) -> str:
+    """``text`` with ``workgroupUniformLoad(...)`` and ``arrayLength(...)`` blanked:
+    their values are the same in every invocation."""
+    while (m := _UNIFORM_OF.search(text)) is not None:
+        end = _bracket_end(text, m.end() - 1)
+        text = text[: m.start()] + " " * (end - m.start()) + text[end:]
+    return text
+
+
+def _functions(text: str) -> dict[str, tuple[str, int, int]]:
+    """Each function's name: (its parameters' text, where its body's ``{`` is, and where
+    the body ends)."""
+    found = {}
+    for m in _FN.finditer(text):
+        params_end = _bracket_end(text, m.end() - 1)
+        brace = text.find("{", params_end)
+        if brace < 0:
+            continue
+        found[m.group(1)] = (text[m.end() : params_end - 1], brace, _bracket_end(text, brace, "{}"))
+    return found
+
+
+@_cached
+def wgsl_barrier_in_nonuniform_flow(source: str) -> tuple[str, int] | None:
+    """The first barrier in WGSL ``source`` that some invocations of a workgroup may
+    reach without the others (see above), as (the call's text, its offset); None where
+    none is found. Tint refuses such WGSL, naga compiles it."""
+    text = strip_comments(source)
+    if not any(name in text for name in _BARRIERS):
+        return None
+    module_varying = set()
+    functions = _functions(text)
+    bodies = [(brace, end) for _, brace, end in functions.values()]
+    for m in _VARYING_VAR.finditer(text):
+        if not any(brace < m.start() < end for brace, end in bodies):  # module scope
+            module_varying.add(m.group(1))
+    reaching = {name for name, (_, b, e) in functions.items() if _calls(text[b:e], _BARRIERS)}
+    while True:  # the functions that call one that reaches a barrier
+        more = {n for n, (_, b, e) in functions.items() if _calls(text[b:e], reaching)} - reaching
+        if not more:
+            break
+        reaching |= more
+    for name, (params, brace, end) in functions.items():
+        if name not in reaching:
+            continue  # reaches no barrier: nothing to judge in it
+        varying = set(module_varying) | set(_INVOCATION_BUILTIN.findall(params))
+        body = _without_uniform_reads(text[brace:end])
+        assignments = [
+            (name, set(_NAME.findall(value)))
+            for name, value in _DEFINED.findall(body) + _ASSIGNED.findall(_TYPED.sub(" ", body))
+        ]
+        while True:
+            grown = {name for name, words in assignments if words & varying} - varying
+            if not grown:
+                break
+            varying |= grown
+        found = _nonuniform_barrier(text, body, brace, varying, _BARRIERS | reaching)
+        if found is not None:
+            return found
+    return None
+
+
+def _calls(body: str, names) -> bool:
+    return any(re.search(rf"\b{re.escape(n)}\s*\(", body) for n in names)
+
+
+_NAME = re.compile(r"(?<![.\w])[A-Za-z_]\w*")  # a name, not a member (`lid.x`: lid)
+
+
+def _mentions(expression: str, names) -> bool:
+    return any(word in names for word in _NAME.findall(expression))
+
+
+def _nonuniform_barrier(
+    text: str, body: str, offset: int, varying: set, barriers
+) -> tuple[str, int] | None:
+    """Walk one function's ``body`` (starting at ``offset`` of ``text``) block by block:
+    the first call of ``barriers`` where control flow may differ by invocation."""
+    tokens = _wgsl_tokens(body)
+    stack: list[dict] = []  # each open block: its kind, and whether it varies
+    header: list[str] = []  # the words since the last ; { } at paren depth 0
+    depth = 0
+    chain = False  # whether the if-chain just closed varied (for its else)
+    returned = False  # a return under a varying condition: the rest varies
+    start = 0  # where the header starts in ``body``
+    for i, (kind, word, at) in enumerate(tokens):
+        if word in ("(", "["):
+            depth += 1
+        elif word in (")", "]"):
+            depth -= 1
+        if word == "{" and depth == 0:
+            first = header[0] if header else ""
+            words = body[start:at]  # the header as written: `lid.x` keeps its member
+            if first == "if" or (first == "else" and header[1:2] == ["if"]):
+                varies = _mentions(words, varying) or (first == "else" and chain)
+            elif first == "else":
+                varies = chain
+            elif first == "for":  # its own variable judged by its start and step alone
+                own = re.match(r"for\s*\(\s*var\s+(\w+)\s*(?::[^=;]*)?=(?!=)([^;]*)", words)
+                if own is None:
+                    varies = _mentions(words, varying)
+                else:
+                    rest = set(varying) - {own.group(1)}
+                    varies = _mentions(own.group(2), varying) or _mentions(words, rest)
+            elif first in ("while", "switch"):
+                varies = _mentions(words, varying)
+            else:  # loop, continuing, case, default, a function's body, a bare block
+                varies = False
+            stack.append({"kind": first, "varies": varies})
+            header = []
+            continue
+        if word == "}" and depth == 0:
+            if stack:
+                closed = stack.pop()
+                chain = closed["varies"] if closed["kind"] in ("if", "else") else False
+            header = []
+            continue
+        if word == ";" and depth == 0:
+            header = []
+            chain = False
+            continue
+        if kind == "name" and word in ("return", "discard") and _varies(stack):
+            returned = True
+        if kind == "name" and word in ("break", "continue") and _varies(stack, loop=True):
+            _innermost_loop(stack)["varies"] = True
+        if kind == "name" and header[-1:] == ["break"] and word == "if":
+            end = body.find(";", at)
+            if _mentions(body[at:end], varying):
+                _innermost_loop(stack)["varies"] = True
+        if (
+            kind == "name"
+            and word in barriers
+            and i + 1 < len(tokens)
+            and tokens[i + 1][1] == "("
+            and (returned or _varies(stack))
+        ):
+            end = _bracket_end(body, tokens[i + 1][2])
+            return body[at:end], offset + at
+        if not header:
+            start = at
+        header.append(word)
+    return None
+
+
+_LOOPS = ("loop", "for", "while")
+
+
+def _varies(stack: list[dict], loop: bool = False) -> bool:
+    """Whether an open block varies (``loop``: one inside the innermost loop)."""
+    for block in reversed(stack):
+        if block["varies"]:
+            return True
+        if loop and block["kind"] in _LOOPS:
+            return False
+    return False
+
+
+def _innermost_loop(stack: list[dict]) -> dict:
+    for block in reversed(stack):
+        if block["kind"] in _LOOPS:
+            return block
+    return {"kind": "", "varies": False}
 
 
 def _mixed(ops: list[tuple[str, int]]) -> tuple[str, int] | None:

@@ -171,13 +171,16 @@ def calls_root(kernel: KernelSpec) -> bool:
 # either argument), ``m = m > x ? m : x`` or ``select(m, x, x > m)`` (tinygrad's
 # ``acc0 = ((val0<acc0)?acc0:val0)``), and ``if (x > m) { m = x; }`` (an argmax's best),
 # the best also a field or an element of what is assigned (ggml-webgpu's argmax: ``if
-# (val > local_pair.value) { local_pair = Pair(val, i); }``, round 41; ``best.v = x``).
+# (val > local_pair.value) { local_pair = Pair(val, i); }``, round 41; ``best.v = x``),
+# and the running value an element of workgroup memory (ratchet's and web-rwkv's
+# softmax: ``smem[index] = max(smem[index], X[row_start + i])``, round 44).
+_MEMBERS = r"(?:\s*\.\s*\w+|\s*\[[^\[\]{};]*\])*"
 _EXTREMUM_CALL = re.compile(
-    r"\b(\w+)\s*=\s*(?:\w+::)?(?:max|min|fmax|fmin|fmaxf|fminf|MAX|MIN|Max|Min|__hmax|__hmin)"
+    rf"\b(\w+{_MEMBERS})\s*=\s*(?:\w+::)?"
+    r"(?:max|min|fmax|fmin|fmaxf|fminf|MAX|MIN|Max|Min|__hmax|__hmin)"
     r"\s*\(([^;]*)"
 )
-_EXTREMUM_PICK = re.compile(r"\b(\w+)\s*=\s*(?:select\s*\(|[^;?]*\?)([^;]*)")
-_MEMBERS = r"(?:\s*\.\s*\w+|\s*\[[^\[\]{};]*\])*"
+_EXTREMUM_PICK = re.compile(rf"\b(\w+{_MEMBERS})\s*=\s*(?:select\s*\(|[^;?]*\?)([^;]*)")
 _EXTREMUM_IF = re.compile(
     rf"\bif\s*\(\s*[^(){{}};]*[<>]=?\s*(\w+){_MEMBERS}\s*\)\s*\{{?\s*\1\b{_MEMBERS}\s*=(?!=)"
 )
@@ -188,6 +191,15 @@ _PICK_OF_TWO = re.compile(
     r"\bselect\s*\(\s*(\w+)\s*,\s*(\w+)\s*,\s*\(?\s*(?:\1|\2)\s*[<>]=?\s*(?:\1|\2)\s*\)?\s*\)"
     r"|\(?\s*(\w+)\s*[<>]=?\s*(\w+)\s*\)?\s*\?\s*(?:\3|\4)\s*:\s*(?:\3|\4)\b"
 )
+
+
+def _names_itself(target: str, picked: str) -> bool:
+    """Whether the value assigned, ``target`` (a name, or a name with fields and
+    indices: ``smem[index]``), is one of what ``picked`` chooses between, spaces aside."""
+    if re.fullmatch(r"\w+", target):
+        return re.search(rf"\b{re.escape(target)}\b", picked) is not None
+    bare = re.sub(r"\s+", "", target)
+    return re.search(rf"(?<![\w.]){re.escape(bare)}", re.sub(r"\s+", "", picked)) is not None
 
 
 def running_extremum(kernel: KernelSpec) -> bool:
@@ -206,8 +218,8 @@ def running_extremum(kernel: KernelSpec) -> bool:
         for pattern in (_EXTREMUM_CALL, _EXTREMUM_PICK):
             for match in pattern.finditer(text):
                 picked = match.group(2)
-                compared = match.group(0)[match.group(0).index("=") + 1 :]
-                if re.search(rf"\b{re.escape(match.group(1))}\b", picked) and (
+                compared = text[match.end(1) : match.end()].split("=", 1)[1]
+                if _names_itself(match.group(1), picked) and (
                     pattern is _EXTREMUM_CALL or re.search(r"[<>]", compared)
                 ):
                     return True

@@ -398,8 +398,27 @@ def _diagnose_on_finite_inputs(
             "it passes the finite input set (no NaN, Inf or magnitudes of 1e4 and more; "
             f"inputs sha256 {finite.case.input_hash[:16]}): it is wrong only where its "
             "inputs hold those; if it is never given them, declare nonfinite_inputs=False "
-            "and a domain that leaves them out"
+            "and a domain that leaves them out" + _ordered_not_equal(runner, kernel)
         )
+
+
+def _ordered_not_equal(runner: Runner, kernel: KernelSpec) -> str:
+    """Where the adapter's probe saw ``!=`` compiled as an ordered comparison (naga:
+    NaN != x is false, which WGSL allows where it assumes no NaN) and the kernel's WGSL
+    branches on ``!=``, why its NaN results may differ (round 44: a histogram's
+    ``if (old != 0)`` never flushed a NaN bin on lavapipe)."""
+    info = getattr(runner, "info", None)
+    departures = getattr(getattr(info, "constraints", None), "float_departures", ())
+    source = kernel.sources.get("wgsl") if getattr(info, "target", None) == "wgsl" else None
+    if "nan_is_not_equal" not in departures or not isinstance(source, str):
+        return ""
+    if "!=" not in strip_comments(source):
+        return ""
+    return (
+        "; and this adapter compiles != as an ordered comparison (its probe saw NaN != NaN "
+        "false; WGSL allows it where it assumes no NaN), so where the kernel tests a NaN "
+        "with != it takes the other branch"
+    )
 
 
 def _coverage_verdict(ev: Evaluation, covered: dict[str, np.ndarray]) -> None:

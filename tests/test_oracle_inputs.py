@@ -430,6 +430,10 @@ def test_running_extrema_are_recognised_as_people_write_them():
         "if (val > local_pair.value) { local_pair = Pair(val, i32(col)); }",
         "if (v > best.v) { best.v = v; best.i = i; }",
         "if (d < nearest[q].dist) { nearest[q] = Hit(d, i); }",
+        # the running value an element of workgroup memory (ratchet's softmax, round 44)
+        "smem[index] = max(smem[index], X[row_start + i]);",
+        "sketch[ index ] = max(sketch[index], value);",
+        "s.lo = min(v, s.lo);",
     ):
         assert running_extremum(kernel(body)), body
     for body in (
@@ -439,6 +443,9 @@ def test_running_extrema_are_recognised_as_people_write_them():
         "if (i < p.n) { out[i] = 1.0; }",
         "if (b.value > a.value) { shared_max[lid.x] = b; }",
         "if (x == best.v) { best.v == x; }",
+        "out[i] = max(a[i], b[i]);",
+        "o[i] = select(x[i], y[i], x[i] < y[i]);",
+        "t[i] = max(t[i + 1u], 0.0);",
     ):
         assert not running_extremum(kernel(body)), body
 

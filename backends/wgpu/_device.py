@@ -259,8 +259,11 @@ def check_portable(source: str, what: str) -> None:
     """Refuse WGSL that naga compiles but the WGSL spec makes a shader-creation error,
     and Chrome's Tint refuses: operators mixed without the parentheses WGSL's grammar
     needs (``a * b >> c``, ``x & m == 0u``: round 29), a const-expression whose value is
-    an infinity or a NaN (``bitcast<f32>(0xff800000u)``, round 25's max pool). Passed on
-    wgpu, such a kernel would not run in a browser."""
+    an infinity or a NaN (``bitcast<f32>(0xff800000u)``, round 25's max pool), an
+    atomic read or written as a plain value (``histogram[i] = 0u``, round 44's radix
+    count), a barrier in control flow that varies by invocation (``if (local_id.x ==
+    0u) { workgroupBarrier(); }``, round 44). Passed on wgpu, such a kernel would not
+    run in a browser."""
     mixed = _sources.wgsl_unparenthesized_mix(source)
     if mixed is not None:
         operators, offset = mixed
@@ -283,6 +286,31 @@ def check_portable(source: str, what: str) -> None:
             "makes a shader-creation error",
             "; make the value at run time (from a `let` or `var` holding the bits, or a "
             "function that returns them), or start a maximum from -3.40282347e+38 (-FLT_MAX)",
+        )
+    barrier = _sources.wgsl_barrier_in_nonuniform_flow(source)
+    if barrier is not None:
+        text, offset = barrier
+        _refuse(
+            source,
+            what,
+            offset,
+            f"{text} must only be called from uniform control flow: WGSL's uniformity "
+            "analysis makes it a shader-creation error where some invocations of the "
+            "workgroup may not reach it together",
+            "; move the barrier out of the branch (or loop) whose condition varies by "
+            "invocation, keep every invocation on the path to it (no early return), or "
+            "read a workgroup value that decides it through workgroupUniformLoad",
+        )
+    plain = _sources.wgsl_plain_atomic_access(source)
+    if plain is not None:
+        text, offset = plain
+        _refuse(
+            source,
+            what,
+            offset,
+            f"`{text}` reads or writes an atomic as a plain value, which WGSL does not allow",
+            "; go through the atomic builtins: atomicStore(&h[i], 0u) to write it, "
+            "atomicLoad(&h[i]) to read it",
         )
 
 

@@ -1511,6 +1511,10 @@ from tests.wild.round43 import ROUND43  # noqa: E402  (round 43: tests/wild/roun
 
 CORPUS.update(ROUND43)
 
+from tests.wild.round44 import ROUND44  # noqa: E402  (round 44: tests/wild/round44.py)
+
+CORPUS.update(ROUND44)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
