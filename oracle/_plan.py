@@ -159,6 +159,9 @@ class Plan:
     timeout_s: Any = "context"  # seconds, None (unbounded), or "context" (its own bound)
     rerun: bool = True
     energy_s: float = 0.0  # seconds of repeated runs to read the energy over (0: none)
+    # poison the context's scratch memory before the judged run and the rerun
+    # (``SCRATCH_POISON``); off under compute-sanitizer, whose runs judge no values
+    poison_scratch: bool = True
 
 
 @dataclass(frozen=True)
@@ -367,7 +370,9 @@ def _read(ctx: OracleContext, view) -> np.ndarray:
 SCRATCH_POISON = (0x7F7F7F7F, 0xFEFEFEFE)
 
 
-def _poison_scratch(ctx: OracleContext, word: int) -> None:
+def _poison_scratch(ctx: OracleContext, plan: Plan, word: int) -> None:
+    if not plan.poison_scratch:
+        return
     poison_scratch = getattr(ctx, "poison_scratch_memory", None)  # a context of the contract
     if callable(poison_scratch):
         poison_scratch(word)
@@ -390,7 +395,7 @@ def execute(ctx: OracleContext, plan: Plan) -> Outcome:
             views.append(view)
             bound.append(view.window(region.start, region.length) if region.windowed else view)
         with np.errstate(all="ignore"):  # a host backend meets the edge cases too
-            _poison_scratch(ctx, SCRATCH_POISON[0])
+            _poison_scratch(ctx, plan, SCRATCH_POISON[0])
             run(plan.kernel, plan.schedule, bound, plan.size, 0, 1, **kwargs)
             outcome.ran = True
             outcome.first = [_read(ctx, view) for view in views]
@@ -526,7 +531,7 @@ def _rerun(ctx, plan: Plan, views, bound, kwargs, outcome: Outcome) -> None:
     values now: ``_reguard_inputs``, ``SCRATCH_POISON``)."""
     if _restore(ctx, plan, views) or not plan.samples:
         _reguard_inputs(ctx, plan, views)
-        _poison_scratch(ctx, SCRATCH_POISON[1])
+        _poison_scratch(ctx, plan, SCRATCH_POISON[1])
         ctx.run_kernel(plan.kernel, plan.schedule, bound, plan.size, 0, 1, **kwargs)
     outcome.later = [
         _read(ctx, view) if region.output else None for region, view in zip(plan.regions, views)

@@ -153,6 +153,36 @@ def test_the_poison_is_launched_right_before_the_kernel_it_is_for(fake_driver): 
                 )
 
 
+def test_a_plan_without_the_poison_launches_none(fake_driver):  # noqa: F811
+    """The sanitizer's runs judge no values and do not poison (racecheck would track the
+    poison's every store): a plan with ``poison_scratch=False`` runs the kernel alone."""
+    import dataclasses
+
+    from backends.cuda import CudaComputeContext
+    from oracle._expected import expected_outputs
+    from oracle._inputs import make_case
+    from oracle._plan import BackendInfo, build_plan, execute
+
+    affine = forge.get_kernel("raw_affine")
+    with CudaComputeContext(1 << 22) as ctx:
+        expected = expected_outputs(make_case(affine, affine.size(100), 0))
+        plan = build_plan(
+            affine,
+            expected.case,
+            BackendInfo.of(ctx),
+            affine.schedules[0],
+            guard=64,
+            warmups=0,
+            samples=0,
+        )
+        for poison, launches in ((True, 4), (False, 0)):
+            before = fake_driver.calls.get("cuLaunchKernel", 0)
+            outcome = execute(ctx, dataclasses.replace(plan, poison_scratch=poison))
+            assert outcome.error is None and outcome.ran
+            kernels = 2  # the judged run and the rerun
+            assert fake_driver.calls["cuLaunchKernel"] - before == kernels + launches
+
+
 def test_the_poison_kernel_compiles_with_nvrtc_uncounted_and_uncached(tmp_path, monkeypatch):
     """Compiled as the backend's own: not in compile_stats (a search's count of its
     candidates' compiles) nor in the disk cache (a worker's images)."""
