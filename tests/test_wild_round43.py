@@ -2,7 +2,7 @@
 shows it.
 
 - Inexpressible, fixed: LightSeq's host passes ``means`` as ``nullptr`` in the middle of
-  ker_layer_norm's parameters (``_use_mean ? means : nullptr``); ``arguments=`` took
+  ker_layer_norm's parameters (unless the op keeps means); ``arguments=`` took
   only buffers, values and offsets, and a null pointer only for a trailing parameter
   that declares one as its default. ``"nullptr"`` (or ``"NULL"``) now passes a null
   pointer to any pointer parameter, so the kernel's ``if (means != nullptr)`` is what
