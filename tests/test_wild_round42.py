@@ -1,6 +1,6 @@
 """Round 42's findings (tests/wild/round42.py), each pinned by the smallest run that
-shows it. No false pass or false alarm this round: the oracle judged the three WebGPU
-samples as written and failed every mutant, with no change to forge/ or oracle/.
+shows it. No false pass or false alarm this round: the oracle judged the three kernels
+after the WebGPU samples and failed every mutant, with no change to forge/ or oracle/.
 
 - Expressible as written: the Game of Life's board size is a bare ``var<storage, read>
   size: vec2<u32>`` (one vec2, given as ``count=1``), its workgroup size
