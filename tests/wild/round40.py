@@ -1,29 +1,49 @@
 """Round 40 of kernels from the wild, merged into ``tests.wild.CORPUS``: CUDA kernels
-with warp shuffles and half arithmetic as public projects write them, taken as written
-(host code left out; each host's launch sequence is the kernel's ``launches``), with
-WGSL ports as a WebGPU port would write them (they run here on lavapipe and
-SwiftShader; the CUDA originals on the GPU machine).
+with warp shuffles and half arithmetic after public projects (host code left out; each
+host's launch sequence is the kernel's ``launches``), with WGSL ports as a WebGPU port
+would write them (they run here on lavapipe and SwiftShader; the CUDA kernels on the
+GPU machine).
+
+The CUDA kernels are written for this corpus after the sources named below: read, not
+copied (the project's rule for public code: round 40 first took them verbatim, and
+they were rewritten on 2026-12-06). What is theirs is kept: each ``__global__``
+function's name, qualifiers, signature and parameter names (``static``,
+``__restrict__``, ``const int64_t ncols``, ``size_t const size``, ``int *partial_sums
+= NULL``: the spec and the launches bind to them), ``WARP_SIZE``, ``NUM_OF_BLOCKS`` and
+``NUM_OF_THREADS``, the shuffles (``__shfl_xor_sync`` of a float and an int under
+``#pragma unroll``, ``__shfl_up_sync`` with a width and an ``int`` mask), the shared
+memory (ggml's two arrays sized for 1024 threads, the samples' ``half2`` array, the
+scan's ``extern __shared__`` ints and the uniform add's one int), the barriers, the
+launch geometry and sequence, the half arithmetic (``__hfma2``/``__hadd2`` and the
+``half2`` operators, ``half2 acc(0.f, 0.f)``, the lanes added in float, low + high and
+``.y + .x``) and the bugs the round pins: fp16ScalarProduct's loops starting at
+``threadIdx.x + blockDim.x + blockIdx.x`` and uniform_add's ``id > len``. What is ours:
+the helpers' and locals' names, the comments, the order of equivalent statements and
+the formatting; ggml's greater-or-tied ``if``/``else if`` is one condition, the
+sample's two seven-step ``reduceInShared`` ladders are loops (``treeSum_intrinsics``,
+``treeSum_operators``), and the dead stores of zero into shared memory before the
+fp16 loops are gone. The WGSL ports are ours and unchanged.
 
 - llama.cpp's ``argmax_f32`` (ggml-org/llama.cpp at 02838c7a, ggml/src/ggml-cuda/
   argmax.cu; MIT): ``static __global__``, ``__restrict__``, ``const int64_t ncols``,
   two ``__shfl_xor_sync`` butterflies (a float and an int) under ``#pragma unroll``,
-  first occurrence kept on ties (``else if (val == maxval && col < argmax)``), the
+  first occurrence kept on ties (an equal value at a smaller column wins), the
   warps' results through ``__shared__`` arrays sized for 1024 threads; blocks of
   ``min(1024, ncols rounded up to 32)``, a row a block.
 - NVIDIA/cuda-samples' fp16ScalarProduct (Samples/0_Introduction/fp16ScalarProduct/
   fp16ScalarProduct.cu at ca37378c; BSD 3-clause): ``scalarProductKernel_intrinsics``
-  (``__hfma2``, ``__hadd2`` through ``reduceInShared_intrinsics``,
-  ``__float2half2_rn``, ``__low2float``/``__high2float``) and
-  ``scalarProductKernel_native`` (``half2`` operators ``*`` and ``+``, ``half2
-  value(0.f, 0.f)``, ``(float)result.y``): products accumulated in half, 128 blocks of
-  128 threads, the sample's inputs (``rand() % 4`` and ``rand() % 2``, whole numbers).
+  (``__hfma2``, ``__hadd2`` through a shared-memory tree, ``__float2half2_rn``,
+  ``__low2float``/``__high2float``) and ``scalarProductKernel_native`` (``half2``
+  operators ``*`` and ``+``, ``half2 acc(0.f, 0.f)``, ``(float)total.y``): products
+  accumulated in half, 128 blocks of 128 threads, the sample's inputs (``rand() % 4``
+  and ``rand() % 2``, whole numbers).
 - NVIDIA/cuda-samples' shfl_scan (Samples/2_Concepts_and_Techniques/shfl_scan/
   shfl_scan.cu at 306af8d2; BSD 3-clause): ``shfl_scan_test`` (``__shfl_up_sync`` with a
-  width, ``extern __shared__ int sums[]``, a mask ``(1 << (blockDim.x / warpSize)) -
-  1`` held in an ``int``, a default argument ``int *partial_sums = NULL``) and
-  ``uniform_add``, launched as the sample's host does: the blocks' scans, the partial
-  sums' scan with the third argument left to its default, and the uniform add on
-  ``d_data + blockSize``.
+  width, an ``extern __shared__ int`` array of the warps' totals, a mask ``(1 <<
+  (blockDim.x / warpSize)) - 1`` held in an ``int``, a default argument ``int
+  *partial_sums = NULL``) and ``uniform_add``, launched as the sample's host does: the
+  blocks' scans, the partial sums' scan with the third argument left to its default,
+  and the uniform add on ``d_data + blockSize``.
 
 What they showed (pinned in tests/test_wild_round40.py; lavapipe and SwiftShader here,
 NVRTC for sm_90; not run on a GPU: the CUDA originals and mutants run there later):
@@ -57,10 +77,11 @@ NVRTC for sm_90; not run on a GPU: the CUDA originals and mutants run there late
   -FLT_MAX, as the kernel starts.
 - Every original passed on reference, wgpu and browser (the f16 port is UNSUPPORTED on
   SwiftShader, which has no shader-f16), every WGSL mutant failed, and every CUDA
-  original and mutant compiles with NVRTC and binds as the source means.
+  original and mutant compiles with NVRTC and binds as the source means (checked
+  again after the rewrite, at every test size).
 """
 
-# ruff: noqa: E501  (the CUDA sources keep their authors' long lines, as written)
+# ruff: noqa: E501  (long lines of CUDA and WGSL, and the mutants')
 
 from __future__ import annotations
 
@@ -71,81 +92,79 @@ from forge import BufferSpec, Dispatch, KernelSpec, Schedule
 from . import Wild
 
 # -- 1. llama.cpp's ggml-cuda/argmax.cu: argmax_f32 ----------------------------------------
-# ggml-org/llama.cpp at 02838c7a (MIT). ``#include "argmax.cuh"``, "common.cuh" and
-# "sum.cuh" bring ggml's whole common header; what the kernel takes from it (WARP_SIZE,
-# FLT_MAX through <cfloat>) is written in its place. The host: a block a row of
+# After ggml-org/llama.cpp at 02838c7a (MIT): read, not copied. ``#include "argmax.cuh"``,
+# "common.cuh" and "sum.cuh" bring ggml's whole common header; what the kernel takes from
+# it (WARP_SIZE, FLT_MAX through <cfloat>) is written in its place. The host: a block a row of
 # ``min(1024, (ne00 + WARP_SIZE - 1) / WARP_SIZE * WARP_SIZE)`` threads.
 
 _ARGMAX_CUDA = r"""#include <cfloat>
 #include <cstdint>
 
-// from ggml's common.cuh
+// kernel-forge corpus: a row argmax after llama.cpp's ggml-cuda argmax_f32 (read, not
+// copied). ggml's common.cuh gives WARP_SIZE; nothing else from it is used.
 #define WARP_SIZE 32
 
+// One block per row. Each thread scans a strided slice for its best (value, column);
+// a shuffle butterfly settles each warp, and with more than one warp the warps'
+// candidates go through shared memory into a second butterfly in warp 0. A candidate
+// wins if it is larger, or equal and further left, so the first maximum is reported.
 static __global__ void argmax_f32(const float * __restrict__ x, int32_t * __restrict__ dst, const int64_t ncols) {
-    const int64_t row = blockIdx.x;
+    const int64_t row  = blockIdx.x;
+    const float * line = x + row * ncols;
 
-    float maxval = -FLT_MAX;
-    int   argmax = -1;
-    const float * rowx = x + row * ncols;
-
-    for (int32_t col = threadIdx.x; col < ncols; col += blockDim.x) {
-        const float val = rowx[col];
-        if (val > maxval) {
-            maxval = val;
-            argmax = col;
+    int   best_col = -1;
+    float best     = -FLT_MAX;
+    for (int32_t c = threadIdx.x; c < ncols; c += blockDim.x) {
+        const float v = line[c];
+        if (v > best) {
+            best_col = c;
+            best     = v;
         }
     }
 
 #pragma unroll
-    for (int offset = WARP_SIZE/2; offset > 0; offset >>= 1) {
-        const float val = __shfl_xor_sync(0xFFFFFFFF, maxval, offset, WARP_SIZE);
-        const int   col = __shfl_xor_sync(0xFFFFFFFF, argmax, offset, WARP_SIZE);
-        if (val > maxval) {
-            maxval = val;
-            argmax = col;
-        } else if (val == maxval && col < argmax) {
-            // keep the smallest index on ties (first-occurrence wins)
-            argmax = col;
+    for (int mask = WARP_SIZE/2; mask > 0; mask >>= 1) {
+        const float v = __shfl_xor_sync(0xFFFFFFFF, best,     mask, WARP_SIZE);
+        const int   c = __shfl_xor_sync(0xFFFFFFFF, best_col, mask, WARP_SIZE);
+        if (v > best || (v == best && c < best_col)) {
+            best_col = c;
+            best     = v;
         }
     }
 
     const int n_warps = blockDim.x / WARP_SIZE;
-    const int lane_id = threadIdx.x % WARP_SIZE;
-    const int warp_id = threadIdx.x / WARP_SIZE;
+    const int warp    = threadIdx.x / WARP_SIZE;
+    const int lane    = threadIdx.x % WARP_SIZE;
     if (n_warps > 1) {
-        constexpr int    max_warps = 1024 / WARP_SIZE;
-        __shared__ float shared_maxval[max_warps];
-        __shared__ int   shared_argmax[max_warps];
-        if (lane_id == 0) {
-            shared_maxval[warp_id] = maxval;
-            shared_argmax[warp_id] = argmax;
+        constexpr int max_warps = 1024 / WARP_SIZE;
+        __shared__ int   warp_col[max_warps];
+        __shared__ float warp_best[max_warps];
+        if (lane == 0) {
+            warp_col[warp]  = best_col;
+            warp_best[warp] = best;
         }
-
         __syncthreads();
 
-        if (warp_id == 0) {
-            if (lane_id < n_warps) {
-                maxval = shared_maxval[lane_id];
-                argmax = shared_argmax[lane_id];
+        if (warp == 0) {
+            // lanes with no warp to read keep what warp 0 found
+            if (lane < n_warps) {
+                best_col = warp_col[lane];
+                best     = warp_best[lane];
             }
 #pragma unroll
-            for (int offset = WARP_SIZE/2; offset > 0; offset >>= 1) {
-                const float val = __shfl_xor_sync(0xFFFFFFFF, maxval, offset, WARP_SIZE);
-                const int   col = __shfl_xor_sync(0xFFFFFFFF, argmax, offset, WARP_SIZE);
-                if (val > maxval) {
-                    maxval = val;
-                    argmax = col;
-                } else if (val == maxval && col < argmax) {
-                    // keep the smallest index on ties (first-occurrence wins)
-                    argmax = col;
+            for (int mask = WARP_SIZE/2; mask > 0; mask >>= 1) {
+                const float v = __shfl_xor_sync(0xFFFFFFFF, best,     mask, WARP_SIZE);
+                const int   c = __shfl_xor_sync(0xFFFFFFFF, best_col, mask, WARP_SIZE);
+                if (v > best || (v == best && c < best_col)) {
+                    best_col = c;
+                    best     = v;
                 }
             }
         }
     }
 
-    if (warp_id == 0 && lane_id == 0) {
-        dst[row] = argmax;
+    if (threadIdx.x == 0) {
+        dst[row] = best_col;
     }
 }
 """
@@ -247,28 +266,28 @@ ARGMAX = Wild(
     {
         "CUDA: ties not resolved to the first column": (
             "cuda",
-            "        } else if (val == maxval && col < argmax) {\n            // keep the smallest index on ties (first-occurrence wins)\n            argmax = col;\n        }\n    }\n\n    const int n_warps",
-            "        }\n    }\n\n    const int n_warps",
+            "\n        if (v > best || (v == best && c < best_col)) {",
+            "\n        if (v > best) {",
         ),
         "CUDA: butterfly from offset 8": (
             "cuda",
-            "#pragma unroll\n    for (int offset = WARP_SIZE/2; offset > 0; offset >>= 1) {",
-            "#pragma unroll\n    for (int offset = WARP_SIZE/4; offset > 0; offset >>= 1) {",
+            "#pragma unroll\n    for (int mask = WARP_SIZE/2; mask > 0; mask >>= 1) {",
+            "#pragma unroll\n    for (int mask = WARP_SIZE/4; mask > 0; mask >>= 1) {",
         ),
         "CUDA: the last warp's result left out": (
             "cuda",
-            "if (lane_id < n_warps) {",
-            "if (lane_id < n_warps - 1) {",
+            "if (lane < n_warps) {",
+            "if (lane < n_warps - 1) {",
         ),
         "CUDA: no barrier before the warps' results are read": (
             "cuda",
-            "        __syncthreads();\n\n        if (warp_id == 0) {",
-            "        if (warp_id == 0) {",
+            "        __syncthreads();\n\n        if (warp == 0) {",
+            "\n        if (warp == 0) {",
         ),
         "CUDA: the row's stride one short": (
             "cuda",
-            "const float * rowx = x + row * ncols;",
-            "const float * rowx = x + row * (ncols - 1);",
+            "const float * line = x + row * ncols;",
+            "const float * line = x + row * (ncols - 1);",
         ),
         "ties not resolved to the first column": (
             "wgsl",
@@ -287,87 +306,66 @@ ARGMAX = Wild(
 
 
 # -- 2. NVIDIA/cuda-samples' fp16ScalarProduct: products accumulated in half2 ---------------
-# Samples/0_Introduction/fp16ScalarProduct/fp16ScalarProduct.cu at ca37378c (BSD
-# 3-clause; its licence header and host code left out). The host: 128 blocks of 128
+# After Samples/0_Introduction/fp16ScalarProduct/fp16ScalarProduct.cu at ca37378c (BSD
+# 3-clause): read, not copied; host code left out. The host: 128 blocks of 128
 # threads over 128 * 128 * 16 half2 pairs, each ``rand() % 4`` (x) and ``rand() % 2``
 # (y); main() sums the 128 results on the host and compares the two kernels. Each loop
-# starts at ``threadIdx.x + blockDim.x + blockIdx.x``, as written (the sample means
+# starts at ``threadIdx.x + blockDim.x + blockIdx.x``, as in the sample (the sample means
 # ``blockDim.x * blockIdx.x``; both kernels share it, so its own check cannot see it):
 # the reference computes what that indexing reads.
 
 _FP16_CUDA = r"""#include "cuda_fp16.h"
 #include "helper_cuda.h"
 
-#include <cstdio>
-#include <cstdlib>
-#include <ctime>
+// kernel-forge corpus: the two dot products of NVIDIA's cuda-samples
+// fp16ScalarProduct (read, not copied). The sums stay in half2 the whole way: per
+// thread over a grid-strided run of pairs, then a halving tree in shared memory; only
+// the final two lanes are added in float.
 
 #define NUM_OF_BLOCKS 128
 #define NUM_OF_THREADS 128
 
-__forceinline__ __device__ void reduceInShared_intrinsics(half2 *const v) {
-  if (threadIdx.x < 64)
-    v[threadIdx.x] = __hadd2(v[threadIdx.x], v[threadIdx.x + 64]);
-  __syncthreads();
-  if (threadIdx.x < 32)
-    v[threadIdx.x] = __hadd2(v[threadIdx.x], v[threadIdx.x + 32]);
-  __syncthreads();
-  if (threadIdx.x < 16)
-    v[threadIdx.x] = __hadd2(v[threadIdx.x], v[threadIdx.x + 16]);
-  __syncthreads();
-  if (threadIdx.x < 8)
-    v[threadIdx.x] = __hadd2(v[threadIdx.x], v[threadIdx.x + 8]);
-  __syncthreads();
-  if (threadIdx.x < 4)
-    v[threadIdx.x] = __hadd2(v[threadIdx.x], v[threadIdx.x + 4]);
-  __syncthreads();
-  if (threadIdx.x < 2)
-    v[threadIdx.x] = __hadd2(v[threadIdx.x], v[threadIdx.x + 2]);
-  __syncthreads();
-  if (threadIdx.x < 1)
-    v[threadIdx.x] = __hadd2(v[threadIdx.x], v[threadIdx.x + 1]);
-  __syncthreads();
+// sum the block's NUM_OF_THREADS partials into v[0], with the half2 intrinsics
+__forceinline__ __device__ void treeSum_intrinsics(half2 *const v) {
+  const unsigned t = threadIdx.x;
+#pragma unroll
+  for (unsigned half_width = NUM_OF_THREADS / 2; half_width > 0; half_width /= 2) {
+    if (t < half_width) v[t] = __hadd2(v[t], v[t + half_width]);
+    __syncthreads();
+  }
 }
 
-__forceinline__ __device__ void reduceInShared_native(half2 *const v) {
-  if (threadIdx.x < 64) v[threadIdx.x] = v[threadIdx.x] + v[threadIdx.x + 64];
-  __syncthreads();
-  if (threadIdx.x < 32) v[threadIdx.x] = v[threadIdx.x] + v[threadIdx.x + 32];
-  __syncthreads();
-  if (threadIdx.x < 16) v[threadIdx.x] = v[threadIdx.x] + v[threadIdx.x + 16];
-  __syncthreads();
-  if (threadIdx.x < 8) v[threadIdx.x] = v[threadIdx.x] + v[threadIdx.x + 8];
-  __syncthreads();
-  if (threadIdx.x < 4) v[threadIdx.x] = v[threadIdx.x] + v[threadIdx.x + 4];
-  __syncthreads();
-  if (threadIdx.x < 2) v[threadIdx.x] = v[threadIdx.x] + v[threadIdx.x + 2];
-  __syncthreads();
-  if (threadIdx.x < 1) v[threadIdx.x] = v[threadIdx.x] + v[threadIdx.x + 1];
-  __syncthreads();
+// the same tree, with half2's operator+
+__forceinline__ __device__ void treeSum_operators(half2 *const v) {
+  const unsigned t = threadIdx.x;
+#pragma unroll
+  for (unsigned width = NUM_OF_THREADS / 2; width >= 1; width >>= 1) {
+    if (t < width) v[t] = v[t] + v[t + width];
+    __syncthreads();
+  }
 }
 
+// Both kernels start each thread at threadIdx.x + blockDim.x + blockIdx.x, as the
+// sample does (a '+' where blockDim.x * blockIdx.x was meant): kept, it is what the
+// corpus pins.
 __global__ void scalarProductKernel_intrinsics(half2 const *const a,
                                                half2 const *const b,
                                                float *const results,
                                                size_t const size) {
+  __shared__ half2 partial[NUM_OF_THREADS];
   const int stride = gridDim.x * blockDim.x;
-  __shared__ half2 shArray[NUM_OF_THREADS];
 
-  shArray[threadIdx.x] = __float2half2_rn(0.f);
-  half2 value = __float2half2_rn(0.f);
-
+  half2 acc = __float2half2_rn(0.f);
   for (int i = threadIdx.x + blockDim.x + blockIdx.x; i < size; i += stride) {
-    value = __hfma2(a[i], b[i], value);
+    acc = __hfma2(a[i], b[i], acc);
   }
-
-  shArray[threadIdx.x] = value;
+  partial[threadIdx.x] = acc;
   __syncthreads();
-  reduceInShared_intrinsics(shArray);
 
+  treeSum_intrinsics(partial);
   if (threadIdx.x == 0) {
-    half2 result = shArray[0];
-    float f_result = __low2float(result) + __high2float(result);
-    results[blockIdx.x] = f_result;
+    const half2 total = partial[0];
+    results[blockIdx.x] = __low2float(total) + __high2float(total);
   }
 }
 
@@ -375,24 +373,20 @@ __global__ void scalarProductKernel_native(half2 const *const a,
                                            half2 const *const b,
                                            float *const results,
                                            size_t const size) {
+  __shared__ half2 partial[NUM_OF_THREADS];
   const int stride = gridDim.x * blockDim.x;
-  __shared__ half2 shArray[NUM_OF_THREADS];
 
-  half2 value(0.f, 0.f);
-  shArray[threadIdx.x] = value;
-
+  half2 acc(0.f, 0.f);
   for (int i = threadIdx.x + blockDim.x + blockIdx.x; i < size; i += stride) {
-    value = a[i] * b[i] + value;
+    acc = a[i] * b[i] + acc;
   }
-
-  shArray[threadIdx.x] = value;
+  partial[threadIdx.x] = acc;
   __syncthreads();
-  reduceInShared_native(shArray);
 
+  treeSum_operators(partial);
   if (threadIdx.x == 0) {
-    half2 result = shArray[0];
-    float f_result = (float)result.y + (float)result.x;
-    results[blockIdx.x] = f_result;
+    const half2 total = partial[0];
+    results[blockIdx.x] = (float)total.y + (float)total.x;
   }
 }
 """
@@ -452,7 +446,7 @@ def _half(values):
 
 def fp16_scalar_products(a, b, size, intended=False):
     """Each block's result as the kernels compute it: per thread, from ``tid +
-    blockDim.x + blockIdx.x`` (as written; ``intended``: ``tid + blockDim.x *
+    blockDim.x + blockIdx.x`` (as in the sample; ``intended``: ``tid + blockDim.x *
     blockIdx.x``) in strides of the grid, the products added in half (fused: the
     float64 sum rounded once), both lanes; then the shared tree in half, and the two
     lanes added in float."""
@@ -505,18 +499,18 @@ FP16_INTRINSICS = Wild(
     {
         "CUDA: the products not accumulated": (
             "cuda",
-            "value = __hfma2(a[i], b[i], value);",
-            "value = __hmul2(a[i], b[i]);",
+            "acc = __hfma2(a[i], b[i], acc);",
+            "acc = __hmul2(a[i], b[i]);",
         ),
         "CUDA: the tree's first step left out": (
             "cuda",
-            "  if (threadIdx.x < 64)\n    v[threadIdx.x] = __hadd2(v[threadIdx.x], v[threadIdx.x + 64]);\n  __syncthreads();\n",
-            "",
+            "half_width = NUM_OF_THREADS / 2;",
+            "half_width = NUM_OF_THREADS / 4;",
         ),
         "CUDA: the high lane dropped": (
             "cuda",
-            "float f_result = __low2float(result) + __high2float(result);",
-            "float f_result = __low2float(result);",
+            "results[blockIdx.x] = __low2float(total) + __high2float(total);",
+            "results[blockIdx.x] = __low2float(total);",
         ),
         "the products not accumulated": (
             "wgsl",
@@ -537,35 +531,30 @@ FP16_NATIVE = Wild(
     {
         "CUDA: the low lane dropped": (
             "cuda",
-            "float f_result = (float)result.y + (float)result.x;",
-            "float f_result = (float)result.y;",
+            "results[blockIdx.x] = (float)total.y + (float)total.x;",
+            "results[blockIdx.x] = (float)total.y;",
         ),
         "CUDA: the loop one stride late": (
             "cuda",
-            "  for (int i = threadIdx.x + blockDim.x + blockIdx.x; i < size; i += stride) {\n    value = a[i] * b[i] + value;",
-            "  for (int i = threadIdx.x + blockDim.x + blockIdx.x + stride; i < size; i += stride) {\n    value = a[i] * b[i] + value;",
+            "  for (int i = threadIdx.x + blockDim.x + blockIdx.x; i < size; i += stride) {\n    acc = a[i] * b[i] + acc;",
+            "  for (int i = threadIdx.x + blockDim.x + blockIdx.x + stride; i < size; i += stride) {\n    acc = a[i] * b[i] + acc;",
         ),
     },
 )
 
 
 # -- 3. NVIDIA/cuda-samples' shfl_scan: shfl_scan_test and uniform_add ----------------------
-# Samples/2_Concepts_and_Techniques/shfl_scan/shfl_scan.cu at 306af8d2 (BSD 3-clause;
-# its licence header, the integral-image kernels of shfl_integral_image.cuh and the host
-# code left out). shuffle_simple_test's launches, blocks of 256 and 8 warps' sums of
+# After Samples/2_Concepts_and_Techniques/shfl_scan/shfl_scan.cu at 306af8d2 (BSD
+# 3-clause): read, not copied; the integral-image kernels of shfl_integral_image.cuh and
+# the host code left out. shuffle_simple_test's launches, blocks of 256 and 8 warps' sums of
 # dynamic shared memory: the blocks' scans writing each block's sum, the sums' scan in
 # one block of min(n / 256, 256) threads with ``partial_sums`` left to its default
 # (NULL), and the uniform add on ``d_data + blockSize`` over gridSize - 1 blocks. The
 # sums' scan spans one block, so n is at most 65536 (the sample's), a multiple of 8192
 # (whole warps of sums). The sample fills ones; here small whole numbers.
 
-_SCAN_CUDA = r"""// Shuffle intrinsics CUDA Sample
-// This sample demonstrates the use of the shuffle intrinsic
-// First, a simple example of a prefix sum using the shuffle to
-// perform a scan operation is provided.
-// Secondly, a more involved example of computing an integral image
-// using the shuffle intrinsic is provided, where the shuffle
-// scan operation and shuffle xor operations are used
+_SCAN_CUDA = r"""// kernel-forge corpus: the simple prefix sum of NVIDIA's cuda-samples shfl_scan
+// (read, not copied); the integral-image part of the sample is not here.
 
 #include <stdio.h>
 
@@ -574,106 +563,61 @@ _SCAN_CUDA = r"""// Shuffle intrinsics CUDA Sample
 #include <helper_cuda.h>
 #include <helper_functions.h>
 
-// Scan using shfl - takes log2(n) steps
-// This function demonstrates basic use of the shuffle intrinsic, __shfl_up,
-// to perform a scan operation across a block.
-// First, it performs a scan (prefix sum in this case) inside a warp
-// Then to continue the scan operation across the block,
-// each warp's sum is placed into shared memory.  A single warp
-// then performs a shuffle scan on that shared memory.  The results
-// are then uniformly added to each warp's threads.
-// This pyramid type approach is continued by placing each block's
-// final sum in global memory and prefix summing that via another kernel call,
-// then uniformly adding across the input data via the uniform_add<<<>>> kernel.
-
+// An inclusive scan of one block, in three levels: __shfl_up_sync within each warp,
+// the same over the warps' totals (kept in dynamic shared memory) in warp 0, and each
+// warp then adds the totals of the warps before it. With partial_sums given, the last
+// thread also stores the block's total, for a second launch to scan and uniform_add to
+// spread over the following blocks.
 __global__ void shfl_scan_test(int *data, int width, int *partial_sums = NULL) {
-  extern __shared__ int sums[];
-  int id = ((blockIdx.x * blockDim.x) + threadIdx.x);
-  int lane_id = id % warpSize;
-  // determine a warp_id within a block
-  int warp_id = threadIdx.x / warpSize;
+  extern __shared__ int warp_totals[];
+  const int gid = blockIdx.x * blockDim.x + threadIdx.x;
+  const int warp = threadIdx.x / warpSize;
+  const int lane = gid % warpSize;
+  const unsigned int everyone = 0xffffffff;
 
-  // Below is the basic structure of using a shfl instruction
-  // for a scan.
-  // Record "value" as a variable - we accumulate it along the way
-  int value = data[id];
-
-  // Now accumulate in log steps up the chain
-  // compute sums, with another thread's value who is
-  // distance delta away (i).  Note
-  // those threads where the thread 'i' away would have
-  // been out of bounds of the warp are unaffected.  This
-  // creates the scan sum.
-
+  int x = data[gid];
 #pragma unroll
-  for (int i = 1; i <= width; i *= 2) {
-    unsigned int mask = 0xffffffff;
-    int n = __shfl_up_sync(mask, value, i, width);
-
-    if (lane_id >= i) value += n;
+  for (int d = 1; d <= width; d *= 2) {
+    const int below = __shfl_up_sync(everyone, x, d, width);
+    if (lane >= d) x += below;
   }
 
-  // value now holds the scan value for the individual thread
-  // next sum the largest values for each warp
-
-  // write the sum of the warp to smem
+  // the warp's last lane holds its total
   if (threadIdx.x % warpSize == warpSize - 1) {
-    sums[warp_id] = value;
+    warp_totals[warp] = x;
   }
-
   __syncthreads();
 
-  //
-  // scan sum the warp sums
-  // the same shfl scan operation, but performed on warp sums
-  //
-  if (warp_id == 0 && lane_id < (blockDim.x / warpSize)) {
-    int warp_sum = sums[lane_id];
-
-    int mask = (1 << (blockDim.x / warpSize)) - 1;
-    for (int i = 1; i <= (blockDim.x / warpSize); i *= 2) {
-      int n = __shfl_up_sync(mask, warp_sum, i, (blockDim.x / warpSize));
-
-      if (lane_id >= i) warp_sum += n;
+  const int n_warps = blockDim.x / warpSize;
+  if (warp == 0 && lane < n_warps) {
+    int total = warp_totals[lane];
+    int mask = (1 << n_warps) - 1;  // one bit a warp total, an int as in the sample
+    for (int d = 1; d <= n_warps; d *= 2) {
+      const int below = __shfl_up_sync(mask, total, d, n_warps);
+      if (lane >= d) total += below;
     }
-
-    sums[lane_id] = warp_sum;
+    warp_totals[lane] = total;
   }
-
   __syncthreads();
 
-  // perform a uniform add across warps in the block
-  // read neighbouring warp's sum and add it to threads value
-  int blockSum = 0;
+  if (warp > 0) x += warp_totals[warp - 1];
+  data[gid] = x;
 
-  if (warp_id > 0) {
-    blockSum = sums[warp_id - 1];
-  }
-
-  value += blockSum;
-
-  // Now write out our result
-  data[id] = value;
-
-  // last thread has sum, write write out the block's sum
   if (partial_sums != NULL && threadIdx.x == blockDim.x - 1) {
-    partial_sums[blockIdx.x] = value;
+    partial_sums[blockIdx.x] = x;
   }
 }
 
-// Uniform add: add partial sums array
+// Adds partial_sums[blockIdx.x] to every element of the block; the host passes data
+// one block on, so block k receives the scanned total of blocks 0..k.
 __global__ void uniform_add(int *data, int *partial_sums, int len) {
-  __shared__ int buf;
-  int id = ((blockIdx.x * blockDim.x) + threadIdx.x);
+  __shared__ int addend;
+  const int gid = blockIdx.x * blockDim.x + threadIdx.x;
+  if (gid > len) return;
 
-  if (id > len) return;
-
-  if (threadIdx.x == 0) {
-    buf = partial_sums[blockIdx.x];
-  }
-
+  if (threadIdx.x == 0) addend = partial_sums[blockIdx.x];
   __syncthreads();
-  data[id] += buf;
+  data[gid] += addend;
 }
 """
 
@@ -803,13 +747,13 @@ SHFL_SCAN = Wild(
     {
         "CUDA: the warp's scan one step short": (
             "cuda",
-            "  for (int i = 1; i <= width; i *= 2) {\n    unsigned int mask = 0xffffffff;",
-            "  for (int i = 1; i < width / 2; i *= 2) {\n    unsigned int mask = 0xffffffff;",
+            "  for (int d = 1; d <= width; d *= 2) {",
+            "  for (int d = 1; d < width / 2; d *= 2) {",
         ),
         "CUDA: the warps' sums added from the same warp": (
             "cuda",
-            "blockSum = sums[warp_id - 1];",
-            "blockSum = sums[warp_id];",
+            "x += warp_totals[warp - 1];",
+            "x += warp_totals[warp];",
         ),
         "CUDA: a block's sum from its first thread": (
             "cuda",
@@ -818,8 +762,8 @@ SHFL_SCAN = Wild(
         ),
         "CUDA: no barrier before the warps' sums are scanned": (
             "cuda",
-            "    sums[warp_id] = value;\n  }\n\n  __syncthreads();",
-            "    sums[warp_id] = value;\n  }\n",
+            "    warp_totals[warp] = x;\n  }\n  __syncthreads();\n",
+            "    warp_totals[warp] = x;\n  }\n",
         ),
         "the scan one step short": (
             "wgsl",
