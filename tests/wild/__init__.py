@@ -1507,6 +1507,10 @@ from tests.wild.round42 import ROUND42  # noqa: E402  (round 42: tests/wild/roun
 
 CORPUS.update(ROUND42)
 
+from tests.wild.round46 import ROUND46  # noqa: E402  (round 46: tests/wild/round46.py)
+
+CORPUS.update(ROUND46)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
