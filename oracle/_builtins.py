@@ -171,7 +171,8 @@ def calls_root(kernel: KernelSpec) -> bool:
 # either argument), ``m = m > x ? m : x`` or ``select(m, x, x > m)`` (tinygrad's
 # ``acc0 = ((val0<acc0)?acc0:val0)``), and ``if (x > m) { m = x; }`` (an argmax's best),
 # the best also a field or an element of what is assigned (ggml-webgpu's argmax: ``if
-# (val > local_pair.value) { local_pair = Pair(val, i); }``, round 41; ``best.v = x``).
+# (val > local_pair.value) { local_pair = Pair(val, i); }``, round 41; ``best.v = x``), or on the
+# left of the comparison (``if (m < x) { m = x; }``).
 _EXTREMUM_CALL = re.compile(
     r"\b(\w+)\s*=\s*(?:\w+::)?(?:max|min|fmax|fmin|fmaxf|fminf|MAX|MIN|Max|Min|__hmax|__hmin)"
     r"\s*\(([^;]*)"
@@ -180,6 +181,10 @@ _EXTREMUM_PICK = re.compile(r"\b(\w+)\s*=\s*(?:select\s*\(|[^;?]*\?)([^;]*)")
 _MEMBERS = r"(?:\s*\.\s*\w+|\s*\[[^\[\]{};]*\])*"
 _EXTREMUM_IF = re.compile(
     rf"\bif\s*\(\s*[^(){{}};]*[<>]=?\s*(\w+){_MEMBERS}\s*\)\s*\{{?\s*\1\b{_MEMBERS}\s*=(?!=)"
+    # the best on the left, the value compared assigned as written: ``if (m < S[i][j])
+    # { m = S[i][j]; }`` (GPU MODE's flash attention, round 46), never ``if (x < 0) {
+    # x = -x; }``
+    rf"|\bif\s*\(\s*(\w+{_MEMBERS})\s*[<>]=?\s*([^(){{}};=]+?)\s*\)\s*\{{?\s*\2\s*=\s*\3\s*;"
 )
 # the larger or smaller of two values picked by comparing them, as generated code writes
 # a max in SSA form, the running value through a temporary (tinygrad's
