@@ -12,6 +12,20 @@ by the smallest run that shows it.
   or previous block), and its ``__syncthreads()`` sits inside ``if (idx < n)``. Its
   port fails against the window sum it means and passes against the block-local sum
   it computes.
+- False pass, fixed: lecture 12's flash attention starts its running max at ``1e-30f``
+  (about 0): a row whose every score ``Q @ K.T`` lies below about -103 underflows
+  every exp and is 0 / 0. The oracle runs kernels that keep a running max on its
+  one-sign sets, but (1) ``if (m < S[..][jj]) { m = S[..][jj]; }``, the best on the
+  left of the comparison, was not recognised as one, and (2) in both one-sign sets
+  every product of two inputs is positive, so no score row was negative. Both fixed:
+  the running max is recognised so written, and kernels of two float inputs or more
+  are also run on an ``opposite`` set (the first float input negative, the next
+  positive, and so on), where the mutant fails and the kernel with its max from
+  -FLT_MAX passes.
+- The lecture's flash attention also has a race: no barrier between a K/V tile's last
+  reads (``P_ij * V_j[jj][..]``) and the next tile's loads; lavapipe, which runs a
+  workgroup's invocations in turn between barriers, shows it in the first input set.
+  The corpus judges the kernel with both bugs fixed, each a mutant.
 - No false alarm where NVRTC contracts the grayscale's ``0.21f * r + 0.71f * g + 0.07f *
   b`` into FMAs: 0.2% of all 2^24 pixels then truncate one lower (18.999998 for 19.0),
   and every such pixel is one the oracle's runs of the reference with each rounding a
@@ -37,7 +51,14 @@ import pytest
 import oracle
 from oracle import Session, Verdict
 from oracle.pytest_plugin import require_available
-from tests.wild.round46 import GRAYSCALE, MEAN_FILTER, REDUCE_COARSENING, WINDOW_SUM_PRIVATIZED
+from tests.wild import mutant
+from tests.wild.round46 import (
+    FLASH_ATTENTION,
+    GRAYSCALE,
+    MEAN_FILTER,
+    REDUCE_COARSENING,
+    WINDOW_SUM_PRIVATIZED,
+)
 
 
 @pytest.fixture(scope="module")
@@ -72,9 +93,10 @@ def test_the_privatized_window_sum_stops_at_the_blocks_edge(request, session):
     assert ev.verdict is Verdict.PASS, ev.report()
 
 
-def test_the_cuda_privatized_window_sum_fails_as_its_port_does(request, session):
+def test_the_cuda_privatized_window_sum_fails_as_its_port_does(request):
     """The original on the GPU: the same edge, and a barrier inside ``if (idx < n)``."""
     require_available(request.config, "cuda")
+    session = request.getfixturevalue("session")
     ev = oracle.evaluate(
         session.runner("cuda"), WINDOW_SUM_PRIVATIZED, size=300, seed=0, samples=0, warmups=0
     )
@@ -96,12 +118,13 @@ def _gray(rgb: np.ndarray, fused: bool) -> np.ndarray:
 
 
 def test_pixels_that_fma_contraction_truncates_one_lower_are_accepted():
-    """No device needed: of every (r, g, b), those the contracted arithmetic truncates
+    """No device needed: of (r, g, b) pixels, those the contracted arithmetic truncates
     to another byte than the written one (r=0, g=24, b=28: 18.999998 against 19.0), 64
     of them as one 8 x 8 image. Each is an element the oracle's nudged runs of the
     reference move, and the contracted byte lies within what they take."""
     axis = np.arange(256, dtype=np.uint8)
-    every = np.stack(np.meshgrid(axis, axis, axis, indexing="ij"), axis=-1).reshape(-1)
+    reds = axis[::16]  # a sixteenth of the reds: a million pixels, about 2000 of them moved
+    every = np.stack(np.meshgrid(reds, axis, axis, indexing="ij"), axis=-1).reshape(-1)
     plain, fused = _gray(every, False), _gray(every, True)
     differ = np.flatnonzero(plain != fused)
     assert 0.001 < differ.size / plain.size < 0.003
@@ -128,3 +151,35 @@ def test_the_hosts_blocks_are_the_cuda_launches_and_the_ports_run_what_they_decl
     cuda, wgsl = (kernel.steps(t, kernel.schedules[0], 10000, 65535)[0] for t in ("cuda", "wgsl"))
     assert (cuda.workgroups, cuda.block) == ((5, 1, 1), (1024, 1, 1))
     assert (wgsl.workgroups, wgsl.block) == ((20, 1, 1), (256, 1, 1))
+
+
+def test_a_flash_attention_whose_max_starts_at_1e30_fails_in_the_opposite_set(request, session):
+    """The lecture's ``m_i[ii] = 1e-30f`` (a max started at about 0) passed every input
+    set: its scores are ``Q @ K.T``, positive wherever Q and K share a sign, as in both
+    one-sign sets, and the kernel's ``if (m < S[..][jj]) { m = S[..][jj]; }`` did not
+    even put it on those. The opposite set (Q negative, K positive, large from the
+    middle rows on) has rows of scores far below -103, every exp underflows and the
+    row is 0 / 0; the same port with the max from -FLT_MAX passes it."""
+    require_available(request.config, "wgpu")
+    runner = session.runner("wgpu")
+    wrong = mutant(FLASH_ATTENTION, "as the lecture, the max from 1e-30")
+    ev = oracle.evaluate(runner, wrong, size="n=8,n_inp=32", seed=0, samples=0, warmups=0)
+    assert ev.verdict is Verdict.MISMATCH and ev.failed_input_set == "opposite", ev.report()
+    assert [s.split(" ")[0] for s in ev.input_sets][-3:] == ["negative", "positive", "opposite"]
+    assert all("pass" in s for s in ev.input_sets[1:-1]), ev.input_sets
+
+
+def test_the_lectures_flash_attention_as_written_fails_on_the_gpu(request):
+    """The original on the GPU: the max from 1e-30f fails in the opposite set whatever
+    the missing barrier does (compute-sanitizer's racecheck names that)."""
+    require_available(request.config, "cuda")
+    session = request.getfixturevalue("session")
+    from tests.wild.round46 import _FLASH_CUDA
+
+    kernel = dataclasses.replace(
+        FLASH_ATTENTION.kernel, sources={"cuda": _FLASH_CUDA}, id="gpumode_flash_as_written"
+    )
+    ev = oracle.evaluate(
+        session.runner("cuda"), kernel, size="n=8,n_inp=32", seed=0, samples=0, warmups=0
+    )
+    assert ev.verdict is Verdict.MISMATCH, ev.report()

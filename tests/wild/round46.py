@@ -18,11 +18,15 @@ includes) and ``main()``s become each kernel's launches.
 - ``lecture_008/privatization2.cu`` (at 838fd2dc): ``windowSumDirect`` (each thread
   sums its ``windowSize`` neighbours from global memory) and ``windowSumPrivatized``
   (the block's inputs staged in shared memory first), blocks of 256.
+- ``lecture_012/flash_attention.cu`` (at 7bc1bb62): flash attention's forward pass, a
+  block of (128, 8) a tile of 8 query rows, K and V in tiles of 32 rows through shared
+  memory, an online softmax with its running max in registers; judged with its two
+  bugs fixed, each of them a mutant.
 
 What they showed is pinned in tests/test_wild_round46.py and summed up there.
 """
 
-# ruff: noqa: E501, W293  (the CUDA sources keep their authors' long lines and blank lines with spaces, as written)
+# ruff: noqa: E501, W291, W293  (the CUDA sources keep their authors' long lines and trailing spaces, as written)
 
 from __future__ import annotations
 
@@ -636,6 +640,349 @@ WINDOW_SUM_PRIVATIZED = dataclasses.replace(
 )
 
 
+# -- 5. lecture_012: flash_attention_k ---------------------------------------------------
+# gpu-mode/lectures at 7bc1bb62 (Apache-2.0), lecture_012/flash_attention.cu as written
+# (trailing spaces kept). The host (lecture_012/torch_extension_template.cu, appended to
+# the kernel by the notebook): ``dim3 blocks(T_r, 1)``, ``dim3 tpb(block_dim_x,
+# block_dim_y)`` = (128, 8), ``T_r = cdiv(n, B_r)``, ``T_c = cdiv(n_inp, B_c)``,
+# ``scaling = 1.0f / sqrt((float)d)``; Q (n, 128), K and V (n_inp, 128), out (n, 128)
+# and out_l (n) zeroed. No bounds: n a multiple of B_r = 8, n_inp of B_c = 32.
+
+_FLASH_CUDA = r"""constexpr int d = 128;
+constexpr int B_r = 8;
+constexpr int B_c = 32;
+constexpr int block_dim_x = 128;
+constexpr int block_dim_y = 8;
+constexpr int d_over_bdx = d / block_dim_x;
+constexpr int B_r_over_bdy = B_r / block_dim_y;
+
+
+extern "C" __global__ void flash_attention_k(
+    float *out, 
+    float *out_l, 
+    float *Q,
+    float *K, 
+    float *V, 
+    float scaling, 
+    int n, 
+    int T_r, 
+    int T_c
+) {
+    // Thread indices
+    int tid_x = threadIdx.x; 
+    int tid_y = threadIdx.y; 
+    int bdy = blockDim.y; 
+    int bdx = blockDim.x; 
+    int bix = blockIdx.x; 
+
+    // Shared memory buffers for Q, K, V blocks
+    __shared__ float Q_i[B_r][d];
+    __shared__ float K_j[B_c][d];
+    __shared__ float V_j[B_c][d];
+    __shared__ float S[B_r][B_c];
+
+    // Local accumulators per thread for output block
+    float l_i[B_r_over_bdy];
+    float m_i[B_r_over_bdy];
+    float O_i[B_r_over_bdy][d_over_bdx];
+
+    // Loop over only one tile block out of T_r blocks
+    for (int i = bix; i < bix + 1; i++) {
+        // Load Q_i tile into shared mem
+        for (int ii = tid_y; ii < B_r; ii += bdy) {
+            for (int dd = tid_x; dd < d; dd += bdx) {
+                Q_i[ii][dd] = Q[(ii + i * B_r) * d + dd];
+            }
+        }
+        // Init O_i, l_i, m_i into registers
+        for (int ii = 0; ii < B_r_over_bdy; ii ++) {
+            for (int dd = 0; dd < d_over_bdx; dd ++) {
+                O_i[ii][dd] = 0.f;
+            }
+            l_i[ii] = 0.f;
+            m_i[ii] = 1e-30f;
+        }
+
+        for (int j = 0; j < T_c; j++){
+            // Load K_j, V_j into shared memory
+            for (int jj = tid_y; jj < B_c; jj += bdy) {
+                for (int dd = tid_x; dd < d; dd += bdx) {
+                    K_j[jj][dd] = K[(jj + j * B_c) * d + dd];
+                    V_j[jj][dd] = V[(jj + j * B_c) * d + dd];
+                }
+            }
+            __syncthreads();
+            // S[ii][jj] = scaling * Q_i @ K_j.T
+            for (int ii = tid_x; ii < B_r; ii += bdx) {
+                for (int jj = tid_y; jj < B_c; jj += bdy) {
+                    float S_ij = 0.0f;
+                    for (int dd = 0; dd < d; dd ++) {
+                        S_ij += Q_i[ii][dd] * K_j[jj][dd];
+                    }
+                    S_ij = scaling * S_ij;
+                    S[ii][jj] = S_ij;
+                }
+            }
+            __syncthreads();
+            for (int ii = 0; ii < B_r_over_bdy; ii ++) {
+                // Get max m_i[ii]
+                float m = m_i[ii];
+                float last_m = m;
+                for (int jj = 0; jj < B_c; jj++) {
+                    if (m < S[ii * bdy + tid_y][jj]) {
+                        m = S[ii * bdy + tid_y][jj];
+                    }
+                }
+                m_i[ii] = m;
+                float l = expf(last_m - m) * l_i[ii];
+
+                // Scale O_i
+                for (int dd = 0; dd < d_over_bdx; dd ++) {
+                    O_i[ii][dd] *= expf(last_m - m);
+                }
+                // Compute P_ij, add it to l and add P_ij*V_ij to O_i
+                for (int jj = 0; jj < B_c; jj++) {
+                    float P_ij = expf(S[ii * bdy + tid_y][jj] - m);
+                    l += P_ij;
+                    for (int dd = 0; dd < d_over_bdx; dd ++) {
+                        O_i[ii][dd] +=  P_ij * V_j[jj][dd * bdx + tid_x];
+                    }
+                }
+                l_i[ii] = l;
+            }
+        }
+        
+        // Write outputs to HBM
+        for (int ii = 0; ii < B_r_over_bdy; ii ++) {
+            for (int dd = 0; dd < d_over_bdx; dd ++) {
+                out[(ii * bdy + tid_y + i * B_r) * d + dd * bdx + tid_x] = O_i[ii][dd] / l_i[ii];
+            }
+            out_l[ii * bdy + tid_y + i * B_r] = m_i[ii] + logf(l_i[ii]);
+        }
+        __syncthreads();
+    }
+}
+
+"""
+
+
+# A WebGPU port: 1024 invocations and 37 KB of tiles are past WebGPU's 256 and 16 KB, so
+# the port runs (32, 8) invocations over K and V tiles of 8 rows (12.5 KB), four of d
+# per invocation; the rest as written (its two bugs too), its K/V tile count from n_inp.
+_FLASH_WGSL = """
+const d: u32 = 128u;
+const B_r: u32 = 8u;
+const B_c: u32 = 8u;
+const bdx: u32 = 32u;
+const bdy: u32 = 8u;
+const d_over_bdx: u32 = d / bdx;
+const B_r_over_bdy: u32 = B_r / bdy;
+struct Params { scaling: f32, n: i32, T_r: i32, T_c: i32, n_inp: i32 }
+@group(0) @binding(0) var<storage, read_write> out: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out_l: array<f32>;
+@group(0) @binding(2) var<storage, read> Q: array<f32>;
+@group(0) @binding(3) var<storage, read> K: array<f32>;
+@group(0) @binding(4) var<storage, read> V: array<f32>;
+@group(0) @binding(5) var<uniform> p: Params;
+
+var<workgroup> Q_i: array<array<f32, d>, B_r>;
+var<workgroup> K_j: array<array<f32, d>, B_c>;
+var<workgroup> V_j: array<array<f32, d>, B_c>;
+var<workgroup> S: array<array<f32, B_c>, B_r>;
+
+@compute @workgroup_size(bdx, bdy)
+fn flash_attention_k(@builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wid: vec3<u32>) {
+    let tid_x = lid.x;
+    let tid_y = lid.y;
+    let i = wid.x;
+    let T_c = u32(p.n_inp) / B_c;
+    var l_i: array<f32, B_r_over_bdy>;
+    var m_i: array<f32, B_r_over_bdy>;
+    var O_i: array<array<f32, d_over_bdx>, B_r_over_bdy>;
+
+    for (var ii = tid_y; ii < B_r; ii += bdy) {
+        for (var dd = tid_x; dd < d; dd += bdx) {
+            Q_i[ii][dd] = Q[(ii + i * B_r) * d + dd];
+        }
+    }
+    for (var ii = 0u; ii < B_r_over_bdy; ii++) {
+        for (var dd = 0u; dd < d_over_bdx; dd++) {
+            O_i[ii][dd] = 0.0;
+        }
+        l_i[ii] = 0.0;
+        m_i[ii] = 1e-30;
+    }
+
+    for (var j = 0u; j < T_c; j++) {
+        for (var jj = tid_y; jj < B_c; jj += bdy) {
+            for (var dd = tid_x; dd < d; dd += bdx) {
+                K_j[jj][dd] = K[(jj + j * B_c) * d + dd];
+                V_j[jj][dd] = V[(jj + j * B_c) * d + dd];
+            }
+        }
+        workgroupBarrier();
+        for (var ii = tid_x; ii < B_r; ii += bdx) {
+            for (var jj = tid_y; jj < B_c; jj += bdy) {
+                var S_ij = 0.0;
+                for (var dd = 0u; dd < d; dd++) {
+                    S_ij += Q_i[ii][dd] * K_j[jj][dd];
+                }
+                S_ij = p.scaling * S_ij;
+                S[ii][jj] = S_ij;
+            }
+        }
+        workgroupBarrier();
+        for (var ii = 0u; ii < B_r_over_bdy; ii++) {
+            var m = m_i[ii];
+            let last_m = m;
+            for (var jj = 0u; jj < B_c; jj++) {
+                if (m < S[ii * bdy + tid_y][jj]) {
+                    m = S[ii * bdy + tid_y][jj];
+                }
+            }
+            m_i[ii] = m;
+            var l = exp(last_m - m) * l_i[ii];
+            for (var dd = 0u; dd < d_over_bdx; dd++) {
+                O_i[ii][dd] *= exp(last_m - m);
+            }
+            for (var jj = 0u; jj < B_c; jj++) {
+                let P_ij = exp(S[ii * bdy + tid_y][jj] - m);
+                l += P_ij;
+                for (var dd = 0u; dd < d_over_bdx; dd++) {
+                    O_i[ii][dd] += P_ij * V_j[jj][dd * bdx + tid_x];
+                }
+            }
+            l_i[ii] = l;
+        }
+    }
+
+    for (var ii = 0u; ii < B_r_over_bdy; ii++) {
+        for (var dd = 0u; dd < d_over_bdx; dd++) {
+            out[(ii * bdy + tid_y + i * B_r) * d + dd * bdx + tid_x] = O_i[ii][dd] / l_i[ii];
+        }
+        out_l[ii * bdy + tid_y + i * B_r] = m_i[ii] + log(l_i[ii]);
+    }
+}
+"""
+
+
+# The lecture's kernel has two bugs (tests/test_wild_round46.py): no barrier between a
+# K/V tile's last reads and the next tile's loads (a warp still summing P_ij * V_j
+# reads the next tile's V), and the running max started at 1e-30f, not -inf (a row
+# whose every score is below about -103 underflows every exp and divides 0 by 0). The
+# corpus judges it with both fixed; its mutants put each back as the lecture writes it.
+_FLASH_FIXES = {
+    "cuda": (
+        (
+            "                l_i[ii] = l;\n            }\n        }\n",
+            "                l_i[ii] = l;\n            }\n            __syncthreads();\n        }\n",
+        ),
+        ("m_i[ii] = 1e-30f;", "m_i[ii] = -INFINITY;"),
+    ),
+    "wgsl": (
+        (
+            "            l_i[ii] = l;\n        }\n    }\n",
+            "            l_i[ii] = l;\n        }\n        workgroupBarrier();\n    }\n",
+        ),
+        ("m_i[ii] = 1e-30;", "m_i[ii] = -3.40282347e38;"),
+    ),
+}
+
+
+def _fixed(target: str, text: str) -> str:
+    for old, new in _FLASH_FIXES[target]:
+        assert text.count(old) == 1, (target, old)
+        text = text.replace(old, new)
+    return text
+
+
+def _attention_reference(out, out_l, Q, K, V, scaling):
+    s = Q.astype(np.float64) @ K.astype(np.float64).T * float(scaling)
+    m = s.max(axis=1, keepdims=True)
+    e = np.exp(s - m)
+    total = e.sum(axis=1, keepdims=True)
+    return (e / total) @ V.astype(np.float64), (m + np.log(total)).reshape(-1)
+
+
+FLASH_ATTENTION = Wild(
+    KernelSpec(
+        id="wild_r46_gpumode_flash_attention_k",
+        entry_point="flash_attention_k",
+        sources={"cuda": _fixed("cuda", _FLASH_CUDA), "wgsl": _fixed("wgsl", _FLASH_WGSL)},
+        dims=("n", "n_inp"),
+        buffers=(
+            BufferSpec(
+                0, "f32", "read_write", name="out", count="n*128", shape=("n", 128), initial=0
+            ),
+            BufferSpec(1, "f32", "read_write", name="out_l", count="n", initial=0),
+            BufferSpec(2, "f32", "read", name="Q", count="n*128", shape=("n", 128)),
+            BufferSpec(3, "f32", "read", name="K", count="n_inp*128", shape=("n_inp", 128)),
+            BufferSpec(4, "f32", "read", name="V", count="n_inp*128", shape=("n_inp", 128)),
+            BufferSpec.uniform(
+                5,
+                (
+                    ("scaling", "f32"),
+                    ("n", "i32"),
+                    ("T_r", "i32"),
+                    ("T_c", "i32"),
+                    ("n_inp", "i32"),
+                ),
+                name="p",
+            ),
+        ),
+        reference=_attention_reference,
+        params=lambda size: {
+            "scaling": 1.0 / np.sqrt(np.float32(128)),
+            "n": size.n,
+            "T_r": size.n // 8,
+            "T_c": size.n_inp // 32,
+            "n_inp": size.n_inp,
+        },
+        launches=(
+            Dispatch(
+                "flash_attention_k",
+                grid=lambda s, size: (size.n // 8, 1, 1),
+                schedule={"cuda": Schedule((128, 8))},
+            ),
+        ),
+        schedules=(Schedule((32, 8)),),
+        # two query tiles and two of the CUDA kernel's K/V tiles (the port's eight); one of each
+        test_sizes=("n=16,n_inp=64", "n=8,n_inp=32"),
+    ),
+    {
+        "CUDA: as the lecture, no barrier before the next K/V tile": (
+            "cuda",
+            _FLASH_FIXES["cuda"][0][1],
+            _FLASH_FIXES["cuda"][0][0],
+        ),
+        "CUDA: as the lecture, the max from 1e-30f": (
+            "cuda",
+            _FLASH_FIXES["cuda"][1][1],
+            _FLASH_FIXES["cuda"][1][0],
+        ),
+        "CUDA: the scores unscaled": ("cuda", "S_ij = scaling * S_ij;", "S_ij = S_ij;"),
+        "CUDA: the output row of the block's first thread row": (
+            "cuda",
+            "out[(ii * bdy + tid_y + i * B_r) * d",
+            "out[(ii * bdy + i * B_r) * d",
+        ),
+        "as the lecture, no barrier before the next K/V tile": (
+            "wgsl",
+            _FLASH_FIXES["wgsl"][0][1],
+            _FLASH_FIXES["wgsl"][0][0],
+        ),
+        "as the lecture, the max from 1e-30": (
+            "wgsl",
+            _FLASH_FIXES["wgsl"][1][1],
+            _FLASH_FIXES["wgsl"][1][0],
+        ),
+        "the scores unscaled": ("wgsl", "S_ij = p.scaling * S_ij;", "S_ij = S_ij;"),
+    },
+    races=frozenset({"CUDA: as the lecture, no barrier before the next K/V tile"}),
+)
+
+
 ROUND46: dict[str, Wild] = {
-    wild.kernel.id: wild for wild in (GRAYSCALE, MEAN_FILTER, REDUCE_COARSENING, WINDOW_SUM)
+    wild.kernel.id: wild
+    for wild in (GRAYSCALE, MEAN_FILTER, REDUCE_COARSENING, WINDOW_SUM, FLASH_ATTENTION)
 }
