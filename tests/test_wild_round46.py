@@ -26,6 +26,12 @@ by the smallest run that shows it.
   reads (``P_ij * V_j[jj][..]``) and the next tile's loads; lavapipe, which runs a
   workgroup's invocations in turn between barriers, shows it in the first input set.
   The corpus judges the kernel with both bugs fixed, each a mutant.
+- Not portable, fixed: the WGSL port first started that max from ``-3.40282347e38``,
+  FLT_MAX as C prints it to nine digits, which lies past the largest f32: naga rounds
+  it and wgpu passed, Chrome's Tint refused the shader ("cannot be represented as
+  'f32'"). wgpu and ``kforge validate`` now refuse a float literal past its type's
+  finite range, naming it; and the advice given for ``bitcast<f32>(0xff800000u)``
+  recommended that very literal (now ``-3.4028234663852886e+38``).
 - No false alarm where NVRTC contracts the grayscale's ``0.21f * r + 0.71f * g + 0.07f *
   b`` into FMAs: 0.2% of all 2^24 pixels then truncate one lower (18.999998 for 19.0),
   and every such pixel is one the oracle's runs of the reference with each rounding a
@@ -44,6 +50,8 @@ by the smallest run that shows it.
 from __future__ import annotations
 
 import dataclasses
+import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -183,3 +191,43 @@ def test_the_lectures_flash_attention_as_written_fails_on_the_gpu(request):
         session.runner("cuda"), kernel, size="n=8,n_inp=32", seed=0, samples=0, warmups=0
     )
     assert ev.verdict is Verdict.MISMATCH, ev.report()
+
+
+def test_a_float_literal_past_the_largest_f32_is_found_as_tint_finds_it():
+    """No device needed: ``-3.40282347e+38`` (FLT_MAX as C prints it to nine digits,
+    which the WGSL port first started its max from) lies past the largest f32; Chrome's
+    Tint refused the port ("value -340282346999999984391321947108527833088.0 cannot be
+    represented as 'f32'") where naga rounds it and wgpu passed it. And the refusal of
+    a ``bitcast<f32>(0xff800000u)`` advised that very literal."""
+    from forge.sources import wgsl_unrepresentable_literal as past
+
+    for text in ("m = -3.40282347e38;", "let x = 1e39f;", "let h = 70000.0h;", "x = 3.5e38;"):
+        found = past(f"fn f() {{ {text} }}")
+        assert found is not None and found[0] in text, text
+    for text in (
+        "m = -3.4028234663852886e+38;",
+        "m = -3.402823466e+38f;",
+        "m = -0x1.fffffep+127f;",
+        "m = 3.4e38; n = 1e38; h = 65504.0h; i = 127f; j = 2u;",
+        "m = 0.0; // not -3.40282347e38",
+        "let x1e39 = 1.0;",
+    ):
+        assert past(f"fn f() {{ {text} }}") is None, text
+    device = Path(__file__).parent.parent / "backends" / "wgpu" / "_device.py"
+    advice = re.findall(r"start a maximum from (-[\d.e+]+)", device.read_text())
+    assert advice and all(past(f"m = {a};") is None for a in advice), advice
+
+
+def test_wgpu_refuses_the_port_with_its_max_from_minus_3_40282347e38(request, session):
+    """The port as first written passed on wgpu; Tint refused it in the browser. wgpu
+    refuses it too now, naming the literal and what to write instead."""
+    require_available(request.config, "wgpu")
+    source = FLASH_ATTENTION.kernel.sources["wgsl"].replace(
+        "-3.4028234663852886e+38", "-3.40282347e38"
+    )
+    kernel = dataclasses.replace(FLASH_ATTENTION.kernel, sources={"wgsl": source}, id="r46_flt")
+    ev = oracle.evaluate(
+        session.runner("wgpu"), kernel, size="n=8,n_inp=32", seed=0, samples=0, warmups=0
+    )
+    assert ev.verdict is Verdict.ERROR, ev.report()
+    assert "3.40282347e38" in ev.report() and "3.4028234663852886e+38" in ev.report()

@@ -884,7 +884,7 @@ _FLASH_FIXES = {
             "            l_i[ii] = l;\n        }\n    }\n",
             "            l_i[ii] = l;\n        }\n        workgroupBarrier();\n    }\n",
         ),
-        ("m_i[ii] = 1e-30;", "m_i[ii] = -3.40282347e38;"),
+        ("m_i[ii] = 1e-30;", "m_i[ii] = -3.4028234663852886e+38;"),
     ),
 }
 
