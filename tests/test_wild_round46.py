@@ -41,10 +41,13 @@ by the smallest run that shows it.
   channel is ``threadIdx.z``) through a CUDA schedule of the size, beside a port that
   puts the channel in the grid's z; bytes in and out of ``unsigned char`` images,
   which the ports read and write (``atomicOr``) as packed words.
-- Every original passed on reference, wgpu and the browser, every WGSL mutant failed,
-  and every CUDA original and mutant compiles with NVRTC and binds as the source
-  means; the CUDA runs (and the reduction's dropped barrier under compute-sanitizer)
-  are the GPU machine's.
+- Every original passed on reference, wgpu and the browser (the flash attention with
+  its two fixes), every WGSL mutant failed on lavapipe and SwiftShader, and every CUDA
+  original and mutant compiles with NVRTC and binds as the source means. The CUDA runs
+  are the GPU machine's: the originals and mutants, the two lecture kernels as written
+  (expected to fail), and under compute-sanitizer the races (the reduction's dropped
+  barrier, the flash attention's missing one) and windowSumPrivatized's barrier
+  inside ``if (idx < n)``.
 """
 
 from __future__ import annotations
