@@ -118,6 +118,33 @@ def wgsl_plain_atomic_access(source: str) -> tuple[str, int] | None:
     return None
 
 
+#: A decimal float literal of WGSL: digits with a point or an exponent, or an ``f`` or
+#: ``h`` suffix (not inside a name, nor a hexadecimal literal's digits)
+_DECIMAL_FLOAT = re.compile(
+    r"(?<![\w.])((?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?[fh]?|\d+[eE][+-]?\d+[fh]?|\d+[fh])(?![\w.])"
+)
+#: The largest finite f32 and f16 (WGSL's finite ranges)
+_FINITE_MAX = {"f": 3.4028234663852886e38, "h": 65504.0}
+
+
+def wgsl_unrepresentable_literal(source: str) -> tuple[str, int] | None:
+    """The first float literal in WGSL ``source`` past the finite range of the type it
+    becomes (f32, or f16 with an ``h``), and its offset; None where there is none. WGSL
+    makes converting such a value a shader-creation error and Chrome's Tint refuses it
+    ("value -340282346999999984391321947108527833088.0 cannot be represented as 'f32'"),
+    while naga rounds it to the largest float: ``-3.40282347e+38``, -FLT_MAX as C
+    prints it to nine digits, lies past it (round 46: a flash attention's running max).
+    An abstract literal in a ``const`` that is only ever scaled back into range is
+    valid WGSL that this refuses too; no kernel seen writes one."""
+    for match in _DECIMAL_FLOAT.finditer(strip_comments(source)):
+        text = match.group(1)
+        suffix = text[-1] if text[-1] in "fh" else "f"
+        value = float(text.rstrip("fh"))
+        if value > _FINITE_MAX[suffix]:
+            return text, match.start(1)
+    return None
+
+
 # -- operators WGSL's grammar will not mix without parentheses ---------------------------
 # WGSL takes a shift's operands, a bitwise operator's and those of ``&&`` and ``||``
 # as unary expressions or their own kind: ``a * b >> c``, ``x & m == 0u``, ``a & b | c``,

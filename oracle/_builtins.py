@@ -172,8 +172,9 @@ def calls_root(kernel: KernelSpec) -> bool:
 # ``acc0 = ((val0<acc0)?acc0:val0)``), and ``if (x > m) { m = x; }`` (an argmax's best),
 # the best also a field or an element of what is assigned (ggml-webgpu's argmax: ``if
 # (val > local_pair.value) { local_pair = Pair(val, i); }``, round 41; ``best.v = x``),
-# and the running value an element of workgroup memory (ratchet's and web-rwkv's
-# softmax: ``smem[index] = max(smem[index], X[row_start + i])``, round 44).
+# or on the left of the comparison (``if (m < x) { m = x; }``, round 46), and the
+# running value an element of workgroup memory (ratchet's and web-rwkv's softmax:
+# ``smem[index] = max(smem[index], X[row_start + i])``, round 44).
 _MEMBERS = r"(?:\s*\.\s*\w+|\s*\[[^\[\]{};]*\])*"
 _EXTREMUM_CALL = re.compile(
     rf"\b(\w+{_MEMBERS})\s*=\s*(?:\w+::)?"
@@ -183,6 +184,10 @@ _EXTREMUM_CALL = re.compile(
 _EXTREMUM_PICK = re.compile(rf"\b(\w+{_MEMBERS})\s*=\s*(?:select\s*\(|[^;?]*\?)([^;]*)")
 _EXTREMUM_IF = re.compile(
     rf"\bif\s*\(\s*[^(){{}};]*[<>]=?\s*(\w+){_MEMBERS}\s*\)\s*\{{?\s*\1\b{_MEMBERS}\s*=(?!=)"
+    # the best on the left, the value compared assigned as written: ``if (m < S[i][j])
+    # { m = S[i][j]; }`` (GPU MODE's flash attention, round 46), never ``if (x < 0) {
+    # x = -x; }``
+    rf"|\bif\s*\(\s*(\w+{_MEMBERS})\s*[<>]=?\s*([^(){{}};=]+?)\s*\)\s*\{{?\s*\2\s*=\s*\3\s*;"
 )
 # the larger or smaller of two values picked by comparing them, as generated code writes
 # a max in SSA form, the running value through a temporary (tinygrad's

@@ -48,10 +48,12 @@ from ._builtins import builtin_notes, calls_root, running_extremum
 from ._expected import NUMPY_REFERENCE, Expected, expected_outputs
 from ._inputs import (
     ONE_SIGN_SETS,
+    OPPOSITE_SET,
     Case,
     has_float_rows,
     initial_contents,
     make_case,
+    opposite_signs,
     size_from_given,
 )
 from ._judge import coverage_gaps, endless_loop_finding, judge
@@ -280,7 +282,8 @@ def _complete_coverage(
     where non-finite results are masked); ``inconclusive`` if some never were. Then,
     for a kernel that takes a root (a normalisation), the ``small`` set, where every
     statistic is near its epsilon (``oracle._inputs.SMALL_SET``); and for one that
-    keeps a running maximum or minimum, the one-sign sets (``ONE_SIGN_SETS``)."""
+    keeps a running maximum or minimum, the one-sign sets (``ONE_SIGN_SETS``), and with
+    two float inputs or more the ``opposite`` set (``OPPOSITE_SET``)."""
     case = expected.case
     if case.generated and case.input_set == "all" and ev.verdict == Verdict.MISMATCH:
         _diagnose_on_finite_inputs(ev, runner, expected, schedule, options)
@@ -298,7 +301,8 @@ def _complete_coverage(
     ):
         _extra_set(ev, runner, expected, schedule, {}, options, "small")
     if case.generated and ev.verdict == Verdict.PASS and running_extremum(case.kernel):
-        for input_set in ONE_SIGN_SETS:
+        opposite = (OPPOSITE_SET,) if opposite_signs(case.kernel) else ()
+        for input_set in ONE_SIGN_SETS + opposite:
             if ev.verdict != Verdict.PASS:
                 break
             _extra_set(ev, runner, expected, schedule, {}, options, input_set)

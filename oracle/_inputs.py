@@ -53,6 +53,8 @@ __all__ = [
     "poison",
     "INPUT_SETS",
     "ONE_SIGN_SETS",
+    "OPPOSITE_SET",
+    "opposite_signs",
     "SMALL_SET",
     "conform",
 ]
@@ -507,6 +509,7 @@ INPUT_SETS = {
     "small": ("small",),
     "negative": ("negative",),
     "positive": ("positive",),
+    "opposite": ("opposite",),
 }
 
 #: The one-sign input sets: every float (and signed integer) input of one sign
@@ -517,6 +520,42 @@ INPUT_SETS = {
 #: only on a row whose every exp underflows). Run after ``"all"`` passes, for a kernel that
 #: keeps a running extremum (``oracle._builtins.running_extremum``).
 ONE_SIGN_SETS = ("negative", "positive")
+
+#: A kernel's float inputs drawn of one sign each, the first negative, the next
+#: positive and so on (the first of them as in ``"negative"``, the second as in
+#: ``"positive"``): a running maximum over products of two inputs, attention's scores
+#: ``Q @ K.T``, is over positive values in both one-sign sets, and its rows of large
+#: negative scores, where a maximum started at 0 (GPU MODE's flash attention starts it
+#: at ``1e-30f``) divides 0 by 0, are here. Run after the one-sign sets for a kernel of
+#: two float inputs or more (``opposite_signs``; round 46).
+OPPOSITE_SET = "opposite"
+
+
+def _float_inputs(kernel: KernelSpec) -> list[BufferSpec]:
+    """The float inputs the oracle draws from its families (a ``fill`` that is no domain
+    draws itself), in (group, binding) order."""
+    return [
+        spec
+        for spec in kernel.buffers
+        if (spec.access is Access.READ or spec.inout)
+        and is_float_dtype(spec.dtype.base)
+        and (spec.fill is None or _is_domain(spec.fill))
+    ]
+
+
+def opposite_signs(kernel: KernelSpec) -> bool:
+    """Whether the ``"opposite"`` set draws other inputs than the one-sign sets: a
+    kernel of two float inputs or more."""
+    return len(_float_inputs(kernel)) >= 2
+
+
+def _is_domain(fill: Any) -> bool:
+    return (
+        isinstance(fill, tuple)
+        and len(fill) == 2
+        and all(isinstance(v, (int, float)) for v in fill)
+    )
+
 
 #: The ``small`` input set's families. In ``"all"`` the small family takes whole rows
 #: (``_SMALL``), which is where a row's statistic is taken; a statistic over another
@@ -662,13 +701,12 @@ def _fill(
     """An input's values: its ``fill`` (a generator, fixed content, a domain), else
     edge-case families inside the kernel's domain for it."""
     fill = spec.fill
-    if fill is not None and not (
-        isinstance(fill, tuple)
-        and len(fill) == 2
-        and all(isinstance(v, (int, float)) for v in fill)
-    ):
+    if fill is not None and not _is_domain(fill):
         values = _given_fill(spec, fill, count, rng, size, kernel)
         return values, (("fill", 0, count),)
+    if families == INPUT_SETS[OPPOSITE_SET]:
+        at = next((k for k, s in enumerate(_float_inputs(kernel)) if s is spec), 0)
+        families = INPUT_SETS[ONE_SIGN_SETS[at % 2]]
     declared = spec.name in kernel.domain or fill is not None
     bounds = fill if fill is not None else kernel.domain.get(spec.name, (-np.inf, np.inf))
     try:  # None is an open end: (0, None) is every value from 0 up

@@ -346,6 +346,16 @@ def test_host_only_headers_a_cu_file_includes_for_its_timing_compile():
         assert _compiles(f"#include <{header}>\n" + kernel), header
 
 
+def test_the_stream_headers_a_cu_files_main_prints_with_compile():
+    """GPU MODE's lecture 9 reductions (round 46) open with ``#include <iostream>`` for
+    their main()'s ``std::cout``: NVRTC said 'cannot open source file "iostream"', so
+    the kernel could not go in as written. Device code cannot use the streams; they are
+    served empty, as the timing headers are."""
+    kernel = 'extern "C" __global__ void k(float* x) { x[0] = 1.0f; }'
+    for header in ("iostream", "iomanip", "fstream", "sstream"):
+        assert _compiles(f"#include <{header}>\n#include <cuda.h>\n" + kernel), header
+
+
 def test_a_header_nvrtc_cannot_open_is_named_with_what_it_is_given():
     from forge import CompileError
 

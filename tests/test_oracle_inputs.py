@@ -434,6 +434,9 @@ def test_running_extrema_are_recognised_as_people_write_them():
         "smem[index] = max(smem[index], X[row_start + i]);",
         "sketch[ index ] = max(sketch[index], value);",
         "s.lo = min(v, s.lo);",
+        # the best on the left of the comparison (GPU MODE's flash attention, round 46)
+        "if (m < S[ii * bdy + tid_y][jj]) {\n m = S[ii * bdy + tid_y][jj];\n }",
+        "if (maxval < val) { maxval = val; argmax = col; }",
     ):
         assert running_extremum(kernel(body)), body
     for body in (
@@ -446,8 +449,30 @@ def test_running_extrema_are_recognised_as_people_write_them():
         "out[i] = max(a[i], b[i]);",
         "o[i] = select(x[i], y[i], x[i] < y[i]);",
         "t[i] = max(t[i + 1u], 0.0);",
+        "if (x < 0.0) { x = -x; }",
+        "if (i < n) { i = 0; }",
     ):
         assert not running_extremum(kernel(body)), body
+
+
+def test_the_opposite_set_draws_float_inputs_of_alternating_signs():
+    """Attention's scores ``Q @ K.T`` are products of two inputs: in both one-sign sets
+    every score is positive, so GPU MODE's flash attention, whose running max starts at
+    ``1e-30f``, passed them (round 46). The ``opposite`` set draws the first float input
+    negative, the second positive, the third negative, each as the one-sign set of its
+    sign draws it (large magnitudes from the middle on), so that ``Q @ K.T`` has rows of
+    large negative scores, where every exp underflows. Integers are drawn as in the
+    negative set; the set runs for kernels of two float inputs or more."""
+    from oracle._inputs import opposite_signs
+
+    kernel = _kernel()
+    case = make_case(kernel, 1000, 3, input_set="opposite")
+    for label, sign in (("x", -1), ("w", 1), ("c", -1), ("k", -1)):
+        values = case.arrays[label].astype(np.float64)
+        assert (np.sign(values) == sign).all(), label
+    assert np.abs(case.arrays["w"][500:]).min() > 100
+    assert opposite_signs(kernel)
+    assert not opposite_signs(_kernel(buffers=(BufferSpec(0, "f32", Access.READ, name="x"),)))
 
 
 def test_rows_of_large_values_have_one_sign_each_and_integer_ranges_their_ends():

@@ -17,8 +17,9 @@ in the global namespace too, as host toolchains do). The C headers CUDA files st
 with are served too: ``stdint.h``, ``math.h``, ``stdlib.h``... by their C++ twin
 (``memory.h``, glibc's old name for ``string.h``, by ``cstring``), and
 ``stdio.h``/``cstdio`` empty (NVRTC has ``printf`` built in), as are the host-only
-headers a ``.cu`` file includes for its host code's timing (``time.h``, ``sys/time.h``,
-``unistd.h``: Rodinia's hotspot.cu), whose device code reads nothing from them, and
+headers a ``.cu`` file includes for its host code's timing and printing (``time.h``,
+``sys/time.h``, ``unistd.h``: Rodinia's hotspot.cu; ``iostream``, ``iomanip``,
+``fstream``, ``sstream``: GPU MODE's lectures), whose device code reads nothing from them, and
 cuda-samples' host helpers (``helper_cuda.h``, ``helper_functions.h``...) as what
 device code can take from them (their C headers and MIN/MAX macros).
 (``cuda.h`` declares host functions, which NVRTC refuses; ``_nvrtc`` retries such a
@@ -91,9 +92,20 @@ _C_HEADERS = {
 }
 # Headers with nothing NVRTC needs: printf is built into NVRTC.
 _EMPTY = ("cstdio", "stdio.h")
-# Host-only headers a .cu file includes for its host code (timing, sleeps): device code
-# needs nothing from them (clock() and clock64() are NVRTC builtins).
-_HOST_ONLY = ("time.h", "ctime", "sys/time.h", "unistd.h")
+# Host-only headers a .cu file includes for its host code (timing, sleeps, and the
+# C++ streams its main() prints with: ``#include <iostream>`` opens every reduction of
+# GPU MODE's lecture 9, round 46): device code needs nothing from them (clock() and
+# clock64() are NVRTC builtins, printf too; device code cannot use std::cout).
+_HOST_ONLY = (
+    "time.h",
+    "ctime",
+    "sys/time.h",
+    "unistd.h",
+    "iostream",
+    "iomanip",
+    "fstream",
+    "sstream",
+)
 # cuda-samples' Common helpers, which nearly every sample's .cu file includes (the
 # sortingNetworks kernels: ``#include <helper_cuda.h>``): error checks, timers, string
 # and image parsing for the host, none of which NVRTC compiles (host functions with

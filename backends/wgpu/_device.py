@@ -262,8 +262,9 @@ def check_portable(source: str, what: str) -> None:
     an infinity or a NaN (``bitcast<f32>(0xff800000u)``, round 25's max pool), an
     atomic read or written as a plain value (``histogram[i] = 0u``, round 44's radix
     count), a barrier in control flow that varies by invocation (``if (local_id.x ==
-    0u) { workgroupBarrier(); }``, round 44). Passed on wgpu, such a kernel would not
-    run in a browser."""
+    0u) { workgroupBarrier(); }``, round 44), a float literal past the type's finite
+    range (``-3.40282347e+38``: round 46). Passed on wgpu, such a kernel would not run
+    in a browser."""
     mixed = _sources.wgsl_unparenthesized_mix(source)
     if mixed is not None:
         operators, offset = mixed
@@ -285,7 +286,22 @@ def check_portable(source: str, what: str) -> None:
             f"{text} is a const-expression whose value is an infinity or NaN, which WGSL "
             "makes a shader-creation error",
             "; make the value at run time (from a `let` or `var` holding the bits, or a "
-            "function that returns them), or start a maximum from -3.40282347e+38 (-FLT_MAX)",
+            "function that returns them), or start a maximum from -3.4028234663852886e+38 "
+            "(-FLT_MAX to the digit: -3.40282347e+38 lies past it)",
+        )
+    found = _sources.wgsl_unrepresentable_literal(source)
+    if found is not None:
+        text, offset = found
+        kind = "f16" if text.endswith("h") else "f32"
+        _refuse(
+            source,
+            what,
+            offset,
+            f"the literal {text} lies past the largest finite {kind}, which WGSL makes a "
+            "shader-creation error",
+            "; write the largest float to the digit, 3.4028234663852886e+38 for f32 "
+            "(3.40282347e+38, FLT_MAX as C prints it to nine digits, lies past it), or "
+            "0x1.fffffep+127f",
         )
     barrier = _sources.wgsl_barrier_in_nonuniform_flow(source)
     if barrier is not None:

@@ -1515,6 +1515,10 @@ from tests.wild.round44 import ROUND44  # noqa: E402  (round 44: tests/wild/roun
 
 CORPUS.update(ROUND44)
 
+from tests.wild.round46 import ROUND46  # noqa: E402  (round 46: tests/wild/round46.py)
+
+CORPUS.update(ROUND46)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
