@@ -144,6 +144,12 @@ def test_nan_weights_through_an_ordered_not_equal_are_explained(request, session
     if not ordered:
         assert not said, ev.report()
         return
+    if ev.semantics.nonfinite_indeterminate:
+        # NVIDIA's Vulkan driver (H100, 2026-12-06): the probe saw its `!=` ordered, and
+        # its non-finite results indeterminate, so the NaN bins are not judged there
+        assert ev.verdict is Verdict.PASS, ev.report()
+        assert ev.outputs["hist"].comparison.masked > 0, ev.report()
+        return
     assert ev.verdict is Verdict.MISMATCH, ev.report()
     assert said and "it passes the finite input set" in ev.report(), ev.report()
 

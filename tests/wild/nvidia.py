@@ -62,6 +62,26 @@ _WGSL_RACES = {
     ),
     "wild_r38_flash_attention_minimal_forward_kernel": "no barrier after the K and V tiles",
     "wild_r38_rodinia_pathfinder_dynproc_pyramid_launches": "no barrier before the next step",
+    "wild_r44_compute_shader_101_radix_count_reduce": (
+        "counts written before every key is counted"
+    ),
+    "wild_r44_wgpu_hello_synchronization": "no barrier before the report",
+    "wild_r46_gpumode_coarsened_reduction_atomic": "no barrier in the tree",
+    "wild_r46_gpumode_flash_attention_k": "as the lecture, no barrier before the next K/V tile",
+}
+
+#: Right kernels the oracle fails on NVIDIA (``Wild.false_alarms``): its own defects,
+#: known and open, named in every GPU run as an expected failure rather than hidden.
+_FALSE_ALARMS = {
+    ("wild_r46_gpumode_rgb_to_grayscale_u8", target, "NVIDIA", "output"): (
+        "the oracle's false alarm (open): (unsigned char)(0.21f * r + 0.71f * g + 0.07f * b) "
+        "at (26, 24, 50) is 26.0 in float32 without an FMA and 25.999998 with one, which "
+        "NVIDIA's compilers contract (CUDA and Vulkan, H100, 2026-12-06: 1 pixel of 703); "
+        "float64 puts it at 25.9999993, so either byte is right, but the oracle judges an "
+        "integer that moves by one step under its nudged roundings as written, to catch "
+        "tie bugs (a round-half-up quantize), and cannot yet tell the two apart"
+    )
+    for target in ("cuda", "wgpu")
 }
 
 _CUDA_RACES = {
@@ -110,6 +130,10 @@ def seen_on_nvidia(corpus: dict[str, Wild]) -> None:
         assert wild.mutants[what][0] == target, (name, what)
         invisible = {**wild.invisible_on, (what, target, "NVIDIA"): why}
         corpus[name] = dataclasses.replace(wild, invisible_on=invisible)
+    for (name, backend, adapter, outputs), why in _FALSE_ALARMS.items():
+        wild = corpus[name]
+        alarms = {**wild.false_alarms, (backend, adapter, outputs): why}
+        corpus[name] = dataclasses.replace(wild, false_alarms=alarms)
     for name, what in _CUDA_RACES.items():
         wild = corpus[name]
         assert wild.mutants[what][0] == "cuda", (name, what)
