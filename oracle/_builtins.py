@@ -1464,6 +1464,42 @@ class _NudgedArray(np.ndarray):
         return _rewrapped(_NudgedArray, result, outs, kwargs)
 
 
+class _WidenedArray(np.ndarray):
+    """An array of a reference run in float64 throughout: every float operand narrower
+    than float64 (a ``np.float32(0.21)`` constant, an ``astype(np.float32)`` array) is
+    widened exactly before each ufunc, and a conversion to a narrower float keeps
+    float64. What a float32 reference rounds onto an integer before a cast truncates
+    it (26.0 for the 25.9999993 of ``0.21f * 26 + 0.71f * 24 + 0.07f * 50``) is then
+    computed as the real numbers it stands for would give it."""
+
+    def astype(self, dtype: Any, *args: Any, **kwargs: Any) -> Any:
+        target = np.dtype(dtype)
+        if target.kind == "f" and target.itemsize < 8:
+            target = np.dtype(np.float64)
+        result = np.asarray(self).astype(target, *args, **kwargs)
+        return result.view(_WidenedArray) if isinstance(result, np.ndarray) else result
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        wide = tuple(_widened(x) for x in inputs)
+        plain, outs, result = _plain_call(_WidenedArray, ufunc, method, wide, kwargs)
+        return _rewrapped(_WidenedArray, result, outs, kwargs)
+
+
+def _widened(value: Any) -> Any:
+    """``value`` in float64 where it is a narrower float (array or scalar)."""
+    array = np.asarray(value) if isinstance(value, (np.ndarray, np.floating)) else None
+    if array is not None and array.dtype.kind == "f" and array.dtype.itemsize < 8:
+        wide = array.astype(np.float64)
+        return wide if isinstance(value, np.ndarray) else np.float64(wide)
+    return value
+
+
+def widening_every_operation(reference):
+    """``reference`` run with every float computation in float64 (``_WidenedArray``):
+    None where its module names no numpy."""
+    return _with_arrays_as(reference, _WidenedArray, lambda: None)
+
+
 def _plain_call(cls: type, ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> tuple:
     """(the inputs as plain arrays, the caller's ``out`` arrays or None, the result):
     ``ufunc`` called as numpy would without ``cls``, whose arrays it unwraps, ``out``

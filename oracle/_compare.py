@@ -184,9 +184,11 @@ class Comparison:
         if self.unstable:
             lines.append(
                 f"  {self.unstable} integer elements are ill-conditioned: their value "
-                "scatters when the reference's float operations round otherwise (an escape "
-                "count near the set's boundary) over more than one step, so far that "
-                "any value is taken (chaos)"
+                "moves when the reference's float operations round otherwise; where it "
+                "scatters over more than one step (an escape count near the set's "
+                "boundary: chaos) any value is taken, and where by one step (a cast of a "
+                "value float32 rounds onto an integer, which a device's fused multiply-add "
+                "leaves just below it) the value the reference gives in float64 throughout"
             )
         if self.bounded:
             lines.append(
@@ -623,7 +625,8 @@ def compare(
     integer element matching one instead of ``want`` is accepted and counted in
     ``single``. ``unstable``: a boolean mask of integer elements accepted as
     ill-conditioned (``Expected.unstable_integers``: the value is one the reference
-    gives with its float operations rounded otherwise), counted in ``unstable``.
+    gives with its float operations rounded otherwise, chaotically, or one step off and
+    the reference's in float64, ``Expected.widened_integers``), counted in ``unstable``.
     ``near``: a boolean mask of integer elements accepted as another index than the
     reference's argmin or argmax whose value is within a float computation's rounding of
     the chosen one (``Expected.near_choices``), counted in ``near``."""

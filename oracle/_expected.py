@@ -195,6 +195,17 @@ class Expected:
             self._cache[key] = _unstable_integer_outputs(self, wgsl)
         return self._cache[key]
 
+    def widened_integers(self) -> dict[str, np.ndarray]:
+        """Per integer output (flat, by the judge's labels), what the reference gives run
+        in float64 throughout (``oracle._builtins.widening_every_operation``), where
+        that differs from the reference: the side of a float-to-integer cast the real
+        numbers fall on, where the reference's own float32 rounding lands on the
+        boundary (a device that fuses a multiply-add lands on the other side). Empty
+        where none differs, or the reference is a backend. Computed on first use."""
+        if "widened" not in self._cache:
+            self._cache["widened"] = _widened_integer_outputs(self)
+        return self._cache["widened"]
+
     def near_choices(self) -> dict[str, Choices]:
         """Per integer output (a struct's field as ``label.field``) that holds the
         reference's ``argmin`` or ``argmax`` over values it computes with cancelling
@@ -1274,6 +1285,26 @@ def _unstable_integer_outputs(
         moved = low != high
         if moved.any():
             found[label] = (moved, low, high)
+    return found
+
+
+def _widened_integer_outputs(expected: Expected) -> dict[str, np.ndarray]:
+    from ._builtins import widening_every_operation
+
+    integers = _integer_leaves(expected)
+    if not integers or expected.reference != NUMPY_REFERENCE or expected.truth.reference is None:
+        return {}
+    run = _twin_run(expected, widening_every_operation(expected.truth.reference))
+    if run is None:
+        return {}
+    leaves = _leaf_outputs(run)
+    found = {}
+    for label, want in integers.items():
+        got = leaves.get(label)
+        if got is not None and np.asarray(got).size == want.size:
+            wide = np.asarray(got).reshape(-1).astype(want.dtype)
+            if (wide != want).any():
+                found[label] = wide
     return found
 
 

@@ -32,11 +32,13 @@ by the smallest run that shows it.
   'f32'"). wgpu and ``kforge validate`` now refuse a float literal past its type's
   finite range, naming it; and the advice given for ``bitcast<f32>(0xff800000u)``
   recommended that very literal (now ``-3.4028234663852886e+38``).
-- No false alarm where NVRTC contracts the grayscale's ``0.21f * r + 0.71f * g + 0.07f *
-  b`` into FMAs: 0.2% of all 2^24 pixels then truncate one lower (18.999998 for 19.0),
-  and every such pixel is one the oracle's runs of the reference with each rounding a
-  step off already move, so it is accepted there (lavapipe's WGSL ``fma`` is not fused,
-  so only the reference's side can be checked here; the CUDA original runs on the GPU).
+- A false alarm on the GPU, fixed: NVIDIA's compilers contract the grayscale's ``0.21f
+  * r + 0.71f * g + 0.07f * b`` into FMAs (CUDA, and the Vulkan driver for WGSL), and
+  0.2% of all 2^24 pixels then truncate one lower (18.999998 for 19.0). The oracle's
+  nudged runs of the reference move every such pixel, but it judged a one-step move as
+  written (to fail tie bugs), so on the H100 (2026-12-06) pixel 190 at seed 0, (26, 24,
+  50), failed on both. Where the reference run in float64 throughout gives the
+  kernel's value (25.9999993 truncates to 25), the step is now taken.
 - Expressible as written: the mean filter's ``dim3(16, 16, channels)`` block (the
   channel is ``threadIdx.z``) through a CUDA schedule of the size, beside a port that
   puts the channel in the grid's z; bytes in and out of ``unsigned char`` images,
@@ -147,6 +149,37 @@ def test_pixels_that_fma_contraction_truncates_one_lower_are_accepted():
     moved, low, high = expected.unstable_integers(wgsl=False)["output"]
     contracted = _gray(image, True)
     assert moved.all() and ((low <= contracted) & (contracted <= high)).all()
+
+
+def test_a_gray_byte_fused_below_the_boundary_passes_and_a_rounded_one_fails(request, session):
+    """No device needed, the reference backend running the kernel's arithmetic as the
+    H100 did (2026-12-06, CUDA and NVIDIA's Vulkan): ``fma(0.07f, b, fma(0.21f, r, 0.71f
+    * g))`` puts pixel 190 of height=19,width=37 at seed 0, (26, 24, 50), at 25.999998
+    where float32 without the FMA gives 26.0; the real numbers give 25.9999993, so 25 is
+    the reference's own value in float64 and passes. A kernel that rounds where the
+    lecture truncates still fails."""
+    require_available(request.config, "reference")
+    a, b, c = np.float32(0.21), np.float32(0.71), np.float32(0.07)
+
+    def fma(x, y, z):
+        return (np.float64(x) * np.asarray(y, np.float64) + np.asarray(z, np.float64)).astype(
+            np.float32
+        )
+
+    def as_the_h100(output, input):
+        red, green, blue = np.asarray(input).reshape(-1, 3).astype(np.float32).T
+        return fma(c, blue, fma(a, red, b * green)).astype(np.uint8)
+
+    def rounded(output, input):
+        red, green, blue = np.asarray(input).reshape(-1, 3).astype(np.float32).T
+        return np.round(a * red + b * green + c * blue).astype(np.uint8)
+
+    runner, size = session.runner("reference"), "height=19,width=37"
+    for twin, verdict in ((as_the_h100, Verdict.PASS), (rounded, Verdict.MISMATCH)):
+        kernel = dataclasses.replace(GRAYSCALE.kernel, id="gray_as_computed", reference=twin)
+        ev = oracle.evaluate(runner, kernel, size=size, seed=0, samples=0, truth=GRAYSCALE.kernel)
+        assert ev.verdict is verdict, ev.report()
+    assert as_the_h100(None, oracle.make_case(GRAYSCALE.kernel, size, 0).arrays["input"])[190] == 25
 
 
 def test_the_hosts_blocks_are_the_cuda_launches_and_the_ports_run_what_they_declare():
