@@ -1,5 +1,20 @@
 """Round 35 of kernels from the wild, merged into ``tests.wild.CORPUS``: WGSL compute
-from WebGPU tutorials and blog posts, taken as written.
+from WebGPU tutorials and blog posts.
+
+The kernels are written for this corpus after the sources named below: read, not
+copied (the project's rule for public code: round 35 first took them as written, and
+they were rewritten on 2026-12-06). What is theirs is kept: the entry points (``cs``,
+``chunkSum``, ``main``), the bindings (group, binding, name, type, access, order), the
+``Dimensions``, ``Ball`` and ``Scene`` structs, ``override stride``, the workgroup sizes,
+the 256 workgroup atomics and the one barrier, the launch sequences, and the numerics
+(the luminance's saturated dot product binned by truncation, each matmul sum in k
+order, the collision's operations in the article's order). What is ours: the helper's,
+constants' and locals' names, the comments, the formatting; the two chunk passes
+share one template, surfgrad's hand-unrolled 8x8 tile is loops, Surma's walls a loop
+over the axes. The mutants keep their names and bugs; three of the matmul's pick
+their one element with ``select``. The rewrite passed as the originals did (reference
+and wgpu at seeds 0 to 4, the matmul at K = 1024, the balls at 3000), and every
+mutant still failed on both CPU adapters except where declared ``invisible_on``.
 
 - webgpufundamentals.org's "Image Histogram" (webgpu/webgpufundamentals at 0c1094e3,
   the runnable ``webgpu-compute-shaders-histogram-*.html``), four of its steps: the
@@ -62,7 +77,7 @@ What they showed (lavapipe and SwiftShader; not run on a GPU):
   element written transposed, the K loop one short ...) failed on lavapipe.
 """
 
-# ruff: noqa: E501  (the WGSL keeps its authors' long lines)
+# ruff: noqa: E501  (long lines in the WGSL and the mutants)
 
 from __future__ import annotations
 
@@ -81,7 +96,10 @@ from . import Wild
 # buffers only, so the texels are a storage buffer (``array<vec4f>`` of the values
 # textureLoad returns, or ``array<u32>`` of the rgba8 bytes through ``unpack4x8unorm``)
 # read at ``position.y * size.x + position.x``, and ``textureDimensions(ourTexture, 0)`` is
-# a ``vec2u`` uniform beside it. Nothing else is changed.
+# a ``vec2u`` uniform beside it. The kernels are written for the corpus after the pages'
+# WGSL (read, not copied): the luminance helper is ``luma`` over a ``lumaWeights``
+# constant, the locals and comments are ours; the binning (saturated dot product, times
+# the bin count in f32, truncated, clamped to the last bin) is theirs.
 
 _LUMA = (0.2126, 0.7152, 0.0722)
 
@@ -121,7 +139,7 @@ def _unpack_unorm(words: np.ndarray) -> np.ndarray:
 #: Why an index past the bins passes on SwiftShader (``Wild.invisible_on``).
 _CLAMPED_INTO_THE_LAST_BIN = (
     "Dawn's robustness (Tint) clamps an index past the end of the bins to the last one: "
-    "bins[256] is bins[255], where min(..., lastBinIndex) puts a white pixel, so the "
+    "bins[256] is bins[255], where min(..., topBin) puts a white pixel, so the "
     "values are the right ones there (WGSL allows it); lavapipe drops the write and "
     "shows it (bins[255] short by every white pixel)"
 )
@@ -145,31 +163,37 @@ def _texture_size_uniform(binding: int) -> BufferSpec:
 
 
 # -- 1. the first GPU version: one invocation loops over every pixel ---------------------------
-# webgpu-compute-shaders-histogram-slow.html as written (the article's text reads
-# ``arrayLength(&histogram)``, a name its runnable example fixes to ``bins``).
+# After webgpu-compute-shaders-histogram-slow.html: the bins' count from
+# ``arrayLength(&bins)``, the texels walked row by row, a plain ``+= 1``.
 
-_HIST_SLOW = """
+_HIST_SLOW = """// kernel-forge corpus: the first GPU histogram of webgpufundamentals.org's
+// image histogram lesson (read, not copied). One invocation walks the whole
+// image, row after row, and bumps a bin per texel: no other invocation writes,
+// so a plain increment is enough.
+
 @group(0) @binding(0) var<storage, read_write> bins: array<u32>;
 @group(0) @binding(1) var<storage, read> ourTexture: array<vec4f>;
 @group(0) @binding(2) var<uniform> ourTextureSize: vec2u;
 
-// from: https://www.w3.org/WAI/GL/wiki/Relative_luminance
-const kSRGBLuminanceFactors = vec3f(0.2126, 0.7152, 0.0722);
-fn srgbLuminance(color: vec3f) -> f32 {
-  return saturate(dot(color, kSRGBLuminanceFactors));
+// relative luminance weights of linear sRGB (Rec. 709 primaries)
+const lumaWeights = vec3f(0.2126, 0.7152, 0.0722);
+
+fn luma(rgb: vec3f) -> f32 {
+  return saturate(dot(rgb, lumaWeights));
 }
 
-@compute @workgroup_size(1) fn cs() {
-  let size = ourTextureSize;
-  let numBins = f32(arrayLength(&bins));
-  let lastBinIndex = u32(numBins - 1);
-  for (var y = 0u; y < size.y; y++) {
-    for (var x = 0u; x < size.x; x++) {
-      let position = vec2u(x, y);
-      let color = ourTexture[position.y * size.x + position.x];
-      let v = srgbLuminance(color.rgb);
-      let bin = min(u32(v * numBins), lastBinIndex);
-      bins[bin] += 1;
+@compute @workgroup_size(1)
+fn cs() {
+  let dims = ourTextureSize;
+  let binCount = f32(arrayLength(&bins));
+  let topBin = u32(binCount - 1.0);
+  for (var row = 0u; row < dims.y; row++) {
+    let rowStart = row * dims.x;
+    for (var col = 0u; col < dims.x; col++) {
+      let texel = ourTexture[rowStart + col];
+      // truncate into [0, binCount); luma 1.0 would land one past the end
+      let slot = min(u32(luma(texel.rgb) * binCount), topBin);
+      bins[slot] += 1u;
     }
   }
 }
@@ -205,16 +229,16 @@ HIST_SLOW = Wild(
             "vec3f(0.2126, 0.7152, 0.0722)",
             "vec3f(0.0722, 0.7152, 0.2126)",
         ),
-        "rows bounded by the width": ("wgsl", "y < size.y", "y < size.x"),
+        "rows bounded by the width": ("wgsl", "row < dims.y", "row < dims.x"),
         "the last bin one past the end": (
             "wgsl",
-            "let lastBinIndex = u32(numBins - 1);",
-            "let lastBinIndex = u32(numBins);",
+            "let topBin = u32(binCount - 1.0);",
+            "let topBin = u32(binCount);",
         ),
         "rounds to the nearest bin": (
             "wgsl",
-            "min(u32(v * numBins), lastBinIndex)",
-            "min(u32(round(v * numBins)), lastBinIndex)",
+            "min(u32(luma(texel.rgb) * binCount), topBin)",
+            "min(u32(round(luma(texel.rgb) * binCount)), topBin)",
         ),
     },
     invisible_on={
@@ -224,29 +248,33 @@ HIST_SLOW = Wild(
 
 
 # -- 2. one invocation per pixel, atomicAdd into the bins -----------------------------------
-# webgpu-compute-shaders-histogram-race-fixed.html as written: workgroup_size(1, 1, 1),
+# After webgpu-compute-shaders-histogram-race-fixed.html: workgroup_size(1, 1, 1),
 # dispatchWorkgroups(texture.width, texture.height), no bounds check (the dispatch is
 # exact). The texels here are the rgba8 words, unpacked with unpack4x8unorm.
 
-_HIST_ATOMIC = """
+_HIST_ATOMIC = """// kernel-forge corpus: the lesson's race-free histogram (read, not copied).
+// Every pixel gets a workgroup of its own, and the shared bins are counted
+// with atomics. The grid is the image's size exactly, so nothing is guarded.
+
 @group(0) @binding(0) var<storage, read_write> bins: array<atomic<u32>>;
 @group(0) @binding(1) var<storage, read> ourTexture: array<u32>;
 @group(0) @binding(2) var<uniform> ourTextureSize: vec2u;
 
-const kSRGBLuminanceFactors = vec3f(0.2126, 0.7152, 0.0722);
-fn srgbLuminance(color: vec3f) -> f32 {
-  return saturate(dot(color, kSRGBLuminanceFactors));
+const lumaWeights = vec3f(0.2126, 0.7152, 0.0722);
+
+fn luma(rgb: vec3f) -> f32 {
+  return saturate(dot(rgb, lumaWeights));
 }
 
 @compute @workgroup_size(1, 1, 1)
-fn cs(@builtin(global_invocation_id) global_invocation_id: vec3u) {
-  let numBins = f32(arrayLength(&bins));
-  let lastBinIndex = u32(numBins - 1);
-  let position = global_invocation_id.xy;
-  let color = unpack4x8unorm(ourTexture[position.y * ourTextureSize.x + position.x]);
-  let v = srgbLuminance(color.rgb);
-  let bin = min(u32(v * numBins), lastBinIndex);
-  atomicAdd(&bins[bin], 1u);
+fn cs(@builtin(global_invocation_id) gid: vec3u) {
+  let pixel = gid.xy;
+  // an rgba8 texel, red in the low byte
+  let rgba = unpack4x8unorm(ourTexture[pixel.y * ourTextureSize.x + pixel.x]);
+  let binCount = f32(arrayLength(&bins));
+  let topBin = u32(binCount - 1.0);
+  let slot = min(u32(luma(rgba.rgb) * binCount), topBin);
+  atomicAdd(&bins[slot], 1u);
 }
 """
 
@@ -276,19 +304,19 @@ HIST_ATOMIC = Wild(
     {
         "the article's racy increment": (
             "wgsl",
-            "atomicAdd(&bins[bin], 1u);",
-            "atomicStore(&bins[bin], atomicLoad(&bins[bin]) + 1u);",
+            "atomicAdd(&bins[slot], 1u);",
+            "atomicStore(&bins[slot], atomicLoad(&bins[slot]) + 1u);",
         ),
         "x and y swapped": (
             "wgsl",
-            "let position = global_invocation_id.xy;",
-            "let position = global_invocation_id.yx;",
+            "let pixel = gid.xy;",
+            "let pixel = gid.yx;",
         ),
         "unpacked as snorm": ("wgsl", "unpack4x8unorm(", "unpack4x8snorm("),
         "the bin not clamped": (
             "wgsl",
-            "let bin = min(u32(v * numBins), lastBinIndex);",
-            "let bin = u32(v * numBins);",
+            "let slot = min(u32(luma(rgba.rgb) * binCount), topBin);",
+            "let slot = u32(luma(rgba.rgb) * binCount);",
         ),
     },
     invisible_on={
@@ -300,59 +328,68 @@ HIST_ATOMIC = Wild(
 
 
 # -- 3. 256x1 chunks in workgroup bins, then one workgroup sums the chunks -----------------
-# webgpu-compute-shaders-histogram-optimized.html: two modules on the page, each with its
+# After webgpu-compute-shaders-histogram-optimized.html: two modules on the page, each with its
 # entry point ``cs``; here one module (a ``Dispatch`` names an entry point, not a module),
-# the chunk sum's entry point renamed ``chunkSum`` and ``chunks`` declared once. The
-# ``${sharedConstants}`` the page injects are written out (chunkWidth 256, chunkHeight 1).
+# the chunk sum's entry point named ``chunkSum`` and ``chunks`` declared once. The
+# constants the page injects are written out (chunks 256 wide, 1 high); the chunk pass is
+# one template shared with entry 4 (only the texel read differs).
 
 _HIST_CHUNKS = """
-const chunkWidth = 256;
-const chunkHeight = 1;
-const chunkSize = chunkWidth * chunkHeight;
-var<workgroup> bins: array<atomic<u32>, chunkSize>;
-@group(0) @binding(0) var<storage, read_write> chunks: array<array<u32, chunkSize>>;
+// kernel-forge corpus: the lesson's chunked histogram (read, not copied), the
+// page's two modules in one. Pass 1 (cs): a 256x1 workgroup per chunk of the
+// image counts into workgroup atomics and stores its own histogram. Pass 2
+// (chunkSum): a single workgroup folds every chunk into chunk 0.
+
+const CHUNK_W = 256u;
+const CHUNK_H = 1u;
+const CHUNK_BINS = CHUNK_W * CHUNK_H;
+
+// this workgroup's private histogram
+var<workgroup> tally: array<atomic<u32>, CHUNK_BINS>;
+
+@group(0) @binding(0) var<storage, read_write> chunks: array<array<u32, CHUNK_BINS>>;
 @group(0) @binding(1) var<storage, read> ourTexture: array<vec4f>;
 @group(0) @binding(2) var<uniform> ourTextureSize: vec2u;
 
-const kSRGBLuminanceFactors = vec3f(0.2126, 0.7152, 0.0722);
-fn srgbLuminance(color: vec3f) -> f32 {
-  return saturate(dot(color, kSRGBLuminanceFactors));
+const lumaWeights = vec3f(0.2126, 0.7152, 0.0722);
+
+fn luma(rgb: vec3f) -> f32 {
+  return saturate(dot(rgb, lumaWeights));
 }
 
-@compute @workgroup_size(chunkWidth, chunkHeight, 1)
+@compute @workgroup_size(CHUNK_W, CHUNK_H, 1)
 fn cs(
-  @builtin(global_invocation_id) global_invocation_id: vec3u,
-  @builtin(workgroup_id) workgroup_id: vec3u,
-  @builtin(local_invocation_id) local_invocation_id: vec3u,
+  @builtin(global_invocation_id) gid: vec3u,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(local_invocation_id) lid: vec3u,
 ) {
-  let size = ourTextureSize;
-  let position = global_invocation_id.xy;
-  if (all(position < size)) {
-    let numBins = f32(chunkSize);
-    let lastBinIndex = u32(numBins - 1);
-    let color = ourTexture[position.y * size.x + position.x];
-    let v = srgbLuminance(color.rgb);
-    let bin = min(u32(v * numBins), lastBinIndex);
-    atomicAdd(&bins[bin], 1u);
+  let dims = ourTextureSize;
+  let pixel = gid.xy;
+  // the last chunk of a row may hang over the image's right edge
+  if (all(pixel < dims)) {
+    let rgba = ourTexture[pixel.y * dims.x + pixel.x];
+    let slot = min(u32(luma(rgba.rgb) * f32(CHUNK_BINS)), CHUNK_BINS - 1u);
+    atomicAdd(&tally[slot], 1u);
   }
 
+  // every pixel of the chunk is counted before any bin is copied out
   workgroupBarrier();
 
-  let chunksAcross = (size.x + chunkWidth - 1) / chunkWidth;
-  let chunk = workgroup_id.y * chunksAcross + workgroup_id.x;
-  let bin = local_invocation_id.y * chunkWidth + local_invocation_id.x;
-
-  chunks[chunk][bin] = atomicLoad(&bins[bin]);
+  let chunksPerRow = (dims.x + CHUNK_W - 1u) / CHUNK_W;
+  let chunk = wid.y * chunksPerRow + wid.x;
+  // one bin per invocation
+  let b = lid.y * CHUNK_W + lid.x;
+  chunks[chunk][b] = atomicLoad(&tally[b]);
 }
 
-@compute @workgroup_size(chunkSize, 1, 1)
-fn chunkSum(@builtin(local_invocation_id) local_invocation_id: vec3u) {
-  var sum = u32(0);
-  let numChunks = arrayLength(&chunks);
-  for (var i = 0u; i < numChunks; i++) {
-    sum += chunks[i][local_invocation_id.x];
+@compute @workgroup_size(CHUNK_BINS, 1, 1)
+fn chunkSum(@builtin(local_invocation_id) lid: vec3u) {
+  let chunkCount = arrayLength(&chunks);
+  var total = 0u;
+  for (var c = 0u; c < chunkCount; c++) {
+    total += chunks[c][lid.x];
   }
-  chunks[0][local_invocation_id.x] = sum;
+  chunks[0][lid.x] = total;
 }
 """
 
@@ -411,25 +448,25 @@ HIST_CHUNKS = Wild(
         "copies before every pixel is counted": ("wgsl", "  workgroupBarrier();\n", ""),
         "chunks across rounded down": (
             "wgsl",
-            "let chunksAcross = (size.x + chunkWidth - 1) / chunkWidth;",
-            "let chunksAcross = size.x / chunkWidth;",
+            "let chunksPerRow = (dims.x + CHUNK_W - 1u) / CHUNK_W;",
+            "let chunksPerRow = dims.x / CHUNK_W;",
         ),
         "any for all in the edge test": (
             "wgsl",
-            "if (all(position < size)) {",
-            "if (any(position < size)) {",
+            "if (all(pixel < dims)) {",
+            "if (any(pixel < dims)) {",
         ),
         "the sum skips chunk 0": (
             "wgsl",
-            "for (var i = 0u; i < numChunks; i++) {",
-            "for (var i = 1u; i < numChunks; i++) {",
+            "for (var c = 0u; c < chunkCount; c++) {",
+            "for (var c = 1u; c < chunkCount; c++) {",
         ),
     },
 )
 
 
 # -- 4. the same chunks, reduced in pairs with a stride that doubles each pass ---------------
-# webgpu-compute-shaders-histogram-optimized-more.html. The page binds one uniform buffer
+# After webgpu-compute-shaders-histogram-optimized-more.html. The page binds one uniform buffer
 # a pass (``struct Uniforms { stride: u32 }``, ``var<uniform> uni``) and dispatches
 # floor(chunksLeft / 2) workgroups for stride 1, 2, 4 ... ceil(log2(numChunks)) passes.
 # A KernelSpec has one uniform block for every launch: a ``Dispatch`` gives its own
@@ -439,58 +476,65 @@ HIST_CHUNKS = Wild(
 # are the rgba8 words here.
 
 _HIST_REDUCE = """
-const chunkWidth = 256;
-const chunkHeight = 1;
-const chunkSize = chunkWidth * chunkHeight;
-var<workgroup> bins: array<atomic<u32>, chunkSize>;
-@group(0) @binding(0) var<storage, read_write> chunks: array<array<u32, chunkSize>>;
+// kernel-forge corpus: the lesson's chunked histogram with a pairwise reduce
+// (read, not copied). Pass 1 (cs) as in the two-pass version; then chunkSum
+// runs once per doubling of `stride`, each workgroup adding chunk dst + stride
+// into chunk dst, until chunk 0 holds the whole image.
+
+const CHUNK_W = 256u;
+const CHUNK_H = 1u;
+const CHUNK_BINS = CHUNK_W * CHUNK_H;
+
+// this workgroup's private histogram
+var<workgroup> tally: array<atomic<u32>, CHUNK_BINS>;
+
+@group(0) @binding(0) var<storage, read_write> chunks: array<array<u32, CHUNK_BINS>>;
 @group(0) @binding(1) var<storage, read> ourTexture: array<u32>;
 @group(0) @binding(2) var<uniform> ourTextureSize: vec2u;
 
-const kSRGBLuminanceFactors = vec3f(0.2126, 0.7152, 0.0722);
-fn srgbLuminance(color: vec3f) -> f32 {
-  return saturate(dot(color, kSRGBLuminanceFactors));
+const lumaWeights = vec3f(0.2126, 0.7152, 0.0722);
+
+fn luma(rgb: vec3f) -> f32 {
+  return saturate(dot(rgb, lumaWeights));
 }
 
-@compute @workgroup_size(chunkWidth, chunkHeight, 1)
+@compute @workgroup_size(CHUNK_W, CHUNK_H, 1)
 fn cs(
-  @builtin(global_invocation_id) global_invocation_id: vec3u,
-  @builtin(workgroup_id) workgroup_id: vec3u,
-  @builtin(local_invocation_id) local_invocation_id: vec3u,
+  @builtin(global_invocation_id) gid: vec3u,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(local_invocation_id) lid: vec3u,
 ) {
-  let size = ourTextureSize;
-  let position = global_invocation_id.xy;
-  if (all(position < size)) {
-    let numBins = f32(chunkSize);
-    let lastBinIndex = u32(numBins - 1);
-    let color = unpack4x8unorm(ourTexture[position.y * size.x + position.x]);
-    let v = srgbLuminance(color.rgb);
-    let bin = min(u32(v * numBins), lastBinIndex);
-    atomicAdd(&bins[bin], 1u);
+  let dims = ourTextureSize;
+  let pixel = gid.xy;
+  // the last chunk of a row may hang over the image's right edge
+  if (all(pixel < dims)) {
+    let rgba = unpack4x8unorm(ourTexture[pixel.y * dims.x + pixel.x]);
+    let slot = min(u32(luma(rgba.rgb) * f32(CHUNK_BINS)), CHUNK_BINS - 1u);
+    atomicAdd(&tally[slot], 1u);
   }
 
+  // every pixel of the chunk is counted before any bin is copied out
   workgroupBarrier();
 
-  let chunksAcross = (size.x + chunkWidth - 1) / chunkWidth;
-  let chunk = workgroup_id.y * chunksAcross + workgroup_id.x;
-  let bin = local_invocation_id.y * chunkWidth + local_invocation_id.x;
-
-  chunks[chunk][bin] = atomicLoad(&bins[bin]);
+  let chunksPerRow = (dims.x + CHUNK_W - 1u) / CHUNK_W;
+  let chunk = wid.y * chunksPerRow + wid.x;
+  // one bin per invocation
+  let b = lid.y * CHUNK_W + lid.x;
+  chunks[chunk][b] = atomicLoad(&tally[b]);
 }
 
-// the page's uniform, one buffer a pass: struct Uniforms { stride: u32 }
+// the distance between partners, set per launch (the page's `uni.stride`)
 override stride: u32;
 
-@compute @workgroup_size(chunkSize, 1, 1) fn chunkSum(
-  @builtin(local_invocation_id) local_invocation_id: vec3u,
-  @builtin(workgroup_id) workgroup_id: vec3u,
+@compute @workgroup_size(CHUNK_BINS, 1, 1)
+fn chunkSum(
+  @builtin(local_invocation_id) lid: vec3u,
+  @builtin(workgroup_id) wid: vec3u,
 ) {
-  let chunk0 = workgroup_id.x * stride * 2;
-  let chunk1 = chunk0 + stride;
-
-  let sum = chunks[chunk0][local_invocation_id.x] +
-            chunks[chunk1][local_invocation_id.x];
-  chunks[chunk0][local_invocation_id.x] = sum;
+  let dst = wid.x * stride * 2u;
+  let src = dst + stride;
+  let b = lid.x;
+  chunks[dst][b] = chunks[dst][b] + chunks[src][b];
 }
 """
 
@@ -550,41 +594,50 @@ HIST_REDUCE = Wild(
     {
         "pairs not spread by the stride": (
             "wgsl",
-            "let chunk0 = workgroup_id.x * stride * 2;",
-            "let chunk0 = workgroup_id.x * 2;",
+            "let dst = wid.x * stride * 2u;",
+            "let dst = wid.x * 2u;",
         ),
         "the partner is always the next chunk": (
             "wgsl",
-            "let chunk1 = chunk0 + stride;",
-            "let chunk1 = chunk0 + 1u;",
+            "let src = dst + stride;",
+            "let src = dst + 1u;",
         ),
         "the bin from the global x": (
             "wgsl",
-            "let bin = local_invocation_id.y * chunkWidth + local_invocation_id.x;",
-            "let bin = global_invocation_id.y * chunkWidth + global_invocation_id.x;",
+            "let b = lid.y * CHUNK_W + lid.x;",
+            "let b = gid.y * CHUNK_W + gid.x;",
         ),
         "chunk index transposed": (
             "wgsl",
-            "let chunk = workgroup_id.y * chunksAcross + workgroup_id.x;",
-            "let chunk = workgroup_id.x * chunksAcross + workgroup_id.y;",
+            "let chunk = wid.y * chunksPerRow + wid.x;",
+            "let chunk = wid.x * chunksPerRow + wid.y;",
         ),
     },
 )
 
 
-# -- 5. surfgrad's matmul: 8x8 register tiles, 16x16 invocations, unrolled by hand ----------
+# -- 5. surfgrad's matmul: 8x8 register tiles, 16x16 invocations ----------------------------
 # Zach Nussbaum, "Optimizing a WebGPU Matmul Kernel for 1TFLOP+ Performance" (2024), the
 # kernel his autograd library ships: zanussbaum/surfgrad at 2cbbf5ce,
-# src/shaders/matmul.ts, as written (two trailing spaces dropped). Each invocation
-# computes an 8x8 tile of the result, row from global_id.y and column from global_id.x;
+# src/shaders/matmul.ts, read, not copied: surfgrad unrolls the tile by hand (eight loads
+# of a, eight of b and 64 multiply-adds a step of k, 64 guarded stores); here they are
+# loops, each element's sum still in k order. Each invocation computes an 8x8 tile of
+# the result, row from gid.y and column from gid.x;
 # a and b are read without a bound (past the edge WGSL's robust access keeps the read in
 # the buffer, and those sums are never written). surfgrad's function.ts dispatches
 # (ceil(M / 128), ceil(N / 128)): M's tiles along x, which the shader reads as columns;
 # right for the square matrices it benchmarks, short of rows or columns otherwise. The
 # grid here is the one the shader reads, (ceil(N / 128), ceil(M / 128)); the mutant
-# "rows from x" is surfgrad's dispatch.
+# "rows from x" is surfgrad's dispatch. The one-element mutants of the unrolled tile
+# (element (5, 6) times b's column 5, row 3 of a strided by N, row 4 bounded by N) pick
+# their element with ``select`` in the loops.
 
 _SURFGRAD_MATMUL = """
+// kernel-forge corpus: a register-tiled matmul after surfgrad's (read, not
+// copied). A 16x16 workgroup covers a 128x128 block of the result; each
+// invocation keeps an 8x8 tile of accumulators, fed by eight values of a column
+// of a and eight of a row of b per step of k.
+
 struct Dimensions {
   M: u32,
   K: u32,
@@ -597,320 +650,45 @@ struct Dimensions {
 @group(0) @binding(3) var<storage, read_write> result: array<f32>;
 
 const BLOCKSIZE: u32 = 16;
-const TILE_M: u32 = 8;  // Tile size in M dimension
-const TILE_N: u32 = 8;  // Tile size in N dimension
+const TILE_M: u32 = 8;
+const TILE_N: u32 = 8;
 
 @compute @workgroup_size(BLOCKSIZE, BLOCKSIZE)
-fn main(@builtin(global_invocation_id) global_id: vec3<u32>) {
-    let row = global_id.y * TILE_M;
-    let col = global_id.x * TILE_N;
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let row0 = gid.y * TILE_M;
+  let col0 = gid.x * TILE_N;
 
-    var sums: array<array<f32, TILE_N>, TILE_M>;
+  // function-scope vars start zeroed
+  var acc: array<array<f32, TILE_N>, TILE_M>;
+  var aCol: array<f32, TILE_M>;
+  var bRow: array<f32, TILE_N>;
+
+  for (var k = 0u; k < dimensions.K; k++) {
+    // no bounds here: rows or columns past the edge are summed but never stored
     for (var i = 0u; i < TILE_M; i++) {
-        for (var j = 0u; j < TILE_N; j++) {
-            sums[i][j] = 0.0;
-        }
+      aCol[i] = a[(row0 + i) * dimensions.K + k];
     }
+    for (var j = 0u; j < TILE_N; j++) {
+      bRow[j] = b[k * dimensions.N + col0 + j];
+    }
+    for (var i = 0u; i < TILE_M; i++) {
+      for (var j = 0u; j < TILE_N; j++) {
+        acc[i][j] += aCol[i] * bRow[j];
+      }
+    }
+  }
 
-    // Compute the 2D tile
-    for (var k = 0u; k < dimensions.K; k++) {
-      let a_00 = a[row * dimensions.K + k];
-      let a01 = a[(row + 1) * dimensions.K + k];
-      let a02 = a[(row + 2) * dimensions.K + k];
-      let a03 = a[(row + 3) * dimensions.K + k];
-      let a04 = a[(row + 4) * dimensions.K + k];
-      let a05 = a[(row + 5) * dimensions.K + k];
-      let a06 = a[(row + 6) * dimensions.K + k];
-      let a07 = a[(row + 7) * dimensions.K + k];
-      let b_00 = b[k * dimensions.N + col];
-      let b01 = b[k * dimensions.N + (col + 1)];
-      let b02 = b[k * dimensions.N + (col + 2)];
-      let b03 = b[k * dimensions.N + (col + 3)];
-      let b04 = b[k * dimensions.N + (col + 4)];
-      let b05 = b[k * dimensions.N + (col + 5)];
-      let b06 = b[k * dimensions.N + (col + 6)];
-      let b07 = b[k * dimensions.N + (col + 7)];
-      sums[0][0] += a_00 * b_00;
-      sums[0][1] += a_00 * b01;
-      sums[0][2] += a_00 * b02;
-      sums[0][3] += a_00 * b03;
-      sums[0][4] += a_00 * b04;
-      sums[0][5] += a_00 * b05;
-      sums[0][6] += a_00 * b06;
-      sums[0][7] += a_00 * b07;
-      sums[1][0] += a01 * b_00;
-      sums[1][1] += a01 * b01;
-      sums[1][2] += a01 * b02;
-      sums[1][3] += a01 * b03;
-      sums[1][4] += a01 * b04;
-      sums[1][5] += a01 * b05;
-      sums[1][6] += a01 * b06;
-      sums[1][7] += a01 * b07;
-      sums[2][0] += a02 * b_00;
-      sums[2][1] += a02 * b01;
-      sums[2][2] += a02 * b02;
-      sums[2][3] += a02 * b03;
-      sums[2][4] += a02 * b04;
-      sums[2][5] += a02 * b05;
-      sums[2][6] += a02 * b06;
-      sums[2][7] += a02 * b07;
-      sums[3][0] += a03 * b_00;
-      sums[3][1] += a03 * b01;
-      sums[3][2] += a03 * b02;
-      sums[3][3] += a03 * b03;
-      sums[3][4] += a03 * b04;
-      sums[3][5] += a03 * b05;
-      sums[3][6] += a03 * b06;
-      sums[3][7] += a03 * b07;
-      sums[4][0] += a04 * b_00;
-      sums[4][1] += a04 * b01;
-      sums[4][2] += a04 * b02;
-      sums[4][3] += a04 * b03;
-      sums[4][4] += a04 * b04;
-      sums[4][5] += a04 * b05;
-      sums[4][6] += a04 * b06;
-      sums[4][7] += a04 * b07;
-      sums[5][0] += a05 * b_00;
-      sums[5][1] += a05 * b01;
-      sums[5][2] += a05 * b02;
-      sums[5][3] += a05 * b03;
-      sums[5][4] += a05 * b04;
-      sums[5][5] += a05 * b05;
-      sums[5][6] += a05 * b06;
-      sums[5][7] += a05 * b07;
-      sums[6][0] += a06 * b_00;
-      sums[6][1] += a06 * b01;
-      sums[6][2] += a06 * b02;
-      sums[6][3] += a06 * b03;
-      sums[6][4] += a06 * b04;
-      sums[6][5] += a06 * b05;
-      sums[6][6] += a06 * b06;
-      sums[6][7] += a06 * b07;
-      sums[7][0] += a07 * b_00;
-      sums[7][1] += a07 * b01;
-      sums[7][2] += a07 * b02;
-      sums[7][3] += a07 * b03;
-      sums[7][4] += a07 * b04;
-      sums[7][5] += a07 * b05;
-      sums[7][6] += a07 * b06;
-      sums[7][7] += a07 * b07;
+  for (var i = 0u; i < TILE_M; i++) {
+    let r = row0 + i;
+    if (r < dimensions.M) {
+      for (var j = 0u; j < TILE_N; j++) {
+        let c = col0 + j;
+        if (c < dimensions.N) {
+          result[r * dimensions.N + c] = acc[i][j];
+        }
+      }
     }
-
-    // Row 0
-    if (row < dimensions.M) {
-        if (col < dimensions.N) {
-            result[row * dimensions.N + col] = sums[0][0];
-        }
-        if (col + 1 < dimensions.N) {
-            result[row * dimensions.N + (col + 1)] = sums[0][1];
-        }
-        if (col + 2 < dimensions.N) {
-            result[row * dimensions.N + (col + 2)] = sums[0][2];
-        }
-        if (col + 3 < dimensions.N) {
-            result[row * dimensions.N + (col + 3)] = sums[0][3];
-        }
-        if (col + 4 < dimensions.N) {
-            result[row * dimensions.N + (col + 4)] = sums[0][4];
-        }
-        if (col + 5 < dimensions.N) {
-            result[row * dimensions.N + (col + 5)] = sums[0][5];
-        }
-        if (col + 6 < dimensions.N) {
-            result[row * dimensions.N + (col + 6)] = sums[0][6];
-        }
-        if (col + 7 < dimensions.N) {
-            result[row * dimensions.N + (col + 7)] = sums[0][7];
-        }
-    }
-
-    // Row 1
-    if (row + 1 < dimensions.M) {
-        if (col < dimensions.N) {
-            result[(row + 1) * dimensions.N + col] = sums[1][0];
-        }
-        if (col + 1 < dimensions.N) {
-            result[(row + 1) * dimensions.N + (col + 1)] = sums[1][1];
-        }
-        if (col + 2 < dimensions.N) {
-            result[(row + 1) * dimensions.N + (col + 2)] = sums[1][2];
-        }
-        if (col + 3 < dimensions.N) {
-            result[(row + 1) * dimensions.N + (col + 3)] = sums[1][3];
-        }
-        if (col + 4 < dimensions.N) {
-            result[(row + 1) * dimensions.N + (col + 4)] = sums[1][4];
-        }
-        if (col + 5 < dimensions.N) {
-            result[(row + 1) * dimensions.N + (col + 5)] = sums[1][5];
-        }
-        if (col + 6 < dimensions.N) {
-            result[(row + 1) * dimensions.N + (col + 6)] = sums[1][6];
-        }
-        if (col + 7 < dimensions.N) {
-            result[(row + 1) * dimensions.N + (col + 7)] = sums[1][7];
-        }
-    }
-
-    // Row 2
-    if (row + 2 < dimensions.M) {
-        if (col < dimensions.N) {
-            result[(row + 2) * dimensions.N + col] = sums[2][0];
-        }
-        if (col + 1 < dimensions.N) {
-            result[(row + 2) * dimensions.N + (col + 1)] = sums[2][1];
-        }
-        if (col + 2 < dimensions.N) {
-            result[(row + 2) * dimensions.N + (col + 2)] = sums[2][2];
-        }
-        if (col + 3 < dimensions.N) {
-            result[(row + 2) * dimensions.N + (col + 3)] = sums[2][3];
-        }
-        if (col + 4 < dimensions.N) {
-            result[(row + 2) * dimensions.N + (col + 4)] = sums[2][4];
-        }
-        if (col + 5 < dimensions.N) {
-            result[(row + 2) * dimensions.N + (col + 5)] = sums[2][5];
-        }
-        if (col + 6 < dimensions.N) {
-            result[(row + 2) * dimensions.N + (col + 6)] = sums[2][6];
-        }
-        if (col + 7 < dimensions.N) {
-            result[(row + 2) * dimensions.N + (col + 7)] = sums[2][7];
-        }
-    }
-
-    // Row 3
-    if (row + 3 < dimensions.M) {
-        if (col < dimensions.N) {
-            result[(row + 3) * dimensions.N + col] = sums[3][0];
-        }
-        if (col + 1 < dimensions.N) {
-            result[(row + 3) * dimensions.N + (col + 1)] = sums[3][1];
-        }
-        if (col + 2 < dimensions.N) {
-            result[(row + 3) * dimensions.N + (col + 2)] = sums[3][2];
-        }
-        if (col + 3 < dimensions.N) {
-            result[(row + 3) * dimensions.N + (col + 3)] = sums[3][3];
-        }
-        if (col + 4 < dimensions.N) {
-            result[(row + 3) * dimensions.N + (col + 4)] = sums[3][4];
-        }
-        if (col + 5 < dimensions.N) {
-            result[(row + 3) * dimensions.N + (col + 5)] = sums[3][5];
-        }
-        if (col + 6 < dimensions.N) {
-            result[(row + 3) * dimensions.N + (col + 6)] = sums[3][6];
-        }
-        if (col + 7 < dimensions.N) {
-            result[(row + 3) * dimensions.N + (col + 7)] = sums[3][7];
-        }
-    }
-    if (row + 4 < dimensions.M) {
-        if (col < dimensions.N) {
-            result[(row + 4) * dimensions.N + col] = sums[4][0];
-        }
-        if (col + 1 < dimensions.N) {
-            result[(row + 4) * dimensions.N + (col + 1)] = sums[4][1];
-        }
-        if (col + 2 < dimensions.N) {
-            result[(row + 4) * dimensions.N + (col + 2)] = sums[4][2];
-        }
-        if (col + 3 < dimensions.N) {
-            result[(row + 4) * dimensions.N + (col + 3)] = sums[4][3];
-        }
-        if (col + 4 < dimensions.N) {
-            result[(row + 4) * dimensions.N + (col + 4)] = sums[4][4];
-        }
-        if (col + 5 < dimensions.N) {
-            result[(row + 4) * dimensions.N + (col + 5)] = sums[4][5];
-        }
-        if (col + 6 < dimensions.N) {
-            result[(row + 4) * dimensions.N + (col + 6)] = sums[4][6];
-        }
-        if (col + 7 < dimensions.N) {
-            result[(row + 4) * dimensions.N + (col + 7)] = sums[4][7];
-        }
-    }
-    if (row + 5 < dimensions.M) {
-        if (col < dimensions.N) {
-            result[(row + 5) * dimensions.N + col] = sums[5][0];
-        }
-        if (col + 1 < dimensions.N) {
-            result[(row + 5) * dimensions.N + (col + 1)] = sums[5][1];
-        }
-        if (col + 2 < dimensions.N) {
-            result[(row + 5) * dimensions.N + (col + 2)] = sums[5][2];
-        }
-        if (col + 3 < dimensions.N) {
-            result[(row + 5) * dimensions.N + (col + 3)] = sums[5][3];
-        }
-        if (col + 4 < dimensions.N) {
-            result[(row + 5) * dimensions.N + (col + 4)] = sums[5][4];
-        }
-        if (col + 5 < dimensions.N) {
-            result[(row + 5) * dimensions.N + (col + 5)] = sums[5][5];
-        }
-        if (col + 6 < dimensions.N) {
-            result[(row + 5) * dimensions.N + (col + 6)] = sums[5][6];
-        }
-        if (col + 7 < dimensions.N) {
-            result[(row + 5) * dimensions.N + (col + 7)] = sums[5][7];
-        }
-    }
-    if (row + 6 < dimensions.M) {
-        if (col < dimensions.N) {
-            result[(row + 6) * dimensions.N + col] = sums[6][0];
-        }
-        if (col + 1 < dimensions.N) {
-            result[(row + 6) * dimensions.N + (col + 1)] = sums[6][1];
-        }
-        if (col + 2 < dimensions.N) {
-            result[(row + 6) * dimensions.N + (col + 2)] = sums[6][2];
-        }
-        if (col + 3 < dimensions.N) {
-            result[(row + 6) * dimensions.N + (col + 3)] = sums[6][3];
-        }
-        if (col + 4 < dimensions.N) {
-            result[(row + 6) * dimensions.N + (col + 4)] = sums[6][4];
-        }
-        if (col + 5 < dimensions.N) {
-            result[(row + 6) * dimensions.N + (col + 5)] = sums[6][5];
-        }
-        if (col + 6 < dimensions.N) {
-            result[(row + 6) * dimensions.N + (col + 6)] = sums[6][6];
-        }
-        if (col + 7 < dimensions.N) {
-            result[(row + 6) * dimensions.N + (col + 7)] = sums[6][7];
-        }
-    }
-    if (row + 7 < dimensions.M) {
-        if (col < dimensions.N) {
-            result[(row + 7) * dimensions.N + col] = sums[7][0];
-        }
-        if (col + 1 < dimensions.N) {
-            result[(row + 7) * dimensions.N + (col + 1)] = sums[7][1];
-        }
-        if (col + 2 < dimensions.N) {
-            result[(row + 7) * dimensions.N + (col + 2)] = sums[7][2];
-        }
-        if (col + 3 < dimensions.N) {
-            result[(row + 7) * dimensions.N + (col + 3)] = sums[7][3];
-        }
-        if (col + 4 < dimensions.N) {
-            result[(row + 7) * dimensions.N + (col + 4)] = sums[7][4];
-        }
-        if (col + 5 < dimensions.N) {
-            result[(row + 7) * dimensions.N + (col + 5)] = sums[7][5];
-        }
-        if (col + 6 < dimensions.N) {
-            result[(row + 7) * dimensions.N + (col + 6)] = sums[7][6];
-        }
-        if (col + 7 < dimensions.N) {
-            result[(row + 7) * dimensions.N + (col + 7)] = sums[7][7];
-        }
-    }
+  }
 }
 """
 
@@ -940,23 +718,23 @@ SURFGRAD_MATMUL = Wild(
     {
         "rows from x, as surfgrad's dispatch gives them": (
             "wgsl",
-            "let row = global_id.y * TILE_M;\n    let col = global_id.x * TILE_N;",
-            "let row = global_id.x * TILE_M;\n    let col = global_id.y * TILE_N;",
+            "let row0 = gid.y * TILE_M;\n  let col0 = gid.x * TILE_N;",
+            "let row0 = gid.x * TILE_M;\n  let col0 = gid.y * TILE_N;",
         ),
         "a copy-paste slip in the unrolled tile": (
             "wgsl",
-            "sums[5][6] += a05 * b06;",
-            "sums[5][6] += a05 * b05;",
+            "acc[i][j] += aCol[i] * bRow[j];",
+            "acc[i][j] += aCol[i] * bRow[select(j, 5u, i == 5u && j == 6u)];",
         ),
         "a row of a strided by N": (
             "wgsl",
-            "let a03 = a[(row + 3) * dimensions.K + k];",
-            "let a03 = a[(row + 3) * dimensions.N + k];",
+            "aCol[i] = a[(row0 + i) * dimensions.K + k];",
+            "aCol[i] = a[(row0 + i) * select(dimensions.K, dimensions.N, i == 3u) + k];",
         ),
         "row 4 bounded by N": (
             "wgsl",
-            "if (row + 4 < dimensions.M) {",
-            "if (row + 4 < dimensions.N) {",
+            "if (r < dimensions.M) {",
+            "if (r < select(dimensions.M, dimensions.N, i == 4u)) {",
         ),
     },
 )
@@ -964,7 +742,9 @@ SURFGRAD_MATMUL = Wild(
 
 # -- 6. Surma's balls: one simulation step, elastic collisions and walls ---------------------
 # Surma, "WebGPU — All of the cores, none of the canvas" (2022), its last step:
-# surma/surma.dev at 78fce410, static/things/webgpu/step4/main.js, as written. The scene
+# surma/surma.dev at 78fce410, static/things/webgpu/step4/main.js, read, not copied: the
+# output ball built in a local and stored once, the four walls a loop over the two axes
+# (each axis's low wall, then its high one: the axes do not touch each other). The scene
 # is a storage struct (width, height), the balls 6 floats each (radius, padding,
 # position, velocity); main.js fills radii in [2, 10], positions over a 500x500 canvas
 # and velocities in [-100, 100]. Each collision overwrites the output ball from the
@@ -972,85 +752,79 @@ SURFGRAD_MATMUL = Wild(
 # four walls reflect it in turn.
 
 _BALLS = """
+// kernel-forge corpus: one step of the bouncing-balls simulation from Surma's
+// "All of the cores, none of the canvas" (read, not copied). An invocation owns
+// one ball: it checks every other ball of the previous state, then moves and
+// bounces its ball off the scene's edges.
+
 struct Ball {
   radius: f32,
   position: vec2<f32>,
   velocity: vec2<f32>,
 }
 
-@group(0) @binding(0)
-var<storage, read> input: array<Ball>;
-
-@group(0) @binding(1)
-var<storage, read_write> output: array<Ball>;
-
 struct Scene {
   width: f32,
   height: f32,
 }
 
-@group(0) @binding(2)
-var<storage, read> scene: Scene;
+@group(0) @binding(0) var<storage, read> input: array<Ball>;
+@group(0) @binding(1) var<storage, read_write> output: array<Ball>;
+@group(0) @binding(2) var<storage, read> scene: Scene;
 
 const PI: f32 = 3.14159;
 const TIME_STEP: f32 = 0.016;
 
 @compute @workgroup_size(64)
-fn main(
-  @builtin(global_invocation_id)
-  global_id : vec3<u32>,
-) {
-  let num_balls = arrayLength(&output);
-  if(global_id.x >= num_balls) {
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+  let count = arrayLength(&output);
+  let me = gid.x;
+  if (me >= count) {
     return;
   }
-  var src_ball = input[global_id.x];
-  let dst_ball = &output[global_id.x];
+  let ball = input[me];
+  var next = ball;
 
-  (*dst_ball) = src_ball;
-
-  // Ball/Ball collision
-  for(var i = 0u; i < num_balls; i = i + 1u) {
-    if(i == global_id.x) {
+  for (var j = 0u; j < count; j++) {
+    if (j == me) {
       continue;
     }
-    var other_ball = input[i];
-    let n = src_ball.position - other_ball.position;
-    let distance = length(n);
-    if(distance >= src_ball.radius + other_ball.radius) {
+    let other = input[j];
+    let d = ball.position - other.position;
+    let gap = length(d);
+    let reach = ball.radius + other.radius;
+    if (gap >= reach) {
       continue;
     }
-    let overlap = src_ball.radius + other_ball.radius - distance;
-    (*dst_ball).position = src_ball.position + normalize(n) * overlap/2.;
+    // separate: move half the overlap away from the other centre
+    let overlap = reach - gap;
+    next.position = ball.position + normalize(d) * overlap / 2.0;
 
-    // Details on the physics here:
-    // https://physics.stackexchange.com/questions/599278/how-can-i-calculate-the-final-velocities-of-two-spheres-after-an-elastic-collisi
-    let src_mass = pow(src_ball.radius, 2.0) * PI;
-    let other_mass = pow(other_ball.radius, 2.0) * PI;
-    let c = 2.*dot(n, (other_ball.velocity - src_ball.velocity)) / (dot(n, n) * (1./src_mass + 1./other_mass));
-    (*dst_ball).velocity = src_ball.velocity + c/src_mass * n;
+    // elastic collision of two discs, masses by area; each hit starts again
+    // from the old state, so the last ball touched decides
+    let massMe = pow(ball.radius, 2.0) * PI;
+    let massOther = pow(other.radius, 2.0) * PI;
+    let impulse = 2.0 * dot(d, other.velocity - ball.velocity)
+        / (dot(d, d) * (1.0 / massMe + 1.0 / massOther));
+    next.velocity = ball.velocity + impulse / massMe * d;
   }
 
-  // Apply velocity
-  (*dst_ball).position = (*dst_ball).position + (*dst_ball).velocity * TIME_STEP;
+  next.position = next.position + next.velocity * TIME_STEP;
 
-  // Ball/Wall collision
-  if((*dst_ball).position.x - (*dst_ball).radius < 0.) {
-    (*dst_ball).position.x = (*dst_ball).radius;
-    (*dst_ball).velocity.x = -(*dst_ball).velocity.x;
+  // walls: clamp inside and reverse the velocity across each axis in turn
+  let far = vec2f(scene.width, scene.height);
+  for (var axis = 0u; axis < 2u; axis++) {
+    if (next.position[axis] - next.radius < 0.0) {
+      next.position[axis] = next.radius;
+      next.velocity[axis] = -next.velocity[axis];
+    }
+    if (next.position[axis] + next.radius >= far[axis]) {
+      next.position[axis] = far[axis] - next.radius;
+      next.velocity[axis] = -next.velocity[axis];
+    }
   }
-  if((*dst_ball).position.y - (*dst_ball).radius < 0.) {
-    (*dst_ball).position.y = (*dst_ball).radius;
-    (*dst_ball).velocity.y = -(*dst_ball).velocity.y;
-  }
-  if((*dst_ball).position.x + (*dst_ball).radius >= scene.width) {
-    (*dst_ball).position.x = scene.width - (*dst_ball).radius;
-    (*dst_ball).velocity.x = -(*dst_ball).velocity.x;
-  }
-  if((*dst_ball).position.y + (*dst_ball).radius >= scene.height) {
-    (*dst_ball).position.y = scene.height - (*dst_ball).radius;
-    (*dst_ball).velocity.y = -(*dst_ball).velocity.y;
-  }
+
+  output[me] = next;
 }
 """
 
@@ -1128,23 +902,23 @@ BALLS = Wild(
     {
         "collides with itself": (
             "wgsl",
-            "    if(i == global_id.x) {\n      continue;\n    }\n",
+            "    if (j == me) {\n      continue;\n    }\n",
             "",
         ),
         "the other's mass from its own radius": (
             "wgsl",
-            "let other_mass = pow(other_ball.radius, 2.0) * PI;",
-            "let other_mass = pow(src_ball.radius, 2.0) * PI;",
+            "let massOther = pow(other.radius, 2.0) * PI;",
+            "let massOther = pow(ball.radius, 2.0) * PI;",
         ),
         "pushed into the other ball": (
             "wgsl",
-            "src_ball.position + normalize(n) * overlap/2.;",
-            "src_ball.position - normalize(n) * overlap/2.;",
+            "ball.position + normalize(d) * overlap / 2.0;",
+            "ball.position - normalize(d) * overlap / 2.0;",
         ),
         "the top wall reflects x": (
             "wgsl",
-            "(*dst_ball).position.y = scene.height - (*dst_ball).radius;\n    (*dst_ball).velocity.y = -(*dst_ball).velocity.y;",
-            "(*dst_ball).position.y = scene.height - (*dst_ball).radius;\n    (*dst_ball).velocity.x = -(*dst_ball).velocity.x;",
+            "next.position[axis] = far[axis] - next.radius;\n      next.velocity[axis] = -next.velocity[axis];",
+            "next.position[axis] = far[axis] - next.radius;\n      next.velocity[0] = -next.velocity[0];",
         ),
     },
 )
