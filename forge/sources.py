@@ -50,6 +50,7 @@ __all__ = [
     "cuda_struct_fields",
     "cuda_struct_type",
     "strip_comments",
+    "matching_close",
     "wgsl_undeclared_overrides",
 ]
 
@@ -1279,12 +1280,12 @@ def cuda_struct_fields(source: str, name: str) -> tuple[CudaField, ...] | None:
         before = text[max(0, match.start() - 200) : match.start()]
         if re.search(r"template\s*<[^;{}]*>\s*$", before):
             return None
-        end = _closing(text, match.end() - 1, "{", "}")
+        end = matching_close(text, match.end() - 1, "{", "}")
         if end is None:
             return None
         bodies.append(text[match.end() : end])
     for match in typedef:
-        end = _closing(text, match.end() - 1, "{", "}")
+        end = matching_close(text, match.end() - 1, "{", "}")
         if end is not None and re.match(r"\s*" + re.escape(name) + r"\s*;", text[end + 1 :]):
             bodies.append(text[match.end() : end])
     if len(bodies) != 1:
@@ -1367,14 +1368,14 @@ def _global_bodies(text: str) -> list[tuple[str, int, int]]:
     ``text``."""
     found = []
     for match in re.finditer(r"__global__[^;{]*?\b([A-Za-z_]\w*)\s*\(", text):
-        end = _closing(text, match.end() - 1, "(", ")")
+        end = matching_close(text, match.end() - 1, "(", ")")
         if end is None:
             continue
         after = re.match(r"[^;{]*", text[end + 1 :])
         opening = end + 1 + (after.end() if after is not None else 0)
         if text[opening : opening + 1] != "{":
             continue
-        closing = _closing(text, opening, "{", "}")
+        closing = matching_close(text, opening, "{", "}")
         found.append((match.group(1), opening, closing if closing is not None else len(text)))
     return found
 
@@ -1411,7 +1412,7 @@ def _declarations(text: str, name: str) -> list[tuple[str, str, bool | None]]:
     pattern = re.compile(r"__global__[^;{]*?\b" + re.escape(name) + r"\s*\(")
     found: list[tuple[str, str, bool | None]] = []
     for match in pattern.finditer(text):
-        end = _closing(text, match.end() - 1, "(", ")")
+        end = matching_close(text, match.end() - 1, "(", ")")
         if end is None:  # unbalanced: a broken source, which the compiler reports
             return [("", "", None)] if not found else found
         # the template header sits between the previous declaration and __global__
@@ -1420,7 +1421,7 @@ def _declarations(text: str, name: str) -> list[tuple[str, str, bool | None]]:
         template = ""
         if header:
             opening = start + header[-1].end() - 1
-            closing = _closing(text, opening, "<", ">")
+            closing = matching_close(text, opening, "<", ">")
             template = text[opening + 1 : closing] if closing is not None else ""
         after = re.match(r"[^;{]*", text[end + 1 :])
         body = after is not None and text[end + 1 + after.end() : end + 2 + after.end()] == "{"
@@ -1439,8 +1440,10 @@ def _overload_keys(inner: str) -> tuple[str, ...]:
     return tuple(keys)
 
 
-def _closing(text: str, opening: int, open_: str, close: str) -> int | None:
-    """The index of the ``close`` that matches the ``open_`` at ``opening``."""
+def matching_close(text: str, opening: int, open_: str, close: str) -> int | None:
+    """The index of the ``close`` that matches the ``open_`` at ``opening`` of ``text``
+    (read without its comments and literals where they may hold brackets), or None
+    where it never closes."""
     depth = 0
     for index in range(opening, len(text)):
         if text[index] == open_:
@@ -1520,7 +1523,7 @@ def _expand_kernel_macro(text: str, name: str, depth: int = 0) -> str | None:
         for call in re.finditer(r"\b" + re.escape(macro) + r"\s*\(", text):
             if define.start() <= call.start() < define.end():
                 continue
-            end = _closing(text, call.end() - 1, "(", ")")
+            end = matching_close(text, call.end() - 1, "(", ")")
             if end is None:
                 return None
             actuals = [a.strip() for a in _split_top_level(text[call.end() : end])]

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import re
 
+from forge.sources import matching_close
+
 __all__ = ["HOST_HEADERS", "device_code"]
 
 #: Headers no device code needs, by path prefix: what host code includes.
@@ -116,19 +118,6 @@ def _device_macros(code: str) -> frozenset[str]:
     return frozenset(found)
 
 
-def _closing_brace(code: str, opening: int) -> int:
-    depth = 0
-    for index in range(opening, len(code)):
-        char = code[index]
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-            if depth == 0:
-                return index
-    return len(code) - 1
-
-
 def _host_definitions(code: str, device: frozenset[str]) -> list[tuple[int, int, str]]:
     """(start, end, name) of each namespace-scope function definition or binding block
     in ``code`` (comments and literals blanked) that device code cannot use. Namespace
@@ -157,7 +146,8 @@ def _host_definitions(code: str, device: frozenset[str]) -> list[tuple[int, int,
             index += 1
             continue
         head = code[start:index]
-        closing = _closing_brace(code, index)
+        closing = matching_close(code, index, "{", "}")
+        closing = len(code) - 1 if closing is None else closing  # unclosed: to the end
         if re.fullmatch(r'\s*(?:(?:inline\s+)?namespace\b[\w\s:]*|extern\s+"C(?:\+\+)?"\s*)', head):
             index += 1  # read the namespace's body as namespace scope
             start = index

@@ -265,69 +265,62 @@ def check_portable(source: str, what: str) -> None:
     0u) { workgroupBarrier(); }``, round 44), a float literal past the type's finite
     range (``-3.40282347e+38``: round 46). Passed on wgpu, such a kernel would not run
     in a browser."""
-    mixed = _sources.wgsl_unparenthesized_mix(source)
-    if mixed is not None:
-        operators, offset = mixed
-        _refuse(
-            source,
-            what,
-            offset,
-            f"mixing {operators} requires parentheses in WGSL",
-            ": a shift's and a bitwise operator's operands are unary expressions, && and || "
-            "do not mix, nor do two comparisons; write (a * b) >> c, (x & m) == 0u",
-        )
-    found = _sources.wgsl_nonfinite_constant(source)
-    if found is not None:
-        text, offset = found
-        _refuse(
-            source,
-            what,
-            offset,
-            f"{text} is a const-expression whose value is an infinity or NaN, which WGSL "
-            "makes a shader-creation error",
-            "; make the value at run time (from a `let` or `var` holding the bits, or a "
-            "function that returns them), or start a maximum from -3.4028234663852886e+38 "
-            "(-FLT_MAX to the digit: -3.40282347e+38 lies past it)",
-        )
-    found = _sources.wgsl_unrepresentable_literal(source)
-    if found is not None:
-        text, offset = found
-        kind = "f16" if text.endswith("h") else "f32"
-        _refuse(
-            source,
-            what,
-            offset,
-            f"the literal {text} lies past the largest finite {kind}, which WGSL makes a "
-            "shader-creation error",
-            "; write the largest float to the digit, 3.4028234663852886e+38 for f32 "
-            "(3.40282347e+38, FLT_MAX as C prints it to nine digits, lies past it), or "
-            "0x1.fffffep+127f",
-        )
-    barrier = _sources.wgsl_barrier_in_nonuniform_flow(source)
-    if barrier is not None:
-        text, offset = barrier
-        _refuse(
-            source,
-            what,
-            offset,
-            f"{text} must only be called from uniform control flow: WGSL's uniformity "
-            "analysis makes it a shader-creation error where some invocations of the "
-            "workgroup may not reach it together",
-            "; move the barrier out of the branch (or loop) whose condition varies by "
-            "invocation, keep every invocation on the path to it (no early return), or "
-            "read a workgroup value that decides it through workgroupUniformLoad",
-        )
-    plain = _sources.wgsl_plain_atomic_access(source)
-    if plain is not None:
-        text, offset = plain
-        _refuse(
-            source,
-            what,
-            offset,
-            f"`{text}` reads or writes an atomic as a plain value, which WGSL does not allow",
-            "; go through the atomic builtins: atomicStore(&h[i], 0u) to write it, "
-            "atomicLoad(&h[i]) to read it",
-        )
+    for find, problem, advice in _NOT_PORTABLE:
+        found = find(source)
+        if found is not None:
+            text, offset = found
+            _refuse(source, what, offset, problem(text), advice)
+
+
+#: What ``check_portable`` refuses, in order: a finder of ``forge.sources`` giving
+#: (the text, its offset) or None, the problem said of that text, what to write instead.
+_NOT_PORTABLE = (
+    (
+        _sources.wgsl_unparenthesized_mix,
+        lambda operators: f"mixing {operators} requires parentheses in WGSL",
+        ": a shift's and a bitwise operator's operands are unary expressions, && and || "
+        "do not mix, nor do two comparisons; write (a * b) >> c, (x & m) == 0u",
+    ),
+    (
+        _sources.wgsl_nonfinite_constant,
+        lambda text: (
+            f"{text} is a const-expression whose value is an infinity or NaN, "
+            "which WGSL makes a shader-creation error"
+        ),
+        "; make the value at run time (from a `let` or `var` holding the bits, or a "
+        "function that returns them), or start a maximum from -3.4028234663852886e+38 "
+        "(-FLT_MAX to the digit: -3.40282347e+38 lies past it)",
+    ),
+    (
+        _sources.wgsl_unrepresentable_literal,
+        lambda text: (
+            f"the literal {text} lies past the largest finite "
+            f"{'f16' if text.endswith('h') else 'f32'}, which WGSL makes a shader-creation error"
+        ),
+        "; write the largest float to the digit, 3.4028234663852886e+38 for f32 "
+        "(3.40282347e+38, FLT_MAX as C prints it to nine digits, lies past it), or "
+        "0x1.fffffep+127f",
+    ),
+    (
+        _sources.wgsl_barrier_in_nonuniform_flow,
+        lambda text: (
+            f"{text} must only be called from uniform control flow: WGSL's "
+            "uniformity analysis makes it a shader-creation error where some invocations of "
+            "the workgroup may not reach it together"
+        ),
+        "; move the barrier out of the branch (or loop) whose condition varies by "
+        "invocation, keep every invocation on the path to it (no early return), or "
+        "read a workgroup value that decides it through workgroupUniformLoad",
+    ),
+    (
+        _sources.wgsl_plain_atomic_access,
+        lambda text: (
+            f"`{text}` reads or writes an atomic as a plain value, which WGSL does not allow"
+        ),
+        "; go through the atomic builtins: atomicStore(&h[i], 0u) to write it, "
+        "atomicLoad(&h[i]) to read it",
+    ),
+)
 
 
 def _refuse(source: str, what: str, offset: int, problem: str, advice: str) -> None:
