@@ -118,6 +118,26 @@ def test_the_oracle_poisons_before_the_judged_run_and_the_rerun(fake_driver):  #
                 ctx.poison_scratch_memory(bad)
 
 
+def test_under_compute_sanitizer_nothing_is_poisoned(fake_driver, monkeypatch):  # noqa: F811
+    """compute-sanitizer announces itself through ``NV_SANITIZER_INJECTION_*`` variables;
+    under it the poison is not launched (racecheck tracks each of its stores, and the
+    suite's process ran out of host memory, H100 2026-12-06) and the call says so."""
+    from backends.cuda import CudaComputeContext
+
+    launches = []
+    fake_driver.kernels["kforge_poison_shared"] = (lambda *a: launches.append(a), (4, 4))
+    affine = forge.get_kernel("raw_affine")
+    with CudaComputeContext(1 << 22) as ctx:
+        ev = oracle.evaluate(ctx, affine, size=100, seed=0, samples=0)
+        assert ev.verdict is Verdict.PASS and launches, ev.report()  # poisoned outside it
+        launches.clear()
+        monkeypatch.setenv("NV_SANITIZER_INJECTION_PORT_BASE", "12340")
+        assert ctx.poison_scratch_memory(SCRATCH_POISON[0]) is False
+        ev = oracle.evaluate(ctx, affine, size=100, seed=0, samples=0)
+        assert ev.verdict is Verdict.PASS, ev.report()
+        assert launches == []
+
+
 def test_the_poison_is_launched_right_before_the_kernel_it_is_for(fake_driver):  # noqa: F811
     """No copy, wait or graph capture between the poison's two launches and the kernel's:
     with other processes on the GPU, what ran in such a gap replaced the poison (every
