@@ -24,30 +24,27 @@ from tests.test_cuda_fake_driver import fake_driver  # noqa: F401  (a fixture)
 from tests.wild import mutant
 from tests.wild.round35 import HIST_SLOW
 
-# webgpufundamentals.org, webgpu-compute-shaders-histogram-optimized-more.html: the
-# chunk sum as the page writes it, one uniform buffer (and bind group) a pass
+# The chunk sum of webgpufundamentals.org's histogram article
+# (webgpu-compute-shaders-histogram-optimized-more.html), written here after the page,
+# not copied: a pass adds chunk `first + stride` into chunk `first`, one workgroup a
+# pair, its stride read from a uniform buffer the page binds anew each pass (one bind
+# group a pass). Kept: the entry point, the two bindings and their names, the
+# 256-wide chunks as an array of arrays, a workgroup a chunk.
 _CHUNK_SUM = """
-const chunkWidth = 256;
-const chunkHeight = 1;
-const chunkSize = chunkWidth * chunkHeight;
+const LANES = 256u;  // bins of one chunk, and the workgroup's width
 
 struct Uniforms {
   stride: u32,
 };
 
-@group(0) @binding(0) var<storage, read_write> chunks: array<array<u32, chunkSize>>;
+@group(0) @binding(0) var<storage, read_write> chunks: array<array<u32, LANES>>;
 @group(0) @binding(1) var<uniform> uni: Uniforms;
 
-@compute @workgroup_size(chunkSize, 1, 1) fn cs(
-  @builtin(local_invocation_id) local_invocation_id: vec3u,
-  @builtin(workgroup_id) workgroup_id: vec3u,
-) {
-  let chunk0 = workgroup_id.x * uni.stride * 2;
-  let chunk1 = chunk0 + uni.stride;
-
-  let sum = chunks[chunk0][local_invocation_id.x] +
-            chunks[chunk1][local_invocation_id.x];
-  chunks[chunk0][local_invocation_id.x] = sum;
+@compute @workgroup_size(LANES)
+fn cs(@builtin(workgroup_id) pair: vec3u, @builtin(local_invocation_id) lane: vec3u) {
+  let keep = pair.x * 2u * uni.stride;  // the pair's first chunk keeps the sum
+  let other = keep + uni.stride;
+  chunks[keep][lane.x] = chunks[keep][lane.x] + chunks[other][lane.x];
 }
 """
 

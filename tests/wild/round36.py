@@ -21,7 +21,8 @@ statements and the formatting; the SHA-256 state's eight loads, adds and digest
 stores are loops (the rounds' shifts of a..h a loop over an array), the length's eight
 bytes a loop, del-msh's partial-block count a ``min``, the do-while CAS loops
 ``while (true)`` loops. The WGSL ports are ours and unchanged; the headers in
-tests/wild/round36_include are still cuda-hashing-algos' (public domain).
+tests/wild/round36_include are written after cuda-hashing-algos' (public domain) too:
+the same types, defines, C headers and host prototype, our comments and layout.
 
 - mochimodev/cuda-hashing-algos (sha256.cu, sha256.cuh and config.h at 5f80d58c;
   public domain, after Brad Conte's crypto-algorithms): ``kernel_sha256_hash``, one

@@ -21,7 +21,9 @@ is ours: the comments, the helpers' and locals' names, the order of equivalent
 statements and the formatting; the sample's repeated loads, stores and stride loops
 are three helpers (``stage_in``, ``stage_out``, ``merge_strides``), Rodinia's unused
 macros and C headers are gone. The WGSL ports are ours and unchanged. The sample's two
-headers in tests/wild/round38_include are still its text (BSD 3-clause, notice kept).
+headers in tests/wild/round38_include are written after its own (BSD 3-clause): the
+same guard, `uint`, host prototypes, limit, UMUL/UMAD macros and Comparator (swapping
+a pair where `(keyA > keyB) == dir`), our comments and layout.
 
 - tspeterkim/flash-attention-minimal (flash.cu at 05b0309c; Apache-2.0):
   ``forward_kernel``, the four tiles carved out of one ``extern __shared__`` array,
@@ -651,8 +653,8 @@ PATHFINDER = Wild(
 # -- 3. NVIDIA/cuda-samples: sortingNetworks' bitonic sort of key-value pairs ---------------
 # Samples/2_Concepts_and_Techniques/sortingNetworks/bitonicSort.cu at 2b3dc333, with
 # sortingNetworks_common.cuh (at 2e41896e) and sortingNetworks_common.h (at ceab6e8b) in
-# tests/wild/round38_include (BSD 3-clause); the kernels read, not copied. The host's bitonicSort() is the
-# launch list: one bitonicSortShared where an array fits in shared memory (1024 keys),
+# tests/wild/round38_include (BSD 3-clause); the kernels and headers read, not copied.
+# The host's bitonicSort() is the launch list: one bitonicSortShared where an array fits in shared memory (1024 keys),
 # else bitonicSortShared1, then for each size bitonicMergeGlobal down to a stride of
 # 1024 and one bitonicMergeShared, in place on the output; blocks of
 # SHARED_SIZE_LIMIT / 2 = 512 threads, each two keys. main.cpp's data: keys

@@ -1,54 +1,29 @@
-/* Copyright (c) 2022, NVIDIA CORPORATION. All rights reserved.
- *
- * Redistribution and use in source and binary forms, with or without
- * modification, are permitted provided that the following conditions
- * are met:
- *  * Redistributions of source code must retain the above copyright
- *    notice, this list of conditions and the following disclaimer.
- *  * Redistributions in binary form must reproduce the above copyright
- *    notice, this list of conditions and the following disclaimer in the
- *    documentation and/or other materials provided with the distribution.
- *  * Neither the name of NVIDIA CORPORATION nor the names of its
- *    contributors may be used to endorse or promote products derived
- *    from this software without specific prior written permission.
- *
- * THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS ``AS IS'' AND ANY
- * EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE
- * IMPLIED WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR
- * PURPOSE ARE DISCLAIMED.  IN NO EVENT SHALL THE COPYRIGHT OWNER OR
- * CONTRIBUTORS BE LIABLE FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL,
- * EXEMPLARY, OR CONSEQUENTIAL DAMAGES (INCLUDING, BUT NOT LIMITED TO,
- * PROCUREMENT OF SUBSTITUTE GOODS OR SERVICES; LOSS OF USE, DATA, OR
- * PROFITS; OR BUSINESS INTERRUPTION) HOWEVER CAUSED AND ON ANY THEORY
- * OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY, OR TORT
- * (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
- * OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
- */
-
+// kernel-forge test corpus: the device header of NVIDIA's sortingNetworks sample
+// (NVIDIA/cuda-samples at 2b3dc333; BSD 3-clause), written for the corpus after it:
+// the shared-memory limit a block sorts, the 24-bit multiply macros the kernels index
+// with, and the compare-exchange of a key-value pair in the sort's direction.
 #ifndef SORTINGNETWORKS_COMMON_CUH
 #define SORTINGNETWORKS_COMMON_CUH
 
 #include "sortingNetworks_common.h"
 
-// Enables maximum occupancy
+// elements one block sorts in shared memory
 #define SHARED_SIZE_LIMIT 1024U
 
-// Map to single instructions on G8x / G9x / G100
+// 24-bit multiply (and multiply-add), single instructions on early GPUs
 #define UMUL(a, b) __umul24((a), (b))
 #define UMAD(a, b, c) (UMUL((a), (b)) + (c))
 
-__device__ inline void Comparator(uint &keyA, uint &valA, uint &keyB,
-                                  uint &valB, uint dir) {
-  uint t;
-
-  if ((keyA > keyB) == dir) {
-    t = keyA;
-    keyA = keyB;
-    keyB = t;
-    t = valA;
-    valA = valB;
-    valB = t;
-  }
+// order a pair: swap both key and value when the keys are out of order for `dir`
+// (1 ascending, 0 descending); equal keys stay where they are
+__device__ inline void Comparator(uint &keyA, uint &valA, uint &keyB, uint &valB, uint dir) {
+  if ((keyA > keyB) != dir) return;
+  const uint key = keyA;
+  keyA = keyB;
+  keyB = key;
+  const uint val = valA;
+  valA = valB;
+  valB = val;
 }
 
 #endif

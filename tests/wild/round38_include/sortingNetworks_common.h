@@ -1,55 +1,18 @@
-/* Copyright (c) 2022, NVIDIA CORPORATION. All rights reserved.
- *
- * Redistribution and use in source and binary forms, with or without
- * modification, are permitted provided that the following conditions
- * are met:
- *  * Redistributions of source code must retain the above copyright
- *    notice, this list of conditions and the following disclaimer.
- *  * Redistributions in binary form must reproduce the above copyright
- *    notice, this list of conditions and the following disclaimer in the
- *    documentation and/or other materials provided with the distribution.
- *  * Neither the name of NVIDIA CORPORATION nor the names of its
- *    contributors may be used to endorse or promote products derived
- *    from this software without specific prior written permission.
- *
- * THIS SOFTWARE IS PROVIDED BY THE COPYRIGHT HOLDERS ``AS IS'' AND ANY
- * EXPRESS OR IMPLIED WARRANTIES, INCLUDING, BUT NOT LIMITED TO, THE
- * IMPLIED WARRANTIES OF MERCHANTABILITY AND FITNESS FOR A PARTICULAR
- * PURPOSE ARE DISCLAIMED.  IN NO EVENT SHALL THE COPYRIGHT OWNER OR
- * CONTRIBUTORS BE LIABLE FOR ANY DIRECT, INDIRECT, INCIDENTAL, SPECIAL,
- * EXEMPLARY, OR CONSEQUENTIAL DAMAGES (INCLUDING, BUT NOT LIMITED TO,
- * PROCUREMENT OF SUBSTITUTE GOODS OR SERVICES; LOSS OF USE, DATA, OR
- * PROFITS; OR BUSINESS INTERRUPTION) HOWEVER CAUSED AND ON ANY THEORY
- * OF LIABILITY, WHETHER IN CONTRACT, STRICT LIABILITY, OR TORT
- * (INCLUDING NEGLIGENCE OR OTHERWISE) ARISING IN ANY WAY OUT OF THE USE
- * OF THIS SOFTWARE, EVEN IF ADVISED OF THE POSSIBILITY OF SUCH DAMAGE.
- */
-
-////////////////////////////////////////////////////////////////////////////////
-// Shortcut definition
-////////////////////////////////////////////////////////////////////////////////
+// kernel-forge test corpus: the common header of NVIDIA's sortingNetworks sample
+// (NVIDIA/cuda-samples at 2b3dc333, Samples/2_Concepts_and_Techniques/sortingNetworks;
+// BSD 3-clause), written for the corpus after it: the sample's `uint` and the C
+// prototypes of its host side (validation and the two sorts), which device code
+// compiled by NVRTC never calls.
 typedef unsigned int uint;
 
-///////////////////////////////////////////////////////////////////////////////
-// Sort result validation routines
-////////////////////////////////////////////////////////////////////////////////
-// Sorted keys array validation (check for integrity and proper order)
-extern "C" uint
-validateSortedKeys(uint *resKey, uint *srcKey, uint batchSize, uint arrayLength, uint numValues, uint dir);
+// host-side checks of a sorted batch
+extern "C" uint validateSortedKeys(uint *resKey, uint *srcKey, uint batchSize,
+                                   uint arrayLength, uint numValues, uint dir);
+extern "C" int validateValues(uint *resKey, uint *resVal, uint *srcKey, uint batchSize,
+                              uint arrayLength);
 
-extern "C" int validateValues(uint *resKey, uint *resVal, uint *srcKey, uint batchSize, uint arrayLength);
-
-////////////////////////////////////////////////////////////////////////////////
-// CUDA sorting networks
-////////////////////////////////////////////////////////////////////////////////
-
-extern "C" uint
-bitonicSort(uint *d_DstKey, uint *d_DstVal, uint *d_SrcKey, uint *d_SrcVal, uint batchSize, uint arrayLength, uint dir);
-
-extern "C" void oddEvenMergeSort(uint *d_DstKey,
-                                 uint *d_DstVal,
-                                 uint *d_SrcKey,
-                                 uint *d_SrcVal,
-                                 uint  batchSize,
-                                 uint  arrayLength,
-                                 uint  dir);
+// host-side launchers of the two networks
+extern "C" uint bitonicSort(uint *d_DstKey, uint *d_DstVal, uint *d_SrcKey, uint *d_SrcVal,
+                            uint batchSize, uint arrayLength, uint dir);
+extern "C" void oddEvenMergeSort(uint *d_DstKey, uint *d_DstVal, uint *d_SrcKey,
+                                 uint *d_SrcVal, uint batchSize, uint arrayLength, uint dir);
