@@ -654,8 +654,8 @@ PATHFINDER = Wild(
 # Samples/2_Concepts_and_Techniques/sortingNetworks/bitonicSort.cu at 2b3dc333, with
 # sortingNetworks_common.cuh (at 2e41896e) and sortingNetworks_common.h (at ceab6e8b) in
 # tests/wild/round38_include (BSD 3-clause); the kernels and headers read, not copied.
-# The host's bitonicSort() is the launch list: one bitonicSortShared where an array fits in shared memory (1024 keys),
-# else bitonicSortShared1, then for each size bitonicMergeGlobal down to a stride of
+# The host's bitonicSort() is the launch list: one bitonicSortShared where an array
+# fits in shared memory (1024 keys), else bitonicSortShared1, then for each size bitonicMergeGlobal down to a stride of
 # 1024 and one bitonicMergeShared, in place on the output; blocks of
 # SHARED_SIZE_LIMIT / 2 = 512 threads, each two keys. main.cpp's data: keys
 # ``rand() % 65536`` (ties), values their index, DIR = 0 (descending).
