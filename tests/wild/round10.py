@@ -14,6 +14,29 @@ uniform, RGB9E5 shared-exponent packing with ``frexp`` and ``ldexp``, and an int
 through ``dot4I8Packed`` and ``pack4xI8Clamp``), with a numpy reference written the
 natural way and mutants that each hold one plausible bug.
 
+The kernels are the project's own, written for this corpus in the manner of such code
+(none copies a file, and they stay as written), but for three that followed published
+text closely and were rewritten on 2026-12-06, read, not copied (the project's rule for
+public code). What is theirs is kept: the entry points (``white_noise``, ``d2xy`` and
+``xy2d``, ``main_image``), the bindings and uniforms, the workgroup sizes, the
+algorithms and their numerics (the PCG constants, shift counts and xorshifts; the
+quadrant digit ``(3 * rx) ^ ry`` and the fold of the sub-curve through ``ptr<function>``
+parameters with its loops, coarsest and finest level first; the box distance
+``length(max(d, 0)) + min(max(d.x, d.y), 0)`` and the quadratic smooth minimum
+``mix(b, a, h) - k h (1 - h)``). What is ours: the comments, the helpers' and locals'
+names, the order of equivalent statements, the quadrant fold's early return and the
+formatting.
+
+- The PCG hash of Jarzynski and Olano ("Hash Functions for GPU Rendering", JCGT 9(3),
+  2020) as Nathan Reed's blog post of the same name writes it in GLSL
+  (https://www.reedbeta.com/blog/hash-functions-for-gpu-rendering/, no licence stated:
+  the algorithm and its constants kept, not the text).
+- The Hilbert curve's ``d2xy``, ``xy2d`` and ``rot`` in C from Wikipedia's "Hilbert
+  curve" article (CC BY-SA 4.0; its algorithm kept, not its code or comments).
+- The signed distance of a box and the polynomial smooth minimum from Inigo Quilez's
+  articles (https://iquilezles.org/articles/distfunctions2d/ and
+  https://iquilezles.org/articles/smin/; the formulas kept, not the text).
+
 References that a naive port of the WGSL gets wrong, written here the right way: WGSL's
 ``/`` and ``%`` on i32 truncate (``np.fix`` and ``np.fmod``, where ``//`` and ``%``
 floor); WGSL's i32 multiply wraps (the hash is taken in int32 arrays, whose products wrap
@@ -60,25 +83,27 @@ struct Params { frame: u32, width: u32, height: u32 }
 @group(0) @binding(1) var<storage, read_write> next_seed: array<u32>;
 @group(0) @binding(2) var<uniform> params: Params;
 
-// https://www.reedbeta.com/blog/hash-functions-for-gpu-rendering/
-fn pcg_hash(input: u32) -> u32 {
-    let state = input * 747796405u + 2891336453u;
-    let word = ((state >> ((state >> 28u) + 4u)) ^ state) * 277803737u;
-    return (word >> 22u) ^ word;
+// One LCG step, then a permutation: an xorshift by a count the top four bits pick,
+// a multiply, and a last fold of the high bits into the low ones.
+fn pcg_mix(seed: u32) -> u32 {
+    let lcg = seed * 747796405u + 2891336453u;
+    let permuted = ((lcg >> ((lcg >> 28u) + 4u)) ^ lcg) * 277803737u;
+    return (permuted >> 22u) ^ permuted;
 }
 
-fn unit_float(h: u32) -> f32 {
-    return bitcast<f32>((h >> 9u) | 0x3f800000u) - 1.0;
+// 23 hash bits as the mantissa of a float in [1, 2), minus one: [0, 1)
+fn to_unit(bits: u32) -> f32 {
+    return bitcast<f32>((bits >> 9u) | 0x3f800000u) - 1.0;
 }
 
 @compute @workgroup_size(8, 8)
 fn white_noise(@builtin(global_invocation_id) id: vec3<u32>) {
     if (id.x >= params.width || id.y >= params.height) { return; }
-    let pixel = id.y * params.width + id.x;
-    let h1 = pcg_hash(pixel ^ (params.frame * 719393u));
-    let h2 = pcg_hash(h1);
-    noise[pixel] = vec2<f32>(unit_float(h1), unit_float(h2));
-    next_seed[pixel] = h2;
+    let at = id.y * params.width + id.x;
+    let first = pcg_mix(at ^ (params.frame * 719393u));
+    let second = pcg_mix(first);
+    next_seed[at] = second;
+    noise[at] = vec2<f32>(to_unit(first), to_unit(second));
 }
 """
 
@@ -120,15 +145,15 @@ PCG = Wild(
     {
         "nine mantissa shifts too few": (
             "wgsl",
-            "(h >> 9u) | 0x3f800000u",
-            "(h >> 8u) | 0x3f800000u",
+            "(bits >> 9u) | 0x3f800000u",
+            "(bits >> 8u) | 0x3f800000u",
         ),
         "second sample rehashes the seed": (
             "wgsl",
-            "let h2 = pcg_hash(h1);",
-            "let h2 = pcg_hash(pixel ^ params.frame);",
+            "let second = pcg_mix(first);",
+            "let second = pcg_mix(at ^ params.frame);",
         ),
-        "rotation of three": ("wgsl", "(state >> 28u) + 4u", "(state >> 28u) + 3u"),
+        "rotation of three": ("wgsl", "(lcg >> 28u) + 4u", "(lcg >> 28u) + 3u"),
     },
 )
 
@@ -356,51 +381,53 @@ struct Params { side: u32 }
 @group(0) @binding(1) var<storage, read_write> order: array<u32>;        // (x, y) -> d
 @group(0) @binding(2) var<uniform> params: Params;
 
-// rotate/flip a quadrant appropriately
-fn rot(n: u32, x: ptr<function, u32>, y: ptr<function, u32>, rx: u32, ry: u32) {
-    if (ry == 0u) {
-        if (rx == 1u) {
-            *x = n - 1u - *x;
-            *y = n - 1u - *y;
-        }
-        let t = *x;
-        *x = *y;
-        *y = t;
+// In a lower-half quadrant (hy == 0) the sub-curve is transposed, and in the lower
+// right one also mirrored through the centre of a square `side` wide.
+fn orient(side: u32, px: ptr<function, u32>, py: ptr<function, u32>, hx: u32, hy: u32) {
+    if (hy != 0u) { return; }
+    if (hx == 1u) {
+        *px = side - 1u - *px;
+        *py = side - 1u - *py;
     }
+    let keep = *px;
+    *px = *py;
+    *py = keep;
 }
 
+// index along the curve -> cell: two bits of the index per level, finest level first
 @compute @workgroup_size(64)
 fn d2xy(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let n = params.side;
-    if (gid.x >= n * n) { return; }
-    var t = gid.x;
-    var x = 0u;
-    var y = 0u;
-    for (var s = 1u; s < n; s *= 2u) {
-        let rx = 1u & (t / 2u);
-        let ry = 1u & (t ^ rx);
-        rot(s, &x, &y, rx, ry);
-        x += s * rx;
-        y += s * ry;
-        t /= 4u;
+    let side = params.side;
+    if (gid.x >= side * side) { return; }
+    var digits = gid.x;
+    var cx = 0u;
+    var cy = 0u;
+    for (var level = 1u; level < side; level *= 2u) {
+        let hx = 1u & (digits / 2u);
+        let hy = 1u & (digits ^ hx);
+        orient(level, &cx, &cy, hx, hy);
+        cx += level * hx;
+        cy += level * hy;
+        digits /= 4u;
     }
-    curve[gid.x] = vec2<u32>(x, y);
+    curve[gid.x] = vec2<u32>(cx, cy);
 }
 
+// cell -> index along the curve, coarsest level first
 @compute @workgroup_size(64)
 fn xy2d(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let n = params.side;
-    if (gid.x >= n * n) { return; }
-    var x = gid.x % n;
-    var y = gid.x / n;
-    var d = 0u;
-    for (var s = n / 2u; s > 0u; s /= 2u) {
-        let rx = select(0u, 1u, (x & s) > 0u);
-        let ry = select(0u, 1u, (y & s) > 0u);
-        d += s * s * ((3u * rx) ^ ry);
-        rot(n, &x, &y, rx, ry);
+    let side = params.side;
+    if (gid.x >= side * side) { return; }
+    var cy = gid.x / side;
+    var cx = gid.x % side;
+    var along = 0u;
+    for (var level = side / 2u; level > 0u; level /= 2u) {
+        let hx = select(0u, 1u, (cx & level) > 0u);
+        let hy = select(0u, 1u, (cy & level) > 0u);
+        along += level * level * ((3u * hx) ^ hy);
+        orient(side, &cx, &cy, hx, hy);
     }
-    order[gid.x] = d;
+    order[gid.x] = along;
 }
 """
 
@@ -455,15 +482,15 @@ HILBERT = Wild(
     {
         "quadrant not flipped": (
             "wgsl",
-            "            *x = n - 1u - *x;\n            *y = n - 1u - *y;\n",
+            "        *px = side - 1u - *px;\n        *py = side - 1u - *py;\n",
             "",
         ),
         "d2xy rotates in the whole square": (
             "wgsl",
-            "rot(s, &x, &y, rx, ry);",
-            "rot(n, &x, &y, rx, ry);",
+            "orient(level, &cx, &cy, hx, hy);",
+            "orient(side, &cx, &cy, hx, hy);",
         ),
-        "quadrant digit added, not xored": ("wgsl", "((3u * rx) ^ ry)", "(3u * rx + ry)"),
+        "quadrant digit added, not xored": ("wgsl", "((3u * hx) ^ hy)", "(3u * hx + hy)"),
     },
 )
 
@@ -1053,19 +1080,20 @@ struct Uniforms { resolution: vec2<f32>, width: u32, height: u32 }
 @group(0) @binding(0) var<storage, read_write> frag_color: array<vec4<f32>>;
 @group(0) @binding(1) var<uniform> u: Uniforms;
 
-fn sd_circle(p: vec2<f32>, r: f32) -> f32 {
-    return length(p) - r;
+fn disc_distance(at: vec2<f32>, radius: f32) -> f32 {
+    return length(at) - radius;
 }
 
-fn sd_box(p: vec2<f32>, b: vec2<f32>) -> f32 {
-    let d = abs(p) - b;
-    return length(max(d, vec2<f32>(0.0))) + min(max(d.x, d.y), 0.0);
+// outside: the distance to the nearest corner or edge; inside: minus the nearest edge's
+fn rect_distance(at: vec2<f32>, half_size: vec2<f32>) -> f32 {
+    let e = abs(at) - half_size;
+    return length(max(e, vec2<f32>(0.0))) + min(max(e.x, e.y), 0.0);
 }
 
-// polynomial smooth minimum
-fn smin(a: f32, b: f32, k: f32) -> f32 {
-    let h = clamp(0.5 + 0.5 * (b - a) / k, 0.0, 1.0);
-    return mix(b, a, h) - k * h * (1.0 - h);
+// union of two distances rounded over a band `k` wide (a quadratic blend)
+fn blend_min(a: f32, b: f32, k: f32) -> f32 {
+    let w = clamp(0.5 + 0.5 * (b - a) / k, 0.0, 1.0);
+    return mix(b, a, w) - k * w * (1.0 - w);
 }
 
 @compute @workgroup_size(16, 16)
@@ -1073,8 +1101,9 @@ fn main_image(@builtin(global_invocation_id) id: vec3<u32>) {
     if (id.x >= u.width || id.y >= u.height) { return; }
     let frag_coord = vec2<f32>(f32(id.x), f32(u.height - 1u - id.y)) + 0.5;
     let p = (2.0 * frag_coord - u.resolution) / u.resolution.y;
-    let d = smin(sd_circle(p - vec2<f32>(0.3, 0.1), 0.4),
-                 sd_box(p + vec2<f32>(0.35, 0.2), vec2<f32>(0.3, 0.2)), 0.15);
+    let disc = disc_distance(p - vec2<f32>(0.3, 0.1), 0.4);
+    let rect = rect_distance(p + vec2<f32>(0.35, 0.2), vec2<f32>(0.3, 0.2));
+    let d = blend_min(disc, rect, 0.15);
     var col = select(vec3<f32>(0.65, 0.85, 1.0), vec3<f32>(0.9, 0.6, 0.3), d > 0.0);
     col *= 1.0 - exp(-6.0 * abs(d));
     col = mix(col, vec3<f32>(1.0), 1.0 - smoothstep(0.0, 0.02, abs(d)));
@@ -1142,7 +1171,7 @@ SDF = Wild(
             "(2.0 * frag_coord - u.resolution) / u.resolution.y",
             "(2.0 * frag_coord - u.resolution) / u.resolution.x",
         ),
-        "smooth union blends the wrong way": ("wgsl", "mix(b, a, h) - k", "mix(a, b, h) - k"),
+        "smooth union blends the wrong way": ("wgsl", "mix(b, a, w) - k", "mix(a, b, w) - k"),
     },
 )
 

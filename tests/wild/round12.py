@@ -7,7 +7,40 @@ a kernel could not be declared at all (the variable stayed zero). And three of l
 kernels (train_gpt2.cu) as written there: the layernorm's warp per row through
 cooperative groups with ``__ldcs``/``__stcs``, the GELU over ``Packed128`` 16-byte
 loads (its ``M_PI``, which nvcc's implicit <math.h> defines, was undefined under NVRTC),
-and the token and position embedding sum. CUDA only: they run on the GPU."""
+and the token and position embedding sum. CUDA only: they run on the GPU.
+
+The kernels are written for this corpus after the sources named below: read, not
+copied (the project's rule for public code: round 12 first took llm.c's three kernels
+and the particles' integration verbatim, with their comments, and the row pass with
+cuda-samples' names; they were rewritten on 2026-12-06). The Horner evaluation is the
+project's own. What is theirs is kept: the entry points and their parameters (names,
+types, order), the ``__constant__`` variables with their names and types (``c_Kernel``,
+``SimParams params`` with its fields in order), the block sizes and launch geometry,
+the row pass's shared tile (4 rows of 32 + 2 * 8) with zeros outside the image, one
+barrier and the taps read reversed, llm.c's warp a row through cooperative groups
+(``tiled_partition<32>``, ``meta_group_size``/``meta_group_rank``, ``cg::reduce`` with
+``cg::plus``), its two-pass variance, ``1e-5f`` inside ``rsqrtf``, ``__ldcs``/``__stcs``
+where llm.c streams and the optional ``mean``/``rstd`` outputs, the 16-byte ``int4``
+loads (``__ldcs``) and plain stores of four floats through ``memcpy``, GELU's tanh form
+with ``sqrtf(2.0f / M_PI)`` and its operation order, the encoder's index arithmetic,
+and the particles' per-component Euler step, damping and six walls. What is ours: the
+comments, the macros', helpers' and locals' names (``Pack16`` for llm.c's
+``Packed128``), the order of equivalent statements (the walls axis by axis, the
+velocity scaled before the position is set back) and the formatting.
+
+- cuda-samples' ``convolutionSeparable`` (NVIDIA/cuda-samples at ca37378c, BSD
+  3-clause, ``Samples/2_Concepts_and_Techniques/convolutionSeparable/
+  convolutionSeparable.cu``): its row pass, ``convolutionRowsKernel`` over taps in
+  ``__constant__ float c_Kernel[]`` filled by ``cudaMemcpyToSymbol``, here with one
+  result a thread instead of its several result and halo steps.
+- llm.c (karpathy/llm.c at 5afc5706, MIT, ``train_gpt2.cu``):
+  ``layernorm_forward_kernel3``, ``gelu_forward_kernel2`` over ``Packed128`` and
+  ``encoder_forward_kernel2``, with the launch sizes its host code uses.
+- cuda-samples' particles (same repository at 306af8d2,
+  ``Samples/2_Concepts_and_Techniques/particles/particles_kernel_impl.cuh``): the
+  ``integrate_functor`` that Thrust runs, written as a kernel over ``float4`` positions
+  and velocities, the parameters in ``__constant__ SimParams params``.
+"""
 
 from __future__ import annotations
 
@@ -20,33 +53,37 @@ from . import Wild
 # -- cuda-samples convolutionSeparable, the row pass: taps in __constant__ memory ----------
 
 _ROWS = r"""
-#define KERNEL_RADIUS 8
-#define KERNEL_LENGTH (2 * KERNEL_RADIUS + 1)
-#define ROWS_BLOCKDIM_X 32
-#define ROWS_BLOCKDIM_Y 4
+#define HALF_WIDTH 8                    // taps either side of the centre one
+#define TAP_COUNT (2 * HALF_WIDTH + 1)
+#define TILE_W 32                       // threads (and pixels) of a block along x
+#define TILE_H 4                        // rows of a block
+#define STAGED (TILE_W + 2 * HALF_WIDTH)  // a row's pixels in shared memory
 
-__constant__ float c_Kernel[KERNEL_LENGTH];
+__constant__ float c_Kernel[TAP_COUNT];
 
+// A thread a pixel. Each block row first stages its 32 pixels and HALF_WIDTH more on
+// either side (zeros past the image's left and right edges); threads below the image
+// stage the last row so that every thread reaches the barrier.
 __global__ void convolutionRowsKernel(float *d_Dst, const float *d_Src, int imageW, int imageH) {
-    __shared__ float s_Data[ROWS_BLOCKDIM_Y][ROWS_BLOCKDIM_X + 2 * KERNEL_RADIUS];
-    const int x = blockIdx.x * ROWS_BLOCKDIM_X + threadIdx.x;
-    const int y = blockIdx.y * ROWS_BLOCKDIM_Y + threadIdx.y;
-    const int row = min(y, imageH - 1);
-
-    // the block's pixels and the two aprons; zero outside the image
-    for (int i = threadIdx.x; i < ROWS_BLOCKDIM_X + 2 * KERNEL_RADIUS; i += ROWS_BLOCKDIM_X) {
-        const int gx = blockIdx.x * ROWS_BLOCKDIM_X + i - KERNEL_RADIUS;
-        s_Data[threadIdx.y][i] = (gx >= 0 && gx < imageW) ? d_Src[row * imageW + gx] : 0.0f;
+    __shared__ float staged[TILE_H][STAGED];
+    const int tile_x0 = blockIdx.x * TILE_W;
+    const int py = blockIdx.y * TILE_H + threadIdx.y;
+    const float *src_row = d_Src + min(py, imageH - 1) * imageW;
+    for (int k = threadIdx.x; k < STAGED; k += TILE_W) {
+        const int sx = tile_x0 + k - HALF_WIDTH;
+        staged[threadIdx.y][k] = (sx >= 0 && sx < imageW) ? src_row[sx] : 0.0f;
     }
     __syncthreads();
-    if (x >= imageW || y >= imageH) return;
 
-    float sum = 0;
+    const int px = tile_x0 + threadIdx.x;
+    if (py >= imageH || px >= imageW) return;
+    const float *centre = &staged[threadIdx.y][threadIdx.x + HALF_WIDTH];
+    float acc = 0;
 #pragma unroll
-    for (int j = -KERNEL_RADIUS; j <= KERNEL_RADIUS; j++) {
-        sum += c_Kernel[KERNEL_RADIUS - j] * s_Data[threadIdx.y][threadIdx.x + KERNEL_RADIUS + j];
+    for (int j = -HALF_WIDTH; j <= HALF_WIDTH; j++) {
+        acc += c_Kernel[HALF_WIDTH - j] * centre[j];  // a convolution: the taps reversed
     }
-    d_Dst[y * imageW + x] = sum;
+    d_Dst[py * imageW + px] = acc;
 }
 """
 
@@ -91,13 +128,13 @@ CONVOLUTION_ROWS = Wild(
         test_sizes=("imageH=37,imageW=100", "imageH=1,imageW=1", "imageH=8,imageW=33"),
     ),
     {
-        "taps not mirrored": ("cuda", "c_Kernel[KERNEL_RADIUS - j]", "c_Kernel[KERNEL_RADIUS + j]"),
+        "taps not mirrored": ("cuda", "c_Kernel[HALF_WIDTH - j]", "c_Kernel[HALF_WIDTH + j]"),
         "edges clamped, not zero": (
             "cuda",
-            "? d_Src[row * imageW + gx] : 0.0f;",
-            "? d_Src[row * imageW + gx] : d_Src[row * imageW + min(max(gx, 0), imageW - 1)];",
+            "? src_row[sx] : 0.0f;",
+            "? src_row[sx] : src_row[min(max(sx, 0), imageW - 1)];",
         ),
-        "last tap left out": ("cuda", "j <= KERNEL_RADIUS; j++", "j < KERNEL_RADIUS; j++"),
+        "last tap left out": ("cuda", "j <= HALF_WIDTH; j++", "j < HALF_WIDTH; j++"),
     },
 )
 
@@ -172,52 +209,43 @@ _LLMC_LAYERNORM = r"""
 #include <cooperative_groups/reduce.h>
 namespace cg = cooperative_groups;
 
+// One warp a row of C. Three strided passes over the row: its sum, the sum of squared
+// deviations from the mean (two passes, not E[x^2] - mean^2), then the affine output;
+// each sum is reduced across the warp. Lane 0 records the row's statistics where the
+// caller asked for them (mean, rstd not null).
 __global__ void layernorm_forward_kernel3(float* __restrict__ out, float* __restrict__ mean,
-                                          float* __restrict__ rstd,
-                                          const float*  __restrict__ inp,
-                                          const float*  __restrict__ weight,
+                                          float* __restrict__ rstd, const float* __restrict__ inp,
+                                          const float* __restrict__ weight,
                                           const float* __restrict__ bias, int N, int C) {
-    cg::thread_block block = cg::this_thread_block();
-    cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
-    int idx = blockIdx.x * warp.meta_group_size() + warp.meta_group_rank();
-    if(idx >= N) {
-        return;
-    }
+    cg::thread_block cta = cg::this_thread_block();
+    cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cta);
+    const int row = blockIdx.x * tile.meta_group_size() + tile.meta_group_rank();
+    if (row >= N) return;
+    const int lane = tile.thread_rank();
+    const float* src = inp + row * C;
+    float* dst = out + row * C;
 
-    // the row of input this warp is responsible for
-    const float* x = inp + idx * C;
+    float acc = 0.0f;
+    for (int c = lane; c < C; c += tile.size()) acc += src[c];
+    acc = cg::reduce(tile, acc, cg::plus<float>{});
+    const float mu = acc / C;
+    if (lane == 0 && mean != nullptr) __stcs(mean + row, mu);
 
-    // mean
-    float sum = 0.0f;
-    for (int i = warp.thread_rank(); i < C; i += warp.size()) {
-        sum += x[i];
+    float sq = 0.0f;
+    for (int c = lane; c < C; c += tile.size()) {
+        const float dev = src[c] - mu;
+        sq += dev * dev;
     }
-    sum = cg::reduce(warp, sum, cg::plus<float>{});
-    float m = sum / C;
-    if(warp.thread_rank() == 0 && mean != nullptr) {
-        __stcs(mean + idx, m);
-    }
+    sq = cg::reduce(tile, sq, cg::plus<float>{});
+    const float inv_sd = rsqrtf(sq / C + 1e-5f);
+    if (lane == 0 && rstd != nullptr) __stcs(rstd + row, inv_sd);
 
-    // rstd
-    sum = 0.0f;
-    for (int i = warp.thread_rank(); i < C; i += warp.size()) {
-        float diff = x[i] - m;
-        sum += diff * diff;
-    }
-    sum = cg::reduce(warp, sum, cg::plus<float>{});
-    float s = rsqrtf(sum / C + 1e-5f);
-    if(warp.thread_rank() == 0 && rstd != nullptr) {
-        __stcs(rstd + idx, s);
-    }
-
-    // final normalization and scaling by weight/bias
-    float* o = out + idx * C;
-    for (int c = warp.thread_rank(); c < C; c += warp.size()) {
-        // load and store using the .cs "streaming" hint to the compiler, indicating that
-        // this data will not be reused soon, and can be streamed through the caches; this
-        // allows the threads to get more cache-hits for the (shared) weight and bias
-        float n = s * (__ldcs(x+c) - m);
-        __stcs(o + c, n * weight[c] + bias[c]);
+    // The row is read for the last time and the output not read back here: both go
+    // through the evict-first (.cs) path, which leaves the cache to weight and bias,
+    // read by every warp.
+    for (int c = lane; c < C; c += tile.size()) {
+        const float z = inv_sd * (__ldcs(src + c) - mu);
+        __stcs(dst + c, z * weight[c] + bias[c]);
     }
 }
 """
@@ -254,17 +282,21 @@ LLMC_LAYERNORM = Wild(
         test_sizes=("N=64,C=768", "N=1,C=1", "N=17,C=33"),
     ),
     {
-        "mean over the warp": ("cuda", "float m = sum / C;", "float m = sum / warp.size();"),
-        "epsilon left out": ("cuda", "rsqrtf(sum / C + 1e-5f)", "rsqrtf(sum / C)"),
+        "mean over the warp": (
+            "cuda",
+            "const float mu = acc / C;",
+            "const float mu = acc / tile.size();",
+        ),
+        "epsilon left out": ("cuda", "rsqrtf(sq / C + 1e-5f)", "rsqrtf(sq / C)"),
         "weight and bias swapped": (
             "cuda",
-            "__stcs(o + c, n * weight[c] + bias[c]);",
-            "__stcs(o + c, n * bias[c] + weight[c]);",
+            "__stcs(dst + c, z * weight[c] + bias[c]);",
+            "__stcs(dst + c, z * bias[c] + weight[c]);",
         ),
         "one warp per block": (
             "cuda",
-            "int idx = blockIdx.x * warp.meta_group_size() + warp.meta_group_rank();",
-            "int idx = blockIdx.x + warp.meta_group_rank();",
+            "const int row = blockIdx.x * tile.meta_group_size() + tile.meta_group_rank();",
+            "const int row = blockIdx.x + tile.meta_group_rank();",
         ),
     },
 )
@@ -272,57 +304,49 @@ LLMC_LAYERNORM = Wild(
 # -- llm.c: gelu_forward_kernel2 over Packed128 (16-byte loads and stores) ---------------
 
 _LLMC_GELU = r"""
-template<class ElementType>
-struct alignas(16) Packed128 {
-    Packed128() = default;
-    __device__ explicit Packed128(int4 bits) {
-        static_assert(sizeof(bits) == sizeof(payload), "Size mismatch.");
-        memcpy(&payload, &bits, sizeof(bits));
-    }
-    __device__ ElementType& operator[](int index) {
-        return payload[index];
-    }
-    __device__ const ElementType& operator[](int index) const {
-        return payload[index];
-    }
-    __device__ int4 get_bits() const {
-        int4 bits;
-        static_assert(sizeof(bits) == sizeof(payload), "Size mismatch.");
-        memcpy(&bits, &payload, sizeof(bits));
-        return bits;
-    }
-    static constexpr const size_t size = sizeof(int4) / sizeof(ElementType);
-    ElementType payload[size];
+// Sixteen bytes of elements, moved as one int4: the vector access is a single 128-bit
+// load or store, the bits copied in and out with memcpy (no type punning).
+template <typename T>
+struct alignas(16) Pack16 {
+    static constexpr int lanes = sizeof(int4) / sizeof(T);
+    T elem[lanes];
+    __device__ T& operator[](int k) { return elem[k]; }
+    __device__ const T& operator[](int k) const { return elem[k]; }
 };
 
-// load a Packed128 from an aligned memory address with streaming cache hint
-template<class ElementType>
-__device__ Packed128<ElementType> load128cs(const ElementType* address) {
-    return Packed128<ElementType>{__ldcs(reinterpret_cast<const int4*>(address))};
-}
-// store a Packed128 to an aligned memory address
-template<class ElementType>
-__device__ void store128(ElementType* target, Packed128<ElementType> value) {
-    *reinterpret_cast<int4*>(target) = value.get_bits();
+// with the streaming hint: each input is read once
+template <typename T>
+__device__ Pack16<T> load_pack_cs(const T* from) {
+    const int4 raw = __ldcs(reinterpret_cast<const int4*>(from));
+    Pack16<T> pack;
+    memcpy(&pack.elem, &raw, sizeof(raw));
+    return pack;
 }
 
-typedef Packed128<float> x128;
+// a plain store: whatever runs next may still find the result in the cache
+template <typename T>
+__device__ void store_pack(T* to, const Pack16<T>& pack) {
+    int4 raw;
+    memcpy(&raw, &pack.elem, sizeof(raw));
+    *reinterpret_cast<int4*>(to) = raw;
+}
 
-#define GELU_SCALING_FACTOR sqrtf(2.0f / M_PI)
+typedef Pack16<float> float_pack;
+
+#define TANH_GELU_SCALE sqrtf(2.0f / M_PI)
+
+// GELU's tanh form, four elements a thread; N is a multiple of four.
 __global__ void gelu_forward_kernel2(float* out, const float* inp, int N) {
-    int idx = (blockIdx.x * blockDim.x + threadIdx.x) * x128::size;
-    if (idx < N) {
-        x128 packed_out;
-        x128 packed_inp = load128cs(inp + idx); // load and do not keep in cache
-        for(int k = 0; k < packed_inp.size; ++k) {
-            float xi = (float)packed_inp[k];
-            float cube = 0.044715f * xi * xi * xi;
-            packed_out[k] = (float)(0.5f * xi * (1.0f + tanhf(GELU_SCALING_FACTOR * (xi + cube))));
-        }
-        // store instead of storecs (without cache streaming) in case it is useful for the
-        // data to be in the cache for the next operation after this GeLU
-        store128(out + idx, packed_out);
+    const int first = (blockIdx.x * blockDim.x + threadIdx.x) * float_pack::lanes;
+    if (first >= N) return;
+    const float_pack in = load_pack_cs(inp + first);
+    float_pack res;
+    for (int k = 0; k < float_pack::lanes; ++k) {
+        const float v = (float)in[k];
+        const float cubic = 0.044715f * v * v * v;
+        res[k] = (float)(0.5f * v * (1.0f + tanhf(TANH_GELU_SCALE * (v + cubic))));
     }
+    store_pack(out + first, res);
 }
 """
 
@@ -353,10 +377,10 @@ LLMC_GELU = Wild(
     {
         "cube left out of tanh": (
             "cuda",
-            "tanhf(GELU_SCALING_FACTOR * (xi + cube))",
-            "tanhf(GELU_SCALING_FACTOR * xi)",
+            "tanhf(TANH_GELU_SCALE * (v + cubic))",
+            "tanhf(TANH_GELU_SCALE * v)",
         ),
-        "one lane of four": ("cuda", "k < packed_inp.size; ++k", "k < 1; ++k"),
+        "one lane of four": ("cuda", "k < float_pack::lanes; ++k", "k < 1; ++k"),
         "scaling sqrt(pi / 2)": ("cuda", "sqrtf(2.0f / M_PI)", "sqrtf(M_PI / 2.0f)"),
     },
 )
@@ -364,25 +388,18 @@ LLMC_GELU = Wild(
 # -- llm.c: encoder_forward_kernel2, token and position embeddings summed ----------------
 
 _LLMC_ENCODER = r"""
-__global__ void encoder_forward_kernel2(float* out,
-                               const int* inp, const float* wte, const float* wpe,
-                               int B, int T, int C) {
-    int idx = blockIdx.x * blockDim.x + threadIdx.x;
-    int N = B * T * C;
-
-    if (idx < N) {
-        int bt = idx / C;
-        int b = bt / T;
-        int t = bt % T;
-        int c = idx % C;
-
-        int ix = inp[b * T + t];
-
-        float* out_btc = out + b * T * C + t * C + c;
-        const float* wte_ix = wte + ix * C + c;
-        const float* wpe_tc = wpe + t * C + c;
-        *out_btc = *wte_ix + *wpe_tc;
-    }
+// A thread an element of out (B, T, C): the token's embedding row plus its position's.
+__global__ void encoder_forward_kernel2(float* out, const int* inp, const float* wte,
+                                        const float* wpe, int B, int T, int C) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= B * T * C) return;
+    const int ch = i % C;
+    const int seq = i / C / T;
+    const int pos = i / C % T;
+    const int token = inp[seq * T + pos];
+    const float* tok = wte + token * C + ch;
+    const float* at = wpe + pos * C + ch;
+    out[seq * T * C + pos * C + ch] = *tok + *at;
 }
 """
 
@@ -412,9 +429,13 @@ LLMC_ENCODER = Wild(
         test_sizes=("B=4,T=64,C=48", "B=1,T=1,C=1", "B=3,T=7,C=5"),
     ),
     {
-        "position of the batch": ("cuda", "wpe + t * C + c", "wpe + b * C + c"),
-        "token rows of T": ("cuda", "wte + ix * C + c", "wte + ix * T + c"),
-        "batch stride forgotten": ("cuda", "out + b * T * C + t * C + c", "out + t * C + c"),
+        "position of the batch": ("cuda", "wpe + pos * C + ch", "wpe + seq * C + ch"),
+        "token rows of T": ("cuda", "wte + token * C + ch", "wte + token * T + ch"),
+        "batch stride forgotten": (
+            "cuda",
+            "out[seq * T * C + pos * C + ch]",
+            "out[pos * C + ch]",
+        ),
     },
 )
 
@@ -433,16 +454,18 @@ struct SimParams {
 
 __constant__ SimParams params;
 
+// Explicit Euler in the box [-1, 1]^3, a thread a particle: gravity, then damping, on
+// the velocity; the position moved by the new velocity; a particle past a wall set back
+// on it (its radius inside) with that axis's velocity times boundaryDamping (negative:
+// it bounces). The w components pass through.
 __global__ void integrateSystem(float4 *pos, float4 *vel, float deltaTime,
                                 unsigned int numParticles) {
-    unsigned int index = blockIdx.x * blockDim.x + threadIdx.x;
-    if (index >= numParticles) return;
+    const unsigned int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= numParticles) return;
+    const float4 p0 = pos[i];
+    const float4 v0 = vel[i];
 
-    float4 posData = pos[index];
-    float4 velData = vel[index];
-    float3 p = make_float3(posData.x, posData.y, posData.z);
-    float3 v = make_float3(velData.x, velData.y, velData.z);
-
+    float3 v = make_float3(v0.x, v0.y, v0.z);
     v.x += params.gravity.x * deltaTime;
     v.y += params.gravity.y * deltaTime;
     v.z += params.gravity.z * deltaTime;
@@ -450,40 +473,38 @@ __global__ void integrateSystem(float4 *pos, float4 *vel, float deltaTime,
     v.y *= params.globalDamping;
     v.z *= params.globalDamping;
 
-    // new position = old position + velocity * deltaTime
+    float3 p = make_float3(p0.x, p0.y, p0.z);
     p.x += v.x * deltaTime;
     p.y += v.y * deltaTime;
     p.z += v.z * deltaTime;
 
-    // set this to zero to disable collisions with cube sides
     if (p.x > 1.0f - params.particleRadius) {
-        p.x = 1.0f - params.particleRadius;
         v.x *= params.boundaryDamping;
+        p.x = 1.0f - params.particleRadius;
     }
     if (p.x < -1.0f + params.particleRadius) {
-        p.x = -1.0f + params.particleRadius;
         v.x *= params.boundaryDamping;
+        p.x = -1.0f + params.particleRadius;
     }
     if (p.y > 1.0f - params.particleRadius) {
-        p.y = 1.0f - params.particleRadius;
         v.y *= params.boundaryDamping;
-    }
-    if (p.z > 1.0f - params.particleRadius) {
-        p.z = 1.0f - params.particleRadius;
-        v.z *= params.boundaryDamping;
-    }
-    if (p.z < -1.0f + params.particleRadius) {
-        p.z = -1.0f + params.particleRadius;
-        v.z *= params.boundaryDamping;
+        p.y = 1.0f - params.particleRadius;
     }
     if (p.y < -1.0f + params.particleRadius) {
-        p.y = -1.0f + params.particleRadius;
         v.y *= params.boundaryDamping;
+        p.y = -1.0f + params.particleRadius;
+    }
+    if (p.z > 1.0f - params.particleRadius) {
+        v.z *= params.boundaryDamping;
+        p.z = 1.0f - params.particleRadius;
+    }
+    if (p.z < -1.0f + params.particleRadius) {
+        v.z *= params.boundaryDamping;
+        p.z = -1.0f + params.particleRadius;
     }
 
-    // store new position and velocity
-    pos[index] = make_float4(p.x, p.y, p.z, posData.w);
-    vel[index] = make_float4(v.x, v.y, v.z, velData.w);
+    vel[i] = make_float4(v.x, v.y, v.z, v0.w);
+    pos[i] = make_float4(p.x, p.y, p.z, p0.w);
 }
 """
 
@@ -540,8 +561,8 @@ PARTICLES = Wild(
         ),
         "bounce keeps its speed": (
             "cuda",
-            "p.x = 1.0f - params.particleRadius;\n        v.x *= params.boundaryDamping;",
-            "p.x = 1.0f - params.particleRadius;\n        v.x = -v.x;",
+            "v.x *= params.boundaryDamping;\n        p.x = 1.0f - params.particleRadius;",
+            "v.x = -v.x;\n        p.x = 1.0f - params.particleRadius;",
         ),
         "radius ignored at the floor": (
             "cuda",
