@@ -3,32 +3,60 @@ public ML projects, each as its project writes it, with a WGSL port as a WebGPU 
 would write it, so that the port runs here (lavapipe, SwiftShader) and the CUDA original
 on the GPU machine, both judged by one float64 (or exact) reference.
 
-- bitsandbytes' ``kDequantizeBlockwise<float, 512, 64, 8, NF4>`` (csrc/kernels.cu): the
-  NF4 code in a ``__device__ static float nf4_data[16]``, ``cub::BlockLoad``/
-  ``BlockStore`` with ``BLOCK_LOAD_WARP_TRANSPOSE``, absmax per block found by a shift
-  (``31 - __clz(blocksize)``), the host's ``blocksize/2`` (bytes a block) and an odd n
-  (the last byte's low nibble is no value); ``float *code`` is NULL for NF4
-  (``get_ptr(None)``), given as a ``u64`` field of 0. As written, the last tile's idle
-  threads read ``absmax`` one past its end (bnb's shapes are multiples of 1024; WGSL's
-  robust access clamps it here; not stored either way).
-- StyleGAN2-ADA's ``bias_act_kernel<float, 3>`` (torch_utils/ops/bias_act.cu): one
-  ``bias_act_kernel_params`` struct by value holding six ``const void*`` (x, b, y set;
-  xref, yref, dy NULL) beside its scalars, every activation's branch compiled, the lrelu
-  forward with gain sqrt(2) and conv_clamp 256; the WGSL port is a spec of its own (see
-  below).
+The CUDA kernels are written for this corpus after the sources named below: read, not
+copied (the project's rule for public code: round 29 first took them verbatim, comments
+included, and they were rewritten on 2026-12-06). What is theirs is kept: the entry
+points with their template arguments, namespaces and parameters (names, types, order:
+the launch binds them by name), ``bias_act_kernel_params``' fields and their order, the
+block sizes and launch geometry, the idioms each entry is about (cub's
+``BLOCK_LOAD_WARP_TRANSPOSE`` load and store, the ``__device__ static`` NF4 table, the
+``__ldg`` of absmax by a shift ``31 - __clz(blocksize)``, the struct of ``void``
+pointers by value with every activation's branch compiled, the vector copies of four
+halves as a ``float2`` and four mask bytes as a ``half2``, the template-template reduce
+over ``__shfl_xor_sync`` behind ``#if CUDA_VERSION >= 9000``, ``std::exp`` with no
+``<cmath>`` included, the anonymous namespace, ``int64_t`` slots and ``if constexpr``
+on an ``enum class``), the numerics (operation order, the -10000.0 fill and -inf past
+the row, the exp saturation bounds and SELU constants, gain then clamp with its ``&``)
+and the pinned behaviour (the last tile's idle threads reading ``absmax`` one past its
+end). What is ours: the comments, the helpers', types' and locals' names
+(``nf4_level``, ``ComputeType``, ``move_elems``, ``xor_shuffle``, ``warp_allreduce``,
+``SumOp``, ``MaxOp``...), the order of equivalent statements and the formatting;
+bias_act's activations are one ``switch`` on ``A`` with typed pointers taken once,
+vLLM's cache offsets are written in Horner form (the same int64 values). NVRTC compiles
+each old and new text, original and CUDA mutant, to PTX with the same count of every
+instruction but vLLM's integer index arithmetic (2026-12-06; no GPU in that session).
+The WGSL ports are the project's own, written for round 29 after the CUDA; they now use
+the CUDA's new local names.
+
+- bitsandbytes' ``kDequantizeBlockwise<float, 512, 64, 8, NF4>``
+  (bitsandbytes-foundation/bitsandbytes at c037a306, MIT, csrc/kernels.cu): the NF4 code
+  in a ``__device__ static float`` table of 16, ``cub::BlockLoad`` and ``BlockStore`` with
+  ``BLOCK_LOAD_WARP_TRANSPOSE``, absmax per block found by a shift (``31 -
+  __clz(blocksize)``), the host's ``blocksize/2`` (bytes a block) and an odd n (the last
+  byte's low nibble is no value); ``float *code`` is NULL for NF4 (``get_ptr(None)``),
+  given as a ``u64`` field of 0. As written, the last tile's idle threads read
+  ``absmax`` one past its end (bnb's shapes are multiples of 1024; WGSL's robust access
+  clamps it here; not stored either way).
+- StyleGAN2-ADA's ``bias_act_kernel<float, 3>`` (NVlabs/stylegan2-ada-pytorch, read at
+  NVlabs/stylegan3 8fb5177d, NVIDIA Source Code License, torch_utils/ops/bias_act.cu and
+  bias_act.h): one ``bias_act_kernel_params`` struct by value holding six ``const
+  void*`` (x, b, y set; xref, yref, dy NULL) beside its scalars, every activation's
+  branch compiled, the lrelu forward with gain sqrt(2) and conv_clamp 256; the WGSL port
+  is a spec of its own (see below).
 - Megatron-LM's ``scaled_masked_softmax_warp_forward<half, half, float, 7>``
-  (megatron/fused_kernels/scaled_masked_softmax.h): ``copy_vector`` specialisations
-  (four halves as a ``float2``, four mask bytes as a ``half2``), ``warp_reduce`` with a
+  (NVIDIA/Megatron-LM at a5acbf53, BSD 3-clause,
+  megatron/fused_kernels/scaled_masked_softmax.h): ``copy_vector`` specialisations (four
+  halves as a ``float2``, four mask bytes as a ``half2``), ``warp_reduce`` with a
   template-template ``ReduceOp`` over ``__shfl_xor_sync`` behind ``#if CUDA_VERSION >=
   9000``, two rows a warp, the -10000.0 fill and zeros for a fully masked row, in an
-  anonymous namespace; ``c10::Half`` is ``half`` and ``C10_WARP_SIZE`` a define (the only
-  edits: no c10 under NVRTC). The port (``enable f16;``) reduces through workgroup
-  memory.
+  anonymous namespace; ``c10::Half`` is ``half`` and ``C10_WARP_SIZE`` a define (no c10
+  under NVRTC). The port (``enable f16;``) reduces through workgroup memory.
 - vLLM's ``vllm::reshape_and_cache_kernel<float, float, Fp8KVCacheDataType::kAuto>``
-  (csrc/cache_kernels.cu, its fp8 branch left out): ``int64_t`` slot mapping with -1
-  padding tokens skipped, the key cache split in 16-byte groups of ``x``, strided key
-  and value views of a kv projection, both caches ``inout`` (the slots not written
-  keep their contents). The port reads the int64 slots as ``vec2<i32>``.
+  (vllm-project/vllm at 693083ae, Apache-2.0, csrc/cache_kernels.cu, its fp8 branch left
+  out): ``int64_t`` slot mapping with -1 padding tokens skipped, the key cache split in
+  16-byte groups of ``x``, strided key and value views of a kv projection, both caches
+  ``inout`` (the slots not written keep their contents). The port reads the int64 slots
+  as ``vec2<i32>``.
 
 What they showed (lavapipe and SwiftShader here, NVRTC for sm_90, 2026-12-05; no GPU in
 this session: the CUDA originals and their mutants run on the GPU machine later):
@@ -71,7 +99,7 @@ this session: the CUDA originals and their mutants run on the GPU machine later)
   namespaced entry point with an ``enum class`` template argument).
 """
 
-# ruff: noqa: E501  (the CUDA sources keep their projects' long lines, as written)
+# ruff: noqa: E501  (the CUDA and WGSL sources' long lines)
 
 from __future__ import annotations
 
@@ -84,88 +112,86 @@ from . import Wild
 # -- bitsandbytes kDequantizeBlockwise<float, 512, 64, 8, NF4> ---------------------------
 
 _NF4_CUDA = r"""
-// bitsandbytes, csrc/kernels.cu: kDequantizeBlockwise (the NF4 path), launched by
-// dequantizeBlockwise<float, NF4> in csrc/ops.cu as
-//   kDequantizeBlockwise<T, 512, 64, 8, DATA_TYPE><<<(n+tile_size-1)/tile_size, 64>>>(code, A, absmax, out, blocksize/2, n);
-// with tile_size 1024 (values; 512 bytes) and code NULL (get_ptr(None) in functional.py)
+// kernel-forge corpus: bitsandbytes' blockwise dequantization on its NF4 path
+// (kDequantizeBlockwise, csrc/kernels.cu), read, not copied. The host
+// (dequantizeBlockwise<float, NF4> in csrc/ops.cu) launches (n + 1023) / 1024 blocks
+// of 64 threads with blocksize / 2, the bytes of a quantisation block, and code NULL
+// (functional.py's get_ptr(None)): a block turns 512 packed bytes into 1024 floats.
 #include <cub/block/block_load.cuh>
 #include <cub/block/block_store.cuh>
 #include <cfloat>
 
-typedef enum DataType_t
-{
-	General8bit = 0,
-	FP4 = 1,
-	NF4 = 2,
-} DataType_t;
+typedef enum DataType_t { General8bit = 0, FP4 = 1, NF4 = 2 } DataType_t;
 
-__device__ static float nf4_data[16] = {-1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453, -0.28444138169288635, -0.18477343022823334, -0.09105003625154495, 0.0, 0.07958029955625534, 0.16093020141124725, 0.24611230194568634, 0.33791524171829224, 0.44070982933044434, 0.5626170039176941, 0.7229568362236023, 1.0};
+// the sixteen NF4 levels in [-1, 1], zero at index 7
+__device__ static float nf4_levels[16] = {
+    -1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453,
+    -0.28444138169288635, -0.18477343022823334, -0.09105003625154495, 0.0,
+    0.07958029955625534, 0.16093020141124725, 0.24611230194568634, 0.33791524171829224,
+    0.44070982933044434, 0.5626170039176941, 0.7229568362236023, 1.0};
 
-__device__ __forceinline__ float dDequantizeNF4(unsigned char val)
-{
-  return nf4_data[val & 0x0F];
-}
+__device__ __forceinline__ float nf4_level(unsigned char nibble) { return nf4_levels[nibble & 0x0F]; }
 
 template<typename T, int TILE_SIZE, int THREADS, int NUM_PER_TH, int DATA_TYPE>
 __global__ void kDequantizeBlockwise(float *code, unsigned char * A, float * absmax, T *out, const int blocksize, const int n)
 {
+  // a 4-bit type packs two values in a byte
+  constexpr int VALS_PER_TH = NUM_PER_TH * ((DATA_TYPE > 0) ? 2 : 1);
+  typedef cub::BlockLoad<unsigned char, THREADS, NUM_PER_TH, cub::BLOCK_LOAD_WARP_TRANSPOSE> ByteLoad;
+  typedef cub::BlockStore<T, THREADS, VALS_PER_TH, cub::BLOCK_STORE_WARP_TRANSPOSE> ValueStore;
+  __shared__ typename ByteLoad::TempStorage load_scratch;
+  __shared__ typename ValueStore::TempStorage store_scratch;
 
-  const int n_load = (gridDim.x * TILE_SIZE);
-  int valid_items_load = 0;
-  int valid_items_store = 0;
-  const int base_idx = (blockIdx.x * TILE_SIZE);
+  unsigned char packed[NUM_PER_TH];
+  T vals[VALS_PER_TH];
+  float scale = -FLT_MAX;
+  int bytes_in = 0;
+  int values_out = 0;
 
-  T vals[NUM_PER_TH*((DATA_TYPE > 0) ? 2 : 1)];
-  unsigned char qvals[NUM_PER_TH];
-  float local_abs_max = -FLT_MAX;
+  // blocksize is a power of two: the quantisation block of a byte is a shift away
+  const int block_shift = 31 - __clz(blocksize);
+  const int stride = gridDim.x * TILE_SIZE;
 
-  typedef cub::BlockLoad<unsigned char, THREADS, NUM_PER_TH, cub::BLOCK_LOAD_WARP_TRANSPOSE> LoadChar;
-  typedef cub::BlockStore<T, THREADS, NUM_PER_TH*((DATA_TYPE > 0) ? 2 : 1), cub::BLOCK_STORE_WARP_TRANSPOSE> StoreT;
-
-  __shared__ typename LoadChar::TempStorage loadchar;
-  __shared__ typename StoreT::TempStorage storet;
-
-  for (int i = base_idx; i < n_load; i += gridDim.x*TILE_SIZE)
+  for (int tile = blockIdx.x * TILE_SIZE; tile < stride; tile += stride)
   {
     if (DATA_TYPE > 0)
     {
-      valid_items_load = min(TILE_SIZE, (n+1)/2 - i);
-      valid_items_store = min(TILE_SIZE*2, n - i*2);
+      bytes_in = min(TILE_SIZE, (n+1)/2 - tile);
+      values_out = min(TILE_SIZE*2, n - tile*2);
     }
     else
     {
-      valid_items_load = min(TILE_SIZE, n - i);
-      valid_items_store = valid_items_load;
+      bytes_in = min(TILE_SIZE, n - tile);
+      values_out = bytes_in;
     }
 
-    // Since blocksize will always be a power-of-2, we avoid more expensive
-    // division by the blocksize and instead use a shift operation.
-    // This is equivalent to (i+threadId.x*NUM_PER_TH)/blocksize.
-    local_abs_max = __ldg(&absmax[(i+threadIdx.x*NUM_PER_TH) >> (31 - __clz(blocksize))]);
+    // a thread's bytes lie in one quantisation block: one scale each, read before
+    // the thread knows whether its bytes exist
+    scale = __ldg(&absmax[(tile + threadIdx.x*NUM_PER_TH) >> block_shift]);
 
     __syncthreads();
-    LoadChar(loadchar).Load(&(A[i]), qvals, valid_items_load, 128);
+    ByteLoad(load_scratch).Load(&(A[tile]), packed, bytes_in, 128);
 
-    switch (DATA_TYPE)
+    if (DATA_TYPE == NF4)
     {
-        case General8bit:
-          // load code through read-only cache via __ldg
-          #pragma unroll NUM_PER_TH
-          for(int j = 0; j < NUM_PER_TH; j++)
-            vals[j] = __ldg(&code[qvals[j]])*local_abs_max;
-          break;
-        case NF4:
-          #pragma unroll NUM_PER_TH
-          for(int j = 0; j < NUM_PER_TH; j++)
-          {
-            vals[j*2] = dDequantizeNF4(qvals[j] >> 4)* local_abs_max;
-            vals[j*2 + 1] = dDequantizeNF4(qvals[j] & 0x0F)* local_abs_max;
-          }
-          break;
+      #pragma unroll NUM_PER_TH
+      for (int k = 0; k < NUM_PER_TH; k++)
+      {
+        // the high nibble holds the earlier value
+        vals[2*k] = nf4_level(packed[k] >> 4) * scale;
+        vals[2*k + 1] = nf4_level(packed[k] & 0x0F) * scale;
+      }
+    }
+    else if (DATA_TYPE == General8bit)
+    {
+      // a byte indexes the 256-entry code, read through the read-only cache
+      #pragma unroll NUM_PER_TH
+      for (int k = 0; k < NUM_PER_TH; k++)
+        vals[k] = __ldg(&code[packed[k]]) * scale;
     }
 
     __syncthreads();
-    StoreT(storet).Store(&(out[(DATA_TYPE > 0) ? i*2 : i]), vals, valid_items_store);
+    ValueStore(store_scratch).Store(&(out[(DATA_TYPE > 0) ? tile*2 : tile]), vals, values_out);
   }
 }
 
@@ -181,7 +207,7 @@ struct Params { blocksize: i32, n: i32 }
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
 @group(0) @binding(3) var<uniform> p: Params;
 
-var<private> nf4_data: array<f32, 16> = array<f32, 16>(-1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453, -0.28444138169288635, -0.18477343022823334, -0.09105003625154495, 0.0, 0.07958029955625534, 0.16093020141124725, 0.24611230194568634, 0.33791524171829224, 0.44070982933044434, 0.5626170039176941, 0.7229568362236023, 1.0);
+var<private> nf4_levels: array<f32, 16> = array<f32, 16>(-1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453, -0.28444138169288635, -0.18477343022823334, -0.09105003625154495, 0.0, 0.07958029955625534, 0.16093020141124725, 0.24611230194568634, 0.33791524171829224, 0.44070982933044434, 0.5626170039176941, 0.7229568362236023, 1.0);
 
 const TILE_SIZE: i32 = 512;
 const NUM_PER_TH: i32 = 8;
@@ -190,19 +216,19 @@ fn load_byte(o: i32) -> u32 { return (A[o >> 2u] >> (u32(o & 3) * 8u)) & 0xffu; 
 
 @compute @workgroup_size(64)
 fn kDequantizeBlockwise(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let i = i32(wg.x) * TILE_SIZE;
+    let tile = i32(wg.x) * TILE_SIZE;
     let t = i32(lid.x);
-    let valid_items_load = min(TILE_SIZE, (p.n + 1) / 2 - i);
-    let valid_items_store = min(TILE_SIZE * 2, p.n - i * 2);
+    let bytes_in = min(TILE_SIZE, (p.n + 1) / 2 - tile);
+    let values_out = min(TILE_SIZE * 2, p.n - tile * 2);
     // blocksize is in bytes (half the values of a block), a power of two
-    let local_abs_max = absmax[(i + t * NUM_PER_TH) >> (31u - countLeadingZeros(u32(p.blocksize)))];
+    let scale = absmax[(tile + t * NUM_PER_TH) >> (31u - countLeadingZeros(u32(p.blocksize)))];
     for (var j = 0; j < NUM_PER_TH; j++) {
         let b = t * NUM_PER_TH + j;
         var q = 128u;
-        if (b < valid_items_load) { q = load_byte(i + b); }
-        let o = 2 * (i + b);
-        if (2 * b < valid_items_store) { out[o] = nf4_data[q >> 4u] * local_abs_max; }
-        if (2 * b + 1 < valid_items_store) { out[o + 1] = nf4_data[q & 0x0fu] * local_abs_max; }
+        if (b < bytes_in) { q = load_byte(tile + b); }
+        let o = 2 * (tile + b);
+        if (2 * b < values_out) { out[o] = nf4_levels[q >> 4u] * scale; }
+        if (2 * b + 1 < values_out) { out[o + 1] = nf4_levels[q & 0x0fu] * scale; }
     }
 }
 """
@@ -273,33 +299,33 @@ NF4_DEQUANT = Wild(
     {
         "CUDA: nibbles stored low first": (
             "cuda",
-            "vals[j*2] = dDequantizeNF4(qvals[j] >> 4)* local_abs_max;\n            vals[j*2 + 1] = dDequantizeNF4(qvals[j] & 0x0F)* local_abs_max;",
-            "vals[j*2] = dDequantizeNF4(qvals[j] & 0x0F)* local_abs_max;\n            vals[j*2 + 1] = dDequantizeNF4(qvals[j] >> 4)* local_abs_max;",
+            "vals[2*k] = nf4_level(packed[k] >> 4) * scale;\n        vals[2*k + 1] = nf4_level(packed[k] & 0x0F) * scale;",
+            "vals[2*k] = nf4_level(packed[k] & 0x0F) * scale;\n        vals[2*k + 1] = nf4_level(packed[k] >> 4) * scale;",
         ),
         "CUDA: absmax shift one too far": (
             "cuda",
-            "(31 - __clz(blocksize))",
-            "(32 - __clz(blocksize))",
+            "31 - __clz(blocksize)",
+            "32 - __clz(blocksize)",
         ),
         "CUDA: odd count's last byte not loaded": (
             "cuda",
-            "valid_items_load = min(TILE_SIZE, (n+1)/2 - i);",
-            "valid_items_load = min(TILE_SIZE, n/2 - i);",
+            "bytes_in = min(TILE_SIZE, (n+1)/2 - tile);",
+            "bytes_in = min(TILE_SIZE, n/2 - tile);",
         ),
         "nibbles stored low first": (
             "wgsl",
-            "out[o] = nf4_data[q >> 4u] * local_abs_max; }\n        if (2 * b + 1 < valid_items_store) { out[o + 1] = nf4_data[q & 0x0fu]",
-            "out[o] = nf4_data[q & 0x0fu] * local_abs_max; }\n        if (2 * b + 1 < valid_items_store) { out[o + 1] = nf4_data[q >> 4u]",
+            "out[o] = nf4_levels[q >> 4u] * scale; }\n        if (2 * b + 1 < values_out) { out[o + 1] = nf4_levels[q & 0x0fu]",
+            "out[o] = nf4_levels[q & 0x0fu] * scale; }\n        if (2 * b + 1 < values_out) { out[o + 1] = nf4_levels[q >> 4u]",
         ),
         "absmax indexed by value, not byte": (
             "wgsl",
-            "absmax[(i + t * NUM_PER_TH) >>",
-            "absmax[(2 * (i + t * NUM_PER_TH)) >>",
+            "absmax[(tile + t * NUM_PER_TH) >>",
+            "absmax[(2 * (tile + t * NUM_PER_TH)) >>",
         ),
         "odd count's last byte not loaded": (
             "wgsl",
-            "min(TILE_SIZE, (p.n + 1) / 2 - i)",
-            "min(TILE_SIZE, p.n / 2 - i)",
+            "min(TILE_SIZE, (p.n + 1) / 2 - tile)",
+            "min(TILE_SIZE, p.n / 2 - tile)",
         ),
     },
 )
@@ -308,154 +334,143 @@ NF4_DEQUANT = Wild(
 # -- StyleGAN2-ADA bias_act_kernel<float, 3>: a params struct of void pointers ------------
 
 _BIAS_ACT_CUDA = r"""
-// StyleGAN2-ADA / StyleGAN3 (NVlabs), torch_utils/ops/bias_act.h and bias_act.cu:
-// the forward pass of a lrelu layer (act 3, grad 0) with its bias on dim 1, gain sqrt(2)
-// and conv_clamp 256; the host fills the struct (x, b, y set; xref, yref, dy NULL) and
-// launches 128 threads a block, loopX 4
+// kernel-forge corpus: StyleGAN2-ADA's fused bias and activation (NVlabs, also in
+// StyleGAN3; torch_utils/ops/bias_act.h and bias_act.cu), read, not copied. Run here
+// as the forward pass of a leaky ReLU (act 3, grad 0) with its bias on dim 1, gain
+// sqrt(2) and clamp 256: the host fills the struct (x, b and y set; xref, yref and dy
+// NULL) and launches blocks of 128 threads, each thread loopX elements a block apart.
 struct bias_act_kernel_params
 {
-    const void* x;      // [sizeX]
-    const void* b;      // [sizeB] or NULL
-    const void* xref;   // [sizeX] or NULL
-    const void* yref;   // [sizeX] or NULL
-    const void* dy;     // [sizeX] or NULL
-    void*       y;      // [sizeX]
+    // buffers of sizeX elements (b: sizeB); every one but x and y may be NULL
+    const void* x;
+    const void* b;
+    const void* xref;
+    const void* yref;
+    const void* dy;
+    void*       y;
 
-    int         grad;
+    int         grad;   // 0 forward, 1 first derivative, 2 second
     int         act;
     float       alpha;
     float       gain;
-    float       clamp;
+    float       clamp;  // negative: no clamp
 
     int         sizeX;
     int         sizeB;
-    int         stepB;
+    int         stepB;  // elements between two bias entries' spans
     int         loopX;
 };
 
-//------------------------------------------------------------------------
-// Helpers.
-
-template <class T> struct InternalType;
-template <> struct InternalType<double>     { typedef double scalar_t; };
-template <> struct InternalType<float>      { typedef float  scalar_t; };
-
-//------------------------------------------------------------------------
-// CUDA kernel.
+// the type the arithmetic is done in, for each storage type
+template <class T> struct ComputeType;
+template <> struct ComputeType<double> { typedef double type; };
+template <> struct ComputeType<float>  { typedef float  type; };
 
 template <class T, int A>
 __global__ void bias_act_kernel(bias_act_kernel_params p)
 {
-    typedef typename InternalType<T>::scalar_t scalar_t;
-    int G                 = p.grad;
-    scalar_t alpha        = (scalar_t)p.alpha;
-    scalar_t gain         = (scalar_t)p.gain;
-    scalar_t clamp        = (scalar_t)p.clamp;
-    scalar_t one          = (scalar_t)1;
-    scalar_t two          = (scalar_t)2;
-    scalar_t expRange     = (scalar_t)80;
-    scalar_t halfExpRange = (scalar_t)40;
-    scalar_t seluScale    = (scalar_t)1.0507009873554804934193349852946;
-    scalar_t seluAlpha    = (scalar_t)1.6732632423543772848170429916717;
+    typedef typename ComputeType<T>::type real;
+    const int  G          = p.grad;
+    const real alpha      = (real)p.alpha;
+    const real gain       = (real)p.gain;
+    const real clamp      = (real)p.clamp;
+    const real one        = (real)1;
+    const real two        = (real)2;
+    const real satArg     = (real)80;  // past it exp() saturates: the limits are exact
+    const real halfSatArg = (real)40;
+    const real seluLambda = (real)1.0507009873554804934193349852946;
+    const real seluAlpha  = (real)1.6732632423543772848170429916717;
 
-    // Loop over elements.
+    const T* xs    = (const T*)p.x;
+    const T* bias  = (const T*)p.b;
+    const T* xrefs = (const T*)p.xref;
+    const T* yrefs = (const T*)p.yref;
+    const T* dys   = (const T*)p.dy;
+    T*       ys    = (T*)p.y;
+
     int xi = blockIdx.x * p.loopX * blockDim.x + threadIdx.x;
-    for (int loopIdx = 0; loopIdx < p.loopX && xi < p.sizeX; loopIdx++, xi += blockDim.x)
+    for (int k = 0; k < p.loopX && xi < p.sizeX; k++, xi += blockDim.x)
     {
-        // Load.
-        scalar_t x = (scalar_t)((const T*)p.x)[xi];
-        scalar_t b = (p.b) ? (scalar_t)((const T*)p.b)[(xi / p.stepB) % p.sizeB] : 0;
-        scalar_t xref = (p.xref) ? (scalar_t)((const T*)p.xref)[xi] : 0;
-        scalar_t yref = (p.yref) ? (scalar_t)((const T*)p.yref)[xi] : 0;
-        scalar_t dy = (p.dy) ? (scalar_t)((const T*)p.dy)[xi] : one;
-        scalar_t yy = (gain != 0) ? yref / gain : 0;
-        scalar_t y = 0;
+        real x    = (real)xs[xi];
+        real b    = bias ? (real)bias[(xi / p.stepB) % p.sizeB] : 0;
+        real xref = xrefs ? (real)xrefs[xi] : 0;
+        real yref = yrefs ? (real)yrefs[xi] : 0;
+        real dy   = dys ? (real)dys[xi] : one;
+        real yy   = (gain != 0) ? yref / gain : 0;  // the forward output before its gain
+        real y    = 0;
 
-        // Apply bias.
-        ((G == 0) ? x : xref) += b;
+        // the bias goes to the input going forward, to the reference input going back
+        if (G == 0)
+            x += b;
+        else
+            xref += b;
 
-        // linear
-        if (A == 1)
+        switch (A)
         {
-            if (G == 0) y = x;
-            if (G == 1) y = x;
-        }
-
-        // relu
-        if (A == 2)
-        {
+        case 1:  // linear
+            if (G == 0 || G == 1) y = x;
+            break;
+        case 2:  // relu
             if (G == 0) y = (x > 0) ? x : 0;
             if (G == 1) y = (yy > 0) ? x : 0;
-        }
-
-        // lrelu
-        if (A == 3)
-        {
+            break;
+        case 3:  // leaky relu
             if (G == 0) y = (x > 0) ? x : x * alpha;
             if (G == 1) y = (yy > 0) ? x : x * alpha;
-        }
-
-        // tanh
-        if (A == 4)
-        {
-            if (G == 0) { scalar_t c = exp(x); scalar_t d = one / c; y = (x < -expRange) ? -one : (x > expRange) ? one : (c - d) / (c + d); }
+            break;
+        case 4:  // tanh
+            if (G == 0)
+            {
+                real e = exp(x);
+                real inv = one / e;
+                y = (x < -satArg) ? -one : (x > satArg) ? one : (e - inv) / (e + inv);
+            }
             if (G == 1) y = x * (one - yy * yy);
             if (G == 2) y = x * (one - yy * yy) * (-two * yy);
-        }
-
-        // sigmoid
-        if (A == 5)
-        {
-            if (G == 0) y = (x < -expRange) ? 0 : one / (exp(-x) + one);
+            break;
+        case 5:  // sigmoid
+            if (G == 0) y = (x < -satArg) ? 0 : one / (exp(-x) + one);
             if (G == 1) y = x * yy * (one - yy);
             if (G == 2) y = x * yy * (one - yy) * (one - two * yy);
-        }
-
-        // elu
-        if (A == 6)
-        {
+            break;
+        case 6:  // elu
             if (G == 0) y = (x >= 0) ? x : exp(x) - one;
             if (G == 1) y = (yy >= 0) ? x : x * (yy + one);
             if (G == 2) y = (yy >= 0) ? 0 : x * (yy + one);
-        }
-
-        // selu
-        if (A == 7)
-        {
-            if (G == 0) y = (x >= 0) ? seluScale * x : (seluScale * seluAlpha) * (exp(x) - one);
-            if (G == 1) y = (yy >= 0) ? x * seluScale : x * (yy + seluScale * seluAlpha);
-            if (G == 2) y = (yy >= 0) ? 0 : x * (yy + seluScale * seluAlpha);
-        }
-
-        // softplus
-        if (A == 8)
-        {
-            if (G == 0) y = (x > expRange) ? x : log(exp(x) + one);
+            break;
+        case 7:  // selu
+            if (G == 0) y = (x >= 0) ? seluLambda * x : (seluLambda * seluAlpha) * (exp(x) - one);
+            if (G == 1) y = (yy >= 0) ? x * seluLambda : x * (yy + seluLambda * seluAlpha);
+            if (G == 2) y = (yy >= 0) ? 0 : x * (yy + seluLambda * seluAlpha);
+            break;
+        case 8:  // softplus
+            if (G == 0) y = (x > satArg) ? x : log(exp(x) + one);
             if (G == 1) y = x * (one - exp(-yy));
-            if (G == 2) { scalar_t c = exp(-yy); y = x * c * (one - c); }
-        }
-
-        // swish
-        if (A == 9)
-        {
+            if (G == 2)
+            {
+                real e = exp(-yy);
+                y = x * e * (one - e);
+            }
+            break;
+        case 9:  // swish
             if (G == 0)
-                y = (x < -expRange) ? 0 : x / (exp(-x) + one);
+                y = (x < -satArg) ? 0 : x / (exp(-x) + one);
             else
             {
-                scalar_t c = exp(xref);
-                scalar_t d = c + one;
+                real e = exp(xref);
+                real d = e + one;
                 if (G == 1)
-                    y = (xref > halfExpRange) ? x : x * c * (xref + d) / (d * d);
+                    y = (xref > halfSatArg) ? x : x * e * (xref + d) / (d * d);
                 else
-                    y = (xref > halfExpRange) ? 0 : x * c * (xref * (two - d) + two * d) / (d * d * d);
-                yref = (xref < -expRange) ? 0 : xref / (exp(-xref) + one) * gain;
+                    y = (xref > halfSatArg) ? 0 : x * e * (xref * (two - d) + two * d) / (d * d * d);
+                yref = (xref < -satArg) ? 0 : xref / (exp(-xref) + one) * gain;
             }
+            break;
         }
 
-        // Apply gain.
+        // the gain, then the clamp: going forward the output saturates at +-clamp,
+        // going back the gradient is cut where the forward output was clamped
         y *= gain * dy;
-
-        // Clamp.
         if (clamp >= 0)
         {
             if (G == 0)
@@ -464,8 +479,7 @@ __global__ void bias_act_kernel(bias_act_kernel_params p)
                 y = (yref > -clamp & yref < clamp) ? y : 0;
         }
 
-        // Store.
-        ((T*)p.y)[xi] = (T)y;
+        ys[xi] = (T)y;
     }
 }
 
@@ -494,7 +508,7 @@ struct Params {
 @compute @workgroup_size(128)
 fn bias_act_kernel(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     var xi = i32(wg.x) * p.loopX * 128 + i32(lid.x);
-    for (var loopIdx = 0; loopIdx < p.loopX && xi < p.sizeX; loopIdx++) {
+    for (var k = 0; k < p.loopX && xi < p.sizeX; k++) {
         var v = x[xi] + b[(xi / p.stepB) % p.sizeB];
         var r = select(v * p.alpha, v, v > 0.0);
         r *= p.gain;
@@ -573,8 +587,8 @@ BIAS_ACT = Wild(
     {
         "CUDA: bias indexed by element, not channel": (
             "cuda",
-            "((const T*)p.b)[(xi / p.stepB) % p.sizeB]",
-            "((const T*)p.b)[xi % p.sizeB]",
+            "bias[(xi / p.stepB) % p.sizeB]",
+            "bias[xi % p.sizeB]",
         ),
         "CUDA: gain applied before the slope": (
             "cuda",
@@ -583,8 +597,8 @@ BIAS_ACT = Wild(
         ),
         "CUDA: loop steps by one element": (
             "cuda",
-            "loopIdx++, xi += blockDim.x)",
-            "loopIdx++, xi++)",
+            "k++, xi += blockDim.x)",
+            "k++, xi++)",
         ),
     },
 )
@@ -611,10 +625,15 @@ BIAS_ACT_WGSL = Wild(
 # -- Megatron-LM scaled_masked_softmax_warp_forward<half, half, float, 7> -----------------
 
 _MASKED_SOFTMAX_CUDA = r"""
-// Megatron-LM, megatron/fused_kernels/scaled_masked_softmax.h (also apex/csrc/megatron):
-// c10::Half is cuda_fp16.h's half here and C10_WARP_SIZE a define (no c10 under NVRTC);
-// dispatch_scaled_masked_softmax_forward launches log2_elements 7 (key_seq_len in
-// (64, 128]) as blocks (query_seq_len / 8, attn_heads, batches), threads (32, 4)
+// kernel-forge corpus: Megatron-LM's scaled masked softmax, forward pass
+// (megatron/fused_kernels/scaled_masked_softmax.h, also in apex/csrc/megatron), read,
+// not copied. A warp owns WARP_BATCH rows of at most 2^log2_elements keys; a lane
+// keeps its keys in registers, loaded VEC at a time, and the rows' max and sum go
+// round the warp through xor shuffles. A masked key scores -10000 and a row with
+// every key masked comes out as zeros. half stands in for c10::Half and
+// C10_WARP_SIZE is a define (no c10 under NVRTC); the dispatcher launches
+// log2_elements 7 (keys in (64, 128]) on blocks (queries / 8, heads, batches) of
+// (32, 4) threads.
 #include <assert.h>
 #include <cuda_fp16.h>
 #include <cfloat>
@@ -623,63 +642,61 @@ _MASKED_SOFTMAX_CUDA = r"""
 
 namespace {
 
-template <typename Datatype, int ELEMENTS_PER_LDG>
-__device__ __inline__ void copy_vector(Datatype *dst, const Datatype *src);
+// N elements in one access: four halves as a float2, four mask bytes as a half2
+template <typename T, int N>
+__device__ __inline__ void move_elems(T *to, const T *from);
 
 template <>
-__device__ __inline__ void copy_vector<half, 1>(half *dst, const half *src) { *dst = *src; }
+__device__ __inline__ void move_elems<half, 1>(half *to, const half *from) { *to = *from; }
 
 template <>
-__device__ __inline__ void copy_vector<half, 4>(half *dst, const half *src) { *((float2*) dst) = *((float2*) src); }
+__device__ __inline__ void move_elems<half, 4>(half *to, const half *from) {
+    *reinterpret_cast<float2 *>(to) = *reinterpret_cast<const float2 *>(from);
+}
 
 template <>
-__device__ __inline__ void copy_vector<uint8_t, 1>(uint8_t *dst, const uint8_t *src) { *dst = *src; }
+__device__ __inline__ void move_elems<uint8_t, 1>(uint8_t *to, const uint8_t *from) { *to = *from; }
 
 template <>
-__device__ __inline__ void copy_vector<uint8_t, 4>(uint8_t *dst, const uint8_t *src) {*((half2*) dst) = *((half2*) src); }
+__device__ __inline__ void move_elems<uint8_t, 4>(uint8_t *to, const uint8_t *from) {
+    *reinterpret_cast<half2 *>(to) = *reinterpret_cast<const half2 *>(from);
+}
 
-template<typename T>
-struct Add {
-  __device__ __forceinline__ T operator()(T a, T b) const {
-    return a + b;
-  }
-};
-
-template<typename T>
-struct Max {
-  __device__ __forceinline__ T operator()(T a, T b) const {
-    return a < b ? b : a;
-  }
+template <typename T>
+struct SumOp {
+    __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
 };
 
 template <typename T>
-__device__ __forceinline__ T WARP_SHFL_XOR_NATIVE(T value, int laneMask, int width = warpSize, unsigned int mask = 0xffffffff)
+struct MaxOp {
+    __device__ __forceinline__ T operator()(T a, T b) const { return a < b ? b : a; }
+};
+
+// the value of lane (this lane ^ lane_mask); CUDA 9 made the taking-part mask explicit
+template <typename T>
+__device__ __forceinline__ T xor_shuffle(T v, int lane_mask, int width = warpSize, unsigned int members = 0xffffffff)
 {
 #if CUDA_VERSION >= 9000
-    return __shfl_xor_sync(mask, value, laneMask, width);
+    return __shfl_xor_sync(members, v, lane_mask, width);
 #else
-    return __shfl_xor(value, laneMask, width);
+    return __shfl_xor(v, lane_mask, width);
 #endif
 }
 
-template <typename acc_t, int WARP_BATCH, int WARP_SIZE, template<typename> class ReduceOp>
-__device__ __forceinline__ void warp_reduce(acc_t* sum) {
-    ReduceOp<acc_t> r;
+// ROWS values a lane, each combined over the WIDTH lanes: every lane gets the result
+template <typename acc_t, int ROWS, int WIDTH, template<typename> class Op>
+__device__ __forceinline__ void warp_allreduce(acc_t *v) {
+    Op<acc_t> op;
     #pragma unroll
-    for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2) {
+    for (int lane_mask = WIDTH / 2; lane_mask > 0; lane_mask /= 2) {
         #pragma unroll
-        for (int i = 0;  i < WARP_BATCH;  ++i) {
-            acc_t b = WARP_SHFL_XOR_NATIVE(sum[i], offset, WARP_SIZE);
-            sum[i] = r(sum[i], b);
+        for (int r = 0; r < ROWS; ++r) {
+            acc_t other = xor_shuffle(v[r], lane_mask, WIDTH);
+            v[r] = op(v[r], other);
         }
     }
 }
 
-/*
- * Extended softmax (from native aten pytorch) with following additional features
- * 1) input scaling
- * 2) Explicit masking
- */
 template <typename input_t, typename output_t, typename acc_t, int log2_elements>
 __global__ void scaled_masked_softmax_warp_forward(
     output_t *dst,
@@ -690,130 +707,115 @@ __global__ void scaled_masked_softmax_warp_forward(
     int element_count,
     int pad_batches)
 {
-    // WARP_SIZE and WARP_BATCH must match the return values batches_per_warp and
-    // warp_size of method warp_softmax_forward_kernel.
-    constexpr int next_power_of_two = 1 << log2_elements;
-    constexpr int WARP_SIZE = (next_power_of_two < C10_WARP_SIZE) ? next_power_of_two : C10_WARP_SIZE;
-    constexpr int WARP_ITERATIONS = next_power_of_two / WARP_SIZE;
-    constexpr int WARP_BATCH = (next_power_of_two <= 128) ? 2 : 1;
-    constexpr int ELEMENTS_PER_LDG_STG = (WARP_ITERATIONS < 4) ? 1 : 4;
+    constexpr int KEYS = 1 << log2_elements;  // a row's capacity
+    constexpr int WARP_SIZE = (KEYS < C10_WARP_SIZE) ? KEYS : C10_WARP_SIZE;
+    constexpr int PER_LANE = KEYS / WARP_SIZE;
+    constexpr int WARP_BATCH = (KEYS <= 128) ? 2 : 1;  // rows a warp
+    constexpr int VEC = (PER_LANE < 4) ? 1 : 4;        // keys an access
 
-    // blockDim/threadIdx = (WARP_SIZE, WARPS_PER_BLOCK, )
-    // gridDim/blockIdx = (seq_len, attn_heads, batches)
-    int first_batch = (blockDim.y * (blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z))+ threadIdx.y) * WARP_BATCH;
-    int pad_first_batch = 0;
-    if (pad_batches != 1) { // bert style
-        pad_first_batch = (blockDim.y * (blockIdx.x + gridDim.x * blockIdx.z) + threadIdx.y) * WARP_BATCH;
-    } else { // gpt2 style
-        pad_first_batch = (blockDim.y * blockIdx.x + threadIdx.y) * WARP_BATCH;
-    }
+    // threads (lanes, warps); blocks (query rows / rows a block, heads, batches)
+    const int lane = threadIdx.x;
+    const int warp = threadIdx.y;
+    const int block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+    const int row0 = (blockDim.y * block + warp) * WARP_BATCH;
+    // the mask has no head axis: [batch, 1, q, k] when pad_batches != 1 (BERT), and
+    // no batch axis either when it is 1 (GPT-2)
+    int mask_row0 = 0;
+    if (pad_batches != 1)
+        mask_row0 = (blockDim.y * (blockIdx.x + gridDim.x * blockIdx.z) + warp) * WARP_BATCH;
+    else
+        mask_row0 = (blockDim.y * blockIdx.x + warp) * WARP_BATCH;
 
-    // micro_batch_size might not be a multiple of WARP_BATCH. Check how
-    // many batches have to computed within this WARP.
-    int local_batches = micro_batch_size - first_batch;
-    if (local_batches > WARP_BATCH)
-        local_batches = WARP_BATCH;
+    // the last warp may have fewer rows than WARP_BATCH
+    int rows = micro_batch_size - row0;
+    if (rows > WARP_BATCH)
+        rows = WARP_BATCH;
 
-    // there might be multiple batches per warp. compute the index within the batch
-    int local_idx = threadIdx.x;
+    const int first_key = VEC * lane;
+    src += row0 * element_count + first_key;
+    dst += row0 * element_count + first_key;
+    mask += mask_row0 * element_count + first_key;
 
-    src += first_batch * element_count + ELEMENTS_PER_LDG_STG * local_idx;
-    dst += first_batch * element_count + ELEMENTS_PER_LDG_STG * local_idx;
-    mask += pad_first_batch * element_count + ELEMENTS_PER_LDG_STG * local_idx;
-
-    // load data from global memory
-    acc_t elements[WARP_BATCH][WARP_ITERATIONS];
-    input_t temp_data[ELEMENTS_PER_LDG_STG];
-    uint8_t temp_mask[ELEMENTS_PER_LDG_STG];
+    // the scaled scores; a key past the row's end is -inf
+    acc_t vals[WARP_BATCH][PER_LANE];
+    input_t in_vec[VEC];
+    uint8_t mask_vec[VEC];
     #pragma unroll
-    for (int i = 0;  i < WARP_BATCH;  ++i) {
-        int batch_element_count = (i >= local_batches) ? 0 : element_count;
-
+    for (int r = 0; r < WARP_BATCH; ++r) {
+        const int row_len = (r >= rows) ? 0 : element_count;
         #pragma unroll
-        for (int it = 0;  it < WARP_ITERATIONS;  it+=ELEMENTS_PER_LDG_STG) {
-            int element_index = ELEMENTS_PER_LDG_STG * local_idx + it * WARP_SIZE;
-
-            if (element_index < batch_element_count) {
-                int itr_idx = i*element_count+it*WARP_SIZE;
-                copy_vector<input_t, ELEMENTS_PER_LDG_STG>(temp_data, src + itr_idx);
-                copy_vector<uint8_t, ELEMENTS_PER_LDG_STG>(temp_mask, mask + itr_idx);
-
+        for (int it = 0; it < PER_LANE; it += VEC) {
+            if (first_key + it * WARP_SIZE < row_len) {
+                const int at = r * element_count + it * WARP_SIZE;
+                move_elems<input_t, VEC>(in_vec, src + at);
+                move_elems<uint8_t, VEC>(mask_vec, mask + at);
                 #pragma unroll
-                for (int element = 0;  element < ELEMENTS_PER_LDG_STG;  ++element) {
-                    if (temp_mask[element] != 1) {
-                        elements[i][it + element] = (acc_t)temp_data[element] * scale;
-                    } else {
-                        elements[i][it + element] = -10000.0;
-                    }
+                for (int e = 0; e < VEC; ++e) {
+                    if (mask_vec[e] != 1)
+                        vals[r][it + e] = (acc_t)in_vec[e] * scale;
+                    else
+                        vals[r][it + e] = -10000.0;
                 }
             } else {
                 #pragma unroll
-                for (int element = 0;  element < ELEMENTS_PER_LDG_STG;  ++element) {
-                    elements[i][it + element] = -std::numeric_limits<acc_t>::infinity();
-                }
+                for (int e = 0; e < VEC; ++e)
+                    vals[r][it + e] = -std::numeric_limits<acc_t>::infinity();
             }
         }
     }
 
-    // compute max_value
-    acc_t max_value[WARP_BATCH];
+    acc_t top[WARP_BATCH];
     #pragma unroll
-    for (int i = 0;  i < WARP_BATCH;  ++i) {
-        max_value[i] = elements[i][0];
+    for (int r = 0; r < WARP_BATCH; ++r) {
+        top[r] = vals[r][0];
         #pragma unroll
-        for (int it = 1;  it < WARP_ITERATIONS;  ++it) {
-            max_value[i] = (max_value[i] > elements[i][it]) ? max_value[i] : elements[i][it];
+        for (int it = 1; it < PER_LANE; ++it)
+            top[r] = (top[r] > vals[r][it]) ? top[r] : vals[r][it];
+    }
+    warp_allreduce<acc_t, WARP_BATCH, WARP_SIZE, MaxOp>(top);
+
+    // a row whose max is the fill has every key masked: it is written as zeros
+    acc_t keep[WARP_BATCH];
+    #pragma unroll
+    for (int r = 0; r < WARP_BATCH; ++r)
+        keep[r] = (top[r] == -10000.0) ? 0.0 : 1.0;
+
+    acc_t total[WARP_BATCH] { 0.0f };
+    #pragma unroll
+    for (int r = 0; r < WARP_BATCH; ++r) {
+        #pragma unroll
+        for (int it = 0; it < PER_LANE; ++it) {
+            vals[r][it] = std::exp((vals[r][it] - top[r]));
+            total[r] += vals[r][it];
         }
     }
-    warp_reduce<acc_t, WARP_BATCH, WARP_SIZE, Max>(max_value);
+    warp_allreduce<acc_t, WARP_BATCH, WARP_SIZE, SumOp>(total);
 
-    // compute scale value to account for full mask
-    acc_t scale_value[WARP_BATCH];
+    // back to memory, VEC keys an access, only the rows and keys that exist
+    output_t out_vec[VEC];
     #pragma unroll
-    for (int i = 0;  i < WARP_BATCH;  ++i) {
-        scale_value[i] = (max_value[i] == -10000.0) ? 0.0 : 1.0;
-    }
-
-    acc_t sum[WARP_BATCH] { 0.0f };
-    #pragma unroll
-    for (int i = 0;  i < WARP_BATCH;  ++i) {
-        #pragma unroll
-        for (int it = 0;  it < WARP_ITERATIONS;  ++it) {
-            elements[i][it] = std::exp((elements[i][it] - max_value[i]));
-            sum[i] += elements[i][it];
-        }
-    }
-    warp_reduce<acc_t, WARP_BATCH, WARP_SIZE, Add>(sum);
-
-    // store result
-    output_t out[ELEMENTS_PER_LDG_STG];
-    #pragma unroll
-    for (int i = 0;  i < WARP_BATCH;  ++i) {
-        if (i >= local_batches)
+    for (int r = 0; r < WARP_BATCH; ++r) {
+        if (r >= rows)
             break;
         #pragma unroll
-        for (int it = 0;  it < WARP_ITERATIONS;  it+=ELEMENTS_PER_LDG_STG) {
-            int element_index = ELEMENTS_PER_LDG_STG * local_idx + it * WARP_SIZE;
-            if (element_index < element_count) {
-                #pragma unroll
-                for (int element = 0;  element < ELEMENTS_PER_LDG_STG;  ++element) {
-                    out[element] = elements[i][it + element] * scale_value[i]/ sum[i];
-                }
-                copy_vector<output_t, ELEMENTS_PER_LDG_STG>(dst + i * element_count + it * WARP_SIZE, out);
-            } else {
+        for (int it = 0; it < PER_LANE; it += VEC) {
+            if (first_key + it * WARP_SIZE >= element_count)
                 break;
-            }
+            #pragma unroll
+            for (int e = 0; e < VEC; ++e)
+                out_vec[e] = vals[r][it + e] * keep[r] / total[r];
+            move_elems<output_t, VEC>(dst + r * element_count + it * WARP_SIZE, out_vec);
         }
     }
 }
 
-}  // end of anonymous namespace
+}  // namespace
 """
 
 _MASKED_SOFTMAX_WGSL = """
 // a WebGPU port of Megatron's scaled masked softmax for keys in (64, 128]: workgroups
 // (32, 4) on the same grid, two rows an "warp" (its y), each invocation 4 consecutive
-// keys; the warp's max and sum through workgroup memory, halves in, f32 inside
+// keys; the warp's max and total through workgroup memory, halves in, f32 inside
 enable f16;
 struct Params { scale: f32, micro_batch_size: i32, element_count: i32, pad_batches: i32 }
 @group(0) @binding(0) var<storage, read_write> dst: array<f16>;
@@ -822,7 +824,7 @@ struct Params { scale: f32, micro_batch_size: i32, element_count: i32, pad_batch
 @group(0) @binding(3) var<uniform> p: Params;
 
 const WARP_BATCH: i32 = 2;
-const ELEMENTS_PER_LDG_STG: i32 = 4;
+const VEC: i32 = 4;
 const LOWEST: f32 = -3.40282346638528859812e+38f;
 var<workgroup> red: array<array<f32, 32>, 4>;
 
@@ -847,22 +849,22 @@ fn warp_reduce(w: u32, lane: u32, v: f32, is_max: bool) -> f32 {
 fn scaled_masked_softmax_warp_forward(@builtin(workgroup_id) wg: vec3<u32>,
                                       @builtin(num_workgroups) nwg: vec3<u32>,
                                       @builtin(local_invocation_id) lid: vec3<u32>) {
-    let first_batch = (4 * i32(wg.x + nwg.x * (wg.y + nwg.y * wg.z)) + i32(lid.y)) * WARP_BATCH;
-    var pad_first_batch = 0;
+    let row0 = (4 * i32(wg.x + nwg.x * (wg.y + nwg.y * wg.z)) + i32(lid.y)) * WARP_BATCH;
+    var mask_row0 = 0;
     if (p.pad_batches != 1) {
-        pad_first_batch = (4 * i32(wg.x + nwg.x * wg.z) + i32(lid.y)) * WARP_BATCH;
+        mask_row0 = (4 * i32(wg.x + nwg.x * wg.z) + i32(lid.y)) * WARP_BATCH;
     } else {
-        pad_first_batch = (4 * i32(wg.x) + i32(lid.y)) * WARP_BATCH;
+        mask_row0 = (4 * i32(wg.x) + i32(lid.y)) * WARP_BATCH;
     }
-    let local_idx = i32(lid.x);
-    let element_index = ELEMENTS_PER_LDG_STG * local_idx;
-    for (var i = 0; i < WARP_BATCH; i++) {
-        let valid = first_batch + i < p.micro_batch_size && element_index < p.element_count;
-        let row = (first_batch + i) * p.element_count + element_index;
-        let mrow = (pad_first_batch + i) * p.element_count + element_index;
-        var elements: array<f32, 4>;
-        var max_value = LOWEST;
-        for (var e = 0; e < ELEMENTS_PER_LDG_STG; e++) {
+    let lane_x = i32(lid.x);
+    let first_key = VEC * lane_x;
+    for (var r = 0; r < WARP_BATCH; r++) {
+        let valid = row0 + r < p.micro_batch_size && first_key < p.element_count;
+        let row = (row0 + r) * p.element_count + first_key;
+        let mrow = (mask_row0 + r) * p.element_count + first_key;
+        var vals: array<f32, 4>;
+        var top = LOWEST;
+        for (var e = 0; e < VEC; e++) {
             var v = LOWEST;
             if (valid) {
                 if (mask_at(mrow + e) != 1u) {
@@ -871,20 +873,20 @@ fn scaled_masked_softmax_warp_forward(@builtin(workgroup_id) wg: vec3<u32>,
                     v = -10000.0;
                 }
             }
-            elements[e] = v;
-            max_value = max(max_value, v);
+            vals[e] = v;
+            top = max(top, v);
         }
-        max_value = warp_reduce(lid.y, lid.x, max_value, true);
-        let scale_value = select(1.0, 0.0, max_value == -10000.0);
-        var sum = 0.0;
-        for (var e = 0; e < ELEMENTS_PER_LDG_STG; e++) {
-            elements[e] = exp(elements[e] - max_value);
-            sum += elements[e];
+        top = warp_reduce(lid.y, lid.x, top, true);
+        let keep = select(1.0, 0.0, top == -10000.0);
+        var total = 0.0;
+        for (var e = 0; e < VEC; e++) {
+            vals[e] = exp(vals[e] - top);
+            total += vals[e];
         }
-        sum = warp_reduce(lid.y, lid.x, sum, false);
+        total = warp_reduce(lid.y, lid.x, total, false);
         if (valid) {
-            for (var e = 0; e < ELEMENTS_PER_LDG_STG; e++) {
-                dst[row + e] = f16(elements[e] * scale_value / sum);
+            for (var e = 0; e < VEC; e++) {
+                dst[row + e] = f16(vals[e] * keep / total);
             }
         }
     }
@@ -964,18 +966,18 @@ MASKED_SOFTMAX = Wild(
     {
         "CUDA: fill scaled with the scores": (
             "cuda",
-            "elements[i][it + element] = -10000.0;",
-            "elements[i][it + element] = -10000.0 * scale;",
+            "vals[r][it + e] = -10000.0;",
+            "vals[r][it + e] = -10000.0 * scale;",
         ),
         "CUDA: butterfly over half the warp": (
             "cuda",
-            "for (int offset = WARP_SIZE / 2; offset > 0; offset /= 2)",
-            "for (int offset = WARP_SIZE / 4; offset > 0; offset /= 2)",
+            "for (int lane_mask = WIDTH / 2; lane_mask > 0; lane_mask /= 2)",
+            "for (int lane_mask = WIDTH / 4; lane_mask > 0; lane_mask /= 2)",
         ),
         "CUDA: mask indexed per head": (
             "cuda",
-            "mask += pad_first_batch * element_count",
-            "mask += first_batch * element_count",
+            "mask += mask_row0 * element_count",
+            "mask += row0 * element_count",
         ),
         "fill scaled with the scores": ("wgsl", "v = -10000.0;", "v = -10000.0 * p.scale;"),
         "tree stops before the last pair": (
@@ -985,10 +987,10 @@ MASKED_SOFTMAX = Wild(
         ),
         "mask indexed per head": (
             "wgsl",
-            "let mrow = (pad_first_batch + i)",
-            "let mrow = (first_batch + i)",
+            "let mrow = (mask_row0 + r)",
+            "let mrow = (row0 + r)",
         ),
-        "fully masked rows not zeroed": ("wgsl", "select(1.0, 0.0, max_value == -10000.0)", "1.0"),
+        "fully masked rows not zeroed": ("wgsl", "select(1.0, 0.0, top == -10000.0)", "1.0"),
     },
 )
 
@@ -996,63 +998,52 @@ MASKED_SOFTMAX = Wild(
 # -- vLLM reshape_and_cache_kernel<float, float, kAuto>: paged KV-cache scatter -----------
 
 _RESHAPE_AND_CACHE_CUDA = r"""
-// vLLM, csrc/cache_kernels.cu (the kAuto path: the cache keeps the model's dtype; the
-// fp8 branch and its k_scale/v_scale pointers left out); launched one block a token,
-// min(num_heads * head_size, 512) threads
+// kernel-forge corpus: vLLM's reshape_and_cache (csrc/cache_kernels.cu), read, not
+// copied: the kAuto case, where the caches keep the model's dtype (the fp8 branch and
+// its k_scale / v_scale pointers are left out). One block a token, min(num_heads *
+// head_size, 512) threads, copying the token's key and value into its slot of the
+// paged caches.
 #include <cstdint>
 
 namespace vllm {
 
-enum class Fp8KVCacheDataType {
-  kAuto = 0,
-  kFp8E4M3 = 1,
-  kFp8E5M2 = 2,
-};
+enum class Fp8KVCacheDataType { kAuto = 0, kFp8E4M3 = 1, kFp8E5M2 = 2 };
 
+// key, value:  token rows of [num_heads][head_size], key_stride / value_stride apart
+// key_cache:   [num_blocks][num_heads][head_size / x][block_size][x], x elements
+//              making 16 bytes
+// value_cache: [num_blocks][num_heads][head_size][block_size]
+// slot_mapping: a token's slot (block * block_size + offset), -1 for padding
 template <typename scalar_t, typename cache_t, Fp8KVCacheDataType kv_dt>
 __global__ void reshape_and_cache_kernel(
-    const scalar_t* __restrict__ key,    // [num_tokens, num_heads, head_size]
-    const scalar_t* __restrict__ value,  // [num_tokens, num_heads, head_size]
-    cache_t* __restrict__ key_cache,     // [num_blocks, num_heads, head_size/x,
-                                         // block_size, x]
-    cache_t* __restrict__ value_cache,   // [num_blocks, num_heads, head_size,
-                                         // block_size]
-    const int64_t* __restrict__ slot_mapping,  // [num_tokens]
+    const scalar_t* __restrict__ key,
+    const scalar_t* __restrict__ value,
+    cache_t* __restrict__ key_cache,
+    cache_t* __restrict__ value_cache,
+    const int64_t* __restrict__ slot_mapping,
     const int key_stride, const int value_stride, const int num_heads,
     const int head_size, const int block_size, const int x) {
-  const int64_t token_idx = blockIdx.x;
-  const int64_t slot_idx = slot_mapping[token_idx];
-  if (slot_idx < 0) {
-    // Padding token that should be ignored.
-    return;
-  }
+  const int64_t token = blockIdx.x;
+  const int64_t slot = slot_mapping[token];
+  if (slot < 0) return;  // a padding token: nothing to cache
 
-  const int64_t block_idx = slot_idx / block_size;
-  const int64_t block_offset = slot_idx % block_size;
+  const int64_t blk = slot / block_size;
+  const int64_t in_blk = slot % block_size;
+  const int groups = head_size / x;
+  const int per_token = num_heads * head_size;
 
-  const int n = num_heads * head_size;
-  for (int i = threadIdx.x; i < n; i += blockDim.x) {
-    const int64_t src_key_idx = token_idx * key_stride + i;
-    const int64_t src_value_idx = token_idx * value_stride + i;
-
-    const int head_idx = i / head_size;
-    const int head_offset = i % head_size;
-    const int x_idx = head_offset / x;
-    const int x_offset = head_offset % x;
-
-    const int64_t tgt_key_idx =
-        block_idx * num_heads * (head_size / x) * block_size * x +
-        head_idx * (head_size / x) * block_size * x + x_idx * block_size * x +
-        block_offset * x + x_offset;
-    const int64_t tgt_value_idx =
-        block_idx * num_heads * head_size * block_size +
-        head_idx * head_size * block_size + head_offset * block_size +
-        block_offset;
-    scalar_t tgt_key = key[src_key_idx];
-    scalar_t tgt_value = value[src_value_idx];
+  for (int i = threadIdx.x; i < per_token; i += blockDim.x) {
+    const int head = i / head_size;
+    const int dim = i % head_size;
+    const int64_t key_at =
+        (((blk * num_heads + head) * groups + dim / x) * block_size + in_blk) * x + dim % x;
+    const int64_t value_at =
+        ((blk * num_heads + head) * head_size + dim) * block_size + in_blk;
+    scalar_t k = key[token * key_stride + i];
+    scalar_t v = value[token * value_stride + i];
     if constexpr (kv_dt == Fp8KVCacheDataType::kAuto) {
-      key_cache[tgt_key_idx] = tgt_key;
-      value_cache[tgt_value_idx] = tgt_value;
+      key_cache[key_at] = k;
+      value_cache[value_at] = v;
     }
   }
 }
@@ -1073,26 +1064,26 @@ struct Params { key_stride: i32, value_stride: i32, num_heads: i32, head_size: i
 
 @compute @workgroup_size(128)
 fn reshape_and_cache_kernel(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
-    let token_idx = i32(wg.x);
-    let slot_idx = slot_mapping[token_idx].x;
-    if (slot_idx < 0) {
+    let token = i32(wg.x);
+    let slot = slot_mapping[token].x;
+    if (slot < 0) {
         return;
     }
-    let block_idx = slot_idx / p.block_size;
-    let block_offset = slot_idx % p.block_size;
-    let n = p.num_heads * p.head_size;
-    for (var i = i32(lid.x); i < n; i += 128) {
-        let head_idx = i / p.head_size;
-        let head_offset = i % p.head_size;
-        let x_idx = head_offset / p.x;
-        let x_offset = head_offset % p.x;
-        let tgt_key_idx = block_idx * p.num_heads * (p.head_size / p.x) * p.block_size * p.x
-            + head_idx * (p.head_size / p.x) * p.block_size * p.x + x_idx * p.block_size * p.x
-            + block_offset * p.x + x_offset;
-        let tgt_value_idx = block_idx * p.num_heads * p.head_size * p.block_size
-            + head_idx * p.head_size * p.block_size + head_offset * p.block_size + block_offset;
-        key_cache[tgt_key_idx] = key[token_idx * p.key_stride + i];
-        value_cache[tgt_value_idx] = value[token_idx * p.value_stride + i];
+    let blk = slot / p.block_size;
+    let in_blk = slot % p.block_size;
+    let per_token = p.num_heads * p.head_size;
+    for (var i = i32(lid.x); i < per_token; i += 128) {
+        let head = i / p.head_size;
+        let dim = i % p.head_size;
+        let x_idx = dim / p.x;
+        let x_offset = dim % p.x;
+        let key_at = blk * p.num_heads * (p.head_size / p.x) * p.block_size * p.x
+            + head * (p.head_size / p.x) * p.block_size * p.x + x_idx * p.block_size * p.x
+            + in_blk * p.x + x_offset;
+        let value_at = blk * p.num_heads * p.head_size * p.block_size
+            + head * p.head_size * p.block_size + dim * p.block_size + in_blk;
+        key_cache[key_at] = key[token * p.key_stride + i];
+        value_cache[value_at] = value[token * p.value_stride + i];
     }
 }
 """
@@ -1178,32 +1169,40 @@ RESHAPE_AND_CACHE = Wild(
         test_sizes=("37x2x80", "1x1x8", "96x4x16"),
     ),
     {
-        "CUDA: padding tokens not skipped": ("cuda", "if (slot_idx < 0) {", "if (slot_idx < -1) {"),
+        "CUDA: padding tokens not skipped": (
+            "cuda",
+            "if (slot < 0) return;",
+            "if (slot < -1) return;",
+        ),
         "CUDA: value cache laid out [block_size, head_size]": (
             "cuda",
-            "head_offset * block_size +\n        block_offset;",
-            "block_offset * head_size +\n        head_offset;",
+            "* head_size + dim) * block_size + in_blk;",
+            "* block_size + in_blk) * head_size + dim;",
         ),
         "CUDA: source rows at stride n": (
             "cuda",
-            "token_idx * key_stride + i",
-            "token_idx * n + i",
+            "token * key_stride + i",
+            "token * per_token + i",
         ),
         "value cache laid out [block_size, head_size]": (
             "wgsl",
-            "head_offset * p.block_size + block_offset;",
-            "block_offset * p.head_size + head_offset;",
+            "dim * p.block_size + in_blk;",
+            "in_blk * p.head_size + dim;",
         ),
         "key's 16-byte groups not split by x": (
             "wgsl",
-            "x_idx * p.block_size * p.x\n            + block_offset * p.x + x_offset;",
-            "block_offset * p.head_size + head_offset;",
+            "x_idx * p.block_size * p.x\n            + in_blk * p.x + x_offset;",
+            "in_blk * p.head_size + dim;",
         ),
-        "source rows at stride n": ("wgsl", "token_idx * p.key_stride + i", "token_idx * n + i"),
+        "source rows at stride n": (
+            "wgsl",
+            "token * p.key_stride + i",
+            "token * per_token + i",
+        ),
         "slot read from the high word": (
             "wgsl",
-            "slot_mapping[token_idx].x",
-            "slot_mapping[token_idx].y",
+            "slot_mapping[token].x",
+            "slot_mapping[token].y",
         ),
     },
 )
