@@ -31,7 +31,11 @@ macros' and locals' names, the order of equivalent statements and the formatting
 reduce6's three shared-memory steps are an unrolled loop, the bitonic step reads its
 pair once and branches on the direction, the bounds for any size (transpose, scan)
 are the project's. The other kernels are the project's own, written in the styles
-named above with no upstream file they copy, and stay as written.
+named above with no upstream file they copy, and stay as written, but for the
+PyTorch-style GELU helper's constants and local, which were named as PyTorch's CUDA
+GELU (``kBeta``, ``kKappa``, ``inner``; pytorch/pytorch at 1559df1b, BSD 3-clause,
+``aten/src/ATen/native/cuda/ActivationGeluKernel.cu``) and have names of ours now (its
+order of operations, the project's, is kept).
 
 - cuda-samples' ``reduce6`` and ``SharedMemory<T>`` (NVIDIA/cuda-samples at 2e41896e,
   BSD 3-clause, ``Samples/2_Concepts_and_Techniques/reduction/reduction_kernel.cu``).
@@ -297,12 +301,13 @@ CUB_SCAN = Wild(
 # -- PyTorch extension: scalar_t template, int64_t grid-stride loop, explicit instantiation -----
 
 _TORCH_BIAS_GELU = r"""
+// GELU's tanh approximation: 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3)))
 template <typename scalar_t>
 __device__ __forceinline__ scalar_t gelu_tanh(scalar_t x) {
-    const scalar_t kBeta = static_cast<scalar_t>(0.7978845608028654);
-    const scalar_t kKappa = static_cast<scalar_t>(0.044715);
-    const scalar_t inner = kBeta * (x + kKappa * x * x * x);
-    return static_cast<scalar_t>(0.5) * x * (static_cast<scalar_t>(1) + tanh(inner));
+    const scalar_t kSqrt2OverPi = static_cast<scalar_t>(0.7978845608028654);
+    const scalar_t kCubic = static_cast<scalar_t>(0.044715);
+    const scalar_t arg = kSqrt2OverPi * (x + kCubic * x * x * x);
+    return static_cast<scalar_t>(0.5) * x * (static_cast<scalar_t>(1) + tanh(arg));
 }
 
 template <typename scalar_t>
@@ -368,7 +373,7 @@ TORCH_BIAS_GELU = Wild(
             "gelu_tanh<scalar_t>(input[i] + bias[i % hidden])",
             "gelu_tanh<scalar_t>(input[i]) + bias[i % hidden]",
         ),
-        "cube term squared": ("cuda", "kKappa * x * x * x", "kKappa * x * x"),
+        "cube term squared": ("cuda", "kCubic * x * x * x", "kCubic * x * x"),
     },
 )
 
