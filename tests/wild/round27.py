@@ -44,6 +44,14 @@ What they showed (lavapipe and SwiftShader, this round):
   kernel that means 8-bit output would declare that budget. The port keeps libyuv's
   10-digit constants.
 - No oracle gap found: no false alarm and no mutant passed.
+
+The round's kernels are the project's own, written for the corpus in the way the
+projects named above write such code, each from its method's definition (Stam's
+advection as GPU Gems' "Fast Fluid Dynamics Simulation on the GPU" states it, with its
+``rdx``; Devillard's ``opt_med9`` exchange order, the algorithm itself; libyuv's
+BT.601 constants, numbers): they copy no upstream file, and were read again against
+the rule for public code (read, not copied) on 2026-12-06 and left as written, but for
+the advection's comment, now in our words.
 """
 
 # ruff: noqa: E501  (the WGSL keeps its projects' long lines)
@@ -175,7 +183,7 @@ fn bilerp(p: vec2<f32>) -> f32 {
 fn advect(@builtin(global_invocation_id) id: vec3<u32>) {
   if (id.x >= params.width || id.y >= params.height) { return; }
   let idx = id.y * params.width + id.x;
-  // trace the particle back in time
+  // the departure point: where the quantity now at this cell was dt ago
   let pos = vec2<f32>(f32(id.x), f32(id.y)) - params.dt * params.rdx * velocity[idx];
   dest[idx] = bilerp(pos);
 }

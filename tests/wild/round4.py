@@ -9,6 +9,12 @@ bilinear form with an ``np.einsum`` reference in float64; a clamp with CUDA ``de
 and ``template=False`` (braces and ``$`` in the source); a run-start flag kernel with a
 Python-loop reference and an integer ``domain``. What the oracle did wrong with the
 declarations around them (issue 11) is tested beside the oracle's own tests.
+
+The round's kernels are the project's own, written for the corpus (a min and max of
+pairs, a column scale, an accumulating axpy, a tree sum of squares, two entry points
+with overrides, a bilinear form, a hardtanh, run starts): they copy no upstream file,
+and were read again against the rule for public code (read, not copied) on 2026-12-06
+and left as written.
 """
 
 from __future__ import annotations
