@@ -3,6 +3,26 @@ hashes, searches a graph, reduces through integer atomics, walks a sparse matrix
 simulates particles, finds edges and measures angles, each as public WebGPU projects
 write it.
 
+Public code is read, not copied (the project's rule). One kernel was first taken
+verbatim and is now written for this corpus after its source (rewritten on
+2026-12-06): webgpu-samples' ``computeBoids/updateSprites.wgsl`` (webgpu/webgpu-samples
+at 6b19c62e, BSD 3-clause). What is theirs is kept: the entry point ``main``, the
+``Particle``, ``SimParams`` (its seven f32 fields in order) and ``Particles`` structs,
+the three bindings, the workgroup size of 64, the three rules by ``distance(...) <
+ruleNDistance`` and their arithmetic in the sample's order, ``normalize(v) *
+clamp(length(v), 0.0, 0.1)``, the kinematic step and the wrap to the other edge. What
+is ours: the comments, the locals' names, one distance a neighbour instead of three,
+the wrap a helper, the formatting, and the bound check the sample leaves out. Two
+kernels near their inspirations were rewritten the same day to be sure: the hash
+table after Nosferalatu's SimpleGPUHashTable (nosferalatu/SimpleGPUHashTable, BSD
+3-clause, ``src/linearprobing.cu``, CUDA: its murmur3 finaliser, CAS on the key and
+linear probe, ported to WGSL with our own names, a weak exchange's spurious failure
+retried and the lookup a loop with one exit), and the N-body step in the style of
+jrprice's WebGPU n-body (its softened ``inverseSqrt`` force, with the same constants,
+staging, barriers and order of operations, our own names and comments). The other
+kernels of this round were written by the project itself in the style of what public
+WebGPU projects do (no upstream file they copy) and stay as they were.
+
 - An LSD radix sort of u32 keys, 4 bits a pass, 8 passes of 3 launches (24 in all), as
   the simple WebGPU radix-sort ports write it: each workgroup counts its tile's digits in
   a workgroup ``atomic<u32>`` histogram and stores it digit-major (``hist[digit *
@@ -28,9 +48,9 @@ write it.
   lookup launch; the table's layout depends on the order the inserts ran, so the table
   is scratch and the lookups (present and absent keys) are judged. Its workgroup size
   is an ``override`` with a default and the kernel declares no schedules.
-- webgpu-samples' computeBoids as the sample writes it (``struct Particle`` of two
+- webgpu-samples' computeBoids after the sample (``struct Particle`` of two
   ``vec2<f32>`` in a runtime array inside a struct, ``SimParams`` uniform, the three
-  rules chosen by ``distance(...) < ruleNDistance``, ``normalize(vVel) * clamp(...)``,
+  rules chosen by ``distance(...) < ruleNDistance``, ``normalize(v) * clamp(...)``,
   wrap-around), with a bound check the sample leaves out.
 - Quaternion slerp (short way round, lerp and renormalise past cos 0.9995, else
   ``acos`` and weights ``sin(...) / sin(theta)``).
@@ -461,48 +481,47 @@ SPMV_CSR_VECTOR = Wild(
 # -- N-body: all pairs, bodies staged a tile at a time, softened inverseSqrt ----------------
 
 _NBODY = """
-const WG: u32 = 64u;
-const SOFTENING: f32 = 0.01;
-const DT: f32 = 0.005;
+const TILE: u32 = 64u;
+const EPS2: f32 = 0.01;  // softening, added to the squared distance
+const STEP: f32 = 0.005;
 struct Params { n: u32 }
 @group(0) @binding(0) var<storage, read> positions_in: array<vec4<f32>>;  // xyz, mass in w
 @group(0) @binding(1) var<storage, read_write> velocities: array<vec4<f32>>;
 @group(0) @binding(2) var<storage, read_write> positions_out: array<vec4<f32>>;
 @group(0) @binding(3) var<uniform> p: Params;
-var<workgroup> tile: array<vec4<f32>, WG>;
+var<workgroup> staged: array<vec4<f32>, TILE>;
 
-fn compute_force(ipos: vec4<f32>, jpos: vec4<f32>) -> vec4<f32> {
-    let d = vec4<f32>(jpos.xyz - ipos.xyz, 0.0);
-    let dist_sq = d.x * d.x + d.y * d.y + d.z * d.z + SOFTENING;
-    let inv_dist = inverseSqrt(dist_sq);
-    let coeff = jpos.w * (inv_dist * inv_dist * inv_dist);
-    return coeff * d;
+// the pull of `src` (mass in w) on a body at `at`: m r / (|r|^2 + eps^2)^(3/2)
+fn pull(at: vec4<f32>, src: vec4<f32>) -> vec4<f32> {
+    let r = vec4<f32>(src.xyz - at.xyz, 0.0);
+    let r2 = r.x * r.x + r.y * r.y + r.z * r.z + EPS2;
+    let s = inverseSqrt(r2);
+    return (src.w * (s * s * s)) * r;
 }
 
 @compute @workgroup_size(64)
 fn step(@builtin(global_invocation_id) gid: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
-    let idx = gid.x;
-    var pos = vec4<f32>(0.0);
-    if (idx < p.n) { pos = positions_in[idx]; }
-    var force = vec4<f32>(0.0);
-    for (var i = 0u; i < p.n; i += WG) {
-        if (i + lid < p.n) {
-            tile[lid] = positions_in[i + lid];
-        } else {
-            tile[lid] = vec4<f32>(0.0);  // massless padding
-        }
+    let body = gid.x;
+    let live = body < p.n;
+    var here = vec4<f32>(0.0);
+    if (live) { here = positions_in[body]; }
+    var acc = vec4<f32>(0.0);
+    for (var base = 0u; base < p.n; base += TILE) {
+        // each invocation stages one body of the tile, a massless one past the end
+        var mine = vec4<f32>(0.0);
+        if (base + lid < p.n) { mine = positions_in[base + lid]; }
+        staged[lid] = mine;
         workgroupBarrier();
-        for (var j = 0u; j < WG; j++) {
-            force += compute_force(pos, tile[j]);
+        for (var k = 0u; k < TILE; k++) {
+            acc += pull(here, staged[k]);
         }
         workgroupBarrier();
     }
-    if (idx >= p.n) { return; }
-    var velocity = velocities[idx];
-    velocity += force * DT;
-    velocities[idx] = velocity;
-    positions_out[idx] = pos + velocity * DT;
+    if (!live) { return; }
+    let v = velocities[body] + acc * STEP;
+    velocities[body] = v;
+    positions_out[body] = here + v * STEP;
 }
 """
 
@@ -539,29 +558,28 @@ NBODY = Wild(
         test_sizes=(1000, 1, 2048),
     ),
     {
-        "no softening": ("wgsl", "d.z * d.z + SOFTENING;", "d.z * d.z;"),
+        "no softening": ("wgsl", "r.z * r.z + EPS2;", "r.z * r.z;"),
         "inverse square distance, not cubed": (
             "wgsl",
-            "jpos.w * (inv_dist * inv_dist * inv_dist)",
-            "jpos.w * (inv_dist * inv_dist)",
+            "src.w * (s * s * s)",
+            "src.w * (s * s)",
         ),
         "tile loads the first body of the tile": (
             "wgsl",
-            "tile[lid] = positions_in[i + lid];",
-            "tile[lid] = positions_in[i];",
+            "mine = positions_in[base + lid];",
+            "mine = positions_in[base];",
         ),
         "position advanced with the old velocity": (
             "wgsl",
-            "velocity += force * DT;\n    velocities[idx] = velocity;\n"
-            "    positions_out[idx] = pos + velocity * DT;",
-            "positions_out[idx] = pos + velocity * DT;\n"
-            "    velocity += force * DT;\n    velocities[idx] = velocity;",
+            "    let v = velocities[body] + acc * STEP;\n    velocities[body] = v;\n"
+            "    positions_out[body] = here + v * STEP;",
+            "    positions_out[body] = here + velocities[body] * STEP;\n"
+            "    let v = velocities[body] + acc * STEP;\n    velocities[body] = v;",
         ),
         "no barrier after the tile": (
             "wgsl",
-            "            force += compute_force(pos, tile[j]);\n        }\n"
-            "        workgroupBarrier();",
-            "            force += compute_force(pos, tile[j]);\n        }",
+            "            acc += pull(here, staged[k]);\n        }\n        workgroupBarrier();",
+            "            acc += pull(here, staged[k]);\n        }",
         ),
     },
     invisible_on={("no barrier after the tile", "wgsl", "NVIDIA"): RACE_HIDDEN},
@@ -690,7 +708,7 @@ SOBEL_CANNY = Wild(
 
 _HASH_TABLE = """
 override WG_SIZE: u32 = 64u;
-const EMPTY: u32 = 0xffffffffu;
+const VACANT: u32 = 0xffffffffu;  // an empty slot's key, and what a missing key finds
 struct Params { n_insert: u32, n_query: u32, capacity: u32 }
 @group(0) @binding(0) var<storage, read> insert_keys: array<u32>;
 @group(0) @binding(1) var<storage, read> insert_values: array<u32>;
@@ -700,54 +718,52 @@ struct Params { n_insert: u32, n_query: u32, capacity: u32 }
 @group(0) @binding(5) var<storage, read_write> results: array<u32>;
 @group(0) @binding(6) var<uniform> p: Params;
 
-// murmur3's finalizer
-fn hash(key: u32) -> u32 {
-    var k = key;
-    k ^= k >> 16u;
-    k *= 0x85ebca6bu;
-    k ^= k >> 13u;
-    k *= 0xc2b2ae35u;
-    k ^= k >> 16u;
-    return k & (p.capacity - 1u);
+// where a key's probe starts: murmur3's 32-bit finaliser, masked to the table
+// (a power of two)
+fn home_slot(key: u32) -> u32 {
+    var h = key ^ (key >> 16u);
+    h = h * 0x85ebca6bu;
+    h = h ^ (h >> 13u);
+    h = h * 0xc2b2ae35u;
+    h = h ^ (h >> 16u);
+    return h & (p.capacity - 1u);
 }
 
 @compute @workgroup_size(WG_SIZE)
 fn insert(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    if (i >= p.n_insert) { return; }
-    let key = insert_keys[i];
-    var slot = hash(key);
+    let k = gid.x;
+    if (k >= p.n_insert) { return; }
+    let key = insert_keys[k];
+    var at = home_slot(key);
     loop {
-        let r = atomicCompareExchangeWeak(&table_keys[slot], EMPTY, key);
-        if (r.exchanged || r.old_value == key) {
-            table_values[slot] = insert_values[i];
+        let cas = atomicCompareExchangeWeak(&table_keys[at], VACANT, key);
+        if (cas.exchanged || cas.old_value == key) {
+            table_values[at] = insert_values[k];
             return;
         }
-        // taken by another key: probe on (EMPTY here is a spurious failure: retry)
-        if (r.old_value != EMPTY) {
-            slot = (slot + 1u) & (p.capacity - 1u);
-        }
+        // a weak exchange may fail on a vacant slot (try it again); a slot another
+        // key holds sends the probe on
+        if (cas.old_value != VACANT) { at = (at + 1u) & (p.capacity - 1u); }
     }
 }
 
 @compute @workgroup_size(WG_SIZE)
 fn lookup(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let i = gid.x;
-    if (i >= p.n_query) { return; }
-    let key = query_keys[i];
-    var slot = hash(key);
+    let q = gid.x;
+    if (q >= p.n_query) { return; }
+    let key = query_keys[q];
+    var at = home_slot(key);
+    var found = VACANT;
     loop {
-        let k = atomicLoad(&table_keys[slot]);
-        if (k == key) {
-            results[i] = table_values[slot];
-            return;
+        let held = atomicLoad(&table_keys[at]);
+        if (held == key) {
+            found = table_values[at];
+            break;
         }
-        if (k == EMPTY) {
-            results[i] = EMPTY;
-            return;
-        }
-        slot = (slot + 1u) & (p.capacity - 1u);
+        if (held == VACANT) { break; }  // the probe ran into a gap: not inserted
+        at = (at + 1u) & (p.capacity - 1u);
     }
+    results[q] = found;
 }
 """
 
@@ -805,18 +821,18 @@ HASH_TABLE = Wild(
     {
         "lookup gives up at the first other key": (
             "wgsl",
-            "        slot = (slot + 1u) & (p.capacity - 1u);\n    }\n}\n",
-            "        results[i] = EMPTY;\n        return;\n    }\n}\n",
+            "        at = (at + 1u) & (p.capacity - 1u);\n    }\n    results[q] = found;",
+            "        break;\n    }\n    results[q] = found;",
         ),
         "value stored in the next slot": (
             "wgsl",
-            "table_values[slot] = insert_values[i];",
-            "table_values[(slot + 1u) & (p.capacity - 1u)] = insert_values[i];",
+            "table_values[at] = insert_values[k];",
+            "table_values[(at + 1u) & (p.capacity - 1u)] = insert_values[k];",
         ),
         "insert probes two slots at a time": (
             "wgsl",
-            "            slot = (slot + 1u) & (p.capacity - 1u);\n        }",
-            "            slot = (slot + 2u) & (p.capacity - 1u);\n        }",
+            "if (cas.old_value != VACANT) { at = (at + 1u) & (p.capacity - 1u); }",
+            "if (cas.old_value != VACANT) { at = (at + 2u) & (p.capacity - 1u); }",
         ),
     },
 )
@@ -825,89 +841,72 @@ HASH_TABLE = Wild(
 
 _BOIDS = """
 struct Particle {
-  pos : vec2<f32>,
-  vel : vec2<f32>,
+    pos: vec2<f32>,
+    vel: vec2<f32>,
 }
+
 struct SimParams {
-  deltaT : f32,
-  rule1Distance : f32,
-  rule2Distance : f32,
-  rule3Distance : f32,
-  rule1Scale : f32,
-  rule2Scale : f32,
-  rule3Scale : f32,
+    deltaT: f32,
+    rule1Distance: f32,
+    rule2Distance: f32,
+    rule3Distance: f32,
+    rule1Scale: f32,
+    rule2Scale: f32,
+    rule3Scale: f32,
 }
+
 struct Particles {
-  particles : array<Particle>,
+    particles: array<Particle>,
 }
-@binding(0) @group(0) var<uniform> params : SimParams;
-@binding(1) @group(0) var<storage, read> particlesA : Particles;
-@binding(2) @group(0) var<storage, read_write> particlesB : Particles;
+
+@group(0) @binding(0) var<uniform> params: SimParams;
+@group(0) @binding(1) var<storage, read> particlesA: Particles;
+@group(0) @binding(2) var<storage, read_write> particlesB: Particles;
+
+// the flock lives on the square [-1, 1]^2: leave it on one side, come back on the other
+fn wrap_edge(c: f32) -> f32 {
+    if (c < -1.0) { return 1.0; }
+    if (c > 1.0) { return -1.0; }
+    return c;
+}
 
 @compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) GlobalInvocationID : vec3<u32>) {
-  var index = GlobalInvocationID.x;
-  if (index >= arrayLength(&particlesA.particles)) {
-    return;
-  }
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let flock = arrayLength(&particlesA.particles);
+    let me = gid.x;
+    if (me >= flock) { return; }
+    let here = particlesA.particles[me].pos;
+    var velocity = particlesA.particles[me].vel;
 
-  var vPos = particlesA.particles[index].pos;
-  var vVel = particlesA.particles[index].vel;
-  var cMass = vec2(0.0);
-  var cVel = vec2(0.0);
-  var colVel = vec2(0.0);
-  var cMassCount = 0u;
-  var cVelCount = 0u;
-  var pos : vec2<f32>;
-  var vel : vec2<f32>;
+    var centre = vec2<f32>(0.0);   // rule 1, cohesion: the neighbours' mean position
+    var n_centre = 0u;
+    var apart = vec2<f32>(0.0);    // rule 2, separation: away from the closest
+    var heading = vec2<f32>(0.0);  // rule 3, alignment: the neighbours' mean velocity
+    var n_heading = 0u;
+    for (var other = 0u; other < flock; other++) {
+        if (other == me) { continue; }
+        let them = particlesA.particles[other];
+        let d = distance(them.pos, here);
+        if (d < params.rule1Distance) {
+            centre += them.pos;
+            n_centre++;
+        }
+        if (d < params.rule2Distance) { apart -= them.pos - here; }
+        if (d < params.rule3Distance) {
+            heading += them.vel;
+            n_heading++;
+        }
+    }
+    if (n_centre > 0u) { centre = centre / vec2<f32>(f32(n_centre)) - here; }
+    if (n_heading > 0u) { heading /= f32(n_heading); }
+    velocity += (centre * params.rule1Scale) + (apart * params.rule2Scale)
+        + (heading * params.rule3Scale);
 
-  for (var i = 0u; i < arrayLength(&particlesA.particles); i++) {
-    if (i == index) {
-      continue;
-    }
-
-    pos = particlesA.particles[i].pos.xy;
-    vel = particlesA.particles[i].vel.xy;
-    if (distance(pos, vPos) < params.rule1Distance) {
-      cMass += pos;
-      cMassCount++;
-    }
-    if (distance(pos, vPos) < params.rule2Distance) {
-      colVel -= pos - vPos;
-    }
-    if (distance(pos, vPos) < params.rule3Distance) {
-      cVel += vel;
-      cVelCount++;
-    }
-  }
-  if (cMassCount > 0) {
-    cMass = (cMass / vec2(f32(cMassCount))) - vPos;
-  }
-  if (cVelCount > 0) {
-    cVel /= f32(cVelCount);
-  }
-  vVel += (cMass * params.rule1Scale) + (colVel * params.rule2Scale) + (cVel * params.rule3Scale);
-
-  // clamp velocity for a more pleasing simulation
-  vVel = normalize(vVel) * clamp(length(vVel), 0.0, 0.1);
-  // kinematic update
-  vPos = vPos + (vVel * params.deltaT);
-  // Wrap around boundary
-  if (vPos.x < -1.0) {
-    vPos.x = 1.0;
-  }
-  if (vPos.x > 1.0) {
-    vPos.x = -1.0;
-  }
-  if (vPos.y < -1.0) {
-    vPos.y = 1.0;
-  }
-  if (vPos.y > 1.0) {
-    vPos.y = -1.0;
-  }
-  // Write back
-  particlesB.particles[index].pos = vPos;
-  particlesB.particles[index].vel = vVel;
+    // same direction, the speed capped at 0.1
+    velocity = normalize(velocity) * clamp(length(velocity), 0.0, 0.1);
+    let moved = here + (velocity * params.deltaT);
+    particlesB.particles[me].pos = vec2<f32>(wrap_edge(moved.x), wrap_edge(moved.y));
+    particlesB.particles[me].vel = velocity;
 }
 """
 
@@ -977,23 +976,23 @@ BOIDS = Wild(
     {
         "counts itself as a neighbour": (
             "wgsl",
-            "    if (i == index) {\n      continue;\n    }\n",
+            "        if (other == me) { continue; }\n",
             "",
         ),
         "velocity averaged over the mass count": (
             "wgsl",
-            "cVel /= f32(cVelCount);",
-            "cVel /= f32(cMassCount);",
+            "heading /= f32(n_heading);",
+            "heading /= f32(n_centre);",
         ),
         "separation pulls instead of pushing": (
             "wgsl",
-            "colVel -= pos - vPos;",
-            "colVel += pos - vPos;",
+            "apart -= them.pos - here;",
+            "apart += them.pos - here;",
         ),
         "cohesion toward the centre of mass without subtracting the position": (
             "wgsl",
-            "cMass = (cMass / vec2(f32(cMassCount))) - vPos;",
-            "cMass = cMass / vec2(f32(cMassCount));",
+            "centre = centre / vec2<f32>(f32(n_centre)) - here;",
+            "centre = centre / vec2<f32>(f32(n_centre));",
         ),
     },
 )
