@@ -15,6 +15,19 @@ operation of the reference is rounded at random, Monte Carlo arithmetic). Two mu
 oracle cannot see, each said in ``Wild.invisible``: a sigmoid cancelling by one ulp of 1.0
 (inside the default f32 atol) and a distance matrix without its clamp at zero (NaN only
 for coinciding points).
+
+Where the kernels come from: the project's own, written for this corpus in the way
+public code writes these computations (read on 2026-12-06: no kernel copies an upstream
+file, and none was rewritten but the expf). The published pieces they keep are numbers
+and algorithms, cited where they are used: the tanh GELU's 0.044715 and sqrt(2 / pi)
+(Hendrycks and Gimpel), Chan, Golub and LeVeque's pairwise merge of Welford's running
+moments, Kahan's compensated sum, torch's epsilons (1e-8 for cosine_similarity, 1e-12
+for normalize), the parabolic sine of a game-engine forum post (a mutant's helper, said
+in its comment), Quake III's 0x5f3759df (a mutant's helper) and Cephes' expf: Cody and
+Waite's split of ln 2 (0.693359375 and -2.12194440e-4), LOG2E and the five coefficients
+of its polynomial. The expf, whose first text kept the names of the SSE port of Cephes
+(``fx``), was rewritten on 2026-12-06 with the project's names and comments; its
+constants, clamp, rounding and order of operations are Cephes', unchanged.
 """
 
 from __future__ import annotations
@@ -499,30 +512,35 @@ KAHAN = Wild(
 )
 
 # -- Cephes expf: Cody-Waite reduction, Horner polynomial, ldexp ----------------------------
-# Cephes documents a peak relative error of 2.3e-7 on [-87.3, 88.7]; the user holds it to
-# that (and WGSL's ldexp and floor are exact).
+# After Cephes' expf.c (Stephen L. Moshier's Cephes Math Library, in netlib's cephes):
+# its constants, reduction and polynomial, read, not copied. Cephes documents a peak
+# relative error of 2.3e-7 on [-87.3, 88.7]; the user holds it to that (and WGSL's ldexp
+# and floor are exact).
 
 _CEPHES_EXPF = """
 @group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read_write> y: array<f32>;
 
+// e^v = 2^n e^r: n is v / ln 2 rounded to nearest, r is v - n ln 2 with ln 2 split in
+// a short high part and a correction (Cody and Waite), e^r is 1 + r + r^2 P(r) with
+// Cephes' degree-5 P in Horner form, and ldexp puts the 2^n back exactly
 @compute @workgroup_size(64)
 fn expf(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
     if (i >= arrayLength(&y)) { return; }
-    let xx = clamp(x[i], -87.0, 88.0);
-    let fx = floor(xx * 1.44269504088896341 + 0.5);
-    var r = xx - fx * 0.693359375;
-    r = r - fx * -2.12194440e-4;
-    let z = r * r;
-    var q = 1.9875691500e-4;
-    q = q * r + 1.3981999507e-3;
-    q = q * r + 8.3334519073e-3;
-    q = q * r + 4.1665795894e-2;
-    q = q * r + 1.6666665459e-1;
-    q = q * r + 5.0000001201e-1;
-    q = q * z + r + 1.0;
-    y[i] = ldexp(q, i32(fx));
+    let v = clamp(x[i], -87.0, 88.0);
+    let n = floor(v * 1.44269504088896341 + 0.5);
+    var r = v - n * 0.693359375;
+    r = r - n * -2.12194440e-4;
+    let r2 = r * r;
+    var poly = 1.9875691500e-4;
+    poly = poly * r + 1.3981999507e-3;
+    poly = poly * r + 8.3334519073e-3;
+    poly = poly * r + 4.1665795894e-2;
+    poly = poly * r + 1.6666665459e-1;
+    poly = poly * r + 5.0000001201e-1;
+    poly = poly * r2 + r + 1.0;
+    y[i] = ldexp(poly, i32(n));
 }
 """
 
@@ -548,12 +566,12 @@ CEPHES_EXPF = Wild(
         test_sizes=(10007, 1, 64),
     ),
     {
-        "Cody-Waite low part dropped": ("wgsl", "    r = r - fx * -2.12194440e-4;\n", ""),
+        "Cody-Waite low part dropped": ("wgsl", "    r = r - n * -2.12194440e-4;\n", ""),
         "a Horner coefficient ten times too large": ("wgsl", "1.3981999507e-3", "1.3981999507e-2"),
         "n rounded down instead of to nearest": (
             "wgsl",
-            "floor(xx * 1.44269504088896341 + 0.5)",
-            "floor(xx * 1.44269504088896341)",
+            "floor(v * 1.44269504088896341 + 0.5)",
+            "floor(v * 1.44269504088896341)",
         ),
     },
 )

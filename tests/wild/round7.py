@@ -23,6 +23,26 @@ f16;``); and the report counted elements accepted within sin and cos's error as
 probabilities, which tie where the logits do not; a Hillis-Steele mutant (``thid >
 offset``) that is right for an exclusive scan; an SGD mutant that read back the buffer it
 had just stored.
+
+Where the kernels come from: the project wrote them for this corpus in the way public
+code writes these computations; six (eight texts) follow a public source closely enough to have
+kept its names, and were rewritten on 2026-12-06 (read, not copied): ggml's Q4_0
+dequantisation in both languages (ggml-org/ggml, MIT: ``block_q4_0``, ``vui``, ``ib``),
+the CUDA twin of mamba's causal conv1d (Dao-AILab/causal-conv1d, BSD 3-clause:
+``kWidth``), GPU Gems 3's naive scan (NVIDIA, GPU Gems 3 chapter 39, example 39-1:
+``thid``, ``pout``, ``pin``, ``temp``), MurmurHash3_x86_32 in both languages (Austin
+Appleby's smhasher, public domain: ``rotl32``, ``fmix32``), Caffe's im2col
+(BVLC/caffe, BSD 2-clause: ``h_index``, ``c_im``, ``c_col``) and the max-pool's window
+(Caffe's and PyTorch's ``hstart``, ``wstart``). What is theirs is kept: the entry points
+(``causal_conv1d_fwd_kernel<4>`` among them), the bindings, the CUDA signatures and the
+Q4_0 block's layout, the workgroup sizes and memory (the scan's double buffer of 2 x
+128), the loop structure of each, every constant (Q4_0's bias of 8 and 18-byte block,
+Murmur's multipliers, rotations and finaliser shifts, the length 4) and the order of
+floating-point operations. What is ours: the comments, the helpers', structs' and
+locals' names, the order of equivalent statements and the formatting; the Murmur
+rounds are written as expressions, its length mixed in as the finaliser's argument.
+The others (the RoPE, GroupNorm, SGD, causal softmax, router, embedding backward,
+stencil, mean and max, packed SiLU, and the conv1d's WGSL) are the project's own text.
 """
 
 from __future__ import annotations
@@ -44,51 +64,59 @@ _Q4_0_WGSL = """
 @group(0) @binding(0) var<storage, read> vx: array<u32>;
 @group(0) @binding(1) var<storage, read_write> y: array<f32>;
 
-const QK4_0: u32 = 32u;
-const BLOCK_BYTES: u32 = 18u;
+// kernel-forge corpus: ggml's Q4_0 layout (read, not copied). A block is 18 bytes, an
+// f16 scale and 16 bytes whose low nibbles are weights 0..15 and high nibbles weights
+// 16..31, each biased by 8; blocks sit back to back, so bytes come out of u32 words.
+const WEIGHTS_PER_BLOCK: u32 = 32u;
+const BYTES_PER_BLOCK: u32 = 18u;
 
-fn load_u8(byte_offset: u32) -> u32 {
-    let word = vx[byte_offset / 4u];
-    return (word >> ((byte_offset % 4u) * 8u)) & 0xffu;
+fn byte_at(offset: u32) -> u32 {
+    let shift = (offset & 3u) * 8u;
+    return (vx[offset >> 2u] >> shift) & 0xffu;
 }
 
-fn load_f16(byte_offset: u32) -> f32 {
-    let bits = load_u8(byte_offset) | (load_u8(byte_offset + 1u) << 8u);
+// little-endian f16 at any even byte offset
+fn half_at(offset: u32) -> f32 {
+    let bits = byte_at(offset) | (byte_at(offset + 1u) << 8u);
     return unpack2x16float(bits).x;
 }
 
 @compute @workgroup_size(64)
 fn dequantize_q4_0(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let ib = gid.x / 16u;  // one invocation per byte of qs: weights j and j + 16
-    let j = gid.x % 16u;
-    if (ib >= arrayLength(&y) / QK4_0) { return; }
-    let base = ib * BLOCK_BYTES;
-    let d = load_f16(base);
-    let q = load_u8(base + 2u + j);
-    let x0 = f32(i32(q & 0xfu) - 8);
-    let x1 = f32(i32(q >> 4u) - 8);
-    y[ib * QK4_0 + j] = x0 * d;
-    y[ib * QK4_0 + j + 16u] = x1 * d;
+    // an invocation a byte of nibbles: weight k and weight k + 16 of its block
+    let blk = gid.x >> 4u;
+    let k = gid.x & 15u;
+    if (blk >= arrayLength(&y) / WEIGHTS_PER_BLOCK) { return; }
+    let at = blk * BYTES_PER_BLOCK;
+    let scale = half_at(at);
+    let packed = byte_at(at + 2u + k);
+    let first = blk * WEIGHTS_PER_BLOCK + k;
+    y[first] = f32(i32(packed & 0xfu) - 8) * scale;
+    y[first + 16u] = f32(i32(packed >> 4u) - 8) * scale;
 }
 """
 _Q4_0_CUDA = r"""
 #include <cuda_fp16.h>
-#define QK4_0 32
-typedef struct {
-    half d;
-    unsigned char qs[QK4_0 / 2];
-} block_q4_0;
+
+// kernel-forge corpus: ggml's Q4_0 blocks (read, not copied): an f16 scale, then 16
+// bytes of nibbles biased by 8; 18 bytes a block, no padding between blocks
+struct q4_block {
+    half scale;
+    unsigned char nibbles[16];
+};
 
 extern "C" __global__ void dequantize_q4_0(const void* __restrict__ vx, float* __restrict__ y,
                                            int nb) {
-    const int i = blockIdx.x * blockDim.x + threadIdx.x;
-    const int ib = i / 16, j = i % 16;
-    if (ib >= nb) return;
-    const block_q4_0* x = (const block_q4_0*)vx;
-    const float d = __half2float(x[ib].d);
-    const int vui = x[ib].qs[j];
-    y[ib * QK4_0 + j] = ((vui & 0xF) - 8) * d;
-    y[ib * QK4_0 + j + QK4_0 / 2] = ((vui >> 4) - 8) * d;
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
+    const int blk = t / 16;
+    const int k = t % 16;
+    if (blk >= nb) return;
+    const q4_block* blocks = (const q4_block*)vx;
+    const float scale = __half2float(blocks[blk].scale);
+    const int packed = blocks[blk].nibbles[k];
+    float* out = y + blk * 32;
+    out[k] = ((packed & 0xF) - 8) * scale;
+    out[k + 16] = ((packed >> 4) - 8) * scale;
 }
 """
 
@@ -136,14 +164,20 @@ Q4_0 = Wild(
     {
         "nibbles interleaved": (
             "wgsl",
-            "y[ib * QK4_0 + j] = x0 * d;\n    y[ib * QK4_0 + j + 16u] = x1 * d;",
-            "y[ib * QK4_0 + 2u * j] = x0 * d;\n    y[ib * QK4_0 + 2u * j + 1u] = x1 * d;",
+            "y[first] = f32(i32(packed & 0xfu) - 8) * scale;\n"
+            "    y[first + 16u] = f32(i32(packed >> 4u) - 8) * scale;",
+            "y[first + k] = f32(i32(packed & 0xfu) - 8) * scale;\n"
+            "    y[first + k + 1u] = f32(i32(packed >> 4u) - 8) * scale;",
         ),
-        "low nibble offset by 7": ("wgsl", "f32(i32(q & 0xfu) - 8)", "f32(i32(q & 0xfu) - 7)"),
+        "low nibble offset by 7": (
+            "wgsl",
+            "f32(i32(packed & 0xfu) - 8)",
+            "f32(i32(packed & 0xfu) - 7)",
+        ),
         "scale's bytes read big-endian": (
             "wgsl",
-            "load_u8(byte_offset) | (load_u8(byte_offset + 1u) << 8u)",
-            "(load_u8(byte_offset) << 8u) | load_u8(byte_offset + 1u)",
+            "byte_at(offset) | (byte_at(offset + 1u) << 8u)",
+            "(byte_at(offset) << 8u) | byte_at(offset + 1u)",
         ),
     },
 )
@@ -235,30 +269,32 @@ struct Params { C: u32, H: u32, W: u32, OH: u32, OW: u32 }
 
 @compute @workgroup_size(8, 8, 1)
 fn max_pool2d_with_indices(@builtin(global_invocation_id) gid: vec3<u32>) {
-    let ow = gid.x;
-    let oh = gid.y;
-    let c = gid.z;
-    if (ow >= p.OW || oh >= p.OH || c >= p.C) { return; }
-    let hstart = i32(oh * 2u) - 1;
-    let wstart = i32(ow * 2u) - 1;
+    let ox = gid.x;
+    let oy = gid.y;
+    let ch = gid.z;
+    if (ox >= p.OW || oy >= p.OH || ch >= p.C) { return; }
+    // the 3x3 window of output (oy, ox) starts at (2 oy - 1, 2 ox - 1): padding 1
+    let row0 = i32(oy * 2u) - 1;
+    let col0 = i32(ox * 2u) - 1;
+    let plane = ch * p.H;
     var best = 0.0;
-    var best_idx = -1;
-    for (var kh = 0; kh < 3; kh++) {
-        let h = hstart + kh;
+    var arg = -1;  // h * W + w within the channel, PyTorch's index; -1 until a tap is read
+    for (var dy = 0; dy < 3; dy++) {
+        let h = row0 + dy;
         if (h < 0 || h >= i32(p.H)) { continue; }
-        for (var kw = 0; kw < 3; kw++) {
-            let w = wstart + kw;
+        for (var dx = 0; dx < 3; dx++) {
+            let w = col0 + dx;
             if (w < 0 || w >= i32(p.W)) { continue; }
-            let v = x[(c * p.H + u32(h)) * p.W + u32(w)];
-            if (best_idx < 0 || v > best) {
+            let v = x[(plane + u32(h)) * p.W + u32(w)];
+            if (arg < 0 || v > best) {
                 best = v;
-                best_idx = h * i32(p.W) + w;
+                arg = h * i32(p.W) + w;
             }
         }
     }
-    let o = (c * p.OH + oh) * p.OW + ow;
+    let o = (ch * p.OH + oy) * p.OW + ox;
     y[o] = best;
-    indices[o] = best_idx;
+    indices[o] = arg;
 }
 """
 
@@ -313,16 +349,16 @@ MAXPOOL = Wild(
         test_sizes=("C=3,H=17,W=20", "C=1,H=1,W=1", "C=2,H=32,W=32"),
     ),
     {
-        "ties keep the last": ("wgsl", "best_idx < 0 || v > best", "best_idx < 0 || v >= best"),
+        "ties keep the last": ("wgsl", "arg < 0 || v > best", "arg < 0 || v >= best"),
         "index within the window": (
             "wgsl",
-            "best_idx = h * i32(p.W) + w;",
-            "best_idx = kh * 3 + kw;",
+            "arg = h * i32(p.W) + w;",
+            "arg = dy * 3 + dx;",
         ),
         "no padding offset": (
             "wgsl",
-            "let hstart = i32(oh * 2u) - 1;",
-            "let hstart = i32(oh * 2u);",
+            "let row0 = i32(oy * 2u) - 1;",
+            "let row0 = i32(oy * 2u);",
         ),
     },
 )
@@ -354,19 +390,24 @@ fn causal_conv1d_fwd(@builtin(global_invocation_id) gid: vec3<u32>) {
 }
 """
 _CONV1D_CUDA = r"""
-template <int kWidth>
+// kernel-forge corpus: the forward pass of mamba's causal depthwise conv1d (read, not
+// copied), one output a thread: channel c convolves its own last Width samples (zero
+// before the sequence starts), then SiLU through the fast exp
+template <int Width>
 __global__ void causal_conv1d_fwd_kernel(const float* __restrict__ x,
                                          const float* __restrict__ weight,
                                          const float* __restrict__ bias,
                                          float* __restrict__ out, int C, int L) {
-    const int t = blockIdx.x * blockDim.x + threadIdx.x;
     const int c = blockIdx.y;
+    const int t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= L || c >= C) return;
+    const float* row = x + (size_t)c * L;
+    const float* taps = weight + c * Width;
     float acc = bias[c];
 #pragma unroll
-    for (int k = 0; k < kWidth; ++k) {
-        const int src = t - (kWidth - 1) + k;
-        if (src >= 0) acc += weight[c * kWidth + k] * x[(size_t)c * L + src];
+    for (int k = 0; k < Width; ++k) {
+        const int at = t + k - (Width - 1);
+        if (at >= 0) acc += taps[k] * row[at];
     }
     out[(size_t)c * L + t] = acc / (1.0f + __expf(-acc));
 }
@@ -606,37 +647,41 @@ _NAIVE_SCAN = """
 @group(0) @binding(1) var<storage, read_write> g_odata: array<i32>;
 @group(0) @binding(2) var<storage, read_write> block_sums: array<i32>;
 
+// kernel-forge corpus: GPU Gems 3's naive (Hillis-Steele) scan, 39.2.1 (read, not
+// copied). Each of log2(N) steps reads one half of a double buffer and writes the
+// other, so no step reads what it writes; the block's total goes out for a next pass.
 const N: u32 = 128u;
-var<workgroup> temp: array<i32, 256>;  // 2 * N: ping-pong
+var<workgroup> halves: array<i32, 256>;  // two rows of N
 
 @compute @workgroup_size(128)
 fn scan_naive(@builtin(workgroup_id) wg: vec3<u32>,
               @builtin(local_invocation_id) lid: vec3<u32>) {
-    let thid = lid.x;
-    let gi = wg.x * N + thid;
-    let n = arrayLength(&g_idata);
-    var pout = 0u;
-    var pin = 1u;
-    // exclusive scan: shift right by one, identity first
-    var v = 0;
-    if (thid > 0u && gi - 1u < n) { v = g_idata[gi - 1u]; }
-    temp[pout * N + thid] = v;
+    let lane = lid.x;
+    let at = wg.x * N + lane;
+    let len = arrayLength(&g_idata);
+    // the input shifted right by one, 0 first: the scan comes out exclusive
+    var head = 0;
+    if (lane > 0u && at - 1u < len) { head = g_idata[at - 1u]; }
+    var dst = 0u;
+    halves[lane] = head;
     workgroupBarrier();
-    for (var offset = 1u; offset < N; offset *= 2u) {
-        pout = 1u - pout;
-        pin = 1u - pout;
-        if (thid >= offset) {
-            temp[pout * N + thid] = temp[pin * N + thid] + temp[pin * N + thid - offset];
+    for (var dist = 1u; dist < N; dist <<= 1u) {
+        let src = dst;
+        dst = 1u - dst;
+        if (lane >= dist) {
+            halves[dst * N + lane] = halves[src * N + lane] + halves[src * N + lane - dist];
         } else {
-            temp[pout * N + thid] = temp[pin * N + thid];
+            halves[dst * N + lane] = halves[src * N + lane];
         }
         workgroupBarrier();
     }
-    if (gi < n) { g_odata[gi] = temp[pout * N + thid]; }
-    if (thid == N - 1u) {
-        var last = 0;
-        if (gi < n) { last = g_idata[gi]; }
-        block_sums[wg.x] = temp[pout * N + thid] + last;
+    let scanned = halves[dst * N + lane];
+    if (at < len) { g_odata[at] = scanned; }
+    if (lane == N - 1u) {
+        // the last exclusive value plus the last input: the block's total
+        var own = 0;
+        if (at < len) { own = g_idata[at]; }
+        block_sums[wg.x] = scanned + own;
     }
 }
 """
@@ -671,18 +716,18 @@ NAIVE_SCAN = Wild(
     {
         "inclusive: no shift": (
             "wgsl",
-            "if (thid > 0u && gi - 1u < n) { v = g_idata[gi - 1u]; }",
-            "if (gi < n) { v = g_idata[gi]; }",
+            "if (lane > 0u && at - 1u < len) { head = g_idata[at - 1u]; }",
+            "if (at < len) { head = g_idata[at]; }",
         ),
         "GPU Gems' erratum: += into the output half": (
             "wgsl",
-            "temp[pout * N + thid] = temp[pin * N + thid] + temp[pin * N + thid - offset];",
-            "temp[pout * N + thid] += temp[pin * N + thid - offset];",
+            "halves[dst * N + lane] = halves[src * N + lane] + halves[src * N + lane - dist];",
+            "halves[dst * N + lane] += halves[src * N + lane - dist];",
         ),
         "block total without its last element": (
             "wgsl",
-            "block_sums[wg.x] = temp[pout * N + thid] + last;",
-            "block_sums[wg.x] = temp[pout * N + thid];",
+            "block_sums[wg.x] = scanned + own;",
+            "block_sums[wg.x] = scanned;",
         ),
     },
 )
@@ -924,63 +969,52 @@ struct Params { seed: u32 }
 @group(0) @binding(1) var<storage, read_write> hashes: array<u32>;
 @group(0) @binding(2) var<uniform> p: Params;
 
-fn rotl32(x: u32, r: u32) -> u32 {
-    return (x << r) | (x >> (32u - r));
+// kernel-forge corpus: MurmurHash3_x86_32 (Austin Appleby's, public domain; read, not
+// copied) of one 4-byte key: a single body round, no tail, the length, the finaliser
+fn rotate_left(v: u32, by: u32) -> u32 {
+    return (v << by) | (v >> (32u - by));
 }
 
-fn fmix32(h0: u32) -> u32 {
-    var h = h0;
-    h ^= h >> 16u;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13u;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16u;
-    return h;
+fn avalanche(v: u32) -> u32 {
+    var z = v ^ (v >> 16u);
+    z *= 0x85ebca6bu;
+    z ^= z >> 13u;
+    z *= 0xc2b2ae35u;
+    return z ^ (z >> 16u);
 }
 
 @compute @workgroup_size(256)
 fn murmur3_keys(@builtin(global_invocation_id) gid: vec3<u32>) {
     let i = gid.x;
     if (i >= arrayLength(&hashes)) { return; }
-    var k = keys[i];
-    k *= 0xcc9e2d51u;
-    k = rotl32(k, 15u);
-    k *= 0x1b873593u;
-    var h = p.seed ^ k;
-    h = rotl32(h, 13u);
-    h = h * 5u + 0xe6546b64u;
-    h ^= 4u;  // length in bytes
-    hashes[i] = fmix32(h);
+    let scrambled = rotate_left(keys[i] * 0xcc9e2d51u, 15u) * 0x1b873593u;
+    let mixed = rotate_left(p.seed ^ scrambled, 13u) * 5u + 0xe6546b64u;
+    hashes[i] = avalanche(mixed ^ 4u);  // 4: the key's length in bytes
 }
 """
 _MURMUR_CUDA = r"""
-__device__ __forceinline__ unsigned int rotl32(unsigned int x, int r) {
-    return (x << r) | (x >> (32 - r));
+// kernel-forge corpus: MurmurHash3_x86_32 (public domain; read, not copied) of one
+// 4-byte key a thread
+__device__ __forceinline__ unsigned int rotate_left(unsigned int v, int by) {
+    return (v << by) | (v >> (32 - by));
 }
 
-__device__ __forceinline__ unsigned int fmix32(unsigned int h) {
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
-    return h;
+__device__ __forceinline__ unsigned int avalanche(unsigned int z) {
+    z ^= z >> 16;
+    z *= 0x85ebca6bu;
+    z ^= z >> 13;
+    z *= 0xc2b2ae35u;
+    return z ^ (z >> 16);
 }
 
 extern "C" __global__ void murmur3_keys(const unsigned int* __restrict__ keys,
                                         unsigned int* __restrict__ hashes,
                                         unsigned int seed, int n) {
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
-    unsigned int k = keys[i];
-    k *= 0xcc9e2d51u;
-    k = rotl32(k, 15);
-    k *= 0x1b873593u;
-    unsigned int h = seed ^ k;
-    h = rotl32(h, 13);
-    h = h * 5u + 0xe6546b64u;
-    h ^= 4u;
-    hashes[i] = fmix32(h);
+    const unsigned int scrambled = rotate_left(keys[i] * 0xcc9e2d51u, 15) * 0x1b873593u;
+    const unsigned int mixed = rotate_left(seed ^ scrambled, 13) * 5u + 0xe6546b64u;
+    hashes[i] = avalanche(mixed ^ 4u);
 }
 """
 
@@ -1018,9 +1052,13 @@ MURMUR = Wild(
         test_sizes=(4099, 1, 256),
     ),
     {
-        "key rotated by 13": ("wgsl", "k = rotl32(k, 15u);", "k = rotl32(k, 13u);"),
-        "length not mixed in": ("wgsl", "    h ^= 4u;  // length in bytes\n", ""),
-        "fmix's middle shift 15": ("wgsl", "h ^= h >> 13u;", "h ^= h >> 15u;"),
+        "key rotated by 13": (
+            "wgsl",
+            "rotate_left(keys[i] * 0xcc9e2d51u, 15u)",
+            "rotate_left(keys[i] * 0xcc9e2d51u, 13u)",
+        ),
+        "length not mixed in": ("wgsl", "avalanche(mixed ^ 4u)", "avalanche(mixed)"),
+        "fmix's middle shift 15": ("wgsl", "z ^= z >> 13u;", "z ^= z >> 15u;"),
     },
 )
 
@@ -1032,6 +1070,9 @@ struct Params { C: u32, H: u32, W: u32, OH: u32, OW: u32 }
 @group(0) @binding(1) var<storage, read_write> data_col: array<f32>;
 @group(0) @binding(2) var<uniform> p: Params;
 
+// kernel-forge corpus: Caffe's im2col (read, not copied) for a 3x3 window, stride 2,
+// padding 1. An invocation owns one (channel, output pixel) and writes its nine entries
+// of the column matrix, whose rows are (channel, ky, kx); taps in the padding are 0.
 const KH: u32 = 3u;
 const KW: u32 = 3u;
 const STRIDE: i32 = 2;
@@ -1040,23 +1081,23 @@ const PAD: i32 = 1;
 @compute @workgroup_size(256)
 fn im2col(@builtin(global_invocation_id) gid: vec3<u32>) {
     let index = gid.x;
-    if (index >= p.C * p.OH * p.OW) { return; }
-    let w_out = index % p.OW;
-    let h_index = index / p.OW;
-    let h_out = h_index % p.OH;
-    let c_im = h_index / p.OH;
-    let c_col = c_im * KH * KW;
-    let h_in = i32(h_out) * STRIDE - PAD;
-    let w_in = i32(w_out) * STRIDE - PAD;
-    for (var i = 0u; i < KH; i++) {
-        for (var j = 0u; j < KW; j++) {
-            let h = h_in + i32(i);
-            let w = w_in + i32(j);
+    let plane = p.OH * p.OW;
+    if (index >= p.C * plane) { return; }
+    let ch = index / plane;
+    let oy = (index / p.OW) % p.OH;
+    let ox = index % p.OW;
+    let y0 = i32(oy) * STRIDE - PAD;
+    let x0 = i32(ox) * STRIDE - PAD;
+    for (var ky = 0u; ky < KH; ky++) {
+        for (var kx = 0u; kx < KW; kx++) {
+            let iy = y0 + i32(ky);
+            let ix = x0 + i32(kx);
             var v = 0.0;
-            if (h >= 0 && w >= 0 && h < i32(p.H) && w < i32(p.W)) {
-                v = data_im[(c_im * p.H + u32(h)) * p.W + u32(w)];
+            if (iy >= 0 && ix >= 0 && iy < i32(p.H) && ix < i32(p.W)) {
+                v = data_im[(ch * p.H + u32(iy)) * p.W + u32(ix)];
             }
-            data_col[((c_col + i * KW + j) * p.OH + h_out) * p.OW + w_out] = v;
+            let row = (ch * KH + ky) * KW + kx;
+            data_col[(row * p.OH + oy) * p.OW + ox] = v;
         }
     }
 }
@@ -1093,16 +1134,16 @@ IM2COL = Wild(
         test_sizes=("C=3,H=15,W=22", "C=1,H=1,W=1", "C=4,H=32,W=32"),
     ),
     {
-        "bottom edge read one row over": ("wgsl", "h < i32(p.H)", "h <= i32(p.H)"),
+        "bottom edge read one row over": ("wgsl", "iy < i32(p.H)", "iy <= i32(p.H)"),
         "kernel offsets transposed": (
             "wgsl",
-            "data_col[((c_col + i * KW + j)",
-            "data_col[((c_col + j * KH + i)",
+            "let row = (ch * KH + ky) * KW + kx;",
+            "let row = ch * KH * KW + kx * KH + ky;",
         ),
         "channel stride from the output": (
             "wgsl",
-            "data_im[(c_im * p.H + u32(h)) * p.W + u32(w)]",
-            "data_im[(c_im * p.OH + u32(h)) * p.W + u32(w)]",
+            "data_im[(ch * p.H + u32(iy)) * p.W + u32(ix)]",
+            "data_im[(ch * p.OH + u32(iy)) * p.W + u32(ix)]",
         ),
     },
 )
