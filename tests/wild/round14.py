@@ -1,6 +1,6 @@
 """Round 14 of kernels from the wild, merged into ``tests.wild.CORPUS``: general-purpose
-WGSL compute as public projects and tutorials write it. Conway's Game of Life as the
-"Your first WebGPU app" codelab writes it (a bare ``vec2f`` uniform, ``u32`` cells, a
+WGSL compute as public projects and tutorials write it. Conway's Game of Life after the
+"Your first WebGPU app" codelab (a bare ``vec2f`` uniform, ``u32`` cells, a
 ``switch`` on the neighbour count) over a torus whose sides are no power of two; an
 elementary cellular automaton (rule 110) bit-packed 32 cells to a ``u32`` word, bit-sliced
 over the eight patterns, with carries between words and two ping-pong entry points;
@@ -11,6 +11,27 @@ MIN); a level-synchronous BFS on a CSR graph with ``atomicMin`` and one launch p
 through an ``override``; and one pass of an LSD radix sort (digit counts in workgroup
 atomics, a serial scan, a stable local scatter) carrying a payload. Each has a numpy
 reference written the natural way and mutants that each hold one plausible bug.
+
+One kernel follows public code and is written for this corpus after it: read, not
+copied (the project's rule for public code: round 14 first took the Game of Life's
+shader verbatim, comments included, and it was rewritten on 2026-12-06). What is
+theirs is kept: the entry point ``computeMain``, the bindings (group, binding, name,
+type, access, order: the bare ``vec2f`` uniform ``grid``, ``cellStateIn`` with the
+default access, ``cellStateOut``), the ``u32`` cells, the 8 x 8 workgroup, the wrap by
+``%`` on ``u32`` in a helper and the ``switch`` on the neighbour count. What is ours:
+the comments, the helpers' and locals' names, the order of the neighbours and of the
+cases, the formatting, and (as before the rewrite) the wrap made safe by adding the side
+before stepping back and the bounds check on the board.
+
+- The "Your first WebGPU app" codelab's simulation shader (Google Codelabs,
+  googlecodelabs/your-first-webgpu-app, Apache-2.0, the compute shader of its "Run the
+  simulation" step; the stored index holds copies of it, not the codelab's own
+  repository, so no commit is pinned).
+
+The other six kernels (Rule 110, Gray-Scott, Mandelbrot, the integer division and
+remainder, the BFS, the radix pass) were written by the project for this corpus in the
+manner of public WGSL, copying no file (a search of the stored public code for their
+distinctive lines found no file they follow), and stay as written.
 
 What they found (the oracle left as it is): the oracle accepts any value where the
 reference's integer ``%`` or ``//`` divides by zero (``Expected.divided_by_zero``, masked
@@ -37,7 +58,7 @@ _LAVAPIPE_ORDER = (
     "LLVM 15.0.6, 256 bits); SwiftShader shows it"
 )
 
-# -- Conway's Game of Life, the WebGPU codelab's compute shader, with the wrap made safe ----
+# -- Conway's Game of Life after the WebGPU codelab's compute shader (read, not copied) ----
 # The codelab's cellIndex wraps with `%` on u32 and calls it with cell.x - 1: at x = 0 that
 # is 0xFFFFFFFF, whose remainder is the last column only when the side is a power of two
 # (the codelab's 32); the wrap below adds the side first.
@@ -47,45 +68,41 @@ _LIFE = """
 @group(0) @binding(1) var<storage> cellStateIn: array<u32>;
 @group(0) @binding(2) var<storage, read_write> cellStateOut: array<u32>;
 
-fn cellIndex(cell: vec2u) -> u32 {
-  return (cell.y % u32(grid.y)) * u32(grid.x) +
-         (cell.x % u32(grid.x));
+// A cell's slot on the torus: each coordinate taken modulo the board's side.
+fn torusSlot(at: vec2u) -> u32 {
+  let side = vec2u(grid);
+  return (at.y % side.y) * side.x + at.x % side.x;
 }
 
-fn cellActive(x: u32, y: u32) -> u32 {
-  return cellStateIn[cellIndex(vec2(x, y))];
+fn alive(col: u32, row: u32) -> u32 {
+  return cellStateIn[torusSlot(vec2u(col, row))];
 }
 
 @compute @workgroup_size(8, 8)
 fn computeMain(@builtin(global_invocation_id) cell: vec3u) {
-  if (cell.x >= u32(grid.x) || cell.y >= u32(grid.y)) {
+  let side = vec2u(grid);
+  if (cell.x >= side.x || cell.y >= side.y) {
     return;
   }
-  let w = u32(grid.x);
-  let h = u32(grid.y);
-  let left = cell.x + w - 1;
-  let down = cell.y + h - 1;
-  let activeNeighbors = cellActive(cell.x+1, cell.y+1) +
-                        cellActive(cell.x+1, cell.y) +
-                        cellActive(cell.x+1, down) +
-                        cellActive(cell.x, down) +
-                        cellActive(left, down) +
-                        cellActive(left, cell.y) +
-                        cellActive(left, cell.y+1) +
-                        cellActive(cell.x, cell.y+1);
+  // a step back is side - 1 steps forward, so no coordinate goes below 0
+  let west = cell.x + side.x - 1u;
+  let north = cell.y + side.y - 1u;
+  let east = cell.x + 1u;
+  let south = cell.y + 1u;
+  let count = alive(west, north) + alive(cell.x, north) + alive(east, north)
+            + alive(west, cell.y) + alive(east, cell.y)
+            + alive(west, south) + alive(cell.x, south) + alive(east, south);
 
-  let i = cellIndex(cell.xy);
-
-  // Conway's game of life rules:
-  switch activeNeighbors {
-    case 2: { // Active cells with 2 neighbors stay active.
-      cellStateOut[i] = cellStateIn[i];
+  let here = torusSlot(cell.xy);
+  switch count {
+    case 3: {  // born, or lives on
+      cellStateOut[here] = 1;
     }
-    case 3: { // Cells with 3 neighbors become or stay active.
-      cellStateOut[i] = 1;
+    case 2: {  // as it was
+      cellStateOut[here] = cellStateIn[here];
     }
-    default: { // Cells with < 2 or > 3 neighbors become inactive.
-      cellStateOut[i] = 0;
+    default: {  // too few or too many: empty
+      cellStateOut[here] = 0;
     }
   }
 }
@@ -133,18 +150,18 @@ LIFE = Wild(
     {
         "the codelab's wrap underflows": (
             "wgsl",
-            "let left = cell.x + w - 1;",
-            "let left = cell.x - 1;",
+            "let west = cell.x + side.x - 1u;",
+            "let west = cell.x - 1u;",
         ),
         "born with two neighbours": (
             "wgsl",
-            "cellStateOut[i] = cellStateIn[i];",
-            "cellStateOut[i] = 1;",
+            "cellStateOut[here] = cellStateIn[here];",
+            "cellStateOut[here] = 1;",
         ),
         "rows wrap by the width": (
             "wgsl",
-            "(cell.y % u32(grid.y)) * u32(grid.x)",
-            "(cell.y % u32(grid.x)) * u32(grid.x)",
+            "(at.y % side.y) * side.x",
+            "(at.y % side.x) * side.x",
         ),
     },
 )

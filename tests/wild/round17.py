@@ -11,6 +11,25 @@ feature map, one invocation per output column carrying its column of the running
 way, in float64 (``np.log1p``, vectorised over the channels; the attention as prefix
 sums), and mutants that each hold one plausible bug.
 
+The WKV is written for this corpus after BlinkDL's CUDA kernel: read, not copied (the
+project's rule for public code: round 17 first took its loop line for line into WGSL,
+BlinkDL's names with it, and it was rewritten on 2026-12-06). What is theirs is kept:
+the entry point ``wkv_forward`` and its bindings (group, binding, name, type, access,
+order) and ``Params``, an invocation per (batch, channel), the state as a numerator,
+a denominator and a running maximum exponent starting at -1e38, and the numerics in
+their order: the output's maximum of the state's exponent and ``u + k``, its two exps
+and the quotient, then the state decayed by ``w = -exp(time_decay)`` added to the
+exponent, the new maximum against ``k`` and the two weighted sums. What is ours: the
+comments, the locals' names, the index arithmetic and the formatting.
+
+- RWKV-4's WKV forward (BlinkDL/RWKV-LM at c43a17cf, Apache-2.0,
+  ``RWKV-v4/cuda/wkv_cuda.cu``, ``kernel_forward``), in WGSL as web-rwkv runs it.
+
+The selective scan and the causal linear attention were written by the project for
+this corpus after Mamba's ``selective_scan_fn`` interface and Katharopoulos et al.'s
+paper, copying no file (a search of the stored public code found none they follow),
+and stay as written.
+
 What they found, fixed in the oracle on 2026-12-03: the WKV mutant that drops the
 running maximum passed on lavapipe and SwiftShader. Under its keys' domain of (-100,
 100) no key past 4 was drawn: the normal family stops at 4 and the large magnitudes
@@ -27,44 +46,52 @@ from forge import BufferSpec, KernelSpec, Schedule, ceil_div
 
 from . import Wild
 
-# -- RWKV-4 WKV forward: y_t = (e^(u+k_t) v_t + sum_{i<t} e^(w(t-1-i)+k_i) v_i) / (same, 1) -
+# -- after RWKV-4's WKV: y_t = (e^(u+k_t) v_t + sum_{i<t} e^(w(t-1-i)+k_i) v_i) / (same, 1)
 
 _RWKV_WKV = """
 struct Params { B: u32, T: u32, C: u32 }
-@group(0) @binding(0) var<storage, read> time_decay: array<f32>;  // C, w = -exp(.)
-@group(0) @binding(1) var<storage, read> time_first: array<f32>;  // C, u
-@group(0) @binding(2) var<storage, read> k: array<f32>;           // B, T, C
-@group(0) @binding(3) var<storage, read> v: array<f32>;           // B, T, C
-@group(0) @binding(4) var<storage, read_write> y: array<f32>;     // B, T, C
+@group(0) @binding(0) var<storage, read> time_decay: array<f32>;  // (C): the decay is -exp of it
+@group(0) @binding(1) var<storage, read> time_first: array<f32>;  // (C): the current token's bonus
+@group(0) @binding(2) var<storage, read> k: array<f32>;           // (B, T, C)
+@group(0) @binding(3) var<storage, read> v: array<f32>;           // (B, T, C)
+@group(0) @binding(4) var<storage, read_write> y: array<f32>;     // (B, T, C)
 @group(0) @binding(5) var<uniform> params: Params;
 
+// An invocation per (batch, channel) walks that channel's tokens in order. The state
+// is a weighted sum of the past values (num) and the sum of their weights (den), both
+// held as multiples of exp(expo): the exponents grow with the keys, and only their
+// differences from the largest so far are ever exponentiated.
 @compute @workgroup_size(64)
 fn wkv_forward(@builtin(global_invocation_id) invocation: vec3<u32>) {
-    let index = invocation.x;
-    if (index >= params.B * params.C) { return; }
-    let b = index / params.C;
-    let c = index % params.C;
-    let w = -exp(time_decay[c]);
-    let u = time_first[c];
-    var aa = 0.0;
-    var bb = 0.0;
-    var pp = -1e38;
+    let lane = invocation.x;
+    if (lane >= params.B * params.C) { return; }
+    let channel = lane % params.C;
+    let first = (lane / params.C) * params.T * params.C + channel;
+    let decay = -exp(time_decay[channel]);
+    let bonus = time_first[channel];
+    var num = 0.0;
+    var den = 0.0;
+    var expo = -1e38;
     for (var t = 0u; t < params.T; t++) {
-        let i = (b * params.T + t) * params.C + c;
-        let kk = k[i];
-        let vv = v[i];
-        var ww = u + kk;
-        var p = max(pp, ww);
-        var e1 = exp(pp - p);
-        var e2 = exp(ww - p);
-        y[i] = (e1 * aa + e2 * vv) / (e1 * bb + e2);
-        ww = w + pp;
-        p = max(ww, kk);
-        e1 = exp(ww - p);
-        e2 = exp(kk - p);
-        aa = e1 * aa + e2 * vv;
-        bb = e1 * bb + e2;
-        pp = p;
+        let at = first + t * params.C;
+        let key = k[at];
+        let value = v[at];
+
+        // output: the state with this token added at weight exp(bonus + key)
+        let cur = bonus + key;
+        let top = max(expo, cur);
+        let old_w = exp(expo - top);
+        let new_w = exp(cur - top);
+        y[at] = (old_w * num + new_w * value) / (old_w * den + new_w);
+
+        // state: one step of decay, then this token at weight exp(key)
+        let aged = decay + expo;
+        let next = max(aged, key);
+        let keep = exp(aged - next);
+        let add = exp(key - next);
+        num = keep * num + add * value;
+        den = keep * den + add;
+        expo = next;
     }
 }
 """
@@ -120,17 +147,21 @@ RWKV_WKV = Wild(
         test_sizes=("B=2,T=64,C=40", "B=1,T=1,C=1", "B=1,T=300,C=8"),
     ),
     {
-        "no bonus for the current token": ("wgsl", "var ww = u + kk;", "var ww = kk;"),
+        "no bonus for the current token": (
+            "wgsl",
+            "let cur = bonus + key;",
+            "let cur = key;",
+        ),
         "decay grows the state": (
             "wgsl",
-            "let w = -exp(time_decay[c]);",
-            "let w = exp(time_decay[c]);",
+            "let decay = -exp(time_decay[channel]);",
+            "let decay = exp(time_decay[channel]);",
         ),
-        "state never decays": ("wgsl", "ww = w + pp;", "ww = pp;"),
+        "state never decays": ("wgsl", "let aged = decay + expo;", "let aged = expo;"),
         "exponents without the running maximum": (
             "wgsl",
-            "var p = max(pp, ww);",
-            "var p = 0.0;",
+            "let top = max(expo, cur);",
+            "let top = 0.0;",
         ),
     },
 )

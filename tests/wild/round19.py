@@ -11,6 +11,15 @@ statistic spans H of them. Each has a numpy reference written the way the framew
 documents the operator, in float64, and "eps outside the root" mutants
 (``(x - mean) / (sqrt(var) + eps)`` for ``(x - mean) * rsqrt(var + eps)``) beside the
 usual slips.
+
+These kernels were written by the project for this corpus, in the manner of the
+frameworks named (no file of theirs followed: the CUDA statistics kernel takes the
+name of PyTorch's ``batch_norm_collect_statistics`` and its Welford merge across the
+warp and the block, in a form of its own, far from ATen's templated
+``Normalization.cuh``; a search of the stored public code for their distinctive lines
+found no file they follow), so they are not copies of public code and stay as
+written (checked on 2026-12-06, when the rounds that took upstream text verbatim were
+rewritten in our own words).
 """
 
 from __future__ import annotations
