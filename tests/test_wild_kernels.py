@@ -186,7 +186,10 @@ def _offers(session, backend: str, kernel) -> bool:
     needs = kernel.features("wgsl", kernel.sources.get("wgsl"))
     if not needs & {"f16", "subgroups"}:
         return True
-    constraints = session.runner(backend).info.constraints
+    try:
+        constraints = session.runner(backend).info.constraints
+    except Exception:  # noqa: BLE001  (an adapter that cannot open says so in its own tests)
+        return True
     return ("f16" not in needs or constraints.shader_f16) and (
         "subgroups" not in needs or constraints.subgroups
     )

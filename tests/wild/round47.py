@@ -40,19 +40,23 @@ and the WebGPU ports.
   output order depends on the atomics: the output is ``unordered`` with a sentinel
   (round 36's ``filter_arr`` is the cooperative-groups form of the same filter).
 - A tensor-core tile with inline PTX: Bruce-Lee-LY/cuda_hgemm at 0d26c2e4 (MIT),
-  ``src/mma/mma_naive.cu`` and the macros of ``src/common/ptx.h``: one warp a 16 x 8
-  tile of C, A (M x K, row-major) and B (N x K: column-major K x N) staged in shared
-  memory, ``ldmatrix.x4``/``.x2`` and ``mma.sync.aligned.m16n8k16.row.col``. Taken with
-  the tutorial's ``cp.async.cg`` loads (its ``mma_async`` kernels' ``CP_ASYNC_CG``,
-  commit and wait) and f32 accumulators (``.f32.f16.f16.f32``, a float C), the form
-  its f16-accumulating kernel takes when an f32 result is wanted; sm_80 and later.
+  ``src/mma/mma_naive.cu``'s geometry (one warp a 16 x 8 tile of C, A M x K row-major
+  and B N x K, column-major K x N, staged in shared memory, ``ldmatrix.x4``/``.x2`` and
+  ``mma.sync.aligned.m16n8k16.row.col``) with ``src/mma/mma_async.cu``'s name,
+  signature and loads (``mmaAsyncKernel(A, B, C, size_t M, N, K)``: 16 bytes a lane by
+  ``cp.async.cg``, ``commit_group``, ``wait_group 0``, then ``__syncthreads``) and the
+  macros of ``src/common/ptx.h``. Ours: the f32 accumulators (the tutorial accumulates
+  in f16, ``.f16.f16.f16.f16`` into a half C; here ``.f32.f16.f16.f32`` into a float
+  C, each K tile's product added into ``acc_t`` accumulators, the form a mutant can
+  narrow to half) and the fragment stored straight from registers; sm_80 and later.
+  The port (f16 on lavapipe) keeps the fragment mapping and the per-tile f32 sums.
 - A kernel with a debug ``printf`` left in: a SAXPY printing its arguments from thread 0
-  of block 0, the way cuda-samples' ``simplePrintf`` prints (NVIDIA/cuda-samples,
-  ``Samples/0_Introduction/simplePrintf/simplePrintf.cu``). NVRTC has ``printf``
-  built in (``vprintf``); the driver writes what a kernel prints to the process's
-  stdout when the launch is synchronised: the oracle runs device code in a worker
-  whose stdout is ``/dev/null`` (``oracle._spawn``), so the print goes nowhere and
-  cannot reach a report or the worker's pipes.
+  of block 0, the way cuda-samples' ``simplePrintf`` prints (NVIDIA/cuda-samples at
+  ca37378c, BSD-3-Clause, ``Samples/0_Introduction/simplePrintf/simplePrintf.cu``; the
+  SAXPY is ours). NVRTC has ``printf`` built in (``vprintf``); the driver writes what
+  a kernel prints to the process's stdout when the launch is synchronised: the oracle
+  runs device code in a worker whose stdout is ``/dev/null`` (``oracle._spawn``), so
+  the print goes nowhere and cannot reach a report or the worker's pipes.
 
 What they showed is pinned in tests/test_wild_round47.py and summed up there.
 """
@@ -128,26 +132,29 @@ static __device__ __forceinline__ float vec_dot_q8_0_q8_1(
     return vec_dot_q8_0_q8_1_impl<VDR_Q8_0_Q8_1_MMVQ>(v, u, __half2float(bq8_0->d), __low2float(bq8_1->ds));
 }
 
-// one warp a row (blockDim = (WARP_SIZE, 1)); each group of QI8_0 / vdr = 4 lanes takes
+typedef float (*vec_dot_q_cuda_t)(const void * __restrict__ vbq, const block_q8_1 * __restrict__ bq8_1, const int & iqs);
+
+// one warp a row (blockDim = (WARP_SIZE, 1)); each group of qi / vdr = 4 lanes takes
 // a block, each lane vdr ints of it, a warp stepping over 8 blocks at a time
-extern "C" __global__ void mul_mat_vec_q8_0_q8_1(
+template <int qk, int qi, typename block_q_t, int vdr, vec_dot_q_cuda_t vec_dot_q_cuda>
+static __global__ void mul_mat_vec_q(
     const void * __restrict__ vx, const void * __restrict__ vy, float * __restrict__ dst,
     const int ncols_x, const int nrows_x) {
     const int row = blockIdx.x * blockDim.y + threadIdx.y;
     if (row >= nrows_x) {
         return;
     }
-    const int blocks_per_row = ncols_x / QK8_0;
-    const int blocks_per_warp = VDR_Q8_0_Q8_1_MMVQ * WARP_SIZE / QI8_0;
-    const block_q8_0 * x = (const block_q8_0 *) vx;
+    const int blocks_per_row = ncols_x / qk;
+    const int blocks_per_warp = vdr * WARP_SIZE / qi;
+    const block_q_t * x = (const block_q_t *) vx;
     const block_q8_1 * y = (const block_q8_1 *) vy;
 
     float tmp = 0.0f;  // this lane's share of the row
-    for (int i = threadIdx.x / (QI8_0 / VDR_Q8_0_Q8_1_MMVQ); i < blocks_per_row; i += blocks_per_warp) {
+    for (int i = threadIdx.x / (qi / vdr); i < blocks_per_row; i += blocks_per_warp) {
         const int ibx = row * blocks_per_row + i;  // the weight block
-        const int iby = i * (QK8_0 / QK8_1);       // the activation block beside it
-        const int iqs = VDR_Q8_0_Q8_1_MMVQ * (threadIdx.x % (QI8_0 / VDR_Q8_0_Q8_1_MMVQ));
-        tmp += vec_dot_q8_0_q8_1(&x[ibx], &y[iby], iqs);
+        const int iby = i * (qk / QK8_1);          // the activation block beside it
+        const int iqs = vdr * (threadIdx.x % (qi / vdr));
+        tmp += vec_dot_q_cuda(&x[ibx], &y[iby], iqs);
     }
 
 #pragma unroll
@@ -189,7 +196,7 @@ fn get_int_b2(block: u32, i32_: u32) -> u32 {
 }
 
 @compute @workgroup_size(32, 1)
-fn mul_mat_vec_q8_0_q8_1(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+fn mul_mat_vec_q(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
     let row = i32(wg.x);
     let lane = i32(lid.x);
     let blocks_per_row = p.ncols_x / QK8_0;
@@ -269,7 +276,11 @@ def _mmvq_reference(vx, vy, dst, nrows, ncols):
 MMVQ = Wild(
     KernelSpec(
         id="wild_r47_llama_cpp_mmvq_q8_0_q8_1_dp4a",
-        entry_point="mul_mat_vec_q8_0_q8_1",
+        entry_point="mul_mat_vec_q",
+        # the host's mul_mat_vec_q8_0_q8_1_cuda launches this instance
+        entry_points={
+            "cuda": "mul_mat_vec_q<QK8_0, QI8_0, block_q8_0, VDR_Q8_0_Q8_1_MMVQ, vec_dot_q8_0_q8_1>"
+        },
         sources={"cuda": _MMVQ_CUDA, "wgsl": _MMVQ_WGSL},
         dims=("nrows", "ncols"),
         buffers=(
@@ -302,8 +313,8 @@ MMVQ = Wild(
     {
         "CUDA: a lane's ints one apart, not vdr": (
             "cuda",
-            "const int iqs = VDR_Q8_0_Q8_1_MMVQ * (threadIdx.x % (QI8_0 / VDR_Q8_0_Q8_1_MMVQ));",
-            "const int iqs = threadIdx.x % (QI8_0 / VDR_Q8_0_Q8_1_MMVQ);",
+            "const int iqs = vdr * (threadIdx.x % (qi / vdr));",
+            "const int iqs = threadIdx.x % (qi / vdr);",
         ),
         "CUDA: the activation's sum taken for its scale": (
             "cuda",
