@@ -11,13 +11,22 @@
   f16 mutants were given to SwiftShader, which has no f16, and skipped as unsupported
   there: they ran nowhere. A mutant now goes to the other adapter where the chosen one
   lacks a feature it needs (seven mutants of rounds 1 to 40 ran again: all fail).
-- A kernel that keeps state in its module (threadFenceReduction's ``__device__
-  unsigned int retirementCount``): the CUDA backend loads a module once per context
-  and runs it for every launch, so a kernel that leaves the counter set is right on
-  its first launch and wrong on the next; the oracle's rerun (a second launch of the
-  loaded module after the judged one) is what catches it. Shown on the simulated
-  driver below; on the GPU the mutant "the counter left set for the next launch" must
-  fail the same way. The WebGPU port keeps the counter in a buffer, judged to be 0.
+- An oracle gap, fixed: a kernel that keeps state in its module (threadFenceReduction's
+  ``__device__ unsigned int retirementCount``). The CUDA backend loaded a module once
+  a context and launched it for every run, so a kernel that leaves the counter set is
+  right on its first launch; in the second no block draws the last ticket (the
+  partials are never summed), and from the third on a block draws it early (every
+  launch takes gridDim.x tickets of a cycle of gridDim.x + 1), summing partials that
+  may not be written yet: a race. The second launch was the rerun of the input set
+  holding NaN, whose sum is NaN in element 0 either way, so where the blocks' order
+  hid the race the mutant passed (shown on the simulated driver). The oracle now
+  loads the module afresh before each judged run of a kernel with a writable
+  file-scope ``__device__`` variable no buffer fills (``Plan.fresh_module``,
+  ``forge.sources.cuda_module_state``, ``SlabContext.forget_compiled``): each input
+  set's rerun is its module's second launch, as in a new program, and the finite
+  set's fails. Timed runs (``samples`` > 0) come between the judged run and the rerun,
+  so there the rerun is a later launch and only the race shows it. The WebGPU port
+  keeps the counter in a buffer, judged to be 0 after.
 - A device ``printf`` left in: NVRTC lowers it to ``vprintf``; the driver writes what
   it prints to the process's stdout at the next synchronisation, and the oracle runs
   device code in a worker whose stdout is ``/dev/null``, so the print cannot reach a
@@ -27,6 +36,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 from types import SimpleNamespace
 
@@ -34,6 +44,7 @@ import numpy as np
 import pytest
 
 import oracle
+from forge import BufferSpec
 from tests.test_cuda_fake_driver import device_array, fake_driver, ptr, u32  # noqa: F401
 from tests.wild import CORPUS, mutant
 from tests.wild.round47 import FENCE_REDUCTION, PRINTF_SAXPY
@@ -43,11 +54,12 @@ _SINGLE_PASS = "_Z16reduceSinglePassILj128ELb0EEvPKfPfj"
 
 
 def _single_pass(resets: bool, partials_first: bool):
-    """reduceSinglePass on the simulated driver, its ``retirementCount`` kept between
-    launches as the loaded module keeps it. Blocks retire in order, each taking a ticket
-    with ``atomicInc(&retirementCount, gridDim.x)`` after writing its partial sum; the
-    block drawing the last ticket sums ``g_odata`` as memory holds it then (and, as the
-    sample does, sets the counter back to 0). ``partials_first``: every block writes its
+    """reduceSinglePass on the simulated driver (the kernel and its module's variables),
+    its ``retirementCount`` kept between launches as the loaded module keeps it. Blocks
+    retire in order, each taking a ticket with ``atomicInc(&retirementCount,
+    gridDim.x)`` after writing its partial sum; the block drawing the last ticket sums
+    ``g_odata`` as memory holds it then (and, as the sample does, sets the counter back
+    to 0). ``partials_first``: every block writes its
     partial before any takes a ticket (blocks running side by side, as 64 blocks do on
     an H100); else each block finishes before the next starts (another legal order)."""
     module = {"retirementCount": 0}
@@ -72,13 +84,21 @@ def _single_pass(resets: bool, partials_first: bool):
                 if resets:
                     module["retirementCount"] = 0
 
-    return kernel
+    return kernel, module
 
 
 def _evaluate_single_pass(fake, resets: bool, partials_first: bool):
     from backends.cuda import CudaComputeContext
 
-    fake.kernels[_SINGLE_PASS] = (_single_pass(resets, partials_first), (8, 8, 4))
+    kernel_fn, module = _single_pass(resets, partials_first)
+    fake.kernels[_SINGLE_PASS] = (kernel_fn, (8, 8, 4))
+    load = fake.cuModuleLoadData
+
+    def load_afresh(image):  # a loaded module's variables start from their initializers
+        module["retirementCount"] = 0
+        return load(image)
+
+    fake.cuModuleLoadData = load_afresh
     kernel = (
         FENCE_REDUCTION.kernel
         if resets
@@ -86,7 +106,9 @@ def _evaluate_single_pass(fake, resets: bool, partials_first: bool):
     )
     with CudaComputeContext(1 << 24) as ctx:
         ev = oracle.evaluate(ctx, kernel, size=20011, samples=0, warmups=0)
-        assert ctx.module_loads == 1  # one module, launched for every run
+        # loaded afresh for each input set's judged run (all, finite), then launched
+        # again for its rerun
+        assert ctx.module_loads == len(ev.input_sets) == 2
     return ev
 
 
@@ -108,21 +130,41 @@ def test_a_counter_left_set_is_caught_when_the_early_last_block_reads_unwritten_
     assert ev.failing, ev.report()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="oracle gap: a kernel leaving state in its module is caught deterministically "
-    "only by a launch where that state changes the values; for threadFenceReduction "
-    "without its reset that is the second launch of the module (no block draws the last "
-    "ticket), which is the rerun of the input set holding NaN, whose sum is NaN in "
-    "element 0 either way; later launches have a last block, early, so only a race "
-    "(partials not yet written) shows it. Judging a fresh module's finite input set "
-    "first (or reloading the module for it) would make the rerun see it every time",
-)
 def test_a_counter_left_set_is_caught_when_every_partial_is_written_before_the_tickets(
     fake_driver,  # noqa: F811
 ):
+    """The order in which the early last block reads only finished partials: the
+    values show the counter left set only in a launch where no block draws the last
+    ticket, the second launch of the module. That was the rerun of the input set
+    holding NaN (whose sum is NaN in element 0 either way) and the mutant passed; the
+    oracle now loads the module afresh before each judged run of a kernel that keeps
+    state in it (``Plan.fresh_module``), so the finite set's rerun is such a launch."""
     ev = _evaluate_single_pass(fake_driver, resets=False, partials_first=True)
     assert ev.failing, ev.report()
+    check = ev.outputs["g_odata"]
+    assert check.comparison.passed and check.later is not None and not check.later.passed
+    assert "after the timed runs" in ev.report()
+
+
+def test_module_state_is_a_writable_file_scope_device_variable_no_buffer_fills():
+    from forge.sources import cuda_module_state
+    from oracle._plan import _keeps_module_state
+
+    source = (
+        "__constant__ float c_Kernel[17];\n"
+        "__device__ const int kSteps = 3;\n"
+        "static __device__ unsigned int counter = 0, total;  // state\n"
+        "__device__ float half_of(float x) { __shared__ int s; return x / 2; }\n"
+        "namespace n { __device__ int hidden; }\n"
+    )
+    assert cuda_module_state(source) == ("counter", "total")
+    fence = FENCE_REDUCTION.kernel
+    assert _keeps_module_state(fence, fence.sources["cuda"])
+    filled = BufferSpec(2, "u32", "read_write", name="retirementCount", count=1)
+    copied = dataclasses.replace(fence, buffers=(*fence.buffers, filled))
+    assert not _keeps_module_state(copied, fence.sources["cuda"])  # copied in each launch
+    saxpy = PRINTF_SAXPY.kernel
+    assert not _keeps_module_state(saxpy, saxpy.sources["cuda"])
 
 
 def test_a_device_printf_compiles_to_vprintf_and_the_worker_discards_stdout():
