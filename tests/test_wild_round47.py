@@ -32,6 +32,16 @@
   device code in a worker whose stdout is ``/dev/null``, so the print cannot reach a
   report or the worker's pipes (an in-process CUDA context, ``isolate=False``, prints
   to the caller's stdout, as the CUDA runtime does).
+
+What only the GPU can show: every CUDA run (the originals' values, the CUDA mutants
+failing); the three CUDA races (reduction #6 without ``volatile``, and with a
+``__syncwarp()`` dropped; where their values pass, compute-sanitizer must find them,
+and racecheck may find the classic form's last warp racy too, as it formally is since
+Volta); the counter left set failing on the finite set's rerun; the WebGPU port of the
+retirement counter on NVIDIA, which leans on ordering WGSL does not promise
+(``storageBarrier`` orders a workgroup's own accesses, atomics are relaxed); where the
+driver puts ``printf``'s text in a ``--no-isolate`` run (the process's stdout, where
+``kforge check --json`` writes).
 """
 
 from __future__ import annotations
