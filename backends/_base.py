@@ -340,6 +340,19 @@ class SlabContext(OracleContext):
             self._abandoned = True
             self._abandon()
 
+    @_api
+    def forget_compiled(self, kernel: KernelSpec) -> None:
+        """Forget what this context compiled and loaded for kernels with ``kernel``'s
+        id, so that the next run compiles it (from the disk cache) and loads it afresh:
+        what the oracle asks before judging a CUDA kernel that keeps state in its
+        module (``oracle._plan.Plan.fresh_module``), as a new program would load it.
+        What was loaded stays until the context closes."""
+        for known in [k for k in list(self._by_kernel) if k.id == kernel.id]:
+            del self._by_kernel[known]
+        for key, compiled in list(self._pipelines.items()):
+            if getattr(getattr(compiled, "kernel", None), "id", None) == kernel.id:
+                del self._pipelines[key]
+
     def close(self) -> None:
         """Release the device resources; idempotent, and safe from any thread (it waits
         for a call in progress on another thread to return)."""

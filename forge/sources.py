@@ -45,6 +45,7 @@ __all__ = [
     "cuda_function_name",
     "cuda_parameter_texts",
     "cuda_device_variables",
+    "cuda_module_state",
     "cuda_grid_sync",
     "CudaField",
     "cuda_struct_fields",
@@ -1065,16 +1066,11 @@ def _declared_names(body: str) -> list[str]:
     return names
 
 
-@_cached
-def cuda_device_variables(source: str) -> tuple[str, ...]:
-    """The names of the ``__constant__`` and ``__device__`` variables ``source``
-    defines at file scope (``__constant__ float c_Kernel[17];``, ``static __device__
-    int counter;``), in order: what cuda-samples fill with ``cudaMemcpyToSymbol``.
-    Those inside a namespace, a struct or a function, and ``extern`` ones, are left
-    out."""
-    text = strip_comments(source)
+def _file_scope(source: str) -> str:
+    """``source``'s text at brace depth 0, each block kept as ``{}``, without comments
+    and preprocessor lines: where file-scope declarations are."""
     top, depth = [], 0
-    for char in text:  # the text at brace depth 0, each block kept as "{}"
+    for char in strip_comments(source):
         if char == "{":
             depth += 1
             if depth == 1:
@@ -1085,11 +1081,36 @@ def cuda_device_variables(source: str) -> tuple[str, ...]:
                 top.append("}")
         elif depth == 0:
             top.append(char)
-    flat = re.sub(r"^\s*#.*$", "", "".join(top), flags=re.M)  # preprocessor lines
+    return re.sub(r"^\s*#.*$", "", "".join(top), flags=re.M)
+
+
+@_cached
+def cuda_device_variables(source: str) -> tuple[str, ...]:
+    """The names of the ``__constant__`` and ``__device__`` variables ``source``
+    defines at file scope (``__constant__ float c_Kernel[17];``, ``static __device__
+    int counter;``), in order: what cuda-samples fill with ``cudaMemcpyToSymbol``.
+    Those inside a namespace, a struct or a function, and ``extern`` ones, are left
+    out."""
     return tuple(
         name
-        for m in _DEVICE_VARIABLE.finditer(flat)
+        for m in _DEVICE_VARIABLE.finditer(_file_scope(source))
         if re.search(r"\b__(constant|device)__\b", m.group(1))
+        for name in _declared_names(m.group(2))
+    )
+
+
+@_cached
+def cuda_module_state(source: str) -> tuple[str, ...]:
+    """The file-scope variables of ``source`` a kernel may write and a later launch of
+    the same loaded module reads again: the writable ``__device__`` ones (not
+    ``__constant__``, not ``const``), such as threadFenceReduction's ``__device__
+    unsigned int retirementCount``, which the last block sets back to 0 for the next
+    launch. A subset of ``cuda_device_variables``, in order."""
+    return tuple(
+        name
+        for m in _DEVICE_VARIABLE.finditer(_file_scope(source))
+        if re.search(r"\b__device__\b", m.group(1))
+        and not re.search(r"\b(__constant__|const)\b", m.group(1))
         for name in _declared_names(m.group(2))
     )
 

@@ -162,6 +162,10 @@ class Plan:
     # poison the context's scratch memory before the judged run and the rerun
     # (``SCRATCH_POISON``); off under compute-sanitizer, whose runs judge no values
     poison_scratch: bool = True
+    # load the kernel's module afresh before the judged run: a CUDA kernel that keeps
+    # state in it (``forge.sources.cuda_module_state``), so that the judged run is the
+    # module's first launch and the rerun its second, as in a new program
+    fresh_module: bool = False
 
 
 @dataclass(frozen=True)
@@ -354,7 +358,19 @@ def build_plan(
         samples,
         timeout_s,
         energy_s=energy_s if samples else 0.0,
+        fresh_module=target == "cuda" and _keeps_module_state(kernel, source),
     )
+
+
+def _keeps_module_state(kernel: KernelSpec, source: str) -> bool:
+    """Whether the CUDA ``source`` has a writable file-scope ``__device__`` variable
+    that no buffer is copied into (a buffer named like it is, before each launch):
+    state its module keeps from one launch to the next (threadFenceReduction's
+    retirement counter)."""
+    from forge.sources import cuda_module_state
+
+    names = {spec.name for spec in kernel.buffers}
+    return any(name not in names for name in cuda_module_state(source))
 
 
 def _read(ctx: OracleContext, view) -> np.ndarray:
@@ -395,6 +411,10 @@ def execute(ctx: OracleContext, plan: Plan) -> Outcome:
             views.append(view)
             bound.append(view.window(region.start, region.length) if region.windowed else view)
         with np.errstate(all="ignore"):  # a host backend meets the edge cases too
+            if plan.fresh_module:
+                forget = getattr(ctx, "forget_compiled", None)  # a context of the contract
+                if callable(forget):
+                    forget(plan.kernel)
             _poison_scratch(ctx, plan, SCRATCH_POISON[0])
             run(plan.kernel, plan.schedule, bound, plan.size, 0, 1, **kwargs)
             outcome.ran = True

@@ -1552,6 +1552,10 @@ from tests.wild.round46 import ROUND46  # noqa: E402  (round 46: tests/wild/roun
 
 CORPUS.update(ROUND46)
 
+from tests.wild.round47 import ROUND47  # noqa: E402  (round 47: tests/wild/round47.py)
+
+CORPUS.update(ROUND47)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
