@@ -63,10 +63,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         from forge.errors import ForgeError
 
+        from ._output import json_stdout
+
         parser = build_parser()
         args = parser.parse_args(argv)
         try:
-            return int(args.run(args) or 0)
+            with json_stdout(bool(getattr(args, "json", False))):
+                return int(args.run(args) or 0)
         except KeyboardInterrupt:
             print(f"kforge {args.command}: interrupted", file=sys.stderr)
             return 130

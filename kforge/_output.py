@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import io
 import json
+import os
 import sys
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -19,6 +21,7 @@ from forge.schedule import Schedule
 
 __all__ = [
     "print_json",
+    "json_stdout",
     "print_table",
     "add_json_flag",
     "console",
@@ -40,8 +43,46 @@ def add_json_flag(parser) -> None:
     parser.add_argument("--json", action="store_true", help="print JSON for machines")
 
 
+#: The file descriptor ``print_json`` writes to while ``json_stdout`` holds stdout.
+_JSON_FD: int | None = None
+
+
 def print_json(data: Any) -> None:
-    print(json.dumps(data, indent=2, sort_keys=True, default=str))
+    text = json.dumps(data, indent=2, sort_keys=True, default=str) + "\n"
+    if _JSON_FD is None:
+        sys.stdout.write(text)
+        return
+    view = memoryview(text.encode())
+    while view:
+        view = view[os.write(_JSON_FD, view) :]
+
+
+@contextlib.contextmanager
+def json_stdout(enabled: bool) -> Iterator[None]:
+    """While a ``--json`` command runs, keep standard output for its JSON alone: what
+    anything else writes there goes to standard error instead, both Python's prints
+    (a reference function's debug print) and what C code writes to file descriptor 1
+    (the CUDA driver's copy of a kernel's device ``printf``, in a kernel run in this
+    process, ``--no-isolate``). Nothing changes where stdout is not descriptor 1 (a
+    test's captured stream)."""
+    global _JSON_FD
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, io.UnsupportedOperation):
+        fd = None
+    if not enabled or fd != 1 or _JSON_FD is not None:
+        yield
+        return
+    sys.stdout.flush()
+    _JSON_FD = os.dup(1)
+    os.dup2(2, 1)
+    try:
+        yield
+    finally:
+        sys.stdout.flush()
+        os.dup2(_JSON_FD, 1)
+        os.close(_JSON_FD)
+        _JSON_FD = None
 
 
 def print_table(

@@ -82,3 +82,59 @@ def test_names_stay_whole_however_long_the_other_cells(capsys):
     assert any("layernorm_bf16_with_a_long_name" in line for line in lines)
     assert any("cuda-secondary" in line for line in lines)
     assert all(len(line) <= 160 for line in lines)
+
+
+_PRINTS_BESIDE_JSON = """
+import os, sys
+from kforge._output import json_stdout, print_json
+with json_stdout(True):
+    os.write(1, b"device printf: block 0 says hi\\n")  # as the CUDA driver writes it
+    print("a reference's debug print")
+    print_json({"passed": True})
+print("after the command")
+"""
+
+
+def test_json_output_keeps_stdout_for_the_json_alone():
+    """Under ``--json`` what a kernel run in this process prints (a device ``printf``,
+    which the CUDA driver writes to descriptor 1) or a reference function prints goes
+    to stderr: stdout parses as the JSON, and nothing printed is lost."""
+    result = subprocess.run(
+        [sys.executable, "-c", _PRINTS_BESIDE_JSON], capture_output=True, text=True, check=True
+    )
+    head, _, tail = result.stdout.partition("}\n")
+    assert json.loads(head + "}") == {"passed": True} and tail == "after the command\n"
+    assert "block 0 says hi" in result.stderr and "debug print" in result.stderr
+
+
+_CHATTY_CHECK = """
+import dataclasses, sys
+import forge
+import forge.registry as registry
+import kforge
+
+base = forge.get_kernel("raw_affine")
+
+
+def chatty(*arrays):
+    print("the reference says hi")
+    return base.reference(*arrays)
+
+
+registry._kernel_table()["chatty_affine"] = dataclasses.replace(
+    base, id="chatty_affine", reference=chatty
+)
+argv = ["check", "chatty_affine", "--backend", "reference", "--json", "--no-isolate"]
+sys.exit(kforge.main(argv + ["--samples", "0"]))
+"""
+
+
+def test_check_json_parses_though_the_kernels_reference_prints():
+    """``kforge check --json`` of a kernel whose numpy reference prints (a debug print
+    left in): the prints reach stderr, and stdout is the check's JSON, whole."""
+    result = subprocess.run(
+        [sys.executable, "-c", _CHATTY_CHECK], capture_output=True, text=True, check=True
+    )
+    data = json.loads(result.stdout)
+    assert data["passed"] is True and data["format"].startswith("kforge-check/")
+    assert "the reference says hi" in result.stderr
