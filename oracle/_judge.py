@@ -25,6 +25,7 @@ from forge.errors import InvalidArgument
 from forge.kernel import Access, KernelSpec
 from forge.layout import as_elements
 from forge.sources import strip_comments, wgsl_bindings, wgsl_packed_f16
+from forge.textures import unorm8_bytes, unorm8_codes, unorm8_values
 from forge.types import is_float_dtype
 
 from ._builtins import (
@@ -110,6 +111,33 @@ def _leaf_tolerance(
     if expected.reference_backend is not None:
         tol = tol.loosest(resolve_tolerance(dtype, table, expected.reference_backend, tolerance))
     return builtin_floor(tol, kernel, info.target, dtype)  # the language's own error bounds
+
+
+def _unorm_comparison(
+    got: np.ndarray, want: np.ndarray, tol: Any, expected: Expected, label: str, wgsl: bool
+) -> Comparison:
+    """An rgba8unorm output (``got``: the bytes as ``k / 255``) against the floats the
+    reference stores (``want``): each byte must be one a conforming device may store
+    for a float within ``tol`` (and a long sum's rounding bound) of the reference's,
+    ``forge.textures.unorm8_codes`` (Vulkan's float-to-unorm rule: the two nearest
+    codes, the exact one for an integer), and no other; judged then exactly against
+    the accepted code nearest to the reference's, so a report shows bytes as floats."""
+    w = np.asarray(want, np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        slack = tol.atol + tol.rtol * np.abs(w)
+        slack = slack + tol.ulp * np.spacing(np.abs(want.astype(np.float32))).astype(np.float64)
+    slack = np.nan_to_num(slack, nan=0.0, posinf=0.0)
+    codes = unorm8_bytes(got)
+    low, high = unorm8_codes(w, slack)
+    accepted = (codes >= low) & (codes <= high)
+    summed = None if accepted.all() else expected.rounding_bound(wgsl).get(label)
+    if summed is not None and np.size(summed) == w.size:
+        slack = slack + np.nan_to_num(np.asarray(summed, np.float64).reshape(w.shape))
+        low, high = unorm8_codes(w, slack)
+        accepted = (codes >= low) & (codes <= high)
+    target = np.where(accepted, codes, unorm8_bytes(w))
+    exact = dataclasses.replace(tol, atol=0.0, rtol=0.0, ulp=0)
+    return compare(got, unorm8_values(target).reshape(want.shape), exact)
 
 
 def _compare_leaf(
@@ -512,6 +540,9 @@ def _judge_output(
     tf32 = rounds_to_tf32(kernel, info.target)
     inverse_trig = wgsl and calls_inverse_trig(kernel)
     check_unwritten = spec.initial is None and not spec.inout
+    # an rgba8unorm texture: the device converts the floats the reference stores
+    unorm = info.target is not None and spec.texture_format is not None
+    unorm = unorm and spec.texture_format.unorm
     first_leaf = True
     flushed_leaves = [dict(leaves(region.label, f)) for f in flushed]
     later_leaves = dict(leaves(region.label, later)) if later is not None else {}
@@ -531,8 +562,11 @@ def _judge_output(
             tf32,
             inverse_trig,
         )
-        comparison = _compare_leaf(got_leaf, want_leaf, tol, masks, *judging)
-        if flushed and not comparison.passed and len(flushed_leaves) == 1:
+        if unorm:
+            comparison = _unorm_comparison(got_leaf, want_leaf, tol, expected, label, wgsl)
+        else:
+            comparison = _compare_leaf(got_leaf, want_leaf, tol, masks, *judging)
+        if flushed and not comparison.passed and len(flushed_leaves) == 1 and not unorm:
             operations = expected.flushed_operations()[region.label]
             operations = order(_halves(operations) if packed else operations)
             flushed_leaves.append(dict(leaves(region.label, operations)))

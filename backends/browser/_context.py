@@ -18,7 +18,7 @@ from importlib import metadata
 from itertools import count
 
 from forge.allocator import SlabAllocator
-from forge.errors import ForgeError
+from forge.errors import ForgeError, UnsupportedFeature
 from forge.sources import wgsl_with_subgroups_enabled
 from forge.types import AdapterConstraints, AdapterIdentity, BufferView, MemoryTopology
 
@@ -39,6 +39,7 @@ from .._webgpu import (
     slab_sizes,
     slot_accesses,
     step_slots,
+    texture_slots,
 )
 from ._chromium import in_browser
 from ._page import INLINE_LIMIT, PART, Command, Page
@@ -308,6 +309,13 @@ class BrowserComputeContext(SlabContext):
         """A pipeline per launch (its entry point and override constants), each with
         the explicit layouts of the access the shader declares."""
         kernel = launch.kernel
+        if any(texture_slots(kernel, source)):  # checked as on wgpu first: typed errors
+            raise UnsupportedFeature(
+                f"kernel {kernel.id} binds textures (BufferSpec(texture=...)); texture "
+                "bindings are unsupported on the browser backend, because kforge.js binds "
+                "buffers only so far (no GPUTexture made, filled and copied back around the "
+                "launches): they run on the wgpu backend"
+            )
         slots = slot_accesses(kernel, source, launch.steps, launch.size)
         groups = layout_groups(kernel, self._limits, slots)
         ids = []
