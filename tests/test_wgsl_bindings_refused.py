@@ -164,10 +164,13 @@ def test_a_buffer_the_kernel_does_not_declare_is_named_with_what_to_declare(
     assert oracle.evaluate(session.runner(backend), declared, size=256, samples=0).passed
 
 
-def test_the_same_image_kernel_without_its_sampler_runs_declared_as_textures(request, session):
+@pytest.mark.parametrize("backend", ["wgpu", "browser"])
+def test_the_same_image_kernel_without_its_sampler_runs_declared_as_textures(
+    request, backend, session
+):
     """Textures are bound now (tests/test_wgsl_textures.py): the blur above without its
-    sampler, its images declared ``texture=``, is checked on wgpu."""
-    require_available(request.config, "wgpu")
+    sampler, its images declared ``texture=``, is checked."""
+    require_available(request.config, backend)
     source = _BLUR.replace("@group(0) @binding(2) var samp: sampler;\n", "")
     kernel = KernelSpec(
         id="textured_half",
@@ -182,5 +185,5 @@ def test_the_same_image_kernel_without_its_sampler_runs_declared_as_textures(req
         grid=lambda schedule, size: (ceil_div(size.dims["W"], 8), ceil_div(size.dims["H"], 8), 1),
         schedules=(Schedule((8, 8)),),
     )
-    ev = oracle.evaluate(session.runner("wgpu"), kernel, size=Size({"H": 9, "W": 23}), samples=0)
+    ev = oracle.evaluate(session.runner(backend), kernel, size=Size({"H": 9, "W": 23}), samples=0)
     assert ev.verdict is Verdict.PASS, ev.report()
