@@ -53,6 +53,8 @@ __all__ = [
     "texture_slots",
     "TEXTURES_SUPPORTED",
     "texture_copies",
+    "texture_extent",
+    "texture_writers",
 ]
 
 #: The bind group layout's buffer binding type for each access of a kernel buffer.
@@ -168,6 +170,20 @@ def layout_groups(
             f"kernel {kernel.id} binds {storage} storage buffers; the device allows "
             f"{limits['max-storage-buffers-per-shader-stage']} per shader stage"
         )
+    for storage_texture, limit in (
+        (False, "max-sampled-textures-per-shader-stage"),
+        (True, "max-storage-textures-per-shader-stage"),
+    ):
+        found = sum(
+            b.texture is not None and (b.access is Access.READ_WRITE) is storage_texture
+            for b in kernel.buffers
+        )
+        if limit in limits and found > limits[limit]:
+            raise UnsupportedFeature(
+                f"kernel {kernel.id} binds {found} {'storage' if storage_texture else 'sampled'} "
+                f"textures (counting each writable one as storage); the device allows "
+                f"{limits[limit]} per shader stage"
+            )
     groups: list[list[tuple[int, str]]] = [[] for _ in range(count)]
     for spec, access in zip(kernel.buffers, accesses or [b.access for b in kernel.buffers]):
         groups[spec.group].append((spec.binding, BINDING_TYPES[access]))
@@ -529,6 +545,32 @@ def texture_slots(kernel: KernelSpec, source: str | None) -> tuple[TextureSlot |
             )
         slots.append(TextureSlot(fmt, True, _STORAGE_ACCESS[access]))
     return tuple(slots)
+
+
+def texture_extent(spec, size: Any, limits: Mapping[str, int]) -> tuple[int, int]:
+    """(width, height) of texture binding ``spec`` at ``size``, refused past the
+    device's ``maxTextureDimension2D`` (kebab-case limit names) and at zero."""
+    width, height = spec.texture_extent(size)
+    # wgpu-py's spelling, and ``kebab_limits``' of the browser's maxTextureDimension2D
+    largest = limits.get("max-texture-dimension-2d", limits.get("max-texture-dimension2-d"))
+    if largest is not None and max(width, height) > largest:
+        raise UnsupportedFeature(
+            f"texture {spec.label} is {width} x {height} texels; the device's textures are "
+            f"at most {largest} texels a side (maxTextureDimension2D)"
+        )
+    return width, height
+
+
+def texture_writers(steps: Sequence[Step], textures: Sequence[TextureSlot | None]) -> set[int]:
+    """The buffers, by index, that some launch binds to a writable storage texture (at
+    their own binding, or moved to another by ``Step.bindings``): copied back after."""
+    count = len(textures)
+    return {
+        i
+        for step in steps
+        for j, i in enumerate(step_slots(step, count))
+        if textures[j] is not None and textures[j].writes  # type: ignore[union-attr]
+    }
 
 
 def texture_copies(

@@ -367,3 +367,15 @@ def test_a_sampler_is_still_unsupported_saying_what_is(ctx):
     assert ev.verdict is Verdict.UNSUPPORTED, ev.report()
     assert "`samp: sampler`" in ev.error and "samplers" in ev.error, ev.error
     assert "texture_storage_2d<FORMAT, write>" in ev.error, ev.error
+
+
+def test_a_texture_past_the_devices_largest_side_is_unsupported(ctx):
+    kernel = _image(
+        "too_wide",
+        _COPY.format(sampled="f32", fmt="r32float"),
+        (_tex(0, "r32float", name="src"), _tex(1, "r32float", "read_write", name="dst")),
+        lambda src: src.copy(),
+    )
+    ev = _evaluate(ctx, kernel, height=1, width=1 << 16)
+    assert ev.verdict is Verdict.UNSUPPORTED, ev.report()
+    assert "maxTextureDimension2D" in ev.error, ev.error

@@ -45,7 +45,9 @@ from .._webgpu import (
     slot_accesses,
     step_slots,
     texture_copies,
+    texture_extent,
     texture_slots,
+    texture_writers,
 )
 from ._chromium import in_browser
 from ._page import INLINE_LIMIT, PART, Command, Page
@@ -364,12 +366,13 @@ class BrowserComputeContext(SlabContext):
         those back into the views of the textures the kernel writes to ``after``."""
         made: dict[int, str] = {}
         kernel = launch.kernel
+        writers = texture_writers(launch.steps, compiled.textures)
         for i, (spec, slot, view) in enumerate(
             zip(kernel.buffers, compiled.textures, launch.views)
         ):
             if slot is None:
                 continue
-            width, height = spec.texture_extent(launch.size)
+            width, height = texture_extent(spec, launch.size, self._limits)
             need = width * height * slot.format.texel_bytes
             if view.length_bytes < need:
                 raise InvalidArgument(
@@ -380,8 +383,8 @@ class BrowserComputeContext(SlabContext):
             texture = compiled.texture_objects.get((i, width, height))
             if texture is None:
                 texture = compiled.texture_objects[(i, width, height)] = self._new_id("texture")
-                usage = ["copy-src", "copy-dst"]
-                usage.append("storage-binding" if slot.storage else "texture-binding")
+                # both bindings: a launch may bind it where another kind is declared
+                usage = ["copy-src", "copy-dst", "storage-binding", "texture-binding"]
                 self._page.defer(
                     Command(
                         "createTexture",
@@ -401,7 +404,7 @@ class BrowserComputeContext(SlabContext):
             ):
                 copy = [slab, offset, row_bytes, texture, row, width, rows]
                 copies.append(["texture-in", *copy])
-                if slot.writes:
+                if i in writers:
                     after.append(["texture-out", *copy])
             made[i] = texture
         return made

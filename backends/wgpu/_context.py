@@ -48,7 +48,9 @@ from .._webgpu import (
     slot_accesses,
     step_slots,
     texture_copies,
+    texture_extent,
     texture_slots,
+    texture_writers,
 )
 from . import _native
 from ._device import (
@@ -538,12 +540,13 @@ class WgpuComputeContext(SlabContext):
         if not any(compiled.textures):
             return made, back
         encoder = self._device.create_command_encoder()
+        writers = texture_writers(launch.steps, compiled.textures)
         for i, (spec, slot, view) in enumerate(
             zip(kernel.buffers, compiled.textures, launch.views)
         ):
             if slot is None:
                 continue
-            width, height = spec.texture_extent(launch.size)
+            width, height = texture_extent(spec, launch.size, self._device.limits)
             need = width * height * slot.format.texel_bytes
             if view.length_bytes < need:
                 raise InvalidArgument(
@@ -554,14 +557,13 @@ class WgpuComputeContext(SlabContext):
             key = (i, width, height)
             entry = compiled.texture_objects.get(key)
             if entry is None:
+                # both bindings: a launch may bind it where another kind is declared
+                # (``Step.bindings``); every format bound here is a storage format
                 usage = (
                     wgpu.TextureUsage.COPY_DST
                     | wgpu.TextureUsage.COPY_SRC
-                    | (
-                        wgpu.TextureUsage.STORAGE_BINDING
-                        if slot.storage
-                        else wgpu.TextureUsage.TEXTURE_BINDING
-                    )
+                    | wgpu.TextureUsage.STORAGE_BINDING
+                    | wgpu.TextureUsage.TEXTURE_BINDING
                 )
                 with translate_errors(f"making texture {spec.label} ({width} x {height})"):
                     texture = self._device.create_texture(
@@ -582,7 +584,7 @@ class WgpuComputeContext(SlabContext):
                     {"texture": texture, "origin": (0, row, 0)},
                     (width, rows, 1),
                 )
-            if slot.writes:
+            if i in writers:
                 back.append(("texture", texture, slab, view.offset, width, height, slot))
             made[i] = entry[1]
         with translate_errors(f"copying kernel {kernel.id}'s textures in"):
