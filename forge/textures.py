@@ -18,10 +18,10 @@ them. What the reference sees of each format (``FORMATS``):
   judge accepts for them).
 
 The float-to-unorm conversion is the one place where a correct device may store other
-bytes than the reference's rounding to nearest. WebGPU runs on Vulkan, Metal and D3D12
-and takes the conversion from them; Vulkan's rule is the loosest, and a WebGPU
-implementation on it (wgpu, Dawn; lavapipe and SwiftShader here) stores what its
-driver stores. Vulkan's specification, "Conversion From Floating-Point to Normalized
+bytes than the reference's rounding to nearest. The judge takes the rule of Vulkan,
+the API under both adapters here (wgpu on lavapipe, Dawn on SwiftShader) and under
+wgpu and Dawn on Linux and Android GPUs; Metal's and D3D12's rules were not read for
+this and are assumed to allow no result outside it. Vulkan's specification, "Conversion From Floating-Point to Normalized
 Fixed-Point" (KhronosGroup/Vulkan-Docs, chapters/fundamentals.adoc, section
 ``fundamentals-fpfixedconv``, read at commit 043260d06e96c8586492be41cc109945e92a69ff,
 CC-BY-4.0): ``f`` is first clamped to [0, 1], then ``c = convertFloatToUint(f * (2^b -
@@ -35,10 +35,19 @@ kernel computes may lie on the other side of an integer than the reference's). T
 same chapter says a NaN given where the API needs a float "yields unspecified
 results": a NaN stored to rgba8unorm may become any byte.
 
-The other formats store what the shader stores: floats exactly (``rgba16float``
-rounds an f32 to f16, which the reference does by returning float16), integers modulo
-nothing (an ``rgba8uint`` channel keeps the low 8 bits of the u32 stored, WebGPU's
-"Texel format conversion" for integer formats; the reference returns bytes).
+How each format's output is judged:
+
+- ``r32float``, ``rgba32float``: the f32 the kernel stores lands as it is; judged as
+  any f32 output (the kernel's tolerance, default ``f32``'s).
+- ``r32uint``: exactly.
+- ``rgba8uint``: the bytes exactly. A u32 stored outside 0..255 does not fit the
+  format; kernel-forge makes no claim about which byte a device keeps then (keep the
+  reference's values in range: a kernel that stores such values is judged on them).
+- ``rgba16float``: the device rounds the f32 it is given to f16, and a conforming one
+  may take either neighbour (WGSL's conversion of a value not representable in the
+  destination type); the reference returns float16 rounded to nearest, judged at
+  f16's tolerance (2 ulps by default: one more than the rule needs).
+- ``rgba8unorm``: by the conversion rule above, exactly.
 """
 
 from __future__ import annotations
