@@ -122,22 +122,31 @@ def _unorm_comparison(
     ``forge.textures.unorm8_codes`` (Vulkan's float-to-unorm rule: the two nearest
     codes, the exact one for an integer), and no other; judged then exactly against
     the accepted code nearest to the reference's, so a report shows bytes as floats."""
+    codes = unorm8_bytes(got)
+    accepted = unorm_accepted(got, want, tol)
+    summed = None if accepted.all() else expected.rounding_bound(wgsl).get(label)
+    if summed is not None and np.size(summed) == np.size(want):
+        accepted = unorm_accepted(got, want, tol, summed)
+    target = np.where(accepted, codes, unorm8_bytes(want))
+    exact = dataclasses.replace(tol, atol=0.0, rtol=0.0, ulp=0)
+    return compare(got, unorm8_values(target).reshape(want.shape), exact)
+
+
+def unorm_accepted(got: Any, want: np.ndarray, tol: Any, bound: Any = None) -> np.ndarray:
+    """Per element of an rgba8unorm output, whether ``got`` (floats ``k / 255``; a
+    reference backend's unquantised floats count as their nearest byte) is a byte a
+    conforming device may store for a float within ``tol`` (and ``bound``, a long
+    sum's rounding) of the reference's ``want`` (``forge.textures.unorm8_codes``)."""
     w = np.asarray(want, np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
         slack = tol.atol + tol.rtol * np.abs(w)
-        slack = slack + tol.ulp * np.spacing(np.abs(want.astype(np.float32))).astype(np.float64)
-    slack = np.nan_to_num(slack, nan=0.0, posinf=0.0)
-    codes = unorm8_bytes(got)
-    low, high = unorm8_codes(w, slack)
-    accepted = (codes >= low) & (codes <= high)
-    summed = None if accepted.all() else expected.rounding_bound(wgsl).get(label)
-    if summed is not None and np.size(summed) == w.size:
-        slack = slack + np.nan_to_num(np.asarray(summed, np.float64).reshape(w.shape))
-        low, high = unorm8_codes(w, slack)
-        accepted = (codes >= low) & (codes <= high)
-    target = np.where(accepted, codes, unorm8_bytes(w))
-    exact = dataclasses.replace(tol, atol=0.0, rtol=0.0, ulp=0)
-    return compare(got, unorm8_values(target).reshape(want.shape), exact)
+        spacing = np.spacing(np.abs(np.asarray(want, np.float32))).astype(np.float64)
+        slack = slack + tol.ulp * spacing
+        if bound is not None:
+            slack = slack + np.nan_to_num(np.asarray(bound, np.float64).reshape(w.shape))
+    low, high = unorm8_codes(w, np.nan_to_num(slack, nan=0.0, posinf=0.0))
+    codes = unorm8_bytes(got).reshape(w.shape)
+    return (codes >= low) & (codes <= high)
 
 
 def _compare_leaf(

@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import forge
 import oracle
 from forge import BufferSpec, KernelSpec, Schedule, Size, ceil_div
 from forge.errors import InvalidArgument
@@ -379,3 +380,22 @@ def test_a_texture_past_the_devices_largest_side_is_unsupported(ctx):
     ev = _evaluate(ctx, kernel, height=1, width=1 << 16)
     assert ev.verdict is Verdict.UNSUPPORTED, ev.report()
     assert "maxTextureDimension2D" in ev.error, ev.error
+
+
+def test_backends_that_store_either_allowed_byte_agree_pairwise(request):
+    """A cross-check compares the backends pairwise too: an rgba8unorm output of the
+    reference (unquantised floats) and of a device (bytes), or of two devices that
+    round the other way, agree where both are bytes the rule allows; a wrong kernel
+    still disagrees with the reference."""
+    backends = ["reference"]
+    for backend in ("wgpu", "browser"):
+        if forge.available_backends().get(backend, (False, ""))[0]:
+            backends.append(backend)
+    if len(backends) == 1:
+        require_available(request.config, "wgpu")  # a visible skip naming why
+    size = _size(6, 21)
+    right = oracle.cross_check(_scaled("floor(c * 0.3 * 255.0) / 255.0"), backends, size=size)
+    assert right.passed and all(p.agree for p in right.pairs), right.report()
+    wrong = oracle.cross_check(_scaled("c.bgra * 0.3"), backends, size=size)
+    assert not wrong.passed, wrong.report()
+    assert not any(p.agree for p in wrong.pairs if p.first == "reference"), wrong.report()
