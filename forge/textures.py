@@ -21,8 +21,9 @@ The float-to-unorm conversion is the one place where a correct device may store 
 bytes than the reference's rounding to nearest. The judge takes the rule of Vulkan,
 the API under both adapters here (wgpu on lavapipe, Dawn on SwiftShader) and under
 wgpu and Dawn on Linux and Android GPUs; Metal's and D3D12's rules were not read for
-this and are assumed to allow no result outside it. Vulkan's specification, "Conversion From Floating-Point to Normalized
-Fixed-Point" (KhronosGroup/Vulkan-Docs, chapters/fundamentals.adoc, section
+this and are assumed to allow no result outside it. Vulkan's specification,
+"Conversion From Floating-Point to Normalized Fixed-Point"
+(KhronosGroup/Vulkan-Docs, chapters/fundamentals.adoc, section
 ``fundamentals-fpfixedconv``, read at commit 043260d06e96c8586492be41cc109945e92a69ff,
 CC-BY-4.0): ``f`` is first clamped to [0, 1], then ``c = convertFloatToUint(f * (2^b -
 1), b)``, "where convertFloatToUint(r,b) returns one of the two unsigned binary integer
