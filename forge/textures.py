@@ -30,9 +30,13 @@ CC-BY-4.0): ``f`` is first clamped to [0, 1], then ``c = convertFloatToUint(f * 
 values with exactly b bits which are closest to the floating-point value r.
 Implementations should round to nearest. If r is equal to an integer, then that integer
 value must be returned." So a stored float ``f`` may become ``floor(255 f')`` or
-``ceil(255 f')`` (``f'`` clamped), and nothing else: the judge (``unorm8_codes``)
-accepts exactly those, widened only by the f32 tolerance of ``f`` itself (a float the
-kernel computes may lie on the other side of an integer than the reference's). The
+``ceil(255 f')`` (``f'`` clamped, ``255 f'`` in exact arithmetic), and nothing else:
+the judge (``unorm8_codes``, ``oracle._judge.unorm_accepted``) accepts exactly those.
+Where the reference's float comes from a computation that rounds (its float64 run
+gives another float32), the kernel's float may differ from it by the f32 tolerance
+and lie on the other side of a whole number: there the codes of every float within
+that tolerance are accepted. Where it does not (a copy's ``k / 255``, one product),
+no tolerance is added, so a kernel one code off still fails. The
 same chapter says a NaN given where the API needs a float "yields unspecified
 results": a NaN stored to rgba8unorm may become any byte.
 

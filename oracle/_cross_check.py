@@ -43,7 +43,7 @@ from ._evaluate import (
 )
 from ._expected import Expected, expected_outputs
 from ._inputs import buffer_label, make_case
-from ._judge import leaves, unorm_accepted
+from ._judge import leaves, unorm_accepted, unorm_exact
 from ._results import Evaluation, Verdict
 from ._session import Session
 from ._tolerance import resolve_tolerance
@@ -292,7 +292,10 @@ def _pairs(
             if label in unorm:
                 # two devices may store either of the two codes the conversion rule
                 # allows (forge.textures): where both sides are allowed, they agree
-                both = unorm_accepted(got_a, want, tol) & unorm_accepted(got_b, want, tol)
+                exact = unorm_exact(expected, label, want)
+                both = unorm_accepted(got_a, want, tol, exact=exact) & unorm_accepted(
+                    got_b, want, tol, exact=exact
+                )
                 got_b = np.where(both.reshape(np.shape(got_b)), got_a, got_b)
             pair = compare(got_a, got_b, tol, **masks)
             bound = expected.rounding_bound().get(label) if not pair.passed else None

@@ -123,20 +123,38 @@ def _unorm_comparison(
     codes, the exact one for an integer), and no other; judged then exactly against
     the accepted code nearest to the reference's, so a report shows bytes as floats."""
     codes = unorm8_bytes(got)
-    accepted = unorm_accepted(got, want, tol)
+    exact = unorm_exact(expected, label, want)
+    accepted = unorm_accepted(got, want, tol, exact=exact)
     summed = None if accepted.all() else expected.rounding_bound(wgsl).get(label)
     if summed is not None and np.size(summed) == np.size(want):
-        accepted = unorm_accepted(got, want, tol, summed)
+        accepted = unorm_accepted(got, want, tol, summed, exact)
     target = np.where(accepted, codes, unorm8_bytes(want))
     exact = dataclasses.replace(tol, atol=0.0, rtol=0.0, ulp=0)
     return compare(got, unorm8_values(target).reshape(want.shape), exact)
 
 
-def unorm_accepted(got: Any, want: np.ndarray, tol: Any, bound: Any = None) -> np.ndarray:
+def unorm_exact(expected: Expected, label: str, want: np.ndarray) -> np.ndarray | None:
+    """Per element of an rgba8unorm output, whether the reference's float is the one
+    its float64 run gives too (``Expected.precise``): a value the computation rounds
+    no differently, such as a copy's ``k / 255`` or a single product, which a right
+    kernel stores as it is; None where there is no float64 run."""
+    precise = _precise_leaf(expected, label, label)
+    if precise is None or np.size(precise) != np.size(want):
+        return None
+    return np.asarray(precise).reshape(np.shape(want)) == want
+
+
+def unorm_accepted(
+    got: Any, want: np.ndarray, tol: Any, bound: Any = None, exact: Any = None
+) -> np.ndarray:
     """Per element of an rgba8unorm output, whether ``got`` (floats ``k / 255``; a
     reference backend's unquantised floats count as their nearest byte) is a byte a
-    conforming device may store for a float within ``tol`` (and ``bound``, a long
-    sum's rounding) of the reference's ``want`` (``forge.textures.unorm8_codes``)."""
+    conforming device may store for the float the kernel stores: the reference's
+    ``want``, or where it is not ``exact`` (``unorm_exact``: its computation rounds),
+    any float within ``tol`` (and ``bound``, a long sum's rounding) of it
+    (``forge.textures.unorm8_codes``). Without that distinction the tolerance would
+    reach a neighbouring code wherever ``255 * want`` is near a whole number, as every
+    copied byte's is, and accept a kernel one code off everywhere."""
     w = np.asarray(want, np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
         slack = tol.atol + tol.rtol * np.abs(w)
@@ -144,6 +162,8 @@ def unorm_accepted(got: Any, want: np.ndarray, tol: Any, bound: Any = None) -> n
         slack = slack + tol.ulp * spacing
         if bound is not None:
             slack = slack + np.nan_to_num(np.asarray(bound, np.float64).reshape(w.shape))
+    if exact is not None:
+        slack = np.where(np.asarray(exact).reshape(w.shape), 0.0, slack)
     low, high = unorm8_codes(w, np.nan_to_num(slack, nan=0.0, posinf=0.0))
     codes = unorm8_bytes(got).reshape(w.shape)
     return (codes >= low) & (codes <= high)

@@ -110,8 +110,12 @@ _FORMATS = {
 }
 
 
-@pytest.mark.parametrize("fmt", sorted(_FORMATS))
-@pytest.mark.parametrize("width", [13, 64])
+# rows of 13 texels are copied a row at a time (not a multiple of 256 bytes); rows of 64
+# rgba8 texels (256 bytes) and of 16 rgba32float ones (256) in one copy
+_ROUND_TRIPS = [(fmt, 13) for fmt in sorted(_FORMATS)] + [("rgba8unorm", 64), ("rgba32float", 16)]
+
+
+@pytest.mark.parametrize("fmt, width", _ROUND_TRIPS)
 def test_each_format_round_trips_through_a_texture(ctx, fmt, width):
     kernel = _image(
         f"copy_{fmt}",
@@ -226,6 +230,23 @@ def _scaled(stored: str) -> KernelSpec:
     )
 
 
+@pytest.mark.parametrize(
+    "stored, passes", [("c", True), ("c + 1.0 / 255.0", False), ("c - 1.0 / 255.0", False)]
+)
+def test_a_copied_byte_one_code_off_fails(ctx, stored, passes):
+    """A copy's floats are exact (the float64 reference agrees), so no tolerance
+    widens the codes allowed for them: one code up or down fails, though ``255 *
+    k / 255`` is within f32's tolerance of a whole number everywhere."""
+    kernel = _image(
+        "unorm_copy",
+        _SCALE.replace("STORED", stored),
+        (_tex(0, "rgba8unorm", name="src"), _tex(1, "rgba8unorm", "read_write", name="dst")),
+        lambda src: src.copy(),
+    )
+    ev = _evaluate(ctx, kernel, height=6, width=21)
+    assert (ev.verdict is Verdict.PASS) is passes, ev.report()
+
+
 def test_unorm_codes_are_the_two_nearest_and_the_exact_one_for_an_integer():
     low, high = unorm8_codes(np.array([0.5, 1 / 255 * 3, -1.0, 2.0, np.nan]))
     assert low.tolist() == [127, 3, 0, 255, 0]
@@ -242,6 +263,7 @@ def test_unorm_codes_are_the_two_nearest_and_the_exact_one_for_an_integer():
         ("ceil(c * 0.3 * 255.0) / 255.0", True),
         # one code further is no conversion the rule allows
         ("(floor(c * 0.3 * 255.0) - 1.0) / 255.0", False),
+        ("c * 0.3 + 1.0 / 255.0", False),  # one code up: no rounding makes it
         ("c.bgra * 0.3", False),  # channels swapped
         ("c * 0.31", False),  # a wrong weight
     ],
