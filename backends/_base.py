@@ -638,6 +638,7 @@ class SlabContext(OracleContext):
             tuple(s.overrides for s in steps),
             options,
             accesses,
+            tuple(b.texture for b in kernel.buffers),  # a texture binding's layout and format
         )
         compiled = self._pipelines.get(key)
         if compiled is None:

@@ -9,6 +9,7 @@ view binds, which view ranges are refused) changes in one place for both.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -27,6 +28,7 @@ from forge.errors import (
 )
 from forge.kernel import Access, KernelSpec, Step
 from forge.sources import WgslBinding, wgsl_bindings, wgsl_handle_bindings
+from forge.textures import FORMATS, TextureFormat
 from forge.types import AdapterConstraints, BindingUsage, BufferView, MemoryTopology
 
 __all__ = [
@@ -47,6 +49,12 @@ __all__ = [
     "slot_accesses",
     "step_slots",
     "private_buffers",
+    "TextureSlot",
+    "texture_slots",
+    "TEXTURES_SUPPORTED",
+    "texture_copies",
+    "texture_extent",
+    "texture_writers",
 ]
 
 #: The bind group layout's buffer binding type for each access of a kernel buffer.
@@ -155,12 +163,27 @@ def layout_groups(
             f"device allows {limits['max-bind-groups']}"
         )
     uniforms = sum(b.access is Access.UNIFORM for b in kernel.buffers)
-    storage = len(kernel.buffers) - uniforms
+    textures = sum(b.texture is not None for b in kernel.buffers)
+    storage = len(kernel.buffers) - uniforms - textures
     if storage > limits["max-storage-buffers-per-shader-stage"]:
         raise UnsupportedFeature(
             f"kernel {kernel.id} binds {storage} storage buffers; the device allows "
             f"{limits['max-storage-buffers-per-shader-stage']} per shader stage"
         )
+    for storage_texture, limit in (
+        (False, "max-sampled-textures-per-shader-stage"),
+        (True, "max-storage-textures-per-shader-stage"),
+    ):
+        found = sum(
+            b.texture is not None and (b.access is Access.READ_WRITE) is storage_texture
+            for b in kernel.buffers
+        )
+        if limit in limits and found > limits[limit]:
+            raise UnsupportedFeature(
+                f"kernel {kernel.id} binds {found} {'storage' if storage_texture else 'sampled'} "
+                f"textures (counting each writable one as storage); the device allows "
+                f"{limits[limit]} per shader stage"
+            )
     groups: list[list[tuple[int, str]]] = [[] for _ in range(count)]
     for spec, access in zip(kernel.buffers, accesses or [b.access for b in kernel.buffers]):
         groups[spec.group].append((spec.binding, BINDING_TYPES[access]))
@@ -339,9 +362,9 @@ def binding_problem(source: str, log: str, what: str) -> CompileError | Unsuppor
     because of one of the WGSL's bindings (``log`` is the compiler's or validator's
     message; None where it is about something else):
 
-    - a texture, storage texture or sampler: ``UnsupportedFeature``, since kernel-forge
-      binds storage and uniform buffers only (image kernels of WebGPU samples read
-      ``texture_2d`` and write ``texture_storage_2d``);
+    - a texture, storage texture or sampler: ``UnsupportedFeature``, saying what
+      kernel-forge binds of them (``TEXTURES_SUPPORTED``; ``texture_slots`` refuses
+      most such kernels before a pipeline is made);
     - a buffer the kernel's ``buffers`` do not declare (or declare otherwise): a
       ``CompileError`` naming the WGSL variable and what to declare, the log kept.
     """
@@ -363,12 +386,7 @@ def binding_problem(source: str, log: str, what: str) -> CompileError | Unsuppor
         named = "; ".join(
             f"`{b.name}: {b.type}` at @group({b.group}) @binding({b.binding})" for b in handles
         )
-        return UnsupportedFeature(
-            f"{what}: the WGSL binds {named}; kernel-forge binds storage and uniform "
-            "buffers only, so a kernel that reads or writes textures or samplers cannot be "
-            "run by it. To check the kernel's arithmetic, keep the image in an array<f32> "
-            "(or array<u32> of packed texels) bound as a storage buffer"
-        )
+        return UnsupportedFeature(f"{what}: the WGSL binds {named}; {TEXTURES_SUPPORTED}")
     if not buffers:
         return None
     if missing:
@@ -387,6 +405,187 @@ def binding_problem(source: str, log: str, what: str) -> CompileError | Unsuppor
         target="wgsl",
         log=log,
     )
+
+
+# -- texture bindings -------------------------------------------------------------------
+
+#: What kernel-forge binds of WGSL's textures, for the errors that refuse the rest.
+TEXTURES_SUPPORTED = (
+    "kernel-forge binds a 2D texture held in a buffer, BufferSpec(binding, access, "
+    "name=..., texture=FORMAT, shape=(height, width)) with FORMAT one of "
+    f"{', '.join(FORMATS)}: a `texture_2d<f32>` or `texture_2d<u32>` read with "
+    "textureLoad and textureDimensions, and a `texture_storage_2d<FORMAT, write>` "
+    "(also `read` and `read_write` where the adapter allows that format so); samplers "
+    "(textureSample*, textureGather), depth, multisampled, external, 1D, 3D, cube and "
+    "array textures are not supported"
+)
+
+_SAMPLED = re.compile(r"^texture_2d\s*<\s*(\w+)\s*>$")
+_STORAGE = re.compile(r"^texture_storage_2d\s*<\s*(\w+)\s*,\s*(\w+)\s*>$")
+_STORAGE_ACCESS = {"write": "write-only", "read": "read-only", "read_write": "read-write"}
+_SAMPLED_TYPES = {"f32": "f32", "u32": "u32"}
+#: The formats WebGPU's core lets a storage texture be read_write (of those bound here).
+_READ_WRITE_FORMATS = ("r32float", "r32uint")
+
+
+@dataclasses.dataclass(frozen=True)
+class TextureSlot:
+    """How a texture binding is bound: ``storage`` (a ``texture_storage_2d``, its
+    ``access`` as WebGPU spells it: ``write-only``, ``read-only``, ``read-write``) or
+    sampled (``texture_2d<T>``, ``access`` None), of ``format``."""
+
+    format: TextureFormat
+    storage: bool
+    access: str | None = None
+
+    @property
+    def writes(self) -> bool:
+        """Whether the kernel may write it (copied back into its buffer after)."""
+        return self.access in ("write-only", "read-write")
+
+
+def texture_slots(kernel: KernelSpec, source: str | None) -> tuple[TextureSlot | None, ...]:
+    """Per buffer of ``kernel``, the texture its WGSL binds there (None for a buffer),
+    refusing what cannot be bound with a typed error that names it: a sampler or a kind
+    of texture kernel-forge does not bind (``UnsupportedFeature``), a texture binding
+    the WGSL declares otherwise, a texture the spec declares as a buffer, a format or
+    access that differs (``InvalidArgument``)."""
+    if source is None:
+        return (None,) * len(kernel.buffers)
+    handles = {(b.group, b.binding): b for b in wgsl_handle_bindings(source)}
+    variables = {(b.group, b.binding): b for b in wgsl_bindings(source)}
+    unbound = [
+        b
+        for at, b in handles.items()
+        if b.type == "sampler" or not any((s.group, s.binding) == at for s in kernel.buffers)
+    ]
+    for b in unbound:
+        where = f"`{b.name}: {b.type}` at @group({b.group}) @binding({b.binding})"
+        if b.type.startswith("sampler") or not b.type.startswith("texture_"):
+            raise UnsupportedFeature(
+                f"kernel {kernel.id}: the WGSL binds {where}; {TEXTURES_SUPPORTED}"
+            )
+        storage = _STORAGE.match(b.type)
+        raise InvalidArgument(
+            f"kernel {kernel.id}: the WGSL binds {where}, which is not among the kernel's "
+            f"buffers: declare BufferSpec({b.binding}, "
+            f"{'read' if storage is None or storage.group(2) == 'read' else 'read_write'!r}, "
+            f"name={b.name!r}, texture={storage.group(1) if storage else 'rgba8unorm'!r}, "
+            f"shape=(height, width){f', group={b.group}' if b.group else ''})"
+        )
+    slots: list[TextureSlot | None] = []
+    for spec in kernel.buffers:
+        at = (spec.group, spec.binding)
+        handle, fmt = handles.get(at), spec.texture_format
+        what = f"kernel {kernel.id}: buffer {spec.label} at @group({at[0]}) @binding({at[1]})"
+        if handle is None:
+            if fmt is not None:
+                declared = variables.get(at)
+                found = (
+                    f"declares `{declared.name}` there as {_declaration(declared)}"
+                    if declared is not None
+                    else "declares nothing there"
+                )
+                raise InvalidArgument(
+                    f"{what} is a {fmt.name} texture, but the WGSL {found}: declare it "
+                    f"`texture_2d<{fmt.sampled}>` or `texture_storage_2d<{fmt.name}, ...>`, "
+                    "or leave texture= out for a storage buffer"
+                )
+            slots.append(None)
+            continue
+        sampled, storage = _SAMPLED.match(handle.type), _STORAGE.match(handle.type)
+        if sampled is None and storage is None:
+            raise UnsupportedFeature(
+                f"{what}: the WGSL binds `{handle.name}: {handle.type}`; {TEXTURES_SUPPORTED}"
+            )
+        if fmt is None:
+            example = storage.group(1) if storage is not None else "rgba8unorm"
+            access = "read" if storage is None or storage.group(2) == "read" else "read_write"
+            raise InvalidArgument(
+                f"{what}: the WGSL binds `{handle.name}: {handle.type}`, a texture, where the "
+                f"kernel declares a buffer: declare BufferSpec({spec.binding}, {access!r}, "
+                f"name={spec.name or handle.name!r}, texture={example!r}, shape=(height, "
+                "width))"
+            )
+        if sampled is not None:
+            if _SAMPLED_TYPES.get(sampled.group(1)) != fmt.sampled:
+                raise InvalidArgument(
+                    f"{what}: the WGSL reads `{handle.name}: {handle.type}`, but a {fmt.name} "
+                    f"texture is read as texture_2d<{fmt.sampled}>"
+                )
+            if spec.access is not Access.READ:
+                raise InvalidArgument(
+                    f"{what}: a texture_2d is read-only; declare it access='read'"
+                )
+            slots.append(TextureSlot(fmt, False))
+            continue
+        assert storage is not None
+        declared_format, access = storage.group(1), storage.group(2)
+        if declared_format != fmt.name:
+            raise InvalidArgument(
+                f"{what}: the WGSL declares `{handle.name}: {handle.type}`, of format "
+                f"{declared_format}, but the kernel's texture is {fmt.name}"
+            )
+        if access not in _STORAGE_ACCESS:
+            raise InvalidArgument(f"{what}: unknown storage texture access {access!r}")
+        if access == "read_write" and fmt.name not in _READ_WRITE_FORMATS:
+            raise UnsupportedFeature(
+                f"{what}: the WGSL declares `{handle.name}: {handle.type}`; a read_write "
+                f"storage texture of {fmt.name} is unsupported, because WebGPU allows "
+                f"read_write access only to {', '.join(_READ_WRITE_FORMATS)} (its "
+                "texture format capabilities table; kernel-forge asks for no adapter-"
+                "specific format features): read it through a texture_2d and write "
+                "another texture"
+            )
+        want = Access.READ if access == "read" else Access.READ_WRITE
+        if spec.access is not want:
+            raise InvalidArgument(
+                f"{what}: the WGSL's `{handle.name}` is a storage texture of access {access}; "
+                f"declare it access={want.value!r}"
+            )
+        slots.append(TextureSlot(fmt, True, _STORAGE_ACCESS[access]))
+    return tuple(slots)
+
+
+def texture_extent(spec, size: Any, limits: Mapping[str, int]) -> tuple[int, int]:
+    """(width, height) of texture binding ``spec`` at ``size``, refused past the
+    device's ``maxTextureDimension2D`` (kebab-case limit names) and at zero."""
+    width, height = spec.texture_extent(size)
+    # wgpu-py's spelling, and ``kebab_limits``' of the browser's maxTextureDimension2D
+    largest = limits.get("max-texture-dimension-2d", limits.get("max-texture-dimension2-d"))
+    if largest is not None and max(width, height) > largest:
+        raise UnsupportedFeature(
+            f"texture {spec.label} is {width} x {height} texels; the device's textures are "
+            f"at most {largest} texels a side (maxTextureDimension2D)"
+        )
+    return width, height
+
+
+def texture_writers(steps: Sequence[Step], textures: Sequence[TextureSlot | None]) -> set[int]:
+    """The buffers, by index, that some launch binds to a writable storage texture (at
+    their own binding, or moved to another by ``Step.bindings``): copied back after."""
+    count = len(textures)
+    return {
+        i
+        for step in steps
+        for j, i in enumerate(step_slots(step, count))
+        if textures[j] is not None and textures[j].writes  # type: ignore[union-attr]
+    }
+
+
+def texture_copies(
+    offset: int, width: int, height: int, texel_bytes: int
+) -> list[tuple[int, int, int, int]]:
+    """The copies between a buffer at ``offset`` holding ``height`` rows of ``width``
+    tightly packed texels and a texture, as (buffer offset, bytes per row, first row,
+    rows): one copy where a row is a multiple of 256 bytes, as WebGPU requires of
+    ``bytesPerRow``, else one per row (a one-row copy's ``bytesPerRow`` need only be a
+    multiple of 256 at least as long as the row; the row itself is read tightly)."""
+    row = width * texel_bytes
+    if row % 256 == 0:
+        return [(offset, row, 0, height)]
+    padded = -(-row // 256) * 256
+    return [(offset + y * row, padded, y, 1) for y in range(height)]
 
 
 def _declaration(binding: WgslBinding) -> str:

@@ -52,6 +52,8 @@ def frozen_fields(
     steps = kernel.steps(target, schedule, size, max_per_dimension, source)
     buffers = tuple(
         replace(b, count=b.element_count(size), shape=None, fill=None, initial=None)
+        if b.texture is None
+        else replace(b, shape=b.shape_at(size)[:2], fill=None, initial=None)  # its extent
         for b in kernel.buffers
     )
     launches = _frozen_launches(kernel, steps, target, size) if kernel.launches else ()

@@ -18,6 +18,7 @@ from ._digest import _callable_digest
 from .errors import InvalidArgument
 from .expressions import resolve
 from .size import is_int
+from .textures import TextureFormat, texture_format
 from .types import BindingUsage, ScalarType, scalar_type
 
 __all__ = ["Access", "BufferSpec"]
@@ -77,6 +78,14 @@ class BufferSpec:
     with: its elements may come in any order only among equal keys (the values of a
     key-value sort that is not stable, whose ties any order of the values sorts), so
     each run of equal elements in the reference's ``keys`` is a multiset of its own.
+
+    ``texture`` (a format: ``"rgba8unorm"``, ``"rgba32float"``, ``"r32float"``,
+    ``"r32uint"``, ``"rgba8uint"``, ``"rgba16float"``) marks a buffer the WGSL binds as
+    a ``texture_2d`` (``access="read"``) or a ``texture_storage_2d`` (``"read"``, or
+    ``"read_write"`` for ``write`` and ``read_write`` access), of ``shape=(height,
+    width)`` texels: the buffer holds the texels' bytes row-major and tightly packed,
+    and the element type is the format's (``forge.textures`` says what the reference
+    sees of each, and how an rgba8unorm output is judged).
     """
 
     binding: int
@@ -92,6 +101,7 @@ class BufferSpec:
     initial: Any = None
     scratch: bool = False
     unordered: bool | str = False
+    texture: str | None = None
 
     def __post_init__(self) -> None:
         for attribute in ("binding", "group"):
@@ -159,6 +169,8 @@ class BufferSpec:
                 f"buffer {self.binding}: fill is for inputs (and inout "
                 "buffers); give an output initial= content instead"
             )
+        if self.texture is not None:
+            self._check_texture()
         if self.count is not None and not (
             callable(self.count) or isinstance(self.count, str) or is_int(self.count)
         ):
@@ -166,6 +178,50 @@ class BufferSpec:
                 f"buffer {self.binding}: count is a callable, an expression "
                 f"or an int, got {self.count!r}"
             )
+
+    def _check_texture(self) -> None:
+        """A texture binding's format, access and extent; its element type set from the
+        format, and a format of four byte channels given them as a last axis of 4."""
+        label = self.name or str(self.binding)
+        fmt = texture_format(self.texture, label)
+        if self.access is Access.UNIFORM or self.fields:
+            raise InvalidArgument(f"buffer {label}: a texture is read or read_write, not uniform")
+        if self.element not in ("f32", fmt.element):
+            raise InvalidArgument(
+                f"buffer {label}: a {fmt.name} texture holds {fmt.element} elements (leave "
+                f"element out), got {self.element!r}"
+            )
+        if not isinstance(self.shape, (tuple, list)) or len(self.shape) != 2:
+            raise InvalidArgument(
+                f"buffer {label}: a texture needs shape=(height, width) (ints or expressions "
+                f"of the size), got {self.shape!r}"
+            )
+        if self.count is not None or self.unordered or self.scratch:
+            raise InvalidArgument(
+                f"buffer {label}: a texture's count is its shape's, and it is neither "
+                "unordered nor scratch"
+            )
+        object.__setattr__(self, "element", fmt.element)
+        shape = tuple(self.shape) + ((fmt.lanes,) if fmt.lanes > 1 else ())
+        object.__setattr__(self, "shape", shape)
+
+    @property
+    def texture_format(self) -> TextureFormat | None:
+        """The format of a texture binding (``forge.textures``), else None."""
+        return None if self.texture is None else texture_format(self.texture, self.label)
+
+    def texture_extent(self, size: Any) -> tuple[int, int]:
+        """(width, height) of a texture binding at ``size``; an extent of zero is
+        refused (WebGPU makes no empty texture)."""
+        if self.texture is None:
+            raise InvalidArgument(f"buffer {self.label} is no texture")
+        height, width = self._shape_dims(size)[:2]
+        if width < 1 or height < 1:
+            raise InvalidArgument(
+                f"texture {self.label} at size {size} is {width} x {height} texels; a "
+                "texture's width and height are at least 1"
+            )
+        return width, height
 
     @classmethod
     def uniform(
@@ -216,6 +272,8 @@ class BufferSpec:
         """The numpy dtype of one element's bytes on ``target`` (None: host memory)."""
         if target is None:
             return self.dtype
+        if self.texture is not None and texture_format(self.texture, self.label).unorm:
+            return np.dtype(np.uint8)  # the bytes; the values are k / 255
         rules = _layout.rules_for(target, self.access is Access.UNIFORM)
         return _layout.target_dtype(self.type, rules)
 
@@ -277,6 +335,7 @@ class BufferSpec:
             "initial": _callable_digest(self.initial),
             "scratch": self.scratch,
             **({"unordered": self.unordered} if self.unordered else {}),
+            **({"texture": self.texture} if self.texture is not None else {}),
         }
 
 

@@ -36,6 +36,7 @@ import numpy as np
 from forge.errors import ForgeError, InvalidArgument
 from forge.kernel import Access, BufferSpec, KernelSpec
 from forge.size import is_int
+from forge.textures import unorm8_bytes, unorm8_values
 from forge.types import is_float_dtype
 
 from ._builtins import builtin_limits
@@ -959,6 +960,9 @@ def make_case(
             array, blocks = initial_contents(spec, count, size, kernel), (("initial", 0, count),)
         else:
             continue
+        if spec.texture_format is not None and spec.texture_format.unorm:
+            # an rgba8unorm texture holds bytes: the reference sees what the shader reads
+            array = unorm8_values(unorm8_bytes(array)).reshape(array.shape)
         arrays[label], layout[label] = array, blocks
         digest.update(label.encode() + array.dtype.str.encode() + array.tobytes())
     if uniform and record is None:

@@ -25,6 +25,7 @@ from forge.errors import InvalidArgument
 from forge.kernel import Access, KernelSpec
 from forge.layout import as_elements
 from forge.sources import strip_comments, wgsl_bindings, wgsl_packed_f16
+from forge.textures import unorm8_bytes, unorm8_codes, unorm8_values
 from forge.types import is_float_dtype
 
 from ._builtins import (
@@ -110,6 +111,62 @@ def _leaf_tolerance(
     if expected.reference_backend is not None:
         tol = tol.loosest(resolve_tolerance(dtype, table, expected.reference_backend, tolerance))
     return builtin_floor(tol, kernel, info.target, dtype)  # the language's own error bounds
+
+
+def _unorm_comparison(
+    got: np.ndarray, want: np.ndarray, tol: Any, expected: Expected, label: str, wgsl: bool
+) -> Comparison:
+    """An rgba8unorm output (``got``: the bytes as ``k / 255``) against the floats the
+    reference stores (``want``): each byte must be one a conforming device may store
+    for a float within ``tol`` (and a long sum's rounding bound) of the reference's,
+    ``forge.textures.unorm8_codes`` (Vulkan's float-to-unorm rule: the two nearest
+    codes, the exact one for an integer), and no other; judged then exactly against
+    the accepted code nearest to the reference's, so a report shows bytes as floats."""
+    codes = unorm8_bytes(got)
+    exact = unorm_exact(expected, label, want)
+    accepted = unorm_accepted(got, want, tol, exact=exact)
+    summed = None if accepted.all() else expected.rounding_bound(wgsl).get(label)
+    if summed is not None and np.size(summed) == np.size(want):
+        accepted = unorm_accepted(got, want, tol, summed, exact)
+    target = np.where(accepted, codes, unorm8_bytes(want))
+    exact = dataclasses.replace(tol, atol=0.0, rtol=0.0, ulp=0)
+    return compare(got, unorm8_values(target).reshape(want.shape), exact)
+
+
+def unorm_exact(expected: Expected, label: str, want: np.ndarray) -> np.ndarray | None:
+    """Per element of an rgba8unorm output, whether the reference's float is the one
+    its float64 run gives too (``Expected.precise``): a value the computation rounds
+    no differently, such as a copy's ``k / 255`` or a single product, which a right
+    kernel stores as it is; None where there is no float64 run."""
+    precise = _precise_leaf(expected, label, label)
+    if precise is None or np.size(precise) != np.size(want):
+        return None
+    return np.asarray(precise).reshape(np.shape(want)) == want
+
+
+def unorm_accepted(
+    got: Any, want: np.ndarray, tol: Any, bound: Any = None, exact: Any = None
+) -> np.ndarray:
+    """Per element of an rgba8unorm output, whether ``got`` (floats ``k / 255``; a
+    reference backend's unquantised floats count as their nearest byte) is a byte a
+    conforming device may store for the float the kernel stores: the reference's
+    ``want``, or where it is not ``exact`` (``unorm_exact``: its computation rounds),
+    any float within ``tol`` (and ``bound``, a long sum's rounding) of it
+    (``forge.textures.unorm8_codes``). Without that distinction the tolerance would
+    reach a neighbouring code wherever ``255 * want`` is near a whole number, as every
+    copied byte's is, and accept a kernel one code off everywhere."""
+    w = np.asarray(want, np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        slack = tol.atol + tol.rtol * np.abs(w)
+        spacing = np.spacing(np.abs(np.asarray(want, np.float32))).astype(np.float64)
+        slack = slack + tol.ulp * spacing
+        if bound is not None:
+            slack = slack + np.nan_to_num(np.asarray(bound, np.float64).reshape(w.shape))
+    if exact is not None:
+        slack = np.where(np.asarray(exact).reshape(w.shape), 0.0, slack)
+    low, high = unorm8_codes(w, np.nan_to_num(slack, nan=0.0, posinf=0.0))
+    codes = unorm8_bytes(got).reshape(w.shape)
+    return (codes >= low) & (codes <= high)
 
 
 def _compare_leaf(
@@ -512,6 +569,9 @@ def _judge_output(
     tf32 = rounds_to_tf32(kernel, info.target)
     inverse_trig = wgsl and calls_inverse_trig(kernel)
     check_unwritten = spec.initial is None and not spec.inout
+    # an rgba8unorm texture: the device converts the floats the reference stores
+    unorm = info.target is not None and spec.texture_format is not None
+    unorm = unorm and spec.texture_format.unorm
     first_leaf = True
     flushed_leaves = [dict(leaves(region.label, f)) for f in flushed]
     later_leaves = dict(leaves(region.label, later)) if later is not None else {}
@@ -531,8 +591,11 @@ def _judge_output(
             tf32,
             inverse_trig,
         )
-        comparison = _compare_leaf(got_leaf, want_leaf, tol, masks, *judging)
-        if flushed and not comparison.passed and len(flushed_leaves) == 1:
+        if unorm:
+            comparison = _unorm_comparison(got_leaf, want_leaf, tol, expected, label, wgsl)
+        else:
+            comparison = _compare_leaf(got_leaf, want_leaf, tol, masks, *judging)
+        if flushed and not comparison.passed and len(flushed_leaves) == 1 and not unorm:
             operations = expected.flushed_operations()[region.label]
             operations = order(_halves(operations) if packed else operations)
             flushed_leaves.append(dict(leaves(region.label, operations)))

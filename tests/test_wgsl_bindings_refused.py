@@ -1,8 +1,10 @@
 """A compute pipeline refused over one of the WGSL's bindings is explained in the user's
-terms: a texture or sampler (WebGPU samples' image kernels bind ``texture_2d`` and
-``texture_storage_2d``) is UNSUPPORTED, since kernel-forge binds buffers only; a buffer
-the kernel's ``buffers`` leave out names the WGSL variable and what to declare. Both
-on wgpu (naga's message) and in the browser (Dawn's), with the compiler's log kept."""
+terms: a sampler is UNSUPPORTED, the message saying what kernel-forge binds of textures
+(``texture_2d`` read by ``textureLoad`` and ``texture_storage_2d``, declared
+``BufferSpec(texture=FORMAT, shape=(H, W))``: tests/test_wgsl_textures.py runs them); a
+buffer the kernel's ``buffers`` leave out names the WGSL variable and what to declare.
+Both on wgpu (naga's message) and in the browser (Dawn's), with the compiler's log
+kept."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ import pytest
 
 import oracle
 from backends._webgpu import binding_problem
-from forge import BufferSpec, KernelSpec, ceil_div
+from forge import BufferSpec, KernelSpec, Schedule, Size, ceil_div
 from forge.errors import CompileError, UnsupportedFeature
 from forge.sources import wgsl_handle_bindings
 from oracle import Session, Verdict
@@ -85,7 +87,8 @@ def test_a_refused_binding_is_named_from_either_compilers_message():
     texture = binding_problem(_BLUR, _DAWN_TEXTURE, "compiling k")
     assert isinstance(texture, UnsupportedFeature)
     assert "`dst: texture_storage_2d<rgba8unorm, write>` at @group(0) @binding(1)" in str(texture)
-    assert "buffers only" in str(texture)
+    assert "samplers (textureSample*, textureGather)" in str(texture)
+    assert "texture=FORMAT, shape=(height, width)" in str(texture)
     dawn_group = (
         "The entry-point uses bindings in group 2 but [PipelineLayout (unlabeled)] doesn't "
         "have a BindGroupLayout for this index."
@@ -106,7 +109,7 @@ def _kernel(kid: str, source: str, entry: str, buffers: tuple) -> KernelSpec:
 
 
 @pytest.mark.parametrize("backend", ["wgpu", "browser"])
-def test_an_image_kernel_that_binds_textures_is_unsupported_saying_why(request, backend, session):
+def test_an_image_kernel_that_binds_a_sampler_is_unsupported_saying_why(request, backend, session):
     require_available(request.config, backend)
     kernel = _kernel(
         "textured_blur",
@@ -120,8 +123,9 @@ def test_an_image_kernel_that_binds_textures_is_unsupported_saying_why(request, 
     )
     ev = oracle.evaluate(session.runner(backend), kernel, size=256, samples=0)
     assert ev.verdict is Verdict.UNSUPPORTED, ev.report()
-    assert "binds storage and uniform buffers only" in ev.report(), ev.report()
-    assert "texture" in ev.error, ev.error
+    assert "`samp: sampler` at @group(0) @binding(2)" in ev.error, ev.error
+    assert "samplers (textureSample*, textureGather)" in ev.error, ev.error
+    assert "are not supported" in ev.error, ev.error
     # a cross-check in which only numpy could run it does not read as agreement
     both = oracle.cross_check(kernel, ["reference", backend], size=256)
     assert both.verdict().startswith("no backend but the reference ran the kernel")
@@ -158,3 +162,28 @@ def test_a_buffer_the_kernel_does_not_declare_is_named_with_what_to_declare(
         grid=kernel.grid,
     )
     assert oracle.evaluate(session.runner(backend), declared, size=256, samples=0).passed
+
+
+@pytest.mark.parametrize("backend", ["wgpu", "browser"])
+def test_the_same_image_kernel_without_its_sampler_runs_declared_as_textures(
+    request, backend, session
+):
+    """Textures are bound now (tests/test_wgsl_textures.py): the blur above without its
+    sampler, its images declared ``texture=``, is checked."""
+    require_available(request.config, backend)
+    source = _BLUR.replace("@group(0) @binding(2) var samp: sampler;\n", "")
+    kernel = KernelSpec(
+        id="textured_half",
+        entry_point="blur",
+        sources={"wgsl": source},
+        buffers=(
+            BufferSpec(0, access="read", name="src", texture="rgba8unorm", shape=("H", "W")),
+            BufferSpec(1, access="read_write", name="dst", texture="rgba8unorm", shape=("H", "W")),
+        ),
+        reference=lambda src: src * np.float32(0.5),
+        dims=("H", "W"),
+        grid=lambda schedule, size: (ceil_div(size.dims["W"], 8), ceil_div(size.dims["H"], 8), 1),
+        schedules=(Schedule((8, 8)),),
+    )
+    ev = oracle.evaluate(session.runner(backend), kernel, size=Size({"H": 9, "W": 23}), samples=0)
+    assert ev.verdict is Verdict.PASS, ev.report()

@@ -8,7 +8,10 @@ through explicit layouts whose binding types follow each buffer's access; sample
 timed with compute-pass timestamp writes when the device has ``timestamp-query`` and
 its timestamps are not quantized, else on the host clock (in the page, around submit
 and completion). All of it is decided here: the page (``kforge.js``) only carries out
-WebGPU primitives (``_page.Page``).
+WebGPU primitives (``_page.Page``). Texture bindings (``BufferSpec(texture=...)``) are
+textures made on the page and filled from their views by copies in the run's encoder
+before its passes (a writable storage texture copied back after them), as on wgpu:
+timed samples are the passes alone.
 """
 
 from __future__ import annotations
@@ -16,14 +19,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from importlib import metadata
 from itertools import count
+from typing import Any
 
 from forge.allocator import SlabAllocator
-from forge.errors import ForgeError
+from forge.errors import ForgeError, InvalidArgument
 from forge.sources import wgsl_with_subgroups_enabled
 from forge.types import AdapterConstraints, AdapterIdentity, BufferView, MemoryTopology
 
 from .._base import Launch, SlabContext
 from .._webgpu import (
+    TextureSlot,
     align4,
     binding_granules,
     binding_size,
@@ -39,6 +44,10 @@ from .._webgpu import (
     slab_sizes,
     slot_accesses,
     step_slots,
+    texture_copies,
+    texture_extent,
+    texture_slots,
+    texture_writers,
 )
 from ._chromium import in_browser
 from ._page import INLINE_LIMIT, PART, Command, Page
@@ -73,6 +82,10 @@ class _Pipeline:
     # a launch's own uniform buffer (``Step.fields``): its bind group ids, the buffer,
     # the buffer its fields are copied from, and their (offset, length) ranges
     launch_fields: dict = field(default_factory=dict)
+    # per buffer, the texture it is bound as (``texture_slots``; None: a buffer)
+    textures: tuple = ()
+    # (buffer index, width, height): the id of the texture made for it
+    texture_objects: dict = field(default_factory=dict)
 
 
 class BrowserComputeContext(SlabContext):
@@ -308,8 +321,16 @@ class BrowserComputeContext(SlabContext):
         """A pipeline per launch (its entry point and override constants), each with
         the explicit layouts of the access the shader declares."""
         kernel = launch.kernel
+        textures = texture_slots(kernel, source)
         slots = slot_accesses(kernel, source, launch.steps, launch.size)
-        groups = layout_groups(kernel, self._limits, slots)
+        groups: list[list[Any]] = [
+            [list(entry) for entry in group] for group in layout_groups(kernel, self._limits, slots)
+        ]
+        for spec, slot in zip(kernel.buffers, textures):
+            if slot is not None:  # the layout entry of a texture binding, as JS spells it
+                for entry in groups[spec.group]:
+                    if entry[0] == spec.binding:
+                        entry[1] = _texture_layout(slot)
         ids = []
         for step in launch.steps:
             ids.append(self._new_id("pipeline"))
@@ -335,16 +356,74 @@ class BrowserComputeContext(SlabContext):
             len(groups),
             binding_granules(kernel, source, launch.size),
             slots,
+            textures=textures,
         )
 
-    def _bind_groups(self, compiled: _Pipeline, views: tuple[BufferView, ...]) -> list[str]:
-        """The bind groups for ``views`` (cached per pipeline: the slabs never move);
-        new ones are made with the next message, the dispatch that uses them."""
-        key = tuple((v.slab, v.offset, v.length_bytes) for v in views)
+    def _textures(self, compiled: _Pipeline, launch: Launch, copies: list, after: list) -> dict:
+        """The ids of ``launch``'s textures, by buffer index (made once per buffer and
+        extent, with the next message), with the copies that fill each from its view
+        appended to ``copies`` (made before the passes, outside any timed one) and
+        those back into the views of the textures the kernel writes to ``after``."""
+        made: dict[int, str] = {}
+        kernel = launch.kernel
+        writers = texture_writers(launch.steps, compiled.textures)
+        for i, (spec, slot, view) in enumerate(
+            zip(kernel.buffers, compiled.textures, launch.views)
+        ):
+            if slot is None:
+                continue
+            width, height = texture_extent(spec, launch.size, self._limits)
+            need = width * height * slot.format.texel_bytes
+            if view.length_bytes < need:
+                raise InvalidArgument(
+                    f"kernel {kernel.id}: texture {spec.label} of {width} x {height} "
+                    f"{slot.format.name} texels needs {need} bytes, its view has "
+                    f"{view.length_bytes}"
+                )
+            texture = compiled.texture_objects.get((i, width, height))
+            if texture is None:
+                texture = compiled.texture_objects[(i, width, height)] = self._new_id("texture")
+                # both bindings: a launch may bind it where another kind is declared
+                usage = ["copy-src", "copy-dst", "storage-binding", "texture-binding"]
+                self._page.defer(
+                    Command(
+                        "createTexture",
+                        {
+                            "id": texture,
+                            "width": width,
+                            "height": height,
+                            "format": slot.format.name,
+                            "usage": usage,
+                        },
+                        f"making texture {spec.label} ({width} x {height} {slot.format.name})",
+                    )
+                )
+            slab = self._checked_slab(view)
+            for offset, row_bytes, row, rows in texture_copies(
+                view.offset, width, height, slot.format.texel_bytes
+            ):
+                copy = [slab, offset, row_bytes, texture, row, width, rows]
+                copies.append(["texture-in", *copy])
+                if i in writers:
+                    after.append(["texture-out", *copy])
+            made[i] = texture
+        return made
+
+    def _bind_groups(
+        self, compiled: _Pipeline, views: tuple[BufferView, ...], textures: dict | None = None
+    ) -> list[str]:
+        """The bind groups for ``views`` (cached per pipeline: the slabs never move), a
+        texture binding's texture from ``textures``; new ones are made with the next
+        message, the dispatch that uses them."""
+        textures = textures or {}
+        key = (
+            tuple((v.slab, v.offset, v.length_bytes) for v in views),
+            tuple(textures.values()),
+        )
         ids = compiled.bind_groups.get(key)
         if ids is not None:
             return ids
-        entries = self._entries(compiled, views)
+        entries = self._entries(compiled, views, textures)
         ids = [self._bind_group_at(compiled, g, group) for g, group in enumerate(entries)]
         if len(compiled.bind_groups) >= _BIND_GROUP_CACHE:
             evicted = compiled.bind_groups.pop(next(iter(compiled.bind_groups)))
@@ -352,11 +431,19 @@ class BrowserComputeContext(SlabContext):
         compiled.bind_groups[key] = ids
         return ids
 
-    def _entries(self, compiled: _Pipeline, views: tuple[BufferView, ...]) -> list[list]:
-        """Per group index, its entries over ``views``: [binding, buffer, offset, size]."""
+    def _entries(
+        self, compiled: _Pipeline, views: tuple[BufferView, ...], textures: dict
+    ) -> list[list]:
+        """Per group index, its entries over ``views``: [binding, buffer, offset, size],
+        or [binding, texture] for a texture binding."""
         entries: list[list] = [[] for _ in range(compiled.groups)]
         alignment = self._allocator.alignment
-        for view, (group, binding), granule in zip(views, compiled.bindings, compiled.granules):
+        for i, (view, (group, binding), granule) in enumerate(
+            zip(views, compiled.bindings, compiled.granules)
+        ):
+            if i in textures:
+                entries[group].append([binding, textures[i]])
+                continue
             buffer = self._checked_slab(view)
             size = binding_size(view, granule, alignment)
             entries[group].append([binding, buffer, view.offset, size])
@@ -383,13 +470,16 @@ class BrowserComputeContext(SlabContext):
         variables (``Step.bindings``) bind each buffer where they say, one bound
         read-only in one launch and writable in another through a buffer of its own
         (``private_buffers``), filled from its view first and copied back after."""
-        groups = self._bind_groups(compiled, launch.views)
         copies: list[list] = []
         after: list[list] = []
+        textures = self._textures(compiled, launch, copies, after)
+        groups = self._bind_groups(compiled, launch.views, textures)
         moved = any(step.bindings for step in launch.steps)
         resources: list[list] = []
         if moved or any(step.fields for step in launch.steps):
             resources = self._resources(compiled, launch, copies, after)
+            for i, texture in textures.items():
+                resources[i] = [texture]
         items = []
         for number, (pipeline, step) in enumerate(zip(compiled.ids, launch.steps)):
             step_groups = groups
@@ -431,8 +521,8 @@ class BrowserComputeContext(SlabContext):
         """Per group index, its entries [binding, buffer, offset, size] over ``chosen``,
         the [buffer, offset, bytes] bound at each kernel buffer's (group, binding)."""
         entries: list[list] = [[] for _ in range(compiled.groups)]
-        for (buffer, offset, size), (group, binding) in zip(chosen, compiled.bindings):
-            entries[group].append([binding, buffer, offset, size])
+        for resource, (group, binding) in zip(chosen, compiled.bindings):
+            entries[group].append([binding, *resource])  # [texture] for a texture binding
         return entries
 
     def _moved_groups(
@@ -566,6 +656,20 @@ class BrowserComputeContext(SlabContext):
             )
         )
         return result["begin"], result["end"]
+
+
+def _texture_layout(slot: TextureSlot) -> dict:
+    """A texture binding's bind group layout entry, as kforge.js's ``compile`` takes it
+    (WebGPU's JavaScript spelling)."""
+    if slot.storage:
+        return {
+            "storageTexture": {
+                "access": slot.access,
+                "format": slot.format.name,
+                "viewDimension": "2d",
+            }
+        }
+    return {"texture": {"sampleType": slot.format.sample_type, "viewDimension": "2d"}}
 
 
 def probe() -> tuple[bool, str]:

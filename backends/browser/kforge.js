@@ -112,6 +112,16 @@ const ops = {
     state.objects.set(id, state.device.createBuffer({ label: id, size, usage: usageFlags(usage) }));
   },
 
+  // A 2D texture and its view, for a kernel's texture binding: `usage` names
+  // GPUTextureUsage flags ("copy-src", "copy-dst", "texture-binding", "storage-binding").
+  createTexture({ id, width, height, format, usage }) {
+    const flags = usage.reduce(
+      (all, name) => all | GPUTextureUsage[name.toUpperCase().replaceAll("-", "_")], 0);
+    const texture = state.device.createTexture({
+      label: id, size: [width, height, 1], format, usage: flags, dimension: "2d" });
+    state.objects.set(id, { texture, view: texture.createView() });
+  },
+
   createQuerySet({ id, count }) {
     state.objects.set(id, state.device.createQuerySet({ type: "timestamp", count }));
   },
@@ -185,8 +195,9 @@ const ops = {
       throw new Failure("compile", "Tint rejected the WGSL", { messages });
     }
     const groups = layouts.map((entries) => device.createBindGroupLayout({
-      entries: entries.map(([binding, type]) => ({
-        binding, visibility: GPUShaderStage.COMPUTE, buffer: { type } })) }));
+      entries: entries.map(([binding, type]) => (typeof type === "string"
+        ? { binding, visibility: GPUShaderStage.COMPUTE, buffer: { type } }
+        : { binding, visibility: GPUShaderStage.COMPUTE, ...type })) }));
     const compute = { module, entryPoint };
     if (constants) compute.constants = constants;
     const pipeline = device.createComputePipeline({
@@ -195,12 +206,14 @@ const ops = {
     return { messages };
   },
 
-  // A bind group of `pipeline`'s layout `group`: entries [binding, buffer, offset, size].
+  // A bind group of `pipeline`'s layout `group`: entries [binding, buffer, offset, size],
+  // or [binding, texture] for a texture binding (its view).
   bindGroup({ id, pipeline, group, entries }) {
     state.objects.set(id, state.device.createBindGroup({
       layout: object(pipeline).groups[group],
-      entries: entries.map(([binding, buffer, offset, size]) => ({
-        binding, resource: { buffer: object(buffer), offset, size } })),
+      entries: entries.map(([binding, buffer, offset, size]) => (offset === undefined
+        ? { binding, resource: object(buffer).view }
+        : { binding, resource: { buffer: object(buffer), offset, size } })),
     }));
   },
 
@@ -214,9 +227,7 @@ const ops = {
   async run({ items, copies, after, repeat, samples, timing, queries, resolve, staging,
               submitEvery }) {
     const encoder = state.device.createCommandEncoder();
-    for (const [from, fromOffset, to, toOffset, size] of copies || []) {
-      encoder.copyBufferToBuffer(object(from), fromOffset, object(to), toOffset, size);
-    }
+    for (const copy of copies || []) encodeCopy(encoder, copy);
     const dispatches = items.map(([pipeline, groups, workgroups]) =>
       [object(pipeline).pipeline, groups.map(object), workgroups]);
     if (repeat) encodePass(encoder, dispatches, repeat, null);
@@ -231,9 +242,7 @@ const ops = {
     }
     if (after && after.length) {
       const back = state.device.createCommandEncoder();
-      for (const [from, fromOffset, to, toOffset, size] of after) {
-        back.copyBufferToBuffer(object(from), fromOffset, object(to), toOffset, size);
-      }
+      for (const copy of after) encodeCopy(back, copy);
       state.device.queue.submit([back.finish()]);
     }
     return result;
@@ -244,6 +253,22 @@ const ops = {
     await state.device.queue.onSubmittedWorkDone();
   },
 };
+
+// One copy of `run`'s lists: [from, offset, to, offset, bytes] between buffers, or
+// ["texture-in", buffer, offset, bytesPerRow, texture, row, width, rows] and
+// ["texture-out", ...the same] between a buffer's tightly packed rows and a texture.
+function encodeCopy(encoder, copy) {
+  if (copy[0] === "texture-in" || copy[0] === "texture-out") {
+    const [kind, buffer, offset, bytesPerRow, texture, row, width, rows] = copy;
+    const linear = { buffer: object(buffer), offset, bytesPerRow };
+    const image = { texture: object(texture).texture, origin: [0, row, 0] };
+    if (kind === "texture-in") encoder.copyBufferToTexture(linear, image, [width, rows, 1]);
+    else encoder.copyTextureToBuffer(image, linear, [width, rows, 1]);
+    return;
+  }
+  const [from, fromOffset, to, toOffset, size] = copy;
+  encoder.copyBufferToBuffer(object(from), fromOffset, object(to), toOffset, size);
+}
 
 function encodePass(encoder, dispatches, times, timestampWrites) {
   const pass = encoder.beginComputePass(timestampWrites ? { timestampWrites } : {});

@@ -8,6 +8,12 @@ the same dispatch. Samples are timed with compute-pass timestamp writes when the
 device has ``timestamp-query`` (ticks scaled by the queue's timestamp period), else on
 the host clock. Submissions are tracked by wgpu-native's submission index, so a fence
 waits for exactly the work it names.
+
+A kernel's texture bindings (``BufferSpec(texture=...)``, ``backends._webgpu.
+texture_slots``) are textures made per (buffer, extent) and filled from their views by
+copies submitted before the launches; a writable storage texture is copied back into
+its view after them. Neither copy lies inside a timed pass: samples time the
+dispatches alone.
 """
 
 from __future__ import annotations
@@ -41,6 +47,10 @@ from .._webgpu import (
     slab_sizes,
     slot_accesses,
     step_slots,
+    texture_copies,
+    texture_extent,
+    texture_slots,
+    texture_writers,
 )
 from . import _native
 from ._device import (
@@ -81,6 +91,10 @@ class _Pipeline:
     bind_groups: dict = field(default_factory=dict)
     # (buffer index, bytes): the buffer of its own a ping-pong buffer is bound through
     private: dict = field(default_factory=dict)
+    # per buffer, the texture it is bound as (``texture_slots``; None: a buffer)
+    textures: tuple = ()
+    # (buffer index, width, height): the texture made for it and its view
+    texture_objects: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -431,8 +445,9 @@ class WgpuComputeContext(SlabContext):
         point and ``override`` constants); the launches share the layout, so one set of
         bind groups serves them all."""
         kernel = launch.kernel
+        textures = texture_slots(kernel, source)
         slots = slot_accesses(kernel, source, launch.steps, launch.size)
-        groups = self._group_entries(kernel, slots)
+        groups = self._group_entries(kernel, slots, textures)
         what = f"compiling kernel {kernel.id} under {launch.schedule}"
         check_portable(source or "", what)
         try:
@@ -464,6 +479,7 @@ class WgpuComputeContext(SlabContext):
             tuple((b.group, b.binding) for b in kernel.buffers),
             binding_granules(kernel, source, launch.size),
             slots,
+            textures=textures,
         )
 
     @staticmethod
@@ -473,34 +489,128 @@ class WgpuComputeContext(SlabContext):
             stage["constants"] = {name: override_value(value) for name, value in step.overrides}
         return stage
 
-    def _group_entries(self, kernel: KernelSpec, accesses) -> list[list[dict]]:
-        """Explicit bind group layout entries by access, one list per group index;
-        refuses layouts over the device's limits before wgpu sees them."""
+    def _group_entries(self, kernel: KernelSpec, accesses, textures=()) -> list[list[dict]]:
+        """Explicit bind group layout entries by access (a texture binding's by its
+        ``TextureSlot``), one list per group index; refuses layouts over the device's
+        limits before wgpu sees them."""
+        groups = layout_groups(kernel, self._device.limits, accesses)
+        textures = textures or (None,) * len(kernel.buffers)
+        by_slot = {(spec.group, spec.binding): slot for spec, slot in zip(kernel.buffers, textures)}
         return [
             [
                 {
                     "binding": binding,
                     "visibility": wgpu.ShaderStage.COMPUTE,
-                    "buffer": {"type": kind},
+                    **self._layout_entry(kind, by_slot.get((index, binding))),
                 }
                 for binding, kind in group
             ]
-            for group in layout_groups(kernel, self._device.limits, accesses)
+            for index, group in enumerate(groups)
         ]
 
-    def _bind_groups(self, compiled: _Pipeline, views: tuple[BufferView, ...]) -> tuple:
+    @staticmethod
+    def _layout_entry(kind: str, texture) -> dict:
+        """A layout entry's resource part: a buffer of ``kind``, or the texture."""
+        if texture is None:
+            return {"buffer": {"type": kind}}
+        if texture.storage:
+            return {
+                "storage_texture": {
+                    "access": texture.access,
+                    "format": texture.format.name,
+                    "view_dimension": "2d",
+                }
+            }
+        return {
+            "texture": {
+                "sample_type": texture.format.sample_type,
+                "view_dimension": "2d",
+                "multisampled": False,
+            }
+        }
+
+    def _textures_in(self, compiled: _Pipeline, launch: Launch) -> tuple[dict, list]:
+        """The textures of ``launch``'s texture bindings, by buffer index, each filled
+        from its view by copies submitted now, before the run (outside any timed
+        pass); and the copies back into the views of those the kernel writes, for
+        after it (``_copy_back``). A texture is made once per (buffer, extent)."""
+        kernel = launch.kernel
+        made: dict[int, Any] = {}
+        back: list = []
+        if not any(compiled.textures):
+            return made, back
+        encoder = self._device.create_command_encoder()
+        writers = texture_writers(launch.steps, compiled.textures)
+        for i, (spec, slot, view) in enumerate(
+            zip(kernel.buffers, compiled.textures, launch.views)
+        ):
+            if slot is None:
+                continue
+            width, height = texture_extent(spec, launch.size, self._device.limits)
+            need = width * height * slot.format.texel_bytes
+            if view.length_bytes < need:
+                raise InvalidArgument(
+                    f"kernel {kernel.id}: texture {spec.label} of {width} x {height} "
+                    f"{slot.format.name} texels needs {need} bytes, its view has "
+                    f"{view.length_bytes}"
+                )
+            key = (i, width, height)
+            entry = compiled.texture_objects.get(key)
+            if entry is None:
+                # both bindings: a launch may bind it where another kind is declared
+                # (``Step.bindings``); every format bound here is a storage format
+                usage = (
+                    wgpu.TextureUsage.COPY_DST
+                    | wgpu.TextureUsage.COPY_SRC
+                    | wgpu.TextureUsage.STORAGE_BINDING
+                    | wgpu.TextureUsage.TEXTURE_BINDING
+                )
+                with translate_errors(f"making texture {spec.label} ({width} x {height})"):
+                    texture = self._device.create_texture(
+                        label=f"kforge-{spec.label}",
+                        size=(width, height, 1),
+                        format=slot.format.name,
+                        usage=usage,
+                        dimension="2d",
+                    )
+                    entry = compiled.texture_objects[key] = (texture, texture.create_view())
+            texture = entry[0]
+            slab = self._checked_slab(view)
+            for offset, row_bytes, row, rows in texture_copies(
+                view.offset, width, height, slot.format.texel_bytes
+            ):
+                encoder.copy_buffer_to_texture(
+                    {"buffer": slab, "offset": offset, "bytes_per_row": row_bytes},
+                    {"texture": texture, "origin": (0, row, 0)},
+                    (width, rows, 1),
+                )
+            if i in writers:
+                back.append(("texture", texture, slab, view.offset, width, height, slot))
+            made[i] = entry[1]
+        with translate_errors(f"copying kernel {kernel.id}'s textures in"):
+            self._submit(encoder.finish())
+        return made, back
+
+    def _bind_groups(
+        self, compiled: _Pipeline, views: tuple[BufferView, ...], textures: dict | None = None
+    ) -> tuple:
         """The bind groups for ``views`` (cached per pipeline: the slabs never move).
         Each binding is exactly its view, rounded up to whole 4-byte words as WebGPU
         requires (and to whole vectors where the shader declares them:
         ``binding_size``), so a shader's ``arrayLength`` counts the view's elements."""
-        key = tuple((v.slab, v.offset, v.length_bytes) for v in views)
+        textures = textures or {}
+        key = (
+            tuple((v.slab, v.offset, v.length_bytes) for v in views),
+            tuple(map(id, textures.values())),
+        )
         groups = compiled.bind_groups.get(key)
         if groups is not None:
             return groups
         with translate_errors("creating bind groups"):
             groups = tuple(
                 self._device.create_bind_group(
-                    layout=layout, entries=self._group_entries_for(compiled, views, index)
+                    layout=layout,
+                    entries=self._group_entries_for(compiled, views, index, textures),
                 )
                 for index, layout in enumerate(compiled.layouts)
             )
@@ -519,18 +629,20 @@ class WgpuComputeContext(SlabContext):
         through a buffer of its own (``private_buffers``), filled from its view. Those
         copies are submitted here, before the run; the copies back into the views,
         (source, destination, offset, bytes), are returned for after it."""
-        groups = self._bind_groups(compiled, launch.views)
+        textures, back = self._textures_in(compiled, launch)
+        groups = self._bind_groups(compiled, launch.views, textures)
         moved = any(step.bindings for step in launch.steps)
         if not moved and not any(step.fields for step in launch.steps):
-            return [groups] * len(launch.steps), []
+            return [groups] * len(launch.steps), back
         kernel = launch.kernel
         alignment = self._allocator.alignment
-        resources = [
-            (self._checked_slab(view), view.offset, binding_size(view, granule, alignment))
-            for view, granule in zip(launch.views, compiled.granules)
+        resources: list = [
+            textures[i]
+            if i in textures
+            else (self._checked_slab(view), view.offset, binding_size(view, granule, alignment))
+            for i, (view, granule) in enumerate(zip(launch.views, compiled.granules))
         ]
         encoder = self._device.create_command_encoder()
-        back = []
         for i in private_buffers(launch.steps, launch.accesses, compiled.slots):
             slab, offset, size = resources[i]
             own = compiled.private.get((i, size))
@@ -548,7 +660,14 @@ class WgpuComputeContext(SlabContext):
             if not moved and not step.fields:
                 out.append(groups)
                 continue
-            key = ("step", views_key, number, step.bindings, step.fields)
+            key = (
+                "step",
+                views_key,
+                number,
+                step.bindings,
+                step.fields,
+                tuple(map(id, textures.values())),
+            )
             made = compiled.bind_groups.get(key)
             if made is None:
                 made = self._launch_groups(compiled, launch, number, resources)
@@ -596,11 +715,8 @@ class WgpuComputeContext(SlabContext):
                 self._device.create_bind_group(
                     layout=layout,
                     entries=[
-                        {
-                            "binding": binding,
-                            "resource": {"buffer": buffer, "offset": offset, "size": size},
-                        }
-                        for (buffer, offset, size), (at, binding) in zip(chosen, compiled.bindings)
+                        {"binding": binding, "resource": self._resource(resource)}
+                        for resource, (at, binding) in zip(chosen, compiled.bindings)
                         if at == group
                     ],
                 )
@@ -608,30 +724,57 @@ class WgpuComputeContext(SlabContext):
             )
         return step_groups, own, patch, ranges
 
+    @staticmethod
+    def _resource(resource) -> Any:
+        """A bind group entry's resource: a texture view as it is, a (buffer, offset,
+        bytes) range as a buffer binding."""
+        if not isinstance(resource, tuple):
+            return resource
+        buffer, offset, size = resource
+        return {"buffer": buffer, "offset": offset, "size": size}
+
     def _copy_back(self, back: list) -> None:
-        """Copy each private binding back into its view (``_step_groups``)."""
+        """Copy each private binding, and each texture the kernel writes, back into
+        its view (``_step_groups``, ``_textures_in``)."""
         if not back:
             return
         encoder = self._device.create_command_encoder()
-        for own, slab, offset, size in back:
+        for copy in back:
+            if copy[0] == "texture":
+                _, texture, slab, offset, width, height, slot = copy
+                for start, row_bytes, row, rows in texture_copies(
+                    offset, width, height, slot.format.texel_bytes
+                ):
+                    encoder.copy_texture_to_buffer(
+                        {"texture": texture, "origin": (0, row, 0)},
+                        {"buffer": slab, "offset": start, "bytes_per_row": row_bytes},
+                        (width, rows, 1),
+                    )
+                continue
+            own, slab, offset, size = copy
             encoder.copy_buffer_to_buffer(own, 0, slab, offset, size)
         self._submit(encoder.finish())
 
     def _group_entries_for(
-        self, compiled: _Pipeline, views: tuple[BufferView, ...], group: int
+        self, compiled: _Pipeline, views: tuple[BufferView, ...], group: int, textures: dict
     ) -> list[dict]:
-        """The entries of bind group ``group`` over ``views``."""
+        """The entries of bind group ``group`` over ``views`` (a texture binding's
+        view in ``textures``, by buffer index)."""
         alignment = self._allocator.alignment
         return [
             {
                 "binding": binding,
-                "resource": {
+                "resource": textures[i]
+                if i in textures
+                else {
                     "buffer": self._checked_slab(view),
                     "offset": view.offset,
                     "size": binding_size(view, granule, alignment),
                 },
             }
-            for view, (at, binding), granule in zip(views, compiled.bindings, compiled.granules)
+            for i, (view, (at, binding), granule) in enumerate(
+                zip(views, compiled.bindings, compiled.granules)
+            )
             if at == group
         ]
 

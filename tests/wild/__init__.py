@@ -1556,6 +1556,10 @@ from tests.wild.round47 import ROUND47  # noqa: E402  (round 47: tests/wild/roun
 
 CORPUS.update(ROUND47)
 
+from tests.wild.round48 import ROUND48  # noqa: E402  (round 48: tests/wild/round48.py)
+
+CORPUS.update(ROUND48)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)

@@ -1,0 +1,147 @@
+"""Texture bindings: a kernel's buffer that its WGSL reads as a ``texture_2d`` or a
+``texture_storage_2d`` (``BufferSpec(texture=FORMAT, shape=(H, W))``).
+
+The contract and the oracle still deal in buffers: a texture binding's buffer holds
+its texels' bytes, row-major (``H`` rows of ``W`` texels), tightly packed, as the
+format stores them. A WebGPU backend makes a texture of that extent and format, copies
+the buffer into it before the launches and, for a writable storage texture, back after
+them. What the reference sees of each format (``FORMATS``):
+
+- ``r32float``, ``r32uint``: one ``f32`` / ``u32`` per texel, shape ``(H, W)``;
+- ``rgba32float``: ``vec4<f32>`` per texel, shape ``(H, W, 4)``;
+- ``rgba16float``: ``vec4<f16>`` per texel, shape ``(H, W, 4)`` of float16;
+- ``rgba8uint``: four ``u8`` channels, shape ``(H, W, 4)``;
+- ``rgba8unorm``: four channels as the shader sees them, floats ``k / 255`` of the
+  stored bytes ``k``, shape ``(H, W, 4)`` of float32. An input is drawn, or filled,
+  as bytes (its values are always of that form); an output is the floats the kernel
+  stores, before the device converts them (``unorm8_codes`` says which bytes the
+  judge accepts for them).
+
+The float-to-unorm conversion is the one place where a correct device may store other
+bytes than the reference's rounding to nearest. The judge takes the rule of Vulkan,
+the API under both adapters here (wgpu on lavapipe, Dawn on SwiftShader) and under
+wgpu and Dawn on Linux and Android GPUs; Metal's and D3D12's rules were not read for
+this and are assumed to allow no result outside it. Vulkan's specification,
+"Conversion From Floating-Point to Normalized Fixed-Point"
+(KhronosGroup/Vulkan-Docs, chapters/fundamentals.adoc, section
+``fundamentals-fpfixedconv``, read at commit 043260d06e96c8586492be41cc109945e92a69ff,
+CC-BY-4.0): ``f`` is first clamped to [0, 1], then ``c = convertFloatToUint(f * (2^b -
+1), b)``, "where convertFloatToUint(r,b) returns one of the two unsigned binary integer
+values with exactly b bits which are closest to the floating-point value r.
+Implementations should round to nearest. If r is equal to an integer, then that integer
+value must be returned." So a stored float ``f`` may become ``floor(255 f')`` or
+``ceil(255 f')`` (``f'`` clamped, ``255 f'`` in exact arithmetic), and nothing else:
+the judge (``unorm8_codes``, ``oracle._judge.unorm_accepted``) accepts exactly those.
+Where the reference's float comes from a computation that rounds (its float64 run
+gives another float32), the kernel's float may differ from it by the f32 tolerance
+and lie on the other side of a whole number: there the codes of every float within
+that tolerance are accepted. Where it does not (a copy's ``k / 255``, one product),
+no tolerance is added, so a kernel one code off still fails. The
+same chapter says a NaN given where the API needs a float "yields unspecified
+results": a NaN stored to rgba8unorm may become any byte.
+
+How each format's output is judged:
+
+- ``r32float``, ``rgba32float``: the f32 the kernel stores lands as it is; judged as
+  any f32 output (the kernel's tolerance, default ``f32``'s).
+- ``r32uint``: exactly.
+- ``rgba8uint``: the bytes exactly. A u32 stored outside 0..255 does not fit the
+  format; kernel-forge makes no claim about which byte a device keeps then (keep the
+  reference's values in range: a kernel that stores such values is judged on them).
+- ``rgba16float``: the device rounds the f32 it is given to f16, and a conforming one
+  may take either neighbour (WGSL's conversion of a value not representable in the
+  destination type); the reference returns float16 rounded to nearest, judged at
+  f16's tolerance (2 ulps by default: one more than the rule needs).
+- ``rgba8unorm``: by the conversion rule above, exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .errors import InvalidArgument
+
+__all__ = [
+    "TextureFormat",
+    "FORMATS",
+    "texture_format",
+    "unorm8_codes",
+    "unorm8_bytes",
+    "unorm8_values",
+]
+
+
+@dataclass(frozen=True)
+class TextureFormat:
+    """A texel format kernel-forge binds: its WebGPU name, the element type the
+    reference sees (``forge.layout``), how many of them one texel holds (4 where the
+    channels are elements of their own), the bytes of one texel, the WGSL sampled
+    type a ``texture_2d<T>`` over it declares, and whether its channels are unsigned
+    normalized bytes."""
+
+    name: str
+    element: str
+    lanes: int
+    texel_bytes: int
+    sampled: str
+    unorm: bool = False
+
+    @property
+    def sample_type(self) -> str:
+        """The bind group layout's ``sampleType`` for a sampled texture of it."""
+        return "uint" if self.sampled == "u32" else "unfilterable-float"
+
+
+FORMATS: dict[str, TextureFormat] = {
+    f.name: f
+    for f in (
+        TextureFormat("r32float", "f32", 1, 4, "f32"),
+        TextureFormat("r32uint", "u32", 1, 4, "u32"),
+        TextureFormat("rgba32float", "vec4<f32>", 1, 16, "f32"),
+        TextureFormat("rgba16float", "vec4<f16>", 1, 8, "f32"),
+        TextureFormat("rgba8uint", "u8", 4, 4, "u32"),
+        TextureFormat("rgba8unorm", "f32", 4, 4, "f32", unorm=True),
+    )
+}
+
+
+def texture_format(name: Any, label: str) -> TextureFormat:
+    """The format named ``name``, refused with the known ones."""
+    if not isinstance(name, str) or name not in FORMATS:
+        raise InvalidArgument(
+            f"buffer {label}: texture format must be one of {', '.join(FORMATS)}, got {name!r}"
+        )
+    return FORMATS[name]
+
+
+def unorm8_bytes(values: Any) -> np.ndarray:
+    """Floats in the shader's terms as the bytes an rgba8unorm texture holds: clamped
+    to [0, 1], NaN as 0, rounded to nearest (how inputs are uploaded; the reference
+    sees them as ``unorm8_values`` of these bytes)."""
+    x = np.nan_to_num(np.asarray(values, np.float64), nan=0.0)
+    return np.rint(np.clip(x, 0.0, 1.0) * 255.0).astype(np.uint8)
+
+
+def unorm8_values(codes: np.ndarray) -> np.ndarray:
+    """The floats a shader reads from rgba8unorm bytes ``codes``: ``k / 255`` in f32."""
+    return (np.asarray(codes, np.float32) / np.float32(255.0)).astype(np.float32)
+
+
+def unorm8_codes(want: Any, slack: Any = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """The lowest and highest byte a conforming device may store for the floats
+    ``want`` (see the module docstring): ``floor`` and ``ceil`` of ``255 * clamp(w)``,
+    over ``w`` within ``slack`` (per element, the float tolerance of ``want``); any
+    byte for a NaN."""
+    w = np.asarray(want, np.float64)
+    nan = np.isnan(w)
+    w = np.where(nan, 0.0, w)
+    slack = np.asarray(slack, np.float64)
+    with np.errstate(invalid="ignore"):
+        low = np.floor(np.clip(w - slack, 0.0, 1.0) * 255.0)
+        high = np.ceil(np.clip(w + slack, 0.0, 1.0) * 255.0)
+    low = np.where(nan, 0.0, low)
+    high = np.where(nan, 255.0, high)
+    return low.astype(np.uint8), high.astype(np.uint8)
