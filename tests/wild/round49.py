@@ -1,40 +1,48 @@
 """Round 49 of kernels from the wild, merged into ``tests.wild.CORPUS``: the WGSL of a
 WebGPU inference runtime the corpus had met twice (round 17's WKV, round 41's f16
 matrix-vector product) in the parts it had not: its 4-bit NF4 weights (the quantiser
-and the matrix-vector product that reads them), and its normalisations, each a small
-pipeline of entry points sharing workgroup memory declarations. All follow
-cryscan/web-rwkv (MIT or Apache-2.0, dual-licensed), read, not copied (the project's
-rule for public code). What is theirs is kept: the entry points, the bindings (group,
-binding, name, type, access, order), the bare ``vec4<u32>`` shape uniforms and the
-``View`` structs, the NF4 code table as a uniform ``array<vec4<f32>, 4>``, the
-workgroup sizes and ``num_workgroups``-based indexing, the launches as the host
-(``src/tensor/ops.rs``, ``TensorOp``) makes them, the helper functions' shapes
-(``reduce_step``/``reduce_sum`` with their barrier inside, the seven unrolled calls),
-and the numerics, real defects included: group_norm's variance is ``E[x^2] - mean^2``
-with no epsilon at all, the quantiser's nearest code takes the last of equal
-distances (``<=``), the layer norm's accumulator is an uninitialised ``var``. What is
-ours: the comments, the locals' names where theirs say nothing, the order of
-equivalent statements and the formatting; the host's macros (``BLOCK_SIZE``,
-``NF4_BLOCK_SIZE``) written as WGSL constants with the values the host gives them, and
-the layer norm's ``EPS`` macro as an ``override`` the pipeline sets.
+and the matrix-vector product that reads them) and its normalisations, modules of
+several entry points sharing workgroup declarations. All follow cryscan/web-rwkv (MIT
+or Apache-2.0, dual-licensed), read, not copied (the project's rule for public code).
+What is theirs is kept: the entry points, the bindings (group, binding, name, type,
+access, order), the bare ``vec4<u32>`` shape uniforms and the ``View`` structs, the NF4
+code table as a uniform ``array<vec4<f32>, 4>``, the builtins taken in a struct
+(``fn quantize(in: Input)``, ``dot(in.uid, ...)`` over ``num_workgroups``), the
+workgroup sizes, the launches as the host (``src/tensor/ops.rs``, ``TensorOp``) makes
+them where they are sound, the helpers' shapes (``reduce_step``/``reduce_sum`` with
+their barrier inside, the unrolled calls), and the numerics, quirks included: the
+variance as ``E[x^2] - mean^2 + EPS``, the nearest code the last of equal distances
+(``<=``), an accumulator declared without an initialiser. What is ours: the comments,
+the locals' names where theirs say nothing, the order of equivalent statements and the
+formatting; the host's macros written as WGSL: ``BLOCK_SIZE``, ``NF4_BLOCK_SIZE`` as
+constants of the values the host gives them, and where one module's entry points take
+different values (layer_norm.wgsl) or the host passes a number (``EPS``), as an
+``override`` each pipeline sets.
 
-- ``quant_mat_nf4.wgsl`` (web-rwkv at 143bc30c): ``compute_absmax`` (one invocation a
-  block of 64 halves: eight ``vec4<u32>`` words, a running ``max(abs(.))`` over vec4s)
-  then ``quantize`` (one invocation a word of eight halves: scaled by ``1 / absmax``,
-  each matched to the nearest of 16 codes by a linear scan, the eight 4-bit indices
-  packed low nibble first into one u32). Two entry points of one module, two launches.
+- ``quant_mat_nf4.wgsl`` (web-rwkv at 5f9dca1): ``compute_absmax`` (one invocation a
+  block of 64 halves: eight ``vec4<u32>`` words, a running ``max(abs(.))``) then
+  ``quantize`` (invocation 0 copies the code table into workgroup memory, a barrier;
+  one invocation a word of eight halves scaled by ``1 / absmax``, each matched to the
+  nearest of 16 codes by a linear scan, eight 4-bit indices packed low nibble first).
+  No bound in either pass; the host's launch at this commit has four times the
+  invocations it needs and writes past the end (``HOST_LAUNCHES_5F9DCA1``), so the
+  corpus launches one invocation a block, then a word, at sizes of whole workgroups.
+  The file from 44697ab on bounds it with an early return before the barrier, which
+  Tint refuses: that is a mutant here, refused.
 - ``matmul_vec_nf4.wgsl`` (web-rwkv at 07473b25): the product of those weights with a
   vector of halves, one workgroup of 128 for four matrix rows of one token; each u32 of
   the matrix is eight nibbles, looked up in the code table two bit pairs at a time
   (``quant[hi][lo]``) into two ``mat4x4`` sub-blocks, scaled by the block's absmax
-  (packed two f16 a word, this version's layout), ``transpose(m) * x`` and a tree.
-- ``group_norm.wgsl`` (web-rwkv at 3270fb6e): RWKV-5's per-head group norm in place,
-  one workgroup a (head, token), sums and sums of squares accumulated straight into
-  zero-initialised workgroup arrays, f16 weight and bias per head and channel.
+  (two f16 a word, this version's layout), ``transpose(m) * x`` and a tree.
+- ``layer_norm.wgsl`` (web-rwkv at 143bc30c): ``layer_norm`` (BLOCK_SIZE 128, its tree
+  from 64) and RWKV-5's per-head ``group_norm`` (BLOCK_SIZE 32, its tree from 16) over
+  one set of workgroup arrays, two pipelines of one module: two kernels here. Sums and
+  sums of squares accumulate straight into the zero-initialised workgroup arrays. The
+  group norm before this commit (group_norm.wgsl) had no epsilon: a mutant here.
 - ``rms_norm.wgsl`` (web-rwkv at 62c346c8), its f32, no-stats form: ``recenter``
-  (subtract the row's mean) and ``rms_norm`` (scale by the root mean square with
-  ``EPS`` inside the root, then ``fma`` with f16 weight and bias) sharing one
-  ``sketch`` array: launched one after the other they are a layer norm.
+  (subtract the row's mean in place) and ``rms_norm`` (scale by ``inverseSqrt(mean
+  square + EPS)``, then ``fma`` with f16 weight and bias) sharing one ``sketch`` array,
+  launched in turn: a layer norm, as the file's own test runs them.
 
 What they showed is pinned in tests/test_wild_round49.py and summed up there.
 """
