@@ -22,13 +22,13 @@ and group norms, its recenter + rms_norm) showed.
   invocation now varies as a whole, as Tint judges it (Tint refuses a branch on the
   struct's uniform ``workgroup_id`` member too: checked in the same Chrome).
 - Right verdicts on the originals' real defects, each in the corpus as the mutant that
-  is the file's own history: group_norm before 143bc30c had no epsilon (the rows of
-  tiny values fail it), and the quantiser from 44697ab on has the early return above
-  (refused on both backends). The quantiser at 5f9dca1 has no bound at all, and its
-  host launches four times the invocations it has words (the output's shape counts
-  bytes, an invocation packs a u32): at the host's launch the oracle reports the writes
-  past the end (below), so the corpus launches it 1-D, one invocation a block, then a
-  word.
+  is the file's own history: group_norm.wgsl from 3270fb6 to 57c4de2 (2023) had no
+  epsilon (the rows of tiny values fail it), and the quantiser from 44697ab on has the
+  early return above (refused on both backends). The quantiser at 5f9dca1 has no
+  bound at all, and its host launches four times the invocations it has words (the
+  output's shape counts bytes, an invocation packs a u32): at the host's launch the
+  oracle reports the writes past the end (below), so the corpus launches it 1-D, one
+  invocation a block, then a word.
 
 What only the GPU can show: the two races above, and whether the 4-bit codes match
 where a GPU's ``1.0 / absmax`` is not correctly rounded (WGSL allows 2.5 ulp; both CPU
