@@ -1,5 +1,6 @@
 """What round 49 (tests/wild/round49.py: web-rwkv's NF4 quantiser and product, its layer
-and group norms, its recenter + rms_norm) showed.
+and group norms, its recenter + rms_norm; onnxruntime WebGPU's Hadamard transform)
+showed.
 
 - No false alarm and no missed mutant where they run here: every original passes on the
   reference, lavapipe and SwiftShader; every WGSL mutant fails on both CPU adapters

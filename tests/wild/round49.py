@@ -2,9 +2,11 @@
 WebGPU inference runtime the corpus had met twice (round 17's WKV, round 41's f16
 matrix-vector product) in the parts it had not: its 4-bit NF4 weights (the quantiser
 and the matrix-vector product that reads them) and its normalisations, modules of
-several entry points sharing workgroup declarations. All follow cryscan/web-rwkv (MIT
-or Apache-2.0, dual-licensed), read, not copied (the project's rule for public code).
-What is theirs is kept: the entry points, the bindings (group, binding, name, type,
+several entry points sharing workgroup declarations; and onnxruntime's WebGPU execution
+provider's Hadamard transform (2026), a domain the corpus lacked. The first five follow
+cryscan/web-rwkv (MIT or Apache-2.0, dual-licensed), the last microsoft/onnxruntime
+(MIT), read, not copied (the project's rule for public code). Of web-rwkv's, what is
+theirs is kept: the entry points, the bindings (group, binding, name, type,
 access, order), the bare ``vec4<u32>`` shape uniforms and the ``View`` structs, the NF4
 code table as a uniform ``array<vec4<f32>, 4>``, the builtins taken in a struct
 (``fn quantize(in: Input)``, ``dot(in.uid, ...)`` over ``num_workgroups``), the
@@ -45,6 +47,14 @@ different values (layer_norm.wgsl) or the host passes a number (``EPS``), as an
   (subtract the row's mean in place) and ``rms_norm`` (scale by ``inverseSqrt(mean
   square + EPS)``, then ``fma`` with f16 weight and bias) sharing one ``sketch`` array,
   launched in turn: a layer norm, as the file's own test runs them.
+- onnxruntime at 58be46a7, ``contrib_ops/webgpu/bert/hadamard_transform.wgsl.template``
+  with its ``_common`` butterfly, as ``HadamardTransformProgram`` renders them (four
+  components, f32): one workgroup a (batch, token, head) slice staged in workgroup
+  memory, log2(D) butterfly passes with a barrier after each, the orthonormal scale
+  ``1 / sqrt(D)``; ShaderHelper's type aliases, ``$MAIN``'s builtins and
+  ``workgroup_idx``, the early return on a slice past the end (uniform: Tint takes
+  it). Theirs: the template's names, passes, loops and numerics; ours: the comments,
+  the pair's index written in one line, the uniforms struct cut to what it reads.
 
 What they showed is pinned in tests/test_wild_round49.py and summed up there.
 """
@@ -868,6 +878,168 @@ RECENTER_RMS_NORM = Wild(
 )
 
 
+# -- 6. onnxruntime's WebGPU EP: HadamardTransform, one slice a workgroup ---------------------
+# After microsoft/onnxruntime at 58be46a7 (MIT): contrib_ops/webgpu/bert/
+# hadamard_transform.wgsl.template and hadamard_transform_common.wgsl.template as
+# HadamardTransformProgram renders them (hadamard_transform.cc) with components 4 and f32
+# tensors: ShaderHelper's value and element aliases, input and output bindings,
+# getByOffset/setByOffset as plain indexing, the Uniforms struct of the program's three
+# values (ShaderHelper also appends the tensors' shapes and strides, which this shader
+# never reads: left out here), and $MAIN's builtins and workgroup_idx. The host
+# dispatches num_slices = B * S * N workgroups of min(head_size / 2, 64).
+
+_HADAMARD = """// kernel-forge corpus: onnxruntime WebGPU's HadamardTransform (read, not copied).
+// A workgroup per (batch, token, head) slice: the slice is staged in workgroup memory
+// as f32, transformed in place by log2(HEAD_SIZE) butterfly passes (a barrier after
+// each), then scaled by 1 / sqrt(HEAD_SIZE) on the way out.
+
+alias input_value_t = vec4<f32>;
+alias input_element_t = f32;
+alias output_value_t = vec4<f32>;
+alias output_element_t = f32;
+
+struct Uniforms {
+  batch_size: u32,
+  seq_length: u32,
+  num_heads: u32,
+};
+
+@group(0) @binding(0) var<storage, read> input: array<input_value_t>;
+@group(0) @binding(1) var<storage, read_write> output: array<output_value_t>;
+@group(0) @binding(2) var<uniform> uniforms: Uniforms;
+
+const head_size_log2: u32 = {{LOG2_HEAD}}u;
+const components: u32 = 4u;
+const HEAD_SIZE: u32 = 1u << head_size_log2;
+const HEAD_SIZE_VEC: u32 = HEAD_SIZE / components;
+
+var<workgroup> shared_data: array<f32, HEAD_SIZE>;
+
+// pass `step` pairs element ii with ii + 2^step inside blocks of 2^(step + 1); the
+// workgroup's invocations share the HEAD_SIZE / 2 pairs of each pass
+fn wht_butterfly(lid: u32, wg_size: u32) {
+  for (var step = 0u; step < head_size_log2; step++) {
+    let half_block = 1u << step;
+    let block_size = half_block << 1u;
+    for (var pair = lid; pair < HEAD_SIZE / 2u; pair += wg_size) {
+      let ii = (pair / half_block) * block_size + pair % half_block;
+      let jj = ii + half_block;
+      let a = shared_data[ii];
+      let b = shared_data[jj];
+      shared_data[ii] = a + b;
+      shared_data[jj] = a - b;
+    }
+    workgroupBarrier();
+  }
+}
+
+const workgroup_size_x: u32 = {{wg_x}}u;
+const workgroup_size_y: u32 = 1u;
+const workgroup_size_z: u32 = 1u;
+
+@compute @workgroup_size(workgroup_size_x, workgroup_size_y, workgroup_size_z)
+fn main(@builtin(global_invocation_id) global_id: vec3<u32>,
+        @builtin(workgroup_id) workgroup_id: vec3<u32>,
+        @builtin(local_invocation_index) local_idx: u32,
+        @builtin(local_invocation_id) local_id: vec3<u32>,
+        @builtin(num_workgroups) num_workgroups: vec3<u32>) {
+  let workgroup_idx = workgroup_id.z * num_workgroups[0] * num_workgroups[1] + workgroup_id.y * num_workgroups[0] + workgroup_id.x;
+  let global_idx = workgroup_idx * (workgroup_size_x * workgroup_size_y * workgroup_size_z) + local_idx;
+
+  let slice_idx = workgroup_idx;
+  let num_slices = uniforms.batch_size * uniforms.seq_length * uniforms.num_heads;
+  if (slice_idx >= num_slices) {
+    return;
+  }
+
+  let base_offset = slice_idx * HEAD_SIZE_VEC;
+
+  // stage the slice, a vec4 at a time, as f32
+  for (var i = local_idx; i < HEAD_SIZE_VEC; i += workgroup_size_x) {
+    let val = input[base_offset + i];
+    shared_data[i * 4u + 0u] = f32(val[0]);
+    shared_data[i * 4u + 1u] = f32(val[1]);
+    shared_data[i * 4u + 2u] = f32(val[2]);
+    shared_data[i * 4u + 3u] = f32(val[3]);
+  }
+  workgroupBarrier();
+
+  wht_butterfly(local_idx, workgroup_size_x);
+
+  // orthonormal: scale by 1 / sqrt(HEAD_SIZE)
+  let norm = 1.0f / sqrt(f32(HEAD_SIZE));
+
+  for (var i = local_idx; i < HEAD_SIZE_VEC; i += workgroup_size_x) {
+    let v0 = output_element_t(shared_data[i * 4u + 0u] * norm);
+    let v1 = output_element_t(shared_data[i * 4u + 1u] * norm);
+    let v2 = output_element_t(shared_data[i * 4u + 2u] * norm);
+    let v3 = output_element_t(shared_data[i * 4u + 3u] * norm);
+    output[base_offset + i] = output_value_t(v0, v1, v2, v3);
+  }
+}
+"""
+
+
+def _hadamard_reference(input, output, uniforms):
+    """Each slice of D times Sylvester's Hadamard matrix of order D, over sqrt(D)."""
+    d = input.shape[-1]
+    y = input.astype(np.float64).reshape(-1, d).copy()
+    h = 1
+    while h < d:  # the same butterflies, exact in f64
+        y = y.reshape(-1, d // (2 * h), 2, h)
+        a, b = y[:, :, 0, :].copy(), y[:, :, 1, :].copy()
+        y[:, :, 0, :], y[:, :, 1, :] = a + b, a - b
+        y = y.reshape(-1, d)
+        h *= 2
+    return (y / np.sqrt(d)).astype(np.float32).reshape(-1)
+
+
+HADAMARD = Wild(
+    KernelSpec(
+        id="wild_r49_onnxruntime_webgpu_hadamard_transform",
+        entry_point="main",
+        sources={"wgsl": _HADAMARD},
+        dims=("B", "S", "N", "D"),
+        buffers=(
+            BufferSpec(0, "f32", "read", name="input", count="B*S*N*D", shape=("B", "S", "N", "D")),
+            BufferSpec(1, "f32", "read_write", name="output", count="B*S*N*D"),
+            BufferSpec.uniform(
+                2,
+                (("batch_size", "u32"), ("seq_length", "u32"), ("num_heads", "u32")),
+                name="uniforms",
+            ),
+        ),
+        reference=_hadamard_reference,
+        params=lambda s: {"batch_size": s.B, "seq_length": s.S, "num_heads": s.N},
+        constants={"LOG2_HEAD": lambda sched, s: int(s.D).bit_length() - 1},
+        # SetDispatchGroupSize(num_slices), workgroups of min(head_size / 2, 64)
+        grid=lambda sched, s: (s.B * s.S * s.N, 1, 1),
+        schedules=(Schedule(64),),
+        # head sizes of 128 (a pair an invocation a pass) and 256 (two)
+        test_sizes=("B=1,S=3,N=2,D=128", "B=2,S=1,N=3,D=256", "B=1,S=1,N=1,D=128"),
+    ),
+    {
+        "the partner a whole block away": (
+            "wgsl",
+            "let jj = ii + half_block;",
+            "let jj = ii + block_size;",
+        ),
+        "no barrier between the passes": ("wgsl", "    workgroupBarrier();\n  }\n}", "  }\n}"),
+        "scaled by 1 / HEAD_SIZE": (
+            "wgsl",
+            "let norm = 1.0f / sqrt(f32(HEAD_SIZE));",
+            "let norm = 1.0f / f32(HEAD_SIZE);",
+        ),
+        "a slice's offset counted in floats": (
+            "wgsl",
+            "let base_offset = slice_idx * HEAD_SIZE_VEC;",
+            "let base_offset = slice_idx * HEAD_SIZE;",
+        ),
+    },
+)
+
+
 ROUND49: dict[str, Wild] = {
-    w.kernel.id: w for w in (QUANT_NF4, MATMUL_VEC_NF4, LAYER_NORM, GROUP_NORM, RECENTER_RMS_NORM)
+    w.kernel.id: w
+    for w in (QUANT_NF4, MATMUL_VEC_NF4, LAYER_NORM, GROUP_NORM, RECENTER_RMS_NORM, HADAMARD)
 }
