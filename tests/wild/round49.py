@@ -470,7 +470,6 @@ MATMUL_VEC_NF4 = Wild(
         schedules=(Schedule(128),),
         # C = 1152: 144 words a row, the loop's second pass 16 of 128; 18 blocks a row
         test_sizes=("C=1152,R=8,T=2,B=2", "C=128,R=4,T=1,B=1"),
-        tolerance={"f32": {"atol": 1e-3, "rtol": 1e-3}},
     ),
     {
         "a code's bit pairs swapped": (
