@@ -31,9 +31,16 @@ showed.
   oracle reports the writes past the end (below), so the corpus launches it 1-D, one
   invocation a block, then a word.
 
-What only the GPU can show: the two races above, and whether the 4-bit codes match
-where a GPU's ``1.0 / absmax`` is not correctly rounded (WGSL allows 2.5 ulp; both CPU
-adapters divide exactly), which may move a value across the midpoint of two codes.
+- The 4-bit codes are judged exactly, while WGSL lets ``1.0 / absmax`` be 2.5 ulp off:
+  a value near the midpoint of two codes could move across it on a GPU that divides
+  otherwise. Simulated on lavapipe (the scale's bits 1 or 2 ulp up or down, finite
+  blocks only, seeds 0 to 2, both test sizes): no code changed, so no false alarm is
+  seen at these inputs. An all-zero block (the zeros family) gives ``1.0 / 0.0``: IEEE
+  infinity, then NaN, every comparison false, code 0 as in the reference; a device
+  without infinities could give any code there (WGSL makes that value indeterminate).
+
+What only the GPU can show: the two races above, and the codes where a GPU's division
+is not correctly rounded.
 """
 
 from __future__ import annotations
