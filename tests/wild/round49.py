@@ -276,11 +276,6 @@ QUANT_NF4 = Wild(
             "        q = quant;\n    }\n    workgroupBarrier();",
             "        q = quant;\n    }",
         ),
-        "the upper four halves taken from the lower word pair": (
-            "wgsl",
-            "v[1] = unpack4x16float(word.zw) * scale;",
-            "v[1] = unpack4x16float(word.xy) * scale;",
-        ),
     },
     invisible_on={
         ("no barrier after the table's copy", "wgsl", "llvmpipe"): (
