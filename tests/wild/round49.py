@@ -430,7 +430,6 @@ def _nf4_absmax(rng, count, size):
 def _matmul_vec_nf4_reference(source, destination, quant, matrix, absmax, input, output):
     codes = np.asarray(quant["quant"], np.float64).reshape(16)
     nibbles = (matrix[:, None] >> (4 * np.arange(8, dtype=np.uint32))[None, :]) & 15
-    rows = output.shape[-1] if output.ndim > 1 else None  # noqa: F841
     c = source["stride"][0][0]
     w = codes[nibbles.reshape(-1)]  # (R * C,)
     scale = absmax.astype(np.float64)[np.arange(w.size) // 64]
