@@ -282,6 +282,8 @@ _DEFINED = re.compile(r"\b(?:let|var|const)\s+(\w+)\s*(?::[^=;{}]*)?=(?!=)([^;{}
 _ASSIGNED = re.compile(r"(?<![\w.\]])(\w+)\s*(?:<<|>>|[-+*/%&|^])?=(?!=)([^;{}]*)")
 _TYPED = re.compile(r"\b(?:let|var|const)\s+\w+\s*(?::[^=;{}]*)?")  # up to its =
 _FN = re.compile(r"\bfn\s+(\w+)\s*\(")
+_STRUCT = re.compile(r"\bstruct\s+(\w+)\s*\{([^}]*)\}")
+_PARAM = re.compile(r"(?:^|,)\s*(?:@\s*\w+\s*(?:\([^)]*\))?\s*)*(\w+)\s*:\s*(\w+)")
 
 
 def _bracket_end(text: str, at: int, pair: str = "()") -> int:
@@ -339,10 +341,17 @@ def wgsl_barrier_in_nonuniform_flow(source: str) -> tuple[str, int] | None:
         if not more:
             break
         reaching |= more
+    # an entry point's builtins may come in a struct (`fn main(in: Input)`, web-rwkv's
+    # quantisers): a parameter of a struct type with a member that varies by invocation
+    # varies as a whole, as Tint judges it
+    varying_structs = {
+        m.group(1) for m in _STRUCT.finditer(text) if _INVOCATION_BUILTIN.search(m.group(2))
+    }
     for name, (params, brace, end) in functions.items():
         if name not in reaching:
             continue  # reaches no barrier: nothing to judge in it
         varying = set(module_varying) | set(_INVOCATION_BUILTIN.findall(params))
+        varying |= {p for p, kind in _PARAM.findall(params) if kind in varying_structs}
         body = _without_uniform_reads(text[brace:end])
         assignments = [
             (name, set(_NAME.findall(value)))

@@ -1560,6 +1560,10 @@ from tests.wild.round48 import ROUND48  # noqa: E402  (round 48: tests/wild/roun
 
 CORPUS.update(ROUND48)
 
+from tests.wild.round49 import ROUND49  # noqa: E402  (round 49: tests/wild/round49.py)
+
+CORPUS.update(ROUND49)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
