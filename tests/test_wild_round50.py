@@ -1,0 +1,42 @@
+"""What round 50 (tests/wild/round50.py: MoE routing and SwiGLU's functors as 2024-2025
+LLM code writes them, with WebGPU ports) showed.
+
+- A false alarm, fixed: a WGSL port of a CUDA kernel that takes a ``size_t`` by value
+  (vLLM's ``moe_align_block_size``'s ``size_t numel``) shares the spec's uniform
+  field ``("numel", "u64")`` and, having no 64-bit integer, reads it as ``numel:
+  vec2<u32>`` (its low word). The uniform layout check let only a pointer field be
+  read as two 32-bit words, so the right port was an ERROR on wgpu and in the browser,
+  whose remedy (declare ``vec2<u32>``) would have broken the CUDA side's ``size_t``.
+  A 64-bit integer field read as a ``vec2`` of 32-bit integers under its own name is
+  the same bytes and now passes (``forge/_bindings.py``); one read under another name
+  (``lo: u32, hi: u32``), or as one ``u32`` of its name, is still refused.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from forge.errors import InvalidArgument
+from tests.wild.round50 import MOE_ALIGN
+
+
+def test_a_size_t_read_as_a_vec2_of_its_name_by_a_wgsl_port_is_the_same_bytes():
+    kernel = MOE_ALIGN.kernel
+    kernel.check_uniform_layout("wgsl", kernel.sources["wgsl"])  # raised before the fix
+
+
+@pytest.mark.parametrize(
+    "members",
+    ["numel_lo: u32,\n    numel_hi: u32,", "numel: u32,\n    _gap: u32,"],
+    ids=["two-other-names", "a-u32-of-its-name"],
+)
+def test_a_64_bit_field_read_otherwise_than_as_a_vec2_of_its_name_is_still_refused(members):
+    kernel = MOE_ALIGN.kernel
+    other = kernel.sources["wgsl"].replace(
+        "numel: vec2<u32>,  // the CUDA kernel's size_t, low word first", members
+    )
+    assert other != kernel.sources["wgsl"]
+    with pytest.raises(InvalidArgument, match="numel"):
+        dataclasses.replace(kernel, sources={"wgsl": other}).check_uniform_layout("wgsl", other)
