@@ -1,0 +1,332 @@
+"""Round 50 of kernels from the wild, merged into ``tests.wild.CORPUS``: CUDA as LLM
+serving and training code published it in 2024 and 2025, each with a WebGPU port,
+written for this corpus after the public source named below (read, not copied: the
+project's rule for public code). What is theirs is kept: each ``__global__`` function's
+name, template parameters and parameter names, types and order, the launch geometry
+(one block, ``max(num_experts, WARP_SIZE)`` threads and the shared-memory size its host
+computes), the algorithm and its numerics (where each value is rounded to bf16, which
+float builtins are used), and the bugs each has. What is ours: the comments, the
+locals' names where the source's say nothing, the order of equivalent statements, the
+formatting, the elementwise launchers the functors are called from, and the WebGPU
+ports.
+
+- MoE token routing, vLLM's ``moe_align_block_size_small_batch_expert_kernel``
+  (vllm-project/vllm at 00e6fb6d, Apache-2.0, ``csrc/moe/moe_align_sum_kernels.cu``;
+  the host took it from sglang): one block sorts the flattened ``topk_ids`` by expert
+  and pads each expert's run to a multiple of ``block_size``. Each thread counts its
+  grid-stride share of the tokens into its own row of ``extern __shared__``
+  ``tokens_cnts`` (row ``threadIdx.x + 1``), a thread per expert makes the rows a
+  running sum down the threads, thread 0 the padded ``cumsum`` over experts and
+  ``*total_tokens_post_pad``, then ``expert_ids`` (one per ``block_size`` run, the
+  rest 0) and each token's slot, ``tokens_cnts[threadIdx.x * E + e] + cumsum[e]``.
+  A token's slot inside its expert's run is by thread first (token ``i % threads``),
+  then by the thread's iteration, not by token index: the reference computes it so.
+  The padding slots hold ``numel``. The host launches it for fewer than 1024 ids and
+  at most 64 experts (here 16 experts, ``block_size`` 16); the
+  ``max_num_tokens_padded`` the Python side allocates is ``numel + E * (block_size -
+  1)``. The port: one workgroup of 32, the same rows in workgroup memory, a
+  ``storageBarrier`` beside each barrier (the padding written by one invocation and a
+  slot by another: WGSL's ``workgroupBarrier`` orders workgroup memory only).
+- SwiGLU's backward as microsoft/unilm's LatentLM writes it for ``torch.cuda.jiterator``
+  (microsoft/unilm at fd1be352, MIT, ``LatentLM/models/kernel/swiglu.py``):
+  ``swiglu_bwd(x, y, g, dx, dy)``, the sigmoid ``1 / (1 + exp(-x))`` in float,
+  ``dx = sig * (1 + x * (1 - sig)) * g * y`` and ``dy = x * sig * g``. The function
+  is declared to return ``T`` and returns nothing (jiterator's multi-output form
+  reads the references only); kept, with the elementwise kernel jiterator would
+  generate around it (ours: one thread an element, 128 a block). The port: the same
+  in f32.
+- SwiGLU's forward as InfiniTensor's InfiniLM writes it (InfiniTensor/InfiniLM at
+  e4605f7c, ``src/infiniop/ops/swiglu/cuda/kernel.cuh``; no licence file among the
+  files we could read): a ``SwiGLUOp`` functor whose ``sigmoid`` and ``operator()``
+  branch on the element type with ``if constexpr (std::is_same_v<T, ...>)``: for
+  ``cuda_bfloat162`` both lanes' sigmoids in float with ``__expf``, ``__fadd_rn`` and
+  ``__frcp_rn``, rounded to bf16 (``__floats2bfloat162_rn``) before the products
+  ``__fmul_rn(__fmul_rn(gate, sig), up)`` are taken in float and rounded again. The
+  launcher is ours (one ``cuda_bfloat162`` a thread). The port: bf16 pairs read as
+  u32 words, widened by a shift and rounded back to nearest even by hand, as WebLLM
+  reads bf16 (WGSL has no bf16).
+
+What they showed is pinned in tests/test_wild_round50.py and summed up there.
+"""
+
+# ruff: noqa: E501  (long lines of CUDA and WGSL, and the mutants')
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+
+from forge import BufferSpec, KernelSpec, Schedule, ceil_div
+
+from . import Wild
+
+_BF16 = ml_dtypes.bfloat16
+
+# -- 1. vLLM: moe_align_block_size, the small-batch kernel ---------------------------------
+
+_E = 16  # experts
+_BLOCK = 16  # block_size: the fused MoE GEMM's BLOCK_SIZE_M
+_THREADS = max(_E, 32)  # the host: max((int32_t)num_experts, WARP_SIZE)
+
+_MOE_ALIGN_CUDA = r"""// kernel-forge corpus: vLLM's moe_align_block_size, small batches (read, not copied).
+#include <cstdint>
+
+#define CEILDIV(x, y) (((x) + (y) - 1) / (y))
+
+template <typename scalar_t>
+__global__ void moe_align_block_size_small_batch_expert_kernel(
+    const scalar_t* __restrict__ topk_ids,
+    int32_t* __restrict__ sorted_token_ids, int32_t* __restrict__ expert_ids,
+    int32_t* __restrict__ total_tokens_post_pad, int32_t num_experts,
+    int32_t block_size, size_t numel, int32_t max_num_tokens_padded) {
+  // every slot starts as padding: numel is no token's index
+  for (size_t slot = threadIdx.x; slot < max_num_tokens_padded; slot += blockDim.x) {
+    sorted_token_ids[slot] = numel;
+  }
+
+  const size_t tid = threadIdx.x;
+  const size_t stride = blockDim.x;
+
+  // the padded offsets first (num_experts + 1), then a row of counts per thread and
+  // one more on top, row 0, that the running sum starts from
+  extern __shared__ int32_t shared_mem[];
+  int32_t* cumsum = shared_mem;
+  int32_t* tokens_cnts = (int32_t*)(shared_mem + num_experts + 1);
+
+  for (int e = 0; e < num_experts; ++e) {
+    tokens_cnts[(threadIdx.x + 1) * num_experts + e] = 0;
+  }
+  for (size_t i = tid; i < numel; i += stride) {
+    ++tokens_cnts[(threadIdx.x + 1) * num_experts + topk_ids[i]];
+  }
+
+  __syncthreads();
+
+  // a thread an expert: row t becomes the count of that expert over threads 0..t-1
+  if (threadIdx.x < num_experts) {
+    tokens_cnts[threadIdx.x] = 0;
+    for (int t = 1; t <= blockDim.x; ++t) {
+      tokens_cnts[t * num_experts + threadIdx.x] +=
+          tokens_cnts[(t - 1) * num_experts + threadIdx.x];
+    }
+  }
+
+  __syncthreads();
+
+  // each expert's run padded up to a whole number of blocks
+  if (threadIdx.x == 0) {
+    cumsum[0] = 0;
+    for (int e = 1; e <= num_experts; ++e) {
+      cumsum[e] = cumsum[e - 1] +
+                  CEILDIV(tokens_cnts[blockDim.x * num_experts + e - 1], block_size) * block_size;
+    }
+    *total_tokens_post_pad = static_cast<int32_t>(cumsum[num_experts]);
+  }
+
+  __syncthreads();
+
+  // the expert of every block of the sorted ids
+  if (threadIdx.x < num_experts) {
+    for (int at = cumsum[threadIdx.x]; at < cumsum[threadIdx.x + 1]; at += block_size) {
+      expert_ids[at / block_size] = threadIdx.x;
+    }
+  }
+
+  // blocks past the last expert's run belong to expert 0
+  const size_t first_unused = cumsum[num_experts] / block_size + threadIdx.x;
+  const size_t n_expert_ids = CEILDIV(max_num_tokens_padded, block_size);
+  for (size_t b = first_unused; b < n_expert_ids; b += blockDim.x) {
+    expert_ids[b] = 0;
+  }
+
+  // each of this thread's tokens after the earlier threads' and its own earlier ones
+  for (size_t i = tid; i < numel; i += stride) {
+    int32_t expert = topk_ids[i];
+    int32_t rank_post_pad = tokens_cnts[threadIdx.x * num_experts + expert] + cumsum[expert];
+    sorted_token_ids[rank_post_pad] = i;
+    ++tokens_cnts[threadIdx.x * num_experts + expert];
+  }
+}
+"""
+
+_MOE_ALIGN_WGSL = """
+struct Params {
+    num_experts: i32,
+    block_size: i32,
+    numel: vec2<u32>,  // the CUDA kernel's size_t, low word first
+    max_num_tokens_padded: i32,
+}
+@group(0) @binding(0) var<storage, read> topk_ids: array<i32>;
+@group(0) @binding(1) var<storage, read_write> sorted_token_ids: array<i32>;
+@group(0) @binding(2) var<storage, read_write> expert_ids: array<i32>;
+@group(0) @binding(3) var<storage, read_write> total_tokens_post_pad: array<i32>;
+@group(0) @binding(4) var<uniform> p: Params;
+
+const THREADS = 32;
+const MAX_EXPERTS = 16;
+var<workgroup> cumsum: array<i32, 17>;                   // MAX_EXPERTS + 1
+var<workgroup> tokens_cnts: array<i32, 528>;             // (THREADS + 1) * MAX_EXPERTS
+
+fn ceil_div(x: i32, y: i32) -> i32 { return (x + y - 1) / y; }
+
+@compute @workgroup_size(32)
+fn moe_align_block_size_small_batch_expert_kernel(@builtin(local_invocation_id) lid: vec3<u32>) {
+    let tid = i32(lid.x);
+    let n_exp = p.num_experts;
+    let numel = i32(p.numel.x);
+    for (var slot = tid; slot < p.max_num_tokens_padded; slot += THREADS) {
+        sorted_token_ids[slot] = numel;
+    }
+    for (var e = 0; e < n_exp; e++) {
+        tokens_cnts[(tid + 1) * n_exp + e] = 0;
+    }
+    for (var i = tid; i < numel; i += THREADS) {
+        let at = (tid + 1) * n_exp + topk_ids[i];
+        tokens_cnts[at] = tokens_cnts[at] + 1;
+    }
+    storageBarrier();
+    workgroupBarrier();
+
+    if (tid < n_exp) {
+        tokens_cnts[tid] = 0;
+        for (var t = 1; t <= THREADS; t++) {
+            tokens_cnts[t * n_exp + tid] += tokens_cnts[(t - 1) * n_exp + tid];
+        }
+    }
+    workgroupBarrier();
+
+    if (tid == 0) {
+        cumsum[0] = 0;
+        for (var e = 1; e <= n_exp; e++) {
+            cumsum[e] = cumsum[e - 1] + ceil_div(tokens_cnts[THREADS * n_exp + e - 1], p.block_size) * p.block_size;
+        }
+        total_tokens_post_pad[0] = cumsum[n_exp];
+    }
+    workgroupBarrier();
+
+    if (tid < n_exp) {
+        for (var at = cumsum[tid]; at < cumsum[tid + 1]; at += p.block_size) {
+            expert_ids[at / p.block_size] = tid;
+        }
+    }
+    let first_unused = cumsum[n_exp] / p.block_size + tid;
+    let n_expert_ids = ceil_div(p.max_num_tokens_padded, p.block_size);
+    for (var b = first_unused; b < n_expert_ids; b += THREADS) {
+        expert_ids[b] = 0;
+    }
+
+    for (var i = tid; i < numel; i += THREADS) {
+        let expert = topk_ids[i];
+        let rank_post_pad = tokens_cnts[tid * n_exp + expert] + cumsum[expert];
+        sorted_token_ids[rank_post_pad] = i;
+        tokens_cnts[tid * n_exp + expert] += 1;
+    }
+}
+"""
+
+
+def _padded(n) -> int:
+    return int(n) + _E * (_BLOCK - 1)
+
+
+def _topk_ids(rng, count, size):
+    # a router's choices: skewed toward a few experts, some experts never chosen
+    weights = rng.dirichlet(np.full(_E, 0.3))
+    return rng.choice(_E, size=count, p=weights).astype(np.int32)
+
+
+def _moe_align_reference(topk_ids, num_experts, block_size):
+    numel = topk_ids.size
+    padded = numel + num_experts * (block_size - 1)
+    counts = np.bincount(topk_ids, minlength=num_experts)
+    runs = -(-counts // block_size) * block_size
+    cumsum = np.concatenate([[0], np.cumsum(runs)])
+    sorted_ids = np.full(padded, numel, dtype=np.int64)
+    experts = np.zeros(-(-padded // block_size), dtype=np.int64)
+    for e in range(num_experts):
+        experts[cumsum[e] // block_size : cumsum[e + 1] // block_size] = e
+    # thread t takes tokens t, t + T, t + 2T...: a run is ordered by thread, then by turn
+    order = sorted(range(numel), key=lambda i: (i % _THREADS, i // _THREADS))
+    filled = cumsum[:-1].copy()
+    for i in order:
+        e = topk_ids[i]
+        sorted_ids[filled[e]] = i
+        filled[e] += 1
+    return sorted_ids, experts, np.array([cumsum[-1]])
+
+
+MOE_ALIGN = Wild(
+    KernelSpec(
+        id="wild_r50_vllm_moe_align_block_size_small_batch",
+        entry_point="moe_align_block_size_small_batch_expert_kernel",
+        entry_points={"cuda": "moe_align_block_size_small_batch_expert_kernel<int32_t>"},
+        sources={"cuda": _MOE_ALIGN_CUDA, "wgsl": _MOE_ALIGN_WGSL},
+        buffers=(
+            BufferSpec(0, "i32", "read", name="topk_ids", fill=_topk_ids),
+            BufferSpec(1, "i32", "read_write", name="sorted_token_ids", count=_padded),
+            BufferSpec(
+                2,
+                "i32",
+                "read_write",
+                name="expert_ids",
+                count=lambda n: ceil_div(_padded(n), _BLOCK),
+            ),
+            BufferSpec(3, "i32", "read_write", name="total_tokens_post_pad", count=1),
+            BufferSpec.uniform(
+                4,
+                (
+                    ("num_experts", "i32"),
+                    ("block_size", "i32"),
+                    ("numel", "u64"),
+                    ("max_num_tokens_padded", "i32"),
+                ),
+                name="p",
+            ),
+        ),
+        reference=_moe_align_reference,
+        params=lambda n: {"numel": int(n), "max_num_tokens_padded": _padded(n)},
+        defaults={"num_experts": _E, "block_size": _BLOCK},
+        # small_batch_expert_kernel<<<1, threads, shared_mem_size>>>
+        grid=lambda s, n: (1, 1, 1),
+        schedules=(Schedule(_THREADS),),
+        shared_bytes=((_THREADS + 1) * _E + (_E + 1)) * 4,
+        nonfinite_inputs=False,
+        test_sizes=(517, 1, 1000),
+    ),
+    {
+        "CUDA: the running sum stops a thread short": (
+            "cuda",
+            "for (int t = 1; t <= blockDim.x; ++t) {",
+            "for (int t = 1; t < blockDim.x; ++t) {",
+        ),
+        "CUDA: runs rounded down to the block": (
+            "cuda",
+            "CEILDIV(tokens_cnts[blockDim.x * num_experts + e - 1], block_size) * block_size;",
+            "(tokens_cnts[blockDim.x * num_experts + e - 1] / block_size) * block_size;",
+        ),
+        "CUDA: a slot ranked from the thread's own row": (
+            "cuda",
+            "int32_t rank_post_pad = tokens_cnts[threadIdx.x * num_experts + expert] + cumsum[expert];",
+            "int32_t rank_post_pad = tokens_cnts[(threadIdx.x + 1) * num_experts + expert] + cumsum[expert];",
+        ),
+        "the running sum stops a thread short": (
+            "wgsl",
+            "for (var t = 1; t <= THREADS; t++) {",
+            "for (var t = 1; t < THREADS; t++) {",
+        ),
+        "runs rounded down to the block": (
+            "wgsl",
+            "ceil_div(tokens_cnts[THREADS * n_exp + e - 1], p.block_size) * p.block_size;",
+            "(tokens_cnts[THREADS * n_exp + e - 1] / p.block_size) * p.block_size;",
+        ),
+        "a slot ranked from the thread's own row": (
+            "wgsl",
+            "let rank_post_pad = tokens_cnts[tid * n_exp + expert] + cumsum[expert];",
+            "let rank_post_pad = tokens_cnts[(tid + 1) * n_exp + expert] + cumsum[expert];",
+        ),
+    },
+)
+
+ROUND50 = {
+    "r50_vllm_moe_align_block_size": MOE_ALIGN,
+}
