@@ -32,9 +32,10 @@ ports.
   ``swiglu_bwd(x, y, g, dx, dy)``, the sigmoid ``1 / (1 + exp(-x))`` in float,
   ``dx = sig * (1 + x * (1 - sig)) * g * y`` and ``dy = x * sig * g``. The function
   is declared to return ``T`` and returns nothing (jiterator's multi-output form
-  reads the references only); kept, with the elementwise kernel jiterator would
-  generate around it (ours: one thread an element, 128 a block). The port: the same
-  in f32.
+  reads the references only: NVRTC warns, "missing return statement"); kept, with
+  NVRTC's ``-default-device`` as jiterator compiles (the functor has no
+  ``__device__``) and the elementwise kernel jiterator would generate around it (ours:
+  one thread an element, 128 a block). The port: the same in f32.
 - SwiGLU's forward as InfiniTensor's InfiniLM writes it (InfiniTensor/InfiniLM at
   e4605f7c, ``src/infiniop/ops/swiglu/cuda/kernel.cuh``; no licence file among the
   files we could read): a ``SwiGLUOp`` functor whose ``sigmoid`` and ``operator()``
@@ -327,6 +328,110 @@ MOE_ALIGN = Wild(
     },
 )
 
+
+# -- 2. microsoft/unilm LatentLM: SwiGLU's backward for torch.cuda.jiterator ---------------
+
+_SWIGLU_BWD_CUDA = r"""// kernel-forge corpus: LatentLM's SwiGLU backward (read, not copied), and the
+// elementwise kernel jiterator builds around a multi-output functor (ours).
+#include <cmath>
+
+// x the gate's pre-activation, y the up projection, g the gradient of x * sig(x) * y
+template <typename T> T swiglu_bwd(T x, T y, T g, T& dx, T& dy) {
+    float x_sigmoid = 1.0f / (1.0f + ::exp(-float(x)));
+    dx = x_sigmoid * (1 + float(x) * (1.0f - x_sigmoid)) * float(g) * float(y);
+    dy = float(x) * x_sigmoid * float(g);
+}
+
+extern "C" __global__ void swiglu_bwd_kernel(const float* x, const float* y, const float* g,
+                                             float* dx, float* dy, int numel) {
+    const int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    if (idx < numel) {
+        float out_dx, out_dy;
+        swiglu_bwd<float>(x[idx], y[idx], g[idx], out_dx, out_dy);
+        dx[idx] = out_dx;
+        dy[idx] = out_dy;
+    }
+}
+"""
+
+_SWIGLU_BWD_WGSL = """
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read> y: array<f32>;
+@group(0) @binding(2) var<storage, read> g: array<f32>;
+@group(0) @binding(3) var<storage, read_write> dx: array<f32>;
+@group(0) @binding(4) var<storage, read_write> dy: array<f32>;
+
+@compute @workgroup_size(128)
+fn swiglu_bwd_kernel(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let idx = gid.x;
+    if (idx >= arrayLength(&dx)) { return; }
+    let xi = x[idx];
+    let x_sigmoid = 1.0 / (1.0 + exp(-xi));
+    dx[idx] = x_sigmoid * (1.0 + xi * (1.0 - x_sigmoid)) * g[idx] * y[idx];
+    dy[idx] = xi * x_sigmoid * g[idx];
+}
+"""
+
+
+def _swiglu_bwd_reference(x, y, g):
+    x, y, g = (a.astype(np.float64) for a in (x, y, g))
+    sig = 1.0 / (1.0 + np.exp(-x))
+    dx = sig * (1.0 + x * (1.0 - sig)) * g * y
+    dy = x * sig * g
+    return dx.astype(np.float32), dy.astype(np.float32)
+
+
+SWIGLU_BWD = Wild(
+    KernelSpec(
+        id="wild_r50_latentlm_swiglu_bwd_jiterator",
+        entry_point="swiglu_bwd_kernel",
+        sources={"cuda": _SWIGLU_BWD_CUDA, "wgsl": _SWIGLU_BWD_WGSL},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read", name="y"),
+            BufferSpec(2, "f32", "read", name="g"),
+            BufferSpec(3, "f32", "read_write", name="dx"),
+            BufferSpec(4, "f32", "read_write", name="dy"),
+        ),
+        reference=_swiglu_bwd_reference,
+        # jiterator compiles with NVRTC and -default-device: its functors carry no
+        # __device__ (ATen's jit_utils.cpp, compile_kernel)
+        options={"cuda": ("-default-device",)},
+        grid=lambda s, n: (ceil_div(n, 128), 1, 1),
+        schedules=(Schedule(128),),
+        test_sizes=(4099, 1, 128),
+    ),
+    {
+        "CUDA: the derivative without x's factor": (
+            "cuda",
+            "(1 + float(x) * (1.0f - x_sigmoid))",
+            "(1 + (1.0f - x_sigmoid))",
+        ),
+        "CUDA: dy scaled by y, not g": (
+            "cuda",
+            "dy = float(x) * x_sigmoid * float(g);",
+            "dy = float(x) * x_sigmoid * float(y);",
+        ),
+        "CUDA: the sigmoid's exponent of the wrong sign": (
+            "cuda",
+            "::exp(-float(x))",
+            "::exp(float(x))",
+        ),
+        "the derivative without x's factor": (
+            "wgsl",
+            "(1.0 + xi * (1.0 - x_sigmoid))",
+            "(1.0 + (1.0 - x_sigmoid))",
+        ),
+        "dy scaled by y, not g": (
+            "wgsl",
+            "dy[idx] = xi * x_sigmoid * g[idx];",
+            "dy[idx] = xi * x_sigmoid * y[idx];",
+        ),
+        "the sigmoid's exponent of the wrong sign": ("wgsl", "exp(-xi)", "exp(xi)"),
+    },
+)
+
 ROUND50 = {
     "r50_vllm_moe_align_block_size": MOE_ALIGN,
+    "r50_latentlm_swiglu_bwd": SWIGLU_BWD,
 }
