@@ -615,8 +615,246 @@ SWIGLU_OP_TRUNCATES = (
     "return b >> 16u;",
 )
 
+
+# -- 4. vLLM: merge_attn_states, the split-KV ("flash decoding") combine -------------------
+
+_MERGE_CUDA = r"""// kernel-forge corpus: vLLM's merge_attn_states (read, not copied), float instance.
+#include <cmath>
+#include <limits>
+
+namespace vllm {
+
+// attention_dtypes.h's conversions, for float
+inline __device__ float to_float(float u) { return u; }
+inline __device__ void from_float(float& d, float s) { d = s; }
+
+// Two partial attention outputs over disjoint key ranges, each with the log-sum-exp of
+// its scores, merged into the attention over both (arXiv 2501.01005, section 2.2).
+// One thread a 16-byte pack of a head's row.
+template <typename scalar_t, const uint NUM_THREADS>
+__global__ void merge_attn_states_kernel(
+    scalar_t* output, float* output_lse, const scalar_t* prefix_output,
+    const float* prefix_lse, const scalar_t* suffix_output,
+    const float* suffix_lse, const uint num_tokens, const uint num_heads,
+    const uint head_size) {
+  using pack_128b_t = uint4;
+  const uint pack_size = 16 / sizeof(scalar_t);
+  const uint threads_per_head = head_size / pack_size;
+
+  const uint global_idx = blockIdx.x * NUM_THREADS + threadIdx.x;
+  const uint token_head_threads = num_tokens * num_heads * threads_per_head;
+  if (global_idx >= token_head_threads) return;
+
+  const uint token_head_idx = global_idx / threads_per_head;
+  const uint pack_idx = global_idx % threads_per_head;
+  const uint token_idx = token_head_idx / num_heads;
+  const uint head_idx = token_head_idx % num_heads;
+
+  const uint pack_offset = pack_idx * pack_size;
+  const uint head_offset = token_idx * num_heads * head_size + head_idx * head_size;
+  const scalar_t* prefix_head_ptr = prefix_output + head_offset;
+  const scalar_t* suffix_head_ptr = suffix_output + head_offset;
+  scalar_t* output_head_ptr = output + head_offset;
+
+  // the log-sum-exps are [heads, tokens]; an infinite one (either sign) is taken as a
+  // part with no keys
+  float p_lse = prefix_lse[head_idx * num_tokens + token_idx];
+  float s_lse = suffix_lse[head_idx * num_tokens + token_idx];
+  p_lse = std::isinf(p_lse) ? -std::numeric_limits<float>::infinity() : p_lse;
+  s_lse = std::isinf(s_lse) ? -std::numeric_limits<float>::infinity() : s_lse;
+
+  const float max_lse = fmaxf(p_lse, s_lse);
+  p_lse = p_lse - max_lse;
+  s_lse = s_lse - max_lse;
+  const float p_se = expf(p_lse);
+  const float s_se = expf(s_lse);
+  const float out_se = p_se + s_se;
+  const float p_scale = p_se / out_se;
+  const float s_scale = s_se / out_se;
+
+  if (pack_offset < head_size) {
+    pack_128b_t p_pack = reinterpret_cast<const pack_128b_t*>(prefix_head_ptr)[pack_offset / pack_size];
+    pack_128b_t s_pack = reinterpret_cast<const pack_128b_t*>(suffix_head_ptr)[pack_offset / pack_size];
+    pack_128b_t o_pack;
+#pragma unroll
+    for (uint i = 0; i < pack_size; ++i) {
+      // in float whatever the element type
+      const float p_out = vllm::to_float(reinterpret_cast<const scalar_t*>(&p_pack)[i]);
+      const float s_out = vllm::to_float(reinterpret_cast<const scalar_t*>(&s_pack)[i]);
+      const float o_out = p_out * p_scale + (s_out * s_scale);
+      vllm::from_float(reinterpret_cast<scalar_t*>(&o_pack)[i], o_out);
+    }
+    reinterpret_cast<pack_128b_t*>(output_head_ptr)[pack_offset / pack_size] = o_pack;
+  }
+  // the merged log-sum-exp, once a head
+  if (output_lse != nullptr && pack_idx == 0) {
+    float out_lse = logf(out_se) + max_lse;
+    output_lse[head_idx * num_tokens + token_idx] = out_lse;
+  }
+}
+
+}  // namespace vllm
+"""
+
+# A WebGPU port: a vec4<f32> a thread for the 16-byte pack, the shape in a uniform.
+_MERGE_WGSL = """
+struct Shape { num_tokens: u32, num_heads: u32, head_size: u32 }
+@group(0) @binding(0) var<storage, read_write> output: array<vec4<f32>>;
+@group(0) @binding(1) var<storage, read_write> output_lse: array<f32>;
+@group(0) @binding(2) var<storage, read> prefix_output: array<vec4<f32>>;
+@group(0) @binding(3) var<storage, read> prefix_lse: array<f32>;
+@group(0) @binding(4) var<storage, read> suffix_output: array<vec4<f32>>;
+@group(0) @binding(5) var<storage, read> suffix_lse: array<f32>;
+@group(0) @binding(6) var<uniform> shape: Shape;
+
+fn no_keys_if_infinite(lse: f32) -> f32 {
+    // past f32's largest finite value: an infinity of either sign, taken as -inf (a
+    // value computed here: WGSL refuses an infinite const-expression)
+    if (abs(lse) > 3.4028234663852886e+38) { return -abs(lse); }
+    return lse;
+}
+
+@compute @workgroup_size(128)
+fn merge_attn_states_kernel(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let threads_per_head = shape.head_size / 4u;
+    let idx = gid.x;
+    if (idx >= shape.num_tokens * shape.num_heads * threads_per_head) { return; }
+    let token_head = idx / threads_per_head;
+    let pack = idx % threads_per_head;
+    let token = token_head / shape.num_heads;
+    let head = token_head % shape.num_heads;
+
+    var p_lse = no_keys_if_infinite(prefix_lse[head * shape.num_tokens + token]);
+    var s_lse = no_keys_if_infinite(suffix_lse[head * shape.num_tokens + token]);
+    let max_lse = max(p_lse, s_lse);
+    p_lse = p_lse - max_lse;
+    s_lse = s_lse - max_lse;
+    let p_se = exp(p_lse);
+    let s_se = exp(s_lse);
+    let out_se = p_se + s_se;
+    let p_scale = p_se / out_se;
+    let s_scale = s_se / out_se;
+
+    let at = (token * shape.num_heads + head) * threads_per_head + pack;
+    output[at] = prefix_output[at] * p_scale + suffix_output[at] * s_scale;
+    if (pack == 0u) {
+        output_lse[head * shape.num_tokens + token] = log(out_se) + max_lse;
+    }
+}
+"""
+
+
+def _merge_reference(prefix_output, prefix_lse, suffix_output, suffix_lse):
+    p, s = prefix_lse.astype(np.float64), suffix_lse.astype(np.float64)  # [h, n]
+    p = np.where(np.isinf(p), -np.inf, p)
+    s = np.where(np.isinf(s), -np.inf, s)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        top = np.fmax(p, s)
+        p_se, s_se = np.exp(p - top), np.exp(s - top)
+        out_se = p_se + s_se
+        p_scale = (p_se / out_se).T[:, :, None]  # [n, h, 1]
+        s_scale = (s_se / out_se).T[:, :, None]
+        out = (
+            prefix_output.astype(np.float64) * p_scale + suffix_output.astype(np.float64) * s_scale
+        )
+        out_lse = np.log(out_se) + top
+    return out.astype(np.float32), out_lse.astype(np.float32)
+
+
+MERGE_ATTN_STATES = Wild(
+    KernelSpec(
+        id="wild_r50_vllm_merge_attn_states_split_kv_combine",
+        entry_point="merge_attn_states_kernel",
+        entry_points={"cuda": "vllm::merge_attn_states_kernel<float, 128>"},
+        sources={"cuda": _MERGE_CUDA, "wgsl": _MERGE_WGSL},
+        dims=("num_tokens", "num_heads", "head_size"),
+        buffers=(
+            BufferSpec(
+                0,
+                "f32",
+                "read_write",
+                name="output",
+                shape=("num_tokens", "num_heads", "head_size"),
+            ),
+            BufferSpec(
+                1, "f32", "read_write", name="output_lse", shape=("num_heads", "num_tokens")
+            ),
+            BufferSpec(
+                2,
+                "f32",
+                "read",
+                name="prefix_output",
+                shape=("num_tokens", "num_heads", "head_size"),
+            ),
+            BufferSpec(3, "f32", "read", name="prefix_lse", shape=("num_heads", "num_tokens")),
+            BufferSpec(
+                4,
+                "f32",
+                "read",
+                name="suffix_output",
+                shape=("num_tokens", "num_heads", "head_size"),
+            ),
+            BufferSpec(5, "f32", "read", name="suffix_lse", shape=("num_heads", "num_tokens")),
+            BufferSpec.uniform(
+                6, (("num_tokens", "u32"), ("num_heads", "u32"), ("head_size", "u32")), name="shape"
+            ),
+        ),
+        reference=_merge_reference,
+        params=lambda size: {
+            "num_tokens": size.num_tokens,
+            "num_heads": size.num_heads,
+            "head_size": size.head_size,
+        },
+        # grid((total_threads + NUM_THREADS - 1) / NUM_THREADS), block(NUM_THREADS)
+        grid=lambda s, size: (
+            ceil_div(size.num_tokens * size.num_heads * size.head_size // 4, 128),
+            1,
+            1,
+        ),
+        schedules=(Schedule(128),),
+        test_sizes=(
+            "num_tokens=37,num_heads=5,head_size=64",
+            "num_tokens=1,num_heads=1,head_size=4",
+            "num_tokens=9,num_heads=32,head_size=128",
+        ),
+    ),
+    {
+        "CUDA: the log-sum-exps read token-major": (
+            "cuda",
+            "float s_lse = suffix_lse[head_idx * num_tokens + token_idx];",
+            "float s_lse = suffix_lse[token_idx * num_heads + head_idx];",
+        ),
+        "CUDA: the merged log-sum-exp without the maximum": (
+            "cuda",
+            "float out_lse = logf(out_se) + max_lse;",
+            "float out_lse = logf(out_se);",
+        ),
+        "CUDA: the minimum taken for the maximum": (
+            "cuda",
+            "const float max_lse = fmaxf(p_lse, s_lse);",
+            "const float max_lse = fminf(p_lse, s_lse);",
+        ),
+        "the log-sum-exps read token-major": (
+            "wgsl",
+            "var s_lse = no_keys_if_infinite(suffix_lse[head * shape.num_tokens + token]);",
+            "var s_lse = no_keys_if_infinite(suffix_lse[token * shape.num_heads + head]);",
+        ),
+        "the merged log-sum-exp without the maximum": (
+            "wgsl",
+            "output_lse[head * shape.num_tokens + token] = log(out_se) + max_lse;",
+            "output_lse[head * shape.num_tokens + token] = log(out_se);",
+        ),
+        "the minimum taken for the maximum": (
+            "wgsl",
+            "let max_lse = max(p_lse, s_lse);",
+            "let max_lse = min(p_lse, s_lse);",
+        ),
+    },
+)
+
 ROUND50 = {
     "r50_vllm_moe_align_block_size": MOE_ALIGN,
     "r50_latentlm_swiglu_bwd": SWIGLU_BWD,
     "r50_infinilm_swiglu_op_bf162": SWIGLU_OP,
+    "r50_vllm_merge_attn_states": MERGE_ATTN_STATES,
 }
