@@ -852,9 +852,301 @@ MERGE_ATTN_STATES = Wild(
     },
 )
 
+
+# -- 5. torch_scatter: segment_csr, a max with its argmax over CSR offsets -----------------
+
+_MAX_DIMS = 25  # ATen's MAX_TENSORINFO_DIMS
+
+_SEGMENT_CSR_CUDA = r"""// kernel-forge corpus: torch_scatter's segment_csr kernel (read, not copied), with the
+// parts of its reducer.cuh and index_info.cuh it uses and ATen's TensorInfo's layout.
+#include <cstdint>
+#include <limits>
+
+#define THREADS 256
+#define BLOCKS(TB, N) (TB * N + THREADS - 1) / THREADS
+#define FULL_MASK 0xffffffff
+#define SHFL_DOWN_SYNC __shfl_down_sync
+#define MAX_TENSORINFO_DIMS 25
+
+namespace at { namespace cuda { namespace detail {
+// a tensor's pointer, sizes and strides, passed by value
+template <typename T, typename IndexType>
+struct TensorInfo {
+  T *data;
+  IndexType sizes[MAX_TENSORINFO_DIMS];
+  IndexType strides[MAX_TENSORINFO_DIMS];
+  int dims;
+};
+}}}  // namespace at::cuda::detail
+
+enum ReductionType { SUM, MEAN, MUL, DIV, MIN, MAX };
+
+template <typename scalar_t, ReductionType REDUCE> struct Reducer {
+  static inline __host__ __device__ scalar_t init() {
+    if (REDUCE == MUL || REDUCE == DIV)
+      return (scalar_t)1;
+    else if (REDUCE == MIN)
+      return std::numeric_limits<scalar_t>::max();
+    else if (REDUCE == MAX)
+      return std::numeric_limits<scalar_t>::lowest();
+    else
+      return (scalar_t)0;
+  }
+
+  // a strict comparison: the first of equal extremes keeps its index, NaN never wins
+  static inline __host__ __device__ void update(scalar_t *val, scalar_t new_val,
+                                                int64_t *arg, int64_t new_arg) {
+    if (REDUCE == SUM || REDUCE == MEAN)
+      *val = *val + new_val;
+    else if (REDUCE == MUL)
+      *val = *val * new_val;
+    else if (REDUCE == DIV)
+      *val = *val / new_val;
+    else if ((REDUCE == MIN && new_val < *val) || (REDUCE == MAX && new_val > *val)) {
+      *val = new_val;
+      *arg = new_arg;
+    }
+  }
+
+  // an empty segment's min or max is 0, its argument left as the host filled it
+  static inline __host__ __device__ void write(scalar_t *address, scalar_t val,
+                                               int64_t *arg_address, int64_t arg, int count) {
+    if (REDUCE == SUM || REDUCE == MUL || REDUCE == DIV)
+      *address = val;
+    else if (REDUCE == MEAN)
+      *address = val / (scalar_t)(count > 0 ? count : 1);
+    else if (REDUCE == MIN || REDUCE == MAX) {
+      if (count > 0) {
+        *address = val;
+        *arg_address = arg;
+      } else
+        *address = (scalar_t)0;
+    }
+  }
+};
+
+// the offset of indptr's row idx, never reaching its last element
+template <typename scalar_t> struct IndexPtrToOffset {
+  static inline __host__ __device__ int
+  get(int idx, const at::cuda::detail::TensorInfo<scalar_t, int> &info) {
+    int offset = idx % (info.sizes[info.dims - 1] - 1);
+    offset *= info.strides[info.dims - 1];
+    idx /= info.sizes[info.dims - 1] - 1;
+    for (int i = info.dims - 2; i >= 0; --i) {
+      offset += (idx % info.sizes[i]) * info.strides[i];
+      idx /= info.sizes[i];
+    }
+    return offset;
+  }
+};
+
+// TB threads a segment, their partial results folded by shuffles down the warp
+template <typename scalar_t, ReductionType REDUCE, int TB>
+__global__ void
+segment_csr_kernel(const scalar_t *src_data,
+                   const at::cuda::detail::TensorInfo<int64_t, int> indptr_info,
+                   scalar_t *out_data, int64_t *arg_out_data, size_t N, size_t E) {
+  int thread_idx = blockIdx.x * blockDim.x + threadIdx.x;
+  int row_idx = thread_idx / TB;
+  int lane_idx = thread_idx & (TB - 1);
+
+  if (row_idx < N) {
+    int offset = IndexPtrToOffset<int64_t>::get(row_idx, indptr_info);
+    int64_t row_start = __ldg(indptr_info.data + offset);
+    int64_t row_end = __ldg(indptr_info.data + offset + indptr_info.strides[indptr_info.dims - 1]);
+
+    scalar_t val = Reducer<scalar_t, REDUCE>::init();
+    int64_t arg, arg_tmp;
+
+    offset = (row_idx / (indptr_info.sizes[indptr_info.dims - 1] - 1)) * E;
+    for (int64_t src_idx = row_start + lane_idx; src_idx < row_end; src_idx += TB) {
+      Reducer<scalar_t, REDUCE>::update(&val, src_data[offset + src_idx], &arg, src_idx);
+    }
+
+#pragma unroll
+    for (int i = TB / 2; i > 0; i /= 2) {
+      if (REDUCE == MIN || REDUCE == MAX)
+        arg_tmp = SHFL_DOWN_SYNC(FULL_MASK, arg, i);
+      Reducer<scalar_t, REDUCE>::update(&val, SHFL_DOWN_SYNC(FULL_MASK, val, i), &arg, arg_tmp);
+    }
+
+    if (lane_idx == 0) {
+      Reducer<scalar_t, REDUCE>::write(out_data + row_idx, val, arg_out_data + row_idx, arg,
+                                       row_end - row_start);
+    }
+  }
+}
+"""
+
+
+def _csr_offsets(rng, count, size):
+    # segments of 0 to 5 values, some empty, the last ending at E
+    n_rows, n_vals = count - 1, size.E
+    cuts = (
+        np.sort(rng.integers(0, n_vals + 1, n_rows - 1)) if n_rows > 1 else np.array([], np.int64)
+    )
+    return np.concatenate([[0], cuts, [n_vals]]).astype(np.int64)
+
+
+def _segment_max_reference(src_data, indptr, arg_out_data, N, E):
+    out = np.zeros(N, np.float32)
+    arg = arg_out_data.astype(np.int64).copy()  # the host's torch.full(..., E)
+    for row in range(N):
+        start, end = int(indptr[row]), int(indptr[row + 1])
+        if end > start:
+            seg = src_data[start:end]
+            at = int(np.argmax(seg))  # the first of equal maxima, as the strict > keeps
+            out[row], arg[row] = seg[at], start + at
+    return out, arg
+
+
+def _tensor_info(size) -> dict:
+    sizes = [size.N + 1] + [0] * (_MAX_DIMS - 1)
+    strides = [1] + [0] * (_MAX_DIMS - 1)
+    return {"N": size.N, "E": size.E, "sizes": sizes, "strides": strides, "dims": 1}
+
+
+SEGMENT_CSR_MAX = Wild(
+    KernelSpec(
+        id="wild_r50_torch_scatter_segment_csr_max_tensorinfo",
+        entry_point="segment_csr_kernel<float, MAX, 1>",
+        sources={"cuda": _SEGMENT_CSR_CUDA},
+        dims=("N", "E"),
+        buffers=(
+            BufferSpec(0, "f32", "read", name="src_data", count="E"),
+            BufferSpec(1, "i64", "read", name="indptr", count="N+1", fill=_csr_offsets),
+            BufferSpec(2, "f32", "read_write", name="out_data", count="N"),
+            BufferSpec(
+                3, "i64", "read_write", name="arg_out_data", count="N", initial=lambda s: s.E
+            ),
+            BufferSpec.uniform(
+                4,
+                (
+                    ("indptr", "u64"),  # TensorInfo's data: the indptr buffer's address
+                    ("sizes", f"array<i32, {_MAX_DIMS}>"),
+                    ("strides", f"array<i32, {_MAX_DIMS}>"),
+                    ("dims", "i32"),
+                ),
+                name="indptr_info",
+            ),
+        ),
+        reference=_segment_max_reference,
+        params=_tensor_info,
+        # K == 1: segment_csr_kernel<scalar_t, REDUCE, 1><<<BLOCKS(32, N), THREADS>>>, a
+        # thread a row in a grid of 32 threads a row
+        grid=lambda s, size: (ceil_div(32 * size.N, 256), 1, 1),
+        schedules=(Schedule(256),),
+        # a row whose values none beats lowest() (all NaN, or -inf) writes the
+        # uninitialised `arg`: finite values, away from FLT_MAX
+        domain={"src_data": (-1000.0, 1000.0)},
+        nonfinite_inputs=False,
+        test_sizes=("N=300,E=700", "N=1,E=1", "N=97,E=40"),
+    ),
+    {
+        "CUDA: the maximum started at min(), the least positive float": (
+            "cuda",
+            "return std::numeric_limits<scalar_t>::lowest();",
+            "return std::numeric_limits<scalar_t>::min();",
+        ),
+        "CUDA: the last row left out": (
+            "cuda",
+            "if (row_idx < N) {",
+            "if (row_idx < N - 1) {",
+        ),
+        "CUDA: an empty segment's 0 not written": (
+            "cuda",
+            "      } else\n        *address = (scalar_t)0;\n",
+            "      }\n",
+        ),
+    },
+)
+
+
+# A WebGPU port, a spec of its own (WGSL has no i64 and no pointer in a struct): the
+# offsets and arguments in i32, an invocation a row in the same grid of 32 a row.
+_SEGMENT_CSR_WGSL = """
+struct Sizes { N: u32, E: u32 }
+@group(0) @binding(0) var<storage, read> src_data: array<f32>;
+@group(0) @binding(1) var<storage, read> indptr: array<i32>;
+@group(0) @binding(2) var<storage, read_write> out_data: array<f32>;
+@group(0) @binding(3) var<storage, read_write> arg_out_data: array<i32>;
+@group(0) @binding(4) var<uniform> sizes: Sizes;
+
+const LOWEST = -3.4028234663852886e+38;
+
+@compute @workgroup_size(256)
+fn segment_csr_kernel(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let row = gid.x;  // TB = 1
+    if (row < sizes.N) {
+        let row_start = indptr[row];
+        let row_end = indptr[row + 1u];
+        var val = LOWEST;
+        var arg = 0;
+        for (var src = row_start; src < row_end; src++) {
+            let v = src_data[src];
+            if (v > val) {
+                val = v;
+                arg = src;
+            }
+        }
+        if (row_end - row_start > 0) {
+            out_data[row] = val;
+            arg_out_data[row] = arg;
+        } else {
+            out_data[row] = 0.0;
+        }
+    }
+}
+"""
+
+
+def _csr_offsets_i32(rng, count, size):
+    return _csr_offsets(rng, count, size).astype(np.int32)
+
+
+SEGMENT_CSR_MAX_PORT = Wild(
+    KernelSpec(
+        id="wild_r50_torch_scatter_segment_csr_max_webgpu_port",
+        entry_point="segment_csr_kernel",
+        sources={"wgsl": _SEGMENT_CSR_WGSL},
+        dims=("N", "E"),
+        buffers=(
+            BufferSpec(0, "f32", "read", name="src_data", count="E"),
+            BufferSpec(1, "i32", "read", name="indptr", count="N+1", fill=_csr_offsets_i32),
+            BufferSpec(2, "f32", "read_write", name="out_data", count="N"),
+            BufferSpec(
+                3, "i32", "read_write", name="arg_out_data", count="N", initial=lambda s: s.E
+            ),
+            BufferSpec.uniform(4, (("N", "u32"), ("E", "u32")), name="sizes"),
+        ),
+        reference=_segment_max_reference,
+        params=lambda size: {"N": size.N, "E": size.E},
+        grid=lambda s, size: (ceil_div(32 * size.N, 256), 1, 1),
+        schedules=(Schedule(256),),
+        domain={"src_data": (-1000.0, 1000.0)},
+        nonfinite_inputs=False,
+        test_sizes=("N=300,E=700", "N=1,E=1", "N=97,E=40"),
+    ),
+    {
+        "the maximum started at the least positive float": (
+            "wgsl",
+            "const LOWEST = -3.4028234663852886e+38;",
+            "const LOWEST = 1.17549435e-38;",
+        ),
+        "the last row left out": ("wgsl", "if (row < sizes.N) {", "if (row + 1u < sizes.N) {"),
+        "an empty segment's 0 not written": (
+            "wgsl",
+            "        } else {\n            out_data[row] = 0.0;\n        }\n",
+            "        }\n",
+        ),
+    },
+)
+
 ROUND50 = {
     "r50_vllm_moe_align_block_size": MOE_ALIGN,
     "r50_latentlm_swiglu_bwd": SWIGLU_BWD,
     "r50_infinilm_swiglu_op_bf162": SWIGLU_OP,
     "r50_vllm_merge_attn_states": MERGE_ATTN_STATES,
+    "r50_torch_scatter_segment_csr_max": SEGMENT_CSR_MAX,
+    "r50_torch_scatter_segment_csr_max_port": SEGMENT_CSR_MAX_PORT,
 }
