@@ -1142,6 +1142,254 @@ SEGMENT_CSR_MAX_PORT = Wild(
     },
 )
 
+
+# -- 6. llm-awq: the int4 GEMV with group size 128, packed zero points ---------------------
+
+_AWQ_GEMV_CUDA = r"""// kernel-forge corpus: llm-awq's gemv_kernel_g128 (read, not copied); the host's
+// launcher and the g64 twin are left out.
+#include <cuda_fp16.h>
+#include <cstdint>
+
+#define VECTORIZE_FACTOR 8
+#define Q_VECTORIZE_FACTOR 8
+#define PACK_FACTOR 8
+#define WARP_SIZE 32
+
+// lane 0 ends with the warp's sum
+__device__ __forceinline__ float warp_reduce_sum(float sum) {
+#pragma unroll
+  for (int i = 4; i >= 0; i--) {
+    sum += __shfl_down_sync(0xffffffff, sum, 1 << i);
+  }
+  return sum;
+}
+
+// despite its name, a ceiling division
+__device__ __forceinline__ int make_divisible(int c, int divisor) {
+  return (c + divisor - 1) / divisor;
+}
+
+// out[b, oc] = sum_ic in[b, ic] * s[oc, ic / 128] * (q[oc, ic] - z[oc, ic / 128]): a warp
+// an output channel, 4 channels a block (blockDim (32, 4)), the batch in blockIdx.z.
+// Weights: 8 nibbles a u32, the lowest first, [OC, IC / 8]; zeros: 8 nibbles a u32,
+// [OC, ceil(IC / 128 / 8)]; scales: half, [OC, 8 * that].
+__global__ void gemv_kernel_g128(
+    const float4* _inputs, const uint32_t* weight, const uint32_t* zeros,
+    const half* scaling_factors, half* _outputs, const int IC, const int OC) {
+  const int group_size = 128;
+  float psum = 0;
+  const int batch_idx = blockIdx.z;
+  const int oc_idx = blockIdx.y * blockDim.y + threadIdx.y;
+  const float4* inputs = _inputs + batch_idx * IC / PACK_FACTOR;
+  half* outputs = _outputs + batch_idx * OC;
+  const int num_groups_packed = make_divisible(IC / group_size, PACK_FACTOR);
+  const int weight_w = IC / PACK_FACTOR;
+  const int zeros_w = make_divisible(IC / group_size, PACK_FACTOR);
+  const int sf_w = make_divisible(IC / group_size, PACK_FACTOR) * PACK_FACTOR;
+  // a warp covers 1024 inputs a turn: 8 groups, a lane 32 weights (one float4 of them)
+  for (int packed_group_idx = 0; packed_group_idx < num_groups_packed; packed_group_idx++) {
+    uint32_t packed_zeros = *(zeros + oc_idx * zeros_w + packed_group_idx);
+    uint32_t packed_weights[4];
+    // loaded before the bound below is tested: where IC is no multiple of 1024, lanes
+    // past the row read the next row's weights, and the last row's past the buffer
+    *((float4*)(packed_weights)) =
+        *((float4*)(weight + oc_idx * weight_w + packed_group_idx * (WARP_SIZE * 4) + threadIdx.x * 4));
+    // four lanes a group
+    float scaling_factor =
+        __half2float(scaling_factors[oc_idx * sf_w + packed_group_idx * 8 + (threadIdx.x / 4)]);
+    float current_zeros = (float)((packed_zeros >> (threadIdx.x / 4 * 4)) & 0xF);
+    int inputs_ptr_delta = packed_group_idx * WARP_SIZE * 4 + threadIdx.x * 4;
+    const float4* inputs_ptr = inputs + inputs_ptr_delta;
+#pragma unroll
+    for (int ic_0 = 0; ic_0 < 4; ic_0++) {
+      uint32_t current_packed_weight = packed_weights[ic_0];
+      half packed_inputs[PACK_FACTOR];
+      if (inputs_ptr_delta + ic_0 < IC / PACK_FACTOR) {
+        *((float4*)packed_inputs) = *(inputs_ptr + ic_0);  // 8 halves
+#pragma unroll
+        for (int ic_1 = 0; ic_1 < PACK_FACTOR; ic_1++) {
+          float current_single_weight_fp = (float)(current_packed_weight & 0xF);
+          float dequantized_weight = scaling_factor * (current_single_weight_fp - current_zeros);
+          psum += dequantized_weight * __half2float(packed_inputs[ic_1]);
+          current_packed_weight = current_packed_weight >> 4;
+        }
+      }
+    }
+  }
+  psum = warp_reduce_sum(psum);
+  if (threadIdx.x == 0) {
+    outputs[oc_idx] = __float2half(psum);
+  }
+}
+"""
+
+# A WebGPU port: halves read and written as u32 pairs (unpack2x16float, pack2x16float:
+# no shader-f16), the warp's shuffles a tree through workgroup memory, and the lane
+# that holds channels y and y + 1 writes their word. A lane reads its weights inside
+# the bound (WGSL's robust access would clamp the original's read past the end).
+_AWQ_GEMV_WGSL = """
+struct Params { IC: i32, OC: i32 }
+@group(0) @binding(0) var<storage, read> _inputs: array<u32>;
+@group(0) @binding(1) var<storage, read> weight: array<u32>;
+@group(0) @binding(2) var<storage, read> zeros: array<u32>;
+@group(0) @binding(3) var<storage, read> scaling_factors: array<u32>;
+@group(0) @binding(4) var<storage, read_write> _outputs: array<u32>;
+@group(0) @binding(5) var<uniform> p: Params;
+
+const PACK_FACTOR = 8;
+const WARP_SIZE = 32;
+var<workgroup> partial: array<array<f32, 32>, 4>;
+
+fn make_divisible(c: i32, divisor: i32) -> i32 { return (c + divisor - 1) / divisor; }
+fn input_at(i: i32) -> f32 { return unpack2x16float(_inputs[i / 2])[i % 2]; }
+fn scale_at(i: i32) -> f32 { return unpack2x16float(scaling_factors[i / 2])[i % 2]; }
+
+@compute @workgroup_size(32, 4)
+fn gemv_kernel_g128(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) lid: vec3<u32>) {
+    let group_size = 128;
+    let IC = p.IC;
+    let OC = p.OC;
+    let lane = i32(lid.x);
+    let batch_idx = i32(wg.z);
+    let oc_idx = i32(wg.y) * 4 + i32(lid.y);
+    let in_base = batch_idx * IC;
+    let num_groups_packed = make_divisible(IC / group_size, PACK_FACTOR);
+    let weight_w = IC / PACK_FACTOR;
+    let zeros_w = make_divisible(IC / group_size, PACK_FACTOR);
+    let sf_w = make_divisible(IC / group_size, PACK_FACTOR) * PACK_FACTOR;
+    var psum = 0.0;
+    for (var g = 0; g < num_groups_packed; g++) {
+        let packed_zeros = zeros[oc_idx * zeros_w + g];
+        let scaling_factor = scale_at(oc_idx * sf_w + g * 8 + lane / 4);
+        let current_zeros = f32((packed_zeros >> u32(lane / 4 * 4)) & 0xFu);
+        let delta = g * WARP_SIZE * 4 + lane * 4;
+        for (var ic_0 = 0; ic_0 < 4; ic_0++) {
+            if (delta + ic_0 < IC / PACK_FACTOR) {
+                var packed = weight[oc_idx * weight_w + delta + ic_0];
+                for (var ic_1 = 0; ic_1 < PACK_FACTOR; ic_1++) {
+                    let q = f32(packed & 0xFu);
+                    let dequantized = scaling_factor * (q - current_zeros);
+                    psum += dequantized * input_at(in_base + (delta + ic_0) * PACK_FACTOR + ic_1);
+                    packed = packed >> 4u;
+                }
+            }
+        }
+    }
+    partial[lid.y][lid.x] = psum;
+    workgroupBarrier();
+    for (var off = 16u; off > 0u; off >>= 1u) {
+        var other = 0.0;
+        if (lid.x < off) { other = partial[lid.y][lid.x + off]; }
+        workgroupBarrier();
+        if (lid.x < off) { partial[lid.y][lid.x] += other; }
+        workgroupBarrier();
+    }
+    if (lid.x == 0u && lid.y % 2u == 0u) {
+        let at = (batch_idx * OC + oc_idx) / 2;
+        _outputs[at] = pack2x16float(vec2<f32>(partial[lid.y][0], partial[lid.y + 1u][0]));
+    }
+}
+"""
+
+
+def _awq_zeros_w(size) -> int:
+    return ceil_div(size.IC // 128, 8)
+
+
+def _random_words(rng, count, size):
+    return rng.integers(0, 2**32, count, dtype=np.uint64).astype(np.uint32)
+
+
+def _awq_gemv_reference(_inputs, weight, zeros, scaling_factors, IC, OC):
+    nibbles = (weight[:, :, None] >> (4 * np.arange(8, dtype=np.uint32))) & 0xF  # low first
+    q = nibbles.reshape(OC, IC).astype(np.float32)
+    group = np.arange(IC) // 128
+    z = ((zeros[:, group // 8] >> (4 * (group % 8)).astype(np.uint32)) & 0xF).astype(np.float32)
+    s = scaling_factors[:, group].astype(np.float32)
+    w = s * (q - z)  # float32, as the kernel dequantises
+    return (_inputs.astype(np.float64) @ w.T.astype(np.float64)).astype(np.float16)
+
+
+AWQ_GEMV = Wild(
+    KernelSpec(
+        id="wild_r50_llm_awq_gemv_g128_int4_zero_points",
+        entry_point="gemv_kernel_g128",
+        sources={"cuda": _AWQ_GEMV_CUDA, "wgsl": _AWQ_GEMV_WGSL},
+        dims=("B", "OC", "IC"),
+        buffers=(
+            BufferSpec(0, "f16", "read", name="_inputs", count="B*IC", shape=("B", "IC")),
+            BufferSpec(
+                1,
+                "u32",
+                "read",
+                name="weight",
+                count="OC*IC//8",
+                shape=("OC", "IC//8"),
+                fill=_random_words,
+            ),
+            BufferSpec(
+                2,
+                "u32",
+                "read",
+                name="zeros",
+                count=lambda size: size.OC * _awq_zeros_w(size),
+                shape=lambda size: (size.OC, _awq_zeros_w(size)),
+                fill=_random_words,
+            ),
+            BufferSpec(
+                3,
+                "f16",
+                "read",
+                name="scaling_factors",
+                count=lambda size: size.OC * _awq_zeros_w(size) * 8,
+                shape=lambda size: (size.OC, _awq_zeros_w(size) * 8),
+            ),
+            BufferSpec(4, "f16", "read_write", name="_outputs", count="B*OC", shape=("B", "OC")),
+            BufferSpec.uniform(5, (("IC", "i32"), ("OC", "i32")), name="p"),
+        ),
+        reference=_awq_gemv_reference,
+        params=lambda size: {"IC": size.IC, "OC": size.OC},
+        # dim3 num_blocks(1, num_out_channels / 4, num_out_feats); dim3 num_threads(32, 4)
+        grid=lambda s, size: (1, size.OC // 4, size.B),
+        schedules=(Schedule((32, 4)),),
+        domain={"_inputs": (-1.0, 1.0), "scaling_factors": (0.001, 0.01)},
+        nonfinite_inputs=False,
+        test_sizes=("B=1,OC=64,IC=4096", "B=1,OC=4,IC=1024", "B=3,OC=12,IC=2048"),
+    ),
+    {
+        "CUDA: the zero point indexed as g64 indexes it": (
+            "cuda",
+            "(float)((packed_zeros >> (threadIdx.x / 4 * 4)) & 0xF);",
+            "(float)((packed_zeros >> (threadIdx.x / 2 * 4)) & 0xF);",
+        ),
+        "CUDA: the scale indexed as g64 indexes it": (
+            "cuda",
+            "packed_group_idx * 8 + (threadIdx.x / 4)]);",
+            "packed_group_idx * 8 + (threadIdx.x / 2)]);",
+        ),
+        "CUDA: the zero point not subtracted": (
+            "cuda",
+            "scaling_factor * (current_single_weight_fp - current_zeros);",
+            "scaling_factor * current_single_weight_fp;",
+        ),
+        "the zero point indexed as g64 indexes it": (
+            "wgsl",
+            "f32((packed_zeros >> u32(lane / 4 * 4)) & 0xFu);",
+            "f32((packed_zeros >> u32(lane / 2 * 4)) & 0xFu);",
+        ),
+        "the scale indexed as g64 indexes it": (
+            "wgsl",
+            "scale_at(oc_idx * sf_w + g * 8 + lane / 4);",
+            "scale_at(oc_idx * sf_w + g * 8 + lane / 2);",
+        ),
+        "the zero point not subtracted": (
+            "wgsl",
+            "let dequantized = scaling_factor * (q - current_zeros);",
+            "let dequantized = scaling_factor * q;",
+        ),
+    },
+)
+
 ROUND50 = {
     "r50_vllm_moe_align_block_size": MOE_ALIGN,
     "r50_latentlm_swiglu_bwd": SWIGLU_BWD,
@@ -1149,4 +1397,5 @@ ROUND50 = {
     "r50_vllm_merge_attn_states": MERGE_ATTN_STATES,
     "r50_torch_scatter_segment_csr_max": SEGMENT_CSR_MAX,
     "r50_torch_scatter_segment_csr_max_port": SEGMENT_CSR_MAX_PORT,
+    "r50_llm_awq_gemv_g128": AWQ_GEMV,
 }
