@@ -1,5 +1,5 @@
 """Round 50 of kernels from the wild, merged into ``tests.wild.CORPUS``: CUDA as LLM
-serving and training code published it in 2024 and 2025, each with a WebGPU port,
+serving, training and graph code published it from 2023 to 2025, each with a WebGPU port,
 written for this corpus after the public source named below (read, not copied: the
 project's rule for public code). What is theirs is kept: each ``__global__`` function's
 name, template parameters and parameter names, types and order, the launch geometry
@@ -46,6 +46,39 @@ ports.
   launcher is ours (one ``cuda_bfloat162`` a thread). The port: bf16 pairs read as
   u32 words, widened by a shift and rounded back to nearest even by hand, as WebLLM
   reads bf16 (WGSL has no bf16).
+- The split-KV ("flash decoding") combine, vLLM's ``merge_attn_states_kernel``
+  (vllm-project/vllm at 0150b0ba, Apache-2.0, ``csrc/attention/merge_attn_states.cu``,
+  after arXiv 2501.01005 section 2.2), its float instance: two partial outputs
+  ``[tokens, heads, head_size]`` and their log-sum-exps ``[heads, tokens]`` merged by
+  ``exp(lse - max)`` weights, one thread a 16-byte ``uint4`` pack, 128 a block, the
+  merged log-sum-exp written by the pack-0 thread. An infinite log-sum-exp of either
+  sign is taken as -inf (a part with no keys); two such make the row NaN, as the
+  original computes it, and the reference does too. The port: a ``vec4<f32>`` a
+  thread; the -inf is computed (``-abs(lse)``), since WGSL refuses an infinite
+  const-expression.
+- A segmented max with its argmax over CSR offsets, torch_scatter's ``segment_csr_kernel``
+  (rusty1s/pytorch_scatter at 9a651d91, MIT, ``csrc/cuda/segment_csr_cuda.cu`` with
+  ``reducer.cuh`` at b7f5add1 and ``index_info.cuh`` at 0c887ffc): the offsets through
+  ATen's ``TensorInfo<int64_t, int>`` passed by value (the pointer, 25 sizes, 25
+  strides, dims: ``u64`` and ``array<i32, 25>`` uniform fields), ``Reducer<float,
+  MAX>`` (``lowest()`` to start, a strict ``>`` so that the first of equal maxima and
+  never a NaN wins, an empty segment written 0 and its argument left as the host's
+  ``torch.full(..., E)``), and the host's launch for ``K == 1``:
+  ``segment_csr_kernel<scalar_t, REDUCE, 1>`` over ``BLOCKS(32, N)`` blocks of 256,
+  so a thread a segment in a grid of 32 threads a segment, the ``__shfl_down_sync``
+  loop running no step. The original's ``int64_t arg`` is never set where no value
+  beats ``lowest()`` (a segment of NaN or -inf): finite inputs within +-1000 only. The
+  port is a spec of its own (no i64, no pointers in WGSL): i32 offsets and arguments.
+- AWQ's int4 GEMV, llm-awq's ``gemv_kernel_g128`` (mit-han-lab/llm-awq at a095b3e0, MIT,
+  ``awq/kernels/csrc/quantization/gemv_cuda.cu``): a warp an output channel, blocks of
+  (32, 4), the batch in ``blockIdx.z``; 8 nibbles a u32 lowest first, the zero points
+  packed the same way a group each, f16 scales, a lane's 32 weights as one ``float4``,
+  its 8 inputs as another, dequantised in float as ``s * (q - z)``, a ``__shfl_down_sync``
+  tree. Its weights are loaded before the bound on the inputs is tested, so where IC
+  is no multiple of 1024 lanes read past the row (the last row past the buffer): kept,
+  and the sizes here are multiples of 1024. The port: halves as u32 pairs
+  (``unpack2x16float``, ``pack2x16float``), the tree through workgroup memory, the
+  weights read inside the bound.
 
 What they showed is pinned in tests/test_wild_round50.py and summed up there.
 """
