@@ -867,6 +867,16 @@ MERGE_ATTN_STATES = Wild(
             "const float max_lse = fmaxf(p_lse, s_lse);",
             "const float max_lse = fminf(p_lse, s_lse);",
         ),
+        "CUDA: the suffix's +inf log-sum-exp kept": (
+            "cuda",
+            "  s_lse = std::isinf(s_lse) ? -std::numeric_limits<float>::infinity() : s_lse;\n",
+            "",
+        ),
+        "the suffix's +inf log-sum-exp kept": (
+            "wgsl",
+            "var s_lse = no_keys_if_infinite(suffix_lse[head * shape.num_tokens + token]);",
+            "var s_lse = suffix_lse[head * shape.num_tokens + token];",
+        ),
         "the log-sum-exps read token-major": (
             "wgsl",
             "var s_lse = no_keys_if_infinite(suffix_lse[head * shape.num_tokens + token]);",
@@ -883,6 +893,11 @@ MERGE_ATTN_STATES = Wild(
             "let max_lse = min(p_lse, s_lse);",
         ),
     },
+    # a +inf is drawn only where an input holds non-finite values (its largest size's
+    # rows of them hold every one of NaN, +inf and -inf)
+    nonfinite_only=frozenset(
+        {"CUDA: the suffix's +inf log-sum-exp kept", "the suffix's +inf log-sum-exp kept"}
+    ),
 )
 
 
