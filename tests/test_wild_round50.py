@@ -8,7 +8,11 @@ WebGPU port) showed.
   original and mutant compiles with NVRTC and its launches match the PTX's parameters
   (a ``size_t`` by value, ``TensorInfo<int64_t, int>`` by value with the buffer's
   address written into it, ``-default-device`` for jiterator's unannotated functor,
-  ``std::is_same_v`` under ``if constexpr``, ``uint4`` and ``float4`` packs).
+  ``std::is_same_v`` under ``if constexpr``, ``uint4`` and ``float4`` packs). The
+  merge's guard on a +inf log-sum-exp dropped is wrong only on Inf (``nonfinite_only``):
+  it fails on lavapipe at the largest size, whose log-sum-exps hold rows of non-finite
+  values (the smaller ones hold one such element, NaN, +inf or -inf at random), and is
+  skipped on SwiftShader, whose non-finite results the probe finds indeterminate.
 - A false alarm, fixed: a WGSL port of a CUDA kernel that takes a ``size_t`` by value
   (vLLM's ``moe_align_block_size``'s ``size_t numel``) shares the spec's uniform
   field ``("numel", "u64")`` and, having no 64-bit integer, reads it as ``numel:
