@@ -334,7 +334,10 @@ def check_uniform_layout(kernel: KernelSpec, target: str | None, source: str | N
     scalar by scalar (offset, size, float or integer), so two u32 fields may be read as
     one ``vec2<u32>``, and a pointer field (``pointer_fields``: a CUDA struct's pointer,
     a ``u64`` field named like its buffer) as two 32-bit integers, as a WGSL port, which
-    has no 64-bit integer, reads it (``vec2<u32>``); bytes only one side declares are not
+    has no 64-bit integer, reads it (``vec2<u32>``), and so a ``u64`` or ``i64`` field
+    that the struct declares as a ``vec2`` of 32-bit integers under the field's own name
+    (a CUDA kernel's ``size_t numel`` read as ``numel: vec2<u32>``, low word first, as
+    vLLM's MoE alignment's port reads it: round 50); bytes only one side declares are not
     compared, but a record smaller than the shader's struct is refused (the binding
     would be too short). Where padding fields can match the shader's layout, the error
     spells the spec to write."""
@@ -384,6 +387,13 @@ def check_uniform_layout(kernel: KernelSpec, target: str | None, source: str | N
             for lane in ours
         ):
             continue  # a word of a pointer field: the same bytes
+        if any(
+            lane[1:3] == (8, "i")
+            and read[1:3] == (4, "i")
+            and (read[0] - lane[0], read[3]) in ((0, f"{lane[3]}.x"), (4, f"{lane[3]}.y"))
+            for lane in ours
+        ):
+            continue  # a word of a 64-bit integer the shader reads as a vec2 of its name
         # what the spec put there instead: the value covering that byte, else the field
         # of the same name, else the one in the same place in order
         mine = next(

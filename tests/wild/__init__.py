@@ -1564,6 +1564,10 @@ from tests.wild.round49 import ROUND49  # noqa: E402  (round 49: tests/wild/roun
 
 CORPUS.update(ROUND49)
 
+from tests.wild.round50 import ROUND50  # noqa: E402  (round 50: tests/wild/round50.py)
+
+CORPUS.update(ROUND50)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
