@@ -1568,6 +1568,10 @@ from tests.wild.round50 import ROUND50  # noqa: E402  (round 50: tests/wild/roun
 
 CORPUS.update(ROUND50)
 
+from tests.wild.round51 import ROUND51  # noqa: E402  (round 51: tests/wild/round51.py)
+
+CORPUS.update(ROUND51)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
