@@ -347,7 +347,7 @@ class SlabContext(OracleContext):
         what the oracle asks before judging a CUDA kernel that keeps state in its
         module (``oracle._plan.Plan.fresh_module``), as a new program would load it.
         What was loaded stays until the context closes."""
-        for known in [k for k in list(self._by_kernel) if k.id == kernel.id]:
+        for known in [k for k in self._by_kernel if k.id == kernel.id]:
             del self._by_kernel[known]
         for key, compiled in list(self._pipelines.items()):
             if getattr(getattr(compiled, "kernel", None), "id", None) == kernel.id:

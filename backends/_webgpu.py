@@ -547,10 +547,24 @@ def texture_slots(kernel: KernelSpec, source: str | None) -> tuple[TextureSlot |
     return tuple(slots)
 
 
-def texture_extent(spec, size: Any, limits: Mapping[str, int]) -> tuple[int, int]:
+def texture_extent(
+    kernel: KernelSpec,
+    spec,
+    slot: TextureSlot,
+    view: BufferView,
+    size: Any,
+    limits: Mapping[str, int],
+) -> tuple[int, int]:
     """(width, height) of texture binding ``spec`` at ``size``, refused past the
-    device's ``maxTextureDimension2D`` (kebab-case limit names) and at zero."""
+    device's ``maxTextureDimension2D`` (kebab-case limit names), at zero, and where
+    its ``view`` holds fewer bytes than its texels."""
     width, height = spec.texture_extent(size)
+    need = width * height * slot.format.texel_bytes
+    if view.length_bytes < need:
+        raise InvalidArgument(
+            f"kernel {kernel.id}: texture {spec.label} of {width} x {height} "
+            f"{slot.format.name} texels needs {need} bytes, its view has {view.length_bytes}"
+        )
     # wgpu-py's spelling, and ``kebab_limits``' of the browser's maxTextureDimension2D
     largest = limits.get("max-texture-dimension-2d", limits.get("max-texture-dimension2-d"))
     if largest is not None and max(width, height) > largest:

@@ -708,7 +708,7 @@ def buffer_bytes(
     fill: np.ndarray | None = None,
 ) -> np.ndarray:
     """``values`` (logical) of buffer ``spec`` laid out for ``target``."""
-    if target is not None and _unorm(spec):
+    if target is not None and spec.unorm:
         return _textures.unorm8_bytes(values).reshape(-1)
     if target is None:  # host memory: the logical dtype (a vector keeps its lanes)
         values = np.asarray(values)
@@ -723,15 +723,9 @@ def buffer_values(spec: BufferSpec, raw: np.ndarray, target: str | None) -> np.n
     """The logical values held by ``raw`` (of ``spec.dtype_for(target)``)."""
     if target is None:
         return raw
-    if _unorm(spec):
+    if spec.unorm:
         return _textures.unorm8_values(raw)
     return _layout.decode(raw, spec.type, _layout.rules_for(target, spec.access is Access.UNIFORM))
-
-
-def _unorm(spec: BufferSpec) -> bool:
-    """Whether ``spec`` is a texture of unsigned normalized bytes (rgba8unorm)."""
-    fmt = spec.texture_format
-    return fmt is not None and fmt.unorm
 
 
 def check_buffers(

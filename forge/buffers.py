@@ -210,6 +210,14 @@ class BufferSpec:
         """The format of a texture binding (``forge.textures``), else None."""
         return None if self.texture is None else texture_format(self.texture, self.label)
 
+    @property
+    def unorm(self) -> bool:
+        """Whether it is a texture of unsigned normalized bytes (rgba8unorm): held as
+        bytes on a device, seen as ``k / 255`` by the reference, judged by the
+        float-to-unorm rule (``forge.textures``)."""
+        fmt = self.texture_format
+        return fmt is not None and fmt.unorm
+
     def texture_extent(self, size: Any) -> tuple[int, int]:
         """(width, height) of a texture binding at ``size``; an extent of zero is
         refused (WebGPU makes no empty texture)."""
@@ -272,7 +280,7 @@ class BufferSpec:
         """The numpy dtype of one element's bytes on ``target`` (None: host memory)."""
         if target is None:
             return self.dtype
-        if self.texture is not None and texture_format(self.texture, self.label).unorm:
+        if self.unorm:
             return np.dtype(np.uint8)  # the bytes; the values are k / 255
         rules = _layout.rules_for(target, self.access is Access.UNIFORM)
         return _layout.target_dtype(self.type, rules)

@@ -282,7 +282,7 @@ _DEFINED = re.compile(r"\b(?:let|var|const)\s+(\w+)\s*(?::[^=;{}]*)?=(?!=)([^;{}
 _ASSIGNED = re.compile(r"(?<![\w.\]])(\w+)\s*(?:<<|>>|[-+*/%&|^])?=(?!=)([^;{}]*)")
 _TYPED = re.compile(r"\b(?:let|var|const)\s+\w+\s*(?::[^=;{}]*)?")  # up to its =
 _FN = re.compile(r"\bfn\s+(\w+)\s*\(")
-_STRUCT = re.compile(r"\bstruct\s+(\w+)\s*\{([^}]*)\}")
+_STRUCT = re.compile(r"\bstruct\s+(\w+)\s*\{([^}]*)\}")  # a struct's name and members
 _PARAM = re.compile(r"(?:^|,)\s*(?:@\s*\w+\s*(?:\([^)]*\))?\s*)*(\w+)\s*:\s*(\w+)")
 
 
@@ -592,7 +592,6 @@ def wgsl_handle_bindings(source: str) -> tuple[WgslBinding, ...]:
     return tuple(found)
 
 
-_STRUCT = re.compile(r"\bstruct\s+(\w+)\s*\{([^}]*)\}")
 _MEMBER = re.compile(r"^((?:" + _ATTR + r")*)(\w+)\s*:\s*(.+)$", re.S)
 _LAYOUT_ATTR = re.compile(r"@\s*(size|align)\s*\(([^)]*)\)")
 

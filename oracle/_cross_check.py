@@ -262,11 +262,7 @@ def _pairs(
         wants.update(leaves(label, array))
         flushed.update(leaves(label, expected.flushed()[label]))
     ran = [n for n, e in evaluations.items() if set(e.got) == set(wants)]
-    unorm = {
-        buffer_label(spec)
-        for spec in kernel.buffers
-        if spec.texture_format is not None and spec.texture_format.unorm
-    }
+    unorm = {buffer_label(spec) for spec in kernel.buffers if spec.unorm}
     table = kernel.tolerance_at(expected.case.size)
     pairs = []
     for a, b in itertools.combinations(ran, 2):

@@ -960,7 +960,7 @@ def make_case(
             array, blocks = initial_contents(spec, count, size, kernel), (("initial", 0, count),)
         else:
             continue
-        if spec.texture_format is not None and spec.texture_format.unorm:
+        if spec.unorm:
             # an rgba8unorm texture holds bytes: the reference sees what the shader reads
             array = unorm8_values(unorm8_bytes(array)).reshape(array.shape)
         arrays[label], layout[label] = array, blocks

@@ -570,8 +570,7 @@ def _judge_output(
     inverse_trig = wgsl and calls_inverse_trig(kernel)
     check_unwritten = spec.initial is None and not spec.inout
     # an rgba8unorm texture: the device converts the floats the reference stores
-    unorm = info.target is not None and spec.texture_format is not None
-    unorm = unorm and spec.texture_format.unorm
+    unorm = info.target is not None and spec.unorm
     first_leaf = True
     flushed_leaves = [dict(leaves(region.label, f)) for f in flushed]
     later_leaves = dict(leaves(region.label, later)) if later is not None else {}

@@ -22,7 +22,7 @@ from itertools import count
 from typing import Any
 
 from forge.allocator import SlabAllocator
-from forge.errors import ForgeError, InvalidArgument
+from forge.errors import ForgeError
 from forge.sources import wgsl_with_subgroups_enabled
 from forge.types import AdapterConstraints, AdapterIdentity, BufferView, MemoryTopology
 
@@ -372,14 +372,7 @@ class BrowserComputeContext(SlabContext):
         ):
             if slot is None:
                 continue
-            width, height = texture_extent(spec, launch.size, self._limits)
-            need = width * height * slot.format.texel_bytes
-            if view.length_bytes < need:
-                raise InvalidArgument(
-                    f"kernel {kernel.id}: texture {spec.label} of {width} x {height} "
-                    f"{slot.format.name} texels needs {need} bytes, its view has "
-                    f"{view.length_bytes}"
-                )
+            width, height = texture_extent(kernel, spec, slot, view, launch.size, self._limits)
             texture = compiled.texture_objects.get((i, width, height))
             if texture is None:
                 texture = compiled.texture_objects[(i, width, height)] = self._new_id("texture")

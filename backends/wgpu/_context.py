@@ -546,14 +546,9 @@ class WgpuComputeContext(SlabContext):
         ):
             if slot is None:
                 continue
-            width, height = texture_extent(spec, launch.size, self._device.limits)
-            need = width * height * slot.format.texel_bytes
-            if view.length_bytes < need:
-                raise InvalidArgument(
-                    f"kernel {kernel.id}: texture {spec.label} of {width} x {height} "
-                    f"{slot.format.name} texels needs {need} bytes, its view has "
-                    f"{view.length_bytes}"
-                )
+            width, height = texture_extent(
+                kernel, spec, slot, view, launch.size, self._device.limits
+            )
             key = (i, width, height)
             entry = compiled.texture_objects.get(key)
             if entry is None:
