@@ -11,7 +11,9 @@ never produces a pass.
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import threading
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -20,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from forge.errors import InvalidArgument, ReferenceFailed
-from forge.kernel import Access, KernelSpec
+from forge.kernel import Access, KernelSpec, RawBody
 
 from ._compare import flush_subnormals, flushing
 from ._inputs import POISON_OUTPUT, Case, buffer_label, largest_array, poison
@@ -310,9 +312,10 @@ class Expected:
         12 draws, and at least how far it moves with them all moved toward zero. Empty
         where the reference is a backend. Computed on first use."""
         key = ("inputs", unit)
-        if key not in self._cache:
-            self._cache[key] = _input_rounding_bounds(self, unit)
-        return self._cache[key]
+        shared = self.shared()
+        if key not in shared:
+            shared[key] = _input_rounding_bounds(self, unit)
+        return shared[key]
 
     def rounding_bound(self, wgsl: bool = False) -> dict[str, np.ndarray]:
         """Per float output with elements that are sums of products of the inputs (a
@@ -325,9 +328,98 @@ class Expected:
         output's float fields are keyed as the judge names them (``label.field``, flat).
         Computed on first use, then shared."""
         key = ("bound", wgsl)
-        if key not in self._cache:
-            self._cache[key] = _rounding_bounds(self, wgsl)
-        return self._cache[key]
+        shared = self.shared()
+        if key not in shared:
+            shared[key] = _rounding_bounds(self, wgsl)
+        return shared[key]
+
+    def shared(self) -> dict:
+        """Where results that depend only on the case and the reference are kept (the
+        float64 runs and the bounds drawn from them, which never read the kernel's
+        source): one store for every kernel judged on the same case against the same
+        reference (``_SharedRuns``), this expectation's own where it has no such twin."""
+        if "shared" not in self._cache:
+            self._cache["shared"] = _SHARED_RUNS.store(self)
+        return self._cache["shared"]
+
+
+# The kernel's fields that never reach the reference's runs: a kernel differing from
+# another only in these (a mutant, a tune's variant with its own source) is judged on
+# the same float64 runs. Every other field must be the same object in both.
+_SOURCE_FIELDS = frozenset(
+    {"id", "sources", "description", "tags", "version", "options", "include_dirs", "defines"}
+)
+# Cases of at most this many elements in all are shared (a bound of a 4096 x 32768
+# output is a gigabyte of float64; these hold a few of 8 MB), and this many are kept.
+_SHARED_ELEMENTS = 1 << 20
+_SHARED_CASES = 4
+
+
+class _SharedRuns:
+    """The float64 runs of the reference and the bounds drawn from them, shared by the
+    expectations of kernels judged on one case against one reference. A wrong kernel is
+    where they are needed (before it fails, the judge asks how far a right one could
+    be off: 27 runs of the reference), and the kernels judged on one case in a row are
+    often many: the mutants of a test corpus (the float64 runs were four fifths of a
+    failing boids mutant's 11.7 s on lavapipe, 2026-12-06), a tune's variants, the
+    kernels of one file against one reference. Found by identity, never by equality:
+    the same input bytes (``Case.input_hash``), the same reference function and the same
+    objects in every field of both kernels that can reach it (``_SOURCE_FIELDS`` aside);
+    the last ``_SHARED_CASES`` cases are kept, and none larger than ``_SHARED_ELEMENTS``."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._entries: list[tuple[tuple, dict]] = []
+
+    @staticmethod
+    def _identity(expected: Expected) -> tuple | None:
+        case = expected.case
+        if not case.input_hash or sum(np.size(a) for a in case.arrays.values()) > _SHARED_ELEMENTS:
+            return None
+        fields = tuple(
+            getattr(kernel, f.name)
+            for kernel in (case.kernel, expected.truth)
+            for f in dataclasses.fields(kernel)
+            if f.name not in _SOURCE_FIELDS
+        )
+        # the hash covers the size, the seed, the input set and every byte
+        keys = (case.input_hash, expected.reference, expected.reference_backend)
+        return (*keys, expected.truth.reference, *fields)
+
+    def store(self, expected: Expected) -> dict:
+        identity = self._identity(expected)
+        if identity is None:
+            return {}
+        with self._lock:
+            for i, (known, found) in enumerate(self._entries):
+                if len(known) == len(identity) and all(map(_same, known, identity)):
+                    self._entries.append(self._entries.pop(i))  # most recent last
+                    return found
+            found = {}
+            self._entries = [*self._entries[-(_SHARED_CASES - 1) :], (identity, found)]
+            return found
+
+
+_SHARED_RUNS = _SharedRuns()
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Whether two fields of kernels are the same for the reference's runs: the same
+    object, equal plain values (a ``dataclasses.replace`` copies the tuples and dicts
+    it normalises; their functions still compare by identity), or two raw bodies
+    (hand-written sources: what they hold beside them is compared as fields)."""
+    if a is b:
+        return True
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, RawBody):
+        return True
+    if isinstance(a, (str, int, float, tuple, dict, frozenset)):
+        try:
+            return bool(a == b)
+        except Exception:  # noqa: BLE001 - an array inside: not known to be the same
+            return False
+    return False
 
 
 # At most this share (or two elements) of a faithful float64 run's results may stray
@@ -352,8 +444,8 @@ def _float64_run(
     from forge.types import is_float_dtype
 
     own = truth is None  # the reference itself (else a variant of it, not kept)
-    if transform is None and own and "float64" in expected._cache:
-        return expected._cache["float64"]
+    if transform is None and own and "float64" in expected.shared():
+        return expected.shared()["float64"]
     case, truth = expected.case, truth or expected.truth
     arrays = reference_arrays(case, truth)
     found: dict[str, np.ndarray] | None = None
@@ -379,7 +471,7 @@ def _float64_run(
         except Exception:  # noqa: BLE001 - a reference bound to its dtypes: no such run
             pass
     if transform is None and own:
-        expected._cache["float64"] = found
+        expected.shared()["float64"] = found
     return found
 
 

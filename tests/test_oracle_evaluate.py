@@ -247,3 +247,43 @@ def test_integer_buffers_are_judged_exactly(request, factor, passes):
     if not passes:  # every nonzero input doubles instead of tripling (zeros agree)
         x = oracle.make_case(kernel, 999, 0).arrays["x"]
         assert ev.outputs["y"].comparison.mismatches == np.count_nonzero(x)
+
+
+def _row_sums(x, y):
+    """Each element of y the sum of a window of x: a polynomial the bounds run on."""
+    n = x.shape[0]
+    y[:] = np.convolve(np.concatenate([x, x[:7]]), np.ones(8, x.dtype), "valid")[:n]
+
+
+def test_kernels_judged_on_one_case_share_the_reference_s_float64_runs():
+    """The rounding bounds (27 float64 runs of the reference, what a failing kernel
+    costs) are made once for every kernel judged on the same case against the same
+    reference: a mutant or a tune's variant differs in its source, not in them. Any
+    other difference (the reference, the inputs, another field) makes them anew."""
+    calls = []
+
+    def counted(x, y):
+        calls.append(1)
+        _row_sums(x, y)
+
+    first = _twin(counted, "shared_runs")
+    other_source = dataclasses.replace(first, id="shared_runs_b", sources={"wgsl": "// b"})
+    kernels = {
+        "the same case": (other_source, 7),
+        "another seed": (other_source, 8),
+        "another reference": (dataclasses.replace(first, reference=lambda x, y: counted(x, y)), 7),
+        "another field": (dataclasses.replace(first, test_sizes=(99,)), 7),
+    }
+    bound = oracle.expected_outputs(oracle.make_case(first, 512, 7)).rounding_bound()
+    assert bound and all(b.any() for b in bound.values()), "no bound to share"
+    made = {}
+    for what, (kernel, seed) in kernels.items():
+        expected = oracle.expected_outputs(oracle.make_case(kernel, 512, seed))
+        before = len(calls)
+        again = expected.rounding_bound()
+        made[what] = len(calls) - before
+        assert again.keys() == bound.keys()
+        if what == "the same case":
+            assert all(again[k] is bound[k] for k in bound)
+    assert made["the same case"] == 0, made
+    assert all(made[what] >= 20 for what in made if what != "the same case"), made
