@@ -48,7 +48,7 @@ from ._compare import (
 )
 from ._expected import SINGLE_STAGES, Expected, leaves, unwritten_mask
 from ._inputs import FAMILIES, buffer_label, largest_array
-from ._plan import BackendInfo, Outcome, Plan, Region
+from ._plan import REVERSED_NOTE, BackendInfo, Outcome, Plan, Region
 from ._results import Evaluation, Finding, FloatSemantics, OutputCheck
 from ._tolerance import dtype_name, resolve_tolerance
 
@@ -734,6 +734,9 @@ def _judge_output(
                 later_cmp = _compare_leaf(
                     later_leaves[label], want_leaf, tol, later_masks, *judging
                 )
+        raced = later_cmp is not None and not later_cmp.passed and not same_later
+        if raced and outcome.later_reversed and REVERSED_NOTE not in ev.notes:
+            ev.notes.append(REVERSED_NOTE)
         first_unwritten = np.flatnonzero(unwritten)
         ev.outputs[label] = OutputCheck(
             label,

@@ -20,6 +20,7 @@ also reads the device's energy counter around repeated runs (``_measure_energy``
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import math
 from dataclasses import dataclass, field
@@ -166,6 +167,9 @@ class Plan:
     # state in it (``forge.sources.cuda_module_state``), so that the judged run is the
     # module's first launch and the rerun its second, as in a new program
     fresh_module: bool = False
+    # the WGSL kernel with each workgroup's invocations in reverse order, which the
+    # rerun runs instead of ``kernel`` (``oracle._reorder``: a missing barrier shows)
+    reversed: KernelSpec | None = None
 
 
 @dataclass(frozen=True)
@@ -220,6 +224,7 @@ class Outcome:
     energy_j: list[float] = field(default_factory=list)  # joules per run, per window
     energy_note: str = ""  # why energy was not read
     notes: list[str] = field(default_factory=list)  # what the runner did (a retry)
+    later_reversed: bool = False  # ``later`` is the reversed twin's (``Plan.reversed``)
 
 
 def _round_up(value: int, multiple: int) -> int:
@@ -359,7 +364,17 @@ def build_plan(
         timeout_s,
         energy_s=energy_s if samples else 0.0,
         fresh_module=target == "cuda" and _keeps_module_state(kernel, source),
+        reversed=_reversed(frozen) if target == "wgsl" else None,
     )
+
+
+def _reversed(frozen: KernelSpec) -> KernelSpec | None:
+    """``frozen`` (one WGSL source, resolved) with each workgroup's invocations in
+    reverse order, where that means something (``oracle._reorder``); else None."""
+    from ._reorder import reversed_invocations
+
+    twin = reversed_invocations(frozen.sources.get("wgsl", ""))
+    return None if twin is None else dataclasses.replace(frozen, sources={"wgsl": twin})
 
 
 def _keeps_module_state(kernel: KernelSpec, source: str) -> bool:
@@ -545,18 +560,37 @@ def _timed(ctx, plan: Plan, views, bound, kwargs) -> list[int]:
 
 
 def _rerun(ctx, plan: Plan, views, bound, kwargs, outcome: Outcome) -> None:
-    """After the timed samples: restore what the kernel starts from, run once, read the
+    """After the timed samples: restore what the kernel starts from, run once (the
+    reversed twin where there is one, ``Plan.reversed``; else only where something was
+    restored or nothing timed: the last timed run left what a rerun would), read the
     outputs (a race that shows only sometimes, or state left over, differs now; so does
     a read past an input's end or of shared memory no thread wrote, which find other
     values now: ``_reguard_inputs``, ``SCRATCH_POISON``)."""
-    if _restore(ctx, plan, views) or not plan.samples:
+    if _restore(ctx, plan, views) or not plan.samples or plan.reversed is not None:
         _reguard_inputs(ctx, plan, views)
         _poison_scratch(ctx, plan, SCRATCH_POISON[1])
-        ctx.run_kernel(plan.kernel, plan.schedule, bound, plan.size, 0, 1, **kwargs)
+        if plan.reversed is not None:
+            try:  # the twin with its invocations reversed: a race shows in one order
+                ctx.run_kernel(plan.reversed, plan.schedule, bound, plan.size, 0, 1, **kwargs)
+                outcome.later_reversed = True
+            except (CompileError, InvalidArgument, UnsupportedFeature):
+                # refused before it ran (a compiler that judges the twin's uniformity
+                # otherwise): the kernel as written reruns
+                ctx.run_kernel(plan.kernel, plan.schedule, bound, plan.size, 0, 1, **kwargs)
+        else:
+            ctx.run_kernel(plan.kernel, plan.schedule, bound, plan.size, 0, 1, **kwargs)
     outcome.later = [
         _read(ctx, view) if region.output else None for region, view in zip(plan.regions, views)
     ]
 
+
+#: What a verdict notes where the reversed twin's run (``Plan.reversed``) failed.
+REVERSED_NOTE = (
+    "the run after the timed runs gave each workgroup's invocations the builtins of "
+    "the reverse order (local_invocation_index i ran as n - 1 - i): a right kernel "
+    "computes the same, a barrier missing between one invocation's write and another's "
+    "read shows"
+)
 
 #: A plan whose ``timeout_s`` is this leaves the context's own bound in place.
 _USE_CONTEXT: Any = "context"

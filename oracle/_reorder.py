@@ -1,0 +1,156 @@
+"""A WGSL kernel's twin with the invocations of each workgroup in reverse order, which
+the oracle's rerun runs (``oracle._plan._rerun``) so that a missing barrier shows.
+
+A barrier dropped between one invocation's write to workgroup memory and another's
+read of it is the race people write most, and the adapters hide it: lavapipe and
+SwiftShader run a workgroup's SIMD groups one after another between barriers, so what
+invocation 0 writes is there before the later groups read it; NVIDIA's Vulkan driver
+hid three of round 49's (2026-12-06). WGSL has no race detector (CUDA has racecheck).
+What a right kernel computes does not depend on which hardware invocation plays which
+logical one, so the twin gives invocation ``i`` of a workgroup of ``n`` the builtins of
+invocation ``n - 1 - i`` (``local_invocation_index``, ``local_invocation_id``,
+``global_invocation_id``, consistently); the invocation that wrote first in the
+original now runs last, and a read that raced with its write finds what was there
+before (the poison, or the last launch's values).
+
+The twin is made only where it means something and is safe: a module with workgroup
+memory or a ``workgroupBarrier``, and no subgroup operation (a subgroup's lanes are
+hardware lanes: reversing the logical order inside one changes what a right kernel's
+``subgroupShuffle`` reads). The builtins are taken as the entry point declares them,
+as parameters or as members of a struct parameter; its body starts with the reversed
+values under the original names, on the line of its ``{`` (line numbers stay). A twin
+the compiler refuses is not run (``_rerun`` falls back to the kernel as written).
+"""
+
+from __future__ import annotations
+
+import re
+
+from forge.sources import (
+    _WORKGROUP_SIZE,
+    _bracket_end,
+    _split_top_level,
+    strip_comments,
+    wgsl_uses_subgroups,
+)
+
+__all__ = ["reversed_invocations"]
+
+_PREFIX = "kf_rev_"
+_REVERSED = ("local_invocation_index", "local_invocation_id", "global_invocation_id")
+_RACY = re.compile(r"\bworkgroupBarrier\s*\(|\bvar\s*<\s*workgroup\s*>")
+_BUILTIN = re.compile(r"@\s*builtin\s*\(\s*(\w+)\s*\)")
+_NAMED = re.compile(r"(\w+)\s*:\s*(\w+)")  # a parameter or member: name and type's name
+_STRUCT = re.compile(r"\bstruct\s+(\w+)\s*\{([^}]*)\}")
+
+
+def _struct_builtins(text: str) -> dict[str, dict[str, str]]:
+    """Per struct, its members that are builtins: kind -> member name."""
+    found: dict[str, dict[str, str]] = {}
+    for match in _STRUCT.finditer(text):
+        for member in re.split(r"[,;](?![^<]*>)", match.group(2)):
+            builtin = _BUILTIN.search(member)
+            named = _NAMED.search(member[builtin.end() :] if builtin else "")
+            if builtin and named:
+                found.setdefault(match.group(1), {})[builtin.group(1)] = named.group(1)
+    return found
+
+
+def _entry(text: str, sizes: str, paren: int, structs) -> list[tuple[int, int, str]] | None:
+    """The edits that reverse one entry point's invocations: (start, end, new text)
+    over ``text``; [] where it reads no invocation builtin, None where it cannot."""
+    close = _bracket_end(text, paren)
+    params = _split_top_level(text[paren + 1 : close - 1])
+    direct: dict[str, str] = {}  # kind -> parameter name
+    inside: dict[str, str] = {}  # kind -> "param.member" (a struct parameter's)
+    structured: list[tuple[str, dict[str, str]]] = []  # struct parameters to copy
+    for part in params:
+        builtin = _BUILTIN.search(part)
+        named = _NAMED.search(part[builtin.end() :] if builtin else part)
+        if named is None:
+            return None
+        if builtin:
+            direct[builtin.group(1)] = named.group(1)
+        elif named.group(2) in structs:
+            members = structs[named.group(2)]
+            structured.append((named.group(1), members))
+            for kind, member in members.items():
+                inside[kind] = f"{_PREFIX}{named.group(1)}.{member}"
+    if not any(kind in direct or kind in inside for kind in _REVERSED):
+        return []
+    added = []
+    raw_index = inside.get("local_invocation_index")
+    if "local_invocation_index" in direct:
+        raw_index = _PREFIX + direct["local_invocation_index"]
+    if raw_index is None:
+        raw_index = _PREFIX + "raw_index"
+        added.append(f"@builtin(local_invocation_index) {raw_index}: u32")
+    wid = direct.get("workgroup_id") or inside.get("workgroup_id")
+    if wid is None:
+        wid = _PREFIX + "wid"
+        added.append(f"@builtin(workgroup_id) {wid}: vec3<u32>")
+    dims = [s.strip() for s in sizes.split(",") if s.strip()]
+    if not 1 <= len(dims) <= 3:
+        return None
+    dims += ["1"] * (3 - len(dims))
+    # scalars, not one vec3: naga (wgpu 29) refuses a member of a vector built from an
+    # override ("Pipeline constant error: Entry point ... is invalid")
+    x, y, z = (_PREFIX + axis for axis in "xyz")
+    index, lid = _PREFIX + "index", _PREFIX + "lid"
+    values = {
+        "local_invocation_index": index,
+        "local_invocation_id": lid,
+        "global_invocation_id": f"{wid} * vec3<u32>({x}, {y}, {z}) + {lid}",
+    }
+    lines = [
+        *(f"let {name} = u32({dim});" for name, dim in zip((x, y, z), dims)),
+        f"let {index} = {x} * {y} * {z} - 1u - {raw_index};",
+        f"let {lid} = vec3<u32>({index} % {x}, {index} / {x} % {y}, {index} / ({x} * {y}));",
+    ]
+    new_params = []
+    for part in params:
+        builtin = _BUILTIN.search(part)
+        named = _NAMED.search(part[builtin.end() :] if builtin else part)
+        assert named is not None
+        name = named.group(1)
+        if builtin and builtin.group(1) in _REVERSED:
+            lines.append(f"let {name} = {values[builtin.group(1)]};")
+        elif not builtin and any(name == p for p, _ in structured):
+            members = dict(structured)[name]
+            lines.append(f"var {name} = {_PREFIX}{name};")
+            lines += [f"{name}.{m} = {values[k]};" for k, m in members.items() if k in values]
+        else:
+            new_params.append(part)
+            continue
+        at = (builtin.end() if builtin else 0) + named.start(1)
+        new_params.append(part[:at] + _PREFIX + part[at:])
+    body = text.find("{", close)
+    if body < 0 or text[close:body].strip() and not text[close:body].strip().startswith("->"):
+        return None
+    signature = ",".join(new_params + added)
+    signature += "\n" * (text.count("\n", paren, close) - signature.count("\n"))  # lines stay
+    return [(paren + 1, close - 1, signature), (body + 1, body + 1, " " + " ".join(lines))]
+
+
+def reversed_invocations(source: str) -> str | None:
+    """``source`` with the invocations of each compute entry point's workgroups in
+    reverse order (see the module docstring); None where the module has no workgroup
+    memory or barrier, uses subgroups, reads no invocation builtin, or cannot be read
+    so (then the rerun runs the kernel as written)."""
+    text = strip_comments(source)
+    if _PREFIX in text or not _RACY.search(text) or wgsl_uses_subgroups(source):
+        return None
+    structs = _struct_builtins(text)
+    edits: list[tuple[int, int, str]] = []
+    for match in _WORKGROUP_SIZE.finditer(text):
+        sizes = match.group(1) if match.group(2) else match.group(3)
+        found = _entry(text, sizes, match.end() - 1, structs)
+        if found is None:
+            return None
+        edits += found
+    if not edits:
+        return None
+    twin = source
+    for start, end, new in sorted(edits, reverse=True):
+        twin = twin[:start] + new + twin[end:]
+    return twin

@@ -1,0 +1,178 @@
+"""The rerun of a WGSL kernel with each workgroup's invocations in reverse order
+(``oracle._reorder``, ``Plan.reversed``): a barrier dropped between invocation 0's
+write to workgroup memory and the others' reads passed on lavapipe and SwiftShader,
+which run a workgroup's SIMD groups in order (round 49's layer norm passed on every
+adapter we have, NVIDIA's Vulkan included). The twin fails it; the kernel with its
+barrier passes, as written and reversed; a twin the compiler refuses is not run.
+Small sizes: this file runs in seconds."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import forge
+import oracle
+import oracle._plan
+from forge import BufferSpec, KernelSpec, Schedule, ceil_div
+from oracle._plan import REVERSED_NOTE
+from oracle._reorder import reversed_invocations
+from oracle.pytest_plugin import require_available
+
+# Each workgroup of 64 scales its 64 values by their mean, which invocation 0 computes
+# from a workgroup copy; the others read it after a barrier.
+_MEAN_SCALE = """
+var<workgroup> tile: array<f32, 64>;
+var<workgroup> mean: f32;
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>,
+        @builtin(local_invocation_index) li: u32) {
+    tile[li] = x[gid.x];
+    workgroupBarrier();
+    if (li == 0u) {
+        var total = 0.0;
+        for (var i = 0u; i < 64u; i++) { total += tile[i]; }
+        mean = total / 64.0;
+    }
+    workgroupBarrier();
+    y[gid.x] = x[gid.x] * mean;
+}
+"""
+_DROPPED = ("mean = total / 64.0;\n    }\n    workgroupBarrier();", "mean = total / 64.0;\n    }")
+
+
+def _mean_scale(x, y):
+    rows = x.reshape(-1, 64)
+    y[:] = (rows * (rows.astype(np.float64).mean(axis=1, keepdims=True))).reshape(-1)
+
+
+def _kernel(source: str, kid: str) -> KernelSpec:
+    return KernelSpec(
+        id=kid,
+        entry_point="main",
+        sources={"wgsl": source},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+        ),
+        reference=_mean_scale,
+        grid=lambda s, n: (ceil_div(n, 64), 1, 1),
+        schedules=(Schedule(64),),
+        test_sizes=(256,),
+    )
+
+
+@pytest.fixture(scope="module")
+def session():
+    with oracle.Session(timeout_s=60) as shared:
+        yield shared
+
+
+RIGHT = _kernel(_MEAN_SCALE, "mean_scale")
+RACY = _kernel(_MEAN_SCALE.replace(*_DROPPED), "mean_scale_no_barrier")
+
+
+@pytest.mark.parametrize("backend", ["wgpu", "browser"])
+def test_a_dropped_barrier_fails_in_the_reversed_rerun_and_the_right_kernel_passes(
+    request, session, backend
+):
+    require_available(request.config, backend)
+    runner = session.runner(backend)
+    right = oracle.evaluate(runner, RIGHT, size=256, samples=0)
+    assert right.passed, right.report()
+    racy = oracle.evaluate(runner, RACY, size=256, samples=0)
+    assert not racy.passed, racy.report()
+    assert REVERSED_NOTE in racy.notes, racy.report()
+
+
+def test_the_reversed_rerun_follows_timed_runs_too(request, session):
+    """With timed samples the outputs after the last one were read as the rerun's; the
+    twin runs after them all the same."""
+    require_available(request.config, "wgpu")
+    racy = oracle.evaluate(session.runner("wgpu"), RACY, size=256, warmups=1, samples=3)
+    assert not racy.passed and REVERSED_NOTE in racy.notes, racy.report()
+
+
+def test_without_the_reversed_rerun_the_dropped_barrier_passed(request, monkeypatch):
+    """What the twin adds: the rerun of the kernel as written finds nothing (lavapipe
+    runs invocation 0's SIMD group first)."""
+    require_available(request.config, "wgpu")
+    monkeypatch.setattr(oracle._plan, "_reversed", lambda frozen: None)
+    with forge.open_context("wgpu") as ctx:
+        ev = oracle.evaluate(ctx, RACY, size=256, samples=0)
+    if not ev.passed:
+        pytest.skip("this adapter shows the race without the twin")
+    assert REVERSED_NOTE not in ev.notes
+
+
+def test_a_twin_the_compiler_refuses_is_not_run(request, monkeypatch):
+    """A twin that does not compile (a compiler judging its uniformity otherwise) leaves
+    the rerun to the kernel as written: the right kernel still passes."""
+    require_available(request.config, "wgpu")
+    broken = {"wgsl": "fn main( {"}
+    monkeypatch.setattr(
+        oracle._plan, "_reversed", lambda frozen: dataclasses.replace(frozen, sources=broken)
+    )
+    with forge.open_context("wgpu") as ctx:
+        ev = oracle.evaluate(ctx, RIGHT, size=256, samples=0)
+    assert ev.passed, ev.report()
+    assert REVERSED_NOTE not in ev.notes
+
+
+# -- the transform, as text ---------------------------------------------------------------
+
+
+def test_the_twin_takes_the_builtins_reversed_under_their_own_names_on_the_same_lines():
+    twin = reversed_invocations(_MEAN_SCALE)
+    assert twin is not None and twin.count("\n") == _MEAN_SCALE.count("\n")
+    assert "@builtin(global_invocation_id) kf_rev_gid: vec3<u32>" in twin
+    assert "@builtin(workgroup_id) kf_rev_wid: vec3<u32>" in twin  # added for gid
+    assert "let li = kf_rev_index;" in twin and "let gid = kf_rev_wid * " in twin
+    assert "kf_rev_index = kf_rev_x * kf_rev_y * kf_rev_z - 1u - kf_rev_li;" in twin
+
+
+def test_a_struct_of_builtins_is_copied_with_its_members_reversed():
+    source = """
+struct In { @builtin(local_invocation_id) lid: vec3<u32>, @builtin(workgroup_id) wg: vec3<u32> }
+override WG: u32 = 8u;
+var<workgroup> t: array<f32, 64>;
+@compute @workgroup_size(WG, WG) fn main(input: In) {
+    t[input.lid.y * 8u + input.lid.x] = f32(input.wg.x);
+    workgroupBarrier();
+}
+"""
+    twin = reversed_invocations(source)
+    assert twin is not None
+    assert (
+        "fn main(kf_rev_input: In,@builtin(local_invocation_index) kf_rev_raw_index: u32)" in twin
+    )
+    assert "let kf_rev_x = u32(WG); let kf_rev_y = u32(WG); let kf_rev_z = u32(1);" in twin
+    assert "var input = kf_rev_input; input.lid = kf_rev_lid;" in twin
+
+
+@pytest.mark.parametrize(
+    "why, source",
+    [
+        (
+            "no workgroup memory or barrier",
+            _MEAN_SCALE.replace("var<workgroup>", "var<private>").replace(
+                "workgroupBarrier();", ""
+            ),
+        ),
+        (
+            "a subgroup operation",
+            _MEAN_SCALE.replace("mean = total / 64.0;", "mean = subgroupAdd(total);"),
+        ),
+        (
+            "no invocation builtin",
+            "var<workgroup> t: f32;\n@compute @workgroup_size(1) fn main() { t = 1.0; }",
+        ),
+    ],
+)
+def test_no_twin_where_reversing_means_nothing_or_changes_a_right_kernel(why, source):
+    assert reversed_invocations(source) is None, why
