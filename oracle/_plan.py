@@ -573,9 +573,11 @@ def _rerun(ctx, plan: Plan, views, bound, kwargs, outcome: Outcome) -> None:
             try:  # the twin with its invocations reversed: a race shows in one order
                 ctx.run_kernel(plan.reversed, plan.schedule, bound, plan.size, 0, 1, **kwargs)
                 outcome.later_reversed = True
-            except (CompileError, InvalidArgument, UnsupportedFeature):
+            except (CompileError, InvalidArgument, UnsupportedFeature) as exc:
                 # refused before it ran (a compiler that judges the twin's uniformity
-                # otherwise): the kernel as written reruns
+                # otherwise): the kernel as written reruns, and the verdict says so
+                why = " ".join(str(exc).split())[:300]
+                outcome.notes.append(f"{REVERSED_REFUSED}: {why}")
                 ctx.run_kernel(plan.kernel, plan.schedule, bound, plan.size, 0, 1, **kwargs)
         else:
             ctx.run_kernel(plan.kernel, plan.schedule, bound, plan.size, 0, 1, **kwargs)
@@ -591,6 +593,9 @@ REVERSED_NOTE = (
     "computes the same, a barrier missing between one invocation's write and another's "
     "read shows"
 )
+
+#: What a verdict notes where the reversed twin was refused (and not run).
+REVERSED_REFUSED = "the rerun with each workgroup's invocations reversed did not run"
 
 #: A plan whose ``timeout_s`` is this leaves the context's own bound in place.
 _USE_CONTEXT: Any = "context"

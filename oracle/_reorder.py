@@ -36,7 +36,8 @@ from forge.sources import (
 
 __all__ = ["reversed_invocations"]
 
-_PREFIX = "kf_rev_"
+_PREFIX = "kf_rev_"  # the twin's own names
+_RAW = "kf_raw_"  # the entry point's parameters, renamed: what the hardware gave
 _REVERSED = ("local_invocation_index", "local_invocation_id", "global_invocation_id")
 _RACY = re.compile(r"\bworkgroupBarrier\s*\(|\bvar\s*<\s*workgroup\s*>")
 _BUILTIN = re.compile(r"@\s*builtin\s*\(\s*(\w+)\s*\)")
@@ -75,13 +76,13 @@ def _entry(text: str, sizes: str, paren: int, structs) -> list[tuple[int, int, s
             members = structs[named.group(2)]
             structured.append((named.group(1), members))
             for kind, member in members.items():
-                inside[kind] = f"{_PREFIX}{named.group(1)}.{member}"
+                inside[kind] = f"{_RAW}{named.group(1)}.{member}"
     if not any(kind in direct or kind in inside for kind in _REVERSED):
         return []
     added = []
     raw_index = inside.get("local_invocation_index")
     if "local_invocation_index" in direct:
-        raw_index = _PREFIX + direct["local_invocation_index"]
+        raw_index = _RAW + direct["local_invocation_index"]
     if raw_index is None:
         raw_index = _PREFIX + "raw_index"
         added.append(f"@builtin(local_invocation_index) {raw_index}: u32")
@@ -89,7 +90,7 @@ def _entry(text: str, sizes: str, paren: int, structs) -> list[tuple[int, int, s
     if wid is None:
         wid = _PREFIX + "wid"
         added.append(f"@builtin(workgroup_id) {wid}: vec3<u32>")
-    dims = [s.strip() for s in sizes.split(",") if s.strip()]
+    dims = [s.strip() for s in _split_top_level(sizes) if s.strip()]
     if not 1 <= len(dims) <= 3:
         return None
     dims += ["1"] * (3 - len(dims))
@@ -117,13 +118,13 @@ def _entry(text: str, sizes: str, paren: int, structs) -> list[tuple[int, int, s
             lines.append(f"let {name} = {values[builtin.group(1)]};")
         elif not builtin and any(name == p for p, _ in structured):
             members = dict(structured)[name]
-            lines.append(f"var {name} = {_PREFIX}{name};")
+            lines.append(f"var {name} = {_RAW}{name};")
             lines += [f"{name}.{m} = {values[k]};" for k, m in members.items() if k in values]
         else:
             new_params.append(part)
             continue
         at = (builtin.end() if builtin else 0) + named.start(1)
-        new_params.append(part[:at] + _PREFIX + part[at:])
+        new_params.append(part[:at] + _RAW + part[at:])
     body = text.find("{", close)
     if body < 0 or text[close:body].strip() and not text[close:body].strip().startswith("->"):
         return None
@@ -138,12 +139,14 @@ def reversed_invocations(source: str) -> str | None:
     memory or barrier, uses subgroups, reads no invocation builtin, or cannot be read
     so (then the rerun runs the kernel as written)."""
     text = strip_comments(source)
-    if _PREFIX in text or not _RACY.search(text) or wgsl_uses_subgroups(source):
+    if _PREFIX in text or _RAW in text or not _RACY.search(text) or wgsl_uses_subgroups(source):
         return None
     structs = _struct_builtins(text)
     edits: list[tuple[int, int, str]] = []
     for match in _WORKGROUP_SIZE.finditer(text):
-        sizes = match.group(1) if match.group(2) else match.group(3)
+        # its arguments by their brackets: ``((BM * BN) / (TM * TN))`` nests them
+        attr = text.index("(", text.index("workgroup_size", match.start()))
+        sizes = text[attr + 1 : _bracket_end(text, attr) - 1]
         found = _entry(text, sizes, match.end() - 1, structs)
         if found is None:
             return None

@@ -17,7 +17,7 @@ import forge
 import oracle
 import oracle._plan
 from forge import BufferSpec, KernelSpec, Schedule, ceil_div
-from oracle._plan import REVERSED_NOTE
+from oracle._plan import REVERSED_NOTE, REVERSED_REFUSED
 from oracle._reorder import reversed_invocations
 from oracle.pytest_plugin import require_available
 
@@ -122,6 +122,7 @@ def test_a_twin_the_compiler_refuses_is_not_run(request, monkeypatch):
         ev = oracle.evaluate(ctx, RIGHT, size=256, samples=0)
     assert ev.passed, ev.report()
     assert REVERSED_NOTE not in ev.notes
+    assert any(n.startswith(REVERSED_REFUSED) for n in ev.notes), ev.notes
 
 
 # -- the transform, as text ---------------------------------------------------------------
@@ -130,10 +131,10 @@ def test_a_twin_the_compiler_refuses_is_not_run(request, monkeypatch):
 def test_the_twin_takes_the_builtins_reversed_under_their_own_names_on_the_same_lines():
     twin = reversed_invocations(_MEAN_SCALE)
     assert twin is not None and twin.count("\n") == _MEAN_SCALE.count("\n")
-    assert "@builtin(global_invocation_id) kf_rev_gid: vec3<u32>" in twin
+    assert "@builtin(global_invocation_id) kf_raw_gid: vec3<u32>" in twin
     assert "@builtin(workgroup_id) kf_rev_wid: vec3<u32>" in twin  # added for gid
     assert "let li = kf_rev_index;" in twin and "let gid = kf_rev_wid * " in twin
-    assert "kf_rev_index = kf_rev_x * kf_rev_y * kf_rev_z - 1u - kf_rev_li;" in twin
+    assert "kf_rev_index = kf_rev_x * kf_rev_y * kf_rev_z - 1u - kf_raw_li;" in twin
 
 
 def test_a_struct_of_builtins_is_copied_with_its_members_reversed():
@@ -149,10 +150,10 @@ var<workgroup> t: array<f32, 64>;
     twin = reversed_invocations(source)
     assert twin is not None
     assert (
-        "fn main(kf_rev_input: In,@builtin(local_invocation_index) kf_rev_raw_index: u32)" in twin
+        "fn main(kf_raw_input: In,@builtin(local_invocation_index) kf_rev_raw_index: u32)" in twin
     )
     assert "let kf_rev_x = u32(WG); let kf_rev_y = u32(WG); let kf_rev_z = u32(1);" in twin
-    assert "var input = kf_rev_input; input.lid = kf_rev_lid;" in twin
+    assert "var input = kf_raw_input; input.lid = kf_rev_lid;" in twin
 
 
 @pytest.mark.parametrize(
