@@ -1,14 +1,48 @@
-"""Round 52 (tests/wild/round52.py): a GPU hash table judged as the set of its (key, value)
-slots, an ``unordered`` output of shape (capacity, 2), was compared as one multiset of
-scalars, so an insert that swapped each key and value passed. Rows of integers are now
-whole items, compared as a multiset of rows (``oracle._judge._unordered_order``); rows of
-floats stay a multiset of scalars."""
+"""What round 52's kernels (tests/wild/round52.py) showed, pinned.
+
+- A false pass, fixed: a GPU hash table judged as the set of its (key, value) slots, an
+  ``unordered`` output of shape (capacity, 2), was compared as one multiset of scalars,
+  so an insert that stored each key as the value and the value as the key (the pair's
+  fields swapped) passed: the table held the same numbers. Rows of integers are now
+  whole items, compared as a multiset of rows (``oracle._judge._unordered_order``);
+  rows of floats stay a multiset of scalars, where a rounding that reorders two
+  near-equal first elements would misalign the rest.
+- The references are what they claim: the Philox of the flash-attention entry is
+  Random123's Philox4x32 (its known answers at ten rounds), run at seven; the hash
+  table's reference holds exactly the pairs, one per key, each key reachable from its
+  home slot without crossing an empty one.
+
+Everything else ran as expected on lavapipe and SwiftShader (2026-12-06): every
+original passes (at seeds 0 to 5 and at sizes beyond its test sizes), every WGSL mutant
+fails on both adapters, and the CUDA entries compile with NVRTC (they run on the GPU
+machine). Not kept as a mutant: the domino scan's port without the barrier before
+invocation 0 reads the section's sum, which both adapters ran in an order that hides.
+"""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
+import oracle
 from forge import BufferSpec
+from oracle import Session, Verdict
+from oracle.pytest_plugin import require_available
+from tests.wild import mutant
+from tests.wild.round52 import (
+    HASH_INSERT,
+    _capacity,
+    _hash_table_reference,
+    _key_values,
+    _murmur_slots,
+    philox4x32,
+)
+
+
+@pytest.fixture(scope="module")
+def session():
+    with Session(timeout_s=60) as shared:
+        yield shared
 
 
 def test_an_unordered_table_of_integer_rows_is_a_multiset_of_rows():
@@ -47,3 +81,38 @@ def test_rows_of_floats_and_appended_rows_keep_their_rules():
     assert np.array_equal(order(right), order(want))
     one_past = np.array([[sentinel, sentinel], [5, 6], [1, 2], [3, 4]], np.uint32)
     assert not np.array_equal(order(one_past), order(want))
+
+
+def test_the_philox_reference_gives_random123s_known_answers_at_ten_rounds():
+    # Random123's kat_vectors: philox4x32 10, counter and key all zeros, and all ones
+    zero = philox4x32(0, np.array([0]), 0, rounds=10)[0]
+    assert [int(w) for w in zero] == [0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8]
+    ones = philox4x32(2**64 - 1, np.array([2**64 - 1], np.uint64), 2**64 - 1, rounds=10)[0]
+    assert [int(w) for w in ones] == [0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD]
+
+
+@pytest.mark.parametrize("n", [1, 300, 3000])
+def test_the_hash_table_reference_holds_each_key_once_reachable_from_its_home(n):
+    rng = np.random.default_rng(n)
+    kvs = _key_values(rng, 2 * n, n)
+    table = _hash_table_reference(np.zeros((_capacity(n), 2), np.uint32), kvs)
+    pairs = kvs.reshape(-1, 2)
+    held = table[table[:, 0] != 0]
+    assert dict(map(tuple, held.tolist())) == dict(map(tuple, pairs.tolist()))
+    assert len(held) == len(set(pairs[:, 0].tolist()))
+    capacity = len(table)
+    homes = _murmur_slots(held[:, 0], capacity)
+    slots = {int(k): i for i, k in enumerate(table[:, 0]) if k}
+    for key, home in zip(held[:, 0].tolist(), homes.tolist()):
+        at = home
+        while at != slots[key]:
+            assert table[at, 0] != 0
+            at = (at + 1) & (capacity - 1)
+
+
+def test_a_hash_table_insert_that_swaps_key_and_value_fails(request, session):
+    require_available(request.config, "wgpu")
+    broken = mutant(HASH_INSERT, "key and value swapped")
+    ev = oracle.evaluate(session.runner("wgpu"), broken, size=300, seed=0, samples=0)
+    assert ev.verdict is Verdict.MISMATCH, ev.report()
+    assert any("multiset of rows" in note for note in ev.notes), ev.report()
