@@ -7,6 +7,13 @@
   whole items, compared as a multiset of rows (``oracle._judge._unordered_order``);
   rows of floats stay a multiset of scalars, where a rounding that reorders two
   near-equal first elements would misalign the rest.
+- A false pass, fixed: the domino scan's port with its last element loaded as 0. In
+  the ``all`` input set every running total after the ``large`` block is about 4e8, and
+  the last element (3.8) is below half an ulp of it: the float result was the same. A
+  kernel whose reference takes a running sum or product (``np.cumsum``, ``x.cumsum()``,
+  ``np.add.accumulate``: ``oracle._builtins.accumulates``) now also runs the ``normal``
+  set, moderate values throughout, where it fails; the corpus's 12 other such kernels
+  pass there (and at seeds 2 to 4), and their mutants still fail.
 - The references are what they claim: the Philox of the flash-attention entry is
   Random123's Philox4x32 (its known answers at ten rounds), run at seven; the hash
   table's reference holds exactly the pairs, one per key, each key reachable from its
@@ -30,6 +37,7 @@ from oracle import Session, Verdict
 from oracle.pytest_plugin import require_available
 from tests.wild import mutant
 from tests.wild.round52 import (
+    DOMINO_SCAN,
     HASH_INSERT,
     _capacity,
     _hash_table_reference,
@@ -116,3 +124,38 @@ def test_a_hash_table_insert_that_swaps_key_and_value_fails(request, session):
     ev = oracle.evaluate(session.runner("wgpu"), broken, size=300, seed=0, samples=0)
     assert ev.verdict is Verdict.MISMATCH, ev.report()
     assert any("multiset of rows" in note for note in ev.notes), ev.report()
+
+
+def test_a_reference_that_takes_a_running_sum_is_told_from_one_that_does_not():
+    from oracle._builtins import accumulates
+
+    def by_function(X):
+        return np.cumsum(X.astype(np.float64))
+
+    def by_method(x):
+        return x.astype(np.float64).cumsum(axis=-1)
+
+    def by_ufunc(x):
+        return np.add.accumulate(x)
+
+    def total(x):
+        return np.sum(x, keepdims=True)
+
+    assert all(accumulates(f) for f in (by_function, by_method, by_ufunc, np.cumsum))
+    assert not accumulates(total) and not accumulates(np.sum)
+
+
+def test_a_scan_that_leaves_out_its_last_element_fails_on_moderate_values(request, session):
+    """The domino scan's port loading its last element as 0: in the ``all`` set the
+    running total there is about 4e8 (the large block's), the element 3.8, below half an
+    ulp, so it passed; a reference that takes a running sum now also runs the ``normal``
+    set, where the last total is tens and the element moves it by far more than its
+    rounding."""
+    require_available(request.config, "wgpu")
+    broken = mutant(DOMINO_SCAN, "the last element left out")
+    ev = oracle.evaluate(session.runner("wgpu"), broken, size=2500, seed=0, samples=0)
+    assert ev.verdict is Verdict.MISMATCH, ev.report()
+    assert ev.input_sets[0].startswith("all (") and len(ev.input_sets) == 2, ev.input_sets
+    assert ev.input_sets[1].startswith("normal") and "mismatch" in ev.input_sets[1]
+    right = oracle.evaluate(session.runner("wgpu"), DOMINO_SCAN.kernel, size=2500, samples=0)
+    assert right.passed and any(s.startswith("normal") for s in right.input_sets), right.report()

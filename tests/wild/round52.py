@@ -76,7 +76,12 @@ is), and the WebGPU ports.
   out; the CUDA one is a race for compute-sanitizer on the GPU (``Wild.races``), and the
   CUDA mutant without ``__threadfence()`` is declared invisible in the values.
 
-What they showed is pinned in tests/test_wild_round52.py and summed up there.
+What they showed is pinned in tests/test_wild_round52.py and summed up there: two false
+passes fixed (a hash table's key and value swapped, judged as scalars; a scan's last
+element dropped, swallowed by the rounding of the large block's running total). Left
+out as mutants, since the table is judged as a set: a probe stepping by 2 and a home
+slot taken modulo capacity - 1, which build another table of the same pairs (a lookup
+that probes as the insert did finds them all; round 22 judges the lookups).
 """
 
 # ruff: noqa: E501  (long lines of CUDA and WGSL, and the mutants')
@@ -1412,10 +1417,20 @@ DOMINO_SCAN = Wild(
             "    __syncthreads();  // (not in the source: its last thread's write raced this read)\n",
             "",
         ),
+        "CUDA: the last element left out": (
+            "cuda",
+            "buffer[tid] = gid < N ? X[gid] : 0.0f;",
+            "buffer[tid] = gid + 1 < N ? X[gid] : 0.0f;",
+        ),
         "CUDA: the running sum passed on without the block's own": (
             "cuda",
             "const float total_sum = previous_sum + local_sum;",
             "const float total_sum = previous_sum;",
+        ),
+        "the last element left out": (
+            "wgsl",
+            "X[min(gid, p.N - 1u)], gid < p.N);",
+            "X[min(gid, p.N - 1u)], gid + 1u < p.N);",
         ),
         "the section's sum read from the lane before the last": (
             "wgsl",
