@@ -15,7 +15,8 @@
   set, moderate values throughout, where it fails; the corpus's 12 other such kernels
   pass there (and at seeds 2 to 4), and their mutants still fail.
 - The references are what they claim: the Philox of the flash-attention entry is
-  Random123's Philox4x32 (its known answers at ten rounds), run at seven; the hash
+  Random123's Philox4x32 (its known answers at ten rounds), run at seven; the xxHash
+  one is XXH32 (its known answers); the hash
   table's reference holds exactly the pairs, one per key, each key reachable from its
   home slot without crossing an empty one.
 
@@ -44,6 +45,7 @@ from tests.wild.round52 import (
     _key_values,
     _murmur_slots,
     philox4x32,
+    xxh32,
 )
 
 
@@ -97,6 +99,17 @@ def test_the_philox_reference_gives_random123s_known_answers_at_ten_rounds():
     assert [int(w) for w in zero] == [0x6627E8D5, 0xE169C58D, 0xBC57AC4C, 0x9B00DBD8]
     ones = philox4x32(2**64 - 1, np.array([2**64 - 1], np.uint64), 2**64 - 1, rounds=10)[0]
     assert [int(w) for w in ones] == [0x408F276D, 0x41C83B0E, 0xA20BC7C6, 0x6D5451FD]
+
+
+def test_the_xxhash_reference_gives_xxh32s_known_answers():
+    # the empty input, a tail of bytes only, and 39 bytes: two stripes, five words, 3 bytes
+    for text, want in (
+        (b"", 0x02CC5D05),
+        (b"abc", 0x32D153FF),
+        (b"Nobody inspects the spammish repetition", 0xE2293B2F),
+    ):
+        row = np.frombuffer(text, np.uint8).reshape(1, len(text))
+        assert int(xxh32(row, 0)[0]) == want, text
 
 
 @pytest.mark.parametrize("n", [1, 300, 3000])
