@@ -75,7 +75,11 @@ is), and the WebGPU ports.
   Without the added barrier the port passed on lavapipe and on SwiftShader (each ran
   the last invocation's write before invocation 0 read it), so that WGSL mutant is left
   out; the CUDA one is a race for compute-sanitizer on the GPU (``Wild.races``), and the
-  CUDA mutant without ``__threadfence()`` is declared invisible in the values.
+  CUDA mutant without ``__threadfence()`` is declared invisible in the values. Kept as
+  the source has it, for the GPU run to watch: the previous sum is read with a plain
+  load after the spin (no ``volatile``, no fence on the reader's side), which an SM that
+  had cached that line for an earlier section could serve stale; at 10 sections on a
+  GPU of 132 SMs no SM runs two.
 - cuCollections' ``XXHash_32`` (NVIDIA/cuCollections at 00e5b54e, Apache-2.0, after
   Yann Collet's xxHash, BSD-2-Clause; ``include/cuco/detail/hash_functions/xxhash.cuh``):
   ``sizeof(Key)`` decides at compile time which phases run (``if constexpr``), 16-byte
