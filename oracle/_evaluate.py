@@ -44,12 +44,13 @@ from forge.schedule import Schedule
 from forge.sources import strip_comments, wgsl_bindings
 from forge.types import ValidationLevel, is_float_dtype
 
-from ._builtins import builtin_notes, calls_root, running_extremum
+from ._builtins import accumulates, builtin_notes, calls_root, running_extremum
 from ._expected import NUMPY_REFERENCE, Expected, expected_outputs
 from ._inputs import (
     ONE_SIGN_SETS,
     OPPOSITE_SET,
     Case,
+    draws_floats,
     has_float_rows,
     initial_contents,
     make_case,
@@ -283,7 +284,10 @@ def _complete_coverage(
     for a kernel that takes a root (a normalisation), the ``small`` set, where every
     statistic is near its epsilon (``oracle._inputs.SMALL_SET``); and for one that
     keeps a running maximum or minimum, the one-sign sets (``ONE_SIGN_SETS``), and with
-    two float inputs or more the ``opposite`` set (``OPPOSITE_SET``)."""
+    two float inputs or more the ``opposite`` set (``OPPOSITE_SET``); for one whose
+    reference takes a running sum or product over float inputs (a scan,
+    ``oracle._builtins.accumulates``), the ``normal`` set, where no large block swallows
+    the elements after it."""
     case = expected.case
     if case.generated and case.input_set == "all" and ev.verdict == Verdict.MISMATCH:
         _diagnose_on_finite_inputs(ev, runner, expected, schedule, options)
@@ -300,6 +304,13 @@ def _complete_coverage(
         and has_float_rows(case)
     ):
         _extra_set(ev, runner, expected, schedule, {}, options, "small")
+    if (
+        case.generated
+        and ev.verdict == Verdict.PASS
+        and draws_floats(case.kernel)
+        and accumulates(case.kernel.reference)
+    ):
+        _extra_set(ev, runner, expected, schedule, {}, options, "normal")
     if case.generated and ev.verdict == Verdict.PASS and running_extremum(case.kernel):
         opposite = (OPPOSITE_SET,) if opposite_signs(case.kernel) else ()
         for input_set in ONE_SIGN_SETS + opposite:

@@ -56,6 +56,7 @@ __all__ = [
     "ONE_SIGN_SETS",
     "OPPOSITE_SET",
     "opposite_signs",
+    "draws_floats",
     "SMALL_SET",
     "conform",
 ]
@@ -501,7 +502,8 @@ def _family(rng, family, n, dtype, domain, nonfinite, nan=True):
 #: Which edge-case families an input set draws from: ``"all"`` (every family the
 #: kernel's contract admits), ``"finite"`` (no NaN or Inf, no large magnitudes: a set
 #: whose results stay finite, judged where an adapter's non-finite results are
-#: indeterminate), ``"normal"`` (moderate values only), ``"small"`` (every buffer of
+#: indeterminate), ``"normal"`` (moderate values only; also run for a kernel whose
+#: reference takes a running sum, ``oracle._builtins.accumulates``), ``"small"`` (every buffer of
 #: rows small values throughout, ``SMALL_SET``; other inputs normal).
 INPUT_SETS = {
     "all": None,
@@ -542,6 +544,11 @@ def _float_inputs(kernel: KernelSpec) -> list[BufferSpec]:
         and is_float_dtype(spec.dtype.base)
         and (spec.fill is None or _is_domain(spec.fill))
     ]
+
+
+def draws_floats(kernel: KernelSpec) -> bool:
+    """Whether the oracle draws some float input of ``kernel`` from its families."""
+    return bool(_float_inputs(kernel))
 
 
 def opposite_signs(kernel: KernelSpec) -> bool:

@@ -368,6 +368,7 @@ class _Sorted:
         self.prefix = prefix
         self.rows = 0
         self.among: str | None = None  # the keys output whose ties the parts are
+        self.unit = 1  # elements kept together: a row of integers (a key and its value)
 
     def __call__(self, a: np.ndarray) -> np.ndarray:
         flat = a.reshape(-1)
@@ -376,7 +377,15 @@ class _Sorted:
             for start, stop in self.parts:
                 flat[start:stop] = np.sort(flat[start:stop])
             return flat
+        if self.unit > 1:
+            return np.concatenate([_sorted_rows(flat[a:b], self.unit) for a, b in self.parts])
         return np.concatenate([np.sort(flat[start:stop]) for start, stop in self.parts])
+
+
+def _sorted_rows(flat: np.ndarray, unit: int) -> np.ndarray:
+    """``flat``'s rows of ``unit`` elements in lexicographic order, each row kept whole."""
+    rows = flat.reshape(-1, unit)
+    return rows[np.lexsort(rows.T[::-1])].reshape(-1)
 
 
 def _unordered_order(spec, want: np.ndarray, packed: bool, row: int | None = None) -> _Sorted:
@@ -409,7 +418,21 @@ def _unordered_order(spec, want: np.ndarray, packed: bool, row: int | None = Non
             return order
     prefix = _prefix(spec, flat, packed)
     whole = None if prefix is None else [(0, prefix), (prefix, flat.size)]
-    return _Sorted(whole, flat.size, prefix)
+    order = _Sorted(whole, flat.size, prefix)
+    # rows of integers are whole items (a hash table's key and value, an edge's two
+    # ends): a multiset of rows, so that a key stored with another key's value fails,
+    # as it passed as a multiset of scalars (round 52); rows of floats stay scalars, as
+    # a rounding that reorders two near-equal first elements would misalign the rest
+    if (
+        row is not None
+        and 1 < row < flat.size
+        and not packed
+        and flat.dtype.kind in "iu"
+        and not flat.size % row
+        and (prefix is None or not prefix % row)
+    ):
+        order.unit = row
+    return order
 
 
 def _tied_order(want: np.ndarray, keys: np.ndarray, row: int | None = None) -> _Sorted | None:
@@ -554,6 +577,18 @@ def _judge_output(
                 "row is compared sorted, as a multiset of its own (where its reference "
                 f"appends, leaving the initial {spec.initial!r} after, its prefix and the "
                 "rest each; element i of the report is the i-th smallest of its part)"
+            )
+        elif sort.unit > 1:
+            note = (
+                f"{region.label} is declared unordered and shaped in rows of {sort.unit} "
+                "integers: each row is kept whole (a key with its value) and the rows are "
+                "compared sorted, as a multiset of rows"
+                + (
+                    f" (its reference appends: the first {sort.prefix // sort.unit} rows "
+                    "and the rest each)"
+                    if sort.prefix is not None
+                    else ""
+                )
             )
         elif sort.prefix is not None:
             note = (

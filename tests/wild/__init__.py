@@ -1572,6 +1572,10 @@ from tests.wild.round51 import ROUND51  # noqa: E402  (round 51: tests/wild/roun
 
 CORPUS.update(ROUND51)
 
+from tests.wild.round52 import ROUND52  # noqa: E402  (round 52: tests/wild/round52.py)
+
+CORPUS.update(ROUND52)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
