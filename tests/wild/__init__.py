@@ -1572,6 +1572,10 @@ from tests.wild.round51 import ROUND51  # noqa: E402  (round 51: tests/wild/roun
 
 CORPUS.update(ROUND51)
 
+from tests.wild.round53 import ROUND53  # noqa: E402  (round 53: tests/wild/round53.py)
+
+CORPUS.update(ROUND53)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
