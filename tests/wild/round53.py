@@ -34,13 +34,13 @@ the formatting, and each adaptation named below.
   an invocation over a whole block, so wherever ``ELEMENT_COUNT`` is not a multiple of
   the workgroup, or a scan's count not a multiple of its block of ``2 *
   THREADS_PER_WORKGROUP``, invocations past the end read and write out of bounds,
-  which WGSL lets land on any element of the buffer (naga and Tint clamp the index to
-  the last element): the last key's rank and the last digit's base are overwritten
-  with wrong values where a device clamps them. naga's checks (lavapipe) and Tint
-  (SwiftShader) drop those writes and read zeros, and the sort comes out right there
-  at 4000 keys too (tests/test_wild_round53.py); the test sizes are those where nothing
-  is out of bounds (4096 and 128 keys, 16 a workgroup: 32 full scan blocks and one
-  above, or one), which a GPU that clamps cannot fail either. Also an adaptation of the
+  which WGSL lets land on any element of the buffer or drop: where a device lands them
+  on the last element, the last key's rank and the last digit's base are overwritten
+  with wrong values. On both CPU adapters (naga's checks on lavapipe, Tint on
+  SwiftShader) the sort comes out right at 4000 keys too (tests/test_wild_round53.py);
+  the test sizes are those where nothing is out of bounds (4096 and 128 keys, 16 a
+  workgroup: 32 full scan blocks and one above, or one), which a GPU that clamps cannot
+  fail either. Also an adaptation of the
   oracle's: the joined module has one bind group layout for all its launches, so every
   launch binds all eight buffers, and each moves them as a permutation (no buffer
   writable twice in one dispatch, which WebGPU refuses); the original binds each
@@ -56,7 +56,7 @@ the formatting, and each adaptation named below.
   and the row one past the image through, whose stores land outside it (dropped by
   WGSL's rules for ``textureStore``, so right on every device).
 - tensorflow/tfjs at 029ec8fb (Apache-2.0), ``tfjs-backend-webgpu/src/softmax_webgpu.ts``
-  with ``webgpu_program.ts``'s preamble for its rank-2 input and output (the private
+  with ``webgpu_program.ts``'s preamble (at 0029622b) for its rank-2 input and output (the private
   built-ins, the flat ``getGlobalIndex``, the ``Uniforms`` struct with ``NAN``,
   ``INFINITY``, ``logitsShape``, ``outShape`` and ``outShapeStrides``, ``getLogits``,
   ``setOutputAtCoords``, ``_start`` calling ``main(index)``): one workgroup of 64 per
@@ -76,6 +76,19 @@ the formatting, and each adaptation named below.
   / 64)`` workgroups. The reference computes the moments the same way, in float64; the
   one-pass variance's cancellation is the kernel's rounding, which the oracle's bound for
   each numpy operation's rounding carries.
+- kokutoupan/webgpu-raytracer at 1083c2c1 (MIT), ``src/shader.wgsl`` with ``src/main.ts``'s
+  host: a "Ray Tracing in One Weekend" path tracer in one compute pass of 8 x 8, a PCG
+  hash per pixel seeded by ``pixel_idx * 719393 + frame_count * 51234`` (its xorshift's
+  count taken from the state before the step, as written), a jittered camera ray, two
+  spheres (the ball and the ground) hit by the quadratic's half-b form with ``t_min``
+  0.001, up to 10 Lambertian bounces (normal plus a random unit vector by ``cos`` and
+  ``sin`` of a random angle, not normalised) each halving the throughput, the sky's
+  gradient, the sample added into an ``array<vec4<f32>>`` accumulation buffer (restarted
+  at frame 1, w counting frames) and the mean's square root stored to the rgba8unorm
+  canvas; the host's camera (viewport 2 high, 2 W / H wide, focal length 1) and frame
+  counter, three frames (three launches, each with its ``frame_count``). The reference
+  traces the same RNG stream in float64 with numpy's ``cos`` and ``sin`` (the oracle
+  carries WGSL's error for them), judged in f32 as any other float output.
 
 Mutants: an off-by-one bound, a wrong constant, a swapped index, a channel, an epsilon
 outside the root, a running max started at zero, a tree started a level late. Left out
@@ -846,6 +859,364 @@ ORT_LAYER_NORM = Wild(
 )
 
 
+# -- 5. kokutoupan's webgpu-raytracer: a path tracer accumulating frames in a storage buffer --
+
+_PATH_TRACER_WGSL = """
+@group(0) @binding(0) var outputTex: texture_storage_2d<rgba8unorm, write>;
+
+// the running sum of every frame's sample (linear), its w counting the frames
+@group(0) @binding(1) var<storage, read_write> accumulateBuffer: array<vec4<f32>>;
+
+struct FrameInfo {
+    frame_count: u32,
+}
+@group(0) @binding(2) var<uniform> frame: FrameInfo;
+
+// the host's fixed pinhole camera: four vec3s, each padded to 16 bytes
+struct Camera {
+    origin: vec3<f32>,
+    lower_left_corner: vec3<f32>,
+    horizontal: vec3<f32>,
+    vertical: vec3<f32>,
+}
+@group(0) @binding(3) var<uniform> camera: Camera;
+
+const PI = 3.141592653589793;
+
+struct Ray {
+    origin: vec3<f32>,
+    direction: vec3<f32>,
+}
+
+struct Sphere {
+    center: vec3<f32>,
+    radius: f32,
+}
+
+struct HitRecord {
+    p: vec3<f32>,
+    normal: vec3<f32>,
+    t: f32,
+    front_face: bool,
+}
+
+struct RandomGenerator {
+    state: u32,
+}
+
+// a PCG step (LCG, then an xorshift by a count from the top bits, a multiply and a
+// final xorshift), the count taken from the state before the step; as a float in [0, 1]
+fn rand_pcg(rng: ptr<function, RandomGenerator>) -> f32 {
+    let before = (*rng).state;
+    (*rng).state = before * 747796405u + 2891336453u;
+    let word = ((*rng).state >> ((before >> 28u) + 4u)) ^ (*rng).state;
+    let mixed = word * 277803737u;
+    let hashed = (mixed >> 22u) ^ mixed;
+    return f32(hashed) / 4294967295.0;
+}
+
+// a direction on the unit sphere: z uniform in [-1, 1], the angle around it uniform
+fn random_unit_vector(rng: ptr<function, RandomGenerator>) -> vec3<f32> {
+    let z = rand_pcg(rng) * 2.0 - 1.0;
+    let angle = rand_pcg(rng) * 2.0 * PI;
+    let ring = sqrt(max(0.0, 1.0 - z * z));
+    return vec3<f32>(ring * cos(angle), ring * sin(angle), z);
+}
+
+fn ray_at(r: Ray, t: f32) -> vec3<f32> {
+    return r.origin + t * r.direction;
+}
+
+// the nearer root in (t_min, t_max), else the farther one, else no hit; the normal
+// turned against the ray
+fn hit_sphere(s: Sphere, r: Ray, t_min: f32, t_max: f32, rec: ptr<function, HitRecord>) -> bool {
+    let oc = r.origin - s.center;
+    let a = dot(r.direction, r.direction);
+    let h = dot(r.direction, oc);
+    let c = dot(oc, oc) - s.radius * s.radius;
+    let discriminant = h * h - a * c;
+
+    if (discriminant < 0.0) { return false; }
+
+    let sqrtd = sqrt(discriminant);
+    var root = (-h - sqrtd) / a;
+    if (root <= t_min || t_max <= root) {
+        root = (-h + sqrtd) / a;
+        if (root <= t_min || t_max <= root) {
+            return false;
+        }
+    }
+
+    (*rec).t = root;
+    (*rec).p = ray_at(r, root);
+    let outward_normal = ((*rec).p - s.center) / s.radius;
+    (*rec).front_face = dot(r.direction, outward_normal) < 0.0;
+    (*rec).normal = select(-outward_normal, outward_normal, (*rec).front_face);
+
+    return true;
+}
+
+// up to 10 diffuse bounces, each halving the throughput, until a ray escapes to the sky
+fn ray_color(r_in: Ray, rng: ptr<function, RandomGenerator>) -> vec3<f32> {
+    var spheres = array<Sphere, 2>(
+        Sphere(vec3<f32>(0.0, 0.0, -1.0), 0.5),
+        Sphere(vec3<f32>(0.0, -100.5, -1.0), 100.0)
+    );
+
+    var ray = r_in;
+    var color = vec3<f32>(0.0);
+    var throughput = vec3<f32>(1.0);
+
+    for (var depth = 0u; depth < 10u; depth++) {
+        var rec: HitRecord;
+        var hit_anything = false;
+        var closest_so_far = 9999999.0;
+        let t_min = 0.001;
+
+        for (var i = 0u; i < 2u; i++) {
+            if (hit_sphere(spheres[i], ray, t_min, closest_so_far, &rec)) {
+                hit_anything = true;
+                closest_so_far = rec.t;
+            }
+        }
+
+        if (hit_anything) {
+            // Lambertian: the normal plus a random unit vector, not normalised
+            let new_dir = rec.normal + random_unit_vector(rng);
+            ray = Ray(rec.p, new_dir);
+            throughput *= 0.5;
+            if (length(throughput) < 0.001) { break; }
+        } else {
+            let unit_direction = normalize(ray.direction);
+            let t = 0.5 * (unit_direction.y + 1.0);
+            let sky_color = mix(vec3<f32>(1.0), vec3<f32>(0.5, 0.7, 1.0), t);
+            color += throughput * sky_color;
+            break;
+        }
+    }
+    return color;
+}
+
+@compute @workgroup_size(8, 8)
+fn main(@builtin(global_invocation_id) id: vec3<u32>) {
+    let dims = textureDimensions(outputTex);
+    if (id.x >= dims.x || id.y >= dims.y) { return; }
+
+    let pixel_idx = id.y * dims.x + id.x;
+
+    // seeded by the pixel and the frame
+    var rng = RandomGenerator(pixel_idx * 719393u + frame.frame_count * 51234u);
+
+    // a jittered sample in the pixel, rows counted from the top
+    let u_offset = rand_pcg(&rng);
+    let v_offset = rand_pcg(&rng);
+    let u = (f32(id.x) + u_offset) / f32(dims.x);
+    let v = 1.0 - ((f32(id.y) + v_offset) / f32(dims.y));
+
+    let direction = camera.lower_left_corner
+                  + (u * camera.horizontal)
+                  + (v * camera.vertical)
+                  - camera.origin;
+
+    let r = Ray(camera.origin, direction);
+
+    let pixel_color_linear = ray_color(r, &rng);
+
+    // frame 1 starts the sum afresh; later frames add to it
+    var accumulated = vec4<f32>(0.0);
+    if (frame.frame_count > 1u) {
+        accumulated = accumulateBuffer[pixel_idx];
+    }
+
+    let new_accumulated = accumulated + vec4<f32>(pixel_color_linear, 1.0);
+    accumulateBuffer[pixel_idx] = new_accumulated;
+
+    // the mean so far, gamma 2 by a square root, for the canvas
+    let frame_f32 = f32(frame.frame_count);
+    var final_color = new_accumulated.rgb / frame_f32;
+
+    final_color = sqrt(final_color);
+    final_color = clamp(final_color, vec3<f32>(0.0), vec3<f32>(1.0));
+
+    textureStore(outputTex, vec2<i32>(id.xy), vec4<f32>(final_color, 1.0));
+}
+"""
+
+_FRAMES = 3
+_MASK = np.uint64(0xFFFFFFFF)
+
+
+def _camera(rng, count, size):
+    """main.ts's camera for a canvas of W x H: the eye at the origin, a viewport 2 high
+    and 2 W / H wide one unit down -z, as four vec3s padded to vec4s."""
+    width = 2.0 * int(size.W) / int(size.H)
+    rows = [
+        (0.0, 0.0, 0.0, 0.0),
+        (-width / 2.0, -1.0, -1.0, 0.0),
+        (width, 0.0, 0.0, 0.0),
+        (0.0, 2.0, 0.0, 0.0),
+    ]
+    return np.array(rows, np.float32).reshape(count, 4)
+
+
+def _pcg(state, live):
+    """rand_pcg on each live pixel's state (uint64 holding u32s): the new states and the
+    floats (the hash as float32, over 2**32 as WGSL's literal rounds to float32)."""
+    before = state
+    after = (before * np.uint64(747796405) + np.uint64(2891336453)) & _MASK
+    word = (after >> ((before >> np.uint64(28)) + np.uint64(4))) ^ after
+    mixed = (word * np.uint64(277803737)) & _MASK
+    hashed = (mixed >> np.uint64(22)) ^ mixed
+    value = hashed.astype(np.float32).astype(np.float64) / 4294967296.0
+    return np.where(live, after, state), value
+
+
+def _hit_sphere(center, radius, origin, direction, t_max):
+    oc = origin - center
+    a = np.sum(direction * direction, axis=-1)
+    h = np.sum(direction * oc, axis=-1)
+    c = np.sum(oc * oc, axis=-1) - radius * radius
+    disc = h * h - a * c
+    root_d = np.sqrt(np.maximum(disc, 0.0))
+    near = (-h - root_d) / a
+    far = (-h + root_d) / a
+    near_ok = (near > 0.001) & (near < t_max)
+    far_ok = (far > 0.001) & (far < t_max)
+    root = np.where(near_ok, near, far)
+    hit = (disc >= 0.0) & (near_ok | far_ok)
+    p = origin + root[:, None] * direction
+    outward = (p - center) / radius
+    front = np.sum(direction * outward, axis=-1) < 0.0
+    normal = np.where(front[:, None], outward, -outward)
+    return hit, root, p, normal
+
+
+def _path_trace_frame(width, height, camera, frame):
+    count = width * height
+    index = np.arange(count, dtype=np.uint64)
+    x, y = (
+        (index % np.uint64(width)).astype(np.float64),
+        (index // np.uint64(width)).astype(np.float64),
+    )
+    state = (index * np.uint64(719393) + np.uint64(frame * 51234)) & _MASK
+    everyone = np.ones(count, bool)
+    state, du = _pcg(state, everyone)
+    state, dv = _pcg(state, everyone)
+    u = (x + du) / width
+    v = 1.0 - (y + dv) / height
+    origin0, corner, across, up = (camera[i, :3].astype(np.float64) for i in range(4))
+    direction = corner + u[:, None] * across + v[:, None] * up - origin0
+    origin = np.broadcast_to(origin0, direction.shape).copy()
+    spheres = ((np.array([0.0, 0.0, -1.0]), 0.5), (np.array([0.0, -100.5, -1.0]), 100.0))
+    color = np.zeros((count, 3))
+    throughput = np.ones((count, 3))
+    live = everyone.copy()
+    for _ in range(10):
+        closest = np.full(count, 9999999.0)
+        hit_any = np.zeros(count, bool)
+        p = np.zeros((count, 3))
+        normal = np.zeros((count, 3))
+        for center, radius in spheres:
+            hit, root, at, n = _hit_sphere(center, radius, origin, direction, closest)
+            hit &= live
+            closest = np.where(hit, root, closest)
+            p = np.where(hit[:, None], at, p)
+            normal = np.where(hit[:, None], n, normal)
+            hit_any |= hit
+        escaped = live & ~hit_any
+        unit_y = direction[:, 1] / np.sqrt(np.sum(direction * direction, axis=-1))
+        t = 0.5 * (unit_y + 1.0)
+        sky = (1.0 - t)[:, None] * 1.0 + t[:, None] * np.array([0.5, 0.7, 1.0])
+        color = np.where(escaped[:, None], color + throughput * sky, color)
+        bounce = live & hit_any
+        state, r1 = _pcg(state, bounce)
+        state, r2 = _pcg(state, bounce)
+        z = r1 * 2.0 - 1.0
+        angle = r2 * 2.0 * np.pi
+        ring = np.sqrt(np.maximum(0.0, 1.0 - z * z))
+        scatter = np.stack([ring * np.cos(angle), ring * np.sin(angle), z], axis=-1)
+        origin = np.where(bounce[:, None], p, origin)
+        direction = np.where(bounce[:, None], normal + scatter, direction)
+        throughput = np.where(bounce[:, None], throughput * 0.5, throughput)
+        live = bounce
+    return color
+
+
+def _path_tracer_reference(outputTex, accumulateBuffer, camera, H, W, **_):
+    """Frames 1 to 3 of the host's loop, each pixel's path traced in float64 with the
+    kernel's RNG stream; the sum (w counting the frames) and the last frame's canvas,
+    the floats the kernel stores there."""
+    total = np.zeros((H * W, 4))
+    for frame in range(1, _FRAMES + 1):
+        total[:, :3] = total[:, :3] + _path_trace_frame(W, H, camera, frame)
+        total[:, 3] = total[:, 3] + 1.0
+    mean = np.clip(np.sqrt(total[:, :3] / _FRAMES), 0.0, 1.0)
+    canvas = np.ones((H * W, 4))
+    canvas[:, :3] = mean
+    return {
+        "accumulateBuffer": total.astype(np.float32),
+        "outputTex": canvas.reshape(H, W, 4).astype(np.float32),
+    }
+
+
+PATH_TRACER = Wild(
+    KernelSpec(
+        id="wild_r53_kokutoupan_webgpu_path_tracer_accumulation",
+        entry_point="main",
+        sources={"wgsl": _PATH_TRACER_WGSL},
+        dims=("H", "W"),
+        buffers=(
+            BufferSpec(
+                0, access="read_write", name="outputTex", texture="rgba8unorm", shape=("H", "W")
+            ),
+            BufferSpec(1, "vec4<f32>", "read_write", name="accumulateBuffer", count="H*W"),
+            BufferSpec.uniform(2, (("frame_count", "u32"),), name="frame"),
+            BufferSpec(3, "vec4<f32>", "read", name="camera", count=4, fill=_camera),
+        ),
+        reference=_path_tracer_reference,
+        defaults={"frame_count": 1},
+        # renderFrame: frameCount++ then one dispatch of ceil(W / 8) x ceil(H / 8)
+        launches=tuple(
+            Dispatch(
+                "main",
+                grid=lambda s, size: (-(-size.W // 8), -(-size.H // 8), 1),
+                overrides={"frame_count": frame},
+            )
+            for frame in range(1, _FRAMES + 1)
+        ),
+        schedules=(Schedule((8, 8)),),
+        test_sizes=("H=12,W=20",),
+    ),
+    {
+        "the sum restarted at the second frame too": (
+            "wgsl",
+            "if (frame.frame_count > 1u) {",
+            "if (frame.frame_count > 2u) {",
+        ),
+        "no t_min: bounces hit their own surface (shadow acne)": (
+            "wgsl",
+            "let t_min = 0.001;",
+            "let t_min = 0.0;",
+        ),
+        "the PCG's shift counted from the top five bits": (
+            "wgsl",
+            "((before >> 28u) + 4u)",
+            "((before >> 27u) + 4u)",
+        ),
+        "the sky's gradient from x": (
+            "wgsl",
+            "let t = 0.5 * (unit_direction.y + 1.0);",
+            "let t = 0.5 * (unit_direction.x + 1.0);",
+        ),
+        "the canvas averaged over one frame more": (
+            "wgsl",
+            "let frame_f32 = f32(frame.frame_count);",
+            "let frame_f32 = f32(frame.frame_count + 1u);",
+        ),
+    },
+)
+
+
 ROUND53: dict[str, Wild] = {
-    wild.kernel.id: wild for wild in (RADIX_SORT, SOBEL, TFJS_SOFTMAX, ORT_LAYER_NORM)
+    wild.kernel.id: wild for wild in (RADIX_SORT, SOBEL, TFJS_SOFTMAX, ORT_LAYER_NORM, PATH_TRACER)
 }
