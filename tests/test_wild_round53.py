@@ -120,3 +120,18 @@ def test_the_path_tracers_reference_carries_wgsl_trig_error():
     # colours passed on lavapipe and SwiftShader within 8 ulp, no path taking another
     # sphere or the sky
     assert carries(PATH_TRACER.kernel.reference, frozenset({"sin", "cos"}))
+
+
+def test_a_case_whose_inputs_are_all_fixed_is_judged_in_one_input_set(session):
+    # the path tracer's only input is its camera (fixed content): the one-sign sets its
+    # running minimum (the closest hit) asks for hold the same bytes, and judging them
+    # again tripled its cost (9 s on SwiftShader); the softmax's logits are drawn, and
+    # still get them
+    fixed = oracle.evaluate(
+        session.runner("reference"), PATH_TRACER.kernel, size="H=12,W=20", samples=0
+    )
+    assert fixed.passed and len(fixed.input_sets) == 1, fixed.input_sets
+    drawn = oracle.evaluate(
+        session.runner("reference"), TFJS_SOFTMAX.kernel, size="rows=6,cols=32", samples=0
+    )
+    assert drawn.passed and any(s.startswith("negative") for s in drawn.input_sets)
