@@ -34,10 +34,10 @@ def session():
 def test_the_radix_sorts_launches_are_its_hosts():
     # 4096 keys, 16 a workgroup: 256 block-sum workgroups, 1024 counts in 32 scan blocks
     # of 32, then their 32 sums in one; per two bits: block sums, two scans, one add,
-    # the reorder; sixteen passes
+    # the reorder; four passes (bit_count 8)
     assert _scan_levels(4 * 256) == [32, 1]
     steps = _radix_launches(4096)
-    assert len(steps) == 16 * 5
+    assert len(steps) == 4 * 5
     names = [s.entry_point for s in steps]
     assert names[:5] == [
         "radix_sort",
@@ -47,7 +47,7 @@ def test_the_radix_sorts_launches_are_its_hosts():
         "radix_sort_reorder",
     ]
     bits = [s.overrides["CURRENT_BIT"] for s in steps if s.overrides]
-    assert bits[:4] == [0, 0, 2, 2] and bits[-1] == 30
+    assert bits[:4] == [0, 0, 2, 2] and bits[-1] == 6
     # odd passes read the second pair and write back into keys and values
     assert steps[5].bindings["inputKeys"] == "tmpKeys"
     assert steps[9].bindings["outputKeys"] == "keys"

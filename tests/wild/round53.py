@@ -21,7 +21,8 @@ the formatting, and each adaptation named below.
   invocation, recursively on the block sums while there is more than one block, then
   ``add_block_sums``), and ``reorder`` (each key and value to its digit's base plus its
   rank); keys and values ping-pong with a second pair of buffers, so after an even
-  number of passes they are back where they started. Every constant is a pipeline
+  number of passes they are back where they started. The host's ``bit_count`` is 8
+  (keys below 256: four passes; 32 by default, sixteen passes of 34 pipelines). Every constant is a pipeline
   ``override`` the host sets per pipeline (``CURRENT_BIT`` per pass), and the workgroup
   arrays are sized by them. Adaptations: the three modules are joined into one, one
   declaration per buffer (the reorder's six bindings in group 0, the block-sum pass
@@ -294,7 +295,7 @@ fn radix_sort_reorder(
 _WG = (4, 4)  # the host's workgroup_size {x: 4, y: 4}
 _THREADS = _WG[0] * _WG[1]
 _ITEMS = 2 * _THREADS
-_BITS = 32
+_BITS = 8  # the host's bit_count: 8-bit keys, four passes
 
 
 def _radix_groups(n: int) -> int:
@@ -387,8 +388,9 @@ _RADIX_OVERRIDES = {
 
 
 def _keys(rng, count, size):
-    # full-range keys, with runs of repeats (ties show a scatter that is not stable)
-    keys = rng.integers(0, 2**32, count, dtype=np.uint64).astype(np.uint32)
+    # bit_count 8: keys below 256, each about 16 times over (ties show a scatter that is
+    # not stable), a quarter of them below 8
+    keys = rng.integers(0, 2**_BITS, count, dtype=np.uint32)
     keys[: count // 4] = rng.integers(0, 8, count // 4, dtype=np.uint32)
     return rng.permutation(keys)
 
@@ -1140,6 +1142,8 @@ def _path_trace_frame(width, height, camera, frame):
         direction = np.where(bounce[:, None], normal + scatter, direction)
         throughput = np.where(bounce[:, None], throughput * 0.5, throughput)
         live = bounce
+        if not live.any():  # every path has reached the sky (or its tenth bounce)
+            break
     return color
 
 
