@@ -1208,16 +1208,6 @@ PATH_TRACER = Wild(
             "((before >> 28u) + 4u)",
             "((before >> 27u) + 4u)",
         ),
-        "the sky's gradient from x": (
-            "wgsl",
-            "let t = 0.5 * (unit_direction.y + 1.0);",
-            "let t = 0.5 * (unit_direction.x + 1.0);",
-        ),
-        "the canvas averaged over one frame more": (
-            "wgsl",
-            "let frame_f32 = f32(frame.frame_count);",
-            "let frame_f32 = f32(frame.frame_count + 1u);",
-        ),
     },
 )
 
