@@ -90,6 +90,21 @@ the formatting, and each adaptation named below.
   counter, three frames (three launches, each with its ``frame_count``). The reference
   traces the same RNG stream in float64 with numpy's ``cos`` and ``sin`` (the oracle
   carries WGSL's error for them), judged in f32 as any other float output.
+- w9/zsplat at 31f0b88b (MIT, its package.json), ``src/shaders/radixSort.wgsl`` with
+  ``src/core/StableRadixSort.ts``'s host: a Gaussian-splat renderer's stable radix sort
+  of 32-bit keys, 8 bits a pass, four passes ping-ponging A and B, each the path the
+  host takes (``useSeparatedScatter`` is always set): ``stableBlockSum`` (a workgroup
+  of 256 per tile of 4096 keys, in waves of 256: each key's rank among the earlier keys
+  of its digit, counted from the digits published in workgroup memory four at a time,
+  plus the digit's count of the earlier waves in workgroup atomics; the tile's counts
+  digit major), ``prefixSum`` (one workgroup: a Blelloch scan over all the counts, 256
+  at a time, each tile's total carried), ``stableReorder`` (a key an invocation: its
+  digit's base for its tile, ``i / TILE_SIZE``, plus its rank); the per-pass uniform
+  (``bitOffset``, ``isFirstPass``, where the first pass sorts the indices themselves as
+  the values). The module's ``histogram`` entry is kept; its unstable ``scatter`` and
+  fused ``stableScatter`` are left out (the host's separated path binds neither), as is
+  ``radixSortSubgroup.wgsl``'s subgroup-chunked scatter, which only the fused path, off
+  at that commit, would pick where the device has ``subgroups``.
 
 Mutants: an off-by-one bound, a wrong constant, a swapped index, a channel, an epsilon
 outside the root, a running max started at zero, a tree started a level late. Left out
@@ -1212,6 +1227,314 @@ PATH_TRACER = Wild(
 )
 
 
+# -- 6. w9/zsplat: StableRadixSort's separated path (block sums, one-workgroup scan, reorder) --
+
+_ZSPLAT_WGSL = """
+// 8-bit digits of 32-bit keys, four passes; a workgroup of 256 takes a tile of 4096 keys
+const WG_SIZE: u32 = 256u;
+const RADIX: u32 = 256u;
+const ELEMENTS_PER_THREAD: u32 = 16u;
+const TILE_SIZE: u32 = 4096u;
+
+struct SortUniforms {
+  numElements:  u32,
+  bitOffset:    u32,
+  numWGs:       u32,
+  isFirstPass:  u32,
+};
+
+@group(0) @binding(0) var<uniform> su: SortUniforms;
+@group(0) @binding(1) var<storage, read>       keysIn:   array<u32>;
+@group(0) @binding(2) var<storage, read>       valsIn:   array<u32>;
+@group(0) @binding(3) var<storage, read_write> keysOut:  array<u32>;
+@group(0) @binding(4) var<storage, read_write> valsOut:  array<u32>;
+@group(0) @binding(5) var<storage, read_write> histBuf:  array<u32>;
+@group(0) @binding(6) var<storage, read_write> localPrefixBuf: array<u32>;
+
+var<workgroup> localHist: array<atomic<u32>, 256>;
+
+// each workgroup's digit counts, digit major (histBuf[digit * numWGs + workgroup])
+@compute @workgroup_size(256)
+fn histogram(
+  @builtin(global_invocation_id)  gid: vec3<u32>,
+  @builtin(workgroup_id)          wgid: vec3<u32>,
+  @builtin(local_invocation_id)   lid: vec3<u32>,
+) {
+  atomicStore(&localHist[lid.x], 0u);
+  workgroupBarrier();
+
+  let first = wgid.x * TILE_SIZE;
+  for (var t = 0u; t < ELEMENTS_PER_THREAD; t++) {
+    let at = first + lid.x * ELEMENTS_PER_THREAD + t;
+    if (at < su.numElements) {
+      let digit = (keysIn[at] >> su.bitOffset) & 0xFFu;
+      atomicAdd(&localHist[digit], 1u);
+    }
+  }
+
+  workgroupBarrier();
+  histBuf[lid.x * su.numWGs + wgid.x] = atomicLoad(&localHist[lid.x]);
+}
+
+// one workgroup: an exclusive Blelloch scan over all RADIX * numWGs counts, a tile of 256
+// at a time, each tile's total carried into the next
+var<workgroup> prefixShared: array<u32, 256>;
+
+@compute @workgroup_size(256)
+fn prefixSum(
+  @builtin(local_invocation_id) lid: vec3<u32>,
+) {
+  let totalElements = RADIX * su.numWGs;
+  var runningSum = 0u;
+  let numTiles = (totalElements + WG_SIZE - 1u) / WG_SIZE;
+
+  for (var tile = 0u; tile < numTiles; tile++) {
+    let idx = tile * WG_SIZE + lid.x;
+
+    var count = 0u;
+    if (idx < totalElements) {
+      count = histBuf[idx];
+    }
+    prefixShared[lid.x] = count;
+    workgroupBarrier();
+
+    // up-sweep
+    for (var d = 1u; d < WG_SIZE; d = d << 1u) {
+      let right = (lid.x + 1u) * (d << 1u) - 1u;
+      if (right < WG_SIZE) {
+        prefixShared[right] += prefixShared[right - d];
+      }
+      workgroupBarrier();
+    }
+
+    var blockTotal = 0u;
+    if (lid.x == 0u) {
+      blockTotal = prefixShared[WG_SIZE - 1u];
+      prefixShared[WG_SIZE - 1u] = 0u;
+    }
+    workgroupBarrier();
+
+    // down-sweep
+    for (var d = WG_SIZE >> 1u; d >= 1u; d = d >> 1u) {
+      let right = (lid.x + 1u) * (d << 1u) - 1u;
+      if (right < WG_SIZE) {
+        let left = prefixShared[right - d];
+        prefixShared[right - d] = prefixShared[right];
+        prefixShared[right] += left;
+      }
+      workgroupBarrier();
+    }
+
+    if (idx < totalElements) {
+      histBuf[idx] = prefixShared[lid.x] + runningSum;
+    }
+    workgroupBarrier();
+
+    // invocation 0 holds the tile's total: hand it to everyone through slot 0
+    if (lid.x == 0u) {
+      prefixShared[0] = blockTotal;
+    }
+    workgroupBarrier();
+    runningSum += prefixShared[0];
+    workgroupBarrier();
+  }
+}
+
+var<workgroup> sharedDigits: array<u32, 256>;
+
+// each key's rank among the earlier keys of its digit in its tile (in waves of 256,
+// one key an invocation, input order kept: the sort is stable), and the tile's counts
+@compute @workgroup_size(256)
+fn stableBlockSum(
+  @builtin(workgroup_id)          wgid: vec3<u32>,
+  @builtin(local_invocation_id)   lid: vec3<u32>,
+) {
+  atomicStore(&localHist[lid.x], 0u);
+  workgroupBarrier();
+
+  let first = wgid.x * TILE_SIZE;
+
+  for (var wave = 0u; wave < ELEMENTS_PER_THREAD; wave++) {
+    let i = first + wave * WG_SIZE + lid.x;
+
+    var myDigit = RADIX;  // past the end: no digit
+    if (i < su.numElements) {
+      myDigit = (keysIn[i] >> su.bitOffset) & 0xFFu;
+    }
+
+    sharedDigits[lid.x] = myDigit;
+    workgroupBarrier();
+
+    // the lanes below mine with my digit, four at a time, then the rest one by one
+    if (myDigit < RADIX) {
+      var localRank = 0u;
+      let limit = lid.x & ~3u;
+      var j = 0u;
+      for (; j < limit; j += 4u) {
+        let d = vec4<u32>(sharedDigits[j], sharedDigits[j+1u], sharedDigits[j+2u], sharedDigits[j+3u]);
+        localRank += select(0u, 1u, d.x == myDigit) + select(0u, 1u, d.y == myDigit)
+                   + select(0u, 1u, d.z == myDigit) + select(0u, 1u, d.w == myDigit);
+      }
+      for (; j < lid.x; j++) { localRank += select(0u, 1u, sharedDigits[j] == myDigit); }
+
+      // plus this digit's keys of the earlier waves
+      localRank += atomicLoad(&localHist[myDigit]);
+      localPrefixBuf[i] = localRank;
+    }
+
+    workgroupBarrier();
+
+    // invocation b counts the wave's keys of digit b
+    if (lid.x < RADIX) {
+      var count = 0u;
+      let bucket = lid.x;
+      var k = 0u;
+      for (; k + 3u < WG_SIZE; k += 4u) {
+        let d = vec4<u32>(sharedDigits[k], sharedDigits[k+1u], sharedDigits[k+2u], sharedDigits[k+3u]);
+        count += select(0u, 1u, d.x == bucket) + select(0u, 1u, d.y == bucket)
+               + select(0u, 1u, d.z == bucket) + select(0u, 1u, d.w == bucket);
+      }
+      for (; k < WG_SIZE; k++) { count += select(0u, 1u, sharedDigits[k] == bucket); }
+      atomicAdd(&localHist[lid.x], count);
+    }
+
+    workgroupBarrier();
+  }
+
+  histBuf[lid.x * su.numWGs + wgid.x] = atomicLoad(&localHist[lid.x]);
+}
+
+// one invocation a key: its digit's base for its tile, plus its rank (the first pass
+// sorts the indices themselves as the values)
+@compute @workgroup_size(256)
+fn stableReorder(
+  @builtin(global_invocation_id)  gid: vec3<u32>,
+) {
+  let i = gid.x;
+  if (i >= su.numElements) { return; }
+
+  let key = keysIn[i];
+  let val = select(valsIn[i], i, su.isFirstPass != 0u);
+  let digit = (key >> su.bitOffset) & 0xFFu;
+  let rank = localPrefixBuf[i];
+  // the tile the key was ranked in (not this dispatch's workgroup: 256 keys, not 4096)
+  let sourceWG = i / TILE_SIZE;
+  let dest = histBuf[digit * su.numWGs + sourceWG] + rank;
+
+  keysOut[dest] = key;
+  valsOut[dest] = val;
+}
+"""
+
+_ZSPLAT_TILE = 4096
+
+
+def _zsplat_tiles(size) -> int:
+    return -(-int(size) // _ZSPLAT_TILE)
+
+
+def _zsplat_launches(size):
+    """StableRadixSort.sort, its separated path: per pass, stableBlockSum over the tiles,
+    prefixSum in one workgroup, stableReorder a key an invocation; A to B, then back."""
+    n = int(size)
+    swap = {"keysIn": "keysB", "valsIn": "valsB", "keysOut": "keysA", "valsOut": "valsA"}
+    steps = []
+    for sweep in range(4):
+        fields = {"bitOffset": 8 * sweep, "isFirstPass": 1 if sweep == 0 else 0}
+        moves = swap if sweep % 2 else {}
+        steps += [
+            Dispatch(
+                "stableBlockSum", grid=(_zsplat_tiles(n), 1, 1), overrides=fields, bindings=moves
+            ),
+            Dispatch("prefixSum", grid=(1, 1, 1), overrides=fields, bindings=moves),
+            Dispatch("stableReorder", grid=(-(-n // 256), 1, 1), overrides=fields, bindings=moves),
+        ]
+    return tuple(steps)
+
+
+def _zsplat_keys(rng, count, size):
+    keys = rng.integers(0, 2**32, count, dtype=np.uint64).astype(np.uint32)
+    # ties in every digit: a fifth of the keys from 12 values
+    keys[: count // 5] = rng.choice(keys[: max(1, count // 5)], 12)[rng.integers(0, 12, count // 5)]
+    return rng.permutation(keys)
+
+
+def _zsplat_reference(keysA, **_):
+    order = np.argsort(keysA, kind="stable")
+    return {"keysA": keysA[order], "valsA": order.astype(np.uint32)}
+
+
+ZSPLAT_RADIX_SORT = Wild(
+    KernelSpec(
+        id="wild_r53_zsplat_stable_radix_sort_separated",
+        entry_point="stableBlockSum",
+        sources={"wgsl": _ZSPLAT_WGSL},
+        buffers=(
+            BufferSpec.uniform(
+                0,
+                (
+                    ("numElements", "u32"),
+                    ("bitOffset", "u32"),
+                    ("numWGs", "u32"),
+                    ("isFirstPass", "u32"),
+                ),
+                name="su",
+            ),
+            BufferSpec(1, "u32", "read_write", name="keysA", fill=_zsplat_keys, inout=True),
+            BufferSpec(2, "u32", "read_write", name="valsA"),
+            BufferSpec(3, "u32", "read_write", name="keysB", scratch=True),
+            BufferSpec(4, "u32", "read_write", name="valsB", scratch=True),
+            BufferSpec(
+                5,
+                "u32",
+                "read_write",
+                name="histBuf",
+                count=lambda s: 256 * _zsplat_tiles(s),
+                scratch=True,
+            ),
+            BufferSpec(6, "u32", "read_write", name="localPrefixBuf", scratch=True),
+        ),
+        reference=_zsplat_reference,
+        params=lambda size: {"numElements": int(size), "numWGs": _zsplat_tiles(size)},
+        defaults={"bitOffset": 0, "isFirstPass": 1},
+        launches=_zsplat_launches,
+        schedules=(Schedule(256),),
+        # two tiles, the second part full (its prefix sum two tiles of counts), and one short
+        test_sizes=(5000, 300),
+    ),
+    {
+        "the reorder's tile taken from its own workgroup": (
+            "wgsl",
+            "let sourceWG = i / TILE_SIZE;",
+            "let sourceWG = i / WG_SIZE;",
+        ),
+        "the down-sweep's last level skipped": (
+            "wgsl",
+            "for (var d = WG_SIZE >> 1u; d >= 1u; d = d >> 1u) {",
+            "for (var d = WG_SIZE >> 1u; d > 1u; d = d >> 1u) {",
+        ),
+        "the rank counting its own lane": (
+            "wgsl",
+            "for (; j < lid.x; j++) { localRank +=",
+            "for (; j <= lid.x; j++) { localRank +=",
+        ),
+        "the first pass sorting the values buffer": (
+            "wgsl",
+            "let val = select(valsIn[i], i, su.isFirstPass != 0u);",
+            "let val = select(valsIn[i], i, su.isFirstPass == 0u);",
+        ),
+    },
+)
+
+
 ROUND53: dict[str, Wild] = {
-    wild.kernel.id: wild for wild in (RADIX_SORT, SOBEL, TFJS_SOFTMAX, ORT_LAYER_NORM, PATH_TRACER)
+    wild.kernel.id: wild
+    for wild in (
+        RADIX_SORT,
+        SOBEL,
+        TFJS_SOFTMAX,
+        ORT_LAYER_NORM,
+        PATH_TRACER,
+        ZSPLAT_RADIX_SORT,
+    )
 }
