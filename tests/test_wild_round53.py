@@ -135,3 +135,56 @@ def test_a_case_whose_inputs_are_all_fixed_is_judged_in_one_input_set(session):
         session.runner("reference"), TFJS_SOFTMAX.kernel, size="rows=6,cols=32", samples=0
     )
     assert drawn.passed and any(s.startswith("negative") for s in drawn.input_sets)
+
+
+_TWO_MODULES = """
+@group(0) @binding(0) var<storage, read_write> counts: array<u32>;
+@group(0) @binding(1) var<storage, read_write> items: array<u32>;
+
+// module 1: one count a workgroup of 64 keys
+@compute @workgroup_size(64)
+fn count(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x == 0u) { counts[0] = 64u; }
+}
+
+// module 2: a scan in place over whatever buffer the host binds as items
+@compute @workgroup_size(64)
+fn scan(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x == 0u) { items[0] = items[0] + 1u; }
+}
+"""
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "a launch binds every buffer of the joined module (one bind group layout for all "
+        "entry points), so a host that binds one buffer to two modules' variables, each "
+        "module with its own layout (kishimisu's radix sort: the counts buffer is "
+        "radix_sort's block_sums and the scan's items), is refused as binding it writable "
+        "twice in one dispatch; round 53 declares each buffer once and moves them as a "
+        "permutation instead. Per-entry-point layouts would lift it (backends/_webgpu.py's "
+        "layout_groups, forge._bindings.launch_slots)"
+    ),
+)
+def test_a_launch_binds_only_its_entry_points_variables(request, session):
+    require_available(request.config, "wgpu")
+    from forge import BufferSpec, Dispatch, KernelSpec
+
+    kernel = KernelSpec(
+        id="r53_two_modules_one_buffer",
+        entry_point="count",
+        sources={"wgsl": _TWO_MODULES},
+        buffers=(
+            BufferSpec(0, "u32", "read_write", name="counts", count=1),
+            BufferSpec(1, "u32", "read_write", name="spare", count=1, scratch=True),
+        ),
+        reference=lambda counts, **_: np.array([65], np.uint32),
+        launches=(
+            Dispatch("count", grid=(1, 1, 1)),
+            Dispatch("scan", grid=(1, 1, 1), bindings={"items": "counts"}),
+        ),
+        test_sizes=(1,),
+    )
+    ev = oracle.evaluate(session.runner("wgpu"), kernel, size=1, samples=0)
+    assert ev.passed, ev.report()
