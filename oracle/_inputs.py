@@ -139,6 +139,17 @@ class Case:
         rather than a user giving them (``inputs=``)."""
         return not any(blocks and blocks[0][0] == "given" for blocks in self.layout.values())
 
+    @property
+    def drawn(self) -> bool:
+        """Whether any input was drawn from the input set's families: where every input
+        is its ``fill`` (fixed content, or a generator seeded by the seed, the buffer and
+        the size alone), given or initial content, every input set holds the same bytes,
+        and running another set judges the same case again."""
+        return any(
+            blocks and blocks[0][0] not in ("fill", "given", "initial")
+            for blocks in self.layout.values()
+        )
+
 
 def _blocks(count: int, families: list[str], row: int = 1) -> list[tuple[str, int, int]]:
     """Contiguous (family, start, stop) blocks: the special families and ``mixed``

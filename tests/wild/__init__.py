@@ -1576,6 +1576,10 @@ from tests.wild.round52 import ROUND52  # noqa: E402  (round 52: tests/wild/roun
 
 CORPUS.update(ROUND52)
 
+from tests.wild.round53 import ROUND53  # noqa: E402  (round 53: tests/wild/round53.py)
+
+CORPUS.update(ROUND53)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
