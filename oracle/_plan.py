@@ -354,6 +354,7 @@ def build_plan(
         _region(kernel, spec, access, granule, case, target, guard, alignment, read)
         for spec, access, granule, read in zip(kernel.buffers, accesses, granules, length_read)
     )
+    fresh = target == "cuda" and _keeps_module_state(kernel, source)
     return Plan(
         frozen,
         schedule,
@@ -363,18 +364,33 @@ def build_plan(
         samples,
         timeout_s,
         energy_s=energy_s if samples else 0.0,
-        fresh_module=target == "cuda" and _keeps_module_state(kernel, source),
-        reversed=_reversed(frozen) if target == "wgsl" else None,
+        fresh_module=fresh,
+        reversed=_reversed(frozen, target, schedule, size, info) if not fresh else None,
     )
 
 
-def _reversed(frozen: KernelSpec) -> KernelSpec | None:
-    """``frozen`` (one WGSL source, resolved) with each workgroup's invocations in
-    reverse order, where that means something (``oracle._reorder``); else None."""
-    from ._reorder import reversed_invocations
+def _reversed(
+    frozen: KernelSpec, target: str | None, schedule: Schedule, size: Any, info: BackendInfo
+) -> KernelSpec | None:
+    """``frozen`` (one source, resolved) with each workgroup's (block's) invocations in
+    reverse order, where that means something and cannot change what a right kernel
+    computes (``oracle._reorder``); else None. Not for a CUDA module that keeps state
+    (``Plan.fresh_module``): its rerun must be the same module's second launch."""
+    from ._reorder import reversed_invocations, reversed_threads
 
-    twin = reversed_invocations(frozen.sources.get("wgsl", ""))
-    return None if twin is None else dataclasses.replace(frozen, sources={"wgsl": twin})
+    source = frozen.sources.get(target or "", "")
+    if target == "wgsl":
+        twin = reversed_invocations(source)
+    elif target == "cuda" and source:
+        limit = info.constraints.max_workgroups_per_dimension[0]
+        try:
+            blocks = [s.block for s in frozen.steps(target, schedule, size, limit, source)]
+        except ForgeError:  # the run says why; no twin
+            return None
+        twin = reversed_threads(source, blocks)
+    else:
+        return None
+    return None if twin is None else dataclasses.replace(frozen, sources={target: twin})
 
 
 def _keeps_module_state(kernel: KernelSpec, source: str) -> bool:

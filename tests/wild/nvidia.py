@@ -69,9 +69,9 @@ _WGSL_RACES = {
     "wild_r46_gpumode_coarsened_reduction_atomic": "no barrier in the tree",
     "wild_r46_gpumode_flash_attention_k": "as the lecture, no barrier before the next K/V tile",
     # round 49's first GPU run (H100, 2026-12-06): three dropped barriers whose values
-    # passed on NVIDIA's Vulkan. SwiftShader shows the Hadamard's and the NF4 table's;
-    # the layer norm's passes on every adapter we have (both CPU adapters too, see
-    # round 49): a wrong kernel the oracle passes, with no race detector for WGSL
+    # passed on NVIDIA's Vulkan (the layer norm's on both CPU adapters too, until the
+    # oracle's rerun reversed each workgroup's invocations: they fail there now; this
+    # GPU run had no such rerun)
     "wild_r49_onnxruntime_webgpu_hadamard_transform": "no barrier between the passes",
     "wild_r49_web_rwkv_layer_norm": "no barrier after the statistics",
     "wild_r49_web_rwkv_quant_mat_nf4": "no barrier after the table's copy",

@@ -189,10 +189,6 @@ fn scatter(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l
 
 #: lavapipe runs a workgroup's invocations a SIMD batch at a time, in order, and the
 #: ranking reads only the digits of invocations before its own, which have run.
-_RANK_RACE_HIDDEN = (
-    "lavapipe (LLVM 15, 2026-12-05) runs a workgroup's invocations in order, and a key's "
-    "rank reads only the digits of those before it, already written; SwiftShader shows it"
-)
 
 
 def _radix_launches(n):
@@ -269,7 +265,8 @@ RADIX_SORT = Wild(
         ),
     },
     invisible_on={
-        ("no barrier before ranking", "wgsl", "llvmpipe"): _RANK_RACE_HIDDEN,
+        # (lavapipe hid it until the oracle's rerun reversed each workgroup's
+        # invocations, 2026-12-06: it fails there now)
         ("no barrier before ranking", "wgsl", "NVIDIA"): (
             "NVIDIA's Vulkan driver (H200, 2026-12-05) ran every tile's stores before its "
             "ranking reads; SwiftShader shows it"

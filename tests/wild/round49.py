@@ -277,13 +277,8 @@ QUANT_NF4 = Wild(
             "        q = quant;\n    }",
         ),
     },
-    invisible_on={
-        ("no barrier after the table's copy", "wgsl", "llvmpipe"): (
-            "lavapipe runs invocation 0's SIMD group first when no barrier parts them, so "
-            "the table is copied before any invocation reads it (seed 0, both test sizes, "
-            "2026-12-06); SwiftShader shows the race"
-        ),
-    },
+    # (lavapipe ran invocation 0's SIMD group first and hid this race until the
+    # oracle's rerun reversed each workgroup's invocations, 2026-12-06: it fails now)
     refused={
         # Tint refuses it ("'workgroupBarrier' must only be called from uniform control
         # flow"), naga compiles it: the wgpu backend's check refuses it as Tint does
@@ -657,16 +652,9 @@ LAYER_NORM = Wild(
             "* mean + EPS);\n    }",
         ),
     },
-    invisible_on={
-        ("no barrier after the statistics", "wgsl", part): (
-            "both CPU adapters run invocation 0's SIMD group (8 lanes on lavapipe, 4 on "
-            "SwiftShader) to the end of the kernel before the next group leaves the last "
-            "barrier of the tree, so the mean and deviation are written before any "
-            "other invocation reads them (seed 0, every test size, 2026-12-06); a GPU's "
-            "warps need not run in that order"
-        )
-        for part in ("llvmpipe", "swiftshader")
-    },
+    # (both CPU adapters, and NVIDIA's Vulkan, ran invocation 0's SIMD group to the end
+    # before the others read the mean: the race passed everywhere until the oracle's
+    # rerun reversed each workgroup's invocations, 2026-12-06; it fails on both now)
 )
 
 GROUP_NORM = Wild(

@@ -1,10 +1,11 @@
-"""The rerun of a WGSL kernel with each workgroup's invocations in reverse order
+"""The rerun of a kernel with each workgroup's (block's) invocations in reverse order
 (``oracle._reorder``, ``Plan.reversed``): a barrier dropped between invocation 0's
 write to workgroup memory and the others' reads passed on lavapipe and SwiftShader,
 which run a workgroup's SIMD groups in order (round 49's layer norm passed on every
 adapter we have, NVIDIA's Vulkan included). The twin fails it; the kernel with its
-barrier passes, as written and reversed; a twin the compiler refuses is not run.
-Small sizes: this file runs in seconds."""
+barrier passes, as written and reversed; a twin the compiler refuses is not run. The
+CUDA twin (``threadIdx`` reversed) is made only where no warp-level operation reads
+hardware lanes. Small sizes: this file runs in seconds."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import oracle
 import oracle._plan
 from forge import BufferSpec, KernelSpec, Schedule, ceil_div
 from oracle._plan import REVERSED_NOTE, REVERSED_REFUSED
-from oracle._reorder import reversed_invocations
+from oracle._reorder import reversed_invocations, reversed_threads
 from oracle.pytest_plugin import require_available
 
 # Each workgroup of 64 scales its 64 values by their mean, which invocation 0 computes
@@ -102,7 +103,7 @@ def test_without_the_reversed_rerun_the_dropped_barrier_passed(request, monkeypa
     """What the twin adds: the rerun of the kernel as written finds nothing (lavapipe
     runs invocation 0's SIMD group first)."""
     require_available(request.config, "wgpu")
-    monkeypatch.setattr(oracle._plan, "_reversed", lambda frozen: None)
+    monkeypatch.setattr(oracle._plan, "_reversed", lambda frozen, *_: None)
     with forge.open_context("wgpu") as ctx:
         ev = oracle.evaluate(ctx, RACY, size=256, samples=0)
     if not ev.passed:
@@ -116,7 +117,7 @@ def test_a_twin_the_compiler_refuses_is_not_run(request, monkeypatch):
     require_available(request.config, "wgpu")
     broken = {"wgsl": "fn main( {"}
     monkeypatch.setattr(
-        oracle._plan, "_reversed", lambda frozen: dataclasses.replace(frozen, sources=broken)
+        oracle._plan, "_reversed", lambda frozen, *_: dataclasses.replace(frozen, sources=broken)
     )
     with forge.open_context("wgpu") as ctx:
         ev = oracle.evaluate(ctx, RIGHT, size=256, samples=0)
@@ -177,3 +178,80 @@ var<workgroup> t: array<f32, 64>;
 )
 def test_no_twin_where_reversing_means_nothing_or_changes_a_right_kernel(why, source):
     assert reversed_invocations(source) is None, why
+
+
+# -- CUDA: threadIdx reversed within the block --------------------------------------------
+
+_CUDA_MEAN_SCALE = """
+extern "C" __global__ void mean_scale(const float* x, float* y, int n) {
+    __shared__ float tile[64];
+    __shared__ float mean;
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    tile[threadIdx.x] = x[i];
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        float total = 0.0f;
+        for (int k = 0; k < 64; ++k) total += tile[k];
+        mean = total / 64.0f;
+    }
+    __syncthreads();
+    y[i] = x[i] * mean;
+}
+"""
+_CUDA_DROPPED = (
+    "mean = total / 64.0f;\n    }\n    __syncthreads();",
+    "mean = total / 64.0f;\n    }",
+)
+
+
+def _cuda(source: str, kid: str) -> KernelSpec:
+    return dataclasses.replace(RIGHT, id=kid, entry_point="mean_scale", sources={"cuda": source})
+
+
+def test_a_dropped_syncthreads_fails_in_the_reversed_rerun_on_the_gpu(request, session):
+    """Thread 0 of each block is in the last warp of the twin: the other warps read the
+    mean before it is written (the shared memory's poison), where the kernel as written
+    may pass (warp 0 ran first)."""
+    require_available(request.config, "cuda")
+    runner = session.runner("cuda")
+    right = oracle.evaluate(runner, _cuda(_CUDA_MEAN_SCALE, "cuda_mean_scale"), size=256, samples=0)
+    assert right.passed, right.report()
+    racy = _cuda(_CUDA_MEAN_SCALE.replace(*_CUDA_DROPPED), "cuda_mean_scale_no_barrier")
+    ev = oracle.evaluate(runner, racy, size=256, samples=0)
+    assert not ev.passed, ev.report()
+
+
+def test_the_cuda_twin_reverses_threadidx_and_keeps_the_line_numbers():
+    twin = reversed_threads(_CUDA_MEAN_SCALE, [(64, 1, 1)])
+    assert twin is not None and twin.endswith(_CUDA_MEAN_SCALE)
+    assert "#define threadIdx (kf_rev_thread_idx())\n#line 1\n" in twin
+
+
+@pytest.mark.parametrize(
+    "why, source, block",
+    [
+        (
+            "a shuffle reads a hardware lane",
+            _CUDA_MEAN_SCALE.replace("total / 64.0f", "__shfl_sync(0xffffffffu, total, 0) / 64.0f"),
+            64,
+        ),
+        (
+            "a header beyond CUDA's scalar ones",
+            "#include <cub/block/block_reduce.cuh>\n" + _CUDA_MEAN_SCALE,
+            64,
+        ),
+        ("a block that is not whole warps", _CUDA_MEAN_SCALE, 48),
+        (
+            "a host side",
+            _CUDA_MEAN_SCALE + "\nvoid launch() { mean_scale<<<1, 64>>>(0, 0, 0); }",
+            64,
+        ),
+        (
+            "no shared memory or barrier",
+            'extern "C" __global__ void f(float* y) { y[threadIdx.x] = 1.0f; }',
+            64,
+        ),
+    ],
+)
+def test_no_cuda_twin_where_lanes_or_headers_could_tell(why, source, block):
+    assert reversed_threads(source, [(block, 1, 1)]) is None, why
