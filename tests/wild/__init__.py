@@ -1572,6 +1572,10 @@ from tests.wild.round51 import ROUND51  # noqa: E402  (round 51: tests/wild/roun
 
 CORPUS.update(ROUND51)
 
+from tests.wild.round54 import ROUND54  # noqa: E402  (round 54: tests/wild/round54.py)
+
+CORPUS.update(ROUND54)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
