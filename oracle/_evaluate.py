@@ -47,9 +47,11 @@ from forge.types import ValidationLevel, is_float_dtype
 from ._builtins import builtin_notes, calls_root, running_extremum
 from ._expected import NUMPY_REFERENCE, Expected, expected_outputs
 from ._inputs import (
+    FAR_SET,
     ONE_SIGN_SETS,
     OPPOSITE_SET,
     Case,
+    draws_flat_floats,
     has_float_rows,
     initial_contents,
     make_case,
@@ -282,8 +284,9 @@ def _complete_coverage(
     where non-finite results are masked); ``inconclusive`` if some never were. Then,
     for a kernel that takes a root (a normalisation), the ``small`` set, where every
     statistic is near its epsilon (``oracle._inputs.SMALL_SET``); and for one that
-    keeps a running maximum or minimum, the one-sign sets (``ONE_SIGN_SETS``), and with
-    two float inputs or more the ``opposite`` set (``OPPOSITE_SET``)."""
+    keeps a running maximum or minimum, the one-sign sets (``ONE_SIGN_SETS``), with
+    two float inputs or more the ``opposite`` set (``OPPOSITE_SET``), and where no float
+    input has rows the ``far-negative`` set (``FAR_SET``)."""
     case = expected.case
     if case.generated and case.input_set == "all" and ev.verdict == Verdict.MISMATCH:
         _diagnose_on_finite_inputs(ev, runner, expected, schedule, options)
@@ -302,7 +305,8 @@ def _complete_coverage(
         _extra_set(ev, runner, expected, schedule, {}, options, "small")
     if case.generated and ev.verdict == Verdict.PASS and running_extremum(case.kernel):
         opposite = (OPPOSITE_SET,) if opposite_signs(case.kernel) else ()
-        for input_set in ONE_SIGN_SETS + opposite:
+        far = (FAR_SET,) if draws_flat_floats(case) else ()
+        for input_set in ONE_SIGN_SETS + opposite + far:
             if ev.verdict != Verdict.PASS:
                 break
             _extra_set(ev, runner, expected, schedule, {}, options, input_set)
