@@ -14,11 +14,17 @@ them) showed.
   below zero. The oracle now runs a ``far-negative`` set (every float input negative
   and of large magnitude throughout) after the one-sign sets, for a kernel that keeps
   a running extremum and has no float input of rows (``oracle._inputs.FAR_SET``,
-  ``draws_flat_floats``); the other sets draw what they drew. The 13 other flat
-  kernels of the corpus that run it (WGSL) pass it on lavapipe and SwiftShader; their
-  CUDA twins (rounds 13, 26 and 36) run it on the GPU only.
+  ``draws_flat_floats``); the other sets draw what they drew. The 11 other flat
+  kernels of the corpus that run it on WebGPU pass it on lavapipe and SwiftShader (and
+  the reference); the flat CUDA kernels (rounds 26, 36 and this one's) run it on the
+  GPU only. jiangdongzi's online softmax with its running maximum started at 0 fails
+  only there too.
 - The solutions' real bugs, each shown by the oracle at a size inside the challenge's
-  constraints that LeetGPU's tests do not reach: bluecoffee8's histogram clears and
+  constraints (that LeetGPU's functional tests do not reach, for the first two):
+  jiangdongzi's online softmax folds its block pairs in a second launch of up to four
+  blocks that each write the two ``__device__`` results, so past N = 65536 the last
+  block's share wins (its tree from ``offset = 256``, past its shared arrays, fails at
+  every size and is the entry's first mutant); bluecoffee8's histogram clears and
   merges only the bins below its block size (512; the port's 256), so the upper bins
   of ``num_bins`` up to 1024 come back 0 (and on CUDA count in shared memory nobody
   cleared); Euler0525's softmax is one block of 256 threads of 16 elements, so past
@@ -52,7 +58,14 @@ from oracle import Session, Verdict
 from oracle._inputs import FAR_SET, draws_flat_floats, make_case
 from oracle.pytest_plugin import require_available
 from tests.wild import mutant
-from tests.wild.round54 import CROSS_ENTROPY, DOT_PRODUCT, HISTOGRAM, ROUND54, SOFTMAX
+from tests.wild.round54 import (
+    CROSS_ENTROPY,
+    DOT_PRODUCT,
+    HISTOGRAM,
+    ONLINE_SOFTMAX,
+    ROUND54,
+    SOFTMAX,
+)
 
 
 @pytest.fixture(scope="module")
@@ -80,6 +93,19 @@ def test_a_flat_softmax_whose_maximum_starts_at_zero_fails_in_the_far_negative_s
     assert all("pass" in s for s in ev.input_sets[1:-1]), ev.input_sets
     right = _evaluate(session, backend, SOFTMAX.kernel, 1001)
     assert right.passed and right.input_sets[-1].startswith(FAR_SET), right.report()
+
+
+@pytest.mark.parametrize("backend", ["wgpu", "browser"])
+def test_an_online_softmax_whose_running_maximum_starts_at_zero_fails_there_too(
+    request, session, backend
+):
+    """jiangdongzi's three launches with the first launch's pair started at (0, 0): the
+    merge rescales a sum of 0, so only the maximum is off, by the buffer's own maximum
+    near 0 in every earlier set; in the far-negative set every exp underflows."""
+    require_available(request.config, backend)
+    wrong = mutant(ONLINE_SOFTMAX, "the running maximum started at zero")
+    ev = _evaluate(session, backend, wrong, 5000)
+    assert ev.verdict is Verdict.MISMATCH and ev.failed_input_set == FAR_SET, ev.report()
 
 
 def test_the_far_negative_set_draws_flat_floats_wholly_far_below_zero():
@@ -125,6 +151,19 @@ def test_the_one_block_softmax_as_written_leaves_what_is_past_4096_unwritten(
     assert ev.verdict is Verdict.MISMATCH, ev.report()
     unwritten = [f.message for f in ev.findings if f.check == "unwritten"]
     assert unwritten and "904 of 5000" in unwritten[0] and "element 4096" in unwritten[0]
+
+
+@pytest.mark.parametrize("backend", ["wgpu", "browser", "cuda"])
+def test_the_online_softmax_as_written_loses_part_of_the_sum_past_256_blocks(
+    request, session, backend
+):
+    """The second launch's ``min(1024, ceil(blocks / 256))`` blocks each fold a share of
+    the block pairs and each write ``g_max_val`` and ``g_sum_val``: at N = 70000 (274
+    pairs, two blocks) the last to write wins with its share of the sum, and the
+    elements are off (element 0 by 37 times on lavapipe)."""
+    require_available(request.config, backend)
+    ev = _evaluate(session, backend, ONLINE_SOFTMAX.kernel, 70000)
+    assert ev.verdict is Verdict.MISMATCH, ev.report()
 
 
 def test_the_cross_entropy_without_its_maximum_overflows_past_the_challenges_logits(

@@ -20,8 +20,10 @@ types, order: the spec binds to them), the helpers' names, the block sizes and g
 trees, ``__expf``/``__logf``, ``atomicAdd`` into a one-element output, a template
 instance of sixteen elements a thread) and the numerics (no maximum subtracted before
 ``__expf`` in the cross-entropy, the loss divided by N sample by sample), and every
-real bug. What is ours: the comments, the locals' names where the source's say
-nothing, the order of equivalent statements, the formatting, and the WebGPU ports
+real bug but one (jiangdongzi's tree that starts past its shared arrays, which fails at
+every size: it is that entry's first mutant). What is ours: the comments, the locals'
+names where the source's say nothing, the order of equivalent statements, the
+formatting, and the WebGPU ports
 (LeetGPU takes no WGSL; each port keeps its original's shape in WebGPU's idiom, with
 256-invocation workgroups, WebGPU's default limit, and a compare-and-swap loop on the
 bits for CUDA's float ``atomicAdd``). None of the repositories states a licence.
@@ -66,6 +68,24 @@ bits for CUDA's float ``atomicAdd``). None of the repositories states a licence.
   ``cuda/Reverse Array/Reverse Array.cu``): a thread a pair below ``N / 2``, swapping
   ``input[tid]`` with ``input[N - 1 - tid]`` through a temporary, over
   ``ceil(N / 256)`` blocks of 256 (twice the threads needed, half of them returning).
+- An online softmax in three launches (jiangdongzi/leetgpu at 6eedcbd2,
+  ``cuda/0620/softmax.cu``): ``block_softmax_kernel`` folds each block's grid-stride
+  share into a (max, sum) pair by ``merge`` (both sums rescaled to the larger maximum)
+  and a shared tree, into ``block_max``/``block_sum`` that ``solve`` allocates with
+  ``cudaMalloc`` (scratch here); ``global_softmax_kernal`` (sic) folds those pairs
+  into two file-scope ``__device__`` floats, ``g_max_val`` and ``g_sum_val``, launched
+  with ``N`` = the number of pairs (the launch's own value of the uniform field); and
+  ``final`` divides every ``expf(x - max)`` by the sum. Two bugs. Its tree starts at
+  ``offset = 256`` over ``__shared__ float s_max[256], s_sum[256]``, so its first step
+  reads ``s_max[tid + 256]`` and ``s_sum[tid + 256]``, past both arrays, at every
+  size: that is not kept in the corpus's text (the tree starts at ``256 / 2``), it is
+  the first mutant on each target ("as written"). And its second launch has
+  ``min(1024, ceil(blocks / 256))`` blocks, each folding its own share of the pairs
+  and each writing the two globals, so past 256 pairs (N over 65536; the challenge
+  goes to 500,000) the last block to write wins with part of the sum: kept, and
+  inside the test sizes it does not show. The port keeps the globals as one-element
+  storage buffers of the same names (on CUDA the spec's buffers of those names are
+  copied into the ``__device__`` variables and back), and names ``final`` ``final_pass``.
 
 What they showed is pinned in tests/test_wild_round54.py and summed up there.
 """
@@ -909,7 +929,287 @@ REVERSE_ARRAY = Wild(
 )
 
 
+# -- 7. jiangdongzi: an online softmax in three launches ---------------------------------
+
+_ONLINE_SOFTMAX_CUDA = r"""// kernel-forge corpus: jiangdongzi's LeetGPU three-launch online softmax (read, not copied).
+#include <cfloat>
+#include <cmath>
+#include <cuda_device_runtime_api.h>
+#include <cuda_runtime.h>
+
+// what the second launch leaves for the third: the whole array's maximum and sum
+__device__ float g_max_val;
+__device__ float g_sum_val;
+
+// (a_max, a_sum) absorbs (b_max, b_sum): both sums rescaled to the larger maximum
+__device__ void merge(float& a_max, float& a_sum, const float b_max, const float b_sum) {
+    const float top = fmaxf(a_max, b_max);
+    a_sum = expf(a_max - top) * a_sum + expf(b_max - top) * b_sum;
+    a_max = top;
+}
+
+// the block's (max, sum) pairs folded into thread 0's
+__device__ void block_reduce(float& max_val, float& sum_val) {
+    __shared__ float s_max[256];
+    __shared__ float s_sum[256];
+    const int tid = threadIdx.x;
+    s_max[tid] = max_val;
+    s_sum[tid] = sum_val;
+    __syncthreads();
+    for (int offset = 256 / 2; offset > 0; offset /= 2) {
+        if (tid < offset) {
+            float m = s_max[tid];
+            float z = s_sum[tid];
+            merge(m, z, s_max[tid + offset], s_sum[tid + offset]);
+            s_max[tid] = m;
+            s_sum[tid] = z;
+        }
+        __syncthreads();
+    }
+    if (tid == 0) {
+        max_val = s_max[0];
+        sum_val = s_sum[0];
+    }
+}
+
+// launch 1: each block's (max, sum of exp) over a grid-stride share of the input
+__global__ void block_softmax_kernel(const float* input, const int N, float* block_max, float* block_sum) {
+    const int gtid = blockIdx.x * blockDim.x + threadIdx.x;
+    const int stride = blockDim.x * gridDim.x;
+    float run_max = -FLT_MAX;
+    float run_sum = 0.f;
+    for (int i = gtid; i < N; i += stride) {
+        merge(run_max, run_sum, input[i], 1);
+    }
+    block_reduce(run_max, run_sum);
+    if (threadIdx.x == 0) {
+        block_max[blockIdx.x] = run_max;
+        block_sum[blockIdx.x] = run_sum;
+    }
+}
+
+// launch 2: the blocks' pairs folded into g_max_val and g_sum_val; every block of this
+// launch writes them, each from its own share of the pairs
+__global__ void global_softmax_kernal(const float* block_max, const float* block_sum, const int N) {
+    const int gtid = threadIdx.x + blockIdx.x * blockDim.x;
+    const int stride = blockDim.x * gridDim.x;
+    float run_max = -FLT_MAX;
+    float run_sum = 0.f;
+    for (int b = gtid; b < N; b += stride) {
+        merge(run_max, run_sum, block_max[b], block_sum[b]);
+    }
+    block_reduce(run_max, run_sum);
+    if (threadIdx.x == 0) {
+        g_max_val = run_max;
+        g_sum_val = run_sum;
+    }
+}
+
+// launch 3: every element over the whole sum
+__global__ void final(const float* input, float* output, const int N) {
+    const float top = g_max_val;
+    const float total = g_sum_val;
+    const int gtid = threadIdx.x + blockIdx.x * blockDim.x;
+    const int stride = blockDim.x * gridDim.x;
+    for (int k = gtid; k < N; k += stride) {
+        output[k] = expf(input[k] - top) / total;
+    }
+}
+
+// input, output are device pointers (i.e. pointers to memory on the GPU)
+extern "C" void solve(const float* input, float* output, int N) {
+    int threadsPerBlock = 256;
+    int blocksPerGrid = (N + threadsPerBlock - 1) / threadsPerBlock;
+    if (blocksPerGrid > 1024) blocksPerGrid = 1024;
+
+    float *block_max, *block_sum;
+    cudaMalloc(&block_max, sizeof(float) * blocksPerGrid);
+    cudaMalloc(&block_sum, sizeof(float) * blocksPerGrid);
+
+    block_softmax_kernel<<<blocksPerGrid, threadsPerBlock>>>(input, N, block_max, block_sum);
+    global_softmax_kernal<<<std::min(1024, (blocksPerGrid + 255) / 256), threadsPerBlock>>>(block_max, block_sum, blocksPerGrid);
+    final<<<blocksPerGrid, threadsPerBlock>>>(input, output, N);
+    cudaFree(block_max);
+    cudaFree(block_sum);
+    cudaDeviceSynchronize();
+}
+"""
+
+# The port: the same three launches; the two __device__ floats are one-element storage
+# buffers of the same names, the (max, sum) pair a vec2.
+_ONLINE_SOFTMAX_WGSL = """// kernel-forge corpus: a WebGPU port of jiangdongzi's LeetGPU online softmax (ours).
+struct Params { N: i32 }
+@group(0) @binding(0) var<storage, read> input: array<f32>;
+@group(0) @binding(1) var<storage, read_write> output: array<f32>;
+@group(0) @binding(2) var<storage, read_write> block_max: array<f32>;
+@group(0) @binding(3) var<storage, read_write> block_sum: array<f32>;
+@group(0) @binding(4) var<storage, read_write> g_max_val: array<f32>;
+@group(0) @binding(5) var<storage, read_write> g_sum_val: array<f32>;
+@group(0) @binding(6) var<uniform> p: Params;
+
+const LOWEST = -3.4028234663852886e+38;  // -FLT_MAX
+var<workgroup> s_max: array<f32, 256>;
+var<workgroup> s_sum: array<f32, 256>;
+
+// (max, sum) absorbing another (max, sum)
+fn merge(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {
+    let top = max(a.x, b.x);
+    return vec2<f32>(top, exp(a.x - top) * a.y + exp(b.x - top) * b.y);
+}
+
+fn block_reduce(v: vec2<f32>, tid: u32) -> vec2<f32> {
+    s_max[tid] = v.x;
+    s_sum[tid] = v.y;
+    workgroupBarrier();
+    for (var offset = 256u / 2u; offset > 0u; offset /= 2u) {
+        if (tid < offset) {
+            let r = merge(vec2<f32>(s_max[tid], s_sum[tid]), vec2<f32>(s_max[tid + offset], s_sum[tid + offset]));
+            s_max[tid] = r.x;
+            s_sum[tid] = r.y;
+        }
+        workgroupBarrier();
+    }
+    return vec2<f32>(s_max[0], s_sum[0]);
+}
+
+@compute @workgroup_size(256)
+fn block_softmax_kernel(@builtin(global_invocation_id) gid: vec3<u32>,
+                        @builtin(local_invocation_id) lid: vec3<u32>,
+                        @builtin(workgroup_id) wg: vec3<u32>,
+                        @builtin(num_workgroups) groups: vec3<u32>) {
+    let stride = 256u * groups.x;
+    var acc = vec2<f32>(LOWEST, 0.0);
+    for (var i = gid.x; i < u32(p.N); i += stride) {
+        acc = merge(acc, vec2<f32>(input[i], 1.0));
+    }
+    let r = block_reduce(acc, lid.x);
+    if (lid.x == 0u) {
+        block_max[wg.x] = r.x;
+        block_sum[wg.x] = r.y;
+    }
+}
+
+// p.N is the number of block pairs here (the launch's own copy of the uniform)
+@compute @workgroup_size(256)
+fn global_softmax_kernal(@builtin(global_invocation_id) gid: vec3<u32>,
+                         @builtin(local_invocation_id) lid: vec3<u32>,
+                         @builtin(num_workgroups) groups: vec3<u32>) {
+    let stride = 256u * groups.x;
+    var acc = vec2<f32>(LOWEST, 0.0);
+    for (var b = gid.x; b < u32(p.N); b += stride) {
+        acc = merge(acc, vec2<f32>(block_max[b], block_sum[b]));
+    }
+    let r = block_reduce(acc, lid.x);
+    if (lid.x == 0u) {
+        g_max_val[0] = r.x;
+        g_sum_val[0] = r.y;
+    }
+}
+
+@compute @workgroup_size(256)
+fn final_pass(@builtin(global_invocation_id) gid: vec3<u32>,
+              @builtin(num_workgroups) groups: vec3<u32>) {
+    let top = g_max_val[0];
+    let total = g_sum_val[0];
+    let stride = 256u * groups.x;
+    for (var k = gid.x; k < u32(p.N); k += stride) {
+        output[k] = exp(input[k] - top) / total;
+    }
+}
+"""
+
+
+def _online_blocks(n) -> int:
+    """solve's blocksPerGrid: ceil(N / 256), at most 1024."""
+    return min(1024, ceil_div(int(n), 256))
+
+
+ONLINE_SOFTMAX = Wild(
+    KernelSpec(
+        id="wild_r54_jiangdongzi_leetgpu_online_softmax_three_launches",
+        entry_point="block_softmax_kernel",
+        sources={"cuda": _ONLINE_SOFTMAX_CUDA, "wgsl": _ONLINE_SOFTMAX_WGSL},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="input"),
+            BufferSpec(1, "f32", "read_write", name="output"),
+            # solve's cudaMalloc'd partials, a pair a block of the first launch
+            BufferSpec(
+                2, "f32", "read_write", name="block_max", count=_online_blocks, scratch=True
+            ),
+            BufferSpec(
+                3, "f32", "read_write", name="block_sum", count=_online_blocks, scratch=True
+            ),
+            # the __device__ floats (on CUDA copied in and out of them by name)
+            BufferSpec(4, "f32", "read_write", name="g_max_val", count=1, scratch=True),
+            BufferSpec(5, "f32", "read_write", name="g_sum_val", count=1, scratch=True),
+            BufferSpec.uniform(6, (("N", "i32"),), name="p"),
+        ),
+        reference=_softmax_reference,
+        params=lambda n: {"N": n},
+        launches=(
+            Dispatch("block_softmax_kernel", grid=lambda s, n: (_online_blocks(n), 1, 1)),
+            Dispatch(
+                "global_softmax_kernal",
+                # std::min(1024, (blocksPerGrid + 255) / 256) blocks over the pairs
+                grid=lambda s, n: (min(1024, ceil_div(_online_blocks(n), 256)), 1, 1),
+                overrides={"N": lambda s, n: _online_blocks(n)},
+            ),
+            Dispatch(
+                {"cuda": "final", "wgsl": "final_pass"},
+                grid=lambda s, n: (_online_blocks(n), 1, 1),
+            ),
+        ),
+        schedules=(Schedule(256),),
+        # one block of the second launch takes up to 256 pairs (N up to 65536); past
+        # that its blocks race for g_max_val (tests/test_wild_round54.py)
+        test_sizes=(5000, 1),
+    ),
+    {
+        # the original's own tree: offset 256 reads s_max[tid + 256], past both arrays
+        # (on CUDA what lies beyond; WGSL clamps the index to the last slot)
+        "as written: the tree from 256": (
+            "wgsl",
+            "for (var offset = 256u / 2u; offset > 0u; offset /= 2u)",
+            "for (var offset = 256u; offset > 0u; offset /= 2u)",
+        ),
+        "the running maximum started at zero": (
+            "wgsl",
+            "    var acc = vec2<f32>(LOWEST, 0.0);\n    for (var i",
+            "    var acc = vec2<f32>(0.0, 0.0);\n    for (var i",
+        ),
+        "the last pass forgets the maximum": (
+            "wgsl",
+            "exp(input[k] - top) / total",
+            "exp(input[k]) / total",
+        ),
+        "the pairs' pass stops one block short": (
+            "wgsl",
+            "for (var b = gid.x; b < u32(p.N); b += stride)",
+            "for (var b = gid.x; b + 1u < u32(p.N); b += stride)",
+        ),
+        "CUDA as written: the tree from 256": (
+            "cuda",
+            "for (int offset = 256 / 2; offset > 0; offset /= 2)",
+            "for (int offset = 256; offset > 0; offset /= 2)",
+        ),
+        "CUDA: the last pass forgets the maximum": (
+            "cuda",
+            "expf(input[k] - top) / total",
+            "expf(input[k]) / total",
+        ),
+    },
+)
+
+
 ROUND54: dict[str, Wild] = {
     w.kernel.id: w
-    for w in (HISTOGRAM, CROSS_ENTROPY, DOT_PRODUCT, SOFTMAX, COLOR_INVERSION, REVERSE_ARRAY)
+    for w in (
+        HISTOGRAM,
+        CROSS_ENTROPY,
+        DOT_PRODUCT,
+        SOFTMAX,
+        COLOR_INVERSION,
+        REVERSE_ARRAY,
+        ONLINE_SOFTMAX,
+    )
 }
