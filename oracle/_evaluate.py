@@ -939,7 +939,8 @@ def note_outputs_read_first(
     ev.notes.append(
         f"{names}: the kernel reads {'it' if len(failed) == 1 else 'them'} before writing "
         f"(it passes when {'it starts' if len(failed) == 1 else 'they start'} at zero): if "
-        "its host zeroes them (a new WebGPU buffer, cudaMemset), declare "
+        "its host zeroes them (a new WebGPU buffer, cudaMemset, a harness that hands over "
+        "zeroed outputs, as LeetGPU's does), declare "
         "BufferSpec(..., initial=0); an output without initial starts as the oracle's "
         "poison, so that an element never written shows"
     )

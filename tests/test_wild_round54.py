@@ -196,7 +196,7 @@ def test_an_output_added_into_without_initial_is_told_to_declare_it(request, ses
     ev = _evaluate(session, "wgpu", bare, 2500)
     assert ev.verdict is Verdict.MISMATCH, ev.report()
     assert any("result: the kernel reads it before writing" in n for n in ev.notes), ev.notes
-    assert any("initial=0" in n for n in ev.notes), ev.notes
+    assert any("initial=0" in n and "LeetGPU's" in n for n in ev.notes), ev.notes
 
 
 @pytest.mark.parametrize(
