@@ -540,7 +540,9 @@ OPPOSITE_SET = "opposite"
 #: negative set's moderate half keeps its maximum near 0, and a softmax over the whole
 #: buffer whose maximum starts at 0 (a LeetGPU softmax's ``float max = 0.0f``), wrong
 #: only where every exp underflows, passed it (round 54). Run after the one-sign sets
-#: for a kernel that keeps a running extremum.
+#: for a kernel that keeps a running extremum and takes an exponential
+#: (``oracle._builtins.calls_exp``; a maximum started at 0 without one shows on the
+#: one-sign sets' moderate values).
 FAR_SET = "far-negative"
 
 

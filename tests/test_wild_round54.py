@@ -13,12 +13,15 @@ them) showed.
   1e2), so its maximum stays near 0, and only buffers of rows had a line wholly far
   below zero. The oracle now runs a ``far-negative`` set (every float input negative
   and of large magnitude throughout) after the one-sign sets, for a kernel that keeps
-  a running extremum and has no float input of rows (``oracle._inputs.FAR_SET``,
-  ``draws_flat_floats``); the other sets draw what they drew. The 11 other flat
-  kernels of the corpus that run it on WebGPU pass it on lavapipe and SwiftShader (and
-  the reference); the flat CUDA kernels (rounds 26, 36 and this one's) run it on the
-  GPU only. jiangdongzi's online softmax with its running maximum started at 0 fails
-  only there too.
+  a running extremum, takes an exponential and has no float input of rows
+  (``oracle._inputs.FAR_SET``, ``draws_flat_floats``, ``oracle._builtins.calls_exp``:
+  a maximum started at 0 with no exp after it shows on the one-sign sets already, and
+  run for all 13 flat kernels the set doubled their time); the other sets draw what
+  they drew. The four other flat kernels of the corpus that run it on WebGPU (rounds
+  13, 26 and 42: attention softmaxes and a log-sum-exp merge) pass it on lavapipe and
+  SwiftShader and the reference; the flat CUDA ones (round 26's, this round's) run it
+  on the GPU only. jiangdongzi's online softmax with its running maximum started at 0
+  fails only there too.
 - The solutions' real bugs, each shown by the oracle at a size inside the challenge's
   constraints (that LeetGPU's functional tests do not reach, for the first two):
   jiangdongzi's online softmax folds its block pairs in a second launch of up to four
@@ -55,9 +58,10 @@ import pytest
 
 import oracle
 from oracle import Session, Verdict
+from oracle._builtins import calls_exp, running_extremum
 from oracle._inputs import FAR_SET, draws_flat_floats, make_case
 from oracle.pytest_plugin import require_available
-from tests.wild import mutant
+from tests.wild import CORPUS, mutant
 from tests.wild.round54 import (
     CROSS_ENTROPY,
     DOT_PRODUCT,
@@ -123,6 +127,11 @@ def test_the_far_negative_set_draws_flat_floats_wholly_far_below_zero():
     # the one-sign set a flat buffer had: half moderate, the maximum near 0
     half = make_case(SOFTMAX.kernel, 1001, 0, input_set="negative").arrays["input"]
     assert half.max() > -100
+    # run where an exp follows the maximum: a flat min/max with none shows a start at
+    # 0 on the moderate values already
+    assert calls_exp(SOFTMAX.kernel) and calls_exp(ONLINE_SOFTMAX.kernel)
+    min_max = CORPUS["wild_r36_del_msh_kernel_MinMax_TPB256_atomicCAS_wgsl"].kernel
+    assert running_extremum(min_max) and not calls_exp(min_max)
 
 
 @pytest.mark.parametrize("backend", ["wgpu", "browser", "cuda"])
