@@ -16,8 +16,8 @@ them) showed.
   a running extremum, takes an exponential and has no float input of rows
   (``oracle._inputs.FAR_SET``, ``draws_flat_floats``, ``oracle._builtins.calls_exp``:
   a maximum started at 0 with no exp after it shows on the one-sign sets already, and
-  run for all 13 flat kernels the set doubled their time); the other sets draw what
-  they drew. The four other flat kernels of the corpus that run it on WebGPU (rounds
+  run for every flat kernel keeping an extremum the set nearly doubled the other
+  eleven's time); the other sets draw what they drew. The four other flat kernels of the corpus that run it on WebGPU (rounds
   13, 26 and 42: attention softmaxes and a log-sum-exp merge) pass it on lavapipe and
   SwiftShader and the reference; the flat CUDA ones (round 26's, this round's) run it
   on the GPU only. jiangdongzi's online softmax with its running maximum started at 0
