@@ -17,11 +17,11 @@ them) showed.
   (``oracle._inputs.FAR_SET``, ``draws_flat_floats``, ``oracle._builtins.calls_exp``:
   a maximum started at 0 with no exp after it shows on the one-sign sets already, and
   run for every flat kernel keeping an extremum the set nearly doubled the other
-  eleven's time); the other sets draw what they drew. The four other flat kernels of the corpus that run it on WebGPU (rounds
-  13, 26 and 42: attention softmaxes and a log-sum-exp merge) pass it on lavapipe and
-  SwiftShader and the reference; the flat CUDA ones (round 26's, this round's) run it
-  on the GPU only. jiangdongzi's online softmax with its running maximum started at 0
-  fails only there too.
+  eleven's time); the other sets draw what they drew. The four other flat kernels of
+  the corpus that run it on WebGPU (rounds 13, 26 and 42: attention softmaxes and a
+  log-sum-exp merge) pass it on lavapipe and SwiftShader and the reference; the flat
+  CUDA ones (round 26's, this round's) run it on the GPU only. jiangdongzi's online
+  softmax with its running maximum started at 0 fails only there too.
 - The solutions' real bugs, each shown by the oracle at a size inside the challenge's
   constraints (that LeetGPU's functional tests do not reach, for the first two):
   jiangdongzi's online softmax folds its block pairs in a second launch of up to four
@@ -37,7 +37,11 @@ them) showed.
   finite set).
 - Expressed, not changed: an output the solution adds into, relying on the harness's
   zeros (jiangdongzi's dot product clears nothing), is declared ``initial=0``; declared
-  without it the oracle's poison fails it, and the report says to declare it.
+  without it the oracle's poison fails it, and the report says to declare it (now
+  naming a harness that hands over zeroed outputs). An in-place buffer (the reversal,
+  the colour inversion) is ``inout=True``; declared a plain output, the reference reads
+  the poison and its error said only "wrote nothing ... returned nothing" or "left N
+  unwritten": it now names inout=True too.
 
 What only the GPU can show: every CUDA run (the originals' values, the CUDA mutants
 failing, the histogram past 512 bins counting into uncleared shared memory);
@@ -57,16 +61,19 @@ import numpy as np
 import pytest
 
 import oracle
-from oracle import Session, Verdict
+from forge.errors import ReferenceFailed
+from oracle import Session, Verdict, expected_outputs
 from oracle._builtins import calls_exp, running_extremum
 from oracle._inputs import FAR_SET, draws_flat_floats, make_case
 from oracle.pytest_plugin import require_available
 from tests.wild import CORPUS, mutant
 from tests.wild.round54 import (
+    COLOR_INVERSION,
     CROSS_ENTROPY,
     DOT_PRODUCT,
     HISTOGRAM,
     ONLINE_SOFTMAX,
+    REVERSE_ARRAY,
     ROUND54,
     SOFTMAX,
 )
@@ -206,6 +213,23 @@ def test_an_output_added_into_without_initial_is_told_to_declare_it(request, ses
     assert ev.verdict is Verdict.MISMATCH, ev.report()
     assert any("result: the kernel reads it before writing" in n for n in ev.notes), ev.notes
     assert any("initial=0" in n and "LeetGPU's" in n for n in ev.notes), ev.notes
+
+
+@pytest.mark.parametrize(
+    "entry, size", [(REVERSE_ARRAY, 1001), (COLOR_INVERSION, "width=37,height=29")]
+)
+def test_an_in_place_buffer_declared_without_inout_is_told_to_declare_it(entry, size):
+    """lzyrapx's reversal and colour inversion work on their one buffer in place; declared
+    as a plain output, it starts as the oracle's poison, and the reference, which reads
+    it, moves the poison about (all of it for the reversal, the alpha bytes for the
+    image): its error names inout=True."""
+    kernel = entry.kernel
+    plain = dataclasses.replace(
+        kernel,
+        buffers=tuple(dataclasses.replace(b, inout=False) for b in kernel.buffers),
+    )
+    with pytest.raises(ReferenceFailed, match="declare it inout=True"):
+        expected_outputs(make_case(plain, size, 0))
 
 
 @pytest.mark.parametrize(
