@@ -238,11 +238,6 @@ HISTOGRAM = Wild(
             "for (int i = idx * 4; i < N; i++)",
             "for (int i = idx * 4 + 1; i < N; i++)",
         ),
-        "CUDA: the quad's last key counted twice": (
-            "cuda",
-            "atomicAdd(&shared_hist[q.w], 1);",
-            "atomicAdd(&shared_hist[q.z], 1);",
-        ),
     },
 )
 
@@ -748,11 +743,6 @@ SOFTMAX = Wild(
             "var local_max_value = LOWEST;",
             "var local_max_value = 0.0;",
         ),
-        "exp of the difference turned round": (
-            "wgsl",
-            "exp(values[i] - max_value)",
-            "exp(max_value - values[i])",
-        ),
         "eight values a thread": (
             "wgsl",
             "const ELEMENTS_PER_THREAD = 16u;",
@@ -1177,11 +1167,6 @@ ONLINE_SOFTMAX = Wild(
             "    var acc = vec2<f32>(LOWEST, 0.0);\n    for (var i",
             "    var acc = vec2<f32>(0.0, 0.0);\n    for (var i",
         ),
-        "the last pass forgets the maximum": (
-            "wgsl",
-            "exp(input[k] - top) / total",
-            "exp(input[k]) / total",
-        ),
         "the pairs' pass stops one block short": (
             "wgsl",
             "for (var b = gid.x; b < u32(p.N); b += stride)",
@@ -1191,11 +1176,6 @@ ONLINE_SOFTMAX = Wild(
             "cuda",
             "for (int offset = 256 / 2; offset > 0; offset /= 2)",
             "for (int offset = 256; offset > 0; offset /= 2)",
-        ),
-        "CUDA: the last pass forgets the maximum": (
-            "cuda",
-            "expf(input[k] - top) / total",
-            "expf(input[k]) / total",
         ),
     },
 )
