@@ -23,8 +23,7 @@ them) showed.
   CUDA ones (round 26's, this round's) run it on the GPU only. jiangdongzi's online
   softmax with its running maximum started at 0 fails only there too.
 - The solutions' real bugs, each shown by the oracle at a size inside the challenge's
-  constraints (that LeetGPU's functional tests do not reach, for the first two):
-  jiangdongzi's online softmax folds its block pairs in a second launch of up to four
+  constraints (LeetGPU's histogram tests stop at 256 bins): jiangdongzi's online softmax folds its block pairs in a second launch of up to four
   blocks that each write the two ``__device__`` results, so past N = 65536 the last
   block's share wins (its tree from ``offset = 256``, past its shared arrays, fails at
   every size and is the entry's first mutant); bluecoffee8's histogram clears and
