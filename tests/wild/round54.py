@@ -6,9 +6,9 @@ LeetGPU's harness differs from ours: a ``.cu`` file holds the ``__global__`` ker
 a host ``extern "C" void solve(...)`` that works out the grid, launches with
 ``<<<blocks, threads>>>`` and often calls ``cudaDeviceSynchronize()``; the harness
 hands ``solve`` device pointers and the sizes, and its outputs hold zeros when
-``solve`` is called (the challenges' tests allocate them with ``torch.zeros``, or
-``torch.empty`` for the dot product, whose published solutions add into ``result``
-without clearing it). Each CUDA source here is the whole file, host side included
+``solve`` is called (the challenges' tests allocate them with ``torch.zeros``; the dot
+product's functional tests with ``torch.empty``, and jiangdongzi's solution adds into
+``result`` without clearing it, as if the harness zeroed it). Each CUDA source here is the whole file, host side included
 (README, "Bringing your own kernel", CUDA row: NVRTC compiles its device part; the
 launches are the spec's, which say what each ``solve`` launches); an output a solution
 adds into is declared ``initial=0`` (the zeros it relies on, not the oracle's poison),
