@@ -36,6 +36,7 @@ from ._tolerance import Tolerance
 
 __all__ = [
     "calls_trig",
+    "calls_exp",
     "calls_inverse_trig",
     "carries",
     "dividing_by_zero",
@@ -163,6 +164,23 @@ def calls_root(kernel: KernelSpec) -> bool:
     (``_ROOT``): the kernels the oracle also runs on its ``small`` input set."""
     return any(
         text is not None and _ROOT.search(text) is not None
+        for text in (_code(kernel, target) for target in kernel.sources)
+    )
+
+
+#: An exponential in either language (WGSL's ``exp``/``exp2``, CUDA's ``expf``,
+#: ``__expf``, ``exp2f``, ``hexp``, ``std::exp``): where a softmax's maximum meets
+#: underflow.
+_EXP = re.compile(r"\b(?:exp2?f?|__exp2?f|__expf|h2?exp2?|expm1f?|exp10f?)\s*\(")
+
+
+def calls_exp(kernel: KernelSpec) -> bool:
+    """Whether any of ``kernel``'s sources takes an exponential (``_EXP``): with a
+    running maximum over a flat buffer, the kernels the oracle also runs on its
+    far-negative set (``oracle._inputs.FAR_SET``), where a softmax whose maximum starts
+    at 0 underflows everywhere."""
+    return any(
+        text is not None and _EXP.search(text) is not None
         for text in (_code(kernel, target) for target in kernel.sources)
     )
 

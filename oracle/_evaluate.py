@@ -44,12 +44,14 @@ from forge.schedule import Schedule
 from forge.sources import strip_comments, wgsl_bindings
 from forge.types import ValidationLevel, is_float_dtype
 
-from ._builtins import accumulates, builtin_notes, calls_root, running_extremum
+from ._builtins import accumulates, builtin_notes, calls_exp, calls_root, running_extremum
 from ._expected import NUMPY_REFERENCE, Expected, expected_outputs
 from ._inputs import (
+    FAR_SET,
     ONE_SIGN_SETS,
     OPPOSITE_SET,
     Case,
+    draws_flat_floats,
     draws_floats,
     has_float_rows,
     initial_contents,
@@ -283,11 +285,12 @@ def _complete_coverage(
     where non-finite results are masked); ``inconclusive`` if some never were. Then,
     for a kernel that takes a root (a normalisation), the ``small`` set, where every
     statistic is near its epsilon (``oracle._inputs.SMALL_SET``); and for one that
-    keeps a running maximum or minimum, the one-sign sets (``ONE_SIGN_SETS``), and with
-    two float inputs or more the ``opposite`` set (``OPPOSITE_SET``); for one whose
-    reference takes a running sum or product over float inputs (a scan,
-    ``oracle._builtins.accumulates``), the ``normal`` set, where no large block swallows
-    the elements after it."""
+    keeps a running maximum or minimum, the one-sign sets (``ONE_SIGN_SETS``), with
+    two float inputs or more the ``opposite`` set (``OPPOSITE_SET``), and where no float
+    input has rows and it takes an exponential (a softmax over a flat buffer) the
+    ``far-negative`` set (``FAR_SET``); for one whose reference takes a running sum or
+    product over float inputs (a scan, ``oracle._builtins.accumulates``), the ``normal``
+    set, where no large block swallows the elements after it."""
     case = expected.case
     if case.generated and case.input_set == "all" and ev.verdict == Verdict.MISMATCH:
         _diagnose_on_finite_inputs(ev, runner, expected, schedule, options)
@@ -316,7 +319,8 @@ def _complete_coverage(
         _extra_set(ev, runner, expected, schedule, {}, options, "normal")
     if other_sets and ev.verdict == Verdict.PASS and running_extremum(case.kernel):
         opposite = (OPPOSITE_SET,) if opposite_signs(case.kernel) else ()
-        for input_set in ONE_SIGN_SETS + opposite:
+        far = (FAR_SET,) if calls_exp(case.kernel) and draws_flat_floats(case) else ()
+        for input_set in ONE_SIGN_SETS + opposite + far:
             if ev.verdict != Verdict.PASS:
                 break
             _extra_set(ev, runner, expected, schedule, {}, options, input_set)
@@ -949,7 +953,8 @@ def note_outputs_read_first(
     ev.notes.append(
         f"{names}: the kernel reads {'it' if len(failed) == 1 else 'them'} before writing "
         f"(it passes when {'it starts' if len(failed) == 1 else 'they start'} at zero): if "
-        "its host zeroes them (a new WebGPU buffer, cudaMemset), declare "
+        "its host zeroes them (a new WebGPU buffer, cudaMemset, a harness that hands over "
+        "zeroed outputs, as LeetGPU's does), declare "
         "BufferSpec(..., initial=0); an output without initial starts as the oracle's "
         "poison, so that an element never written shows"
     )

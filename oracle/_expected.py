@@ -1101,17 +1101,23 @@ def _carries_poison(array: np.ndarray) -> int:
 
 
 def _unwritten_message(kernel: KernelSpec, label: str, left: np.ndarray) -> str:
+    # a reference that moves or keeps what the output holds (an in-place kernel's: a
+    # reversal, an image inverted but for its alpha) leaves the poison it was given
+    in_place = (
+        f"; if the kernel works on {label} in place, reading it before writing it, "
+        "declare it inout=True (its contents are then drawn, and the reference gets them)"
+    )
     if left.all():
         return (
             f"the reference of kernel {kernel.id} wrote nothing to output {label} and "
             "returned nothing: write it in place (y[:] = ...) or return it (return "
-            "a * 2, or a tuple of outputs in order)"
+            f"a * 2, or a tuple of outputs in order){in_place}"
         )
     first = int(np.flatnonzero(left)[0])
     return (
         f"the reference of kernel {kernel.id} left {int(left.sum())} of {left.size} "
         f"elements of output {label} unwritten (first at element {first}); it must write "
-        "every element"
+        f"every element{in_place}"
     )
 
 

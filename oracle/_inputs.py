@@ -55,6 +55,8 @@ __all__ = [
     "INPUT_SETS",
     "ONE_SIGN_SETS",
     "OPPOSITE_SET",
+    "FAR_SET",
+    "draws_flat_floats",
     "opposite_signs",
     "draws_floats",
     "SMALL_SET",
@@ -524,6 +526,7 @@ INPUT_SETS = {
     "negative": ("negative",),
     "positive": ("positive",),
     "opposite": ("opposite",),
+    "far-negative": ("negative", "far"),
 }
 
 #: The one-sign input sets: every float (and signed integer) input of one sign
@@ -543,6 +546,17 @@ ONE_SIGN_SETS = ("negative", "positive")
 #: at ``1e-30f``) divides 0 by 0, are here. Run after the one-sign sets for a kernel of
 #: two float inputs or more (``opposite_signs``; round 46).
 OPPOSITE_SET = "opposite"
+
+#: Every float input negative and of large magnitude throughout (the ``large`` family's,
+#: as the second half of a ``"negative"`` buffer), for a kernel none of whose float
+#: inputs is a buffer of rows (``draws_flat_floats``): there a buffer is one line, the
+#: negative set's moderate half keeps its maximum near 0, and a softmax over the whole
+#: buffer whose maximum starts at 0 (a LeetGPU softmax's ``float max = 0.0f``), wrong
+#: only where every exp underflows, passed it (round 54). Run after the one-sign sets
+#: for a kernel that keeps a running extremum and takes an exponential
+#: (``oracle._builtins.calls_exp``; a maximum started at 0 without one shows on the
+#: one-sign sets' moderate values).
+FAR_SET = "far-negative"
 
 
 def _float_inputs(kernel: KernelSpec) -> list[BufferSpec]:
@@ -609,16 +623,25 @@ def _scalar_values(
     if families is not None and families[0:1] in (("negative",), ("positive",)):
         sign = -1 if families[0] == "negative" else 1
         # moderate magnitudes, then large ones from a row boundary at the middle on (a
-        # softmax whose max starts at 0 is wrong only where a whole row underflows exp)
+        # softmax whose max starts at 0 is wrong only where a whole row underflows exp);
+        # in the far set (FAR_SET) a float buffer's large magnitudes throughout
         half = count // 2 // row * row if row > 1 else count // 2
-        moderate, large = draw("negatives", half), draw("large", count - half)
+        far = "far" in families and is_float_dtype(dtype)
+        half = 0 if far else half
+        # (the far set draws one moderate value, only to learn the domain admits them)
+        moderate, large = draw("negatives", 1 if far else half), draw("large", count - half)
         if moderate is not None:
+            moderate = moderate[:half]
             if large is None:  # a domain or dtype without large magnitudes: moderate
                 large = draw("negatives", count - half)
             values = np.concatenate([np.abs(moderate), np.abs(large)])
             values = _clipped((sign * values).astype(dtype), dtype, domain)
             if (np.sign(values.astype(np.float64)) == sign).all():
-                halves = ((families[0], 0, half), (families[0], half, count))
+                halves = (
+                    ((families[0], 0, count),)
+                    if far
+                    else ((families[0], 0, half), (families[0], half, count))
+                )
                 return _extremes_at_ends(values, halves, row, flip=sign < 0), halves
         families = ()  # a domain or a dtype of the other sign only: normal values
     if families == SMALL_SET:
@@ -763,6 +786,17 @@ def has_float_rows(case: Case) -> bool:
         and row_length(specs[label], array.size, case.size) > 1
         for label, array in case.arrays.items()
     )
+
+
+def draws_flat_floats(case: Case) -> bool:
+    """Whether ``case`` draws float inputs from the families (not a ``fill``) and none
+    of its float inputs is a buffer of rows: where the far set (``FAR_SET``) draws
+    anything the one-sign sets do not."""
+    drawn = any(
+        is_float_dtype(array.dtype) and case.layout.get(label, (("fill",),))[0][0] != "fill"
+        for label, array in case.arrays.items()
+    )
+    return drawn and not has_float_rows(case)
 
 
 def largest_array(case: Case) -> int:

@@ -1580,6 +1580,10 @@ from tests.wild.round53 import ROUND53  # noqa: E402  (round 53: tests/wild/roun
 
 CORPUS.update(ROUND53)
 
+from tests.wild.round54 import ROUND54  # noqa: E402  (round 54: tests/wild/round54.py)
+
+CORPUS.update(ROUND54)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
