@@ -986,11 +986,10 @@ HASH_GRID = Wild(
             "stride *= (resolution + 1);",
             "stride *= resolution;",
         ),
-        "CUDA: the far corner weighted by the near one's weight": (
-            "cuda",
-            "            if ((idx & (1 << d)) == 0) {\n                w *= 1 - pos[d];",
-            "            if ((idx & (1 << d)) != 0) {\n                w *= 1 - pos[d];",
-        ),
+        # (not a mutant: "the far corner weighted by the near one's weight", the test
+        # `== 0` made `!= 0`, moves the corner with its weight, so each term is the
+        # complementary corner's and the sum is the same; it passed on the H100,
+        # 2026-12-06, within a sum's reordering)
         "CUDA: the gradient's left and right corners swapped": (
             "cuda",
             "w * (grid[index_right + ch] - grid[index_left + ch])",
