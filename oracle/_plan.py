@@ -376,7 +376,7 @@ def _reversed(
     reverse order, where that means something and cannot change what a right kernel
     computes (``oracle._reorder``); else None. Not for a CUDA module that keeps state
     (``Plan.fresh_module``): its rerun must be the same module's second launch."""
-    from ._reorder import reversed_invocations, reversed_threads
+    from ._reorder import reversed_invocations, reversed_warps
 
     source = frozen.sources.get(target or "", "")
     if target == "wgsl":
@@ -387,7 +387,7 @@ def _reversed(
             blocks = [s.block for s in frozen.steps(target, schedule, size, limit, source)]
         except ForgeError:  # the run says why; no twin
             return None
-        twin = reversed_threads(source, blocks)
+        twin = reversed_warps(source, blocks)
     else:
         return None
     return None if twin is None else dataclasses.replace(frozen, sources={target: twin})

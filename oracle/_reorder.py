@@ -21,14 +21,16 @@ as parameters or as members of a struct parameter; its body starts with the reve
 values under the original names, on the line of its ``{`` (line numbers stay). A twin
 the compiler refuses is not run (``_rerun`` falls back to the kernel as written).
 
-A CUDA kernel gets the same twin (``reversed_threads``): ``threadIdx`` is a macro for
-the reversed index within the block, where the source has no warp-level operation
-(shuffles, votes, ``__syncwarp``, cooperative groups, tensor-core fragments, inline
-PTX: a warp's lanes are hardware lanes), includes none but CUDA's scalar headers, and
-every launch's block is whole warps (a warp of the twin is then a warp of the
-original with its lanes reversed, so a warp-synchronous tail still runs in one
-warp). compute-sanitizer's racecheck finds such races too, but only where it is asked
-for (``--sanitize``); the twin runs in every check.
+A CUDA kernel gets a twin with its block's warps in reverse order
+(``reversed_warps``): ``threadIdx`` is a macro for the index of the same lane in the
+mirrored warp, so that what warp 0 wrote first is written by the block's last warp. A
+warp keeps its lanes, so shuffles, votes, ``__syncwarp`` and tensor-core fragments,
+which read hardware lanes, see what they saw, and a warp-synchronous tail still runs
+in one warp. Only where every launch's block is whole warps, the source includes none
+but CUDA's scalar headers (CUB and cooperative groups read the hardware's
+``threadIdx`` themselves), has no inline PTX (``%tid``) and no host side.
+compute-sanitizer's racecheck finds such races too, but only where it is asked for
+(``--sanitize``); the twin runs in every check.
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ from forge.sources import (
     wgsl_uses_subgroups,
 )
 
-__all__ = ["reversed_invocations", "reversed_threads"]
+__all__ = ["reversed_invocations", "reversed_warps"]
 
 _PREFIX = "kf_rev_"  # the twin's own names
 _RAW = "kf_raw_"  # the entry point's parameters, renamed: what the hardware gave
@@ -168,36 +170,16 @@ def reversed_invocations(source: str) -> str | None:
     return twin
 
 
-# Warp-level operations, whose lanes are hardware lanes (and what hides them).
-_WARP_LEVEL = re.compile(
-    r"\b(?:__shfl\w*|__ballot\w*|__any_sync|__all_sync|__any|__all|__activemask|"
-    r"__match\w*|__reduce_\w+_sync|__syncwarp|__lane_?id|tiled_partition|"
-    r"cooperative_groups|wmma|mma|ldmatrix|asm|warpSize)\b"
-)
-# Headers that declare nothing reading threadIdx: CUDA's scalar types and C's maths.
+# What reads the hardware's thread index itself (or lanes of another warp's).
+_HARDWARE_INDEX = re.compile(r"\b(?:asm|cooperative_groups|tiled_partition|this_thread_block)\b")
+# Headers that declare nothing reading threadIdx: CUDA's scalar types, C's maths, and
+# host-only ones a .cu file opens with (the device pass leaves them out).
 _PLAIN_HEADERS = frozenset(
-    {
-        "cuda_fp16.h",
-        "cuda_bf16.h",
-        "cuda_runtime.h",
-        "cuda.h",
-        "cuda_fp8.h",
-        "device_launch_parameters.h",
-        "stdint.h",
-        "cstdint",
-        "math.h",
-        "cmath",
-        "float.h",
-        "cfloat",
-        "limits.h",
-        "climits",
-        "stdio.h",
-        "cstdio",
-        "assert.h",
-        "math_constants.h",
-        "stddef.h",
-        "cstddef",
-    }
+    """cuda_fp16.h cuda_bf16.h cuda_fp8.h cuda_runtime.h cuda_runtime_api.h cuda.h
+    device_launch_parameters.h vector_types.h stdint.h cstdint math.h cmath float.h
+    cfloat limits.h climits stdio.h cstdio assert.h cassert math_constants.h stddef.h
+    cstddef stdlib.h cstdlib string.h cstring algorithm iostream vector helper_cuda.h
+    helper_functions.h helper_math.h""".split()
 )
 _INCLUDE = re.compile(r'^\s*#\s*include\s*[<"]([^>"]+)[>"]', re.M)
 _HOST_SIDE = re.compile(r"<<<|\bint\s+main\s*\(|PYBIND11_MODULE|torch/")
@@ -205,8 +187,9 @@ _THREAD_IDX = re.compile(r"\bthreadIdx\b")
 _CUDA_PROLOGUE = (
     "static __device__ __forceinline__ uint3 kf_rev_thread_idx() {\n"
     "    const unsigned kf_x = blockDim.x, kf_y = blockDim.y;\n"
-    "    const unsigned kf_i = kf_x * kf_y * blockDim.z - 1u\n"
-    "        - (threadIdx.x + kf_x * (threadIdx.y + kf_y * threadIdx.z));\n"
+    "    const unsigned kf_n = kf_x * kf_y * blockDim.z;\n"
+    "    const unsigned kf_p = threadIdx.x + kf_x * (threadIdx.y + kf_y * threadIdx.z);\n"
+    "    const unsigned kf_i = (kf_n / 32u - 1u - kf_p / 32u) * 32u + kf_p % 32u;\n"
     "    uint3 kf_t;\n"
     "    kf_t.x = kf_i % kf_x; kf_t.y = kf_i / kf_x % kf_y; kf_t.z = kf_i / (kf_x * kf_y);\n"
     "    return kf_t;\n"
@@ -216,10 +199,11 @@ _CUDA_PROLOGUE = (
 )
 
 
-def reversed_threads(source: str, blocks: list[tuple[int, int, int]]) -> str | None:
-    """The CUDA ``source`` with each block's threads in reverse order (see the module
-    docstring), for launches of ``blocks``; None where that could change what a right
-    kernel computes, or means nothing (no ``__syncthreads`` and no ``__shared__``)."""
+def reversed_warps(source: str, blocks: list[tuple[int, int, int]]) -> str | None:
+    """The CUDA ``source`` with each block's warps in reverse order, each keeping its
+    lanes (see the module docstring), for launches of ``blocks``; None where that could
+    change what a right kernel computes, or means nothing (one warp a block, or no
+    ``__syncthreads`` and no ``__shared__``)."""
     from forge.sources import strip_comments as plain
 
     text = plain(source)
@@ -227,10 +211,10 @@ def reversed_threads(source: str, blocks: list[tuple[int, int, int]]) -> str | N
         return None
     if not re.search(r"\b__syncthreads\w*\s*\(|\b__shared__\b", text):
         return None
-    if _WARP_LEVEL.search(text) or _HOST_SIDE.search(text):
+    if _HARDWARE_INDEX.search(text) or _HOST_SIDE.search(text):
         return None
     if any(name.strip() not in _PLAIN_HEADERS for name in _INCLUDE.findall(text)):
         return None
-    if not blocks or any((x * y * z) % 32 for x, y, z in blocks):
+    if not blocks or any((x * y * z) % 32 or x * y * z == 32 for x, y, z in blocks):
         return None
     return _CUDA_PROLOGUE + source

@@ -4,8 +4,8 @@ write to workgroup memory and the others' reads passed on lavapipe and SwiftShad
 which run a workgroup's SIMD groups in order (round 49's layer norm passed on every
 adapter we have, NVIDIA's Vulkan included). The twin fails it; the kernel with its
 barrier passes, as written and reversed; a twin the compiler refuses is not run. The
-CUDA twin (``threadIdx`` reversed) is made only where no warp-level operation reads
-hardware lanes. Small sizes: this file runs in seconds."""
+CUDA twin (its warps in reverse order, each keeping its lanes) is made only where
+nothing reads the hardware's thread index. Small sizes: this file runs in seconds."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ import oracle
 import oracle._plan
 from forge import BufferSpec, KernelSpec, Schedule, ceil_div
 from oracle._plan import REVERSED_NOTE, REVERSED_REFUSED
-from oracle._reorder import reversed_invocations, reversed_threads
+from oracle._reorder import reversed_invocations, reversed_warps
 from oracle.pytest_plugin import require_available
 
 # Each workgroup of 64 scales its 64 values by their mean, which invocation 0 computes
@@ -229,20 +229,27 @@ def test_a_dropped_syncthreads_fails_in_the_reversed_rerun_on_the_gpu(request, s
     assert not ev.passed, ev.report()
 
 
-def test_the_cuda_twin_reverses_threadidx_and_keeps_the_line_numbers():
-    twin = reversed_threads(_CUDA_MEAN_SCALE, [(64, 1, 1)])
+def test_the_cuda_twin_mirrors_warps_keeps_lanes_and_the_line_numbers():
+    twin = reversed_warps(_CUDA_MEAN_SCALE, [(64, 1, 1)])
     assert twin is not None and twin.endswith(_CUDA_MEAN_SCALE)
     assert "#define threadIdx (kf_rev_thread_idx())\n#line 1\n" in twin
+    assert "(kf_n / 32u - 1u - kf_p / 32u) * 32u + kf_p % 32u" in twin  # lane kept
+    # a warp keeps its lanes: a shuffle reads what it read, so such kernels get a twin
+    shuffled = _CUDA_MEAN_SCALE.replace(
+        "total / 64.0f", "__shfl_sync(0xffffffffu, total, 0) / 64.0f"
+    )
+    assert reversed_warps(shuffled, [(64, 1, 1)]) is not None
 
 
 @pytest.mark.parametrize(
     "why, source, block",
     [
         (
-            "a shuffle reads a hardware lane",
-            _CUDA_MEAN_SCALE.replace("total / 64.0f", "__shfl_sync(0xffffffffu, total, 0) / 64.0f"),
+            "inline PTX may read %tid",
+            _CUDA_MEAN_SCALE.replace("mean = total", 'asm volatile("");\n        mean = total'),
             64,
         ),
+        ("one warp a block: nothing to reverse", _CUDA_MEAN_SCALE, 32),
         (
             "a header beyond CUDA's scalar ones",
             "#include <cub/block/block_reduce.cuh>\n" + _CUDA_MEAN_SCALE,
@@ -261,5 +268,5 @@ def test_the_cuda_twin_reverses_threadidx_and_keeps_the_line_numbers():
         ),
     ],
 )
-def test_no_cuda_twin_where_lanes_or_headers_could_tell(why, source, block):
-    assert reversed_threads(source, [(block, 1, 1)]) is None, why
+def test_no_cuda_twin_where_the_hardware_index_could_tell(why, source, block):
+    assert reversed_warps(source, [(block, 1, 1)]) is None, why

@@ -18,7 +18,7 @@ import oracle
 from forge.errors import ReferenceFailed
 from oracle import Session, Verdict
 from oracle._plan import REVERSED_REFUSED
-from oracle._reorder import reversed_threads
+from oracle._reorder import reversed_warps
 from oracle.pytest_plugin import require_available
 from tests.wild import CORPUS, mutant
 
@@ -280,7 +280,7 @@ def test_every_cuda_kernel_from_the_wild_compiles_with_nvrtc(name):
     assert image and {n for n in names if not n.startswith("&")} == {s.entry_point for s in steps}
     check_steps(kernel, steps, entries, source)
     # the rerun's twin with each block's threads reversed compiles and binds the same
-    twin = reversed_threads(source, [s.block for s in steps])
+    twin = reversed_warps(source, [s.block for s in steps])
     if twin is not None:
         image, names, entries = module_build(kernel, steps, twin, "sm_90").build()
         check_steps(kernel, steps, entries, twin)
