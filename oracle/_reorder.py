@@ -1,5 +1,6 @@
-"""A WGSL kernel's twin with the invocations of each workgroup in reverse order, which
-the oracle's rerun runs (``oracle._plan._rerun``) so that a missing barrier shows.
+"""A kernel's twin with the invocations of each workgroup (block) in another order,
+which the oracle's rerun runs (``oracle._plan._rerun``) so that a missing barrier
+shows: WGSL's reversed, CUDA's warps mirrored.
 
 A barrier dropped between one invocation's write to workgroup memory and another's
 read of it is the race people write most, and the adapters hide it: lavapipe and
@@ -204,9 +205,7 @@ def reversed_warps(source: str, blocks: list[tuple[int, int, int]]) -> str | Non
     lanes (see the module docstring), for launches of ``blocks``; None where that could
     change what a right kernel computes, or means nothing (one warp a block, or no
     ``__syncthreads`` and no ``__shared__``)."""
-    from forge.sources import strip_comments as plain
-
-    text = plain(source)
+    text = strip_comments(source)
     if "kf_rev_" in text or not _THREAD_IDX.search(text):
         return None
     if not re.search(r"\b__syncthreads\w*\s*\(|\b__shared__\b", text):

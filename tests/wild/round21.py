@@ -344,6 +344,7 @@ fn scan_tile_sums(@builtin(local_invocation_id) lid: vec3<u32>) {
         if (i < params.tiles) { tile_sums[i] = carry + scratch[t] - own; }
         workgroupBarrier();
         if (t == 0u) { carry += scratch[WG_SIZE - 1u]; }
+        workgroupBarrier();  // the last slot read before the next chunk overwrites it
     }
 }
 
@@ -405,6 +406,14 @@ REDUCE_THEN_SCAN = Wild(
         test_sizes=(10007, 1, 300000),
     ),
     {
+        # ours, with the race the oracle's reversed rerun found in it (2026-12-06):
+        # invocation 255 wrote the next chunk's first value into scratch[255] before
+        # invocation 0 had read the chunk's total there (lavapipe ran 0 first)
+        "no barrier between the carry's read and the next chunk": (
+            "wgsl",
+            "carry += scratch[WG_SIZE - 1u]; }\n        workgroupBarrier();  // the last slot read",
+            "carry += scratch[WG_SIZE - 1u]; }\n        // the last slot read",
+        ),
         "inclusive where exclusive is meant": (
             "wgsl",
             "output[base + i] = running;  // exclusive: the sum of everything before\n"

@@ -162,6 +162,7 @@ fn scan(@builtin(local_invocation_id) lid: vec3<u32>) {
         if (i < total) { hist[i] = carry + scratch[t] - own; }
         workgroupBarrier();
         if (t == 0u) { carry += scratch[WG - 1u]; }
+        workgroupBarrier();  // the last slot read before the next chunk overwrites it
     }
 }
 
@@ -233,6 +234,14 @@ RADIX_SORT = Wild(
         test_sizes=(10007, 1, 4352),
     ),
     {
+        # ours, with the race the oracle's reversed rerun found in it (2026-12-06), as in
+        # round 21's scan: scratch[255] overwritten by the next chunk before invocation 0
+        # read the total there
+        "no barrier between the carry's read and the next chunk": (
+            "wgsl",
+            "carry += scratch[WG - 1u]; }\n        workgroupBarrier();  // the last slot read",
+            "carry += scratch[WG - 1u]; }\n        // the last slot read",
+        ),
         "rank counts the key itself": (
             "wgsl",
             "for (var j = 0u; j < lid.x; j++) {",
