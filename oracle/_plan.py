@@ -365,7 +365,12 @@ def build_plan(
         timeout_s,
         energy_s=energy_s if samples else 0.0,
         fresh_module=fresh,
-        reversed=_reversed(frozen, target, schedule, size, info) if not fresh else None,
+        # hand-written sources only: emitted ones are the library's, written by forge.emit
+        # to one pattern per role and checked by its own tests, and a tune would compile
+        # each of its variants twice
+        reversed=None
+        if fresh or getattr(kernel.body, "emitted", False)
+        else _reversed(frozen, target, schedule, size, info),
     )
 
 

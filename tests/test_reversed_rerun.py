@@ -134,6 +134,20 @@ def test_a_twin_the_compiler_refuses_is_not_run(request, monkeypatch):
     assert any(n.startswith(REVERSED_REFUSED) for n in ev.notes), ev.notes
 
 
+def test_the_library_s_emitted_kernels_get_no_twin(request, monkeypatch):
+    """The twin is for hand-written sources: forge.emit's are checked by their own tests,
+    and a tune would compile each variant twice."""
+    require_available(request.config, "wgpu")
+    asked = []
+    monkeypatch.setattr(oracle._plan, "_reversed", lambda *a: asked.append(a))
+    with forge.open_context("wgpu") as ctx:
+        ev = oracle.evaluate(ctx, forge.get_kernel("softmax"), size=(4, 64), samples=0)
+        assert ev.passed, ev.report()
+        assert not asked
+        oracle.evaluate(ctx, RIGHT, size=256, samples=0)
+    assert asked  # a hand-written one is asked for its twin
+
+
 # -- the transform, as text ---------------------------------------------------------------
 
 
