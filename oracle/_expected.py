@@ -345,7 +345,7 @@ class Expected:
 
 # The kernel's fields that never reach the reference's runs: a kernel differing from
 # another only in these (a mutant, a tune's variant with its own source) is judged on
-# the same float64 runs. Every other field must be the same object in both.
+# the same float64 runs. Every other field must be the same in both (``_same``).
 _SOURCE_FIELDS = frozenset(
     {"id", "sources", "description", "tags", "version", "options", "include_dirs", "defines"}
 )
@@ -362,9 +362,10 @@ class _SharedRuns:
     be off: 27 runs of the reference), and the kernels judged on one case in a row are
     often many: the mutants of a test corpus (the float64 runs were four fifths of a
     failing boids mutant's 11.7 s on lavapipe, 2026-12-06), a tune's variants, the
-    kernels of one file against one reference. Found by identity, never by equality:
-    the same input bytes (``Case.input_hash``), the same reference function and the same
-    objects in every field of both kernels that can reach it (``_SOURCE_FIELDS`` aside);
+    kernels of one file against one reference. Found by the same input bytes
+    (``Case.input_hash``), the same reference function (by identity) and every other
+    field of both kernels that can reach it the same (``_same``: the same object or an
+    equal plain value; ``_SOURCE_FIELDS`` aside);
     the last ``_SHARED_CASES`` cases are kept, and none larger than ``_SHARED_ELEMENTS``."""
 
     def __init__(self) -> None:

@@ -167,8 +167,9 @@ class Plan:
     # state in it (``forge.sources.cuda_module_state``), so that the judged run is the
     # module's first launch and the rerun its second, as in a new program
     fresh_module: bool = False
-    # the WGSL kernel with each workgroup's invocations in reverse order, which the
-    # rerun runs instead of ``kernel`` (``oracle._reorder``: a missing barrier shows)
+    # the kernel with each workgroup's invocations reversed (WGSL) or each block's warps
+    # mirrored (CUDA), which the rerun runs instead of ``kernel`` (``oracle._reorder``:
+    # a missing barrier shows)
     reversed: KernelSpec | None = None
 
 
@@ -590,18 +591,20 @@ def _rerun(ctx, plan: Plan, views, bound, kwargs, outcome: Outcome) -> None:
     if _restore(ctx, plan, views) or not plan.samples or plan.reversed is not None:
         _reguard_inputs(ctx, plan, views)
         _poison_scratch(ctx, plan, SCRATCH_POISON[1])
+
+        def run(kernel: KernelSpec) -> None:
+            ctx.run_kernel(kernel, plan.schedule, bound, plan.size, 0, 1, **kwargs)
+
         if plan.reversed is not None:
-            try:  # the twin with its invocations reversed: a race shows in one order
-                ctx.run_kernel(plan.reversed, plan.schedule, bound, plan.size, 0, 1, **kwargs)
+            try:  # the twin with its invocations reordered: a race shows in one order
+                run(plan.reversed)
                 outcome.later_reversed = True
             except (CompileError, InvalidArgument, UnsupportedFeature) as exc:
                 # refused before it ran (a compiler that judges the twin's uniformity
                 # otherwise): the kernel as written reruns, and the verdict says so
-                why = " ".join(str(exc).split())[:300]
-                outcome.notes.append(f"{REVERSED_REFUSED}: {why}")
-                ctx.run_kernel(plan.kernel, plan.schedule, bound, plan.size, 0, 1, **kwargs)
-        else:
-            ctx.run_kernel(plan.kernel, plan.schedule, bound, plan.size, 0, 1, **kwargs)
+                outcome.notes.append(f"{REVERSED_REFUSED}: {' '.join(str(exc).split())[:300]}")
+        if not outcome.later_reversed:
+            run(plan.kernel)
     outcome.later = [
         _read(ctx, view) if region.output else None for region, view in zip(plan.regions, views)
     ]

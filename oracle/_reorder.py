@@ -39,6 +39,7 @@ from __future__ import annotations
 import re
 
 from forge.sources import (
+    _STRUCT,
     _WORKGROUP_SIZE,
     _bracket_end,
     _split_top_level,
@@ -54,7 +55,6 @@ _REVERSED = ("local_invocation_index", "local_invocation_id", "global_invocation
 _RACY = re.compile(r"\bworkgroupBarrier\s*\(|\bvar\s*<\s*workgroup\s*>")
 _BUILTIN = re.compile(r"@\s*builtin\s*\(\s*(\w+)\s*\)")
 _NAMED = re.compile(r"(\w+)\s*:\s*(\w+)")  # a parameter or member: name and type's name
-_STRUCT = re.compile(r"\bstruct\s+(\w+)\s*\{([^}]*)\}")
 
 
 def _struct_builtins(text: str) -> dict[str, dict[str, str]]:
