@@ -431,6 +431,9 @@ REDUCE_THEN_SCAN = Wild(
             "tile_sums[i] = scratch[t] - own;",
         ),
     },
+    invisible_on={
+        ("no barrier between the carry's read and the next chunk", "wgsl", "NVIDIA"): RACE_HIDDEN
+    },
 )
 
 # -- the Stockham FFT of any power of two, one launch per stage, ping-pong buffers ---------

@@ -280,6 +280,7 @@ RADIX_SORT = Wild(
             "NVIDIA's Vulkan driver (H200, 2026-12-05) ran every tile's stores before its "
             "ranking reads; SwiftShader shows it"
         ),
+        ("no barrier between the carry's read and the next chunk", "wgsl", "NVIDIA"): RACE_HIDDEN,
     },
 )
 
