@@ -188,6 +188,7 @@ def _run_set(
     timeout_s: Any,
     covered: dict[str, np.ndarray],
     energy_s: float = 0.0,
+    reorder: bool = True,
 ) -> bool:
     """Plan, run and judge one input set into ``ev``; False when an error ended it."""
     info = runner.info
@@ -202,6 +203,7 @@ def _run_set(
             samples=samples,
             timeout_s=timeout_s,
             energy_s=energy_s,
+            reorder=reorder,
         )
     except ForgeError as exc:
         _fail(ev, ErrorInfo.of(exc))
@@ -476,13 +478,18 @@ def evaluate_case(
     guard: int = DEFAULT_GUARD,
     timeout_s: Any = DEFAULT_TIMEOUT_S,
     energy_s: float = 0.0,
+    reorder: bool = True,
 ) -> Evaluation:
     """Judge the case's kernel on ``target`` (a context or a runner) against precomputed
     ``expected`` outputs; the building block of evaluate, cross_check and tune. Each
     wait for the device is bounded by ``timeout_s`` (None: unbounded), passed to the
     run itself: past it the verdict is ``timeout`` and the context is lost.
     ``energy_s``: also read the device's energy over about that many seconds of
-    repeated runs (``ev.energy_j``, joules per run; ``ev.energy_note`` says why not)."""
+    repeated runs (``ev.energy_j``, joules per run; ``ev.energy_note`` says why not).
+    ``reorder``: the last run is the kernel's twin with each workgroup's invocations
+    reversed (``Plan.reversed``: a dropped barrier shows); False reruns the kernel as
+    written, one compile instead of two, for a kernel whose races are not in question
+    (a variant already failing elsewhere)."""
     runner = as_runner(target)
     timeout_s = bound_for(timeout_s, runner)
     case = expected.case
@@ -511,7 +518,7 @@ def evaluate_case(
     ev.semantics = FloatSemantics.of(info.constraints, kernel, info.target)
     if expected.semantics_of_reference is not None:
         ev.semantics = ev.semantics.either(expected.semantics_of_reference)
-    options = dict(tolerance=tolerance, guard=guard, timeout_s=timeout_s)
+    options = dict(tolerance=tolerance, guard=guard, timeout_s=timeout_s, reorder=reorder)
     covered: dict[str, np.ndarray] = {}
     if _run_set(
         ev,
@@ -799,6 +806,7 @@ def evaluate(
     isolate: bool | None = None,
     sanitize: bool = False,
     save: str | os.PathLike | None = None,
+    reorder: bool = True,
 ) -> Evaluation:
     """Run ``kernel`` on ``target`` and judge it.
 
@@ -817,6 +825,7 @@ def evaluate(
     ``timeout_s`` bounds each wait for the device (None: unbounded). ``sanitize``: also
     run it under compute-sanitizer (CUDA). ``save``: a folder where a failing
     evaluation leaves its inputs, expected and actual outputs (``.npz``).
+    ``reorder=False``: no reversed twin in the last run (``evaluate_case``).
     Errors of the backend become the verdict."""
     if not isinstance(kernel, KernelSpec):
         raise InvalidArgument(f"expected a KernelSpec, got {type(kernel).__name__}")
@@ -857,6 +866,7 @@ def evaluate(
             tolerance=tolerance,
             guard=guard,
             timeout_s=timeout_s,
+            reorder=reorder,
         )
         if ev.verdict is Verdict.MISMATCH:
             note_outputs_read_first(

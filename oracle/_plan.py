@@ -330,10 +330,11 @@ def build_plan(
     samples: int,
     timeout_s: Any = "context",
     energy_s: float = 0.0,
+    reorder: bool = True,
 ) -> Plan:
     """The plan for running ``case`` on the backend ``info`` describes (raises the
     ``ForgeError`` that stops it before any device work: no source, a missing feature,
-    a schedule or size the adapter refuses)."""
+    a schedule or size the adapter refuses); ``reorder=False``: no reversed twin."""
     target = info.target
     size = case.size
     if target is not None:
@@ -370,7 +371,7 @@ def build_plan(
         # to one pattern per role and checked by its own tests, and a tune would compile
         # each of its variants twice
         reversed=None
-        if fresh or getattr(kernel.body, "emitted", False)
+        if fresh or not reorder or getattr(kernel.body, "emitted", False)
         else _reversed(frozen, target, schedule, size, info),
     )
 
