@@ -113,6 +113,9 @@ class Comparison:
     single: int = 0
     unstable: int = 0
     near: int = 0
+    # where the elements that differ from the reference's rounding all differ one way
+    # (``one_way_rounding``): which way, and at how many of how many
+    one_way: str = ""
     histogram: dict = field(default_factory=dict, repr=False, compare=False)
     # flat indices of up to _SPREAD mismatches, evenly spaced over all of them (where a
     # kernel goes wrong: the report names the input families they lie in)
@@ -132,6 +135,8 @@ class Comparison:
             f"{label}: {verdict} ({self.dtype[1]}, {self.tolerance.describe()})",
             f"  max abs {self.max_abs:.3g}  max rel {self.max_rel:.3g}  max ulp {self.max_ulp}",
         ]
+        if self.one_way:
+            lines.append(f"  {self.one_way}")
         if self.nonfinite_mismatches:
             lines.append(
                 f"  {self.nonfinite_mismatches} elements differ in their non-finite "
@@ -232,6 +237,7 @@ class Comparison:
             "bounded": self.bounded,
             "nan_input": self.nan_input,
             "nonfinite_either": self.nonfinite_either,
+            "one_way": self.one_way,
             "tolerance": self.tolerance.as_dict(),
             "first_mismatches": [m.as_dict() for m in self.first_mismatches],
             "largest": [m.as_dict() for m in self.largest],

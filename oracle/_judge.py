@@ -263,6 +263,69 @@ def _compare_leaf(
     return comparison
 
 
+def _rounds_to_nearest(dtype: np.dtype, target: str | None) -> bool:
+    """Whether a right kernel's outputs of ``dtype`` are its values rounded to nearest:
+    bf16 anywhere (WGSL has no bf16 type: a WGSL kernel rounds it by hand, and the
+    conversions of CUDA and numpy round to nearest even) and f16 on CUDA (IEEE's
+    conversions); WGSL lets a conversion to f16 take either neighbour."""
+    name = dtype_name(dtype) if dtype.names is None else ""
+    return name == "bf16" or (name == "f16" and target == "cuda")
+
+
+#: ``one_way_rounding``: at least this many elements must differ from the reference's
+#: rounding, and this share of the judged ones, and this share of them one way.
+ONE_WAY_COUNT, ONE_WAY_SHARE, ONE_WAY_AGREEMENT = 32, 0.1, 0.97
+
+
+def one_way_rounding(got: np.ndarray, want: np.ndarray, comparison: Comparison) -> Comparison:
+    """``comparison`` (passed) failed where the elements of ``got`` that differ from
+    ``want`` (the reference's value rounded to nearest) are many and nearly all off the
+    same way: toward zero, away from it, down or up. A conversion that truncates (f32
+    to bf16 by dropping the low 16 bits) is off by less than one step, inside the
+    default tolerance of two, at about half the elements, every one toward zero. A
+    right kernel's float32 errors move its value across a rounding boundary only where
+    the value lies within them of one (one element in thousands for a few float32
+    ulps), and either way: judged over at least ``ONE_WAY_COUNT`` such elements,
+    ``ONE_WAY_SHARE`` of the judged ones, ``ONE_WAY_AGREEMENT`` of them one way (by
+    chance, for a right kernel's random directions, once in 10**8 at the least count).
+    Only finite, normal, nonzero values are counted: a device that flushes subnormals
+    rounds them toward zero, rightly."""
+    g = np.asarray(got, np.float64).reshape(-1)
+    w = np.asarray(want, np.float64).reshape(-1)
+    tiny = float(np.finfo(np.float32).tiny) if dtype_name(want.dtype) == "bf16" else 2.0**-14
+    with np.errstate(invalid="ignore"):
+        counted = np.isfinite(g) & np.isfinite(w) & (np.abs(w) >= tiny) & (np.abs(g) >= tiny)
+    differ = counted & (g != w)
+    n = int(differ.sum())
+    if n < ONE_WAY_COUNT or n < ONE_WAY_SHARE * int(counted.sum()):
+        return comparison
+    toward = int((np.abs(g[differ]) < np.abs(w[differ])).sum())
+    down = int((g[differ] < w[differ]).sum())
+    ways = {
+        "toward zero": toward,
+        "away from zero": n - toward,
+        "down": down,
+        "up": n - down,
+    }
+    way, count = max(ways.items(), key=lambda item: item[1])
+    if count < ONE_WAY_AGREEMENT * n:
+        return comparison
+    shown = np.where(differ.reshape(np.shape(got)), got, want)
+    exact = dataclasses.replace(comparison.tolerance, atol=0.0, rtol=0.0, ulp=0)
+    failed = compare(shown, want, exact)
+    return dataclasses.replace(
+        failed,
+        tolerance=comparison.tolerance,
+        one_way=(
+            f"rounded {way} at {count} of the {n} elements that differ from the "
+            f"reference's rounding to nearest ({int(counted.sum())} judged): each is "
+            "within the tolerance, but a right kernel's float errors move a value across "
+            "a rounding boundary rarely and either way; a conversion that truncates "
+            "(f32 to bf16 by dropping the low 16 bits) or rounds one way does this"
+        ),
+    )
+
+
 def _fp8_judged_exactly(
     kernel: KernelSpec, want: np.ndarray, size: Any, info: BackendInfo, tolerance: Any
 ) -> bool:
@@ -721,6 +784,8 @@ def _judge_output(
             if choices is not None and choices.chosen.size == want_leaf.size:
                 masks["near"] = choices.accepts(got_leaf).reshape(want_leaf.shape)
                 comparison = _compare_leaf(got_leaf, want_leaf, tol, masks, *judging)
+        if comparison.passed and _rounds_to_nearest(want_leaf.dtype, info.target):
+            comparison = one_way_rounding(got_leaf, want_leaf, comparison)
         if not check_unwritten:
             unwritten = np.zeros(got_leaf.size, bool)
         elif packed:  # a word still poisoned leaves both its halves unwritten
