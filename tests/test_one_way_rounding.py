@@ -69,6 +69,22 @@ def test_errors_either_way_pass_however_many():
     assert judged.passed, judged.report()
 
 
+def test_a_sum_that_loses_its_small_terms_is_off_one_way_by_many_steps_and_not_judged_so():
+    """A right f16-accumulating kernel on one-sign inputs: each addition rounds to
+    nearest, yet the terms below half a step of the running sum are lost, always down.
+    Its error is many steps and the tolerance (the rounding bound) judges it; the
+    direction check is for one-step roundings only."""
+    x = _values(seed=5)
+    rne = x.astype(BF16)
+    low = rne.copy()
+    for _ in range(6):  # six steps down
+        low = np.nextafter(low, BF16(-np.inf)).astype(BF16)
+    first = compare(low, rne, {"ulp": 8})
+    assert first.passed, first.report()
+    judged = one_way_rounding(low, rne, first)
+    assert judged.passed, judged.report()
+
+
 def test_a_device_that_flushes_subnormals_is_not_counted():
     tiny = np.full(1000, 1e-39, np.float32)  # subnormal in float32 and bf16
     want = tiny.astype(BF16)

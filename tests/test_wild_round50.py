@@ -88,3 +88,7 @@ def test_the_bf16_port_that_truncates_instead_of_rounding_fails(request):
     assert any("rounded toward zero" in c.comparison.one_way for c in ev.outputs.values())
     right = oracle.evaluate("wgpu", kernel, size=4098, samples=0)
     assert right.passed, right.report()
+    # a tolerance the call (or the kernel) declares for bf16 is the author's word on
+    # how a right result may be off: the direction is not judged then
+    allowed = oracle.evaluate("wgpu", broken, size=4098, samples=0, tolerance={"bf16": {"ulp": 4}})
+    assert allowed.passed, allowed.report()
