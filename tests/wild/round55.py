@@ -43,7 +43,29 @@ through ``atomicCompareExchangeWeak`` on bitcast bits, as a port writes it).
   from per-thread atomics, the scene-bounds kernels beside them). The port is the
   ``atomicCAS`` loop other answers give, with the early exit nobuyuki83/del-msh's
   ``kernel-bvh/src/aabb3_from_vtx2xyz.cu`` writes (``if (__int_as_float(assumed) >=
-  value) break;``).
+  value) break;``). The trick is wrong on -0.0, whose bits are INT_MIN as a signed int
+  (tests/test_wild_round55.py); the entry's coordinates leave it out, as the trick's
+  users take it to be left out, and keep +0.0.
+- A row minimum with a float atomic hack, as a Stack Overflow question posts it
+  (https://stackoverflow.com/questions/22791963, "Reducing rows in a matrix with CUDA:
+  atomic or no atomic", CC BY-SA 3.0): ``min_reduction2D_unified(float * mat, float *
+  out, int col, int row)``, blocks of 16 x 16, ``float2`` loads of two columns, a fixed
+  32 strides of the grid's width (the grid, ``((col-1)/(2*16*32)+1, (row-1)/16+1)``, is
+  sized for it), ``FLT_MAX`` to start, four shuffles of width 16, and ``atomicMax((unsigned
+  int *)&out[Idy], (unsigned int)__float_as_int(pre_accum))``, right because every
+  element is negative (the question says so: here the input's domain) and ``out``
+  starts at 0. The question's ``__shfl_down(v, d, 16)`` has no mask, which CUDA 9 took
+  away for sm_70 and later: here ``__shfl_down_sync(0xFFFFFFFF, v, d, 16)``. The port
+  folds the 16 through workgroup memory (a subgroup of 16 is not WebGPU's to ask for).
+- Norbert Juffa's single-precision ``erfcx`` on Stack Overflow (njuffa's answer, CC
+  BY-SA 3.0; read in the copy at
+  https://geek-questions.imtqy.com/articles/1656268/index.html, which carries the
+  answer's code as posted): ``my_erfcxf``, a polynomial of degree 11 in ``q = (a - 2) /
+  (a + 2)`` with the quotient refined from its residual, ``(1 + p) / (1 + 2a)`` refined
+  again, ``erfcx(+inf) = 0``, and for negative x ``2 exp(x^2) - erfcx(-x)`` with the
+  rounding error of ``x*x`` carried through an FMA. His coefficients and order of
+  operations; our names of the locals, a kernel a thread an element around it, and the
+  answer's optional SSE reciprocal left out (``1.0f / d``, the answer's other branch).
 
 What they showed is pinned in tests/test_wild_round55.py and summed up there.
 """
