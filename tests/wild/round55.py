@@ -5,7 +5,7 @@ on Stack Overflow point to): short kernels that show one idiom, the kind copied 
 other projects. Each is written for this corpus after the public text named below (read,
 not copied: the project's rule for public code). What is theirs is kept: each
 ``__global__`` function's name, parameters (names, types, order), block sizes and
-shared arrays, the launch (a fixed grid of 640 blocks, a pointer offset by the halo's
+shared arrays, the launch (a fixed grid of blocks, a pointer offset by the halo's
 radius), the compile-time sizes and the quirks they rely on (``N`` a constant of the
 file, sizes a multiple of the block, a stencil with no bounds check), and the numerics
 (float sums in the order of their loops, the int bit tricks). What is ours: the
@@ -22,8 +22,9 @@ through ``atomicCompareExchangeWeak`` on bitcast bits, as a port writes it).
   register, a ``__shfl_down_sync`` reduction a warp, the warps' sums through
   ``sdata[32]``, warp 0 finishing with ``(tid < blockDim.x/warpSize) ? sdata[lane] :
   0``. Both read the element count from the file's ``const size_t N`` (here the size,
-  filled in) and are launched on a fixed grid of blocks of 256 (640 there, 4 here). ``reduce_ws`` has no port: its
-  finish needs a subgroup of at least 16 for a block of 256, and lavapipe's is 8.
+  filled in) and are launched on a fixed grid of blocks of 256 (640 there, 4 here).
+  ``reduce_ws`` has no port: its finish needs a subgroup of at least 16 for a block of
+  256, and lavapipe's is 8.
 - Their matrix sums (``exercises/hw4/matrix_sums_solution.cu`` at 706ca3d1): one thread
   a row (``row_sums``, ``A[idx*ds+i]``) or a column (``column_sums``, ``A[idx+ds*i]``) of
   a square ``ds`` x ``ds`` matrix, a float sum over ``size_t i``, blocks of 256.
@@ -34,16 +35,19 @@ through ``atomicCompareExchangeWeak`` on bitcast bits, as a port writes it).
   launches ``N/BLOCK_SIZE`` blocks on ``d_in + RADIUS, d_out + RADIUS``, and ``N`` is a
   multiple of 16 (here the sizes are; the offset pointers are ``arguments``). The out
   padding keeps what the host put there (1s).
-- A float atomic max and min by the sign of the value: Xiaojing An's answer on Stack
-  Overflow (https://stackoverflow.com/a/51549250, to "How do I use atomicMax on
-  floating-point values in CUDA?", CC BY-SA 4.0), as chateau86/simd-x carries it at
-  ``lib/float_hax.cuh`` (and many others): a non-negative float through the signed
-  ``atomicMax`` of its bits, a negative one through the unsigned ``atomicMin``. The
-  kernel using it is ours, in the way those copies use it (a point cloud's bounding box
-  from per-thread atomics, the scene-bounds kernels beside them). The port is the
-  ``atomicCAS`` loop other answers give, with the early exit nobuyuki83/del-msh's
-  ``kernel-bvh/src/aabb3_from_vtx2xyz.cu`` writes (``if (__int_as_float(assumed) >=
-  value) break;``). The trick is wrong on -0.0, whose bits are INT_MIN as a signed int
+- A float atomic max and min by the sign of the value: an answer on Stack Overflow
+  (https://stackoverflow.com/a/51549250, to "How do I use atomicMax on floating-point
+  values in CUDA?", CC BY-SA 4.0; the NVIDIA forum thread "Why doesn't runtime library
+  provide atomicMax nor atomicMin for float?" names its author Xiaojin An), as
+  chateau86/simd-x carries it at ``lib/float_hax.cuh`` at 2c7bc32b, citing the answer
+  (and many others): a non-negative float through the signed ``atomicMax`` of its
+  bits, a negative one through the unsigned ``atomicMin``. The kernel using it is
+  ours, in the way those copies use it (a point cloud's bounding box from per-thread
+  atomics, the scene-bounds kernels beside them). The port is the ``atomicCAS`` loop
+  other answers give, with the early exit nobuyuki83/del-msh's
+  ``kernel-bvh/src/aabb3_from_vtx2xyz.cu`` writes (as the code search showed it; no
+  commit recorded, licence not read): ``if (__int_as_float(assumed) >= value)
+  break;``. The trick is wrong on -0.0, whose bits are INT_MIN as a signed int
   (tests/test_wild_round55.py); the entry's coordinates leave it out, as the trick's
   users take it to be left out, and keep +0.0.
 - A row minimum with a float atomic hack, as a Stack Overflow question posts it
@@ -515,8 +519,8 @@ STENCIL_1D = Wild(
 
 # -- 4. Stack Overflow 51549250: float atomicMax/atomicMin by the sign of the value -----
 
-_MINMAX_CUDA = r"""// kernel-forge corpus: the sign trick for float atomics, after Xiaojing An's Stack
-// Overflow answer (read, not copied); the kernel using it is ours.
+_MINMAX_CUDA = r"""// kernel-forge corpus: the sign trick for float atomics, after a Stack Overflow
+// answer (read, not copied); the kernel using it is ours.
 // A non-negative float's bits order as a signed int; a negative float's bits order
 // backwards as an unsigned int, so its maximum is the unsigned minimum.
 __device__ __forceinline__ float atomicMaxFloat(float *addr, float value) {
