@@ -954,7 +954,8 @@ def _most_moved(
         for label, change in _changes(expected, plain, moved).items():
             found[label] = np.maximum(found.get(label, 0.0), factor * change)
             if i < draws:
-                squares[label] = squares.get(label, 0.0) + change * change
+                with np.errstate(over="ignore"):  # a move near 1e293 squares to inf
+                    squares[label] = squares.get(label, 0.0) + change * change
     if spread:
         for label, total in squares.items():
             found[label] = np.maximum(found[label], spread * np.sqrt(total / draws))
