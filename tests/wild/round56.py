@@ -402,6 +402,126 @@ LEARN_WGPU_SORT = Wild(
     },
 )
 
+# -- 5. "Your first WebGPU app": the Game of Life step --------------------------------
+
+_CODELAB_LIFE = """// One Game of Life step on a torus; grid holds (columns, rows) as floats.
+@group(0) @binding(0) var<uniform> grid: vec2f;
+
+@group(0) @binding(1) var<storage> cellStateIn: array<u32>;
+@group(0) @binding(2) var<storage, read_write> cellStateOut: array<u32>;
+
+// wraps by the u32 remainder: 0u - 1u lands on the last column only where the grid's
+// side divides 2^32
+fn cellIndex(cell: vec2u) -> u32 {
+  return (cell.y % u32(grid.y)) * u32(grid.x) +
+         (cell.x % u32(grid.x));
+}
+
+fn cellActive(x: u32, y: u32) -> u32 {
+  return cellStateIn[cellIndex(vec2(x, y))];
+}
+
+@compute @workgroup_size(${WORKGROUP_SIZE}, ${WORKGROUP_SIZE})
+fn computeMain(@builtin(global_invocation_id) cell: vec3u) {
+  let around = cellActive(cell.x+1, cell.y+1) +
+               cellActive(cell.x+1, cell.y) +
+               cellActive(cell.x+1, cell.y-1) +
+               cellActive(cell.x, cell.y-1) +
+               cellActive(cell.x-1, cell.y-1) +
+               cellActive(cell.x-1, cell.y) +
+               cellActive(cell.x-1, cell.y+1) +
+               cellActive(cell.x, cell.y+1);
+
+  let i = cellIndex(cell.xy);
+  switch around {
+    case 2: { // stays as it is
+      cellStateOut[i] = cellStateIn[i];
+    }
+    case 3: { // born, or stays alive
+      cellStateOut[i] = 1;
+    }
+    default: { // lonely or crowded
+      cellStateOut[i] = 0;
+    }
+  }
+}
+"""
+
+
+def _life_grid(rng, count, size):
+    return np.array([size.W, size.H], np.float32)
+
+
+def _life_cells(rng, count, size):
+    # as the codelab seeds it: a cell alive where Math.random() > 0.6
+    return (rng.random(count) > 0.6).astype(np.uint32)
+
+
+def _codelab_life_reference(grid, cellStateIn, cellStateOut):
+    cells = cellStateIn.astype(np.int64)
+    around = sum(
+        np.roll(np.roll(cells, dy, axis=0), dx, axis=1)
+        for dy in (-1, 0, 1)
+        for dx in (-1, 0, 1)
+        if (dy, dx) != (0, 0)
+    )
+    out = np.where(around == 3, 1, np.where(around == 2, cells, 0))
+    return out.astype(np.uint32)
+
+
+CODELAB_LIFE = Wild(
+    KernelSpec(
+        id="wild_r56_first_webgpu_app_game_of_life",
+        entry_point="computeMain",
+        sources={"wgsl": _CODELAB_LIFE},
+        dims=("H", "W"),
+        constants={"WORKGROUP_SIZE": 8},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="grid", count=2, fill=_life_grid),
+            BufferSpec(
+                1,
+                "u32",
+                "read",
+                name="cellStateIn",
+                count="H*W",
+                shape=("H", "W"),
+                fill=_life_cells,
+            ),
+            BufferSpec(2, "u32", "read_write", name="cellStateOut", count="H*W", shape=("H", "W")),
+        ),
+        reference=_codelab_life_reference,
+        # no bound in the shader: the grid's sides are multiples of 8 (the codelab's 32)
+        grid=lambda s, size: (size.W // 8, size.H // 8, 1),
+        schedules=(Schedule((8, 8)),),
+        # powers of two, where the u32 wrap is right; not square, so the two sides'
+        # roles show (the codelab's grid is 32 x 32)
+        test_sizes=("H=16,W=32",),
+    ),
+    {
+        "three neighbours keep the cell as it is": (
+            "wgsl",
+            "cellStateOut[i] = 1;",
+            "cellStateOut[i] = cellStateIn[i];",
+        ),
+        "one neighbour left out": (
+            "wgsl",
+            "               cellActive(cell.x+1, cell.y-1) +\n",
+            "",
+        ),
+        "rows strided by the height": (
+            "wgsl",
+            "(cell.y % u32(grid.y)) * u32(grid.x)",
+            "(cell.y % u32(grid.y)) * u32(grid.y)",
+        ),
+        "columns wrapped by the height": (
+            "wgsl",
+            "(cell.x % u32(grid.x))",
+            "(cell.x % u32(grid.y))",
+        ),
+    },
+)
+
 ROUND56: dict[str, Wild] = {
-    w.kernel.id: w for w in (CHROME_MATMUL, NERVLAND_REDUCE4, FLUIDSIM_PRESSURE, LEARN_WGPU_SORT)
+    w.kernel.id: w
+    for w in (CHROME_MATMUL, NERVLAND_REDUCE4, FLUIDSIM_PRESSURE, LEARN_WGPU_SORT, CODELAB_LIFE)
 }
