@@ -521,7 +521,123 @@ CODELAB_LIFE = Wild(
     },
 )
 
+# -- 6. webgpu-image-processing's tint: a uniform struct with a vec3f after three f32s ---
+
+_IMAGE_TINT = """// Tints an image towards a colour by an amount that runs linearly across it (dx, dy:
+// the amount's change from the left edge to the right and from the top to the bottom).
+struct valueStruct {
+    amount: f32,
+    dx: f32,
+    dy: f32,
+    color: vec3f
+}
+
+@group(0) @binding(0) var img_in: texture_storage_2d<rgba8unorm, read>;
+@group(0) @binding(1) var img_out: texture_storage_2d<rgba8unorm, write>;
+@group(1) @binding(0) var<uniform> values: valueStruct;
+
+@compute @workgroup_size(8, 8, 1) fn tint(@builtin(global_invocation_id) id: vec3u) {
+    let max_x = textureDimensions(img_in).x;
+    let max_y = textureDimensions(img_in).y;
+    // (lets the column and row one past the image through: their stores are dropped)
+    if (id.x > max_x || id.y > max_y) {
+        return;
+    }
+
+    let across = f32(id.x) / f32(max_x);
+    let down = f32(id.y) / f32(max_y);
+    let amount = values.amount + mix(-values.dx, values.dx, across) + mix(-values.dy, values.dy, down);
+
+    let texel = textureLoad(img_in, id.xy);
+    let tinted = texel.rgb * values.color;
+    textureStore(img_out, id.xy, vec4f(mix(texel.rgb, tinted, amount), texel.a));
+}
+"""
+
+_TINT = {"amount": 0.6, "dx": 0.5, "dy": -0.3}
+_TINT_COLOR = np.array([0.9, 0.35, 0.6], np.float32)  # the colour picker's value (ours)
+
+
+def _image_tint_reference(img_in, img_out, values):
+    height, width = img_in.shape[:2]
+    f32 = np.float32
+    amount, dx, dy = (float(f32(values[k])) for k in ("amount", "dx", "dy"))
+    across = (np.arange(width, dtype=f32) / f32(width)).astype(np.float64)
+    down = (np.arange(height, dtype=f32) / f32(height)).astype(np.float64)
+    # WGSL's mix(a, b, t) = a * (1 - t) + b * t
+    t = (
+        amount
+        + (-dx * (1 - across) + dx * across)[None, :]
+        + (-dy * (1 - down) + dy * down)[:, None]
+    )
+    rgb = img_in[..., :3].astype(np.float64)
+    tinted = rgb * values["color"].astype(np.float64)
+    out = rgb * (1 - t[..., None]) + tinted * t[..., None]
+    return np.concatenate([out, img_in[..., 3:]], axis=-1).astype(np.float32)
+
+
+IMAGE_TINT = Wild(
+    KernelSpec(
+        id="wild_r56_webgpu_image_processing_tint_vec3_uniform",
+        entry_point="tint",
+        sources={"wgsl": _IMAGE_TINT},
+        dims=("H", "W"),
+        buffers=(
+            BufferSpec(0, access="read", name="img_in", texture="rgba8unorm", shape=("H", "W")),
+            BufferSpec(
+                1, access="read_write", name="img_out", texture="rgba8unorm", shape=("H", "W")
+            ),
+            BufferSpec.uniform(
+                0,
+                (
+                    ("amount", "f32"),
+                    ("dx", "f32"),
+                    ("dy", "f32"),
+                    ("color", "vec3<f32>"),
+                ),
+                group=1,
+                name="values",
+            ),
+        ),
+        reference=_image_tint_reference,
+        defaults={**_TINT, "color": _TINT_COLOR},
+        # EffectPipeline.run: ceil(width / 8) x ceil(height / 8) workgroups
+        grid=lambda s, size: (ceil_div(size.W, 8), ceil_div(size.H, 8), 1),
+        schedules=(Schedule((8, 8, 1)),),
+        test_sizes=("H=13,W=21",),
+    ),
+    {
+        "gradient from the height across": (
+            "wgsl",
+            "f32(id.x) / f32(max_x)",
+            "f32(id.x) / f32(max_y)",
+        ),
+        "tint mixed the wrong way round": (
+            "wgsl",
+            "mix(texel.rgb, tinted, amount)",
+            "mix(tinted, texel.rgb, amount)",
+        ),
+        "alpha tinted too": (
+            "wgsl",
+            "vec4f(mix(texel.rgb, tinted, amount), texel.a)",
+            "vec4f(mix(texel.rgb, tinted, amount), texel.a * values.color.z)",
+        ),
+        "vertical change signed the other way": (
+            "wgsl",
+            "mix(-values.dy, values.dy, down)",
+            "mix(values.dy, -values.dy, down)",
+        ),
+    },
+)
+
 ROUND56: dict[str, Wild] = {
     w.kernel.id: w
-    for w in (CHROME_MATMUL, NERVLAND_REDUCE4, FLUIDSIM_PRESSURE, LEARN_WGPU_SORT, CODELAB_LIFE)
+    for w in (
+        CHROME_MATMUL,
+        NERVLAND_REDUCE4,
+        FLUIDSIM_PRESSURE,
+        LEARN_WGPU_SORT,
+        CODELAB_LIFE,
+        IMAGE_TINT,
+    )
 }
