@@ -35,6 +35,36 @@ formatting, and any value the host sets that the source does not show (said wher
   which WGSL's robust access keeps inside the buffer, and ``select`` discards it),
   ``alpha = -(dx * dx)`` and ``0.25``. The value the host writes in ``z`` is not in
   the shader; here 1/8 (ours).
+- Learn Wgpu's compute chapter (sotrh/learn-wgpu at 272d8ef1, its licence not read here,
+  ``code/compute/src/sort_odd.wgsl`` and ``sort_even.wgsl``, with ``sort.rs``'s host
+  loop at 5c91cb03): an odd-even transposition sort in place, one compare-and-swap
+  pass a dispatch over ``arrayLength(&data)`` u32s, workgroups of 64 a pair an
+  invocation, the host alternating the odd and the even pass ``ceil(n / 2)`` times over
+  ``ceil(n / 64)`` workgroups. Ours: the two files' entry points (both
+  ``odd_even_sort``) are two entry points of one module here, ``odd_even_sort_odd``
+  and ``odd_even_sort_even`` (a kernel is one module).
+- Chrome's "Your first WebGPU app" codelab (Brandon Jones and François Beaufort,
+  https://codelabs.developers.google.com/your-first-webgpu-app; code Apache-2.0): the
+  Game of Life's compute step, ``var<uniform> grid: vec2f``, ``var<storage>`` (read)
+  and ``read_write`` cell arrays, ``cellIndex`` wrapping by the u32 remainder, the
+  eight ``cellActive`` calls, a ``switch`` on the count, an 8 x 8 workgroup templated
+  from the page's ``${WORKGROUP_SIZE}``, and no bound (the grid's sides are multiples
+  of 8). Its real bug, kept: ``cell.x - 1`` at column 0 wraps to ``0xFFFFFFFF``, whose
+  remainder is the last column only where the side divides 2^32 (the codelab's 32);
+  tests/test_wild_round56.py shows the oracle failing it at 24.
+- andrewdr0st/webgpu-image-processing at 71fd73e9 (no licence file; read for its
+  behaviour, as round 53 read its Sobel filter), ``shaders/tint.wgsl``: a uniform
+  ``valueStruct { amount, dx, dy: f32, color: vec3f }`` in group 1, whose ``vec3f``
+  WGSL aligns to 16 bytes (a gap after ``dy``), read and write ``rgba8unorm`` storage
+  textures, an amount that runs linearly across the image by ``mix(-dx, dx, x / W)``
+  and past 1, where ``mix`` extrapolates and the unorm store clamps. Its guard ``id.x >
+  max_x`` (the column past the image gets through, its store dropped) is kept. The
+  colour picker's value is ours.
+
+What they showed is in tests/test_wild_round56.py: every original passes on the
+reference, lavapipe and SwiftShader and every mutant fails on both; one false alarm,
+fixed in the oracle (the matrix product's size header made every float64 run behind
+the rounding bounds raise, so a right product failed at seed 3).
 """
 
 # ruff: noqa: E501  (the WGSL keeps its sources' long lines)
