@@ -1588,6 +1588,10 @@ from tests.wild.round55 import ROUND55  # noqa: E402  (round 55: tests/wild/roun
 
 CORPUS.update(ROUND55)
 
+from tests.wild.round56 import ROUND56  # noqa: E402  (round 56: tests/wild/round56.py)
+
+CORPUS.update(ROUND56)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
