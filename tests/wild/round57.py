@@ -378,6 +378,7 @@ def _dynamic_int8_spec(kernel_id: str, target: str, source: str, entry: str, thr
         params=lambda size: {"hidden_size": size.hidden},
         grid=lambda s, size: (size.tokens, 1, 1),
         schedules=(Schedule(threads),),
+        nonfinite_inputs=False,  # activations (the fill draws none)
         test_sizes=("tokens=9,hidden=2048", "tokens=1,hidden=1000", "tokens=4,hidden=4096"),
     )
 
@@ -785,6 +786,90 @@ BF16_RNE = Wild(
 )
 
 
+# -- 5. web-rwkv: quant_mat_int8's quantize pass (pack4x8unorm over a block's range) -----
+
+_RWKV_INT8_WGSL = """// kernel-forge corpus: web-rwkv's int8 matrix quantiser, its second pass (read, not copied).
+struct Input {
+    @builtin(global_invocation_id) uid: vec3<u32>,
+    @builtin(num_workgroups) b: vec3<u32>,
+};
+
+@group(0) @binding(0) var<uniform> shape: vec4<u32>;                   // [L]
+@group(0) @binding(1) var<storage, read> input: array<vec2<u32>>;      // f16 x 4
+@group(0) @binding(2) var<storage, read_write> minmax: array<u32>;     // (min, max) as f16 a block
+@group(0) @binding(3) var<storage, read_write> output: array<u32>;     // u8 x 4
+
+const BLOCK_SIZE: u32 = 128u;
+const INT8_BLOCK_SIZE: u32 = 128u;
+const INT8_BLOCK_STEP: u32 = INT8_BLOCK_SIZE / 4u;  // vec4s a block
+
+fn unpack4x16float(x: vec2<u32>) -> vec4<f32> {
+    return vec4<f32>(unpack2x16float(x.x), unpack2x16float(x.y));
+}
+
+@compute @workgroup_size(BLOCK_SIZE, 1, 1)
+fn quantize(in: Input) {
+    let index = in.uid.x;
+    if index >= shape.x {
+        return;
+    }
+    let m = unpack2x16float(minmax[index / INT8_BLOCK_STEP]);
+    let v = unpack4x16float(input[index]);
+    // the block's range onto [0, 1]; pack4x8unorm takes floor(0.5 + 255 e)
+    let x = saturate((v - m[0]) / (m[1] - m[0]));
+    output[index] = pack4x8unorm(x);
+}
+"""
+
+
+def _block_ranges(rng, count, size):
+    """A block's (min, max) as the first pass leaves them, f16: below and above 0,
+    never equal (a constant block divides 0 by 0 in the source)."""
+    lo = -np.exp2(rng.uniform(-2.0, 2.0, count // 2))
+    hi = np.exp2(rng.uniform(-2.0, 2.0, count // 2))
+    return np.stack([lo, hi], axis=1).astype(np.float16).reshape(-1)
+
+
+def _rwkv_int8_reference(shape, input, minmax, output, n):
+    m = minmax.astype(np.float32).reshape(-1, 2)
+    v = input.astype(np.float32).reshape(-1, 128)
+    lo, hi = m[:, 0:1], m[:, 1:2]
+    e = np.clip((v - lo) / (hi - lo), 0.0, 1.0)
+    return np.floor(np.float32(0.5) + np.float32(255) * e).astype(np.uint8).reshape(-1)
+
+
+RWKV_INT8 = Wild(
+    KernelSpec(
+        id="wild_r57_web_rwkv_quant_mat_int8_unorm",
+        entry_point="quantize",
+        sources={"wgsl": _RWKV_INT8_WGSL},
+        buffers=(
+            BufferSpec.uniform(0, (("shape", "vec4<u32>"),), name="shape"),
+            BufferSpec(1, "f16", "read", name="input"),
+            BufferSpec(
+                2, "f16", "read", name="minmax", count=lambda n: 2 * (n // 128), fill=_block_ranges
+            ),
+            BufferSpec(3, "u8", "read_write", name="output"),
+        ),
+        reference=_rwkv_int8_reference,
+        params=lambda n: {"shape": (n // 4, 1, 1, 1)},
+        grid=lambda s, n: (ceil_div(n // 4, 128), 1, 1),
+        schedules=(Schedule(128),),
+        nonfinite_inputs=False,  # weights; saturate() of a NaN has no defined result
+        test_sizes=(128 * 77, 128, 128 * 256),
+    ),
+    {
+        "a word's block indexed in elements": (
+            "wgsl",
+            "minmax[index / INT8_BLOCK_STEP]",
+            "minmax[index / INT8_BLOCK_SIZE]",
+        ),
+        "the range taken from zero": ("wgsl", "/ (m[1] - m[0])", "/ m[1]"),
+        "packed as snorm": ("wgsl", "pack4x8unorm(x)", "pack4x8snorm(x)"),
+    },
+)
+
+
 ROUND57: dict[str, Wild] = {
     wild.kernel.id: wild
     for wild in (
@@ -793,5 +878,6 @@ ROUND57: dict[str, Wild] = {
         DYNAMIC_INT8_WGSL,
         Q8_1,
         BF16_RNE,
+        RWKV_INT8,
     )
 }
