@@ -34,9 +34,18 @@ around a conversion helper, and the WebGPU ports.
 - PyTorch's ``c10::detail::round_to_nearest_even`` (pytorch/pytorch at 00b01c16,
   BSD-3-Clause, ``c10/util/BFloat16.h``): float to bfloat16 on the bits, NaN to
   ``0x7FC0``, else ``(bits + 0x7FFF + lsb) >> 16``; the elementwise kernel around it is
-  ours. Its inputs are drawn by the entry (``_bf16_inputs``): the default families hold
-  no float whose low 16 bits are exactly 0x8000 (a bfloat16 tie), so a bias of 0x8000
-  (ties away) passes them (pinned in tests/test_wild_round57.py).
+  ours. Its inputs are drawn by the entry (``_bf16_inputs``: ties, NaNs of both signs
+  and payloads, the largest finite). The default families held no float whose low 16
+  bits are exactly 0x8000 (a bfloat16 tie), so a bias of 0x8000 (ties away) passed
+  them: an oracle gap, fixed (``oracle._inputs._narrow_ties``, tests/test_wild_round57.py).
+- web-rwkv's int8 matrix quantiser, its ``quantize`` pass (cryscan/web-rwkv at
+  03835308, MIT or Apache-2.0, ``src/shaders/quant_mat_int8.wgsl``): a block of 128
+  halves mapped onto [0, 1] by the block's (min, max) that ``compute_minmax`` left as
+  packed halves, ``saturate``, then ``pack4x8unorm`` (WGSL: ``floor(0.5 + 255 e)``);
+  ``BLOCK_SIZE`` and ``INT8_BLOCK_SIZE``, which web-rwkv's preprocessor fills in,
+  as constants (128 and 128). The first pass is left out: the two passes read ``shape`` from two
+  uniforms (each tensor's own), the spec has one; the ranges are drawn as it leaves
+  them, below and above 0 (a constant block divides 0 by 0 there).
 
 What they showed is pinned in tests/test_wild_round57.py and summed up there.
 """
