@@ -738,9 +738,9 @@ def _judge_output(
                 for alternative in alternatives:
                     if alternative is not None:
                         matches |= got_leaf == np.asarray(alternative).reshape(got_leaf.shape)
-                for accepted in (masks.get("unstable"), masks.get("near")):
-                    if accepted is not None:
-                        matches |= np.asarray(accepted, bool).reshape(got_leaf.shape)
+                for taken in (masks.get("unstable"), masks.get("near")):
+                    if taken is not None:
+                        matches |= np.asarray(taken, bool).reshape(got_leaf.shape)
                 unwritten &= ~matches.reshape(unwritten.shape[0], -1).all(axis=1)
             if got_leaf.dtype.itemsize == 1 and is_float_dtype(got_leaf.dtype):
                 # an FP8 poison byte is an ordinary code (0xBA is -224 in E5M2): one
