@@ -2,7 +2,9 @@
 in blocks of edge-case families, always inside the kernel's declared domain.
 
 Families: ``normal`` (moderate values, sigma 1.5, folded back inside +-4; an eighth of
-them on a grid of 1/16, where rounding has ties), ``zeros`` (+0.0 and -0.0), ``negatives``,
+them on a grid of 1/16, where rounding has ties, and of those in float32 and wider a
+fourth halfway between two bfloat16 values and a fourth halfway between two halves,
+a narrowing conversion's ties), ``zeros`` (+0.0 and -0.0), ``negatives``,
 ``large`` (in rows, one sign per row; for floats, 1e4 to 1e9 in f32, its second half
 from 1e5, or where the
 domain ends before that but at 16 or further, from 4 out to its far ends; for integers
@@ -401,6 +403,20 @@ def _folded(values: np.ndarray, a: float, b: float) -> np.ndarray:
     return np.clip(folded, a, b)
 
 
+def _narrow_ties(values: np.ndarray, grid: np.ndarray) -> None:
+    """Of the grid's values (at most six significant bits), every fourth moved to
+    halfway between two bfloat16 values (8 significant bits, its float32's low 16 bits
+    0x8000) and the next to halfway between two halves (11 bits, low 13 bits 0x1000):
+    the ties of a narrowing conversion, which numbers drawn from a continuum never are
+    (round 57: a hand-written bf16 conversion taking ties away from zero, or to odd,
+    passed every family)."""
+    for first, bits in ((0, 8), (1, 11)):
+        at = grid[first::4]
+        x = values[at]
+        at, x = at[x != 0], x[x != 0]
+        values[at] = x + np.sign(x) * np.exp2(np.floor(np.log2(np.abs(x))) - bits)
+
+
 def _float_family(
     rng, family: str, n: int, dtype: np.dtype, domain, nonfinite: bool, nan: bool = True
 ):
@@ -431,6 +447,8 @@ def _float_family(
         # continuum never are one)
         grid = rng.random(n) < 0.125
         values[grid] = np.round(values[grid] * 16) / 16
+        if dtype.itemsize >= 4:
+            _narrow_ties(values, np.flatnonzero(grid))
         return np.clip(values, a, b)
     if family == "zeros":
         if not lo <= 0 <= hi:

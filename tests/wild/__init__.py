@@ -1592,6 +1592,10 @@ from tests.wild.round56 import ROUND56  # noqa: E402  (round 56: tests/wild/roun
 
 CORPUS.update(ROUND56)
 
+from tests.wild.round57 import ROUND57  # noqa: E402  (round 57, quantisation and rounding: tests/wild/round57.py)
+
+CORPUS.update(ROUND57)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
