@@ -77,10 +77,11 @@ def _float32_attention(q, k, v, scale=SCALE, keys=T):
 def test_a_right_float32_attention_is_inside_the_bound_and_a_wrong_one_is_not():
     """The float32 emulation of a right kernel differs from the float64 reference by
     up to thousands of ulp (the scores' rounding through exp), past the plain tolerance
-    in one of three seeds, and by no more than the rounding bound in all; a kernel
+    at some seeds (7 of 0 to 7 since the drawn inputs hold bf16 and f16 ties, round 57;
+    0 to 2 held one before), and by no more than the rounding bound at all; a kernel
     that drops the last key, or scales by 1/H, is outside it."""
     needed = 0
-    for seed in range(3):
+    for seed in (0, 1, 7):
         case = oracle.make_case(_attention(), 1, seed)
         expected = oracle.expected_outputs(case)
         want, bound = expected.outputs["o"], expected.rounding_bound()["o"]

@@ -112,7 +112,7 @@ def test_an_fp8_quantizer_is_judged_by_its_rounding(request):
     rounding lies within a float32 computation's error of a tie, the other one (round
     24 found one step allowed everywhere, so a quantizer that truncates passed: 49% of
     its codes one step toward zero). The round's own quantizer rounds twice, through
-    f16, which a single rounding differs from at 0.1 to 0.2% of codes: judged by its
+    f16, which a single rounding differs from at 0.1 to 0.4% of codes: judged by its
     rounding that is a MISMATCH, which is why it declares one step."""
     require_available(request.config, "wgpu")
     truncating = dataclasses.replace(
@@ -125,7 +125,9 @@ def test_an_fp8_quantizer_is_judged_by_its_rounding(request):
     assert ev.failing and ev.outputs["q"].comparison.mismatches > 1000, ev.report()
     twice = dataclasses.replace(E5M2_QUANT.kernel, tolerance=None)
     ev = oracle.evaluate("wgpu", twice, size=10007, seed=1, samples=0)
-    assert ev.failing and 0 < ev.outputs["q"].comparison.mismatches < 30, ev.report()
+    # (37 codes of 10007 since the drawn inputs hold f16 ties, round 57: an input on
+    # one, 0.812744140625, is rounded twice on its way to E5M2, where numpy rounds once)
+    assert ev.failing and 0 < ev.outputs["q"].comparison.mismatches < 60, ev.report()
     assert ev.outputs["q"].comparison.max_ulp == 1, ev.report()
     declared = oracle.evaluate("wgpu", E5M2_QUANT.kernel, size=10007, seed=1, samples=0)
     assert declared.passed, declared.report()
