@@ -263,18 +263,20 @@ def _compare_leaf(
     return comparison
 
 
-def _rounds_to_nearest(dtype: np.dtype, target: str | None) -> bool:
-    """Whether a right kernel's outputs of ``dtype`` are its values rounded to nearest:
-    bf16 anywhere (WGSL has no bf16 type: a WGSL kernel rounds it by hand, and the
-    conversions of CUDA and numpy round to nearest even) and f16 on CUDA (IEEE's
-    conversions); WGSL lets a conversion to f16 take either neighbour."""
+def _rounds_to_nearest(dtype: np.dtype) -> bool:
+    """Whether a right kernel's outputs of ``dtype`` are its values rounded to nearest,
+    by a conversion the kernel's author chose: bf16 (WGSL has no bf16 type, so a WGSL
+    kernel rounds it by hand; CUDA's and numpy's conversions round to nearest even).
+    Not f16: WGSL lets a conversion to f16 take either neighbour, and CUDA's half
+    intrinsics (``hexp``, ``h2rsqrt``) approximate in f16 itself, with errors whose
+    direction was not measured."""
     name = dtype_name(dtype) if dtype.names is None else ""
-    return name == "bf16" or (name == "f16" and target == "cuda")
+    return name == "bf16"
 
 
 #: ``one_way_rounding``: at least this many elements must differ from the reference's
 #: rounding, and this share of the judged ones, and this share of them one way.
-ONE_WAY_COUNT, ONE_WAY_SHARE, ONE_WAY_AGREEMENT = 32, 0.1, 0.97
+ONE_WAY_COUNT, ONE_WAY_SHARE, ONE_WAY_AGREEMENT = 32, 0.25, 0.97
 
 
 def one_way_rounding(got: np.ndarray, want: np.ndarray, comparison: Comparison) -> Comparison:
@@ -805,7 +807,7 @@ def _judge_output(
                 comparison = _compare_leaf(got_leaf, want_leaf, tol, masks, *judging)
         if (
             comparison.passed
-            and _rounds_to_nearest(want_leaf.dtype, info.target)
+            and _rounds_to_nearest(want_leaf.dtype)
             and not _declared(kernel, want_leaf.dtype, expected.case.size, info, tolerance)
         ):
             # within tolerance: rounded to nearest, or one way (a conversion truncating)?

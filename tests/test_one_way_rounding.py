@@ -1,5 +1,5 @@
 """The judge's look at the direction of rounding (``oracle._judge.one_way_rounding``):
-a bf16 (or CUDA f16) output within its tolerance everywhere, yet off the reference's
+a bf16 output within its tolerance everywhere, yet off the reference's
 rounding to nearest one way at many elements, is a conversion that truncates; a right
 kernel's float32 errors cross a rounding boundary rarely and either way."""
 
@@ -101,15 +101,14 @@ def test_too_few_differing_elements_are_not_judged_by_direction():
 
 
 @pytest.mark.parametrize(
-    "dtype, target, checked",
+    "dtype, checked",
     [
-        (BF16, "wgsl", True),
-        (BF16, "cuda", True),
-        (BF16, None, True),
-        (np.float16, "cuda", True),
-        (np.float16, "wgsl", False),  # WGSL lets a conversion to f16 take either neighbour
-        (np.float32, "cuda", False),
+        (BF16, True),
+        # WGSL lets a conversion to f16 take either neighbour, and CUDA's half
+        # intrinsics approximate in f16 (their errors' direction not measured)
+        (np.float16, False),
+        (np.float32, False),
     ],
 )
-def test_which_outputs_are_judged_by_direction(dtype, target, checked):
-    assert _rounds_to_nearest(np.dtype(dtype), target) is checked
+def test_which_outputs_are_judged_by_direction(dtype, checked):
+    assert _rounds_to_nearest(np.dtype(dtype)) is checked
