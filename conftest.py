@@ -12,3 +12,30 @@ if _PLUGINS.is_dir() and str(_PLUGINS) not in sys.path:
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [str(_PLUGINS)] + ([os.environ["PYTHONPATH"]] if os.environ.get("PYTHONPATH") else [])
     )
+
+
+def pytest_collection_finish(session) -> None:
+    """On an xdist worker under ``--dist loadgroup`` (``scripts/test``), say so when the
+    ``xdist_group`` marks did not reach the test ids: with pytest 9.2 and pytest-xdist
+    3.8 they silently stop grouping (pytest-dev/pytest-xdist#1386), and every worker
+    pays each group's shared work again (115 s of CI's time, 2026-12-06)."""
+    import warnings
+
+    import pytest
+
+    if not getattr(session.config.option, "loadgroup", False):  # set on workers only
+        return
+    lost = [
+        item.nodeid
+        for item in session.items
+        if any(item.iter_markers("xdist_group")) and "@" not in item.nodeid.rsplit("]", 1)[-1]
+    ]
+    if lost:
+        warnings.warn(
+            pytest.PytestWarning(
+                f"--dist loadgroup is not grouping: {len(lost)} tests marked xdist_group have "
+                f"no @group in their ids (first: {lost[0]}); pytest-xdist#1386 with "
+                "pytest 9.2: keep pytest below 9.2 (the test extra pins it)"
+            ),
+            stacklevel=1,
+        )
