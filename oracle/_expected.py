@@ -454,9 +454,9 @@ def _float64_run(
     Where the moved inputs make it fail, the leading elements of each moved float
     array that the case's runs keep as drawn (``_MOST_HELD``) stay so."""
     own = truth is None  # the reference itself (else a variant of it, not kept)
-    if transform is None and own and "float64" in expected.shared():
-        return expected.shared()["float64"]
     shared = expected.shared()
+    if transform is None and own and "float64" in shared:
+        return shared["float64"]
     found = _run_moved(expected, transform, scalars, truth, only, shared.get(_HELD, 0))
     if found is None and transform is not None and _HELD not in shared:
         shared[_HELD] = 0  # searched once for the case, found or not

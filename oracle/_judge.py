@@ -26,7 +26,7 @@ from forge.kernel import Access, KernelSpec
 from forge.layout import as_elements
 from forge.sources import strip_comments, wgsl_bindings, wgsl_packed_f16
 from forge.textures import unorm8_bytes, unorm8_codes, unorm8_values
-from forge.types import is_float_dtype
+from forge.types import float_info, is_float_dtype
 
 from ._builtins import (
     TF32_UNIT,
@@ -285,17 +285,17 @@ def one_way_rounding(got: np.ndarray, want: np.ndarray, comparison: Comparison) 
     same way (toward zero, away from it, down or up), each by a few steps at most. A
     conversion that truncates (f32 to bf16 by dropping the low 16 bits) is off by one
     step, inside the default tolerance of two, at about half the elements, every one
-    toward zero. A
-    right kernel's float32 errors move its value across a rounding boundary only where
-    the value lies within them of one (one element in thousands for a few float32
-    ulps), and either way: judged over at least ``ONE_WAY_COUNT`` such elements,
+    toward zero. A right kernel's float32 errors move its value across a rounding
+    boundary only where the value lies within them of one (one element in thousands
+    for a few float32 ulps), and either way: judged over at least ``ONE_WAY_COUNT``
+    such elements,
     ``ONE_WAY_SHARE`` of the judged ones, ``ONE_WAY_AGREEMENT`` of them one way (by
     chance, for a right kernel's random directions, once in 10**8 at the least count).
     Only finite, normal, nonzero values are counted: a device that flushes subnormals
     rounds them toward zero, rightly."""
     g = np.asarray(got, np.float64).reshape(-1)
     w = np.asarray(want, np.float64).reshape(-1)
-    tiny = float(np.finfo(np.float32).tiny) if dtype_name(want.dtype) == "bf16" else 2.0**-14
+    tiny = float(float_info(want.dtype).tiny)
     with np.errstate(invalid="ignore"):
         counted = np.isfinite(g) & np.isfinite(w) & (np.abs(w) >= tiny) & (np.abs(g) >= tiny)
     differ = counted & (g != w)
