@@ -397,13 +397,63 @@ class KernelSpec:
             )
         set_("dims", tuple(self.dims))
         set_("buffers", buffers)
-        set_("sources", dict(self.sources))
-        for target, text in self.sources.items():
+        sources = dict(self.sources)
+        set_("sources", sources)
+        for target, text in sources.items():
             if not isinstance(text, str) or not text.strip():
                 raise InvalidArgument(
                     f"kernel {self.id}: the {target} source must be "
                     f"non-empty text, got {type(text).__name__}"
                 )
+        if "wgsl" in sources:
+            sources["wgsl"] = self._push_constants_bound(sources["wgsl"], buffers)
+
+    def _push_constants_bound(self, source: str, buffers: tuple) -> str:
+        """The WGSL with its push constant (``var<push_constant> pc: PC;``, as kernels
+        written for wgpu-native set per-dispatch values) bound as the kernel's uniform
+        block, at that block's binding: the same values, read the same way, in the form
+        every WebGPU implementation binds. Refused, saying what to declare, where the
+        kernel has no uniform block or the WGSL uses its binding for something else."""
+        pushed = _sources.wgsl_push_constants(source)
+        if not pushed:
+            return source
+        names = ", ".join(f"`{name}: {type_}`" for name, type_ in pushed)
+        if len({name for name, _ in pushed}) > 1:
+            raise InvalidArgument(
+                f"kernel {self.id}: the WGSL declares push constants {names}; kernel-forge "
+                "binds one, as the kernel's uniform block: give each entry point's module "
+                "a kernel of its own"
+            )
+        uniform = next((b for b in buffers if b.access is Access.UNIFORM), None)
+        if uniform is None:
+            members = _sources.wgsl_structs(source).get(pushed[0][1])
+            fields = (
+                "(" + ", ".join(f"({m.name!r}, {m.type!r})" for m in members) + ")"
+                if members
+                else "(...)"
+            )
+            taken = {(b.group, b.binding) for b in _sources.wgsl_bindings(source)}
+            taken |= {(b.group, b.binding) for b in buffers}
+            free = next(n for n in range(len(taken) + 1) if (0, n) not in taken)
+            raise InvalidArgument(
+                f"kernel {self.id}: the WGSL's push constant {names} is bound as the "
+                "kernel's uniform block (the values the host pushes for a dispatch): "
+                f"declare BufferSpec.uniform({free}, {fields}) at a binding the WGSL "
+                "does not use"
+            )
+        clash = [
+            b
+            for b in _sources.wgsl_bindings(source) + _sources.wgsl_handle_bindings(source)
+            if (b.group, b.binding) == (uniform.group, uniform.binding)
+        ]
+        if clash:
+            raise InvalidArgument(
+                f"kernel {self.id}: the WGSL's push constant {names} is bound as the "
+                f"kernel's uniform block, at @group({uniform.group}) "
+                f"@binding({uniform.binding}), where the WGSL declares `{clash[0].name}`: "
+                "give the uniform block a binding the WGSL does not use"
+            )
+        return _sources.wgsl_push_constants_bound(source, uniform.group, uniform.binding)
 
     def _normalise_launch_fields(self, set_: Callable[[str, Any], None]) -> None:
         """Schedules, features, launches, entry points, options and sizes normalised."""

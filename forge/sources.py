@@ -35,6 +35,8 @@ __all__ = [
     "wgsl_enables",
     "wgsl_uses_subgroups",
     "wgsl_with_subgroups_enabled",
+    "wgsl_push_constants",
+    "wgsl_push_constants_bound",
     "wgsl_array_lengths",
     "wgsl_packed_f16",
     "wgsl_entry_points",
@@ -719,6 +721,37 @@ def wgsl_with_subgroups_enabled(source: str) -> str:
     if "subgroups" in wgsl_enables(source) or not wgsl_uses_subgroups(source):
         return source
     return "enable subgroups; " + source
+
+
+#: A push-constant (wgpu-native's ``var<push_constant>``, spelt ``var<immediate>`` since
+#: naga 27) declaration: no ``@group``/``@binding``, one per entry point.
+_PUSH_CONSTANT = re.compile(
+    r"\bvar\s*<\s*(push_constant|immediate)\s*>\s*(\w+)\s*:\s*([^;=]+?)\s*;"
+)
+
+
+@_cached
+def wgsl_push_constants(source: str) -> tuple[tuple[str, str], ...]:
+    """The (name, type) of each push-constant variable the module declares."""
+    return tuple(
+        (m.group(2), " ".join(m.group(3).split()))
+        for m in _PUSH_CONSTANT.finditer(strip_comments(source))
+    )
+
+
+def wgsl_push_constants_bound(source: str, group: int, binding: int) -> str:
+    """``source`` with its push-constant variable declared a uniform buffer at
+    ``@group(group) @binding(binding)``: what a push constant is (values the host sets
+    for a dispatch, read-only, the same for every invocation) in the one form every
+    WebGPU implementation binds: WebGPU has no push constants, and naga has renamed them
+    (``var<push_constant>`` is an unknown address space to wgpu-native 29). Lines keep
+    their numbers. A module with none is returned as it is."""
+    text = strip_comments(source)
+    found = list(_PUSH_CONSTANT.finditer(text))
+    for match in reversed(found):  # the comment-free text has the source's offsets
+        declaration = f"@group({group}) @binding({binding}) var<uniform> {match.group(2)}: "
+        source = source[: match.start()] + declaration + source[match.start(3) :]
+    return source
 
 
 _LENGTH = re.compile(r"\barrayLength\s*\(\s*&?\s*\(?\s*(\w+)")
