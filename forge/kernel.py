@@ -760,16 +760,25 @@ class KernelSpec:
 
     def checked_sizes(self) -> tuple[Size, ...]:
         """The sizes checked by default: ``test_sizes``, or around the first schedule's
-        workgroup multiples (1, one below, at and one above a multiple, a prime)."""
+        workgroup multiples (1, one below, at and one above a multiple, a prime; with
+        several dimensions those are square, and the last is primes that all differ,
+        67 x 41 x 53...)."""
         if self.test_sizes is not None:
             return tuple(self.size(s) for s in self.test_sizes)
         schedule = self.schedules[0]
         if len(self.dims) == 1:
             multiple = 2 * schedule.elements_per_workgroup
             values = (1, multiple - 1, multiple, multiple + 1, 10007)
-        else:
+        else:  # square sizes, then one whose dimensions all differ: a kernel that reads
+            # one dimension for another (a GEMM's N for its K) passes every square size
             multiple = 2 * max(schedule.workgroup_size)
-            values = (1, multiple - 1, multiple, multiple + 1, 67)
+            values = (
+                1,
+                multiple - 1,
+                multiple,
+                multiple + 1,
+                (_UNEQUAL + (1,) * len(self.dims))[: len(self.dims)],
+            )
         return tuple(dict.fromkeys(self.size(v) for v in values))
 
     def checked_seeds(self) -> tuple[int, ...]:
@@ -969,6 +978,12 @@ class KernelSpec:
         process (which never imports the kernel's own module) can run it; its meaning is
         the original's at exactly this run."""
         return KernelSpec(**_frozen.frozen_fields(self, target, schedule, size, max_per_dimension))
+
+
+#: The last default size's dimensions where a kernel has several (``checked_sizes``):
+#: primes, no two alike, none a multiple of a workgroup; from the fourth on small, so
+#: that a batch of 4-D tensors stays a few million elements (1 past the eighth).
+_UNEQUAL = (67, 41, 53, 11, 7, 5, 3, 2)
 
 
 def _entry_name(entry: str) -> bool:

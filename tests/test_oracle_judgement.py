@@ -339,6 +339,56 @@ def test_kernels_without_test_sizes_get_bound_finding_sizes_and_two_seeds():
     assert kernel.checked_seeds() == (0, 1)
 
 
+_NAIVE_GEMM = """
+@group(0) @binding(0) var<storage, read> a: array<f32>;        // M x K, row-major
+@group(0) @binding(1) var<storage, read> b: array<f32>;        // K x N, row-major
+@group(0) @binding(2) var<storage, read_write> c: array<f32>;  // M x N
+struct Dims { M: u32, N: u32, K: u32 }
+@group(0) @binding(3) var<uniform> dims: Dims;
+@compute @workgroup_size(8, 8)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let row = gid.y; let col = gid.x;
+    if (row >= dims.M || col >= dims.N) { return; }
+    var acc = 0.0;
+    for (var k = 0u; k < dims.K; k++) { acc += a[row * STRIDE + k] * b[k * dims.N + col]; }
+    c[row * dims.N + col] = acc;
+}
+"""
+
+
+@pytest.mark.parametrize("stride, right", [("dims.K", True), ("dims.N", False)])
+def test_kernels_with_several_dimensions_are_checked_where_they_differ(request, stride, right):
+    """A GEMM that steps through A's rows by N instead of K is right whenever N == K:
+    at every square size. The default sizes end with one whose dimensions all differ,
+    so a kernel that reads one dimension for another fails with no test_sizes given."""
+    require_available(request.config, "wgpu")
+    kernel = KernelSpec(
+        id=f"naive_gemm_{right}",
+        entry_point="main",
+        sources={"wgsl": _NAIVE_GEMM.replace("STRIDE", stride)},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="a", count="M*K"),
+            BufferSpec(1, "f32", "read", name="b", count="K*N"),
+            BufferSpec(2, "f32", "read_write", name="c", count="M*N"),
+            BufferSpec.uniform(3, (("M", "u32"), ("N", "u32"), ("K", "u32"))),
+        ),
+        reference=lambda a, b, M, N, K: (a.reshape(M, K) @ b.reshape(K, N).astype(float)).ravel(),
+        dims=("M", "N", "K"),
+        params=lambda size: size.dims,
+        grid=lambda schedule, size: (ceil_div(size.N, 8), ceil_div(size.M, 8), 1),
+        schedules=(Schedule((8, 8)),),
+    )
+    sizes = kernel.checked_sizes()
+    assert all(len(set(s.dims.values())) == 1 for s in sizes[:-1])
+    assert sorted(sizes[-1].dims.values()) == [41, 53, 67]
+    with forge.open_context("wgpu") as ctx:
+        verdicts = [
+            oracle.evaluate(ctx, kernel, size=s, samples=0, reorder=False).verdict for s in sizes
+        ]
+    assert verdicts[:-1] == [Verdict.PASS] * (len(sizes) - 1)  # square: both right
+    assert verdicts[-1] == (Verdict.PASS if right else Verdict.MISMATCH)
+
+
 # -- a failure you can debug ------------------------------------------------------------
 def test_a_failure_saves_its_arrays_and_prints_how_to_reproduce_it(request, tmp_path, session):
     require_available(request.config, "wgpu")
