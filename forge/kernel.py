@@ -768,7 +768,7 @@ class KernelSpec:
         schedule = self.schedules[0]
         if len(self.dims) == 1:
             multiple = 2 * schedule.elements_per_workgroup
-            values = (1, multiple - 1, multiple, multiple + 1, 10007)
+            values: tuple[Any, ...] = (1, multiple - 1, multiple, multiple + 1, 10007)
         else:  # square sizes, then one whose dimensions all differ: a kernel that reads
             # one dimension for another (a GEMM's N for its K) passes every square size
             multiple = 2 * max(schedule.workgroup_size)
