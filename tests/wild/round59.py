@@ -57,6 +57,26 @@ that is not in the shader (said where).
   starting at ``-3.402823e+38`` (not -Inf), then folded across the vector's lanes by
   one invocation into a ``var<workgroup>`` scalar, ``exp(x - max) / sum`` stored over
   the input.
+- wgpu's emulation of ``multi_draw_indirect_count`` (gfx-rs/wgpu at b8f53976, MIT or
+  Apache-2.0, ``wgpu-core/src/multi_draw_emulation/multi_draw_count_emulation.wgsl``):
+  the parameters as ``var<immediate> params: Params { max_count, stride, src_offset,
+  count_offset }`` (naga's newer spelling of a push constant), workgroups of 64 a draw
+  an invocation, the count the GPU wrote clamped to the host's maximum, the first
+  ``count`` draws' ``stride`` words copied and the rest up to ``max_count`` zeroed.
+  Ours: the offsets (7 words into the source, the count at word 2 of its buffer) and
+  the count, a third of the draws short of the maximum.
+
+What they showed (tests/test_wild_round59.py): every original passes on the reference,
+lavapipe and SwiftShader and every mutant fails on both. wgpu's ``u32_from_u16s`` as
+written, ``low(w1) << 16 | low(w0)``, is no WGSL (a shift's operands are unary
+expressions; Tint refuses it, naga takes it): the wgpu backend refuses it too, naming the
+parentheses, and the copy here has them. A push constant holding an array of stride 4,
+which naga takes, cannot run (it is rebound as a uniform, where arrays need a stride of
+16): pinned as a strict xfail. Ratchet's softmax with its max tree's first level dropped
+passed at 2 x 3 rows (one row of large values, its maximum planted where the kept slots
+hold it): pinned, and the entry's size has 2 x 7 rows, where it fails. Bevy's search
+made strict (``< cluster_id``) is not among the mutants: at cluster 0 its upper end
+wraps below 0 and the loop does not end (SwiftShader timed out).
 """
 
 # ruff: noqa: E501  (the WGSL keeps its sources' long lines)
@@ -682,7 +702,125 @@ RATCHET_SOFTMAX = Wild(
 )
 
 
+# -- 5. wgpu: multi-draw-indirect-count emulated, its parameters as immediates ------------
+
+_WGPU_MULTI_DRAW_COUNT = """// wgpu-core's emulation of multi_draw_indirect_count: copy the first `count` draws'
+// arguments and zero the rest up to max_count, so a plain multi-draw draws nothing there.
+struct Params {
+    max_count: u32,
+    stride: u32,
+    src_offset: u32,
+    count_offset: u32,
+}
+
+var<immediate> params: Params;
+
+@group(0) @binding(0) var<storage, read> src: array<u32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+@group(0) @binding(2) var<storage, read> count_buf: array<u32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3u) {
+    // a draw an invocation; the count the GPU wrote, never past the host's maximum
+    let count = min(count_buf[params.count_offset], params.max_count);
+    let src_at = params.src_offset + gid.x * params.stride;
+    let dst_at = gid.x * params.stride;
+
+    if (gid.x < count) {
+        for (var w = 0u; w < params.stride; w = w + 1u) {
+            dst[dst_at + w] = src[src_at + w];
+        }
+    } else if (gid.x < params.max_count) {
+        for (var w = 0u; w < params.stride; w = w + 1u) {
+            dst[dst_at + w] = 0u;
+        }
+    }
+}
+"""
+
+# Ours: where the draws and the count lie in their buffers (the host's byte offsets / 4)
+_MDC_SRC_OFFSET = 7
+_MDC_COUNT_OFFSET = 2
+
+
+def _mdc_count_buf(rng, count, size):
+    """The count the GPU wrote, at its offset: a third of the draws short of the
+    maximum; the words around it hold other counts."""
+    words = rng.integers(0, 1 << 20, count).astype(np.uint32)
+    words[_MDC_COUNT_OFFSET] = int(size.D) - int(size.D) // 3 - 1
+    return words
+
+
+def _mdc_reference(src, count_buf, D, S):
+    draws, stride = int(D), int(S)
+    count = min(int(count_buf[_MDC_COUNT_OFFSET]), draws)
+    out = np.zeros(draws * stride, np.uint32)
+    out[: count * stride] = src[_MDC_SRC_OFFSET : _MDC_SRC_OFFSET + count * stride]
+    return out
+
+
+WGPU_MULTI_DRAW_COUNT = Wild(
+    KernelSpec(
+        id="wild_r59_wgpu_multi_draw_count_emulation",
+        entry_point="main",
+        sources={"wgsl": _WGPU_MULTI_DRAW_COUNT},
+        dims=("D", "S"),
+        buffers=(
+            BufferSpec(
+                0,
+                "u32",
+                "read",
+                name="src",
+                count=lambda size: _MDC_SRC_OFFSET + size.D * size.S + 3,
+            ),
+            BufferSpec(1, "u32", "read_write", name="dst", count="D*S"),
+            BufferSpec(2, "u32", "read", name="count_buf", count=4, fill=_mdc_count_buf),
+            BufferSpec.uniform(
+                3,
+                (
+                    ("max_count", "u32"),
+                    ("stride", "u32"),
+                    ("src_offset", "u32"),
+                    ("count_offset", "u32"),
+                ),
+                name="params",
+            ),
+        ),
+        reference=_mdc_reference,
+        params=lambda size: {
+            "max_count": int(size.D),
+            "stride": int(size.S),
+            "src_offset": _MDC_SRC_OFFSET,
+            "count_offset": _MDC_COUNT_OFFSET,
+        },
+        grid=lambda s, size: (ceil_div(size.D, 64), 1, 1),
+        schedules=(Schedule(64),),
+        # indexed draws (five words) and plain ones (four)
+        test_sizes=("131x5", "10x4"),
+    ),
+    {
+        "the draws past the count left as they were": (
+            "wgsl",
+            "} else if (gid.x < params.max_count) {",
+            "} else if (gid.x < count) {",
+        ),
+        "one draw past the count copied": ("wgsl", "if (gid.x < count) {", "if (gid.x <= count) {"),
+        "the source offset read from the count's immediate": (
+            "wgsl",
+            "let src_at = params.src_offset + gid.x * params.stride;",
+            "let src_at = params.count_offset + gid.x * params.stride;",
+        ),
+    },
+)
+
+
 ROUND59: dict[str, Wild] = {
     wild.kernel.id: wild
-    for wild in (BEVY_FILL_CLUSTERS, WGPU_TIMESTAMPS, PUSHED_BITONIC, RATCHET_SOFTMAX)
+    for wild in (
+        BEVY_FILL_CLUSTERS,
+        WGPU_TIMESTAMPS,
+        PUSHED_BITONIC,
+        RATCHET_SOFTMAX,
+        WGPU_MULTI_DRAW_COUNT,
+    )
 }
