@@ -6,16 +6,16 @@ shows it.
   expressions, so that is no WGSL (Tint refuses it), and the wgpu backend refuses it too,
   naming the parentheses to add; the corpus's copy has them. Not a defect: the check
   working on a source it had not met.
-- A defect, pinned (strict xfail): naga checks a push constant against no uniform layout
-  rule (``AddressSpace::PushConstant`` asks only ``push_constant_compatibility``), so
-  ``struct PC { offsets: array<u32, 4>, n: u32 }`` is a push constant as wgpu-native
-  code writes it, an array of stride 4. kernel-forge binds the push constant as the
-  kernel's uniform block, where an array's stride must be a multiple of 16: naga refuses
-  the rebound module, and the kernel cannot run as written. The fix is to bind such a
-  push constant as ``var<storage, read>`` (WGSL lays a type out alike in every address
-  space but the uniform one) with the uniform record packed by storage rules and bound
-  read-only: the record's layout, the bind group layout's binding type and the view's
-  usage all follow ``Access.UNIFORM`` today, too wide a change for this round.
+- A defect, fixed: naga checks a push constant against no uniform layout rule
+  (``AddressSpace::PushConstant`` asks only ``push_constant_compatibility``), so
+  ``struct PC { offsets: array<u32, 4>, n: u32 }`` is a push constant as wgpu-native code
+  writes it, an array of stride 4. kernel-forge bound every push constant as the
+  kernel's uniform block, where an array's stride must be a multiple of 16: naga refused
+  the rebound module, and the kernel could not run as written. Such a push constant (one
+  whose fields the uniform rules lay out otherwise than WGSL's own) is now declared
+  ``var<storage, read>`` at the block's binding (WGSL lays a type out alike in every
+  address space but the uniform one), the block's record packed by the storage rules and
+  bound read-only (``BufferSpec.storage_layout``, set by ``KernelSpec``).
 - A gap, pinned (strict xfail): ratchet's softmax with its max tree's first level dropped
   (slots 64 to 127 never folded in) is wrong only where the true maximum lies in those
   slots and tops the rest by more than 88, where ``exp`` overflows. At 2 x 3 rows of
@@ -33,7 +33,7 @@ import numpy as np
 import pytest
 
 import oracle
-from forge import BufferSpec, KernelSpec
+from forge import BufferSpec, Dispatch, KernelSpec, Schedule, ceil_div
 from forge.sources import wgsl_unparenthesized_mix
 from oracle import Verdict
 from oracle.pytest_plugin import require_available
@@ -67,32 +67,57 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="a push constant holding an array of stride 4 is rebound as a uniform, which "
-    "naga refuses (uniform arrays need a stride of 16): round 59",
-)
-def test_a_push_constant_holding_a_packed_array_runs_as_naga_takes_it(request):
-    require_available(request.config, "wgpu")
-    from backends.wgpu import WgpuComputeContext
-
-    kernel = KernelSpec(
+def _pushed_array(
+    source: str = _PUSHED_ARRAY, offsets: str = "array<u32, 4>", **extra
+) -> KernelSpec:
+    return KernelSpec(
         id="r59_pushed_array",
         entry_point="main",
-        sources={"wgsl": _PUSHED_ARRAY},
+        sources={"wgsl": source},
         buffers=(
             BufferSpec(0, "f32", "read", name="x"),
             BufferSpec(1, "f32", "read_write", name="y"),
-            BufferSpec.uniform(2, (("offsets", "array<u32, 4>"), ("n", "u32")), name="pc"),
+            BufferSpec.uniform(2, (("offsets", offsets), ("n", "u32")), name="pc"),
         ),
         reference=lambda x, offsets: x + np.asarray(offsets)[np.arange(len(x)) % 4],
         params=lambda n: {"n": n},
-        defaults={"offsets": np.array([1, 2, 3, 4], np.uint32)},
+        defaults={"offsets": np.array([1, 2, 3, 40], np.uint32)},
+        **extra,
     )
-    with WgpuComputeContext(1 << 20) as ctx:
-        ev = oracle.evaluate(ctx, kernel, size=100, samples=0, reorder=False)
-    assert ev.verdict is Verdict.PASS, ev.report()
+
+
+def test_a_push_constant_no_uniform_can_hold_is_bound_read_only_storage():
+    kernel = _pushed_array()
+    assert kernel.uniform is not None and kernel.uniform.storage_layout
+    assert "@group(0) @binding(2) var<storage, read> pc: PC;" in kernel.sources["wgsl"]
+    assert kernel.uniform.dtype_for("wgsl").itemsize == 20  # stride 4, as naga lays it out
+    # a type the uniform rules lay out alike stays a uniform
+    plain = _pushed_array(_PUSHED_ARRAY.replace("array<u32, 4>", "vec4<u32>"), "vec4<u32>")
+    assert plain.uniform is not None and not plain.uniform.storage_layout
+    assert "@group(0) @binding(2) var<uniform> pc: PC;" in plain.sources["wgsl"]
+
+
+@pytest.mark.parametrize("backend", ["wgpu", "browser"])
+def test_a_push_constant_holding_a_packed_array_runs_as_naga_takes_it(request, backend):
+    require_available(request.config, backend)
+    if backend == "wgpu":
+        from backends.wgpu import WgpuComputeContext as Context
+    else:
+        from backends.browser import BrowserComputeContext as Context  # type: ignore[assignment]
+    right = _pushed_array()
+    # each of two dispatches pushes its own count, through the launch's own block
+    pushed = _pushed_array(
+        launches=(Dispatch("main", overrides={"n": 3}), Dispatch("main")),
+        grid=lambda schedule, n: (ceil_div(n, 64), 1, 1),
+        schedules=(Schedule(64),),
+    )
+    wrong = _pushed_array(_PUSHED_ARRAY.replace("pc.offsets[i % 4u]", "pc.offsets[(i + 1u) % 4u]"))
+    with Context(1 << 20) as ctx:
+        verdicts = [
+            oracle.evaluate(ctx, k, size=100, samples=0, reorder=False).verdict
+            for k in (right, pushed, wrong)
+        ]
+    assert verdicts[:2] == [Verdict.PASS, Verdict.PASS] and verdicts[2] is not Verdict.PASS
 
 
 @pytest.mark.xfail(
