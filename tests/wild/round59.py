@@ -71,12 +71,13 @@ lavapipe and SwiftShader and every mutant fails on both. wgpu's ``u32_from_u16s`
 written, ``low(w1) << 16 | low(w0)``, is no WGSL (a shift's operands are unary
 expressions; Tint refuses it, naga takes it): the wgpu backend refuses it too, naming the
 parentheses, and the copy here has them. A push constant holding an array of stride 4,
-which naga takes, cannot run (it is rebound as a uniform, where arrays need a stride of
-16): pinned as a strict xfail. Ratchet's softmax with its max tree's first level dropped
-passed at 2 x 3 rows (one row of large values, its maximum planted where the kept slots
-hold it): pinned, and the entry's size has 2 x 7 rows, where it fails. Bevy's search
-made strict (``< cluster_id``) is not among the mutants: at cluster 0 its upper end
-wraps below 0 and the loop does not end (SwiftShader timed out).
+which naga takes, could not run (it was rebound as a uniform, where an array's stride
+must be a multiple of 16): fixed, such a push constant is bound read-only storage.
+Ratchet's softmax with its max tree's first level dropped passed at 2 x 3 rows (few rows
+of large values, their maxima where the kept slots hold them): pinned as a strict xfail,
+and the entry's size has 2 x 7 rows, where it fails. Bevy's search made strict (``<
+cluster_id``) is not among the mutants: at cluster 0 its upper end wraps below 0 and the
+loop does not end (SwiftShader timed out after 60 s).
 """
 
 # ruff: noqa: E501  (the WGSL keeps its sources' long lines)
