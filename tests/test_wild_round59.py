@@ -123,8 +123,8 @@ def test_a_push_constant_holding_a_packed_array_runs_as_naga_takes_it(request, b
 @pytest.mark.xfail(
     strict=True,
     raises=AssertionError,
-    reason="six rows hold one row of large values, its maximum planted at the row's end, "
-    "which the kept half of the tree holds: round 59",
+    reason="six rows hold few of large values, whose maxima the kept half of the tree "
+    "holds (a family of one row has its maximum planted at an end): round 59",
 )
 def test_a_softmax_whose_max_tree_drops_a_level_fails_on_six_rows(request):
     require_available(request.config, "wgpu")
