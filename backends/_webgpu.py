@@ -186,7 +186,8 @@ def layout_groups(
             )
     groups: list[list[tuple[int, str]]] = [[] for _ in range(count)]
     for spec, access in zip(kernel.buffers, accesses or [b.access for b in kernel.buffers]):
-        groups[spec.group].append((spec.binding, BINDING_TYPES[access]))
+        kind = "read-only-storage" if spec.storage_layout else BINDING_TYPES[access]
+        groups[spec.group].append((spec.binding, kind))
     return groups
 
 

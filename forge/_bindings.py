@@ -361,8 +361,9 @@ def check_uniform_layout(kernel: KernelSpec, target: str | None, source: str | N
             theirs_type = _layout.TypeSpec(
                 "struct", fields=((binding.name, _shader_type(binding.type, structs)),)
             )
-        ours = _layout.scalar_lanes(ours_type, "wgsl-uniform")
-        theirs = _layout.scalar_lanes(theirs_type, "wgsl-uniform")
+        rules = uniform.layout_rules("wgsl") or "wgsl-uniform"
+        ours = _layout.scalar_lanes(ours_type, rules)
+        theirs = _layout.scalar_lanes(theirs_type, rules)
         our_size = _layout.size_align(ours_type, "wgsl-uniform")[0]
         # WGSL lays a struct out one way in every address space; the uniform rules
         # above only round it up to 16 bytes (what a valid shader's layout is anyway)
@@ -693,7 +694,7 @@ def uniform_field_bytes(
                 f"kernel {kernel.id}: a launch sets uniform field {name} to {value!r}: {problem}"
             )
     raw = buffer_bytes(spec, record, target).view(np.uint8).reshape(-1).tobytes()
-    laid = _layout.target_dtype(spec.fields, _layout.rules_for(target, True)).fields
+    laid = _layout.target_dtype(spec.fields, spec.layout_rules(target)).fields
     assert laid is not None  # a uniform block is a struct
     return tuple(
         (laid[name][1], raw[laid[name][1] : laid[name][1] + laid[name][0].itemsize])
@@ -714,9 +715,7 @@ def buffer_bytes(
         values = np.asarray(values)
         dtype = spec.dtype
         return values.astype(dtype.base if dtype.subdtype else dtype, copy=False)
-    return _layout.encode(
-        values, spec.type, _layout.rules_for(target, spec.access is Access.UNIFORM), fill
-    )
+    return _layout.encode(values, spec.type, spec.layout_rules(target), fill)
 
 
 def buffer_values(spec: BufferSpec, raw: np.ndarray, target: str | None) -> np.ndarray:
@@ -725,7 +724,7 @@ def buffer_values(spec: BufferSpec, raw: np.ndarray, target: str | None) -> np.n
         return raw
     if spec.unorm:
         return _textures.unorm8_values(raw)
-    return _layout.decode(raw, spec.type, _layout.rules_for(target, spec.access is Access.UNIFORM))
+    return _layout.decode(raw, spec.type, spec.layout_rules(target))
 
 
 def check_buffers(

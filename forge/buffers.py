@@ -102,6 +102,10 @@ class BufferSpec:
     scratch: bool = False
     unordered: bool | str = False
     texture: str | None = None
+    # a uniform block the WGSL binds as ``var<storage, read>``, laid out by WGSL's storage
+    # rules: a push constant whose type no uniform can hold (``offsets: array<u32, 4>``,
+    # stride 4), as naga takes it; set by ``KernelSpec``, not by hand
+    storage_layout: bool = False
 
     def __post_init__(self) -> None:
         for attribute in ("binding", "group"):
@@ -282,8 +286,13 @@ class BufferSpec:
             return self.dtype
         if self.unorm:
             return np.dtype(np.uint8)  # the bytes; the values are k / 255
-        rules = _layout.rules_for(target, self.access is Access.UNIFORM)
-        return _layout.target_dtype(self.type, rules)
+        return _layout.target_dtype(self.type, self.layout_rules(target))
+
+    def layout_rules(self, target: str | None) -> str | None:
+        """The layout rules of this buffer's bytes on ``target`` (``forge.layout``)."""
+        if target == "wgsl" and self.storage_layout:
+            return "wgsl-storage"
+        return _layout.rules_for(target, self.access is Access.UNIFORM)
 
     @property
     def is_output(self) -> bool:

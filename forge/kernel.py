@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import abc
 import ast
+import dataclasses
 import functools
 import hashlib
 import json
@@ -406,9 +407,10 @@ class KernelSpec:
                     f"non-empty text, got {type(text).__name__}"
                 )
         if "wgsl" in sources:
-            sources["wgsl"] = self._push_constants_bound(sources["wgsl"], buffers)
+            sources["wgsl"], buffers = self._push_constants_bound(sources["wgsl"], buffers)
+            set_("buffers", buffers)
 
-    def _push_constants_bound(self, source: str, buffers: tuple) -> str:
+    def _push_constants_bound(self, source: str, buffers: tuple) -> tuple[str, tuple]:
         """The WGSL with its push constant (``var<push_constant> pc: PC;``, as kernels
         written for wgpu-native set per-dispatch values) bound as the kernel's uniform
         block, at that block's binding: the same values, read the same way, in the form
@@ -416,7 +418,7 @@ class KernelSpec:
         kernel has no uniform block or the WGSL uses its binding for something else."""
         pushed = _sources.wgsl_push_constants(source)
         if not pushed:
-            return source
+            return source, buffers
         names = ", ".join(f"`{name}: {type_}`" for name, type_ in pushed)
         if len({name for name, _ in pushed}) > 1:
             raise InvalidArgument(
@@ -453,7 +455,21 @@ class KernelSpec:
                 f"@binding({uniform.binding}), where the WGSL declares `{clash[0].name}`: "
                 "give the uniform block a binding the WGSL does not use"
             )
-        return _sources.wgsl_push_constants_bound(source, uniform.group, uniform.binding)
+        # a type that the uniform rules lay out otherwise than WGSL's own (an array of
+        # stride 4, a member right after a struct), which naga takes as a push constant and
+        # refuses as a uniform: bound read-only storage, its record by the storage rules
+        record = _layout.parse_type(uniform.fields)
+        storage = _layout.scalar_lanes(record, "wgsl-uniform") != _layout.scalar_lanes(
+            record, "wgsl-storage"
+        )
+        if storage:
+            buffers = tuple(
+                dataclasses.replace(b, storage_layout=True) if b is uniform else b for b in buffers
+            )
+        bound = _sources.wgsl_push_constants_bound(
+            source, uniform.group, uniform.binding, storage=storage
+        )
+        return bound, buffers
 
     def _normalise_launch_fields(self, set_: Callable[[str, Any], None]) -> None:
         """Schedules, features, launches, entry points, options and sizes normalised."""
@@ -766,6 +782,7 @@ class KernelSpec:
         if self.test_sizes is not None:
             return tuple(self.size(s) for s in self.test_sizes)
         schedule = self.schedules[0]
+        values: tuple[Any, ...]
         if len(self.dims) == 1:
             multiple = 2 * schedule.elements_per_workgroup
             values: tuple[Any, ...] = (1, multiple - 1, multiple, multiple + 1, 10007)

@@ -739,17 +739,21 @@ def wgsl_push_constants(source: str) -> tuple[tuple[str, str], ...]:
     )
 
 
-def wgsl_push_constants_bound(source: str, group: int, binding: int) -> str:
+def wgsl_push_constants_bound(source: str, group: int, binding: int, storage: bool = False) -> str:
     """``source`` with its push-constant variable declared a uniform buffer at
     ``@group(group) @binding(binding)``: what a push constant is (values the host sets
     for a dispatch, read-only, the same for every invocation) in the one form every
     WebGPU implementation binds: WebGPU has no push constants, and naga has renamed them
     (``var<push_constant>`` is an unknown address space to wgpu-native 29). Lines keep
-    their numbers. A module with none is returned as it is."""
+    their numbers. A module with none is returned as it is. ``storage``: declared
+    ``var<storage, read>`` instead, for a type no uniform can hold (an array of stride 4:
+    naga checks a push constant against no uniform layout rule, and WGSL lays a type out
+    alike in every other address space)."""
     text = strip_comments(source)
     found = list(_PUSH_CONSTANT.finditer(text))
+    space = "storage, read" if storage else "uniform"
     for match in reversed(found):  # the comment-free text has the source's offsets
-        declaration = f"@group({group}) @binding({binding}) var<uniform> {match.group(2)}: "
+        declaration = f"@group({group}) @binding({binding}) var<{space}> {match.group(2)}: "
         source = source[: match.start()] + declaration + source[match.start(3) :]
     return source
 

@@ -557,7 +557,9 @@ class BrowserComputeContext(SlabContext):
         made = compiled.launch_fields.get(key)
         if made is None:
             data, ranges = launch_field_patch(kernel, step, bound)
-            own = self._buffer(bound, ("uniform", "copy-dst"), "a launch's uniform block")
+            own = self._buffer(
+                bound, ("uniform", "storage", "copy-dst"), "a launch's uniform block"
+            )
             patch = self._buffer(bound, ("copy-src", "copy-dst"), "a launch's uniform fields")
             self._page.defer(
                 Command(

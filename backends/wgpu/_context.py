@@ -700,7 +700,10 @@ class WgpuComputeContext(SlabContext):
                 bound = chosen[index][2]
                 data, ranges = launch_field_patch(kernel, step, bound)
                 own = self._device.create_buffer(
-                    size=bound, usage=wgpu.BufferUsage.UNIFORM | wgpu.BufferUsage.COPY_DST
+                    size=bound,
+                    usage=wgpu.BufferUsage.UNIFORM
+                    | wgpu.BufferUsage.STORAGE  # a push constant bound as storage
+                    | wgpu.BufferUsage.COPY_DST,
                 )
                 patch = self._device.create_buffer_with_data(
                     data=data, usage=wgpu.BufferUsage.COPY_SRC
