@@ -766,6 +766,7 @@ class KernelSpec:
         if self.test_sizes is not None:
             return tuple(self.size(s) for s in self.test_sizes)
         schedule = self.schedules[0]
+        values: tuple[Any, ...]
         if len(self.dims) == 1:
             multiple = 2 * schedule.elements_per_workgroup
             values = (1, multiple - 1, multiple, multiple + 1, 10007)
