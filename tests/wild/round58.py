@@ -61,6 +61,12 @@ the WebGPU ports.
   none (drawn 1 to 100 as ParEval draws them, the first even is almost always among the
   first few, where a kernel that searches one block passes).
 
+- ParEval's 1-D Jacobi stencil (same repository, ``stencil/52_stencil_1d_jacobi_3-point_stencil``):
+  ``jacobi1D(const double *input, double *output, size_t N)``, zeros past either end,
+  blocks of 1024. In doubles, which WGSL has not: CUDA only, its mutants for the GPU run.
+  Its first mutant is the ``size_t`` bug ParEval's prompts invite, ``i - 1 >= 0``, always
+  true, so that thread 0 reads ``input[SIZE_MAX]``, the element before the buffer.
+
 What they showed is said at each entry and in the module's report (tests/test_wild_round58.py).
 """
 
@@ -360,9 +366,9 @@ MEAN_DIM1 = Wild(
         },
         grid=lambda s, size: (size.batch * size.dim2, 1, 1),
         schedules=(Schedule(256),),
-        # a reduced dimension below the block (67: most threads load nothing) and one
-        # past it (300: threads load twice), the kept ones unequal to it
-        test_sizes=("batch=3,dim1=67,dim2=41", "batch=2,dim1=300,dim2=7"),
+        # a reduced dimension past the block (300: threads load twice) and one below it
+        # (67: most threads load nothing), the kept ones unequal to it
+        test_sizes=("batch=2,dim1=300,dim2=7", "batch=3,dim1=67,dim2=41"),
     ),
     {
         "CUDA: the inner index modulo the reduced size": (
@@ -638,10 +644,12 @@ SMALLEST_ODD = Wild(
     ),
     {
         "CUDA: odd as a remainder of 1": ("cuda", "if (v % 2 != 0)", "if (v % 2 == 1)"),
-        "CUDA: the stride one block": (
+        # (a stride of one block instead would still see every element: a minimum
+        # taken twice is the same, so that is no mutant)
+        "CUDA: the loop starts at the block's thread": (
             "cuda",
-            "size_t step = (size_t)blockDim.x * gridDim.x;",
-            "size_t step = blockDim.x;",
+            "size_t first = blockIdx.x * (size_t)blockDim.x + threadIdx.x;",
+            "size_t first = threadIdx.x;",
         ),
         "odd as a remainder of 1": ("wgsl", "if (v % 2 != 0)", "if (v % 2 == 1)"),
         "no odd number marked -1": (
@@ -730,8 +738,8 @@ FIRST_EVEN = Wild(
                 schedule={"cuda": Schedule(1024)},
             ),
         ),
-        # the first even past the first blocks (5000), nowhere (3001), last (2003)
-        test_sizes=(5000, 3001, 2003),
+        # the first even last (2003), past the first blocks (5000), nowhere (3001)
+        test_sizes=(2003, 5000, 3001),
     ),
     {
         "CUDA: the even test's precedence": (
@@ -763,6 +771,67 @@ FIRST_EVEN = Wild(
 )
 
 
+# -- 6. ParEval 52: a 1-D Jacobi stencil in doubles with size_t bounds (CUDA only) --------
+
+_JACOBI_1D_CUDA = r"""// kernel-forge corpus: a ParEval 1-D Jacobi completion (ours, after ParEval's prompt 52).
+/* output[i] = (input[i-1] + input[i] + input[i+1]) / 3, reading 0 past either end.
+   The kernel is launched with at least N threads. */
+__global__ void jacobi1D(const double *input, double *output, size_t N) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < N) {
+        // size_t cannot go below 0: the left neighbour is tested before it is formed
+        double left = (i > 0) ? input[i - 1] : 0.0;
+        double right = (i + 1 < N) ? input[i + 1] : 0.0;
+        output[i] = (left + input[i] + right) / 3.0;
+    }
+}
+"""
+
+
+def _jacobi_1d_reference(input):
+    x = input.astype(np.float64)
+    padded = np.concatenate(([0.0], x, [0.0]))
+    return (padded[:-2] + padded[1:-1] + padded[2:]) / 3.0
+
+
+JACOBI_1D = Wild(
+    KernelSpec(
+        id="wild_r58_pareval_jacobi_1d_double_size_t",
+        entry_point="jacobi1D",
+        sources={"cuda": _JACOBI_1D_CUDA},
+        buffers=(
+            BufferSpec(0, "f64", "read", name="input"),
+            BufferSpec(1, "f64", "read_write", name="output"),
+            BufferSpec.uniform(2, (("N", "u64"),), name="p"),
+        ),
+        reference=_jacobi_1d_reference,
+        params=lambda n: {"N": n},
+        # blocks of 1024 over at least N threads, as ParEval's driver launches it
+        grid=lambda s, n: (ceil_div(n, 1024), 1, 1),
+        schedules=(Schedule(1024),),
+        test_sizes=(5003, 1, 1024),
+    ),
+    {
+        # the unsigned test is always true: i = 0 reads input[SIZE_MAX], before the buffer
+        "CUDA: the left bound tested as signed": (
+            "cuda",
+            "double left = (i > 0) ? input[i - 1] : 0.0;",
+            "double left = (i - 1 >= 0) ? input[i - 1] : 0.0;",
+        ),
+        "CUDA: the right neighbour read at the last element": (
+            "cuda",
+            "double right = (i + 1 < N) ? input[i + 1] : 0.0;",
+            "double right = (i < N) ? input[i + 1] : 0.0;",
+        ),
+        "CUDA: a third as an integer division": (
+            "cuda",
+            "output[i] = (left + input[i] + right) / 3.0;",
+            "output[i] = 1 / 3 * (left + input[i] + right);",
+        ),
+    },
+)
+
+
 ROUND58: dict[str, Wild] = {
     wild.kernel.id: wild
     for wild in (
@@ -771,5 +840,6 @@ ROUND58: dict[str, Wild] = {
         GEMM_GELU,
         SMALLEST_ODD,
         FIRST_EVEN,
+        JACOBI_1D,
     )
 }
