@@ -67,6 +67,13 @@ the WebGPU ports.
   Its first mutant is the ``size_t`` bug ParEval's prompts invite, ``i - 1 >= 0``, always
   true, so that thread 0 reads ``input[SIZE_MAX]``, the element before the buffer.
 
+- An argmax over the middle dimension into ``int64`` indices (uiuc-kang-lab/agentic-benchmarks
+  at 8b1468d4, ``benchmarks/kernel-bench/kernels/6800.cu``, an archive kernel for level 1
+  problem 51): ``argmax_kernel(x, indices, outerSize, dimSize, innerSize)``, blocks of
+  256, a ``__device__`` helper walking the slice by ``innerSize`` from its first value
+  with ``>`` (the first of equal values, as ``torch.argmax``). The port writes each index
+  as a ``vec2<i32>``, low word first.
+
 What they showed is said at each entry and in the module's report (tests/test_wild_round58.py).
 """
 
@@ -832,6 +839,139 @@ JACOBI_1D = Wild(
 )
 
 
+# -- 7. AI CUDA Engineer: an argmax over dim 1 into int64 indices -------------------------
+
+_ARGMAX_DIM1_CUDA = r"""// kernel-forge corpus: an AI CUDA Engineer argmax over a dimension (read, not copied).
+#include <torch/extension.h>
+#include <vector>
+
+// the index along the reduced dimension of one slice's largest value, the first on a tie
+__device__ int64_t slice_argmax(const float* __restrict__ data, const int start_offset,
+                                const int dimSize, const int innerSize) {
+    float best = data[start_offset];
+    int at = 0;
+    for (int d = 1; d < dimSize; d++) {
+        float v = data[start_offset + d * innerSize];
+        if (v > best) {
+            best = v;
+            at = d;
+        }
+    }
+    return at;
+}
+
+__global__ void argmax_kernel(const float* __restrict__ x, int64_t* __restrict__ indices,
+                              const int outerSize, const int dimSize, const int innerSize) {
+    int idx = blockIdx.x * blockDim.x + threadIdx.x;
+    int total = outerSize * innerSize;
+    if (idx < total) {
+        int outer_idx = idx / innerSize;
+        int inner_idx = idx % innerSize;
+        int start_offset = outer_idx * dimSize * innerSize + inner_idx;
+        indices[outer_idx * innerSize + inner_idx] = slice_argmax(x, start_offset, dimSize, innerSize);
+    }
+}
+
+torch::Tensor argmax_forward_cuda(const torch::Tensor& x, const int64_t dim) {
+    auto xc = x.contiguous();
+    auto sizes = xc.sizes();
+    int outerSize = 1;
+    for (int d = 0; d < dim; d++) outerSize *= sizes[d];
+    int dimSize = sizes[dim];
+    int innerSize = 1;
+    for (int d = dim + 1; d < xc.dim(); d++) innerSize *= sizes[d];
+    std::vector<int64_t> out_sizes;
+    for (int d = 0; d < xc.dim(); d++) {
+        if (d != dim) out_sizes.push_back(sizes[d]);
+    }
+    auto indices = torch::empty(out_sizes, torch::TensorOptions().device(x.device()).dtype(torch::kLong));
+    const int threads = 256;
+    const int total = outerSize * innerSize;
+    const int blocks = (total + threads - 1) / threads;
+    argmax_kernel<<<blocks, threads>>>(xc.data_ptr<float>(), indices.data_ptr<int64_t>(),
+                                       outerSize, dimSize, innerSize);
+    return indices;
+}
+
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+    m.def("forward", &argmax_forward_cuda, "argmax over a dimension (CUDA)");
+}
+"""
+
+# The port: an int64 index is two i32 words, low first (indices are below 2^31).
+_ARGMAX_DIM1_WGSL = """// kernel-forge corpus: a WebGPU port of an AI CUDA Engineer argmax (ours).
+struct Params { outerSize: i32, dimSize: i32, innerSize: i32 }
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> indices: array<vec2<i32>>;
+@group(0) @binding(2) var<uniform> p: Params;
+
+@compute @workgroup_size(256)
+fn argmax_kernel(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let idx = i32(gid.x);
+    if (idx < p.outerSize * p.innerSize) {
+        let outer_idx = idx / p.innerSize;
+        let inner_idx = idx % p.innerSize;
+        let start = outer_idx * p.dimSize * p.innerSize + inner_idx;
+        var best = x[start];
+        var at = 0;
+        for (var d = 1; d < p.dimSize; d++) {
+            let v = x[start + d * p.innerSize];
+            if (v > best) {
+                best = v;
+                at = d;
+            }
+        }
+        indices[idx] = vec2<i32>(at, 0);
+    }
+}
+"""
+
+
+def _argmax_dim1_reference(x):
+    return np.argmax(x, axis=1).astype(np.int64)
+
+
+ARGMAX_DIM1 = Wild(
+    KernelSpec(
+        id="wild_r58_sakana_argmax_dim1_int64",
+        entry_point="argmax_kernel",
+        sources={"cuda": _ARGMAX_DIM1_CUDA, "wgsl": _ARGMAX_DIM1_WGSL},
+        dims=("batch", "dim1", "dim2"),
+        buffers=(
+            BufferSpec(
+                0, "f32", "read", name="x", count="batch*dim1*dim2", shape=("batch", "dim1", "dim2")
+            ),
+            BufferSpec(
+                1, "i64", "read_write", name="indices", count="batch*dim2", shape=("batch", "dim2")
+            ),
+            BufferSpec.uniform(
+                2, (("outerSize", "i32"), ("dimSize", "i32"), ("innerSize", "i32")), name="p"
+            ),
+        ),
+        reference=_argmax_dim1_reference,
+        params=lambda size: {"outerSize": size.batch, "dimSize": size.dim1, "innerSize": size.dim2},
+        grid=lambda s, size: (ceil_div(size.batch * size.dim2, 256), 1, 1),
+        schedules=(Schedule(256),),
+        test_sizes=("batch=5,dim1=67,dim2=41", "batch=3,dim1=41,dim2=67"),
+    ),
+    {
+        "CUDA: the slice walked along the last dimension": (
+            "cuda",
+            "float v = data[start_offset + d * innerSize];",
+            "float v = data[start_offset + d];",
+        ),
+        "CUDA: the last of equal values": ("cuda", "if (v > best) {", "if (v >= best) {"),
+        "the slice walked along the last dimension": (
+            "wgsl",
+            "let v = x[start + d * p.innerSize];",
+            "let v = x[start + d];",
+        ),
+        "the last of equal values": ("wgsl", "if (v > best) {", "if (v >= best) {"),
+        "the best started at zero": ("wgsl", "var best = x[start];", "var best = 0.0;"),
+    },
+)
+
+
 ROUND58: dict[str, Wild] = {
     wild.kernel.id: wild
     for wild in (
@@ -841,5 +981,6 @@ ROUND58: dict[str, Wild] = {
         SMALLEST_ODD,
         FIRST_EVEN,
         JACOBI_1D,
+        ARGMAX_DIM1,
     )
 }
