@@ -9,6 +9,13 @@ is positive and the smallest odd number is above -1, were run only for a running
 maximum or minimum written as an assignment (``m = min(m, x)``, ``if (x < m) m = x``),
 not as an atomic: ``oracle._builtins.running_extremum`` now counts ``atomicMin`` and
 ``atomicMax`` too, and the mutant fails at that size alone.
+
+ParEval's first even number: drawn by the oracle's families, half the integers are even
+and the first even one lies among the first few elements, so a search confined to the
+first workgroup, or one that leaves out the last element, passes every default size
+above 1. The oracle cannot know where a search's hit should lie: the entry draws its
+own inputs (``_odd_until``: the first even one last, past the first blocks, nowhere),
+and the README says so; the default draws' blindness is pinned as a strict xfail.
 """
 
 from __future__ import annotations
@@ -34,11 +41,9 @@ def test_a_sentinel_of_minus_one_fails_where_every_line_holds_a_negative(request
     require_available(request.config, "wgpu")
     wrong = mutant(CORPUS[_ODD], "no odd number marked -1")
     wrong = dataclasses.replace(wrong, test_sizes=(5003,))
-    right = dataclasses.replace(CORPUS[_ODD].kernel, test_sizes=(5003,))
     with forge.open_context("wgpu") as ctx:  # in this process: no worker to start
         ev = oracle.evaluate(ctx, wrong, size=5003, seed=0, samples=0)
         assert ev.failing, ev.report()
-        assert oracle.evaluate(ctx, right, size=5003, seed=0, samples=0).passed
 
 
 @pytest.mark.parametrize("target", ["wgsl", "cuda"])
@@ -46,3 +51,20 @@ def test_both_sources_count_as_a_running_minimum(target):
     kernel = CORPUS[_ODD].kernel
     only = dataclasses.replace(kernel, sources={target: kernel.sources[target]})
     assert running_extremum(only)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the default families put an even number among the first few elements: a "
+    "search's hit must be placed by the kernel's own fill (README, what buffers hold)",
+)
+def test_the_default_draws_hide_a_search_confined_to_one_workgroup(request):
+    require_available(request.config, "wgpu")
+    wild = CORPUS["wild_r58_pareval_first_even_atomic_min_size_t"]
+    drawn = tuple(
+        dataclasses.replace(b, fill=None) if b.name == "x" else b for b in wild.kernel.buffers
+    )
+    wrong = dataclasses.replace(mutant(wild, "the first block only"), buffers=drawn)
+    with forge.open_context("wgpu") as ctx:
+        ev = oracle.evaluate(ctx, wrong, size=10007, seed=0, samples=0)
+    assert ev.failing, ev.report()
