@@ -67,6 +67,11 @@ the WebGPU ports.
   Its first mutant is the ``size_t`` bug ParEval's prompts invite, ``i - 1 >= 0``, always
   true, so that thread 0 reads ``input[SIZE_MAX]``, the element before the buffer.
 
+- ParEval's average (same repository, ``reduce/27_reduce_average``): ``average(const double *x,
+  size_t N, double *average)``, each value's ``x[i] / N`` added by the double
+  ``atomicAdd`` into the driver's 0.0. CUDA only (doubles); its mutants for the GPU run,
+  the first the completion that adds the values and lets thread 0 divide, racing the
+  other blocks.
 - An argmax over the middle dimension into ``int64`` indices (uiuc-kang-lab/agentic-benchmarks
   at 8b1468d4, ``benchmarks/kernel-bench/kernels/6800.cu``, an archive kernel for level 1
   problem 51): ``argmax_kernel(x, indices, outerSize, dimSize, innerSize)``, blocks of
@@ -388,6 +393,11 @@ MEAN_DIM1 = Wild(
             "folded / static_cast<scalar_t>(dim_size)",
             "folded / static_cast<scalar_t>(inner_size)",
         ),
+        "CUDA: no barrier before the first warp folds": (
+            "cuda",
+            "partials[tid] = mine;\n    __syncthreads();",
+            "partials[tid] = mine;",
+        ),
         "CUDA: the fold stops at one warp's partials": (
             "cuda",
             "for (int k = tid; k < BLOCK_SIZE; k += WARP_SIZE)",
@@ -409,6 +419,9 @@ MEAN_DIM1 = Wild(
             "mine += input[input_offset + r];",
         ),
     },
+    # warps 1 to 7 store their partials while warp 0 may already read them: where the
+    # GPU's order hides it, compute-sanitizer must find it
+    races=frozenset({"CUDA: no barrier before the first warp folds"}),
 )
 
 
@@ -567,6 +580,13 @@ GEMM_GELU = Wild(
             "wgsl",
             "acc += bias[col];\n        acc *= p.scaling_factor;",
             "acc *= p.scaling_factor;\n        acc += bias[col];",
+        ),
+        # nn.GELU() is the erf form: the tanh approximation, which KernelBench's atol
+        # of 1e-2 passes, is up to 3e-4 off near |x| = 2
+        "the tanh form where nn.GELU is erf's": (
+            "wgsl",
+            "return 0.5 * v * (1.0 + erf_as(v * 0.7071067811865475));",
+            "return 0.5 * v * (1.0 + tanh(0.7978845608028654 * (v + 0.044715 * v * v * v)));",
         ),
         "the clamp's bounds swapped": (
             "wgsl",
@@ -972,6 +992,61 @@ ARGMAX_DIM1 = Wild(
 )
 
 
+# -- 8. ParEval 27: the average by atomicAdd on doubles (CUDA only) -----------------------
+
+_AVERAGE_CUDA = r"""// kernel-forge corpus: a ParEval average completion (ours, after ParEval's prompt 27).
+/* Compute the average of the vector x. Store the result in average.
+   The kernel is launched with at least as many threads as values in x. */
+__global__ void average(const double *x, size_t N, double *average) {
+    size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
+    if (i < N) {
+        // each value's share of the mean: no pass after the sum is needed
+        atomicAdd(average, x[i] / N);
+    }
+}
+"""
+
+
+def _average_reference(x, average):
+    average[:] = x.astype(np.float64).mean()
+
+
+AVERAGE = Wild(
+    KernelSpec(
+        id="wild_r58_pareval_average_double_atomic_add",
+        entry_point="average",
+        sources={"cuda": _AVERAGE_CUDA},
+        buffers=(
+            BufferSpec(0, "f64", "read", name="x"),
+            BufferSpec.uniform(1, (("N", "u64"),), name="p"),
+            # the driver's 0.0 before the launch
+            BufferSpec(2, "f64", "read_write", name="average", count=1, initial=0.0),
+        ),
+        reference=_average_reference,
+        params=lambda n: {"N": n},
+        grid=lambda s, n: (ceil_div(n, 1024), 1, 1),
+        schedules=(Schedule(1024),),
+        nonfinite_inputs=False,  # ParEval draws 0 to 100
+        test_sizes=(5003, 1),
+    ),
+    {
+        # the sum divided once by thread 0, while other blocks still add: a wrong mean
+        # wherever a block adds after it (sm_60's double atomicAdd, no order between blocks)
+        "CUDA: thread 0 divides the sum": (
+            "cuda",
+            "atomicAdd(average, x[i] / N);",
+            "atomicAdd(average, x[i]);\n        if (i == 0) { *average /= N; }",
+        ),
+        "CUDA: the block's thread as the index": (
+            "cuda",
+            "size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;",
+            "size_t i = threadIdx.x;",
+        ),
+        "CUDA: divided by N - 1": ("cuda", "x[i] / N", "x[i] / (N - 1)"),
+    },
+)
+
+
 ROUND58: dict[str, Wild] = {
     wild.kernel.id: wild
     for wild in (
@@ -982,5 +1057,6 @@ ROUND58: dict[str, Wild] = {
         FIRST_EVEN,
         JACOBI_1D,
         ARGMAX_DIM1,
+        AVERAGE,
     )
 }
