@@ -972,7 +972,8 @@ ARGMAX_DIM1 = Wild(
         params=lambda size: {"outerSize": size.batch, "dimSize": size.dim1, "innerSize": size.dim2},
         grid=lambda s, size: (ceil_div(size.batch * size.dim2, 256), 1, 1),
         schedules=(Schedule(256),),
-        test_sizes=("batch=5,dim1=67,dim2=41", "batch=3,dim1=41,dim2=67"),
+        # one size (the one-sign sets run it three times): the dimensions all differ
+        test_sizes=("batch=5,dim1=67,dim2=41",),
     ),
     {
         "CUDA: the slice walked along the last dimension": (
