@@ -16,6 +16,11 @@ first workgroup, or one that leaves out the last element, passes every default s
 above 1. The oracle cannot know where a search's hit should lie: the entry draws its
 own inputs (``_odd_until``: the first even one last, past the first blocks, nowhere),
 and the README says so; the default draws' blindness is pinned as a strict xfail.
+
+Without test_sizes, the entries with three dimensions (batch, dim1, dim2) under a
+workgroup of 256 got default square sizes of 511^3 to 513^3: 135 million elements an
+input. ``KernelSpec.checked_sizes`` now halves the square side until the sizes hold at
+most 2^24 elements (127^3 to 129^3 there).
 """
 
 from __future__ import annotations
@@ -68,3 +73,18 @@ def test_the_default_draws_hide_a_search_confined_to_one_workgroup(request):
     with forge.open_context("wgpu") as ctx:
         ev = oracle.evaluate(ctx, wrong, size=10007, seed=0, samples=0)
     assert ev.failing, ev.report()
+
+
+def test_default_square_sizes_of_three_dimensions_stay_a_few_million_elements():
+    """A (batch, dim1, dim2) reduction with a workgroup of 256 and no test_sizes was
+    checked at 511^3, 512^3 and 513^3: 135 million elements an input, 45 s to draw and
+    4.5 GB on the CPU, and past WebGPU's 128 MiB storage binding in the browser, so a
+    right kernel met a timeout or an error. The square sides are halved until they fit;
+    the last size still has dimensions that all differ."""
+    kernel = dataclasses.replace(
+        CORPUS["wild_r58_kernelbench_sum_dim1_thread_per_output"].kernel, test_sizes=None
+    )
+    sizes = kernel.checked_sizes()
+    assert max(int(s) for s in sizes) <= 2**24, [str(s) for s in sizes]
+    assert [s.dims["dim1"] for s in sizes[1:4]] == [127, 128, 129]
+    assert sorted(sizes[-1].dims.values()) == [41, 53, 67]

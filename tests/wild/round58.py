@@ -79,7 +79,15 @@ the WebGPU ports.
   with ``>`` (the first of equal values, as ``torch.argmax``). The port writes each index
   as a ``vec2<i32>``, low word first.
 
-What they showed is said at each entry and in the module's report (tests/test_wild_round58.py).
+What they showed (tests/test_wild_round58.py): every original passes on the reference,
+lavapipe and SwiftShader, and every WGSL mutant fails on both. ParEval's smallest odd
+number with -1 for "none" passed the default input set, where some line always held an
+odd negative below -1: ``atomicMin`` now counts as a running minimum, so the one-sign
+sets run it (``oracle._builtins.running_extremum``). The first even number's search
+confined to one workgroup passes the default draws (an even number among the first few
+elements): the entry draws its own, and the README says a search must. And the
+three-dimensional entries' default sizes, had they given no test_sizes, were 513^3:
+``KernelSpec.checked_sizes`` now keeps the square sizes to 2^24 elements.
 """
 
 # ruff: noqa: E501  (long lines of CUDA and WGSL, and the mutants')
