@@ -416,6 +416,11 @@ MEAN_DIM1 = Wild(
             "for (var s = BLOCK_SIZE / 2u; s > 0u; s >>= 1u)",
             "for (var s = min(dim, BLOCK_SIZE) / 2u; s > 0u; s >>= 1u)",
         ),
+        "the tree's barrier after its loop": (
+            "wgsl",
+            "            partials[lid.x] += partials[lid.x + s];\n        }\n        workgroupBarrier();\n    }",
+            "            partials[lid.x] += partials[lid.x + s];\n        }\n    }\n    workgroupBarrier();",
+        ),
         "no barrier before the tree": (
             "wgsl",
             "partials[lid.x] = mine;\n    workgroupBarrier();",
