@@ -1,7 +1,8 @@
 """Round 58 of kernels from the wild, merged into ``tests.wild.CORPUS``: CUDA kernels as
 LLM-written benchmark solutions publish them, each written for this corpus after the
 public file named below (read, not copied: the project's rule for public code), with a
-WebGPU port of our own in the same spec.
+WebGPU port of our own in the same spec where WGSL has the idiom (ParEval's doubles
+have none: those two are CUDA only).
 
 KernelBench (ScalingIntelligence/KernelBench) asks for a ``ModelNew`` whose CUDA comes
 from ``torch.utils.cpp_extension.load_inline``: a whole ``.cu`` text with
@@ -47,8 +48,8 @@ the WebGPU ports.
   of 16 x 16 with the epilogue in registers, in the form the archive's level 2 kernels
   take (a ``__device__`` GELU helper, ``fminf(fmaxf(...))`` for the clamp); the kernel
   is ours after that problem and those kernels, no single file.
-- ParEval's smallest odd number (parallelcodefoundry/ParEval at 4c9877f, MIT-style
-  licence of the University of Maryland, ``prompts/raw/reduce/28_reduce_smallest_odd_number/cuda``
+- ParEval's smallest odd number (parallelcodefoundry/ParEval at 4c9877fc, MIT (the
+  University of Maryland's copyright), ``prompts/raw/reduce/28_reduce_smallest_odd_number/cuda``
   and ``drivers/cpp/benchmarks/reduce/28_reduce_smallest_odd_number/gpu.cu``):
   ``smallestOdd(const int *x, size_t N, int *smallest)``, blocks of 1024, the driver
   setting ``smallest`` to ``INT_MAX`` first; the body, a grid-stride loop into
@@ -60,13 +61,11 @@ the WebGPU ports.
   Its inputs are drawn by the entry: odd numbers with the first even one anywhere, or
   none (drawn 1 to 100 as ParEval draws them, the first even is almost always among the
   first few, where a kernel that searches one block passes).
-
 - ParEval's 1-D Jacobi stencil (same repository, ``stencil/52_stencil_1d_jacobi_3-point_stencil``):
   ``jacobi1D(const double *input, double *output, size_t N)``, zeros past either end,
   blocks of 1024. In doubles, which WGSL has not: CUDA only, its mutants for the GPU run.
   Its first mutant is the ``size_t`` bug ParEval's prompts invite, ``i - 1 >= 0``, always
   true, so that thread 0 reads ``input[SIZE_MAX]``, the element before the buffer.
-
 - ParEval's average (same repository, ``reduce/27_reduce_average``): ``average(const double *x,
   size_t N, double *average)``, each value's ``x[i] / N`` added by the double
   ``atomicAdd`` into the driver's 0.0. CUDA only (doubles); its mutants for the GPU run,
