@@ -777,18 +777,24 @@ class KernelSpec:
     def checked_sizes(self) -> tuple[Size, ...]:
         """The sizes checked by default: ``test_sizes``, or around the first schedule's
         workgroup multiples (1, one below, at and one above a multiple, a prime; with
-        several dimensions those are square, and the last is primes that all differ,
-        67 x 41 x 53...)."""
+        several dimensions those are square, of a side halved until all of them hold
+        at most ``_SQUARE_ELEMENTS``, and the last is primes that all differ, 67 x 41 x
+        53...)."""
         if self.test_sizes is not None:
             return tuple(self.size(s) for s in self.test_sizes)
         schedule = self.schedules[0]
         values: tuple[Any, ...]
         if len(self.dims) == 1:
             multiple = 2 * schedule.elements_per_workgroup
-            values: tuple[Any, ...] = (1, multiple - 1, multiple, multiple + 1, 10007)
+            values = (1, multiple - 1, multiple, multiple + 1, 10007)
         else:  # square sizes, then one whose dimensions all differ: a kernel that reads
             # one dimension for another (a GEMM's N for its K) passes every square size
             multiple = 2 * max(schedule.workgroup_size)
+            # a side whose power stays a few million elements, where one buffer holds
+            # every combination of the dimensions (a (batch, dim1, dim2) tensor): 513^3
+            # was 135 million, 45 s to draw and past WebGPU's 128 MiB binding (round 58)
+            while multiple > 2 and (multiple + 1) ** len(self.dims) > _SQUARE_ELEMENTS:
+                multiple //= 2
             values = (
                 1,
                 multiple - 1,
@@ -1001,6 +1007,10 @@ class KernelSpec:
 #: primes, no two alike, none a multiple of a workgroup; from the fourth on small, so
 #: that a batch of 4-D tensors stays a few million elements (1 past the eighth).
 _UNEQUAL = (67, 41, 53, 11, 7, 5, 3, 2)
+
+#: The most elements a default square size may hold counted over all its dimensions
+#: (``checked_sizes``): its side is halved from twice the workgroup until it fits.
+_SQUARE_ELEMENTS = 2**24
 
 
 def _entry_name(entry: str) -> bool:

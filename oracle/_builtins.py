@@ -210,6 +210,11 @@ _EXTREMUM_IF = re.compile(
 # the larger or smaller of two values picked by comparing them, as generated code writes
 # a max in SSA form, the running value through a temporary (tinygrad's
 # ``alu1 = select(val1,val0,(val1<val0)); buf0[0] = alu1;``)
+# an atomic minimum or maximum into memory that starts at a sentinel the host set (ParEval's
+# ``atomicMin(smallest, x[i])`` after ``INT_MAX``; WGSL's ``atomicMin(&m[0], v)``): in
+# ``"all"`` some line holds a negative far below any sentinel a kernel could start from,
+# so a kernel writing -1 or 0 for "none" passed there (round 58)
+_EXTREMUM_ATOMIC = re.compile(r"\batomic(?:Min|Max)\s*\(")
 _PICK_OF_TWO = re.compile(
     r"\bselect\s*\(\s*(\w+)\s*,\s*(\w+)\s*,\s*\(?\s*(?:\1|\2)\s*[<>]=?\s*(?:\1|\2)\s*\)?\s*\)"
     r"|\(?\s*(\w+)\s*[<>]=?\s*(\w+)\s*\)?\s*\?\s*(?:\3|\4)\s*:\s*(?:\3|\4)\b"
@@ -232,11 +237,13 @@ def running_extremum(kernel: KernelSpec) -> bool:
     axis is of one sign and a maximum started at 0 (a minimum at 0) is wrong. In ``"all"`` the
     families take whole rows, and a max over a middle axis, over few rows or over a
     flat buffer never met an all-negative line (round 33: candle's ``fast_max`` and
-    ggml's softmax with ``-INFINITY`` written 0 passed)."""
+    ggml's softmax with ``-INFINITY`` written 0 passed), and an ``atomicMin`` over a
+    line that always held a negative never met a minimum above a sentinel of -1 (round
+    58: ParEval's smallest odd number with -1 for "none" passed)."""
     for text in (_code(kernel, target) for target in kernel.sources):
         if text is None:
             continue
-        if _EXTREMUM_IF.search(text) or _PICK_OF_TWO.search(text):
+        if _EXTREMUM_IF.search(text) or _PICK_OF_TWO.search(text) or _EXTREMUM_ATOMIC.search(text):
             return True
         for pattern in (_EXTREMUM_CALL, _EXTREMUM_PICK):
             for match in pattern.finditer(text):

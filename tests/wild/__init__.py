@@ -1596,6 +1596,10 @@ from tests.wild.round57 import ROUND57  # noqa: E402  (round 57, quantisation an
 
 CORPUS.update(ROUND57)
 
+from tests.wild.round58 import ROUND58  # noqa: E402  (round 58: tests/wild/round58.py)
+
+CORPUS.update(ROUND58)
+
 from tests.wild.round59 import ROUND59  # noqa: E402  (round 59: tests/wild/round59.py)
 
 CORPUS.update(ROUND59)

@@ -36,18 +36,6 @@ that is not in the shader (said where).
   (a 19.2 MHz clock: multiplier 3495253, shift 26, as ``compute_timestamp_period``
   gives them), and two resolves into one buffer, each its own dispatch with its own
   push constants, with timestamps between and after them that neither touches.
-- A wgpu bitonic sorter with push constants (a public Rust crate read through the code
-  index, whose repository name the index did not give; the shader
-  ``bitonic_sort.wgsl`` and the host ``BitonicSorter::sort_command_buffer`` in its
-  ``lib.rs``, licence not read): one compare-and-swap a workgroup of one invocation,
-  the invocation's index folded from a cube of ``dimension_size`` workgroups a side,
-  ``dimension_size = ceil(cbrt(len / 2))`` for ``len`` the count rounded up to a power
-  of two, and one dispatch per (stage, step) with ``Param { dimension_size, stage,
-  step, step_log2, step_mod_mask }`` pushed before it; the first step of a stage
-  compares mirrored pairs (so no descending half is needed, and a count that is no
-  power of two sorts with the pairs past the end skipped), the later ones pairs
-  ``step`` apart. Its data is ``array<Data>`` of a struct holding one ``u32``, as the
-  host's default ``value: u32`` member makes it.
 - Hugging Face's ratchet (huggingface/ratchet at c5145d37, MIT,
   ``crates/ratchet-core/kernel-handwritten/softmax_vec4.wgsl``): a softmax in place over
   the last axis of ``X: array<vec4<f32>>``, one workgroup of 128 a row (``workgroup_id.x``
@@ -425,136 +413,6 @@ WGPU_TIMESTAMPS = Wild(
 )
 
 
-# -- 3. A bitonic sort a dispatch per step, the step pushed --------------------------------
-
-_PUSHED_BITONIC = """// One compare-and-swap of a bitonic sort; the host pushes the stage and step per dispatch.
-struct Data {
-    value: u32,
-}
-
-@group(0) @binding(0) var<storage, read_write> data: array<Data>;
-
-struct Param {
-    dimension_size: u32,
-
-    stage: u32,
-    step: u32,
-    step_log2: u32,
-    step_mod_mask: u32,
-}
-
-var<push_constant> param: Param;
-
-@compute
-@workgroup_size(1)
-fn bitonic_sort_op(@builtin(global_invocation_id) global_id: vec3<u32>) {
-    // the workgroups form a cube of dimension_size a side: unfold it
-    let plane = global_id.z * param.dimension_size * param.dimension_size;
-    let row = global_id.y * param.dimension_size;
-    let op_id = global_id.x + row + plane;
-
-    let stage = param.stage;
-    let step = param.step;
-    let step_log2 = param.step_log2;
-
-    // op_id's pair: its block of 2 * step, and its place in the block's first half
-    let block_start = (op_id >> step_log2) << (step_log2 + 1);
-    let within = op_id & param.step_mod_mask;
-    let left = block_start + within;
-    // the stage's first step compares mirrored ends, so both halves sort upwards
-    let mirrored = block_start + stage - 1 - within;
-    let apart = left + step;
-    let right = select(apart, mirrored, stage >> 1 == step);
-
-    if right >= arrayLength(&data) {
-        return;
-    }
-
-    let a = data[left];
-    let b = data[right];
-
-    if a.value > b.value {
-        data[left] = b;
-        data[right] = a;
-    }
-}
-"""
-
-
-def _pushed_bitonic_side(size) -> int:
-    """``(len / 2).cbrt().ceil()`` for ``len`` the count up to a power of two."""
-    half = (1 << max(0, int(size) - 1).bit_length()) // 2
-    side = round(max(half, 1) ** (1 / 3))
-    return side if side**3 >= half else side + 1
-
-
-def _pushed_bitonic_launches(size):
-    length = 1 << max(0, int(size) - 1).bit_length()
-    side = _pushed_bitonic_side(size)
-    steps = []
-    stage = 2
-    while stage <= length:
-        step = stage // 2
-        while step > 0:
-            fields = {
-                "dimension_size": side,
-                "stage": stage,
-                "step": step,
-                "step_log2": step.bit_length() - 1,
-                "step_mod_mask": ((step - 1) | step) >> 1,
-            }
-            steps.append(Dispatch("bitonic_sort_op", grid=(side, side, side), overrides=fields))
-            step //= 2
-        stage *= 2
-    return tuple(steps)
-
-
-PUSHED_BITONIC = Wild(
-    KernelSpec(
-        id="wild_r59_push_constant_bitonic_sort",
-        entry_point="bitonic_sort_op",
-        sources={"wgsl": _PUSHED_BITONIC},
-        buffers=(
-            BufferSpec(0, "u32", "read_write", name="data", inout=True),
-            BufferSpec.uniform(
-                1,
-                (
-                    ("dimension_size", "u32"),
-                    ("stage", "u32"),
-                    ("step", "u32"),
-                    ("step_log2", "u32"),
-                    ("step_mod_mask", "u32"),
-                ),
-                name="param",
-            ),
-        ),
-        reference=lambda data: np.sort(data),
-        defaults={"dimension_size": 1, "stage": 2, "step": 1, "step_log2": 0, "step_mod_mask": 0},
-        launches=_pushed_bitonic_launches,
-        schedules=(Schedule(1),),
-        # 300 keys: 512 rounded up, a cube of 7 a side (343 pairs), 45 dispatches
-        test_sizes=(300, 2),
-    ),
-    {
-        "the mirrored partner one further out": (
-            "wgsl",
-            "let mirrored = block_start + stage - 1 - within;",
-            "let mirrored = block_start + stage - within;",
-        ),
-        "the plane unfolded with the row's stride": (
-            "wgsl",
-            "let plane = global_id.z * param.dimension_size * param.dimension_size;",
-            "let plane = global_id.z * param.dimension_size;",
-        ),
-        "the first step told by the wrong push constant": (
-            "wgsl",
-            "select(apart, mirrored, stage >> 1 == step)",
-            "select(apart, mirrored, stage >> 1 == param.step_log2)",
-        ),
-    },
-)
-
-
 # -- 4. ratchet: a softmax over vec4 rows in place ----------------------------------------
 
 _RATCHET_SOFTMAX = """// ratchet's softmax over the last axis, in place, four columns a vec4, a workgroup a row.
@@ -820,7 +678,6 @@ ROUND59: dict[str, Wild] = {
     for wild in (
         BEVY_FILL_CLUSTERS,
         WGPU_TIMESTAMPS,
-        PUSHED_BITONIC,
         RATCHET_SOFTMAX,
         WGPU_MULTI_DRAW_COUNT,
     )
