@@ -207,14 +207,14 @@ _EXTREMUM_IF = re.compile(
     # x = -x; }``
     rf"|\bif\s*\(\s*(\w+{_MEMBERS})\s*[<>]=?\s*([^(){{}};=]+?)\s*\)\s*\{{?\s*\2\s*=\s*\3\s*;"
 )
-# the larger or smaller of two values picked by comparing them, as generated code writes
-# a max in SSA form, the running value through a temporary (tinygrad's
-# ``alu1 = select(val1,val0,(val1<val0)); buf0[0] = alu1;``)
 # an atomic minimum or maximum into memory that starts at a sentinel the host set (ParEval's
 # ``atomicMin(smallest, x[i])`` after ``INT_MAX``; WGSL's ``atomicMin(&m[0], v)``): in
 # ``"all"`` some line holds a negative far below any sentinel a kernel could start from,
 # so a kernel writing -1 or 0 for "none" passed there (round 58)
 _EXTREMUM_ATOMIC = re.compile(r"\batomic(?:Min|Max)\s*\(")
+# the larger or smaller of two values picked by comparing them, as generated code writes
+# a max in SSA form, the running value through a temporary (tinygrad's
+# ``alu1 = select(val1,val0,(val1<val0)); buf0[0] = alu1;``)
 _PICK_OF_TWO = re.compile(
     r"\bselect\s*\(\s*(\w+)\s*,\s*(\w+)\s*,\s*\(?\s*(?:\1|\2)\s*[<>]=?\s*(?:\1|\2)\s*\)?\s*\)"
     r"|\(?\s*(\w+)\s*[<>]=?\s*(\w+)\s*\)?\s*\?\s*(?:\3|\4)\s*:\s*(?:\3|\4)\b"
