@@ -39,3 +39,38 @@ def pytest_collection_finish(session) -> None:
             ),
             stacklevel=1,
         )
+
+
+def _sigint_ignored() -> bool:
+    """Whether this process ignores SIGINT, as the kernel sees it (``SigIgn`` in
+    /proc/self/status: a native library's sigaction too, which ``signal.getsignal``
+    does not see); False where there is no /proc."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("SigIgn:"):
+                    return bool(int(line.split()[1], 16) & (1 << (2 - 1)))  # SIGINT is 2
+    except OSError:
+        pass
+    return False
+
+
+def pytest_runtest_teardown(item, nextitem) -> None:
+    """Say which test left SIGINT ignored in the test process, and take Python's handler
+    back: a child process inherits an ignored SIGINT, and the tests that interrupt
+    ``kforge check`` and ``kforge tune`` then saw them run on to the end (CI-like run,
+    2026-12-06: both failed in the whole suite and passed alone)."""
+    import signal
+    import warnings
+
+    import pytest
+
+    if _sigint_ignored():
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        warnings.warn(
+            pytest.PytestWarning(
+                f"{item.nodeid} left SIGINT ignored in the test process; restored "
+                "Python's handler, so that the tests after it can interrupt their children"
+            ),
+            stacklevel=1,
+        )
