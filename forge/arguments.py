@@ -67,7 +67,7 @@ import numpy as np
 
 from . import sources as _sources
 from .buffers import Access, _field_problem
-from .errors import CompileError, InvalidArgument
+from .errors import CompileError, InvalidArgument, UnsupportedFeature
 from .expressions import resolve
 from .size import is_int
 
@@ -96,6 +96,7 @@ def cuda_arguments(
     (``Dispatch.bindings``: a pointer named like the WGSL variable ``src`` gets the
     buffer the launch binds there)."""
     params = _sources.cuda_parameters(source, entry) if source is not None else None
+    _refuse_handles(kernel, entry, params)
     if symbols is None:
         symbols = symbol_buffers(kernel, entry, explicit, source)
     uniform_copied = kernel.uniform is not None and _passed_uniform(kernel, symbols) is None
@@ -132,6 +133,33 @@ def cuda_arguments(
     found = _through_pointers(kernel, params, found)
     _check_structs(kernel, entry, params, found, source)
     return found
+
+
+#: Parameter types that are handles the host makes with the runtime or the driver
+#: (``cudaCreateTextureObject``, ``cuTexObjectCreate``), not values a buffer or a scalar
+#: can stand for: passing a buffer's address there makes ``tex1Dfetch`` read through a
+#: handle that does not exist.
+_HANDLE_TYPES = {
+    "cudaTextureObject_t": "texture object",
+    "CUtexObject": "texture object",
+    "cudaSurfaceObject_t": "surface object",
+    "CUsurfObject": "surface object",
+}
+
+
+def _refuse_handles(kernel: KernelSpec, entry: str, params: Any) -> None:
+    """Raise ``UnsupportedFeature`` where ``entry`` takes a texture or surface object,
+    which kernel-forge does not create, naming the parameter and what to write instead."""
+    for param in params or ():
+        what = _HANDLE_TYPES.get(" ".join(param.type.replace("const", " ").split()))
+        if what is not None:
+            raise UnsupportedFeature(
+                f"kernel {kernel.id}: {entry}'s parameter `{param.type} {param.name}` is a "
+                f"CUDA {what}, which kernel-forge does not create (it binds buffers as "
+                "pointers); to check the kernel here, read the buffer through a pointer "
+                f"instead (`const float* __restrict__ {param.name}`, `__ldg(&"
+                f"{param.name}[i])` for `tex1Dfetch<float>({param.name}, i)`)"
+            )
 
 
 def _through_pointers(

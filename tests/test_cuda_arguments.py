@@ -12,6 +12,7 @@ import pytest
 import forge
 import oracle
 from forge import BufferSpec, CompileError, InvalidArgument, KernelSpec, Schedule
+from forge.errors import UnsupportedFeature
 from oracle.pytest_plugin import require_available
 
 _BUFFERS = (
@@ -80,6 +81,18 @@ def test_a_parameter_that_fits_nothing_is_named_in_the_error():
         _arguments("const float* inp, float* y, int count")
     with pytest.raises(InvalidArgument, match=r"3 pointer and 2 value"):
         _arguments("const float* inp, const float* w, float* y, int count, float s")
+
+
+@pytest.mark.parametrize("handle", ["cudaTextureObject_t", "const cudaSurfaceObject_t"])
+def test_a_texture_or_surface_object_is_unsupported_not_given_a_buffers_address(handle):
+    """A handle the host makes with ``cudaCreateTextureObject``: named like a buffer, it
+    was given that buffer's address, and ``tex1Dfetch`` read through a handle that does
+    not exist (a right kernel failing, or a lost context, on the GPU)."""
+    with pytest.raises(
+        UnsupportedFeature, match=r"`.*Object_t tokens` is a CUDA (texture|surface) object"
+    ) as caught:
+        _arguments(f"{handle} tokens, float* out, int n, float scale")
+    assert "const float* __restrict__ tokens" in str(caught.value)
 
 
 def test_a_name_that_contradicts_its_position_is_refused():
