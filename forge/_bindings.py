@@ -364,9 +364,10 @@ def check_uniform_layout(kernel: KernelSpec, target: str | None, source: str | N
         rules = uniform.layout_rules("wgsl") or "wgsl-uniform"
         ours = _layout.scalar_lanes(ours_type, rules)
         theirs = _layout.scalar_lanes(theirs_type, rules)
-        our_size = _layout.size_align(ours_type, "wgsl-uniform")[0]
+        our_size = _layout.size_align(ours_type, rules)[0]
         # WGSL lays a struct out one way in every address space; the uniform rules
-        # above only round it up to 16 bytes (what a valid shader's layout is anyway)
+        # above only round it up to 16 bytes (what a valid shader's layout is anyway),
+        # and a push constant bound as storage is laid out by the storage rules
         their_size = _layout.size_align(theirs_type, "wgsl-storage")[0]
     except ForgeError:  # a type this check cannot lay out: nothing to compare
         return
