@@ -85,6 +85,9 @@ _WGSL_RACES = {
     "wild_r56_nervland_reduction4_atomic_total": "no barrier between the levels",
     "wild_r58_sakana_mean_dim1_block_per_output": "the tree's barrier after its loop",
     "wild_r59_ratchet_softmax_vec4": "no barrier before the max is read",
+    # failed on the H100 at a9ff7f6, passed there at 232907a (2026-12-06): hidden in
+    # some runs only; both CPU adapters fail it
+    "wild_r55_olcf_reduce_a": "the sweep's barrier dropped",
 }
 
 #: Right kernels the oracle fails on NVIDIA (``Wild.false_alarms``): its own defects,
