@@ -496,6 +496,7 @@ def _int_family(rng, family: str, n: int, dtype: np.dtype, domain):
         "normal": (-100, 100),
         "zeros": (0, 0),
         "negatives": (-1000, -1),
+        "positives": (1, 1000),  # the one-sign positive set's moderate half, unsigned
         # unsigned: up to the type's top (bits 30 and 31 of a u32 set, where a packed
         # byte's top lane, a bitmap's high bits, an arithmetic shift differ); signed
         # ones stop at 2**30, where a sum of two stays in range
@@ -647,11 +648,15 @@ def _scalar_values(
         far = "far" in families and is_float_dtype(dtype)
         half = 0 if far else half
         # (the far set draws one moderate value, only to learn the domain admits them)
-        moderate, large = draw("negatives", 1 if far else half), draw("large", count - half)
+        # (an unsigned type has no negatives: its positive set draws 1 to 1000, so that
+        # a minimum started at 0, or one that reads the rerun's 0 past the end, shows)
+        moderate_family = "positives" if dtype.kind == "u" and sign > 0 else "negatives"
+        moderate = draw(moderate_family, 1 if far else half)
+        large = draw("large", count - half)
         if moderate is not None:
             moderate = moderate[:half]
             if large is None:  # a domain or dtype without large magnitudes: moderate
-                large = draw("negatives", count - half)
+                large = draw(moderate_family, count - half)
             values = np.concatenate([np.abs(moderate), np.abs(large)])
             values = _clipped((sign * values).astype(dtype), dtype, domain)
             if (np.sign(values.astype(np.float64)) == sign).all():

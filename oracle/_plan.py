@@ -41,6 +41,7 @@ from forge.kernel import Access, KernelSpec
 from forge.schedule import Schedule
 from forge.types import AdapterConstraints, AdapterIdentity, BindingUsage
 
+from ._builtins import running_extremum
 from ._inputs import POISON_INPUT, POISON_OUTPUT, Case, buffer_label, poison
 
 __all__ = [
@@ -141,6 +142,10 @@ class Region:
     uniform: bool = False
     restore: bool = False
     padding: int = 0  # elements the binding rounds the data up to (whole vectors, 4 bytes)
+    # the bytes of the element type's lowest value (an integer input of a kernel that
+    # keeps a running minimum or maximum), which the rerun puts next to the data in
+    # place of the counted guard's first element (``_reguard_inputs``); empty: none
+    lowest: bytes = b""
 
     @property
     def windowed(self) -> bool:
@@ -250,6 +255,7 @@ def _region(
     guard: int,
     alignment: int,
     length_read: bool,
+    extremum: bool = False,
 ) -> Region:
     label = buffer_label(spec)
     if spec.access is Access.UNIFORM:
@@ -316,7 +322,17 @@ def _region(
         output and not spec.scratch,
         restore=output and (spec.inout or spec.initial is not None),
         padding=padding,
+        lowest=_lowest(dtype) if extremum and not output else b"",
     )
+
+
+def _lowest(dtype: np.dtype) -> bytes:
+    """The bytes of an integer scalar type's lowest value (``INT_MIN``, or 0 unsigned);
+    none for other types (a float's counted guard is a positive subnormal, below every
+    value of the one-sign positive set that such a kernel also runs)."""
+    if dtype.kind not in "iu" or dtype.subdtype is not None:
+        return b""
+    return np.array([np.iinfo(dtype).min], dtype).tobytes()
 
 
 def build_plan(
@@ -352,8 +368,9 @@ def build_plan(
         length_read = (False,) * len(kernel.buffers)
         frozen = kernel
     alignment = max(16, info.constraints.min_storage_offset_alignment)
+    extremum = running_extremum(kernel)
     regions = tuple(
-        _region(kernel, spec, access, granule, case, target, guard, alignment, read)
+        _region(kernel, spec, access, granule, case, target, guard, alignment, read, extremum)
         for spec, access, granule, read in zip(kernel.buffers, accesses, granules, length_read)
     )
     fresh = target == "cuda" and _keeps_module_state(kernel, source)
@@ -513,14 +530,22 @@ def _measure_energy(ctx: OracleContext, plan: Plan, bound, kwargs, outcome: Outc
 # the poison, where WebGPU's robust access reads zeros, which a gather of bits or a sum
 # over zeroed rows does not show (arrow-gpu's bitmap take with its tail bound dropped
 # passed so); small indexes, each other, read real elements of any buffer. As floats
-# they are subnormals, which the judged run's NaN covers.
-def _counted_guard(count: int, itemsize: int) -> np.ndarray:
-    """``count`` elements of ``itemsize`` bytes holding 1, 2, 3, ... as raw bytes."""
+# they are subnormals, which the judged run's NaN covers. For an integer input of a
+# kernel that keeps a running minimum or maximum, the element next to the data holds
+# the type's lowest value instead (``Region.lowest``): the judged run's poison is a
+# large positive integer, which a maximum read one past the end shows and a minimum
+# does not, and 1 is above the smallest value of most lines drawn, so a minimum over
+# integers that read one element too many passed both runs.
+def _counted_guard(count: int, itemsize: int, lowest: bytes = b"") -> np.ndarray:
+    """``count`` elements of ``itemsize`` bytes holding 1, 2, 3, ... as raw bytes (the
+    first ``lowest`` instead, where given)."""
     ordinals = np.arange(1, count + 1, dtype=np.uint64)
     width = next(w for w in (8, 4, 2, 1) if itemsize % w == 0)
     words = ordinals.astype({8: np.uint64, 4: np.uint32, 2: np.uint16, 1: np.uint8}[width])
     elements = np.zeros((count, itemsize), np.uint8)
     elements[:, :width] = words.view(np.uint8).reshape(count, width)
+    if lowest and count:
+        elements[0] = np.frombuffer(lowest, np.uint8)
     return elements.reshape(-1)
 
 
@@ -539,14 +564,16 @@ def _reguard_inputs(ctx, plan: Plan, views) -> None:
             before = start // size
             head = data[:start].copy()
             head[start - before * size :] = (
-                _counted_guard(before, size).reshape(before, size)[::-1].reshape(-1)
+                _counted_guard(before, size, region.lowest).reshape(before, size)[::-1].reshape(-1)
             )
             ctx.write_view(view.window(0, start), head)
         tail = end - end % aligned
         if tail < data.size:  # only the guard's bytes and the few before it: no copy of the data
             after = (data.size - end) // size
             rest = data[tail:].copy()
-            rest[end - tail : end - tail + after * size] = _counted_guard(after, size)
+            rest[end - tail : end - tail + after * size] = _counted_guard(
+                after, size, region.lowest
+            )
             ctx.write_view(view.window(tail, data.size - tail), rest)
 
 
