@@ -66,6 +66,13 @@ class Bench:
         """One line of progress on stderr, with the seconds since the run began."""
         print(f"[{time.perf_counter() - self._started:6.1f}s] {text}", file=self._log, flush=True)
 
+    def done(self, rows: list) -> list:
+        """``rows`` (``Row``s), each also logged as one progress line as soon as it is
+        measured: a run cut short by a time limit still shows the rows it finished."""
+        for row in rows:
+            self.progress("row: " + " | ".join(str(cell) for cell in row.cells()))
+        return rows
+
     # -- CUDA ------------------------------------------------------------------------
     @property
     def cuda_capacity(self) -> int:

@@ -276,8 +276,12 @@ def p11(env: Bench) -> list[Row]:
     return [
         row
         for name, dtype in _P11
-        for row in guarded(
-            "P11", f"{name} against torch and Triton", functools.partial(_p11, env, name, dtype)
+        for row in env.done(
+            guarded(
+                "P11",
+                f"{name} against torch and Triton",
+                functools.partial(_p11, env, name, dtype),
+            )
         )
     ]
 

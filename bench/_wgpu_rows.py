@@ -84,10 +84,12 @@ def p11_wgpu(env: Bench) -> list[Row]:
         return [
             row
             for name, dtype in WGPU_P11
-            for row in guarded(
-                "P11",
-                f"{name} {dtype} on wgpu against torch and Triton",
-                functools.partial(_rows, env, ctx, name, dtype, multiprocessors),
+            for row in env.done(
+                guarded(
+                    "P11",
+                    f"{name} {dtype} on wgpu against torch and Triton",
+                    functools.partial(_rows, env, ctx, name, dtype, multiprocessors),
+                )
             )
         ]
 

@@ -21,6 +21,7 @@ import forge
 from bench import _wgpu_rows
 from bench._env import Bench
 from bench._peers import checked_sweep, p11_work
+from bench._report import Row
 from bench._workload import bind_views
 from forge import Schedule, ir
 from oracle.pytest_plugin import require_available
@@ -96,6 +97,36 @@ def test_without_wgpu_each_row_says_why(monkeypatch):
     rows = _wgpu_rows.p11_wgpu(Bench(TINY, log=io.StringIO()))
     assert len(rows) == len(_wgpu_rows.WGPU_P11)
     assert all("no Vulkan driver here" in r.error and r.ours is None for r in rows)
+
+
+def test_each_row_is_logged_as_soon_as_it_is_measured(monkeypatch):
+    """A run cut short by a time limit prints no table: its log still has the rows."""
+    measured = []
+
+    def rows_of(env, ctx, name, dtype, multiprocessors):
+        measured.append(name)
+        assert sum("row: " in line for line in log.getvalue().splitlines()) == len(measured) - 1
+        return [Row("P11", f"{name} {dtype}, wgpu", "best of torch / Triton", error="cut")]
+
+    class Opened:
+        adapter = type("A", (), {"as_dict": dict})()
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+    monkeypatch.setattr(_wgpu_rows, "open_wgpu", lambda *a, **k: Opened())
+    monkeypatch.setattr(_wgpu_rows, "_rows", rows_of)
+    monkeypatch.setattr(_wgpu_rows, "_multiprocessors", lambda env: None)
+    log = io.StringIO()
+    rows = _wgpu_rows.p11_wgpu(Bench(TINY, log=log))
+    lines = [line for line in log.getvalue().splitlines() if "row: " in line]
+    assert len(rows) == len(lines) == len(_wgpu_rows.WGPU_P11)
+    assert all(
+        f"{name} {dtype}, wgpu" in line for (name, dtype), line in zip(_wgpu_rows.WGPU_P11, lines)
+    )
 
 
 def test_p11_runs_on_wgpu_here_against_its_copy_and_says_torch_is_missing(request, monkeypatch):
