@@ -1,0 +1,192 @@
+"""Round 61's findings (tests/wild/round61.py): how the oracle judges tensor-core
+results, computed here with no GPU on numpy emulations of each kernel's numerics, and
+every source and mutant compiled for the GPUs it is meant for.
+
+- Every original and every mutant compiles with NVRTC for sm_90 and sm_80 (none uses a
+  Hopper feature): a mutant that does not compile would be an ERROR on the GPU, not the
+  MISMATCH it is meant to be. The blog's GEMM with a half accumulator needs
+  ``__half2float`` where it meets the float scalars (``float * __half`` is ambiguous in
+  cuda_fp16.h), so that mutant carries the conversion its author would add.
+- A tensor core's float accumulation is not IEEE's: each MMA step's products are summed
+  wide and the result truncated (Fasi et al., "Numerical behavior of NVIDIA tensor
+  cores", PeerJ CS 2021). Emulated so (a sum of each step's products and the
+  accumulator, truncated to float32), the half and bf16 GEMMs at K = 272 to 2048 pass
+  against their float64 references within the rounding bound of a float32 sum, with
+  nothing declared; the same with a K tile dropped, with a half accumulator (the blog's
+  mutant) or with B read transposed fails.
+- The TF32 GEMM (``wmma::__float_to_tf32``, to nearest with ties away) is off its
+  float32 reference by far more than a float32 sum's rounding; the oracle finds the
+  TF32 rounding in the source and accepts what rounding the inputs to 10 mantissa
+  bits moves (``Expected.input_rounding_bound``), with nothing declared; a dropped K
+  step still fails.
+- cuda_hgemm's half accumulator is its design: against the natural reference (the
+  float64 product rounded once to half) a right kernel fails by tens of half ulps at
+  K = 256; against the reference that rounds the accumulator to half after each
+  16-deep K step, as the README says to write it, it passes (the tensor core's step
+  rounded to nearest), and a dropped K tile fails.
+
+GPU test ids (none has run on a GPU yet):
+``tests/test_wild_kernels.py -k "r61_ and cuda"`` (5 originals, 18 mutants; two of
+the pipeline's mutants are races, checked by compute-sanitizer where their values pass).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import oracle
+from forge.size import parse_size
+from oracle._builtins import rounds_to_tf32
+from oracle._judge import _compare_leaf, _value_coverage
+from oracle._tolerance import resolve_tolerance
+from tests.wild import mutant
+from tests.wild.round61 import (
+    BF16_SIMPLE,
+    BLOG_WMMA,
+    HGEMM_WMMA_NAIVE,
+    ROUND61,
+    TF32_SIMPLE,
+)
+
+
+@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
+def test_every_original_and_mutant_compiles_for_the_gpus_it_is_meant_for(arch):
+    from backends.cuda._modules import check_steps, module_build
+
+    for wild in ROUND61.values():
+        for kernel in [wild.kernel, *(mutant(wild, m) for m in wild.mutants)]:
+            schedule, size = kernel.schedules[0], kernel.checked_sizes()[0]
+            source = kernel.source("cuda", schedule, size)
+            steps = kernel.steps("cuda", schedule, size, 2**31 - 1, source)
+            image, _, entries = module_build(kernel, steps, source, arch).build()
+            assert image, kernel.id
+            check_steps(kernel, steps, entries, source)
+
+
+# -- the judge on emulated tensor-core numerics --------------------------------------------
+
+
+def _toward_zero_f32(exact: np.ndarray) -> np.ndarray:
+    """float64 values truncated to float32 (the tensor core's accumulation)."""
+    rounded = exact.astype(np.float32)
+    over = np.abs(rounded.astype(np.float64)) > np.abs(exact)
+    return np.where(over, np.nextafter(rounded, np.float32(0)), rounded).astype(np.float64)
+
+
+def _tf32(x: np.ndarray) -> np.ndarray:
+    """``cvt.rna.tf32.f32``: 10 mantissa bits, to nearest, ties away from zero."""
+    bits = x.astype(np.float32).view(np.uint32) + np.uint32(1 << 12)
+    return (bits & np.uint32(0xFFFFE000)).view(np.float32)
+
+
+def _mma(A: np.ndarray, B: np.ndarray, step: int, acc_dtype=np.float32, skip=()) -> np.ndarray:
+    """A (m x k) @ B (k x n) as WMMA computes it: K in steps of ``step``, each step's
+    products and the accumulator summed exactly, then truncated to float32 (or rounded
+    to nearest half for a half accumulator); the steps in ``skip`` left out."""
+    acc = np.zeros((A.shape[0], B.shape[1]))
+    for s, k0 in enumerate(range(0, A.shape[1], step)):
+        if s in skip:
+            continue
+        exact = acc + A[:, k0 : k0 + step].astype(np.float64) @ B[k0 : k0 + step].astype(np.float64)
+        if acc_dtype is np.float16:
+            acc = exact.astype(np.float16).astype(np.float64)
+        else:
+            acc = _toward_zero_f32(exact)
+    return acc
+
+
+def _judged(kernel, size: str, emulate, label: str) -> oracle.Comparison:
+    """The judge's comparison (on CUDA) of ``emulate(case)`` for ``label``."""
+    case = oracle.make_case(kernel, parse_size(size, kernel.dims), 0)
+    expected = oracle.expected_outputs(case)
+    want = expected.outputs[label]
+    tol = resolve_tolerance(want.dtype, kernel.tolerance_at(case.size), "cuda", None)
+    got = np.asarray(emulate(case)).astype(want.dtype).reshape(want.shape)
+    return _compare_leaf(
+        got,
+        want,
+        tol,
+        {},
+        _value_coverage(expected),
+        expected,
+        label,
+        label,
+        tf32=rounds_to_tf32(kernel, "cuda"),
+    )
+
+
+def _dims(case) -> tuple[int, int, int]:
+    return int(case.size.M), int(case.size.N), int(case.size.K)
+
+
+def _blog(case, **how) -> np.ndarray:
+    """wmma_example: column-major A, B, C; C = 2 AB + 2 C in float32 (one FMA)."""
+    M, N, K = _dims(case)
+    A = case.arrays["a"].reshape(K, M).T
+    B = case.arrays["b"].reshape(N, K).T
+    if how.pop("b_row_major", False):  # each 16 x 16 tile of B read transposed
+        B = B.reshape(K // 16, 16, N // 16, 16).transpose(0, 3, 2, 1).reshape(K, N)
+    acc = _mma(A, B, 16, **how)
+    C = case.arrays["c"].reshape(N, M).T.astype(np.float64)
+    return (2.0 * acc + 2.0 * C).astype(np.float32).T.reshape(-1)
+
+
+def test_the_blogs_half_gemm_passes_with_a_tensor_cores_float_accumulation():
+    comparison = _judged(BLOG_WMMA.kernel, "M=80,N=48,K=272", _blog, "c")
+    assert comparison.passed, comparison
+
+
+@pytest.mark.parametrize(
+    "how",
+    [{"skip": (16,)}, {"acc_dtype": np.float16}, {"b_row_major": True}],
+    ids=["last K tile dropped", "half accumulator", "B read row-major"],
+)
+def test_the_blogs_half_gemm_fails_where_its_mutants_compute(how):
+    comparison = _judged(BLOG_WMMA.kernel, "M=80,N=48,K=272", lambda c: _blog(c, **how), "c")
+    assert not comparison.passed
+
+
+def _row_col(case, operand=lambda x: x, step: int = 16, skip=()) -> np.ndarray:
+    """simple_wmma_*gemm: row-major A, column-major B; D = 1.1 AB + 1.2 C in float32."""
+    M, N, K = _dims(case)
+    A = operand(case.arrays["a"].reshape(M, K))
+    B = operand(case.arrays["b"].reshape(N, K)).T
+    acc = _mma(A, B, step, skip=skip)
+    C = case.arrays["c"].reshape(M, N).astype(np.float64)
+    alpha, beta = np.float64(np.float32(1.1)), np.float64(np.float32(1.2))
+    return (alpha * acc + beta * C).astype(np.float32).reshape(-1)
+
+
+def test_a_right_bf16_gemm_passes_over_a_long_k_and_a_dropped_tile_fails():
+    kernel = BF16_SIMPLE.kernel
+    assert _judged(kernel, "M=16,N=32,K=2048", _row_col, "d").passed
+    assert not _judged(kernel, "M=16,N=32,K=2048", lambda c: _row_col(c, skip=(127,)), "d").passed
+
+
+def test_a_right_tf32_gemm_passes_by_its_input_rounding_and_a_dropped_step_fails():
+    kernel = TF32_SIMPLE.kernel
+    assert rounds_to_tf32(kernel, "cuda")
+    right = _judged(kernel, "M=80,N=48,K=264", lambda c: _row_col(c, _tf32, 8), "d")
+    assert right.passed and right.bounded_by and "TF32" in right.bounded_by, right
+    dropped = _judged(kernel, "M=80,N=48,K=264", lambda c: _row_col(c, _tf32, 8, (32,)), "d")
+    assert not dropped.passed
+
+
+def _hgemm(case, skip=()) -> np.ndarray:
+    A, B = case.arrays["A"].reshape(-1, int(case.size.K)), case.arrays["B"]
+    return _mma(A, B.reshape(-1, int(case.size.K)).T, 16, np.float16, skip).astype(np.float16)
+
+
+def test_a_half_accumulator_passes_against_the_reference_that_rounds_as_it_does():
+    kernel = HGEMM_WMMA_NAIVE.kernel
+    assert _judged(kernel, "M=80,N=48,K=256", _hgemm, "C").passed
+    assert not _judged(kernel, "M=80,N=48,K=256", lambda c: _hgemm(c, (15,)), "C").passed
+
+    def natural(A, B, C):  # the product rounded to half once: not what the kernel computes
+        C[...] = A.astype(np.float64) @ B.astype(np.float64).T
+
+    import dataclasses
+
+    plain = dataclasses.replace(kernel, reference=natural)
+    assert not _judged(plain, "M=80,N=48,K=256", _hgemm, "C").passed
