@@ -40,7 +40,7 @@ statements and the formatting.
   the accumulator fragment in half: the sums are half by design (cuBLAS's HGEMM, which
   the repository compares with, also computes in half). The reference says so: it
   rounds the accumulator to half after each 16-deep K step, as the tensor core does
-  (README, "Bringing your own kernel": a half accumulator). Its early return tests
+  (the README's "Checking kernels": a half accumulator). Its early return tests
   ``warp_row >= M && warp_col >= N`` (with ``||`` meant); the grid it launches has no
   warp past both, so it is harmless, and kept.
 - cuda-samples' ``MatrixMulAsyncCopyMultiStage`` (NVIDIA/cuda-samples at 306af8d2,
@@ -49,9 +49,16 @@ statements and the formatting.
   float matrix product of 16 x 16 tiles staged through a 4-stage ``cuda::pipeline``
   (``thread_scope_thread``; ``cuda::memcpy_async`` of one float a thread, which is
   ``cp.async`` on sm_80 and later), ``producer_acquire``/``producer_commit`` ahead of
-  the consumer, ``consumer_wait``, ``__syncthreads()`` and ``consumer_release``, and no
-  barrier after the product (the sample's reasoning: the next iteration loads another
-  stage); ``C = A B`` with A ``hA x wA`` and B ``wA x wB``, row-major.
+  the consumer, ``consumer_wait``, ``__syncthreads()`` and ``consumer_release``;
+  ``C = A B`` with A ``hA x wA`` and B ``wA x wB``, row-major, ``(C, A, B, wA, wB)``.
+  Its real bugs, two races: the copies run one tile past the stages ahead
+  (``aStage <= a + aStep * maxPipelineStages`` issues tiles i to i + 4 into 4 stages,
+  so tile i + 4 is copied over the stage tile i is read from), and there is no barrier
+  after the product (the sample's comment: the next iteration loads another stage; it
+  loads the one just read, which a slower thread may still be reading). The sample
+  fills A with 1.0 and B with 0.01, where every tile is the same and neither shows.
+  The original here issues tiles i to i + 3 and has the barrier; the sample's form is
+  a mutant (a race: where its values pass on the GPU, compute-sanitizer must find it).
 
 What they showed is pinned in tests/test_wild_round61.py and summed up there.
 """
@@ -560,9 +567,9 @@ __global__ void MatrixMulAsyncCopyMultiStage(float *__restrict__ C, const float 
 
     for (int a = aBegin, b = bBegin, i = 0, aStage = aBegin, bStage = bBegin, iStage = 0; a <= aEnd;
          a += aStep, b += bStep, ++i) {
-        // issue the copies of every tile up to maxPipelineStages ahead of this one, each
-        // thread one element of each, into the stage its index rotates to
-        for (; aStage <= a + aStep * maxPipelineStages; aStage += aStep, bStage += bStep, ++iStage) {
+        // issue the copies of every tile fewer than maxPipelineStages ahead of this one,
+        // each thread one element of each, into the stage its index rotates to
+        for (; aStage < a + aStep * maxPipelineStages; aStage += aStep, bStage += bStep, ++iStage) {
             if (aStage <= aEnd) {
                 const int j = iStage % maxPipelineStages;
                 pipe.producer_acquire();
@@ -582,14 +589,24 @@ __global__ void MatrixMulAsyncCopyMultiStage(float *__restrict__ C, const float 
             Csub += As[j][threadIdx.y][k] * Bs[j][k][threadIdx.x];
         }
 
-        // no barrier here: the next tile is read from another stage
         pipe.consumer_release();
+        // the next iteration's copy lands in the stage just read
+        __syncthreads();
     }
 
     const int c = wB * BLOCK_SIZE * blockIdx.y + BLOCK_SIZE * blockIdx.x;
     C[c + wB * threadIdx.y + threadIdx.x] = Csub;
 }
 """
+
+
+#: from the copies' issue to the trailing barrier: where the sample differs
+_ASYNC_ISSUE_TO_RELEASE = _ASYNC_MULTISTAGE[
+    _ASYNC_MULTISTAGE.index("for (; aStage < a") : _ASYNC_MULTISTAGE.index(
+        "        __syncthreads();\n    }\n"
+    )
+    + len("        __syncthreads();\n")
+]
 
 
 def _matmul_reference(C, A, B, p):
@@ -618,12 +635,17 @@ ASYNC_MULTISTAGE = Wild(
         test_sizes=("hA=80,wA=48,wB=112", "hA=16,wA=16,wB=16", "hA=64,wA=160,wB=32"),
     ),
     {
-        "the copies not waited for": ("cuda", "        pipe.consumer_wait();\n", ""),
-        "no barrier after the wait": (
+        "as the sample writes it: a tile past the stages ahead, no barrier after the product": (
             "cuda",
-            "        pipe.consumer_wait();\n        __syncthreads();\n",
-            "        pipe.consumer_wait();\n",
+            _ASYNC_ISSUE_TO_RELEASE,
+            _ASYNC_ISSUE_TO_RELEASE.replace(
+                "aStage < a + aStep * maxPipelineStages", "aStage <= a + aStep * maxPipelineStages"
+            ).replace(
+                "        // the next iteration's copy lands in the stage just read\n        __syncthreads();\n",
+                "",
+            ),
         ),
+        "the copies not waited for": ("cuda", "        pipe.consumer_wait();\n", ""),
         "the product reads the stage being filled": (
             "cuda",
             "const int j = i % maxPipelineStages;\n        for",
@@ -635,7 +657,12 @@ ASYNC_MULTISTAGE = Wild(
             "iStage = 0; a + aStep <= aEnd;",
         ),
     },
-    races=frozenset({"the copies not waited for", "no barrier after the wait"}),
+    races=frozenset(
+        {
+            "as the sample writes it: a tile past the stages ahead, no barrier after the product",
+            "the copies not waited for",
+        }
+    ),
 )
 
 
