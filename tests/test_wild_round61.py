@@ -28,6 +28,9 @@ every source and mutant compiled for the GPUs it is meant for.
   for outputs wider than f16); a half accumulator fragment or an ``mma.sync`` with f16
   C and D now gets a note naming it and the reference to write
   (``oracle._builtins._TENSOR_HALF_ACCUMULATOR``).
+- matmul-playground's tensorcore_naive_sgemm takes beta and beta * C in half before a
+  float sum stored as half: against its author's plain ``alpha A B + beta C`` it passes
+  (within what the oracle allows a half output), and a dropped K tile fails.
 - cuda-samples' multistage ``cuda::pipeline`` matmul has two races that its own check,
   on constant matrices (A all 1, B all 0.01: every tile alike), cannot see: a copy one
   tile past its 4 stages ahead and no barrier after the product. The original here is
@@ -36,7 +39,7 @@ every source and mutant compiled for the GPUs it is meant for.
   it; whether racecheck sees ``cp.async`` is not yet known).
 
 GPU test ids (none has run on a GPU yet):
-``tests/test_wild_kernels.py -k "r61_ and cuda"`` (5 originals, 18 mutants; two of
+``tests/test_wild_kernels.py -k "r61_ and cuda"`` (6 originals, 21 mutants; two of
 the pipeline's mutants are races, checked by compute-sanitizer where their values pass).
 """
 
@@ -55,6 +58,7 @@ from tests.wild.round61 import (
     BF16_SIMPLE,
     BLOG_WMMA,
     HGEMM_WMMA_NAIVE,
+    PLAYGROUND_NAIVE,
     ROUND61,
     TF32_SIMPLE,
 )
@@ -228,3 +232,20 @@ def test_a_half_accumulator_failing_a_float_reference_is_told_how_to_write_its_o
     assert not _half_arithmetic_note(ev, BLOG_WMMA.kernel, "cuda")
     half = mutant(BLOG_WMMA, "the products accumulated in half")
     assert _half_arithmetic_note(ev, half, "cuda")
+
+
+def _playground(case, skip=()) -> np.ndarray:
+    """tensorcore_naive_sgemm: a float accumulator, beta and beta * C in half, the sum in
+    float, D stored half."""
+    A, B, C = (case.arrays[n].reshape(case.arrays[n].shape) for n in "ABC")
+    M, N, K = _dims(case)
+    acc = _mma(A.reshape(M, K), B.reshape(K, N), 16, skip=skip).astype(np.float32)
+    scaled = (np.float16(0.7) * C.reshape(M, N)).astype(np.float32)
+    with np.errstate(over="ignore"):  # the large families' sums overflow half, as on the GPU
+        return (np.float32(0.3) * acc + scaled).astype(np.float16)
+
+
+def test_a_half_epilogue_passes_against_the_plain_reference_and_a_dropped_tile_fails():
+    kernel = PLAYGROUND_NAIVE.kernel
+    assert _judged(kernel, "M=256,N=128,K=64", _playground, "D").passed
+    assert not _judged(kernel, "M=256,N=128,K=64", lambda c: _playground(c, (3,)), "D").passed

@@ -59,6 +59,14 @@ statements and the formatting.
   fills A with 1.0 and B with 0.01, where every tile is the same and neither shows.
   The original here issues tiles i to i + 3 and has the barrier; the sample's form is
   a mutant (a race: where its values pass on the GPU, compute-sanitizer must find it).
+- alexarmbr's matmul-playground ``tensorcore_naive_sgemm`` (alexarmbr/matmul-playground
+  at 1539c44c, no licence file in the repository's listing,
+  ``src/kernels/fp16/tensorcore_naive.cuh``, launched as ``src/runner.cu`` launches it):
+  the problem compiled in (``#define N 128``, ``M 256``, ``K 64``), blocks of 4 x 2
+  warps, each a 16 x 16 tile, A and B half row-major, a float accumulator, then an
+  epilogue that takes ``beta`` to half and ``beta_ * c_frag.x[i]`` in half before the
+  float sum is stored into the half fragment, D half; alpha = 0.3, beta = 0.7 as its
+  host sets them. (Its host check multiplies in half, and its result is discarded.)
 
 What they showed is pinned in tests/test_wild_round61.py and summed up there.
 """
@@ -666,7 +674,125 @@ ASYNC_MULTISTAGE = Wild(
 )
 
 
+# -- 6. matmul-playground: tensorcore_naive_sgemm, a float accumulator, a half epilogue ---
+
+_PLAYGROUND_NAIVE = r"""// kernel-forge corpus: tensorcore_naive_sgemm after alexarmbr's matmul-playground (read, not copied).
+#include <mma.h>
+#include <cuda_fp16.h>
+
+// the problem is compiled in
+#define N 128
+#define M 256
+#define K 64
+
+// a block holds 2 x 4 warps, each one 16 x 16 tile of D
+#define M_TILES_PER_BLOCK 2
+#define N_TILES_PER_BLOCK 4
+
+#define TILE_DIM 16
+#define WARP_SIZE 32
+
+using namespace nvcuda;
+
+// D = alpha * A * B + beta * C, every matrix half and row-major: A is M x K, B K x N,
+// C and D M x N. The products are summed in float; beta * C is taken in half.
+__global__ void tensorcore_naive_sgemm(half* A, half* B, half* C, half* D, float alpha, float beta)
+{
+  const unsigned int warpIdx = threadIdx.x / WARP_SIZE;
+  const unsigned int warpsPerBlock = blockDim.x / WARP_SIZE;
+  // warps along x walk N, the y threads walk M, a tile apart
+  const unsigned int warpRowIdx = (threadIdx.y + blockIdx.y * blockDim.y) * TILE_DIM;
+  const unsigned int warpColIdx = (blockIdx.x * warpsPerBlock + warpIdx) * TILE_DIM;
+
+  wmma::fragment<wmma::matrix_a, TILE_DIM, TILE_DIM, TILE_DIM, half, wmma::row_major> a_frag;
+  wmma::fragment<wmma::matrix_b, TILE_DIM, TILE_DIM, TILE_DIM, half, wmma::row_major> b_frag;
+  wmma::fragment<wmma::accumulator, TILE_DIM, TILE_DIM, TILE_DIM, half> c_frag;
+  wmma::fragment<wmma::accumulator, TILE_DIM, TILE_DIM, TILE_DIM, float> acc_frag;
+  wmma::fill_fragment(acc_frag, 0.0f);
+
+  unsigned int k_idx = 0;
+  while (k_idx < K)
+  {
+    // the tiles' first elements, row * stride + column
+    const unsigned int A_tile_index = warpRowIdx * K + k_idx;
+    const unsigned int B_tile_index = k_idx * N + warpColIdx;
+    wmma::load_matrix_sync(a_frag, A + A_tile_index, K);
+    wmma::load_matrix_sync(b_frag, B + B_tile_index, N);
+    wmma::mma_sync(acc_frag, a_frag, b_frag, acc_frag);
+    k_idx += TILE_DIM;
+  }
+
+  const unsigned int CD_tile_index = warpRowIdx * N + warpColIdx;
+  wmma::load_matrix_sync(c_frag, C + CD_tile_index, N, wmma::mem_row_major);
+
+  // beta in half scales C in half; the sum is float, stored as half
+  const half beta_ = (half) beta;
+  for (int i = 0; i < c_frag.num_elements; i++)
+  {
+    c_frag.x[i] = alpha * acc_frag.x[i] + (float) (beta_ * c_frag.x[i]);
+  }
+
+  wmma::store_matrix_sync(D + CD_tile_index, c_frag, N, wmma::mem_row_major);
+}
+"""
+
+
+def _playground_reference(A, B, C, D, alpha, beta):
+    """alpha * A @ B + beta * C, as its author states it: the kernel's half epilogue
+    (beta and beta * C in half) is within what the oracle allows a half output."""
+    D[...] = alpha * (A.astype(np.float64) @ B.astype(np.float64)) + beta * C.astype(np.float64)
+
+
+PLAYGROUND_NAIVE = Wild(
+    KernelSpec(
+        id="wild_r61_matmul_playground_tensorcore_naive_half_epilogue",
+        entry_point="tensorcore_naive_sgemm",
+        sources={"cuda": _PLAYGROUND_NAIVE},
+        dims=("M", "N", "K"),
+        buffers=(
+            BufferSpec(0, "f16", "read", name="A", count="M*K", shape=("M", "K")),
+            BufferSpec(1, "f16", "read", name="B", count="K*N", shape=("K", "N")),
+            BufferSpec(2, "f16", "read", name="C", count="M*N", shape=("M", "N")),
+            BufferSpec(3, "f16", "read_write", name="D", count="M*N", shape=("M", "N")),
+            BufferSpec.uniform(4, (("alpha", "f32"), ("beta", "f32")), name="p"),
+        ),
+        reference=_playground_reference,
+        defaults={"alpha": 0.3, "beta": 0.7},
+        # dim3 gridDim(N / (4 * 16), M / (2 * 16)); dim3 blockDim(32 * 4, 2)
+        grid=lambda s, size: (size.N // 64, size.M // 32, 1),
+        schedules=(Schedule((128, 2)),),
+        nonfinite_inputs=False,
+        # M, N and K are the source's macros: the one size it computes
+        test_sizes=("M=256,N=128,K=64",),
+    ),
+    {
+        "B's fragment read column-major": (
+            "cuda",
+            "half, wmma::row_major> b_frag;",
+            "half, wmma::col_major> b_frag;",
+        ),
+        "the K loop stops one tile short": (
+            "cuda",
+            "while (k_idx < K)",
+            "while (k_idx + TILE_DIM < K)",
+        ),
+        "C's rows read K apart": (
+            "cuda",
+            "wmma::load_matrix_sync(c_frag, C + CD_tile_index, N, wmma::mem_row_major);",
+            "wmma::load_matrix_sync(c_frag, C + CD_tile_index, K, wmma::mem_row_major);",
+        ),
+    },
+)
+
+
 ROUND61: dict[str, Wild] = {
     w.kernel.id: w
-    for w in (BLOG_WMMA, TF32_SIMPLE, BF16_SIMPLE, HGEMM_WMMA_NAIVE, ASYNC_MULTISTAGE)
+    for w in (
+        BLOG_WMMA,
+        TF32_SIMPLE,
+        BF16_SIMPLE,
+        HGEMM_WMMA_NAIVE,
+        ASYNC_MULTISTAGE,
+        PLAYGROUND_NAIVE,
+    )
 }
