@@ -38,9 +38,14 @@ every source and mutant compiled for the GPUs it is meant for.
   timing, not values: where its values pass on the GPU, compute-sanitizer must find
   it; whether racecheck sees ``cp.async`` is not yet known).
 
+The two WebGPU ports pass on lavapipe (and the multistage one on SwiftShader; the f16
+one is unsupported there, which has no shader-f16) and each of their mutants fails,
+among them the ring of stages with no barrier after the product (tests/test_wild_kernels.py).
+
 GPU test ids (none has run on a GPU yet):
 ``tests/test_wild_kernels.py -k "r61_ and cuda"`` (6 originals, 21 mutants; two of
-the pipeline's mutants are races, checked by compute-sanitizer where their values pass).
+the pipeline's mutants are races, checked by compute-sanitizer where their values pass),
+and ``-k "r61_ and wgpu"`` on NVIDIA's Vulkan (2 ports, 6 mutants).
 """
 
 from __future__ import annotations

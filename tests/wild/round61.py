@@ -68,6 +68,11 @@ statements and the formatting.
   float sum is stored into the half fragment, D half; alpha = 0.3, beta = 0.7 as its
   host sets them. (Its host check multiplies in half, and its result is discarded.)
 
+Two WebGPU ports: the multistage matmul as a ring of 4 workgroup stages filled by
+ordinary loads (WGSL has no asynchronous copy; lavapipe and SwiftShader), and
+tensorcore_naive_sgemm's numerics on f16 SIMT, f32 sums and the f16 epilogue (lavapipe:
+SwiftShader has no shader-f16); each with mutants of its own.
+
 What they showed is pinned in tests/test_wild_round61.py and summed up there.
 """
 
@@ -608,6 +613,67 @@ __global__ void MatrixMulAsyncCopyMultiStage(float *__restrict__ C, const float 
 """
 
 
+# The WebGPU port (WGSL has no asynchronous copy): the same ring of 4 stages in
+# workgroup memory, filled up to 3 tiles ahead by ordinary loads, a barrier before the
+# product and one after it.
+_ASYNC_MULTISTAGE_WGSL = """
+struct Params { hA: i32, wA: i32, wB: i32 }
+@group(0) @binding(0) var<storage, read_write> C: array<f32>;
+@group(0) @binding(1) var<storage, read> A: array<f32>;
+@group(0) @binding(2) var<storage, read> B: array<f32>;
+@group(0) @binding(3) var<uniform> p: Params;
+
+const BLOCK_SIZE = 16u;
+const maxPipelineStages = 4u;
+
+var<workgroup> As: array<array<array<f32, 16>, 16>, 4>;
+var<workgroup> Bs: array<array<array<f32, 16>, 16>, 4>;
+
+@compute @workgroup_size(16, 16)
+fn MatrixMulAsyncCopyMultiStage(@builtin(workgroup_id) wg: vec3<u32>,
+                                @builtin(local_invocation_id) lid: vec3<u32>) {
+    let wA = u32(p.wA);
+    let wB = u32(p.wB);
+    let aBegin = wA * BLOCK_SIZE * wg.y;
+    let aEnd = aBegin + wA - 1u;
+    let aStep = BLOCK_SIZE;
+    let bBegin = BLOCK_SIZE * wg.x;
+    let bStep = BLOCK_SIZE * wB;
+
+    var Csub = 0.0;
+    var aStage = aBegin;
+    var bStage = bBegin;
+    var iStage = 0u;
+    var i = 0u;
+    for (var a = aBegin; a <= aEnd; a += aStep) {
+        // fill the stages up to maxPipelineStages - 1 tiles past this one
+        while (aStage < a + aStep * maxPipelineStages) {
+            if (aStage <= aEnd) {
+                let j = iStage % maxPipelineStages;
+                As[j][lid.y][lid.x] = A[aStage + wA * lid.y + lid.x];
+                Bs[j][lid.y][lid.x] = B[bStage + wB * lid.y + lid.x];
+            }
+            aStage += aStep;
+            bStage += bStep;
+            iStage += 1u;
+        }
+        workgroupBarrier();
+
+        let j = i % maxPipelineStages;
+        for (var k = 0u; k < BLOCK_SIZE; k++) {
+            Csub += As[j][lid.y][k] * Bs[j][k][lid.x];
+        }
+        // the next iteration's load lands in the stage just read
+        workgroupBarrier();
+        i += 1u;
+    }
+
+    let c = wB * BLOCK_SIZE * wg.y + BLOCK_SIZE * wg.x;
+    C[c + wB * lid.y + lid.x] = Csub;
+}
+"""
+
+
 #: from the copies' issue to the trailing barrier: where the sample differs
 _ASYNC_ISSUE_TO_RELEASE = _ASYNC_MULTISTAGE[
     _ASYNC_MULTISTAGE.index("for (; aStage < a") : _ASYNC_MULTISTAGE.index(
@@ -626,7 +692,8 @@ ASYNC_MULTISTAGE = Wild(
     KernelSpec(
         id="wild_r61_cuda_samples_matrixmul_async_copy_multistage_pipeline",
         entry_point="MatrixMulAsyncCopyMultiStage<16>",
-        sources={"cuda": _ASYNC_MULTISTAGE},
+        sources={"cuda": _ASYNC_MULTISTAGE, "wgsl": _ASYNC_MULTISTAGE_WGSL},
+        entry_points={"wgsl": "MatrixMulAsyncCopyMultiStage"},
         dims=("hA", "wA", "wB"),
         buffers=(
             BufferSpec(0, "f32", "read_write", name="C", count="hA*wB"),
@@ -640,7 +707,7 @@ ASYNC_MULTISTAGE = Wild(
         # dim3 threads(block_size, block_size); dim3 grid(wB / threads.x, hA / threads.y)
         grid=lambda s, size: (size.wB // 16, size.hA // 16, 1),
         schedules=(Schedule((16, 16)),),
-        test_sizes=("hA=80,wA=48,wB=112", "hA=16,wA=16,wB=16", "hA=64,wA=160,wB=32"),
+        test_sizes=("hA=48,wA=80,wB=32", "hA=16,wA=16,wB=16"),
     ),
     {
         "as the sample writes it: a tile past the stages ahead, no barrier after the product": (
@@ -663,6 +730,21 @@ ASYNC_MULTISTAGE = Wild(
             "cuda",
             "iStage = 0; a <= aEnd;",
             "iStage = 0; a + aStep <= aEnd;",
+        ),
+        "the port has no barrier after the product": (
+            "wgsl",
+            "        // the next iteration's load lands in the stage just read\n        workgroupBarrier();\n",
+            "",
+        ),
+        "the port's product reads the next stage": (
+            "wgsl",
+            "let j = i % maxPipelineStages;\n        for",
+            "let j = (i + 1u) % maxPipelineStages;\n        for",
+        ),
+        "the port's tile loop stops one tile short": (
+            "wgsl",
+            "for (var a = aBegin; a <= aEnd; a += aStep) {",
+            "for (var a = aBegin; a + aStep <= aEnd; a += aStep) {",
         ),
     },
     races=frozenset(
@@ -737,6 +819,49 @@ __global__ void tensorcore_naive_sgemm(half* A, half* B, half* C, half* D, float
 """
 
 
+# The WebGPU port (f16 where the adapter has shader-f16: lavapipe, not SwiftShader): the
+# same blocks of 4 x 2 "warps" of 32 invocations, each warp's 16 x 16 tile of D spread
+# over its lanes 8 elements each, the products summed in f32, beta and beta * C in f16.
+_PLAYGROUND_NAIVE_WGSL = """
+enable f16;
+
+struct Params { alpha: f32, beta: f32 }
+@group(0) @binding(0) var<storage, read> A: array<f16>;
+@group(0) @binding(1) var<storage, read> B: array<f16>;
+@group(0) @binding(2) var<storage, read> C: array<f16>;
+@group(0) @binding(3) var<storage, read_write> D: array<f16>;
+@group(0) @binding(4) var<uniform> p: Params;
+
+const N = 128u;
+const M = 256u;
+const K = 64u;
+const TILE_DIM = 16u;
+const WARP_SIZE = 32u;
+alias acc_t = f32;
+
+@compute @workgroup_size(128, 2)
+fn tensorcore_naive_sgemm(@builtin(workgroup_id) wg: vec3<u32>,
+                          @builtin(local_invocation_id) lid: vec3<u32>) {
+    let warpIdx = lid.x / WARP_SIZE;
+    let lane = lid.x % WARP_SIZE;
+    let warpsPerBlock = 128u / WARP_SIZE;
+    let warpRowIdx = (lid.y + wg.y * 2u) * TILE_DIM;
+    let warpColIdx = (wg.x * warpsPerBlock + warpIdx) * TILE_DIM;
+    let beta_ = f16(p.beta);
+    for (var e = lane; e < TILE_DIM * TILE_DIM; e += WARP_SIZE) {
+        let row = warpRowIdx + e / TILE_DIM;
+        let col = warpColIdx + e % TILE_DIM;
+        var acc = acc_t(0.0);
+        for (var k = 0u; k < K; k++) {
+            acc += acc_t(f32(A[row * K + k]) * f32(B[k * N + col]));
+        }
+        let scaled = beta_ * C[row * N + col];
+        D[row * N + col] = f16(p.alpha * f32(acc) + f32(scaled));
+    }
+}
+"""
+
+
 def _playground_reference(A, B, C, D, alpha, beta):
     """alpha * A @ B + beta * C, as its author states it: the kernel's half epilogue
     (beta and beta * C in half) is within what the oracle allows a half output."""
@@ -747,7 +872,7 @@ PLAYGROUND_NAIVE = Wild(
     KernelSpec(
         id="wild_r61_matmul_playground_tensorcore_naive_half_epilogue",
         entry_point="tensorcore_naive_sgemm",
-        sources={"cuda": _PLAYGROUND_NAIVE},
+        sources={"cuda": _PLAYGROUND_NAIVE, "wgsl": _PLAYGROUND_NAIVE_WGSL},
         dims=("M", "N", "K"),
         buffers=(
             BufferSpec(0, "f16", "read", name="A", count="M*K", shape=("M", "K")),
@@ -781,6 +906,17 @@ PLAYGROUND_NAIVE = Wild(
             "wmma::load_matrix_sync(c_frag, C + CD_tile_index, N, wmma::mem_row_major);",
             "wmma::load_matrix_sync(c_frag, C + CD_tile_index, K, wmma::mem_row_major);",
         ),
+        "the port's K loop stops one tile short": (
+            "wgsl",
+            "for (var k = 0u; k < K; k++) {",
+            "for (var k = 0u; k + TILE_DIM < K; k++) {",
+        ),
+        "the port reads B column-major": (
+            "wgsl",
+            "f32(B[k * N + col])",
+            "f32(B[col * K + k])",
+        ),
+        "the port sums the products in f16": ("wgsl", "alias acc_t = f32;", "alias acc_t = f16;"),
     },
 )
 
