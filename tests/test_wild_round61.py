@@ -2,15 +2,16 @@
 results, computed here with no GPU on numpy emulations of each kernel's numerics, and
 every source and mutant compiled for the GPUs it is meant for.
 
-- Every original and every mutant compiles with NVRTC for sm_90 and sm_80 (none uses a
-  Hopper feature): a mutant that does not compile would be an ERROR on the GPU, not the
+- Every original compiles with NVRTC for sm_80 too (none uses a Hopper feature), and
+  every mutant for sm_80 and sm_90 (by hand; CI compiles the one that changes a type): a
+  mutant that does not compile would be an ERROR on the GPU, not the
   MISMATCH it is meant to be. The blog's GEMM with a half accumulator needs
   ``__half2float`` where it meets the float scalars (``float * __half`` is ambiguous in
   cuda_fp16.h), so that mutant carries the conversion its author would add.
 - A tensor core's float accumulation is not IEEE's: each MMA step's products are summed
   wide and the result truncated (Fasi et al., "Numerical behavior of NVIDIA tensor
   cores", PeerJ CS 2021). Emulated so (a sum of each step's products and the
-  accumulator, truncated to float32), the half and bf16 GEMMs at K = 272 to 2048 pass
+  accumulator, truncated to float32), the half and bf16 GEMMs at K = 272 and 1024 pass
   against their float64 references within the rounding bound of a float32 sum, with
   nothing declared; the same with a K tile dropped, with a half accumulator (the blog's
   mutant) or with B read transposed fails.
@@ -68,19 +69,29 @@ from tests.wild.round61 import (
     TF32_SIMPLE,
 )
 
+#: the mutants that change a declaration's type, which may not compile (``float *
+#: __half`` is ambiguous); the others change a bound, an index or a layout tag, and were
+#: compiled once by hand for sm_80 and sm_90 (2026-12-06): NVRTC costs about 0.6 s a
+#: WMMA module uncached, too much for CI to compile all 21
+_RETYPED = {"the products accumulated in half"}
 
-@pytest.mark.parametrize("arch", ["sm_80", "sm_90"])
-def test_every_original_and_mutant_compiles_for_the_gpus_it_is_meant_for(arch):
+
+@pytest.mark.parametrize("name", list(ROUND61))
+def test_each_original_compiles_for_sm_80_and_a_retyped_mutant_for_sm_90(name):
+    """The originals use no Hopper feature (test_wild_kernels.py compiles them for
+    sm_90); a mutant must compile where it runs, or the GPU's verdict on it is an ERROR,
+    not the MISMATCH it is meant to be."""
     from backends.cuda._modules import check_steps, module_build
 
-    for wild in ROUND61.values():
-        for kernel in [wild.kernel, *(mutant(wild, m) for m in wild.mutants)]:
-            schedule, size = kernel.schedules[0], kernel.checked_sizes()[0]
-            source = kernel.source("cuda", schedule, size)
-            steps = kernel.steps("cuda", schedule, size, 2**31 - 1, source)
-            image, _, entries = module_build(kernel, steps, source, arch).build()
-            assert image, kernel.id
-            check_steps(kernel, steps, entries, source)
+    wild = ROUND61[name]
+    retyped = [mutant(wild, m) for m in wild.mutants if m in _RETYPED]
+    for kernel, arch in [(wild.kernel, "sm_80"), *((k, "sm_90") for k in retyped)]:
+        schedule, size = kernel.schedules[0], kernel.checked_sizes()[0]
+        source = kernel.source("cuda", schedule, size)
+        steps = kernel.steps("cuda", schedule, size, 2**31 - 1, source)
+        image, _, entries = module_build(kernel, steps, source, arch).build()
+        assert image, kernel.id
+        check_steps(kernel, steps, entries, source)
 
 
 # -- the judge on emulated tensor-core numerics --------------------------------------------
@@ -179,8 +190,8 @@ def _row_col(case, operand=lambda x: x, step: int = 16, skip=()) -> np.ndarray:
 
 def test_a_right_bf16_gemm_passes_over_a_long_k_and_a_dropped_tile_fails():
     kernel = BF16_SIMPLE.kernel
-    assert _judged(kernel, "M=16,N=32,K=2048", _row_col, "d").passed
-    assert not _judged(kernel, "M=16,N=32,K=2048", lambda c: _row_col(c, skip=(127,)), "d").passed
+    assert _judged(kernel, "M=16,N=32,K=1024", _row_col, "d").passed
+    assert not _judged(kernel, "M=16,N=32,K=1024", lambda c: _row_col(c, skip=(63,)), "d").passed
 
 
 def test_a_right_tf32_gemm_passes_by_its_input_rounding_and_a_dropped_step_fails():
