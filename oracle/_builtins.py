@@ -528,6 +528,13 @@ _WGSL_F16 = re.compile(r"\benable\s+f16\s*;")
 # relative errors up to this many f16 roundings (2**-11 each) are "a few": past it, more
 # than half arithmetic is wrong
 _HALF_ROUNDINGS = 64
+# a tensor core's accumulator in half: WMMA's ``fragment<accumulator, M, N, K, half>``
+# and PTX's ``mma.sync`` with f16 C and D (``.row.col.f16.f16.f16.f16``), which round
+# each MMA step's sum to half (round 61: cuda_hgemm's HGEMM)
+_TENSOR_HALF_ACCUMULATOR = re.compile(
+    r"\baccumulator\s*,[^;<>]*?,\s*(?:__)?half\s*>"
+    r"|\bmma\.sync\.aligned\.m\w+\.row\.col\.f16\.f16\.f16\.f16\b"
+)
 
 
 def _half_arithmetic_note(ev: Evaluation, kernel: KernelSpec, target: str | None) -> list[str]:
@@ -537,6 +544,8 @@ def _half_arithmetic_note(ev: Evaluation, kernel: KernelSpec, target: str | None
     past 2048 round to even, and an f32 result was off by 3 in 5310 with no word of
     why): the precision the kernel computes in, and the two ways to a pass."""
     source = _code(kernel, target) if target in ("cuda", "wgsl") else None
+    if target == "cuda" and source is not None and _TENSOR_HALF_ACCUMULATOR.search(source):
+        return _tensor_half_note(ev)
     pattern = _CUDA_HALF_MATH if target == "cuda" else _WGSL_F16
     if source is None or not pattern.search(source):
         return []
@@ -565,6 +574,32 @@ def _half_arithmetic_note(ev: Evaluation, kernel: KernelSpec, target: str | None
         "arithmetic is the kernel's design, the reference must round as it does (each "
         f"step .astype(np.float16), in the kernel's order); if not, the kernel should "
         f"accumulate in float ({widen})"
+    ]
+
+
+def _tensor_half_note(ev: Evaluation) -> list[str]:
+    """On a mismatch of float outputs of a kernel whose tensor-core accumulator is half
+    (``_TENSOR_HALF_ACCUMULATOR``): the precision it sums in and the two ways to a pass.
+    Errors of any size: a half accumulator's, against a reference that rounds the
+    exact product once, reach half the value where the sum cancels (tens of f16 ulps
+    at K = 256), so no bound tells them from a wrong kernel's."""
+    wrong = [
+        check
+        for check in ev.outputs.values()
+        if not check.passed and check.comparison.dtype[1] in ("f16", "f32", "f64")
+    ]
+    if not wrong:
+        return []
+    labels = ", ".join(check.label for check in wrong)
+    return [
+        f"the kernel accumulates on tensor cores in half (a half accumulator fragment, or "
+        f"mma.sync with f16 C and D): each MMA step's sum is rounded to half, and {labels} "
+        "differ from the reference: one that rounds the exact product once holds the "
+        "kernel to more than half precision. If a half accumulator is the kernel's design "
+        "(an HGEMM), the reference must sum as it does, per K step of the MMA's depth "
+        "(16 for m16n16k16 and m16n8k16): acc = (acc + A[:, k:k+16].astype(np.float64) @ "
+        "B[k:k+16]).astype(np.float16); if not, the accumulator should be float "
+        "(fragment<accumulator, ..., float>, mma.sync's .f32 C and D)"
     ]
 
 

@@ -1604,6 +1604,10 @@ from tests.wild.round59 import ROUND59  # noqa: E402  (round 59: tests/wild/roun
 
 CORPUS.update(ROUND59)
 
+from tests.wild.round61 import ROUND61  # noqa: E402  (round 61: tests/wild/round61.py)
+
+CORPUS.update(ROUND61)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
