@@ -309,3 +309,52 @@ def sample(texels: Any, coords: Any, sampler: Sampler = Sampler()) -> np.ndarray
     top = (1 - a) * t[j0, i0] + a * t[j0, i1]
     bottom = (1 - a) * t[j1, i0] + a * t[j1, i1]
     return (1 - b) * top + b * bottom
+
+
+# -- CUDA texture and surface objects ------------------------------------------------
+
+#: The CUDA array format (``CUarray_format``, less ``CU_AD_FORMAT_``) of each element
+#: scalar a texture object may read.
+_CUDA_SCALARS = {
+    "f32": "FLOAT",
+    "f16": "HALF",
+    "i32": "SIGNED_INT32",
+    "u32": "UNSIGNED_INT32",
+    "i16": "SIGNED_INT16",
+    "u16": "UNSIGNED_INT16",
+    "i8": "SIGNED_INT8",
+    "u8": "UNSIGNED_INT8",
+}
+
+
+def cuda_channel_format(element: Any, what: str) -> tuple[str, int]:
+    """(``CUarray_format`` name less ``CU_AD_FORMAT_``, channels) of a 1-D texture
+    object over a plain buffer of ``element`` (``tex1Dfetch<float>`` over f32,
+    ``tex1Dfetch<float4>`` over ``vec4<f32>``): 1, 2 or 4 channels of an 8-, 16- or
+    32-bit scalar; else ``UnsupportedFeature`` (a double is read as ``int2``: declare
+    the buffer ``vec2<i32>``)."""
+    from . import layout as _layout
+    from .errors import UnsupportedFeature
+
+    t = _layout.parse_type(element)
+    channels = 1 if t.kind == "scalar" else t.count if t.kind == "vec" else 0
+    if t.scalar not in _CUDA_SCALARS or channels not in (1, 2, 4):
+        raise UnsupportedFeature(
+            f"{what} is {_layout.type_text(t)!r}; a CUDA texture holds 1, 2 or 4 channels "
+            f"of {', '.join(_CUDA_SCALARS)} (a double is fetched as int2: declare the "
+            "buffer vec2<i32>)"
+        )
+    return _CUDA_SCALARS[t.scalar], channels
+
+
+#: The CUDA array (format name, channels, read as integers) of each texture format: a
+#: texture object over rgba8unorm reads normalised floats (``cudaReadModeNormalizedFloat``,
+#: ``k / 255``, as WGSL's texture_2d<f32> sees it); integer formats read as integers.
+CUDA_ARRAYS: dict[str, tuple[str, int, bool]] = {
+    "r32float": ("FLOAT", 1, False),
+    "r32uint": ("UNSIGNED_INT32", 1, True),
+    "rgba32float": ("FLOAT", 4, False),
+    "rgba16float": ("HALF", 4, False),
+    "rgba8uint": ("UNSIGNED_INT8", 4, True),
+    "rgba8unorm": ("UNSIGNED_INT8", 4, False),
+}
