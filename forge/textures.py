@@ -1,5 +1,6 @@
 """Texture bindings: a kernel's buffer that its WGSL reads as a ``texture_2d`` or a
-``texture_storage_2d`` (``BufferSpec(texture=FORMAT, shape=(H, W))``).
+``texture_storage_2d``, or its CUDA source as a texture or surface object
+(``BufferSpec(texture=FORMAT, shape=(H, W))``), and the samplers that read them.
 
 The contract and the oracle still deal in buffers: a texture binding's buffer holds
 its texels' bytes, row-major (``H`` rows of ``W`` texels), tightly packed, as the
@@ -39,6 +40,32 @@ that tolerance are accepted. Where it does not (a copy's ``k / 255``, one produc
 no tolerance is added, so a kernel one code off still fails. The
 same chapter says a NaN given where the API needs a float "yields unspecified
 results": a NaN stored to rgba8unorm may become any byte.
+
+Samplers. A WGSL kernel that reads a ``texture_2d<f32>`` through a ``sampler``
+(``textureSampleLevel(t, s, uv, 0.0)``) declares the sampler's binding and state on the
+kernel (``KernelSpec(samplers=(SamplerSpec(k, Sampler(...), name="s"),))``); a CUDA
+kernel's texture object keeps its state in the object, so the texture buffer declares
+it (``BufferSpec(..., texture=FORMAT, shape=(H, W), sampler=Sampler(...))``). The
+reference still sees the texels and filters them itself; ``sample`` filters as WebGPU
+(and CUDA's ``tex2D``) does: a linear filter reads the four texels around ``coords *
+extent - 0.5`` with the fraction's weights, nearest reads ``floor(coords * extent)``,
+each index wrapped by the address mode. A linear sampler over r32float or rgba32float
+is unsupported: WebGPU's core does not filter them (the ``float32-filterable``
+feature, "Texture Format Capabilities" in the WebGPU specification, gpuweb/gpuweb
+spec/index.bs, W3C).
+
+Filtering precision. WebGPU leaves the precision of a linear filter to the
+implementation; NVIDIA's texture units compute its weights "in 9-bit fixed point
+format with 8 bits of fractional value" (NVIDIA, CUDA C++ Programming Guide, appendix
+"Texture Fetching", linear filtering), and lavapipe (llvmpipe) filters rgba8unorm with
+8-bit weights too, CPU adapters otherwise in float. A weight off by less than 2**-8 on
+each axis moves a bilinear read by less than (2 * 2**-8 + 2**-16) times the spread of
+its four texels. The judge allows that error, carried through the reference
+(``oracle._expected._filtering_bounds``): where the reference samples through
+``sample``, by running it with every weight rounded to 8 bits of fraction down, up and
+to nearest, so reads whose weights are exact in 8 bits (texel centres, quarter texels)
+allow none and a kernel one code off there still fails; where it filters by hand, by
+moving each linearly sampled texel by that much of its 3 x 3 neighbourhood's spread.
 
 How each format's output is judged:
 
