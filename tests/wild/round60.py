@@ -213,7 +213,7 @@ BLUR_COLUMNS = Wild(
         ("H=131,W=9", "H=5,W=3"),
     ),
     {
-        **_MUTANTS,
+        # the rows' mutants, transposed, show the same; this one only here
         "the vertical pass loads along the rows": (
             "wgsl",
             "      if (flip.value != 0u) {\n        at = at.yx;\n      }\n",
