@@ -196,7 +196,7 @@ def _mutant(kernel: KernelSpec, old: str, new: str) -> KernelSpec:
 MUTANTS = {
     "fetch one element on": (FETCH, "tex1Dfetch<float>(x, i)", "tex1Dfetch<float>(x, i + 1)"),
     "point read a texel off": (POINT, "x - 1.5f, y - 0.5f", "x - 0.5f, y - 0.5f"),
-    "surface addressed in texels": (SURFACE, "x * (int)sizeof(float), y", "x, y"),
+    "surface fed the source transposed": (SURFACE, "src[y * W + x]", "src[x * H + y]"),
     "blur sampled at the centre": (BLUR, "+ 0.25f) / (float)W", "+ 0.5f) / (float)W"),
 }
 
@@ -230,3 +230,15 @@ def test_a_wrong_texture_kernel_fails_on_the_gpu(request, what):
     kernel, old, new = MUTANTS[what]
     ev = oracle.evaluate("cuda", _mutant(kernel, old, new), samples=0)
     assert ev.verdict is Verdict.MISMATCH, ev.report()
+
+
+def test_each_wrong_texture_kernel_compiles_with_nvrtc():
+    """The mutants the GPU must fail are kernels NVRTC takes (no GPU needed)."""
+    from backends.cuda._modules import module_build
+
+    for kernel, old, new in MUTANTS.values():
+        wrong = _mutant(kernel, old, new)
+        schedule, size = wrong.schedules[0], wrong.largest_size()
+        source = wrong.source("cuda", schedule, size)
+        steps = wrong.steps("cuda", schedule, size, 2**31 - 1, source)
+        assert module_build(wrong, steps, source, "sm_90").build()[0]
