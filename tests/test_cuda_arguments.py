@@ -186,7 +186,7 @@ def test_texture_objects_are_planned_and_described_for_the_driver():
     assert resource.resType == driver.CUresourcetype.CU_RESOURCE_TYPE_LINEAR and array is None
     assert int(resource.res.linear.devPtr) == 4096 and resource.res.linear.sizeInBytes == 64
     assert texture.filterMode == driver.CUfilter_mode.CU_TR_FILTER_MODE_POINT
-    assert texture.flags == driver.CU_TRSF_READ_AS_INTEGER  # elements as stored
+    assert texture.flags == 0  # floats as stored (integers read as integers)
     surface = plan(kernel, "surface", 2, size, 60, {})
     resource, texture, array = descriptors(surface, 0)
     assert texture is None and array.Flags == driver.CUDA_ARRAY3D_SURFACE_LDST

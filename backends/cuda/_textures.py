@@ -102,8 +102,11 @@ def plan(
             )
         if count < 1:
             raise InvalidArgument(f"{what}: the buffer is empty")
+        # elements as stored: integers read as integers (cudaReadModeElementType; the
+        # flag is for integer formats only), floats and halves as floats
+        integer = fmt not in ("FLOAT", "HALF")
         return TexturePlan(
-            kind, True, fmt, channels, count, 1, element, count * element, True, None
+            kind, True, fmt, channels, count, 1, element, count * element, integer, None
         )
     texture = spec.texture_format
     assert texture is not None
