@@ -224,7 +224,7 @@ def test_a_texture_kernel_passes_on_the_gpu(request, name):
     assert ev.verdict is Verdict.PASS, ev.report()
 
 
-@pytest.mark.parametrize("what", sorted(MUTANTS))
+@pytest.mark.parametrize("what", sorted(MUTANTS), ids=lambda what: what.replace(" ", "_"))
 def test_a_wrong_texture_kernel_fails_on_the_gpu(request, what):
     require_available(request.config, "cuda")
     kernel, old, new = MUTANTS[what]
