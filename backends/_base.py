@@ -639,6 +639,7 @@ class SlabContext(OracleContext):
             options,
             accesses,
             tuple(b.texture for b in kernel.buffers),  # a texture binding's layout and format
+            kernel.samplers,  # the WGSL samplers made with the pipeline, and their state
         )
         compiled = self._pipelines.get(key)
         if compiled is None:

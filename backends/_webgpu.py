@@ -27,8 +27,8 @@ from forge.errors import (
     UnsupportedFeature,
 )
 from forge.kernel import Access, KernelSpec, Step
-from forge.sources import WgslBinding, wgsl_bindings, wgsl_handle_bindings
-from forge.textures import FORMATS, TextureFormat
+from forge.sources import WgslBinding, strip_comments, wgsl_bindings, wgsl_handle_bindings
+from forge.textures import FORMATS, SamplerSpec, TextureFormat
 from forge.types import AdapterConstraints, BindingUsage, BufferView, MemoryTopology
 
 __all__ = [
@@ -51,6 +51,10 @@ __all__ = [
     "private_buffers",
     "TextureSlot",
     "texture_slots",
+    "sampler_bindings",
+    "sampler_descriptor",
+    "sampler_layout_type",
+    "with_sampler_groups",
     "TEXTURES_SUPPORTED",
     "texture_copies",
     "texture_extent",
@@ -415,10 +419,12 @@ TEXTURES_SUPPORTED = (
     "kernel-forge binds a 2D texture held in a buffer, BufferSpec(binding, access, "
     "name=..., texture=FORMAT, shape=(height, width)) with FORMAT one of "
     f"{', '.join(FORMATS)}: a `texture_2d<f32>` or `texture_2d<u32>` read with "
-    "textureLoad and textureDimensions, and a `texture_storage_2d<FORMAT, write>` "
-    "(also `read` and `read_write` where the adapter allows that format so); samplers "
-    "(textureSample*, textureGather), depth, multisampled, external, 1D, 3D, cube and "
-    "array textures are not supported"
+    "textureLoad and textureDimensions, and through a `sampler` the kernel declares "
+    "(KernelSpec(samplers=(SamplerSpec(binding, Sampler(filter=..., address=...), "
+    "name=...),)); a linear one only over the filterable rgba8unorm and rgba16float), "
+    "and a `texture_storage_2d<FORMAT, write>` (also `read` and `read_write` where the "
+    "adapter allows that format so); comparison samplers, depth, multisampled, external, "
+    "1D, 3D, cube and array textures are not supported"
 )
 
 _SAMPLED = re.compile(r"^texture_2d\s*<\s*(\w+)\s*>$")
@@ -453,12 +459,17 @@ def texture_slots(kernel: KernelSpec, source: str | None) -> tuple[TextureSlot |
     access that differs (``InvalidArgument``)."""
     if source is None:
         return (None,) * len(kernel.buffers)
-    handles = {(b.group, b.binding): b for b in wgsl_handle_bindings(source)}
+    sampler_bindings(kernel, source)
+    handles = {
+        (b.group, b.binding): b
+        for b in wgsl_handle_bindings(source)
+        if not b.type.startswith("sampler")
+    }
     variables = {(b.group, b.binding): b for b in wgsl_bindings(source)}
     unbound = [
         b
         for at, b in handles.items()
-        if b.type == "sampler" or not any((s.group, s.binding) == at for s in kernel.buffers)
+        if not any((s.group, s.binding) == at for s in kernel.buffers)
     ]
     for b in unbound:
         where = f"`{b.name}: {b.type}` at @group({b.group}) @binding({b.binding})"
@@ -546,6 +557,124 @@ def texture_slots(kernel: KernelSpec, source: str | None) -> tuple[TextureSlot |
             )
         slots.append(TextureSlot(fmt, True, _STORAGE_ACCESS[access]))
     return tuple(slots)
+
+
+#: A texture read through a sampler: ``textureSample*(t, s, ...)`` and
+#: ``textureGather*([component,] t, s, ...)``: the first three arguments' words.
+_SAMPLE_CALL = re.compile(
+    r"\btexture(?:Sample|Gather)\w*\s*\(\s*([\w.]+)\s*,\s*([\w.]+)\s*,\s*([\w.]+)"
+)
+
+
+def sampler_bindings(kernel: KernelSpec, source: str | None) -> tuple[SamplerSpec, ...]:
+    """The kernel's samplers (``KernelSpec.samplers``), checked against the WGSL: each
+    ``var s: sampler`` it binds must be declared (an ``InvalidArgument`` naming the
+    binding and the declaration to add; no default state is guessed), each declared one
+    must be a sampler there, with normalised coordinates (WGSL's samplers take no
+    others); a comparison sampler, and a linear sampler over a texture WebGPU's core
+    does not filter (r32float, rgba32float: ``float32-filterable``), are
+    ``UnsupportedFeature``."""
+    if source is None:
+        return ()
+    handles = wgsl_handle_bindings(source)
+    declared = {(s.group, s.binding): s for s in kernel.samplers}
+    found: dict[str, SamplerSpec] = {}
+    for b in handles:
+        if not b.type.startswith("sampler"):
+            continue
+        at = (b.group, b.binding)
+        where = f"`{b.name}: {b.type}` at @group({b.group}) @binding({b.binding})"
+        if b.type != "sampler":
+            raise UnsupportedFeature(
+                f"kernel {kernel.id}: the WGSL binds {where}; {TEXTURES_SUPPORTED}"
+            )
+        spec = declared.get(at)
+        buffer = next((x for x in kernel.buffers if (x.group, x.binding) == at), None)
+        if spec is None and buffer is not None:
+            raise InvalidArgument(
+                f"kernel {kernel.id}: the WGSL binds {where}, which the kernel declares as "
+                f"buffer {buffer.label}: a sampler holds no data; drop that BufferSpec and "
+                f"add samplers=(SamplerSpec({b.binding}, Sampler(filter='nearest' or "
+                f"'linear', address='clamp', 'repeat' or 'mirror'), name={b.name!r}"
+                f"{f', group={b.group}' if b.group else ''}),) to its KernelSpec"
+            )
+        if spec is None:
+            raise InvalidArgument(
+                f"kernel {kernel.id}: the WGSL binds {where}, a sampler the kernel does not "
+                f"declare: add samplers=(SamplerSpec({b.binding}, Sampler(filter='nearest' or "
+                f"'linear', address='clamp', 'repeat' or 'mirror'), name={b.name!r}"
+                f"{f', group={b.group}' if b.group else ''}),) to its KernelSpec, with the "
+                "state its host code creates the sampler with"
+            )
+        found[b.name] = spec
+    bound = {(h.group, h.binding): h for h in handles}
+    for spec in kernel.samplers:
+        at = (spec.group, spec.binding)
+        what = f"kernel {kernel.id}: sampler {spec.label} at @group({at[0]}) @binding({at[1]})"
+        handle = bound.get(at)
+        if handle is None or handle.type != "sampler":
+            there = f"`{handle.name}: {handle.type}`" if handle is not None else "nothing"
+            raise InvalidArgument(f"{what}: the WGSL binds {there} there, not a `sampler`")
+        if not spec.sampler.normalized:
+            raise InvalidArgument(
+                f"{what}: a WGSL sampler takes normalised coordinates; "
+                "Sampler(normalized=False) is for a CUDA texture object"
+            )
+    textures = {
+        h.name: b
+        for h in handles
+        for b in kernel.buffers
+        if (b.group, b.binding) == (h.group, h.binding) and b.texture is not None
+    }
+    for first, second, third in _SAMPLE_CALL.findall(strip_comments(source)):
+        texture, sampler = (first, second) if first in textures else (second, third)
+        spec, buffer = found.get(sampler), textures.get(texture)
+        fmt = buffer.texture_format if buffer is not None else None
+        if spec is not None and fmt is not None and spec.sampler.linear and not fmt.filterable:
+            raise UnsupportedFeature(
+                f"kernel {kernel.id}: the WGSL samples `{texture}` ({fmt.name}) through the "
+                f"linear sampler `{sampler}`, but WebGPU's core does not filter {fmt.name} "
+                "(that needs the float32-filterable feature, which kernel-forge does not "
+                "ask for): sample it with Sampler(filter='nearest'), or hold the image as "
+                "rgba8unorm or rgba16float"
+            )
+    return tuple(kernel.samplers)
+
+
+#: WebGPU's names of ``Sampler.address``.
+_ADDRESS_MODES = {"clamp": "clamp-to-edge", "repeat": "repeat", "mirror": "mirror-repeat"}
+
+
+def sampler_descriptor(spec: SamplerSpec) -> dict:
+    """The sampler's ``GPUSamplerDescriptor`` fields, by their WebGPU (camelCase) names:
+    the same address mode on every axis, one filter for magnification and
+    minification, and no mipmaps."""
+    mode, filter_ = _ADDRESS_MODES[spec.sampler.address], spec.sampler.filter
+    return {
+        "addressModeU": mode,
+        "addressModeV": mode,
+        "addressModeW": mode,
+        "magFilter": filter_,
+        "minFilter": filter_,
+        "mipmapFilter": "nearest",
+    }
+
+
+def sampler_layout_type(spec: SamplerSpec) -> str:
+    """The bind group layout's sampler binding type: a linear sampler ``filtering``, a
+    nearest one ``non-filtering`` (which may read any float texture)."""
+    return "filtering" if spec.sampler.linear else "non-filtering"
+
+
+def with_sampler_groups(groups: list, samplers: Sequence[SamplerSpec], entry: Any) -> list:
+    """``groups`` (per group index, its layout entries) with ``entry(spec)`` of each
+    sampler appended to its group (groups added up to it)."""
+    groups = [list(g) for g in groups]
+    for spec in samplers:
+        while len(groups) <= spec.group:
+            groups.append([])
+        groups[spec.group].append(entry(spec))
+    return groups
 
 
 def texture_extent(

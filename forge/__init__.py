@@ -43,6 +43,7 @@ from .registry import (
 )
 from .schedule import Schedule
 from .size import Size, parse_size
+from .textures import Sampler, SamplerSpec
 from .tunables import Tunable
 from .types import (
     SCALAR_TYPES,
@@ -111,4 +112,6 @@ __all__ = [
     "ir",
     "Tunable",
     "MissingExtra",
+    "Sampler",
+    "SamplerSpec",
 ]

@@ -78,6 +78,7 @@ def frozen_fields(
         else None,
         launches=launches,
         template=False,
+        samplers=kernel.samplers,
         version=kernel.version,
         # scalars by value keep their values (params(size) is a function)
         defaults={k: v for k, v in _arguments.values_by_name(kernel, size).items() if k in scalars}

@@ -15,6 +15,12 @@ packs:
   packed in the C type the kernel declares; ``name`` is the spec's name for the value,
   which may differ from the parameter's (``arguments=("d_in", "d_out", "n")`` for
   ``int num_items``);
+- ``("texture", index)``: a texture object (``cudaTextureObject_t``) the backend makes
+  over ``kernel.buffers[index]`` before the launches: over its own memory for a plain
+  buffer (``tex1Dfetch``), over an array copied from it for a texture buffer
+  (``BufferSpec(texture=FORMAT, shape=(H, W), sampler=Sampler(...))``: ``tex2D``);
+- ``("surface", index)``: a surface object (``cudaSurfaceObject_t``) over an array
+  copied from texture buffer ``index`` before the launches and back into it after;
 - ``("offset", (index, bytes))``: the device pointer of a buffer that many bytes on,
   for ``arguments=("d_data + 256", ...)`` (a host's ``d_data + blockSize``);
 - ``("default", (name, bytes))``: a trailing parameter ``arguments=`` leaves out,
@@ -96,7 +102,6 @@ def cuda_arguments(
     (``Dispatch.bindings``: a pointer named like the WGSL variable ``src`` gets the
     buffer the launch binds there)."""
     params = _sources.cuda_parameters(source, entry) if source is not None else None
-    _refuse_handles(kernel, entry, params)
     if symbols is None:
         symbols = symbol_buffers(kernel, entry, explicit, source)
     uniform_copied = kernel.uniform is not None and _passed_uniform(kernel, symbols) is None
@@ -111,10 +116,13 @@ def cuda_arguments(
     values = {**(values_by_name(kernel, size) if size is not None else {}), **(launch_values or {})}
     if launch_values:
         _check_launch_values(kernel, entry, launch_values, params, explicit)
+    if not explicit:
+        _unmatched_handles(kernel, entry, params, known)
     if explicit:
         found = _through_pointers(
             kernel, params, _explicit(kernel, entry, list(explicit), params, known, values, size)
         )
+        found = _handles(kernel, entry, params, found)
         _check_structs(kernel, entry, params, found, source)
         return found
     if params is None and source is not None and _sources.cuda_parameters_problem(source, entry):
@@ -130,7 +138,7 @@ def cuda_arguments(
         found = tuple(known[p.name] for p in params)
     else:
         found = _by_position(kernel, entry, params, known, values, size, symbols)
-    found = _through_pointers(kernel, params, found)
+    found = _handles(kernel, entry, params, _through_pointers(kernel, params, found))
     _check_structs(kernel, entry, params, found, source)
     return found
 
@@ -147,19 +155,108 @@ _HANDLE_TYPES = {
 }
 
 
-def _refuse_handles(kernel: KernelSpec, entry: str, params: Any) -> None:
-    """Raise ``UnsupportedFeature`` where ``entry`` takes a texture or surface object,
-    which kernel-forge does not create, naming the parameter and what to write instead."""
+def _handle_kind(param: _sources.CudaParam) -> str | None:
+    """``"texture object"`` or ``"surface object"`` for a parameter of such a type."""
+    if param.pointer:
+        return None
+    return _HANDLE_TYPES.get(" ".join(param.type.replace("const", " ").split()))
+
+
+def _unmatched_handles(
+    kernel: KernelSpec, entry: str, params: Any, known: Mapping[str, Argument]
+) -> None:
+    """Refuse a texture or surface object parameter no buffer is named like (without
+    ``arguments=``): kernel-forge makes such an object over the buffer of its name."""
     for param in params or ():
-        what = _HANDLE_TYPES.get(" ".join(param.type.replace("const", " ").split()))
-        if what is not None:
+        what = _handle_kind(param)
+        if what is not None and known.get(param.name, ("", None))[0] != "buffer":
             raise UnsupportedFeature(
                 f"kernel {kernel.id}: {entry}'s parameter `{param.type} {param.name}` is a "
-                f"CUDA {what}, which kernel-forge does not create (it binds buffers as "
-                "pointers); to check the kernel here, read the buffer through a pointer "
-                f"instead (`const float* __restrict__ {param.name}`, `__ldg(&"
-                f"{param.name}[i])` for `tex1Dfetch<float>({param.name}, i)`)"
+                f"CUDA {what}, and no buffer of the kernel is named {param.name!r}: "
+                f"kernel-forge makes a {what} over the buffer named like the parameter "
+                f"(or the one arguments= names there); name the buffer {param.name!r}"
+                + (
+                    " and declare it texture=FORMAT, shape=(height, width), sampler="
+                    "Sampler(...) for tex2D"
+                    if what == "texture object"
+                    else " and declare it texture=FORMAT, shape=(height, width)"
+                )
             )
+
+
+def _handles(
+    kernel: KernelSpec, entry: str, params: Sequence[_sources.CudaParam] | None, found: Any
+) -> tuple[Argument, ...]:
+    """``found`` with the buffer given to each texture or surface object parameter as
+    ``("texture", index)`` or ``("surface", index)`` (``texture_handle``), refusing one
+    given anything but a buffer."""
+    if params is None or len(params) != len(found):
+        return tuple(found)
+    out: list[Argument] = []
+    for param, argument in zip(params, found):
+        what = _handle_kind(param)
+        if what is None:
+            out.append(argument)
+            continue
+        if argument[0] != "buffer":
+            raise UnsupportedFeature(
+                f"kernel {kernel.id}: {entry}'s parameter `{param.type} {param.name}` is a "
+                f"CUDA {what}, made over a buffer, but the launch gives it "
+                f"{_describe(kernel, argument)}: give it the buffer it reads"
+            )
+        out.append(texture_handle(kernel, entry, param.type, param.name, argument[1]))
+    return tuple(out)
+
+
+def texture_handle(kernel: KernelSpec, entry: str, type_: str, name: str, index: int) -> Argument:
+    """The argument of texture or surface object parameter ``type_ name`` made over
+    ``kernel.buffers[index]``, refused (``UnsupportedFeature``, ``InvalidArgument``)
+    where kernel-forge makes no such object over that buffer: a texture object over a
+    plain buffer is a 1-D one over its memory (``tex1Dfetch``, point reads of its
+    elements), over a texture buffer a 2-D one over an array with the buffer's declared
+    ``Sampler`` (required: the host's ``cudaTextureDesc`` is not guessed); a surface
+    object is made over a texture buffer only. 3-D, layered, mipmapped and cubemap
+    objects are not made."""
+    from .textures import cuda_channel_format
+
+    spec = kernel.buffers[index]
+    what = _HANDLE_TYPES[" ".join(type_.replace("const", " ").split())]
+    where = (
+        f"kernel {kernel.id}: {entry}'s parameter `{type_} {name}` ({what} over buffer "
+        f"{spec.label})"
+    )
+    if spec.access is Access.UNIFORM:
+        raise InvalidArgument(f"{where}: a uniform block is no texture")
+    if what == "surface object":
+        if spec.texture is None:
+            raise UnsupportedFeature(
+                f"{where}: kernel-forge makes a surface object over a 2-D texture buffer "
+                "only; declare it texture=FORMAT, shape=(height, width)"
+            )
+        return ("surface", index)
+    if spec.texture is None:
+        cuda_channel_format(spec.element, f"{where}: its element type")  # refused here
+        return ("texture", index)
+    if spec.sampler is None:
+        raise InvalidArgument(
+            f"{where}: a 2-D texture object samples as its host's cudaTextureDesc says; "
+            f"declare it on the buffer: BufferSpec(..., texture={spec.texture!r}, shape=(height, "
+            "width), sampler=Sampler(filter='nearest' or 'linear', address='clamp', "
+            "'repeat' or 'mirror', normalized=True or False))"
+        )
+    fmt = spec.texture_format
+    assert fmt is not None
+    if spec.sampler.linear and fmt.sampled == "u32":
+        raise UnsupportedFeature(
+            f"{where}: CUDA filters linearly only textures read as floats; a {fmt.name} "
+            "texture is read as integers (use Sampler(filter='nearest'))"
+        )
+    if not spec.sampler.normalized and spec.sampler.address != "clamp":
+        raise UnsupportedFeature(
+            f"{where}: CUDA wraps and mirrors only normalised coordinates "
+            f"(Sampler(address={spec.sampler.address!r}) needs normalized=True)"
+        )
+    return ("texture", index)
 
 
 def _through_pointers(
@@ -579,7 +676,7 @@ def argument_order(kernel: KernelSpec, arguments: Sequence[Argument]) -> tuple[s
         return None
     names = []
     for kind, key in arguments:
-        if kind == "buffer":
+        if kind in ("buffer", "texture", "surface"):
             name = kernel.buffers[key].name
             if not name:
                 return None
@@ -666,10 +763,14 @@ def _by_position(
     struct parameter). A parameter whose name does match must sit where its buffer or
     field does, and when the kinds and counts do not fit, the error names what did not
     match and what to write (guessing an order ran kernels on the wrong arguments)."""
+    # a texture or surface object takes the buffer it is named like (``_handles``)
+    handles = {p.name: known[p.name] for p in params if _handle_kind(p) and p.name in known}
     buffers = [
         ("buffer", i)
         for i, b in enumerate(kernel.buffers)
-        if b.access is not Access.UNIFORM and i not in symbols
+        if b.access is not Access.UNIFORM
+        and i not in symbols
+        and ("buffer", i) not in handles.values()
     ]
     uniform = _passed_uniform(kernel, symbols)
     fields = [("field", name) for name, _ in uniform.fields] if uniform is not None else []
@@ -678,6 +779,7 @@ def _by_position(
     # that value wherever it sits, as in ``(const float* in, float* out, int n)``
     by_name = {p.name: known[p.name] for p in params if not p.pointer and p.name in known}
     by_name = {name: arg for name, arg in by_name.items() if arg[0] == "value"}
+    by_name.update(handles)
     by_name.update(_lone_size(kernel, entry, params, by_name, values, size, uniform))
     rest = [p for p in params if not p.pointer and p.name not in by_name]
     value_args: list[Argument] | None = None
@@ -829,6 +931,8 @@ def _pointer_order(kernel: KernelSpec, pointers: Sequence[Any], buffers: list) -
 
 def _describe(kernel: KernelSpec, argument: Argument) -> str:
     kind, key = argument
+    if kind in ("texture", "surface"):
+        return f"a {kind} object over buffer {kernel.buffers[key].name or key!r}"
     if kind == "buffer":
         return f"buffer {kernel.buffers[key].name or key!r}"
     if kind == "value":

@@ -18,7 +18,7 @@ from ._digest import _callable_digest
 from .errors import InvalidArgument
 from .expressions import resolve
 from .size import is_int
-from .textures import TextureFormat, texture_format
+from .textures import Sampler, TextureFormat, texture_format
 from .types import BindingUsage, ScalarType, scalar_type
 
 __all__ = ["Access", "BufferSpec"]
@@ -86,6 +86,10 @@ class BufferSpec:
     width)`` texels: the buffer holds the texels' bytes row-major and tightly packed,
     and the element type is the format's (``forge.textures`` says what the reference
     sees of each, and how an rgba8unorm output is judged).
+
+    ``sampler`` (a ``forge.Sampler``) on a read-only texture is the sampling state a
+    CUDA texture object over it is made with (``tex2D<float>``); WGSL binds its
+    sampler as a binding of its own (``KernelSpec(samplers=...)``).
     """
 
     binding: int
@@ -102,6 +106,7 @@ class BufferSpec:
     scratch: bool = False
     unordered: bool | str = False
     texture: str | None = None
+    sampler: Sampler | None = None
     # a uniform block the WGSL binds as ``var<storage, read>``, laid out by WGSL's storage
     # rules: a push constant whose type no uniform can hold (``offsets: array<u32, 4>``,
     # stride 4), as naga takes it; set by ``KernelSpec``, not by hand
@@ -175,6 +180,15 @@ class BufferSpec:
             )
         if self.texture is not None:
             self._check_texture()
+        if self.sampler is not None and (
+            not isinstance(self.sampler, Sampler)
+            or self.texture is None
+            or self.access is not Access.READ
+        ):
+            raise InvalidArgument(
+                f"buffer {self.name or self.binding}: sampler= is a forge.Sampler on a "
+                f"read-only texture (texture=FORMAT, shape=(H, W)), got {self.sampler!r}"
+            )
         if self.count is not None and not (
             callable(self.count) or isinstance(self.count, str) or is_int(self.count)
         ):
@@ -353,6 +367,7 @@ class BufferSpec:
             "scratch": self.scratch,
             **({"unordered": self.unordered} if self.unordered else {}),
             **({"texture": self.texture} if self.texture is not None else {}),
+            **({"sampler": self.sampler.describe()} if self.sampler is not None else {}),
         }
 
 

@@ -77,6 +77,7 @@ from .expressions import ceil_div, expression_names, resolve
 from .schedule import Schedule
 from .size import Size, parse_size
 from .sources import TARGETS
+from .textures import SamplerSpec
 from .types import BufferView
 
 __all__ = [
@@ -330,6 +331,7 @@ class KernelSpec:
     tunables: Mapping[str, Any] = field(default_factory=dict)
     restrictions: tuple[Any, ...] = ()
     tuned: Mapping[str, Any] = field(default_factory=dict)
+    samplers: tuple[SamplerSpec, ...] = ()
 
     def __post_init__(self) -> None:
         set_ = functools.partial(object.__setattr__, self)
@@ -340,6 +342,7 @@ class KernelSpec:
                 f"kernel {self.id}: give an IR body, or raw sources and a reference, not both"
             )
         buffers = self._checked_buffers()
+        self._check_samplers(set_, buffers)
         self._normalise_sources(set_, buffers)
         self._normalise_launch_fields(set_)
         self._check_body_and_domain(set_, buffers)
@@ -380,6 +383,23 @@ class KernelSpec:
                         "sorted with"
                     )
         return buffers
+
+    def _check_samplers(self, set_: Callable[[str, Any], None], buffers: tuple) -> None:
+        """The WGSL sampler bindings checked: SamplerSpecs at bindings of their own."""
+        if not isinstance(self.samplers, (tuple, list)) or not all(
+            isinstance(s, SamplerSpec) for s in self.samplers
+        ):
+            raise InvalidArgument(
+                f"kernel {self.id}: samplers must be a sequence of forge.SamplerSpec"
+            )
+        samplers = tuple(sorted(self.samplers, key=lambda s: (s.group, s.binding)))
+        slots = [(b.group, b.binding) for b in buffers] + [(s.group, s.binding) for s in samplers]
+        if len(set(slots)) != len(slots):
+            raise InvalidArgument(
+                f"kernel {self.id}: a sampler shares a (group, binding) with a buffer or another "
+                "sampler"
+            )
+        set_("samplers", samplers)
 
     def _normalise_sources(self, set_: Callable[[str, Any], None], buffers: tuple) -> None:
         """The targets, dimensions and sources checked and stored normalised."""
@@ -677,6 +697,8 @@ class KernelSpec:
             "dims": list(self.dims),
             "body": self.body.describe(self),
         }
+        if self.samplers:
+            described["samplers"] = [s.describe() for s in self.samplers]
         extras = {
             "constants": self.constants,
             "overrides": self.overrides,

@@ -1,5 +1,6 @@
 """Texture bindings: a kernel's buffer that its WGSL reads as a ``texture_2d`` or a
-``texture_storage_2d`` (``BufferSpec(texture=FORMAT, shape=(H, W))``).
+``texture_storage_2d``, or its CUDA source as a texture or surface object
+(``BufferSpec(texture=FORMAT, shape=(H, W))``), and the samplers that read them.
 
 The contract and the oracle still deal in buffers: a texture binding's buffer holds
 its texels' bytes, row-major (``H`` rows of ``W`` texels), tightly packed, as the
@@ -40,6 +41,32 @@ no tolerance is added, so a kernel one code off still fails. The
 same chapter says a NaN given where the API needs a float "yields unspecified
 results": a NaN stored to rgba8unorm may become any byte.
 
+Samplers. A WGSL kernel that reads a ``texture_2d<f32>`` through a ``sampler``
+(``textureSampleLevel(t, s, uv, 0.0)``) declares the sampler's binding and state on the
+kernel (``KernelSpec(samplers=(SamplerSpec(k, Sampler(...), name="s"),))``); a CUDA
+kernel's texture object keeps its state in the object, so the texture buffer declares
+it (``BufferSpec(..., texture=FORMAT, shape=(H, W), sampler=Sampler(...))``). The
+reference still sees the texels and filters them itself; ``sample`` filters as WebGPU
+(and CUDA's ``tex2D``) does: a linear filter reads the four texels around ``coords *
+extent - 0.5`` with the fraction's weights, nearest reads ``floor(coords * extent)``,
+each index wrapped by the address mode. A linear sampler over r32float or rgba32float
+is unsupported: WebGPU's core does not filter them (the ``float32-filterable``
+feature, "Texture Format Capabilities" in the WebGPU specification, gpuweb/gpuweb
+spec/index.bs, W3C).
+
+Filtering precision. WebGPU leaves the precision of a linear filter to the
+implementation; NVIDIA's texture units compute its weights "in 9-bit fixed point
+format with 8 bits of fractional value" (NVIDIA, CUDA C++ Programming Guide, appendix
+"Texture Fetching", linear filtering), and lavapipe (llvmpipe) filters rgba8unorm with
+8-bit weights too, CPU adapters otherwise in float. A weight off by less than 2**-8 on
+each axis moves a bilinear read by less than (2 * 2**-8 + 2**-16) times the spread of
+its four texels. The judge allows that error, carried through the reference
+(``oracle._expected._filtering_bounds``): where the reference samples through
+``sample``, by running it with every weight rounded to 8 bits of fraction down, up and
+to nearest, so reads whose weights are exact in 8 bits (texel centres, quarter texels)
+allow none and a kernel one code off there still fails; where it filters by hand, by
+moving each linearly sampled texel by that much of its 3 x 3 neighbourhood's spread.
+
 How each format's output is judged:
 
 - ``r32float``, ``rgba32float``: the f32 the kernel stores lands as it is; judged as
@@ -57,6 +84,7 @@ How each format's output is judged:
 
 from __future__ import annotations
 
+import contextvars
 from dataclasses import dataclass
 from typing import Any
 
@@ -65,6 +93,10 @@ import numpy as np
 from .errors import InvalidArgument
 
 __all__ = [
+    "Sampler",
+    "SamplerSpec",
+    "sample",
+    "FILTER_WEIGHT_BITS",
     "TextureFormat",
     "FORMATS",
     "texture_format",
@@ -88,11 +120,18 @@ class TextureFormat:
     texel_bytes: int
     sampled: str
     unorm: bool = False
+    # whether WebGPU's core lets a linear sampler filter it (r32float and rgba32float
+    # need the ``float32-filterable`` feature, which kernel-forge does not ask for)
+    filterable: bool = False
 
     @property
     def sample_type(self) -> str:
-        """The bind group layout's ``sampleType`` for a sampled texture of it."""
-        return "uint" if self.sampled == "u32" else "unfilterable-float"
+        """The bind group layout's ``sampleType`` for a sampled texture of it: ``float``
+        for a filterable format (a filtering sampler may read it; ``textureLoad`` reads
+        it the same), else ``unfilterable-float`` or ``uint``."""
+        if self.sampled == "u32":
+            return "uint"
+        return "float" if self.filterable else "unfilterable-float"
 
 
 FORMATS: dict[str, TextureFormat] = {
@@ -101,9 +140,9 @@ FORMATS: dict[str, TextureFormat] = {
         TextureFormat("r32float", "f32", 1, 4, "f32"),
         TextureFormat("r32uint", "u32", 1, 4, "u32"),
         TextureFormat("rgba32float", "vec4<f32>", 1, 16, "f32"),
-        TextureFormat("rgba16float", "vec4<f16>", 1, 8, "f32"),
+        TextureFormat("rgba16float", "vec4<f16>", 1, 8, "f32", filterable=True),
         TextureFormat("rgba8uint", "u8", 4, 4, "u32"),
-        TextureFormat("rgba8unorm", "f32", 4, 4, "f32", unorm=True),
+        TextureFormat("rgba8unorm", "f32", 4, 4, "f32", unorm=True, filterable=True),
     )
 }
 
@@ -145,3 +184,204 @@ def unorm8_codes(want: Any, slack: Any = 0.0) -> tuple[np.ndarray, np.ndarray]:
     low = np.where(nan, 0.0, low)
     high = np.where(nan, 255.0, high)
     return low.astype(np.uint8), high.astype(np.uint8)
+
+
+# -- samplers ------------------------------------------------------------------------
+
+_FILTERS = ("nearest", "linear")
+_ADDRESSES = ("clamp", "repeat", "mirror")
+
+#: The bits of fraction NVIDIA's texture units give a linear filter's weights (CUDA C++
+#: Programming Guide, "Texture Fetching" appendix: alpha, beta "are stored in 9-bit
+#: fixed point format with 8 bits of fractional value"). WebGPU leaves the precision to
+#: the implementation; CPU adapters filter in float (or, llvmpipe on 8-bit formats, in
+#: 8-bit fixed point too). The judge allows the error this makes (``sample``).
+FILTER_WEIGHT_BITS = 8
+
+
+@dataclass(frozen=True)
+class Sampler:
+    """How a texture is sampled: ``filter`` (``"nearest"`` or ``"linear"``, for both
+    magnification and minification; kernel-forge binds no mipmaps), ``address`` (what
+    a coordinate outside the texture reads: ``"clamp"`` to the edge, ``"repeat"``,
+    ``"mirror"``-ed repeat, on both axes) and ``normalized`` (coordinates in [0, 1]
+    of the extent, as WGSL's samplers always take them; False: in texels, as a CUDA
+    texture object may). WGSL binds it as a binding of its own (``SamplerSpec``);
+    CUDA keeps it in the texture object, declared on the texture's buffer
+    (``BufferSpec(..., texture=FORMAT, shape=(H, W), sampler=Sampler(...))``)."""
+
+    filter: str = "nearest"
+    address: str = "clamp"
+    normalized: bool = True
+
+    def __post_init__(self) -> None:
+        if self.filter not in _FILTERS:
+            raise InvalidArgument(f"Sampler filter must be one of {_FILTERS}, got {self.filter!r}")
+        if self.address not in _ADDRESSES:
+            raise InvalidArgument(
+                f"Sampler address must be one of {_ADDRESSES}, got {self.address!r}"
+            )
+        if not isinstance(self.normalized, bool):
+            raise InvalidArgument(f"Sampler normalized is a bool, got {self.normalized!r}")
+
+    @property
+    def linear(self) -> bool:
+        return self.filter == "linear"
+
+    def describe(self) -> dict:
+        return {"filter": self.filter, "address": self.address, "normalized": self.normalized}
+
+
+@dataclass(frozen=True)
+class SamplerSpec:
+    """A WGSL ``var name: sampler;`` binding at ``@group(group) @binding(binding)`` and
+    the state the backend creates it with (``KernelSpec(..., samplers=(SamplerSpec(1,
+    Sampler(filter="linear"), name="samp"),))``). It holds no data: the reference
+    never sees it."""
+
+    binding: int
+    sampler: Sampler = Sampler()
+    name: str = ""
+    group: int = 0
+
+    def __post_init__(self) -> None:
+        for attribute in ("binding", "group"):
+            value = getattr(self, attribute)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise InvalidArgument(
+                    f"sampler {self.name or self.binding!r}: {attribute} must be an int >= 0, "
+                    f"got {value!r}"
+                )
+        if not isinstance(self.sampler, Sampler):
+            raise InvalidArgument(
+                f"sampler {self.name or self.binding!r}: sampler must be a forge.Sampler, "
+                f"got {self.sampler!r}"
+            )
+        if not isinstance(self.name, str):
+            raise InvalidArgument(f"sampler {self.binding}: name must be a str")
+
+    @property
+    def label(self) -> str:
+        return self.name or f"@group({self.group}) @binding({self.binding})"
+
+    def describe(self) -> dict:
+        return {
+            "binding": self.binding,
+            "group": self.group,
+            "name": self.name,
+            **self.sampler.describe(),
+        }
+
+
+#: How ``sample`` rounds a linear filter's weights while the oracle bounds their error
+#: (None: exactly, as a reference computes them; "round", "floor", "ceil": to
+#: ``FILTER_WEIGHT_BITS`` bits of fraction so), and the calls it counts meanwhile.
+_WEIGHTS: contextvars.ContextVar[tuple[str, list] | None] = contextvars.ContextVar(
+    "forge_texture_weights", default=None
+)
+
+
+def _address(i: np.ndarray, n: int, address: str) -> np.ndarray:
+    if address == "clamp":
+        return np.clip(i, 0, n - 1)
+    if address == "repeat":
+        return np.mod(i, n)
+    period = np.mod(i, 2 * n)  # mirror-repeat: 0..n-1 then n-1..0
+    return np.where(period < n, period, 2 * n - 1 - period)
+
+
+def sample(texels: Any, coords: Any, sampler: Sampler = Sampler()) -> np.ndarray:
+    """What a texture read through ``sampler`` returns, in float64, for a reference:
+    ``texels`` as the reference sees the texture (``(H, W)`` or ``(H, W, C)``),
+    ``coords`` an array of ``(..., 2)`` coordinates ``(x, y)`` (normalised to the
+    extent, or in texels where ``sampler.normalized`` is False), as WGSL's
+    ``textureSampleLevel(t, s, coords, 0.0)`` and CUDA's ``tex2D<T>(tex, x, y)`` take
+    them. A linear filter reads the four texels around ``coords * extent - 0.5`` with
+    weights of its fraction; nearest reads ``floor(coords * extent)``; each index
+    wrapped by ``sampler.address``. The result is ``coords.shape[:-1]`` (then ``C``).
+
+    A reference that samples with it lets the oracle bound a right kernel's filtering
+    error exactly where it arises: it runs the reference again with the weights
+    rounded to ``FILTER_WEIGHT_BITS`` bits of fraction each way (NVIDIA's), so a read
+    at a texel centre or a quarter texel (weights 8-bit exact) allows no error at all."""
+    t = np.asarray(texels, np.float64)
+    c = np.asarray(coords, np.float64)
+    if t.ndim not in (2, 3) or c.shape[-1:] != (2,):
+        raise InvalidArgument(
+            f"sample: texels are (H, W) or (H, W, C), coords (..., 2); got {t.shape} and {c.shape}"
+        )
+    height, width = t.shape[:2]
+    x, y = c[..., 0], c[..., 1]
+    if sampler.normalized:
+        x, y = x * width, y * height
+    if not sampler.linear:
+        i = _address(np.floor(x).astype(np.int64), width, sampler.address)
+        j = _address(np.floor(y).astype(np.int64), height, sampler.address)
+        return t[j, i]
+    x, y = x - 0.5, y - 0.5
+    x0, y0 = np.floor(x), np.floor(y)
+    a, b = x - x0, y - y0
+    mode = _WEIGHTS.get()
+    if mode is not None:
+        mode[1].append(1)
+        scale = float(1 << FILTER_WEIGHT_BITS)
+        rounding = {"round": np.rint, "floor": np.floor, "ceil": np.ceil}[mode[0]]
+        a, b = rounding(a * scale) / scale, rounding(b * scale) / scale
+    i0 = _address(x0.astype(np.int64), width, sampler.address)
+    i1 = _address(x0.astype(np.int64) + 1, width, sampler.address)
+    j0 = _address(y0.astype(np.int64), height, sampler.address)
+    j1 = _address(y0.astype(np.int64) + 1, height, sampler.address)
+    if t.ndim == 3:
+        a, b = a[..., None], b[..., None]
+    top = (1 - a) * t[j0, i0] + a * t[j0, i1]
+    bottom = (1 - a) * t[j1, i0] + a * t[j1, i1]
+    return (1 - b) * top + b * bottom
+
+
+# -- CUDA texture and surface objects ------------------------------------------------
+
+#: The CUDA array format (``CUarray_format``, less ``CU_AD_FORMAT_``) of each element
+#: scalar a texture object may read.
+_CUDA_SCALARS = {
+    "f32": "FLOAT",
+    "f16": "HALF",
+    "i32": "SIGNED_INT32",
+    "u32": "UNSIGNED_INT32",
+    "i16": "SIGNED_INT16",
+    "u16": "UNSIGNED_INT16",
+    "i8": "SIGNED_INT8",
+    "u8": "UNSIGNED_INT8",
+}
+
+
+def cuda_channel_format(element: Any, what: str) -> tuple[str, int]:
+    """(``CUarray_format`` name less ``CU_AD_FORMAT_``, channels) of a 1-D texture
+    object over a plain buffer of ``element`` (``tex1Dfetch<float>`` over f32,
+    ``tex1Dfetch<float4>`` over ``vec4<f32>``): 1, 2 or 4 channels of an 8-, 16- or
+    32-bit scalar; else ``UnsupportedFeature`` (a double is read as ``int2``: declare
+    the buffer ``vec2<i32>``)."""
+    from . import layout as _layout
+    from .errors import UnsupportedFeature
+
+    t = _layout.parse_type(element)
+    channels = 1 if t.kind == "scalar" else t.count if t.kind == "vec" else 0
+    if t.scalar not in _CUDA_SCALARS or channels not in (1, 2, 4):
+        raise UnsupportedFeature(
+            f"{what} is {_layout.type_text(t)!r}; a CUDA texture holds 1, 2 or 4 channels "
+            f"of {', '.join(_CUDA_SCALARS)} (a double is fetched as int2: declare the "
+            "buffer vec2<i32>)"
+        )
+    return _CUDA_SCALARS[t.scalar], channels
+
+
+#: The CUDA array (format name, channels, read as integers) of each texture format: a
+#: texture object over rgba8unorm reads normalised floats (``cudaReadModeNormalizedFloat``,
+#: ``k / 255``, as WGSL's texture_2d<f32> sees it); integer formats read as integers.
+CUDA_ARRAYS: dict[str, tuple[str, int, bool]] = {
+    "r32float": ("FLOAT", 1, False),
+    "r32uint": ("UNSIGNED_INT32", 1, True),
+    "rgba32float": ("FLOAT", 4, False),
+    "rgba16float": ("HALF", 4, False),
+    "rgba8uint": ("UNSIGNED_INT8", 4, True),
+    "rgba8unorm": ("UNSIGNED_INT8", 4, False),
+}

@@ -317,6 +317,18 @@ class Expected:
             shared[key] = _input_rounding_bounds(self, unit)
         return shared[key]
 
+    def filtering_bound(self) -> dict[str, np.ndarray]:
+        """Per float output of a kernel that reads a texture through a linear sampler,
+        how far a right kernel's results may move through the precision of the
+        filter's weights, which WebGPU leaves to the implementation and NVIDIA's
+        texture units hold with ``forge.textures.FILTER_WEIGHT_BITS`` (8) bits of
+        fraction (``_filtering_bounds``). Empty for a kernel with no linear sampler,
+        or a backend's reference. Computed on first use, then shared."""
+        shared = self.shared()
+        if "filtering" not in shared:
+            shared["filtering"] = _filtering_bounds(self)
+        return shared["filtering"]
+
     def rounding_bound(self, wgsl: bool = False) -> dict[str, np.ndarray]:
         """Per float output with elements that are sums of products of the inputs (a
         polynomial of degree at most 4 in them, as a matmul, a row sum, a convolution,
@@ -941,6 +953,116 @@ def _inverse_trig_bounds(expected: Expected) -> dict[str, np.ndarray]:
 # past what rounding, whose error per input is a third of the nudge's, ever reaches.
 _INPUT_DRAWS = 12
 _INPUT_FACTOR = 5.0
+
+
+#: A linear filter's weight off by less than 2**-8 on each axis (``FILTER_WEIGHT_BITS``
+#: of fraction, rounded or truncated) moves a bilinear read by less than
+#: (2 * 2**-8 + 2**-16) times the spread of its four texels (the read is
+#: ``sum w_ij t_ij``; each weight's change is a product of the axes' changes).
+FILTER_READ_ERROR = 2.0 * 2.0**-8 + 2.0**-16
+_FILTER_DRAWS = 8
+_FILTER_FACTOR = 2.0
+
+
+def _linearly_sampled(kernel: KernelSpec) -> list:
+    """The read-only float textures of ``kernel`` that a linear sampler may read: each
+    with a linear ``BufferSpec.sampler`` (CUDA), and every one where the kernel
+    declares a linear WGSL sampler (which of its textures the WGSL samples with it is
+    not followed)."""
+    from forge.types import is_float_dtype
+
+    wgsl = any(s.sampler.linear for s in getattr(kernel, "samplers", ()))
+    return [
+        b
+        for b in kernel.buffers
+        if b.texture is not None
+        and b.access is Access.READ
+        and is_float_dtype(b.dtype)
+        and (wgsl or (b.sampler is not None and b.sampler.linear))
+    ]
+
+
+def _filtering_bounds(expected: Expected) -> dict[str, np.ndarray]:
+    """``Expected.filtering_bound``. Where the reference samples through
+    ``forge.textures.sample``, it is run again with the weights rounded to 8 bits of
+    fraction down, up and to nearest (NVIDIA's texture units are one of these): the
+    bound is 1.5 times the most an element moves, zero where every read's weights are
+    exact in 8 bits (texel centres, quarter texels), so a kernel off there still
+    fails. Otherwise (the reference filters by hand) each texel of a linearly sampled
+    texture is moved by ``FILTER_READ_ERROR`` times the spread of its 3 x 3
+    neighbourhood (which holds every four-texel footprint it is read in): all up, all
+    down, and in 8 random draws; the bound is twice the most an element moves, and at
+    least 5 times the root mean square of the random moves. A read through the filter
+    then moves by as much as the real error where the kernel combines reads with
+    weights of one sign (a blur, a resample); a kernel that amplifies differences of
+    reads is carried through as its reference amplifies the texels'."""
+    from forge.textures import _WEIGHTS
+
+    kernel = expected.case.kernel
+    textures = _linearly_sampled(kernel)
+    if not textures or expected.reference_backend is not None:
+        return {}
+    plain = _own_float64_run(expected)
+    if plain is None:
+        return {}
+    calls: list = []
+
+    def rounded(mode: str) -> dict | None:
+        token = _WEIGHTS.set((mode, calls))
+        try:
+            return _float64_run(expected, lambda a: a)
+        finally:
+            _WEIGHTS.reset(token)
+
+    found = _most_moved(
+        expected, plain, rounded, 0, factor=1.5, also=("floor", "ceil", "round"), draws=0
+    )
+    if calls:
+        return found
+    bounds: dict[str, np.ndarray] = {}
+    for spec in textures:
+        label = buffer_label(spec)
+        if label not in expected.case.arrays:
+            continue
+
+        def moved(sign, label=label):
+            def move(a: np.ndarray) -> np.ndarray:
+                step = FILTER_READ_ERROR * _local_spread(a)
+                if isinstance(sign, float):
+                    return a + sign * step
+                return a + step * sign.choice((-1.0, 1.0), size=a.shape)
+
+            return _float64_run(expected, move, only=label)
+
+        for out, bound in _most_moved(
+            expected,
+            plain,
+            moved,
+            41,
+            factor=_FILTER_FACTOR,
+            also=(1.0, -1.0),
+            draws=_FILTER_DRAWS,
+            spread=_INPUT_FACTOR,
+        ).items():
+            bounds[out] = bounds.get(out, 0.0) + bound
+    return bounds
+
+
+def _local_spread(a: np.ndarray) -> np.ndarray:
+    """Per texel of ``a`` (rows and columns first, channels after), the spread (largest
+    less smallest finite value) of its channel over the 3 x 3 texels around it."""
+    if a.ndim < 2:
+        finite = a[np.isfinite(a)]
+        return np.full(a.shape, float(np.ptp(finite)) if finite.size else 0.0)
+    x = np.where(np.isfinite(a), a, np.nan)
+    pad = [(1, 1), (1, 1)] + [(0, 0)] * (a.ndim - 2)
+    padded = np.pad(x, pad, mode="edge")
+    h, w = a.shape[:2]
+    windows = [padded[i : i + h, j : j + w] for i in range(3) for j in range(3)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN window
+        spread = np.nanmax(windows, axis=0) - np.nanmin(windows, axis=0)
+    return np.nan_to_num(spread, nan=0.0, posinf=0.0)
 
 
 def _input_rounding_bounds(expected: Expected, unit: float) -> dict[str, np.ndarray]:

@@ -128,6 +128,17 @@ def _unorm_comparison(
     summed = None if accepted.all() else expected.rounding_bound(wgsl).get(label)
     if summed is not None and np.size(summed) == np.size(want):
         accepted = unorm_accepted(got, want, tol, summed, exact)
+    # a texture read through a linear sampler: its weights' precision, even where the
+    # reference's float is exact (a bilinear weight of 8 bits is no float64 one)
+    filtered = None if accepted.all() else expected.filtering_bound().get(label)
+    if filtered is not None and np.size(filtered) == np.size(want) and np.any(filtered):
+        moved = np.asarray(filtered, np.float64).reshape(np.shape(want))
+        slack = moved
+        if summed is not None and np.size(summed) == np.size(want):
+            slack = slack + np.asarray(summed, np.float64).reshape(np.shape(want))
+        if exact is not None:  # exact only where no read moved it
+            exact = np.asarray(exact).reshape(np.shape(want)) & (moved == 0)
+        accepted = unorm_accepted(got, want, tol, slack, exact)
     target = np.where(accepted, codes, unorm8_bytes(want))
     exact = dataclasses.replace(tol, atol=0.0, rtol=0.0, ulp=0)
     return compare(got, unorm8_values(target).reshape(want.shape), exact)
@@ -219,7 +230,13 @@ def _compare_leaf(
             inverse = None
         # the inputs multiplied as TF32 on tensor cores
         narrowed = expected.input_rounding_bound(TF32_UNIT).get(output) if whole and tf32 else None
-        parts = [b.reshape(-1) for b in (summed, erring, inverse, narrowed) if b is not None]
+        # a texture read through a linear sampler, its weights held in fewer bits
+        filtered = expected.filtering_bound().get(output) if whole else None
+        if filtered is not None and not np.any(filtered):
+            filtered = None
+        parts = [
+            b.reshape(-1) for b in (summed, erring, inverse, narrowed, filtered) if b is not None
+        ]
         if parts:
             # independent errors of one computation add up: a dot product's rounding
             # carried through acos's slope near 1, and acos's own 4096 ulp
@@ -232,6 +249,8 @@ def _compare_leaf(
                 kinds.append("WGSL's error of atan2, asin and acos carried through")
             if narrowed is not None:
                 kinds.append("the rounding of its inputs to TF32 carried through")
+            if filtered is not None:
+                kinds.append("the precision of linear filtering's weights carried through")
             if len(kinds) > 1 or summed is None:
                 comparison = dataclasses.replace(comparison, bounded_by=" plus ".join(kinds))
     if comparison.mismatches and value_coverage and label == output and tol.nan != "propagate":

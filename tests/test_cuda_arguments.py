@@ -83,16 +83,116 @@ def test_a_parameter_that_fits_nothing_is_named_in_the_error():
         _arguments("const float* inp, const float* w, float* y, int count, float s")
 
 
-@pytest.mark.parametrize("handle", ["cudaTextureObject_t", "const cudaSurfaceObject_t"])
-def test_a_texture_or_surface_object_is_unsupported_not_given_a_buffers_address(handle):
-    """A handle the host makes with ``cudaCreateTextureObject``: named like a buffer, it
-    was given that buffer's address, and ``tex1Dfetch`` read through a handle that does
-    not exist (a right kernel failing, or a lost context, on the GPU)."""
-    with pytest.raises(
-        UnsupportedFeature, match=r"`.*Object_t tokens` is a CUDA (texture|surface) object"
-    ) as caught:
-        _arguments(f"{handle} tokens, float* out, int n, float scale")
-    assert "const float* __restrict__ tokens" in str(caught.value)
+def test_a_texture_object_named_like_a_buffer_is_made_over_it_not_given_its_address():
+    """A handle the host makes with ``cudaCreateTextureObject``: given the buffer's
+    address, ``tex1Dfetch`` read through a handle that does not exist; now the backend
+    makes a texture object over the buffer (backends/cuda/_textures.py)."""
+    assert _arguments("cudaTextureObject_t tokens, float* out, int n, float scale") == (
+        ("texture", 0),
+        ("buffer", 1),
+        ("field", "n"),
+        ("field", "scale"),
+    )
+    # named, among parameters matched by position
+    assert _arguments("const cudaTextureObject_t tokens, float* y, int count, float s") == (
+        ("texture", 0),
+        ("buffer", 1),
+        ("field", "n"),
+        ("field", "scale"),
+    )
+
+
+def test_a_texture_or_surface_object_over_nothing_it_can_be_made_over_is_refused_saying_why():
+    with pytest.raises(UnsupportedFeature, match=r"no buffer of the kernel is named 'tex'"):
+        _arguments("cudaTextureObject_t tex, float* out, int n, float scale")
+    with pytest.raises(UnsupportedFeature, match=r"surface object over a 2-D texture buffer"):
+        _arguments("cudaSurfaceObject_t out, const float* tokens, int n, float scale")
+    doubles = (BufferSpec(0, "f64", "read", name="tokens"), *_BUFFERS[1:])
+    with pytest.raises(UnsupportedFeature, match=r"1, 2 or 4 channels.*vec2<i32>"):
+        _arguments("cudaTextureObject_t tokens, float* out, int n, float scale", doubles)
+
+
+def _image(sampler=None, fmt="r32float", access="read"):
+    return (
+        BufferSpec(0, access=access, name="img", texture=fmt, shape=(3, 5), sampler=sampler),
+        BufferSpec(1, "f32", "read_write", name="out"),
+        BufferSpec.uniform(2, (("n", "i32"), ("scale", "f32"))),
+    )
+
+
+def test_a_2d_texture_object_takes_the_declared_sampler_and_refuses_what_cuda_cannot_sample():
+    sig = "cudaTextureObject_t img, float* out, int n, float scale"
+    linear = forge.Sampler("linear", "clamp", normalized=False)
+    assert _arguments(sig, _image(linear))[0] == ("texture", 0)
+    with pytest.raises(InvalidArgument, match=r"sampler=Sampler\(filter="):
+        _arguments(sig, _image())
+    with pytest.raises(UnsupportedFeature, match=r"read as integers"):
+        _arguments(sig, _image(linear, "r32uint"))
+    with pytest.raises(UnsupportedFeature, match=r"normalized=True"):
+        _arguments(sig, _image(forge.Sampler("nearest", "repeat", normalized=False)))
+    surface = "cudaSurfaceObject_t img, float* out, int n, float scale"
+    assert _arguments(surface, _image(None, access="read_write"))[0] == ("surface", 0)
+
+
+def test_texture_objects_are_planned_and_described_for_the_driver():
+    """What ``cuTexObjectCreate`` and ``cuSurfObjectCreate`` get, checked with no GPU."""
+    from cuda.bindings import driver
+
+    from backends.cuda._textures import copy_descriptor, descriptors, plan
+
+    kernel = KernelSpec(
+        id="t",
+        entry_point="k",
+        sources={"cuda": 'extern "C" __global__ void k(cudaTextureObject_t img) {}'},
+        buffers=(
+            BufferSpec(
+                0,
+                name="img",
+                texture="rgba8unorm",
+                shape=("H", "W"),
+                sampler=forge.Sampler("linear", "mirror"),
+            ),
+            BufferSpec(1, "f32", "read", name="flat"),
+            BufferSpec(2, access="read_write", name="dst", texture="r32float", shape=("H", "W")),
+        ),
+        dims=("H", "W"),
+        grid=lambda s, size: (1, 1, 1),
+        schedules=(Schedule(32),),
+    )
+    size = kernel.size("H=3,W=5")
+    limits = {"MAXIMUM_TEXTURE2D_WIDTH": 4, "MAXIMUM_TEXTURE1D_LINEAR_WIDTH": 1 << 27}
+    with pytest.raises(UnsupportedFeature, match="at most 4 texels width"):
+        plan(kernel, "texture", 0, size, 60, limits)
+    image = plan(kernel, "texture", 0, size, 60, {})
+    assert (image.format, image.channels, image.width, image.height) == ("UNSIGNED_INT8", 4, 5, 3)
+    assert image.row_bytes == 20 and not image.read_as_integer and not image.linear
+    resource, texture, array = descriptors(image, 0)
+    assert resource.resType == driver.CUresourcetype.CU_RESOURCE_TYPE_ARRAY
+    assert (array.Width, array.Height, array.Depth, array.NumChannels, array.Flags) == (
+        5,
+        3,
+        0,
+        4,
+        0,
+    )
+    assert texture.filterMode == driver.CUfilter_mode.CU_TR_FILTER_MODE_LINEAR
+    assert texture.addressMode[0] == driver.CUaddress_mode.CU_TR_ADDRESS_MODE_MIRROR
+    assert texture.flags == driver.CU_TRSF_NORMALIZED_COORDINATES  # read as unorm floats
+    with pytest.raises(InvalidArgument, match="need 60 bytes"):
+        plan(kernel, "texture", 0, size, 40, {})
+    flat = plan(kernel, "texture", 1, size, 64, limits)
+    assert flat.linear and (flat.format, flat.channels, flat.width) == ("FLOAT", 1, 16)
+    resource, texture, array = descriptors(flat, 4096)
+    assert resource.resType == driver.CUresourcetype.CU_RESOURCE_TYPE_LINEAR and array is None
+    assert int(resource.res.linear.devPtr) == 4096 and resource.res.linear.sizeInBytes == 64
+    assert texture.filterMode == driver.CUfilter_mode.CU_TR_FILTER_MODE_POINT
+    assert texture.flags == 0  # floats as stored (integers read as integers)
+    surface = plan(kernel, "surface", 2, size, 60, {})
+    resource, texture, array = descriptors(surface, 0)
+    assert texture is None and array.Flags == driver.CUDA_ARRAY3D_SURFACE_LDST
+    back = copy_descriptor(surface, 8192, driver.CUarray(), back=True)
+    assert back.dstMemoryType == driver.CUmemorytype.CU_MEMORYTYPE_DEVICE
+    assert int(back.dstDevice) == 8192 and back.dstPitch == 20 and back.Height == 3
 
 
 def test_a_name_that_contradicts_its_position_is_refused():

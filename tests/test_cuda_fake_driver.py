@@ -56,6 +56,8 @@ ATTRIBUTES = {
     "ASYNC_ENGINE_COUNT": 3,
     "COMPUTE_CAPABILITY_MAJOR": 9,
     "COMPUTE_CAPABILITY_MINOR": 0,
+    "TEXTURE_ALIGNMENT": 512,
+    "MAXIMUM_TEXTURE1D_LINEAR_WIDTH": 1 << 27,
 }
 
 
@@ -156,6 +158,20 @@ class FakeDriver:
     CUevent_record_flags = real.CUevent_record_flags
     CUstreamCaptureMode = real.CUstreamCaptureMode
     CUfunction_attribute = real.CUfunction_attribute
+    # texture and surface objects (backends/cuda/_textures.py): the real structs, read
+    # by the simulated calls below
+    CUDA_RESOURCE_DESC = real.CUDA_RESOURCE_DESC
+    CUDA_TEXTURE_DESC = real.CUDA_TEXTURE_DESC
+    CUDA_ARRAY3D_DESCRIPTOR = real.CUDA_ARRAY3D_DESCRIPTOR
+    CUDA_MEMCPY2D = real.CUDA_MEMCPY2D
+    CUarray_format = real.CUarray_format
+    CUresourcetype = real.CUresourcetype
+    CUaddress_mode = real.CUaddress_mode
+    CUfilter_mode = real.CUfilter_mode
+    CUmemorytype = real.CUmemorytype
+    CU_TRSF_READ_AS_INTEGER = real.CU_TRSF_READ_AS_INTEGER
+    CU_TRSF_NORMALIZED_COORDINATES = real.CU_TRSF_NORMALIZED_COORDINATES
+    CUDA_ARRAY3D_SURFACE_LDST = real.CUDA_ARRAY3D_SURFACE_LDST
 
     def __init__(self, total_memory: int = 8 << 30) -> None:
         self.total_memory = total_memory
@@ -181,6 +197,10 @@ class FakeDriver:
         self.hung = False
         self._recorded = itertools.count()
         self._completed = -1  # events recorded up to this count have completed
+        # texture and surface objects and CUDA arrays, live, by handle value
+        self.arrays: dict[int, dict] = {}
+        self.objects: dict[int, dict] = {}
+        self.fail_next_texture = False  # cuTexObjectCreate refuses once (tests)
 
     # -- helpers -------------------------------------------------------------------
     def _count(self, name: str) -> None:
@@ -335,6 +355,136 @@ class FakeDriver:
 
     def cuMemcpyDtoHAsync(self, dst, src, size, stream):
         return self._copy("cuMemcpyDtoHAsync", dst, src, size, stream, False)
+
+    def cuCtxGetDevice(self):
+        err = self._usable()
+        return (err, None) if err else (OK, 0)
+
+    def cuMemcpyDtoDAsync(self, dst, src, size, stream):
+        self._count("cuMemcpyDtoDAsync")
+        err = self._usable()
+        if err:
+            return (err,)
+        memory = self.context.device_memory
+        if not (self._inside(memory, int(dst), size) and self._inside(memory, int(src), size)):
+            return (R.CUDA_ERROR_INVALID_VALUE,)
+        ctypes.memmove(int(dst), int(src), size)
+        return (OK,)
+
+    # -- CUDA arrays, texture and surface objects -----------------------------------
+    def cuArray3DCreate(self, desc):
+        self._count("cuArray3DCreate")
+        err = self._usable()
+        if err:
+            return (err, None)
+        if desc.Depth != 0 or desc.NumChannels not in (1, 2, 4):
+            return (R.CUDA_ERROR_INVALID_VALUE, None)
+        element = {"FLOAT": 4, "HALF": 2, "UNSIGNED_INT8": 1, "UNSIGNED_INT32": 4}
+        name = desc.Format.name.removeprefix("CU_AD_FORMAT_")
+        texel = element[name] * desc.NumChannels
+        handle = next(_Handle._ids)
+        self.arrays[handle] = {
+            "width": desc.Width,
+            "height": desc.Height,
+            "texel": texel,
+            "surface": bool(desc.Flags & real.CUDA_ARRAY3D_SURFACE_LDST),
+            "data": bytearray(desc.Width * desc.Height * texel),
+        }
+        return (OK, real.CUarray(handle))
+
+    def cuArrayDestroy(self, array):
+        return (
+            (OK,)
+            if self.arrays.pop(int(array), None) is not None
+            else (R.CUDA_ERROR_INVALID_VALUE,)
+        )
+
+    def _object(self, kind, resource, texture=None):
+        err = self._usable()
+        if err:
+            return (err, None)
+        if resource.resType == real.CUresourcetype.CU_RESOURCE_TYPE_ARRAY:
+            array = self.arrays.get(int(resource.res.array.hArray))
+            if array is None or (kind == "surface" and not array["surface"]):
+                return (R.CUDA_ERROR_INVALID_VALUE, None)
+            state = {"array": int(resource.res.array.hArray)}
+        else:
+            linear = resource.res.linear
+            if not self._inside(self.context.device_memory, int(linear.devPtr), linear.sizeInBytes):
+                return (R.CUDA_ERROR_INVALID_VALUE, None)
+            state = {"address": int(linear.devPtr), "bytes": linear.sizeInBytes}
+        if texture is not None:
+            state.update(filter=texture.filterMode, address_mode=texture.addressMode[0])
+            state.update(flags=texture.flags)
+        handle = next(_Handle._ids)
+        self.objects[handle] = {"kind": kind, **state}
+        return (OK, handle)
+
+    def cuTexObjectCreate(self, resource, texture, view):
+        self._count("cuTexObjectCreate")
+        if self.fail_next_texture:
+            self.fail_next_texture = False
+            return (R.CUDA_ERROR_INVALID_VALUE, None)
+        return self._object("texture", resource, texture)
+
+    def cuSurfObjectCreate(self, resource):
+        self._count("cuSurfObjectCreate")
+        return self._object("surface", resource)
+
+    def _destroy_object(self, handle, kind):
+        found = self.objects.get(int(handle))
+        if found is None or found["kind"] != kind:
+            return (R.CUDA_ERROR_INVALID_VALUE,)
+        del self.objects[int(handle)]
+        return (OK,)
+
+    def cuTexObjectDestroy(self, handle):
+        return self._destroy_object(handle, "texture")
+
+    def cuSurfObjectDestroy(self, handle):
+        return self._destroy_object(handle, "surface")
+
+    def cuMemcpy2DAsync(self, copy, stream):
+        """Between device memory and an array, row by row (the only kind the backend makes)."""
+        self._count("cuMemcpy2DAsync")
+        err = self._usable()
+        if err:
+            return (err,)
+        device = real.CUmemorytype.CU_MEMORYTYPE_DEVICE
+        to_array = copy.dstMemoryType == real.CUmemorytype.CU_MEMORYTYPE_ARRAY
+        if to_array and copy.srcMemoryType == device:
+            array, start, pitch, y0 = (
+                self.arrays.get(int(copy.dstArray)),
+                int(copy.srcDevice),
+                copy.srcPitch,
+                copy.dstY,
+            )
+        elif not to_array and copy.dstMemoryType == device:
+            array, start, pitch, y0 = (
+                self.arrays.get(int(copy.srcArray)),
+                int(copy.dstDevice),
+                copy.dstPitch,
+                copy.srcY,
+            )
+        else:
+            return (R.CUDA_ERROR_INVALID_VALUE,)
+        width = copy.WidthInBytes
+        if (
+            array is None
+            or width > array["width"] * array["texel"]
+            or y0 + copy.Height > array["height"]
+        ):
+            return (R.CUDA_ERROR_INVALID_VALUE,)
+        if not self._inside(self.context.device_memory, start, pitch * (copy.Height - 1) + width):
+            return (R.CUDA_ERROR_INVALID_VALUE,)
+        row = array["width"] * array["texel"]
+        for y in range(copy.Height):
+            at = (y0 + y) * row
+            if to_array:
+                array["data"][at : at + width] = ctypes.string_at(start + y * pitch, width)
+            else:
+                ctypes.memmove(start + y * pitch, bytes(array["data"][at : at + width]), width)
+        return (OK,)
 
     # -- streams and events --------------------------------------------------------
     def cuStreamCreate(self, flags):
@@ -568,10 +718,10 @@ class FakeDriver:
 
 def install(monkeypatch) -> FakeDriver:
     """Route the CUDA backend's driver calls to a new ``FakeDriver``."""
-    from backends.cuda import _context, _driver, _graphs, _memory, _resources
+    from backends.cuda import _context, _driver, _graphs, _memory, _resources, _textures
 
     fake = FakeDriver()
-    for module in (_driver, _context, _graphs, _memory, _resources):
+    for module in (_driver, _context, _graphs, _memory, _resources, _textures):
         monkeypatch.setattr(module, "driver", fake)
     monkeypatch.setattr(_resources, "_abandoned", [])  # the simulation's own, set aside
     _driver.default_arch.cache_clear()
@@ -613,6 +763,65 @@ def test_the_fake_reads_arguments_through_the_void_pointer_array(fake_driver):
         ctx.run_kernel(kernel, forge.Schedule(64), views, 10)
         assert ctx.read_buffer_f32(views[1]).tolist() == (3 * x + 1).tolist()
     assert fake_driver.retains == 0, "closing the context must release its primary context"
+
+
+def test_texture_and_surface_objects_are_made_bound_and_destroyed(fake_driver):
+    """tests/test_cuda_textures.py's tex1Dfetch and surf2Dwrite kernels on the simulated
+    driver: each parameter gets a 64-bit object made over its buffer (a linear texture
+    over the buffer's memory; a surface over an array filled before the launch and
+    copied back after it), reused by the next run, and destroyed with the context. A
+    texture object the driver refuses leaves no array behind and the context usable."""
+    import forge
+    from backends.cuda import CudaComputeContext
+    from tests.test_cuda_textures import FETCH, POINT, SURFACE
+
+    fake = fake_driver
+
+    def fetch(args, grid, block):  # scale_fetch(cudaTextureObject_t x, float* y, int n, float s)
+        texture = fake.objects[ptr(args[0])]
+        assert texture["kind"] == "texture" and texture["flags"] == 0  # floats as stored
+        n = u32(args[2])
+        x = device_array(texture["address"], n, np.float32)
+        device_array(ptr(args[1]), n, np.float32)[:] = np.float32(f32(args[3])) * x
+
+    def surface(args, grid, block):  # write_surface(const float* src, cudaSurfaceObject_t dst, ...)
+        height, width = u32(args[2]), u32(args[3])
+        target = fake.arrays[fake.objects[ptr(args[1])]["array"]]
+        src = device_array(ptr(args[0]), height * width, np.float32)
+        target["data"][:] = (src * np.float32(0.5) + np.float32(1.0)).astype(np.float32).tobytes()
+
+    fake.kernels["scale_fetch"] = (fetch, (8, 8, 4, 4))
+    fake.kernels["write_surface"] = (surface, (8, 8, 4, 4))
+    fake.kernels["shifted_copy"] = (lambda args, grid, block: None, (8, 8, 4, 4))
+    rw = forge.BindingUsage.STORAGE_READ_WRITE
+    with CudaComputeContext(1 << 20) as ctx:
+        x = np.arange(100, dtype=np.float32)
+        views = [ctx.allocate_and_write(x, 0), ctx.allocate_transient(x.nbytes, 1, usage=rw)]
+        for _ in range(2):
+            ctx.run_kernel(FETCH, FETCH.schedules[0], views, 100)
+        assert ctx.read_buffer_f32(views[1]).tolist() == (2.5 * x).tolist()
+        assert len(fake.objects) == 1 and not fake.arrays  # reused; no array for tex1Dfetch
+        # a linear texture reads memory aligned as textures need (a copy where the
+        # buffer is not: the simulated slab is not 512-byte aligned)
+        (texture,) = fake.objects.values()
+        assert texture["address"] % ATTRIBUTES["TEXTURE_ALIGNMENT"] == 0
+
+        size = SURFACE.size("H=5,W=7")
+        src = np.arange(35, dtype=np.float32)
+        views = [ctx.allocate_and_write(src, 0), ctx.allocate_transient(src.nbytes, 1, usage=rw)]
+        ctx.run_kernel(SURFACE, SURFACE.schedules[0], views, size)
+        assert ctx.read_buffer_f32(views[1]).tolist() == (0.5 * src + 1).tolist()
+        assert len(fake.objects) == 2 and len(fake.arrays) == 1
+        assert fake.calls["cuMemcpy2DAsync"] == 2  # in before the launch, back after it
+
+        fake.fail_next_texture = True  # tex2D's object over a new array: refused
+        image = ctx.allocate_and_write(src, 0)
+        out = ctx.allocate_transient(src.nbytes, 1, usage=rw)
+        with pytest.raises(forge.ForgeError, match="cuTexObjectCreate"):
+            ctx.run_kernel(POINT, POINT.schedules[0], [image, out], POINT.size("H=5,W=7"))
+        assert len(fake.arrays) == 1, "the refused object's array was destroyed"
+        ctx.run_kernel(FETCH, FETCH.schedules[0], [views[0], out], 35)  # still usable
+    assert not fake.objects and not fake.arrays, "closing the context destroys them all"
 
 
 def test_the_public_driver_surface_is_the_one_the_backend_calls(fake_driver):

@@ -379,16 +379,17 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
 """
 
 
-def test_a_sampler_is_still_unsupported_saying_what_is(ctx):
+def test_a_comparison_sampler_is_still_unsupported_saying_what_is(ctx):
+    # a plain sampler is bound where the kernel declares it (tests/test_wgsl_samplers.py)
     kernel = _image(
         "sampled",
-        _SAMPLED,
+        _SAMPLED.replace("var samp: sampler;", "var samp: sampler_comparison;"),
         (_tex(0, "rgba8unorm", name="src"), _tex(1, "rgba8unorm", "read_write", name="dst")),
         lambda src: src.copy(),
     )
     ev = _evaluate(ctx, kernel)
     assert ev.verdict is Verdict.UNSUPPORTED, ev.report()
-    assert "`samp: sampler`" in ev.error and "samplers" in ev.error, ev.error
+    assert "`samp: sampler_comparison`" in ev.error and "comparison samplers" in ev.error
     assert "texture_storage_2d<FORMAT, write>" in ev.error, ev.error
 
 

@@ -41,6 +41,9 @@ from .._webgpu import (
     layout_groups,
     override_value,
     private_buffers,
+    sampler_bindings,
+    sampler_descriptor,
+    sampler_layout_type,
     slab_sizes,
     slot_accesses,
     step_slots,
@@ -48,6 +51,7 @@ from .._webgpu import (
     texture_extent,
     texture_slots,
     texture_writers,
+    with_sampler_groups,
 )
 from ._chromium import in_browser
 from ._page import INLINE_LIMIT, PART, Command, Page
@@ -84,6 +88,8 @@ class _Pipeline:
     launch_fields: dict = field(default_factory=dict)
     # per buffer, the texture it is bound as (``texture_slots``; None: a buffer)
     textures: tuple = ()
+    # ((group, binding), id) of each sampler the kernel declares, made at compile
+    samplers: tuple = ()
     # (buffer index, width, height): the id of the texture made for it
     texture_objects: dict = field(default_factory=dict)
 
@@ -331,6 +337,22 @@ class BrowserComputeContext(SlabContext):
                 for entry in groups[spec.group]:
                     if entry[0] == spec.binding:
                         entry[1] = _texture_layout(slot)
+        samplers = sampler_bindings(kernel, source)
+        groups = with_sampler_groups(
+            groups,
+            samplers,
+            lambda spec: [spec.binding, {"sampler": {"type": sampler_layout_type(spec)}}],
+        )
+        made = []
+        for sampler in samplers:
+            made.append(((sampler.group, sampler.binding), self._new_id("sampler")))
+            self._page.call(
+                Command(
+                    "createSampler",
+                    {"id": made[-1][1], "descriptor": sampler_descriptor(sampler)},
+                    f"making kernel {kernel.id}'s sampler {sampler.label}",
+                )
+            )
         ids = []
         for step in launch.steps:
             ids.append(self._new_id("pipeline"))
@@ -357,6 +379,7 @@ class BrowserComputeContext(SlabContext):
             binding_granules(kernel, source, launch.size),
             slots,
             textures=textures,
+            samplers=tuple(made),
         )
 
     def _textures(self, compiled: _Pipeline, launch: Launch, copies: list, after: list) -> dict:
@@ -440,7 +463,7 @@ class BrowserComputeContext(SlabContext):
             buffer = self._checked_slab(view)
             size = binding_size(view, granule, alignment)
             entries[group].append([binding, buffer, view.offset, size])
-        return entries
+        return _with_samplers(compiled, entries)
 
     def _bind_group_at(self, compiled: _Pipeline, group: int, entries: list) -> str:
         """A new bind group ``group`` over ``entries`` (made with the next message)."""
@@ -516,7 +539,7 @@ class BrowserComputeContext(SlabContext):
         entries: list[list] = [[] for _ in range(compiled.groups)]
         for resource, (group, binding) in zip(chosen, compiled.bindings):
             entries[group].append([binding, *resource])  # [texture] for a texture binding
-        return entries
+        return _with_samplers(compiled, entries)
 
     def _moved_groups(
         self, compiled: _Pipeline, launch: Launch, number: int, resources: list[list]
@@ -651,6 +674,13 @@ class BrowserComputeContext(SlabContext):
             )
         )
         return result["begin"], result["end"]
+
+
+def _with_samplers(compiled: _Pipeline, entries: list[list]) -> list[list]:
+    """``entries`` with [binding, sampler] of each sampler the kernel declares."""
+    for (group, binding), sampler in compiled.samplers:
+        entries[group].append([binding, sampler])
+    return entries
 
 
 def _texture_layout(slot: TextureSlot) -> dict:

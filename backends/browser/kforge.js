@@ -122,6 +122,11 @@ const ops = {
     state.objects.set(id, { texture, view: texture.createView() });
   },
 
+  // A sampler for a kernel's sampler binding (`descriptor`: a GPUSamplerDescriptor).
+  createSampler({ id, descriptor }) {
+    state.objects.set(id, { sampler: state.device.createSampler({ label: id, ...descriptor }) });
+  },
+
   createQuerySet({ id, count }) {
     state.objects.set(id, state.device.createQuerySet({ type: "timestamp", count }));
   },
@@ -207,12 +212,12 @@ const ops = {
   },
 
   // A bind group of `pipeline`'s layout `group`: entries [binding, buffer, offset, size],
-  // or [binding, texture] for a texture binding (its view).
+  // or [binding, texture] for a texture binding (its view), [binding, sampler] for a sampler.
   bindGroup({ id, pipeline, group, entries }) {
     state.objects.set(id, state.device.createBindGroup({
       layout: object(pipeline).groups[group],
       entries: entries.map(([binding, buffer, offset, size]) => (offset === undefined
-        ? { binding, resource: object(buffer).view }
+        ? { binding, resource: object(buffer).view ?? object(buffer).sampler }
         : { binding, resource: { buffer: object(buffer), offset, size } })),
     }));
   },

@@ -69,6 +69,7 @@ from ._modules import (
 )
 from ._nvrtc import nvrtc_version
 from ._resources import Resources
+from ._textures import TextureObjects
 
 __all__ = ["CudaComputeContext", "CapturedCudaGraph", "LoadedKernel"]
 
@@ -266,6 +267,7 @@ class CudaComputeContext(SlabContext):
         self._timing_events: list = []  # one per sample boundary of a chunk, reused
         self._launch_path = launch_path
         self._timed = SampleGraphs(res)  # timed launches, with their samples' graphs
+        self._textures = TextureObjects(res)
         self.sample_graph_replays = 0  # timed-sample graphs replayed (tests, benchmarks)
         self._dirty = False  # compute-stream work since the host last waited
         self._capture: Capture | None = None
@@ -703,7 +705,7 @@ class CudaComputeContext(SlabContext):
             call(driver.cuThreadExchangeStreamCaptureMode, mode)
 
     def _arguments(
-        self, launch: Launch, step: Step, sizes: tuple[int, ...] = ()
+        self, launch: Launch, step: Step, sizes: tuple[int, ...] = (), textures: dict | None = None
     ) -> tuple[int, bytes, tuple]:
         """The ``void**`` arguments of one launch, packed once: in the order the kernel
         function declares them, a buffer as its device pointer, a uniform field as the
@@ -722,6 +724,9 @@ class CudaComputeContext(SlabContext):
                         "it through a pointer"
                     )
                 holders.append(ctypes.c_uint64(self._address(launch, key)))
+                continue
+            if kind in ("texture", "surface"):  # an object made over the buffer, by value
+                holders.append(ctypes.c_uint64((textures or {})[(kind, key)]))
                 continue
             if kind == "offset":  # a buffer passed at an offset (``d_data + blockSize``)
                 holders.append(ctypes.c_uint64(self._address(launch, key[0]) + key[1]))
@@ -774,6 +779,7 @@ class CudaComputeContext(SlabContext):
         self._join_prefetch()
         calls, identity, keep = [], [], []
         self._fill_variables(compiled, launch)
+        textures = self._texture_arguments(launch, fill=True)
         sizes = compiled.param_sizes or ((),) * len(compiled.functions)
         cooperative = compiled.cooperative or (False,) * len(compiled.functions)
         for step, function, param_sizes, grid_sync in zip(
@@ -788,7 +794,7 @@ class CudaComputeContext(SlabContext):
             self._allow_shared(function, step)
             if grid_sync:
                 self._cooperative_fit(launch.kernel, function, step)
-            params, data, held = self._arguments(launch, step, param_sizes)
+            params, data, held = self._arguments(launch, step, param_sizes, textures)
             args = (
                 function,
                 *step.workgroups,
@@ -825,6 +831,36 @@ class CudaComputeContext(SlabContext):
         binomialOptions, ``d_CallValue``; round 28) was judged on the buffer it never
         wrote."""
         self._copy_variables(compiled, launch, back=True)
+        self._texture_arguments(launch, drain=True)
+
+    def _texture_arguments(self, launch: Launch, fill: bool = False, drain: bool = False) -> dict:
+        """The texture and surface objects ``launch``'s steps take, by (kind, buffer
+        index), made once per buffer and state (``_textures.TextureObjects``); with
+        ``fill``, each array filled from its buffer on the compute stream (before the
+        launches), with ``drain`` each surface's copied back into it (after them)."""
+        made: dict = {}
+        for step in launch.steps:
+            for kind, key in step.arguments:
+                if kind not in ("texture", "surface") or (kind, key) in made:
+                    continue
+                address, view = self._address(launch, key), launch.views[key]
+                with self._unsafe_calls_allowed():  # arrays made inside a capture too
+                    found = self._textures.handle(
+                        launch.kernel,
+                        kind,
+                        key,
+                        launch.size,
+                        address,
+                        view.length_bytes,
+                        idle=self._capture is None,
+                    )
+                if fill:
+                    self._textures.fill(address, found, self._res.stream_compute)
+                if drain:
+                    self._textures.drain(address, found, self._res.stream_compute)
+                handle = found[0]
+                made[(kind, key)] = handle
+        return made
 
     def _copy_variables(self, compiled: LoadedKernel, launch: Launch, back: bool) -> None:
         """Each buffer into its variable, or ``back`` each writable one out of it."""

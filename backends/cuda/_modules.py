@@ -177,7 +177,7 @@ def check_sizes(
 def expected_size(kernel: KernelSpec, kind: str, key: Any, size: int) -> tuple[bool, str]:
     """Whether a parameter of ``size`` bytes takes argument (``kind``, ``key``), and the
     size it should have, in words."""
-    if kind in ("buffer", "offset"):
+    if kind in ("buffer", "offset", "texture", "surface"):  # a pointer, or a 64-bit handle
         return size == 8, "8"
     if kind in ("value", "default"):
         return size == len(key[1]), str(len(key[1]))
@@ -211,6 +211,8 @@ def widened_field(dtype: np.dtype, size: int) -> np.dtype | None:
 
 def argument_text(kernel: KernelSpec, kind: str, key: Any) -> str:
     """An argument in words, for errors."""
+    if kind in ("texture", "surface"):
+        return f"a {kind} object over buffer {kernel.buffers[key].label} (by value)"
     if kind == "buffer":
         return f"buffer {kernel.buffers[key].label} (pointer)"
     if kind == "offset":

@@ -63,6 +63,8 @@ class Resources:
         self.events: list = []
         self.modules: list = []
         self.graphs: dict[int, tuple] = {}
+        # (handle, "texture" or "surface", CUarray or None): backends.cuda._textures
+        self.textures: list[tuple] = []
         self.staging: Staging | None = None
         self.stream_compute: Any = None  # a CUstream once the context opened
         self._waiter: Any = None  # an event for bounded waits, made on first use
@@ -155,6 +157,13 @@ class Resources:
             quietly(api.cuStreamSynchronize, stream)
         for key in list(self.graphs):
             self.destroy_graph(key)
+        for handle, kind, array in self.textures:
+            quietly(
+                api.cuSurfObjectDestroy if kind == "surface" else api.cuTexObjectDestroy, handle
+            )
+            if array is not None:
+                quietly(api.cuArrayDestroy, array)
+        self.textures = []
         for module in self.modules:
             quietly(api.cuModuleUnload, module)
         for event in self.events:

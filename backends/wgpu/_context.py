@@ -18,6 +18,7 @@ dispatches alone.
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,6 +45,9 @@ from .._webgpu import (
     layout_groups,
     override_value,
     private_buffers,
+    sampler_bindings,
+    sampler_descriptor,
+    sampler_layout_type,
     slab_sizes,
     slot_accesses,
     step_slots,
@@ -51,6 +55,7 @@ from .._webgpu import (
     texture_extent,
     texture_slots,
     texture_writers,
+    with_sampler_groups,
 )
 from . import _native
 from ._device import (
@@ -95,6 +100,8 @@ class _Pipeline:
     textures: tuple = ()
     # (buffer index, width, height): the texture made for it and its view
     texture_objects: dict = field(default_factory=dict)
+    # ((group, binding), GPUSampler) of each sampler the kernel declares
+    samplers: tuple = ()
 
 
 @dataclass
@@ -446,8 +453,17 @@ class WgpuComputeContext(SlabContext):
         bind groups serves them all."""
         kernel = launch.kernel
         textures = texture_slots(kernel, source)
+        samplers = sampler_bindings(kernel, source)
         slots = slot_accesses(kernel, source, launch.steps, launch.size)
-        groups = self._group_entries(kernel, slots, textures)
+        groups = with_sampler_groups(
+            self._group_entries(kernel, slots, textures),
+            samplers,
+            lambda spec: {
+                "binding": spec.binding,
+                "visibility": wgpu.ShaderStage.COMPUTE,
+                "sampler": {"type": sampler_layout_type(spec)},
+            },
+        )
         what = f"compiling kernel {kernel.id} under {launch.schedule}"
         check_portable(source or "", what)
         try:
@@ -471,6 +487,16 @@ class WgpuComputeContext(SlabContext):
                 )
                 for step in launch.steps
             )
+            made = tuple(
+                (
+                    (spec.group, spec.binding),
+                    self._device.create_sampler(
+                        label=f"{kernel.id}:{spec.label}",
+                        **{_snake(k): v for k, v in sampler_descriptor(spec).items()},
+                    ),
+                )
+                for spec in samplers
+            )
         except wgpu.GPUError as exc:
             raise lost_error(what, exc) or compile_error(exc, source or "", what) from exc
         return _Pipeline(
@@ -480,6 +506,7 @@ class WgpuComputeContext(SlabContext):
             binding_granules(kernel, source, launch.size),
             slots,
             textures=textures,
+            samplers=made,
         )
 
     @staticmethod
@@ -716,7 +743,8 @@ class WgpuComputeContext(SlabContext):
                         {"binding": binding, "resource": self._resource(resource)}
                         for resource, (at, binding) in zip(chosen, compiled.bindings)
                         if at == group
-                    ],
+                    ]
+                    + _sampler_entries(compiled, group),
                 )
                 for group, layout in enumerate(compiled.layouts)
             )
@@ -774,7 +802,7 @@ class WgpuComputeContext(SlabContext):
                 zip(views, compiled.bindings, compiled.granules)
             )
             if at == group
-        ]
+        ] + _sampler_entries(compiled, group)
 
     @staticmethod
     def _encode(
@@ -865,3 +893,18 @@ class WgpuComputeContext(SlabContext):
             self._complete_through(self._last_index)
             times.append(max(1, time.perf_counter_ns() - start))
         return times
+
+
+def _sampler_entries(compiled: _Pipeline, group: int) -> list[dict]:
+    """The bind group entries of the samplers in group ``group`` (made at compile)."""
+    return [
+        {"binding": binding, "resource": sampler}
+        for (at, binding), sampler in compiled.samplers
+        if at == group
+    ]
+
+
+def _snake(name: str) -> str:
+    """A WebGPU descriptor field's name as wgpu-py spells it (``addressModeU``:
+    ``address_mode_u``)."""
+    return re.sub(r"([A-Z])", lambda m: "_" + m.group(1).lower(), name)

@@ -1604,6 +1604,10 @@ from tests.wild.round59 import ROUND59  # noqa: E402  (round 59: tests/wild/roun
 
 CORPUS.update(ROUND59)
 
+from tests.wild.round60 import ROUND60  # noqa: E402  (round 60, samplers: tests/wild/round60.py)
+
+CORPUS.update(ROUND60)
+
 from tests.wild.round61 import ROUND61  # noqa: E402  (round 61: tests/wild/round61.py)
 
 CORPUS.update(ROUND61)
