@@ -698,10 +698,12 @@ def wgsl_enables(source: str) -> set[str]:
     return found
 
 
-#: What only the ``subgroups`` extension declares: its built-in values and functions
+#: What only the ``subgroups`` extension declares: its built-in values (``subgroup_id``
+#: and ``num_subgroups`` too, which web-rwkv's reductions index by) and functions
 #: (``subgroupAdd``, ``subgroupShuffle``, ``quadBroadcast``...).
 _SUBGROUP_USE = re.compile(
-    r"@builtin\s*\(\s*subgroup_(?:invocation_id|size)\s*\)|\b(?:subgroup|quad)[A-Z]\w*\s*\("
+    r"@\s*builtin\s*\(\s*(?:subgroup_(?:invocation_id|size|id)|num_subgroups)\s*\)"
+    r"|\b(?:subgroup|quad)[A-Z]\w*\s*\("
 )
 
 
