@@ -193,7 +193,7 @@ def translate_errors(what: str) -> Iterator[None]:
 #: ``enable`` extensions naga (wgpu-native 29) does not parse yet although it provides
 #: their functionality under a device feature. WebGPU requires the directive, so a shader
 #: written for a browser has it; naga refuses it ("not yet supported").
-_FEATURE_ENABLES = {"subgroups": "subgroup"}
+_FEATURE_ENABLES = {"subgroups": "subgroup", "chromium_experimental_subgroups": "subgroup"}
 _ENABLE_DIRECTIVE = re.compile(r"^(\s*)enable\s+([\w\s,]+);", re.M)
 
 
