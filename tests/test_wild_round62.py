@@ -186,6 +186,8 @@ def test_a_barrier_dropped_between_subgroups_fails_in_the_reversed_rerun(request
     subgroup ran first on lavapipe, so every later one read the scale written (PASS
     before, the module rerun as written); with the subgroups reversed it runs last."""
     require_available(request.config, "wgpu")
+    if "llvmpipe" not in session.runner("wgpu").info.adapter.name:
+        pytest.skip("lavapipe's order of subgroups: the corpus's mutant runs elsewhere")
     broken = mutant(RWKV_RMS_NORM, "no barrier after the scale is kept")
     ev = oracle.evaluate(session.runner("wgpu"), broken, size="1x6x516", seed=0, samples=0)
     assert ev.verdict is Verdict.MISMATCH, ev.report()
