@@ -23,7 +23,8 @@ by the smallest run that shows it.
   total, three buffers moved by each launch's bindings, cannot be expressed: both
   backends also bind every buffer at its own (group, binding), declared or not, so the
   partials are bound twice and Dawn refuses the writable alias (the entry runs the
-  first launch only).
+  first launch only). The refusal now says so, where it only told the kernel to give
+  each variable a buffer of its own, which it does.
 - The reversed rerun did not reorder a module that uses subgroups at all, so a
   barrier dropped between one subgroup's write and another's read passed on both CPU
   adapters (web-rwkv's RMS norm with the barrier after its scale dropped); and a
@@ -126,6 +127,32 @@ def test_naga_takes_subgroup_elect_and_a_literal_lane_as_wgsl_writes_them():
     assert "subgroupBroadcast(v, 0u)" in spelled and "subgroupShuffle(v, 0x1fu)" in spelled
     assert "subgroupShuffleXor(v, 2u)" in spelled and "quadBroadcast(v, k + 1)" in spelled
     assert spelled.count("\n") == text.count("\n")
+
+
+def test_three_buffers_through_two_variables_are_refused_saying_why():
+    """jowens' reduce as its host runs it: into the partials, then, one workgroup, from
+    them into the total, three buffers through two variables. Both backends also bind
+    every buffer at its own slot, so the partials are bound twice (Dawn refuses the
+    writable alias; wgpu-native took it): refused before it runs, and the refusal says
+    that the slot is no variable of the shader (before, it only said to give each
+    variable a buffer of its own, which the kernel does)."""
+    from forge import Dispatch
+    from forge.errors import InvalidArgument
+
+    kernel = PK_REDUCE.kernel
+    with pytest.raises(InvalidArgument, match=r"\(0, 2\) is no variable of this shader"):
+        dataclasses.replace(
+            kernel,
+            buffers=(*kernel.buffers, BufferSpec(2, "u32", "read_write", name="total", count=1)),
+            launches=(
+                Dispatch(kernel.entry_point, bindings={"outBuffer": "outBuffer"}),
+                Dispatch(
+                    kernel.entry_point,
+                    grid=(1, 1, 1),
+                    bindings={"outBuffer": "total", "inBuffer": "outBuffer"},
+                ),
+            ),
+        )
 
 
 _SUBGROUP_COUNTS = """enable subgroups;
