@@ -180,6 +180,12 @@ class FenceQueue:
 _CONTEXT_BOUND: Any = object()
 
 
+def _widths(sizes: tuple[int, int]) -> str:
+    """``(4, 4)`` as ``4``, ``(8, 32)`` as ``8 to 32``."""
+    low, high = sizes
+    return str(low) if low == high else f"{low} to {high}"
+
+
 def _api(method):
     """A public call: serialised by the context's lock, refused on a closed or lost
     context; a DeviceLost (a KernelTimeout...) or an interrupt makes it lost."""
@@ -296,6 +302,11 @@ class SlabContext(OracleContext):
             float_departures=seen.departures,
             zeroes_workgroup_memory=seen.workgroup_memory_zeroed,
         )
+        if self._constraints.subgroups and self._constraints.subgroup_size is None:
+            # the adapter did not say (wgpu-native on lavapipe): the width the probe saw
+            self._constraints = dataclasses.replace(
+                self._constraints, subgroup_size=seen.subgroup_size
+            )
 
     @property
     def adapter(self) -> AdapterIdentity:
@@ -592,9 +603,15 @@ class SlabContext(OracleContext):
         target = self.target
         missing = sorted(f for f in kernel.features(target, source) if not constraints.supports(f))
         if missing:
+            widths = constraints.subgroup_size
+            said = (
+                f" (its subgroups are {_widths(widths)} lanes wide)"
+                if widths and any(f.startswith("subgroup_size") for f in missing)
+                else ""
+            )
             raise UnsupportedFeature(
                 f"kernel {kernel.id} requires {', '.join(missing)}, which "
-                f"{self.adapter.name} does not offer"
+                f"{self.adapter.name} does not offer{said}"
             )
         if target is None:  # a host backend runs the CPU meaning whatever the pattern says
             schedule.check(constraints)

@@ -1,7 +1,7 @@
 """Float semantics by evidence: what an adapter does with subnormals and non-finite
-values (and whether its workgroup memory starts zeroed), measured by probe kernels the
-first time a context meets it, and cached per adapter and driver under the cache root
-(``semantics``).
+values (and whether its workgroup memory starts zeroed, and how wide its subgroups are
+where it does not say), measured by probe kernels the first time a context meets it,
+and cached per adapter and driver under the cache root (``semantics``).
 
 WGSL lets an implementation flush subnormals and treat NaN and infinities as
 indeterminate; CUDA does neither unless a kernel asks (``--use_fast_math``). Which an
@@ -83,7 +83,7 @@ PROBE_CASES: tuple[tuple[str, str, str, str, Any, Any, Any], ...] = (
     ("sqrt_of_negative", "nonfinite", "sqrt(a) + b", "sqrtf(a) + b", -1.0, 0.0, _NAN),
     ("log_of_zero", "nonfinite", "log(a) + b", "logf(a) + b", 0.0, 0.0, -_INF),
 )
-_VERSION = 3  # bump when the cases change: cached measurements are then taken again
+_VERSION = 4  # bump when the cases change: cached measurements are then taken again
 
 # Whether workgroup memory starts zeroed (WGSL requires it): each invocation reads its
 # slot before writing a pattern there; dispatched twice over many workgroups, any slot
@@ -101,6 +101,19 @@ fn probe(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) w: vec3
 }
 """
 _WORKGROUPS = 64
+
+# How wide the subgroups are, where the adapter does not say (wgpu-native reports no
+# subgroup sizes for lavapipe, whose subgroups are 8 wide; SwiftShader's, 4, are
+# reported): each invocation of a few workgroups of 64 writes the width it ran in.
+_SUBGROUP_PROBE = """enable subgroups;
+@group(0) @binding(0) var<storage, read_write> seen: array<u32>;
+
+@compute @workgroup_size(64)
+fn probe(@builtin(global_invocation_id) g: vec3<u32>, @builtin(subgroup_size) width: u32) {
+    seen[g.x] = width;
+}
+"""
+_SUBGROUP_WORKGROUPS = 4
 
 
 def _sources() -> dict[str, str]:
@@ -150,6 +163,8 @@ class Semantics:
     measured: bool = True
     reason: str = ""
     workgroup_memory_zeroed: bool = True
+    #: (least, most) subgroup width the probe saw, where the adapter does not say
+    subgroup_size: tuple[int, int] | None = None
 
     def as_dict(self) -> dict:
         return {
@@ -159,6 +174,7 @@ class Semantics:
             "measured": self.measured,
             "reason": self.reason,
             "workgroup_memory_zeroed": self.workgroup_memory_zeroed,
+            "subgroup_size": None if self.subgroup_size is None else list(self.subgroup_size),
         }
 
 
@@ -189,6 +205,7 @@ def _measure(ctx) -> Semantics:
         any(kinds[d] == "nonfinite" for d in departures),
         departures,
         workgroup_memory_zeroed=_workgroup_memory_zeroed(ctx),
+        subgroup_size=_subgroup_size(ctx),
     )
 
 
@@ -216,6 +233,38 @@ def _workgroup_memory_zeroed(ctx) -> bool:
     return not got.any()
 
 
+def _subgroup_size(ctx) -> tuple[int, int] | None:
+    """The (least, most) subgroup width ``ctx``'s WGSL invocations ran in, where the
+    adapter offers subgroups and does not say how wide they are; else None."""
+    constraints = getattr(ctx, "constraints", None)
+    if getattr(ctx, "target", None) != "wgsl" or constraints is None:
+        return None
+    if not constraints.subgroups or constraints.subgroup_size is not None:
+        return None
+    count = 64 * _SUBGROUP_WORKGROUPS
+    kernel = KernelSpec(
+        id="kforge_subgroup_size_probe",
+        entry_point="probe",
+        sources={"wgsl": _SUBGROUP_PROBE},
+        buffers=(BufferSpec(0, "u32", Access.READ_WRITE, name="seen", count=count),),
+        grid=(_SUBGROUP_WORKGROUPS, 1, 1),
+        schedules=(Schedule(64),),
+        template=False,
+    )
+    try:
+        seen = ctx.allocate_transient(4 * count, 0, usage=BindingUsage.STORAGE_READ_WRITE)
+        try:
+            ctx.run_kernel(kernel, Schedule(64), [seen], count, 1, 1)
+            got = np.zeros(count, np.uint32)
+            ctx.read_buffer_u32_into(seen, got)
+        finally:
+            ctx.clear_transient_allocations()
+    except ForgeError:
+        return None  # unknown, as before: the float probe's findings still stand
+    low, high = int(got.min()), int(got.max())
+    return (low, high) if 0 < low <= high <= 128 else None
+
+
 def _key(ctx) -> str:
     adapter = ctx.adapter
     text = json.dumps(
@@ -226,6 +275,10 @@ def _key(ctx) -> str:
 
 
 _MEASURED: dict[str, Semantics] = {}
+
+
+def _sizes(value: Any) -> tuple[int, int] | None:
+    return None if value is None else (int(value[0]), int(value[1]))
 
 
 def probe_float_semantics(ctx, cache: bool = True) -> Semantics:
@@ -246,6 +299,7 @@ def probe_float_semantics(ctx, cache: bool = True) -> Semantics:
                 True,
                 "",
                 bool(data["workgroup_memory_zeroed"]),
+                _sizes(data.get("subgroup_size")),
             )
             _MEASURED[key] = found
             return found

@@ -218,12 +218,23 @@ def launch_slots(
         writable = [j for j in at if access.get(_slot(kernel, j)) == "read_write"]
         if len(at) > 1 and writable:
             variables = [_variable(declared, kernel, j) for j in at]
+            unused = [str(_slot(kernel, j)) for j in at if _slot(kernel, j) not in access]
+            why = (
+                f"; {' and '.join(unused)} is no variable of this shader, but the backends "
+                "bind every buffer at its own (group, binding) too, so a buffer moved onto "
+                "a variable is bound twice there: declare it at the binding of a variable "
+                "that holds another buffer in this launch (more buffers than variables, "
+                "partials written by one launch and read by the next through the same "
+                "two variables, cannot be bound yet)"
+                if unused
+                else ""
+            )
             raise InvalidArgument(
                 f"{where} binds buffer {kernel.buffers[i].label} to {' and '.join(variables)}"
                 f", and {_variable(declared, kernel, writable[0])} is read_write: WebGPU "
                 "refuses a dispatch that binds one buffer writable and bound again; give "
                 "each of those variables a buffer of its own in the launch's bindings "
-                "(a variable the bindings leave out holds the buffer of its own binding)"
+                f"(a variable the bindings leave out holds the buffer of its own binding){why}"
             )
     return tuple(chosen)
 

@@ -241,7 +241,14 @@ def _sortable_output(spec: BufferSpec) -> bool:
 
 # -- the kernel ---------------------------------------------------------------------------
 # WGSL enable-extensions and the feature each needs from the adapter.
-_ENABLE_FEATURES = {"f16": "f16", "subgroups": "subgroups", "subgroups_f16": "subgroups"}
+_ENABLE_FEATURES = {
+    "f16": "f16",
+    "subgroups": "subgroups",
+    "subgroups_f16": "subgroups",
+    # Chrome's name for subgroups in its origin trial (Chrome 125 to 127), in shaders
+    # written then (Austin Eng's webgpu-kernels): the backends enable ``subgroups``
+    "chromium_experimental_subgroups": "subgroups",
+}
 
 
 @dataclass(frozen=True, eq=False)

@@ -698,10 +698,12 @@ def wgsl_enables(source: str) -> set[str]:
     return found
 
 
-#: What only the ``subgroups`` extension declares: its built-in values and functions
+#: What only the ``subgroups`` extension declares: its built-in values (``subgroup_id``
+#: and ``num_subgroups`` too, which web-rwkv's reductions index by) and functions
 #: (``subgroupAdd``, ``subgroupShuffle``, ``quadBroadcast``...).
 _SUBGROUP_USE = re.compile(
-    r"@builtin\s*\(\s*subgroup_(?:invocation_id|size)\s*\)|\b(?:subgroup|quad)[A-Z]\w*\s*\("
+    r"@\s*builtin\s*\(\s*(?:subgroup_(?:invocation_id|size|id)|num_subgroups)\s*\)"
+    r"|\b(?:subgroup|quad)[A-Z]\w*\s*\("
 )
 
 
@@ -714,10 +716,20 @@ def wgsl_uses_subgroups(source: str) -> bool:
     return _SUBGROUP_USE.search(strip_comments(source)) is not None
 
 
+#: Chrome's name for ``subgroups`` in its origin trial (Chrome 125 to 127), which Tint
+#: no longer takes; the functions and builtins are the same.
+_EXPERIMENTAL_SUBGROUPS = re.compile(
+    r"(^\s*enable\b[^;]*)\bchromium_experimental_subgroups\b", re.M
+)
+
+
 def wgsl_with_subgroups_enabled(source: str) -> str:
     """``source`` with ``enable subgroups;`` put before its first line where it uses
     subgroups without the directive (``wgsl_uses_subgroups``), so a shader written for
-    wgpu compiles under Tint as its author ran it; its lines keep their numbers."""
+    wgpu compiles under Tint as its author ran it, and with the origin trial's
+    ``chromium_experimental_subgroups`` enabled by its shipped name (Austin Eng's
+    webgpu-kernels, round 62); its lines keep their numbers."""
+    source = _EXPERIMENTAL_SUBGROUPS.sub(r"\1subgroups", source)
     if "subgroups" in wgsl_enables(source) or not wgsl_uses_subgroups(source):
         return source
     return "enable subgroups; " + source

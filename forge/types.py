@@ -4,6 +4,7 @@ topology, and what an adapter is and can do (docs/DESIGN.md section 2)."""
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field, fields
 
 import ml_dtypes
@@ -249,8 +250,20 @@ class AdapterConstraints:
 
     def supports(self, feature: str) -> bool:
         """Whether a kernel needing ``feature`` can run: a scalar type name (``"f16"``,
-        ``"f64"``...) or one of ``"subgroups"``, ``"cooperative_matrix"``,
-        ``"timestamp_query"``."""
+        ``"f64"``...), one of ``"subgroups"``, ``"cooperative_matrix"``,
+        ``"timestamp_query"``, or a bound on the subgroup width, ``"subgroup_size>=8"``,
+        ``"subgroup_size<=64"`` or ``"subgroup_size==32"``: the widths a kernel is
+        written for (WebGPU lets a subgroup be 4 to 128 wide; ORT-web dispatches its
+        Intel subgroup matmul only where it is 8 to 32), held by every width the adapter
+        may run (its least and most; not held where it has no subgroups or does not say
+        how wide they are)."""
+        bound = _SUBGROUP_BOUND.fullmatch(feature.replace(" ", ""))
+        if bound is not None:
+            if not self.subgroups or self.subgroup_size is None:
+                return False
+            low, high = self.subgroup_size
+            width, op = int(bound.group(2)), bound.group(1)
+            return {">=": low >= width, "<=": high <= width, "==": low == high == width}[op]
         flags = {
             "f16": self.shader_f16,
             "f64": self.shader_f64,
@@ -262,6 +275,9 @@ class AdapterConstraints:
         if feature in flags:
             return flags[feature]
         return feature in SCALAR_TYPES
+
+
+_SUBGROUP_BOUND = re.compile(r"subgroup_size(>=|<=|==)(\d+)")
 
 
 @dataclass(frozen=True)

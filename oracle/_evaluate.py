@@ -558,6 +558,8 @@ def evaluate_case(
         _note_workgroup_zeroing(ev, kernel, schedule)
     if ev.failing and info.target == "wgsl":
         _note_workgroup_size(ev, kernel, schedule)
+    if ev.verdict == Verdict.MISMATCH and info.target == "wgsl":
+        _note_subgroup_width(ev, kernel, schedule, info.constraints.subgroup_size)
     ev.repro = _repro(ev)
     return ev
 
@@ -670,6 +672,36 @@ def _note_workgroup_size(ev: Evaluation, kernel: KernelSpec, schedule: Schedule)
             "schedule dispatches for the schedule's size; give the kernel "
             f"schedules=(Schedule({declared[0]}),) (or (x, y) for 2-D)"
         )
+
+
+def _note_subgroup_width(
+    ev: Evaluation, kernel: KernelSpec, schedule: Schedule, widths: tuple[int, int] | None
+) -> None:
+    """Say how wide this adapter's subgroups are where a kernel that uses them
+    mismatches: WebGPU lets a subgroup be 4 to 128 lanes wide, and kernels written for
+    NVIDIA's 32 (a lane mask of 31, one subgroup reducing the workgroup's subgroup
+    totals where there are more of them than lanes) are wrong on lavapipe's 8 and
+    SwiftShader's 4 by WebGPU's rules: the mismatch stands, and the note says which
+    width it was seen at and how to declare the widths a kernel is written for."""
+    from forge.sources import wgsl_uses_subgroups
+
+    try:
+        source = kernel.source("wgsl", schedule, ev.size)
+    except ForgeError:
+        return
+    if widths is None or not wgsl_uses_subgroups(source):
+        return
+    if all(c.comparison.passed for c in ev.outputs.values()):
+        return  # only a rerun failed (a race): the width is not what it shows
+    low, high = widths
+    width = str(low) if low == high else f"{low} to {high}"
+    ev.notes.append(
+        f"this adapter's subgroups are {width} lanes wide (WebGPU allows 4 to 128): a "
+        "kernel right only at other widths (a lane mask of 31 for NVIDIA's 32, one "
+        "subgroup reducing more subgroup totals than it has lanes) is wrong here by "
+        "WebGPU's rules; where it is written for some widths only, say so, e.g. "
+        'requires={"subgroups", "subgroup_size>=16"}, and it is unsupported elsewhere'
+    )
 
 
 def _note_workgroup_zeroing(ev: Evaluation, kernel: KernelSpec, schedule: Schedule) -> None:

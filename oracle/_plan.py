@@ -231,6 +231,7 @@ class Outcome:
     energy_note: str = ""  # why energy was not read
     notes: list[str] = field(default_factory=list)  # what the runner did (a retry)
     later_reversed: bool = False  # ``later`` is the reversed twin's (``Plan.reversed``)
+    reversed_subgroups: bool = False  # ... one that reversed whole subgroups (WGSL)
 
 
 def _round_up(value: int, multiple: int) -> int:
@@ -627,6 +628,7 @@ def _rerun(ctx, plan: Plan, views, bound, kwargs, outcome: Outcome) -> None:
             try:  # the twin with its invocations reordered: a race shows in one order
                 run(plan.reversed)
                 outcome.later_reversed = True
+                outcome.reversed_subgroups = "kf_rev_whole" in plan.reversed.sources.get("wgsl", "")
             except (CompileError, InvalidArgument, UnsupportedFeature) as exc:
                 # refused before it ran (a compiler that judges the twin's uniformity
                 # otherwise): the kernel as written reruns, and the verdict says so
@@ -644,6 +646,14 @@ REVERSED_NOTE = (
     "the reverse order (local_invocation_index i ran as n - 1 - i): a right kernel "
     "computes the same, a barrier missing between one invocation's write and another's "
     "read shows"
+)
+
+#: ... where the twin reversed the order of whole subgroups (a WGSL module using them).
+REVERSED_SUBGROUPS_NOTE = (
+    "the run after the timed runs gave each workgroup's subgroups the builtins of the "
+    "reverse order, each keeping its lanes (subgroup s of S ran as S - 1 - s): a right "
+    "kernel computes the same, a barrier missing between one subgroup's write and "
+    "another's read shows"
 )
 
 #: What a verdict notes where the reversed twin was refused (and not run).

@@ -15,12 +15,20 @@ original now runs last, and a read that raced with its write finds what was ther
 before (the poison, or the last launch's values).
 
 The twin is made only where it means something and is safe: a module with workgroup
-memory or a ``workgroupBarrier``, and no subgroup operation (a subgroup's lanes are
-hardware lanes: reversing the logical order inside one changes what a right kernel's
-``subgroupShuffle`` reads). The builtins are taken as the entry point declares them,
-as parameters or as members of a struct parameter; its body starts with the reversed
-values under the original names, on the line of its ``{`` (line numbers stay). A twin
-the compiler refuses is not run (``_rerun`` falls back to the kernel as written).
+memory or a ``workgroupBarrier``. In a module that uses subgroups (a subgroup's lanes
+are hardware lanes: reversing the logical order inside one changes what a right
+kernel's ``subgroupShuffle`` reads) the subgroups' order is reversed instead, each
+keeping its lanes: the invocation in lane ``l`` of subgroup ``s`` of ``S``, ``w`` lanes
+wide, plays invocation ``(S - 1 - s) * w + l`` and sees ``subgroup_id`` ``S - 1 - s``,
+so what subgroup 0 wrote first is written by the last one, and a subgroup's lanes are
+still one block of consecutive indices, as every adapter seen runs them (lavapipe's 8,
+SwiftShader's 4, NVIDIA's 32); where the workgroup is no whole number of subgroups the
+order stays. Before round 62 such modules were rerun as written, and web-rwkv's RMS
+norm with the barrier after its scale dropped passed on both CPU adapters. The builtins
+are taken as the entry point declares them, as parameters or as members of a struct
+parameter; its body starts with the reversed values under the original names, on the
+line of its ``{`` (line numbers stay). A twin the compiler refuses is not run
+(``_rerun`` falls back to the kernel as written).
 
 A CUDA kernel gets a twin with its block's warps in reverse order
 (``reversed_warps``): ``threadIdx`` is a macro for the index of the same lane in the
@@ -52,6 +60,7 @@ __all__ = ["reversed_invocations", "reversed_warps"]
 _PREFIX = "kf_rev_"  # the twin's own names
 _RAW = "kf_raw_"  # the entry point's parameters, renamed: what the hardware gave
 _REVERSED = ("local_invocation_index", "local_invocation_id", "global_invocation_id")
+_SUBGROUP_BUILTINS = ("subgroup_invocation_id", "subgroup_size", "subgroup_id", "num_subgroups")
 _RACY = re.compile(r"\bworkgroupBarrier\s*\(|\bvar\s*<\s*workgroup\s*>")
 _BUILTIN = re.compile(r"@\s*builtin\s*\(\s*(\w+)\s*\)")
 _NAMED = re.compile(r"(\w+)\s*:\s*(\w+)")  # a parameter or member: name and type's name
@@ -69,9 +78,13 @@ def _struct_builtins(text: str) -> dict[str, dict[str, str]]:
     return found
 
 
-def _entry(text: str, sizes: str, paren: int, structs) -> list[tuple[int, int, str]] | None:
+def _entry(
+    text: str, sizes: str, paren: int, structs, subgroups: bool = False
+) -> list[tuple[int, int, str]] | None:
     """The edits that reverse one entry point's invocations: (start, end, new text)
-    over ``text``; [] where it reads no invocation builtin, None where it cannot."""
+    over ``text``; [] where it reads no invocation builtin, None where it cannot. With
+    ``subgroups``, the subgroups' order is reversed and each keeps its lanes (see the
+    module docstring)."""
     close = _bracket_end(text, paren)
     params = _split_top_level(text[paren + 1 : close - 1])
     direct: dict[str, str] = {}  # kind -> parameter name
@@ -115,18 +128,42 @@ def _entry(text: str, sizes: str, paren: int, structs) -> list[tuple[int, int, s
         "local_invocation_id": lid,
         "global_invocation_id": f"{wid} * vec3<u32>({x}, {y}, {z}) + {lid}",
     }
-    lines = [
-        *(f"let {name} = u32({dim});" for name, dim in zip((x, y, z), dims)),
-        f"let {index} = {x} * {y} * {z} - 1u - {raw_index};",
+    reversed_index = f"{x} * {y} * {z} - 1u - {raw_index}"
+    lines = [*(f"let {name} = u32({dim});" for name, dim in zip((x, y, z), dims))]
+    if subgroups:
+        raw: dict[str, str] = {}
+        for kind in _SUBGROUP_BUILTINS:
+            if kind in direct:
+                raw[kind] = _RAW + direct[kind]
+            elif kind in inside:
+                raw[kind] = inside[kind]
+            else:
+                raw[kind] = _PREFIX + kind
+                added.append(f"@builtin({kind}) {raw[kind]}: u32")
+        lane, width = raw["subgroup_invocation_id"], raw["subgroup_size"]
+        sid, count = raw["subgroup_id"], raw["num_subgroups"]
+        whole = _PREFIX + "whole"
+        # every subgroup full: the last subgroup plays the first, lane by lane; else
+        # (a workgroup that is no whole number of subgroups) the order stays
+        lines.append(f"let {whole} = {count} * {width} == {x} * {y} * {z};")
+        reversed_index = f"select({raw_index}, ({count} - 1u - {sid}) * {width} + {lane}, {whole})"
+        values["subgroup_id"] = f"select({sid}, {count} - 1u - {sid}, {whole})"
+    lines += [
+        f"let {index} = {reversed_index};",
         f"let {lid} = vec3<u32>({index} % {x}, {index} / {x} % {y}, {index} / ({x} * {y}));",
     ]
+    renamed = (*_REVERSED, "subgroup_id") if subgroups else _REVERSED
     new_params = []
     for part in params:
         builtin = _BUILTIN.search(part)
         named = _NAMED.search(part[builtin.end() :] if builtin else part)
         assert named is not None
         name = named.group(1)
-        if builtin and builtin.group(1) in _REVERSED:
+        if builtin and builtin.group(1) in _SUBGROUP_BUILTINS and subgroups:
+            # read as the hardware gave it, under the raw name; the kernel's own name
+            # gets what its logical invocation sees
+            lines.append(f"let {name} = {values.get(builtin.group(1), _RAW + name)};")
+        elif builtin and builtin.group(1) in renamed:
             lines.append(f"let {name} = {values[builtin.group(1)]};")
         elif not builtin and any(name == p for p, _ in structured):
             members = dict(structured)[name]
@@ -147,19 +184,20 @@ def _entry(text: str, sizes: str, paren: int, structs) -> list[tuple[int, int, s
 
 def reversed_invocations(source: str) -> str | None:
     """``source`` with the invocations of each compute entry point's workgroups in
-    reverse order (see the module docstring); None where the module has no workgroup
-    memory or barrier, uses subgroups, reads no invocation builtin, or cannot be read
-    so (then the rerun runs the kernel as written)."""
+    reverse order, or with subgroups their subgroups (see the module docstring); None
+    where the module has no workgroup memory or barrier, reads no invocation builtin,
+    or cannot be read so (then the rerun runs the kernel as written)."""
     text = strip_comments(source)
-    if _PREFIX in text or _RAW in text or not _RACY.search(text) or wgsl_uses_subgroups(source):
+    if _PREFIX in text or _RAW in text or not _RACY.search(text):
         return None
+    subgroups = wgsl_uses_subgroups(source)
     structs = _struct_builtins(text)
     edits: list[tuple[int, int, str]] = []
     for match in _WORKGROUP_SIZE.finditer(text):
         # its arguments by their brackets: ``((BM * BN) / (TM * TN))`` nests them
         attr = text.index("(", text.index("workgroup_size", match.start()))
         sizes = text[attr + 1 : _bracket_end(text, attr) - 1]
-        found = _entry(text, sizes, match.end() - 1, structs)
+        found = _entry(text, sizes, match.end() - 1, structs, subgroups)
         if found is None:
             return None
         edits += found

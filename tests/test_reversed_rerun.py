@@ -189,10 +189,6 @@ var<workgroup> t: array<f32, 64>;
             ),
         ),
         (
-            "a subgroup operation",
-            _MEAN_SCALE.replace("mean = total / 64.0;", "mean = subgroupAdd(total);"),
-        ),
-        (
             "no invocation builtin",
             "var<workgroup> t: f32;\n@compute @workgroup_size(1) fn main() { t = 1.0; }",
         ),
@@ -200,6 +196,26 @@ var<workgroup> t: array<f32, 64>;
 )
 def test_no_twin_where_reversing_means_nothing_or_changes_a_right_kernel(why, source):
     assert reversed_invocations(source) is None, why
+
+
+def test_a_module_using_subgroups_reverses_whole_subgroups_each_keeping_its_lanes():
+    """Round 62: subgroup s of S plays S - 1 - s, its lanes kept (a lane's shuffles read
+    what they read); the order stays where the workgroup is no whole number of
+    subgroups. Before, such a module had no twin at all."""
+    source = _MEAN_SCALE.replace("mean = total / 64.0;", "mean = subgroupAdd(total);")
+    twin = reversed_invocations(source)
+    assert twin is not None
+    assert "@builtin(subgroup_invocation_id) kf_rev_subgroup_invocation_id: u32" in twin
+    assert (
+        "let kf_rev_whole = kf_rev_num_subgroups * kf_rev_subgroup_size == "
+        "kf_rev_x * kf_rev_y * kf_rev_z;" in twin
+    )
+    assert (
+        "let kf_rev_index = select(kf_raw_li, (kf_rev_num_subgroups - 1u - "
+        "kf_rev_subgroup_id) * kf_rev_subgroup_size + kf_rev_subgroup_invocation_id, "
+        "kf_rev_whole);" in twin
+    )
+    assert twin.count("\n") == source.count("\n")
 
 
 # -- CUDA: threadIdx reversed within the block --------------------------------------------

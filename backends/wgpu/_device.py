@@ -193,7 +193,7 @@ def translate_errors(what: str) -> Iterator[None]:
 #: ``enable`` extensions naga (wgpu-native 29) does not parse yet although it provides
 #: their functionality under a device feature. WebGPU requires the directive, so a shader
 #: written for a browser has it; naga refuses it ("not yet supported").
-_FEATURE_ENABLES = {"subgroups": "subgroup"}
+_FEATURE_ENABLES = {"subgroups": "subgroup", "chromium_experimental_subgroups": "subgroup"}
 _ENABLE_DIRECTIVE = re.compile(r"^(\s*)enable\s+([\w\s,]+);", re.M)
 
 
@@ -212,7 +212,45 @@ def naga_source(source: str, features) -> str:
             return f"{match.group(1)}// enable {', '.join(names)};  (provided by the device)"
         return f"{match.group(1)}enable {', '.join(kept)};"
 
-    return _ENABLE_DIRECTIVE.sub(strip, source)
+    return _naga_subgroup_spelling(_ENABLE_DIRECTIVE.sub(strip, source))
+
+
+#: Subgroup calls that WGSL (and Chrome's Tint) take and naga (wgpu-native 29) spells
+#: otherwise: it has no ``subgroupElect()``, which is true on the lowest active lane,
+#: as ``subgroupExclusiveAdd(1u) == 0u`` is (jowens' webgpu-benchmarking reduce guards
+#: each subgroup's total with it); and it refuses a lane given as an integer literal
+#: with no suffix ("Operand has invalid type": ORT-web's Intel matmul writes
+#: ``subgroupBroadcast(a_val_0, 0)``), which WGSL converts to the lane's type.
+_ELECT = re.compile(r"\bsubgroupElect\s*\(\s*\)")
+_LANE_CALL = re.compile(
+    r"\b(?:subgroupBroadcast|subgroupShuffle(?:Xor|Up|Down)?|quadBroadcast)\s*\("
+)
+_BARE_INT = re.compile(r"\s*(?:0[xX][0-9a-fA-F]+|[0-9]+)\s*")
+
+
+def _naga_subgroup_spelling(source: str) -> str:
+    if "subgroup" not in source and "quad" not in source:
+        return source
+    source = _ELECT.sub("(subgroupExclusiveAdd(1u) == 0u)", source)
+    suffixes = []
+    for call in _LANE_CALL.finditer(source):
+        depth, comma, end = 0, -1, -1
+        for i in range(call.end() - 1, len(source)):
+            char = source[i]
+            if char in "([":
+                depth += 1
+            elif char in ")]":
+                depth -= 1
+                if depth == 0:
+                    end = i
+                    break
+            elif char == "," and depth == 1:
+                comma = i
+        if comma > 0 and end > 0 and _BARE_INT.fullmatch(source[comma + 1 : end]):
+            suffixes.append(comma + 1 + len(source[comma + 1 : end].rstrip()))
+    for at in reversed(suffixes):
+        source = source[:at] + "u" + source[at:]
+    return source
 
 
 #: naga's refusal of a pointer parameter into storage, uniform or workgroup memory:

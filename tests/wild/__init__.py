@@ -1612,6 +1612,10 @@ from tests.wild.round61 import ROUND61  # noqa: E402  (round 61: tests/wild/roun
 
 CORPUS.update(ROUND61)
 
+from tests.wild.round62 import ROUND62  # noqa: E402  (round 62, subgroup operations: tests/wild/round62.py)
+
+CORPUS.update(ROUND62)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
