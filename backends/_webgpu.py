@@ -27,7 +27,13 @@ from forge.errors import (
     UnsupportedFeature,
 )
 from forge.kernel import Access, KernelSpec, Step
-from forge.sources import WgslBinding, strip_comments, wgsl_bindings, wgsl_handle_bindings
+from forge.sources import (
+    WgslBinding,
+    strip_comments,
+    wgsl_bindings,
+    wgsl_handle_bindings,
+    wgsl_unused_bindings,
+)
 from forge.textures import FORMATS, SamplerSpec, TextureFormat
 from forge.types import AdapterConstraints, BindingUsage, BufferView, MemoryTopology
 
@@ -48,6 +54,7 @@ __all__ = [
     "launch_field_patch",
     "slot_accesses",
     "step_slots",
+    "step_unused",
     "private_buffers",
     "TextureSlot",
     "texture_slots",
@@ -264,6 +271,18 @@ def step_slots(step: Step, count: int) -> tuple[int, ...]:
     """Per (group, binding) of the kernel's ``count`` buffers, the index of the buffer
     ``step`` binds there."""
     return step.bindings or tuple(range(count))
+
+
+def step_unused(source: str | None, steps: Sequence[Step]) -> tuple[frozenset, ...]:
+    """Per launch, the (group, binding)s its pipeline's bind group layouts and bind
+    groups leave out: those where the module declares a variable another of its entry
+    points statically accesses and the launch's does not
+    (``forge.sources.wgsl_unused_bindings``), as a host that makes each entry point's
+    pipeline with ``layout: "auto"``, or a layout of its own, binds only what that
+    entry point uses. Empty for every launch of a module of one entry point."""
+    if source is None:
+        return (frozenset(),) * len(steps)
+    return tuple(wgsl_unused_bindings(source, step.entry_point) for step in steps)
 
 
 def private_buffers(
