@@ -146,3 +146,38 @@ def test_a_buffer_is_one_entry_points_dst_and_the_next_ones_src(request, session
     )
     ev = oracle.evaluate(session.runner(backend), kernel, size=100, samples=0)
     assert ev.passed, ev.report()
+
+
+# -- declared, never used, left unbound -----------------------------------------------
+
+_UNUSED = """
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+// a debug buffer, a sampler and a texture the host never binds: no entry point uses them
+@group(0) @binding(5) var<storage, read_write> debug: array<u32>;
+@group(0) @binding(6) var samp: sampler;
+@group(0) @binding(7) var image: texture_2d<f32>;
+
+@compute @workgroup_size(64)
+fn negate(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < arrayLength(&y)) { y[gid.x] = -x[gid.x]; }
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["wgpu", "browser"])
+def test_a_variable_no_entry_point_uses_needs_no_declaration(request, session, backend):
+    require_available(request.config, backend)
+    kernel = KernelSpec(
+        id="entry_unused_left_unbound",
+        entry_point="negate",
+        sources={"wgsl": _UNUSED},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+        ),
+        reference=lambda x, **_: -x,
+        test_sizes=(70,),
+    )
+    ev = oracle.evaluate(session.runner(backend), kernel, size=70, samples=0)
+    assert ev.passed, ev.report()

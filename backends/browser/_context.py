@@ -332,7 +332,8 @@ class BrowserComputeContext(SlabContext):
         the explicit layouts of the access the shader declares, less the variables
         only other entry points of the module use (``step_unused``)."""
         kernel = launch.kernel
-        textures = texture_slots(kernel, source)
+        entries = [step.entry_point for step in launch.steps]
+        textures = texture_slots(kernel, source, entries)
         slots = slot_accesses(kernel, source, launch.steps, launch.size)
         groups: list[list[Any]] = [
             [list(entry) for entry in group] for group in layout_groups(kernel, self._limits, slots)
@@ -342,7 +343,7 @@ class BrowserComputeContext(SlabContext):
                 for entry in groups[spec.group]:
                     if entry[0] == spec.binding:
                         entry[1] = _texture_layout(slot)
-        samplers = sampler_bindings(kernel, source)
+        samplers = sampler_bindings(kernel, source, entries)
         groups = with_sampler_groups(
             groups,
             samplers,

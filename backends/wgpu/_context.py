@@ -457,8 +457,9 @@ class WgpuComputeContext(SlabContext):
         points leaves out the variables only others use (``step_unused``): its layouts
         and bind groups are those of its entry point."""
         kernel = launch.kernel
-        textures = texture_slots(kernel, source)
-        samplers = sampler_bindings(kernel, source)
+        entries = [step.entry_point for step in launch.steps]
+        textures = texture_slots(kernel, source, entries)
+        samplers = sampler_bindings(kernel, source, entries)
         slots = slot_accesses(kernel, source, launch.steps, launch.size)
         groups = with_sampler_groups(
             self._group_entries(kernel, slots, textures),
