@@ -31,6 +31,7 @@ from forge.sources import (
     WgslBinding,
     strip_comments,
     wgsl_bindings,
+    wgsl_entry_points,
     wgsl_handle_bindings,
     wgsl_static_uses,
     wgsl_unused_bindings,
@@ -56,6 +57,7 @@ __all__ = [
     "slot_accesses",
     "step_slots",
     "step_unused",
+    "entry_point_said",
     "private_buffers",
     "TextureSlot",
     "texture_slots",
@@ -284,6 +286,15 @@ def step_unused(source: str | None, steps: Sequence[Step]) -> tuple[frozenset, .
     if source is None:
         return (frozenset(),) * len(steps)
     return tuple(wgsl_unused_bindings(source, step.entry_point) for step in steps)
+
+
+def entry_point_said(source: str | None, step: Step) -> str:
+    """`` (entry point add)``, said after what a pipeline of ``step`` was being made
+    for where the module has several entry points, so that an error about a binding
+    names the one whose variables it is about; else ""."""
+    if source is None or len(wgsl_entry_points(source)) < 2:
+        return ""
+    return f" (entry point {step.entry_point})"
 
 
 def private_buffers(

@@ -181,3 +181,42 @@ def test_a_variable_no_entry_point_uses_needs_no_declaration(request, session, b
     )
     ev = oracle.evaluate(session.runner(backend), kernel, size=70, samples=0)
     assert ev.passed, ev.report()
+
+
+_UNDECLARED = """
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+@group(2) @binding(3) var<storage, read> bias: array<f32>;
+
+@compute @workgroup_size(64)
+fn copy(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < arrayLength(&y)) { y[gid.x] = x[gid.x]; }
+}
+
+@compute @workgroup_size(64)
+fn add(@builtin(global_invocation_id) gid: vec3<u32>) {
+    if (gid.x < arrayLength(&y)) { y[gid.x] = y[gid.x] + bias[0]; }
+}
+"""
+
+
+@pytest.mark.parametrize("backend", ["wgpu", "browser"])
+def test_a_variable_a_launched_entry_point_uses_is_named_with_it(request, session, backend):
+    # copy leaves bias alone; add, the second launch, uses it: the error says which
+    require_available(request.config, backend)
+    kernel = KernelSpec(
+        id="entry_undeclared",
+        entry_point="copy",
+        sources={"wgsl": _UNDECLARED},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x"),
+            BufferSpec(1, "f32", "read_write", name="y"),
+        ),
+        reference=lambda x, y: x,
+        launches=(Dispatch("copy"), Dispatch("add")),
+        test_sizes=(64,),
+    )
+    ev = oracle.evaluate(session.runner(backend), kernel, size=64, samples=0)
+    assert ev.error_type == "CompileError", ev.report()
+    assert "(entry point add): the WGSL's `bias` (@group(2) @binding(3)" in ev.error, ev.error
+    assert "declare BufferSpec(3, ..., 'read', name='bias', group=2)" in ev.error, ev.error

@@ -36,6 +36,7 @@ from .._webgpu import (
     check_view,
     constraints_from_limits,
     durations_ns,
+    entry_point_said,
     kebab_limits,
     launch_field_patch,
     layout_groups,
@@ -378,7 +379,8 @@ class BrowserComputeContext(SlabContext):
                         ],
                         "constants": constants or None,
                     },
-                    f"compiling kernel {kernel.id} under {launch.schedule}",
+                    f"compiling kernel {kernel.id} under {launch.schedule}"
+                    + entry_point_said(source, step),
                     source=source or "",
                 )
             )

@@ -41,6 +41,7 @@ from .._webgpu import (
     check_view,
     constraints_from_limits,
     durations_ns,
+    entry_point_said,
     launch_field_patch,
     layout_groups,
     override_value,
@@ -496,14 +497,19 @@ class WgpuComputeContext(SlabContext):
                 skip: self._device.create_pipeline_layout(bind_group_layouts=made)
                 for skip, made in made_layouts.items()
             }
-            pipelines = tuple(
-                self._device.create_compute_pipeline(
-                    label=f"{kernel.id}:{step.entry_point}",
-                    layout=pipeline_layouts[skip],
-                    compute=self._stage(module, step),
+            made_pipelines = []
+            module_what = what
+            for step, skip in zip(launch.steps, unused):
+                what = module_what + entry_point_said(source, step)
+                made_pipelines.append(
+                    self._device.create_compute_pipeline(
+                        label=f"{kernel.id}:{step.entry_point}",
+                        layout=pipeline_layouts[skip],
+                        compute=self._stage(module, step),
+                    )
                 )
-                for step, skip in zip(launch.steps, unused)
-            )
+            what = module_what
+            pipelines = tuple(made_pipelines)
             made = tuple(
                 (
                     (spec.group, spec.binding),
