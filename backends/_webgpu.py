@@ -27,7 +27,15 @@ from forge.errors import (
     UnsupportedFeature,
 )
 from forge.kernel import Access, KernelSpec, Step
-from forge.sources import WgslBinding, strip_comments, wgsl_bindings, wgsl_handle_bindings
+from forge.sources import (
+    WgslBinding,
+    strip_comments,
+    wgsl_bindings,
+    wgsl_entry_points,
+    wgsl_handle_bindings,
+    wgsl_static_uses,
+    wgsl_unused_bindings,
+)
 from forge.textures import FORMATS, SamplerSpec, TextureFormat
 from forge.types import AdapterConstraints, BindingUsage, BufferView, MemoryTopology
 
@@ -48,6 +56,8 @@ __all__ = [
     "launch_field_patch",
     "slot_accesses",
     "step_slots",
+    "step_unused",
+    "entry_point_said",
     "private_buffers",
     "TextureSlot",
     "texture_slots",
@@ -266,6 +276,27 @@ def step_slots(step: Step, count: int) -> tuple[int, ...]:
     return step.bindings or tuple(range(count))
 
 
+def step_unused(source: str | None, steps: Sequence[Step]) -> tuple[frozenset, ...]:
+    """Per launch, the (group, binding)s its pipeline's bind group layouts and bind
+    groups leave out: those where the module declares a variable another of its entry
+    points statically accesses and the launch's does not
+    (``forge.sources.wgsl_unused_bindings``), as a host that makes each entry point's
+    pipeline with ``layout: "auto"``, or a layout of its own, binds only what that
+    entry point uses. Empty for every launch of a module of one entry point."""
+    if source is None:
+        return (frozenset(),) * len(steps)
+    return tuple(wgsl_unused_bindings(source, step.entry_point) for step in steps)
+
+
+def entry_point_said(source: str | None, step: Step) -> str:
+    """`` (entry point add)``, said after what a pipeline of ``step`` was being made
+    for where the module has several entry points, so that an error about a binding
+    names the one whose variables it is about; else ""."""
+    if source is None or len(wgsl_entry_points(source)) < 2:
+        return ""
+    return f" (entry point {step.entry_point})"
+
+
 def private_buffers(
     steps: Sequence[Step], accesses: Sequence[Access], slots: Sequence[Access]
 ) -> tuple[int, ...]:
@@ -451,15 +482,40 @@ class TextureSlot:
         return self.access in ("write-only", "read-write")
 
 
-def texture_slots(kernel: KernelSpec, source: str | None) -> tuple[TextureSlot | None, ...]:
+def _unaccessed(source: str, entries: Sequence[str] | None) -> frozenset[tuple[int, int]]:
+    """The (group, binding)s of ``source``'s variables that none of the entry points
+    ``entries`` (a kernel's launches') statically accesses (``wgsl_static_uses``): a
+    host binds nothing there, so nothing need be declared. Empty where ``entries`` is
+    None or one of them is not found."""
+    uses: set[str] = set()
+    for entry in entries or ():
+        names = wgsl_static_uses(source, entry)
+        if names is None:
+            return frozenset()
+        uses |= names
+    if entries is None:
+        return frozenset()
+    return frozenset(
+        (b.group, b.binding)
+        for b in wgsl_bindings(source) + wgsl_handle_bindings(source)
+        if b.name not in uses
+    )
+
+
+def texture_slots(
+    kernel: KernelSpec, source: str | None, entries: Sequence[str] | None = None
+) -> tuple[TextureSlot | None, ...]:
     """Per buffer of ``kernel``, the texture its WGSL binds there (None for a buffer),
     refusing what cannot be bound with a typed error that names it: a sampler or a kind
     of texture kernel-forge does not bind (``UnsupportedFeature``), a texture binding
     the WGSL declares otherwise, a texture the spec declares as a buffer, a format or
-    access that differs (``InvalidArgument``)."""
+    access that differs (``InvalidArgument``). A texture or sampler the kernel does not
+    declare and none of the launches' entry points ``entries`` statically accesses is
+    no error: its host leaves it unbound, as does the backend."""
     if source is None:
         return (None,) * len(kernel.buffers)
-    sampler_bindings(kernel, source)
+    sampler_bindings(kernel, source, entries)
+    unaccessed = _unaccessed(source, entries)
     handles = {
         (b.group, b.binding): b
         for b in wgsl_handle_bindings(source)
@@ -469,7 +525,7 @@ def texture_slots(kernel: KernelSpec, source: str | None) -> tuple[TextureSlot |
     unbound = [
         b
         for at, b in handles.items()
-        if not any((s.group, s.binding) == at for s in kernel.buffers)
+        if not any((s.group, s.binding) == at for s in kernel.buffers) and at not in unaccessed
     ]
     for b in unbound:
         where = f"`{b.name}: {b.type}` at @group({b.group}) @binding({b.binding})"
@@ -566,30 +622,37 @@ _SAMPLE_CALL = re.compile(
 )
 
 
-def sampler_bindings(kernel: KernelSpec, source: str | None) -> tuple[SamplerSpec, ...]:
+def sampler_bindings(
+    kernel: KernelSpec, source: str | None, entries: Sequence[str] | None = None
+) -> tuple[SamplerSpec, ...]:
     """The kernel's samplers (``KernelSpec.samplers``), checked against the WGSL: each
     ``var s: sampler`` it binds must be declared (an ``InvalidArgument`` naming the
     binding and the declaration to add; no default state is guessed), each declared one
     must be a sampler there, with normalised coordinates (WGSL's samplers take no
     others); a comparison sampler, and a linear sampler over a texture WebGPU's core
     does not filter (r32float, rgba32float: ``float32-filterable``), are
-    ``UnsupportedFeature``."""
+    ``UnsupportedFeature``. A sampler the kernel does not declare that none of the
+    launches' entry points ``entries`` statically accesses is left unbound, as its
+    host leaves it."""
     if source is None:
         return ()
     handles = wgsl_handle_bindings(source)
     declared = {(s.group, s.binding): s for s in kernel.samplers}
+    unaccessed = _unaccessed(source, entries)
     found: dict[str, SamplerSpec] = {}
     for b in handles:
         if not b.type.startswith("sampler"):
             continue
         at = (b.group, b.binding)
+        buffer = next((x for x in kernel.buffers if (x.group, x.binding) == at), None)
+        if at in unaccessed and at not in declared and buffer is None:
+            continue  # its host leaves it unbound, and so do the backends
         where = f"`{b.name}: {b.type}` at @group({b.group}) @binding({b.binding})"
         if b.type != "sampler":
             raise UnsupportedFeature(
                 f"kernel {kernel.id}: the WGSL binds {where}; {TEXTURES_SUPPORTED}"
             )
         spec = declared.get(at)
-        buffer = next((x for x in kernel.buffers if (x.group, x.binding) == at), None)
         if spec is None and buffer is not None:
             raise InvalidArgument(
                 f"kernel {kernel.id}: the WGSL binds {where}, which the kernel declares as "

@@ -167,7 +167,9 @@ def launch_slots(
     bindings, and on targets other than WGSL. Raises ``InvalidArgument`` naming the fix
     for a variable the WGSL does not declare, a buffer the kernel does not have, a
     uniform moved, and a buffer bound twice where one of its variables is writable
-    (WebGPU refuses that dispatch)."""
+    (WebGPU refuses that dispatch), counting only the variables the launch binds: those
+    its entry point statically accesses and those no entry point of the module does
+    (``forge.sources.wgsl_unused_bindings``)."""
     moves = getattr(dispatch, "bindings", None)
     if not moves or target != "wgsl":
         return ()
@@ -213,8 +215,12 @@ def launch_slots(
             )
         chosen[j] = i
     access = {(b.group, b.binding): b.access for b in declared.values()}
+    # only the variables the launch's entry point uses are bound (a module joined from
+    # several: each entry point's own layout), so a buffer another entry point's
+    # variable holds meanwhile is bound once
+    unused = _sources.wgsl_unused_bindings(source, launch_entry(kernel, dispatch, target))
     for i in sorted(set(chosen)):
-        at = [j for j, k in enumerate(chosen) if k == i]
+        at = [j for j, k in enumerate(chosen) if k == i and _slot(kernel, j) not in unused]
         writable = [j for j in at if access.get(_slot(kernel, j)) == "read_write"]
         if len(at) > 1 and writable:
             variables = [_variable(declared, kernel, j) for j in at]

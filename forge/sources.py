@@ -40,6 +40,8 @@ __all__ = [
     "wgsl_array_lengths",
     "wgsl_packed_f16",
     "wgsl_entry_points",
+    "wgsl_static_uses",
+    "wgsl_unused_bindings",
     "wgsl_workgroup_size",
     "CudaParam",
     "cuda_parameters",
@@ -949,6 +951,63 @@ def wgsl_constant(source: str, text: str, overrides: Mapping[str, int | None] | 
 def wgsl_entry_points(source: str) -> list[str]:
     """Names of the module's compute entry points."""
     return [m.group(1) for m in _ENTRY.finditer(strip_comments(source))]
+
+
+@_cached
+def wgsl_static_uses(source: str, entry: str) -> frozenset[str] | None:
+    """The names entry point ``entry``'s function and every function it calls,
+    transitively, mention: the module-scope variables among them are those it
+    statically accesses (WGSL, "Module-scope variables are statically accessed by a
+    function if ... the function's body mentions it, or calls a function that does";
+    https://www.w3.org/TR/WGSL/#statically-accessed), the bindings a pipeline of that
+    entry point uses and a host's ``layout: "auto"`` holds. A name a function's
+    parameter shadows is left out of that function; a local ``let`` or ``var`` of a
+    variable's name is not followed (the variable counts as used: binding one more
+    variable than an entry point uses is harmless, one fewer is not). None where the
+    module defines no function ``entry``."""
+    text = strip_comments(source)
+    functions = _functions(text)
+    if entry not in functions:
+        return None
+    seen: set[str] = set()
+    names: set[str] = set()
+    todo = [entry]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        params, start, end = functions[name]
+        shadowed = {m.group(1) for m in _PARAM.finditer(params)}
+        mentioned = set(_NAME.findall(text[start:end])) - shadowed
+        names |= mentioned
+        todo.extend(n for n in mentioned if n in functions and n not in seen)
+    return frozenset(names)
+
+
+@_cached
+def wgsl_unused_bindings(source: str, entry: str) -> frozenset[tuple[int, int]]:
+    """The (group, binding)s a pipeline of entry point ``entry`` leaves out of its
+    bind groups: those where the module declares a variable (a buffer, texture or
+    sampler) that another of its entry points statically accesses
+    (``wgsl_static_uses``) and ``entry`` does not, as a host binds a module joined from
+    several, each with its own layout (or ``layout: "auto"``). Empty for a module of
+    one entry point and where ``entry`` is not found: a binding no entry point
+    accesses stays in every pipeline's layout."""
+    mine = wgsl_static_uses(source, entry)
+    entries = wgsl_entry_points(source)
+    if mine is None or len(entries) < 2:
+        return frozenset()
+    variables = wgsl_bindings(source) + wgsl_handle_bindings(source)
+    used: set[tuple[int, int]] = set()
+    others: set[tuple[int, int]] = set()
+    for other in entries:
+        names = wgsl_static_uses(source, other)
+        if names is None:
+            return frozenset()
+        into = used if other == entry else others
+        into |= {(b.group, b.binding) for b in variables if b.name in names}
+    return frozenset(others - used)
 
 
 @dataclass(frozen=True)

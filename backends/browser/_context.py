@@ -36,6 +36,7 @@ from .._webgpu import (
     check_view,
     constraints_from_limits,
     durations_ns,
+    entry_point_said,
     kebab_limits,
     launch_field_patch,
     layout_groups,
@@ -47,6 +48,7 @@ from .._webgpu import (
     slab_sizes,
     slot_accesses,
     step_slots,
+    step_unused,
     texture_copies,
     texture_extent,
     texture_slots,
@@ -70,7 +72,8 @@ _QUANTUM_NS = 1024
 @dataclass
 class _Pipeline:
     """A compiled kernel on the page: its pipelines' ids (one per launch, with layouts
-    made from one descriptor, so one set of bind groups serves them all), the (group,
+    made from one descriptor, so one set of bind groups serves them all, less the
+    variables only other entry points of the module use: ``unused``), the (group,
     binding) of each buffer in view order, and the ids of the bind groups made for the
     view sets it ran on."""
 
@@ -92,6 +95,8 @@ class _Pipeline:
     samplers: tuple = ()
     # (buffer index, width, height): the id of the texture made for it
     texture_objects: dict = field(default_factory=dict)
+    # per launch, the (group, binding)s it leaves out (``step_unused``)
+    unused: tuple = ()
 
 
 class BrowserComputeContext(SlabContext):
@@ -325,9 +330,11 @@ class BrowserComputeContext(SlabContext):
     # -- kernels -------------------------------------------------------------------
     def _compile(self, launch: Launch, source: str | None) -> _Pipeline:
         """A pipeline per launch (its entry point and override constants), each with
-        the explicit layouts of the access the shader declares."""
+        the explicit layouts of the access the shader declares, less the variables
+        only other entry points of the module use (``step_unused``)."""
         kernel = launch.kernel
-        textures = texture_slots(kernel, source)
+        entries = [step.entry_point for step in launch.steps]
+        textures = texture_slots(kernel, source, entries)
         slots = slot_accesses(kernel, source, launch.steps, launch.size)
         groups: list[list[Any]] = [
             [list(entry) for entry in group] for group in layout_groups(kernel, self._limits, slots)
@@ -337,7 +344,7 @@ class BrowserComputeContext(SlabContext):
                 for entry in groups[spec.group]:
                     if entry[0] == spec.binding:
                         entry[1] = _texture_layout(slot)
-        samplers = sampler_bindings(kernel, source)
+        samplers = sampler_bindings(kernel, source, entries)
         groups = with_sampler_groups(
             groups,
             samplers,
@@ -354,7 +361,8 @@ class BrowserComputeContext(SlabContext):
                 )
             )
         ids = []
-        for step in launch.steps:
+        unused = step_unused(source, launch.steps)
+        for step, skip in zip(launch.steps, unused):
             ids.append(self._new_id("pipeline"))
             constants = {name: override_value(value) for name, value in step.overrides}
             self._page.call(
@@ -365,10 +373,14 @@ class BrowserComputeContext(SlabContext):
                         "label": f"{kernel.id}:{step.entry_point}",
                         "code": wgsl_with_subgroups_enabled(source or ""),
                         "entryPoint": step.entry_point,
-                        "layouts": groups,
+                        "layouts": [
+                            [e for e in group if (index, e[0]) not in skip]
+                            for index, group in enumerate(groups)
+                        ],
                         "constants": constants or None,
                     },
-                    f"compiling kernel {kernel.id} under {launch.schedule}",
+                    f"compiling kernel {kernel.id} under {launch.schedule}"
+                    + entry_point_said(source, step),
                     source=source or "",
                 )
             )
@@ -380,6 +392,7 @@ class BrowserComputeContext(SlabContext):
             slots,
             textures=textures,
             samplers=tuple(made),
+            unused=unused,
         )
 
     def _textures(self, compiled: _Pipeline, launch: Launch, copies: list, after: list) -> dict:
@@ -426,21 +439,28 @@ class BrowserComputeContext(SlabContext):
         return made
 
     def _bind_groups(
-        self, compiled: _Pipeline, views: tuple[BufferView, ...], textures: dict | None = None
+        self,
+        compiled: _Pipeline,
+        views: tuple[BufferView, ...],
+        textures: dict | None = None,
+        number: int = 0,
     ) -> list[str]:
-        """The bind groups for ``views`` (cached per pipeline: the slabs never move), a
-        texture binding's texture from ``textures``; new ones are made with the next
-        message, the dispatch that uses them."""
+        """The bind groups of launch ``number`` for ``views`` (cached per pipeline: the
+        slabs never move; launches that bind the same variables share them), a texture
+        binding's texture from ``textures``; new ones are made with the next message,
+        the dispatch that uses them."""
         textures = textures or {}
+        skip = compiled.unused[number]
         key = (
             tuple((v.slab, v.offset, v.length_bytes) for v in views),
             tuple(textures.values()),
+            skip,
         )
         ids = compiled.bind_groups.get(key)
         if ids is not None:
             return ids
-        entries = self._entries(compiled, views, textures)
-        ids = [self._bind_group_at(compiled, g, group) for g, group in enumerate(entries)]
+        entries = self._entries(compiled, views, textures, skip)
+        ids = [self._bind_group_at(compiled, g, group, number) for g, group in enumerate(entries)]
         if len(compiled.bind_groups) >= _BIND_GROUP_CACHE:
             evicted = compiled.bind_groups.pop(next(iter(compiled.bind_groups)))
             self._page.defer(Command("release", {"ids": evicted}, "releasing bind groups"))
@@ -448,31 +468,42 @@ class BrowserComputeContext(SlabContext):
         return ids
 
     def _entries(
-        self, compiled: _Pipeline, views: tuple[BufferView, ...], textures: dict
+        self,
+        compiled: _Pipeline,
+        views: tuple[BufferView, ...],
+        textures: dict,
+        skip: frozenset = frozenset(),
     ) -> list[list]:
         """Per group index, its entries over ``views``: [binding, buffer, offset, size],
-        or [binding, texture] for a texture binding."""
+        or [binding, texture] for a texture binding; none at the (group, binding)s in
+        ``skip``."""
         entries: list[list] = [[] for _ in range(compiled.groups)]
         alignment = self._allocator.alignment
         for i, (view, (group, binding), granule) in enumerate(
             zip(views, compiled.bindings, compiled.granules)
         ):
+            if (group, binding) in skip:
+                continue
             if i in textures:
                 entries[group].append([binding, textures[i]])
                 continue
             buffer = self._checked_slab(view)
             size = binding_size(view, granule, alignment)
             entries[group].append([binding, buffer, view.offset, size])
-        return _with_samplers(compiled, entries)
+        return _with_samplers(compiled, entries, skip)
 
-    def _bind_group_at(self, compiled: _Pipeline, group: int, entries: list) -> str:
-        """A new bind group ``group`` over ``entries`` (made with the next message)."""
+    def _bind_group_at(
+        self, compiled: _Pipeline, group: int, entries: list, number: int = 0
+    ) -> str:
+        """A new bind group ``group`` of launch ``number``'s layout over ``entries``
+        (made with the next message)."""
         bind_group = self._new_id("group")
+        pipeline = compiled.ids[number]
         self._page.defer(
             Command(
                 "bindGroup",
-                {"id": bind_group, "pipeline": compiled.ids[0], "group": group, "entries": entries},
-                f"creating bind group {group} of {compiled.ids[0]}",
+                {"id": bind_group, "pipeline": pipeline, "group": group, "entries": entries},
+                f"creating bind group {group} of {pipeline}",
             )
         )
         return bind_group
@@ -489,7 +520,10 @@ class BrowserComputeContext(SlabContext):
         copies: list[list] = []
         after: list[list] = []
         textures = self._textures(compiled, launch, copies, after)
-        groups = self._bind_groups(compiled, launch.views, textures)
+        shared: dict = {}  # the views' own groups, per set of variables left out
+        for number, skip in enumerate(compiled.unused):
+            if skip not in shared:
+                shared[skip] = self._bind_groups(compiled, launch.views, textures, number)
         moved = any(step.bindings for step in launch.steps)
         resources: list[list] = []
         if moved or any(step.fields for step in launch.steps):
@@ -498,7 +532,7 @@ class BrowserComputeContext(SlabContext):
                 resources[i] = [texture]
         items = []
         for number, (pipeline, step) in enumerate(zip(compiled.ids, launch.steps)):
-            step_groups = groups
+            step_groups = shared[compiled.unused[number]]
             if moved:
                 step_groups = self._moved_groups(compiled, launch, number, resources)
             if step.fields:
@@ -533,26 +567,32 @@ class BrowserComputeContext(SlabContext):
             resources[i] = [own, 0, size]
         return resources
 
-    def _slot_entries(self, compiled: _Pipeline, chosen: list[list]) -> list[list]:
+    def _slot_entries(
+        self, compiled: _Pipeline, chosen: list[list], skip: frozenset = frozenset()
+    ) -> list[list]:
         """Per group index, its entries [binding, buffer, offset, size] over ``chosen``,
-        the [buffer, offset, bytes] bound at each kernel buffer's (group, binding)."""
+        the [buffer, offset, bytes] bound at each kernel buffer's (group, binding),
+        less those in ``skip``."""
         entries: list[list] = [[] for _ in range(compiled.groups)]
         for resource, (group, binding) in zip(chosen, compiled.bindings):
-            entries[group].append([binding, *resource])  # [texture] for a texture binding
-        return _with_samplers(compiled, entries)
+            if (group, binding) not in skip:
+                entries[group].append([binding, *resource])  # [texture] for a texture
+        return _with_samplers(compiled, entries, skip)
 
     def _moved_groups(
         self, compiled: _Pipeline, launch: Launch, number: int, resources: list[list]
     ) -> list[str]:
         """The bind groups of launch ``number`` of a kernel whose launches move buffers
         between variables (``Step.bindings``), over ``resources``."""
-        step = launch.steps[number]
+        step, skip = launch.steps[number], compiled.unused[number]
         chosen = [resources[i] for i in step_slots(step, len(resources))]
-        key = ("moved", tuple(map(tuple, chosen)))
+        key = ("moved", tuple(map(tuple, chosen)), skip)
         ids = compiled.bind_groups.get(key)
         if ids is None:
-            entries = self._slot_entries(compiled, chosen)
-            ids = [self._bind_group_at(compiled, g, group) for g, group in enumerate(entries)]
+            entries = self._slot_entries(compiled, chosen, skip)
+            ids = [
+                self._bind_group_at(compiled, g, group, number) for g, group in enumerate(entries)
+            ]
             if len(compiled.bind_groups) >= _BIND_GROUP_CACHE:
                 evicted = compiled.bind_groups.pop(next(iter(compiled.bind_groups)))
                 self._page.defer(Command("release", {"ids": evicted}, "releasing bind groups"))
@@ -592,9 +632,9 @@ class BrowserComputeContext(SlabContext):
                     payload=memoryview(data),
                 )
             )
-            entries = self._slot_entries(compiled, chosen)[group]
+            entries = self._slot_entries(compiled, chosen, compiled.unused[number])[group]
             entries = [[binding, own, 0, bound] if e[0] == binding else e for e in entries]
-            replaced = self._bind_group_at(compiled, group, entries)
+            replaced = self._bind_group_at(compiled, group, entries, number)
             if len(compiled.launch_fields) >= _BIND_GROUP_CACHE:
                 old = compiled.launch_fields.pop(next(iter(compiled.launch_fields)))
                 self._page.defer(Command("release", {"ids": list(old[:3])}, "releasing buffers"))
@@ -676,10 +716,14 @@ class BrowserComputeContext(SlabContext):
         return result["begin"], result["end"]
 
 
-def _with_samplers(compiled: _Pipeline, entries: list[list]) -> list[list]:
-    """``entries`` with [binding, sampler] of each sampler the kernel declares."""
+def _with_samplers(
+    compiled: _Pipeline, entries: list[list], skip: frozenset = frozenset()
+) -> list[list]:
+    """``entries`` with [binding, sampler] of each sampler the kernel declares, but
+    those at the (group, binding)s in ``skip``."""
     for (group, binding), sampler in compiled.samplers:
-        entries[group].append([binding, sampler])
+        if (group, binding) not in skip:
+            entries[group].append([binding, sampler])
     return entries
 
 

@@ -41,6 +41,7 @@ from .._webgpu import (
     check_view,
     constraints_from_limits,
     durations_ns,
+    entry_point_said,
     launch_field_patch,
     layout_groups,
     override_value,
@@ -51,6 +52,7 @@ from .._webgpu import (
     slab_sizes,
     slot_accesses,
     step_slots,
+    step_unused,
     texture_copies,
     texture_extent,
     texture_slots,
@@ -83,12 +85,12 @@ _MAP_USAGE = wgpu.BufferUsage.MAP_READ | wgpu.BufferUsage.COPY_DST
 
 @dataclass
 class _Pipeline:
-    """A compiled kernel: a pipeline per launch, the explicit bind group layouts they
-    share (one per group index), and the bind groups made for the view sets it has run
-    on."""
+    """A compiled kernel: a pipeline per launch, each launch's explicit bind group
+    layouts (one per group index; launches that bind the same variables share them),
+    and the bind groups made for the view sets it has run on."""
 
     pipelines: tuple
-    layouts: tuple
+    layouts: tuple  # per launch, its bind group layouts
     bindings: tuple[tuple[int, int], ...]  # (group, binding) per buffer, in view order
     granules: tuple[int, ...]  # bytes of the element each binding is declared as
     # the access each (group, binding) is laid out with (``slot_accesses``)
@@ -102,6 +104,8 @@ class _Pipeline:
     texture_objects: dict = field(default_factory=dict)
     # ((group, binding), GPUSampler) of each sampler the kernel declares
     samplers: tuple = ()
+    # per launch, the (group, binding)s it leaves out (``step_unused``)
+    unused: tuple = ()
 
 
 @dataclass
@@ -450,10 +454,13 @@ class WgpuComputeContext(SlabContext):
         """One shader module, an explicit bind group layout per group (each binding
         typed by the access the shader declares), and a pipeline per launch (its entry
         point and ``override`` constants); the launches share the layout, so one set of
-        bind groups serves them all."""
+        bind groups serves them all, except that a launch of a module of several entry
+        points leaves out the variables only others use (``step_unused``): its layouts
+        and bind groups are those of its entry point."""
         kernel = launch.kernel
-        textures = texture_slots(kernel, source)
-        samplers = sampler_bindings(kernel, source)
+        entries = [step.entry_point for step in launch.steps]
+        textures = texture_slots(kernel, source, entries)
+        samplers = sampler_bindings(kernel, source, entries)
         slots = slot_accesses(kernel, source, launch.steps, launch.size)
         groups = with_sampler_groups(
             self._group_entries(kernel, slots, textures),
@@ -475,18 +482,34 @@ class WgpuComputeContext(SlabContext):
                 module = _native.create_unchecked_shader_module(
                     self._device, kernel.id, code, checks or None
                 )
-            layouts = tuple(
-                self._device.create_bind_group_layout(entries=entries) for entries in groups
-            )
-            layout = self._device.create_pipeline_layout(bind_group_layouts=layouts)
-            pipelines = tuple(
-                self._device.create_compute_pipeline(
-                    label=f"{kernel.id}:{step.entry_point}",
-                    layout=layout,
-                    compute=self._stage(module, step),
+            unused = step_unused(source, launch.steps)
+            made_layouts = {
+                skip: tuple(
+                    self._device.create_bind_group_layout(
+                        entries=[e for e in group if (index, e["binding"]) not in skip]
+                    )
+                    for index, group in enumerate(groups)
                 )
-                for step in launch.steps
-            )
+                for skip in dict.fromkeys(unused)
+            }
+            layouts = tuple(made_layouts[skip] for skip in unused)
+            pipeline_layouts = {
+                skip: self._device.create_pipeline_layout(bind_group_layouts=made)
+                for skip, made in made_layouts.items()
+            }
+            made_pipelines = []
+            module_what = what
+            for step, skip in zip(launch.steps, unused):
+                what = module_what + entry_point_said(source, step)
+                made_pipelines.append(
+                    self._device.create_compute_pipeline(
+                        label=f"{kernel.id}:{step.entry_point}",
+                        layout=pipeline_layouts[skip],
+                        compute=self._stage(module, step),
+                    )
+                )
+            what = module_what
+            pipelines = tuple(made_pipelines)
             made = tuple(
                 (
                     (spec.group, spec.binding),
@@ -507,6 +530,7 @@ class WgpuComputeContext(SlabContext):
             slots,
             textures=textures,
             samplers=made,
+            unused=unused,
         )
 
     @staticmethod
@@ -614,16 +638,23 @@ class WgpuComputeContext(SlabContext):
         return made, back
 
     def _bind_groups(
-        self, compiled: _Pipeline, views: tuple[BufferView, ...], textures: dict | None = None
+        self,
+        compiled: _Pipeline,
+        views: tuple[BufferView, ...],
+        textures: dict | None = None,
+        number: int = 0,
     ) -> tuple:
-        """The bind groups for ``views`` (cached per pipeline: the slabs never move).
-        Each binding is exactly its view, rounded up to whole 4-byte words as WebGPU
+        """The bind groups of launch ``number`` for ``views`` (cached per pipeline: the
+        slabs never move; launches that bind the same variables share them). Each
+        binding is exactly its view, rounded up to whole 4-byte words as WebGPU
         requires (and to whole vectors where the shader declares them:
         ``binding_size``), so a shader's ``arrayLength`` counts the view's elements."""
         textures = textures or {}
+        skip = compiled.unused[number]
         key = (
             tuple((v.slab, v.offset, v.length_bytes) for v in views),
             tuple(map(id, textures.values())),
+            skip,
         )
         groups = compiled.bind_groups.get(key)
         if groups is not None:
@@ -632,9 +663,13 @@ class WgpuComputeContext(SlabContext):
             groups = tuple(
                 self._device.create_bind_group(
                     layout=layout,
-                    entries=self._group_entries_for(compiled, views, index, textures),
+                    entries=[
+                        e
+                        for e in self._group_entries_for(compiled, views, index, textures)
+                        if (index, e["binding"]) not in skip
+                    ],
                 )
-                for index, layout in enumerate(compiled.layouts)
+                for index, layout in enumerate(compiled.layouts[number])
             )
         if len(compiled.bind_groups) >= _BIND_GROUP_CACHE:
             compiled.bind_groups.pop(next(iter(compiled.bind_groups)))
@@ -652,10 +687,15 @@ class WgpuComputeContext(SlabContext):
         copies are submitted here, before the run; the copies back into the views,
         (source, destination, offset, bytes), are returned for after it."""
         textures, back = self._textures_in(compiled, launch)
-        groups = self._bind_groups(compiled, launch.views, textures)
+        shared: dict = {}  # the views' own groups, per set of variables left out
+        groups = []
+        for number, skip in enumerate(compiled.unused):
+            if skip not in shared:
+                shared[skip] = self._bind_groups(compiled, launch.views, textures, number)
+            groups.append(shared[skip])
         moved = any(step.bindings for step in launch.steps)
         if not moved and not any(step.fields for step in launch.steps):
-            return [groups] * len(launch.steps), back
+            return groups, back
         kernel = launch.kernel
         alignment = self._allocator.alignment
         resources: list = [
@@ -680,7 +720,7 @@ class WgpuComputeContext(SlabContext):
         out = []
         for number, step in enumerate(launch.steps):
             if not moved and not step.fields:
-                out.append(groups)
+                out.append(groups[number])
                 continue
             key = (
                 "step",
@@ -717,6 +757,7 @@ class WgpuComputeContext(SlabContext):
         ``number`` over ``resources``, (buffer, offset, bytes) per kernel buffer; the
         three last None where the launch sets no uniform field."""
         kernel, step = launch.kernel, launch.steps[number]
+        skip = compiled.unused[number]
         chosen = [resources[i] for i in step_slots(step, len(kernel.buffers))]
         own = patch = None
         ranges: tuple = ()
@@ -742,11 +783,11 @@ class WgpuComputeContext(SlabContext):
                     entries=[
                         {"binding": binding, "resource": self._resource(resource)}
                         for resource, (at, binding) in zip(chosen, compiled.bindings)
-                        if at == group
+                        if at == group and (at, binding) not in skip
                     ]
-                    + _sampler_entries(compiled, group),
+                    + _sampler_entries(compiled, group, skip),
                 )
-                for group, layout in enumerate(compiled.layouts)
+                for group, layout in enumerate(compiled.layouts[number])
             )
         return step_groups, own, patch, ranges
 
@@ -895,12 +936,13 @@ class WgpuComputeContext(SlabContext):
         return times
 
 
-def _sampler_entries(compiled: _Pipeline, group: int) -> list[dict]:
-    """The bind group entries of the samplers in group ``group`` (made at compile)."""
+def _sampler_entries(compiled: _Pipeline, group: int, skip: frozenset = frozenset()) -> list[dict]:
+    """The bind group entries of the samplers in group ``group`` (made at compile),
+    less those at the (group, binding)s in ``skip``."""
     return [
         {"binding": binding, "resource": sampler}
         for (at, binding), sampler in compiled.samplers
-        if at == group
+        if at == group and (at, binding) not in skip
     ]
 
 
