@@ -224,15 +224,15 @@ def launch_slots(
         writable = [j for j in at if access.get(_slot(kernel, j)) == "read_write"]
         if len(at) > 1 and writable:
             variables = [_variable(declared, kernel, j) for j in at]
-            unused = [str(_slot(kernel, j)) for j in at if _slot(kernel, j) not in access]
+            strays = [str(_slot(kernel, j)) for j in at if _slot(kernel, j) not in access]
             why = (
-                f"; {' and '.join(unused)} is no variable of this shader, but the backends "
+                f"; {' and '.join(strays)} is no variable of this shader, but the backends "
                 "bind every buffer at its own (group, binding) too, so a buffer moved onto "
                 "a variable is bound twice there: declare it at the binding of a variable "
                 "that holds another buffer in this launch (more buffers than variables, "
                 "partials written by one launch and read by the next through the same "
                 "two variables, cannot be bound yet)"
-                if unused
+                if strays
                 else ""
             )
             raise InvalidArgument(
