@@ -469,7 +469,9 @@ def _print_run(run: CheckRun, regressions: list[str]) -> None:
                 file=sys.stderr,
             )
     total, failed = len(run.evaluations), len(run.failed)
-    if not total:
+    if not total and run.interrupted:
+        print("no evaluation was judged before the run was interrupted")
+    elif not total:
         print("no evaluation ran: no backend could run these kernels")
     elif failed:
         print(f"{failed} of {total} evaluations failed")

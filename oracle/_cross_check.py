@@ -450,6 +450,12 @@ def check_many(
                 yield _collect(pending.popleft(), options, on_result)
         while pending:
             yield _collect(pending.popleft(), options, on_result)
+    except KeyboardInterrupt:
+        # Ctrl-C while this thread made a later item's reference: the items before it
+        # that every backend has judged already are kept, in order, then it goes on.
+        while pending and all(f.done() and not f.cancelled() for f in pending[0][2].values()):
+            yield _collect(pending.popleft(), options, on_result)
+        raise
     finally:
         for future in (f for job in pending for f in job[2].values()):
             future.cancel()
