@@ -239,14 +239,16 @@ def probe_float_semantics(ctx, cache: bool = True) -> Semantics:
     if cache:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            found = Semantics(
-                bool(data["subnormals_may_flush"]),
-                bool(data["nonfinite_indeterminate"]),
-                tuple(data.get("departures", ())),
-                True,
-                "",
-                bool(data["workgroup_memory_zeroed"]),
-            )
+            flags = [data[k] for k in ("subnormals_may_flush", "nonfinite_indeterminate")]
+            flags.append(data["workgroup_memory_zeroed"])
+            departures = data.get("departures", [])
+            # Only what _measure writes: bool("false") is True, and these flags loosen
+            # the judgement (a mismatch masked as indeterminate).
+            if not all(isinstance(f, bool) for f in flags) or not (
+                isinstance(departures, list) and all(isinstance(d, str) for d in departures)
+            ):
+                raise ValueError("not a measurement")
+            found = Semantics(flags[0], flags[1], tuple(departures), True, "", flags[2])
             _MEASURED[key] = found
             return found
         except (OSError, ValueError, KeyError, TypeError):

@@ -108,3 +108,28 @@ def test_cache_info_and_clear(certified, capsys):
     assert "cleared certificates" in capsys.readouterr().out
     assert not (root / "certificates").exists()
     assert main(["cache", "clear", "nope", "--cache-dir", str(root)]) == 2
+
+
+def test_a_float_semantics_entry_of_the_wrong_types_is_measured_again(
+    request, monkeypatch, tmp_path
+):
+    """A damaged entry that still parses (strings for the flags: bool("false") is True)
+    declared non-finite results indeterminate on lavapipe, and a mismatch everywhere
+    was masked as inconclusive: only booleans, as measured, are taken."""
+    from backends import _probe
+    from oracle.pytest_plugin import require_available
+
+    require_available(request.config, "wgpu")
+    monkeypatch.setenv("FORGE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(_probe, "_MEASURED", {})
+    with forge.open_context("wgpu") as ctx:
+        measured = _probe.probe_float_semantics(ctx)
+        (path,) = (tmp_path / "semantics").iterdir()
+        damaged = json.loads(path.read_text())
+        damaged.update({k: str(v).lower() for k, v in damaged.items() if isinstance(v, bool)})
+        path.write_text(json.dumps(damaged))
+        _probe._MEASURED.clear()
+        assert _probe.probe_float_semantics(ctx) == measured
+    assert (
+        json.loads(path.read_text())["nonfinite_indeterminate"] is measured.nonfinite_indeterminate
+    )
