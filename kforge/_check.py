@@ -34,6 +34,8 @@ from ._kernels import add_kernel_arguments, resolve_kernels
 from ._output import (
     add_json_flag,
     count_arg,
+    output_dir_arg,
+    output_file_arg,
     positive_arg,
     print_json,
     print_table,
@@ -167,17 +169,22 @@ def register(subparsers) -> None:
         "(a port check: no numpy reference needed)",
     )
     add_run_flags(parser, samples=5)
-    parser.add_argument("--junit", metavar="PATH", help="also write JUnit XML for CI")
+    parser.add_argument(
+        "--junit", metavar="PATH", type=output_file_arg, help="also write JUnit XML for CI"
+    )
     parser.add_argument(
         "--baseline",
         metavar="RESULTS",
         help="fail on a verdict that got worse, "
         "or a slowdown beyond the measured noise, against a saved --json run",
     )
-    parser.add_argument("--results", metavar="PATH", help="also write the JSON results here")
+    parser.add_argument(
+        "--results", metavar="PATH", type=output_file_arg, help="also write the JSON results here"
+    )
     parser.add_argument(
         "--save-failures",
         metavar="DIR",
+        type=output_dir_arg,
         help="save each failing evaluation's inputs and outputs (.npz) here",
     )
     parser.add_argument(

@@ -115,3 +115,23 @@ def test_a_kernel_file_and_one_importing_it_share_its_kernel_without_complaint(t
     files = [str(tmp_path / "first.py"), str(tmp_path / "second.py")]
     assert main(["check", *files, "--backend", "reference", "--samples", "0"]) == 0
     assert "all 1 evaluations passed" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("flag", ["--results", "--junit", "--report", "--save-failures"])
+@pytest.mark.parametrize("where", ["folder", "below a file"])
+def test_an_output_path_that_cannot_be_written_is_refused_before_the_run(
+    tmp_path, capsys, flag, where
+):
+    """A folder given for --results (or a path below a file) was found only when the run
+    had ended: a traceback, and the verdicts, never printed, were lost."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    path = {
+        "folder": tmp_path if flag != "--save-failures" else blocker,
+        "below a file": blocker / "out",
+    }[where]
+    with pytest.raises(SystemExit) as exited:
+        main(["check", "mul", "--backend", "reference", "--samples", "0", flag, str(path)])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert f"argument {flag}: " in err and ("folder" in err or "file" in err), err
