@@ -133,3 +133,35 @@ def test_a_float_semantics_entry_of_the_wrong_types_is_measured_again(
     assert (
         json.loads(path.read_text())["nonfinite_indeterminate"] is measured.nonfinite_indeterminate
     )
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda entry: entry.update(schedule=5),
+        lambda entry: entry.update(tunables=[1]),
+        lambda entry: entry.update(saved=7),
+        None,  # the entry itself replaced by a number
+    ],
+)
+def test_a_damaged_tuned_schedule_is_not_run_and_does_not_crash(tmp_path, damage):
+    """A saved tuned schedule that parses as JSON but holds the wrong types crashed
+    ``kforge check --tuned`` (AttributeError: 'int' object has no attribute 'split')."""
+    from oracle._plan import BackendInfo
+    from oracle._tuning_cache import find_tuned, save_tuned
+
+    with forge.open_context("reference") as ctx:
+        info = BackendInfo.of(ctx)
+    path = save_tuned(info, KERNEL, KERNEL.schedules[0], {}, {}, root=tmp_path)
+    data = json.loads(path.read_text())
+    (key,) = data["entries"]
+    if damage is None:
+        data["entries"][key] = 7
+    else:
+        damage(data["entries"][key])
+    path.write_text(json.dumps(data))
+    kernel, schedule, why = find_tuned(info, KERNEL, root=tmp_path)
+    if damage is not None and kernel is not None:  # only the date was damaged
+        assert schedule == KERNEL.schedules[0]
+    else:
+        assert kernel is None and schedule is None and KERNEL.id in why
