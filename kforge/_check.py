@@ -272,10 +272,10 @@ def _plan(kernels, size_text: str | None, seed: int | None) -> list[tuple]:
     plan = []
     for kernel in kernels:
         sizes = [kernel.size(size_text)] if size_text else list(kernel.checked_sizes())
-        if any(int(s) < 1 for s in sizes):
-            raise InvalidArgument(
-                f"--size {size_text}: a size must be at least 1 in every dimension"
-            )
+        empty = [s for s in sizes if int(s) < 1]
+        if empty:  # not "--size None" for a kernel's own test size
+            where = f"--size {size_text}" if size_text else f"kernel {kernel.id}'s size {empty[0]}"
+            raise InvalidArgument(f"{where}: a size must be at least 1 in every dimension")
         seeds = [seed] if seed is not None else list(kernel.checked_seeds())
         plan += [(kernel, s, sd) for s in sizes for sd in seeds]
     return plan

@@ -440,12 +440,16 @@ def check_many(
     pending: collections.deque = collections.deque()
     try:
         for index, (kernel, size, seed) in enumerate(items):
-            made = (
-                prepared[index].made()
-                if index < len(prepared)
-                else _prepare(kernel, size, seed, session, options, inputs, uniform)
-            )
-            pending.append(_submit(made, names, session, options, lanes))
+            try:
+                made = (
+                    prepared[index].made()
+                    if index < len(prepared)
+                    else _prepare(kernel, size, seed, session, options, inputs, uniform)
+                )
+            except ForgeError as exc:  # this item alone: its verdicts, not the run's end
+                pending.append(_unmade(kernel, size, seed, names, options, exc))
+            else:
+                pending.append(_submit(made, names, session, options, lanes))
             while len(pending) > ahead:
                 yield _collect(pending.popleft(), options, on_result)
         while pending:
@@ -464,6 +468,23 @@ def check_many(
 
 
 _AHEAD = 2  # items whose references are computed before the oldest one is collected
+
+
+def _unmade(kernel: KernelSpec, size, seed: int, names, options: CheckOptions, exc) -> tuple:
+    """The job of an item whose case could not be made (a size that needs more host
+    memory than there is): an error on every backend."""
+    size = kernel.largest_size() if size is None else kernel.size(size)
+    result = CrossCheck(kernel, size, seed, "", reference=options.reference or "numpy")
+    futures: dict[str, concurrent.futures.Future] = {}
+    for name in names:
+        ev = Evaluation(
+            kernel, name, None, options.schedule or kernel.schedules[0], size, seed, "", "numpy"
+        )
+        ev.verdict, ev.error_type = Verdict.ERROR, type(exc).__name__
+        ev.error = f"kernel {kernel.id} could not be prepared at size {size}: {exc}"
+        futures[name] = concurrent.futures.Future()
+        futures[name].set_result(ev)
+    return result, None, futures
 
 
 def _lanes(session: Any, name: str) -> int:

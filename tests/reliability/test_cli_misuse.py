@@ -25,12 +25,12 @@ _HEADER = textwrap.dedent('''
         if (gid.x < arrayLength(&y)) { y[gid.x] = x[gid.x] * 0.5; }
     }"""
 
-    def spec(id, reference):
+    def spec(id, reference, sizes=(100,)):
         return KernelSpec(
             id=id, entry_point="main", sources={"wgsl": WGSL}, reference=reference,
             buffers=(BufferSpec(0, "f32", "read", name="x"),
                      BufferSpec(1, "f32", "read_write", name="y")),
-            grid=lambda s, n: (ceil_div(n, 64), 1, 1), test_sizes=(100,))
+            grid=lambda s, n: (ceil_div(n, 64), 1, 1), test_sizes=sizes)
 
     def half(x, y):
         return x * np.float32(0.5)
@@ -135,3 +135,28 @@ def test_an_output_path_that_cannot_be_written_is_refused_before_the_run(
     assert exited.value.code == 2
     err = capsys.readouterr().err
     assert f"argument {flag}: " in err and ("folder" in err or "file" in err), err
+
+
+def test_a_kernel_too_large_for_host_memory_is_its_own_error_not_the_runs(tmp_path, capsys):
+    """A test size needing more host memory than there is ended the whole check with
+    exit 2 before any kernel was judged."""
+    code, out, err = _check(
+        tmp_path,
+        """
+        FIRST = spec("first", half)
+        HUGE = spec("huge", half, sizes=(10**13,))
+        LAST = spec("last", half)
+        """,
+        capsys,
+    )
+    assert code == 1, err
+    assert "could not be prepared at size 10000000000000" in err and "host memory" in err
+    rows = {line.split("│")[1].strip(): line for line in out.splitlines() if "│ reference" in line}
+    assert " pass " in rows["first"] and " pass " in rows["last"] and "ERROR" in rows["huge"]
+
+
+def test_a_kernels_own_empty_size_is_named_as_its_own_not_as_a_size_flag(tmp_path, capsys):
+    path = tmp_path / "kernels.py"
+    path.write_text(_HEADER + 'EMPTY = spec("empty", half, sizes=(0,))\n')
+    assert main(["check", str(path), "--backend", "reference"]) == 2
+    assert "kernel empty's size 0: a size must be at least 1" in capsys.readouterr().err
