@@ -3,6 +3,7 @@ wrong, and the other kernels of the run are judged as if alone."""
 
 from __future__ import annotations
 
+import contextlib
 import textwrap
 
 import pytest
@@ -160,3 +161,33 @@ def test_a_kernels_own_empty_size_is_named_as_its_own_not_as_a_size_flag(tmp_pat
     path.write_text(_HEADER + 'EMPTY = spec("empty", half, sizes=(0,))\n')
     assert main(["check", str(path), "--backend", "reference"]) == 2
     assert "kernel empty's size 0: a size must be at least 1" in capsys.readouterr().err
+
+
+def test_ctrl_c_while_a_failure_is_saved_leaves_no_truncated_npz(tmp_path, capsys, monkeypatch):
+    """np.savez wrote straight to the final name: Ctrl-C midway (or two runs saving one
+    failure) left a .npz that np.load refuses."""
+    import numpy as np
+
+    path = tmp_path / "kernels.py"
+    # On the reference backend the kernel is its reference: one that changes its input
+    # fails there (the input was modified), so there is a failure to save.
+    path.write_text(
+        _HEADER
+        + "def mutates(x, y):\n    x[:] = 7\n    return x * np.float32(0.5)\n"
+        + 'MUTATES = spec("mutates", mutates)\n'
+    )
+    saved = tmp_path / "failures"
+
+    def interrupted(file, **arrays):
+        with open(file, "wb") if isinstance(file, str) else contextlib.nullcontext(file) as f:
+            f.write(b"PK\x03\x04 half of a zip")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(np, "savez", interrupted)
+    argv = ["check", str(path), "--backend", "reference", "--samples", "0"]
+    assert main([*argv, "--save-failures", str(saved)]) == 130
+    assert list(saved.iterdir()) == []
+    monkeypatch.undo()
+    assert main([*argv, "--save-failures", str(saved)]) == 1
+    (npz,) = saved.iterdir()
+    assert "input.x" in np.load(npz).files
