@@ -165,3 +165,17 @@ def test_a_damaged_tuned_schedule_is_not_run_and_does_not_crash(tmp_path, damage
         assert schedule == KERNEL.schedules[0]
     else:
         assert kernel is None and schedule is None and KERNEL.id in why
+
+
+def test_cache_clear_removes_a_file_or_link_where_a_folder_belongs(tmp_path, capsys):
+    """shutil.rmtree refuses both: `kforge cache clear` ended in a traceback. A link is
+    removed, never what it points to (outside the cache root)."""
+    root, elsewhere = tmp_path / "root", tmp_path / "elsewhere"
+    root.mkdir()
+    elsewhere.mkdir()
+    (elsewhere / "keep").write_text("")
+    (root / "certificates").write_text("not a folder")
+    (root / "tuning").symlink_to(elsewhere)
+    assert main(["cache", "clear", "--cache-dir", str(root)]) == 0
+    assert "cleared certificates, tuning" in capsys.readouterr().out
+    assert list(root.iterdir()) == [] and (elsewhere / "keep").exists()
