@@ -278,7 +278,13 @@ _MEASURED: dict[str, Semantics] = {}
 
 
 def _sizes(value: Any) -> tuple[int, int] | None:
-    return None if value is None else (int(value[0]), int(value[1]))
+    """A cached (least, most) subgroup width, or None; ``ValueError`` for anything that
+    is not two whole numbers (a damaged entry, measured again)."""
+    if value is None:
+        return None
+    if not (isinstance(value, list) and len(value) == 2 and all(type(v) is int for v in value)):
+        raise ValueError("not a measured subgroup width")
+    return (value[0], value[1])
 
 
 def probe_float_semantics(ctx, cache: bool = True) -> Semantics:
@@ -292,13 +298,22 @@ def probe_float_semantics(ctx, cache: bool = True) -> Semantics:
     if cache:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
+            flags = [data[k] for k in ("subnormals_may_flush", "nonfinite_indeterminate")]
+            flags.append(data["workgroup_memory_zeroed"])
+            departures = data.get("departures", [])
+            # Only what _measure writes: bool("false") is True, and these flags loosen
+            # the judgement (a mismatch masked as indeterminate).
+            if not all(isinstance(f, bool) for f in flags) or not (
+                isinstance(departures, list) and all(isinstance(d, str) for d in departures)
+            ):
+                raise ValueError("not a measurement")
             found = Semantics(
-                bool(data["subnormals_may_flush"]),
-                bool(data["nonfinite_indeterminate"]),
-                tuple(data.get("departures", ())),
+                flags[0],
+                flags[1],
+                tuple(departures),
                 True,
                 "",
-                bool(data["workgroup_memory_zeroed"]),
+                flags[2],
                 _sizes(data.get("subgroup_size")),
             )
             _MEASURED[key] = found

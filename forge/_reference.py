@@ -196,7 +196,7 @@ def run_reference(
         raise ReferenceFailed(
             f"the reference of kernel {kernel.id} raised {type(exc).__name__}: {exc}"
         ) from exc
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # sys.exit() in it must not end the whole run
         where = getattr(kernel.reference, "__qualname__", "the reference")
         hint = (
             "; it is called with the buffers "

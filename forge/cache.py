@@ -69,7 +69,11 @@ def clear_cache(root: str | os.PathLike | None = None, folders=None) -> list[str
     base = cache_root(root)
     removed = []
     for folder in folders or FOLDERS:
-        if (base / folder).exists():
-            shutil.rmtree(base / folder)
+        path = base / folder
+        if path.is_symlink() or (path.exists() and not path.is_dir()):
+            path.unlink()  # a file or link where the folder belongs (rmtree refuses both)
+            removed.append(folder)
+        elif path.exists():
+            shutil.rmtree(path)
             removed.append(folder)
     return removed

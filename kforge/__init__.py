@@ -3,14 +3,14 @@
 Each group of commands lives in its own module with a ``register(subparsers)``
 function. Human tables by default, ``--json`` for machines. Exit codes: 0 all passed,
 1 a failing verdict or an evaluation that did not run, 2 a usage or input error, 130
-interrupted (what was judged is kept).
+interrupted by Ctrl-C, 143 stopped by SIGTERM (what was judged is kept either way).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 __all__ = ["main", "build_parser"]
 
@@ -56,25 +56,70 @@ def _start_workers_early(argv: Sequence[str]) -> None:
     _spawn.start_early(dict.fromkeys(n for n in named if n not in _HOST_BACKENDS))
 
 
+class _Stopped(KeyboardInterrupt):
+    """What SIGTERM raises in the main thread: a ``KeyboardInterrupt``, so that every
+    path that keeps what was judged on Ctrl-C keeps it on a polite kill too."""
+
+
+_TERMINATED: list[int] = []  # SIGTERM arrived during this command (a command keeps it)
+
+
+def _on_sigterm(signum: int, _frame: object) -> None:
+    _TERMINATED.append(signum)
+    raise _Stopped(signum)
+
+
+def _catch_sigterm() -> Callable[[], None]:
+    """Route SIGTERM through ``_on_sigterm`` while a command runs (the main thread
+    only: elsewhere Python cannot set handlers); returns what puts it back."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    _TERMINATED.clear()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm)
+
+    def restore() -> None:
+        signal.signal(signal.SIGTERM, previous)
+
+    return restore
+
+
+def _command_of(argv: Sequence[str]) -> str:
+    return next((f"kforge {a}" for a in argv if not a.startswith("-")), "kforge")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command ``argv`` names; its exit code. Ctrl-C (or SIGTERM) anywhere, the
+    imports included, ends it with one line and 130 (143): no traceback."""
     from oracle import _spawn
 
-    _start_workers_early(list(sys.argv[1:] if argv is None else argv))
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    restore = _catch_sigterm()
     try:
-        from forge.errors import ForgeError
-
-        from ._output import json_stdout
-
-        parser = build_parser()
-        args = parser.parse_args(argv)
         try:
-            with json_stdout(bool(getattr(args, "json", False))):
-                return int(args.run(args) or 0)
-        except KeyboardInterrupt:
-            print(f"kforge {args.command}: interrupted", file=sys.stderr)
-            return 130
-        except ForgeError as exc:
-            print(f"kforge {args.command}: {type(exc).__name__}: {exc}", file=sys.stderr)
-            return 2
+            _start_workers_early(arguments)
+            from forge.errors import ForgeError
+
+            from ._output import json_stdout
+
+            parser = build_parser()
+            args = parser.parse_args(argv)
+            try:
+                with json_stdout(bool(getattr(args, "json", False))):
+                    code = int(args.run(args) or 0)
+            except ForgeError as exc:
+                print(f"kforge {args.command}: {type(exc).__name__}: {exc}", file=sys.stderr)
+                return 2
+        finally:
+            _spawn.discard_early()  # those the command did not use
+    except KeyboardInterrupt as exc:
+        stopped = isinstance(exc, _Stopped) or bool(_TERMINATED)
+        why = "terminated (SIGTERM)" if stopped else "interrupted"
+        print(f"{_command_of(arguments)}: {why}", file=sys.stderr)
+        return 143 if stopped else 130
     finally:
-        _spawn.discard_early()  # those the command did not use
+        restore()
+    # A command that kept what it judged when stopped returns 130: say which signal.
+    return 143 if code == 130 and _TERMINATED else code

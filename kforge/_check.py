@@ -34,6 +34,8 @@ from ._kernels import add_kernel_arguments, resolve_kernels
 from ._output import (
     add_json_flag,
     count_arg,
+    output_dir_arg,
+    output_file_arg,
     positive_arg,
     print_json,
     print_table,
@@ -167,17 +169,22 @@ def register(subparsers) -> None:
         "(a port check: no numpy reference needed)",
     )
     add_run_flags(parser, samples=5)
-    parser.add_argument("--junit", metavar="PATH", help="also write JUnit XML for CI")
+    parser.add_argument(
+        "--junit", metavar="PATH", type=output_file_arg, help="also write JUnit XML for CI"
+    )
     parser.add_argument(
         "--baseline",
         metavar="RESULTS",
         help="fail on a verdict that got worse, "
         "or a slowdown beyond the measured noise, against a saved --json run",
     )
-    parser.add_argument("--results", metavar="PATH", help="also write the JSON results here")
+    parser.add_argument(
+        "--results", metavar="PATH", type=output_file_arg, help="also write the JSON results here"
+    )
     parser.add_argument(
         "--save-failures",
         metavar="DIR",
+        type=output_dir_arg,
         help="save each failing evaluation's inputs and outputs (.npz) here",
     )
     parser.add_argument(
@@ -265,10 +272,10 @@ def _plan(kernels, size_text: str | None, seed: int | None) -> list[tuple]:
     plan = []
     for kernel in kernels:
         sizes = [kernel.size(size_text)] if size_text else list(kernel.checked_sizes())
-        if any(int(s) < 1 for s in sizes):
-            raise InvalidArgument(
-                f"--size {size_text}: a size must be at least 1 in every dimension"
-            )
+        empty = [s for s in sizes if int(s) < 1]
+        if empty:  # not "--size None" for a kernel's own test size
+            where = f"--size {size_text}" if size_text else f"kernel {kernel.id}'s size {empty[0]}"
+            raise InvalidArgument(f"{where}: a size must be at least 1 in every dimension")
         seeds = [seed] if seed is not None else list(kernel.checked_seeds())
         plan += [(kernel, s, sd) for s in sizes for sd in seeds]
     return plan
@@ -469,7 +476,9 @@ def _print_run(run: CheckRun, regressions: list[str]) -> None:
                 file=sys.stderr,
             )
     total, failed = len(run.evaluations), len(run.failed)
-    if not total:
+    if not total and run.interrupted:
+        print("no evaluation was judged before the run was interrupted")
+    elif not total:
         print("no evaluation ran: no backend could run these kernels")
     elif failed:
         print(f"{failed} of {total} evaluations failed")

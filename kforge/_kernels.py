@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import os
 import sys
 import traceback
@@ -71,6 +72,7 @@ def resolve_kernels(
         kernels += load_file(name) if _is_path(name) else [registry.get_kernel(name)]
     if not names:
         kernels = registry.list_kernels()
+    kernels = _one_per_id(kernels)
     if ids:
         known = {k.id for k in kernels}
         unknown = [i for i in ids if i not in known]
@@ -87,6 +89,36 @@ def resolve_kernels(
             else "no kernels are installed"
         )
     return kernels
+
+
+def _one_per_id(kernels: list[KernelSpec]) -> list[KernelSpec]:
+    """``kernels`` without repeats (a kernel two files both bind); two different kernels
+    with one id are refused: results, baselines, caches and tuned schedules know a
+    kernel by its id, and the table would show their verdicts merged in one row."""
+    chosen: dict[str, KernelSpec] = {}
+    for kernel in kernels:
+        first = chosen.setdefault(kernel.id, kernel)
+        if first is not kernel and _definition(first) != _definition(kernel):
+            where = [getattr(k, "origin", None) or "installed" for k in (first, kernel)]
+            raise InvalidArgument(
+                f"two different kernels have the id {kernel.id!r} ({where[0]}; {where[1]}): "
+                "results, caches and tuned schedules know a kernel by its id; give each "
+                "its own"
+            )
+    return list(chosen.values())
+
+
+def _definition(kernel: KernelSpec) -> str:
+    """``kernel.describe()`` with its Python functions named by where they are defined:
+    one file imported twice (as a kernel file, and by another one as a module) defines
+    one kernel, though its functions' digests name two modules."""
+    described = kernel.describe()
+    for part, name in (("body", "reference"), (None, "grid")):
+        code = getattr(getattr(kernel, name, None), "__code__", None)
+        held = described.get(part, {}) if part else described
+        if code is not None and isinstance(held, dict) and name in held:
+            held[name] = [code.co_filename, code.co_firstlineno]
+    return json.dumps(described, sort_keys=True, default=str)
 
 
 def add_kernel_arguments(parser, many: bool = True) -> None:

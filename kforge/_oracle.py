@@ -16,7 +16,15 @@ from oracle._ceilings import PROBES, SCALES, capacity_for, measure_ceilings, pro
 from ._check import add_backend_flag, add_run_flags, backends, open_options
 from ._fanout import add_fanout_flags, make_fleet
 from ._kernels import add_kernel_arguments, resolve_kernels
-from ._output import add_json_flag, print_json, print_table, progress, schedule_arg, write_json
+from ._output import (
+    add_json_flag,
+    output_file_arg,
+    print_json,
+    print_table,
+    progress,
+    schedule_arg,
+    write_json,
+)
 from ._report import add_report_flag, report_of, require_report_extra
 
 # Values a backend reports for "no limit" (the host's 2**62) read better as words.
@@ -70,7 +78,9 @@ def register(subparsers) -> None:
         help="probe sizes for --measure: large for GPUs, small for CPU adapters "
         "and numpy (default: auto, by adapter)",
     )
-    parser.add_argument("--results", metavar="PATH", help="also write the JSON profile here")
+    parser.add_argument(
+        "--results", metavar="PATH", type=output_file_arg, help="also write the JSON profile here"
+    )
     add_json_flag(parser)
     parser.set_defaults(run=_profile_hardware)
 

@@ -10,6 +10,7 @@ import json
 import os
 import sys
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -31,6 +32,8 @@ __all__ = [
     "positive_arg",
     "seconds_arg",
     "write_json",
+    "output_file_arg",
+    "output_dir_arg",
 ]
 
 
@@ -169,6 +172,36 @@ def seconds_arg(text: str) -> float:
     if not 0 < value < float("inf"):
         raise argparse.ArgumentTypeError(f"must be a finite number of seconds > 0, got {text}")
     return value
+
+
+def _writable_below(path: Path, text: str) -> None:
+    """Fail unless the nearest existing folder above ``path`` is a folder: a file there
+    (a typo, a path one level too deep) would make the write fail after the run."""
+    for parent in path.absolute().parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise argparse.ArgumentTypeError(f"{text}: {parent} is a file, not a folder")
+            return
+
+
+def output_file_arg(text: str) -> str:
+    """A file the command writes when it ends (--results, --junit, --report): refused
+    now, before anything runs, where it could not be written then (the run's verdicts
+    were lost to a traceback)."""
+    path = Path(text)
+    if not text or path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text or 'an empty path'} is a folder: give a file")
+    _writable_below(path, text)
+    return text
+
+
+def output_dir_arg(text: str) -> str:
+    """A folder the command writes into as it runs (--save-failures), checked the same way."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a file: give a folder")
+    _writable_below(path, text)
+    return text
 
 
 def write_json(path: str, data: Any) -> None:

@@ -20,6 +20,7 @@ from pathlib import Path
 from forge.cache import write_atomically
 from forge.errors import UnsupportedFeature
 
+from ._output import output_file_arg
 from ._report_data import ReportData, load_runs, run_from_data
 
 __all__ = [
@@ -57,6 +58,7 @@ def add_report_flag(parser) -> None:
     parser.add_argument(
         "--report",
         metavar="PATH",
+        type=output_file_arg,
         help="also write an HTML report of this run (figures inline; needs "
         "matplotlib: pip install 'kernel-forge[report]')",
     )
@@ -73,7 +75,14 @@ def register(subparsers) -> None:
         help="JSON of kforge check, certify, tune, profile-hardware --measure "
         "or python -m bench (one or more)",
     )
-    parser.add_argument("-o", "--output", required=True, metavar="HTML", help="the page to write")
+    parser.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="HTML",
+        type=output_file_arg,
+        help="the page to write",
+    )
     parser.add_argument("--png", metavar="DIR", help="also write each figure as a PNG here")
     parser.add_argument(
         "--tune-axes",

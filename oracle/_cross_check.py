@@ -440,16 +440,26 @@ def check_many(
     pending: collections.deque = collections.deque()
     try:
         for index, (kernel, size, seed) in enumerate(items):
-            made = (
-                prepared[index].made()
-                if index < len(prepared)
-                else _prepare(kernel, size, seed, session, options, inputs, uniform)
-            )
-            pending.append(_submit(made, names, session, options, lanes))
+            try:
+                made = (
+                    prepared[index].made()
+                    if index < len(prepared)
+                    else _prepare(kernel, size, seed, session, options, inputs, uniform)
+                )
+            except ForgeError as exc:  # this item alone: its verdicts, not the run's end
+                pending.append(_unmade(kernel, size, seed, names, options, exc))
+            else:
+                pending.append(_submit(made, names, session, options, lanes))
             while len(pending) > ahead:
                 yield _collect(pending.popleft(), options, on_result)
         while pending:
             yield _collect(pending.popleft(), options, on_result)
+    except KeyboardInterrupt:
+        # Ctrl-C while this thread made a later item's reference: the items before it
+        # that every backend has judged already are kept, in order, then it goes on.
+        while pending and all(f.done() and not f.cancelled() for f in pending[0][2].values()):
+            yield _collect(pending.popleft(), options, on_result)
+        raise
     finally:
         for future in (f for job in pending for f in job[2].values()):
             future.cancel()
@@ -458,6 +468,23 @@ def check_many(
 
 
 _AHEAD = 2  # items whose references are computed before the oldest one is collected
+
+
+def _unmade(kernel: KernelSpec, size, seed: int, names, options: CheckOptions, exc) -> tuple:
+    """The job of an item whose case could not be made (a size that needs more host
+    memory than there is): an error on every backend."""
+    size = kernel.largest_size() if size is None else kernel.size(size)
+    result = CrossCheck(kernel, size, seed, "", reference=options.reference or "numpy")
+    futures: dict[str, concurrent.futures.Future] = {}
+    for name in names:
+        ev = Evaluation(
+            kernel, name, None, options.schedule or kernel.schedules[0], size, seed, "", "numpy"
+        )
+        ev.verdict, ev.error_type = Verdict.ERROR, type(exc).__name__
+        ev.error = f"kernel {kernel.id} could not be prepared at size {size}: {exc}"
+        futures[name] = concurrent.futures.Future()
+        futures[name].set_result(ev)
+    return result, None, futures
 
 
 def _lanes(session: Any, name: str) -> int:

@@ -31,6 +31,7 @@ import dataclasses
 import os
 import re
 import shlex
+import tempfile
 from collections.abc import Mapping
 from typing import Any
 
@@ -1121,5 +1122,17 @@ def save_failure(ev: Evaluation, expected: Expected, folder: str | os.PathLike) 
         arrays[f"actual.{label}"] = array
     if expected.case.uniform is not None:
         arrays["uniform"] = expected.case.uniform
-    np.savez(path, **arrays)
+    # Through a temporary file and a rename: Ctrl-C (or a second run saving the same
+    # failure) never leaves a truncated .npz that np.load then refuses.
+    fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            np.savez(handle, **arrays)
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except FileNotFoundError:
+            pass
+        raise
     return path

@@ -925,8 +925,10 @@ def tune(
     _check_request(samples, objective, energy_s)
     ahead_threads = _ahead_threads(compile_ahead)
     chosen = get_strategy(strategy)  # an unknown or uninstalled strategy says so now
-    runner = _open_runner(target)
     size = kernel.largest_size() if size is None else kernel.size(size)
+    if int(size) < 1:  # nothing to run: every candidate's "time" would be noise alone
+        raise InvalidArgument(f"cannot tune {kernel.id} at size {size}: it has no elements")
+    runner = _open_runner(target)
     budget = Budget.parse(budget)
     candidates = _prepare(runner, kernel, size, space, dry_run)
     info = runner.info

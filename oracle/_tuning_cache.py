@@ -247,6 +247,8 @@ def find_tuned(
     """``(kernel with the saved values, saved schedule, how it was found)`` for this
     backend and adapter, or ``(None, None, why not)``."""
     entry = _read_tuned(_tuned_path(kernel, root)).get(_adapter_key(info))
+    if entry is not None and not isinstance(entry, dict):
+        return None, None, f"the tuned schedule saved for {kernel.id} is damaged; tune it again"
     if entry is None:
         return (
             None,
@@ -265,6 +267,7 @@ def find_tuned(
     try:
         tuned = kernel.with_tunables(entry.get("tunables") or {})
         schedule = Schedule.parse(entry["schedule"])
-    except (InvalidArgument, KeyError) as exc:
+    except (InvalidArgument, KeyError, TypeError, ValueError, AttributeError) as exc:
+        # a damaged entry (a schedule of 5, tunables of a list) is no schedule: no crash
         return None, None, f"the tuned schedule saved for {kernel.id} no longer fits: {exc}"
-    return tuned, schedule, f"tuned {entry.get('saved', '')[:10]}"
+    return tuned, schedule, f"tuned {str(entry.get('saved', ''))[:10]}"

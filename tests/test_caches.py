@@ -108,3 +108,74 @@ def test_cache_info_and_clear(certified, capsys):
     assert "cleared certificates" in capsys.readouterr().out
     assert not (root / "certificates").exists()
     assert main(["cache", "clear", "nope", "--cache-dir", str(root)]) == 2
+
+
+def test_a_float_semantics_entry_of_the_wrong_types_is_measured_again(
+    request, monkeypatch, tmp_path
+):
+    """A damaged entry that still parses (strings for the flags: bool("false") is True)
+    declared non-finite results indeterminate on lavapipe, and a mismatch everywhere
+    was masked as inconclusive: only booleans, as measured, are taken."""
+    from backends import _probe
+    from oracle.pytest_plugin import require_available
+
+    require_available(request.config, "wgpu")
+    monkeypatch.setenv("FORGE_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(_probe, "_MEASURED", {})
+    with forge.open_context("wgpu") as ctx:
+        measured = _probe.probe_float_semantics(ctx)
+        (path,) = (tmp_path / "semantics").iterdir()
+        damaged = json.loads(path.read_text())
+        damaged.update({k: str(v).lower() for k, v in damaged.items() if isinstance(v, bool)})
+        path.write_text(json.dumps(damaged))
+        _probe._MEASURED.clear()
+        assert _probe.probe_float_semantics(ctx) == measured
+    assert (
+        json.loads(path.read_text())["nonfinite_indeterminate"] is measured.nonfinite_indeterminate
+    )
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda entry: entry.update(schedule=5),
+        lambda entry: entry.update(tunables=[1]),
+        lambda entry: entry.update(saved=7),
+        None,  # the entry itself replaced by a number
+    ],
+)
+def test_a_damaged_tuned_schedule_is_not_run_and_does_not_crash(tmp_path, damage):
+    """A saved tuned schedule that parses as JSON but holds the wrong types crashed
+    ``kforge check --tuned`` (AttributeError: 'int' object has no attribute 'split')."""
+    from oracle._plan import BackendInfo
+    from oracle._tuning_cache import find_tuned, save_tuned
+
+    with forge.open_context("reference") as ctx:
+        info = BackendInfo.of(ctx)
+    path = save_tuned(info, KERNEL, KERNEL.schedules[0], {}, {}, root=tmp_path)
+    data = json.loads(path.read_text())
+    (key,) = data["entries"]
+    if damage is None:
+        data["entries"][key] = 7
+    else:
+        damage(data["entries"][key])
+    path.write_text(json.dumps(data))
+    kernel, schedule, why = find_tuned(info, KERNEL, root=tmp_path)
+    if damage is not None and kernel is not None:  # only the date was damaged
+        assert schedule == KERNEL.schedules[0]
+    else:
+        assert kernel is None and schedule is None and KERNEL.id in why
+
+
+def test_cache_clear_removes_a_file_or_link_where_a_folder_belongs(tmp_path, capsys):
+    """shutil.rmtree refuses both: `kforge cache clear` ended in a traceback. A link is
+    removed, never what it points to (outside the cache root)."""
+    root, elsewhere = tmp_path / "root", tmp_path / "elsewhere"
+    root.mkdir()
+    elsewhere.mkdir()
+    (elsewhere / "keep").write_text("")
+    (root / "certificates").write_text("not a folder")
+    (root / "tuning").symlink_to(elsewhere)
+    assert main(["cache", "clear", "--cache-dir", str(root)]) == 0
+    assert "cleared certificates, tuning" in capsys.readouterr().out
+    assert list(root.iterdir()) == [] and (elsewhere / "keep").exists()
