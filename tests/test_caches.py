@@ -5,6 +5,7 @@ certified again and says why; two processes certifying at once both succeed;
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -129,7 +130,12 @@ def test_a_float_semantics_entry_of_the_wrong_types_is_measured_again(
         damaged.update({k: str(v).lower() for k, v in damaged.items() if isinstance(v, bool)})
         path.write_text(json.dumps(damaged))
         _probe._MEASURED.clear()
-        assert _probe.probe_float_semantics(ctx) == measured
+        again = _probe.probe_float_semantics(ctx)
+        # (the subgroup width is measured only where the context does not know it yet:
+        # this one learnt it from the first probe, so the second has none of its own)
+        assert dataclasses.replace(again, subgroup_size=None) == dataclasses.replace(
+            measured, subgroup_size=None
+        )
     assert (
         json.loads(path.read_text())["nonfinite_indeterminate"] is measured.nonfinite_indeterminate
     )
