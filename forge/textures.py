@@ -197,6 +197,9 @@ _ADDRESSES = ("clamp", "repeat", "mirror")
 #: the implementation; CPU adapters filter in float (or, llvmpipe on 8-bit formats, in
 #: 8-bit fixed point too). The judge allows the error this makes (``sample``).
 FILTER_WEIGHT_BITS = 8
+#: How far, relative to a normalised coordinate times the extent, the device's texel
+#: position may lie from the exact one: a float32 quotient and product, a few roundings
+_COORD_SLACK = 2.0**-21
 
 
 @dataclass(frozen=True)
@@ -303,7 +306,12 @@ def sample(texels: Any, coords: Any, sampler: Sampler = Sampler()) -> np.ndarray
     A reference that samples with it lets the oracle bound a right kernel's filtering
     error exactly where it arises: it runs the reference again with the weights
     rounded to ``FILTER_WEIGHT_BITS`` bits of fraction each way (NVIDIA's), so a read
-    at a texel centre or a quarter texel (weights 8-bit exact) allows no error at all."""
+    at a texel centre or a quarter texel in texels (weights 8-bit exact) allows no
+    error at all. Normalised coordinates reach the device as float32 quotients (``(x
+    + 0.25) / W``), a few float32 roundings from the exact point, which a texture unit
+    that truncates the fraction to 8 bits may take one step down (H100, 2026-12-06: a
+    CUDA blur at quarter texels came out up to 2**-10 relative off): there each
+    rounding's fraction is moved first by ``_COORD_SLACK`` of the coordinate."""
     t = np.asarray(texels, np.float64)
     c = np.asarray(coords, np.float64)
     if t.ndim not in (2, 3) or c.shape[-1:] != (2,):
@@ -326,6 +334,10 @@ def sample(texels: Any, coords: Any, sampler: Sampler = Sampler()) -> np.ndarray
         mode[1].append(1)
         scale = float(1 << FILTER_WEIGHT_BITS)
         rounding = {"round": np.rint, "floor": np.floor, "ceil": np.ceil}[mode[0]]
+        if sampler.normalized:  # the fraction as a float32 coordinate may bring it
+            way = {"round": 0.0, "floor": -1.0, "ceil": 1.0}[mode[0]]
+            a = a + way * _COORD_SLACK * (np.abs(x) + 1.0)
+            b = b + way * _COORD_SLACK * (np.abs(y) + 1.0)
         a, b = rounding(a * scale) / scale, rounding(b * scale) / scale
     i0 = _address(x0.astype(np.int64), width, sampler.address)
     i1 = _address(x0.astype(np.int64) + 1, width, sampler.address)
