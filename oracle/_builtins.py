@@ -271,6 +271,29 @@ def rounds_to_tf32(kernel: KernelSpec, target: str | None) -> bool:
     return text is not None and _TF32.search(text) is not None
 
 
+#: Tensor cores accumulating in float32: WMMA's ``fragment<accumulator, M, N, K, float>``,
+#: PTX's ``mma.sync`` with f32 D (``mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32``)
+#: and Hopper's ``wgmma`` with f32 D. Their float32 sums are not rounded to nearest: an
+#: MMA step's products are added to the accumulator with its alignment truncated, so a
+#: long sum's errors all go one way and do not average out as a loop's do (a right bf16
+#: WMMA GEMM at K = 2048 on the H100, 2026-12-06, was 2.9e-5 below the exact sum, past
+#: ``8 sqrt(K)`` float32 roundings): such a sum of k terms (all of them, however small)
+#: gets ``2 k u M``, a truncation of up to one ulp a term (``Expected.rounding_bound(
+#: one_way=True)``), still far below a dropped K tile's or a half accumulator's error.
+_TENSOR_FLOAT = re.compile(
+    r"\baccumulator\s*,[^;<>]*?,\s*float\s*>"
+    r"|\bmma\.sync\.aligned\.m\d+n\d+k\d+(?:\.row\.col)?\.f32\."
+    r"|\bwgmma\.mma_async\.sync\.aligned\.m\d+n\d+k\d+\.f32\."
+)
+
+
+def accumulates_on_tensor_cores(kernel: KernelSpec, target: str | None) -> bool:
+    """Whether ``kernel``'s CUDA source, on ``target`` "cuda", sums products on tensor
+    cores into a float32 accumulator (``_TENSOR_FLOAT``)."""
+    text = _code(kernel, "cuda") if target == "cuda" else None
+    return text is not None and _TENSOR_FLOAT.search(text) is not None
+
+
 #: WGSL's inverse trigonometric functions: ``atan`` and ``atan2`` err by up to 4096 ULP,
 #: and ``asin`` and ``acos`` inherit that from ``atan2``.
 _INVERSE_TRIG = re.compile(r"\ba(?:sin|cos|tan2|tan)\s*\(")

@@ -329,7 +329,7 @@ class Expected:
             shared["filtering"] = _filtering_bounds(self)
         return shared["filtering"]
 
-    def rounding_bound(self, wgsl: bool = False) -> dict[str, np.ndarray]:
+    def rounding_bound(self, wgsl: bool = False, one_way: bool = False) -> dict[str, np.ndarray]:
         """Per float output with elements that are sums of products of the inputs (a
         polynomial of degree at most 4 in them, as a matmul, a row sum, a convolution,
         a dot product, a GEMM with beta or a linear layer with its bias is), the absolute
@@ -338,11 +338,13 @@ class Expected:
         Elements of other functions (exp, softmax's quotient) get 0. ``wgsl``: the
         reference's conversions to float16 may round either way, as WGSL's may. A struct
         output's float fields are keyed as the judge names them (``label.field``, flat).
-        Computed on first use, then shared."""
-        key = ("bound", wgsl)
+        Computed on first use, then shared. ``one_way``: the sums are accumulated on
+        tensor cores, whose roundings do not average out (``accumulates_on_tensor_cores``):
+        a sum of k terms in all gets ``2 k u M``."""
+        key = ("bound", wgsl, one_way)
         shared = self.shared()
         if key not in shared:
-            shared[key] = _rounding_bounds(self, wgsl)
+            shared[key] = _rounding_bounds(self, wgsl, one_way)
         return shared[key]
 
     def shared(self) -> dict:
@@ -608,7 +610,9 @@ _FIFTH_DIFFERENCE = (-1.0, 5.0, -10.0, 10.0, -5.0, 1.0)
 _POLYNOMIAL_SLACK = 1e-10  # times k * sum|term|: float64's rounding of the six runs
 
 
-def _rounding_bounds(expected: Expected, wgsl: bool = False) -> dict[str, np.ndarray]:
+def _rounding_bounds(
+    expected: Expected, wgsl: bool = False, one_way: bool = False
+) -> dict[str, np.ndarray]:
     """``Expected.rounding_bound``: where an element of the reference is a sum of
     products of the drawn inputs (a polynomial of degree at most 4 in them: a matmul, a
     row sum, ``alpha * A @ B + beta * C``, ``x @ W + b``), the error a correct float
@@ -632,6 +636,10 @@ def _rounding_bounds(expected: Expected, wgsl: bool = False) -> dict[str, np.nda
     if runs is None:
         return {}
     scaled, magnitude_run, squares_run = runs
+    # how many terms each sum has, all of them (the reference on inputs and scalars of
+    # 1): a tensor core's truncations come one a step whatever the terms' sizes
+    ones = _float64_run(expected, np.ones_like, scalars=True) if one_way else None
+    counts = _leaf_outputs(ones) if ones is not None else None
     sensitivity = _sensitivity(expected, plain)
     for label, moved in _operation_rounding(expected, plain, wgsl).items():
         sensitivity[label] = np.maximum(sensitivity.get(label, 0.0), moved)
@@ -651,6 +659,13 @@ def _rounding_bounds(expected: Expected, wgsl: bool = False) -> dict[str, np.nda
         if any(v.size != want.size for v in (*values, magnitude, squares)):
             continue
         terms, growth = summed_growth(magnitude, squares)
+        if one_way:
+            # tensor cores: each term's addition may truncate its sum by up to one ulp
+            # of it (2u of it), all the same way: 2 u M a term, whatever its size
+            counted = counts.get(label) if counts is not None else None
+            count = terms if counted is None else np.abs(np.asarray(counted, np.float64))
+            count = count.reshape(-1) if count.size == want.size else terms
+            growth = np.maximum(growth, 2.0 * count)
         with np.errstate(all="ignore"):
             finite = np.isfinite(magnitude) & np.isfinite(squares) & np.isfinite(terms)
             for v in values:

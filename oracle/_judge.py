@@ -31,6 +31,7 @@ from forge.types import float_info, is_float_dtype
 from ._builtins import (
     TF32_UNIT,
     WGSL_TRIG_ERROR,
+    accumulates_on_tensor_cores,
     builtin_floor,
     calls_inverse_trig,
     calls_trig,
@@ -194,6 +195,7 @@ def _compare_leaf(
     wgsl: bool = False,
     tf32: bool = False,
     inverse_trig: bool = False,
+    tensor_float: bool = False,
 ) -> Comparison:
     """``compare`` one lane; where it is off in value, again with the reference run in
     float64 as a second expectation (kept in ``masks`` for the later comparison), then
@@ -214,7 +216,7 @@ def _compare_leaf(
     if comparison.mismatches > comparison.nonfinite_mismatches:
         # a long sum in another order? (keyed by the leaf: a struct's field is
         # ``output.field``); the other bounds are a whole output's own
-        summed = expected.rounding_bound(wgsl).get(label)
+        summed = expected.rounding_bound(wgsl, tensor_float).get(label)
         whole = label == output
         # sin or cos of a float32 angle (within WGSL's bound), where one moved an element
         erring = (
@@ -705,6 +707,7 @@ def _judge_output(
     trig = info.target is not None and calls_trig(kernel, info.target)
     wgsl = info.target == "wgsl"
     tf32 = rounds_to_tf32(kernel, info.target)
+    tensor_float = accumulates_on_tensor_cores(kernel, info.target)
     inverse_trig = wgsl and calls_inverse_trig(kernel)
     check_unwritten = spec.initial is None and not spec.inout
     # an rgba8unorm texture: the device converts the floats the reference stores
@@ -727,6 +730,7 @@ def _judge_output(
             wgsl,
             tf32,
             inverse_trig,
+            tensor_float,
         )
         if unorm:
             comparison = _unorm_comparison(got_leaf, want_leaf, tol, expected, label, wgsl)

@@ -51,12 +51,14 @@ and ``-k "r61_ and wgpu"`` on NVIDIA's Vulkan (2 ports, 6 mutants).
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 
 import oracle
 from forge.size import parse_size
-from oracle._builtins import rounds_to_tf32
+from oracle._builtins import accumulates_on_tensor_cores, rounds_to_tf32
 from oracle._judge import _compare_leaf, _value_coverage
 from oracle._tolerance import resolve_tolerance
 from tests.wild import mutant
@@ -126,8 +128,9 @@ def _mma(A: np.ndarray, B: np.ndarray, step: int, acc_dtype=np.float32, skip=())
     return acc
 
 
-def _judged(kernel, size: str, emulate, label: str) -> oracle.Comparison:
-    """The judge's comparison (on CUDA) of ``emulate(case)`` for ``label``."""
+def _judged(kernel, size: str, emulate, label: str, one_way: bool = True) -> oracle.Comparison:
+    """The judge's comparison (on CUDA) of ``emulate(case)`` for ``label`` (``one_way``
+    False: as if the judge did not know the kernel sums on tensor cores)."""
     case = oracle.make_case(kernel, parse_size(size, kernel.dims), 0)
     expected = oracle.expected_outputs(case)
     want = expected.outputs[label]
@@ -143,6 +146,7 @@ def _judged(kernel, size: str, emulate, label: str) -> oracle.Comparison:
         label,
         label,
         tf32=rounds_to_tf32(kernel, "cuda"),
+        tensor_float=one_way and accumulates_on_tensor_cores(kernel, "cuda"),
     )
 
 
@@ -192,6 +196,22 @@ def test_a_right_bf16_gemm_passes_over_a_long_k_and_a_dropped_tile_fails():
     kernel = BF16_SIMPLE.kernel
     assert _judged(kernel, "M=16,N=32,K=1024", _row_col, "d").passed
     assert not _judged(kernel, "M=16,N=32,K=1024", lambda c: _row_col(c, skip=(63,)), "d").passed
+
+
+def test_a_tensor_cores_one_way_float_accumulation_passes_and_a_dropped_tile_still_fails():
+    """On the H100 (2026-12-06) the bf16 sample at M=144, N=112, K=2048 was up to 2.9e-5
+    below the exact sums (35 of 16128 elements past ``8 sqrt(K)`` float32 roundings):
+    the tensor core truncates finer than its 16-deep steps. Emulated as a truncation
+    every 8 products, a right kernel fails the bound of a loop's sum and passes the
+    one-way bound (``2 k u M``) that a tensor-core float accumulator gets; a dropped
+    K tile still fails that."""
+    kernel = BF16_SIMPLE.kernel
+    assert accumulates_on_tensor_cores(kernel, "cuda")
+    size = "M=144,N=112,K=2048"
+    fine = functools.partial(_row_col, step=8)
+    assert not _judged(kernel, size, fine, "d", one_way=False).passed
+    assert _judged(kernel, size, fine, "d").passed
+    assert not _judged(kernel, size, lambda c: _row_col(c, step=8, skip=(150,)), "d").passed
 
 
 def test_a_right_tf32_gemm_passes_by_its_input_rounding_and_a_dropped_step_fails():
