@@ -216,10 +216,16 @@ def test_an_f16_mutant_given_to_an_adapter_without_f16_runs_on_the_other():
     name = "wild_r47_cuda_hgemm_mma_m16n8k16_cp_async_f32_acc"
     offers = {"wgpu": True, "browser": False}
 
+    class _Constraints:  # as forge.types.AdapterConstraints answers for a feature
+        def __init__(self, backend):
+            self.backend = backend
+
+        def supports(self, feature: str) -> bool:
+            return offers[self.backend] if feature == "f16" else True
+
     class _Session:
         def runner(self, backend):
-            constraints = SimpleNamespace(shader_f16=offers[backend], subgroups=True)
-            return SimpleNamespace(info=SimpleNamespace(constraints=constraints))
+            return SimpleNamespace(info=SimpleNamespace(constraints=_Constraints(backend)))
 
     available = {"wgpu": (True, ""), "browser": (True, "")}
     with pytest.MonkeyPatch.context() as patch:

@@ -88,6 +88,18 @@ _WGSL_RACES = {
     # failed on the H100 at a9ff7f6, passed there at 232907a (2026-12-06): hidden in
     # some runs only; both CPU adapters fail it
     "wild_r55_olcf_reduce_a": "the sweep's barrier dropped",
+    # rounds 60 to 62's first GPU run (H100, 2026-12-06, with the reversed rerun and,
+    # for the subgroup kernels, the subgroup-reversed one): each passed there and fails
+    # on both CPU adapters (or the one whose subgroups it runs on)
+    "wild_r60_webgpu_samples_image_blur_sampled_rows": "the barrier dropped",
+    "wild_r61_cuda_samples_matrixmul_async_copy_multistage_pipeline": (
+        "the port has no barrier after the product"
+    ),
+    "wild_r62_web_rwkv_subgroup_rms_norm": "no barrier after the scale is kept",
+    "wild_r62_web_rwkv_subgroup_softmax": "no barrier after the sums' slots",
+    "wild_r62_ort_intel_subgroup_matmul_broadcast": (
+        "no barrier before the next tile of B is loaded"
+    ),
 }
 
 #: Right kernels the oracle fails on NVIDIA (``Wild.false_alarms``): its own defects,
