@@ -278,8 +278,9 @@ def rounds_to_tf32(kernel: KernelSpec, target: str | None) -> bool:
 #: long sum's errors all go one way and do not average out as a loop's do (a right bf16
 #: WMMA GEMM at K = 2048 on the H100, 2026-12-06, was 2.9e-5 below the exact sum, past
 #: ``8 sqrt(K)`` float32 roundings): such a sum of k terms (all of them, however small)
-#: gets ``2 k u M``, a truncation of up to one ulp a term (``Expected.rounding_bound(
-#: one_way=True)``), still far below a dropped K tile's or a half accumulator's error.
+#: gets the deterministic bound of a k-term sum, ``k u M`` (``Expected.rounding_bound(
+#: one_way=True)``: 4 times the H100's error there), still far below a dropped K
+#: tile's or a half accumulator's error.
 _TENSOR_FLOAT = re.compile(
     r"\baccumulator\s*,[^;<>]*?,\s*float\s*>"
     r"|\bmma\.sync\.aligned\.m\d+n\d+k\d+(?:\.row\.col)?\.f32\."

@@ -340,7 +340,7 @@ class Expected:
         output's float fields are keyed as the judge names them (``label.field``, flat).
         Computed on first use, then shared. ``one_way``: the sums are accumulated on
         tensor cores, whose roundings do not average out (``accumulates_on_tensor_cores``):
-        a sum of k terms in all gets ``2 k u M``."""
+        a sum of k terms in all gets ``k u M``."""
         key = ("bound", wgsl, one_way)
         shared = self.shared()
         if key not in shared:
@@ -660,12 +660,12 @@ def _rounding_bounds(
             continue
         terms, growth = summed_growth(magnitude, squares)
         if one_way:
-            # tensor cores: each term's addition may truncate its sum by up to one ulp
-            # of it (2u of it), all the same way: 2 u M a term, whatever its size
+            # tensor cores: roundings that may all go one way, counted over every
+            # term whatever its size: a k-term sum's deterministic bound, k u M
             counted = counts.get(label) if counts is not None else None
             count = terms if counted is None else np.abs(np.asarray(counted, np.float64))
             count = count.reshape(-1) if count.size == want.size else terms
-            growth = np.maximum(growth, 2.0 * count)
+            growth = np.maximum(growth, count)
         with np.errstate(all="ignore"):
             finite = np.isfinite(magnitude) & np.isfinite(squares) & np.isfinite(terms)
             for v in values:

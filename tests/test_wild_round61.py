@@ -203,7 +203,7 @@ def test_a_tensor_cores_one_way_float_accumulation_passes_and_a_dropped_tile_sti
     below the exact sums (35 of 16128 elements past ``8 sqrt(K)`` float32 roundings):
     the tensor core truncates finer than its 16-deep steps. Emulated as a truncation
     every 8 products, a right kernel fails the bound of a loop's sum and passes the
-    one-way bound (``2 k u M``) that a tensor-core float accumulator gets; a dropped
+    one-way bound (``k u M``) that a tensor-core float accumulator gets; a dropped
     K tile still fails that."""
     kernel = BF16_SIMPLE.kernel
     assert accumulates_on_tensor_cores(kernel, "cuda")
