@@ -659,6 +659,7 @@ def _rounding_bounds(
         if any(v.size != want.size for v in (*values, magnitude, squares)):
             continue
         terms, growth = summed_growth(magnitude, squares)
+        many = terms >= _MIN_TERMS
         if one_way:
             # tensor cores: roundings that may all go one way, counted over every
             # term whatever its size: a k-term sum's deterministic bound, k u M
@@ -666,6 +667,8 @@ def _rounding_bounds(
             count = terms if counted is None else np.abs(np.asarray(counted, np.float64))
             count = count.reshape(-1) if count.size == want.size else terms
             growth = np.maximum(growth, count)
+            # a few large terms among many small ones still take one truncation a step
+            many = many | (count >= _MIN_TERMS)
         with np.errstate(all="ignore"):
             finite = np.isfinite(magnitude) & np.isfinite(squares) & np.isfinite(terms)
             for v in values:
@@ -677,7 +680,7 @@ def _rounding_bounds(
             polynomial = finite & (np.abs(fifth) <= slack)
         u = np.finfo(np.promote_types(want.dtype, np.float32)).eps / 2
         # none for fewer than 4 terms: a*x + y has one right rounding or two (an FMA)
-        bound = np.where(polynomial & (terms >= _MIN_TERMS), growth * u * magnitude, 0.0)
+        bound = np.where(polynomial & many, growth * u * magnitude, 0.0)
         bound = np.maximum(bound, sensitivity.get(label, 0.0))
         if bound.any():
             bounds[label] = bound.reshape(want.shape)
