@@ -63,7 +63,8 @@ class Resources:
         self.events: list = []
         self.modules: list = []
         self.graphs: dict[int, tuple] = {}
-        # (handle, "texture" or "surface", CUarray or None): backends.cuda._textures
+        # (handle, "texture", "surface" or "memory", CUarray or None):
+        # backends.cuda._textures, released by ``destroy_textures``
         self.textures: list[tuple] = []
         self.staging: Staging | None = None
         self.stream_compute: Any = None  # a CUstream once the context opened
@@ -157,12 +158,7 @@ class Resources:
             quietly(api.cuStreamSynchronize, stream)
         for key in list(self.graphs):
             self.destroy_graph(key)
-        for handle, kind, array in self.textures:
-            quietly(
-                api.cuSurfObjectDestroy if kind == "surface" else api.cuTexObjectDestroy, handle
-            )
-            if array is not None:
-                quietly(api.cuArrayDestroy, array)
+        destroy_textures(self.textures, api)
         self.textures = []
         for module in self.modules:
             quietly(api.cuModuleUnload, module)
@@ -176,3 +172,16 @@ class Resources:
             quietly(api.cuMemFree, self.slab)
         self.streams, self.events, self.modules = [], [], []
         self.primary.release()
+
+
+def destroy_textures(handles: list, api: Any) -> None:
+    """Destroy each (handle, kind, array) of ``handles`` (``Resources.textures``)
+    through ``api`` (the driver that made them), quietly: texture and surface objects
+    and their arrays, and ``"memory"``, a linear texture's aligned copy, freed."""
+    for handle, kind, array in handles:
+        if kind == "memory":
+            quietly(api.cuMemFree, handle)
+            continue
+        quietly(api.cuSurfObjectDestroy if kind == "surface" else api.cuTexObjectDestroy, handle)
+        if array is not None:
+            quietly(api.cuArrayDestroy, array)

@@ -32,7 +32,7 @@ from forge.kernel import KernelSpec
 from forge.textures import CUDA_ARRAYS, Sampler, cuda_channel_format
 
 from ._driver import call, driver
-from ._resources import quietly
+from ._resources import destroy_textures, quietly
 
 __all__ = ["TexturePlan", "plan", "descriptors"]
 
@@ -278,7 +278,7 @@ class TextureObjects:
         """Wait for the compute stream, then destroy every object made (and its array
         and aligned copy)."""
         call(driver.cuStreamSynchronize, self._res.stream_compute)
-        destroy(self._res.textures, driver)
+        destroy_textures(self._res.textures, driver)
         self._res.textures = []
         self._made.clear()
 
@@ -319,15 +319,3 @@ def _copy_2d(p: TexturePlan, address: int, array: Any, back: bool, stream: Any) 
         else:
             copy.dstY, copy.srcPitch = row, pitch
         call(driver.cuMemcpy2DAsync, copy, stream)
-
-
-def destroy(handles: list, api: Any) -> None:
-    """Destroy each (handle, kind, array) of ``handles`` through ``api`` (the driver
-    that made them), quietly: objects, then their arrays; "memory" is an allocation."""
-    for handle, kind, array in handles:
-        if kind == "memory":
-            quietly(api.cuMemFree, handle)
-            continue
-        quietly(api.cuSurfObjectDestroy if kind == "surface" else api.cuTexObjectDestroy, handle)
-        if array is not None:
-            quietly(api.cuArrayDestroy, array)
