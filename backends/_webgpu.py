@@ -487,14 +487,14 @@ def _unaccessed(source: str, entries: Sequence[str] | None) -> frozenset[tuple[i
     ``entries`` (a kernel's launches') statically accesses (``wgsl_static_uses``): a
     host binds nothing there, so nothing need be declared. Empty where ``entries`` is
     None or one of them is not found."""
+    if entries is None:
+        return frozenset()
     uses: set[str] = set()
-    for entry in entries or ():
+    for entry in entries:
         names = wgsl_static_uses(source, entry)
         if names is None:
             return frozenset()
         uses |= names
-    if entries is None:
-        return frozenset()
     return frozenset(
         (b.group, b.binding)
         for b in wgsl_bindings(source) + wgsl_handle_bindings(source)
@@ -653,21 +653,22 @@ def sampler_bindings(
                 f"kernel {kernel.id}: the WGSL binds {where}; {TEXTURES_SUPPORTED}"
             )
         spec = declared.get(at)
+        declaration = (
+            f"samplers=(SamplerSpec({b.binding}, Sampler(filter='nearest' or 'linear', "
+            f"address='clamp', 'repeat' or 'mirror'), name={b.name!r}"
+            f"{f', group={b.group}' if b.group else ''}),) to its KernelSpec"
+        )
         if spec is None and buffer is not None:
             raise InvalidArgument(
                 f"kernel {kernel.id}: the WGSL binds {where}, which the kernel declares as "
                 f"buffer {buffer.label}: a sampler holds no data; drop that BufferSpec and "
-                f"add samplers=(SamplerSpec({b.binding}, Sampler(filter='nearest' or "
-                f"'linear', address='clamp', 'repeat' or 'mirror'), name={b.name!r}"
-                f"{f', group={b.group}' if b.group else ''}),) to its KernelSpec"
+                f"add {declaration}"
             )
         if spec is None:
             raise InvalidArgument(
                 f"kernel {kernel.id}: the WGSL binds {where}, a sampler the kernel does not "
-                f"declare: add samplers=(SamplerSpec({b.binding}, Sampler(filter='nearest' or "
-                f"'linear', address='clamp', 'repeat' or 'mirror'), name={b.name!r}"
-                f"{f', group={b.group}' if b.group else ''}),) to its KernelSpec, with the "
-                "state its host code creates the sampler with"
+                f"declare: add {declaration}, with the state its host code creates the "
+                "sampler with"
             )
         found[b.name] = spec
     bound = {(h.group, h.binding): h for h in handles}

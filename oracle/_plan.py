@@ -43,6 +43,7 @@ from forge.types import AdapterConstraints, AdapterIdentity, BindingUsage
 
 from ._builtins import running_extremum
 from ._inputs import POISON_INPUT, POISON_OUTPUT, Case, buffer_label, poison
+from ._reorder import reverses_subgroups
 
 __all__ = [
     "BackendInfo",
@@ -628,7 +629,8 @@ def _rerun(ctx, plan: Plan, views, bound, kwargs, outcome: Outcome) -> None:
             try:  # the twin with its invocations reordered: a race shows in one order
                 run(plan.reversed)
                 outcome.later_reversed = True
-                outcome.reversed_subgroups = "kf_rev_whole" in plan.reversed.sources.get("wgsl", "")
+                twin = plan.reversed.sources.get("wgsl", "")
+                outcome.reversed_subgroups = reverses_subgroups(twin)
             except (CompileError, InvalidArgument, UnsupportedFeature) as exc:
                 # refused before it ran (a compiler that judges the twin's uniformity
                 # otherwise): the kernel as written reruns, and the verdict says so

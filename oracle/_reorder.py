@@ -60,6 +60,8 @@ __all__ = ["reversed_invocations", "reversed_warps"]
 _PREFIX = "kf_rev_"  # the twin's own names
 _RAW = "kf_raw_"  # the entry point's parameters, renamed: what the hardware gave
 _REVERSED = ("local_invocation_index", "local_invocation_id", "global_invocation_id")
+#: The name a twin that reverses whole subgroups declares (``reverses_subgroups``).
+SUBGROUPS_REVERSED = _PREFIX + "whole"
 _SUBGROUP_BUILTINS = ("subgroup_invocation_id", "subgroup_size", "subgroup_id", "num_subgroups")
 _RACY = re.compile(r"\bworkgroupBarrier\s*\(|\bvar\s*<\s*workgroup\s*>")
 _BUILTIN = re.compile(r"@\s*builtin\s*\(\s*(\w+)\s*\)")
@@ -142,7 +144,7 @@ def _entry(
                 added.append(f"@builtin({kind}) {raw[kind]}: u32")
         lane, width = raw["subgroup_invocation_id"], raw["subgroup_size"]
         sid, count = raw["subgroup_id"], raw["num_subgroups"]
-        whole = _PREFIX + "whole"
+        whole = SUBGROUPS_REVERSED
         # every subgroup full: the last subgroup plays the first, lane by lane; else
         # (a workgroup that is no whole number of subgroups) the order stays
         lines.append(f"let {whole} = {count} * {width} == {x} * {y} * {z};")
@@ -180,6 +182,11 @@ def _entry(
     signature = ",".join(new_params + added)
     signature += "\n" * (text.count("\n", paren, close) - signature.count("\n"))  # lines stay
     return [(paren + 1, close - 1, signature), (body + 1, body + 1, " " + " ".join(lines))]
+
+
+def reverses_subgroups(twin: str) -> bool:
+    """Whether ``twin`` (a ``reversed_invocations`` source) reverses whole subgroups."""
+    return SUBGROUPS_REVERSED in twin
 
 
 def reversed_invocations(source: str) -> str | None:

@@ -16,7 +16,7 @@ from forge import BufferSpec, Dispatch, KernelSpec, Schedule, ceil_div
 from forge.errors import InvalidArgument
 from forge.sources import wgsl_bindings, wgsl_push_constants_bound
 from oracle import Verdict
-from oracle.pytest_plugin import require_available
+from tests._webgpu_contexts import close_webgpu_contexts, ctx  # noqa: F401  (fixtures)
 
 # A wgpu-native style saxpy: the count and the scale pushed, no uniform buffer.
 _SAXPY = """
@@ -56,32 +56,6 @@ def _saxpy(space: str = "push_constant", expr: str = "pc.alpha * x[i] + y[i]", *
         defaults={"alpha": 1.75},
         **{"reference": lambda x, y, n, alpha: np.float32(alpha) * x + y, **extra},
     )
-
-
-_OPENED: dict = {}
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _close_contexts():
-    yield
-    while _OPENED:
-        _OPENED.popitem()[1].close()
-
-
-@pytest.fixture(params=["wgpu", "browser"])
-def ctx(request):
-    """One context per backend for this module (a browser page takes a second to open)."""
-    require_available(request.config, request.param)
-    if request.param not in _OPENED:
-        if request.param == "wgpu":
-            from backends.wgpu import WgpuComputeContext
-
-            _OPENED["wgpu"] = WgpuComputeContext(16 << 20)
-        else:
-            from backends.browser import BrowserComputeContext
-
-            _OPENED["browser"] = BrowserComputeContext(16 << 20)
-    return _OPENED[request.param]
 
 
 def _verdicts(ctx, kernel, sizes=(1, 200)):

@@ -21,35 +21,11 @@ from forge.errors import InvalidArgument
 from forge.textures import _WEIGHTS, sample
 from oracle import Verdict
 from oracle.pytest_plugin import require_available
-
-_OPENED: dict = {}
-
-
-def _context(backend: str):
-    """One context per backend for this module (a browser page takes a second to open)."""
-    if backend not in _OPENED:
-        if backend == "wgpu":
-            from backends.wgpu import WgpuComputeContext
-
-            _OPENED[backend] = WgpuComputeContext(16 << 20)
-        else:
-            from backends.browser import BrowserComputeContext
-
-            _OPENED[backend] = BrowserComputeContext(16 << 20)
-    return _OPENED[backend]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _close_contexts():
-    yield
-    while _OPENED:
-        _OPENED.popitem()[1].close()
-
-
-@pytest.fixture(params=["wgpu", "browser"])
-def ctx(request):
-    require_available(request.config, request.param)
-    return _context(request.param)
+from tests._webgpu_contexts import (  # noqa: F401  (fixtures)
+    close_webgpu_contexts,
+    ctx,
+    webgpu_context,
+)
 
 
 @pytest.fixture
@@ -57,7 +33,7 @@ def wgpu(request):
     """wgpu alone, for what the backends share (the declarations' checks, the address
     modes past the first): the browser's page is opened only where its own code runs."""
     require_available(request.config, "wgpu")
-    return _context("wgpu")
+    return webgpu_context("wgpu")
 
 
 # Each invocation samples its texel's position scaled and moved (``SCALE``, ``SHIFT``), so

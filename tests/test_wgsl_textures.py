@@ -22,6 +22,7 @@ from forge.errors import InvalidArgument
 from forge.textures import unorm8_codes, unorm8_values
 from oracle import Verdict
 from oracle.pytest_plugin import require_available
+from tests._webgpu_contexts import close_webgpu_contexts, ctx  # noqa: F401  (fixtures)
 
 _WG = (8, 8)
 
@@ -50,36 +51,6 @@ def _tex(binding: int, fmt: str, access: str = "read", name: str = "", **extra) 
 
 def _size(height: int, width: int) -> Size:
     return Size({"H": height, "W": width})
-
-
-_OPENED: dict = {}
-
-
-def _context(backend: str):
-    """One context per backend for this module (a browser page takes a second to open)."""
-    if backend not in _OPENED:
-        if backend == "wgpu":
-            from backends.wgpu import WgpuComputeContext
-
-            _OPENED[backend] = WgpuComputeContext(16 << 20)
-        else:
-            from backends.browser import BrowserComputeContext
-
-            _OPENED[backend] = BrowserComputeContext(16 << 20)
-    return _OPENED[backend]
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _close_contexts():
-    yield
-    while _OPENED:
-        _OPENED.popitem()[1].close()
-
-
-@pytest.fixture(params=["wgpu", "browser"])
-def ctx(request):
-    require_available(request.config, request.param)
-    return _context(request.param)
 
 
 def _evaluate(ctx, kernel, height=5, width=13, samples=0):
