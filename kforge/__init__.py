@@ -56,17 +56,14 @@ def _start_workers_early(argv: Sequence[str]) -> None:
     _spawn.start_early(dict.fromkeys(n for n in named if n not in _HOST_BACKENDS))
 
 
-class _Stopped(KeyboardInterrupt):
-    """What SIGTERM raises in the main thread: a ``KeyboardInterrupt``, so that every
-    path that keeps what was judged on Ctrl-C keeps it on a polite kill too."""
-
-
-_TERMINATED: list[int] = []  # SIGTERM arrived during this command (a command keeps it)
+# SIGTERM arrived during this command. It raises KeyboardInterrupt in the main thread,
+# so that every path that keeps what was judged on Ctrl-C keeps it on a polite kill too.
+_TERMINATED: list[int] = []
 
 
 def _on_sigterm(signum: int, _frame: object) -> None:
     _TERMINATED.append(signum)
-    raise _Stopped(signum)
+    raise KeyboardInterrupt(signum)
 
 
 def _catch_sigterm() -> Callable[[], None]:
@@ -114,8 +111,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 2
         finally:
             _spawn.discard_early()  # those the command did not use
-    except KeyboardInterrupt as exc:
-        stopped = isinstance(exc, _Stopped) or bool(_TERMINATED)
+    except KeyboardInterrupt:
+        stopped = bool(_TERMINATED)
         why = "terminated (SIGTERM)" if stopped else "interrupted"
         print(f"{_command_of(arguments)}: {why}", file=sys.stderr)
         return 143 if stopped else 130
