@@ -157,9 +157,12 @@ _HANDLE_TYPES = {
 
 def _handle_kind(param: _sources.CudaParam) -> str | None:
     """``"texture object"`` or ``"surface object"`` for a parameter of such a type."""
-    if param.pointer:
-        return None
-    return _HANDLE_TYPES.get(" ".join(param.type.replace("const", " ").split()))
+    return None if param.pointer else _handle_of_type(param.type)
+
+
+def _handle_of_type(type_: str) -> str | None:
+    """What handle the CUDA type ``type_`` names (``_HANDLE_TYPES``), ``const`` aside."""
+    return _HANDLE_TYPES.get(" ".join(type_.replace("const", " ").split()))
 
 
 def _unmatched_handles(
@@ -220,7 +223,8 @@ def texture_handle(kernel: KernelSpec, entry: str, type_: str, name: str, index:
     from .textures import cuda_channel_format
 
     spec = kernel.buffers[index]
-    what = _HANDLE_TYPES[" ".join(type_.replace("const", " ").split())]
+    what = _handle_of_type(type_)
+    assert what is not None, type_  # called for texture and surface object parameters
     where = (
         f"kernel {kernel.id}: {entry}'s parameter `{type_} {name}` ({what} over buffer "
         f"{spec.label})"
