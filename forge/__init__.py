@@ -9,6 +9,7 @@ or ``wgpu``.
 """
 
 from . import ir, emit  # isort: skip (ir first: the emitters register themselves with it)
+from ._reference import reference_bound, set_reference_bound
 from .allocator import SlabAllocator
 from .contract import OracleContext
 from .errors import (
@@ -113,5 +114,7 @@ __all__ = [
     "Tunable",
     "MissingExtra",
     "Sampler",
+    "reference_bound",
+    "set_reference_bound",
     "SamplerSpec",
 ]

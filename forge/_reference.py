@@ -10,7 +10,9 @@ fit and how to fix it) read as one piece, apart from the kernel's declaration.
 
 from __future__ import annotations
 
+import ctypes
 import inspect
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -28,8 +30,74 @@ __all__ = [
     "reads_device",
     "reference_arrays",
     "run_reference",
+    "reference_bound",
+    "set_reference_bound",
     "tolerance_at",
 ]
+
+# How long one call of a numpy reference may take before it is stopped and reported as
+# a reference error ("reference-error"), in seconds; None: unbounded. A reference in
+# plain Python loops over a large size is slow, not wrong, so the bound is generous; one
+# that never returns (a loop that does not end, a wait on nothing) no longer holds the
+# whole check. ``kforge check --reference-timeout`` sets it.
+DEFAULT_REFERENCE_BOUND_S = 120.0
+_bound_s: float | None = DEFAULT_REFERENCE_BOUND_S
+
+
+def reference_bound() -> float | None:
+    """Seconds one call of a numpy reference may take (None: unbounded)."""
+    return _bound_s
+
+
+def set_reference_bound(seconds: float | None) -> float | None:
+    """Bound every later reference call to ``seconds`` (None: unbounded), on every
+    thread; returns the bound it replaces."""
+    global _bound_s
+    if seconds is not None and not seconds > 0:
+        raise InvalidArgument(f"a reference bound must be positive seconds or None, got {seconds}")
+    previous, _bound_s = _bound_s, (None if seconds is None else float(seconds))
+    return previous
+
+
+class _Overran(BaseException):
+    """Raised inside a reference that ran past its bound. A BaseException, so that a
+    reference's own ``except Exception`` does not swallow it."""
+
+
+class _Watch:
+    """Stops the calling thread's reference when ``seconds`` pass: a timer raises
+    ``_Overran`` in it, at its next Python instruction (a numpy call already running
+    finishes first). ``finish`` ends the watch; after it nothing is raised, and a
+    raise already pending but not delivered is withdrawn (``overran`` says so)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds, self.thread = seconds, threading.get_ident()
+        self.lock, self.done, self.overran = threading.Lock(), False, False
+        self.timer = threading.Timer(seconds, self._fire)
+        self.timer.daemon = True
+
+    def __enter__(self) -> _Watch:
+        self.timer.start()
+        return self
+
+    def _fire(self) -> None:
+        with self.lock:
+            if not self.done:
+                self.overran = True
+                _async_raise(self.thread, _Overran)
+
+    def __exit__(self, *exc: Any) -> None:
+        with self.lock:
+            self.done = True
+            if self.overran:  # raised, perhaps not yet delivered: withdraw it
+                _async_raise(self.thread, None)
+        self.timer.cancel()
+
+
+def _async_raise(thread: int, exc: type[BaseException] | None) -> None:
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(
+        ctypes.c_ulong(thread), ctypes.py_object(exc) if exc is not None else None
+    )
 
 
 def reference_call(
@@ -188,8 +256,24 @@ def run_reference(
         )
     shaped = reference_arrays(kernel, arrays, size)
     before = _output_bytes(kernel, shaped)
+    bound = _bound_s
     try:
-        returned = kernel.body.evaluate(kernel, shaped, size, constraints)
+        if bound is None:
+            returned = kernel.body.evaluate(kernel, shaped, size, constraints)
+        else:
+            with _Watch(bound) as watch:
+                returned = kernel.body.evaluate(kernel, shaped, size, constraints)
+            if watch.overran:
+                raise _Overran
+    except _Overran:
+        raise ReferenceFailed(
+            f"the reference of kernel {kernel.id} "
+            f"({getattr(kernel.reference, '__qualname__', 'its numpy function')}) ran "
+            f"past {bound:g} s and was stopped; a reference in Python loops over a large "
+            "size is slow: give the kernel smaller test sizes, write the reference with "
+            "numpy's array operations, or raise the bound (kforge check "
+            "--reference-timeout SECONDS, forge.set_reference_bound)"
+        ) from None
     except ForgeError as exc:
         if isinstance(exc, UnsupportedFeature):
             raise

@@ -103,6 +103,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             parser = build_parser()
             args = parser.parse_args(argv)
+            if getattr(args, "reference_timeout", None) is not None:
+                from forge import set_reference_bound
+
+                set_reference_bound(args.reference_timeout)
             try:
                 with json_stdout(bool(getattr(args, "json", False))):
                     code = int(args.run(args) or 0)

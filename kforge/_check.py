@@ -81,6 +81,14 @@ def add_run_flags(parser, samples: int) -> None:
         "is reported as 'timeout' (default 60)",
     )
     parser.add_argument(
+        "--reference-timeout",
+        type=seconds_arg,
+        default=None,
+        metavar="SECONDS",
+        help="bound on each call of a kernel's numpy reference; one that runs longer is "
+        "stopped and reported as 'reference-error' (default 120)",
+    )
+    parser.add_argument(
         "--no-isolate",
         action="store_true",
         help="run device backends in this process instead of worker processes",

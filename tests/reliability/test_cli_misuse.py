@@ -4,8 +4,11 @@ wrong, and the other kernels of the run are judged as if alone."""
 from __future__ import annotations
 
 import contextlib
+import random
 import textwrap
+import time
 
+import numpy as np
 import pytest
 
 import forge
@@ -68,6 +71,93 @@ def test_a_reference_calling_sys_exit_fails_its_kernel_not_the_run(tmp_path, cap
     assert "raised SystemExit: 3" in err
     rows = {line.split("│")[1].strip(): line for line in out.splitlines() if "│ reference" in line}
     assert " pass " in rows["first"] and " pass " in rows["last"], out
+
+
+def test_a_reference_that_never_returns_is_stopped_and_the_run_goes_on(tmp_path, capsys):
+    """A reference in a loop that does not end held the whole check for ever: --timeout
+    bounds the device, not the numpy function. It is stopped at --reference-timeout,
+    even one that catches every Exception, and the kernels after it are judged."""
+    path = tmp_path / "kernels.py"
+    path.write_text(
+        _HEADER
+        + textwrap.dedent(
+            """
+            def spins(x, y):
+                while True:
+                    try:
+                        sum(range(1000))
+                    except Exception:
+                        pass
+
+            FIRST = spec("first", half)
+            SPINS = spec("spins", spins)
+            LAST = spec("last", half)
+            """
+        )
+    )
+    before = forge.reference_bound()
+    try:
+        code = main(
+            ["check", str(path), "--backend", "reference", "--samples", "0"]
+            + ["--reference-timeout", "0.5"]
+        )
+    finally:
+        forge.set_reference_bound(before)
+    out, err = capsys.readouterr()
+    assert code == 1, err
+    assert "(spins) ran past 0.5 s and was stopped" in err
+    rows = {line.split("│")[1].strip(): line for line in out.splitlines() if "│ reference" in line}
+    assert " pass " in rows["first"] and " pass " in rows["last"], out
+    assert " pass " not in rows["spins"], out
+
+
+def test_a_reference_bound_stops_only_the_call_it_watches():
+    """The bound's raise never lands after the reference returned: calls on either side
+    of the bound (some stopped, some not) keep their results when they return, and
+    nothing is raised later."""
+    draw = random.Random(0)
+
+    def busy(x, y):
+        end = time.perf_counter() + draw.uniform(0, 0.02)
+        while time.perf_counter() < end:
+            pass
+        return x * np.float32(0.5)
+
+    kernel = forge.KernelSpec(
+        id="busy",
+        entry_point="main",
+        sources={"wgsl": "@compute @workgroup_size(1) fn main() {}"},
+        reference=busy,
+        buffers=(
+            forge.BufferSpec(0, "f32", "read", name="x"),
+            forge.BufferSpec(1, "f32", "read_write", name="y"),
+        ),
+        grid=lambda s, n: (1, 1, 1),
+    )
+    stopped = 0
+    before = forge.set_reference_bound(0.005)
+    try:
+        for _ in range(120):
+            x, y = np.arange(4, dtype=np.float32), np.zeros(4, np.float32)
+            try:
+                kernel.run_reference([x, y], 4)
+            except forge.ReferenceFailed as exc:
+                assert (
+                    "(test_a_reference_bound_stops_only_the_call_it_watches.<locals>.busy) ran past"
+                    in str(exc)
+                )
+                stopped += 1
+                continue
+            assert (y == x * 0.5).all()
+        time.sleep(0.05)  # a raise left pending would land here, failing the test
+    finally:
+        forge.set_reference_bound(before)
+    assert 0 < stopped < 120
+
+
+def test_a_reference_bound_must_be_positive():
+    with pytest.raises(InvalidArgument, match="positive seconds"):
+        forge.set_reference_bound(0)
 
 
 def test_two_different_kernels_with_one_id_are_refused_naming_it(tmp_path, capsys):
