@@ -91,6 +91,25 @@ def test_ptxas_report_gives_registers_and_spills_with_no_gpu(kernel_id):
         cuda.ptxas_report("  ", "broken")
 
 
+def test_a_report_the_compute_cache_kept_from_ptxas_is_made_in_a_child_without_it(
+    monkeypatch,
+):
+    """A second run on the H100 (2026-12-06) got no report for 13 kernels: NVRTC took
+    their cubins from ~/.nv/ComputeCache, so ptxas did not run. Such a log (faked here)
+    sends the compile to a child process with CUDA_CACHE_DISABLE=1."""
+    import re
+
+    from backends.cuda import _nvrtc
+
+    real = _nvrtc._run_nvrtc
+    monkeypatch.setattr(_nvrtc, "_run_nvrtc", lambda *a: (*real(*a)[:2], "from the cache"))
+    monkeypatch.delenv("CUDA_CACHE_DISABLE", raising=False)
+    kernel = forge.get_kernel("raw_affine")
+    report = cuda.ptxas_report(kernel.source("cuda", Schedule(64)), kernel.entry_point)
+    assert re.search(r"Used (\d+) registers", report), report
+    assert "from the cache" not in report
+
+
 def test_a_broken_kernel_raises_compile_error_with_log_source_and_options():
     with pytest.raises(CompileError) as info:
         cuda.compile_cuda(BROKEN, "broken", arch="sm_90", options=("-lineinfo",))

@@ -17,7 +17,10 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+import os
 import re
+import subprocess
+import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -643,23 +646,38 @@ def ptxas_report(source: str, entry_point: str, arch: str = "sm_90") -> str:
     """ptxas's resource report for ``entry_point`` of CUDA C ``source`` (registers,
     spill stores and loads, stack frame): NVRTC's log of a cubin compiled for ``arch``
     with the backend's options and ``--ptxas-options=-v``. Needs no GPU; not cached
-    here, but NVRTC may take the cubin from the CUDA compute cache, with no report (the
-    log then says so: run with ``CUDA_CACHE_DISABLE=1``). Raises ``CompileError`` as
+    here. Where NVRTC took the cubin from the CUDA compute cache (ptxas did not run, so
+    no report), it is compiled again in a child process with ``CUDA_CACHE_DISABLE=1``,
+    which NVRTC reads only as a process starts. Raises ``CompileError`` as
     ``compile_cuda`` does."""
     if not isinstance(source, str) or not source.strip():
         raise InvalidArgument("source must be non-empty CUDA C text")
     arch = _checked_arch(arch, "cubin")
     full = _full_options(source, arch, ("--ptxas-options=-v",))
     log = _run_nvrtc(source, (entry_point,), arch, "cubin", full, std_headers())[2]
-    if "ptxas" not in log:
-        # NVRTC 13.0 on the H200 (2026-12-05) took a cubin it had built before from the
-        # driver's compute cache: ptxas did not run, and its report is missing
-        log += (
-            "\nkernel-forge: no ptxas report: the cubin came from the CUDA compute cache "
-            "(~/.nv/ComputeCache), so ptxas did not run; set CUDA_CACHE_DISABLE=1 before the "
-            "process starts\n"
+    if "ptxas" in log or os.environ.get("CUDA_CACHE_DISABLE") == "1":
+        return log
+    # NVRTC 13.0 on the H200 and the H100 (2026-12-05, 12-06) took a cubin it had built
+    # before from the compute cache (~/.nv/ComputeCache): a second run had no report
+    child = subprocess.run(
+        [sys.executable, "-c", _REPORT_IN_CHILD, entry_point, arch],
+        input=source,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "CUDA_CACHE_DISABLE": "1"},
+        timeout=600,
+    )
+    if child.returncode != 0:
+        raise CompileError(
+            f"ptxas_report's compile without the CUDA compute cache failed: {child.stderr[-2000:]}"
         )
-    return log
+    return child.stdout
+
+
+_REPORT_IN_CHILD = (
+    "import sys; from backends.cuda._nvrtc import ptxas_report; "
+    "sys.stdout.write(ptxas_report(sys.stdin.read(), sys.argv[1], sys.argv[2]))"
+)
 
 
 def _full_options(source: str, arch: str, options: tuple[str, ...]) -> tuple[str, ...]:
