@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import sys
+import time
 from dataclasses import dataclass, field
 
 from forge import registry
@@ -187,7 +188,11 @@ def register(subparsers) -> None:
         "or a slowdown beyond the measured noise, against a saved --json run",
     )
     parser.add_argument(
-        "--results", metavar="PATH", type=output_file_arg, help="also write the JSON results here"
+        "--results",
+        metavar="PATH",
+        type=output_file_arg,
+        help="also write the JSON results here (rewritten as the run goes, with "
+        '"complete": false until it ends, so a run that is killed keeps what it judged)',
     )
     parser.add_argument(
         "--save-failures",
@@ -219,6 +224,7 @@ class CheckRun:
     unavailable: dict[str, str] = field(default_factory=dict)
     refused: dict[str, str] = field(default_factory=dict)
     interrupted: bool = False
+    complete: bool = True  # False in what is saved while the run goes on
 
     @property
     def evaluations(self) -> list[Evaluation]:
@@ -267,7 +273,8 @@ class CheckRun:
     def as_dict(self) -> dict:
         return {
             "format": RESULTS_FORMAT,
-            "passed": self.exit_code == 0,
+            "passed": self.complete and self.exit_code == 0,
+            "complete": self.complete and not self.interrupted,
             "interrupted": self.interrupted,
             "unavailable": dict(self.unavailable),
             "refused": dict(self.refused),
@@ -290,35 +297,35 @@ def _plan(kernels, size_text: str | None, seed: int | None) -> list[tuple]:
 
 
 def run_check(args) -> CheckRun:
+    """The check ``args`` ask for. Ctrl-C (or SIGTERM) anywhere in it, before the first
+    verdict too, gives a run marked ``interrupted`` with what was judged by then."""
+    run = CheckRun()
+    saver = _Saver(getattr(args, "results", None), run)
     chosen = known_backends(args.backends)
     reference = args.reference_backend
     if reference:
         known_backends([reference])
     session = make_fleet(args, chosen + [reference or ""], open_options(args))
-    session.start(chosen + ([reference] if reference else []))  # workers open meanwhile
-    options = CheckOptions(
-        schedule=args.schedule,
-        samples=args.samples,
-        timeout_s=args.timeout,
-        reference=reference,
-        tuned=args.tuned,
-    )
     try:
+        session.start(chosen + ([reference] if reference else []))  # workers open meanwhile
+        options = CheckOptions(
+            schedule=args.schedule,
+            samples=args.samples,
+            timeout_s=args.timeout,
+            reference=reference,
+            tuned=args.tuned,
+        )
         kernels = resolve_kernels(args.kernels, args.kernel_ids)
         plan = _plan(kernels, args.size, args.seed)
         if reference:
             ok, why = session.opened(reference)
             if not ok:
                 raise GpuUnavailable(f"the reference backend {reference!r} is not available: {why}")
-        (names, unavailable, refused), prepared = _open_while_preparing(
+        saver.save()  # from here on a run that is killed leaves a file saying so
+        (names, run.unavailable, run.refused), prepared = _open_while_preparing(
             session, chosen, args.backends, plan, options
         )
-    except BaseException:
-        session.close()
-        raise
-    run = CheckRun(unavailable=unavailable, refused=refused)
-    judged = [n for n in names if n != reference]
-    try:
+        judged = [n for n in names if n != reference]
         with progress(len(plan) * len(judged), args.json) as advance:
             for result in check_many(
                 plan,
@@ -332,11 +339,44 @@ def run_check(args) -> CheckRun:
             ):
                 run.results.append(result)
                 _after_each(result, args)
+                saver.save_now_and_then()
     except KeyboardInterrupt:
         run.interrupted = True
     finally:
         session.close()
     return run
+
+
+class _Saver:
+    """Keeps ``--results`` up to date while a check runs: written when the first kernel
+    is about to be judged and then after each kernel, marked ``"complete": false``, so
+    that a run killed outright (SIGKILL, out of memory, a reference calling
+    ``os._exit``) leaves what it had judged. Once the file takes more than 50 ms to
+    write, it is rewritten less often: at most a twentieth of the run's time goes to it.
+    The run's end writes the final file over it."""
+
+    def __init__(self, path: str | None, run: CheckRun) -> None:
+        self.path, self.run, self.last, self.cost = path, run, 0.0, 0.0
+
+    def save(self) -> None:
+        if self.path is None:
+            return
+        started = time.monotonic()
+        self.run.complete = False
+        try:
+            write_json(self.path, self.run.as_dict())
+        except OSError as exc:  # checked as the arguments were read; say it, go on
+            print(f"kforge check: could not save --results now: {exc}", file=sys.stderr)
+        finally:
+            self.run.complete = True
+        self.last = time.monotonic()
+        self.cost = self.last - started
+
+    def save_now_and_then(self) -> None:
+        if self.path is None:
+            return
+        if self.cost < 0.05 or time.monotonic() - self.last >= 20 * self.cost:
+            self.save()
 
 
 def _open_while_preparing(session, chosen, asked, plan, options: CheckOptions):

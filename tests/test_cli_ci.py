@@ -122,7 +122,13 @@ def test_ctrl_c_ends_kforge_check_with_one_line_and_exit_130(tmp_path):
         stderr=subprocess.PIPE,
         text=True,
     )
-    time.sleep(6)  # 2000 timed samples per evaluation: the run is far from done by then
+    # --results is rewritten as the run goes: wait for its first verdict (a fixed sleep
+    # of 6 s saw none on a loaded machine); 2000 timed samples each, the run goes on
+    deadline = time.monotonic() + 90
+    while process.poll() is None and time.monotonic() < deadline:
+        if results.exists() and json.loads(results.read_text())["results"]:
+            break
+        time.sleep(0.1)
     assert process.poll() is None, "the check ended before it could be interrupted"
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=120)

@@ -102,3 +102,80 @@ def test_sigterm_mid_check_exits_143_keeping_what_was_judged(tmp_path):
     assert data["interrupted"] is True
     judged = [(r["size"], r["evaluations"]["reference"]["verdict"]) for r in data["results"]]
     assert judged == [("64", "pass")], data
+
+
+def test_a_check_killed_outright_leaves_results_of_what_it_had_judged(tmp_path):
+    """SIGKILL (the out-of-memory killer, a CI runner's hard stop, a reference calling
+    ``os._exit``) gives no chance to write anything at the end: ``--results`` was
+    written only then, so a run of hours left nothing. It is kept up to date as the run
+    goes, marked incomplete."""
+    path = tmp_path / "nine.py"
+    path.write_text(
+        _KERNEL_FILE.replace("test_sizes=(64, 128)", "test_sizes=(64,)")
+        + textwrap.dedent(
+            """
+            import dataclasses
+
+            def hangs(x, y):
+                if threading.current_thread() is threading.main_thread():
+                    open(os.environ["KF_READY"], "w").close()
+                    time.sleep(60)
+                return x * np.float32(0.5)
+
+            B, C, D, E, F, G, H = (dataclasses.replace(HALF, id=i) for i in "bcdefgh")
+            HANGS = dataclasses.replace(HALF, id="hangs", reference=hangs)
+            """
+        )
+    )
+    ready, results = tmp_path / "ready", tmp_path / "results.json"
+    env = dict(os.environ, KF_READY=str(ready), FORGE_CACHE_DIR=str(tmp_path / "cache"))
+    process = subprocess.Popen(
+        [sys.executable, "-m", "kforge", "check", str(path), "--backend", "reference"]
+        + ["--samples", "1", "--results", str(results)],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while not ready.exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert ready.exists(), process.communicate()[1][-2000:]
+        time.sleep(0.5)
+        process.kill()
+        process.wait(timeout=30)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    data = json.loads(results.read_text())
+    assert data["complete"] is False and data["passed"] is False, data
+    judged = {r["kernel"]: r["evaluations"]["reference"]["verdict"] for r in data["results"]}
+    # the main thread makes a few items' references ahead of the oldest one judged (two,
+    # or one more than a backend's lanes): by the ninth kernel's, four were saved
+    assert {"half": "pass", "b": "pass", "c": "pass", "d": "pass"}.items() <= judged.items()
+    assert "hangs" not in judged
+
+
+def test_ctrl_c_before_the_first_verdict_still_writes_results_saying_so(
+    tmp_path, monkeypatch, capsys
+):
+    """A Ctrl-C while the backends opened (before any verdict) wrote no --results file
+    at all, so a script reading it could not tell an interrupted run from one that
+    never started."""
+    from kforge import _check
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(_check, "_open_while_preparing", interrupted)
+    path = tmp_path / "half.py"
+    path.write_text(_KERNEL_FILE)
+    results = tmp_path / "results.json"
+    code = kforge.main(["check", str(path), "--backend", "reference", "--results", str(results)])
+    assert code == 130
+    data = json.loads(results.read_text())
+    assert data["interrupted"] is True and data["complete"] is False and data["results"] == []
+    assert "interrupted; 0 evaluations were judged" in capsys.readouterr().err
