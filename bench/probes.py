@@ -23,8 +23,8 @@ one fed.
   rounding pass, in TFLOP/s (the second is wrong by design: it measures the pass).
 - ``wgsl-gemm``: ``gemm`` at SIZE^3 on wgpu under every schedule of ``GEMM_TUNABLES``
   with WGSL's register loops written out and vec4 (the shape P10's best has) that the
-  emitter and the adapter take, in TFLOP/s, each output's first 64 rows (set to NaN
-  before) against float64, fastest last.
+  emitter and the adapter take (``--schedule``: those alone), in TFLOP/s, each output's
+  first 64 rows (set to NaN before) against float64, fastest last.
 - ``wgsl-checks``: what naga's runtime checks cost on wgpu: ``gemm`` at SIZE^3 (each
   output's first 64 rows against float64, and the two outputs compared) and the row
   kernels at ROWS x COLS, each in a context with the checks (a clamp of each array
@@ -70,7 +70,7 @@ import os
 import re
 import sys
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import ml_dtypes
 import numpy as np
@@ -364,9 +364,25 @@ def _gemm_measure(ctx, seconds, out, schedule: Schedule, size: int, want) -> tup
     return tflops, float(np.abs(got - want).max() / np.abs(want).max())
 
 
-def wgsl_gemm(size: int) -> None:
+def wgsl_gemm_schedules(constraints) -> list[Schedule]:
+    """Every unrolled schedule of ``GEMM_TUNABLES`` the adapter admits: wgsl-gemm's sweep."""
     from forge.kernels.linalg import GEMM_TUNABLES
 
+    kernel = forge.get_kernel("gemm")
+    tiles = [tile for tile in GEMM_TUNABLES["tile"] if isinstance(tile, tuple)]
+    found = []
+    for wg, tile in itertools.product(GEMM_TUNABLES["wg"], tiles):
+        schedule = Schedule(wg, vector_width=4, tile=tile, unroll=True)
+        try:
+            forge.emit.check(kernel, schedule, "wgsl", constraints)
+        except forge.UnsupportedFeature:
+            continue
+        found.append(schedule)
+    return found
+
+
+def wgsl_gemm(size: int, given: Sequence[Schedule] = ()) -> None:
+    """``gemm`` at ``size``^3 on wgpu under each of ``given``, or the whole sweep."""
     kernel = forge.get_kernel("gemm")
     a, b, want = _gemm_problem(size)
     with _gemm_context("wgpu", size) as ctx:
@@ -377,13 +393,7 @@ def wgsl_gemm(size: int) -> None:
             ctx, kernel, views, size, types.SimpleNamespace(warmups=5, warm_seconds=0.0, samples=10)
         )
         found = []
-        tiles = [tile for tile in GEMM_TUNABLES["tile"] if isinstance(tile, tuple)]
-        for wg, tile in itertools.product(GEMM_TUNABLES["wg"], tiles):
-            schedule = Schedule(wg, vector_width=4, tile=tile, unroll=True)
-            try:
-                forge.emit.check(kernel, schedule, "wgsl", ctx.constraints)
-            except forge.UnsupportedFeature:
-                continue
+        for schedule in given or wgsl_gemm_schedules(ctx.constraints):
             out = views[output_index(kernel)]
             tflops, error = _gemm_measure(ctx, seconds, out, schedule, size, want)
             found.append((tflops, str(schedule), error))
@@ -818,7 +828,7 @@ def main(argv: list[str] | None = None) -> int:
             ],
         )
     elif args.name == "wgsl-gemm":
-        wgsl_gemm(args.size)
+        wgsl_gemm(args.size, given)
     elif args.name == "cuda-half":
         half_twins("cuda", _HALF_FAMILIES, args.rows, args.cols, given, args.kernel)
     elif args.name == "cuda-resources":
