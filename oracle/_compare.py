@@ -470,16 +470,46 @@ def _pattern_mismatch(g: np.ndarray, w: np.ndarray, tol: Tolerance) -> np.ndarra
     return kinds
 
 
+def _ordered_u64(x: np.ndarray) -> np.ndarray | None:
+    """``x``'s integers mapped onto uint64 in the same order (signed ones offset by
+    2^63), so that a difference of two is exact; None for other kinds."""
+    if x.dtype.kind in "ub":
+        return x.astype(np.uint64)
+    if x.dtype.kind == "i":
+        return x.astype(np.int64).view(np.uint64) ^ np.uint64(1 << 63)
+    return None
+
+
+def _integer_distance(g: np.ndarray, w: np.ndarray) -> np.ndarray | None:
+    """|g - w| exactly, as uint64, for integers of one kind. Through float64, two 64-bit
+    integers past 2^53 round alike (a mask word's low bit, a hash's), and a difference
+    of 2^64 or more cast back to uint64 was no number, read as 0: torchvision's NMS mask
+    word with every bit wrong passed as equal (round 63)."""
+    if g.dtype.kind == "b" or w.dtype.kind == "b" or g.dtype.kind != w.dtype.kind:
+        return None
+    a, b = _ordered_u64(g), _ordered_u64(w)
+    if a is None or b is None:
+        return None
+    return np.where(a >= b, a - b, b - a)
+
+
 def _errors(g: np.ndarray, w: np.ndarray, finite: np.ndarray):
     """Absolute, relative and ULP distance over the elements finite on both sides."""
+    exact = None if is_float_dtype(g.dtype) else _integer_distance(g, w)
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         g64, w64 = g.astype(np.float64), w.astype(np.float64)  # signalling NaNs: no warning
-        abs_err = np.where(finite, np.abs(g64 - w64), 0.0)
+        if exact is None:
+            abs_err = np.where(finite, np.abs(g64 - w64), 0.0)
+        else:  # the exact difference, rounded once: 0 only where the two are equal
+            abs_err = np.where(finite, exact.astype(np.float64), 0.0)
         rel_err = np.where(abs_err == 0, 0.0, abs_err / np.abs(w64))
     if is_float_dtype(g.dtype):
         ulp = np.where(finite, ulp_distance(g, w), np.uint64(0))
+    elif exact is not None:
+        ulp = exact
     else:
-        ulp = abs_err.astype(np.uint64)
+        with np.errstate(invalid="ignore"):
+            ulp = abs_err.astype(np.uint64)
     return abs_err, rel_err, ulp
 
 

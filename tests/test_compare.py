@@ -441,3 +441,22 @@ def test_a_comparison_keeps_a_sample_of_its_mismatches_spread_over_the_output():
     assert 200 <= len(spread) <= 256 and spread[0] == 1000 and spread[-1] >= 8900
     assert all(1000 <= i < 9000 for i in spread) and list(spread) == sorted(set(spread))
     assert compare(want, want).spread == ()
+
+
+@pytest.mark.parametrize(
+    "dtype, got, want",
+    [
+        # torchvision's NMS mask word: every bit set where one was (round 63)
+        (np.uint64, 2**64 - 1, 2**40),
+        # the low bit of a word past 2^53, which float64 rounds away
+        (np.uint64, 2**63 + 1, 2**63),
+        (np.int64, -(2**63), 2**63 - 1),
+        (np.int64, 2**62 + 1, 2**62),
+    ],
+)
+def test_64_bit_integers_are_compared_exactly(dtype, got, want):
+    got, want = np.array([got, 7], dtype), np.array([want, 7], dtype)
+    result = compare(got, want)
+    assert not result.passed and result.mismatches == 1, result
+    assert list(element_matches(got, want)) == [False, True]
+    assert compare(want, want).passed

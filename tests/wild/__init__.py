@@ -1616,6 +1616,10 @@ from tests.wild.round62 import ROUND62  # noqa: E402  (round 62, subgroup operat
 
 CORPUS.update(ROUND62)
 
+from tests.wild.round63 import ROUND63  # noqa: E402  (round 63, vision and graph operators: tests/wild/round63.py)
+
+CORPUS.update(ROUND63)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
