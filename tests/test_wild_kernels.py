@@ -102,6 +102,9 @@ def test_a_kernel_from_the_wild_passes_as_written(request, session, name, backen
             "a port with no numpy reference is judged against another backend "
             "(test_a_port_is_checked_against_its_original)"
         )
+    slow = _slow_here(CORPUS[name], backend, session)
+    if slow:
+        pytest.skip(slow)
     runs = _runs(kernel)
     if backend == "browser" and not os.environ.get("KFORGE_SLOW_TESTS"):
         # SwiftShader judges the first size and seed, lavapipe every one (the browser's
@@ -159,6 +162,30 @@ def _judge_mutant(
     return oracle.evaluate(runner, broken, size=size, seed=seed, **untimed)
 
 
+def _slow_here(wild, backend: str, session) -> str | None:
+    """Why ``wild``'s runs on ``backend`` go to the other CPU adapter in this run, or
+    None: its ``slow_on`` names this adapter, the other one is here, and
+    KFORGE_SLOW_TESTS is not set."""
+    if (
+        not wild.slow_on
+        or backend not in ("wgpu", "browser")
+        or os.environ.get("KFORGE_SLOW_TESTS")
+    ):
+        return None
+    other = "browser" if backend == "wgpu" else "wgpu"
+    available = forge.available_backends()
+    if not available.get(other, (False, ""))[0]:
+        return None
+    try:
+        adapter = session.runner(backend).info.adapter.name
+    except Exception:  # noqa: BLE001  (an adapter that cannot open says so in its own tests)
+        return None
+    why = next((w for part, w in wild.slow_on.items() if part in adapter), None)
+    if why is None:
+        return None
+    return f"{adapter}: {why}; it runs on {other} in this run (KFORGE_SLOW_TESTS=1 runs it here)"
+
+
 def _one_wgsl_adapter(name: str, what: str, backend: str, session=None) -> str | None:
     """Why this WGSL mutant does not run on ``backend`` in this run, or None. With both
     CPU adapters here (lavapipe through wgpu, SwiftShader in the browser: CI), each
@@ -172,6 +199,11 @@ def _one_wgsl_adapter(name: str, what: str, backend: str, session=None) -> str |
     wild = CORPUS[name]
     if backend not in ("wgpu", "browser") or os.environ.get("KFORGE_SLOW_TESTS"):
         return None
+    if session is not None:  # an adapter that takes minutes to compile it: the other
+        for here in ("wgpu", "browser"):
+            slow = _slow_here(wild, here, session)
+            if slow:
+                return slow if backend == here else None
     if any(m == what for m, _, _ in wild.invisible_on) or (what, "wgsl") in wild.invisible:
         return None
     if what in wild.nonfinite_only:

@@ -69,6 +69,10 @@ class Wild:
     # (backend, adapter name part, outputs joined by "+"): a right kernel the oracle
     # fails there, its own known defect (tests/wild/nvidia.py): an expected failure
     false_alarms: dict[tuple[str, str, str], str] = field(default_factory=dict)
+    # adapter name part -> why: a CPU adapter that takes minutes to compile the entry's
+    # WGSL cold (lavapipe's LLVM); without KFORGE_SLOW_TESTS its runs go to the other
+    # CPU adapter where both are here (tests/test_wild_kernels.py)
+    slow_on: dict[str, str] = field(default_factory=dict)
 
 
 #: Why a dropped barrier may pass on NVIDIA's Vulkan driver (``Wild.invisible_on``).

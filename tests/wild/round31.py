@@ -1162,6 +1162,11 @@ SRAD = Wild(
             "        cs = c_here[ty][tx];\n        ce = c_beside[ty][tx];",
         ),
     },
+    slow_on={
+        "llvmpipe": "LLVM 15 takes about 110 s to compile each srad module cold on 2 CPUs "
+        "(2026-12-06: past the 60 s bound of every run before the Mesa shader cache "
+        "holds it; SwiftShader takes 1 s)"
+    },
 )
 
 
