@@ -106,7 +106,8 @@ def test_a_kernel_from_the_wild_passes_as_written(request, session, name, backen
     if slow:
         pytest.skip(slow)
     runs = _runs(kernel)
-    if backend == "browser" and not os.environ.get("KFORGE_SLOW_TESTS"):
+    moved_here = backend == "browser" and _slow_here(CORPUS[name], "wgpu", session)
+    if backend == "browser" and not os.environ.get("KFORGE_SLOW_TESTS") and not moved_here:
         # SwiftShader judges the first size and seed, lavapipe every one (the browser's
         # runs of every size were 218 s of the CI-like machine's worker time, 2026-12-06);
         # KFORGE_SLOW_TESTS=1 runs them all there too

@@ -754,6 +754,11 @@ NW = Wild(
             "        }\n    }\n    // lower-right triangle\n    for (var d = BLOCK_SIZE - 2;",
         ),
     },
+    slow_on={
+        "llvmpipe": "LLVM 15 takes about 20 s to compile each Needleman-Wunsch module cold "
+        "on 2 CPUs (2026-12-06: 40 s for the original's sizes, 12 to 17 s a mutant; two "
+        "runs past the 60 s bound under load; SwiftShader takes 1.7 s)"
+    },
 )
 
 
