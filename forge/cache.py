@@ -10,12 +10,22 @@ whatever runs beside it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
-__all__ = ["cache_root", "write_atomically", "FOLDERS", "cache_usage", "clear_cache"]
+__all__ = [
+    "cache_root",
+    "write_atomically",
+    "replaced_atomically",
+    "FOLDERS",
+    "cache_usage",
+    "clear_cache",
+]
 
 #: The cache root's folders and what each holds.
 FOLDERS = {
@@ -33,15 +43,17 @@ def cache_root(path: str | os.PathLike | None = None) -> Path:
     return Path(os.environ.get("FORGE_CACHE_DIR") or Path.home() / ".cache" / "kernel-forge")
 
 
-def write_atomically(path: str | os.PathLike, data: bytes | str) -> None:
-    """Write ``data`` to ``path`` through a temporary file in the same folder and a
-    rename; nothing half-written is ever left at ``path``."""
+@contextlib.contextmanager
+def replaced_atomically(path: str | os.PathLike) -> Iterator[IO[bytes]]:
+    """A binary file to write ``path``'s new contents into: a temporary file in the same
+    folder, renamed over ``path`` when the block ends, removed if it raises (Ctrl-C
+    included); nothing half-written is ever left at ``path``."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data.encode("utf-8") if isinstance(data, str) else data)
+            yield handle
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, path)
@@ -51,6 +63,12 @@ def write_atomically(path: str | os.PathLike, data: bytes | str) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def write_atomically(path: str | os.PathLike, data: bytes | str) -> None:
+    """Write ``data`` to ``path`` through ``replaced_atomically``."""
+    with replaced_atomically(path) as handle:
+        handle.write(data.encode("utf-8") if isinstance(data, str) else data)
 
 
 def cache_usage(root: str | os.PathLike | None = None) -> dict[str, tuple[int, int]]:

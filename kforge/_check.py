@@ -224,7 +224,6 @@ class CheckRun:
     unavailable: dict[str, str] = field(default_factory=dict)
     refused: dict[str, str] = field(default_factory=dict)
     interrupted: bool = False
-    complete: bool = True  # False in what is saved while the run goes on
 
     @property
     def evaluations(self) -> list[Evaluation]:
@@ -270,11 +269,12 @@ class CheckRun:
         unverified_here = self.unverified and not self.missing_device_backends
         return 1 if (self.failed or self.refused or not self.evaluations or unverified_here) else 0
 
-    def as_dict(self) -> dict:
+    def as_dict(self, ended: bool = True) -> dict:
+        """The results file; ``ended=False`` for what is saved while the run goes on."""
         return {
             "format": RESULTS_FORMAT,
-            "passed": self.complete and self.exit_code == 0,
-            "complete": self.complete and not self.interrupted,
+            "passed": ended and self.exit_code == 0,
+            "complete": ended and not self.interrupted,
             "interrupted": self.interrupted,
             "unavailable": dict(self.unavailable),
             "refused": dict(self.refused),
@@ -362,19 +362,14 @@ class _Saver:
         if self.path is None:
             return
         started = time.monotonic()
-        self.run.complete = False
         try:
-            write_json(self.path, self.run.as_dict())
+            write_json(self.path, self.run.as_dict(ended=False))
         except OSError as exc:  # checked as the arguments were read; say it, go on
             print(f"kforge check: could not save --results now: {exc}", file=sys.stderr)
-        finally:
-            self.run.complete = True
         self.last = time.monotonic()
         self.cost = self.last - started
 
     def save_now_and_then(self) -> None:
-        if self.path is None:
-            return
         if self.cost < 0.05 or time.monotonic() - self.last >= 20 * self.cost:
             self.save()
 

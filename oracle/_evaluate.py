@@ -31,12 +31,12 @@ import dataclasses
 import os
 import re
 import shlex
-import tempfile
 from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
+from forge.cache import replaced_atomically
 from forge.contract import OracleContext
 from forge.errors import ForgeError, InvalidArgument, ReferenceFailed, UnsupportedFeature
 from forge.kernel import Access, KernelSpec
@@ -1124,15 +1124,6 @@ def save_failure(ev: Evaluation, expected: Expected, folder: str | os.PathLike) 
         arrays["uniform"] = expected.case.uniform
     # Through a temporary file and a rename: Ctrl-C (or a second run saving the same
     # failure) never leaves a truncated .npz that np.load then refuses.
-    fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            np.savez(handle, **arrays)
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except FileNotFoundError:
-            pass
-        raise
+    with replaced_atomically(path) as handle:
+        np.savez(handle, **arrays)
     return path

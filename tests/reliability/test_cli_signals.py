@@ -68,11 +68,12 @@ def test_ctrl_c_while_kforge_starts_is_one_line_and_130_not_a_traceback(monkeypa
     assert capsys.readouterr().err == "kforge check: interrupted\n"
 
 
-def test_sigterm_mid_check_exits_143_keeping_what_was_judged(tmp_path):
-    """SIGTERM killed kforge outright (no --results at all); and Ctrl-C or SIGTERM while
-    the main thread made a later item's reference lost the items judged before it."""
-    path = tmp_path / "half.py"
-    path.write_text(_KERNEL_FILE)
+def _check_until_ready(tmp_path, kernel_file: str, stdout=subprocess.PIPE):
+    """``kforge check`` of ``kernel_file`` on the reference backend with ``--results``,
+    in a child process, returned once a reference in it has written ``KF_READY`` (and
+    then sleeps): (the process, the results path)."""
+    path = tmp_path / "kernels.py"
+    path.write_text(kernel_file)
     ready, results = tmp_path / "ready", tmp_path / "results.json"
     env = dict(os.environ, KF_READY=str(ready), FORGE_CACHE_DIR=str(tmp_path / "cache"))
     process = subprocess.Popen(
@@ -80,15 +81,24 @@ def test_sigterm_mid_check_exits_143_keeping_what_was_judged(tmp_path):
         + ["--samples", "1", "--results", str(results)],
         cwd=ROOT,
         env=env,
-        stdout=subprocess.PIPE,
+        stdout=stdout,
         stderr=subprocess.PIPE,
         text=True,
     )
+    deadline = time.monotonic() + 60
+    while not ready.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+    if not ready.exists():
+        process.kill()
+        pytest.fail(process.communicate()[1][-2000:])
+    return process, results
+
+
+def test_sigterm_mid_check_exits_143_keeping_what_was_judged(tmp_path):
+    """SIGTERM killed kforge outright (no --results at all); and Ctrl-C or SIGTERM while
+    the main thread made a later item's reference lost the items judged before it."""
+    process, results = _check_until_ready(tmp_path, _KERNEL_FILE)
     try:
-        deadline = time.monotonic() + 60
-        while not ready.exists() and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert ready.exists(), process.communicate()[1][-2000:]
         time.sleep(1.0)  # size 64's evaluation (one sample) ends on its lane meanwhile
         process.send_signal(signal.SIGTERM)
         out, err = process.communicate(timeout=30)
@@ -109,8 +119,8 @@ def test_a_check_killed_outright_leaves_results_of_what_it_had_judged(tmp_path):
     ``os._exit``) gives no chance to write anything at the end: ``--results`` was
     written only then, so a run of hours left nothing. It is kept up to date as the run
     goes, marked incomplete."""
-    path = tmp_path / "nine.py"
-    path.write_text(
+    process, results = _check_until_ready(
+        tmp_path,
         _KERNEL_FILE.replace("test_sizes=(64, 128)", "test_sizes=(64,)")
         + textwrap.dedent(
             """
@@ -125,24 +135,10 @@ def test_a_check_killed_outright_leaves_results_of_what_it_had_judged(tmp_path):
             B, C, D, E, F, G, H = (dataclasses.replace(HALF, id=i) for i in "bcdefgh")
             HANGS = dataclasses.replace(HALF, id="hangs", reference=hangs)
             """
-        )
-    )
-    ready, results = tmp_path / "ready", tmp_path / "results.json"
-    env = dict(os.environ, KF_READY=str(ready), FORGE_CACHE_DIR=str(tmp_path / "cache"))
-    process = subprocess.Popen(
-        [sys.executable, "-m", "kforge", "check", str(path), "--backend", "reference"]
-        + ["--samples", "1", "--results", str(results)],
-        cwd=ROOT,
-        env=env,
+        ),
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
     )
     try:
-        deadline = time.monotonic() + 60
-        while not ready.exists() and process.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert ready.exists(), process.communicate()[1][-2000:]
         time.sleep(0.5)
         process.kill()
         process.wait(timeout=30)
