@@ -1498,6 +1498,71 @@ def test_numpys_own_mean_and_an_in_place_sum_are_rounded_like_any_operation():
     assert not np.array_equal(moved(tenths), accumulate(tenths))
 
 
+def _uniform(low: float, high: float):
+    return lambda rng, count, size: rng.uniform(low, high, count).astype(np.float32)
+
+
+def _zigzag(rng, count, size):
+    """Entries of alternate signs: a sample between two crosses 0, where its
+    coordinate's rounding weighs most against its own size."""
+    return (rng.uniform(50, 100, count) * (-1.0) ** np.arange(count)).astype(np.float32)
+
+
+def _sampled_row(rows, batch, x, y):
+    """A row of a table chosen by an index input, sampled between its entries at
+    ``x * 7.3 + 0.3``, as RoIAlign samples a map."""
+    f = np.float32
+    row = rows.reshape(2, 64)[int(batch[0])]
+    c = x * f(7.3) + f(0.3)
+    low = np.floor(c)
+    w = c - low
+    low = low.astype(int)
+    y[:] = row[low] * (f(1) - w) + row[low + 1] * w
+
+
+def test_a_kernel_with_an_index_input_keeps_the_bound_of_its_roundings():
+    """The runs at scaled inputs that find a sum of products fail where an input is an
+    index (the batch column of torchvision's RoIAlign, out of range at twice its value),
+    and the bound of the reference's own roundings went with them: the RoIAlign, its
+    sample coordinates rounded once by an FMA on the H100, failed by 1.6e-6 where the
+    roundings allow 1.4e-5. The bound stays; a coordinate 1e-3 off still fails."""
+    kernel = KernelSpec(
+        id="sampled_row",
+        entry_point="main",
+        sources={},
+        buffers=(
+            BufferSpec(0, "f32", "read", name="rows", count=128, fill=_zigzag),
+            BufferSpec(
+                1, "f32", "read", name="batch", count=1, fill=lambda rng, c, s: np.ones(c, "f4")
+            ),
+            BufferSpec(2, "f32", "read", name="x", fill=_uniform(0.0, 7.9)),
+            BufferSpec(3, "f32", "read_write", name="y"),
+        ),
+        reference=_sampled_row,
+    )
+    case = oracle.make_case(kernel, 4096, 0)
+    expected = oracle.expected_outputs(case)
+    want = expected.outputs["y"]
+    rows, x = case.arrays["rows"], case.arrays["x"]
+
+    def sampled(c):  # the reference's float32 steps after the coordinate
+        f = np.float32
+        row = rows.reshape(2, 64)[1]
+        low = np.floor(c)
+        w = c - low
+        low = low.astype(int)
+        return row[low] * (f(1) - w) + row[low + 1] * w
+
+    # one rounding of x * 7.3 + 0.3 (an FMA) where the reference rounds twice
+    fused = sampled((x.astype(np.float64) * np.float32(7.3) + np.float32(0.3)).astype(np.float32))
+    assert not oracle.compare(fused, want).passed  # outside the tolerance alone...
+    bound = expected.rounding_bound().get("y")
+    assert bound is not None
+    assert oracle.compare(fused, want, bound=bound).passed  # ...inside the roundings'
+    shifted = sampled(x * np.float32(7.3) + np.float32(0.301))
+    assert not oracle.compare(shifted, want, bound=bound).passed
+
+
 def test_a_floored_index_is_not_moved_by_the_rounding_of_every_operation():
     """Monte Carlo arithmetic moved ``np.floor``'s exact result too (5.0 to 4.9999997),
     so ``.astype(int)`` indexed the neighbouring entry and every element that reads a
