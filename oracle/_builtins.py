@@ -38,6 +38,7 @@ __all__ = [
     "calls_trig",
     "calls_exp",
     "calls_inverse_trig",
+    "packs_bits",
     "carries",
     "dividing_by_zero",
     "builtin_limits",
@@ -384,6 +385,31 @@ def accumulates(reference) -> bool:
             if instruction.opname in ("LOAD_ATTR", "LOAD_METHOD"):
                 if instruction.argval in _ACCUMULATIONS:
                     return True
+    return False
+
+
+#: What a reference that packs bits into words calls: numpy's shifts and ``packbits``
+#: (its ``<<`` operator is read from the bytecode).
+_PACKING = frozenset({"left_shift", "packbits", "bitwise_left_shift"})
+
+
+def packs_bits(reference) -> bool:
+    """Whether ``reference`` shifts bits into place (``<<``, ``<<=``, ``np.left_shift``,
+    ``np.packbits``, in the code it reaches): its integer outputs are bit fields (an NMS
+    mask of 64 boxes a word), whose bits are each decided apart, where a count's value is
+    one number."""
+    import dis
+
+    if getattr(reference, "__name__", None) in _PACKING:
+        return True
+    if _numpy_calls(reference, _PACKING):
+        return True
+    for code, _ in _reached_code(reference):
+        for instruction in dis.get_instructions(code):
+            if instruction.opname in ("BINARY_LSHIFT", "INPLACE_LSHIFT"):  # Python 3.10
+                return True
+            if instruction.opname == "BINARY_OP" and instruction.argrepr in ("<<", "<<="):
+                return True
     return False
 
 

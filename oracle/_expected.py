@@ -183,11 +183,12 @@ class Expected:
 
     def unstable_integers(
         self, wgsl: bool = False
-    ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    ) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
         """Per integer output (a struct's integer field as ``label.field``) whose value
         moves with the rounding of the reference's float operations (an escape count of
-        an iteration, an index from a comparison near a tie), (moved, low, high): the
-        elements that move, and the least and the most value each takes over the
+        an iteration, an index from a comparison near a tie), (moved, low, high,
+        flipped): the elements that move, the bits any run flipped in each, and the
+        least and the most value each takes over the
         reference and its runs in its own precision with every inexact float result one
         ulp off (``nudging_every_operation``, in ``_operation_rounding``'s patterns and
         at random; on WGSL a quotient too). Empty where none moves, or the reference is
@@ -1557,7 +1558,7 @@ def _near_choices(expected: Expected) -> dict[str, Choices]:
 
 def _unstable_integer_outputs(
     expected: Expected, wgsl: bool
-) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]]:
+) -> dict[str, tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
     from ._builtins import RoundingPattern, nudging_every_operation
 
     integers = _integer_leaves(expected)
@@ -1582,7 +1583,8 @@ def _unstable_integer_outputs(
         low, high = stacked.min(axis=0), stacked.max(axis=0)
         moved = low != high
         if moved.any():
-            found[label] = (moved, low, high)
+            flipped = np.bitwise_or.reduce(stacked ^ want.reshape(1, -1), axis=0)
+            found[label] = (moved, low, high, flipped)
     return found
 
 

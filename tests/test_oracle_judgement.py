@@ -2103,3 +2103,31 @@ def test_a_resize_whose_scale_is_a_wgsl_quotient_passes_and_a_wrong_scale_fails(
     for ulps in (2.5, -2.5):
         assert np.all(np.abs(resized(ulps) - want) <= allowed), ulps
     assert np.sum(np.abs(resized(64) - want) > allowed) > 100
+
+
+def test_a_reference_that_shifts_bits_into_words_is_told_from_a_count():
+    """A bit field's words (``<<``, ``np.packbits``) have their bits judged apart where a
+    rounding frees one (round 63's NMS mask); a count (an escape iteration) is one
+    number, any value of which is taken where the reruns scatter it."""
+    from oracle._builtins import packs_bits
+
+    def mask(bits):
+        return (bits.astype(np.uint64) << np.arange(64, dtype=np.uint64)).sum(axis=-1)
+
+    def word(bits):
+        out = np.zeros(1, np.uint32)
+        for b in bits:
+            out[0] <<= 1
+            out[0] |= b
+        return out
+
+    def count(z):
+        n = np.zeros(z.shape, np.int32)
+        for _ in range(50):
+            n += np.abs(z) < 2
+            z = z * z + 0.25
+        return n
+
+    assert packs_bits(mask) and packs_bits(word)
+    assert packs_bits(lambda b: np.packbits(b, axis=-1))
+    assert not packs_bits(count) and not packs_bits(lambda a, b: a | b)

@@ -20,10 +20,12 @@ GPU machine's).
   (a mask word with every bit set where one bit was) cast back to uint64 as 0: a port
   that filled such words passed with "max abs 1.84e+19 ... ok". ``oracle._compare``
   now takes an integer difference exactly (tests/test_compare.py).
-- A gap, pinned (strict xfail): an ill-conditioned integer whose reruns scatter over more
-  than a step is taken whatever its value (``oracle/_judge.py``: an escape count's chaos).
-  For a packed bit mask that is too lax: the free bit is one, but every other bit of the
-  word goes unjudged, so a kernel that writes anything into a word holding a tie passes.
+- A gap, fixed: an ill-conditioned integer whose reruns scatter over more than a step is
+  taken whatever its value (``oracle/_judge.py``: an escape count's chaos). For a packed
+  bit mask that was too lax: the free bit is one, but every other bit of the word went
+  unjudged, so a kernel that wrote anything into a word holding a tie passed. Where the
+  reference shifts bits into words (``oracle._builtins.packs_bits``), only the bits the
+  reruns flipped are free now.
 - A gap, pinned (strict xfail): torch_scatter's ``scatter_arg_kernel`` lets every
   element equal to its slot's maximum write its position, so where two tie the last
   writer wins, in whatever order the device runs them, and any of the tied positions is
@@ -97,12 +99,6 @@ def test_on_wgsl_an_iou_of_exactly_the_threshold_may_go_either_way(request):
     assert ev.outputs["dev_mask"].comparison.unstable >= 1, ev.report()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="a mask word with one bit free at a tie is taken whatever its value: its other "
-    "bits must still be judged (round 63)",
-)
 def test_a_mask_word_with_a_free_bit_still_has_its_other_bits_judged(request):
     require_available(request.config, "wgpu")
     # at an exact tie, the whole word's bits set: wrong under any rounding of the quotient

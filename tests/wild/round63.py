@@ -59,7 +59,8 @@ What they showed (tests/test_wild_round63.py): every original passes on the refe
 lavapipe and SwiftShader and every WGSL mutant fails on one of them. The oracle compared
 64-bit integers through float64 (a mask word with every bit wrong passed): fixed. An NMS
 pair at exactly the threshold is free on WGSL, whose quotient may be 2.5 ulps off, and
-its whole mask word is then taken whatever it holds (pinned); a scatter's argmax among
+its whole mask word was then taken whatever it held (fixed: only the bits the reruns
+flip are free where the reference shifts bits into words); a scatter's argmax among
 tied maxima may be any of them, which the oracle cannot judge (pinned): the entry draws
 distinct values, and its NMS boxes whole pixels, where IoUs of exactly 0.5 occur.
 """
