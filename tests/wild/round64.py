@@ -26,7 +26,10 @@ the spec; ``CUDA_1D_KERNEL_LOOP``), the formatting, and the WebGPU ports.
   level. The clouds are scans' voxel grids in [0, 1)^3: a tenth of the points are
   copies of earlier ones, whose distances are equal on every device, so the tie rule
   (the first in a thread's stride, the lower thread in the tree) is judged, and the
-  reference follows it; the other distances are distinct.
+  reference follows it; the other distances are distinct. Upstream's race is kept:
+  every thread reads ``dists_i[0]`` after the tree's last barrier, and thread 0 may
+  write it again in the next iteration before a slower warp has read it (the port
+  ends each iteration with a barrier instead).
 - PointNet++'s three_nn and three_interpolate (same repository and commit,
   ``interpolate_gpu.cu``): ``three_nn_kernel(int b, int n, int m, const float
   *unknown, const float *known, float *dist2, int *idx)``, a block a batch of
