@@ -26,17 +26,19 @@ runs and mutants are the GPU machine's).
   an index past the known points (``index + m``) at the 7 near ties of the draw
   passes. Round 63 pinned the same rule for a mask word; telling an index from an
   escape count needs more than the values the reruns give, so it is pinned, not fixed.
-- A false alarm, pinned (strict xfail): rotated rois drawn so that one row of samples
-  sits exactly on the map's top edge (y == -1, in the map) in the reference's float32,
-  where an FMA of ``yy * cos - xx * sin`` puts it one step below (off the map; the rois
-  carry cos and sin, so no trig error hides it). lavapipe computes the port as written
-  so, and 5 of its 33 such outputs fail, each off by a quarter of a pixel: the bound of
-  the runs with the reference's operations rounded otherwise is measured from its
-  float64 run, on the FMA's side, and holds the jump only where a run happens to cross
-  back. A fix that added the reference's own distance from its float64 run to the
-  bound passed the port but also wrong ones (a jump must be told from a cancellation
-  first), so it is pinned. A CUDA kernel contracts the same expression by default: the
-  entry's rois, continuous, put no sample on the edge.
+- A false alarm, fixed: rotated rois drawn so that one row of samples sits exactly on
+  the map's top edge (y == -1, in the map) in the reference's float32, where an FMA of
+  ``yy * cos - xx * sin`` puts it one step below (off the map; the rois carry cos and
+  sin, so no trig error hides it). lavapipe computes the port as written so, and 5 of
+  its 33 such outputs failed, each off by a quarter of a pixel: the rounding bound is
+  how far a correct computation lies from the reference's float64 run (on the FMA's
+  side here), and it was compared with the distance from the float32 reference. An
+  element within the bound of the float64 run now gets the reference's own distance
+  from that run added (``oracle/_judge.py``). A first fix in the bound itself (the
+  reference's own distance added wherever it exceeded 16 ulps) passed a wrong saxpy of
+  tests/test_oracle_judgement.py: it did not look at the kernel's value. A CUDA kernel
+  contracts the same expression by default; the entry's rois, continuous, put no sample
+  on the edge.
 """
 
 from __future__ import annotations
@@ -288,50 +290,44 @@ _EDGE_SIZE = "2x3x20x24x11"
 _Y = "let y = yy * cos_t - xx * sin_t + roi_center_h;"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="where the reference's float32 puts a sample exactly on the map's edge and the "
-    "device's FMA puts it off, the bin's average drops by a quarter of a pixel; the runs "
-    "with the reference's operations rounded otherwise cross the edge only at random, and "
-    "the right port fails (round 64)",
-)
 def test_a_port_whose_fma_moves_a_sample_off_the_edge_passes(request, session):
-    """lavapipe fuses ``yy * cos_t - xx * sin_t`` (LLVM contracts it; its ``fma`` builtin
-    does not fuse) as CUDA does by default, so the port as written puts the samples the
-    reference puts on the edge below it (the test above checks that an FMA does, for
-    each): 0 where the reference reads the first row, a bin off by a quarter of a pixel.
-    The bound of the runs with the reference's operations rounded otherwise is measured
-    from its float64 run, which lies on the FMA's side, and covers the jump only where a
-    run crosses back: 5 of the 33 such elements fail. Adding the reference's own distance
-    from its float64 run to the bound where it exceeds 16 ulps passed this port, but also
-    a port that clamps the last row one late (180 elements of 1617 exceed that, at
-    bilinear sums that cancel) and a wrong saxpy of tests/test_oracle_judgement.py: a
-    jump is to be told from a cancellation first (a run at half the rounding, as
-    ``oracle._expected._without_jumps`` does for the inputs), so it is pinned, not
-    fixed. SwiftShader does not fuse here and passes it."""
+    """A fixed false alarm (``oracle/_judge.py``: the bound of a correct computation
+    is how far one lies from the reference's float64 run). lavapipe fuses ``yy * cos_t
+    - xx * sin_t`` (LLVM contracts it; its ``fma`` builtin does not fuse), as CUDA does
+    by default, so the port as written puts the samples the reference puts on the edge
+    below it (the test above checks that an FMA does, for each): 0 where the reference
+    reads the first row, a bin off by a quarter of a pixel. The bound was measured from
+    the float64 run, which lies on the FMA's side, and compared with the distance from
+    the float32 reference: 5 of the 33 such elements failed. An element within the
+    bound of the float64 run now gets the reference's own distance from that run added.
+    SwiftShader does not fuse here and passed before."""
     require_available(request.config, "wgpu")
-    if "llvmpipe" not in session.runner("wgpu").info.adapter.name:
-        pytest.skip("lavapipe's contraction: another adapter fuses or not as it does")
     as_written = _edge_port("r64_roi_rotated_cos_sin_given")
     ev = oracle.evaluate(
         session.runner("wgpu"), as_written, size=_EDGE_SIZE, samples=0, reorder=False
     )
     assert ev.verdict is Verdict.PASS, ev.report()
+    if "llvmpipe" in session.runner("wgpu").info.adapter.name:  # the edge's, accepted so
+        assert ev.outputs["top_data"].comparison.bounded >= 5, ev.report()
 
 
 def test_a_port_off_by_a_pixel_at_the_edge_still_fails(request, session):
-    """On the edge rois, the port that clamps the last row one late and the one that
-    reads its samples a pixel lower fail (whatever the edge's samples do)."""
+    """On the edge rois, the port that swaps x and y in its samples and the one that
+    reads them a pixel lower fail (whatever the edge's samples do). (The port that
+    clamps the last row one late differs nowhere on them: no sample falls in the last
+    row; before the fix it failed at the edge's samples alone, as the right one did.)"""
     require_available(request.config, "wgpu")
-    late = _edge_port(
-        "r64_roi_rotated_edge_last_row_late",
-        ("if (y_low >= height - 1) {", "if (y_low > height - 1) {"),
+    swapped = _edge_port(
+        "r64_roi_rotated_edge_x_and_y_swapped",
+        (
+            "output_val += bilinear_interpolate(base, p.height, p.width, y, x);",
+            "output_val += bilinear_interpolate(base, p.height, p.width, x, y);",
+        ),
     )
     lower = _edge_port(
         "r64_roi_rotated_edge_a_pixel_lower",
         (_Y, _Y.replace("roi_center_h;", "roi_center_h + 1.0;")),
     )
-    for wrong in (late, lower):
+    for wrong in (swapped, lower):
         ev = oracle.evaluate(session.runner("wgpu"), wrong, size=_EDGE_SIZE, samples=0)
         assert ev.failing, ev.report()
