@@ -350,6 +350,23 @@ class Expected:
             shared[key] = _rounding_bounds(self, wgsl, one_way)
         return shared[key]
 
+    def float64_leaves(self) -> dict[str, np.ndarray]:
+        """Per float output (a struct's float field as ``label.field``), flat: the numpy
+        reference's own float64 run (``_own_float64_run``), which the rounding bounds
+        move away from. Empty where there is none."""
+        from forge.types import is_float_dtype
+
+        plain = _own_float64_run(self)
+        if plain is None:
+            return {}
+        wants = _leaf_outputs(self.outputs)
+        found = {}
+        for label, run in _leaf_outputs(plain).items():
+            want = wants.get(label)
+            if want is not None and is_float_dtype(want.dtype) and np.size(run) == want.size:
+                found[label] = np.asarray(run, np.float64).reshape(-1)
+        return found
+
     def shared(self) -> dict:
         """Where results that depend only on the case and the reference are kept (the
         float64 runs and the bounds drawn from them, which never read the kernel's

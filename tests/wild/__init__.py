@@ -1624,6 +1624,10 @@ from tests.wild.round63 import ROUND63  # noqa: E402  (round 63, vision and grap
 
 CORPUS.update(ROUND63)
 
+from tests.wild.round64 import ROUND64  # noqa: E402  (round 64, coordinates and distances: tests/wild/round64.py)
+
+CORPUS.update(ROUND64)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
