@@ -1099,6 +1099,9 @@ class _RoundingArray(np.ndarray):
     either_f16: bool = False  # a conversion to f16 may round either way (WGSL)
     quotient_units: float = 5.0  # how far a quotient moves (WGSL's 2.5 ulp; see below)
     counts: bool = False  # this array (a view of it) counts true elements (``_counted``)
+    # equal operands moved alike (``_alike``): set for the runs that judge integers
+    alike: bool = False
+    operands: Any = None  # the operands of the ufunc call being moved, for ``_alike``
 
     def __array_finalize__(self, obj: Any) -> None:
         # a view of a count (``count[:, None]``) is a count; a ufunc's result is not
@@ -1159,19 +1162,29 @@ class _RoundingArray(np.ndarray):
             how = _INEXACT_RESULT
         else:
             how = _RoundingArray.quotient_units if ufunc.__name__ in _QUOTIENTS else 1.0
-        if outs is not None:
-            # a result written in place (``acc += x``, and numpy's own ``mean`` and
-            # ``var``, which divide with ``out=``) is rounded there, and the caller gets
-            # its own array back, still rounding: ``x.mean()`` over one element divided
-            # exactly, and a right instance norm of a single value (its mean off by
-            # WGSL's 2.5 ulp on NVIDIA, times 1/sqrt(eps)) was a false alarm
-            for o in kwargs["out"]:
-                if isinstance(o, np.ndarray) and o.dtype.kind == "f":
-                    o[...] = _rounded(o, how)
-            return outs if isinstance(result, tuple) else outs[0]
-        if isinstance(result, tuple):
-            return tuple(_rounded(r, how) for r in result)
-        return _rounded(result, how)
+        if method == "__call__":
+            _RoundingArray.operands = plain
+        try:
+            return _rounded_results(result, outs, kwargs, how)
+        finally:
+            _RoundingArray.operands = None
+
+
+def _rounded_results(result: Any, outs: Any, kwargs: dict, how: float) -> Any:
+    """A ``_RoundingArray`` ufunc's results, each moved by ``_rounded``."""
+    if outs is not None:
+        # a result written in place (``acc += x``, and numpy's own ``mean`` and
+        # ``var``, which divide with ``out=``) is rounded there, and the caller gets
+        # its own array back, still rounding: ``x.mean()`` over one element divided
+        # exactly, and a right instance norm of a single value (its mean off by
+        # WGSL's 2.5 ulp on NVIDIA, times 1/sqrt(eps)) was a false alarm
+        for o in kwargs["out"]:
+            if isinstance(o, np.ndarray) and o.dtype.kind == "f":
+                o[...] = _rounded(o, how)
+        return outs if isinstance(result, tuple) else outs[0]
+    if isinstance(result, tuple):
+        return tuple(_rounded(r, how) for r in result)
+    return _rounded(result, how)
 
 
 #: Ufuncs whose result is exact (a floor, a sign, a larger operand): a float32 kernel
@@ -1408,8 +1421,41 @@ def _signs(shape: tuple) -> np.ndarray:
     if isinstance(rng, RoundingPattern):
         return np.full(shape, rng.next_sign())
     if isinstance(rng, (IndexBit, IndexResidue)):
-        return rng.signs(shape)
-    return rng.choice((-1.0, 1.0), size=shape)
+        return _alike(rng.signs(shape))
+    return _alike(rng.choice((-1.0, 1.0), size=shape))
+
+
+def _alike(signs: np.ndarray) -> np.ndarray:
+    """``signs`` with every element whose operands (``_RoundingArray.operands``, the
+    current ufunc call's) equal an earlier element's moved as that one is, where
+    ``_RoundingArray.alike`` is set. A device computes an operation on the same operands
+    the same way, however it rounds: two equal gating logits give equal probabilities
+    on every device, and an index chosen among them is a tie the kernel's rule decides
+    (round 65: directions drawn per element, or by index, moved one of two equal
+    probabilities apart, and a top-k that takes the higher of equal experts passed as
+    an index float32 cannot decide). Operands that differ, however little, keep their
+    own directions. Operands are told apart by a hash of their float64 values."""
+    operands = _RoundingArray.operands
+    if not _RoundingArray.alike or operands is None or signs.size < 2:
+        return signs
+    try:
+        arrays = np.broadcast_arrays(*(np.asarray(x) for x in operands))
+    except ValueError:
+        return signs
+    if not arrays or arrays[0].shape != signs.shape:
+        return signs
+    if any(a.dtype.kind not in "biuf" or a.dtype.itemsize > 8 for a in arrays):
+        return signs
+    key = np.zeros(signs.size, np.uint64)
+    with np.errstate(all="ignore"):
+        for a in arrays:
+            bits = np.ascontiguousarray(a, np.float64).reshape(-1).view(np.uint64)
+            key = (key ^ bits) * np.uint64(0x9E3779B97F4A7C15)
+            key ^= key >> np.uint64(29)
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    if first.size == key.size:
+        return signs
+    return signs.reshape(-1)[first[inverse.reshape(-1)]].reshape(signs.shape)
 
 
 class IndexBit:
@@ -1673,7 +1719,11 @@ def _nudged(ufunc: Any, operands: tuple, result: Any) -> Any:
                 exact = np.broadcast_to(wide == array, array.shape)
         except (TypeError, ValueError):
             pass
-    signs = _signs(array.shape)
+    _RoundingArray.operands = operands
+    try:
+        signs = _signs(array.shape)
+    finally:
+        _RoundingArray.operands = None
     with np.errstate(all="ignore"):
         away = np.where(signs > 0, np.inf, -np.inf).astype(array.dtype)
         moved = np.where(exact | ~np.isfinite(array), array, np.nextafter(array, away))
@@ -1890,26 +1940,33 @@ def _with_arrays_as(reference, cls: type, configure: Any):
         try:
             return rebound(*map(wrap, args), **{k: wrap(v) for k, v in kwargs.items()})
         finally:
-            _RoundingArray.rng = None
+            _RoundingArray.rng, _RoundingArray.alike = None, False
 
     return functools.wraps(reference)(run)
 
 
 def rounding_every_operation(
-    reference, rng, unit: float, either_f16: bool = False, correct_quotients: bool = False
+    reference,
+    rng,
+    unit: float,
+    either_f16: bool = False,
+    correct_quotients: bool = False,
+    alike: bool = False,
 ):
     """``reference`` run with its arrays, and those its numpy calls create (``arange``,
     ``linspace``...), as ``_RoundingArray``: every float result of its operations off
     by ``unit`` relative at random (from ``rng``, or by operation from a
     ``RoundingPattern``); with ``either_f16`` (WGSL), its inexact conversions to float16
     rounded either way; a quotient by WGSL's 2.5 ulp, or with ``correct_quotients``
-    (IEEE division, CUDA's) like a product. None where its module names no numpy."""
+    (IEEE division, CUDA's) like a product; with ``alike``, an operation's elements whose
+    operands are equal moved alike (``_alike``). None where its module names no numpy."""
     narrow = {2.0**-24: np.float32, 2.0**-11: np.float16}.get(unit)
 
     def configure() -> None:
         _RoundingArray.rng, _RoundingArray.unit, _RoundingArray.narrow = rng, unit, narrow
         _RoundingArray.either_f16 = either_f16
         _RoundingArray.quotient_units = _INEXACT_RESULT if correct_quotients else _QUOTIENT_UNITS
+        _RoundingArray.alike = alike
 
     return _with_arrays_as(reference, _RoundingArray, configure)
 
@@ -1917,11 +1974,12 @@ def rounding_every_operation(
 def nudging_every_operation(reference, rng, wgsl: bool = False):
     """``reference`` run in its own precision with its arrays, and those its numpy calls
     create, as ``_NudgedArray``: every inexact float result one ulp of its dtype off,
-    in a direction from ``rng`` (random, or a ``RoundingPattern``). None where its
-    module names no numpy."""
+    in a direction from ``rng`` (random, or a ``RoundingPattern``), elements whose
+    operands are equal alike (``_alike``). None where its module names no numpy."""
 
     def configure() -> None:
         _RoundingArray.rng, _NudgedArray.wgsl = rng, wgsl
+        _RoundingArray.alike = True
 
     return _with_arrays_as(reference, _NudgedArray, configure)
 

@@ -1731,7 +1731,9 @@ def _single_outputs(expected: Expected, stage: int) -> dict[str, list[np.ndarray
         # a quotient exact in float32 stays, as a product does: x / 0.25 = k + 0.5 is a
         # tie the kernel rounds as written (round half up is wrong there)
         twins = [
-            rounding_every_operation(truth.reference, pattern, unit, correct_quotients=True)
+            rounding_every_operation(
+                truth.reference, pattern, unit, correct_quotients=True, alike=True
+            )
             for pattern in patterns
         ]
     found: dict[str, list[np.ndarray]] = {}

@@ -512,7 +512,9 @@ def _sorted_rows(flat: np.ndarray, unit: int) -> np.ndarray:
     return rows[np.lexsort(rows.T[::-1])].reshape(-1)
 
 
-def _unordered_order(spec, want: np.ndarray, packed: bool, row: int | None = None) -> _Sorted:
+def _unordered_order(
+    spec, want: np.ndarray, packed: bool, row: int | None = None, size: Any = None
+) -> _Sorted:
     """For an unordered output, whether its reference appends (through an atomic counter,
     as a stream compaction or a culling pass does): it fills a prefix and leaves the
     declared scalar ``initial`` after it, a sentinel that is none of the values it
@@ -532,7 +534,7 @@ def _unordered_order(spec, want: np.ndarray, packed: bool, row: int | None = Non
     if row is not None and not packed and 0 < row < flat.size and not flat.size % row:
         appended = False
         for start in range(0, flat.size, row):
-            prefix = _prefix(spec, flat[start : start + row], packed)
+            prefix = _prefix(spec, flat[start : start + row], packed, size)
             appended |= prefix is not None
             cuts = [start, start + row] if prefix is None else [start, start + prefix, start + row]
             rows += list(zip(cuts, cuts[1:]))
@@ -540,7 +542,7 @@ def _unordered_order(spec, want: np.ndarray, packed: bool, row: int | None = Non
             order = _Sorted(rows, flat.size)
             order.rows = flat.size // row
             return order
-    prefix = _prefix(spec, flat, packed)
+    prefix = _prefix(spec, flat, packed, size)
     whole = None if prefix is None else [(0, prefix), (prefix, flat.size)]
     order = _Sorted(whole, flat.size, prefix)
     # rows of integers are whole items (a hash table's key and value, an edge's two
@@ -578,10 +580,12 @@ def _tied_order(want: np.ndarray, keys: np.ndarray, row: int | None = None) -> _
     return _Sorted([(a, b) for a, b in zip(cuts, cuts[1:]) if b - a > 1], flat.size)
 
 
-def _prefix(spec, flat: np.ndarray, packed: bool) -> int | None:
+def _prefix(spec, flat: np.ndarray, packed: bool, size: Any = None) -> int | None:
     """How many elements ``flat``'s reference appends before the sentinel ``initial``
-    it leaves after them, or None where it does not append so."""
-    initial = spec.initial
+    it leaves after them, or None where it does not append so. An ``initial(size)``
+    that gives a scalar at ``size`` is that sentinel: vLLM's MoE sort pads each
+    expert's run with ``numel``, the count of ids (round 65)."""
+    initial = _initial_at(spec, size)
     if packed or not isinstance(initial, (int, float, np.number)) or isinstance(initial, bool):
         return None
     if flat.dtype.kind not in "iuf" or flat.size < 2:
@@ -606,6 +610,18 @@ def _prefix(spec, flat: np.ndarray, packed: bool) -> int | None:
     return prefix
 
 
+def _initial_at(spec, size: Any) -> Any:
+    """``spec``'s declared ``initial``, an ``initial(size)`` called at ``size`` (None
+    where that fails: the run's own upload reports it)."""
+    initial = spec.initial
+    if callable(initial) and not isinstance(initial, np.ndarray) and size is not None:
+        try:
+            return initial(size)
+        except Exception:
+            return None
+    return initial
+
+
 def _output_order(spec, want: np.ndarray, packed: bool, expected: Expected) -> _Sorted | None:
     """How an unordered output is put in order before it is compared (None: it is
     not unordered): as a multiset (``_unordered_order``), or among the ties of the
@@ -614,7 +630,7 @@ def _output_order(spec, want: np.ndarray, packed: bool, expected: Expected) -> _
         return None
     row = _row(spec, expected)
     if spec.unordered is True or packed:
-        return _unordered_order(spec, want, packed, row)
+        return _unordered_order(spec, want, packed, row, expected.case.size)
     keys = expected.outputs.get(spec.unordered)
     order = None if keys is None else _tied_order(want, np.asarray(keys), row)
     if order is None:
@@ -696,11 +712,12 @@ def _judge_output(
                 "sorted, as a multiset; elsewhere element by element"
             )
         elif sort.rows:
+            sentinel = _initial_at(spec, expected.case.size)
             note = (
                 f"{region.label} is declared unordered and shaped in {sort.rows} rows: each "
                 "row is compared sorted, as a multiset of its own (where its reference "
-                f"appends, leaving the initial {spec.initial!r} after, its prefix and the "
-                "rest each; element i of the report is the i-th smallest of its part)"
+                f"appends, leaving the initial {sentinel!r} after, its prefix and the rest "
+                "each; element i of the report is the i-th smallest of its part)"
             )
         elif sort.unit > 1:
             note = (
@@ -715,11 +732,12 @@ def _judge_output(
                 )
             )
         elif sort.prefix is not None:
+            sentinel = _initial_at(spec, expected.case.size)
             note = (
                 f"{region.label} is declared unordered and its reference appends: it fills "
                 f"the first {sort.prefix} elements and leaves the rest at the initial "
-                f"{spec.initial!r}, so each part is compared sorted, as a multiset "
-                "(element i of the report is the i-th smallest of its part)"
+                f"{sentinel!r}, so each part is compared sorted, as a multiset (element i "
+                "of the report is the i-th smallest of its part)"
             )
         if note not in ev.notes:
             ev.notes.append(note)

@@ -160,9 +160,13 @@ def test_a_nearest_index_at_a_near_tie_must_be_one_of_the_candidates(request):
     )
     with forge.open_context("wgpu") as ctx:
         ev = oracle.evaluate(ctx, wrong, size="2x300x64", samples=0, reorder=False)
-    if not ev.outputs["idx"].comparison.unstable:  # (not an AssertionError: no xfail)
+    # every index the port writes otherwise is index + m, wrong: none may be accepted
+    # (round 65: the reruns, which moved the equal y and z terms of two near copies
+    # apart, scattered some over three values and any was taken; they move alike now)
+    idx = ev.outputs["idx"].comparison
+    if not idx.mismatches + idx.unstable:  # (not an AssertionError: no xfail)
         pytest.fail("the port wrote no index otherwise: the test shows nothing\n" + ev.report())
-    assert ev.failing, ev.report()
+    assert ev.failing and not idx.unstable, ev.report()
 
 
 # -- a sample on the map's edge: the reference's float32 puts it there, an FMA below it --
