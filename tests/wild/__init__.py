@@ -1628,6 +1628,10 @@ from tests.wild.round64 import ROUND64  # noqa: E402  (round 64, coordinates and
 
 CORPUS.update(ROUND64)
 
+from tests.wild.round65 import ROUND65  # noqa: E402  (round 65, vLLM serving: tests/wild/round65.py)
+
+CORPUS.update(ROUND65)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
