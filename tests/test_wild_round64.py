@@ -162,11 +162,15 @@ def test_a_nearest_index_at_a_near_tie_must_be_one_of_the_candidates(request):
         ev = oracle.evaluate(ctx, wrong, size="2x300x64", samples=0, reorder=False)
     # every index the port writes otherwise is index + m, wrong: none may be accepted
     # (round 65: the reruns, which moved the equal y and z terms of two near copies
-    # apart, scattered some over three values and any was taken; they move alike now)
+    # apart, scattered some over three values and any was taken; they move alike now),
+    # and nothing else fails. A device that fuses the distance (the H100 through
+    # Vulkan, 2026-12-07) may take the other candidate where both orders agree on it:
+    # that index is right, and accepted as ill-conditioned
     idx = ev.outputs["idx"].comparison
-    if not idx.mismatches + idx.unstable:  # (not an AssertionError: no xfail)
+    wrong = int(np.count_nonzero(ev.got["idx"] >= 64))  # m = 64 known points
+    if not wrong:  # (not an AssertionError: no xfail)
         pytest.fail("the port wrote no index otherwise: the test shows nothing\n" + ev.report())
-    assert ev.failing and not idx.unstable, ev.report()
+    assert ev.failing and idx.mismatches == wrong, ev.report()
 
 
 # -- a sample on the map's edge: the reference's float32 puts it there, an FMA below it --

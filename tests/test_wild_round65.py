@@ -43,6 +43,12 @@ runs and mutants are the GPU machine's).
   exchange in the top-k port passes on both (a row's invocations run in one SIMD vector
   there, in lockstep); a port that does not skip padding slots writes at slot -1's row,
   before the caches' start, which WGSL's robust access drops. Neither is a mutant.
+- Not shown on the H100 (2026-12-07): the MoE sort's CUDA mutant without the barrier
+  after the shared-memory counts passes in its values and under compute-sanitizer
+  (racecheck tracks no atomic against a later plain read), and the port whose scan step
+  reads before its neighbour wrote passes through NVIDIA's Vulkan. Both are
+  ``invisible_on`` there; the port's still fails on lavapipe and SwiftShader, the CUDA
+  one nowhere: a dropped barrier NVIDIA hides, as in earlier rounds.
 """
 
 from __future__ import annotations

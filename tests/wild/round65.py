@@ -827,7 +827,14 @@ ALIGN_CUDA = Wild(
             "sorted_token_ids[rank_post_pad + 1] = i;",
         ),
     },
-    races=frozenset({"no barrier after the counts"}),
+    # neither the values nor compute-sanitizer show it on an H100 (2026-12-07, T=40,
+    # K=8): racecheck tracks no shared-memory atomic against a later plain read, and
+    # the 320 atomicAdds land before any thread of the block reads a count
+    invisible_on={
+        ("no barrier after the counts", "cuda", "NVIDIA"): "the block's 320 shared-memory "
+        "atomicAdds land before any thread reads a count, and racecheck does not track "
+        "atomics against plain reads (H100, 2026-12-07)"
+    },
 )
 
 ALIGN_WGSL = Wild(
@@ -888,6 +895,11 @@ ALIGN_WGSL = Wild(
             "for (var i = cumsum_val; i < scan[lid]; i += p.block_size)",
             "for (var i = cumsum_val; i + p.block_size < scan[lid]; i += p.block_size)",
         ),
+    },
+    invisible_on={
+        ("the scan reads before its neighbour wrote", "wgsl", "NVIDIA"): "NVIDIA's Vulkan "
+        "driver ran the Hillis-Steele step's reads after its neighbours' writes without "
+        "the barrier (H100, 2026-12-07); lavapipe and SwiftShader show it"
     },
 )
 
