@@ -1585,6 +1585,11 @@ class Unstable(NamedTuple):
     flipped: np.ndarray
     two_way: np.ndarray
 
+    @property
+    def far(self) -> np.ndarray:
+        """The elements that move by more than one step."""
+        return self.high.astype(np.float64) - self.low.astype(np.float64) > 1
+
 
 #: Random reruns behind ``Expected.unstable_integers`` (beside the four patterns), and
 #: the more that an element moving between two values alone gets: of the escape counts
@@ -1638,14 +1643,14 @@ def _unstable_integer_outputs(expected: Expected, wgsl: bool) -> dict[str, Unsta
         if not moved.any():
             continue
         flipped = np.bitwise_or.reduce(values ^ want.reshape(1, -1), axis=0)
-        far = high.astype(np.float64) - low.astype(np.float64) > 1
-        two_way = far & (distinct(values) == 2)
+        unstable = Unstable(moved, low, high, flipped, np.zeros_like(moved))
+        two_way = unstable.far & (distinct(values) == 2)
         if two_way.any():
             if more is None:
                 more = reruns(random(_UNSTABLE_RUNS, _TWO_WAY_RUNS))
             every = np.concatenate([values, stacked(label, want, more)[1:]])
             two_way &= distinct(every) == 2
-        found[label] = Unstable(moved, low, high, flipped, two_way)
+        found[label] = unstable._replace(two_way=two_way)
     return found
 
 
