@@ -305,6 +305,12 @@ TVM_ROW_SUM_WGSL = Wild(
         "default_function_kernel",
     ),
     {
+        # the tutorial's print in the port: its three rows past n land past B's end
+        "the store predicate without the row bound (the tutorial's)": (
+            "wgsl",
+            "if ((i32(threadIdx.x) == 0i) && (((v__1 * 16i) + i32(threadIdx.y)) < podArgs.n)) {",
+            "if (i32(threadIdx.x) == 0i) {",
+        ),
         "the tail tile's loop not emitted": (
             "wgsl",
             "k_outer_1 < (((podArgs.m & 15i) + 15i) >> 4u)",
