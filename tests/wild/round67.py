@@ -41,8 +41,9 @@ and the WebGPU ports of the CUDA.
   ``stride`` allows. The port is TVM's WebGPU output for the same schedule (no warp
   shuffles there: ``red_buf0`` in workgroup memory, a barrier a level).
 - TVM's log-softmax as its CUDA codegen prints it for a static (1872, 13) input
-  (``topi.nn.log_softmax`` under its default CUDA schedule, from the dumps of TVM's
-  tests, e.g. ``tests/python/relay``' and the meta-schedule's records): three
+  (``topi.nn.log_softmax`` under TVM's CUDA schedule; the dump read is a generated
+  ``.cu`` in public repository text whose repository the search index does not name,
+  one of several such dumps of other shapes there): three
   kernels, the max over a row (32 threads, a row each, the bound ``(blockIdx.x * 2 +
   (threadIdx.x >> 4)) < 117``, i.e. ``row < 1872`` folded by 16), the sum of
   ``__expf`` (16 threads, no bound: 117 blocks exactly) and the normalisation (64
@@ -50,8 +51,9 @@ and the WebGPU ports of the CUDA.
   24336). The port is the same three as WebGPU entry points (TVM's ``packGridDimX``
   guard left out: the three launches would each need their own uniform).
 - WebLLM's lm_head GEMV as TVM's WebGPU codegen emits it (MLC's
-  ``fused_dequantize*_fused_NT_matmul*_cast*_kernel``, from a dump of a WebLLM
-  model's shaders; q4f16_1 there): ``PODArgs { vocab_size, packGridDimX }``, a
+  ``fused_dequantize*_fused_NT_matmul*_cast*_kernel``, from a public dump of a WebLLM
+  model's shaders, ``fused_dequantize5_fused_NT_matmul14_cast2_kernel``, whose
+  repository the search index does not name; q4f16_1 there): ``PODArgs { vocab_size, packGridDimX }``, a
   workgroup of 64 an output row, each invocation one ``u32`` of 8 nibbles a step
   (``v__1 * words + threadIdx.x + 64 j``), the group scale at ``threadIdx.x >> 2``
   (32 weights a scale), ``fma`` into ``NT_matmul_rf_local[0i]``, then ``red_buf0``'s
@@ -59,8 +61,8 @@ and the WebGPU ports of the CUDA.
   ``f32`` where the dump has ``f16``, no cast at the end) and a hidden size of 1024 (two
   steps where the dump has six), so that SwiftShader, which has no f16, runs it too.
 - Collatz as naga's GLSL front end translates it (gfx-rs/wgpu, MIT or Apache-2.0,
-  ``naga/tests/out/wgsl/glsl-246-collatz.comp.wgsl`` from
-  ``naga/tests/in/glsl/246-collatz.comp``, the shader of naga issue 246): the buffer a
+  ``naga/tests/out/wgsl/glsl-246-collatz.comp.wgsl`` at 34a3d05b, the snapshot of
+  naga's GLSL test ``246-collatz.comp``): the buffer a
   struct ``PrimeIndices``, the built-in copied into a ``var<private>``, ``main`` calling
   ``main_1``, loads as ``let _eN``, the loop's ``while`` as ``if !(cond) { break; }``,
   and the GLSL's parity as ``mod(float(n), 2.0) == 0.0``: exact below 2**24, and true
@@ -676,9 +678,9 @@ WEBLLM_Q4F32_LM_HEAD = Wild(
 )
 
 
-# -- 4. naga's GLSL front end: Collatz (naga issue 246) ------------------------------------
+# -- 4. naga's GLSL front end: Collatz (naga's test 246-collatz.comp) ---------------------
 
-_COLLATZ_WGSL = """// Collatz as naga translates the GLSL of its issue 246 to WGSL: the GLSL's parity is
+_COLLATZ_WGSL = """// Collatz as naga translates the GLSL of its test 246 to WGSL: the GLSL's parity is
 // mod(float(n), 2.0) == 0.0, through f32.
 struct PrimeIndices {
     indices: array<u32>,
