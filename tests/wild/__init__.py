@@ -1632,6 +1632,10 @@ from tests.wild.round65 import ROUND65  # noqa: E402  (round 65, vLLM serving: t
 
 CORPUS.update(ROUND65)
 
+from tests.wild.round66 import ROUND66  # noqa: E402  (round 66, dynamic programming: tests/wild/round66.py)
+
+CORPUS.update(ROUND66)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
