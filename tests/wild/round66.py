@@ -843,11 +843,476 @@ SOFTDTW = Wild(
     races=frozenset({"CUDA: no barrier between anti-diagonals"}),
 )
 
+# -- 3. torchaudio: forced alignment, a Viterbi step a launch ------------------------------
+
+_FALIGN_CUDA = r"""// kernel-forge corpus: torchaudio's falign_cuda_step_kernel (read, not copied); the
+// PackedTensorAccessor32s are raw pointers indexed as the accessors index them (batch 0,
+// contiguous).
+#include <cuda_runtime.h>
+#include <cstdint>
+#include <cub/block/block_reduce.cuh>
+#include <cuda/functional>
+#include <cmath>
+
+namespace {
+constexpr int kNumThreads = 1024;  // one block, the host's
+}  // namespace
+
+namespace torchaudio {
+namespace alignment {
+namespace gpu {
+
+// frame t of the Viterbi recursion over the blank-interleaved target: positions in
+// [start, end) take the best of staying (x0), stepping (x1) and skipping a blank (x2),
+// its backpointer in frame t's row; the frame is then shifted by its maximum
+template <typename scalar_t, typename target_t>
+__global__ void falign_cuda_step_kernel(
+    const scalar_t* logProbs_a,  // [1][T][N]
+    const target_t* targets_a,   // [1][L]
+    const int T,
+    const int L,
+    const int N,
+    const int R,
+    const int t,
+    const int64_t blank,
+    int start,
+    int end,
+    int backPtrBufferLen,
+    scalar_t* alphas_a,          // [2][S]
+    int8_t* backPtrBuffer_a) {   // [T][S]
+  scalar_t kNegInfinity = -INFINITY;
+  const int batchIndex = 0;  // upstream aligns one utterance
+  int S = 2 * L + 1;
+  int curIdxOffset = (t % 2);
+  int prevIdxOffset = ((t - 1) % 2);
+  // this frame's alphas and backpointers start unset
+  for (unsigned int i = threadIdx.x; i < S; i += blockDim.x) {
+    alphas_a[curIdxOffset * S + i] = kNegInfinity;
+    backPtrBuffer_a[backPtrBufferLen * S + i] = -1;
+  }
+  __syncthreads();
+  if (t == 0) {
+    for (unsigned int i = start + threadIdx.x; i < end; i += blockDim.x) {
+      int labelIdx = (i % 2 == 0) ? blank : targets_a[batchIndex * L + i / 2];
+      alphas_a[curIdxOffset * S + i] = logProbs_a[(batchIndex * T + 0) * N + labelIdx];
+    }
+    return;
+  }
+  using BlockReduce = cub::BlockReduce<scalar_t, kNumThreads>;
+  __shared__ typename BlockReduce::TempStorage tempStorage;
+  __shared__ scalar_t maxValue;
+  scalar_t threadMax;
+  int startloop = start;
+  threadMax = kNegInfinity;
+  if (start == 0 && threadIdx.x == 0) {
+    alphas_a[curIdxOffset * S + 0] = alphas_a[prevIdxOffset * S + 0] + logProbs_a[(batchIndex * T + t) * N + blank];
+    threadMax = max(threadMax, alphas_a[curIdxOffset * S + 0]);
+    backPtrBuffer_a[backPtrBufferLen * S + 0] = 0;
+  }
+  if (start == 0) {
+    startloop += 1;
+  }
+  for (unsigned int i = startloop + threadIdx.x; i < end; i += blockDim.x) {
+    scalar_t x0 = alphas_a[prevIdxOffset * S + i];
+    scalar_t x1 = alphas_a[prevIdxOffset * S + i - 1];
+    scalar_t x2 = kNegInfinity;
+    int labelIdx = (i % 2 == 0) ? blank : targets_a[batchIndex * L + i / 2];
+    // the skip over a blank, where the labels on either side differ
+    if (i % 2 != 0 && i != 1 && targets_a[batchIndex * L + i / 2] != targets_a[batchIndex * L + i / 2 - 1]) {
+      x2 = alphas_a[prevIdxOffset * S + i - 2];
+    }
+    scalar_t result = 0.0;
+    if (x2 > x1 && x2 > x0) {
+      result = x2;
+      backPtrBuffer_a[backPtrBufferLen * S + i] = 2;
+    } else if (x1 > x0 && x1 > x2) {
+      result = x1;
+      backPtrBuffer_a[backPtrBufferLen * S + i] = 1;
+    } else {
+      result = x0;
+      backPtrBuffer_a[backPtrBufferLen * S + i] = 0;
+    }
+    alphas_a[curIdxOffset * S + i] = result + logProbs_a[(batchIndex * T + t) * N + labelIdx];
+    threadMax = max(threadMax, alphas_a[curIdxOffset * S + i]);
+  }
+  scalar_t maxResult = BlockReduce(tempStorage).Reduce(threadMax, cuda::maximum<scalar_t>());
+  if (threadIdx.x == 0) {
+    maxValue = maxResult;
+  }
+  __syncthreads();
+  // shifted by the frame's maximum, so that a long input does not run to -inf
+  for (unsigned int i = threadIdx.x; i < S; i += blockDim.x) {
+    alphas_a[curIdxOffset * S + i] -= maxValue;
+  }
+}
+
+template __global__ void falign_cuda_step_kernel<float, int>(const float*, const int*, const int, const int, const int, const int, const int, const int64_t, int, int, int, float*, int8_t*);
+
+}  // namespace gpu
+}  // namespace alignment
+}  // namespace torchaudio
+"""
+
+_FALIGN_WGSL = """// torchaudio's falign_cuda_step_kernel as a WebGPU port: a workgroup of 256, the
+// frame's maximum a tree in workgroup memory, i32 backpointers; the host writes each
+// step's t, start and end into the uniform before its dispatch.
+struct Params {
+    T: i32,
+    L: i32,
+    N: i32,
+    blank: i32,
+    t: i32,
+    start: i32,
+    end: i32,
+    backPtrBufferLen: i32,
+}
+
+@group(0) @binding(0) var<storage, read> logProbs: array<f32>;
+@group(0) @binding(1) var<storage, read> targets: array<i32>;
+@group(0) @binding(2) var<storage, read_write> alphas: array<f32>;
+@group(0) @binding(3) var<storage, read_write> backPtrBuffer: array<i32>;
+@group(0) @binding(4) var<uniform> p: Params;
+
+const THREADS: u32 = 256u;
+const NEG_INF: f32 = -0x1.fffffep+127f;
+
+var<workgroup> partial: array<f32, 256>;
+
+@compute @workgroup_size(256)
+fn falign_step(@builtin(local_invocation_index) tid: u32) {
+    let S = 2 * p.L + 1;
+    let cur = (p.t % 2) * S;
+    let prev = ((p.t + 1) % 2) * S;
+    let row = p.backPtrBufferLen * S;
+    for (var i = i32(tid); i < S; i += i32(THREADS)) {
+        alphas[cur + i] = NEG_INF;
+        backPtrBuffer[row + i] = -1;
+    }
+    storageBarrier();
+    if (p.t == 0) {
+        for (var i = p.start + i32(tid); i < p.end; i += i32(THREADS)) {
+            var label = p.blank;
+            if (i % 2 != 0) {
+                label = targets[i / 2];
+            }
+            alphas[cur + i] = logProbs[label];
+        }
+        return;
+    }
+    var thread_max = NEG_INF;
+    var startloop = p.start;
+    if (p.start == 0) {
+        if (tid == 0u) {
+            alphas[cur] = alphas[prev] + logProbs[p.t * p.N + p.blank];
+            thread_max = max(thread_max, alphas[cur]);
+            backPtrBuffer[row] = 0;
+        }
+        startloop += 1;
+    }
+    for (var i = startloop + i32(tid); i < p.end; i += i32(THREADS)) {
+        let x0 = alphas[prev + i];
+        let x1 = alphas[prev + i - 1];
+        var x2 = NEG_INF;
+        var label = p.blank;
+        if (i % 2 != 0) {
+            label = targets[i / 2];
+            if (i != 1 && targets[i / 2] != targets[i / 2 - 1]) {
+                x2 = alphas[prev + i - 2];
+            }
+        }
+        var result = x0;
+        var back = 0;
+        if (x2 > x1 && x2 > x0) {
+            result = x2;
+            back = 2;
+        } else if (x1 > x0 && x1 > x2) {
+            result = x1;
+            back = 1;
+        }
+        backPtrBuffer[row + i] = back;
+        alphas[cur + i] = result + logProbs[p.t * p.N + label];
+        thread_max = max(thread_max, alphas[cur + i]);
+    }
+    partial[tid] = thread_max;
+    workgroupBarrier();
+    for (var half_width = THREADS / 2u; half_width > 0u; half_width = half_width / 2u) {
+        if (tid < half_width) {
+            partial[tid] = max(partial[tid], partial[tid + half_width]);
+        }
+        workgroupBarrier();
+    }
+    let max_value = partial[0];
+    storageBarrier();
+    for (var i = i32(tid); i < S; i += i32(THREADS)) {
+        if (alphas[cur + i] != NEG_INF) {
+            alphas[cur + i] -= max_value;
+        }
+    }
+}
+"""
+
+
+def _falign_targets_of(size) -> np.ndarray:
+    """The label sequence for L (fixed by the size: the host computes each step's window
+    from it): labels 1 to N - 1 cycling by 7, every fourth repeating the one before."""
+    lmax, n = int(size.L), int(size.N)
+    labels = 1 + (np.arange(lmax) * 7) % (n - 1)
+    for k in range(3, lmax, 4):
+        labels[k] = labels[k - 1]
+    return labels.astype(np.int32)
+
+
+def _falign_windows(targets: np.ndarray, t_all: int) -> list[tuple[int, int]]:
+    """``forced_align_impl``'s ``start`` and ``end`` for each step."""
+    lmax = len(targets)
+    s = 2 * lmax + 1
+    repeats = int((targets[1:] == targets[:-1]).sum())
+    start = 0 if t_all - (lmax + repeats) > 0 else 1
+    end = 1 if s == 1 else 2
+    out = []
+    for t in range(t_all):
+        if t > 0:
+            if t_all - t <= lmax + repeats:
+                if start % 2 == 1 and targets[start // 2] != targets[start // 2 + 1]:
+                    start += 1
+                start += 1
+            if t <= lmax + repeats:
+                if end % 2 == 0 and end < 2 * lmax and targets[end // 2 - 1] != targets[end // 2]:
+                    end += 1
+                end += 1
+        out.append((start, end))
+    return out
+
+
+def _falign_emissions(rng, count, size):
+    """Emissions (1, T, N) on a grid of 1/4 in [-8, 0]: every path's sum is exact in
+    float32, so equal alphas are equal on every device and the tie rule decides."""
+    return (rng.integers(-32, 1, count) / 4).astype(_F)
+
+
+def _falign_reference(logProbs, T, L, N):
+    """The host's launches in order, each step as the kernel computes it in float32:
+    the skip (2) only where it beats both, the step (1) only where it beats both, else
+    the stay (0); the frame shifted by its maximum."""
+    t_all, lmax, n = int(T), int(L), int(N)
+    lp = logProbs.reshape(t_all, n)
+    targets = _falign_targets_of(type("S", (), {"L": lmax, "N": n})())
+    s = 2 * lmax + 1
+    label = np.full(s, 0, np.int64)
+    label[1::2] = targets
+    skip = np.zeros(s, bool)
+    for i in range(3, s, 2):
+        skip[i] = targets[i // 2] != targets[i // 2 - 1]
+    alphas = np.full((2, s), -np.inf, _F)
+    back = np.full((t_all, s), -1, np.int64)
+    with np.errstate(invalid="ignore"):
+        for t, (start, end) in enumerate(_falign_windows(targets, t_all)):
+            cur, prev = t % 2, (t - 1) % 2
+            alphas[cur] = -np.inf
+            if t == 0:
+                alphas[cur, start:end] = lp[0, label[start:end]]
+                continue
+            if start == 0:
+                alphas[cur, 0] = alphas[prev, 0] + lp[t, 0]
+                back[t, 0] = 0
+            i = np.arange(max(start, 1), end)
+            x0, x1 = alphas[prev, i], alphas[prev, i - 1]
+            x2 = np.where(skip[i], alphas[prev, np.maximum(i - 2, 0)], -np.inf).astype(_F)
+            two = (x2 > x1) & (x2 > x0)
+            one = ~two & (x1 > x0) & (x1 > x2)
+            back[t, i] = np.where(two, 2, np.where(one, 1, 0))
+            alphas[cur, i] = np.where(two, x2, np.where(one, x1, x0)) + lp[t, label[i]]
+            alphas[cur] -= alphas[cur, : max(end, 1)].max()
+    return alphas.reshape(-1), back.reshape(-1)
+
+
+def _falign_cuda_reference(logProbs, T, L, N):
+    alphas, back = _falign_reference(logProbs, T, L, N)
+    return {"alphas_a": alphas, "backPtrBuffer_a": back.astype(np.int8)}
+
+
+def _falign_port_reference(logProbs, T, L, N):
+    alphas, back = _falign_reference(logProbs, T, L, N)
+    alphas = np.where(alphas == -np.inf, _NEG_SENTINEL, alphas).astype(_F)
+    return {"alphas": alphas, "backPtrBuffer": back.astype(np.int32)}
+
+
+def _falign_launches(entry: str):
+    def launches(size):
+        targets = _falign_targets_of(size)
+        return tuple(
+            Dispatch(
+                entry,
+                grid=(1, 1, 1),
+                overrides={"t": t, "start": start, "end": end, "backPtrBufferLen": t},
+            )
+            for t, (start, end) in enumerate(_falign_windows(targets, int(size.T)))
+        )
+
+    return launches
+
+
+# T x L x N: 48 frames of a 20-label target over 30 classes; 30 frames of 12 (fewer
+# spare frames: the window's start moves early)
+_FALIGN_SIZES = ("48x20x30", "30x12x16")
+_FALIGN_ENTRY = "torchaudio::alignment::gpu::falign_cuda_step_kernel<float, int>"
+
+FALIGN = Wild(
+    KernelSpec(
+        id="wild_r66_torchaudio_forced_align_viterbi_step",
+        entry_point=_FALIGN_ENTRY,
+        sources={"cuda": _FALIGN_CUDA},
+        dims=("T", "L", "N"),
+        buffers=(
+            BufferSpec(0, "f32", "read", name="logProbs_a", count="T*N", fill=_falign_emissions),
+            BufferSpec(
+                1,
+                "i32",
+                "read",
+                name="targets_a",
+                count="L",
+                fill=lambda rng, count, s: _falign_targets_of(s),
+            ),
+            # the host fills both with -inf and -1 before the first step
+            BufferSpec(2, "f32", "read_write", name="alphas_a", count="2*(2*L+1)", initial=-np.inf),
+            BufferSpec(
+                3, "i8", "read_write", name="backPtrBuffer_a", count="T*(2*L+1)", initial=-1
+            ),
+        ),
+        reference=_falign_cuda_reference,
+        params=lambda s: {
+            "T": s.T,
+            "L": s.L,
+            "N": s.N,
+            # the host's count of repeated labels (passed, unused by the step)
+            "R": int((np.diff(_falign_targets_of(s)) == 0).sum()),
+            "blank": 0,
+        },
+        arguments=(
+            "logProbs_a",
+            "targets_a",
+            "T",
+            "L",
+            "N",
+            "R",
+            "t",
+            "blank",
+            "start",
+            "end",
+            "backPtrBufferLen",
+            "alphas_a",
+            "backPtrBuffer_a",
+        ),
+        launches=_falign_launches(_FALIGN_ENTRY),
+        schedules=(Schedule(1024),),
+        nonfinite_inputs=False,
+        test_sizes=_FALIGN_SIZES,
+    ),
+    {
+        "CUDA: the skip wins its ties with the step": (
+            "cuda",
+            "if (x2 > x1 && x2 > x0) {",
+            "if (x2 >= x1 && x2 > x0) {",
+        ),
+        "CUDA: the step wins its ties with the stay": (
+            "cuda",
+            "} else if (x1 > x0 && x1 > x2) {",
+            "} else if (x1 >= x0 && x1 > x2) {",
+        ),
+        "CUDA: the skip allowed between repeated labels": (
+            "cuda",
+            "if (i % 2 != 0 && i != 1 && targets_a[batchIndex * L + i / 2] != targets_a[batchIndex * L + i / 2 - 1]) {",
+            "if (i % 2 != 0 && i != 1) {",
+        ),
+        "CUDA: no barrier before the maximum is read": (
+            "cuda",
+            "    maxValue = maxResult;\n  }\n  __syncthreads();\n",
+            "    maxValue = maxResult;\n  }\n",
+        ),
+    },
+    races=frozenset({"CUDA: no barrier before the maximum is read"}),
+)
+
+FALIGN_WGSL = Wild(
+    KernelSpec(
+        id="wild_r66_torchaudio_forced_align_viterbi_step_webgpu_port",
+        entry_point="falign_step",
+        sources={"wgsl": _FALIGN_WGSL},
+        dims=("T", "L", "N"),
+        buffers=(
+            BufferSpec(0, "f32", "read", name="logProbs", count="T*N", fill=_falign_emissions),
+            BufferSpec(
+                1,
+                "i32",
+                "read",
+                name="targets",
+                count="L",
+                fill=lambda rng, count, s: _falign_targets_of(s),
+            ),
+            BufferSpec(
+                2,
+                "f32",
+                "read_write",
+                name="alphas",
+                count="2*(2*L+1)",
+                initial=float(_NEG_SENTINEL),
+            ),
+            BufferSpec(3, "i32", "read_write", name="backPtrBuffer", count="T*(2*L+1)", initial=-1),
+            BufferSpec.uniform(
+                4,
+                (
+                    ("T", "i32"),
+                    ("L", "i32"),
+                    ("N", "i32"),
+                    ("blank", "i32"),
+                    ("t", "i32"),
+                    ("start", "i32"),
+                    ("end", "i32"),
+                    ("backPtrBufferLen", "i32"),
+                ),
+                name="p",
+            ),
+        ),
+        reference=_falign_port_reference,
+        params=lambda s: {"T": s.T, "L": s.L, "N": s.N, "blank": 0},
+        # each launch's own values (its overrides); the record's before any
+        defaults={"t": 0, "start": 0, "end": 0, "backPtrBufferLen": 0},
+        launches=_falign_launches("falign_step"),
+        schedules=(Schedule(256),),
+        nonfinite_inputs=False,
+        test_sizes=_FALIGN_SIZES,
+    ),
+    {
+        "the skip wins its ties with the step": (
+            "wgsl",
+            "if (x2 > x1 && x2 > x0) {",
+            "if (x2 >= x1 && x2 > x0) {",
+        ),
+        "the step wins its ties with the stay": (
+            "wgsl",
+            "} else if (x1 > x0 && x1 > x2) {",
+            "} else if (x1 >= x0 && x1 > x2) {",
+        ),
+        "the maximum read before the tree is done": (
+            "wgsl",
+            "            partial[tid] = max(partial[tid], partial[tid + half_width]);\n        }\n        workgroupBarrier();\n",
+            "            partial[tid] = max(partial[tid], partial[tid + half_width]);\n        }\n",
+        ),
+        "the window's end taken as the last position": (
+            "wgsl",
+            "for (var i = startloop + i32(tid); i < p.end; i += i32(THREADS)) {",
+            "for (var i = startloop + i32(tid); i < S; i += i32(THREADS)) {",
+        ),
+    },
+)
+
 ROUND66: dict[str, Wild] = {
     wild.kernel.id: wild
     for wild in (
         CTC,
         CTC_WGSL,
         SOFTDTW,
+        FALIGN,
+        FALIGN_WGSL,
     )
 }
