@@ -28,6 +28,18 @@ runs and mutants are the GPU machine's).
   largest float is a shader-creation error, which the oracle's compile step named when
   the port first wrote ``-3.40282347e38``), so the port writes the lowest float and its
   reference maps the infinities to it.
+- A gap, pinned (strict xfail below): ties between sums that are exact. torchaudio's
+  Viterbi step chooses each backpointer by ``>`` among three alphas; its emissions are
+  drawn on a grid of 1/4, so every path's sum is exact in float32 and equal alphas are
+  equal on every device. The port that lets the skip win its ties with the step fails,
+  but 4 of its 18 wrong backpointers (48 frames, a target of 20) are accepted as
+  ill-conditioned integers: the oracle's moved runs of the reference move two equal
+  alphas from different paths apart (their operands differ, so round 65's ``_alike``
+  does not hold them together). A fix needs those runs to keep a sum they cannot tell
+  from an exact one where it is; not made in this round's time.
+- The ports' uniform values a step: the forced-alignment port's host writes ``t``,
+  ``start`` and ``end`` into the uniform before each dispatch (a ``Dispatch``'s
+  overrides of uniform fields), one pipeline for all 48 launches.
 """
 
 from __future__ import annotations
@@ -41,7 +53,7 @@ from oracle._reorder import reversed_invocations
 from oracle.pytest_plugin import require_available
 from tests.wild import CORPUS, mutant
 
-_SOFTDTW = "wild_r66_maghoumi_softdtw_cuda_antidiagonal"
+_SOFTDTW = "wild_r66_maghoumi_softdtw_webgpu_port"
 
 _WAVEFRONT = """
 @group(0) @binding(0) var<storage, read_write> cells: array<f32>;

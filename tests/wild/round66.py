@@ -46,7 +46,10 @@ comments, the formatting, and the WebGPU ports.
   module's ``_calc_distance_matrix`` gives: squared distances of two batches of
   ``torch.rand`` sequences of 3 features, drawn so (the domain: D >= 0). ``gamma`` is
   1 or 1/16 (exact in float32, so that the port, which takes it as f32, takes the same
-  value). The WebGPU port computes in f32 (WGSL has no f64) in workgroups of 256.
+  value). The WebGPU port computes in f32 (WGSL has no f64) in workgroups of 256, its
+  anti-diagonals ordered by ``storageBarrier``, and its host fills ``R`` with 1e30 for
+  ``+inf`` (WGSL's non-finite arithmetic is indeterminate, and SwiftShader's is: the
+  padding's +inf left every run there inconclusive).
 - torchaudio's forced alignment on the GPU, ``falign_cuda_step_kernel<float, int>``
   (pytorch/audio, BSD 2-clause, ``src/libtorchaudio/forced_align/gpu/compute.cu``): a
   Viterbi step a launch, one block of 1024, the host's window ``[start, end)`` of
@@ -710,6 +713,18 @@ def _softdtw_initial(rng, count, size):
     return r.reshape(-1)[:count]
 
 
+#: The port's stand-in for the host's +inf (WGSL's non-finite arithmetic is
+#: indeterminate): large enough that exp(-BIG / gamma - rmax) is 0, small enough that
+#: BIG / gamma (gamma 1/16) stays finite.
+_SOFTDTW_BIG = 1e30
+
+
+def _softdtw_initial_finite(rng, count, size):
+    """R as a WebGPU host would make it for the port: ``_SOFTDTW_BIG`` for +inf."""
+    r = _softdtw_initial(rng, count, size)
+    return np.where(np.isinf(r), _F(_SOFTDTW_BIG), r).astype(_F)
+
+
 def _softdtw_reference(D, R, gamma, bandwidth, B, N):
     """The numba kernel's arithmetic: each cell's soft minimum in float64 from the
     float32 R, the cell rounded to float32; anti-diagonal by anti-diagonal."""
@@ -746,7 +761,7 @@ def _softdtw_params(s) -> dict:
     }
 
 
-def _softdtw_buffers(uniform: tuple = ()) -> tuple:
+def _softdtw_buffers(uniform: tuple = (), initial=_softdtw_initial) -> tuple:
     return (
         BufferSpec(0, "f32", "read", name="D", count="B*N*N", fill=_softdtw_distances),
         BufferSpec(
@@ -756,7 +771,7 @@ def _softdtw_buffers(uniform: tuple = ()) -> tuple:
             name="R",
             count="B*(N+2)*(N+2)",
             inout=True,
-            fill=_softdtw_initial,
+            fill=initial,
         ),
         *uniform,
     )
@@ -770,36 +785,21 @@ SOFTDTW = Wild(
     KernelSpec(
         id="wild_r66_maghoumi_softdtw_cuda_antidiagonal",
         entry_point="compute_softdtw_cuda",
-        sources={"cuda": _SOFTDTW_CUDA, "wgsl": _SOFTDTW_WGSL},
-        entry_points={"wgsl": "compute_softdtw"},
+        sources={"cuda": _SOFTDTW_CUDA},
         dims=("B", "N", "BW", "G"),
-        buffers=_softdtw_buffers(
-            (
-                BufferSpec.uniform(
-                    2,
-                    (
-                        ("gamma", "f32"),
-                        ("bandwidth", "f32"),
-                        ("seq_len", "i32"),
-                        ("n_passes", "i32"),
-                    ),
-                    name="u",
-                ),
-            )
-        ),
+        buffers=_softdtw_buffers(),
         reference=_softdtw_reference,
         params=_softdtw_params,
         arguments=("D", "gamma", "bandwidth", "seq_len", "n_passes", "R"),
-        grid=lambda sch, s: (int(s.B), 1, 1),
-        schedules=(Schedule(256),),
         launches=(
             Dispatch(
                 "compute_softdtw_cuda",
                 grid=lambda sch, s: (int(s.B), 1, 1),
                 # the host's block: seq_len threads
-                schedule={"cuda": lambda sch, s: Schedule(int(s.N))},
+                schedule=lambda sch, s: Schedule(int(s.N)),
             ),
         ),
+        schedules=(Schedule(128),),
         nonfinite_inputs=False,
         test_sizes=_SOFTDTW_SIZES,
     ),
@@ -819,6 +819,39 @@ SOFTDTW = Wild(
             "    __syncthreads();\n",
             "",
         ),
+    },
+    races=frozenset({"CUDA: no barrier between anti-diagonals"}),
+)
+
+SOFTDTW_WGSL = Wild(
+    KernelSpec(
+        id="wild_r66_maghoumi_softdtw_webgpu_port",
+        entry_point="compute_softdtw",
+        sources={"wgsl": _SOFTDTW_WGSL},
+        dims=("B", "N", "BW", "G"),
+        buffers=_softdtw_buffers(
+            (
+                BufferSpec.uniform(
+                    2,
+                    (
+                        ("gamma", "f32"),
+                        ("bandwidth", "f32"),
+                        ("seq_len", "i32"),
+                        ("n_passes", "i32"),
+                    ),
+                    name="u",
+                ),
+            ),
+            initial=_softdtw_initial_finite,
+        ),
+        reference=_softdtw_reference,
+        params=_softdtw_params,
+        grid=lambda sch, s: (int(s.B), 1, 1),
+        schedules=(Schedule(256),),
+        nonfinite_inputs=False,
+        test_sizes=_SOFTDTW_SIZES,
+    ),
+    {
         "the band's bandwidth > 0 test dropped": (
             "wgsl",
             "if (!(f32(abs(i - j)) > u.bandwidth && u.bandwidth > 0.0)) {",
@@ -840,7 +873,6 @@ SOFTDTW = Wild(
             "D[(b * n + i - 1) * n + j] + softmin",
         ),
     },
-    races=frozenset({"CUDA: no barrier between anti-diagonals"}),
 )
 
 # -- 3. torchaudio: forced alignment, a Viterbi step a launch ------------------------------
@@ -1126,8 +1158,8 @@ def _falign_reference(logProbs, T, L, N):
     return alphas.reshape(-1), back.reshape(-1)
 
 
-def _falign_cuda_reference(logProbs, T, L, N):
-    alphas, back = _falign_reference(logProbs, T, L, N)
+def _falign_cuda_reference(logProbs_a, T, L, N):
+    alphas, back = _falign_reference(logProbs_a, T, L, N)
     return {"alphas_a": alphas, "backPtrBuffer_a": back.astype(np.int8)}
 
 
@@ -1312,6 +1344,7 @@ ROUND66: dict[str, Wild] = {
         CTC,
         CTC_WGSL,
         SOFTDTW,
+        SOFTDTW_WGSL,
         FALIGN,
         FALIGN_WGSL,
     )
