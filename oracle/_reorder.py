@@ -15,7 +15,10 @@ original now runs last, and a read that raced with its write finds what was ther
 before (the poison, or the last launch's values).
 
 The twin is made only where it means something and is safe: a module with workgroup
-memory or a ``workgroupBarrier``. In a module that uses subgroups (a subgroup's lanes
+memory, a ``workgroupBarrier`` or ``storageBarrier``, or a ``read_write`` storage
+variable it both reads and writes (invocations hand values on through a storage buffer
+too: round 66's wavefronts and time steps, whose dropped barrier left a module with
+none, and no twin). In a module that uses subgroups (a subgroup's lanes
 are hardware lanes: reversing the logical order inside one changes what a right
 kernel's ``subgroupShuffle`` reads) the subgroups' order is reversed instead, each
 keeping its lanes: the invocation in lane ``l`` of subgroup ``s`` of ``S``, ``w`` lanes
@@ -63,7 +66,9 @@ _REVERSED = ("local_invocation_index", "local_invocation_id", "global_invocation
 #: The name a twin that reverses whole subgroups declares (``reverses_subgroups``).
 SUBGROUPS_REVERSED = _PREFIX + "whole"
 _SUBGROUP_BUILTINS = ("subgroup_invocation_id", "subgroup_size", "subgroup_id", "num_subgroups")
-_RACY = re.compile(r"\bworkgroupBarrier\s*\(|\bvar\s*<\s*workgroup\s*>")
+_RACY = re.compile(r"\b(?:workgroup|storage)Barrier\s*\(|\bvar\s*<\s*workgroup\s*>")
+_READ_WRITE = re.compile(r"\bvar\s*<\s*storage\s*,\s*read_write\s*>\s*(\w+)")
+_ASSIGNED = re.compile(r"\s*(?:[-+*/%&|^]|<<|>>)?=(?!=)")
 _BUILTIN = re.compile(r"@\s*builtin\s*\(\s*(\w+)\s*\)")
 _NAMED = re.compile(r"(\w+)\s*:\s*(\w+)")  # a parameter or member: name and type's name
 
@@ -189,13 +194,43 @@ def reverses_subgroups(twin: str) -> bool:
     return SUBGROUPS_REVERSED in twin
 
 
+def _storage_read_and_written(text: str) -> bool:
+    """Whether ``text`` both reads and assigns elements of one ``read_write`` storage
+    variable: where invocations may hand values to each other through it (a wavefront's
+    cells, a time step's row), with a ``storageBarrier`` between, or none at all where
+    one was dropped (round 66: soft-DTW's port without its barrier had no twin and
+    passed on both CPU adapters, which run its SIMD groups in order)."""
+    for name in _READ_WRITE.findall(text):
+        read = written = False
+        for match in re.finditer(rf"\b{re.escape(name)}\s*\[", text):
+            end = _bracket_end(text, match.end() - 1, "[]")
+            # a member or a further index after it (``a[i].x``, ``a[i][j]``): still it
+            while end < len(text) and (text[end] == "." or text[end] == "["):
+                if text[end] == "[":
+                    end = _bracket_end(text, end, "[]")
+                else:
+                    member = re.match(r"\.\s*\w+", text[end:])
+                    end += member.end() if member else 1
+            if _ASSIGNED.match(text, end):
+                written = True
+                read = read or not re.match(r"\s*=(?!=)", text[end:])  # ``+=`` reads
+            else:
+                read = True
+            if read and written:
+                return True
+    return False
+
+
 def reversed_invocations(source: str) -> str | None:
     """``source`` with the invocations of each compute entry point's workgroups in
     reverse order, or with subgroups their subgroups (see the module docstring); None
-    where the module has no workgroup memory or barrier, reads no invocation builtin,
-    or cannot be read so (then the rerun runs the kernel as written)."""
+    where the module has no workgroup memory, barrier or ``read_write`` storage
+    variable that it both reads and writes, reads no invocation builtin, or cannot be
+    read so (then the rerun runs the kernel as written)."""
     text = strip_comments(source)
-    if _PREFIX in text or _RAW in text or not _RACY.search(text):
+    if _PREFIX in text or _RAW in text:
+        return None
+    if not _RACY.search(text) and not _storage_read_and_written(text):
         return None
     subgroups = wgsl_uses_subgroups(source)
     structs = _struct_builtins(text)

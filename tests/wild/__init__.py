@@ -1632,6 +1632,10 @@ from tests.wild.round65 import ROUND65  # noqa: E402  (round 65, vLLM serving: t
 
 CORPUS.update(ROUND65)
 
+from tests.wild.round66 import ROUND66  # noqa: E402  (round 66, dynamic programming: tests/wild/round66.py)
+
+CORPUS.update(ROUND66)
+
 from tests.wild.round67 import ROUND67  # noqa: E402  (round 67, compiler-generated kernels: tests/wild/round67.py)
 
 CORPUS.update(ROUND67)
