@@ -132,12 +132,34 @@ def reference_call(
     if scalars:
         rest = [p for p in parameters if p.name not in scalars]
         args, named = _positional_call(reference, kernel, pairs, rest, labels)
-        positional = [p for p in rest if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        last = parameters.index(positional[len(args) - 1]) if args else -1
-        if all(parameters.index(p) > last for p in parameters if p.name in scalars):
-            return args, {**named, **keyword_only, **scalars}
+        given = _given_positionally(rest, len(args))
+        if given is not None:
+            last = parameters.index(given[-1]) if given else -1
+            if all(parameters.index(p) > last for p in parameters if p.name in scalars):
+                return args, {**named, **keyword_only, **scalars}
     args, named = _positional_call(reference, kernel, pairs, parameters, labels)
+    valued = [p.name for p in _given_positionally(parameters, len(args)) or () if p.name in scalars]
+    if valued:  # ``def ref(alpha)``: an array for a value would run it on nonsense
+        raise InvalidArgument(
+            f"the parameters of {getattr(reference, '__qualname__', 'the reference')} "
+            f"({', '.join(p.name for p in parameters)}) would give a buffer to "
+            f"{', '.join(valued)}, named like a value kernel {kernel.id} passes by value: "
+            f"name its other parameters after the buffers ({', '.join(labels)}) or take "
+            "them in (group, binding) order, before the values"
+        )
     return args, {**named, **keyword_only}
+
+
+def _given_positionally(parameters: list, count: int) -> list | None:
+    """The parameters ``count`` positional arguments land in (a ``*args`` takes what is
+    left over), or None where they do not fit: a reference whose parameters name only
+    values (``def ref(alpha)``) is then called with the buffers, and its own error says
+    why, not an index error of ours."""
+    slots = [p for p in parameters if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if count <= len(slots):
+        return slots[:count]
+    star = [p for p in parameters if p.kind is p.VAR_POSITIONAL]
+    return slots + star if star else None
 
 
 def _scalar_values(kernel: KernelSpec, parameters: list, labels: dict, size: Any) -> dict:

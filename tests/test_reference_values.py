@@ -126,3 +126,22 @@ def test_a_wider_result_of_the_same_kind_is_taken_cast():
     rounded = _kernel(lambda x: x * 0.5, buffers=ints)
     with pytest.raises(ReferenceFailed, match=r"cast it: \.astype\(np\.int32\)"):
         rounded.run_reference([x, np.zeros(8, np.int32)], rounded.size(8))
+
+
+def test_a_reference_whose_parameters_name_only_values_is_told_so_not_an_index_error():
+    """A reference named after no buffer but after a value (a misnamed buffer
+    parameter, round 66) fell into the value path and died in ours with an IndexError,
+    reported as the reference's own out-of-range index."""
+    with pytest.raises(ReferenceFailed, match=r"would give a buffer to alpha"):
+        _run(_kernel(lambda alpha: None))
+    with pytest.raises(ReferenceFailed, match=r"missing 1 required positional argument") as info:
+        _run(_kernel(lambda a, b, c, alpha: None))
+    assert "IndexError" not in str(info.value)
+
+
+def test_a_reference_taking_the_buffers_as_star_args_gets_the_value_by_keyword():
+    def reference(*arrays, alpha):
+        arrays[1][:] = alpha * arrays[0]
+
+    x, y = _run(_kernel(reference))
+    assert y.tolist() == (3 * x).tolist()
