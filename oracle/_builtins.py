@@ -1684,11 +1684,23 @@ def widening_every_operation(reference):
 def _plain_call(cls: type, ufunc: Any, method: str, inputs: tuple, kwargs: dict) -> tuple:
     """(the inputs as plain arrays, the caller's ``out`` arrays or None, the result):
     ``ufunc`` called as numpy would without ``cls``, whose arrays it unwraps, ``out``
-    included (``kwargs`` is changed to hold the plain ones)."""
+    included (``kwargs`` is changed to hold the plain ones). An input that is also an
+    ``out`` (``a -= b``) is copied first, so that the inputs returned are the operands
+    as they were: read after the call, ``a`` held the difference, a correctly rounded
+    ``a - b`` recomputed from it was never exact, and every in-place operation was moved
+    as inexact (round 66: a Viterbi step's alphas, sums on a grid of 1/4 shifted by
+    their maximum with ``-=``, moved apart at their exact ties)."""
     plain = tuple(np.asarray(x) if isinstance(x, cls) else x for x in inputs)
     outs = kwargs.get("out")
     if outs is not None:
         kwargs["out"] = tuple(np.asarray(o) if isinstance(o, np.ndarray) else o for o in outs)
+        targets = [o for o in kwargs["out"] if isinstance(o, np.ndarray)]
+        plain = tuple(
+            x.copy()
+            if isinstance(x, np.ndarray) and any(np.may_share_memory(x, o) for o in targets)
+            else x
+            for x in plain
+        )
     return plain, outs, getattr(ufunc, method)(*plain, **kwargs)
 
 

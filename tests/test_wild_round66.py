@@ -28,15 +28,17 @@ runs and mutants are the GPU machine's).
   largest float is a shader-creation error, which the oracle's compile step named when
   the port first wrote ``-3.40282347e38``), so the port writes the lowest float and its
   reference maps the infinities to it.
-- A gap, pinned (strict xfail below): ties between sums that are exact. torchaudio's
-  Viterbi step chooses each backpointer by ``>`` among three alphas; its emissions are
-  drawn on a grid of 1/4, so every path's sum is exact in float32 and equal alphas are
-  equal on every device. The port that lets the skip win its ties with the step fails,
-  but 4 of its 18 wrong backpointers (48 frames, a target of 20) are accepted as
-  ill-conditioned integers: the oracle's moved runs of the reference move two equal
-  alphas from different paths apart (their operands differ, so round 65's ``_alike``
-  does not hold them together). A fix needs those runs to keep a sum they cannot tell
-  from an exact one where it is; not made in this round's time.
+- A gap, fixed: ties between sums that are exact. torchaudio's Viterbi step chooses
+  each backpointer by ``>`` among three alphas; its emissions are drawn on a grid of
+  1/4, so every path's sum is exact in float32 and equal alphas are equal on every
+  device. The port that lets the skip win its ties with the step failed, but 4 of its
+  18 wrong backpointers (48 frames, a target of 20) were accepted as ill-conditioned
+  integers. The cause was not the ties but an in-place operation: the reference shifts
+  each frame by its maximum with ``-=``, and the runs that nudge every inexact result
+  by an ulp (``oracle._builtins.nudging_every_operation``) read the operands of ``a -=
+  b`` after the call, when ``a`` already held the difference, so no in-place result
+  ever looked exact and every one moved. The operands an ``out`` aliases are copied
+  before the call now (``_plain_call``), and none of the 18 is accepted.
 - The ports' uniform values a step: the forced-alignment port's host writes ``t``,
   ``start`` and ``end`` into the uniform before each dispatch (a ``Dispatch``'s
   overrides of uniform fields), one pipeline for all 48 launches.
@@ -44,11 +46,12 @@ runs and mutants are the GPU machine's).
 
 from __future__ import annotations
 
-import pytest
+import numpy as np
 
 import forge
 import oracle
 from oracle import Verdict
+from oracle._builtins import nudging_every_operation
 from oracle._reorder import reversed_invocations
 from oracle.pytest_plugin import require_available
 from tests.wild import CORPUS, mutant
@@ -112,17 +115,6 @@ def test_softdtw_port_without_its_storage_barrier_fails_on_the_reversed_rerun(re
 _FALIGN = "wild_r66_torchaudio_forced_align_viterbi_step_webgpu_port"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "ties of exact sums are moved apart: the Viterbi step's alphas are sums of "
-        "emissions on a grid of 1/4, exact in float32 on every device, yet 4 of the 18 "
-        "backpointers the tie-breaking mutant gets wrong are accepted as ill-conditioned "
-        "integers: the oracle's moved runs of the reference move two equal alphas that "
-        "come from different paths apart (their operands differ, so round 65's _alike "
-        "does not hold them together); it still fails on the other 14"
-    ),
-)
 def test_a_viterbi_step_that_breaks_exact_ties_otherwise_has_none_accepted(request):
     require_available(request.config, "wgpu")
     wrong = mutant(CORPUS[_FALIGN], "the skip wins its ties with the step")
@@ -131,3 +123,32 @@ def test_a_viterbi_step_that_breaks_exact_ties_otherwise_has_none_accepted(reque
     assert ev.verdict is Verdict.MISMATCH, ev.report()
     back = ev.outputs["backPtrBuffer"].comparison
     assert back.unstable == 0, ev.report()
+
+
+def _shift_in_place(x):
+    y = x + np.float32(0.25)
+    y -= y.max()
+    return y
+
+
+def _shift(x):
+    y = x + np.float32(0.25)
+    return y - y.max()
+
+
+def test_an_exact_operation_made_in_place_is_not_moved_as_a_rounding():
+    """``y -= m`` of values on a grid of 1/4 is exact, as ``y - m`` is: no moved run
+    changes it, while an inexact one (a third) still moves."""
+    x = np.array([-1.0, -2.75, 0.5, -6.0], np.float32)
+    for seed in range(6):
+        rng = np.random.default_rng(seed)
+        for reference in (_shift_in_place, _shift):
+            run = nudging_every_operation(reference, rng)
+            assert run is not None
+            assert np.asarray(run(x)).tolist() == reference(x).tolist()
+    third = np.array([1 / 3, 2 / 3] * 8, np.float32)
+    moved = {
+        tuple(np.asarray(nudging_every_operation(_shift_in_place, np.random.default_rng(s))(third)))
+        for s in range(6)
+    }
+    assert len(moved) > 1
