@@ -78,6 +78,11 @@ class BufferSpec:
     with: its elements may come in any order only among equal keys (the values of a
     key-value sort that is not stable, whose ties any order of the values sorts), so
     each run of equal elements in the reference's ``keys`` is a multiset of its own.
+    ``labels`` marks an integer output holding a labeling (a connected component's,
+    a cluster's, a union-find's root per element), whose label values any renaming
+    makes as right: it is judged as the partition its labels make, each of the
+    kernel's groups renamed to the reference's label at its first element. ``labels=(0,)``
+    (any ints) keeps those values as they are: a background that is not a group.
 
     ``texture`` (a format: ``"rgba8unorm"``, ``"rgba32float"``, ``"r32float"``,
     ``"r32uint"``, ``"rgba8uint"``, ``"rgba16float"``) marks a buffer the WGSL binds as
@@ -105,6 +110,7 @@ class BufferSpec:
     initial: Any = None
     scratch: bool = False
     unordered: bool | str = False
+    labels: bool | tuple = False
     texture: str | None = None
     sampler: Sampler | None = None
     # a uniform block the WGSL binds as ``var<storage, read>``, laid out by WGSL's storage
@@ -173,6 +179,7 @@ class BufferSpec:
                 f"buffer {self.name or self.binding}: unordered is for an output of scalars "
                 "(read_write, not scratch), whose elements are compared as a multiset"
             )
+        self._check_labels()
         if self.fill is not None and self.access is not Access.READ and not self.inout:
             raise InvalidArgument(
                 f"buffer {self.binding}: fill is for inputs (and inout "
@@ -195,6 +202,30 @@ class BufferSpec:
             raise InvalidArgument(
                 f"buffer {self.binding}: count is a callable, an expression "
                 f"or an int, got {self.count!r}"
+            )
+
+    def _check_labels(self) -> None:
+        """``labels``: False, True, or the ints kept as they are (a list taken as a
+        tuple), on an output of integer scalars that is not also unordered."""
+        label = self.name or str(self.binding)
+        value = self.labels
+        if isinstance(value, list):
+            value = tuple(value)
+        if value is not False and value is not True:
+            if not isinstance(value, tuple) or not all(is_int(v) for v in value):
+                raise InvalidArgument(
+                    f"buffer {label}: labels is True, or the ints a labeling keeps as they "
+                    f"are (labels=(0,): a background), got {self.labels!r}"
+                )
+            value = tuple(int(v) for v in value)
+        object.__setattr__(self, "labels", value)
+        if value is False:
+            return
+        integer = self.is_scalar and self.dtype.kind in "iu"
+        if self.access is not Access.READ_WRITE or self.scratch or self.unordered or not integer:
+            raise InvalidArgument(
+                f"buffer {label}: labels is for an output of integer scalars (read_write, not "
+                "scratch, not unordered), judged as the partition its labels make"
             )
 
     def _check_texture(self) -> None:
@@ -366,6 +397,7 @@ class BufferSpec:
             "initial": _callable_digest(self.initial),
             "scratch": self.scratch,
             **({"unordered": self.unordered} if self.unordered else {}),
+            **({"labels": self.labels} if self.labels is not False else {}),
             **({"texture": self.texture} if self.texture is not None else {}),
             **({"sampler": self.sampler.describe()} if self.sampler is not None else {}),
         }

@@ -480,6 +480,40 @@ def _near_ties_worth_trying(comparison: Comparison, want: np.ndarray, expected: 
     return small or comparison.mismatches <= _NEAR_TIES * want.size
 
 
+def relabeled(labels: np.ndarray, reference: np.ndarray, fixed: tuple = ()) -> np.ndarray:
+    """``labels`` (a labeling: equal values are one group) in ``reference``'s labels,
+    equal to it exactly where both make the same partition: each group renamed to the
+    reference's label at its first element, where that group also holds the first
+    element of the reference's group of that label. Any other group (one the
+    reference's group is split into, or one at a ``fixed`` value of the reference) gets
+    a label the reference does not use, so a split, a merge and a group on the
+    background all show as mismatches. ``fixed`` values, and elements still holding
+    the poison (unwritten), stay as they are."""
+    got = np.asarray(labels).reshape(-1)
+    want = np.asarray(reference).reshape(-1)
+    if got.size != want.size or got.size == 0:
+        return np.asarray(labels)
+    out = got.astype(want.dtype, copy=True)
+    free = ~np.isin(got, np.asarray(fixed, np.int64)) & ~unwritten_mask(got)
+    where = np.flatnonzero(free)
+    if where.size == 0:
+        return out.reshape(np.shape(labels))
+    names, first, inverse = np.unique(got[where], return_index=True, return_inverse=True)
+    first = where[first]  # each group's first element
+    mapped = want[first]
+    known, known_first = np.unique(want, return_index=True)
+    holds_first = got[known_first[np.searchsorted(known, mapped)]] == names
+    keep = holds_first & ~np.isin(mapped, np.asarray(fixed, np.int64))
+    if not keep.all():
+        info = np.iinfo(want.dtype)
+        start = int(known.max()) + 1 if int(known.max()) < info.max else int(info.min)
+        unused = np.arange(int((~keep).sum()), dtype=np.int64) + start
+        mapped = mapped.copy()
+        mapped[~keep] = np.clip(unused, info.min, info.max).astype(want.dtype)
+    out[where] = mapped[inverse.reshape(-1)]
+    return out.reshape(np.shape(labels))
+
+
 class _Sorted:
     """How an ``unordered`` output is put in order before it is compared: ``parts``, the
     (start, stop) runs of its flat elements each sorted on their own: the whole output;
@@ -697,6 +731,25 @@ def _judge_output(
             ev.notes.append(note)
     sort = _output_order(spec, want, packed, expected)
     order = sort if sort is not None else (lambda a: a)
+    if spec.labels is not False:  # a labeling: judged as its partition, in want's labels
+        fixed = () if spec.labels is True else spec.labels
+        reference_labels = want
+
+        def order(a: np.ndarray) -> np.ndarray:
+            return relabeled(a, reference_labels, fixed)
+
+        got = order(got)
+        flushed = [order(f) for f in flushed]
+        later = None if later is None else order(later)
+        kept = f" ({', '.join(map(str, fixed))} kept as they are)" if fixed else ""
+        note = (
+            f"{region.label} is declared a labeling: it is judged as the partition its "
+            "labels make, each of the kernel's groups shown under the reference's label "
+            f"at its first element{kept}; a group the reference splits or that takes a "
+            "kept value shows under a label the reference does not use"
+        )
+        if note not in ev.notes:
+            ev.notes.append(note)
     if sort is not None:  # any order is right: compared as multisets
         got, want = order(got), order(want)
         flushed = [order(f) for f in flushed]
@@ -836,7 +889,12 @@ def _judge_output(
             if erred and not comparison.passed:  # a bin within atan2's error of its edge
                 masks["single"] = masks.get("single", []) + erred
                 comparison = _compare_leaf(got_leaf, want_leaf, tol, masks, *judging)
-        if not comparison.passed and want_leaf.dtype.kind in "iu" and not spec.unordered:
+        if (
+            not comparison.passed
+            and want_leaf.dtype.kind in "iu"
+            and not spec.unordered
+            and spec.labels is False
+        ):
             # an escape count or an index decided near a boundary: a value the reference
             # gives with its float operations rounded otherwise is right
             unstable = expected.unstable_integers(wgsl).get(label)

@@ -25,13 +25,13 @@ each rule is judged exactly.
   the unions and the finds (a tile's pixel pointed at a root not yet linked under its
   final one), the anti-diagonal union dropped, a tile's left border not joined and the
   last row left uncompressed all fail.
-- A limit, pinned: a labeling is compared label by label. A right kernel whose rule
+- A gap, fixed: a labeling was compared label by label. A right kernel whose rule
   numbers the components in the order its atomics run (roots numbered by an atomic
   counter, as kernels that compact their labels to 1..K do) gives the same partition
-  with other numbers, and fails (strict xfail below, with a check that its labels are
-  the reference's partition renamed). The oracle has no judgement of a labeling up to
-  renaming its components (an ``unordered``-like declaration would be one: the
-  partitions equal, 0 kept); the corpus's kernels keep a canonical rule.
+  with other numbers, and failed. An output declared ``BufferSpec(labels=(0,))`` is now
+  judged as its partition, 0 kept (``oracle._judge.relabeled``, tests/test_labels.py):
+  the renumbering port passes so declared, and the union-find mutants that miss a
+  neighbour still fail. Undeclared, it is judged exactly, as before.
 - Not shown on SwiftShader (Chrome's): the port of the van Herk/Gil-Werman dilation
   without its barrier between the prefix and suffix maxima and their reads passes
   there: a window's two invocations, ``(0, ty)`` and ``(1, ty)``, are neighbours in one
@@ -56,7 +56,7 @@ import forge
 import oracle
 from oracle import Session, Verdict
 from oracle.pytest_plugin import require_available
-from tests.wild import CORPUS
+from tests.wild import CORPUS, mutant
 from tests.wild.round68 import (
     _CANNY_HIGH,
     _CANNY_LOW,
@@ -204,17 +204,36 @@ def test_the_renumbering_port_is_a_right_labeling(request, session):
     assert not np.array_equal(got, _renumbered(want)), ev.report()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "a labeling is judged against the reference's labels exactly: a right kernel whose "
-        "rule numbers the components in the order its atomics run (a counter, as "
-        "connected-component kernels that compact their labels do) fails; the oracle has "
-        "no judgement of a labeling up to renaming its components"
-    ),
-)
-def test_a_labeling_numbered_in_the_order_of_its_atomics_passes(request, session):
+def _as_labeling(kernel: forge.KernelSpec) -> forge.KernelSpec:
+    """``kernel`` with its ``labels`` output declared a labeling, 0 the background."""
+    buffers = tuple(
+        dataclasses.replace(b, labels=(0,)) if b.name == "labels" else b for b in kernel.buffers
+    )
+    return dataclasses.replace(kernel, buffers=buffers)
+
+
+def test_a_labeling_numbered_in_the_order_of_its_atomics_passes_declared_so(request, session):
+    """Judged label by label, the renumbering port fails; declared a labeling
+    (``BufferSpec(labels=(0,))``), it is judged as its partition and passes."""
     require_available(request.config, "wgpu")
     with forge.open_context("wgpu") as ctx:
-        ev = oracle.evaluate(ctx, _renumbering_port(), size="45x70", samples=0)
+        exact = oracle.evaluate(ctx, _renumbering_port(), size="45x70", samples=0)
+        ev = oracle.evaluate(ctx, _as_labeling(_renumbering_port()), size="45x70", samples=0)
+    assert exact.verdict is Verdict.MISMATCH, exact.report()
     assert ev.verdict is Verdict.PASS, ev.report()
+    assert any("declared a labeling" in n for n in ev.notes), ev.report()
+
+
+@pytest.mark.parametrize(
+    "what",
+    ["the anti-diagonal neighbour missed", "a tile's left neighbour across the border missed"],
+)
+def test_a_wrong_partition_fails_as_a_labeling_too(request, session, what):
+    """A union-find that misses a neighbour splits components: declared a labeling, it
+    still fails, at the elements of the split-off groups."""
+    require_available(request.config, "wgpu")
+    wrong = _as_labeling(mutant(CORPUS[_UF_PORT], what))
+    with forge.open_context("wgpu") as ctx:
+        ev = oracle.evaluate(ctx, wrong, size="45x70", samples=0)
+    assert ev.verdict is Verdict.MISMATCH, ev.report()
+    assert ev.outputs["labels"].comparison.mismatches > 0
