@@ -504,12 +504,13 @@ def relabeled(labels: np.ndarray, reference: np.ndarray, fixed: tuple = ()) -> n
     known, known_first = np.unique(want, return_index=True)
     holds_first = got[known_first[np.searchsorted(known, mapped)]] == names
     keep = holds_first & ~np.isin(mapped, np.asarray(fixed, np.int64))
-    if not keep.all():
-        info = np.iinfo(want.dtype)
-        start = int(known.max()) + 1 if int(known.max()) < info.max else int(info.min)
-        unused = np.arange(int((~keep).sum()), dtype=np.int64) + start
+    if not keep.all():  # labels the reference does not use, past its largest if they fit
+        info, count = np.iinfo(want.dtype), int((~keep).sum())
+        top = int(known.max())
+        base = top + 1 if top + count + known.size <= int(info.max) else int(info.min)
+        candidates = np.arange(count + known.size, dtype=np.int64) + base
         mapped = mapped.copy()
-        mapped[~keep] = np.clip(unused, info.min, info.max).astype(want.dtype)
+        mapped[~keep] = np.setdiff1d(candidates, known.astype(np.int64))[:count].astype(want.dtype)
     out[where] = mapped[inverse.reshape(-1)]
     return out.reshape(np.shape(labels))
 

@@ -62,3 +62,12 @@ def test_labels_is_for_an_output_of_integers():
             BufferSpec(1, access="read_write", name="l", **wrong)
     with pytest.raises(InvalidArgument, match="labels"):
         BufferSpec(1, "u32", "read", name="l", labels=True)
+
+
+def test_a_split_group_gets_a_label_the_reference_does_not_use_at_the_dtypes_end():
+    top = np.iinfo(np.uint32).max
+    want = np.array([top, 3, 3, 0], np.uint32)
+    got = np.array([5, 6, 7, 8], np.uint32)  # the group of 3 split in two
+    moved = relabeled(got, want)
+    assert (moved != want).tolist() == [False, False, True, False]
+    assert moved[2] not in want
