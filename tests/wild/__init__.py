@@ -1640,6 +1640,10 @@ from tests.wild.round67 import ROUND67  # noqa: E402  (round 67, compiler-genera
 
 CORPUS.update(ROUND67)
 
+from tests.wild.round69 import ROUND69  # noqa: E402  (round 69, spatial structures and geometry: tests/wild/round69.py)
+
+CORPUS.update(ROUND69)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
