@@ -43,6 +43,9 @@ they are one line, and the WebGPU ports (each says what it changes).
   (thrust's ``sort_by_key`` between ``calcHashD`` and this kernel): drawn as a
   16^3 grid's cells, crowded around a few centres, sorted, the indices the sort's
   permutation. The port: 256 invocations, the shared array a ``var<workgroup>`` of 257.
+  Read through copies the code index holds (it has no NVIDIA/cuda-samples file): one
+  with NVIDIA's 2015 header, ``cg::sync(cta)`` and float3 positions (its repository
+  unnamed in the index), and others with ``float4`` positions, as the sample's own.
 - zjin-lcf/HeCBench at 280045f0 (BSD 3-clause), ``src/pnpoly-cuda/kernel.h`` and
   ``main.cu`` (after Ben van Werkhoven's Kernel Tuner example, Dan Sunday's crossing
   number): ``pnpoly_opt<tile_size>(int *bitmap, const float2 *point, const float2
