@@ -1644,6 +1644,10 @@ from tests.wild.round68 import ROUND68  # noqa: E402  (round 68, image labels an
 
 CORPUS.update(ROUND68)
 
+from tests.wild.round70 import ROUND70  # noqa: E402  (round 70, CUDA course homework: tests/wild/round70.py)
+
+CORPUS.update(ROUND70)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
