@@ -13,7 +13,8 @@ original here is right and their bug is a mutant, said so beside it.
 
 - Problem Set 2, the Gaussian blur (shreyansh26/CS344-Parallel-Programming-Solutions
   at 1a1c5fd3, ``Problem Sets/Problem Set 2/student_func.cu``: ``separateChannels``,
-  ``gaussian_blur``, ``recombineChannels``; no licence file, nothing of it copied):
+  ``gaussian_blur``, ``recombineChannels``; no licence file in the indexed copy, nothing of
+  it copied):
   an RGBA image split into three byte channels, each blurred by the course's 9 x 9
   float filter (sigma 2, normalised) with the neighbours clamped to the image, the
   float sum cast to ``unsigned char`` (truncated), and recombined with alpha 255.
@@ -22,7 +23,8 @@ original here is right and their bug is a mutant, said so beside it.
   the sum is the plateau's value times a filter that sums to 1 within a rounding, so
   the truncation is decided by that rounding) with 3 % noise.
 - Problem Set 3, the tone map's reduction (ibebrett/CUDA-CS344 at ae362a50, ``Problem
-  Sets/Problem Set 3/student_func.cu``, ``reduce_minmax_kernel``; no licence file):
+  Sets/Problem Set 3/student_func.cu``, ``reduce_minmax_kernel``; no licence file in the
+  indexed copy):
   blocks of 32 threads over ``extern __shared__`` floats, the block's tail padded
   with ``FLT_MAX`` (``-FLT_MAX`` for the max), the tree ``for (s = blockDim.x / 2; s >
   0; s /= 2)`` with its barrier outside the ``if``, passes until one block is left
