@@ -1648,6 +1648,10 @@ from tests.wild.round69 import ROUND69  # noqa: E402  (round 69, spatial structu
 
 CORPUS.update(ROUND69)
 
+from tests.wild.round70 import ROUND70  # noqa: E402  (round 70, CUDA course homework: tests/wild/round70.py)
+
+CORPUS.update(ROUND70)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
