@@ -1452,10 +1452,50 @@ def _alike(signs: np.ndarray) -> np.ndarray:
             bits = np.ascontiguousarray(a, np.float64).reshape(-1).view(np.uint64)
             key = (key ^ bits) * np.uint64(0x9E3779B97F4A7C15)
             key ^= key >> np.uint64(29)
-    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
-    if first.size == key.size:
+    flat = signs.reshape(-1)
+    members, heads = _repeated_keys(key)
+    if members.size == 0:
         return signs
-    return signs.reshape(-1)[first[inverse.reshape(-1)]].reshape(signs.shape)
+    flat = flat.copy()
+    flat[members] = flat[heads]
+    return flat.reshape(signs.shape)
+
+
+def _repeated_keys(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The elements of ``key`` whose key an earlier element holds, and for each that
+    first element. One plain sort of the keys' high bits packed with the index:
+    ``np.unique``'s indices sort with an argsort, many times slower, which a pairwise
+    operation of millions of elements (a point-in-polygon test's 3001 points by 600
+    edges) ran 348 times in one failing verdict, 45 of its 50 s. A run of equal bits
+    that holds more than one key (rare) is grouped by ``np.unique``."""
+    bits = max(int(key.size - 1).bit_length(), 1)
+    low = np.uint64((1 << bits) - 1)
+    packed = np.sort((key & ~low) | np.arange(key.size, dtype=np.uint64))
+    high = packed >> np.uint64(bits)
+    starts = np.ones(key.size, bool)
+    starts[1:] = high[1:] != high[:-1]
+    if starts.all():
+        return np.zeros(0, np.intp), np.zeros(0, np.intp)
+    index = (packed & low).astype(np.intp)
+    run = np.cumsum(starts) - 1
+    heads = index[starts][run]  # the least index of each run: its first element
+    later = np.flatnonzero(~starts)
+    members, heads = index[later], heads[later]
+    same = key[members] == key[heads]
+    if same.all():
+        return members, heads
+    # runs that hold more than one key (rare): those elements grouped by np.unique
+    mixed = np.zeros(int(run[-1]) + 1, bool)
+    mixed[run[later[~same]]] = True
+    inside = index[mixed[run]]
+    _, first, inverse = np.unique(key[inside], return_index=True, return_inverse=True)
+    leads = inside[first[inverse.reshape(-1)]]
+    repeated = leads != inside
+    keep = ~mixed[run[later]]
+    return (
+        np.concatenate([members[keep], inside[repeated]]),
+        np.concatenate([heads[keep], leads[repeated]]),
+    )
 
 
 class IndexBit:

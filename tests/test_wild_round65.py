@@ -194,3 +194,21 @@ def test_a_sort_of_an_expert_spanning_blocks_is_judged_by_its_run(request, sessi
     with forge.open_context("wgpu") as ctx:
         ev = oracle.evaluate(ctx, right, size="40x8x128x16", samples=0)
     assert ev.verdict is Verdict.PASS, ev.report()
+
+
+def test_equal_operands_are_grouped_as_numpy_unique_groups_them():
+    """``_alike``'s grouping (one sort of the keys' high bits packed with the index)
+    gives each element the first element with its key, as ``np.unique``'s indices did,
+    also where keys share their high bits but differ."""
+    from oracle._builtins import _repeated_keys
+
+    rng = np.random.default_rng(5)
+    key = rng.integers(0, 40, 5000).astype(np.uint64) * np.uint64(1 << 40)
+    key[::3] |= np.uint64(1)  # same high bits, another key
+    members, heads = _repeated_keys(key)
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    want = first[inverse]
+    got = np.arange(key.size)
+    got[members] = heads
+    assert got.tolist() == want.tolist()
+    assert _repeated_keys(np.arange(10, dtype=np.uint64))[0].size == 0
