@@ -1652,6 +1652,10 @@ from tests.wild.round70 import ROUND70  # noqa: E402  (round 70, CUDA course hom
 
 CORPUS.update(ROUND70)
 
+from tests.wild.round71 import ROUND71  # noqa: E402  (round 71, CUDA 11 to 13 idioms: tests/wild/round71.py)
+
+CORPUS.update(ROUND71)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
