@@ -1652,6 +1652,10 @@ from tests.wild.round70 import ROUND70  # noqa: E402  (round 70, CUDA course hom
 
 CORPUS.update(ROUND70)
 
+from tests.wild.round72 import ROUND72  # noqa: E402  (round 72, GPU-driven rendering: tests/wild/round72.py)
+
+CORPUS.update(ROUND72)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
