@@ -74,7 +74,11 @@ each adaptation named below.
   default limits allow 4 storage textures a stage and no push constants (Bevy asks
   for more), so the browser reports it unsupported, saying why: it runs on wgpu only.
 
-What they showed: tests/test_wild_round72.py.
+What they showed: tests/test_wild_round72.py. For the GPU run (NVIDIA's Vulkan driver)
+to confirm: that every original passes there; whether the two dropped barriers (the
+culling's before the depth bounds are read, the pyramid's before mip 4's reads) and
+Bevy's gather coordinate still fail there, or are ``invisible_on`` NVIDIA (a scheduling
+that hides the race; texel coordinates in fixed point that land the gather exactly).
 """
 
 # ruff: noqa: E501  (the WGSL keeps its sources' long lines)
