@@ -57,6 +57,12 @@ def _skip_if_the_adapter_lacks_a_feature(kernel, backend, ev):
     no f16), which is the right answer there, not a pass."""
     target = _TARGET[backend]
     features = kernel.features(target, kernel.sources.get(target))
+    if ev.verdict is Verdict.UNSUPPORTED:
+        # a layout past the adapter's limits (round 72: Bevy's depth pyramid binds six
+        # storage textures, SwiftShader's WebGPU allows four), refused before it runs
+        over = [line.strip() for line in ev.report().splitlines() if "the device allows" in line]
+        if over:
+            pytest.skip(f"{backend}: {over[0]}")
     if ev.verdict is Verdict.UNSUPPORTED and features:
         why = [line.strip() for line in ev.report().splitlines() if "unsupported:" in line]
         assert why and any(f in why[0] for f in features), ev.report()

@@ -1656,6 +1656,10 @@ from tests.wild.round71 import ROUND71  # noqa: E402  (round 71, CUDA 11 to 13 i
 
 CORPUS.update(ROUND71)
 
+from tests.wild.round72 import ROUND72  # noqa: E402  (round 72, GPU-driven rendering: tests/wild/round72.py)
+
+CORPUS.update(ROUND72)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
