@@ -77,7 +77,9 @@ class BufferSpec:
     ``unordered="keys"`` names another output instead, the keys this one was sorted
     with: its elements may come in any order only among equal keys (the values of a
     key-value sort that is not stable, whose ties any order of the values sorts), so
-    each run of equal elements in the reference's ``keys`` is a multiset of its own.
+    each run of equal elements in the reference's ``keys`` is a multiset of its own;
+    where ``keys`` holds one key a row of this output (``shape=(rows, n)``), each run of
+    rows with equal keys is (vLLM's ``sorted_token_ids`` among its ``expert_ids``).
     ``labels`` marks an integer output holding a labeling (a connected component's,
     a cluster's, a union-find's root per element), whose label values any renaming
     makes as right: it is judged as the partition its labels make, each of the

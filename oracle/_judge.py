@@ -601,16 +601,22 @@ def _tied_order(want: np.ndarray, keys: np.ndarray, row: int | None = None) -> _
     """For an output unordered among equal keys (``unordered="keys"``: the values of a
     sort that is not stable), the runs of equal elements in the reference's ``keys``
     output, each sorted on its own (and cut at each row's end, for an output shaped in
-    rows: a batch of arrays sorted one by one); None where ``keys`` does not match the
-    output element for element."""
+    rows: a batch of arrays sorted one by one). Where ``keys`` holds one key a row of
+    the output instead (vLLM's ``expert_ids``, an expert per GEMM block of
+    ``sorted_token_ids``), each run of rows with equal keys is one multiset: an expert
+    whose ids span several blocks may split them between its blocks in any order
+    (round 65). None where ``keys`` matches neither the elements nor the rows."""
     flat, key = want.reshape(-1), keys.reshape(-1)
+    per_row = row is not None and 1 < row and key.size * row == flat.size
+    if per_row:
+        key = np.repeat(key, int(row or 1))
     if key.size != flat.size:
         return None
     with np.errstate(invalid="ignore"):
         same = key[1:] == key[:-1]
         if key.dtype.kind == "f":
             same |= np.isnan(key[1:]) & np.isnan(key[:-1])
-    if row is not None and 0 < row < flat.size and not flat.size % row:
+    if not per_row and row is not None and 0 < row < flat.size and not flat.size % row:
         same[row - 1 :: row] = False
     cuts = [0, *(np.flatnonzero(~same) + 1).tolist(), flat.size]
     return _Sorted([(a, b) for a, b in zip(cuts, cuts[1:]) if b - a > 1], flat.size)
@@ -672,9 +678,20 @@ def _output_order(spec, want: np.ndarray, packed: bool, expected: Expected) -> _
     if order is None:
         raise InvalidArgument(
             f"output {spec.label} is unordered among equal {spec.unordered}, whose "
-            "reference output must hold one key for each of its elements"
+            "reference output must hold one key for each of its elements, or for each "
+            "of its rows (shape=(rows, n))"
         )
     order.among = spec.unordered
+    initial = _initial_at(spec, expected.case.size)
+    flat = want.reshape(-1)
+    parts = []
+    for start, stop in order.parts:
+        # a run the reference appends into, leaving the sentinel initial after: its
+        # values and its sentinels each a multiset (an expert's ids before its padding)
+        prefix = _prefix(initial, flat[start:stop], packed)
+        cut = [start] if prefix is None else [start, start + prefix]
+        parts += [(a, b) for a, b in zip(cut, [*cut[1:], stop]) if b - a > 1]
+    order.parts = parts
     return order
 
 

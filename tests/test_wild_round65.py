@@ -34,11 +34,14 @@ runs and mutants are the GPU machine's).
   whole rows, each row's order the reference's. The port, right, failed on its second
   run, whose atomics ran in the reversed order. A callable ``initial`` that gives a
   scalar at the size is now that sentinel, and each row is a multiset of its own.
-- A limit, pinned: a multiset a row judges an expert's ids only where they fit in one
-  row (one GEMM block). An expert with more ids than ``block_size`` spans two rows, and
-  which of its ids land in which row hangs on the atomics: a right sort that takes the
-  ids in another order fails (strict xfail below). The entry's draws keep every expert
-  within one block.
+- A limit, now declarable: a multiset a row judges an expert's ids only where they
+  fit in one row (one GEMM block). An expert with more ids than ``block_size`` spans
+  two rows, and which of its ids land in which row hangs on the atomics: a right sort
+  that takes the ids in another order fails row by row. Declared
+  ``unordered="expert_ids"`` (a key a row), each expert's run of blocks is one
+  multiset, its ids before its padding, and the same sort passes while one whose ranks
+  are one past still fails (``oracle._judge._tied_order``). The entry keeps ``True``,
+  its draws within one block an expert.
 - Not shown on the CPU adapters: a dropped barrier between a row's four invocations'
   exchange in the top-k port passes on both (a row's invocations run in one SIMD vector
   there, in lockstep); a port that does not skip padding slots writes at slot -1's row,
@@ -180,20 +183,34 @@ def _crowded(rng, count, size):
     return ids.reshape(-1).astype(np.int32)[:count]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "an unordered output is a multiset a row: an expert whose ids span several rows "
-        "(GEMM blocks) may split them between those rows otherwise than the reference, "
-        "and a right sort fails; the oracle has no multiset over a run of rows"
-    ),
-)
+def _by_expert(kernel: forge.KernelSpec) -> forge.KernelSpec:
+    """``kernel`` with ``sorted_token_ids`` unordered among equal ``expert_ids``: one key
+    a row (a GEMM block), so each expert's run of blocks is one multiset."""
+    buffers = tuple(
+        dataclasses.replace(b, unordered="expert_ids") if b.name == "sorted_token_ids" else b
+        for b in kernel.buffers
+    )
+    return dataclasses.replace(kernel, buffers=buffers)
+
+
 def test_a_sort_of_an_expert_spanning_blocks_is_judged_by_its_run(request, session):
+    """Expert 0 takes every token, its ids span three blocks: a right sort whose atomics
+    run in another order fails row by row, and passes declared unordered among equal
+    ``expert_ids`` (a key a row); a sort whose ranks are one past, or whose padding is
+    rounded down, still fails so declared."""
     require_available(request.config, "wgpu")
     right = _reversed_sort("r65_moe_align_reversed_crowded", fill=_crowded)
     with forge.open_context("wgpu") as ctx:
-        ev = oracle.evaluate(ctx, right, size="40x8x128x16", samples=0)
-    assert ev.verdict is Verdict.PASS, ev.report()
+        rows = oracle.evaluate(ctx, right, size="40x8x128x16", samples=0)
+        runs = oracle.evaluate(ctx, _by_expert(right), size="40x8x128x16", samples=0)
+    assert rows.verdict is Verdict.MISMATCH, rows.report()
+    assert runs.verdict is Verdict.PASS, runs.report()
+    assert any("unordered among equal expert_ids" in n for n in runs.notes), runs.report()
+    for what in ("the rank taken one past", "padding rounded down"):
+        wrong = _by_expert(mutant(CORPUS[_ALIGN], what))
+        with forge.open_context("wgpu") as ctx:
+            ev = oracle.evaluate(ctx, wrong, size="40x8x128x16", samples=0)
+        assert ev.verdict is not Verdict.PASS, (what, ev.report())
 
 
 def test_equal_operands_are_grouped_as_numpy_unique_groups_them():
