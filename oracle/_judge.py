@@ -759,7 +759,7 @@ def _judge_output(
         got = order(got)
         flushed = [order(f) for f in flushed]
         later = None if later is None else order(later)
-        kept = f" ({', '.join(map(str, fixed))} kept as they are)" if fixed else ""
+        kept = f" (kept as they are: {', '.join(map(str, fixed))})" if fixed else ""
         note = (
             f"{region.label} is declared a labeling: it is judged as the partition its "
             "labels make, each of the kernel's groups shown under the reference's label "
