@@ -1452,11 +1452,10 @@ def _alike(signs: np.ndarray) -> np.ndarray:
             bits = np.ascontiguousarray(a, np.float64).reshape(-1).view(np.uint64)
             key = (key ^ bits) * np.uint64(0x9E3779B97F4A7C15)
             key ^= key >> np.uint64(29)
-    flat = signs.reshape(-1)
     members, heads = _repeated_keys(key)
     if members.size == 0:
         return signs
-    flat = flat.copy()
+    flat = signs.reshape(-1).copy()
     flat[members] = flat[heads]
     return flat.reshape(signs.shape)
 

@@ -570,10 +570,9 @@ def _unordered_order(
     if row is not None and not packed and 0 < row < flat.size and not flat.size % row:
         appended = False
         for start in range(0, flat.size, row):
-            prefix = _prefix(initial, flat[start : start + row], packed)
-            appended |= prefix is not None
-            cuts = [start, start + row] if prefix is None else [start, start + prefix, start + row]
-            rows += list(zip(cuts, cuts[1:]))
+            parts = _cut_at_prefix(initial, flat, start, start + row, packed)
+            appended |= len(parts) > 1
+            rows += parts
         if appended:
             order = _Sorted(rows, flat.size)
             order.rows = flat.size // row
@@ -650,6 +649,17 @@ def _prefix(initial: Any, flat: np.ndarray, packed: bool) -> int | None:
     return prefix
 
 
+def _cut_at_prefix(
+    initial: Any, flat: np.ndarray, start: int, stop: int, packed: bool
+) -> list[tuple[int, int]]:
+    """``flat[start:stop]`` as one part, or as two where its reference appends before
+    the sentinel ``initial`` (``_prefix``): its values, then its sentinels."""
+    prefix = _prefix(initial, flat[start:stop], packed)
+    if prefix is None:
+        return [(start, stop)]
+    return [(start, start + prefix), (start + prefix, stop)]
+
+
 def _initial_at(spec, size: Any) -> Any:
     """``spec``'s declared ``initial``, an ``initial(size)`` called at ``size`` (None
     where that fails: the run's own upload reports it). One that gives a scalar is a
@@ -688,9 +698,9 @@ def _output_order(spec, want: np.ndarray, packed: bool, expected: Expected) -> _
     for start, stop in order.parts:
         # a run the reference appends into, leaving the sentinel initial after: its
         # values and its sentinels each a multiset (an expert's ids before its padding)
-        prefix = _prefix(initial, flat[start:stop], packed)
-        cut = [start] if prefix is None else [start, start + prefix]
-        parts += [(a, b) for a, b in zip(cut, [*cut[1:], stop]) if b - a > 1]
+        parts += [
+            (a, b) for a, b in _cut_at_prefix(initial, flat, start, stop, packed) if b - a > 1
+        ]
     order.parts = parts
     return order
 
