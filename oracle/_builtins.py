@@ -1098,6 +1098,8 @@ class _RoundingArray(np.ndarray):
     narrow: Any = None  # the dtype ``unit`` is half an ulp of (None: round every result)
     either_f16: bool = False  # a conversion to f16 may round either way (WGSL)
     quotient_units: float = 5.0  # how far a quotient moves (WGSL's 2.5 ulp; see below)
+    # exp, exp2, log and log2 as far as WGSL lets them err (``_WGSL_APPROXIMATE``)
+    wgsl_builtins: bool = False
     counts: bool = False  # this array (a view of it) counts true elements (``_counted``)
     # equal operands moved alike (``_alike``): set for the runs that judge integers
     alike: bool = False
@@ -1165,6 +1167,13 @@ class _RoundingArray(np.ndarray):
         if method == "__call__":
             _RoundingArray.operands = plain
         try:
+            if (
+                _RoundingArray.wgsl_builtins
+                and method == "__call__"
+                and outs is None
+                and ufunc.__name__ in _WGSL_APPROXIMATE
+            ):
+                return _approximated(ufunc.__name__, plain[0], result)
             return _rounded_results(result, outs, kwargs, how)
         finally:
             _RoundingArray.operands = None
@@ -1202,6 +1211,54 @@ _CORRECTLY_ROUNDED = frozenset("add subtract multiply square".split())
 _QUOTIENTS = frozenset("divide true_divide reciprocal".split())
 _QUOTIENT_UNITS = 5.0
 _EXACT_RESULT, _INEXACT_RESULT = 0.0, -1.0
+#: The exponentials and logarithms WGSL does not round correctly, with the absolute
+#: error it allows a logarithm near 1 (WGSL's accuracy table, f32 and f16): exp and exp2
+#: within 3 + 2|x| ULP (f16: 1 + 2|x|); log and log2 within 3 ULP, but for x in
+#: [0.5, 2], where the result nears 0 and its ULP shrinks, within an absolute 2**-21
+#: (f16: 2**-7). numpy's log10 and log1p are kernels' log times a constant and log(1 +
+#: x). NVIDIA's Vulkan driver computes them with its approximate ex2 and lg2: a right
+#: soft-DTW port, each cell a log of a sum of exponentials of the cells before it, carried
+#: that absolute error along 200 anti-diagonals (3.8e-6 at a value of 0.05, H100,
+#: 2026-12-07), past a bound that moved each log by half an ULP of its result.
+_WGSL_APPROXIMATE = {
+    "exp": None,
+    "exp2": None,
+    "log": 2.0**-21,
+    "log2": 2.0**-21,
+    "log10": 2.0**-21,
+    "log1p": 2.0**-21,
+}
+_WGSL_F16_LOG_ERROR = 2.0**-7
+
+
+def _approximated(name: str, operand: Any, result: Any) -> Any:
+    """A ``_RoundingArray`` call of ``name`` (in ``_WGSL_APPROXIMATE``) at ``operand``,
+    its ``result`` moved as far as WGSL lets the builtin err, in the direction
+    ``_signs`` draws; one rounding where the narrow dtype is neither f32 nor f16."""
+    narrow = _RoundingArray.narrow
+    value = np.asarray(result)
+    if narrow is None or value.dtype.kind != "f":
+        return _rounded(result, 1.0)
+    half = np.dtype(narrow) == np.float16
+    x = np.asarray(operand, np.float64)
+    signs = _signs(np.shape(value))
+    unit = _RoundingArray.unit  # half an ULP, relative
+    with np.errstate(all="ignore"):
+        if _WGSL_APPROXIMATE[name] is None:  # an exponential: (3 + 2|x|) ULP
+            ulps = (1.0 if half else 3.0) + 2.0 * np.abs(x)
+            moved = value * (1.0 + 2.0 * ulps * unit * signs)
+        else:  # a logarithm: 3 ULP, or the absolute error near 1
+            near = x + 1.0 if name == "log1p" else x
+            inside = (near >= 0.5) & (near <= 2.0)
+            absolute = float(_WGSL_F16_LOG_ERROR if half else _WGSL_APPROXIMATE[name] or 0.0)
+            relative = 6.0 * unit * np.abs(value)
+            error = np.where(inside, np.maximum(relative, absolute), relative)
+            moved = value + np.asarray(signs) * error
+        moved = np.where(np.isfinite(value), moved, value).astype(value.dtype)
+    moved = _underflow(moved, signs, narrow)
+    if isinstance(result, np.ndarray):
+        return np.asarray(moved).view(_RoundingArray)
+    return np.asarray(moved, value.dtype)[()]
 
 
 def _contracting(
@@ -1992,6 +2049,7 @@ def _with_arrays_as(reference, cls: type, configure: Any):
             return rebound(*map(wrap, args), **{k: wrap(v) for k, v in kwargs.items()})
         finally:
             _RoundingArray.rng, _RoundingArray.alike = None, False
+            _RoundingArray.wgsl_builtins = False
 
     return functools.wraps(reference)(run)
 
@@ -2003,6 +2061,7 @@ def rounding_every_operation(
     either_f16: bool = False,
     correct_quotients: bool = False,
     alike: bool = False,
+    wgsl_builtins: bool = False,
 ):
     """``reference`` run with its arrays, and those its numpy calls create (``arange``,
     ``linspace``...), as ``_RoundingArray``: every float result of its operations off
@@ -2010,7 +2069,9 @@ def rounding_every_operation(
     ``RoundingPattern``); with ``either_f16`` (WGSL), its inexact conversions to float16
     rounded either way; a quotient by WGSL's 2.5 ulp, or with ``correct_quotients``
     (IEEE division, CUDA's) like a product; with ``alike``, an operation's elements whose
-    operands are equal moved alike (``_alike``). None where its module names no numpy."""
+    operands are equal moved alike (``_alike``); with ``wgsl_builtins``, exp, exp2, log
+    and log2 as far as WGSL lets them err (``_WGSL_APPROXIMATE``). None where its module
+    names no numpy."""
     narrow = {2.0**-24: np.float32, 2.0**-11: np.float16}.get(unit)
 
     def configure() -> None:
@@ -2018,6 +2079,7 @@ def rounding_every_operation(
         _RoundingArray.either_f16 = either_f16
         _RoundingArray.quotient_units = _INEXACT_RESULT if correct_quotients else _QUOTIENT_UNITS
         _RoundingArray.alike = alike
+        _RoundingArray.wgsl_builtins = wgsl_builtins
 
     return _with_arrays_as(reference, _RoundingArray, configure)
 

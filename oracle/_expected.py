@@ -860,7 +860,9 @@ def _operation_rounding(
     unit = float(float_info(min(floats, key=lambda d: d.itemsize)).eps) / 2
 
     def run(rng):
-        rounding = rounding_every_operation(expected.truth.reference, rng, unit, wgsl)
+        rounding = rounding_every_operation(
+            expected.truth.reference, rng, unit, either_f16=wgsl, wgsl_builtins=wgsl
+        )
         if rounding is None:
             return None
         return _float64_run(expected, truth=replace(expected.truth, reference=rounding))
