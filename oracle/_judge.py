@@ -465,6 +465,33 @@ def _edges(region: Region, raw: np.ndarray) -> _Edges:
     return _Edges(before, region.padding, padding_written, past, first_past)
 
 
+def _scratch_edges(ev: Evaluation, region: Region, raw: np.ndarray) -> None:
+    """A finding where a scratch buffer (an intermediate the kernel keeps, whose values
+    are not judged) was written outside its elements: before its start or past its
+    binding's end. Its values are the kernel's own business, but in the user's program
+    such a write lands in the next allocation: TVM's log-softmax with a row bound folded
+    by 32, not 16, wrote its last block's 16 rows past its scratch maxima and passed,
+    as nothing read them back (H100, 2026-12-07)."""
+    edges = _edges(region, raw)
+    if not (edges.before or edges.past):
+        return
+    count, where = region.count, []
+    if edges.past:
+        where.append(
+            f"{edges.past} past the end (first at element {count + edges.first_past}, "
+            f"the buffer holds {count})"
+        )
+    if edges.before:
+        where.append(f"{edges.before} before its start")
+    ev.extra.append(
+        Finding(
+            "past-end",
+            f"{region.label}: scratch buffer written outside its elements: " + "; ".join(where),
+            region.label,
+        )
+    )
+
+
 # The most mismatches of an integer output, as a share of its elements, that the oracle
 # tries to explain as near-ties float32 decides otherwise with its 54 runs of the
 # reference, in a case whose largest input has more than _SMALL_CASE elements; in a
@@ -1327,6 +1354,8 @@ def judge(
             changed, _ = _changed_elements(raw, region.data, region.itemsize)
             if changed:
                 ev.inputs_modified[buffer_label(spec)] = changed
+        elif spec.access is Access.READ_WRITE:  # scratch: its values are not judged
+            _scratch_edges(ev, region, raw)
     _inputs_at(ev, expected)
     _reference_overflow_notes(ev, expected)
     _family_notes(ev, expected)
