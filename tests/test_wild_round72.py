@@ -16,8 +16,8 @@ refusal with its reason as it skips a missing device feature; lavapipe judges it
   coordinate is exact and the pyramid is right; at 97 x 150 lavapipe reads a block one
   texel over in hundreds of mip 1's texels. The entry gathers at the block's shared
   corner, ``(tex + 1) / size``, as FidelityFX SPD's sampled load does, and Bevy's
-  coordinate is a mutant (test below). Whether NVIDIA's fixed-point texel coordinates
-  hide it is for the GPU run to confirm.
+  coordinate is a mutant (test below). NVIDIA's fixed-point texel coordinates hide it
+  (H100, 2026-12-07): there Bevy's coordinate gathers the block it means.
 - A gap, pinned (strict xfail below): an ``unordered`` output of whole rows (draws of
   four u32) is one multiset where the reference's sentinel rows lie between written
   ones. Bevy's batch sets each append their draws from their own base, so a set's
@@ -61,6 +61,10 @@ def test_bevys_gather_coordinate_is_right_only_where_it_is_exact(request):
         exact = oracle.evaluate(ctx, bevy, size="64x64", samples=0)
         odd = oracle.evaluate(ctx, bevy, size="97x150", samples=0)
     assert exact.verdict is Verdict.PASS, exact.report()
+    hidden = CORPUS[_PYRAMID].invisible_on.items()
+    why = [w for (m, _, part), w in hidden if m == _BEVY_COORDINATE and part in odd.adapter.name]
+    if why and odd.passed:
+        pytest.skip(f"not visible in the values on {odd.adapter.name}: {why[0]}")
     assert odd.verdict is Verdict.MISMATCH, odd.report()
     assert not odd.outputs["mip_1"].passed, odd.report()
 

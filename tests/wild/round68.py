@@ -60,7 +60,7 @@ import numpy as np
 
 from forge import BufferSpec, Dispatch, KernelSpec, Schedule, ceil_div
 
-from . import Wild
+from . import RACE_HIDDEN, Wild
 
 # -- 1. YACCLAB: Oliveira's union-find labeling (UF), three kernels ------------------------
 
@@ -1146,6 +1146,7 @@ VHGW_WGSL = Wild(
     # of SwiftShader's however the twin orders them: the prefix loop (its else branch)
     # ends before the code after the if runs; lavapipe shows it
     invisible_on={
+        ("no barrier between the maxima and their reads", "wgsl", "NVIDIA"): RACE_HIDDEN,
         ("no barrier between the maxima and their reads", "wgsl", "swiftshader"): (
             "a window's two invocations run in one SIMD group of SwiftShader's, in lockstep, "
             "in either order the reversed twin gives them (Chrome's SwiftShader, 2026-12); "

@@ -67,7 +67,7 @@ import numpy as np
 
 from forge import BufferSpec, Dispatch, KernelSpec, Schedule, ceil_div
 
-from . import Wild
+from . import RACE_HIDDEN, Wild
 
 # -- 1. Problem Set 2: separate, blur each channel, recombine ----------------------------
 
@@ -875,6 +875,9 @@ HIST_WGSL = Wild(
             "        if (i >= offset) {\n            temp[pout * 256u + i] = temp[pin * 256u + i] + temp[pin * 256u + i - offset];\n        } else {\n            temp[pout * 256u + i] = temp[pin * 256u + i];\n        }",
             "        pout = pin;\n        if (i >= offset) {\n            temp[pout * 256u + i] += temp[pout * 256u + i - offset];\n        }",
         ),
+    },
+    invisible_on={
+        ("the scan in place, one barrier a step", "wgsl", "NVIDIA"): RACE_HIDDEN,
     },
 )
 

@@ -262,10 +262,12 @@ REDUCE7_CUDA = Wild(
             "const unsigned int ballot_result = __ballot_sync(mask, tid < shmem_extent);\n  if (tid < shmem_extent) {",
             "const unsigned int ballot_result = __ballot_sync(mask, tid < shmem_extent - 1);\n  if (tid < shmem_extent - 1) {",
         ),
-        "warp sums stored by lane 1": (
+        # (storing by lane 1 was a mutant until the H100 ran it: __reduce_add_sync hands
+        # every lane the sum, so any lane's store is right)
+        "warp sums stored at the lane's index": (
             "cuda",
-            "if ((tid % warpSize) == 0) {",
-            "if ((tid % warpSize) == 1) {",
+            "sdata[tid / warpSize] = mySum;",
+            "sdata[tid % warpSize] = mySum;",
         ),
     },
 )
@@ -775,10 +777,12 @@ HASH_CSR = Wild(
             "auto const leader = __ffs(static_cast<int>(peers)) - 1;",
             "auto const leader = __ffs(static_cast<int>(peers));",
         ),
-        "the rank counts the lanes after it": (
+        # (a rank counting the peers after the lane, not before, was a mutant until the
+        # H100 ran it: it only permutes a slot's rows, and the rows are declared a multiset)
+        "the rank counts the lane itself": (
             "cuda",
             "peers & ((1u << lane) - 1u)",
-            "peers & ~((2u << lane) - 1u)",
+            "peers & ((2u << lane) - 1u)",
         ),
         "the count's atomic_ref at block scope": (
             "cuda",

@@ -74,11 +74,11 @@ each adaptation named below.
   default limits allow 4 storage textures a stage and no push constants (Bevy asks
   for more), so the browser reports it unsupported, saying why: it runs on wgpu only.
 
-What they showed: tests/test_wild_round72.py. For the GPU run (NVIDIA's Vulkan driver)
-to confirm: that every original passes there; whether the two dropped barriers (the
-culling's before the depth bounds are read, the pyramid's before mip 4's reads) and
-Bevy's gather coordinate still fail there, or are ``invisible_on`` NVIDIA (a scheduling
-that hides the race; texel coordinates in fixed point that land the gather exactly).
+What they showed: tests/test_wild_round72.py. On the H100 (NVIDIA's Vulkan driver,
+2026-12-07) every original passed; the two dropped barriers (the culling's before the
+depth bounds are read, the pyramid's before mip 4's reads) and Bevy's gather
+coordinate passed too, and are ``invisible_on`` NVIDIA: a scheduling that hides the
+race, and texture units that snap the coordinate to the block Bevy means.
 """
 
 # ruff: noqa: E501  (the WGSL keeps its sources' long lines)
@@ -91,7 +91,14 @@ import numpy as np
 
 from forge import BufferSpec, KernelSpec, Sampler, SamplerSpec, Schedule, ceil_div
 
-from . import Wild
+from . import RACE_HIDDEN, Wild
+
+#: Why Bevy's gather coordinate passes on NVIDIA (``Wild.invisible_on``).
+_GATHER_SNAPPED = (
+    "NVIDIA's texture units take the gather's coordinate in fixed point (8 bits of a "
+    "texel), and at the centre of the block's first texel they gather the block Bevy "
+    "means, at 97 x 150 too (H100, 2026-12-07); lavapipe reads the block one texel over"
+)
 
 _F = np.float32
 
@@ -437,6 +444,9 @@ FORWARD_PLUS_CULL = Wild(
             "frustumPlanes[4] = vec4<f32>(0.0, 0.0, -1.0, -minDepth);",
             "frustumPlanes[4] = vec4<f32>(0.0, 0.0, -1.0, -maxDepth);",
         ),
+    },
+    invisible_on={
+        ("the depth bounds read before every pixel is folded in", "wgsl", "NVIDIA"): RACE_HIDDEN,
     },
 )
 
@@ -1013,6 +1023,14 @@ BEVY_DOWNSAMPLE_DEPTH = Wild(
             "intermediate_memory[x * 2u + y % 2u][y * 2u] = v;",
             "intermediate_memory[x * 2u][y * 2u] = v;",
         ),
+    },
+    invisible_on={
+        ("the barrier before mip 4's reads dropped", "wgsl", "NVIDIA"): RACE_HIDDEN,
+        (
+            "the gather at the first texel's centre, as Bevy writes it",
+            "wgsl",
+            "NVIDIA",
+        ): _GATHER_SNAPPED,
     },
 )
 
