@@ -36,6 +36,7 @@ from ._tolerance import Tolerance
 
 __all__ = [
     "calls_trig",
+    "approximates_exp_log",
     "calls_exp",
     "calls_inverse_trig",
     "packs_bits",
@@ -92,6 +93,27 @@ def calls_trig(kernel: KernelSpec, target: str | None = None) -> bool:
             if "--use_fast_math" in options or "-use_fast_math" in options:
                 return True
     return False
+
+
+#: CUDA's fast exponentials and logarithms, which err as WGSL's exp and log may (the CUDA
+#: C++ Programming Guide: ``__expf`` within 2 + floor(|1.173 x|) ULP, ``__logf`` within
+#: 2**-21.41 absolute on [0.5, 2]), and what ``--use_fast_math`` makes of ``expf`` and kin.
+_FAST_EXP_LOG = re.compile(r"\b__(?:exp|exp10|log|log2|log10|pow)f\s*\(")
+_EXP_LOG_FAST_MATH = re.compile(r"\b(?:exp|exp2|exp10|log|log2|log10|log1p|pow)f\s*\(")
+
+
+def approximates_exp_log(kernel: KernelSpec) -> bool:
+    """Whether ``kernel``'s CUDA source takes its exponentials or logarithms from the
+    fast intrinsics (``_FAST_EXP_LOG``), directly or through ``--use_fast_math``: its
+    rounding bound then moves them as WGSL's (``_WGSL_APPROXIMATE``)."""
+    text = _code(kernel, "cuda")
+    if text is None:
+        return False
+    if _FAST_EXP_LOG.search(text):
+        return True
+    options = kernel.compile_options("cuda")
+    fast = "--use_fast_math" in options or "-use_fast_math" in options
+    return fast and bool(_EXP_LOG_FAST_MATH.search(text))
 
 
 #: A WGSL loop's opening: ``loop {``, ``while``, ``for (``.

@@ -342,10 +342,15 @@ class Expected:
         Computed on first use, then shared. ``one_way``: the sums are accumulated on
         tensor cores, whose roundings do not average out (``accumulates_on_tensor_cores``):
         a sum of k terms in all gets ``k u M``."""
-        key = ("bound", wgsl, one_way)
+        from ._builtins import approximates_exp_log
+
+        # WGSL's exp and log, and CUDA's fast intrinsics, as far as they may err: part of
+        # the key, as the runs are shared by kernels of one reference (a mutant's source)
+        approximate = wgsl or approximates_exp_log(self.case.kernel)
+        key = ("bound", wgsl, one_way, approximate)
         shared = self.shared()
         if key not in shared:
-            shared[key] = _rounding_bounds(self, wgsl, one_way)
+            shared[key] = _rounding_bounds(self, wgsl, one_way, approximate)
         return shared[key]
 
     def float64_leaves(self) -> dict[str, np.ndarray]:
@@ -629,7 +634,7 @@ _POLYNOMIAL_SLACK = 1e-10  # times k * sum|term|: float64's rounding of the six 
 
 
 def _rounding_bounds(
-    expected: Expected, wgsl: bool = False, one_way: bool = False
+    expected: Expected, wgsl: bool = False, one_way: bool = False, approximate: bool = False
 ) -> dict[str, np.ndarray]:
     """``Expected.rounding_bound``: where an element of the reference is a sum of
     products of the drawn inputs (a polynomial of degree at most 4 in them: a matmul, a
@@ -652,7 +657,7 @@ def _rounding_bounds(
     if plain is None:
         return {}
     moved = _sensitivity(expected, plain)
-    for label, change in _operation_rounding(expected, plain, wgsl).items():
+    for label, change in _operation_rounding(expected, plain, wgsl, approximate).items():
         moved[label] = np.maximum(moved.get(label, 0.0), change)
     # where the runs at scaled inputs fail (an input that is an index, as a RoIAlign's
     # batch column, is out of range times 2), no sum is bounded as one, but the
@@ -843,13 +848,14 @@ _ROUNDING_DRAWS = 8
 
 
 def _operation_rounding(
-    expected: Expected, plain: dict, wgsl: bool = False
+    expected: Expected, plain: dict, wgsl: bool = False, approximate: bool = False
 ) -> dict[str, np.ndarray]:
     """Per float output, the most each element of the
     float64 reference moves when every float result of its numpy operations (on its
     arrays and those it creates: ``arange``, ``linspace``) is off by one rounding of the
     narrowest float output's precision, at random (``rounding_every_operation``): the
-    kernel rounds what it derives from no input too (a resize's sample coordinates)."""
+    kernel rounds what it derives from no input too (a resize's sample coordinates);
+    with ``approximate``, exp and log as far off as WGSL lets them be."""
     from forge.types import float_info, is_float_dtype
 
     from ._builtins import RoundingPattern, rounding_every_operation
@@ -861,7 +867,7 @@ def _operation_rounding(
 
     def run(rng):
         rounding = rounding_every_operation(
-            expected.truth.reference, rng, unit, either_f16=wgsl, wgsl_builtins=wgsl
+            expected.truth.reference, rng, unit, either_f16=wgsl, wgsl_builtins=approximate
         )
         if rounding is None:
             return None
