@@ -109,8 +109,9 @@ class Step:
     ``arguments`` (CUDA) lists each parameter as ``("buffer", index)``,
     ``("field", name)``, ``("uniform", None)``, ``("value", (name, bytes))`` (a
     scalar ``params(size)`` gives a kernel without a uniform block), ``("offset",
-    (index, bytes))`` (a buffer's address that many bytes on) or ``("default", (name,
-    bytes))`` (a parameter left to its declared default, packed)."""
+    (index, bytes))`` (a buffer's address that many bytes on), ``("accessor", (index,
+    dims, index_bytes))`` (PyTorch's packed tensor accessor over a buffer) or
+    ``("default", (name, bytes))`` (a parameter left to its declared default, packed)."""
 
     entry_point: str
     workgroups: tuple[int, int, int]

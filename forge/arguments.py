@@ -23,6 +23,10 @@ packs:
   copied from texture buffer ``index`` before the launches and back into it after;
 - ``("offset", (index, bytes))``: the device pointer of a buffer that many bytes on,
   for ``arguments=("d_data + 256", ...)`` (a host's ``d_data + blockSize``);
+- ``("accessor", (index, dims, index_bytes))``: PyTorch's ``PackedTensorAccessor32``
+  (``64``) by value over ``kernel.buffers[index]``: its data pointer, then its ``dims``
+  sizes and strides (in elements, C order) as ``index_bytes``-byte integers, the
+  layout ATen's ``GenericPackedTensorAccessorBase`` declares (``accessor_bytes``);
 - ``("default", (name, bytes))``: a trailing parameter ``arguments=`` leaves out,
   packed from its declared default (``int *partial_sums = NULL``: a null pointer), or
   a null pointer ``arguments=`` gives by name, anywhere (``"nullptr"`` or ``"NULL"``,
@@ -65,6 +69,7 @@ no parameter of the kernel (nor a WGSL ``override`` of its WGSL source) is an er
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -80,7 +85,14 @@ from .size import is_int
 if TYPE_CHECKING:
     from .kernel import KernelSpec
 
-__all__ = ["cuda_arguments", "argument_order", "values_by_name", "symbol_buffers"]
+__all__ = [
+    "accessor_bytes",
+    "accessor_type",
+    "argument_order",
+    "cuda_arguments",
+    "symbol_buffers",
+    "values_by_name",
+]
 
 Argument = tuple[str, Any]
 
@@ -101,7 +113,15 @@ def cuda_arguments(
     caller has it; ``aliases``: other names of buffers in this launch, over their own
     (``Dispatch.bindings``: a pointer named like the WGSL variable ``src`` gets the
     buffer the launch binds there)."""
-    params = _sources.cuda_parameters(source, entry) if source is not None else None
+    declared = _sources.cuda_parameters(source, entry) if source is not None else None
+    # an accessor takes a buffer, as a pointer does (matched so, by name or position)
+    params = (
+        None
+        if declared is None
+        else [
+            dataclasses.replace(p, pointer=True) if accessor_type(p.type) else p for p in declared
+        ]
+    )
     if symbols is None:
         symbols = symbol_buffers(kernel, entry, explicit, source)
     uniform_copied = kernel.uniform is not None and _passed_uniform(kernel, symbols) is None
@@ -122,7 +142,7 @@ def cuda_arguments(
         found = _through_pointers(
             kernel, params, _explicit(kernel, entry, list(explicit), params, known, values, size)
         )
-        found = _handles(kernel, entry, params, found)
+        found = _accessors(kernel, entry, declared, _handles(kernel, entry, params, found), size)
         _check_structs(kernel, entry, params, found, source)
         return found
     if params is None and source is not None and _sources.cuda_parameters_problem(source, entry):
@@ -139,8 +159,92 @@ def cuda_arguments(
     else:
         found = _by_position(kernel, entry, params, known, values, size, symbols)
     found = _handles(kernel, entry, params, _through_pointers(kernel, params, found))
+    found = _accessors(kernel, entry, declared, found, size)
     _check_structs(kernel, entry, params, found, source)
     return found
+
+
+#: PyTorch's packed tensor accessors, as a parameter's type names them (``const
+#: torch::PackedTensorAccessor32<float,3,torch::RestrictPtrTraits>``, its template's
+#: arguments already substituted): the element type, the dimensions, the rest.
+_ACCESSOR = re.compile(
+    r"^(?:const\s+)?(?:(?:torch|at)::)?(?P<kind>PackedTensorAccessor(?:32|64)?|"
+    r"GenericPackedTensorAccessor)\s*<\s*(?P<args>.*)>\s*(?:const)?$"
+)
+
+
+def accessor_type(type_: str) -> tuple[int, int] | None:
+    """(dimensions, bytes of its index type) of a PyTorch ``PackedTensorAccessor32``
+    (4-byte indices), ``PackedTensorAccessor64`` or ``PackedTensorAccessor`` (8) or
+    ``GenericPackedTensorAccessor<T, N, Traits, index_t>`` parameter type; None for any
+    other type."""
+    found = _ACCESSOR.match(" ".join(type_.split()))
+    if found is None:
+        return None
+    args = [a.strip() for a in _sources._split_top_level(found["args"])]
+    if len(args) < 2 or not args[1].isdigit():
+        return None
+    index = {"PackedTensorAccessor32": 4}.get(found["kind"], 8)
+    if found["kind"] == "GenericPackedTensorAccessor" and len(args) >= 4:
+        index = 4 if args[3].replace("std::", "") in ("int32_t", "int", "int32") else 8
+    return int(args[1]), index
+
+
+def accessor_bytes(address: int, shape: Sequence[int], index_bytes: int) -> bytes:
+    """A packed tensor accessor by value, as ATen lays it out: the data pointer, then
+    the sizes and the C-order strides (in elements) as ``index_bytes``-byte integers,
+    padded to the pointer's 8-byte alignment."""
+    strides = [int(np.prod(shape[i + 1 :], dtype=np.int64)) for i in range(len(shape))]
+    dtype = np.dtype("<i4" if index_bytes == 4 else "<i8")
+    raw = address.to_bytes(8, "little") + np.array([*shape, *strides], dtype).tobytes()
+    return raw.ljust(-(-len(raw) // 8) * 8, b"\0")
+
+
+def _accessors(
+    kernel: KernelSpec,
+    entry: str,
+    params: Sequence[_sources.CudaParam] | None,
+    found: Sequence[Argument],
+    size: Any,
+) -> tuple[Argument, ...]:
+    """``found`` with the buffer given to each PyTorch accessor parameter as
+    ``("accessor", (index, dims, index_bytes))``, its shape at ``size`` checked against
+    the accessor's dimensions; one given anything but a buffer is refused."""
+    if params is None or len(params) != len(found):
+        return tuple(found)
+    out: list[Argument] = []
+    for param, argument in zip(params, found):
+        accessor = accessor_type(param.type)
+        if accessor is None:
+            out.append(argument)
+            continue
+        dims, index_bytes = accessor
+        if argument[0] != "buffer":
+            raise UnsupportedFeature(
+                f"kernel {kernel.id}: {entry}'s parameter `{param.type} {param.name}` is a "
+                f"PyTorch accessor, made over a buffer, but the launch gives it "
+                f"{_describe(kernel, argument)}: give it the buffer it reads"
+            )
+        spec = kernel.buffers[argument[1]]
+        if size is not None:
+            shape = spec.shape_at(size) if spec.shape is not None else None
+            if shape is None and dims == 1:
+                shape = (spec.element_count(size),)
+            if shape is None or len(shape) != dims:
+                raise InvalidArgument(
+                    f"kernel {kernel.id}: {entry}'s parameter `{param.type} {param.name}` "
+                    f"is a {dims}-D PyTorch accessor over buffer {spec.label}, whose shape "
+                    f"at size {size} is {shape if shape is not None else 'not declared'}: "
+                    f"declare the buffer's shape=(...) with {dims} axes, the tensor's sizes"
+                )
+            if index_bytes == 4 and int(np.prod(shape, dtype=np.int64)) >= 2**31:
+                raise InvalidArgument(
+                    f"kernel {kernel.id}: buffer {spec.label}'s shape {tuple(shape)} does "
+                    f"not fit {param.name}'s 32-bit accessor (PackedTensorAccessor32): "
+                    "PyTorch refuses it too; use a PackedTensorAccessor64"
+                )
+        out.append(("accessor", (argument[1], dims, index_bytes)))
+    return tuple(out)
 
 
 #: Parameter types that are handles the host makes with the runtime or the driver
@@ -680,8 +784,8 @@ def argument_order(kernel: KernelSpec, arguments: Sequence[Argument]) -> tuple[s
         return None
     names = []
     for kind, key in arguments:
-        if kind in ("buffer", "texture", "surface"):
-            name = kernel.buffers[key].name
+        if kind in ("buffer", "texture", "surface", "accessor"):
+            name = kernel.buffers[key if kind != "accessor" else key[0]].name
             if not name:
                 return None
             names.append(name)
@@ -939,6 +1043,8 @@ def _describe(kernel: KernelSpec, argument: Argument) -> str:
         return f"a {kind} object over buffer {kernel.buffers[key].name or key!r}"
     if kind == "buffer":
         return f"buffer {kernel.buffers[key].name or key!r}"
+    if kind == "accessor":
+        return f"buffer {kernel.buffers[key[0]].name or key[0]!r} as an accessor"
     if kind == "value":
         return f"value {key[0]!r}"
     return f"uniform field {key!r}" if kind == "field" else "the uniform struct"

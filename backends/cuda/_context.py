@@ -28,6 +28,7 @@ from forge import _checks, layout
 from forge import sources as _sources
 from forge._bindings import pointer_fields, uniform_field_bytes
 from forge.allocator import SlabAllocator
+from forge.arguments import accessor_bytes
 from forge.errors import (
     AllocationError,
     CompileError,
@@ -724,6 +725,17 @@ class CudaComputeContext(SlabContext):
                         "it through a pointer"
                     )
                 holders.append(ctypes.c_uint64(self._address(launch, key)))
+                continue
+            if kind == "accessor":  # PyTorch's accessor: the address, sizes and strides
+                index, dims, index_bytes = key
+                spec = launch.kernel.buffers[index]
+                shape = (
+                    spec.shape_at(launch.size)
+                    if spec.shape is not None
+                    else (spec.element_count(launch.size),)
+                )
+                packed = accessor_bytes(self._address(launch, index), shape, index_bytes)
+                holders.append((ctypes.c_char * len(packed)).from_buffer_copy(packed))
                 continue
             if kind in ("texture", "surface"):  # an object made over the buffer, by value
                 holders.append(ctypes.c_uint64((textures or {})[(kind, key)]))

@@ -347,6 +347,192 @@ _INCLUDES_DEVICE_RUNTIME = re.compile(
 _DEVICE_RUNTIME_HEADER = "cuda_device_runtime_api.h"
 
 
+# What a PyTorch extension's device code takes from ATen and c10 through
+# <torch/extension.h>, which NVRTC cannot read (``_device_code`` blanks it): the packed
+# tensor accessors its kernels take by value (PyTorch's own extension tutorial, LLTM,
+# passes every tensor as a ``torch::PackedTensorAccessor32<scalar_t, N,
+# torch::RestrictPtrTraits>``), laid out as ATen's GenericPackedTensorAccessorBase is
+# (the data pointer, then N sizes and N strides of the index type), and the C10 macros
+# device code uses. The backend fills an accessor from the buffer of its name and its
+# declared shape (``forge.arguments.accessor_bytes``). at::Half and at::BFloat16 are
+# CUDA's __half and __nv_bfloat16, which convert to and from float as they do.
+TORCH_DEVICE_HEADER = "kernel_forge_torch.h"
+_TORCH_DEVICE = """// kernel-forge: what PyTorch device code takes from ATen and c10, for NVRTC
+#pragma once
+#ifdef KFORGE_TORCH_HALF
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+#endif
+#ifndef C10_HOST_DEVICE
+#define C10_HOST_DEVICE __host__ __device__
+#endif
+#ifndef C10_DEVICE
+#define C10_DEVICE __device__
+#endif
+#ifndef C10_HOST
+#define C10_HOST __host__
+#endif
+#ifndef C10_WARP_SIZE
+#define C10_WARP_SIZE 32
+#endif
+#ifndef C10_LAUNCH_BOUNDS_0
+#define C10_LAUNCH_BOUNDS_0 __launch_bounds__(256, 4)
+#define C10_LAUNCH_BOUNDS_1(max_threads) __launch_bounds__((max_threads))
+#define C10_LAUNCH_BOUNDS_2(max_threads, min_blocks) __launch_bounds__((max_threads), (min_blocks))
+#endif
+#ifndef C10_RESTRICT
+#define C10_RESTRICT __restrict__
+#endif
+// <torch/extension.h> brings in the C++ <cmath>, whose overloads take a float and a
+// double together (the tutorial's ELU, fmax(0.0, z) with a float z): NVRTC declares
+// fmax(double, double) and fmax(float, float) alone, and calls them ambiguously
+namespace kforge_torch_detail {
+template <bool B, class T = void> struct enable_if {};
+template <class T> struct enable_if<true, T> { typedef T type; };
+template <class A, class B> struct same { static const bool value = false; };
+template <class A> struct same<A, A> { static const bool value = true; };
+}  // namespace kforge_torch_detail
+#define KFORGE_TORCH_MIXED(name)                                                        \
+  template <class A, class B>                                                          \
+  __host__ __device__ inline typename kforge_torch_detail::enable_if<                  \
+      !kforge_torch_detail::same<A, B>::value, decltype(A() + B())>::type             \
+  name(A a, B b) {                                                                     \
+    typedef decltype(A() + B()) R;                                                     \
+    return name(static_cast<R>(a), static_cast<R>(b));                                 \
+  }
+KFORGE_TORCH_MIXED(fmax)
+KFORGE_TORCH_MIXED(fmin)
+KFORGE_TORCH_MIXED(pow)
+KFORGE_TORCH_MIXED(atan2)
+KFORGE_TORCH_MIXED(fmod)
+KFORGE_TORCH_MIXED(hypot)
+KFORGE_TORCH_MIXED(copysign)
+KFORGE_TORCH_MIXED(fdim)
+#undef KFORGE_TORCH_MIXED
+namespace c10 {
+#ifdef KFORGE_TORCH_HALF
+using Half = __half;
+using BFloat16 = __nv_bfloat16;
+#endif
+}
+namespace at {
+#ifdef KFORGE_TORCH_HALF
+using c10::Half;
+using c10::BFloat16;
+#endif
+template <typename T> struct DefaultPtrTraits { typedef T* PtrType; };
+template <typename T> struct RestrictPtrTraits { typedef T* __restrict__ PtrType; };
+
+template <typename T, unsigned long N, template <typename U> class PtrTraits = DefaultPtrTraits,
+          typename index_t = long long>
+class TensorAccessorBase {
+ public:
+  typedef typename PtrTraits<T>::PtrType PtrType;
+  __host__ __device__ TensorAccessorBase(PtrType data, const index_t* sizes, const index_t* strides)
+      : data_(data), sizes_(sizes), strides_(strides) {}
+  __host__ __device__ index_t stride(index_t i) const { return strides_[i]; }
+  __host__ __device__ index_t size(index_t i) const { return sizes_[i]; }
+  __host__ __device__ PtrType data() { return data_; }
+  __host__ __device__ const PtrType data() const { return data_; }
+ protected:
+  PtrType data_;
+  const index_t* sizes_;
+  const index_t* strides_;
+};
+
+template <typename T, unsigned long N, template <typename U> class PtrTraits = DefaultPtrTraits,
+          typename index_t = long long>
+class TensorAccessor : public TensorAccessorBase<T, N, PtrTraits, index_t> {
+ public:
+  typedef typename PtrTraits<T>::PtrType PtrType;
+  __host__ __device__ TensorAccessor(PtrType data, const index_t* sizes, const index_t* strides)
+      : TensorAccessorBase<T, N, PtrTraits, index_t>(data, sizes, strides) {}
+  __host__ __device__ TensorAccessor<T, N - 1, PtrTraits, index_t> operator[](index_t i) {
+    return TensorAccessor<T, N - 1, PtrTraits, index_t>(
+        this->data_ + this->strides_[0] * i, this->sizes_ + 1, this->strides_ + 1);
+  }
+  __host__ __device__ const TensorAccessor<T, N - 1, PtrTraits, index_t> operator[](
+      index_t i) const {
+    return TensorAccessor<T, N - 1, PtrTraits, index_t>(
+        this->data_ + this->strides_[0] * i, this->sizes_ + 1, this->strides_ + 1);
+  }
+};
+
+template <typename T, template <typename U> class PtrTraits, typename index_t>
+class TensorAccessor<T, 1, PtrTraits, index_t>
+    : public TensorAccessorBase<T, 1, PtrTraits, index_t> {
+ public:
+  typedef typename PtrTraits<T>::PtrType PtrType;
+  __host__ __device__ TensorAccessor(PtrType data, const index_t* sizes, const index_t* strides)
+      : TensorAccessorBase<T, 1, PtrTraits, index_t>(data, sizes, strides) {}
+  __host__ __device__ T& operator[](index_t i) { return this->data_[this->strides_[0] * i]; }
+  __host__ __device__ const T& operator[](index_t i) const {
+    return this->data_[this->strides_[0] * i];
+  }
+};
+
+template <typename T, unsigned long N, template <typename U> class PtrTraits = DefaultPtrTraits,
+          typename index_t = long long>
+class GenericPackedTensorAccessorBase {
+ public:
+  typedef typename PtrTraits<T>::PtrType PtrType;
+  __host__ __device__ index_t stride(index_t i) const { return strides_[i]; }
+  __host__ __device__ index_t size(index_t i) const { return sizes_[i]; }
+  __host__ __device__ PtrType data() { return data_; }
+  __host__ __device__ const PtrType data() const { return data_; }
+ protected:
+  PtrType data_;
+  index_t sizes_[N];
+  index_t strides_[N];
+};
+
+template <typename T, unsigned long N, template <typename U> class PtrTraits = DefaultPtrTraits,
+          typename index_t = long long>
+class GenericPackedTensorAccessor
+    : public GenericPackedTensorAccessorBase<T, N, PtrTraits, index_t> {
+ public:
+  __device__ TensorAccessor<T, N - 1, PtrTraits, index_t> operator[](index_t i) {
+    return TensorAccessor<T, N - 1, PtrTraits, index_t>(
+        this->data_ + this->strides_[0] * i, this->sizes_ + 1, this->strides_ + 1);
+  }
+  __device__ const TensorAccessor<T, N - 1, PtrTraits, index_t> operator[](index_t i) const {
+    return TensorAccessor<T, N - 1, PtrTraits, index_t>(
+        this->data_ + this->strides_[0] * i, this->sizes_ + 1, this->strides_ + 1);
+  }
+};
+
+template <typename T, template <typename U> class PtrTraits, typename index_t>
+class GenericPackedTensorAccessor<T, 1, PtrTraits, index_t>
+    : public GenericPackedTensorAccessorBase<T, 1, PtrTraits, index_t> {
+ public:
+  __device__ T& operator[](index_t i) { return this->data_[this->strides_[0] * i]; }
+  __device__ const T& operator[](index_t i) const { return this->data_[this->strides_[0] * i]; }
+};
+
+template <typename T, unsigned long N, template <typename U> class PtrTraits = DefaultPtrTraits>
+using PackedTensorAccessor32 = GenericPackedTensorAccessor<T, N, PtrTraits, int>;
+template <typename T, unsigned long N, template <typename U> class PtrTraits = DefaultPtrTraits>
+using PackedTensorAccessor64 = GenericPackedTensorAccessor<T, N, PtrTraits, long long>;
+template <typename T, unsigned long N, template <typename U> class PtrTraits = DefaultPtrTraits,
+          typename index_t = long long>
+using PackedTensorAccessor = GenericPackedTensorAccessor<T, N, PtrTraits, index_t>;
+}  // namespace at
+namespace torch {
+using namespace at;
+}
+"""
+# a use of what _TORCH_DEVICE declares, and what declares it already (ATen's own header
+# where a source brings it some other way)
+_TORCH_DEVICE_NAMES = re.compile(
+    r"\b(?:(?:Generic)?PackedTensorAccessor(?:32|64)?|RestrictPtrTraits|DefaultPtrTraits|"
+    r"(?:at|c10)::(?:Half|BFloat16)|C10_(?:HOST_DEVICE|DEVICE|HOST|WARP_SIZE|RESTRICT|"
+    r"LAUNCH_BOUNDS_[012]))\b"
+)
+_TORCH_HALF_NAMES = re.compile(r"\b(?:at|c10)::(?:Half|BFloat16)\b")
+_DECLARES_ACCESSORS = re.compile(r"\bclass\s+(?:Generic)?PackedTensorAccessor")
+STD_HEADERS[TORCH_DEVICE_HEADER] = _TORCH_DEVICE
+
+
 def implicit_options(source: str) -> tuple[str, ...]:
     """What nvcc users expect without writing it: ``--pre-include=cstdint`` when
     ``source`` uses ``int64_t``, ``uint32_t``... and does not include or declare them
@@ -360,9 +546,15 @@ def implicit_options(source: str) -> tuple[str, ...]:
     without defining it or including ``<cuda.h>``; glibc's
     ``uint``, ``ushort`` and ``ulong`` where it uses them without declaring them; and
     ``cuda_device_runtime_api.h`` where it calls ``cudaGridDependencySynchronize()`` or
-    ``cudaTriggerProgrammaticLaunchCompletion()`` without including it."""
+    ``cudaTriggerProgrammaticLaunchCompletion()`` without including it; and PyTorch's
+    packed tensor accessors, ``at::Half`` and the C10 macros where a PyTorch
+    extension's device code uses them (``TORCH_DEVICE_HEADER``)."""
     text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
     options: list[str] = []
+    if _TORCH_DEVICE_NAMES.search(text) and not _DECLARES_ACCESSORS.search(text):
+        if _TORCH_HALF_NAMES.search(text):
+            options.append("--define-macro=KFORGE_TORCH_HALF")
+        options.append(f"--pre-include={TORCH_DEVICE_HEADER}")
     if _INTEGER_NAME.search(text) and not _DECLARES_INTEGERS.search(text) and std_headers():
         options.append("--pre-include=cstdint")
     defined = set(re.findall(r"^\s*#\s*define\s+(\w+)", text, flags=re.M))
@@ -514,7 +706,7 @@ def std_headers() -> dict[str, str]:
     directories = header_directories()
     if any(os.path.isfile(os.path.join(d, "cuda", "std", "cstdint")) for d in directories):
         return STD_HEADERS
-    return {}
+    return {TORCH_DEVICE_HEADER: _TORCH_DEVICE}  # needs none of CCCL
 
 
 @functools.cache

@@ -181,6 +181,9 @@ def expected_size(kernel: KernelSpec, kind: str, key: Any, size: int) -> tuple[b
         return size == 8, "8"
     if kind in ("value", "default"):
         return size == len(key[1]), str(len(key[1]))
+    if kind == "accessor":  # the pointer, then the sizes and strides (accessor_bytes)
+        need = -(-(8 + 2 * key[1] * key[2]) // 8) * 8
+        return size == need, str(need)
     uniform = kernel.uniform
     assert uniform is not None  # the argument is the kernel's uniform block or a field
     if kind == "field":
@@ -215,6 +218,8 @@ def argument_text(kernel: KernelSpec, kind: str, key: Any) -> str:
         return f"a {kind} object over buffer {kernel.buffers[key].label} (by value)"
     if kind == "buffer":
         return f"buffer {kernel.buffers[key].label} (pointer)"
+    if kind == "accessor":
+        return f"buffer {kernel.buffers[key[0]].label} as a {key[1]}-D PyTorch accessor (by value)"
     if kind == "offset":
         return f"buffer {kernel.buffers[key[0]].label} + {key[1]} bytes (pointer)"
     if kind == "default" and key[0] in ("NULL", "nullptr"):

@@ -1664,6 +1664,10 @@ from tests.wild.round74 import ROUND74  # noqa: E402  (round 74, speech and audi
 
 CORPUS.update(ROUND74)
 
+from tests.wild.round75 import ROUND75  # noqa: E402  (round 75, PyTorch's accessors: tests/wild/round75.py)
+
+CORPUS.update(ROUND75)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)

@@ -1,0 +1,91 @@
+"""PyTorch's packed tensor accessors as CUDA kernel parameters (round 75: PyTorch's own
+extension tutorial passes every tensor as a ``torch::PackedTensorAccessor32``): each
+takes the buffer of its name, packed as ATen lays the accessor out, from the buffer's
+declared shape; NVRTC compiles the device part with a header of ours, and its PTX
+declares each parameter the size the backend packs. The packed bytes are checked here;
+the kernel reading them is the GPU run's (tests/wild/round75.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from forge import BufferSpec, InvalidArgument, KernelSpec, Schedule
+from forge.arguments import accessor_bytes, accessor_type
+
+_SIZE = "2x5"
+_SIGNATURE = (
+    "const torch::PackedTensorAccessor32<float,3,torch::RestrictPtrTraits> x, "
+    "torch::PackedTensorAccessor64<float,2> y, int scale"
+)
+
+
+def _kernel(signature: str = _SIGNATURE, x_shape=("B", 3, "S"), names=("x", "y")):
+    source = (
+        "#include <torch/extension.h>\n"
+        f"__global__ void k({signature}) {{ y[0][0] = x[0][1][2] * scale; }}\n"
+    )
+    return KernelSpec(
+        id="accessors",
+        entry_point="k",
+        sources={"cuda": source},
+        dims=("B", "S"),
+        buffers=(
+            BufferSpec(0, "f32", "read", name=names[0], count="B*3*S", shape=x_shape),
+            BufferSpec(1, "f32", "read_write", name=names[1], count="B*S", shape=("B", "S")),
+        ),
+        defaults={"scale": 2},
+        grid=lambda s, size: (1, 1, 1),
+        schedules=(Schedule(32),),
+        test_sizes=("2x5",),
+    )
+
+
+@pytest.mark.parametrize(
+    "type_, found",
+    [
+        ("const torch::PackedTensorAccessor32<float,3,torch::RestrictPtrTraits>", (3, 4)),
+        ("torch::PackedTensorAccessor64<double, 2>", (2, 8)),
+        ("at::PackedTensorAccessor<float,1,at::DefaultPtrTraits,int64_t>", (1, 8)),
+        ("at::GenericPackedTensorAccessor<float, 4, at::RestrictPtrTraits, int32_t>", (4, 4)),
+        ("const float*", None),
+        ("Params", None),
+    ],
+)
+def test_an_accessor_type_is_read_for_its_dimensions_and_index_width(type_, found):
+    assert accessor_type(type_) == found
+
+
+def test_an_accessor_is_packed_as_aten_lays_it_out():
+    # the data pointer, then sizes and C-order strides in the index type, 8-aligned
+    raw = accessor_bytes(0x7F0000001000, (2, 3, 5), 4)
+    assert len(raw) == 32
+    assert int.from_bytes(raw[:8], "little") == 0x7F0000001000
+    assert np.frombuffer(raw[8:32], "<i4").tolist() == [2, 3, 5, 15, 5, 1]
+    wide = accessor_bytes(16, (7,), 8)
+    assert np.frombuffer(wide[8:], "<i8").tolist() == [7, 1] and len(wide) == 24
+
+
+def test_each_accessor_takes_the_buffer_of_its_name():
+    kernel = _kernel()
+    (step,) = kernel.steps("cuda", Schedule(32), kernel.size(_SIZE))
+    assert step.arguments[:2] == (("accessor", (0, 3, 4)), ("accessor", (1, 2, 8)))
+
+
+def test_accessors_without_names_take_the_buffers_by_position():
+    kernel = _kernel(names=("a", "b"))
+    (step,) = kernel.steps("cuda", Schedule(32), kernel.size(_SIZE))
+    assert step.arguments[:2] == (("accessor", (0, 3, 4)), ("accessor", (1, 2, 8)))
+
+
+def test_an_accessor_over_a_buffer_of_other_dimensions_is_refused_naming_the_fix():
+    with pytest.raises(InvalidArgument, match=r"3-D PyTorch accessor over buffer x.*shape=\(...\)"):
+        kernel = _kernel(x_shape=("B", "3*S"))
+        kernel.steps("cuda", Schedule(32), kernel.size(_SIZE))
+
+
+def test_an_accessor_given_a_value_by_arguments_is_refused():
+    kernel = _kernel()
+    kernel = KernelSpec(**{**kernel.__dict__, "arguments": ("scale", "y", "scale")})
+    with pytest.raises(InvalidArgument, match="name a buffer there"):
+        kernel.steps("cuda", Schedule(32), kernel.size(_SIZE))
