@@ -80,6 +80,10 @@ class BufferSpec:
     each run of equal elements in the reference's ``keys`` is a multiset of its own;
     where ``keys`` holds one key a row of this output (``shape=(rows, n)``), each run of
     rows with equal keys is (vLLM's ``sorted_token_ids`` among its ``expert_ids``).
+    Where it names an input instead, this output holds indices into that input's rows
+    (an argsort, a top-k's indices): an index the kernel gives in place of the
+    reference's is right where the input holds an equal value there, each index once
+    a row (an argsort that is not stable, a top-k whose last places are tied).
     ``labels`` marks an integer output holding a labeling (a connected component's,
     a cluster's, a union-find's root per element), whose label values any renaming
     makes as right: it is judged as the partition its labels make, each of the

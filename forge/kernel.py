@@ -234,6 +234,11 @@ def _implied_dims(kernel: KernelSpec, buffers: tuple) -> tuple[str, ...] | None:
     return tuple(names)
 
 
+def _indexed_input(spec: BufferSpec) -> bool:
+    """Whether ``spec`` is an input of scalars an output of indices may point into."""
+    return spec.access is Access.READ and spec.is_scalar
+
+
 def _sortable_output(spec: BufferSpec) -> bool:
     """Whether ``spec`` can hold the keys another output is unordered among."""
     return spec.access is Access.READ_WRITE and not spec.scratch and spec.is_scalar
@@ -382,12 +387,21 @@ class KernelSpec:
         for b in buffers:
             if isinstance(b.unordered, str):
                 keys = next((k for k in buffers if k.name == b.unordered), None)
+                indexed = (
+                    keys is not None
+                    and _indexed_input(keys)
+                    and b.is_scalar
+                    and b.dtype.kind in "iu"
+                )
+                if indexed:
+                    continue
                 if keys is None or keys is b or keys.unordered or not _sortable_output(keys):
                     raise InvalidArgument(
                         f"kernel {self.id}: buffer {b.label} is unordered among equal "
                         f"{b.unordered!r}, which must name another output of scalars "
                         "(read_write, not scratch, not itself unordered): the keys it was "
-                        "sorted with"
+                        "sorted with; or, for an output of integer indices into an "
+                        "input's rows (an argsort), that input of scalars"
                     )
         return buffers
 

@@ -732,6 +732,72 @@ def _output_order(spec, want: np.ndarray, packed: bool, expected: Expected) -> _
     return order
 
 
+def _indexed_keys(spec, expected: Expected) -> np.ndarray | None:
+    """The input an output of indices is unordered among (``unordered=`` naming an
+    input: an argsort's keys), as the case drew it; None for any other output."""
+    if not isinstance(spec.unordered, str) or spec.unordered in expected.outputs:
+        return None
+    keys = expected.case.arrays.get(spec.unordered)
+    return None if keys is None else np.asarray(keys)
+
+
+def tied_indices(
+    got: np.ndarray, want: np.ndarray, keys: np.ndarray, row: int | None = None
+) -> np.ndarray:
+    """``got`` (indices into ``keys``' rows, an argsort's or a top-k's) with each index
+    that points at a value equal to the one the reference's index points at, and
+    appears once in its row, replaced by the reference's: the kernel chose another of
+    equal values. Rows: the output's (``row`` elements each; one row when None), and
+    ``keys`` split into as many; indices local to a row where the reference's all are,
+    else into the whole of ``keys``. Indices out of range, and repeated ones, stay as
+    they are (they show as mismatches)."""
+    g, w = np.asarray(got).reshape(-1), np.asarray(want).reshape(-1)
+    flat_keys = np.asarray(keys).reshape(-1)
+    if g.size != w.size or g.size == 0 or flat_keys.size == 0 or w.dtype.kind not in "iu":
+        return np.asarray(got)
+    if not row:
+        row = _permutation_rows(w) if w.size == flat_keys.size else None
+    width = int(row) if row and w.size % int(row) == 0 else w.size
+    rows = w.size // width
+    span = flat_keys.size // rows if flat_keys.size % rows == 0 else 0
+    wi, gi = w.astype(np.int64), g.astype(np.int64)
+    local = span > 0 and bool(((wi >= 0) & (wi < span)).all())
+    row_of = np.repeat(np.arange(rows, dtype=np.int64), width)
+    base = row_of * span if local else np.zeros_like(row_of)
+    bound = span if local else flat_keys.size
+    g_ok, w_ok = (gi >= 0) & (gi < bound), (wi >= 0) & (wi < bound)
+    g_key = flat_keys[np.where(g_ok, base + gi, 0)]
+    w_key = flat_keys[np.where(w_ok, base + wi, 0)]
+    with np.errstate(invalid="ignore"):
+        equal = g_key == w_key
+        if flat_keys.dtype.kind == "f":
+            equal |= np.isnan(g_key) & np.isnan(w_key)
+    # an index given twice in a row (a wrong kernel's) is not anyone's tie: every copy
+    # stays as it is
+    order = np.lexsort((gi, row_of))
+    repeated = np.zeros(g.size, bool)
+    same = (gi[order][1:] == gi[order][:-1]) & (row_of[order][1:] == row_of[order][:-1])
+    repeated[order[1:][same]] = True
+    repeated[order[:-1][same]] = True
+    out = np.where(g_ok & w_ok & equal & ~repeated, w, g).astype(g.dtype)
+    return out.reshape(np.shape(got))
+
+
+def _permutation_rows(indices: np.ndarray) -> int | None:
+    """The row length of a flat argsort's output declared without a ``shape``: the
+    smallest length dividing it, from its largest index plus one, into rows that each
+    hold a permutation of their own indices (ggml's argsort of ``nrows`` rows); None
+    where there is none."""
+    flat = indices.astype(np.int64)
+    if flat.size == 0 or flat.min() < 0:
+        return None
+    for length in range(int(flat.max()) + 1, flat.size + 1):
+        if flat.size % length == 0:
+            rows = np.sort(flat.reshape(-1, length), axis=1)
+            return length if (rows == np.arange(length)).all() else None
+    return None
+
+
 def _row(spec, expected: Expected) -> int | None:
     """The length of an output's rows where its ``shape`` has two or more axes."""
     if spec.shape is None:
@@ -784,8 +850,26 @@ def _judge_output(
         )
         if note not in ev.notes:
             ev.notes.append(note)
-    sort = _output_order(spec, want, packed, expected)
+    indexed = _indexed_keys(spec, expected)
+    sort = None if indexed is not None else _output_order(spec, want, packed, expected)
     order = sort if sort is not None else (lambda a: a)
+    if indexed is not None:  # indices into an input: any index of an equal value is right
+        row, reference_indices = _row(spec, expected), want
+
+        def order(a: np.ndarray) -> np.ndarray:
+            return tied_indices(a, reference_indices, indexed, row)
+
+        got = order(got)
+        flushed = [order(f) for f in flushed]
+        later = None if later is None else order(later)
+        note = (
+            f"{region.label} is declared unordered among equal {spec.unordered}: it holds "
+            f"indices into {spec.unordered}'s rows, and an index the kernel gives in place "
+            f"of the reference's is shown as the reference's where {spec.unordered} holds "
+            "an equal value there (each index once a row): an argsort's ties in any order"
+        )
+        if note not in ev.notes:
+            ev.notes.append(note)
     if spec.labels is not False:  # a labeling: judged as its partition, in want's labels
         fixed = () if spec.labels is True else spec.labels
         reference_labels = want

@@ -91,14 +91,18 @@ def test_values_unordered_among_equal_keys_are_a_multiset_within_each_tie():
 
 
 def test_unordered_names_another_output_of_scalars():
-    """The keys an output is unordered among must be another output of the kernel."""
+    """The keys an output is unordered among must be another output of the kernel, or
+    an input it holds integer indices into (an argsort's: tests/test_tied_indices.py)."""
     values = BufferSpec(1, "u32", "read_write", name="vals", unordered="keys")
-    for keys in (
-        BufferSpec(0, "u32", "read", name="keys"),
-        BufferSpec(0, "u32", "read_write", name="other"),
+    floats = BufferSpec(1, "f32", "read_write", name="vals", unordered="keys")
+    for keys, out in (
+        (BufferSpec(0, "u32", "read", name="keys"), floats),
+        (BufferSpec(0, "u32", "read_write", name="other"), values),
     ):
         with pytest.raises(InvalidArgument, match="unordered among equal 'keys'"):
-            KernelSpec(id="k", entry_point="main", buffers=(keys, values), sources={"wgsl": "x"})
+            KernelSpec(id="k", entry_point="main", buffers=(keys, out), sources={"wgsl": "x"})
+    indices = (BufferSpec(0, "f32", "read", name="keys"), values)
+    assert KernelSpec(id="k", entry_point="main", buffers=indices, sources={"wgsl": "x"})
     with pytest.raises(InvalidArgument, match="unordered is True, or the name"):
         BufferSpec(1, "u32", "read_write", name="vals", unordered="")
 
