@@ -21,7 +21,10 @@ from .size import is_int
 from .textures import Sampler, TextureFormat, texture_format
 from .types import BindingUsage, ScalarType, scalar_type
 
-__all__ = ["Access", "BufferSpec"]
+__all__ = ["Access", "BufferSpec", "LISTS"]
+
+#: ``BufferSpec(unordered=LISTS)``: an output of lists each appended from its own base.
+LISTS = "lists"
 
 
 class Access(enum.Enum):
@@ -80,6 +83,11 @@ class BufferSpec:
     each run of equal elements in the reference's ``keys`` is a multiset of its own;
     where ``keys`` holds one key a row of this output (``shape=(rows, n)``), each run of
     rows with equal keys is (vLLM's ``sorted_token_ids`` among its ``expert_ids``).
+    ``unordered="lists"`` marks an output of lists each appended from its own base, a
+    list's free slots after it holding the declared scalar ``initial`` (Bevy's batch
+    sets, a bucket with room to spare): each run of written elements of the reference
+    (of whole rows, for an output of integers with a ``shape``) is a multiset of its
+    own, and the free slots are compared where they are.
     Where it names an input instead, this output holds indices into that input's rows
     (an argsort, a top-k's indices): an index the kernel gives in place of the
     reference's is right where the input holds an equal value there, each index once
@@ -175,8 +183,8 @@ class BufferSpec:
             self.unordered is True or (isinstance(self.unordered, str) and self.unordered)
         ):
             raise InvalidArgument(
-                f"buffer {self.name or self.binding}: unordered is True, or the name of the "
-                f"output of keys this one was sorted with, got {self.unordered!r}"
+                f'buffer {self.name or self.binding}: unordered is True, "lists", or the '
+                f"name of the output of keys this one was sorted with, got {self.unordered!r}"
             )
         if self.unordered and (
             self.access is not Access.READ_WRITE or self.scratch or not self.is_scalar

@@ -71,7 +71,7 @@ from . import sources as _sources
 from . import tunables as _tunables
 from ._digest import _callable_digest, _value_digest
 from ._launch import Dispatch, Step
-from .buffers import Access, BufferSpec
+from .buffers import LISTS, Access, BufferSpec
 from .errors import ForgeError, InvalidArgument, UnsupportedFeature
 from .expressions import ceil_div, expression_names, resolve
 from .schedule import Schedule
@@ -385,6 +385,14 @@ class KernelSpec:
         if sum(b.access is Access.UNIFORM for b in buffers) > 1:
             raise InvalidArgument(f"kernel {self.id}: at most one uniform block")
         for b in buffers:
+            if b.unordered == LISTS:
+                if any(k.name == LISTS for k in buffers):
+                    raise InvalidArgument(
+                        f'kernel {self.id}: buffer {b.label}\'s unordered="lists" declares '
+                        "lists appended from their own bases, and a buffer is named "
+                        '"lists" too: rename that buffer'
+                    )
+                continue
             if isinstance(b.unordered, str):
                 keys = next((k for k in buffers if k.name == b.unordered), None)
                 indexed = (

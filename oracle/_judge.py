@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from forge.buffers import LISTS
 from forge.errors import InvalidArgument
 from forge.kernel import Access, KernelSpec
 from forge.layout import as_elements
@@ -561,7 +562,8 @@ class _Sorted:
         if self.among is not None:  # runs of tied keys only; the rest stays in place
             flat = flat.copy()
             for start, stop in self.parts:
-                flat[start:stop] = np.sort(flat[start:stop])
+                run = flat[start:stop]
+                flat[start:stop] = _sorted_rows(run, self.unit) if self.unit > 1 else np.sort(run)
             return flat
         if self.unit > 1:
             return np.concatenate([_sorted_rows(flat[a:b], self.unit) for a, b in self.parts])
@@ -620,6 +622,26 @@ def _unordered_order(
         and (prefix is None or not prefix % row)
     ):
         order.unit = row
+    return order
+
+
+def _lists_order(want: np.ndarray, initial: Any, row: int | None) -> _Sorted:
+    """For an output of lists each appended from its own base (``unordered="lists"``):
+    each run of the reference's written elements, up to the free slots holding the
+    sentinel ``initial`` after it, sorted on its own (of whole rows for integers shaped
+    in rows: Bevy's draws, four words each); the free slots stay where they are, so a
+    list appended one slot past its base fails where its set ends free (round 72)."""
+    flat = want.reshape(-1)
+    unit = row if row and flat.dtype.kind in "iu" and 1 < row and not flat.size % row else 1
+    items = flat.reshape(-1, unit)
+    with np.errstate(invalid="ignore"):
+        free = (items == flat.dtype.type(initial)).all(axis=1)
+        if flat.dtype.kind == "f" and np.isnan(initial):
+            free = np.isnan(items).all(axis=1)
+    edges = np.flatnonzero(np.diff(np.concatenate([[1], free.astype(np.int8), [1]])))
+    runs = [(int(a) * unit, int(b) * unit) for a, b in zip(edges[::2], edges[1::2]) if b - a > 1]
+    order = _Sorted(runs, flat.size)
+    order.among, order.unit = LISTS, unit
     return order
 
 
@@ -708,6 +730,15 @@ def _output_order(spec, want: np.ndarray, packed: bool, expected: Expected) -> _
     if not spec.unordered:
         return None
     row = _row(spec, expected)
+    if spec.unordered == LISTS and not packed:
+        initial = _initial_at(spec, expected.case.size)
+        if not isinstance(initial, (int, float, np.number)) or isinstance(initial, bool):
+            raise InvalidArgument(
+                f'output {spec.label} is declared unordered="lists", which needs the '
+                "scalar initial= its free slots hold (0xFFFFFFFF, -1): a list ends where "
+                f"that starts; got initial={initial!r}"
+            )
+        return _lists_order(want, initial, row)
     if spec.unordered is True or packed:
         return _unordered_order(spec, want, packed, row, expected.case.size)
     keys = expected.outputs.get(spec.unordered)
@@ -897,7 +928,14 @@ def _judge_output(
             f"{region.label} is declared unordered: its values are compared sorted, as "
             "a multiset (element i of the report is the i-th smallest)"
         )
-        if sort.among is not None:
+        if sort.among == LISTS:
+            note = (
+                f"{region.label} is declared lists appended from their own bases: each run "
+                f"of the reference's written {'rows' if sort.unit > 1 else 'elements'} "
+                f"({len(sort.parts)} of two or more here) is compared sorted, as a multiset, "
+                "and the free slots after each list are compared where they are"
+            )
+        elif sort.among is not None:
             note = (
                 f"{region.label} is declared unordered among equal {sort.among}: within "
                 f"each run of equal keys in the reference's {sort.among} "

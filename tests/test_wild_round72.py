@@ -18,7 +18,7 @@ refusal with its reason as it skips a missing device feature; lavapipe judges it
   corner, ``(tex + 1) / size``, as FidelityFX SPD's sampled load does, and Bevy's
   coordinate is a mutant (test below). NVIDIA's fixed-point texel coordinates hide it
   (H100, 2026-12-07): there Bevy's coordinate gathers the block it means.
-- A gap, pinned (strict xfail below): an ``unordered`` output of whole rows (draws of
+- A gap, closed by a declaration (test below): an ``unordered`` output of whole rows (draws of
   four u32) is one multiset where the reference's sentinel rows lie between written
   ones. Bevy's batch sets each append their draws from their own base, so a set's
   unused slots lie at its end, before the next set's first: a build whose append skips
@@ -29,7 +29,9 @@ refusal with its reason as it skips a missing device feature; lavapipe judges it
   its own base, round 36) needs rows of one length; a multiset per run of written rows
   and the sentinel rows after it would judge these sets, but not by default: a hash
   table's empty slots lie between its pairs too (round 52), and there a run is no
-  list. A declaration for it is left for the lead's decision.
+  list. So it is a declaration: ``unordered="lists"`` judges each run of the
+  reference's written rows as a multiset of its own and the free slots where they
+  are; the entry as written keeps one multiset of rows.
 """
 
 from __future__ import annotations
@@ -104,21 +106,30 @@ def test_the_draws_with_free_set_ends_pass_the_right_build(request):
     assert ev.verdict is Verdict.PASS, ev.report()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "an unordered output of whole rows is one multiset where the reference's "
-        "sentinel rows lie between written ones: batch sets appended each from its own "
-        "base, a set's free slots at its end, keep their multiset when every draw moves "
-        "one slot on; the oracle has no multiset per run of a list and its free slots"
-    ),
-)
+def _as_lists(kernel: forge.KernelSpec) -> forge.KernelSpec:
+    """``kernel`` with its draws declared lists appended from their own bases."""
+    buffers = tuple(
+        dataclasses.replace(b, unordered="lists") if b.name == "indirect_parameters" else b
+        for b in kernel.buffers
+    )
+    return dataclasses.replace(kernel, buffers=buffers)
+
+
 def test_a_build_that_skips_the_counters_old_value_fails_where_sets_end_free(request):
+    """Gap closed: declared ``unordered="lists"``, each set's draws are a multiset up to
+    its free slots, which stay where they are; the entry as written (one multiset of
+    rows) passes this mutant where every set ends free."""
     require_available(request.config, "wgpu")
     wrong = _with_free_set_ends(mutant(CORPUS[_INDIRECT], _SKIPS))
+    right = _with_free_set_ends(CORPUS[_INDIRECT].kernel)
     with forge.open_context("wgpu") as ctx:
-        ev = oracle.evaluate(ctx, wrong, size="301x40", samples=0)
+        as_rows = oracle.evaluate(ctx, wrong, size="301x40", samples=0)
+        ev = oracle.evaluate(ctx, _as_lists(wrong), size="301x40", samples=0)
+        kept = oracle.evaluate(ctx, _as_lists(right), size="301x40", samples=0)
+    assert as_rows.verdict is Verdict.PASS, as_rows.report()
     assert ev.verdict is Verdict.MISMATCH, ev.report()
+    assert any("declared lists appended from their own bases" in n for n in ev.notes)
+    assert kept.verdict is Verdict.PASS, kept.report()
 
 
 def test_the_free_set_ends_are_where_the_mutant_moves_its_draws():
