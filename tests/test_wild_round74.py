@@ -14,16 +14,17 @@ with one batch; the argsort's dropped barrier and its skipped last merge in a ro
 (one SIMD group: lavapipe and SwiftShader run it in lockstep); the port's weight
 stride bug where ``K == OC`` (8 and 8).
 
-- A gap, pinned (strict xfail below): an argsort of tied keys cannot be declared.
-  ggml's argsort orders equal keys however its network leaves them (its own
+- A gap, closed (752f080): an argsort of tied keys could not be declared. ggml's
+  argsort orders equal keys however its network leaves them (its own
   test-backend-ops draws unique values per row "to avoid ties"), and the reference can
-  only give one order. ``unordered="keys"`` allows any order within runs of equal keys
+  only give one order. ``unordered="keys"`` allowed any order within runs of equal keys
   only where the keys are an output of the kernel (a key-value sort: round 38's fix for
   cuda-samples' bitonic sort); an argsort's keys are its input, which the declaration
-  refuses ("must name another output of scalars"). With keys drawn from eight values
-  (lavapipe, seed 0) the right ggml-webgpu port mismatches 1105 of 1200 indices at 6 x
-  200 and 725 of 768 at 3 x 256 (and, by chance, none at 4 x 5). The entries draw
-  distinct keys, as ggml's test does.
+  refused. With keys drawn from eight values (lavapipe, seed 0) the right ggml-webgpu
+  port mismatched 1105 of 1200 indices at 6 x 200 and 725 of 768 at 3 x 256. Now
+  ``unordered="src"`` naming the input accepts an index of an equal key in place of the
+  reference's (tests below; ``oracle._judge.tied_indices``). The entries still draw
+  distinct keys, as ggml's test does, so that their mutants are judged index by index.
 - Works, said: the tie's report. Each of those mismatches is named a tie in the report
   ("the kernel's index holds the same value of src's row as the reference's"), so a
   reader is told the oracle's reference chose one of equal keys (the note
