@@ -50,11 +50,19 @@ def frozen_fields(
     size = kernel.size(size)
     source = kernel.source(target, schedule, size) if target in kernel.targets else None
     steps = kernel.steps(target, schedule, size, max_per_dimension, source)
+    # a buffer a PyTorch accessor takes keeps its shape, as its sizes and strides
+    shaped = {key[0] for s in steps for kind, key in s.arguments if kind == "accessor"}
     buffers = tuple(
-        replace(b, count=b.element_count(size), shape=None, fill=None, initial=None)
+        replace(
+            b,
+            count=b.element_count(size),
+            shape=b.shape_at(size) if i in shaped else None,
+            fill=None,
+            initial=None,
+        )
         if b.texture is None
         else replace(b, shape=b.shape_at(size)[:2], fill=None, initial=None)  # its extent
-        for b in kernel.buffers
+        for i, b in enumerate(kernel.buffers)
     )
     launches = _frozen_launches(kernel, steps, target, size) if kernel.launches else ()
     first = steps[0]

@@ -12,6 +12,7 @@ import pytest
 
 from forge import BufferSpec, InvalidArgument, KernelSpec, Schedule
 from forge.arguments import accessor_bytes, accessor_type
+from tests.test_cuda_fake_driver import device_array, fake_driver, ptr  # noqa: F401
 
 _SIZE = "2x5"
 _SIGNATURE = (
@@ -89,3 +90,63 @@ def test_an_accessor_given_a_value_by_arguments_is_refused():
     kernel = KernelSpec(**{**kernel.__dict__, "arguments": ("scale", "y", "scale")})
     with pytest.raises(InvalidArgument, match="name a buffer there"):
         kernel.steps("cuda", Schedule(32), kernel.size(_SIZE))
+
+
+def test_a_frozen_kernel_keeps_the_shapes_its_accessors_take():
+    """A worker runs the kernel frozen at one size, whose buffers are flat: a buffer an
+    accessor takes keeps its shape there, and the arguments are the same."""
+    kernel = _kernel()
+    size, schedule = kernel.size(_SIZE), Schedule(32)
+    (step,) = kernel.steps("cuda", schedule, size)
+    frozen = kernel.frozen("cuda", schedule, size, 65535)
+    (again,) = frozen.steps("cuda", schedule, frozen.size(size))
+    assert again.arguments == step.arguments
+    assert frozen.buffers[0].shape == (2, 3, 5)
+
+
+_SCALE_ROWS = """#include <torch/extension.h>
+extern "C" __global__ void middle_row(
+    const torch::PackedTensorAccessor32<float,3,torch::RestrictPtrTraits> x,
+    torch::PackedTensorAccessor32<float,2,torch::RestrictPtrTraits> y) {
+  const int n = blockIdx.y, c = threadIdx.x;
+  if (c < x.size(2)) y[n][c] = 2.0f * x[n][1][c];
+}
+"""
+
+
+def test_the_backend_packs_each_accessor_as_the_kernel_reads_it(fake_driver):
+    """On the simulated driver (no GPU), a kernel that reads its arguments through the
+    ``void**`` array as ATen's accessor lays them out: the pointers, sizes and strides
+    the backend packed, at the sizes NVRTC's PTX declares (32 and 24 bytes)."""
+    import forge
+    from backends.cuda import CudaComputeContext
+
+    def middle_row(args, grid, block):
+        x_sizes, x_strides = np.frombuffer(args[0][8:32], "<i4").reshape(2, 3)
+        y_sizes, y_strides = np.frombuffer(args[1][8:24], "<i4").reshape(2, 2)
+        assert x_sizes.tolist() == [2, 3, 5] and x_strides.tolist() == [15, 5, 1]
+        assert y_sizes.tolist() == [2, 5] and y_strides.tolist() == [5, 1]
+        x = device_array(ptr(args[0]), 30, np.float32).reshape(2, 3, 5)
+        device_array(ptr(args[1]), 10, np.float32).reshape(2, 5)[:] = 2 * x[:, 1, :]
+
+    fake_driver.kernels["middle_row"] = (middle_row, (32, 24))
+    kernel = KernelSpec(
+        id="middle_row",
+        entry_point="middle_row",
+        sources={"cuda": _SCALE_ROWS},
+        dims=("B", "S"),
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x", count="B*3*S", shape=("B", 3, "S")),
+            BufferSpec(1, "f32", "read_write", name="y", count="B*S", shape=("B", "S")),
+        ),
+        grid=lambda s, size: (1, int(size.B), 1),
+        schedules=(Schedule(32),),
+        test_sizes=(_SIZE,),
+    )
+    rw = forge.BindingUsage.STORAGE_READ_WRITE
+    with CudaComputeContext(1 << 20) as ctx:
+        x = np.arange(30, dtype=np.float32)
+        views = [ctx.allocate_and_write(x, 0), ctx.allocate_transient(40, 1, usage=rw)]
+        ctx.run_kernel(kernel, Schedule(32), views, kernel.size(_SIZE))
+        got = ctx.read_buffer_f32(views[1])
+    assert got.tolist() == (2 * x.reshape(2, 3, 5)[:, 1, :]).reshape(-1).tolist()
