@@ -150,3 +150,53 @@ def test_the_backend_packs_each_accessor_as_the_kernel_reads_it(fake_driver):
         ctx.run_kernel(kernel, Schedule(32), views, kernel.size(_SIZE))
         got = ctx.read_buffer_f32(views[1])
     assert got.tolist() == (2 * x.reshape(2, 3, 5)[:, 1, :]).reshape(-1).tolist()
+
+
+_HALF_MATH = """#include <torch/extension.h>
+template <typename scalar_t>
+__device__ __forceinline__ scalar_t sigmoid(scalar_t z) { return 1.0 / (1.0 + exp(-z)); }
+template <typename scalar_t>
+__global__ void mixed(const torch::PackedTensorAccessor32<scalar_t,1,torch::RestrictPtrTraits> x,
+                      torch::PackedTensorAccessor32<scalar_t,1,torch::RestrictPtrTraits> y) {
+  const int i = threadIdx.x;
+  if (i < x.size(0)) {
+    scalar_t v = x[i] * 2.0f + x[i];
+    v += 1;
+    y[i] = (v < x[i]) ? sigmoid(v) : static_cast<scalar_t>(fmaxf(static_cast<float>(v), 0.f)) * 2;
+  }
+}
+"""
+_HALF_POINTERS = """template <typename scalar_t>
+__global__ void mixed(const scalar_t* x, scalar_t* y) { y[threadIdx.x] = x[threadIdx.x] * 2.0f; }
+"""
+
+
+@pytest.mark.parametrize("source", [_HALF_MATH, _HALF_POINTERS], ids=["accessors", "pointers"])
+@pytest.mark.parametrize("scalar", ["float", "at::Half", "c10::BFloat16"])
+def test_an_extension_instantiated_for_half_and_bfloat16_compiles(source, scalar):
+    """c10's Half and BFloat16 as ATen's device code sees them: arithmetic with floats,
+    doubles and ints (PyTorch's extension builds define __CUDA_NO_HALF_CONVERSIONS__,
+    so a comparison finds only float's); the header comes with an entry point that
+    names them too (``mixed<at::Half>`` over raw pointers)."""
+    pytest.importorskip("cuda.bindings")
+    from backends.cuda._modules import check_steps, module_build
+
+    element = {"float": "f32", "at::Half": "f16", "c10::BFloat16": "bf16"}[scalar]
+    kernel = KernelSpec(
+        id="mixed",
+        entry_point=f"mixed<{scalar}>",
+        sources={"cuda": source},
+        buffers=(
+            BufferSpec(0, element, "read", name="x"),
+            BufferSpec(1, element, "read_write", name="y"),
+        ),
+        grid=lambda s, n: (1, 1, 1),
+        schedules=(Schedule(64),),
+        test_sizes=(64,),
+    )
+    size, schedule = kernel.size(64), kernel.schedules[0]
+    text = kernel.source("cuda", schedule, size)
+    steps = kernel.steps("cuda", schedule, size, 65535, text)
+    image, _, entries = module_build(kernel, steps, text, "sm_90").build()
+    assert image
+    check_steps(kernel, steps, entries, text)

@@ -39,6 +39,7 @@ import importlib.metadata
 import os
 import re
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from forge.cache import cache_root
@@ -354,11 +355,16 @@ _DEVICE_RUNTIME_HEADER = "cuda_device_runtime_api.h"
 # torch::RestrictPtrTraits>``), laid out as ATen's GenericPackedTensorAccessorBase is
 # (the data pointer, then N sizes and N strides of the index type), and the C10 macros
 # device code uses. The backend fills an accessor from the buffer of its name and its
-# declared shape (``forge.arguments.accessor_bytes``). at::Half and at::BFloat16 are
-# CUDA's __half and __nv_bfloat16, which convert to and from float as they do.
+# declared shape (``forge.arguments.accessor_bytes``); at::Half and at::BFloat16 as
+# c10 declares them for device code.
 TORCH_DEVICE_HEADER = "kernel_forge_torch.h"
 _TORCH_DEVICE = """// kernel-forge: what PyTorch device code takes from ATen and c10, for NVRTC
 #pragma once
+#if !defined(KFORGE_TORCH_HALF) && defined(__has_include)
+#if __has_include(<cuda_fp16.h>) && __has_include(<cuda_bf16.h>)
+#define KFORGE_TORCH_HALF
+#endif
+#endif
 #ifdef KFORGE_TORCH_HALF
 #include <cuda_fp16.h>
 #include <cuda_bf16.h>
@@ -411,8 +417,61 @@ KFORGE_TORCH_MIXED(fdim)
 #undef KFORGE_TORCH_MIXED
 namespace c10 {
 #ifdef KFORGE_TORCH_HALF
-using Half = __half;
-using BFloat16 = __nv_bfloat16;
+// c10's Half and BFloat16 as ATen's device code sees them: two bytes, converted to and
+// from float, arithmetic with a float or a double in that type and with another of
+// their own or an int in float, rounded back (c10/util/Half-inl.h); no conversion to
+// __half, as PyTorch's extension builds define __CUDA_NO_HALF_CONVERSIONS__ and a
+// comparison would find both
+#define KFORGE_TORCH_LOW(Name, Raw, ToFloat, FromFloat)                                   \
+  struct alignas(2) Name {                                                              \
+    unsigned short x;                                                                    \
+    Name() = default;                                                                    \
+    __host__ __device__ Name(float value) {                                              \
+      Raw raw = FromFloat(value);                                                        \
+      x = *reinterpret_cast<unsigned short*>(&raw);                                      \
+    }                                                                                    \
+    __host__ __device__ Name(const Raw& raw)                                             \
+        : x(*reinterpret_cast<const unsigned short*>(&raw)) {}                           \
+    __host__ __device__ operator float() const {                                          \
+      return ToFloat(*reinterpret_cast<const Raw*>(&x));                                  \
+    }                                                                                    \
+  };                                                                                     \
+  __host__ __device__ inline Name operator+(Name a, Name b) { return float(a) + float(b); } \
+  __host__ __device__ inline Name operator-(Name a, Name b) { return float(a) - float(b); } \
+  __host__ __device__ inline Name operator*(Name a, Name b) { return float(a) * float(b); } \
+  __host__ __device__ inline Name operator/(Name a, Name b) { return float(a) / float(b); } \
+  __host__ __device__ inline Name operator-(Name a) { return -float(a); }                \
+  __host__ __device__ inline Name& operator+=(Name& a, Name b) { return a = a + b; }      \
+  __host__ __device__ inline Name& operator-=(Name& a, Name b) { return a = a - b; }      \
+  __host__ __device__ inline Name& operator*=(Name& a, Name b) { return a = a * b; }      \
+  __host__ __device__ inline Name& operator/=(Name& a, Name b) { return a = a / b; }      \
+  __host__ __device__ inline float operator+(Name a, float b) { return float(a) + b; }    \
+  __host__ __device__ inline float operator-(Name a, float b) { return float(a) - b; }    \
+  __host__ __device__ inline float operator*(Name a, float b) { return float(a) * b; }    \
+  __host__ __device__ inline float operator/(Name a, float b) { return float(a) / b; }    \
+  __host__ __device__ inline float operator+(float a, Name b) { return a + float(b); }    \
+  __host__ __device__ inline float operator-(float a, Name b) { return a - float(b); }    \
+  __host__ __device__ inline float operator*(float a, Name b) { return a * float(b); }    \
+  __host__ __device__ inline float operator/(float a, Name b) { return a / float(b); }    \
+  __host__ __device__ inline double operator+(Name a, double b) { return float(a) + b; }  \
+  __host__ __device__ inline double operator-(Name a, double b) { return float(a) - b; }  \
+  __host__ __device__ inline double operator*(Name a, double b) { return float(a) * b; }  \
+  __host__ __device__ inline double operator/(Name a, double b) { return float(a) / b; }  \
+  __host__ __device__ inline double operator+(double a, Name b) { return a + float(b); }  \
+  __host__ __device__ inline double operator-(double a, Name b) { return a - float(b); }  \
+  __host__ __device__ inline double operator*(double a, Name b) { return a * float(b); }  \
+  __host__ __device__ inline double operator/(double a, Name b) { return a / float(b); }  \
+  __host__ __device__ inline Name operator+(Name a, int b) { return a + Name(float(b)); } \
+  __host__ __device__ inline Name operator-(Name a, int b) { return a - Name(float(b)); } \
+  __host__ __device__ inline Name operator*(Name a, int b) { return a * Name(float(b)); } \
+  __host__ __device__ inline Name operator/(Name a, int b) { return a / Name(float(b)); } \
+  __host__ __device__ inline Name operator+(int a, Name b) { return Name(float(a)) + b; } \
+  __host__ __device__ inline Name operator-(int a, Name b) { return Name(float(a)) - b; } \
+  __host__ __device__ inline Name operator*(int a, Name b) { return Name(float(a)) * b; } \
+  __host__ __device__ inline Name operator/(int a, Name b) { return Name(float(a)) / b; }
+KFORGE_TORCH_LOW(Half, __half, __half2float, __float2half)
+KFORGE_TORCH_LOW(BFloat16, __nv_bfloat16, __bfloat162float, __float2bfloat16)
+#undef KFORGE_TORCH_LOW
 #endif
 }
 namespace at {
@@ -528,12 +587,11 @@ _TORCH_DEVICE_NAMES = re.compile(
     r"(?:at|c10)::(?:Half|BFloat16)|C10_(?:HOST_DEVICE|DEVICE|HOST|WARP_SIZE|RESTRICT|"
     r"LAUNCH_BOUNDS_[012]))\b"
 )
-_TORCH_HALF_NAMES = re.compile(r"\b(?:at|c10)::(?:Half|BFloat16)\b")
 _DECLARES_ACCESSORS = re.compile(r"\bclass\s+(?:Generic)?PackedTensorAccessor")
 STD_HEADERS[TORCH_DEVICE_HEADER] = _TORCH_DEVICE
 
 
-def implicit_options(source: str) -> tuple[str, ...]:
+def implicit_options(source: str, names: Sequence[str] = ()) -> tuple[str, ...]:
     """What nvcc users expect without writing it: ``--pre-include=cstdint`` when
     ``source`` uses ``int64_t``, ``uint32_t``... and does not include or declare them
     itself (a quoted include may: left alone; nothing when CCCL, which the header
@@ -548,12 +606,12 @@ def implicit_options(source: str) -> tuple[str, ...]:
     ``cuda_device_runtime_api.h`` where it calls ``cudaGridDependencySynchronize()`` or
     ``cudaTriggerProgrammaticLaunchCompletion()`` without including it; and PyTorch's
     packed tensor accessors, ``at::Half`` and the C10 macros where a PyTorch
-    extension's device code uses them (``TORCH_DEVICE_HEADER``)."""
+    extension's device code uses them, or an entry point's ``names`` do
+    (``k<at::Half>``: ``TORCH_DEVICE_HEADER``)."""
     text = re.sub(r"//[^\n]*|/\*.*?\*/", " ", source, flags=re.S)
     options: list[str] = []
-    if _TORCH_DEVICE_NAMES.search(text) and not _DECLARES_ACCESSORS.search(text):
-        if _TORCH_HALF_NAMES.search(text):
-            options.append("--define-macro=KFORGE_TORCH_HALF")
+    torch = _TORCH_DEVICE_NAMES.search(text) or _TORCH_DEVICE_NAMES.search(" ".join(names))
+    if torch and not _DECLARES_ACCESSORS.search(text):
         options.append(f"--pre-include={TORCH_DEVICE_HEADER}")
     if _INTEGER_NAME.search(text) and not _DECLARES_INTEGERS.search(text) and std_headers():
         options.append("--pre-include=cstdint")

@@ -608,7 +608,7 @@ def compile_module_entries(
         if output == kind == "cubin":  # a device past this NVRTC keeps its plain name
             arch = target
     arch = _checked_arch(arch, output)
-    full = _full_options(source, arch, options)
+    full = _full_options(source, arch, options, tuple(entry_points))
     headers = std_headers()
     key = _cache_key(source, list(entry_points), arch, output, full, headers)
     path = cache_dir() / f"{key}.{output}"
@@ -638,7 +638,7 @@ def compile_own(source: str, entry_point: str, arch: str) -> bytes:
     compiled once a process, neither kept in the disk cache nor counted in ``STATS``,
     which hold what a user's runs and searches compiled."""
     arch = _checked_arch(arch, "cubin")
-    full = _full_options(source, arch, ())
+    full = _full_options(source, arch, (), (entry_point,))
     return _run_nvrtc(source, (entry_point,), arch, "cubin", full, std_headers(), False)[0]
 
 
@@ -653,7 +653,7 @@ def ptxas_report(source: str, entry_point: str, arch: str = "sm_90") -> str:
     if not isinstance(source, str) or not source.strip():
         raise InvalidArgument("source must be non-empty CUDA C text")
     arch = _checked_arch(arch, "cubin")
-    full = _full_options(source, arch, ("--ptxas-options=-v",))
+    full = _full_options(source, arch, ("--ptxas-options=-v",), (entry_point,))
     log = _run_nvrtc(source, (entry_point,), arch, "cubin", full, std_headers())[2]
     if "ptxas" in log or os.environ.get("CUDA_CACHE_DISABLE") == "1":
         return log
@@ -680,10 +680,13 @@ _REPORT_IN_CHILD = (
 )
 
 
-def _full_options(source: str, arch: str, options: tuple[str, ...]) -> tuple[str, ...]:
+def _full_options(
+    source: str, arch: str, options: tuple[str, ...], names: tuple[str, ...] = ()
+) -> tuple[str, ...]:
     """NVRTC's options for ``source``: the arch, the headers' include paths, what the
-    source implies, then the caller's."""
-    return (f"--gpu-architecture={arch}", *include_options(), *implicit_options(source), *options)
+    source and the entry points' ``names`` imply (``k<at::Half>``), then the caller's."""
+    implied = implicit_options(source, names)
+    return (f"--gpu-architecture={arch}", *include_options(), *implied, *options)
 
 
 def _unpack(payload: bytes) -> tuple[bytes, dict[str, str], dict[str, EntryInfo]]:
