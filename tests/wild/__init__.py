@@ -1668,6 +1668,10 @@ from tests.wild.round75 import ROUND75  # noqa: E402  (round 75, PyTorch's acces
 
 CORPUS.update(ROUND75)
 
+from tests.wild.round76 import ROUND76  # noqa: E402  (round 76, PyTorch extensions as written: tests/wild/round76.py)
+
+CORPUS.update(ROUND76)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)

@@ -1,0 +1,274 @@
+"""What round 76 of the wild kernels (tests/wild/round76.py: PyTorch3D's farthest point
+sampling and ball query, six ``at::PackedTensorAccessor64`` parameters each, and
+extension-cpp's LLTM backward with ``torch::PackedTensorAccessor<..., size_t>``, each as
+the whole ``.cu`` file with its host launcher, and WebGPU ports of the two PyTorch3D
+kernels) showed of the oracle and of the accessor support (round 75), pinned.
+
+Every original passes on the reference, lavapipe and SwiftShader, every WGSL mutant
+fails on both, and every CUDA original and mutant compiles with NVRTC for sm_90 with
+each launch's arguments the sizes its PTX declares (a 3-D ``PackedTensorAccessor64``
+56 bytes, a 2-D one 40, a 1-D one 24; LLTM's ``size_t`` ones the same). No oracle
+change. What compiled as written: the ball query and LLTM's backward, whole (ATen's and
+c10's includes blanked, ``std::tuple`` launchers, ``AT_DISPATCH_FLOATING_TYPES_AND_HALF``,
+``TORCH_LIBRARY_IMPL``), the ball query's ``const int64_t K`` (the size's K, 8 bytes) and
+``const scalar_t radius2`` (a default, 4 bytes) by value after the accessors, and the
+farthest point sampling's ``cub::BlockReduce`` of ``cub::KeyValuePair<int64_t, float>``
+over accessors of ``int64_t``. The ties: on an integer grid every distance is exact,
+so the farthest point's equal distances are exact ties, and PyTorch3D's rule (the
+smaller index, CUB's ``ArgMax`` after each thread's strict ``>``) is numpy's argmax:
+no ``unordered=`` is needed, and a kernel that keeps another of equal distances fails
+(the mutants), as it should against PyTorch3D's own naive version, which takes the
+first maximum too. (An ``unordered="points"`` could not have declared another rule: it
+accepts an index of an equal input row, and equal distances come from unequal points,
+while every later round depends on the choice.)
+
+Where the WGSL mutants fail (lavapipe, seed 0; SwiftShader fails each too,
+``KFORGE_SLOW_TESTS=1``): the farthest point port's tie-break by invocation (111 of
+256 indices at 4 x 1000), its tree level without a barrier (118) and its unkept
+distance (122) at every size; its rounds from K alone where a cloud is shorter than K
+(32 indices at 4 x 1000, 20 at 3 x 100; a lone cloud of 33 with K 8 hides it). The
+ball query's ``<=`` (9086 of 16800 indices at 3 x 700) and its writes past K (12413)
+at every size; its queries bounded by p2's length where the lengths differ inside the
+buffer (6397; a lone cloud's extra rows fall past the buffer, which robust access
+drops); its chunks counted by p2's size where that makes fewer chunks (P1 700, P2 400:
+2656; the other sizes have P2 >= P1 or one chunk either way).
+
+Findings, each pinned below:
+
+- A change to the source (strict xfail): PyTorch3D's ``#include <cub/cub.cuh>``.
+  CUB refuses its umbrella header under NVRTC (``cub/cub.cuh(17): catastrophic
+  error: #error directive: "Including <cub/cub.cuh> is not supported when compiling
+  with NVRTC. Include the specific device header instead (e.g.
+  <cub/block/block_reduce.cuh>)..."``), so the entry includes
+  ``<cub/block/block_reduce.cuh>``, which is all the kernel uses (README says so of
+  CUB; PyTorch3D's file is a case of it). The backend could serve the umbrella header
+  as the device headers it gathers, as it serves ``<torch/extension.h>``.
+- An error that misleads (strict xfail): with ``CCCL_DISABLE_NVRTC_COMPATIBILITY_CHECK``
+  defined, as CUB's message offers, the umbrella header fails on host functions in
+  ``cub/detail/device_memory_resource.cuh`` ("A function explicitly marked as a
+  __host__ function is not allowed in JIT mode", ``namespace "cuda" has no member
+  "stream_ref"``), and the backend's hint says "cuda.h is the driver API's host header
+  ... drop the #include <cuda.h>", which the source does not include.
+- A kernel that cannot be declared (strict xfail): an accessor through ATen's
+  deprecated alias with 32-bit indices, ``at::PackedTensorAccessor<T, N,
+  at::RestrictPtrTraits, int32_t>`` (shrubb/box-convolutions,
+  ``src/box_convolution_cuda_backward.cu``: ``using CudaAcsr = const
+  at::PackedTensorAccessor<T, N, at::RestrictPtrTraits, int32_t>``), is packed with
+  8-byte indices: ``forge.arguments.accessor_type`` reads the index type only after
+  ``GenericPackedTensorAccessor``, and gives ``(2, 8)`` where the header's alias, like
+  ATen's, is ``int32_t``. NVRTC compiles it; the launch check refuses it: "parameter 0
+  of k is 24 bytes (its PTX declares), but the launch passes buffer x as a 2-D PyTorch
+  accessor (by value) of 40 bytes".
+- A kernel that cannot be declared (strict xfail): an accessor named through the
+  project's own alias template (box-convolutions' ``CudaAcsr<scalar_t,3>``; ``template
+  <typename T, size_t N> using Acc32 = torch::GenericPackedTensorAccessor<T, N,
+  torch::RestrictPtrTraits, int32_t>`` elsewhere) is not read as an accessor, and the
+  launch passes the buffer's pointer: "parameter 0 of k is 24 bytes (its PTX
+  declares), but the launch passes buffer x (pointer) of 8 bytes; name the buffers ...
+  or give the order with arguments=(...)", a fix that cannot help (no declaration
+  gives a parameter an accessor).
+
+For the GPU run to confirm: tests/wild/round76.py's docstring.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import oracle
+from forge import BufferSpec, KernelSpec, Schedule
+from forge.arguments import accessor_type
+from forge.errors import CompileError
+from tests.wild import CORPUS
+from tests.wild.round76 import _FPS_CUDA, _fps_lengths
+
+_FPS = "wild_r76_pytorch3d_sample_farthest_points_accessors64"
+_BALL = "wild_r76_pytorch3d_ball_query_accessors64"
+_LLTM = "wild_r76_extension_cpp_lltm_backward_size_t_accessors"
+_THEIR_INCLUDE = "#include <cub/cub.cuh>"
+_OUR_INCLUDE = "#include <cub/block/block_reduce.cuh>"
+
+
+def _compile(kernel: KernelSpec):
+    """NVRTC's build of ``kernel`` at its largest size, each launch checked against the
+    parameters its PTX declares (as tests/test_wild_kernels.py compiles the corpus)."""
+    from backends.cuda._modules import check_steps, module_build
+
+    schedule, size = kernel.schedules[0], kernel.largest_size()
+    source = kernel.source("cuda", schedule, size)
+    steps = kernel.steps("cuda", schedule, size, 2**31 - 1, source)
+    image, names, entries = module_build(kernel, steps, source, "sm_90").build()
+    check_steps(kernel, steps, entries, source)
+    return steps
+
+
+def _fps_as_written(**changes) -> KernelSpec:
+    kernel = CORPUS[_FPS].kernel
+    assert kernel.sources["cuda"] == _FPS_CUDA and _OUR_INCLUDE in _FPS_CUDA
+    source = _FPS_CUDA.replace(_OUR_INCLUDE, _THEIR_INCLUDE)
+    return dataclasses.replace(
+        kernel, id=f"{kernel.id}__cub_cuh", sources={"cuda": source}, **changes
+    )
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=CompileError,
+    reason="CUB refuses <cub/cub.cuh> under NVRTC; the entry includes "
+    "<cub/block/block_reduce.cuh> instead",
+)
+def test_pytorch3ds_farthest_point_sampling_compiles_with_its_cub_include():
+    _compile(_fps_as_written())
+
+
+def test_the_umbrella_cub_header_is_refused_by_cub_itself_naming_the_device_header():
+    """What the strict xfail above meets today: CUB's own #error, which names the fix."""
+    with pytest.raises(CompileError, match=r"Including <cub/cub.cuh> is not supported"):
+        _compile(_fps_as_written())
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the hint blames <cuda.h>, which the source does not include: the host "
+    "functions are CUB's (cub/detail/device_memory_resource.cuh)",
+)
+def test_cubs_umbrella_header_with_its_check_disabled_is_not_blamed_on_cuda_h():
+    kernel = _fps_as_written(defines={"CCCL_DISABLE_NVRTC_COMPATIBILITY_CHECK": "1"})
+    assert "<cuda.h>" not in kernel.sources["cuda"]
+    with pytest.raises(CompileError) as failed:
+        _compile(kernel)
+    assert "device_memory_resource.cuh" in str(failed.value)
+    assert "drop the #include <cuda.h>" not in str(failed.value)
+
+
+# -- accessors as other projects spell them ----------------------------------------------
+def _two_accessors(parameters: str, prelude: str = "") -> KernelSpec:
+    source = (
+        "#include <torch/extension.h>\n"
+        f"{prelude}"
+        f"__global__ void k({parameters}) {{ y[0][1] = x[1][0] * 2.0f; }}\n"
+    )
+    return KernelSpec(
+        id="accessor_spellings",
+        entry_point="k",
+        sources={"cuda": source},
+        dims=("B", "S"),
+        buffers=(
+            BufferSpec(0, "f32", "read", name="x", count="B*S", shape=("B", "S")),
+            BufferSpec(1, "f32", "read_write", name="y", count="B*S", shape=("B", "S")),
+        ),
+        reference=lambda x, y: None,
+        grid=lambda schedule, size: (1, 1, 1),
+        schedules=(Schedule(32),),
+        test_sizes=("B=2,S=5",),
+    )
+
+
+_INT32_ALIAS = "at::PackedTensorAccessor<float, 2, at::RestrictPtrTraits, int32_t>"
+# box-convolutions' alias (src/box_convolution_cuda_backward.cu), as it declares it
+_PROJECT_ALIAS = (
+    "template <typename T, size_t N>\n"
+    "using CudaAcsr = const at::PackedTensorAccessor<T, N, at::RestrictPtrTraits, int32_t>;\n"
+)
+
+
+@pytest.mark.xfail(strict=True, reason="the deprecated alias's index type is read as 64-bit")
+def test_the_deprecated_alias_with_int32_indices_is_read_as_4_byte_indices():
+    assert accessor_type(f"const {_INT32_ALIAS}") == (2, 4)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=CompileError,
+    reason="packed 40 bytes where the PTX declares 24: 8-byte sizes and strides",
+)
+def test_a_kernel_taking_the_deprecated_alias_with_int32_indices_can_be_declared():
+    _compile(_two_accessors(f"const {_INT32_ALIAS} x, {_INT32_ALIAS} y"))
+
+
+def test_the_int32_alias_is_refused_by_the_launch_check_with_the_sizes():
+    """What the strict xfails above meet today: the check against the PTX, not a run
+    that reads the wrong sizes."""
+    with pytest.raises(CompileError, match=r"24 bytes \(its PTX declares\).*of 40 bytes"):
+        _compile(_two_accessors(f"const {_INT32_ALIAS} x, {_INT32_ALIAS} y"))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    raises=CompileError,
+    reason="a project's alias of an accessor is not read as one: the buffer's pointer "
+    "is passed where the PTX declares 24 bytes",
+)
+def test_a_kernel_taking_an_accessor_through_its_projects_alias_can_be_declared():
+    _compile(
+        _two_accessors(
+            "CudaAcsr<float, 2> x, at::PackedTensorAccessor32<float, 2> y", _PROJECT_ALIAS
+        )
+    )
+
+
+# -- what works ----------------------------------------------------------------------------
+def _arguments(name: str):
+    kernel = CORPUS[name].kernel
+    size = kernel.largest_size()
+    return [s.arguments for s in kernel.steps("cuda", kernel.schedules[0], size)]
+
+
+def test_size_t_accessors_take_8_byte_indices():
+    """extension-cpp's ``PackedTensorAccessor<scalar_t, N, RestrictPtrTraits, size_t>``:
+    each of the nine takes the buffer of its name (``gate_weights``, the host's
+    ``gates``) with 64-bit sizes and strides, which NVRTC's PTX declares (the compile
+    test)."""
+    ((arguments),) = _arguments(_LLTM)
+    assert [a for a, _ in arguments] == ["accessor"] * 9
+    assert [v[1:] for _, v in arguments] == [(2, 8), (3, 8), *[(2, 8)] * 6, (3, 8)]
+    assert accessor_type(
+        "const torch::PackedTensorAccessor<float,3,torch::RestrictPtrTraits,size_t>"
+    ) == (3, 8)
+
+
+def test_the_ball_querys_scalars_go_by_value_after_its_accessors():
+    """``const int64_t K`` is the size's K (8 bytes), ``const scalar_t radius2`` the
+    default radius2 as a float."""
+    ((arguments),) = _arguments(_BALL)
+    assert [a for a, _ in arguments[:6]] == ["accessor"] * 6
+    assert arguments[6] == ("value", ("K", (8).to_bytes(8, "little")))
+    assert arguments[7] == ("value", ("radius2", np.float32(3.0).tobytes()))
+
+
+def test_the_farthest_point_launch_follows_the_hosts_block_by_cloud_size():
+    """The host's block, the largest power of two not above P (at most 1024), picks the
+    template instance: 512 for P = 1000, 256 for 300, 32 for 33."""
+    kernel = CORPUS[_FPS].kernel
+    entries = [
+        step.entry_point
+        for text in kernel.test_sizes
+        for step in kernel.steps("cuda", kernel.schedules[0], kernel.size(text))
+    ]
+    assert entries == [f"FarthestPointSamplingKernel<{t}>" for t in (512, 256, 32)]
+
+
+def test_the_grid_draws_make_exact_ties_for_the_farthest_point():
+    """The reason no ``unordered=`` is declared: the ties are exact and PyTorch3D's rule
+    is numpy's. In the first case, some round's farthest distance is held by several
+    points, so a kernel that keeps another of them is seen."""
+    kernel = CORPUS[_FPS].kernel
+    size = kernel.size(kernel.test_sizes[0])
+    case = oracle.make_case(kernel, size, 0)
+    points = case.arrays["points"].reshape(int(size.N), -1, 3).astype(np.float64)
+    lengths = _fps_lengths(size)
+    assert np.array_equal(case.arrays["lengths"], lengths)
+    ties = 0
+    for b in range(int(size.N)):
+        cloud = points[b, : int(lengths[b])]
+        rounds = min(int(case.arrays["K"][b]), len(cloud))
+        near = np.full(len(cloud), 1e10)
+        chosen = int(case.arrays["start_idxs"][b])
+        for _ in range(1, rounds):
+            near = np.minimum(near, ((cloud - cloud[chosen]) ** 2).sum(axis=1))
+            ties += int((near == near.max()).sum() > 1)
+            chosen = int(np.argmax(near))
+    assert ties > 10
