@@ -119,7 +119,8 @@ def cuda_arguments(
         None
         if declared is None
         else [
-            dataclasses.replace(p, pointer=True) if accessor_type(p.type) else p for p in declared
+            dataclasses.replace(p, pointer=True) if accessor_type(p.type, source) else p
+            for p in declared
         ]
     )
     if symbols is None:
@@ -142,7 +143,9 @@ def cuda_arguments(
         found = _through_pointers(
             kernel, params, _explicit(kernel, entry, list(explicit), params, known, values, size)
         )
-        found = _accessors(kernel, entry, declared, _handles(kernel, entry, params, found), size)
+        found = _accessors(
+            kernel, entry, declared, _handles(kernel, entry, params, found), size, source
+        )
         _check_structs(kernel, entry, params, found, source)
         return found
     if params is None and source is not None and _sources.cuda_parameters_problem(source, entry):
@@ -159,7 +162,7 @@ def cuda_arguments(
     else:
         found = _by_position(kernel, entry, params, known, values, size, symbols)
     found = _handles(kernel, entry, params, _through_pointers(kernel, params, found))
-    found = _accessors(kernel, entry, declared, found, size)
+    found = _accessors(kernel, entry, declared, found, size, source)
     _check_structs(kernel, entry, params, found, source)
     return found
 
@@ -173,21 +176,73 @@ _ACCESSOR = re.compile(
 )
 
 
-def accessor_type(type_: str) -> tuple[int, int] | None:
+#: An index type's bytes, as an accessor's last template argument names it.
+_INDEX_BYTES = {
+    "int32_t": 4,
+    "int": 4,
+    "int32": 4,
+    "unsigned": 4,
+    "unsigned int": 4,
+    "uint32_t": 4,
+}
+#: A project's own name for an accessor: ``template <typename T, size_t N> using CudaAcsr
+#: = const at::PackedTensorAccessor<T, N, at::RestrictPtrTraits, int32_t>;`` (box-
+#: convolutions), or a plain ``using``/``typedef`` of one.
+_ALIAS_TEMPLATE = re.compile(
+    r"template\s*<(?P<params>[^<>]*)>\s*using\s+(?P<name>\w+)\s*=\s*(?P<body>[^;]+);"
+)
+_ALIAS_PLAIN = re.compile(
+    r"(?<![\w>])\s*using\s+(?P<name>\w+)\s*=\s*(?P<body>[^;]*PackedTensorAccessor[^;]*);"
+    r"|\btypedef\s+(?P<tbody>[^;]*PackedTensorAccessor[^;]*?)\s+(?P<tname>\w+)\s*;"
+)
+
+
+def accessor_type(type_: str, source: str | None = None) -> tuple[int, int] | None:
     """(dimensions, bytes of its index type) of a PyTorch ``PackedTensorAccessor32``
-    (4-byte indices), ``PackedTensorAccessor64`` or ``PackedTensorAccessor`` (8) or
-    ``GenericPackedTensorAccessor<T, N, Traits, index_t>`` parameter type; None for any
+    (4-byte indices), ``PackedTensorAccessor64`` (8), or ``PackedTensorAccessor`` or
+    ``GenericPackedTensorAccessor<T, N, Traits, index_t>`` (``index_t``'s, 8 unless
+    given) parameter type, also through an alias ``source`` declares; None for any
     other type."""
-    found = _ACCESSOR.match(" ".join(type_.split()))
+    text = " ".join(type_.split())
+    found = _ACCESSOR.match(text)
+    if found is None and source is not None:
+        resolved = _through_alias(text, source)
+        found = _ACCESSOR.match(resolved) if resolved is not None else None
     if found is None:
         return None
     args = [a.strip() for a in _sources._split_top_level(found["args"])]
     if len(args) < 2 or not args[1].isdigit():
         return None
     index = {"PackedTensorAccessor32": 4}.get(found["kind"], 8)
-    if found["kind"] == "GenericPackedTensorAccessor" and len(args) >= 4:
-        index = 4 if args[3].replace("std::", "") in ("int32_t", "int", "int32") else 8
+    if found["kind"] in ("GenericPackedTensorAccessor", "PackedTensorAccessor") and len(args) >= 4:
+        index = _INDEX_BYTES.get(args[3].replace("std::", "").replace("const ", ""), 8)
     return int(args[1]), index
+
+
+def _through_alias(type_: str, source: str) -> str | None:
+    """``type_`` (``const CudaAcsr<float, 2>``) with a ``source``'s alias of an accessor
+    put in its place, its template parameters given the arguments; None where it names
+    no such alias."""
+    named = re.match(r"^(?:const\s+)?(?P<name>\w+)\s*(?:<(?P<args>.*)>)?\s*(?:const)?$", type_)
+    if named is None:
+        return None
+    text = _sources.strip_comments(source)
+    for alias in _ALIAS_TEMPLATE.finditer(text):
+        if alias["name"] != named["name"] or "PackedTensorAccessor" not in alias["body"]:
+            continue
+        params = [p.split()[-1] for p in _sources._split_top_level(alias["params"]) if p.split()]
+        given = [a.strip() for a in _sources._split_top_level(named["args"] or "")]
+        if len(given) != len(params):
+            return None
+        body = alias["body"]
+        for param, arg in zip(params, given):
+            body = re.sub(rf"\b{re.escape(param)}\b", arg, body)
+        return " ".join(body.split())
+    for alias in _ALIAS_PLAIN.finditer(text):
+        name, body = alias["name"] or alias["tname"], alias["body"] or alias["tbody"]
+        if name == named["name"] and not named["args"]:
+            return " ".join(body.split())
+    return None
 
 
 def accessor_bytes(address: int, shape: Sequence[int], index_bytes: int) -> bytes:
@@ -206,6 +261,7 @@ def _accessors(
     params: Sequence[_sources.CudaParam] | None,
     found: Sequence[Argument],
     size: Any,
+    source: str | None = None,
 ) -> tuple[Argument, ...]:
     """``found`` with the buffer given to each PyTorch accessor parameter as
     ``("accessor", (index, dims, index_bytes))``, its shape at ``size`` checked against
@@ -214,7 +270,7 @@ def _accessors(
         return tuple(found)
     out: list[Argument] = []
     for param, argument in zip(params, found):
-        accessor = accessor_type(param.type)
+        accessor = accessor_type(param.type, source)
         if accessor is None:
             out.append(argument)
             continue

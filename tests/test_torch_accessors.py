@@ -200,3 +200,26 @@ def test_an_extension_instantiated_for_half_and_bfloat16_compiles(source, scalar
     image, _, entries = module_build(kernel, steps, text, "sm_90").build()
     assert image
     check_steps(kernel, steps, entries, text)
+
+
+@pytest.mark.parametrize(
+    "declared, type_, found",
+    [
+        (
+            "template <typename T, size_t N>\n"
+            "using CudaAcsr = const at::PackedTensorAccessor<T, N, at::RestrictPtrTraits,"
+            " int32_t>;",
+            "CudaAcsr<float, 3>",
+            (3, 4),
+        ),
+        (
+            "using Rows = torch::PackedTensorAccessor64<float, 2, torch::RestrictPtrTraits>;",
+            "const Rows",
+            (2, 8),
+        ),
+        ("typedef torch::PackedTensorAccessor32<int, 1> Ids;", "Ids", (1, 4)),
+        ("template <typename T> using Vec = T*;", "Vec<float>", None),
+    ],
+)
+def test_an_accessor_named_through_an_alias_of_the_source_is_read(declared, type_, found):
+    assert accessor_type(type_, declared + "\n__global__ void k() {}") == found

@@ -590,6 +590,43 @@ _TORCH_DEVICE_NAMES = re.compile(
 _DECLARES_ACCESSORS = re.compile(r"\bclass\s+(?:Generic)?PackedTensorAccessor")
 STD_HEADERS[TORCH_DEVICE_HEADER] = _TORCH_DEVICE
 
+# CUB's umbrella header as nvcc's device pass uses it: <cub/cub.cuh> refuses NVRTC
+# (CCCL's own #error: its device-wide algorithms are host code), where a PyTorch
+# extension includes it for cub::BlockReduce (PyTorch3D's farthest point sampling,
+# round 76). Device code needs only the block-, warp- and thread-level headers, each
+# taken where this CCCL has it (NVRTC compiled all of them from CCCL 3's wheel on
+# 2026-12-07); host code that calls cub::DeviceReduce is left out of the device part.
+_CUB_DEVICE_HEADERS = (
+    *(
+        f"block/{name}.cuh"
+        for name in (
+            "block_adjacent_difference block_discontinuity block_exchange block_histogram "
+            "block_load block_merge_sort block_radix_rank block_radix_sort block_reduce "
+            "block_run_length_decode block_scan block_shuffle block_store"
+        ).split()
+    ),
+    *(
+        f"warp/{name}.cuh"
+        for name in (
+            "warp_exchange warp_load warp_merge_sort warp_reduce warp_scan warp_store"
+        ).split()
+    ),
+    "thread/thread_load.cuh",
+    "thread/thread_operators.cuh",
+    "thread/thread_reduce.cuh",
+    "thread/thread_scan.cuh",
+    "thread/thread_store.cuh",
+    "iterator/cache_modified_input_iterator.cuh",
+    "util_ptx.cuh",
+    "util_type.cuh",
+)
+STD_HEADERS["cub/cub.cuh"] = (
+    "// kernel-forge: CUB's umbrella header, its device-level part, for NVRTC\n#pragma once\n"
+    + "".join(
+        f"#if __has_include(<cub/{h}>)\n#include <cub/{h}>\n#endif\n" for h in _CUB_DEVICE_HEADERS
+    )
+)
+
 
 def implicit_options(source: str, names: Sequence[str] = ()) -> tuple[str, ...]:
     """What nvcc users expect without writing it: ``--pre-include=cstdint`` when

@@ -409,7 +409,7 @@ def _run_nvrtc(
                 raise error
             raise CompileError(
                 f"NVRTC could not compile {what} for {arch} "
-                f"({result[0].name}): {_summary(log)}{_missing_headers_hint(log)}"
+                f"({result[0].name}): {_summary(log)}{_missing_headers_hint(log, source)}"
                 f"{_template_instance_hint(log)}{_overload_hint(log)}"
                 f"{_left_out_hint(left_out)}",
                 source=source,
@@ -457,9 +457,13 @@ def _left_out_hint(left_out: tuple[str, ...]) -> str:
     )
 
 
-def _missing_headers_hint(log: str) -> str:
+_INCLUDES_CUDA_H = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]cuda\.h[>"]', re.M)
+
+
+def _missing_headers_hint(log: str, source: str = "") -> str:
     """Where a header was not found and none of CUDA's are installed, how to get them;
-    where the driver API's host header was included, what to write instead."""
+    where the driver API's host header was included, what to write instead (and where
+    another header brought it in, that that one is host code)."""
     if "open source file" in log and not header_directories():
         return f" (CUDA's headers are not installed: {INSTALL_HINT})"
     if re.search(r'open source file "curand\w*\.h"', log) and curand_directory() is None:
@@ -478,6 +482,13 @@ def _missing_headers_hint(log: str) -> str:
             "include_dirs)"
         )
     if re.search(r"[/\\]cuda\.h\(\d+\): error: .*host functions are not allowed", log):
+        if source and not _INCLUDES_CUDA_H.search(source):
+            return (
+                " (cuda.h, the driver API's host header, came in through another header "
+                "the source includes, whose host code NVRTC cannot compile: include only "
+                "device-level headers, such as CUB's <cub/block/block_reduce.cuh> rather "
+                "than its device-wide algorithms)"
+            )
         return (
             " (cuda.h is the driver API's host header, whose host functions NVRTC cannot "
             "compile, and device code needs nothing from it: drop the #include <cuda.h>, "
