@@ -1660,6 +1660,10 @@ from tests.wild.round72 import ROUND72  # noqa: E402  (round 72, GPU-driven rend
 
 CORPUS.update(ROUND72)
 
+from tests.wild.round73 import ROUND73  # noqa: E402  (round 73, neural graphics: tests/wild/round73.py)
+
+CORPUS.update(ROUND73)
+
 from tests.wild.round74 import ROUND74  # noqa: E402  (round 74, speech and audio, and ggml ops: tests/wild/round74.py)
 
 CORPUS.update(ROUND74)
