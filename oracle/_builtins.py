@@ -118,8 +118,11 @@ def approximates_exp_log(kernel: KernelSpec) -> bool:
 
 #: A WGSL loop's opening: ``loop {``, ``while``, ``for (``.
 _WGSL_LOOP = re.compile(r"\bloop\s*\{|\bwhile\b|\bfor\s*\(")
-#: A read of what another invocation may write while the loop waits on it.
-_WGSL_WAIT = re.compile(r"\b(?:atomicLoad|atomicCompareExchangeWeak|workgroupUniformLoad)\s*\(")
+#: A read of what another invocation may write while the loop waits on it. Not
+#: ``workgroupUniformLoad``: it is a barrier, and a loop around it is a block's vote or
+#: broadcast, whose invocations go on together (round 73's port of the Gaussian
+#: rasteriser's ``__syncthreads_count`` was told it might wait on other invocations).
+_WGSL_WAIT = re.compile(r"\b(?:atomicLoad|atomicCompareExchangeWeak)\s*\(")
 
 
 def _loop_bodies(text: str):

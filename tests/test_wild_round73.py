@@ -24,13 +24,14 @@ sources and mutants compile with NVRTC; their runs are the GPU machine's.
   T = 1e-4, so the corpus does not meet it; without that nudge the entry's draw has one
   such splat within 1e-5 and passed. The compositing's stop (T < 1e-4) without its 3 %
   margin (24 samples within it) passed too.
-- A note that misfires, pinned (strict xfail below): on lavapipe the rasteriser's port
+- A note that misfired, fixed the same day (test below): on lavapipe the rasteriser's port
   gets the note that lavapipe ends a loop after 65535 iterations and that "this kernel
   has a loop that reads an atomic (a retry of a compare-exchange, a probe of a hash
   table, or a wait on other invocations)": its loop over batches holds the block vote
   that stands for ``__syncthreads_count`` (an ``atomicAdd`` of each vote,
   ``atomicExchange`` by invocation 0, ``workgroupUniformLoad``), which waits on nothing.
-  The verdict is right (PASS); the note's warning does not apply.
+  The verdict is right (PASS); the note's warning does not apply, and a loop around
+  ``workgroupUniformLoad`` (a barrier) is no longer taken for a wait.
 - Cost: a MISMATCH of the rasteriser (45 x 70, 4094 splat entries) took 263 s on
   lavapipe while the reference blended tile by tile (about 100,000 numpy calls a run,
   each traced by the oracle's operation-rounding analysis); written as one lockstep
@@ -207,17 +208,9 @@ def test_the_tied_splats_pass_the_right_rasteriser(request):
 # -- the port's block vote and the note on loops that read atomics ---------------------------
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason=(
-        "a note that misfires: lavapipe's 65535-iteration cap is reported for a loop "
-        "'that reads an atomic (a retry of a compare-exchange, a probe of a hash table, "
-        "or a wait on other invocations)', on the port's __syncthreads_count (an "
-        "atomicAdd of each vote, atomicExchange by invocation 0, workgroupUniformLoad), "
-        "a loop over batches that waits on nothing"
-    ),
-)
 def test_a_block_vote_is_not_taken_for_a_wait(request):
+    """Fixed: a loop around ``workgroupUniformLoad`` (a barrier) is a block's vote, not a
+    wait on other invocations (``oracle._builtins._WGSL_WAIT``)."""
     require_available(request.config, "wgpu")
     with forge.open_context("wgpu") as ctx:
         ev = oracle.evaluate(ctx, CORPUS[_RENDER].kernel, size="16x16", samples=0)
