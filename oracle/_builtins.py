@@ -36,7 +36,7 @@ from ._tolerance import Tolerance
 
 __all__ = [
     "calls_trig",
-    "approximates_exp_log",
+    "approximated_calls",
     "calls_exp",
     "calls_inverse_trig",
     "packs_bits",
@@ -95,25 +95,50 @@ def calls_trig(kernel: KernelSpec, target: str | None = None) -> bool:
     return False
 
 
-#: CUDA's fast exponentials and logarithms, which err as WGSL's exp and log may (the CUDA
-#: C++ Programming Guide: ``__expf`` within 2 + floor(|1.173 x|) ULP, ``__logf`` within
-#: 2**-21.41 absolute on [0.5, 2]), and what ``--use_fast_math`` makes of ``expf`` and kin.
-_FAST_EXP_LOG = re.compile(r"\b__(?:exp|exp10|log|log2|log10|pow)f\s*\(")
-_EXP_LOG_FAST_MATH = re.compile(r"\b(?:exp|exp2|exp10|log|log2|log10|log1p|pow)f\s*\(")
+#: The calls whose results WGSL does not round correctly and the numpy functions a
+#: reference computes them with (``_WGSL_APPROXIMATE``): WGSL's exp and exp2, log and
+#: log2; CUDA's fast intrinsics, which err as WGSL's may (the CUDA C++ Programming
+#: Guide: ``__expf`` within 2 + floor(|1.173 x|) ULP, ``__logf`` within 2**-21.41
+#: absolute on [0.5, 2]; ``__powf`` is exp2 of a log2), and what ``--use_fast_math``
+#: makes of ``expf`` and kin. A kernel that computes its exponential itself (cephes'
+#: polynomial) gets no such allowance for the reference's ``np.exp``.
+_EXPONENTIALS = frozenset({"exp", "exp2"})
+_LOGARITHMS = frozenset({"log", "log2", "log10", "log1p"})
+_APPROXIMATE_CALLS = {
+    "wgsl": (
+        (re.compile(r"\bexp2?\s*\("), _EXPONENTIALS),
+        (re.compile(r"\blog2?\s*\("), _LOGARITHMS),
+    ),
+    "cuda": (
+        (re.compile(r"\b__(?:exp|exp10|pow)f\s*\("), _EXPONENTIALS),
+        (re.compile(r"\b__(?:log|log2|log10|pow)f\s*\("), _LOGARITHMS),
+    ),
+}
+_FAST_MATH_CALLS = (
+    (re.compile(r"\b(?:exp|exp2|exp10|pow)f\s*\("), _EXPONENTIALS),
+    (re.compile(r"\b(?:log|log2|log10|log1p|pow)f\s*\("), _LOGARITHMS),
+)
 
 
-def approximates_exp_log(kernel: KernelSpec) -> bool:
-    """Whether ``kernel``'s CUDA source takes its exponentials or logarithms from the
-    fast intrinsics (``_FAST_EXP_LOG``), directly or through ``--use_fast_math``: its
-    rounding bound then moves them as WGSL's (``_WGSL_APPROXIMATE``)."""
-    text = _code(kernel, "cuda")
+def approximated_calls(kernel: KernelSpec, target: str | None) -> frozenset[str]:
+    """The numpy functions (``np.exp``, ``np.log``...) whose results ``kernel``'s source
+    for ``target`` computes with calls WGSL or CUDA does not round correctly
+    (``_APPROXIMATE_CALLS``; CUDA's ``expf`` and ``logf`` too under
+    ``--use_fast_math``): its rounding bound moves those as WGSL lets them err."""
+    text = _code(kernel, target) if target in _APPROXIMATE_CALLS else None
     if text is None:
-        return False
-    if _FAST_EXP_LOG.search(text):
-        return True
-    options = kernel.compile_options("cuda")
-    fast = "--use_fast_math" in options or "-use_fast_math" in options
-    return fast and bool(_EXP_LOG_FAST_MATH.search(text))
+        return frozenset()
+    found: set[str] = set()
+    for pattern, names in _APPROXIMATE_CALLS[str(target)]:
+        if pattern.search(text):
+            found |= names
+    if target == "cuda":
+        options = kernel.compile_options("cuda")
+        if "--use_fast_math" in options or "-use_fast_math" in options:
+            for pattern, names in _FAST_MATH_CALLS:
+                if pattern.search(text):
+                    found |= names
+    return frozenset(found)
 
 
 #: A WGSL loop's opening: ``loop {``, ``while``, ``for (``.
@@ -1123,8 +1148,8 @@ class _RoundingArray(np.ndarray):
     narrow: Any = None  # the dtype ``unit`` is half an ulp of (None: round every result)
     either_f16: bool = False  # a conversion to f16 may round either way (WGSL)
     quotient_units: float = 5.0  # how far a quotient moves (WGSL's 2.5 ulp; see below)
-    # exp, exp2, log and log2 as far as WGSL lets them err (``_WGSL_APPROXIMATE``)
-    wgsl_builtins: bool = False
+    # numpy functions moved as far as WGSL lets their builtins err (``_WGSL_APPROXIMATE``)
+    approximated: frozenset = frozenset()
     counts: bool = False  # this array (a view of it) counts true elements (``_counted``)
     # equal operands moved alike (``_alike``): set for the runs that judge integers
     alike: bool = False
@@ -1193,10 +1218,9 @@ class _RoundingArray(np.ndarray):
             _RoundingArray.operands = plain
         try:
             if (
-                _RoundingArray.wgsl_builtins
-                and method == "__call__"
+                method == "__call__"
                 and outs is None
-                and ufunc.__name__ in _WGSL_APPROXIMATE
+                and ufunc.__name__ in _RoundingArray.approximated
             ):
                 return _approximated(ufunc.__name__, plain[0], result)
             return _rounded_results(result, outs, kwargs, how)
@@ -2074,7 +2098,7 @@ def _with_arrays_as(reference, cls: type, configure: Any):
             return rebound(*map(wrap, args), **{k: wrap(v) for k, v in kwargs.items()})
         finally:
             _RoundingArray.rng, _RoundingArray.alike = None, False
-            _RoundingArray.wgsl_builtins = False
+            _RoundingArray.approximated = frozenset()
 
     return functools.wraps(reference)(run)
 
@@ -2086,7 +2110,7 @@ def rounding_every_operation(
     either_f16: bool = False,
     correct_quotients: bool = False,
     alike: bool = False,
-    wgsl_builtins: bool = False,
+    approximated: frozenset = frozenset(),
 ):
     """``reference`` run with its arrays, and those its numpy calls create (``arange``,
     ``linspace``...), as ``_RoundingArray``: every float result of its operations off
@@ -2094,8 +2118,8 @@ def rounding_every_operation(
     ``RoundingPattern``); with ``either_f16`` (WGSL), its inexact conversions to float16
     rounded either way; a quotient by WGSL's 2.5 ulp, or with ``correct_quotients``
     (IEEE division, CUDA's) like a product; with ``alike``, an operation's elements whose
-    operands are equal moved alike (``_alike``); with ``wgsl_builtins``, exp, exp2, log
-    and log2 as far as WGSL lets them err (``_WGSL_APPROXIMATE``). None where its module
+    operands are equal moved alike (``_alike``); the numpy functions in ``approximated``
+    as far as WGSL lets their builtins err (``_WGSL_APPROXIMATE``). None where its module
     names no numpy."""
     narrow = {2.0**-24: np.float32, 2.0**-11: np.float16}.get(unit)
 
@@ -2104,7 +2128,7 @@ def rounding_every_operation(
         _RoundingArray.either_f16 = either_f16
         _RoundingArray.quotient_units = _INEXACT_RESULT if correct_quotients else _QUOTIENT_UNITS
         _RoundingArray.alike = alike
-        _RoundingArray.wgsl_builtins = wgsl_builtins
+        _RoundingArray.approximated = frozenset(approximated)
 
     return _with_arrays_as(reference, _RoundingArray, configure)
 

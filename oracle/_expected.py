@@ -342,11 +342,12 @@ class Expected:
         Computed on first use, then shared. ``one_way``: the sums are accumulated on
         tensor cores, whose roundings do not average out (``accumulates_on_tensor_cores``):
         a sum of k terms in all gets ``k u M``."""
-        from ._builtins import approximates_exp_log
+        from ._builtins import approximated_calls
 
-        # WGSL's exp and log, and CUDA's fast intrinsics, as far as they may err: part of
-        # the key, as the runs are shared by kernels of one reference (a mutant's source)
-        approximate = wgsl or approximates_exp_log(self.case.kernel)
+        # the reference's exp and log where the kernel's are WGSL's or CUDA's fast ones,
+        # as far as those may err: part of the key, as the runs are shared by kernels of
+        # one reference (a mutant's source)
+        approximate = approximated_calls(self.case.kernel, "wgsl" if wgsl else "cuda")
         key = ("bound", wgsl, one_way, approximate)
         shared = self.shared()
         if key not in shared:
@@ -634,7 +635,10 @@ _POLYNOMIAL_SLACK = 1e-10  # times k * sum|term|: float64's rounding of the six 
 
 
 def _rounding_bounds(
-    expected: Expected, wgsl: bool = False, one_way: bool = False, approximate: bool = False
+    expected: Expected,
+    wgsl: bool = False,
+    one_way: bool = False,
+    approximate: frozenset = frozenset(),
 ) -> dict[str, np.ndarray]:
     """``Expected.rounding_bound``: where an element of the reference is a sum of
     products of the drawn inputs (a polynomial of degree at most 4 in them: a matmul, a
@@ -848,14 +852,15 @@ _ROUNDING_DRAWS = 8
 
 
 def _operation_rounding(
-    expected: Expected, plain: dict, wgsl: bool = False, approximate: bool = False
+    expected: Expected, plain: dict, wgsl: bool = False, approximate: frozenset = frozenset()
 ) -> dict[str, np.ndarray]:
     """Per float output, the most each element of the
     float64 reference moves when every float result of its numpy operations (on its
     arrays and those it creates: ``arange``, ``linspace``) is off by one rounding of the
     narrowest float output's precision, at random (``rounding_every_operation``): the
     kernel rounds what it derives from no input too (a resize's sample coordinates);
-    with ``approximate``, exp and log as far off as WGSL lets them be."""
+    with ``approximate``, those numpy functions (exp, log) as far off as WGSL lets its
+    builtins be."""
     from forge.types import float_info, is_float_dtype
 
     from ._builtins import RoundingPattern, rounding_every_operation
@@ -867,7 +872,7 @@ def _operation_rounding(
 
     def run(rng):
         rounding = rounding_every_operation(
-            expected.truth.reference, rng, unit, either_f16=wgsl, wgsl_builtins=approximate
+            expected.truth.reference, rng, unit, either_f16=wgsl, approximated=approximate
         )
         if rounding is None:
             return None

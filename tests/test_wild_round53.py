@@ -2,8 +2,9 @@
 launches are its host's (every pass's block sums, scan levels and reorder), TensorFlow.js's
 softmax as written is caught at a column count that is no power of two and below its
 workgroup (the max's tree leaves a slot out, and a row of large negative logits whose
-largest lies there gets NaN), the radix sort's out-of-bounds scan is right where the
-CPU adapters drop writes past the end, and the path tracer's reference draws the
+largest lies there gets NaN), the radix sort's out-of-bounds scan fails where it writes
+past the end of its block sums (since 2026-12-07: a scratch buffer's guards are read),
+and the path tracer's reference draws the
 kernel's PCG stream and carries WGSL's error of cos and sin."""
 
 from __future__ import annotations
@@ -85,16 +86,24 @@ def test_tfjs_softmax_as_written_is_caught_where_its_max_tree_leaves_a_slot_out(
 
 
 @pytest.mark.parametrize("backend", ["wgpu", "browser"])
-def test_the_radix_sorts_out_of_bounds_scan_is_right_where_writes_past_the_end_drop(
+def test_the_radix_sorts_out_of_bounds_scan_fails_where_it_writes_past_the_end(
     request, session, backend
 ):
-    # 4000 keys: 1000 counts, the last of 32 scan blocks reads and writes 24 slots past
-    # the end. naga's checks (lavapipe) and Tint (SwiftShader) read zeros there and drop
-    # the writes, so the sort is right on both; WGSL would let a device land them on
-    # the last count instead, which is why the corpus runs 4096 and 128 keys only
+    """4000 keys: 1000 counts, and the last of 32 scan blocks reads and writes 24 slots
+    past the end of ``block_sums``, a scratch buffer. The sorted keys and values come
+    out right on both CPU adapters, but WGSL lets a device land those writes on the
+    last count instead (and CUDA's port would write into the next allocation): since
+    2026-12-07 a scratch buffer's guards are read as an output's are, and the overrun
+    fails, named. The corpus runs 4096 and 128 keys, where nothing is out of bounds."""
     require_available(request.config, backend)
     ev = oracle.evaluate(session.runner(backend), RADIX_SORT.kernel, size=4000, samples=0)
-    assert ev.passed, ev.report()
+    assert ev.verdict is Verdict.MISMATCH, ev.report()
+    assert all(check.passed for check in ev.outputs.values()), ev.report()
+    found = [f.message for f in ev.findings if f.check == "past-end"]
+    assert found == [
+        "block_sums: scratch buffer written outside its elements: 24 past the end "
+        "(first at element 1000, the buffer holds 1000)"
+    ], ev.report()
 
 
 def _pcg_step(state: int) -> tuple[int, int]:

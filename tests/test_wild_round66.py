@@ -190,10 +190,14 @@ def test_an_exact_operation_made_in_place_is_not_moved_as_a_rounding():
 
 
 def _softdtw_cuda_log(call: str, options: tuple[str, ...] = ()) -> forge.KernelSpec:
-    """The soft-DTW port with a CUDA source whose log is ``call`` (never compiled: the
-    rounding bound reads which log the source takes)."""
+    """The soft-DTW port with a CUDA source whose log is ``call`` and its exp the same
+    kind (never compiled: the rounding bound reads which the source takes)."""
     kernel = CORPUS[_SOFTDTW].kernel
-    cuda = f'extern "C" __global__ void compute_softdtw(float* R) {{ R[0] = {call}(R[1]); }}'
+    exp = {"logf": "expf", "__logf": "__expf"}[call]
+    cuda = (
+        'extern "C" __global__ void compute_softdtw(float* R) '
+        f"{{ R[0] = {call}(R[1]) + {exp}(R[2]); }}"
+    )
     return dataclasses.replace(
         kernel, sources={**kernel.sources, "cuda": cuda}, options={"cuda": options}
     )
@@ -206,8 +210,9 @@ def _cell_bounds(expected, bounds) -> np.ndarray:
 
 def test_cudas_fast_log_gets_the_bound_wgsls_log_gets():
     """``__logf`` (2**-21.41 absolute near 1, as CUDA's guide gives it) and ``logf``
-    under ``--use_fast_math`` are bounded as WGSL's log; ``logf`` (1 ULP) is not."""
-    from oracle._builtins import approximates_exp_log
+    under ``--use_fast_math`` are bounded as WGSL's log (and ``__expf`` as its exp);
+    ``logf`` (1 ULP) is not."""
+    from oracle._builtins import approximated_calls
 
     bounds = {}
     for name, (call, options) in {
@@ -218,7 +223,8 @@ def test_cudas_fast_log_gets_the_bound_wgsls_log_gets():
         kernel = _softdtw_cuda_log(call, options)
         expected = oracle.expected_outputs(oracle.make_case(kernel, "4x100x0x1", 0))
         bounds[name] = _cell_bounds(expected, expected.rounding_bound())
-        assert approximates_exp_log(kernel) is (name != "logf")
+        calls = approximated_calls(kernel, "cuda")
+        assert bool(calls) is (name != "logf") and "log" in (calls or {"log"})
     wgsl = oracle.expected_outputs(oracle.make_case(_softdtw_cuda_log("logf"), "4x100x0x1", 0))
     wide = _cell_bounds(wgsl, wgsl.rounding_bound(wgsl=True))
     assert np.array_equal(bounds["__logf"], wide) and np.array_equal(bounds["fast logf"], wide)

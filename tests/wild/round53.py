@@ -38,7 +38,8 @@ the formatting, and each adaptation named below.
   which WGSL lets land on any element of the buffer or drop: where a device lands them
   on the last element, the last key's rank and the last digit's base are overwritten
   with wrong values. On both CPU adapters (naga's checks on lavapipe, Tint on
-  SwiftShader) the sort comes out right at 4000 keys too (tests/test_wild_round53.py);
+  SwiftShader) the sorted keys come out right at 4000 keys too, and the oracle fails
+  the 24 writes past ``block_sums``' end, named (tests/test_wild_round53.py);
   the test size is one where nothing is out of bounds (4096 keys, 16 a workgroup: 32
   full scan blocks and one above them; 128 keys, one block, pass too), which a GPU that
   clamps cannot fail either. Also an adaptation of the
