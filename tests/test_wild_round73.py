@@ -113,7 +113,7 @@ _CUDA_TWINS = {
     ),
 }
 
-_SIZES = {_COMPOSITE: "1000x24000", _RENDER: "45x70", _GRID: 1000}
+_SIZES = {_COMPOSITE: "1000x24000", _RENDER: "16x16", _GRID: 1000}
 
 
 def test_every_cuda_mutant_has_a_twin_here():
@@ -132,8 +132,14 @@ def test_the_cuda_mutants_bug_fails_in_the_port(request, what):
     name, old, new = _CUDA_TWINS[what]
     wrong = _wgsl_variant(name, old, new, "twin")
     with forge.open_context("wgpu") as ctx:
-        ev = oracle.evaluate(ctx, wrong, size=_SIZES[name], samples=0)
+        ev = oracle.evaluate(ctx, wrong, size=_TWIN_SIZES.get(what, _SIZES[name]), samples=0)
     assert ev.verdict is Verdict.MISMATCH, ev.report()
+
+
+#: Twins that one 16 x 16 tile does not show: a block that stops at its first pixel done
+#: stops early only where its pixels finish apart (45 x 70, 3 x 5 tiles). The others are
+#: judged on one tile, a failing verdict 5 s there against 45 s at 45 x 70 (lavapipe).
+_TWIN_SIZES = {"CUDA: the block stops at the first pixel done": "45x70"}
 
 
 # -- the rasteriser's alpha floor: a splat whose alpha at a pixel sits on 1/255 ---------------
