@@ -77,7 +77,6 @@ _FPS = "wild_r76_pytorch3d_sample_farthest_points_accessors64"
 _BALL = "wild_r76_pytorch3d_ball_query_accessors64"
 _LLTM = "wild_r76_extension_cpp_lltm_backward_size_t_accessors"
 _THEIR_INCLUDE = "#include <cub/cub.cuh>"
-_OUR_INCLUDE = "#include <cub/block/block_reduce.cuh>"
 
 
 def _compile(kernel: KernelSpec):
@@ -95,8 +94,8 @@ def _compile(kernel: KernelSpec):
 
 def _fps_as_written(**changes) -> KernelSpec:
     kernel = CORPUS[_FPS].kernel
-    assert kernel.sources["cuda"] == _FPS_CUDA and _OUR_INCLUDE in _FPS_CUDA
-    source = _FPS_CUDA.replace(_OUR_INCLUDE, _THEIR_INCLUDE)
+    assert kernel.sources["cuda"] == _FPS_CUDA and _THEIR_INCLUDE in _FPS_CUDA
+    source = _FPS_CUDA
     return dataclasses.replace(
         kernel, id=f"{kernel.id}__cub_cuh", sources={"cuda": source}, **changes
     )

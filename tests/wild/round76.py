@@ -15,10 +15,10 @@ leaves out (``backends/cuda/_device_code.py``).
   1024), each round an argmax over the cloud through ``cub::BlockReduce`` of
   ``cub::KeyValuePair<int64_t, float>`` with ``cub::ArgMax`` (equal distances: the
   smaller index, as each thread's strict ``>`` keeps its first), the choice shared
-  through one ``__shared__ int64_t`` behind a ``__syncthreads()``. One line is not as
-  written: ``#include <cub/cub.cuh>`` is ``#include <cub/block/block_reduce.cuh>`` here,
-  as CUB refuses its umbrella header under NVRTC (a finding:
-  tests/test_wild_round76.py). Its ``#include "utils/warp_reduce.cuh"`` (a header of
+  through one ``__shared__ int64_t`` behind a ``__syncthreads()``. As written since the
+  backend serves ``<cub/cub.cuh>`` as CUB's device-level headers (CUB refuses its
+  umbrella header under NVRTC; the entry first included
+  ``<cub/block/block_reduce.cuh>``: tests/test_wild_round76.py). Its ``#include "utils/warp_reduce.cuh"`` (a header of
   PyTorch3D's the kernel no longer calls) is found in tests/wild/round76_include,
   written after theirs (``include_dirs``). A WebGPU port is ours: ``i32`` indices
   (WGSL has no 64-bit integers without shader-int64), a tree argmax in workgroup memory
@@ -81,7 +81,7 @@ _FPS_CUDA = r"""// kernel-forge corpus: PyTorch3D's farthest point sampling (fac
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <cub/block/block_reduce.cuh>
+#include <cub/cub.cuh>
 #include "utils/warp_reduce.cuh"
 
 template <unsigned int block_size>
