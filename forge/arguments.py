@@ -87,6 +87,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "accessor_bytes",
+    "accessor_size",
     "accessor_type",
     "argument_order",
     "cuda_arguments",
@@ -113,16 +114,14 @@ def cuda_arguments(
     caller has it; ``aliases``: other names of buffers in this launch, over their own
     (``Dispatch.bindings``: a pointer named like the WGSL variable ``src`` gets the
     buffer the launch binds there)."""
-    declared = _sources.cuda_parameters(source, entry) if source is not None else None
+    params = _sources.cuda_parameters(source, entry) if source is not None else None
     # an accessor takes a buffer, as a pointer does (matched so, by name or position)
-    params = (
-        None
-        if declared is None
-        else [
-            dataclasses.replace(p, pointer=True) if accessor_type(p.type, source) else p
-            for p in declared
+    accessors = [accessor_type(p.type, source) for p in params or ()]
+    if any(accessors):
+        params = [
+            dataclasses.replace(p, pointer=True) if a else p
+            for p, a in zip(params or (), accessors)
         ]
-    )
     if symbols is None:
         symbols = symbol_buffers(kernel, entry, explicit, source)
     uniform_copied = kernel.uniform is not None and _passed_uniform(kernel, symbols) is None
@@ -144,7 +143,7 @@ def cuda_arguments(
             kernel, params, _explicit(kernel, entry, list(explicit), params, known, values, size)
         )
         found = _accessors(
-            kernel, entry, declared, _handles(kernel, entry, params, found), size, source
+            kernel, entry, params, accessors, _handles(kernel, entry, params, found), size
         )
         _check_structs(kernel, entry, params, found, source)
         return found
@@ -162,7 +161,7 @@ def cuda_arguments(
     else:
         found = _by_position(kernel, entry, params, known, values, size, symbols)
     found = _handles(kernel, entry, params, _through_pointers(kernel, params, found))
-    found = _accessors(kernel, entry, declared, found, size, source)
+    found = _accessors(kernel, entry, params, accessors, found, size)
     _check_structs(kernel, entry, params, found, source)
     return found
 
@@ -245,6 +244,12 @@ def _through_alias(type_: str, source: str) -> str | None:
     return None
 
 
+def accessor_size(dims: int, index_bytes: int) -> int:
+    """The bytes of a packed tensor accessor by value (``accessor_bytes``): the pointer,
+    ``dims`` sizes and strides, padded to the pointer's 8-byte alignment."""
+    return -(-(8 + 2 * dims * index_bytes) // 8) * 8
+
+
 def accessor_bytes(address: int, shape: Sequence[int], index_bytes: int) -> bytes:
     """A packed tensor accessor by value, as ATen lays it out: the data pointer, then
     the sizes and the C-order strides (in elements) as ``index_bytes``-byte integers,
@@ -252,25 +257,25 @@ def accessor_bytes(address: int, shape: Sequence[int], index_bytes: int) -> byte
     strides = [int(np.prod(shape[i + 1 :], dtype=np.int64)) for i in range(len(shape))]
     dtype = np.dtype("<i4" if index_bytes == 4 else "<i8")
     raw = address.to_bytes(8, "little") + np.array([*shape, *strides], dtype).tobytes()
-    return raw.ljust(-(-len(raw) // 8) * 8, b"\0")
+    return raw.ljust(accessor_size(len(shape), index_bytes), b"\0")
 
 
 def _accessors(
     kernel: KernelSpec,
     entry: str,
     params: Sequence[_sources.CudaParam] | None,
+    accessors: Sequence[tuple[int, int] | None],
     found: Sequence[Argument],
     size: Any,
-    source: str | None = None,
 ) -> tuple[Argument, ...]:
-    """``found`` with the buffer given to each PyTorch accessor parameter as
-    ``("accessor", (index, dims, index_bytes))``, its shape at ``size`` checked against
-    the accessor's dimensions; one given anything but a buffer is refused."""
-    if params is None or len(params) != len(found):
+    """``found`` with the buffer given to each PyTorch accessor parameter (``accessors``:
+    each parameter's ``accessor_type``) as ``("accessor", (index, dims, index_bytes))``,
+    its shape at ``size`` checked against the accessor's dimensions; one given anything
+    but a buffer is refused."""
+    if params is None or not any(accessors) or len(params) != len(found):
         return tuple(found)
     out: list[Argument] = []
-    for param, argument in zip(params, found):
-        accessor = accessor_type(param.type, source)
+    for param, accessor, argument in zip(params, accessors, found):
         if accessor is None:
             out.append(argument)
             continue
@@ -283,9 +288,8 @@ def _accessors(
             )
         spec = kernel.buffers[argument[1]]
         if size is not None:
-            shape = spec.shape_at(size) if spec.shape is not None else None
-            if shape is None and dims == 1:
-                shape = (spec.element_count(size),)
+            # a buffer without a shape is flat: a 1-D accessor's (shape_at gives its count)
+            shape = spec.shape_at(size) if spec.shape is not None or dims == 1 else None
             if shape is None or len(shape) != dims:
                 raise InvalidArgument(
                     f"kernel {kernel.id}: {entry}'s parameter `{param.type} {param.name}` "

@@ -96,7 +96,7 @@ def calls_trig(kernel: KernelSpec, target: str | None = None) -> bool:
 
 
 #: The calls whose results WGSL does not round correctly and the numpy functions a
-#: reference computes them with (``_WGSL_APPROXIMATE``): WGSL's exp and exp2, log and
+#: reference computes them with (``_approximated``): WGSL's exp and exp2, log and
 #: log2; CUDA's fast intrinsics, which err as WGSL's may (the CUDA C++ Programming
 #: Guide: ``__expf`` within 2 + floor(|1.173 x|) ULP, ``__logf`` within 2**-21.41
 #: absolute on [0.5, 2]; ``__powf`` is exp2 of a log2), and what ``--use_fast_math``
@@ -1148,7 +1148,7 @@ class _RoundingArray(np.ndarray):
     narrow: Any = None  # the dtype ``unit`` is half an ulp of (None: round every result)
     either_f16: bool = False  # a conversion to f16 may round either way (WGSL)
     quotient_units: float = 5.0  # how far a quotient moves (WGSL's 2.5 ulp; see below)
-    # numpy functions moved as far as WGSL lets their builtins err (``_WGSL_APPROXIMATE``)
+    # numpy functions moved as far as WGSL lets their builtins err (``_approximated``)
     approximated: frozenset = frozenset()
     counts: bool = False  # this array (a view of it) counts true elements (``_counted``)
     # equal operands moved alike (``_alike``): set for the runs that judge integers
@@ -1269,21 +1269,14 @@ _EXACT_RESULT, _INEXACT_RESULT = 0.0, -1.0
 #: soft-DTW port, each cell a log of a sum of exponentials of the cells before it, carried
 #: that absolute error along 200 anti-diagonals (3.8e-6 at a value of 0.05, H100,
 #: 2026-12-07), past a bound that moved each log by half an ULP of its result.
-_WGSL_APPROXIMATE = {
-    "exp": None,
-    "exp2": None,
-    "log": 2.0**-21,
-    "log2": 2.0**-21,
-    "log10": 2.0**-21,
-    "log1p": 2.0**-21,
-}
-_WGSL_F16_LOG_ERROR = 2.0**-7
+_WGSL_LOG_ERROR = {np.dtype(np.float32): 2.0**-21, np.dtype(np.float16): 2.0**-7}
 
 
 def _approximated(name: str, operand: Any, result: Any) -> Any:
-    """A ``_RoundingArray`` call of ``name`` (in ``_WGSL_APPROXIMATE``) at ``operand``,
-    its ``result`` moved as far as WGSL lets the builtin err, in the direction
-    ``_signs`` draws; one rounding where the narrow dtype is neither f32 nor f16."""
+    """A ``_RoundingArray`` call of ``name`` (an exponential or a logarithm, which WGSL
+    bounds as ``_WGSL_LOG_ERROR`` says) at ``operand``, its ``result`` moved as far as
+    WGSL lets the builtin err, in the direction ``_signs`` draws; one rounding where
+    the narrow dtype is neither f32 nor f16."""
     narrow = _RoundingArray.narrow
     value = np.asarray(result)
     if narrow is None or value.dtype.kind != "f":
@@ -1293,13 +1286,13 @@ def _approximated(name: str, operand: Any, result: Any) -> Any:
     signs = _signs(np.shape(value))
     unit = _RoundingArray.unit  # half an ULP, relative
     with np.errstate(all="ignore"):
-        if _WGSL_APPROXIMATE[name] is None:  # an exponential: (3 + 2|x|) ULP
+        if name in _EXPONENTIALS:  # (3 + 2|x|) ULP
             ulps = (1.0 if half else 3.0) + 2.0 * np.abs(x)
             moved = value * (1.0 + 2.0 * ulps * unit * signs)
         else:  # a logarithm: 3 ULP, or the absolute error near 1
             near = x + 1.0 if name == "log1p" else x
             inside = (near >= 0.5) & (near <= 2.0)
-            absolute = float(_WGSL_F16_LOG_ERROR if half else _WGSL_APPROXIMATE[name] or 0.0)
+            absolute = _WGSL_LOG_ERROR[np.dtype(narrow)]
             relative = 6.0 * unit * np.abs(value)
             error = np.where(inside, np.maximum(relative, absolute), relative)
             moved = value + np.asarray(signs) * error
@@ -2119,7 +2112,7 @@ def rounding_every_operation(
     rounded either way; a quotient by WGSL's 2.5 ulp, or with ``correct_quotients``
     (IEEE division, CUDA's) like a product; with ``alike``, an operation's elements whose
     operands are equal moved alike (``_alike``); the numpy functions in ``approximated``
-    as far as WGSL lets their builtins err (``_WGSL_APPROXIMATE``). None where its module
+    as far as WGSL lets their builtins err (``_approximated``). None where its module
     names no numpy."""
     narrow = {2.0**-24: np.float32, 2.0**-11: np.float16}.get(unit)
 

@@ -763,6 +763,11 @@ def _output_order(spec, want: np.ndarray, packed: bool, expected: Expected) -> _
     return order
 
 
+def _each(order: Any, got: np.ndarray, flushed: list, later: np.ndarray | None) -> tuple:
+    """``got``, each of ``flushed`` and ``later`` (None: none) put through ``order``."""
+    return order(got), [order(f) for f in flushed], None if later is None else order(later)
+
+
 def _indexed_keys(spec, expected: Expected) -> np.ndarray | None:
     """The input an output of indices is unordered among (``unordered=`` naming an
     input: an argsort's keys), as the case drew it; None for any other output."""
@@ -890,9 +895,7 @@ def _judge_output(
         def order(a: np.ndarray) -> np.ndarray:
             return tied_indices(a, reference_indices, indexed, row)
 
-        got = order(got)
-        flushed = [order(f) for f in flushed]
-        later = None if later is None else order(later)
+        got, flushed, later = _each(order, got, flushed, later)
         note = (
             f"{region.label} is declared unordered among equal {spec.unordered}: it holds "
             f"indices into {spec.unordered}'s rows, and an index the kernel gives in place "
@@ -908,9 +911,7 @@ def _judge_output(
         def order(a: np.ndarray) -> np.ndarray:
             return relabeled(a, reference_labels, fixed)
 
-        got = order(got)
-        flushed = [order(f) for f in flushed]
-        later = None if later is None else order(later)
+        got, flushed, later = _each(order, got, flushed, later)
         kept = f" (kept as they are: {', '.join(map(str, fixed))})" if fixed else ""
         note = (
             f"{region.label} is declared a labeling: it is judged as the partition its "
@@ -921,9 +922,8 @@ def _judge_output(
         if note not in ev.notes:
             ev.notes.append(note)
     if sort is not None:  # any order is right: compared as multisets
-        got, want = order(got), order(want)
-        flushed = [order(f) for f in flushed]
-        later = None if later is None else order(later)
+        want = order(want)
+        got, flushed, later = _each(order, got, flushed, later)
         note = (
             f"{region.label} is declared unordered: its values are compared sorted, as "
             "a multiset (element i of the report is the i-th smallest)"

@@ -46,7 +46,7 @@ runs and mutants are the GPU machine's).
   inside [0.5, 2]); the DP carries that along 200 anti-diagonals. The bound moved each
   log by half an ulp of its result, a hundredth of that near 0. The rounding run now
   moves WGSL's exp, exp2, log and log2 as far as WGSL lets them err
-  (``oracle._builtins._WGSL_APPROXIMATE``). Pinned on the CPU by a port whose log is
+  (``oracle._builtins._approximated``). Pinned on the CPU by a port whose log is
   biased by 2**-22 near 1 (passes) and by 4e-6 (fails).
 - The ports' uniform values a step: the forced-alignment port's host writes ``t``,
   ``start`` and ``end`` into the uniform before each dispatch (a ``Dispatch``'s

@@ -727,13 +727,8 @@ class CudaComputeContext(SlabContext):
                 holders.append(ctypes.c_uint64(self._address(launch, key)))
                 continue
             if kind == "accessor":  # PyTorch's accessor: the address, sizes and strides
-                index, dims, index_bytes = key
-                spec = launch.kernel.buffers[index]
-                shape = (
-                    spec.shape_at(launch.size)
-                    if spec.shape is not None
-                    else (spec.element_count(launch.size),)
-                )
+                index, _, index_bytes = key
+                shape = launch.kernel.buffers[index].shape_at(launch.size)  # flat: (count,)
                 packed = accessor_bytes(self._address(launch, index), shape, index_bytes)
                 holders.append((ctypes.c_char * len(packed)).from_buffer_copy(packed))
                 continue

@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from forge import layout
+from forge.arguments import accessor_size
 from forge.errors import CompileError, UnsupportedFeature
 from forge.kernel import KernelSpec, Step
 from forge.schedule import Schedule
@@ -182,7 +183,7 @@ def expected_size(kernel: KernelSpec, kind: str, key: Any, size: int) -> tuple[b
     if kind in ("value", "default"):
         return size == len(key[1]), str(len(key[1]))
     if kind == "accessor":  # the pointer, then the sizes and strides (accessor_bytes)
-        need = -(-(8 + 2 * key[1] * key[2]) // 8) * 8
+        need = accessor_size(key[1], key[2])
         return size == need, str(need)
     uniform = kernel.uniform
     assert uniform is not None  # the argument is the kernel's uniform block or a field

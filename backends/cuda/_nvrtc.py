@@ -34,6 +34,7 @@ from forge.sources import cuda_name_expression
 from ._device_code import device_code
 from ._driver import check, default_arch, error_for
 from ._headers import (
+    _INCLUDES_CUDA_H,
     CURAND_WHEEL,
     INSTALL_HINT,
     STD_HEADERS,
@@ -455,9 +456,6 @@ def _left_out_hint(left_out: tuple[str, ...]) -> str:
         " (NVRTC compiled the file's device code: its host side was left out, as nvcc's "
         f"device pass leaves it: {', '.join(left_out)})"
     )
-
-
-_INCLUDES_CUDA_H = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]cuda\.h[>"]', re.M)
 
 
 def _missing_headers_hint(log: str, source: str = "") -> str:
