@@ -142,6 +142,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--markdown", metavar="PATH", help="write a BENCHMARKS.md section for this run"
     )
+    parser.add_argument(
+        "--kernels",
+        metavar="NAMES",
+        help="comma-separated P11 kernels to run (e.g. softmax,layernorm_f16); default all",
+    )
     args = parser.parse_args(argv)
     try:
         targets = select(args.only)
@@ -152,7 +157,17 @@ def main(argv: list[str] | None = None) -> int:
         if args.rounds < 1:
             parser.error("--rounds must be at least 1")
         sizes = dataclasses.replace(sizes, rounds=args.rounds)
-    env = Bench(sizes)
+    kernels = frozenset(k.strip() for k in args.kernels.split(",")) if args.kernels else None
+    if kernels is not None:
+        from ._peers import P11_KERNELS
+        from ._wgpu_rows import WGPU_P11
+
+        known = {name for name, _ in (*P11_KERNELS, *WGPU_P11)}
+        if kernels - known:
+            parser.error(
+                f"--kernels: no P11 kernel {sorted(kernels - known)}; known: {sorted(known)}"
+            )
+    env = Bench(sizes, kernels=kernels)
     start = time.perf_counter()
     try:
         rows = run(env, targets)

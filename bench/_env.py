@@ -55,12 +55,20 @@ class Sizes:
 class Bench:
     """State shared by the sections of one run; see the module docstring."""
 
-    def __init__(self, sizes: Sizes, log: TextIO = sys.stderr) -> None:
+    def __init__(
+        self, sizes: Sizes, log: TextIO = sys.stderr, kernels: frozenset[str] | None = None
+    ) -> None:
         self.sizes = sizes
+        #: P11's kernels to run (``--kernels``); None runs every one
+        self.kernels = kernels
         self._log = log
         self._cuda: CudaComputeContext | None = None
         self._memo: dict[str, Any] = {}
         self._started = time.perf_counter()
+
+    def chosen(self, names):
+        """The (name, dtype) pairs of ``names`` that ``--kernels`` keeps (all without it)."""
+        return [(n, d) for n, d in names if self.kernels is None or n in self.kernels]
 
     def progress(self, text: str) -> None:
         """One line of progress on stderr, with the seconds since the run began."""

@@ -249,7 +249,7 @@ def _p9(env: Bench, name: str, dtype: str) -> Row:
 
 
 # -- P11 --------------------------------------------------------------------------------
-_P11 = (
+P11_KERNELS = (
     ("softmax", "f32"),
     ("rmsnorm", "f32"),
     ("layernorm", "f32"),
@@ -275,7 +275,7 @@ def p11(env: Bench) -> list[Row]:
     """The CUDA rows; ``p11_wgpu`` (bench/_wgpu_rows.py) adds the wgpu ones."""
     return [
         row
-        for name, dtype in _P11
+        for name, dtype in env.chosen(P11_KERNELS)
         for row in env.done(
             guarded(
                 "P11",

@@ -77,13 +77,15 @@ def p11_wgpu(env: Bench) -> list[Row]:
     try:
         ctx = open_wgpu(capacity, topology=topology)
     except Exception as exc:  # noqa: BLE001 - each row says why there is no figure
-        return [failed_row("P11", f"{name} {dtype}, wgpu", exc) for name, dtype in WGPU_P11]
+        return [
+            failed_row("P11", f"{name} {dtype}, wgpu", exc) for name, dtype in env.chosen(WGPU_P11)
+        ]
     with ctx:
         env.memo("wgpu adapter", ctx.adapter.as_dict)
         multiprocessors = _multiprocessors(env)
         return [
             row
-            for name, dtype in WGPU_P11
+            for name, dtype in env.chosen(WGPU_P11)
             for row in env.done(
                 guarded(
                     "P11",

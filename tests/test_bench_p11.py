@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 import forge
-from bench import _wgpu_rows
+from bench import _peers, _wgpu_rows
+from bench._cli import main as bench_main
 from bench._env import Bench
 from bench._peers import checked_sweep, p11_work
 from bench._report import Row
@@ -97,6 +98,19 @@ def test_without_wgpu_each_row_says_why(monkeypatch):
     rows = _wgpu_rows.p11_wgpu(Bench(TINY, log=io.StringIO()))
     assert len(rows) == len(_wgpu_rows.WGPU_P11)
     assert all("no Vulkan driver here" in r.error and r.ours is None for r in rows)
+
+
+def test_kernels_named_on_the_command_line_are_the_only_rows(monkeypatch):
+    """``--kernels softmax,gelu_f16`` (a short device call measures the rows it needs):
+    the other kernels give no row, on CUDA or wgpu; a name P11 does not have is refused."""
+    monkeypatch.setattr(
+        _wgpu_rows, "open_wgpu", lambda *a, **k: (_ for _ in ()).throw(OSError("x"))
+    )
+    env = Bench(TINY, log=io.StringIO(), kernels=frozenset({"softmax", "gelu_f16"}))
+    assert [r.what for r in _wgpu_rows.p11_wgpu(env)] == ["softmax f32, wgpu", "gelu_f16 f16, wgpu"]
+    assert env.chosen(_peers.P11_KERNELS) == [("softmax", "f32")]
+    with pytest.raises(SystemExit):
+        bench_main(["--only", "P11", "--kernels", "softmax,nope"])
 
 
 def test_each_row_is_logged_as_soon_as_it_is_measured(monkeypatch):

@@ -68,7 +68,7 @@ import numpy as np
 
 from forge import BufferSpec, Dispatch, KernelSpec, Schedule
 
-from . import Wild
+from . import RACE_HIDDEN, Wild
 
 _INCLUDE = str(Path(__file__).with_name("round76_include"))
 
@@ -509,6 +509,11 @@ FPS_WGSL = Wild(
             "            min_point_dist[b * dims.P + u32(p)] = nearest;\n",
             "",
         ),
+    },
+    invisible_on={
+        # passed at every size on the H100 (2026-12-07): each level's reads came after
+        # the stores they need; lavapipe and SwiftShader fail it
+        ("a tree level without its barrier", "wgsl", "NVIDIA"): RACE_HIDDEN,
     },
 )
 
