@@ -1537,26 +1537,73 @@ def _alike(signs: np.ndarray) -> np.ndarray:
     operands = _RoundingArray.operands
     if not _RoundingArray.alike or operands is None or signs.size < 2:
         return signs
+    arrays = [np.asarray(x) for x in operands]
+    if not arrays or any(a.dtype.kind not in "biuf" or a.dtype.itemsize > 8 for a in arrays):
+        return signs
     try:
-        arrays = np.broadcast_arrays(*(np.asarray(x) for x in operands))
+        shape = np.broadcast_shapes(*(a.shape for a in arrays))
     except ValueError:
         return signs
-    if not arrays or arrays[0].shape != signs.shape:
+    if shape != signs.shape:
         return signs
-    if any(a.dtype.kind not in "biuf" or a.dtype.itemsize > 8 for a in arrays):
-        return signs
-    key = np.zeros(signs.size, np.uint64)
-    with np.errstate(all="ignore"):
-        for a in arrays:
-            bits = np.ascontiguousarray(a, np.float64).reshape(-1).view(np.uint64)
-            key = (key ^ bits) * np.uint64(0x9E3779B97F4A7C15)
-            key ^= key >> np.uint64(29)
-    members, heads = _repeated_keys(key)
+    members, heads = _repeated_elements(arrays, shape)
     if members.size == 0:
         return signs
     flat = signs.reshape(-1).copy()
     flat[members] = flat[heads]
     return flat.reshape(signs.shape)
+
+
+def _repeated_elements(arrays: list[np.ndarray], shape: tuple) -> tuple[np.ndarray, np.ndarray]:
+    """The elements of an operation's result (of ``shape``, its operands ``arrays``)
+    whose operands an earlier element has, and for each that first element.
+
+    Each operand is looked at on its own array first: the axes it does not broadcast
+    along are its own. Where no two operands share an axis (a pairwise operation of
+    points by edges, ``p[:, None] - e[None, :]``) the elements alike are products of
+    each operand's repeats, found on arrays of thousands and not on their millions of
+    pairs. Where two operands share an axis (``x * y`` of equal shapes), their values
+    are hashed per element of the result and grouped (``_repeated_keys``)."""
+    ndim, size = len(shape), int(np.prod(shape))
+    owned = []  # (the operand's own values, the axes it owns)
+    for a in arrays:
+        a = a.reshape((1,) * (ndim - a.ndim) + a.shape)
+        axes = tuple(i for i in range(ndim) if shape[i] > 1 and a.shape[i] == shape[i])
+        if axes:
+            owned.append((a.reshape([shape[i] for i in axes]), axes))
+    if not owned:  # every operand a scalar: every element is the first one's alike
+        return np.arange(1, size), np.zeros(size - 1, np.intp)
+    claimed = [axis for _, axes in owned for axis in axes]
+    if len(claimed) != len(set(claimed)):
+        return _repeated_keys(_hashed(np.broadcast_arrays(*arrays)))
+    strides = [int(np.prod(shape[i + 1 :])) for i in range(ndim)]
+    head = np.zeros((1,) * ndim, np.intp)
+    for own, axes in owned:
+        first = np.arange(own.size)
+        members, heads = _repeated_keys(_hashed([own]))
+        first[members] = heads
+        coords = np.unravel_index(first, own.shape)
+        offset = sum(c * strides[axis] for c, axis in zip(coords, axes))
+        keep = [shape[i] if i in axes else 1 for i in range(ndim)]
+        head = head + np.asarray(offset, np.intp).reshape(keep)
+    if len(owned) == 1 and head.size == size:  # one operand owns every axis
+        later = np.flatnonzero(first != np.arange(size))
+        return later, first[later]
+    head = np.broadcast_to(head, shape).reshape(-1)
+    later = np.flatnonzero(head != np.arange(size))
+    return later, head[later]
+
+
+def _hashed(arrays) -> np.ndarray:
+    """A 64-bit hash per element of the equally shaped ``arrays`` (flattened) of their
+    float64 values together: equal values, equal hashes."""
+    key = np.zeros(arrays[0].size, np.uint64)
+    with np.errstate(all="ignore"):
+        for a in arrays:
+            bits = np.ascontiguousarray(a, np.float64).reshape(-1).view(np.uint64)
+            key = (key ^ bits) * np.uint64(0x9E3779B97F4A7C15)
+            key ^= key >> np.uint64(29)
+    return key
 
 
 def _repeated_keys(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
