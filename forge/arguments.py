@@ -114,7 +114,9 @@ def cuda_arguments(
     caller has it; ``aliases``: other names of buffers in this launch, over their own
     (``Dispatch.bindings``: a pointer named like the WGSL variable ``src`` gets the
     buffer the launch binds there)."""
-    params = _sources.cuda_parameters(source, entry) if source is not None else None
+    params = (
+        _sources.cuda_parameters(source, entry, kernel.include_dirs) if source is not None else None
+    )
     # an accessor takes a buffer, as a pointer does (matched so, by name or position)
     accessors = [accessor_type(p.type, source) for p in params or ()]
     if any(accessors):
@@ -147,7 +149,11 @@ def cuda_arguments(
         )
         _check_structs(kernel, entry, params, found, source)
         return found
-    if params is None and source is not None and _sources.cuda_parameters_problem(source, entry):
+    if (
+        params is None
+        and source is not None
+        and _sources.cuda_parameters_problem(source, entry, kernel.include_dirs)
+    ):
         raise _unreadable(kernel, entry, source)
     if params is None:  # no source, or a broken one NVRTC will refuse: the convention
         return tuple(
@@ -585,7 +591,7 @@ def _unreadable(kernel: KernelSpec, entry: str, source: str) -> CompileError:
     as the driver's own parameter check on the device raises for a launch that does
     not fit its function."""
     names = [b.name or f"<buffer {i}>" for i, b in enumerate(kernel.buffers)]
-    declared = _sources.cuda_parameter_texts(source, entry)
+    declared = _sources.cuda_parameter_texts(source, entry, kernel.include_dirs)
     takes = (
         f" takes {len(declared)} parameters ({', '.join(declared)}), but"
         if declared is not None
@@ -593,7 +599,8 @@ def _unreadable(kernel: KernelSpec, entry: str, source: str) -> CompileError:
     )
     return CompileError(
         f"kernel {kernel.id}: CUDA entry point {entry}{takes} kernel-forge cannot read its "
-        f"declaration ({_sources.cuda_parameters_problem(source, entry)}), so it cannot "
+        f"declaration ({_sources.cuda_parameters_problem(source, entry, kernel.include_dirs)}), "
+        "so it cannot "
         "tell what each parameter receives. Say it: arguments=(...) lists, in the "
         "kernel's order, the name of what each parameter receives (a buffer, a uniform "
         "field or the uniform block, a dimension of the size, a value params(size) or "
@@ -616,7 +623,7 @@ def symbol_buffers(
     variables = set(_sources.cuda_device_variables(source))
     if not variables:
         return {}
-    params = _sources.cuda_parameters(source, entry)
+    params = _sources.cuda_parameters(source, entry, kernel.include_dirs)
     takes = set(explicit or ()) | {p.name for p in params or ()}
     return {
         i: b.name
