@@ -1,0 +1,141 @@
+"""What round 77 of the wild kernels (tests/wild/round77.py: RAPIDS and FAISS CUDA as
+those projects write it, and WebGPU ports of ours) showed of the oracle, pinned.
+
+FINDINGS-TODO
+
+For the GPU run to confirm: tests/wild/round77.py's docstring.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from forge import BufferSpec, KernelSpec, Schedule
+from forge.sources import cuda_parameters, cuda_parameters_problem
+from tests.wild import CORPUS
+
+_CC = "wild_r77_raft_weak_cc_label_propagation"
+
+
+def _compile(kernel: KernelSpec):
+    """NVRTC's build of ``kernel`` at its largest size, each launch checked against the
+    parameters its PTX declares (as tests/test_wild_kernels.py compiles the corpus)."""
+    from backends.cuda._modules import check_steps, module_build
+
+    schedule, size = kernel.schedules[0], kernel.largest_size()
+    source = kernel.source("cuda", schedule, size)
+    steps = kernel.steps("cuda", schedule, size, 2**31 - 1, source)
+    image, names, entries = module_build(kernel, steps, source, "sm_90").build()
+    check_steps(kernel, steps, entries, source)
+    return steps
+
+
+# -- kernels declared through raft's RAFT_KERNEL ---------------------------------------------
+_SCALE = (
+    "RAFT_KERNEL scale(float* y, const float* x, int n, float alpha)\n"
+    "{\n  int i = blockIdx.x * blockDim.x + threadIdx.x;\n"
+    "  if (i < n) y[i] = alpha * x[i];\n}\n"
+)
+
+
+def _scale_kernel(source: str, include_dirs=()) -> KernelSpec:
+    return KernelSpec(
+        id="raft_kernel_macro",
+        entry_point="scale",
+        sources={"cuda": source},
+        buffers=(
+            BufferSpec(0, "f32", "read_write", name="y"),
+            BufferSpec(1, "f32", "read", name="x"),
+        ),
+        reference=lambda y, x: None,
+        defaults={"alpha": 2.0},
+        grid=lambda schedule, n: ((n + 127) // 128, 1, 1),
+        schedules=(Schedule(128),),
+        include_dirs=tuple(include_dirs),
+        test_sizes=(300,),
+    )
+
+
+def test_a_kernel_declared_through_a_macro_of_the_source_is_read():
+    """Gap closed: raft, cuML, cuVS and cuGraph declare every kernel ``RAFT_KERNEL
+    name(...)`` (``#define RAFT_KERNEL __global__ static void``); the declaration reader
+    looked for ``__global__`` only, and refused the kernel ("the source declares no
+    __global__ function named ...") unless ``arguments=`` listed every parameter."""
+    source = "#define RAFT_KERNEL __global__ static void\n" + _SCALE
+    params = cuda_parameters(source, "scale")
+    assert params is not None, cuda_parameters_problem(source, "scale")
+    assert [(p.name, p.pointer) for p in params] == [
+        ("y", True),
+        ("x", True),
+        ("n", False),
+        ("alpha", False),
+    ]
+    steps = _compile(_scale_kernel(source))
+    assert [a for a, _ in steps[0].arguments] == ["buffer", "buffer", "value", "value"]
+
+
+def test_a_kernel_declared_through_a_macro_of_an_included_header_is_read(tmp_path):
+    """The macro where raft keeps it, in a header (``raft/core/detail/macros.hpp``)
+    that the kernel's include paths hold, included through another header of theirs:
+    read there, and the source's own text is what NVRTC compiles."""
+    (tmp_path / "raft" / "core" / "detail").mkdir(parents=True)
+    (tmp_path / "raft" / "core" / "detail" / "macros.hpp").write_text(
+        "#pragma once\n#define RAFT_KERNEL __global__ static void\n"
+    )
+    (tmp_path / "raft" / "util.cuh").write_text(
+        "#pragma once\n#include <raft/core/detail/macros.hpp>\n"
+    )
+    source = "#include <raft/util.cuh>\n" + _SCALE
+    assert cuda_parameters(source, "scale") is None  # without the include paths
+    params = cuda_parameters(source, "scale", (str(tmp_path),))
+    assert params is not None and [p.name for p in params] == ["y", "x", "n", "alpha"]
+    steps = _compile(_scale_kernel(source, (str(tmp_path),)))
+    assert [a for a, _ in steps[0].arguments] == ["buffer", "buffer", "value", "value"]
+
+
+def test_raft_weak_cc_is_read_through_its_headers_macro():
+    """The entry as raft writes it: ``RAFT_KERNEL weak_cc_label_device(...)`` with the
+    macro in tests/wild/round77_include's stand-in for raft's macros header; the
+    functor ``filter_op`` by value is its one byte, the scalars by name."""
+    kernel = CORPUS[_CC].kernel
+    size = kernel.largest_size()
+    steps = kernel.steps("cuda", kernel.schedules[0], size)
+    init, step = steps[0].arguments, steps[1].arguments
+    assert [a for a, _ in step] == ["buffer"] * 3 + ["value", "buffer"] + ["value"] * 4
+    assert step[-1] == ("value", ("filter_op", b"\0"))
+    assert [a for a, _ in init] == ["buffer", "value", "value", "value"]
+    _compile(kernel)
+
+
+# -- the drawn graphs converge within the launches -------------------------------------------
+@pytest.mark.parametrize("text", CORPUS[_CC].kernel.test_sizes)
+def test_the_drawn_graphs_converge_well_within_the_label_launches(text):
+    """Why the entry's fixed launches stand for raft's host loop (``do { ... } while
+    (host_m)``): a launch moves each label along every edge at least as far as one
+    synchronous step of push and pull does (its reads only see labels as small or
+    smaller), and on every drawn graph the synchronous steps end before the launches
+    do, so every schedule's run ends converged, at the components' smallest ids."""
+    from tests.wild.round77 import _CC_ITERATIONS, _cc_graph
+
+    kernel = CORPUS[_CC].kernel
+    size = kernel.size(text)
+    n, e = int(size.N), int(size.E)
+    row_ind, row_ind_ptr, comp = _cc_graph(n, e)
+    assert len(row_ind_ptr) == e and row_ind[0] == 0 and np.all(np.diff(row_ind) >= 0)
+    src = np.repeat(np.arange(n), np.diff(np.append(row_ind.astype(np.int64), e)))
+    dst = row_ind_ptr.astype(np.int64)
+    labels, steps = np.arange(1, n + 1), 0
+    while True:
+        new = labels.copy()
+        np.minimum.at(new, dst, labels[src])
+        np.minimum.at(new, src, labels[dst])
+        if np.array_equal(new, labels):
+            break
+        labels, steps = new, steps + 1
+    assert steps + 2 <= _CC_ITERATIONS
+    smallest = {c: int(np.flatnonzero(comp == c).min()) + 1 for c in np.unique(comp)}
+    assert np.array_equal(labels, [smallest[c] for c in comp])
+    # the last vertex joins its component through its own row's last edge alone
+    if n > 1:
+        assert src[-1] == n - 1 and labels[-1] < n and np.count_nonzero(dst == n - 1) == 0
