@@ -374,4 +374,480 @@ WEAK_CC_CUDA = Wild(_weak_cc_spec("cuda"), _WEAK_CC_MUTANTS["cuda"])
 WEAK_CC_WGSL = Wild(_weak_cc_spec("wgsl"), _WEAK_CC_MUTANTS["wgsl"])
 
 
-ROUND77 = {w.kernel.id: w for w in (WEAK_CC_CUDA, WEAK_CC_WGSL)}
+# -- 2. raft's expanded L2 distance: ||x||^2 + ||y||^2 - 2 x.y, clamped, rooted ------------
+_L2_CUDA = r"""// kernel-forge corpus: raft's expanded L2 distance (rapidsai/raft,
+// cpp/include/raft/distance/detail/distance_ops/l2_exp.cuh, the op and its epilogue),
+// read, not copied; the contraction around it is ours, in the shape of raft's
+// Policy4x4<float> (64 x 64 outputs a block of 256 threads, 4 x 4 a thread, k in 32s).
+#include <raft/core/detail/macros.hpp>
+
+#include <cuda_runtime.h>
+
+namespace raft::distance::detail {
+
+// one digit of each type's precision kept back for rounding
+template <typename DataT>
+__device__ constexpr DataT get_clamp_precision()
+{
+  switch (sizeof(DataT)) {
+    case 2: return 1e-3;
+    case 4: return 1e-6;
+    case 8: return 1e-15;
+    default: return 0;
+  }
+}
+
+struct Policy4x4 {
+  static constexpr int AccRowsPerTh = 4;
+  static constexpr int AccColsPerTh = 4;
+  static constexpr int AccThRows    = 16;
+  static constexpr int AccThCols    = 16;
+  static constexpr int Mblk         = AccRowsPerTh * AccThRows;
+  static constexpr int Nblk         = AccColsPerTh * AccThCols;
+  static constexpr int Kblk         = 32;
+  static constexpr int Nthreads     = AccThRows * AccThCols;
+};
+
+// c_ij = ||x_i||^2 + ||y_j||^2 - 2 x_i . y_j
+template <typename DataType, typename AccType, typename IdxType>
+struct l2_exp_distance_op {
+  using DataT = DataType;
+  using AccT  = AccType;
+  using IdxT  = IdxType;
+
+  const bool sqrt;
+
+  DI void core(AccT& acc, DataT& x, DataT& y) const { acc += x * y; };
+
+  template <typename Policy>
+  DI void epilog(AccT acc[Policy::AccRowsPerTh][Policy::AccColsPerTh],
+                 DataT* regxn,
+                 DataT* regyn,
+                 IdxT gridStrideX,
+                 IdxT gridStrideY) const
+  {
+#pragma unroll
+    for (int i = 0; i < Policy::AccRowsPerTh; ++i) {
+#pragma unroll
+      for (int j = 0; j < Policy::AccColsPerTh; ++j) {
+        DataT accVal = acc[i][j];
+        DataT val    = regxn[i] + regyn[j] - (DataT)2.0 * accVal;
+
+        // a point and itself: equal norms, and a dot product that rounding left a
+        // little off them; zero, not the rounding's remainder
+        acc[i][j] =
+          val * (val > 0) * !((val * val < get_clamp_precision<DataT>()) * (regxn[i] == regyn[j]));
+      }
+    }
+    if (sqrt) {
+#pragma unroll
+      for (int i = 0; i < Policy::AccRowsPerTh; ++i) {
+#pragma unroll
+        for (int j = 0; j < Policy::AccColsPerTh; ++j) {
+          acc[i][j] = ::sqrtf(acc[i][j]);
+        }
+      }
+    }
+  }
+};
+
+// the host's final op when none is given: the distance as it is
+struct identity_op {
+  template <typename T, typename IdxT>
+  __device__ T operator()(T value, IdxT) const { return value; }
+};
+
+// squared L2 norm of each row, one row a thread (raft's rowNorm, L2Norm, no root)
+template <typename DataT, typename IdxT>
+RAFT_KERNEL row_norms(DataT* dots, const DataT* data, IdxT D, IdxT N)
+{
+  IdxT row = threadIdx.x + blockIdx.x * blockDim.x;
+  if (row < N) {
+    DataT acc = 0;
+    for (IdxT c = 0; c < D; ++c) {
+      DataT v = data[row * D + c];
+      acc += v * v;
+    }
+    dots[row] = acc;
+  }
+}
+
+template <typename Policy, typename OpT, typename FinOpT, typename DataT, typename IdxT>
+__launch_bounds__(Policy::Nthreads, 2) RAFT_KERNEL
+  pairwise_matrix_kernel(const DataT* x,
+                         const DataT* y,
+                         const DataT* _xn,
+                         const DataT* _yn,
+                         IdxT m,
+                         IdxT n,
+                         IdxT k,
+                         IdxT lda,
+                         IdxT ldb,
+                         IdxT ldd,
+                         DataT* dOutput,
+                         OpT distance_op,
+                         FinOpT fin_op)
+{
+  __shared__ DataT sx[Policy::Kblk][Policy::Mblk];
+  __shared__ DataT sy[Policy::Kblk][Policy::Nblk];
+  __shared__ DataT sxNorm[Policy::Mblk];
+  __shared__ DataT syNorm[Policy::Nblk];
+
+  const int tx    = threadIdx.x % Policy::AccThCols;
+  const int ty    = threadIdx.x / Policy::AccThCols;
+  const IdxT rowBase = blockIdx.y * Policy::Mblk;
+  const IdxT colBase = blockIdx.x * Policy::Nblk;
+
+  DataT acc[Policy::AccRowsPerTh][Policy::AccColsPerTh];
+#pragma unroll
+  for (int i = 0; i < Policy::AccRowsPerTh; ++i)
+#pragma unroll
+    for (int j = 0; j < Policy::AccColsPerTh; ++j)
+      acc[i][j] = 0;
+
+  for (IdxT kidx = 0; kidx < k; kidx += Policy::Kblk) {
+    // the tile's rows of x and of y, k along the warp (coalesced), zeros past the ends
+    for (int e = threadIdx.x; e < Policy::Kblk * Policy::Mblk; e += Policy::Nthreads) {
+      const int r = e / Policy::Kblk, kk = e % Policy::Kblk;
+      const IdxT gk = kidx + kk;
+      sx[kk][r] = (rowBase + r < m && gk < k) ? x[(rowBase + r) * lda + gk] : DataT(0);
+      sy[kk][r] = (colBase + r < n && gk < k) ? y[(colBase + r) * ldb + gk] : DataT(0);
+    }
+    __syncthreads();
+#pragma unroll
+    for (int kk = 0; kk < Policy::Kblk; ++kk) {
+      DataT regx[Policy::AccRowsPerTh], regy[Policy::AccColsPerTh];
+#pragma unroll
+      for (int i = 0; i < Policy::AccRowsPerTh; ++i)
+        regx[i] = sx[kk][ty + i * Policy::AccThRows];
+#pragma unroll
+      for (int j = 0; j < Policy::AccColsPerTh; ++j)
+        regy[j] = sy[kk][tx + j * Policy::AccThCols];
+#pragma unroll
+      for (int i = 0; i < Policy::AccRowsPerTh; ++i)
+#pragma unroll
+        for (int j = 0; j < Policy::AccColsPerTh; ++j)
+          distance_op.core(acc[i][j], regx[i], regy[j]);
+    }
+    __syncthreads();
+  }
+
+  // the norms of the tile's rows, shared, then each thread's own
+  if (threadIdx.x < Policy::Mblk) {
+    sxNorm[threadIdx.x] = rowBase + threadIdx.x < m ? _xn[rowBase + threadIdx.x] : DataT(0);
+  } else if (threadIdx.x < Policy::Mblk + Policy::Nblk) {
+    const int c = threadIdx.x - Policy::Mblk;
+    syNorm[c] = colBase + c < n ? _yn[colBase + c] : DataT(0);
+  }
+  __syncthreads();
+  DataT regxn[Policy::AccRowsPerTh], regyn[Policy::AccColsPerTh];
+#pragma unroll
+  for (int i = 0; i < Policy::AccRowsPerTh; ++i)
+    regxn[i] = sxNorm[ty + i * Policy::AccThRows];
+#pragma unroll
+  for (int j = 0; j < Policy::AccColsPerTh; ++j)
+    regyn[j] = syNorm[tx + j * Policy::AccThCols];
+
+  distance_op.template epilog<Policy>(acc, regxn, regyn, n, m);
+
+#pragma unroll
+  for (int i = 0; i < Policy::AccRowsPerTh; ++i) {
+#pragma unroll
+    for (int j = 0; j < Policy::AccColsPerTh; ++j) {
+      const IdxT row = rowBase + ty + i * Policy::AccThRows;
+      const IdxT col = colBase + tx + j * Policy::AccThCols;
+      if (row < m && col < n) dOutput[row * ldd + col] = fin_op(acc[i][j], 0);
+    }
+  }
+}
+
+}  // namespace raft::distance::detail
+"""
+
+_L2_WGSL = """
+// kernel-forge corpus: a WebGPU port of raft's expanded L2 distance (l2_exp_distance_op)
+// over a 64 x 64 tile of 256 invocations, 4 x 4 each, k in 32s.
+struct Params { m: u32, n: u32, k: u32, lda: u32, ldb: u32, ldd: u32, sqrt: u32 }
+
+const AccRowsPerTh = 4u;
+const AccColsPerTh = 4u;
+const AccThRows = 16u;
+const AccThCols = 16u;
+const Mblk = 64u;
+const Nblk = 64u;
+const Kblk = 32u;
+const Nthreads = 256u;
+const clamp_precision = 1e-6;
+
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read> y: array<f32>;
+@group(0) @binding(2) var<storage, read_write> _xn: array<f32>;
+@group(0) @binding(3) var<storage, read_write> _yn: array<f32>;
+@group(0) @binding(4) var<storage, read_write> dOutput: array<f32>;
+@group(0) @binding(5) var<uniform> params: Params;
+
+var<workgroup> sx: array<array<f32, 64>, 32>;
+var<workgroup> sy: array<array<f32, 64>, 32>;
+var<workgroup> sxNorm: array<f32, 64>;
+var<workgroup> syNorm: array<f32, 64>;
+
+// squared norms of the rows of x (then of y), one a thread
+@compute @workgroup_size(256)
+fn row_norms(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let row = gid.x;
+    if (row < params.m) {
+        var acc = 0.0;
+        for (var c = 0u; c < params.k; c++) {
+            let v = x[row * params.lda + c];
+            acc += v * v;
+        }
+        _xn[row] = acc;
+    }
+    if (row < params.n) {
+        var acc = 0.0;
+        for (var c = 0u; c < params.k; c++) {
+            let v = y[row * params.ldb + c];
+            acc += v * v;
+        }
+        _yn[row] = acc;
+    }
+}
+
+@compute @workgroup_size(256)
+fn pairwise_matrix_kernel(@builtin(workgroup_id) wg: vec3<u32>,
+                          @builtin(local_invocation_index) lid: u32) {
+    let tx = lid % AccThCols;
+    let ty = lid / AccThCols;
+    let rowBase = wg.y * Mblk;
+    let colBase = wg.x * Nblk;
+    var acc: array<array<f32, 4>, 4>;
+
+    for (var kidx = 0u; kidx < params.k; kidx += Kblk) {
+        for (var e = lid; e < Kblk * Mblk; e += Nthreads) {
+            let r = e / Kblk;
+            let kk = e % Kblk;
+            let gk = kidx + kk;
+            var vx = 0.0;
+            if (rowBase + r < params.m && gk < params.k) { vx = x[(rowBase + r) * params.lda + gk]; }
+            sx[kk][r] = vx;
+            var vy = 0.0;
+            if (colBase + r < params.n && gk < params.k) { vy = y[(colBase + r) * params.ldb + gk]; }
+            sy[kk][r] = vy;
+        }
+        workgroupBarrier();
+        for (var kk = 0u; kk < Kblk; kk++) {
+            for (var i = 0u; i < AccRowsPerTh; i++) {
+                let xv = sx[kk][ty + i * AccThRows];
+                for (var j = 0u; j < AccColsPerTh; j++) {
+                    acc[i][j] += xv * sy[kk][tx + j * AccThCols];
+                }
+            }
+        }
+        workgroupBarrier();
+    }
+
+    if (lid < Mblk) {
+        var v = 0.0;
+        if (rowBase + lid < params.m) { v = _xn[rowBase + lid]; }
+        sxNorm[lid] = v;
+    } else if (lid < Mblk + Nblk) {
+        let c = lid - Mblk;
+        var v = 0.0;
+        if (colBase + c < params.n) { v = _yn[colBase + c]; }
+        syNorm[c] = v;
+    }
+    workgroupBarrier();
+
+    for (var i = 0u; i < AccRowsPerTh; i++) {
+        for (var j = 0u; j < AccColsPerTh; j++) {
+            let xn = sxNorm[ty + i * AccThRows];
+            let yn = syNorm[tx + j * AccThCols];
+            let val = xn + yn - 2.0 * acc[i][j];
+            // raft's epilogue: clamped at 0, and a point and itself exactly 0
+            var d = val * f32(val > 0.0) * f32(!((val * val < clamp_precision) && (xn == yn)));
+            if (params.sqrt != 0u) { d = sqrt(d); }
+            let row = rowBase + ty + i * AccThRows;
+            let col = colBase + tx + j * AccThCols;
+            if (row < params.m && col < params.n) { dOutput[row * params.ldd + col] = d; }
+        }
+    }
+}
+"""
+
+
+def _l2_points(size):
+    """x (M x K) and y (N x K) drawn from the size: coordinates in [-1, 1); of y's rows,
+    a quarter copies of x's rows (a point and itself), a quarter x's rows moved by
+    1e-4, 1e-3 or 1e-2 a coordinate (near neighbours, where the expansion cancels all
+    but a few of float32's bits), the rest drawn alone."""
+    m, n, k = int(size.M), int(size.N), int(size.K)
+    rng = np.random.default_rng(104729 * m + 31 * n + k)
+    x = rng.uniform(-1.0, 1.0, (m, k)).astype(np.float32)
+    y = rng.uniform(-1.0, 1.0, (n, k)).astype(np.float32)
+    same = rng.permutation(n)[: n // 2]
+    copies, near = same[: n // 4], same[n // 4 :]
+    y[copies] = x[rng.integers(0, m, len(copies))]
+    scale = rng.choice([1e-4, 1e-3, 1e-2], len(near))[:, None]
+    y[near] = x[rng.integers(0, m, len(near))] + (
+        scale * rng.uniform(-1, 1, (len(near), k))
+    ).astype(np.float32)
+    return x, y
+
+
+def _l2_fill(which: int):
+    return lambda rng, count, size: _l2_points(size)[which].reshape(-1)
+
+
+def _l2_reference(x, y, _xn, _yn, dOutput, params=None):
+    """raft's definition, in float64: ``c_ij = ||x_i||^2 + ||y_j||^2 - 2 x_i . y_j``
+    (its op's doc), clamped at 0 and rooted (``L2SqrtExpanded``); the norms, sums of
+    squares. In float64 it is the distance itself to 1e-15 of the norms; written as
+    the sums the kernel makes, the oracle bounds each as a float32 sum of its terms,
+    which is what the cancellation near a point's neighbours is made of (a point and
+    itself: 0 in float64, and raft's epilogue makes it 0 in float32 too)."""
+    a, b = x.astype(np.float64), y.astype(np.float64)
+    _xn[:] = (a * a).sum(axis=1)
+    _yn[:] = (b * b).sum(axis=1)
+    d2 = _xn[:, None].astype(np.float64) + _yn[None, :] - 2.0 * (a @ b.T)
+    dOutput[:] = np.sqrt(np.maximum(d2, 0.0))
+
+
+_L2_ENTRY = "raft::distance::detail::pairwise_matrix_kernel<raft::distance::detail::Policy4x4, raft::distance::detail::l2_exp_distance_op<float, float, int>, raft::distance::detail::identity_op, float, int>"
+_L2_NORMS = "raft::distance::detail::row_norms<float, int>"
+
+
+def _l2_spec(target: str) -> KernelSpec:
+    buffers = [
+        BufferSpec(0, "f32", "read", name="x", count="M*K", shape=("M", "K"), fill=_l2_fill(0)),
+        BufferSpec(1, "f32", "read", name="y", count="N*K", shape=("N", "K"), fill=_l2_fill(1)),
+        BufferSpec(2, "f32", "read_write", name="_xn", count="M"),
+        BufferSpec(3, "f32", "read_write", name="_yn", count="N"),
+        BufferSpec(4, "f32", "read_write", name="dOutput", count="M*N", shape=("M", "N")),
+    ]
+    grid = lambda sch, size: (ceil_div(int(size.N), 64), ceil_div(int(size.M), 64), 1)  # noqa: E731
+    extra: dict = {}
+    if target == "cuda":
+        values = lambda size: {  # noqa: E731
+            "m": int(size.M),
+            "n": int(size.N),
+            "k": int(size.K),
+            "lda": int(size.K),
+            "ldb": int(size.K),
+            "ldd": int(size.N),
+            "distance_op": b"\x01",  # l2_exp_distance_op{sqrt = true}
+            "fin_op": b"\0",
+        }
+        extra["params"] = values
+        launches = lambda size: (  # noqa: E731
+            Dispatch(
+                _L2_NORMS,
+                grid=(ceil_div(int(size.M), 256), 1, 1),
+                arguments=("_xn", "x", "K", "M"),
+            ),
+            Dispatch(
+                _L2_NORMS,
+                grid=(ceil_div(int(size.N), 256), 1, 1),
+                arguments=("_yn", "y", "K", "N"),
+            ),
+            Dispatch(_L2_ENTRY, grid=grid),
+        )
+    else:
+        fields = ("m", "n", "k", "lda", "ldb", "ldd", "sqrt")
+        buffers.append(BufferSpec.uniform(5, tuple((f, "u32") for f in fields), name="params"))
+        extra["params"] = lambda size: {
+            "m": int(size.M),
+            "n": int(size.N),
+            "k": int(size.K),
+            "lda": int(size.K),
+            "ldb": int(size.K),
+            "ldd": int(size.N),
+            "sqrt": 1,
+        }
+        launches = lambda size: (  # noqa: E731
+            Dispatch("row_norms", grid=(ceil_div(max(int(size.M), int(size.N)), 256), 1, 1)),
+            Dispatch("pairwise_matrix_kernel", grid=grid),
+        )
+    return KernelSpec(
+        id=f"wild_r77_raft_l2_expanded_distance{'' if target == 'cuda' else '_port'}",
+        entry_point=_L2_ENTRY if target == "cuda" else "pairwise_matrix_kernel",
+        sources={target: _L2_CUDA if target == "cuda" else _L2_WGSL},
+        dims=("M", "N", "K"),
+        buffers=tuple(buffers),
+        reference=_l2_reference,
+        launches=launches,
+        schedules=(Schedule(256),),
+        include_dirs=(_INCLUDE,) if target == "cuda" else (),
+        nonfinite_inputs=False,
+        # two by three tiles, the last short both ways, k in three tiles the last short;
+        # one tile; a lone row against a few
+        test_sizes=("M=100,N=150,K=70", "M=64,N=40,K=32", "M=1,N=9,K=5"),
+        **extra,
+    )
+
+
+_L2_MUTANTS = {
+    "cuda": {
+        "the clamp at zero dropped": (
+            "cuda",
+            "          val * (val > 0) * !((val * val",
+            "          val * !((val * val",
+        ),
+        "the cross term without its 2": (
+            "cuda",
+            "regxn[i] + regyn[j] - (DataT)2.0 * accVal;",
+            "regxn[i] + regyn[j] - accVal;",
+        ),
+        "the barrier after a tile's products dropped": (
+            "cuda",
+            "          distance_op.core(acc[i][j], regx[i], regy[j]);\n    }\n    __syncthreads();\n",
+            "          distance_op.core(acc[i][j], regx[i], regy[j]);\n    }\n",
+        ),
+        "the last short k tile skipped": (
+            "cuda",
+            "for (IdxT kidx = 0; kidx < k; kidx += Policy::Kblk) {",
+            "for (IdxT kidx = 0; kidx + Policy::Kblk <= k; kidx += Policy::Kblk) {",
+        ),
+        "y's norms read from x's": (
+            "cuda",
+            "syNorm[c] = colBase + c < n ? _yn[colBase + c] : DataT(0);",
+            "syNorm[c] = colBase + c < n ? _xn[colBase + c] : DataT(0);",
+        ),
+    },
+    "wgsl": {
+        "the clamp at zero dropped": (
+            "wgsl",
+            "var d = val * f32(val > 0.0) * f32(",
+            "var d = val * f32(",
+        ),
+        "the cross term without its 2": (
+            "wgsl",
+            "let val = xn + yn - 2.0 * acc[i][j];",
+            "let val = xn + yn - acc[i][j];",
+        ),
+        "the barrier after a tile's products dropped": (
+            "wgsl",
+            "            }\n        }\n        workgroupBarrier();\n    }\n",
+            "            }\n        }\n    }\n",
+        ),
+        "the last short k tile skipped": (
+            "wgsl",
+            "for (var kidx = 0u; kidx < params.k; kidx += Kblk) {",
+            "for (var kidx = 0u; kidx + Kblk <= params.k; kidx += Kblk) {",
+        ),
+        "y's norms read from x's": (
+            "wgsl",
+            "if (colBase + c < params.n) { v = _yn[colBase + c]; }",
+            "if (colBase + c < params.n) { v = _xn[colBase + c]; }",
+        ),
+    },
+}
+
+L2_CUDA = Wild(
+    _l2_spec("cuda"),
+    _L2_MUTANTS["cuda"],
+    races=frozenset({"the barrier after a tile's products dropped"}),
+)
+L2_WGSL = Wild(_l2_spec("wgsl"), _L2_MUTANTS["wgsl"])
+
+
+ROUND77 = {w.kernel.id: w for w in (WEAK_CC_CUDA, WEAK_CC_WGSL, L2_CUDA, L2_WGSL)}
