@@ -197,3 +197,85 @@ def test_the_expanded_distance_passes_where_its_near_neighbours_cancel(request):
 def test_the_expanded_distance_against_the_distance_written_plainly(request):
     ev = _l2_evaluate(request, _plain_distance)
     assert ev.passed, ev.report()
+
+
+# -- a BFS's predecessors: many right answers, declared ---------------------------------------
+_BFS = "wild_r77_cugraph_style_bfs_predecessors_port"
+
+
+def _bfs_evaluate(request, kernel):
+    import forge
+    import oracle
+    from oracle.pytest_plugin import require_available
+
+    require_available(request.config, "wgpu")
+    with forge.open_context("wgpu") as ctx:
+        return oracle.evaluate(ctx, kernel, size=kernel.test_sizes[0], samples=0)
+
+
+def test_a_bfs_whose_parents_are_other_right_ones_fails_without_a_declaration(request):
+    """The gap: a BFS's predecessor is whichever neighbour one level up claimed the
+    vertex first (cuGraph's atomicOr on the visited bitmap), and no ``unordered=`` or
+    ``labels`` says "any neighbour one level up": ``unordered`` naming an input accepts
+    an index of an equal value, once a row, and a vertex is the parent of many. Without
+    ``equally_right`` the right port fails on lavapipe (277 of 3000 predecessors at
+    N=3000: its threads stride over the vertices, so a larger vertex may claim first)."""
+    import dataclasses
+
+    from tests.wild.round77 import _bfs_spec
+
+    strict = _bfs_spec("wgsl", equally_right=None)
+    ev = _bfs_evaluate(request, dataclasses.replace(strict, id=f"{strict.id}__strict"))
+    assert not ev.passed
+    assert ev.outputs["distances"].passed and not ev.outputs["predecessors"].passed, ev.report()
+
+
+def test_a_bfs_whose_parents_are_other_right_ones_passes_declared(request):
+    """Gap closed: ``BufferSpec(equally_right=rule)`` gives the judge a rule for the
+    kernel's other right values (here: a neighbour of the vertex one level nearer the
+    source, by the reference's levels); the elements it accepts are shown as the
+    reference's and counted in a note, every other one judged as before."""
+    ev = _bfs_evaluate(request, CORPUS[_BFS].kernel)
+    assert ev.passed, ev.report()
+    note = next(n for n in ev.notes if "equally_right=" in n)
+    assert int(note.split(": ")[1].split(" of ")[0]) > 0, note
+
+
+def test_the_bfs_rule_takes_neighbours_one_level_up_only():
+    """The declaration accepts no more than it says: not the vertex itself, not a
+    neighbour at the same level, not an edge's wrong end, not -1 for a reached vertex,
+    not the oracle's poison; and -1 only where the reference has it."""
+    from tests.wild.round77 import _bfs_equally_right
+
+    # 0 -> 1, 0 -> 2, 1 -> 3, 2 -> 3, 1 -> 2, 3 -> 1; vertex 4 unreached
+    row_ptr = np.array([0, 2, 4, 5, 6, 6])
+    col_ind = np.array([1, 2, 2, 3, 3, 1])
+    distances = np.array([0, 1, 1, 2, 2**31 - 1])
+    want = np.array([-1, 0, 0, 1, -1])
+    arrays = {"row_ptr": row_ptr, "col_ind": col_ind, "distances": distances}
+    ok = _bfs_equally_right
+    other = np.array([-1, 0, 0, 2, -1])  # 3's other parent one level up
+    assert ok(other, want, arrays)[other != want].tolist() == [True]
+    for wrong in ([-1, 0, 1, 1, -1], [-1, 0, 0, 3, -1], [-1, 3, 0, 1, -1], [-1, 0, 0, -1, -1]):
+        assert not ok(np.array(wrong), want, arrays)[np.array(wrong) != want].any(), wrong
+    poison = np.array([-1, 0, 0, 0x7FC00000, -1])
+    assert not ok(poison, want, arrays)[3]
+
+
+def test_equally_right_is_for_outputs_of_scalars_only():
+    from forge.errors import InvalidArgument
+
+    def rule(got, want, arrays):
+        return got == want
+
+    BufferSpec(0, "i32", "read_write", name="p", equally_right=rule)
+    for bad in (
+        {"access": "read"},
+        {"access": "read_write", "scratch": True},
+        {"access": "read_write", "unordered": True},
+        {"access": "read_write", "labels": True},
+    ):
+        with pytest.raises(InvalidArgument, match="equally_right"):
+            BufferSpec(0, "i32", name="p", equally_right=rule, **bad)
+    with pytest.raises(InvalidArgument, match="equally_right"):
+        BufferSpec(0, "i32", "read_write", name="p", equally_right=3)

@@ -850,4 +850,329 @@ L2_CUDA = Wild(
 L2_WGSL = Wild(_l2_spec("wgsl"), _L2_MUTANTS["wgsl"])
 
 
-ROUND77 = {w.kernel.id: w for w in (WEAK_CC_CUDA, WEAK_CC_WGSL, L2_CUDA, L2_WGSL)}
+# -- 3. a cuGraph-style BFS: a visited bitmap claimed by atomicOr, parents by the claim --------
+_BFS_CUDA = r"""// kernel-forge corpus: a top-down BFS level as cuGraph's legacy traversal writes it
+// (rapidsai/cugraph, cpp/src/traversal/bfs_kernels.cuh at branch-0.15): a visited
+// bitmap of ints claimed with atomicOr, the distance and the predecessor written by the
+// claiming thread, INT_SIZE and the bit masks as there; read, not copied. A level is a
+// launch over every vertex (topology-driven) where theirs expands a frontier queue.
+#include <cuda_runtime.h>
+#include <limits.h>
+
+#define INT_SIZE 32
+
+namespace cugraph {
+namespace detail {
+namespace bfs_kernels {
+
+template <typename IndexType>
+__global__ void init_bfs_kernel(int* visited_bmap,
+                                IndexType* distances,
+                                IndexType* predecessors,
+                                IndexType n,
+                                IndexType source)
+{
+  const IndexType words = (n + INT_SIZE - 1) / INT_SIZE;
+  for (IndexType v = blockIdx.x * blockDim.x + threadIdx.x; v < n; v += gridDim.x * blockDim.x) {
+    distances[v]    = (v == source) ? 0 : INT_MAX;
+    predecessors[v] = -1;
+    if (v < words) {
+      // the source's own bit set from the start
+      visited_bmap[v] = (source / INT_SIZE == v) ? (1 << (source % INT_SIZE)) : 0;
+    }
+  }
+}
+
+template <typename IndexType>
+__global__ void topdown_level_kernel(const IndexType* row_ptr,
+                                     const IndexType* col_ind,
+                                     IndexType n,
+                                     int* visited_bmap,
+                                     IndexType* distances,
+                                     IndexType* predecessors,
+                                     IndexType lvl)
+{
+  for (IndexType u = blockIdx.x * blockDim.x + threadIdx.x; u < n; u += gridDim.x * blockDim.x) {
+    if (distances[u] != lvl) continue;  // not in this level's frontier
+    const IndexType edge_begin = row_ptr[u], edge_end = row_ptr[u + 1];
+    for (IndexType e = edge_begin; e < edge_end; ++e) {
+      const IndexType v = col_ind[e];
+      const int m       = 1 << (v % INT_SIZE);
+      // a plain read first: most neighbours are seen already, and the atomic is dear
+      if (visited_bmap[v / INT_SIZE] & m) continue;
+      const int prev = atomicOr(&visited_bmap[v / INT_SIZE], m);
+      if (!(prev & m)) {
+        // this thread claimed v: its level and its way back are ours to write
+        distances[v]    = lvl + 1;
+        predecessors[v] = u;
+      }
+    }
+  }
+}
+
+}  // namespace bfs_kernels
+}  // namespace detail
+}  // namespace cugraph
+"""
+
+_BFS_WGSL = """
+// kernel-forge corpus: a WebGPU port of the cuGraph-style top-down BFS level.
+struct Params { n: i32, source: i32 }
+
+const INT_SIZE: i32 = 32;
+const INT_MAX: i32 = 2147483647;
+override lvl: i32 = 0;
+
+@group(0) @binding(0) var<storage, read> row_ptr: array<i32>;
+@group(0) @binding(1) var<storage, read> col_ind: array<i32>;
+@group(0) @binding(2) var<storage, read_write> visited_bmap: array<atomic<u32>>;
+@group(0) @binding(3) var<storage, read_write> distances: array<i32>;
+@group(0) @binding(4) var<storage, read_write> predecessors: array<i32>;
+@group(0) @binding(5) var<uniform> params: Params;
+
+@compute @workgroup_size(256)
+fn init_bfs_kernel(@builtin(global_invocation_id) gid: vec3<u32>,
+                   @builtin(num_workgroups) groups: vec3<u32>) {
+    let words = (params.n + INT_SIZE - 1) / INT_SIZE;
+    for (var v = i32(gid.x); v < params.n; v += i32(groups.x * 256u)) {
+        distances[v] = select(INT_MAX, 0, v == params.source);
+        predecessors[v] = -1;
+        if (v < words) {
+            var bits = 0u;
+            if (params.source / INT_SIZE == v) { bits = 1u << u32(params.source % INT_SIZE); }
+            atomicStore(&visited_bmap[v], bits);
+        }
+    }
+}
+
+@compute @workgroup_size(256)
+fn topdown_level_kernel(@builtin(global_invocation_id) gid: vec3<u32>,
+                        @builtin(num_workgroups) groups: vec3<u32>) {
+    for (var u = i32(gid.x); u < params.n; u += i32(groups.x * 256u)) {
+        if (distances[u] != lvl) { continue; }
+        let edge_begin = row_ptr[u];
+        let edge_end = row_ptr[u + 1];
+        for (var e = edge_begin; e < edge_end; e++) {
+            let v = col_ind[e];
+            let m = 1u << u32(v % INT_SIZE);
+            if ((atomicLoad(&visited_bmap[v / INT_SIZE]) & m) != 0u) { continue; }
+            let prev = atomicOr(&visited_bmap[v / INT_SIZE], m);
+            if ((prev & m) == 0u) {
+                distances[v] = lvl + 1;
+                predecessors[v] = u;
+            }
+        }
+    }
+}
+"""
+
+#: Level launches: more than the drawn graphs' depth (tests/test_wild_round77.py).
+_BFS_LEVELS = 16
+_BFS_BLOCKS = 4  # a grid smaller than the graph: each thread strides over vertices
+
+
+def _bfs_graph(n: int, e: int):
+    """A directed graph of ``n`` vertices, ``e`` edges, drawn from the size: most
+    vertices reachable from the source (vertex 0) over several levels with several
+    parents one level up each, a tenth unreachable, and the last vertex the only way
+    to a few (a walk over every vertex but the last misses them). Returns (row_ptr,
+    col_ind)."""
+    rng = np.random.default_rng(15485863 * n + e)
+    unreachable = (
+        set(rng.choice(np.arange(1, n - 1), size=max(0, n // 10), replace=False).tolist())
+        if n > 4
+        else set()
+    )
+    behind_last = (
+        [v for v in range(1, n - 1) if v not in unreachable][-max(1, n // 50) :] if n > 4 else []
+    )
+    reachable = [v for v in range(1, n - 1) if v not in unreachable and v not in behind_last]
+    order = [0] + list(rng.permutation(reachable)) + ([n - 1] if n > 1 else [])
+    src, dst = [], []
+    # a spanning tree over the reachable ones: each hung on one of a few earlier ones
+    for i in range(1, len(order)):
+        src.append(order[int(rng.integers(max(0, i // 2 - 1), i))])
+        dst.append(order[i])
+    for v in behind_last:
+        src.append(n - 1)
+        dst.append(v)
+    # the rest: edges among the reachable ones (more parents a level up), and out of
+    # the unreachable ones (never expanded)
+    pool = np.array(order, np.int64)
+    cut = np.array(sorted(unreachable), np.int64)
+    while len(src) < e:
+        if len(cut) and rng.random() < 0.1:
+            src.append(int(rng.choice(cut)))
+            dst.append(int(rng.choice(pool)))
+        else:
+            a, b = rng.choice(pool, 2)
+            if a != b and b != 0:
+                src.append(int(a))
+                dst.append(int(b))
+    src_a, dst_a = np.array(src[:e], np.int64), np.array(dst[:e], np.int64)
+    by_row = np.argsort(src_a * n + dst_a, kind="stable")
+    src_a, dst_a = src_a[by_row], dst_a[by_row]
+    row_ptr = np.searchsorted(src_a, np.arange(n + 1)).astype(np.int32)
+    return row_ptr, dst_a.astype(np.int32)
+
+
+def _bfs_fill(which: int):
+    return lambda rng, count, size: _bfs_graph(int(size.N), int(size.E))[which]
+
+
+def _bfs_levels(row_ptr, col_ind, n: int):
+    """Distances from vertex 0 by levels (INT_MAX unreached), in numpy."""
+    src = np.repeat(np.arange(n), np.diff(row_ptr.astype(np.int64)))
+    dst = col_ind.astype(np.int64)
+    dist = np.full(n, _INT_MAX, np.int64)
+    dist[0] = 0
+    level = 0
+    while True:
+        out = (dist[src] == level) & (dist[dst] == _INT_MAX)
+        if not out.any():
+            return dist, src, dst
+        dist[dst[out]] = level + 1
+        level += 1
+
+
+def _bfs_reference(row_ptr, col_ind, visited_bmap, distances, predecessors, params=None):
+    """Levels from the source (INT_MAX where none reaches), and each reached vertex's
+    predecessor: of its neighbours one level nearer, the smallest (one right answer of
+    several: ``_bfs_equally_right`` accepts the others)."""
+    n = distances.size
+    dist, src, dst = _bfs_levels(row_ptr, col_ind, n)
+    distances[:] = dist.astype(np.int32)
+    up = (dist[src] != _INT_MAX) & (dist[dst] == dist[src] + 1)
+    first = np.full(n, n, np.int64)
+    np.minimum.at(first, dst[up], src[up])
+    pred = np.where(first < n, first, -1)
+    predecessors[:] = pred.astype(np.int32)
+
+
+def _bfs_equally_right(got, want, arrays):
+    """A predecessor is right where it is a neighbour of the vertex (an edge from it
+    to the vertex) one level nearer the source, as the reference's levels say; -1
+    only where the reference has -1 (the source, and vertices no path reaches)."""
+    n = want.size
+    row_ptr, col_ind = arrays["row_ptr"].astype(np.int64), arrays["col_ind"].astype(np.int64)
+    dist = arrays["distances"].astype(np.int64)
+    src = np.repeat(np.arange(n), np.diff(row_ptr))
+    edges = np.unique(src * n + col_ind)
+    g = got.astype(np.int64)
+    v = np.arange(n)
+    inside = (g >= 0) & (g < n) & (want >= 0)
+    p = np.where(inside, g, 0)
+    adjacent = np.isin(p * n + v, edges)
+    return inside & adjacent & (dist[p] == dist - 1)
+
+
+def _bfs_launches(target: str):
+    ns = "cugraph::detail::bfs_kernels::" if target == "cuda" else ""
+    init = f"{ns}init_bfs_kernel<int>" if target == "cuda" else "init_bfs_kernel"
+    level = f"{ns}topdown_level_kernel<int>" if target == "cuda" else "topdown_level_kernel"
+
+    def launches(size):
+        blocks = (min(_BFS_BLOCKS, ceil_div(int(size.N), 256)), 1, 1)
+        return (
+            Dispatch(init, grid=blocks),
+            *(Dispatch(level, grid=blocks, overrides={"lvl": lvl}) for lvl in range(_BFS_LEVELS)),
+        )
+
+    return launches
+
+
+def _bfs_spec(target: str, equally_right=_bfs_equally_right) -> KernelSpec:
+    words = lambda size: ceil_div(int(size.N), 32)  # noqa: E731
+    buffers = [
+        BufferSpec(0, "i32", "read", name="row_ptr", count="N+1", fill=_bfs_fill(0)),
+        BufferSpec(1, "i32", "read", name="col_ind", count="E", fill=_bfs_fill(1)),
+        BufferSpec(
+            2,
+            "u32" if target == "wgsl" else "i32",
+            "read_write",
+            name="visited_bmap",
+            count=words,
+            scratch=True,
+        ),
+        BufferSpec(3, "i32", "read_write", name="distances", count="N"),
+        BufferSpec(
+            4, "i32", "read_write", name="predecessors", count="N", equally_right=equally_right
+        ),
+    ]
+    extra: dict = {}
+    if target == "wgsl":
+        buffers.append(BufferSpec.uniform(5, (("n", "i32"), ("source", "i32")), name="params"))
+        extra["params"] = lambda size: {"n": int(size.N), "source": 0}
+    else:
+        extra["params"] = lambda size: {"n": int(size.N), "source": 0}
+    return KernelSpec(
+        id=f"wild_r77_cugraph_style_bfs_predecessors{'' if target == 'cuda' else '_port'}",
+        entry_point="cugraph::detail::bfs_kernels::topdown_level_kernel<int>"
+        if target == "cuda"
+        else "topdown_level_kernel",
+        sources={target: _BFS_CUDA if target == "cuda" else _BFS_WGSL},
+        dims=("N", "E"),
+        buffers=tuple(buffers),
+        reference=_bfs_reference,
+        launches=_bfs_launches(target),
+        schedules=(Schedule(256),),
+        # 3000 vertices over 4 blocks (each thread three or so), 700, and a short one
+        test_sizes=("N=3000,E=9000", "N=700,E=2000", "N=9,E=14"),
+        **extra,
+    )
+
+
+_BFS_MUTANTS = {
+    "cuda": {
+        "the claimed vertex given this level": (
+            "cuda",
+            "distances[v]    = lvl + 1;",
+            "distances[v]    = lvl;",
+        ),
+        "the predecessor the vertex itself": (
+            "cuda",
+            "predecessors[v] = u;",
+            "predecessors[v] = v;",
+        ),
+        "the last vertex never expanded": (
+            "cuda",
+            "for (IndexType u = blockIdx.x * blockDim.x + threadIdx.x; u < n; u += gridDim.x * blockDim.x) {\n    if (distances[u] != lvl)",
+            "for (IndexType u = blockIdx.x * blockDim.x + threadIdx.x; u < n - 1; u += gridDim.x * blockDim.x) {\n    if (distances[u] != lvl)",
+        ),
+        "the source its own predecessor": (
+            "cuda",
+            "predecessors[v] = -1;",
+            "predecessors[v] = (v == source) ? source : -1;",
+        ),
+    },
+    "wgsl": {
+        "the claimed vertex given this level": (
+            "wgsl",
+            "distances[v] = lvl + 1;",
+            "distances[v] = lvl;",
+        ),
+        "the predecessor the vertex itself": (
+            "wgsl",
+            "predecessors[v] = u;",
+            "predecessors[v] = v;",
+        ),
+        "the last vertex never expanded": (
+            "wgsl",
+            "for (var u = i32(gid.x); u < params.n; u += i32(groups.x * 256u)) {",
+            "for (var u = i32(gid.x); u < params.n - 1; u += i32(groups.x * 256u)) {",
+        ),
+        "the source its own predecessor": (
+            "wgsl",
+            "predecessors[v] = -1;",
+            "predecessors[v] = select(-1, v, v == params.source);",
+        ),
+    },
+}
+
+BFS_CUDA = Wild(_bfs_spec("cuda"), _BFS_MUTANTS["cuda"])
+BFS_WGSL = Wild(_bfs_spec("wgsl"), _BFS_MUTANTS["wgsl"])
+
+
+ROUND77 = {
+    w.kernel.id: w for w in (WEAK_CC_CUDA, WEAK_CC_WGSL, L2_CUDA, L2_WGSL, BFS_CUDA, BFS_WGSL)
+}
