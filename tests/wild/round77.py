@@ -1173,6 +1173,226 @@ BFS_CUDA = Wild(_bfs_spec("cuda"), _BFS_MUTANTS["cuda"])
 BFS_WGSL = Wild(_bfs_spec("wgsl"), _BFS_MUTANTS["wgsl"])
 
 
+# -- 4. a cuGraph-style PageRank step in push form: float atomicAdd along the out-edges -------
+_PR_CUDA = r"""// kernel-forge corpus: one PageRank power iteration in push form, as cuGraph's legacy
+// and Gunrock-derived code writes it (a thread a vertex, its share alpha * pr / degree
+// pushed along each out-edge with a float atomicAdd into the next vector, which the host
+// starts at the teleport term (1 - alpha) / n; dangling vertices push nothing); the
+// vertex_t / edge_t / weight_t templates are cuGraph's, the kernel ours.
+#include <cuda_runtime.h>
+
+namespace cugraph {
+namespace detail {
+
+template <typename vertex_t, typename edge_t, typename weight_t>
+__global__ void pagerank_push_kernel(const edge_t* __restrict__ offsets,
+                                     const vertex_t* __restrict__ indices,
+                                     const weight_t* __restrict__ pageranks,
+                                     weight_t* new_pageranks,
+                                     vertex_t num_vertices,
+                                     weight_t alpha)
+{
+  for (vertex_t u = blockIdx.x * blockDim.x + threadIdx.x; u < num_vertices;
+       u += gridDim.x * blockDim.x) {
+    const edge_t begin  = offsets[u];
+    const edge_t end    = offsets[u + 1];
+    const edge_t degree = end - begin;
+    if (degree == 0) continue;  // dangling: the host spreads its rank with the teleport
+    const weight_t share = alpha * pageranks[u] / static_cast<weight_t>(degree);
+    for (edge_t e = begin; e < end; ++e) {
+      atomicAdd(&new_pageranks[indices[e]], share);
+    }
+  }
+}
+
+}  // namespace detail
+}  // namespace cugraph
+"""
+
+_PR_WGSL = """
+// kernel-forge corpus: a WebGPU port of the push-form PageRank step; WGSL has no float
+// atomics, so each push is a compare-exchange loop over the float's bits.
+struct Params { num_vertices: u32, alpha: f32 }
+
+@group(0) @binding(0) var<storage, read> offsets: array<i32>;
+@group(0) @binding(1) var<storage, read> indices: array<i32>;
+@group(0) @binding(2) var<storage, read> pageranks: array<f32>;
+@group(0) @binding(3) var<storage, read_write> new_pageranks: array<atomic<u32>>;
+@group(0) @binding(4) var<uniform> params: Params;
+
+fn atomic_add_f32(i: i32, v: f32) {
+    var old = atomicLoad(&new_pageranks[i]);
+    loop {
+        let r = atomicCompareExchangeWeak(&new_pageranks[i], old, bitcast<u32>(bitcast<f32>(old) + v));
+        if (r.exchanged) { break; }
+        old = r.old_value;
+    }
+}
+
+@compute @workgroup_size(256)
+fn pagerank_push_kernel(@builtin(global_invocation_id) gid: vec3<u32>,
+                        @builtin(num_workgroups) groups: vec3<u32>) {
+    for (var u = gid.x; u < params.num_vertices; u += groups.x * 256u) {
+        let begin = offsets[u];
+        let end = offsets[u + 1u];
+        let degree = end - begin;
+        if (degree == 0) { continue; }
+        let share = params.alpha * pageranks[u] / f32(degree);
+        for (var e = begin; e < end; e++) {
+            atomic_add_f32(indices[e], share);
+        }
+    }
+}
+"""
+
+_ALPHA = 0.85
+_PR_BLOCKS = 8
+
+
+def _pr_graph(n: int, e: int):
+    """A directed graph of ``n`` vertices and ``e`` edges drawn from the size, as web
+    graphs go: a few hubs take a third of the edges (hundreds of pushes race into each),
+    a tenth of the vertices dangle (no out-edges), the last vertex has out-edges of its
+    own. Returns (offsets, indices)."""
+    rng = np.random.default_rng(32452843 * n + e)
+    dangling = rng.choice(np.arange(n - 1), size=n // 10, replace=False) if n > 10 else []
+    sources = np.setdiff1d(np.arange(n), dangling)
+    hubs = rng.choice(n, size=max(1, n // 100), replace=False)
+    src = rng.choice(sources, size=e)
+    src[: min(e, 3)] = n - 1
+    dst = np.where(rng.random(e) < 0.35, rng.choice(hubs, size=e), rng.integers(0, n, e))
+    order = np.argsort(src * n + dst, kind="stable")
+    src, dst = src[order], dst[order]
+    offsets = np.searchsorted(src, np.arange(n + 1)).astype(np.int32)
+    return offsets, dst.astype(np.int32)
+
+
+def _pr_fill(which: int):
+    return lambda rng, count, size: _pr_graph(int(size.N), int(size.E))[which]
+
+
+def _pr_ranks(rng, count, size):
+    """A rank vector as an iteration leaves it: positive, about 1 / n each."""
+    return (rng.uniform(0.5, 1.5, count) / count).astype(np.float32)
+
+
+def _pr_reference(offsets, indices, pageranks, new_pageranks, params=None):
+    """(1 - alpha) / n plus, for each vertex, the shares alpha * pr[u] / deg(u) of its
+    in-neighbours, in float64."""
+    n = pageranks.size
+    degree = np.diff(offsets.astype(np.int64))
+    src = np.repeat(np.arange(n), degree)
+    share = _ALPHA * pageranks.astype(np.float64)[src] / degree[src]
+    out = np.full(n, (1.0 - _ALPHA) / n)
+    np.add.at(out, indices.astype(np.int64), share)
+    new_pageranks[:] = out
+
+
+def _pr_spec(target: str) -> KernelSpec:
+    buffers = [
+        BufferSpec(0, "i32", "read", name="offsets", count="N+1", fill=_pr_fill(0)),
+        BufferSpec(1, "i32", "read", name="indices", count="E", fill=_pr_fill(1)),
+        BufferSpec(2, "f32", "read", name="pageranks", count="N", fill=_pr_ranks),
+        # the host's start: the teleport term (float32, as the host fills it)
+        BufferSpec(
+            3,
+            "f32",
+            "read_write",
+            name="new_pageranks",
+            count="N",
+            initial=lambda size: np.float32((1.0 - _ALPHA) / int(size.N)),
+        ),
+    ]
+    extra: dict = {}
+    if target == "wgsl":
+        buffers.append(
+            BufferSpec.uniform(4, (("num_vertices", "u32"), ("alpha", "f32")), name="params")
+        )
+        extra["params"] = lambda size: {"num_vertices": int(size.N), "alpha": _ALPHA}
+    else:
+        extra["params"] = lambda size: {"num_vertices": int(size.N), "alpha": _ALPHA}
+    return KernelSpec(
+        id=f"wild_r77_cugraph_style_pagerank_push{'' if target == 'cuda' else '_port'}",
+        entry_point="cugraph::detail::pagerank_push_kernel<int, int, float>"
+        if target == "cuda"
+        else "pagerank_push_kernel",
+        sources={target: _PR_CUDA if target == "cuda" else _PR_WGSL},
+        dims=("N", "E"),
+        buffers=tuple(buffers),
+        reference=_pr_reference,
+        grid=lambda sch, size: (min(_PR_BLOCKS, ceil_div(int(size.N), 256)), 1, 1),
+        schedules=(Schedule(256),),
+        # 5000 vertices over 8 blocks (a grid stride), 1000, a lone short block
+        test_sizes=("N=5000,E=40000", "N=1000,E=6000", "N=37,E=150"),
+        **extra,
+    )
+
+
+_PR_MUTANTS = {
+    "cuda": {
+        "the share not divided by the degree": (
+            "cuda",
+            "alpha * pageranks[u] / static_cast<weight_t>(degree);",
+            "alpha * pageranks[u];",
+        ),
+        "the last vertex's pushes dropped": (
+            "cuda",
+            "u < num_vertices;\n       u += gridDim.x",
+            "u < num_vertices - 1;\n       u += gridDim.x",
+        ),
+        "the push a plain read-modify-write": (
+            "cuda",
+            "atomicAdd(&new_pageranks[indices[e]], share);",
+            "new_pageranks[indices[e]] += share;",
+        ),
+        "the row read one edge past its end": (
+            "cuda",
+            "for (edge_t e = begin; e < end; ++e) {",
+            "for (edge_t e = begin; e <= end; ++e) {",
+        ),
+    },
+    "wgsl": {
+        "the share not divided by the degree": (
+            "wgsl",
+            "params.alpha * pageranks[u] / f32(degree);",
+            "params.alpha * pageranks[u];",
+        ),
+        "the last vertex's pushes dropped": (
+            "wgsl",
+            "u < params.num_vertices; u += groups.x * 256u",
+            "u < params.num_vertices - 1u; u += groups.x * 256u",
+        ),
+        "the push a plain read-modify-write": (
+            "wgsl",
+            "        let r = atomicCompareExchangeWeak(&new_pageranks[i], old, bitcast<u32>(bitcast<f32>(old) + v));\n        if (r.exchanged) { break; }\n        old = r.old_value;",
+            "        atomicStore(&new_pageranks[i], bitcast<u32>(bitcast<f32>(old) + v));\n        break;",
+        ),
+        "the row read one edge past its end": (
+            "wgsl",
+            "for (var e = begin; e < end; e++) {",
+            "for (var e = begin; e <= end; e++) {",
+        ),
+    },
+}
+
+PAGERANK_CUDA = Wild(
+    _pr_spec("cuda"),
+    _PR_MUTANTS["cuda"],
+    races=frozenset({"the push a plain read-modify-write"}),
+)
+PAGERANK_WGSL = Wild(_pr_spec("wgsl"), _PR_MUTANTS["wgsl"])
+
+
 ROUND77 = {
-    w.kernel.id: w for w in (WEAK_CC_CUDA, WEAK_CC_WGSL, L2_CUDA, L2_WGSL, BFS_CUDA, BFS_WGSL)
+    w.kernel.id: w
+    for w in (
+        WEAK_CC_CUDA,
+        WEAK_CC_WGSL,
+        L2_CUDA,
+        L2_WGSL,
+        BFS_CUDA,
+        BFS_WGSL,
+        PAGERANK_CUDA,
+        PAGERANK_WGSL,
+    )
 }
