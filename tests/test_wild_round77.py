@@ -13,6 +13,7 @@ import pytest
 
 from forge import BufferSpec, KernelSpec, Schedule
 from forge.sources import cuda_parameters, cuda_parameters_problem
+from tests.test_cuda_fake_driver import fake_driver  # noqa: F401
 from tests.wild import CORPUS
 
 _CC = "wild_r77_raft_weak_cc_label_propagation"
@@ -279,3 +280,85 @@ def test_equally_right_is_for_outputs_of_scalars_only():
             BufferSpec(0, "i32", name="p", equally_right=rule, **bad)
     with pytest.raises(InvalidArgument, match="equally_right"):
         BufferSpec(0, "i32", "read_write", name="p", equally_right=3)
+
+
+# -- FAISS's tensors by value ------------------------------------------------------------------
+_NORM = "wild_r77_faiss_l2_norm_row_major_tensors"
+
+
+def test_faiss_tensors_are_read_by_namespace_or_faiss_header():
+    """Gap closed: every FAISS GPU kernel takes ``faiss::gpu::Tensor<T, Dim, InnerContig,
+    IndexT>`` by value (its data pointer, its strides, then its sizes), which the
+    argument reader took for an unknown struct and refused ("a struct by value ...
+    which no scalar value can fill"). It is read as a FAISS tensor where the type names
+    FAISS's namespace or the source includes FAISS's tensor header; a bare ``Tensor<>``
+    elsewhere is another project's and stays unread."""
+    from forge.arguments import FAISS_TENSOR, accessor_type
+
+    header = "#include <faiss/gpu/utils/Tensor.cuh>\n"
+    assert accessor_type("Tensor<float, 2, true, int>", header) == (2, 4, FAISS_TENSOR)
+    assert accessor_type("faiss::gpu::Tensor<float, 1, true>") == (1, 8, FAISS_TENSOR)
+    assert accessor_type("Tensor<float, 3, true, int64_t>", header) == (3, 8, FAISS_TENSOR)
+    assert accessor_type("Tensor<float, 2, true, int>", "struct Tensor {};") is None
+    # PyTorch's accessors as before
+    assert accessor_type("at::PackedTensorAccessor32<float, 2>") == (2, 4)
+
+
+def test_a_faiss_tensor_is_packed_strides_first():
+    """FAISS's ``Tensor`` holds ``data_``, ``stride_[Dim]``, ``size_[Dim]`` in that order,
+    where PyTorch's accessor holds its sizes before its strides."""
+    from forge.arguments import FAISS_TENSOR, accessor_bytes
+
+    raw = accessor_bytes(0x1000, (37, 1030), 4, (FAISS_TENSOR,))
+    assert raw[:8] == (0x1000).to_bytes(8, "little")
+    assert np.frombuffer(raw[8:24], "<i4").tolist() == [1030, 1, 37, 1030]
+    torch = accessor_bytes(0x1000, (37, 1030), 4)
+    assert np.frombuffer(torch[8:24], "<i4").tolist() == [37, 1030, 1030, 1]
+
+
+def test_faiss_l2_norm_takes_its_buffers_as_faiss_tensors():
+    """The entry as FAISS writes it, against tests/wild/round77_include's stand-ins for
+    FAISS's headers: both tensors from their buffers (the input 37 x 1030, the output
+    37), with int indices, 24 and 16 bytes, which the PTX's parameters declare."""
+    kernel = CORPUS[_NORM].kernel
+    ((step),) = kernel.steps("cuda", kernel.schedules[0], kernel.largest_size())
+    assert step.arguments == (("accessor", (0, 2, 4, "faiss")), ("accessor", (1, 1, 4, "faiss")))
+    _compile(kernel)
+
+
+def _simulated_l2_norm(args, grid, block):
+    """FAISS's l2NormRowMajor on the simulated driver (tests/test_cuda_fake_driver.py),
+    reading its two tensors as FAISS lays them out: the pointer, the strides, the
+    sizes; each block's RowTileSize rows summed in float32."""
+    from tests.test_cuda_fake_driver import device_array, ptr
+
+    in_stride, in_size = np.frombuffer(args[0][8:24], "<i4").reshape(2, 2)
+    out_stride, out_size = np.frombuffer(args[1][8:16], "<i4")
+    rows, dim = int(in_size[0]), int(in_size[1])
+    x = device_array(ptr(args[0]), rows * int(in_stride[0]), np.float32)
+    out = device_array(ptr(args[1]), int(out_size) * int(out_stride), np.float32)
+    for b in range(grid[0]):
+        for r in range(8 * b, min(8 * b + 8, rows)):
+            row = x[r * int(in_stride[0]) : r * int(in_stride[0]) + dim * int(in_stride[1])]
+            out[r * int(out_stride)] = np.float32((row.astype(np.float32) ** 2).sum())
+
+
+def test_the_backend_packs_faiss_tensors_as_faiss_reads_them(fake_driver):  # noqa: F811
+    """On the simulated driver, the FAISS entry's launch reads its tensors' strides and
+    sizes from the bytes the backend packed, and passes; the same bytes read in
+    PyTorch's order (sizes first) would take 1030 rows of stride 37."""
+    import oracle
+    from backends.cuda import CudaComputeContext
+    from backends.cuda._modules import module_build
+
+    kernel = CORPUS[_NORM].kernel
+    schedule, size = kernel.schedules[0], kernel.size(kernel.test_sizes[0])
+    source = kernel.source("cuda", schedule, size)
+    steps = kernel.steps("cuda", schedule, size, 2**31 - 1, source)
+    _, names, _ = module_build(kernel, steps, source, "sm_90").build()
+    lowered = names[kernel.entry_point] if isinstance(names, dict) else None
+    assert lowered, names
+    fake_driver.kernels[lowered] = (_simulated_l2_norm, (24, 16))
+    with CudaComputeContext(1 << 22) as ctx:
+        ev = oracle.evaluate(ctx, kernel, size=size, seed=0, samples=0)
+    assert ev.passed, ev.report()

@@ -1383,6 +1383,288 @@ PAGERANK_CUDA = Wild(
 PAGERANK_WGSL = Wild(_pr_spec("wgsl"), _PR_MUTANTS["wgsl"])
 
 
+# -- 5. FAISS's row norms, faiss::gpu::Tensor by value -----------------------------------------
+_L2NORM_CUDA = r"""// kernel-forge corpus: FAISS's row norms (facebookresearch/faiss, faiss/gpu/impl/L2Norm.cu,
+// MIT licence), l2NormRowMajor, read, not copied: RowTileSize rows a block, each thread's
+// columns strided by the block, each warp's sums by butterfly shuffles, the warps' sums
+// through shared memory into warp 0.
+#include <faiss/gpu/utils/ConversionOperators.cuh>
+#include <faiss/gpu/utils/DeviceDefs.cuh>
+#include <faiss/gpu/utils/MathOperators.cuh>
+#include <faiss/gpu/utils/PtxUtils.cuh>
+#include <faiss/gpu/utils/Reductions.cuh>
+#include <faiss/gpu/utils/StaticUtils.h>
+#include <faiss/gpu/utils/Tensor.cuh>
+
+namespace faiss {
+namespace gpu {
+
+// Input: (batch x dim); output: the (squared) norm of each row
+template <typename T,
+          typename TVec,
+          typename IndexType,
+          int RowTileSize,
+          bool NormLoop,
+          bool NormSquared>
+__global__ void l2NormRowMajor(Tensor<TVec, 2, true, IndexType> input,
+                               Tensor<float, 1, true, IndexType> output)
+{
+  extern __shared__ char smemByte[];  // a float a warp, for each row of the tile
+  float* smem = (float*)smemByte;
+
+  IndexType numWarps = utils::divUp(blockDim.x, kWarpSize);
+  IndexType laneId   = getLaneId();
+  IndexType warpId   = threadIdx.x / kWarpSize;
+
+  bool lastRowTile   = (blockIdx.x == (gridDim.x - 1));
+  IndexType rowStart = RowTileSize * blockIdx.x;
+  float rowNorm[RowTileSize];
+
+  if (lastRowTile) {
+    // the input's last rows: fewer than a tile, perhaps, so one at a time
+    for (IndexType row = 0; row < input.getSize(0) - rowStart; ++row) {
+      if (NormLoop) {
+        rowNorm[0] = 0;
+        for (IndexType col = threadIdx.x; col < input.getSize(1); col += blockDim.x) {
+          TVec val = input[rowStart + row][col];
+          val      = Math<TVec>::mul(val, val);
+          rowNorm[0] = rowNorm[0] + Math<TVec>::reduceAdd(val);
+        }
+      } else {
+        TVec val = input[rowStart + row][threadIdx.x];
+        val      = Math<TVec>::mul(val, val);
+        rowNorm[0] = Math<TVec>::reduceAdd(val);
+      }
+
+      rowNorm[0] = warpReduceAllSum(rowNorm[0]);
+      if (laneId == 0) {
+        smem[row * numWarps + warpId] = rowNorm[0];
+      }
+    }
+  } else {
+    // a whole tile: its rows side by side
+    TVec tmp[RowTileSize];
+
+#pragma unroll
+    for (int row = 0; row < RowTileSize; ++row) {
+      rowNorm[row] = 0;
+    }
+
+    if (NormLoop) {
+      for (IndexType col = threadIdx.x; col < input.getSize(1); col += blockDim.x) {
+#pragma unroll
+        for (int row = 0; row < RowTileSize; ++row) {
+          tmp[row] = input[rowStart + row][col];
+        }
+#pragma unroll
+        for (int row = 0; row < RowTileSize; ++row) {
+          tmp[row] = Math<TVec>::mul(tmp[row], tmp[row]);
+        }
+#pragma unroll
+        for (int row = 0; row < RowTileSize; ++row) {
+          rowNorm[row] = rowNorm[row] + Math<TVec>::reduceAdd(tmp[row]);
+        }
+      }
+    } else {
+#pragma unroll
+      for (int row = 0; row < RowTileSize; ++row) {
+        tmp[row] = input[rowStart + row][threadIdx.x];
+        tmp[row] = Math<TVec>::mul(tmp[row], tmp[row]);
+        rowNorm[row] = Math<TVec>::reduceAdd(tmp[row]);
+      }
+    }
+
+#pragma unroll
+    for (int row = 0; row < RowTileSize; ++row) {
+      rowNorm[row] = warpReduceAllSum(rowNorm[row]);
+    }
+
+    if (laneId == 0) {
+#pragma unroll
+      for (int row = 0; row < RowTileSize; ++row) {
+        smem[row * numWarps + warpId] = rowNorm[row];
+      }
+    }
+  }
+
+  __syncthreads();
+
+  // warp 0 sums the warps' partials of each row
+  if (warpId == 0) {
+#pragma unroll
+    for (int row = 0; row < RowTileSize; ++row) {
+      rowNorm[row] = laneId < numWarps ? smem[row * numWarps + laneId] : 0;
+    }
+
+#pragma unroll
+    for (int row = 0; row < RowTileSize; ++row) {
+      rowNorm[row] = warpReduceAllSum(rowNorm[row]);
+    }
+
+    if (laneId == 0) {
+#pragma unroll
+      for (int row = 0; row < RowTileSize; ++row) {
+        int outCol = rowStart + row;
+
+        if (lastRowTile) {
+          if (outCol < output.getSize(0)) {
+            output[outCol] = NormSquared ? ConvertTo<float>::to(rowNorm[row])
+                                         : sqrtf(ConvertTo<float>::to(rowNorm[row]));
+          }
+        } else {
+          output[outCol] = NormSquared ? ConvertTo<float>::to(rowNorm[row])
+                                       : sqrtf(ConvertTo<float>::to(rowNorm[row]));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace gpu
+}  // namespace faiss
+"""
+
+_L2NORM_WGSL = """
+// kernel-forge corpus: a WebGPU port of FAISS's l2NormRowMajor: RowTileSize rows a
+// workgroup, the columns strided by the workgroup, each row's partials summed by a tree
+// in workgroup memory (WGSL has subgroups only as an extension: a tree for the warps).
+struct Dims { rows: u32, dim: u32 }
+
+const RowTileSize = 8u;
+const BLOCK = 256u;
+
+@group(0) @binding(0) var<storage, read> input: array<f32>;
+@group(0) @binding(1) var<storage, read_write> output: array<f32>;
+@group(0) @binding(2) var<uniform> dims: Dims;
+
+var<workgroup> partial: array<array<f32, 256>, 8>;
+
+@compute @workgroup_size(256)
+fn l2NormRowMajor(@builtin(workgroup_id) wg: vec3<u32>,
+                  @builtin(local_invocation_index) tid: u32) {
+    let rowStart = RowTileSize * wg.x;
+    for (var row = 0u; row < RowTileSize; row++) {
+        var norm = 0.0;
+        if (rowStart + row < dims.rows) {
+            for (var col = tid; col < dims.dim; col += BLOCK) {
+                let v = input[(rowStart + row) * dims.dim + col];
+                norm += v * v;
+            }
+        }
+        partial[row][tid] = norm;
+    }
+    workgroupBarrier();
+    for (var s = BLOCK / 2u; s > 0u; s >>= 1u) {
+        if (tid < s) {
+            for (var row = 0u; row < RowTileSize; row++) {
+                partial[row][tid] += partial[row][tid + s];
+            }
+        }
+        workgroupBarrier();
+    }
+    if (tid < RowTileSize && rowStart + tid < dims.rows) {
+        output[rowStart + tid] = partial[tid][0];
+    }
+}
+"""
+
+_NORM_TILE = 8
+
+
+def _l2norm_reference(input, output, dims=None):
+    """Each row's squared norm, in float64."""
+    x = input.astype(np.float64)
+    output[:] = (x * x).sum(axis=1)
+
+
+def _l2norm_spec(target: str) -> KernelSpec:
+    buffers = [
+        BufferSpec(0, "f32", "read", name="input", count="N*D", shape=("N", "D")),
+        BufferSpec(1, "f32", "read_write", name="output", count="N", shape=("N",)),
+    ]
+    extra: dict = {}
+    if target == "wgsl":
+        buffers.append(BufferSpec.uniform(2, (("rows", "u32"), ("dim", "u32")), name="dims"))
+        extra["params"] = lambda size: {"rows": int(size.N), "dim": int(size.D)}
+        schedule = Schedule(256)
+    else:
+        # the host's: rows over 1024 floats (not a multiple of 4: no float4) loop over
+        # them with the device's 1024 threads; a float a warp for each row of a tile
+        extra["shared_bytes"] = 4 * _NORM_TILE * (1024 // 32)
+        schedule = Schedule(1024)
+    return KernelSpec(
+        id=f"wild_r77_faiss_l2_norm_row_major{'_tensors' if target == 'cuda' else '_port'}",
+        entry_point="faiss::gpu::l2NormRowMajor<float, float, int, 8, true, true>"
+        if target == "cuda"
+        else "l2NormRowMajor",
+        sources={target: _L2NORM_CUDA if target == "cuda" else _L2NORM_WGSL},
+        dims=("N", "D"),
+        buffers=tuple(buffers),
+        reference=_l2norm_reference,
+        grid=lambda sch, size: (ceil_div(int(size.N), _NORM_TILE), 1, 1),
+        schedules=(schedule,),
+        include_dirs=(_INCLUDE,) if target == "cuda" else (),
+        # 37 rows: four whole tiles and a last one of five; two tiles; a lone short one
+        test_sizes=("N=37,D=1030", "N=16,D=2050", "N=5,D=1030"),
+        **extra,
+    )
+
+
+_L2NORM_MUTANTS = {
+    "cuda": {
+        "the warps' partials read before the barrier": (
+            "cuda",
+            "  __syncthreads();\n\n  // warp 0 sums",
+            "\n  // warp 0 sums",
+        ),
+        "the last tile's columns strided by a warp": (
+            "cuda",
+            "for (IndexType col = threadIdx.x; col < input.getSize(1); col += blockDim.x) {\n          TVec val",
+            "for (IndexType col = threadIdx.x; col < input.getSize(1); col += kWarpSize) {\n          TVec val",
+        ),
+        "the last tile's norms rooted": (
+            "cuda",
+            "            output[outCol] = NormSquared ? ConvertTo<float>::to(rowNorm[row])\n                                         : sqrtf(",
+            "            output[outCol] = !NormSquared ? ConvertTo<float>::to(rowNorm[row])\n                                         : sqrtf(",
+        ),
+        "the tile's first row from the block index alone": (
+            "cuda",
+            "IndexType rowStart = RowTileSize * blockIdx.x;",
+            "IndexType rowStart = blockIdx.x;",
+        ),
+    },
+    "wgsl": {
+        "the warps' partials read before the barrier": (
+            "wgsl",
+            "        partial[row][tid] = norm;\n    }\n    workgroupBarrier();\n",
+            "        partial[row][tid] = norm;\n    }\n",
+        ),
+        "the last tile's columns strided by a warp": (
+            "wgsl",
+            "for (var col = tid; col < dims.dim; col += BLOCK) {",
+            "for (var col = tid; col < dims.dim; col += 32u) {",
+        ),
+        "the last tile's norms rooted": (
+            "wgsl",
+            "output[rowStart + tid] = partial[tid][0];",
+            "output[rowStart + tid] = select(partial[tid][0], sqrt(partial[tid][0]), wg.x == (dims.rows - 1u) / RowTileSize);",
+        ),
+        "the tile's first row from the block index alone": (
+            "wgsl",
+            "let rowStart = RowTileSize * wg.x;",
+            "let rowStart = wg.x;",
+        ),
+    },
+}
+
+L2NORM_CUDA = Wild(
+    _l2norm_spec("cuda"),
+    _L2NORM_MUTANTS["cuda"],
+    races=frozenset({"the warps' partials read before the barrier"}),
+)
+L2NORM_WGSL = Wild(_l2norm_spec("wgsl"), _L2NORM_MUTANTS["wgsl"])
+
+
 ROUND77 = {
     w.kernel.id: w
     for w in (
@@ -1394,5 +1676,7 @@ ROUND77 = {
         BFS_WGSL,
         PAGERANK_CUDA,
         PAGERANK_WGSL,
+        L2NORM_CUDA,
+        L2NORM_WGSL,
     )
 }
