@@ -288,9 +288,10 @@ _NORM = "wild_r77_faiss_l2_norm_row_major_tensors"
 
 def test_faiss_tensors_are_read_by_namespace_or_faiss_header():
     """Gap closed: every FAISS GPU kernel takes ``faiss::gpu::Tensor<T, Dim, InnerContig,
-    IndexT>`` by value (its data pointer, its strides, then its sizes), which the
-    argument reader took for an unknown struct and refused ("a struct by value ...
-    which no scalar value can fill"). It is read as a FAISS tensor where the type names
+    IndexT>`` by value (its data pointer, its strides, then its sizes); the launch gave
+    it the buffer's pointer, which the check against the PTX refused ("is 24 bytes (its
+    PTX declares), but the launch passes buffer input (pointer) of 8 bytes"), with a
+    hint to rename the parameters. It is read as a FAISS tensor where the type names
     FAISS's namespace or the source includes FAISS's tensor header; a bare ``Tensor<>``
     elsewhere is another project's and stays unread."""
     from forge.arguments import FAISS_TENSOR, accessor_type
@@ -319,10 +320,11 @@ def test_a_faiss_tensor_is_packed_strides_first():
 def test_faiss_l2_norm_takes_its_buffers_as_faiss_tensors():
     """The entry as FAISS writes it, against tests/wild/round77_include's stand-ins for
     FAISS's headers: both tensors from their buffers (the input 37 x 1030, the output
-    37), with int indices, 24 and 16 bytes, which the PTX's parameters declare."""
+    37), with FAISS's 64-bit ``idx_t`` indices, 40 and 24 bytes, which the PTX's
+    parameters declare."""
     kernel = CORPUS[_NORM].kernel
     ((step),) = kernel.steps("cuda", kernel.schedules[0], kernel.largest_size())
-    assert step.arguments == (("accessor", (0, 2, 4, "faiss")), ("accessor", (1, 1, 4, "faiss")))
+    assert step.arguments == (("accessor", (0, 2, 8, "faiss")), ("accessor", (1, 1, 8, "faiss")))
     _compile(kernel)
 
 
@@ -332,8 +334,8 @@ def _simulated_l2_norm(args, grid, block):
     sizes; each block's RowTileSize rows summed in float32."""
     from tests.test_cuda_fake_driver import device_array, ptr
 
-    in_stride, in_size = np.frombuffer(args[0][8:24], "<i4").reshape(2, 2)
-    out_stride, out_size = np.frombuffer(args[1][8:16], "<i4")
+    in_stride, in_size = np.frombuffer(args[0][8:40], "<i8").reshape(2, 2)
+    out_stride, out_size = np.frombuffer(args[1][8:24], "<i8")
     rows, dim = int(in_size[0]), int(in_size[1])
     x = device_array(ptr(args[0]), rows * int(in_stride[0]), np.float32)
     out = device_array(ptr(args[1]), int(out_size) * int(out_stride), np.float32)
@@ -358,7 +360,27 @@ def test_the_backend_packs_faiss_tensors_as_faiss_reads_them(fake_driver):  # no
     _, names, _ = module_build(kernel, steps, source, "sm_90").build()
     lowered = names[kernel.entry_point] if isinstance(names, dict) else None
     assert lowered, names
-    fake_driver.kernels[lowered] = (_simulated_l2_norm, (24, 16))
+    fake_driver.kernels[lowered] = (_simulated_l2_norm, (40, 24))
     with CudaComputeContext(1 << 22) as ctx:
         ev = oracle.evaluate(ctx, kernel, size=size, seed=0, samples=0)
     assert ev.passed, ev.report()
+
+
+# -- each CUDA mutant's bug, in the port ----------------------------------------------------
+_PAIRS = [
+    (name, name + "_port")
+    for name in CORPUS
+    if name.startswith("wild_r77_") and name + "_port" in CORPUS
+] + [("wild_r77_faiss_l2_norm_row_major_tensors", "wild_r77_faiss_l2_norm_row_major_port")]
+
+
+def test_every_cuda_mutant_has_its_twin_in_the_port():
+    """The CPU adapters cannot run CUDA: each CUDA mutant of the round has the same bug,
+    under the same name, written into its WebGPU port, whose failure on lavapipe and
+    SwiftShader tests/test_wild_kernels.py asserts (the GPU run must see the CUDA ones
+    fail too)."""
+    assert len(_PAIRS) == 5
+    for cuda, port in _PAIRS:
+        theirs = {m for m, (t, _, _) in CORPUS[cuda].mutants.items() if t == "cuda"}
+        ours = {m for m, (t, _, _) in CORPUS[port].mutants.items() if t == "wgsl"}
+        assert theirs and theirs == ours, (cuda, theirs ^ ours)

@@ -1388,140 +1388,132 @@ _L2NORM_CUDA = r"""// kernel-forge corpus: FAISS's row norms (facebookresearch/f
 // MIT licence), l2NormRowMajor, read, not copied: RowTileSize rows a block, each thread's
 // columns strided by the block, each warp's sums by butterfly shuffles, the warps' sums
 // through shared memory into warp 0.
+#include <faiss/gpu/utils/StaticUtils.h>
 #include <faiss/gpu/utils/ConversionOperators.cuh>
 #include <faiss/gpu/utils/DeviceDefs.cuh>
 #include <faiss/gpu/utils/MathOperators.cuh>
 #include <faiss/gpu/utils/PtxUtils.cuh>
 #include <faiss/gpu/utils/Reductions.cuh>
-#include <faiss/gpu/utils/StaticUtils.h>
 #include <faiss/gpu/utils/Tensor.cuh>
 
 namespace faiss {
 namespace gpu {
 
-// Input: (batch x dim); output: the (squared) norm of each row
-template <typename T,
-          typename TVec,
-          typename IndexType,
-          int RowTileSize,
-          bool NormLoop,
-          bool NormSquared>
-__global__ void l2NormRowMajor(Tensor<TVec, 2, true, IndexType> input,
-                               Tensor<float, 1, true, IndexType> output)
-{
-  extern __shared__ char smemByte[];  // a float a warp, for each row of the tile
-  float* smem = (float*)smemByte;
+// Input: (batch x dim); output: the (squared) norm of each row. T: the type of the
+// math, TVec: the (perhaps vector) type loaded.
+template <typename T, typename TVec, int RowTileSize, bool NormSquared>
+__global__ void l2NormRowMajor(
+        Tensor<TVec, 2, true> input,
+        Tensor<float, 1, true> output) {
+    extern __shared__ char smemByte[]; // a float a warp, for each row of the tile
+    float* smem = (float*)smemByte;
 
-  IndexType numWarps = utils::divUp(blockDim.x, kWarpSize);
-  IndexType laneId   = getLaneId();
-  IndexType warpId   = threadIdx.x / kWarpSize;
+    // block-sized numbers: ints will do
+    int numWarps = utils::divUp(blockDim.x, kWarpSize);
+    int laneId = getLaneId();
+    int warpId = threadIdx.x / kWarpSize;
 
-  bool lastRowTile   = (blockIdx.x == (gridDim.x - 1));
-  IndexType rowStart = RowTileSize * blockIdx.x;
-  float rowNorm[RowTileSize];
+    bool lastRowTile = (blockIdx.x == (gridDim.x - 1));
+    idx_t rowStart = idx_t(blockIdx.x) * RowTileSize;
+    // sums in float
+    float rowNorm[RowTileSize];
 
-  if (lastRowTile) {
-    // the input's last rows: fewer than a tile, perhaps, so one at a time
-    for (IndexType row = 0; row < input.getSize(0) - rowStart; ++row) {
-      if (NormLoop) {
-        rowNorm[0] = 0;
-        for (IndexType col = threadIdx.x; col < input.getSize(1); col += blockDim.x) {
-          TVec val = input[rowStart + row][col];
-          val      = Math<TVec>::mul(val, val);
-          rowNorm[0] = rowNorm[0] + Math<TVec>::reduceAdd(val);
+    if (lastRowTile) {
+        // the input's last rows, perhaps fewer than a tile: one at a time
+        for (idx_t row = 0; row < input.getSize(0) - rowStart; ++row) {
+            rowNorm[0] = 0;
+
+            for (idx_t col = threadIdx.x; col < input.getSize(1);
+                 col += blockDim.x) {
+                TVec val = input[rowStart + row][col];
+                val = Math<TVec>::mul(val, val);
+                rowNorm[0] = rowNorm[0] + Math<TVec>::reduceAdd(val);
+            }
+
+            rowNorm[0] = warpReduceAllSum(rowNorm[0]);
+            if (laneId == 0) {
+                smem[row * numWarps + warpId] = rowNorm[0];
+            }
         }
-      } else {
-        TVec val = input[rowStart + row][threadIdx.x];
-        val      = Math<TVec>::mul(val, val);
-        rowNorm[0] = Math<TVec>::reduceAdd(val);
-      }
-
-      rowNorm[0] = warpReduceAllSum(rowNorm[0]);
-      if (laneId == 0) {
-        smem[row * numWarps + warpId] = rowNorm[0];
-      }
-    }
-  } else {
-    // a whole tile: its rows side by side
-    TVec tmp[RowTileSize];
-
-#pragma unroll
-    for (int row = 0; row < RowTileSize; ++row) {
-      rowNorm[row] = 0;
-    }
-
-    if (NormLoop) {
-      for (IndexType col = threadIdx.x; col < input.getSize(1); col += blockDim.x) {
-#pragma unroll
-        for (int row = 0; row < RowTileSize; ++row) {
-          tmp[row] = input[rowStart + row][col];
-        }
-#pragma unroll
-        for (int row = 0; row < RowTileSize; ++row) {
-          tmp[row] = Math<TVec>::mul(tmp[row], tmp[row]);
-        }
-#pragma unroll
-        for (int row = 0; row < RowTileSize; ++row) {
-          rowNorm[row] = rowNorm[row] + Math<TVec>::reduceAdd(tmp[row]);
-        }
-      }
     } else {
-#pragma unroll
-      for (int row = 0; row < RowTileSize; ++row) {
-        tmp[row] = input[rowStart + row][threadIdx.x];
-        tmp[row] = Math<TVec>::mul(tmp[row], tmp[row]);
-        rowNorm[row] = Math<TVec>::reduceAdd(tmp[row]);
-      }
-    }
+        // a whole tile: its rows side by side
+        TVec tmp[RowTileSize];
 
 #pragma unroll
-    for (int row = 0; row < RowTileSize; ++row) {
-      rowNorm[row] = warpReduceAllSum(rowNorm[row]);
-    }
-
-    if (laneId == 0) {
-#pragma unroll
-      for (int row = 0; row < RowTileSize; ++row) {
-        smem[row * numWarps + warpId] = rowNorm[row];
-      }
-    }
-  }
-
-  __syncthreads();
-
-  // warp 0 sums the warps' partials of each row
-  if (warpId == 0) {
-#pragma unroll
-    for (int row = 0; row < RowTileSize; ++row) {
-      rowNorm[row] = laneId < numWarps ? smem[row * numWarps + laneId] : 0;
-    }
-
-#pragma unroll
-    for (int row = 0; row < RowTileSize; ++row) {
-      rowNorm[row] = warpReduceAllSum(rowNorm[row]);
-    }
-
-    if (laneId == 0) {
-#pragma unroll
-      for (int row = 0; row < RowTileSize; ++row) {
-        int outCol = rowStart + row;
-
-        if (lastRowTile) {
-          if (outCol < output.getSize(0)) {
-            output[outCol] = NormSquared ? ConvertTo<float>::to(rowNorm[row])
-                                         : sqrtf(ConvertTo<float>::to(rowNorm[row]));
-          }
-        } else {
-          output[outCol] = NormSquared ? ConvertTo<float>::to(rowNorm[row])
-                                       : sqrtf(ConvertTo<float>::to(rowNorm[row]));
+        for (int row = 0; row < RowTileSize; ++row) {
+            rowNorm[row] = 0;
         }
-      }
+
+        for (idx_t col = threadIdx.x; col < input.getSize(1);
+             col += blockDim.x) {
+#pragma unroll
+            for (int row = 0; row < RowTileSize; ++row) {
+                tmp[row] = input[rowStart + row][col];
+            }
+
+#pragma unroll
+            for (int row = 0; row < RowTileSize; ++row) {
+                tmp[row] = Math<TVec>::mul(tmp[row], tmp[row]);
+            }
+
+#pragma unroll
+            for (int row = 0; row < RowTileSize; ++row) {
+                rowNorm[row] = rowNorm[row] + Math<TVec>::reduceAdd(tmp[row]);
+            }
+        }
+
+        // each warp's share of each row
+#pragma unroll
+        for (int row = 0; row < RowTileSize; ++row) {
+            rowNorm[row] = warpReduceAllSum(rowNorm[row]);
+        }
+
+        if (laneId == 0) {
+#pragma unroll
+            for (int row = 0; row < RowTileSize; ++row) {
+                smem[row * numWarps + warpId] = rowNorm[row];
+            }
+        }
     }
-  }
+
+    __syncthreads();
+
+    // warp 0 sums the warps' shares
+    if (warpId == 0) {
+#pragma unroll
+        for (int row = 0; row < RowTileSize; ++row) {
+            rowNorm[row] =
+                    laneId < numWarps ? smem[row * numWarps + laneId] : 0;
+        }
+
+#pragma unroll
+        for (int row = 0; row < RowTileSize; ++row) {
+            rowNorm[row] = warpReduceAllSum(rowNorm[row]);
+        }
+
+        if (laneId == 0) {
+#pragma unroll
+            for (int row = 0; row < RowTileSize; ++row) {
+                idx_t outCol = rowStart + row;
+
+                if (lastRowTile) {
+                    if (outCol < output.getSize(0)) {
+                        output[outCol] = NormSquared
+                                ? ConvertTo<float>::to(rowNorm[row])
+                                : sqrtf(ConvertTo<float>::to(rowNorm[row]));
+                    }
+                } else {
+                    output[outCol] = NormSquared
+                            ? ConvertTo<float>::to(rowNorm[row])
+                            : sqrtf(ConvertTo<float>::to(rowNorm[row]));
+                }
+            }
+        }
+    }
 }
 
-}  // namespace gpu
-}  // namespace faiss
+} // namespace gpu
+} // namespace faiss
 """
 
 _L2NORM_WGSL = """
@@ -1577,35 +1569,55 @@ def _l2norm_reference(input, output, dims=None):
     output[:] = (x * x).sum(axis=1)
 
 
+def _norm_threads(dim: int) -> int:
+    """The host's block: the row's length rounded up to whole warps, at most the
+    device's 1024 threads (no float4 loads: the lengths here are not multiples of 4)."""
+    return min(ceil_div(dim, 32) * 32, 1024)
+
+
 def _l2norm_spec(target: str) -> KernelSpec:
     buffers = [
         BufferSpec(0, "f32", "read", name="input", count="N*D", shape=("N", "D")),
         BufferSpec(1, "f32", "read_write", name="output", count="N", shape=("N",)),
     ]
+    grid = lambda sch, size: (ceil_div(int(size.N), _NORM_TILE), 1, 1)  # noqa: E731
     extra: dict = {}
     if target == "wgsl":
         buffers.append(BufferSpec.uniform(2, (("rows", "u32"), ("dim", "u32")), name="dims"))
         extra["params"] = lambda size: {"rows": int(size.N), "dim": int(size.D)}
+        extra["grid"] = grid
         schedule = Schedule(256)
     else:
-        # the host's: rows over 1024 floats (not a multiple of 4: no float4) loop over
-        # them with the device's 1024 threads; a float a warp for each row of a tile
-        extra["shared_bytes"] = 4 * _NORM_TILE * (1024 // 32)
+        entry = "faiss::gpu::l2NormRowMajor<float, float, 8, true>"
+
+        def launches(size):
+            threads = _norm_threads(int(size.D))
+            return (
+                Dispatch(
+                    entry,
+                    grid=grid,
+                    schedule=Schedule(threads),
+                    # a float a warp for each row of a tile
+                    shared_bytes=4 * _NORM_TILE * (threads // 32),
+                ),
+            )
+
+        extra["launches"] = launches
         schedule = Schedule(1024)
     return KernelSpec(
         id=f"wild_r77_faiss_l2_norm_row_major{'_tensors' if target == 'cuda' else '_port'}",
-        entry_point="faiss::gpu::l2NormRowMajor<float, float, int, 8, true, true>"
+        entry_point="faiss::gpu::l2NormRowMajor<float, float, 8, true>"
         if target == "cuda"
         else "l2NormRowMajor",
         sources={target: _L2NORM_CUDA if target == "cuda" else _L2NORM_WGSL},
         dims=("N", "D"),
         buffers=tuple(buffers),
         reference=_l2norm_reference,
-        grid=lambda sch, size: (ceil_div(int(size.N), _NORM_TILE), 1, 1),
         schedules=(schedule,),
         include_dirs=(_INCLUDE,) if target == "cuda" else (),
-        # 37 rows: four whole tiles and a last one of five; two tiles; a lone short one
-        test_sizes=("N=37,D=1030", "N=16,D=2050", "N=5,D=1030"),
+        # 37 rows of 1030: four whole tiles and a last one of five, 1024 threads striding;
+        # two tiles of 2050; five rows of 70 (96 threads, the last warp partly idle)
+        test_sizes=("N=37,D=1030", "N=16,D=2050", "N=5,D=70"),
         **extra,
     )
 
@@ -1614,23 +1626,23 @@ _L2NORM_MUTANTS = {
     "cuda": {
         "the warps' partials read before the barrier": (
             "cuda",
-            "  __syncthreads();\n\n  // warp 0 sums",
-            "\n  // warp 0 sums",
+            "    __syncthreads();\n\n    // warp 0 sums",
+            "\n    // warp 0 sums",
         ),
         "the last tile's columns strided by a warp": (
             "cuda",
-            "for (IndexType col = threadIdx.x; col < input.getSize(1); col += blockDim.x) {\n          TVec val",
-            "for (IndexType col = threadIdx.x; col < input.getSize(1); col += kWarpSize) {\n          TVec val",
+            "                 col += blockDim.x) {\n                TVec val",
+            "                 col += kWarpSize) {\n                TVec val",
         ),
         "the last tile's norms rooted": (
             "cuda",
-            "            output[outCol] = NormSquared ? ConvertTo<float>::to(rowNorm[row])\n                                         : sqrtf(",
-            "            output[outCol] = !NormSquared ? ConvertTo<float>::to(rowNorm[row])\n                                         : sqrtf(",
+            "                        output[outCol] = NormSquared\n",
+            "                        output[outCol] = !NormSquared\n",
         ),
         "the tile's first row from the block index alone": (
             "cuda",
-            "IndexType rowStart = RowTileSize * blockIdx.x;",
-            "IndexType rowStart = blockIdx.x;",
+            "idx_t rowStart = idx_t(blockIdx.x) * RowTileSize;",
+            "idx_t rowStart = idx_t(blockIdx.x);",
         ),
     },
     "wgsl": {
