@@ -1,7 +1,49 @@
-"""What round 77 of the wild kernels (tests/wild/round77.py: RAPIDS and FAISS CUDA as
-those projects write it, and WebGPU ports of ours) showed of the oracle, pinned.
+"""What round 77 of the wild kernels (tests/wild/round77.py: raft's weak_cc label
+propagation and expanded L2 distance, a cuGraph-style BFS level and PageRank push, and
+FAISS's l2NormRowMajor, each CUDA kernel with a WebGPU port of ours) showed of the
+oracle, pinned.
 
-FINDINGS-TODO
+Every original passes on the reference, lavapipe and SwiftShader (``KFORGE_SLOW_TESTS=1``
+for every size on both), every WGSL mutant fails on both, each CUDA mutant's twin in its
+port among them, and every CUDA original and mutant compiles with NVRTC for sm_90 with
+each launch's arguments the sizes its PTX declares.
+
+Findings, three closed, one pinned:
+
+- A kernel that could not be declared: raft (and cuML, cuVS, cuGraph, which build on
+  it) declares every kernel ``RAFT_KERNEL name(...)``, ``#define RAFT_KERNEL __global__
+  static void`` in ``raft/core/detail/macros.hpp``. The declaration reader looked for
+  ``__global__`` only: "the source declares no __global__ function named
+  'weak_cc_init_all_kernel'", unless ``arguments=`` listed every parameter. An
+  object-like macro standing for ``__global__`` is now read as it, defined in the source
+  or in a header the source includes from the kernel's ``include_dirs``
+  (``forge.sources``).
+- An output with many right answers that could not be declared: a BFS's predecessor is
+  whichever neighbour one level up claimed the vertex first (cuGraph's ``atomicOr`` on
+  the visited bitmap). ``unordered=`` naming an input accepts an index of an equal value
+  once a row, and a vertex is the parent of many; ``labels`` renames groups. The right
+  port failed on lavapipe (277 of 3000 predecessors: its threads stride over the
+  vertices, and a larger vertex may claim first). ``BufferSpec(equally_right=rule)``
+  now gives the judge the spec's rule (here: a neighbour one level nearer by the
+  reference's levels), each accepted element shown as the reference's and counted in a
+  note; the mutant whose predecessor is the vertex itself still fails.
+- A kernel that could not be declared: FAISS passes ``faiss::gpu::Tensor<T, Dim,
+  InnerContig, IndexT>`` by value to every GPU kernel (the data pointer, the strides,
+  then the sizes). The launch gave it the buffer's pointer, which the check against the
+  PTX refused ("is 24 bytes (its PTX declares), but the launch passes buffer input
+  (pointer) of 8 bytes"), with a hint to rename parameters. A FAISS tensor (the type
+  qualified by FAISS's namespace, or the source including FAISS's tensor header) is now
+  packed as FAISS lays it out, as PyTorch's accessors are (round 75).
+- Pinned (strict xfail): raft's expanded L2 distance, sqrt(|x|^2 + |y|^2 - 2 x.y),
+  clamped, is judged right against a reference written as raft's formula, whose three
+  sums the oracle bounds as float32 sums of their terms and carries through the
+  cancellation and the root; against the distance written plainly, sum((x - y)^2),
+  whose terms do not cancel, the right kernel fails at near neighbours (25 of 8000 at
+  M=80, N=100, K=70: 0.0034 for 0.00047). The oracle cannot know that a kernel may sum
+  a polynomial's monomials apart.
+
+Seen and left as it is: PageRank's ranks of about 1/n are judged with float32's default
+``atol`` of 1e-6, 0.5% of a rank at n = 5000 (every mutant here is off by far more).
 
 For the GPU run to confirm: tests/wild/round77.py's docstring.
 """
@@ -172,9 +214,10 @@ def _l2_evaluate(request, reference):
 
 def test_the_expanded_distance_passes_where_its_near_neighbours_cancel(request):
     """The entry's own reference, raft's formula in float64: the near neighbours'
-    distances, where float32's expansion keeps a few bits (got 0.0039 for 0.00045 at
-    M=100, N=150, K=70), are accepted within the bound of the three float32 sums
-    carried through the cancellation, the clamp and the root; none is judged by luck."""
+    distances, where float32's expansion keeps a few bits (got 0.0034 for 0.00047, and
+    0 for 0.00052 where the square cancelled below 0, at M=80, N=100, K=70), are
+    accepted within the bound of the three float32 sums carried through the
+    cancellation, the clamp and the root."""
     from tests.wild.round77 import _l2_reference
 
     ev = _l2_evaluate(request, _l2_reference)
@@ -190,9 +233,9 @@ def test_the_expanded_distance_passes_where_its_near_neighbours_cancel(request):
         "cancel, and nothing says that a kernel may sum x^2, y^2 and x.y apart, so the "
         "expansion's cancellation at near neighbours (an error of up to growth * u * "
         "sum((|x| + |y|)^2) in the square, carried through the root) is a mismatch in "
-        "38 of 15000 distances; bounding every algebraically equal evaluation of a "
-        "polynomial, rooted, is beyond its analyses. A reference written as the "
-        "library's formula (the entry's) is judged right"
+        "25 of 8000 distances at M=80, N=100, K=70; bounding every algebraically "
+        "equal evaluation of a polynomial, rooted, is beyond its analyses. A "
+        "reference written as the library's formula (the entry's) is judged right"
     ),
 )
 def test_the_expanded_distance_against_the_distance_written_plainly(request):
