@@ -636,7 +636,7 @@ def _cuda_scalar_names(kernel: KernelSpec) -> set[str]:
     names = set(kernel.arguments or ())
     names.update(name for d in launches for name in d.arguments or ())
     for entry in entries:
-        for param in _sources.cuda_parameters(source, entry) or ():
+        for param in _sources.cuda_parameters(source, entry, kernel.include_dirs) or ():
             if not param.pointer:
                 names.add(param.name)
     return names

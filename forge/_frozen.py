@@ -59,6 +59,7 @@ def frozen_fields(
             shape=b.shape_at(size) if i in shaped else None,
             fill=None,
             initial=None,
+            equally_right=None,
         )
         if b.texture is None
         else replace(b, shape=b.shape_at(size)[:2], fill=None, initial=None)  # its extent

@@ -269,7 +269,7 @@ def _wgsl_of(kernel: KernelSpec, schedule: Schedule, size: Any) -> str | None:
 def _check_cuda_bindings(kernel: KernelSpec, dispatch: Dispatch, entry: str, source: str) -> None:
     """Refuse bindings of a kernel without WGSL that name no parameter of its CUDA
     entry point (there they name parameters)."""
-    params = _sources.cuda_parameters(source, entry)
+    params = _sources.cuda_parameters(source, entry, kernel.include_dirs)
     if params is None or not dispatch.bindings:
         return
     unknown = sorted(set(dispatch.bindings) - {p.name for p in params})

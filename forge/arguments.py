@@ -27,6 +27,10 @@ packs:
   (``64``) by value over ``kernel.buffers[index]``: its data pointer, then its ``dims``
   sizes and strides (in elements, C order) as ``index_bytes``-byte integers, the
   layout ATen's ``GenericPackedTensorAccessorBase`` declares (``accessor_bytes``);
+  ``("accessor", (index, dims, index_bytes, "faiss"))``: FAISS's
+  ``faiss::gpu::Tensor<T, Dim, InnerContig, IndexT>`` by value, its data pointer, then
+  its strides, then its sizes (``Tensor.cuh``'s ``data_``, ``stride_[Dim]``,
+  ``size_[Dim]``);
 - ``("default", (name, bytes))``: a trailing parameter ``arguments=`` leaves out,
   packed from its declared default (``int *partial_sums = NULL``: a null pointer), or
   a null pointer ``arguments=`` gives by name, anywhere (``"nullptr"`` or ``"NULL"``,
@@ -114,7 +118,9 @@ def cuda_arguments(
     caller has it; ``aliases``: other names of buffers in this launch, over their own
     (``Dispatch.bindings``: a pointer named like the WGSL variable ``src`` gets the
     buffer the launch binds there)."""
-    params = _sources.cuda_parameters(source, entry) if source is not None else None
+    params = (
+        _sources.cuda_parameters(source, entry, kernel.include_dirs) if source is not None else None
+    )
     # an accessor takes a buffer, as a pointer does (matched so, by name or position)
     accessors = [accessor_type(p.type, source) for p in params or ()]
     if any(accessors):
@@ -147,7 +153,11 @@ def cuda_arguments(
         )
         _check_structs(kernel, entry, params, found, source)
         return found
-    if params is None and source is not None and _sources.cuda_parameters_problem(source, entry):
+    if (
+        params is None
+        and source is not None
+        and _sources.cuda_parameters_problem(source, entry, kernel.include_dirs)
+    ):
         raise _unreadable(kernel, entry, source)
     if params is None:  # no source, or a broken one NVRTC will refuse: the convention
         return tuple(
@@ -175,6 +185,16 @@ _ACCESSOR = re.compile(
 )
 
 
+#: FAISS's GPU tensor by value (``faiss/gpu/utils/Tensor.cuh``): ``Tensor<T, Dim,
+#: InnerContig, IndexT, PtrTraits>``, read as one where the type names its namespace or
+#: the source includes FAISS's tensor header (a bare ``Tensor<...>`` is anyone's).
+_FAISS_TENSOR = re.compile(
+    r"^(?:const\s+)?(?P<ns>(?:::)?(?:faiss::gpu|gpu)::)?Tensor\s*<\s*(?P<args>.*)>\s*(?:const)?$"
+)
+_FAISS_HEADER = re.compile(r'#\s*include\s*[<"]faiss/gpu/utils/(?:Device)?Tensor\.cuh[>"]')
+#: The layout tag of a FAISS tensor's ``accessor`` argument (strides before sizes).
+FAISS_TENSOR = "faiss"
+
 #: An index type's bytes, as an accessor's last template argument names it.
 _INDEX_BYTES = {
     "int32_t": 4,
@@ -196,13 +216,26 @@ _ALIAS_PLAIN = re.compile(
 )
 
 
-def accessor_type(type_: str, source: str | None = None) -> tuple[int, int] | None:
+def accessor_type(type_: str, source: str | None = None) -> tuple | None:
     """(dimensions, bytes of its index type) of a PyTorch ``PackedTensorAccessor32``
     (4-byte indices), ``PackedTensorAccessor64`` (8), or ``PackedTensorAccessor`` or
     ``GenericPackedTensorAccessor<T, N, Traits, index_t>`` (``index_t``'s, 8 unless
-    given) parameter type, also through an alias ``source`` declares; None for any
-    other type."""
+    given) parameter type, also through an alias ``source`` declares; (dimensions,
+    bytes, ``FAISS_TENSOR``) of FAISS's ``Tensor<T, Dim, InnerContig, IndexT>``
+    (``IndexT``'s, 8 unless given: FAISS's ``idx_t``); None for any other type."""
     text = " ".join(type_.split())
+    faiss = _FAISS_TENSOR.match(text)
+    if faiss is not None and (
+        faiss["ns"] or (source is not None and _FAISS_HEADER.search(source) is not None)
+    ):
+        args = [a.strip() for a in _sources._split_top_level(faiss["args"])]
+        if len(args) < 2 or not args[1].isdigit():
+            return None
+        index = 8
+        if len(args) >= 4:
+            name = args[3].replace("std::", "").replace("const ", "")
+            index = _INDEX_BYTES.get(name, 8)
+        return int(args[1]), index, FAISS_TENSOR
     found = _ACCESSOR.match(text)
     if found is None and source is not None:
         resolved = _through_alias(text, source)
@@ -250,13 +283,17 @@ def accessor_size(dims: int, index_bytes: int) -> int:
     return -(-(8 + 2 * dims * index_bytes) // 8) * 8
 
 
-def accessor_bytes(address: int, shape: Sequence[int], index_bytes: int) -> bytes:
+def accessor_bytes(
+    address: int, shape: Sequence[int], index_bytes: int, layout: Sequence[str] = ()
+) -> bytes:
     """A packed tensor accessor by value, as ATen lays it out: the data pointer, then
     the sizes and the C-order strides (in elements) as ``index_bytes``-byte integers,
-    padded to the pointer's 8-byte alignment."""
+    padded to the pointer's 8-byte alignment; with ``layout`` ``(FAISS_TENSOR,)``, a
+    FAISS tensor: the pointer, then the strides, then the sizes."""
     strides = [int(np.prod(shape[i + 1 :], dtype=np.int64)) for i in range(len(shape))]
     dtype = np.dtype("<i4" if index_bytes == 4 else "<i8")
-    raw = address.to_bytes(8, "little") + np.array([*shape, *strides], dtype).tobytes()
+    numbers = [*strides, *shape] if FAISS_TENSOR in layout else [*shape, *strides]
+    raw = address.to_bytes(8, "little") + np.array(numbers, dtype).tobytes()
     return raw.ljust(accessor_size(len(shape), index_bytes), b"\0")
 
 
@@ -279,11 +316,13 @@ def _accessors(
         if accessor is None:
             out.append(argument)
             continue
-        dims, index_bytes = accessor
+        dims, index_bytes = accessor[0], accessor[1]
+        layout: tuple[str, ...] = tuple(accessor[2:])
+        what = "FAISS tensor" if FAISS_TENSOR in layout else "PyTorch accessor"
         if argument[0] != "buffer":
             raise UnsupportedFeature(
                 f"kernel {kernel.id}: {entry}'s parameter `{param.type} {param.name}` is a "
-                f"PyTorch accessor, made over a buffer, but the launch gives it "
+                f"{what}, made over a buffer, but the launch gives it "
                 f"{_describe(kernel, argument)}: give it the buffer it reads"
             )
         spec = kernel.buffers[argument[1]]
@@ -293,7 +332,7 @@ def _accessors(
             if shape is None or len(shape) != dims:
                 raise InvalidArgument(
                     f"kernel {kernel.id}: {entry}'s parameter `{param.type} {param.name}` "
-                    f"is a {dims}-D PyTorch accessor over buffer {spec.label}, whose shape "
+                    f"is a {dims}-D {what} over buffer {spec.label}, whose shape "
                     f"at size {size} is {shape if shape is not None else 'not declared'}: "
                     f"declare the buffer's shape=(...) with {dims} axes, the tensor's sizes"
                 )
@@ -303,7 +342,7 @@ def _accessors(
                     f"not fit {param.name}'s 32-bit accessor (PackedTensorAccessor32): "
                     "PyTorch refuses it too; use a PackedTensorAccessor64"
                 )
-        out.append(("accessor", (argument[1], dims, index_bytes)))
+        out.append(("accessor", (argument[1], dims, index_bytes, *layout)))
     return tuple(out)
 
 
@@ -585,7 +624,7 @@ def _unreadable(kernel: KernelSpec, entry: str, source: str) -> CompileError:
     as the driver's own parameter check on the device raises for a launch that does
     not fit its function."""
     names = [b.name or f"<buffer {i}>" for i, b in enumerate(kernel.buffers)]
-    declared = _sources.cuda_parameter_texts(source, entry)
+    declared = _sources.cuda_parameter_texts(source, entry, kernel.include_dirs)
     takes = (
         f" takes {len(declared)} parameters ({', '.join(declared)}), but"
         if declared is not None
@@ -593,7 +632,8 @@ def _unreadable(kernel: KernelSpec, entry: str, source: str) -> CompileError:
     )
     return CompileError(
         f"kernel {kernel.id}: CUDA entry point {entry}{takes} kernel-forge cannot read its "
-        f"declaration ({_sources.cuda_parameters_problem(source, entry)}), so it cannot "
+        f"declaration ({_sources.cuda_parameters_problem(source, entry, kernel.include_dirs)}), "
+        "so it cannot "
         "tell what each parameter receives. Say it: arguments=(...) lists, in the "
         "kernel's order, the name of what each parameter receives (a buffer, a uniform "
         "field or the uniform block, a dimension of the size, a value params(size) or "
@@ -616,7 +656,7 @@ def symbol_buffers(
     variables = set(_sources.cuda_device_variables(source))
     if not variables:
         return {}
-    params = _sources.cuda_parameters(source, entry)
+    params = _sources.cuda_parameters(source, entry, kernel.include_dirs)
     takes = set(explicit or ()) | {p.name for p in params or ()}
     return {
         i: b.name

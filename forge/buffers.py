@@ -92,6 +92,14 @@ class BufferSpec:
     (an argsort, a top-k's indices): an index the kernel gives in place of the
     reference's is right where the input holds an equal value there, each index once
     a row (an argsort that is not stable, a top-k whose last places are tied).
+    ``equally_right`` marks an output with many right answers that no order or
+    renaming describes (a BFS's parents: any neighbour one level nearer the source is
+    a right parent): ``equally_right(got, want, arrays)`` is given the kernel's values
+    and the reference's (flat) and ``arrays``, the case's inputs and the reference's
+    outputs by name (flat), and returns, per element, whether the kernel's value,
+    where it is not the reference's, is as right; those are shown as the reference's
+    (and counted in the report). It must hold for any value ``got`` may hold (an
+    index out of range, the oracle's poison): those are not right.
     ``labels`` marks an integer output holding a labeling (a connected component's,
     a cluster's, a union-find's root per element), whose label values any renaming
     makes as right: it is judged as the partition its labels make, each of the
@@ -125,6 +133,7 @@ class BufferSpec:
     scratch: bool = False
     unordered: bool | str = False
     labels: bool | tuple = False
+    equally_right: Any = None
     texture: str | None = None
     sampler: Sampler | None = None
     # a uniform block the WGSL binds as ``var<storage, read>``, laid out by WGSL's storage
@@ -194,6 +203,19 @@ class BufferSpec:
                 "(read_write, not scratch), whose elements are compared as a multiset"
             )
         self._check_labels()
+        if self.equally_right is not None and (
+            not callable(self.equally_right)
+            or self.access is not Access.READ_WRITE
+            or self.scratch
+            or self.unordered
+            or self.labels is not False
+            or not self.is_scalar
+        ):
+            raise InvalidArgument(
+                f"buffer {self.name or self.binding}: equally_right is a callable "
+                "(got, want, arrays) -> bool per element, on an output of scalars (read_write, "
+                f"not scratch, neither unordered nor labels), got {self.equally_right!r}"
+            )
         if self.fill is not None and self.access is not Access.READ and not self.inout:
             raise InvalidArgument(
                 f"buffer {self.binding}: fill is for inputs (and inout "
@@ -412,6 +434,11 @@ class BufferSpec:
             "scratch": self.scratch,
             **({"unordered": self.unordered} if self.unordered else {}),
             **({"labels": self.labels} if self.labels is not False else {}),
+            **(
+                {"equally_right": _callable_digest(self.equally_right)}
+                if self.equally_right is not None
+                else {}
+            ),
             **({"texture": self.texture} if self.texture is not None else {}),
             **({"sampler": self.sampler.describe()} if self.sampler is not None else {}),
         }

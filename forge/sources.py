@@ -1231,7 +1231,9 @@ def cuda_module_state(source: str) -> tuple[str, ...]:
     )
 
 
-def cuda_parameters(source: str, entry_point: str) -> list[CudaParam] | None:
+def cuda_parameters(
+    source: str, entry_point: str, include_dirs: tuple[str, ...] = ()
+) -> list[CudaParam] | None:
     """The parameters of ``__global__`` function ``entry_point`` (a plain name, or a
     template instantiation such as ``"softmax<float, 256>"``: its name part is looked
     up), in declaration order; None when the declaration cannot be read
@@ -1249,24 +1251,32 @@ def cuda_parameters(source: str, entry_point: str) -> list[CudaParam] | None:
     ``scalar_t alpha`` is a ``float alpha``), defaults filling those it leaves out. A
     kernel stamped out by a function-like macro (``#define UNARY(name, expr)
     __global__ void name(...)`` then ``UNARY(relu, ...)``) is read from the macro's
-    body with the invocation's arguments in place of its parameters."""
-    params = _read_parameters(source, entry_point)[0]
+    body with the invocation's arguments in place of its parameters. A kernel declared
+    through an object-like macro that stands for ``__global__`` (raft's, cuML's and
+    cuGraph's ``RAFT_KERNEL``: ``#define RAFT_KERNEL __global__ static void``) is read as
+    one, the macro defined in the source or in a header it includes that
+    ``include_dirs`` hold (the kernel's NVRTC include paths)."""
+    params = _read_parameters(source, entry_point, tuple(include_dirs))[0]
     return list(params) if params is not None else None  # a copy of the cached answer
 
 
-def cuda_parameters_problem(source: str, entry_point: str) -> str:
+def cuda_parameters_problem(
+    source: str, entry_point: str, include_dirs: tuple[str, ...] = ()
+) -> str:
     """Why ``cuda_parameters`` gives None for ``entry_point`` (no ``__global__``
     function of that name, or a parameter it cannot read); "" when it does not, and
     for a declaration whose parentheses never close: a broken source, which the
     compiler refuses with a better message."""
-    return _read_parameters(source, entry_point)[1]
+    return _read_parameters(source, entry_point, tuple(include_dirs))[1]
 
 
-def cuda_parameter_texts(source: str, entry_point: str) -> list[str] | None:
+def cuda_parameter_texts(
+    source: str, entry_point: str, include_dirs: tuple[str, ...] = ()
+) -> list[str] | None:
     """Each parameter of ``entry_point``'s first declaration as written (whitespace
     collapsed), whether or not it names them: what an error quotes; None when the
     source declares no ``__global__`` function of that name."""
-    text = strip_comments(source)
+    text = _kernel_macros_expanded(strip_comments(source), tuple(include_dirs))
     name = cuda_function_name(entry_point)
     found = _declarations(text, name)
     if not found:
@@ -1329,9 +1339,11 @@ def cuda_function_name(entry_point: str) -> str:
 
 
 @_cached
-def _read_parameters(source: str, entry_point: str) -> tuple[list[CudaParam] | None, str]:
+def _read_parameters(
+    source: str, entry_point: str, include_dirs: tuple[str, ...] = ()
+) -> tuple[list[CudaParam] | None, str]:
     name = cuda_function_name(entry_point)
-    text = strip_comments(source)
+    text = _kernel_macros_expanded(strip_comments(source), include_dirs)
     found = _declarations(text, name)
     if not found:
         expanded = _expand_kernel_macro(text, name)
@@ -1480,7 +1492,7 @@ def cuda_grid_sync(source: str, entry_point: str) -> bool:
     context is lost. A grid sync in the kernel's own body counts, and one outside every
     ``__global__`` body (in a ``__device__`` helper it may call) counts for every
     kernel of the source; one in another kernel's body does not."""
-    text = strip_comments(source)
+    text = _kernel_macros_expanded(strip_comments(source))
     names = {n for match in _GRID_GROUP.finditer(text) for n in match.groups() if n}
     sites = [m.start() for m in _GRID_SYNC_DIRECT.finditer(text)]
     for name in names:
@@ -1498,6 +1510,84 @@ def cuda_grid_sync(source: str, entry_point: str) -> bool:
         if not enclosing or own in enclosing:
             return True
     return False
+
+
+_OBJECT_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)(?![\w(])[ \t]*(.*)$", re.M)
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*[<"]([^>"]+)[>"]', re.M)
+
+
+def _kernel_macros(text: str) -> dict[str, str]:
+    """The object-like macros ``text`` defines whose replacement, a macro of a macro
+    expanded, holds ``__global__`` (``#define RAFT_KERNEL __global__ static void``), each to
+    that replacement."""
+    joined = re.sub(r"\\[ \t]*\n", " ", text)  # line continuations
+    defines = {m.group(1): m.group(2).strip() for m in _OBJECT_DEFINE.finditer(joined)}
+    found = {}
+    for name, body in defines.items():
+        expanded = body
+        for _ in range(4):
+            expanded = re.sub(
+                r"\b\w+\b",
+                lambda m, own=name: (
+                    defines.get(m.group(0), m.group(0)) if m.group(0) != own else m.group(0)
+                ),
+                expanded,
+            )
+        if re.search(r"\b__global__\b", expanded):
+            found[name] = expanded
+    return found
+
+
+@_cached
+def _header_text(source: str, include_dirs: tuple[str, ...]) -> str:
+    """The text of the headers ``source`` includes that ``include_dirs`` hold, and of
+    those they include in turn (a few deep), comments stripped; "" without any."""
+    import os
+
+    seen: set[str] = set()
+    texts: list[str] = []
+    todo = [(source, 0)]
+    while todo:
+        text, depth = todo.pop()
+        for match in _INCLUDE.finditer(text):
+            for folder in include_dirs:
+                path = os.path.join(folder, match.group(1))
+                if os.path.isfile(path):
+                    break
+            else:
+                continue
+            real = os.path.realpath(path)
+            if real in seen:
+                continue
+            seen.add(real)
+            try:
+                with open(real, encoding="utf-8", errors="replace") as file:
+                    header = strip_comments(file.read())
+            except OSError:
+                continue
+            texts.append(header)
+            if depth < 4:
+                todo.append((header, depth + 1))
+    return "\n".join(texts)
+
+
+def _kernel_macros_expanded(text: str, include_dirs: tuple[str, ...] = ()) -> str:
+    """``text`` with each use of an object-like macro that stands for ``__global__``
+    (defined in ``text``, or in a header it includes from ``include_dirs``) replaced by
+    its replacement, and those macros' own ``#define`` lines blanked (line numbers
+    kept), so that the kernels it declares are read as ``__global__`` functions."""
+    headers = _header_text(text, include_dirs) if include_dirs else ""
+    macros = _kernel_macros(headers + "\n" + text if headers else text)
+    if not macros:
+        return text
+    names = "|".join(re.escape(n) for n in macros)
+    text = re.sub(
+        r"^[ \t]*#[ \t]*define[ \t]+(?:" + names + r")(?![\w(]).*$",
+        lambda m: " " * len(m.group(0)),
+        text,
+        flags=re.M,
+    )
+    return re.sub(r"\b(?:" + names + r")\b", lambda m: macros[m.group(0)], text)
 
 
 def _global_bodies(text: str) -> list[tuple[str, int, int]]:

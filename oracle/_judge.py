@@ -768,6 +768,45 @@ def _each(order: Any, got: np.ndarray, flushed: list, later: np.ndarray | None) 
     return order(got), [order(f) for f in flushed], None if later is None else order(later)
 
 
+def _equally_right_mask(rule: Any, got: np.ndarray, want: np.ndarray, expected: Expected):
+    """Per element of ``got`` (flat), whether it differs from ``want`` and ``rule`` (a
+    buffer's ``equally_right``) accepts it; all False where the rule fails or answers
+    in another shape (the elements are then judged as they are)."""
+    g, w = np.asarray(got).reshape(-1), np.asarray(want).reshape(-1)
+    if g.size != w.size or g.size == 0:
+        return np.zeros(g.size, bool)
+    arrays = {
+        **{k: np.asarray(v).reshape(-1) for k, v in expected.case.arrays.items()},
+        **{k: np.asarray(v).reshape(-1) for k, v in expected.outputs.items()},
+    }
+    try:
+        with np.errstate(all="ignore"):
+            ok = np.asarray(rule(g.copy(), w.copy(), arrays), bool).reshape(-1)
+    except Exception:  # noqa: BLE001  (a rule that cannot read the kernel's values)
+        return np.zeros(g.size, bool)
+    if ok.size != g.size:
+        return np.zeros(g.size, bool)
+    return ok & (g != w)
+
+
+def _as_reference_where_equally_right(
+    rule: Any, got: np.ndarray, want: np.ndarray, expected: Expected
+) -> np.ndarray:
+    """``got`` with each element its declaration accepts shown as the reference's."""
+    ok = _equally_right_mask(rule, got, want, expected)
+    if not ok.any():
+        return got
+    out = np.asarray(got).reshape(-1).copy()
+    out[ok] = np.asarray(want).reshape(-1)[ok]
+    return out.reshape(np.shape(got))
+
+
+def _equally_right(spec, got: np.ndarray, want: np.ndarray, expected: Expected) -> int:
+    """How many elements of ``got`` the buffer's ``equally_right`` accepts in place of
+    the reference's values."""
+    return int(np.count_nonzero(_equally_right_mask(spec.equally_right, got, want, expected)))
+
+
 def _indexed_keys(spec, expected: Expected) -> np.ndarray | None:
     """The input an output of indices is unordered among (``unordered=`` naming an
     input: an argsort's keys), as the case drew it; None for any other output."""
@@ -918,6 +957,21 @@ def _judge_output(
             "labels make, each of the kernel's groups shown under the reference's label "
             f"at its first element{kept}; a group the reference splits or that takes a "
             "kept value shows under a label the reference does not use"
+        )
+        if note not in ev.notes:
+            ev.notes.append(note)
+    if spec.equally_right is not None:  # other values the spec declares as right
+        accepted = _equally_right(spec, got, want, expected)
+        rule, reference_values = spec.equally_right, want
+
+        def order(a: np.ndarray) -> np.ndarray:
+            return _as_reference_where_equally_right(rule, a, reference_values, expected)
+
+        got, flushed, later = _each(order, got, flushed, later)
+        note = (
+            f"{region.label} declares other values equally right (equally_right=): "
+            f"{accepted} of its elements hold a value other than the reference's that the "
+            "declaration accepts, shown as the reference's"
         )
         if note not in ev.notes:
             ev.notes.append(note)

@@ -726,10 +726,10 @@ class CudaComputeContext(SlabContext):
                     )
                 holders.append(ctypes.c_uint64(self._address(launch, key)))
                 continue
-            if kind == "accessor":  # PyTorch's accessor: the address, sizes and strides
-                index, _, index_bytes = key
+            if kind == "accessor":  # PyTorch's accessor (FAISS's tensor): address, shape
+                index, _, index_bytes, *layout = key
                 shape = launch.kernel.buffers[index].shape_at(launch.size)  # flat: (count,)
-                packed = accessor_bytes(self._address(launch, index), shape, index_bytes)
+                packed = accessor_bytes(self._address(launch, index), shape, index_bytes, layout)
                 holders.append((ctypes.c_char * len(packed)).from_buffer_copy(packed))
                 continue
             if kind in ("texture", "surface"):  # an object made over the buffer, by value

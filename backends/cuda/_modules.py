@@ -220,7 +220,8 @@ def argument_text(kernel: KernelSpec, kind: str, key: Any) -> str:
     if kind == "buffer":
         return f"buffer {kernel.buffers[key].label} (pointer)"
     if kind == "accessor":
-        return f"buffer {kernel.buffers[key[0]].label} as a {key[1]}-D PyTorch accessor (by value)"
+        what = "FAISS tensor" if "faiss" in key[3:] else "PyTorch accessor"
+        return f"buffer {kernel.buffers[key[0]].label} as a {key[1]}-D {what} (by value)"
     if kind == "offset":
         return f"buffer {kernel.buffers[key[0]].label} + {key[1]} bytes (pointer)"
     if kind == "default" and key[0] in ("NULL", "nullptr"):
