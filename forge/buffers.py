@@ -83,6 +83,12 @@ class BufferSpec:
     each run of equal elements in the reference's ``keys`` is a multiset of its own;
     where ``keys`` holds one key a row of this output (``shape=(rows, n)``), each run of
     rows with equal keys is (vLLM's ``sorted_token_ids`` among its ``expert_ids``).
+    ``unordered=keys`` (a function) gives those keys where the kernel stores none:
+    ``keys(arrays)`` of the case's buffers by name (inputs as drawn, outputs as the
+    reference computed them, the uniform record under its name) returns one key for
+    each element of this output, or for each row; each run of equal keys is a multiset
+    of its own (a counting sort's scatter through ``atomicAdd`` within each bucket,
+    Babylon.js's splat sort, whose buckets come from an input: round 78).
     ``unordered="lists"`` marks an output of lists each appended from its own base, a
     list's free slots after it holding the declared scalar ``initial`` (Bevy's batch
     sets, a bucket with room to spare): each run of written elements of the reference
@@ -180,11 +186,14 @@ class BufferSpec:
                 f"buffer {self.binding}: initial content and scratch are for read_write buffers"
             )
         if self.unordered is not False and not (
-            self.unordered is True or (isinstance(self.unordered, str) and self.unordered)
+            self.unordered is True
+            or (isinstance(self.unordered, str) and self.unordered)
+            or _keys_function(self.unordered)
         ):
             raise InvalidArgument(
-                f'buffer {self.name or self.binding}: unordered is True, "lists", or the '
-                f"name of the output of keys this one was sorted with, got {self.unordered!r}"
+                f'buffer {self.name or self.binding}: unordered is True, "lists", the '
+                "name of the output of keys this one was sorted with, or a function of "
+                f"the case's buffers giving those keys, got {self.unordered!r}"
             )
         if self.unordered and (
             self.access is not Access.READ_WRITE or self.scratch or not self.is_scalar
@@ -410,11 +419,22 @@ class BufferSpec:
             "fill": _callable_digest(self.fill),
             "initial": _callable_digest(self.initial),
             "scratch": self.scratch,
-            **({"unordered": self.unordered} if self.unordered else {}),
+            **({"unordered": _unordered_digest(self.unordered)} if self.unordered else {}),
             **({"labels": self.labels} if self.labels is not False else {}),
             **({"texture": self.texture} if self.texture is not None else {}),
             **({"sampler": self.sampler.describe()} if self.sampler is not None else {}),
         }
+
+
+def _keys_function(unordered: Any) -> bool:
+    """Whether ``unordered`` is a function giving an output's sort keys (not a bool,
+    not a name)."""
+    return callable(unordered) and not isinstance(unordered, (bool, str))
+
+
+def _unordered_digest(unordered: Any) -> Any:
+    """``unordered`` as the semantic hash holds it: a keys function by its digest."""
+    return _callable_digest(unordered) if _keys_function(unordered) else unordered
 
 
 def _field_problem(value: Any, dtype: np.dtype) -> str:
