@@ -1676,6 +1676,10 @@ from tests.wild.round76 import ROUND76  # noqa: E402  (round 76, PyTorch extensi
 
 CORPUS.update(ROUND76)
 
+from tests.wild.round78 import ROUND78  # noqa: E402  (round 78, JavaScript engines' WGSL compute: tests/wild/round78.py)
+
+CORPUS.update(ROUND78)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
