@@ -83,6 +83,12 @@ class BufferSpec:
     each run of equal elements in the reference's ``keys`` is a multiset of its own;
     where ``keys`` holds one key a row of this output (``shape=(rows, n)``), each run of
     rows with equal keys is (vLLM's ``sorted_token_ids`` among its ``expert_ids``).
+    ``unordered=keys`` (a function) gives those keys where the kernel stores none:
+    ``keys(arrays)`` of the case's buffers by name (inputs as drawn, outputs as the
+    reference computed them, the uniform record under its name) returns one key for
+    each element of this output, or for each row; each run of equal keys is a multiset
+    of its own (a counting sort's scatter through ``atomicAdd`` within each bucket,
+    Babylon.js's splat sort, whose buckets come from an input: round 78).
     ``unordered="lists"`` marks an output of lists each appended from its own base, a
     list's free slots after it holding the declared scalar ``initial`` (Bevy's batch
     sets, a bucket with room to spare): each run of written elements of the reference
@@ -107,12 +113,12 @@ class BufferSpec:
     (any ints) keeps those values as they are: a background that is not a group.
 
     ``texture`` (a format: ``"rgba8unorm"``, ``"rgba32float"``, ``"r32float"``,
-    ``"r32uint"``, ``"rgba8uint"``, ``"rgba16float"``) marks a buffer the WGSL binds as
-    a ``texture_2d`` (``access="read"``) or a ``texture_storage_2d`` (``"read"``, or
-    ``"read_write"`` for ``write`` and ``read_write`` access), of ``shape=(height,
-    width)`` texels: the buffer holds the texels' bytes row-major and tightly packed,
-    and the element type is the format's (``forge.textures`` says what the reference
-    sees of each, and how an rgba8unorm output is judged).
+    ``"r32uint"``, ``"rgba32uint"``, ``"rgba8uint"``, ``"rgba16float"``) marks a buffer
+    the WGSL binds as a ``texture_2d`` (``access="read"``) or a ``texture_storage_2d``
+    (``"read"``, or ``"read_write"`` for ``write`` and ``read_write`` access), of
+    ``shape=(height, width)`` texels: the buffer holds the texels' bytes row-major and
+    tightly packed, and the element type is the format's (``forge.textures`` says what
+    the reference sees of each, and how an rgba8unorm output is judged).
 
     ``sampler`` (a ``forge.Sampler``) on a read-only texture is the sampling state a
     CUDA texture object over it is made with (``tex2D<float>``); WGSL binds its
@@ -189,11 +195,14 @@ class BufferSpec:
                 f"buffer {self.binding}: initial content and scratch are for read_write buffers"
             )
         if self.unordered is not False and not (
-            self.unordered is True or (isinstance(self.unordered, str) and self.unordered)
+            self.unordered is True
+            or (isinstance(self.unordered, str) and self.unordered)
+            or _keys_function(self.unordered)
         ):
             raise InvalidArgument(
-                f'buffer {self.name or self.binding}: unordered is True, "lists", or the '
-                f"name of the output of keys this one was sorted with, got {self.unordered!r}"
+                f'buffer {self.name or self.binding}: unordered is True, "lists", the '
+                "name of the output of keys this one was sorted with, or a function of "
+                f"the case's buffers giving those keys, got {self.unordered!r}"
             )
         if self.unordered and (
             self.access is not Access.READ_WRITE or self.scratch or not self.is_scalar
@@ -432,7 +441,7 @@ class BufferSpec:
             "fill": _callable_digest(self.fill),
             "initial": _callable_digest(self.initial),
             "scratch": self.scratch,
-            **({"unordered": self.unordered} if self.unordered else {}),
+            **({"unordered": _unordered_digest(self.unordered)} if self.unordered else {}),
             **({"labels": self.labels} if self.labels is not False else {}),
             **(
                 {"equally_right": _callable_digest(self.equally_right)}
@@ -442,6 +451,17 @@ class BufferSpec:
             **({"texture": self.texture} if self.texture is not None else {}),
             **({"sampler": self.sampler.describe()} if self.sampler is not None else {}),
         }
+
+
+def _keys_function(unordered: Any) -> bool:
+    """Whether ``unordered`` is a function giving an output's sort keys (not a bool,
+    not a name)."""
+    return callable(unordered) and not isinstance(unordered, (bool, str))
+
+
+def _unordered_digest(unordered: Any) -> Any:
+    """``unordered`` as the semantic hash holds it: a keys function by its digest."""
+    return _callable_digest(unordered) if _keys_function(unordered) else unordered
 
 
 def _field_problem(value: Any, dtype: np.dtype) -> str:

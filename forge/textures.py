@@ -10,6 +10,8 @@ them. What the reference sees of each format (``FORMATS``):
 
 - ``r32float``, ``r32uint``: one ``f32`` / ``u32`` per texel, shape ``(H, W)``;
 - ``rgba32float``: ``vec4<f32>`` per texel, shape ``(H, W, 4)``;
+- ``rgba32uint``: ``vec4<u32>`` per texel, shape ``(H, W, 4)`` (PlayCanvas keeps a
+  splat's centre in one as the bits of three floats, round 78);
 - ``rgba16float``: ``vec4<f16>`` per texel, shape ``(H, W, 4)`` of float16;
 - ``rgba8uint``: four ``u8`` channels, shape ``(H, W, 4)``;
 - ``rgba8unorm``: four channels as the shader sees them, floats ``k / 255`` of the
@@ -71,7 +73,7 @@ How each format's output is judged:
 
 - ``r32float``, ``rgba32float``: the f32 the kernel stores lands as it is; judged as
   any f32 output (the kernel's tolerance, default ``f32``'s).
-- ``r32uint``: exactly.
+- ``r32uint``, ``rgba32uint``: exactly.
 - ``rgba8uint``: the bytes exactly. A u32 stored outside 0..255 does not fit the
   format; kernel-forge makes no claim about which byte a device keeps then (keep the
   reference's values in range: a kernel that stores such values is judged on them).
@@ -140,6 +142,7 @@ FORMATS: dict[str, TextureFormat] = {
         TextureFormat("r32float", "f32", 1, 4, "f32"),
         TextureFormat("r32uint", "u32", 1, 4, "u32"),
         TextureFormat("rgba32float", "vec4<f32>", 1, 16, "f32"),
+        TextureFormat("rgba32uint", "vec4<u32>", 1, 16, "u32"),
         TextureFormat("rgba16float", "vec4<f16>", 1, 8, "f32", filterable=True),
         TextureFormat("rgba8uint", "u8", 4, 4, "u32"),
         TextureFormat("rgba8unorm", "f32", 4, 4, "f32", unorm=True, filterable=True),
@@ -393,6 +396,7 @@ CUDA_ARRAYS: dict[str, tuple[str, int, bool]] = {
     "r32float": ("FLOAT", 1, False),
     "r32uint": ("UNSIGNED_INT32", 1, True),
     "rgba32float": ("FLOAT", 4, False),
+    "rgba32uint": ("UNSIGNED_INT32", 4, True),
     "rgba16float": ("HALF", 4, False),
     "rgba8uint": ("UNSIGNED_INT8", 4, True),
     "rgba8unorm": ("UNSIGNED_INT8", 4, False),

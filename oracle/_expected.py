@@ -1723,17 +1723,28 @@ SINGLE_STAGES = 3
 _INDEX_BITS = 12
 
 
+def _narrow_float_inputs(case: Any) -> list[np.dtype]:
+    """The float dtypes of float32 or narrower among a case's inputs: a buffer's
+    elements, a struct's fields (PlayCanvas's bin weights, a particle's position), the
+    uniform record's fields (a camera, a scale); a float64 reference computes what a
+    float32 kernel does not from any of them (round 78: the sort keys of a splat whose
+    only float data was a struct's and the uniform's)."""
+    records = [*case.arrays.values(), *([case.uniform] if case.uniform is not None else [])]
+    floats = []
+    for array in records:
+        for _, leaf in leaves("", np.asarray(array)):
+            if leaf.dtype.kind == "f" and leaf.dtype.itemsize <= 4:
+                floats.append(leaf.dtype)
+    return floats
+
+
 def _single_outputs(expected: Expected, stage: int) -> dict[str, list[np.ndarray]]:
     from forge.types import float_info
 
     from ._builtins import IndexBit, IndexResidue, in_single_precision, rounding_every_operation
 
     truth = expected.truth
-    floats = [
-        a.dtype
-        for a in expected.case.arrays.values()
-        if a.dtype.kind == "f" and a.dtype.names is None and a.dtype.itemsize <= 4
-    ]
+    floats = _narrow_float_inputs(expected.case)
     if not floats or expected.reference != NUMPY_REFERENCE or truth.reference is None:
         return {}
     if stage == 0:

@@ -741,15 +741,19 @@ def _output_order(spec, want: np.ndarray, packed: bool, expected: Expected) -> _
         return _lists_order(want, initial, row)
     if spec.unordered is True or packed:
         return _unordered_order(spec, want, packed, row, expected.case.size)
-    keys = expected.outputs.get(spec.unordered)
+    among = spec.unordered if isinstance(spec.unordered, str) else _keys_name(spec.unordered)
+    if isinstance(spec.unordered, str):
+        keys = expected.outputs.get(spec.unordered)
+    else:  # a function of the case's buffers: the keys the kernel does not store
+        keys = spec.unordered(_case_buffers(expected))
     order = None if keys is None else _tied_order(want, np.asarray(keys), row)
     if order is None:
         raise InvalidArgument(
-            f"output {spec.label} is unordered among equal {spec.unordered}, whose "
-            "reference output must hold one key for each of its elements, or for each "
-            "of its rows (shape=(rows, n))"
+            f"output {spec.label} is unordered among equal {among}, whose reference "
+            "output (or keys function) must give one key for each of its elements, or "
+            "for each of its rows (shape=(rows, n))"
         )
-    order.among = spec.unordered
+    order.among = among
     initial = _initial_at(spec, expected.case.size)
     flat = want.reshape(-1)
     parts = []
@@ -761,6 +765,23 @@ def _output_order(spec, want: np.ndarray, packed: bool, expected: Expected) -> _
         ]
     order.parts = parts
     return order
+
+
+def _keys_name(keys: Any) -> str:
+    """How a report names the keys a function declares (``unordered=keys``)."""
+    name = getattr(keys, "__name__", "") or type(keys).__name__
+    return f"keys {name}()" if name != "<lambda>" else "its declared keys"
+
+
+def _case_buffers(expected: Expected) -> dict[str, Any]:
+    """The case's buffers by name for a keys function (``unordered=keys``): the inputs
+    as drawn, each output as the reference computed it, the uniform record under its
+    buffer's name."""
+    arrays: dict[str, Any] = {**expected.case.arrays, **expected.outputs}
+    uniform = next((b for b in expected.case.kernel.buffers if b.access is Access.UNIFORM), None)
+    if uniform is not None and expected.case.uniform is not None:
+        arrays[uniform.label] = expected.case.uniform.reshape(-1)[0]  # one record
+    return arrays
 
 
 def _each(order: Any, got: np.ndarray, flushed: list, later: np.ndarray | None) -> tuple:

@@ -75,6 +75,7 @@ _FORMATS = {
     "r32float": "f32",
     "r32uint": "u32",
     "rgba32float": "f32",
+    "rgba32uint": "u32",
     "rgba16float": "f32",
     "rgba8uint": "u32",
     "rgba8unorm": "f32",

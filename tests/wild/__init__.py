@@ -1680,6 +1680,10 @@ from tests.wild.round77 import ROUND77  # noqa: E402  (round 77, RAPIDS and FAIS
 
 CORPUS.update(ROUND77)
 
+from tests.wild.round78 import ROUND78  # noqa: E402  (round 78, JavaScript engines' WGSL compute: tests/wild/round78.py)
+
+CORPUS.update(ROUND78)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
