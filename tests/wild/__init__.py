@@ -1676,6 +1676,10 @@ from tests.wild.round76 import ROUND76  # noqa: E402  (round 76, PyTorch extensi
 
 CORPUS.update(ROUND76)
 
+from tests.wild.round79 import ROUND79  # noqa: E402  (round 79, CUDA texture objects: tests/wild/round79.py)
+
+CORPUS.update(ROUND79)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
