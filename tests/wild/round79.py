@@ -40,8 +40,21 @@ and f5cb14f3aa1aefa07059c287f0e875ada3ecde14:
   ``normalizedCoords = false``, ``cudaFilterModePoint``, ``cudaAddressModeWrap`` (on
   x only), ``cudaReadModeElementType``; launched ``<<<ih, 384>>>`` with ``Pitch = iw``;
   ``fScale`` the viewer's brightness, 0.75 here.
+- ``Samples/2_Concepts_and_Techniques/boxFilter/boxFilter_kernel.cu`` (at
+  2e41896e1b2c7e2699b7b7f6689c107900c233bb): ``d_boxfilter_rgba_x(unsigned int *od,
+  int w, int h, int r, cudaTextureObject_t rgbaTex)``, a thread a row (``<<<height /
+  nthreads, nthreads>>>``, nthreads 64; radius 14, the sample's), the window's float4
+  sum kept as it slides (the entering read added, the leaving one taken off),
+  ``rgbaFloatToInt``'s ``__saturatef`` and truncation to bytes packed alpha-high; the
+  host's ``rgbaTex``: ``cudaCreateChannelDesc(8, 8, 8, 8, Unsigned)`` read as
+  ``cudaReadModeNormalizedFloat``, ``normalizedCoords = false``,
+  ``cudaFilterModeLinear``, ``cudaAddressModeWrap``. Its reads at integer coordinates
+  therefore blend 2 x 2 texels a quarter each (linear filtering reads around ``x -
+  0.5``), as the sample does whether or not it meant to (kept). helper_math.h's float4
+  operators it uses are written out (NVRTC has none).
 
-Two findings, both closed this round (tests/test_wild_round79.py):
+Two refusals, closed this round, and two misjudgements, pinned
+(tests/test_wild_round79.py says each):
 
 - SobelFilter's texture could not be declared: kernel-forge had no one-byte texture
   format (``rgba8uint`` is four channels), so ``tex2D<unsigned char>`` over the host's
@@ -49,44 +62,61 @@ Two findings, both closed this round (tests/test_wild_round79.py):
   format now (one ``u8`` a texel; CUDA: a one-channel ``UNSIGNED_INT8`` array read as
   integers; WebGPU: a ``texture_2d<u32>``, made without storage usage, which WebGPU's
   core does not allow it).
-- Two hosts set ``cudaAddressModeWrap`` with ``normalizedCoords = false``
-  (convolutionTexture, SobelFilter). The driver supports only clamp there
+- Three hosts set ``cudaAddressModeWrap`` with ``normalizedCoords = false``
+  (convolutionTexture, SobelFilter, boxFilter). The driver supports only clamp there
   (``cuTexRefSetAddressMode``: "if the flag, CU_TRSF_NORMALIZED_COORDINATES, is not
   set, the only supported address mode is CU_TR_ADDRESS_MODE_CLAMP"), so the entries
   declare ``address="clamp"``, which reads the same; kernel-forge refuses
   ``Sampler("...", "repeat", normalized=False)``, and its message offered
   ``normalized=True``, which would take the kernel's coordinates in texels as
   fractions of the extent: it now names ``address='clamp', normalized=False``.
+- A false alarm on lavapipe: the box filter's port fails there (``Wild.false_alarms``):
+  lavapipe rounds a linear filter's result over rgba8unorm to a code, which the
+  oracle's filtering bound (the weights' 8 bits) does not cover, and the packed words
+  truncated from 29 such reads are judged exactly.
+- The box's verdict on SwiftShader depends on how its reference spells the window's
+  sums: elementwise (here) it passes; in one ``np.add.accumulate`` (the same words) it
+  fails 4 words that the elementwise reruns accept as ill-conditioned.
 
 WebGPU ports, ours, one a CUDA kernel, so the numerics are checked on this machine's
 adapters: ``r32float`` is not filterable in WebGPU's core, so the rotation's and the
 convolutions' ports filter by hand (``tex2D``: the four texels around ``p * extent -
 0.5`` through ``textureLoad``, wrapped or clamped as the host's texture does); the
+box's port reads through a linear sampler (rgba8unorm is filterable) at ``x / w``; the
 Sobel port reads ``r8uint`` through ``texture_2d<u32>`` and writes a ``u32`` a pixel
 (WGSL stores no bytes), 256 invocations a row (WebGPU's default limit; the host's
 384). The references sample through ``forge.textures.sample`` with the declared
 sampler, so the oracle knows where NVIDIA's 8-bit filter weights may differ (the
-rotation's reads) and where they may not (the convolutions', all at texel centres).
-Inputs are finite (``nonfinite_inputs=False``): an image, where a linear filter's zero
-weight times an infinite neighbour is NaN on one device and not on another.
+rotation's reads) and where they may not (the convolutions' and the box's, at texel
+centres and half texels). Inputs are finite (``nonfinite_inputs=False``): an image,
+where a linear filter's zero weight times an infinite neighbour is NaN on one device
+and not on another.
 
-Mutants (12 WGSL, 9 CUDA): the recentring ``+ 0.5`` or the texel centre's ``+ 0.5``
+Mutants (15 WGSL, 11 CUDA): the recentring ``+ 0.5`` or the texel centre's ``+ 0.5``
 dropped (a shift, or a half-texel blend at texel edges), the filter's ``- 0.5``
 dropped, the coordinates swapped in ``tex2D``, a normalisation by the width where the
 height is meant, a rotation the other way, clamp where the host wraps, the taps
 reversed or read along the column, a row pitch of the height, a Sobel weight's sign,
 a read transposed or one row down, the byte clamp dropped, a sum rounded where C
-truncates. Each WGSL mutant fails on lavapipe and SwiftShader; each CUDA mutant has
-its bug written into the port (tests/test_wild_round79.py ``_CUDA_TWINS``), which
-fails on lavapipe.
+truncates, the box's leaving or entering texel misplaced, its first window from 0,
+its scale 1 / 2r, red and blue swapped. Each WGSL mutant fails on lavapipe and
+SwiftShader (the box's on lavapipe prove nothing: its original fails there); each
+CUDA mutant has its bug written into the port (tests/test_wild_round79.py
+``_CUDA_TWINS``), which fails on lavapipe (the box's on SwiftShader).
 
 For the GPU run to confirm: each CUDA original passes on the H100 (the rotation's
 reads through NVIDIA's 8-bit filter weights within the oracle's filtering bound; the
-convolutions' exact at texel centres; Sobel's bytes exactly), and each CUDA mutant
-fails: the rotation's ``tv`` normalised by the width, its ``tex2D`` coordinates
-swapped; the rows' taps reversed, the rows' row pitch the height; the columns'
-``tex2D`` coordinates swapped, the columns' texel centre dropped (a half-texel blend);
-Sobel's ``2 * ml`` added, its read of ``pix01`` transposed, its byte clamp dropped.
+convolutions' exact at texel centres; Sobel's bytes exactly; the box's words, whose
+risk is below), and each CUDA mutant fails: the rotation's ``tv`` normalised by the
+width, its ``tex2D`` coordinates swapped; the rows' taps reversed, the rows' row pitch
+the height; the columns' ``tex2D`` coordinates swapped, the columns' texel centre
+dropped (a half-texel blend); Sobel's ``2 * ml`` added, its read of ``pix01``
+transposed, its byte clamp dropped; the box's entering read at ``x``, its scale ``1 /
+2r``. The box filter's original is the one at risk of a false alarm there: its words
+truncate sums of filtered reads, and where NVIDIA's filter rounds a 2 x 2 blend
+otherwise than to the nearest float32 (as lavapipe rounds it to a code), a right
+kernel's words move by a code; if it fails, note which words and by how much (the
+pins in tests/test_wild_round79.py).
 
 What they showed: tests/test_wild_round79.py.
 """
@@ -97,7 +127,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from forge import BufferSpec, KernelSpec, Sampler, Schedule, ceil_div
+from forge import BufferSpec, KernelSpec, Sampler, SamplerSpec, Schedule, ceil_div
 from forge.textures import sample
 
 from . import Wild
@@ -711,6 +741,190 @@ SOBEL_PORT = Wild(
 )
 
 
+# -- boxFilter: a sliding-window box over uchar4 read as normalised floats -------------------
+
+#: the host's rgbaTex: uchar4 read as normalised floats (cudaReadModeNormalizedFloat),
+#: linear, unnormalised coordinates; its Wrap is the driver's clamp there
+_BOX_SAMPLER = Sampler("linear", "clamp", normalized=False)
+_BOX_THREADS = 64  # boxFilter.cpp's nthreads
+_BOX_RADIUS = 14  # boxFilter.cpp's filter_radius
+
+_BOX_CUDA = r"""// kernel-forge corpus: cuda-samples' boxFilter, its RGBA row pass (read, not copied).
+// helper_math.h's float4 operators the pass uses, written out (NVRTC has no helper_math.h)
+inline __device__ float4 make_float4(float s) { return make_float4(s, s, s, s); }
+inline __device__ void operator+=(float4 &a, float4 b) { a.x += b.x; a.y += b.y; a.z += b.z; a.w += b.w; }
+inline __device__ void operator-=(float4 &a, float4 b) { a.x -= b.x; a.y -= b.y; a.z -= b.z; a.w -= b.w; }
+inline __device__ float4 operator*(float4 a, float s) { return make_float4(a.x * s, a.y * s, a.z * s, a.w * s); }
+
+// a float colour, clamped to [0, 1], as eight bits a channel, truncated (alpha highest)
+__device__ unsigned int rgbaFloatToInt(float4 rgba)
+{
+    rgba.x = __saturatef(rgba.x);
+    rgba.y = __saturatef(rgba.y);
+    rgba.z = __saturatef(rgba.z);
+    rgba.w = __saturatef(rgba.w);
+    return ((unsigned int)(rgba.w * 255.0f) << 24) | ((unsigned int)(rgba.z * 255.0f) << 16) |
+           ((unsigned int)(rgba.y * 255.0f) << 8) | ((unsigned int)(rgba.x * 255.0f));
+}
+
+// a thread a row: the window's sum kept as it slides right, the entering texel added and
+// the leaving one taken off; the texture clamps reads past either edge
+__global__ void d_boxfilter_rgba_x(unsigned int *od, int w, int h, int r, cudaTextureObject_t rgbaTex)
+{
+    float scale = 1.0f / (float)((r << 1) + 1);
+    unsigned int y = blockIdx.x * blockDim.x + threadIdx.x;
+
+    if (y < h) {
+        float4 t = make_float4(0.0f);
+        for (int x = -r; x <= r; x++) {
+            t += tex2D<float4>(rgbaTex, x, y);
+        }
+        od[y * w] = rgbaFloatToInt(t * scale);
+
+        for (int x = 1; x < w; x++) {
+            t += tex2D<float4>(rgbaTex, x + r, y);
+            t -= tex2D<float4>(rgbaTex, x - r - 1, y);
+            od[y * w + x] = rgbaFloatToInt(t * scale);
+        }
+    }
+}
+"""
+
+_BOX_WGSL = """
+struct Params {
+  w : i32,
+  h : i32,
+  r : i32,
+}
+
+@group(0) @binding(0) var<storage, read_write> od : array<u32>;
+@group(0) @binding(1) var<uniform> params : Params;
+@group(0) @binding(2) var rgbaTex : texture_2d<f32>;
+@group(0) @binding(3) var samp : sampler;
+
+// tex2D<float4> of the host's texture at (x, y) in texels: the same point through a
+// linear sampler, which takes it normalised
+fn tex2D(x : i32, y : u32) -> vec4f {
+  let size = vec2f(textureDimensions(rgbaTex, 0));
+  return textureSampleLevel(rgbaTex, samp, vec2f(f32(x), f32(y)) / size, 0.0);
+}
+
+fn rgbaFloatToInt(c : vec4f) -> u32 {
+  let v = saturate(c);
+  return (u32(v.w * 255.0) << 24u) | (u32(v.z * 255.0) << 16u) |
+         (u32(v.y * 255.0) << 8u) | u32(v.x * 255.0);
+}
+
+@compute @workgroup_size(64)
+fn d_boxfilter_rgba_x(@builtin(global_invocation_id) gid : vec3u) {
+  let scale = 1.0 / f32((params.r << 1u) + 1);
+  let y = gid.x;
+  if (y < u32(params.h)) {
+    var t = vec4f(0.0);
+    for (var x = -params.r; x <= params.r; x++) {
+      t += tex2D(x, y);
+    }
+    od[y * u32(params.w)] = rgbaFloatToInt(t * scale);
+    for (var x = 1; x < params.w; x++) {
+      t += tex2D(x + params.r, y);
+      t -= tex2D(x - params.r - 1, y);
+      od[y * u32(params.w) + u32(x)] = rgbaFloatToInt(t * scale);
+    }
+  }
+}
+"""
+
+
+def _box_rgba_x(rgbaTex, od, r):
+    """Each row's sliding window in float32 as the kernel keeps it, every read through
+    the host's sampler at integer texel coordinates (a 2 x 2 blend: linear filtering
+    reads around ``x - 0.5``), each output packed as the kernel truncates it. The reads
+    of every column from ``-r`` to ``w - 1 + r`` are sampled at once."""
+    height, width = rgbaTex.shape[:2]
+    radius = int(r)
+    scale = np.float32(1.0) / np.float32(2 * radius + 1)
+    row, col = np.mgrid[0:height, -radius : width + radius].astype(np.float64)
+    reads = sample(rgbaTex, np.stack([col, row], axis=-1), _BOX_SAMPLER).astype(np.float32)
+
+    # the window's sum at each column, as the kernel keeps it (float32, in its order:
+    # elementwise, so the oracle's reruns see each rounding; np.add.accumulate gives the
+    # same sums but hides them from it: tests/test_wild_round79.py)
+    t = np.zeros((height, 4), np.float32)
+    for x in range(-radius, radius + 1):
+        t = t + reads[:, x + radius]
+    sums = [t]
+    for x in range(1, width):
+        t = t + reads[:, x + 2 * radius]
+        t = t - reads[:, x - 1]
+        sums.append(t)
+    # each packed as rgbaFloatToInt truncates it, alpha in the top byte
+    scaled = np.stack(sums, axis=1) * scale
+    codes = np.trunc((np.clip(scaled, 0.0, 1.0) * np.float32(255.0)).astype(np.float32))
+    c = codes.astype(np.uint32)
+    return (c[..., 3] << 24) | (c[..., 2] << 16) | (c[..., 1] << 8) | c[..., 0]
+
+
+#: What lavapipe's linear sampler returns for rgba8unorm (tests/test_wild_round79.py)
+LAVAPIPE_FILTERS_TO_CODES = (
+    "lavapipe (llvmpipe, Mesa) returns a linear filter's result over rgba8unorm rounded to "
+    "a code (k / 255: a 2 x 2 blend of 38.5 / 255 read as 39 / 255; SwiftShader returns "
+    "38.5 / 255), which the oracle's filtering bound (the weights' 8 bits) does not "
+    "cover, and the box's sums of 29 reads truncated to codes move by it (1528 of 2560 "
+    "words at 64 x 40)"
+)
+
+BOX_RGBA = Wild(
+    KernelSpec(
+        id="wild_r79_cuda_samples_box_filter_rgba_x",
+        entry_point="d_boxfilter_rgba_x",
+        sources={"cuda": _BOX_CUDA, "wgsl": _BOX_WGSL},
+        dims=("h", "w"),
+        buffers=(
+            BufferSpec(0, "u32", "read_write", name="od", shape=("h", "w")),
+            BufferSpec.uniform(1, (("w", "i32"), ("h", "i32"), ("r", "i32")), name="params"),
+            BufferSpec(
+                2, name="rgbaTex", texture="rgba8unorm", shape=("h", "w"), sampler=_BOX_SAMPLER
+            ),
+        ),
+        samplers=(SamplerSpec(3, Sampler("linear", "clamp"), name="samp"),),
+        reference=_box_rgba_x,
+        params=lambda size: {"w": int(size.w), "h": int(size.h)},
+        defaults={"r": _BOX_RADIUS},
+        # the host's <<<height / nthreads, nthreads>>>: heights a multiple of 64
+        grid=lambda s, size: (int(size.h) // _BOX_THREADS, 1, 1),
+        schedules=(Schedule(_BOX_THREADS),),
+        test_sizes=("h=64,w=24", "h=128,w=9"),
+    ),
+    {
+        "the leaving texel one short": (
+            "wgsl",
+            "t -= tex2D(x - params.r - 1, y);",
+            "t -= tex2D(x - params.r, y);",
+        ),
+        "the first window from 0, not -r": (
+            "wgsl",
+            "for (var x = -params.r; x <= params.r; x++) {",
+            "for (var x = 0; x <= params.r; x++) {",
+        ),
+        "red and blue swapped in the packing": (
+            "wgsl",
+            "(u32(v.y * 255.0) << 8u) | u32(v.x * 255.0);",
+            "(u32(v.y * 255.0) << 8u) | u32(v.z * 255.0);",
+        ),
+        "CUDA: the entering texel read at x, not x + r": (
+            "cuda",
+            "t += tex2D<float4>(rgbaTex, x + r, y);",
+            "t += tex2D<float4>(rgbaTex, x, y);",
+        ),
+        "CUDA: the window scaled by 1 / 2r": (
+            "cuda",
+            "float scale = 1.0f / (float)((r << 1) + 1);",
+            "float scale = 1.0f / (float)(r << 1);",
+        ),
+    },
+    false_alarms={("wgpu", "llvmpipe", "od"): LAVAPIPE_FILTERS_TO_CODES},
+)
+
 ROUND79: dict[str, Wild] = {
-    wild.kernel.id: wild for wild in (ROTATE, CONV_ROWS, CONV_COLUMNS, SOBEL, SOBEL_PORT)
+    wild.kernel.id: wild for wild in (ROTATE, CONV_ROWS, CONV_COLUMNS, SOBEL, SOBEL_PORT, BOX_RGBA)
 }
