@@ -869,8 +869,8 @@ LAVAPIPE_FILTERS_TO_CODES = (
     "lavapipe (llvmpipe, Mesa) returns a linear filter's result over rgba8unorm rounded to "
     "a code (k / 255: a 2 x 2 blend of 38.5 / 255 read as 39 / 255; SwiftShader returns "
     "38.5 / 255), which the oracle's filtering bound (the weights' 8 bits) does not "
-    "cover, and the box's sums of 29 reads truncated to codes move by it (1528 of 2560 "
-    "words at 64 x 40)"
+    "cover, and the box's sums of 29 reads truncated to codes move by it (887 of 1536 "
+    "words at 64 x 24)"
 )
 
 BOX_RGBA = Wild(
