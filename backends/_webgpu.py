@@ -589,6 +589,12 @@ def texture_slots(
             continue
         assert storage is not None
         declared_format, access = storage.group(1), storage.group(2)
+        if not fmt.storage:
+            raise UnsupportedFeature(
+                f"{what}: the WGSL declares `{handle.name}: {handle.type}`, but WebGPU's "
+                f"core makes no storage texture of {fmt.name}: read it through a "
+                f"texture_2d<{fmt.sampled}>"
+            )
         if declared_format != fmt.name:
             raise InvalidArgument(
                 f"{what}: the WGSL declares `{handle.name}: {handle.type}`, of format "

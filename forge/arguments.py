@@ -459,9 +459,19 @@ def texture_handle(kernel: KernelSpec, entry: str, type_: str, name: str, index:
             "texture is read as integers (use Sampler(filter='nearest'))"
         )
     if not spec.sampler.normalized and spec.sampler.address != "clamp":
+        # cuda-samples' SobelFilter and convolutionTexture set cudaAddressModeWrap with
+        # normalizedCoords = false; the driver clamps there ("if the flag
+        # CU_TRSF_NORMALIZED_COORDINATES is not set, the only supported address mode is
+        # CU_TR_ADDRESS_MODE_CLAMP", cuTexRefSetAddressMode): normalized=True, which the
+        # message once offered, would read the kernel's texel coordinates as fractions
         raise UnsupportedFeature(
-            f"{where}: CUDA wraps and mirrors only normalised coordinates "
-            f"(Sampler(address={spec.sampler.address!r}) needs normalized=True)"
+            f"{where}: CUDA wraps and mirrors only normalised coordinates; without them "
+            "the driver supports clamp alone, which is what a host's "
+            f"cudaAddressMode{'Wrap' if spec.sampler.address == 'repeat' else 'Mirror'} "
+            "with normalizedCoords = false reads as: declare "
+            f"Sampler(filter={spec.sampler.filter!r}, address='clamp', normalized=False) "
+            "(normalized=True would take the kernel's coordinates in texels as fractions "
+            "of the extent)"
         )
     return ("texture", index)
 

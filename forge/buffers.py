@@ -113,12 +113,13 @@ class BufferSpec:
     (any ints) keeps those values as they are: a background that is not a group.
 
     ``texture`` (a format: ``"rgba8unorm"``, ``"rgba32float"``, ``"r32float"``,
-    ``"r32uint"``, ``"rgba32uint"``, ``"rgba8uint"``, ``"rgba16float"``) marks a buffer
-    the WGSL binds as a ``texture_2d`` (``access="read"``) or a ``texture_storage_2d``
-    (``"read"``, or ``"read_write"`` for ``write`` and ``read_write`` access), of
-    ``shape=(height, width)`` texels: the buffer holds the texels' bytes row-major and
-    tightly packed, and the element type is the format's (``forge.textures`` says what
-    the reference sees of each, and how an rgba8unorm output is judged).
+    ``"r32uint"``, ``"rgba32uint"``, ``"rgba8uint"``, ``"rgba16float"``, ``"r8uint"``, the
+    last read-only) marks a buffer the WGSL binds as a ``texture_2d`` (``access="read"``)
+    or a ``texture_storage_2d`` (``"read"``, or ``"read_write"`` for ``write`` and
+    ``read_write`` access), of ``shape=(height, width)`` texels: the buffer holds the
+    texels' bytes row-major and tightly packed, and the element type is the format's
+    (``forge.textures`` says what the reference sees of each, and how an rgba8unorm
+    output is judged).
 
     ``sampler`` (a ``forge.Sampler``) on a read-only texture is the sampling state a
     CUDA texture object over it is made with (``tex2D<float>``); WGSL binds its

@@ -14,6 +14,10 @@ them. What the reference sees of each format (``FORMATS``):
   splat's centre in one as the bits of three floats, round 78);
 - ``rgba16float``: ``vec4<f16>`` per texel, shape ``(H, W, 4)`` of float16;
 - ``rgba8uint``: four ``u8`` channels, shape ``(H, W, 4)``;
+- ``r8uint``: one ``u8`` per texel, shape ``(H, W)`` (a host's
+  ``cudaCreateChannelDesc<unsigned char>()`` array, cuda-samples' SobelFilter; WGSL
+  reads it as ``texture_2d<u32>``; WebGPU's core makes no storage texture of it, so it
+  is read-only);
 - ``rgba8unorm``: four channels as the shader sees them, floats ``k / 255`` of the
   stored bytes ``k``, shape ``(H, W, 4)`` of float32. An input is drawn, or filled,
   as bytes (its values are always of that form); an output is the floats the kernel
@@ -74,7 +78,7 @@ How each format's output is judged:
 - ``r32float``, ``rgba32float``: the f32 the kernel stores lands as it is; judged as
   any f32 output (the kernel's tolerance, default ``f32``'s).
 - ``r32uint``, ``rgba32uint``: exactly.
-- ``rgba8uint``: the bytes exactly. A u32 stored outside 0..255 does not fit the
+- ``rgba8uint``, ``r8uint``: the bytes exactly. A u32 stored outside 0..255 does not fit the
   format; kernel-forge makes no claim about which byte a device keeps then (keep the
   reference's values in range: a kernel that stores such values is judged on them).
 - ``rgba16float``: the device rounds the f32 it is given to f16, and a conforming one
@@ -125,6 +129,9 @@ class TextureFormat:
     # whether WebGPU's core lets a linear sampler filter it (r32float and rgba32float
     # need the ``float32-filterable`` feature, which kernel-forge does not ask for)
     filterable: bool = False
+    # whether WebGPU's core makes a storage texture of it (r8uint: no; the texture is
+    # then made without STORAGE_BINDING and bound only as a texture_2d)
+    storage: bool = True
 
     @property
     def sample_type(self) -> str:
@@ -145,6 +152,7 @@ FORMATS: dict[str, TextureFormat] = {
         TextureFormat("rgba32uint", "vec4<u32>", 1, 16, "u32"),
         TextureFormat("rgba16float", "vec4<f16>", 1, 8, "f32", filterable=True),
         TextureFormat("rgba8uint", "u8", 4, 4, "u32"),
+        TextureFormat("r8uint", "u8", 1, 1, "u32", storage=False),
         TextureFormat("rgba8unorm", "f32", 4, 4, "f32", unorm=True, filterable=True),
     )
 }
@@ -399,5 +407,6 @@ CUDA_ARRAYS: dict[str, tuple[str, int, bool]] = {
     "rgba32uint": ("UNSIGNED_INT32", 4, True),
     "rgba16float": ("HALF", 4, False),
     "rgba8uint": ("UNSIGNED_INT8", 4, True),
+    "r8uint": ("UNSIGNED_INT8", 1, True),
     "rgba8unorm": ("UNSIGNED_INT8", 4, False),
 }

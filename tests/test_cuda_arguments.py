@@ -128,7 +128,9 @@ def test_a_2d_texture_object_takes_the_declared_sampler_and_refuses_what_cuda_ca
         _arguments(sig, _image())
     with pytest.raises(UnsupportedFeature, match=r"read as integers"):
         _arguments(sig, _image(linear, "r32uint"))
-    with pytest.raises(UnsupportedFeature, match=r"normalized=True"):
+    # the fix it names is the one the driver applies (clamp), not normalised coordinates
+    # (round 79: cuda-samples' SobelFilter and convolutionTexture set Wrap unnormalised)
+    with pytest.raises(UnsupportedFeature, match=r"address='clamp', normalized=False\)"):
         _arguments(sig, _image(forge.Sampler("nearest", "repeat", normalized=False)))
     surface = "cudaSurfaceObject_t img, float* out, int n, float scale"
     assert _arguments(surface, _image(None, access="read_write"))[0] == ("surface", 0)
@@ -193,6 +195,48 @@ def test_texture_objects_are_planned_and_described_for_the_driver():
     back = copy_descriptor(surface, 8192, driver.CUarray(), back=True)
     assert back.dstMemoryType == driver.CUmemorytype.CU_MEMORYTYPE_DEVICE
     assert int(back.dstDevice) == 8192 and back.dstPitch == 20 and back.Height == 3
+
+
+def test_a_one_byte_texture_is_a_one_channel_byte_array_read_as_integers():
+    """r8uint (round 79): what ``cudaCreateChannelDesc<unsigned char>()`` and
+    ``cudaReadModeElementType`` make, for ``tex2D<unsigned char>``: a one-channel
+    UNSIGNED_INT8 array whose rows are ``W`` bytes, read as integers."""
+    from cuda.bindings import driver
+
+    from backends.cuda._textures import descriptors, plan
+
+    point = forge.Sampler("nearest", "clamp", normalized=False)
+    kernel = KernelSpec(
+        id="t8",
+        entry_point="k",
+        sources={"cuda": 'extern "C" __global__ void k(cudaTextureObject_t img, float* out) {}'},
+        buffers=(
+            BufferSpec(0, name="img", texture="r8uint", shape=("H", "W"), sampler=point),
+            BufferSpec(1, "f32", "read_write", name="out"),
+        ),
+        dims=("H", "W"),
+        grid=lambda s, size: (1, 1, 1),
+        schedules=(Schedule(32),),
+    )
+    assert kernel.buffers[0].element == "u8" and kernel.buffers[0].shape == ("H", "W")
+    image = plan(kernel, "texture", 0, kernel.size("H=3,W=5"), 15, {})
+    assert (image.format, image.channels, image.row_bytes, image.size_bytes) == (
+        "UNSIGNED_INT8",
+        1,
+        5,
+        15,
+    )
+    _, texture, array = descriptors(image, 0)
+    assert (
+        array.NumChannels == 1 and array.Format == driver.CUarray_format.CU_AD_FORMAT_UNSIGNED_INT8
+    )
+    assert texture.flags == driver.CU_TRSF_READ_AS_INTEGER
+    assert texture.filterMode == driver.CUfilter_mode.CU_TR_FILTER_MODE_POINT
+    linear = forge.Sampler("linear", "clamp", normalized=False)
+    with pytest.raises(UnsupportedFeature, match=r"read as integers"):
+        _arguments(
+            "cudaTextureObject_t img, float* out, int n, float scale", _image(linear, "r8uint")
+        )
 
 
 def test_a_name_that_contradicts_its_position_is_refused():

@@ -102,6 +102,58 @@ def test_each_format_round_trips_through_a_texture(ctx, fmt, width):
     assert len(ev.timing.samples_ns) == 2, ev.report()  # the dispatches are timed
 
 
+_BYTES = """
+@group(0) @binding(0) var src: texture_2d<u32>;
+@group(0) @binding(1) var<storage, read_write> dst: array<u32>;
+
+@compute @workgroup_size(8, 8)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let size = textureDimensions(src);
+    if (gid.x >= size.x || gid.y >= size.y) { return; }
+    dst[gid.y * size.x + gid.x] = textureLoad(src, vec2<i32>(gid.xy), 0).r * 3u + 1u;
+}
+"""
+
+
+@pytest.mark.parametrize("width", [13, 256])
+def test_a_one_byte_texture_is_read_as_u32s(ctx, width):
+    """r8uint (round 79: a CUDA host's ``cudaCreateChannelDesc<unsigned char>()``
+    array, cuda-samples' SobelFilter), which WebGPU's core makes no storage texture of:
+    made as a texture_2d only, one byte a texel, rows of 13 bytes copied a row at a
+    time and rows of 256 in one copy."""
+    kernel = _image(
+        "bytes_r8uint",
+        _BYTES,
+        (
+            _tex(0, "r8uint", name="src"),
+            BufferSpec(1, "u32", "read_write", name="dst", shape=("H", "W")),
+        ),
+        lambda src, dst: src.astype(np.uint32) * 3 + 1,
+    )
+    assert kernel.buffers[0].element == "u8" and kernel.buffers[0].shape == ("H", "W")
+    ev = _evaluate(ctx, kernel, height=5, width=width)
+    assert ev.verdict is Verdict.PASS, ev.report()
+    wrong = _image(
+        "bytes_r8uint_wrong",
+        _BYTES.replace("* 3u + 1u", "* 3u"),
+        kernel.buffers,
+        kernel.reference,
+    )
+    assert _evaluate(ctx, wrong, height=5, width=width).verdict is Verdict.MISMATCH
+
+
+def test_a_one_byte_storage_texture_is_unsupported_saying_why(ctx):
+    kernel = _image(
+        "bytes_r8uint_storage",
+        _COPY.format(sampled="u32", fmt="r8uint"),
+        (_tex(0, "r8uint", name="src"), _tex(1, "r8uint", "read_write", name="dst")),
+        lambda src, dst: src.copy(),
+    )
+    ev = _evaluate(ctx, kernel)
+    assert ev.verdict is Verdict.UNSUPPORTED, ev.report()
+    assert "makes no storage texture of r8uint" in (ev.error or ev.report()), ev.report()
+
+
 _DIMENSIONS = """
 @group(0) @binding(0) var src: texture_2d<f32>;
 @group(0) @binding(1) var dst: texture_storage_2d<r32uint, write>;

@@ -412,8 +412,11 @@ class BrowserComputeContext(SlabContext):
             texture = compiled.texture_objects.get((i, width, height))
             if texture is None:
                 texture = compiled.texture_objects[(i, width, height)] = self._new_id("texture")
-                # both bindings: a launch may bind it where another kind is declared
-                usage = ["copy-src", "copy-dst", "storage-binding", "texture-binding"]
+                # both bindings: a launch may bind it where another kind is declared,
+                # where the format is a storage format (not r8uint)
+                usage = ["copy-src", "copy-dst", "texture-binding"]
+                if slot.format.storage:
+                    usage.append("storage-binding")
                 self._page.defer(
                     Command(
                         "createTexture",

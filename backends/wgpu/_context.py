@@ -604,13 +604,14 @@ class WgpuComputeContext(SlabContext):
             entry = compiled.texture_objects.get(key)
             if entry is None:
                 # both bindings: a launch may bind it where another kind is declared
-                # (``Step.bindings``); every format bound here is a storage format
+                # (``Step.bindings``), where the format is a storage format (not r8uint)
                 usage = (
                     wgpu.TextureUsage.COPY_DST
                     | wgpu.TextureUsage.COPY_SRC
-                    | wgpu.TextureUsage.STORAGE_BINDING
                     | wgpu.TextureUsage.TEXTURE_BINDING
                 )
+                if slot.format.storage:
+                    usage |= wgpu.TextureUsage.STORAGE_BINDING
                 with translate_errors(f"making texture {spec.label} ({width} x {height})"):
                     texture = self._device.create_texture(
                         label=f"kforge-{spec.label}",

@@ -1684,6 +1684,10 @@ from tests.wild.round78 import ROUND78  # noqa: E402  (round 78, JavaScript engi
 
 CORPUS.update(ROUND78)
 
+from tests.wild.round79 import ROUND79  # noqa: E402  (round 79, CUDA texture objects: tests/wild/round79.py)
+
+CORPUS.update(ROUND79)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
