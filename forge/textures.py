@@ -103,6 +103,8 @@ __all__ = [
     "SamplerSpec",
     "sample",
     "FILTER_WEIGHT_BITS",
+    "CODE_FILTERING_ADAPTERS",
+    "filters_in_codes",
     "TextureFormat",
     "FORMATS",
     "texture_format",
@@ -289,10 +291,40 @@ class SamplerSpec:
 
 #: How ``sample`` rounds a linear filter's weights while the oracle bounds their error
 #: (None: exactly, as a reference computes them; "round", "floor", "ceil": to
-#: ``FILTER_WEIGHT_BITS`` bits of fraction so), and the calls it counts meanwhile.
+#: ``FILTER_WEIGHT_BITS`` bits of fraction so; "codes": as llvmpipe filters 8-bit
+#: unorm texels, ``CODE_FILTERING_ADAPTERS``), and the calls it counts meanwhile.
 _WEIGHTS: contextvars.ContextVar[tuple[str, list] | None] = contextvars.ContextVar(
     "forge_texture_weights", default=None
 )
+
+
+#: Adapters (a part of their name) whose linear filter over 8-bit unorm texels returns
+#: codes: llvmpipe (lavapipe, Mesa) weighs each pair of texels with 8-bit weights and
+#: rounds the blend to a code (half up), along x and then along y. Measured on lavapipe
+#: (Mesa, LLVM 15, 2026-12-07): 1024 reads of random rgba8unorm texels at random
+#: sixty-fourths of a texel came back exactly so, up to 0.98 of a code from the exact
+#: blend (SwiftShader's within 2e-5 of a code); tests/test_wgsl_samplers.py. A right
+#: kernel's float outputs there carry that error, which the weights' 8 bits alone do
+#: not bound where neighbouring texels are close.
+CODE_FILTERING_ADAPTERS = ("llvmpipe",)
+
+
+def filters_in_codes(adapter_name: str) -> bool:
+    """Whether an adapter of this name filters 8-bit unorm texels to codes
+    (``CODE_FILTERING_ADAPTERS``)."""
+    return any(part in adapter_name for part in CODE_FILTERING_ADAPTERS)
+
+
+def _as_codes(t: np.ndarray) -> np.ndarray | None:
+    """``t`` (a reference's texels) as 8-bit unorm codes, where every texel is one
+    (``k / 255``); else None."""
+    with np.errstate(invalid="ignore"):
+        codes = np.rint(t * 255.0)
+        if t.size == 0 or not np.all((codes >= 0) & (codes <= 255)):
+            return None
+        if np.abs(t * 255.0 - codes).max() > 1e-4:
+            return None
+    return codes
 
 
 def _address(i: np.ndarray, n: int, address: str) -> np.ndarray:
@@ -323,7 +355,9 @@ def sample(texels: Any, coords: Any, sampler: Sampler = Sampler()) -> np.ndarray
     that truncates the fraction to 8 bits may take one step down (H100, 2026-12-06: a
     CUDA blur at quarter texels came out up to 2**-10 relative off): there each
     rounding's fraction is moved first by ``_COORD_SLACK`` of the coordinate."""
-    t = np.asarray(texels, np.float64)
+    # a subclass stays one: the oracle's rounding runs move what the kernel computes from
+    # the reads (a box filter's float32 sums), not only the reads' own arithmetic
+    t = np.asanyarray(texels).astype(np.float64)
     c = np.asarray(coords, np.float64)
     if t.ndim not in (2, 3) or c.shape[-1:] != (2,):
         raise InvalidArgument(
@@ -341,12 +375,14 @@ def sample(texels: Any, coords: Any, sampler: Sampler = Sampler()) -> np.ndarray
     x0, y0 = np.floor(x), np.floor(y)
     a, b = x - x0, y - y0
     mode = _WEIGHTS.get()
+    codes = _as_codes(t) if mode is not None and mode[0] == "codes" else None
     if mode is not None:
         mode[1].append(1)
         scale = float(1 << FILTER_WEIGHT_BITS)
-        rounding = {"round": np.rint, "floor": np.floor, "ceil": np.ceil}[mode[0]]
+        how = "round" if mode[0] == "codes" else mode[0]
+        rounding = {"round": np.rint, "floor": np.floor, "ceil": np.ceil}[how]
         if sampler.normalized:  # the fraction as a float32 coordinate may bring it
-            way = {"round": 0.0, "floor": -1.0, "ceil": 1.0}[mode[0]]
+            way = {"round": 0.0, "floor": -1.0, "ceil": 1.0}[how]
             a = a + way * _COORD_SLACK * (np.abs(x) + 1.0)
             b = b + way * _COORD_SLACK * (np.abs(y) + 1.0)
         a, b = rounding(a * scale) / scale, rounding(b * scale) / scale
@@ -356,6 +392,11 @@ def sample(texels: Any, coords: Any, sampler: Sampler = Sampler()) -> np.ndarray
     j1 = _address(y0.astype(np.int64) + 1, height, sampler.address)
     if t.ndim == 3:
         a, b = a[..., None], b[..., None]
+    if codes is not None:  # each blend of two rounded to a code, half up (llvmpipe)
+        wa, wb = a * 256.0, b * 256.0
+        top = np.floor(((256.0 - wa) * codes[j0, i0] + wa * codes[j0, i1]) / 256.0 + 0.5)
+        bottom = np.floor(((256.0 - wa) * codes[j1, i0] + wa * codes[j1, i1]) / 256.0 + 0.5)
+        return np.floor(((256.0 - wb) * top + wb * bottom) / 256.0 + 0.5) / 255.0
     top = (1 - a) * t[j0, i0] + a * t[j0, i1]
     bottom = (1 - a) * t[j1, i0] + a * t[j1, i1]
     return (1 - b) * top + b * bottom

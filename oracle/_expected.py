@@ -12,6 +12,7 @@ never produces a pass.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import threading
 import warnings
@@ -316,17 +317,35 @@ class Expected:
             shared[key] = _input_rounding_bounds(self, unit)
         return shared[key]
 
-    def filtering_bound(self) -> dict[str, np.ndarray]:
+    def filtering_bound(self, codes: bool = False) -> dict[str, np.ndarray]:
         """Per float output of a kernel that reads a texture through a linear sampler,
         how far a right kernel's results may move through the precision of the
         filter's weights, which WebGPU leaves to the implementation and NVIDIA's
         texture units hold with ``forge.textures.FILTER_WEIGHT_BITS`` (8) bits of
-        fraction (``_filtering_bounds``). Empty for a kernel with no linear sampler,
-        or a backend's reference. Computed on first use, then shared."""
+        fraction (``_filtering_bounds``); with ``codes``, also on an adapter that
+        rounds each blend of 8-bit unorm texels to a code (llvmpipe,
+        ``forge.textures.filters_in_codes``). Empty for a kernel with no linear
+        sampler, or a backend's reference. Computed on first use, then shared."""
         shared = self.shared()
-        if "filtering" not in shared:
-            shared["filtering"] = _filtering_bounds(self)
-        return shared["filtering"]
+        key = ("filtering", codes)
+        if key not in shared:
+            shared[key] = _filtering_bounds(self, codes)
+        return shared[key]
+
+    def filtered_runs(self, codes: bool = False) -> dict[str, list[np.ndarray]]:
+        """Per integer output (or struct output with integer fields) of a kernel that
+        reads a texture through a linear sampler, and whose reference samples through
+        ``forge.textures.sample``, what the reference gives with the filter's weights
+        rounded to 8 bits down, up and to nearest, and with ``codes`` as llvmpipe
+        blends 8-bit unorm texels (``filtering_bound``'s runs, kept as the reference's
+        own dtypes): a byte truncated from a sum of reads that a right device filters
+        so is as right (cuda-samples' box filter packs such bytes). Only those that
+        differ from the reference; empty otherwise. Computed on first use, shared."""
+        shared = self.shared()
+        key = ("filtered runs", codes)
+        if key not in shared:
+            shared[key] = _filtered_runs(self, codes)
+        return shared[key]
 
     def rounding_bound(self, wgsl: bool = False, one_way: bool = False) -> dict[str, np.ndarray]:
         """Per float output with elements that are sums of products of the inputs (a
@@ -1054,20 +1073,24 @@ def _linearly_sampled(kernel: KernelSpec) -> list:
     ]
 
 
-def _filtering_bounds(expected: Expected) -> dict[str, np.ndarray]:
+def _filtering_bounds(expected: Expected, codes: bool = False) -> dict[str, np.ndarray]:
     """``Expected.filtering_bound``. Where the reference samples through
     ``forge.textures.sample``, it is run again with the weights rounded to 8 bits of
-    fraction down, up and to nearest (NVIDIA's texture units are one of these): the
-    bound is 1.5 times the most an element moves, zero where every read's weights are
-    exact in 8 bits (texel centres, quarter texels), so a kernel off there still
-    fails. Otherwise (the reference filters by hand) each texel of a linearly sampled
-    texture is moved by ``FILTER_READ_ERROR`` times the spread of its 3 x 3
-    neighbourhood (which holds every four-texel footprint it is read in): all up, all
-    down, and in 8 random draws; the bound is twice the most an element moves, and at
-    least 5 times the root mean square of the random moves. A read through the filter
-    then moves by as much as the real error where the kernel combines reads with
-    weights of one sign (a blur, a resample); a kernel that amplifies differences of
-    reads is carried through as its reference amplifies the texels'."""
+    fraction down, up and to nearest (NVIDIA's texture units are one of these), and
+    with ``codes`` also as llvmpipe filters 8-bit unorm texels (each blend of two
+    rounded to a code): the bound is 1.5 times the most an element moves, zero where
+    every read's weights are exact in 8 bits (texel centres, quarter texels) and no
+    blend is rounded, so a kernel off there still fails. Otherwise (the reference
+    filters by hand) each texel of a linearly sampled texture is moved by
+    ``FILTER_READ_ERROR`` times the spread of its 3 x 3 neighbourhood (which holds
+    every four-texel footprint it is read in), and with ``codes`` a texel of an 8-bit
+    unorm texture not alone in its neighbourhood by one code more (llvmpipe's two
+    roundings, half a code each): all up, all down, and in 8 random draws; the bound
+    is twice the most an element moves, and at least 5 times the root mean square of
+    the random moves. A read through the filter then moves by as much as the real
+    error where the kernel combines reads with weights of one sign (a blur, a
+    resample); a kernel that amplifies differences of reads is carried through as its
+    reference amplifies the texels'."""
     from forge.textures import _WEIGHTS
 
     kernel = expected.case.kernel
@@ -1086,9 +1109,8 @@ def _filtering_bounds(expected: Expected) -> dict[str, np.ndarray]:
         finally:
             _WEIGHTS.reset(token)
 
-    found = _most_moved(
-        expected, plain, rounded, 0, factor=1.5, also=("floor", "ceil", "round"), draws=0
-    )
+    modes = ("floor", "ceil", "round", "codes") if codes else ("floor", "ceil", "round")
+    found = _most_moved(expected, plain, rounded, 0, factor=1.5, also=modes, draws=0)
     if calls:
         return found
     bounds: dict[str, np.ndarray] = {}
@@ -1097,9 +1119,14 @@ def _filtering_bounds(expected: Expected) -> dict[str, np.ndarray]:
         if label not in expected.case.arrays:
             continue
 
-        def moved(sign, label=label):
+        in_codes = codes and spec.texture in _CODE_FORMATS
+
+        def moved(sign, label=label, in_codes=in_codes):
             def move(a: np.ndarray) -> np.ndarray:
-                step = FILTER_READ_ERROR * _local_spread(a)
+                spread = _local_spread(a)
+                step = FILTER_READ_ERROR * spread
+                if in_codes:
+                    step = step + np.where(spread > 0, 1.0 / 255.0, 0.0)
                 if isinstance(sign, float):
                     return a + sign * step
                 return a + step * sign.choice((-1.0, 1.0), size=a.shape)
@@ -1118,6 +1145,54 @@ def _filtering_bounds(expected: Expected) -> dict[str, np.ndarray]:
         ).items():
             bounds[out] = bounds.get(out, 0.0) + bound
     return bounds
+
+
+#: Texture formats whose texels a code-filtering adapter blends in codes
+#: (``forge.textures.CODE_FILTERING_ADAPTERS``): 8-bit unorm.
+_CODE_FORMATS = frozenset({"rgba8unorm"})
+
+
+def _filtered_runs(expected: Expected, codes: bool) -> dict[str, list[np.ndarray]]:
+    from forge.textures import _WEIGHTS
+
+    truth = expected.truth
+    if (
+        expected.reference != NUMPY_REFERENCE
+        or truth.reference is None
+        or not _linearly_sampled(expected.case.kernel)
+    ):
+        return {}
+    from ._builtins import in_single_precision
+
+    found: dict[str, list[np.ndarray]] = {}
+    modes = ("floor", "ceil", "round", "codes") if codes else ("floor", "ceil", "round")
+    # each also with every float result rounded to float32 (``single``'s first stage): a
+    # byte truncated from a sum of reads is decided by both
+    twins = [truth.reference, in_single_precision(truth.reference)]
+    floats = _narrow_float_inputs(expected.case)
+    if codes and floats:  # llvmpipe's reads, and float32's roundings of what is made of them
+        twins += _moved_twins(expected, truth.reference, floats, 1)
+    for reference in twins:
+        for mode in modes if reference in twins[:2] else ("codes",):
+            calls: list = []
+
+            @functools.wraps(reference)
+            def twin(
+                *args: Any, _f: Any = reference, _mode: str = mode, _calls: list = calls, **kw: Any
+            ) -> Any:
+                token = _WEIGHTS.set((_mode, _calls))
+                try:
+                    return _f(*args, **kw)
+                finally:
+                    _WEIGHTS.reset(token)
+
+            outputs = _twin_run(expected, twin)
+            if not calls:  # the reference filters by hand: nothing to round
+                return {}
+            for label, out in (outputs or {}).items():
+                if label in expected.outputs and _integers_differ(expected.outputs[label], out):
+                    found.setdefault(label, []).append(out)
+    return found
 
 
 def _local_spread(a: np.ndarray) -> np.ndarray:
@@ -1739,9 +1814,7 @@ def _narrow_float_inputs(case: Any) -> list[np.dtype]:
 
 
 def _single_outputs(expected: Expected, stage: int) -> dict[str, list[np.ndarray]]:
-    from forge.types import float_info
-
-    from ._builtins import IndexBit, IndexResidue, in_single_precision, rounding_every_operation
+    from ._builtins import in_single_precision
 
     truth = expected.truth
     floats = _narrow_float_inputs(expected.case)
@@ -1750,27 +1823,36 @@ def _single_outputs(expected: Expected, stage: int) -> dict[str, list[np.ndarray
     if stage == 0:
         twins = [in_single_precision(truth.reference)]
     else:
-        unit = float(float_info(max(floats, key=lambda d: d.itemsize)).eps) / 2
-        bits = min(_INDEX_BITS, max(1, (largest_array(expected.case) - 1).bit_length()))
-        patterns: list[Any] = (
-            [IndexBit(bit, up) for bit in range(bits) for up in (0, 1)]
-            if stage == 1
-            else [IndexResidue(m, r) for m in (2, 4, 8, 16) for r in range(m)]
-        )
-        # a quotient exact in float32 stays, as a product does: x / 0.25 = k + 0.5 is a
-        # tie the kernel rounds as written (round half up is wrong there)
-        twins = [
-            rounding_every_operation(
-                truth.reference, pattern, unit, correct_quotients=True, alike=True
-            )
-            for pattern in patterns
-        ]
+        twins = _moved_twins(expected, truth.reference, floats, stage)
     found: dict[str, list[np.ndarray]] = {}
     for twin in twins:
         for label, out in (_twin_run(expected, twin) or {}).items():
             if _integers_differ(expected.outputs[label], out):
                 found.setdefault(label, []).append(out)
     return found
+
+
+def _moved_twins(expected: Expected, reference: Any, floats: list, stage: int) -> list:
+    """The twins of ``reference`` whose every float result is moved by a float32
+    rounding (a sum by its rounding bound), in ``Expected.single``'s ``stage`` 1 (up
+    and down by the bits of each element's index) or 2 (down at one residue of it)."""
+    from forge.types import float_info
+
+    from ._builtins import IndexBit, IndexResidue, rounding_every_operation
+
+    unit = float(float_info(max(floats, key=lambda d: d.itemsize)).eps) / 2
+    bits = min(_INDEX_BITS, max(1, (largest_array(expected.case) - 1).bit_length()))
+    patterns: list[Any] = (
+        [IndexBit(bit, up) for bit in range(bits) for up in (0, 1)]
+        if stage == 1
+        else [IndexResidue(m, r) for m in (2, 4, 8, 16) for r in range(m)]
+    )
+    # a quotient exact in float32 stays, as a product does: x / 0.25 = k + 0.5 is a
+    # tie the kernel rounds as written (round half up is wrong there)
+    return [
+        rounding_every_operation(reference, pattern, unit, correct_quotients=True, alike=True)
+        for pattern in patterns
+    ]
 
 
 def _integers_differ(want: np.ndarray, out: np.ndarray) -> bool:

@@ -26,7 +26,7 @@ from forge.errors import InvalidArgument
 from forge.kernel import Access, KernelSpec
 from forge.layout import as_elements
 from forge.sources import strip_comments, wgsl_bindings, wgsl_packed_f16
-from forge.textures import unorm8_bytes, unorm8_codes, unorm8_values
+from forge.textures import filters_in_codes, unorm8_bytes, unorm8_codes, unorm8_values
 from forge.types import float_info, is_float_dtype
 
 from ._builtins import (
@@ -117,7 +117,13 @@ def _leaf_tolerance(
 
 
 def _unorm_comparison(
-    got: np.ndarray, want: np.ndarray, tol: Any, expected: Expected, label: str, wgsl: bool
+    got: np.ndarray,
+    want: np.ndarray,
+    tol: Any,
+    expected: Expected,
+    label: str,
+    wgsl: bool,
+    in_codes: bool = False,
 ) -> Comparison:
     """An rgba8unorm output (``got``: the bytes as ``k / 255``) against the floats the
     reference stores (``want``): each byte must be one a conforming device may store
@@ -133,7 +139,7 @@ def _unorm_comparison(
         accepted = unorm_accepted(got, want, tol, summed, exact)
     # a texture read through a linear sampler: its weights' precision, even where the
     # reference's float is exact (a bilinear weight of 8 bits is no float64 one)
-    filtered = None if accepted.all() else expected.filtering_bound().get(label)
+    filtered = None if accepted.all() else expected.filtering_bound(in_codes).get(label)
     if filtered is not None and np.size(filtered) == np.size(want) and np.any(filtered):
         moved = np.asarray(filtered, np.float64).reshape(np.shape(want))
         slack = moved
@@ -198,6 +204,7 @@ def _compare_leaf(
     tf32: bool = False,
     inverse_trig: bool = False,
     tensor_float: bool = False,
+    codes: bool = False,
 ) -> Comparison:
     """``compare`` one lane; where it is off in value, again with the reference run in
     float64 as a second expectation (kept in ``masks`` for the later comparison), then
@@ -206,7 +213,8 @@ def _compare_leaf(
     reference, and (``tf32``) the rounding of its inputs to TF32; any value where the
     result is not defined: a WGSL builtin's (``wgsl``:
     ``atan2(0, 0)``), an integer division by zero. ``packed``: u32 words judged as
-    their f16 pairs (``_halves``)."""
+    their f16 pairs (``_halves``). ``codes``: the adapter filters 8-bit unorm texels
+    to codes (``forge.textures.filters_in_codes``)."""
     comparison = compare(got, want, tol, nonfinite_either=value_coverage, **masks)
     if comparison.mismatches > comparison.nonfinite_mismatches:
         precise = _precise_leaf(expected, output, label)
@@ -235,7 +243,7 @@ def _compare_leaf(
         # the inputs multiplied as TF32 on tensor cores
         narrowed = expected.input_rounding_bound(TF32_UNIT).get(output) if whole and tf32 else None
         # a texture read through a linear sampler, its weights held in fewer bits
-        filtered = expected.filtering_bound().get(output) if whole else None
+        filtered = expected.filtering_bound(codes).get(output) if whole else None
         if filtered is not None and not np.any(filtered):
             filtered = None
         parts = [
@@ -1052,6 +1060,8 @@ def _judge_output(
     tf32 = rounds_to_tf32(kernel, info.target)
     tensor_float = accumulates_on_tensor_cores(kernel, info.target)
     inverse_trig = wgsl and calls_inverse_trig(kernel)
+    # llvmpipe blends 8-bit unorm texels in codes (forge.textures.CODE_FILTERING_ADAPTERS)
+    in_codes = wgsl and filters_in_codes(info.adapter.name if info.adapter else "")
     check_unwritten = spec.initial is None and not spec.inout
     # an rgba8unorm texture: the device converts the floats the reference stores
     unorm = info.target is not None and spec.unorm
@@ -1074,9 +1084,12 @@ def _judge_output(
             tf32,
             inverse_trig,
             tensor_float,
+            in_codes,
         )
         if unorm:
-            comparison = _unorm_comparison(got_leaf, want_leaf, tol, expected, label, wgsl)
+            comparison = _unorm_comparison(
+                got_leaf, want_leaf, tol, expected, label, wgsl, in_codes
+            )
         else:
             comparison = _compare_leaf(got_leaf, want_leaf, tol, masks, *judging)
         if flushed and not comparison.passed and len(flushed_leaves) == 1 and not unorm:
@@ -1141,6 +1154,19 @@ def _judge_output(
             if erred and not comparison.passed:  # a bin within atan2's error of its edge
                 masks["single"] = masks.get("single", []) + erred
                 comparison = _compare_leaf(got_leaf, want_leaf, tol, masks, *judging)
+            if not comparison.passed:  # reads through a linear filter, as a device filters
+                runs_of = [
+                    dict(leaves(region.label, order(run))).get(label)
+                    for run in expected.filtered_runs(in_codes).get(region.label, [])
+                ]
+                refiltered = [
+                    f.reshape(want_leaf.shape)
+                    for f in runs_of
+                    if f is not None and f.size == want_leaf.size
+                ]
+                if refiltered:
+                    masks["single"] = masks.get("single", []) + refiltered
+                    comparison = _compare_leaf(got_leaf, want_leaf, tol, masks, *judging)
         if (
             not comparison.passed
             and want_leaf.dtype.kind in "iu"

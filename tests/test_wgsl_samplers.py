@@ -18,7 +18,7 @@ import pytest
 import oracle
 from forge import BufferSpec, KernelSpec, Sampler, SamplerSpec, Schedule, Size, ceil_div
 from forge.errors import InvalidArgument
-from forge.textures import _WEIGHTS, sample
+from forge.textures import _WEIGHTS, filters_in_codes, sample
 from oracle import Verdict
 from oracle.pytest_plugin import require_available
 from tests._webgpu_contexts import (  # noqa: F401  (fixtures)
@@ -258,3 +258,93 @@ def test_the_oracle_rounds_sample_weights_to_eight_bits_only_when_asked():
     finally:
         _WEIGHTS.reset(token)
     assert len(calls) == 3
+
+
+# -- llvmpipe blends 8-bit unorm texels in codes ------------------------------------------
+
+_FLOAT_READ = """
+@group(0) @binding(0) var src: texture_2d<f32>;
+@group(0) @binding(1) var samp: sampler;
+@group(0) @binding(2) var<storage, read_write> out: array<vec4<f32>>;
+
+@compute @workgroup_size(8, 8)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>) {{
+    let size = textureDimensions(src);
+    if (gid.x >= size.x || gid.y >= size.y) {{ return; }}
+    let uv = (vec2<f32>(gid.xy) + vec2<f32>(0.37, 0.61)) / vec2<f32>(size) * 0.9 + 0.03;
+    out[gid.y * size.x + gid.x] = textureSampleLevel(src, samp, uv, 0.0){extra};
+}}
+"""
+
+
+def _smooth_codes(rng, count, size):
+    """A smooth image of codes (neighbours one to three codes apart), as photographs and
+    rendered frames are: the weights' 8 bits move a blend of such texels by a hundredth
+    of a code, llvmpipe's roundings by up to one."""
+    y, x = np.mgrid[0 : int(size.H), 0 : int(size.W)]
+    base = 128 + 60 * np.sin(x / 7.0) + 50 * np.cos(y / 9.0)
+    wobble = (x[..., None] * 7 + y[..., None] * 13 + np.arange(4) * 5) % 2  # no draw
+    codes = np.rint(base[..., None] + np.arange(4) * 11 + wobble)
+    return (np.clip(codes, 0, 255) / 255.0).astype(np.float32).reshape(-1)[:count]
+
+
+def _float_read(extra: str = "") -> KernelSpec:
+    def reference(src, out):
+        height, width = src.shape[:2]
+        y, x = np.mgrid[0:height, 0:width]
+        uv = np.stack([(x + 0.37) / width * 0.9 + 0.03, (y + 0.61) / height * 0.9 + 0.03], -1)
+        out[...] = sample(src, uv, Sampler("linear", "clamp")).reshape(-1, 4)
+
+    return KernelSpec(
+        id="float_read",
+        entry_point="main",
+        sources={"wgsl": _FLOAT_READ.format(extra=extra)},
+        buffers=(
+            BufferSpec(0, name="src", texture="rgba8unorm", shape=("H", "W"), fill=_smooth_codes),
+            BufferSpec(2, "vec4<f32>", "read_write", name="out", count=lambda s: s.H * s.W),
+        ),
+        samplers=(SamplerSpec(1, Sampler("linear", "clamp"), name="samp"),),
+        reference=reference,
+        dims=("H", "W"),
+        grid=lambda s, size: (ceil_div(size.W, 8), ceil_div(size.H, 8), 1),
+        schedules=(Schedule((8, 8)),),
+    )
+
+
+def test_sample_in_codes_is_what_lavapipe_returns(wgpu):
+    """forge.textures' "codes" mode (8-bit weights, each blend of two rounded to a code,
+    half up) is what llvmpipe returns for every read of a smooth rgba8unorm image, bit
+    for bit; the exact blend is up to a code away (the kernel's outputs are taken from
+    a run judged against a reference 9 codes off, which fails and keeps them)."""
+    ev = _evaluate(wgpu, _float_read(" + 9.0 / 255.0"), height=37, width=29)
+    if not filters_in_codes(ev.adapter.name if ev.adapter else ""):
+        pytest.skip(f"not an adapter that filters in codes: {ev.adapter}")
+    assert ev.verdict is Verdict.MISMATCH, ev.report()
+    got = np.asarray(ev.got["out"], np.float64).reshape(37, 29, 4) - 9.0 / 255.0
+    texels = _smooth_codes(None, 37 * 29 * 4, Size({"H": 37, "W": 29}))
+    texels = texels.reshape(37, 29, 4).astype(np.float64)
+    y, x = np.mgrid[0:37, 0:29]
+    uv = np.stack([(x + 0.37) / 29 * 0.9 + 0.03, (y + 0.61) / 37 * 0.9 + 0.03], -1)
+    token = _WEIGHTS.set(("codes", []))
+    try:
+        codes = sample(texels, uv, Sampler("linear", "clamp"))
+    finally:
+        _WEIGHTS.reset(token)
+    assert np.abs(got - codes).max() * 255 < 1e-3
+    assert np.abs(got - sample(texels, uv, Sampler("linear", "clamp"))).max() * 255 > 0.3
+
+
+def test_a_float_read_of_a_smooth_unorm_image_passes_where_blends_are_codes(ctx):
+    """A right kernel's float reads of a smooth rgba8unorm image: on lavapipe up to a
+    code from the exact blend, which the weights' 8 bits alone (a hundredth of a code
+    here) did not allow; on SwiftShader within float32 of it."""
+    ev = _evaluate(ctx, _float_read(), height=37, width=29)
+    assert ev.verdict is Verdict.PASS, ev.report()
+
+
+@pytest.mark.parametrize("codes", ["2.0", "0.5"])
+def test_a_float_read_off_by_codes_fails(ctx, codes):
+    """Half a code off fails on lavapipe too: the bound there is what its own roundings
+    move each read (exactly what it returns), not a code everywhere."""
+    ev = _evaluate(ctx, _float_read(f" + {codes} / 255.0"), height=37, width=29)
+    assert ev.verdict is Verdict.MISMATCH, ev.report()

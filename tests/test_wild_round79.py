@@ -25,23 +25,23 @@ Findings, closed the same day:
   ``Sampler(address="repeat", normalized=False)`` offered ``normalized=True`` (which
   would read texel coordinates as fractions) and now names ``address='clamp'``.
 
-Misjudgements, pinned (strict xfails below):
+Misjudgements, both fixed (the tests below were strict xfails until then):
 
 - A false alarm on lavapipe: boxFilter's WebGPU port (a linear sampler over rgba8unorm
   at integer texel coordinates, a 2 x 2 blend of exact quarter weights; 29 reads a
-  window summed in float32, truncated to bytes packed in a u32) fails there, 887 of
-  1536 words at 64 x 24 (1528 of 2560 at 64 x 40), most one code high. lavapipe
-  returns the filter's result rounded to a code (a blend of 38.5 / 255 read as 39 /
-  255; SwiftShader 38.5 / 255, where the port passes). The oracle's filtering bound
-  allows the weights' 8 bits (exact here), not a rounded result, and the packed words
-  are judged exactly. Declared as ``Wild.false_alarms`` on llvmpipe.
-- A verdict that depends on how the reference spells a sum: the box's reference with
-  its window sums as elementwise float32 additions passes SwiftShader (4 words of 1536
-  "accepted as ill-conditioned integers": SwiftShader's sums truncate to the other
-  code, and the reference rerun with its operations rounded otherwise moves them too);
-  the same sums in one ``np.add.accumulate``, the same words bit for bit, fail the same
-  result (MISMATCH in those 4): the reruns round elementwise calls only. The round's
-  reference is the elementwise one.
+  window summed in float32, truncated to bytes packed in a u32) failed there, 887 of
+  1536 words at 64 x 24, most one code high. lavapipe blends 8-bit unorm texels in
+  codes (a blend of 38.5 / 255 read as 39 / 255; SwiftShader 38.5 / 255), which the
+  oracle's filtering bound (the weights' 8 bits, exact here) did not allow, and the
+  packed words are judged exactly. On such an adapter the oracle now reruns the
+  reference with its reads filtered so (``Expected.filtered_runs``), also with
+  float32's roundings of the sums, and takes a word one of those runs gives.
+- A verdict that depended on how the reference spells a sum: the box's reference with
+  its window sums as elementwise float32 additions passed SwiftShader (4 words of 1536
+  accepted as ill-conditioned integers), the same sums in one ``np.add.accumulate``
+  (the same words bit for bit) failed those 4: ``forge.textures.sample`` returned plain
+  arrays, so the rounding reruns saw nothing computed from the reads but elementwise
+  calls on them. It keeps the reruns' arrays now, and both spellings pass.
 
 No other misjudgement: the rotation's reads between texels are judged within the
 filtering bound (NVIDIA's 8-bit weights), the convolutions' reads at texel centres
@@ -308,8 +308,8 @@ _CUDA_TWINS = {
     ),
 }
 
-#: The box filter's port itself fails on lavapipe (``LAVAPIPE_FILTERS_TO_CODES``, pinned
-#: below): its twins are shown where it passes, on SwiftShader.
+#: The box filter's twins are shown on SwiftShader, where its port passed first (on
+#: lavapipe it passes since the oracle reruns its reads as lavapipe filters them).
 _TWIN_BACKEND = {_BOX: "browser"}
 #: and on its narrower image (a failing verdict 3 s there, 11 s at 64 x 24)
 _TWIN_SIZE = {_BOX: "h=64,w=9"}
@@ -386,14 +386,11 @@ def test_lavapipe_rounds_a_linear_filters_result_over_rgba8unorm_to_a_code(reque
     assert "got 0.15294118 want 0.1509804" in ev.report(), ev.report()  # 39 / 255
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="lavapipe rounds a linear filter's result over rgba8unorm to a code; the "
-    "oracle's filtering bound covers the weights' 8 bits only, and a packed output "
-    "truncated from sums of such reads is judged exactly (Wild.false_alarms)",
-)
 def test_the_box_filters_port_passes_on_lavapipe(request):
+    """Its words truncate sums of 29 reads that lavapipe blends in codes: the oracle
+    reruns the reference with its reads filtered so (``forge.textures``' "codes", on an
+    adapter that does it), and with float32's roundings of the sums made of them, and
+    takes a word one of those gives (887 of 1536 words failed before)."""
     require_available(request.config, "wgpu")
     kernel = CORPUS[_BOX].kernel
     with forge.open_context("wgpu") as ctx:
@@ -433,16 +430,11 @@ def test_the_accumulated_reference_gives_the_rounds_words():
     np.testing.assert_array_equal(_accumulated_box(texels, None, 14), _box_rgba_x(texels, None, 14))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="the oracle's ill-conditioned integers come from rerunning the reference "
-    "with each elementwise operation rounded otherwise; np.add.accumulate's additions "
-    "are not among them, so where SwiftShader's sums truncate to the other code (4 "
-    "words of 1536) the elementwise reference accepts them and this one, giving the "
-    "same words, fails them",
-)
 def test_a_reference_that_sums_with_accumulate_is_judged_as_its_elementwise_twin(request):
+    """The same words as the elementwise reference, the same verdict: the rounding
+    reruns move what a reference computes from ``forge.textures.sample``'s reads
+    (which gave plain arrays before, out of their sight: 4 words of 1536 failed here)
+    and ``np.add.accumulate``'s sums as a float32 sum may move."""
     require_available(request.config, "browser")
     kernel = CORPUS[_BOX].kernel
     twin = dataclasses.replace(kernel, id=f"{kernel.id}__accumulated", reference=_accumulated_box)

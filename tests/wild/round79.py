@@ -70,13 +70,19 @@ Two refusals, closed this round, and two misjudgements, pinned
   ``Sampler("...", "repeat", normalized=False)``, and its message offered
   ``normalized=True``, which would take the kernel's coordinates in texels as
   fractions of the extent: it now names ``address='clamp', normalized=False``.
-- A false alarm on lavapipe: the box filter's port fails there (``Wild.false_alarms``):
-  lavapipe rounds a linear filter's result over rgba8unorm to a code, which the
-  oracle's filtering bound (the weights' 8 bits) does not cover, and the packed words
-  truncated from 29 such reads are judged exactly.
-- The box's verdict on SwiftShader depends on how its reference spells the window's
-  sums: elementwise (here) it passes; in one ``np.add.accumulate`` (the same words) it
-  fails 4 words that the elementwise reruns accept as ill-conditioned.
+- A false alarm on lavapipe, fixed: the box filter's port failed there at 887 of 1536
+  words. lavapipe blends 8-bit unorm texels in codes (each pair with 8-bit weights,
+  rounded half up, along x then y; measured bit for bit,
+  ``forge.textures.CODE_FILTERING_ADAPTERS``), which the oracle's filtering bound (the
+  weights' 8 bits) did not cover, and the packed words truncated from 29 such reads
+  are judged exactly. The oracle now reruns the reference with its reads filtered so
+  on such an adapter (``Expected.filtered_runs``), also with float32's roundings of
+  what it computes from them, and takes a word one of those runs gives.
+- The box's verdict on SwiftShader depended on how its reference spells the window's
+  sums: elementwise it passed; in one ``np.add.accumulate`` (the same words) it failed
+  4 words. ``forge.textures.sample`` returned plain arrays, so the rounding reruns saw
+  none of the arithmetic made of the reads; it now keeps the reruns' arrays, and both
+  spellings pass.
 
 WebGPU ports, ours, one a CUDA kernel, so the numerics are checked on this machine's
 adapters: ``r32float`` is not filterable in WebGPU's core, so the rotation's and the
@@ -100,7 +106,7 @@ reversed or read along the column, a row pitch of the height, a Sobel weight's s
 a read transposed or one row down, the byte clamp dropped, a sum rounded where C
 truncates, the box's leaving or entering texel misplaced, its first window from 0,
 its scale 1 / 2r, red and blue swapped. Each WGSL mutant fails on lavapipe and
-SwiftShader (the box's on lavapipe prove nothing: its original fails there); each
+SwiftShader; each
 CUDA mutant has its bug written into the port (tests/test_wild_round79.py
 ``_CUDA_TWINS``), which fails on lavapipe (the box's on SwiftShader).
 
@@ -864,15 +870,6 @@ def _box_rgba_x(rgbaTex, od, r):
     return (c[..., 3] << 24) | (c[..., 2] << 16) | (c[..., 1] << 8) | c[..., 0]
 
 
-#: What lavapipe's linear sampler returns for rgba8unorm (tests/test_wild_round79.py)
-LAVAPIPE_FILTERS_TO_CODES = (
-    "lavapipe (llvmpipe, Mesa) returns a linear filter's result over rgba8unorm rounded to "
-    "a code (k / 255: a 2 x 2 blend of 38.5 / 255 read as 39 / 255; SwiftShader returns "
-    "38.5 / 255), which the oracle's filtering bound (the weights' 8 bits) does not "
-    "cover, and the box's sums of 29 reads truncated to codes move by it (887 of 1536 "
-    "words at 64 x 24)"
-)
-
 BOX_RGBA = Wild(
     KernelSpec(
         id="wild_r79_cuda_samples_box_filter_rgba_x",
@@ -922,7 +919,6 @@ BOX_RGBA = Wild(
             "float scale = 1.0f / (float)(r << 1);",
         ),
     },
-    false_alarms={("wgpu", "llvmpipe", "od"): LAVAPIPE_FILTERS_TO_CODES},
 )
 
 ROUND79: dict[str, Wild] = {
