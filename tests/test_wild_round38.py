@@ -103,7 +103,7 @@ def test_unordered_names_another_output_of_scalars():
             KernelSpec(id="k", entry_point="main", buffers=(keys, out), sources={"wgsl": "x"})
     indices = (BufferSpec(0, "f32", "read", name="keys"), values)
     assert KernelSpec(id="k", entry_point="main", buffers=indices, sources={"wgsl": "x"})
-    with pytest.raises(InvalidArgument, match='unordered is True, "lists", or the name'):
+    with pytest.raises(InvalidArgument, match='unordered is True, "lists", the name of the output'):
         BufferSpec(1, "u32", "read_write", name="vals", unordered="")
 
 
