@@ -70,6 +70,7 @@ import numpy as np
 import oracle
 from forge import BufferSpec, KernelSpec, Schedule
 from forge.arguments import accessor_type
+from tests._nvrtc_build import nvrtc_build
 from tests.wild import CORPUS
 from tests.wild.round76 import _FPS_CUDA, _fps_lengths
 
@@ -80,16 +81,7 @@ _THEIR_INCLUDE = "#include <cub/cub.cuh>"
 
 
 def _compile(kernel: KernelSpec):
-    """NVRTC's build of ``kernel`` at its largest size, each launch checked against the
-    parameters its PTX declares (as tests/test_wild_kernels.py compiles the corpus)."""
-    from backends.cuda._modules import check_steps, module_build
-
-    schedule, size = kernel.schedules[0], kernel.largest_size()
-    source = kernel.source("cuda", schedule, size)
-    steps = kernel.steps("cuda", schedule, size, 2**31 - 1, source)
-    image, names, entries = module_build(kernel, steps, source, "sm_90").build()
-    check_steps(kernel, steps, entries, source)
-    return steps
+    return nvrtc_build(kernel)[0]
 
 
 def _fps_as_written(**changes) -> KernelSpec:

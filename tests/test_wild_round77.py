@@ -55,6 +55,7 @@ import pytest
 
 from forge import BufferSpec, KernelSpec, Schedule
 from forge.sources import cuda_parameters, cuda_parameters_problem
+from tests._nvrtc_build import nvrtc_build
 from tests.test_cuda_fake_driver import fake_driver  # noqa: F401
 from tests.wild import CORPUS
 
@@ -62,16 +63,7 @@ _CC = "wild_r77_raft_weak_cc_label_propagation"
 
 
 def _compile(kernel: KernelSpec):
-    """NVRTC's build of ``kernel`` at its largest size, each launch checked against the
-    parameters its PTX declares (as tests/test_wild_kernels.py compiles the corpus)."""
-    from backends.cuda._modules import check_steps, module_build
-
-    schedule, size = kernel.schedules[0], kernel.largest_size()
-    source = kernel.source("cuda", schedule, size)
-    steps = kernel.steps("cuda", schedule, size, 2**31 - 1, source)
-    image, names, entries = module_build(kernel, steps, source, "sm_90").build()
-    check_steps(kernel, steps, entries, source)
-    return steps
+    return nvrtc_build(kernel)[0]
 
 
 # -- kernels declared through raft's RAFT_KERNEL ---------------------------------------------

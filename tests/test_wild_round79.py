@@ -64,6 +64,7 @@ import oracle
 from forge import Sampler
 from oracle import Verdict
 from oracle.pytest_plugin import require_available
+from tests._nvrtc_build import nvrtc_build
 from tests.test_cuda_fake_driver import fake_driver  # noqa: F401  (the fixture)
 from tests.wild import CORPUS, mutant
 from tests.wild.round79 import ROUND79
@@ -81,17 +82,7 @@ _CUDA_MUTANTS = [
 
 
 def _compile(kernel: forge.KernelSpec):
-    """NVRTC's build of ``kernel`` at its largest size, each launch checked against the
-    parameters its PTX declares (as tests/test_wild_kernels.py compiles the corpus)."""
-    from backends.cuda._modules import check_steps, module_build
-
-    schedule, size = kernel.schedules[0], kernel.largest_size()
-    source = kernel.source("cuda", schedule, size)
-    steps = kernel.steps("cuda", schedule, size, 2**31 - 1, source)
-    image, names, entries = module_build(kernel, steps, source, "sm_90").build()
-    assert image
-    check_steps(kernel, steps, entries, source)
-    return steps, names
+    return nvrtc_build(kernel)
 
 
 def test_the_round_is_in_the_corpus():
