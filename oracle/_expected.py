@@ -11,6 +11,7 @@ never produces a pass.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import math
@@ -1091,8 +1092,6 @@ def _filtering_bounds(expected: Expected, codes: bool = False) -> dict[str, np.n
     error where the kernel combines reads with weights of one sign (a blur, a
     resample); a kernel that amplifies differences of reads is carried through as its
     reference amplifies the texels'."""
-    from forge.textures import _WEIGHTS
-
     kernel = expected.case.kernel
     textures = _linearly_sampled(kernel)
     if not textures or expected.reference_backend is not None:
@@ -1103,13 +1102,10 @@ def _filtering_bounds(expected: Expected, codes: bool = False) -> dict[str, np.n
     calls: list = []
 
     def rounded(mode: str) -> dict | None:
-        token = _WEIGHTS.set((mode, calls))
-        try:
+        with _filtering(mode, calls):
             return _float64_run(expected, lambda a: a)
-        finally:
-            _WEIGHTS.reset(token)
 
-    modes = ("floor", "ceil", "round", "codes") if codes else ("floor", "ceil", "round")
+    modes = _filter_modes(codes)
     found = _most_moved(expected, plain, rounded, 0, factor=1.5, also=modes, draws=0)
     if calls:
         return found
@@ -1152,8 +1148,27 @@ def _filtering_bounds(expected: Expected, codes: bool = False) -> dict[str, np.n
 _CODE_FORMATS = frozenset({"rgba8unorm"})
 
 
-def _filtered_runs(expected: Expected, codes: bool) -> dict[str, list[np.ndarray]]:
+def _filter_modes(codes: bool) -> tuple[str, ...]:
+    """How ``forge.textures.sample`` filters in the runs behind the filtering bound:
+    its weights rounded to 8 bits each way, and with ``codes`` as llvmpipe blends."""
+    return ("floor", "ceil", "round", "codes") if codes else ("floor", "ceil", "round")
+
+
+@contextlib.contextmanager
+def _filtering(mode: str, calls: list) -> Iterator[None]:
+    """``forge.textures.sample`` filtering by ``mode`` meanwhile, each call counted in
+    ``calls``."""
     from forge.textures import _WEIGHTS
+
+    token = _WEIGHTS.set((mode, calls))
+    try:
+        yield
+    finally:
+        _WEIGHTS.reset(token)
+
+
+def _filtered_runs(expected: Expected, codes: bool) -> dict[str, list[np.ndarray]]:
+    from ._builtins import in_single_precision
 
     truth = expected.truth
     if (
@@ -1162,29 +1177,28 @@ def _filtered_runs(expected: Expected, codes: bool) -> dict[str, list[np.ndarray
         or not _linearly_sampled(expected.case.kernel)
     ):
         return {}
-    from ._builtins import in_single_precision
-
-    found: dict[str, list[np.ndarray]] = {}
-    modes = ("floor", "ceil", "round", "codes") if codes else ("floor", "ceil", "round")
-    # each also with every float result rounded to float32 (``single``'s first stage): a
-    # byte truncated from a sum of reads is decided by both
-    twins = [truth.reference, in_single_precision(truth.reference)]
+    # each filter also with every float result rounded to float32 (``single``'s first
+    # stage): a byte truncated from a sum of reads is decided by both; on llvmpipe also
+    # moved by float32's roundings of what is made of its reads
+    twins = [
+        (reference, _filter_modes(codes))
+        for reference in (truth.reference, in_single_precision(truth.reference))
+    ]
     floats = _narrow_float_inputs(expected.case)
-    if codes and floats:  # llvmpipe's reads, and float32's roundings of what is made of them
-        twins += _moved_twins(expected, truth.reference, floats, 1)
-    for reference in twins:
-        for mode in modes if reference in twins[:2] else ("codes",):
+    if codes and floats:
+        moved = _moved_twins(expected, truth.reference, floats, 1)
+        twins += [(reference, ("codes",)) for reference in moved]
+    found: dict[str, list[np.ndarray]] = {}
+    for reference, modes in twins:
+        for mode in modes:
             calls: list = []
 
             @functools.wraps(reference)
             def twin(
                 *args: Any, _f: Any = reference, _mode: str = mode, _calls: list = calls, **kw: Any
             ) -> Any:
-                token = _WEIGHTS.set((_mode, _calls))
-                try:
+                with _filtering(_mode, _calls):
                     return _f(*args, **kw)
-                finally:
-                    _WEIGHTS.reset(token)
 
             outputs = _twin_run(expected, twin)
             if not calls:  # the reference filters by hand: nothing to round

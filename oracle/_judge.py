@@ -512,37 +512,51 @@ _NEAR_TIES = 0.05
 _SMALL_CASE = 1 << 16
 
 
-def _single_stages(
+def _taking(
     got_leaf: np.ndarray,
     want_leaf: np.ndarray,
     tol: Any,
     masks: dict[str, Any],
     judging: tuple,
-    expected: Expected,
     output: str,
-    comparison: Comparison,
     label: str,
     order: Any,
+    runs: Any,
+    comparison: Comparison,
+) -> Comparison:
+    """``comparison`` again, where it has not passed, with the leaf ``label`` of each
+    of ``runs()`` (the reference's outputs computed otherwise: in float32, with a
+    builtin's error, through another filter) taken as right too (``masks["single"]``);
+    ``runs`` is called only then."""
+    if comparison.passed:
+        return comparison
+    found = [dict(leaves(output, order(run))).get(label) for run in runs()]
+    taken = [
+        r.reshape(want_leaf.shape) for r in found if r is not None and r.size == want_leaf.size
+    ]
+    if not taken:
+        return comparison
+    masks["single"] = masks.get("single", []) + taken
+    return _compare_leaf(got_leaf, want_leaf, tol, masks, *judging)
+
+
+def _single_stages(
+    take: Any,
+    comparison: Comparison,
+    want_leaf: np.ndarray,
+    expected: Expected,
+    output: str,
     stages: range,
 ) -> Comparison:
-    """``comparison`` again with the integer outputs of ``Expected.single``'s
-    ``stages`` taken as right (``masks["single"]``), stage by stage until it passes; a
-    stage past the first only where few elements are left (``_near_ties_worth_trying``)."""
+    """``take`` (``_taking``) of ``Expected.single``'s ``stages``, stage by stage until
+    the comparison passes; a stage past the first only where few elements are left
+    (``_near_ties_worth_trying``)."""
     for stage in stages:
-        if stage and not _near_ties_worth_trying(comparison, want_leaf, expected):
+        if comparison.passed or (
+            stage and not _near_ties_worth_trying(comparison, want_leaf, expected)
+        ):
             break
-        runs = [
-            dict(leaves(output, order(run))).get(label)
-            for run in expected.single(stage).get(output, [])
-        ]
-        runs = [
-            r.reshape(want_leaf.shape) for r in runs if r is not None and r.size == want_leaf.size
-        ]
-        if runs:
-            masks["single"] = masks.get("single", []) + runs
-            comparison = _compare_leaf(got_leaf, want_leaf, tol, masks, *judging)
-        if comparison.passed:
-            break
+        comparison = take(lambda stage=stage: expected.single(stage).get(output, []), comparison)
     return comparison
 
 
@@ -1159,36 +1173,26 @@ def _judge_output(
             if leaf is not None and leaf.size == want_leaf.size:
                 masks["saturated"] = leaf.reshape(want_leaf.shape)
                 comparison = _compare_leaf(got_leaf, want_leaf, tol, masks, *judging)
+        # the reference's outputs computed otherwise, taken as right where they differ
+        take = functools.partial(
+            _taking, got_leaf, want_leaf, tol, masks, judging, region.label, label, order
+        )
         if not comparison.passed and want_leaf.dtype.kind in "iu" and not packed:
             # a float64 reference that decides between values float32 rounds to one or
             # nearly: first rounded to float32 alone (one run); the runs moved by
             # float32's roundings (many) after the cheaper acceptances below
-            single = functools.partial(
-                _single_stages, got_leaf, want_leaf, tol, masks, judging, expected, region.label
+            comparison = _single_stages(
+                take, comparison, want_leaf, expected, region.label, range(1)
             )
-            comparison = single(comparison, label, order, range(1))
-            erring = expected.builtin_erring().get(region.label, []) if wgsl else []
-            erred: list[np.ndarray] = []
-            for run in erring:
-                leaf = dict(leaves(region.label, order(run))).get(label)
-                if leaf is not None and leaf.size == want_leaf.size:
-                    erred.append(leaf.reshape(want_leaf.shape))
-            if erred and not comparison.passed:  # a bin within atan2's error of its edge
-                masks["single"] = masks.get("single", []) + erred
-                comparison = _compare_leaf(got_leaf, want_leaf, tol, masks, *judging)
-            if not comparison.passed:  # reads through a linear filter, as a device filters
-                runs_of = [
-                    dict(leaves(region.label, order(run))).get(label)
-                    for run in expected.filtered_runs(in_codes).get(region.label, [])
-                ]
-                refiltered = [
-                    f.reshape(want_leaf.shape)
-                    for f in runs_of
-                    if f is not None and f.size == want_leaf.size
-                ]
-                if refiltered:
-                    masks["single"] = masks.get("single", []) + refiltered
-                    comparison = _compare_leaf(got_leaf, want_leaf, tol, masks, *judging)
+            # a bin within atan2's error of its edge
+            if wgsl:
+                comparison = take(
+                    lambda: expected.builtin_erring().get(region.label, []), comparison
+                )
+            # reads through a linear filter, as a device filters
+            comparison = take(
+                lambda: expected.filtered_runs(in_codes).get(region.label, []), comparison
+            )
         if (
             not comparison.passed
             and want_leaf.dtype.kind in "iu"
@@ -1240,10 +1244,8 @@ def _judge_output(
             # only where few elements are left (a wrong kernel is off at many more) and
             # what an escape count's chaos or a near choice accepts did not do: a
             # Mandelbrot's counts took 27 s of them first, and passed by its chaos
-            single = functools.partial(
-                _single_stages, got_leaf, want_leaf, tol, masks, judging, expected, region.label
-            )
-            comparison = single(comparison, label, order, range(1, SINGLE_STAGES))
+            stages = range(1, SINGLE_STAGES)
+            comparison = _single_stages(take, comparison, want_leaf, expected, region.label, stages)
         if (
             comparison.passed
             and _rounds_to_nearest(want_leaf.dtype)

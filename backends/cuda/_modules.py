@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from forge import layout
-from forge.arguments import accessor_size
+from forge.arguments import FAISS_TENSOR, accessor_size
 from forge.errors import CompileError, UnsupportedFeature
 from forge.kernel import KernelSpec, Step
 from forge.schedule import Schedule
@@ -220,7 +220,7 @@ def argument_text(kernel: KernelSpec, kind: str, key: Any) -> str:
     if kind == "buffer":
         return f"buffer {kernel.buffers[key].label} (pointer)"
     if kind == "accessor":
-        what = "FAISS tensor" if "faiss" in key[3:] else "PyTorch accessor"
+        what = "FAISS tensor" if FAISS_TENSOR in key[3:] else "PyTorch accessor"
         return f"buffer {kernel.buffers[key[0]].label} as a {key[1]}-D {what} (by value)"
     if kind == "offset":
         return f"buffer {kernel.buffers[key[0]].label} + {key[1]} bytes (pointer)"
