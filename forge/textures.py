@@ -64,14 +64,19 @@ Filtering precision. WebGPU leaves the precision of a linear filter to the
 implementation; NVIDIA's texture units compute its weights "in 9-bit fixed point
 format with 8 bits of fractional value" (NVIDIA, CUDA C++ Programming Guide, appendix
 "Texture Fetching", linear filtering), and lavapipe (llvmpipe) filters rgba8unorm with
-8-bit weights too, CPU adapters otherwise in float. A weight off by less than 2**-8 on
-each axis moves a bilinear read by less than (2 * 2**-8 + 2**-16) times the spread of
-its four texels. The judge allows that error, carried through the reference
-(``oracle._expected._filtering_bounds``): where the reference samples through
-``sample``, by running it with every weight rounded to 8 bits of fraction down, up and
-to nearest, so reads whose weights are exact in 8 bits (texel centres, quarter texels)
-allow none and a kernel one code off there still fails; where it filters by hand, by
-moving each linearly sampled texel by that much of its 3 x 3 neighbourhood's spread.
+8-bit weights too, CPU adapters otherwise in float. NVIDIA rounds a second time: each
+of the four texels' weights (the products ``(1 - a)(1 - b)``, ``a (1 - b)``, ...) is
+rounded to 8 bits of fraction too (measured on an H100, 2026-12-07: 16 of 16 reads of a
+CUDA r32float texture far off the exact blend came back exactly so, and its Vulkan
+driver's rgba8unorm reads within 0.002 of a code of it); rounded to nearest, the four
+still sum to one. Both roundings move a bilinear read by less than (2 * 2**-8 + 2**-16)
+times the spread of its four texels. The judge allows that error, carried through the
+reference (``oracle._expected._filtering_bounds``): where the reference samples through
+``sample``, by running it with the weights rounded to 8 bits of fraction down, up, to
+nearest and as NVIDIA rounds them, so reads whose weights are exact in 8 bits (texel
+centres, quarter texels) allow none and a kernel one code off there still fails; where
+it filters by hand, by moving each linearly sampled texel by that much of its 3 x 3
+neighbourhood's spread.
 
 How each format's output is judged:
 
@@ -291,8 +296,10 @@ class SamplerSpec:
 
 #: How ``sample`` rounds a linear filter's weights while the oracle bounds their error
 #: (None: exactly, as a reference computes them; "round", "floor", "ceil": to
-#: ``FILTER_WEIGHT_BITS`` bits of fraction so; "codes": as llvmpipe filters 8-bit
-#: unorm texels, ``CODE_FILTERING_ADAPTERS``), and the calls it counts meanwhile.
+#: ``FILTER_WEIGHT_BITS`` bits of fraction so; "products": to nearest, then each of
+#: the four texels' weights to nearest again, as NVIDIA's texture units do; "codes": as
+#: llvmpipe filters 8-bit unorm texels, ``CODE_FILTERING_ADAPTERS``), and the calls it
+#: counts meanwhile.
 _WEIGHTS: contextvars.ContextVar[tuple[str, list] | None] = contextvars.ContextVar(
     "forge_texture_weights", default=None
 )
@@ -348,7 +355,8 @@ def sample(texels: Any, coords: Any, sampler: Sampler = Sampler()) -> np.ndarray
 
     A reference that samples with it lets the oracle bound a right kernel's filtering
     error exactly where it arises: it runs the reference again with the weights
-    rounded to ``FILTER_WEIGHT_BITS`` bits of fraction each way (NVIDIA's), so a read
+    rounded to ``FILTER_WEIGHT_BITS`` bits of fraction each way, and as NVIDIA's
+    texture units round them (the fractions, then the four products), so a read
     at a texel centre or a quarter texel in texels (weights 8-bit exact) allows no
     error at all. Normalised coordinates reach the device as float32 quotients (``(x
     + 0.25) / W``), a few float32 roundings from the exact point, which a texture unit
@@ -379,7 +387,7 @@ def sample(texels: Any, coords: Any, sampler: Sampler = Sampler()) -> np.ndarray
     if mode is not None:
         mode[1].append(1)
         scale = float(1 << FILTER_WEIGHT_BITS)
-        how = "round" if mode[0] == "codes" else mode[0]
+        how = "round" if mode[0] in ("codes", "products") else mode[0]
         rounding = {"round": np.rint, "floor": np.floor, "ceil": np.ceil}[how]
         if sampler.normalized:  # the fraction as a float32 coordinate may bring it
             way = {"round": 0.0, "floor": -1.0, "ceil": 1.0}[how]
@@ -397,6 +405,17 @@ def sample(texels: Any, coords: Any, sampler: Sampler = Sampler()) -> np.ndarray
         top = np.floor(((256.0 - wa) * codes[j0, i0] + wa * codes[j0, i1]) / 256.0 + 0.5)
         bottom = np.floor(((256.0 - wa) * codes[j1, i0] + wa * codes[j1, i1]) / 256.0 + 0.5)
         return np.floor(((256.0 - wb) * top + wb * bottom) / 256.0 + 0.5) / 255.0
+    if mode is not None and mode[0] == "products":  # each texel's weight rounded again
+
+        def weight(w: np.ndarray) -> np.ndarray:
+            return np.rint(w * scale) / scale
+
+        return (
+            weight((1 - a) * (1 - b)) * t[j0, i0]
+            + weight(a * (1 - b)) * t[j0, i1]
+            + weight((1 - a) * b) * t[j1, i0]
+            + weight(a * b) * t[j1, i1]
+        )
     top = (1 - a) * t[j0, i0] + a * t[j0, i1]
     bottom = (1 - a) * t[j1, i0] + a * t[j1, i1]
     return (1 - b) * top + b * bottom

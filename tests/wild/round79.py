@@ -124,6 +124,12 @@ otherwise than to the nearest float32 (as lavapipe rounds it to a code), a right
 kernel's words move by a code; if it fails, note which words and by how much (the
 pins in tests/test_wild_round79.py).
 
+On the H100 (2026-12-07) every CUDA original passed, the box's words included, but the
+rotation: 358 of 3072 reads failed, up to 0.03 off. NVIDIA's texture unit rounds each
+of the four texels' weights to 8 bits too, after the fractions; the filtering bound now
+takes that in (``forge.textures.sample``'s "products" mode), and the 16 reads recorded
+there are a test. Every CUDA mutant failed there.
+
 What they showed: tests/test_wild_round79.py.
 """
 
