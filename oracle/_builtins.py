@@ -1964,12 +1964,50 @@ def _single_result(function: Any, operands: tuple, kwargs: dict, result: Any) ->
     return _to_single(result)
 
 
-def _as_single(result: Any) -> Any:
+def _as_single(result: Any, cls: type = _SingleArray) -> Any:
     if isinstance(result, np.floating):
-        return np.asarray(result).view(_SingleArray)
-    if isinstance(result, np.ndarray) and not isinstance(result, _SingleArray):
-        return result.view(_SingleArray)
+        return np.asarray(result).view(cls)
+    if isinstance(result, np.ndarray) and not isinstance(result, cls):
+        return result.view(cls)
     return result
+
+
+# -- products fused into the sums: what a contracting compiler computes -----------------
+# NVIDIA's compilers contract ``a * b + c`` into one FMA by default (nvcc's and NVRTC's
+# ``--fmad=true``; its Vulkan driver does for WGSL too): the product is not rounded. A
+# depth ``cx * x + cy * y + cz * z + w`` came out one float32 ulp from both the float64
+# reference and its float32 twin on the H100 (2026-12-07, Babylon.js's sort), and the
+# range's words (the float's bits) were judged exactly.
+class _ContractedArray(_SingleArray):
+    """A ``_SingleArray`` whose products are exact (float operands widened to float64,
+    the product kept there): every other float result rounded to float32, so ``a * b +
+    c`` rounds once, as one FMA does."""
+
+    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
+        result = _contracting(self, func, types, args, kwargs, _single_result)
+        return _as_single(result, _ContractedArray)
+
+    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
+        fused = ufunc is np.multiply and method == "__call__" and "out" not in kwargs
+        if fused:
+            inputs = tuple(_widened_float(x) for x in inputs)
+        plain, outs, result = _plain_call(_ContractedArray, ufunc, method, inputs, kwargs)
+        if method == "at":
+            return result
+        if not fused:
+            if isinstance(result, tuple):
+                result = tuple(_to_single(r) for r in result)
+            else:
+                result = _to_single(result)
+        return _rewrapped(_ContractedArray, result, outs, kwargs)
+
+
+def _widened_float(x: Any) -> Any:
+    """``x`` in float64 where it is a float array or scalar narrower (a product of two
+    such is exact there)."""
+    if isinstance(x, (np.ndarray, np.floating)) and x.dtype.kind == "f" and x.dtype.itemsize < 8:
+        return np.asarray(x, np.float64)
+    return x
 
 
 class _UnroundedArray(np.ndarray):
@@ -1995,6 +2033,13 @@ def in_single_precision(reference):
     ``_SingleArray``: every float result of its operations rounded to float32, also
     where it widened its inputs to float64. None where its module names no numpy."""
     return _with_arrays_as(reference, _SingleArray, lambda: None)
+
+
+def contracted(reference):
+    """``reference`` run as ``in_single_precision`` runs it, but with its products exact
+    (``_ContractedArray``): ``a * b + c`` rounded once, as a device that fuses it into an
+    FMA computes it. None where its module names no numpy."""
+    return _with_arrays_as(reference, _ContractedArray, lambda: None)
 
 
 # -- an index chosen between near-equal values: the operands of argmin and argmax ------

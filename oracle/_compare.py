@@ -172,7 +172,8 @@ class Comparison:
         if self.single:
             lines.append(
                 f"  {self.single} integer elements match only the reference computed as "
-                "float32 computes (rounded to float32, or moved by float32's roundings) or "
+                "float32 computes (rounded to float32, with its products fused into the "
+                "sums as an FMA does, or moved by float32's roundings) or "
                 "with its trigonometric functions off by what WGSL allows them: it decides "
                 "between values float32 cannot tell apart (two distances within a few "
                 "float32 roundings, an angle within atan2's error of a bin's edge), where a "

@@ -78,7 +78,7 @@ class Wild:
 #: Why a dropped barrier may pass on NVIDIA's Vulkan driver (``Wild.invisible_on``).
 RACE_HIDDEN = (
     "a race NVIDIA's Vulkan driver runs in an order that hides it, in some runs or all "
-    "(H200 and H100, 2026-12-01 to 06); "
+    "(H200 and H100, 2026-12-01 to 07); "
     "lavapipe shows it"
 )
 

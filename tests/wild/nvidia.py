@@ -28,6 +28,9 @@ _SUBGROUP_32 = (
 
 _WGSL_RACES = {
     "wild_r25_blelloch_exclusive_scan_one_workgroup_wgsl": "no barrier in the up-sweep",
+    # H100, 2026-12-07 (round 77's ports: a tile's barrier, the warps' partials)
+    "wild_r77_raft_l2_expanded_distance_port": "the barrier after a tile's products dropped",
+    "wild_r77_faiss_l2_norm_row_major_port": "the warps' partials read before the barrier",
     "wild_r26_ggml_rms_norm_f32_warp_shuffle_xor": (
         "no barrier between the butterfly's read and the next write"
     ),
@@ -123,6 +126,12 @@ _CUDA_RACES = {
     "wild_r31_rodinia_hotspot_calculate_temp_pyramid": "CUDA: no barrier after the load",
 }
 
+#: Why a CUDA race on global memory passed, and compute-sanitizer said nothing.
+GLOBAL_RACE = (
+    "a race on global memory, which the H100's scheduling hid (2026-12-07); racecheck "
+    "reports hazards on shared memory only"
+)
+
 #: Why a CUDA race inside one warp passed, and compute-sanitizer said nothing.
 ONE_WARP = (
     "the block is 16 threads, one warp, which ran in step on the H100 (2026-12-05); "
@@ -161,6 +170,14 @@ _OTHERS = {
         "partial sums of the first subgroups only",
         "wgsl",
     ): _SUBGROUP_32,
+    # round 70's CS344 scan on global memory with each step's read and add in one: the
+    # values passed on the H100 (2026-12-07), and racecheck, which checks shared memory
+    # only, found nothing (the scan runs in place on d_bins, a global array)
+    (
+        "wild_r70_cs344_histogram_and_cdf",
+        "each step's read and add in one",
+        "cuda",
+    ): GLOBAL_RACE,
 }
 
 

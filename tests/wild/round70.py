@@ -829,7 +829,6 @@ HIST_CUDA = Wild(
             "        if (spot >= 0)\n            d_bins[mid] += d_bins[spot];",
         ),
     },
-    races=frozenset({"each step's read and add in one"}),
 )
 
 HIST_WGSL = Wild(

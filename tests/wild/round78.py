@@ -59,11 +59,13 @@ float32 rounding of the distance moves the key by half a step: the reference's f
 runs were skipped as no input buffer held floats (they were a struct's, the uniform's
 and a texture's bits); now they count. And RGBA32U textures are bound (``rgba32uint``).
 
-For the GPU run to confirm: every original passes on NVIDIA's Vulkan driver, where a
-fused multiply-add may move a depth by an ulp (the range's words are then accepted as
-the reference computed as float32 computes, as an explicit ``fma`` is on lavapipe) and
-PlayCanvas's keys by a step; the compare-and-swap loops end (lavapipe ends any loop
-after 65535 iterations, which says nothing of a GPU); and every mutant fails.
+On the H100 (2026-12-07): the depth pass's range failed by one ulp of its minimum's
+bits. NVIDIA's driver fuses the depth's ``a * b + c`` into FMAs, which neither the
+float64 reference nor its float32 twin rounds as; the oracle now also runs the reference
+with its products exact (``oracle._builtins.contracted``), which gives the H100's words.
+The histogram pass fails there by one bucket at the nearest splat: the driver's quotient
+(``x * (1 / y)``) puts it in the last bucket, and the reference's quotient is of numpy
+scalars, out of the reruns' reach: pinned (``false_alarms``). The rest passed there.
 
 What they showed: tests/test_wild_round78.py.
 """
@@ -377,6 +379,15 @@ BABYLON_SORT_HISTOGRAM = Wild(
             "wgsl",
             "atomicAdd(&histogram[b], 1u);",
             "atomicAdd(&histogram[min(b + 1u, params.numBuckets - 1u)], 1u);",
+        ),
+    },
+    false_alarms={
+        ("wgpu", "NVIDIA", "bucket+histogram"): (
+            "NVIDIA's Vulkan driver divides as x * (1 / y), within WGSL's 2.5 ulp: the "
+            "nearest splat's (farthest - nearest) * scale reaches 1023.0 and takes bucket "
+            "1023, where the reference's quotient gives 1022.9999 (H100, 2026-12-07, size "
+            "1000); the reference divides numpy scalars, which the oracle's reruns do not "
+            "move (tests/test_wild_round78.py pins it)"
         ),
     },
 )
