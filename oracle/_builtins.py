@@ -1154,10 +1154,26 @@ class _RoundingArray(np.ndarray):
     # equal operands moved alike (``_alike``): set for the runs that judge integers
     alike: bool = False
     operands: Any = None  # the operands of the ufunc call being moved, for ``_alike``
+    # a quotient exact in float64 of its operands stays, an inexact one moves by
+    # ``quotient_units`` (the runs that judge integers: ``x / 0.25 = k + 0.5`` is a tie
+    # the kernel rounds as written, while NVIDIA's ``x * (1 / y)`` may move any other)
+    exact_quotients: bool = False
 
     def __array_finalize__(self, obj: Any) -> None:
         # a view of a count (``count[:, None]``) is a count; a ufunc's result is not
         self.counts = bool(getattr(obj, "counts", False))
+
+    def __getitem__(self, key: Any) -> Any:
+        """A float taken out (``nearest = range[0]``) as a 0-d array of this class,
+        so that what the reference computes from it in scalars (a histogram's ``scale =
+        (n - 1) / (hi - lo)``) is moved as the kernel's arithmetic may move it."""
+        return _kept_scalar(super().__getitem__(key))
+
+    def __iter__(self) -> Any:
+        """Unpacking (``lo, hi = range``) gives 0-d arrays too (``__getitem__``)."""
+        if self.ndim == 1:
+            return (self[i] for i in range(len(self)))
+        return super().__iter__()
 
     def astype(self, dtype: Any, *args: Any, **kwargs: Any) -> Any:
         """A conversion to float16 that is not exact rounds down or up, as WGSL allows
@@ -1217,15 +1233,34 @@ class _RoundingArray(np.ndarray):
         if method == "__call__":
             _RoundingArray.operands = plain
         try:
-            if (
-                method == "__call__"
-                and outs is None
-                and ufunc.__name__ in _RoundingArray.approximated
-            ):
-                return _approximated(ufunc.__name__, plain[0], result)
-            return _rounded_results(result, outs, kwargs, how)
+            if method == "__call__" and outs is None:
+                if ufunc.__name__ in _RoundingArray.approximated:
+                    return _kept_scalar(_approximated(ufunc.__name__, plain[0], result))
+                if ufunc.__name__ in _QUOTIENTS and _RoundingArray.exact_quotients:
+                    moved = _rounded(result, _RoundingArray.quotient_units)
+                    return _kept_scalar(_exact_kept(plain, result, moved))
+            return _kept_scalar(_rounded_results(result, outs, kwargs, how))
         finally:
             _RoundingArray.operands = None
+
+
+def _kept_scalar(value: Any) -> Any:
+    """A float scalar of a ``_RoundingArray`` run as a 0-d one of them."""
+    if isinstance(value, np.floating):
+        return np.asarray(value).view(_RoundingArray)
+    return value
+
+
+def _exact_kept(operands: tuple, result: Any, moved: Any) -> Any:
+    """``moved`` (a quotient's result moved), but ``result`` where the quotient of the
+    operands in float64 is the result exactly."""
+    with np.errstate(all="ignore"):
+        wide = [np.asarray(x, np.float64) for x in operands]
+        exact = wide[0] / wide[1] if len(wide) == 2 else 1.0 / wide[0]
+        kept = np.asarray(exact == np.asarray(result, np.float64))
+    if not kept.any():
+        return moved
+    return np.where(kept, result, moved).astype(np.asarray(result).dtype).view(_RoundingArray)
 
 
 def _rounded_results(result: Any, outs: Any, kwargs: dict, how: float) -> Any:
@@ -2148,6 +2183,23 @@ class _RoundingGrid:
         return type(made)(m.view(self._cls) for m in made)
 
 
+def _keeping(scalar: type) -> type:
+    """``scalar`` (``np.float32``...), whose conversion of a 0-d ``_RoundingArray``
+    gives one (a dtype of that precision everywhere else)."""
+
+    class Keeping(scalar):  # type: ignore[misc, valid-type]
+        def __new__(cls, *args: Any) -> Any:
+            if args and isinstance(args[0], _RoundingArray) and args[0].ndim == 0:
+                return args[0].astype(scalar)
+            return scalar(*args)
+
+    Keeping.__name__ = Keeping.__qualname__ = scalar.__name__
+    return Keeping
+
+
+_KEEPING = {name: _keeping(getattr(np, name)) for name in ("float16", "float32", "float64")}
+
+
 def _with_arrays_as(reference, cls: type, configure: Any):
     """``reference`` run with its arrays, and those its numpy calls create (``arange``,
     ``linspace``, ``np.mgrid``...), as ``cls``, after ``configure()`` set ``cls``'s
@@ -2169,6 +2221,8 @@ def _with_arrays_as(reference, cls: type, configure: Any):
 
     creators: dict[str, Any] = {name: creating(getattr(np, name)) for name in _CREATORS}
     creators.update({name: _RoundingGrid(getattr(np, name), cls) for name in ("mgrid", "ogrid")})
+    if cls is _RoundingArray:  # np.float32(x) of a 0-d one stays one
+        creators.update({name: _KEEPING[name] for name in _KEEPING})
     rebound = _rebound(reference, creators)
     if rebound is None:
         return None
@@ -2184,6 +2238,7 @@ def _with_arrays_as(reference, cls: type, configure: Any):
         finally:
             _RoundingArray.rng, _RoundingArray.alike = None, False
             _RoundingArray.approximated = frozenset()
+            _RoundingArray.exact_quotients = False
 
     return functools.wraps(reference)(run)
 
@@ -2196,13 +2251,15 @@ def rounding_every_operation(
     correct_quotients: bool = False,
     alike: bool = False,
     approximated: frozenset = frozenset(),
+    exact_quotients: bool = False,
 ):
     """``reference`` run with its arrays, and those its numpy calls create (``arange``,
     ``linspace``...), as ``_RoundingArray``: every float result of its operations off
     by ``unit`` relative at random (from ``rng``, or by operation from a
     ``RoundingPattern``); with ``either_f16`` (WGSL), its inexact conversions to float16
     rounded either way; a quotient by WGSL's 2.5 ulp, or with ``correct_quotients``
-    (IEEE division, CUDA's) like a product; with ``alike``, an operation's elements whose
+    (IEEE division, CUDA's) like a product, or with ``exact_quotients`` by WGSL's 2.5
+    ulp only where it is inexact; with ``alike``, an operation's elements whose
     operands are equal moved alike (``_alike``); the numpy functions in ``approximated``
     as far as WGSL lets their builtins err (``_approximated``). None where its module
     names no numpy."""
@@ -2214,6 +2271,7 @@ def rounding_every_operation(
         _RoundingArray.quotient_units = _INEXACT_RESULT if correct_quotients else _QUOTIENT_UNITS
         _RoundingArray.alike = alike
         _RoundingArray.approximated = frozenset(approximated)
+        _RoundingArray.exact_quotients = exact_quotients
 
     return _with_arrays_as(reference, _RoundingArray, configure)
 
