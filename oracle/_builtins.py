@@ -2187,7 +2187,7 @@ def _keeping(scalar: type) -> type:
     """``scalar`` (``np.float32``...), whose conversion of a 0-d ``_RoundingArray``
     gives one (a dtype of that precision everywhere else)."""
 
-    class Keeping(scalar):  # type: ignore[misc, valid-type]
+    class Keeping(scalar):
         def __new__(cls, *args: Any) -> Any:
             if args and isinstance(args[0], _RoundingArray) and args[0].ndim == 0:
                 return args[0].astype(scalar)
