@@ -1158,6 +1158,10 @@ class _RoundingArray(np.ndarray):
     # ``quotient_units`` (the runs that judge integers: ``x / 0.25 = k + 0.5`` is a tie
     # the kernel rounds as written, while NVIDIA's ``x * (1 / y)`` may move any other)
     exact_quotients: bool = False
+    # only quotients move (the other results are as the reference computes them)
+    only_quotients: bool = False
+    # a float taken out of one (``lo, hi = range``) stays a 0-d one (``_kept_scalar``)
+    keeps_scalars: bool = False
 
     def __array_finalize__(self, obj: Any) -> None:
         # a view of a count (``count[:, None]``) is a count; a ufunc's result is not
@@ -1171,7 +1175,7 @@ class _RoundingArray(np.ndarray):
 
     def __iter__(self) -> Any:
         """Unpacking (``lo, hi = range``) gives 0-d arrays too (``__getitem__``)."""
-        if self.ndim == 1:
+        if self.ndim == 1 and _RoundingArray.keeps_scalars:
             return (self[i] for i in range(len(self)))
         return super().__iter__()
 
@@ -1226,6 +1230,8 @@ class _RoundingArray(np.ndarray):
                 return _still_rounding(_repeated(result, np.asarray(counts[0])))
         if method != "__call__" or ufunc.__name__ in _EXACT:
             how = _EXACT_RESULT
+        elif _RoundingArray.only_quotients and ufunc.__name__ not in _QUOTIENTS:
+            how = _EXACT_RESULT
         elif ufunc.__name__ in _CORRECTLY_ROUNDED:
             how = _INEXACT_RESULT
         else:
@@ -1245,8 +1251,9 @@ class _RoundingArray(np.ndarray):
 
 
 def _kept_scalar(value: Any) -> Any:
-    """A float scalar of a ``_RoundingArray`` run as a 0-d one of them."""
-    if isinstance(value, np.floating):
+    """A float scalar of a ``_RoundingArray`` run as a 0-d one of them, in a run that
+    keeps them (``keeps_scalars``)."""
+    if isinstance(value, np.floating) and _RoundingArray.keeps_scalars:
         return np.asarray(value).view(_RoundingArray)
     return value
 
@@ -2189,7 +2196,8 @@ def _keeping(scalar: type) -> type:
 
     class Keeping(scalar):
         def __new__(cls, *args: Any) -> Any:
-            if args and isinstance(args[0], _RoundingArray) and args[0].ndim == 0:
+            kept = args and isinstance(args[0], _RoundingArray) and args[0].ndim == 0
+            if kept and _RoundingArray.keeps_scalars:
                 return args[0].astype(scalar)
             return scalar(*args)
 
@@ -2239,6 +2247,7 @@ def _with_arrays_as(reference, cls: type, configure: Any):
             _RoundingArray.rng, _RoundingArray.alike = None, False
             _RoundingArray.approximated = frozenset()
             _RoundingArray.exact_quotients = False
+            _RoundingArray.only_quotients = _RoundingArray.keeps_scalars = False
 
     return functools.wraps(reference)(run)
 
@@ -2252,6 +2261,7 @@ def rounding_every_operation(
     alike: bool = False,
     approximated: frozenset = frozenset(),
     exact_quotients: bool = False,
+    only_quotients: bool = False,
 ):
     """``reference`` run with its arrays, and those its numpy calls create (``arange``,
     ``linspace``...), as ``_RoundingArray``: every float result of its operations off
@@ -2259,7 +2269,9 @@ def rounding_every_operation(
     ``RoundingPattern``); with ``either_f16`` (WGSL), its inexact conversions to float16
     rounded either way; a quotient by WGSL's 2.5 ulp, or with ``correct_quotients``
     (IEEE division, CUDA's) like a product, or with ``exact_quotients`` by WGSL's 2.5
-    ulp only where it is inexact; with ``alike``, an operation's elements whose
+    ulp only where it is inexact; with ``only_quotients``, nothing else, and the floats
+    the reference takes out of its arrays kept as 0-d ones (``keeps_scalars``: its
+    arithmetic in scalars moves too); with ``alike``, an operation's elements whose
     operands are equal moved alike (``_alike``); the numpy functions in ``approximated``
     as far as WGSL lets their builtins err (``_approximated``). None where its module
     names no numpy."""
@@ -2272,6 +2284,7 @@ def rounding_every_operation(
         _RoundingArray.alike = alike
         _RoundingArray.approximated = frozenset(approximated)
         _RoundingArray.exact_quotients = exact_quotients
+        _RoundingArray.only_quotients = _RoundingArray.keeps_scalars = only_quotients
 
     return _with_arrays_as(reference, _RoundingArray, configure)
 

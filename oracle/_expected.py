@@ -240,7 +240,9 @@ class Expected:
         (``contracted``); then each
         moved by a float32 rounding (a sum by its rounding bound), 1: up and down by the
         bits of its index (``IndexBit``, 24 runs), 2: down at one residue of its index
-        modulo 2, 4, 8 and 16 and up elsewhere (``IndexResidue``, 30 runs). A float64
+        modulo 2, 4, 8 and 16 and up elsewhere (``IndexResidue``, 30 runs); 3: only its
+        inexact quotients moved, each both ways by WGSL's 2.5 ulp, also those it
+        computes in float32 or in numpy scalars (2 runs). A float64
         reference tells apart values that float32 rounds to one, or nearly: an argmin
         over distances equal to a few float32 roundings, where a float32 kernel may take
         either. Only for a case with float inputs of float32 or narrower; each stage
@@ -1158,7 +1160,7 @@ def _filter_modes(codes: bool) -> tuple[str, ...]:
     """How ``forge.textures.sample`` filters in the runs behind the filtering bound:
     its weights rounded to 8 bits each way and as NVIDIA rounds them (the fractions,
     then the four texels' weights), and with ``codes`` as llvmpipe blends."""
-    modes = ("floor", "ceil", "round", "products")
+    modes = ("floor", "ceil", "round", "products", "products_down", "products_up")
     return (*modes, "codes") if codes else modes
 
 
@@ -1814,7 +1816,7 @@ def _builtin_erring_runs(expected: Expected) -> list[dict[str, np.ndarray]]:
 
 
 #: How many stages ``Expected.single`` has.
-SINGLE_STAGES = 3
+SINGLE_STAGES = 4
 # Bits of an element's index the float32 runs move by: two candidates fewer than 2**12
 # apart (an argmin over up to 4096 centroids) are moved apart both ways.
 _INDEX_BITS = 12
@@ -1857,24 +1859,39 @@ def _single_outputs(expected: Expected, stage: int) -> dict[str, list[np.ndarray
 def _moved_twins(expected: Expected, reference: Any, floats: list, stage: int) -> list:
     """The twins of ``reference`` whose every float result is moved by a float32
     rounding (a sum by its rounding bound), in ``Expected.single``'s ``stage`` 1 (up
-    and down by the bits of each element's index) or 2 (down at one residue of it)."""
+    and down by the bits of each element's index) or 2 (down at one residue of it), or
+    whose inexact quotients alone are moved (3)."""
     from forge.types import float_info
 
     from ._builtins import IndexBit, IndexResidue, rounding_every_operation
 
     unit = float(float_info(max(floats, key=lambda d: d.itemsize)).eps) / 2
     bits = min(_INDEX_BITS, max(1, (largest_array(expected.case) - 1).bit_length()))
+    if stage == 3:
+        # only the quotients, each inexact one both ways by WGSL's 2.5 ulp (NVIDIA's
+        # x * (1 / y) put a histogram's nearest splat in the last bucket: 1023 / span *
+        # span reached 1023.0), also those the reference computes in float32 or in
+        # numpy scalars (``lo, hi = range``); an exact one stays
+        return [
+            rounding_every_operation(
+                reference,
+                IndexBit(0, up),
+                unit,
+                alike=True,
+                exact_quotients=True,
+                only_quotients=True,
+            )
+            for up in (0, 1)
+        ]
     patterns: list[Any] = (
         [IndexBit(bit, up) for bit in range(bits) for up in (0, 1)]
         if stage == 1
         else [IndexResidue(m, r) for m in (2, 4, 8, 16) for r in range(m)]
     )
-    # a quotient exact in float64 of its operands stays, as a product does: x / 0.25 =
-    # k + 0.5 is a tie the kernel rounds as written (round half up is wrong there); an
-    # inexact one moves by WGSL's 2.5 ulp (NVIDIA's x * (1 / y) put a histogram's
-    # nearest splat in the last bucket: 1023 / span * span reached 1023.0)
+    # a quotient exact in float32 stays, as a product does: x / 0.25 = k + 0.5 is a
+    # tie the kernel rounds as written (round half up is wrong there)
     return [
-        rounding_every_operation(reference, pattern, unit, alike=True, exact_quotients=True)
+        rounding_every_operation(reference, pattern, unit, correct_quotients=True, alike=True)
         for pattern in patterns
     ]
 
