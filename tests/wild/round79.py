@@ -128,7 +128,7 @@ On the H100 (2026-12-07) every CUDA original passed, the box's words included, b
 rotation: 358 of 3072 reads failed, up to 0.03 off. NVIDIA's texture unit rounds each
 of the four texels' weights to 8 bits too, after the fractions; the filtering bound now
 takes that in (``forge.textures.sample``'s "products" mode), and the 16 reads recorded
-there are a test. Every CUDA mutant failed there.
+there are a test (18 since f84882e). Every CUDA mutant failed there.
 
 What they showed: tests/test_wild_round79.py.
 """
