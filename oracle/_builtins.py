@@ -2192,9 +2192,14 @@ class _RoundingGrid:
 
 def _keeping(scalar: type) -> type:
     """``scalar`` (``np.float32``...), whose conversion of a 0-d ``_RoundingArray``
-    gives one (a dtype of that precision everywhere else)."""
+    gives one; a dtype of that precision everywhere else, and every number of it an
+    instance (``isinstance(x, np.float32)`` in a reference still holds)."""
 
-    class Keeping(scalar):
+    class Instances(type):
+        def __instancecheck__(cls, obj: Any) -> bool:
+            return isinstance(obj, scalar)
+
+    class Keeping(scalar, metaclass=Instances):
         def __new__(cls, *args: Any) -> Any:
             kept = args and isinstance(args[0], _RoundingArray) and args[0].ndim == 0
             if kept and _RoundingArray.keeps_scalars:
@@ -2208,11 +2213,12 @@ def _keeping(scalar: type) -> type:
 _KEEPING = {name: _keeping(getattr(np, name)) for name in ("float16", "float32", "float64")}
 
 
-def _with_arrays_as(reference, cls: type, configure: Any):
+def _with_arrays_as(reference, cls: type, configure: Any, keeping: bool = False):
     """``reference`` run with its arrays, and those its numpy calls create (``arange``,
     ``linspace``, ``np.mgrid``...), as ``cls``, after ``configure()`` set ``cls``'s
-    class state for the run; ``_RoundingArray.rng`` is cleared after it. None where its
-    module names no numpy."""
+    class state for the run; ``_RoundingArray.rng`` is cleared after it; with
+    ``keeping``, its ``np.float16``, ``np.float32`` and ``np.float64`` keep a 0-d one
+    (``_keeping``). None where its module names no numpy."""
 
     def creating(function):
         def create(*args, **kwargs):
@@ -2229,7 +2235,7 @@ def _with_arrays_as(reference, cls: type, configure: Any):
 
     creators: dict[str, Any] = {name: creating(getattr(np, name)) for name in _CREATORS}
     creators.update({name: _RoundingGrid(getattr(np, name), cls) for name in ("mgrid", "ogrid")})
-    if cls is _RoundingArray:  # np.float32(x) of a 0-d one stays one
+    if keeping:  # np.float32(x) of a 0-d one stays one (``keeps_scalars``)
         creators.update({name: _KEEPING[name] for name in _KEEPING})
     rebound = _rebound(reference, creators)
     if rebound is None:
@@ -2286,7 +2292,7 @@ def rounding_every_operation(
         _RoundingArray.exact_quotients = exact_quotients
         _RoundingArray.only_quotients = _RoundingArray.keeps_scalars = only_quotients
 
-    return _with_arrays_as(reference, _RoundingArray, configure)
+    return _with_arrays_as(reference, _RoundingArray, configure, keeping=only_quotients)
 
 
 def nudging_every_operation(reference, rng, wgsl: bool = False):
