@@ -1,11 +1,14 @@
 """What round 80 of the wild kernels (tests/wild/round80.py: cuda-samples' dct8x8 float
-quantisation and HSOpticalFlow's Jacobi step, avionic-design/cuda-debayer's bilinear
-RGGB demosaicing, each with a WebGPU port) showed of the oracle, pinned.
+quantisation, HSOpticalFlow's Jacobi step and stereoDisparity's SAD block matching,
+avionic-design/cuda-debayer's bilinear RGGB demosaicing, each with a WebGPU port)
+showed of the oracle, pinned.
 
-Every original passes on the reference and lavapipe (the WebGPU ports); every WGSL
-mutant fails on lavapipe (tests/test_wild_kernels.py), and every CUDA original and
-mutant compiles with NVRTC for sm_90, each launch's arguments what its PTX declares
-(the demosaic's ``uint8_t bpp`` by value, HSOpticalFlow's ``JacobiIteration<32, 6>``).
+Every original passes on the reference, lavapipe and SwiftShader (the WebGPU ports);
+every WGSL mutant fails on both (tests/test_wild_kernels.py, ``KFORGE_SLOW_TESTS=1``),
+and every CUDA original and mutant compiles with NVRTC for sm_90, each launch's
+arguments what its PTX declares (the demosaic's ``uint8_t bpp`` by value,
+HSOpticalFlow's ``JacobiIteration<32, 6>``, stereoDisparity's inline ``vabsdiff4``
+and two texture objects).
 
 A missed mutant, fixed: the quantiser's ``rintf`` (halves to even where the sample's
 ``roundf`` takes them away from zero) passed on a CUDA device that computes exactly
@@ -28,8 +31,9 @@ CUDA mutant's bug is therefore shown on the simulated driver, not in the port.
 
 Not run here: the CUDA kernels on a GPU. Each CUDA mutant but ``rintf`` has its bug
 written into the WebGPU port (``_CUDA_TWINS``), which fails on lavapipe, so each must
-fail on the H100; the barrier dropped from the Jacobi step is a race
-(``Wild.races``).
+fail on the H100; the barriers dropped from the Jacobi step and from stereoDisparity's
+row sums are races (``Wild.races``: where the H100's values hide one,
+compute-sanitizer must find it).
 """
 
 from __future__ import annotations
@@ -52,6 +56,8 @@ _QUANT = "wild_r80_cuda_samples_dct8x8_quantization_float"
 _HS = "wild_r80_cuda_samples_hs_optical_flow_jacobi"
 _BAYER = "wild_r80_cuda_debayer_bayer_to_rgb"
 _BAYER_PORT = "wild_r80_cuda_debayer_bayer_to_rgb_webgpu_port"
+_STEREO = "wild_r80_cuda_samples_stereo_disparity"
+_STEREO_PORT = "wild_r80_cuda_samples_stereo_disparity_webgpu_port"
 
 _CUDA = [n for n, w in ROUND80.items() if "cuda" in w.kernel.targets]
 _CUDA_MUTANTS = [
@@ -61,7 +67,7 @@ _CUDA_MUTANTS = [
 
 def test_the_round_is_in_the_corpus():
     assert set(ROUND80) <= set(CORPUS)
-    assert len(_CUDA) == 3 and len(_CUDA_MUTANTS) == 10
+    assert len(_CUDA) == 4 and len(_CUDA_MUTANTS) == 14
 
 
 @pytest.mark.parametrize(
@@ -135,6 +141,26 @@ _CUDA_TWINS = {
         _BAYER_PORT,
         "if ((x + 2) < w && (x - 1) >= 0",
         "if ((x + 1) < w && (x - 1) >= 0",
+    ),
+    (_STEREO, "CUDA: the last of equal costs, not the first"): (
+        _STEREO_PORT,
+        "if (cost < bestCost) {",
+        "if (cost <= bestCost) {",
+    ),
+    (_STEREO, "CUDA: the barrier before the row sums are stored dropped"): (
+        _STEREO_PORT,
+        "      workgroupBarrier();\n      diff[sy + dy][sx] = rowSum;\n",
+        "      diff[sy + dy][sx] = rowSum;\n",
+    ),
+    (_STEREO, "CUDA: the column sum one row short"): (
+        _STEREO_PORT,
+        "for (var i = -RAD; i <= RAD; i++) {\n      cost += diff[sy + i][sx];",
+        "for (var i = -RAD; i < RAD; i++) {\n      cost += diff[sy + i][sx];",
+    ),
+    (_STEREO, "CUDA: the right halo half loaded"): (
+        _STEREO_PORT,
+        "if (i32(lid.x) < 2 * RAD) {",
+        "if (i32(lid.x) < RAD) {",
     ),
 }
 #: shown on the simulated driver instead (test_the_quantisers_rintf_fails_on_cuda)
@@ -278,3 +304,54 @@ def test_a_port_that_rounds_ties_otherwise_passes_on_wgsl(request, what):
         ev = oracle.evaluate(ctx, port, size=port.test_sizes[0], samples=0)
     assert ev.verdict is Verdict.PASS, ev.report()
     assert "accepted within the rounding bound" in ev.report(), ev.report()
+
+
+# -- stereoDisparity's textures: what its host's cudaCreateTextureObject sets ----------------
+
+
+def test_the_stereo_textures_are_planned_as_the_host_creates_them():
+    """Both textures: ``cudaCreateChannelDesc<unsigned int>()`` (one 32-bit unsigned
+    channel, read as integers), point sampling, clamp, unnormalised coordinates, at the
+    parameters ``tex2Dleft`` and ``tex2Dright`` (after the four ints). The host binds
+    pitched memory (``cudaResourceTypePitch2D``); kernel-forge's 2-D texture is an
+    array, which point sampling with clamp reads the same."""
+    from backends.cuda._textures import descriptors, plan
+    from tests.test_wild_round79 import _texture_state
+
+    kernel = CORPUS[_STEREO].kernel
+    size = kernel.size(kernel.test_sizes[0])
+    (step,) = kernel.steps("cuda", kernel.schedules[0], size)
+    textures = [(p, a) for p, a in enumerate(step.arguments) if a[0] == "texture"]
+    assert [(p, kernel.buffers[a[1]].name) for p, a in textures] == [
+        (7, "tex2Dleft"),
+        (8, "tex2Dright"),
+    ]
+    for _, (_, index) in textures:
+        p = plan(kernel, "texture", index, size, int(size) * 4, {})
+        assert (p.format, p.channels, p.read_as_integer, p.linear) == (
+            "UNSIGNED_INT32",
+            1,
+            True,
+            False,
+        )
+        assert (p.width, p.height) == (int(size.w), int(size.h))
+        _, texture, _ = descriptors(p, 0)
+        assert _texture_state(texture) == ("POINT", "CLAMP", False, True)
+
+
+def test_the_stereo_inputs_hold_ties_the_first_shift_breaks():
+    """The drawn images have pixels whose least window cost two or more shifts share:
+    there the sample's ``cost < bestCost`` keeps the first, and ``<=`` (a CUDA mutant)
+    the last, so the tie rule is judged (at the first size, where the mutants are judged
+    first; the sliver has few)."""
+    from oracle._inputs import make_case
+    from tests.wild.round80 import _window_costs
+
+    kernel = CORPUS[_STEREO].kernel
+    for size in kernel.test_sizes[:1]:
+        case = make_case(kernel, size, 0)
+        shape = kernel.buffers[3].texture_extent(kernel.size(size))[::-1]
+        left, right = (case.arrays[n].reshape(shape) for n in ("tex2Dleft", "tex2Dright"))
+        costs = _window_costs(left, right, -16, 0)
+        tied = (costs == costs.min(axis=0)).sum(axis=0) >= 2
+        assert tied.sum() >= 10, (size, int(tied.sum()))

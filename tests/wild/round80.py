@@ -1,11 +1,14 @@
 """Round 80 of the wild kernels: camera and video processing as public GPU code writes
 it (the corpus had no JPEG-style quantisation, Bayer demosaicing, optical flow or
-stereo block matching before). Each CUDA kernel is read, not copied (the project's
+stereo block matching before): four kernels, two of them with a separate WebGPU port
+(WGSL stores no bytes; its textures bind otherwise), the others with the port beside
+the CUDA source in one entry. Each CUDA kernel is read, not copied (the project's
 rule for public code): the entry points and parameters (names, types, order), the
 block sizes and launch geometry of their hosts, the shared memory and barriers where
 they stand, the idioms and the numerics are theirs; the comments, local names and
 formatting ours. Each has a WebGPU port of ours, so that its numerics run on this
-machine's CPU adapters.
+machine's CPU adapters (the demosaic's on 16 x 16 invocations, WebGPU's default limit
+being 256).
 
 - NVIDIA/cuda-samples (BSD 3-clause) at 2e41896e1b2c7e2699b7b7f6689c107900c233bb,
   ``Samples/2_Concepts_and_Techniques/dct8x8/dct8x8_kernel_quantization.cuh``:
@@ -36,6 +39,24 @@ machine's CPU adapters.
   not written (the host's output keeps what it held: zeros here), and with ``bpp ==
   4`` the alpha bytes are 255. The byte scalar ``bpp`` is passed by value.
 
+- NVIDIA/cuda-samples (BSD 3-clause) at ca37378cb454b74e3979fa7a14c110045d3c4437
+  (``stereoDisparity_kernel.cuh``) and 2e41896e1b2c7e2699b7b7f6689c107900c233bb (its
+  host, ``stereoDisparity.cu``), ``Samples/5_Domain_Specific/stereoDisparity/``:
+  ``stereoDisparityKernel(unsigned int *g_img0, unsigned int *g_img1, unsigned int
+  *g_odata, int w, int h, int minDisparity, int maxDisparity, cudaTextureObject_t
+  tex2Dleft, cudaTextureObject_t tex2Dright)``, SAD block matching of RGBX images (a
+  u32 a pixel) over a 17 x 17 window (``RAD`` 8) through two textures, 32 x 8 blocks
+  (``iDivUp`` of each side), the four bytes' differences by the ``vabsdiff4`` video
+  instruction in inline PTX (``__usad4``), the per-pixel costs of the tile and its
+  halo in ``__shared__ unsigned int diff[24][48]``, summed along rows in place between
+  two barriers and then down columns, the first shift of least cost kept (``cost <
+  bestCost``) and stored as ``d + 8`` in an unsigned int (the host's shifts are -16 to
+  0, so most are stored wrapped past 2^32); ``g_img0`` and ``g_img1`` are passed and
+  never read. The host's textures: ``cudaCreateChannelDesc<unsigned int>()`` over
+  pitched memory, point sampling, clamp, unnormalised coordinates: here ``r32uint``
+  textures (a 2-D array, which reads the same). The images are drawn with flat
+  patches, so that shifts tie at the least cost and the tie rule is judged.
+
 Mutants: see each entry; every CUDA mutant's bug is also written into the port
 (tests/test_wild_round80.py ``_CUDA_TWINS``), which must fail on lavapipe.
 
@@ -48,7 +69,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from forge import BufferSpec, KernelSpec, Schedule, ceil_div
+from forge import BufferSpec, KernelSpec, Sampler, Schedule, ceil_div
 
 from . import Wild
 
@@ -766,6 +787,376 @@ BAYER_PORT = Wild(
     },
 )
 
+# -- stereoDisparity: SAD block matching through two textures ---------------------------------
+
+#: the host's textures: cudaCreateChannelDesc<unsigned int>() over pitched memory, point
+#: sampling, clamp on both axes, unnormalised coordinates, read as element type
+_STEREO_SAMPLER = Sampler("nearest", "clamp", normalized=False)
+_STEREO_MIN, _STEREO_MAX = -16, 0  # the host's minDisp and maxDisp
+
+_STEREO_CUDA = r"""// kernel-forge corpus: cuda-samples' stereoDisparity (read, not copied).
+#include <cooperative_groups.h>
+
+namespace cg = cooperative_groups;
+
+#define blockSize_x 32
+#define blockSize_y 8
+// the window's radius: a (2 RAD + 1)^2 window a pixel
+#define RAD 8
+// the shared rows each thread loads: RAD apart, from -RAD
+#define STEPS 3
+
+// the four bytes' absolute differences summed, by the video instruction
+__device__ unsigned int __usad4(unsigned int A, unsigned int B, unsigned int C = 0)
+{
+    unsigned int sad;
+    asm("vabsdiff4.u32.u32.u32.add %0, %1, %2, %3;" : "=r"(sad) : "r"(A), "r"(B), "r"(C));
+    return sad;
+}
+
+// For each pixel, the horizontal shift d in [minDisparity, maxDisparity] at which the
+// window around it in the left image best matches the right image shifted by d (the
+// least sum of absolute differences; the first such d), written as d + 8. Per d, the
+// block's per-pixel costs over its tile and halo go through shared memory, summed along
+// rows and then down columns.
+__global__ void stereoDisparityKernel(unsigned int *g_img0, unsigned int *g_img1, unsigned int *g_odata, int w, int h,
+                                      int minDisparity, int maxDisparity, cudaTextureObject_t tex2Dleft,
+                                      cudaTextureObject_t tex2Dright)
+{
+    cg::thread_block block = cg::this_thread_block();
+    const int px = blockIdx.x * blockDim.x + threadIdx.x;
+    const int py = blockIdx.y * blockDim.y + threadIdx.y;
+    const unsigned int sx = threadIdx.x + RAD;
+    const unsigned int sy = threadIdx.y + RAD;
+
+    __shared__ unsigned int diff[blockSize_y + 2 * RAD][blockSize_x + 2 * RAD];
+
+    unsigned int bestCost = 9999999;
+    unsigned int bestDisparity = 0;
+
+    // this thread's left pixels, kept in registers for every d: its own column and the
+    // one a block to the right (for the halo), in each of its rows
+    unsigned int leftNear[STEPS];
+    unsigned int leftFar[STEPS];
+    for (int k = 0; k < STEPS; k++) {
+        int dy = -RAD + k * RAD;
+        leftNear[k] = tex2D<unsigned int>(tex2Dleft, px - RAD, py + dy);
+        leftFar[k] = tex2D<unsigned int>(tex2Dleft, px - RAD + blockSize_x, py + dy);
+    }
+
+    for (int d = minDisparity; d <= maxDisparity; d++) {
+#pragma unroll
+        for (int k = 0; k < STEPS; k++) {
+            int dy = -RAD + k * RAD;
+            unsigned int right = tex2D<unsigned int>(tex2Dright, px - RAD + d, py + dy);
+            diff[sy + dy][sx - RAD] = __usad4(leftNear[k], right);
+        }
+#pragma unroll
+        for (int k = 0; k < STEPS; k++) {
+            int dy = -RAD + k * RAD;
+            if (threadIdx.x < 2 * RAD) {
+                unsigned int right = tex2D<unsigned int>(tex2Dright, px - RAD + blockSize_x + d, py + dy);
+                diff[sy + dy][sx - RAD + blockSize_x] = __usad4(leftFar[k], right);
+            }
+        }
+
+        cg::sync(block);
+
+        // along each of this thread's rows, in place
+#pragma unroll
+        for (int k = 0; k < STEPS; k++) {
+            int dy = -RAD + k * RAD;
+            unsigned int rowSum = 0;
+#pragma unroll
+            for (int i = -RAD; i <= RAD; i++) {
+                rowSum += diff[sy + dy][sx + i];
+            }
+            cg::sync(block);
+            diff[sy + dy][sx] = rowSum;
+            cg::sync(block);
+        }
+
+        // then down the column
+        unsigned int cost = 0;
+#pragma unroll
+        for (int i = -RAD; i <= RAD; i++) {
+            cost += diff[sy + i][sx];
+        }
+
+        if (cost < bestCost) {
+            bestCost = cost;
+            bestDisparity = d + 8;
+        }
+
+        cg::sync(block);
+    }
+
+    if (py < h && px < w) {
+        g_odata[py * w + px] = bestDisparity;
+    }
+}
+"""
+
+_STEREO_WGSL = """
+struct Params {
+  w : i32,
+  h : i32,
+  minDisparity : i32,
+  maxDisparity : i32,
+}
+
+@group(0) @binding(0) var<storage, read_write> g_odata : array<u32>;
+@group(0) @binding(1) var<uniform> params : Params;
+@group(0) @binding(2) var tex2Dleft : texture_2d<u32>;
+@group(0) @binding(3) var tex2Dright : texture_2d<u32>;
+
+const blockSize_x = 32;
+const blockSize_y = 8;
+const RAD = 8;
+const STEPS = 3;
+
+var<workgroup> diff : array<array<u32, 48>, 24>;  // [blockSize_y + 2 RAD][blockSize_x + 2 RAD]
+
+// tex2D<unsigned int> of the host's textures: a point read in texels, clamped
+fn tex2D(which : u32, x : i32, y : i32) -> u32 {
+  let last = vec2i(textureDimensions(tex2Dleft, 0)) - 1;
+  let at = clamp(vec2i(x, y), vec2i(0), last);
+  if (which == 0u) {
+    return textureLoad(tex2Dleft, at, 0).r;
+  }
+  return textureLoad(tex2Dright, at, 0).r;
+}
+
+// __usad4: the four bytes' absolute differences, summed
+fn usad4(a : u32, b : u32) -> u32 {
+  let x = vec4i(unpack4xU8(a));
+  let y = vec4i(unpack4xU8(b));
+  let d = abs(x - y);
+  return u32(d.x + d.y + d.z + d.w);
+}
+
+@compute @workgroup_size(32, 8)
+fn stereoDisparityKernel(@builtin(workgroup_id) wg : vec3u, @builtin(local_invocation_id) lid : vec3u) {
+  let px = i32(wg.x) * blockSize_x + i32(lid.x);
+  let py = i32(wg.y) * blockSize_y + i32(lid.y);
+  let sx = i32(lid.x) + RAD;
+  let sy = i32(lid.y) + RAD;
+
+  var bestCost = 9999999u;
+  var bestDisparity = 0u;
+
+  var leftNear : array<u32, 3>;
+  var leftFar : array<u32, 3>;
+  for (var k = 0; k < STEPS; k++) {
+    let dy = -RAD + k * RAD;
+    leftNear[k] = tex2D(0u, px - RAD, py + dy);
+    leftFar[k] = tex2D(0u, px - RAD + blockSize_x, py + dy);
+  }
+
+  for (var d = params.minDisparity; d <= params.maxDisparity; d++) {
+    for (var k = 0; k < STEPS; k++) {
+      let dy = -RAD + k * RAD;
+      diff[sy + dy][sx - RAD] = usad4(leftNear[k], tex2D(1u, px - RAD + d, py + dy));
+    }
+    for (var k = 0; k < STEPS; k++) {
+      let dy = -RAD + k * RAD;
+      if (i32(lid.x) < 2 * RAD) {
+        diff[sy + dy][sx - RAD + blockSize_x] = usad4(leftFar[k], tex2D(1u, px - RAD + blockSize_x + d, py + dy));
+      }
+    }
+
+    workgroupBarrier();
+
+    for (var k = 0; k < STEPS; k++) {
+      let dy = -RAD + k * RAD;
+      var rowSum = 0u;
+      for (var i = -RAD; i <= RAD; i++) {
+        rowSum += diff[sy + dy][sx + i];
+      }
+      workgroupBarrier();
+      diff[sy + dy][sx] = rowSum;
+      workgroupBarrier();
+    }
+
+    var cost = 0u;
+    for (var i = -RAD; i <= RAD; i++) {
+      cost += diff[sy + i][sx];
+    }
+
+    if (cost < bestCost) {
+      bestCost = cost;
+      bestDisparity = u32(d + 8);
+    }
+
+    workgroupBarrier();
+  }
+
+  if (py < params.h && px < params.w) {
+    g_odata[py * params.w + px] = bestDisparity;
+  }
+}
+"""
+
+
+def _stereo_image(rng, count, size):
+    """An RGBX image (a u32 a pixel, red in the low byte, X 0 as sdkLoadPPM4ub leaves it)
+    of flat 4 x 4 patches in a few grey levels with coloured texture on a sixth of the
+    pixels: textureless stretches, where shifts match as well and the tie rule decides,
+    beside textured ones."""
+    h, w = int(size.h), int(size.w)
+    levels = rng.choice(np.array([16, 96, 176], np.uint32), (ceil_div(h, 4), ceil_div(w, 4)))
+    grey = np.kron(levels, np.ones((4, 4), np.uint32))[:h, :w]
+    rgb = np.stack([grey] * 3, -1)
+    noisy = rng.random((h, w)) < 0.15
+    rgb = np.where(noisy[..., None], rng.integers(0, 256, (h, w, 3)).astype(np.uint32), rgb)
+    return (rgb[..., 0] | (rgb[..., 1] << 8) | (rgb[..., 2] << 16)).astype(np.uint32).reshape(-1)
+
+
+def _window_costs(tex2Dleft, tex2Dright, minDisparity, maxDisparity) -> np.ndarray:
+    """Per shift d from ``minDisparity`` to ``maxDisparity`` and per pixel, the sum over
+    the 17 x 17 window around it of the absolute differences of the four bytes between
+    the left image and the right one d columns over (coordinates clamped to each
+    image)."""
+    left = np.asarray(tex2Dleft, np.uint32)
+    right = np.asarray(tex2Dright, np.uint32)
+    h, w = left.shape
+    rad = 8
+    rows = np.clip(np.arange(-rad, h + rad), 0, h - 1)
+    cols = np.arange(-rad, w + rad)
+
+    def channels(img, c):
+        px = img[np.ix_(rows, np.clip(c, 0, w - 1))]
+        return np.stack([(px >> (8 * k)) & 0xFF for k in range(4)], -1).astype(np.int64)
+
+    left_bytes = channels(left, cols)
+    costs = []
+    for d in range(int(minDisparity), int(maxDisparity) + 1):
+        per_pixel = np.abs(left_bytes - channels(right, cols + d)).sum(-1)
+        window = np.lib.stride_tricks.sliding_window_view(per_pixel, (2 * rad + 1, 2 * rad + 1))
+        costs.append(window.sum(axis=(-1, -2)))
+    return np.stack(costs)
+
+
+def _disparities(tex2Dleft, tex2Dright, minDisparity, maxDisparity):
+    """Block matching: the first shift of least window cost (``_window_costs``), stored
+    as d + 8 in an unsigned int."""
+    best = np.argmin(_window_costs(tex2Dleft, tex2Dright, minDisparity, maxDisparity), axis=0)
+    return ((best + int(minDisparity) + 8) & 0xFFFFFFFF).astype(np.uint32)
+
+
+def _stereo_cuda(g_odata, tex2Dleft, tex2Dright, minDisparity, maxDisparity):
+    return _disparities(tex2Dleft, tex2Dright, minDisparity, maxDisparity)
+
+
+_STEREO_SIZES = ("h=20,w=40", "h=8,w=32")
+_STEREO_TEXTURES = tuple(
+    BufferSpec(
+        binding,
+        name=name,
+        texture="r32uint",
+        shape=("h", "w"),
+        sampler=_STEREO_SAMPLER,
+        fill=_stereo_image,
+    )
+    for binding, name in ((3, "tex2Dleft"), (4, "tex2Dright"))
+)
+
+
+def _stereo_grid(s, size):
+    # the host's iDivUp(w, blockSize_x) x iDivUp(h, blockSize_y)
+    return (ceil_div(int(size.w), 32), ceil_div(int(size.h), 8), 1)
+
+
+STEREO = Wild(
+    KernelSpec(
+        id="wild_r80_cuda_samples_stereo_disparity",
+        entry_point="stereoDisparityKernel",
+        sources={"cuda": _STEREO_CUDA},
+        dims=("h", "w"),
+        buffers=(
+            # the images the host also binds as the textures: the kernel never reads them
+            BufferSpec(0, "u32", "read", name="g_img0", shape=("h", "w")),
+            BufferSpec(1, "u32", "read", name="g_img1", shape=("h", "w")),
+            BufferSpec(2, "u32", "read_write", name="g_odata", shape=("h", "w")),
+            *_STEREO_TEXTURES,
+        ),
+        reference=_stereo_cuda,
+        params=lambda size: {"w": int(size.w), "h": int(size.h)},
+        defaults={"minDisparity": _STEREO_MIN, "maxDisparity": _STEREO_MAX},
+        grid=_stereo_grid,
+        schedules=(Schedule((32, 8)),),
+        test_sizes=_STEREO_SIZES,
+    ),
+    {
+        "CUDA: the last of equal costs, not the first": (
+            "cuda",
+            "if (cost < bestCost) {",
+            "if (cost <= bestCost) {",
+        ),
+        "CUDA: the barrier before the row sums are stored dropped": (
+            "cuda",
+            "            cg::sync(block);\n            diff[sy + dy][sx] = rowSum;\n",
+            "            diff[sy + dy][sx] = rowSum;\n",
+        ),
+        "CUDA: the column sum one row short": (
+            "cuda",
+            "        for (int i = -RAD; i <= RAD; i++) {\n            cost += diff[sy + i][sx];",
+            "        for (int i = -RAD; i < RAD; i++) {\n            cost += diff[sy + i][sx];",
+        ),
+        "CUDA: the right halo half loaded": (
+            "cuda",
+            "if (threadIdx.x < 2 * RAD) {",
+            "if (threadIdx.x < RAD) {",
+        ),
+    },
+    races=frozenset({"CUDA: the barrier before the row sums are stored dropped"}),
+)
+
+STEREO_PORT = Wild(
+    KernelSpec(
+        id="wild_r80_cuda_samples_stereo_disparity_webgpu_port",
+        entry_point="stereoDisparityKernel",
+        sources={"wgsl": _STEREO_WGSL},
+        dims=("h", "w"),
+        buffers=(
+            BufferSpec(0, "u32", "read_write", name="g_odata", shape=("h", "w")),
+            BufferSpec.uniform(
+                1,
+                (("w", "i32"), ("h", "i32"), ("minDisparity", "i32"), ("maxDisparity", "i32")),
+                name="params",
+            ),
+            *(
+                BufferSpec(b, name=n, texture="r32uint", shape=("h", "w"), fill=_stereo_image)
+                for b, n in ((2, "tex2Dleft"), (3, "tex2Dright"))
+            ),
+        ),
+        reference=_stereo_cuda,
+        params=lambda size: {"w": int(size.w), "h": int(size.h)},
+        defaults={"minDisparity": _STEREO_MIN, "maxDisparity": _STEREO_MAX},
+        grid=_stereo_grid,
+        schedules=(Schedule((32, 8)),),
+        test_sizes=_STEREO_SIZES,
+    ),
+    {
+        "the right image shifted the other way": (
+            "wgsl",
+            "usad4(leftNear[k], tex2D(1u, px - RAD + d, py + dy))",
+            "usad4(leftNear[k], tex2D(1u, px - RAD - d, py + dy))",
+        ),
+        "blue left out of the SAD": (
+            "wgsl",
+            "return u32(d.x + d.y + d.z + d.w);",
+            "return u32(d.x + d.y + d.w);",
+        ),
+        "the disparity stored without its + 8": (
+            "wgsl",
+            "bestDisparity = u32(d + 8);",
+            "bestDisparity = u32(d);",
+        ),
+    },
+)
+
+
 ROUND80: dict[str, Wild] = {
-    wild.kernel.id: wild for wild in (DCT_QUANT, HS_JACOBI, BAYER, BAYER_PORT)
+    wild.kernel.id: wild for wild in (DCT_QUANT, HS_JACOBI, BAYER, BAYER_PORT, STEREO, STEREO_PORT)
 }
