@@ -60,7 +60,17 @@ being 256).
 Mutants: see each entry; every CUDA mutant's bug is also written into the port
 (tests/test_wild_round80.py ``_CUDA_TWINS``), which must fail on lavapipe.
 
-What they showed: tests/test_wild_round80.py.
+What they showed (tests/test_wild_round80.py): a missed mutant, fixed. The quantiser
+with ``rintf`` (halves to even) passed on a CUDA device that computes what it says (the
+simulated driver): the float outputs' rounding bound moved every quotient by WGSL's 2.5
+ulp, exact or not, so at a tie the level could be either and a whole step's error was
+accepted. A CUDA kernel's exact quotient now stays exact there
+(``oracle._builtins.divides_exactly``); on WGSL the tie stays free, as the language's
+division allows, and a port that rounds ties otherwise passes there (pinned).
+
+For the GPU run to confirm: each CUDA original passes on the H100 (the quantiser's ties
+exact: NVRTC's ``/`` is IEEE's, no fast math is passed), each CUDA mutant fails, the
+two dropped barriers by their values or under compute-sanitizer.
 """
 
 # ruff: noqa: E501  (the CUDA and WGSL keep their sources' long lines)
