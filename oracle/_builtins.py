@@ -37,6 +37,7 @@ from ._tolerance import Tolerance
 __all__ = [
     "calls_trig",
     "approximated_calls",
+    "divides_exactly",
     "calls_exp",
     "calls_inverse_trig",
     "packs_bits",
@@ -139,6 +140,25 @@ def approximated_calls(kernel: KernelSpec, target: str | None) -> frozenset[str]
                 if pattern.search(text):
                     found |= names
     return frozenset(found)
+
+
+#: CUDA's division that is not IEEE's: ``__fdividef`` (and ``/`` under
+#: ``--use_fast_math`` or ``-prec-div=false``: ``div.approx.f32``, 2 ulp).
+_CUDA_FAST_DIVISION = re.compile(r"\b__fdividef\s*\(")
+
+
+def divides_exactly(kernel: KernelSpec, target: str | None) -> bool:
+    """Whether ``kernel``'s source for ``target`` divides floats as IEEE does, so that a
+    quotient that is a float32 number comes out exactly: CUDA's ``/`` as NVRTC compiles
+    it by default (``-prec-div=true``, ``div.rn.f32``), unless the kernel calls
+    ``__fdividef`` or is compiled with ``--use_fast_math`` or ``-prec-div=false``.
+    WGSL's division may err by 2.5 ulp even there (never exact, here)."""
+    text = _code(kernel, target) if target == "cuda" else None
+    if text is None or _CUDA_FAST_DIVISION.search(text):
+        return False
+    options = " ".join(kernel.compile_options("cuda")).replace("=", " ")
+    fast = "use_fast_math" in options or re.search(r"prec-div\s+(?:false|0)\b", options)
+    return not fast
 
 
 #: A WGSL loop's opening: ``loop {``, ``while``, ``for (``.

@@ -367,16 +367,18 @@ class Expected:
         Computed on first use, then shared. ``one_way``: the sums are accumulated on
         tensor cores, whose roundings do not average out (``accumulates_on_tensor_cores``):
         a sum of k terms in all gets ``k u M``."""
-        from ._builtins import approximated_calls
+        from ._builtins import approximated_calls, divides_exactly
 
         # the reference's exp and log where the kernel's are WGSL's or CUDA's fast ones,
         # as far as those may err: part of the key, as the runs are shared by kernels of
-        # one reference (a mutant's source)
-        approximate = approximated_calls(self.case.kernel, "wgsl" if wgsl else "cuda")
-        key = ("bound", wgsl, one_way, approximate)
+        # one reference (a mutant's source); so is whether its quotients are IEEE's
+        target = "wgsl" if wgsl else "cuda"
+        approximate = approximated_calls(self.case.kernel, target)
+        exact = divides_exactly(self.case.kernel, target)
+        key = ("bound", wgsl, one_way, approximate, exact)
         shared = self.shared()
         if key not in shared:
-            shared[key] = _rounding_bounds(self, wgsl, one_way, approximate)
+            shared[key] = _rounding_bounds(self, wgsl, one_way, approximate, exact)
         return shared[key]
 
     def float64_leaves(self) -> dict[str, np.ndarray]:
@@ -664,6 +666,7 @@ def _rounding_bounds(
     wgsl: bool = False,
     one_way: bool = False,
     approximate: frozenset = frozenset(),
+    exact_quotients: bool = False,
 ) -> dict[str, np.ndarray]:
     """``Expected.rounding_bound``: where an element of the reference is a sum of
     products of the drawn inputs (a polynomial of degree at most 4 in them: a matmul, a
@@ -686,7 +689,8 @@ def _rounding_bounds(
     if plain is None:
         return {}
     moved = _sensitivity(expected, plain)
-    for label, change in _operation_rounding(expected, plain, wgsl, approximate).items():
+    rounded = _operation_rounding(expected, plain, wgsl, approximate, exact_quotients)
+    for label, change in rounded.items():
         moved[label] = np.maximum(moved.get(label, 0.0), change)
     # where the runs at scaled inputs fail (an input that is an index, as a RoIAlign's
     # batch column, is out of range times 2), no sum is bounded as one, but the
@@ -877,7 +881,11 @@ _ROUNDING_DRAWS = 8
 
 
 def _operation_rounding(
-    expected: Expected, plain: dict, wgsl: bool = False, approximate: frozenset = frozenset()
+    expected: Expected,
+    plain: dict,
+    wgsl: bool = False,
+    approximate: frozenset = frozenset(),
+    exact_quotients: bool = False,
 ) -> dict[str, np.ndarray]:
     """Per float output, the most each element of the
     float64 reference moves when every float result of its numpy operations (on its
@@ -885,7 +893,11 @@ def _operation_rounding(
     narrowest float output's precision, at random (``rounding_every_operation``): the
     kernel rounds what it derives from no input too (a resize's sample coordinates);
     with ``approximate``, those numpy functions (exp, log) as far off as WGSL lets its
-    builtins be."""
+    builtins be; with ``exact_quotients`` (a CUDA kernel that divides as IEEE does,
+    ``divides_exactly``), a quotient that is a float32 number stays: cuda-samples'
+    ``roundf(coef / step)`` at a coefficient of (k + 1/2) steps is a tie, rounded away
+    from zero, and moving the quotient by WGSL's 2.5 ulp there accepted a ``rintf``
+    (halves to even) a whole step off (tests/test_wild_round80.py)."""
     from forge.types import float_info, is_float_dtype
 
     from ._builtins import RoundingPattern, rounding_every_operation
@@ -897,7 +909,12 @@ def _operation_rounding(
 
     def run(rng):
         rounding = rounding_every_operation(
-            expected.truth.reference, rng, unit, either_f16=wgsl, approximated=approximate
+            expected.truth.reference,
+            rng,
+            unit,
+            either_f16=wgsl,
+            approximated=approximate,
+            exact_quotients=exact_quotients,
         )
         if rounding is None:
             return None

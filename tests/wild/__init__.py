@@ -1688,6 +1688,10 @@ from tests.wild.round79 import ROUND79  # noqa: E402  (round 79, CUDA texture ob
 
 CORPUS.update(ROUND79)
 
+from tests.wild.round80 import ROUND80  # noqa: E402  (round 80, camera and video processing: tests/wild/round80.py)
+
+CORPUS.update(ROUND80)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
