@@ -267,7 +267,10 @@ def test_kernels_judged_on_one_case_share_the_reference_s_float64_runs():
         _row_sums(x, y)
 
     first = _twin(counted, "shared_runs")
-    other_source = dataclasses.replace(first, id="shared_runs_b", sources={"wgsl": "// b"})
+    # a mutant's source: the same division and builtins (whether its quotients are
+    # IEEE's and which fast builtins it calls are part of the bounds' key)
+    sources = {target: f"{text}\n// b\n" for target, text in first.sources.items()}
+    other_source = dataclasses.replace(first, id="shared_runs_b", sources=sources)
     kernels = {
         "the same case": (other_source, 7),
         "another seed": (other_source, 8),
