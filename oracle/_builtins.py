@@ -1999,18 +1999,25 @@ class _SingleArray(np.ndarray):
     nearest float32 (its range too: past it an infinity, below it a subnormal or zero),
     as a float32 computation of the same operations holds it; its dtype stays."""
 
+    fuses = False  # products exact (``_ContractedArray``)
+
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        return _as_single(_contracting(self, func, types, args, kwargs, _single_result))
+        result = _contracting(self, func, types, args, kwargs, _single_result)
+        return _as_single(result, type(self))
 
     def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        plain, outs, result = _plain_call(_SingleArray, ufunc, method, inputs, kwargs)
+        cls = type(self)
+        fused = cls.fuses and ufunc is np.multiply and method == "__call__" and "out" not in kwargs
+        if fused:
+            inputs = tuple(_widened_float(x) for x in inputs)
+        plain, outs, result = _plain_call(cls, ufunc, method, inputs, kwargs)
         if method == "at":
             return result
         if isinstance(result, tuple):
-            result = tuple(_to_single(r) for r in result)
-        else:
+            result = tuple(r if fused else _to_single(r) for r in result)
+        elif not fused:
             result = _to_single(result)
-        return _rewrapped(_SingleArray, result, outs, kwargs)
+        return _rewrapped(cls, result, outs, kwargs)
 
 
 def _to_single(result: Any) -> Any:
@@ -2045,23 +2052,7 @@ class _ContractedArray(_SingleArray):
     the product kept there): every other float result rounded to float32, so ``a * b +
     c`` rounds once, as one FMA does."""
 
-    def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
-        result = _contracting(self, func, types, args, kwargs, _single_result)
-        return _as_single(result, _ContractedArray)
-
-    def __array_ufunc__(self, ufunc: Any, method: str, *inputs: Any, **kwargs: Any) -> Any:
-        fused = ufunc is np.multiply and method == "__call__" and "out" not in kwargs
-        if fused:
-            inputs = tuple(_widened_float(x) for x in inputs)
-        plain, outs, result = _plain_call(_ContractedArray, ufunc, method, inputs, kwargs)
-        if method == "at":
-            return result
-        if not fused:
-            if isinstance(result, tuple):
-                result = tuple(_to_single(r) for r in result)
-            else:
-                result = _to_single(result)
-        return _rewrapped(_ContractedArray, result, outs, kwargs)
+    fuses = True
 
 
 def _widened_float(x: Any) -> Any:
