@@ -427,13 +427,13 @@ def sample(texels: Any, coords: Any, sampler: Sampler = Sampler()) -> np.ndarray
     j1 = _address(y0.astype(np.int64) + 1, height, sampler.address)
     if t.ndim == 3:
         a, b = a[..., None], b[..., None]
-    if codes is not None:  # each blend of two rounded to a code, half up (llvmpipe)
-        wa, wb = a * 256.0, b * 256.0
-        top = np.floor(((256.0 - wa) * codes[j0, i0] + wa * codes[j0, i1]) / 256.0 + 0.5)
-        bottom = np.floor(((256.0 - wa) * codes[j1, i0] + wa * codes[j1, i1]) / 256.0 + 0.5)
-        return np.floor(((256.0 - wb) * top + wb * bottom) / 256.0 + 0.5) / 255.0
-    if nvidia:  # the four weights in 8 bits: a b rounded half up, the rest to sum to one
+    if mode is not None:  # the weights in 8 bits, as integers of 1 / scale
         wa, wb = a * scale, b * scale
+    if codes is not None:  # each blend of two rounded to a code, half up (llvmpipe)
+        top = np.floor(((scale - wa) * codes[j0, i0] + wa * codes[j0, i1]) / scale + 0.5)
+        bottom = np.floor(((scale - wa) * codes[j1, i0] + wa * codes[j1, i1]) / scale + 0.5)
+        return np.floor(((scale - wb) * top + wb * bottom) / scale + 0.5) / 255.0
+    if nvidia:  # the four weights in 8 bits: a b rounded half up, the rest to sum to one
         both = np.floor(wa * wb / scale + 0.5)
         return (
             (scale - wa - wb + both) * t[j0, i0]

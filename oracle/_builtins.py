@@ -31,7 +31,7 @@ from forge.kernel import KernelSpec
 from forge.sources import strip_comments
 from forge.types import is_float_dtype
 
-from ._results import Evaluation, Verdict
+from ._results import Evaluation, Verdict, cuda_fast_math
 from ._tolerance import Tolerance
 
 __all__ = [
@@ -89,10 +89,8 @@ def calls_trig(kernel: KernelSpec, target: str | None = None) -> bool:
             continue
         if pattern.search(text):
             return True
-        if name == "cuda" and _TRIG_FAST_MATH.search(text):
-            options = kernel.compile_options("cuda")
-            if "--use_fast_math" in options or "-use_fast_math" in options:
-                return True
+        if name == "cuda" and _TRIG_FAST_MATH.search(text) and cuda_fast_math(kernel):
+            return True
     return False
 
 
@@ -133,12 +131,10 @@ def approximated_calls(kernel: KernelSpec, target: str | None) -> frozenset[str]
     for pattern, names in _APPROXIMATE_CALLS[str(target)]:
         if pattern.search(text):
             found |= names
-    if target == "cuda":
-        options = kernel.compile_options("cuda")
-        if "--use_fast_math" in options or "-use_fast_math" in options:
-            for pattern, names in _FAST_MATH_CALLS:
-                if pattern.search(text):
-                    found |= names
+    if target == "cuda" and cuda_fast_math(kernel):
+        for pattern, names in _FAST_MATH_CALLS:
+            if pattern.search(text):
+                found |= names
     return frozenset(found)
 
 
@@ -157,8 +153,7 @@ def divides_exactly(kernel: KernelSpec, target: str | None) -> bool:
     if text is None or _CUDA_FAST_DIVISION.search(text):
         return False
     options = " ".join(kernel.compile_options("cuda")).replace("=", " ")
-    fast = "use_fast_math" in options or re.search(r"prec-div\s+(?:false|0)\b", options)
-    return not fast
+    return not (cuda_fast_math(kernel) or re.search(r"prec-div\s+(?:false|0)\b", options))
 
 
 #: A WGSL loop's opening: ``loop {``, ``while``, ``for (``.

@@ -1883,7 +1883,6 @@ def _moved_twins(expected: Expected, reference: Any, floats: list, stage: int) -
     from ._builtins import IndexBit, IndexResidue, rounding_every_operation
 
     unit = float(float_info(max(floats, key=lambda d: d.itemsize)).eps) / 2
-    bits = min(_INDEX_BITS, max(1, (largest_array(expected.case) - 1).bit_length()))
     if stage == 3:
         # only the quotients, each inexact one both ways by WGSL's 2.5 ulp (NVIDIA's
         # x * (1 / y) put a histogram's nearest splat in the last bucket: 1023 / span *
@@ -1900,6 +1899,7 @@ def _moved_twins(expected: Expected, reference: Any, floats: list, stage: int) -
             )
             for up in (0, 1)
         ]
+    bits = min(_INDEX_BITS, max(1, (largest_array(expected.case) - 1).bit_length()))
     patterns: list[Any] = (
         [IndexBit(bit, up) for bit in range(bits) for up in (0, 1)]
         if stage == 1

@@ -123,6 +123,12 @@ class Timing:
         }
 
 
+def cuda_fast_math(kernel: KernelSpec) -> bool:
+    """Whether ``kernel``'s CUDA compile options hold ``--use_fast_math`` (either
+    spelling): fast division, intrinsics for ``expf`` and kin, subnormals flushed."""
+    return "use_fast_math" in " ".join(kernel.compile_options("cuda"))
+
+
 @dataclass(frozen=True)
 class FloatSemantics:
     """The departures from IEEE-754 a context declares in its ``AdapterConstraints``
@@ -142,7 +148,7 @@ class FloatSemantics:
         nonfinite = bool(getattr(constraints, "nonfinite_indeterminate", False))
         if kernel is not None and target == "cuda":
             options = " ".join(kernel.compile_options("cuda"))
-            if "--use_fast_math" in options or "-use_fast_math" in options:
+            if cuda_fast_math(kernel):
                 flush, nonfinite = True, True
             if "-ftz=true" in options or "--ftz=true" in options:
                 flush = True
