@@ -186,6 +186,10 @@ def test_the_cuda_mutants_bug_fails_in_the_port(request, key):
             verdicts.append(ev)
             if ev.failing:
                 break
+    adapter = verdicts[0].adapter.name if verdicts[0].adapter else ""
+    for (what, _, part), why in CORPUS[key[0]].invisible_on.items():
+        if what == key[1] and part in adapter and not verdicts[-1].failing:
+            pytest.skip(f"not visible in the values on {adapter}, as in CUDA: {why}")
     assert verdicts[-1].verdict is Verdict.MISMATCH, "\n\n".join(e.report() for e in verdicts)
 
 

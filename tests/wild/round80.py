@@ -1119,7 +1119,6 @@ STEREO = Wild(
             "if (threadIdx.x < RAD) {",
         ),
     },
-    races=frozenset({"CUDA: the barrier before the row sums are stored dropped"}),
 )
 
 STEREO_PORT = Wild(
