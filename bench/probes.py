@@ -154,6 +154,21 @@ def _without_moments(kernel: KernelSpec, schedule: Schedule) -> str | None:
     return None if text == kernel.source("wgsl", schedule) else text
 
 
+def _one_pass_two_levels(kernel: KernelSpec, schedule: Schedule) -> str | None:
+    """The WGSL of ``kernel`` with its one-pass paths' moments pair reduced as two
+    levels, the shifted sum and then the squares about the mean, instead of one level
+    of (count, sum, squared deviations) partials (``_rows.WGSL_ONE_PASS_MOMENTS``);
+    None for a kernel without one."""
+    from forge.emit import _emit, _rows
+
+    _rows.WGSL_ONE_PASS_MOMENTS = False
+    try:
+        text = _emit.__wrapped__(kernel, schedule, "wgsl")  # around the emitter's cache
+    finally:
+        _rows.WGSL_ONE_PASS_MOMENTS = True
+    return None if text == kernel.source("wgsl", schedule) else text
+
+
 def _variants(text: str, cols: int, cap: int) -> dict[str, str]:
     """The wgsl-rows variants of a row kernel's ``text`` at ``cols`` columns, under a
     schedule whose registers hold ``cap``: where the row fits, also the kernel without
@@ -172,6 +187,17 @@ def _variants(text: str, cols: int, cap: int) -> dict[str, str]:
             variants["exact fill only"] = exact
             # with the grid-stride loop an if too, naga has no loop left to bound
             variants["no loops"] = without_grid_loop(exact)
+    # every chunk's `if (fg_vec_ok)` folded (cols is a multiple of 4 here): what the
+    # per-chunk branches cost; and the per-column vectors (gamma, beta, w: ones in these
+    # probes) not loaded at all: what their loads cost (the outputs stay the same)
+    variants["vec known"] = re.sub(
+        r"let fg_vec_ok: bool = [^;]*;", "let fg_vec_ok: bool = true;", text, count=1
+    )
+    variants["no column loads"] = re.sub(
+        r"let fg_q: vec4<f32> = \w+\[\(fg_c\d+\) / 4u\];",
+        "let fg_q: vec4<f32> = vec4<f32>(1.0f);",
+        variants["vec known"],
+    )
     # the path chosen by a pipeline constant (a pipeline per row length): the driver
     # sees the branches not taken as dead code, as in the variants above
     chosen = text.replace(f"if (fg_p.cols == {cap}u) {{", f"if (fg_cols == {cap}u) {{")
@@ -226,7 +252,9 @@ def _bound_rows(ctx, x: np.ndarray, rows: int, cols: int):
         yield name, kernel, bind_views(ctx, kernel, cols, data)
 
 
-def wgsl_rows(rows: int, cols: int, schedules: list[Schedule], checks: bool | str) -> None:
+def wgsl_rows(
+    rows: int, cols: int, schedules: list[Schedule], checks: bool | str, only: Sequence[str] = ()
+) -> None:
     x = _rows_input(rows, cols)
     # the variants are hand-written WGSL to the context: "auto" would give them every
     # check, so the probe names the checks it runs them under
@@ -247,6 +275,11 @@ def wgsl_rows(rows: int, cols: int, schedules: list[Schedule], checks: bool | st
                 fused = _without_moments(kernel, schedule)
                 if fused is not None:
                     variants["two levels"] = fused
+                split = _one_pass_two_levels(kernel, schedule)
+                if split is not None:
+                    variants["one-pass two levels"] = split
+                if only:
+                    variants = {k: t for k, t in variants.items() if k in only}
                 for variant, text in variants.items():
                     raw = KernelSpec(
                         id=f"{kernel.id}_probe",
@@ -796,6 +829,12 @@ def main(argv: list[str] | None = None) -> int:
         help="cuda-half, wgsl-half and cuda-resources: this kernel only; repeat",
     )
     parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help='wgsl-rows: time this variant only ("as emitted", "two levels", ...); repeat',
+    )
+    parser.add_argument(
         "--warm-seconds",
         type=float,
         default=0.3,
@@ -815,6 +854,7 @@ def main(argv: list[str] | None = None) -> int:
                 Schedule((256, 1), items_per_invocation=4, vector_width=4, subgroups=True),
             ],
             _RUNTIME_CHECKS[args.checks],
+            args.variant,
         )
     elif args.name == "row-means":
         row_means(

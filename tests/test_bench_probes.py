@@ -42,6 +42,8 @@ def test_without_else_drops_the_looped_path_and_leaves_valid_wgsl(request):
         "as emitted",
         "no barriers",
         "scalar registers",
+        "vec known",
+        "no column loads",
         "cols as override",
         "override, no grid",
     }
@@ -56,7 +58,13 @@ def test_without_else_drops_the_looped_path_and_leaves_valid_wgsl(request):
     no_loops, no_grid = variants["no loops"], variants["override, no grid"]
     assert no_loops.count("for (") == 0 and no_grid.count("for (") == 2
     assert "let fg_blk: u32 = " in no_loops and "if (fg_blk < fg_blocks) {" in no_loops
-    for source in (looped, exact, no_loops):  # naga takes them (CompileError otherwise)
+    assert "fg_vec_ok: bool = true;" in variants["vec known"]
+    # the whole-vector loads of the per-column buffers go (their lane-by-lane twins stay,
+    # in branches that vec known leaves dead)
+    assert re.search(r"vec4<f32> = (gamma|beta)\[", text)
+    assert not re.search(r"vec4<f32> = (gamma|beta)\[", variants["no column loads"])
+    others = (variants["vec known"], variants["no column loads"])
+    for source in (looped, exact, no_loops, *others):  # naga takes them (CompileError otherwise)
         validate_wgsl(source, "layernorm_kernel")
     for source in (variants["cols as override"], no_grid):
         validate_wgsl(source, "layernorm_kernel", {"fg_cols": 512})
@@ -70,14 +78,24 @@ def test_wgsl_rows_variants_run_and_the_scalar_one_computes_the_same(request, ca
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].endswith("shader_checks='bounds'")
     variants = ("scalar registers", "no looped path", "exact fill only", "no loops")
-    for variant in (*variants, "cols as override", "override, no grid"):
+    for variant in (
+        *variants,
+        "vec known",
+        "no column loads",
+        "cols as override",
+        "override, no grid",
+    ):
         found = [line for line in lines if variant in line]  # cols fill the registers
         assert len(found) == 4 and all(line.endswith("same output") for line in found), found
     # without its barriers a reduction reads partials not yet written
     assert any("no barriers" in line and "differs" in line for line in lines)
     # layernorm's moments level as the two levels it fuses: a rounding apart
-    (two,) = [line for line in lines if "two levels" in line]
+    (two,) = [line for line in lines if "two levels" in line and "one-pass" not in line]
     assert two.startswith("layernorm") and float(re.search(r"differs, (\S+)", two)[1]) < 1e-5
+    # and as two levels with the sum shifted (WGSL_ONE_PASS_MOMENTS off)
+    (split,) = [line for line in lines if "one-pass two levels" in line]
+    apart = re.search(r"differs, (\S+)", split)
+    assert split.startswith("layernorm") and (apart is None or float(apart[1]) < 1e-5), split
 
 
 def test_row_means_compare_the_schedules_bit_for_bit(request, capsys):

@@ -191,12 +191,35 @@ _ADVERSARIAL = [
 ]
 
 
+@pytest.fixture(params=["moments", "two levels"])
+def wgsl_one_pass(request, monkeypatch):
+    """How WGSL's one-pass rows reduce layernorm's moments pair: as one level of moments
+    partials (the emission), or as two levels, the shifted sum and then the squares about
+    the mean (``_rows.WGSL_ONE_PASS_MOMENTS`` off, timed against it by ``bench.probes
+    wgsl-rows``), emitted afresh and forgotten after."""
+    from forge.emit import _emit, _rows
+
+    if request.param == "two levels":
+        monkeypatch.setattr(_rows, "WGSL_ONE_PASS_MOMENTS", False)
+        _emit.cache_clear()
+    yield request.param
+    _emit.cache_clear()
+
+
 @pytest.mark.parametrize("schedule, sizes", _ADVERSARIAL, ids=[str(s) for s, _ in _ADVERSARIAL])
-def test_layernorm_holds_on_rows_with_a_large_mean_and_a_small_spread(ctx, schedule, sizes):
+def test_layernorm_holds_on_rows_with_a_large_mean_and_a_small_spread(
+    ctx, schedule, sizes, wgsl_one_pass
+):
     """A float32 sum of such a row is off by more than the row's spread, which the
-    outputs magnify by 1 / spread: the moments level's shifted sums give the
-    reference's mean to the bit (the two-level emission failed most of these)."""
+    outputs magnify by 1 / spread: the shifted sums give the reference's mean to the
+    bit, as moments partials and as two levels (an unshifted float32 sum, the first
+    two-level emission, failed most of these)."""
     kernel = forge.get_kernel("layernorm")
+    if wgsl_one_pass == "two levels":
+        if ctx.backend_name == "cuda":
+            pytest.skip("two levels on the one-pass path are WGSL's only (CUDA merges moments)")
+        # the exact and the shorter one-pass paths; the looped one keeps the moments
+        assert kernel.source("wgsl", schedule).count("shifted, then") == 2
     for cols in sizes:
         data = _adversarial_rows(cols)
         rows = data["x"].size // cols

@@ -58,6 +58,18 @@ VECTOR_WIDTHS = (1, 2, 4, 8)
 
 _ROW, _COL = row(), col()
 _WARP = 32
+#: Whether WGSL's one-pass rows reduce a moments pair (layernorm's mean and variance)
+#: as one level of (count, sum, squared deviations) partials, as CUDA does and WGSL's
+#: looped path must (there a second level sweeps the row in memory again), or as two
+#: levels (``_shifted_levels``: two reductions of one value, by ``subgroupAdd`` with
+#: sg=1, where the moments merge three values with divisions). The one-pass layernorm
+#: is the slowest of the WGSL rows through NVIDIA's Vulkan (2082 GB/s against 2346 for
+#: the looped path under the clamps alone, H200, 2026-12-04), and two unshifted levels
+#: took it from 404 to 994 GB/s under every naga check. The emission stays the moments
+#: until two levels are measured under the clamps alone (``bench.probes wgsl-rows
+#: --checks bounds --variant "as emitted" --variant "one-pass two levels"``); they are
+#: checked to compute right on the CPU adapters (tests/test_emit_rows.py).
+WGSL_ONE_PASS_MOMENTS = True
 
 
 def check(body, schedule, target: str | None) -> None:
@@ -411,7 +423,10 @@ class _RowLowering:
                 if isinstance(level[0], _Online):
                     self._online_level(level[0], one_pass)
                 elif isinstance(level[0], _Moments):
-                    self._moments_level(level[0], one_pass)
+                    if one_pass and self.target == "wgsl" and not WGSL_ONE_PASS_MOMENTS:
+                        self._shifted_levels(level[0])
+                    else:
+                        self._moments_level(level[0], one_pass)
                 else:
                     self._plain_level(level, one_pass)
             v.hoist(self.body.expressions(), ("uniform", "row"))
@@ -548,23 +563,13 @@ class _RowLowering:
         as the reference's, to the bit (ties included), where a plain f32 sum is off
         by more than the spread."""
         em, d, code, v = self.em, self.em.d, self.em.code, self.em.values
-        v.hoist([item.arg], ("uniform", "row"))
         zero, one = d.literal(0.0, "f32"), d.literal(1.0, "f32")
         code.comment(f"{short(item.total)} and {short(item.squares)} as moments: one sweep")
-        shift = v.fresh("k")
-        code.line(d.var(shift, "f32", zero))
-        with code.block(f"if ({self.cols} > 0u) {{"):
-            first, middle, last = (
-                self._at_column(item.arg, c)
-                for c in ("0u", f"{self.cols} / 2u", f"{self.cols} - 1u")
-            )
+        shift = self._shift(item)
 
-            def f(name: str, a: str, b: str) -> str:
-                return d.function(name, "f32", [a, b])
+        def f(name: str, a: str, b: str) -> str:
+            return d.function(name, "f32", [a, b])
 
-            median = f("max", f("min", first, middle), f("min", f("max", first, middle), last))
-            low = em.let(v.fresh("b"), "u32", f"min({d.significant_bits(self.cols)}, 23u)")
-            code.line(f"{shift} = {d.bits_f32(f'{d.f32_bits(median)} & (0xffffffffu << {low})')};")
         running: _Partial | None = None
         if not one_pass:
             running = (v.fresh("n"), v.fresh("s"), v.fresh("q"))
@@ -629,6 +634,51 @@ class _RowLowering:
         if isinstance(n, str):  # no values (cols == 0): no squares either
             squares = d.select(f"{n} > {zero}", squares, zero)
         v.bind(item.squares, em.let(v.fresh("r"), "f32", squares))
+
+    def _shift(self, item: _Moments) -> str:
+        """A variable holding ``k`` for ``item`` (see ``_moments_level``): the median of
+        the row's first, middle and last ``a``, its low bits cleared so that
+        ``cols * k`` is exact; 0 for an empty row."""
+        em, d, code, v = self.em, self.em.d, self.em.code, self.em.values
+        v.hoist([item.arg], ("uniform", "row"))
+        shift = v.fresh("k")
+        code.line(d.var(shift, "f32", d.literal(0.0, "f32")))
+        with code.block(f"if ({self.cols} > 0u) {{"):
+            first, middle, last = (
+                self._at_column(item.arg, c)
+                for c in ("0u", f"{self.cols} / 2u", f"{self.cols} - 1u")
+            )
+
+            def f(name: str, a: str, b: str) -> str:
+                return d.function(name, "f32", [a, b])
+
+            median = f("max", f("min", first, middle), f("min", f("max", first, middle), last))
+            low = em.let(v.fresh("b"), "u32", f"min({d.significant_bits(self.cols)}, 23u)")
+            code.line(f"{shift} = {d.bits_f32(f'{d.f32_bits(median)} & (0xffffffffu << {low})')};")
+        return shift
+
+    def _shifted_levels(self, item: _Moments) -> None:
+        """The moments pair as two levels, on WGSL's one-pass path (the row in
+        registers, so the second level reads no memory): ``sum(a - k)`` reduced across
+        the row (with ``k`` as in ``_moments_level``, so the row's sum keeps its
+        rounding), then ``row_sum((a - m)^2)`` about the row's ``m`` as a plain level.
+        Two reductions of one value each, by ``subgroupAdd`` with sg=1, where the moments
+        take one of three values whose merge divides (a subgroup's size is not known to
+        the emitter, so neither are the counts): see ``WGSL_ONE_PASS_MOMENTS``."""
+        em, d, code, v = self.em, self.em.d, self.em.code, self.em.values
+        code.comment(f"{short(item.total)} shifted, then {short(item.squares)}: two levels")
+        shift = self._shift(item)
+        total = v.fresh("s")
+        code.line(d.var(total, "f32", d.literal(0.0, "f32")))
+
+        def add(lane: int, slot: str) -> None:
+            code.line(f"{total} = {total} + ({v.get(item.arg)} - {shift});")
+
+        self._process("0u", add, [item.arg])
+        (summed,) = self._reduce([item.total], [("sum", "f32")], [total])
+        count = d.cast(self.cols, "u32", "f32")
+        v.bind(item.total, em.let(v.fresh("r"), "f32", f"({count} * {shift} + {summed})"))
+        self._plain_level([item.squares], one_pass=True)
 
     def _count(self, count: _Count) -> str:
         """A count's text: a variable, or an f32 literal where it is known."""
