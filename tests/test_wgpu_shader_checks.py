@@ -21,6 +21,12 @@ from forge import BindingUsage, BufferSpec, KernelSpec, Schedule
 from forge.errors import CompileError, InvalidArgument
 from oracle.pytest_plugin import require_available
 
+# one worker for the file: its five contexts are opened once, and the row kernels'
+# modules, compiled under each check for the first row length, are reused for the others
+# (with the tests spread over two workers both compiled them: layernorm's 31 s twice on
+# a CI-like machine, 2026-12-07)
+pytestmark = pytest.mark.xdist_group("wgpu_shader_checks")
+
 
 @pytest.fixture(scope="module")
 def contexts(request):
