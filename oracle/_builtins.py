@@ -1872,7 +1872,7 @@ class _NudgedArray(np.ndarray):
     operation recomputed in long double agrees) stays, except a quotient on WGSL
     (``wgsl``: its division may err by 2.5 ulp). Unlike ``_RoundingArray``, which
     moves float64 runs by float32 roundings, a computation the reference makes in
-    float64 on purpose (an integer quotient emulated as ``np.fix(a / b)``) moves by
+    float64 on purpose (an integer quotient emulated as ``np.trunc(a / b)``) moves by
     float64's, and one in float32 by float32's."""
 
     wgsl: bool = False

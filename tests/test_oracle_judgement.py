@@ -1969,7 +1969,7 @@ extern "C" __global__ void divide(const int* a, const int* b, int* q, unsigned n
 
 
 def _truncating_division(a, b, q):
-    q[:] = np.fix(a / b).astype(np.int32)  # C's and WGSL's `/` truncate
+    q[:] = np.trunc(a / b).astype(np.int32)  # C's and WGSL's `/` truncate
 
 
 def _divide_kernel(wgsl: str = _DIVIDE_WGSL) -> KernelSpec:

@@ -38,7 +38,7 @@ formatting.
   https://iquilezles.org/articles/smin/; the formulas kept, not the text).
 
 References that a naive port of the WGSL gets wrong, written here the right way: WGSL's
-``/`` and ``%`` on i32 truncate (``np.fix`` and ``np.fmod``, where ``//`` and ``%``
+``/`` and ``%`` on i32 truncate (``np.trunc`` and ``np.fmod``, where ``//`` and ``%``
 floor); WGSL's i32 multiply wraps (the hash is taken in int32 arrays, whose products wrap
 too; in int64 the same code never wraps, and ``%`` of the unwrapped value is another
 bucket); ``u32(i)`` of a negative i32 keeps its bits (``.view(np.uint32)``).
@@ -334,9 +334,9 @@ def _divisors(rng, count, size):
 
 
 def _divmod_reference(a, b):
-    # WGSL's / truncates toward zero and its % takes the dividend's sign: np.fix and
+    # WGSL's / truncates toward zero and its % takes the dividend's sign: np.trunc and
     # np.fmod (a // b and a % b floor, which is what floor_div and floor_mod compute)
-    truncated = np.fix(a.astype(np.float64) / b).astype(np.int32), np.fmod(a, b)
+    truncated = np.trunc(a.astype(np.float64) / b).astype(np.int32), np.fmod(a, b)
     return np.stack([truncated[0], a // b], axis=1), np.stack([truncated[1], a % b], axis=1)
 
 
