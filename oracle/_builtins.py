@@ -1656,9 +1656,9 @@ def _hashed(arrays) -> np.ndarray:
     float64 values together: equal values, equal hashes."""
     key = np.zeros(arrays[0].size, np.uint64)
     with np.errstate(all="ignore"):
-        for a in arrays:
-            bits = np.ascontiguousarray(a, np.float64).reshape(-1).view(np.uint64)
-            key = (key ^ bits) * np.uint64(0x9E3779B97F4A7C15)
+        for a in arrays:  # in place: these run on every operation of a judge's reruns
+            key ^= np.ascontiguousarray(a, np.float64).reshape(-1).view(np.uint64)
+            key *= np.uint64(0x9E3779B97F4A7C15)
             key ^= key >> np.uint64(29)
     return key
 
@@ -1672,17 +1672,20 @@ def _repeated_keys(key: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     that holds more than one key (rare) is grouped by ``np.unique``."""
     bits = max(int(key.size - 1).bit_length(), 1)
     low = np.uint64((1 << bits) - 1)
-    packed = np.sort((key & ~low) | np.arange(key.size, dtype=np.uint64))
+    packed = key & ~low  # (new arrays filled in place: a pairwise operation's are large)
+    packed |= np.arange(key.size, dtype=np.uint64)
+    packed.sort()
     high = packed >> np.uint64(bits)
     starts = np.ones(key.size, bool)
-    starts[1:] = high[1:] != high[:-1]
+    np.not_equal(high[1:], high[:-1], out=starts[1:])
     if starts.all():
         return np.zeros(0, np.intp), np.zeros(0, np.intp)
-    index = (packed & low).astype(np.intp)
+    packed &= low
+    index = packed.view(np.intp)  # each element's index (below 2**63)
     run = np.cumsum(starts) - 1
-    heads = index[starts][run]  # the least index of each run: its first element
     later = np.flatnonzero(~starts)
-    members, heads = index[later], heads[later]
+    # the least index of each run is its first element
+    members, heads = index[later], index[starts][run[later]]
     same = key[members] == key[heads]
     if same.all():
         return members, heads
