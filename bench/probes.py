@@ -138,20 +138,27 @@ def without_else(text: str, marker: str) -> str:
     return "\n".join([*lines[: at - 1], f"{indent}}}", *lines[end + 1 :]]) + "\n"
 
 
+def _emitted_with(kernel: KernelSpec, schedule: Schedule, name: str, value) -> str | None:
+    """The WGSL of ``kernel`` emitted with ``forge.emit._rows``'s ``name`` set to
+    ``value`` for the call (around the emitter's cache); None where that is the text
+    emitted anyway (a kernel the setting does not touch)."""
+    from forge.emit import _emit, _rows
+
+    kept = getattr(_rows, name)
+    setattr(_rows, name, value)
+    try:
+        text = _emit.__wrapped__(kernel, schedule, "wgsl")
+    finally:
+        setattr(_rows, name, kept)
+    return None if text == kernel.source("wgsl", schedule) else text
+
+
 def _without_moments(kernel: KernelSpec, schedule: Schedule) -> str | None:
     """The WGSL of ``kernel`` with its moments level (layernorm's mean and variance in
     one reduction of (count, sum, squared deviations) partials, see forge/emit/_rows.py)
     emitted as the two levels it fuses: a tree of one sum each instead of one tree
     merging three values with a division; None for a kernel without one."""
-    from forge.emit import _emit, _rows
-
-    fused = _rows._moments
-    _rows._moments = lambda first, second: None
-    try:
-        text = _emit.__wrapped__(kernel, schedule, "wgsl")  # around the emitter's cache
-    finally:
-        _rows._moments = fused
-    return None if text == kernel.source("wgsl", schedule) else text
+    return _emitted_with(kernel, schedule, "_moments", lambda first, second: None)
 
 
 def _one_pass_two_levels(kernel: KernelSpec, schedule: Schedule) -> str | None:
@@ -159,14 +166,7 @@ def _one_pass_two_levels(kernel: KernelSpec, schedule: Schedule) -> str | None:
     levels, the shifted sum and then the squares about the mean, instead of one level
     of (count, sum, squared deviations) partials (``_rows.WGSL_ONE_PASS_MOMENTS``);
     None for a kernel without one."""
-    from forge.emit import _emit, _rows
-
-    _rows.WGSL_ONE_PASS_MOMENTS = False
-    try:
-        text = _emit.__wrapped__(kernel, schedule, "wgsl")  # around the emitter's cache
-    finally:
-        _rows.WGSL_ONE_PASS_MOMENTS = True
-    return None if text == kernel.source("wgsl", schedule) else text
+    return _emitted_with(kernel, schedule, "WGSL_ONE_PASS_MOMENTS", False)
 
 
 def _variants(text: str, cols: int, cap: int) -> dict[str, str]:

@@ -566,10 +566,6 @@ class _RowLowering:
         zero, one = d.literal(0.0, "f32"), d.literal(1.0, "f32")
         code.comment(f"{short(item.total)} and {short(item.squares)} as moments: one sweep")
         shift = self._shift(item)
-
-        def f(name: str, a: str, b: str) -> str:
-            return d.function(name, "f32", [a, b])
-
         running: _Partial | None = None
         if not one_pass:
             running = (v.fresh("n"), v.fresh("s"), v.fresh("q"))
@@ -610,10 +606,10 @@ class _RowLowering:
             q = em.let(
                 v.fresh("q"),
                 "f32",
-                f(
+                d.function(
                     "max",
-                    f"({squares} - ({self._count(c)} * {off}) * {off})",
-                    d.literal(0.0, "f32"),
+                    "f32",
+                    [f"({squares} - ({self._count(c)} * {off}) * {off})", zero],
                 ),
             )
             if running is None:
