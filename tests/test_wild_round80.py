@@ -49,7 +49,7 @@ from oracle import Verdict
 from oracle.pytest_plugin import require_available
 from tests._nvrtc_build import nvrtc_build
 from tests.test_cuda_fake_driver import fake_driver  # noqa: F401  (the fixture)
-from tests.wild import CORPUS, mutant
+from tests.wild import CORPUS, RACE_HIDDEN, mutant
 from tests.wild.round80 import ROUND80
 
 _QUANT = "wild_r80_cuda_samples_dct8x8_quantization_float"
@@ -165,6 +165,11 @@ _CUDA_TWINS = {
 }
 #: shown on the simulated driver instead (test_the_quantisers_rintf_fails_on_cuda)
 _SIMULATED = {(_QUANT, "CUDA: rintf, halves to even")}
+#: Port twins of a CUDA race that NVIDIA's Vulkan driver hides in some runs: the Jacobi
+#: step without its barrier failed in the port on the H100 at 42e28a7 and passed there
+#: at 25362bc (2026-12-07, nothing of it changed); lavapipe fails it, and in CUDA the
+#: race is for compute-sanitizer to find (``Wild.races``)
+_PORT_RACE_HIDDEN = {(_HS, "CUDA: the barrier dropped"): "NVIDIA"}
 
 
 def test_every_cuda_mutant_has_a_twin_here():
@@ -190,6 +195,9 @@ def test_the_cuda_mutants_bug_fails_in_the_port(request, key):
     for (what, _, part), why in CORPUS[key[0]].invisible_on.items():
         if what == key[1] and part in adapter and not verdicts[-1].failing:
             pytest.skip(f"not visible in the values on {adapter}, as in CUDA: {why}")
+    hidden_on = _PORT_RACE_HIDDEN.get(key)
+    if hidden_on and hidden_on in adapter and not verdicts[-1].failing:
+        pytest.skip(f"not visible in the values on {adapter}: {RACE_HIDDEN}")
     assert verdicts[-1].verdict is Verdict.MISMATCH, "\n\n".join(e.report() for e in verdicts)
 
 

@@ -103,6 +103,12 @@ _WGSL_RACES = {
     "wild_r62_ort_intel_subgroup_matmul_broadcast": (
         "no barrier before the next tile of B is loaded"
     ),
+    # failed on the H100 in the whole-suite runs before, passed there at 25362bc
+    # (2026-12-07 15:49, nothing of it changed): hidden in some runs only; lavapipe
+    # fails it
+    "wild_r69_cuda_samples_particles_find_cell_start_webgpu_port": (
+        "no barrier before the neighbours' hashes are read"
+    ),
 }
 
 #: Right kernels the oracle fails on NVIDIA (``Wild.false_alarms``): its own defects,
