@@ -42,15 +42,18 @@ one fed.
   kernels). It fed the emission of half kernels (``Emission.half_outputs``): their
   online softmax sums are ``__expf`` (the softmax twin differs in the looped path's
   output sweep only) and their ``1 + erf(u)`` is the erfcc (the last gelu twin is the
-  emitted half kernel again; the first, the f32 one). layernorm_bf16 and rmsnorm_bf16
-  have one twin: their row's register arrays as float instead of the half type (ptxas
-  spilled the half arrays at the one-pass schedules, NVRTC 13.5, 2026-12-04).
+  emitted half kernel again; the first, the f32 one). The half row kernels, emitted
+  with their row packed two halves to a register (``_rows.CUDA_PACKED_HALF_ROWS``),
+  have it unpacked as a twin (one half a register, the emission until 2026-12-07);
+  layernorm_bf16 and rmsnorm_bf16 also unpacked as float (ptxas spilled the half
+  arrays at the one-pass schedules, NVRTC 13.5, 2026-12-04) and packed with two
+  blocks a multiprocessor asked for (``_rows.CUDA_PACKED_ROW_BLOCKS``).
 - ``wgsl-half``: the same on wgpu for gelu_f16 (where the adapter has ``shader-f16``)
   and gelu: as emitted, with ``1 + erf(u)`` as the sum through the WGSL erf helper
   (``fg_erf_f32``, forge/emit/_approx.py) and as the erfcc.
 - ``cuda-resources``: ptxas's registers and spills (through NVRTC, no GPU needed) of the
-  half row kernels under the one-pass schedules, as emitted and with the row's register
-  arrays as float (the ``cuda-half`` twin), and of layernorm in f32 beside them.
+  half row kernels under the one-pass schedules, as emitted and as the ``cuda-half``
+  twins of layernorm_bf16 and rmsnorm_bf16, and of layernorm in f32 beside them.
 - ``gemm-stores``: ``gemm`` at SIZE^3 on wgpu (and CUDA where present) under the given
   schedules (P10's and P4's best by default), as emitted and with A's tile loaded
   across 32 rows a warp instead of 8: as emitted, a warp's
@@ -138,18 +141,24 @@ def without_else(text: str, marker: str) -> str:
     return "\n".join([*lines[: at - 1], f"{indent}}}", *lines[end + 1 :]]) + "\n"
 
 
-def _emitted_with(kernel: KernelSpec, schedule: Schedule, name: str, value) -> str | None:
-    """The WGSL of ``kernel`` emitted with ``forge.emit._rows``'s ``name`` set to
-    ``value`` for the call (around the emitter's cache); None where that is the text
-    emitted anyway (a kernel the setting does not touch)."""
+def _emit_with(kernel: KernelSpec, schedule: Schedule, target: str, name: str, value) -> str:
+    """The ``target`` source of ``kernel`` emitted with ``forge.emit._rows``'s ``name``
+    set to ``value`` for the call (around the emitter's cache)."""
     from forge.emit import _emit, _rows
 
     kept = getattr(_rows, name)
     setattr(_rows, name, value)
     try:
-        text = _emit.__wrapped__(kernel, schedule, "wgsl")
+        return _emit.__wrapped__(kernel, schedule, target)
     finally:
         setattr(_rows, name, kept)
+
+
+def _emitted_with(kernel: KernelSpec, schedule: Schedule, name: str, value) -> str | None:
+    """The WGSL of ``kernel`` emitted with ``_rows``'s ``name`` set to ``value``
+    (``_emit_with``); None where that is the text emitted anyway (a kernel the setting
+    does not touch)."""
+    text = _emit_with(kernel, schedule, "wgsl", name, value)
     return None if text == kernel.source("wgsl", schedule) else text
 
 
@@ -167,6 +176,20 @@ def _one_pass_two_levels(kernel: KernelSpec, schedule: Schedule) -> str | None:
     of (count, sum, squared deviations) partials (``_rows.WGSL_ONE_PASS_MOMENTS``);
     None for a kernel without one."""
     return _emitted_with(kernel, schedule, "WGSL_ONE_PASS_MOMENTS", False)
+
+
+def _half_rows(kernel: KernelSpec, schedule: Schedule, packed: bool, blocks: int = 1) -> str:
+    """The CUDA C of a half row kernel with its row held ``packed`` two halves to a
+    register or not (``_rows.CUDA_PACKED_HALF_ROWS``), ``blocks`` a multiprocessor asked
+    for where it is packed (``_rows.CUDA_PACKED_ROW_BLOCKS``)."""
+    from forge.emit import _rows
+
+    kept = _rows.CUDA_PACKED_ROW_BLOCKS
+    _rows.CUDA_PACKED_ROW_BLOCKS = blocks
+    try:
+        return _emit_with(kernel, schedule, "cuda", "CUDA_PACKED_HALF_ROWS", packed)
+    finally:
+        _rows.CUDA_PACKED_ROW_BLOCKS = kept
 
 
 def _variants(text: str, cols: int, cap: int) -> dict[str, str]:
@@ -608,6 +631,27 @@ def _float_registers(text: str) -> str:
 
 _ERFC_NR = one_plus_erf("cuda")  # Numerical Recipes' erfcc, as f16 and bf16 gelu emit it
 
+
+@dataclasses.dataclass(frozen=True)
+class _Setting:
+    """A twin emitted by ``_half_rows``, then changed by ``then`` (if given)."""
+
+    packed: bool
+    blocks: int = 1
+    then: Callable[[str], str] | None = None
+
+    def emit(self, kernel: KernelSpec, schedule: Schedule) -> str:
+        text = _half_rows(kernel, schedule, self.packed, self.blocks)
+        return self.then(text) if self.then else text
+
+
+#: the half row kernels' row one half to a register, as ptxas gives an array of
+#: halves (the emission until 2026-12-07), and packed with room asked for two blocks
+_UNPACKED = ("unpacked", _Setting(False))
+_TWO_BLOCKS = ("packed, 2 blocks", _Setting(True, 2))
+#: unpacked, the row's register arrays float (each value converted once, as it loads)
+_F32_REGISTERS = ("f32 registers", _Setting(False, then=_float_registers))
+
 #: one-pass schedules of a 32768-column row (P11's winners among them)
 _ONE_PASS = (
     Schedule((256, 1), items_per_invocation=32, vector_width=4),
@@ -621,7 +665,7 @@ _HALF_FAMILIES = (
     (
         ("softmax_bf16", "softmax_f16", "softmax"),
         True,
-        (("__expf", _fast_exp),),
+        (("__expf", _fast_exp), _UNPACKED),
         (
             Schedule((1024, 1), items_per_invocation=8, vector_width=4),
             Schedule((1024, 1), items_per_invocation=4, vector_width=8),
@@ -629,7 +673,12 @@ _HALF_FAMILIES = (
             Schedule((256, 1), items_per_invocation=4, vector_width=8),
         ),
     ),
-    (("layernorm_bf16", "rmsnorm_bf16"), True, (("f32 registers", _float_registers),), _ONE_PASS),
+    (
+        ("layernorm_bf16", "rmsnorm_bf16"),
+        True,
+        (_UNPACKED, _F32_REGISTERS, _TWO_BLOCKS),
+        _ONE_PASS,
+    ),
     (
         ("gelu_bf16", "gelu_f16", "gelu"),
         False,
@@ -701,13 +750,16 @@ def half_twins(
     backend: str, families, rows: int, cols: int, given: list[Schedule], only: list[str]
 ) -> None:
     """``cuda-half`` (``families``: ``_HALF_FAMILIES``) and ``wgsl-half`` on ``backend``."""
-    twins: dict[str, Callable[[str], str]] = {}  # a twin's kernel id: how its text is made
+    twins: dict[str, Callable[[str], str] | _Setting] = {}  # a twin's kernel id: how it is made
     body_type = type(forge.get_kernel("softmax_bf16").body)
     emitted = body_type.source
 
     def source(self, kernel, target, schedule, size):
+        make = twins.get(kernel.id)
+        if isinstance(make, _Setting):
+            return make.emit(kernel, schedule)
         text = emitted(self, kernel, target, schedule, size)
-        return twins[kernel.id](text) if kernel.id in twins else text
+        return make(text) if make else text
 
     rng = np.random.default_rng(1)
     x = rng.normal(0, 2, rows * cols)
@@ -747,7 +799,7 @@ def half_twins(
                             gbps = 2 * data["x"].nbytes / timed / 1e9
                             exact = f"{ulps(got):8.3g} ulps from exact, " if ulps else ""
                             print(
-                                f"{name:13s} {str(schedule):34s} {variant:11s} {gbps:7.0f}  "
+                                f"{name:13s} {str(schedule):34s} {variant:16s} {gbps:7.0f}  "
                                 f"{exact}{apart:.1e} of the largest |y| from as emitted",
                                 flush=True,
                             )
@@ -757,8 +809,9 @@ def half_twins(
 
 def cuda_resources(given: list[Schedule], only: list[str]) -> None:
     """ptxas's registers and spills of the half row kernels (and any ``--kernel``) as
-    emitted and with the row held in float registers, through this machine's NVRTC (no
-    GPU needed)."""
+    emitted (the row packed two halves to a register), unpacked, unpacked in float
+    registers, and packed with two blocks a multiprocessor asked for, through this
+    machine's NVRTC (no GPU needed)."""
     # a cubin from the CUDA compute cache comes with no ptxas report (NVRTC 13.0);
     # read when NVRTC first compiles in this process
     os.environ.setdefault("CUDA_CACHE_DISABLE", "1")
@@ -775,14 +828,16 @@ def cuda_resources(given: list[Schedule], only: list[str]) -> None:
                 print(f"{name:15s} {str(schedule):24s} refused: {exc}")
                 continue
             texts = [("as emitted", emitted)]
-            if _HALF_REGISTERS.search(emitted):
-                texts.append(("f32 registers", _float_registers(emitted)))
+            unpacked = _half_rows(kernel, schedule, packed=False)
+            if unpacked != emitted:
+                for variant, made in (_UNPACKED, _F32_REGISTERS, _TWO_BLOCKS):
+                    texts.append((variant, made.emit(kernel, schedule)))
             for variant, text in texts:
                 report = ptxas_report(text, kernel.entry_point)
                 used = re.search(r"Used (\d+) registers", report)
                 spills = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", report)
                 print(
-                    f"{name:15s} {str(schedule):24s} {variant:13s} "
+                    f"{name:15s} {str(schedule):24s} {variant:16s} "
                     f"{used[1] if used else '?':>4s} registers, "
                     f"{'/'.join(spills.groups()) if spills else '?'} spilled",
                     flush=True,

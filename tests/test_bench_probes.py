@@ -71,6 +71,17 @@ def test_without_else_drops_the_looped_path_and_leaves_valid_wgsl(request):
     assert probes.without_else(text, "no such marker") == text
 
 
+def _same_or_a_rounding(line: str) -> bool:
+    """A wgsl-rows variant's output is the emitted one's, or (with gamma, beta and w
+    known to be ones, which a driver may fold into the arithmetic differently: NVIDIA's
+    Vulkan on the H100, 2026-12-07, 8.6e-8 of the largest |y| for layernorm) a
+    rounding from it."""
+    if line.endswith("same output"):
+        return True
+    apart = re.search(r"differs, (\S+) of max", line)
+    return "no column loads" in line and apart is not None and float(apart[1]) < 1e-6
+
+
 def test_wgsl_rows_variants_run_and_the_scalar_one_computes_the_same(request, capsys):
     require_available(request.config, "wgpu")
     argv = ["wgsl-rows", "--rows", "3", "--cols", "512", "--schedule", str(ONE_PASS)]
@@ -86,7 +97,7 @@ def test_wgsl_rows_variants_run_and_the_scalar_one_computes_the_same(request, ca
         "override, no grid",
     ):
         found = [line for line in lines if variant in line]  # cols fill the registers
-        assert len(found) == 4 and all(line.endswith("same output") for line in found), found
+        assert len(found) == 4 and all(_same_or_a_rounding(line) for line in found), found
     # without its barriers a reduction reads partials not yet written
     assert any("no barriers" in line and "differs" in line for line in lines)
     # layernorm's moments level as the two levels it fuses: a rounding apart
@@ -159,7 +170,7 @@ def test_cuda_half_times_each_twin_within_a_rounding_of_a_half(request, capsys):
     require_available(request.config, "cuda")
     _probe(["cuda-half", "--rows", "3", "--cols", "4096", "--schedule", "wg=256,ipt=4,vec=4"])
     lines = [line for line in capsys.readouterr().out.splitlines() if "from as emitted" in line]
-    twins = {"softmax": 2, "layernorm": 2, "rmsnorm": 2, "gelu": 5}  # as emitted, then twins
+    twins = {"softmax": 3, "layernorm": 4, "rmsnorm": 4, "gelu": 5}  # as emitted, then twins
     names = ("softmax_bf16", "softmax_f16", "softmax", "layernorm_bf16", "rmsnorm_bf16")
     names += ("gelu_bf16", "gelu_f16", "gelu")
     want = [n for n in names for _ in range(twins[n.split("_")[0]])]
@@ -207,7 +218,8 @@ def test_cuda_half_runs_end_to_end_on_the_simulated_driver(fake_driver, capsys):
     _simulate(fake_driver, *names, "gelu_bf16", "gelu_f16", "gelu")
     _probe(["cuda-half", "--rows", "3", "--cols", "64", "--schedule", "wg=32,ipt=2,vec=1"])
     lines = [line for line in capsys.readouterr().out.splitlines() if "from as emitted" in line]
-    assert len(lines) == 25 and all("0.0e+00 of the largest" in line for line in lines)
+    assert len(lines) == 3 * 3 + 2 * 4 + 3 * 5
+    assert all("0.0e+00 of the largest" in line for line in lines)
 
 
 def _probe_process(args: list[str]) -> list[str]:
@@ -229,8 +241,9 @@ def test_cuda_resources_reports_registers_and_spills_of_each_variant_with_no_gpu
     measured to work (2026-12-05): NVRTC 13.0 there took cubins a test before had built
     from that cache, with no ptxas report. The probe turns the cache off itself before
     its first compile, and says why a row has no figures."""
-    # one process, two given schedules: layernorm_bf16 compiles both, two variants each;
-    # layernorm (f32) has no half registers to hold in float, and refuses vec=8
+    # one process, two given schedules: layernorm_bf16 compiles both, as emitted (its
+    # row packed) and three variants each; layernorm (f32) has no half row to pack or
+    # to hold in float, and refuses vec=8
     lines = _probe_process(
         [
             "cuda-resources",
@@ -241,8 +254,11 @@ def test_cuda_resources_reports_registers_and_spills_of_each_variant_with_no_gpu
     found = [re.search(r"(\d+) registers, (\d+)/(\d+) spilled", line) for line in lines]
     rows = [line for line, match in zip(lines, found) if match]
     others = [line for line, match in zip(lines, found) if not match]  # shown on failure
-    assert len(rows) == 2 * 2 + 1, others
+    assert len(rows) == 2 * 4 + 1, others
     assert sum("refused: vec=8" in line for line in lines) == 1
     assert all(0 < int(m[1]) <= 255 for m in found if m)
-    assert rows[-3].split()[2:4] == ["as", "emitted"] and "f32 registers" in rows[-2]
+    variants = ("as emitted", "unpacked", "f32 registers", "packed, 2 blocks")
+    assert all(variant in row for variant, row in zip(variants * 2, rows[:8])), rows
+    # the two blocks asked for cap the registers at 65536 / (2 x 512)
+    assert int(found[lines.index(rows[7])][1]) <= 64, rows[7]
     assert rows[-1].startswith("layernorm ") and "as emitted" in rows[-1]

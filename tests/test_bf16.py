@@ -204,13 +204,57 @@ def test_the_gemm_accumulation_tolerance_grows_with_k():
 
 
 def test_half_chunks_move_as_one_aligned_access_on_cuda():
+    """A chunk of 4 halves moves as one 8-byte access: the row into registers as a
+    uint2 (packed two halves to a register), the output from a struct of 4 halves."""
     from forge.kernels.reductions import SOFTMAX_BF16
 
     schedule = Schedule((256, 1), items_per_invocation=4, vector_width=4)
     source = SOFTMAX_BF16.source("cuda", schedule)
     assert "struct __align__(8) fg_bfloat4 { __nv_bfloat16 x, y, z, w; };" in source
-    assert "*reinterpret_cast<const fg_bfloat4*>(&x[" in source
+    assert "*reinterpret_cast<const uint2*>(&x[" in source
+    assert "*reinterpret_cast<fg_bfloat4*>(&y[" in source
     assert "& 7ull) == 0ull" in source  # 8-byte alignment, not float4's 16
+
+
+@pytest.mark.parametrize("width, words", [(2, "unsigned int"), (4, "uint2"), (8, "uint4")])
+def test_a_half_row_is_held_packed_two_halves_to_a_register_on_cuda(width, words):
+    """The row's registers are 32-bit words, each two halves as they lie in memory (the
+    even column low): a whole chunk is one unsigned load, a partial one ORs each lane's
+    bits into its word (the array zeroed where it is declared), and each value is read
+    back from its half. ptxas gives an array of ``__nv_bfloat16`` a register a half."""
+    kernel = forge.get_kernel("layernorm_bf16")
+    schedule = Schedule((64, 1), items_per_invocation=2, vector_width=width)
+    source = kernel.source("cuda", schedule)
+    assert f"unsigned int fg_v_x[{width}] = {{}};" in source  # 2 chunks of width halves
+    assert "__nv_bfloat16 fg_v_x[" not in source
+    assert f"*reinterpret_cast<const {words}*>(&x[" in source
+    assert "] |= (unsigned int)__bfloat16_as_ushort(x[" in source  # the low half
+    assert "] |= ((unsigned int)__bfloat16_as_ushort(x[" in source  # the high half, << 16
+    assert "__ushort_as_bfloat16((unsigned short)(fg_v_x[fg_k * " in source
+    assert " & 0xffffu)" in source and " >> 16)" in source
+    assert ".entry layernorm_bf16_kernel" in _ptx(kernel, schedule)  # NVRTC takes it
+    # f32 rows and vec=1 keep one value a register
+    four = Schedule((64, 1), items_per_invocation=2, vector_width=min(width, 4))
+    assert "float fg_v_x[" in forge.get_kernel("layernorm").source("cuda", four)
+    one = kernel.source("cuda", Schedule((64, 1), items_per_invocation=2))
+    assert "__nv_bfloat16 fg_v_x[" in one
+
+
+@pytest.mark.parametrize("kernel_id", ["layernorm_bf16", "softmax_f16"])
+@pytest.mark.parametrize("width", [2, 4, 8])
+def test_packed_half_rows_match_the_reference_on_every_path_on_cuda(request, kernel_id, width):
+    """Packed rows on the device: a row that fills the registers exactly, one shorter
+    and odd (its last chunk lane by lane, and no chunk whole since cols % width != 0),
+    and one longer (the looped path, with the same tail)."""
+    require_available(request.config, "cuda")
+    kernel = forge.get_kernel(kernel_id)
+    schedule = Schedule((64, 1), items_per_invocation=2, vector_width=width)
+    cap = 64 * 2 * width
+    with forge.open_context("cuda") as ctx:
+        for cols in (cap, cap - 3, 2 * cap + 5):
+            shaped = ir.with_shape(kernel, rows=3)
+            ev = oracle.evaluate(ctx, shaped, schedule, size=cols, samples=0)
+            assert ev.passed, ev.report()
 
 
 def test_f16_map_chunks_move_as_f16_vectors_on_wgsl_and_match_on_wgpu(request):
@@ -253,14 +297,15 @@ def test_vec8_moves_2_byte_rows_in_16_byte_accesses_on_cuda(kernel_id):
     vector = "fg_bfloat8" if kernel_id.endswith("bf16") else "fg_half8"
     lanes = ", ".join(f"s{i}" for i in range(8))
     assert f"struct __align__(16) {vector} {{ {half} {lanes}; }};" in source
-    assert f"*reinterpret_cast<const {vector}*>(&x[" in source
+    assert "*reinterpret_cast<const uint4*>(&x[" in source  # the row, packed
     assert f"*reinterpret_cast<{vector}*>(&y[" in source
     assert "& 15ull) == 0ull" in source and "cols % 8u == 0u" in source
     ptx = _ptx(kernel, EIGHT)
     assert re.search(r"ld\.global(\.nc)?\.v4\.u32", ptx) and "st.global.v4.u32" in ptx
     assert not re.search(r"\.v[24]\.u16", ptx)  # no 4- or 8-byte chunk accesses left
     four = _ptx(kernel, Schedule((256, 1), items_per_invocation=4, vector_width=4))
-    assert re.search(r"ld\.global(\.nc)?\.v4\.u16", four) and "v4.u32" not in four
+    assert re.search(r"ld\.global(\.nc)?\.v2\.u32", four) and "v4.u32" not in four
+    assert "st.global.v4.u16" in four
 
 
 def test_vec8_is_among_the_bf16_rows_schedules_and_the_bench_sweeps_it():

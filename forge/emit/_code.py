@@ -211,6 +211,9 @@ class Emission:
         self._vector_types: set[tuple[str, int]] = set()  # (dtype, width) moved as vectors
         self.includes: list[str] = []  # headers a lowering needs (CUDA: mma.h)
         self.definitions: list[str] = []  # functions a lowering needs (after the helpers)
+        # CUDA: the blocks a multiprocessor should hold at once (``__launch_bounds__``'s
+        # second argument, which caps ptxas's registers a thread to make room for them)
+        self.min_blocks = 1
         self.code.depth = 1
         # Every output f16 or bf16: float32 approximations whose error stays far within
         # half an ulp of either dtype, and that are faster or more accurate there:
@@ -412,6 +415,59 @@ class Emission:
             vec_ok,
         )
 
+    def packs(self, dtype: str, width: int) -> bool:
+        """Whether a register array of ``dtype`` chunks ``width`` wide is held packed,
+        two halves to a 32-bit word (``load_packed_chunk``): CUDA, f16 or bf16, an
+        even width whose chunk one unsigned vector moves."""
+        return dtype in self.d.HALF_BITS and width in self.d.WORDS
+
+    def load_packed_chunk(
+        self,
+        buffer: str,
+        dest: str,
+        dest_base: str,
+        index: str,
+        pos: str,
+        limit: str | None,
+        width: int,
+        vec_ok: str | None,
+    ) -> None:
+        """``load_chunk`` of halves into an array of 32-bit words ``dest`` (zeroed where
+        it is declared), element ``i`` of the chunk in the low (even ``i``) or high half
+        of word ``dest_base + i / 2``, as the bytes lie in memory: a whole chunk is one
+        unsigned vector load (``uint2`` for 4 halves) stored word by word, a partial one
+        ORs each lane's bits into its word. ptxas gives each of the unpacked ``__half``
+        or ``__nv_bfloat16`` values of a register array a 32-bit register of its own
+        (NVRTC 13.5 for sm_90: layernorm_bf16 at ``wg=256,ipt=32,vec=4`` took 255
+        registers and still spilled), so a row of halves held that way takes as many
+        registers as the same row of floats; packed, it takes half, and twice the rows
+        fit on a multiprocessor at once to hide each row's reduction."""
+        dtype = self.decls[buffer].dtype
+        d = self.d
+        as_bits = d.HALF_BITS[dtype][0]
+        words = d.WORDS[width]
+        whole: list[str] | None = None
+        if vec_ok:
+            parts = d.lanes(width // 2) if width > 2 else []
+            whole = [f"const {words} fg_q = *reinterpret_cast<const {words}*>(&{buffer}[{index}]);"]
+            whole += [
+                f"{dest}[{plus(dest_base, i)}] = fg_q{'.' + p if p else ''};"
+                for i, p in enumerate(parts or [""])
+            ]
+
+        def lane(i: int) -> str:
+            bits = f"(unsigned int){as_bits}({d.load(buffer, plus(index, i), dtype)})"
+            shifted = f"({bits} << 16)" if i % 2 else bits
+            return f"{dest}[{plus(dest_base, i // 2)}] |= {shifted};"
+
+        self._chunk(width, pos, limit, lane, whole, vec_ok)
+
+    def packed_element(self, dest: str, dtype: str, word: str, high: bool) -> str:
+        """The half of ``dtype`` held in the low or ``high`` half of ``dest[word]``."""
+        from_bits = self.d.HALF_BITS[dtype][1]
+        bits = f"({dest}[{word}] >> 16)" if high else f"({dest}[{word}] & 0xffffu)"
+        return f"{from_bits}((unsigned short){bits})"
+
     def store_chunk(
         self,
         buffer: str,
@@ -598,9 +654,10 @@ class Emission:
                 const = "const " if b.access.value == "read" else ""
                 params.append(f"{const}{d.scalar(b.element)}* __restrict__ {b.name}")
         x, y, z = self.schedule.workgroup_size
+        bounds = f"{x * y * z}" + (f", {self.min_blocks}" if self.min_blocks > 1 else "")
         out += [
             "",
-            f'extern "C" __global__ void __launch_bounds__({x * y * z}) {k.entry_point}(',
+            f'extern "C" __global__ void __launch_bounds__({bounds}) {k.entry_point}(',
             "        " + ",\n        ".join(params) + ") {",
         ]
         lidx = (

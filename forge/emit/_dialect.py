@@ -65,6 +65,10 @@ class Dialect:
     language = ""
     pointer_vectors = False  # vector loads reinterpret an aligned element pointer (CUDA)
     _VECTORS: dict[str, str] = {}  # dtypes with vector types: their element's spelling
+    #: half dtypes a register array may hold packed, two to a 32-bit word: the
+    #: functions to their bits and back (CUDA), and the unsigned vector moving a chunk
+    HALF_BITS: dict[str, tuple[str, str]] = {}
+    WORDS: dict[int, str] = {}
     u32 = ""  # the index type
     wide = ""  # grid-stride loop counters (64-bit where the target has it)
     barrier = ""
@@ -359,6 +363,13 @@ class CUDA(Dialect):
     _VECTORS = {"f32": "float", "i32": "int", "u32": "uint", "f16": "fg_half", "bf16": "fg_bfloat"}
     #: The header that declares each half type and its arithmetic.
     HEADERS = {"f16": "cuda_fp16.h", "bf16": "cuda_bf16.h"}
+
+    # a half type's bits as an unsigned short, and back (cuda_fp16.h, cuda_bf16.h)
+    HALF_BITS = {
+        "f16": ("__half_as_ushort", "__ushort_as_half"),
+        "bf16": ("__bfloat16_as_ushort", "__ushort_as_bfloat16"),
+    }
+    WORDS = {2: "unsigned int", 4: "uint2", 8: "uint4"}
 
     def scalar(self, dtype: str) -> str:
         return self._TYPES[dtype]

@@ -70,6 +70,24 @@ _WARP = 32
 #: --checks bounds --variant "as emitted" --variant "one-pass two levels"``); they are
 #: checked to compute right on the CPU adapters (tests/test_emit_rows.py).
 WGSL_ONE_PASS_MOMENTS = True
+#: Whether CUDA holds a row of f16 or bf16 in registers packed two halves to a 32-bit
+#: word (``Emission.load_packed_chunk``), or in an array of ``__nv_bfloat16``, to which
+#: ptxas gives a register a half: the row then takes as many registers as in float.
+#: Packed, layernorm_bf16 went from 0.92 to 0.97 of the device copy in P11 (H100,
+#: 2026-12-07, consecutive runs; ``bench.probes cuda-half``: 2693 to 2830 GB/s best
+#: against best, 2422 to 2659 at ``wg=512,ipt=8,vec=8``), with the same output bits;
+#: rmsnorm_bf16 and softmax_bf16 within the noise. ptxas still takes every register
+#: ``__launch_bounds__`` leaves it (65536 / wg); the row's half of them is room for
+#: what it keeps live across the sweeps.
+CUDA_PACKED_HALF_ROWS = True
+#: The blocks a multiprocessor should hold at once where a row is packed
+#: (``__launch_bounds__``'s second argument, capping the registers a thread): 2 would
+#: leave room for a second block's row while one reduces, but through NVRTC 13.5 it
+#: spills at every one-pass schedule of 32768 columns (LLVM keeps each unpacked float,
+#: used in three sweeps, rather than unpack it three times), and on the H100 it was no
+#: faster (layernorm_bf16 2823 against 2777 at ``wg=256,ipt=32,vec=4``, 2689 against
+#: 2830 at ``wg=512,ipt=16,vec=4``).
+CUDA_PACKED_ROW_BLOCKS = 1
 
 
 def check(body, schedule, target: str | None) -> None:
@@ -370,6 +388,8 @@ class _RowLowering:
         em, d, code, v = self.em, self.em.d, self.em.code, self.em.values
         em.bind_uniforms()
         v.hoist(self.body.expressions(), ("uniform",))
+        if any(self._packed(name) for name in self.matrix):
+            em.min_blocks = CUDA_PACKED_ROW_BLOCKS
         em.let("fg_tx", "u32", d.local_x)
         em.let("fg_ty", "u32", d.local_y)
         blocks = em.let("fg_blocks", "u32", em.ceil_div(self.rows, self.y))
@@ -773,20 +793,39 @@ class _RowLowering:
             self.em.values.fresh("c"), "u32", f"{base} + (fg_k * {self.x}u + fg_tx) * {self.width}u"
         )
 
+    def _packed(self, name: str) -> bool:
+        """Whether the row of ``name`` is held packed (``CUDA_PACKED_HALF_ROWS``)."""
+        return CUDA_PACKED_HALF_ROWS and self.em.packs(self.matrix[name].dtype, self.width)
+
+    def _register(self, name: str, lane: int, slot: str) -> str:
+        """The value of ``name`` at ``lane`` of the chunk whose first register is
+        ``slot``, as held (packed or not)."""
+        if not self._packed(name):
+            return f"fg_v_{name}[{slot}]"
+        word = f"fg_k * {self.width // 2}u" + (f" + {lane // 2}u" if lane > 1 else "")
+        return self.em.packed_element(f"fg_v_{name}", self.matrix[name].dtype, word, lane % 2 == 1)
+
     def _load_block(self, base: str, names: list[str]) -> None:
         em, d = self.em, self.em.d
         for name in names:
-            em.code.line(d.array(f"fg_v_{name}", self.matrix[name].dtype, self.items * self.width))
+            if self._packed(name):
+                em.code.line(d.array(f"fg_v_{name}", "u32", self.items * self.width // 2))
+            else:
+                em.code.line(
+                    d.array(f"fg_v_{name}", self.matrix[name].dtype, self.items * self.width)
+                )
         if not names:
             return
 
         def chunk() -> None:
             c0 = self._chunk_start(base)
             for name in names:
-                em.load_chunk(
+                packed = self._packed(name)
+                load = em.load_packed_chunk if packed else em.load_chunk
+                load(
                     name,
                     f"fg_v_{name}",
-                    f"fg_k * {self.width}u",
+                    f"fg_k * {self.width // 2 if packed else self.width}u",
                     f"fg_base + {c0}",
                     c0,
                     self.limit,
@@ -825,7 +864,7 @@ class _RowLowering:
                 with code.block(guard), v.scope():
                     slot = f"fg_k * {self.width}u" + (f" + {lane}u" if lane else "")
                     for name, load in self.matrix.items():
-                        v.bind(load, f"fg_v_{name}[{slot}]")
+                        v.bind(load, self._register(name, lane, slot))
                     for name, load in self.body.loads().items():
                         if name in columns:
                             v.bind(load, f"fg_w_{name}[{lane}u]")
