@@ -440,8 +440,8 @@ class Emission:
         or ``__nv_bfloat16`` values of a register array a 32-bit register of its own
         (NVRTC 13.5 for sm_90: layernorm_bf16 at ``wg=256,ipt=32,vec=4`` took 255
         registers and still spilled), so a row of halves held that way takes as many
-        registers as the same row of floats; packed, it takes half, and twice the rows
-        fit on a multiprocessor at once to hide each row's reduction."""
+        registers as the same row of floats; packed, it takes half (see
+        ``_rows.CUDA_PACKED_HALF_ROWS`` for what that gained)."""
         dtype = self.decls[buffer].dtype
         d = self.d
         as_bits = d.HALF_BITS[dtype][0]
