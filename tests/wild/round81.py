@@ -1,0 +1,627 @@
+"""Round 81 of the wild kernels: cryptographic hashing as public GPU code writes it (the
+corpus had SHA-256, MurmurHash3 and xxHash, and no Keccak, MD5 or SHA-512 before):
+integer-exact outputs of rotates, byte orders, 64-bit words emulated in 32-bit halves
+with their carries, padding and length fields, and messages of several blocks. Three
+kernels: two CUDA kernels of a miner's hashing collection, each with a WebGPU port of
+ours beside it in one entry (WGSL has no bytes and no u64: the ports read the same byte
+buffers packed four to a word, and hold Keccak's lanes as ``vec2<u32>``), and one WGSL
+kernel whose 64-bit words are pairs of u32. Each is read, not copied (the project's
+rule for public code): the entry points and parameters (names, types, order), the
+block and workgroup sizes and launch geometry of their hosts, the idioms and the
+numerics (round constants, rotation amounts, padding) are theirs; the comments, local
+names and formatting ours, and the constant tables are generated here from their
+definitions (MD5's from sines, Keccak's from its LFSR and its rho walk).
+
+- mochimodev/cuda-hashing-algos (public domain, README.md) at
+  5f80d58c10dbf9d3fcd502fee8118e49fddc593a, ``keccak.cu``: ``kernel_keccak_hash(BYTE*
+  indata, WORD inlen, BYTE* outdata, WORD n_batch, WORD KECCAK_BLOCK_SIZE)``, a thread
+  a message of ``inlen`` bytes, 256 threads a block (``mcm_cuda_keccak_hash_batch``),
+  original Keccak (``sha3_flag`` 0: the pad byte 0x01, not SHA-3's 0x06) with a
+  ``KECCAK_BLOCK_SIZE``-byte digest, the rate ``1600 - 2 * 8 * KECCAK_BLOCK_SIZE``
+  bits; a context in the thread's local memory (the state of 25 ``int64_t`` lanes and
+  a byte queue, ``memcpy`` and ``memset`` in device code), Keccak-f[1600] unrolled
+  over 25 lane pointers (theta, the rho-pi chain from ``a01``, chi by rows, iota from
+  ``__constant__ LONG CUDA_KECCAK_CONSTS[24]``), ``ROTL64(a, b) = (a << b) | (a >> (64
+  - b))`` (never with ``b`` 0 or 64), the pad's partial lane masked by ``(1L <<
+  partial) - 1``. The digest is Keccak-256 with 32 bytes (the host's ``n_outbit``
+  256).
+- mochimodev/cuda-hashing-algos (public domain) at the same commit, ``md5.cu``:
+  ``kernel_md5_hash(BYTE* indata, WORD inlen, BYTE* outdata, WORD n_batch)`` after
+  Brad Conte's public-domain C: a 64-byte buffer a context, bytes appended one by one
+  and a block transformed at 64, the 0x80 and the 64-bit length little-endian
+  (``bitlen`` an ``unsigned long long``), a second block when the message leaves less
+  than 8 bytes, the words little-endian, the 64 steps unrolled through the ``FF`` to
+  ``II`` macros and ``ROTLEFT(a, b) = (a << b) | (a >> (32 - b))``.
+- Dcfgvy/SHA512-WebGPU (MIT) at 9f738a4e5044fb7dd8e893df2d92e2fbe5085b5f,
+  ``src/sha512.wgsl``: SHA-512 of one message of ``input_size[0]`` bits (any number
+  of bits, not only bytes: the last word's bits past the size masked off and the 1
+  bit put after them), big-endian words, one invocation (``@workgroup_size(1)``),
+  ``input_size`` a bare ``array<u32, 1>`` in storage and ``result`` an ``array<u32,
+  16>`` assigned whole; each 64-bit word a ``struct u64_pair { high, low }``, the
+  addition modulo 2^64 with its carry ``u32(low_sum < a.low)``, rotations by more
+  than 32 written as ``ROTL`` by 64 minus them, the block count ``(bits + 1152) /
+  1024``, the length in the last word only (``high`` 0).
+
+Mutants: see each entry; each CUDA mutant's bug is also written into the port
+(tests/test_wild_round81.py ``_CUDA_TWINS``), which must fail on lavapipe.
+
+What they showed (tests/test_wild_round81.py): each original passes on the reference,
+lavapipe and SwiftShader, judged exactly; each WGSL mutant fails on both; each CUDA
+source, original and mutant, compiles with NVRTC for sm_90 with the arguments its PTX
+declares (the three ``WORD`` scalars by value between the pointers). The references
+are numpy's own (vectorised over the messages), checked against ``hashlib``'s MD5,
+SHA-512 and, with SHA-3's pad byte, SHA3-256. A port's 64-bit rotation by 32 or more
+that forgets to take 32 off after swapping the halves is no bug in WGSL, where the
+shift amount is taken modulo 32 (pinned: the same port passes); in C++ it is
+undefined.
+
+For the GPU run to confirm: each CUDA original passes on the H100 and each CUDA mutant
+fails there.
+"""
+
+# ruff: noqa: E501  (the CUDA and WGSL keep their sources' long lines)
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from forge import BufferSpec, KernelSpec, Schedule, ceil_div
+
+from . import Wild
+
+_M32 = 0xFFFFFFFF
+_M64 = (1 << 64) - 1
+
+
+# -- the constants, from their definitions ------------------------------------------------
+
+
+def _keccak_round_constants() -> list[int]:
+    """Keccak's iota constants, from its LFSR x^8 + x^6 + x^5 + x^4 + 1."""
+    state, out = 1, []
+    for _ in range(24):
+        rc = 0
+        for j in range(7):
+            if state & 1:
+                rc |= 1 << ((1 << j) - 1)
+            state = ((state << 1) ^ 0x71) & 0xFF if state & 0x80 else state << 1
+        out.append(rc)
+    return out
+
+
+def _keccak_rho_pi() -> list[tuple[int, int]]:
+    """The rho-pi chain from lane 1: (the lane moved to, its rotation), 24 steps."""
+    x, y, steps = 1, 0, []
+    for t in range(24):
+        x, y = y, (2 * x + 3 * y) % 5
+        steps.append((x + 5 * y, ((t + 1) * (t + 2) // 2) % 64))
+    return steps
+
+
+_KECCAK_RC = _keccak_round_constants()
+_KECCAK_CHAIN = _keccak_rho_pi()
+_MD5_K = [int(abs(math.sin(i + 1)) * 2**32) & _M32 for i in range(64)]
+_MD5_S = [(7, 12, 17, 22), (5, 9, 14, 20), (4, 11, 16, 23), (6, 10, 15, 21)]
+
+
+def _md5_word(step: int) -> int:
+    """Which message word MD5's step reads."""
+    r, i = divmod(step, 16)
+    return (i, 5 * i + 1, 3 * i + 5, 7 * i)[r] % 16
+
+
+# -- mochimo's keccak.cu: Keccak-256 a thread a message -----------------------------------
+
+
+def _rho_pi_backwards() -> list[tuple[int, int, int]]:
+    """keccak.cu's rho-pi: from lane 1 back along the chain, each lane given the lane
+    that moves into it, rotated by that one's amount: (to, from, rotation)."""
+    moves = {}  # the lane each moves to, with its rotation
+    src = 1
+    for dst, rot in _KECCAK_CHAIN:
+        moves[dst] = (src, rot)
+        src = dst
+    out, lane = [], 1
+    for _ in range(24):
+        src, rot = moves[lane]
+        out.append((lane, src, rot))
+        lane = src
+    return out
+
+
+def _keccak_cuda_rho_pi() -> str:
+    steps = _rho_pi_backwards()
+    first_rot = steps[-1][2]  # lane 1's own rotation, taken before lane 1 is overwritten
+    lines = [f"        int64_t carried = ROTL64(st[1], {first_rot});"]
+    for to, src, rot in steps[:-1]:
+        lines.append(f"        st[{to}] = ROTL64(st[{src}], {rot});")
+    lines.append(f"        st[{steps[-1][0]}] = carried;")
+    return "\n".join(lines)
+
+
+_KECCAK_RC_TEXT = ",\n    ".join(
+    ", ".join(f"0x{c:016x}" for c in _KECCAK_RC[i : i + 4]) for i in range(0, 24, 4)
+)
+
+_KECCAK_CUDA = (
+    r"""// kernel-forge corpus: mochimodev/cuda-hashing-algos' keccak.cu (read, not copied).
+#include <cstdint>
+
+typedef unsigned char BYTE;
+typedef unsigned int WORD;
+typedef unsigned long long LONG;
+
+#define KECCAK_ROUND 24
+#define KECCAK_STATE_SIZE 25
+#define KECCAK_Q_SIZE 192
+
+// iota's constants, a round each
+__constant__ LONG CUDA_KECCAK_CONSTS[24] = {
+    """
+    + _KECCAK_RC_TEXT
+    + r"""
+};
+
+// One message's sponge: 25 lanes of state and the bytes not yet absorbed.
+typedef struct {
+    BYTE sha3_flag;
+    WORD digestbitlen;
+    LONG rate_bits;
+    LONG rate_BYTEs;
+    LONG absorb_round;
+
+    int64_t state[KECCAK_STATE_SIZE];
+    BYTE q[KECCAK_Q_SIZE];
+
+    LONG bits_in_queue;
+} cuda_keccak_ctx_t;
+
+// eight bytes as a little-endian lane
+__device__ LONG lane_at(void *from)
+{
+    LONG v;
+    memcpy(&v, from, 8);
+    return v;
+}
+
+__device__ int64_t smaller(int64_t x, int64_t y) { return x > y ? y : x; }
+__device__ LONG smaller_u(LONG x, LONG y) { return x > y ? y : x; }
+
+// the rate's lanes out to the queue, as bytes
+__device__ void squeeze_lanes(cuda_keccak_ctx_t *ctx)
+{
+    LONG lanes = ctx->rate_bits >> 6;
+    for (int k = 0; k < lanes; k++) {
+        int64_t v = lane_at(&ctx->state[k]);
+        memcpy(ctx->q + k * sizeof(LONG), &v, sizeof(LONG));
+    }
+}
+
+// b is never 0 or 64 here: both would shift by the width
+__device__ __forceinline__ LONG ROTL64(LONG a, LONG b)
+{
+    return (a << b) | (a >> (64 - b));
+}
+
+// Keccak-f[1600], each step unrolled over the lanes (lane x + 5 y)
+__device__ void keccak_f(cuda_keccak_ctx_t *ctx)
+{
+    int64_t *st = ctx->state;
+    for (int round = 0; round < KECCAK_ROUND; round++) {
+        // theta: each column's parity, and each lane xored with its neighbours'
+        int64_t p0 = st[0] ^ st[5] ^ st[10] ^ st[15] ^ st[20];
+        int64_t p1 = st[1] ^ st[6] ^ st[11] ^ st[16] ^ st[21];
+        int64_t p2 = st[2] ^ st[7] ^ st[12] ^ st[17] ^ st[22];
+        int64_t p3 = st[3] ^ st[8] ^ st[13] ^ st[18] ^ st[23];
+        int64_t p4 = st[4] ^ st[9] ^ st[14] ^ st[19] ^ st[24];
+
+        int64_t t0 = ROTL64(p1, 1) ^ p4;
+        int64_t t1 = ROTL64(p2, 1) ^ p0;
+        int64_t t2 = ROTL64(p3, 1) ^ p1;
+        int64_t t3 = ROTL64(p4, 1) ^ p2;
+        int64_t t4 = ROTL64(p0, 1) ^ p3;
+        for (int row = 0; row < 25; row += 5) {
+            st[row] ^= t0;
+            st[row + 1] ^= t1;
+            st[row + 2] ^= t2;
+            st[row + 3] ^= t3;
+            st[row + 4] ^= t4;
+        }
+
+        // rho and pi: along the chain from lane 1, each lane takes the next one rotated
+"""
+    + _keccak_cuda_rho_pi()
+    + r"""
+
+        // chi, a row at a time
+        for (int row = 0; row < 25; row += 5) {
+            int64_t x0 = st[row] ^ (~st[row + 1] & st[row + 2]);
+            int64_t x1 = st[row + 1] ^ (~st[row + 2] & st[row + 3]);
+            st[row + 2] ^= ~st[row + 3] & st[row + 4];
+            st[row + 3] ^= ~st[row + 4] & st[row];
+            st[row + 4] ^= ~st[row] & st[row + 1];
+            st[row] = x0;
+            st[row + 1] = x1;
+        }
+
+        // iota
+        st[0] ^= CUDA_KECCAK_CONSTS[round];
+    }
+}
+
+__device__ void absorb_block(cuda_keccak_ctx_t *ctx, BYTE *from)
+{
+    for (LONG k = 0; k < ctx->absorb_round; ++k) {
+        ctx->state[k] ^= lane_at(from + 8 * k);
+    }
+    keccak_f(ctx);
+}
+
+// the domain bit after the queued bytes, the last bit of the rate, and the squeeze
+__device__ void pad_and_permute(cuda_keccak_ctx_t *ctx)
+{
+    ctx->q[ctx->bits_in_queue >> 3] |= (1L << (ctx->bits_in_queue & 7));
+
+    if (++(ctx->bits_in_queue) == ctx->rate_bits) {
+        absorb_block(ctx, ctx->q);
+        ctx->bits_in_queue = 0;
+    }
+
+    LONG whole = ctx->bits_in_queue >> 6;
+    LONG rest = ctx->bits_in_queue & 63;
+    for (int k = 0; k < whole; ++k) {
+        ctx->state[k] ^= lane_at(ctx->q + 8 * k);
+    }
+    if (rest > 0) {
+        LONG keep = (1L << rest) - 1;
+        ctx->state[whole] ^= lane_at(ctx->q + 8 * whole) & keep;
+    }
+
+    ctx->state[(ctx->rate_bits - 1) >> 6] ^= 9223372036854775808ULL;  // bit 63
+
+    keccak_f(ctx);
+    squeeze_lanes(ctx);
+    ctx->bits_in_queue = ctx->rate_bits;
+}
+
+// digestbitlen one of 128, 224, 256, 288, 384, 512
+__device__ void start(cuda_keccak_ctx_t *ctx, WORD digestbitlen)
+{
+    memset(ctx, 0, sizeof(cuda_keccak_ctx_t));
+    ctx->sha3_flag = 0;
+    ctx->digestbitlen = digestbitlen;
+    ctx->rate_bits = 1600 - ((ctx->digestbitlen) << 1);
+    ctx->rate_BYTEs = ctx->rate_bits >> 3;
+    ctx->absorb_round = ctx->rate_bits >> 6;
+    ctx->bits_in_queue = 0;
+}
+
+// whole blocks straight from the message, what is left through the queue
+__device__ void feed(cuda_keccak_ctx_t *ctx, BYTE *in, LONG inlen)
+{
+    int64_t queued = ctx->bits_in_queue >> 3;
+    int64_t done = 0;
+    while (done < inlen) {
+        if (queued == 0 && done <= ((int64_t)(inlen - ctx->rate_BYTEs))) {
+            do {
+                absorb_block(ctx, in + done);
+                done += ctx->rate_BYTEs;
+            } while (done <= ((int64_t)(inlen - ctx->rate_BYTEs)));
+        } else {
+            int64_t part = smaller(ctx->rate_BYTEs - queued, inlen - done);
+            memcpy(ctx->q + queued, in + done, part);
+            queued += part;
+            done += part;
+            if (queued == ctx->rate_BYTEs) {
+                absorb_block(ctx, ctx->q);
+                queued = 0;
+            }
+        }
+    }
+    ctx->bits_in_queue = queued << 3;
+}
+
+__device__ void finish(cuda_keccak_ctx_t *ctx, BYTE *out)
+{
+    if (ctx->sha3_flag) {
+        // SHA-3's two domain bits, 01, before the pad
+        int two = (1 << 2) - 1;
+        ctx->q[ctx->bits_in_queue >> 3] = (BYTE)(0x02 & two);
+        ctx->bits_in_queue += 2;
+    }
+
+    pad_and_permute(ctx);
+
+    LONG written = 0;
+    while (written < ctx->digestbitlen) {
+        if (ctx->bits_in_queue == 0) {
+            keccak_f(ctx);
+            squeeze_lanes(ctx);
+            ctx->bits_in_queue = ctx->rate_bits;
+        }
+        LONG bits = smaller_u(ctx->bits_in_queue, ctx->digestbitlen - written);
+        memcpy(out + (written >> 3), ctx->q + (ctx->rate_BYTEs - (ctx->bits_in_queue >> 3)), bits >> 3);
+        ctx->bits_in_queue -= bits;
+        written += bits;
+    }
+}
+
+// a thread a message of inlen bytes, its digest KECCAK_BLOCK_SIZE bytes
+__global__ void kernel_keccak_hash(BYTE* indata, WORD inlen, BYTE* outdata, WORD n_batch, WORD KECCAK_BLOCK_SIZE)
+{
+    WORD message = blockIdx.x * blockDim.x + threadIdx.x;
+    if (message >= n_batch)
+    {
+        return;
+    }
+    BYTE* in = indata + message * inlen;
+    BYTE* out = outdata + message * KECCAK_BLOCK_SIZE;
+    cuda_keccak_ctx_t ctx;
+    start(&ctx, KECCAK_BLOCK_SIZE << 3);
+    feed(&ctx, in, inlen);
+    finish(&ctx, out);
+}
+"""
+)
+
+
+def _u32_list(values, per_line: int = 4) -> str:
+    return ",\n  ".join(
+        ", ".join(f"0x{v:08x}u" for v in values[i : i + per_line])
+        for i in range(0, len(values), per_line)
+    )
+
+
+_KECCAK_WGSL = (
+    """
+// The port: WGSL has no bytes and no u64. The messages and digests are the same byte
+// buffers, read and written four bytes a word (little-endian); a lane is a vec2u of its
+// low and high words.
+struct Params {
+  inlen : u32,
+  n_batch : u32,
+  KECCAK_BLOCK_SIZE : u32,
+}
+
+@group(0) @binding(0) var<storage, read> indata : array<u32>;
+@group(0) @binding(1) var<storage, read_write> outdata : array<u32>;
+@group(0) @binding(2) var<uniform> params : Params;
+
+const PAD = 0x01u;  // Keccak's domain bit (SHA-3 pads 0x06)
+
+var<private> RC : array<vec2u, 24> = array<vec2u, 24>(
+  """
+    + ",\n  ".join(f"vec2u(0x{c & _M32:08x}u, 0x{c >> 32:08x}u)" for c in _KECCAK_RC)
+    + """
+);
+
+// rho and pi as one walk from lane 1: where each step's lane goes, and by how much it turns
+var<private> CHAIN_LANE : array<u32, 24> = array<u32, 24>("""
+    + ", ".join(f"{d}u" for d, _ in _KECCAK_CHAIN)
+    + """);
+var<private> CHAIN_ROT : array<u32, 24> = array<u32, 24>("""
+    + ", ".join(f"{r}u" for _, r in _KECCAK_CHAIN)
+    + """);
+
+var<private> st : array<vec2u, 25>;
+
+fn rotl64(v : vec2u, n : u32) -> vec2u {
+  var w = v;
+  var s = n;
+  if (s >= 32u) {
+    w = w.yx;  // a turn by 32 swaps the halves
+    s = s - 32u;
+  }
+  if (s == 0u) {
+    return w;
+  }
+  return vec2u((w.x << s) | (w.y >> (32u - s)), (w.y << s) | (w.x >> (32u - s)));
+}
+
+fn in_byte(at : u32) -> u32 {
+  return (indata[at >> 2u] >> ((at & 3u) << 3u)) & 0xffu;
+}
+
+fn keccak_f() {
+  for (var round = 0u; round < 24u; round++) {
+    var parity : array<vec2u, 5>;
+    for (var x = 0u; x < 5u; x++) {
+      parity[x] = st[x] ^ st[x + 5u] ^ st[x + 10u] ^ st[x + 15u] ^ st[x + 20u];
+    }
+    for (var x = 0u; x < 5u; x++) {
+      let t = parity[(x + 4u) % 5u] ^ rotl64(parity[(x + 1u) % 5u], 1u);
+      for (var y = 0u; y < 25u; y += 5u) {
+        st[y + x] ^= t;
+      }
+    }
+    var carried = st[1];
+    for (var i = 0u; i < 24u; i++) {
+      let lane = CHAIN_LANE[i];
+      let next = st[lane];
+      st[lane] = rotl64(carried, CHAIN_ROT[i]);
+      carried = next;
+    }
+    for (var y = 0u; y < 25u; y += 5u) {
+      var row : array<vec2u, 5>;
+      for (var x = 0u; x < 5u; x++) {
+        row[x] = st[y + x];
+      }
+      for (var x = 0u; x < 5u; x++) {
+        st[y + x] = row[x] ^ (~row[(x + 1u) % 5u] & row[(x + 2u) % 5u]);
+      }
+    }
+    st[0] ^= RC[round];
+  }
+}
+
+@compute @workgroup_size(256)
+fn kernel_keccak_hash(@builtin(global_invocation_id) gid : vec3u) {
+  let message = gid.x;
+  if (message >= params.n_batch) {
+    return;
+  }
+  let inlen = params.inlen;
+  let base = message * inlen;
+  let rate = 200u - 2u * params.KECCAK_BLOCK_SIZE;  // in bytes
+  let blocks = inlen / rate + 1u;
+  for (var i = 0u; i < 25u; i++) {
+    st[i] = vec2u(0u);
+  }
+  for (var b = 0u; b < blocks; b++) {
+    for (var lane = 0u; lane < rate / 8u; lane++) {
+      var half = vec2u(0u);
+      for (var k = 0u; k < 8u; k++) {
+        let at = b * rate + lane * 8u + k;
+        var octet = 0u;
+        if (at < inlen) {
+          octet = in_byte(base + at);
+        }
+        if (at == inlen) {
+          octet = PAD;
+        }
+        if (at == blocks * rate - 1u) {
+          octet |= 0x80u;
+        }
+        if (k < 4u) {
+          half.x |= octet << (k * 8u);
+        } else {
+          half.y |= octet << ((k - 4u) * 8u);
+        }
+      }
+      st[lane] ^= half;
+    }
+    keccak_f();
+  }
+  let words = params.KECCAK_BLOCK_SIZE / 4u;
+  for (var w = 0u; w < words; w++) {
+    let lane = st[w / 2u];
+    outdata[message * words + w] = select(lane.x, lane.y, (w & 1u) == 1u);
+  }
+}
+"""
+)
+
+
+def _rotl64(v: np.ndarray, n: int) -> np.ndarray:
+    n %= 64
+    if n == 0:
+        return v
+    return (v << np.uint64(n)) | (v >> np.uint64(64 - n))
+
+
+def _keccak_permute(state: np.ndarray) -> np.ndarray:
+    """Keccak-f[1600] of each row of ``state`` (messages x 25 lanes, lane x + 5 y), by
+    the definition: theta, rho, pi, chi, iota."""
+    a = state.reshape(-1, 5, 5).copy()  # [message, y, x]
+    rho = np.zeros((5, 5), int)  # [y, x]
+    x, y = 1, 0
+    for t in range(24):
+        rho[y, x] = ((t + 1) * (t + 2) // 2) % 64
+        x, y = y, (2 * x + 3 * y) % 5
+    for rc in _KECCAK_RC:
+        column = np.bitwise_xor.reduce(a, axis=1)  # [message, x]
+        turned = _rotl64(np.roll(column, -1, axis=1), 1)
+        a ^= (np.roll(column, 1, axis=1) ^ turned)[:, None, :]
+        b = np.empty_like(a)
+        for y in range(5):
+            for x in range(5):
+                # pi: the lane at (x, y) goes to (y, 2x + 3y)
+                b[:, (2 * x + 3 * y) % 5, y] = _rotl64(a[:, y, x], int(rho[y, x]))
+        a = b ^ (~np.roll(b, -1, axis=2) & np.roll(b, -2, axis=2))
+        a[:, 0, 0] ^= np.uint64(rc)
+    return a.reshape(-1, 25)
+
+
+def _keccak_digests(messages: np.ndarray, digest_bytes: int, pad: int = 0x01) -> np.ndarray:
+    """The sponge over each row of ``messages`` (bytes): the rate 200 - 2 * digest bytes,
+    the pad byte after the message and 0x80 in the rate's last byte, the digest the
+    first bytes of the state."""
+    count, length = messages.shape
+    rate = 200 - 2 * digest_bytes
+    blocks = length // rate + 1
+    padded = np.zeros((count, blocks * rate), np.uint8)
+    padded[:, :length] = messages
+    padded[:, length] ^= np.uint8(pad)
+    padded[:, -1] ^= np.uint8(0x80)
+    lanes = padded.reshape(count, blocks, rate // 8, 8).copy().view("<u8")[..., 0]
+    state = np.zeros((count, 25), np.uint64)
+    for b in range(blocks):
+        state[:, : rate // 8] ^= lanes[:, b]
+        state = _keccak_permute(state)
+    return state.astype("<u8").view(np.uint8)[:, :digest_bytes]
+
+
+def _keccak_reference(indata, outdata, KECCAK_BLOCK_SIZE):
+    digests = _keccak_digests(np.asarray(indata, np.uint8), int(KECCAK_BLOCK_SIZE))
+    outdata[...] = digests.reshape(outdata.shape)
+
+
+_KECCAK_DIGEST = 32  # the host's n_outbit 256: Keccak-256
+
+
+def _keccak_grid(s, size):
+    # the host's (n_batch + 255) / 256 blocks of 256
+    return (ceil_div(int(size.n_batch), 256), 1, 1)
+
+
+KECCAK = Wild(
+    KernelSpec(
+        id="wild_r81_mochimo_keccak256_a_thread_a_message",
+        entry_point="kernel_keccak_hash",
+        sources={"cuda": _KECCAK_CUDA, "wgsl": _KECCAK_WGSL},
+        dims=("n_batch", "inlen"),
+        buffers=(
+            BufferSpec(0, "u8", "read", name="indata", shape=("n_batch", "inlen")),
+            BufferSpec(
+                1,
+                "u8",
+                "read_write",
+                name="outdata",
+                count=lambda size: int(size.n_batch) * _KECCAK_DIGEST,
+                shape=("n_batch", _KECCAK_DIGEST),
+            ),
+            BufferSpec.uniform(
+                2,
+                (("inlen", "u32"), ("n_batch", "u32"), ("KECCAK_BLOCK_SIZE", "u32")),
+                name="params",
+            ),
+        ),
+        reference=_keccak_reference,
+        params=lambda size: {
+            "inlen": np.uint32(int(size.inlen)),
+            "n_batch": np.uint32(int(size.n_batch)),
+        },
+        defaults={"KECCAK_BLOCK_SIZE": np.uint32(_KECCAK_DIGEST)},
+        grid=_keccak_grid,
+        schedules=(Schedule(256),),
+        # two blocks; the pad bit and 0x80 in one byte (135 = 136 - 1); a block of
+        # message then one of padding alone
+        test_sizes=("n_batch=260,inlen=200", "n_batch=5,inlen=135", "n_batch=3,inlen=136"),
+    ),
+    {
+        "SHA-3's pad byte": ("wgsl", "const PAD = 0x01u;", "const PAD = 0x06u;"),
+        "iota's high word left out": ("wgsl", "st[0] ^= RC[round];", "st[0].x ^= RC[round].x;"),
+        "theta's neighbours swapped": (
+            "wgsl",
+            "let t = parity[(x + 4u) % 5u] ^ rotl64(parity[(x + 1u) % 5u], 1u);",
+            "let t = parity[(x + 1u) % 5u] ^ rotl64(parity[(x + 4u) % 5u], 1u);",
+        ),
+        "the halves not swapped past 32": ("wgsl", "w = w.yx;  // a turn", "w = w;  // a turn"),
+        "the 0x80 in the first block": (
+            "wgsl",
+            "if (at == blocks * rate - 1u) {",
+            "if (at == rate - 1u) {",
+        ),
+        "CUDA: lane 6 turned by 43": (
+            "cuda",
+            "st[1] = ROTL64(st[6], 44);",
+            "st[1] = ROTL64(st[6], 43);",
+        ),
+        "CUDA: SHA-3's domain bits": ("cuda", "ctx->sha3_flag = 0;", "ctx->sha3_flag = 1;"),
+    },
+)
+
+
+ROUND81: dict[str, Wild] = {wild.kernel.id: wild for wild in (KECCAK,)}
