@@ -624,4 +624,364 @@ KECCAK = Wild(
 )
 
 
-ROUND81: dict[str, Wild] = {wild.kernel.id: wild for wild in (KECCAK,)}
+# -- mochimo's md5.cu: MD5 a thread a message --------------------------------------------------
+
+#: each step's registers, as the four calls of a round name them
+_MD5_ROLES = ("a,b,c,d", "d,a,b,c", "c,d,a,b", "b,c,d,a")
+
+
+def _md5_cuda_steps() -> str:
+    lines = []
+    for step in range(64):
+        r, i = divmod(step, 16)
+        if i == 0 and step:
+            lines.append("")
+        macro = "FF GG HH II".split()[r]
+        lines.append(
+            f"    {macro}({_MD5_ROLES[step % 4]},m[{_md5_word(step)}],{_MD5_S[r][step % 4]},0x{_MD5_K[step]:08x});"
+        )
+    return "\n".join(lines)
+
+
+_MD5_CUDA = (
+    r"""// kernel-forge corpus: mochimodev/cuda-hashing-algos' md5.cu (read, not copied), after
+// Brad Conte's public-domain C.
+#define MD5_BLOCK_SIZE 16  // the digest's bytes
+
+typedef unsigned char BYTE;
+typedef unsigned int WORD;
+
+// a message's running state: the block being filled, and the bits already hashed
+typedef struct {
+    BYTE data[64];
+    WORD datalen;
+    unsigned long long bitlen;
+    WORD state[4];
+} CUDA_MD5_CTX;
+
+#ifndef ROTLEFT
+#define ROTLEFT(a,b) ((a << b) | (a >> (32-b)))
+#endif
+
+#define F(x,y,z) ((x & y) | (~x & z))
+#define G(x,y,z) ((x & z) | (y & ~z))
+#define H(x,y,z) (x ^ y ^ z)
+#define I(x,y,z) (y ^ (x | ~z))
+
+#define FF(a,b,c,d,m,s,t) { a += F(b,c,d) + m + t; a = b + ROTLEFT(a,s); }
+#define GG(a,b,c,d,m,s,t) { a += G(b,c,d) + m + t; a = b + ROTLEFT(a,s); }
+#define HH(a,b,c,d,m,s,t) { a += H(b,c,d) + m + t; a = b + ROTLEFT(a,s); }
+#define II(a,b,c,d,m,s,t) { a += I(b,c,d) + m + t; a = b + ROTLEFT(a,s); }
+
+// one 64-byte block into the state: its words little-endian, 64 steps
+__device__ void md5_block(CUDA_MD5_CTX *ctx, const BYTE data[])
+{
+    WORD a, b, c, d, m[16], w, at;
+
+    for (w = 0, at = 0; w < 16; ++w, at += 4)
+        m[w] = (data[at]) + (data[at + 1] << 8) + (data[at + 2] << 16) + (data[at + 3] << 24);
+
+    a = ctx->state[0];
+    b = ctx->state[1];
+    c = ctx->state[2];
+    d = ctx->state[3];
+
+"""
+    + _md5_cuda_steps()
+    + r"""
+
+    ctx->state[0] += a;
+    ctx->state[1] += b;
+    ctx->state[2] += c;
+    ctx->state[3] += d;
+}
+
+__device__ void md5_start(CUDA_MD5_CTX *ctx)
+{
+    ctx->datalen = 0;
+    ctx->bitlen = 0;
+    ctx->state[0] = 0x67452301;
+    ctx->state[1] = 0xEFCDAB89;
+    ctx->state[2] = 0x98BADCFE;
+    ctx->state[3] = 0x10325476;
+}
+
+// a byte at a time into the block, hashed whenever it fills
+__device__ void md5_feed(CUDA_MD5_CTX *ctx, const BYTE data[], size_t len)
+{
+    for (size_t k = 0; k < len; ++k) {
+        ctx->data[ctx->datalen] = data[k];
+        ctx->datalen++;
+        if (ctx->datalen == 64) {
+            md5_block(ctx, ctx->data);
+            ctx->bitlen += 512;
+            ctx->datalen = 0;
+        }
+    }
+}
+
+__device__ void md5_finish(CUDA_MD5_CTX *ctx, BYTE hash[])
+{
+    size_t k = ctx->datalen;
+
+    // 0x80 then zeros up to the length; a block of its own for the length where the
+    // message leaves less than 8 bytes
+    if (ctx->datalen < 56) {
+        ctx->data[k++] = 0x80;
+        while (k < 56)
+            ctx->data[k++] = 0x00;
+    }
+    else if (ctx->datalen >= 56) {
+        ctx->data[k++] = 0x80;
+        while (k < 64)
+            ctx->data[k++] = 0x00;
+        md5_block(ctx, ctx->data);
+        memset(ctx->data, 0, 56);
+    }
+
+    // the message's length in bits, little-endian in the last 8 bytes
+    ctx->bitlen += ctx->datalen * 8;
+    ctx->data[56] = ctx->bitlen;
+    ctx->data[57] = ctx->bitlen >> 8;
+    ctx->data[58] = ctx->bitlen >> 16;
+    ctx->data[59] = ctx->bitlen >> 24;
+    ctx->data[60] = ctx->bitlen >> 32;
+    ctx->data[61] = ctx->bitlen >> 40;
+    ctx->data[62] = ctx->bitlen >> 48;
+    ctx->data[63] = ctx->bitlen >> 56;
+    md5_block(ctx, ctx->data);
+
+    // the state words out little-endian
+    for (k = 0; k < 4; ++k) {
+        hash[k]      = (ctx->state[0] >> (k * 8)) & 0x000000ff;
+        hash[k + 4]  = (ctx->state[1] >> (k * 8)) & 0x000000ff;
+        hash[k + 8]  = (ctx->state[2] >> (k * 8)) & 0x000000ff;
+        hash[k + 12] = (ctx->state[3] >> (k * 8)) & 0x000000ff;
+    }
+}
+
+// a thread a message of inlen bytes
+__global__ void kernel_md5_hash(BYTE* indata, WORD inlen, BYTE* outdata, WORD n_batch)
+{
+    WORD message = blockIdx.x * blockDim.x + threadIdx.x;
+    if (message >= n_batch)
+    {
+        return;
+    }
+    BYTE* in = indata + message * inlen;
+    BYTE* out = outdata + message * MD5_BLOCK_SIZE;
+    CUDA_MD5_CTX ctx;
+    md5_start(&ctx);
+    md5_feed(&ctx, in, inlen);
+    md5_finish(&ctx, out);
+}
+"""
+)
+
+_MD5_WGSL = (
+    """
+// The port: the same byte buffers read and written four bytes a word; each message's
+// padded blocks built on the fly, the 64 steps a loop over MD5's tables.
+struct Params {
+  inlen : u32,
+  n_batch : u32,
+}
+
+@group(0) @binding(0) var<storage, read> indata : array<u32>;
+@group(0) @binding(1) var<storage, read_write> outdata : array<u32>;
+@group(0) @binding(2) var<uniform> params : Params;
+
+// floor(|sin(i + 1)| 2^32), a step each
+var<private> K : array<u32, 64> = array<u32, 64>(
+  """
+    + _u32_list(_MD5_K)
+    + """
+);
+// each round's four rotations
+var<private> S : array<u32, 16> = array<u32, 16>("""
+    + ", ".join(f"{v}u" for row in _MD5_S for v in row)
+    + """);
+
+fn in_byte(at : u32) -> u32 {
+  return (indata[at >> 2u] >> ((at & 3u) << 3u)) & 0xffu;
+}
+
+fn rotl(x : u32, s : u32) -> u32 {
+  return (x << s) | (x >> (32u - s));
+}
+
+// the byte at position at of the padded message (blocks of them in all)
+fn padded_byte(base : u32, at : u32, blocks : u32) -> u32 {
+  let inlen = params.inlen;
+  if (at < inlen) {
+    return in_byte(base + at);
+  }
+  if (at == inlen) {
+    return 0x80u;
+  }
+  let tail = blocks * 64u - 8u;  // the 64-bit length in bits, little-endian
+  if (at >= tail) {
+    let k = at - tail;
+    let bits = vec2u(inlen << 3u, inlen >> 29u);
+    return (bits[k / 4u] >> ((k % 4u) * 8u)) & 0xffu;
+  }
+  return 0u;
+}
+
+@compute @workgroup_size(256)
+fn kernel_md5_hash(@builtin(global_invocation_id) gid : vec3u) {
+  let message = gid.x;
+  if (message >= params.n_batch) {
+    return;
+  }
+  let base = message * params.inlen;
+  let blocks = (params.inlen + 8u) / 64u + 1u;
+  var h = vec4u(0x67452301u, 0xefcdab89u, 0x98badcfeu, 0x10325476u);
+  for (var b = 0u; b < blocks; b++) {
+    var m : array<u32, 16>;
+    for (var w = 0u; w < 16u; w++) {
+      var word = 0u;
+      for (var k = 0u; k < 4u; k++) {
+        word |= padded_byte(base, b * 64u + w * 4u + k, blocks) << (k * 8u);
+      }
+      m[w] = word;
+    }
+    var a = h.x;
+    var bb = h.y;
+    var c = h.z;
+    var d = h.w;
+    for (var i = 0u; i < 64u; i++) {
+      let round = i / 16u;
+      var f : u32;
+      var g : u32;
+      switch round {
+        case 0u: {
+          f = (bb & c) | (~bb & d);
+          g = i;
+        }
+        case 1u: {
+          f = (bb & d) | (c & ~d);
+          g = 5u * i + 1u;
+        }
+        case 2u: {
+          f = bb ^ c ^ d;
+          g = 3u * i + 5u;
+        }
+        default: {
+          f = c ^ (bb | ~d);
+          g = 7u * i;
+        }
+      }
+      let turned = bb + rotl(a + f + m[g % 16u] + K[i], S[round * 4u + i % 4u]);
+      a = d;
+      d = c;
+      c = bb;
+      bb = turned;
+    }
+    h += vec4u(a, bb, c, d);
+  }
+  // little-endian words: the digest's bytes as they stand
+  for (var k = 0u; k < 4u; k++) {
+    outdata[message * 4u + k] = h[k];
+  }
+}
+"""
+)
+
+
+def _md5_digests(messages: np.ndarray) -> np.ndarray:
+    """MD5 (RFC 1321) of each row of ``messages`` (bytes), vectorised over the rows."""
+    count, length = messages.shape
+    blocks = (length + 8) // 64 + 1
+    padded = np.zeros((count, blocks * 64), np.uint8)
+    padded[:, :length] = messages
+    padded[:, length] = 0x80
+    padded[:, -8:] = np.frombuffer((length * 8).to_bytes(8, "little"), np.uint8)
+    words = padded.view("<u4").reshape(count, blocks, 16).astype(np.uint32)
+    h = [np.full(count, v, np.uint32) for v in (0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476)]
+    with np.errstate(over="ignore"):
+        for b in range(blocks):
+            a, bb, c, d = h
+            for step in range(64):
+                r = step // 16
+                if r == 0:
+                    f = (bb & c) | (~bb & d)
+                elif r == 1:
+                    f = (bb & d) | (c & ~d)
+                elif r == 2:
+                    f = bb ^ c ^ d
+                else:
+                    f = c ^ (bb | ~d)
+                s = np.uint32(_MD5_S[r][step % 4])
+                x = a + f + words[:, b, _md5_word(step)] + np.uint32(_MD5_K[step])
+                a, d, c, bb = d, c, bb, bb + ((x << s) | (x >> (np.uint32(32) - s)))
+            h = [h[0] + a, h[1] + bb, h[2] + c, h[3] + d]
+    return np.stack(h, axis=1).astype("<u4").view(np.uint8)
+
+
+def _md5_reference(indata, outdata):
+    outdata[...] = _md5_digests(np.asarray(indata, np.uint8)).reshape(outdata.shape)
+
+
+MD5 = Wild(
+    KernelSpec(
+        id="wild_r81_mochimo_md5_a_thread_a_message",
+        entry_point="kernel_md5_hash",
+        sources={"cuda": _MD5_CUDA, "wgsl": _MD5_WGSL},
+        dims=("n_batch", "inlen"),
+        buffers=(
+            BufferSpec(0, "u8", "read", name="indata", shape=("n_batch", "inlen")),
+            BufferSpec(
+                1,
+                "u8",
+                "read_write",
+                name="outdata",
+                count=lambda size: int(size.n_batch) * 16,
+                shape=("n_batch", 16),
+            ),
+            BufferSpec.uniform(2, (("inlen", "u32"), ("n_batch", "u32")), name="params"),
+        ),
+        reference=_md5_reference,
+        params=lambda size: {
+            "inlen": np.uint32(int(size.inlen)),
+            "n_batch": np.uint32(int(size.n_batch)),
+        },
+        grid=_keccak_grid,
+        schedules=(Schedule(256),),
+        # 60 bytes leave too little room for the length (a second block); 55 the most
+        # that fit one; three blocks
+        test_sizes=("n_batch=260,inlen=60", "n_batch=7,inlen=55", "n_batch=3,inlen=130"),
+    ),
+    {
+        "the length in bytes": ("wgsl", "vec2u(inlen << 3u, inlen >> 29u)", "vec2u(inlen, 0u)"),
+        "a first-round rotation 13": (
+            "wgsl",
+            "array<u32, 16>(7u, 12u,",
+            "array<u32, 16>(7u, 13u,",
+        ),
+        "I without the complement": ("wgsl", "f = c ^ (bb | ~d);", "f = c ^ (bb | d);"),
+        "the words big-endian": (
+            "wgsl",
+            "word |= padded_byte(base, b * 64u + w * 4u + k, blocks) << (k * 8u);",
+            "word |= padded_byte(base, b * 64u + w * 4u + k, blocks) << ((3u - k) * 8u);",
+        ),
+        "no block of its own for the length": (
+            "wgsl",
+            "let blocks = (params.inlen + 8u) / 64u + 1u;",
+            "let blocks = params.inlen / 64u + 1u;",
+        ),
+        "CUDA: the 0x80 dropped before a length block": (
+            "cuda",
+            "    else if (ctx->datalen >= 56) {\n        ctx->data[k++] = 0x80;",
+            "    else if (ctx->datalen >= 56) {\n        ctx->data[k++] = 0x00;",
+        ),
+        "CUDA: the last block's bytes left out of the length": (
+            "cuda",
+            "    ctx->bitlen += ctx->datalen * 8;\n",
+            "",
+        ),
+    },
+)
+
+
+ROUND81: dict[str, Wild] = {wild.kernel.id: wild for wild in (KECCAK, MD5)}
