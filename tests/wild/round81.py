@@ -984,4 +984,315 @@ MD5 = Wild(
 )
 
 
-ROUND81: dict[str, Wild] = {wild.kernel.id: wild for wild in (KECCAK, MD5)}
+# -- SHA512-WebGPU: SHA-512 of one message of any number of bits, in u32 pairs ----------------
+
+
+def _primes(count: int) -> list[int]:
+    found: list[int] = []
+    n = 2
+    while len(found) < count:
+        if all(n % p for p in found):
+            found.append(n)
+        n += 1
+    return found
+
+
+def _iroot(n: int, k: int) -> int:
+    """The integer k-th root of n (floor)."""
+    x = 1 << ((n.bit_length() + k - 1) // k)
+    while True:
+        y = ((k - 1) * x + n // x ** (k - 1)) // k
+        if y >= x:
+            return x
+        x = y
+
+
+#: FIPS 180-4's constants: 64 bits of the fractional parts of the cube roots of the first
+#: 80 primes, and of the square roots of the first 8
+_SHA512_K = [_iroot(p << 192, 3) & _M64 for p in _primes(80)]
+_SHA512_H0 = [_iroot(p << 128, 2) & _M64 for p in _primes(8)]
+
+
+def _pairs(values, per_line: int) -> str:
+    return ",\n  ".join(
+        ", ".join(
+            f"u64_pair(0x{v >> 32:08x}u, 0x{v & _M32:08x}u)" for v in values[i : i + per_line]
+        )
+        for i in range(0, len(values), per_line)
+    )
+
+
+_SHA512_WGSL = (
+    """
+// kernel-forge corpus: Dcfgvy/SHA512-WebGPU's sha512.wgsl (read, not copied).
+// SHA-512 of one message of input_size[0] bits, big-endian words; each 64-bit word a
+// pair of u32.
+
+@group(0) @binding(0) var<storage, read> input: array<u32>;
+@group(0) @binding(1) var<storage, read> input_size: array<u32, 1>;  // in bits
+@group(0) @binding(2) var<storage, read_write> result: array<u32, 16>;
+
+struct u64_pair {
+  high: u32,
+  low: u32,
+}
+
+const SCHEDULE = 80u;
+
+const K: array<u64_pair, 80> = array<u64_pair, 80>(
+  """
+    + _pairs(_SHA512_K, 4)
+    + """,
+);
+
+fn not64(a: u64_pair) -> u64_pair { return u64_pair(~a.high, ~a.low); }
+fn and64(a: u64_pair, b: u64_pair) -> u64_pair { return u64_pair(a.high & b.high, a.low & b.low); }
+fn xor64(a: u64_pair, b: u64_pair) -> u64_pair { return u64_pair(a.high ^ b.high, a.low ^ b.low); }
+
+// by 0 < n < 32 only; a turn by more is the other way by 64 - n
+fn rotr64(x: u64_pair, n: u32) -> u64_pair {
+  return u64_pair((x.high >> n) | (x.low << (32u - n)), (x.low >> n) | (x.high << (32u - n)));
+}
+fn rotl64(x: u64_pair, n: u32) -> u64_pair {
+  return u64_pair((x.high << n) | (x.low >> (32u - n)), (x.low << n) | (x.high >> (32u - n)));
+}
+fn shr64(x: u64_pair, n: u32) -> u64_pair {
+  return u64_pair(x.high >> n, (x.low >> n) | (x.high << (32u - n)));
+}
+
+fn ch(x: u64_pair, y: u64_pair, z: u64_pair) -> u64_pair { return xor64(and64(x, y), and64(not64(x), z)); }
+fn maj(x: u64_pair, y: u64_pair, z: u64_pair) -> u64_pair { return xor64(xor64(and64(x, y), and64(x, z)), and64(y, z)); }
+
+// FIPS 180-4 (4.10) to (4.13): turns by 34, 39 and 41 as left turns by 30, 25 and 23
+fn big_sigma0(x: u64_pair) -> u64_pair { return xor64(xor64(rotr64(x, 28u), rotl64(x, 30u)), rotl64(x, 25u)); }
+fn big_sigma1(x: u64_pair) -> u64_pair { return xor64(xor64(rotr64(x, 14u), rotr64(x, 18u)), rotl64(x, 23u)); }
+fn small_sigma0(x: u64_pair) -> u64_pair { return xor64(xor64(rotr64(x, 1u), rotr64(x, 8u)), shr64(x, 7u)); }
+fn small_sigma1(x: u64_pair) -> u64_pair { return xor64(xor64(rotr64(x, 19u), rotl64(x, 3u)), shr64(x, 6u)); }
+
+// modulo 2^64: the low words' carry into the high ones
+fn add64(a: u64_pair, b: u64_pair) -> u64_pair {
+  let lo: u32 = a.low + b.low;
+  let carry = u32(lo < a.low);
+  let hi: u32 = a.high + b.high + carry;
+  return u64_pair(hi, lo);
+}
+
+// the message word whose first bit is bit `first` of the padded message
+fn padded_word(first: u32, bits: u32, words: u32) -> u32 {
+  if (first >= bits) {
+    // past the message: the 1 bit if it falls at the word's start
+    return select(0u, 0x80000000u >> (bits - first), bits == first);
+  }
+  let at = first / 32u;
+  if (at >= words) { return 0u; }
+  if (first + 32u <= bits) {
+    return input[at];
+  }
+  // the message ends inside this word: its bits kept, then the 1 bit
+  let kept = bits - first;
+  let mask = 0xFFFFFFFFu << (32u - kept);
+  return (input[at] & mask) | (0x80000000u >> kept);
+}
+
+fn block_words(bits: u32, block: u32, blocks: u32, words: u32) -> array<u64_pair, SCHEDULE> {
+  var w: array<u64_pair, SCHEDULE>;
+  let start = block * 1024u;
+  let last = (block == blocks - 1u);
+  for (var i = 0u; i < 16u; i++) {
+    var hi: u32;
+    var lo: u32;
+    if (last && i >= 14u) {
+      // the length: 128 bits, of which only the lowest word can be nonzero
+      hi = 0u;
+      lo = select(bits, 0u, i == 14u);
+    } else {
+      let first = start + i * 64u;
+      hi = padded_word(first, bits, words);
+      lo = padded_word(first + 32u, bits, words);
+    }
+    w[i] = u64_pair(hi, lo);
+  }
+  return w;
+}
+
+@compute @workgroup_size(1)
+fn main(@builtin(global_invocation_id) global_id: vec3<u32>) {
+  let bits: u32 = input_size[0];
+  let words: u32 = (bits + 31u) / 32u;
+  // the blocks the message, its 1 bit and the 128-bit length take
+  let blocks: u32 = (bits + 1152u) / 1024u;
+
+  var h: array<u64_pair, 8> = array<u64_pair, 8>(
+    """
+    + _pairs(_SHA512_H0, 2).replace("\n  ", "\n    ")
+    + """
+  );
+
+  for (var block: u32 = 0u; block < blocks; block++) {
+    var w: array<u64_pair, SCHEDULE> = block_words(bits, block, blocks, words);
+    for (var t: u32 = 16u; t < SCHEDULE; t++) {
+      w[t] = add64(add64(add64(small_sigma1(w[t - 2]), w[t - 7]), small_sigma0(w[t - 15])), w[t - 16]);
+    }
+
+    var a = h[0];
+    var b = h[1];
+    var c = h[2];
+    var d = h[3];
+    var e = h[4];
+    var f = h[5];
+    var g = h[6];
+    var hh = h[7];
+    for (var t: u32 = 0u; t < SCHEDULE; t++) {
+      let t1 = add64(add64(add64(add64(hh, big_sigma1(e)), ch(e, f, g)), K[t]), w[t]);
+      let t2 = add64(big_sigma0(a), maj(a, b, c));
+      hh = g;
+      g = f;
+      f = e;
+      e = add64(d, t1);
+      d = c;
+      c = b;
+      b = a;
+      a = add64(t1, t2);
+    }
+
+    h[0] = add64(h[0], a);
+    h[1] = add64(h[1], b);
+    h[2] = add64(h[2], c);
+    h[3] = add64(h[3], d);
+    h[4] = add64(h[4], e);
+    h[5] = add64(h[5], f);
+    h[6] = add64(h[6], g);
+    h[7] = add64(h[7], hh);
+  }
+
+  // the digest, each word high half first
+  result = array<u32, 16>(
+    h[0].high, h[0].low, h[1].high, h[1].low,
+    h[2].high, h[2].low, h[3].high, h[3].low,
+    h[4].high, h[4].low, h[5].high, h[5].low,
+    h[6].high, h[6].low, h[7].high, h[7].low,
+  );
+}
+"""
+)
+
+
+def _sha512_bits(words: np.ndarray, bits: int) -> bytes:
+    """The message's first ``bits`` bits of big-endian ``words``, padded by FIPS 180-4
+    (5.1.2): a 1 bit, zeros, the length in 128 bits; as bytes."""
+    value = int.from_bytes(np.asarray(words, np.uint32).astype(">u4").tobytes(), "big")
+    value >>= 32 * len(words) - bits
+    blocks = (bits + 1 + 128 + 1023) // 1024
+    total = blocks * 1024
+    padded = (((value << 1) | 1) << (total - bits - 1)) | bits
+    return padded.to_bytes(total // 8, "big")
+
+
+def _sha512(padded: bytes) -> list[int]:
+    """SHA-512's compression over the padded message: eight 64-bit words."""
+    w64 = np.frombuffer(padded, ">u8").astype(np.uint64).reshape(-1, 16)
+
+    def rotr(x, n):
+        return (x >> np.uint64(n)) | (x << np.uint64(64 - n))
+
+    k = np.array(_SHA512_K, np.uint64)
+    h = np.array(_SHA512_H0, np.uint64)
+    with np.errstate(over="ignore"):
+        for block in w64:
+            w = np.zeros(80, np.uint64)
+            w[:16] = block
+            for t in range(16, 80):
+                s0 = rotr(w[t - 15], 1) ^ rotr(w[t - 15], 8) ^ (w[t - 15] >> np.uint64(7))
+                s1 = rotr(w[t - 2], 19) ^ rotr(w[t - 2], 61) ^ (w[t - 2] >> np.uint64(6))
+                w[t] = w[t - 16] + s0 + w[t - 7] + s1
+            a, b, c, d, e, f, g, hh = h
+            for t in range(80):
+                t1 = (
+                    hh
+                    + (rotr(e, 14) ^ rotr(e, 18) ^ rotr(e, 41))
+                    + ((e & f) ^ (~e & g))
+                    + k[t]
+                    + w[t]
+                )
+                t2 = (rotr(a, 28) ^ rotr(a, 34) ^ rotr(a, 39)) + ((a & b) ^ (a & c) ^ (b & c))
+                a, b, c, d, e, f, g, hh = t1 + t2, a, b, c, d + t1, e, f, g
+            h = h + np.array([a, b, c, d, e, f, g, hh], np.uint64)
+    return [int(v) for v in h]
+
+
+def _sha512_reference(input, input_size, result):
+    digest = _sha512(_sha512_bits(input, int(input_size[0])))
+    result[...] = np.array([half for v in digest for half in (v >> 32, v & _M32)], np.uint32)
+
+
+SHA512 = Wild(
+    KernelSpec(
+        id="wild_r81_sha512_webgpu_u64_pairs",
+        entry_point="main",
+        sources={"wgsl": _SHA512_WGSL},
+        buffers=(
+            # the message's bits (the size) in big-endian words, the last one's bits past
+            # it whatever they are: the kernel masks them
+            BufferSpec(
+                0,
+                "u32",
+                "read",
+                name="input",
+                count=lambda size: ceil_div(int(size), 32),
+                fill=lambda rng, count, size: rng.integers(0, 2**32, count, dtype=np.uint64).astype(
+                    np.uint32
+                ),
+            ),
+            BufferSpec(
+                1,
+                "u32",
+                "read",
+                name="input_size",
+                count=1,
+                fill=lambda rng, count, size: np.array([int(size)], np.uint32),
+            ),
+            BufferSpec(2, "u32", "read_write", name="result", count=16),
+        ),
+        reference=_sha512_reference,
+        grid=lambda s, size: (1, 1, 1),
+        schedules=(Schedule(1),),
+        # 1000 bits: a partial word, and too few left in the block for the length (two
+        # blocks); 24: one; 2048: whole blocks, then one of padding alone
+        test_sizes=(1000, 24, 2048),
+    ),
+    {
+        "the carry dropped": (
+            "wgsl",
+            "let hi: u32 = a.high + b.high + carry;",
+            "let hi: u32 = a.high + b.high;",
+        ),
+        "Sigma1's third turn by 22": (
+            "wgsl",
+            "rotr64(x, 18u)), rotl64(x, 23u)); }",
+            "rotr64(x, 18u)), rotl64(x, 22u)); }",
+        ),
+        "the shift loses the high word's bits": (
+            "wgsl",
+            "return u64_pair(x.high >> n, (x.low >> n) | (x.high << (32u - n)));",
+            "return u64_pair(x.high >> n, x.low >> n);",
+        ),
+        "the length in the word before": (
+            "wgsl",
+            "lo = select(bits, 0u, i == 14u);",
+            "lo = select(0u, bits, i == 14u);",
+        ),
+        "a block short": (
+            "wgsl",
+            "let blocks: u32 = (bits + 1152u) / 1024u;",
+            "let blocks: u32 = (bits + 1024u) / 1024u;",
+        ),
+        "the 1 bit a bit late": (
+            "wgsl",
+            "return (input[at] & mask) | (0x80000000u >> kept);",
+            "return (input[at] & mask) | (0x80000000u >> (kept + 1u));",
+        ),
+    },
+)
+
+
+ROUND81: dict[str, Wild] = {wild.kernel.id: wild for wild in (KECCAK, MD5, SHA512)}
