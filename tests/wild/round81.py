@@ -1295,4 +1295,266 @@ SHA512 = Wild(
 )
 
 
-ROUND81: dict[str, Wild] = {wild.kernel.id: wild for wild in (KECCAK, MD5, SHA512)}
+# -- jax-chacha-prng: a ChaCha20 block a CUDA block of four threads ------------------------------
+
+_CHACHA_CUDA = r"""// kernel-forge corpus: DPBayes/jax-chacha-prng's gpu_kernel.cpp.cu (read, not copied).
+#include <stdint.h>
+
+typedef unsigned int uint;
+
+constexpr uint ChaChaDoubleRoundCount = 10;
+constexpr uint ChaChaStateSizeInBytes = 16;  // the project's name; it counts words
+
+__device__ __inline__
+uint32_t rotate_left(uint32_t value, uint num_bits)
+{
+    return (value << num_bits) ^ (value >> (32 - num_bits));
+}
+
+// one quarter round over the four words at `at`, from `src` into `dst` (either may be
+// the shared state)
+__device__
+void quarterround(
+    uint32_t dst[ChaChaStateSizeInBytes],
+    const uint32_t src[ChaChaStateSizeInBytes],
+    const uint at[4])
+{
+    uint32_t a = src[at[0]];
+    uint32_t b = src[at[1]];
+    uint32_t c = src[at[2]];
+    uint32_t d = src[at[3]];
+
+    a += b; d ^= a; d = rotate_left(d, 16);
+    c += d; b ^= c; b = rotate_left(b, 12);
+    a += b; d ^= a; d = rotate_left(d, 8);
+    c += d; b ^= c; b = rotate_left(b, 7);
+
+    dst[at[0]] = a;
+    dst[at[1]] = b;
+    dst[at[2]] = c;
+    dst[at[3]] = d;
+}
+
+// row i's word on diagonal `diagonal` of the 4 x 4 state
+__device__ __inline__
+uint get_diagonal_index(uint i, uint diagonal)
+{
+    return i * 4 + (i + diagonal) % 4;
+}
+
+// four threads a state: each its column, then its diagonal, a barrier after each
+__device__
+void double_round(uint32_t dst[ChaChaStateSizeInBytes], const uint32_t src[ChaChaStateSizeInBytes])
+{
+    uint lane = threadIdx.x;
+
+    uint column[4] = { 0 + lane, 4 + lane, 8 + lane, 12 + lane };
+    quarterround(dst, src, column);
+    __syncthreads();
+
+    uint diagonal[4] = {
+        get_diagonal_index(0, lane),
+        get_diagonal_index(1, lane),
+        get_diagonal_index(2, lane),
+        get_diagonal_index(3, lane)
+    };
+    quarterround(dst, dst, diagonal);
+    __syncthreads();
+}
+
+// out = x + y word by word, each thread its column of the row-major state
+__device__
+void add_states(
+    uint32_t out[ChaChaStateSizeInBytes],
+    const uint32_t x[ChaChaStateSizeInBytes],
+    const uint32_t y[ChaChaStateSizeInBytes])
+{
+    int lane = threadIdx.x;
+    for (int row = 0; row < 4; ++row)
+    {
+        int at = 4 * row + lane;
+        out[at] = x[at] + y[at];
+    }
+}
+
+// a block of 4 threads a state: ten double rounds in shared memory, then the input added
+__global__
+void chacha20_block(uint32_t* out_state, const uint32_t* in_state)
+{
+    uint offset = blockIdx.x * ChaChaStateSizeInBytes;
+
+    __shared__ uint32_t tmp_state[16];
+    double_round(tmp_state, in_state + offset);
+    for (uint round = 0; round < ChaChaDoubleRoundCount - 1; ++round)
+    {
+        double_round(tmp_state, tmp_state);
+    }
+    add_states(out_state + offset, in_state + offset, tmp_state);
+}
+"""
+
+_CHACHA_WGSL = """
+// The port: a workgroup of four invocations a state, the state between the rounds in
+// workgroup memory, the barriers where the CUDA kernel has them.
+@group(0) @binding(0) var<storage, read_write> out_state : array<u32>;
+@group(0) @binding(1) var<storage, read> in_state : array<u32>;
+
+const DOUBLE_ROUNDS = 10u;
+
+var<workgroup> tmp_state : array<u32, 16>;
+
+fn rotate_left(value : u32, bits : u32) -> u32 {
+  return (value << bits) ^ (value >> (32u - bits));
+}
+
+// the quarter round over the words at `at` of the shared state; the first reads the
+// input state at `offset` instead
+fn quarterround(at : vec4u, from_input : bool, offset : u32) {
+  var q : vec4u;
+  for (var k = 0u; k < 4u; k++) {
+    q[k] = select(tmp_state[at[k]], in_state[offset + at[k]], from_input);
+  }
+  q.x += q.y; q.w ^= q.x; q.w = rotate_left(q.w, 16u);
+  q.z += q.w; q.y ^= q.z; q.y = rotate_left(q.y, 12u);
+  q.x += q.y; q.w ^= q.x; q.w = rotate_left(q.w, 8u);
+  q.z += q.w; q.y ^= q.z; q.y = rotate_left(q.y, 7u);
+  for (var k = 0u; k < 4u; k++) {
+    tmp_state[at[k]] = q[k];
+  }
+}
+
+fn get_diagonal_index(i : u32, diagonal : u32) -> u32 {
+  return i * 4u + (i + diagonal) % 4u;
+}
+
+@compute @workgroup_size(4)
+fn chacha20_block(@builtin(workgroup_id) wg : vec3u, @builtin(local_invocation_id) lid : vec3u) {
+  let lane = lid.x;
+  let offset = wg.x * 16u;
+  for (var round = 0u; round < DOUBLE_ROUNDS; round++) {
+    quarterround(vec4u(0u, 4u, 8u, 12u) + lane, round == 0u, offset);
+    workgroupBarrier();
+    let diagonal = vec4u(
+      get_diagonal_index(0u, lane),
+      get_diagonal_index(1u, lane),
+      get_diagonal_index(2u, lane),
+      get_diagonal_index(3u, lane));
+    quarterround(diagonal, false, offset);
+    workgroupBarrier();
+  }
+  for (var row = 0u; row < 4u; row++) {
+    let at = 4u * row + lane;
+    out_state[offset + at] = in_state[offset + at] + tmp_state[at];
+  }
+}
+"""
+
+#: "expand 32-byte k", ChaCha's first row
+_CHACHA_SIGMA = np.frombuffer(b"expand 32-byte k", "<u4")
+
+
+def _chacha_states(rng, count, size):
+    """The input states as a keystream asks for them: the constants, one random key,
+    the block counter counting up from a random start (its low word wrapping within
+    the states, the high word of a 64-bit counter in word 13 carrying: the original
+    ChaCha's layout) and one nonce."""
+    n = int(size)
+    key = rng.integers(0, 2**32, 8, dtype=np.uint64).astype(np.uint32)
+    nonce = rng.integers(0, 2**32, 2, dtype=np.uint64).astype(np.uint32)
+    start = (1 << 32) - n // 2  # the low word wraps halfway through
+    counter = np.arange(start, start + n, dtype=np.uint64)
+    states = np.empty((n, 16), np.uint32)
+    states[:, :4] = _CHACHA_SIGMA
+    states[:, 4:12] = key
+    states[:, 12] = (counter & _M32).astype(np.uint32)
+    states[:, 13] = (counter >> np.uint64(32)).astype(np.uint32)
+    states[:, 14:] = nonce
+    return states.reshape(-1)
+
+
+def _chacha20_blocks(states: np.ndarray) -> np.ndarray:
+    """ChaCha20's block function (RFC 7539, 2.3) of each row of ``states`` (16 words):
+    ten column-and-diagonal double rounds, then the input added."""
+    x = np.asarray(states, np.uint32).reshape(-1, 16).copy()
+    x0 = x.copy()
+
+    def rotl(v, n):
+        return (v << np.uint32(n)) | (v >> np.uint32(32 - n))
+
+    def quarter(a, b, c, d):
+        x[:, a] += x[:, b]
+        x[:, d] = rotl(x[:, d] ^ x[:, a], 16)
+        x[:, c] += x[:, d]
+        x[:, b] = rotl(x[:, b] ^ x[:, c], 12)
+        x[:, a] += x[:, b]
+        x[:, d] = rotl(x[:, d] ^ x[:, a], 8)
+        x[:, c] += x[:, d]
+        x[:, b] = rotl(x[:, b] ^ x[:, c], 7)
+
+    with np.errstate(over="ignore"):
+        for _ in range(10):
+            for col in range(4):
+                quarter(col, col + 4, col + 8, col + 12)
+            for diag in range(4):
+                quarter(diag, 4 + (diag + 1) % 4, 8 + (diag + 2) % 4, 12 + (diag + 3) % 4)
+        return x + x0
+
+
+def _chacha_reference(out_state, in_state):
+    out_state[...] = _chacha20_blocks(in_state).reshape(out_state.shape)
+
+
+CHACHA = Wild(
+    KernelSpec(
+        id="wild_r81_jax_chacha_prng_block_four_threads",
+        entry_point="chacha20_block",
+        sources={"cuda": _CHACHA_CUDA, "wgsl": _CHACHA_WGSL},
+        buffers=(
+            BufferSpec(0, "u32", "read_write", name="out_state", count=lambda n: 16 * int(n)),
+            BufferSpec(
+                1, "u32", "read", name="in_state", count=lambda n: 16 * int(n), fill=_chacha_states
+            ),
+        ),
+        reference=_chacha_reference,
+        # the host's chacha20_block<<<num_states, 4>>>
+        grid=lambda s, n: (int(n), 1, 1),
+        schedules=(Schedule(4),),
+        test_sizes=(67, 1, 4),
+    ),
+    {
+        "the second turn by 13": (
+            "wgsl",
+            "q.y = rotate_left(q.y, 12u);",
+            "q.y = rotate_left(q.y, 13u);",
+        ),
+        "the diagonal the other way": (
+            "wgsl",
+            "return i * 4u + (i + diagonal) % 4u;",
+            "return i * 4u + (4u + diagonal - i) % 4u;",
+        ),
+        "nine double rounds": (
+            "wgsl",
+            "const DOUBLE_ROUNDS = 10u;",
+            "const DOUBLE_ROUNDS = 9u;",
+        ),
+        "the input xored, not added": (
+            "wgsl",
+            "in_state[offset + at] + tmp_state[at];",
+            "in_state[offset + at] ^ tmp_state[at];",
+        ),
+        "CUDA: the input state not offset for the addition (upstream's bug, fixed in 6c20635)": (
+            "cuda",
+            "add_states(out_state + offset, in_state + offset, tmp_state);",
+            "add_states(out_state + offset, in_state, tmp_state);",
+        ),
+        "CUDA: the barrier between the columns and the diagonals dropped": (
+            "cuda",
+            "    quarterround(dst, src, column);\n    __syncthreads();\n",
+            "    quarterround(dst, src, column);\n",
+        ),
+    },
+    races=frozenset({"CUDA: the barrier between the columns and the diagonals dropped"}),
+)
+
+
+ROUND81: dict[str, Wild] = {wild.kernel.id: wild for wild in (KECCAK, MD5, SHA512, CHACHA)}
