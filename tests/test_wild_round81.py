@@ -9,9 +9,11 @@ its PTX declares. The numpy references are checked here against ``hashlib`` (MD5
 SHA-512, and SHA3-256 through the Keccak sponge with SHA-3's pad byte) and RFC 7539's
 ChaCha20 block, so that a reference bug cannot pass a kernel with the same bug.
 
-Not run here: the CUDA kernels on a GPU. Each CUDA mutant has its bug written into
-the WebGPU port (``_CUDA_TWINS``), which fails on lavapipe, so each must fail on the
-H100; the ChaCha block's dropped barrier is a race (``Wild.races``).
+Not run here: the CUDA kernels on a GPU. Each CUDA mutant but the ChaCha block's
+dropped barrier has its bug written into the WebGPU port (``_CUDA_TWINS``), which fails
+on lavapipe, so each must fail on the H100. The dropped barrier is a race
+(``Wild.races``), and its twin in the port is an open gap: four invocations are one
+SIMD group on both CPU adapters (``test_the_chacha_ports_dropped_barrier_fails``).
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ def test_the_round_is_in_the_corpus():
     assert set(ROUND81) <= set(CORPUS)
     assert len(_CUDA) == 3 and len(_CUDA_MUTANTS) == 6
     for wild in ROUND81.values():
-        assert 3 <= len(wild.mutants) <= 7, wild.kernel.id
+        assert 3 <= len(wild.mutants) <= 6, wild.kernel.id
 
 
 @pytest.mark.parametrize(
