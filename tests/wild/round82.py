@@ -469,4 +469,565 @@ NUMR_RANDN = Wild(
 )
 
 
-ROUND82: dict[str, Wild] = {wild.kernel.id: wild for wild in (THREEFRY, NUMR_RANDN)}
+# -- 3. nvFuser: Philox4x32-10, uniforms in [0, 1) and Box-Muller normals ------------------------
+
+_NVFUSER_CUDA = r"""// kernel-forge corpus: nvFuser's runtime random numbers (read, not copied), in a harness of ours.
+#include <cstdint>
+
+// nvFuser's register array (runtime/array.cu), as much of it as the draws use: ours
+template <typename T, int N>
+struct Array {
+    T array[N];
+    __device__ T &operator[](const unsigned int i) { return array[i]; }
+    __device__ const T &operator[](const unsigned int i) const { return array[i]; }
+};
+
+// a * b: the low word returned, the high one stored
+__device__ unsigned int mulhilo32(unsigned int a, unsigned int b, unsigned int *result_high) {
+    *result_high = __umulhi(a, b);
+    return a * b;
+}
+
+__device__ Array<uint32_t, 4> single_round(Array<uint32_t, 4> ctr, Array<uint32_t, 2> key) {
+    constexpr unsigned long kPhiloxSA = 0xD2511F53;
+    constexpr unsigned long kPhiloxSB = 0xCD9E8D57;
+    unsigned int hi0;
+    unsigned int hi1;
+    unsigned int lo0 = mulhilo32(kPhiloxSA, ctr[0], &hi0);
+    unsigned int lo1 = mulhilo32(kPhiloxSB, ctr[2], &hi1);
+    Array<uint32_t, 4> next = {hi1 ^ ctr[1] ^ key[0], lo1, hi0 ^ ctr[3] ^ key[1], lo0};
+    return next;
+}
+
+// Philox4x32-10: the seed is the key, (offset, subsequence) the counter, low words first;
+// nine rounds with the key bumped after each, and the tenth
+__device__ Array<uint32_t, 4> philox(unsigned long long seed, unsigned long long subsequence,
+                                     unsigned long long offset) {
+    constexpr unsigned long kPhilox10A = 0x9E3779B9;
+    constexpr unsigned long kPhilox10B = 0xBB67AE85;
+    Array<uint32_t, 2> key;
+    key[0] = (unsigned int)seed;
+    key[1] = (unsigned int)(seed >> 32);
+    Array<uint32_t, 4> counter;
+    counter[0] = (unsigned int)(offset);
+    counter[1] = (unsigned int)(offset >> 32);
+    counter[2] = (unsigned int)(subsequence);
+    counter[3] = (unsigned int)(subsequence >> 32);
+
+    Array<uint32_t, 2> round_key = key;
+    Array<uint32_t, 4> state = counter;
+    for (int i = 0; i < 9; i++) {
+        state = single_round(state, round_key);
+        round_key[0] += (kPhilox10A);
+        round_key[1] += (kPhilox10B);
+    }
+    return single_round(state, round_key);
+}
+
+// a word as a float in (0, 1]: its value times 2^-32, plus half a step
+__device__ float raw_uniform_float(unsigned int x) {
+    constexpr float scale = (float)(1.0 / (double)(1ll << 32));
+    return (float)x * scale + 0.5f * scale;
+}
+
+// [0, 1): the words that round to 1.0 taken to 0.0
+__device__ float uniformf(unsigned int x) {
+    float result = raw_uniform_float(x);
+    return result == 1.0f ? 0.0f : result;
+}
+
+__device__ float rng_uniformf(const Array<uint32_t, 4> &rng_result, int rng_component) {
+    return uniformf(rng_result[rng_component]);
+}
+
+// Box-Muller on the pair (x, y): the radius from x, the angle from y; even components the
+// sine, odd ones the cosine
+__device__ float normalf(unsigned int x, unsigned int y, int rng_component) {
+    float u = uniformf(x);
+    float v = uniformf(y) * 6.2831855f;
+
+    if (rng_component % 2 == 0) {
+        return sqrtf(-2.0f * logf(u)) * sinf(v);
+    } else {
+        return sqrtf(-2.0f * logf(u)) * cosf(v);
+    }
+}
+
+__device__ float rng_normal_standardf(const Array<uint32_t, 4> &rng_result, int rng_component) {
+    return normalf(rng_result[rng_component / 2 * 2], rng_result[1 + rng_component / 2 * 2], rng_component);
+}
+
+// The harness (ours), as nvFuser's generated pointwise kernels draw: element i takes
+// component i % 4 of the draw at subsequence i / 4 and offset philox_offset / 4; T1 the
+// uniform, T2 the normal.
+extern "C" __global__ void nvfuser_rand_randn(float *T1, float *T2, int numel, unsigned long long seed,
+                                              unsigned long long philox_offset) {
+    const int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= numel) {
+        return;
+    }
+    const int rng_subseq = i / 4;
+    const int rng_component = i % 4;
+    const unsigned long long rng_offset = philox_offset / 4;
+    const Array<uint32_t, 4> rng_result = philox(seed, rng_subseq, rng_offset);
+    T1[i] = rng_uniformf(rng_result, rng_component);
+    T2[i] = rng_normal_standardf(rng_result, rng_component);
+}
+"""
+
+# The port: WGSL has no 64-bit integers, so the seed and the offset arrive as vec2<u32>
+# (low word first) and __umulhi is summed from 16-bit columns, carries and all.
+_NVFUSER_WGSL = """
+struct Params {
+    numel: i32,
+    seed: vec2<u32>,
+    philox_offset: vec2<u32>,
+}
+@group(0) @binding(0) var<storage, read_write> T1: array<f32>;
+@group(0) @binding(1) var<storage, read_write> T2: array<f32>;
+@group(0) @binding(2) var<uniform> params: Params;
+
+const kPhiloxSA = 0xD2511F53u;
+const kPhiloxSB = 0xCD9E8D57u;
+const kPhilox10A = 0x9E3779B9u;
+const kPhilox10B = 0xBB67AE85u;
+const SCALE: f32 = 2.3283064365386963e-10;  // 2^-32
+
+// (low, high) words of a * b
+fn mulhilo32(a: u32, b: u32) -> vec2<u32> {
+    let a0 = a & 0xffffu;
+    let a1 = a >> 16u;
+    let b0 = b & 0xffffu;
+    let b1 = b >> 16u;
+    let p00 = a0 * b0;
+    let p01 = a0 * b1;
+    let p10 = a1 * b0;
+    let middle = (p00 >> 16u) + (p01 & 0xffffu) + (p10 & 0xffffu);
+    return vec2<u32>(a * b, a1 * b1 + (p01 >> 16u) + (p10 >> 16u) + (middle >> 16u));
+}
+
+fn single_round(ctr: vec4<u32>, key: vec2<u32>) -> vec4<u32> {
+    let p0 = mulhilo32(kPhiloxSA, ctr.x);
+    let p1 = mulhilo32(kPhiloxSB, ctr.z);
+    return vec4<u32>(p1.y ^ ctr.y ^ key.x, p1.x, p0.y ^ ctr.w ^ key.y, p0.x);
+}
+
+fn philox(seed: vec2<u32>, subsequence: u32, offset: vec2<u32>) -> vec4<u32> {
+    var key = seed;
+    var state = vec4<u32>(offset.x, offset.y, subsequence, 0u);
+    for (var i = 0; i < 9; i++) {
+        state = single_round(state, key);
+        key.x += kPhilox10A;
+        key.y += kPhilox10B;
+    }
+    return single_round(state, key);
+}
+
+fn uniformf(x: u32) -> f32 {
+    let result = f32(x) * SCALE + 0.5 * SCALE;
+    return select(result, 0.0, result == 1.0);
+}
+
+fn normalf(x: u32, y: u32, rng_component: u32) -> f32 {
+    let u = uniformf(x);
+    let v = uniformf(y) * 6.2831855;
+    if (rng_component % 2u == 0u) {
+        return sqrt(-2.0 * log(u)) * sin(v);
+    } else {
+        return sqrt(-2.0 * log(u)) * cos(v);
+    }
+}
+
+@compute @workgroup_size(128)
+fn nvfuser_rand_randn(@builtin(global_invocation_id) gid: vec3<u32>) {
+    let i = gid.x;
+    if (i32(i) >= params.numel) {
+        return;
+    }
+    let rng_subseq = i / 4u;
+    let rng_component = i % 4u;
+    // the 64-bit offset over 4
+    let o = params.philox_offset;
+    let rng_offset = vec2<u32>((o.x >> 2u) | (o.y << 30u), o.y >> 2u);
+    let rng_result = philox(params.seed, rng_subseq, rng_offset);
+    T1[i] = uniformf(rng_result[rng_component]);
+    let pair = rng_component / 2u * 2u;
+    T2[i] = normalf(rng_result[pair], rng_result[pair + 1u], rng_component);
+}
+"""
+
+
+def nvfuser_uniformf(words: np.ndarray) -> np.ndarray:
+    """nvFuser's ``uniformf``: ``(float)x * 2**-32 + 2**-33`` in float32 (in (0, 1]),
+    1.0 taken to 0.0."""
+    scale = np.float32(2.0**-32)
+    raw = words.astype(np.float32) * scale + np.float32(0.5) * scale
+    return np.where(raw == np.float32(1.0), np.float32(0.0), raw).astype(np.float32)
+
+
+def _nvfuser_reference(T1, T2, numel, seed, philox_offset):
+    n = int(numel)
+    draws = ceil_div(n, 4)
+    offset = int(philox_offset) // 4
+    counters = np.zeros((draws, 4), np.uint64)
+    counters[:, 0] = offset & 0xFFFFFFFF
+    counters[:, 1] = offset >> 32
+    counters[:, 2] = np.arange(draws, dtype=np.uint64)
+    seed = int(seed)
+    words = philox4x32_10(counters, (seed & 0xFFFFFFFF, seed >> 32))
+    element = np.arange(n)
+    component = element % 4
+    mine = words[element // 4, component]
+    first = words[element // 4, component // 2 * 2]
+    second = words[element // 4, component // 2 * 2 + 1]
+    u = nvfuser_uniformf(first).astype(np.float64)
+    v = (nvfuser_uniformf(second) * np.float32(6.2831855)).astype(np.float64)
+    with np.errstate(divide="ignore"):
+        radius = np.sqrt(-2.0 * np.log(u))
+    normal = radius * np.where(component % 2 == 0, np.sin(v), np.cos(v))
+    return {"T1": nvfuser_uniformf(mine), "T2": normal}
+
+
+#: Both words of the seed in use, chosen so that word 1 of the draw at subsequence 2
+#: (element 9, an angle's word) is within 128 of 2**32: raw_uniform_float gives 1.0
+#: there and uniformf 0.0 (tests/test_wild_round82.py)
+NVFUSER_SEED = 0x5EED0000_0001A07F
+NVFUSER_OFFSET = 8
+
+NVFUSER = Wild(
+    KernelSpec(
+        id="wild_r82_nvfuser_philox_uniform_normal",
+        entry_point="nvfuser_rand_randn",
+        sources={"cuda": _NVFUSER_CUDA, "wgsl": _NVFUSER_WGSL},
+        buffers=(
+            BufferSpec(0, "f32", "read_write", name="T1"),
+            BufferSpec(1, "f32", "read_write", name="T2"),
+            BufferSpec.uniform(
+                2, (("numel", "i32"), ("seed", "u64"), ("philox_offset", "u64")), name="params"
+            ),
+        ),
+        reference=_nvfuser_reference,
+        params=lambda n: {"numel": int(n)},
+        defaults={"seed": NVFUSER_SEED, "philox_offset": NVFUSER_OFFSET},
+        grid=lambda s, n: (ceil_div(int(n), 128), 1, 1),
+        schedules=(Schedule(128),),
+        test_sizes=(1000, 6),
+    ),
+    {
+        "CUDA: the fold of 1.0 dropped": (
+            "cuda",
+            "return result == 1.0f ? 0.0f : result;",
+            "return result;",
+        ),
+        "the fold of 1.0 dropped": (
+            "wgsl",
+            "return select(result, 0.0, result == 1.0);",
+            "return result;",
+        ),
+        "CUDA: the sine for odd components": (
+            "cuda",
+            "if (rng_component % 2 == 0) {",
+            "if (rng_component % 2 == 1) {",
+        ),
+        "the sine for odd components": (
+            "wgsl",
+            "if (rng_component % 2u == 0u) {",
+            "if (rng_component % 2u == 1u) {",
+        ),
+        "CUDA: the high and low products swapped": (
+            "cuda",
+            "Array<uint32_t, 4> next = {hi1 ^ ctr[1] ^ key[0], lo1, hi0 ^ ctr[3] ^ key[1], lo0};",
+            "Array<uint32_t, 4> next = {lo1 ^ ctr[1] ^ key[0], hi1, lo0 ^ ctr[3] ^ key[1], hi0};",
+        ),
+        "the high and low products swapped": (
+            "wgsl",
+            "return vec4<u32>(p1.y ^ ctr.y ^ key.x, p1.x, p0.y ^ ctr.w ^ key.y, p0.x);",
+            "return vec4<u32>(p1.x ^ ctr.y ^ key.x, p1.y, p0.x ^ ctr.w ^ key.y, p0.y);",
+        ),
+        "a draw an element, not a component": (
+            "wgsl",
+            "let rng_subseq = i / 4u;",
+            "let rng_subseq = i;",
+        ),
+    },
+)
+
+
+# -- 4. ParallelPi: a Monte Carlo count of pi, an LCG a thread, a tree in shared memory ----------
+
+_PI_CUDA = r"""// kernel-forge corpus: ParallelPi's computePiKernel5 (read, not copied).
+
+// Stroustrup's LCG on a long: the next state, and its low 31 bits as a float in [0, 1)
+__device__ float generateRandomNumber(long &last_draw) {
+    last_draw = last_draw * 1103515245 + 12345;
+    long low_bits = last_draw & 0x7fffffff;
+    return low_bits / 2147483648.0;
+}
+
+// 512 threads a block, each drawing iters_per_thread points of the unit square from its
+// own stretch of the LCG's sequence and counting those inside the quarter circle; the
+// block's counts summed in shared memory, the block's total written by thread 0.
+__global__ void computePiKernel5(unsigned int *output, unsigned int seed, unsigned int iters_per_thread) {
+    unsigned int tid = blockIdx.x * blockDim.x + threadIdx.x;
+    long spacing = 18446744073709551615ul / static_cast<unsigned long>(blockDim.x * gridDim.x);
+    long last_draw = seed + tid * spacing;
+    int n_inside = 0;
+
+    extern __shared__ int inside[];
+
+    for (unsigned int i = 0; i < iters_per_thread; ++i) {
+        float x = generateRandomNumber(last_draw);
+        float y = generateRandomNumber(last_draw);
+        float r = sqrt(x * x + y * y);
+        if (r <= 1.0f) {
+            ++n_inside;
+        }
+    }
+
+    inside[threadIdx.x] = n_inside;
+
+    __syncthreads();
+    if (threadIdx.x < 256) { inside[threadIdx.x] = inside[threadIdx.x] + inside[threadIdx.x + 256]; }
+    __syncthreads();
+    if (threadIdx.x < 128) { inside[threadIdx.x] = inside[threadIdx.x] + inside[threadIdx.x + 128]; }
+    __syncthreads();
+    if (threadIdx.x < 64) { inside[threadIdx.x] = inside[threadIdx.x] + inside[threadIdx.x + 64]; }
+    __syncthreads();
+
+    // the last 64 by the first warp alone, no barriers: volatile so that each step reads
+    // what the last one stored
+    volatile int *p = &inside[0];
+    if (threadIdx.x < 32) {
+        p[threadIdx.x] = p[threadIdx.x] + p[threadIdx.x + 32];
+        p[threadIdx.x] = p[threadIdx.x] + p[threadIdx.x + 16];
+        p[threadIdx.x] = p[threadIdx.x] + p[threadIdx.x + 8];
+        p[threadIdx.x] = p[threadIdx.x] + p[threadIdx.x + 4];
+        p[threadIdx.x] = p[threadIdx.x] + p[threadIdx.x + 2];
+        p[threadIdx.x] = p[threadIdx.x] + p[threadIdx.x + 1];
+    }
+
+    if (threadIdx.x == 0) {
+        output[blockIdx.x] = inside[threadIdx.x];
+    }
+}
+"""
+
+# The port: 256 invocations (WebGPU's default limit); the long as (low, high) words; the
+# spacing by long division of 2^64 - 1; a barrier after every step, WGSL having no warps.
+_PI_WGSL = """
+struct Params {
+    seed: u32,
+    iters_per_thread: u32,
+}
+@group(0) @binding(0) var<storage, read_write> output: array<u32>;
+@group(0) @binding(1) var<uniform> params: Params;
+var<workgroup> inside: array<i32, 256>;
+
+fn mulhi(a: u32, b: u32) -> u32 {
+    let a0 = a & 0xffffu;
+    let a1 = a >> 16u;
+    let b0 = b & 0xffffu;
+    let b1 = b >> 16u;
+    let middle = ((a0 * b0) >> 16u) + ((a0 * b1) & 0xffffu) + ((a1 * b0) & 0xffffu);
+    return a1 * b1 + ((a0 * b1) >> 16u) + ((a1 * b0) >> 16u) + (middle >> 16u);
+}
+
+// a * m + c mod 2^64, a as (low, high)
+fn mul_add(a: vec2<u32>, m: u32, c: u32) -> vec2<u32> {
+    let low = a.x * m;
+    let sum = low + c;
+    return vec2<u32>(sum, a.y * m + mulhi(a.x, m) + select(0u, 1u, sum < low));
+}
+
+var<private> last_draw: vec2<u32>;
+
+fn generateRandomNumber() -> f32 {
+    last_draw = mul_add(last_draw, 1103515245u, 12345u);
+    let low_bits = last_draw.x & 0x7fffffffu;
+    return f32(low_bits) / 2147483648.0;
+}
+
+@compute @workgroup_size(256)
+fn computePiKernel5(@builtin(workgroup_id) wg: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>,
+                    @builtin(local_invocation_index) lid: u32) {
+    let tid = wg.x * 256u + lid;
+    // (2^64 - 1) / threads, the high word then the low one bit by bit
+    let threads = 256u * groups.x;
+    var rest = 0xffffffffu % threads;
+    var spacing = vec2<u32>(0u, 0xffffffffu / threads);
+    for (var bit = 0; bit < 32; bit++) {
+        rest = rest * 2u + 1u;
+        spacing.x = spacing.x << 1u;
+        if (rest >= threads) {
+            rest -= threads;
+            spacing.x |= 1u;
+        }
+    }
+    last_draw = mul_add(vec2<u32>(spacing.x, spacing.y), tid, params.seed);
+    var n_inside = 0;
+    for (var i = 0u; i < params.iters_per_thread; i++) {
+        let x = generateRandomNumber();
+        let y = generateRandomNumber();
+        let r = sqrt(x * x + y * y);
+        if (r <= 1.0) {
+            n_inside++;
+        }
+    }
+
+    inside[lid] = n_inside;
+    workgroupBarrier();
+    if (lid < 128u) { inside[lid] = inside[lid] + inside[lid + 128u]; }
+    workgroupBarrier();
+    if (lid < 64u) { inside[lid] = inside[lid] + inside[lid + 64u]; }
+    workgroupBarrier();
+    if (lid < 32u) { inside[lid] = inside[lid] + inside[lid + 32u]; }
+    workgroupBarrier();
+    if (lid < 16u) { inside[lid] = inside[lid] + inside[lid + 16u]; }
+    workgroupBarrier();
+    if (lid < 8u) { inside[lid] = inside[lid] + inside[lid + 8u]; }
+    workgroupBarrier();
+    if (lid < 4u) { inside[lid] = inside[lid] + inside[lid + 4u]; }
+    workgroupBarrier();
+    if (lid < 2u) { inside[lid] = inside[lid] + inside[lid + 2u]; }
+    workgroupBarrier();
+    if (lid < 1u) { inside[lid] = inside[lid] + inside[lid + 1u]; }
+
+    if (lid == 0u) {
+        output[wg.x] = u32(inside[lid]);
+    }
+}
+"""
+
+
+def parallel_pi_counts(blocks: int, threads: int, seed: int, iters: int) -> np.ndarray:
+    """Each block's count of points inside the quarter circle: thread t of ``blocks x
+    threads`` starts a 64-bit LCG (``* 1103515245 + 12345``, wrapping) at ``seed + t *
+    spacing`` with ``spacing = (2**64 - 1) // (blocks * threads)``; each of ``iters``
+    points takes two draws, each the state's low 31 bits over 2**31 rounded to float32,
+    and counts where ``sqrt(x*x + y*y) <= 1`` in float32."""
+    total = blocks * threads
+    spacing = np.uint64((2**64 - 1) // total)
+    tid = np.arange(total, dtype=np.uint64)
+    state = np.uint64(seed) + tid * spacing
+    mult, inc = np.uint64(1103515245), np.uint64(12345)
+
+    def draw(state):
+        state = state * mult + inc
+        low = (state & np.uint64(0x7FFFFFFF)).astype(np.float64)
+        return state, (low / 2147483648.0).astype(np.float32)
+
+    inside = np.zeros(total, np.int64)
+    with np.errstate(over="ignore"):
+        for _ in range(int(iters)):
+            state, x = draw(state)
+            state, y = draw(state)
+            r = np.sqrt(x * x + y * y)
+            inside += r <= np.float32(1.0)
+    return inside.reshape(blocks, threads).sum(axis=1).astype(np.uint32)
+
+
+def _pi_reference(output, seed, iters_per_thread):
+    return parallel_pi_counts(len(output), 512, int(seed), int(iters_per_thread))
+
+
+def _pi_port_reference(output, params):
+    return parallel_pi_counts(
+        len(output), 256, int(params["seed"]), int(params["iters_per_thread"])
+    )
+
+
+#: any u32 (the host's is the time in milliseconds); 8 points a thread (the host's 1000)
+_PI_DEFAULTS = {"seed": 1765112345, "iters_per_thread": 8}
+
+PARALLEL_PI = Wild(
+    KernelSpec(
+        id="wild_r82_parallelpi_compute_pi_kernel5",
+        entry_point="computePiKernel5",
+        sources={"cuda": _PI_CUDA},
+        buffers=(BufferSpec(0, "u32", "read_write", name="output", initial=0),),
+        reference=_pi_reference,
+        defaults={"seed": np.uint32(_PI_DEFAULTS["seed"]), "iters_per_thread": np.uint32(8)},
+        # the host's grid: one block a 512 x 1000 points; here the size is the blocks
+        grid=lambda s, n: (int(n), 1, 1),
+        schedules=(Schedule(512),),
+        shared_bytes=512 * 4,
+        test_sizes=(3, 1),
+    ),
+    {
+        "CUDA: the LCG's increment dropped": (
+            "cuda",
+            "last_draw = last_draw * 1103515245 + 12345;",
+            "last_draw = last_draw * 1103515245;",
+        ),
+        "CUDA: the sign bit kept": (
+            "cuda",
+            "long low_bits = last_draw & 0x7fffffff;",
+            "long low_bits = last_draw & 0xffffffff;",
+        ),
+        "CUDA: the spacing over a block's threads": (
+            "cuda",
+            "static_cast<unsigned long>(blockDim.x * gridDim.x);",
+            "static_cast<unsigned long>(blockDim.x);",
+        ),
+        "CUDA: the barrier after the counts are stored dropped": (
+            "cuda",
+            "    inside[threadIdx.x] = n_inside;\n\n    __syncthreads();\n",
+            "    inside[threadIdx.x] = n_inside;\n\n",
+        ),
+        "CUDA: the warp's first step left out": (
+            "cuda",
+            "        p[threadIdx.x] = p[threadIdx.x] + p[threadIdx.x + 32];\n",
+            "",
+        ),
+    },
+    races=frozenset({"CUDA: the barrier after the counts are stored dropped"}),
+)
+
+PARALLEL_PI_PORT = Wild(
+    KernelSpec(
+        id="wild_r82_parallelpi_compute_pi_kernel5_webgpu_port",
+        entry_point="computePiKernel5",
+        sources={"wgsl": _PI_WGSL},
+        buffers=(
+            BufferSpec(0, "u32", "read_write", name="output", initial=0),
+            BufferSpec.uniform(1, (("seed", "u32"), ("iters_per_thread", "u32")), name="params"),
+        ),
+        reference=_pi_port_reference,
+        defaults=_PI_DEFAULTS,
+        grid=lambda s, n: (int(n), 1, 1),
+        schedules=(Schedule(256),),
+        test_sizes=(3, 1),
+    ),
+    {
+        "the LCG's increment dropped": (
+            "wgsl",
+            "last_draw = mul_add(last_draw, 1103515245u, 12345u);",
+            "last_draw = mul_add(last_draw, 1103515245u, 0u);",
+        ),
+        "the sign bit kept": (
+            "wgsl",
+            "let low_bits = last_draw.x & 0x7fffffffu;",
+            "let low_bits = last_draw.x & 0xffffffffu;",
+        ),
+        "the spacing over a block's threads": (
+            "wgsl",
+            "let threads = 256u * groups.x;",
+            "let threads = 256u;",
+        ),
+        "the barrier after the counts are stored dropped": (
+            "wgsl",
+            "    inside[lid] = n_inside;\n    workgroupBarrier();\n",
+            "    inside[lid] = n_inside;\n",
+        ),
+        "the step of 32 left out": (
+            "wgsl",
+            "    if (lid < 32u) { inside[lid] = inside[lid] + inside[lid + 32u]; }\n",
+            "",
+        ),
+    },
+)
+
+
+ROUND82: dict[str, Wild] = {
+    wild.kernel.id: wild for wild in (THREEFRY, NUMR_RANDN, NVFUSER, PARALLEL_PI, PARALLEL_PI_PORT)
+}
