@@ -1019,7 +1019,7 @@ PARALLEL_PI_PORT = Wild(
             "    inside[lid] = n_inside;\n    workgroupBarrier();\n",
             "    inside[lid] = n_inside;\n",
         ),
-        "the step of 32 left out": (
+        "the warp's first step left out": (
             "wgsl",
             "    if (lid < 32u) { inside[lid] = inside[lid] + inside[lid + 32u]; }\n",
             "",
