@@ -10,9 +10,12 @@ ParallelPi's two ``unsigned int`` by value and its dynamic shared memory). Each 
 mutant's bug is also a mutant of the WebGPU port (same name without "CUDA: "), which
 fails here.
 
-The oracle got none of them wrong: no false alarm, no missed mutant, nothing fixed. What
-the kernels themselves showed, pinned below against the references and published
-answers:
+The oracle got none of the round's kernels or mutants wrong: no false alarm, no missed
+mutant, nothing in ``oracle/`` changed. One gap found beside them is left open, a strict
+xfail below: f32's default absolute tolerance (1e-6) passes nvFuser's uniform without
+its half step where a word is small (8192 ulp off at 2e-7, where a right port is
+bit-exact). What the kernels themselves showed, pinned below against the references and
+published answers:
 
 - numr's ``mulhi`` drops two carries, so its "Philox4x32-10" is not Philox4x32-10: the
   high word is wrong for 6% of the counter words times ``0xD2511F53`` and 35% times
@@ -41,9 +44,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-import forge
 import oracle
-from oracle import Verdict
+from oracle import Session, Verdict
 from oracle.pytest_plugin import require_available
 from tests._nvrtc_build import nvrtc_build
 from tests.wild import CORPUS, mutant
@@ -67,6 +69,15 @@ _CUDA = [n for n, w in ROUND82.items() if "cuda" in w.kernel.targets]
 _CUDA_MUTANTS = [
     (n, m) for n in _CUDA for m, (t, _, _) in ROUND82[n].mutants.items() if t == "cuda"
 ]
+
+
+@pytest.fixture(scope="module")
+def session():
+    """One worker per backend for this module's evaluations."""
+    with Session(timeout_s=60) as shared:
+        yield shared
+
+
 #: where each CUDA kernel's bugs are written in WGSL: the port in the same entry, or its own
 _PORT_OF = {_NVFUSER: _NVFUSER, _PI: _PI_PORT}
 
@@ -181,53 +192,53 @@ def test_the_uniforms_ends():
 
 def _nvfuser_words(seed: int, draws: int) -> np.ndarray:
     counters = np.zeros((draws, 4), np.uint64)
-    counters[:, 0] = NVFUSER_OFFSET // 4
+    counters[:, 0] = (NVFUSER_OFFSET // 4) & 0xFFFFFFFF
+    counters[:, 1] = NVFUSER_OFFSET // 4 >> 32
     counters[:, 2] = np.arange(draws, dtype=np.uint64)
     return philox4x32_10(counters, (seed & 0xFFFFFFFF, seed >> 32))
 
 
 def test_the_nvfuser_seed_reaches_the_fold():
-    """The entry's seed: word 1 of the draw at subsequence 2 (element 9, the angle's word
-    of elements 8 and 9) is within 128 of 2**32, so element 9's uniform is the fold's
+    """The entry's seed: word 1 of the draw at subsequence 82 (element 329, the angle's
+    word of elements 328 and 329) is within 128 of 2**32, so element 329's uniform is the fold's
     0.0, and no radius word of the first size's draws is (its normals stay finite)."""
     words = _nvfuser_words(NVFUSER_SEED, 250)
     top = words >= np.uint32(2**32 - 128)
-    assert [tuple(int(v) for v in at) for at in np.argwhere(top)] == [(2, 1)]
+    assert [tuple(int(v) for v in at) for at in np.argwhere(top)] == [(82, 1)]
     kernel = CORPUS[_NVFUSER].kernel
     out = np.zeros(1000, np.float32)
     expected = kernel.reference(out, out, 1000, NVFUSER_SEED, NVFUSER_OFFSET)
-    assert expected["T1"][9] == 0.0 and np.all(np.isfinite(expected["T2"]))
-    assert expected["T2"][8] == 0.0  # r sin(0): the angle's word folded to 0
+    assert expected["T1"][329] == 0.0 and np.all(np.isfinite(expected["T2"]))
+    assert expected["T2"][328] == 0.0  # r sin(0): the angle's word folded to 0
 
 
-def test_the_fold_dropped_fails_at_the_element_it_changes(request):
-    """The port without the fold (``return result;``, (0, 1]): element 9 is 1.0 where
+def test_the_fold_dropped_fails_at_the_element_it_changes(request, session):
+    """The port without the fold (``return result;``, (0, 1]): element 329 is 1.0 where
     the kernel gives 0.0, and the oracle fails it there."""
     require_available(request.config, "wgpu")
     wrong = mutant(CORPUS[_NVFUSER], "the fold of 1.0 dropped")
-    with forge.open_context("wgpu") as ctx:
-        ev = oracle.evaluate(ctx, wrong, size=1000, samples=0)
+    ev = oracle.evaluate(session.runner("wgpu"), wrong, size=1000, samples=0)
     assert ev.verdict is Verdict.MISMATCH, ev.report()
     t1 = ev.outputs["T1"].comparison
-    assert t1.mismatches == 1 and t1.first_mismatches[0].index == (9,), ev.report()
+    assert t1.mismatches == 1 and t1.first_mismatches[0].index == (329,), ev.report()
 
 
-#: a seed whose word 2 of the draw at subsequence 124 is within 128 of 2**32: the radius
-#: word of elements 498 and 499, whose uniform folds to 0.0 and whose log is -inf
-_LOG_OF_ZERO_SEED = 0x5EED0000_0000653C
+#: a seed whose word 0 of the draw at subsequence 124 is within 128 of 2**32: the radius
+#: word of elements 496 and 497, whose uniform folds to 0.0 and whose log is -inf
+_LOG_OF_ZERO_SEED = 0x5EED0000_0000D844
 
 
 def test_nvfusers_normal_takes_the_log_of_zero():
     words = _nvfuser_words(_LOG_OF_ZERO_SEED, 250)
-    assert [tuple(int(v) for v in at) for at in np.argwhere(words >= 2**32 - 128)] == [(124, 2)]
+    assert [tuple(int(v) for v in at) for at in np.argwhere(words >= 2**32 - 128)] == [(124, 0)]
     out = np.zeros(1000, np.float32)
     expected = CORPUS[_NVFUSER].kernel.reference(out, out, 1000, _LOG_OF_ZERO_SEED, NVFUSER_OFFSET)
-    assert list(np.flatnonzero(~np.isfinite(expected["T2"]))) == [498, 499]
-    assert np.all(np.isinf(expected["T2"][498:500]))
+    assert list(np.flatnonzero(~np.isfinite(expected["T2"]))) == [496, 497]
+    assert np.all(np.isinf(expected["T2"][496:498]))
 
 
 @pytest.mark.parametrize("backend", ["wgpu", "browser"])
-def test_the_infinite_normals_of_a_right_kernel(request, backend):
+def test_the_infinite_normals_of_a_right_kernel(request, session, backend):
     """The port at that seed is right: where the adapter's non-finite results are
     determinate (lavapipe) the infinities are judged and it passes; where they are not
     (SwiftShader) those two elements are masked and the verdict is INCONCLUSIVE, never a
@@ -238,7 +249,7 @@ def test_the_infinite_normals_of_a_right_kernel(request, backend):
         id=f"{_NVFUSER}_log_of_zero",
         defaults={"seed": _LOG_OF_ZERO_SEED, "philox_offset": NVFUSER_OFFSET},
     )
-    ev = oracle.evaluate(backend, kernel, size=1000, samples=0)
+    ev = oracle.evaluate(session.runner(backend), kernel, size=1000, samples=0)
     if ev.semantics.nonfinite_indeterminate:
         assert ev.verdict is Verdict.INCONCLUSIVE, ev.report()
         assert ev.outputs["T2"].comparison.masked == 2 and ev.outputs["T1"].passed, ev.report()
@@ -262,3 +273,72 @@ def test_parallel_pi_counts_estimate_pi():
     assert counts.max() <= 512 * iters
     port = parallel_pi_counts(2 * blocks, 256, 1765112345, iters)
     assert np.array_equal(port.reshape(blocks, 2).sum(axis=1), counts)
+
+
+def test_parallel_pis_points_need_only_the_low_word():
+    """The LCG is modulo 2**64 and the points take the state's low 31 bits, which the
+    low 32 bits of the state alone decide: the same counts come from the state kept
+    modulo 2**32. So the 64-bit ``long`` (and the port's high words) never reach the
+    output: an automatic sweep of the port's operators and constants left 40 mutants of
+    its high-word arithmetic and of reduction steps past the last one read, each
+    equivalent to the port, none a miss of the oracle."""
+    blocks, threads, seed, iters = 2, 512, 1765112345, 16
+    spacing = (2**64 - 1) // (blocks * threads)
+    state = (seed + np.arange(blocks * threads, dtype=np.uint64) * np.uint64(spacing)) & np.uint64(
+        0xFFFFFFFF
+    )
+    inside = np.zeros(blocks * threads, np.int64)
+    for _ in range(iters):
+        point = []
+        for _ in range(2):
+            state = (state * np.uint64(1103515245) + np.uint64(12345)) & np.uint64(0xFFFFFFFF)
+            low = (state & np.uint64(0x7FFFFFFF)).astype(np.float64)
+            point.append((low / 2147483648.0).astype(np.float32))
+        x, y = point
+        inside += np.sqrt(x * x + y * y) <= np.float32(1.0)
+    low_word_counts = inside.reshape(blocks, threads).sum(axis=1)
+    assert np.array_equal(low_word_counts, parallel_pi_counts(blocks, threads, seed, iters))
+
+
+# -- a gap left open: the default absolute tolerance near zero -------------------------------
+
+#: a seed whose word 1 of the draw at subsequence 159 is 838: element 637's uniform is
+#: (838 + 1/2) * 2**-32, about 1.95e-7, and no word of the first 250 draws folds
+_SMALL_WORD_SEED = 0x5EED0000_000000BC
+
+
+def test_the_small_word_seed_reaches_a_tiny_uniform():
+    words = _nvfuser_words(_SMALL_WORD_SEED, 250)
+    assert int(words[159, 1]) == 838 and not np.any(words >= 2**32 - 128)
+    assert nvfuser_uniformf(words[159, 1:2])[0] == np.float32(838.5 * 2.0**-32)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason=(
+        "missed: f32's default atol of 1e-6 (oracle/_tolerance.py) accepts element 637's "
+        "838 * 2**-32 for (838 + 1/2) * 2**-32, 8192 ulp and 6e-4 relative apart, where a "
+        "right kernel is bit-exact on lavapipe; not fixed in round 82"
+    ),
+)
+def test_nvfusers_earlier_uniform_without_the_half_step_fails(request, session):
+    """nvFuser's uniformf without its half step, as pytorch/pytorch's copy of the
+    runtime at 073c8a6f had it (``x * kRanInvM32``, before the fold came too; here the
+    fold is kept): [0, 1) with 0 reachable, so that normalf's log may take 0 for word 0.
+    It differs from the current one by 2**-33 everywhere, which float32 shows only below
+    2**-9 (one word in 512): at a word of 838 it is 8192 ulp off, 1.2e-10 absolute. The
+    port so changed, at a seed reaching that word, must fail; the oracle passes it (the
+    xfail's reason)."""
+    require_available(request.config, "wgpu")
+    kernel = CORPUS[_NVFUSER].kernel
+    text = kernel.sources["wgsl"]
+    old = "let result = f32(x) * SCALE + 0.5 * SCALE;"
+    assert text.count(old) == 1
+    earlier = dataclasses.replace(
+        kernel,
+        id=f"{_NVFUSER}__no_half_step",
+        sources={"wgsl": text.replace(old, "let result = f32(x) * SCALE;")},
+        defaults={"seed": _SMALL_WORD_SEED, "philox_offset": NVFUSER_OFFSET},
+    )
+    ev = oracle.evaluate(session.runner("wgpu"), earlier, size=1000, samples=0)
+    assert ev.verdict is Verdict.MISMATCH, ev.report()

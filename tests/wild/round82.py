@@ -62,7 +62,25 @@ and the WebGPU ports.
 Mutants: see each entry. The CUDA kernels' bugs are written into their WebGPU ports too
 (tests/test_wild_round82.py pairs them), which run here.
 
-What they showed: see tests/test_wild_round82.py.
+What they showed (lavapipe and SwiftShader; not run on a GPU; pinned in
+tests/test_wild_round82.py): no false alarm and no missed mutant of the round; nothing
+in ``oracle/`` changed. Every original passes on the reference and both CPU adapters,
+every WGSL mutant fails on both, every CUDA original and mutant compiles with NVRTC
+for sm_90 with the arguments its PTX declares. Of the kernels themselves: numr's
+"Philox4x32-10" is not Philox4x32-10 (its ``mulhi`` loses both carries); webgpu_dpmm's
+Threefry has Random123's rounds but not its key schedule; nvFuser's [0, 1) fold lets
+``normalf`` take the log of 0, one word in 2**25, an infinite normal (judged on
+lavapipe, masked as indeterminate on SwiftShader: INCONCLUSIVE, not a pass).
+
+A gap found beside the round, left open (a strict xfail there): f32's default absolute
+tolerance (1e-6) accepts nvFuser's uniform without its half step (``x * 2**-32``, as an
+earlier copy of the runtime had it) where a word is small: 8192 ulp off at a uniform of
+2e-7, where the right port is bit-exact. An automatic sweep of the ports' operators and
+constants on lavapipe left only equivalent mutants besides (ParallelPi's points take
+the LCG state's low 31 bits, which its low word alone decides, so the port's high-word
+arithmetic never reaches the counts; reduction steps past the last one read) and this
+one; it also showed the nvFuser entry's first offset (8) left the offset's high word
+unjudged, so the offset is ``5 * 2**32 + 8``.
 """
 
 # ruff: noqa: E501  (the CUDA and WGSL keep their sources' long lines)
@@ -688,11 +706,12 @@ def _nvfuser_reference(T1, T2, numel, seed, philox_offset):
     return {"T1": nvfuser_uniformf(mine), "T2": normal}
 
 
-#: Both words of the seed in use, chosen so that word 1 of the draw at subsequence 2
-#: (element 9, an angle's word) is within 128 of 2**32: raw_uniform_float gives 1.0
-#: there and uniformf 0.0 (tests/test_wild_round82.py)
-NVFUSER_SEED = 0x5EED0000_0001A07F
-NVFUSER_OFFSET = 8
+#: Both words of the seed and of the offset in use (the offset's high word, so that the
+#: port's 64-bit offset over 4 is judged), the seed chosen so that word 1 of the draw at
+#: subsequence 82 (element 329, an angle's word) is within 128 of 2**32:
+#: raw_uniform_float gives 1.0 there and uniformf 0.0 (tests/test_wild_round82.py)
+NVFUSER_SEED = 0x5EED0000_0000245F
+NVFUSER_OFFSET = 0x00000005_00000008
 
 NVFUSER = Wild(
     KernelSpec(
