@@ -1696,6 +1696,10 @@ from tests.wild.round81 import ROUND81  # noqa: E402  (round 81, cryptographic h
 
 CORPUS.update(ROUND81)
 
+from tests.wild.round82 import ROUND82  # noqa: E402  (round 82, counter-based random numbers and Monte Carlo: tests/wild/round82.py)
+
+CORPUS.update(ROUND82)
+
 from tests.wild.nvidia import seen_on_nvidia  # noqa: E402  (what the GPU run saw)
 
 seen_on_nvidia(CORPUS)
