@@ -6,6 +6,7 @@ progress on stderr; ``--json`` and
 from __future__ import annotations
 
 import argparse
+import ast
 import dataclasses
 import datetime
 import importlib.metadata
@@ -101,6 +102,32 @@ def _versions() -> dict[str, str]:
     return found
 
 
+def emit_settings(given: list[str]) -> dict[str, object]:
+    """``--emit NAME=VALUE`` settings: each NAME one of ``forge.emit._rows.SWITCHES``,
+    each VALUE a Python literal of the type the switch holds."""
+    from forge.emit import _rows
+
+    switches = {name: getattr(_rows, name) for name in _rows.SWITCHES}
+    settings: dict[str, object] = {}
+    for text in given:
+        name, _, value = text.partition("=")
+        if name not in switches or not value:
+            raise ValueError(
+                f"--emit {text!r}: give NAME=VALUE with NAME one of {sorted(switches)}"
+            )
+        try:
+            parsed = ast.literal_eval(value)
+        except (ValueError, SyntaxError):
+            parsed = None
+        if type(parsed) is not type(switches[name]):
+            raise ValueError(
+                f"--emit {text!r}: {name} holds a {type(switches[name]).__name__} "
+                f"({switches[name]!r} now), not {value!r}"
+            )
+        settings[name] = parsed
+    return settings
+
+
 def _meta(env: Bench, argv: list[str], seconds: float) -> dict:
     cuda = env.cuda_adapter()
     return {
@@ -147,7 +174,20 @@ def main(argv: list[str] | None = None) -> int:
         metavar="NAMES",
         help="comma-separated P11 kernels to run (e.g. softmax,layernorm_f16); default all",
     )
+    parser.add_argument(
+        "--emit",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="set one of forge.emit._rows's switches for this run, e.g. "
+        "CUDA_PACKED_HALF_ROWS=False, to time an emission against another run's; "
+        "repeatable, recorded in the run's command",
+    )
     args = parser.parse_args(argv)
+    try:
+        settings = emit_settings(args.emit)
+    except ValueError as exc:
+        parser.error(str(exc))
     try:
         targets = select(args.only)
     except ValueError as exc:
@@ -167,6 +207,12 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(
                 f"--kernels: no P11 kernel {sorted(kernels - known)}; known: {sorted(known)}"
             )
+    from forge.emit import _emit, _rows
+
+    kept = {name: getattr(_rows, name) for name in settings}
+    for name, value in settings.items():
+        setattr(_rows, name, value)
+    _emit.cache_clear()  # no text emitted before the switch is reused
     env = Bench(sizes, kernels=kernels)
     start = time.perf_counter()
     try:
@@ -174,6 +220,9 @@ def main(argv: list[str] | None = None) -> int:
         meta = _meta(env, argv, time.perf_counter() - start)
     finally:
         env.close()
+        for name, value in kept.items():
+            setattr(_rows, name, value)
+        _emit.cache_clear()
     print(text_table(rows))
     print(summary(rows))
     if args.json:

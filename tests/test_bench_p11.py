@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import io
 import math
+import re
 import sys
 from types import SimpleNamespace
 
@@ -285,3 +286,41 @@ def test_the_peer_rows_name_the_better_of_torch_and_triton_with_their_outputs_ch
     assert "against torch" in peer.notes and "torch fake" in peer.notes
     assert not copy.error and copy.goal.bound == 0.88
     assert set(peer.raw["rounds"]) == {"copy_shader", "copy_buffer", "torch", "triton", "ours"}
+
+
+def test_emit_sets_a_rows_switch_for_one_run_and_names_what_it_takes(monkeypatch, capsys):
+    """``python -m bench --emit NAME=VALUE`` times the emission a switch of
+    ``forge.emit._rows`` gives (the packed half rows against the unpacked ones, in two
+    runs), records it in the run's command, and puts the switch back; a name that is
+    not a switch, or a value of another type, is a usage error naming the switches."""
+    from bench import _cli
+    from forge.emit import _rows
+
+    assert _cli.emit_settings(["CUDA_PACKED_HALF_ROWS=False", "CUDA_PACKED_ROW_BLOCKS=2"]) == {
+        "CUDA_PACKED_HALF_ROWS": False,
+        "CUDA_PACKED_ROW_BLOCKS": 2,
+    }
+    for wrong, says in (
+        ("CUDA_PACKED_HALF_ROWS=2", "holds a bool"),
+        ("CUDA_PACKED_HALF_ROWS=yes", "holds a bool"),
+        ("PATTERN='rows'", "one of ['CUDA_PACKED_HALF_ROWS'"),
+        ("CUDA_PACKED_HALF_ROWS", "give NAME=VALUE"),
+    ):
+        with pytest.raises(ValueError, match=re.escape(says)):
+            _cli.emit_settings([wrong])
+    schedule = Schedule((64, 1), items_per_invocation=2, vector_width=4)
+    kernel = forge.get_kernel("layernorm_bf16")
+    kept = kernel.source("cuda", schedule)  # cached by the emitter before the run
+    seen = []
+
+    def section(env):
+        seen.append(kernel.source("cuda", schedule))
+        return []
+
+    monkeypatch.setattr(_cli, "_sections", lambda: {"P11": section})
+    assert bench_main(["--only", "P11", "--emit", "CUDA_PACKED_HALF_ROWS=False"]) == 0
+    assert "__nv_bfloat16 fg_v_x[" in seen[0] and "unsigned int fg_v_x[" in kept
+    assert _rows.CUDA_PACKED_HALF_ROWS is True and kernel.source("cuda", schedule) == kept
+    with pytest.raises(SystemExit):
+        bench_main(["--only", "P11", "--emit", "NOPE=1"])
+    assert "NOPE=1" in capsys.readouterr().err

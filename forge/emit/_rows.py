@@ -88,6 +88,8 @@ CUDA_PACKED_HALF_ROWS = True
 #: faster (layernorm_bf16 2823 against 2777 at ``wg=256,ipt=32,vec=4``, 2689 against
 #: 2830 at ``wg=512,ipt=16,vec=4``).
 CUDA_PACKED_ROW_BLOCKS = 1
+#: The settings above, which ``python -m bench --emit NAME=VALUE`` may change for a run.
+SWITCHES = ("WGSL_ONE_PASS_MOMENTS", "CUDA_PACKED_HALF_ROWS", "CUDA_PACKED_ROW_BLOCKS")
 
 
 def check(body, schedule, target: str | None) -> None:
