@@ -247,12 +247,11 @@ def test_packed_half_rows_match_the_reference_on_every_path_on_cuda(request, ker
     and odd (its last chunk lane by lane, and no chunk whole since cols % width != 0),
     and one longer (the looped path, with the same tail)."""
     require_available(request.config, "cuda")
-    kernel = forge.get_kernel(kernel_id)
+    shaped = ir.with_shape(forge.get_kernel(kernel_id), rows=3)
     schedule = Schedule((64, 1), items_per_invocation=2, vector_width=width)
     cap = 64 * 2 * width
     with forge.open_context("cuda") as ctx:
         for cols in (cap, cap - 3, 2 * cap + 5):
-            shaped = ir.with_shape(kernel, rows=3)
             ev = oracle.evaluate(ctx, shaped, schedule, size=cols, samples=0)
             assert ev.passed, ev.report()
 

@@ -66,7 +66,7 @@ from oracle import Verdict
 from oracle.pytest_plugin import require_available
 from tests._nvrtc_build import nvrtc_build
 from tests.test_cuda_fake_driver import fake_driver  # noqa: F401  (the fixture)
-from tests.wild import CORPUS, mutant
+from tests.wild import CORPUS, cuda_mutants, mutant, wgsl_twin
 from tests.wild.round79 import ROUND79
 
 _ROTATE = "wild_r79_cuda_samples_simple_texture_rotate"
@@ -76,9 +76,7 @@ _SOBEL = "wild_r79_cuda_samples_sobel_filter_tex"
 _BOX = "wild_r79_cuda_samples_box_filter_rgba_x"
 
 _CUDA = [n for n, w in ROUND79.items() if "cuda" in w.kernel.targets]
-_CUDA_MUTANTS = [
-    (n, m) for n in _CUDA for m, (t, _, _) in ROUND79[n].mutants.items() if t == "cuda"
-]
+_CUDA_MUTANTS = cuda_mutants(ROUND79)
 
 
 def _compile(kernel: forge.KernelSpec):
@@ -220,15 +218,6 @@ def test_on_the_simulated_driver_the_kernel_gets_the_object_its_host_makes(fake_
 # -- the CUDA mutants' bugs, shown in the ports ----------------------------------------------
 
 
-def _wgsl_variant(name: str, old: str, new: str) -> forge.KernelSpec:
-    kernel = CORPUS[name].kernel
-    text = kernel.sources["wgsl"]
-    assert text.count(old) == 1, (name, old)
-    return dataclasses.replace(
-        kernel, id=f"{kernel.id}__twin", sources={"wgsl": text.replace(old, new)}
-    )
-
-
 _SOBEL_PORT = "wild_r79_cuda_samples_sobel_filter_tex_webgpu_port"
 #: the columns' entry point down to its texel centre's y
 _COLUMNS_HEAD = (
@@ -317,7 +306,7 @@ def test_the_cuda_mutants_bug_fails_in_the_port(request, key):
     name, old, new = _CUDA_TWINS[key]
     backend = _TWIN_BACKEND.get(name, "wgpu")
     require_available(request.config, backend)
-    wrong = _wgsl_variant(name, old, new)
+    wrong = wgsl_twin(name, old, new)
     with forge.open_context(backend) as ctx:
         size = _TWIN_SIZE.get(name, wrong.test_sizes[0])
         ev = oracle.evaluate(ctx, wrong, size=size, samples=0)

@@ -49,7 +49,7 @@ from oracle import Verdict
 from oracle.pytest_plugin import require_available
 from tests._nvrtc_build import nvrtc_build
 from tests.test_cuda_fake_driver import fake_driver  # noqa: F401  (the fixture)
-from tests.wild import CORPUS, RACE_HIDDEN, mutant
+from tests.wild import CORPUS, RACE_HIDDEN, cuda_mutants, mutant, wgsl_twin
 from tests.wild.round80 import ROUND80
 
 _QUANT = "wild_r80_cuda_samples_dct8x8_quantization_float"
@@ -60,9 +60,7 @@ _STEREO = "wild_r80_cuda_samples_stereo_disparity"
 _STEREO_PORT = "wild_r80_cuda_samples_stereo_disparity_webgpu_port"
 
 _CUDA = [n for n, w in ROUND80.items() if "cuda" in w.kernel.targets]
-_CUDA_MUTANTS = [
-    (n, m) for n in _CUDA for m, (t, _, _) in ROUND80[n].mutants.items() if t == "cuda"
-]
+_CUDA_MUTANTS = cuda_mutants(ROUND80)
 
 
 def test_the_round_is_in_the_corpus():
@@ -86,15 +84,6 @@ def test_the_demosaics_byte_scalar_is_passed_as_one_byte():
 
 
 # -- the CUDA mutants' bugs, shown in the ports ----------------------------------------------
-
-
-def _wgsl_variant(name: str, old: str, new: str) -> forge.KernelSpec:
-    kernel = CORPUS[name].kernel
-    text = kernel.sources["wgsl"]
-    assert text.count(old) == 1, (name, old)
-    return dataclasses.replace(
-        kernel, id=f"{kernel.id}__twin", sources={"wgsl": text.replace(old, new)}
-    )
 
 
 # Each CUDA mutant of the round has the same bug written into the WebGPU port here (the
@@ -183,7 +172,7 @@ def test_every_cuda_mutant_has_a_twin_here():
 def test_the_cuda_mutants_bug_fails_in_the_port(request, key):
     name, old, new = _CUDA_TWINS[key]
     require_available(request.config, "wgpu")
-    wrong = _wgsl_variant(name, old, new)
+    wrong = wgsl_twin(name, old, new)
     verdicts = []
     with forge.open_context("wgpu") as ctx:
         for size in wrong.test_sizes:  # until the first failing verdict
@@ -311,7 +300,7 @@ def test_a_port_that_rounds_ties_otherwise_passes_on_wgsl(request, what):
     which elements it accepted so."""
     require_available(request.config, "wgpu")
     old, new = _WGSL_TIE_RULES[what]
-    port = _wgsl_variant(_QUANT, old, new)
+    port = wgsl_twin(_QUANT, old, new)
     with forge.open_context("wgpu") as ctx:
         ev = oracle.evaluate(ctx, port, size=port.test_sizes[0], samples=0)
     assert ev.verdict is Verdict.PASS, ev.report()

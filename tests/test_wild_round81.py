@@ -18,7 +18,6 @@ SIMD group on both CPU adapters (``test_the_chacha_ports_dropped_barrier_fails``
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 
 import numpy as np
@@ -29,7 +28,7 @@ import oracle
 from oracle import Verdict
 from oracle.pytest_plugin import require_available
 from tests._nvrtc_build import nvrtc_build
-from tests.wild import CORPUS, mutant
+from tests.wild import CORPUS, cuda_mutants, mutant, wgsl_twin
 from tests.wild.round81 import ROUND81
 
 _KECCAK = "wild_r81_mochimo_keccak256_a_thread_a_message"
@@ -38,9 +37,7 @@ _SHA512 = "wild_r81_sha512_webgpu_u64_pairs"
 _CHACHA = "wild_r81_jax_chacha_prng_block_four_threads"
 
 _CUDA = [n for n, w in ROUND81.items() if "cuda" in w.kernel.targets]
-_CUDA_MUTANTS = [
-    (n, m) for n in _CUDA for m, (t, _, _) in ROUND81[n].mutants.items() if t == "cuda"
-]
+_CUDA_MUTANTS = cuda_mutants(ROUND81)
 
 
 def test_the_round_is_in_the_corpus():
@@ -162,15 +159,6 @@ def test_the_chacha_inputs_count_blocks_across_the_low_words_wrap():
 # -- the CUDA mutants' bugs, shown in the ports ----------------------------------------------
 
 
-def _wgsl_variant(name: str, old: str, new: str) -> forge.KernelSpec:
-    kernel = CORPUS[name].kernel
-    text = kernel.sources["wgsl"]
-    assert text.count(old) == 1, (name, old)
-    return dataclasses.replace(
-        kernel, id=f"{kernel.id}__twin", sources={"wgsl": text.replace(old, new)}
-    )
-
-
 _CUDA_TWINS = {
     (_KECCAK, "CUDA: lane 6 turned by 43"): (
         # the chain's last step carries lane 6 into lane 1
@@ -226,7 +214,7 @@ def _judged(kernel: forge.KernelSpec) -> list[oracle.Evaluation]:
 def test_the_cuda_mutants_bug_fails_in_the_port(request, key):
     require_available(request.config, "wgpu")
     old, new = _CUDA_TWINS[key]
-    verdicts = _judged(_wgsl_variant(key[0], old, new))
+    verdicts = _judged(wgsl_twin(key[0], old, new))
     assert verdicts[-1].verdict is Verdict.MISMATCH, "\n\n".join(e.report() for e in verdicts)
 
 
@@ -244,7 +232,7 @@ def test_the_chacha_ports_dropped_barrier_fails(request):
     invocations' columns before they are written on a GPU whose four threads are not
     in lockstep, and passes on both CPU adapters."""
     require_available(request.config, "wgpu")
-    verdicts = _judged(_wgsl_variant(_CHACHA, *_HIDDEN_RACE_TWIN))
+    verdicts = _judged(wgsl_twin(_CHACHA, *_HIDDEN_RACE_TWIN))
     assert verdicts[-1].verdict is Verdict.MISMATCH, "\n\n".join(e.report() for e in verdicts)
 
 
@@ -261,7 +249,7 @@ def test_a_64_bit_turn_that_keeps_32_too_many_is_right_in_wgsl(request):
     from tests.wild.round81 import _KECCAK_CHAIN
 
     assert not {r % 32 for _, r in _KECCAK_CHAIN} & {0}
-    kept = _wgsl_variant(_KECCAK, "    s = s - 32u;\n", "")
+    kept = wgsl_twin(_KECCAK, "    s = s - 32u;\n", "")
     verdicts = _judged(kept)
     assert all(ev.verdict is Verdict.PASS for ev in verdicts), "\n\n".join(
         e.report() for e in verdicts

@@ -48,7 +48,7 @@ import oracle
 from oracle import Session, Verdict
 from oracle.pytest_plugin import require_available
 from tests._nvrtc_build import nvrtc_build
-from tests.wild import CORPUS, mutant
+from tests.wild import CORPUS, cuda_mutants, mutant
 from tests.wild.round82 import (
     NVFUSER_OFFSET,
     NVFUSER_SEED,
@@ -66,9 +66,7 @@ _PI = "wild_r82_parallelpi_compute_pi_kernel5"
 _PI_PORT = "wild_r82_parallelpi_compute_pi_kernel5_webgpu_port"
 
 _CUDA = [n for n, w in ROUND82.items() if "cuda" in w.kernel.targets]
-_CUDA_MUTANTS = [
-    (n, m) for n in _CUDA for m, (t, _, _) in ROUND82[n].mutants.items() if t == "cuda"
-]
+_CUDA_MUTANTS = cuda_mutants(ROUND82)
 
 
 @pytest.fixture(scope="module")

@@ -448,12 +448,10 @@ class Emission:
         words = d.WORDS[width]
         whole: list[str] | None = None
         if vec_ok:
-            parts = d.lanes(width // 2) if width > 2 else []
+            # one word (2 halves) is the unsigned int itself; more are its lanes
+            got = [f"fg_q.{p}" for p in d.lanes(width // 2)] if width > 2 else ["fg_q"]
             whole = [f"const {words} fg_q = *reinterpret_cast<const {words}*>(&{buffer}[{index}]);"]
-            whole += [
-                f"{dest}[{plus(dest_base, i)}] = fg_q{'.' + p if p else ''};"
-                for i, p in enumerate(parts or [""])
-            ]
+            whole += [f"{dest}[{plus(dest_base, i)}] = {word};" for i, word in enumerate(got)]
 
         def lane(i: int) -> str:
             bits = f"(unsigned int){as_bits}({d.load(buffer, plus(index, i), dtype)})"

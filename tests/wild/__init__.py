@@ -45,7 +45,7 @@ import numpy as np
 
 from forge import Access, BufferSpec, Dispatch, KernelSpec, Schedule, ceil_div  # noqa: F401
 
-__all__ = ["Wild", "CORPUS", "mutant", "RACE_HIDDEN", "I32_REMAINDER"]
+__all__ = ["Wild", "CORPUS", "cuda_mutants", "mutant", "wgsl_twin", "RACE_HIDDEN", "I32_REMAINDER"]
 
 
 @dataclass(frozen=True)
@@ -89,6 +89,28 @@ I32_REMAINDER = (
     "negative dividend as the unsigned remainder (-1 % 7 = 3, -5 % 7 = 6; WGSL and "
     "lavapipe: -1, -5); `>>` and `/` are right there"
 )
+
+
+def cuda_mutants(round_: dict[str, Wild]) -> list[tuple[str, str]]:
+    """(kernel, mutant) of every CUDA mutant of a round's kernels that have CUDA."""
+    return [
+        (name, what)
+        for name, wild in round_.items()
+        if "cuda" in wild.kernel.targets
+        for what, (target, _, _) in wild.mutants.items()
+        if target == "cuda"
+    ]
+
+
+def wgsl_twin(name: str, old: str, new: str) -> KernelSpec:
+    """The WGSL of corpus kernel ``name`` with ``old`` (found once) made ``new``: a CUDA
+    mutant's bug written into its WebGPU port, a WGSL-only kernel."""
+    kernel = CORPUS[name].kernel
+    text = kernel.sources["wgsl"]
+    assert text.count(old) == 1, (name, old)
+    return dataclasses.replace(
+        kernel, id=f"{kernel.id}__twin", sources={"wgsl": text.replace(old, new)}
+    )
 
 
 def mutant(wild: Wild, name: str) -> KernelSpec:
