@@ -52,7 +52,15 @@ from ._compare import (
 )
 from ._expected import SINGLE_STAGES, Expected, leaves, unwritten_mask
 from ._inputs import FAMILIES, buffer_label, largest_array
-from ._plan import REVERSED_NOTE, REVERSED_SUBGROUPS_NOTE, BackendInfo, Outcome, Plan, Region
+from ._plan import (
+    REVERSED_NOTE,
+    REVERSED_SUBGROUPS_NOTE,
+    SERIALIZED_NOTE,
+    BackendInfo,
+    Outcome,
+    Plan,
+    Region,
+)
 from ._results import Evaluation, Finding, FloatSemantics, OutputCheck
 from ._tolerance import dtype_name, resolve_tolerance
 
@@ -1318,6 +1326,7 @@ def _judge_output(
                 )
         raced = later_cmp is not None and not later_cmp.passed and not same_later
         note = REVERSED_SUBGROUPS_NOTE if outcome.reversed_subgroups else REVERSED_NOTE
+        note = SERIALIZED_NOTE if outcome.serialized else note
         if raced and outcome.later_reversed and note not in ev.notes:
             ev.notes.append(note)
         first_unwritten = np.flatnonzero(unwritten)

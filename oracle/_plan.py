@@ -43,7 +43,7 @@ from forge.types import AdapterConstraints, AdapterIdentity, BindingUsage
 
 from ._builtins import running_extremum
 from ._inputs import POISON_INPUT, POISON_OUTPUT, Case, buffer_label, poison
-from ._reorder import reverses_subgroups
+from ._reorder import reverses_subgroups, serializes
 
 __all__ = [
     "BackendInfo",
@@ -233,6 +233,7 @@ class Outcome:
     notes: list[str] = field(default_factory=list)  # what the runner did (a retry)
     later_reversed: bool = False  # ``later`` is the reversed twin's (``Plan.reversed``)
     reversed_subgroups: bool = False  # ... one that reversed whole subgroups (WGSL)
+    serialized: bool = False  # ... one that ran invocations one at a time (WGSL)
 
 
 def _round_up(value: int, multiple: int) -> int:
@@ -631,6 +632,7 @@ def _rerun(ctx, plan: Plan, views, bound, kwargs, outcome: Outcome) -> None:
                 outcome.later_reversed = True
                 twin = plan.reversed.sources.get("wgsl", "")
                 outcome.reversed_subgroups = reverses_subgroups(twin)
+                outcome.serialized = serializes(twin)
             except (CompileError, InvalidArgument, UnsupportedFeature) as exc:
                 # refused before it ran (a compiler that judges the twin's uniformity
                 # otherwise): the kernel as written reruns, and the verdict says so
@@ -656,6 +658,16 @@ REVERSED_SUBGROUPS_NOTE = (
     "reverse order, each keeping its lanes (subgroup s of S ran as S - 1 - s): a right "
     "kernel computes the same, a barrier missing between one subgroup's write and "
     "another's read shows"
+)
+
+#: ... where the twin ran a small workgroup's invocations one at a time between its
+#: barriers (a WGSL module whose workgroups have at most ``SERIAL_LIMIT`` invocations).
+SERIALIZED_NOTE = (
+    "the run after the timed runs ran each workgroup's invocations one at a time between "
+    "its barriers, in bit-reversed order of local_invocation_index (0, 4, 2, 6, 1, ... "
+    "of 8): a right kernel computes the same; one that reads another invocation's write "
+    "with no barrier between (a dropped barrier, or code that counts on a SIMD group's "
+    "lanes running in lockstep, which WGSL does not promise) does not"
 )
 
 #: What a verdict notes where the reversed twin was refused (and not run).

@@ -1,6 +1,7 @@
 """A kernel's twin with the invocations of each workgroup (block) in another order,
 which the oracle's rerun runs (``oracle._plan._rerun``) so that a missing barrier
-shows: WGSL's reversed, CUDA's warps mirrored.
+shows: WGSL's reversed (a small workgroup's run one invocation at a time), CUDA's
+warps mirrored.
 
 A barrier dropped between one invocation's write to workgroup memory and another's
 read of it is the race people write most, and the adapters hide it: lavapipe and
@@ -33,6 +34,24 @@ parameter; its body starts with the reversed values under the original names, on
 line of its ``{`` (line numbers stay). A twin the compiler refuses is not run
 (``_rerun`` falls back to the kernel as written).
 
+Reversing cannot reorder the lanes of one SIMD group, which run in lockstep: each
+statement is done in every lane before the next starts, in any order of the lanes, so a
+write is always there before another lane's read after it. A workgroup of at most
+``SERIAL_LIMIT`` (32) invocations is one or a few such groups on every adapter seen, and
+round 81's ChaCha port (4 invocations) passed on both CPU adapters with its barrier
+dropped. Its twin instead runs the statements between the entry point's barriers one
+invocation at a time: each run of them goes inside a loop over turns, ``if`` the turn
+is the invocation's, in the bit-reversed order of ``local_invocation_index`` (0, 4, 2,
+6, 1, 5, 3, 7 of 8), so that of any two invocations either may go first and a read
+with no barrier before it misses the write about half the time, whichever invocation
+writes. What a right kernel computes does not depend on the order its invocations take
+between barriers, so it passes. Left in lockstep, in their place: a statement with a
+barrier in it (the runs inside its blocks are served in turn; a call of a function
+that reaches a barrier counts), one with a ``return`` or a ``break`` or ``continue``
+of a loop around it, and a declaration whose name is used past the run it would close
+in. Not in helper functions' bodies. Where nothing is left to serialize, or the body
+cannot be read into statements, the twin is the reversed one.
+
 A CUDA kernel gets a twin with its block's warps in reverse order
 (``reversed_warps``): ``threadIdx`` is a macro for the index of the same lane in the
 mirrored warp, so that what warp 0 wrote first is written by the block's last warp. A
@@ -56,9 +75,10 @@ from forge.sources import (
     _split_top_level,
     strip_comments,
     wgsl_uses_subgroups,
+    wgsl_workgroup_size,
 )
 
-__all__ = ["reversed_invocations", "reversed_warps"]
+__all__ = ["reversed_invocations", "reversed_warps", "serializes"]
 
 _PREFIX = "kf_rev_"  # the twin's own names
 _RAW = "kf_raw_"  # the entry point's parameters, renamed: what the hardware gave
@@ -221,6 +241,231 @@ def _storage_read_and_written(text: str) -> bool:
     return False
 
 
+#: The most invocations a workgroup may have for the rerun to run them one at a time
+#: (``_serialized``) instead of reversed. A workgroup this small is one SIMD group on
+#: NVIDIA (32 lanes) and fits few on the CPU adapters (lavapipe's 8, SwiftShader's 4),
+#: whose lanes run in lockstep: every write of a statement is done before any read of
+#: the next, with or without the barrier between, in either order of the lanes.
+#: Round 81's ChaCha port (4 invocations) passed on both CPU adapters with its barrier
+#: dropped. Past this size the serialized runs would cost too much (each run of
+#: statements takes as many turns as the workgroup has invocations).
+SERIAL_LIMIT = 32
+#: The counter a serialized twin declares (``serializes``).
+SERIALIZED = _PREFIX + "turn"
+_LANE = _PREFIX + "lane"
+_BARRIER_CALL = re.compile(
+    r"\b(?:workgroupBarrier|storageBarrier|textureBarrier|workgroupUniformLoad)\s*\("
+)
+_FN = re.compile(r"\bfn\s+(\w+)\s*\(")
+_KEYWORD = re.compile(r"(if|for|while|loop|switch|continuing)\b")
+_DECLARED = re.compile(r"(?:let|var|const)\b\s*(?:<[^>]*>)?\s*(\w+)")
+
+
+class _Unreadable(Exception):
+    """A body the serializer cannot split into statements (the twin is then reversed)."""
+
+
+def _barrier_functions(text: str) -> set[str]:
+    """The functions whose bodies call a barrier, or a function that does."""
+    bodies = {}
+    for match in _FN.finditer(text):
+        brace = text.find("{", _bracket_end(text, match.end() - 1))
+        if brace >= 0:
+            bodies[match.group(1)] = text[brace : _bracket_end(text, brace, "{}")]
+    found = {name for name, body in bodies.items() if _BARRIER_CALL.search(body)}
+    grew = True
+    while grew:
+        grew = False
+        for name, body in bodies.items():
+            if name not in found and any(re.search(rf"\b{f}\s*\(", body) for f in found):
+                found.add(name)
+                grew = True
+    return found
+
+
+def _first_brace(text: str, at: int, end: int) -> int:
+    """The first ``{`` from ``at`` outside parentheses (a statement's block)."""
+    depth = 0
+    for i in range(at, end):
+        if text[i] in "([":
+            depth += 1
+        elif text[i] in ")]":
+            depth -= 1
+        elif text[i] == "{" and depth == 0:
+            return i
+    raise _Unreadable
+
+
+def _statement_end(text: str, at: int, end: int) -> int:
+    """The offset past the statement that starts at ``at`` (a compound one with its
+    blocks: an ``if`` with its ``else`` branches)."""
+    keyword = _KEYWORD.match(text, at)
+    if text[at] == "{" or keyword:
+        close = _bracket_end(text, _first_brace(text, at, end), "{}")
+        while keyword and keyword.group(1) == "if":
+            rest = re.compile(r"\s*else\b\s*").match(text, close)
+            if rest is None:
+                break
+            close = _bracket_end(text, _first_brace(text, rest.end(), end), "{}")
+        if close > end:
+            raise _Unreadable
+        return close
+    depth = 0
+    for i in range(at, end):
+        if text[i] in "([{":
+            depth += 1
+        elif text[i] in ")]}":
+            depth -= 1
+        elif text[i] == ";" and depth == 0:
+            return i + 1
+    raise _Unreadable
+
+
+def _statements(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The statements of the block whose inside is ``text[start:end]``."""
+    found: list[tuple[int, int]] = []
+    at = start
+    while True:
+        while at < end and (text[at].isspace() or text[at] == ";"):
+            at += 1
+        if at >= end:
+            return found
+        if text[at] == "@":  # an attribute on a statement: not read here
+            raise _Unreadable
+        stop = _statement_end(text, at, end)
+        found.append((at, stop))
+        at = stop
+
+
+def _blocks(text: str, start: int, end: int) -> list[tuple[int, int]]:
+    """The blocks of a compound statement (each branch of an ``if``), as the offsets
+    just inside their braces."""
+    found: list[tuple[int, int]] = []
+    at = start
+    while True:
+        try:
+            brace = _first_brace(text, at, end)
+        except _Unreadable:
+            return found
+        close = _bracket_end(text, brace, "{}")
+        found.append((brace + 1, close - 1))
+        at = close
+
+
+def _wrappable(statement: str) -> bool:
+    """Whether ``statement`` may run inside the turn loop: no ``return`` (a barrier
+    after it would no longer be in uniform control flow) and no ``break`` or
+    ``continue`` of a loop around it (it would leave the turn loop instead)."""
+    if re.search(r"\b(?:return|discard)\b", statement):
+        return False
+    keyword = _KEYWORD.match(statement)
+    kind = keyword.group(1) if keyword else ""
+    if re.search(r"\bcontinue\b", statement) and kind not in ("for", "while", "loop"):
+        return False
+    return not re.search(r"\bbreak\b", statement) or kind in ("for", "while", "loop", "switch")
+
+
+def _serialize_block(
+    text: str, start: int, end: int, turn: str, barriers: re.Pattern, edits: list
+) -> bool:
+    """The edits that run each run of statements between barriers in the block
+    ``text[start:end]`` one invocation at a time; whether any run was wrapped. A
+    statement with a barrier in it is left as it is (its blocks are served in turn), so
+    are a statement that returns or leaves a loop, and a declaration whose name is used
+    past the run it would be in (its scope would end with the run): they run in
+    lockstep, in their place."""
+    statements = _statements(text, start, end)
+    codes = [text[at:stop] for at, stop in statements]
+    held = set()  # the statements that stay in lockstep
+    last_use = {}  # a declaration's index -> the last statement that names it
+    wrapped = False
+    for i, code in enumerate(codes):
+        if barriers.search(code):
+            held.add(i)
+            keyword = _KEYWORD.match(code)
+            # a switch's blocks are its cases' (``case 1: { ... }``): not read here
+            if code.startswith("{") or keyword and keyword.group(1) != "switch":
+                for inner_start, inner_end in _blocks(text, *statements[i]):
+                    wrapped |= _serialize_block(text, inner_start, inner_end, turn, barriers, edits)
+        elif not _wrappable(code):
+            held.add(i)
+        elif declared := _DECLARED.match(code):
+            name = re.compile(rf"\b{declared.group(1)}\b")
+            last_use[i] = max([k for k in range(i + 1, len(codes)) if name.search(codes[k])] or [i])
+    runs: list[list[int]] = []
+    while True:
+        runs = [[]]
+        for i in range(len(codes)):
+            if i in held:
+                runs.append([])
+            else:
+                runs[-1].append(i)
+        runs = [run for run in runs if run]
+        late = {i for run in runs for i in run if last_use.get(i, i) > run[-1]}
+        if not late:
+            break
+        held |= late
+    for run in runs:
+        edits.append((statements[run[0]][0], statements[run[0]][0], turn))
+        edits.append((statements[run[-1]][1], statements[run[-1]][1], " } }"))
+    return wrapped or bool(runs)
+
+
+def _serialized(
+    text: str, paren: int, structs, size: tuple[int, int, int], barriers: re.Pattern
+) -> list[tuple[int, int, str]] | None:
+    """The edits that make one entry point run the statements between its barriers one
+    invocation at a time, in the bit-reversed order of their indices (0, 4, 2, 6, 1,
+    ... in 8): any invocation reading what another writes with no barrier between
+    reads it before the write about half the time, whichever of the two comes first
+    in the workgroup, where lanes in lockstep always read it after. None where the body
+    cannot be read so or nothing in it runs between barriers."""
+    count = size[0] * size[1] * size[2]
+    close = _bracket_end(text, paren)
+    body = text.find("{", close)
+    if body < 0 or text[close:body].strip() and not text[close:body].strip().startswith("->"):
+        return None
+    params = _split_top_level(text[paren + 1 : close - 1])
+    index = None
+    for part in params:
+        builtin = _BUILTIN.search(part)
+        named = _NAMED.search(part[builtin.end() :] if builtin else part)
+        if named is None:
+            return None
+        if builtin and builtin.group(1) == "local_invocation_index":
+            index = named.group(1)
+        elif not builtin and named.group(2) in structs:
+            member = structs[named.group(2)].get("local_invocation_index")
+            index = f"{named.group(1)}.{member}" if member else index
+    edits: list[tuple[int, int, str]] = []
+    if index is None:
+        index = _PREFIX + "raw_index"
+        inside = text[paren + 1 : close - 1]
+        comma = ", " if inside.strip() and not inside.rstrip().endswith(",") else " "
+        edits.append(
+            (close - 1, close - 1, f"{comma}@builtin(local_invocation_index) {index}: u32")
+        )
+    bits = max(1, (count - 1).bit_length())
+    turn = (
+        f"for (var {SERIALIZED} = 0u; {SERIALIZED} < {1 << bits}u; {SERIALIZED}++) "
+        f"{{ if ((reverseBits({SERIALIZED}) >> {32 - bits}u) == {_LANE}) {{ "
+    )
+    try:
+        if not _serialize_block(
+            text, body + 1, _bracket_end(text, body, "{}") - 1, turn, barriers, edits
+        ):
+            return None
+    except _Unreadable:
+        return None
+    return [*edits, (body + 1, body + 1, f" let {_LANE} = {index};")]
+
+
+def serializes(twin: str) -> bool:
+    """Whether ``twin`` (a ``reversed_invocations`` source) runs invocations one at a
+    time (``_serialized``)."""
+    return SERIALIZED in twin
+
+
 def reversed_invocations(source: str) -> str | None:
     """``source`` with the invocations of each compute entry point's workgroups in
     reverse order, or with subgroups their subgroups (see the module docstring); None
@@ -234,12 +479,21 @@ def reversed_invocations(source: str) -> str | None:
         return None
     subgroups = wgsl_uses_subgroups(source)
     structs = _struct_builtins(text)
+    barrier_names = sorted(_barrier_functions(text))
+    barriers = re.compile(
+        "|".join([_BARRIER_CALL.pattern, *(rf"\b{re.escape(n)}\s*\(" for n in barrier_names)])
+    )
     edits: list[tuple[int, int, str]] = []
     for match in _WORKGROUP_SIZE.finditer(text):
         # its arguments by their brackets: ``((BM * BN) / (TM * TN))`` nests them
         attr = text.index("(", text.index("workgroup_size", match.start()))
         sizes = text[attr + 1 : _bracket_end(text, attr) - 1]
-        found = _entry(text, sizes, match.end() - 1, structs, subgroups)
+        size = wgsl_workgroup_size(source, match.group(2) or match.group(4))
+        found = None
+        if not subgroups and size is not None and 2 <= size[0] * size[1] * size[2] <= SERIAL_LIMIT:
+            found = _serialized(text, match.end() - 1, structs, size, barriers)
+        if found is None:
+            found = _entry(text, sizes, match.end() - 1, structs, subgroups)
         if found is None:
             return None
         edits += found

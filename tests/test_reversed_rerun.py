@@ -18,8 +18,8 @@ import forge
 import oracle
 import oracle._plan
 from forge import BufferSpec, KernelSpec, Schedule, ceil_div
-from oracle._plan import REVERSED_NOTE, REVERSED_REFUSED
-from oracle._reorder import reversed_invocations, reversed_warps
+from oracle._plan import REVERSED_NOTE, REVERSED_REFUSED, SERIALIZED_NOTE
+from oracle._reorder import SERIAL_LIMIT, reversed_invocations, reversed_warps, serializes
 from oracle.pytest_plugin import require_available
 
 # Each workgroup of 64 scales its 64 values by their mean, which invocation 0 computes
@@ -146,6 +146,134 @@ def test_the_library_s_emitted_kernels_get_no_twin(request, monkeypatch):
         assert not asked
         oracle.evaluate(ctx, RIGHT, size=256, samples=0)
     assert asked  # a hand-written one is asked for its twin
+
+
+# -- a workgroup that is one SIMD group: its invocations one at a time ---------------------
+
+# Each workgroup of 8 (one SIMD group on lavapipe, two on SwiftShader, part of one on
+# NVIDIA) adds to each value its right neighbour's, through workgroup memory.
+_NEIGHBOURS = """
+var<workgroup> tile: array<f32, 8>;
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+
+@compute @workgroup_size(8)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>,
+        @builtin(local_invocation_index) li: u32) {
+    let base = gid.x - li;
+    tile[li] = x[gid.x];
+    workgroupBarrier();
+    let right = tile[(li + 1u) % 8u];
+    y[base + li] = x[gid.x] + right;
+}
+"""
+
+
+def _neighbours(x, y):
+    rows = x.reshape(-1, 8)
+    y[:] = (rows + np.roll(rows, -1, axis=1)).reshape(-1)
+
+
+def _small(source: str, kid: str) -> KernelSpec:
+    return dataclasses.replace(
+        _kernel(source, kid),
+        reference=_neighbours,
+        grid=lambda s, n: (ceil_div(n, 8), 1, 1),
+        schedules=(Schedule(8),),
+    )
+
+
+SMALL_RIGHT = _small(_NEIGHBOURS, "neighbours")
+SMALL_RACY = _small(_NEIGHBOURS.replace("    workgroupBarrier();\n", ""), "neighbours_no_barrier")
+
+
+@pytest.mark.parametrize("backend", ["wgpu", "browser"])
+def test_a_barrier_dropped_inside_one_simd_group_fails_in_the_serialized_rerun(
+    request, session, backend
+):
+    """Reversing the invocations of one SIMD group changes nothing (its lanes run each
+    statement together, so every write is there before any read after it); running
+    them one at a time between barriers shows the race, and the right kernel passes."""
+    require_available(request.config, backend)
+    runner = session.runner(backend)
+    right = oracle.evaluate(runner, SMALL_RIGHT, size=256, samples=0)
+    assert right.passed, right.report()
+    racy = oracle.evaluate(runner, SMALL_RACY, size=256, samples=0)
+    assert not racy.passed, racy.report()
+    first = any(not o.comparison.passed for o in racy.outputs.values())
+    assert first or SERIALIZED_NOTE in racy.notes, racy.report()
+
+
+def test_without_the_serialized_rerun_the_lockstep_race_passed(request):
+    """What the serialized twin adds: rerun as written, the race in one SIMD group
+    passes on lavapipe (8 lanes in lockstep)."""
+    require_available(request.config, "wgpu")
+    with forge.open_context("wgpu") as ctx:
+        ev = oracle.evaluate(ctx, SMALL_RACY, size=256, samples=0, reorder=False)
+    if not ev.passed:
+        pytest.skip("this adapter shows the race without the twin")
+    assert SERIALIZED_NOTE not in ev.notes
+
+
+def test_the_serialized_twin_wraps_what_runs_between_barriers_on_the_same_lines():
+    twin = reversed_invocations(_NEIGHBOURS)
+    assert twin is not None and serializes(twin)
+    assert twin.count("\n") == _NEIGHBOURS.count("\n")
+    turn = (
+        "for (var kf_rev_turn = 0u; kf_rev_turn < 8u; kf_rev_turn++) "
+        "{ if ((reverseBits(kf_rev_turn) >> 29u) == kf_rev_lane) { "
+    )
+    assert "@builtin(local_invocation_index) li: u32) { let kf_rev_lane = li;" in twin
+    # base is used past the barrier: it stays in lockstep; the store before the
+    # barrier is one run, the neighbour's read and the store after it another
+    assert "    let base = gid.x - li;\n    " + turn + "tile[li] = x[gid.x]; } }\n" in twin
+    assert (
+        turn + "let right = tile[(li + 1u) % 8u];\n    y[base + li] = x[gid.x] + right; } }" in twin
+    )
+
+
+def test_the_serialized_twin_leaves_returns_barriers_and_their_callers_in_lockstep():
+    source = """
+var<workgroup> t: array<u32, 4>;
+@group(0) @binding(0) var<storage, read_write> y: array<u32>;
+fn sync() { workgroupBarrier(); }
+fn sum_up(i: u32) -> u32 { sync(); return t[0] + t[1]; }
+@compute @workgroup_size(2, 2) fn main(@builtin(local_invocation_id) lid: vec3<u32>) {
+    let i = lid.y * 2u + lid.x;
+    if (i >= arrayLength(&y)) { return; }
+    t[i] = i;
+    let total = sum_up(i);
+    for (var k = 0u; k < 2u; k++) {
+        t[i] += k;
+        workgroupBarrier();
+        if (k == 1u) { break; }
+    }
+    y[i] = total + t[i];
+}
+"""
+    twin = reversed_invocations(source)
+    assert twin is not None and serializes(twin)
+    assert " let kf_rev_lane = kf_rev_raw_index;" in twin
+    assert "@builtin(local_invocation_index) kf_rev_raw_index: u32)" in twin
+    turn = "{ if ((reverseBits(kf_rev_turn) >> 30u) == kf_rev_lane) { "
+    assert "    if (i >= arrayLength(&y)) { return; }\n" in twin  # a return: as written
+    assert turn + "t[i] = i; } }" in twin
+    assert "    let total = sum_up(i);\n" in twin  # reaches a barrier through sync()
+    assert turn + "t[i] += k; } }\n        workgroupBarrier();" in twin  # the loop's body
+    assert "        if (k == 1u) { break; }\n" in twin  # breaks the loop, not the turns
+    assert turn + "y[i] = total + t[i]; } }" in twin
+
+
+def test_a_workgroup_past_the_limit_is_reversed_and_one_using_subgroups_too():
+    assert SERIAL_LIMIT == 32
+    big = _NEIGHBOURS.replace("@workgroup_size(8)", "@workgroup_size(64)")
+    twin = reversed_invocations(big)
+    assert twin is not None and not serializes(twin) and "kf_raw_li" in twin
+    grouped = "enable subgroups;\n" + _NEIGHBOURS.replace(
+        "y[base + li] = x[gid.x] + right;", "y[base + li] = subgroupAdd(x[gid.x]) + right;"
+    )
+    twin = reversed_invocations(grouped)
+    assert twin is not None and not serializes(twin)
 
 
 # -- the transform, as text ---------------------------------------------------------------

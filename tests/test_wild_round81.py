@@ -12,8 +12,11 @@ ChaCha20 block, so that a reference bug cannot pass a kernel with the same bug.
 Not run here: the CUDA kernels on a GPU. Each CUDA mutant but the ChaCha block's
 dropped barrier has its bug written into the WebGPU port (``_CUDA_TWINS``), which fails
 on lavapipe, so each must fail on the H100. The dropped barrier is a race
-(``Wild.races``), and its twin in the port is an open gap: four invocations are one
-SIMD group on both CPU adapters (``test_the_chacha_ports_dropped_barrier_fails``).
+(``Wild.races``). Its twin in the port was an open gap, pinned here as a strict xfail:
+four invocations are one SIMD group on both CPU adapters, in lockstep, in either order
+the reversed twin gave them. It fails now (``test_the_chacha_ports_dropped_barrier_fails``):
+a workgroup of at most 32 invocations is rerun one invocation at a time between its
+barriers (``oracle._reorder``, 2026-12-07).
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import pytest
 import forge
 import oracle
 from oracle import Verdict
+from oracle._plan import SERIALIZED_NOTE
 from oracle.pytest_plugin import require_available
 from tests._nvrtc_build import nvrtc_build
 from tests.wild import CORPUS, cuda_mutants, mutant, wgsl_twin
@@ -218,22 +222,19 @@ def test_the_cuda_mutants_bug_fails_in_the_port(request, key):
     assert verdicts[-1].verdict is Verdict.MISMATCH, "\n\n".join(e.report() for e in verdicts)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a workgroup of 4 invocations is one SIMD group on lavapipe (8 lanes) and "
-    "SwiftShader (4): they run in lockstep, so the column round's writes are all done "
-    "before any diagonal read with or without the barrier, and reversing the invocations "
-    "(oracle._reorder) cannot reorder lanes of one group; the CUDA mutant is left to "
-    "compute-sanitizer (Wild.races)",
-)
 def test_the_chacha_ports_dropped_barrier_fails(request):
-    """An open gap, found by this round: the ChaCha port without the barrier between
-    its column and diagonal rounds (the CUDA race mutant's twin) reads the other
-    invocations' columns before they are written on a GPU whose four threads are not
-    in lockstep, and passes on both CPU adapters."""
+    """The gap this round found: the ChaCha port without the barrier between its column
+    and diagonal rounds (the CUDA race mutant's twin) reads the other invocations'
+    columns before they are written on a GPU whose four threads are not in lockstep,
+    and passed on both CPU adapters, whose lanes run it in lockstep. The rerun that
+    runs its four invocations one at a time between barriers fails it."""
     require_available(request.config, "wgpu")
     verdicts = _judged(wgsl_twin(_CHACHA, *_HIDDEN_RACE_TWIN))
     assert verdicts[-1].verdict is Verdict.MISMATCH, "\n\n".join(e.report() for e in verdicts)
+    assert (
+        SERIALIZED_NOTE in verdicts[-1].notes
+        or not verdicts[-1].outputs["out_state"].comparison.passed
+    )
 
 
 # -- WGSL takes a shift's amount modulo 32 ---------------------------------------------------

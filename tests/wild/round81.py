@@ -70,12 +70,13 @@ port's 64-bit rotation by 32 or more that forgets to take 32 off after swapping 
 halves is the same kernel in WGSL, whose shifts take their amount modulo 32 (pinned:
 it passes); in C++ it would be undefined.
 
-An open gap (strict xfail): the ChaCha port without the barrier between its column
-and diagonal rounds, the CUDA race mutant's twin, passes on both CPU adapters. Its
-workgroup of four invocations is one SIMD group on lavapipe (8 lanes) and SwiftShader
-(4), run in lockstep, so every column's writes land before any diagonal read; the
-oracle's reversed-invocation twin (``oracle._reorder``) reorders SIMD groups, not the
-lanes of one. No general fix was made in this round. The CUDA mutant is a race for
+A gap this round found, closed since: the ChaCha port without the barrier between its
+column and diagonal rounds, the CUDA race mutant's twin, passed on both CPU adapters.
+Its workgroup of four invocations is one SIMD group on lavapipe (8 lanes) and
+SwiftShader (4), run in lockstep, so every column's writes land before any diagonal
+read; the oracle's reversed-invocation twin reordered SIMD groups, not the lanes of
+one. A workgroup of at most 32 invocations is now rerun one invocation at a time
+between its barriers (``oracle._reorder``), and the port fails. The CUDA mutant is a race for
 compute-sanitizer (``Wild.races``); on the H100 a block of four threads is one warp
 too, which may hide it in the values there as well.
 
