@@ -49,8 +49,10 @@ between barriers, so it passes. Left in lockstep, in their place: a statement wi
 barrier in it (the runs inside its blocks are served in turn; a call of a function
 that reaches a barrier counts), one with a ``return`` or a ``break`` or ``continue``
 of a loop around it, and a declaration whose name is used past the run it would close
-in. Not in helper functions' bodies. Where nothing is left to serialize, or the body
-cannot be read into statements, the twin is the reversed one.
+in, but a declaration of a constant (``var sum = 0.0;``) moves up before its run
+instead. The functions that reach a barrier are served the same way (the invocation's
+index is a private variable the entry point sets). Where nothing is left to serialize,
+or the body cannot be read into statements, the twin is the reversed one.
 
 A CUDA kernel gets a twin with its block's warps in reverse order
 (``reversed_warps``): ``threadIdx`` is a macro for the index of the same lane in the
@@ -365,18 +367,45 @@ def _wrappable(statement: str) -> bool:
     return not re.search(r"\bbreak\b", statement) or kind in ("for", "while", "loop", "switch")
 
 
+_CONSTANT_DECLARATION = re.compile(
+    r"(?:let|var|const)\b\s*(?:<[^>]*>)?\s*\w+\s*(?::[^=;]+)?(?:=(.*))?;\s*$", re.S
+)
+_TYPE_NAME = re.compile(
+    r"f32|f16|u32|i32|bool|true|false|array|vec[234][fhiu]?|mat[234]x[234][fh]?"
+)
+
+
+def _moves(code: str, constants: frozenset[str]) -> bool:
+    """Whether the declaration ``code`` may move up its block: it has no initializer, or
+    one of literals, types and the module's constants (``var sum = 0.0;``)."""
+    match = _CONSTANT_DECLARATION.match(code)
+    if match is None:
+        return False
+    names = re.findall(r"\b[A-Za-z_]\w*", match.group(1) or "")
+    return all(name in constants or _TYPE_NAME.fullmatch(name) for name in names)
+
+
 def _serialize_block(
-    text: str, start: int, end: int, turn: str, barriers: re.Pattern, edits: list
+    text: str,
+    start: int,
+    end: int,
+    turn: str,
+    barriers: re.Pattern,
+    constants: frozenset[str],
+    edits: list,
 ) -> bool:
     """The edits that run each run of statements between barriers in the block
     ``text[start:end]`` one invocation at a time; whether any run was wrapped. A
     statement with a barrier in it is left as it is (its blocks are served in turn), so
     are a statement that returns or leaves a loop, and a declaration whose name is used
     past the run it would be in (its scope would end with the run): they run in
-    lockstep, in their place."""
+    lockstep, in their place. Such a declaration of a constant (``var sum = 0.0;``, an
+    accumulator read after the next barrier) moves to just before its run instead, on
+    the same line, where it stands blanked."""
     statements = _statements(text, start, end)
     codes = [text[at:stop] for at, stop in statements]
     held = set()  # the statements that stay in lockstep
+    moved: set[int] = set()  # declarations that move before their run
     last_use = {}  # a declaration's index -> the last statement that names it
     wrapped = False
     for i, code in enumerate(codes):
@@ -385,8 +414,8 @@ def _serialize_block(
             keyword = _KEYWORD.match(code)
             # a switch's blocks are its cases' (``case 1: { ... }``): not read here
             if code.startswith("{") or keyword and keyword.group(1) != "switch":
-                for inner_start, inner_end in _blocks(text, *statements[i]):
-                    wrapped |= _serialize_block(text, inner_start, inner_end, turn, barriers, edits)
+                for inner in _blocks(text, *statements[i]):
+                    wrapped |= _serialize_block(text, *inner, turn, barriers, constants, edits)
         elif not _wrappable(code):
             held.add(i)
         elif declared := _DECLARED.match(code):
@@ -401,26 +430,48 @@ def _serialize_block(
             else:
                 runs[-1].append(i)
         runs = [run for run in runs if run]
-        late = {i for run in runs for i in run if last_use.get(i, i) > run[-1]}
+        late = {i for run in runs for i in run if i not in moved and last_use.get(i, i) > run[-1]}
+        for run in runs:
+            for i in late & set(run):
+                named = _DECLARED.match(codes[i])
+                assert named is not None
+                before = codes[run[0] : i]  # a name it would shadow there stays
+                if _moves(codes[i], constants) and not any(
+                    re.search(rf"\b{named.group(1)}\b", c) for c in before
+                ):
+                    moved.add(i)
+        late -= moved
         if not late:
             break
         held |= late
     for run in runs:
-        edits.append((statements[run[0]][0], statements[run[0]][0], turn))
+        ahead = [" ".join(codes[i].split()) + " " for i in run if i in moved]
+        edits.append((statements[run[0]][0], statements[run[0]][0], "".join(ahead) + turn))
         edits.append((statements[run[-1]][1], statements[run[-1]][1], " } }"))
+        edits += [(*statements[i], re.sub(r"[^\n]", " ", codes[i])) for i in run if i in moved]
     return wrapped or bool(runs)
 
 
+def _turns(count: int) -> str:
+    """What opens a run of statements taken one invocation at a time, of ``count``."""
+    bits = max(1, (count - 1).bit_length())
+    return (
+        f"for (var {SERIALIZED} = 0u; {SERIALIZED} < {1 << bits}u; {SERIALIZED}++) "
+        f"{{ if ((reverseBits({SERIALIZED}) >> {32 - bits}u) == {_LANE}) {{ "
+    )
+
+
 def _serialized(
-    text: str, paren: int, structs, size: tuple[int, int, int], barriers: re.Pattern
+    text: str, paren: int, structs, count: int, barriers: re.Pattern, constants: frozenset[str]
 ) -> list[tuple[int, int, str]] | None:
     """The edits that make one entry point run the statements between its barriers one
     invocation at a time, in the bit-reversed order of their indices (0, 4, 2, 6, 1,
     ... in 8): any invocation reading what another writes with no barrier between
     reads it before the write about half the time, whichever of the two comes first
     in the workgroup, where lanes in lockstep always read it after. None where the body
-    cannot be read so or nothing in it runs between barriers."""
-    count = size[0] * size[1] * size[2]
+    cannot be read so or nothing in it runs between barriers. The invocation's index is
+    put in a private variable (declared by ``reversed_invocations``), which the bodies
+    of the functions it calls that reach a barrier read too."""
     close = _bracket_end(text, paren)
     body = text.find("{", close)
     if body < 0 or text[close:body].strip() and not text[close:body].strip().startswith("->"):
@@ -445,19 +496,42 @@ def _serialized(
         edits.append(
             (close - 1, close - 1, f"{comma}@builtin(local_invocation_index) {index}: u32")
         )
-    bits = max(1, (count - 1).bit_length())
-    turn = (
-        f"for (var {SERIALIZED} = 0u; {SERIALIZED} < {1 << bits}u; {SERIALIZED}++) "
-        f"{{ if ((reverseBits({SERIALIZED}) >> {32 - bits}u) == {_LANE}) {{ "
-    )
     try:
-        if not _serialize_block(
-            text, body + 1, _bracket_end(text, body, "{}") - 1, turn, barriers, edits
-        ):
+        block = (body + 1, _bracket_end(text, body, "{}") - 1)
+        wrapped = _serialize_block(text, *block, _turns(count), barriers, constants, edits)
+        # else served only where it calls a function that reaches a barrier
+        if not wrapped and not barriers.search(_BARRIER_CALL.sub(" ", text[slice(*block)])):
             return None
     except _Unreadable:
         return None
-    return [*edits, (body + 1, body + 1, f" let {_LANE} = {index};")]
+    return [*edits, (body + 1, body + 1, f" {_LANE} = {index};")]
+
+
+def _serialized_helpers(
+    text: str,
+    names: list[str],
+    entries: set[str],
+    count: int,
+    barriers: re.Pattern,
+    constants: frozenset[str],
+) -> list[tuple[int, int, str]]:
+    """The edits that serialize the bodies of the functions ``names`` (those reaching a
+    barrier) that are not entry points, for workgroups of up to ``count`` invocations.
+    Called from an entry point that was not serialized, every invocation's index there
+    is the private variable's 0, and each run takes one turn for all: as written."""
+    edits: list[tuple[int, int, str]] = []
+    for match in _FN.finditer(text):
+        if match.group(1) not in names or match.group(1) in entries:
+            continue
+        brace = text.find("{", _bracket_end(text, match.end() - 1))
+        found: list[tuple[int, int, str]] = []
+        try:
+            end = _bracket_end(text, brace, "{}") - 1
+            _serialize_block(text, brace + 1, end, _turns(count), barriers, constants, found)
+        except _Unreadable:
+            continue
+        edits += found
+    return edits
 
 
 def serializes(twin: str) -> bool:
@@ -480,18 +554,24 @@ def reversed_invocations(source: str) -> str | None:
     subgroups = wgsl_uses_subgroups(source)
     structs = _struct_builtins(text)
     barrier_names = sorted(_barrier_functions(text))
+    constants = frozenset(re.findall(r"\b(?:const|override)\s+(\w+)", text))
     barriers = re.compile(
         "|".join([_BARRIER_CALL.pattern, *(rf"\b{re.escape(n)}\s*\(" for n in barrier_names)])
     )
     edits: list[tuple[int, int, str]] = []
+    serialized: list[tuple[int, int]] = []  # (where the entry point starts, its invocations)
+    entries = set()
     for match in _WORKGROUP_SIZE.finditer(text):
         # its arguments by their brackets: ``((BM * BN) / (TM * TN))`` nests them
         attr = text.index("(", text.index("workgroup_size", match.start()))
         sizes = text[attr + 1 : _bracket_end(text, attr) - 1]
+        entries.add(match.group(2) or match.group(4))
         size = wgsl_workgroup_size(source, match.group(2) or match.group(4))
+        count = size[0] * size[1] * size[2] if size is not None else 0
         found = None
-        if not subgroups and size is not None and 2 <= size[0] * size[1] * size[2] <= SERIAL_LIMIT:
-            found = _serialized(text, match.end() - 1, structs, size, barriers)
+        if not subgroups and 2 <= count <= SERIAL_LIMIT:
+            found = _serialized(text, match.end() - 1, structs, count, barriers, constants)
+            serialized += [(match.start(), count)] if found is not None else []
         if found is None:
             found = _entry(text, sizes, match.end() - 1, structs, subgroups)
         if found is None:
@@ -499,6 +579,10 @@ def reversed_invocations(source: str) -> str | None:
         edits += found
     if not edits:
         return None
+    if serialized:
+        edits.append((serialized[0][0], serialized[0][0], f"var<private> {_LANE}: u32; "))
+        most = max(count for _, count in serialized)
+        edits += _serialized_helpers(text, barrier_names, entries, most, barriers, constants)
     twin = source
     for start, end, new in sorted(edits, reverse=True):
         twin = twin[:start] + new + twin[end:]

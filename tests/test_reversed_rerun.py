@@ -223,7 +223,8 @@ def test_the_serialized_twin_wraps_what_runs_between_barriers_on_the_same_lines(
         "for (var kf_rev_turn = 0u; kf_rev_turn < 8u; kf_rev_turn++) "
         "{ if ((reverseBits(kf_rev_turn) >> 29u) == kf_rev_lane) { "
     )
-    assert "@builtin(local_invocation_index) li: u32) { let kf_rev_lane = li;" in twin
+    assert "@builtin(local_invocation_index) li: u32) { kf_rev_lane = li;" in twin
+    assert "var<private> kf_rev_lane: u32; @compute @workgroup_size(8)" in twin
     # base is used past the barrier: it stays in lockstep; the store before the
     # barrier is one run, the neighbour's read and the store after it another
     assert "    let base = gid.x - li;\n    " + turn + "tile[li] = x[gid.x]; } }\n" in twin
@@ -253,7 +254,7 @@ fn sum_up(i: u32) -> u32 { sync(); return t[0] + t[1]; }
 """
     twin = reversed_invocations(source)
     assert twin is not None and serializes(twin)
-    assert " let kf_rev_lane = kf_rev_raw_index;" in twin
+    assert " kf_rev_lane = kf_rev_raw_index;" in twin
     assert "@builtin(local_invocation_index) kf_rev_raw_index: u32)" in twin
     turn = "{ if ((reverseBits(kf_rev_turn) >> 30u) == kf_rev_lane) { "
     assert "    if (i >= arrayLength(&y)) { return; }\n" in twin  # a return: as written
@@ -262,6 +263,72 @@ fn sum_up(i: u32) -> u32 { sync(); return t[0] + t[1]; }
     assert turn + "t[i] += k; } }\n        workgroupBarrier();" in twin  # the loop's body
     assert "        if (k == 1u) { break; }\n" in twin  # breaks the loop, not the turns
     assert turn + "y[i] = total + t[i]; } }" in twin
+
+
+# Each workgroup of 16 sums its values in a helper that stages them in workgroup memory
+# and adds them up after a barrier, into an accumulator read after the next barrier.
+_HELPER_SUM = """
+var<workgroup> tile: array<f32, 16>;
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> y: array<f32>;
+const WIDTH = 16u;
+
+fn block_sum(li: u32, v: f32) -> f32 {
+    tile[li] = v;
+    workgroupBarrier();
+    var total = 0.0;
+    for (var k = 0u; k < WIDTH; k++) { total += tile[k]; }
+    workgroupBarrier();
+    return total;
+}
+
+@compute @workgroup_size(16)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>,
+        @builtin(local_invocation_index) li: u32) {
+    y[gid.x] = block_sum(li, x[gid.x]);
+}
+"""
+
+
+def _block_sums(x, y):
+    rows = x.reshape(-1, 16)
+    y[:] = np.repeat(rows.astype(np.float64).sum(axis=1), 16).astype(np.float32)
+
+
+def test_a_helper_that_reaches_a_barrier_is_served_and_its_accumulator_moves_up(request, session):
+    """The barrier dropped inside a helper: the helper's statements between its barriers
+    run one invocation at a time too, and ``var total = 0.0;``, read after the next
+    barrier, moves up before its run (left in place it would split the store from the
+    loop that reads it, and nothing would show)."""
+    racy_source = _HELPER_SUM.replace(
+        "    tile[li] = v;\n    workgroupBarrier();\n", "    tile[li] = v;\n"
+    )
+    twin = reversed_invocations(racy_source)
+    assert twin is not None and serializes(twin)
+    assert twin.count("\n") == racy_source.count("\n")
+    turn = "{ if ((reverseBits(kf_rev_turn) >> 28u) == kf_rev_lane) { "
+    assert "    var total = 0.0; for (var kf_rev_turn = 0u; kf_rev_turn < 16u;" in twin
+    assert turn + "tile[li] = v;\n" in twin
+    assert "{ total += tile[k]; } } }\n    workgroupBarrier();" in twin
+    assert "fn main(" in twin and "{ kf_rev_lane = li;" in twin
+    require_available(request.config, "wgpu")
+    runner = session.runner("wgpu")
+    kernel = dataclasses.replace(
+        _kernel(_HELPER_SUM, "block_sum"),
+        reference=_block_sums,
+        grid=lambda s, n: (ceil_div(n, 16), 1, 1),
+        schedules=(Schedule(16),),
+        tolerance={"f32": {"atol": 1e-5, "rtol": 1e-5}},
+    )
+    right = oracle.evaluate(runner, kernel, size=256, samples=0)
+    assert right.passed, right.report()
+    racy = oracle.evaluate(
+        runner,
+        dataclasses.replace(kernel, id="block_sum_racy", sources={"wgsl": racy_source}),
+        size=256,
+        samples=0,
+    )
+    assert not racy.passed, racy.report()
 
 
 def test_a_workgroup_past_the_limit_is_reversed_and_one_using_subgroups_too():
