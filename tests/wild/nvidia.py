@@ -27,6 +27,10 @@ _SUBGROUP_32 = (
 )
 
 _WGSL_RACES = {
+    # H100, 2026-12-07: ParallelPi's port (workgroups of 256, reversed, not serialized)
+    "wild_r82_parallelpi_compute_pi_kernel5_webgpu_port": (
+        "the barrier after the counts are stored dropped"
+    ),
     "wild_r25_blelloch_exclusive_scan_one_workgroup_wgsl": "no barrier in the up-sweep",
     # H100, 2026-12-07 (round 77's ports: a tile's barrier, the warps' partials)
     "wild_r77_raft_l2_expanded_distance_port": "the barrier after a tile's products dropped",
@@ -194,6 +198,14 @@ _OTHERS = {
         "cuda",
     ): "a race within one warp (a block row is 32 threads), which ran in step on the "
     "H100 (2026-12-07); racecheck reports hazards between warps, and found none",
+    # round 81's ChaCha block: four threads, one warp; its WGSL twin fails everywhere, its
+    # four invocations run one at a time between barriers (oracle._reorder)
+    (
+        "wild_r81_jax_chacha_prng_block_four_threads",
+        "CUDA: the barrier between the columns and the diagonals dropped",
+        "cuda",
+    ): "a race within one warp (a block is 4 threads), which ran in step on the H100 "
+    "(2026-12-07); racecheck reports hazards between warps, and found none",
 }
 
 
