@@ -50,7 +50,9 @@ barrier in it (the runs inside its blocks are served in turn; a call of a functi
 that reaches a barrier counts), one with a ``return`` or a ``break`` or ``continue``
 of a loop around it, and a declaration whose name is used past the run it would close
 in, but a declaration of a constant (``var sum = 0.0;``) moves up before its run
-instead. The functions that reach a barrier are served the same way (the invocation's
+instead, and another (``let left = tile[j];``) is split: declared before the run (by its
+type, or by its initializer computed once more there where that has no effect) and
+assigned in its place. The functions that reach a barrier are served the same way (the invocation's
 index is a private variable the entry point sets). Where nothing is left to serialize,
 or the body cannot be read into statements, the twin is the reversed one.
 
@@ -69,6 +71,7 @@ compute-sanitizer's racecheck finds such races too, but only where it is asked f
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from forge.sources import (
     _STRUCT,
@@ -375,6 +378,45 @@ _TYPE_NAME = re.compile(
 )
 
 
+@dataclass(frozen=True)
+class _Module:
+    """What serializing a body needs of its module."""
+
+    barriers: re.Pattern  # a barrier's call, or a call of a function that reaches one
+    constants: frozenset[str]  # its const and override names
+    functions: frozenset[str]  # its functions' names
+
+
+_DECLARATION = re.compile(
+    r"(?:let|var)\b\s*(?:<\s*function\s*>)?\s*(\w+)\s*(?::([^=;]+))?=(.*);\s*$", re.S
+)
+
+
+def _split(code: str, before: list[str], module: _Module) -> tuple[str, str] | None:
+    """The declaration ``code`` (``let left = tile[j];``) as a variable declared before
+    its run and assigned in its place (``left = tile[j];``): what goes before and what
+    stays, or None. Declared by its type where it has one; else by its initializer,
+    computed once more before the run, only where that has no effect (no call of the
+    module's functions, of an atomic or texture builtin) and reads nothing the run
+    declares before it (``before``). Not a pointer."""
+    match = _DECLARATION.match(code)
+    if match is None:
+        return None
+    name, annotated, value = match.group(1), match.group(2), match.group(3)
+    if value.strip().startswith("&") or annotated and "ptr" in annotated:
+        return None
+    in_place = f"{name} =" + "\n" * code[: match.start(3)].count("\n") + value + ";"
+    if annotated:
+        return f"var {name}: {' '.join(annotated.split())}; ", in_place
+    called = re.findall(r"\b(\w+)\s*\(", value)
+    if any(c in module.functions or c.startswith(("atomic", "texture")) for c in called):
+        return None
+    declared = {d.group(1) for c in before if (d := _DECLARED.match(c))}
+    if declared & set(re.findall(r"\b[A-Za-z_]\w*", value)):
+        return None
+    return f"var {name} = {' '.join(value.split())}; ", in_place
+
+
 def _moves(code: str, constants: frozenset[str]) -> bool:
     """Whether the declaration ``code`` may move up its block: it has no initializer, or
     one of literals, types and the module's constants (``var sum = 0.0;``)."""
@@ -390,8 +432,7 @@ def _serialize_block(
     start: int,
     end: int,
     turn: str,
-    barriers: re.Pattern,
-    constants: frozenset[str],
+    module: _Module,
     edits: list,
 ) -> bool:
     """The edits that run each run of statements between barriers in the block
@@ -401,21 +442,23 @@ def _serialize_block(
     past the run it would be in (its scope would end with the run): they run in
     lockstep, in their place. Such a declaration of a constant (``var sum = 0.0;``, an
     accumulator read after the next barrier) moves to just before its run instead, on
-    the same line, where it stands blanked."""
+    the same line, where it stands blanked; another is split where it can be
+    (``_split``): declared before the run, assigned in its place."""
     statements = _statements(text, start, end)
     codes = [text[at:stop] for at, stop in statements]
     held = set()  # the statements that stay in lockstep
     moved: set[int] = set()  # declarations that move before their run
+    split: dict[int, tuple[str, str]] = {}  # ... declared before it, assigned in place
     last_use = {}  # a declaration's index -> the last statement that names it
     wrapped = False
     for i, code in enumerate(codes):
-        if barriers.search(code):
+        if module.barriers.search(code):
             held.add(i)
             keyword = _KEYWORD.match(code)
             # a switch's blocks are its cases' (``case 1: { ... }``): not read here
             if code.startswith("{") or keyword and keyword.group(1) != "switch":
                 for inner in _blocks(text, *statements[i]):
-                    wrapped |= _serialize_block(text, *inner, turn, barriers, constants, edits)
+                    wrapped |= _serialize_block(text, *inner, turn, module, edits)
         elif not _wrappable(code):
             held.add(i)
         elif declared := _DECLARED.match(code):
@@ -436,19 +479,30 @@ def _serialize_block(
                 named = _DECLARED.match(codes[i])
                 assert named is not None
                 before = codes[run[0] : i]  # a name it would shadow there stays
-                if _moves(codes[i], constants) and not any(
-                    re.search(rf"\b{named.group(1)}\b", c) for c in before
-                ):
+                if any(re.search(rf"\b{named.group(1)}\b", c) for c in before):
+                    continue
+                if _moves(codes[i], module.constants):
                     moved.add(i)
+                elif (parts := _split(codes[i], before, module)) is not None:
+                    moved.add(i)
+                    split[i] = parts
         late -= moved
         if not late:
             break
         held |= late
     for run in runs:
-        ahead = [" ".join(codes[i].split()) + " " for i in run if i in moved]
+        ahead = [
+            split[i][0] if i in split else " ".join(codes[i].split()) + " "
+            for i in run
+            if i in moved
+        ]
         edits.append((statements[run[0]][0], statements[run[0]][0], "".join(ahead) + turn))
         edits.append((statements[run[-1]][1], statements[run[-1]][1], " } }"))
-        edits += [(*statements[i], re.sub(r"[^\n]", " ", codes[i])) for i in run if i in moved]
+        edits += [
+            (*statements[i], split[i][1] if i in split else re.sub(r"[^\n]", " ", codes[i]))
+            for i in run
+            if i in moved
+        ]
     return wrapped or bool(runs)
 
 
@@ -462,7 +516,7 @@ def _turns(count: int) -> str:
 
 
 def _serialized(
-    text: str, paren: int, structs, count: int, barriers: re.Pattern, constants: frozenset[str]
+    text: str, paren: int, structs, count: int, module: _Module
 ) -> list[tuple[int, int, str]] | None:
     """The edits that make one entry point run the statements between its barriers one
     invocation at a time, in the bit-reversed order of their indices (0, 4, 2, 6, 1,
@@ -498,9 +552,10 @@ def _serialized(
         )
     try:
         block = (body + 1, _bracket_end(text, body, "{}") - 1)
-        wrapped = _serialize_block(text, *block, _turns(count), barriers, constants, edits)
+        wrapped = _serialize_block(text, *block, _turns(count), module, edits)
         # else served only where it calls a function that reaches a barrier
-        if not wrapped and not barriers.search(_BARRIER_CALL.sub(" ", text[slice(*block)])):
+        calls = _BARRIER_CALL.sub(" ", text[slice(*block)])
+        if not wrapped and not module.barriers.search(calls):
             return None
     except _Unreadable:
         return None
@@ -508,12 +563,7 @@ def _serialized(
 
 
 def _serialized_helpers(
-    text: str,
-    names: list[str],
-    entries: set[str],
-    count: int,
-    barriers: re.Pattern,
-    constants: frozenset[str],
+    text: str, names: list[str], entries: set[str], count: int, module: _Module
 ) -> list[tuple[int, int, str]]:
     """The edits that serialize the bodies of the functions ``names`` (those reaching a
     barrier) that are not entry points, for workgroups of up to ``count`` invocations.
@@ -527,7 +577,7 @@ def _serialized_helpers(
         found: list[tuple[int, int, str]] = []
         try:
             end = _bracket_end(text, brace, "{}") - 1
-            _serialize_block(text, brace + 1, end, _turns(count), barriers, constants, found)
+            _serialize_block(text, brace + 1, end, _turns(count), module, found)
         except _Unreadable:
             continue
         edits += found
@@ -554,9 +604,12 @@ def reversed_invocations(source: str) -> str | None:
     subgroups = wgsl_uses_subgroups(source)
     structs = _struct_builtins(text)
     barrier_names = sorted(_barrier_functions(text))
-    constants = frozenset(re.findall(r"\b(?:const|override)\s+(\w+)", text))
-    barriers = re.compile(
-        "|".join([_BARRIER_CALL.pattern, *(rf"\b{re.escape(n)}\s*\(" for n in barrier_names)])
+    module = _Module(
+        re.compile(
+            "|".join([_BARRIER_CALL.pattern, *(rf"\b{re.escape(n)}\s*\(" for n in barrier_names)])
+        ),
+        frozenset(re.findall(r"\b(?:const|override)\s+(\w+)", text)),
+        frozenset(_FN.findall(text)),
     )
     edits: list[tuple[int, int, str]] = []
     serialized: list[tuple[int, int]] = []  # (where the entry point starts, its invocations)
@@ -570,7 +623,7 @@ def reversed_invocations(source: str) -> str | None:
         count = size[0] * size[1] * size[2] if size is not None else 0
         found = None
         if not subgroups and 2 <= count <= SERIAL_LIMIT:
-            found = _serialized(text, match.end() - 1, structs, count, barriers, constants)
+            found = _serialized(text, match.end() - 1, structs, count, module)
             serialized += [(match.start(), count)] if found is not None else []
         if found is None:
             found = _entry(text, sizes, match.end() - 1, structs, subgroups)
@@ -582,7 +635,7 @@ def reversed_invocations(source: str) -> str | None:
     if serialized:
         edits.append((serialized[0][0], serialized[0][0], f"var<private> {_LANE}: u32; "))
         most = max(count for _, count in serialized)
-        edits += _serialized_helpers(text, barrier_names, entries, most, barriers, constants)
+        edits += _serialized_helpers(text, barrier_names, entries, most, module)
     twin = source
     for start, end, new in sorted(edits, reverse=True):
         twin = twin[:start] + new + twin[end:]

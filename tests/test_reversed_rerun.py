@@ -225,9 +225,11 @@ def test_the_serialized_twin_wraps_what_runs_between_barriers_on_the_same_lines(
     )
     assert "@builtin(local_invocation_index) li: u32) { kf_rev_lane = li;" in twin
     assert "var<private> kf_rev_lane: u32; @compute @workgroup_size(8)" in twin
-    # base is used past the barrier: it stays in lockstep; the store before the
-    # barrier is one run, the neighbour's read and the store after it another
-    assert "    let base = gid.x - li;\n    " + turn + "tile[li] = x[gid.x]; } }\n" in twin
+    # base is used past the barrier: declared before the run (its initializer computed
+    # once more there, for its type) and assigned in it; the store before the barrier
+    # is one run, the neighbour's read and the store after it another
+    assert "    var base = gid.x - li; " + turn + "base = gid.x - li;\n" in twin
+    assert "    tile[li] = x[gid.x]; } }\n    workgroupBarrier();\n" in twin
     assert (
         turn + "let right = tile[(li + 1u) % 8u];\n    y[base + li] = x[gid.x] + right; } }" in twin
     )
@@ -329,6 +331,40 @@ def test_a_helper_that_reaches_a_barrier_is_served_and_its_accumulator_moves_up(
         samples=0,
     )
     assert not racy.passed, racy.report()
+
+
+# The neighbour read into a local before a second barrier, and used after it: the
+# declaration is split, declared before its run and assigned in its place.
+_READ_EARLY = _NEIGHBOURS.replace(
+    "    let right = tile[(li + 1u) % 8u];\n    y[base + li] = x[gid.x] + right;\n",
+    "    let right = tile[(li + 1u) % 8u];\n    workgroupBarrier();\n"
+    "    y[base + li] = x[gid.x] + right;\n",
+)
+
+
+def test_a_local_read_before_a_later_barrier_is_split_and_its_race_shows(request, session):
+    racy_source = _READ_EARLY.replace("x[gid.x];\n    workgroupBarrier();\n", "x[gid.x];\n", 1)
+    assert racy_source.count("workgroupBarrier") == 1
+    twin = reversed_invocations(racy_source)
+    assert twin is not None and serializes(twin)
+    assert twin.count("\n") == racy_source.count("\n")
+    # computed once more before the run, for its type; assigned in the run
+    assert "var right = tile[(li + 1u) % 8u]; for (var kf_rev_turn" in twin
+    assert "    tile[li] = x[gid.x];\n    right = tile[(li + 1u) % 8u]; } }" in twin
+    require_available(request.config, "wgpu")
+    runner = session.runner("wgpu")
+    right = oracle.evaluate(runner, _small(_READ_EARLY, "read_early"), size=256, samples=0)
+    assert right.passed, right.report()
+    racy = oracle.evaluate(runner, _small(racy_source, "read_early_racy"), size=256, samples=0)
+    assert not racy.passed, racy.report()
+
+
+def test_a_declaration_that_calls_a_function_or_reads_the_run_stays_in_lockstep():
+    source = _READ_EARLY.replace(
+        "let right = tile[(li + 1u) % 8u];", "let right = pick(li);"
+    ).replace("@compute", "fn pick(i: u32) -> f32 { return tile[(i + 1u) % 8u]; }\n@compute")
+    twin = reversed_invocations(source)
+    assert twin is not None and "    let right = pick(li);\n" in twin
 
 
 def test_a_workgroup_past_the_limit_is_reversed_and_one_using_subgroups_too():
