@@ -288,17 +288,24 @@ def _barrier_functions(text: str) -> set[str]:
     return found
 
 
-def _first_brace(text: str, at: int, end: int) -> int:
-    """The first ``{`` from ``at`` outside parentheses (a statement's block)."""
+def _outside(text: str, at: int, end: int, wanted: str, pairs: str) -> int:
+    """The first ``wanted`` from ``at`` that no bracket of ``pairs`` (openers, then
+    closers) holds."""
     depth = 0
+    half = len(pairs) // 2
     for i in range(at, end):
-        if text[i] in "([":
+        if text[i] in pairs[:half]:
             depth += 1
-        elif text[i] in ")]":
+        elif text[i] in pairs[half:]:
             depth -= 1
-        elif text[i] == "{" and depth == 0:
+        elif text[i] == wanted and depth == 0:
             return i
     raise _Unreadable
+
+
+def _first_brace(text: str, at: int, end: int) -> int:
+    """The first ``{`` from ``at`` outside parentheses (a statement's block)."""
+    return _outside(text, at, end, "{", "([)]")
 
 
 def _statement_end(text: str, at: int, end: int) -> int:
@@ -315,15 +322,7 @@ def _statement_end(text: str, at: int, end: int) -> int:
         if close > end:
             raise _Unreadable
         return close
-    depth = 0
-    for i in range(at, end):
-        if text[i] in "([{":
-            depth += 1
-        elif text[i] in ")]}":
-            depth -= 1
-        elif text[i] == ";" and depth == 0:
-            return i + 1
-    raise _Unreadable
+    return _outside(text, at, end, ";", "([{)]}") + 1
 
 
 def _statements(text: str, start: int, end: int) -> list[tuple[int, int]]:

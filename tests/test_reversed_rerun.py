@@ -83,19 +83,23 @@ def test_a_dropped_barrier_fails_in_the_reversed_rerun_and_the_right_kernel_pass
     request, session, backend
 ):
     require_available(request.config, backend)
-    runner = session.runner(backend)
-    right = oracle.evaluate(runner, RIGHT, size=256, samples=0)
-    assert right.passed, right.report()
-    racy = oracle.evaluate(runner, RACY, size=256, samples=0)
-    assert not racy.passed, racy.report()
-    _shown(racy)
+    _right_passes_racy_fails(session.runner(backend), RIGHT, RACY)
 
 
-def _shown(racy) -> None:
-    """The race failed the rerun with its invocations reversed (the note says so), or
+def _right_passes_racy_fails(runner, right, racy, note: str = REVERSED_NOTE) -> None:
+    """``right`` passes and ``racy`` fails on ``runner``, shown (``_shown``)."""
+    judged = oracle.evaluate(runner, right, size=256, samples=0)
+    assert judged.passed, judged.report()
+    judged = oracle.evaluate(runner, racy, size=256, samples=0)
+    assert not judged.passed, judged.report()
+    _shown(judged, note)
+
+
+def _shown(racy, note: str = REVERSED_NOTE) -> None:
+    """The race failed the rerun with its invocations reordered (``note`` says how), or
     the judged run already (NVIDIA's Vulkan showed this one as written, 2026-12-06)."""
     first = any(not o.comparison.passed for o in racy.outputs.values())
-    assert first or REVERSED_NOTE in racy.notes, racy.report()
+    assert first or note in racy.notes, racy.report()
 
 
 def test_the_reversed_rerun_follows_timed_runs_too(request, session):
@@ -195,13 +199,7 @@ def test_a_barrier_dropped_inside_one_simd_group_fails_in_the_serialized_rerun(
     statement together, so every write is there before any read after it); running
     them one at a time between barriers shows the race, and the right kernel passes."""
     require_available(request.config, backend)
-    runner = session.runner(backend)
-    right = oracle.evaluate(runner, SMALL_RIGHT, size=256, samples=0)
-    assert right.passed, right.report()
-    racy = oracle.evaluate(runner, SMALL_RACY, size=256, samples=0)
-    assert not racy.passed, racy.report()
-    first = any(not o.comparison.passed for o in racy.outputs.values())
-    assert first or SERIALIZED_NOTE in racy.notes, racy.report()
+    _right_passes_racy_fails(session.runner(backend), SMALL_RIGHT, SMALL_RACY, SERIALIZED_NOTE)
 
 
 def test_without_the_serialized_rerun_the_lockstep_race_passed(request):
@@ -314,7 +312,6 @@ def test_a_helper_that_reaches_a_barrier_is_served_and_its_accumulator_moves_up(
     assert "{ total += tile[k]; } } }\n    workgroupBarrier();" in twin
     assert "fn main(" in twin and "{ kf_rev_lane = li;" in twin
     require_available(request.config, "wgpu")
-    runner = session.runner("wgpu")
     kernel = dataclasses.replace(
         _kernel(_HELPER_SUM, "block_sum"),
         reference=_block_sums,
@@ -322,15 +319,8 @@ def test_a_helper_that_reaches_a_barrier_is_served_and_its_accumulator_moves_up(
         schedules=(Schedule(16),),
         tolerance={"f32": {"atol": 1e-5, "rtol": 1e-5}},
     )
-    right = oracle.evaluate(runner, kernel, size=256, samples=0)
-    assert right.passed, right.report()
-    racy = oracle.evaluate(
-        runner,
-        dataclasses.replace(kernel, id="block_sum_racy", sources={"wgsl": racy_source}),
-        size=256,
-        samples=0,
-    )
-    assert not racy.passed, racy.report()
+    racy = dataclasses.replace(kernel, id="block_sum_racy", sources={"wgsl": racy_source})
+    _right_passes_racy_fails(session.runner("wgpu"), kernel, racy, SERIALIZED_NOTE)
 
 
 # The neighbour read into a local before a second barrier, and used after it: the
@@ -352,11 +342,8 @@ def test_a_local_read_before_a_later_barrier_is_split_and_its_race_shows(request
     assert "var right = tile[(li + 1u) % 8u]; for (var kf_rev_turn" in twin
     assert "    tile[li] = x[gid.x];\n    right = tile[(li + 1u) % 8u]; } }" in twin
     require_available(request.config, "wgpu")
-    runner = session.runner("wgpu")
-    right = oracle.evaluate(runner, _small(_READ_EARLY, "read_early"), size=256, samples=0)
-    assert right.passed, right.report()
-    racy = oracle.evaluate(runner, _small(racy_source, "read_early_racy"), size=256, samples=0)
-    assert not racy.passed, racy.report()
+    right, racy = _small(_READ_EARLY, "read_early"), _small(racy_source, "read_early_racy")
+    _right_passes_racy_fails(session.runner("wgpu"), right, racy, SERIALIZED_NOTE)
 
 
 def test_a_declaration_that_calls_a_function_or_reads_the_run_stays_in_lockstep():
