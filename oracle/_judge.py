@@ -52,15 +52,7 @@ from ._compare import (
 )
 from ._expected import SINGLE_STAGES, Expected, leaves, unwritten_mask
 from ._inputs import FAMILIES, buffer_label, largest_array
-from ._plan import (
-    REVERSED_NOTE,
-    REVERSED_SUBGROUPS_NOTE,
-    SERIALIZED_NOTE,
-    BackendInfo,
-    Outcome,
-    Plan,
-    Region,
-)
+from ._plan import BackendInfo, Outcome, Plan, Region
 from ._results import Evaluation, Finding, FloatSemantics, OutputCheck
 from ._tolerance import dtype_name, resolve_tolerance
 
@@ -1325,9 +1317,8 @@ def _judge_output(
                     later_leaves[label], want_leaf, tol, later_masks, *judging
                 )
         raced = later_cmp is not None and not later_cmp.passed and not same_later
-        note = REVERSED_SUBGROUPS_NOTE if outcome.reversed_subgroups else REVERSED_NOTE
-        note = SERIALIZED_NOTE if outcome.serialized else note
-        if raced and outcome.later_reversed and note not in ev.notes:
+        note = outcome.later_reordered
+        if raced and note and note not in ev.notes:
             ev.notes.append(note)
         first_unwritten = np.flatnonzero(unwritten)
         ev.outputs[label] = OutputCheck(

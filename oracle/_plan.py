@@ -231,9 +231,8 @@ class Outcome:
     energy_j: list[float] = field(default_factory=list)  # joules per run, per window
     energy_note: str = ""  # why energy was not read
     notes: list[str] = field(default_factory=list)  # what the runner did (a retry)
-    later_reversed: bool = False  # ``later`` is the reversed twin's (``Plan.reversed``)
-    reversed_subgroups: bool = False  # ... one that reversed whole subgroups (WGSL)
-    serialized: bool = False  # ... one that ran invocations one at a time (WGSL)
+    # where ``later`` is a reordered twin's (``Plan.reversed``), what it did (a note)
+    later_reordered: str = ""
 
 
 def _round_up(value: int, multiple: int) -> int:
@@ -629,15 +628,19 @@ def _rerun(ctx, plan: Plan, views, bound, kwargs, outcome: Outcome) -> None:
         if plan.reversed is not None:
             try:  # the twin with its invocations reordered: a race shows in one order
                 run(plan.reversed)
-                outcome.later_reversed = True
                 twin = plan.reversed.sources.get("wgsl", "")
-                outcome.reversed_subgroups = reverses_subgroups(twin)
-                outcome.serialized = serializes(twin)
+                outcome.later_reordered = (
+                    SERIALIZED_NOTE
+                    if serializes(twin)
+                    else REVERSED_SUBGROUPS_NOTE
+                    if reverses_subgroups(twin)
+                    else REVERSED_NOTE
+                )
             except (CompileError, InvalidArgument, UnsupportedFeature) as exc:
                 # refused before it ran (a compiler that judges the twin's uniformity
                 # otherwise): the kernel as written reruns, and the verdict says so
                 outcome.notes.append(f"{REVERSED_REFUSED}: {' '.join(str(exc).split())[:300]}")
-        if not outcome.later_reversed:
+        if not outcome.later_reordered:
             run(plan.kernel)
     outcome.later = [
         _read(ctx, view) if region.output else None for region, view in zip(plan.regions, views)

@@ -50,11 +50,12 @@ barrier in it (the runs inside its blocks are served in turn; a call of a functi
 that reaches a barrier counts), one with a ``return`` or a ``break`` or ``continue``
 of a loop around it, and a declaration whose name is used past the run it would close
 in, but a declaration of a constant (``var sum = 0.0;``) moves up before its run
-instead, and another (``let left = tile[j];``) is split: declared before the run (by its
-type, or by its initializer computed once more there where that has no effect) and
-assigned in its place. The functions that reach a barrier are served the same way (the invocation's
-index is a private variable the entry point sets). Where nothing is left to serialize,
-or the body cannot be read into statements, the twin is the reversed one.
+instead, and another (``let left = tile[j];``) is split: declared before the run (by
+its type, or by its initializer computed once more there where that has no effect)
+and assigned in its place. The functions that reach a barrier are served the same way
+(the invocation's index is a private variable the entry point sets). Where nothing is
+left to serialize, or the body cannot be read into statements, the twin is the
+reversed one.
 
 A CUDA kernel gets a twin with its block's warps in reverse order
 (``reversed_warps``): ``threadIdx`` is a macro for the index of the same lane in the
@@ -206,8 +207,8 @@ def _entry(
             continue
         at = (builtin.end() if builtin else 0) + named.start(1)
         new_params.append(part[:at] + _RAW + part[at:])
-    body = text.find("{", close)
-    if body < 0 or text[close:body].strip() and not text[close:body].strip().startswith("->"):
+    body = _body(text, close)
+    if body is None:
         return None
     signature = ",".join(new_params + added)
     signature += "\n" * (text.count("\n", paren, close) - signature.count("\n"))  # lines stay
@@ -270,13 +271,27 @@ class _Unreadable(Exception):
     """A body the serializer cannot split into statements (the twin is then reversed)."""
 
 
-def _barrier_functions(text: str) -> set[str]:
-    """The functions whose bodies call a barrier, or a function that does."""
+def _body(text: str, close: int) -> int | None:
+    """The ``{`` of the body of the function whose parameters end at ``close``; None
+    where something other than a return type stands between."""
+    brace = text.find("{", close)
+    between = text[close:brace].strip()
+    return None if brace < 0 or between and not between.startswith("->") else brace
+
+
+def _function_bodies(text: str) -> dict[str, tuple[int, int]]:
+    """Each function's name -> the offsets of its body's braces (the closing one's end)."""
     bodies = {}
     for match in _FN.finditer(text):
-        brace = text.find("{", _bracket_end(text, match.end() - 1))
-        if brace >= 0:
-            bodies[match.group(1)] = text[brace : _bracket_end(text, brace, "{}")]
+        brace = _body(text, _bracket_end(text, match.end() - 1))
+        if brace is not None:
+            bodies[match.group(1)] = (brace, _bracket_end(text, brace, "{}"))
+    return bodies
+
+
+def _barrier_functions(text: str) -> set[str]:
+    """The functions whose bodies call a barrier, or a function that does."""
+    bodies = {name: text[start:end] for name, (start, end) in _function_bodies(text).items()}
     found = {name for name, body in bodies.items() if _BARRIER_CALL.search(body)}
     grew = True
     while grew:
@@ -526,8 +541,8 @@ def _serialized(
     put in a private variable (declared by ``reversed_invocations``), which the bodies
     of the functions it calls that reach a barrier read too."""
     close = _bracket_end(text, paren)
-    body = text.find("{", close)
-    if body < 0 or text[close:body].strip() and not text[close:body].strip().startswith("->"):
+    body = _body(text, close)
+    if body is None:
         return None
     params = _split_top_level(text[paren + 1 : close - 1])
     index = None
@@ -569,14 +584,12 @@ def _serialized_helpers(
     Called from an entry point that was not serialized, every invocation's index there
     is the private variable's 0, and each run takes one turn for all: as written."""
     edits: list[tuple[int, int, str]] = []
-    for match in _FN.finditer(text):
-        if match.group(1) not in names or match.group(1) in entries:
+    for name, (start, end) in _function_bodies(text).items():
+        if name not in names or name in entries:
             continue
-        brace = text.find("{", _bracket_end(text, match.end() - 1))
         found: list[tuple[int, int, str]] = []
         try:
-            end = _bracket_end(text, brace, "{}") - 1
-            _serialize_block(text, brace + 1, end, _turns(count), module, found)
+            _serialize_block(text, start + 1, end - 1, _turns(count), module, found)
         except _Unreadable:
             continue
         edits += found
